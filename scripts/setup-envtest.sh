@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Provision a real etcd + kube-apiserver for kubeforge/testing, from Debian packages only.
+#
+#   etcd            Debian's etcd-server (3.4)
+#   kube-apiserver  v1.20.2, built from Debian's "kubernetes" source package with Debian's Go
+#
+# Idempotent and cached: the binaries land in $KUBEFORGE_ENVTEST_DIR/bin (default
+# ${XDG_CACHE_HOME:-~/.cache}/kubeforge/envtest/bin); a second run only checks them.
+# The last line printed is that folder: use it as KUBEBUILDER_ASSETS (envtest's convention).
+# Needs root (or sudo) for apt the first time. First run: about 7 minutes on 2 cores.
+set -euo pipefail
+
+ROOT=${KUBEFORGE_ENVTEST_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kubeforge/envtest}
+BIN=$ROOT/bin
+WORK=$ROOT/work
+mkdir -p "$BIN"
+
+log() { echo "setup-envtest: $*" >&2; }
+
+SUDO=
+if [[ $(id -u) != 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO=sudo; fi
+fi
+apt_install() {
+  if [[ $(id -u) != 0 && -z $SUDO ]]; then
+    log "need root (or sudo) to apt-get install: $*"; exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  if [[ -z ${APT_UPDATED:-} ]]; then $SUDO apt-get update -q >&2; APT_UPDATED=1; fi
+  $SUDO apt-get install -y -q "$@" >&2
+}
+
+# --- etcd -------------------------------------------------------------------------
+if [[ ! -x $BIN/etcd ]]; then
+  if ! command -v etcd >/dev/null 2>&1; then
+    log "installing etcd-server from Debian"
+    apt_install etcd-server
+  fi
+  ln -sf "$(command -v etcd)" "$BIN/etcd"
+fi
+# Debian's etcd-server enables a system service on install; tests start their own.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet etcd 2>/dev/null; then
+  $SUDO systemctl stop etcd >&2 || true
+fi
+
+# --- kube-apiserver ------------------------------------------------------------------
+if [[ ! -x $BIN/kube-apiserver ]]; then
+  log "building kube-apiserver v1.20.2 from Debian's kubernetes source package (several minutes)"
+  if ! grep -rqs '^Types: deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
+    $SUDO tee /etc/apt/sources.list.d/kubeforge-debian-src.sources >/dev/null <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  fi
+  # rsync and jq are used by Kubernetes' hack/ scripts; reflect2 1.0.2 replaces the vendored
+  # 1.0.1, which crashes under Go >= 1.18 on the first custom resource.
+  apt_install golang-go rsync jq make dpkg-dev golang-github-modern-go-reflect2-dev
+  mkdir -p "$WORK"
+  cd "$WORK"
+  if [[ ! -d src ]]; then
+    apt-get source --download-only kubernetes >&2
+    dpkg-source -x kubernetes_*.dsc src >&2
+  fi
+  vendored=src/vendor/github.com/modern-go/reflect2
+  if [[ ! -f $vendored/go_above_118.go ]]; then
+    rm -rf "$vendored"
+    mkdir -p "$vendored"
+    cp /usr/share/gocode/src/github.com/modern-go/reflect2/*.go \
+       /usr/share/gocode/src/github.com/modern-go/reflect2/*.s "$vendored/"
+  fi
+  (cd src && env HOME="$WORK/home" CGO_ENABLED=0 GOFLAGS= GOPROXY=off make WHAT=cmd/kube-apiserver >&2)
+  install -m 0755 src/_output/local/bin/linux/amd64/kube-apiserver "$BIN/kube-apiserver.tmp"
+  mv "$BIN/kube-apiserver.tmp" "$BIN/kube-apiserver"
+  # The source tree and Go cache are only needed to rebuild; keep the binary, drop the rest.
+  if [[ -z ${KUBEFORGE_ENVTEST_KEEP_WORK:-} ]]; then rm -rf "$WORK"; fi
+fi
+
+"$BIN/kube-apiserver" --version >&2
+"$BIN/etcd" --version 2>&1 | head -1 >&2
+echo "$BIN"

@@ -1,0 +1,95 @@
+/**
+ * Commander wiring. The only module that sets exit codes. Command modules register their
+ * flags here cheaply and import their implementation lazily inside the action, so that
+ * `kubeforge --help` never loads ts-morph, handlebars, execa or client-node.
+ */
+import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+import { DiagnosticError, formatDiagnostics } from '../diagnostics/index.js';
+import { packageVersion } from '../util/package-root.js';
+import { type CliContext, UsageError } from './context.js';
+import { registerCompletion } from './commands/completion.js';
+import { registerInit } from './commands/init.js';
+import { registerManifests } from './commands/manifests.js';
+import { registerVersion } from './commands/version.js';
+
+export type { CliContext } from './context.js';
+
+export function buildProgram(ctx: CliContext): Command {
+  const program = new Command('kubeforge')
+    .description('Kubebuilder for TypeScript: scaffold, generate manifests for, and run Kubernetes operators')
+    .option('--no-color', 'disable coloured output')
+    .showSuggestionAfterError(true)
+    .configureOutput({ writeOut: ctx.out, writeErr: ctx.err })
+    .exitOverride();
+  program.addHelpText(
+    'after',
+    `
+Examples:
+  $ kubeforge init --domain example.com --project-name guestbook
+  $ kubeforge manifests
+  $ kubeforge manifests --check
+  $ kubeforge completion bash >> ~/.bashrc`,
+  );
+  registerInit(program, ctx);
+  registerManifests(program, ctx);
+  registerVersion(program, ctx);
+  registerCompletion(program, ctx);
+  for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: ctx.out, writeErr: ctx.err });
+  return program;
+}
+
+function defaultContext(argv: readonly string[]): CliContext {
+  const noColor = argv.includes('--no-color') || process.env.NO_COLOR !== undefined || process.env.TERM === 'dumb';
+  return {
+    cwd: process.cwd(),
+    color: !noColor && Boolean(process.stdout.isTTY),
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+  };
+}
+
+/** Runs the CLI and returns the exit code (also set on process.exitCode when run from the shim). */
+export async function run(argv: readonly string[], ctx: CliContext = defaultContext(argv)): Promise<number> {
+  const program = buildProgram(ctx);
+  let code = 0;
+  try {
+    await program.parseAsync([...argv]);
+  } catch (e) {
+    code = reportError(e, ctx);
+  }
+  if (argv === process.argv) process.exitCode = code;
+  return code;
+}
+
+function reportError(e: unknown, ctx: CliContext): number {
+  if (e instanceof CommanderError) {
+    // --help and --version end here with exit code 0; commander already printed its message.
+    return e.exitCode === 0 ? 0 : 1;
+  }
+  if (e instanceof DiagnosticError) {
+    ctx.err(
+      formatDiagnostics(e.diagnostics, {
+        color: ctx.color,
+        cwd: ctx.cwd,
+        readSource: (f) => {
+          try {
+            return readFileSync(f, 'utf8');
+          } catch {
+            return undefined;
+          }
+        },
+      }),
+    );
+    return 1;
+  }
+  if (e instanceof UsageError) {
+    ctx.err(`error: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
+    return 1;
+  }
+  const err = e as Error;
+  ctx.err(`error: ${err?.message ?? String(e)}\n${process.env.KUBEFORGE_DEBUG ? `${err?.stack}\n` : ''}`);
+  return 1;
+}
+
+export { packageVersion };

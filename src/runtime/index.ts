@@ -1,0 +1,2 @@
+// kubeforge/runtime (issue 4).
+export {};

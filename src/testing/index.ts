@@ -1,0 +1,2 @@
+// kubeforge/testing (issue 4).
+export {};
