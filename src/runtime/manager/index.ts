@@ -1,0 +1,2 @@
+// Barrel for src/runtime/manager (see contracts.ts for how the parts meet).
+export {};
