@@ -1,0 +1,4 @@
+/** The PROJECT file (Kubebuilder's v3 schema) and resource naming. */
+export * from './config.js';
+export * from './naming.js';
+export * from './gvk.js';

@@ -1,0 +1,99 @@
+/**
+ * Name validation with the rule that failed and a valid example: DNS-1123 subdomains
+ * (domains, groups), DNS-1123 labels (project names), npm package names, Kinds, versions.
+ * Each validator returns a Diagnostic, or undefined when the value is valid.
+ */
+import { type Diagnostic, error } from '../diagnostics/index.js';
+
+const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+function describeChar(c: string): string {
+  return c === ' ' ? 'a space' : /[A-Z]/.test(c) ? `upper-case "${c}"` : `"${c}"`;
+}
+
+function problem(what: string, value: string, rule: string, example: string, flag?: string): Diagnostic {
+  return error('KF1001', `invalid ${what} "${value}": ${rule}`, {
+    hint: `${flag ? `${flag} ` : ''}needs ${example}`,
+  });
+}
+
+/** The first DNS-1123 label rule a value breaks, or undefined. */
+function labelRule(value: string, max: number, allowDots: boolean): string | undefined {
+  if (value.length === 0) return 'must not be empty';
+  if (value.length > max) return `must be at most ${max} characters (it has ${value.length})`;
+  const allowed = allowDots ? /[a-z0-9.-]/ : /[a-z0-9-]/;
+  for (let i = 0; i < value.length; i++) {
+    if (!allowed.test(value[i])) {
+      return `must consist of lower-case letters, digits${allowDots ? ", '-' and '.'" : " and '-'"}; found ${describeChar(value[i])} at position ${i + 1}`;
+    }
+  }
+  const parts = allowDots ? value.split('.') : [value];
+  for (const part of parts) {
+    if (part === '') return 'must not have empty parts (no leading, trailing or doubled dots)';
+    if (!/^[a-z0-9]/.test(part) || !/[a-z0-9]$/.test(part)) {
+      return allowDots
+        ? `each dot-separated part must start and end with a letter or digit ("${part}" does not)`
+        : 'must start and end with a letter or digit';
+    }
+    if (allowDots && part.length > 63) return `each dot-separated part must be at most 63 characters ("${part}" has ${part.length})`;
+  }
+  return undefined;
+}
+
+/** DNS-1123 subdomain (RFC 1123): lower-case alphanumerics, '-' and '.', at most 253 characters. */
+export function validateDns1123Subdomain(value: string, what = 'domain', flag?: string, example = 'a DNS-1123 subdomain such as "example.com" or "my-org.io"'): Diagnostic | undefined {
+  const rule = labelRule(value, 253, true);
+  return rule ? problem(what, value, `a DNS-1123 subdomain ${rule}`, example, flag) : undefined;
+}
+
+/** DNS-1123 label: lower-case alphanumerics and '-', at most 63 characters. */
+export function validateDns1123Label(value: string, what = 'project name', flag?: string, example = 'a DNS-1123 label such as "my-operator"'): Diagnostic | undefined {
+  const rule = labelRule(value, 63, false);
+  return rule ? problem(what, value, `a DNS-1123 label ${rule}`, example, flag) : undefined;
+}
+
+export function isDns1123Label(value: string): boolean {
+  return value.length <= 63 && LABEL.test(value);
+}
+
+/** npm package name: at most 214 characters, lower case, URL-safe, optionally `@scope/name`. */
+export function validateNpmPackageName(value: string, flag = '--package-name'): Diagnostic | undefined {
+  const example = 'an npm package name such as "my-operator" or "@my-org/my-operator"';
+  const fail = (rule: string) => problem('npm package name', value, rule, example, flag);
+  if (value.length === 0) return fail('must not be empty');
+  if (value.length > 214) return fail(`must be at most 214 characters (it has ${value.length})`);
+  if (value !== value.toLowerCase()) return fail('must be lower case');
+  const m = /^(?:@([^/]+)\/)?([^/]+)$/.exec(value);
+  if (!m) return fail('must be "name" or "@scope/name"');
+  for (const part of [m[1], m[2]]) {
+    if (part === undefined) continue;
+    if (/^[._]/.test(part)) return fail('must not start with "." or "_"');
+    const bad = /[^a-z0-9._~-]/.exec(part);
+    if (bad) return fail(`may only hold URL-safe characters (a-z 0-9 - . _ ~); found ${describeChar(bad[0])}`);
+  }
+  if (['node_modules', 'favicon.ico'].includes(m[2])) return fail(`"${m[2]}" is reserved`);
+  return undefined;
+}
+
+/** A Kind: PascalCase, starts with an upper-case letter, letters and digits only, at most 63. */
+export function validateKind(value: string, flag = '--kind'): Diagnostic | undefined {
+  const fail = (rule: string) => problem('Kind', value, rule, 'a PascalCase Kind such as "CronJob"', flag);
+  if (value.length === 0) return fail('must not be empty');
+  if (value.length > 63) return fail(`must be at most 63 characters (it has ${value.length})`);
+  if (!/^[A-Z]/.test(value)) return fail('must start with an upper-case letter');
+  const bad = /[^A-Za-z0-9]/.exec(value);
+  if (bad) return fail(`may only hold letters and digits; found ${describeChar(bad[0])}`);
+  return undefined;
+}
+
+/** A Kubernetes API version: v1, v1alpha1, v2beta3. */
+export function validateVersion(value: string, flag = '--version'): Diagnostic | undefined {
+  if (/^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/.test(value)) return undefined;
+  return problem('version', value, 'must be "v" then a number, optionally followed by alpha or beta and a number', 'a version such as "v1", "v1alpha1" or "v2beta1"', flag);
+}
+
+/** A group (without the domain): a DNS-1123 label; empty means the core group. */
+export function validateGroup(value: string, flag = '--group'): Diagnostic | undefined {
+  if (value === '') return undefined;
+  return validateDns1123Subdomain(value, 'group', flag, 'a DNS-1123 subdomain such as "batch" or "apps"');
+}

@@ -1,0 +1,73 @@
+/**
+ * Commit: checks that every change can be written, then writes them all. When a write still
+ * fails halfway (disk full, a race), what was already written is put back, so a failed
+ * command leaves the folder as it found it.
+ */
+import { DiagnosticError, error } from '../diagnostics/index.js';
+import { type Host, parentsOf } from './host.js';
+import type { Change } from './tree.js';
+
+/** Problems that would stop the commit, as KF1101 diagnostics (empty when it can go ahead). */
+export function validateChanges(host: Host, changes: readonly Change[]) {
+  const problems = [];
+  for (const c of changes) {
+    const why = host.whyNotWritable(c.path);
+    if (why) {
+      problems.push(
+        error('KF1101', `cannot ${c.kind} ${c.path}: ${why}`, {
+          hint: 'nothing was written; fix the permissions or the conflicting path and run the command again',
+        }),
+      );
+    }
+  }
+  return problems;
+}
+
+/** Validates every change, then applies them; throws DiagnosticError with the disk unchanged. */
+export function commit(host: Host, changes: readonly Change[]): void {
+  const problems = validateChanges(host, changes);
+  if (problems.length) throw new DiagnosticError(problems);
+
+  const createdDirs: string[] = [];
+  const seen = new Set<string>();
+  for (const c of changes) {
+    if (c.kind === 'delete') continue;
+    for (const d of parentsOf(c.path)) {
+      if (seen.has(d)) continue;
+      seen.add(d);
+      if (host.kind(d) === undefined) createdDirs.push(d);
+    }
+  }
+  const done: Change[] = [];
+  try {
+    for (const c of changes) {
+      if (c.kind === 'delete') host.remove(c.path);
+      else host.write(c.path, c.content!);
+      done.push(c);
+    }
+  } catch (e) {
+    const rollbackFailures: string[] = [];
+    for (const c of done.reverse()) {
+      try {
+        if (c.kind === 'create') host.remove(c.path);
+        else host.write(c.path, c.previous!);
+      } catch {
+        rollbackFailures.push(c.path);
+      }
+    }
+    for (const d of createdDirs.sort().reverse()) {
+      try {
+        if (host.list(d).length === 0) host.remove(d);
+      } catch {
+        /* leave it */
+      }
+    }
+    throw new DiagnosticError(
+      error('KF1102', `writing failed: ${(e as Error).message}`, {
+        hint: rollbackFailures.length
+          ? `could not restore: ${rollbackFailures.join(', ')}`
+          : 'the files already written were restored; nothing changed',
+      }),
+    );
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Idempotent insertions into files that already exist (main.ts, kustomization.yaml...),
+ * anchored on marker comments such as `// +kubebuilder:scaffold:imports`. A fragment goes
+ * just above its marker, indented like it; a fragment already present is not inserted again.
+ */
+import { DiagnosticError, error } from '../diagnostics/index.js';
+
+export interface Insertion {
+  /** The marker text, e.g. `+kubebuilder:scaffold:imports` (matched anywhere in a line). */
+  marker: string;
+  /** Lines to insert (without indentation; the marker's is applied). */
+  fragment: string;
+}
+
+export interface InsertResult {
+  text: string;
+  changed: boolean;
+}
+
+/** Finds the marker line's index, or -1. The marker must end the line's comment text. */
+function findMarker(lines: string[], marker: string): number {
+  return lines.findIndex((l) => {
+    const t = l.trim();
+    return t.endsWith(marker) && /^(\/\/|#)\s*\+?/.test(t);
+  });
+}
+
+/**
+ * Applies each insertion in order. A fragment whose lines already appear, in order and
+ * contiguous (ignoring indentation), anywhere above its marker is skipped.
+ * Throws a KF1201 diagnostic naming `file` when a marker is missing.
+ */
+export function insertAtMarkers(text: string, insertions: readonly Insertion[], file = '<text>'): InsertResult {
+  let lines = text.split('\n');
+  let changed = false;
+  const missing: string[] = [];
+  for (const ins of insertions) {
+    const at = findMarker(lines, ins.marker);
+    if (at < 0) {
+      missing.push(ins.marker);
+      continue;
+    }
+    const fragment = ins.fragment.replace(/\n+$/, '').split('\n');
+    if (containsBlock(lines.slice(0, at), fragment)) continue;
+    const indent = /^\s*/.exec(lines[at])![0];
+    const indented = fragment.map((l) => (l.trim() === '' ? '' : indent + l));
+    lines = [...lines.slice(0, at), ...indented, ...lines.slice(at)];
+    changed = true;
+  }
+  if (missing.length) {
+    throw new DiagnosticError(
+      missing.map((m) =>
+        error('KF1201', `insertion marker "${m}" not found in ${file}`, {
+          file,
+          hint: `kubeforge adds code above the comment "${m}"; put that comment back where new code should go`,
+        }),
+      ),
+    );
+  }
+  return { text: lines.join('\n'), changed };
+}
+
+function containsBlock(lines: string[], block: string[]): boolean {
+  const want = block.map((l) => l.trim());
+  const have = lines.map((l) => l.trim());
+  outer: for (let i = 0; i + want.length <= have.length; i++) {
+    for (let j = 0; j < want.length; j++) if (have[i + j] !== want[j]) continue outer;
+    return true;
+  }
+  return false;
+}

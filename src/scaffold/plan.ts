@@ -1,0 +1,51 @@
+/** The printed plan of a command: one sorted line per change. */
+import { countChanges, splitLines } from './diff.js';
+import type { Change } from './tree.js';
+
+const ansi = (on: boolean, code: string) => (s: string) => (on ? `\u001b[${code}m${s}\u001b[0m` : s);
+
+/** Binary when it holds a NUL byte or is not valid UTF-8. */
+export function isBinary(data: Buffer): boolean {
+  if (data.includes(0)) return true;
+  return !Buffer.from(data.toString('utf8'), 'utf8').equals(data);
+}
+
+function size(data: Buffer): string {
+  return data.length >= 1024 ? `${(data.length / 1024).toFixed(1)} KiB` : `${data.length} bytes`;
+}
+
+/** `CREATE path (+N lines)`, `UPDATE path (+a -b lines)`, `DELETE path (-N lines)`. */
+export function describeChange(c: Change): string {
+  const plural = (n: number) => (n === 1 ? 'line' : 'lines');
+  switch (c.kind) {
+    case 'create': {
+      if (isBinary(c.content!)) return `CREATE ${c.path} (binary, ${size(c.content!)})`;
+      const n = splitLines(c.content!.toString('utf8')).length;
+      return `CREATE ${c.path} (+${n} ${plural(n)})`;
+    }
+    case 'update': {
+      if (isBinary(c.content!) || isBinary(c.previous!)) return `UPDATE ${c.path} (binary, ${size(c.content!)})`;
+      const { added, removed } = countChanges(c.previous!.toString('utf8'), c.content!.toString('utf8'));
+      return `UPDATE ${c.path} (+${added} -${removed} ${plural(Math.max(added, removed))})`;
+    }
+    case 'delete': {
+      if (isBinary(c.previous!)) return `DELETE ${c.path} (binary, ${size(c.previous!)})`;
+      const n = splitLines(c.previous!.toString('utf8')).length;
+      return `DELETE ${c.path} (-${n} ${plural(n)})`;
+    }
+  }
+}
+
+/** The whole plan, one line per change (already sorted by path), or a note that nothing changes. */
+export function formatPlan(changes: readonly Change[], options: { color?: boolean } = {}): string {
+  if (changes.length === 0) return 'Nothing to change.\n';
+  const color = options.color ?? false;
+  const paint = { create: ansi(color, '32'), update: ansi(color, '33'), delete: ansi(color, '31') };
+  return `${changes
+    .map((c) => {
+      const line = describeChange(c);
+      const word = line.slice(0, 6);
+      return paint[c.kind](word) + line.slice(6);
+    })
+    .join('\n')}\n`;
+}

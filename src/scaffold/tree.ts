@@ -1,0 +1,74 @@
+/**
+ * The virtual tree: every change a command wants is recorded here first, on top of a host.
+ * Nothing is written until {@link commit}. Writing the bytes a file already has is no change,
+ * so running a command twice gives an empty second plan.
+ */
+import { type Host, normalizePath } from './host.js';
+
+export type ChangeKind = 'create' | 'update' | 'delete';
+
+export interface Change {
+  kind: ChangeKind;
+  path: string;
+  /** New bytes (create/update). */
+  content?: Buffer;
+  /** Bytes on the host before (update/delete). */
+  previous?: Buffer;
+}
+
+export class Tree {
+  /** path -> new bytes, or null for a deletion. */
+  private readonly pending = new Map<string, Buffer | null>();
+
+  constructor(readonly host: Host) {}
+
+  /** Current bytes: the pending change if any, else the host's. */
+  read(path: string): Buffer | undefined {
+    const p = normalizePath(path);
+    if (this.pending.has(p)) return this.pending.get(p) ?? undefined;
+    return this.host.read(p);
+  }
+
+  readText(path: string): string | undefined {
+    return this.read(path)?.toString('utf8');
+  }
+
+  exists(path: string): boolean {
+    return this.read(path) !== undefined;
+  }
+
+  /** Whether the host (not the pending changes) has this file. */
+  existsOnHost(path: string): boolean {
+    return this.host.read(normalizePath(path)) !== undefined;
+  }
+
+  write(path: string, content: string | Buffer): void {
+    const p = normalizePath(path);
+    const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    const onHost = this.host.read(p);
+    if (onHost && onHost.equals(data)) this.pending.delete(p);
+    else this.pending.set(p, data);
+  }
+
+  delete(path: string): void {
+    const p = normalizePath(path);
+    if (this.host.read(p) === undefined) this.pending.delete(p);
+    else this.pending.set(p, null);
+  }
+
+  /** The changes, sorted by path. */
+  changes(): Change[] {
+    const out: Change[] = [];
+    for (const path of [...this.pending.keys()].sort()) {
+      const content = this.pending.get(path);
+      const previous = this.host.read(path);
+      if (content === null) {
+        if (previous) out.push({ kind: 'delete', path, previous });
+      } else if (content !== undefined) {
+        if (previous === undefined) out.push({ kind: 'create', path, content });
+        else if (!previous.equals(content)) out.push({ kind: 'update', path, content, previous });
+      }
+    }
+    return out;
+  }
+}
