@@ -38,3 +38,216 @@ export interface ManagerContracts {
   getConfig(): KubeConfig;
   add(runnable: Runnable): void;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Added by the client / cache / controller part (additive only).
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A type given as data instead of a class: `{ apiVersion: 'apps/v1', kind: 'Deployment' }`.
+ * The plural and scope come from the built-in table, or from API discovery (cached per client)
+ * for kinds the table does not know. Discovery failures surface as errors from the call.
+ */
+export interface TypeDescriptor {
+  apiVersion: string;
+  kind: string;
+  /** Skip discovery when known. */
+  plural?: string;
+  namespaced?: boolean;
+}
+
+/** What every runtime call that takes a type accepts: a class handle or a descriptor. */
+export type TypeRef<T extends KubernetesObject = KubernetesObject> = ObjectType<T> | TypeDescriptor;
+
+/** Everything the runtime needs to address a resource over REST. */
+export interface ResourceInfo extends GroupVersionKind {
+  /** `apps/v1`, or `v1` for the core group. */
+  apiVersion: string;
+  plural: string;
+  namespaced: boolean;
+}
+
+/** Namespace + name of one object (controller-runtime's client.ObjectKey / types.NamespacedName). */
+export interface ObjectKey {
+  /** Empty or absent for cluster-scoped objects. */
+  namespace?: string;
+  name: string;
+}
+
+/** A list result, shaped like a Kubernetes List: `items` plus list metadata. */
+export interface ObjectList<T extends KubernetesObject = KubernetesObject> {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { resourceVersion?: string; continue?: string };
+  items: T[];
+}
+
+/** Options for `list` and `deleteAllOf`. Selectors take Kubernetes' string syntax or a map of equalities. */
+export interface ListOptions {
+  /** Restrict to one namespace (ignored for cluster-scoped types). */
+  namespace?: string;
+  /** `app=web,tier!=db,env in (a,b),!legacy`, or `{ app: 'web' }`. */
+  labelSelector?: string | Record<string, string>;
+  /**
+   * `metadata.name=x`, or a field registered with `cache.indexField` (exact match only when
+   * served from the cache; the API server's own field selectors when read live).
+   */
+  fieldSelector?: string | Record<string, string>;
+  /** Live reads only: page size; the cache returns everything. */
+  limit?: number;
+  /** Live reads only: continue token from a previous page. */
+  continue?: string;
+}
+
+/** Reads objects: from the cache (the manager's client) or live from the API server (the API reader). */
+export interface Reader {
+  /**
+   * Fetches one object. Rejects with `NotFoundError` (check with `isNotFound`) when it does not
+   * exist, with `StatusError` for other API failures. Cache-backed readers start (and wait for)
+   * an informer for the type on first use; the returned object is the caller's own copy.
+   */
+  get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey): Promise<T>;
+  /** Lists objects matching the options. Same error behaviour as `get`. */
+  list<T extends KubernetesObject>(type: TypeRef<T>, options?: ListOptions): Promise<ObjectList<T>>;
+}
+
+/** A notification about one object, as informers deliver it to handlers. */
+export type WatchEventType = 'create' | 'update' | 'delete' | 'generic';
+
+/** Callbacks an informer calls, in order, for each change it observes. */
+export interface ResourceEventHandler<T extends KubernetesObject = KubernetesObject> {
+  /** A new object, or (isInInitialList) one already there when the handler was added. */
+  onAdd?(obj: T, isInInitialList: boolean): void;
+  onUpdate?(oldObj: T, newObj: T): void;
+  /** `obj` is the last state the informer knew; `finalStateUnknown` if the delete was inferred by a relist. */
+  onDelete?(obj: T, finalStateUnknown: boolean): void;
+}
+
+/** Handle returned by `Informer.addEventHandler`, to remove it or ask whether its initial replay is done. */
+export interface HandlerRegistration {
+  /** True once the handler has received every object of the initial list. */
+  hasSynced(): boolean;
+}
+
+/** One shared list+watch of one type (client-go's SharedIndexInformer, reduced). */
+export interface Informer<T extends KubernetesObject = KubernetesObject> {
+  /**
+   * Adds a handler. If the informer already holds objects, the handler first receives an `onAdd`
+   * for each of them (isInInitialList = true). Exceptions thrown by the handler are logged and
+   * swallowed: one bad handler does not stop delivery to the others.
+   */
+  addEventHandler(handler: ResourceEventHandler<T>): HandlerRegistration;
+  /** Stops delivering to that handler. Safe to call twice. */
+  removeEventHandler(registration: HandlerRegistration): void;
+  /** True once the first full list has been stored. */
+  hasSynced(): boolean;
+  /** Resource information of the watched type. */
+  readonly resource: ResourceInfo;
+}
+
+/** Computes the values of a field index for one object (e.g. `spec.nodeName`). Return [] for none. */
+export type IndexExtractor<T extends KubernetesObject = KubernetesObject> = (obj: T) => string[];
+
+/**
+ * The informer cache (controller-runtime's cache.Cache). A Runnable the Manager starts before
+ * controllers (needLeaderElection() is false). Reads through it are served from memory.
+ */
+export interface Cache extends Reader, Runnable {
+  /**
+   * Resolves true once every informer started so far has listed its type; false if `signal`
+   * aborts first (or the cache is stopped). Never rejects.
+   */
+  waitForCacheSync(signal?: AbortSignal): Promise<boolean>;
+  /**
+   * The shared informer for the type, created (and, once the cache is started, started) on first
+   * request: one list+watch per type however many callers ask. Resolves without waiting for sync.
+   */
+  getInformer<T extends KubernetesObject>(type: TypeRef<T>): Promise<Informer<T>>;
+  /**
+   * Registers a field index usable in `list({ fieldSelector: { [field]: value } })`. Must be
+   * called before the informer for the type starts; later calls reject with an Error.
+   */
+  indexField<T extends KubernetesObject>(type: TypeRef<T>, field: string, extractor: IndexExtractor<T>): Promise<void>;
+}
+
+/** Options of `delete`. */
+export interface DeleteOptions {
+  /** `Foreground`, `Background` (default for most kinds on the server), or `Orphan`. */
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  gracePeriodSeconds?: number;
+  /** Only delete if the object still has this resourceVersion / uid (409 Conflict otherwise). */
+  preconditions?: { resourceVersion?: string; uid?: string };
+  dryRun?: boolean;
+}
+
+/** Options of `create` / `update`. */
+export interface WriteOptions {
+  /** Overrides the client's fieldOwner (`fieldManager` query parameter). */
+  fieldManager?: string;
+  dryRun?: boolean;
+}
+
+/** A patch to send with `patch`: see `mergeFrom`, `MergePatch`, `JSONPatch`, `Apply` in kubeforge/runtime. */
+export interface Patch {
+  /** Content type: merge, strategic-merge, json-patch or apply. */
+  readonly type:
+    | 'application/merge-patch+json'
+    | 'application/strategic-merge-patch+json'
+    | 'application/json-patch+json'
+    | 'application/apply-patch+yaml';
+  /** The request body for the object being patched. */
+  data(obj: KubernetesObject): unknown;
+}
+
+/** Options of `patch`. */
+export interface PatchOptions extends WriteOptions {
+  /** Server-side apply only: take ownership of conflicting fields. */
+  force?: boolean;
+}
+
+/** Writes objects. Every method rejects with a typed StatusError subclass on API errors. */
+export interface Writer {
+  /** Creates the object; resolves with the stored object. `AlreadyExistsError` on 409 AlreadyExists. */
+  create<T extends KubernetesObject>(obj: T, options?: WriteOptions): Promise<T>;
+  /**
+   * Replaces the object (PUT). Rejects with `ConflictError` when `metadata.resourceVersion` is
+   * stale, `NotFoundError` when it is gone.
+   */
+  update<T extends KubernetesObject>(obj: T, options?: WriteOptions): Promise<T>;
+  /** Patches the object (`patch.type` decides merge / JSON / apply). */
+  patch<T extends KubernetesObject>(obj: T, patch: Patch, options?: PatchOptions): Promise<T>;
+  /** Deletes the object; `NotFoundError` when already gone. Resolves once the API server accepted it. */
+  delete(obj: KubernetesObject, options?: DeleteOptions): Promise<void>;
+  /** Deletes every object of the type matching the options (a DELETE on the collection). */
+  deleteAllOf(type: TypeRef, options?: ListOptions & DeleteOptions): Promise<void>;
+}
+
+/** Writes the status subresource only (`client.status()`). */
+export interface StatusWriter {
+  /** PUT .../status; same errors as `Writer.update`. Changes outside `status` are ignored by the server. */
+  update<T extends KubernetesObject>(obj: T, options?: WriteOptions): Promise<T>;
+  /** PATCH .../status; same errors as `Writer.patch`. */
+  patch<T extends KubernetesObject>(obj: T, patch: Patch, options?: PatchOptions): Promise<T>;
+}
+
+/** The client controllers use: reads from the cache (if given one), writes to the API server. */
+export interface Client extends Reader, Writer {
+  /** Status subresource writer. */
+  status(): StatusWriter;
+  /** A reader that always reads live from the API server (mgr.getAPIReader()). */
+  apiReader(): Reader;
+  /** Resolves the REST information of a type (built-in table, class statics, then discovery). */
+  resolve(type: TypeRef | KubernetesObject): Promise<ResourceInfo>;
+}
+
+/**
+ * What the controller builder needs from a manager. The kubeforge Manager implements it; tests
+ * may hand-roll one.
+ */
+export interface ControllerManagerLike {
+  getCache(): Cache;
+  getClient(): Client;
+  getLogger(): import('pino').Logger;
+  getMetricsRegistry(): import('prom-client').Registry;
+  add(runnable: Runnable): void;
+}

@@ -1,2 +1,5 @@
-// Barrel for src/runtime/cache (see contracts.ts for how the parts meet).
-export {};
+// kubeforge/runtime cache: shared informers and in-memory reads.
+export { newCache, InformerCache, CacheNotStartedError } from './cache.js';
+export type { CacheOptions } from './cache.js';
+export { SharedInformer, deepFreeze, objectKey } from './informer.js';
+export type { InformerStats, SharedInformerOptions, StoreEntry } from './informer.js';

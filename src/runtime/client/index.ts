@@ -1,2 +1,27 @@
-// Barrel for src/runtime/client (see contracts.ts for how the parts meet).
-export {};
+// kubeforge/runtime client: typed reads (cache or live) and writes to the API server.
+export { newClient } from './client.js';
+export type { ClientOptions } from './client.js';
+export {
+  StatusError,
+  NotFoundError,
+  ConflictError,
+  AlreadyExistsError,
+  statusErrorFrom,
+  reasonOf,
+  isNotFound,
+  isConflict,
+  isAlreadyExists,
+  isInvalid,
+  isForbidden,
+  isGone,
+  ignoreNotFound,
+} from './errors.js';
+export type { Status } from './errors.js';
+export { Apply, mergeFrom, mergePatch, jsonPatch, strategicMergePatch, createMergePatch } from './patch.js';
+export type { JSONPatchOperation } from './patch.js';
+export { RestClient } from './rest.js';
+export type { RequestOptions } from './rest.js';
+export { Resolver } from './resolver.js';
+export { registerType, resourcePath, splitAPIVersion, apiVersionOf } from './types.js';
+export { parseLabelSelector, parseFieldSelector, matchesLabels } from './selector.js';
+export type { LabelRequirement, FieldRequirement } from './selector.js';

@@ -1,0 +1,426 @@
+/**
+ * kubeforge's own shared informer: list, then watch from the list's resourceVersion, resume
+ * watches from the last seen resourceVersion (bookmarks keep it fresh), relist on 410 Gone, and
+ * back off (800 ms doubling to 30 s, jittered) when the connection drops or the server errs.
+ *
+ * Why not client-node's makeInformer: in 1.4.0 a watch error stops the informer and leaves the
+ * restart to the caller, it relists from scratch on every reconnect, and delivers events
+ * through mutable shared objects. Controllers need the client-go reflector behaviour.
+ *
+ * Storage: each cached object is kept as its JSON text plus a few extracted fields (namespace,
+ * name, labels, index values). Reads parse the text, so every caller gets its own copy and can
+ * never corrupt the cache (controller-runtime deep-copies for the same reason); and the text is
+ * several times smaller in memory than the parsed object. Objects handed to event handlers are
+ * deep-frozen: they are shared by all handlers of one event.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { HandlerRegistration, IndexExtractor, Informer, ResourceEventHandler, ResourceInfo } from '../contracts.js';
+import { StatusError, isGone, statusErrorFrom } from '../client/errors.js';
+import type { RestClient } from '../client/rest.js';
+import { resourcePath } from '../client/types.js';
+
+/** One cached object. */
+export interface StoreEntry {
+  json: string;
+  namespace: string;
+  name: string;
+  resourceVersion: string;
+  labels?: Record<string, string>;
+  /** Values per field index. */
+  index?: Record<string, string[]>;
+}
+
+/** Counters exposed for tests and debugging. */
+export interface InformerStats {
+  lists: number;
+  watches: number;
+  relistsAfterGone: number;
+  watchErrors: number;
+  events: number;
+}
+
+/** `namespace/name`, or `name` for cluster-scoped objects (client-go's MetaNamespaceKeyFunc). */
+export function objectKey(namespace: string | undefined, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+/** Freezes an object graph in place and returns it. */
+export function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o as object)) deepFreeze(v);
+  }
+  return o;
+}
+
+class Registration implements HandlerRegistration {
+  synced = false;
+  constructor(readonly handler: ResourceEventHandler) {}
+  hasSynced(): boolean {
+    return this.synced;
+  }
+}
+
+class GoneError extends Error {}
+
+/** Options of a SharedInformer. */
+export interface SharedInformerOptions {
+  /** Watch only this namespace (namespaced types only). */
+  namespace?: string;
+  logger: Logger;
+  /** Applied to every object before it is stored and delivered (e.g. drop managedFields). */
+  transform?: (obj: KubernetesObject) => KubernetesObject;
+  /** First back-off delay after a failure (ms). Default 800. */
+  initialBackoffMs?: number;
+  /** Largest back-off delay (ms). Default 30 000. */
+  maxBackoffMs?: number;
+  /** Page size of lists. Default 500. */
+  pageSize?: number;
+}
+
+/**
+ * One list+watch of one type, shared by all handlers. `run(signal)` keeps it going until the
+ * signal aborts: errors never end it (they are logged and retried with back-off); on shutdown
+ * the watch connection is closed and run() resolves.
+ */
+export class SharedInformer<T extends KubernetesObject = KubernetesObject> implements Informer<T> {
+  readonly store = new Map<string, StoreEntry>();
+  /** field -> value -> keys */
+  readonly indices = new Map<string, Map<string, Set<string>>>();
+  readonly byNamespace = new Map<string, Set<string>>();
+  readonly indexers = new Map<string, IndexExtractor>();
+  private readonly registrations = new Set<Registration>();
+  private synced = false;
+  private syncWaiters: (() => void)[] = [];
+  private lastRV = '';
+  private running = false;
+  private readonly stats_: InformerStats = { lists: 0, watches: 0, relistsAfterGone: 0, watchErrors: 0, events: 0 };
+  private readonly log: Logger;
+
+  constructor(
+    private readonly rest: RestClient,
+    readonly resource: ResourceInfo,
+    private readonly opts: SharedInformerOptions,
+  ) {
+    this.log = opts.logger.child({ informer: `${resource.apiVersion}/${resource.kind}` });
+  }
+
+  /** Counters (lists, watches, relists after 410, watch errors, events). */
+  stats(): InformerStats {
+    return { ...this.stats_ };
+  }
+
+  /** The resourceVersion the next watch resumes from. */
+  lastResourceVersion(): string {
+    return this.lastRV;
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** Resolves once synced, or when `signal` aborts (then with false). */
+  waitForSync(signal?: AbortSignal): Promise<boolean> {
+    if (this.synced) return Promise.resolve(true);
+    if (signal?.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const onAbort = () => resolve(false);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.syncWaiters.push(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(true);
+      });
+    });
+  }
+
+  addEventHandler(handler: ResourceEventHandler<T>): HandlerRegistration {
+    const reg = new Registration(handler as ResourceEventHandler);
+    this.registrations.add(reg);
+    if (this.synced) {
+      for (const e of this.store.values()) this.call(reg, 'onAdd', this.parse(e), true);
+      reg.synced = true;
+    }
+    return reg;
+  }
+
+  removeEventHandler(registration: HandlerRegistration): void {
+    this.registrations.delete(registration as Registration);
+  }
+
+  /** Adds a field index, computing it for objects already stored. */
+  addIndexer(field: string, extractor: IndexExtractor): void {
+    if (this.indexers.has(field)) throw new Error(`kubeforge/runtime: an index for field "${field}" of ${this.resource.kind} already exists`);
+    this.indexers.set(field, extractor);
+    this.indices.set(field, new Map());
+    for (const [key, e] of this.store) {
+      const values = this.extract(extractor, this.parse(e), field);
+      (e.index ??= {})[field] = values;
+      this.indexAdd(field, values, key);
+    }
+  }
+
+  /** Parses a stored entry into a fresh (mutable) object. */
+  parse(e: StoreEntry): T {
+    return JSON.parse(e.json) as T;
+  }
+
+  private extract(extractor: IndexExtractor, obj: KubernetesObject, field: string): string[] {
+    try {
+      const v = extractor(obj);
+      return Array.isArray(v) ? v.map(String) : [];
+    } catch (err) {
+      this.log.error({ err, field }, 'index extractor threw; object not indexed');
+      return [];
+    }
+  }
+
+  private indexAdd(field: string, values: string[], key: string): void {
+    const m = this.indices.get(field)!;
+    for (const v of values) {
+      let s = m.get(v);
+      if (!s) m.set(v, (s = new Set()));
+      s.add(key);
+    }
+  }
+
+  private indexRemove(field: string, values: string[], key: string): void {
+    const m = this.indices.get(field)!;
+    for (const v of values) {
+      const s = m.get(v);
+      if (s) {
+        s.delete(key);
+        if (s.size === 0) m.delete(v);
+      }
+    }
+  }
+
+  private call(reg: Registration, fn: 'onAdd' | 'onUpdate' | 'onDelete', a: unknown, b: unknown): void {
+    const f = reg.handler[fn] as ((x: unknown, y: unknown) => void) | undefined;
+    if (!f) return;
+    try {
+      f.call(reg.handler, a, b);
+    } catch (err) {
+      this.log.error({ err }, `event handler ${fn} threw; continuing`);
+    }
+  }
+
+  private upsert(obj: KubernetesObject, initial: boolean): void {
+    if (this.opts.transform) obj = this.opts.transform(obj);
+    const md = obj.metadata ?? {};
+    const namespace = md.namespace ?? '';
+    const name = md.name ?? '';
+    const key = objectKey(namespace, name);
+    const old = this.store.get(key);
+    const rv = md.resourceVersion ?? '';
+    if (old && old.resourceVersion === rv) return;
+    if (!obj.apiVersion || !obj.kind) obj = { ...obj, apiVersion: this.resource.apiVersion, kind: this.resource.kind };
+    const entry: StoreEntry = { json: JSON.stringify(obj), namespace, name, resourceVersion: rv };
+    if (md.labels && Object.keys(md.labels).length > 0) entry.labels = md.labels;
+    if (this.indexers.size > 0) {
+      entry.index = {};
+      for (const [field, ex] of this.indexers) entry.index[field] = this.extract(ex, obj, field);
+    }
+    const oldObj = old && this.registrations.size > 0 ? deepFreeze(this.parse(old)) : undefined;
+    if (old?.index) for (const [f, v] of Object.entries(old.index)) this.indexRemove(f, v, key);
+    if (entry.index) for (const [f, v] of Object.entries(entry.index)) this.indexAdd(f, v, key);
+    this.store.set(key, entry);
+    if (!old) {
+      let s = this.byNamespace.get(namespace);
+      if (!s) this.byNamespace.set(namespace, (s = new Set()));
+      s.add(key);
+    }
+    if (this.registrations.size === 0) return;
+    const frozen = deepFreeze(obj);
+    for (const reg of this.registrations) {
+      if (old) this.call(reg, 'onUpdate', oldObj, frozen);
+      else this.call(reg, 'onAdd', frozen, initial);
+    }
+  }
+
+  private remove(key: string, last: KubernetesObject | undefined, finalStateUnknown: boolean): void {
+    const old = this.store.get(key);
+    if (!old) return;
+    this.store.delete(key);
+    if (old.index) for (const [f, v] of Object.entries(old.index)) this.indexRemove(f, v, key);
+    const s = this.byNamespace.get(old.namespace);
+    if (s) {
+      s.delete(key);
+      if (s.size === 0) this.byNamespace.delete(old.namespace);
+    }
+    if (this.registrations.size === 0) return;
+    const obj = deepFreeze(last ?? this.parse(old));
+    for (const reg of this.registrations) this.call(reg, 'onDelete', obj, finalStateUnknown);
+  }
+
+  private collectionPath(): string {
+    return resourcePath(this.resource, this.resource.namespaced ? this.opts.namespace : undefined);
+  }
+
+  /** Lists everything (paginated) and reconciles the store with it; returns the list's resourceVersion. */
+  private async listAndReplace(signal: AbortSignal): Promise<string> {
+    this.stats_.lists++;
+    const seen = new Set<string>();
+    let cont: string | undefined;
+    let rv = '';
+    const initial = !this.synced;
+    const items: KubernetesObject[] = [];
+    do {
+      const page = await this.rest.request<{ metadata: { resourceVersion: string; continue?: string }; items: KubernetesObject[] }>('GET', this.collectionPath(), {
+        query: { limit: this.opts.pageSize ?? 500, continue: cont },
+        signal,
+        what: `list ${this.resource.apiVersion} ${this.resource.kind}`,
+      });
+      for (const it of page.items) items.push(it);
+      cont = page.metadata.continue || undefined;
+      rv = page.metadata.resourceVersion;
+    } while (cont);
+    // Apply only once the whole list is in, so a failed page leaves the store consistent.
+    for (const it of items) {
+      seen.add(objectKey(it.metadata?.namespace, it.metadata?.name ?? ''));
+      this.upsert(it, initial);
+    }
+    for (const key of [...this.store.keys()]) if (!seen.has(key)) this.remove(key, undefined, true);
+    return rv;
+  }
+
+  /**
+   * Watches from `rv` until the server ends the stream (resolves), the stream fails (rejects with
+   * the network error), the server reports 410 (rejects with GoneError) or `signal` aborts.
+   */
+  private async watchOnce(signal: AbortSignal): Promise<void> {
+    this.stats_.watches++;
+    const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
+    const { res, req } = await this.rest.stream(this.collectionPath(), {
+      query: { watch: 'true', resourceVersion: this.lastRV, allowWatchBookmarks: 'true', timeoutSeconds },
+      signal,
+      what: `watch ${this.resource.apiVersion} ${this.resource.kind}`,
+    });
+    req.socket?.setKeepAlive(true, 30_000);
+    res.setEncoding('utf8');
+    let buf = '';
+    await new Promise<void>((resolve, reject) => {
+      let done = false;
+      const finish = (err?: unknown) => {
+        if (done) return;
+        done = true;
+        if (err) {
+          req.destroy();
+          reject(err);
+        } else resolve();
+      };
+      res.on('data', (chunk: string) => {
+        buf += chunk;
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          if (!line.trim()) continue;
+          try {
+            this.handleWatchLine(line);
+          } catch (err) {
+            finish(err);
+            return;
+          }
+        }
+      });
+      res.on('end', () => finish());
+      res.on('aborted', () => finish(Object.assign(new Error('watch connection aborted'), { code: 'ECONNRESET' })));
+      res.on('error', (err) => finish(err));
+      req.on('error', (err) => finish(err));
+      res.on('close', () => finish(signal.aborted ? undefined : res.complete ? undefined : Object.assign(new Error('watch connection closed'), { code: 'ECONNRESET' })));
+    });
+  }
+
+  private handleWatchLine(line: string): void {
+    const ev = JSON.parse(line) as { type: string; object: KubernetesObject & { code?: number; reason?: string } };
+    this.stats_.events++;
+    switch (ev.type) {
+      case 'ADDED':
+      case 'MODIFIED':
+        this.upsert(ev.object, false);
+        break;
+      case 'DELETED':
+        this.remove(objectKey(ev.object.metadata?.namespace, ev.object.metadata?.name ?? ''), this.opts.transform ? this.opts.transform(ev.object) : ev.object, false);
+        break;
+      case 'BOOKMARK':
+        break;
+      case 'ERROR': {
+        const code = ev.object.code ?? 500;
+        if (code === 410 || ev.object.reason === 'Expired' || ev.object.reason === 'Gone') throw new GoneError(String((ev.object as { message?: string }).message ?? 'resourceVersion too old'));
+        throw statusErrorFrom(code, ev.object, `watch ${this.resource.kind}`);
+      }
+      default:
+        this.log.warn({ type: ev.type }, 'unknown watch event type; ignored');
+        return;
+    }
+    const rv = ev.object.metadata?.resourceVersion;
+    if (rv) this.lastRV = rv;
+  }
+
+  private markSynced(): void {
+    if (this.synced) return;
+    this.synced = true;
+    for (const reg of this.registrations) reg.synced = true;
+    const w = this.syncWaiters;
+    this.syncWaiters = [];
+    for (const f of w) f();
+  }
+
+  /** Runs the list/watch loop until `signal` aborts. Never rejects; failures are logged and retried. */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.running) throw new Error(`kubeforge/runtime: informer for ${this.resource.kind} already running`);
+    this.running = true;
+    const initialBackoff = this.opts.initialBackoffMs ?? 800;
+    const maxBackoff = this.opts.maxBackoffMs ?? 30_000;
+    let backoff = initialBackoff;
+    let needList = true;
+    let healthySince = 0;
+    try {
+      while (!signal.aborted) {
+        try {
+          if (needList) {
+            this.lastRV = await this.listAndReplace(signal);
+            needList = false;
+            this.markSynced();
+          }
+          healthySince = Date.now();
+          await this.watchOnce(signal);
+          backoff = initialBackoff;
+        } catch (err) {
+          if (signal.aborted) break;
+          if (err instanceof GoneError || isGone(err)) {
+            this.stats_.relistsAfterGone++;
+            this.log.info({ resourceVersion: this.lastRV }, 'watch resourceVersion expired (410 Gone); relisting');
+            needList = true;
+            continue;
+          }
+          this.stats_.watchErrors++;
+          // A watch that ran fine for a while resets the back-off (client-go resets after 2 min).
+          if (healthySince && Date.now() - healthySince > 120_000) backoff = initialBackoff;
+          const delay = Math.min(maxBackoff, backoff) * (1 + Math.random());
+          backoff = Math.min(maxBackoff, backoff * 2);
+          this.log.warn({ err: err instanceof StatusError ? err.message : String((err as Error)?.message ?? err), retryInMs: Math.round(delay), relist: needList }, 'list/watch failed; retrying');
+          await sleep(delay, signal);
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,200 @@
+/**
+ * The client: reads from the informer cache when given one (else live), writes to the API server.
+ * controller-runtime's client.Client, over a keep-alive REST transport.
+ */
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type {
+  Cache,
+  Client,
+  DeleteOptions,
+  ListOptions,
+  ObjectKey,
+  ObjectList,
+  Patch,
+  PatchOptions,
+  Reader,
+  ResourceInfo,
+  StatusWriter,
+  TypeRef,
+  WriteOptions,
+} from '../contracts.js';
+import { Resolver } from './resolver.js';
+import { RestClient } from './rest.js';
+import { selectorString } from './selector.js';
+import { resourcePath, withTypeMeta } from './types.js';
+
+/** Options of `newClient`. */
+export interface ClientOptions {
+  /** Serve `get`/`list` from this cache. Without it every read goes to the API server. */
+  cache?: Cache;
+  /** Default field manager for writes (`fieldManager` query parameter; required by server-side apply). */
+  fieldOwner?: string;
+  /** Share an existing transport (keep-alive connections, auth) instead of creating one. */
+  rest?: RestClient;
+}
+
+/**
+ * Creates a client for the KubeConfig's current context. `get`/`list` use `options.cache` when
+ * given (the manager's client) and read live otherwise (the API reader). Errors: every call rejects
+ * with a StatusError subclass on API errors (`isNotFound`, `isConflict`, `isAlreadyExists`) and
+ * with the network Error when the server cannot be reached; nothing is retried.
+ */
+export function newClient(config: KubeConfig, options: ClientOptions = {}): Client {
+  return new KubeClient(options.rest ?? new RestClient(config), options);
+}
+
+function ns(r: ResourceInfo, namespace: string | undefined): string | undefined {
+  return r.namespaced ? namespace || undefined : undefined;
+}
+
+function describe(r: ResourceInfo, namespace?: string, name?: string): string {
+  return `${r.apiVersion} ${r.kind}${name !== undefined ? ` ${namespace ? `${namespace}/` : ''}${name}` : ''}`;
+}
+
+class LiveReader implements Reader {
+  constructor(
+    protected readonly rest: RestClient,
+    protected readonly resolver: Resolver,
+  ) {}
+
+  async get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey): Promise<T> {
+    const r = await this.resolver.resolve(type);
+    const obj = await this.rest.request<T>('GET', resourcePath(r, ns(r, key.namespace), key.name), { what: `get ${describe(r, key.namespace, key.name)}` });
+    return withTypeMeta(obj, r);
+  }
+
+  async list<T extends KubernetesObject>(type: TypeRef<T>, o: ListOptions = {}): Promise<ObjectList<T>> {
+    const r = await this.resolver.resolve(type);
+    const list = await this.rest.request<ObjectList<T>>('GET', resourcePath(r, ns(r, o.namespace)), {
+      query: { labelSelector: selectorString(o.labelSelector), fieldSelector: selectorString(o.fieldSelector), limit: o.limit, continue: o.continue },
+      what: `list ${describe(r)}`,
+    });
+    for (let i = 0; i < list.items.length; i++) {
+      const it = list.items[i];
+      if (!it.apiVersion || !it.kind) list.items[i] = { ...it, apiVersion: r.apiVersion, kind: r.kind } as T;
+    }
+    return list;
+  }
+}
+
+class KubeClient extends LiveReader implements Client {
+  private readonly cache?: Cache;
+  private readonly fieldOwner?: string;
+  private readonly live: LiveReader;
+  private readonly statusWriter: StatusWriter;
+
+  constructor(rest: RestClient, options: ClientOptions) {
+    super(rest, new Resolver(rest));
+    this.cache = options.cache;
+    this.fieldOwner = options.fieldOwner;
+    this.live = new LiveReader(rest, this.resolver);
+    this.statusWriter = {
+      update: (obj, o) => this.put(obj, o, 'status'),
+      patch: (obj, p, o) => this.sendPatch(obj, p, o, 'status'),
+    };
+  }
+
+  resolve(type: TypeRef | KubernetesObject): Promise<ResourceInfo> {
+    return this.resolver.resolve(type);
+  }
+
+  override get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey): Promise<T> {
+    return this.cache ? this.cache.get(type, key) : super.get(type, key);
+  }
+
+  override list<T extends KubernetesObject>(type: TypeRef<T>, o?: ListOptions): Promise<ObjectList<T>> {
+    return this.cache ? this.cache.list(type, o) : super.list(type, o);
+  }
+
+  apiReader(): Reader {
+    return this.live;
+  }
+
+  status(): StatusWriter {
+    return this.statusWriter;
+  }
+
+  private async target(obj: KubernetesObject): Promise<{ r: ResourceInfo; namespace?: string; name: string }> {
+    const r = await this.resolver.resolve(obj);
+    const name = obj.metadata?.name;
+    if (!name && !obj.metadata?.generateName) throw new Error(`kubeforge/runtime: ${r.kind} object has no metadata.name`);
+    const namespace = ns(r, obj.metadata?.namespace);
+    if (r.namespaced && !namespace) throw new Error(`kubeforge/runtime: ${r.kind} ${name ?? ''} is namespaced but metadata.namespace is empty`);
+    return { r, namespace, name: name ?? '' };
+  }
+
+  private writeQuery(o: WriteOptions | undefined): Record<string, string | undefined> {
+    return { fieldManager: o?.fieldManager ?? this.fieldOwner, dryRun: o?.dryRun ? 'All' : undefined };
+  }
+
+  async create<T extends KubernetesObject>(obj: T, o?: WriteOptions): Promise<T> {
+    const { r, namespace } = await this.target(obj);
+    return this.rest.request<T>('POST', resourcePath(r, namespace), {
+      body: withTypeMeta(obj, r),
+      query: this.writeQuery(o),
+      what: `create ${describe(r, namespace, obj.metadata?.name ?? obj.metadata?.generateName)}`,
+    });
+  }
+
+  update<T extends KubernetesObject>(obj: T, o?: WriteOptions): Promise<T> {
+    return this.put(obj, o, undefined);
+  }
+
+  private async put<T extends KubernetesObject>(obj: T, o: WriteOptions | undefined, sub: string | undefined): Promise<T> {
+    const { r, namespace, name } = await this.target(obj);
+    return this.rest.request<T>('PUT', resourcePath(r, namespace, name, sub), {
+      body: withTypeMeta(obj, r),
+      query: this.writeQuery(o),
+      what: `update ${describe(r, namespace, name)}${sub ? ` ${sub}` : ''}`,
+    });
+  }
+
+  patch<T extends KubernetesObject>(obj: T, patch: Patch, o?: PatchOptions): Promise<T> {
+    return this.sendPatch(obj, patch, o, undefined);
+  }
+
+  private async sendPatch<T extends KubernetesObject>(obj: T, patch: Patch, o: PatchOptions | undefined, sub: string | undefined): Promise<T> {
+    const { r, namespace, name } = await this.target(obj);
+    const query: Record<string, string | undefined> = this.writeQuery(o);
+    const isApply = patch.type === 'application/apply-patch+yaml';
+    if (isApply) {
+      if (!query.fieldManager) throw new Error('kubeforge/runtime: server-side apply needs a field manager: set fieldOwner on the client or pass { fieldManager }');
+      if (o?.force) query.force = 'true';
+    }
+    const body = patch.data(isApply ? withTypeMeta(obj, r) : obj);
+    return this.rest.request<T>('PATCH', resourcePath(r, namespace, name, sub), {
+      body,
+      contentType: patch.type,
+      query,
+      what: `patch ${describe(r, namespace, name)}${sub ? ` ${sub}` : ''}`,
+    });
+  }
+
+  async delete(obj: KubernetesObject, o: DeleteOptions = {}): Promise<void> {
+    const { r, namespace, name } = await this.target(obj);
+    await this.rest.request('DELETE', resourcePath(r, namespace, name), {
+      body: deleteBody(o),
+      query: { dryRun: o.dryRun ? 'All' : undefined },
+      what: `delete ${describe(r, namespace, name)}`,
+    });
+  }
+
+  async deleteAllOf(type: TypeRef, o: ListOptions & DeleteOptions = {}): Promise<void> {
+    const r = await this.resolver.resolve(type);
+    const namespace = ns(r, o.namespace);
+    if (r.namespaced && !namespace) throw new Error(`kubeforge/runtime: deleteAllOf(${r.kind}) needs { namespace } (the API server deletes collections per namespace)`);
+    await this.rest.request('DELETE', resourcePath(r, namespace), {
+      body: deleteBody(o),
+      query: { labelSelector: selectorString(o.labelSelector), fieldSelector: selectorString(o.fieldSelector), dryRun: o.dryRun ? 'All' : undefined },
+      what: `deleteAllOf ${describe(r, namespace)}`,
+    });
+  }
+}
+
+function deleteBody(o: DeleteOptions): Record<string, unknown> {
+  const b: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
+  if (o.propagationPolicy) b.propagationPolicy = o.propagationPolicy;
+  if (o.gracePeriodSeconds !== undefined) b.gracePeriodSeconds = o.gracePeriodSeconds;
+  if (o.preconditions) b.preconditions = o.preconditions;
+  return b;
+}

@@ -1,0 +1,172 @@
+/**
+ * A small REST transport over node:http(s) with keep-alive connections, configured from a
+ * KubeConfig (server, CA, client certificates, token / exec / basic auth via client-node's
+ * `applyToHTTPSOptions`). client-node's generated APIs build a new agent per request, which costs
+ * a TLS handshake each time; controllers issue many small requests, so we keep connections.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { statusErrorFrom } from './errors.js';
+
+/** Options of one request. */
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+  /** Milliseconds before the request is abandoned (default 60 s; 0 = none, for watches). */
+  timeout?: number;
+  /** Text for error messages, e.g. `get apps/v1 Deployment default/web`. */
+  what?: string;
+}
+
+interface Prepared {
+  base: URL;
+  tls: https.RequestOptions;
+  headers: Record<string, string>;
+  expires: number;
+}
+
+const AUTH_TTL_MS = 30_000;
+
+/**
+ * Sends requests to the API server of a KubeConfig's current context. Non-2xx answers reject with
+ * a StatusError subclass; network errors reject with the underlying Error (code ECONNREFUSED,
+ * ECONNRESET, ...); an aborted signal rejects with an AbortError.
+ */
+export class RestClient {
+  private prepared?: Promise<Prepared>;
+  private readonly agent: http.Agent;
+  private readonly watchAgent: http.Agent;
+  private readonly secure: boolean;
+
+  constructor(readonly kubeConfig: KubeConfig) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('kubeforge/runtime: the kubeconfig has no current cluster (set current-context)');
+    this.secure = !cluster.server.startsWith('http:');
+    const Agent = this.secure ? https.Agent : http.Agent;
+    this.agent = new Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 });
+    this.watchAgent = new Agent({ keepAlive: false });
+  }
+
+  private async prepare(): Promise<Prepared> {
+    const now = Date.now();
+    const cur = this.prepared ? await this.prepared.catch(() => undefined) : undefined;
+    if (cur && cur.expires > now) return cur;
+    this.prepared = (async () => {
+      const opts: https.RequestOptions = {};
+      await this.kubeConfig.applyToHTTPSOptions(opts);
+      const cluster = this.kubeConfig.getCurrentCluster()!;
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+      if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+      const tls: https.RequestOptions = {};
+      for (const k of ['ca', 'cert', 'key', 'pfx', 'passphrase', 'servername', 'rejectUnauthorized'] as const) {
+        if ((opts as Record<string, unknown>)[k] !== undefined) (tls as Record<string, unknown>)[k] = (opts as Record<string, unknown>)[k];
+      }
+      if (cluster.skipTLSVerify) tls.rejectUnauthorized = false;
+      if (cluster.tlsServerName) tls.servername = cluster.tlsServerName;
+      return { base: new URL(cluster.server), tls, headers, expires: Date.now() + AUTH_TTL_MS };
+    })();
+    return this.prepared;
+  }
+
+  private async open(method: string, path: string, o: RequestOptions, watch: boolean): Promise<{ res: IncomingMessage; req: http.ClientRequest }> {
+    const p = await this.prepare();
+    let search = '';
+    if (o.query) {
+      const qs = new URLSearchParams();
+      for (const [k, v] of Object.entries(o.query)) if (v !== undefined && v !== '') qs.set(k, String(v));
+      const s = qs.toString();
+      if (s) search = `?${s}`;
+    }
+    const basePath = p.base.pathname.replace(/\/$/, '');
+    const body = o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
+    const headers: Record<string, string> = { ...p.headers, Accept: 'application/json' };
+    if (body !== undefined) {
+      headers['Content-Type'] = o.contentType ?? 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(body));
+    }
+    const reqOpts: https.RequestOptions = {
+      ...p.tls,
+      protocol: p.base.protocol,
+      hostname: p.base.hostname,
+      port: p.base.port || (this.secure ? 443 : 80),
+      method,
+      path: basePath + path + search,
+      headers,
+      agent: watch ? this.watchAgent : this.agent,
+    };
+    return new Promise((resolve, reject) => {
+      const req = (this.secure ? https : http).request(reqOpts, (res) => resolve({ res, req }));
+      const timeout = o.timeout ?? 60_000;
+      if (timeout > 0) req.setTimeout(timeout, () => req.destroy(Object.assign(new Error(`request timed out after ${timeout} ms`), { code: 'ETIMEDOUT' })));
+      req.on('error', reject);
+      if (o.signal) {
+        if (o.signal.aborted) {
+          req.destroy(abortError());
+        } else {
+          const onAbort = () => req.destroy(abortError());
+          o.signal.addEventListener('abort', onAbort, { once: true });
+          req.on('close', () => o.signal!.removeEventListener('abort', onAbort));
+        }
+      }
+      req.end(body);
+    });
+  }
+
+  /** Sends one request and parses the JSON answer. Rejects with StatusError on non-2xx. */
+  async request<T = unknown>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
+    const { res } = await this.open(method, path, o, false);
+    const chunks: Buffer[] = [];
+    for await (const c of res) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const code = res.statusCode ?? 0;
+    let parsed: unknown = text;
+    if (text && (res.headers['content-type'] ?? '').includes('json')) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    if (code < 200 || code > 299) throw statusErrorFrom(code, parsed, o.what);
+    return parsed as T;
+  }
+
+  /**
+   * Opens a long-running GET (a watch) and returns the response stream once the headers arrived.
+   * Non-2xx answers reject with StatusError; destroying the returned request ends the stream.
+   */
+  async stream(path: string, o: RequestOptions = {}): Promise<{ res: IncomingMessage; req: http.ClientRequest }> {
+    const r = await this.open('GET', path, { ...o, timeout: o.timeout ?? 0 }, true);
+    const code = r.res.statusCode ?? 0;
+    if (code < 200 || code > 299) {
+      const chunks: Buffer[] = [];
+      for await (const c of r.res) chunks.push(c as Buffer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* keep text */
+      }
+      throw statusErrorFrom(code, parsed, o.what);
+    }
+    return r;
+  }
+
+  /** Closes idle keep-alive connections (call when the client is no longer used). */
+  close(): void {
+    this.agent.destroy();
+    this.watchAgent.destroy();
+  }
+}
+
+function abortError(): Error {
+  const e = new Error('the operation was aborted');
+  e.name = 'AbortError';
+  return e;
+}

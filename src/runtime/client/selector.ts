@@ -1,0 +1,94 @@
+/**
+ * Label and field selectors: parsing Kubernetes' selector syntax and matching objects in memory
+ * (the cache evaluates them; live reads pass them to the API server as strings).
+ */
+
+/** One requirement of a label selector. */
+export interface LabelRequirement {
+  key: string;
+  op: 'exists' | '!exists' | 'in' | 'notin' | '=' | '!=';
+  values: string[];
+}
+
+/** One requirement of a field selector (only equality and inequality exist for fields). */
+export interface FieldRequirement {
+  field: string;
+  op: '=' | '!=';
+  value: string;
+}
+
+function splitTopLevel(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (const ch of s) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth--;
+    if (ch === ',' && depth === 0) {
+      out.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out.map((x) => x.trim()).filter((x) => x.length > 0);
+}
+
+/**
+ * Parses `app=web,tier!=db,env in (a,b),!legacy` (or an equality map). Throws an Error naming the
+ * bad term for malformed input.
+ */
+export function parseLabelSelector(sel: string | Record<string, string> | undefined): LabelRequirement[] {
+  if (!sel) return [];
+  if (typeof sel !== 'string') return Object.keys(sel).sort().map((key) => ({ key, op: '=' as const, values: [sel[key]] }));
+  const reqs: LabelRequirement[] = [];
+  for (const term of splitTopLevel(sel)) {
+    let m: RegExpMatchArray | null;
+    if ((m = term.match(/^([^\s!=(),]+)\s+(in|notin)\s+\(([^)]*)\)$/))) {
+      reqs.push({ key: m[1], op: m[2] as 'in' | 'notin', values: m[3].split(',').map((v) => v.trim()).filter((v) => v !== '') });
+    } else if ((m = term.match(/^([^\s!=(),]+)\s*(==|=|!=)\s*([^\s!=(),]*)$/))) {
+      reqs.push({ key: m[1], op: m[2] === '!=' ? '!=' : '=', values: [m[3]] });
+    } else if ((m = term.match(/^!\s*([^\s!=(),]+)$/))) {
+      reqs.push({ key: m[1], op: '!exists', values: [] });
+    } else if ((m = term.match(/^([^\s!=(),]+)$/))) {
+      reqs.push({ key: m[1], op: 'exists', values: [] });
+    } else {
+      throw new Error(`kubeforge/runtime: invalid label selector term "${term}" in "${sel}" (expected key, !key, key=value, key!=value, key in (a,b), key notin (a,b))`);
+    }
+  }
+  return reqs;
+}
+
+/** True when the labels satisfy every requirement (an empty selector matches everything). */
+export function matchesLabels(reqs: LabelRequirement[], labels: Record<string, string> | undefined): boolean {
+  for (const r of reqs) {
+    const has = labels !== undefined && Object.prototype.hasOwnProperty.call(labels, r.key);
+    const v = has ? labels![r.key] : undefined;
+    switch (r.op) {
+      case 'exists': if (!has) return false; break;
+      case '!exists': if (has) return false; break;
+      case '=': if (v !== r.values[0]) return false; break;
+      case '!=': if (has && v === r.values[0]) return false; break;
+      case 'in': if (!has || !r.values.includes(v!)) return false; break;
+      case 'notin': if (has && r.values.includes(v!)) return false; break;
+    }
+  }
+  return true;
+}
+
+/** Parses `a=b,c!=d` (or an equality map). Throws on malformed terms. */
+export function parseFieldSelector(sel: string | Record<string, string> | undefined): FieldRequirement[] {
+  if (!sel) return [];
+  if (typeof sel !== 'string') return Object.keys(sel).sort().map((field) => ({ field, op: '=' as const, value: sel[field] }));
+  return splitTopLevel(sel).map((term) => {
+    const m = term.match(/^([^\s!=]+)\s*(==|=|!=)\s*(.*)$/);
+    if (!m) throw new Error(`kubeforge/runtime: invalid field selector term "${term}" in "${sel}" (expected field=value or field!=value)`);
+    return { field: m[1], op: m[2] === '!=' ? ('!=' as const) : ('=' as const), value: m[3].trim() };
+  });
+}
+
+/** Serialises a selector for the API server's query string. */
+export function selectorString(sel: string | Record<string, string> | undefined): string | undefined {
+  if (!sel) return undefined;
+  if (typeof sel === 'string') return sel;
+  return Object.keys(sel).sort().map((k) => `${k}=${sel[k]}`).join(',');
+}

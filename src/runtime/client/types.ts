@@ -1,0 +1,143 @@
+/**
+ * Type resolution: turns a type handle (generated class with static gvk/plural/namespaced, a
+ * client-node model class, a `{ apiVersion, kind }` descriptor, or an object) into the REST
+ * coordinates the client and cache need.
+ */
+import * as k8s from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { GroupVersionKind, ObjectType, ResourceInfo, TypeDescriptor, TypeRef } from '../contracts.js';
+
+type Row = [cls: unknown, apiVersion: string, kind: string, plural: string, namespaced: boolean];
+
+// The client-node models kubeforge knows without asking the API server.
+const ROWS: Row[] = [
+  [k8s.V1Pod, 'v1', 'Pod', 'pods', true],
+  [k8s.V1Service, 'v1', 'Service', 'services', true],
+  [k8s.V1ConfigMap, 'v1', 'ConfigMap', 'configmaps', true],
+  [k8s.V1Secret, 'v1', 'Secret', 'secrets', true],
+  [k8s.V1ServiceAccount, 'v1', 'ServiceAccount', 'serviceaccounts', true],
+  [k8s.V1Namespace, 'v1', 'Namespace', 'namespaces', false],
+  [k8s.V1Node, 'v1', 'Node', 'nodes', false],
+  [k8s.V1PersistentVolumeClaim, 'v1', 'PersistentVolumeClaim', 'persistentvolumeclaims', true],
+  [k8s.V1PersistentVolume, 'v1', 'PersistentVolume', 'persistentvolumes', false],
+  [k8s.V1Endpoints, 'v1', 'Endpoints', 'endpoints', true],
+  [k8s.CoreV1Event, 'v1', 'Event', 'events', true],
+  [k8s.V1LimitRange, 'v1', 'LimitRange', 'limitranges', true],
+  [k8s.V1ResourceQuota, 'v1', 'ResourceQuota', 'resourcequotas', true],
+  [k8s.V1ReplicationController, 'v1', 'ReplicationController', 'replicationcontrollers', true],
+  [k8s.V1Deployment, 'apps/v1', 'Deployment', 'deployments', true],
+  [k8s.V1StatefulSet, 'apps/v1', 'StatefulSet', 'statefulsets', true],
+  [k8s.V1DaemonSet, 'apps/v1', 'DaemonSet', 'daemonsets', true],
+  [k8s.V1ReplicaSet, 'apps/v1', 'ReplicaSet', 'replicasets', true],
+  [k8s.V1ControllerRevision, 'apps/v1', 'ControllerRevision', 'controllerrevisions', true],
+  [k8s.V1Job, 'batch/v1', 'Job', 'jobs', true],
+  [k8s.V1CronJob, 'batch/v1', 'CronJob', 'cronjobs', true],
+  [k8s.V1Ingress, 'networking.k8s.io/v1', 'Ingress', 'ingresses', true],
+  [k8s.V1IngressClass, 'networking.k8s.io/v1', 'IngressClass', 'ingressclasses', false],
+  [k8s.V1NetworkPolicy, 'networking.k8s.io/v1', 'NetworkPolicy', 'networkpolicies', true],
+  [k8s.V1EndpointSlice, 'discovery.k8s.io/v1', 'EndpointSlice', 'endpointslices', true],
+  [k8s.V1Role, 'rbac.authorization.k8s.io/v1', 'Role', 'roles', true],
+  [k8s.V1RoleBinding, 'rbac.authorization.k8s.io/v1', 'RoleBinding', 'rolebindings', true],
+  [k8s.V1ClusterRole, 'rbac.authorization.k8s.io/v1', 'ClusterRole', 'clusterroles', false],
+  [k8s.V1ClusterRoleBinding, 'rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'clusterrolebindings', false],
+  [k8s.V1Lease, 'coordination.k8s.io/v1', 'Lease', 'leases', true],
+  [k8s.EventsV1Event, 'events.k8s.io/v1', 'Event', 'events', true],
+  [k8s.V1PodDisruptionBudget, 'policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets', true],
+  [k8s.V2HorizontalPodAutoscaler, 'autoscaling/v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', true],
+  [k8s.V1StorageClass, 'storage.k8s.io/v1', 'StorageClass', 'storageclasses', false],
+  [k8s.V1CustomResourceDefinition, 'apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'customresourcedefinitions', false],
+  [k8s.V1MutatingWebhookConfiguration, 'admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', false],
+  [k8s.V1ValidatingWebhookConfiguration, 'admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', false],
+];
+
+function info(apiVersion: string, kind: string, plural: string, namespaced: boolean): ResourceInfo {
+  const { group, version } = splitAPIVersion(apiVersion);
+  return Object.freeze({ group, version, kind, apiVersion, plural, namespaced });
+}
+
+const BY_CLASS = new Map<unknown, ResourceInfo>();
+const BY_GVK = new Map<string, ResourceInfo>();
+for (const [cls, apiVersion, kind, plural, namespaced] of ROWS) {
+  const i = info(apiVersion, kind, plural, namespaced);
+  BY_CLASS.set(cls, i);
+  BY_GVK.set(`${apiVersion}/${kind}`, i);
+}
+
+/** Splits `apps/v1` into group `apps`, version `v1` (`v1` is the core group ''). */
+export function splitAPIVersion(apiVersion: string): { group: string; version: string } {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}
+
+/** `apps/v1` from a GVK (`v1` for the core group). */
+export function apiVersionOf(gvk: Pick<GroupVersionKind, 'group' | 'version'>): string {
+  return gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version;
+}
+
+/**
+ * Registers (or overrides) the REST information of a kind so that it resolves without discovery,
+ * e.g. for a class that carries no statics. Process-wide, like a Go scheme registration.
+ */
+export function registerType(type: ObjectType | undefined, resource: { apiVersion: string; kind: string; plural: string; namespaced: boolean }): void {
+  const i = info(resource.apiVersion, resource.kind, resource.plural, resource.namespaced);
+  if (type) BY_CLASS.set(type, i);
+  BY_GVK.set(`${resource.apiVersion}/${resource.kind}`, i);
+}
+
+/** Resolves without network: returns undefined when discovery is needed. Throws on unusable handles. */
+export function resolveStatic(ref: TypeRef | KubernetesObject): ResourceInfo | { apiVersion: string; kind: string } {
+  if (typeof ref === 'function') {
+    const known = BY_CLASS.get(ref);
+    if (known) return known;
+    const t = ref as ObjectType;
+    if (t.gvk) {
+      const apiVersion = apiVersionOf(t.gvk);
+      if (t.plural && t.namespaced !== undefined) {
+        const i = info(apiVersion, t.gvk.kind, t.plural, t.namespaced);
+        BY_CLASS.set(ref, i);
+        return i;
+      }
+      return BY_GVK.get(`${apiVersion}/${t.gvk.kind}`) ?? { apiVersion, kind: t.gvk.kind };
+    }
+    throw new Error(
+      `kubeforge/runtime: cannot tell the Kubernetes kind of class ${t.name || '(anonymous)'}: ` +
+        'give it `static readonly gvk`, `plural` and `namespaced` (kubeforge create api does), call registerType(), ' +
+        "or pass a descriptor such as { apiVersion: 'example.com/v1', kind: 'Widget' }",
+    );
+  }
+  const d = ref as TypeDescriptor & KubernetesObject;
+  if (!d || typeof d !== 'object') throw new Error(`kubeforge/runtime: expected a type or object, got ${String(ref)}`);
+  if (!d.apiVersion || !d.kind) {
+    // An object built from a class without apiVersion/kind: use its constructor.
+    const ctor = (d as object).constructor;
+    if (ctor && ctor !== Object) return resolveStatic(ctor as ObjectType);
+    throw new Error(
+      `kubeforge/runtime: object ${d.metadata?.name ? `"${d.metadata.name}" ` : ''}has no apiVersion/kind; set them (e.g. apiVersion: 'apps/v1', kind: 'Deployment')`,
+    );
+  }
+  const known = BY_GVK.get(`${d.apiVersion}/${d.kind}`);
+  if (known) return known;
+  if (typeof d.plural === 'string' && typeof d.namespaced === 'boolean') return info(d.apiVersion, d.kind, d.plural, d.namespaced);
+  return { apiVersion: d.apiVersion, kind: d.kind };
+}
+
+/** True when `resolveStatic` produced a full ResourceInfo. */
+export function isResolved(x: ResourceInfo | { apiVersion: string; kind: string }): x is ResourceInfo {
+  return typeof (x as ResourceInfo).plural === 'string';
+}
+
+/** Adds apiVersion/kind to an object that lacks them (objects from model constructors). */
+export function withTypeMeta<T extends KubernetesObject>(obj: T, r: ResourceInfo): T {
+  if (obj.apiVersion && obj.kind) return obj;
+  return { ...obj, apiVersion: r.apiVersion, kind: r.kind };
+}
+
+/** The URL path of a collection or object: /api/v1/namespaces/ns/pods[/name][/sub]. */
+export function resourcePath(r: ResourceInfo, namespace: string | undefined, name?: string, subresource?: string): string {
+  let p = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
+  if (r.namespaced && namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
+  p += `/${r.plural}`;
+  if (name !== undefined) p += `/${encodeURIComponent(name)}`;
+  if (subresource) p += `/${subresource}`;
+  return p;
+}
