@@ -1,2 +1,14 @@
-// kubeforge/testing (issue 4).
-export {};
+/**
+ * kubeforge/testing: a real kube-apiserver + etcd for tests (envtest for TypeScript).
+ *
+ * ```ts
+ * const env = new TestEnvironment({ crdDirectoryPaths: ['config/crd/bases'] });
+ * const config = await env.start();
+ * try { ... } finally { await env.stop(); }
+ * ```
+ */
+export { TestEnvironment, TestEnvironmentError } from './environment.js';
+export type { TestEnvironmentOptions, TestUser } from './environment.js';
+export { installCRDs, uninstallCRDs, readCRDFiles, parseCRDFile, CRDInstallError } from './crds.js';
+export type { CRDObject, CRDInstallOptions } from './crds.js';
+export { runningControlPlanePids } from './process.js';

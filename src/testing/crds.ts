@@ -1,0 +1,249 @@
+/**
+ * Loading CustomResourceDefinitions from YAML/JSON files and installing them into an API server,
+ * waiting until each one is Established and served by discovery (envtest's InstallCRDs).
+ */
+import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { join, extname, resolve } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { RestClient, RestError } from '../runtime/util/rest.js';
+
+/** A CRD as plain JSON (apiextensions.k8s.io/v1 or v1beta1). */
+export interface CRDObject {
+  apiVersion: string;
+  kind: 'CustomResourceDefinition' | string;
+  metadata: { name: string; [k: string]: unknown };
+  spec: {
+    group: string;
+    names: { plural: string; kind: string; [k: string]: unknown };
+    versions?: Array<{ name: string; served: boolean; storage?: boolean; [k: string]: unknown }>;
+    version?: string;
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+}
+
+/** Options of {@link installCRDs}. */
+export interface CRDInstallOptions {
+  /** Files or folders (read non-recursively: *.yaml, *.yml, *.json) holding CRDs. */
+  paths?: string[];
+  /** CRD objects given directly. */
+  crds?: CRDObject[];
+  /** Fail when a path does not exist (default false: missing paths are skipped). */
+  errorIfPathMissing?: boolean;
+  /** How long to wait for all CRDs to be established and served, in ms (default 30 s). */
+  timeoutMs?: number;
+}
+
+/** A failure while reading or installing CRDs; `file`/`line` locate bad input when known. */
+export class CRDInstallError extends Error {
+  readonly file?: string;
+  readonly line?: number;
+  constructor(message: string, loc: { file?: string; line?: number } = {}) {
+    super(loc.file ? `${loc.file}${loc.line ? `:${loc.line}` : ''}: ${message}` : message);
+    this.name = 'CRDInstallError';
+    this.file = loc.file;
+    this.line = loc.line;
+  }
+}
+
+const CRD_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+
+/**
+ * Reads every CRD document from the given files and folders, in sorted file order.
+ * Documents of other kinds are skipped. Throws CRDInstallError (with file and line) on a YAML
+ * syntax error, a CRD without metadata.name / spec.group / spec.names.plural, or (with
+ * `errorIfPathMissing`) a missing path.
+ */
+export function readCRDFiles(paths: string[], errorIfPathMissing = false): CRDObject[] {
+  const out: CRDObject[] = [];
+  for (const p of paths) {
+    const abs = resolve(p);
+    if (!existsSync(abs)) {
+      if (errorIfPathMissing) {
+        throw new CRDInstallError(`CRD path does not exist (fix the path, or set errorIfCRDPathMissing: false to skip it)`, { file: abs });
+      }
+      continue;
+    }
+    const files = statSync(abs).isDirectory()
+      ? readdirSync(abs)
+          .filter((n) => CRD_EXTENSIONS.has(extname(n)))
+          .sort()
+          .map((n) => join(abs, n))
+          .filter((f) => statSync(f).isFile())
+      : [abs];
+    for (const file of files) out.push(...parseCRDFile(file, readFileSync(file, 'utf8')));
+  }
+  return out;
+}
+
+/** Parses one (multi-document) YAML or JSON text and returns its CRDs. Throws CRDInstallError with file:line. */
+export function parseCRDFile(file: string, text: string): CRDObject[] {
+  const out: CRDObject[] = [];
+  const lineOf = (offset: number) => text.slice(0, offset).split('\n').length;
+  for (const doc of parseAllDocuments(text, { prettyErrors: false })) {
+    if (doc.errors.length) {
+      const e = doc.errors[0];
+      throw new CRDInstallError(`YAML syntax error: ${e.message.split('\n')[0]}`, { file, line: lineOf(e.pos[0]) });
+    }
+    const v = doc.toJS() as unknown;
+    if (v === null || v === undefined) continue;
+    const line = lineOf((doc.contents as { range?: [number, number, number] } | null)?.range?.[0] ?? doc.range?.[0] ?? 0);
+    if (typeof v !== 'object' || Array.isArray(v)) {
+      throw new CRDInstallError('expected a Kubernetes object (a mapping with apiVersion and kind)', { file, line });
+    }
+    const o = v as Record<string, any>;
+    if (o.kind === 'List' && Array.isArray(o.items)) {
+      for (const item of o.items) if (item?.kind === 'CustomResourceDefinition') out.push(checkCRD(item, file, line));
+      continue;
+    }
+    if (o.kind !== 'CustomResourceDefinition') continue;
+    out.push(checkCRD(o, file, line));
+  }
+  return out;
+}
+
+function checkCRD(o: Record<string, any>, file: string | undefined, line: number | undefined): CRDObject {
+  const where = { file, line };
+  if (typeof o.apiVersion !== 'string' || !o.apiVersion.startsWith('apiextensions.k8s.io/')) {
+    throw new CRDInstallError(`CustomResourceDefinition has apiVersion ${JSON.stringify(o.apiVersion)}; expected apiextensions.k8s.io/v1`, where);
+  }
+  if (!o.metadata?.name) throw new CRDInstallError('CustomResourceDefinition without metadata.name', where);
+  if (!o.spec?.group) throw new CRDInstallError(`CustomResourceDefinition ${o.metadata.name} has no spec.group`, where);
+  if (!o.spec?.names?.plural) throw new CRDInstallError(`CustomResourceDefinition ${o.metadata.name} has no spec.names.plural`, where);
+  return o as CRDObject;
+}
+
+function crdPath(crd: CRDObject, name?: string): string {
+  const version = crd.apiVersion.split('/')[1] ?? 'v1';
+  return `/apis/apiextensions.k8s.io/${version}/customresourcedefinitions${name ? `/${encodeURIComponent(name)}` : ''}`;
+}
+
+function servedVersions(crd: CRDObject): string[] {
+  if (crd.spec.versions?.length) return crd.spec.versions.filter((v) => v.served !== false).map((v) => v.name);
+  return crd.spec.version ? [crd.spec.version] : [];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Creates (or replaces, when one of that name exists) every CRD from `options`, then waits until
+ * each is Established and its resources are listed by discovery. Resolves with the CRDs installed.
+ * Rejects with CRDInstallError on bad input, on an API error (the server's message included), or
+ * when the CRDs are not established within `timeoutMs`.
+ */
+export async function installCRDs(config: KubeConfig, options: CRDInstallOptions): Promise<CRDObject[]> {
+  const crds = [...(options.crds ?? []).map((c) => checkCRD(c as any, undefined, undefined)), ...readCRDFiles(options.paths ?? [], options.errorIfPathMissing)];
+  if (crds.length === 0) return [];
+  const rest = new RestClient(config);
+  try {
+    for (const crd of crds) {
+      const body = JSON.parse(JSON.stringify(crd));
+      delete body.status;
+      try {
+        await rest.request('POST', crdPath(crd), { body });
+      } catch (e) {
+        if (!(e instanceof RestError) || e.status !== 409) throw wrapApiError(crd, e);
+        // Already there (an earlier run or a shared cluster): replace it with this definition.
+        for (let attempt = 0; ; attempt++) {
+          const existing = await rest.get(crdPath(crd, crd.metadata.name));
+          body.metadata = { ...body.metadata, resourceVersion: existing.metadata.resourceVersion };
+          try {
+            await rest.request('PUT', crdPath(crd, crd.metadata.name), { body });
+            break;
+          } catch (e2) {
+            if (e2 instanceof RestError && e2.status === 409 && attempt < 5) continue;
+            throw wrapApiError(crd, e2);
+          }
+        }
+      }
+    }
+    await waitForCRDs(rest, crds, options.timeoutMs ?? 30_000);
+    return crds;
+  } finally {
+    rest.close();
+  }
+}
+
+function wrapApiError(crd: CRDObject, e: unknown): Error {
+  const msg = e instanceof Error ? e.message : String(e);
+  return new CRDInstallError(`installing CustomResourceDefinition ${crd.metadata.name} failed: ${msg}`);
+}
+
+async function waitForCRDs(rest: RestClient, crds: CRDObject[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const pending = new Set(crds);
+  let last = '';
+  while (pending.size > 0) {
+    for (const crd of [...pending]) {
+      try {
+        const live = await rest.get(crdPath(crd, crd.metadata.name));
+        const conds: Array<{ type: string; status: string; message?: string }> = live.status?.conditions ?? [];
+        const established = conds.some((c) => c.type === 'Established' && c.status === 'True');
+        const names = conds.find((c) => c.type === 'NamesAccepted');
+        if (names && names.status === 'False') {
+          throw new CRDInstallError(`CustomResourceDefinition ${crd.metadata.name}: names not accepted: ${names.message ?? ''}`);
+        }
+        if (!established) {
+          last = `${crd.metadata.name} not yet Established`;
+          continue;
+        }
+        let served = true;
+        for (const v of servedVersions(crd)) {
+          try {
+            const list = await rest.get(`/apis/${crd.spec.group}/${v}`);
+            if (!list.resources?.some((r: { name: string }) => r.name === crd.spec.names.plural)) served = false;
+          } catch {
+            served = false;
+          }
+          if (!served) {
+            last = `${crd.spec.names.plural}.${crd.spec.group}/${v} not yet in discovery`;
+            break;
+          }
+        }
+        if (served) pending.delete(crd);
+      } catch (e) {
+        if (e instanceof CRDInstallError) throw e;
+        last = e instanceof Error ? e.message : String(e);
+      }
+    }
+    if (pending.size === 0) break;
+    if (Date.now() > deadline) {
+      throw new CRDInstallError(`CRDs not established within ${timeoutMs} ms: ${[...pending].map((c) => c.metadata.name).join(', ')} (${last})`);
+    }
+    await sleep(50);
+  }
+}
+
+/**
+ * Deletes the given CRDs and waits until they are gone. A CRD already absent is not an error.
+ * Rejects with CRDInstallError on other API errors or after `timeoutMs` (default 30 s).
+ */
+export async function uninstallCRDs(config: KubeConfig, options: CRDInstallOptions): Promise<void> {
+  const crds = [...(options.crds ?? []), ...readCRDFiles(options.paths ?? [], options.errorIfPathMissing)];
+  const rest = new RestClient(config);
+  try {
+    for (const crd of crds) {
+      try {
+        await rest.request('DELETE', crdPath(crd, crd.metadata.name));
+      } catch (e) {
+        if (!(e instanceof RestError && e.status === 404)) throw wrapApiError(crd, e);
+      }
+    }
+    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+    for (const crd of crds) {
+      for (;;) {
+        try {
+          await rest.get(crdPath(crd, crd.metadata.name));
+        } catch (e) {
+          if (e instanceof RestError && e.status === 404) break;
+          throw wrapApiError(crd, e);
+        }
+        if (Date.now() > deadline) throw new CRDInstallError(`CustomResourceDefinition ${crd.metadata.name} still present after deletion`);
+        await sleep(50);
+      }
+    }
+  } finally {
+    rest.close();
+  }
+}
