@@ -2,4 +2,33 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 
-export function registerManifests(_program: Command, _ctx: CliContext): void {}
+export function registerManifests(program: Command, ctx: CliContext): void {
+  program
+    .command('manifests')
+    .description('generate CRD, RBAC and webhook manifests from the decorator markers (like controller-gen)')
+    .option('--check', 'write nothing; exit 1 and list the files that would change (for CI drift checks)')
+    .option('--dry-run', 'print the plan (CREATE / UPDATE / DELETE) and write nothing')
+    .option('--paths <paths...>', 'limit the analysis to these files or folders (stale files are then kept)')
+    .option('--project <dir>', 'project folder (holds tsconfig.json)', '.')
+    .option('--tsconfig <file>', 'tsconfig to load (default: <project>/tsconfig.json)')
+    .option('--generator-version <version>', 'value of the generator-version annotation (default: env KUBEFORGE_GENERATOR_VERSION, else the kubeforge version)')
+    .option('--no-cache', 'always analyse, even when no input changed since the last run')
+    .addHelpText(
+      'after',
+      `
+Writes config/crd/bases/<group>_<plural>.yaml (one CRD per group-kind), config/rbac/role.yaml
+and config/webhook/manifests.yaml. Every file starts with a "Code generated" header; files it
+produced before and no longer produces are removed. Nothing is written when any error is found.
+
+Examples:
+  $ kubeforge manifests
+  $ kubeforge manifests --check            # CI: exit 1 when the committed manifests are stale
+  $ kubeforge manifests --dry-run          # show what would change
+  $ kubeforge manifests --paths src/api/v1 # analyse one API version only
+  $ kubeforge manifests --project ../guestbook`,
+    )
+    .action(async (opts: { check?: boolean; dryRun?: boolean; paths?: string[]; project?: string; tsconfig?: string; generatorVersion?: string; cache?: boolean }) => {
+      const { manifestsCommand } = await import('../../manifests/generate.js');
+      await manifestsCommand(opts, ctx);
+    });
+}

@@ -1,0 +1,302 @@
+/**
+ * The no-change fast path of `kubeforge manifests`.
+ *
+ * After a successful run we record a hash of every input and of every output we wrote. The next
+ * run re-hashes them *without loading ts-morph*; when nothing differs it stops there.
+ *
+ * Inputs are: every TypeScript file the project's tsconfig (and the tsconfigs it extends) could
+ * include, found by walking the folders named by `include` / `files` (node_modules, dot folders
+ * and outDir skipped); every other file the last analysis read (imports from outside those
+ * folders); the tsconfig chain and package.json; the versions of kubeforge and of
+ * `@kubernetes/client-node`; the flags that change the output. A new file in a scanned folder,
+ * a deleted file, or any edit invalidates the cache. Walking over-approximates the tsconfig's
+ * globs on purpose: an extra file only costs a re-run, a missed one would be wrong.
+ *
+ * Outputs: the managed files on disk (those carrying our header) must be exactly the set
+ * recorded, with the recorded contents.
+ *
+ * The record lives in `node_modules/.cache/kubeforge/manifests.json` (or
+ * `.kubeforge/cache/manifests.json` when the project has no node_modules); both are git-ignored
+ * in generated projects.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { Diagnostic } from '../diagnostics/index.js';
+import { existingManagedFiles } from './writer.js';
+
+const CACHE_FORMAT = 1;
+
+export interface CacheRecord {
+  format: number;
+  /** Hash of the flags, versions and tsconfig chain. */
+  key: string;
+  /** Input file (project-relative, `/`-separated, or absolute outside the project) -> sha256. */
+  inputs: Record<string, string>;
+  /** Managed output file (project-relative) -> sha256. */
+  outputs: Record<string, string>;
+  /** Warnings of the run that wrote the record, printed again on a cache hit. */
+  warnings: Diagnostic[];
+}
+
+export interface CacheKeyParts {
+  kubeforgeVersion: string;
+  generatorVersion: string;
+  paths?: readonly string[];
+  tsconfigPath?: string;
+}
+
+export function sha256(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+export function cacheFile(projectDir: string): string {
+  return existsSync(join(projectDir, 'node_modules'))
+    ? join(projectDir, 'node_modules', '.cache', 'kubeforge', 'manifests.json')
+    : join(projectDir, '.kubeforge', 'cache', 'manifests.json');
+}
+
+// ---------------------------------------------------------------------------------------------
+// tsconfig reading (JSON with comments and trailing commas), without TypeScript.
+
+function parseJsonc(text: string): unknown {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i];
+    if (ch === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else if (ch === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+    } else if (ch === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end < 0 ? text.length : end + 2;
+    } else {
+      out += ch;
+      i++;
+    }
+  }
+  return JSON.parse(out.replace(/,(\s*[}\]])/g, '$1'));
+}
+
+interface TsconfigView {
+  /** Every tsconfig file read (the chain), absolute. */
+  chain: string[];
+  include?: string[];
+  files?: string[];
+  /** Base folder of include/files (the folder of the tsconfig that declared them). */
+  base: string;
+  outDir?: string;
+}
+
+function resolveExtends(from: string, spec: string): string | undefined {
+  const dir = dirname(from);
+  const candidates: string[] = [];
+  if (spec.startsWith('.') || isAbsolute(spec)) {
+    const p = resolve(dir, spec);
+    candidates.push(p, `${p}.json`, join(p, 'tsconfig.json'));
+  } else {
+    for (let d = dir; ; d = dirname(d)) {
+      const p = join(d, 'node_modules', spec);
+      candidates.push(p, `${p}.json`, join(p, 'tsconfig.json'));
+      if (dirname(d) === d) break;
+    }
+  }
+  return candidates.find((c) => existsSync(c) && statSync(c).isFile());
+}
+
+export function readTsconfig(tsconfigPath: string): TsconfigView {
+  const view: TsconfigView = { chain: [], base: dirname(tsconfigPath) };
+  const seen = new Set<string>();
+  let includeSet = false;
+  let filesSet = false;
+  let outDirSet = false;
+  let current: string | undefined = tsconfigPath;
+  while (current && !seen.has(current)) {
+    seen.add(current);
+    view.chain.push(current);
+    let json: { extends?: string | string[]; include?: string[]; files?: string[]; compilerOptions?: { outDir?: string } };
+    try {
+      json = parseJsonc(readFileSync(current, 'utf8')) as typeof json;
+    } catch {
+      break;
+    }
+    if (!includeSet && Array.isArray(json.include)) {
+      view.include = json.include;
+      view.base = dirname(current);
+      includeSet = true;
+    }
+    if (!filesSet && Array.isArray(json.files)) {
+      view.files = json.files.map((f) => resolve(dirname(current!), f));
+      filesSet = true;
+    }
+    if (!outDirSet && json.compilerOptions?.outDir) {
+      view.outDir = resolve(dirname(current), json.compilerOptions.outDir);
+      outDirSet = true;
+    }
+    const ext = Array.isArray(json.extends) ? json.extends[0] : json.extends;
+    current = ext ? resolveExtends(current, ext) : undefined;
+  }
+  return view;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input enumeration
+
+const SOURCE_FILE = /\.(?:ts|tsx|mts|cts)$/;
+
+function staticBase(pattern: string): string {
+  const segments = pattern.split(/[\\/]/);
+  const out: string[] = [];
+  for (const s of segments) {
+    if (/[*?[{]/.test(s)) break;
+    out.push(s);
+  }
+  return out.join('/');
+}
+
+function walk(dir: string, skip: (abs: string) => boolean, out: Set<string>): void {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    const abs = join(dir, e.name);
+    if (e.isDirectory()) {
+      if (e.name === 'node_modules' || e.name.startsWith('.') || skip(abs)) continue;
+      walk(abs, skip, out);
+    } else if ((e.isFile() || e.isSymbolicLink()) && SOURCE_FILE.test(e.name)) {
+      out.add(abs);
+    }
+  }
+}
+
+/** The source files the tsconfig could include (absolute paths, sorted). Cheap: no TypeScript. */
+export function enumerateSourceFiles(projectDir: string, tsconfigPath: string): { files: string[]; tsconfigChain: string[] } {
+  const view = readTsconfig(tsconfigPath);
+  const found = new Set<string>();
+  const skip = (abs: string) => (view.outDir !== undefined && abs === view.outDir) || abs === join(projectDir, 'config');
+  const includes = view.include ?? (view.files ? [] : ['**/*']);
+  for (const pattern of includes) {
+    const base = resolve(view.base, staticBase(pattern));
+    if (!existsSync(base)) continue;
+    if (statSync(base).isDirectory()) walk(base, skip, found);
+    else if (SOURCE_FILE.test(base)) found.add(base);
+  }
+  for (const f of view.files ?? []) if (existsSync(f)) found.add(f);
+  return { files: [...found].sort(), tsconfigChain: view.chain };
+}
+
+function displayPath(projectDir: string, abs: string): string {
+  const rel = relative(projectDir, abs);
+  return rel.startsWith('..') || isAbsolute(rel) ? abs : rel.split(sep).join('/');
+}
+
+function absolutePath(projectDir: string, p: string): string {
+  return isAbsolute(p) ? p : join(projectDir, p);
+}
+
+function hashFile(abs: string): string | undefined {
+  try {
+    return sha256(readFileSync(abs));
+  } catch {
+    return undefined;
+  }
+}
+
+function dependencyVersion(projectDir: string, name: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(projectDir, 'node_modules', name, 'package.json'), 'utf8')) as { version?: string }).version ?? '';
+  } catch {
+    return '';
+  }
+}
+
+export function cacheKey(projectDir: string, tsconfigChain: readonly string[], parts: CacheKeyParts): string {
+  const h = createHash('sha256');
+  h.update(JSON.stringify({
+    format: CACHE_FORMAT,
+    kubeforge: parts.kubeforgeVersion,
+    generator: parts.generatorVersion,
+    paths: parts.paths ? [...parts.paths].sort() : null,
+    tsconfig: parts.tsconfigPath ?? null,
+    clientNode: dependencyVersion(projectDir, '@kubernetes/client-node'),
+  }));
+  for (const f of [...tsconfigChain, join(projectDir, 'package.json')]) {
+    h.update(`\0${f}\0`);
+    h.update(hashFile(f) ?? 'missing');
+  }
+  return h.digest('hex');
+}
+
+export function readCache(projectDir: string): CacheRecord | undefined {
+  try {
+    const rec = JSON.parse(readFileSync(cacheFile(projectDir), 'utf8')) as CacheRecord;
+    return rec.format === CACHE_FORMAT ? rec : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export type CacheCheck = { hit: true; record: CacheRecord } | { hit: false; reason: string };
+
+/** True when the inputs hash the same as at the last successful run and the outputs are as written. */
+export function checkCache(projectDir: string, tsconfigPath: string, parts: CacheKeyParts): CacheCheck {
+  const record = readCache(projectDir);
+  if (!record) return { hit: false, reason: 'no cache record' };
+  const { files, tsconfigChain } = enumerateSourceFiles(projectDir, tsconfigPath);
+  if (record.key !== cacheKey(projectDir, tsconfigChain, parts)) return { hit: false, reason: 'flags, versions or tsconfig changed' };
+  const current = new Set(files.map((f) => displayPath(projectDir, f)));
+  // Files the last analysis read from outside the scanned folders stay inputs.
+  for (const p of Object.keys(record.inputs)) current.add(p);
+  if (current.size !== Object.keys(record.inputs).length) return { hit: false, reason: 'source files added' };
+  for (const [p, hash] of Object.entries(record.inputs)) {
+    if (hashFile(absolutePath(projectDir, p)) !== hash) return { hit: false, reason: `input changed: ${p}` };
+  }
+  const managed = existingManagedFiles(projectDir);
+  const recorded = Object.keys(record.outputs).sort();
+  if (managed.length !== recorded.length || managed.some((m, i) => m !== recorded[i])) return { hit: false, reason: 'managed files added or removed' };
+  for (const [p, hash] of Object.entries(record.outputs)) {
+    if (hashFile(join(projectDir, p)) !== hash) return { hit: false, reason: `output changed: ${p}` };
+  }
+  return { hit: true, record };
+}
+
+/** Records a successful run: `analysisInputs` are the files the analysis read (absolute). */
+export function writeCache(
+  projectDir: string,
+  tsconfigPath: string,
+  parts: CacheKeyParts,
+  analysisInputs: readonly string[],
+  outputs: Readonly<Record<string, string>>,
+  warnings: Diagnostic[],
+): void {
+  const { files, tsconfigChain } = enumerateSourceFiles(projectDir, tsconfigPath);
+  const inputs: Record<string, string> = {};
+  for (const abs of [...files, ...analysisInputs.map((f) => absolutePath(projectDir, f))]) {
+    if (abs.split(sep).includes('node_modules')) continue;
+    const hash = hashFile(abs);
+    if (hash !== undefined) inputs[displayPath(projectDir, abs)] = hash;
+  }
+  const record: CacheRecord = {
+    format: CACHE_FORMAT,
+    key: cacheKey(projectDir, tsconfigChain, parts),
+    inputs: Object.fromEntries(Object.entries(inputs).sort(([a], [b]) => (a < b ? -1 : 1))),
+    outputs: Object.fromEntries(Object.entries(outputs).map(([p, c]) => [p, sha256(c)]).sort(([a], [b]) => (a < b ? -1 : 1))),
+    warnings,
+  };
+  const file = cacheFile(projectDir);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(record, null, 1)}\n`);
+    renameSync(tmp, file);
+  } catch {
+    // A cache that cannot be written only costs speed.
+  }
+}

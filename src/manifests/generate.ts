@@ -1,0 +1,201 @@
+/**
+ * `kubeforge manifests`: analysis -> objects -> YAML -> plan -> (check | dry run | write).
+ *
+ * Order of work, so that a failing run leaves the disk as it was:
+ *   1. no-change fast path (hashes only; ts-morph is not loaded);
+ *   2. analysis (part of the project's TypeScript, through ts-morph, loaded lazily here);
+ *   3. every output computed in memory (CRDs, role.yaml, webhook manifests) and validated;
+ *   4. on any error diagnostic: throw them all, nothing written;
+ *   5. plan against the disk; `--check` / `--dry-run` stop there; otherwise write once.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { type Diagnostic, DiagnosticError, error, formatDiagnostics, hasErrors } from '../diagnostics/index.js';
+import { packageVersion } from '../util/package-root.js';
+import { type CacheKeyParts, checkCache, writeCache } from './cache.js';
+import { ARGUMENT_SHAPE_CODE, type MarkerUse } from './markeruse.js';
+import { generateRbac } from './rbac.js';
+import { generateWebhooks } from './webhook.js';
+import { type Change, CRD_DIR, type OutputFile, RBAC_FILE, WEBHOOK_FILE, applyChanges, formatPlan, planChanges, withHeader } from './writer.js';
+import { toYamlDocument, toYamlDocuments } from './yaml.js';
+
+/** What the analysis (src/manifests/analyze.ts) returns; repeated here so this module does not load it eagerly. */
+export interface AnalysisResult {
+  crds: Record<string, unknown>[];
+  rbac: MarkerUse[];
+  webhooks: MarkerUse[];
+  webhookConfigurations: MarkerUse[];
+  diagnostics: Diagnostic[];
+  inputFiles: string[];
+}
+
+export interface AnalyzeOptions {
+  projectDir: string;
+  tsconfigPath?: string;
+  paths?: string[];
+  generatorVersion?: string;
+}
+
+export type Analyzer = (options: AnalyzeOptions) => Promise<AnalysisResult>;
+
+export interface ManifestsOptions {
+  projectDir: string;
+  tsconfigPath?: string;
+  /** Limit the analysis to these files or folders (absolute); stale files are then kept. */
+  paths?: string[];
+  generatorVersion?: string;
+  /** Write nothing; report the plan. */
+  check?: boolean;
+  dryRun?: boolean;
+  /** Skip the no-change fast path (always analyse). */
+  noCache?: boolean;
+}
+
+export interface ManifestsRun {
+  changes: Change[];
+  /** Warnings (errors are thrown). */
+  warnings: Diagnostic[];
+  /** True when the no-change fast path answered. */
+  cached: boolean;
+  /** Why the fast path did not answer. */
+  cacheMiss?: string;
+  written: boolean;
+}
+
+/** Loads the real analysis lazily: ts-morph is only imported when the fast path misses. */
+async function defaultAnalyzer(options: AnalyzeOptions): Promise<AnalysisResult> {
+  const specifier = './analyze.js';
+  const mod = (await import(specifier)) as { analyzeProject: Analyzer };
+  return mod.analyzeProject(options);
+}
+
+/** Turns an analysis into the managed files, with the diagnostics of the RBAC and webhook generators. */
+export function buildOutputs(analysis: AnalysisResult): { outputs: OutputFile[]; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const outputs: OutputFile[] = [];
+  const byPath = new Map<string, string>();
+  for (const crd of analysis.crds) {
+    const spec = (crd.spec ?? {}) as { group?: string; names?: { plural?: string; kind?: string } };
+    const path = `${CRD_DIR}/${spec.group}_${spec.names?.plural}.yaml`;
+    const name = `${spec.names?.kind ?? '?'} (${spec.group})`;
+    const previous = byPath.get(path);
+    if (previous !== undefined) {
+      diagnostics.push(error('KF4002', `two CustomResourceDefinitions would be written to ${path}: ${previous} and ${name}`, { hint: 'give the Kinds different plural names with @Resource({ path })' }));
+      continue;
+    }
+    byPath.set(path, name);
+    outputs.push({ path, content: withHeader(toYamlDocument(crd)) });
+  }
+  const rbac = generateRbac(analysis.rbac);
+  diagnostics.push(...rbac.diagnostics);
+  outputs.push({ path: RBAC_FILE, content: withHeader(toYamlDocuments(rbac.objects)) });
+  const webhooks = generateWebhooks([...analysis.webhooks, ...analysis.webhookConfigurations]);
+  diagnostics.push(...webhooks.diagnostics);
+  if (webhooks.objects.length > 0) outputs.push({ path: WEBHOOK_FILE, content: withHeader(toYamlDocuments(webhooks.objects)) });
+  outputs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { outputs, diagnostics };
+}
+
+/** Our argument-shape reports are dropped where the analysis already reported an error for the same marker. */
+function mergeDiagnostics(analysis: readonly Diagnostic[], ours: readonly Diagnostic[]): Diagnostic[] {
+  const reported = new Set(analysis.filter((d) => d.severity === 'error').map((d) => `${d.file}:${d.line}`));
+  return [...analysis, ...ours.filter((d) => !(d.code === ARGUMENT_SHAPE_CODE && reported.has(`${d.file}:${d.line}`)))];
+}
+
+export function resolveGeneratorVersion(flag?: string): string {
+  return flag || process.env.KUBEFORGE_GENERATOR_VERSION || packageVersion();
+}
+
+/** Runs the whole pipeline. Throws DiagnosticError (nothing written) when any error is found. */
+export async function runManifests(options: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer): Promise<ManifestsRun> {
+  const projectDir = resolve(options.projectDir);
+  if (!existsSync(projectDir) || !statSync(projectDir).isDirectory()) {
+    throw new DiagnosticError(error('KF4003', `project folder ${projectDir} does not exist`, { hint: 'pass the folder holding tsconfig.json with --project' }));
+  }
+  const tsconfigPath = options.tsconfigPath ? resolve(projectDir, options.tsconfigPath) : resolve(projectDir, 'tsconfig.json');
+  if (!existsSync(tsconfigPath)) {
+    throw new DiagnosticError(error('KF4004', `no tsconfig.json in ${projectDir}`, { file: tsconfigPath, hint: 'run kubeforge manifests from the project root, or pass --project <dir>' }));
+  }
+  const generatorVersion = resolveGeneratorVersion(options.generatorVersion);
+  const paths = options.paths?.map((p) => (isAbsolute(p) ? p : resolve(projectDir, p)));
+  const keyParts: CacheKeyParts = {
+    kubeforgeVersion: packageVersion(),
+    generatorVersion,
+    paths,
+    tsconfigPath: options.tsconfigPath ? tsconfigPath : undefined,
+  };
+
+  let cacheMiss: string | undefined = 'disabled';
+  if (!options.noCache) {
+    const check = checkCache(projectDir, tsconfigPath, keyParts);
+    if (check.hit) return { changes: [], warnings: check.record.warnings, cached: true, written: false };
+    cacheMiss = check.reason;
+  }
+
+  const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion });
+  const built = buildOutputs(analysis);
+  const diagnostics = mergeDiagnostics(analysis.diagnostics, built.diagnostics);
+  if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
+  const warnings = diagnostics.filter((d) => d.severity !== 'error');
+
+  const changes = planChanges(projectDir, built.outputs, { removeStale: paths === undefined });
+  if (options.check || options.dryRun) return { changes, warnings, cached: false, cacheMiss, written: false };
+  applyChanges(projectDir, changes);
+  writeCache(projectDir, tsconfigPath, keyParts, analysis.inputFiles, Object.fromEntries(built.outputs.map((o) => [o.path, o.content])), warnings);
+  return { changes, warnings, cached: false, cacheMiss, written: true };
+}
+
+/** What the CLI hands to the command (kept structural so this module does not import src/cli). */
+export interface CommandIo {
+  cwd: string;
+  color: boolean;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+export interface ManifestsFlags {
+  check?: boolean;
+  dryRun?: boolean;
+  paths?: string[];
+  project?: string;
+  tsconfig?: string;
+  generatorVersion?: string;
+  cache?: boolean;
+}
+
+/** The `kubeforge manifests` action: prints the plan, throws DiagnosticError to exit 1. */
+export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, analyzer?: Analyzer): Promise<void> {
+  const projectDir = resolve(io.cwd, flags.project ?? '.');
+  const run = await runManifests(
+    {
+      projectDir,
+      tsconfigPath: flags.tsconfig ? resolve(io.cwd, flags.tsconfig) : undefined,
+      paths: flags.paths?.map((p) => resolve(io.cwd, p)),
+      generatorVersion: flags.generatorVersion,
+      check: flags.check,
+      dryRun: flags.dryRun,
+      noCache: flags.cache === false,
+    },
+    analyzer,
+  );
+  if (run.warnings.length > 0) io.err(formatDiagnostics(run.warnings, { color: io.color, cwd: io.cwd }));
+  const plan = formatPlan(run.changes);
+  if (flags.check) {
+    if (run.changes.length === 0) {
+      io.out('manifests are up to date\n');
+      return;
+    }
+    io.out(plan);
+    const n = run.changes.length;
+    throw new DiagnosticError(
+      error('KF4001', `${n} generated manifest file${n === 1 ? ' is' : 's are'} out of date`, {
+        hint: 'run `kubeforge manifests` (npm run manifests) and commit the result',
+      }),
+    );
+  }
+  if (run.changes.length === 0) {
+    io.out(flags.dryRun ? 'nothing to do: manifests are up to date\n' : 'manifests are up to date\n');
+    return;
+  }
+  io.out(plan);
+}

@@ -1,0 +1,520 @@
+/**
+ * Deterministic YAML writer that lays out plain JSON-like data exactly as controller-gen does.
+ *
+ * controller-gen marshals a Go object to JSON, reads the JSON back as a YAML 1.1 map
+ * (sigs.k8s.io/yaml) and emits it with go-yaml v2. The visible consequences, which this module
+ * reproduces so our files are byte-identical to controller-gen's for the same object:
+ *
+ * - every mapping's keys are sorted with go-yaml's "natural" order (letters before other
+ *   characters, digit runs compared as numbers);
+ * - block style, two-space indentation, sequences inside mappings are not indented
+ *   (`versions:\n- name: v1`), empty collections are written `{}` / `[]`;
+ * - multi-line strings are literal blocks (`|-`, `|`, `|+`); long plain strings are folded at
+ *   the first space after column 80 (go-yaml breaks *after* crossing the width, not before);
+ * - strings that would read back as another YAML 1.1 type (`""`, `true`, `yes`, `1.0`, `0x1F`,
+ *   `2006-01-02`...) are double-quoted; strings that cannot be plain (`*`, `: x`...) are
+ *   single-quoted;
+ * - integers print as integers, other numbers in Go's shortest `%g` form.
+ *
+ * The npm `yaml` package is used to read YAML (tests, conformance); it cannot write this layout
+ * (it folds before the width and chooses different quoting), so the emitter is our own.
+ */
+
+const BEST_WIDTH = 80;
+const INDENT = 2;
+
+/** Serialises one document: `---\n` then the value, LF line ends, trailing newline. */
+export function toYamlDocument(value: unknown): string {
+  const e = new Emitter();
+  e.raw('---');
+  e.node(value, -1, 'root');
+  e.finish();
+  return e.out.join('');
+}
+
+/** Serialises several documents one after the other, each starting with `---`. */
+export function toYamlDocuments(values: readonly unknown[]): string {
+  return values.map(toYamlDocument).join('');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Key order
+
+function isLetter(ch: string): boolean {
+  return /\p{L}/u.test(ch);
+}
+function isDigit(ch: string): boolean {
+  return /\p{Nd}/u.test(ch);
+}
+
+/** go-yaml v2's map key order for string keys (sorter.go keyList.Less). */
+export function goYamlKeyLess(a: string, b: string): boolean {
+  const ar = Array.from(a);
+  const br = Array.from(b);
+  for (let i = 0; i < ar.length && i < br.length; i++) {
+    if (ar[i] === br[i]) continue;
+    const al = isLetter(ar[i]);
+    const bl = isLetter(br[i]);
+    if (al && bl) return ar[i] < br[i];
+    if (al || bl) return bl;
+    let an = 0;
+    let bn = 0;
+    if (ar[i] === '0' || br[i] === '0') {
+      for (let j = i - 1; j >= 0 && isDigit(ar[j]); j--) {
+        if (ar[j] !== '0') {
+          an = 1;
+          bn = 1;
+          break;
+        }
+      }
+    }
+    let ai = i;
+    for (; ai < ar.length && isDigit(ar[ai]); ai++) an = an * 10 + (ar[ai].charCodeAt(0) - 48);
+    let bi = i;
+    for (; bi < br.length && isDigit(br[bi]); bi++) bn = bn * 10 + (br[bi].charCodeAt(0) - 48);
+    if (an !== bn) return an < bn;
+    if (ai !== bi) return ai < bi;
+    return ar[i] < br[i];
+  }
+  return ar.length < br.length;
+}
+
+export function goYamlKeyCompare(a: string, b: string): number {
+  if (a === b) return 0;
+  return goYamlKeyLess(a, b) ? -1 : goYamlKeyLess(b, a) ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// How go-yaml v2 resolves a plain scalar (resolve.go): a string that would read back as another
+// type must be quoted.
+
+const RESOLVE_MAP = new Set([
+  '', '~', 'null', 'Null', 'NULL',
+  'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON',
+  'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF',
+  '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF',
+  '<<',
+]);
+const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
+const TIMESTAMP = /^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::?[0-9]{2})?))?)?$/;
+const GO_INT = /^[-+]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/;
+
+/** True when go-yaml would read the unquoted string back as something other than a string. */
+function resolvesToNonString(s: string): boolean {
+  if (RESOLVE_MAP.has(s)) return true;
+  const c = s[0];
+  if (c === '.') return YAML_STYLE_FLOAT.test(s) || /^\.[0-9]/.test(s) && !Number.isNaN(Number(s));
+  const isD = c >= '0' && c <= '9';
+  const isS = c === '+' || c === '-';
+  if (!isD && !isS) return false;
+  if (TIMESTAMP.test(s)) return true;
+  const plain = s.replace(/_/g, '');
+  if (GO_INT.test(plain)) return true;
+  if (YAML_STYLE_FLOAT.test(plain)) return true;
+  if (/^-?0b[01]+$/.test(plain)) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scalar analysis (emitterc.go yaml_emitter_analyze_scalar)
+
+interface Analysis {
+  multiline: boolean;
+  blockPlainAllowed: boolean;
+  singleQuotedAllowed: boolean;
+  blockAllowed: boolean;
+}
+
+function isBreakCh(ch: string): boolean {
+  return ch === '\n' || ch === '\r' || ch === '\u0085' || ch === '\u2028' || ch === '\u2029';
+}
+function isBlankCh(ch: string | undefined): boolean {
+  return ch === ' ' || ch === '\t';
+}
+function isPrintable(ch: string): boolean {
+  const c = ch.codePointAt(0)!;
+  return (
+    c === 0x0a ||
+    (c >= 0x20 && c <= 0x7e) ||
+    c === 0x85 ||
+    (c >= 0xa0 && c <= 0xd7ff) ||
+    (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff) ||
+    (c >= 0x10000 && c <= 0x10ffff)
+  );
+}
+
+function analyze(chars: string[]): Analysis {
+  if (chars.length === 0) {
+    return { multiline: false, blockPlainAllowed: true, singleQuotedAllowed: true, blockAllowed: false };
+  }
+  let blockIndicators = false;
+  let lineBreaks = false;
+  let special = false;
+  let tabs = false;
+  let leadingSpace = false;
+  let leadingBreak = false;
+  let trailingSpace = false;
+  let trailingBreak = false;
+  let breakSpace = false;
+  let spaceBreak = false;
+  let prevSpace = false;
+  let prevBreak = false;
+  const head = chars.slice(0, 3).join('');
+  if (head === '---' || head === '...') blockIndicators = true;
+  let precededByWhitespace = true;
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i];
+    const next = chars[i + 1];
+    const followedByWhitespace = next === undefined || isBlankCh(next) || isBreakCh(next);
+    if (i === 0) {
+      if ('#,[]{}&*!|>\'"%@`'.includes(ch)) blockIndicators = true;
+      else if ((ch === '?' || ch === ':') && followedByWhitespace) blockIndicators = true;
+      else if (ch === '-' && followedByWhitespace) blockIndicators = true;
+    } else {
+      if (ch === ':' && followedByWhitespace) blockIndicators = true;
+      else if (ch === '#' && precededByWhitespace) blockIndicators = true;
+    }
+    if (ch === '\t') tabs = true;
+    if (!isPrintable(ch)) special = true;
+    if (ch === ' ') {
+      if (i === 0) leadingSpace = true;
+      if (i === chars.length - 1) trailingSpace = true;
+      if (prevBreak) breakSpace = true;
+      prevSpace = true;
+      prevBreak = false;
+    } else if (isBreakCh(ch)) {
+      lineBreaks = true;
+      if (i === 0) leadingBreak = true;
+      if (i === chars.length - 1) trailingBreak = true;
+      if (prevSpace) spaceBreak = true;
+      prevSpace = false;
+      prevBreak = true;
+    } else {
+      prevSpace = false;
+      prevBreak = false;
+    }
+    precededByWhitespace = isBlankCh(ch) || isBreakCh(ch);
+  }
+  let blockPlainAllowed = true;
+  let singleQuotedAllowed = true;
+  let blockAllowed = true;
+  if (leadingSpace || leadingBreak || trailingSpace || trailingBreak) blockPlainAllowed = false;
+  if (trailingSpace) blockAllowed = false;
+  if (breakSpace) {
+    blockPlainAllowed = false;
+    singleQuotedAllowed = false;
+  }
+  if (spaceBreak || tabs || special) {
+    blockPlainAllowed = false;
+    singleQuotedAllowed = false;
+  }
+  if (spaceBreak || special) blockAllowed = false;
+  if (lineBreaks) blockPlainAllowed = false;
+  if (blockIndicators) blockPlainAllowed = false;
+  return { multiline: lineBreaks, blockPlainAllowed, singleQuotedAllowed, blockAllowed };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers
+
+function formatNumber(n: number): string {
+  if (Number.isNaN(n)) return '.nan';
+  if (n === Infinity) return '.inf';
+  if (n === -Infinity) return '-.inf';
+  // Integral values travel through JSON as integers and come back as int64/uint64.
+  if (Number.isInteger(n)) {
+    if (Math.abs(n) < 2 ** 63) return Math.abs(n) < 1e21 ? String(n) : BigInt(n).toString();
+    if (n > 0 && n < 2 ** 64) return BigInt(n).toString();
+  }
+  // Everything else is a float64 printed with strconv.FormatFloat(f, 'g', -1, 64): the shortest
+  // digits, in exponent form when the exponent is below -4 or at least 6.
+  const [mant, expStr] = n.toExponential().split('e');
+  const exp = Number(expStr);
+  if (exp < -4 || exp >= 6) return goExp(mant, exp);
+  return String(n);
+}
+
+function goExp(mant: string, exp: number): string {
+  const sign = exp < 0 ? '-' : '+';
+  const abs = Math.abs(exp);
+  return `${mant}e${sign}${abs < 10 ? `0${abs}` : abs}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Emitter
+
+type Context = 'root' | 'mappingValue' | 'sequenceItem' | 'key';
+
+class Emitter {
+  readonly out: string[] = [];
+  /** Characters written on the current line (go-yaml counts runes). */
+  private column = 0;
+  /** The previous character written was whitespace (or nothing on the line yet). */
+  private whitespace = true;
+  /** Only indentation has been written on the current line so far. */
+  private indention = true;
+
+  raw(s: string): void {
+    this.out.push(s);
+    this.column += Array.from(s).length;
+    this.whitespace = false;
+    this.indention = false;
+  }
+
+  /** Document end: go-yaml's write_indent at indent 0 (no blank line after a block scalar). */
+  finish(): void {
+    if (!this.indention || this.column > 0 || !this.whitespace) this.newline();
+  }
+
+  newline(): void {
+    this.out.push('\n');
+    this.column = 0;
+    this.whitespace = true;
+    this.indention = true;
+  }
+
+  private put(ch: string): void {
+    this.out.push(ch);
+    this.column += 1;
+  }
+
+  /** yaml_emitter_write_indent */
+  private writeIndent(indent: number): void {
+    const ind = Math.max(indent, 0);
+    if (!this.indention || this.column > ind || (this.column === ind && !this.whitespace)) {
+      this.out.push('\n');
+      this.column = 0;
+      this.indention = true;
+    }
+    while (this.column < ind) this.put(' ');
+    this.whitespace = true;
+  }
+
+  private indicator(s: string, needWhitespace: boolean, isWhitespace: boolean, isIndention: boolean): void {
+    if (needWhitespace && !this.whitespace) this.put(' ');
+    for (const ch of s) this.put(ch);
+    this.whitespace = isWhitespace;
+    this.indention = this.indention && isIndention;
+  }
+
+  /**
+   * Emits a node. `indent` is the indentation of the enclosing collection (go-yaml's
+   * emitter.indent), -1 at the document root.
+   */
+  node(value: unknown, indent: number, ctx: Context): void {
+    if (value === null || value === undefined) return this.scalar('null', indent, ctx, 'plain');
+    if (typeof value === 'boolean') return this.scalar(value ? 'true' : 'false', indent, ctx, 'plain');
+    if (typeof value === 'number') return this.scalar(formatNumber(value), indent, ctx, 'plain');
+    if (typeof value === 'bigint') return this.scalar(value.toString(), indent, ctx, 'plain');
+    if (typeof value === 'string') return this.stringScalar(value, indent, ctx);
+    if (value instanceof RegExp) return this.stringScalar(value.source, indent, ctx);
+    if (Array.isArray(value)) return this.sequence(value, indent, ctx);
+    if (value instanceof Map) return this.mapping(Object.fromEntries(value), indent, ctx);
+    if (typeof value === 'object') {
+      const toJSON = (value as { toJSON?: () => unknown }).toJSON;
+      if (typeof toJSON === 'function') return this.node(toJSON.call(value), indent, ctx);
+      return this.mapping(value as Record<string, unknown>, indent, ctx);
+    }
+    throw new TypeError(`cannot serialise a ${typeof value} as YAML`);
+  }
+
+  private sequence(items: unknown[], indent: number, ctx: Context): void {
+    const list = items.map((v) => (v === undefined ? null : v));
+    if (list.length === 0) {
+      this.indicator('[', true, true, false);
+      this.indicator(']', false, false, false);
+      return;
+    }
+    // A block sequence that is a mapping value is "indentless".
+    const seqIndent = indent < 0 ? 0 : ctx === 'mappingValue' && !this.indention ? indent : indent + INDENT;
+    for (const item of list) {
+      this.writeIndent(seqIndent);
+      this.indicator('-', true, false, true);
+      this.node(item, seqIndent, 'sequenceItem');
+    }
+  }
+
+  private mapping(obj: Record<string, unknown>, indent: number, ctx: Context): void {
+    const keys = Object.keys(obj)
+      .filter((k) => obj[k] !== undefined)
+      .sort(goYamlKeyCompare);
+    if (keys.length === 0) {
+      this.indicator('{', true, true, false);
+      this.indicator('}', false, false, false);
+      return;
+    }
+    void ctx;
+    const mapIndent = indent < 0 ? 0 : indent + INDENT;
+    for (const key of keys) {
+      this.writeIndent(mapIndent);
+      this.stringScalar(key, mapIndent, 'key');
+      this.indicator(':', false, false, false);
+      this.node(obj[key], mapIndent, 'mappingValue');
+    }
+  }
+
+  private stringScalar(s: string, indent: number, ctx: Context): void {
+    let style: 'plain' | 'double' | 'literal';
+    if (s.includes('\n')) style = 'literal';
+    else if (!resolvesToNonString(s) && !BASE60_FLOAT.test(s)) style = 'plain';
+    else style = 'double';
+    this.scalar(s, indent, ctx, style);
+  }
+
+  private scalar(s: string, indent: number, ctx: Context, requested: 'plain' | 'double' | 'literal'): void {
+    const chars = Array.from(s);
+    const a = analyze(chars);
+    const simpleKey = ctx === 'key';
+    let style: 'plain' | 'single' | 'double' | 'literal' = requested;
+    if (simpleKey && a.multiline) style = 'double';
+    if (style === 'plain') {
+      if (!a.blockPlainAllowed) style = 'single';
+      if (chars.length === 0 && simpleKey) style = 'single';
+    }
+    if (style === 'single' && !a.singleQuotedAllowed) style = 'double';
+    if (style === 'literal' && (!a.blockAllowed || simpleKey)) style = 'double';
+    // yaml_emitter_emit_scalar increases the indent (flow) before writing the scalar.
+    const scalarIndent = indent < 0 ? INDENT : indent + INDENT;
+    const allowBreaks = !simpleKey;
+    switch (style) {
+      case 'plain':
+        return this.writePlain(chars, scalarIndent, allowBreaks);
+      case 'single':
+        return this.writeSingle(chars, scalarIndent, allowBreaks);
+      case 'double':
+        return this.writeDouble(chars, scalarIndent, allowBreaks);
+      case 'literal':
+        return this.writeLiteral(chars, scalarIndent);
+    }
+  }
+
+  private writePlain(chars: string[], indent: number, allowBreaks: boolean): void {
+    if (chars.length > 0 && !this.whitespace) this.put(' ');
+    let spaces = false;
+    let breaks = false;
+    for (let i = 0; i < chars.length; i++) {
+      const ch = chars[i];
+      if (ch === ' ') {
+        if (allowBreaks && !spaces && this.column > BEST_WIDTH && chars[i + 1] !== ' ') {
+          this.writeIndent(indent);
+        } else {
+          this.put(ch);
+        }
+        spaces = true;
+      } else if (isBreakCh(ch)) {
+        if (!breaks && ch === '\n') this.out.push('\n');
+        this.out.push('\n');
+        this.column = 0;
+        this.indention = true;
+        breaks = true;
+      } else {
+        if (breaks) this.writeIndent(indent);
+        this.put(ch);
+        this.indention = false;
+        spaces = false;
+        breaks = false;
+      }
+    }
+    if (chars.length > 0) this.whitespace = false;
+    this.indention = false;
+  }
+
+  private writeSingle(chars: string[], indent: number, allowBreaks: boolean): void {
+    this.indicator("'", true, false, false);
+    let spaces = false;
+    let breaks = false;
+    for (let i = 0; i < chars.length; i++) {
+      const ch = chars[i];
+      if (ch === ' ') {
+        if (allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < chars.length - 1 && chars[i + 1] !== ' ') {
+          this.writeIndent(indent);
+        } else {
+          this.put(ch);
+        }
+        spaces = true;
+      } else if (isBreakCh(ch)) {
+        if (!breaks && ch === '\n') this.out.push('\n');
+        this.out.push('\n');
+        this.column = 0;
+        this.indention = true;
+        breaks = true;
+      } else {
+        if (breaks) this.writeIndent(indent);
+        if (ch === "'") this.put("'");
+        this.put(ch);
+        this.indention = false;
+        spaces = false;
+        breaks = false;
+      }
+    }
+    this.indicator("'", false, false, false);
+    this.whitespace = false;
+    this.indention = false;
+  }
+
+  private writeDouble(chars: string[], indent: number, allowBreaks: boolean): void {
+    this.indicator('"', true, false, false);
+    let spaces = false;
+    for (let i = 0; i < chars.length; i++) {
+      const ch = chars[i];
+      const cp = ch.codePointAt(0)!;
+      if (!isPrintable(ch) || cp === 0xfeff || isBreakCh(ch) || ch === '"' || ch === '\\') {
+        this.put('\\');
+        const named: Record<number, string> = {
+          0x00: '0', 0x07: 'a', 0x08: 'b', 0x09: 't', 0x0a: 'n', 0x0b: 'v', 0x0c: 'f', 0x0d: 'r',
+          0x1b: 'e', 0x22: '"', 0x5c: '\\', 0x85: 'N', 0xa0: '_', 0x2028: 'L', 0x2029: 'P',
+        };
+        if (named[cp] !== undefined) this.put(named[cp]);
+        else {
+          const [letter, width] = cp <= 0xff ? ['x', 2] : cp <= 0xffff ? ['u', 4] : ['U', 8];
+          this.put(letter as string);
+          for (const d of cp.toString(16).toUpperCase().padStart(width as number, '0')) this.put(d);
+        }
+        spaces = false;
+      } else if (ch === ' ') {
+        if (allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < chars.length - 1) {
+          this.writeIndent(indent);
+          if (chars[i + 1] === ' ') this.put('\\');
+        } else {
+          this.put(ch);
+        }
+        spaces = true;
+      } else {
+        this.put(ch);
+        spaces = false;
+      }
+    }
+    this.indicator('"', false, false, false);
+    this.whitespace = false;
+    this.indention = false;
+  }
+
+  private writeLiteral(chars: string[], indent: number): void {
+    this.indicator('|', true, false, false);
+    if (chars[0] === ' ' || isBreakCh(chars[0] ?? '')) this.indicator(String(INDENT), false, false, false);
+    let chomp = '';
+    const n = chars.length;
+    if (n === 0 || !isBreakCh(chars[n - 1])) chomp = '-';
+    else if (n === 1 || isBreakCh(chars[n - 2])) chomp = '+';
+    if (chomp) this.indicator(chomp, false, false, false);
+    this.out.push('\n');
+    this.column = 0;
+    this.indention = true;
+    this.whitespace = true;
+    let breaks = true;
+    for (const ch of chars) {
+      if (isBreakCh(ch)) {
+        this.out.push('\n');
+        this.column = 0;
+        this.indention = true;
+        breaks = true;
+      } else {
+        if (breaks) this.writeIndent(indent);
+        this.put(ch);
+        this.indention = false;
+        breaks = false;
+      }
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { goYamlKeyCompare, toYamlDocument, toYamlDocuments } from '../../src/manifests/yaml.js';
+
+const conformance = '/work/shared/conformance/controller-gen';
+
+function listConformance(): string[] {
+  try {
+    return readdirSync(conformance).filter((f) => f.endsWith('.yaml')).sort();
+  } catch {
+    return [];
+  }
+}
+
+describe('YAML writer (controller-gen layout)', () => {
+  const files = listConformance();
+  it('finds the controller-gen conformance files', () => {
+    assert.ok(files.length >= 6, `expected conformance files in ${conformance}`);
+  });
+  for (const file of files) {
+    it(`re-serialises ${file} byte for byte`, () => {
+      const text = readFileSync(join(conformance, file), 'utf8');
+      const docs = parseAllDocuments(text).map((d) => d.toJS());
+      // One conformance file was stored without controller-gen's leading document marker.
+      const expected = text.startsWith('---\n') ? text : `---\n${text}`;
+      assert.equal(toYamlDocuments(docs), expected);
+    });
+  }
+
+  it('sorts keys as go-yaml does (letters before symbols, digit runs numerically)', () => {
+    const keys = ['b', 'a-b', 'ab', 'x10', 'x9', 'x-kubernetes-int-or-string', 'xa', 'A', 'resources', 'resourceNames'];
+    assert.deepEqual([...keys].sort(goYamlKeyCompare), ['A', 'a-b', 'ab', 'b', 'resourceNames', 'resources', 'x-kubernetes-int-or-string', 'x9', 'x10', 'xa']);
+  });
+
+  it('quotes strings that would read back as other YAML 1.1 types', () => {
+    const out = toYamlDocument({ v: ['', 'true', 'yes', 'on', 'No', '1', '1.5', '0x1F', '2024-01-02', '1:20', '~', 'null', '.inf', 'plain', '*', '- x', 'a: b', '#c', 'x #y'] });
+    assert.equal(
+      out,
+      `---\nv:\n- ""\n- "true"\n- "yes"\n- "on"\n- "No"\n- "1"\n- "1.5"\n- "0x1F"\n- "2024-01-02"\n- "1:20"\n- "~"\n- "null"\n- ".inf"\n- plain\n- '*'\n- '- x'\n- 'a: b'\n- '#c'\n- 'x #y'\n`,
+    );
+  });
+
+  it('writes multi-line strings as literal blocks with the right chomping', () => {
+    assert.equal(toYamlDocument({ a: 'x\ny' }), '---\na: |-\n  x\n  y\n');
+    assert.equal(toYamlDocument({ a: 'x\ny\n' }), '---\na: |\n  x\n  y\n');
+    assert.equal(toYamlDocument({ a: 'x\n\ny\n\n', b: 1 }), '---\na: |+\n  x\n\n  y\n\nb: 1\n');
+    assert.equal(toYamlDocument({ a: ' x\ny' }), '---\na: |2-\n   x\n  y\n');
+    // A space before a line break rules out a block scalar: go-yaml falls back to double quotes.
+    assert.equal(toYamlDocument({ a: 'x \ny' }), '---\na: "x \\ny"\n');
+  });
+
+  it('folds long plain strings at the first space after column 80', () => {
+    const words = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ');
+    const out = toYamlDocument({ description: words });
+    const lines = out.split('\n').filter(Boolean).slice(1);
+    assert.ok(lines.length > 1);
+    for (const line of lines.slice(0, -1)) assert.ok(line.length > 80, `line folded too early: ${line}`);
+    assert.ok(lines.slice(1).every((l) => l.startsWith('  ')), 'continuation lines are indented by 2');
+    const back = parseAllDocuments(out)[0].toJS() as { description: string };
+    assert.equal(back.description, words);
+  });
+
+  it('prints numbers as Go does, and empty collections in flow style', () => {
+    assert.equal(toYamlDocument({ a: 10, b: 1.5, c: 1234567.5, d: 0.00001, e: -3, f: {}, g: [], h: null, i: false }), '---\na: 10\nb: 1.5\nc: 1.2345675e+06\nd: 1e-05\ne: -3\nf: {}\ng: []\nh: null\ni: false\n');
+  });
+
+  it('indents sequences of mappings like controller-gen and omits undefined keys', () => {
+    const out = toYamlDocument({ rules: [{ verbs: ['get'], apiGroups: [''], skip: undefined }], x: [[1, 2]] });
+    assert.equal(out, '---\nrules:\n- apiGroups:\n  - ""\n  verbs:\n  - get\nx:\n- - 1\n  - 2\n');
+  });
+
+  it('is deterministic regardless of key insertion order', () => {
+    assert.equal(toYamlDocument({ b: 1, a: { d: 1, c: 2 } }), toYamlDocument({ a: { c: 2, d: 1 }, b: 1 }));
+  });
+});
