@@ -1,0 +1,286 @@
+/**
+ * `kubeforge init`: a complete TypeScript operator project. Validates the flags, computes
+ * every file in a virtual tree, then prints the plan (--dry-run) or commits it in one go and
+ * runs `npm install` (unless --skip-install). Any problem stops it before the first write.
+ */
+import { createHash } from 'node:crypto';
+import { basename, join } from 'node:path';
+import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
+import {
+  newProjectConfig,
+  parseProject,
+  PROJECT_FILE,
+  type ProjectResource,
+  serializeProject,
+  validateDns1123Label,
+  validateDns1123Subdomain,
+  validateNpmPackageName,
+} from '../project/index.js';
+import { applySpecs, type Change, commit, DiskHost, type FileSpec, formatPlan, type Host, TemplateRenderer, Tree } from '../scaffold/index.js';
+import { packageRoot } from '../util/package-root.js';
+import { resolveKubeforgeSource } from './kubeforge-source.js';
+
+export interface InitOptions {
+  domain?: string;
+  projectName?: string;
+  owner?: string;
+  license?: string;
+  packageName?: string;
+  multigroup?: boolean;
+  skipInstall?: boolean;
+  dryRun?: boolean;
+  force?: boolean;
+  /** tarball (default) | link | registry | path of a .tgz */
+  kubeforgeSource?: string;
+}
+
+export interface InitEnvironment {
+  /** The folder to scaffold into. */
+  cwd: string;
+  out: (text: string) => void;
+  err: (text: string) => void;
+  color?: boolean;
+  /** Where files are read and written; default: the disk at `cwd`. */
+  host?: Host;
+  /** The running kubeforge's package folder; default: packageRoot(). */
+  kubeforgeDir?: string;
+  /** Runs `npm install` in the new project; default: npm through execa. */
+  install?: (dir: string, env: InitEnvironment) => Promise<void>;
+}
+
+export interface InitResult {
+  changes: Change[];
+  plan: string;
+  installed: boolean;
+}
+
+export const LICENSES = ['apache2', 'none'] as const;
+
+/** Versions the generated package.json asks for (the registry provides them). */
+export const GENERATED_VERSIONS = {
+  clientNode: '1.4.0',
+  typesNode: '^20.19.0',
+  esbuild: '^0.28.0',
+  typescript: '^7.0.2',
+};
+
+/** Entries a folder may hold and still count as empty. */
+const IGNORED_ENTRIES = new Set(['.git', '.DS_Store', '.idea', '.vscode']);
+
+/** [path in the project, template under templates/init/] for every scaffolded text file. */
+const INIT_FILES: ReadonlyArray<readonly [string, string]> = [
+  ['.dockerignore', 'dockerignore.hbs'],
+  ['.gitignore', 'gitignore.hbs'],
+  ['Dockerfile', 'Dockerfile.hbs'],
+  ['Makefile', 'Makefile.hbs'],
+  ['README.md', 'README.md.hbs'],
+  ['package.json', 'package.json.hbs'],
+  ['tsconfig.json', 'tsconfig.json.hbs'],
+  ['hack/set-image.mjs', 'hack/set-image.mjs.hbs'],
+  ['src/main.ts', 'src/main.ts.hbs'],
+  ['test/suite.test.ts', 'test/suite.test.ts.hbs'],
+  ['config/default/kustomization.yaml', 'config/default/kustomization.yaml.hbs'],
+  ['config/default/manager_metrics_patch.yaml', 'config/default/manager_metrics_patch.yaml.hbs'],
+  ['config/default/metrics_service.yaml', 'config/default/metrics_service.yaml.hbs'],
+  ['config/default/cert_metrics_manager_patch.yaml', 'config/default/cert_metrics_manager_patch.yaml.hbs'],
+  ['config/default/manager_webhook_patch.yaml', 'config/default/manager_webhook_patch.yaml.hbs'],
+  ['config/manager/kustomization.yaml', 'config/manager/kustomization.yaml.hbs'],
+  ['config/manager/manager.yaml', 'config/manager/manager.yaml.hbs'],
+  ['config/rbac/kustomization.yaml', 'config/rbac/kustomization.yaml.hbs'],
+  ['config/rbac/service_account.yaml', 'config/rbac/service_account.yaml.hbs'],
+  ['config/rbac/role.yaml', 'config/rbac/role.yaml.hbs'],
+  ['config/rbac/role_binding.yaml', 'config/rbac/role_binding.yaml.hbs'],
+  ['config/rbac/leader_election_role.yaml', 'config/rbac/leader_election_role.yaml.hbs'],
+  ['config/rbac/leader_election_role_binding.yaml', 'config/rbac/leader_election_role_binding.yaml.hbs'],
+  ['config/rbac/metrics_auth_role.yaml', 'config/rbac/metrics_auth_role.yaml.hbs'],
+  ['config/rbac/metrics_auth_role_binding.yaml', 'config/rbac/metrics_auth_role_binding.yaml.hbs'],
+  ['config/rbac/metrics_reader_role.yaml', 'config/rbac/metrics_reader_role.yaml.hbs'],
+  ['config/prometheus/kustomization.yaml', 'config/prometheus/kustomization.yaml.hbs'],
+  ['config/prometheus/monitor.yaml', 'config/prometheus/monitor.yaml.hbs'],
+  ['config/prometheus/monitor_tls_patch.yaml', 'config/prometheus/monitor_tls_patch.yaml.hbs'],
+  ['config/network-policy/kustomization.yaml', 'config/network-policy/kustomization.yaml.hbs'],
+  ['config/network-policy/allow-metrics-traffic.yaml', 'config/network-policy/allow-metrics-traffic.yaml.hbs'],
+  ['config/network-policy/allow-webhook-traffic.yaml', 'config/network-policy/allow-webhook-traffic.yaml.hbs'],
+  ['config/certmanager/kustomization.yaml', 'config/certmanager/kustomization.yaml.hbs'],
+  ['config/certmanager/kustomizeconfig.yaml', 'config/certmanager/kustomizeconfig.yaml.hbs'],
+  ['config/certmanager/issuer.yaml', 'config/certmanager/issuer.yaml.hbs'],
+  ['config/certmanager/certificate-webhook.yaml', 'config/certmanager/certificate-webhook.yaml.hbs'],
+  ['config/certmanager/certificate-metrics.yaml', 'config/certmanager/certificate-metrics.yaml.hbs'],
+  ['config/webhook/kustomization.yaml', 'config/webhook/kustomization.yaml.hbs'],
+  ['config/webhook/kustomizeconfig.yaml', 'config/webhook/kustomizeconfig.yaml.hbs'],
+  ['config/webhook/service.yaml', 'config/webhook/service.yaml.hbs'],
+];
+
+export const BOILERPLATE_FILE = 'hack/boilerplate.ts.txt';
+
+interface ValidInit {
+  domain: string;
+  projectName: string;
+  packageName: string;
+  owner: string;
+  license: (typeof LICENSES)[number];
+}
+
+/** Checks every flag and collects every problem before failing. */
+export function validateInitOptions(options: InitOptions, folder: string): ValidInit {
+  const problems: Diagnostic[] = [];
+  const domain = options.domain;
+  if (domain === undefined || domain === '') {
+    problems.push(error('KF1000', 'missing --domain: the domain of the API groups (group.domain)', { hint: 'pass --domain, e.g. --domain example.com' }));
+  } else {
+    const d = validateDns1123Subdomain(domain, 'domain', '--domain');
+    if (d) problems.push(d);
+  }
+  const projectName = options.projectName ?? basename(folder);
+  const p = validateDns1123Label(projectName, 'project name', '--project-name');
+  if (p) {
+    if (options.projectName === undefined) {
+      p.message = `the folder name "${projectName}" cannot be the project name: ${p.message.replace(/^invalid project name "[^"]*": /, '')}`;
+      p.hint = `pass --project-name with a DNS-1123 label such as "my-operator"`;
+    }
+    problems.push(p);
+  }
+  const packageName = options.packageName ?? projectName;
+  if (!p || options.packageName !== undefined) {
+    const n = validateNpmPackageName(packageName);
+    if (n) problems.push(n);
+  }
+  const license = (options.license ?? 'apache2') as ValidInit['license'];
+  if (!LICENSES.includes(license)) {
+    problems.push(error('KF1004', `invalid --license "${options.license}": must be one of ${LICENSES.join(', ')}`, { hint: 'pass --license apache2 or --license none' }));
+  }
+  if (options.owner !== undefined && /[\r\n]/.test(options.owner)) {
+    problems.push(error('KF1005', 'invalid --owner: must be a single line', { hint: 'e.g. --owner "The Example Authors"' }));
+  }
+  if (problems.length) throw new DiagnosticError(problems);
+  return { domain: domain!, projectName, packageName, owner: options.owner ?? `The ${projectName} Authors`, license };
+}
+
+/** Computes init's virtual tree without writing anything. */
+export async function planInit(options: InitOptions, env: InitEnvironment): Promise<{ tree: Tree; changes: Change[]; hasTarball: boolean }> {
+  const valid = validateInitOptions(options, env.cwd);
+  const host = env.host ?? new DiskHost(env.cwd);
+
+  // An initialised project, or a folder with other files, needs --force.
+  let resources: ProjectResource[] = [];
+  const problems: Diagnostic[] = [];
+  if (host.kind(PROJECT_FILE) !== undefined) {
+    if (!options.force) {
+      problems.push(
+        error('KF1002', `${join(env.cwd, PROJECT_FILE)} exists: this folder already holds a kubeforge (or Kubebuilder) project`, {
+          hint: 'run init in an empty folder; pass --force to scaffold over it (files that differ are then replaced)',
+        }),
+      );
+    } else {
+      const text = host.read(PROJECT_FILE)?.toString('utf8');
+      if (text !== undefined) resources = parseProject(text, join(env.cwd, PROJECT_FILE)).resources;
+    }
+  } else if (!options.force) {
+    const entries = host.list('').filter((e) => !IGNORED_ENTRIES.has(e));
+    if (entries.length) {
+      const shown = entries.slice(0, 5).join(', ') + (entries.length > 5 ? `, and ${entries.length - 5} more` : '');
+      problems.push(
+        error('KF1003', `${env.cwd} is not empty (${shown})`, {
+          hint: 'run init in an empty folder, or pass --force to scaffold next to these files (with --force, files that differ are replaced)',
+        }),
+      );
+    }
+  }
+  if (problems.length) throw new DiagnosticError(problems);
+
+  const kubeforgeDir = env.kubeforgeDir ?? packageRoot();
+  const source = resolveKubeforgeSource(options.kubeforgeSource, {
+    kubeforge: new DiskHost(kubeforgeDir),
+    kubeforgeDir,
+    openHost: (dir) => new DiskHost(dir),
+    cwd: env.cwd,
+  });
+
+  const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));
+  const licenseHeader = valid.license === 'apache2' ? `${await renderer.render('init/boilerplate.hbs', { owner: valid.owner })}\n` : '';
+  const data = {
+    projectName: valid.projectName,
+    domain: valid.domain,
+    packageName: valid.packageName,
+    owner: valid.owner,
+    licenseSpdx: valid.license === 'apache2' ? 'Apache-2.0' : 'UNLICENSED',
+    licenseHeader,
+    leaderElectionId: `${createHash('sha256').update(`${valid.domain}/${valid.projectName}`).digest('hex').slice(0, 8)}.${valid.domain}`,
+    kubeforgeDependency: source.dependency,
+    hasTarball: source.tarball !== undefined,
+    multigroup: options.multigroup ?? false,
+    versions: GENERATED_VERSIONS,
+  };
+
+  const config = newProjectConfig({ domain: valid.domain, projectName: valid.projectName, repo: valid.packageName, multigroup: options.multigroup });
+  config.resources = resources;
+  const specs: FileSpec[] = [
+    { path: PROJECT_FILE, policy: 'managed', header: false, content: serializeProject(config) },
+    ...INIT_FILES.map(([path, template]): FileSpec => ({ path, policy: 'scaffolded', template: `init/${template}` })),
+  ];
+  if (licenseHeader) specs.push({ path: BOILERPLATE_FILE, policy: 'scaffolded', content: licenseHeader.replace(/\n+$/, '\n') });
+  if (source.tarball) specs.push({ path: source.tarball.path, policy: 'managed', header: false, content: source.tarball.data });
+
+  const tree = new Tree(host);
+  await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });
+  return { tree, changes: tree.changes(), hasTarball: data.hasTarball };
+}
+
+/** Runs `kubeforge init`. */
+export async function runInit(options: InitOptions, env: InitEnvironment): Promise<InitResult> {
+  const { tree, changes } = await planInit(options, env);
+  const plan = formatPlan(changes, { color: env.color });
+  if (options.dryRun) {
+    env.out(plan);
+    return { changes, plan, installed: false };
+  }
+  commit(tree.host, changes);
+  env.out(plan);
+
+  let installed = false;
+  const hasModules = tree.host.kind('node_modules') === 'directory';
+  if (options.skipInstall) {
+    env.err('Skipped npm install (--skip-install). Run `npm install` before building.\n');
+  } else if (changes.length === 0 && hasModules) {
+    env.err('Nothing changed and node_modules exists: skipped npm install.\n');
+  } else {
+    await (env.install ?? npmInstall)(env.cwd, env);
+    installed = true;
+  }
+  env.err(nextSteps());
+  return { changes, plan, installed };
+}
+
+function nextSteps(): string {
+  return [
+    '',
+    'Next:',
+    '  npx kubeforge create api --group <group> --version v1 --kind <Kind>',
+    '  make test       # tests against a real kube-apiserver and etcd',
+    '  make run        # the manager against the cluster of your current kubeconfig',
+    '',
+  ].join('\n');
+}
+
+/** `npm install` in the new project, its output streamed to stderr; a failure says how to finish. */
+export async function npmInstall(dir: string, env: InitEnvironment): Promise<void> {
+  const { execa } = await import('execa');
+  env.err('Installing dependencies: npm install (this can take a minute)...\n');
+  const started = Date.now();
+  const timer = setInterval(() => env.err(`  still installing (${Math.round((Date.now() - started) / 1000)}s)\n`), 15_000);
+  try {
+    const child = execa('npm', ['install', '--no-audit', '--no-fund'], { cwd: dir, all: true, reject: false, stdin: 'ignore' });
+    child.all?.on('data', (chunk: Buffer) => env.err(chunk.toString('utf8')));
+    const result = await child;
+    if (result.exitCode !== 0 || result.failed) {
+      throw new DiagnosticError(
+        error('KF1030', `npm install failed in ${dir} (${result.exitCode !== undefined ? `exit ${result.exitCode}` : result.shortMessage})`, {
+          hint: `the project is scaffolded; finish by hand: cd ${dir} && npm install`,
+        }),
+      );
+    }
+    env.err(`Dependencies installed in ${Math.round((Date.now() - started) / 1000)}s.\n`);
+  } finally {
+    clearInterval(timer);
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * How a generated project depends on kubeforge. kubeforge is not on the registry, so by
+ * default `init` packs the kubeforge that runs into `.kubeforge/kubeforge-<version>.tgz`
+ * inside the new project and depends on it with a `file:` spec: installs, CI and the
+ * container build then need nothing but the npm registry for the other packages.
+ *
+ *   tarball (default)  pack the running kubeforge into .kubeforge/ (as `npm pack` would)
+ *   link               `file:<kubeforge folder>`: npm links it (for kubeforge development)
+ *   registry           `^<version>` from the registry (once kubeforge is published)
+ *   <path>.tgz         copy that tarball (e.g. from `npm pack`) into .kubeforge/
+ */
+import { basename, dirname, resolve } from 'node:path';
+import { DiagnosticError, error } from '../diagnostics/index.js';
+import { createTgz, type Host, type TarEntry } from '../scaffold/index.js';
+
+export interface KubeforgeSource {
+  /** The spec in the generated package.json's dependencies. */
+  dependency: string;
+  /** A tarball to write into the project, when the spec points at one. */
+  tarball?: { path: string; data: Buffer };
+}
+
+export interface SourceContext {
+  /** Host rooted at the running kubeforge's package folder. */
+  kubeforge: Host;
+  /** Absolute path of that folder (for `link`). */
+  kubeforgeDir: string;
+  /** Opens a host on an absolute folder (to read a tarball given by path). */
+  openHost: (dir: string) => Host;
+  /** Folder relative paths on the command line are resolved against. */
+  cwd: string;
+}
+
+export const TARBALL_DIR = '.kubeforge';
+
+const ALWAYS_EXCLUDED = new Set(['.git', 'node_modules', '.DS_Store', 'package-lock.json', '.npmrc', 'npm-debug.log']);
+
+interface PackageJson {
+  name: string;
+  version: string;
+  files?: string[];
+  bin?: string | Record<string, string>;
+  main?: string;
+}
+
+function readPackageJson(host: Host): PackageJson {
+  const raw = host.read('package.json');
+  if (!raw) throw new DiagnosticError(error('KF1020', `no package.json in kubeforge's folder ${host.root}`));
+  return JSON.parse(raw.toString('utf8')) as PackageJson;
+}
+
+/** The files `npm pack` would put in kubeforge's tarball: package.json, README/LICENSE, `files`, bin, main. */
+export function packFileList(host: Host): string[] {
+  const pkg = readPackageJson(host);
+  const out = new Set<string>(['package.json']);
+  for (const name of host.list('')) {
+    if (/^(readme|license|licence)(\..*)?$/i.test(name) && host.kind(name) === 'file') out.add(name);
+  }
+  const walk = (path: string) => {
+    const name = path.split('/').pop()!;
+    if (ALWAYS_EXCLUDED.has(name) || name.endsWith('.orig')) return;
+    const kind = host.kind(path);
+    if (kind === 'file') out.add(path);
+    else if (kind === 'directory') for (const child of host.list(path)) walk(`${path}/${child}`);
+  };
+  for (const entry of pkg.files ?? []) walk(entry.replace(/^\.\//, '').replace(/\/$/, ''));
+  const bins = typeof pkg.bin === 'string' ? [pkg.bin] : Object.values(pkg.bin ?? {});
+  for (const b of bins) walk(b.replace(/^\.\//, ''));
+  if (pkg.main) walk(pkg.main.replace(/^\.\//, ''));
+  return [...out].sort();
+}
+
+/** Packs the kubeforge in `host` into a deterministic npm tarball (entries under `package/`). */
+export function packKubeforge(host: Host): { name: string; data: Buffer } {
+  const pkg = readPackageJson(host);
+  const files = packFileList(host);
+  if (!files.some((f) => f.startsWith('dist/'))) {
+    throw new DiagnosticError(
+      error('KF1021', `kubeforge at ${host.root} has no dist/ folder to pack`, {
+        hint: `build it first (npm run build in ${host.root}), or pass --kubeforge-source link|registry|<file.tgz>`,
+      }),
+    );
+  }
+  const bins = new Set((typeof pkg.bin === 'string' ? [pkg.bin] : Object.values(pkg.bin ?? {})).map((b) => b.replace(/^\.\//, '')));
+  const entries: TarEntry[] = files.map((f) => ({ path: `package/${f}`, data: host.read(f)!, mode: bins.has(f) ? 0o755 : 0o644 }));
+  return { name: `kubeforge-${pkg.version}.tgz`, data: createTgz(entries) };
+}
+
+/** Resolves `--kubeforge-source` into a dependency spec (and a tarball to write). */
+export function resolveKubeforgeSource(value: string | undefined, ctx: SourceContext): KubeforgeSource {
+  const choice = value ?? 'tarball';
+  if (choice === 'tarball') {
+    const { name, data } = packKubeforge(ctx.kubeforge);
+    const path = `${TARBALL_DIR}/${name}`;
+    return { dependency: `file:${path}`, tarball: { path, data } };
+  }
+  if (choice === 'link') return { dependency: `file:${ctx.kubeforgeDir}` };
+  if (choice === 'registry') return { dependency: `^${readPackageJson(ctx.kubeforge).version}` };
+  if (/\.(tgz|tar\.gz)$/.test(choice)) {
+    const abs = resolve(ctx.cwd, choice);
+    const data = ctx.openHost(dirname(abs)).read(basename(abs));
+    if (!data) {
+      throw new DiagnosticError(
+        error('KF1022', `--kubeforge-source: no tarball at ${abs}`, { hint: 'make one with `npm pack` in the kubeforge folder, or use tarball|link|registry' }),
+      );
+    }
+    const name = basename(abs).replace(/\.tar\.gz$/, '.tgz');
+    const path = `${TARBALL_DIR}/${name}`;
+    return { dependency: `file:${path}`, tarball: { path, data } };
+  }
+  throw new DiagnosticError(
+    error('KF1023', `--kubeforge-source: unknown value "${choice}"`, { hint: 'use tarball (default), link, registry, or the path of a .tgz made by npm pack' }),
+  );
+}
