@@ -1,0 +1,209 @@
+/**
+ * The controller builder (controller-runtime's pkg/builder):
+ *
+ *   controllerManagedBy(mgr).for(Memcached).owns(V1Deployment).complete(reconciler)
+ *
+ * Mistakes (no for(), for() twice, a bad type, a duplicate name, bad options, complete() twice)
+ * are recorded as the chain is built and reported together by complete()/build(), which throw a
+ * BuilderError listing every problem; nothing is registered with the manager in that case.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { ControllerManagerLike, TypeRef } from '../contracts.js';
+import { resolveStatic } from '../client/types.js';
+import { Controller } from './controller.js';
+import type { ControllerOptions } from './controller.js';
+import { enqueueRequestForObject, enqueueRequestForOwner } from './handler.js';
+import type { EventHandler } from './handler.js';
+import type { Predicate } from './predicate.js';
+import type { Reconciler } from './reconcile.js';
+import { isSource, kindSource } from './source.js';
+import type { Source } from './source.js';
+
+/** Thrown by complete()/build() with every problem found in the builder chain. */
+export class BuilderError extends Error {
+  constructor(
+    readonly controllerName: string,
+    readonly problems: string[],
+  ) {
+    super(`kubeforge/runtime: cannot build controller ${controllerName ? `"${controllerName}"` : '(unnamed)'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'BuilderError';
+  }
+}
+
+/** Options of `for()`. */
+export interface ForOptions {
+  predicates?: Predicate[];
+}
+/** Options of `owns()`. */
+export interface OwnsOptions {
+  predicates?: Predicate[];
+  /** Follow only controller owner references (default true). */
+  onlyControllerOwner?: boolean;
+}
+/** Options of `watches()`. */
+export interface WatchesOptions {
+  predicates?: Predicate[];
+}
+
+const namesPerManager = new WeakMap<object, Set<string>>();
+
+interface PendingWatch {
+  target: TypeRef | Source;
+  handler: EventHandler | 'owner';
+  predicates: Predicate[];
+  onlyControllerOwner?: boolean;
+}
+
+function typeLabel(t: unknown): string {
+  if (typeof t === 'function') return t.name || '(anonymous class)';
+  if (t && typeof t === 'object' && 'kind' in t) return String((t as { kind: unknown }).kind);
+  return String(t);
+}
+
+/** See the module comment. */
+export class Builder {
+  private forType?: TypeRef;
+  private forPredicates: Predicate[] = [];
+  private forCalls = 0;
+  private readonly pending: PendingWatch[] = [];
+  private readonly globalPredicates: Predicate[] = [];
+  private options: ControllerOptions = {};
+  private name?: string;
+  private readonly problems: string[] = [];
+  private done = false;
+
+  constructor(private readonly mgr: ControllerManagerLike) {
+    if (!mgr || typeof mgr.getCache !== 'function' || typeof mgr.add !== 'function') this.problems.push('controllerManagedBy(mgr) needs a manager (getCache, getClient, getLogger, getMetricsRegistry, add)');
+  }
+
+  private checkType(t: unknown, where: string): boolean {
+    try {
+      resolveStatic(t as TypeRef);
+      return true;
+    } catch (e) {
+      this.problems.push(`${where}: ${(e as Error).message.replace(/^kubeforge\/runtime: /, '')}`);
+      return false;
+    }
+  }
+
+  private checkPredicates(ps: unknown, where: string): Predicate[] {
+    if (ps === undefined) return [];
+    if (!Array.isArray(ps)) {
+      this.problems.push(`${where}: predicates must be an array`);
+      return [];
+    }
+    ps.forEach((p, i) => {
+      if (!p || typeof p !== 'object') this.problems.push(`${where}: predicate #${i + 1} is not a predicate object (got ${String(p)})`);
+    });
+    return ps.filter((p) => p && typeof p === 'object');
+  }
+
+  /** The type this controller reconciles; its events enqueue the object itself. Call once. */
+  for<T extends KubernetesObject>(type: TypeRef<T>, opts: ForOptions = {}): this {
+    this.forCalls++;
+    if (this.forCalls > 1) {
+      this.problems.push(`for() may only be called once (called again with ${typeLabel(type)}); use watches() for more types`);
+      return this;
+    }
+    if (this.checkType(type, 'for()')) this.forType = type;
+    this.forPredicates = this.checkPredicates(opts.predicates, 'for()');
+    return this;
+  }
+
+  /** A type this controller creates; its events enqueue the owner (of the for() type) named in controller owner references. */
+  owns<T extends KubernetesObject>(type: TypeRef<T>, opts: OwnsOptions = {}): this {
+    if (this.checkType(type, `owns(${typeLabel(type)})`)) {
+      this.pending.push({ target: type, handler: 'owner', predicates: this.checkPredicates(opts.predicates, 'owns()'), onlyControllerOwner: opts.onlyControllerOwner });
+    }
+    return this;
+  }
+
+  /** Any other type or source, with the handler mapping its events to requests. */
+  watches<T extends KubernetesObject>(target: TypeRef<T> | Source, handler: EventHandler<T>, opts: WatchesOptions = {}): this {
+    if (!handler || typeof handler !== 'object') {
+      this.problems.push(`watches(${isSource(target) ? String(target) : typeLabel(target)}): needs an event handler (e.g. enqueueRequestsFromMapFunc(fn))`);
+      return this;
+    }
+    if (!isSource(target) && !this.checkType(target, `watches(${typeLabel(target)})`)) return this;
+    this.pending.push({ target: target as TypeRef | Source, handler: handler as EventHandler, predicates: this.checkPredicates(opts.predicates, 'watches()') });
+    return this;
+  }
+
+  /** A predicate applied to every watch of this controller (for, owns and watches). */
+  withEventFilter(p: Predicate): this {
+    if (!p || typeof p !== 'object') this.problems.push(`withEventFilter(): expected a predicate object, got ${String(p)}`);
+    else this.globalPredicates.push(p);
+    return this;
+  }
+
+  /** Controller options (merged over earlier calls). */
+  withOptions(o: ControllerOptions): this {
+    if (o.maxConcurrentReconciles !== undefined && (!Number.isInteger(o.maxConcurrentReconciles) || o.maxConcurrentReconciles < 1)) {
+      this.problems.push(`withOptions(): maxConcurrentReconciles must be a positive integer (got ${o.maxConcurrentReconciles})`);
+    }
+    if (o.cacheSyncTimeout !== undefined && !(o.cacheSyncTimeout > 0)) this.problems.push(`withOptions(): cacheSyncTimeout must be > 0 ms (got ${o.cacheSyncTimeout})`);
+    if (o.rateLimiter !== undefined && (typeof o.rateLimiter !== 'object' || typeof o.rateLimiter.when !== 'function')) this.problems.push('withOptions(): rateLimiter must implement when/forget/numRequeues');
+    this.options = { ...this.options, ...o };
+    return this;
+  }
+
+  /** The controller's name (metrics label, logs). Default: the for() kind in lower case. Must be unique per manager. */
+  named(name: string): this {
+    if (typeof name !== 'string' || !/^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(name)) {
+      this.problems.push(`named(): "${String(name)}" is not a valid controller name (letters, digits, '-', '_', '.'; starting and ending alphanumeric)`);
+    } else this.name = name;
+    return this;
+  }
+
+  /** Builds the controller and adds it to the manager; throws BuilderError listing every problem. */
+  complete(reconciler: Reconciler): Controller {
+    return this.build(reconciler);
+  }
+
+  /** Like complete(), returning the Controller (e.g. to add watches later). */
+  build(reconciler: Reconciler): Controller {
+    const problems = [...this.problems];
+    if (this.done) problems.push('complete()/build() was already called on this builder');
+    this.done = true;
+    if (!reconciler || (typeof reconciler !== 'function' && typeof (reconciler as { reconcile?: unknown }).reconcile !== 'function')) {
+      problems.push('complete() needs a reconciler: a function (request, ctx) => Result, or an object with reconcile(request, ctx)');
+    }
+    if (!this.forType && this.forCalls === 0) {
+      if (!this.name) problems.push('must provide an object for reconciliation with for(), or name the controller with named() when it only uses watches()');
+      else if (this.pending.length === 0) problems.push(`controller "${this.name}" watches nothing: add for(), owns() or watches()`);
+    }
+    if (this.pending.some((w) => w.handler === 'owner') && !this.forType && this.forCalls === 0) problems.push('owns() needs for(): the owner type is the for() type');
+    let name = this.name;
+    if (!name && this.forType) {
+      try {
+        name = resolveStatic(this.forType).kind.toLowerCase();
+      } catch {
+        /* reported above */
+      }
+    }
+    if (name && this.mgr && typeof this.mgr === 'object') {
+      let names = namesPerManager.get(this.mgr);
+      if (!names) namesPerManager.set(this.mgr, (names = new Set()));
+      if (names.has(name)) problems.push(`a controller named "${name}" already exists in this manager: give this one another name with named()`);
+    }
+    if (problems.length) throw new BuilderError(name ?? '', problems);
+
+    const mgr = this.mgr;
+    const cache = mgr.getCache();
+    const controller = new Controller(name!, reconciler, { cache, logger: mgr.getLogger(), registry: mgr.getMetricsRegistry() }, this.options);
+    if (this.forType) controller.watch(kindSource(cache, this.forType), enqueueRequestForObject(), ...this.globalPredicates, ...this.forPredicates);
+    for (const w of this.pending) {
+      const source = isSource(w.target) ? w.target : kindSource(cache, w.target);
+      const handler = w.handler === 'owner' ? enqueueRequestForOwner(this.forType!, { onlyControllerOwner: w.onlyControllerOwner }) : w.handler;
+      controller.watch(source, handler, ...this.globalPredicates, ...w.predicates);
+    }
+    namesPerManager.get(mgr)!.add(name!);
+    mgr.add(controller);
+    return controller;
+  }
+}
+
+/** Starts a builder for a controller managed by `mgr` (controller-runtime's builder.ControllerManagedBy). */
+export function controllerManagedBy(mgr: ControllerManagerLike): Builder {
+  return new Builder(mgr);
+}

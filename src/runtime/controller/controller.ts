@@ -1,0 +1,254 @@
+/**
+ * The controller (controller-runtime's internal controller): sources feed predicates and
+ * handlers, handlers feed a rate-limited work queue, workers call the reconciler.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Cache, Runnable } from '../contracts.js';
+import type { Clock } from './clock.js';
+import { realClock } from './clock.js';
+import type { EventHandler, RequestQueue } from './handler.js';
+import { controllerMetrics, workQueueMetrics } from './metrics.js';
+import type { ControllerMetrics } from './metrics.js';
+import type { Predicate } from './predicate.js';
+import { allows } from './predicate.js';
+import type { RateLimiter } from './ratelimiter.js';
+import { defaultControllerRateLimiter } from './ratelimiter.js';
+import { callReconciler, isTerminalError, requestKey } from './reconcile.js';
+import type { Reconciler, Request, Result } from './reconcile.js';
+import type { EventSink, Source } from './source.js';
+import { WorkQueue } from './workqueue.js';
+
+/** Tuning of one controller (controller-runtime's controller.Options). */
+export interface ControllerOptions {
+  /** Workers reconciling different objects in parallel. Default 1. The same object never runs twice at once. */
+  maxConcurrentReconciles?: number;
+  /** Delay policy for errors and `requeue: true`. Default: defaultControllerRateLimiter(). */
+  rateLimiter?: RateLimiter;
+  /**
+   * Recover "panics": programming errors thrown from the reconciler (TypeError, ReferenceError,
+   * RangeError, SyntaxError, or a thrown non-Error). On (default): logged with stack, counted in
+   * controller_runtime_reconcile_panics_total and retried with back-off like any error. Off:
+   * the controller stops and its start() rejects with the error (the manager then shuts down).
+   */
+  recoverPanic?: boolean;
+  /** Time allowed for the watched types' caches to sync at start (ms). Default 120 000; start() rejects after it. */
+  cacheSyncTimeout?: number;
+  /** Run only on the elected leader (default true). */
+  needLeaderElection?: boolean;
+  /** Time source for the work queue (tests). */
+  clock?: Clock;
+}
+
+/** What a Controller needs from its surroundings. */
+export interface ControllerDeps {
+  cache: Cache;
+  logger: Logger;
+  registry: Registry;
+}
+
+interface Watch {
+  source: Source;
+  handler: EventHandler;
+  predicates: Predicate[];
+}
+
+const PANIC_TYPES = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
+
+/** True for errors treated as panics (programming errors) rather than reconcile failures. */
+export function isPanic(err: unknown): boolean {
+  return !(err instanceof Error) || PANIC_TYPES.some((t) => err.constructor === t);
+}
+
+/**
+ * One controller: a Runnable the manager starts (on the leader only, by default).
+ * - Errors thrown by the reconciler are logged, counted and requeued with back-off;
+ *   TerminalError is not requeued; panics per `recoverPanic`.
+ * - Shutdown (signal aborted): the queue stops handing out work, in-flight reconciles are awaited
+ *   (their ctx.signal is aborted so they can stop early), then start() resolves.
+ * - If the caches do not sync within cacheSyncTimeout, start() rejects.
+ */
+export class Controller implements Runnable {
+  readonly queue: WorkQueue<Request>;
+  private readonly watches: Watch[] = [];
+  private readonly log: Logger;
+  private readonly metrics: ControllerMetrics;
+  private readonly maxConcurrent: number;
+  private readonly recoverPanic: boolean;
+  private started = false;
+  private signal?: AbortSignal;
+  private sink?: (w: Watch) => EventSink;
+  private fatal?: unknown;
+  private stopWorkers?: () => void;
+
+  constructor(
+    readonly name: string,
+    private readonly reconciler: Reconciler,
+    private readonly deps: ControllerDeps,
+    private readonly options: ControllerOptions = {},
+  ) {
+    this.log = deps.logger.child({ controller: name });
+    this.metrics = controllerMetrics(deps.registry);
+    this.maxConcurrent = options.maxConcurrentReconciles ?? 1;
+    this.recoverPanic = options.recoverPanic ?? true;
+    const clock = options.clock ?? realClock;
+    this.queue = new WorkQueue<Request>({
+      name,
+      keyOf: requestKey,
+      clock,
+      rateLimiter: options.rateLimiter ?? defaultControllerRateLimiter(clock),
+      metrics: workQueueMetrics(deps.registry, name),
+    });
+    this.metrics.maxConcurrentReconciles.set({ controller: name }, this.maxConcurrent);
+    this.metrics.activeWorkers.set({ controller: name }, 0);
+    for (const r of ['success', 'error', 'requeue', 'requeue_after']) this.metrics.reconcileTotal.inc({ controller: name, result: r }, 0);
+    this.metrics.reconcileErrors.inc({ controller: name }, 0);
+    this.metrics.terminalReconcileErrors.inc({ controller: name }, 0);
+    this.metrics.reconcilePanics.inc({ controller: name }, 0);
+  }
+
+  needLeaderElection(): boolean {
+    return this.options.needLeaderElection ?? true;
+  }
+
+  /**
+   * Adds a watch. Before start it is recorded; after start the source starts at once (its sync is
+   * not awaited). Throws if the controller has stopped.
+   */
+  watch(source: Source, handler: EventHandler, ...predicates: Predicate[]): void {
+    const w = { source, handler, predicates };
+    this.watches.push(w);
+    if (this.started) {
+      if (!this.signal || this.signal.aborted) throw new Error(`kubeforge/runtime: controller ${this.name} is stopped; cannot add a watch`);
+      void this.startWatch(w).catch((err) => this.log.error({ err, source: String(source) }, 'failed to start watch'));
+    }
+  }
+
+  private makeSink(w: Watch): EventSink {
+    const q: RequestQueue = this.queue;
+    const deliver = (kind: 'create' | 'update' | 'delete' | 'generic', e: unknown) => {
+      try {
+        for (const p of w.predicates) if (!allows(p, kind, e)) return;
+        const f = w.handler[kind] as ((e: unknown, q: RequestQueue) => void) | undefined;
+        f?.call(w.handler, e, q);
+      } catch (err) {
+        this.log.error({ err, event: kind, source: String(w.source) }, 'event handler or predicate threw; event dropped');
+      }
+    };
+    return {
+      create: (e) => deliver('create', e),
+      update: (e) => deliver('update', e),
+      delete: (e) => deliver('delete', e),
+      generic: (e) => deliver('generic', e),
+    };
+  }
+
+  private async startWatch(w: Watch): Promise<void> {
+    if (w.handler.prepare) await w.handler.prepare((t) => (this.deps.cache as Cache & { resolve?: (t: unknown) => Promise<{ namespaced: boolean }> }).resolve?.(t) ?? this.deps.cache.getInformer(t).then((i) => i.resource));
+    await w.source.start(this.signal!, this.makeSink(w));
+  }
+
+  /** See the class comment. */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.started) throw new Error(`kubeforge/runtime: controller ${this.name} was already started`);
+    this.started = true;
+    this.signal = signal;
+    const log = this.log;
+    log.info('Starting EventSource');
+    for (const w of this.watches) await this.startWatch(w);
+    const timeoutMs = this.options.cacheSyncTimeout ?? 120_000;
+    const syncSignal = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+    const results = await Promise.all(this.watches.map((w) => w.source.waitForSync(syncSignal)));
+    if (signal.aborted) {
+      this.queue.shutDown();
+      return;
+    }
+    const unsynced = this.watches.filter((_, i) => !results[i]).map((w) => String(w.source));
+    if (unsynced.length) {
+      this.queue.shutDown();
+      throw new Error(`kubeforge/runtime: controller ${this.name}: timed out after ${timeoutMs} ms waiting for caches to sync (${unsynced.join(', ')}); raise cacheSyncTimeout or check RBAC / CRD installation`);
+    }
+    log.info({ workerCount: this.maxConcurrent }, 'Starting workers');
+    const workers: Promise<void>[] = [];
+    for (let i = 0; i < this.maxConcurrent; i++) workers.push(this.worker(signal));
+    const stopped = new Promise<void>((resolve) => {
+      this.stopWorkers = resolve;
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await stopped;
+    log.info('Shutdown signal received, waiting for all workers to finish');
+    await this.queue.shutDownWithDrain();
+    await Promise.all(workers);
+    log.info('All workers finished');
+    if (this.fatal !== undefined) throw this.fatal;
+  }
+
+  private async worker(signal: AbortSignal): Promise<void> {
+    const active = this.metrics.activeWorkers;
+    for (;;) {
+      const next = await this.queue.get();
+      if (next.shutdown) return;
+      const req = next.item;
+      active.inc({ controller: this.name });
+      try {
+        await this.reconcileHandler(req, signal);
+      } catch (err) {
+        // recoverPanic off: stop the controller with this error.
+        this.fatal ??= err;
+        this.stopWorkers?.();
+      } finally {
+        this.queue.done(req);
+        active.dec({ controller: this.name });
+      }
+    }
+  }
+
+  private async reconcileHandler(req: Request, signal: AbortSignal): Promise<void> {
+    const m = this.metrics;
+    const labels = { controller: this.name };
+    const reconcileID = randomUUID();
+    const logger = this.log.child({ namespace: req.namespace, name: req.name, reconcileID });
+    const t0 = performance.now();
+    let result: Result | void;
+    try {
+      result = await callReconciler(this.reconciler, req, { signal, logger, reconcileID });
+    } catch (err) {
+      m.reconcileTime.observe(labels, (performance.now() - t0) / 1000);
+      m.reconcileErrors.inc(labels);
+      m.reconcileTotal.inc({ ...labels, result: 'error' });
+      if (isPanic(err)) {
+        m.reconcilePanics.inc(labels);
+        if (!this.recoverPanic) {
+          logger.error({ err }, 'Observed a panic in reconciler (recoverPanic is off): stopping the controller');
+          throw err;
+        }
+        logger.error({ err }, 'Observed a panic in reconciler; recovered, requeueing with back-off');
+        this.queue.addRateLimited(req);
+        return;
+      }
+      if (isTerminalError(err)) {
+        m.terminalReconcileErrors.inc(labels);
+        logger.error({ err }, 'Reconciler error (terminal, not requeued)');
+        this.queue.forget(req);
+        return;
+      }
+      logger.error({ err }, 'Reconciler error');
+      this.queue.addRateLimited(req);
+      return;
+    }
+    m.reconcileTime.observe(labels, (performance.now() - t0) / 1000);
+    if (result && typeof result.requeueAfter === 'number' && result.requeueAfter > 0) {
+      this.queue.forget(req);
+      this.queue.addAfter(req, result.requeueAfter);
+      m.reconcileTotal.inc({ ...labels, result: 'requeue_after' });
+    } else if (result && result.requeue) {
+      this.queue.addRateLimited(req);
+      m.reconcileTotal.inc({ ...labels, result: 'requeue' });
+    } else {
+      this.queue.forget(req);
+      m.reconcileTotal.inc({ ...labels, result: 'success' });
+    }
+  }
+}

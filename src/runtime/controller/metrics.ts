@@ -1,0 +1,114 @@
+/**
+ * Prometheus metrics with controller-runtime's names and labels, so existing Grafana dashboards
+ * and alerts work unchanged. Registered once per prom-client Registry (shared by all controllers
+ * of a manager); registering into a registry that already holds an incompatible metric of the
+ * same name throws from prom-client.
+ */
+import { Counter, Gauge, Histogram } from 'prom-client';
+import type { Registry } from 'prom-client';
+import type { Clock } from './clock.js';
+import type { WorkQueueMetrics } from './workqueue.js';
+
+const RECONCILE_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7,
+  8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
+// workqueue durations: 10 ns .. 1000 s, exponential by 10 (as client-go's workqueue metrics).
+const QUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => 1e-8 * Math.pow(10, i));
+
+/** The controller-runtime metric set of one registry. */
+export interface ControllerMetrics {
+  reconcileTotal: Counter<'controller' | 'result'>;
+  reconcileErrors: Counter<'controller'>;
+  terminalReconcileErrors: Counter<'controller'>;
+  reconcilePanics: Counter<'controller'>;
+  reconcileTime: Histogram<'controller'>;
+  activeWorkers: Gauge<'controller'>;
+  maxConcurrentReconciles: Gauge<'controller'>;
+  depth: Gauge<'controller' | 'name'>;
+  adds: Counter<'controller' | 'name'>;
+  queueDuration: Histogram<'controller' | 'name'>;
+  workDuration: Histogram<'controller' | 'name'>;
+  retries: Counter<'controller' | 'name'>;
+  unfinished: Gauge<'controller' | 'name'>;
+  longestRunning: Gauge<'controller' | 'name'>;
+  /** queue name -> functions listing the start times of keys in process */
+  processing: Map<string, { starts: () => Iterable<number>; clock: Clock }>;
+}
+
+const perRegistry = new WeakMap<Registry, ControllerMetrics>();
+
+/** Gets (creating on first use) the controller metrics registered in `registry`. */
+export function controllerMetrics(registry: Registry): ControllerMetrics {
+  let m = perRegistry.get(registry);
+  if (m) return m;
+  const registers = [registry];
+  const processing = new Map<string, { starts: () => Iterable<number>; clock: Clock }>();
+  const unfinishedValues = (): [string, number, number][] => {
+    const out: [string, number, number][] = [];
+    for (const [name, p] of processing) {
+      const now = p.clock.now();
+      let total = 0;
+      let longest = 0;
+      for (const s of p.starts()) {
+        const d = (now - s) / 1000;
+        total += d;
+        if (d > longest) longest = d;
+      }
+      out.push([name, total, longest]);
+    }
+    return out;
+  };
+  m = {
+    processing,
+    reconcileTotal: new Counter({ name: 'controller_runtime_reconcile_total', help: 'Total number of reconciliations per controller', labelNames: ['controller', 'result'], registers }),
+    reconcileErrors: new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Total number of reconciliation errors per controller', labelNames: ['controller'], registers }),
+    terminalReconcileErrors: new Counter({ name: 'controller_runtime_terminal_reconcile_errors_total', help: 'Total number of terminal reconciliation errors per controller', labelNames: ['controller'], registers }),
+    reconcilePanics: new Counter({ name: 'controller_runtime_reconcile_panics_total', help: 'Total number of reconciliation panics per controller', labelNames: ['controller'], registers }),
+    reconcileTime: new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller', labelNames: ['controller'], buckets: RECONCILE_BUCKETS, registers }),
+    activeWorkers: new Gauge({ name: 'controller_runtime_active_workers', help: 'Number of currently used workers per controller', labelNames: ['controller'], registers }),
+    maxConcurrentReconciles: new Gauge({ name: 'controller_runtime_max_concurrent_reconciles', help: 'Maximum number of concurrent reconciles per controller', labelNames: ['controller'], registers }),
+    depth: new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: ['controller', 'name'], registers }),
+    adds: new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: ['controller', 'name'], registers }),
+    queueDuration: new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested', labelNames: ['controller', 'name'], buckets: QUEUE_BUCKETS, registers }),
+    workDuration: new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes', labelNames: ['controller', 'name'], buckets: QUEUE_BUCKETS, registers }),
+    retries: new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: ['controller', 'name'], registers }),
+    unfinished: new Gauge({
+      name: 'workqueue_unfinished_work_seconds',
+      help: 'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.',
+      labelNames: ['controller', 'name'],
+      registers,
+      collect() {
+        for (const [name, total] of unfinishedValues()) this.set({ controller: name, name }, total);
+      },
+    }),
+    longestRunning: new Gauge({
+      name: 'workqueue_longest_running_processor_seconds',
+      help: 'How many seconds has the longest running processor for workqueue been running.',
+      labelNames: ['controller', 'name'],
+      registers,
+      collect() {
+        for (const [name, , longest] of unfinishedValues()) this.set({ controller: name, name }, longest);
+      },
+    }),
+  };
+  perRegistry.set(registry, m);
+  return m;
+}
+
+/** WorkQueueMetrics feeding the workqueue_* metrics for the queue of one controller. */
+export function workQueueMetrics(registry: Registry, name: string): WorkQueueMetrics {
+  const m = controllerMetrics(registry);
+  const labels = { controller: name, name };
+  m.depth.set(labels, 0);
+  m.adds.inc(labels, 0);
+  m.retries.inc(labels, 0);
+  return {
+    add: () => m.adds.inc(labels),
+    get: (ms) => m.queueDuration.observe(labels, ms / 1000),
+    done: (ms) => m.workDuration.observe(labels, ms / 1000),
+    retry: () => m.retries.inc(labels),
+    depth: (n) => m.depth.set(labels, n),
+    trackProcessing: (starts, clock) => m.processing.set(name, { starts, clock }),
+  };
+}

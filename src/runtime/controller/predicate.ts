@@ -1,0 +1,116 @@
+/**
+ * Predicates filter events before they reach a handler (controller-runtime's pkg/predicate).
+ * A predicate method that is absent lets the event through. A predicate that throws drops the
+ * event (the controller logs it).
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+
+/** An object created (or already present when the watch started: isInInitialList). */
+export interface CreateEvent<T extends KubernetesObject = KubernetesObject> {
+  object: T;
+  isInInitialList?: boolean;
+}
+/** An object changed. */
+export interface UpdateEvent<T extends KubernetesObject = KubernetesObject> {
+  objectOld: T;
+  objectNew: T;
+}
+/** An object deleted; `deleteStateUnknown` when the delete was inferred by a relist. */
+export interface DeleteEvent<T extends KubernetesObject = KubernetesObject> {
+  object: T;
+  deleteStateUnknown: boolean;
+}
+/** An event from outside the API server (a channel source, a timer). */
+export interface GenericEvent<T extends KubernetesObject = KubernetesObject> {
+  object: T;
+}
+
+/** Filters events: return false to drop. */
+export interface Predicate<T extends KubernetesObject = KubernetesObject> {
+  create?(e: CreateEvent<T>): boolean;
+  update?(e: UpdateEvent<T>): boolean;
+  delete?(e: DeleteEvent<T>): boolean;
+  generic?(e: GenericEvent<T>): boolean;
+}
+
+/** Evaluates a predicate for an event kind (absent method = true). */
+export function allows(p: Predicate, kind: 'create' | 'update' | 'delete' | 'generic', e: unknown): boolean {
+  const f = p[kind] as ((x: unknown) => boolean) | undefined;
+  return f ? f.call(p, e) !== false : true;
+}
+
+/** A predicate from per-event functions (controller-runtime's predicate.Funcs). */
+export function predicateFuncs<T extends KubernetesObject = KubernetesObject>(funcs: Predicate<T>): Predicate<T> {
+  return funcs;
+}
+
+/** The same filter on the object of every event (update: the new object) (controller-runtime's NewPredicateFuncs). */
+export function newPredicateFuncs<T extends KubernetesObject = KubernetesObject>(filter: (obj: T) => boolean): Predicate<T> {
+  return {
+    create: (e) => filter(e.object),
+    update: (e) => filter(e.objectNew),
+    delete: (e) => filter(e.object),
+    generic: (e) => filter(e.object),
+  };
+}
+
+function sameMap(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+  const ak = Object.keys(a ?? {});
+  if (ak.length !== Object.keys(b ?? {}).length) return false;
+  return ak.every((k) => (b ?? {})[k] === (a ?? {})[k]);
+}
+
+/** Lets updates through only when metadata.generation changed (spec changes; status writes are ignored). Other events pass. */
+export const GenerationChangedPredicate: Predicate = {
+  update: (e) => e.objectOld?.metadata?.generation !== e.objectNew?.metadata?.generation,
+};
+
+/** Lets updates through only when metadata.resourceVersion changed. Other events pass. */
+export const ResourceVersionChangedPredicate: Predicate = {
+  update: (e) => e.objectOld?.metadata?.resourceVersion !== e.objectNew?.metadata?.resourceVersion,
+};
+
+/** Lets updates through only when labels changed. Other events pass. */
+export const LabelChangedPredicate: Predicate = {
+  update: (e) => !sameMap(e.objectOld?.metadata?.labels, e.objectNew?.metadata?.labels),
+};
+
+/** Lets updates through only when annotations changed. Other events pass. */
+export const AnnotationChangedPredicate: Predicate = {
+  update: (e) => !sameMap(e.objectOld?.metadata?.annotations, e.objectNew?.metadata?.annotations),
+};
+
+/** Passes when every predicate passes. */
+export function and<T extends KubernetesObject = KubernetesObject>(...ps: Predicate<T>[]): Predicate<T> {
+  return {
+    create: (e) => ps.every((p) => allows(p as Predicate, 'create', e)),
+    update: (e) => ps.every((p) => allows(p as Predicate, 'update', e)),
+    delete: (e) => ps.every((p) => allows(p as Predicate, 'delete', e)),
+    generic: (e) => ps.every((p) => allows(p as Predicate, 'generic', e)),
+  };
+}
+
+/** Passes when any predicate passes (no predicates: nothing passes). */
+export function or<T extends KubernetesObject = KubernetesObject>(...ps: Predicate<T>[]): Predicate<T> {
+  return {
+    create: (e) => ps.some((p) => allows(p as Predicate, 'create', e)),
+    update: (e) => ps.some((p) => allows(p as Predicate, 'update', e)),
+    delete: (e) => ps.some((p) => allows(p as Predicate, 'delete', e)),
+    generic: (e) => ps.some((p) => allows(p as Predicate, 'generic', e)),
+  };
+}
+
+/** Inverts a predicate. */
+export function not<T extends KubernetesObject = KubernetesObject>(p: Predicate<T>): Predicate<T> {
+  return {
+    create: (e) => !allows(p as Predicate, 'create', e),
+    update: (e) => !allows(p as Predicate, 'update', e),
+    delete: (e) => !allows(p as Predicate, 'delete', e),
+    generic: (e) => !allows(p as Predicate, 'generic', e),
+  };
+}
+
+/** Passes objects whose labels match the selector (a map of equalities). */
+export function labelSelectorPredicate<T extends KubernetesObject = KubernetesObject>(selector: Record<string, string>): Predicate<T> {
+  return newPredicateFuncs<T>((o) => Object.entries(selector).every(([k, v]) => o.metadata?.labels?.[k] === v));
+}

@@ -1,0 +1,71 @@
+/**
+ * The reconcile contract (controller-runtime's pkg/reconcile): a Request names one object, the
+ * Reconciler brings the world in line with it and says whether to come back.
+ */
+import type { Logger } from 'pino';
+
+/** Which object to reconcile. `namespace` is '' for cluster-scoped objects. */
+export interface Request {
+  namespace: string;
+  name: string;
+}
+
+/**
+ * What a reconcile asks for next:
+ * - `requeueAfter` (ms) > 0: run again after that delay (the failure history is forgotten);
+ * - `requeue: true`: run again after the rate limiter's back-off;
+ * - neither (or `void`): done until the next event.
+ */
+export interface Result {
+  requeue?: boolean;
+  requeueAfter?: number;
+}
+
+/** Per-reconcile context. */
+export interface ReconcileContext {
+  /** Aborts when the controller shuts down; the reconcile is still awaited (bounded by the manager's grace period). */
+  signal: AbortSignal;
+  /** pino child logger carrying controller, namespace, name and reconcileID. */
+  logger: Logger;
+  /** A fresh UUID per reconcile call. */
+  reconcileID: string;
+}
+
+/** A reconcile function. Throwing requeues with back-off (unless it is a TerminalError). */
+export type ReconcileFunc = (request: Request, ctx: ReconcileContext) => Promise<Result | void> | Result | void;
+
+/** An object with a reconcile method (what `kubeforge create api` scaffolds). */
+export interface ReconcilerObject {
+  reconcile(request: Request, ctx: ReconcileContext): Promise<Result | void> | Result | void;
+}
+
+/** Either form of reconciler. */
+export type Reconciler = ReconcileFunc | ReconcilerObject;
+
+/**
+ * An error that retrying cannot fix (controller-runtime's reconcile.TerminalError): it is logged
+ * and counted (controller_runtime_terminal_reconcile_errors_total) but the request is not
+ * requeued; the next event for the object triggers a new reconcile.
+ */
+export class TerminalError extends Error {
+  constructor(message: string | Error, options?: { cause?: unknown }) {
+    super(typeof message === 'string' ? message : message.message, { cause: options?.cause ?? (typeof message === 'string' ? undefined : message) });
+    this.name = 'TerminalError';
+  }
+}
+
+/** True for a TerminalError (or an error whose cause chain holds one). */
+export function isTerminalError(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 10; e = (e as { cause?: unknown }).cause, depth++) if (e instanceof TerminalError) return true;
+  return false;
+}
+
+/** `namespace/name` (or `name`): the work queue key of a request. */
+export function requestKey(r: Request): string {
+  return r.namespace ? `${r.namespace}/${r.name}` : r.name;
+}
+
+/** Calls either form of reconciler. */
+export function callReconciler(r: Reconciler, req: Request, ctx: ReconcileContext): Promise<Result | void> | Result | void {
+  return typeof r === 'function' ? r(req, ctx) : r.reconcile(req, ctx);
+}

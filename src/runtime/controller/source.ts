@@ -1,0 +1,111 @@
+/**
+ * Sources produce events for a controller (controller-runtime's pkg/source): `kindSource` watches
+ * a type through the shared cache, `ChannelSource` carries events from anywhere else.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Cache, HandlerRegistration, TypeRef } from '../contracts.js';
+import type { CreateEvent, DeleteEvent, GenericEvent, UpdateEvent } from './predicate.js';
+
+/** Where a source delivers events (the controller applies predicates and the handler). */
+export interface EventSink {
+  create(e: CreateEvent): void;
+  update(e: UpdateEvent): void;
+  delete(e: DeleteEvent): void;
+  generic(e: GenericEvent): void;
+}
+
+/** A stream of events for one watch of a controller. */
+export interface Source {
+  /** Starts delivering to `sink` until `signal` aborts. Rejects if it cannot start (e.g. unknown kind). */
+  start(signal: AbortSignal, sink: EventSink): Promise<void>;
+  /** Resolves true once the initial state has been delivered; false if `signal` aborts first. */
+  waitForSync(signal: AbortSignal): Promise<boolean>;
+  /** For logs: `kind source: apps/v1 Deployment`. */
+  toString(): string;
+}
+
+/** True for objects implementing Source (used by the builder to tell sources from types). */
+export function isSource(x: unknown): x is Source {
+  return typeof x === 'object' && x !== null && typeof (x as Source).start === 'function' && typeof (x as Source).waitForSync === 'function';
+}
+
+/**
+ * Events for every object of a type, from the cache's shared informer (controller-runtime's
+ * source.Kind). The informer's initial objects arrive as create events. On shutdown the handler
+ * registration is removed; the informer itself keeps running for other users until the cache stops.
+ */
+export function kindSource(cache: Cache, type: TypeRef): Source {
+  let registration: HandlerRegistration | undefined;
+  let informer: Awaited<ReturnType<Cache['getInformer']>> | undefined;
+  let started: () => void;
+  const startedP = new Promise<void>((r) => (started = r));
+  let label = 'kind source';
+  return {
+    async start(signal, sink) {
+      informer = await cache.getInformer(type);
+      label = `kind source: ${informer.resource.apiVersion} ${informer.resource.kind}`;
+      registration = informer.addEventHandler({
+        onAdd: (obj: KubernetesObject, isInInitialList: boolean) => sink.create({ object: obj, isInInitialList }),
+        onUpdate: (objectOld: KubernetesObject, objectNew: KubernetesObject) => sink.update({ objectOld, objectNew }),
+        onDelete: (obj: KubernetesObject, deleteStateUnknown: boolean) => sink.delete({ object: obj, deleteStateUnknown }),
+      });
+      started();
+      signal.addEventListener('abort', () => informer?.removeEventHandler(registration!), { once: true });
+    },
+    async waitForSync(signal) {
+      await Promise.race([startedP, new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }))]);
+      while (!signal.aborted) {
+        if (registration?.hasSynced()) return true;
+        if (informer && 'waitForSync' in informer) {
+          await (informer as unknown as { waitForSync(s: AbortSignal): Promise<boolean> }).waitForSync(signal);
+          // the registration is marked synced in the same step as the informer
+          if (registration?.hasSynced()) return true;
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return false;
+    },
+    toString: () => label,
+  };
+}
+
+/**
+ * Generic events pushed by the program (controller-runtime's source.Channel): `send(obj)`
+ * delivers a generic event to the controller's handler. Sends before the controller starts are
+ * buffered; sends after shutdown are dropped.
+ */
+export class ChannelSource<T extends KubernetesObject = KubernetesObject> implements Source {
+  private sink?: EventSink;
+  private buffer: T[] = [];
+  private stopped = false;
+
+  /** Delivers a generic event for `obj`. */
+  send(obj: T): void {
+    if (this.stopped) return;
+    if (this.sink) this.sink.generic({ object: obj });
+    else this.buffer.push(obj);
+  }
+
+  async start(signal: AbortSignal, sink: EventSink): Promise<void> {
+    this.sink = sink;
+    const b = this.buffer;
+    this.buffer = [];
+    for (const o of b) sink.generic({ object: o });
+    signal.addEventListener(
+      'abort',
+      () => {
+        this.stopped = true;
+        this.sink = undefined;
+      },
+      { once: true },
+    );
+  }
+
+  async waitForSync(): Promise<boolean> {
+    return true;
+  }
+
+  toString(): string {
+    return 'channel source';
+  }
+}

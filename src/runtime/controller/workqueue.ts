@@ -1,0 +1,242 @@
+/**
+ * The controller work queue (client-go's rate-limiting, delaying work queue):
+ * - a key is queued at most once however often it is added (dedup);
+ * - a key is never handed to two workers at once: adding a key that is being processed marks it
+ *   dirty, and it is queued again when the worker calls `done`;
+ * - `addAfter` delays an add (the earliest pending time wins), `addRateLimited` asks the rate
+ *   limiter for the delay, `forget` clears a key's failure history;
+ * - `shutDown` stops it: adds are ignored, queued and delayed keys are dropped, waiting `get`s
+ *   resolve with `shutdown: true`; `shutDownWithDrain` additionally waits until every key being
+ *   processed is `done`. (Dropping the queued keys is deliberate: informers replay every object
+ *   on the next start, so nothing is lost, and shutdown does not run stale work.)
+ */
+import type { Clock } from './clock.js';
+import { realClock } from './clock.js';
+import type { RateLimiter } from './ratelimiter.js';
+import { defaultControllerRateLimiter } from './ratelimiter.js';
+
+/** Hooks a queue reports to (see metrics.ts for the Prometheus implementation). */
+export interface WorkQueueMetrics {
+  add(): void;
+  /** A key left the queue for a worker, after waiting `queuedMs`. */
+  get(queuedMs: number): void;
+  /** A worker finished a key after `workMs`. */
+  done(workMs: number): void;
+  retry(): void;
+  /** The queue length changed. */
+  depth(n: number): void;
+  /** Registers a function giving the start times of keys being processed (for unfinished-work gauges). */
+  trackProcessing?(startTimes: () => Iterable<number>, clock: Clock): void;
+}
+
+/** What `get` resolves with. */
+export type GetResult<T> = { item: T; shutdown: false } | { item?: undefined; shutdown: true };
+
+/** Options of a WorkQueue. */
+export interface WorkQueueOptions<T> {
+  /** For metrics and logs. */
+  name?: string;
+  /** Identity of an item (dedup). Default: the item itself if a string, else JSON. */
+  keyOf?: (item: T) => string;
+  clock?: Clock;
+  /** Default: controller-runtime's default controller rate limiter. */
+  rateLimiter?: RateLimiter;
+  metrics?: WorkQueueMetrics;
+}
+
+interface Delayed<T> {
+  key: string;
+  item: T;
+  at: number;
+}
+
+/** See the module comment. */
+export class WorkQueue<T = string> {
+  readonly name: string;
+  private readonly keyOf: (item: T) => string;
+  private readonly clock: Clock;
+  private readonly rateLimiter: RateLimiter;
+  private readonly metrics?: WorkQueueMetrics;
+  private queue: string[] = [];
+  private head = 0;
+  /** Keys wanting processing (queued, or re-added while processing), with their latest item. */
+  private readonly dirty = new Map<string, T>();
+  /** Keys being processed -> start time. */
+  private readonly processing = new Map<string, number>();
+  private readonly addedAt = new Map<string, number>();
+  private waiters: ((r: GetResult<T>) => void)[] = [];
+  private readonly delayed = new Map<string, Delayed<T>>();
+  private timer: unknown;
+  private timerAt = Infinity;
+  private shutting = false;
+  private drainWaiters: (() => void)[] = [];
+
+  constructor(opts: WorkQueueOptions<T> = {}) {
+    this.name = opts.name ?? '';
+    this.keyOf = opts.keyOf ?? ((x: T) => (typeof x === 'string' ? x : JSON.stringify(x)));
+    this.clock = opts.clock ?? realClock;
+    this.rateLimiter = opts.rateLimiter ?? defaultControllerRateLimiter(this.clock);
+    this.metrics = opts.metrics;
+    this.metrics?.trackProcessing?.(() => this.processing.values(), this.clock);
+  }
+
+  /** Keys waiting in the queue (not counting delayed or in-process ones). */
+  len(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** Keys waiting for a delayed add. */
+  delayedLen(): number {
+    return this.delayed.size;
+  }
+
+  /** True after shutDown. */
+  shuttingDown(): boolean {
+    return this.shutting;
+  }
+
+  /** Queues the item unless already queued; if it is being processed, it runs again after `done`. Ignored after shutdown. */
+  add(item: T): void {
+    if (this.shutting) return;
+    const key = this.keyOf(item);
+    if (this.dirty.has(key)) {
+      this.dirty.set(key, item);
+      return;
+    }
+    this.metrics?.add();
+    this.dirty.set(key, item);
+    if (this.processing.has(key)) return;
+    this.push(key);
+  }
+
+  private push(key: string): void {
+    this.addedAt.set(key, this.clock.now());
+    const w = this.waiters.shift();
+    if (w) {
+      this.handOut(key, w);
+      return;
+    }
+    this.queue.push(key);
+    this.metrics?.depth(this.len());
+  }
+
+  private handOut(key: string, resolve: (r: GetResult<T>) => void): void {
+    const item = this.dirty.get(key)!;
+    this.dirty.delete(key);
+    const now = this.clock.now();
+    this.processing.set(key, now);
+    this.metrics?.get(now - (this.addedAt.get(key) ?? now));
+    this.addedAt.delete(key);
+    resolve({ item, shutdown: false });
+  }
+
+  /**
+   * Waits for the next item; the caller must call `done(item)` when finished with it. Resolves
+   * with `{ shutdown: true }` once the queue is shut down.
+   */
+  get(): Promise<GetResult<T>> {
+    if (this.shutting) return Promise.resolve({ shutdown: true });
+    if (this.len() > 0) {
+      const key = this.queue[this.head++];
+      if (this.head > 1024 && this.head * 2 > this.queue.length) {
+        this.queue = this.queue.slice(this.head);
+        this.head = 0;
+      }
+      this.metrics?.depth(this.len());
+      return new Promise((resolve) => this.handOut(key, resolve));
+    }
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Marks the item finished; if it was re-added meanwhile, it is queued again now. */
+  done(item: T): void {
+    const key = this.keyOf(item);
+    const started = this.processing.get(key);
+    if (started === undefined) return;
+    this.processing.delete(key);
+    this.metrics?.done(this.clock.now() - started);
+    if (this.dirty.has(key) && !this.shutting) this.push(key);
+    if (this.processing.size === 0 && this.drainWaiters.length) {
+      const w = this.drainWaiters;
+      this.drainWaiters = [];
+      for (const f of w) f();
+    }
+  }
+
+  /** Adds the item after `delayMs` (immediately if <= 0). A pending earlier time for the same key wins. */
+  addAfter(item: T, delayMs: number): void {
+    if (this.shutting) return;
+    if (delayMs <= 0) {
+      this.add(item);
+      return;
+    }
+    const key = this.keyOf(item);
+    const at = this.clock.now() + delayMs;
+    const cur = this.delayed.get(key);
+    if (cur && cur.at <= at) return;
+    this.delayed.set(key, { key, item, at });
+    this.arm();
+  }
+
+  private arm(): void {
+    let next = Infinity;
+    for (const d of this.delayed.values()) if (d.at < next) next = d.at;
+    if (next === this.timerAt) return;
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = next;
+    if (next === Infinity) return;
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      const now = this.clock.now();
+      const due = [...this.delayed.values()].filter((d) => d.at <= now).sort((a, b) => a.at - b.at);
+      for (const d of due) {
+        this.delayed.delete(d.key);
+        this.add(d.item);
+      }
+      this.arm();
+    }, next - this.clock.now());
+  }
+
+  /** Adds the item after the rate limiter's delay for it (one more failure); counted as a retry. */
+  addRateLimited(item: T): void {
+    if (this.shutting) return;
+    this.metrics?.retry();
+    this.addAfter(item, this.rateLimiter.when(this.keyOf(item)));
+  }
+
+  /** Clears the item's failure history (call after a success). */
+  forget(item: T): void {
+    this.rateLimiter.forget(this.keyOf(item));
+  }
+
+  /** Failures of the item since its last forget. */
+  numRequeues(item: T): number {
+    return this.rateLimiter.numRequeues(this.keyOf(item));
+  }
+
+  /** Stops the queue: adds are ignored, queued and delayed items dropped, `get` resolves with shutdown. */
+  shutDown(): void {
+    if (this.shutting) return;
+    this.shutting = true;
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    this.delayed.clear();
+    for (const k of this.queue.slice(this.head)) this.dirty.delete(k);
+    this.queue = [];
+    this.head = 0;
+    this.metrics?.depth(0);
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f({ shutdown: true });
+  }
+
+  /** shutDown, then resolves once every item being processed has been marked `done`. */
+  shutDownWithDrain(): Promise<void> {
+    this.shutDown();
+    if (this.processing.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+}
