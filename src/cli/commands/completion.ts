@@ -1,5 +1,140 @@
-// Owned by the init/scaffold work (issue 2). Registers `kubeforge completion bash|zsh|fish`.
-import type { Command } from 'commander';
-import type { CliContext } from '../context.js';
+// `kubeforge completion bash|zsh|fish`: shell completion scripts built from the commander tree,
+// so that every command and flag registered (including later ones) is completed.
+import { type Command, type Option } from 'commander';
+import { type CliContext, UsageError } from '../context.js';
 
-export function registerCompletion(_program: Command, _ctx: CliContext): void {}
+interface Node {
+  /** Space-separated command path, '' for the root. */
+  path: string;
+  description: string;
+  subcommands: string[];
+  flags: { long: string; short?: string; takesValue: boolean; choices?: readonly string[]; description: string }[];
+}
+
+function collect(cmd: Command, path: string, out: Node[]): Node[] {
+  const flags = (cmd.options as Option[])
+    .filter((o) => o.long)
+    .map((o) => ({
+      long: o.long!,
+      short: o.short,
+      takesValue: o.required || o.optional,
+      choices: o.argChoices,
+      description: o.description,
+    }));
+  flags.push({ long: '--help', short: '-h', takesValue: false, choices: undefined, description: 'show help' });
+  const subs = cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden);
+  out.push({ path, description: cmd.description(), subcommands: subs.map((c) => c.name()), flags });
+  for (const c of subs) collect(c, path ? `${path} ${c.name()}` : c.name(), out);
+  return out;
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+export function bashCompletion(root: Command): string {
+  const nodes = collect(root, '', []);
+  const valueFlags = [...new Set(nodes.flatMap((n) => n.flags.filter((f) => f.takesValue).flatMap((f) => [f.long, f.short].filter((x): x is string => Boolean(x)))))];
+  const cases = nodes
+    .map((n) => {
+      const words = [...n.subcommands, ...n.flags.map((f) => f.long)].join(' ');
+      return `    ${quote(n.path)}) words=${quote(words)} ;;`;
+    })
+    .join('\n');
+  const choiceCases = nodes
+    .flatMap((n) => n.flags.filter((f) => f.choices?.length).map((f) => `    ${quote(f.long)}) COMPREPLY=($(compgen -W ${quote(f.choices!.join(' '))} -- "$cur")); return ;;`))
+    .filter((v, i, a) => a.indexOf(v) === i)
+    .join('\n');
+  const completionArgs = `    'completion') words='bash zsh fish --help' ;;`;
+  return `# bash completion for kubeforge. Load it with:  source <(kubeforge completion bash)
+_kubeforge() {
+  local cur prev path i w words
+  cur="\${COMP_WORDS[COMP_CWORD]}"
+  prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  case "$prev" in
+${choiceCases}
+    ${valueFlags.length ? valueFlags.map(quote).join('|') : "''"}) return ;;
+  esac
+  path=""
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    w="\${COMP_WORDS[i]}"
+    case "$w" in
+      ${valueFlags.length ? valueFlags.map(quote).join('|') : "''"}) i=$((i + 1)) ;;
+      -*) ;;
+      *) path="\${path:+$path }$w" ;;
+    esac
+  done
+  case "$path" in
+${cases.replace(/ {4}'completion'\) words='[^']*' ;;/, completionArgs)}
+    *) words="" ;;
+  esac
+  COMPREPLY=($(compgen -W "$words" -- "$cur"))
+}
+complete -o default -F _kubeforge kubeforge
+`;
+}
+
+export function zshCompletion(root: Command): string {
+  return `#compdef kubeforge
+# zsh completion for kubeforge. Load it with:  source <(kubeforge completion zsh)
+# (it uses zsh's bash-completion layer, so the same logic serves both shells)
+autoload -U +X compinit && compinit
+autoload -U +X bashcompinit && bashcompinit
+${bashCompletion(root)}`;
+}
+
+export function fishCompletion(root: Command): string {
+  const nodes = collect(root, '', []);
+  const lines = ['# fish completion for kubeforge. Load it with:  kubeforge completion fish | source', 'complete -c kubeforge -f'];
+  const condition = (path: string) => {
+    if (path === '') return '__fish_use_subcommand';
+    const parts = path.split(' ');
+    return parts.map((p) => `__fish_seen_subcommand_from ${p}`).join('; and ');
+  };
+  for (const n of nodes) {
+    for (const sub of n.subcommands) {
+      const child = nodes.find((c) => c.path === (n.path ? `${n.path} ${sub}` : sub));
+      lines.push(`complete -c kubeforge -n ${quote(condition(n.path))} -a ${quote(sub)} -d ${quote(child?.description ?? '')}`);
+    }
+    for (const f of n.flags) {
+      let line = `complete -c kubeforge -n ${quote(n.path === '' ? 'true' : condition(n.path))} -l ${f.long.replace(/^--/, '')}`;
+      if (f.short) line += ` -s ${f.short.replace(/^-/, '')}`;
+      if (f.takesValue) line += ' -r';
+      if (f.choices?.length) line += ` -a ${quote(f.choices.join(' '))}`;
+      line += ` -d ${quote(f.description)}`;
+      lines.push(line);
+    }
+    if (n.path === 'completion') lines.push(`complete -c kubeforge -n ${quote(condition('completion'))} -a 'bash zsh fish'`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function registerCompletion(program: Command, ctx: CliContext): void {
+  program
+    .command('completion')
+    .description('print a shell completion script (bash, zsh or fish)')
+    .argument('<shell>', 'bash, zsh or fish')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ source <(kubeforge completion bash)           # this shell only
+  $ kubeforge completion bash >> ~/.bashrc
+  $ kubeforge completion zsh > "\${fpath[1]}/_kubeforge"
+  $ kubeforge completion fish > ~/.config/fish/completions/kubeforge.fish`,
+    )
+    .action((shell: string) => {
+      const root = program;
+      switch (shell) {
+        case 'bash':
+          ctx.out(bashCompletion(root));
+          return;
+        case 'zsh':
+          ctx.out(zshCompletion(root));
+          return;
+        case 'fish':
+          ctx.out(fishCompletion(root));
+          return;
+        default:
+          throw new UsageError(`unknown shell "${shell}" for completion`, 'use one of: bash, zsh, fish');
+      }
+    });
+}
