@@ -1,0 +1,248 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { DiagnosticError } from '../../src/diagnostics/index.js';
+import { type AnalysisResult, type Analyzer, type CommandIo, type ManifestsFlags, manifestsCommand } from '../../src/manifests/generate.js';
+import type { MarkerUse } from '../../src/manifests/markeruse.js';
+import { GENERATED_HEADER } from '../../src/manifests/writer.js';
+
+const conformance = '/work/shared/conformance/controller-gen';
+const jobsYaml = readFileSync(join(conformance, 'testdata.kubebuilder.io_jobs.yaml'), 'utf8');
+const foosYaml = readFileSync(join(conformance, 'bar.example.com_foos.yaml'), 'utf8');
+
+const tmpRoots: string[] = [];
+after(() => {
+  for (const d of tmpRoots) rmSync(d, { recursive: true, force: true });
+});
+
+function project(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kf-manifests-'));
+  tmpRoots.push(dir);
+  writeFileSync(join(dir, 'tsconfig.json'), '{\n  // comments are allowed\n  "compilerOptions": { "outDir": "dist" },\n  "include": ["src/**/*.ts",],\n}\n');
+  writeFileSync(join(dir, 'package.json'), '{"name":"demo","private":true}\n');
+  mkdirSync(join(dir, 'src/api/v1'), { recursive: true });
+  mkdirSync(join(dir, 'src/controller'), { recursive: true });
+  writeFileSync(join(dir, 'src/api/v1/groupversion.ts'), "export const groupVersion = { group: 'testdata.kubebuilder.io', version: 'v1' };\n");
+  writeFileSync(join(dir, 'src/controller/job.ts'), 'export class JobReconciler {}\n');
+  return dir;
+}
+
+/** Hash of every file under dir (paths and contents), to prove a run wrote nothing. */
+function treeHash(dir: string): string {
+  const h = createHash('sha256');
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (name === 'node_modules' || name === '.kubeforge') continue;
+      if (statSync(p).isDirectory()) walk(p);
+      else h.update(`${relative(dir, p)}\0`).update(readFileSync(p));
+    }
+  };
+  walk(dir);
+  return h.digest('hex');
+}
+
+const at = (marker: string, args: unknown, line: number, target = 'JobReconciler'): MarkerUse => ({ marker, args, target, file: 'src/controller/job.ts', line, column: 1 });
+
+function fakeAnalysis(overrides: Partial<AnalysisResult> = {}): AnalysisResult {
+  return {
+    crds: [parse(jobsYaml) as Record<string, unknown>, parse(foosYaml) as Record<string, unknown>],
+    rbac: [at('Rbac', { groups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch'] }, 3)],
+    webhooks: [
+      at('Webhook', { path: '/validate-batch-v1-job', mutating: false, failurePolicy: 'Fail', sideEffects: 'None', groups: ['batch'], resources: ['jobs'], verbs: ['create'], versions: ['v1'], name: 'vjob.kb.io', admissionReviewVersions: ['v1'] }, 8, 'JobWebhook'),
+    ],
+    webhookConfigurations: [],
+    diagnostics: [],
+    inputFiles: [],
+    ...overrides,
+  };
+}
+
+class Harness {
+  calls = 0;
+  out = '';
+  err = '';
+  constructor(readonly dir: string, public analysis: AnalysisResult = fakeAnalysis()) {}
+  readonly analyzer: Analyzer = async (o) => {
+    this.calls++;
+    assert.equal(o.projectDir, this.dir);
+    return this.analysis;
+  };
+  get io(): CommandIo {
+    return { cwd: this.dir, color: false, out: (t) => void (this.out += t), err: (t) => void (this.err += t) };
+  }
+  async run(flags: ManifestsFlags = {}): Promise<DiagnosticError | undefined> {
+    this.out = '';
+    this.err = '';
+    try {
+      await manifestsCommand(flags, this.io, this.analyzer);
+      return undefined;
+    } catch (e) {
+      if (e instanceof DiagnosticError) return e;
+      throw e;
+    }
+  }
+  read(rel: string): string {
+    return readFileSync(join(this.dir, rel), 'utf8');
+  }
+}
+
+describe('kubeforge manifests pipeline (analysis injected)', () => {
+  it('writes every managed file with the generated header, CRDs byte-identical to controller-gen', async () => {
+    const h = new Harness(project());
+    assert.equal(await h.run(), undefined);
+    assert.equal(
+      h.out,
+      [
+        'CREATE config/crd/bases/bar.example.com_foos.yaml (+57 lines)',
+        'CREATE config/crd/bases/testdata.kubebuilder.io_jobs.yaml (+80 lines)',
+        'CREATE config/rbac/role.yaml (+15 lines)',
+        'CREATE config/webhook/manifests.yaml (+26 lines)',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(h.read('config/crd/bases/testdata.kubebuilder.io_jobs.yaml'), GENERATED_HEADER + jobsYaml);
+    assert.equal(h.read('config/crd/bases/bar.example.com_foos.yaml'), GENERATED_HEADER + foosYaml);
+    const role = h.read('config/rbac/role.yaml');
+    assert.ok(role.startsWith(`${GENERATED_HEADER}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n`));
+    assert.deepEqual(parse(role.slice(GENERATED_HEADER.length)).rules, [{ apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch'] }]);
+    assert.match(h.read('config/webhook/manifests.yaml'), /kind: ValidatingWebhookConfiguration/);
+  });
+
+  it('second run with nothing changed: empty plan from the cache, analysis not called', async () => {
+    const h = new Harness(project());
+    await h.run();
+    assert.equal(h.calls, 1);
+    const before = treeHash(h.dir);
+    assert.equal(await h.run(), undefined);
+    assert.equal(h.calls, 1, 'the analysis ran although no input changed');
+    assert.equal(h.out, 'manifests are up to date\n');
+    assert.equal(treeHash(h.dir), before);
+    // Without the cache the analysis runs and still finds nothing to do (idempotent).
+    assert.equal(await h.run({ cache: false }), undefined);
+    assert.equal(h.calls, 2);
+    assert.equal(h.out, 'manifests are up to date\n');
+  });
+
+  it('edited, added and deleted sources, changed flags and edited outputs all invalidate the cache', async () => {
+    const h = new Harness(project());
+    await h.run();
+    let calls = h.calls;
+    const expectAnalysed = async (what: string, flags: ManifestsFlags = {}) => {
+      await h.run(flags);
+      assert.equal(h.calls, calls + 1, `${what} did not invalidate the cache`);
+      calls = h.calls;
+      await h.run(flags);
+      assert.equal(h.calls, calls, `${what}: the cache was not refreshed`);
+    };
+    writeFileSync(join(h.dir, 'src/controller/job.ts'), 'export class JobReconciler { x = 1 }\n');
+    await expectAnalysed('an edited source file');
+    writeFileSync(join(h.dir, 'src/api/v1/new_types.ts'), 'export class New {}\n');
+    await expectAnalysed('a new source file');
+    rmSync(join(h.dir, 'src/api/v1/new_types.ts'));
+    await expectAnalysed('a deleted source file');
+    writeFileSync(join(h.dir, 'tsconfig.json'), '{"include": ["src/**/*.ts"]}\n');
+    await expectAnalysed('an edited tsconfig');
+    await expectAnalysed('another generator version', { generatorVersion: '9.9.9' });
+    writeFileSync(join(h.dir, 'config/rbac/role.yaml'), `${GENERATED_HEADER}---\n# edited by hand\n`);
+    await h.run({ generatorVersion: '9.9.9' });
+    assert.equal(h.calls, calls + 1, 'an edited output did not invalidate the cache');
+    assert.match(h.out, /^UPDATE config\/rbac\/role.yaml/);
+  });
+
+  it('--check writes nothing and fails listing the files that would change; passes when current', async () => {
+    const h = new Harness(project());
+    const empty = treeHash(h.dir);
+    const err = await h.run({ check: true });
+    assert.ok(err, '--check passed on a project without manifests');
+    assert.equal(err.diagnostics[0].code, 'KF4001');
+    assert.match(err.diagnostics[0].message, /4 generated manifest files are out of date/);
+    assert.match(h.out, /^CREATE config\/crd\/bases\/bar.example.com_foos.yaml \(\+57 lines\)\n/);
+    assert.equal(treeHash(h.dir), empty, '--check wrote files');
+    await h.run();
+    assert.equal(await h.run({ check: true }), undefined);
+    assert.equal(h.out, 'manifests are up to date\n');
+    writeFileSync(join(h.dir, 'config/crd/bases/bar.example.com_foos.yaml'), 'changed\n');
+    const drift = treeHash(h.dir);
+    const err2 = await h.run({ check: true });
+    assert.ok(err2);
+    assert.equal(h.out, 'UPDATE config/crd/bases/bar.example.com_foos.yaml (57 lines)\n');
+    assert.equal(treeHash(h.dir), drift);
+  });
+
+  it('--dry-run prints the sorted plan and writes nothing', async () => {
+    const h = new Harness(project());
+    const before = treeHash(h.dir);
+    assert.equal(await h.run({ dryRun: true }), undefined);
+    assert.match(h.out, /^CREATE config\/crd\/bases\/bar\.example\.com_foos\.yaml \(\+57 lines\)\nCREATE config\/crd\/bases\/testdata/);
+    assert.equal(treeHash(h.dir), before);
+  });
+
+  it('removes managed files it no longer produces, never a user file', async () => {
+    const h = new Harness(project());
+    await h.run();
+    writeFileSync(join(h.dir, 'config/crd/bases/user_owned.yaml'), '# written by hand\n---\nkind: Thing\n');
+    h.analysis = fakeAnalysis({ crds: [parse(jobsYaml) as Record<string, unknown>], webhooks: [] });
+    assert.equal(await h.run({ cache: false }), undefined);
+    assert.equal(h.out, 'DELETE config/crd/bases/bar.example.com_foos.yaml\nDELETE config/webhook/manifests.yaml\n');
+    assert.ok(!existsSync(join(h.dir, 'config/crd/bases/bar.example.com_foos.yaml')));
+    assert.ok(!existsSync(join(h.dir, 'config/webhook/manifests.yaml')));
+    assert.ok(existsSync(join(h.dir, 'config/crd/bases/user_owned.yaml')));
+    assert.ok(existsSync(join(h.dir, 'config/rbac/role.yaml')), 'role.yaml is always produced');
+  });
+
+  it('--paths limits the analysis and keeps files outside it', async () => {
+    const h = new Harness(project());
+    await h.run();
+    h.analysis = fakeAnalysis({ crds: [parse(jobsYaml) as Record<string, unknown>] });
+    let seenPaths: string[] | undefined;
+    const analyzer: Analyzer = async (o) => {
+      seenPaths = o.paths;
+      return h.analysis;
+    };
+    await manifestsCommand({ paths: ['src/api/v1'] }, h.io, analyzer);
+    assert.deepEqual(seenPaths, [join(h.dir, 'src/api/v1')]);
+    assert.ok(existsSync(join(h.dir, 'config/crd/bases/bar.example.com_foos.yaml')));
+  });
+
+  it('on any error: reports all of them (analysis and generators), exits non-zero, writes nothing', async () => {
+    const h = new Harness(project());
+    await h.run();
+    const before = treeHash(h.dir);
+    h.analysis = fakeAnalysis({
+      crds: [],
+      diagnostics: [{ code: 'KF3001', severity: 'error', message: 'unsupported type', file: 'src/api/v1/job_types.ts', line: 4, column: 3, hint: 'fix it' }],
+      rbac: [at('Rbac', { urls: ['/metrics'], verbs: ['get'], namespace: 'system' }, 5)],
+      webhooks: [at('Webhook', { mutating: false, failurePolicy: 'Fail', groups: ['batch'], resources: ['jobs'], verbs: ['create'], versions: ['v1'], name: 'vjob.kb.io', admissionReviewVersions: ['v1'] }, 9)],
+    });
+    const err = await h.run({ cache: false });
+    assert.ok(err);
+    assert.deepEqual(err.diagnostics.map((d) => d.code).sort(), ['KF3001', 'KF4101', 'KF4201', 'KF4201']);
+    assert.equal(treeHash(h.dir), before);
+  });
+
+  it('drops its own argument-shape report where the analysis already reported the marker', async () => {
+    const h = new Harness(project());
+    h.analysis = fakeAnalysis({
+      rbac: [at('Rbac', { groups: ['apps'], resources: ['deployments'] }, 3)],
+      diagnostics: [{ code: 'KF2003', severity: 'error', message: "@Rbac is missing 'verbs'", file: 'src/controller/job.ts', line: 3, column: 1 }],
+    });
+    const err = await h.run();
+    assert.deepEqual(err?.diagnostics.map((d) => d.code), ['KF2003']);
+  });
+
+  it('same input, same bytes: two projects give identical files', async () => {
+    const a = new Harness(project());
+    const b = new Harness(project());
+    await a.run();
+    await b.run();
+    for (const f of ['config/rbac/role.yaml', 'config/webhook/manifests.yaml', 'config/crd/bases/testdata.kubebuilder.io_jobs.yaml']) {
+      assert.equal(a.read(f), b.read(f));
+      assert.ok(a.read(f).endsWith('\n') && !a.read(f).includes('\r'));
+    }
+  });
+});

@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { MarkerUse } from '../../src/manifests/markeruse.js';
+import { generateRbac } from '../../src/manifests/rbac.js';
+import { toYamlDocuments } from '../../src/manifests/yaml.js';
+
+let line = 0;
+function rbac(args: unknown, target = 'CronJobReconciler'): MarkerUse {
+  line += 1;
+  return { marker: 'Rbac', args, target, file: '/p/src/controller/cronjob.ts', line, column: 1 };
+}
+const s = (x: string) => x.split(';');
+
+// The markers of controller-tools' pkg/rbac/testdata/controller.go, translated to @Rbac arguments.
+const CONTROLLER_TOOLS_MARKERS = [
+  { groups: ['batch.io'], resources: ['cronjobs'], verbs: s('get;watch;create') },
+  { groups: ['batch.io'], resources: ['cronjobs/status'], verbs: s('get;update;patch') },
+  { groups: ['art'], resources: ['jobs'], verbs: ['get'] },
+  { groups: ['wave'], resources: ['jobs'], verbs: ['get'], namespace: 'zoo' },
+  { groups: s('batch;batch;batch'), resources: ['jobs/status'], verbs: ['watch'] },
+  { groups: s('batch;cron'), resources: ['jobs/status'], verbs: s('create;get') },
+  { groups: ['art'], resources: ['jobs'], verbs: ['get'], namespace: 'zoo' },
+  { groups: s('cron;batch'), resources: ['jobs/status'], verbs: s('get;create') },
+  { groups: ['batch'], resources: ['jobs/status'], verbs: s('watch;watch') },
+  { groups: ['art'], resources: ['jobs'], verbs: ['get'], namespace: 'park' },
+  { groups: ['batch.io'], resources: ['cronjobs'], resourceNames: s('foo;bar;baz'), verbs: s('get;watch') },
+  { groups: ['deduplicate-verbs'], resources: ['some'], verbs: s('get;list') },
+  { groups: ['deduplicate-verbs'], resources: ['some'], verbs: ['get'] },
+  { groups: ['deduplicate-verbs'], resources: ['some'], verbs: ['list'] },
+  { groups: ['deduplicate-resources'], resources: ['one'], verbs: ['create'] },
+  { groups: ['deduplicate-resources'], resources: ['two'], verbs: ['create'] },
+  { groups: ['deduplicate-resources'], resources: ['three'], verbs: ['create'] },
+  { groups: ['deduplicate-groups1'], resources: ['foo'], verbs: ['patch'] },
+  { groups: ['deduplicate-groups2'], resources: ['foo'], verbs: ['patch'] },
+  { groups: ['deduplicate-groups3'], resources: ['foo'], verbs: ['patch'] },
+  { groups: ['deduplicate-all'], resources: s('foo;bar'), verbs: s('get;list') },
+  { groups: ['deduplicate-all'], resources: ['foo'], verbs: ['get'] },
+  { groups: ['deduplicate-all'], resources: ['bar'], verbs: ['list'] },
+  { groups: ['deduplicate-groups4'], resources: ['xyz'], verbs: s('get;update;patch') },
+  { groups: ['deduplicate-groups4'], resources: ['xyz'], verbs: ['*'] },
+  { groups: ['deduplicate-all-group'], resources: s('foo;bar'), verbs: s('get;list') },
+  { groups: ['not-deduplicate-resources'], resources: ['some'], verbs: ['get'] },
+  { groups: ['not-deduplicate-resources'], resources: ['another'], verbs: ['list'] },
+  { groups: ['not-deduplicate-groups1'], resources: ['some'], verbs: ['get'] },
+  { groups: ['not-deduplicate-groups2'], resources: ['some'], verbs: ['list'] },
+  { urls: ['/url-to-duplicate'], verbs: ['get'] },
+  { urls: ['/another/url-to-duplicate'], verbs: ['get'] },
+  { groups: ['core'], resources: ['deduplicate'], verbs: ['list'] },
+  { groups: [''], resources: ['me'], verbs: ['list'] },
+  { groups: ['core', '', 'some-other-to-deduplicate-with-core'], resources: ['me'], verbs: s('list;get') },
+  { groups: ['deduplicate-groups5'], resources: ['abc'], verbs: s('get;update;patch;create'), namespace: 'here' },
+  { groups: ['deduplicate-groups5'], resources: ['abc'], verbs: ['*'], namespace: 'here' },
+  { groups: ['apps'], namespace: 'infrastructure', resources: ['deployments'], verbs: s('get;list;watch;update;patch') },
+  { groups: [''], namespace: 'users', resources: ['secrets'], verbs: s('get;list;watch') },
+];
+
+const rule = (groups: string[] | null, resources: string[] | null, verbs: string[], extra = '') =>
+  `${groups ? `- apiGroups:\n${groups.map((g) => `  - ${g === '' ? '""' : g}\n`).join('')}` : ''}${extra}${resources ? `  resources:\n${resources.map((r) => `  - ${r}\n`).join('')}` : ''}  verbs:\n${verbs.map((v) => `  - ${v === '*' ? "'*'" : v}\n`).join('')}`;
+const role = (ns: string | null, rules: string) =>
+  `---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ${ns ? 'Role' : 'ClusterRole'}\nmetadata:\n  name: manager-role\n${ns ? `  namespace: ${ns}\n` : ''}rules:\n${rules}`;
+
+// controller-tools' pkg/rbac/testdata/role.yaml for the markers above.
+const EXPECTED =
+  role(
+    null,
+    `- nonResourceURLs:\n  - /another/url-to-duplicate\n  - /url-to-duplicate\n  verbs:\n  - get\n` +
+      rule([''], ['deduplicate', 'me'], ['list']) +
+      rule(['', 'some-other-to-deduplicate-with-core'], ['me'], ['get', 'list']) +
+      rule(['art'], ['jobs'], ['get']) +
+      rule(['batch'], ['jobs/status'], ['watch']) +
+      rule(['batch', 'cron'], ['jobs/status'], ['create', 'get']) +
+      rule(['batch.io'], ['cronjobs'], ['create', 'get', 'watch']) +
+      rule(['batch.io'], ['cronjobs'], ['get', 'watch'], '  resourceNames:\n  - bar\n  - baz\n  - foo\n') +
+      rule(['batch.io'], ['cronjobs/status'], ['get', 'patch', 'update']) +
+      rule(['deduplicate-all', 'deduplicate-all-group'], ['bar', 'foo'], ['get', 'list']) +
+      rule(['deduplicate-groups1', 'deduplicate-groups2', 'deduplicate-groups3'], ['foo'], ['patch']) +
+      rule(['deduplicate-groups4'], ['xyz'], ['*']) +
+      rule(['deduplicate-resources'], ['one', 'three', 'two'], ['create']) +
+      rule(['deduplicate-verbs'], ['some'], ['get', 'list']) +
+      rule(['not-deduplicate-groups1', 'not-deduplicate-resources'], ['some'], ['get']) +
+      rule(['not-deduplicate-groups2'], ['some'], ['list']) +
+      rule(['not-deduplicate-resources'], ['another'], ['list']),
+  ) +
+  role('here', rule(['deduplicate-groups5'], ['abc'], ['*'])) +
+  role('infrastructure', rule(['apps'], ['deployments'], ['get', 'list', 'patch', 'update', 'watch'])) +
+  role('park', rule(['art'], ['jobs'], ['get'])) +
+  role('users', rule([''], ['secrets'], ['get', 'list', 'watch'])) +
+  role('zoo', rule(['art', 'wave'], ['jobs'], ['get']));
+
+describe('RBAC generator', () => {
+  it("merges, deduplicates and sorts rules exactly like controller-gen (controller-tools' rbac testdata)", () => {
+    const result = generateRbac(CONTROLLER_TOOLS_MARKERS.map((a) => rbac(a)));
+    assert.deepEqual(result.diagnostics, []);
+    assert.equal(toYamlDocuments(result.objects), EXPECTED);
+  });
+
+  it('gives the same bytes whatever order the markers come in', () => {
+    const uses = CONTROLLER_TOOLS_MARKERS.map((a) => rbac(a));
+    const reversed = [...uses].reverse().map((u, i) => ({ ...u, line: i + 1 }));
+    assert.equal(toYamlDocuments(generateRbac(reversed).objects), EXPECTED);
+  });
+
+  it('always writes the ClusterRole manager-role, with no rules when there is no marker', () => {
+    const result = generateRbac([]);
+    assert.equal(toYamlDocuments(result.objects), '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: manager-role\nrules: []\n');
+  });
+
+  it('writes a Role per namespace and honours roleName', () => {
+    const result = generateRbac([
+      rbac({ groups: ['apps'], resources: ['deployments'], verbs: ['get'], namespace: 'infra', roleName: 'infra-manager' }),
+      rbac({ groups: [''], resources: ['secrets'], verbs: ['get'], namespace: 'users', roleName: 'user-secrets' }),
+      rbac({ groups: [''], resources: ['pods'], verbs: ['list'], roleName: 'pod-lister' }),
+    ]);
+    assert.deepEqual(result.diagnostics, []);
+    assert.deepEqual(
+      result.objects.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`),
+      ['ClusterRole//manager-role', 'ClusterRole//pod-lister', 'Role/infra/infra-manager', 'Role/users/user-secrets'],
+    );
+  });
+
+  it('reports every misuse, located at the marker, in one run', () => {
+    const uses = [
+      rbac({ groups: ['apps'], resources: ['deployments'] }),
+      rbac({ urls: ['/metrics'], verbs: ['get'], namespace: 'system' }),
+      rbac({ urls: ['/metrics'], groups: ['apps'], resources: ['deployments'], verbs: ['get'] }),
+      rbac({ resources: ['pods'], verbs: ['get'] }),
+      rbac({ groups: ['apps'], resources: ['deployments'], verbs: [] }),
+      rbac({ groups: ['apps'], resources: ['deployments'], verbs: ['get'], namespace: 'Bad_NS' }),
+      rbac({ groups: 'apps', resources: ['deployments'], verbs: 'get', colour: 'red' }),
+      rbac({ groups: ['apps'], resources: ['deployments'], verbs: [1] }),
+    ];
+    const { diagnostics } = generateRbac(uses);
+    const byLine = (n: number) => diagnostics.filter((d) => d.line === uses[n].line).map((d) => `${d.code} ${d.message}`);
+    assert.match(byLine(0).join('\n'), /KF4100 @Rbac on CronJobReconciler is missing the required argument 'verbs'/);
+    assert.match(byLine(1).join('\n'), /KF4101 .*non-resource URLs in namespace 'system'/);
+    assert.match(byLine(2).join('\n'), /KF4101 .*mixes 'urls' with/);
+    assert.match(byLine(3).join('\n'), /KF4101 .*names resources but no API groups/);
+    assert.match(byLine(4).join('\n'), /KF4101 .*empty 'verbs' list/);
+    assert.match(byLine(5).join('\n'), /KF4101 .*namespace 'Bad_NS' is not a valid namespace name/);
+    assert.deepEqual(byLine(6), ["KF4100 @Rbac on CronJobReconciler has an unknown argument 'colour'"]);
+    assert.match(byLine(7).join('\n'), /KF4100 .*'verbs' must be an array of strings/);
+    for (const d of diagnostics) {
+      assert.equal(d.file, '/p/src/controller/cronjob.ts');
+      assert.ok(d.hint, `diagnostic without a fix: ${d.message}`);
+    }
+  });
+});
