@@ -2,7 +2,8 @@
  * The PROJECT file, in Kubebuilder's v3 schema, so that tools reading Kubebuilder projects
  * understand ours: `domain`, `layout`, `projectName`, `repo`, `resources`, `version: "3"`.
  * `repo` holds the npm package name (Kubebuilder: the Go module). Keys are written in
- * alphabetical order, as Kubebuilder does, so reading then writing gives the same bytes.
+ * alphabetical order and resources in the order they were
+ * created, as Kubebuilder does, so reading then writing gives the same bytes.
  */
 import { parseDocument } from 'yaml';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
@@ -67,11 +68,6 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-function resourceOrder(a: ProjectResource, b: ProjectResource): number {
-  const key = (r: ProjectResource) => `${r.domain ?? ''}\u0000${r.group}\u0000${r.version}\u0000${r.kind}`;
-  return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
-}
-
 /** Serialises a PROJECT file: header, alphabetical keys, `version: "3"` quoted, trailing LF. */
 export function serializeProject(config: ProjectConfig): string {
   const body: Record<string, unknown> = {
@@ -80,7 +76,7 @@ export function serializeProject(config: ProjectConfig): string {
     multigroup: config.multigroup ? true : undefined,
     projectName: config.projectName,
     repo: config.repo,
-    resources: config.resources.length ? [...config.resources].sort(resourceOrder) : undefined,
+    resources: config.resources.length ? config.resources : undefined,
   };
   const lines = [...HEADER];
   const yamlLines = toYaml(sortKeys(body) as Record<string, unknown>);

@@ -39,10 +39,10 @@ export function diffLines(before: string, after: string): DiffOp[] {
       ops.push({ op: ' ', line: am[i] });
       i++;
       j++;
-    } else if (j < m && (i === n || table[i][j + 1] >= table[i + 1][j])) {
-      ops.push({ op: '+', line: bm[j++] });
-    } else {
+    } else if (i < n && (j === m || table[i + 1][j] >= table[i][j + 1])) {
       ops.push({ op: '-', line: am[i++] });
+    } else {
+      ops.push({ op: '+', line: bm[j++] });
     }
   }
   for (const line of a.slice(a.length - tail)) ops.push({ op: ' ', line });

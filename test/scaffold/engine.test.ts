@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { DiagnosticError } from '../../src/diagnostics/index.js';
+import {
+  applySpecs,
+  commit,
+  compileTemplate,
+  DiskHost,
+  formatPlan,
+  MemoryHost,
+  normalizePath,
+  TemplateRenderer,
+  Tree,
+  withManagedHeader,
+} from '../../src/scaffold/index.js';
+
+describe('Tree', () => {
+  it('records creates, updates and deletes, sorted by path, and nothing for identical bytes', () => {
+    const host = new MemoryHost({ 'same.txt': 'x\n', 'old.txt': 'a\nb\n', 'gone.txt': 'bye\n' });
+    const tree = new Tree(host);
+    tree.write('z/new.txt', 'n\n');
+    tree.write('same.txt', 'x\n');
+    tree.write('old.txt', 'a\nc\nd\n');
+    tree.delete('gone.txt');
+    tree.delete('never-existed.txt');
+    assert.deepEqual(
+      tree.changes().map((c) => `${c.kind} ${c.path}`),
+      ['delete gone.txt', 'update old.txt', 'create z/new.txt'],
+    );
+    assert.equal(tree.readText('z/new.txt'), 'n\n');
+    assert.equal(tree.read('gone.txt'), undefined);
+    // Nothing reached the host.
+    assert.deepEqual(Object.keys(host.snapshot()), ['gone.txt', 'old.txt', 'same.txt']);
+  });
+
+  it('forgets a pending change written back to the host bytes', () => {
+    const host = new MemoryHost({ 'a.txt': 'one\n' });
+    const tree = new Tree(host);
+    tree.write('a.txt', 'two\n');
+    tree.write('a.txt', 'one\n');
+    assert.deepEqual(tree.changes(), []);
+  });
+
+  it('rejects paths that leave the project folder', () => {
+    assert.throws(() => normalizePath('../x'), /leaves the project folder/);
+    assert.throws(() => normalizePath('/etc/passwd'), /leaves the project folder/);
+    assert.equal(normalizePath('./a//b/'), 'a/b');
+  });
+});
+
+describe('formatPlan', () => {
+  it('prints CREATE/UPDATE/DELETE with line counts', () => {
+    const host = new MemoryHost({ 'b.txt': 'a\nb\nc\n', 'c.txt': 'x\ny\n' });
+    const tree = new Tree(host);
+    tree.write('a.txt', 'one\ntwo\n');
+    tree.write('b.txt', 'a\nB\nc\nd\n');
+    tree.delete('c.txt');
+    tree.write('d.bin', Buffer.from([0, 1, 2]));
+    assert.equal(
+      formatPlan(tree.changes()),
+      ['CREATE a.txt (+2 lines)', 'UPDATE b.txt (+2 -1 lines)', 'DELETE c.txt (-2 lines)', 'CREATE d.bin (binary, 3 bytes)', ''].join('\n'),
+    );
+    assert.equal(formatPlan([]), 'Nothing to change.\n');
+  });
+
+  it('colours the verb only when asked', () => {
+    const tree = new Tree(new MemoryHost());
+    tree.write('a', 'x\n');
+    assert.equal(formatPlan(tree.changes(), { color: true }), '\u001b[32mCREATE\u001b[0m a (+1 line)\n');
+    assert.doesNotMatch(formatPlan(tree.changes(), { color: false }), /\u001b/);
+  });
+});
+
+describe('commit', () => {
+  it('writes every change to the host', () => {
+    const host = new MemoryHost({ 'old.txt': 'a\n', 'gone.txt': 'x\n' });
+    const tree = new Tree(host);
+    tree.write('dir/new.txt', 'n\n');
+    tree.write('old.txt', 'b\n');
+    tree.delete('gone.txt');
+    commit(host, tree.changes());
+    assert.deepEqual(host.snapshot(), { 'dir/new.txt': 'n\n', 'old.txt': 'b\n' });
+  });
+
+  it('validates all changes first: one unwritable path means nothing is written', () => {
+    const host = new MemoryHost({ config: 'a file where a folder is needed\n' });
+    host.readOnly.add('locked');
+    const tree = new Tree(host);
+    tree.write('a.txt', 'a\n');
+    tree.write('config/x.yaml', 'x\n');
+    tree.write('locked/y.txt', 'y\n');
+    assert.throws(
+      () => commit(host, tree.changes()),
+      (e: unknown) => {
+        assert.ok(e instanceof DiagnosticError);
+        const messages = e.diagnostics.map((d) => `${d.code} ${d.message}`);
+        assert.deepEqual(messages, [
+          'KF1101 cannot create config/x.yaml: config is a file, so config/x.yaml cannot be created below it',
+          'KF1101 cannot create locked/y.txt: locked/y.txt is read-only',
+        ]);
+        return true;
+      },
+    );
+    assert.deepEqual(host.snapshot(), { config: 'a file where a folder is needed\n' });
+  });
+
+  it('puts back what it wrote when a write fails halfway', () => {
+    class FailingHost extends MemoryHost {
+      override write(path: string, data: Buffer): void {
+        if (path === 'm.txt') throw new Error('disk full');
+        super.write(path, data);
+      }
+    }
+    const host = new FailingHost({ 'b.txt': 'before\n' });
+    const tree = new Tree(host);
+    tree.write('a/new.txt', 'new\n');
+    tree.write('b.txt', 'after\n');
+    tree.write('m.txt', 'boom\n');
+    assert.throws(() => commit(host, tree.changes()), /KF1102 writing failed: disk full/);
+    assert.deepEqual(host.snapshot(), { 'b.txt': 'before\n' });
+  });
+
+  it('on disk: refuses a path below a file and leaves the folder untouched', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kf-commit-'));
+    try {
+      writeFileSync(join(dir, 'config'), 'file\n');
+      const host = new DiskHost(dir);
+      const tree = new Tree(host);
+      tree.write('a.txt', 'a\n');
+      tree.write('config/default/k.yaml', 'k\n');
+      assert.throws(() => commit(host, tree.changes()), /config is a file/);
+      assert.deepEqual(readdirSync(dir), ['config']);
+      // A good commit creates folders as needed.
+      const ok = new Tree(host);
+      ok.write('deep/er/file.txt', 'x\n');
+      commit(host, ok.changes());
+      assert.equal(host.read('deep/er/file.txt')?.toString(), 'x\n');
+      mkdirSync(join(dir, 'adir'));
+      assert.match(host.whyNotWritable('adir') ?? '', /is a folder/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('templates and specs', () => {
+  const templates = new MemoryHost({
+    'hello.hbs': 'Hello {{name}}!\r\n\n\n',
+    'missing.hbs': 'Hello {{nobody}}\n',
+    'cond.hbs': 'a\n{{#if on}}\nb\n{{/if}}\nc\n',
+  });
+
+  it('renders with LF and one trailing newline; unknown variables are errors', async () => {
+    const r = new TemplateRenderer(templates);
+    assert.equal(await r.render('hello.hbs', { name: 'kube' }), 'Hello kube!\n');
+    assert.equal(await r.render('cond.hbs', { on: false }), 'a\nc\n');
+    await assert.rejects(r.render('missing.hbs', {}), /template missing\.hbs: "nobody" not defined/);
+    await assert.rejects(r.render('nope.hbs', {}), /template nope\.hbs not found/);
+    const fn = await compileTemplate('<{{x}}>');
+    assert.equal(fn({ x: '&' }), '<&>', 'no HTML escaping');
+  });
+
+  it('scaffolded files are never overwritten without force; conflicts are all collected', async () => {
+    const host = new MemoryHost({ 'a.txt': 'mine\n', 'b.txt': 'mine too\n', 'same.txt': 'Hello x!\n' });
+    const specs = [
+      { path: 'a.txt', policy: 'scaffolded' as const, content: 'theirs\n' },
+      { path: 'b.txt', policy: 'scaffolded' as const, content: 'theirs\n' },
+      { path: 'same.txt', policy: 'scaffolded' as const, template: 'hello.hbs', data: { name: 'x' } },
+      { path: 'new.txt', policy: 'scaffolded' as const, content: 'n\n' },
+    ];
+    const tree = new Tree(host);
+    await assert.rejects(applySpecs(tree, specs, new TemplateRenderer(templates)), (e: unknown) => {
+      assert.ok(e instanceof DiagnosticError);
+      assert.deepEqual(
+        e.diagnostics.map((d) => [d.code, d.file]),
+        [
+          ['KF1103', 'a.txt'],
+          ['KF1103', 'b.txt'],
+        ],
+      );
+      assert.match(e.diagnostics[0].hint ?? '', /--force/);
+      return true;
+    });
+    const forced = new Tree(host);
+    await applySpecs(forced, specs, new TemplateRenderer(templates), { force: true });
+    assert.deepEqual(
+      forced.changes().map((c) => `${c.kind} ${c.path}`),
+      ['update a.txt', 'update b.txt', 'create new.txt'],
+    );
+  });
+
+  it('managed files get a DO-NOT-EDIT header in the comment syntax of their format and are regenerated', async () => {
+    assert.equal(withManagedHeader('x.yaml', 'a: 1\n'), '# Code generated by kubeforge. DO NOT EDIT.\na: 1\n');
+    assert.equal(withManagedHeader('src/x.ts', 'export {};\n'), '// Code generated by kubeforge. DO NOT EDIT.\nexport {};\n');
+    assert.equal(withManagedHeader('x.yaml', withManagedHeader('x.yaml', 'a: 1\n')), '# Code generated by kubeforge. DO NOT EDIT.\na: 1\n');
+    assert.throws(() => withManagedHeader('x.json', '{}'), /needs a format with comments/);
+    const host = new MemoryHost({ 'gen.yaml': '# Code generated by kubeforge. DO NOT EDIT.\nold: 1\n' });
+    const tree = new Tree(host);
+    await applySpecs(tree, [{ path: 'gen.yaml', policy: 'managed', content: 'new: 2\n' }], undefined);
+    assert.equal(tree.readText('gen.yaml'), '# Code generated by kubeforge. DO NOT EDIT.\nnew: 2\n');
+  });
+});
