@@ -43,13 +43,13 @@ export function testLogger(): Logger {
 }
 
 /** Polls `cond` every 20 ms until it returns truthy; rejects with `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, cond: () => T | Promise<T>, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(what: string, cond: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const v = await cond();
-      if (v) return v;
+      if (v) return v as NonNullable<T>;
     } catch (e) {
       last = e;
     }
