@@ -1,0 +1,423 @@
+/**
+ * `npm run bench:manifests`: how fast is `kubeforge manifests` compared with type-checking the
+ * same project?
+ *
+ * For synthetic projects of 1, 10, 50 and 200 Kinds (each Kind: ~15 spec fields, nested classes,
+ * string-literal unions, records, arrays of objects, an embedded V1PodTemplateSpec, a status
+ * with conditions, plus a reconciler carrying @Rbac markers and, for every fifth Kind, a
+ * webhook), measured in the same run, wall time (median) and peak RSS (max) of:
+ *   cold        `kubeforge manifests` with no cache and no outputs
+ *   nochange    `kubeforge manifests` again, nothing changed (the hash-only fast path)
+ *   tsc-morph   `tsc --noEmit` with the TypeScript ts-morph bundles (ts.createProgram +
+ *               getPreEmitDiagnostics, run by this file with --tsmorph-tsc)
+ *   tsc-project `tsc --noEmit` with the project's own TypeScript (node_modules/.bin/tsc, TS 7)
+ * Ratios: cold / tsc-morph at every size (target <= 1.2), nochange / cold (target <= 0.25),
+ * and the marginal cost per Kind between sizes (growth linearity).
+ * Last line: `bench:manifests cold=<worst ratio>x nochange=<worst ratio>x`.
+ *
+ * Projects are generated under bench/out/ (git-ignored); their node_modules links
+ * @kubernetes/client-node, @types and kubeforge itself back to this repository.
+ * KUBEFORGE_BENCH_SIZES=1,10 and KUBEFORGE_BENCH_REPEAT=N narrow a run.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+// ---------------------------------------------------------------------------------------------
+// `--tsmorph-tsc <tsconfig>`: tsc --noEmit with ts-morph's bundled TypeScript.
+
+async function tsMorphTsc(tsconfig: string): Promise<number> {
+  const require = createRequire(join(repo, 'package.json'));
+  const common = require('@ts-morph/common') as typeof import('@ts-morph/common');
+  const { ts } = common;
+  const read = ts.readConfigFile(tsconfig, ts.sys.readFile);
+  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, dirname(tsconfig));
+  const options = { ...parsed.options, noEmit: true };
+  // ts-morph ships the lib .d.ts files in memory (getLibFiles) under /node_modules/typescript/lib;
+  // serve them the same way it does, everything else from disk.
+  const libDir = '/node_modules/typescript/lib';
+  const libs = new Map(common.getLibFiles().map((f) => [`${libDir}/${f.fileName}`, f.text]));
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getDefaultLibLocation = () => libDir;
+  host.getDefaultLibFileName = (o) => `${libDir}/${ts.getDefaultLibFileName(o)}`;
+  const fileExists = host.fileExists.bind(host);
+  const readFile = host.readFile.bind(host);
+  host.fileExists = (f) => libs.has(f) || fileExists(f);
+  host.readFile = (f) => libs.get(f) ?? readFile(f);
+  host.getSourceFile = (f, lang, onError, create) => {
+    const text = libs.get(f);
+    return text !== undefined ? ts.createSourceFile(f, text, lang) : getSourceFile(f, lang, onError, create);
+  };
+  const program = ts.createProgram({ rootNames: parsed.fileNames, options, host });
+  const diagnostics = ts.getPreEmitDiagnostics(program);
+  if (diagnostics.length > 0) {
+    process.stderr.write(ts.formatDiagnostics(diagnostics.slice(0, 5), { getCanonicalFileName: (f) => f, getCurrentDirectory: () => dirname(tsconfig), getNewLine: () => '\n' }));
+    return 1;
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Synthetic project
+
+function kindSource(i: number): string {
+  const K = `Widget${i}`;
+  return `import type { V1Condition, V1ObjectMeta, V1PodTemplateSpec } from '@kubernetes/client-node';
+import {
+  Default,
+  Enum,
+  ListMapKey,
+  ListType,
+  MaxItems,
+  MaxLength,
+  Maximum,
+  MinLength,
+  Minimum,
+  Optional,
+  Pattern,
+  PrintColumn,
+  Resource,
+  Root,
+  SubresourceStatus,
+  type int32,
+  type int64,
+} from 'kubeforge/markers';
+
+/** ${K}Phase is the lifecycle phase of a ${K}. */
+export type ${K}Phase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
+
+/** ${K}Port describes one exposed port. */
+export class ${K}Port {
+  /** Name of the port. */
+  @MaxLength(15)
+  name!: string;
+
+  /** Port number. */
+  @Minimum(1)
+  @Maximum(65535)
+  port!: int32;
+
+  /** Protocol of the port. */
+  protocol?: 'TCP' | 'UDP' | 'SCTP';
+}
+
+/** ${K}Backoff configures retries. */
+export class ${K}Backoff {
+  /** Initial delay in seconds. */
+  @Minimum(0)
+  initialSeconds?: int32;
+
+  /** Maximum delay in seconds. */
+  @Maximum(3600)
+  maxSeconds?: int32;
+
+  /** Multiplier applied after every failure. */
+  factor?: number;
+}
+
+/** ${K}Storage describes a volume the widget needs. */
+export class ${K}Storage {
+  /** Size of the volume, e.g. 10Gi. */
+  @Pattern('^[0-9]+(Mi|Gi|Ti)$')
+  size!: string;
+
+  /** Storage class to use. */
+  storageClassName?: string;
+
+  /** Access modes. */
+  accessModes?: ('ReadWriteOnce' | 'ReadOnlyMany' | 'ReadWriteMany')[];
+
+  /** Retry policy when provisioning fails. */
+  backoff?: ${K}Backoff;
+}
+
+/** ${K}Spec defines the desired state of ${K}. */
+export class ${K}Spec {
+  /** Number of replicas. */
+  @Minimum(0)
+  @Maximum(100)
+  @Default(1)
+  replicas?: int32;
+
+  /** Image to run. */
+  @MinLength(1)
+  image!: string;
+
+  /** Human readable description. */
+  @MaxLength(256)
+  description?: string;
+
+  /** Whether reconciliation is paused. */
+  paused?: boolean;
+
+  /** Deployment strategy. */
+  strategy?: 'Recreate' | 'RollingUpdate';
+
+  /** Log level. */
+  @Enum('debug', 'info', 'warn', 'error')
+  logLevel?: string;
+
+  /** Extra arguments. */
+  @MaxItems(32)
+  args?: string[];
+
+  /** Environment variables. */
+  env?: Record<string, string>;
+
+  /** Labels to add to every object. */
+  extraLabels?: Record<string, string>;
+
+  /** Exposed ports. */
+  @ListType('map')
+  @ListMapKey('name')
+  ports?: ${K}Port[];
+
+  /** Storage per volume name. */
+  volumes?: Record<string, ${K}Storage>;
+
+  /** Main storage. */
+  storage?: ${K}Storage;
+
+  /** Retry policy. */
+  backoff?: ${K}Backoff;
+
+  /** Maximum memory in bytes. */
+  memoryLimitBytes?: int64;
+
+  /** Pod template for the workers. */
+  template!: V1PodTemplateSpec;
+}
+
+/** ${K}Status defines the observed state of ${K}. */
+export class ${K}Status {
+  /** Current phase. */
+  phase?: ${K}Phase;
+
+  /** Generation last processed. */
+  observedGeneration?: int64;
+
+  /** Ready replicas. */
+  readyReplicas?: int32;
+
+  /** Conditions of the widget. */
+  @Optional()
+  @ListType('map')
+  @ListMapKey('type')
+  conditions?: V1Condition[];
+}
+
+/** ${K} is the Schema for the widget${i}s API. */
+@Root()
+@SubresourceStatus()
+@Resource({ shortName: ['w${i}'] })
+@PrintColumn({ name: 'Phase', type: 'string', jsonPath: '.status.phase' })
+export class ${K} {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+  spec?: ${K}Spec;
+  status?: ${K}Status;
+}
+`;
+}
+
+function controllerSource(i: number): string {
+  const webhook =
+    i % 5 === 0
+      ? `
+@Webhook({
+  path: '/validate-bench-kubeforge-io-v1-widget${i}',
+  mutating: false,
+  failurePolicy: 'Fail',
+  sideEffects: 'None',
+  groups: ['bench.kubeforge.io'],
+  resources: ['widget${i}s'],
+  verbs: ['create', 'update'],
+  versions: ['v1'],
+  name: 'vwidget${i}.kb.io',
+  admissionReviewVersions: ['v1'],
+})
+export class Widget${i}Validator {}
+`
+      : '';
+  return `import { Rbac${webhook ? ', Webhook' : ''} } from 'kubeforge/markers';
+
+/** Widget${i}Reconciler reconciles Widget${i} objects. */
+@Rbac({ groups: ['bench.kubeforge.io'], resources: ['widget${i}s'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] })
+@Rbac({ groups: ['bench.kubeforge.io'], resources: ['widget${i}s/status'], verbs: ['get', 'update', 'patch'] })
+@Rbac({ groups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch', 'create', 'update'] })
+@Rbac({ groups: [''], resources: ['pods', 'events'], verbs: ['get', 'list', 'create'] })
+export class Widget${i}Reconciler {
+  reconcile(name: string): string {
+    return name;
+  }
+}
+${webhook}`;
+}
+
+function link(target: string, path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  symlinkSync(target, path, 'dir');
+}
+
+function generateProject(dir: string, kinds: number): void {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'src/api/v1'), { recursive: true });
+  mkdirSync(join(dir, 'src/controller'), { recursive: true });
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `bench-${kinds}`, private: true, type: 'module' }, null, 2)}\n`);
+  // The same compiler options as the tsconfig `kubeforge init` writes.
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    `${JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'ES2022',
+          lib: ['ES2023'],
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          esModuleInterop: true,
+          skipLibCheck: true,
+          types: ['node'],
+          rootDir: '.',
+          outDir: 'build',
+        },
+        include: ['src/**/*.ts'],
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  writeFileSync(
+    join(dir, 'src/api/v1/groupversion.ts'),
+    "import { defineGroupVersion } from 'kubeforge/markers';\n\n/** Package v1 holds the bench API. */\nexport const groupVersion = defineGroupVersion({ group: 'bench.kubeforge.io', version: 'v1' });\n",
+  );
+  for (let i = 1; i <= kinds; i++) {
+    writeFileSync(join(dir, `src/api/v1/widget${i}_types.ts`), kindSource(i));
+    writeFileSync(join(dir, `src/controller/widget${i}_controller.ts`), controllerSource(i));
+  }
+  link(join(repo, 'node_modules/@kubernetes'), join(dir, 'node_modules/@kubernetes'));
+  link(join(repo, 'node_modules/@types'), join(dir, 'node_modules/@types'));
+  link(repo, join(dir, 'node_modules/kubeforge'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurement
+
+interface Sample {
+  ms: number;
+  rssMb: number;
+  ok: boolean;
+  stderr: string;
+}
+
+const haveTime = existsSync('/usr/bin/time');
+
+function measure(cmd: string, args: string[], cwd: string): Sample {
+  const full = haveTime ? ['/usr/bin/time', ['-f', 'KFBENCH_RSS_KB=%M', cmd, ...args]] : [cmd, args];
+  const start = performance.now();
+  const r = spawnSync(full[0] as string, full[1] as string[], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const ms = performance.now() - start;
+  const stderr = r.stderr ?? '';
+  const m = /KFBENCH_RSS_KB=(\d+)/.exec(stderr);
+  return { ms, rssMb: m ? Number(m[1]) / 1024 : NaN, ok: r.status === 0, stderr: stderr.replace(/KFBENCH_RSS_KB=\d+\n?/, '') };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+interface Row {
+  kinds: number;
+  cold: Sample[];
+  nochange: Sample[];
+  tscMorph: Sample[];
+  tscProject: Sample[];
+}
+
+function summary(samples: Sample[]): { ms: number; rss: number; ok: boolean; err: string } {
+  return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rssMb)), ok: samples.every((s) => s.ok), err: samples.find((s) => !s.ok)?.stderr ?? '' };
+}
+
+async function main(): Promise<void> {
+  const sizes = (process.env.KUBEFORGE_BENCH_SIZES ?? '1,10,50,200').split(',').map(Number);
+  const node = process.execPath;
+  const cli = join(repo, 'bin/kubeforge.js');
+  const self = fileURLToPath(import.meta.url);
+  const tsc = join(repo, 'node_modules/.bin/tsc');
+  const rows: Row[] = [];
+  if (!haveTime) console.log('note: /usr/bin/time not found; peak RSS not measured (apt-get install time)');
+  for (const kinds of sizes) {
+    const dir = join(repo, 'bench/out/manifests', `kinds-${kinds}`);
+    generateProject(dir, kinds);
+    const repeat = Number(process.env.KUBEFORGE_BENCH_REPEAT ?? (kinds >= 200 ? 2 : 3));
+    const row: Row = { kinds, cold: [], nochange: [], tscMorph: [], tscProject: [] };
+    const manifests = ['manifests', '--project', dir, '--generator-version', 'bench'];
+    for (let r = 0; r < repeat; r++) {
+      rmSync(join(dir, 'config'), { recursive: true, force: true });
+      rmSync(join(dir, 'node_modules/.cache'), { recursive: true, force: true });
+      row.cold.push(measure(node, [cli, ...manifests], dir));
+      row.nochange.push(measure(node, [cli, ...manifests], dir));
+      row.tscMorph.push(measure(node, [self, '--tsmorph-tsc', join(dir, 'tsconfig.json')], dir));
+      row.tscProject.push(measure(tsc, ['-p', join(dir, 'tsconfig.json'), '--noEmit'], dir));
+    }
+    rows.push(row);
+    const c = summary(row.cold);
+    const n = summary(row.nochange);
+    const m = summary(row.tscMorph);
+    const p = summary(row.tscProject);
+    console.log(
+      `kinds=${String(kinds).padStart(3)}  cold ${c.ms.toFixed(0).padStart(6)} ms ${c.rss.toFixed(0).padStart(4)} MB${c.ok ? '' : ' (FAILED)'}` +
+        ` | nochange ${n.ms.toFixed(0).padStart(5)} ms ${n.rss.toFixed(0).padStart(4)} MB${n.ok ? '' : ' (FAILED)'}` +
+        ` | tsc(ts-morph TS) ${m.ms.toFixed(0).padStart(6)} ms ${m.rss.toFixed(0).padStart(4)} MB${m.ok ? '' : ' (FAILED)'}` +
+        ` | tsc(project TS) ${p.ms.toFixed(0).padStart(5)} ms ${p.rss.toFixed(0).padStart(4)} MB${p.ok ? '' : ' (FAILED)'}`,
+    );
+    for (const [name, s] of [['cold', c], ['nochange', n], ['tsc(ts-morph TS)', m], ['tsc(project TS)', p]] as const) {
+      if (!s.ok) console.log(`  ${name} failed:\n${s.err.split('\n').slice(0, 12).map((l) => `    ${l}`).join('\n')}`);
+    }
+  }
+
+  console.log('\nratios');
+  let worstCold = 0;
+  let worstNochange = 0;
+  for (const row of rows) {
+    const c = summary(row.cold).ms;
+    const n = summary(row.nochange).ms;
+    const m = summary(row.tscMorph).ms;
+    const p = summary(row.tscProject).ms;
+    worstCold = Math.max(worstCold, c / m);
+    worstNochange = Math.max(worstNochange, n / c);
+    console.log(
+      `kinds=${String(row.kinds).padStart(3)}  cold/tsc(ts-morph TS) ${(c / m).toFixed(2)}x (target <= 1.2)  nochange/cold ${(n / c).toFixed(2)}x (target <= 0.25)  cold/tsc(project TS) ${(c / p).toFixed(2)}x`,
+    );
+  }
+  if (rows.length > 1) {
+    console.log('\ngrowth (marginal cost per Kind between sizes)');
+    for (let i = 1; i < rows.length; i++) {
+      const a = rows[i - 1];
+      const b = rows[i];
+      const per = (f: (r: Row) => number) => ((f(b) - f(a)) / (b.kinds - a.kinds)).toFixed(1);
+      console.log(
+        `${a.kinds}->${b.kinds} Kinds: cold ${per((r) => summary(r.cold).ms)} ms/Kind, tsc(ts-morph TS) ${per((r) => summary(r.tscMorph).ms)} ms/Kind, ` +
+          `cold RSS ${per((r) => summary(r.cold).rss)} MB/Kind`,
+      );
+    }
+  }
+  const ok = rows.every((r) => [r.cold, r.nochange, r.tscMorph, r.tscProject].every((s) => summary(s).ok));
+  if (!ok) console.log('\nsome runs FAILED (see above): the ratios are not meaningful');
+  console.log(`bench:manifests cold=${worstCold.toFixed(2)}x nochange=${worstNochange.toFixed(2)}x`);
+  if (!ok) process.exitCode = 1;
+}
+
+if (process.argv[2] === '--tsmorph-tsc') {
+  process.exitCode = await tsMorphTsc(resolve(process.argv[3]));
+} else {
+  await main();
+}
+
