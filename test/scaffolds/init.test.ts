@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { DiagnosticError } from '../../src/diagnostics/index.js';
+import { parseProject } from '../../src/project/index.js';
+import { isBinary, MemoryHost } from '../../src/scaffold/index.js';
+import { type InitOptions, npmInstall, planInit, runInit } from '../../src/scaffolds/init.js';
+import { packageVersion } from '../../src/util/package-root.js';
+import { assertGoldenFile, assertGoldenTree } from './golden.js';
+
+const VERSION = packageVersion();
+
+/** Golden files must not change with kubeforge's version: its tarball name and spec are normalised. */
+export function normalise(text: string): string {
+  return text
+    .split(`kubeforge-${VERSION}.tgz`)
+    .join('kubeforge-VERSION.tgz')
+    .split(`"kubeforge": "^${VERSION}"`)
+    .join('"kubeforge": "^VERSION"')
+    .replace(/\(binary, [0-9.]+ (KiB|bytes)\)/g, '(binary)');
+}
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, env: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) } };
+}
+
+async function scaffold(options: InitOptions, cwd: string, host = new MemoryHost()) {
+  const io = capture();
+  const result = await runInit({ skipInstall: true, ...options }, { cwd, host, ...io.env });
+  return { host, result, ...io };
+}
+
+/** The text files of the tree, normalised; binaries are left out (their names are in the plan golden). */
+function textTree(host: MemoryHost): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [path, data] of [...host.files.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (!isBinary(data)) out[path] = normalise(data.toString('utf8'));
+  }
+  return out;
+}
+
+const CASES: { name: string; cwd: string; options: InitOptions }[] = [
+  { name: 'default', cwd: '/work/guestbook', options: { domain: 'example.com', owner: 'The Guestbook Authors' } },
+  {
+    name: 'license-none-registry',
+    cwd: '/work/anything',
+    options: { domain: 'my-org.io', projectName: 'memcached-operator', packageName: '@acme/memcached-operator', license: 'none', multigroup: true, kubeforgeSource: 'registry' },
+  },
+];
+
+describe('kubeforge init (golden trees)', () => {
+  for (const c of CASES) {
+    it(`${c.name}: the --dry-run plan matches test/golden/init/${c.name}/plan.txt and writes nothing`, async () => {
+      const host = new MemoryHost();
+      const { out } = await scaffold({ ...c.options, dryRun: true }, c.cwd, host);
+      assert.equal(host.files.size, 0, 'dry run wrote nothing');
+      assertGoldenFile(normalise(out.join('')), `init/${c.name}/plan.txt`);
+    });
+
+    it(`${c.name}: the tree matches test/golden/init/${c.name}/tree`, async () => {
+      const { host } = await scaffold(c.options, c.cwd);
+      assertGoldenTree(textTree(host), `init/${c.name}/tree`);
+    });
+
+    it(`${c.name}: running init again with --force and the same flags plans nothing`, async () => {
+      const { host } = await scaffold(c.options, c.cwd);
+      const before = new Map(host.files);
+      const again = await scaffold({ ...c.options, force: true }, c.cwd, host);
+      assert.deepEqual(again.result.changes, []);
+      assert.equal(again.out.join(''), 'Nothing to change.\n');
+      assert.deepEqual(host.files, before);
+    });
+  }
+
+  it('is deterministic: same flags, same bytes (tarball included)', async () => {
+    const a = await scaffold(CASES[0].options, '/x/guestbook');
+    const b = await scaffold(CASES[0].options, '/y/guestbook');
+    assert.deepEqual([...a.host.files.keys()], [...b.host.files.keys()]);
+    for (const [k, v] of a.host.files) assert.ok(v.equals(b.host.files.get(k)!), k);
+    const tgz = [...a.host.files.keys()].filter((k) => k.startsWith('.kubeforge/'));
+    assert.deepEqual(tgz, [`.kubeforge/kubeforge-${VERSION}.tgz`]);
+  });
+
+  it('writes no absolute paths, except for --kubeforge-source link', async () => {
+    const { host } = await scaffold({ domain: 'example.com' }, '/somewhere/deep/guestbook');
+    for (const [k, v] of host.files) if (!isBinary(v)) assert.doesNotMatch(v.toString('utf8'), /\/somewhere|\/work\/main|\/root\//, k);
+    const linked = await scaffold({ domain: 'example.com', kubeforgeSource: 'link' }, '/somewhere/guestbook');
+    const pkg = JSON.parse(linked.host.read('package.json')!.toString('utf8')) as { dependencies: Record<string, string> };
+    assert.match(pkg.dependencies.kubeforge, /^file:\//);
+    assert.equal([...linked.host.files.keys()].some((k) => k.startsWith('.kubeforge/')), false);
+    assert.doesNotMatch(linked.host.read('Dockerfile')!.toString('utf8'), /\.kubeforge/);
+  });
+
+  it('--force keeps the resources of an existing PROJECT file', async () => {
+    const { host } = await scaffold({ domain: 'example.com' }, '/w/guestbook');
+    const project = host.read('PROJECT')!.toString('utf8').replace('version: "3"', 'resources:\n- group: batch\n  kind: CronJob\n  version: v1\nversion: "3"');
+    host.files.set('PROJECT', Buffer.from(project));
+    const { result } = await scaffold({ domain: 'example.com', force: true }, '/w/guestbook', host);
+    assert.deepEqual(result.changes, []);
+    assert.equal(parseProject(host.read('PROJECT')!.toString('utf8')).resources[0].kind, 'CronJob');
+  });
+
+  it('collects every invalid flag in one error', async () => {
+    await assert.rejects(
+      planInit({ domain: 'Bad_Domain', projectName: 'Bad.Name', license: 'mit' }, { cwd: '/w/x', host: new MemoryHost(), out: () => {}, err: () => {} }),
+      (e: unknown) => {
+        assert.ok(e instanceof DiagnosticError);
+        assert.deepEqual(
+          e.diagnostics.map((d) => d.code),
+          ['KF1001', 'KF1001', 'KF1004'],
+        );
+        return true;
+      },
+    );
+  });
+
+  it('runs the install step after writing, and reports its failure with how to finish by hand', async () => {
+    const host = new MemoryHost();
+    const calls: string[] = [];
+    const io = capture();
+    await runInit({ domain: 'example.com' }, { cwd: '/w/guestbook', host, ...io.env, install: async (dir) => void calls.push(`${dir}:${host.files.size}`) });
+    assert.equal(calls.length, 1);
+    assert.match(calls[0], /^\/w\/guestbook:\d+$/);
+    assert.ok(Number(calls[0].split(':')[1]) > 40, 'installed after the files were written');
+    const failing = new MemoryHost();
+    await assert.rejects(
+      runInit({ domain: 'example.com' }, {
+        cwd: '/w/guestbook',
+        host: failing,
+        ...io.env,
+        install: async () => {
+          throw new DiagnosticError({ code: 'KF1030', severity: 'error', message: 'npm install failed', hint: 'cd /w/guestbook && npm install' });
+        },
+      }),
+      /KF1030/,
+    );
+    assert.ok(failing.files.has('package.json'), 'the scaffold stays when npm install fails');
+  });
+
+  it('npmInstall: a failing npm install says how to finish by hand', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kf-npm-'));
+    try {
+      writeFileSync(join(dir, 'package.json'), '{ not json');
+      const io = capture();
+      await assert.rejects(npmInstall(dir, { cwd: dir, ...io.env }), (e: unknown) => {
+        assert.ok(e instanceof DiagnosticError);
+        assert.equal(e.diagnostics[0].code, 'KF1030');
+        assert.match(e.diagnostics[0].message, /npm install failed in .* \(exit \d+\)/);
+        assert.equal(e.diagnostics[0].hint, `the project is scaffolded; finish by hand: cd ${dir} && npm install`);
+        return true;
+      });
+      assert.match(io.err.join(''), /Installing dependencies: npm install/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
