@@ -1,2 +1,12 @@
-// Barrel for src/runtime/manager (see contracts.ts for how the parts meet).
-export {};
+// kubeforge/runtime manager: lifecycle, probes, metrics, leader election, events, config.
+export { Manager, newManager, GracefulShutdownTimeoutError, LeaderElectionLostError } from './manager.js';
+export type { ManagerOptions } from './manager.js';
+export { getConfigOrDie, ConfigError } from './config.js';
+export type { GetConfigOptions } from './config.js';
+export { setupSignalHandler } from './signals.js';
+export { healthz } from './healthz.js';
+export type { Checker } from './healthz.js';
+export type { EventRecorder, EventType, EventOptions } from './events.js';
+export type { MetricsServerOptions } from './servers.js';
+export { generateSelfSignedCert } from './selfsigned.js';
+export type { SelfSignedCert, SelfSignedCertOptions } from './selfsigned.js';

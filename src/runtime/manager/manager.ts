@@ -1,0 +1,498 @@
+/**
+ * The Manager (controller-runtime's manager.Manager): owns the client, cache, controllers,
+ * metrics and probe servers and leader election; starts them in order and stops them in reverse
+ * on an AbortSignal, letting in-flight work finish within a grace period.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { KubeConfig } from '@kubernetes/client-node';
+import pino, { type Logger } from 'pino';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Cache, Client, ControllerManagerLike, ManagerContracts, Reader, Runnable } from '../contracts.js';
+import { newCache } from '../cache/index.js';
+import { newClient, RestClient as ClientRest } from '../client/index.js';
+import { RestClient } from '../util/rest.js';
+import { inClusterNamespace } from './config.js';
+import { EventBroadcaster, type EventRecorder } from './events.js';
+import { serveChecks, type Checker } from './healthz.js';
+import { LeaderElector } from './leaderelection.js';
+import {
+  DelegatingAuth,
+  close,
+  listen,
+  metricsServer,
+  parseBindAddress,
+  servingCert,
+  type MetricsServerOptions,
+} from './servers.js';
+
+/** Options of {@link newManager}. Durations are milliseconds. */
+export interface ManagerOptions {
+  /** Metrics server; disabled unless `bindAddress` is set to something other than "0". */
+  metrics?: MetricsServerOptions;
+  /** Probe server address (":8081" in Kubebuilder's main; "127.0.0.1:0" in tests); "0" or unset disables it. */
+  healthProbeBindAddress?: string;
+  /** Run leader runnables (controllers) only while holding a Lease (default false). */
+  leaderElection?: boolean;
+  /** Lease name; required with leaderElection (Kubebuilder: `<hash>.<domain>`). */
+  leaderElectionID?: string;
+  /** Lease namespace; default: the pod's namespace when in-cluster (required otherwise). */
+  leaderElectionNamespace?: string;
+  /** This candidate's identity (default `<hostname>_<uuid>`). */
+  leaderElectionIdentity?: string;
+  /** Give the lease up when stopping so another replica takes over at once (default true). */
+  leaderElectionReleaseOnCancel?: boolean;
+  /** Lease validity without renewal (default 15 000). */
+  leaseDuration?: number;
+  /** How long the leader retries renewing before it gives up (default 10 000). */
+  renewDeadline?: number;
+  /** Wait between lease attempts (default 2 000). */
+  retryPeriod?: number;
+  /**
+   * Total time stop() waits for runnables to return after the signal (default 30 000).
+   * 0 stops without waiting; a negative value waits forever.
+   */
+  gracefulShutdownTimeout?: number;
+  /** Cache options. `defaultNamespaces` restricts namespaced watches (one namespace supported); default env WATCH_NAMESPACE. */
+  cache?: { defaultNamespaces?: string[] | Record<string, unknown>; syncTimeout?: number };
+  /** Field manager of the client's writes (default "kubeforge-manager"). */
+  fieldOwner?: string;
+  /** Root logger (default: pino to stderr at level LOG_LEVEL or "info"). */
+  logger?: Logger;
+  /** Kept for the webhook server (a later issue); started with the servers if it is a Runnable. */
+  webhookServer?: unknown;
+}
+
+type GroupName = 'servers' | 'caches' | 'others' | 'leader';
+
+interface Group {
+  name: GroupName;
+  runnables: Runnable[];
+  ac: AbortController;
+  running: Promise<void>[];
+  started: boolean;
+  stopping: boolean;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function isCacheLike(r: Runnable): r is Runnable & { waitForCacheSync(signal?: AbortSignal): Promise<boolean> } {
+  return typeof (r as { waitForCacheSync?: unknown }).waitForCacheSync === 'function';
+}
+
+function defaultLogger(): Logger {
+  return pino({ level: process.env.LOG_LEVEL ?? 'info' }, pino.destination({ dest: 2, sync: true }));
+}
+
+/** The error start() rejects with when runnables outlive the grace period. */
+export class GracefulShutdownTimeoutError extends Error {
+  constructor(graceMs: number, pending: string[]) {
+    super(`failed waiting for all runnables to end within grace period of ${graceMs}ms${pending.length ? `: still running: ${pending.join(', ')}` : ''}`);
+    this.name = 'GracefulShutdownTimeoutError';
+  }
+}
+
+/** The error start() rejects with when leadership is lost (the process should exit and restart). */
+export class LeaderElectionLostError extends Error {
+  constructor(lease: string) {
+    super(`leader election lost (lease ${lease})`);
+    this.name = 'LeaderElectionLostError';
+  }
+}
+
+/**
+ * Creates a Manager. Throws (synchronously) on invalid options: leader election without an ID or
+ * namespace, a malformed bind address, more than one cache namespace.
+ */
+export function newManager(config: KubeConfig, options: ManagerOptions = {}): Manager {
+  return new Manager(config, options);
+}
+
+/**
+ * See {@link newManager}. Lifecycle: `start(signal)` starts, in order, the probe and metrics
+ * servers (and webhook server), the caches (waiting for their sync), the runnables that need no
+ * leader, then, once elected (immediately without leader election), the leader runnables
+ * (controllers). On abort it stops them in reverse order: controllers first (their in-flight
+ * reconciles finish), then the lease is released, then the rest; all within
+ * `gracefulShutdownTimeout`.
+ * On error: a runnable that rejects, or lost leadership, stops everything the same way and
+ * start() rejects with that error. On requeue: not the Manager's business (controllers requeue).
+ */
+export class Manager implements ControllerManagerLike, ManagerContracts {
+  private readonly config: KubeConfig;
+  private readonly options: ManagerOptions;
+  private readonly logger: Logger;
+  private readonly log: Logger;
+  private readonly registry = new Registry();
+  private readonly clientRest: ClientRest;
+  private readonly ownRest: RestClient;
+  private readonly cache: Cache & Runnable;
+  private readonly client: Client;
+  private readonly broadcaster: EventBroadcaster;
+  private readonly recorders = new Map<string, EventRecorder>();
+  private readonly healthChecks = new Map<string, Checker>();
+  private readonly readyChecks = new Map<string, Checker>();
+  private readonly groups: Record<GroupName, Group>;
+  private readonly leaderGauge?: Gauge<string>;
+  private readonly leaseNamespace?: string;
+  private readonly grace: number;
+  private startCalled = false;
+  private stopAC = new AbortController();
+  private fatal?: unknown;
+  private probeServer?: http.Server;
+  private metricsSrv?: http.Server;
+  private probeAddr?: AddressInfo;
+  private metricsAddr?: AddressInfo;
+  private metricsCert?: string;
+  private electedResolve!: () => void;
+  private readonly electedPromise: Promise<void>;
+  private startedResolve!: () => void;
+  private startedReject!: (e: unknown) => void;
+  private readonly startedPromise: Promise<void>;
+  private elector?: LeaderElector;
+
+  constructor(config: KubeConfig, options: ManagerOptions = {}) {
+    this.config = config;
+    this.options = options;
+    this.logger = options.logger ?? defaultLogger();
+    this.log = this.logger.child({ logger: 'manager' });
+    this.grace = options.gracefulShutdownTimeout ?? 30_000;
+    // Validate addresses now: bad options fail at construction, like controller-runtime's New().
+    parseBindAddress(options.healthProbeBindAddress, 'healthProbeBindAddress');
+    parseBindAddress(options.metrics?.bindAddress, 'metrics.bindAddress');
+    if (options.leaderElection) {
+      if (!options.leaderElectionID) throw new Error('leaderElectionID must be set when leaderElection is true');
+      this.leaseNamespace = options.leaderElectionNamespace ?? inClusterNamespace();
+      if (!this.leaseNamespace) {
+        throw new Error('unable to find the leader election namespace: not running in-cluster; set leaderElectionNamespace');
+      }
+    }
+    let namespace: string | undefined;
+    const dn = options.cache?.defaultNamespaces;
+    const namespaces = dn === undefined ? (process.env.WATCH_NAMESPACE ?? '').split(',').filter(Boolean) : Array.isArray(dn) ? dn : Object.keys(dn);
+    if (namespaces.length > 1) throw new Error(`cache.defaultNamespaces: watching several namespaces (${namespaces.join(', ')}) is not supported yet; give one, or none for all`);
+    namespace = namespaces[0];
+
+    collectDefaultMetrics({ register: this.registry });
+    if (options.leaderElection) {
+      this.leaderGauge = new Gauge({
+        name: 'leader_election_master_status',
+        help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease. Please make sure to group by name.',
+        labelNames: ['name'],
+        registers: [this.registry],
+      });
+    }
+    this.clientRest = new ClientRest(config);
+    this.ownRest = new RestClient(config);
+    this.cache = newCache(config, {
+      namespace,
+      logger: this.logger.child({ logger: 'cache' }),
+      rest: this.clientRest,
+      syncTimeoutMs: options.cache?.syncTimeout,
+    });
+    this.client = newClient(config, { cache: this.cache, rest: this.clientRest, fieldOwner: options.fieldOwner ?? 'kubeforge-manager' });
+    this.broadcaster = new EventBroadcaster({ rest: this.ownRest, logger: this.logger.child({ logger: 'events' }) });
+    const group = (name: GroupName): Group => ({ name, runnables: [], ac: new AbortController(), running: [], started: false, stopping: false });
+    this.groups = { servers: group('servers'), caches: group('caches'), others: group('others'), leader: group('leader') };
+    this.groups.caches.runnables.push(this.cache);
+    const ws = options.webhookServer as Partial<Runnable> | undefined;
+    if (ws && typeof ws.start === 'function') this.groups.servers.runnables.push(ws as Runnable);
+    this.electedPromise = new Promise((r) => (this.electedResolve = r));
+    this.startedPromise = new Promise((res, rej) => {
+      this.startedResolve = res;
+      this.startedReject = rej;
+    });
+    this.startedPromise.catch(() => undefined);
+  }
+
+  /** The KubeConfig the Manager talks to the cluster with. */
+  getConfig(): KubeConfig {
+    return this.config;
+  }
+
+  /**
+   * The client: reads from the cache (informers start on first use), writes to the API server.
+   * Reads before start() reject with CacheNotStartedError.
+   */
+  getClient(): Client {
+    return this.client;
+  }
+
+  /** A reader that always reads live from the API server (no cache, works before start()). */
+  getAPIReader(): Reader {
+    return this.client.apiReader();
+  }
+
+  /** The shared informer cache (started by start(), before the controllers). */
+  getCache(): Cache {
+    return this.cache;
+  }
+
+  /** The root pino logger; controllers derive `logger.child({ controller, namespace, name, reconcileID })`. */
+  getLogger(): Logger {
+    return this.logger;
+  }
+
+  /** This Manager's prom-client Registry (not the global one), served on /metrics. */
+  getMetricsRegistry(): Registry {
+    return this.registry;
+  }
+
+  /** The webhook server given in the options (served by a later issue), or undefined. */
+  getWebhookServer(): unknown {
+    return this.options.webhookServer;
+  }
+
+  /**
+   * An EventRecorder whose events name `name` as reporting controller. Recording is
+   * fire-and-forget (errors are logged); the Manager flushes pending events on shutdown.
+   */
+  getEventRecorderFor(name: string): EventRecorder {
+    let r = this.recorders.get(name);
+    if (!r) {
+      r = this.broadcaster.recorderFor(name);
+      this.recorders.set(name, r);
+    }
+    return r;
+  }
+
+  /**
+   * Adds a health check served on /healthz and /healthz/<name>. Throws if the name is taken.
+   * A failing check makes /healthz answer 500 (the kubelet then restarts the pod).
+   */
+  addHealthzCheck(name: string, check: Checker): void {
+    if (this.healthChecks.has(name)) throw new Error(`healthz check ${JSON.stringify(name)} already exists`);
+    this.healthChecks.set(name, check);
+  }
+
+  /**
+   * Adds a readiness check served on /readyz and /readyz/<name>. Throws if the name is taken.
+   * A failing check makes /readyz answer 500 (the pod leaves its Services' endpoints).
+   */
+  addReadyzCheck(name: string, check: Checker): void {
+    if (this.readyChecks.has(name)) throw new Error(`readyz check ${JSON.stringify(name)} already exists`);
+    this.readyChecks.set(name, check);
+  }
+
+  /**
+   * Adds a runnable. Objects with `waitForCacheSync` join the caches; `needLeaderElection()`
+   * false runs on every replica; anything else (controllers) only on the leader. Added after
+   * start(), it starts at once if its group is running. Throws once shutdown has begun.
+   */
+  add(runnable: Runnable): void {
+    const name: GroupName = isCacheLike(runnable) ? 'caches' : runnable.needLeaderElection?.() === false ? 'others' : 'leader';
+    const g = this.groups[name];
+    if (g.stopping) throw new Error('cannot add a runnable: the manager is shutting down');
+    g.runnables.push(runnable);
+    if (g.started) this.run(g, runnable);
+  }
+
+  /** Resolves once this replica leads (at once after start() without leader election). Never rejects. */
+  elected(): Promise<void> {
+    return this.electedPromise;
+  }
+
+  /**
+   * Resolves once the servers listen, the caches are synced and the non-leader runnables run
+   * (the probe and metrics addresses are then known). Rejects if start() fails before that.
+   */
+  started(): Promise<void> {
+    return this.startedPromise;
+  }
+
+  /** The probe server's bound address after it started (undefined if disabled or not started). */
+  getHealthProbeAddress(): AddressInfo | undefined {
+    return this.probeAddr;
+  }
+
+  /** The metrics server's bound address after it started (undefined if disabled or not started). */
+  getMetricsAddress(): AddressInfo | undefined {
+    return this.metricsAddr;
+  }
+
+  /** The PEM certificate the secure metrics server serves (self-signed unless certDir was given). */
+  getMetricsServingCert(): string | undefined {
+    return this.metricsCert;
+  }
+
+  /** The leader elector's identity, when leader election is on. */
+  getLeaderElectionIdentity(): string | undefined {
+    return this.elector?.identity;
+  }
+
+  private run(g: Group, r: Runnable): void {
+    const p = (async () => {
+      try {
+        await r.start(g.ac.signal);
+      } catch (e) {
+        if (g.ac.signal.aborted && (e as Error)?.name === 'AbortError') return;
+        this.fail(e, `runnable in group ${g.name} failed`);
+      }
+    })();
+    g.running.push(p);
+  }
+
+  private startGroup(g: Group): void {
+    g.started = true;
+    for (const r of g.runnables) this.run(g, r);
+  }
+
+  private fail(e: unknown, msg: string): void {
+    this.log.error({ err: e instanceof Error ? e.message : String(e) }, msg);
+    if (this.fatal === undefined) this.fatal = e ?? new Error(msg);
+    this.stopAC.abort();
+  }
+
+  /** Waits for a group's runnables until the deadline; returns false on timeout. */
+  private async waitGroup(g: Group, deadline: number): Promise<boolean> {
+    const all = Promise.allSettled(g.running).then(() => true);
+    if (deadline === Infinity) return all;
+    const left = deadline - Date.now();
+    if (left <= 0) return (await Promise.race([all, Promise.resolve(false)])) as boolean;
+    let t: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((r) => (t = setTimeout(() => r(false), left)));
+    const done = await Promise.race([all, timeout]);
+    clearTimeout(t);
+    return done;
+  }
+
+  private async startServers(): Promise<void> {
+    const probeBind = parseBindAddress(this.options.healthProbeBindAddress, 'healthProbeBindAddress');
+    if (probeBind) {
+      const log = this.logger.child({ logger: 'healthz' });
+      const srv = http.createServer(async (req, res) => {
+        try {
+          const onFailure = (name: string, err: string) => log.info({ checker: name, err }, 'healthz check failed');
+          if (await serveChecks('/healthz', this.healthChecks, req, res, onFailure)) return;
+          if (await serveChecks('/readyz', this.readyChecks, req, res, onFailure)) return;
+          res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('404 page not found\n');
+        } catch (e) {
+          if (!res.headersSent) res.writeHead(500).end();
+          log.error({ err: (e as Error).message }, 'probe request failed');
+        }
+      });
+      this.probeServer = srv;
+      this.probeAddr = await listen(srv, probeBind);
+      this.log.info({ addr: `${this.probeAddr.address}:${this.probeAddr.port}` }, 'starting health probe server');
+    }
+    const m = this.options.metrics ?? {};
+    const metricsBind = parseBindAddress(m.bindAddress, 'metrics.bindAddress');
+    if (metricsBind) {
+      let tls: { cert: string; key: string } | undefined;
+      let auth: DelegatingAuth | undefined;
+      if (m.secureServing) {
+        const c = servingCert(m);
+        tls = c;
+        this.metricsCert = c.cert;
+        if (c.generated) this.log.info('metrics server: no certDir given, serving a self-signed certificate');
+        if (m.authenticate !== false) auth = new DelegatingAuth(this.ownRest, this.logger.child({ logger: 'metrics' }));
+      }
+      const srv = metricsServer(m, this.registry, this.logger.child({ logger: 'metrics' }), auth, tls);
+      this.metricsSrv = srv;
+      this.metricsAddr = await listen(srv, metricsBind);
+      this.log.info({ addr: `${this.metricsAddr.address}:${this.metricsAddr.port}`, secure: !!m.secureServing }, 'starting metrics server');
+    }
+  }
+
+  /**
+   * Runs everything until `signal` aborts, then shuts down in order (see the class comment).
+   * Resolves after a clean shutdown. Rejects with: the first runnable's error; a
+   * LeaderElectionLostError; a GracefulShutdownTimeoutError when runnables outlive
+   * `gracefulShutdownTimeout`; or a listen error (port in use) before anything else started.
+   * Calling it twice rejects.
+   */
+  async start(signal?: AbortSignal): Promise<void> {
+    if (this.startCalled) throw new Error('manager already started');
+    this.startCalled = true;
+    const onAbort = () => this.stopAC.abort();
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const leAC = new AbortController();
+    let leDone: Promise<void> = Promise.resolve();
+    try {
+      try {
+        await this.startServers();
+      } catch (e) {
+        this.fail(e, 'failed to start servers');
+      }
+      if (!this.stopAC.signal.aborted) {
+        this.startGroup(this.groups.servers);
+        this.startGroup(this.groups.caches);
+        const stop = this.stopAC.signal;
+        await Promise.all(
+          this.groups.caches.runnables.filter(isCacheLike).map((c) => c.waitForCacheSync(stop)),
+        );
+      }
+      if (!this.stopAC.signal.aborted) {
+        this.startGroup(this.groups.others);
+        this.startedResolve();
+        this.log.info('manager started');
+        if (this.options.leaderElection) {
+          const lease = `${this.leaseNamespace}/${this.options.leaderElectionID}`;
+          const elector = new LeaderElector({
+            rest: this.ownRest,
+            namespace: this.leaseNamespace!,
+            name: this.options.leaderElectionID!,
+            identity: this.options.leaderElectionIdentity,
+            leaseDurationMs: this.options.leaseDuration,
+            renewDeadlineMs: this.options.renewDeadline,
+            retryPeriodMs: this.options.retryPeriod,
+            logger: this.logger.child({ logger: 'leaderelection' }),
+            gauge: this.leaderGauge,
+          });
+          this.elector = elector;
+          leDone = (async () => {
+            if (!(await elector.acquire(leAC.signal))) return;
+            if (this.stopAC.signal.aborted) return;
+            this.electedResolve();
+            this.startGroup(this.groups.leader);
+            const outcome = await elector.hold(leAC.signal);
+            if (outcome === 'lost') this.fail(new LeaderElectionLostError(lease), 'leader election lost');
+          })();
+        } else {
+          this.electedResolve();
+          this.startGroup(this.groups.leader);
+        }
+      } else {
+        this.startedReject(this.fatal ?? new Error('manager stopped before it started'));
+      }
+      if (!this.stopAC.signal.aborted) await new Promise<void>((r) => this.stopAC.signal.addEventListener('abort', () => r(), { once: true }));
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      await this.shutdown(leAC, leDone);
+    }
+  }
+
+  private async shutdown(leAC: AbortController, leDone: Promise<void>): Promise<void> {
+    this.startedReject(this.fatal ?? new Error('manager stopped before it started'));
+    const grace = this.grace;
+    const deadline = grace < 0 ? Infinity : Date.now() + grace;
+    this.log.info({ gracePeriodMs: grace }, 'stopping and waiting for runnables');
+    const pending: string[] = [];
+    const stopGroup = async (g: Group) => {
+      g.stopping = true;
+      g.ac.abort();
+      if (!(await this.waitGroup(g, deadline))) pending.push(g.name);
+    };
+    // Controllers first: their in-flight reconciles finish while we still hold the lease.
+    await stopGroup(this.groups.leader);
+    leAC.abort();
+    await leDone;
+    if (this.elector && this.options.leaderElectionReleaseOnCancel !== false) await this.elector.release();
+    await stopGroup(this.groups.others);
+    await stopGroup(this.groups.caches);
+    // Pending events are written while the client still works.
+    const left = deadline === Infinity ? 5_000 : Math.max(0, deadline - Date.now());
+    await Promise.race([this.broadcaster.flush(), sleep(Math.min(left, 5_000))]);
+    await stopGroup(this.groups.servers);
+    await Promise.all([
+      this.probeServer ? close(this.probeServer, 1_000) : undefined,
+      this.metricsSrv ? close(this.metricsSrv, 1_000) : undefined,
+    ]);
+    this.ownRest.close();
+    this.clientRest.close();
+    this.log.info('all runnables stopped');
+    if (this.fatal !== undefined) throw this.fatal;
+    if (pending.length) throw new GracefulShutdownTimeoutError(grace, pending);
+  }
+}

@@ -1,0 +1,235 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { Counter } from 'prom-client';
+import { TestEnvironment } from '../../../src/testing/index.js';
+import { RestClient } from '../../../src/runtime/util/rest.js';
+import {
+  GracefulShutdownTimeoutError,
+  healthz,
+  newManager,
+  type Manager,
+} from '../../../src/runtime/manager/index.js';
+import type { Runnable } from '../../../src/runtime/contracts.js';
+import { eventually, get, quiet, sleep } from './helpers.js';
+
+const env = new TestEnvironment({ useExistingCluster: false, users: [{ name: 'metrics-reader' }, { name: 'stranger' }] });
+let config: KubeConfig;
+let rest: RestClient;
+
+before(async () => {
+  config = await env.start();
+  rest = new RestClient(config);
+});
+after(async () => {
+  rest?.close();
+  await env.stop();
+});
+
+/** Starts the manager in the background; returns its abort controller and the start() promise. */
+function run(mgr: Manager): { ac: AbortController; done: Promise<void> } {
+  const ac = new AbortController();
+  const done = mgr.start(ac.signal);
+  done.catch(() => undefined);
+  return { ac, done };
+}
+
+describe('Manager probes', () => {
+  it('serves /healthz and /readyz with named checks, verbose and exclude', async () => {
+    const mgr = newManager(config, { healthProbeBindAddress: '127.0.0.1:0', logger: quiet() });
+    mgr.addHealthzCheck('ping', healthz.ping);
+    mgr.addReadyzCheck('ping', healthz.ping);
+    let dbUp = false;
+    mgr.addReadyzCheck('db', () => {
+      if (!dbUp) throw new Error('db down');
+    });
+    assert.throws(() => mgr.addReadyzCheck('db', healthz.ping), /already exists/);
+    const { ac, done } = run(mgr);
+    try {
+      await mgr.started();
+      const a = mgr.getHealthProbeAddress()!;
+      const base = `http://127.0.0.1:${a.port}`;
+      assert.deepEqual(await get(`${base}/healthz`), { status: 200, body: 'ok' });
+      const ready = await get(`${base}/readyz`);
+      assert.equal(ready.status, 500);
+      assert.equal(ready.body, '[-]db failed: reason withheld\n[+]ping ok\nreadyz check failed\n');
+      assert.deepEqual(await get(`${base}/readyz/db`), { status: 500, body: 'internal server error: db down\n' });
+      assert.deepEqual(await get(`${base}/readyz/ping`), { status: 200, body: 'ok' });
+      assert.equal((await get(`${base}/readyz/nope`)).status, 404);
+      assert.deepEqual(await get(`${base}/readyz?exclude=db`), { status: 200, body: 'ok' });
+      assert.deepEqual(await get(`${base}/readyz?verbose&exclude=db`), {
+        status: 200,
+        body: '[+]db excluded: ok\n[+]ping ok\nreadyz check passed\n',
+      });
+      dbUp = true;
+      assert.deepEqual(await get(`${base}/readyz`), { status: 200, body: 'ok' });
+      assert.deepEqual(await get(`${base}/healthz?verbose`), { status: 200, body: '[+]ping ok\nhealthz check passed\n' });
+      assert.equal((await get(`${base}/other`)).status, 404);
+    } finally {
+      ac.abort();
+      await done;
+    }
+    assert.equal(mgr.getHealthProbeAddress() !== undefined, true);
+  });
+
+  it('rejects a malformed bind address at construction', () => {
+    assert.throws(() => newManager(config, { healthProbeBindAddress: 'localhost', logger: quiet() }), /not a valid bind address/);
+    assert.throws(() => newManager(config, { leaderElection: true, logger: quiet() }), /leaderElectionID must be set/);
+  });
+
+  it('a probe port already in use makes start() reject and nothing keeps running', async () => {
+    const first = newManager(config, { healthProbeBindAddress: '127.0.0.1:0', logger: quiet() });
+    const r1 = run(first);
+    await first.started();
+    const port = first.getHealthProbeAddress()!.port;
+    const second = newManager(config, { healthProbeBindAddress: `127.0.0.1:${port}`, logger: quiet() });
+    const leader: string[] = [];
+    second.add({ start: async () => void leader.push('started') });
+    await assert.rejects(second.start(new AbortController().signal), /EADDRINUSE/);
+    await assert.rejects(second.started());
+    assert.deepEqual(leader, []);
+    r1.ac.abort();
+    await r1.done;
+  });
+});
+
+/** A runnable that records its life and takes `drainMs` to finish after the abort. */
+function recorder(name: string, log: string[], opts: { leader?: boolean; drainMs?: number; ignoreAbort?: boolean } = {}): Runnable {
+  return {
+    needLeaderElection: () => opts.leader ?? true,
+    start: (signal) =>
+      new Promise<void>((resolve) => {
+        log.push(`${name} start`);
+        if (opts.ignoreAbort) return;
+        signal.addEventListener('abort', async () => {
+          log.push(`${name} abort`);
+          await sleep(opts.drainMs ?? 0);
+          log.push(`${name} done`);
+          resolve();
+        });
+      }),
+  };
+}
+
+describe('Manager lifecycle', () => {
+  it('starts caches, then others, then leader runnables; stops leader runnables first and lets them finish', async () => {
+    const log: string[] = [];
+    const mgr = newManager(config, { logger: quiet() });
+    const cacheLike = Object.assign(recorder('cache', log, { leader: false }), {
+      waitForCacheSync: async () => {
+        log.push('cache synced');
+        return true;
+      },
+    });
+    mgr.add(recorder('controller', log, { leader: true, drainMs: 300 }));
+    mgr.add(recorder('task', log, { leader: false, drainMs: 10 }));
+    mgr.add(cacheLike);
+    const { ac, done } = run(mgr);
+    await mgr.elected();
+    await eventually(() => log.includes('controller start'), 'controller start');
+    assert.deepEqual(log.slice(0, 4), ['cache start', 'cache synced', 'task start', 'controller start']);
+    ac.abort();
+    await done;
+    const stops = log.slice(4);
+    assert.deepEqual(stops, ['controller abort', 'controller done', 'task abort', 'task done', 'cache abort', 'cache done']);
+  });
+
+  it('gives up after gracefulShutdownTimeout and rejects naming the stuck group', async () => {
+    const log: string[] = [];
+    const mgr = newManager(config, { gracefulShutdownTimeout: 300, logger: quiet() });
+    mgr.add(recorder('stuck', log, { ignoreAbort: true }));
+    mgr.add(recorder('task', log, { leader: false }));
+    const { ac, done } = run(mgr);
+    await eventually(() => log.includes('stuck start'), 'stuck start');
+    ac.abort();
+    await assert.rejects(done, (e: unknown) => e instanceof GracefulShutdownTimeoutError && /grace period of 300ms/.test((e as Error).message) && /leader/.test((e as Error).message));
+    assert.ok(log.includes('task abort'), 'the other groups were still told to stop');
+  });
+
+  it('a failing runnable stops the others and start() rejects with its error', async () => {
+    const log: string[] = [];
+    const mgr = newManager(config, { logger: quiet() });
+    mgr.add(recorder('controller', log));
+    mgr.add({ needLeaderElection: () => false, start: async () => { await sleep(100); throw new Error('boom'); } });
+    await assert.rejects(mgr.start(new AbortController().signal), /boom/);
+    assert.deepEqual(log, ['controller start', 'controller abort', 'controller done']);
+    await assert.rejects(mgr.start(), /already started/);
+  });
+
+  it('wires the client and cache: writes go to the server, reads come from the started cache', async () => {
+    const mgr = newManager(config, { logger: quiet() });
+    const { ac, done } = run(mgr);
+    try {
+      await mgr.started();
+      const client = mgr.getClient();
+      const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mgr-wired', namespace: 'default' }, data: { a: '1' } };
+      await client.create(cm);
+      const live = await mgr.getAPIReader().get<typeof cm>({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default', name: 'mgr-wired' });
+      assert.equal(live.data.a, '1');
+      const cached = await eventually(
+        () => client.get<typeof cm>({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default', name: 'mgr-wired' }).catch(() => undefined),
+        'cached ConfigMap',
+      );
+      assert.equal(cached.data.a, '1');
+    } finally {
+      ac.abort();
+      await done;
+    }
+  });
+});
+
+describe('Manager metrics', () => {
+  it('serves the manager registry on /metrics (not the global registry)', async () => {
+    const mgr = newManager(config, { metrics: { bindAddress: '127.0.0.1:0' }, logger: quiet() });
+    const c = new Counter({ name: 'kubeforge_test_things_total', help: 'things', registers: [mgr.getMetricsRegistry()] });
+    c.inc(3);
+    const { ac, done } = run(mgr);
+    try {
+      await mgr.started();
+      const r = await get(`http://127.0.0.1:${mgr.getMetricsAddress()!.port}/metrics`);
+      assert.equal(r.status, 200);
+      assert.match(r.body, /^kubeforge_test_things_total 3$/m);
+      assert.match(r.body, /^process_cpu_user_seconds_total /m);
+      assert.equal((await get(`http://127.0.0.1:${mgr.getMetricsAddress()!.port}/nope`)).status, 404);
+    } finally {
+      ac.abort();
+      await done;
+    }
+    const other = newManager(config, { logger: quiet() });
+    assert.equal(await other.getMetricsRegistry().getSingleMetricAsString('kubeforge_test_things_total').catch(() => ''), '');
+  });
+
+  it('secure metrics: HTTPS, 401 without or with a bad token, 403 without RBAC, 200 with RBAC', async () => {
+    await rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+      body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'metrics-reader' }, rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }] },
+    });
+    await rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'metrics-reader' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'metrics-reader' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'metrics-reader' }],
+      },
+    });
+    const mgr = newManager(config, { metrics: { bindAddress: '127.0.0.1:0', secureServing: true }, logger: quiet() });
+    const { ac, done } = run(mgr);
+    try {
+      await mgr.started();
+      const url = `https://127.0.0.1:${mgr.getMetricsAddress()!.port}/metrics`;
+      const ca = mgr.getMetricsServingCert()!;
+      assert.equal((await get(url, { ca })).status, 401);
+      assert.equal((await get(url, { ca, token: 'not-a-token' })).status, 401);
+      const denied = await get(url, { ca, token: env.userToken('stranger') });
+      assert.equal(denied.status, 403);
+      assert.match(denied.body, /user=stranger/);
+      const ok = await get(url, { ca, token: env.userToken('metrics-reader') });
+      assert.equal(ok.status, 200);
+      assert.match(ok.body, /^# TYPE process_cpu_user_seconds_total counter$/m);
+      await assert.rejects(get(url), /self-signed|certificate/, 'the self-signed certificate is not trusted without its CA');
+    } finally {
+      ac.abort();
+      await done;
+    }
+  });
+});
