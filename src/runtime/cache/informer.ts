@@ -138,7 +138,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     const reg = new Registration(handler as ResourceEventHandler);
     this.registrations.add(reg);
     if (this.synced) {
-      for (const e of this.store.values()) this.call(reg, 'onAdd', this.parse(e), true);
+      for (const e of this.store.values()) this.call(reg, 'onAdd', deepFreeze(this.parse(e)), true);
       reg.synced = true;
     }
     return reg;

@@ -1,0 +1,80 @@
+// A TCP proxy in front of the test API server, so tests can cut watch connections and refuse new
+// ones while objects change (TLS passes through untouched: the certificate names 127.0.0.1).
+import net from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
+
+export class CuttableProxy {
+  private server?: net.Server;
+  private readonly sockets = new Set<net.Socket>();
+  private refusing = false;
+  port = 0;
+  /** Connections accepted so far. */
+  connections = 0;
+
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  async start(): Promise<void> {
+    this.server = net.createServer((client) => {
+      if (this.refusing) {
+        client.destroy();
+        return;
+      }
+      this.connections++;
+      const upstream = net.connect(this.target.port, this.target.host);
+      this.sockets.add(client);
+      this.sockets.add(upstream);
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+        this.sockets.delete(client);
+        this.sockets.delete(upstream);
+      };
+      client.on('error', drop).on('close', drop);
+      upstream.on('error', drop).on('close', drop);
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    this.port = (this.server!.address() as net.AddressInfo).port;
+  }
+
+  /** Cuts every open connection (like a network blip or an API server crash). */
+  cut(): void {
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+  }
+
+  /** Cuts everything and refuses new connections until `resume()`. */
+  pause(): void {
+    this.refusing = true;
+    this.cut();
+  }
+
+  resume(): void {
+    this.refusing = false;
+  }
+
+  async stop(): Promise<void> {
+    this.cut();
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+  }
+
+  /** A copy of `kc` whose server goes through this proxy. */
+  kubeConfig(kc: KubeConfig): KubeConfig {
+    const cluster = kc.getCurrentCluster()!;
+    const url = new URL(cluster.server);
+    const out = new KubeConfig();
+    out.loadFromOptions({
+      clusters: [{ ...cluster, server: `${url.protocol}//127.0.0.1:${this.port}` }],
+      users: kc.getUsers(),
+      contexts: kc.getContexts(),
+      currentContext: kc.getCurrentContext(),
+    });
+    return out;
+  }
+
+  static for(kc: KubeConfig): CuttableProxy {
+    const url = new URL(kc.getCurrentCluster()!.server);
+    return new CuttableProxy({ host: url.hostname, port: Number(url.port) });
+  }
+}
