@@ -1,0 +1,314 @@
+#!/usr/bin/env node
+// Generates src/schema/k8s/data/{models.json,source.ts}: the schema data of every @kubernetes/client-node
+// model, from which src/schema/k8s/index.ts builds the inlined structural schemas that
+// `kubeforge manifests` emits for embedded Kubernetes types.
+//
+// Sources (npm packages, nothing written by hand):
+//  - @kubernetes/client-node (the models users embed): model set, JSON field names, field types
+//    and formats, required fields (non-optional properties in its .d.ts), descriptions.
+//  - kubernetes-types (devDependency): which string fields are really resource.Quantity, which
+//    `any` fields are runtime.RawExtension / apiextensions JSON / FieldsV1, and descriptions with
+//    their paragraph breaks kept (used only where its text equals client-node's up to whitespace).
+//
+// Usage: node scripts/gen-k8s-schemas.mjs [--check] [--out-dir <dir>] [--verbose]
+//   --check   regenerate in memory and exit 1 if a committed file differs (CI drift check).
+// Writes src/schema/k8s/data/models.json (the data, read lazily at run time) and
+// src/schema/k8s/data/source.ts (provenance and the model names, cheap to import).
+import { readFileSync, writeFileSync, readdirSync, existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(join(root, 'package.json'));
+
+export function clientNodeDir() {
+  // The package's exports map hides package.json; find it from the resolved entry point.
+  let dir = dirname(require.resolve('@kubernetes/client-node'));
+  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  return dir;
+}
+
+function kubernetesTypesDir() {
+  return dirname(require.resolve('kubernetes-types/package.json'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// .d.ts reading
+
+/** Turns the text inside a JSDoc block into its description (lines joined with \n, trimmed). */
+function jsdocText(block) {
+  const lines = block
+    .replace(/^\/\*\*/, '')
+    .replace(/\*\/$/, '')
+    .split('\n')
+    .map((l) => l.replace(/^\s*\* ?/, '').replace(/\s+$/, ''));
+  while (lines.length && lines[0].trim() === '') lines.shift();
+  while (lines.length && lines[lines.length - 1].trim() === '') lines.pop();
+  return lines.join('\n');
+}
+
+/** Undoes the escaping openapi-generator applies inside client-node's JSDoc. */
+function unescapeClientNode(s) {
+  return s.replace(/\\(['"\\])/g, '$1').replace(/\*\\\//g, '*/');
+}
+
+/**
+ * Reads one client-node model .d.ts: class description, and for each property its description
+ * and whether it is optional.
+ */
+function readClientNodeDts(text) {
+  const out = { description: undefined, props: new Map() };
+  const classMatch = /(\/\*\*(?:(?!\*\/)[\s\S])*\*\/)\s*export declare class \w+/.exec(text);
+  if (classMatch) out.description = unescapeClientNode(jsdocText(classMatch[1]));
+  const body = text.slice(text.indexOf('export declare class'));
+  const re = /(?:(\/\*\*(?:(?!\*\/)[\s\S])*\*\/)\s*)?'([^']+)'(\?)?:/g;
+  let m;
+  while ((m = re.exec(body))) {
+    out.props.set(m[2], {
+      description: m[1] ? unescapeClientNode(jsdocText(m[1])) : undefined,
+      optional: m[3] === '?',
+    });
+  }
+  return out;
+}
+
+/**
+ * Reads a kubernetes-types .d.ts: interfaces with their description and their properties
+ * (description and the raw type text).
+ */
+function readKubernetesTypesDts(text) {
+  const interfaces = new Map();
+  const re = /(?:(\/\*\*(?:(?!\*\/)[\s\S])*\*\/)\s*)?export interface (\w+) \{\n?([\s\S]*?)^\}/gm;
+  let m;
+  while ((m = re.exec(text))) {
+    const props = new Map();
+    // Properties sit at four spaces of indentation; nested object types are deeper.
+    const pre = /(?:(\/\*\*(?:(?!\*\/)[\s\S])*?\*\/)\n)? {4}("?[\w$-]+"?)(\?)?: ([\s\S]*?);\n(?= {4}\S|$)/g;
+    const bodyText = m[3].replace(/\s+$/, '') + '\n';
+    let p;
+    while ((p = pre.exec(bodyText))) {
+      props.set(p[2].replace(/"/g, ''), { description: p[1] ? jsdocText(p[1].trim()) : undefined, type: p[4] });
+    }
+    interfaces.set(m[2], { description: m[1] ? jsdocText(m[1]) : undefined, props });
+  }
+  return interfaces;
+}
+
+function walkDts(dir, base = '') {
+  const out = [];
+  for (const name of readdirSync(dir).sort()) {
+    const full = join(dir, name);
+    if (name.endsWith('.d.ts')) out.push({ rel: join(base, name.slice(0, -5)), full });
+    else if (!name.includes('.') && name !== 'node_modules') out.push(...walkDts(full, join(base, name)));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// conversion
+
+const ws = (s) => (s ?? '').replace(/\s+/g, ' ').trim();
+
+/**
+ * Picks the description: kubernetes-types' (paragraphs kept) when it says the same thing as
+ * client-node's; kubernetes-types' alone where client-node has none (openapi-generator drops the
+ * description of every field whose type is another model).
+ */
+function pickDescription(cn, kt) {
+  if (!cn || !cn.trim()) return kt && kt.trim() ? kt.trim() : undefined;
+  if (kt && ws(kt) === ws(cn)) return kt.trim();
+  return cn.trim();
+}
+
+/** Splits a client-node type string at the top level: Array<...>, { [key: string]: ...; }, name. */
+function parseCnType(t) {
+  t = t.trim();
+  if (t.startsWith('Array<') && t.endsWith('>')) return { kind: 'array', of: parseCnType(t.slice(6, -1)) };
+  const map = /^\{ \[key: string\]: (.*); \}$/.exec(t);
+  if (map) return { kind: 'map', of: parseCnType(map[1]) };
+  return { kind: 'name', name: t };
+}
+
+/** The special apimachinery type kubernetes-types names in a field's type text, if any. */
+function ktSpecial(ktType) {
+  if (!ktType) return undefined;
+  for (const s of ['Quantity', 'RawExtension', 'JSON', 'FieldsV1', 'IntOrString', 'MicroTime', 'Time']) {
+    if (new RegExp(`\\b${s}\\b`).test(ktType)) return s;
+  }
+  return undefined;
+}
+
+export async function generate() {
+  const cnDir = clientNodeDir();
+  const cnPkg = JSON.parse(readFileSync(join(cnDir, 'package.json'), 'utf8'));
+  const modelsDir = join(cnDir, 'dist', 'gen', 'models');
+  const all = await import(pathToFileURL(join(modelsDir, 'all.js')).href);
+  const header = readFileSync(join(modelsDir, 'V1Pod.d.ts'), 'utf8');
+  const kubernetesVersion = /OpenAPI spec version: (v[\d.]+)/.exec(header)?.[1];
+  if (!kubernetesVersion) throw new Error('gen-k8s-schemas: cannot read the OpenAPI spec version from client-node');
+
+  const ktDir = kubernetesTypesDir();
+  const ktPkg = JSON.parse(readFileSync(join(ktDir, 'package.json'), 'utf8'));
+  /** group/version path ('core/v1', 'meta/v1', 'apps/v1') -> interfaces */
+  const kt = new Map();
+  for (const f of walkDts(ktDir)) kt.set(f.rel, readKubernetesTypesDts(readFileSync(f.full, 'utf8')));
+
+  const names = Object.keys(all)
+    .filter((k) => typeof all[k] === 'function' && Array.isArray(all[k].attributeTypeMap))
+    .sort();
+  const modelSet = new Set(names);
+
+  /** Finds the kubernetes-types interface that is the same Kubernetes type as a client-node model. */
+  function matchKt(name, attrs) {
+    const m = /^([A-Z][a-z]+)?(V\d+(?:alpha\d+|beta\d+)?)([A-Z]\w*)$/.exec(name);
+    if (!m) return undefined;
+    const [, groupWord, version, kind] = m;
+    const want = new Set(attrs.map((a) => a.baseName));
+    let best;
+    for (const [path, ifaces] of kt) {
+      const [group, ver] = path.split('/');
+      if (ver !== version.toLowerCase()) continue;
+      if (groupWord && !group.startsWith(groupWord.toLowerCase())) continue;
+      const iface = ifaces.get(kind);
+      if (!iface) continue;
+      const have = new Set(iface.props.keys());
+      let score = 0;
+      for (const w of want) if (have.has(w)) score++;
+      score -= [...have].filter((h) => !want.has(h)).length;
+      if (!best || score > best.score) best = { score, iface, path };
+    }
+    return best;
+  }
+
+  const models = {};
+  const unmatched = [];
+  const anyFields = [];
+  for (const name of names) {
+    const cls = all[name];
+    const dts = readClientNodeDts(readFileSync(join(modelsDir, `${name}.d.ts`), 'utf8'));
+    const match = matchKt(name, cls.attributeTypeMap);
+    if (!match) unmatched.push(name);
+    const ktIface = match?.iface;
+
+    const convert = (t, format, special, where) => {
+      if (t.kind === 'array') return { type: 'array', items: convert(t.of, format, special, where) };
+      if (t.kind === 'map') return { type: 'object', additionalProperties: convert(t.of, format, special, where) };
+      const n = t.name;
+      if (n === 'string') {
+        if (special === 'Quantity') return { $special: 'Quantity' };
+        if (format === 'byte') return { format: 'byte', type: 'string' };
+        if (format === 'date-time') return { format: 'date-time', type: 'string' };
+        return { type: 'string' };
+      }
+      if (n === 'number') {
+        if (format === 'int32' || format === 'int64') return { format, type: 'integer' };
+        // Go float64 fields: controller-gen emits `type: number` with no format.
+        if (format === 'double' || format === 'float') return { type: 'number' };
+        return { type: 'integer' };
+      }
+      if (n === 'boolean') return { type: 'boolean' };
+      if (n === 'Date' || n === 'V1MicroTime') return { format: 'date-time', type: 'string' };
+      if (n === 'IntOrString') return { $special: 'IntOrString' };
+      if (n === 'any') {
+        anyFields.push(`${where}: ${special ?? '?'}`);
+        if (special === 'RawExtension') return { $special: 'RawExtension' };
+        if (special === 'FieldsV1') return { type: 'object' };
+        if (special === 'JSON') return { $special: 'JSON' };
+        // Not typed by kubernetes-types (newer than it): in k8s.io/api such fields are
+        // runtime.RawExtension or empty structs; both are objects.
+        return { $special: 'RawExtension' };
+      }
+      if (n === 'V1ObjectMeta') return { $special: 'ObjectMeta' };
+      if (modelSet.has(n)) return { $model: n };
+      throw new Error(`gen-k8s-schemas: ${where}: unknown client-node type '${n}'`);
+    };
+
+    const properties = {};
+    const required = [];
+    for (const a of cls.attributeTypeMap) {
+      const info = dts.props.get(a.name) ?? dts.props.get(a.baseName);
+      const ktProp = ktIface?.props.get(a.baseName);
+      const node = convert(parseCnType(a.type), a.format, ktSpecial(ktProp?.type), `${name}.${a.baseName}`);
+      const description = pickDescription(info?.description, ktProp?.description);
+      if (description) node.description = description;
+      properties[a.baseName] = node;
+      if (info && !info.optional) required.push(a.baseName);
+    }
+    const model = {};
+    const description = pickDescription(dts.description, ktIface?.description);
+    if (description) model.description = description;
+    model.properties = properties;
+    if (required.length) model.required = required.sort();
+    models[name] = model;
+  }
+
+  const data = {
+    source: {
+      package: '@kubernetes/client-node',
+      version: cnPkg.version,
+      kubernetesVersion,
+      auxiliary: { package: 'kubernetes-types', version: ktPkg.version },
+    },
+    models: sortKeys(models),
+  };
+  const source = [
+    '// Generated by scripts/gen-k8s-schemas.mjs. Do not edit.',
+    '',
+    '/** Where the Kubernetes model schemas in models.json come from. */',
+    'export const SOURCE = {',
+    `  package: ${JSON.stringify(data.source.package)},`,
+    `  version: ${JSON.stringify(data.source.version)},`,
+    `  kubernetesVersion: ${JSON.stringify(data.source.kubernetesVersion)},`,
+    `  auxiliary: { package: ${JSON.stringify(ktPkg.name)}, version: ${JSON.stringify(ktPkg.version)} },`,
+    '} as const;',
+    '',
+    '/** Every @kubernetes/client-node model class name that models.json describes, sorted. */',
+    'export const MODEL_NAMES: readonly string[] = [',
+    ...names.map((n) => `  ${JSON.stringify(n)},`),
+    '];',
+    '',
+  ].join('\n');
+  return { files: { 'models.json': JSON.stringify(data) + '\n', 'source.ts': source }, unmatched, anyFields };
+}
+
+function sortKeys(v) {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') {
+    const o = {};
+    for (const k of Object.keys(v).sort()) o[k] = sortKeys(v[k]);
+    return o;
+  }
+  return v;
+}
+
+export const defaultOutDir = join(root, 'src', 'schema', 'k8s', 'data');
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const check = args.includes('--check');
+  const outIdx = args.indexOf('--out-dir');
+  const outDir = outIdx >= 0 ? resolve(args[outIdx + 1]) : defaultOutDir;
+  const { files, unmatched, anyFields } = await generate();
+  if (args.includes('--verbose')) {
+    console.error(`not in kubernetes-types (${unmatched.length}): ${unmatched.join(' ')}`);
+    console.error(`untyped fields:\n  ${anyFields.join('\n  ')}`);
+  }
+  let stale = 0;
+  for (const [name, text] of Object.entries(files)) {
+    const out = join(outDir, name);
+    if (check) {
+      const current = existsSync(out) ? readFileSync(out, 'utf8') : '';
+      if (current !== text) {
+        console.error(`gen-k8s-schemas: ${out} is out of date; run: node scripts/gen-k8s-schemas.mjs`);
+        stale++;
+      }
+    } else {
+      mkdirSync(outDir, { recursive: true });
+      writeFileSync(out, text);
+      console.error(`gen-k8s-schemas: wrote ${out} (${text.length} bytes)`);
+    }
+  }
+  if (check && stale) process.exit(1);
+  if (check) console.error('gen-k8s-schemas: generated files are up to date');
+}

@@ -1,0 +1,113 @@
+/** Helpers shared by the k8s schema tests: structural checks and a schema diff. */
+import type { JSONSchemaProps } from '../../../src/schema/jsonschema.js';
+
+export interface Difference {
+  /** JSON-pointer-like path of the node, e.g. `/properties/ports/items`. */
+  path: string;
+  /** The schema keyword that differs. */
+  key: string;
+  kind: 'missing' | 'extra' | 'different';
+  ours?: unknown;
+  theirs?: unknown;
+}
+
+const SUBSCHEMA_MAPS = new Set(['properties']);
+const SUBSCHEMAS = new Set(['items', 'additionalProperties', 'not']);
+const SUBSCHEMA_LISTS = new Set(['anyOf', 'allOf', 'oneOf']);
+
+/** Every difference between two schemas, keyword by keyword, recursing into subschemas. */
+export function diffSchemas(ours: JSONSchemaProps, theirs: JSONSchemaProps, path = ''): Difference[] {
+  const out: Difference[] = [];
+  const keys = new Set([...Object.keys(ours), ...Object.keys(theirs)]);
+  for (const key of [...keys].sort()) {
+    const a = (ours as Record<string, unknown>)[key];
+    const b = (theirs as Record<string, unknown>)[key];
+    if (a === undefined) {
+      out.push({ path, key, kind: 'missing', theirs: b });
+      continue;
+    }
+    if (b === undefined) {
+      out.push({ path, key, kind: 'extra', ours: a });
+      continue;
+    }
+    if (SUBSCHEMA_MAPS.has(key)) {
+      const am = a as Record<string, JSONSchemaProps>;
+      const bm = b as Record<string, JSONSchemaProps>;
+      for (const name of [...new Set([...Object.keys(am), ...Object.keys(bm)])].sort()) {
+        if (!am[name]) out.push({ path: `${path}/${key}`, key: name, kind: 'missing', theirs: bm[name] });
+        else if (!bm[name]) out.push({ path: `${path}/${key}`, key: name, kind: 'extra', ours: am[name] });
+        else out.push(...diffSchemas(am[name], bm[name], `${path}/${key}/${name}`));
+      }
+    } else if (SUBSCHEMAS.has(key) && typeof a === 'object' && typeof b === 'object') {
+      out.push(...diffSchemas(a as JSONSchemaProps, b as JSONSchemaProps, `${path}/${key}`));
+    } else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+      a.forEach((s, i) => out.push(...diffSchemas(s as JSONSchemaProps, b[i] as JSONSchemaProps, `${path}/${key}/${i}`)));
+    } else if (JSON.stringify(a) !== JSON.stringify(b)) {
+      out.push({ path, key, kind: 'different', ours: a, theirs: b });
+    }
+  }
+  return out;
+}
+
+/** Visits every subschema of a schema (itself included) with its path. */
+export function walkSchema(schema: JSONSchemaProps, visit: (node: JSONSchemaProps, path: string) => void, path = ''): void {
+  visit(schema, path);
+  for (const [name, sub] of Object.entries(schema.properties ?? {})) walkSchema(sub, visit, `${path}/properties/${name}`);
+  if (schema.items) walkSchema(schema.items, visit, `${path}/items`);
+  if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
+    walkSchema(schema.additionalProperties, visit, `${path}/additionalProperties`);
+  for (const key of ['anyOf', 'allOf', 'oneOf'] as const) schema[key]?.forEach((s, i) => walkSchema(s, visit, `${path}/${key}/${i}`));
+  if (schema.not) walkSchema(schema.not, visit, `${path}/not`);
+}
+
+/** The keys a node of apiextensions.k8s.io/v1 JSONSchemaProps may have (the shared type's keys). */
+export const SCHEMA_KEYS = new Set([
+  'description', 'type', 'format', 'title', 'default', 'example', 'enum', 'nullable', 'maximum', 'minimum',
+  'exclusiveMaximum', 'exclusiveMinimum', 'multipleOf', 'maxLength', 'minLength', 'pattern', 'maxItems',
+  'minItems', 'uniqueItems', 'maxProperties', 'minProperties', 'required', 'items', 'properties',
+  'additionalProperties', 'allOf', 'anyOf', 'oneOf', 'not', 'externalDocs', 'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string', 'x-kubernetes-list-map-keys',
+  'x-kubernetes-list-type', 'x-kubernetes-map-type', 'x-kubernetes-validations',
+]);
+
+/**
+ * Problems that make a schema non-structural (in the sense of apiextensions.k8s.io/v1) or that
+ * kubeforge must never emit: `$ref`s and unknown keys, nodes without a type, anyOf members with
+ * more than a type, arrays without items, required names that are not properties.
+ */
+export function structuralProblems(schema: JSONSchemaProps): string[] {
+  const problems: string[] = [];
+  walkSchema(schema, (node, path) => {
+    for (const key of Object.keys(node)) if (!SCHEMA_KEYS.has(key)) problems.push(`${path}: unexpected key ${key}`);
+    const inAnyOf = /\/(anyOf|allOf|oneOf)\/\d+$/.test(path);
+    if (inAnyOf) {
+      const extra = Object.keys(node).filter((k) => k !== 'type' && k !== 'format');
+      if (extra.length) problems.push(`${path}: anyOf member has ${extra.join(', ')}`);
+      return;
+    }
+    if (!node.type && !node['x-kubernetes-int-or-string'] && !node['x-kubernetes-preserve-unknown-fields'])
+      problems.push(`${path}: no type`);
+    if (node.type === 'array' && !node.items) problems.push(`${path}: array without items`);
+    if (node.anyOf && !node['x-kubernetes-int-or-string']) problems.push(`${path}: anyOf outside int-or-string`);
+    for (const r of node.required ?? []) if (!node.properties?.[r]) problems.push(`${path}: required ${r} is not a property`);
+    if (node.properties && node.additionalProperties) problems.push(`${path}: both properties and additionalProperties`);
+  });
+  return problems;
+}
+
+/** Finds repeated object identities inside one value (a YAML writer would turn them into aliases). */
+export function sharedObjects(value: unknown): number {
+  const seen = new Set<object>();
+  let shared = 0;
+  const visit = (v: unknown): void => {
+    if (v === null || typeof v !== 'object') return;
+    if (seen.has(v)) {
+      shared++;
+      return;
+    }
+    seen.add(v);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) visit(child);
+  };
+  visit(value);
+  return shared;
+}

@@ -1,0 +1,200 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parse } from 'yaml';
+import type { JSONSchemaProps } from '../../../src/schema/jsonschema.js';
+import { isK8sModelName, k8sModelSchema, k8sSchemaDataPath, k8sSchemaSource, QUANTITY_PATTERN } from '../../../src/schema/k8s/index.js';
+import { MODEL_NAMES } from '../../../src/schema/k8s/data/source.js';
+import { diffSchemas, sharedObjects, structuralProblems, walkSchema } from './compare.js';
+
+const root = process.env.KUBEFORGE_REPO_ROOT ?? resolve(fileURLToPath(import.meta.url), '../../../../..');
+const fixtures = join(root, 'test/fixtures/k8s');
+
+interface Fixture {
+  generator: string;
+  descriptions: boolean;
+  schemas: Record<string, JSONSchemaProps>;
+}
+
+function fixture(name: string): Fixture {
+  return parse(readFileSync(join(fixtures, name), 'utf8')) as Fixture;
+}
+
+/** Our schema for a fixture key: `V1Probe` (the model) or `V1Container.ports` (one of its properties). */
+function ours(key: string, descriptions: boolean): JSONSchemaProps {
+  const [model, prop] = key.split('.');
+  const schema = k8sModelSchema(model, { descriptions });
+  assert.ok(schema, `no schema for ${model}`);
+  if (!prop) return schema;
+  const sub = schema.properties?.[prop];
+  assert.ok(sub, `${model} has no property ${prop}`);
+  return sub;
+}
+
+const ws = (s: unknown) => String(s).replace(/\s+/g, ' ').trim();
+
+describe('k8s model schemas: source', () => {
+  it('names the npm package and Kubernetes release the data came from, matching the installed client-node', () => {
+    const cnDir = join(root, 'node_modules/@kubernetes/client-node');
+    const pkg = JSON.parse(readFileSync(join(cnDir, 'package.json'), 'utf8')) as { version: string };
+    const header = readFileSync(join(cnDir, 'dist/gen/models/V1PodTemplateSpec.d.ts'), 'utf8');
+    assert.equal(k8sSchemaSource.package, '@kubernetes/client-node');
+    assert.equal(k8sSchemaSource.version, pkg.version);
+    assert.equal(k8sSchemaSource.kubernetesVersion, /OpenAPI spec version: (v[\d.]+)/.exec(header)?.[1]);
+  });
+
+  it('regenerating the data from the installed packages yields the committed bytes', async () => {
+    const gen = (await import(pathToFileURL(join(root, 'scripts/gen-k8s-schemas.mjs')).href)) as {
+      generate(): Promise<{ files: Record<string, string> }>;
+    };
+    const { files } = await gen.generate();
+    assert.deepEqual(Object.keys(files).sort(), ['models.json', 'source.ts']);
+    for (const [name, text] of Object.entries(files)) {
+      const committed = readFileSync(join(root, 'src/schema/k8s/data', name), 'utf8');
+      assert.ok(committed === text, `src/schema/k8s/data/${name} is stale: run node scripts/gen-k8s-schemas.mjs`);
+    }
+    assert.equal(k8sSchemaDataPath(), join(root, 'src/schema/k8s/data/models.json'));
+  });
+
+  it('knows every client-node model and nothing else', () => {
+    assert.ok(MODEL_NAMES.length > 700, `only ${MODEL_NAMES.length} models`);
+    for (const name of ['V1PodTemplateSpec', 'V1JobTemplateSpec', 'V1Condition', 'V1LabelSelector', 'V1ResourceRequirements',
+      'V1ObjectReference', 'V1Container', 'V1EnvVar', 'V1LocalObjectReference', 'V1SecretKeySelector', 'V1Toleration', 'V1Affinity']) {
+      assert.equal(isK8sModelName(name), true, name);
+    }
+    for (const name of ['', 'Foo', 'V1PodTemplateSpecX', 'v1PodTemplateSpec', 'KubeConfig', 'IntOrString', 'toString', '__proto__']) {
+      assert.equal(isK8sModelName(name), false, name);
+      assert.equal(k8sModelSchema(name), undefined, name);
+    }
+  });
+});
+
+describe('k8s model schemas: shape', () => {
+  it('the structural checker used below does catch bad schemas', () => {
+    assert.deepEqual(structuralProblems({ type: 'object', properties: { a: {}, b: { $ref: '#/x' } as JSONSchemaProps } }), [
+      '/properties/a: no type',
+      '/properties/b: unexpected key $ref',
+      '/properties/b: no type',
+    ]);
+    assert.deepEqual(structuralProblems({ type: 'array', required: ['x'] }), [': array without items', ': required x is not a property']);
+    assert.deepEqual(structuralProblems({ anyOf: [{ type: 'integer', minimum: 1 }], type: 'string' }), [
+      ': anyOf outside int-or-string',
+      '/anyOf/0: anyOf member has minimum',
+    ]);
+  });
+
+  it('every model is structural, fully inlined (no $ref), with and without descriptions', () => {
+    const problems: string[] = [];
+    for (const name of MODEL_NAMES) {
+      for (const descriptions of [true, false]) {
+        const schema = k8sModelSchema(name, { descriptions });
+        assert.ok(schema);
+        assert.equal(schema.type, 'object', name);
+        walkSchema(schema, (node, path) => {
+          for (const key of ['$ref', '$model', '$special']) if (key in node) problems.push(`${name}${path}: ${key} left in the schema`);
+          if (!descriptions && 'description' in node) problems.push(`${name}${path}: description with descriptions:false`);
+        });
+        for (const p of structuralProblems(schema)) problems.push(`${name}${p}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('is deterministic, and every call returns a new tree the caller owns (no shared objects)', () => {
+    const a = k8sModelSchema('V1PodTemplateSpec')!;
+    const b = k8sModelSchema('V1PodTemplateSpec')!;
+    assert.notEqual(a, b);
+    assert.deepEqual(a, b);
+    assert.equal(JSON.stringify(a), JSON.stringify(b));
+    assert.equal(sharedObjects(a), 0, 'a subtree appears twice by identity; a YAML writer would emit aliases');
+    a.properties!.spec.properties!.containers.description = 'changed';
+    delete a.properties!.metadata;
+    assert.deepEqual(k8sModelSchema('V1PodTemplateSpec'), b);
+  });
+
+  it('writes object keys and required lists sorted', () => {
+    walkSchema(k8sModelSchema('V1PodSpec')!, (node, path) => {
+      const keys = Object.keys(node);
+      assert.deepEqual(keys, [...keys].sort(), path);
+      if (node.properties) assert.deepEqual(Object.keys(node.properties), Object.keys(node.properties).sort(), path);
+      if (node.required) assert.deepEqual(node.required, [...node.required].sort(), path);
+    });
+  });
+
+  it('uses controller-gen forms for Quantity, IntOrString, Time, []byte, RawExtension and nested ObjectMeta', () => {
+    const quantity = { anyOf: [{ type: 'integer' }, { type: 'string' }], pattern: QUANTITY_PATTERN, 'x-kubernetes-int-or-string': true };
+    const rr = k8sModelSchema('V1ResourceRequirements', { descriptions: false })!;
+    assert.deepEqual(rr.properties!.limits, { additionalProperties: quantity, type: 'object' });
+    assert.deepEqual(k8sModelSchema('V1EmptyDirVolumeSource', { descriptions: false })!.properties!.sizeLimit, quantity);
+    assert.deepEqual(k8sModelSchema('V1HTTPGetAction', { descriptions: false })!.properties!.port, {
+      anyOf: [{ type: 'integer' }, { type: 'string' }],
+      'x-kubernetes-int-or-string': true,
+    });
+    assert.deepEqual(k8sModelSchema('V1Condition', { descriptions: false })!.properties!.lastTransitionTime, { format: 'date-time', type: 'string' });
+    assert.deepEqual(k8sModelSchema('V1Secret', { descriptions: false })!.properties!.data, {
+      additionalProperties: { format: 'byte', type: 'string' },
+      type: 'object',
+    });
+    assert.deepEqual(k8sModelSchema('V1ControllerRevision', { descriptions: false })!.properties!.data, {
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+    });
+    const pts = k8sModelSchema('V1PodTemplateSpec')!;
+    assert.deepEqual(pts.properties!.metadata, {
+      description: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+      type: 'object',
+    });
+    assert.deepEqual(k8sModelSchema('V1ObjectMeta', { descriptions: false }), { type: 'object' });
+    // int32/int64 formats come through.
+    assert.deepEqual(k8sModelSchema('V1ContainerPort', { descriptions: false })!.properties!.containerPort, { format: 'int32', type: 'integer' });
+    assert.deepEqual(k8sModelSchema('V1PodSpec', { descriptions: false })!.properties!.activeDeadlineSeconds, { format: 'int64', type: 'integer' });
+  });
+
+  it('a field description replaces its type description; list items keep the type description', () => {
+    const job = k8sModelSchema('V1JobSpec')!;
+    assert.match(job.properties!.template.description!, /^Describes the pod that will be created when executing a job/);
+    const sel = k8sModelSchema('V1LabelSelector')!;
+    assert.match(sel.description!, /^A label selector is a label query over a set of resources/);
+    assert.match(sel.properties!.matchExpressions.items!.description!, /^A label selector requirement is a selector that contains values/);
+  });
+
+  it('cuts a type that contains itself instead of recursing (apiextensions JSONSchemaProps)', () => {
+    const s = k8sModelSchema('V1JSONSchemaProps', { descriptions: false })!;
+    assert.deepEqual(s.properties!.not, { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+    assert.deepEqual(s.properties!.properties.additionalProperties, { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+    assert.deepEqual(s.properties!.default, { 'x-kubernetes-preserve-unknown-fields': true });
+    // The same type reached from a parent is cut at its own second occurrence.
+    const validation = k8sModelSchema('V1CustomResourceValidation', { descriptions: false })!;
+    const open = validation.properties!.openAPIV3Schema;
+    assert.equal(open.type, 'object');
+    assert.deepEqual(open.properties!.not, { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+  });
+});
+
+describe('k8s model schemas against controller-gen output', () => {
+  const known = JSON.parse(readFileSync(join(fixtures, 'known-differences.json'), 'utf8')) as Record<string, string[]>;
+  // What the npm sources lack (see src/schema/k8s/index.ts): Go-marker-only keywords.
+  const MARKER_ONLY = new Set(['x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'default', 'maxLength', 'minLength', 'pattern', 'enum', 'minimum']);
+
+  for (const file of ['controller-gen-v0.17.1-jobtemplate-nodesc.yaml', 'controller-gen-v0.20.1-condition.yaml', 'controller-gen-template-metadata.yaml']) {
+    const fx = fixture(file);
+    for (const [key, theirs] of Object.entries(fx.schemas)) {
+      it(`${key} (${fx.generator}${fx.descriptions ? '' : ', no descriptions'}): same types, formats, required, properties and special forms`, () => {
+        const diffs = diffSchemas(ours(key, fx.descriptions), theirs);
+        // Nothing of ours is extra or different, except description line breaks.
+        const wrong = diffs.filter((d) => d.kind === 'extra' || (d.kind === 'different' && !(d.key === 'description' && ws(d.ours) === ws(d.theirs))));
+        assert.deepEqual(wrong, []);
+        // What we miss are only Go-marker keywords, exactly the recorded ones.
+        const missing = diffs.filter((d) => d.kind === 'missing');
+        assert.deepEqual(missing.filter((d) => !MARKER_ONLY.has(d.key)), []);
+        assert.deepEqual(
+          missing.map((d) => `${d.path || '/'} ${d.key}=${JSON.stringify(d.theirs)}`),
+          known[`${file} ${key}`],
+          'the known differences changed: update test/fixtures/k8s/known-differences.json and the README there',
+        );
+      });
+    }
+  }
+});
