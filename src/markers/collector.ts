@@ -1,0 +1,762 @@
+/**
+ * The marker collector: loads a project's TypeScript with ts-morph's compiler and reads
+ * kubeforge markers statically (decorators imported from 'kubeforge/markers', and JSDoc tags
+ * where TypeScript cannot put a decorator), validating every argument against the definition
+ * table. Problems become located diagnostics; nothing stops at the first one.
+ *
+ * Lean on purpose: only files that import 'kubeforge/markers' are roots of the program; the
+ * modules 'kubeforge/markers' and '@kubernetes/client-node' are never loaded (their imports are
+ * recognised by specifier), the default library is replaced by a few global declarations, and
+ * nothing is type-checked: the checker is used for name resolution and enum constants only.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ts } from 'ts-morph';
+import { error, type Diagnostic } from '../diagnostics/index.js';
+import { getMarkerDefinition, markerForJsDocTag, type ArgField, type ArgType, type MarkerDefinition, type MarkerTarget } from './definitions.js';
+
+export const MARKERS_MODULE = 'kubeforge/markers';
+export const K8S_MODULE = '@kubernetes/client-node';
+
+export interface Location {
+  file: string;
+  line: number;
+  column: number;
+}
+
+/** One marker as written, with its arguments evaluated and validated. */
+export interface MarkerValue extends Location {
+  /** Definition name: `Maximum`, `Items.MaxLength`, `Rbac`. */
+  name: string;
+  def: MarkerDefinition;
+  /** none: undefined; value: the value; object: the object; variadic: the array of values. */
+  args: unknown;
+  source: 'decorator' | 'jsdoc';
+}
+
+export function locationOf(node: ts.Node, sf: ts.SourceFile = node.getSourceFile()): Location {
+  const lc = sf.getLineAndCharacterOfPosition(node.getStart(sf));
+  return { file: sf.fileName, line: lc.line + 1, column: lc.character + 1 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Program loading
+
+const LIB_FILE = '/__kubeforge__/lib.kubeforge.d.ts';
+/** The global declarations the analysis needs in place of TypeScript's default library. */
+const LIB_TEXT = `
+interface Array<T> { length: number; [n: number]: T; }
+interface ReadonlyArray<T> { readonly length: number; readonly [n: number]: T; }
+interface Boolean {} interface Function {} interface CallableFunction {} interface NewableFunction {}
+interface IArguments {} interface Number {} interface Object {} interface RegExp {} interface String {}
+interface Symbol {} interface TemplateStringsArray extends ReadonlyArray<string> {}
+interface Date {} interface Uint8Array {} interface Map<K, V> {} interface Set<T> {} interface Promise<T> {}
+interface ReadonlyMap<K, V> {} interface ReadonlySet<T> {} interface BigInt {}
+type PropertyKey = string | number | symbol;
+type Record<K extends keyof any, T> = { [P in K]: T; };
+type Partial<T> = { [P in keyof T]?: T[P]; };
+type Required<T> = { [P in keyof T]-?: T[P]; };
+type Readonly<T> = { readonly [P in keyof T]: T[P]; };
+type Pick<T, K extends keyof T> = { [P in K]: T[P]; };
+type Exclude<T, U> = T extends U ? never : T;
+type Omit<T, K extends keyof any> = Pick<T, Exclude<keyof T, K>>;
+type NonNullable<T> = T & {};
+`;
+
+export interface ProgramOptions {
+  projectDir: string;
+  tsconfigPath?: string;
+  /** Limit the analysis to these folders / files (relative to projectDir or absolute). */
+  paths?: string[];
+}
+
+export interface LoadedProgram {
+  program: ts.Program;
+  checker: ts.TypeChecker;
+  projectDir: string;
+  /** Files importing 'kubeforge/markers' (within `paths`), sorted. */
+  rootFiles: string[];
+  diagnostics: Diagnostic[];
+  isLibFile(sf: ts.SourceFile): boolean;
+  /** Parses a project file that is not part of the program (e.g. a groupversion.ts outside `paths`). */
+  parseExtra(file: string): ts.SourceFile | undefined;
+}
+
+function walkTs(dir: string, out: string[]): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const p = join(dir, name);
+    let st;
+    try {
+      st = statSync(p);
+    } catch {
+      continue;
+    }
+    if (st.isDirectory()) walkTs(p, out);
+    else if (/\.(c|m)?tsx?$/.test(name) && !/\.d\.(c|m)?ts$/.test(name)) out.push(p);
+  }
+  return out;
+}
+
+function within(file: string, scope: string): boolean {
+  return file === scope || file.startsWith(scope.endsWith(sep) ? scope : scope + sep);
+}
+
+export function loadProgram(options: ProgramOptions): LoadedProgram {
+  const projectDir = resolve(options.projectDir);
+  const diagnostics: Diagnostic[] = [];
+  const tsconfigPath = options.tsconfigPath ? resolve(projectDir, options.tsconfigPath) : join(projectDir, 'tsconfig.json');
+  let compilerOptions: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  };
+  let fileNames: string[];
+  if (existsSync(tsconfigPath)) {
+    const read = ts.readConfigFile(tsconfigPath, ts.sys.readFile);
+    if (read.error) {
+      diagnostics.push(error('KF1101', `cannot read ${tsconfigPath}: ${ts.flattenDiagnosticMessageText(read.error.messageText, ' ')}`, { file: tsconfigPath, hint: 'fix the JSON of tsconfig.json' }));
+      fileNames = walkTs(join(projectDir, 'src'), []);
+    } else {
+      const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, dirname(tsconfigPath), undefined, tsconfigPath);
+      compilerOptions = parsed.options;
+      fileNames = parsed.fileNames.filter((f) => !/\.d\.(c|m)?ts$/.test(f)).map((f) => resolve(f));
+    }
+  } else if (options.tsconfigPath) {
+    diagnostics.push(error('KF1102', `tsconfig not found: ${tsconfigPath}`, { hint: 'pass the path of an existing tsconfig.json' }));
+    fileNames = [];
+  } else {
+    fileNames = walkTs(join(projectDir, 'src'), []);
+  }
+  if (options.paths && options.paths.length > 0) {
+    const scopes = options.paths.map((p) => resolve(projectDir, p));
+    fileNames = fileNames.filter((f) => scopes.some((s) => within(f, s)));
+  }
+
+  const texts = new Map<string, string>();
+  const rootFiles: string[] = [];
+  for (const file of [...new Set(fileNames)].sort()) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    texts.set(file, text);
+    if (text.includes(MARKERS_MODULE)) rootFiles.push(file);
+  }
+
+  const opts: ts.CompilerOptions = {
+    ...compilerOptions,
+    noLib: true,
+    types: [],
+    noEmit: true,
+    skipLibCheck: true,
+    skipDefaultLibCheck: true,
+    declaration: false,
+    composite: false,
+    incremental: false,
+    tsBuildInfoFile: undefined,
+    plugins: undefined,
+    allowJs: false,
+    checkJs: false,
+  };
+  const target = opts.target ?? ts.ScriptTarget.ES2022;
+  const cache = new Map<string, ts.SourceFile>();
+  const parse = (file: string, text: string) =>
+    ts.createSourceFile(file, text, { languageVersion: target, jsDocParsingMode: ts.JSDocParsingMode.ParseAll }, true);
+  const host = ts.createCompilerHost(opts, true);
+  const readText = (file: string): string | undefined => {
+    if (file === LIB_FILE) return LIB_TEXT;
+    const known = texts.get(file);
+    if (known !== undefined) return known;
+    try {
+      const t = readFileSync(file, 'utf8');
+      texts.set(file, t);
+      return t;
+    } catch {
+      return undefined;
+    }
+  };
+  host.getSourceFile = (file) => {
+    const hit = cache.get(file);
+    if (hit) return hit;
+    const text = readText(file);
+    if (text === undefined) return undefined;
+    const sf = parse(file, text);
+    cache.set(file, sf);
+    return sf;
+  };
+  const baseFileExists = host.fileExists.bind(host);
+  host.fileExists = (f) => f === LIB_FILE || texts.has(f) || baseFileExists(f);
+  host.readFile = (f) => readText(f);
+  host.getDefaultLibFileName = () => LIB_FILE;
+  const resolutionCache = ts.createModuleResolutionCache(projectDir, (x) => x, opts);
+  host.resolveModuleNameLiterals = (literals, containingFile, _redirect, options, containingSourceFile) =>
+    literals.map((lit) => {
+      const name = lit.text;
+      if (name === MARKERS_MODULE || name === K8S_MODULE || name.startsWith(`${K8S_MODULE}/`)) return { resolvedModule: undefined };
+      const mode = ts.getModeForUsageLocation(containingSourceFile, lit, options);
+      return ts.resolveModuleName(name, containingFile, options, host, resolutionCache, undefined, mode);
+    });
+  const program = ts.createProgram({ rootNames: [LIB_FILE, ...rootFiles], options: opts, host });
+  const checker = program.getTypeChecker();
+  return {
+    program,
+    checker,
+    projectDir,
+    rootFiles,
+    diagnostics,
+    isLibFile: (sf) => sf.fileName === LIB_FILE,
+    parseExtra: (file) => {
+      const f = resolve(file);
+      const inProgram = program.getSourceFile(f);
+      if (inProgram) return inProgram;
+      return host.getSourceFile(f, target);
+    },
+  };
+}
+
+/** Project source files the program read (no libraries, no node_modules), sorted. */
+export function programInputFiles(loaded: LoadedProgram): string[] {
+  return loaded.program
+    .getSourceFiles()
+    .map((sf) => sf.fileName)
+    .filter((f) => f !== LIB_FILE && !f.includes('/node_modules/') && isAbsolute(f) && !relative(loaded.projectDir, f).startsWith('..'))
+    .sort();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import maps: which local names refer to 'kubeforge/markers'
+
+interface ImportMap {
+  named: Map<string, string>;
+  namespaces: Set<string>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading markers
+
+type Eval = { ok: true; value: unknown } | { ok: false; node: ts.Node; what: string };
+
+export class MarkerCollector {
+  readonly diagnostics: Diagnostic[] = [];
+  private readonly imports = new Map<ts.SourceFile, ImportMap>();
+  private readonly decoratorCache = new Map<ts.Node, MarkerValue[]>();
+  private readonly jsDocCache = new Map<ts.Node, { description?: string; markers: MarkerValue[] }>();
+
+  constructor(
+    readonly checker: ts.TypeChecker,
+  ) {}
+
+  private report(code: string, message: string, node: ts.Node, hint?: string): void {
+    this.diagnostics.push(error(code, message, { ...locationOf(node), hint }));
+  }
+
+  importMap(sf: ts.SourceFile): ImportMap {
+    let map = this.imports.get(sf);
+    if (map) return map;
+    map = { named: new Map(), namespaces: new Set() };
+    for (const st of sf.statements) {
+      if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier) || st.moduleSpecifier.text !== MARKERS_MODULE) continue;
+      const clause = st.importClause;
+      if (!clause || !clause.namedBindings) continue;
+      if (ts.isNamespaceImport(clause.namedBindings)) map.namespaces.add(clause.namedBindings.name.text);
+      else for (const el of clause.namedBindings.elements) map.named.set(el.name.text, (el.propertyName ?? el.name).text);
+    }
+    this.imports.set(sf, map);
+    return map;
+  }
+
+  /** The marker name an expression (`Maximum`, `m.Maximum`, `Items.MaxLength`) refers to, if it is ours. */
+  markerNameOf(expr: ts.Expression): string | undefined {
+    const parts: string[] = [];
+    let e: ts.Expression = expr;
+    while (ts.isPropertyAccessExpression(e)) {
+      parts.unshift(e.name.text);
+      e = e.expression;
+    }
+    if (!ts.isIdentifier(e)) return undefined;
+    const map = this.importMap(e.getSourceFile());
+    if (map.namespaces.has(e.text)) return parts.length ? parts.join('.') : undefined;
+    const exported = map.named.get(e.text);
+    if (!exported) return undefined;
+    return [exported, ...parts].join('.');
+  }
+
+  /** Markers written as decorators on a class, property, method, accessor or parameter (cached). */
+  decoratorMarkers(node: ts.Node, allowed: readonly MarkerTarget[], placeName: string): MarkerValue[] {
+    const cached = this.decoratorCache.get(node);
+    if (cached) return cached;
+    const out: MarkerValue[] = [];
+    const decorators = ts.canHaveDecorators(node) ? (ts.getDecorators(node) ?? []) : [];
+    for (const dec of decorators) {
+      const expr = dec.expression;
+      const isCall = ts.isCallExpression(expr);
+      const callee = isCall ? (expr as ts.CallExpression).expression : expr;
+      const name = this.markerNameOf(callee);
+      if (!name) continue;
+      const def = getMarkerDefinition(name);
+      if (!def || def.targets.includes('package')) {
+        this.report('KF2001', `unknown marker @${name} on ${placeName}`, dec, `kubeforge/markers exports no decorator named ${name}; see the markers reference in README.md`);
+        continue;
+      }
+      if (!isCall) {
+        this.report('KF2004', `@${name} on ${placeName} must be called: write @${name}(${def.args.shape === 'none' ? '' : '...'})`, dec, `decorators from kubeforge/markers are factories: @${name}()`);
+        continue;
+      }
+      if (!def.targets.some((t) => allowed.includes(t))) {
+        this.report('KF2002', `@${name} cannot be used on ${placeName}: it belongs on ${describeTargets(def.targets)}`, dec, `move @${name} to ${describeTargets(def.targets)} or remove it`);
+        continue;
+      }
+      const args = this.validateCall(def, (expr as ts.CallExpression).arguments, expr, placeName);
+      if (!args.ok) continue;
+      out.push({ name, def, args: normalizeValue(args.value), source: 'decorator', ...locationOf(dec) });
+    }
+    this.checkRepeats(out, placeName);
+    this.decoratorCache.set(node, out);
+    return out;
+  }
+
+  private checkRepeats(list: MarkerValue[], placeName: string): void {
+    const seen = new Set<string>();
+    for (let i = 0; i < list.length; i++) {
+      const m = list[i];
+      if (seen.has(m.name) && !m.def.repeatable) {
+        this.diagnostics.push(error('KF2008', `@${m.name} is given more than once on ${placeName}`, { file: m.file, line: m.line, column: m.column, hint: `keep one @${m.name}` }));
+        list.splice(i, 1);
+        i--;
+      }
+      seen.add(m.name);
+    }
+  }
+
+  /** Description and JSDoc-tag markers of a declaration (cached). Tags are markers only where `tagMarkers` is set. */
+  jsDoc(node: ts.Node, allowed: readonly MarkerTarget[] | undefined, placeName: string): { description?: string; markers: MarkerValue[] } {
+    const cached = this.jsDocCache.get(node);
+    if (cached) return cached;
+    const docs = (node as { jsDoc?: ts.JSDoc[] }).jsDoc;
+    const result: { description?: string; markers: MarkerValue[] } = { markers: [] };
+    if (docs && docs.length > 0) {
+      const doc = docs[docs.length - 1];
+      const sf = node.getSourceFile();
+      const parsed = parseJsDocText(sf.text.slice(doc.getStart(sf), doc.end));
+      result.description = parsed.description;
+      const { line: startLine, character: startCol } = sf.getLineAndCharacterOfPosition(doc.getStart(sf));
+      for (const tag of parsed.tags) {
+        let tagName = tag.name;
+        let text = tag.text;
+        if (tagName.toLowerCase() === 'items' && text.startsWith('.')) {
+          const m = /^\.([A-Za-z]+)\s*([\s\S]*)$/.exec(text);
+          if (m) {
+            tagName = `items.${m[1]}`;
+            text = m[2];
+          }
+        }
+        const def = markerForJsDocTag(tagName);
+        if (!def) continue;
+        const loc: Location = { file: sf.fileName, line: startLine + tag.line + 1, column: (tag.line === 0 ? startCol : 0) + tag.column + 1 };
+        if (!allowed) continue;
+        if (!def.targets.some((t) => allowed.includes(t))) {
+          this.diagnostics.push(error('KF2002', `@${tagName} cannot be used on ${placeName}: it belongs on ${describeTargets(def.targets)}`, { ...loc, hint: `move the tag or remove it` }));
+          continue;
+        }
+        const value = this.jsDocArgs(def, tagName, text, loc, placeName);
+        if (value.ok) result.markers.push({ name: def.name, def, args: value.value, source: 'jsdoc', ...loc });
+      }
+      this.checkRepeats(result.markers, placeName);
+    }
+    this.jsDocCache.set(node, result);
+    return result;
+  }
+
+  private jsDocArgs(def: MarkerDefinition, tag: string, text: string, loc: Location, placeName: string): { ok: true; value: unknown } | { ok: false } {
+    const fail = (msg: string, hint: string) => {
+      this.diagnostics.push(error('KF2011', `@${tag} on ${placeName}: ${msg}`, { ...loc, hint }));
+      return { ok: false as const };
+    };
+    const trimmed = text.trim();
+    const shape = def.args;
+    const isStringArg = (a: ArgType) => a.type === 'string' || a.type === 'pattern';
+    let raw: unknown;
+    if (shape.shape === 'none') {
+      if (trimmed === '' || trimmed === 'true') return { ok: true, value: undefined };
+      return fail(`takes no value, found '${trimmed}'`, `write just @${tag}`);
+    }
+    if (shape.shape === 'value' && isStringArg(shape.arg)) raw = trimmed;
+    else {
+      if (trimmed === '') return fail('needs a value', `write @${tag} <value>`);
+      try {
+        raw = JSON.parse(trimmed);
+      } catch {
+        if (shape.shape === 'variadic' && shape.arg.type === 'string' && /^[\w.-]+$/.test(trimmed)) raw = [trimmed];
+        else if (shape.shape === 'value' && shape.arg.type === 'json' && !/^[[{"]/.test(trimmed)) raw = trimmed;
+        else return fail(`cannot parse '${trimmed}' as JSON`, `write the value as JSON, e.g. @${tag} ${exampleFor(def)}`);
+      }
+    }
+    if (shape.shape === 'variadic') {
+      const list = Array.isArray(raw) ? raw : [raw];
+      for (const v of list) {
+        const err = checkArgType(shape.arg, v);
+        if (err) return fail(`${shape.label}: ${err}`, `write @${tag} ${exampleFor(def)}`);
+      }
+      if (list.length === 0) return fail(`needs at least one of ${shape.label}`, `write @${tag} ${exampleFor(def)}`);
+      return { ok: true, value: list };
+    }
+    if (shape.shape === 'value') {
+      const err = checkArgType(shape.arg, raw);
+      if (err) return fail(err, `write @${tag} ${exampleFor(def)}`);
+      return { ok: true, value: raw };
+    }
+    // object
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fail('expects a JSON object', `write @${tag} ${exampleFor(def)}`);
+    const problems = checkObjectFields(shape.fields, raw as Record<string, unknown>);
+    if (problems.length) return fail(problems.join('; '), `write @${tag} ${exampleFor(def)}`);
+    return { ok: true, value: raw };
+  }
+
+  validateCall(def: MarkerDefinition, args: ts.NodeArray<ts.Expression>, call: ts.CallExpression, placeName: string): { ok: true; value: unknown } | { ok: false } {
+    const shape = def.args;
+    const bad = (code: string, msg: string, node: ts.Node, hint: string) => {
+      this.report(code, `@${def.name} on ${placeName}: ${msg}`, node, hint);
+      return { ok: false as const };
+    };
+    const spread = args.find((a) => ts.isSpreadElement(a));
+    if (spread) return bad('KF2003', 'spread arguments cannot be read statically', spread, 'write the values out as literals');
+    if (shape.shape === 'none') {
+      if (args.length > 0) return bad('KF2004', `takes no argument, found ${args.length}`, args[0], `write @${def.name}()`);
+      return { ok: true, value: undefined };
+    }
+    if (shape.shape === 'value') {
+      if (args.length !== 1) return bad('KF2004', `takes exactly one argument (${shape.label}), found ${args.length}`, args[0] ?? call, `write @${def.name}(${exampleFor(def)})`);
+      const v = this.evaluate(args[0]);
+      if (!v.ok) return bad('KF2003', `argument ${shape.label} is not a literal: ${v.what}`, v.node, 'marker arguments must be literals or references to const literals');
+      const err = checkArgType(shape.arg, v.value);
+      if (err) return bad('KF2007', `argument ${shape.label}: ${err}`, args[0], `write @${def.name}(${exampleFor(def)})`);
+      return { ok: true, value: v.value };
+    }
+    if (shape.shape === 'variadic') {
+      if (args.length === 0) return bad('KF2004', `needs at least one argument (${shape.label})`, call, `write @${def.name}(${exampleFor(def)})`);
+      const values: unknown[] = [];
+      for (const a of args) {
+        const v = this.evaluate(a);
+        if (!v.ok) return bad('KF2003', `argument is not a literal: ${v.what}`, v.node, 'marker arguments must be literals or references to const literals');
+        const err = checkArgType(shape.arg, v.value);
+        if (err) return bad('KF2007', `${shape.label}: ${err}`, a, `write @${def.name}(${exampleFor(def)})`);
+        values.push(v.value);
+      }
+      return { ok: true, value: values };
+    }
+    // object
+    if (args.length === 0) {
+      if (shape.optional) return { ok: true, value: {} };
+      const required = shape.fields.filter((x) => x.required).map((x) => x.name);
+      return bad('KF2006', `missing its options object${required.length ? ` (required: ${required.join(', ')})` : ''}`, call, `write @${def.name}(${exampleFor(def)})`);
+    }
+    if (args.length > 1) return bad('KF2004', `takes one options object, found ${args.length} arguments`, args[1], `write @${def.name}(${exampleFor(def)})`);
+    const arg = unwrap(args[0]);
+    const known = new Set(shape.fields.map((x) => x.name));
+    let okAll = true;
+    if (ts.isObjectLiteralExpression(arg)) {
+      // Report unknown names and non-literal values property by property, at their own location.
+      for (const p of arg.properties) {
+        const pname = p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? p.name.text : undefined;
+        if (pname !== undefined && !known.has(pname)) {
+          const close = closest(pname, [...known]);
+          this.report('KF2005', `@${def.name} on ${placeName}: unknown argument '${pname}'`, p, `${close ? `did you mean '${close}'? ` : ''}known arguments: ${[...known].join(', ')}`);
+          okAll = false;
+        }
+      }
+    }
+    const v = this.evaluate(arg);
+    if (!v.ok) return bad('KF2003', `argument is not a literal: ${v.what}`, v.node, 'marker arguments must be literals or references to const literals');
+    if (!okAll) return { ok: false };
+    if (v.value === null || typeof v.value !== 'object' || Array.isArray(v.value)) return bad('KF2007', 'expects an options object', arg, `write @${def.name}(${exampleFor(def)})`);
+    const obj = v.value as Record<string, unknown>;
+    const problems: { code: string; msg: string; node: ts.Node }[] = [];
+    for (const field of shape.fields) {
+      if (obj[field.name] === undefined) {
+        if (field.required) problems.push({ code: 'KF2006', msg: `missing required argument '${field.name}'`, node: arg });
+        continue;
+      }
+      const err = checkArgType(field.arg, obj[field.name]);
+      if (err) problems.push({ code: 'KF2007', msg: `argument '${field.name}': ${err}`, node: propertyNode(arg, field.name) ?? arg });
+    }
+    for (const key of Object.keys(obj)) {
+      if (!known.has(key) && !ts.isObjectLiteralExpression(arg)) problems.push({ code: 'KF2005', msg: `unknown argument '${key}'`, node: arg });
+    }
+    for (const p of problems) this.report(p.code, `@${def.name} on ${placeName}: ${p.msg}`, p.node, `write @${def.name}(${exampleFor(def)})`);
+    if (problems.length) return { ok: false };
+    return { ok: true, value: obj };
+  }
+
+  /** Statically evaluates a marker argument: literals, arrays, objects, RegExp literals, const references. */
+  evaluate(node: ts.Expression, depth = 0): Eval {
+    if (depth > 20) return { ok: false, node, what: 'a reference cycle' };
+    const e = unwrap(node);
+    if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return { ok: true, value: e.text };
+    if (ts.isNumericLiteral(e)) return { ok: true, value: Number(e.text) };
+    if (e.kind === ts.SyntaxKind.TrueKeyword) return { ok: true, value: true };
+    if (e.kind === ts.SyntaxKind.FalseKeyword) return { ok: true, value: false };
+    if (e.kind === ts.SyntaxKind.NullKeyword) return { ok: true, value: null };
+    if (ts.isPrefixUnaryExpression(e) && (e.operator === ts.SyntaxKind.MinusToken || e.operator === ts.SyntaxKind.PlusToken)) {
+      const inner = this.evaluate(e.operand, depth + 1);
+      if (!inner.ok) return inner;
+      if (typeof inner.value !== 'number') return { ok: false, node: e, what: 'a sign applied to a non-number' };
+      return { ok: true, value: e.operator === ts.SyntaxKind.MinusToken ? -inner.value : inner.value };
+    }
+    if (ts.isRegularExpressionLiteral(e)) {
+      const m = /^\/([\s\S]*)\/([a-z]*)$/.exec(e.text);
+      if (!m) return { ok: false, node: e, what: 'an unreadable RegExp literal' };
+      if (m[2]) return { ok: false, node: e, what: `a RegExp with flags '${m[2]}' (Kubernetes patterns take none)` };
+      return { ok: true, value: new RegExpSource(m[1]) };
+    }
+    if (ts.isArrayLiteralExpression(e)) {
+      const out: unknown[] = [];
+      for (const el of e.elements) {
+        if (ts.isSpreadElement(el)) return { ok: false, node: el, what: 'a spread element' };
+        const v = this.evaluate(el, depth + 1);
+        if (!v.ok) return v;
+        out.push(v.value);
+      }
+      return { ok: true, value: out };
+    }
+    if (ts.isObjectLiteralExpression(e)) {
+      const out: Record<string, unknown> = {};
+      for (const p of e.properties) {
+        if (ts.isPropertyAssignment(p)) {
+          const key = propertyKey(p.name);
+          if (key === undefined) return { ok: false, node: p.name, what: 'a computed property name' };
+          const v = this.evaluate(p.initializer, depth + 1);
+          if (!v.ok) return v;
+          if (v.value !== undefined) out[key] = v.value;
+        } else if (ts.isShorthandPropertyAssignment(p)) {
+          const v = this.evaluate(p.name, depth + 1);
+          if (!v.ok) return v;
+          if (v.value !== undefined) out[p.name.text] = v.value;
+        } else return { ok: false, node: p, what: ts.isSpreadAssignment(p) ? 'a spread' : 'a method or accessor' };
+      }
+      return { ok: true, value: out };
+    }
+    if (ts.isIdentifier(e)) {
+      if (e.text === 'undefined') return { ok: true, value: undefined };
+      return this.evaluateReference(e, depth);
+    }
+    if (ts.isPropertyAccessExpression(e)) {
+      const sym = this.checker.getSymbolAtLocation(e);
+      const decl = sym?.valueDeclaration;
+      if (decl && ts.isEnumMember(decl)) {
+        const c = this.checker.getConstantValue(decl);
+        if (c !== undefined) return { ok: true, value: c };
+      }
+      const base = this.evaluate(e.expression, depth + 1);
+      if (!base.ok) return base;
+      if (base.value && typeof base.value === 'object' && !Array.isArray(base.value) && e.name.text in (base.value as object)) {
+        return { ok: true, value: (base.value as Record<string, unknown>)[e.name.text] };
+      }
+      return { ok: false, node: e, what: `'${e.getText()}' is not a property of a const object literal` };
+    }
+    if (ts.isTemplateExpression(e)) return { ok: false, node: e, what: 'a template string with substitutions' };
+    return { ok: false, node: e, what: `'${truncate(e.getText())}' (${ts.SyntaxKind[e.kind]})` };
+  }
+
+  private evaluateReference(id: ts.Identifier, depth: number): Eval {
+    let sym = this.checker.getSymbolAtLocation(id);
+    if (sym && sym.flags & ts.SymbolFlags.Alias) {
+      try {
+        sym = this.checker.getAliasedSymbol(sym);
+      } catch {
+        /* keep */
+      }
+    }
+    const decl = sym?.valueDeclaration;
+    if (decl && ts.isVariableDeclaration(decl) && decl.initializer && ts.isVariableDeclarationList(decl.parent) && decl.parent.flags & ts.NodeFlags.Const) {
+      return this.evaluate(decl.initializer, depth + 1);
+    }
+    if (decl && ts.isEnumMember(decl)) {
+      const c = this.checker.getConstantValue(decl);
+      if (c !== undefined) return { ok: true, value: c };
+    }
+    return { ok: false, node: id, what: `'${id.text}' is not a const with a literal value` };
+  }
+}
+
+/** Replaces RegExp sources by their pattern text, deeply. */
+export function normalizeValue(v: unknown): unknown {
+  if (v instanceof RegExpSource) return v.source;
+  if (Array.isArray(v)) return v.map(normalizeValue);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalizeValue(x)]));
+  return v;
+}
+
+/** The source of a RegExp literal, kept distinct from a string until type-checked. */
+export class RegExpSource {
+  constructor(readonly source: string) {}
+}
+
+function unwrap(e: ts.Expression): ts.Expression {
+  for (;;) {
+    if (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isTypeAssertionExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
+    else return e;
+  }
+}
+
+function propertyKey(name: ts.PropertyName): string | undefined {
+  if (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name)) return name.text;
+  return undefined;
+}
+
+function propertyNode(obj: ts.Expression, name: string): ts.Node | undefined {
+  if (!ts.isObjectLiteralExpression(obj)) return undefined;
+  return obj.properties.find((p) => p.name && propertyKey(p.name as ts.PropertyName) === name);
+}
+
+function truncate(s: string): string {
+  const one = s.replace(/\s+/g, ' ');
+  return one.length > 40 ? `${one.slice(0, 37)}...` : one;
+}
+
+function closest(name: string, options: string[]): string | undefined {
+  const lower = name.toLowerCase();
+  return options.find((o) => o.toLowerCase() === lower) ?? options.find((o) => o.toLowerCase().startsWith(lower.slice(0, 3)));
+}
+
+function typeLabel(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (v instanceof RegExpSource) return 'a RegExp';
+  return `a ${typeof v}`;
+}
+
+/** Checks (and for patterns, normalises in place is not needed) a value against an argument type; returns the problem or undefined. */
+export function checkArgType(arg: ArgType, v: unknown): string | undefined {
+  switch (arg.type) {
+    case 'string':
+      if (typeof v !== 'string') return `expected a string, found ${typeLabel(v)}`;
+      if (arg.enum && !arg.enum.includes(v)) return `'${v}' is not one of ${arg.enum.map((x) => `'${x}'`).join(', ')}`;
+      return undefined;
+    case 'pattern':
+      if (typeof v !== 'string' && !(v instanceof RegExpSource)) return `expected a string or a RegExp literal, found ${typeLabel(v)}`;
+      return undefined;
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v) ? undefined : `expected a number, found ${typeLabel(v)}`;
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v) ? undefined : `expected an integer, found ${typeof v === 'number' ? v : typeLabel(v)}`;
+    case 'boolean':
+      return typeof v === 'boolean' ? undefined : `expected a boolean, found ${typeLabel(v)}`;
+    case 'json':
+      return v instanceof RegExpSource ? 'expected a JSON value, found a RegExp' : undefined;
+    case 'string[]':
+      if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) return `expected an array of strings, found ${typeLabel(v)}`;
+      if (arg.enum) {
+        const badOne = v.find((x) => !arg.enum!.includes(x));
+        if (badOne !== undefined) return `'${badOne}' is not one of ${arg.enum.join(', ')}`;
+      }
+      return undefined;
+    case 'record':
+      if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof RegExpSource) return `expected an object of strings, found ${typeLabel(v)}`;
+      for (const [k, x] of Object.entries(v)) if (typeof x !== 'string') return `value of '${k}' must be a string`;
+      return undefined;
+  }
+}
+
+function checkObjectFields(fields: readonly ArgField[], obj: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const known = new Set(fields.map((f) => f.name));
+  for (const k of Object.keys(obj)) if (!known.has(k)) out.push(`unknown argument '${k}'`);
+  for (const f of fields) {
+    if (obj[f.name] === undefined) {
+      if (f.required) out.push(`missing required argument '${f.name}'`);
+      continue;
+    }
+    const err = checkArgType(f.arg, obj[f.name]);
+    if (err) out.push(`argument '${f.name}': ${err}`);
+  }
+  return out;
+}
+
+export function exampleFor(def: MarkerDefinition): string {
+  const a = def.args;
+  const sample = (t: ArgType): string => {
+    switch (t.type) {
+      case 'string':
+        return t.enum ? `'${t.enum[0]}'` : "'...'";
+      case 'pattern':
+        return '/^[a-z]+$/';
+      case 'number':
+      case 'integer':
+        return '1';
+      case 'boolean':
+        return 'true';
+      case 'json':
+        return "'value'";
+      case 'string[]':
+        return "['...']";
+      case 'record':
+        return "{ key: 'value' }";
+    }
+  };
+  if (a.shape === 'none') return '';
+  if (a.shape === 'value') return sample(a.arg);
+  if (a.shape === 'variadic') return `${sample(a.arg)}, ${sample(a.arg)}`;
+  const req = a.fields.filter((f) => f.required);
+  return `{ ${(req.length ? req : a.fields.slice(0, 1)).map((f) => `${f.name}: ${sample(f.arg)}`).join(', ')} }`;
+}
+
+export function describeTargets(targets: readonly MarkerTarget[]): string {
+  const words: Record<MarkerTarget, string> = {
+    field: 'a field',
+    type: 'a type (class, interface, type alias or enum)',
+    kind: 'a Kind (a @Root() class with metadata)',
+    class: 'a class',
+    package: 'groupversion.ts',
+  };
+  return targets.map((t) => words[t]).join(' or ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSDoc text
+
+export interface ParsedJsDoc {
+  description?: string;
+  tags: { name: string; text: string; line: number; column: number }[];
+}
+
+/**
+ * Splits a raw `/** ... *\/` comment into its description (tags stripped; lines kept; a blank
+ * line is a paragraph break) and its tags, each with its line offset and column.
+ */
+export function parseJsDocText(raw: string): ParsedJsDoc {
+  const body = raw.replace(/^\/\*\*/, '').replace(/\*\/$/, '');
+  const lines = body.split(/\r?\n/);
+  const desc: string[] = [];
+  const tags: ParsedJsDoc['tags'] = [];
+  let current: ParsedJsDoc['tags'][number] | undefined;
+  lines.forEach((line, i) => {
+    const m = /^(\s*\*?\s?)(.*)$/.exec(line)!;
+    const content = m[2].replace(/\s+$/, '');
+    const tag = /^@([A-Za-z][\w.]*)\s?(.*)$/.exec(content.trimStart());
+    if (tag) {
+      current = { name: tag[1], text: tag[2], line: i, column: (i === 0 ? 3 : 0) + line.indexOf(`@${tag[1]}`) };
+      tags.push(current);
+    } else if (current) {
+      current.text += `\n${content.trim()}`;
+    } else desc.push(content.trim());
+  });
+  for (const t of tags) t.text = t.text.trim();
+  while (desc.length && desc[0] === '') desc.shift();
+  while (desc.length && desc[desc.length - 1] === '') desc.pop();
+  const joined: string[] = [];
+  for (const l of desc) {
+    if (l === '' && joined[joined.length - 1] === '') continue;
+    joined.push(l);
+  }
+  const description = joined.join('\n');
+  return { description: description || undefined, tags };
+}

@@ -1,0 +1,196 @@
+/**
+ * Intermediate form -> structural OpenAPI v3 (Kubernetes JSONSchemaProps). No `$ref`, no
+ * `definitions`: named types are inlined, their markers applied where they are used.
+ */
+import { error, type Diagnostic } from '../diagnostics/index.js';
+import type { MarkerValue } from '../markers/collector.js';
+import { applyMarkers, QUANTITY_PATTERN } from './apply.js';
+import type { IRProperty, IRType } from './ir.js';
+import { irName, irResolve } from './ir.js';
+import type { JSONSchemaProps } from './jsonschema.js';
+
+export interface FormatHost {
+  diagnostics: Diagnostic[];
+  /** Full schema of a @kubernetes/client-node model type, or undefined when unknown. */
+  k8sSchema(name: string): JSONSchemaProps | undefined;
+  /** Why k8sSchema may not know a name (for the hint). */
+  k8sHint?: string;
+}
+
+interface Ctx {
+  /** The field being formatted, for messages. */
+  where: string;
+  /** any / unknown are accepted (the field has @PreserveUnknownFields or @Schemaless). */
+  allowUnknown: boolean;
+}
+
+export const API_VERSION_DESCRIPTION =
+  'APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources';
+export const KIND_DESCRIPTION =
+  'Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
+
+const ROOT_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
+
+function clone<T>(v: T): T {
+  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+}
+
+export class SchemaFormatter {
+  constructor(private readonly host: FormatHost) {}
+
+  private reportMarker = (m: MarkerValue, place: string) => (marker: MarkerValue, message: string, hint?: string) => {
+    this.host.diagnostics.push(error('KF2009', `@${marker.name} on ${place}: ${message}`, { file: marker.file, line: marker.line, column: marker.column, hint }));
+    void m;
+  };
+
+  private report(marker: MarkerValue | undefined, place: string) {
+    return (mk: MarkerValue, message: string, hint?: string) => this.reportMarker(marker ?? mk, place)(mk, message, hint);
+  }
+
+  format(t: IRType, ctx: Ctx): JSONSchemaProps {
+    switch (t.kind) {
+      case 'primitive':
+        return t.format ? { type: t.type, format: t.format } : { type: t.type };
+      case 'enum':
+        return { type: t.type, enum: [...t.values] };
+      case 'array':
+        return { type: 'array', items: this.format(t.items, ctx) };
+      case 'map':
+        return { type: 'object', additionalProperties: this.format(t.values, ctx) };
+      case 'object':
+        return this.formatObject(t.properties);
+      case 'builtin':
+        switch (t.name) {
+          case 'Quantity':
+            return { anyOf: [{ type: 'integer' }, { type: 'string' }], pattern: QUANTITY_PATTERN, 'x-kubernetes-int-or-string': true };
+          case 'IntOrString':
+            return { anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true };
+          case 'DateTime':
+            return { type: 'string', format: 'date-time' };
+          case 'Duration':
+            return { type: 'string' };
+          case 'Bytes':
+            return { type: 'string', format: 'byte' };
+          case 'ObjectMeta':
+            return { type: 'object' };
+        }
+        break;
+      case 'k8s': {
+        const schema = this.host.k8sSchema(t.name);
+        if (!schema) {
+          this.host.diagnostics.push(
+            error('KF3009', `${ctx.where} has type ${t.name} from @kubernetes/client-node, which has no known schema`, {
+              ...t.at,
+              hint: this.host.k8sHint ?? 'use a @kubernetes/client-node model class (V1PodTemplateSpec, V1Condition, ...) or declare the type yourself',
+            }),
+          );
+          return {};
+        }
+        return clone(schema);
+      }
+      case 'unknown':
+        if (!ctx.allowUnknown) {
+          this.host.diagnostics.push(
+            error('KF3001', `${ctx.where} has type '${t.what}', which has no schema`, {
+              ...t.at,
+              hint: 'give it a concrete type, or keep it free-form with @PreserveUnknownFields() (or @Schemaless()) on the field',
+            }),
+          );
+          return {};
+        }
+        return t.what === 'object' ? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } : { 'x-kubernetes-preserve-unknown-fields': true };
+      case 'named': {
+        const allow = ctx.allowUnknown || t.markers.some((m) => m.name === 'PreserveUnknownFields' || m.name === 'Schemaless');
+        const schema = this.format(t.target, { ...ctx, allowUnknown: allow });
+        applyMarkers(schema, t.markers, this.report(undefined, `type ${t.name}`));
+        if (t.description) schema.description = t.description;
+        return schema;
+      }
+      case 'nullable': {
+        const schema = this.format(t.target, ctx);
+        schema.nullable = true;
+        return schema;
+      }
+      case 'error':
+        return {};
+    }
+    return {};
+  }
+
+  /** Whether a property is in `required`. */
+  isRequired(p: IRProperty): boolean {
+    const req = p.markers.find((m) => m.name === 'Required');
+    const opt = p.markers.find((m) => m.name === 'Optional');
+    if (req && opt) {
+      this.host.diagnostics.push(error('KF2013', `field "${p.name}" of ${p.owner} has both @Required() and @Optional()`, { file: opt.file, line: opt.line, column: opt.column, hint: 'keep one of them' }));
+    }
+    if (req) return true;
+    if (opt) return false;
+    if (p.optional) return false;
+    return !p.optionalByDefault;
+  }
+
+  formatProperty(p: IRProperty): JSONSchemaProps {
+    const where = `field "${p.name}" of ${p.owner}`;
+    const schemaless = p.markers.some((m) => m.name === 'Schemaless');
+    const allowUnknown = schemaless || p.markers.some((m) => m.name === 'PreserveUnknownFields');
+    let base: JSONSchemaProps;
+    if (schemaless) base = {};
+    else {
+      const r = irResolve(p.type);
+      base = r.kind === 'unknown' && p.type.kind === 'unknown' ? (r.what === 'object' ? { type: 'object' } : {}) : this.format(p.type, { where, allowUnknown });
+    }
+    const schema = clone(base);
+    if (p.type.kind === 'named' || p.type.kind === 'nullable') applyMarkers(schema, p.markers, this.report(undefined, where), base);
+    else applyMarkers(schema, p.markers, this.report(undefined, where));
+    if (p.description) schema.description = p.description;
+    return schema;
+  }
+
+  formatObject(props: readonly IRProperty[]): JSONSchemaProps {
+    const out: JSONSchemaProps = { type: 'object' };
+    const required: string[] = [];
+    const properties: Record<string, JSONSchemaProps> = {};
+    for (const p of props) {
+      properties[p.name] = this.formatProperty(p);
+      if (this.isRequired(p)) required.push(p.name);
+    }
+    if (props.length) out.properties = sortedRecord(properties);
+    if (required.length) out.required = required;
+    return out;
+  }
+
+  /**
+   * The openAPIV3Schema of a Kind: apiVersion and kind as Kubernetes describes them, metadata as
+   * `{type: object}`, the class's other fields, its description and type-level markers.
+   */
+  formatKind(root: IRType): JSONSchemaProps {
+    const named = root.kind === 'named' ? root : undefined;
+    const obj = irResolve(root);
+    const props = obj.kind === 'object' ? obj.properties : [];
+    const properties: Record<string, JSONSchemaProps> = {
+      apiVersion: { description: API_VERSION_DESCRIPTION, type: 'string' },
+      kind: { description: KIND_DESCRIPTION, type: 'string' },
+      metadata: { type: 'object' },
+    };
+    const required: string[] = [];
+    for (const p of props) {
+      if (ROOT_FIELDS.has(p.name)) continue;
+      properties[p.name] = this.formatProperty(p);
+      if (this.isRequired(p)) required.push(p.name);
+    }
+    const schema: JSONSchemaProps = { type: 'object', properties: sortedRecord(properties) };
+    if (required.length) schema.required = required;
+    if (named) {
+      applyMarkers(schema, named.markers, this.report(undefined, `Kind ${named.name}`));
+      if (named.description) schema.description = named.description;
+    }
+    return schema;
+  }
+}
+
+function sortedRecord<T>(r: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.keys(r).sort().map((k) => [k, r[k]]));
+}
+
+export { irName };

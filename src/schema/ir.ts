@@ -1,0 +1,72 @@
+/**
+ * The intermediate form between TypeScript and OpenAPI. The parser (parse.ts) builds it from
+ * TypeScript syntax; the formatter (format.ts) turns it into structural JSONSchemaProps. The
+ * two never touch each other's inputs: the IR carries markers and descriptions, not TS nodes.
+ */
+import type { Location, MarkerValue } from '../markers/collector.js';
+
+export type IRType =
+  | { kind: 'primitive'; type: 'string' | 'number' | 'integer' | 'boolean'; format?: string }
+  | { kind: 'enum'; type: 'string' | 'integer' | 'number' | 'boolean'; values: (string | number | boolean)[] }
+  | { kind: 'array'; items: IRType }
+  | { kind: 'map'; values: IRType }
+  | { kind: 'object'; properties: IRProperty[] }
+  /** Types with a fixed schema: Quantity, IntOrString, date-time, Duration, byte strings, ObjectMeta. */
+  | { kind: 'builtin'; name: 'Quantity' | 'IntOrString' | 'DateTime' | 'Duration' | 'Bytes' | 'ObjectMeta' }
+  /** A @kubernetes/client-node model class, by name (V1PodTemplateSpec). */
+  | { kind: 'k8s'; name: string; at: Location }
+  /** any / unknown / object: valid only under @Schemaless or @PreserveUnknownFields. */
+  | { kind: 'unknown'; what: 'any' | 'unknown' | 'object'; at: Location }
+  /** A named declaration (class, interface, type alias, enum) and its type-level markers. */
+  | { kind: 'named'; name: string; target: IRType; markers: MarkerValue[]; description?: string }
+  | { kind: 'nullable'; target: IRType }
+  /** Already reported; formats to an empty schema. */
+  | { kind: 'error' };
+
+export interface IRProperty {
+  name: string;
+  type: IRType;
+  /** `?` or `| undefined` */
+  optional: boolean;
+  /** fieldsOptionalByDefault of the declaring file's group-version. */
+  optionalByDefault: boolean;
+  markers: MarkerValue[];
+  description?: string;
+  /** `FooSpec.count`, for messages. */
+  owner: string;
+  at: Location;
+}
+
+/** The declared name of a type, through named layers (for messages). */
+export function irName(t: IRType): string {
+  switch (t.kind) {
+    case 'named':
+      return t.name;
+    case 'primitive':
+      return t.format ? `${t.type} (${t.format})` : t.type;
+    case 'enum':
+      return `${t.type} enum`;
+    case 'array':
+      return `${irName(t.items)}[]`;
+    case 'map':
+      return `Record<string, ${irName(t.values)}>`;
+    case 'object':
+      return 'object';
+    case 'builtin':
+      return t.name;
+    case 'k8s':
+      return t.name;
+    case 'unknown':
+      return t.what;
+    case 'nullable':
+      return `${irName(t.target)} | null`;
+    case 'error':
+      return 'invalid type';
+  }
+}
+
+/** Strips named and nullable layers. */
+export function irResolve(t: IRType): IRType {
+  while (t.kind === 'named' || t.kind === 'nullable') t = t.target;
+  return t;
+}

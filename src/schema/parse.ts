@@ -1,0 +1,573 @@
+/**
+ * TypeScript -> intermediate form. Walks type *syntax* (annotations, declarations) and uses the
+ * checker only to resolve names, so it never asks TypeScript to compute a type: that keeps the
+ * analysis far cheaper than a type check. Handles primitives, kubeforge's aliases, literal
+ * unions and enums, arrays, records and index signatures, classes / interfaces / type literals /
+ * aliases across files, heritage, intersections, generics (by substitution), optional and
+ * nullable members, and @kubernetes/client-node model types by name. Everything else is a
+ * located KF3xxx diagnostic naming what was found and how to fix it.
+ */
+import { ts } from 'ts-morph';
+import { error, type Diagnostic } from '../diagnostics/index.js';
+import { K8S_MODULE, locationOf, MARKERS_MODULE, type MarkerCollector, type MarkerValue } from '../markers/collector.js';
+import type { IRProperty, IRType } from './ir.js';
+import { irResolve } from './ir.js';
+
+type Binding = { node: ts.TypeNode; env: Env };
+type Env = ReadonlyMap<ts.TypeParameterDeclaration, Binding>;
+const EMPTY: Env = new Map();
+
+type Resolved =
+  | { kind: 'external'; module: string; name: string }
+  | { kind: 'decl'; decl: ts.Declaration }
+  | { kind: 'typeParam'; decl: ts.TypeParameterDeclaration }
+  | { kind: 'global'; name: string }
+  | { kind: 'unresolved' };
+
+type NamedDecl = ts.ClassDeclaration | ts.InterfaceDeclaration | ts.TypeAliasDeclaration | ts.EnumDeclaration;
+
+export interface ParserHost {
+  collector: MarkerCollector;
+  checker: ts.TypeChecker;
+  isLibFile(sf: ts.SourceFile): boolean;
+  /** fieldsOptionalByDefault for the group-version of the folder holding this file. */
+  optionalByDefault(file: string): boolean;
+}
+
+const isExternalModule = (m: string) => m === MARKERS_MODULE || m === K8S_MODULE || m.startsWith(`${K8S_MODULE}/`);
+
+export class TypeParser {
+  private readonly stack: ts.Node[] = [];
+  private readonly cache = new Map<ts.Node, IRType>();
+  readonly diagnostics: Diagnostic[];
+
+  constructor(private readonly host: ParserHost) {
+    this.diagnostics = host.collector.diagnostics;
+  }
+
+  private report(code: string, message: string, node: ts.Node, hint?: string): IRType {
+    this.diagnostics.push(error(code, message, { ...locationOf(node), hint }));
+    return { kind: 'error' };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Name resolution
+
+  private externalOf(decl: ts.Declaration | undefined): { module: string; name: string } | undefined {
+    if (!decl) return undefined;
+    let spec: ts.Expression | undefined;
+    let name: string | undefined;
+    if (ts.isImportSpecifier(decl)) {
+      spec = decl.parent.parent.parent.moduleSpecifier;
+      name = (decl.propertyName ?? decl.name).text;
+    } else if (ts.isNamespaceImport(decl)) {
+      spec = decl.parent.parent.moduleSpecifier;
+      name = '*';
+    } else if (ts.isImportClause(decl)) {
+      spec = decl.parent.moduleSpecifier;
+      name = 'default';
+    } else if (ts.isExportSpecifier(decl)) {
+      spec = decl.parent.parent.moduleSpecifier;
+      name = (decl.propertyName ?? decl.name).text;
+    }
+    if (spec && ts.isStringLiteral(spec) && isExternalModule(spec.text)) return { module: spec.text, name: name! };
+    return undefined;
+  }
+
+  private resolveSymbol(sym: ts.Symbol | undefined): Resolved {
+    for (let i = 0; sym && i < 20; i++) {
+      if (sym.flags & ts.SymbolFlags.Alias) {
+        const ext = this.externalOf(sym.declarations?.[0]);
+        if (ext) return { kind: 'external', ...ext };
+        const next = this.host.checker.getImmediateAliasedSymbol(sym);
+        if (!next || next === sym) return { kind: 'unresolved' };
+        sym = next;
+        continue;
+      }
+      const decl = sym.declarations?.[0];
+      if (!decl) return { kind: 'unresolved' };
+      if (ts.isTypeParameterDeclaration(decl)) return { kind: 'typeParam', decl };
+      if (this.host.isLibFile(decl.getSourceFile())) return { kind: 'global', name: sym.name };
+      return { kind: 'decl', decl };
+    }
+    return { kind: 'unresolved' };
+  }
+
+  /** Resolves a type name (`Foo`, `k8s.V1Pod`) or a heritage expression. */
+  resolveName(name: ts.EntityName | ts.Expression): Resolved {
+    // ns.Name where ns is `import * as ns from '<external>'`
+    if (ts.isQualifiedName(name) || ts.isPropertyAccessExpression(name)) {
+      const left = ts.isQualifiedName(name) ? name.left : name.expression;
+      const right = ts.isQualifiedName(name) ? name.right : name.name;
+      if (ts.isIdentifier(left)) {
+        const ls = this.host.checker.getSymbolAtLocation(left);
+        if (ls && ls.flags & ts.SymbolFlags.Alias) {
+          const ext = this.externalOf(ls.declarations?.[0]);
+          if (ext && ext.name === '*') return { kind: 'external', module: ext.module, name: right.text };
+        }
+      }
+      return this.resolveSymbol(this.host.checker.getSymbolAtLocation(right));
+    }
+    return this.resolveSymbol(this.host.checker.getSymbolAtLocation(name));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Types
+
+  /** A property's annotation: strips a top-level `| undefined` (optional) and parses the rest. */
+  parseAnnotation(node: ts.TypeNode, env: Env, where: string): { type: IRType; optional: boolean } {
+    if (ts.isUnionTypeNode(node)) {
+      const undef = node.types.filter((t) => t.kind === ts.SyntaxKind.UndefinedKeyword);
+      if (undef.length) {
+        const rest = node.types.filter((t) => t.kind !== ts.SyntaxKind.UndefinedKeyword);
+        return { type: this.parseUnion(rest, node, env, where), optional: true };
+      }
+    }
+    return { type: this.parseType(node, env, where), optional: false };
+  }
+
+  parseType(node: ts.TypeNode, env: Env, where: string): IRType {
+    switch (node.kind) {
+      case ts.SyntaxKind.StringKeyword:
+        return { kind: 'primitive', type: 'string' };
+      case ts.SyntaxKind.NumberKeyword:
+        return { kind: 'primitive', type: 'number' };
+      case ts.SyntaxKind.BooleanKeyword:
+        return { kind: 'primitive', type: 'boolean' };
+      case ts.SyntaxKind.AnyKeyword:
+        return { kind: 'unknown', what: 'any', at: locationOf(node) };
+      case ts.SyntaxKind.UnknownKeyword:
+        return { kind: 'unknown', what: 'unknown', at: locationOf(node) };
+      case ts.SyntaxKind.ObjectKeyword:
+        return { kind: 'unknown', what: 'object', at: locationOf(node) };
+      case ts.SyntaxKind.BigIntKeyword:
+        return this.report('KF3005', `${where} has type 'bigint', which JSON cannot carry`, node, "use int64 (from 'kubeforge/markers') or a string");
+      case ts.SyntaxKind.SymbolKeyword:
+        return this.report('KF3005', `${where} has type 'symbol', which JSON cannot carry`, node, 'use a string');
+      case ts.SyntaxKind.NeverKeyword:
+      case ts.SyntaxKind.VoidKeyword:
+      case ts.SyntaxKind.UndefinedKeyword:
+      case ts.SyntaxKind.NullKeyword:
+        return this.report('KF3005', `${where} has type '${node.getText()}', which has no schema`, node, 'give the field a data type (string, number, a class, ...)');
+    }
+    if (ts.isParenthesizedTypeNode(node)) return this.parseType(node.type, env, where);
+    if (ts.isLiteralTypeNode(node)) return this.parseUnion([node], node, env, where);
+    if (ts.isUnionTypeNode(node)) {
+      const hasUndefined = node.types.some((t) => t.kind === ts.SyntaxKind.UndefinedKeyword);
+      if (hasUndefined) {
+        return this.report('KF3006', `${where}: '| undefined' is only allowed at the top of a field's type`, node, 'make the field optional with `?` instead');
+      }
+      return this.parseUnion(node.types, node, env, where);
+    }
+    if (ts.isArrayTypeNode(node)) return { kind: 'array', items: this.parseType(node.elementType, env, where) };
+    if (ts.isTypeOperatorNode(node) && node.operator === ts.SyntaxKind.ReadonlyKeyword) return this.parseType(node.type, env, where);
+    if (ts.isTupleTypeNode(node))
+      return this.report('KF3003', `${where} is a tuple (${truncate(node.getText())}); CRD schemas have no tuples`, node, 'use an array (T[]) or a class with named fields');
+    if (ts.isFunctionTypeNode(node) || ts.isConstructorTypeNode(node))
+      return this.report('KF3004', `${where} is a function type (${truncate(node.getText())}), which is not data`, node, 'remove the field from the API type, or make it a method');
+    if (ts.isTypeLiteralNode(node)) return this.parseMembers(node.members, 'type literal', env, where, node);
+    if (ts.isIntersectionTypeNode(node)) return this.parseIntersection(node, env, where);
+    if (ts.isTypeReferenceNode(node)) return this.parseReference(node, env, where);
+    if (ts.isTemplateLiteralTypeNode(node)) return { kind: 'primitive', type: 'string' };
+    return this.report(
+      'KF3007',
+      `${where} uses a type construct kubeforge cannot map: ${ts.SyntaxKind[node.kind]} (${truncate(node.getText())})`,
+      node,
+      'write the type out as a class, interface or type alias of plain members',
+    );
+  }
+
+  private parseUnion(types: readonly ts.TypeNode[], whole: ts.TypeNode, env: Env, where: string): IRType {
+    let nullable = false;
+    const parts: IRType[] = [];
+    for (const t of types) {
+      if (t.kind === ts.SyntaxKind.NullKeyword || (ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword)) {
+        nullable = true;
+        continue;
+      }
+      if (ts.isLiteralTypeNode(t)) {
+        const lit = t.literal;
+        if (ts.isStringLiteral(lit) || ts.isNoSubstitutionTemplateLiteral(lit)) parts.push({ kind: 'enum', type: 'string', values: [lit.text] });
+        else if (ts.isNumericLiteral(lit)) parts.push({ kind: 'enum', type: 'number', values: [Number(lit.text)] });
+        else if (ts.isPrefixUnaryExpression(lit) && ts.isNumericLiteral(lit.operand)) parts.push({ kind: 'enum', type: 'number', values: [-Number(lit.operand.text)] });
+        else if (lit.kind === ts.SyntaxKind.TrueKeyword || lit.kind === ts.SyntaxKind.FalseKeyword) parts.push({ kind: 'enum', type: 'boolean', values: [lit.kind === ts.SyntaxKind.TrueKeyword] });
+        else return this.report('KF3007', `${where}: unsupported literal type ${t.getText()}`, t, 'use string or numeric literals');
+        continue;
+      }
+      parts.push(this.parseType(t, env, where));
+    }
+    if (parts.some((p) => p.kind === 'error')) return { kind: 'error' };
+    let result: IRType;
+    if (parts.length === 1 && parts[0].kind !== 'enum') result = parts[0];
+    else {
+      // A union of literals (possibly through aliases and enums): merge into one enum.
+      const resolved = parts.map(irResolve);
+      if (resolved.every((p) => p.kind === 'enum' || (p.kind === 'primitive' && p.type === 'boolean'))) {
+        const kinds = new Set(resolved.map((p) => (p.kind === 'enum' ? (p.type === 'integer' ? 'number' : p.type) : 'boolean')));
+        if (kinds.size > 1)
+          return this.report('KF3006', `${where} mixes literal types (${[...kinds].join(', ')}): ${truncate(whole.getText())}`, whole, 'use literals of one type (all strings or all numbers)');
+        const kind = [...kinds][0];
+        if (kind === 'boolean') result = { kind: 'primitive', type: 'boolean' };
+        else {
+          const values: (string | number | boolean)[] = [];
+          for (const p of resolved) if (p.kind === 'enum') for (const v of p.values) if (!values.includes(v)) values.push(v);
+          const type = kind === 'string' ? 'string' : values.every((v) => Number.isInteger(v)) ? 'integer' : 'number';
+          result = { kind: 'enum', type, values };
+        }
+      } else if (parts.length === 0) {
+        return this.report('KF3005', `${where} has type 'null', which has no schema`, whole, 'give the field a data type and add `| null` to it');
+      } else {
+        const names = parts.map((p) => describe(irResolve(p)));
+        const objects = parts.filter((p) => ['object', 'map', 'k8s'].includes(irResolve(p).kind)).length;
+        const prims = new Set(names);
+        const hint =
+          prims.has('string') && (prims.has('number') || prims.has('integer'))
+            ? "use IntOrString (from 'kubeforge/markers') for 'number | string'"
+            : objects > 1
+              ? 'structural schemas cannot express a union of object types: merge them into one class with optional fields (and @ExactlyOneOf to pick one)'
+              : 'use one type, or a class with one optional field per alternative';
+        return this.report('KF3006', `${where} is a union of ${names.join(' | ')} (${truncate(whole.getText())}), which a structural schema cannot express`, whole, hint);
+      }
+    }
+    return nullable ? { kind: 'nullable', target: result } : result;
+  }
+
+  private parseIntersection(node: ts.IntersectionTypeNode, env: Env, where: string): IRType {
+    const parts = node.types.map((t) => this.parseType(t, env, where));
+    if (parts.some((p) => p.kind === 'error')) return { kind: 'error' };
+    const props: IRProperty[] = [];
+    const primitives = parts.filter((p) => irResolve(p).kind !== 'object');
+    if (primitives.length === 1 && parts.length > 1 && parts.every((p) => p === primitives[0] || (irResolve(p).kind === 'object' && (irResolve(p) as { properties: IRProperty[] }).properties.length <= 1))) {
+      // Branded primitive (`string & { __brand: 'X' }`): the primitive.
+      return primitives[0];
+    }
+    for (const p of parts) {
+      const r = irResolve(p);
+      if (r.kind !== 'object')
+        return this.report('KF3006', `${where} intersects a non-object type (${describe(r)}) in ${truncate(node.getText())}`, node, 'intersect only classes, interfaces and type literals');
+      for (const prop of r.properties) {
+        const i = props.findIndex((x) => x.name === prop.name);
+        if (i >= 0) props.splice(i, 1);
+        props.push(prop);
+      }
+    }
+    return { kind: 'object', properties: props };
+  }
+
+  private parseReference(node: ts.TypeReferenceNode, env: Env, where: string): IRType {
+    const res = this.resolveName(node.typeName);
+    const args = node.typeArguments ?? [];
+    const name = node.typeName.getText();
+    switch (res.kind) {
+      case 'typeParam': {
+        const b = env.get(res.decl);
+        if (!b) return this.report('KF3010', `${where}: type parameter ${name} has no type argument here`, node, 'instantiate the generic type with concrete type arguments');
+        return this.parseType(b.node, b.env, where);
+      }
+      case 'external':
+        return this.parseExternal(res.module, res.name, node, where);
+      case 'global':
+        return this.parseGlobal(res.name, args, node, env, where);
+      case 'unresolved':
+        return this.report('KF3010', `${where}: cannot resolve type '${name}'`, node, 'import the type, or check its spelling');
+      case 'decl':
+        return this.parseDeclaration(res.decl, args, node, env, where);
+    }
+  }
+
+  private parseExternal(module: string, name: string, node: ts.TypeReferenceNode, where: string): IRType {
+    if (module === MARKERS_MODULE) {
+      switch (name) {
+        case 'int32':
+        case 'int64':
+          return { kind: 'primitive', type: 'integer', format: name };
+        case 'Quantity':
+          return { kind: 'builtin', name: 'Quantity' };
+        case 'IntOrString':
+          return { kind: 'builtin', name: 'IntOrString' };
+        case 'Duration':
+          return { kind: 'builtin', name: 'Duration' };
+        case 'Time':
+        case 'MicroTime':
+          return { kind: 'builtin', name: 'DateTime' };
+      }
+      return this.report('KF3010', `${where}: '${name}' from kubeforge/markers is not a type with a schema`, node, 'use int32, int64, Quantity, IntOrString, Duration, Time or MicroTime');
+    }
+    if (name === 'V1ObjectMeta') return { kind: 'builtin', name: 'ObjectMeta' };
+    if (name === 'IntOrString') return { kind: 'builtin', name: 'IntOrString' };
+    return { kind: 'k8s', name, at: locationOf(node) };
+  }
+
+  private parseGlobal(name: string, args: readonly ts.TypeNode[], node: ts.TypeReferenceNode, env: Env, where: string): IRType {
+    switch (name) {
+      case 'Array':
+      case 'ReadonlyArray':
+        if (args.length !== 1) return this.report('KF3007', `${where}: ${name} needs one type argument`, node);
+        return { kind: 'array', items: this.parseType(args[0], env, where) };
+      case 'Record': {
+        if (args.length !== 2) return this.report('KF3007', `${where}: Record needs two type arguments`, node);
+        const key = irResolve(this.parseType(args[0], env, where));
+        if (!(key.kind === 'primitive' && key.type === 'string'))
+          return this.report('KF3007', `${where}: Record keys must be string, found ${truncate(args[0].getText())}`, args[0], 'use Record<string, T> (or a class with one field per key)');
+        return { kind: 'map', values: this.parseType(args[1], env, where) };
+      }
+      case 'Readonly':
+      case 'NonNullable':
+        if (args.length !== 1) return this.report('KF3007', `${where}: ${name} needs one type argument`, node);
+        return this.parseType(args[0], env, where);
+      case 'Date':
+        return { kind: 'builtin', name: 'DateTime' };
+      case 'Uint8Array':
+        return { kind: 'builtin', name: 'Bytes' };
+      case 'Map':
+      case 'ReadonlyMap':
+        return this.report('KF3007', `${where} is a ${name}, which JSON cannot carry`, node, 'use Record<string, T>');
+      case 'Set':
+      case 'ReadonlySet':
+        return this.report('KF3007', `${where} is a ${name}, which JSON cannot carry`, node, "use T[] with @ListType('set')");
+      case 'String':
+      case 'Number':
+      case 'Boolean':
+        return { kind: 'primitive', type: name.toLowerCase() as 'string' | 'number' | 'boolean' };
+      case 'Object':
+        return { kind: 'unknown', what: 'object', at: locationOf(node) };
+    }
+    return this.report('KF3007', `${where} uses ${name}<...>, which kubeforge cannot map`, node, 'write the resulting type out as a class or interface');
+  }
+
+  private bind(params: readonly ts.TypeParameterDeclaration[] | undefined, args: readonly ts.TypeNode[], useEnv: Env, node: ts.Node, name: string): Env | undefined {
+    if (!params || params.length === 0) return EMPTY;
+    const m = new Map<ts.TypeParameterDeclaration, Binding>();
+    for (let i = 0; i < params.length; i++) {
+      const p = params[i];
+      if (args[i]) m.set(p, { node: args[i], env: useEnv });
+      else if (p.default) m.set(p, { node: p.default, env: m });
+      else {
+        this.report('KF3010', `generic type ${name} is used without its type argument ${p.name.text}`, node, `write ${name}<...> with concrete type arguments`);
+        return undefined;
+      }
+    }
+    return m;
+  }
+
+  private placeName(decl: NamedDecl): string {
+    const kind = ts.isClassDeclaration(decl) ? 'class' : ts.isInterfaceDeclaration(decl) ? 'interface' : ts.isEnumDeclaration(decl) ? 'enum' : 'type';
+    return `${kind} ${decl.name?.text ?? '(anonymous)'}`;
+  }
+
+  parseDeclaration(decl: ts.Declaration, args: readonly ts.TypeNode[], use: ts.Node, env: Env, where: string): IRType {
+    if (ts.isEnumMember(decl)) {
+      const v = this.host.checker.getConstantValue(decl);
+      if (v === undefined) return this.report('KF3007', `${where}: enum member ${decl.name.getText()} has no constant value`, use);
+      return typeof v === 'string' ? { kind: 'enum', type: 'string', values: [v] } : { kind: 'enum', type: Number.isInteger(v) ? 'integer' : 'number', values: [v] };
+    }
+    if (!(ts.isClassDeclaration(decl) || ts.isInterfaceDeclaration(decl) || ts.isTypeAliasDeclaration(decl) || ts.isEnumDeclaration(decl)))
+      return this.report('KF3007', `${where}: '${use.getText()}' is not a class, interface, type alias or enum`, use, 'refer to a type declaration');
+    const name = decl.name?.text ?? '(anonymous)';
+    const generic = (decl as { typeParameters?: ts.NodeArray<ts.TypeParameterDeclaration> }).typeParameters;
+    const cacheable = !generic || generic.length === 0;
+    if (cacheable) {
+      const hit = this.cache.get(decl);
+      if (hit) return hit;
+    }
+    if (this.stack.includes(decl)) {
+      const chain = this.stack
+        .filter((n): n is NamedDecl => ts.isClassDeclaration(n) || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n))
+        .map((n) => n.name?.text)
+        .slice(this.stack.indexOf(decl));
+      return this.report(
+        'KF3002',
+        `${where} makes type ${name} recursive (${[...chain, name].join(' -> ')}); CRD schemas cannot be recursive`,
+        use,
+        'break the cycle: bound the nesting with separate types, or keep the nested value as free-form data (@PreserveUnknownFields() on an `unknown` field)',
+      );
+    }
+    const newEnv = this.bind(generic, args, env, use, name);
+    if (!newEnv) return { kind: 'error' };
+    this.stack.push(decl);
+    try {
+      const result = this.parseNamed(decl, newEnv);
+      if (cacheable) this.cache.set(decl, result);
+      return result;
+    } finally {
+      this.stack.pop();
+    }
+  }
+
+  private parseNamed(decl: NamedDecl, env: Env): IRType {
+    const place = this.placeName(decl);
+    const name = decl.name?.text ?? '(anonymous)';
+    const collector = this.host.collector;
+    let markers: MarkerValue[];
+    let description: string | undefined;
+    let target: IRType;
+    if (ts.isClassDeclaration(decl)) {
+      description = collector.jsDoc(decl, undefined, place).description;
+      markers = collector.decoratorMarkers(decl, ['type', 'class'], place);
+      target = this.parseClassMembers(decl, env);
+    } else {
+      const doc = collector.jsDoc(decl, ['type'], place);
+      description = doc.description;
+      markers = doc.markers;
+      if (ts.isInterfaceDeclaration(decl)) {
+        const base = this.heritageProperties(decl, env);
+        const own = this.parseMembers(decl.members, place, env, name, decl);
+        target = mergeObjects(base, own);
+      } else if (ts.isTypeAliasDeclaration(decl)) {
+        target = this.parseType(decl.type, env, `type ${name}`);
+      } else target = this.parseEnum(decl);
+    }
+    return { kind: 'named', name, target, markers, description };
+  }
+
+  private parseEnum(decl: ts.EnumDeclaration): IRType {
+    const values: (string | number)[] = [];
+    for (const m of decl.members) {
+      const v = this.host.checker.getConstantValue(m);
+      if (v === undefined) return this.report('KF3007', `enum ${decl.name.text}: member ${m.name.getText()} has no constant value`, m, 'give every member a literal value');
+      values.push(v);
+    }
+    if (values.every((v) => typeof v === 'string')) return { kind: 'enum', type: 'string', values };
+    if (values.every((v) => typeof v === 'number')) return { kind: 'enum', type: values.every((v) => Number.isInteger(v)) ? 'integer' : 'number', values };
+    return this.report('KF3006', `enum ${decl.name.text} mixes string and numeric members`, decl, 'use members of one type');
+  }
+
+  private heritageProperties(decl: ts.ClassDeclaration | ts.InterfaceDeclaration, env: Env): IRType | undefined {
+    let merged: IRType | undefined;
+    for (const clause of decl.heritageClauses ?? []) {
+      if (clause.token !== ts.SyntaxKind.ExtendsKeyword) continue;
+      for (const t of clause.types) {
+        const res = this.resolveName(t.expression);
+        const where = `${this.placeName(decl)} (extends ${truncate(t.getText())})`;
+        let base: IRType;
+        if (res.kind === 'decl') base = this.parseDeclaration(res.decl, t.typeArguments ?? [], t, env, where);
+        else if (res.kind === 'external') base = this.report('KF3007', `${where}: cannot extend ${res.name} from ${res.module}`, t, 'declare the fields in the class itself');
+        else base = this.report('KF3010', `${where}: cannot resolve the base type`, t, 'import the base type');
+        const r = irResolve(base);
+        if (r.kind === 'error') continue;
+        if (r.kind !== 'object') {
+          this.report('KF3006', `${where}: the base type is not an object type`, t);
+          continue;
+        }
+        merged = merged ? mergeObjects(merged, r) : r;
+      }
+    }
+    return merged;
+  }
+
+  /** Properties of a class (heritage first); methods, statics and private members are not data. */
+  parseClassMembers(decl: ts.ClassDeclaration, env: Env): IRType {
+    const className = decl.name?.text ?? '(anonymous class)';
+    const base = this.heritageProperties(decl, env);
+    const props: IRProperty[] = [];
+    const optionalByDefault = this.host.optionalByDefault(decl.getSourceFile().fileName);
+    for (const member of decl.members) {
+      if (ts.isPropertyDeclaration(member)) {
+        const mods = ts.getCombinedModifierFlags(member);
+        if (mods & (ts.ModifierFlags.Static | ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) continue;
+        if (ts.isPrivateIdentifier(member.name)) continue;
+        const p = this.parseProperty(member, className, env, optionalByDefault, true);
+        if (p) props.push(p);
+      } else if (ts.isIndexSignatureDeclaration(member)) {
+        this.report('KF3007', `class ${className} has an index signature; classes describe fixed fields`, member, 'use a field of type Record<string, T>');
+      } else {
+        // Methods, accessors, constructors: not data. Markers on them are misplaced.
+        const kind = ts.isMethodDeclaration(member) ? 'method' : ts.isConstructorDeclaration(member) ? 'constructor' : 'accessor';
+        const label = member.name ? `${kind} ${className}.${member.name.getText()}` : `${kind} of ${className}`;
+        this.host.collector.decoratorMarkers(member, [], label);
+      }
+    }
+    return mergeObjects(base, { kind: 'object', properties: props });
+  }
+
+  private parseMembers(members: ts.NodeArray<ts.TypeElement>, place: string, env: Env, owner: string, node: ts.Node): IRType {
+    const props: IRProperty[] = [];
+    let index: ts.IndexSignatureDeclaration | undefined;
+    const optionalByDefault = this.host.optionalByDefault(node.getSourceFile().fileName);
+    for (const m of members) {
+      if (ts.isPropertySignature(m)) {
+        const p = this.parseProperty(m, owner, env, optionalByDefault, false);
+        if (p) props.push(p);
+      } else if (ts.isIndexSignatureDeclaration(m)) index = m;
+      else
+        this.report('KF3004', `${place} declares ${ts.isMethodSignature(m) ? `method ${m.name.getText()}` : 'a call or construct signature'}, which is not data`, m, 'API types hold data only: remove it');
+    }
+    if (index) {
+      const keyType = index.parameters[0]?.type;
+      if (!keyType || keyType.kind !== ts.SyntaxKind.StringKeyword) return this.report('KF3007', `${place}: index signatures must have string keys`, index, 'write { [key: string]: T }');
+      if (props.length)
+        return this.report('KF3007', `${place} mixes named members with an index signature; a structural schema cannot have both`, index, 'move the named members into their own type');
+      if (!index.type) return this.report('KF3008', `${place}: the index signature has no value type`, index);
+      return { kind: 'map', values: this.parseType(index.type, env, `${place} [key: string]`) };
+    }
+    return { kind: 'object', properties: props };
+  }
+
+  private parseProperty(member: ts.PropertyDeclaration | ts.PropertySignature, owner: string, env: Env, optionalByDefault: boolean, isClass: boolean): IRProperty | undefined {
+    const collector = this.host.collector;
+    const n = member.name;
+    let name: string;
+    if (ts.isIdentifier(n) || ts.isStringLiteral(n) || ts.isNumericLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) name = n.text;
+    else {
+      this.report('KF3011', `${owner} has a computed property name ${n.getText()}`, n, 'use a plain identifier or string as the field name');
+      return undefined;
+    }
+    const place = `field "${name}" of ${owner}`;
+    const doc = collector.jsDoc(member, isClass ? undefined : ['field'], place);
+    const markers = isClass ? collector.decoratorMarkers(member, ['field'], place) : doc.markers;
+    const hasSchemaless = markers.some((m) => m.name === 'Schemaless');
+    let type: IRType;
+    let optional = !!member.questionToken;
+    if (hasSchemaless) type = { kind: 'unknown', what: 'unknown', at: locationOf(member) };
+    else if (!member.type) {
+      type = this.report('KF3008', `${place} has no type annotation`, member.name, `write its type: ${name}${member.questionToken ? '?' : '!'}: string (or whatever it holds)`);
+    } else {
+      const a = this.parseAnnotation(member.type, env, place);
+      type = a.type;
+      optional ||= a.optional;
+    }
+    return { name, type, optional, optionalByDefault, markers, description: doc.description, owner, at: locationOf(member.name) };
+  }
+}
+
+function mergeObjects(a: IRType | undefined, b: IRType): IRType {
+  if (!a) return b;
+  const ra = irResolve(a);
+  const rb = irResolve(b);
+  if (ra.kind !== 'object' || rb.kind !== 'object') return b;
+  const props = [...ra.properties];
+  for (const p of rb.properties) {
+    const i = props.findIndex((x) => x.name === p.name);
+    if (i >= 0) props.splice(i, 1);
+    props.push(p);
+  }
+  return { kind: 'object', properties: props };
+}
+
+function describe(t: IRType): string {
+  switch (t.kind) {
+    case 'primitive':
+      return t.type;
+    case 'enum':
+      return `${t.type} literals`;
+    case 'object':
+      return 'an object type';
+    case 'map':
+      return 'a record';
+    case 'array':
+      return 'an array';
+    case 'k8s':
+      return t.name;
+    case 'builtin':
+      return t.name;
+    case 'unknown':
+      return t.what;
+    default:
+      return t.kind;
+  }
+}
+
+function truncate(s: string): string {
+  const one = s.replace(/\s+/g, ' ');
+  return one.length > 60 ? `${one.slice(0, 57)}...` : one;
+}
