@@ -11,7 +11,7 @@ import { error, sortDiagnostics, type Diagnostic } from '../diagnostics/index.js
 import { loadProgram, locationOf, MarkerCollector, programInputFiles, type Location, type MarkerValue } from '../markers/collector.js';
 import { getMarkerDefinition, type MarkerTarget } from '../markers/definitions.js';
 import { SchemaFormatter } from '../schema/format.js';
-import { K8S_HINT, k8sModelSchema } from '../schema/k8s-bridge.js';
+import { k8sModelSchema } from '../schema/k8s/index.js';
 import { TypeParser } from '../schema/parse.js';
 import { packageVersion } from '../util/package-root.js';
 import { generateCRDs, type KindVersion } from './crd.js';
@@ -134,7 +134,11 @@ export function analyzeProjectSync(options: AnalyzeOptions): ProjectAnalysis {
     isLibFile: loaded.isLibFile,
     optionalByDefault: (file) => groupVersionOf(dirname(file))?.fieldsOptionalByDefault ?? false,
   });
-  const formatter = new SchemaFormatter({ diagnostics, k8sSchema: k8sModelSchema, k8sHint: K8S_HINT });
+  const formatter = new SchemaFormatter({
+    diagnostics,
+    k8sSchema: (name) => k8sModelSchema(name),
+    k8sHint: 'it is not a model class of @kubernetes/client-node (V1PodTemplateSpec, V1Condition, ...): check the name, or declare the type yourself',
+  });
 
   const rbac: MarkerUse[] = [];
   const webhooks: MarkerUse[] = [];
