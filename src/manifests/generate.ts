@@ -80,7 +80,7 @@ export function buildOutputs(analysis: AnalysisResult): { outputs: OutputFile[];
     const name = `${spec.names?.kind ?? '?'} (${spec.group})`;
     const previous = byPath.get(path);
     if (previous !== undefined) {
-      diagnostics.push(error('KF4002', `two CustomResourceDefinitions would be written to ${path}: ${previous} and ${name}`, { hint: 'give the Kinds different plural names with @Resource({ path })' }));
+      diagnostics.push(error('KF4502', `two CustomResourceDefinitions would be written to ${path}: ${previous} and ${name}`, { hint: 'give the Kinds different plural names with @Resource({ path })' }));
       continue;
     }
     byPath.set(path, name);
@@ -96,10 +96,15 @@ export function buildOutputs(analysis: AnalysisResult): { outputs: OutputFile[];
   return { outputs, diagnostics };
 }
 
-/** Our argument-shape reports are dropped where the analysis already reported an error for the same marker. */
+/**
+ * The analysis checks every marker's arguments against the marker table (missing, unknown, wrong
+ * type), locating each problem at the argument itself. Our own argument-shape reports repeat
+ * those checks for hand-made input; they are dropped for files where the analysis already
+ * reported errors, so each problem is reported once.
+ */
 function mergeDiagnostics(analysis: readonly Diagnostic[], ours: readonly Diagnostic[]): Diagnostic[] {
-  const reported = new Set(analysis.filter((d) => d.severity === 'error').map((d) => `${d.file}:${d.line}`));
-  return [...analysis, ...ours.filter((d) => !(d.code === ARGUMENT_SHAPE_CODE && reported.has(`${d.file}:${d.line}`)))];
+  const filesWithErrors = new Set(analysis.filter((d) => d.severity === 'error').map((d) => d.file));
+  return [...analysis, ...ours.filter((d) => !(d.code === ARGUMENT_SHAPE_CODE && filesWithErrors.has(d.file)))];
 }
 
 export function resolveGeneratorVersion(flag?: string): string {
@@ -110,11 +115,11 @@ export function resolveGeneratorVersion(flag?: string): string {
 export async function runManifests(options: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer): Promise<ManifestsRun> {
   const projectDir = resolve(options.projectDir);
   if (!existsSync(projectDir) || !statSync(projectDir).isDirectory()) {
-    throw new DiagnosticError(error('KF4003', `project folder ${projectDir} does not exist`, { hint: 'pass the folder holding tsconfig.json with --project' }));
+    throw new DiagnosticError(error('KF4503', `project folder ${projectDir} does not exist`, { hint: 'pass the folder holding tsconfig.json with --project' }));
   }
   const tsconfigPath = options.tsconfigPath ? resolve(projectDir, options.tsconfigPath) : resolve(projectDir, 'tsconfig.json');
   if (!existsSync(tsconfigPath)) {
-    throw new DiagnosticError(error('KF4004', `no tsconfig.json in ${projectDir}`, { file: tsconfigPath, hint: 'run kubeforge manifests from the project root, or pass --project <dir>' }));
+    throw new DiagnosticError(error('KF4504', `no tsconfig.json in ${projectDir}`, { file: tsconfigPath, hint: 'run kubeforge manifests from the project root, or pass --project <dir>' }));
   }
   const generatorVersion = resolveGeneratorVersion(options.generatorVersion);
   const paths = options.paths?.map((p) => (isAbsolute(p) ? p : resolve(projectDir, p)));
@@ -188,7 +193,7 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
     io.out(plan);
     const n = run.changes.length;
     throw new DiagnosticError(
-      error('KF4001', `${n} generated manifest file${n === 1 ? ' is' : 's are'} out of date`, {
+      error('KF4501', `${n} generated manifest file${n === 1 ? ' is' : 's are'} out of date`, {
         hint: 'run `kubeforge manifests` (npm run manifests) and commit the result',
       }),
     );

@@ -159,7 +159,7 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     const empty = treeHash(h.dir);
     const err = await h.run({ check: true });
     assert.ok(err, '--check passed on a project without manifests');
-    assert.equal(err.diagnostics[0].code, 'KF4001');
+    assert.equal(err.diagnostics[0].code, 'KF4501');
     assert.match(err.diagnostics[0].message, /4 generated manifest files are out of date/);
     assert.match(h.out, /^CREATE config\/crd\/bases\/bar.example.com_foos.yaml \(\+57 lines\)\n/);
     assert.equal(treeHash(h.dir), empty, '--check wrote files');
@@ -225,11 +225,11 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     assert.equal(treeHash(h.dir), before);
   });
 
-  it('drops its own argument-shape report where the analysis already reported the marker', async () => {
+  it('drops its own argument-shape reports in files where the analysis already reported errors', async () => {
     const h = new Harness(project());
     h.analysis = fakeAnalysis({
       rbac: [at('Rbac', { groups: ['apps'], resources: ['deployments'] }, 3)],
-      diagnostics: [{ code: 'KF2003', severity: 'error', message: "@Rbac is missing 'verbs'", file: 'src/controller/job.ts', line: 3, column: 1 }],
+      diagnostics: [{ code: 'KF2003', severity: 'error', message: "@Rbac is missing 'verbs'", file: 'src/controller/job.ts', line: 6, column: 5 }],
     });
     const err = await h.run();
     assert.deepEqual(err?.diagnostics.map((d) => d.code), ['KF2003']);

@@ -1,0 +1,330 @@
+/**
+ * `kubeforge manifests` end to end through the CLI: in process via `run(argv, ctx)` with a
+ * capturing context, and as a real subprocess through bin/kubeforge.js. Fixture projects are
+ * copied to a temporary folder whose node_modules links kubeforge and @kubernetes/client-node
+ * back to this repository.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+import { run } from '../../src/cli/index.js';
+import { GENERATED_HEADER } from '../../src/manifests/writer.js';
+
+const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const fixtures = join(repo, 'test/fixtures/manifests');
+const analysisReady = existsSync(fileURLToPath(new URL('../../src/manifests/analyze.js', import.meta.url)));
+const needsAnalysis = { skip: analysisReady ? false : 'src/manifests/analyze.ts (part A) is not built yet' } as const;
+
+const staged: string[] = [];
+after(() => {
+  for (const d of staged) rmSync(d, { recursive: true, force: true });
+});
+
+function link(target: string, path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  symlinkSync(target, path, 'dir');
+}
+
+/** Copies a fixture project to a temporary folder and links its dependencies. */
+function stage(fixture: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kf-cli-'));
+  staged.push(dir);
+  cpSync(join(fixtures, fixture), dir, { recursive: true });
+  link(join(repo, 'node_modules/@kubernetes'), join(dir, 'node_modules/@kubernetes'));
+  link(join(repo, 'node_modules/@types'), join(dir, 'node_modules/@types'));
+  link(repo, join(dir, 'node_modules/kubeforge'));
+  return dir;
+}
+
+/** Hash of every file under dir except node_modules: proves a failed run wrote nothing. */
+function treeHash(dir: string): string {
+  const h = createHash('sha256');
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      if (name === 'node_modules') continue;
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else h.update(`${relative(dir, p)}\0`).update(readFileSync(p));
+    }
+  };
+  walk(dir);
+  return h.digest('hex');
+}
+
+async function cli(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+  return { code, out, err };
+}
+
+function bin(args: string[], cwd: string): { code: number | null; out: string; err: string } {
+  const r = spawnSync(process.execPath, [join(repo, 'bin/kubeforge.js'), ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', KUBEFORGE_GENERATOR_VERSION: 'test' },
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** The `file:line:col  CODE  message` lines of a diagnostics report. */
+function diagnosticLines(stderr: string): { file: string; line: number; column: number; code: string; message: string }[] {
+  const out = [];
+  for (const l of stderr.split('\n')) {
+    const m = /^(\S+):(\d+):(\d+)  (KF\d{4})  (.*)$/.exec(l);
+    if (m) out.push({ file: m[1], line: Number(m[2]), column: Number(m[3]), code: m[4], message: m[5] });
+  }
+  return out;
+}
+
+describe('kubeforge manifests (CLI)', () => {
+  it('--help lists the flags with examples', async () => {
+    const { code, out } = await cli(['manifests', '--help'], repo);
+    assert.equal(code, 0);
+    for (const flag of ['--check', '--dry-run', '--paths', '--project', '--generator-version', 'Examples:', 'kubeforge manifests --check']) {
+      assert.ok(out.includes(flag), `--help does not mention ${flag}`);
+    }
+  });
+
+  it('fails with a located error when the project folder has no tsconfig.json, writing nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kf-cli-empty-'));
+    staged.push(dir);
+    const { code, err } = await cli(['manifests', '--project', dir], repo);
+    assert.equal(code, 1);
+    assert.match(err, /KF4504  no tsconfig\.json in /);
+    assert.match(err, /hint: run kubeforge manifests from the project root, or pass --project <dir>/);
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
+  it('the real binary exits 1 on a missing project folder', () => {
+    const r = bin(['manifests', '--project', join(tmpdir(), 'kf-does-not-exist')], repo);
+    assert.equal(r.code, 1);
+    assert.match(r.err, /KF4503  project folder .* does not exist/);
+  });
+
+  it('RBAC: writes the merged ClusterRole and namespaced Role; a second run and --check find nothing to do', needsAnalysis, async () => {
+    const dir = stage('rbac/valid');
+    const first = await cli(['manifests', '--generator-version', 'test'], dir);
+    assert.equal(first.code, 0, first.err);
+    assert.match(first.out, /CREATE config\/rbac\/role\.yaml/);
+    assert.equal(
+      readFileSync(join(dir, 'config/rbac/role.yaml'), 'utf8'),
+      `${GENERATED_HEADER}---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: manager-role
+rules:
+- nonResourceURLs:
+  - /metrics
+  verbs:
+  - get
+- apiGroups:
+  - ""
+  resources:
+  - events
+  verbs:
+  - create
+  - patch
+- apiGroups:
+  - fixtures.kubeforge.io
+  resources:
+  - widgets
+  verbs:
+  - create
+  - delete
+  - get
+  - list
+  - patch
+  - update
+  - watch
+- apiGroups:
+  - fixtures.kubeforge.io
+  resources:
+  - widgets/finalizers
+  verbs:
+  - update
+- apiGroups:
+  - fixtures.kubeforge.io
+  resources:
+  - widgets/status
+  verbs:
+  - get
+  - patch
+  - update
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: manager-role
+  namespace: widget-system
+rules:
+- apiGroups:
+  - ""
+  resources:
+  - secrets
+  verbs:
+  - get
+`,
+    );
+    assert.ok(!existsSync(join(dir, 'config/webhook/manifests.yaml')), 'no webhook, no webhook manifest');
+    const again = await cli(['manifests', '--generator-version', 'test'], dir);
+    assert.equal(again.code, 0);
+    assert.equal(again.out, 'manifests are up to date\n');
+    const check = bin(['manifests', '--check'], dir);
+    assert.equal(check.code, 0, check.err);
+  });
+
+  it('webhooks: one Mutating (named by @WebhookConfiguration) and one Validating configuration', needsAnalysis, async () => {
+    const dir = stage('webhook/valid');
+    const r = await cli(['manifests', '--generator-version', 'test'], dir);
+    assert.equal(r.code, 0, r.err);
+    const text = readFileSync(join(dir, 'config/webhook/manifests.yaml'), 'utf8');
+    assert.ok(text.startsWith(`${GENERATED_HEADER}---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: widget-mutator\n`));
+    assert.match(text, /\n---\napiVersion: admissionregistration.k8s.io\/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: validating-webhook-configuration\n/);
+    assert.match(text, /  reinvocationPolicy: IfNeeded\n/);
+    assert.match(text, /  timeoutSeconds: 5\n/);
+    assert.match(text, /    service:\n      name: webhook-service\n      namespace: system\n      path: \/validate-fixtures-kubeforge-io-v1-widget\n/);
+  });
+
+  const invalid: { fixture: string; file: string; expect: { code: RegExp; message: RegExp; at?: [number, number] }[] }[] = [
+    {
+      fixture: 'rbac/invalid',
+      file: 'src/controller/widget_controller.ts',
+      expect: [
+        { code: /KF4101/, message: /@Rbac on WidgetReconciler grants non-resource URLs in namespace 'system'/ },
+        { code: /KF4101/, message: /@Rbac on WidgetReconciler names resources but no API groups/ },
+        { code: /KF4101/, message: /@Rbac on WidgetReconciler mixes 'urls' with 'groups'\/'resources'\/'resourceNames'/ },
+      ],
+    },
+    {
+      fixture: 'webhook/invalid',
+      file: 'src/webhook/widget_webhook.ts',
+      expect: [
+        { code: /KF4201/, message: /@Webhook 'mwidget\.kb\.io' on WidgetWebhook: `url` or `path` is required and they are mutually exclusive/ },
+        { code: /KF4201/, message: /@Webhook 'vwidget\.kb\.io' on WidgetWebhook: reinvocationPolicy applies to mutating webhooks only/ },
+        { code: /KF4201/, message: /@Webhook 'dwidget\.kb\.io' on WidgetWebhook: SideEffects is required/ },
+        { code: /KF4201/, message: /@Webhook 'dwidget\.kb\.io' on WidgetWebhook: TimeoutSeconds must be between 1 and 30 seconds/ },
+      ],
+    },
+  ];
+
+  // The analysis' own invalid inputs (codes and messages from src/manifests/analyze.ts and the
+  // schema and marker modules), each with the symbol named and a fix.
+  const V1 = 'src/api/v1/widget_types.ts';
+  invalid.push(
+    {
+      fixture: 'invalid-cli/unsupported-type',
+      file: V1,
+      expect: [
+        { code: /KF3004/, message: /field "onReady" of WidgetSpec is a function type/, at: [7, 13] },
+        { code: /KF3005/, message: /field "counter" of WidgetSpec has type 'bigint'/, at: [10, 13] },
+      ],
+    },
+    {
+      fixture: 'invalid-cli/non-literal-argument',
+      file: V1,
+      expect: [
+        { code: /KF2003/, message: /@Maximum on field "replicas" of WidgetSpec: .*not a literal: 'Math\.max\(1, 2\)'/, at: [10, 12] },
+        { code: /KF2003/, message: /@MaxLength on field "name" of WidgetSpec: .*'limit' is not a const/, at: [14, 14] },
+      ],
+    },
+    {
+      fixture: 'invalid-cli/maximum-on-string',
+      file: V1,
+      expect: [{ code: /KF2009/, message: /@Maximum on field "name" of WidgetSpec: .*numeric.*found string/, at: [7, 3] }],
+    },
+    {
+      fixture: 'invalid-cli/listmapkey-without-listtype',
+      file: V1,
+      expect: [{ code: /KF2009/, message: /@ListMapKey on field "ports" of WidgetSpec/, at: [15, 3] }],
+    },
+    {
+      fixture: 'invalid-cli/missing-groupversion',
+      file: 'src/api/v2/gadget_types.ts',
+      expect: [{ code: /KF4001/, message: /Kind Gadget is in .*src\/api\/v2, which has no groupversion\.ts/, at: [13, 14] }],
+    },
+    {
+      fixture: 'invalid-cli/two-storage-versions',
+      file: 'src/api/v2/widget_types.ts',
+      expect: [{ code: /KF4003/, message: /Widget\.fixtures\.kubeforge\.io has more than one storage version: v1, v2/, at: [13, 1] }],
+    },
+    {
+      fixture: 'invalid-cli/recursive-type',
+      file: V1,
+      expect: [{ code: /KF3002/, message: /field "children" of TreeNode makes type TreeNode recursive/, at: [9, 14] }],
+    },
+    {
+      fixture: 'invalid-cli/unknown-decorator-argument',
+      file: V1,
+      expect: [{ code: /KF2005/, message: /@Resource on Kind Widget: unknown argument 'shortNames'/, at: [13, 13] }],
+    },
+  );
+
+  for (const c of invalid) {
+    it(`${c.fixture}: every problem located (file:line:col code message + hint) in one run, exit 1, nothing written`, needsAnalysis, async () => {
+      const dir = stage(c.fixture);
+      const before = treeHash(dir);
+      const r = await cli(['manifests'], dir);
+      assert.equal(r.code, 1);
+      assert.equal(r.out, '');
+      const lines = diagnosticLines(r.err);
+      for (const e of c.expect) {
+        const hit = lines.find((l) => e.code.test(l.code) && e.message.test(l.message));
+        assert.ok(hit, `missing diagnostic ${e.message} in:\n${r.err}`);
+        assert.equal(hit.file, c.file);
+        assert.ok(hit.line > 1 && hit.column >= 1);
+        if (e.at) assert.deepEqual([hit.line, hit.column], e.at, `wrong location for ${e.message}`);
+      }
+      assert.equal(lines.length, c.expect.length, `unexpected diagnostics:\n${r.err}`);
+      assert.equal((r.err.match(/^ {2}hint: /gm) ?? []).length, c.expect.length, 'every diagnostic carries a fix');
+      assert.match(r.err, new RegExp(`\\n${c.expect.length} errors?\\n$`));
+      assert.equal(treeHash(dir), before, 'a failed run changed the project');
+    });
+  }
+
+  it('invalid-cli/everything: all 17 problems of the fixtures above reported in one run, nothing written', needsAnalysis, async () => {
+    const dir = stage('invalid-cli/everything');
+    const before = treeHash(dir);
+    const r = await cli(['manifests'], dir);
+    assert.equal(r.code, 1);
+    const lines = diagnosticLines(r.err);
+    assert.deepEqual(
+      lines.map((l) => l.code).sort(),
+      ['KF2003', 'KF2003', 'KF2005', 'KF2009', 'KF2009', 'KF3002', 'KF3004', 'KF3005', 'KF4001', 'KF4003', 'KF4101', 'KF4101', 'KF4101', 'KF4201', 'KF4201', 'KF4201', 'KF4201'],
+      r.err,
+    );
+    // Sorted by file, line, column: the output order does not depend on discovery order.
+    const keys = lines.map((l) => `${l.file}\0${String(l.line).padStart(5)}\0${String(l.column).padStart(5)}`);
+    assert.deepEqual(keys, [...keys].sort());
+    assert.match(r.err, /\n17 errors\n$/);
+    assert.equal(treeHash(dir), before);
+  });
+
+  it('the real binary reports the same diagnostics and exits 1', needsAnalysis, () => {
+    const dir = stage('rbac/invalid');
+    const before = treeHash(dir);
+    const r = bin(['manifests'], dir);
+    assert.equal(r.code, 1);
+    assert.equal(diagnosticLines(r.err).length, 3, r.err);
+    assert.equal(treeHash(dir), before);
+  });
+
+  it('--dry-run prints the plan and writes nothing; --check fails listing the files', needsAnalysis, async () => {
+    const dir = stage('rbac/valid');
+    const before = treeHash(dir);
+    const dry = await cli(['manifests', '--dry-run'], dir);
+    assert.equal(dry.code, 0, dry.err);
+    assert.match(dry.out, /^CREATE config\/crd\/bases\/fixtures\.kubeforge\.io_widgets\.yaml \(\+\d+ lines\)\nCREATE config\/rbac\/role\.yaml \(\+\d+ lines\)\n$/);
+    const check = await cli(['manifests', '--check'], dir);
+    assert.equal(check.code, 1);
+    assert.match(check.out, /^CREATE config\/crd\/bases\/fixtures\.kubeforge\.io_widgets\.yaml/);
+    assert.match(check.err, /KF4501  2 generated manifest files are out of date/);
+    assert.equal(treeHash(dir), before);
+  });
+});
