@@ -1,0 +1,483 @@
+// Controllers on a real kube-apiserver, run by the real Manager: owned objects and owner
+// enqueueing, status subresource, finalizers, conflicts, watch cut + API server restart, panic
+// recovery, terminal errors, requeueAfter, concurrency, predicates, map-func watches, graceful
+// shutdown and metrics.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { V1ConfigMap, V1Deployment, type KubeConfig } from '@kubernetes/client-node';
+import type { TestEnvironment } from '../../../src/testing/index.js';
+import { newManager, type Manager } from '../../../src/runtime/manager/index.js';
+import { isConflict, isNotFound, mergePatch, newClient } from '../../../src/runtime/client/index.js';
+import {
+  GenerationChangedPredicate,
+  TerminalError,
+  controllerManagedBy,
+  enqueueRequestsFromMapFunc,
+  newPredicateFuncs,
+  type ReconcileContext,
+  type Request,
+  type Result,
+} from '../../../src/runtime/controller/index.js';
+import type { Client } from '../../../src/runtime/contracts.js';
+import { CuttableProxy } from '../cache/proxy.js';
+import { Widget, sleep, startEnv, testLogger, waitFor, widget } from './harness.js';
+
+let env: TestEnvironment;
+let config: KubeConfig;
+let live: Client;
+let nsSeq = 0;
+
+before(async () => {
+  ({ env, config } = await startEnv());
+  live = newClient(config, { fieldOwner: 'controller-test' });
+});
+after(async () => {
+  await env?.stop();
+});
+
+async function freshNamespace(): Promise<string> {
+  const name = `t${++nsSeq}`;
+  await live.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  return name;
+}
+
+interface Running {
+  mgr: Manager;
+  stop(): Promise<void>;
+  done: Promise<void>;
+}
+
+/** Starts a Manager restricted to `ns` after `setup` registered controllers. */
+async function runManager(kc: KubeConfig, ns: string, setup: (mgr: Manager) => void, opts: { gracefulShutdownTimeout?: number } = {}): Promise<Running> {
+  const mgr = newManager(kc, { logger: testLogger(), cache: { defaultNamespaces: [ns] }, gracefulShutdownTimeout: opts.gracefulShutdownTimeout ?? 10_000 });
+  setup(mgr);
+  const ac = new AbortController();
+  const done = mgr.start(ac.signal);
+  done.catch(() => undefined);
+  await Promise.race([mgr.elected(), done]);
+  return {
+    mgr,
+    done,
+    stop: async () => {
+      ac.abort();
+      await done;
+    },
+  };
+}
+
+function deploymentFor(w: Widget): V1Deployment {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {
+      namespace: w.metadata!.namespace,
+      name: `${w.metadata!.name}-dep`,
+      ownerReferences: [{ apiVersion: 'test.kubeforge.io/v1', kind: 'Widget', name: w.metadata!.name!, uid: w.metadata!.uid!, controller: true, blockOwnerDeletion: true }],
+    },
+    spec: {
+      replicas: w.spec?.replicas ?? 1,
+      selector: { matchLabels: { widget: w.metadata!.name! } },
+      template: { metadata: { labels: { widget: w.metadata!.name! } }, spec: { containers: [{ name: 'app', image: 'busybox' }] } },
+    },
+  };
+}
+
+const FINALIZER = 'test.kubeforge.io/cleanup';
+
+/** A typical operator reconcile: finalizer, owned Deployment kept at spec.replicas, status.observedGeneration. */
+function widgetReconciler(mgr: Manager, record: { calls: Request[]; cleanups: string[]; gone: string[] }) {
+  return async (req: Request, ctx: ReconcileContext): Promise<Result | void> => {
+    record.calls.push(req);
+    const c = mgr.getClient();
+    let w: Widget;
+    try {
+      w = await c.get(Widget, req);
+    } catch (e) {
+      if (isNotFound(e)) {
+        record.gone.push(req.name);
+        return;
+      }
+      throw e;
+    }
+    if (w.metadata?.deletionTimestamp) {
+      if (w.metadata.finalizers?.includes(FINALIZER)) {
+        record.cleanups.push(req.name);
+        w.metadata.finalizers = w.metadata.finalizers.filter((f) => f !== FINALIZER);
+        await c.update(w);
+      }
+      return;
+    }
+    if (!w.metadata?.finalizers?.includes(FINALIZER)) {
+      w.metadata = { ...w.metadata, finalizers: [...(w.metadata?.finalizers ?? []), FINALIZER] };
+      w = await c.update(w);
+    }
+    const want = deploymentFor(w);
+    let dep: V1Deployment | undefined;
+    try {
+      dep = await c.get(V1Deployment, { namespace: req.namespace, name: want.metadata!.name! });
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    if (!dep) await c.create(want);
+    else if (dep.spec?.replicas !== want.spec!.replicas) {
+      dep.spec!.replicas = want.spec!.replicas;
+      await c.update(dep);
+    }
+    if (w.status?.observedGeneration !== w.metadata?.generation) {
+      w.status = { ...w.status, observedGeneration: w.metadata!.generation, ready: true };
+      await c.status().update(w);
+    }
+    ctx.logger.debug('reconciled');
+  };
+}
+
+describe('controller on a real API server', () => {
+  it('creates an owned Deployment, and a change to that Deployment enqueues its owner', async () => {
+    const ns = await freshNamespace();
+    const record = { calls: [] as Request[], cleanups: [] as string[], gone: [] as string[] };
+    const run = await runManager(config, ns, (mgr) => {
+      controllerManagedBy(mgr).for(Widget).owns(V1Deployment).complete(widgetReconciler(mgr, record));
+    });
+    try {
+      await live.create(widget(ns, 'web', { replicas: 2 }));
+      const dep = await waitFor('owned deployment', () => live.get(V1Deployment, { namespace: ns, name: 'web-dep' }).catch(() => undefined));
+      assert.equal(dep.metadata?.ownerReferences?.[0].kind, 'Widget');
+      assert.equal(dep.spec?.replicas, 2);
+      await waitFor('status.observedGeneration', async () => (await live.get(Widget, { namespace: ns, name: 'web' })).status?.observedGeneration === 1);
+
+      // Someone scales the Deployment by hand: the owner is reconciled and puts it back.
+      const before = record.calls.length;
+      await live.patch(dep, mergePatch({ spec: { replicas: 7 } }));
+      await waitFor('drift corrected through the owner', async () => (await live.get(V1Deployment, { namespace: ns, name: 'web-dep' })).spec?.replicas === 2);
+      assert.ok(record.calls.length > before);
+      assert.ok(record.calls.slice(before).every((r) => r.name === 'web' && r.namespace === ns), 'the Deployment event enqueued its owner Widget');
+
+      // A Deployment without a controller reference to a Widget enqueues nothing.
+      const quiet = record.calls.length;
+      await live.create({ ...deploymentFor({ metadata: { namespace: ns, name: 'stray', uid: 'x' } } as Widget), metadata: { namespace: ns, name: 'stray-dep' } });
+      await sleep(300);
+      assert.equal(record.calls.length, quiet);
+
+      // A spec change bumps generation; status follows through the status subresource.
+      const w = await live.get(Widget, { namespace: ns, name: 'web' });
+      w.spec = { replicas: 3 };
+      await live.update(w);
+      await waitFor('observedGeneration 2', async () => (await live.get(Widget, { namespace: ns, name: 'web' })).status?.observedGeneration === 2);
+      assert.equal((await live.get(V1Deployment, { namespace: ns, name: 'web-dep' })).spec?.replicas, 3);
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it('runs the finalizer flow on delete', async () => {
+    const ns = await freshNamespace();
+    const record = { calls: [] as Request[], cleanups: [] as string[], gone: [] as string[] };
+    const run = await runManager(config, ns, (mgr) => {
+      controllerManagedBy(mgr).for(Widget).owns(V1Deployment).complete(widgetReconciler(mgr, record));
+    });
+    try {
+      const created = await live.create(widget(ns, 'fin', { replicas: 1 }));
+      await waitFor('finalizer added', async () => (await live.get(Widget, { namespace: ns, name: 'fin' })).metadata?.finalizers?.includes(FINALIZER));
+      await live.delete(created);
+      const dying = await live.get(Widget, { namespace: ns, name: 'fin' }).catch(() => undefined);
+      if (dying) assert.ok(dying.metadata?.deletionTimestamp, 'held by the finalizer until cleanup');
+      await waitFor('object gone after cleanup', () => live.get(Widget, { namespace: ns, name: 'fin' }).then(() => false, (e) => isNotFound(e)));
+      assert.deepEqual(record.cleanups, ['fin']);
+      await waitFor('a reconcile saw it gone', () => record.gone.includes('fin'));
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it('retries a reconcile that hit a conflict on a stale object', async () => {
+    const ns = await freshNamespace();
+    let attempts = 0;
+    const errors: unknown[] = [];
+    let mgrRef: Manager;
+    const run = await runManager(config, ns, (mgr) => {
+      mgrRef = mgr;
+      controllerManagedBy(mgr)
+        .for(Widget)
+        .complete(async (req) => {
+          attempts++;
+          const w = await mgr.getClient().get(Widget, req);
+          if (w.status?.message === 'done') return;
+          if (attempts === 1) {
+            // Another writer gets in between our read and our write.
+            const other = await live.get(Widget, req);
+            other.spec = { ...other.spec, message: 'other writer' };
+            await live.update(other);
+          }
+          w.status = { ...w.status, message: 'done' };
+          try {
+            await mgr.getClient().status().update(w);
+          } catch (e) {
+            errors.push(e);
+            throw e;
+          }
+        });
+    });
+    try {
+      await live.create(widget(ns, 'race', {}));
+      await waitFor('eventual success', async () => (await live.get(Widget, { namespace: ns, name: 'race' })).status?.message === 'done');
+      assert.ok(errors.length >= 1 && isConflict(errors[0]), 'the stale write failed with ConflictError');
+      const metrics = await mgrRef!.getMetricsRegistry().getSingleMetricAsString('controller_runtime_reconcile_errors_total');
+      assert.match(metrics, /controller_runtime_reconcile_errors_total\{controller="widget"\} [1-9]/);
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it('reconciles every change made while the watch was cut and the API server restarted', async () => {
+    const ns = await freshNamespace();
+    const proxy = CuttableProxy.for(config);
+    await proxy.start();
+    const seenGen = new Map<string, number>();
+    const gone = new Set<string>();
+    let mgrRef: Manager;
+    const run = await runManager(proxy.kubeConfig(config), ns, (mgr) => {
+      mgrRef = mgr;
+      controllerManagedBy(mgr)
+        .for(Widget)
+        .complete(async (req) => {
+          try {
+            const w = await mgr.getClient().get(Widget, req);
+            seenGen.set(req.name, w.metadata!.generation!);
+            gone.delete(req.name);
+          } catch (e) {
+            if (!isNotFound(e)) throw e;
+            seenGen.delete(req.name);
+            gone.add(req.name);
+          }
+        });
+    });
+    try {
+      for (let i = 0; i < 6; i++) await live.create(widget(ns, `w${i}`, { replicas: i }));
+      await waitFor('initial reconciles', () => seenGen.size === 6);
+
+      proxy.pause();
+      await live.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: ns, name: 'bump' } });
+      await env.restartAPIServer();
+      // While the operator cannot see the server: create, change and delete.
+      for (let i = 6; i < 10; i++) await live.create(widget(ns, `w${i}`, { replicas: i }));
+      for (const i of [0, 1, 2]) {
+        const w = await live.get(Widget, { namespace: ns, name: `w${i}` });
+        w.spec = { replicas: 100 + i };
+        await live.update(w);
+      }
+      for (const i of [3, 4]) await live.delete(await live.get(Widget, { namespace: ns, name: `w${i}` }));
+      await sleep(200);
+      proxy.resume();
+
+      const server = async () => new Map((await live.list(Widget, { namespace: ns })).items.map((w) => [w.metadata!.name!, w.metadata!.generation!]));
+      await waitFor(
+        'every change reconciled',
+        async () => {
+          const s = await server();
+          if (s.size !== seenGen.size) return false;
+          for (const [n, g] of s) if (seenGen.get(n) !== g) return false;
+          return gone.has('w3') && gone.has('w4');
+        },
+        40_000,
+      );
+      const s = await server();
+      assert.deepEqual([...s.keys()].sort(), ['w0', 'w1', 'w2', 'w5', 'w6', 'w7', 'w8', 'w9']);
+      assert.equal(s.get('w0'), 2);
+      const cached = await mgrRef!.getCache().list(Widget, { namespace: ns });
+      assert.deepEqual(
+        cached.items.map((w) => `${w.metadata!.name}@${w.metadata!.resourceVersion}`),
+        (await live.list(Widget, { namespace: ns })).items.map((w) => `${w.metadata!.name}@${w.metadata!.resourceVersion}`),
+        'the cache matches the server',
+      );
+    } finally {
+      await run.stop();
+      await proxy.stop();
+    }
+  });
+
+  it('recovers from panics and counts them; terminal errors are not retried', async () => {
+    const ns = await freshNamespace();
+    const calls = new Map<string, number>();
+    let mgrRef: Manager;
+    const run = await runManager(config, ns, (mgr) => {
+      mgrRef = mgr;
+      controllerManagedBy(mgr)
+        .for(Widget)
+        .complete(async (req) => {
+          const n = (calls.get(req.name) ?? 0) + 1;
+          calls.set(req.name, n);
+          if (req.name === 'panicky' && n === 1) {
+            const o: { deep?: { x: number } } = {};
+            return { requeueAfter: o.deep!.x }; // TypeError: a programming error
+          }
+          if (req.name === 'terminal') throw new TerminalError('spec can never work');
+        });
+    });
+    try {
+      await live.create(widget(ns, 'panicky'));
+      await live.create(widget(ns, 'terminal'));
+      await waitFor('panicky retried after the panic', () => (calls.get('panicky') ?? 0) >= 2);
+      await sleep(500); // the first back-off step is 5 ms: a retry would have happened by now
+      assert.equal(calls.get('terminal'), 1, 'terminal error not retried');
+      const reg = mgrRef!.getMetricsRegistry();
+      assert.match(await reg.getSingleMetricAsString('controller_runtime_reconcile_panics_total'), /\{controller="widget"\} 1\n?$/m);
+      assert.match(await reg.getSingleMetricAsString('controller_runtime_terminal_reconcile_errors_total'), /\{controller="widget"\} 1\n?$/m);
+      assert.match(await reg.getSingleMetricAsString('controller_runtime_reconcile_total'), /\{controller="widget",result="error"\} 2/);
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it('stops the manager with the error when recoverPanic is off', async () => {
+    const ns = await freshNamespace();
+    const run = await runManager(config, ns, (mgr) => {
+      controllerManagedBy(mgr)
+        .for(Widget)
+        .withOptions({ recoverPanic: false })
+        .complete(() => {
+          throw new TypeError('bug in reconcile');
+        });
+    });
+    await live.create(widget(ns, 'boom'));
+    await assert.rejects(run.done, /bug in reconcile/);
+  });
+
+  it('honours requeueAfter and requeue, and runs different keys concurrently but never one key twice', async () => {
+    const ns = await freshNamespace();
+    const times: number[] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const active = new Set<string>();
+    let overlap = false;
+    const run = await runManager(config, ns, (mgr) => {
+      controllerManagedBy(mgr)
+        .for(Widget)
+        .withOptions({ maxConcurrentReconciles: 4 })
+        .complete(async (req) => {
+          if (req.name === 'timer') {
+            times.push(Date.now());
+            return times.length < 3 ? { requeueAfter: 200 } : times.length < 5 ? { requeue: true } : undefined;
+          }
+          if (active.has(req.name)) overlap = true;
+          active.add(req.name);
+          inFlight++;
+          maxInFlight = Math.max(maxInFlight, inFlight);
+          await sleep(150);
+          inFlight--;
+          active.delete(req.name);
+        });
+    });
+    try {
+      await live.create(widget(ns, 'timer'));
+      for (let i = 0; i < 8; i++) {
+        const w = await live.create(widget(ns, `busy${i}`));
+        // extra events for the same key while it is being processed
+        await live.patch(w, mergePatch({ metadata: { labels: { touch: '1' } } }));
+      }
+      await waitFor('timer reconciled 5 times', () => times.length >= 5);
+      assert.ok(times[1] - times[0] >= 195 && times[2] - times[1] >= 195, `requeueAfter waits (${times.map((t) => t - times[0]).join(', ')})`);
+      await waitFor('busy work done', () => inFlight === 0 && maxInFlight > 0);
+      await sleep(400);
+      assert.ok(maxInFlight > 1 && maxInFlight <= 4, `max in flight ${maxInFlight}`);
+      assert.equal(overlap, false, 'a key never ran twice at the same time');
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it('applies predicates and event filters, and map-func watches', async () => {
+    const ns = await freshNamespace();
+    const calls: string[] = [];
+    const run = await runManager(config, ns, (mgr) => {
+      controllerManagedBy(mgr)
+        .for(Widget, { predicates: [GenerationChangedPredicate] })
+        .watches(
+          V1ConfigMap,
+          enqueueRequestsFromMapFunc((cm: V1ConfigMap) => (cm.metadata?.annotations?.widget ? [{ namespace: cm.metadata.namespace!, name: cm.metadata.annotations.widget }] : [])),
+        )
+        .withEventFilter(newPredicateFuncs((o) => o.metadata?.labels?.ignore !== 'true'))
+        .complete(async (req) => {
+          calls.push(req.name);
+        });
+    });
+    try {
+      const w = await live.create(widget(ns, 'p1'));
+      await live.create(widget(ns, 'ignored', {}, { ignore: 'true' }));
+      await waitFor('create reconciled', () => calls.includes('p1'));
+      // status-only change: generation unchanged -> filtered
+      const n = calls.length;
+      await live.status().patch(w, mergePatch({ status: { message: 'x' } }));
+      await sleep(300);
+      assert.equal(calls.length, n, 'status-only update filtered by GenerationChangedPredicate');
+      // spec change -> reconciled
+      await live.patch(w, mergePatch({ spec: { replicas: 5 } }));
+      await waitFor('spec change reconciled', () => calls.length > n);
+      // a ConfigMap pointing at p1 enqueues p1
+      const m = calls.length;
+      await live.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: ns, name: 'ref', annotations: { widget: 'p1' } } });
+      await waitFor('map func enqueue', () => calls.length > m && calls[calls.length - 1] === 'p1');
+      assert.ok(!calls.includes('ignored'), 'event filter applied');
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it('lets an in-flight reconcile finish on shutdown', async () => {
+    const ns = await freshNamespace();
+    let started = false;
+    let finished = false;
+    let sawAbort = false;
+    const run = await runManager(config, ns, (mgr) => {
+      controllerManagedBy(mgr)
+        .for(Widget)
+        .complete(async (req, ctx) => {
+          started = true;
+          await sleep(800);
+          sawAbort = ctx.signal.aborted;
+          const w = await live.get(Widget, req);
+          w.status = { message: 'finished during shutdown' };
+          await live.status().update(w);
+          finished = true;
+        });
+    });
+    await live.create(widget(ns, 'slow'));
+    await waitFor('reconcile started', () => started);
+    await run.stop();
+    assert.equal(finished, true, 'manager stop waited for the reconcile');
+    assert.equal(sawAbort, true, 'the reconcile saw its signal aborted');
+    assert.equal((await live.get(Widget, { namespace: ns, name: 'slow' })).status?.message, 'finished during shutdown');
+  });
+
+  it('exports controller-runtime metrics', async () => {
+    const ns = await freshNamespace();
+    let mgrRef: Manager;
+    const run = await runManager(config, ns, (mgr) => {
+      mgrRef = mgr;
+      controllerManagedBy(mgr).for(Widget).named('metered').withOptions({ maxConcurrentReconciles: 2 }).complete(async () => {});
+    });
+    try {
+      await live.create(widget(ns, 'm1'));
+      const reg = mgrRef!.getMetricsRegistry();
+      await waitFor('a successful reconcile', async () => /result="success"\} [1-9]/.test(await reg.getSingleMetricAsString('controller_runtime_reconcile_total')));
+      const text = await reg.metrics();
+      for (const re of [
+        /controller_runtime_reconcile_total\{controller="metered",result="success"\} [1-9]/,
+        /controller_runtime_reconcile_errors_total\{controller="metered"\} 0/,
+        /controller_runtime_reconcile_time_seconds_count\{controller="metered"\} [1-9]/,
+        /controller_runtime_max_concurrent_reconciles\{controller="metered"\} 2/,
+        /controller_runtime_active_workers\{controller="metered"\} 0/,
+        /workqueue_adds_total\{controller="metered",name="metered"\} [1-9]/,
+        /workqueue_depth\{controller="metered",name="metered"\} 0/,
+        /workqueue_queue_duration_seconds_count\{controller="metered",name="metered"\} [1-9]/,
+        /workqueue_work_duration_seconds_count\{controller="metered",name="metered"\} [1-9]/,
+        /workqueue_retries_total\{controller="metered",name="metered"\} 0/,
+        /workqueue_unfinished_work_seconds\{controller="metered",name="metered"\} 0/,
+        /workqueue_longest_running_processor_seconds\{controller="metered",name="metered"\} 0/,
+      ]) {
+        assert.match(text, re);
+      }
+    } finally {
+      await run.stop();
+    }
+  });
+});
