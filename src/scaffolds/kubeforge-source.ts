@@ -70,6 +70,19 @@ export function packFileList(host: Host): string[] {
   return [...out].sort();
 }
 
+/**
+ * kubeforge's package.json as it goes into the tarball: without the development lifecycle
+ * scripts (`prepare` builds from sources the tarball does not carry; an npm that runs it on
+ * install would fail). Everything else is kept byte for byte when there is nothing to drop.
+ */
+function installablePackageJson(raw: Buffer): Buffer {
+  const pkg = JSON.parse(raw.toString('utf8')) as { scripts?: Record<string, string> };
+  const dropped = ['prepare', 'prepack', 'postpack', 'preinstall', 'install', 'postinstall'].filter((s) => pkg.scripts?.[s] !== undefined);
+  if (dropped.length === 0) return raw;
+  for (const s of dropped) delete pkg.scripts![s];
+  return Buffer.from(`${JSON.stringify(pkg, null, 2)}\n`, 'utf8');
+}
+
 /** Packs the kubeforge in `host` into a deterministic npm tarball (entries under `package/`). */
 export function packKubeforge(host: Host): { name: string; data: Buffer } {
   const pkg = readPackageJson(host);
@@ -82,7 +95,11 @@ export function packKubeforge(host: Host): { name: string; data: Buffer } {
     );
   }
   const bins = new Set((typeof pkg.bin === 'string' ? [pkg.bin] : Object.values(pkg.bin ?? {})).map((b) => b.replace(/^\.\//, '')));
-  const entries: TarEntry[] = files.map((f) => ({ path: `package/${f}`, data: host.read(f)!, mode: bins.has(f) ? 0o755 : 0o644 }));
+  const entries: TarEntry[] = files.map((f) => ({
+    path: `package/${f}`,
+    data: f === 'package.json' ? installablePackageJson(host.read(f)!) : host.read(f)!,
+    mode: bins.has(f) ? 0o755 : 0o644,
+  }));
   return { name: `kubeforge-${pkg.version}.tgz`, data: createTgz(entries) };
 }
 
