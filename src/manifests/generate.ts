@@ -12,6 +12,7 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { type Diagnostic, DiagnosticError, error, formatDiagnostics, hasErrors } from '../diagnostics/index.js';
 import { packageVersion } from '../util/package-root.js';
+import type { AnalyzeOptions, ProjectAnalysis } from './analyze.js';
 import { type CacheKeyParts, checkCache, writeCache } from './cache.js';
 import { ARGUMENT_SHAPE_CODE, type MarkerUse } from './markeruse.js';
 import { generateRbac } from './rbac.js';
@@ -19,22 +20,9 @@ import { generateWebhooks } from './webhook.js';
 import { type Change, CRD_DIR, type OutputFile, RBAC_FILE, WEBHOOK_FILE, applyChanges, formatPlan, planChanges, withHeader } from './writer.js';
 import { toYamlDocument, toYamlDocuments } from './yaml.js';
 
-/** What the analysis (src/manifests/analyze.ts) returns; repeated here so this module does not load it eagerly. */
-export interface AnalysisResult {
-  crds: Record<string, unknown>[];
-  rbac: MarkerUse[];
-  webhooks: MarkerUse[];
-  webhookConfigurations: MarkerUse[];
-  diagnostics: Diagnostic[];
-  inputFiles: string[];
-}
-
-export interface AnalyzeOptions {
-  projectDir: string;
-  tsconfigPath?: string;
-  paths?: string[];
-  generatorVersion?: string;
-}
+/** What the analysis returns (a type-only import: analyze.ts and ts-morph load lazily, below). */
+export type AnalysisResult = ProjectAnalysis;
+export type { AnalyzeOptions };
 
 export type Analyzer = (options: AnalyzeOptions) => Promise<AnalysisResult>;
 
@@ -64,9 +52,8 @@ export interface ManifestsRun {
 
 /** Loads the real analysis lazily: ts-morph is only imported when the fast path misses. */
 async function defaultAnalyzer(options: AnalyzeOptions): Promise<AnalysisResult> {
-  const specifier = './analyze.js';
-  const mod = (await import(specifier)) as { analyzeProject: Analyzer };
-  return mod.analyzeProject(options);
+  const { analyzeProject } = await import('./analyze.js');
+  return analyzeProject(options);
 }
 
 /** Turns an analysis into the managed files, with the diagnostics of the RBAC and webhook generators. */

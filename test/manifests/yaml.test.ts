@@ -24,8 +24,10 @@ describe('YAML writer (controller-gen layout)', () => {
     it(`re-serialises ${file} byte for byte`, () => {
       const text = readFileSync(join(conformance, file), 'utf8');
       const docs = parseAllDocuments(text).map((d) => d.toJS());
-      // One conformance file was stored without controller-gen's leading document marker.
-      const expected = text.startsWith('---\n') ? text : `---\n${text}`;
+      // One conformance file was stored without controller-gen's leading document marker and
+      // final newline; controller-gen always writes both.
+      let expected = text.startsWith('---\n') ? text : `---\n${text}`;
+      if (!expected.endsWith('\n')) expected += '\n';
       assert.equal(toYamlDocuments(docs), expected);
     });
   }
