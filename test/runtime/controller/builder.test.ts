@@ -1,0 +1,184 @@
+// Builder misuse reporting, predicates and handlers at unit level (no API server needed: the
+// builder only records watches, the cache is never started).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { KubeConfig, V1Deployment, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  AnnotationChangedPredicate,
+  BuilderError,
+  ChannelSource,
+  GenerationChangedPredicate,
+  LabelChangedPredicate,
+  ResourceVersionChangedPredicate,
+  and,
+  controllerManagedBy,
+  enqueueRequestForObject,
+  enqueueRequestForOwner,
+  enqueueRequestsFromMapFunc,
+  newPredicateFuncs,
+  not,
+  or,
+  type Request,
+  type RequestQueue,
+} from '../../../src/runtime/controller/index.js';
+import { MiniManager, Widget } from './harness.js';
+
+function offlineConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
+    users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return kc;
+}
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof BuilderError, `expected BuilderError, got ${String(e)}`);
+    return e.problems;
+  }
+  assert.fail('expected complete() to throw');
+}
+
+const noop = async () => {};
+
+describe('builder', () => {
+  it('builds and registers a controller named after the for() kind', () => {
+    const mgr = new MiniManager(offlineConfig());
+    const added: unknown[] = [];
+    const add = mgr.add.bind(mgr);
+    mgr.add = (r) => {
+      added.push(r);
+      add(r);
+    };
+    const c = controllerManagedBy(mgr).for(Widget).owns(V1Deployment).complete(noop);
+    assert.equal(c.name, 'widget');
+    assert.deepEqual(added, [c]);
+    assert.equal(c.needLeaderElection(), true);
+  });
+
+  it('reports every misuse at once from complete()', () => {
+    const mgr = new MiniManager(offlineConfig());
+    class NoStatics {}
+    const problems = problemsOf(() =>
+      controllerManagedBy(mgr)
+        .for(Widget)
+        .for(V1Deployment)
+        .owns(NoStatics as never)
+        .withOptions({ maxConcurrentReconciles: 0, cacheSyncTimeout: -1 })
+        .withEventFilter(null as never)
+        .named('bad name!')
+        .complete(undefined as never),
+    );
+    assert.equal(problems.length, 7, problems.join('\n'));
+    assert.match(problems.join('\n'), /for\(\) may only be called once/);
+    assert.match(problems.join('\n'), /cannot tell the Kubernetes kind of class NoStatics/);
+    assert.match(problems.join('\n'), /maxConcurrentReconciles must be a positive integer/);
+    assert.match(problems.join('\n'), /cacheSyncTimeout must be > 0/);
+    assert.match(problems.join('\n'), /withEventFilter\(\): expected a predicate/);
+    assert.match(problems.join('\n'), /not a valid controller name/);
+    assert.match(problems.join('\n'), /needs a reconciler/);
+  });
+
+  it('requires for() or named()+watches(), rejects duplicate names and a second complete()', () => {
+    const mgr = new MiniManager(offlineConfig());
+    assert.match(problemsOf(() => controllerManagedBy(mgr).complete(noop)).join(), /must provide an object for reconciliation/);
+    assert.match(problemsOf(() => controllerManagedBy(mgr).named('lonely').complete(noop)).join(), /watches nothing/);
+    assert.match(problemsOf(() => controllerManagedBy(mgr).named('o').owns(V1Deployment).complete(noop)).join(), /owns\(\) needs for\(\)/);
+    // watches-only controllers are fine when named
+    const src = new ChannelSource();
+    controllerManagedBy(mgr).named('channel').watches(src, enqueueRequestForObject()).complete(noop);
+
+    const b = controllerManagedBy(mgr).for(Widget);
+    b.complete(noop);
+    assert.match(problemsOf(() => b.complete(noop)).join(), /already called/);
+    assert.match(problemsOf(() => controllerManagedBy(mgr).for(Widget).complete(noop)).join(), /a controller named "widget" already exists/);
+    controllerManagedBy(mgr).for(Widget).named('widget-2').complete(noop);
+    // another manager has its own names
+    controllerManagedBy(new MiniManager(offlineConfig())).for(Widget).complete({ reconcile: noop });
+  });
+});
+
+function recorder(): { q: RequestQueue; got: Request[] } {
+  const got: Request[] = [];
+  const q: RequestQueue = { add: (r) => got.push(r), addAfter: (r) => got.push(r), addRateLimited: (r) => got.push(r) };
+  return { q, got };
+}
+
+const obj = (md: KubernetesObject['metadata']): KubernetesObject => ({ apiVersion: 'v1', kind: 'X', metadata: md });
+
+describe('predicates', () => {
+  it('generation, resourceVersion, labels and annotations changed', () => {
+    const a = obj({ name: 'a', generation: 1, resourceVersion: '1', labels: { x: '1' }, annotations: { y: '1' } });
+    const sameGen = obj({ name: 'a', generation: 1, resourceVersion: '2', labels: { x: '1' }, annotations: { y: '1' } });
+    const newLabels = obj({ name: 'a', generation: 1, resourceVersion: '3', labels: { x: '2' }, annotations: { y: '1' } });
+    const newAnn = obj({ name: 'a', generation: 2, resourceVersion: '4', labels: { x: '1' }, annotations: { y: '1', z: '2' } });
+    assert.equal(GenerationChangedPredicate.update!({ objectOld: a, objectNew: sameGen }), false);
+    assert.equal(GenerationChangedPredicate.update!({ objectOld: a, objectNew: newAnn }), true);
+    assert.equal(GenerationChangedPredicate.create, undefined, 'creates pass');
+    assert.equal(ResourceVersionChangedPredicate.update!({ objectOld: a, objectNew: a }), false);
+    assert.equal(ResourceVersionChangedPredicate.update!({ objectOld: a, objectNew: sameGen }), true);
+    assert.equal(LabelChangedPredicate.update!({ objectOld: a, objectNew: sameGen }), false);
+    assert.equal(LabelChangedPredicate.update!({ objectOld: a, objectNew: newLabels }), true);
+    assert.equal(AnnotationChangedPredicate.update!({ objectOld: a, objectNew: newLabels }), false);
+    assert.equal(AnnotationChangedPredicate.update!({ objectOld: a, objectNew: newAnn }), true);
+  });
+
+  it('and / or / not / newPredicateFuncs', () => {
+    const isA = newPredicateFuncs((o) => o.metadata?.name === 'a');
+    const a = obj({ name: 'a', generation: 1 });
+    const b = obj({ name: 'b', generation: 1 });
+    const b2 = obj({ name: 'b', generation: 2 });
+    assert.equal(isA.create!({ object: a }), true);
+    assert.equal(isA.delete!({ object: b, deleteStateUnknown: false }), false);
+    assert.equal(not(isA).generic!({ object: b }), true);
+    assert.equal(and(isA, GenerationChangedPredicate).update!({ objectOld: b, objectNew: b2 }), false);
+    assert.equal(or(isA, GenerationChangedPredicate).update!({ objectOld: b, objectNew: b2 }), true);
+    assert.equal(or(isA, GenerationChangedPredicate).update!({ objectOld: b, objectNew: b }), false);
+    assert.equal(and().create!({ object: a }), true);
+    assert.equal(or().create!({ object: a }), false);
+  });
+});
+
+describe('handlers', () => {
+  it('enqueueRequestForObject', () => {
+    const { q, got } = recorder();
+    const h = enqueueRequestForObject();
+    h.create!({ object: obj({ namespace: 'n', name: 'a' }) }, q);
+    h.update!({ objectOld: obj({ namespace: 'n', name: 'a' }), objectNew: obj({ namespace: 'n', name: 'a' }) }, q);
+    h.delete!({ object: obj({ name: 'cluster' }), deleteStateUnknown: true }, q);
+    assert.deepEqual(got, [{ namespace: 'n', name: 'a' }, { namespace: 'n', name: 'a' }, { namespace: '', name: 'cluster' }]);
+  });
+
+  it('enqueueRequestForOwner follows controller references of the owner kind (any version)', () => {
+    const refs = [
+      { apiVersion: 'test.kubeforge.io/v1', kind: 'Widget', name: 'ctrl', uid: '1', controller: true },
+      { apiVersion: 'test.kubeforge.io/v2', kind: 'Widget', name: 'plain', uid: '2' },
+      { apiVersion: 'other.io/v1', kind: 'Widget', name: 'othergroup', uid: '3', controller: true },
+      { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: '4' },
+    ];
+    const o = obj({ namespace: 'n', name: 'child', ownerReferences: refs });
+    let { q, got } = recorder();
+    enqueueRequestForOwner(Widget).create!({ object: o }, q);
+    assert.deepEqual(got, [{ namespace: 'n', name: 'ctrl' }]);
+    ({ q, got } = recorder());
+    enqueueRequestForOwner({ apiVersion: 'test.kubeforge.io/v1', kind: 'Widget' }, { onlyControllerOwner: false }).create!({ object: o }, q);
+    assert.deepEqual(got, [{ namespace: 'n', name: 'ctrl' }, { namespace: 'n', name: 'plain' }]);
+    // updates enqueue owners of the old and the new object, once each
+    ({ q, got } = recorder());
+    const moved = obj({ namespace: 'n', name: 'child', ownerReferences: [{ ...refs[0], name: 'new-owner' }] });
+    enqueueRequestForOwner(Widget).update!({ objectOld: o, objectNew: moved }, q);
+    assert.deepEqual(got, [{ namespace: 'n', name: 'ctrl' }, { namespace: 'n', name: 'new-owner' }]);
+  });
+
+  it('enqueueRequestsFromMapFunc dedups old/new results', () => {
+    const { q, got } = recorder();
+    const h = enqueueRequestsFromMapFunc((o) => [{ namespace: 'n', name: o.metadata!.labels!.target }]);
+    h.update!({ objectOld: obj({ name: 'x', labels: { target: 'a' } }), objectNew: obj({ name: 'x', labels: { target: 'a' } }) }, q);
+    assert.deepEqual(got, [{ namespace: 'n', name: 'a' }]);
+  });
+});
