@@ -1,0 +1,223 @@
+// The embedded Kubernetes schemas installed into a real kube-apiserver (KUBEBUILDER_ASSETS):
+// the CRDs must be accepted as structural, good objects accepted, wrong-typed ones rejected.
+// (The v1.20 API server names list elements without their index: `containers.ports.containerPort`.)
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { JSONSchemaProps } from '../../../src/schema/jsonschema.js';
+import { MODEL_NAMES } from '../../../src/schema/k8s/data/source.js';
+import { k8sModelSchema } from '../../../src/schema/k8s/index.js';
+import { RestClient, RestError } from '../../../src/runtime/util/rest.js';
+import { TestEnvironment, type CRDObject } from '../../../src/testing/index.js';
+
+const GROUP = 'k8s.schema.kubeforge.io';
+
+function schema(name: string, descriptions = true): JSONSchemaProps {
+  const s = k8sModelSchema(name, { descriptions });
+  assert.ok(s, name);
+  return s;
+}
+
+function crd(plural: string, kind: string, spec: JSONSchemaProps, status?: JSONSchemaProps): CRDObject {
+  const properties: Record<string, JSONSchemaProps> = {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object' },
+    spec,
+  };
+  if (status) properties.status = status;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      names: { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase() },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties, required: ['spec'] } },
+          ...(status ? { subresources: { status: {} } } : {}),
+        },
+      ],
+    },
+  };
+}
+
+/** A Kind embedding the types operators embed most, with descriptions (as `kubeforge manifests` writes them). */
+const podSets = crd(
+  'podsets',
+  'PodSet',
+  {
+    type: 'object',
+    properties: {
+      template: schema('V1PodTemplateSpec'),
+      jobTemplate: schema('V1JobTemplateSpec'),
+      selector: schema('V1LabelSelector'),
+      tolerations: { type: 'array', items: schema('V1Toleration') },
+      resources: schema('V1ResourceRequirements'),
+      serviceRef: schema('V1ObjectReference'),
+      secretKey: schema('V1SecretKeySelector'),
+      pullSecret: schema('V1LocalObjectReference'),
+      env: { type: 'array', items: schema('V1EnvVar') },
+      affinity: schema('V1Affinity'),
+      maxUnavailable: { anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true },
+    },
+    required: ['template'],
+  },
+  {
+    type: 'object',
+    properties: { conditions: { type: 'array', items: schema('V1Condition') } },
+  },
+);
+
+/** Every core/v1, apps/v1 and batch/v1 model (no descriptions, to stay small), one property each. */
+const zooModels = MODEL_NAMES.filter((n) => /^V1[A-Z]/.test(n) && !/List$/.test(n)).slice(0, 400);
+const zoo = crd('zoos', 'Zoo', {
+  type: 'object',
+  properties: Object.fromEntries(zooModels.map((n) => [n, schema(n, false)])),
+});
+
+const goodTemplate = {
+  metadata: { labels: { app: 'web' } },
+  spec: {
+    containers: [
+      {
+        name: 'web',
+        image: 'nginx:1.27',
+        args: ['--port', '8080'],
+        ports: [{ containerPort: 8080, name: 'http' }],
+        env: [
+          { name: 'MODE', value: 'prod' },
+          { name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } },
+        ],
+        resources: { limits: { cpu: 1, memory: '128Mi' }, requests: { cpu: '250m', 'nvidia.com/gpu': 0 } },
+        livenessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 10 },
+        readinessProbe: { tcpSocket: { port: 8080 } },
+      },
+    ],
+    tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'web', effect: 'NoSchedule', tolerationSeconds: 30 }],
+    volumes: [{ name: 'cache', emptyDir: { sizeLimit: '1Gi' } }],
+    restartPolicy: 'Always',
+  },
+};
+
+function podSet(name: string, spec: Record<string, unknown>) {
+  return { apiVersion: `${GROUP}/v1`, kind: 'PodSet', metadata: { name }, spec };
+}
+
+describe('embedded Kubernetes schemas on a real API server', () => {
+  const env = new TestEnvironment({ crds: [podSets, zoo], useExistingCluster: false });
+  let rest: RestClient;
+  const path = `/apis/${GROUP}/v1/namespaces/default/podsets`;
+
+  before(async () => {
+    await env.start();
+    rest = new RestClient(env.config);
+  });
+  after(async () => {
+    rest?.close();
+    await env.stop();
+  });
+
+  it('accepts the CRDs as structural and establishes them', async () => {
+    for (const name of [`podsets.${GROUP}`, `zoos.${GROUP}`]) {
+      const got = await rest.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+      const conditions = got.status.conditions as Array<{ type: string; status: string; message?: string }>;
+      assert.ok(conditions.some((c) => c.type === 'Established' && c.status === 'True'), name);
+      const nonStructural = conditions.find((c) => c.type === 'NonStructuralSchema');
+      assert.equal(nonStructural, undefined, `${name}: ${nonStructural?.message}`);
+    }
+    assert.ok(zooModels.length > 150, `${zooModels.length} models in the zoo`);
+  });
+
+  it('accepts a realistic pod template, job template, selector, tolerations, env and affinity', async () => {
+    const created = await rest.request('POST', path, {
+      body: podSet('good', {
+        template: goodTemplate,
+        jobTemplate: { spec: { backoffLimit: 2, template: { spec: { ...goodTemplate.spec, restartPolicy: 'Never' } } } },
+        selector: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }] },
+        tolerations: [{ operator: 'Exists' }],
+        resources: { requests: { memory: '1.5Gi', cpu: 2 } },
+        serviceRef: { kind: 'Service', name: 'web', namespace: 'default' },
+        secretKey: { name: 's', key: 'k', optional: true },
+        pullSecret: { name: 'regcred' },
+        env: [{ name: 'A', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['z1'] }] }],
+            },
+          },
+        },
+        maxUnavailable: '25%',
+      }),
+    });
+    const c = created.spec.template.spec.containers[0];
+    assert.equal(c.resources.limits.cpu, 1);
+    assert.equal(c.livenessProbe.httpGet.port, 'http');
+    assert.equal(created.spec.jobTemplate.spec.backoffLimit, 2);
+    assert.equal(created.spec.maxUnavailable, '25%');
+    // As with controller-gen's `metadata: {type: object}`, the API server prunes the fields of a
+    // template's metadata (controller-gen's crd:generateEmbeddedObjectMeta is what keeps them).
+    assert.deepEqual(created.spec.template.metadata, {});
+  });
+
+  it('prunes fields the Kubernetes types do not have', async () => {
+    const created = await rest.request('POST', path, {
+      body: podSet('pruned', { template: { spec: { containers: [{ name: 'a', image: 'x', colour: 'blue' }], bogus: 1 } } }),
+    });
+    assert.deepEqual(created.spec.template.spec, { containers: [{ name: 'a', image: 'x' }] });
+  });
+
+  it('accepts status conditions in the metav1.Condition shape', async () => {
+    await rest.request('POST', path, { body: podSet('cond', { template: { spec: { containers: [{ name: 'a' }] } } }) });
+    const current = await rest.get(`${path}/cond`);
+    const conditions = [{ type: 'Ready', status: 'True', reason: 'Up', message: 'serving', lastTransitionTime: '2026-01-02T03:04:05Z', observedGeneration: 1 }];
+    const updated = await rest.request('PUT', `${path}/cond/status`, { body: { ...current, status: { conditions } } });
+    assert.deepEqual(updated.status.conditions, conditions);
+    await assert.rejects(
+      rest.request('PUT', `${path}/cond/status`, { body: { ...updated, status: { conditions: [{ ...conditions[0], lastTransitionTime: 'yesterday' }] } } }),
+      (e: unknown) => e instanceof RestError && e.status === 422 && /lastTransitionTime/.test(e.message),
+    );
+  });
+
+  const rejected: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['a string where int32 containerPort is expected',
+      { template: { spec: { containers: [{ name: 'a', ports: [{ containerPort: 'eighty' }] }] } } },
+      /spec\.template\.spec\.containers(\[0\])?\.ports(\[0\])?\.containerPort: Invalid value: "string"/],
+    ['a Quantity that does not parse',
+      { template: { spec: { containers: [{ name: 'a', resources: { limits: { cpu: 'lots' } } }] } } },
+      /spec\.template\.spec\.containers(\[0\])?\.resources\.limits\.cpu: Invalid value: "lots": .* should match/],
+    ['a container without its required name',
+      { template: { spec: { containers: [{ image: 'nginx' }] } } },
+      /spec\.template\.spec\.containers(\[0\])?\.name: Required value/],
+    ['an object where the containers list is expected',
+      { template: { spec: { containers: { name: 'a' } } } },
+      /spec\.template\.spec\.containers: Invalid value: "object"/],
+    ['a boolean where the IntOrString probe port is expected',
+      { template: { spec: { containers: [{ name: 'a', livenessProbe: { tcpSocket: { port: true } } }] } } },
+      /spec\.template\.spec\.containers(\[0\])?\.livenessProbe\.tcpSocket\.port: Invalid value: "boolean"/],
+    ['a label selector requirement without operator',
+      { template: { spec: { containers: [{ name: 'a' }] } }, selector: { matchExpressions: [{ key: 'k' }] } },
+      /spec\.selector\.matchExpressions(\[0\])?\.operator: Required value/],
+    ['a number where the toleration key string is expected',
+      { template: { spec: { containers: [{ name: 'a' }] } }, tolerations: [{ key: 7 }] },
+      /spec\.tolerations(\[0\])?\.key: Invalid value: "integer"/],
+    ['a non-integer int64 (activeDeadlineSeconds)',
+      { template: { spec: { containers: [{ name: 'a' }], activeDeadlineSeconds: 1.5 } } },
+      /spec\.template\.spec\.activeDeadlineSeconds: Invalid value: "number"/],
+  ];
+  for (const [what, spec, message] of rejected) {
+    it(`rejects ${what}`, async () => {
+      await assert.rejects(rest.request('POST', path, { body: podSet('bad', spec) }), (e: unknown) => {
+        assert.ok(e instanceof RestError, String(e));
+        assert.equal(e.status, 422, e.message);
+        assert.match(e.message, message);
+        return true;
+      });
+    });
+  }
+});
