@@ -9,6 +9,7 @@ import { DiagnosticError, formatDiagnostics } from '../diagnostics/index.js';
 import { packageVersion } from '../util/package-root.js';
 import { type CliContext, UsageError } from './context.js';
 import { registerCompletion } from './commands/completion.js';
+import { registerCreate } from './commands/create.js';
 import { registerInit } from './commands/init.js';
 import { registerManifests } from './commands/manifests.js';
 import { registerVersion } from './commands/version.js';
@@ -32,6 +33,7 @@ Examples:
   $ kubeforge completion bash >> ~/.bashrc`,
   );
   registerInit(program, ctx);
+  registerCreate(program, ctx);
   registerManifests(program, ctx);
   registerVersion(program, ctx);
   registerCompletion(program, ctx);
