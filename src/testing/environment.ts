@@ -326,7 +326,15 @@ export class TestEnvironment {
           headers: { Authorization: `Bearer ${plane.adminToken}` },
           rejectUnauthorized: false,
         });
-        if (r.status === 200) return;
+        if (r.status === 200) {
+          // The API server creates the "default" namespace just after it turns ready; tests
+          // expect it, so wait for it too.
+          const ns = await httpGet(`https://127.0.0.1:${plane.apiserverPort}/api/v1/namespaces/default`, {
+            headers: { Authorization: `Bearer ${plane.adminToken}` },
+            rejectUnauthorized: false,
+          });
+          if (ns.status === 200) return;
+        }
       } catch {
         /* not listening yet */
       }

@@ -170,7 +170,7 @@ describe('Manager lifecycle', () => {
         () => client.get<typeof cm>({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default', name: 'mgr-wired' }).catch(() => undefined),
         'cached ConfigMap',
       );
-      assert.equal(cached.data.a, '1');
+      assert.equal(cached!.data.a, '1');
     } finally {
       ac.abort();
       await done;
