@@ -28,6 +28,12 @@ export interface CacheOptions {
   transform?: (obj: KubernetesObject) => KubernetesObject;
   /** Share an existing transport. */
   rest?: RestClient;
+  /**
+   * Re-deliver every cached object to handlers as an update this often (ms, jittered); controllers
+   * then reconcile everything again (unless a predicate such as GenerationChangedPredicate drops
+   * it). controller-runtime's SyncPeriod; default 10 hours; 0 disables.
+   */
+  syncPeriodMs?: number;
   /** Informer back-off tuning (tests). */
   initialBackoffMs?: number;
   maxBackoffMs?: number;
@@ -115,6 +121,7 @@ export class InformerCache implements Cache {
         transform: this.options.transform,
         initialBackoffMs: this.options.initialBackoffMs,
         maxBackoffMs: this.options.maxBackoffMs,
+        resyncPeriodMs: this.options.syncPeriodMs,
       };
       inf = new SharedInformer(this.rest, r, o);
       this.informers.set(k, inf);

@@ -77,6 +77,12 @@ export interface SharedInformerOptions {
   maxBackoffMs?: number;
   /** Page size of lists. Default 500. */
   pageSize?: number;
+  /**
+   * Every this many ms (jittered +-10 %), every cached object is delivered again as an update
+   * with old === new (client-go's resync; controller-runtime's SyncPeriod, default 10 hours).
+   * 0 disables it.
+   */
+  resyncPeriodMs?: number;
 }
 
 /**
@@ -367,6 +373,15 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     for (const f of w) f();
   }
 
+  /** Delivers every cached object to every handler as an update with old === new. */
+  resync(): void {
+    if (!this.synced || this.registrations.size === 0) return;
+    for (const e of [...this.store.values()]) {
+      const obj = deepFreeze(this.parse(e));
+      for (const reg of this.registrations) this.call(reg, 'onUpdate', obj, obj);
+    }
+  }
+
   /** Runs the list/watch loop until `signal` aborts. Never rejects; failures are logged and retried. */
   async run(signal: AbortSignal): Promise<void> {
     if (this.running) throw new Error(`kubeforge/runtime: informer for ${this.resource.kind} already running`);
@@ -376,6 +391,18 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     let backoff = initialBackoff;
     let needList = true;
     let healthySince = 0;
+    const period = this.opts.resyncPeriodMs ?? 10 * 60 * 60 * 1000;
+    let resyncTimer: NodeJS.Timeout | undefined;
+    const scheduleResync = () => {
+      if (period <= 0 || signal.aborted) return;
+      resyncTimer = setTimeout(() => {
+        this.resync();
+        scheduleResync();
+      }, period * (0.9 + Math.random() * 0.2));
+      resyncTimer.unref();
+    };
+    scheduleResync();
+    signal.addEventListener('abort', () => clearTimeout(resyncTimer), { once: true });
     try {
       while (!signal.aborted) {
         try {

@@ -113,6 +113,22 @@ describe('informer cache', () => {
     });
   });
 
+  it('re-delivers cached objects every sync period', async () => {
+    await withCache(config, { syncPeriodMs: 300, namespace: 'a' }, async (cache) => {
+      const inf = await cache.getInformer(Widget);
+      await cache.waitForCacheSync();
+      const resynced = new Set<string>();
+      inf.addEventHandler({
+        onUpdate: (o, n) => {
+          if (o === n) resynced.add(n.metadata!.name!);
+        },
+      });
+      const expected = (await cache.list(Widget)).items.map((w) => w.metadata!.name!).sort();
+      await waitFor('a resync of every object', () => resynced.size === expected.length, 5_000);
+      assert.deepEqual([...resynced].sort(), expected);
+    });
+  });
+
   it('restricts namespaced types to the cache namespace', async () => {
     await withCache(config, { namespace: 'a' }, async (cache) => {
       const l = await cache.list(Widget);
