@@ -301,7 +301,12 @@ export class MarkerCollector {
       const isCall = ts.isCallExpression(expr);
       const callee = isCall ? (expr as ts.CallExpression).expression : expr;
       const name = this.markerNameOf(callee);
-      if (!name) continue;
+      if (!name) {
+        if (ts.isIdentifier(callee) && getMarkerDefinition(callee.text) && !this.checker.getSymbolAtLocation(callee)) {
+          this.report('KF2012', `@${callee.text} on ${placeName} is not imported`, dec, `add ${callee.text} to the import from 'kubeforge/markers'`);
+        }
+        continue;
+      }
       const def = getMarkerDefinition(name);
       if (!def || def.targets.includes('package')) {
         this.report('KF2001', `unknown marker @${name} on ${placeName}`, dec, `kubeforge/markers exports no decorator named ${name}; see the markers reference in README.md`);

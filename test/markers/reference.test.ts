@@ -1,0 +1,49 @@
+// The README markers reference is rendered from the definition table.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, it } from 'node:test';
+import { MARKER_DEFINITIONS } from '../../src/markers/definitions.js';
+import { extractReferenceSection, REFERENCE_END, REFERENCE_START, renderMarkersReference } from '../../src/markers/reference.js';
+
+const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
+const golden = join(root, 'test/fixtures/manifests/markers-reference.md');
+
+describe('markers reference', () => {
+  const text = renderMarkersReference();
+
+  it('is delimited, LF-only, with a trailing newline, and deterministic', () => {
+    assert.ok(text.startsWith(REFERENCE_START));
+    assert.ok(text.trimEnd().endsWith(REFERENCE_END));
+    assert.ok(text.endsWith('\n'));
+    assert.doesNotMatch(text, /\r/);
+    assert.equal(renderMarkersReference(), text);
+  });
+
+  it('documents every marker of the table, with its arguments', () => {
+    for (const d of MARKER_DEFINITIONS) {
+      const call = d.targets.includes('package') ? d.name : `@${d.name}`;
+      assert.ok(text.includes(`\`${call}(`), `${d.name} is missing from the reference`);
+      if (d.args.shape === 'object') for (const f of d.args.fields) assert.ok(text.includes(`| \`${f.name}\` |`), `${d.name}.${f.name} is undocumented`);
+    }
+  });
+
+  it('matches the committed copy (UPDATE_GOLDEN=1 rewrites it)', () => {
+    if (process.env.UPDATE_GOLDEN === '1') {
+      mkdirSync(dirname(golden), { recursive: true });
+      writeFileSync(golden, text);
+    }
+    assert.equal(readFileSync(golden, 'utf8'), text, 'the markers reference changed: run UPDATE_GOLDEN=1 npm test -- test/markers and copy it into README.md');
+  });
+
+  it('README.md carries the current reference when it has the section', () => {
+    const readme = join(root, 'README.md');
+    const section = existsSync(readme) ? extractReferenceSection(readFileSync(readme, 'utf8')) : undefined;
+    if (section === undefined) {
+      // The lead places the section; until then the committed copy above is the reference.
+      assert.ok(!readFileSync(readme, 'utf8').includes(REFERENCE_START));
+      return;
+    }
+    assert.equal(section, text, 'README.md markers reference is stale: replace it with test/fixtures/manifests/markers-reference.md');
+  });
+});
