@@ -1,0 +1,164 @@
+/**
+ * End to end, as a user would: pack kubeforge (npm pack), `kubeforge init` into a temporary
+ * folder (which runs npm install against the packed kubeforge), then in the new project:
+ * `npm run build`, `npm test` (a real API server from KUBEBUILDER_ASSETS), `kubectl kustomize
+ * config/default`, and the built manager (and the production bundle alone, as the container
+ * image runs it) serving /healthz and /readyz against a real API server until SIGTERM.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { TestEnvironment } from '../../src/testing/index.js';
+import { packageRoot } from '../../src/util/package-root.js';
+
+const repo = packageRoot();
+const work = mkdtempSync(join(tmpdir(), 'kf-e2e-init-'));
+const project = join(work, 'guestbook');
+const MINUTES = 60_000;
+
+function sh(cmd: string, args: string[], cwd: string, extraEnv: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
+  // NODE_TEST_CONTEXT would make the project's own `node --test` report to this runner instead of printing.
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
+  delete env.NODE_TEST_CONTEXT;
+  return spawnSync(cmd, args, { cwd, encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 });
+}
+
+function ok(r: SpawnSyncReturns<string>, what: string): string {
+  assert.equal(r.status, 0, `${what} failed (exit ${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function get(url: string): Promise<{ status: number; body: string } | undefined> {
+  try {
+    const r = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    return { status: r.status, body: await r.text() };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts a manager script, waits for its probes, stops it with SIGTERM; returns what it saw. */
+async function runManager(args: string[], cwd: string, kubeconfig: string) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...args, '--kubeconfig', kubeconfig, `--health-probe-bind-address=127.0.0.1:${port}`], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let logs = '';
+  child.stdout.on('data', (d) => (logs += d));
+  child.stderr.on('data', (d) => (logs += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  let healthz: { status: number; body: string } | undefined;
+  let readyz: { status: number; body: string } | undefined;
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && child.exitCode === null) {
+    healthz = await get(`http://127.0.0.1:${port}/healthz`);
+    readyz = await get(`http://127.0.0.1:${port}/readyz`);
+    if (healthz?.status === 200 && readyz?.status === 200) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  child.kill('SIGTERM');
+  const exit = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000))]);
+  if (exit === 'timeout') child.kill('SIGKILL');
+  return { healthz, readyz, exit, logs };
+}
+
+describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', { timeout: 20 * MINUTES }, () => {
+  let tarball: string;
+  const env = new TestEnvironment();
+  let kubeconfig: string;
+
+  before(async () => {
+    assert.ok(process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)');
+    const packed = ok(sh('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], repo), 'npm pack');
+    const [{ filename }] = JSON.parse(packed.slice(packed.indexOf('['))) as { filename: string }[];
+    tarball = join(work, filename);
+    mkdirSync(project);
+    const kc = await env.start();
+    kubeconfig = join(work, 'kubeconfig');
+    writeFileSync(kubeconfig, kc.exportConfig());
+  });
+
+  after(async () => {
+    await env.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('init scaffolds and installs (npm install against the packed kubeforge)', { timeout: 10 * MINUTES }, () => {
+    const r = sh(process.execPath, [join(repo, 'bin/kubeforge.js'), 'init', '--domain', 'example.com', '--owner', 'E2E Authors', '--kubeforge-source', tarball], project);
+    const out = ok(r, 'kubeforge init');
+    assert.match(out, /^CREATE PROJECT \(\+9 lines\)$/m);
+    assert.match(r.stderr, /Installing dependencies: npm install/);
+    assert.match(r.stderr, /Dependencies installed in \d+s\./);
+    const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    assert.equal(pkg.dependencies.kubeforge, `file:.kubeforge/${tarball.split('/').pop()}`);
+    const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string }> };
+    assert.equal(lock.packages['node_modules/kubeforge'].resolved, pkg.dependencies.kubeforge, 'installed from the tarball in .kubeforge/');
+  });
+
+  it('npm run build compiles cleanly with tsc --strict', () => {
+    ok(sh('npm', ['run', 'build'], project), 'npm run build');
+    const tsconfig = JSON.parse(readFileSync(join(project, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
+    assert.equal(tsconfig.compilerOptions.strict, true);
+    assert.equal(tsconfig.compilerOptions.experimentalDecorators, undefined);
+  });
+
+  it('npm test is green against a real API server', { timeout: 5 * MINUTES }, () => {
+    const out = ok(sh('npm', ['test'], project), 'npm test');
+    assert.match(out, /^# pass [1-9]\d*$/m);
+    assert.match(out, /^# fail 0$/m);
+  });
+
+  it('kubectl kustomize config/default builds', () => {
+    const yaml = ok(sh('kubectl', ['kustomize', 'config/default'], project), 'kubectl kustomize config/default');
+    for (const kind of ['Namespace', 'ServiceAccount', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding', 'Service', 'Deployment']) {
+      assert.match(yaml, new RegExp(`^kind: ${kind}$`, 'm'), kind);
+    }
+    assert.match(yaml, /^ {2}name: guestbook-controller-manager$/m);
+    assert.match(yaml, /^ {2}namespace: guestbook-system$/m);
+    assert.match(yaml, /- --metrics-bind-address=:8443/);
+    // The optional pieces build too, so that switching them on works.
+    for (const dir of ['config/prometheus', 'config/network-policy', 'config/certmanager']) ok(sh('kubectl', ['kustomize', dir], project), `kubectl kustomize ${dir}`);
+  });
+
+  it('the built manager serves /healthz and /readyz against a real API server and stops on SIGTERM', { timeout: 2 * MINUTES }, async () => {
+    const r = await runManager(['build/src/main.js'], project, kubeconfig);
+    assert.deepEqual(r.healthz, { status: 200, body: 'ok' }, r.logs);
+    assert.deepEqual(r.readyz, { status: 200, body: 'ok' }, r.logs);
+    assert.deepEqual(r.exit, { code: 0, signal: null }, r.logs);
+    assert.match(r.logs, /manager stopped/);
+  });
+
+  it('the production bundle runs alone (what the container image holds), without node_modules or TypeScript', { timeout: 3 * MINUTES }, async () => {
+    ok(sh('npm', ['run', 'bundle'], project), 'npm run bundle');
+    const alone = join(work, 'image-root');
+    mkdirSync(alone);
+    copyFileSync(join(project, 'build/bundle/manager.mjs'), join(alone, 'manager.mjs'));
+    const bundle = readFileSync(join(alone, 'manager.mjs'), 'utf8');
+    assert.doesNotMatch(bundle, /ts-morph|handlebars|commander/i);
+    const r = await runManager(['manager.mjs'], alone, kubeconfig);
+    assert.deepEqual(r.healthz, { status: 200, body: 'ok' }, r.logs);
+    assert.deepEqual(r.exit, { code: 0, signal: null }, r.logs);
+  });
+
+  it('the installed kubeforge packs itself: init from node_modules/.bin packs the same files as npm pack', () => {
+    const second = join(work, 'second');
+    mkdirSync(second);
+    ok(sh(join(project, 'node_modules/.bin/kubeforge'), ['init', '--domain', 'example.com', '--skip-install'], second), 'installed kubeforge init');
+    const list = (tgz: string) => execFileSync('tar', ['tzf', tgz], { encoding: 'utf8' }).trim().split('\n').sort();
+    const version = (JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { version: string }).version;
+    assert.deepEqual(list(join(second, `.kubeforge/kubeforge-${version}.tgz`)), list(tarball));
+  });
+});
