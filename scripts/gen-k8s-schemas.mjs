@@ -230,7 +230,9 @@ export async function generate() {
       const info = dts.props.get(a.name) ?? dts.props.get(a.baseName);
       const ktProp = ktIface?.props.get(a.baseName);
       const node = convert(parseCnType(a.type), a.format, ktSpecial(ktProp?.type), `${name}.${a.baseName}`);
-      const description = pickDescription(info?.description, ktProp?.description);
+      // client-node gives MicroTime and IntOrString fields the description of the type, not the field's.
+      const cnDescription = /\b(V1MicroTime|IntOrString)\b/.test(a.type) && ktProp?.description ? undefined : info?.description;
+      const description = pickDescription(cnDescription, ktProp?.description);
       if (description) node.description = description;
       properties[a.baseName] = node;
       if (info && !info.optional) required.push(a.baseName);

@@ -58,11 +58,33 @@ interface Data {
 export const QUANTITY_PATTERN =
   '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
 
-const modelNames: ReadonlySet<string> = new Set(MODEL_NAMES);
+/**
+ * client-node exports that are not generated models but stand for apimachinery types:
+ * `IntOrString` (intstr.IntOrString) and `V1MicroTime` (metav1.MicroTime).
+ */
+const EXTRA: Record<string, () => JSONSchemaProps> = {
+  IntOrString: () => intOrStringSchema(),
+  V1MicroTime: () => ({ format: 'date-time', type: 'string' }),
+};
 
-/** Whether `name` is a `@kubernetes/client-node` model class name this module has a schema for. */
+const modelNames: ReadonlySet<string> = new Set([...MODEL_NAMES, ...Object.keys(EXTRA)]);
+
+/**
+ * Whether `name` is a `@kubernetes/client-node` model class name this module has a schema for
+ * (every generated model, plus client-node's `IntOrString` and `V1MicroTime`).
+ */
 export function isK8sModelName(name: string): boolean {
   return modelNames.has(name);
+}
+
+/** controller-gen's schema for resource.Quantity: an integer or a string in Quantity syntax. */
+export function quantitySchema(): JSONSchemaProps {
+  return { anyOf: [{ type: 'integer' }, { type: 'string' }], pattern: QUANTITY_PATTERN, 'x-kubernetes-int-or-string': true };
+}
+
+/** controller-gen's schema for intstr.IntOrString. */
+export function intOrStringSchema(): JSONSchemaProps {
+  return { anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true };
 }
 
 let data: Data | undefined;
@@ -96,6 +118,7 @@ let cuts = 0;
  */
 export function k8sModelSchema(name: string, options?: { descriptions?: boolean }): JSONSchemaProps | undefined {
   if (!modelNames.has(name)) return undefined;
+  if (Object.hasOwn(EXTRA, name)) return EXTRA[name]();
   const withDescriptions = options?.descriptions !== false;
   const cache = built[withDescriptions ? 1 : 0];
   let schema = cache.get(name);
@@ -163,13 +186,9 @@ function buildNode(d: Data, node: DataNode, withDescriptions: boolean, stack: st
 function special(kind: Special): JSONSchemaProps {
   switch (kind) {
     case 'Quantity':
-      return {
-        anyOf: [{ type: 'integer' }, { type: 'string' }],
-        pattern: QUANTITY_PATTERN,
-        'x-kubernetes-int-or-string': true,
-      };
+      return quantitySchema();
     case 'IntOrString':
-      return { anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true };
+      return intOrStringSchema();
     case 'RawExtension':
       return { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
     case 'JSON':

@@ -5,7 +5,15 @@ import { describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import type { JSONSchemaProps } from '../../../src/schema/jsonschema.js';
-import { isK8sModelName, k8sModelSchema, k8sSchemaDataPath, k8sSchemaSource, QUANTITY_PATTERN } from '../../../src/schema/k8s/index.js';
+import {
+  intOrStringSchema,
+  isK8sModelName,
+  k8sModelSchema,
+  k8sSchemaDataPath,
+  k8sSchemaSource,
+  QUANTITY_PATTERN,
+  quantitySchema,
+} from '../../../src/schema/k8s/index.js';
 import { MODEL_NAMES } from '../../../src/schema/k8s/data/source.js';
 import { diffSchemas, sharedObjects, structuralProblems, walkSchema } from './compare.js';
 
@@ -64,7 +72,7 @@ describe('k8s model schemas: source', () => {
       'V1ObjectReference', 'V1Container', 'V1EnvVar', 'V1LocalObjectReference', 'V1SecretKeySelector', 'V1Toleration', 'V1Affinity']) {
       assert.equal(isK8sModelName(name), true, name);
     }
-    for (const name of ['', 'Foo', 'V1PodTemplateSpecX', 'v1PodTemplateSpec', 'KubeConfig', 'IntOrString', 'toString', '__proto__']) {
+    for (const name of ['', 'Foo', 'V1PodTemplateSpecX', 'v1PodTemplateSpec', 'KubeConfig', 'Quantity', 'toString', '__proto__', 'hasOwnProperty']) {
       assert.equal(isK8sModelName(name), false, name);
       assert.equal(k8sModelSchema(name), undefined, name);
     }
@@ -123,8 +131,21 @@ describe('k8s model schemas: shape', () => {
     });
   });
 
+  it('covers the client-node exports that stand for apimachinery types: IntOrString, V1MicroTime', () => {
+    assert.equal(isK8sModelName('IntOrString'), true);
+    assert.equal(isK8sModelName('V1MicroTime'), true);
+    assert.deepEqual(k8sModelSchema('IntOrString'), intOrStringSchema());
+    assert.deepEqual(k8sModelSchema('V1MicroTime'), { format: 'date-time', type: 'string' });
+    assert.deepEqual(k8sModelSchema('CoreV1EventSeries')!.properties!.lastObservedTime, {
+      description: 'Time of the last occurrence observed',
+      format: 'date-time',
+      type: 'string',
+    });
+  });
+
   it('uses controller-gen forms for Quantity, IntOrString, Time, []byte, RawExtension and nested ObjectMeta', () => {
     const quantity = { anyOf: [{ type: 'integer' }, { type: 'string' }], pattern: QUANTITY_PATTERN, 'x-kubernetes-int-or-string': true };
+    assert.deepEqual(quantitySchema(), quantity);
     const rr = k8sModelSchema('V1ResourceRequirements', { descriptions: false })!;
     assert.deepEqual(rr.properties!.limits, { additionalProperties: quantity, type: 'object' });
     assert.deepEqual(k8sModelSchema('V1EmptyDirVolumeSource', { descriptions: false })!.properties!.sizeLimit, quantity);
