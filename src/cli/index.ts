@@ -21,6 +21,8 @@ export function buildProgram(ctx: CliContext): Command {
     .description('Kubebuilder for TypeScript: scaffold, generate manifests for, and run Kubernetes operators')
     .option('--no-color', 'disable coloured output')
     .showSuggestionAfterError(true)
+    // Options after a subcommand belong to it: `create api --version v1` is the API version.
+    .enablePositionalOptions()
     .configureOutput({ writeOut: ctx.out, writeErr: ctx.err })
     .exitOverride();
   program.addHelpText(
@@ -56,7 +58,8 @@ export async function run(argv: readonly string[], ctx: CliContext = defaultCont
   const program = buildProgram(ctx);
   let code = 0;
   try {
-    await program.parseAsync([...argv]);
+    // --no-color is read from argv by the context; dropping it here lets it follow any subcommand.
+    await program.parseAsync([...argv.slice(0, 2), ...argv.slice(2).filter((a) => a !== '--no-color')]);
   } catch (e) {
     code = reportError(e, ctx);
   }

@@ -1,6 +1,68 @@
-// Owned by the create-api work. Registers `kubeforge create api` (and later `create webhook`);
-// implementations are imported lazily inside the actions.
-import type { Command } from 'commander';
-import type { CliContext } from '../context.js';
+// `kubeforge create api` (and later `create webhook`): flags declared here cheaply; the scaffold
+// (handlebars, and ts-morph for the manifests step) is imported lazily inside the action.
+import { type Command, Option } from 'commander';
+import { type CliContext, UsageError } from '../context.js';
 
-export function registerCreate(_program: Command, _ctx: CliContext): void {}
+/**
+ * A Go-style boolean flag: `--resource`, `--resource=false`, `--resource false` and
+ * `--no-resource` all work, as Kubebuilder users type them.
+ */
+function parseBool(flag: string) {
+  return (value: string): boolean => {
+    const v = value.toLowerCase();
+    if (['true', '1', 't', 'yes', 'y'].includes(v)) return true;
+    if (['false', '0', 'f', 'no', 'n'].includes(v)) return false;
+    throw new UsageError(`invalid value "${value}" for --${flag}: expected true or false`, `e.g. --${flag}=false, or --no-${flag}`);
+  };
+}
+
+function boolOption(program: Command, flag: string, description: string): void {
+  program.addOption(new Option(`--${flag} [bool]`, `${description} (default true; --${flag}=false or --no-${flag} to skip)`).argParser(parseBool(flag)));
+  program.addOption(new Option(`--no-${flag}`).hideHelp());
+}
+
+export function registerCreate(program: Command, ctx: CliContext): void {
+  const create = program.command('create').description('scaffold a new API (Kind) or webhook in the current project');
+
+  const api = create
+    .command('api')
+    .description('scaffold a Kind: its API types, a controller, samples and roles; then generate its CRD')
+    .option('--group <group>', 'API group without the domain, e.g. batch (DNS-1123 label; the full group is <group>.<domain>)')
+    .option('--version <version>', 'API version, e.g. v1, v1beta1, v2alpha3')
+    .option('--kind <kind>', 'Kind, in PascalCase, e.g. CronJob')
+    .option('--plural <plural>', 'resource name (default: the plural of the lower-cased Kind, as kubeforge manifests derives it)');
+  boolOption(api, 'namespaced', 'namespaced Kind; --namespaced=false makes it cluster-scoped');
+  boolOption(api, 'resource', 'scaffold the API types');
+  boolOption(api, 'controller', 'scaffold the controller');
+  api
+    .option('--force', 'scaffold even if the Kind exists in PROJECT; replace files that differ', false)
+    .option('--dry-run', 'print the plan (CREATE/UPDATE lines) and write nothing', false)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ kubeforge create api --group batch --version v1 --kind CronJob
+  $ kubeforge create api --group infra --version v1alpha1 --kind Cluster --namespaced=false
+  $ kubeforge create api --group batch --version v2 --kind CronJob --controller=false
+  $ kubeforge create api --group batch --version v1 --kind Person --plural persons --dry-run`,
+    )
+    .action(async (opts: Record<string, unknown>) => {
+      const { runCreateApi } = await import('../../scaffolds/api.js');
+      // --no-x sets x to false; --x without a value sets it to true.
+      const bool = (v: unknown) => (v === undefined ? undefined : v !== false);
+      await runCreateApi(
+        {
+          group: opts.group as string | undefined,
+          version: opts.version as string | undefined,
+          kind: opts.kind as string | undefined,
+          plural: opts.plural as string | undefined,
+          namespaced: bool(opts.namespaced),
+          resource: bool(opts.resource),
+          controller: bool(opts.controller),
+          force: Boolean(opts.force),
+          dryRun: Boolean(opts.dryRun),
+        },
+        { cwd: ctx.cwd, out: ctx.out, err: ctx.err, color: ctx.color },
+      );
+    });
+}

@@ -1,0 +1,502 @@
+/**
+ * `kubeforge create api`: a new Kind (or a new version of one) in an initialised project, as
+ * Kubebuilder's go/v4 plugin scaffolds it: the decorated API types, a controller wired into
+ * src/main.ts and its test, samples, admin/editor/viewer roles, the CRD kustomization, and the
+ * resource entry in PROJECT. Everything is validated and computed in a virtual tree first, then
+ * committed in one go (or printed with --dry-run); then `kubeforge manifests` runs in-process so
+ * the CRD exists, as Kubebuilder runs `make generate manifests`.
+ */
+import { join, posix } from 'node:path';
+import { DiagnosticError, type Diagnostic, error, formatDiagnostics } from '../diagnostics/index.js';
+import { pluralize } from '../manifests/crd.js';
+import {
+  parseProject,
+  PROJECT_FILE,
+  type ProjectConfig,
+  type ProjectResource,
+  qualifiedGroup,
+  serializeProject,
+  validateDns1123Label,
+  validateKind,
+  validateVersion,
+} from '../project/index.js';
+import {
+  applySpecs,
+  type Change,
+  commit,
+  DiskHost,
+  type FileSpec,
+  formatPlan,
+  type Host,
+  type Insertion,
+  insertAtMarkers,
+  TemplateRenderer,
+  Tree,
+} from '../scaffold/index.js';
+import { packageRoot } from '../util/package-root.js';
+import { BOILERPLATE_FILE } from './init.js';
+
+export interface CreateApiOptions {
+  group?: string;
+  version?: string;
+  kind?: string;
+  /** Resource name override (default: the plural `kubeforge manifests` derives from the Kind). */
+  plural?: string;
+  /** Namespaced (default) or cluster-scoped. */
+  namespaced?: boolean;
+  /** Scaffold the API types (default true). */
+  resource?: boolean;
+  /** Scaffold the controller (default true). */
+  controller?: boolean;
+  /** Replace scaffolded files that differ, and scaffold a Kind that PROJECT already has. */
+  force?: boolean;
+  /** Print the plan, write nothing, skip the manifests step. */
+  dryRun?: boolean;
+}
+
+/** Generates the manifests of the project in `dir`; returns what it printed. */
+export type ManifestsStep = (dir: string) => Promise<string>;
+
+export interface CreateApiEnvironment {
+  /** The project folder (holds PROJECT). */
+  cwd: string;
+  out: (text: string) => void;
+  err: (text: string) => void;
+  color?: boolean;
+  /** Where files are read and written; default: the disk at `cwd`. */
+  host?: Host;
+  /** The running kubeforge's package folder (templates); default: packageRoot(). */
+  kubeforgeDir?: string;
+  /**
+   * Runs `kubeforge manifests` after the commit; default: the real one, in-process. `false`
+   * skips it (a project on a memory host cannot be analysed).
+   */
+  manifests?: ManifestsStep | false;
+}
+
+export interface CreateApiResult {
+  changes: Change[];
+  plan: string;
+  /** The entry now in PROJECT. */
+  resource: ProjectResource;
+  /** Whether the manifests step ran and succeeded. */
+  manifests: boolean;
+}
+
+/** Identifiers the scaffolded files import or declare; a Kind with one of these names would clash. */
+const RESERVED_KINDS = new Set([
+  'Client',
+  'ControllerManagerLike',
+  'ListMapKey',
+  'ListType',
+  'Rbac',
+  'ReconcileContext',
+  'Request',
+  'Resource',
+  'Result',
+  'Root',
+  'SubresourceStatus',
+  'TestEnvironment',
+  'V1Condition',
+  'V1ObjectMeta',
+]);
+
+/** Everything the templates and the PROJECT entry need about one Kind. */
+export interface ApiNames {
+  group: string;
+  version: string;
+  kind: string;
+  domain: string;
+  qualifiedGroup: string;
+  apiVersion: string;
+  plural: string;
+  /** True when the plural was given and differs from the derived one. */
+  irregularPlural: boolean;
+  namespaced: boolean;
+  multigroup: boolean;
+  /** `cronjob` */
+  fileName: string;
+  /** `src/api/v1` or `src/api/batch/v1` */
+  apiDir: string;
+  typesFile: string;
+  controllerFile: string;
+  controllerTestFile: string;
+  /** Prefix of the rbac role files and names: `cronjob`, or `batch_cronjob` / `batch-cronjob` with multigroup. */
+  rbacFilePrefix: string;
+  roleName: string;
+  controllerName: string;
+  sampleFile: string;
+  crdFile: string;
+}
+
+/** The layout of one Kind, following Kubebuilder's paths with TypeScript's folders. */
+export function apiNames(config: ProjectConfig, v: { group: string; version: string; kind: string; plural?: string; namespaced: boolean }): ApiNames {
+  const multigroup = config.multigroup === true;
+  const fileName = v.kind.toLowerCase();
+  const derived = pluralize(fileName);
+  const plural = v.plural ?? derived;
+  const qg = qualifiedGroup(v.group, config.domain);
+  const grouped = multigroup && v.group !== '';
+  const apiDir = grouped ? `src/api/${v.group}/${v.version}` : `src/api/${v.version}`;
+  const controllerDir = grouped ? `src/controller/${v.group}` : 'src/controller';
+  const testDir = grouped ? `test/controller/${v.group}` : 'test/controller';
+  return {
+    group: v.group,
+    version: v.version,
+    kind: v.kind,
+    domain: config.domain,
+    qualifiedGroup: qg,
+    apiVersion: `${qg}/${v.version}`,
+    plural,
+    irregularPlural: plural !== derived,
+    namespaced: v.namespaced,
+    multigroup,
+    fileName,
+    apiDir,
+    typesFile: `${apiDir}/${fileName}_types.ts`,
+    controllerFile: `${controllerDir}/${fileName}_controller.ts`,
+    controllerTestFile: `${testDir}/${fileName}_controller.test.ts`,
+    rbacFilePrefix: grouped ? `${v.group}_${fileName}` : fileName,
+    roleName: grouped ? `${v.group}-${fileName}` : fileName,
+    controllerName: grouped ? `${v.group}-${fileName}` : fileName,
+    sampleFile: v.group ? `${v.group}_${v.version}_${fileName}.yaml` : `${v.version}_${fileName}.yaml`,
+    crdFile: `bases/${qg}_${plural}.yaml`,
+  };
+}
+
+/** `./x.js`-style ESM specifier of `to` (a .ts file) as imported from a file in `fromDir`. */
+function importSpecifier(fromDir: string, to: string): string {
+  const rel = posix.relative(fromDir, to).replace(/\.ts$/, '.js');
+  return rel.startsWith('.') ? rel : `./${rel}`;
+}
+
+function pascal(s: string): string {
+  return s
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((p) => p[0].toUpperCase() + p.slice(1))
+    .join('');
+}
+
+const sameGVK = (r: ProjectResource, n: { group: string; version: string; kind: string }) => r.group === n.group && r.version === n.version && r.kind === n.kind;
+
+/** Reads PROJECT, or fails with "run kubeforge init first". */
+export function readProject(host: Host, cwd: string): ProjectConfig {
+  const text = host.read(PROJECT_FILE)?.toString('utf8');
+  if (text === undefined) {
+    throw new DiagnosticError(
+      error('KF1040', `no ${PROJECT_FILE} file in ${cwd}: this folder is not a kubeforge project`, {
+        hint: 'run kubeforge init first (e.g. kubeforge init --domain example.com), or run create api from the project root',
+      }),
+    );
+  }
+  return parseProject(text, join(cwd, PROJECT_FILE));
+}
+
+interface ValidApi {
+  config: ProjectConfig;
+  names: ApiNames;
+  doResource: boolean;
+  doController: boolean;
+  existing?: ProjectResource;
+}
+
+/** Checks every flag against the rules and PROJECT; collects every problem before failing. */
+export function validateCreateApi(options: CreateApiOptions, config: ProjectConfig): ValidApi {
+  const problems: Diagnostic[] = [];
+  const doResource = options.resource ?? true;
+  const doController = options.controller ?? true;
+  const namespaced = options.namespaced ?? true;
+
+  const group = options.group ?? '';
+  if (options.group === undefined) {
+    problems.push(error('KF1041', 'missing --group: the API group, without the domain', { hint: `pass --group, e.g. --group batch (the full group is then batch.${config.domain})` }));
+  } else if (group !== '') {
+    const d = validateDns1123Label(group, 'group', '--group', 'a DNS-1123 label such as "batch" or "webapp"');
+    if (d) problems.push(d);
+  }
+  const version = options.version ?? '';
+  if (options.version === undefined) problems.push(error('KF1041', 'missing --version: the API version', { hint: 'pass --version, e.g. --version v1 (or v1alpha1, v2beta1)' }));
+  else {
+    const d = validateVersion(version);
+    if (d) problems.push(d);
+  }
+  const kind = options.kind ?? '';
+  if (options.kind === undefined) problems.push(error('KF1041', 'missing --kind: the Kind of the new API', { hint: 'pass --kind in PascalCase, e.g. --kind CronJob' }));
+  else {
+    const d = validateKind(kind);
+    if (d) problems.push(d);
+    else if (RESERVED_KINDS.has(kind) || /(Spec|Status|List|Reconciler)$/.test(kind)) {
+      problems.push(
+        error('KF1001', `invalid Kind "${kind}": ${RESERVED_KINDS.has(kind) ? 'the scaffolded files already use that name' : `a Kind may not end in "${/(Spec|Status|List|Reconciler)$/.exec(kind)![1]}" (kubeforge declares ${kind}Spec, ${kind}Status and ${kind}Reconciler next to it)`}`, {
+          hint: '--kind needs another PascalCase name, such as "CronJob"',
+        }),
+      );
+    }
+  }
+  if (options.plural !== undefined) {
+    const d = validateDns1123Label(options.plural, 'plural', '--plural', 'a lower-case DNS-1123 label such as "cronjobs"');
+    if (d) problems.push(d);
+  }
+  if (!doResource && !doController) {
+    problems.push(error('KF1045', 'nothing to scaffold: --resource=false and --controller=false', { hint: 'keep --resource (the API types), --controller (its reconciler), or both' }));
+  }
+  if (group === '' && config.domain === '') {
+    problems.push(error('KF1041', 'the group may only be empty when PROJECT has a domain (the group is then the domain)', { hint: 'pass --group' }));
+  }
+  if (problems.length) throw new DiagnosticError(problems);
+
+  const existing = config.resources.find((r) => sameGVK(r, { group, version, kind }));
+  // Scaffolding again keeps the plural PROJECT recorded unless --plural changes it.
+  const names = apiNames(config, { group, version, kind, plural: options.plural ?? existing?.plural, namespaced });
+  const gvkText = `${kind} (${names.apiVersion})`;
+
+  if (!config.multigroup) {
+    const other = config.resources.find((r) => r.group !== group && !r.core && !r.external);
+    if (other) {
+      problems.push(
+        error('KF1043', `this project holds one API group ("${other.group}", from ${other.kind}); --group "${group}" would start a second one`, {
+          file: PROJECT_FILE,
+          hint: `use --group ${other.group || '""'}, or switch the project to several groups: add "multigroup: true" to PROJECT and move src/api/<version> to src/api/<group>/<version>`,
+        }),
+      );
+    }
+  }
+  if (existing && !options.force) {
+    if (doResource && existing.api) {
+      problems.push(
+        error('KF1042', `the API ${gvkText} already exists in ${PROJECT_FILE}`, {
+          file: PROJECT_FILE,
+          hint: 'pick another Kind or version; pass --force to scaffold it again over the existing files (files that differ are replaced)',
+        }),
+      );
+    }
+    if (doController && existing.controller) {
+      problems.push(
+        error('KF1042', `the controller for ${gvkText} already exists in ${PROJECT_FILE}`, {
+          file: PROJECT_FILE,
+          hint: doResource ? 'pass --controller=false to add only the API, or --force to scaffold it again' : 'pass --force to scaffold it again',
+        }),
+      );
+    }
+  }
+  if (doController && !options.force) {
+    const sibling = config.resources.find((r) => r.controller && r.group === group && r.kind === kind && r.version !== version);
+    if (sibling) {
+      problems.push(
+        error('KF1044', `a controller for ${kind} in group ${names.qualifiedGroup} already exists (version ${sibling.version}); one controller reconciles every version of a Kind`, {
+          file: PROJECT_FILE,
+          hint: 'pass --controller=false to add only the new API version',
+        }),
+      );
+    }
+  }
+  if (!doResource && !existing?.api) {
+    problems.push(
+      error('KF1046', `--resource=false needs the API of ${gvkText} in ${PROJECT_FILE}, and there is none`, {
+        file: PROJECT_FILE,
+        hint: `create the API first (drop --resource=false); controllers for built-in or external types are not supported yet`,
+      }),
+    );
+  }
+  if (problems.length) throw new DiagnosticError(problems);
+  return { config, names, doResource, doController, existing };
+}
+
+/** The PROJECT entry after this command: the existing one (if any) with what was scaffolded now. */
+function projectEntry(v: ValidApi): ProjectResource {
+  const { names, existing, doResource, doController } = v;
+  const entry: ProjectResource = existing ? { ...existing } : { group: names.group, version: names.version, kind: names.kind };
+  entry.domain = names.domain;
+  if (doResource) {
+    entry.api = { crdVersion: 'v1', namespaced: names.namespaced ? true : undefined };
+    entry.path = names.typesFile;
+    entry.plural = names.irregularPlural ? names.plural : undefined;
+  }
+  if (doController) entry.controller = true;
+  return entry;
+}
+
+/** Flips `#- ../crd` to `- ../crd` in config/default/kustomization.yaml; returns undefined when there is no such line. */
+export function uncommentCrd(text: string): string | undefined {
+  const lines = text.split('\n');
+  if (lines.some((l) => l.trim() === '- ../crd')) return text;
+  const at = lines.findIndex((l) => /^\s*#\s*- \.\.\/crd\s*$/.test(l));
+  if (at < 0) return undefined;
+  lines[at] = lines[at].replace(/#\s*(- \.\.\/crd)/, '$1');
+  return lines.join('\n');
+}
+
+/** Computes create api's virtual tree without writing anything. */
+export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnvironment): Promise<{ tree: Tree; changes: Change[]; resource: ProjectResource; warnings: string[] }> {
+  const host = env.host ?? new DiskHost(env.cwd);
+  const config = readProject(host, env.cwd);
+  const valid = validateCreateApi(options, config);
+  const { names } = valid;
+  const warnings: string[] = [];
+
+  const kubeforgeDir = env.kubeforgeDir ?? packageRoot();
+  const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));
+  const boilerplate = host.read(BOILERPLATE_FILE)?.toString('utf8');
+  const licenseHeader = boilerplate ? `${boilerplate.replace(/\n+$/, '')}\n\n` : '';
+
+  const resourceArgs: string[] = [];
+  if (names.irregularPlural) resourceArgs.push(`path: '${names.plural}'`);
+  if (!names.namespaced) resourceArgs.push(`scope: 'Cluster'`);
+  const controllerDir = posix.dirname(names.controllerFile);
+  const grouped = names.multigroup && names.group !== '';
+  const reconcilerAlias = grouped ? `${pascal(names.group)}${names.kind}Reconciler` : undefined;
+  const data = {
+    ...names,
+    licenseHeader,
+    projectName: config.projectName,
+    resourceMarker: resourceArgs.length ? `{ ${resourceArgs.join(', ')} }` : '',
+    varName: names.kind[0].toLowerCase() + names.kind.slice(1),
+    typesImport: importSpecifier(controllerDir, names.typesFile),
+    testNamespace: names.namespaced ? 'default' : '',
+  };
+
+  const specs: FileSpec[] = [];
+  if (valid.doResource) {
+    const gvFile = `${names.apiDir}/groupversion.ts`;
+    if (!host.read(gvFile)) specs.push({ path: gvFile, policy: 'scaffolded', template: 'api/groupversion.ts.hbs' });
+    specs.push(
+      { path: names.typesFile, policy: 'scaffolded', template: 'api/types.ts.hbs' },
+      { path: `config/samples/${names.sampleFile}`, policy: 'scaffolded', template: 'api/config/samples/sample.yaml.hbs' },
+      { path: `config/rbac/${names.rbacFilePrefix}_admin_role.yaml`, policy: 'scaffolded', template: 'api/config/rbac/admin_role.yaml.hbs' },
+      { path: `config/rbac/${names.rbacFilePrefix}_editor_role.yaml`, policy: 'scaffolded', template: 'api/config/rbac/editor_role.yaml.hbs' },
+      { path: `config/rbac/${names.rbacFilePrefix}_viewer_role.yaml`, policy: 'scaffolded', template: 'api/config/rbac/viewer_role.yaml.hbs' },
+    );
+    if (!host.read('config/crd/kustomization.yaml')) specs.push({ path: 'config/crd/kustomization.yaml', policy: 'scaffolded', template: 'api/config/crd/kustomization.yaml.hbs' });
+    if (!host.read('config/crd/kustomizeconfig.yaml')) specs.push({ path: 'config/crd/kustomizeconfig.yaml', policy: 'scaffolded', template: 'api/config/crd/kustomizeconfig.yaml.hbs' });
+    if (!host.read('config/samples/kustomization.yaml')) specs.push({ path: 'config/samples/kustomization.yaml', policy: 'scaffolded', template: 'api/config/samples/kustomization.yaml.hbs' });
+  }
+  if (valid.doController) {
+    specs.push(
+      { path: names.controllerFile, policy: 'scaffolded', template: 'api/controller.ts.hbs' },
+      {
+        path: names.controllerTestFile,
+        policy: 'scaffolded',
+        template: 'api/controller_test.ts.hbs',
+        data: {
+          typesImport: importSpecifier(posix.dirname(names.controllerTestFile), names.typesFile),
+          controllerImport: importSpecifier(posix.dirname(names.controllerTestFile), names.controllerFile),
+        },
+      },
+    );
+  }
+
+  const tree = new Tree(host);
+  await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });
+
+  // Insertions into files init wrote (and the ones created above), anchored on marker comments.
+  const edits: { path: string; insertions: Insertion[] }[] = [];
+  if (valid.doResource) {
+    edits.push({ path: 'config/samples/kustomization.yaml', insertions: [{ marker: '+kubebuilder:scaffold:manifestskustomizesamples', fragment: `- ${names.sampleFile}` }] });
+    edits.push({
+      path: 'config/rbac/kustomization.yaml',
+      insertions: ['admin', 'editor', 'viewer'].map((r) => ({ marker: '+kubebuilder:scaffold:rbac-roles', fragment: `- ${names.rbacFilePrefix}_${r}_role.yaml` })),
+    });
+    edits.push({ path: 'config/crd/kustomization.yaml', insertions: [{ marker: '+kubebuilder:scaffold:crdkustomizeresource', fragment: `- ${names.crdFile}` }] });
+  }
+  if (valid.doController) {
+    const mainImport = importSpecifier('src', names.controllerFile);
+    const ref = reconcilerAlias ?? `${names.kind}Reconciler`;
+    edits.push({
+      path: 'src/main.ts',
+      insertions: [
+        { marker: '+kubebuilder:scaffold:imports', fragment: await renderer.render('api/fragments/main_imports.ts.hbs', { kind: names.kind, alias: reconcilerAlias ?? '', mainControllerImport: mainImport }) },
+        { marker: '+kubebuilder:scaffold:builder', fragment: await renderer.render('api/fragments/main_setup.ts.hbs', { reconciler: ref }) },
+      ],
+    });
+  }
+  const problems: Diagnostic[] = [];
+  for (const edit of edits) {
+    const text = tree.readText(edit.path);
+    if (text === undefined) {
+      problems.push(
+        error('KF1047', `${edit.path} is missing: kubeforge adds ${names.kind} to it`, {
+          file: edit.path,
+          hint: 'restore it from `kubeforge init --dry-run` output in an empty folder, or create it with the marker comment kubeforge inserts above',
+        }),
+      );
+      continue;
+    }
+    try {
+      const result = insertAtMarkers(text, edit.insertions, edit.path);
+      if (result.changed) tree.write(edit.path, result.text);
+    } catch (e) {
+      if (e instanceof DiagnosticError) problems.push(...e.diagnostics);
+      else throw e;
+    }
+  }
+  if (problems.length) throw new DiagnosticError(problems);
+
+  if (valid.doResource) {
+    const path = 'config/default/kustomization.yaml';
+    const text = tree.readText(path);
+    const updated = text === undefined ? undefined : uncommentCrd(text);
+    if (updated === undefined) warnings.push(`${path}: no "#- ../crd" line to switch on; add "- ../crd" to its resources so that config/default installs the CRDs`);
+    else if (updated !== text) tree.write(path, updated);
+  }
+
+  // PROJECT: the entry replaces an existing one in place, or is appended.
+  const resource = projectEntry(valid);
+  const resources = [...config.resources];
+  const at = resources.findIndex((r) => sameGVK(r, names));
+  if (at >= 0) resources[at] = resource;
+  else resources.push(resource);
+  tree.write(PROJECT_FILE, serializeProject({ ...config, resources }));
+
+  return { tree, changes: tree.changes(), resource, warnings };
+}
+
+/** Runs `kubeforge manifests` in-process (loaded lazily: it brings ts-morph). */
+export async function defaultManifestsStep(dir: string): Promise<string> {
+  const { runManifests } = await import('../manifests/generate.js');
+  const { formatPlan: formatManifestsPlan } = await import('../manifests/writer.js');
+  const run = await runManifests({ projectDir: dir });
+  const warnings = run.warnings.length ? formatDiagnostics(run.warnings, { cwd: dir }) : '';
+  return warnings + (run.changes.length ? formatManifestsPlan(run.changes) : 'manifests are up to date\n');
+}
+
+/** Runs `kubeforge create api`. */
+export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvironment): Promise<CreateApiResult> {
+  const { tree, changes, resource, warnings } = await planCreateApi(options, env);
+  const plan = formatPlan(changes, { color: env.color });
+  for (const w of warnings) env.err(`warning: ${w}\n`);
+  if (options.dryRun) {
+    env.out(plan);
+    return { changes, plan, resource, manifests: false };
+  }
+  commit(tree.host, changes);
+  env.out(plan);
+
+  let manifests = false;
+  const step = env.manifests === undefined ? defaultManifestsStep : env.manifests;
+  if (step && resource.api) {
+    env.err('Generating manifests (kubeforge manifests)...\n');
+    try {
+      env.out(await step(env.cwd));
+      manifests = true;
+    } catch (e) {
+      const diagnostics = e instanceof DiagnosticError ? [...e.diagnostics] : [error('KF1050', (e as Error).message)];
+      diagnostics.push(
+        error('KF1050', `${resource.kind} is scaffolded, but generating its CRD failed (see above)`, {
+          hint: 'fix the problems reported above, then run `npm run manifests` (kubeforge manifests) to finish',
+        }),
+      );
+      throw new DiagnosticError(diagnostics);
+    }
+  }
+  env.err(nextSteps(resource));
+  return { changes, plan, resource, manifests };
+}
+
+function nextSteps(r: ProjectResource): string {
+  const lines = ['', 'Next:'];
+  if (r.api) lines.push(`  edit ${r.path} (the ${r.kind} spec and status), then: npm run manifests`);
+  if (r.controller) lines.push(`  implement the reconcile of ${r.kind} in src/controller, then: make test`);
+  lines.push('  make run        # the manager against the cluster of your current kubeconfig', '');
+  return lines.join('\n');
+}
