@@ -4,7 +4,7 @@
  * markers applied), generates the CRDs, and collects @Rbac / @Webhook / @WebhookConfiguration
  * uses for the RBAC and webhook generators. All problems are collected; nothing is written.
  */
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { existsSync } from 'node:fs';
 import { ts } from 'ts-morph';
 import { error, sortDiagnostics, type Diagnostic } from '../diagnostics/index.js';
@@ -74,6 +74,7 @@ export function analyzeProjectSync(options: AnalyzeOptions): ProjectAnalysis {
   const diagnostics = collector.diagnostics;
   diagnostics.push(...loaded.diagnostics);
   const extraInputs = new Set<string>();
+  const rel = (p: string) => relative(loaded.projectDir, p) || '.';
 
   // group-versions, by folder
   const gvCache = new Map<string, GroupVersionInfo | null>();
@@ -103,7 +104,7 @@ export function analyzeProjectSync(options: AnalyzeOptions): ProjectAnalysis {
     visit(sf);
     if (!call) {
       diagnostics.push(
-        error('KF4002', `${sf.fileName} does not call defineGroupVersion from 'kubeforge/markers'`, {
+        error('KF4002', `${rel(sf.fileName)} does not call defineGroupVersion from 'kubeforge/markers'`, {
           file: sf.fileName,
           line: 1,
           column: 1,
@@ -187,9 +188,9 @@ export function analyzeProjectSync(options: AnalyzeOptions): ProjectAnalysis {
       if (!gv) {
         if (!gvCache.has(dirname(file)) || !existsSync(join(dirname(file), 'groupversion.ts'))) {
           diagnostics.push(
-            error('KF4001', `Kind ${className} is in ${dirname(file)}, which has no groupversion.ts`, {
+            error('KF4001', `Kind ${className} is in ${rel(dirname(file))}, which has no groupversion.ts`, {
               ...locationOf(nameNode),
-              hint: `create ${join(dirname(file), 'groupversion.ts')}: import { defineGroupVersion } from 'kubeforge/markers'; export const groupVersion = defineGroupVersion({ group: 'example.com', version: 'v1' });`,
+              hint: `create ${rel(join(dirname(file), 'groupversion.ts'))}: import { defineGroupVersion } from 'kubeforge/markers'; export const groupVersion = defineGroupVersion({ group: 'example.com', version: '${/^v\d/.test(basename(dirname(file))) ? basename(dirname(file)) : 'v1'}' });`,
             }),
           );
         }
@@ -203,7 +204,7 @@ export function analyzeProjectSync(options: AnalyzeOptions): ProjectAnalysis {
   }
 
   const generatorVersion = options.generatorVersion ?? `v${packageVersion()}`;
-  const crds = generateCRDs(kinds, generatorVersion, diagnostics);
+  const crds = generateCRDs(kinds, generatorVersion, diagnostics, rel);
   const byPos = (a: MarkerUse, b: MarkerUse) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column);
   const inputFiles = [...new Set([...programInputFiles(loaded), ...extraInputs])].sort();
   return {

@@ -82,7 +82,13 @@ function at(m: MarkerValue | Location): Location {
   return { file: m.file, line: m.line, column: m.column };
 }
 
-export function generateCRDs(kinds: readonly KindVersion[], generatorVersion: string, diagnostics: Diagnostic[]): Record<string, unknown>[] {
+export function generateCRDs(
+  kinds: readonly KindVersion[],
+  generatorVersion: string,
+  diagnostics: Diagnostic[],
+  /** How file paths appear inside messages (the analysis passes project-relative). */
+  rel: (file: string) => string = (f) => f,
+): Record<string, unknown>[] {
   const byGroupKind = new Map<string, KindVersion[]>();
   for (const k of kinds) {
     const key = `${k.kind}.${k.group}`;
@@ -90,7 +96,7 @@ export function generateCRDs(kinds: readonly KindVersion[], generatorVersion: st
     const dup = list.find((x) => x.version === k.version);
     if (dup) {
       diagnostics.push(
-        error('KF4006', `Kind ${k.kind} is declared twice in ${k.group}/${k.version} (also at ${dup.at.file}:${dup.at.line})`, {
+        error('KF4006', `Kind ${k.kind} is declared twice in ${k.group}/${k.version} (also at ${rel(dup.at.file)}:${dup.at.line})`, {
           ...k.at,
           hint: 'each group-version may declare a Kind once: rename or remove one of them',
         }),
@@ -102,14 +108,14 @@ export function generateCRDs(kinds: readonly KindVersion[], generatorVersion: st
   }
   const out: Record<string, unknown>[] = [];
   for (const [groupKind, all] of byGroupKind) {
-    const crd = generateOne(groupKind, all, generatorVersion, diagnostics);
+    const crd = generateOne(groupKind, all, generatorVersion, diagnostics, rel);
     if (crd) out.push(crd);
   }
   out.sort((a, b) => ((a.metadata as { name: string }).name < (b.metadata as { name: string }).name ? -1 : 1));
   return out;
 }
 
-function generateOne(groupKind: string, all: KindVersion[], generatorVersion: string, diagnostics: Diagnostic[]): Record<string, unknown> | undefined {
+function generateOne(groupKind: string, all: KindVersion[], generatorVersion: string, diagnostics: Diagnostic[], rel: (file: string) => string): Record<string, unknown> | undefined {
   const versions = all.filter((v) => markersNamed(v, 'SkipVersion').length === 0).sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
   if (versions.length === 0) return undefined;
   const { kind, group } = versions[0];
@@ -122,7 +128,7 @@ function generateOne(groupKind: string, all: KindVersion[], generatorVersion: st
       for (const [k, val] of Object.entries(m.args as Record<string, unknown>)) {
         if (resource[k] !== undefined && JSON.stringify(resource[k]) !== JSON.stringify(val)) {
           diagnostics.push(
-            error('KF4007', `@Resource ${k} of ${groupKind} differs between versions (${JSON.stringify(resource[k])} at ${resourceFrom[k].file}:${resourceFrom[k].line}, ${JSON.stringify(val)} here)`, {
+            error('KF4007', `@Resource ${k} of ${groupKind} differs between versions (${JSON.stringify(resource[k])} at ${rel(resourceFrom[k].file)}:${resourceFrom[k].line}, ${JSON.stringify(val)} here)`, {
               ...at(m),
               hint: 'give every version the same resource names, or set them on one version only',
             }),
@@ -156,7 +162,7 @@ function generateOne(groupKind: string, all: KindVersion[], generatorVersion: st
       diagnostics.push(
         error('KF4003', `CRD for ${groupKind} has more than one storage version: ${storage.map((s) => s.version).join(', ')}`, {
           ...at(m),
-          hint: `keep @StorageVersion() on one version only (also on ${storage[0].version} at ${storage[0].at.file}:${storage[0].at.line})`,
+          hint: `keep @StorageVersion() on one version only (also on ${storage[0].version} at ${rel(storage[0].at.file)}:${storage[0].at.line})`,
         }),
       );
     }
@@ -211,7 +217,7 @@ function generateOne(groupKind: string, all: KindVersion[], generatorVersion: st
       const c = { strategy: 'Webhook', webhook: { clientConfig: { service }, conversionReviewVersions: a.conversionReviewVersions ?? ['v1'] } };
       if (conversion && JSON.stringify(conversion) !== JSON.stringify(c)) {
         diagnostics.push(
-          error('KF4008', `@ConversionWebhook of ${groupKind} differs between versions (also at ${conversionFrom!.file}:${conversionFrom!.line})`, {
+          error('KF4008', `@ConversionWebhook of ${groupKind} differs between versions (also at ${rel(conversionFrom!.file)}:${conversionFrom!.line})`, {
             ...at(m),
             hint: 'declare @ConversionWebhook() once, on the hub (storage) version',
           }),

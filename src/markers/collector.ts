@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ts } from 'ts-morph';
 import { error, type Diagnostic } from '../diagnostics/index.js';
-import { getMarkerDefinition, markerForJsDocTag, type ArgField, type ArgType, type MarkerDefinition, type MarkerTarget } from './definitions.js';
+import { getMarkerDefinition, MARKER_DEFINITIONS, markerForJsDocTag, type ArgField, type ArgType, type MarkerDefinition, type MarkerTarget } from './definitions.js';
 
 export const MARKERS_MODULE = 'kubeforge/markers';
 export const K8S_MODULE = '@kubernetes/client-node';
@@ -309,7 +309,8 @@ export class MarkerCollector {
       }
       const def = getMarkerDefinition(name);
       if (!def || def.targets.includes('package')) {
-        this.report('KF2001', `unknown marker @${name} on ${placeName}`, dec, `kubeforge/markers exports no decorator named ${name}; see the markers reference in README.md`);
+        const guess = closest(name, MARKER_DEFINITIONS.filter((d) => !d.targets.includes('package')).map((d) => d.name));
+        this.report('KF2001', `unknown marker @${name} on ${placeName}`, dec, `${guess ? `did you mean @${guess}? ` : ''}kubeforge/markers exports no decorator named ${name}; see the markers reference in README.md`);
         continue;
       }
       if (!isCall) {
@@ -627,9 +628,39 @@ function truncate(s: string): string {
   return one.length > 40 ? `${one.slice(0, 37)}...` : one;
 }
 
-function closest(name: string, options: string[]): string | undefined {
+const SYNONYMS: Record<string, string> = { plural: 'path', shortNames: 'shortName', JSONPath: 'jsonPath', jsonpath: 'jsonPath' };
+
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = d[0];
+    d[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = d[j];
+      d[j] = Math.min(d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return d[b.length];
+}
+
+/** The option a misspelt name most likely meant. */
+export function closest(name: string, options: readonly string[]): string | undefined {
+  const syn = SYNONYMS[name];
+  if (syn && options.includes(syn)) return syn;
   const lower = name.toLowerCase();
-  return options.find((o) => o.toLowerCase() === lower) ?? options.find((o) => o.toLowerCase().startsWith(lower.slice(0, 3)));
+  const exact = options.find((o) => o.toLowerCase() === lower);
+  if (exact) return exact;
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const o of options) {
+    const dist = editDistance(lower, o.toLowerCase());
+    if (dist < bestD) {
+      bestD = dist;
+      best = o;
+    }
+  }
+  return bestD <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
 }
 
 function typeLabel(v: unknown): string {

@@ -138,7 +138,7 @@ export class SchemaFormatter {
     if (schemaless) base = {};
     else {
       const r = irResolve(p.type);
-      base = r.kind === 'unknown' && p.type.kind === 'unknown' ? (r.what === 'object' ? { type: 'object' } : {}) : this.format(p.type, { where, allowUnknown });
+      base = allowUnknown && r.kind === 'unknown' && p.type.kind === 'unknown' ? (r.what === 'object' ? { type: 'object' } : {}) : this.format(p.type, { where, allowUnknown });
     }
     const schema = clone(base);
     if (p.type.kind === 'named' || p.type.kind === 'nullable') applyMarkers(schema, p.markers, this.report(undefined, where), base);

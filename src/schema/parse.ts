@@ -217,7 +217,7 @@ export class TypeParser {
       } else if (parts.length === 0) {
         return this.report('KF3005', `${where} has type 'null', which has no schema`, whole, 'give the field a data type and add `| null` to it');
       } else {
-        const names = parts.map((p) => describe(irResolve(p)));
+        const names = parts.map((p) => (p.kind === 'named' ? p.name : describe(irResolve(p))));
         const objects = parts.filter((p) => ['object', 'map', 'k8s'].includes(irResolve(p).kind)).length;
         const prims = new Set(names);
         const hint =
