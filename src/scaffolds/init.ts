@@ -18,7 +18,7 @@ import {
 } from '../project/index.js';
 import { applySpecs, type Change, commit, DiskHost, type FileSpec, formatPlan, type Host, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
-import { resolveKubeforgeSource } from './kubeforge-source.js';
+import { isKubeforgeTarball, resolveKubeforgeSource, TARBALL_DIR } from './kubeforge-source.js';
 
 export interface InitOptions {
   domain?: string;
@@ -223,6 +223,11 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
 
   const tree = new Tree(host);
   await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });
+  // Managed: kubeforge tarballs other than the one depended on now are stale.
+  for (const name of host.list(TARBALL_DIR)) {
+    const path = `${TARBALL_DIR}/${name}`;
+    if (isKubeforgeTarball(name) && path !== source.tarball?.path) tree.delete(path);
+  }
   return { tree, changes: tree.changes(), hasTarball: data.hasTarball };
 }
 

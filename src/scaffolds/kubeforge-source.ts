@@ -5,10 +5,15 @@
  * container build then need nothing but the npm registry for the other packages.
  *
  *   tarball (default)  pack the running kubeforge into .kubeforge/ (as `npm pack` would)
+ *
+ * The tarball's name carries a hash of its bytes (`kubeforge-0.1.0-1a2b3c4d.tgz`): a different
+ * kubeforge gives a different `file:` spec, so `npm install` picks it up instead of keeping the
+ * copy in node_modules that package-lock.json recorded under the old name.
  *   link               `file:<kubeforge folder>`: npm links it (for kubeforge development)
  *   registry           `^<version>` from the registry (once kubeforge is published)
  *   <path>.tgz         copy that tarball (e.g. from `npm pack`) into .kubeforge/
  */
+import { createHash } from 'node:crypto';
 import { basename, dirname, resolve } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { createTgz, type Host, type TarEntry } from '../scaffold/index.js';
@@ -103,13 +108,24 @@ export function packKubeforge(host: Host): { name: string; data: Buffer } {
   return { name: `kubeforge-${pkg.version}.tgz`, data: createTgz(entries) };
 }
 
+/** `kubeforge-0.1.0.tgz` + bytes -> `.kubeforge/kubeforge-0.1.0-<sha256 prefix>.tgz`. */
+function tarballSource(name: string, data: Buffer): KubeforgeSource {
+  const hash = createHash('sha256').update(data).digest('hex').slice(0, 8);
+  const path = `${TARBALL_DIR}/${name.replace(/\.(tgz|tar\.gz)$/, '')}-${hash}.tgz`;
+  return { dependency: `file:${path}`, tarball: { path, data } };
+}
+
+/** Whether a file in .kubeforge/ is a kubeforge tarball written by init (stale ones are removed). */
+export function isKubeforgeTarball(name: string): boolean {
+  return /^kubeforge-.*\.tgz$/.test(name);
+}
+
 /** Resolves `--kubeforge-source` into a dependency spec (and a tarball to write). */
 export function resolveKubeforgeSource(value: string | undefined, ctx: SourceContext): KubeforgeSource {
   const choice = value ?? 'tarball';
   if (choice === 'tarball') {
     const { name, data } = packKubeforge(ctx.kubeforge);
-    const path = `${TARBALL_DIR}/${name}`;
-    return { dependency: `file:${path}`, tarball: { path, data } };
+    return tarballSource(name, data);
   }
   if (choice === 'link') return { dependency: `file:${ctx.kubeforgeDir}` };
   if (choice === 'registry') return { dependency: `^${readPackageJson(ctx.kubeforge).version}` };
@@ -121,9 +137,7 @@ export function resolveKubeforgeSource(value: string | undefined, ctx: SourceCon
         error('KF1022', `--kubeforge-source: no tarball at ${abs}`, { hint: 'make one with `npm pack` in the kubeforge folder, or use tarball|link|registry' }),
       );
     }
-    const name = basename(abs).replace(/\.tar\.gz$/, '.tgz');
-    const path = `${TARBALL_DIR}/${name}`;
-    return { dependency: `file:${path}`, tarball: { path, data } };
+    return tarballSource(basename(abs), data);
   }
   throw new DiagnosticError(
     error('KF1023', `--kubeforge-source: unknown value "${choice}"`, { hint: 'use tarball (default), link, registry, or the path of a .tgz made by npm pack' }),

@@ -152,7 +152,7 @@ describe('kubeforge init: writing', () => {
     assert.ok(statSync(join(dir, 'src/main.ts')).isFile());
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string> };
     assert.equal(pkg.name, 'guestbook');
-    assert.match(pkg.dependencies.kubeforge, /^file:\.kubeforge\/kubeforge-\d+\.\d+\.\d+.*\.tgz$/);
+    assert.match(pkg.dependencies.kubeforge, /^file:\.kubeforge\/kubeforge-\d+\.\d+\.\d+.*-[0-9a-f]{8}\.tgz$/);
     assert.ok(statSync(join(dir, pkg.dependencies.kubeforge.slice(5))).size > 10_000);
     const before = snapshot(dir);
     const second = await kubeforge(dir, 'init', '--domain', 'example.com', '--skip-install', '--force');

@@ -15,8 +15,7 @@ const VERSION = packageVersion();
 /** Golden files must not change with kubeforge's version: its tarball name and spec are normalised. */
 export function normalise(text: string): string {
   return text
-    .split(`kubeforge-${VERSION}.tgz`)
-    .join('kubeforge-VERSION.tgz')
+    .replace(new RegExp(`kubeforge-${VERSION.replace(/\./g, '\\.')}-[0-9a-f]{8}\\.tgz`, 'g'), 'kubeforge-VERSION-HASH.tgz')
     .split(`"kubeforge": "^${VERSION}"`)
     .join('"kubeforge": "^VERSION"')
     .replace(/\(binary, [0-9.]+ (KiB|bytes)\)/g, '(binary)');
@@ -82,7 +81,8 @@ describe('kubeforge init (golden trees)', () => {
     assert.deepEqual([...a.host.files.keys()], [...b.host.files.keys()]);
     for (const [k, v] of a.host.files) assert.ok(v.equals(b.host.files.get(k)!), k);
     const tgz = [...a.host.files.keys()].filter((k) => k.startsWith('.kubeforge/'));
-    assert.deepEqual(tgz, [`.kubeforge/kubeforge-${VERSION}.tgz`]);
+    assert.equal(tgz.length, 1);
+    assert.match(tgz[0], new RegExp(`^\\.kubeforge/kubeforge-${VERSION.replace(/\./g, '\\.')}-[0-9a-f]{8}\\.tgz$`));
   });
 
   it('writes no absolute paths, except for --kubeforge-source link', async () => {
@@ -93,6 +93,25 @@ describe('kubeforge init (golden trees)', () => {
     assert.match(pkg.dependencies.kubeforge, /^file:\//);
     assert.equal([...linked.host.files.keys()].some((k) => k.startsWith('.kubeforge/')), false);
     assert.doesNotMatch(linked.host.read('Dockerfile')!.toString('utf8'), /\.kubeforge/);
+  });
+
+  it('--force replaces a stale kubeforge tarball (new name, old one deleted) so npm install picks it up', async () => {
+    const { host } = await scaffold({ domain: 'example.com' }, '/w/guestbook');
+    const current = [...host.files.keys()].find((k) => k.startsWith('.kubeforge/'))!;
+    host.files.set('.kubeforge/kubeforge-0.0.1-deadbeef.tgz', Buffer.from([0, 1]));
+    host.files.set('.kubeforge/notes.txt', Buffer.from('mine\n'));
+    const again = await scaffold({ domain: 'example.com', force: true }, '/w/guestbook', host);
+    assert.deepEqual(again.out.join(''), 'DELETE .kubeforge/kubeforge-0.0.1-deadbeef.tgz (binary, 2 bytes)\n');
+    assert.ok(host.files.has(current));
+    assert.ok(host.files.has('.kubeforge/notes.txt'), 'files that are not kubeforge tarballs stay');
+  });
+
+  it('config/rbac/role.yaml is byte for byte what `kubeforge manifests` writes for a project without @Rbac markers', async () => {
+    const { generateRbac } = await import('../../src/manifests/rbac.js');
+    const { toYamlDocuments } = await import('../../src/manifests/yaml.js');
+    const { withHeader, RBAC_FILE } = await import('../../src/manifests/writer.js');
+    const { host } = await scaffold({ domain: 'example.com' }, '/w/guestbook');
+    assert.equal(host.read(RBAC_FILE)!.toString('utf8'), withHeader(toYamlDocuments(generateRbac([]).objects)));
   });
 
   it('--force keeps the resources of an existing PROJECT file', async () => {

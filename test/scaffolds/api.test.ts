@@ -1,0 +1,299 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DiagnosticError } from '../../src/diagnostics/index.js';
+import { pluralize } from '../../src/manifests/crd.js';
+import { parseProject } from '../../src/project/index.js';
+import { type Change, MemoryHost } from '../../src/scaffold/index.js';
+import { apiNames, type CreateApiOptions, planCreateApi, runCreateApi, uncommentCrd } from '../../src/scaffolds/api.js';
+import { type InitOptions, runInit } from '../../src/scaffolds/init.js';
+import { assertGoldenFile, assertGoldenTree } from './golden.js';
+
+const CWD = '/work/guestbook';
+const quiet = { out: () => {}, err: () => {} };
+
+/** A freshly initialised project in memory (no tarball, no npm install). */
+async function initialised(options: Partial<InitOptions> = {}): Promise<MemoryHost> {
+  const host = new MemoryHost();
+  await runInit({ domain: 'example.com', owner: 'The Guestbook Authors', kubeforgeSource: 'registry', skipInstall: true, ...options }, { cwd: CWD, host, ...quiet });
+  return host;
+}
+
+async function createApi(host: MemoryHost, options: CreateApiOptions) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const result = await runCreateApi(options, { cwd: CWD, host, out: (t) => out.push(t), err: (t) => err.push(t), manifests: false });
+  return { result, out: out.join(''), err: err.join('') };
+}
+
+/** The files a run created or updated, with their new text. */
+function written(changes: readonly Change[]): Record<string, string> {
+  return Object.fromEntries(changes.filter((c) => c.kind !== 'delete').map((c) => [c.path, c.content!.toString('utf8')]));
+}
+
+async function expectDiagnostics(p: Promise<unknown>, codes: string[]): Promise<DiagnosticError> {
+  try {
+    await p;
+  } catch (e) {
+    assert.ok(e instanceof DiagnosticError, `expected a DiagnosticError, got ${(e as Error)?.stack ?? e}`);
+    assert.deepEqual(
+      e.diagnostics.map((d) => d.code),
+      codes,
+      e.message,
+    );
+    return e;
+  }
+  assert.fail(`expected diagnostics ${codes.join(', ')}, got success`);
+}
+
+const CASES: { name: string; init?: Partial<InitOptions>; runs: CreateApiOptions[] }[] = [
+  { name: 'cronjob', runs: [{ group: 'batch', version: 'v1', kind: 'CronJob' }] },
+  {
+    name: 'cluster-scoped-plural',
+    runs: [
+      { group: 'batch', version: 'v1', kind: 'CronJob' },
+      { group: 'batch', version: 'v1', kind: 'Fleet', namespaced: false, plural: 'fleetz' },
+    ],
+  },
+  {
+    name: 'multigroup',
+    init: { multigroup: true, license: 'none' },
+    runs: [
+      { group: 'ship', version: 'v1beta1', kind: 'Frigate' },
+      { group: 'sea', version: 'v1', kind: 'Frigate', controller: true },
+    ],
+  },
+];
+
+describe('kubeforge create api (golden files)', () => {
+  for (const c of CASES) {
+    it(`${c.name}: what create api writes matches test/golden/api/${c.name}`, async () => {
+      const host = await initialised(c.init);
+      const initial = new Map(host.files);
+      const plans: string[] = [];
+      for (const run of c.runs) {
+        const { out } = await createApi(host, run);
+        plans.push(out);
+      }
+      // Every file create api created or changed, as it is after the last run.
+      const changed: Record<string, string> = {};
+      for (const [path, data] of [...host.files].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        if (!initial.get(path)?.equals(data)) changed[path] = data.toString('utf8');
+      }
+      assertGoldenTree(changed, `api/${c.name}/tree`);
+      assertGoldenFile(plans.join('---\n'), `api/${c.name}/plan.txt`);
+    });
+  }
+
+  it('--dry-run prints the same plan and writes nothing', async () => {
+    const host = await initialised();
+    const before = new Map(host.files);
+    const dry = await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob', dryRun: true });
+    assert.deepEqual(host.files, before);
+    assert.match(dry.out, /^CREATE src\/api\/v1\/cronjob_types\.ts \(\+\d+ lines\)$/m);
+    const real = await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' });
+    assert.equal(real.out, dry.out);
+  });
+});
+
+describe('kubeforge create api (idempotence)', () => {
+  for (const c of CASES) {
+    it(`${c.name}: every command run again with --force plans nothing`, async () => {
+      const host = await initialised(c.init);
+      for (const run of c.runs) await createApi(host, run);
+      const before = new Map(host.files);
+      for (const run of c.runs) {
+        const again = await createApi(host, { ...run, force: true });
+        assert.deepEqual(again.result.changes, [], `${run.kind}: ${again.out}`);
+        assert.equal(again.out, 'Nothing to change.\n');
+      }
+      assert.deepEqual(host.files, before);
+    });
+  }
+
+  it('adding a second Kind leaves the first one\'s insertions and entry alone', async () => {
+    const host = await initialised();
+    await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' });
+    await createApi(host, { group: 'batch', version: 'v1', kind: 'Fleet' });
+    const main = host.read('src/main.ts')!.toString();
+    assert.equal(main.match(/import \{ CronJobReconciler \}/g)?.length, 1);
+    assert.equal(main.match(/new CronJobReconciler\(mgr\.getClient\(\)\)\.setupWithManager\(mgr\);/g)?.length, 1);
+    assert.ok(main.indexOf('new CronJobReconciler') < main.indexOf('new FleetReconciler'), 'creation order');
+    const rbac = host.read('config/rbac/kustomization.yaml')!.toString();
+    assert.match(rbac, /- cronjob_admin_role\.yaml\n- cronjob_editor_role\.yaml\n- cronjob_viewer_role\.yaml\n- fleet_admin_role\.yaml/);
+    const project = parseProject(host.read('PROJECT')!.toString());
+    assert.deepEqual(
+      project.resources.map((r) => r.kind),
+      ['CronJob', 'Fleet'],
+    );
+    const crd = host.read('config/crd/kustomization.yaml')!.toString();
+    assert.match(crd, /- bases\/batch\.example\.com_cronjobs\.yaml\n- bases\/batch\.example\.com_fleets\.yaml\n# \+kubebuilder:scaffold:crdkustomizeresource/);
+  });
+
+  it('a second version of a Kind gets its own groupversion.ts; --controller=false keeps the one controller', async () => {
+    const host = await initialised();
+    await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' });
+    const { result } = await createApi(host, { group: 'batch', version: 'v2', kind: 'CronJob', controller: false });
+    const paths = result.changes.map((c) => `${c.kind} ${c.path}`);
+    assert.ok(paths.includes('create src/api/v2/groupversion.ts'));
+    assert.ok(paths.includes('create src/api/v2/cronjob_types.ts'));
+    assert.ok(!paths.some((p) => p.includes('controller') || p.endsWith('src/main.ts')), paths.join('\n'));
+    assert.ok(paths.includes('create config/samples/batch_v2_cronjob.yaml'));
+    // The CRD file is per group-kind: listed once.
+    const crd = host.read('config/crd/kustomization.yaml')!.toString();
+    assert.equal(crd.match(/batch\.example\.com_cronjobs\.yaml/g)?.length, 1);
+    await expectDiagnostics(createApi(host, { group: 'batch', version: 'v3', kind: 'CronJob' }), ['KF1044']);
+  });
+
+  it('--resource=false adds a controller to an API created without one', async () => {
+    const host = await initialised();
+    await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob', controller: false });
+    assert.ok(!host.read('src/main.ts')!.toString().includes('CronJobReconciler'));
+    const { result } = await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob', resource: false });
+    assert.deepEqual(
+      result.changes.map((c) => `${c.kind} ${c.path}`),
+      ['update PROJECT', 'create src/controller/cronjob_controller.ts', 'update src/main.ts', 'create test/controller/cronjob_controller.test.ts'],
+    );
+    const entry = parseProject(host.read('PROJECT')!.toString()).resources[0];
+    assert.deepEqual(entry, { api: { crdVersion: 'v1', namespaced: true }, controller: true, domain: 'example.com', group: 'batch', kind: 'CronJob', path: 'src/api/v1/cronjob_types.ts', version: 'v1' });
+  });
+});
+
+describe('kubeforge create api (bad input: clear message, nothing written)', () => {
+  const bad: { name: string; options: CreateApiOptions; codes: string[]; message: RegExp; hint?: RegExp }[] = [
+    { name: 'upper-case group', options: { group: 'Batch', version: 'v1', kind: 'CronJob' }, codes: ['KF1001'], message: /invalid group "Batch": a DNS-1123 label must consist of lower-case letters/, hint: /"batch"/ },
+    { name: 'dotted group', options: { group: 'batch.io', version: 'v1', kind: 'CronJob' }, codes: ['KF1001'], message: /invalid group "batch\.io"/ },
+    { name: 'version without v', options: { group: 'batch', version: '1', kind: 'CronJob' }, codes: ['KF1001'], message: /invalid version "1": must be "v" then a number/, hint: /"v1alpha1"/ },
+    { name: 'version v1beta', options: { group: 'batch', version: 'v1beta', kind: 'CronJob' }, codes: ['KF1001'], message: /invalid version "v1beta"/ },
+    { name: 'lower-case kind', options: { group: 'batch', version: 'v1', kind: 'cronJob' }, codes: ['KF1001'], message: /invalid Kind "cronJob": must start with an upper-case letter/, hint: /"CronJob"/ },
+    { name: 'kind with a dash', options: { group: 'batch', version: 'v1', kind: 'Cron-Job' }, codes: ['KF1001'], message: /may only hold letters and digits; found "-"/ },
+    { name: 'kind clashing with a generated name', options: { group: 'batch', version: 'v1', kind: 'CronJobList' }, codes: ['KF1001'], message: /may not end in "List"/ },
+    { name: 'kind clashing with an import', options: { group: 'batch', version: 'v1', kind: 'V1Condition' }, codes: ['KF1001'], message: /already use that name/ },
+    { name: 'upper-case plural', options: { group: 'batch', version: 'v1', kind: 'CronJob', plural: 'CronJobs' }, codes: ['KF1001'], message: /invalid plural "CronJobs"/ },
+    { name: 'missing flags', options: {}, codes: ['KF1041', 'KF1041', 'KF1041'], message: /missing --group/ },
+    { name: 'nothing to scaffold', options: { group: 'batch', version: 'v1', kind: 'CronJob', resource: false, controller: false }, codes: ['KF1045'], message: /nothing to scaffold/ },
+    { name: 'every problem at once', options: { group: 'B', version: 'x', kind: 'k' }, codes: ['KF1001', 'KF1001', 'KF1001'], message: /group/ },
+    { name: 'controller for an API that does not exist', options: { group: 'batch', version: 'v1', kind: 'CronJob', resource: false }, codes: ['KF1046'], message: /--resource=false needs the API of CronJob/ },
+  ];
+  for (const b of bad) {
+    it(`${b.name}: ${b.codes.join(', ')}`, async () => {
+      const host = await initialised();
+      const before = new Map(host.files);
+      const e = await expectDiagnostics(createApi(host, b.options), b.codes);
+      assert.match(e.diagnostics[0].message, b.message);
+      if (b.hint) assert.match(e.diagnostics[0].hint ?? '', b.hint);
+      assert.deepEqual(host.files, before, 'nothing written');
+    });
+  }
+
+  it('no PROJECT file: "run kubeforge init first"', async () => {
+    const host = new MemoryHost({ 'README.md': 'hello\n' });
+    const e = await expectDiagnostics(createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' }), ['KF1040']);
+    assert.match(e.diagnostics[0].hint!, /run kubeforge init first/);
+    assert.deepEqual(host.snapshot(), { 'README.md': 'hello\n' });
+  });
+
+  it('a Kind already in PROJECT needs --force; the message names it', async () => {
+    const host = await initialised();
+    await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' });
+    const before = new Map(host.files);
+    const e = await expectDiagnostics(createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' }), ['KF1042', 'KF1042']);
+    assert.match(e.diagnostics[0].message, /the API CronJob \(batch\.example\.com\/v1\) already exists in PROJECT/);
+    assert.match(e.diagnostics[0].hint!, /--force/);
+    assert.deepEqual(host.files, before);
+  });
+
+  it('a second group in a single-group project is refused with the way out', async () => {
+    const host = await initialised();
+    await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' });
+    const before = new Map(host.files);
+    const e = await expectDiagnostics(createApi(host, { group: 'apps', version: 'v1', kind: 'Web' }), ['KF1043']);
+    assert.match(e.diagnostics[0].hint!, /multigroup: true/);
+    assert.deepEqual(host.files, before);
+  });
+
+  it('a user file in the way is a conflict (KF1103) unless --force; nothing written', async () => {
+    const host = await initialised();
+    host.files.set('src/api/v1/cronjob_types.ts', Buffer.from('// mine\n'));
+    const before = new Map(host.files);
+    const e = await expectDiagnostics(createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' }), ['KF1103']);
+    assert.equal(e.diagnostics[0].file, 'src/api/v1/cronjob_types.ts');
+    assert.deepEqual(host.files, before);
+    await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob', force: true });
+    assert.match(host.read('src/api/v1/cronjob_types.ts')!.toString(), /export class CronJob \{/);
+  });
+
+  it('a removed insertion marker in src/main.ts is located (KF1201); nothing written', async () => {
+    const host = await initialised();
+    const main = host.read('src/main.ts')!.toString().replace('  // +kubebuilder:scaffold:builder\n', '');
+    host.files.set('src/main.ts', Buffer.from(main));
+    const before = new Map(host.files);
+    const e = await expectDiagnostics(createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' }), ['KF1201']);
+    assert.equal(e.diagnostics[0].file, 'src/main.ts');
+    assert.match(e.diagnostics[0].message, /\+kubebuilder:scaffold:builder/);
+    assert.deepEqual(host.files, before);
+  });
+
+  it('a missing config/rbac/kustomization.yaml is reported (KF1047); nothing written', async () => {
+    const host = await initialised();
+    host.files.delete('config/rbac/kustomization.yaml');
+    const before = new Map(host.files);
+    const e = await expectDiagnostics(createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' }), ['KF1047']);
+    assert.equal(e.diagnostics[0].file, 'config/rbac/kustomization.yaml');
+    assert.deepEqual(host.files, before);
+  });
+
+  it('a config/default/kustomization.yaml without the #- ../crd line gives a warning, not a failure', async () => {
+    const host = await initialised();
+    host.files.set('config/default/kustomization.yaml', Buffer.from('resources:\n- ../rbac\n'));
+    const { err } = await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' });
+    assert.match(err, /warning: config\/default\/kustomization\.yaml: no "#- \.\.\/crd" line/);
+    assert.equal(host.read('config/default/kustomization.yaml')!.toString(), 'resources:\n- ../rbac\n');
+  });
+});
+
+describe('kubeforge create api (names)', () => {
+  it('the default plural is the one kubeforge manifests derives', async () => {
+    const host = await initialised();
+    const config = parseProject(host.read('PROJECT')!.toString());
+    for (const kind of ['CronJob', 'Policy', 'Bus', 'Status', 'Person', 'Box', 'Leaf', 'Data']) {
+      const names = apiNames(config, { group: 'batch', version: 'v1', kind, namespaced: true });
+      assert.equal(names.plural, pluralize(kind.toLowerCase()), kind);
+      assert.equal(names.irregularPlural, false);
+    }
+    const { resource, changes } = await planCreateApi({ group: 'batch', version: 'v1', kind: 'Policy' }, { cwd: CWD, host, ...quiet });
+    assert.equal(resource.plural, undefined, 'a regular plural is not recorded in PROJECT');
+    assert.match(written(changes)['config/crd/kustomization.yaml'], /- bases\/batch\.example\.com_policies\.yaml/);
+  });
+
+  it('--plural overrides the resource name: @Resource({ path }), PROJECT plural, roles and CRD file', async () => {
+    const host = await initialised();
+    const { result } = await createApi(host, { group: 'batch', version: 'v1', kind: 'Person', plural: 'persons' });
+    assert.equal(result.resource.plural, 'persons');
+    const files = written(result.changes);
+    assert.match(files['src/api/v1/person_types.ts'], /^@Resource\(\{ path: 'persons' \}\)$/m);
+    assert.match(files['src/api/v1/person_types.ts'], /static readonly plural = 'persons';/);
+    assert.match(files['config/rbac/person_editor_role.yaml'], /- persons\/status/);
+    assert.match(files['src/controller/person_controller.ts'], /resources: \['persons'\]/);
+    assert.match(host.read('config/crd/kustomization.yaml')!.toString(), /- bases\/batch\.example\.com_persons\.yaml/);
+    // Scaffolding again without --plural keeps the recorded one.
+    const again = await createApi(host, { group: 'batch', version: 'v1', kind: 'Person', force: true });
+    assert.deepEqual(again.result.changes, []);
+  });
+
+  it('an empty group means the domain itself (as Kubebuilder)', async () => {
+    const host = await initialised();
+    const { result } = await createApi(host, { group: '', version: 'v1', kind: 'Widget' });
+    const files = written(result.changes);
+    assert.match(files['src/api/v1/groupversion.ts'], /group: 'example\.com', version: 'v1'/);
+    assert.ok(files['config/samples/v1_widget.yaml']);
+    assert.match(host.read('config/crd/kustomization.yaml')!.toString(), /- bases\/example\.com_widgets\.yaml/);
+  });
+
+  it('uncommentCrd switches on "#- ../crd" once and only that line', () => {
+    const text = 'resources:\n# [CRD] note\n#- ../crd\n- ../rbac\n#- ../crd-extra\n';
+    const once = uncommentCrd(text)!;
+    assert.equal(once, 'resources:\n# [CRD] note\n- ../crd\n- ../rbac\n#- ../crd-extra\n');
+    assert.equal(uncommentCrd(once), once);
+    assert.equal(uncommentCrd('resources:\n- ../rbac\n'), undefined);
+  });
+});
