@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -75,6 +77,39 @@ describe('k8s model schemas: source', () => {
     for (const name of ['', 'Foo', 'V1PodTemplateSpecX', 'v1PodTemplateSpec', 'KubeConfig', 'Quantity', 'toString', '__proto__', 'hasOwnProperty']) {
       assert.equal(isK8sModelName(name), false, name);
       assert.equal(k8sModelSchema(name), undefined, name);
+    }
+  });
+});
+
+describe('k8s model schemas: cost', () => {
+  it('importing loads neither client-node nor models.json; the first schema request reads models.json once', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kf-k8s-'));
+    try {
+      // A loader hook that refuses @kubernetes/client-node, and a readFileSync that counts models.json reads.
+      writeFileSync(join(dir, 'hooks.mjs'), [
+        'export async function resolve(specifier, context, next) {',
+        "  if (specifier.includes('@kubernetes/client-node')) throw new Error('client-node imported: ' + specifier);",
+        '  return next(specifier, context);',
+        '}',
+      ].join('\n'));
+      const index = pathToFileURL(join(root, 'build/src/schema/k8s/index.js')).href;
+      const code = [
+        "import fs from 'node:fs';",
+        "import { register, syncBuiltinESMExports } from 'node:module';",
+        `register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});`,
+        'const original = fs.readFileSync; let reads = 0;',
+        "fs.readFileSync = function (p, ...rest) { if (String(p).endsWith('models.json')) reads++; return original.call(this, p, ...rest); };",
+        'syncBuiltinESMExports();',
+        `const m = await import(${JSON.stringify(index)});`,
+        "const afterImport = reads; m.isK8sModelName('V1Pod'); const afterName = reads;",
+        "m.k8sModelSchema('V1PodTemplateSpec'); m.k8sModelSchema('V1PodTemplateSpec'); m.k8sModelSchema('V1Condition', { descriptions: false });",
+        'console.log(JSON.stringify({ afterImport, afterName, afterSchemas: reads }));',
+      ].join('\n');
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', env: { ...process.env, KUBEFORGE_REPO_ROOT: root } });
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop()!), { afterImport: 0, afterName: 0, afterSchemas: 1 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
