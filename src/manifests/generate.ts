@@ -18,7 +18,7 @@ import { ARGUMENT_SHAPE_CODE, type MarkerUse } from './markeruse.js';
 import { generateRbac } from './rbac.js';
 import { generateWebhooks } from './webhook.js';
 import { type Change, CRD_DIR, type OutputFile, RBAC_FILE, WEBHOOK_FILE, applyChanges, formatPlan, planChanges, withHeader } from './writer.js';
-import { toYamlDocument, toYamlDocuments } from './yaml.js';
+import { YamlWriter, toYamlDocuments } from './yaml.js';
 
 /** What the analysis returns (a type-only import: analyze.ts and ts-morph load lazily, below). */
 export type AnalysisResult = ProjectAnalysis;
@@ -61,6 +61,9 @@ export function buildOutputs(analysis: AnalysisResult): { outputs: OutputFile[];
   const diagnostics: Diagnostic[] = [];
   const outputs: OutputFile[] = [];
   const byPath = new Map<string, string>();
+  // One writer for every CRD: subtrees they share (embedded Kubernetes types) are written once.
+  const yaml = new YamlWriter();
+  for (const crd of analysis.crds) yaml.add(crd);
   for (const crd of analysis.crds) {
     const spec = (crd.spec ?? {}) as { group?: string; names?: { plural?: string; kind?: string } };
     const path = `${CRD_DIR}/${spec.group}_${spec.names?.plural}.yaml`;
@@ -71,7 +74,7 @@ export function buildOutputs(analysis: AnalysisResult): { outputs: OutputFile[];
       continue;
     }
     byPath.set(path, name);
-    outputs.push({ path, content: withHeader(toYamlDocument(crd)) });
+    outputs.push({ path, content: withHeader(yaml.document(crd)) });
   }
   const rbac = generateRbac(analysis.rbac);
   diagnostics.push(...rbac.diagnostics);

@@ -53,7 +53,9 @@ function readOrUndefined(file: string): string | undefined {
 }
 
 function lineCount(text: string): number {
-  return text.endsWith('\n') ? text.split('\n').length - 1 : text.split('\n').length;
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return text.length > 0 && !text.endsWith('\n') ? n + 1 : n;
 }
 
 /** Managed files currently on disk that carry our header (relative paths, sorted). */

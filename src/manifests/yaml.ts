@@ -25,38 +25,203 @@ const INDENT = 2;
 
 /** Serialises one document: `---\n` then the value, LF line ends, trailing newline. */
 export function toYamlDocument(value: unknown): string {
-  const e = new Emitter();
-  e.raw('---');
-  e.node(value, -1, 'root');
-  e.finish();
-  return e.out.join('');
+  const w = new YamlWriter();
+  w.add(value);
+  return w.document(value);
 }
 
 /** Serialises several documents one after the other, each starting with `---`. */
 export function toYamlDocuments(values: readonly unknown[]): string {
-  return values.map(toYamlDocument).join('');
+  const w = new YamlWriter();
+  for (const v of values) w.add(v);
+  return values.map((v) => w.document(v)).join('');
+}
+
+/** A serialised subtree and the emitter state after it. */
+interface Fragment {
+  text: string;
+  column: number;
+  whitespace: boolean;
+  indention: boolean;
+}
+
+function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Subtrees smaller than this (in nodes) are cheaper to write than to look up. */
+const MIN_SHARED_SIZE = 24;
+
+/**
+ * Serialises several values that may share large identical subtrees (every CRD embedding
+ * V1PodTemplateSpec carries the same few thousand lines). `add` every value first: it interns
+ * each subtree by content (hash-consing: an object's signature is its keys and its children's
+ * ids), then `document` writes each value, reusing the text of a repeated subtree written at
+ * the same indentation and emitter state. The output is byte-identical to writing every node;
+ * the values must not change between `add` and `document`.
+ */
+export class YamlWriter {
+  private readonly stringIds = new Map<string, number>();
+  private readonly otherIds = new Map<string, number>();
+  private readonly keyIds = new Map<string, number>();
+  private readonly idOf = new WeakMap<object, number>();
+  /** Per id: how many times the subtree occurs, and its size in nodes. */
+  private readonly occurrences: number[] = [];
+  private readonly sizes: number[] = [];
+  /** Per object id: array or mapping, its key ids and child ids (to confirm a hash match). */
+  private readonly isArray: boolean[] = [];
+  private readonly keysOf: (number[] | undefined)[] = [];
+  private readonly childrenOf: (number[] | undefined)[] = [];
+  private readonly buckets = new Map<number, number[]>();
+  private readonly fragments = new Map<string, Fragment>();
+
+  add(value: unknown): void {
+    this.intern(value);
+  }
+
+  document(value: unknown): string {
+    const e = new Emitter(this);
+    e.raw('---');
+    e.node(value, -1, 'root');
+    e.finish();
+    return e.text;
+  }
+
+  private newId(size: number, isArray = false, keys?: number[], children?: number[]): number {
+    this.occurrences.push(0);
+    this.sizes.push(size);
+    this.isArray.push(isArray);
+    this.keysOf.push(keys);
+    this.childrenOf.push(children);
+    return this.occurrences.length - 1;
+  }
+
+  private scalarId(value: unknown): number {
+    const map = typeof value === 'string' ? this.stringIds : this.otherIds;
+    const key = typeof value === 'string' ? value : value instanceof RegExp ? `r/${value.source}` : `${typeof value}:${String(value)}`;
+    let id = map.get(key);
+    if (id === undefined) map.set(key, (id = this.newId(1)));
+    return id;
+  }
+
+  private keyId(key: string): number {
+    let id = this.keyIds.get(key);
+    if (id === undefined) this.keyIds.set(key, (id = this.keyIds.size));
+    return id;
+  }
+
+  /** Hash-consing without building strings: hash the key and child ids, confirm on a match. */
+  private intern(value: unknown): number {
+    if (value === null || typeof value !== 'object' || value instanceof RegExp) {
+      const id = this.scalarId(value);
+      this.occurrences[id]++;
+      return id;
+    }
+    const cached = this.idOf.get(value);
+    if (cached !== undefined) {
+      this.occurrences[cached]++;
+      return cached;
+    }
+    const array = Array.isArray(value);
+    const keys: number[] = [];
+    const children: number[] = [];
+    let size = 1;
+    let h = array ? 0x2545f491 : 0x6c8e9cf5;
+    if (array) {
+      for (const item of value as unknown[]) {
+        const id = this.intern(item === undefined ? null : item);
+        children.push(id);
+        size += this.sizes[id];
+        h = Math.imul(h ^ id, 0x01000193);
+      }
+    } else {
+      const obj = (value instanceof Map ? Object.fromEntries(value) : value) as Record<string, unknown>;
+      for (const k of Object.keys(obj)) {
+        const v = obj[k];
+        if (v === undefined) continue;
+        const kid = this.keyId(k);
+        const id = this.intern(v);
+        keys.push(kid);
+        children.push(id);
+        size += this.sizes[id];
+        h = Math.imul(Math.imul(h ^ kid, 0x01000193) ^ id, 0x01000193);
+      }
+    }
+    let id: number | undefined;
+    const bucket = this.buckets.get(h);
+    if (bucket) {
+      for (const candidate of bucket) {
+        if (this.isArray[candidate] === array && sameIds(this.keysOf[candidate]!, keys) && sameIds(this.childrenOf[candidate]!, children)) {
+          id = candidate;
+          break;
+        }
+      }
+    }
+    if (id === undefined) {
+      id = this.newId(size, array, keys, children);
+      if (bucket) bucket.push(id);
+      else this.buckets.set(h, [id]);
+    }
+    this.occurrences[id]++;
+    this.idOf.set(value, id);
+    return id;
+  }
+
+  /** The id of a repeated, large enough subtree, or undefined. */
+  sharedId(value: object): number | undefined {
+    const id = this.idOf.get(value);
+    return id !== undefined && this.occurrences[id] >= 2 && this.sizes[id] >= MIN_SHARED_SIZE ? id : undefined;
+  }
+
+  fragment(key: string): Fragment | undefined {
+    return this.fragments.get(key);
+  }
+
+  remember(key: string, f: Fragment): void {
+    // Flatten the fragment's rope once (V8 flattens a cons string in place on indexed access),
+    // so documents that reuse it copy one flat block instead of walking thousands of pieces.
+    f.text.charCodeAt(0);
+    this.fragments.set(key, f);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Key order
 
 function isLetter(ch: string): boolean {
+  const c = ch.charCodeAt(0);
+  if (c < 0x80) return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
   return /\p{L}/u.test(ch);
 }
 function isDigit(ch: string): boolean {
+  const c = ch.charCodeAt(0);
+  if (c < 0x80) return c >= 48 && c <= 57;
   return /\p{Nd}/u.test(ch);
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** go-yaml v2's map key order for string keys (sorter.go keyList.Less). */
 export function goYamlKeyLess(a: string, b: string): boolean {
-  const ar = Array.from(a);
-  const br = Array.from(b);
+  return goYamlKeyCompare(a, b) < 0;
+}
+
+/**
+ * Three-way form of go-yaml's keyList.Less: the decision is taken at the first differing rune,
+ * so one pass answers both Less(a, b) and Less(b, a).
+ */
+export function goYamlKeyCompare(a: string, b: string): number {
+  if (a === b) return 0;
+  const ar = ASCII.test(a) ? a : Array.from(a);
+  const br = ASCII.test(b) ? b : Array.from(b);
   for (let i = 0; i < ar.length && i < br.length; i++) {
     if (ar[i] === br[i]) continue;
     const al = isLetter(ar[i]);
     const bl = isLetter(br[i]);
-    if (al && bl) return ar[i] < br[i];
-    if (al || bl) return bl;
+    if (al && bl) return ar[i] < br[i] ? -1 : 1;
+    if (al || bl) return bl ? -1 : 1;
     let an = 0;
     let bn = 0;
     if (ar[i] === '0' || br[i] === '0') {
@@ -72,16 +237,11 @@ export function goYamlKeyLess(a: string, b: string): boolean {
     for (; ai < ar.length && isDigit(ar[ai]); ai++) an = an * 10 + (ar[ai].charCodeAt(0) - 48);
     let bi = i;
     for (; bi < br.length && isDigit(br[bi]); bi++) bn = bn * 10 + (br[bi].charCodeAt(0) - 48);
-    if (an !== bn) return an < bn;
-    if (ai !== bi) return ai < bi;
-    return ar[i] < br[i];
+    if (an !== bn) return an < bn ? -1 : 1;
+    if (ai !== bi) return ai < bi ? -1 : 1;
+    return ar[i] < br[i] ? -1 : 1;
   }
-  return ar.length < br.length;
-}
-
-export function goYamlKeyCompare(a: string, b: string): number {
-  if (a === b) return 0;
-  return goYamlKeyLess(a, b) ? -1 : goYamlKeyLess(b, a) ? 1 : 0;
+  return ar.length < br.length ? -1 : ar.length > br.length ? 1 : 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -142,6 +302,18 @@ function isPrintable(ch: string): boolean {
     (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff) ||
     (c >= 0x10000 && c <= 0x10ffff)
   );
+}
+
+const analysisCache = new Map<string, Analysis>();
+
+function analyzeCached(s: string, chars: () => string[]): Analysis {
+  let a = analysisCache.get(s);
+  if (a === undefined) {
+    a = analyze(chars());
+    if (analysisCache.size > 50_000) analysisCache.clear();
+    analysisCache.set(s, a);
+  }
+  return a;
 }
 
 function analyze(chars: string[]): Analysis {
@@ -247,7 +419,11 @@ function goExp(mant: string, exp: number): string {
 type Context = 'root' | 'mappingValue' | 'sequenceItem' | 'key';
 
 class Emitter {
-  readonly out: string[] = [];
+  constructor(private readonly writer?: YamlWriter) {}
+
+  /** The document so far (string concatenation: V8 ropes beat joining millions of pieces). */
+  text = '';
+  private readonly out = { push: (t: string) => void (this.text += t) };
   /** Characters written on the current line (go-yaml counts runes). */
   private column = 0;
   /** The previous character written was whitespace (or nothing on the line yet). */
@@ -287,7 +463,7 @@ class Emitter {
       this.column = 0;
       this.indention = true;
     }
-    while (this.column < ind) this.put(' ');
+    if (this.column < ind) this.putChunk(' '.repeat(ind - this.column), ind - this.column);
     this.whitespace = true;
   }
 
@@ -303,6 +479,31 @@ class Emitter {
    * emitter.indent), -1 at the document root.
    */
   node(value: unknown, indent: number, ctx: Context): void {
+    if (this.writer && value !== null && typeof value === 'object') {
+      const id = this.writer.sharedId(value);
+      if (id !== undefined) {
+        const key = `${id}|${indent}|${ctx}|${this.column}|${this.whitespace ? 1 : 0}|${this.indention ? 1 : 0}`;
+        let f = this.writer.fragment(key);
+        if (!f) {
+          const child = new Emitter(this.writer);
+          child.column = this.column;
+          child.whitespace = this.whitespace;
+          child.indention = this.indention;
+          child.write(value, indent, ctx);
+          f = { text: child.text, column: child.column, whitespace: child.whitespace, indention: child.indention };
+          this.writer.remember(key, f);
+        }
+        this.text += f.text;
+        this.column = f.column;
+        this.whitespace = f.whitespace;
+        this.indention = f.indention;
+        return;
+      }
+    }
+    this.write(value, indent, ctx);
+  }
+
+  private write(value: unknown, indent: number, ctx: Context): void {
     if (value === null || value === undefined) return this.scalar('null', indent, ctx, 'plain');
     if (typeof value === 'boolean') return this.scalar(value ? 'true' : 'false', indent, ctx, 'plain');
     if (typeof value === 'number') return this.scalar(formatNumber(value), indent, ctx, 'plain');
@@ -363,14 +564,16 @@ class Emitter {
   }
 
   private scalar(s: string, indent: number, ctx: Context, requested: 'plain' | 'double' | 'literal'): void {
-    const chars = Array.from(s);
-    const a = analyze(chars);
+    const ascii = ASCII.test(s);
+    let chars: string[] | undefined;
+    const getChars = () => (chars ??= Array.from(s));
+    const a = analyzeCached(s, getChars);
     const simpleKey = ctx === 'key';
     let style: 'plain' | 'single' | 'double' | 'literal' = requested;
     if (simpleKey && a.multiline) style = 'double';
     if (style === 'plain') {
       if (!a.blockPlainAllowed) style = 'single';
-      if (chars.length === 0 && simpleKey) style = 'single';
+      if (s.length === 0 && simpleKey) style = 'single';
     }
     if (style === 'single' && !a.singleQuotedAllowed) style = 'double';
     if (style === 'literal' && (!a.blockAllowed || simpleKey)) style = 'double';
@@ -378,45 +581,89 @@ class Emitter {
     const scalarIndent = indent < 0 ? INDENT : indent + INDENT;
     const allowBreaks = !simpleKey;
     switch (style) {
-      case 'plain':
-        return this.writePlain(chars, scalarIndent, allowBreaks);
+      case 'plain': {
+        // Fast path: no space at which go-yaml could fold (it folds at a space once past column 80).
+        const lead = s.length > 0 && !this.whitespace ? 1 : 0;
+        const lastSpace = s.lastIndexOf(' ');
+        if (ascii && (!allowBreaks || lastSpace < 0 || this.column + lead + lastSpace <= BEST_WIDTH)) {
+          if (lead) this.put(' ');
+          this.putChunk(s, s.length);
+          if (s.length > 0) this.whitespace = false;
+          this.indention = false;
+          return;
+        }
+        return this.writePlain(getChars(), scalarIndent, allowBreaks);
+      }
       case 'single':
-        return this.writeSingle(chars, scalarIndent, allowBreaks);
+        return this.writeSingle(getChars(), scalarIndent, allowBreaks);
       case 'double':
-        return this.writeDouble(chars, scalarIndent, allowBreaks);
+        return this.writeDouble(getChars(), scalarIndent, allowBreaks);
       case 'literal':
-        return this.writeLiteral(chars, scalarIndent);
+        if (ascii && !/[\r]/.test(s)) return this.writeLiteralFast(s, scalarIndent);
+        return this.writeLiteral(getChars(), scalarIndent);
     }
+  }
+
+  /** Literal block for text whose only line breaks are LF: one chunk per line. */
+  private writeLiteralFast(s: string, indent: number): void {
+    this.indicator('|', true, false, false);
+    if (s[0] === ' ' || s[0] === '\n') this.indicator(String(INDENT), false, false, false);
+    let chomp = '';
+    const n = s.length;
+    if (n === 0 || s[n - 1] !== '\n') chomp = '-';
+    else if (n === 1 || s[n - 2] === '\n') chomp = '+';
+    if (chomp) this.indicator(chomp, false, false, false);
+    this.out.push('\n');
+    this.column = 0;
+    this.indention = true;
+    this.whitespace = true;
+    const lines = s.split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      if (i > 0) {
+        this.out.push('\n');
+        this.column = 0;
+        this.indention = true;
+      }
+      const line = lines[i];
+      if (line.length > 0) {
+        this.writeIndent(indent);
+        this.putChunk(line, line.length);
+        this.indention = false;
+      }
+    }
+  }
+
+  /** Appends text without line breaks occupying `width` columns. */
+  private putChunk(text: string, width: number): void {
+    this.out.push(text);
+    this.column += width;
   }
 
   private writePlain(chars: string[], indent: number, allowBreaks: boolean): void {
     if (chars.length > 0 && !this.whitespace) this.put(' ');
-    let spaces = false;
-    let breaks = false;
-    for (let i = 0; i < chars.length; i++) {
-      const ch = chars[i];
-      if (ch === ' ') {
-        if (allowBreaks && !spaces && this.column > BEST_WIDTH && chars[i + 1] !== ' ') {
+    // Word by word: go-yaml folds at a single space (not the first of several, not before
+    // another space) once the column is past the width. Plain scalars never hold line breaks.
+    let i = 0;
+    const n = chars.length;
+    while (i < n) {
+      if (chars[i] === ' ') {
+        let j = i;
+        while (j < n && chars[j] === ' ') j++;
+        if (j - i === 1 && allowBreaks && this.column > BEST_WIDTH) {
           this.writeIndent(indent);
         } else {
-          this.put(ch);
+          this.putChunk(' '.repeat(j - i), j - i);
         }
-        spaces = true;
-      } else if (isBreakCh(ch)) {
-        if (!breaks && ch === '\n') this.out.push('\n');
-        this.out.push('\n');
-        this.column = 0;
-        this.indention = true;
-        breaks = true;
+        i = j;
       } else {
-        if (breaks) this.writeIndent(indent);
-        this.put(ch);
+        let j = i;
+        while (j < n && chars[j] !== ' ') j++;
+        this.putChunk(chars.slice(i, j).join(''), j - i);
         this.indention = false;
-        spaces = false;
-        breaks = false;
+        i = j;
       }
     }
-    if (chars.length > 0) this.whitespace = false;
+    if (n > 0) this.whitespace = false;
     this.indention = false;
   }
 

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { goYamlKeyCompare, toYamlDocument, toYamlDocuments } from '../../src/manifests/yaml.js';
+import { YamlWriter, goYamlKeyCompare, toYamlDocument, toYamlDocuments } from '../../src/manifests/yaml.js';
 
 const conformance = '/work/shared/conformance/controller-gen';
 
@@ -76,5 +76,25 @@ describe('YAML writer (controller-gen layout)', () => {
 
   it('is deterministic regardless of key insertion order', () => {
     assert.equal(toYamlDocument({ b: 1, a: { d: 1, c: 2 } }), toYamlDocument({ a: { c: 2, d: 1 }, b: 1 }));
+  });
+
+  it('reusing shared subtrees gives the same bytes as writing every node', () => {
+    const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
+    const big = {
+      description: words,
+      properties: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}`, { type: 'string', description: `field ${i}\nsecond line`, enum: ['a', 'b'] }])),
+      type: 'object',
+    };
+    // The same content by identity, by deep copy, at different depths, in sequences and maps.
+    const docs = [
+      { a: big, b: { c: JSON.parse(JSON.stringify(big)) }, list: [big, [big]] },
+      { z: { y: { x: JSON.parse(JSON.stringify(big)) } }, a: big },
+      [big, { k: big }],
+    ];
+    const independent = docs.map((d) => toYamlDocument(JSON.parse(JSON.stringify(d)))).join('');
+    const w = new YamlWriter();
+    for (const d of docs) w.add(d);
+    assert.equal(docs.map((d) => w.document(d)).join(''), independent);
+    assert.equal(toYamlDocuments(docs), independent);
   });
 });
