@@ -11,6 +11,8 @@ import https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ControlPlaneProcess, freePorts, removeTempDir, trackTempDir } from './process.js';
 import { installCRDs, type CRDObject } from './crds.js';
+import { newClient, type ClientOptions } from '../runtime/client/index.js';
+import type { Client } from '../runtime/contracts.js';
 
 /** A user known to the test API server besides the admin (static token authentication). */
 export interface TestUser {
@@ -389,6 +391,14 @@ export class TestEnvironment {
     kc.loadFromString(text);
     this.kc = kc;
     this.kubeconfigFile = file;
+  }
+
+  /**
+   * A kubeforge/runtime client for the admin config, reading live from the API server (no cache).
+   * Throws before start(); its calls reject with the client's StatusError subclasses.
+   */
+  getClient(options: Omit<ClientOptions, 'cache'> = {}): Client {
+    return newClient(this.config, options);
   }
 
   /**

@@ -134,6 +134,13 @@ describe('TestEnvironment on a real API server', () => {
     assert.equal(created.spec.dropped, undefined, 'unknown fields are pruned by the structural schema');
   });
 
+  it('getClient() reads and writes live with the admin credentials', async () => {
+    const client = env.getClient();
+    await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'via-client', namespace: 'default' } });
+    const cm = await client.get({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default', name: 'via-client' });
+    assert.equal(cm.metadata!.name, 'via-client');
+  });
+
   it('authenticates extra users without privileges (RBAC on)', async () => {
     const jane = new RestClient(env.userConfig('jane'));
     try {
