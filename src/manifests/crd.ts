@@ -56,7 +56,7 @@ export function pluralize(word: string): string {
   if (/[^aeiou]is$/.test(w) || /(ax|test|cris|analys|bas|thes|diagnos|ellips|synops|parenthes)is$/.test(w)) return w.replace(/is$/, 'es');
   if (/(s|ss|sh|ch|x|z)$/.test(w)) return `${w}es`;
   if (/[^aeiou]y$/.test(w) || /quy$/.test(w)) return w.replace(/y$/, 'ies');
-  if (/(?:([^f])fe|([lr])f)$/.test(w)) return w.replace(/fe?$/, 'ves');
+  if (/(?:([^f])fe|([lr])f|(ea|oa)f)$/.test(w)) return w.replace(/fe?$/, 'ves');
   if (O_ES.has(w)) return `${w}es`;
   return `${w}s`;
 }

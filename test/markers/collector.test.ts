@@ -1,0 +1,131 @@
+// The collector reads marker arguments statically: literals, arrays, objects, RegExp literals,
+// const references and enum members; it recognises decorators by their import from
+// 'kubeforge/markers' (named, renamed, namespace) without the module being installed.
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { parseJsDocText } from '../../src/markers/collector.js';
+import { analyzeProject } from '../../src/manifests/analyze.js';
+
+const made: string[] = [];
+after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kf-collector-'));
+  made.push(dir);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+const GV = `import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'c.example.com', version: 'v1' });\n`;
+
+async function specSchema(types: string): Promise<Record<string, any>> {
+  const dir = project({ 'src/api/v1/groupversion.ts': GV, 'src/api/v1/types.ts': types });
+  const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
+  assert.deepEqual(r.diagnostics, []);
+  const crd = r.crds[0] as any;
+  return crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+}
+
+describe('collector: argument evaluation', () => {
+  it('reads literals, negative numbers, const references, `as const` objects, enum members and RegExp literals', async () => {
+    const props = await specSchema(`
+import { Default, Enum, Maximum, Minimum, Pattern, Root } from 'kubeforge/markers';
+const LOW = -5;
+const LIMITS = { high: 50 } as const;
+const RE = /^[a-z]+$/;
+enum Mode { Fast = 'fast', Slow = 'slow' }
+export class Spec {
+  @Minimum(LOW) @Maximum(LIMITS.high) n?: number;
+  @Pattern(RE) s?: string;
+  @Enum(Mode.Fast, 'other', 3, true, null) e?: string;
+  @Default({ list: [1, 'two', { three: 3 }], flag: false }) o?: { list?: string[]; flag?: boolean };
+}
+@Root() export class K { metadata?: unknown; spec?: Spec; }
+`);
+    assert.equal(props.n.minimum, -5);
+    assert.equal(props.n.maximum, 50);
+    assert.equal(props.s.pattern, '^[a-z]+$');
+    assert.deepEqual(props.e.enum, ['fast', 'other', 3, true, null]);
+    assert.deepEqual(props.o.default, { flag: false, list: [1, 'two', { three: 3 }] });
+  });
+
+  it('recognises renamed and namespace imports, and ignores same-named decorators from elsewhere', async () => {
+    const props = await specSchema(`
+import * as kf from 'kubeforge/markers';
+import { Maximum as Max, Root } from 'kubeforge/markers';
+function MinLength(_n: number) { return (_v: unknown, _c: unknown) => {}; }
+export class Spec {
+  @Max(3) a?: number;
+  @kf.Minimum(1) @kf.Items.MaxLength(4) b?: string[] | number;
+  @MinLength(99) c?: string;
+}
+@Root() export class K { metadata?: unknown; spec?: Spec; }
+`.replace('b?: string[] | number;', 'b?: string[];').replace('@kf.Minimum(1) ', ''));
+    assert.equal(props.a.maximum, 3);
+    assert.equal(props.b.items.maxLength, 4);
+    assert.equal(props.c.minLength, undefined, 'a local decorator named MinLength is not a kubeforge marker');
+  });
+});
+
+describe('collector: JSDoc', () => {
+  it('splits description and tags; keeps line breaks and one blank line per paragraph', () => {
+    const parsed = parseJsDocText(`/**
+     * First line.
+     * Second line.
+     *
+     *
+     * New paragraph.
+     * @minLength 3
+     * @xValidation {"rule": "self.size() > 1",
+     *   "message": "m"}
+     */`);
+    assert.equal(parsed.description, 'First line.\nSecond line.\n\nNew paragraph.');
+    assert.deepEqual(
+      parsed.tags.map((t) => [t.name, t.text, t.line]),
+      [
+        ['minLength', '3', 6],
+        ['xValidation', '{"rule": "self.size() > 1",\n"message": "m"}', 7],
+      ],
+    );
+  });
+
+  it('reads a one-line comment, and tags with columns', () => {
+    const parsed = parseJsDocText('/** @pattern ^[a-z]+$ */');
+    assert.equal(parsed.description, undefined);
+    assert.deepEqual(parsed.tags, [{ name: 'pattern', text: '^[a-z]+$', line: 0, column: 4 }]);
+  });
+
+  it('applies JSDoc markers on interface members and type aliases, and strips them from descriptions', async () => {
+    const props = await specSchema(`
+import { Root } from 'kubeforge/markers';
+/**
+ * A name.
+ * @maxLength 10
+ * @enum ["a", "b"]
+ */
+type Name = string;
+export interface Spec {
+  /**
+   * The items.
+   * @minItems 1
+   * @items.pattern ^x
+   * @listType set
+   */
+  items?: string[];
+  /** @default {"k": "v"} */
+  map?: Record<string, string>;
+  name?: Name;
+}
+@Root() export class K { metadata?: unknown; spec?: Spec; }
+`);
+    assert.deepEqual(props.items, { description: 'The items.', items: { pattern: '^x', type: 'string' }, minItems: 1, type: 'array', 'x-kubernetes-list-type': 'set' });
+    assert.deepEqual(props.map.default, { k: 'v' });
+    assert.deepEqual(props.name, { description: 'A name.', enum: ['a', 'b'], maxLength: 10, type: 'string' });
+  });
+});
