@@ -54,8 +54,11 @@ function header(path: string, size: number, mode: number): Buffer {
   return h;
 }
 
-/** Builds a gzipped tar of the entries, sorted by path. */
-export function createTgz(entries: readonly TarEntry[]): Buffer {
+/**
+ * Builds a gzipped tar of the entries, sorted by path. Compression level 1 by default: about
+ * 20% bigger than level 9 for npm tarballs, but several times faster (init packs on every run).
+ */
+export function createTgz(entries: readonly TarEntry[], options: { level?: number } = {}): Buffer {
   const parts: Buffer[] = [];
   for (const e of [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     parts.push(header(e.path, e.data.length, e.mode ?? 0o644), e.data);
@@ -63,5 +66,5 @@ export function createTgz(entries: readonly TarEntry[]): Buffer {
     if (pad) parts.push(Buffer.alloc(pad));
   }
   parts.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(parts), { level: 9 });
+  return gzipSync(Buffer.concat(parts), { level: options.level ?? 1 });
 }
