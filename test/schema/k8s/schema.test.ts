@@ -157,6 +157,27 @@ describe('k8s model schemas: shape', () => {
     assert.deepEqual(k8sModelSchema('V1PodTemplateSpec'), b);
   });
 
+  it('does not depend on the order of requests (the cache never changes a result)', () => {
+    const index = pathToFileURL(join(root, 'build/src/schema/k8s/index.js')).href;
+    const source = pathToFileURL(join(root, 'build/src/schema/k8s/data/source.js')).href;
+    const run = (order: 'forward' | 'reverse') => {
+      const code = [
+        "import { createHash } from 'node:crypto';",
+        `const { k8sModelSchema } = await import(${JSON.stringify(index)});`,
+        `const { MODEL_NAMES } = await import(${JSON.stringify(source)});`,
+        `const names = [...MODEL_NAMES]; if (${JSON.stringify(order)} === 'reverse') names.reverse();`,
+        'const out = {}; for (const n of names) out[n] = k8sModelSchema(n);',
+        "console.log(createHash('sha256').update(JSON.stringify(MODEL_NAMES.map((n) => out[n]))).digest('hex'));",
+      ].join('\n');
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', env: { ...process.env, KUBEFORGE_REPO_ROOT: root } });
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout.trim();
+    };
+    const forward = run('forward');
+    assert.match(forward, /^[0-9a-f]{64}$/);
+    assert.equal(run('reverse'), forward);
+  });
+
   it('writes object keys and required lists sorted', () => {
     walkSchema(k8sModelSchema('V1PodSpec')!, (node, path) => {
       const keys = Object.keys(node);
