@@ -43,6 +43,8 @@ export function locationOf(node: ts.Node, sf: ts.SourceFile = node.getSourceFile
 // Program loading
 
 const LIB_FILE = '/__kubeforge__/lib.kubeforge.d.ts';
+/** Cheap pre-filter: only files naming the markers module in quotes can hold markers. */
+const IMPORTS_MARKERS = /['"]kubeforge\/markers['"]/;
 /** The global declarations the analysis needs in place of TypeScript's default library. */
 const LIB_TEXT = `
 interface Array<T> { length: number; [n: number]: T; }
@@ -149,7 +151,7 @@ export function loadProgram(options: ProgramOptions): LoadedProgram {
       continue;
     }
     texts.set(file, text);
-    if (text.includes(MARKERS_MODULE)) rootFiles.push(file);
+    if (IMPORTS_MARKERS.test(text)) rootFiles.push(file);
   }
 
   const opts: ts.CompilerOptions = {

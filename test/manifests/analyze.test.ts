@@ -1,0 +1,147 @@
+// analyzeProject(): the interface the manifests command builds on. RBAC / webhook marker uses,
+// input files, --paths, tsconfig handling, root list types, determinism.
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { analyzeProject } from '../../src/manifests/analyze.js';
+
+const made: string[] = [];
+after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kf-analyze-'));
+  made.push(dir);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+const gv = (group: string, version: string) =>
+  `import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: '${group}', version: '${version}' });\n`;
+const kind = (name: string, extra = '') => `import type { V1ObjectMeta } from '@kubernetes/client-node';
+import { Root } from 'kubeforge/markers';
+import type { Shared } from '../../../shared/types.js';
+${extra}
+@Root()
+export class ${name} {
+  metadata?: V1ObjectMeta;
+  spec?: Shared;
+}
+`;
+
+const files = {
+  'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true }, include: ['src/**/*.ts'] }),
+  'src/shared/types.ts': 'export interface Shared { name?: string }\n',
+  'src/api/a/v1/groupversion.ts': gv('a.example.com', 'v1'),
+  'src/api/a/v1/alpha_types.ts': kind('Alpha'),
+  'src/api/b/v1/groupversion.ts': gv('b.example.com', 'v1'),
+  'src/api/b/v1/beta_types.ts': kind('Beta'),
+  'src/controllers/alpha.ts': `import { Rbac, Webhook, WebhookConfiguration } from 'kubeforge/markers';
+
+@Rbac({ groups: ['a.example.com'], resources: ['alphas'], verbs: ['get', 'list', 'watch'] })
+@Rbac({ groups: [''], resources: ['pods'], verbs: ['create'], namespace: 'system' })
+export class AlphaReconciler {}
+
+@Webhook({ path: '/mutate', mutating: true, failurePolicy: 'Fail', sideEffects: 'None', groups: ['a.example.com'], resources: ['alphas'], verbs: ['create'], versions: ['v1'], name: 'malpha.kb.io', admissionReviewVersions: ['v1'] })
+@WebhookConfiguration({ mutating: true, name: 'my-mutating' })
+export class AlphaWebhook {}
+`,
+  'src/main.ts': "console.log('not part of the analysis: it does not import kubeforge/markers');\n",
+};
+
+describe('analyzeProject', () => {
+  it('collects CRDs of every group, RBAC and webhook marker uses with their evaluated arguments', async () => {
+    const dir = project(files);
+    const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v1.2.3' });
+    assert.deepEqual(r.diagnostics, []);
+    assert.deepEqual(
+      r.crds.map((c: any) => c.metadata.name),
+      ['alphas.a.example.com', 'betas.b.example.com'],
+    );
+    assert.deepEqual(
+      r.rbac.map((u) => [u.marker, u.target, u.line, (u.args as any).resources]),
+      [
+        ['Rbac', 'AlphaReconciler', 3, ['alphas']],
+        ['Rbac', 'AlphaReconciler', 4, ['pods']],
+      ],
+    );
+    assert.equal(r.rbac[1].file, join(dir, 'src/controllers/alpha.ts'));
+    assert.deepEqual((r.rbac[1].args as any).namespace, 'system');
+    assert.equal(r.webhooks.length, 1);
+    assert.equal((r.webhooks[0].args as any).name, 'malpha.kb.io');
+    assert.deepEqual(r.webhookConfigurations.map((u) => u.args), [{ mutating: true, name: 'my-mutating' }]);
+  });
+
+  it('lists the project files it read, sorted and absolute (not main.ts, which has no markers)', async () => {
+    const dir = project(files);
+    const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
+    assert.deepEqual(
+      r.inputFiles,
+      [
+        'src/api/a/v1/alpha_types.ts',
+        'src/api/a/v1/groupversion.ts',
+        'src/api/b/v1/beta_types.ts',
+        'src/api/b/v1/groupversion.ts',
+        'src/controllers/alpha.ts',
+        'src/shared/types.ts',
+      ].map((p) => join(dir, p)),
+    );
+  });
+
+  it('--paths limits the analysis to those folders', async () => {
+    const dir = project(files);
+    const r = await analyzeProject({ projectDir: dir, paths: ['src/api/b'], generatorVersion: 'v0' });
+    assert.deepEqual(r.diagnostics, []);
+    assert.deepEqual(r.crds.map((c: any) => c.metadata.name), ['betas.b.example.com']);
+    assert.deepEqual(r.rbac, []);
+    assert.ok(r.inputFiles.every((f) => !f.includes('/a/v1/') && !f.includes('controllers')));
+  });
+
+  it('follows the tsconfig: files it does not include are not analysed', async () => {
+    const dir = project({ ...files, 'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' }, include: ['src/api/a/**/*.ts'] }) });
+    const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
+    assert.deepEqual(r.crds.map((c: any) => c.metadata.name), ['alphas.a.example.com']);
+  });
+
+  it('reports an unreadable tsconfig', async () => {
+    const dir = project({ ...files, 'tsconfig.json': '{ "compilerOptions": ' });
+    const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
+    assert.deepEqual(r.diagnostics.map((d) => d.code), ['KF1101']);
+    assert.equal(r.diagnostics[0].file, join(dir, 'tsconfig.json'));
+  });
+
+  it('treats a @Root() list type (ListMeta) as a root but not a Kind', async () => {
+    const dir = project({
+      'src/api/v1/groupversion.ts': gv('l.example.com', 'v1'),
+      'src/api/v1/types.ts': `import type { V1ListMeta, V1ObjectMeta } from '@kubernetes/client-node';
+import { Root } from 'kubeforge/markers';
+@Root() export class Item { metadata?: V1ObjectMeta; }
+@Root() export class ItemList { metadata?: V1ListMeta; items!: Item[]; }
+`,
+    });
+    const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
+    assert.deepEqual(r.diagnostics, []);
+    assert.deepEqual(r.crds.map((c: any) => c.spec.names.kind), ['Item']);
+  });
+
+  it('skips a group-version declared with skip: true', async () => {
+    const dir = project({
+      'src/api/v1/groupversion.ts': `import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 's.example.com', version: 'v1', skip: true });\n`,
+      'src/api/v1/types.ts': `import { Root } from 'kubeforge/markers';\n@Root() export class Skipped { metadata?: object; }\n`,
+    });
+    const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
+    assert.deepEqual(r.diagnostics, []);
+    assert.deepEqual(r.crds, []);
+  });
+
+  it('is deterministic: same input, same output', async () => {
+    const dir = project(files);
+    const a = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
+    const b = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
+    assert.equal(JSON.stringify(a), JSON.stringify(b));
+  });
+});
