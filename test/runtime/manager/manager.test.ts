@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Counter } from 'prom-client';
 import { TestEnvironment } from '../../../src/testing/index.js';
 import { RestClient } from '../../../src/runtime/util/rest.js';
 import {
   GracefulShutdownTimeoutError,
+  generateSelfSignedCert,
   healthz,
   newManager,
   type Manager,
@@ -156,6 +160,19 @@ describe('Manager lifecycle', () => {
     await assert.rejects(mgr.start(), /already started/);
   });
 
+  it('starts a webhook server given in the options with the servers and stops it last', async () => {
+    const log: string[] = [];
+    const webhookServer = recorder('webhook', log, { leader: false });
+    const mgr = newManager(config, { webhookServer, logger: quiet() });
+    mgr.add(recorder('controller', log));
+    assert.equal(mgr.getWebhookServer(), webhookServer);
+    const { ac, done } = run(mgr);
+    await eventually(() => log.includes('controller start'), 'controller start');
+    ac.abort();
+    await done;
+    assert.deepEqual(log, ['webhook start', 'controller start', 'controller abort', 'controller done', 'webhook abort', 'webhook done']);
+  });
+
   it('wires the client and cache: writes go to the server, reads come from the started cache', async () => {
     const mgr = newManager(config, { logger: quiet() });
     const { ac, done } = run(mgr);
@@ -197,6 +214,33 @@ describe('Manager metrics', () => {
     }
     const other = newManager(config, { logger: quiet() });
     assert.equal(await other.getMetricsRegistry().getSingleMetricAsString('kubeforge_test_things_total').catch(() => ''), '');
+  });
+
+  it('secure metrics serve the certificate from certDir (authentication can be turned off)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kf-certs-'));
+    try {
+      const { cert, key } = generateSelfSignedCert({ hosts: ['127.0.0.1'] });
+      writeFileSync(join(dir, 'serving.crt'), cert);
+      writeFileSync(join(dir, 'serving.key'), key);
+      const mgr = newManager(config, {
+        metrics: { bindAddress: '127.0.0.1:0', secureServing: true, authenticate: false, certDir: dir, certName: 'serving.crt', keyName: 'serving.key' },
+        logger: quiet(),
+      });
+      const { ac, done } = run(mgr);
+      try {
+        await mgr.started();
+        assert.equal(mgr.getMetricsServingCert(), cert);
+        const r = await get(`https://127.0.0.1:${mgr.getMetricsAddress()!.port}/metrics`, { ca: cert });
+        assert.equal(r.status, 200);
+      } finally {
+        ac.abort();
+        await done;
+      }
+      const broken = newManager(config, { metrics: { bindAddress: '127.0.0.1:0', secureServing: true, certDir: join(dir, 'nope') }, logger: quiet() });
+      await assert.rejects(broken.start(new AbortController().signal), /cannot read the serving certificate/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('secure metrics: HTTPS, 401 without or with a bad token, 403 without RBAC, 200 with RBAC', async () => {
