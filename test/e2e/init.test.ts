@@ -6,31 +6,17 @@
  * image runs it) serving /healthz and /readyz against a real API server until SIGTERM.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TestEnvironment } from '../../src/testing/index.js';
-import { packageRoot } from '../../src/util/package-root.js';
+import { initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
 
-const repo = packageRoot();
 const work = mkdtempSync(join(tmpdir(), 'kf-e2e-init-'));
 const project = join(work, 'guestbook');
-const MINUTES = 60_000;
-
-function sh(cmd: string, args: string[], cwd: string, extraEnv: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
-  // NODE_TEST_CONTEXT would make the project's own `node --test` report to this runner instead of printing.
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
-  delete env.NODE_TEST_CONTEXT;
-  return spawnSync(cmd, args, { cwd, encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 });
-}
-
-function ok(r: SpawnSyncReturns<string>, what: string): string {
-  assert.equal(r.status, 0, `${what} failed (exit ${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -82,9 +68,7 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
 
   before(async () => {
     assert.ok(process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)');
-    const packed = ok(sh('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], repo), 'npm pack');
-    const [{ filename }] = JSON.parse(packed.slice(packed.indexOf('['))) as { filename: string }[];
-    tarball = join(work, filename);
+    tarball = packKubeforge(work);
     mkdirSync(project);
     const kc = await env.start();
     kubeconfig = join(work, 'kubeconfig');
@@ -97,7 +81,7 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
   });
 
   it('init scaffolds and installs (npm install against the packed kubeforge)', { timeout: 10 * MINUTES }, () => {
-    const r = sh(process.execPath, [join(repo, 'bin/kubeforge.js'), 'init', '--domain', 'example.com', '--owner', 'E2E Authors', '--kubeforge-source', tarball], project);
+    const r = initProject(project, tarball, ['--owner', 'E2E Authors']);
     const out = ok(r, 'kubeforge init');
     assert.match(out, /^CREATE PROJECT \(\+9 lines\)$/m);
     assert.match(r.stderr, /Installing dependencies: npm install/);
@@ -131,6 +115,20 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
     assert.match(yaml, /- --metrics-bind-address=:8443/);
     // The optional pieces build too, so that switching them on works.
     for (const dir of ['config/prometheus', 'config/network-policy', 'config/certmanager']) ok(sh('kubectl', ['kustomize', dir], project), `kubectl kustomize ${dir}`);
+  });
+
+  it('make build-installer writes dist/install.yaml with the image, and a real API server accepts every object in it', { timeout: 3 * MINUTES }, (t) => {
+    if (sh('make', ['--version'], project).status !== 0) {
+      t.skip('make is not installed');
+      return;
+    }
+    ok(sh('make', ['build-installer', 'IMG=registry.example.com/guestbook:v0.1.0'], project), 'make build-installer');
+    const yaml = readFileSync(join(project, 'dist/install.yaml'), 'utf8');
+    assert.match(yaml, /^ {8}image: registry\.example\.com\/guestbook:v0\.1\.0$/m);
+    const applied = ok(sh('kubectl', ['--kubeconfig', kubeconfig, 'apply', '-f', 'dist/install.yaml'], project), 'kubectl apply -f dist/install.yaml');
+    assert.match(applied, /^deployment\.apps\/guestbook-controller-manager created$/m);
+    assert.match(applied, /^clusterrole\.rbac\.authorization\.k8s\.io\/guestbook-metrics-reader created$/m);
+    assert.match(applied, /^role\.rbac\.authorization\.k8s\.io\/guestbook-leader-election-role created$/m);
   });
 
   it('the built manager serves /healthz and /readyz against a real API server and stops on SIGTERM', { timeout: 2 * MINUTES }, async () => {

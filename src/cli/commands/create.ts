@@ -16,6 +16,38 @@ function parseBool(flag: string) {
   };
 }
 
+/**
+ * Kubebuilder asks "Create Resource [y/n]" and "Create Controller [y/n]" when the flag is not
+ * given; so do we, but only on an interactive terminal: scripts and CI get the default (yes).
+ */
+async function askAll(questions: string[], ctx: CliContext): Promise<boolean[]> {
+  const { createInterface } = await import('node:readline');
+  const rl = createInterface({ input: process.stdin, terminal: false });
+  // The iterator buffers lines typed (or pasted) ahead of the question.
+  const lines = rl[Symbol.asyncIterator]();
+  const answers: boolean[] = [];
+  try {
+    for (const question of questions) {
+      for (;;) {
+        ctx.out(`${question} [y/n]\n`);
+        const next = await lines.next();
+        if (next.done) throw new UsageError(`no answer to "${question}"`, 'pass --resource / --controller (true or false) to run without questions');
+        const answer = String(next.value).trim().toLowerCase();
+        if (answer === '' || answer === 'y' || answer === 'yes') answers.push(true);
+        else if (answer === 'n' || answer === 'no') answers.push(false);
+        else {
+          ctx.err('please answer y or n\n');
+          continue;
+        }
+        break;
+      }
+    }
+  } finally {
+    rl.close();
+  }
+  return answers;
+}
+
 function boolOption(program: Command, flag: string, description: string): void {
   program.addOption(new Option(`--${flag} [bool]`, `${description} (default true; --${flag}=false or --no-${flag} to skip)`).argParser(parseBool(flag)));
   program.addOption(new Option(`--no-${flag}`).hideHelp());
@@ -32,8 +64,8 @@ export function registerCreate(program: Command, ctx: CliContext): void {
     .option('--kind <kind>', 'Kind, in PascalCase, e.g. CronJob')
     .option('--plural <plural>', 'resource name (default: the plural of the lower-cased Kind, as kubeforge manifests derives it)');
   boolOption(api, 'namespaced', 'namespaced Kind; --namespaced=false makes it cluster-scoped');
-  boolOption(api, 'resource', 'scaffold the API types');
-  boolOption(api, 'controller', 'scaffold the controller');
+  boolOption(api, 'resource', 'scaffold the API types (asked on a terminal when not given)');
+  boolOption(api, 'controller', 'scaffold the controller (asked on a terminal when not given)');
   api
     .option('--force', 'scaffold even if the Kind exists in PROJECT; replace files that differ', false)
     .option('--dry-run', 'print the plan (CREATE/UPDATE lines) and write nothing', false)
@@ -50,6 +82,15 @@ Examples:
       const { runCreateApi } = await import('../../scaffolds/api.js');
       // --no-x sets x to false; --x without a value sets it to true.
       const bool = (v: unknown) => (v === undefined ? undefined : v !== false);
+      const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+      let resource = bool(opts.resource);
+      let controller = bool(opts.controller);
+      if (interactive && (resource === undefined || controller === undefined)) {
+        const asked = [resource === undefined && 'Create Resource', controller === undefined && 'Create Controller'].filter((q): q is string => q !== false);
+        const answers = await askAll(asked, ctx);
+        if (resource === undefined) resource = answers.shift();
+        if (controller === undefined) controller = answers.shift();
+      }
       await runCreateApi(
         {
           group: opts.group as string | undefined,
@@ -57,8 +98,8 @@ Examples:
           kind: opts.kind as string | undefined,
           plural: opts.plural as string | undefined,
           namespaced: bool(opts.namespaced),
-          resource: bool(opts.resource),
-          controller: bool(opts.controller),
+          resource,
+          controller,
           force: Boolean(opts.force),
           dryRun: Boolean(opts.dryRun),
         },

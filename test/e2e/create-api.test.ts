@@ -1,0 +1,106 @@
+/**
+ * End to end, as a Kubebuilder user would: pack kubeforge, `kubeforge init` (npm install against
+ * the tarball), then with the installed CLI `kubeforge create api` twice (a namespaced Kind and a
+ * cluster-scoped one), `npm run build`, the project's own `npm test` (the scaffolded controller
+ * tests on a real API server), `kubectl kustomize config/default` (CRDs included), and the
+ * samples accepted by a real API server (`kubectl apply --dry-run=server`) with the generated CRDs.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { TestEnvironment } from '../../src/testing/index.js';
+import { initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
+
+const work = mkdtempSync(join(tmpdir(), 'kf-e2e-api-'));
+const project = join(work, 'guestbook');
+
+const API_CRONJOB = ['create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob'];
+const API_FLEET = ['create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false'];
+
+describe('e2e: kubeforge init -> create api x2 -> build -> test -> kustomize -> samples on a real API server', { timeout: 25 * MINUTES }, () => {
+  const kubeforge = (args: string[]) => sh(join(project, 'node_modules/.bin/kubeforge'), args, project);
+
+  before(() => {
+    assert.ok(process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)');
+    const tarball = packKubeforge(work);
+    mkdirSync(project);
+    ok(initProject(project, tarball), 'kubeforge init');
+  });
+
+  after(() => {
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('create api (installed CLI) scaffolds a namespaced Kind and writes its CRD', { timeout: 3 * MINUTES }, () => {
+    const out = ok(kubeforge(API_CRONJOB), 'kubeforge create api CronJob');
+    assert.match(out, /^CREATE src\/api\/v1\/cronjob_types\.ts/m);
+    assert.match(out, /^UPDATE src\/main\.ts/m);
+    assert.match(out, /^CREATE config\/crd\/bases\/batch\.example\.com_cronjobs\.yaml/m);
+  });
+
+  it('create api scaffolds a cluster-scoped Kind next to it', { timeout: 3 * MINUTES }, () => {
+    const out = ok(kubeforge(API_FLEET), 'kubeforge create api Fleet');
+    assert.match(out, /^CREATE config\/crd\/bases\/batch\.example\.com_fleets\.yaml/m);
+    const crd = readFileSync(join(project, 'config/crd/bases/batch.example.com_fleets.yaml'), 'utf8');
+    assert.match(crd, /^ {2}scope: Cluster$/m);
+  });
+
+  it('the same commands again with --force change nothing; without --force they are refused', { timeout: 3 * MINUTES }, () => {
+    for (const args of [API_CRONJOB, API_FLEET]) {
+      assert.equal(ok(kubeforge([...args, '--force']), 'create api --force'), 'Nothing to change.\nmanifests are up to date\n');
+      const refused = kubeforge(args);
+      assert.equal(refused.status, 1);
+      assert.match(refused.stderr, /KF1042/);
+    }
+    assert.match(ok(kubeforge(['manifests', '--check']), 'kubeforge manifests --check'), /manifests are up to date/);
+  });
+
+  it('npm run build compiles the project with both controllers wired into main.ts', { timeout: 3 * MINUTES }, () => {
+    ok(sh('npm', ['run', 'build'], project), 'npm run build');
+    const main = readFileSync(join(project, 'src/main.ts'), 'utf8');
+    assert.match(main, /new CronJobReconciler\(mgr\.getClient\(\)\)\.setupWithManager\(mgr\);\n\s+new FleetReconciler/);
+  });
+
+  it("the project's npm test is green on a real API server, the scaffolded controller tests included", { timeout: 8 * MINUTES }, () => {
+    const out = ok(sh('npm', ['test'], project), 'npm test');
+    assert.match(out, /^# fail 0$/m);
+    for (const name of ['CronJob controller', 'Fleet controller', 'reconciles a created CronJob', 'reconciles a created Fleet', 'ignores a Fleet that no longer exists']) {
+      assert.match(out, new RegExp(`^\\s*ok \\d+ - ${name}$`, 'm'), `${name} passed:\n${out}`);
+    }
+    const pass = Number(/^# pass (\d+)$/m.exec(out)?.[1]);
+    assert.ok(pass >= 5, `at least the suite smoke test and two tests per controller passed (got ${pass})`);
+  });
+
+  it('kubectl kustomize config/default builds and holds both CRDs and the roles', () => {
+    const yaml = ok(sh('kubectl', ['kustomize', 'config/default'], project), 'kubectl kustomize config/default');
+    const docs = parseAllDocuments(yaml).map((d) => d.toJS() as { kind: string; metadata: { name: string } });
+    const crds = docs.filter((d) => d.kind === 'CustomResourceDefinition').map((d) => d.metadata.name);
+    assert.deepEqual(crds.sort(), ['cronjobs.batch.example.com', 'fleets.batch.example.com']);
+    const roles = docs.filter((d) => d.kind === 'ClusterRole').map((d) => d.metadata.name);
+    for (const r of ['guestbook-cronjob-admin-role', 'guestbook-cronjob-editor-role', 'guestbook-fleet-viewer-role', 'guestbook-manager-role']) assert.ok(roles.includes(r), `${r} in ${roles.join(', ')}`);
+    ok(sh('kubectl', ['kustomize', 'config/samples'], project), 'kubectl kustomize config/samples');
+  });
+
+  it('the samples are accepted by a real API server with the generated CRDs (kubectl apply --dry-run=server)', { timeout: 3 * MINUTES }, async () => {
+    const env = new TestEnvironment({ crdDirectoryPaths: [join(project, 'config/crd/bases')], errorIfCRDPathMissing: true });
+    const kc = await env.start();
+    try {
+      const kubeconfig = join(work, 'kubeconfig');
+      writeFileSync(kubeconfig, kc.exportConfig());
+      const out = ok(sh('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--dry-run=server', '-n', 'default', '-k', 'config/samples'], project), 'kubectl apply --dry-run=server -k config/samples');
+      assert.match(out, /cronjob\.batch\.example\.com\/cronjob-sample created \(server dry run\)/);
+      assert.match(out, /fleet\.batch\.example\.com\/fleet-sample created \(server dry run\)/);
+      // The schema is enforced: a wrong-typed field is rejected by the same server.
+      const bad = join(work, 'bad.yaml');
+      writeFileSync(bad, readFileSync(join(project, 'config/samples/batch_v1_cronjob.yaml'), 'utf8').replace('foo: bar', 'foo: 42'));
+      const rejected = sh('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--dry-run=server', '-n', 'default', '-f', bad], project);
+      assert.notEqual(rejected.status, 0, rejected.stdout);
+      assert.match(rejected.stderr, /spec\.foo/);
+    } finally {
+      await env.stop();
+    }
+  });
+});
