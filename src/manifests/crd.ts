@@ -65,14 +65,19 @@ function markersNamed(v: KindVersion, name: string): MarkerValue[] {
   return v.markers.filter((m) => m.name === name);
 }
 
-/** Recursively sorts object keys (arrays keep their order): controller-gen's key order. */
+/**
+ * Recursively sorts object keys (arrays keep their order): controller-gen's key order.
+ * `openAPIV3Schema` subtrees are left as built (the formatter sorts properties; the YAML writer
+ * sorts every mapping): re-building schemas of embedded Kubernetes types would cost more than
+ * the rest of the analysis.
+ */
 export function sortKeys<T>(v: T): T {
   if (Array.isArray(v)) return v.map(sortKeys) as T;
   if (v && typeof v === 'object') {
     return Object.fromEntries(
       Object.keys(v)
         .sort()
-        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+        .map((k) => [k, k === 'openAPIV3Schema' ? (v as Record<string, unknown>)[k] : sortKeys((v as Record<string, unknown>)[k])]),
     ) as T;
   }
   return v;

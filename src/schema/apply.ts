@@ -108,7 +108,10 @@ export function applyMarkers(schema: JSONSchemaProps, markers: readonly MarkerVa
         report(m, `must apply items markers to an array, found ${found(schema)}`, `@${m.name} validates each item of an array: remove it or use @${m.name.slice(6)}`);
         continue;
       }
-      items ??= new Target(schema.items, base?.items);
+      if (!items) {
+        schema.items = { ...schema.items };
+        items = new Target(schema.items, base?.items);
+      }
       applyOne(m.name.slice(6), m, items, report);
     } else applyOne(m.name, m, top, report);
   }

@@ -31,20 +31,14 @@ export const KIND_DESCRIPTION =
 
 const ROOT_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
-function clone<T>(v: T): T {
-  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
-}
-
 export class SchemaFormatter {
   constructor(private readonly host: FormatHost) {}
 
-  private reportMarker = (m: MarkerValue, place: string) => (marker: MarkerValue, message: string, hint?: string) => {
-    this.host.diagnostics.push(error('KF2009', `@${marker.name} on ${place}: ${message}`, { file: marker.file, line: marker.line, column: marker.column, hint }));
-    void m;
-  };
-
-  private report(marker: MarkerValue | undefined, place: string) {
-    return (mk: MarkerValue, message: string, hint?: string) => this.reportMarker(marker ?? mk, place)(mk, message, hint);
+  /** Reports a marker whose precondition fails (KF2009), at the marker. */
+  private report(_unused: undefined, place: string) {
+    return (marker: MarkerValue, message: string, hint?: string) => {
+      this.host.diagnostics.push(error('KF2009', `@${marker.name} on ${place}: ${message}`, { file: marker.file, line: marker.line, column: marker.column, hint }));
+    };
   }
 
   format(t: IRType, ctx: Ctx): JSONSchemaProps {
@@ -86,7 +80,7 @@ export class SchemaFormatter {
           );
           return {};
         }
-        return clone(schema);
+        return schema; // a fresh copy, ours to change
       }
       case 'unknown':
         if (!ctx.allowUnknown) {
@@ -140,7 +134,9 @@ export class SchemaFormatter {
       const r = irResolve(p.type);
       base = allowUnknown && r.kind === 'unknown' && p.type.kind === 'unknown' ? (r.what === 'object' ? { type: 'object' } : {}) : this.format(p.type, { where, allowUnknown });
     }
-    const schema = clone(base);
+    // Markers change only the top level (and `items`, which applyMarkers copies first): a
+    // shallow copy keeps `base` intact for allOf conflict detection without a deep clone.
+    const schema: JSONSchemaProps = { ...base };
     if (p.type.kind === 'named' || p.type.kind === 'nullable') applyMarkers(schema, p.markers, this.report(undefined, where), base);
     else applyMarkers(schema, p.markers, this.report(undefined, where));
     if (p.description) schema.description = p.description;
