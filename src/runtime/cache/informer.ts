@@ -263,29 +263,32 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     return resourcePath(this.resource, this.resource.namespaced ? this.opts.namespace : undefined);
   }
 
-  /** Lists everything (paginated) and reconciles the store with it; returns the list's resourceVersion. */
+  /**
+   * Lists everything (paginated) and reconciles the store with it; returns the list's
+   * resourceVersion. Pages are applied as they arrive (each object only ever moves to a newer
+   * version, so a failure half-way leaves a usable store); objects missing from a complete list
+   * are deleted at the end (delivered with finalStateUnknown). Holding one page at a time keeps
+   * the peak memory of a relist small.
+   */
   private async listAndReplace(signal: AbortSignal): Promise<string> {
     this.stats_.lists++;
     const seen = new Set<string>();
     let cont: string | undefined;
     let rv = '';
     const initial = !this.synced;
-    const items: KubernetesObject[] = [];
     do {
       const page = await this.rest.request<{ metadata: { resourceVersion: string; continue?: string }; items: KubernetesObject[] }>('GET', this.collectionPath(), {
         query: { limit: this.opts.pageSize ?? 500, continue: cont },
         signal,
         what: `list ${this.resource.apiVersion} ${this.resource.kind}`,
       });
-      for (const it of page.items) items.push(it);
+      for (const it of page.items) {
+        seen.add(objectKey(it.metadata?.namespace, it.metadata?.name ?? ''));
+        this.upsert(it, initial);
+      }
       cont = page.metadata.continue || undefined;
       rv = page.metadata.resourceVersion;
     } while (cont);
-    // Apply only once the whole list is in, so a failed page leaves the store consistent.
-    for (const it of items) {
-      seen.add(objectKey(it.metadata?.namespace, it.metadata?.name ?? ''));
-      this.upsert(it, initial);
-    }
     for (const key of [...this.store.keys()]) if (!seen.has(key)) this.remove(key, undefined, true);
     return rv;
   }
