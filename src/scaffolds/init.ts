@@ -260,9 +260,10 @@ function nextSteps(): string {
   return [
     '',
     'Next:',
-    '  npx kubeforge create api --group <group> --version v1 --kind <Kind>',
+    '  npm run build   # compile (tsc --strict)',
     '  make test       # tests against a real kube-apiserver and etcd',
     '  make run        # the manager against the cluster of your current kubeconfig',
+    '  make help       # every target: manifests, docker-build, deploy, build-installer...',
     '',
   ].join('\n');
 }
