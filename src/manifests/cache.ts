@@ -25,7 +25,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { existingManagedFiles } from './writer.js';
 
-const CACHE_FORMAT = 1;
+const CACHE_FORMAT = 2;
 
 export interface CacheRecord {
   format: number;
@@ -33,10 +33,16 @@ export interface CacheRecord {
   key: string;
   /** Input file (project-relative, `/`-separated, or absolute outside the project) -> sha256. */
   inputs: Record<string, string>;
-  /** Managed output file (project-relative) -> sha256. */
-  outputs: Record<string, string>;
+  /** Managed output file (project-relative) -> sha256, size and mtime as written. */
+  outputs: Record<string, OutputStamp>;
   /** Warnings of the run that wrote the record, printed again on a cache hit. */
   warnings: Diagnostic[];
+}
+
+export interface OutputStamp {
+  sha256: string;
+  size: number;
+  mtimeMs: number;
 }
 
 export interface CacheKeyParts {
@@ -261,10 +267,25 @@ export function checkCache(projectDir: string, tsconfigPath: string, parts: Cach
   const managed = existingManagedFiles(projectDir);
   const recorded = Object.keys(record.outputs).sort();
   if (managed.length !== recorded.length || managed.some((m, i) => m !== recorded[i])) return { hit: false, reason: 'managed files added or removed' };
-  for (const [p, hash] of Object.entries(record.outputs)) {
-    if (hashFile(join(projectDir, p)) !== hash) return { hit: false, reason: `output changed: ${p}` };
+  for (const [p, stamp] of Object.entries(record.outputs)) {
+    // Outputs are large (a CRD embedding a pod template is ~600 kB): size and mtime as written
+    // vouch for them; anything else is hashed.
+    const abs = join(projectDir, p);
+    let st;
+    try {
+      st = statSync(abs);
+    } catch {
+      return { hit: false, reason: `output missing: ${p}` };
+    }
+    if (st.size === stamp.size && st.mtimeMs === stamp.mtimeMs) continue;
+    if (hashFile(abs) !== stamp.sha256) return { hit: false, reason: `output changed: ${p}` };
   }
   return { hit: true, record };
+}
+
+function stampOf(projectDir: string, rel: string, content: string): OutputStamp {
+  const st = statSync(join(projectDir, rel));
+  return { sha256: sha256(content), size: st.size, mtimeMs: st.mtimeMs };
 }
 
 /** Records a successful run: `analysisInputs` are the files the analysis read (absolute). */
@@ -287,7 +308,7 @@ export function writeCache(
     format: CACHE_FORMAT,
     key: cacheKey(projectDir, tsconfigChain, parts),
     inputs: Object.fromEntries(Object.entries(inputs).sort(([a], [b]) => (a < b ? -1 : 1))),
-    outputs: Object.fromEntries(Object.entries(outputs).map(([p, c]) => [p, sha256(c)]).sort(([a], [b]) => (a < b ? -1 : 1))),
+    outputs: Object.fromEntries(Object.entries(outputs).map(([p, c]) => [p, stampOf(projectDir, p, c)]).sort(([a], [b]) => (a < b ? -1 : 1))),
     warnings,
   };
   const file = cacheFile(projectDir);
