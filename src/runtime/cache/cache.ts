@@ -184,11 +184,16 @@ export class InformerCache implements Cache {
       }
     }
     const namespace = r.namespaced ? o.namespace || undefined : undefined;
-    // Narrow the candidates with an equality index when there is one.
-    let candidates: Iterable<string> | undefined;
-    const eq = fields.find((f) => f.op === '=' && inf.indices.has(f.field));
-    if (eq) candidates = inf.indices.get(eq.field)!.get(eq.value) ?? [];
-    else if (namespace) candidates = inf.byNamespace.get(namespace) ?? [];
+    // Narrow the candidates with the smallest matching index: field indexes, the label index for
+    // equality requirements, the namespace index; every requirement is still checked below.
+    let candidates: Set<string> | undefined;
+    const consider = (s: Set<string> | undefined) => {
+      const set = s ?? new Set<string>();
+      if (!candidates || set.size < candidates.size) candidates = set;
+    };
+    for (const f of fields) if (f.op === '=' && inf.indices.has(f.field)) consider(inf.indices.get(f.field)!.get(f.value));
+    for (const l of labels) if (l.op === '=' || (l.op === 'in' && l.values.length === 1)) consider(inf.byLabel.get(`${l.key}=${l.values[0]}`));
+    if (namespace) consider(inf.byNamespace.get(namespace));
     const keys = candidates ? [...candidates] : [...inf.store.keys()];
     keys.sort();
     const items: T[] = [];

@@ -95,6 +95,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   /** field -> value -> keys */
   readonly indices = new Map<string, Map<string, Set<string>>>();
   readonly byNamespace = new Map<string, Set<string>>();
+  /** `key=value` label pair -> keys (the label index that narrows equality selectors). */
+  readonly byLabel = new Map<string, Set<string>>();
   readonly indexers = new Map<string, IndexExtractor>();
   private readonly registrations = new Set<Registration>();
   private synced = false;
@@ -201,6 +203,26 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     }
   }
 
+  private labelsAdd(labels: Record<string, string>, key: string): void {
+    for (const k in labels) {
+      const lk = `${k}=${labels[k]}`;
+      let s = this.byLabel.get(lk);
+      if (!s) this.byLabel.set(lk, (s = new Set()));
+      s.add(key);
+    }
+  }
+
+  private labelsRemove(labels: Record<string, string>, key: string): void {
+    for (const k in labels) {
+      const lk = `${k}=${labels[k]}`;
+      const s = this.byLabel.get(lk);
+      if (s) {
+        s.delete(key);
+        if (s.size === 0) this.byLabel.delete(lk);
+      }
+    }
+  }
+
   private call(reg: Registration, fn: 'onAdd' | 'onUpdate' | 'onDelete', a: unknown, b: unknown): void {
     const f = reg.handler[fn] as ((x: unknown, y: unknown) => void) | undefined;
     if (!f) return;
@@ -230,6 +252,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     const oldObj = old && this.registrations.size > 0 ? deepFreeze(this.parse(old)) : undefined;
     if (old?.index) for (const [f, v] of Object.entries(old.index)) this.indexRemove(f, v, key);
     if (entry.index) for (const [f, v] of Object.entries(entry.index)) this.indexAdd(f, v, key);
+    if (old?.labels) this.labelsRemove(old.labels, key);
+    if (entry.labels) this.labelsAdd(entry.labels, key);
     this.store.set(key, entry);
     if (!old) {
       let s = this.byNamespace.get(namespace);
@@ -249,6 +273,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     if (!old) return;
     this.store.delete(key);
     if (old.index) for (const [f, v] of Object.entries(old.index)) this.indexRemove(f, v, key);
+    if (old.labels) this.labelsRemove(old.labels, key);
     const s = this.byNamespace.get(old.namespace);
     if (s) {
       s.delete(key);

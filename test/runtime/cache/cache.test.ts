@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { V1ConfigMap, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { TestEnvironment } from '../../../src/testing/index.js';
 import { newCache, type InformerCache, type SharedInformer } from '../../../src/runtime/cache/index.js';
-import { isNotFound, newClient } from '../../../src/runtime/client/index.js';
+import { isNotFound, mergePatch, newClient } from '../../../src/runtime/client/index.js';
 import type { Client } from '../../../src/runtime/contracts.js';
 import { Widget, startEnv, testLogger, waitFor, widget } from '../controller/harness.js';
 import { CuttableProxy } from './proxy.js';
@@ -80,6 +80,14 @@ describe('informer cache', () => {
       await live.update(cur);
       await waitFor('index update', async () => (await cache.list(Widget, { fieldSelector: { 'spec.owner': 'alice' } })).items.length === 3);
       assert.deepEqual(names(await cache.list(Widget, { fieldSelector: { 'spec.owner': 'bob' } })), []);
+
+      // Label changes move objects in the label index.
+      await live.patch(await live.get(Widget, { namespace: 'a', name: 'w1' }), mergePatch({ metadata: { labels: { app: 'api' } } }));
+      await waitFor('label index update', async () => (await cache.list(Widget, { labelSelector: 'app=api' })).items.length === 1);
+      assert.deepEqual(names(await cache.list(Widget, { labelSelector: 'app=web' })), ['a/w2']);
+      assert.deepEqual(names(await cache.list(Widget, { labelSelector: 'app in (api),tier=fe' })), ['a/w1']);
+      await live.patch(await live.get(Widget, { namespace: 'a', name: 'w1' }), mergePatch({ metadata: { labels: { app: 'web' } } }));
+      await waitFor('label restored', async () => (await cache.list(Widget, { labelSelector: 'app=web' })).items.length === 2);
     });
   });
 
