@@ -101,6 +101,34 @@ const RESERVED_KINDS = new Set([
   'V1ObjectMeta',
 ]);
 
+/**
+ * Kubernetes' own API groups, by the short name Kubebuilder accepts in --group, with their full
+ * name. `--resource=false` on one of these (with no API of that name in PROJECT) scaffolds a
+ * controller for the built-in Kind, as `kubebuilder create api --group apps --kind Deployment
+ * --resource=false` does.
+ */
+export const CORE_GROUPS: Readonly<Record<string, string>> = {
+  admissionregistration: 'admissionregistration.k8s.io',
+  apiextensions: 'apiextensions.k8s.io',
+  apps: 'apps',
+  authentication: 'authentication.k8s.io',
+  authorization: 'authorization.k8s.io',
+  autoscaling: 'autoscaling',
+  batch: 'batch',
+  certificates: 'certificates.k8s.io',
+  coordination: 'coordination.k8s.io',
+  core: '',
+  discovery: 'discovery.k8s.io',
+  events: 'events.k8s.io',
+  flowcontrol: 'flowcontrol.apiserver.k8s.io',
+  networking: 'networking.k8s.io',
+  node: 'node.k8s.io',
+  policy: 'policy',
+  rbac: 'rbac.authorization.k8s.io',
+  scheduling: 'scheduling.k8s.io',
+  storage: 'storage.k8s.io',
+};
+
 /** Everything the templates and the PROJECT entry need about one Kind. */
 export interface ApiNames {
   group: string;
@@ -110,6 +138,8 @@ export interface ApiNames {
   qualifiedGroup: string;
   apiVersion: string;
   plural: string;
+  /** A built-in Kubernetes Kind (controller only): its group is Kubernetes', not the project's. */
+  core: boolean;
   /** True when the plural was given and differs from the derived one. */
   irregularPlural: boolean;
   namespaced: boolean;
@@ -130,12 +160,13 @@ export interface ApiNames {
 }
 
 /** The layout of one Kind, following Kubebuilder's paths with TypeScript's folders. */
-export function apiNames(config: ProjectConfig, v: { group: string; version: string; kind: string; plural?: string; namespaced: boolean }): ApiNames {
+export function apiNames(config: ProjectConfig, v: { group: string; version: string; kind: string; plural?: string; namespaced: boolean; core?: boolean }): ApiNames {
   const multigroup = config.multigroup === true;
   const fileName = v.kind.toLowerCase();
   const derived = pluralize(fileName);
   const plural = v.plural ?? derived;
-  const qg = qualifiedGroup(v.group, config.domain);
+  const core = v.core === true;
+  const qg = core ? CORE_GROUPS[v.group] : qualifiedGroup(v.group, config.domain);
   const grouped = multigroup && v.group !== '';
   const apiDir = grouped ? `src/api/${v.group}/${v.version}` : `src/api/${v.version}`;
   const controllerDir = grouped ? `src/controller/${v.group}` : 'src/controller';
@@ -144,9 +175,10 @@ export function apiNames(config: ProjectConfig, v: { group: string; version: str
     group: v.group,
     version: v.version,
     kind: v.kind,
-    domain: config.domain,
+    domain: core ? '' : config.domain,
     qualifiedGroup: qg,
-    apiVersion: `${qg}/${v.version}`,
+    apiVersion: qg ? `${qg}/${v.version}` : v.version,
+    core,
     plural,
     irregularPlural: plural !== derived,
     namespaced: v.namespaced,
@@ -247,11 +279,13 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
   if (problems.length) throw new DiagnosticError(problems);
 
   const existing = config.resources.find((r) => sameGVK(r, { group, version, kind }));
+  // A controller for a built-in Kind: --resource=false, a Kubernetes group, and no API of ours by that name.
+  const core = !doResource && !existing?.api && Object.hasOwn(CORE_GROUPS, group);
   // Scaffolding again keeps the plural PROJECT recorded unless --plural changes it.
-  const names = apiNames(config, { group, version, kind, plural: options.plural ?? existing?.plural, namespaced });
+  const names = apiNames(config, { group, version, kind, plural: options.plural ?? existing?.plural, namespaced, core });
   const gvkText = `${kind} (${names.apiVersion})`;
 
-  if (!config.multigroup) {
+  if (!config.multigroup && !core) {
     const other = config.resources.find((r) => r.group !== group && !r.core && !r.external);
     if (other) {
       problems.push(
@@ -291,11 +325,11 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
       );
     }
   }
-  if (!doResource && !existing?.api) {
+  if (!doResource && !existing?.api && !core) {
     problems.push(
       error('KF1046', `--resource=false needs the API of ${gvkText} in ${PROJECT_FILE}, and there is none`, {
         file: PROJECT_FILE,
-        hint: `create the API first (drop --resource=false); controllers for built-in or external types are not supported yet`,
+        hint: `create the API first (drop --resource=false), or name a built-in Kind by its Kubernetes group (${Object.keys(CORE_GROUPS).slice(0, 4).join(', ')}, ...); controllers for external types are not supported yet`,
       }),
     );
   }
@@ -307,7 +341,11 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
 function projectEntry(v: ValidApi): ProjectResource {
   const { names, existing, doResource, doController } = v;
   const entry: ProjectResource = existing ? { ...existing } : { group: names.group, version: names.version, kind: names.kind };
-  entry.domain = names.domain;
+  if (names.core) {
+    // Kubebuilder's record of a built-in Kind: its Go package path, no domain of ours.
+    entry.core = true;
+    entry.path = `k8s.io/api/${names.group}/${names.version}`;
+  } else entry.domain = names.domain;
   if (doResource) {
     entry.api = { crdVersion: 'v1', namespaced: names.namespaced ? true : undefined };
     entry.path = names.typesFile;
@@ -474,7 +512,7 @@ export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvi
 
   let manifests = false;
   const step = env.manifests === undefined ? defaultManifestsStep : env.manifests;
-  if (step && resource.api) {
+  if (step) {
     env.err('Generating manifests (kubeforge manifests)...\n');
     try {
       env.out(await step(env.cwd));
@@ -482,7 +520,7 @@ export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvi
     } catch (e) {
       const diagnostics = e instanceof DiagnosticError ? [...e.diagnostics] : [error('KF1050', (e as Error).message)];
       diagnostics.push(
-        error('KF1050', `${resource.kind} is scaffolded, but generating its CRD failed (see above)`, {
+        error('KF1050', `${resource.kind} is scaffolded, but generating the manifests (CRDs, RBAC role) failed (see above)`, {
           hint: 'fix the problems reported above, then run `npm run manifests` (kubeforge manifests) to finish',
         }),
       );

@@ -1,9 +1,10 @@
 /**
  * End to end, as a Kubebuilder user would: pack kubeforge, `kubeforge init` (npm install against
- * the tarball), then with the installed CLI `kubeforge create api` twice (a namespaced Kind and a
- * cluster-scoped one), `npm run build`, the project's own `npm test` (the scaffolded controller
- * tests on a real API server), `kubectl kustomize config/default` (CRDs included), and the
- * samples accepted by a real API server (`kubectl apply --dry-run=server`) with the generated CRDs.
+ * the tarball), then with the installed CLI `kubeforge create api` three times (a namespaced Kind,
+ * a cluster-scoped one, a controller for the built-in Deployment), `npm run build`, the
+ * project's own `npm test` (the scaffolded controller tests on a real API server), `kubectl
+ * kustomize config/default` (CRDs included), and the samples accepted by a real API server
+ * (`kubectl apply --dry-run=server`) with the generated CRDs.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,8 +20,9 @@ const project = join(work, 'guestbook');
 
 const API_CRONJOB = ['create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob'];
 const API_FLEET = ['create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false'];
+const CONTROLLER_DEPLOYMENT = ['create', 'api', '--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--resource=false'];
 
-describe('e2e: kubeforge init -> create api x2 -> build -> test -> kustomize -> samples on a real API server', { timeout: 25 * MINUTES }, () => {
+describe('e2e: kubeforge init -> create api x3 -> build -> test -> kustomize -> samples on a real API server', { timeout: 25 * MINUTES }, () => {
   const kubeforge = (args: string[]) => sh(join(project, 'node_modules/.bin/kubeforge'), args, project);
 
   before(() => {
@@ -48,8 +50,16 @@ describe('e2e: kubeforge init -> create api x2 -> build -> test -> kustomize -> 
     assert.match(crd, /^ {2}scope: Cluster$/m);
   });
 
+  it('create api --resource=false scaffolds a controller for a built-in Kind (apps/v1 Deployment) and its RBAC', { timeout: 3 * MINUTES }, () => {
+    const out = ok(kubeforge(CONTROLLER_DEPLOYMENT), 'kubeforge create api Deployment --resource=false');
+    assert.match(out, /^CREATE src\/controller\/deployment_controller\.ts/m);
+    assert.doesNotMatch(out, /src\/api\//);
+    assert.match(out, /^UPDATE config\/rbac\/role\.yaml/m);
+    assert.match(readFileSync(join(project, 'config/rbac/role.yaml'), 'utf8'), /- apps\n {2}resources:\n {2}- deployments\n/);
+  });
+
   it('the same commands again with --force change nothing; without --force they are refused', { timeout: 3 * MINUTES }, () => {
-    for (const args of [API_CRONJOB, API_FLEET]) {
+    for (const args of [API_CRONJOB, API_FLEET, CONTROLLER_DEPLOYMENT]) {
       assert.equal(ok(kubeforge([...args, '--force']), 'create api --force'), 'Nothing to change.\nmanifests are up to date\n');
       const refused = kubeforge(args);
       assert.equal(refused.status, 1);
@@ -61,17 +71,17 @@ describe('e2e: kubeforge init -> create api x2 -> build -> test -> kustomize -> 
   it('npm run build compiles the project with both controllers wired into main.ts', { timeout: 3 * MINUTES }, () => {
     ok(sh('npm', ['run', 'build'], project), 'npm run build');
     const main = readFileSync(join(project, 'src/main.ts'), 'utf8');
-    assert.match(main, /new CronJobReconciler\(mgr\.getClient\(\)\)\.setupWithManager\(mgr\);\n\s+new FleetReconciler/);
+    assert.match(main, /new CronJobReconciler\(mgr\.getClient\(\)\)\.setupWithManager\(mgr\);\n\s+new FleetReconciler\(mgr\.getClient\(\)\)\.setupWithManager\(mgr\);\n\s+new DeploymentReconciler/);
   });
 
   it("the project's npm test is green on a real API server, the scaffolded controller tests included", { timeout: 8 * MINUTES }, () => {
     const out = ok(sh('npm', ['test'], project), 'npm test');
     assert.match(out, /^# fail 0$/m);
-    for (const name of ['CronJob controller', 'Fleet controller', 'reconciles a created CronJob', 'reconciles a created Fleet', 'ignores a Fleet that no longer exists']) {
+    for (const name of ['CronJob controller', 'Fleet controller', 'reconciles a created CronJob', 'reconciles a created Fleet', 'ignores a Fleet that no longer exists', 'Deployment controller', 'ignores a Deployment that no longer exists']) {
       assert.match(out, new RegExp(`^\\s*ok \\d+ - ${name}$`, 'm'), `${name} passed:\n${out}`);
     }
     const pass = Number(/^# pass (\d+)$/m.exec(out)?.[1]);
-    assert.ok(pass >= 5, `at least the suite smoke test and two tests per controller passed (got ${pass})`);
+    assert.ok(pass >= 6, `at least the suite smoke test, two tests per CRD controller and one for Deployment passed (got ${pass})`);
   });
 
   it('kubectl kustomize config/default builds and holds both CRDs and the roles', () => {

@@ -154,7 +154,7 @@ describe('kubeforge create api (CLI, on disk)', () => {
     const r = await kubeforge(dir, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob');
     assert.equal(r.code, 1);
     assert.match(r.err, /bad_types\.ts/);
-    assert.match(r.err, /KF1050 {2}CronJob is scaffolded, but generating its CRD failed/);
+    assert.match(r.err, /KF1050 {2}CronJob is scaffolded, but generating the manifests \(CRDs, RBAC role\) failed/);
     assert.match(r.err, /npm run manifests/);
     assert.ok(existsSync(join(dir, 'src/api/v1/cronjob_types.ts')), 'the scaffold stays');
     assert.match(readFileSync(join(dir, 'PROJECT'), 'utf8'), /kind: CronJob/);

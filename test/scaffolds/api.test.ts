@@ -62,6 +62,14 @@ const CASES: { name: string; init?: Partial<InitOptions>; runs: CreateApiOptions
       { group: 'sea', version: 'v1', kind: 'Frigate', controller: true },
     ],
   },
+  {
+    name: 'core-type-controller',
+    runs: [
+      { group: 'batch', version: 'v1', kind: 'CronJob' },
+      { group: 'apps', version: 'v1', kind: 'Deployment', resource: false },
+      { group: 'core', version: 'v1', kind: 'Pod', resource: false },
+    ],
+  },
 ];
 
 describe('kubeforge create api (golden files)', () => {
@@ -172,7 +180,7 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
     { name: 'missing flags', options: {}, codes: ['KF1041', 'KF1041', 'KF1041'], message: /missing --group/ },
     { name: 'nothing to scaffold', options: { group: 'batch', version: 'v1', kind: 'CronJob', resource: false, controller: false }, codes: ['KF1045'], message: /nothing to scaffold/ },
     { name: 'every problem at once', options: { group: 'B', version: 'x', kind: 'k' }, codes: ['KF1001', 'KF1001', 'KF1001'], message: /group/ },
-    { name: 'controller for an API that does not exist', options: { group: 'batch', version: 'v1', kind: 'CronJob', resource: false }, codes: ['KF1046'], message: /--resource=false needs the API of CronJob/ },
+    { name: 'controller for an API that does not exist', options: { group: 'webapp', version: 'v1', kind: 'Guestbook', resource: false }, codes: ['KF1046'], message: /--resource=false needs the API of Guestbook/, hint: /built-in Kind/ },
   ];
   for (const b of bad) {
     it(`${b.name}: ${b.codes.join(', ')}`, async () => {
@@ -248,6 +256,34 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
     const { err } = await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' });
     assert.match(err, /warning: config\/default\/kustomization\.yaml: no "#- \.\.\/crd" line/);
     assert.equal(host.read('config/default/kustomization.yaml')!.toString(), 'resources:\n- ../rbac\n');
+  });
+});
+
+describe('kubeforge create api (controllers for built-in Kinds)', () => {
+  it('--resource=false on a Kubernetes group scaffolds a controller for the built-in Kind', async () => {
+    const host = await initialised();
+    const { result } = await createApi(host, { group: 'apps', version: 'v1', kind: 'Deployment', resource: false });
+    assert.deepEqual(
+      result.changes.map((c) => `${c.kind} ${c.path}`),
+      ['update PROJECT', 'create src/controller/deployment_controller.ts', 'update src/main.ts', 'create test/controller/deployment_controller.test.ts'],
+    );
+    assert.deepEqual(result.resource, { controller: true, core: true, group: 'apps', kind: 'Deployment', path: 'k8s.io/api/apps/v1', version: 'v1' });
+    const controller = written(result.changes)['src/controller/deployment_controller.ts'];
+    assert.match(controller, /export const Deployment: TypeDescriptor = \{ apiVersion: 'apps\/v1', kind: 'Deployment' \};/);
+    assert.match(controller, /@Rbac\(\{ groups: \['apps'\], resources: \['deployments'\]/);
+    // The core group is "" in RBAC and apiVersion "v1".
+    const pod = await createApi(host, { group: 'core', version: 'v1', kind: 'Pod', resource: false });
+    const podController = written(pod.result.changes)['src/controller/pod_controller.ts'];
+    assert.match(podController, /apiVersion: 'v1', kind: 'Pod'/);
+    assert.match(podController, /groups: \[''\], resources: \['pods'\]/);
+  });
+
+  it('a built-in Kind does not count as a second API group; --resource on a group named like Kubernetes\' is the project\'s own', async () => {
+    const host = await initialised();
+    await createApi(host, { group: 'apps', version: 'v1', kind: 'Deployment', resource: false });
+    const { result } = await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' });
+    assert.equal(result.resource.domain, 'example.com');
+    assert.match(written(result.changes)['src/api/v1/groupversion.ts'], /group: 'batch\.example\.com'/);
   });
 });
 

@@ -1,0 +1,55 @@
+/*
+Copyright The Guestbook Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+/**
+ * Tests of the Deployment controller against a real kube-apiserver and etcd started by
+ * kubeforge/testing from $KUBEBUILDER_ASSETS, with the CRDs of config/crd/bases installed
+ * (`npm run manifests` writes them).
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { type Client, newClient, newManager, type ReconcileContext } from 'kubeforge/runtime';
+import { TestEnvironment } from 'kubeforge/testing';
+import { DeploymentReconciler } from '../../src/controller/deployment_controller.js';
+
+describe('Deployment controller', () => {
+  const env = new TestEnvironment({ crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: false });
+  const resourceName = 'test-resource';
+  const request = { namespace: 'default', name: resourceName }; // TODO(user): modify as needed
+  let client: Client;
+  let reconciler: DeploymentReconciler;
+  let context: () => ReconcileContext;
+
+  before(async () => {
+    const config = await env.start();
+    client = newClient(config);
+    reconciler = new DeploymentReconciler(client);
+    const logger = newManager(config).getLogger();
+    context = () => ({ signal: AbortSignal.timeout(30_000), logger, reconcileID: randomUUID() });
+  });
+
+  after(async () => {
+    await env.stop();
+  });
+
+  it('ignores a Deployment that no longer exists', async () => {
+    const result = await reconciler.reconcile({ ...request, name: 'does-not-exist' }, context());
+    assert.deepEqual(result, {});
+  });
+
+  // TODO(user): create a Deployment, reconcile it, and assert on what your reconcile changes.
+});
