@@ -158,8 +158,11 @@ export class Controller implements Runnable {
     log.info('Starting EventSource');
     for (const w of this.watches) await this.startWatch(w);
     const timeoutMs = this.options.cacheSyncTimeout ?? 120_000;
-    const syncSignal = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
-    const results = await Promise.all(this.watches.map((w) => w.source.waitForSync(syncSignal)));
+    // A referenced timer (AbortSignal.timeout's is unref'd and would let a quiet process exit).
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), timeoutMs);
+    const syncSignal = AbortSignal.any([signal, timeout.signal]);
+    const results = await Promise.all(this.watches.map((w) => w.source.waitForSync(syncSignal))).finally(() => clearTimeout(timer));
     if (signal.aborted) {
       this.queue.shutDown();
       return;

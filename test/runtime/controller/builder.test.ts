@@ -182,3 +182,38 @@ describe('handlers', () => {
     assert.deepEqual(got, [{ namespace: 'n', name: 'a' }]);
   });
 });
+
+describe('controller without an API server', () => {
+  it('reconciles generic events from a channel source and stops cleanly', async () => {
+    const mgr = new MiniManager(offlineConfig());
+    const src = new ChannelSource();
+    const seen: Request[] = [];
+    const c = controllerManagedBy(mgr)
+      .named('chan')
+      .watches(src, enqueueRequestForObject())
+      .complete(async (req) => {
+        seen.push(req);
+      });
+    src.send(obj({ namespace: 'n', name: 'buffered' })); // before start: buffered
+    const ac = new AbortController();
+    const run = c.start(ac.signal);
+    src.send(obj({ namespace: 'n', name: 'live' }));
+    for (let i = 0; i < 100 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(seen, [{ namespace: 'n', name: 'buffered' }, { namespace: 'n', name: 'live' }]);
+    ac.abort();
+    await run;
+    src.send(obj({ namespace: 'n', name: 'after' }));
+    assert.equal(seen.length, 2, 'nothing after shutdown');
+  });
+
+  it('rejects start() when a source does not sync within cacheSyncTimeout', async () => {
+    const mgr = new MiniManager(offlineConfig());
+    const never = {
+      start: async () => {},
+      waitForSync: (signal: AbortSignal) => new Promise<boolean>((r) => signal.addEventListener('abort', () => r(false))),
+      toString: () => 'never-syncing source',
+    };
+    const c = controllerManagedBy(mgr).named('slow').watches(never, enqueueRequestForObject()).withOptions({ cacheSyncTimeout: 50 }).complete(async () => {});
+    await assert.rejects(c.start(new AbortController().signal), /timed out after 50 ms waiting for caches to sync \(never-syncing source\)/);
+  });
+});
