@@ -29,6 +29,30 @@ export function normalizeText(text: string): string {
   return lf === '' ? '' : `${lf.replace(/\n+$/, '')}\n`;
 }
 
+const SIMPLE_MUSTACHE = /\{\{\s*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\}\}/g;
+
+/**
+ * A template whose only mustaches are plain paths (`{{name}}`, `{{versions.node}}`) renders the
+ * same with a substitution as with handlebars (noEscape, strict), without paying for
+ * handlebars' parser and code generator (~5 ms per template here, most of init's time). Any
+ * block, helper, partial, comment or escape sends the template to handlebars.
+ */
+export function compileSimple(source: string): Compiled | undefined {
+  const rest = source.replace(SIMPLE_MUSTACHE, '');
+  if (source.includes('\\{{') || source.includes('{{{') || rest.includes('{{') || rest.includes('}}')) return undefined;
+  return (data: unknown) =>
+    source.replace(SIMPLE_MUSTACHE, (_m, path: string) => {
+      let value: unknown = data;
+      for (const key of path.split('.')) {
+        if (value === null || value === undefined || !(typeof value === 'object' || typeof value === 'function') || !(key in (value as object))) {
+          throw new Error(`"${key}" not defined in ${path === key ? 'the data' : path}`);
+        }
+        value = (value as Record<string, unknown>)[key];
+      }
+      return value === null || value === undefined ? '' : String(value);
+    });
+}
+
 export class TemplateRenderer {
   private readonly cache = new Map<string, Compiled>();
 
@@ -40,7 +64,8 @@ export class TemplateRenderer {
     if (!compiled) {
       const source = this.templates.read(name);
       if (source === undefined) throw new Error(`template ${name} not found in ${this.templates.root}`);
-      compiled = await compileTemplate(source.toString('utf8'), name);
+      const text = source.toString('utf8');
+      compiled = compileSimple(text) ?? (await compileTemplate(text, name));
       this.cache.set(name, compiled);
     }
     try {
