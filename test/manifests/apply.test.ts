@@ -51,7 +51,7 @@ describe('generated manifests on a real API server', () => {
   before(async () => {
     rbacDir = await generate('rbac/valid');
     webhookDir = await generate('webhook/valid');
-    env = new TestEnvironment({ crdDirectoryPaths: [join(rbacDir, 'config/crd/bases')], errorIfCRDPathMissing: true, crdInstallTimeout: 120_000 });
+    env = new TestEnvironment({ crdDirectoryPaths: [join(rbacDir, 'config/crd/bases')], errorIfCRDPathMissing: true, crdInstallTimeout: 120_000, controlPlaneStartTimeout: 120_000 });
     await env.start();
     rest = new RestClient(env.config);
   });
