@@ -166,6 +166,14 @@ describe('kubeforge init: writing', () => {
     assert.equal(readFileSync(join(dir, 'Makefile'), 'utf8'), 'mine\n');
   });
 
+  it('a folder holding only .git counts as empty', async () => {
+    const dir = folder('guestbook', { '.git/HEAD': 'ref: refs/heads/main\n' });
+    const r = await kubeforge(dir, 'init', '--domain', 'example.com', '--skip-install');
+    assert.equal(r.code, 0, r.err);
+    assert.ok(statSync(join(dir, 'PROJECT')).isFile());
+    assert.equal(readFileSync(join(dir, '.git/HEAD'), 'utf8'), 'ref: refs/heads/main\n');
+  });
+
   it('colours the plan only when the context asks for colour', async () => {
     const dir = folder();
     let out = '';
