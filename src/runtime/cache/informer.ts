@@ -3,9 +3,11 @@
  * watches from the last seen resourceVersion (bookmarks keep it fresh), relist on 410 Gone, and
  * back off (800 ms doubling to 30 s, jittered) when the connection drops or the server errs.
  *
- * Why not client-node's makeInformer: in 1.4.0 a watch error stops the informer and leaves the
- * restart to the caller, it relists from scratch on every reconnect, and delivers events
- * through mutable shared objects. Controllers need the client-go reflector behaviour.
+ * Why not client-node's makeInformer (1.4.0, cache.js): on a dropped connection or any watch
+ * error other than 410 it emits `error` and stops for good, leaving restart and back-off to the
+ * caller; it never asks for bookmarks (so resuming after a quiet period tends to hit 410); it lists
+ * in one unpaginated request; and handlers receive the very objects it stores, so one careless
+ * handler corrupts every reader. Controllers need the client-go reflector behaviour instead.
  *
  * Storage: each cached object is kept as its JSON text plus a few extracted fields (namespace,
  * name, labels, index values). Reads parse the text, so every caller gets its own copy and can
@@ -343,6 +345,11 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
           reject(err);
         } else resolve();
       };
+      // The server ends every watch after timeoutSeconds; if nothing at all arrives well past that,
+      // the connection died silently (no RST): give up on it and reconnect.
+      const watchdog = setTimeout(() => finish(Object.assign(new Error('watch stalled past its timeout'), { code: 'ETIMEDOUT' })), (timeoutSeconds + 30) * 1000);
+      watchdog.unref();
+      res.on('close', () => clearTimeout(watchdog));
       res.on('data', (chunk: string) => {
         buf += chunk;
         let nl: number;
