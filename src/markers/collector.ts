@@ -370,7 +370,17 @@ export class MarkerCollector {
         const def = markerForJsDocTag(tagName);
         if (!def) continue;
         const loc: Location = { file: sf.fileName, line: startLine + tag.line + 1, column: (tag.line === 0 ? startCol : 0) + tag.column + 1 };
-        if (!allowed) continue;
+        if (!allowed) {
+          // Classes and their fields take decorators; a marker tag there would be silently lost.
+          this.diagnostics.push({
+            code: 'KF2014',
+            severity: 'warning',
+            message: `JSDoc tag @${tagName} on ${placeName} is ignored: classes and their fields take decorators`,
+            hint: `write the decorator @${def.name}(${text.trim() && def.args.shape !== 'none' ? '...' : ''}) imported from 'kubeforge/markers' instead`,
+            ...loc,
+          });
+          continue;
+        }
         if (!def.targets.some((t) => allowed.includes(t))) {
           this.diagnostics.push(error('KF2002', `@${tagName} cannot be used on ${placeName}: it belongs on ${describeTargets(def.targets)}`, { ...loc, hint: `move the tag or remove it` }));
           continue;

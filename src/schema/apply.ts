@@ -118,10 +118,31 @@ export function applyMarkers(schema: JSONSchemaProps, markers: readonly MarkerVa
   items?.finish();
   top.finish();
   for (const m of ordered) {
+    if (m.name === 'Default') {
+      const problem = defaultProblem(m.args, schema);
+      if (problem) report(m, `default value ${JSON.stringify(m.args)} ${problem}`, 'the API server refuses a CRD whose default does not validate: fix the value or the field type');
+    }
     if (m.name === 'ListMapKey' && schema['x-kubernetes-list-type'] !== 'map') {
       report(m, 'must apply listMapKey to an associative-list', "add @ListType('map') to the field (listMapKey names the keys of a map-type list)");
     }
   }
+}
+
+/** Why a default cannot validate against the (final) schema, for the common mistakes. */
+function defaultProblem(value: unknown, s: JSONSchemaProps): string | undefined {
+  if (value === null) return s.nullable ? undefined : 'is null, but the field is not nullable';
+  if (s['x-kubernetes-int-or-string']) return typeof value === 'string' || Number.isInteger(value) ? undefined : 'is neither an integer nor a string';
+  const is: Record<string, (v: unknown) => boolean> = {
+    string: (v) => typeof v === 'string',
+    integer: (v) => Number.isInteger(v),
+    number: (v) => typeof v === 'number',
+    boolean: (v) => typeof v === 'boolean',
+    array: (v) => Array.isArray(v),
+    object: (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+  };
+  if (s.type && !is[s.type](value)) return `is not of the field's type (${s.type})`;
+  if (s.enum && !s.enum.some((e) => deepEqual(e, value))) return `is not one of the allowed values (${s.enum.map((e) => JSON.stringify(e)).join(', ')})`;
+  return undefined;
 }
 
 function applyOne(name: string, m: MarkerValue, t: Target, report: Report): void {

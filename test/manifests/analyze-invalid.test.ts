@@ -110,3 +110,17 @@ describe('invalid inputs: project layout and versions', () => {
     ]);
   });
 });
+
+describe('invalid inputs: defaults and ignored JSDoc tags', () => {
+  it('a default that cannot validate is an error; a marker tag on a class field is a warning', async () => {
+    const dir = join(invalid, 'defaults');
+    const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
+    const got = r.diagnostics.map((d) => `${relative(dir, d.file ?? '')}:${d.line}:${d.column} ${d.severity} ${d.code} ${d.message}`);
+    assert.deepEqual(got, [
+      'src/api/v1/defaults_types.ts:5:6 warning KF2014 JSDoc tag @minimum on field "count" of S is ignored: classes and their fields take decorators',
+      'src/api/v1/defaults_types.ts:8:3 error KF2009 @Default on field "n" of S: default value "three" is not of the field\'s type (integer)',
+      'src/api/v1/defaults_types.ts:9:3 error KF2009 @Default on field "mode" of S: default value "c" is not one of the allowed values ("a", "b")',
+    ]);
+    assert.match(r.diagnostics[0].hint ?? '', /@Minimum\(/);
+  });
+});
