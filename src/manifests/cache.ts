@@ -22,6 +22,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { existingManagedFiles } from './writer.js';
 
@@ -223,11 +224,42 @@ function dependencyVersion(projectDir: string, name: string): string {
   }
 }
 
+let fingerprint: string | undefined;
+
+/**
+ * Size and mtime of every file of the running kubeforge (its compiled modules and data), so a
+ * rebuilt kubeforge with an unchanged version number still invalidates the cache.
+ */
+export function toolFingerprint(): string {
+  if (fingerprint) return fingerprint;
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+  const h = createHash('sha256');
+  const walkStats = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const abs = join(dir, e.name);
+      if (e.isDirectory()) walkStats(abs);
+      else if (/\.(?:js|json)$/.test(e.name)) {
+        const st = statSync(abs);
+        h.update(`${relative(root, abs)}\0${st.size}\0${st.mtimeMs}\n`);
+      }
+    }
+  };
+  walkStats(root);
+  return (fingerprint = h.digest('hex'));
+}
+
 export function cacheKey(projectDir: string, tsconfigChain: readonly string[], parts: CacheKeyParts): string {
   const h = createHash('sha256');
   h.update(JSON.stringify({
     format: CACHE_FORMAT,
     kubeforge: parts.kubeforgeVersion,
+    build: toolFingerprint(),
     generator: parts.generatorVersion,
     paths: parts.paths ? [...parts.paths].sort() : null,
     tsconfig: parts.tsconfigPath ?? null,
