@@ -118,7 +118,7 @@ export function registerCompletion(program: Command, ctx: CliContext): void {
 Examples:
   $ source <(kubeforge completion bash)           # this shell only
   $ kubeforge completion bash >> ~/.bashrc
-  $ kubeforge completion zsh > "\${fpath[1]}/_kubeforge"
+  $ echo 'source <(kubeforge completion zsh)' >> ~/.zshrc
   $ kubeforge completion fish > ~/.config/fish/completions/kubeforge.fish`,
     )
     .action((shell: string) => {
