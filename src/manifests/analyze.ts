@@ -151,6 +151,13 @@ export function analyzeProjectSync(options: AnalyzeOptions): ProjectAnalysis {
   for (const file of loaded.rootFiles) {
     const sf = loaded.program.getSourceFile(file);
     if (!sf) continue;
+    // Syntax errors make everything after them unreliable: report them (parsing already found them).
+    for (const d of loaded.program.getSyntacticDiagnostics(sf)) {
+      const lc = d.start !== undefined ? sf.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
+      diagnostics.push(
+        error('KF1103', `syntax error: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`, { file, line: lc.line + 1, column: lc.character + 1, hint: 'fix the TypeScript syntax (tsc reports the same)' }),
+      );
+    }
     for (const st of sf.statements) {
       if (!ts.isClassDeclaration(st)) {
         continue;
@@ -182,7 +189,20 @@ export function analyzeProjectSync(options: AnalyzeOptions): ProjectAnalysis {
         }
       }
       if (!isRoot) continue;
-      if (!isKind) continue; // a root list type (ListMeta): nothing to generate
+      if (!isKind) {
+        // A root list type (ListMeta) gets no CRD. A root without any metadata is most likely a
+        // Kind missing its metadata field: say so rather than generate nothing silently.
+        if (!st.members.some((m) => m.name?.getText() === 'metadata') && !st.heritageClauses?.length) {
+          diagnostics.push({
+            code: 'KF4009',
+            severity: 'warning',
+            message: `@Root() class ${className} has no metadata field, so it is not a Kind and gets no CRD`,
+            hint: "add `metadata?: V1ObjectMeta;` (import type { V1ObjectMeta } from '@kubernetes/client-node') to make it a Kind",
+            ...locationOf(st.name ?? st),
+          });
+        }
+        continue;
+      }
       const gv = groupVersionOf(dirname(file));
       const nameNode = st.name ?? st;
       if (!gv) {
@@ -197,9 +217,18 @@ export function analyzeProjectSync(options: AnalyzeOptions): ProjectAnalysis {
         continue;
       }
       if (gv.skip) continue;
-      const ir = parser.parseDeclaration(st, [], nameNode, new Map(), `Kind ${className}`);
-      const schema = formatter.formatKind(ir);
-      kinds.push({ group: gv.group, version: gv.version, kind: className, schema, markers: classMarkers, at: locationOf(nameNode) as Location });
+      try {
+        const ir = parser.parseDeclaration(st, [], nameNode, new Map(), `Kind ${className}`);
+        const schema = formatter.formatKind(ir);
+        kinds.push({ group: gv.group, version: gv.version, kind: className, schema, markers: classMarkers, at: locationOf(nameNode) as Location });
+      } catch (e) {
+        diagnostics.push(
+          error('KF9001', `internal error while analysing Kind ${className}: ${(e as Error).message}`, {
+            ...locationOf(nameNode),
+            hint: 'this is a kubeforge bug: please report it with this type; meanwhile simplify the type to work around it',
+          }),
+        );
+      }
     }
   }
 

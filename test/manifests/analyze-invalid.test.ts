@@ -124,3 +124,18 @@ describe('invalid inputs: defaults and ignored JSDoc tags', () => {
     assert.match(r.diagnostics[0].hint ?? '', /@Minimum\(/);
   });
 });
+
+describe('invalid inputs: syntax and roots without metadata', () => {
+  it('reports syntax errors and warns about a @Root() class that cannot be a Kind', async () => {
+    const dir = join(invalid, 'syntax');
+    const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
+    assert.deepEqual(
+      r.diagnostics.map((d) => `${relative(dir, d.file ?? '')}:${d.line}:${d.column} ${d.severity} ${d.code} ${d.message}`),
+      [
+        'src/api/v1/types.ts:2:22 warning KF4009 @Root() class NoMeta has no metadata field, so it is not a Kind and gets no CRD',
+        'src/api/v1/types.ts:3:36 error KF1103 syntax error: Expression expected.',
+      ],
+    );
+    assert.deepEqual(r.crds, []);
+  });
+});
