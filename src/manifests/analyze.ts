@@ -155,7 +155,7 @@ export function analyzeProjectSync(options: AnalyzeOptions): ProjectAnalysis {
     for (const d of loaded.program.getSyntacticDiagnostics(sf)) {
       const lc = d.start !== undefined ? sf.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
       diagnostics.push(
-        error('KF1103', `syntax error: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`, { file, line: lc.line + 1, column: lc.character + 1, hint: 'fix the TypeScript syntax (tsc reports the same)' }),
+        error('KF4012', `syntax error: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`, { file, line: lc.line + 1, column: lc.character + 1, hint: 'fix the TypeScript syntax (tsc reports the same)' }),
       );
     }
     for (const st of sf.statements) {

@@ -123,7 +123,7 @@ export function loadProgram(options: ProgramOptions): LoadedProgram {
   if (existsSync(tsconfigPath)) {
     const read = ts.readConfigFile(tsconfigPath, ts.sys.readFile);
     if (read.error) {
-      diagnostics.push(error('KF1101', `cannot read ${tsconfigPath}: ${ts.flattenDiagnosticMessageText(read.error.messageText, ' ')}`, { file: tsconfigPath, hint: 'fix the JSON of tsconfig.json' }));
+      diagnostics.push(error('KF4010', `cannot read ${tsconfigPath}: ${ts.flattenDiagnosticMessageText(read.error.messageText, ' ')}`, { file: tsconfigPath, hint: 'fix the JSON of tsconfig.json' }));
       fileNames = walkTs(join(projectDir, 'src'), []);
     } else {
       const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, dirname(tsconfigPath), undefined, tsconfigPath);
@@ -131,7 +131,7 @@ export function loadProgram(options: ProgramOptions): LoadedProgram {
       fileNames = parsed.fileNames.filter((f) => !/\.d\.(c|m)?ts$/.test(f)).map((f) => resolve(f));
     }
   } else if (options.tsconfigPath) {
-    diagnostics.push(error('KF1102', `tsconfig not found: ${tsconfigPath}`, { hint: 'pass the path of an existing tsconfig.json' }));
+    diagnostics.push(error('KF4011', `tsconfig not found: ${tsconfigPath}`, { hint: 'pass the path of an existing tsconfig.json' }));
     fileNames = [];
   } else {
     fileNames = walkTs(join(projectDir, 'src'), []);

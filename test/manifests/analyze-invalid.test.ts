@@ -133,7 +133,7 @@ describe('invalid inputs: syntax and roots without metadata', () => {
       r.diagnostics.map((d) => `${relative(dir, d.file ?? '')}:${d.line}:${d.column} ${d.severity} ${d.code} ${d.message}`),
       [
         'src/api/v1/types.ts:2:22 warning KF4009 @Root() class NoMeta has no metadata field, so it is not a Kind and gets no CRD',
-        'src/api/v1/types.ts:3:36 error KF1103 syntax error: Expression expected.',
+        'src/api/v1/types.ts:3:36 error KF4012 syntax error: Expression expected.',
       ],
     );
     assert.deepEqual(r.crds, []);

@@ -110,7 +110,7 @@ describe('analyzeProject', () => {
   it('reports an unreadable tsconfig', async () => {
     const dir = project({ ...files, 'tsconfig.json': '{ "compilerOptions": ' });
     const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
-    assert.deepEqual(r.diagnostics.map((d) => d.code), ['KF1101']);
+    assert.deepEqual(r.diagnostics.map((d) => d.code), ['KF4010']);
     assert.equal(r.diagnostics[0].file, join(dir, 'tsconfig.json'));
   });
 
