@@ -13,6 +13,8 @@ set -euo pipefail
 ROOT=${KUBEFORGE_ENVTEST_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kubeforge/envtest}
 BIN=$ROOT/bin
 WORK=$ROOT/work
+# Bump when the build recipe changes: a cached kube-apiserver with another stamp is rebuilt.
+STAMP="v1.20.2+kubeforge.2 (reflect2 1.0.2; go-openapi zero-value fix)"
 mkdir -p "$BIN"
 
 log() { echo "setup-envtest: $*" >&2; }
@@ -44,7 +46,7 @@ if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet etcd 2>/d
 fi
 
 # --- kube-apiserver ------------------------------------------------------------------
-if [[ ! -x $BIN/kube-apiserver ]]; then
+if [[ ! -x $BIN/kube-apiserver || "$(cat "$BIN/.build-stamp" 2>/dev/null)" != "$STAMP" ]]; then
   log "building kube-apiserver v1.20.2 from Debian's kubernetes source package (several minutes)"
   if ! grep -rqs '^Types: deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
     $SUDO tee /etc/apt/sources.list.d/kubeforge-debian-src.sources >/dev/null <<'SRC'
@@ -77,9 +79,18 @@ SRC
     cp /usr/share/gocode/src/github.com/modern-go/reflect2/*.go \
        /usr/share/gocode/src/github.com/modern-go/reflect2/*.s "$vendored/"
   fi
+  # go-openapi's type validator decides "is this null?" by comparing two reflect.Value structs;
+  # from Go 1.19 on, both point at the runtime's shared zero buffer for "", 0 and false, so a
+  # custom resource with an empty string, a zero or false in a typed field is rejected as null.
+  # On the Go these sources were written for the comparison only ever held for nil: say so.
+  for f in src/vendor/k8s.io/kube-openapi/pkg/validation/validate/type.go src/vendor/github.com/go-openapi/validate/type.go; do
+    sed -i 's/if data == nil || reflect.DeepEqual(reflect.Zero(reflect.TypeOf(data)), reflect.ValueOf(data)) {/if data == nil {/' "$f"
+    grep -q '^	if data == nil {$' "$f" || { log "could not apply the zero-value fix to $f"; exit 1; }
+  done
   (cd src && env HOME="$WORK/home" CGO_ENABLED=0 GOFLAGS= GOPROXY=off make WHAT=cmd/kube-apiserver >&2)
   install -m 0755 src/_output/local/bin/linux/amd64/kube-apiserver "$BIN/kube-apiserver.tmp"
   mv "$BIN/kube-apiserver.tmp" "$BIN/kube-apiserver"
+  echo "$STAMP" > "$BIN/.build-stamp"
   # The source tree and Go cache are only needed to rebuild; keep the binary, drop the rest.
   if [[ -z ${KUBEFORGE_ENVTEST_KEEP_WORK:-} ]]; then rm -rf "$WORK"; fi
 fi
