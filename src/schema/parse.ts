@@ -311,6 +311,11 @@ export class TypeParser {
           return this.report('KF3007', `${where}: Record keys must be string, found ${truncate(args[0].getText())}`, args[0], 'use Record<string, T> (or a class with one field per key)');
         return { kind: 'map', values: this.parseType(args[1], env, where) };
       }
+      case 'Partial':
+      case 'Required':
+      case 'Pick':
+      case 'Omit':
+        return this.parseUtility(name, args, node, env, where);
       case 'Readonly':
       case 'NonNullable':
         if (args.length !== 1) return this.report('KF3007', `${where}: ${name} needs one type argument`, node);
@@ -333,6 +338,29 @@ export class TypeParser {
         return { kind: 'unknown', what: 'object', at: locationOf(node) };
     }
     return this.report('KF3007', `${where} uses ${name}<...>, which kubeforge cannot map`, node, 'write the resulting type out as a class or interface');
+  }
+
+  /** Partial / Required / Pick / Omit over an object type: the resulting members. */
+  private parseUtility(name: string, args: readonly ts.TypeNode[], node: ts.TypeReferenceNode, env: Env, where: string): IRType {
+    const arity = name === 'Pick' || name === 'Omit' ? 2 : 1;
+    if (args.length !== arity) return this.report('KF3007', `${where}: ${name} needs ${arity} type argument${arity > 1 ? 's' : ''}`, node);
+    const base = irResolve(this.parseType(args[0], env, where));
+    if (base.kind === 'error') return base;
+    if (base.kind !== 'object') return this.report('KF3007', `${where}: ${name}<...> applies to object types, found ${describe(base)}`, args[0], 'apply it to a class, interface or type literal');
+    let keys: (string | number | boolean)[] | undefined;
+    if (arity === 2) {
+      const k = irResolve(this.parseType(args[1], env, where));
+      if (k.kind !== 'enum' || k.type !== 'string') return this.report('KF3007', `${where}: the keys of ${name} must be string literals ('a' | 'b')`, args[1], "write the field names as a union of string literals");
+      keys = k.values;
+      const unknownKeys = keys.filter((x) => !base.properties.some((p) => p.name === x));
+      if (unknownKeys.length) return this.report('KF3007', `${where}: ${name} names ${unknownKeys.map((x) => `'${String(x)}'`).join(', ')}, not a field of the type`, args[1], `fields: ${base.properties.map((p) => p.name).join(', ')}`);
+    }
+    let props = base.properties;
+    if (name === 'Pick') props = props.filter((p) => keys!.includes(p.name));
+    if (name === 'Omit') props = props.filter((p) => !keys!.includes(p.name));
+    if (name === 'Partial') props = props.map((p) => ({ ...p, optional: true, markers: p.markers.filter((m) => m.name !== 'Required') }));
+    if (name === 'Required') props = props.map((p) => ({ ...p, optional: false, optionalByDefault: false, markers: p.markers.filter((m) => m.name !== 'Optional') }));
+    return { kind: 'object', properties: props };
   }
 
   private bind(params: readonly ts.TypeParameterDeclaration[] | undefined, args: readonly ts.TypeNode[], useEnv: Env, node: ts.Node, name: string): Env | undefined {
