@@ -96,7 +96,7 @@ const found = (s: JSONSchemaProps) => s.type ?? (s['x-kubernetes-int-or-string']
  * Applies the schema markers in `markers` to `schema` (mutated). `base` is the schema of the
  * field's type when `schema` is a field's copy of it (enables allOf hoisting).
  */
-export function applyMarkers(schema: JSONSchemaProps, markers: readonly MarkerValue[], report: Report, base?: JSONSchemaProps): void {
+export function applyMarkers(schema: JSONSchemaProps, markers: readonly MarkerValue[], report: Report, base?: JSONSchemaProps, warning?: Report): void {
   const list = markers.filter((m) => !NOT_SCHEMA.has(m.name));
   if (list.length === 0) return;
   const ordered = [...list.filter((m) => m.name === 'Type' || m.name === 'Items.Type'), ...list.filter((m) => m.name !== 'Type' && m.name !== 'Items.Type')];
@@ -112,8 +112,8 @@ export function applyMarkers(schema: JSONSchemaProps, markers: readonly MarkerVa
         schema.items = { ...schema.items };
         items = new Target(schema.items, base?.items);
       }
-      applyOne(m.name.slice(6), m, items, report);
-    } else applyOne(m.name, m, top, report);
+      applyOne(m.name.slice(6), m, items, report, warning);
+    } else applyOne(m.name, m, top, report, warning);
   }
   items?.finish();
   top.finish();
@@ -145,7 +145,7 @@ function defaultProblem(value: unknown, s: JSONSchemaProps): string | undefined 
   return undefined;
 }
 
-function applyOne(name: string, m: MarkerValue, t: Target, report: Report): void {
+function applyOne(name: string, m: MarkerValue, t: Target, report: Report, warn?: Report): void {
   const s = t.schema;
   const a = m.args;
   const fail = (msg: string, hint?: string) => report(m, msg, hint);
@@ -190,7 +190,9 @@ function applyOne(name: string, m: MarkerValue, t: Target, report: Report): void
     case 'MinItems':
       return arr('minItems', 'minitems', a);
     case 'UniqueItems':
-      return arr('uniqueItems', 'uniqueitems', true);
+      arr('uniqueItems', 'uniqueitems', true);
+      if (s.type === 'array') warn?.(m, "Kubernetes refuses uniqueItems in CRD schemas (its cost is quadratic): the API server will not install this CRD", "use @ListType('set') for a list of distinct scalars, or @ListType('map') with @ListMapKey for objects");
+      return;
     case 'MaxProperties':
       return obj('maxProperties', 'maxproperties');
     case 'MinProperties':

@@ -41,6 +41,13 @@ export class SchemaFormatter {
     };
   }
 
+  /** Warns about a marker that applies but will not work as meant (KF2015), at the marker. */
+  private warn(place: string) {
+    return (marker: MarkerValue, message: string, hint?: string) => {
+      this.host.diagnostics.push({ code: 'KF2015', severity: 'warning', message: `@${marker.name} on ${place}: ${message}`, hint, file: marker.file, line: marker.line, column: marker.column });
+    };
+  }
+
   format(t: IRType, ctx: Ctx): JSONSchemaProps {
     switch (t.kind) {
       case 'primitive':
@@ -96,7 +103,7 @@ export class SchemaFormatter {
       case 'named': {
         const allow = ctx.allowUnknown || t.markers.some((m) => m.name === 'PreserveUnknownFields' || m.name === 'Schemaless');
         const schema = this.format(t.target, { ...ctx, allowUnknown: allow });
-        applyMarkers(schema, t.markers, this.report(undefined, `type ${t.name}`));
+        applyMarkers(schema, t.markers, this.report(undefined, `type ${t.name}`), undefined, this.warn(`type ${t.name}`));
         if (t.description) schema.description = t.description;
         return schema;
       }
@@ -137,8 +144,8 @@ export class SchemaFormatter {
     // Markers change only the top level (and `items`, which applyMarkers copies first): a
     // shallow copy keeps `base` intact for allOf conflict detection without a deep clone.
     const schema: JSONSchemaProps = { ...base };
-    if (p.type.kind === 'named' || p.type.kind === 'nullable') applyMarkers(schema, p.markers, this.report(undefined, where), base);
-    else applyMarkers(schema, p.markers, this.report(undefined, where));
+    const typed = p.type.kind === 'named' || p.type.kind === 'nullable';
+    applyMarkers(schema, p.markers, this.report(undefined, where), typed ? base : undefined, this.warn(where));
     if (p.description) schema.description = p.description;
     return schema;
   }
@@ -178,7 +185,7 @@ export class SchemaFormatter {
     const schema: JSONSchemaProps = { type: 'object', properties: sortedRecord(properties) };
     if (required.length) schema.required = required;
     if (named) {
-      applyMarkers(schema, named.markers, this.report(undefined, `Kind ${named.name}`));
+      applyMarkers(schema, named.markers, this.report(undefined, `Kind ${named.name}`), undefined, this.warn(`Kind ${named.name}`));
       if (named.description) schema.description = named.description;
     }
     return schema;
