@@ -30,6 +30,7 @@ export function buildProgram(ctx: CliContext): Command {
     `
 Examples:
   $ kubeforge init --domain example.com --project-name guestbook
+  $ kubeforge create api --group batch --version v1 --kind CronJob
   $ kubeforge manifests
   $ kubeforge manifests --check
   $ kubeforge completion bash >> ~/.bashrc`,

@@ -49,7 +49,7 @@ async function askAll(questions: string[], ctx: CliContext): Promise<boolean[]> 
 }
 
 function boolOption(program: Command, flag: string, description: string): void {
-  program.addOption(new Option(`--${flag} [bool]`, `${description} (default true; --${flag}=false or --no-${flag} to skip)`).argParser(parseBool(flag)));
+  program.addOption(new Option(`--${flag} [bool]`, description).argParser(parseBool(flag)));
   program.addOption(new Option(`--no-${flag}`).hideHelp());
 }
 
@@ -63,9 +63,9 @@ export function registerCreate(program: Command, ctx: CliContext): void {
     .option('--version <version>', 'API version, e.g. v1, v1beta1, v2alpha3')
     .option('--kind <kind>', 'Kind, in PascalCase, e.g. CronJob')
     .option('--plural <plural>', 'resource name (default: the plural of the lower-cased Kind, as kubeforge manifests derives it)');
-  boolOption(api, 'namespaced', 'namespaced Kind; --namespaced=false makes it cluster-scoped');
-  boolOption(api, 'resource', 'scaffold the API types (asked on a terminal when not given)');
-  boolOption(api, 'controller', 'scaffold the controller (asked on a terminal when not given)');
+  boolOption(api, 'namespaced', 'namespaced Kind (default true); --namespaced=false or --no-namespaced makes it cluster-scoped');
+  boolOption(api, 'resource', 'scaffold the API types (default true; asked on a terminal); --resource=false skips them');
+  boolOption(api, 'controller', 'scaffold the controller (default true; asked on a terminal); --controller=false skips it');
   api
     .option('--force', 'scaffold even if the Kind exists in PROJECT; replace files that differ', false)
     .option('--dry-run', 'print the plan (CREATE/UPDATE lines) and write nothing', false)
@@ -76,7 +76,8 @@ Examples:
   $ kubeforge create api --group batch --version v1 --kind CronJob
   $ kubeforge create api --group infra --version v1alpha1 --kind Cluster --namespaced=false
   $ kubeforge create api --group batch --version v2 --kind CronJob --controller=false
-  $ kubeforge create api --group batch --version v1 --kind Person --plural persons --dry-run`,
+  $ kubeforge create api --group batch --version v1 --kind Person --plural persons --dry-run
+  $ kubeforge create api --group apps --version v1 --kind Deployment --resource=false   # controller for a built-in Kind`,
     )
     .action(async (opts: Record<string, unknown>) => {
       const { runCreateApi } = await import('../../scaffolds/api.js');
