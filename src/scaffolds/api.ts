@@ -10,6 +10,7 @@ import { join, posix } from 'node:path';
 import { DiagnosticError, type Diagnostic, error, formatDiagnostics } from '../diagnostics/index.js';
 import { pluralize } from '../manifests/crd.js';
 import {
+  KUBEFORGE_LAYOUT,
   parseProject,
   PROJECT_FILE,
   type ProjectConfig,
@@ -52,6 +53,8 @@ export interface CreateApiOptions {
   force?: boolean;
   /** Print the plan, write nothing, skip the manifests step. */
   dryRun?: boolean;
+  /** Run `kubeforge manifests` afterwards (default true; Kubebuilder's --make). */
+  make?: boolean;
 }
 
 /** Generates the manifests of the project in `dir`; returns what it printed. */
@@ -236,6 +239,14 @@ interface ValidApi {
 /** Checks every flag against the rules and PROJECT; collects every problem before failing. */
 export function validateCreateApi(options: CreateApiOptions, config: ProjectConfig): ValidApi {
   const problems: Diagnostic[] = [];
+  if (!config.layout.includes(KUBEFORGE_LAYOUT)) {
+    throw new DiagnosticError(
+      error('KF1049', `PROJECT has layout ${config.layout.join(', ') || '(none)'}, not ${KUBEFORGE_LAYOUT}: this is not a kubeforge project`, {
+        file: PROJECT_FILE,
+        hint: 'run kubeforge create api in a project made by kubeforge init (a Go Kubebuilder project takes `kubebuilder create api`)',
+      }),
+    );
+  }
   const doResource = options.resource ?? true;
   const doController = options.controller ?? true;
   const namespaced = options.namespaced ?? true;
@@ -512,7 +523,8 @@ export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvi
 
   let manifests = false;
   const step = env.manifests === undefined ? defaultManifestsStep : env.manifests;
-  if (step) {
+  if (step && options.make === false) env.err('Skipped kubeforge manifests (--make=false): run `npm run manifests` before building.\n');
+  else if (step) {
     env.err('Generating manifests (kubeforge manifests)...\n');
     try {
       env.out(await step(env.cwd));

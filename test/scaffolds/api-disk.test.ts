@@ -131,6 +131,15 @@ describe('kubeforge create api (CLI, on disk)', () => {
     assert.deepEqual(fingerprint(project), before);
   });
 
+  it('--make=false skips the manifests step and says how to finish', async () => {
+    const dir = await initProject('nomake');
+    const r = await kubeforge(dir, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob', '--make=false');
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, /Skipped kubeforge manifests \(--make=false\): run `npm run manifests`/);
+    assert.ok(existsSync(join(dir, 'src/api/v1/cronjob_types.ts')));
+    assert.ok(!existsSync(join(dir, 'config/crd/bases')), 'no CRD written');
+  });
+
   it('outside a project: "run kubeforge init first", exit 1, nothing written', async () => {
     const empty = join(work, 'empty');
     mkdirSync(empty);

@@ -200,6 +200,15 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
     assert.deepEqual(host.snapshot(), { 'README.md': 'hello\n' });
   });
 
+  it('a PROJECT of another tool (a Go Kubebuilder project) is refused (KF1049)', async () => {
+    const host = await initialised();
+    host.files.set('PROJECT', Buffer.from(host.read('PROJECT')!.toString().replace('typescript.kubeforge.io/v1', 'go.kubebuilder.io/v4')));
+    const before = new Map(host.files);
+    const e = await expectDiagnostics(createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' }), ['KF1049']);
+    assert.match(e.diagnostics[0].message, /layout go\.kubebuilder\.io\/v4, not typescript\.kubeforge\.io\/v1/);
+    assert.deepEqual(host.files, before);
+  });
+
   it('a Kind already in PROJECT needs --force; the message names it', async () => {
     const host = await initialised();
     await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' });

@@ -66,6 +66,7 @@ export function registerCreate(program: Command, ctx: CliContext): void {
   boolOption(api, 'namespaced', 'namespaced Kind (default true); --namespaced=false or --no-namespaced makes it cluster-scoped');
   boolOption(api, 'resource', 'scaffold the API types (default true; asked on a terminal); --resource=false skips them');
   boolOption(api, 'controller', 'scaffold the controller (default true; asked on a terminal); --controller=false skips it');
+  boolOption(api, 'make', 'run kubeforge manifests afterwards, so the CRD exists (default true); --make=false skips it');
   api
     .option('--force', 'scaffold even if the Kind exists in PROJECT; replace files that differ', false)
     .option('--dry-run', 'print the plan (CREATE/UPDATE lines) and write nothing', false)
@@ -103,6 +104,7 @@ Examples:
           controller,
           force: Boolean(opts.force),
           dryRun: Boolean(opts.dryRun),
+          make: bool(opts.make),
         },
         { cwd: ctx.cwd, out: ctx.out, err: ctx.err, color: ctx.color },
       );
