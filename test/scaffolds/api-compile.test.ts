@@ -1,0 +1,71 @@
+/**
+ * What create api generates type-checks: each layout (single group, cluster-scoped with a plural,
+ * multigroup with the same Kind in two groups, controllers for built-in Kinds) is scaffolded on
+ * disk with the real CLI, then `tsc --noEmit` runs on the whole project (strict, standard
+ * decorators) with kubeforge resolved to this repository (its dist/ typings).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { run } from '../../src/cli/index.js';
+import { packageRoot } from '../../src/util/package-root.js';
+
+const repo = packageRoot();
+const work = mkdtempSync(join(tmpdir(), 'kf-api-tsc-'));
+
+async function kubeforge(cwd: string, args: string[]): Promise<void> {
+  let err = '';
+  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: () => {}, err: (t) => void (err += t) });
+  assert.equal(code, 0, `kubeforge ${args.join(' ')}:\n${err}`);
+}
+
+/** node_modules of the project: this repository's packages, and kubeforge itself as the repository. */
+function linkModules(dir: string): void {
+  const modules = join(dir, 'node_modules');
+  mkdirSync(modules);
+  for (const name of readdirSync(join(repo, 'node_modules'))) {
+    if (name === 'kubeforge') continue;
+    symlinkSync(join(repo, 'node_modules', name), join(modules, name));
+  }
+  symlinkSync(repo, join(modules, 'kubeforge'));
+}
+
+const CASES: { name: string; init?: string[]; apis: string[][] }[] = [
+  { name: 'single group, namespaced and cluster-scoped', apis: [['--group', 'batch', '--version', 'v1', '--kind', 'CronJob'], ['--group', 'batch', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false', '--plural', 'fleetz']] },
+  {
+    name: 'multigroup, one Kind name in two groups, a second version',
+    init: ['--multigroup', '--license', 'none'],
+    apis: [
+      ['--group', 'ship', '--version', 'v1beta1', '--kind', 'Frigate'],
+      ['--group', 'sea', '--version', 'v1', '--kind', 'Frigate'],
+      ['--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--controller=false'],
+    ],
+  },
+  {
+    name: 'controllers for built-in Kinds next to a CRD',
+    apis: [
+      ['--group', 'batch', '--version', 'v1', '--kind', 'CronJob'],
+      ['--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--resource=false'],
+      ['--group', 'core', '--version', 'v1', '--kind', 'Pod', '--resource=false'],
+    ],
+  },
+];
+
+describe('create api output type-checks (tsc --noEmit, strict)', () => {
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  CASES.forEach((c, i) => {
+    it(c.name, async () => {
+      const dir = join(work, `p${i}`);
+      mkdirSync(dir);
+      await kubeforge(dir, ['init', '--domain', 'example.com', '--skip-install', '--kubeforge-source', 'link', ...(c.init ?? [])]);
+      for (const api of c.apis) await kubeforge(dir, ['create', 'api', ...api, '--make=false']);
+      linkModules(dir);
+      const r = spawnSync(join(repo, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json', '--noEmit'], { cwd: dir, encoding: 'utf8' });
+      assert.equal(r.status, 0, `tsc found errors:\n${r.stdout}${r.stderr}`);
+    });
+  });
+});
