@@ -325,6 +325,16 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
       );
     }
   }
+  // Two Kinds of one group may not share a resource name (one CRD each), nor a file name.
+  for (const r of config.resources) {
+    if (r.core || r.external || sameGVK(r, names) || qualifiedGroup(r.group, r.domain ?? config.domain) !== names.qualifiedGroup) continue;
+    const theirPlural = r.plural ?? pluralize(r.kind.toLowerCase());
+    if (r.kind !== kind && r.kind.toLowerCase() === names.fileName) {
+      problems.push(error('KF1048', `Kind ${kind} differs from ${r.kind} (already in ${PROJECT_FILE}) only in case: both would be ${names.fileName}_types.ts`, { file: PROJECT_FILE, hint: `use --kind ${r.kind}, or another name` }));
+    } else if (r.kind !== kind && theirPlural === names.plural) {
+      problems.push(error('KF1048', `Kind ${kind} would have the resource name "${names.plural}", which ${r.kind} (already in ${PROJECT_FILE}) has in ${names.qualifiedGroup}`, { file: PROJECT_FILE, hint: 'give it another resource name with --plural' }));
+    }
+  }
   if (doController && !options.force) {
     const sibling = config.resources.find((r) => r.controller && r.group === group && r.kind === kind && r.version !== version);
     if (sibling) {

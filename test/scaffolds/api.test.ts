@@ -219,6 +219,18 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
     assert.deepEqual(host.files, before);
   });
 
+  it('a Kind whose resource name or file name another Kind of the group has is refused (KF1048)', async () => {
+    const host = await initialised();
+    await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' });
+    const before = new Map(host.files);
+    const plural = await expectDiagnostics(createApi(host, { group: 'batch', version: 'v1', kind: 'Schedule', plural: 'cronjobs' }), ['KF1048']);
+    assert.match(plural.diagnostics[0].message, /resource name "cronjobs", which CronJob/);
+    assert.match(plural.diagnostics[0].hint!, /--plural/);
+    const cased = await expectDiagnostics(createApi(host, { group: 'batch', version: 'v2', kind: 'Cronjob' }), ['KF1048']);
+    assert.match(cased.diagnostics[0].message, /differs from CronJob .* only in case/);
+    assert.deepEqual(host.files, before);
+  });
+
   it('a second group in a single-group project is refused with the way out', async () => {
     const host = await initialised();
     await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' });
