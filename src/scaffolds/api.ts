@@ -7,6 +7,7 @@
  * the CRD exists, as Kubebuilder runs `make generate manifests`.
  */
 import { join, posix } from 'node:path';
+import { parseDocument } from 'yaml';
 import { DiagnosticError, type Diagnostic, error, formatDiagnostics } from '../diagnostics/index.js';
 import { pluralize } from '../manifests/crd.js';
 import {
@@ -236,8 +237,25 @@ interface ValidApi {
   existing?: ProjectResource;
 }
 
-/** Checks every flag against the rules and PROJECT; collects every problem before failing. */
-export function validateCreateApi(options: CreateApiOptions, config: ProjectConfig): ValidApi {
+/** Where each resource entry starts in the PROJECT text (1-based lines), for located messages. */
+function resourceLines(text: string | undefined): number[] {
+  if (text === undefined) return [];
+  const doc = parseDocument(text);
+  const items = (doc.get('resources', true) as { items?: { range?: [number, number, number] }[] } | undefined)?.items ?? [];
+  return items.map((item) => (item.range ? text.slice(0, item.range[0]).split('\n').length : 0));
+}
+
+/**
+ * Checks every flag against the rules and PROJECT; collects every problem before failing.
+ * `projectText` (the PROJECT file's text) only serves to give line numbers.
+ */
+export function validateCreateApi(options: CreateApiOptions, config: ProjectConfig, projectText?: string): ValidApi {
+  const lines = resourceLines(projectText);
+  /** The location of a PROJECT entry. */
+  const at = (r: ProjectResource) => {
+    const line = lines[config.resources.indexOf(r)];
+    return line ? { file: PROJECT_FILE, line } : { file: PROJECT_FILE };
+  };
   const problems: Diagnostic[] = [];
   if (!config.layout.includes(KUBEFORGE_LAYOUT)) {
     throw new DiagnosticError(
@@ -301,7 +319,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     if (other) {
       problems.push(
         error('KF1043', `this project holds one API group ("${other.group}", from ${other.kind}); --group "${group}" would start a second one`, {
-          file: PROJECT_FILE,
+          ...at(other),
           hint: `use --group ${other.group || '""'}, or switch the project to several groups: add "multigroup: true" to PROJECT and move src/api/<version> to src/api/<group>/<version>`,
         }),
       );
@@ -311,7 +329,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     if (doResource && existing.api) {
       problems.push(
         error('KF1042', `the API ${gvkText} already exists in ${PROJECT_FILE}`, {
-          file: PROJECT_FILE,
+          ...at(existing),
           hint: 'pick another Kind or version; pass --force to scaffold it again over the existing files (files that differ are replaced)',
         }),
       );
@@ -319,7 +337,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     if (doController && existing.controller) {
       problems.push(
         error('KF1042', `the controller for ${gvkText} already exists in ${PROJECT_FILE}`, {
-          file: PROJECT_FILE,
+          ...at(existing),
           hint: doResource ? 'pass --controller=false to add only the API, or --force to scaffold it again' : 'pass --force to scaffold it again',
         }),
       );
@@ -330,9 +348,9 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     if (r.core || r.external || sameGVK(r, names) || qualifiedGroup(r.group, r.domain ?? config.domain) !== names.qualifiedGroup) continue;
     const theirPlural = r.plural ?? pluralize(r.kind.toLowerCase());
     if (r.kind !== kind && r.kind.toLowerCase() === names.fileName) {
-      problems.push(error('KF1048', `Kind ${kind} differs from ${r.kind} (already in ${PROJECT_FILE}) only in case: both would be ${names.fileName}_types.ts`, { file: PROJECT_FILE, hint: `use --kind ${r.kind}, or another name` }));
+      problems.push(error('KF1048', `Kind ${kind} differs from ${r.kind} (already in ${PROJECT_FILE}) only in case: both would be ${names.fileName}_types.ts`, { ...at(r), hint: `use --kind ${r.kind}, or another name` }));
     } else if (r.kind !== kind && theirPlural === names.plural) {
-      problems.push(error('KF1048', `Kind ${kind} would have the resource name "${names.plural}", which ${r.kind} (already in ${PROJECT_FILE}) has in ${names.qualifiedGroup}`, { file: PROJECT_FILE, hint: 'give it another resource name with --plural' }));
+      problems.push(error('KF1048', `Kind ${kind} would have the resource name "${names.plural}", which ${r.kind} (already in ${PROJECT_FILE}) has in ${names.qualifiedGroup}`, { ...at(r), hint: 'give it another resource name with --plural' }));
     }
   }
   if (doController && !options.force) {
@@ -340,7 +358,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     if (sibling) {
       problems.push(
         error('KF1044', `a controller for ${kind} in group ${names.qualifiedGroup} already exists (version ${sibling.version}); one controller reconciles every version of a Kind`, {
-          file: PROJECT_FILE,
+          ...at(sibling),
           hint: 'pass --controller=false to add only the new API version',
         }),
       );
@@ -390,7 +408,7 @@ export function uncommentCrd(text: string): string | undefined {
 export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnvironment): Promise<{ tree: Tree; changes: Change[]; resource: ProjectResource; warnings: string[] }> {
   const host = env.host ?? new DiskHost(env.cwd);
   const config = readProject(host, env.cwd);
-  const valid = validateCreateApi(options, config);
+  const valid = validateCreateApi(options, config, host.read(PROJECT_FILE)?.toString('utf8'));
   const { names } = valid;
   const warnings: string[] = [];
 
