@@ -147,6 +147,10 @@ export class SchemaFormatter {
     const typed = p.type.kind === 'named' || p.type.kind === 'nullable';
     applyMarkers(schema, p.markers, this.report(undefined, where), typed ? base : undefined, this.warn(where));
     if (p.description) schema.description = p.description;
+    if (schemaless && schema.type === undefined && !schema['x-kubernetes-preserve-unknown-fields'] && !schema['x-kubernetes-int-or-string']) {
+      const m = p.markers.find((x) => x.name === 'Schemaless')!;
+      this.warn(where)(m, 'an empty schema is not structural: the API server will not install this CRD', 'add @PreserveUnknownFields() (keep any value) or @Type(...) beside @Schemaless()');
+    }
     return schema;
   }
 

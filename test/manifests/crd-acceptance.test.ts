@@ -5,7 +5,8 @@
 // schema level in crd-golden / crd-schema tests, not here.)
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import YAML from 'yaml';
@@ -85,15 +86,32 @@ describe('generated CRDs on a real API server', { skip: !process.env.KUBEBUILDER
 });
 
 describe('what the API server refuses (why kubeforge warns)', { skip: !process.env.KUBEBUILDER_ASSETS && 'KUBEBUILDER_ASSETS is unset' }, () => {
+  let env: TestEnvironment;
+  before(async () => {
+    env = new TestEnvironment({ useExistingCluster: false });
+    await env.start();
+  });
+  after(async () => {
+    await env?.stop();
+  });
+
   it('a schema with uniqueItems: true (KF2015 warns about @UniqueItems)', async () => {
     const r = await analyzeProject({ projectDir: join(goldenDir, 'schema-only'), generatorVersion: 'v0.0.0-golden' });
     assert.ok(r.diagnostics.some((d) => d.code === 'KF2015' && d.severity === 'warning'));
-    const env = new TestEnvironment({ useExistingCluster: false });
-    await env.start();
+    await assert.rejects(installCRDs(env.config, { crds: r.crds as unknown as CRDObject[], timeoutMs: 20_000 }), /uniqueItems cannot be set to true/);
+  });
+
+  it('an empty schema from @Schemaless() alone (KF2015 warns about it)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kf-schemaless-'));
     try {
-      await assert.rejects(installCRDs(env.config, { crds: r.crds as unknown as CRDObject[], timeoutMs: 20_000 }), /uniqueItems cannot be set to true/);
+      mkdirSync(join(dir, 'src/api/v1'), { recursive: true });
+      writeFileSync(join(dir, 'src/api/v1/groupversion.ts'), "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'schemaless.example.com', version: 'v1' });\n");
+      writeFileSync(join(dir, 'src/api/v1/types.ts'), "import { Root, Schemaless } from 'kubeforge/markers';\nexport class S { @Schemaless() free?: unknown; }\n@Root() export class Loose { metadata?: object; spec?: S; }\n");
+      const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
+      assert.deepEqual(r.diagnostics.map((d) => `${d.severity} ${d.code} ${d.line}:${d.column}`), ['warning KF2015 2:18']);
+      await assert.rejects(installCRDs(env.config, { crds: r.crds as unknown as CRDObject[], timeoutMs: 20_000 }), /properties\[free\]\.type: Required value/);
     } finally {
-      await env.stop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
