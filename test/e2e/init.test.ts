@@ -39,9 +39,11 @@ async function get(url: string): Promise<{ status: number; body: string } | unde
 }
 
 /** Starts a manager script, waits for its probes, stops it with SIGTERM; returns what it saw. */
-async function runManager(args: string[], cwd: string, kubeconfig: string) {
+async function runManager(args: string[], cwd: string, kubeconfig: string, options: { metrics?: boolean } = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, [...args, '--kubeconfig', kubeconfig, `--health-probe-bind-address=127.0.0.1:${port}`], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const metricsPort = await freePort();
+  const extra = options.metrics ? [`--metrics-bind-address=127.0.0.1:${metricsPort}`, '--metrics-secure=false'] : [];
+  const child = spawn(process.execPath, [...args, '--kubeconfig', kubeconfig, `--health-probe-bind-address=127.0.0.1:${port}`, ...extra], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let logs = '';
   child.stdout.on('data', (d) => (logs += d));
   child.stderr.on('data', (d) => (logs += d));
@@ -55,10 +57,11 @@ async function runManager(args: string[], cwd: string, kubeconfig: string) {
     if (healthz?.status === 200 && readyz?.status === 200) break;
     await new Promise((r) => setTimeout(r, 250));
   }
+  const metrics = options.metrics ? await get(`http://127.0.0.1:${metricsPort}/metrics`) : undefined;
   child.kill('SIGTERM');
   const exit = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000))]);
   if (exit === 'timeout') child.kill('SIGKILL');
-  return { healthz, readyz, exit, logs };
+  return { healthz, readyz, metrics, exit, logs };
 }
 
 describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', { timeout: 20 * MINUTES }, () => {
@@ -132,11 +135,24 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
   });
 
   it('the built manager serves /healthz and /readyz against a real API server and stops on SIGTERM', { timeout: 2 * MINUTES }, async () => {
-    const r = await runManager(['build/src/main.js'], project, kubeconfig);
+    const r = await runManager(['build/src/main.js'], project, kubeconfig, { metrics: true });
     assert.deepEqual(r.healthz, { status: 200, body: 'ok' }, r.logs);
     assert.deepEqual(r.readyz, { status: 200, body: 'ok' }, r.logs);
     assert.deepEqual(r.exit, { code: 0, signal: null }, r.logs);
     assert.match(r.logs, /manager stopped/);
+    // Kubebuilder's flags reach the manager: --metrics-bind-address with --metrics-secure=false serves plain HTTP.
+    assert.equal(r.metrics?.status, 200, r.logs);
+    assert.match(r.metrics?.body ?? '', /^# HELP /m);
+  });
+
+  it('the manager prints its flags with --help and rejects an unknown flag with exit 2', () => {
+    const help = ok(sh(process.execPath, ['build/src/main.js', '--help'], project), 'manager --help');
+    for (const flag of ['--metrics-bind-address', '--health-probe-bind-address', '--leader-elect', '--metrics-secure', '--webhook-cert-path', '--webhook-cert-name', '--webhook-cert-key', '--metrics-cert-path', '--metrics-cert-name', '--metrics-cert-key', '--enable-http2']) {
+      assert.ok(help.includes(flag), flag);
+    }
+    const bad = sh(process.execPath, ['build/src/main.js', '--no-such-flag'], project);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /Unknown option '--no-such-flag'/);
   });
 
   it('the production bundle runs alone (what the container image holds), without node_modules or TypeScript', { timeout: 3 * MINUTES }, async () => {
