@@ -287,9 +287,9 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
   else {
     const d = validateKind(kind);
     if (d) problems.push(d);
-    else if (RESERVED_KINDS.has(kind) || /(Spec|Status|List|Reconciler)$/.test(kind)) {
+    else if (RESERVED_KINDS.has(kind) || kind.endsWith('List')) {
       problems.push(
-        error('KF1001', `invalid Kind "${kind}": ${RESERVED_KINDS.has(kind) ? 'the scaffolded files already use that name' : `a Kind may not end in "${/(Spec|Status|List|Reconciler)$/.exec(kind)![1]}" (kubeforge declares ${kind}Spec, ${kind}Status and ${kind}Reconciler next to it)`}`, {
+        error('KF1001', `invalid Kind "${kind}": ${RESERVED_KINDS.has(kind) ? 'the scaffolded files already use that name' : 'a Kind may not end in "List" (Kubernetes names the list of Kind X "XList")'}`, {
           hint: '--kind needs another PascalCase name, such as "CronJob"',
         }),
       );
@@ -347,7 +347,11 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
   for (const r of config.resources) {
     if (r.core || r.external || sameGVK(r, names) || qualifiedGroup(r.group, r.domain ?? config.domain) !== names.qualifiedGroup) continue;
     const theirPlural = r.plural ?? pluralize(r.kind.toLowerCase());
-    if (r.kind !== kind && r.kind.toLowerCase() === names.fileName) {
+    const declared = (k: string) => [k, `${k}Spec`, `${k}Status`];
+    const clash = r.version === version && r.kind !== kind ? declared(kind).find((n) => declared(r.kind).includes(n)) : undefined;
+    if (clash) {
+      problems.push(error('KF1048', `Kind ${kind} and ${r.kind} (already in ${PROJECT_FILE}) would both declare ${clash} in ${names.apiDir}`, { ...at(r), hint: 'pick a Kind that is not another Kind of this version plus "Spec" or "Status"' }));
+    } else if (r.kind !== kind && r.kind.toLowerCase() === names.fileName) {
       problems.push(error('KF1048', `Kind ${kind} differs from ${r.kind} (already in ${PROJECT_FILE}) only in case: both would be ${names.fileName}_types.ts`, { ...at(r), hint: `use --kind ${r.kind}, or another name` }));
     } else if (r.kind !== kind && theirPlural === names.plural) {
       problems.push(error('KF1048', `Kind ${kind} would have the resource name "${names.plural}", which ${r.kind} (already in ${PROJECT_FILE}) has in ${names.qualifiedGroup}`, { ...at(r), hint: 'give it another resource name with --plural' }));

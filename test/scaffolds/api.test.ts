@@ -228,6 +228,8 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
     const plural = await expectDiagnostics(createApi(host, { group: 'batch', version: 'v1', kind: 'Schedule', plural: 'cronjobs' }), ['KF1048']);
     assert.match(plural.diagnostics[0].message, /resource name "cronjobs", which CronJob/);
     assert.match(plural.diagnostics[0].hint!, /--plural/);
+    const spec = await expectDiagnostics(createApi(host, { group: 'batch', version: 'v1', kind: 'CronJobSpec' }), ['KF1048']);
+    assert.match(spec.diagnostics[0].message, /would both declare CronJobSpec in src\/api\/v1/);
     const cased = await expectDiagnostics(createApi(host, { group: 'batch', version: 'v2', kind: 'Cronjob' }), ['KF1048']);
     assert.match(cased.diagnostics[0].message, /differs from CronJob .* only in case/);
     assert.deepEqual(host.files, before);
