@@ -29,7 +29,10 @@ export type Analyzer = (options: AnalyzeOptions) => Promise<AnalysisResult>;
 export interface ManifestsOptions {
   projectDir: string;
   tsconfigPath?: string;
-  /** Limit the analysis to these files or folders (absolute); stale files are then kept. */
+  /**
+   * Limit the analysis to these files or folders (absolute). Only the CRDs of the Kinds found are
+   * updated; role.yaml, the webhook manifests and stale files are left as they are.
+   */
   paths?: string[];
   generatorVersion?: string;
   /** Write nothing; report the plan. */
@@ -133,10 +136,17 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
   if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
   const warnings = diagnostics.filter((d) => d.severity !== 'error');
 
-  const changes = planChanges(projectDir, built.outputs, { removeStale: paths === undefined });
+  // With --paths the analysis saw part of the project: only the CRDs of the Kinds it found are
+  // updated. role.yaml and the webhook manifests gather markers from the whole project, so a
+  // partial view would drop rules; they are left as they are, and nothing stale is removed.
+  const partial = paths !== undefined;
+  const outputs = partial ? built.outputs.filter((o) => o.path.startsWith(`${CRD_DIR}/`)) : built.outputs;
+  const changes = planChanges(projectDir, outputs, { removeStale: !partial });
   if (options.check || options.dryRun) return { changes, warnings, cached: false, cacheMiss, written: false };
   applyChanges(projectDir, changes);
-  writeCache(projectDir, tsconfigPath, keyParts, analysis.inputFiles, Object.fromEntries(built.outputs.map((o) => [o.path, o.content])), warnings);
+  if (!partial) {
+    writeCache(projectDir, tsconfigPath, keyParts, analysis.inputFiles, Object.fromEntries(outputs.map((o) => [o.path, o.content])), warnings);
+  }
   return { changes, warnings, cached: false, cacheMiss, written: true };
 }
 

@@ -195,18 +195,27 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     assert.ok(existsSync(join(h.dir, 'config/rbac/role.yaml')), 'role.yaml is always produced');
   });
 
-  it('--paths limits the analysis and keeps files outside it', async () => {
+  it('--paths limits the analysis, updates only the CRDs found, keeps role.yaml, webhooks and other CRDs', async () => {
     const h = new Harness(project());
     await h.run();
-    h.analysis = fakeAnalysis({ crds: [parse(jobsYaml) as Record<string, unknown>] });
+    const role = h.read('config/rbac/role.yaml');
+    const webhooks = h.read('config/webhook/manifests.yaml');
+    const jobs = parse(jobsYaml) as { spec: { versions: { served: boolean }[] } };
+    jobs.spec.versions[0].served = false;
+    h.analysis = fakeAnalysis({ crds: [jobs as unknown as Record<string, unknown>], rbac: [], webhooks: [] });
     let seenPaths: string[] | undefined;
     const analyzer: Analyzer = async (o) => {
       seenPaths = o.paths;
       return h.analysis;
     };
-    await manifestsCommand({ paths: ['src/api/v1'] }, h.io, analyzer);
+    let out = '';
+    await manifestsCommand({ paths: ['src/api/v1'] }, { ...h.io, out: (t) => void (out += t) }, analyzer);
     assert.deepEqual(seenPaths, [join(h.dir, 'src/api/v1')]);
+    assert.equal(out, 'UPDATE config/crd/bases/testdata.kubebuilder.io_jobs.yaml (80 lines)\n');
+    assert.match(h.read('config/crd/bases/testdata.kubebuilder.io_jobs.yaml'), /served: false/);
     assert.ok(existsSync(join(h.dir, 'config/crd/bases/bar.example.com_foos.yaml')));
+    assert.equal(h.read('config/rbac/role.yaml'), role);
+    assert.equal(h.read('config/webhook/manifests.yaml'), webhooks);
   });
 
   it('on any error: reports all of them (analysis and generators), exits non-zero, writes nothing', async () => {

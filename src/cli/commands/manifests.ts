@@ -8,7 +8,7 @@ export function registerManifests(program: Command, ctx: CliContext): void {
     .description('generate CRD, RBAC and webhook manifests from the decorator markers (like controller-gen)')
     .option('--check', 'write nothing; exit 1 and list the files that would change (for CI drift checks)')
     .option('--dry-run', 'print the plan (CREATE / UPDATE / DELETE) and write nothing')
-    .option('--paths <paths...>', 'limit the analysis to these files or folders (stale files are then kept)')
+    .option('--paths <paths...>', 'analyse only these files or folders and update only the CRDs of the Kinds found there (role.yaml, webhook manifests and stale files are left as they are)')
     .option('--project <dir>', 'project folder (holds tsconfig.json)', '.')
     .option('--tsconfig <file>', 'tsconfig to load (default: <project>/tsconfig.json)')
     .option('--generator-version <version>', 'value of the generator-version annotation (default: env KUBEFORGE_GENERATOR_VERSION, else the kubeforge version)')
@@ -24,7 +24,7 @@ Examples:
   $ kubeforge manifests
   $ kubeforge manifests --check            # CI: exit 1 when the committed manifests are stale
   $ kubeforge manifests --dry-run          # show what would change
-  $ kubeforge manifests --paths src/api/v1 # analyse one API version only
+  $ kubeforge manifests --paths src/api/v1 # regenerate the CRDs of one API version only
   $ kubeforge manifests --project ../guestbook`,
     )
     .action(async (opts: { check?: boolean; dryRun?: boolean; paths?: string[]; project?: string; tsconfig?: string; generatorVersion?: string; cache?: boolean }) => {
