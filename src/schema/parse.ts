@@ -498,6 +498,24 @@ export class TypeParser {
         if (p) props.push(p);
       } else if (ts.isIndexSignatureDeclaration(member)) {
         this.report('KF3007', `class ${className} has an index signature; classes describe fixed fields`, member, 'use a field of type Record<string, T>');
+      } else if (ts.isConstructorDeclaration(member)) {
+        // Parameter properties (`constructor(public name: string)`) are fields too.
+        for (const param of member.parameters) {
+          const mods = ts.getCombinedModifierFlags(param as unknown as ts.Declaration);
+          if (!(mods & (ts.ModifierFlags.Public | ts.ModifierFlags.Readonly)) || mods & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) continue;
+          if (!ts.isIdentifier(param.name)) continue;
+          const place = `field "${param.name.text}" of ${className}`;
+          const doc = this.host.collector.jsDoc(param, undefined, place);
+          let type: IRType;
+          let optional = !!param.questionToken;
+          if (!param.type) type = this.report('KF3008', `${place} has no type annotation`, param.name, `write its type: ${param.name.text}: string (or whatever it holds)`);
+          else {
+            const a = this.parseAnnotation(param.type, env, place);
+            type = a.type;
+            optional ||= a.optional || !!param.initializer;
+          }
+          props.push({ name: param.name.text, type, optional, optionalByDefault, markers: [], description: doc.description, owner: className, at: locationOf(param.name) });
+        }
       } else {
         // Methods, accessors, constructors: not data. Markers on them are misplaced.
         const kind = ts.isMethodDeclaration(member) ? 'method' : ts.isConstructorDeclaration(member) ? 'constructor' : 'accessor';
