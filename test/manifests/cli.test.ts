@@ -72,6 +72,32 @@ function bin(args: string[], cwd: string): { code: number | null; out: string; e
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
+/** Runs bin/kubeforge.js with a module-resolve hook; returns its exit code and the npm packages it resolved. */
+function binPackages(args: string[], cwd: string): { code: number | null; packages: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'kf-loaded-'));
+  staged.push(dir);
+  const log = join(dir, 'packages.txt');
+  const hooks = `
+    import { appendFileSync } from 'node:fs';
+    export async function resolve(specifier, context, nextResolve) {
+      const result = await nextResolve(specifier, context);
+      const parts = result.url.split('/node_modules/');
+      if (parts.length > 1) {
+        const p = parts[parts.length - 1].split('/');
+        appendFileSync(${JSON.stringify(log)}, (p[0].startsWith('@') ? p[0] + '/' + p[1] : p[0]) + '\\n');
+      }
+      return result;
+    }`;
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+  const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, join(repo, 'bin/kubeforge.js'), ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  const text = existsSync(log) ? readFileSync(log, 'utf8') : '';
+  return { code: r.status, packages: [...new Set(text.split('\n').filter(Boolean))].sort() };
+}
+
 /** The `file:line:col  CODE  message` lines of a diagnostics report. */
 function diagnosticLines(stderr: string): { file: string; line: number; column: number; code: string; message: string }[] {
   const out = [];
@@ -178,6 +204,19 @@ rules:
     assert.equal(again.out, 'manifests are up to date\n');
     const check = bin(['manifests', '--check'], dir);
     assert.equal(check.code, 0, check.err);
+  });
+
+  it('a run with nothing changed answers from the cache without loading ts-morph', needsAnalysis, () => {
+    const dir = stage('rbac/valid');
+    const cold = binPackages(['manifests'], dir);
+    assert.equal(cold.code, 0);
+    assert.ok(cold.packages.includes('ts-morph'), `the cold run should load ts-morph (the detection works): ${cold.packages.join(', ')}`);
+    const again = binPackages(['manifests'], dir);
+    assert.equal(again.code, 0);
+    assert.deepEqual(again.packages.filter((p) => ['ts-morph', '@ts-morph/common', 'typescript', '@kubernetes/client-node'].includes(p)), []);
+    const check = binPackages(['manifests', '--check'], dir);
+    assert.equal(check.code, 0);
+    assert.ok(!check.packages.includes('ts-morph'));
   });
 
   it('webhooks: one Mutating (named by @WebhookConfiguration) and one Validating configuration', needsAnalysis, async () => {
