@@ -68,7 +68,7 @@ describe('e2e: kubeforge init -> create api x3 -> build -> test -> kustomize -> 
     assert.match(ok(kubeforge(['manifests', '--check']), 'kubeforge manifests --check'), /manifests are up to date/);
   });
 
-  it('npm run build compiles the project with both controllers wired into main.ts', { timeout: 3 * MINUTES }, () => {
+  it('npm run build compiles the project with the three controllers wired into main.ts', { timeout: 3 * MINUTES }, () => {
     ok(sh('npm', ['run', 'build'], project), 'npm run build');
     const main = readFileSync(join(project, 'src/main.ts'), 'utf8');
     assert.match(main, /new CronJobReconciler\(mgr\.getClient\(\)\)\.setupWithManager\(mgr\);\n\s+new FleetReconciler\(mgr\.getClient\(\)\)\.setupWithManager\(mgr\);\n\s+new DeploymentReconciler/);
