@@ -438,9 +438,13 @@ export class TypeParser {
       description = doc.description;
       markers = doc.markers;
       if (ts.isInterfaceDeclaration(decl)) {
-        const base = this.heritageProperties(decl, env);
-        const own = this.parseMembers(decl.members, place, env, name, decl);
-        target = mergeObjects(base, own);
+        // Declaration merging: every `interface X` of the same symbol contributes members.
+        const sym = this.host.checker.getSymbolAtLocation(decl.name);
+        const parts = (sym?.declarations ?? [decl]).filter(ts.isInterfaceDeclaration);
+        target = { kind: 'object', properties: [] };
+        for (const part of parts.length ? parts : [decl]) {
+          target = mergeObjects(target, mergeObjects(this.heritageProperties(part, env), this.parseMembers(part.members, place, env, name, part)));
+        }
       } else if (ts.isTypeAliasDeclaration(decl)) {
         target = this.parseType(decl.type, env, `type ${name}`);
       } else target = this.parseEnum(decl);
