@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -165,6 +165,35 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
     const r = await runManager(['manager.mjs'], alone, kubeconfig);
     assert.deepEqual(r.healthz, { status: 200, body: 'ok' }, r.logs);
     assert.deepEqual(r.exit, { code: 0, signal: null }, r.logs);
+  });
+
+  it("the Dockerfile's build stage works from only what .dockerignore lets through, and yields the file the final stage copies", { timeout: 5 * MINUTES }, async () => {
+    // No container engine here: replay the build stage's COPY and RUN lines in a bare folder.
+    const context = join(work, 'docker-context');
+    mkdirSync(context);
+    const allowed = readFileSync(join(project, '.dockerignore'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('!'))
+      .map((l) => l.slice(1));
+    assert.deepEqual(allowed.sort(), ['.kubeforge', 'package-lock.json', 'package.json', 'src', 'tsconfig.json']);
+    for (const entry of allowed) cpSync(join(project, entry), join(context, entry), { recursive: true });
+    const dockerfile = readFileSync(join(project, 'Dockerfile'), 'utf8');
+    const stages = dockerfile.split(/^(?=FROM )/m).filter((st) => st.startsWith('FROM '));
+    assert.equal(stages.length, 2, 'two stages');
+    const [builder, final] = stages;
+    assert.match(builder, /^FROM node:20-bookworm-slim AS builder$/m);
+    const runs = builder.split('\n').filter((l) => l.startsWith('RUN ')).map((l) => l.slice(4));
+    assert.equal(runs.length, 2);
+    for (const cmd of runs) ok(sh('sh', ['-c', cmd], context), `RUN ${cmd}`);
+    assert.match(final, /^FROM gcr\.io\/distroless\/nodejs20-debian12:nonroot$/m);
+    assert.match(final, /^USER 65532:65532$/m);
+    const copied = /^COPY --from=builder \/workspace\/(\S+) /m.exec(final)![1];
+    const bundle = join(context, copied);
+    const alone = join(work, 'image-root-2');
+    mkdirSync(alone);
+    copyFileSync(bundle, join(alone, 'manager.mjs'));
+    const r = await runManager(['manager.mjs'], alone, kubeconfig);
+    assert.deepEqual(r.healthz, { status: 200, body: 'ok' }, r.logs);
   });
 
   it('the installed kubeforge packs itself: init from node_modules/.bin packs the same files as npm pack', () => {
