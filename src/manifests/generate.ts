@@ -184,7 +184,7 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
     analyzer,
   );
   if (run.warnings.length > 0) io.err(formatDiagnostics(run.warnings, { color: io.color, cwd: io.cwd }));
-  const plan = formatPlan(run.changes);
+  const plan = formatPlan(run.changes, { color: io.color });
   if (flags.check) {
     if (run.changes.length === 0) {
       io.out('manifests are up to date\n');

@@ -31,8 +31,9 @@ export type ChangeKind = 'CREATE' | 'UPDATE' | 'DELETE';
 export interface Change {
   kind: ChangeKind;
   path: string;
-  /** Lines of the new content (CREATE, UPDATE). */
-  lines?: number;
+  /** Lines added (CREATE: all of them) and removed (DELETE: all of them). */
+  added: number;
+  removed: number;
   content?: string;
 }
 
@@ -50,6 +51,34 @@ function readOrUndefined(file: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Lines added and removed between two texts, counted as a multiset difference of lines: linear
+ * in the size of the files (CRDs run to thousands of lines), exact for edits that do not only
+ * move lines around.
+ */
+export function countLineChanges(before: string, after: string): { added: number; removed: number } {
+  const counts = new Map<string, number>();
+  const a = splitLines(before);
+  const b = splitLines(after);
+  for (const l of a) counts.set(l, (counts.get(l) ?? 0) + 1);
+  let added = 0;
+  for (const l of b) {
+    const n = counts.get(l) ?? 0;
+    if (n > 0) counts.set(l, n - 1);
+    else added++;
+  }
+  let removed = 0;
+  for (const n of counts.values()) removed += n;
+  return { added, removed };
+}
+
+function splitLines(text: string): string[] {
+  if (text.length === 0) return [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
 }
 
 function lineCount(text: string): number {
@@ -101,12 +130,12 @@ export function planChanges(projectDir: string, outputs: readonly OutputFile[], 
   const wanted = new Set(outputs.map((o) => o.path));
   for (const o of outputs) {
     const current = readOrUndefined(join(projectDir, o.path));
-    if (current === undefined) changes.push({ kind: 'CREATE', path: o.path, lines: lineCount(o.content), content: o.content });
-    else if (current !== o.content) changes.push({ kind: 'UPDATE', path: o.path, lines: lineCount(o.content), content: o.content });
+    if (current === undefined) changes.push({ kind: 'CREATE', path: o.path, added: lineCount(o.content), removed: 0, content: o.content });
+    else if (current !== o.content) changes.push({ kind: 'UPDATE', path: o.path, ...countLineChanges(current, o.content), content: o.content });
   }
   if (options.removeStale ?? true) {
     for (const rel of existingManagedFiles(projectDir)) {
-      if (!wanted.has(rel)) changes.push({ kind: 'DELETE', path: rel });
+      if (!wanted.has(rel)) changes.push({ kind: 'DELETE', path: rel, added: 0, removed: lineCount(readOrUndefined(join(projectDir, rel)) ?? '') });
     }
   }
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -127,10 +156,26 @@ export function applyChanges(projectDir: string, changes: readonly Change[]): vo
   }
 }
 
-/** `CREATE path (+N lines)` / `UPDATE path (N lines)` / `DELETE path`, one per line. */
-export function formatPlan(changes: readonly Change[]): string {
+const paint = (on: boolean, code: string, s: string) => (on ? `\u001b[${code}m${s}\u001b[0m` : s);
+
+/**
+ * The plan, one sorted line per change, in the words every kubeforge command uses:
+ * `CREATE path (+N lines)`, `UPDATE path (+a -b lines)`, `DELETE path (-N lines)`.
+ */
+export function formatPlan(changes: readonly Change[], options: { color?: boolean } = {}): string {
+  const color = options.color ?? false;
+  const plural = (n: number) => (n === 1 ? 'line' : 'lines');
   return changes
-    .map((c) => (c.kind === 'CREATE' ? `CREATE ${c.path} (+${c.lines} lines)` : c.kind === 'UPDATE' ? `UPDATE ${c.path} (${c.lines} lines)` : `DELETE ${c.path}`))
+    .map((c) => {
+      switch (c.kind) {
+        case 'CREATE':
+          return `${paint(color, '32', 'CREATE')} ${c.path} (+${c.added} ${plural(c.added)})`;
+        case 'UPDATE':
+          return `${paint(color, '33', 'UPDATE')} ${c.path} (+${c.added} -${c.removed} ${plural(Math.max(c.added, c.removed))})`;
+        case 'DELETE':
+          return `${paint(color, '31', 'DELETE')} ${c.path} (-${c.removed} ${plural(c.removed)})`;
+      }
+    })
     .map((l) => `${l}\n`)
     .join('');
 }

@@ -170,7 +170,7 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     const drift = treeHash(h.dir);
     const err2 = await h.run({ check: true });
     assert.ok(err2);
-    assert.equal(h.out, 'UPDATE config/crd/bases/bar.example.com_foos.yaml (57 lines)\n');
+    assert.equal(h.out, 'UPDATE config/crd/bases/bar.example.com_foos.yaml (+57 -1 lines)\n');
     assert.equal(treeHash(h.dir), drift);
   });
 
@@ -188,7 +188,7 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     writeFileSync(join(h.dir, 'config/crd/bases/user_owned.yaml'), '# written by hand\n---\nkind: Thing\n');
     h.analysis = fakeAnalysis({ crds: [parse(jobsYaml) as Record<string, unknown>], webhooks: [] });
     assert.equal(await h.run({ cache: false }), undefined);
-    assert.equal(h.out, 'DELETE config/crd/bases/bar.example.com_foos.yaml\nDELETE config/webhook/manifests.yaml\n');
+    assert.equal(h.out, 'DELETE config/crd/bases/bar.example.com_foos.yaml (-57 lines)\nDELETE config/webhook/manifests.yaml (-26 lines)\n');
     assert.ok(!existsSync(join(h.dir, 'config/crd/bases/bar.example.com_foos.yaml')));
     assert.ok(!existsSync(join(h.dir, 'config/webhook/manifests.yaml')));
     assert.ok(existsSync(join(h.dir, 'config/crd/bases/user_owned.yaml')));
@@ -211,7 +211,7 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     let out = '';
     await manifestsCommand({ paths: ['src/api/v1'] }, { ...h.io, out: (t) => void (out += t) }, analyzer);
     assert.deepEqual(seenPaths, [join(h.dir, 'src/api/v1')]);
-    assert.equal(out, 'UPDATE config/crd/bases/testdata.kubebuilder.io_jobs.yaml (80 lines)\n');
+    assert.equal(out, 'UPDATE config/crd/bases/testdata.kubebuilder.io_jobs.yaml (+1 -1 line)\n');
     assert.match(h.read('config/crd/bases/testdata.kubebuilder.io_jobs.yaml'), /served: false/);
     assert.ok(existsSync(join(h.dir, 'config/crd/bases/bar.example.com_foos.yaml')));
     assert.equal(h.read('config/rbac/role.yaml'), role);
