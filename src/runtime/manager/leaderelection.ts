@@ -72,12 +72,16 @@ export class LeaderElector {
 
   constructor(options: LeaderElectorOptions) {
     this.identity = options.identity ?? defaultIdentity();
+    // Explicit undefined (an unset Manager option) means the default.
     this.o = {
-      leaseDurationMs: 15_000,
-      renewDeadlineMs: 10_000,
-      retryPeriodMs: 2_000,
       ...options,
-    } as LeaderElector['o'];
+      leaseDurationMs: options.leaseDurationMs ?? 15_000,
+      renewDeadlineMs: options.renewDeadlineMs ?? 10_000,
+      retryPeriodMs: options.retryPeriodMs ?? 2_000,
+    };
+    for (const k of ['leaseDurationMs', 'renewDeadlineMs', 'retryPeriodMs'] as const) {
+      if (!Number.isFinite(this.o[k]) || this.o[k] <= 0) throw new Error(`leader election: ${k.replace(/Ms$/, '')} must be a positive number of milliseconds (got ${this.o[k]})`);
+    }
     if (this.o.leaseDurationMs <= this.o.renewDeadlineMs) throw new Error('leader election: leaseDuration must be greater than renewDeadline');
     if (this.o.renewDeadlineMs <= this.o.retryPeriodMs * 1.2) throw new Error('leader election: renewDeadline must be greater than retryPeriod*1.2');
     this.o.gauge?.set({ name: this.o.name }, 0);

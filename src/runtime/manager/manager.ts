@@ -74,8 +74,6 @@ interface Group {
   stopping: boolean;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 function isCacheLike(r: Runnable): r is Runnable & { waitForCacheSync(signal?: AbortSignal): Promise<boolean> } {
   return typeof (r as { waitForCacheSync?: unknown }).waitForCacheSync === 'function';
 }
@@ -102,7 +100,7 @@ export class LeaderElectionLostError extends Error {
 
 /**
  * Creates a Manager. Throws (synchronously) on invalid options: leader election without an ID or
- * namespace, a malformed bind address, more than one cache namespace.
+ * namespace or with impossible timings, a malformed bind address, more than one cache namespace.
  */
 export function newManager(config: KubeConfig, options: ManagerOptions = {}): Manager {
   return new Manager(config, options);
@@ -149,7 +147,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
   private startedResolve!: () => void;
   private startedReject!: (e: unknown) => void;
   private readonly startedPromise: Promise<void>;
-  private elector?: LeaderElector;
+  private readonly elector?: LeaderElector;
 
   constructor(config: KubeConfig, options: ManagerOptions = {}) {
     this.config = config;
@@ -182,8 +180,21 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
         registers: [this.registry],
       });
     }
-    this.clientRest = new ClientRest(config);
     this.ownRest = new RestClient(config);
+    if (options.leaderElection) {
+      this.elector = new LeaderElector({
+        rest: this.ownRest,
+        namespace: this.leaseNamespace!,
+        name: options.leaderElectionID!,
+        identity: options.leaderElectionIdentity,
+        leaseDurationMs: options.leaseDuration,
+        renewDeadlineMs: options.renewDeadline,
+        retryPeriodMs: options.retryPeriod,
+        logger: this.logger.child({ logger: 'leaderelection' }),
+        gauge: this.leaderGauge,
+      });
+    }
+    this.clientRest = new ClientRest(config);
     this.cache = newCache(config, {
       namespace,
       logger: this.logger.child({ logger: 'cache' }),
@@ -427,20 +438,9 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
         this.startGroup(this.groups.others);
         this.startedResolve();
         this.log.info('manager started');
-        if (this.options.leaderElection) {
+        const elector = this.elector;
+        if (elector) {
           const lease = `${this.leaseNamespace}/${this.options.leaderElectionID}`;
-          const elector = new LeaderElector({
-            rest: this.ownRest,
-            namespace: this.leaseNamespace!,
-            name: this.options.leaderElectionID!,
-            identity: this.options.leaderElectionIdentity,
-            leaseDurationMs: this.options.leaseDuration,
-            renewDeadlineMs: this.options.renewDeadline,
-            retryPeriodMs: this.options.retryPeriod,
-            logger: this.logger.child({ logger: 'leaderelection' }),
-            gauge: this.leaderGauge,
-          });
-          this.elector = elector;
           leDone = (async () => {
             if (!(await elector.acquire(leAC.signal))) return;
             if (this.stopAC.signal.aborted) return;
@@ -483,7 +483,9 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     await stopGroup(this.groups.caches);
     // Pending events are written while the client still works.
     const left = deadline === Infinity ? 5_000 : Math.max(0, deadline - Date.now());
-    await Promise.race([this.broadcaster.flush(), sleep(Math.min(left, 5_000))]);
+    let flushTimer: NodeJS.Timeout | undefined;
+    await Promise.race([this.broadcaster.flush(), new Promise((r) => (flushTimer = setTimeout(r, Math.min(left, 5_000))))]);
+    clearTimeout(flushTimer);
     await stopGroup(this.groups.servers);
     await Promise.all([
       this.probeServer ? close(this.probeServer, 1_000) : undefined,

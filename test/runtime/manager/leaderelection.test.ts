@@ -60,6 +60,13 @@ async function masterStatus(mgr: Manager): Promise<string> {
 }
 
 describe('leader election', () => {
+  it('rejects impossible timings when the manager is created', () => {
+    const opts = { leaderElection: true, leaderElectionID: 'bad', leaderElectionNamespace: 'default', logger: quiet() };
+    assert.throws(() => newManager(config, { ...opts, leaseDuration: 1000, renewDeadline: 2000 }), /leaseDuration must be greater than renewDeadline/);
+    assert.throws(() => newManager(config, { ...opts, retryPeriod: 0 }), /retryPeriod must be a positive number/);
+    assert.throws(() => newManager(config, { leaderElection: true, leaderElectionID: 'x', logger: quiet() }), /leader election namespace/);
+  });
+
   it('only the leader runs controllers; the lease passes to the other manager when the leader stops', async () => {
     const log: string[] = [];
     const a = candidate('a', log);
