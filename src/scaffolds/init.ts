@@ -157,7 +157,10 @@ export function validateInitOptions(options: InitOptions, folder: string): Valid
 }
 
 /** Computes init's virtual tree without writing anything. */
-export async function planInit(options: InitOptions, env: InitEnvironment): Promise<{ tree: Tree; changes: Change[]; hasTarball: boolean }> {
+export async function planInit(
+  options: InitOptions,
+  env: InitEnvironment,
+): Promise<{ tree: Tree; changes: Change[]; hasTarball: boolean; /** Files of the user's that --force replaces. */ replaced: string[] }> {
   const valid = validateInitOptions(options, env.cwd);
   const host = env.host ?? new DiskHost(env.cwd);
 
@@ -228,19 +231,29 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
     const path = `${TARBALL_DIR}/${name}`;
     if (isKubeforgeTarball(name) && path !== source.tarball?.path) tree.delete(path);
   }
-  return { tree, changes: tree.changes(), hasTarball: data.hasTarball };
+  const managed = new Set(specs.filter((sp) => sp.policy === 'managed').map((sp) => sp.path));
+  const replaced = tree
+    .changes()
+    .filter((c) => c.kind === 'update' && !managed.has(c.path))
+    .map((c) => c.path);
+  return { tree, changes: tree.changes(), hasTarball: data.hasTarball, replaced };
 }
 
 /** Runs `kubeforge init`. */
 export async function runInit(options: InitOptions, env: InitEnvironment): Promise<InitResult> {
-  const { tree, changes } = await planInit(options, env);
+  const { tree, changes, replaced } = await planInit(options, env);
   const plan = formatPlan(changes, { color: env.color });
+  const warnReplaced = (verb: string) => {
+    if (replaced.length) env.err(`warning: --force ${verb} ${replaced.length} existing file${replaced.length === 1 ? '' : 's'} that differed: ${replaced.join(', ')}\n`);
+  };
   if (options.dryRun) {
     env.out(plan);
+    warnReplaced('would replace');
     return { changes, plan, installed: false };
   }
   commit(tree.host, changes);
   env.out(plan);
+  warnReplaced('replaced');
 
   let installed = false;
   const hasModules = tree.host.kind('node_modules') === 'directory';

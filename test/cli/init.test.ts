@@ -163,7 +163,11 @@ describe('kubeforge init: writing', () => {
     writeFileSync(join(dir, 'Makefile'), 'mine\n');
     const dry = await kubeforge(dir, 'init', '--domain', 'example.com', '--force', '--dry-run');
     assert.match(dry.out, /^UPDATE Makefile \(\+\d+ -1 lines\)$/m);
+    assert.match(dry.err, /^warning: --force would replace 1 existing file that differed: Makefile$/m);
     assert.equal(readFileSync(join(dir, 'Makefile'), 'utf8'), 'mine\n');
+    const forced = await kubeforge(dir, 'init', '--domain', 'example.com', '--force', '--skip-install');
+    assert.match(forced.err, /^warning: --force replaced 1 existing file that differed: Makefile$/m);
+    assert.notEqual(readFileSync(join(dir, 'Makefile'), 'utf8'), 'mine\n');
   });
 
   it('a folder holding only .git counts as empty', async () => {
