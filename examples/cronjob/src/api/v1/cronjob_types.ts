@@ -87,13 +87,19 @@ export class CronJobStatus {
 @PrintColumn({ name: 'Suspend', type: 'boolean', jsonPath: '.spec.suspend' })
 @PrintColumn({ name: 'Last Schedule', type: 'date', jsonPath: '.status.lastScheduleTime' })
 export class CronJob {
+  /** The handle kubeforge/runtime addresses this Kind by: `client.get(CronJob, ...)`, `for(CronJob)`. */
   static readonly gvk = { group: 'batch.tutorial.kubebuilder.io', version: 'v1', kind: 'CronJob' } as const;
   static readonly plural = 'cronjobs';
   static readonly namespaced = true;
 
   apiVersion?: string = 'batch.tutorial.kubebuilder.io/v1';
   kind?: string = 'CronJob';
+  /** metadata is a standard object metadata. */
   metadata?: V1ObjectMeta;
-  spec?: CronJobSpec;
+
+  /** spec defines the desired state of CronJob. */
+  spec!: CronJobSpec;
+
+  /** status defines the observed state of CronJob. */
   status?: CronJobStatus;
 }
