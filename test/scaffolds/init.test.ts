@@ -160,6 +160,13 @@ describe('kubeforge init (golden trees)', () => {
     assert.ok(failing.files.has('package.json'), 'the scaffold stays when npm install fails');
   });
 
+  it('--dry-run skips the install step', async () => {
+    let calls = 0;
+    const io = capture();
+    await runInit({ domain: 'example.com', dryRun: true }, { cwd: '/w/guestbook', host: new MemoryHost(), ...io.env, install: async () => void calls++ });
+    assert.equal(calls, 0);
+  });
+
   it('npmInstall: a failing npm install says how to finish by hand', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kf-npm-'));
     try {
