@@ -16,7 +16,7 @@ import { allows } from './predicate.js';
 import type { RateLimiter } from './ratelimiter.js';
 import { defaultControllerRateLimiter } from './ratelimiter.js';
 import { callReconciler, isTerminalError, requestKey } from './reconcile.js';
-import type { Reconciler, Request, Result } from './reconcile.js';
+import type { ReconcileContext, Reconciler, Request, Result } from './reconcile.js';
 import type { EventSink, Source } from './source.js';
 import { WorkQueue } from './workqueue.js';
 
@@ -81,6 +81,15 @@ export class Controller implements Runnable {
   private sink?: (w: Watch) => EventSink;
   private fatal?: unknown;
   private stopWorkers?: () => void;
+  /** Metric children bound to this controller's labels (no label hashing per reconcile). */
+  private readonly bound: {
+    time: { observe(v: number): void };
+    total: Record<'success' | 'error' | 'requeue' | 'requeue_after', { inc(): void }>;
+    errors: { inc(): void };
+    terminal: { inc(): void };
+    panics: { inc(): void };
+    active: { inc(): void; dec(): void };
+  };
 
   constructor(
     readonly name: string,
@@ -106,6 +115,21 @@ export class Controller implements Runnable {
     this.metrics.reconcileErrors.inc({ controller: name }, 0);
     this.metrics.terminalReconcileErrors.inc({ controller: name }, 0);
     this.metrics.reconcilePanics.inc({ controller: name }, 0);
+    const m = this.metrics;
+    const l = { controller: name };
+    this.bound = {
+      time: m.reconcileTime.labels(l),
+      total: {
+        success: m.reconcileTotal.labels({ ...l, result: 'success' }),
+        error: m.reconcileTotal.labels({ ...l, result: 'error' }),
+        requeue: m.reconcileTotal.labels({ ...l, result: 'requeue' }),
+        requeue_after: m.reconcileTotal.labels({ ...l, result: 'requeue_after' }),
+      },
+      errors: m.reconcileErrors.labels(l),
+      terminal: m.terminalReconcileErrors.labels(l),
+      panics: m.reconcilePanics.labels(l),
+      active: m.activeWorkers.labels(l),
+    };
   }
 
   needLeaderElection(): boolean {
@@ -189,12 +213,12 @@ export class Controller implements Runnable {
   }
 
   private async worker(signal: AbortSignal): Promise<void> {
-    const active = this.metrics.activeWorkers;
+    const active = this.bound.active;
     for (;;) {
       const next = await this.queue.get();
       if (next.shutdown) return;
       const req = next.item;
-      active.inc({ controller: this.name });
+      active.inc();
       try {
         await this.reconcileHandler(req, signal);
       } catch (err) {
@@ -203,55 +227,63 @@ export class Controller implements Runnable {
         this.stopWorkers?.();
       } finally {
         this.queue.done(req);
-        active.dec({ controller: this.name });
+        active.dec();
       }
     }
   }
 
   private async reconcileHandler(req: Request, signal: AbortSignal): Promise<void> {
-    const m = this.metrics;
-    const labels = { controller: this.name };
+    const b = this.bound;
     const reconcileID = randomUUID();
-    const logger = this.log.child({ namespace: req.namespace, name: req.name, reconcileID });
+    // The per-reconcile child logger is only built if someone logs.
+    let child: Logger | undefined;
+    const parent = this.log;
+    const ctx: ReconcileContext = {
+      signal,
+      reconcileID,
+      get logger(): Logger {
+        return (child ??= parent.child({ namespace: req.namespace, name: req.name, reconcileID }));
+      },
+    };
     const t0 = performance.now();
     let result: Result | void;
     try {
-      result = await callReconciler(this.reconciler, req, { signal, logger, reconcileID });
+      result = await callReconciler(this.reconciler, req, ctx);
     } catch (err) {
-      m.reconcileTime.observe(labels, (performance.now() - t0) / 1000);
-      m.reconcileErrors.inc(labels);
-      m.reconcileTotal.inc({ ...labels, result: 'error' });
+      b.time.observe((performance.now() - t0) / 1000);
+      b.errors.inc();
+      b.total.error.inc();
       if (isPanic(err)) {
-        m.reconcilePanics.inc(labels);
+        b.panics.inc();
         if (!this.recoverPanic) {
-          logger.error({ err }, 'Observed a panic in reconciler (recoverPanic is off): stopping the controller');
+          ctx.logger.error({ err }, 'Observed a panic in reconciler (recoverPanic is off): stopping the controller');
           throw err;
         }
-        logger.error({ err }, 'Observed a panic in reconciler; recovered, requeueing with back-off');
+        ctx.logger.error({ err }, 'Observed a panic in reconciler; recovered, requeueing with back-off');
         this.queue.addRateLimited(req);
         return;
       }
       if (isTerminalError(err)) {
-        m.terminalReconcileErrors.inc(labels);
-        logger.error({ err }, 'Reconciler error (terminal, not requeued)');
+        b.terminal.inc();
+        ctx.logger.error({ err }, 'Reconciler error (terminal, not requeued)');
         this.queue.forget(req);
         return;
       }
-      logger.error({ err }, 'Reconciler error');
+      ctx.logger.error({ err }, 'Reconciler error');
       this.queue.addRateLimited(req);
       return;
     }
-    m.reconcileTime.observe(labels, (performance.now() - t0) / 1000);
+    b.time.observe((performance.now() - t0) / 1000);
     if (result && typeof result.requeueAfter === 'number' && result.requeueAfter > 0) {
       this.queue.forget(req);
       this.queue.addAfter(req, result.requeueAfter);
-      m.reconcileTotal.inc({ ...labels, result: 'requeue_after' });
+      b.total.requeue_after.inc();
     } else if (result && result.requeue) {
       this.queue.addRateLimited(req);
-      m.reconcileTotal.inc({ ...labels, result: 'requeue' });
+      b.total.requeue.inc();
     } else {
       this.queue.forget(req);
-      m.reconcileTotal.inc({ ...labels, result: 'success' });
+      b.total.success.inc();
     }
   }
 }

@@ -103,12 +103,17 @@ export function workQueueMetrics(registry: Registry, name: string): WorkQueueMet
   m.depth.set(labels, 0);
   m.adds.inc(labels, 0);
   m.retries.inc(labels, 0);
+  const depth = m.depth.labels(labels);
+  const adds = m.adds.labels(labels);
+  const queued = m.queueDuration.labels(labels);
+  const work = m.workDuration.labels(labels);
+  const retries = m.retries.labels(labels);
   return {
-    add: () => m.adds.inc(labels),
-    get: (ms) => m.queueDuration.observe(labels, ms / 1000),
-    done: (ms) => m.workDuration.observe(labels, ms / 1000),
-    retry: () => m.retries.inc(labels),
-    depth: (n) => m.depth.set(labels, n),
+    add: () => adds.inc(),
+    get: (ms) => queued.observe(ms / 1000),
+    done: (ms) => work.observe(ms / 1000),
+    retry: () => retries.inc(),
+    depth: (n) => depth.set(n),
     trackProcessing: (starts, clock) => m.processing.set(name, { starts, clock }),
   };
 }

@@ -182,7 +182,9 @@ describe('controller on a real API server', () => {
       const dying = await live.get(Widget, { namespace: ns, name: 'fin' }).catch(() => undefined);
       if (dying) assert.ok(dying.metadata?.deletionTimestamp, 'held by the finalizer until cleanup');
       await waitFor('object gone after cleanup', () => live.get(Widget, { namespace: ns, name: 'fin' }).then(() => false, (e) => isNotFound(e)));
-      assert.deepEqual(record.cleanups, ['fin']);
+      // Usually once; a second reconcile queued before the cache saw the finalizer removed may run
+      // the (idempotent) cleanup again, exactly as with controller-runtime.
+      assert.ok(record.cleanups.length >= 1 && record.cleanups.every((n) => n === 'fin'), `cleanups: ${record.cleanups.join(', ')}`);
       await waitFor('a reconcile saw it gone', () => record.gone.includes('fin'));
     } finally {
       await run.stop();
