@@ -110,6 +110,7 @@ export class TestEnvironment {
   private kc?: KubeConfig;
   private kubeconfigFile?: string;
   private stopping?: Promise<void>;
+  private starting?: Promise<KubeConfig>;
   private installed: CRDObject[] = [];
 
   constructor(options: TestEnvironmentOptions = {}) {
@@ -157,8 +158,15 @@ export class TestEnvironment {
    * Starts the control plane (or connects to the existing cluster), installs CRDs and resolves
    * with the admin KubeConfig. Calling it again while started resolves with the same config.
    */
-  async start(): Promise<KubeConfig> {
-    if (this.kc) return this.kc;
+  start(): Promise<KubeConfig> {
+    if (this.kc) return Promise.resolve(this.kc);
+    // Concurrent calls share one start.
+    this.starting ??= this.doStart().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private async doStart(): Promise<KubeConfig> {
+    if (this.stopping) await this.stopping;
     this.stopping = undefined;
     if (this.usesExistingCluster) {
       const kc = new KubeConfig();

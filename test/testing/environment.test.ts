@@ -42,6 +42,18 @@ async function gone(pid: number | undefined): Promise<boolean> {
   return false;
 }
 
+const gizmoCRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'gizmos.test.kubeforge.io' },
+  spec: {
+    group: 'test.kubeforge.io',
+    names: { kind: 'Gizmo', plural: 'gizmos', singular: 'gizmo', listKind: 'GizmoList' },
+    scope: 'Namespaced',
+    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+  },
+};
+
 describe('CRD files', () => {
   it('reads every CRD of a folder (multi-document, other kinds and extensions skipped)', () => {
     const crds = readCRDFiles([join(fixtures, 'crds')]);
@@ -151,6 +163,27 @@ describe('TestEnvironment on a real API server', () => {
     assert.throws(() => env.userConfig('nobody'), /unknown test user/);
   });
 
+  it('useExistingCluster connects through KUBECONFIG, installs CRDs there and stops nothing', async () => {
+    const saved = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = env.kubeconfigPath;
+    const existing = new TestEnvironment({ useExistingCluster: true, crds: [gizmoCRD] });
+    try {
+      const kc = await existing.start();
+      assert.equal(existing.usesExistingCluster, true);
+      assert.equal(existing.kubeconfigPath, env.kubeconfigPath);
+      assert.equal(kc.getCurrentCluster()!.server, env.serverURL);
+      assert.deepEqual(existing.pids, { etcd: undefined, apiserver: undefined });
+      const crd = await rest.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.test.kubeforge.io');
+      assert.ok(crd.status.conditions.some((c: any) => c.type === 'Established' && c.status === 'True'));
+    } finally {
+      await existing.stop();
+      if (saved === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = saved;
+    }
+    assert.ok(alive(env.pids.apiserver), 'the cluster it used keeps running');
+    assert.equal((await rest.get('/version')).major, '1');
+  });
+
   it('restartAPIServer keeps the data, the port and the credentials', async () => {
     const before = env.pids.apiserver;
     await env.restartAPIServer();
@@ -169,7 +202,8 @@ describe('TestEnvironment on a real API server', () => {
 describe('TestEnvironment stop', () => {
   it('stops exactly its processes, removes its folder and can be called twice', async () => {
     const env = new TestEnvironment({ useExistingCluster: false });
-    await env.start();
+    const [c1, c2] = await Promise.all([env.start(), env.start()]);
+    assert.equal(c1, c2, 'concurrent start() calls share one control plane');
     const { etcd, apiserver } = env.pids;
     const dir = env.dataDirectory!;
     assert.ok(alive(etcd) && alive(apiserver) && existsSync(dir));
