@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -89,6 +90,15 @@ export class DelegatingAuth {
     private readonly logger: Logger,
   ) {}
 
+  private remember<T>(m: Map<string, CacheEntry<T>>, k: string, value: T, ttlMs: number): void {
+    if (m.size >= 1024) {
+      const now = Date.now();
+      for (const [key, e] of m) if (e.expires < now) m.delete(key);
+      if (m.size >= 1024) m.delete(m.keys().next().value as string);
+    }
+    m.set(k, { value, expires: Date.now() + ttlMs });
+  }
+
   private cached<T>(m: Map<string, CacheEntry<T>>, k: string): T | undefined {
     const e = m.get(k);
     if (!e) return undefined;
@@ -108,15 +118,16 @@ export class DelegatingAuth {
       return false;
     }
     const token = m[1];
+    const tokenKey = createHash('sha256').update(token).digest('hex'); // no raw tokens kept in memory
     const path = new URL(req.url ?? '/', 'https://metrics').pathname;
     try {
-      let user = this.cached(this.authn, token);
+      let user = this.cached(this.authn, tokenKey);
       if (user === undefined) {
         const review = await this.rest.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
           body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
         });
         user = review.status?.authenticated ? review.status.user : null;
-        this.authn.set(token, { value: user ?? null, expires: Date.now() + (user ? 60_000 : 10_000) });
+        this.remember(this.authn, tokenKey, user ?? null, user ? 60_000 : 10_000);
       }
       if (!user) {
         res.writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Unauthorized\n');
@@ -134,7 +145,7 @@ export class DelegatingAuth {
           },
         });
         decision = { allowed: !!review.status?.allowed, reason: review.status?.reason };
-        this.authz.set(key, { value: decision, expires: Date.now() + (decision.allowed ? 60_000 : 10_000) });
+        this.remember(this.authz, key, decision, decision.allowed ? 60_000 : 10_000);
       }
       if (!decision.allowed) {
         res
