@@ -77,6 +77,7 @@ const INIT_FILES: ReadonlyArray<readonly [string, string]> = [
   ['package.json', 'package.json.hbs'],
   ['tsconfig.json', 'tsconfig.json.hbs'],
   ['hack/set-image.mjs', 'hack/set-image.mjs.hbs'],
+  ['hack/test.mjs', 'hack/test.mjs.hbs'],
   ['src/main.ts', 'src/main.ts.hbs'],
   ['test/suite.test.ts', 'test/suite.test.ts.hbs'],
   ['config/default/kustomization.yaml', 'config/default/kustomization.yaml.hbs'],
