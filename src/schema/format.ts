@@ -6,7 +6,7 @@ import { error, type Diagnostic } from '../diagnostics/index.js';
 import type { MarkerValue } from '../markers/collector.js';
 import { applyMarkers, QUANTITY_PATTERN } from './apply.js';
 import type { IRProperty, IRType } from './ir.js';
-import { irName, irResolve } from './ir.js';
+import { irResolve } from './ir.js';
 import type { JSONSchemaProps } from './jsonschema.js';
 
 export interface FormatHost {
@@ -35,7 +35,7 @@ export class SchemaFormatter {
   constructor(private readonly host: FormatHost) {}
 
   /** Reports a marker whose precondition fails (KF2009), at the marker. */
-  private report(_unused: undefined, place: string) {
+  private report(place: string) {
     return (marker: MarkerValue, message: string, hint?: string) => {
       this.host.diagnostics.push(error('KF2009', `@${marker.name} on ${place}: ${message}`, { file: marker.file, line: marker.line, column: marker.column, hint }));
     };
@@ -103,7 +103,7 @@ export class SchemaFormatter {
       case 'named': {
         const allow = ctx.allowUnknown || t.markers.some((m) => m.name === 'PreserveUnknownFields' || m.name === 'Schemaless');
         const schema = this.format(t.target, { ...ctx, allowUnknown: allow });
-        applyMarkers(schema, t.markers, this.report(undefined, `type ${t.name}`), undefined, this.warn(`type ${t.name}`));
+        applyMarkers(schema, t.markers, this.report(`type ${t.name}`), undefined, this.warn(`type ${t.name}`));
         if (t.description) schema.description = t.description;
         return schema;
       }
@@ -145,7 +145,7 @@ export class SchemaFormatter {
     // shallow copy keeps `base` intact for allOf conflict detection without a deep clone.
     const schema: JSONSchemaProps = { ...base };
     const typed = p.type.kind === 'named' || p.type.kind === 'nullable';
-    applyMarkers(schema, p.markers, this.report(undefined, where), typed ? base : undefined, this.warn(where));
+    applyMarkers(schema, p.markers, this.report(where), typed ? base : undefined, this.warn(where));
     if (p.description) schema.description = p.description;
     if (schemaless && schema.type === undefined && !schema['x-kubernetes-preserve-unknown-fields'] && !schema['x-kubernetes-int-or-string']) {
       const m = p.markers.find((x) => x.name === 'Schemaless')!;
@@ -189,7 +189,7 @@ export class SchemaFormatter {
     const schema: JSONSchemaProps = { type: 'object', properties: sortedRecord(properties) };
     if (required.length) schema.required = required;
     if (named) {
-      applyMarkers(schema, named.markers, this.report(undefined, `Kind ${named.name}`), undefined, this.warn(`Kind ${named.name}`));
+      applyMarkers(schema, named.markers, this.report(`Kind ${named.name}`), undefined, this.warn(`Kind ${named.name}`));
       if (named.description) schema.description = named.description;
     }
     return schema;
@@ -200,4 +200,3 @@ function sortedRecord<T>(r: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.keys(r).sort().map((k) => [k, r[k]]));
 }
 
-export { irName };
