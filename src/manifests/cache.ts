@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { existingManagedFiles } from './writer.js';
 
-const CACHE_FORMAT = 2;
+const CACHE_FORMAT = 3;
 
 export interface CacheRecord {
   format: number;
@@ -34,14 +34,14 @@ export interface CacheRecord {
   key: string;
   /** Input file (project-relative, `/`-separated, or absolute outside the project) -> sha256. */
   inputs: Record<string, string>;
-  /** Managed output file (project-relative) -> sha256, size and mtime as written. */
+  /** Managed output file (project-relative) -> size and mtime as written. */
   outputs: Record<string, OutputStamp>;
   /** Warnings of the run that wrote the record, printed again on a cache hit. */
   warnings: Diagnostic[];
 }
 
+/** Size and mtime of a managed file right after the run that wrote (or confirmed) it. */
 export interface OutputStamp {
-  sha256: string;
   size: number;
   mtimeMs: number;
 }
@@ -301,32 +301,30 @@ export function checkCache(projectDir: string, tsconfigPath: string, parts: Cach
   if (managed.length !== recorded.length || managed.some((m, i) => m !== recorded[i])) return { hit: false, reason: 'managed files added or removed' };
   for (const [p, stamp] of Object.entries(record.outputs)) {
     // Outputs are large (a CRD embedding a pod template is ~600 kB): size and mtime as written
-    // vouch for them; anything else is hashed.
-    const abs = join(projectDir, p);
+    // vouch for them. A file merely touched costs one full run, which confirms and re-stamps it.
     let st;
     try {
-      st = statSync(abs);
+      st = statSync(join(projectDir, p));
     } catch {
       return { hit: false, reason: `output missing: ${p}` };
     }
-    if (st.size === stamp.size && st.mtimeMs === stamp.mtimeMs) continue;
-    if (hashFile(abs) !== stamp.sha256) return { hit: false, reason: `output changed: ${p}` };
+    if (st.size !== stamp.size || st.mtimeMs !== stamp.mtimeMs) return { hit: false, reason: `output changed: ${p}` };
   }
   return { hit: true, record };
 }
 
-function stampOf(projectDir: string, rel: string, content: string): OutputStamp {
+function stampOf(projectDir: string, rel: string): OutputStamp {
   const st = statSync(join(projectDir, rel));
-  return { sha256: sha256(content), size: st.size, mtimeMs: st.mtimeMs };
+  return { size: st.size, mtimeMs: st.mtimeMs };
 }
 
-/** Records a successful run: `analysisInputs` are the files the analysis read (absolute). */
+/** Records a successful run: `analysisInputs` are the files the analysis read, `outputs` the managed files now on disk. */
 export function writeCache(
   projectDir: string,
   tsconfigPath: string,
   parts: CacheKeyParts,
   analysisInputs: readonly string[],
-  outputs: Readonly<Record<string, string>>,
+  outputs: readonly string[],
   warnings: Diagnostic[],
 ): void {
   const { files, tsconfigChain } = enumerateSourceFiles(projectDir, tsconfigPath);
@@ -340,7 +338,7 @@ export function writeCache(
     format: CACHE_FORMAT,
     key: cacheKey(projectDir, tsconfigChain, parts),
     inputs: Object.fromEntries(Object.entries(inputs).sort(([a], [b]) => (a < b ? -1 : 1))),
-    outputs: Object.fromEntries(Object.entries(outputs).map(([p, c]) => [p, stampOf(projectDir, p, c)]).sort(([a], [b]) => (a < b ? -1 : 1))),
+    outputs: Object.fromEntries([...outputs].sort().map((p) => [p, stampOf(projectDir, p)])),
     warnings,
   };
   const file = cacheFile(projectDir);

@@ -145,7 +145,7 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
   if (options.check || options.dryRun) return { changes, warnings, cached: false, cacheMiss, written: false };
   applyChanges(projectDir, changes);
   if (!partial) {
-    writeCache(projectDir, tsconfigPath, keyParts, analysis.inputFiles, Object.fromEntries(outputs.map((o) => [o.path, o.content])), warnings);
+    writeCache(projectDir, tsconfigPath, keyParts, analysis.inputFiles, outputs.map((o) => o.path), warnings);
   }
   return { changes, warnings, cached: false, cacheMiss, written: true };
 }
