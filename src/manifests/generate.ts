@@ -8,7 +8,7 @@
  *   4. on any error diagnostic: throw them all, nothing written;
  *   5. plan against the disk; `--check` / `--dry-run` stop there; otherwise write once.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { type Diagnostic, DiagnosticError, error, formatDiagnostics, hasErrors } from '../diagnostics/index.js';
 import { packageVersion } from '../util/package-root.js';
@@ -168,6 +168,14 @@ export interface ManifestsFlags {
   cache?: boolean;
 }
 
+function readSource(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** The `kubeforge manifests` action: prints the plan, throws DiagnosticError to exit 1. */
 export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, analyzer?: Analyzer): Promise<void> {
   const projectDir = resolve(io.cwd, flags.project ?? '.');
@@ -183,7 +191,7 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
     },
     analyzer,
   );
-  if (run.warnings.length > 0) io.err(formatDiagnostics(run.warnings, { color: io.color, cwd: io.cwd }));
+  if (run.warnings.length > 0) io.err(formatDiagnostics(run.warnings, { color: io.color, cwd: io.cwd, readSource }));
   const plan = formatPlan(run.changes, { color: io.color });
   if (flags.check) {
     if (run.changes.length === 0) {

@@ -5,18 +5,12 @@
  */
 import { type Diagnostic, error } from '../diagnostics/index.js';
 
-/** One decorator (or JSDoc marker) found in the source, with its literal argument. */
-export interface MarkerUse {
-  /** Marker name as written, e.g. `Rbac`, `Webhook`, `WebhookConfiguration`. */
-  marker: string;
-  /** The decorator's argument, already evaluated to a plain value (object, array, string...). */
-  args: unknown;
-  /** The symbol the marker is attached to, e.g. `CronJobReconciler`. */
-  target: string;
-  file: string;
-  line: number;
-  column: number;
-}
+/**
+ * One decorator found in the source, with its literal argument: the analysis' type (a type-only
+ * import, so this module never loads the analysis or ts-morph).
+ */
+export type { MarkerUse } from './analyze.js';
+import type { MarkerUse } from './analyze.js';
 
 export type Args = Record<string, unknown>;
 
