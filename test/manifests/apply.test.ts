@@ -98,6 +98,12 @@ describe('generated manifests on a real API server', () => {
     // The server fills in defaults (scope '*'); everything we wrote comes back as written.
     assert.deepEqual(v.webhooks[0].rules, validating.webhooks[0].rules.map((r: object) => ({ ...r, scope: '*' })));
     assert.equal(v.webhooks[0].timeoutSeconds, 5);
+    // Two webhooks with one name in a configuration: refused by the server (why KF4203 reports it).
+    const twice = { ...validating, metadata: { name: 'twice' }, webhooks: [validating.webhooks[0], validating.webhooks[0]] };
+    await assert.rejects(
+      rest.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', { body: twice }),
+      (e: unknown) => e instanceof RestError && e.status === 422 && /Duplicate value/.test(String((e as RestError).message) + JSON.stringify((e as RestError).body ?? '')),
+    );
     // Remove them so that no webhook (with nothing serving it) intercepts later requests.
     await rest.request('DELETE', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/widget-mutator');
     await rest.request('DELETE', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration');
