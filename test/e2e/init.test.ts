@@ -120,6 +120,27 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
     for (const dir of ['config/prometheus', 'config/network-policy', 'config/certmanager']) ok(sh('kubectl', ['kustomize', dir], project), `kubectl kustomize ${dir}`);
   });
 
+  it('with every optional piece switched on ([WEBHOOK], [CERTMANAGER], [PROMETHEUS], [NETWORK POLICY], metrics certs), config/default still builds and every placeholder is filled', () => {
+    // Switchable lines are commented YAML ("#- ...", "#  key: ..."); prose comments are "# Text".
+    const copy = join(work, 'config-all-on');
+    cpSync(join(project, 'config'), copy, { recursive: true });
+    for (const file of ['default/kustomization.yaml', 'network-policy/kustomization.yaml', 'prometheus/kustomization.yaml']) {
+      const text = readFileSync(join(copy, file), 'utf8')
+        .split('\n')
+        .map((l) => (/^#(\S|\s{2,})/.test(l) && l !== '#- ../crd' && !l.includes('+kubebuilder') ? l.slice(1) : l))
+        .join('\n');
+      writeFileSync(join(copy, file), text);
+    }
+    const yaml = ok(sh('kubectl', ['kustomize', join(copy, 'default')], project), 'kubectl kustomize (all pieces on)');
+    for (const kind of ['Certificate', 'Issuer', 'ServiceMonitor', 'NetworkPolicy']) assert.match(yaml, new RegExp(`^kind: ${kind}$`, 'm'), kind);
+    assert.doesNotMatch(yaml, /SERVICE_NAME|SERVICE_NAMESPACE/);
+    assert.match(yaml, /^ {2}- guestbook-webhook-service\.guestbook-system\.svc$/m);
+    assert.match(yaml, /^ {2}- guestbook-controller-manager-metrics-service\.guestbook-system\.svc$/m);
+    assert.match(yaml, /serverName: guestbook-controller-manager-metrics-service\.guestbook-system\.svc$/m);
+    assert.match(yaml, /- --webhook-cert-path=\/tmp\/k8s-webhook-server\/serving-certs/);
+    assert.match(yaml, /- --metrics-cert-path=\/tmp\/k8s-metrics-server\/metrics-certs/);
+  });
+
   it('make build-installer writes dist/install.yaml with the image, and a real API server accepts every object in it', { timeout: 3 * MINUTES }, (t) => {
     if (sh('make', ['--version'], project).status !== 0) {
       t.skip('make is not installed');
