@@ -99,7 +99,15 @@ const found = (s: JSONSchemaProps) => s.type ?? (s['x-kubernetes-int-or-string']
 export function applyMarkers(schema: JSONSchemaProps, markers: readonly MarkerValue[], report: Report, base?: JSONSchemaProps, warning?: Report): void {
   const list = markers.filter((m) => !NOT_SCHEMA.has(m.name));
   if (list.length === 0) return;
-  const ordered = [...list.filter((m) => m.name === 'Type' || m.name === 'Items.Type'), ...list.filter((m) => m.name !== 'Type' && m.name !== 'Items.Type')];
+  // controller-gen's priorities: Type, XIntOrString and ListType first (others check the type
+  // they set), the one-of family after the XValidation rules; otherwise in the order written.
+  const rank = (m: MarkerValue) => {
+    const base = m.name.replace(/^Items\./, '');
+    if (base === 'Type' || base === 'IntOrString' || base === 'ListType') return 0;
+    if (base === 'AtMostOneOf' || base === 'ExactlyOneOf' || base === 'AtLeastOneOf') return 2;
+    return 1;
+  };
+  const ordered = [0, 1, 2].flatMap((r) => list.filter((m) => rank(m) === r));
   const top = new Target(schema, base);
   let items: Target | undefined;
   for (const m of ordered) {
@@ -151,19 +159,19 @@ function applyOne(name: string, m: MarkerValue, t: Target, report: Report, warn?
   const fail = (msg: string, hint?: string) => report(m, msg, hint);
   const numeric = (key: 'maximum' | 'minimum' | 'multipleOf', word: string) => {
     if (!isNumeric(s)) return fail(`must apply ${word} to a numeric value, found ${found(s)}`, `@${m.name} needs a number field (number, int32, int64): remove it or use a string marker such as @MaxLength`);
-    if (s.type === 'integer' && !Number.isInteger(a)) return fail(`cannot apply non-integer ${word} validation (${String(a)}) to integer value`, 'use an integer');
+    if (s.type === 'integer' && !Number.isInteger(a)) return fail(`cannot apply non-integral ${word} validation (${String(a)}) to integer value`, 'use an integer');
     t.set(key, a);
   };
   const str = (key: 'maxLength' | 'minLength' | 'pattern', word: string) => {
-    if (!isString(s)) return fail(`must apply ${word} to a string, found ${found(s)}`, `@${m.name} needs a string field: remove it${s.type === 'array' ? ` or use @Items.${m.name} for the items` : ''}`);
+    if (!isString(s)) return fail(`must apply ${word} to a textual value, found type "${s.type ?? ''}"`, `@${m.name} needs a string field: remove it${s.type === 'array' ? ` or use @Items.${m.name} for the items` : ''}`);
     t.set(key, a);
   };
   const arr = (key: 'maxItems' | 'minItems' | 'uniqueItems', word: string, value: unknown) => {
-    if (s.type !== 'array') return fail(`must apply ${word} to an array, found ${found(s)}`, `@${m.name} needs an array field`);
+    if (s.type !== 'array') return fail(`must apply ${word} to an array`, `@${m.name} needs an array field, found ${found(s)}`);
     t.set(key, value);
   };
   const obj = (key: 'maxProperties' | 'minProperties', word: string) => {
-    if (s.type !== 'object') return fail(`must apply ${word} to an object, found ${found(s)}`, `@${m.name} needs an object or record field`);
+    if (s.type !== 'object') return fail(`must apply ${word} to an object`, `@${m.name} needs an object or record field, found ${found(s)}`);
     t.set(key, a);
   };
   switch (name) {
@@ -172,7 +180,7 @@ function applyOne(name: string, m: MarkerValue, t: Target, report: Report, warn?
     case 'Minimum':
       return numeric('minimum', 'minimum');
     case 'MultipleOf':
-      return numeric('multipleOf', 'multipleOf');
+      return numeric('multipleOf', 'multipleof');
     case 'ExclusiveMaximum':
       if (!isNumeric(s)) return fail(`must apply exclusivemaximum to a numeric value, found ${found(s)}`);
       return t.set('exclusiveMaximum', true);
@@ -266,11 +274,11 @@ function applyOne(name: string, m: MarkerValue, t: Target, report: Report, warn?
       return;
     }
     case 'MapType':
-      if (s.type !== 'object') return fail(`must apply mapType to an object, found ${found(s)}`, '@MapType applies to records and objects');
+      if (s.type !== 'object') return fail('must apply mapType to an object', `@MapType applies to records and objects, found ${found(s)}`);
       s['x-kubernetes-map-type'] = a as 'atomic' | 'granular';
       return;
     case 'StructType':
-      if (s.type !== 'object') return fail(`must apply structType to a struct, found ${found(s)}`, '@StructType applies to object fields');
+      if (s.type !== undefined && s.type !== 'object') return fail('must apply structType to an object; either explicitly set or defaulted through an empty schema type', `@StructType applies to object fields, found ${found(s)}`);
       s['x-kubernetes-map-type'] = a as 'atomic' | 'granular';
       return;
     case 'AtMostOneOf':

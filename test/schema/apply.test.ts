@@ -20,10 +20,10 @@ function run(schema: JSONSchemaProps, markers: MarkerValue[], base?: JSONSchemaP
 describe('applyMarkers', () => {
   it('rejects markers whose precondition fails, in controller-gen words', () => {
     assert.deepEqual(run({ type: 'string' }, [mk('Maximum', 3)]).errors, ['Maximum: must apply maximum to a numeric value, found string']);
-    assert.deepEqual(run({ type: 'integer' }, [mk('MinLength', 3)]).errors, ['MinLength: must apply minlength to a string, found integer']);
-    assert.deepEqual(run({ type: 'string' }, [mk('MaxItems', 3)]).errors, ['MaxItems: must apply maxitem to an array, found string']);
-    assert.deepEqual(run({ type: 'array', items: { type: 'string' } }, [mk('MinProperties', 1)]).errors, ['MinProperties: must apply minproperties to an object, found array']);
-    assert.deepEqual(run({ type: 'integer' }, [mk('Maximum', 1.5)]).errors, ['Maximum: cannot apply non-integer maximum validation (1.5) to integer value']);
+    assert.deepEqual(run({ type: 'integer' }, [mk('MinLength', 3)]).errors, ['MinLength: must apply minlength to a textual value, found type "integer"']);
+    assert.deepEqual(run({ type: 'string' }, [mk('MaxItems', 3)]).errors, ['MaxItems: must apply maxitem to an array']);
+    assert.deepEqual(run({ type: 'array', items: { type: 'string' } }, [mk('MinProperties', 1)]).errors, ['MinProperties: must apply minproperties to an object']);
+    assert.deepEqual(run({ type: 'integer' }, [mk('Maximum', 1.5)]).errors, ['Maximum: cannot apply non-integral maximum validation (1.5) to integer value']);
     assert.deepEqual(run({ type: 'string' }, [mk('ListType', 'set')]).errors, ['ListType: must apply listType to an array, found string']);
     assert.deepEqual(run({ type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } }, [mk('ListMapKey', ['name'])]).errors, [
       'ListMapKey: must apply listMapKey to an associative-list',
@@ -46,6 +46,14 @@ describe('applyMarkers', () => {
     const base: JSONSchemaProps = { type: 'string', minLength: 1, maxLength: 63 };
     const { schema } = run(structuredClone(base), [mk('MinLength', 5), mk('MaxLength', 63)], base);
     assert.deepEqual(schema, { type: 'string', maxLength: 63, allOf: [{ minLength: 5 }, { minLength: 1 }] });
+  });
+
+  it('puts the one-of family after the XValidation rules, whatever the order written', () => {
+    const { schema } = run({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } } }, [mk('AtLeastOneOf', ['a', 'b']), mk('XValidation', { rule: 'true' })]);
+    assert.deepEqual(
+      schema['x-kubernetes-validations']?.map((v) => v.rule),
+      ['true', '[has(self.a),has(self.b)].filter(x,x==true).size() >= 1'],
+    );
   });
 
   it('appends CEL rules (the type ones first) and the one-of family', () => {
