@@ -795,13 +795,26 @@ export function parseJsDocText(raw: string): ParsedJsDoc {
       tags.push(current);
     } else if (current) {
       current.text += `\n${content.trim()}`;
-    } else desc.push(content.trim());
+    } else desc.push(i === 0 ? content.trimStart() : content);
   });
   for (const t of tags) t.text = t.text.trim();
-  while (desc.length && desc[0] === '') desc.shift();
-  while (desc.length && desc[desc.length - 1] === '') desc.pop();
-  const joined: string[] = [];
+  // As controller-gen reads Go comments: indentation after the comment prefix is kept; outside
+  // fenced code blocks, lines starting with TODO are dropped and a line starting with --- ends
+  // the description; runs of blank lines become one paragraph break.
+  const kept: string[] = [];
+  let inCode = false;
   for (const l of desc) {
+    if (l.startsWith('```') || l.startsWith('~~~')) inCode = !inCode;
+    if (!inCode) {
+      if (l.startsWith('TODO')) continue;
+      if (l.startsWith('---')) break;
+    }
+    kept.push(l);
+  }
+  while (kept.length && kept[0] === '') kept.shift();
+  while (kept.length && kept[kept.length - 1] === '') kept.pop();
+  const joined: string[] = [];
+  for (const l of kept) {
     if (l === '' && joined[joined.length - 1] === '') continue;
     joined.push(l);
   }

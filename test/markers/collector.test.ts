@@ -95,6 +95,23 @@ describe('collector: JSDoc', () => {
     );
   });
 
+  it('keeps indentation, drops TODO lines and everything after ---, as controller-gen does with Go comments', () => {
+    const parsed = parseJsDocText(`/**
+     * Modes:
+     *   - fast
+     *   - slow
+     * TODO: remove slow
+     *
+     * \`\`\`
+     * TODO inside a code block stays
+     * ---
+     * \`\`\`
+     * ---
+     * Internal notes.
+     */`);
+    assert.equal(parsed.description, 'Modes:\n  - fast\n  - slow\n\n```\nTODO inside a code block stays\n---\n```');
+  });
+
   it('reads a one-line comment, and tags with columns', () => {
     const parsed = parseJsDocText('/** @pattern ^[a-z]+$ */');
     assert.equal(parsed.description, undefined);
