@@ -1,4 +1,5 @@
 /** Group/Version/Kind helpers as Kubebuilder names things: qualified groups, plurals, file names. */
+import { pluralize as flectPluralize } from '../manifests/crd.js';
 
 export interface GVK {
   group: string;
@@ -20,35 +21,12 @@ export function apiVersionOf(gvk: GVK): string {
   return g ? `${g}/${gvk.version}` : gvk.version;
 }
 
-const IRREGULAR: Record<string, string> = {
-  person: 'people',
-  man: 'men',
-  woman: 'women',
-  child: 'children',
-  mouse: 'mice',
-  goose: 'geese',
-  foot: 'feet',
-  tooth: 'teeth',
-  ox: 'oxen',
-  index: 'indices',
-  matrix: 'matrices',
-  vertex: 'vertices',
-  criterion: 'criteria',
-  datum: 'data',
-  quiz: 'quizzes',
-};
-const UNCOUNTABLE = new Set(['data', 'metadata', 'information', 'equipment', 'news', 'series', 'species', 'sheep', 'fish', 'deer', 'endpoints']);
-
-/** English plural of a lower-cased word, following the common rules (as flect does for Kubebuilder). */
+/**
+ * English plural of a word, lower-cased: the one rule kubeforge has, shared with `kubeforge
+ * manifests` (controller-gen's `strings.ToLower(flect.Pluralize(kind))`, quirks included).
+ */
 export function pluralize(word: string): string {
-  const w = word.toLowerCase();
-  if (UNCOUNTABLE.has(w)) return w;
-  if (Object.hasOwn(IRREGULAR, w)) return IRREGULAR[w];
-  if (/(s|x|z|ch|sh)$/.test(w)) return `${w}es`;
-  if (/[^aeiou]y$/.test(w)) return `${w.slice(0, -1)}ies`;
-  if (/[^f]fe$/.test(w)) return `${w.slice(0, -2)}ves`;
-  if (/(?:[^aeiou]l|ar|ea)f$/.test(w)) return `${w.slice(0, -1)}ves`;
-  return `${w}s`;
+  return flectPluralize(word);
 }
 
 /** The resource name of a Kind: lower case plural (`CronJob` -> `cronjobs`). */
