@@ -3,6 +3,7 @@
  * Nothing is written until {@link commit}. Writing the bytes a file already has is no change,
  * so running a command twice gives an empty second plan.
  */
+import { DiagnosticError, error } from '../diagnostics/index.js';
 import { type Host, normalizePath } from './host.js';
 
 export type ChangeKind = 'create' | 'update' | 'delete';
@@ -31,6 +32,15 @@ export class Tree {
 
   readText(path: string): string | undefined {
     return this.read(path)?.toString('utf8');
+  }
+
+  /** The text of a file that must exist; a missing one is a KF1104 diagnostic naming it. */
+  readTextOrThrow(path: string, hint?: string): string {
+    const text = this.readText(path);
+    if (text === undefined) {
+      throw new DiagnosticError(error('KF1104', `${normalizePath(path)} not found in ${this.host.root}`, { file: normalizePath(path), hint }));
+    }
+    return text;
   }
 
   exists(path: string): boolean {

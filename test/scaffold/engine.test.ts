@@ -45,6 +45,16 @@ describe('Tree', () => {
     assert.deepEqual(tree.changes(), []);
   });
 
+  it('readTextOrThrow names the missing file', () => {
+    const tree = new Tree(new MemoryHost({ 'a.txt': 'a\n' }));
+    assert.equal(tree.readTextOrThrow('a.txt'), 'a\n');
+    assert.throws(() => tree.readTextOrThrow('src/main.ts', 'run kubeforge init first'), (e: unknown) => {
+      assert.ok(e instanceof DiagnosticError);
+      assert.deepEqual([e.diagnostics[0].code, e.diagnostics[0].message, e.diagnostics[0].hint], ['KF1104', 'src/main.ts not found in memory:', 'run kubeforge init first']);
+      return true;
+    });
+  });
+
   it('rejects paths that leave the project folder', () => {
     assert.throws(() => normalizePath('../x'), /leaves the project folder/);
     assert.throws(() => normalizePath('/etc/passwd'), /leaves the project folder/);
