@@ -17,8 +17,6 @@ import { GENERATED_HEADER } from '../../src/manifests/writer.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const fixtures = join(repo, 'test/fixtures/manifests');
-const analysisReady = existsSync(fileURLToPath(new URL('../../src/manifests/analyze.js', import.meta.url)));
-const needsAnalysis = { skip: analysisReady ? false : 'src/manifests/analyze.ts (part A) is not built yet' } as const;
 
 const staged: string[] = [];
 after(() => {
@@ -133,7 +131,7 @@ describe('kubeforge manifests (CLI)', () => {
     assert.match(r.err, /KF4503  project folder .* does not exist/);
   });
 
-  it('RBAC: writes the merged ClusterRole and namespaced Role; a second run and --check find nothing to do', needsAnalysis, async () => {
+  it('RBAC: writes the merged ClusterRole and namespaced Role; a second run and --check find nothing to do', async () => {
     const dir = stage('rbac/valid');
     const first = await cli(['manifests', '--generator-version', 'test'], dir);
     assert.equal(first.code, 0, first.err);
@@ -206,7 +204,7 @@ rules:
     assert.equal(check.code, 0, check.err);
   });
 
-  it('a run with nothing changed answers from the cache without loading ts-morph', needsAnalysis, () => {
+  it('a run with nothing changed answers from the cache without loading ts-morph', () => {
     const dir = stage('rbac/valid');
     const cold = binPackages(['manifests'], dir);
     assert.equal(cold.code, 0);
@@ -219,7 +217,7 @@ rules:
     assert.ok(!check.packages.includes('ts-morph'));
   });
 
-  it('webhooks: one Mutating (named by @WebhookConfiguration) and one Validating configuration', needsAnalysis, async () => {
+  it('webhooks: one Mutating (named by @WebhookConfiguration) and one Validating configuration', async () => {
     const dir = stage('webhook/valid');
     const r = await cli(['manifests', '--generator-version', 'test'], dir);
     assert.equal(r.code, 0, r.err);
@@ -306,7 +304,7 @@ rules:
   );
 
   for (const c of invalid) {
-    it(`${c.fixture}: every problem located (file:line:col code message + hint) in one run, exit 1, nothing written`, needsAnalysis, async () => {
+    it(`${c.fixture}: every problem located (file:line:col code message + hint) in one run, exit 1, nothing written`, async () => {
       const dir = stage(c.fixture);
       const before = treeHash(dir);
       const r = await cli(['manifests'], dir);
@@ -327,7 +325,7 @@ rules:
     });
   }
 
-  it('invalid-cli/everything: all 17 problems of the fixtures above reported in one run, nothing written', needsAnalysis, async () => {
+  it('invalid-cli/everything: all 17 problems of the fixtures above reported in one run, nothing written', async () => {
     const dir = stage('invalid-cli/everything');
     const before = treeHash(dir);
     const r = await cli(['manifests'], dir);
@@ -345,7 +343,7 @@ rules:
     assert.equal(treeHash(dir), before);
   });
 
-  it('the real binary reports the same diagnostics and exits 1', needsAnalysis, () => {
+  it('the real binary reports the same diagnostics and exits 1', () => {
     const dir = stage('rbac/invalid');
     const before = treeHash(dir);
     const r = bin(['manifests'], dir);
@@ -354,7 +352,7 @@ rules:
     assert.equal(treeHash(dir), before);
   });
 
-  it('--dry-run prints the plan and writes nothing; --check fails listing the files', needsAnalysis, async () => {
+  it('--dry-run prints the plan and writes nothing; --check fails listing the files', async () => {
     const dir = stage('rbac/valid');
     const before = treeHash(dir);
     const dry = await cli(['manifests', '--dry-run'], dir);
