@@ -15,6 +15,10 @@
 import { error, type Diagnostic } from '../diagnostics/index.js';
 import type { Location, MarkerValue } from '../markers/collector.js';
 import type { JSONSchemaProps } from '../schema/jsonschema.js';
+import { pluralize } from '../project/plural.js';
+
+/** The default resource name of a Kind; defined with the rest of resource naming in src/project. */
+export { pluralize };
 
 export interface KindVersion {
   group: string;
@@ -28,61 +32,6 @@ export interface KindVersion {
 }
 
 export const VERSION_ANNOTATION = 'kubeforge.io/version';
-
-/**
- * English plurals the way controller-gen gets them: `strings.ToLower(flect.Pluralize(Kind))`.
- * flect's algorithm, with its word list and suffix rules as data: a word it knows as a plural
- * stays; a known singular maps to its plural; otherwise the first matching suffix rule wins
- * (each rule is followed by a rule keeping words that already end in its plural suffix);
- * otherwise a word ending in "s" stays, and anything else gets "s".
- */
-const IRREGULAR: Record<string, string> = {
-  human: 'humans', matrix: 'matrices', vertix: 'vertices', index: 'indices', mouse: 'mice', louse: 'lice', ress: 'resses',
-  ox: 'oxen', quiz: 'quizzes', series: 'series', octopus: 'octopi', equipment: 'equipment', information: 'information',
-  rice: 'rice', money: 'money', species: 'species', fish: 'fish', sheep: 'sheep', jeans: 'jeans', police: 'police',
-  dear: 'dear', goose: 'geese', tooth: 'teeth', foot: 'feet', bus: 'buses', fez: 'fezzes', piano: 'pianos', halo: 'halos',
-  photo: 'photos', aircraft: 'aircraft', alumna: 'alumnae', alumnus: 'alumni', analysis: 'analyses', antenna: 'antennas',
-  antithesis: 'antitheses', apex: 'apexes', appendix: 'appendices', axis: 'axes', bacillus: 'bacilli', bacterium: 'bacteria',
-  basis: 'bases', beau: 'beaus', bison: 'bison', bureau: 'bureaus', campus: 'campuses', 'château': 'châteaux', codex: 'codices',
-  concerto: 'concertos', corpus: 'corpora', crisis: 'crises', curriculum: 'curriculums', deer: 'deer', diagnosis: 'diagnoses',
-  die: 'dice', dwarf: 'dwarves', ellipsis: 'ellipses', erratum: 'errata', 'faux pas': 'faux pas', focus: 'foci',
-  formula: 'formulas', fungus: 'fungi', genus: 'genera', graffito: 'graffiti', grouse: 'grouse', half: 'halves', hoof: 'hooves',
-  hypothesis: 'hypotheses', larva: 'larvae', libretto: 'librettos', loaf: 'loaves', locus: 'loci', minutia: 'minutiae',
-  moose: 'moose', nebula: 'nebulae', nucleus: 'nuclei', oasis: 'oases', offspring: 'offspring', opus: 'opera',
-  parenthesis: 'parentheses', phenomenon: 'phenomena', phylum: 'phyla', prognosis: 'prognoses', radius: 'radiuses',
-  referendum: 'referendums', salmon: 'salmon', shrimp: 'shrimp', stimulus: 'stimuli', stratum: 'strata', swine: 'swine',
-  syllabus: 'syllabi', symposium: 'symposiums', synopsis: 'synopses', tableau: 'tableaus', thesis: 'theses', thief: 'thieves',
-  trout: 'trout', tuna: 'tuna', vertebra: 'vertebrae', vita: 'vitae', vortex: 'vortices', wharf: 'wharves', wife: 'wives',
-  wolf: 'wolves', datum: 'data', testis: 'testes', alias: 'aliases', shoe: 'shoes', news: 'news', ovum: 'ova', foo: 'foos',
-};
-const KNOWN_PLURALS = new Set(Object.values(IRREGULAR));
-/** [singular suffix, plural suffix], in flect's order. */
-const SUFFIX_RULES: [string, string][] = [
-  ['campus', 'campuses'], ['man', 'men'], ['tz', 'tzes'], ['alias', 'aliases'], ['oasis', 'oasis'], ['wife', 'wives'],
-  ['basis', 'basis'], ['atum', 'ata'], ['adium', 'adia'], ['actus', 'acti'], ['irus', 'iri'], ['iterion', 'iteria'],
-  ['dium', 'diums'], ['ovum', 'ova'], ['ize', 'izes'], ['dge', 'dges'], ['focus', 'foci'], ['child', 'children'],
-  ['oaf', 'oaves'], ['randum', 'randa'], ['base', 'bases'], ['atus', 'atuses'], ['ode', 'odes'], ['person', 'people'],
-  ['hello', 'hellos'], ['va', 'vae'], ['leus', 'li'], ['oot', 'eet'], ['oose', 'eese'], ['box', 'boxes'], ['ium', 'ia'],
-  ['sis', 'ses'], ['nna', 'nnas'], ['eses', 'esis'], ['stis', 'stes'], ['ex', 'ices'], ['ula', 'ulae'], ['isis', 'ises'],
-  ['use', 'uses'], ['lf', 'lves'], ['rf', 'rves'],
-  ...'abcdefghijklmnopqrstuvwxyz'.split('').map((c): [string, string] => [`${c}fe`, `${c}ves`]),
-  ['hive', 'hives'], ['quy', 'quies'],
-  ...'bcdfghjklmnpqrstvwxz'.split('').map((c): [string, string] => [`${c}y`, `${c}ies`]),
-  ['x', 'xes'], ['ch', 'ches'], ['ss', 'sses'], ['sh', 'shes'], ['oe', 'oes'], ['io', 'ios'], ['o', 'oes'],
-];
-
-/** The default plural resource name of a Kind (lower case). */
-export function pluralize(kind: string): string {
-  const lower = kind.toLowerCase();
-  if (KNOWN_PLURALS.has(lower)) return lower;
-  const irregular = IRREGULAR[lower];
-  if (irregular) return irregular;
-  for (const [single, plural] of SUFFIX_RULES) {
-    if (lower.endsWith(single)) return lower.slice(0, lower.length - single.length) + plural;
-    if (lower.endsWith(plural)) return lower;
-  }
-  return lower.endsWith('s') ? lower : `${lower}s`;
-}
 
 function markersNamed(v: KindVersion, name: string): MarkerValue[] {
   return v.markers.filter((m) => m.name === name);

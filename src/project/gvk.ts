@@ -1,5 +1,7 @@
 /** Group/Version/Kind helpers as Kubebuilder names things: qualified groups, plurals, file names. */
-import { pluralize as flectPluralize } from '../manifests/crd.js';
+import { pluralize } from './plural.js';
+
+export { pluralize } from './plural.js';
 
 export interface GVK {
   group: string;
@@ -21,17 +23,9 @@ export function apiVersionOf(gvk: GVK): string {
   return g ? `${g}/${gvk.version}` : gvk.version;
 }
 
-/**
- * English plural of a word, lower-cased: the one rule kubeforge has, shared with `kubeforge
- * manifests` (controller-gen's `strings.ToLower(flect.Pluralize(kind))`, quirks included).
- */
-export function pluralize(word: string): string {
-  return flectPluralize(word);
-}
-
-/** The resource name of a Kind: lower case plural (`CronJob` -> `cronjobs`). */
+/** The resource name of a Kind: lower case plural, as controller-gen derives it (`CronJob` -> `cronjobs`). */
 export function resourceOf(kind: string): string {
-  return pluralize(kind.toLowerCase());
+  return pluralize(kind);
 }
 
 /** The CRD name: `<plural>.<group>.<domain>`. */

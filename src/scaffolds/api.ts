@@ -9,7 +9,7 @@
 import { join, posix } from 'node:path';
 import { parseDocument } from 'yaml';
 import { DiagnosticError, type Diagnostic, error, formatDiagnostics } from '../diagnostics/index.js';
-import { pluralize } from '../manifests/crd.js';
+import { pluralize } from '../project/plural.js';
 import {
   KUBEFORGE_LAYOUT,
   parseProject,
@@ -167,7 +167,7 @@ export interface ApiNames {
 export function apiNames(config: ProjectConfig, v: { group: string; version: string; kind: string; plural?: string; namespaced: boolean; core?: boolean }): ApiNames {
   const multigroup = config.multigroup === true;
   const fileName = v.kind.toLowerCase();
-  const derived = pluralize(fileName);
+  const derived = pluralize(v.kind);
   const plural = v.plural ?? derived;
   const core = v.core === true;
   const qg = core ? CORE_GROUPS[v.group] : qualifiedGroup(v.group, config.domain);
@@ -346,7 +346,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
   // Two Kinds of one group may not share a resource name (one CRD each), nor a file name.
   for (const r of config.resources) {
     if (r.core || r.external || sameGVK(r, names) || qualifiedGroup(r.group, r.domain ?? config.domain) !== names.qualifiedGroup) continue;
-    const theirPlural = r.plural ?? pluralize(r.kind.toLowerCase());
+    const theirPlural = r.plural ?? pluralize(r.kind);
     const declared = (k: string) => [k, `${k}Spec`, `${k}Status`];
     const clash = r.version === version && r.kind !== kind ? declared(kind).find((n) => declared(r.kind).includes(n)) : undefined;
     if (clash) {

@@ -60,7 +60,7 @@ describe('analyzeProject', () => {
     assert.deepEqual(r.diagnostics, []);
     assert.deepEqual(
       r.crds.map((c: any) => c.metadata.name),
-      ['alphas.a.example.com', 'betas.b.example.com'],
+      ['alphas.a.example.com', 'beta.b.example.com'], // flect (and so controller-gen): Beta stays beta, read as the plural of -etum
     );
     assert.deepEqual(
       r.rbac.map((u) => [u.marker, u.target, u.line, (u.args as any).resources]),
@@ -96,7 +96,7 @@ describe('analyzeProject', () => {
     const dir = project(files);
     const r = await analyzeProject({ projectDir: dir, paths: ['src/api/b'], generatorVersion: 'v0' });
     assert.deepEqual(r.diagnostics, []);
-    assert.deepEqual(r.crds.map((c: any) => c.metadata.name), ['betas.b.example.com']);
+    assert.deepEqual(r.crds.map((c: any) => c.metadata.name), ['beta.b.example.com']);
     assert.deepEqual(r.rbac, []);
     assert.ok(r.inputFiles.every((f) => !f.includes('/a/v1/') && !f.includes('controllers')));
   });

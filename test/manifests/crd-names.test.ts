@@ -25,10 +25,12 @@ describe('pluralize', () => {
   });
 
   it('keeps flect\'s own quirks, since controller-gen has them too', () => {
-    // A Kind that needs another plural says so with @Resource({ path }).
-    assert.equal(pluralize('Leaf'), 'leafs');
-    assert.equal(pluralize('Virus'), 'viri');
+    // A Kind that needs another plural says so with @Resource({ path }). flect v1.0.3: -o takes -oes,
+    // and a word ending in -eta reads as the plural of -etum.
+    assert.equal(pluralize('Leaf'), 'leaves');
+    assert.equal(pluralize('Virus'), 'viruses');
     assert.equal(pluralize('Repo'), 'repoes');
+    assert.equal(pluralize('Beta'), 'beta');
   });
 });
 

@@ -91,7 +91,8 @@ describe('GVK helpers', () => {
       Key: 'keys',
       Person: 'people',
       Endpoints: 'endpoints',
-      Leaf: 'leafs', // flect's quirk, which controller-gen (and so kubeforge manifests) keeps
+      Leaf: 'leaves',
+      Fleet: 'fleets',
       Memcached: 'memcacheds',
     };
     for (const [kind, plural] of Object.entries(cases)) assert.equal(resourceOf(kind), plural, kind);
