@@ -20,10 +20,11 @@
  * in generated projects.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../diagnostics/index.js';
+import { DiskHost } from '../scaffold/host.js';
 import { existingManagedFiles } from './writer.js';
 
 const CACHE_FORMAT = 3;
@@ -57,10 +58,13 @@ export function sha256(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
+/** Where the record lives, relative to the project (`/`-separated). */
+export function cacheRecordPath(projectDir: string): string {
+  return existsSync(join(projectDir, 'node_modules')) ? 'node_modules/.cache/kubeforge/manifests.json' : '.kubeforge/cache/manifests.json';
+}
+
 export function cacheFile(projectDir: string): string {
-  return existsSync(join(projectDir, 'node_modules'))
-    ? join(projectDir, 'node_modules', '.cache', 'kubeforge', 'manifests.json')
-    : join(projectDir, '.kubeforge', 'cache', 'manifests.json');
+  return join(projectDir, ...cacheRecordPath(projectDir).split('/'));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -296,7 +300,7 @@ export function checkCache(projectDir: string, tsconfigPath: string, parts: Cach
   for (const [p, hash] of Object.entries(record.inputs)) {
     if (hashFile(absolutePath(projectDir, p)) !== hash) return { hit: false, reason: `input changed: ${p}` };
   }
-  const managed = existingManagedFiles(projectDir);
+  const managed = existingManagedFiles(new DiskHost(projectDir));
   const recorded = Object.keys(record.outputs).sort();
   if (managed.length !== recorded.length || managed.some((m, i) => m !== recorded[i])) return { hit: false, reason: 'managed files added or removed' };
   for (const [p, stamp] of Object.entries(record.outputs)) {
@@ -341,12 +345,9 @@ export function writeCache(
     outputs: Object.fromEntries([...outputs].sort().map((p) => [p, stampOf(projectDir, p)])),
     warnings,
   };
-  const file = cacheFile(projectDir);
   try {
-    mkdirSync(dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(record, null, 1)}\n`);
-    renameSync(tmp, file);
+    // The disk host writes atomically (temporary sibling, then rename).
+    new DiskHost(projectDir).write(cacheRecordPath(projectDir), Buffer.from(`${JSON.stringify(record, null, 1)}\n`, 'utf8'));
   } catch {
     // A cache that cannot be written only costs speed.
   }

@@ -6,18 +6,23 @@
  *   2. analysis (part of the project's TypeScript, through ts-morph, loaded lazily here);
  *   3. every output computed in memory (CRDs, role.yaml, webhook manifests) and validated;
  *   4. on any error diagnostic: throw them all, nothing written;
- *   5. plan against the disk; `--check` / `--dry-run` stop there; otherwise write once.
+ *   5. plan in the scaffold engine's virtual tree over the host (the project folder on disk by
+ *      default); `--check` / `--dry-run` stop there; otherwise the engine validates every path
+ *      and commits once (atomic writes, rollback on failure), as for `init` and `create api`.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { type Diagnostic, DiagnosticError, error, formatDiagnostics, hasErrors } from '../diagnostics/index.js';
+import { commit } from '../scaffold/commit.js';
+import { DiskHost, type Host } from '../scaffold/host.js';
+import { Tree } from '../scaffold/tree.js';
 import { packageVersion } from '../util/package-root.js';
 import type { AnalyzeOptions, ProjectAnalysis } from './analyze.js';
 import { type CacheKeyParts, checkCache, writeCache } from './cache.js';
 import { ARGUMENT_SHAPE_CODE, type MarkerUse } from './markeruse.js';
 import { generateRbac } from './rbac.js';
 import { generateWebhooks } from './webhook.js';
-import { type Change, CRD_DIR, type OutputFile, RBAC_FILE, WEBHOOK_FILE, applyChanges, formatPlan, planChanges, withHeader } from './writer.js';
+import { type Change, CRD_DIR, type OutputFile, RBAC_FILE, WEBHOOK_FILE, formatPlan, output, planManifests } from './writer.js';
 import { YamlWriter, toYamlDocuments } from './yaml.js';
 
 /** What the analysis returns (a type-only import: analyze.ts and ts-morph load lazily, below). */
@@ -28,6 +33,12 @@ export type Analyzer = (options: AnalyzeOptions) => Promise<AnalysisResult>;
 
 export interface ManifestsOptions {
   projectDir: string;
+  /**
+   * Where the managed files are read, planned against and written: a DiskHost on `projectDir`
+   * by default (a MemoryHost in unit tests). The no-change cache describes the disk, so it is
+   * used only with a DiskHost on `projectDir`.
+   */
+  host?: Host;
   tsconfigPath?: string;
   /**
    * Limit the analysis to these files or folders (absolute). Only the CRDs of the Kinds found are
@@ -77,14 +88,14 @@ export function buildOutputs(analysis: AnalysisResult): { outputs: OutputFile[];
       continue;
     }
     byPath.set(path, name);
-    outputs.push({ path, content: withHeader(yaml.document(crd)) });
+    outputs.push(output(path, yaml.document(crd)));
   }
   const rbac = generateRbac(analysis.rbac);
   diagnostics.push(...rbac.diagnostics);
-  outputs.push({ path: RBAC_FILE, content: withHeader(toYamlDocuments(rbac.objects)) });
+  outputs.push(output(RBAC_FILE, toYamlDocuments(rbac.objects)));
   const webhooks = generateWebhooks([...analysis.webhooks, ...analysis.webhookConfigurations]);
   diagnostics.push(...webhooks.diagnostics);
-  if (webhooks.objects.length > 0) outputs.push({ path: WEBHOOK_FILE, content: withHeader(toYamlDocuments(webhooks.objects)) });
+  if (webhooks.objects.length > 0) outputs.push(output(WEBHOOK_FILE, toYamlDocuments(webhooks.objects)));
   outputs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { outputs, diagnostics };
 }
@@ -107,11 +118,14 @@ export function resolveGeneratorVersion(flag?: string): string {
 /** Runs the whole pipeline. Throws DiagnosticError (nothing written) when any error is found. */
 export async function runManifests(options: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer): Promise<ManifestsRun> {
   const projectDir = resolve(options.projectDir);
-  if (!existsSync(projectDir) || !statSync(projectDir).isDirectory()) {
+  const host = options.host ?? new DiskHost(projectDir);
+  if (host.kind('') !== 'directory') {
     throw new DiagnosticError(error('KF4503', `project folder ${projectDir} does not exist`, { hint: 'pass the folder holding tsconfig.json with --project' }));
   }
   const tsconfigPath = options.tsconfigPath ? resolve(projectDir, options.tsconfigPath) : resolve(projectDir, 'tsconfig.json');
-  if (!existsSync(tsconfigPath)) {
+  const tsconfigRel = relative(projectDir, tsconfigPath);
+  const tsconfigInside = tsconfigRel !== '' && !tsconfigRel.startsWith('..') && !isAbsolute(tsconfigRel);
+  if (tsconfigInside ? host.kind(tsconfigRel.split(sep).join('/')) === undefined : !existsSync(tsconfigPath)) {
     throw new DiagnosticError(error('KF4504', `no tsconfig.json in ${projectDir}`, { file: tsconfigPath, hint: 'run kubeforge manifests from the project root, or pass --project <dir>' }));
   }
   const generatorVersion = resolveGeneratorVersion(options.generatorVersion);
@@ -123,8 +137,9 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
     tsconfigPath: options.tsconfigPath ? tsconfigPath : undefined,
   };
 
+  const useCache = host instanceof DiskHost && host.root === projectDir;
   let cacheMiss: string | undefined = 'disabled';
-  if (!options.noCache) {
+  if (!options.noCache && useCache) {
     const check = checkCache(projectDir, tsconfigPath, keyParts);
     if (check.hit) return { changes: [], warnings: check.record.warnings, cached: true, written: false };
     cacheMiss = check.reason;
@@ -141,10 +156,11 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
   // partial view would drop rules; they are left as they are, and nothing stale is removed.
   const partial = paths !== undefined;
   const outputs = partial ? built.outputs.filter((o) => o.path.startsWith(`${CRD_DIR}/`)) : built.outputs;
-  const changes = planChanges(projectDir, outputs, { removeStale: !partial });
+  const tree = new Tree(host);
+  const changes = await planManifests(tree, outputs, { removeStale: !partial });
   if (options.check || options.dryRun) return { changes, warnings, cached: false, cacheMiss, written: false };
-  applyChanges(projectDir, changes);
-  if (!partial) {
+  commit(host, changes);
+  if (!partial && useCache) {
     writeCache(projectDir, tsconfigPath, keyParts, analysis.inputFiles, outputs.map((o) => o.path), warnings);
   }
   return { changes, warnings, cached: false, cacheMiss, written: true };

@@ -1,6 +1,7 @@
 /**
  * Line diffs: counts for the plan (`UPDATE path (+3 -1 lines)`) and unified diffs for failing
- * golden files. A plain LCS table: the files kubeforge writes are small.
+ * golden files. The unified diff uses a plain LCS table (golden files are small); the plan's
+ * counts use a linear-memory algorithm, since generated manifests can be large.
  */
 export type DiffOp = { op: ' ' | '+' | '-'; line: string };
 
@@ -12,14 +13,20 @@ export function splitLines(text: string): string[] {
   return lines;
 }
 
-export function diffLines(before: string, after: string): DiffOp[] {
-  const a = splitLines(before);
-  const b = splitLines(after);
-  // Trim the common head and tail so the table only covers what changed.
+/** How many lines the two lists share at their start and, after that, at their end. */
+function commonEnds(a: readonly string[], b: readonly string[]): { head: number; tail: number } {
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
   while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  return { head, tail };
+}
+
+export function diffLines(before: string, after: string): DiffOp[] {
+  const a = splitLines(before);
+  const b = splitLines(after);
+  // Trim the common head and tail so the table only covers what changed.
+  const { head, tail } = commonEnds(a, b);
   const am = a.slice(head, a.length - tail);
   const bm = b.slice(head, b.length - tail);
   const n = am.length;
@@ -49,14 +56,65 @@ export function diffLines(before: string, after: string): DiffOp[] {
   return ops;
 }
 
+/**
+ * Lines added and removed from `before` to `after`, as a shortest edit script has them (the
+ * same counts as {@link diffLines}). Computed without the quadratic table, so that files of
+ * tens of thousands of lines (generated CRDs) cost time in proportion to their size times the
+ * size of the edit: the common head and tail are trimmed, lines that occur on one side only are
+ * set aside (they can never be matched, so they are added or removed whatever happens), and
+ * the rest goes through Myers' greedy algorithm, which needs one array of n + m numbers.
+ */
 export function countChanges(before: string, after: string): { added: number; removed: number } {
-  let added = 0;
-  let removed = 0;
-  for (const d of diffLines(before, after)) {
-    if (d.op === '+') added++;
-    else if (d.op === '-') removed++;
+  const a = splitLines(before);
+  const b = splitLines(after);
+  const common = commonLineCount(a, b);
+  return { added: b.length - common, removed: a.length - common };
+}
+
+/** Length of a longest common subsequence of two line lists. */
+function commonLineCount(a: readonly string[], b: readonly string[]): number {
+  const { head, tail } = commonEnds(a, b);
+  // Lines as numbers; a line absent from the other side gets none and is dropped.
+  const ids = new Map<string, number>();
+  for (let i = head; i < b.length - tail; i++) if (!ids.has(b[i])) ids.set(b[i], ids.size);
+  const inA = new Set<number>();
+  const am: number[] = [];
+  for (let i = head; i < a.length - tail; i++) {
+    const id = ids.get(a[i]);
+    if (id !== undefined) {
+      am.push(id);
+      inA.add(id);
+    }
   }
-  return { added, removed };
+  const bm: number[] = [];
+  for (let j = head; j < b.length - tail; j++) {
+    const id = ids.get(b[j])!;
+    if (inA.has(id)) bm.push(id);
+  }
+  return head + tail + (am.length + bm.length - editDistance(am, bm)) / 2;
+}
+
+/** Insertions plus deletions of a shortest edit script (Myers 1986, forward greedy pass). */
+function editDistance(a: readonly number[], b: readonly number[]): number {
+  const n = a.length;
+  const m = b.length;
+  const max = n + m;
+  if (n === 0 || m === 0) return max;
+  const offset = max + 1;
+  const v = new Int32Array(2 * max + 3);
+  for (let d = 0; d <= max; d++) {
+    for (let k = -d; k <= d; k += 2) {
+      let x = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1]) ? v[offset + k + 1] : v[offset + k - 1] + 1;
+      let y = x - k;
+      while (x < n && y < m && a[x] === b[y]) {
+        x++;
+        y++;
+      }
+      v[offset + k] = x;
+      if (x >= n && y >= m) return d;
+    }
+  }
+  return max;
 }
 
 /** A unified diff with `context` lines around each change; empty string when equal. */

@@ -6,11 +6,18 @@
  */
 import {
   accessSync,
+  chmodSync,
+  closeSync,
   constants,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
+  readSync,
+  realpathSync,
+  renameSync,
   rmdirSync,
   rmSync,
   statSync,
@@ -25,11 +32,19 @@ export interface Host {
   readonly root: string;
   /** Bytes of a file, or undefined when there is no file at that path. */
   read(path: string): Buffer | undefined;
+  /**
+   * The first `length` bytes of a file (all of it when shorter), or undefined when there is no
+   * file at that path. Cheap for large files: enough to recognise a header.
+   */
+  readHead(path: string, length: number): Buffer | undefined;
   /** What is at the path, or undefined. */
   kind(path: string): EntryKind | undefined;
   /** Names in a folder, sorted; empty when it is missing. */
   list(dir: string): string[];
-  /** Writes a file, creating the folders above it. */
+  /**
+   * Writes a file, creating the folders above it. A reader sees the old bytes or the new ones,
+   * never half a file (the disk host writes a temporary sibling and renames it into place).
+   */
   write(path: string, data: Buffer): void;
   /** Removes a file (or an empty folder). */
   remove(path: string): void;
@@ -76,6 +91,20 @@ export class DiskHost implements Host {
     }
   }
 
+  readHead(path: string, length: number): Buffer | undefined {
+    let fd: number | undefined;
+    try {
+      fd = openSync(this.abs(path), 'r');
+      const buf = Buffer.alloc(length);
+      const n = readSync(fd, buf, 0, length, 0);
+      return n === length ? buf : buf.subarray(0, n);
+    } catch {
+      return undefined;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
   kind(path: string): EntryKind | undefined {
     try {
       const st = statSync(this.abs(path));
@@ -93,10 +122,31 @@ export class DiskHost implements Host {
     }
   }
 
+  /**
+   * Atomic replacement: the bytes go to a temporary sibling that is renamed over the file, so a
+   * reader (kubectl, an editor, a second kubeforge) never sees half a file. An existing file
+   * keeps its mode, and a symbolic link keeps pointing where it did (its target is replaced).
+   */
   write(path: string, data: Buffer): void {
     const abs = this.abs(path);
     mkdirSync(dirname(abs), { recursive: true });
-    writeFileSync(abs, data);
+    let target = abs;
+    let mode: number | undefined;
+    try {
+      if (lstatSync(abs).isSymbolicLink()) target = realpathSync(abs);
+      mode = statSync(target).mode & 0o7777;
+    } catch {
+      // No file yet (or a dangling link, which the rename replaces): default mode.
+    }
+    const tmp = `${target}.kubeforge-${process.pid}.tmp`;
+    try {
+      writeFileSync(tmp, data);
+      if (mode !== undefined) chmodSync(tmp, mode);
+      renameSync(tmp, target);
+    } catch (e) {
+      rmSync(tmp, { force: true });
+      throw e;
+    }
   }
 
   remove(path: string): void {
@@ -174,6 +224,11 @@ export class MemoryHost implements Host {
 
   read(path: string): Buffer | undefined {
     return this.files.get(normalizePath(path));
+  }
+
+  readHead(path: string, length: number): Buffer | undefined {
+    const data = this.read(path);
+    return data === undefined ? undefined : Buffer.from(data.subarray(0, length));
   }
 
   kind(path: string): EntryKind | undefined {

@@ -1,13 +1,23 @@
 /** The printed plan of a command: one sorted line per change. */
-import { countChanges, splitLines } from './diff.js';
+import { isUtf8 } from 'node:buffer';
+import { countChanges } from './diff.js';
 import type { Change } from './tree.js';
 
 const ansi = (on: boolean, code: string) => (s: string) => (on ? `\u001b[${code}m${s}\u001b[0m` : s);
 
 /** Binary when it holds a NUL byte or is not valid UTF-8. */
 export function isBinary(data: Buffer): boolean {
-  if (data.includes(0)) return true;
-  return !Buffer.from(data.toString('utf8'), 'utf8').equals(data);
+  return data.includes(0) || !isUtf8(data);
+}
+
+/**
+ * Lines of a text file's bytes, as `splitLines` (diff.ts) counts them (a final newline makes no
+ * extra line), without decoding it: a LF byte never occurs inside a multi-byte UTF-8 character.
+ */
+export function countLines(data: Buffer): number {
+  let n = 0;
+  for (let i = data.indexOf(10); i >= 0; i = data.indexOf(10, i + 1)) n++;
+  return data.length > 0 && data[data.length - 1] !== 10 ? n + 1 : n;
 }
 
 function size(data: Buffer): string {
@@ -20,7 +30,7 @@ export function describeChange(c: Change): string {
   switch (c.kind) {
     case 'create': {
       if (isBinary(c.content!)) return `CREATE ${c.path} (binary, ${size(c.content!)})`;
-      const n = splitLines(c.content!.toString('utf8')).length;
+      const n = countLines(c.content!);
       return `CREATE ${c.path} (+${n} ${plural(n)})`;
     }
     case 'update': {
@@ -30,7 +40,7 @@ export function describeChange(c: Change): string {
     }
     case 'delete': {
       if (isBinary(c.previous!)) return `DELETE ${c.path} (binary, ${size(c.previous!)})`;
-      const n = splitLines(c.previous!.toString('utf8')).length;
+      const n = countLines(c.previous!);
       return `DELETE ${c.path} (-${n} ${plural(n)})`;
     }
   }

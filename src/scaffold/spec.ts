@@ -8,6 +8,7 @@
  *    has comments. Edits to it are lost, which the header says.
  */
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
+import type { Host } from './host.js';
 import type { TemplateRenderer } from './render.js';
 import type { Tree } from './tree.js';
 
@@ -45,12 +46,42 @@ export function commentPrefix(path: string): string | undefined {
   return undefined;
 }
 
+/** The DO-NOT-EDIT header line of a managed file (no newline), or undefined when its format has no comments. */
+export function managedHeader(path: string, tool = 'kubeforge'): string | undefined {
+  const prefix = commentPrefix(path);
+  return prefix === undefined ? undefined : `${prefix} ${HEADER_TEXT(tool)}`;
+}
+
 /** Puts the DO-NOT-EDIT header on top of a managed file's body. */
 export function withManagedHeader(path: string, body: string, tool = 'kubeforge'): string {
-  const prefix = commentPrefix(path);
-  if (!prefix) throw new Error(`${path}: a managed file needs a format with comments, or header: false`);
-  const header = `${prefix} ${HEADER_TEXT(tool)}`;
+  const header = managedHeader(path, tool);
+  if (!header) throw new Error(`${path}: a managed file needs a format with comments, or header: false`);
   return body.startsWith(header) ? body : `${header}\n${body}`;
+}
+
+/**
+ * Whether the file at `path` on the host begins with `tool`'s DO-NOT-EDIT header line, i.e. was
+ * generated and may be regenerated or removed. Reads only the first bytes of the file.
+ */
+export function hasManagedHeader(host: Host, path: string, tool = 'kubeforge'): boolean {
+  const header = managedHeader(path, tool);
+  if (header === undefined) return false;
+  const want = Buffer.from(`${header}\n`, 'utf8');
+  const head = host.readHead(path, want.length);
+  return head !== undefined && head.equals(want);
+}
+
+/**
+ * The managed-file policy's other half: of `candidates` (the files found in the places a
+ * command generates into), those on the host that carry `tool`'s header and are not in
+ * `produced` any more are deleted in the tree. A file without the header belongs to the user
+ * and is never touched. Returns the paths marked for deletion, sorted.
+ */
+export function deleteStaleManaged(tree: Tree, candidates: readonly string[], produced: Iterable<string>, tool = 'kubeforge'): string[] {
+  const keep = new Set(produced);
+  const stale = [...new Set(candidates)].filter((p) => !keep.has(p) && hasManagedHeader(tree.host, p, tool)).sort();
+  for (const p of stale) tree.delete(p);
+  return stale;
 }
 
 /** The bytes a spec produces. */
@@ -81,7 +112,8 @@ export async function applySpecs(tree: Tree, specs: readonly FileSpec[], rendere
     if (seen.has(spec.path)) throw new Error(`two specs write ${spec.path}`);
     seen.add(spec.path);
     const data = await renderSpec(spec, renderer, options);
-    const existing = tree.read(spec.path);
+    // Only a scaffolded file's current bytes matter here (managed files are regenerated anyway).
+    const existing = spec.policy === 'scaffolded' ? tree.read(spec.path) : undefined;
     if (spec.policy === 'scaffolded' && existing !== undefined && !existing.equals(data) && !options.force) {
       conflicts.push(
         error('KF1103', `${spec.path} already exists and differs from what kubeforge would write`, {

@@ -4,12 +4,61 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { countChanges, createTgz, unifiedDiff } from '../../src/scaffold/index.js';
+import { countChanges, countLines, createTgz, diffLines, splitLines, unifiedDiff } from '../../src/scaffold/index.js';
+
+/** The counts read off the LCS table's edit script (what the plan printed before countChanges had its own algorithm). */
+function tableCounts(before: string, after: string): { added: number; removed: number } {
+  const ops = diffLines(before, after);
+  return { added: ops.filter((o) => o.op === '+').length, removed: ops.filter((o) => o.op === '-').length };
+}
+
+/** A small deterministic PRNG (mulberry32), so that a failure can be replayed. */
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 describe('diff', () => {
   it('counts added and removed lines', () => {
     assert.deepEqual(countChanges('a\nb\nc\n', 'a\nx\nc\ny\n'), { added: 2, removed: 1 });
     assert.deepEqual(countChanges('', 'a\n'), { added: 1, removed: 0 });
+  });
+
+  it('counts exactly what a shortest edit script has: moved and repeated lines included', () => {
+    // A moved line is one removal and one addition (a multiset count would see no change).
+    assert.deepEqual(countChanges('a\nb\nc\n', 'c\na\nb\n'), { added: 1, removed: 1 });
+    assert.deepEqual(countChanges('x\nx\ny\n', 'y\nx\nx\nx\n'), { added: 2, removed: 1 });
+    assert.deepEqual(countChanges('a\n', ''), { added: 0, removed: 1 });
+    assert.deepEqual(countChanges('same\n', 'same\n'), { added: 0, removed: 0 });
+    const random = prng(42);
+    for (let round = 0; round < 400; round++) {
+      // Few distinct lines, so that repeats, moves and partial matches are common.
+      const text = () => Array.from({ length: Math.floor(random() * 25) }, () => `l${Math.floor(random() * 5)}\n`).join('');
+      const before = text();
+      const after = round % 3 === 0 ? before.replace(/l1\n/g, 'l7\n') : text();
+      assert.deepEqual(countChanges(before, after), tableCounts(before, after), JSON.stringify({ before, after }));
+    }
+  });
+
+  it('counts large files in linear memory (a 40 000-line file with scattered edits)', () => {
+    // The LCS table over the changed region would hold ~1.6e9 cells here.
+    const before = Array.from({ length: 40_000 }, (_, i) => `  line ${i}: value\n`).join('');
+    const lines = before.split('\n');
+    for (let i = 3; i < 39_990; i += 130) lines[i] = `  line ${i}: edited`;
+    lines.splice(20_000, 0, '  inserted');
+    const after = lines.join('\n');
+    assert.deepEqual(countChanges(before, after), { added: 309, removed: 308 });
+  });
+
+  it('countLines counts bytes as splitLines counts text', () => {
+    for (const t of ['', '\n', 'a', 'a\n', 'a\nb', 'a\n\nb\n\n', 'é\nü\n', 'x\r\ny\r\n']) {
+      assert.equal(countLines(Buffer.from(t, 'utf8')), splitLines(t).length, JSON.stringify(t));
+    }
   });
 
   it('prints a unified diff with hunk headers', () => {
