@@ -138,7 +138,7 @@ const KIND: MarkerDefinition[] = [
       shape: 'object',
       optional: false,
       fields: [
-        f('path', str, false, 'plural resource name (default: the lower-cased Kind, pluralised)'),
+        f('path', str, false, 'plural resource name (default: the plural of the Kind, lower-cased, by the rules controller-gen uses)'),
         f('shortName', strs, false, 'short names for kubectl'),
         f('categories', strs, false, 'categories (`all`, ...)'),
         f('singular', str, false, 'singular name (default: the lower-cased Kind)'),

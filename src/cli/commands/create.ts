@@ -62,7 +62,7 @@ export function registerCreate(program: Command, ctx: CliContext): void {
     .option('--group <group>', 'API group without the domain, e.g. batch (DNS-1123 label; the full group is <group>.<domain>)')
     .option('--version <version>', 'API version, e.g. v1, v1beta1, v2alpha3')
     .option('--kind <kind>', 'Kind, in PascalCase, e.g. CronJob')
-    .option('--plural <plural>', 'resource name (default: the plural of the lower-cased Kind, as kubeforge manifests derives it)');
+    .option('--plural <plural>', 'resource name (default: the plural of the Kind, lower-cased, as kubeforge manifests and controller-gen derive it)');
   boolOption(api, 'namespaced', 'namespaced Kind (default true); --namespaced=false or --no-namespaced makes it cluster-scoped');
   boolOption(api, 'resource', 'scaffold the API types (default true; asked on a terminal); --resource=false skips them');
   boolOption(api, 'controller', 'scaffold the controller (default true; asked on a terminal); --controller=false skips it');
