@@ -346,7 +346,7 @@ describe('k8s model schemas against controller-gen output', () => {
   // topology extensions of fields whose marker is newer than Kubernetes 1.27.
   const MARKER_ONLY = new Set(['x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'default', 'maxLength', 'minLength', 'pattern', 'enum', 'minimum']);
 
-  for (const file of ['controller-gen-v0.17.1-jobtemplate-nodesc.yaml', 'controller-gen-v0.20.1-condition.yaml', 'controller-gen-template-metadata.yaml']) {
+  for (const file of ['controller-gen-v0.17.1-jobtemplate-nodesc.yaml', 'controller-gen-v0.17.1-podspec-nodesc.yaml', 'controller-gen-v0.20.1-condition.yaml', 'controller-gen-template-metadata.yaml']) {
     const fx = fixture(file);
     for (const [key, theirs] of Object.entries(fx.schemas)) {
       it(`${key} (${fx.generator}${fx.descriptions ? '' : ', no descriptions'}): same types, formats, required, properties and special forms`, () => {
