@@ -14,8 +14,8 @@
 //    is Kubernetes' own OpenAPI document (of Kubernetes 1.27, converted to OpenAPI 3.0) and is the
 //    only npm-shipped source of the topology extensions controller-gen reads from `+listType`/
 //    `+listMapKey`/`+mapType`/`+structType` comments: x-kubernetes-list-type,
-//    x-kubernetes-list-map-keys and x-kubernetes-map-type are laid over every model and field present in both releases (see
-//    overlayTopology). It carries no `default` values (the published v2 document has them pruned).
+//    x-kubernetes-list-map-keys and x-kubernetes-map-type are laid over every model and field
+//    present in both releases (see overlayTopology). It carries no `default` values (the published v2 document has them pruned).
 //
 // Usage: node scripts/gen-k8s-schemas.mjs [--check] [--out-dir <dir>] [--verbose]
 //   --check   regenerate in memory and exit 1 if a committed file differs (CI drift check).
