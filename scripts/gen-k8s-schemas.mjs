@@ -15,7 +15,8 @@
 //    only npm-shipped source of the topology extensions controller-gen reads from `+listType`/
 //    `+listMapKey`/`+mapType`/`+structType` comments: x-kubernetes-list-type,
 //    x-kubernetes-list-map-keys and x-kubernetes-map-type are laid over every model and field
-//    present in both releases (see overlayTopology). It carries no `default` values (the published v2 document has them pruned).
+//    present in both releases (see overlayTopology). It carries no `default` values (the published
+//    v2 document has them pruned).
 //
 // Usage: node scripts/gen-k8s-schemas.mjs [--check] [--out-dir <dir>] [--verbose]
 //   --check   regenerate in memory and exit 1 if a committed file differs (CI drift check).
