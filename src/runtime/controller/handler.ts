@@ -30,6 +30,33 @@ function requestFor(o: KubernetesObject | undefined): Request | undefined {
   return name ? { namespace: o!.metadata!.namespace ?? '', name } : undefined;
 }
 
+/**
+ * The event functions of a handler that maps an event's object to requests: an update enqueues
+ * the requests of both the old and the new object, each distinct request once.
+ */
+function perObject<T extends KubernetesObject>(
+  requestsOf: (o: T) => Iterable<Request>,
+): Required<Pick<EventHandler<T>, 'create' | 'update' | 'delete' | 'generic'>> {
+  const add = (objects: readonly (T | undefined)[], q: RequestQueue) => {
+    const seen = new Set<string>();
+    for (const o of objects) {
+      if (!o) continue;
+      for (const r of requestsOf(o)) {
+        const key = `${r.namespace}/${r.name}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        q.add(r);
+      }
+    }
+  };
+  return {
+    create: (e, q) => add([e.object], q),
+    update: (e, q) => add([e.objectOld, e.objectNew], q),
+    delete: (e, q) => add([e.object], q),
+    generic: (e, q) => add([e.object], q),
+  };
+}
+
 /** Enqueues the object of the event itself (what `for()` uses). */
 export function enqueueRequestForObject<T extends KubernetesObject = KubernetesObject>(): EventHandler<T> {
   const add = (o: KubernetesObject | undefined, q: RequestQueue) => {
@@ -62,30 +89,20 @@ export function enqueueRequestForOwner<T extends KubernetesObject = KubernetesOb
   const kind = s.kind;
   let ownerNamespaced: boolean | undefined = 'namespaced' in s && typeof s.namespaced === 'boolean' ? s.namespaced : undefined;
   const only = opts.onlyControllerOwner ?? true;
-  const add = (o: KubernetesObject | undefined, q: RequestQueue, seen: Set<string>) => {
-    const refs: V1OwnerReference[] = o?.metadata?.ownerReferences ?? [];
-    for (const ref of refs) {
+  const handler = perObject<T>((o) => {
+    const requests: Request[] = [];
+    for (const ref of o.metadata?.ownerReferences ?? ([] as V1OwnerReference[])) {
       if (only && !ref.controller) continue;
       if (ref.kind !== kind || splitAPIVersion(ref.apiVersion).group !== group) continue;
-      const r: Request = { namespace: ownerNamespaced === false ? '' : (o!.metadata!.namespace ?? ''), name: ref.name };
-      const key = `${r.namespace}/${r.name}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      q.add(r);
+      requests.push({ namespace: ownerNamespaced === false ? '' : (o.metadata?.namespace ?? ''), name: ref.name });
     }
-  };
+    return requests;
+  });
   return {
     async prepare(resolve) {
       if (ownerNamespaced === undefined) ownerNamespaced = (await resolve(ownerType)).namespaced;
     },
-    create: (e, q) => add(e.object, q, new Set()),
-    update: (e, q) => {
-      const seen = new Set<string>();
-      add(e.objectOld, q, seen);
-      add(e.objectNew, q, seen);
-    },
-    delete: (e, q) => add(e.object, q, new Set()),
-    generic: (e, q) => add(e.object, q, new Set()),
+    ...handler,
   };
 }
 
@@ -97,25 +114,7 @@ export type MapFunc<T extends KubernetesObject = KubernetesObject> = (obj: T) =>
  * deduplicated) (controller-runtime's EnqueueRequestsFromMapFunc).
  */
 export function enqueueRequestsFromMapFunc<T extends KubernetesObject = KubernetesObject>(fn: MapFunc<T>): EventHandler<T> {
-  const add = (o: T | undefined, q: RequestQueue, seen: Set<string>) => {
-    if (!o) return;
-    for (const r of fn(o) ?? []) {
-      const key = `${r.namespace ?? ''}/${r.name}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      q.add({ namespace: r.namespace ?? '', name: r.name });
-    }
-  };
-  return {
-    create: (e, q) => add(e.object, q, new Set()),
-    update: (e, q) => {
-      const seen = new Set<string>();
-      add(e.objectOld, q, seen);
-      add(e.objectNew, q, seen);
-    },
-    delete: (e, q) => add(e.object, q, new Set()),
-    generic: (e, q) => add(e.object, q, new Set()),
-  };
+  return perObject<T>((o) => (fn(o) ?? []).map((r) => ({ namespace: r.namespace ?? '', name: r.name })));
 }
 
 /** A handler from plain functions (controller-runtime's handler.Funcs). */
