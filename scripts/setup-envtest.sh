@@ -62,6 +62,7 @@ Suites: bookworm-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
+    APT_UPDATED=  # the new source lists must be fetched before `apt-get source`
   fi
   # rsync and jq are used by Kubernetes' hack/ scripts; reflect2 1.0.2 replaces the vendored
   # 1.0.1, which crashes under Go >= 1.18 on the first custom resource.
