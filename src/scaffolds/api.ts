@@ -6,6 +6,7 @@
  * committed in one go (or printed with --dry-run); then `kubeforge manifests` runs in-process so
  * the CRD exists, as Kubebuilder runs `make generate manifests`.
  */
+import type { ScaffoldEnvironment } from './environment.js';
 import { join, posix } from 'node:path';
 import { parseDocument } from 'yaml';
 import { DiagnosticError, type Diagnostic, error, formatDiagnostics } from '../diagnostics/index.js';
@@ -61,16 +62,7 @@ export interface CreateApiOptions {
 /** Generates the manifests of the project in `dir`; returns what it printed. */
 export type ManifestsStep = (dir: string) => Promise<string>;
 
-export interface CreateApiEnvironment {
-  /** The project folder (holds PROJECT). */
-  cwd: string;
-  out: (text: string) => void;
-  err: (text: string) => void;
-  color?: boolean;
-  /** Where files are read and written; default: the disk at `cwd`. */
-  host?: Host;
-  /** The running kubeforge's package folder (templates); default: packageRoot(). */
-  kubeforgeDir?: string;
+export interface CreateApiEnvironment extends ScaffoldEnvironment {
   /**
    * Runs `kubeforge manifests` after the commit; default: the real one, in-process. `false`
    * skips it (a project on a memory host cannot be analysed).

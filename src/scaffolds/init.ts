@@ -3,6 +3,7 @@
  * every file in a virtual tree, then prints the plan (--dry-run) or commits it in one go and
  * runs `npm install` (unless --skip-install). Any problem stops it before the first write.
  */
+import type { ScaffoldEnvironment } from './environment.js';
 import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
@@ -16,7 +17,7 @@ import {
   validateDns1123Subdomain,
   validateNpmPackageName,
 } from '../project/index.js';
-import { applySpecs, type Change, commit, DiskHost, type FileSpec, formatPlan, type Host, TemplateRenderer, Tree } from '../scaffold/index.js';
+import { applySpecs, type Change, commit, DiskHost, type FileSpec, formatPlan, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { isKubeforgeTarball, resolveKubeforgeSource, TARBALL_DIR } from './kubeforge-source.js';
 
@@ -34,16 +35,7 @@ export interface InitOptions {
   kubeforgeSource?: string;
 }
 
-export interface InitEnvironment {
-  /** The folder to scaffold into. */
-  cwd: string;
-  out: (text: string) => void;
-  err: (text: string) => void;
-  color?: boolean;
-  /** Where files are read and written; default: the disk at `cwd`. */
-  host?: Host;
-  /** The running kubeforge's package folder; default: packageRoot(). */
-  kubeforgeDir?: string;
+export interface InitEnvironment extends ScaffoldEnvironment {
   /** Runs `npm install` in the new project; default: npm through execa. */
   install?: (dir: string, env: InitEnvironment) => Promise<void>;
 }
