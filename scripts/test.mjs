@@ -42,7 +42,10 @@ function collect(path, out) {
       if (name === 'fixtures' || name === 'golden' || name === 'node_modules') continue;
       collect(join(path, name), out);
     }
-  } else if (path.endsWith('.test.js')) out.push(path);
+  } else if (path.endsWith('.test.js') && existsSync(join(root, relative('build', path)).replace(/\.js$/, '.ts'))) {
+    // Only tests whose source still exists: a deleted test's compiled file lingers in build/.
+    out.push(path);
+  }
   return out;
 }
 
