@@ -59,6 +59,7 @@ function goValue(raw, what) {
 
 function markerValue(kind, raw, what) {
   if (kind === 'bool' && raw === undefined) return true;
+  if (raw === undefined) throw new Error(`k8s-go-overlay: ${what}: the marker needs a value`);
   if (kind === 'list') return raw.split(';').map((item) => goValue(item, what));
   const v = goValue(raw, what);
   switch (kind) {

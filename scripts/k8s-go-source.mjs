@@ -9,7 +9,7 @@
 // fetched from the Debian mirror on first use, checked against the sha256 in trixie's signed package
 // index, and their /usr/share/gocode/src tree is unpacked into a cache folder:
 //
-//   ${XDG_CACHE_HOME:-~/.cache}/kubeforge/golang-k8s-0.32.3/src/k8s.io/{api,apimachinery}
+//   ${XDG_CACHE_HOME:-~/.cache}/kubeforge/golang-k8s-1.32.3/src/k8s.io/{api,apimachinery}
 //
 // Downloading uses `curl` (so http_proxy and friends apply), unpacking `dpkg-deb` and `tar`; the tree
 // is unpacked into a temporary folder beside the cache and renamed into place, so a second process
@@ -78,7 +78,11 @@ function stampOf(pins) {
 function byHand(dir, mirror, pins) {
   return [
     `  mkdir -p ${dir}/src && cd ${dir}`,
-    ...pins.map((p) => `  curl -fLO ${mirror}/${p.path} && dpkg-deb --fsys-tarfile ${p.path.split('/').pop()} | tar -x --strip-components=5 -C src ./usr/share/gocode/src`),
+    ...pins.map((p) => {
+      const deb = p.path.split('/').pop();
+      return `  curl -fLO ${mirror}/${p.path} && echo '${p.sha256}  ${deb}' | sha256sum -c && dpkg-deb --fsys-tarfile ${deb} | tar -x --strip-components=5 -C src ./usr/share/gocode/src`;
+    }),
+    `  printf '${stampOf(pins).replace(/\n/g, '\\n')}' > src/.kubeforge-stamp`,
   ].join('\n');
 }
 

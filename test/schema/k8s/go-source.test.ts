@@ -172,10 +172,11 @@ describe('k8s go source: fetching the golang-k8s-*-dev sources into the cache', 
     assert.deepEqual(readdirSync(cacheDir(home)), [], 'a src or .fetch- folder was left behind');
   });
 
-  it('when curl fails, says why and what to run by hand, and caches nothing', async () => {
+  it('when curl fails, says why and what to run by hand, caches nothing, and the commands by hand give a cache it accepts', async () => {
     const { kubernetesGoSourcePath, GO_SOURCE_ERROR } = await load();
     const { home, log, curl } = setup('fail');
     const dir = cacheDir(home);
+    let byHand = '';
     await assert.rejects(kubernetesGoSourcePath({ cacheHome: home, curl, pins, mirror: 'http://mirror.test/debian' }), (e: Error & { code?: string }) => {
       assert.equal(e.code, GO_SOURCE_ERROR);
       assert.match(e.message, /downloading golang-k8s-api-dev 0\.32\.3-1 failed/);
@@ -183,17 +184,25 @@ describe('k8s go source: fetching the golang-k8s-*-dev sources into the cache', 
       assert.ok(e.message.includes(`mkdir -p ${dir}/src && cd ${dir}`), e.message);
       for (const pin of pins) {
         const file = pin.path.split('/').pop();
-        assert.ok(
-          e.message.includes(
-            `curl -fLO http://mirror.test/debian/${pin.path} && dpkg-deb --fsys-tarfile ${file} | tar -x --strip-components=5 -C src ./usr/share/gocode/src`,
-          ),
-          e.message,
-        );
+        assert.ok(e.message.includes(`curl -fLO http://mirror.test/debian/${pin.path} && echo '${pin.sha256}  ${file}' | sha256sum -c`), e.message);
       }
+      byHand = e.message.split('\n').filter((l) => l.startsWith('  ')).join('\n');
       return true;
     });
     assert.equal(calls(log).length, 1, 'curl was run again after failing');
     assert.deepEqual(readdirSync(dir), []);
+
+    // Following the commands (with a curl that serves the test's .deb files) gives a cache the
+    // module takes as it is: no download.
+    const bin = join(home, 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'curl'), `#!/bin/sh\nfor a; do url="$a"; done\ncp "${debs}/$(basename "$url")" .\n`, { mode: 0o755 });
+    const r = spawnSync('bash', ['-e', '-c', byHand], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+    assert.equal(r.status, 0, r.stderr);
+    const src = await kubernetesGoSourcePath({ cacheHome: home, curl, pins, mirror: 'http://mirror.test/debian' });
+    assert.equal(src, join(dir, 'src'));
+    assert.equal(calls(log).length, 1, 'the cache made by hand was not accepted');
+    assert.ok(existsSync(join(src, 'k8s.io/api/core/v1/types.go')));
   });
 
   it('takes the mirror from options.mirror (trailing slashes dropped), else KUBEFORGE_DEBIAN_MIRROR', async () => {
