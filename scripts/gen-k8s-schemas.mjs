@@ -29,7 +29,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { GO_DEBIAN_RELEASE, GO_KUBERNETES_VERSION, GO_PINS, GO_SOURCE_ERROR, kubernetesGoSourcePath } from './k8s-go-source.mjs';
 import { apiPackages, readGoPackages } from './k8s-go-types.mjs';
-import { overlayGo } from './k8s-go-overlay.mjs';
+import { groupFits, overlap, overlayGo, splitModelName } from './k8s-go-overlay.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
@@ -173,21 +173,16 @@ export async function generate() {
 
   /** Finds the kubernetes-types interface that is the same Kubernetes type as a client-node model. */
   function matchKt(name, attrs) {
-    const m = /^([A-Z][a-z]+)?(V\d+(?:alpha\d+|beta\d+)?)([A-Z]\w*)$/.exec(name);
-    if (!m) return undefined;
-    const [, groupWord, version, kind] = m;
+    const split = splitModelName(name);
+    if (!split) return undefined;
     const want = new Set(attrs.map((a) => a.baseName));
     let best;
     for (const [path, ifaces] of kt) {
       const [group, ver] = path.split('/');
-      if (ver !== version.toLowerCase()) continue;
-      if (groupWord && !group.startsWith(groupWord.toLowerCase())) continue;
-      const iface = ifaces.get(kind);
+      if (ver !== split.version || !groupFits(split, group)) continue;
+      const iface = ifaces.get(split.kind);
       if (!iface) continue;
-      const have = new Set(iface.props.keys());
-      let score = 0;
-      for (const w of want) if (have.has(w)) score++;
-      score -= [...have].filter((h) => !want.has(h)).length;
+      const { score } = overlap(want, [...iface.props.keys()]);
       if (!best || score > best.score) best = { score, iface, path };
     }
     return best;

@@ -166,22 +166,41 @@ function groupVersionOf(pkg) {
 }
 
 /**
+ * A client-node model name split into the Kubernetes type it stands for: `CoreV1EndpointPort` ->
+ * { group: 'core', version: 'v1', kind: 'EndpointPort' }; `V1Pod` has no group. `undefined` for a
+ * name that is not of that form.
+ */
+export function splitModelName(name) {
+  const m = /^([A-Z][a-z]+)?(V\d+(?:alpha\d+|beta\d+)?)([A-Z]\w*)$/.exec(name);
+  return m ? { group: m[1]?.toLowerCase(), version: m[2].toLowerCase(), kind: m[3] } : undefined;
+}
+
+/** Whether an API group (a Go package's group folder, `networking`) fits a model name's group word. */
+export const groupFits = (split, group) => !split.group || group.startsWith(split.group);
+
+/**
+ * How well a candidate type's field names fit a model's: the fields shared, and the score by which
+ * candidates are ranked (shared fields minus the candidate's fields the model lacks).
+ */
+export function overlap(want, have) {
+  const shared = have.filter((h) => want.has(h)).length;
+  return { shared, score: shared - (have.length - shared) };
+}
+
+/**
  * Finds the Go struct that is the same Kubernetes type as a client-node model: same version and
  * kind, same API group when the model name carries one (`CoreV1EndpointPort`), and among several
  * groups the one sharing the most fields.
  */
 function matchGo(name, fieldNames, byVersionKind) {
-  const m = /^([A-Z][a-z]+)?(V\d+(?:alpha\d+|beta\d+)?)([A-Z]\w*)$/.exec(name);
-  if (!m) return { why: 'not a versioned model name' };
-  const [, groupWord, version, kind] = m;
-  let candidates = byVersionKind.get(`${version.toLowerCase()}/${kind}`) ?? [];
-  if (groupWord) candidates = candidates.filter((c) => c.group === groupWord.toLowerCase() || c.group.startsWith(groupWord.toLowerCase()));
+  const split = splitModelName(name);
+  if (!split) return { why: 'not a versioned model name' };
+  const candidates = (byVersionKind.get(`${split.version}/${split.kind}`) ?? []).filter((c) => groupFits(split, c.group));
   if (!candidates.length) return { why: 'no Go type of that group/version/kind' };
   const want = new Set(fieldNames);
   const scored = candidates.map((c) => {
     const have = [...c.flat.fields.keys()];
-    const shared = have.filter((h) => want.has(h)).length;
-    return { ...c, shared, have: have.length, score: shared - (have.length - shared) };
+    return { ...c, ...overlap(want, have), have: have.length };
   });
   scored.sort((a, b) => b.score - a.score);
   if (scored.length > 1 && scored[0].score === scored[1].score) return { why: `ambiguous: ${scored.map((c) => c.full).join(', ')}` };
