@@ -97,5 +97,8 @@ SRC
 fi
 
 "$BIN/kube-apiserver" --version >&2
-"$BIN/etcd" --version 2>&1 | head -1 >&2
+# No pipe into head here: under pipefail, etcd can die of SIGPIPE once head has exited, and the
+# script would fail (exit 141) before printing the folder. Capture the whole output instead.
+etcd_version=$("$BIN/etcd" --version 2>&1) || { log "etcd --version failed: $etcd_version"; exit 1; }
+echo "${etcd_version%%$'\n'*}" >&2
 echo "$BIN"
