@@ -7,10 +7,16 @@
  * Inputs are: every TypeScript file the project's tsconfig (and the tsconfigs it extends) could
  * include, found by walking the folders named by `include` / `files` (node_modules, dot folders
  * and outDir skipped); every other file the last analysis read (imports from outside those
- * folders); the tsconfig chain and package.json; the versions of kubeforge and of
- * `@kubernetes/client-node`; the flags that change the output. A new file in a scanned folder,
- * a deleted file, or any edit invalidates the cache. Walking over-approximates the tsconfig's
- * globs on purpose: an extra file only costs a re-run, a missed one would be wrong.
+ * folders, and the declaration files of dependencies in node_modules, so upgrading a types
+ * package invalidates the cache); the tsconfig chain and package.json; the versions of kubeforge
+ * and of `@kubernetes/client-node`; the flags that change the output. A new file in a scanned
+ * folder, a deleted file, or any edit invalidates the cache. Walking over-approximates the
+ * tsconfig's globs on purpose: an extra file only costs a re-run, a missed one would be wrong.
+ *
+ * The record describes what the analysis read, not what is on disk when the run ends: the
+ * scanned files are hashed *before* the analysis starts ({@link snapshotInputs}), and a file the
+ * analysis read that was modified after the run started is recorded as changed. An edit saved
+ * during a run (an editor's format-on-save) is therefore seen by the next run.
  *
  * Outputs: the managed files on disk (those carrying our header) must be exactly the set
  * recorded, with the recorded contents.
@@ -212,6 +218,15 @@ function absolutePath(projectDir: string, p: string): string {
   return isAbsolute(p) ? p : join(projectDir, p);
 }
 
+/** Recorded for an input modified while the run read it: never equal to a real hash. */
+const CHANGED_DURING_RUN = 'changed-during-run';
+/**
+ * File times come from the kernel's coarse clock (a tick, 1-4 ms, behind Date.now()): a file
+ * modified within this margin of the start counts as modified during the run. A false alarm
+ * costs one more analysis; a miss would be a wrong "up to date".
+ */
+const MTIME_SLACK_MS = 20;
+
 function hashFile(abs: string): string | undefined {
   try {
     return sha256(readFileSync(abs));
@@ -322,7 +337,45 @@ function stampOf(projectDir: string, rel: string): OutputStamp {
   return { size: st.size, mtimeMs: st.mtimeMs };
 }
 
-/** Records a successful run: `analysisInputs` are the files the analysis read, `outputs` the managed files now on disk. */
+/** The scanned inputs hashed before an analysis reads them; see {@link writeCache}. */
+export interface InputSnapshot {
+  /** `Date.now()` when the snapshot was taken: a file modified later was modified during the run. */
+  startedAt: number;
+  /** Absolute path -> sha256, for every file {@link enumerateSourceFiles} found. */
+  hashes: Map<string, string>;
+}
+
+/** Hashes the inputs the tsconfig names, before the analysis reads them. */
+export function snapshotInputs(projectDir: string, tsconfigPath: string): InputSnapshot {
+  const startedAt = Date.now();
+  const hashes = new Map<string, string>();
+  for (const abs of enumerateSourceFiles(projectDir, tsconfigPath).files) {
+    const hash = hashFile(abs);
+    if (hash !== undefined) hashes.set(abs, hash);
+  }
+  return { startedAt, hashes };
+}
+
+/** The hash to record for an input: the snapshot's when there is one, else its hash now unless it changed during the run. */
+function recordedHash(abs: string, snapshot: InputSnapshot | undefined): string | undefined {
+  const before = snapshot?.hashes.get(abs);
+  if (before !== undefined) return before;
+  if (snapshot) {
+    try {
+      if (statSync(abs).mtimeMs >= snapshot.startedAt - MTIME_SLACK_MS) return CHANGED_DURING_RUN;
+    } catch {
+      return undefined;
+    }
+  }
+  return hashFile(abs);
+}
+
+/**
+ * Records a successful run: `analysisInputs` are the files the analysis read (dependencies'
+ * declaration files included), `outputs` the managed files now on disk, `snapshot` the hashes
+ * taken before the analysis (without one, inputs are hashed now: only right when nothing can
+ * change them during the run, as in tests).
+ */
 export function writeCache(
   projectDir: string,
   tsconfigPath: string,
@@ -330,12 +383,12 @@ export function writeCache(
   analysisInputs: readonly string[],
   outputs: readonly string[],
   warnings: Diagnostic[],
+  snapshot?: InputSnapshot,
 ): void {
   const { files, tsconfigChain } = enumerateSourceFiles(projectDir, tsconfigPath);
   const inputs: Record<string, string> = {};
   for (const abs of [...files, ...analysisInputs.map((f) => absolutePath(projectDir, f))]) {
-    if (abs.split(sep).includes('node_modules')) continue;
-    const hash = hashFile(abs);
+    const hash = recordedHash(abs, snapshot);
     if (hash !== undefined) inputs[displayPath(projectDir, abs)] = hash;
   }
   const record: CacheRecord = {

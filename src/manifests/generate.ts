@@ -18,7 +18,7 @@ import { DiskHost, type Host } from '../scaffold/host.js';
 import { Tree } from '../scaffold/tree.js';
 import { packageVersion } from '../util/package-root.js';
 import type { AnalyzeOptions, ProjectAnalysis } from './analyze.js';
-import { type CacheKeyParts, checkCache, writeCache } from './cache.js';
+import { type CacheKeyParts, checkCache, type InputSnapshot, snapshotInputs, writeCache } from './cache.js';
 import { ARGUMENT_SHAPE_CODE, type MarkerUse } from './markeruse.js';
 import { generateRbac } from './rbac.js';
 import { generateWebhooks } from './webhook.js';
@@ -144,6 +144,8 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
     if (check.hit) return { changes: [], warnings: check.record.warnings, cached: true, written: false };
     cacheMiss = check.reason;
   }
+  // Hashed before the analysis reads them, so that an edit saved during the run is seen next time.
+  const snapshot: InputSnapshot | undefined = useCache && !options.check && !options.dryRun ? snapshotInputs(projectDir, tsconfigPath) : undefined;
 
   const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion });
   const built = buildOutputs(analysis);
@@ -161,7 +163,7 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
   if (options.check || options.dryRun) return { changes, warnings, cached: false, cacheMiss, written: false };
   commit(host, changes);
   if (!partial && useCache) {
-    writeCache(projectDir, tsconfigPath, keyParts, analysis.inputFiles, outputs.map((o) => o.path), warnings);
+    writeCache(projectDir, tsconfigPath, keyParts, analysis.inputFiles, outputs.map((o) => o.path), warnings, snapshot);
   }
   return { changes, warnings, cached: false, cacheMiss, written: true };
 }

@@ -226,11 +226,16 @@ export function loadProgram(options: ProgramOptions): LoadedProgram {
 }
 
 /** Project source files the program read (no libraries, no node_modules), sorted. */
+/**
+ * Every file on disk the program read: the project's sources, files it imports from elsewhere,
+ * and the declaration files of dependencies in node_modules (a new version of a types package
+ * changes the analysis, so the no-change cache must see it).
+ */
 export function programInputFiles(loaded: LoadedProgram): string[] {
   return loaded.program
     .getSourceFiles()
     .map((sf) => sf.fileName)
-    .filter((f) => f !== LIB_FILE && !f.includes('/node_modules/') && isAbsolute(f) && !relative(loaded.projectDir, f).startsWith('..'))
+    .filter((f) => f !== LIB_FILE && isAbsolute(f))
     .sort();
 }
 
