@@ -12,6 +12,7 @@ import { registerCompletion } from './commands/completion.js';
 import { registerCreate } from './commands/create.js';
 import { registerInit } from './commands/init.js';
 import { registerManifests } from './commands/manifests.js';
+import { registerSetupEnvtest } from './commands/setup-envtest.js';
 import { registerVersion } from './commands/version.js';
 
 export type { CliContext } from './context.js';
@@ -33,11 +34,13 @@ Examples:
   $ kubeforge create api --group batch --version v1 --kind CronJob
   $ kubeforge manifests
   $ kubeforge manifests --check
+  $ kubeforge setup-envtest
   $ kubeforge completion bash >> ~/.bashrc`,
   );
   registerInit(program, ctx);
   registerCreate(program, ctx);
   registerManifests(program, ctx);
+  registerSetupEnvtest(program, ctx);
   registerVersion(program, ctx);
   registerCompletion(program, ctx);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: ctx.out, writeErr: ctx.err });

@@ -1,0 +1,179 @@
+// `kubeforge setup-envtest`'s download path, against a local HTTP server that serves a release
+// index in controller-tools' format and tarballs this test builds (laid out as the official
+// ones: controller-tools/envtest/{etcd,kube-apiserver,kubectl}). The real index is not
+// reachable from the machines this suite runs on; the Debian fallback is injected.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { clientNodeKubernetesMinor, goPlatform, parseIndex, selectArchive, setupEnvtest, SetupEnvtestError } from '../../src/envtest/setup.js';
+import { createTgz } from '../../src/scaffold/tar.js';
+import { run } from '../../src/cli/index.js';
+
+const script = (name: string, version: string) => Buffer.from(`#!/bin/sh\necho "${name} ${version}"\n`);
+function tarball(version: string): Buffer {
+  return createTgz(
+    ['etcd', 'kube-apiserver', 'kubectl'].map((b) => ({ path: `controller-tools/envtest/${b}`, data: script(b, version), mode: 0o755 })),
+  );
+}
+const sha512 = (b: Buffer) => createHash('sha512').update(b).digest('hex');
+
+describe('setup-envtest: download path', () => {
+  const dirs: string[] = [];
+  const files = new Map<string, Buffer>();
+  const hits: string[] = [];
+  let server: http.Server;
+  let base: string;
+  let index: string;
+  /** A URL on a port nobody listens on: connection refused. */
+  let closed: string;
+
+  const tmp = () => {
+    const d = mkdtempSync(join(tmpdir(), 'kf-envtest-'));
+    dirs.push(d);
+    return d;
+  };
+
+  before(async () => {
+    server = http.createServer((req, res) => {
+      hits.push(req.url ?? '');
+      if (req.url?.startsWith('/redirect/')) {
+        res.writeHead(302, { location: req.url.slice('/redirect'.length) }).end();
+        return;
+      }
+      const body = files.get(req.url ?? '');
+      if (!body) res.writeHead(404).end('not found');
+      else res.writeHead(200).end(body);
+    });
+    const probe = http.createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    closed = `http://127.0.0.1:${(probe.address() as AddressInfo).port}/envtest-releases.yaml`;
+    await new Promise<void>((r) => probe.close(() => r()));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { os, arch } = goPlatform(process.platform, process.arch);
+    const entries: string[] = ['releases:'];
+    for (const v of ['1.33.0', '1.34.0', '1.34.1', '1.35.0-alpha.1']) {
+      const name = `envtest-v${v}-${os}-${arch}.tar.gz`;
+      const body = tarball(v);
+      files.set(`/files/${name}`, body);
+      // 1.34.0 is served through a redirect, as GitHub's release downloads are.
+      const link = v === '1.34.0' ? `${base}/redirect/files/${name}` : `${base}/files/${name}`;
+      entries.push(`  v${v}:`, `    ${name}:`, `      hash: ${sha512(body)}`, `      selfLink: ${link}`);
+      entries.push(`    envtest-v${v}-plan9-mips.tar.gz:`, `      hash: ${'0'.repeat(128)}`, `      selfLink: ${base}/nope`);
+    }
+    // A release whose tarball does not match its hash.
+    const bad = `envtest-v1.32.9-${os}-${arch}.tar.gz`;
+    files.set(`/files/${bad}`, tarball('1.32.9'));
+    entries.push('  v1.32.9:', `    ${bad}:`, `      hash: ${sha512(Buffer.from('something else'))}`, `      selfLink: ${base}/files/${bad}`);
+    index = `${entries.join('\n')}\n`;
+    files.set('/envtest-releases.yaml', Buffer.from(index));
+  });
+
+  after(async () => {
+    await new Promise<void>((r) => server.close(() => r()));
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('parses the index for one OS/arch, newest first, and picks versions as setup-envtest does', () => {
+    const archives = parseIndex(index, goPlatform(process.platform, process.arch).os, goPlatform(process.platform, process.arch).arch);
+    assert.deepEqual(archives.map((a) => a.version), ['1.35.0-alpha.1', '1.34.1', '1.34.0', '1.33.0', '1.32.9']);
+    assert.equal(selectArchive(archives, '1.34', undefined).version, '1.34.1');
+    assert.equal(selectArchive(archives, '1.34.x', undefined).version, '1.34.1');
+    assert.equal(selectArchive(archives, 'v1.34.0', undefined).version, '1.34.0');
+    assert.equal(selectArchive(archives, '1.35.0-alpha.1', undefined).version, '1.35.0-alpha.1', 'a pre-release named exactly');
+    assert.equal(selectArchive(archives, undefined, '1.33').version, '1.33.0', "the default follows client-node's minor");
+    assert.equal(selectArchive(archives, undefined, '1.99').version, '1.34.1', 'else the newest release, never a pre-release');
+    assert.throws(() => selectArchive(archives, '1.20', undefined), (e: unknown) => e instanceof SetupEnvtestError && /1\.34\.1, 1\.34\.0, 1\.33\.0/.test(e.hint ?? ''));
+    assert.throws(() => parseIndex('nope: [', 'linux', 'amd64'), SetupEnvtestError);
+    assert.throws(() => parseIndex('other: 1\n', 'linux', 'amd64'), /no "releases" map/);
+  });
+
+  it("reads client-node's Kubernetes minor from its models", () => {
+    assert.match(clientNodeKubernetesMinor() ?? '', /^1\.\d\d$/);
+  });
+
+  it('downloads, checks the sha512, unpacks into k8s/<version>-<os>-<arch> and then answers from the cache', async () => {
+    const dir = tmp();
+    const log: string[] = [];
+    const first = await setupEnvtest({ version: '1.34', dir, indexUrl: `${base}/envtest-releases.yaml`, log: (l) => log.push(l) });
+    const { os, arch } = goPlatform(process.platform, process.arch);
+    assert.equal(first.dir, join(dir, 'k8s', `1.34.1-${os}-${arch}`));
+    assert.equal(first.source, 'download');
+    for (const b of ['etcd', 'kube-apiserver', 'kubectl']) {
+      assert.equal(readFileSync(join(first.dir, b), 'utf8'), `#!/bin/sh\necho "${b} 1.34.1"\n`);
+      assert.ok(statSync(join(first.dir, b)).mode & 0o100, `${b} is executable`);
+    }
+    assert.ok(log.some((l) => /sha512 verified/.test(l)), log.join('\n'));
+
+    // Same request again: the index is read, the tarball is not downloaded again.
+    const before = hits.length;
+    const again = await setupEnvtest({ version: '1.34', dir, indexUrl: `${base}/envtest-releases.yaml` });
+    assert.deepEqual([again.dir, again.source], [first.dir, 'cache']);
+    assert.deepEqual(hits.slice(before), ['/envtest-releases.yaml']);
+
+    // An exact version already unpacked needs no network at all, not even the index.
+    const offline = await setupEnvtest({ version: '1.34.1', dir, indexUrl: closed });
+    assert.deepEqual([offline.dir, offline.source], [first.dir, 'cache']);
+  });
+
+  it('follows redirects', async () => {
+    const r = await setupEnvtest({ version: '1.34.0', dir: tmp(), indexUrl: `${base}/envtest-releases.yaml` });
+    assert.equal(r.source, 'download');
+    assert.equal(readFileSync(join(r.dir, 'etcd'), 'utf8'), '#!/bin/sh\necho "etcd 1.34.0"\n');
+  });
+
+  it('refuses a tarball whose sha512 differs, installs nothing and does not fall back', async () => {
+    const dir = tmp();
+    let built = false;
+    await assert.rejects(
+      setupEnvtest({ version: '1.32.9', dir, indexUrl: `${base}/envtest-releases.yaml`, debianBuild: async () => ((built = true), '/never') }),
+      (e: unknown) => e instanceof SetupEnvtestError && /sha512 mismatch/.test(e.message),
+    );
+    assert.equal(built, false);
+    const { os, arch } = goPlatform(process.platform, process.arch);
+    assert.equal(existsSync(join(dir, 'k8s', `1.32.9-${os}-${arch}`)), false);
+  });
+
+  it('an unknown version lists what the index has', async () => {
+    await assert.rejects(setupEnvtest({ version: '1.21', dir: tmp(), indexUrl: `${base}/envtest-releases.yaml` }), /not in the envtest release index/);
+  });
+
+  it('without a network: the newest cached release of the minor, else the Debian build (auto) or an error (download)', async () => {
+    const dir = tmp();
+    await setupEnvtest({ version: '1.34.0', dir, indexUrl: `${base}/envtest-releases.yaml` });
+    const cached = await setupEnvtest({ version: '1.34', dir, indexUrl: closed });
+    assert.deepEqual([cached.source, cached.version], ['cache', '1.34.0']);
+
+    const log: string[] = [];
+    const fresh = tmp();
+    const built = await setupEnvtest({ dir: fresh, indexUrl: closed, platform: 'linux', arch: 'x64', debianBuild: async () => '/opt/debian-envtest/bin', log: (l) => log.push(l) });
+    assert.deepEqual([built.dir, built.source], ['/opt/debian-envtest/bin', 'debian']);
+    assert.ok(log.some((l) => /download not possible .*ECONNREFUSED.*building from Debian/.test(l)), log.join('\n'));
+
+    await assert.rejects(setupEnvtest({ dir: fresh, indexUrl: closed, source: 'download' }), /cannot reach/);
+    await assert.rejects(setupEnvtest({ dir: fresh, indexUrl: closed, platform: 'darwin', arch: 'arm64' }), (e: unknown) => e instanceof SetupEnvtestError && /only the download works/.test(e.hint ?? ''));
+  });
+
+  it('the CLI prints the folder as its last line, progress on stderr, errors with a hint', async () => {
+    let out = '';
+    let err = '';
+    const ctx = { cwd: tmp(), color: false, out: (t: string) => void (out += t), err: (t: string) => void (err += t) };
+    const dir = tmp();
+    const code = await run(['node', 'kubeforge', 'setup-envtest', '1.33', '--bin-dir', dir, '--index', `${base}/envtest-releases.yaml`], ctx);
+    assert.equal(code, 0, err);
+    const { os, arch } = goPlatform(process.platform, process.arch);
+    assert.equal(out, `${join(dir, 'k8s', `1.33.0-${os}-${arch}`)}\n`);
+    assert.match(err, /^setup-envtest: reading the envtest release index/m);
+
+    out = '';
+    err = '';
+    assert.equal(await run(['node', 'kubeforge', 'setup-envtest', '1.21', '--bin-dir', dir, '--index', `${base}/envtest-releases.yaml`], ctx), 1);
+    assert.equal(out, '');
+    assert.match(err, /error: Kubernetes 1\.21 is not in the envtest release index[^\n]*\nhint: pick one it lists/);
+  });
+});
