@@ -12,3 +12,5 @@ export type { TestEnvironmentOptions, TestUser } from './environment.js';
 export { installCRDs, uninstallCRDs, readCRDFiles, parseCRDFile, CRDInstallError } from './crds.js';
 export type { CRDObject, CRDInstallOptions } from './crds.js';
 export { runningControlPlanePids } from './process.js';
+export { eventually, consistently, WaitError } from './wait.js';
+export type { EventuallyOptions, ConsistentlyOptions } from './wait.js';
