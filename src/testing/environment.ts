@@ -219,6 +219,10 @@ export class TestEnvironment {
     // Read every input first: a bad file fails start() before a process is spawned.
     const crds = [...(this.options.crds ?? []), ...readCRDFiles(this.options.crdDirectoryPaths ?? [], this.options.errorIfCRDPathMissing)];
     const hooks = collectWebhookConfigurations(this.options.webhookInstallOptions ?? {});
+    const port = this.options.webhookInstallOptions?.localServingPort;
+    if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) {
+      throw new TestEnvironmentError(`webhookInstallOptions.localServingPort ${port} is not a port (1-65535)`);
+    }
     if (this.usesExistingCluster) {
       const kc = new KubeConfig();
       const files = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
@@ -257,9 +261,6 @@ export class TestEnvironment {
     const o = this.options.webhookInstallOptions ?? {};
     const host = o.localServingHost ?? '127.0.0.1';
     const port = o.localServingPort ?? (await freePorts(1))[0];
-    if (!Number.isInteger(port) || port < 1 || port > 65535) {
-      throw new TestEnvironmentError(`webhookInstallOptions.localServingPort ${port} is not a port (1-65535)`);
-    }
     const dir = mkdtempSync(join(tmpdir(), 'kubeforge-envtest-webhook-'));
     trackTempDir(dir);
     this.serving = { localServingHost: host, localServingPort: port, localServingCertDir: dir, localServingCAData: '' };

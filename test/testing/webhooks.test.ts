@@ -203,6 +203,12 @@ describe('TestEnvironment webhook setup errors', () => {
     await assert.rejects(env.start(), (e: unknown) => e instanceof WebhookInstallError && e.file === join(fixtures, 'webhook-bad', 'manifests.yaml') && !!e.line);
     assert.deepEqual(runningControlPlanePids(), []);
   });
+
+  it('rejects a localServingPort that is not a port', async () => {
+    const env = new TestEnvironment({ useExistingCluster: false, webhookInstallOptions: { localServingPort: 70000 } });
+    await assert.rejects(env.start(), (e: unknown) => e instanceof TestEnvironmentError && /localServingPort 70000 is not a port/.test(e.message));
+    assert.deepEqual(runningControlPlanePids(), []);
+  });
 });
 
 describe('TestEnvironment with webhooks on a real API server', () => {
