@@ -49,6 +49,68 @@ export class CRDInstallError extends Error {
 
 const CRD_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
+/** A failure located in a file, as both CRDInstallError and WebhookInstallError are built. */
+type LocatedErrorFactory = (message: string, loc: { file?: string; line?: number }) => Error;
+
+/**
+ * The manifest files named by `paths`: a file as is, a folder's *.yaml, *.yml and *.json files
+ * (not recursive) in sorted order. A missing path is skipped, or with `errorIfPathMissing`
+ * reported through `fail` with `missingMessage`.
+ */
+export function manifestFiles(paths: string[], errorIfPathMissing: boolean, missingMessage: string, fail: LocatedErrorFactory): string[] {
+  const out: string[] = [];
+  for (const p of paths) {
+    const abs = resolve(p);
+    if (!existsSync(abs)) {
+      if (errorIfPathMissing) throw fail(missingMessage, { file: abs });
+      continue;
+    }
+    if (!statSync(abs).isDirectory()) {
+      out.push(abs);
+      continue;
+    }
+    out.push(
+      ...readdirSync(abs)
+        .filter((n) => CRD_EXTENSIONS.has(extname(n)))
+        .sort()
+        .map((n) => join(abs, n))
+        .filter((f) => statSync(f).isFile()),
+    );
+  }
+  return out;
+}
+
+/**
+ * The objects of one (multi-document) YAML or JSON text, each with the line it starts on; the
+ * items of a `List` are returned one by one (with the List's line). Empty documents are skipped.
+ * Throws through `fail` (file and line) on a YAML syntax error or a document that is not a mapping.
+ */
+export function parseManifestObjects(file: string, text: string, fail: LocatedErrorFactory): Array<{ object: Record<string, any>; line: number }> {
+  const out: Array<{ object: Record<string, any>; line: number }> = [];
+  const lineOf = (offset: number) => text.slice(0, offset).split('\n').length;
+  for (const doc of parseAllDocuments(text, { prettyErrors: false })) {
+    if (doc.errors.length) {
+      const e = doc.errors[0];
+      throw fail(`YAML syntax error: ${e.message.split('\n')[0]}`, { file, line: lineOf(e.pos[0]) });
+    }
+    const v = doc.toJS() as unknown;
+    if (v === null || v === undefined) continue;
+    const line = lineOf((doc.contents as { range?: [number, number, number] } | null)?.range?.[0] ?? doc.range?.[0] ?? 0);
+    if (typeof v !== 'object' || Array.isArray(v)) {
+      throw fail('expected a Kubernetes object (a mapping with apiVersion and kind)', { file, line });
+    }
+    const o = v as Record<string, any>;
+    if (o.kind === 'List' && Array.isArray(o.items)) {
+      for (const item of o.items) if (item && typeof item === 'object' && !Array.isArray(item)) out.push({ object: item, line });
+      continue;
+    }
+    out.push({ object: o, line });
+  }
+  return out;
+}
+
+const crdError: LocatedErrorFactory = (message, loc) => new CRDInstallError(message, loc);
+
 /**
  * Reads every CRD document from the given files and folders, in sorted file order.
  * Documents of other kinds are skipped. Throws CRDInstallError (with file and line) on a YAML
@@ -57,50 +119,16 @@ const CRD_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
  */
 export function readCRDFiles(paths: string[], errorIfPathMissing = false): CRDObject[] {
   const out: CRDObject[] = [];
-  for (const p of paths) {
-    const abs = resolve(p);
-    if (!existsSync(abs)) {
-      if (errorIfPathMissing) {
-        throw new CRDInstallError(`CRD path does not exist (fix the path, or set errorIfCRDPathMissing: false to skip it)`, { file: abs });
-      }
-      continue;
-    }
-    const files = statSync(abs).isDirectory()
-      ? readdirSync(abs)
-          .filter((n) => CRD_EXTENSIONS.has(extname(n)))
-          .sort()
-          .map((n) => join(abs, n))
-          .filter((f) => statSync(f).isFile())
-      : [abs];
-    for (const file of files) out.push(...parseCRDFile(file, readFileSync(file, 'utf8')));
-  }
+  const missing = 'CRD path does not exist (fix the path, or set errorIfCRDPathMissing: false to skip it)';
+  for (const file of manifestFiles(paths, errorIfPathMissing, missing, crdError)) out.push(...parseCRDFile(file, readFileSync(file, 'utf8')));
   return out;
 }
 
 /** Parses one (multi-document) YAML or JSON text and returns its CRDs. Throws CRDInstallError with file:line. */
 export function parseCRDFile(file: string, text: string): CRDObject[] {
-  const out: CRDObject[] = [];
-  const lineOf = (offset: number) => text.slice(0, offset).split('\n').length;
-  for (const doc of parseAllDocuments(text, { prettyErrors: false })) {
-    if (doc.errors.length) {
-      const e = doc.errors[0];
-      throw new CRDInstallError(`YAML syntax error: ${e.message.split('\n')[0]}`, { file, line: lineOf(e.pos[0]) });
-    }
-    const v = doc.toJS() as unknown;
-    if (v === null || v === undefined) continue;
-    const line = lineOf((doc.contents as { range?: [number, number, number] } | null)?.range?.[0] ?? doc.range?.[0] ?? 0);
-    if (typeof v !== 'object' || Array.isArray(v)) {
-      throw new CRDInstallError('expected a Kubernetes object (a mapping with apiVersion and kind)', { file, line });
-    }
-    const o = v as Record<string, any>;
-    if (o.kind === 'List' && Array.isArray(o.items)) {
-      for (const item of o.items) if (item?.kind === 'CustomResourceDefinition') out.push(checkCRD(item, file, line));
-      continue;
-    }
-    if (o.kind !== 'CustomResourceDefinition') continue;
-    out.push(checkCRD(o, file, line));
-  }
-  return out;
+  return parseManifestObjects(file, text, crdError)
+    .filter(({ object }) => object.kind === 'CustomResourceDefinition')
+    .map(({ object, line }) => checkCRD(object, file, line));
 }
 
 function checkCRD(o: Record<string, any>, file: string | undefined, line: number | undefined): CRDObject {

@@ -10,7 +10,19 @@ import http from 'node:http';
 import https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ControlPlaneProcess, freePorts, removeTempDir, trackTempDir } from './process.js';
-import { installCRDs, type CRDObject } from './crds.js';
+import { installCRDs, readCRDFiles, type CRDObject } from './crds.js';
+import {
+  collectWebhookConfigurations,
+  installWebhookConfigurations,
+  rewriteWebhookClientConfig,
+  uninstallWebhookConfigurations,
+  withConversionWebhook,
+  type WebhookConfigurationObject,
+  type WebhookInstallOptions,
+  type WebhookServingInfo,
+  type WebhookServingOptions,
+} from './webhooks.js';
+import { generateCACert, generateSignedCert } from '../runtime/manager/selfsigned.js';
 import { newClient, type ClientOptions } from '../runtime/client/index.js';
 import type { Client } from '../runtime/contracts.js';
 
@@ -45,6 +57,12 @@ export interface TestEnvironmentOptions {
   users?: TestUser[];
   /** Extra kube-apiserver flags (`--name=value`), appended after kubeforge's own. */
   apiServerFlags?: string[];
+  /**
+   * Webhook configurations to install on start, pointed at a local HTTPS server the test runs
+   * (see {@link TestEnvironment.webhookServerOptions}). start() always issues the serving
+   * certificate and rewrites CRD conversion webhooks; this adds the admission webhooks.
+   */
+  webhookInstallOptions?: WebhookInstallOptions;
 }
 
 /** Thrown by TestEnvironment for setup problems; `hint` says how to fix them. */
@@ -112,6 +130,8 @@ export class TestEnvironment {
   private stopping?: Promise<void>;
   private starting?: Promise<KubeConfig>;
   private installed: CRDObject[] = [];
+  private serving?: WebhookServingInfo;
+  private installedWebhooks: WebhookConfigurationObject[] = [];
 
   constructor(options: TestEnvironmentOptions = {}) {
     this.options = options;
@@ -134,9 +154,34 @@ export class TestEnvironment {
     return this.kubeconfigFile;
   }
 
-  /** The CRDs installed by start(). */
+  /** The CRDs installed by start() (conversion webhooks pointed at the local serving address). */
   get crds(): CRDObject[] {
     return [...this.installed];
+  }
+
+  /**
+   * Where the API server sends webhook calls and the certificate to serve them with: host, port,
+   * the private folder holding `tls.crt`/`tls.key`, and the CA's PEM (the API server trusts it).
+   * Set by start() (for every environment, as envtest); throws TestEnvironmentError before.
+   */
+  get webhookInstallOptions(): WebhookServingInfo {
+    if (!this.serving) throw new TestEnvironmentError('TestEnvironment is not started', 'await env.start() first');
+    return { ...this.serving };
+  }
+
+  /** The webhook configurations start() installed, as the API server stored them. */
+  get webhookConfigurations(): WebhookConfigurationObject[] {
+    return [...this.installedWebhooks];
+  }
+
+  /**
+   * `{ host, port, certDir }` for `newWebhookServer` (or `ManagerOptions.webhookServer`): a webhook
+   * server built from it serves the issued certificate where the installed configurations point.
+   * Throws TestEnvironmentError before start().
+   */
+  webhookServerOptions(): WebhookServingOptions {
+    const s = this.webhookInstallOptions;
+    return { host: s.localServingHost, port: s.localServingPort, certDir: s.localServingCertDir };
   }
 
   /** The API server's URL (https://127.0.0.1:<port>); throws before start(). */
@@ -155,8 +200,11 @@ export class TestEnvironment {
   }
 
   /**
-   * Starts the control plane (or connects to the existing cluster), installs CRDs and resolves
-   * with the admin KubeConfig. Calling it again while started resolves with the same config.
+   * Starts the control plane (or connects to the existing cluster), issues the webhook serving
+   * certificate, installs CRDs (conversion webhooks rewritten) and webhook configurations (every
+   * clientConfig rewritten to the local serving address), and resolves with the admin KubeConfig.
+   * Calling it again while started resolves with the same config. Bad CRD or webhook files are
+   * reported (CRDInstallError, WebhookInstallError) before anything is started.
    */
   start(): Promise<KubeConfig> {
     if (this.kc) return Promise.resolve(this.kc);
@@ -166,8 +214,15 @@ export class TestEnvironment {
   }
 
   private async doStart(): Promise<KubeConfig> {
-    if (this.stopping) await this.stopping;
+    if (this.stopping) await this.stopping.catch(() => {});
     this.stopping = undefined;
+    // Read every input first: a bad file fails start() before a process is spawned.
+    const crds = [...(this.options.crds ?? []), ...readCRDFiles(this.options.crdDirectoryPaths ?? [], this.options.errorIfCRDPathMissing)];
+    const hooks = collectWebhookConfigurations(this.options.webhookInstallOptions ?? {});
+    const port = this.options.webhookInstallOptions?.localServingPort;
+    if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) {
+      throw new TestEnvironmentError(`webhookInstallOptions.localServingPort ${port} is not a port (1-65535)`);
+    }
     if (this.usesExistingCluster) {
       const kc = new KubeConfig();
       const files = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
@@ -182,17 +237,40 @@ export class TestEnvironment {
       await this.startControlPlane();
     }
     try {
+      const serving = await this.prepareWebhookServing();
+      const { localServingHost: host, localServingPort: port } = serving;
+      const caBundle = Buffer.from(serving.localServingCAData).toString('base64');
       this.installed = await installCRDs(this.kc!, {
-        paths: this.options.crdDirectoryPaths,
-        crds: this.options.crds,
-        errorIfPathMissing: this.options.errorIfCRDPathMissing,
+        crds: crds.map((c) => withConversionWebhook(c, host, port, caBundle)),
         timeoutMs: this.options.crdInstallTimeout,
       });
+      const rewritten = hooks.map((h) => rewriteWebhookClientConfig(h, host, port, caBundle));
+      // Recorded before the call: what was created before a failure is deleted by stop().
+      this.installedWebhooks = rewritten;
+      this.installedWebhooks = await installWebhookConfigurations(this.kc!, rewritten);
     } catch (e) {
-      await this.stop();
+      // The start error is the one to report; a failing cleanup must not hide it.
+      await this.stop().catch(() => {});
       throw e;
     }
     return this.kc!;
+  }
+
+  /** Issues a CA and a serving certificate for the host into a private folder and picks the port. */
+  private async prepareWebhookServing(): Promise<WebhookServingInfo> {
+    const o = this.options.webhookInstallOptions ?? {};
+    const host = o.localServingHost ?? '127.0.0.1';
+    const port = o.localServingPort ?? (await freePorts(1))[0];
+    const dir = mkdtempSync(join(tmpdir(), 'kubeforge-envtest-webhook-'));
+    trackTempDir(dir);
+    this.serving = { localServingHost: host, localServingPort: port, localServingCertDir: dir, localServingCAData: '' };
+    const ca = generateCACert({ commonName: 'kubeforge-envtest-ca' });
+    const hosts = [...new Set([host, 'localhost', '127.0.0.1'])];
+    const leaf = generateSignedCert(ca, { hosts, commonName: host });
+    writeFileSync(join(dir, 'tls.crt'), leaf.cert, { mode: 0o644 });
+    writeFileSync(join(dir, 'tls.key'), leaf.key, { mode: 0o600 });
+    this.serving.localServingCAData = ca.cert;
+    return this.serving;
   }
 
   private assets(): { etcd: string; apiserver: string } {
@@ -470,8 +548,9 @@ export class TestEnvironment {
 
   /**
    * Stops the API server, then etcd (SIGTERM, SIGKILL after controlPlaneStopTimeout), and removes
-   * the temp folder. Idempotent; concurrent calls share one stop. For an existing cluster it only
-   * forgets the config.
+   * the temp folders (the webhook certificate's too). Idempotent; concurrent calls share one stop.
+   * For an existing cluster it deletes the webhook configurations start() installed (rejecting with
+   * WebhookInstallError if that fails, after the rest is cleaned up) and forgets the config.
    */
   stop(): Promise<void> {
     if (!this.stopping) this.stopping = this.doStop();
@@ -480,8 +559,20 @@ export class TestEnvironment {
 
   private async doStop(): Promise<void> {
     const plane = this.plane;
+    const kc = this.kc;
+    const serving = this.serving;
+    const hooks = this.installedWebhooks;
     this.kc = undefined;
     this.kubeconfigFile = undefined;
+    this.serving = undefined;
+    this.installedWebhooks = [];
+    try {
+      // A private control plane takes its configurations with it; a shared cluster must not keep
+      // webhooks pointing at a server that is gone.
+      if (!plane && kc && hooks.length) await uninstallWebhookConfigurations(kc, hooks);
+    } finally {
+      if (serving) removeTempDir(serving.localServingCertDir);
+    }
     if (!plane) return;
     const grace = this.options.controlPlaneStopTimeout ?? 10_000;
     try {

@@ -6,11 +6,25 @@
  * const config = await env.start();
  * try { ... } finally { await env.stop(); }
  * ```
+ *
+ * With `webhookInstallOptions: { paths: ['config/webhook'] }` the webhook configurations are
+ * installed too, pointed at `env.webhookServerOptions()` (host, port, certificate folder).
  */
 export { TestEnvironment, TestEnvironmentError } from './environment.js';
 export type { TestEnvironmentOptions, TestUser } from './environment.js';
 export { installCRDs, uninstallCRDs, readCRDFiles, parseCRDFile, CRDInstallError } from './crds.js';
 export type { CRDObject, CRDInstallOptions } from './crds.js';
+export {
+  WebhookInstallError,
+  collectWebhookConfigurations,
+  installWebhookConfigurations,
+  parseWebhookFile,
+  readWebhookFiles,
+  rewriteWebhookClientConfig,
+  uninstallWebhookConfigurations,
+  withConversionWebhook,
+} from './webhooks.js';
+export type { WebhookConfigurationObject, WebhookInstallOptions, WebhookObject, WebhookServingInfo, WebhookServingOptions } from './webhooks.js';
 export { runningControlPlanePids } from './process.js';
 export { eventually, consistently, WaitError } from './wait.js';
 export type { EventuallyOptions, ConsistentlyOptions } from './wait.js';

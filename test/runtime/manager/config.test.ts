@@ -6,7 +6,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { ConfigError, generateSelfSignedCert, getConfigOrDie } from '../../../src/runtime/manager/index.js';
+import { generateCACert, generateSignedCert } from '../../../src/runtime/manager/selfsigned.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? resolve(fileURLToPath(import.meta.url), '../../../../..');
 const dir = mkdtempSync(join(tmpdir(), 'kf-config-'));
@@ -70,6 +73,49 @@ describe('generateSelfSignedCert', () => {
     assert.equal(x.checkHost('metrics.svc'), 'metrics.svc');
     assert.equal(x.checkHost('other.svc'), undefined);
     assert.match(key, /BEGIN PRIVATE KEY/);
+  });
+});
+
+describe('generateCACert and generateSignedCert', () => {
+  it('issue a CA and a serving certificate it signs, which a TLS client trusting only the CA accepts', async () => {
+    const ca = generateCACert({ commonName: 'test-ca' });
+    const caX = new X509Certificate(ca.cert);
+    assert.equal(caX.ca, true);
+    assert.equal(caX.verify(caX.publicKey), true);
+    assert.equal(caX.subject, 'CN=test-ca');
+    const leaf = generateSignedCert(ca, { hosts: ['127.0.0.1', 'localhost'] });
+    const leafX = new X509Certificate(leaf.cert);
+    assert.equal(leafX.ca, false);
+    assert.equal(leafX.issuer, 'CN=test-ca');
+    assert.equal(leafX.checkIssued(caX), true);
+    assert.equal(leafX.verify(caX.publicKey), true);
+    assert.equal(leafX.checkIP('127.0.0.1'), '127.0.0.1');
+    assert.notEqual(leaf.key, ca.key);
+
+    const server = https.createServer({ cert: leaf.cert, key: leaf.key }, (_req, res) => res.end('ok'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const get = (ca: string) =>
+      new Promise<string>((resolve, reject) => {
+        https.get(`https://127.0.0.1:${port}/`, { ca, agent: false }, (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () => resolve(body));
+        }).on('error', reject);
+      });
+    try {
+      assert.equal(await get(ca.cert), 'ok');
+      await assert.rejects(get(generateCACert().cert), /certificate/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('refuses to sign with a certificate that is not a CA or with a key that does not match', () => {
+    const ca = generateCACert();
+    const leaf = generateSignedCert(ca);
+    assert.throws(() => generateSignedCert(leaf), /not a CA/);
+    assert.throws(() => generateSignedCert({ cert: ca.cert, key: generateCACert().key }), /does not match/);
   });
 });
 
