@@ -8,6 +8,7 @@ import { join, delimiter } from 'node:path';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
+import { spawnSync } from 'node:child_process';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ControlPlaneProcess, freePorts, removeTempDir, trackTempDir } from './process.js';
 import { installCRDs, readCRDFiles, type CRDObject } from './crds.js';
@@ -76,6 +77,23 @@ export class TestEnvironmentError extends Error {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const minors = new Map<string, number | undefined>();
+/** The minor version a kube-apiserver binary reports (`Kubernetes v1.34.1` -> 34), once per binary; undefined when it cannot say. */
+export function apiServerMinor(binary: string): number | undefined {
+  if (!minors.has(binary)) {
+    const r = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 15_000 });
+    const m = /Kubernetes v1\.(\d+)\./.exec(`${r.stdout ?? ''}${r.stderr ?? ''}`);
+    minors.set(binary, m ? Number(m[1]) : undefined);
+  }
+  return minors.get(binary);
+}
+
+/** Whether the binary still has `--insecure-port` (before 1.24; assumed when its version is unknown). */
+function legacyInsecurePort(binary: string): boolean {
+  const minor = apiServerMinor(binary);
+  return minor === undefined || minor < 24;
+}
 
 function isExecutable(p: string): boolean {
   try {
@@ -275,10 +293,11 @@ export class TestEnvironment {
 
   private assets(): { etcd: string; apiserver: string } {
     const dir = this.options.binaryAssetsDirectory ?? process.env.KUBEBUILDER_ASSETS;
-    const hint = 'run `npm run setup-envtest` and set KUBEBUILDER_ASSETS to the folder it prints (it holds etcd and kube-apiserver)';
+    const hint = 'run `make setup-envtest` in a kubeforge project (or `npx kubeforge setup-envtest`) and set KUBEBUILDER_ASSETS to the folder it prints (it holds etcd and kube-apiserver)';
     if (!dir) throw new TestEnvironmentError('KUBEBUILDER_ASSETS is not set: cannot find etcd and kube-apiserver', hint);
-    const etcd = join(dir, 'etcd');
-    const apiserver = join(dir, 'kube-apiserver');
+    const exe = process.platform === 'win32' ? '.exe' : '';
+    const etcd = join(dir, `etcd${exe}`);
+    const apiserver = join(dir, `kube-apiserver${exe}`);
     for (const [name, p] of [['etcd', etcd], ['kube-apiserver', apiserver]] as const) {
       if (!existsSync(p)) throw new TestEnvironmentError(`${name} not found in ${dir}`, hint);
       if (!isExecutable(p)) throw new TestEnvironmentError(`${p} is not executable`, hint);
@@ -345,7 +364,8 @@ export class TestEnvironment {
             '--bind-address=127.0.0.1',
             '--advertise-address=127.0.0.1',
             `--secure-port=${apiserverPort}`,
-            '--insecure-port=0',
+            // Removed in 1.24; before it, the insecure port must be switched off explicitly.
+            ...(legacyInsecurePort(bins.apiserver) ? ['--insecure-port=0'] : []),
             `--cert-dir=${join(dir, 'certs')}`,
             `--token-auth-file=${join(dir, 'tokens.csv')}`,
             '--authorization-mode=RBAC',
