@@ -1,0 +1,48 @@
+// A leader manager run as a child process by stall.test.ts, so that the test can freeze it with
+// SIGSTOP. Not a test file. Writes one line per fact to stdout (synchronously, so that nothing is
+// lost on exit): `elected`, `event <name>` (a watch event about to be queued), `start <name>
+// <hrtime ns>` (a reconcile starting), `exit <hrtime ns> <error>` (start() rejected).
+// The reconcile of `o1` waits until the file KF_GO_FILE exists, keeping the only worker busy so
+// that later objects stay queued.
+import { existsSync, writeSync } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
+import pino from 'pino';
+import { newManager } from '../../../src/runtime/manager/index.js';
+import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
+
+const say = (line: string) => writeSync(1, `${line}\n`);
+const kc = new KubeConfig();
+kc.loadFromFile(process.env.KF_KUBECONFIG!);
+const mgr = newManager(kc, {
+  leaderElection: true,
+  leaderElectionID: process.env.KF_LEASE!,
+  leaderElectionNamespace: 'default',
+  leaderElectionIdentity: 'stalled',
+  leaseDuration: 3000,
+  renewDeadline: 2000,
+  retryPeriod: 500,
+  logger: pino({ level: 'silent' }),
+});
+const ours = (o: { metadata?: { labels?: Record<string, string>; name?: string } }) => {
+  if (o.metadata?.labels?.stall !== 'yes') return false;
+  say(`event ${o.metadata.name}`);
+  return true;
+};
+controllerManagedBy(mgr)
+  .for({ apiVersion: 'v1', kind: 'ConfigMap' }, { predicates: [{ create: (e) => ours(e.object), update: (e) => ours(e.objectNew) }] })
+  .named('stall')
+  .complete(async (req) => {
+    say(`start ${req.name} ${process.hrtime.bigint()}`);
+    if (req.name === 'o1') while (!existsSync(process.env.KF_GO_FILE!)) await new Promise((r) => setTimeout(r, 20));
+  });
+void mgr.elected().then(() => say('elected'));
+mgr.start(new AbortController().signal).then(
+  () => {
+    say(`exit ${process.hrtime.bigint()} stopped without error`);
+    process.exit(0);
+  },
+  (err: Error) => {
+    say(`exit ${process.hrtime.bigint()} ${err.message}`);
+    process.exit(1);
+  },
+);
