@@ -3,8 +3,8 @@
  * watches from the last seen resourceVersion (bookmarks keep it fresh), relist on 410 Gone, and
  * back off (800 ms doubling to 30 s, jittered) when the connection drops or the server errs.
  * A back-off that follows an unreachable server ends as soon as the server answers again (a
- * request of the same client, or its /readyz probe): after an outage, watches resume within about
- * a second of the server's return instead of after up to a minute of back-off.
+ * request of the same client, or its /readyz probe): after an outage, watches resume within half a
+ * second of the server's return instead of after up to a minute of back-off.
  *
  * Why not client-node's makeInformer (1.4.0, cache.js): on a dropped connection or any watch
  * error other than 410 it emits `error` and stops for good, leaving restart and back-off to the

@@ -31,7 +31,7 @@ interface Prepared {
 
 const AUTH_TTL_MS = 30_000;
 /** How often a client that cannot reach its server probes /readyz while someone waits to retry. */
-const PROBE_INTERVAL_MS = 1_000;
+const PROBE_INTERVAL_MS = 500;
 
 /** How a back-off wait ended (see RestClient.waitForRetry). */
 export type RetryWait = 'elapsed' | 'recovered' | 'aborted';
@@ -209,7 +209,7 @@ export class RestClient {
    * A back-off sleep that ends early when the server is back. After a failure where no HTTP
    * answer came (`cause` a transport error: refused, reset, timed out), it resolves 'recovered'
    * as soon as any request of this client gets an answer below 500; meanwhile the client probes
-   * /readyz every second (one light request, however many wait). Other causes (an HTTP error such
+   * /readyz twice a second (one light request, however many wait). Other causes (an HTTP error such
    * as 403 or 503) sleep the full `ms`, so back-off against an answering server is kept.
    * Resolves 'elapsed' after `ms`, 'aborted' when `signal` aborts. Never rejects.
    */
