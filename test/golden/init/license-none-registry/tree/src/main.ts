@@ -115,5 +115,7 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   console.error('setup: problem running manager:', err instanceof Error ? err.message : err);
-  process.exitCode = 1;
+  // Exit now, as Kubebuilder's main does (os.Exit(1)): after a lost lease, reconciles still
+  // running must not go on beside the new leader.
+  process.exit(1);
 });
