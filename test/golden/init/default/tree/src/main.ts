@@ -131,7 +131,5 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   console.error('setup: problem running manager:', err instanceof Error ? err.message : err);
-  // Exit now, as Kubebuilder's main does (os.Exit(1)): after a lost lease, reconciles still
-  // running must not go on beside the new leader.
-  process.exit(1);
+  process.exit(1); // at once, as Kubebuilder's os.Exit(1): no reconcile goes on after a lost lease
 });
