@@ -20,7 +20,7 @@ export type { Status } from './errors.js';
 export { Apply, mergeFrom, mergePatch, jsonPatch, strategicMergePatch, createMergePatch } from './patch.js';
 export type { JSONPatchOperation } from './patch.js';
 export { RestClient } from './rest.js';
-export type { RequestOptions } from './rest.js';
+export type { RequestOptions, RetryWait } from './rest.js';
 export { Resolver } from './resolver.js';
 export { registerType, resourcePath, splitAPIVersion, apiVersionOf } from './types.js';
 export { parseLabelSelector, parseFieldSelector, matchesLabels } from './selector.js';
