@@ -9,6 +9,7 @@ import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { StatusError, statusErrorFrom } from './errors.js';
+import { checkLeadership } from './fence.js';
 
 /** Options of one request. */
 export interface RequestOptions {
@@ -45,7 +46,8 @@ export function isTransportError(err: unknown): boolean {
 /**
  * Sends requests to the API server of a KubeConfig's current context. Non-2xx answers reject with
  * a StatusError subclass; network errors reject with the underlying Error (code ECONNREFUSED,
- * ECONNRESET, ...); an aborted signal rejects with an AbortError.
+ * ECONNRESET, ...); an aborted signal rejects with an AbortError; a write from a leader-only
+ * reconcile whose replica no longer leads rejects with LeadershipLostError, unsent (fence.ts).
  */
 export class RestClient {
   private prepared?: Promise<Prepared>;
@@ -90,6 +92,8 @@ export class RestClient {
   }
 
   private async open(method: string, path: string, o: RequestOptions, watch: boolean): Promise<{ res: IncomingMessage; req: http.ClientRequest }> {
+    // Synchronously, before anything is awaited: see fence.ts.
+    if (method !== 'GET') checkLeadership(`${method} ${path}`);
     const p = await this.prepare();
     let search = '';
     if (o.query) {

@@ -16,6 +16,7 @@ import { allows } from './predicate.js';
 import type { RateLimiter } from './ratelimiter.js';
 import { defaultControllerRateLimiter } from './ratelimiter.js';
 import { callReconciler, isTerminalError, requestKey } from './reconcile.js';
+import { leaderWork } from '../client/fence.js';
 import type { ReconcileContext, Reconciler, Request, Result } from './reconcile.js';
 import type { EventSink, Source } from './source.js';
 import { WorkQueue } from './workqueue.js';
@@ -69,7 +70,9 @@ export function isPanic(err: unknown): boolean {
  *   (their ctx.signal is aborted so they can stop early), then start() resolves.
  * - Leadership: given a `leadership` (the Manager passes one to leader-only controllers), the
  *   queue asks it before handing out every request; once it answers false nothing more starts
- *   (the Manager then aborts the signal and shuts down).
+ *   (the Manager then aborts the signal and shuts down). Reconciles run inside it: a reconcile
+ *   still running when leadership ends cannot write any more (its client writes reject with
+ *   LeadershipLostError, unsent).
  * - If the caches do not sync within cacheSyncTimeout, start() rejects.
  */
 export class Controller implements Runnable {
@@ -86,6 +89,7 @@ export class Controller implements Runnable {
   private stopWorkers?: () => void;
   /** Requests being reconciled (for shutdown reports). */
   private readonly active = new Set<string>();
+  private leadership?: Leadership;
   /** Metric children bound to this controller's labels (no label hashing per reconcile). */
   private readonly bound: {
     time: { observe(v: number): void };
@@ -191,6 +195,7 @@ export class Controller implements Runnable {
     this.started = true;
     this.signal = signal;
     const log = this.log;
+    this.leadership = leadership;
     if (leadership) {
       this.queue.setGate(
         () => leadership.isLeading(),
@@ -269,7 +274,8 @@ export class Controller implements Runnable {
     const t0 = performance.now();
     let result: Result | void;
     try {
-      result = await callReconciler(this.reconciler, req, ctx);
+      const l = this.leadership;
+      result = await (l ? leaderWork.run(l, () => callReconciler(this.reconciler, req, ctx)) : callReconciler(this.reconciler, req, ctx));
     } catch (err) {
       b.time.observe((performance.now() - t0) / 1000);
       b.errors.inc();

@@ -3,12 +3,14 @@
 // lost on exit): `elected`, `event <name>` (a watch event about to be queued), `start <name>
 // <hrtime ns>` (a reconcile starting), `exit <hrtime ns> <error>` (start() rejected).
 // The reconcile of `o1` waits until the file KF_GO_FILE exists, keeping the only worker busy so
-// that later objects stay queued.
+// that later objects stay queued; then it tries to annotate o1 and says `write ok` or
+// `write refused <error name>`.
 import { existsSync, writeSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { newManager } from '../../../src/runtime/manager/index.js';
 import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
+import { mergePatch } from '../../../src/runtime/client/index.js';
 
 const say = (line: string) => writeSync(1, `${line}\n`);
 const kc = new KubeConfig();
@@ -33,7 +35,14 @@ controllerManagedBy(mgr)
   .named('stall')
   .complete(async (req) => {
     say(`start ${req.name} ${process.hrtime.bigint()}`);
-    if (req.name === 'o1') while (!existsSync(process.env.KF_GO_FILE!)) await new Promise((r) => setTimeout(r, 20));
+    if (req.name !== 'o1') return;
+    while (!existsSync(process.env.KF_GO_FILE!)) await new Promise((r) => setTimeout(r, 20));
+    try {
+      await mgr.getClient().patch({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'o1', namespace: 'default' } }, mergePatch({ metadata: { annotations: { 'written-by': 'stalled' } } }));
+      say('write ok');
+    } catch (e) {
+      say(`write refused ${(e as Error).name}`);
+    }
   });
 void mgr.elected().then(() => say('elected'));
 mgr.start(new AbortController().signal).then(

@@ -32,7 +32,7 @@ after(async () => {
 const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels: { stall: 'yes' } } });
 
 describe('a stalled leader', () => {
-  it('resumed after its lease expired, starts no reconcile and exits', async (t) => {
+  it('resumed after its lease expired, starts no reconcile, sends no write and exits', async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'kf-stall-'));
     const goFile = join(dir, 'go');
     const child = spawn(process.execPath, [childJs], {
@@ -94,6 +94,10 @@ describe('a stalled leader', () => {
       const exit = lines.find((l) => l.startsWith('exit '))!.split(' ');
       assert.match(exit.slice(2).join(' '), /^leader election lost \(lease default\/stall-test\): /);
       assert.equal(code, 1);
+      // o1's reconcile was running through the stall: its write after the resume is not sent.
+      assert.ok(lines.includes('write refused LeadershipLostError'), `the running reconcile's write was refused; output:\n${lines.join('\n')}`);
+      const o1 = await rest.get('/api/v1/namespaces/default/configmaps/o1');
+      assert.equal(o1.metadata.annotations?.['written-by'], undefined);
       t.diagnostic(`stalled leader exited ${Number(BigInt(exit[1]) - resumedAt) / 1e6} ms after SIGCONT, starting no reconcile`);
       await eventually(() => standbyDid.has('o5'), 'the new leader reconciles the write made during the stall');
     } finally {
