@@ -1,30 +1,22 @@
 /**
- * The write fence of leader-only work. A leader-only controller runs each reconcile inside
- * `leaderWork.run(leadership, ...)`; the client's RestClient asks that leadership, synchronously,
- * before sending any request other than a GET. A reconcile that was already running when its
- * replica stopped leading (a frozen process resumed after another replica took over) therefore
- * cannot write any more: its writes reject with LeadershipLostError instead of being sent.
- * Requests already sent before leadership ended cannot be recalled.
+ * The write fence: a check a RestClient runs synchronously before sending any request other
+ * than a GET. The Manager fences its client with its leadership: once leadership is lost (another
+ * holder, or no renewal within the renew deadline by its own monotonic clock), a reconcile that was
+ * already running (a frozen process resumed after another replica took over) cannot write any
+ * more: its writes reject with LeadershipLostError instead of being sent. Requests already sent
+ * before that cannot be recalled.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Leadership } from '../contracts.js';
 
-/** The leadership of the leader-only work running in the current async context, if any. */
-export const leaderWork = new AsyncLocalStorage<Leadership>();
+/** Runs before a write is sent; throws to refuse it. `what` is `<METHOD> <path>`. */
+export type WriteFence = (what: string) => void;
 
 /**
- * What a write from leader-only work rejects with once its replica no longer leads. Not retried:
- * the controller is stopping, and the new leader reconciles the object again.
+ * What the Manager's client rejects writes with once leadership was lost. Not worth retrying:
+ * the Manager is stopping, and the new leader reconciles the object again.
  */
 export class LeadershipLostError extends Error {
-  constructor(what: string) {
-    super(`kubeforge/runtime: not sending ${what}: this replica no longer leads (the write comes from a reconcile started while it did)`);
+  constructor(what: string, reason?: string) {
+    super(`kubeforge/runtime: not sending ${what}: this replica lost leadership${reason ? ` (${reason})` : ''}`);
     this.name = 'LeadershipLostError';
   }
-}
-
-/** Throws LeadershipLostError when called from leader-only work whose leadership ended. */
-export function checkLeadership(what: string): void {
-  const l = leaderWork.getStore();
-  if (l && !l.isLeading()) throw new LeadershipLostError(what);
 }

@@ -22,6 +22,7 @@ export type { JSONPatchOperation } from './patch.js';
 export { RestClient } from './rest.js';
 export type { RequestOptions, RetryWait } from './rest.js';
 export { LeadershipLostError } from './fence.js';
+export type { WriteFence } from './fence.js';
 export { Resolver } from './resolver.js';
 export { registerType, resourcePath, splitAPIVersion, apiVersionOf } from './types.js';
 export { parseLabelSelector, parseFieldSelector, matchesLabels } from './selector.js';

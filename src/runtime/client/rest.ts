@@ -9,7 +9,7 @@ import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { StatusError, statusErrorFrom } from './errors.js';
-import { checkLeadership } from './fence.js';
+import type { WriteFence } from './fence.js';
 
 /** Options of one request. */
 export interface RequestOptions {
@@ -46,8 +46,8 @@ export function isTransportError(err: unknown): boolean {
 /**
  * Sends requests to the API server of a KubeConfig's current context. Non-2xx answers reject with
  * a StatusError subclass; network errors reject with the underlying Error (code ECONNREFUSED,
- * ECONNRESET, ...); an aborted signal rejects with an AbortError; a write from a leader-only
- * reconcile whose replica no longer leads rejects with LeadershipLostError, unsent (fence.ts).
+ * ECONNRESET, ...); an aborted signal rejects with an AbortError; a write the fence refuses
+ * (see `setWriteFence`) rejects with the fence's error, unsent.
  */
 export class RestClient {
   private prepared?: Promise<Prepared>;
@@ -59,6 +59,7 @@ export class RestClient {
   private readonly retryWaiters = new Set<() => void>();
   private probeTimer?: NodeJS.Timeout;
   private probing = false;
+  private fence?: WriteFence;
 
   constructor(readonly kubeConfig: KubeConfig) {
     const cluster = kubeConfig.getCurrentCluster();
@@ -93,7 +94,7 @@ export class RestClient {
 
   private async open(method: string, path: string, o: RequestOptions, watch: boolean): Promise<{ res: IncomingMessage; req: http.ClientRequest }> {
     // Synchronously, before anything is awaited: see fence.ts.
-    if (method !== 'GET') checkLeadership(`${method} ${path}`);
+    if (method !== 'GET') this.fence?.(`${method} ${path}`);
     const p = await this.prepare();
     let search = '';
     if (o.query) {
@@ -182,6 +183,15 @@ export class RestClient {
       throw statusErrorFrom(code, parsed, o.what);
     }
     return r;
+  }
+
+  /**
+   * Installs a check run synchronously before every request other than a GET; what it throws is
+   * what the request rejects with (nothing is sent). The Manager fences its client with its
+   * leadership (see fence.ts). `undefined` removes it.
+   */
+  setWriteFence(fence: WriteFence | undefined): void {
+    this.fence = fence;
   }
 
   /** An HTTP answer arrived: below 500 it ends an unreachable spell and wakes retry waiters. */

@@ -16,7 +16,6 @@ import { allows } from './predicate.js';
 import type { RateLimiter } from './ratelimiter.js';
 import { defaultControllerRateLimiter } from './ratelimiter.js';
 import { callReconciler, isTerminalError, requestKey } from './reconcile.js';
-import { leaderWork } from '../client/fence.js';
 import type { ReconcileContext, Reconciler, Request, Result } from './reconcile.js';
 import type { EventSink, Source } from './source.js';
 import { WorkQueue } from './workqueue.js';
@@ -70,9 +69,7 @@ export function isPanic(err: unknown): boolean {
  *   (their ctx.signal is aborted so they can stop early), then start() resolves.
  * - Leadership: given a `leadership` (the Manager passes one to leader-only controllers), the
  *   queue asks it before handing out every request; once it answers false nothing more starts
- *   (the Manager then aborts the signal and shuts down). Reconciles run inside it: a reconcile
- *   still running when leadership ends cannot write any more (its client writes reject with
- *   LeadershipLostError, unsent).
+ *   (the Manager then aborts the signal and shuts down; its client refuses writes from then on).
  * - If the caches do not sync within cacheSyncTimeout, start() rejects.
  */
 export class Controller implements Runnable {
@@ -89,7 +86,6 @@ export class Controller implements Runnable {
   private stopWorkers?: () => void;
   /** Requests being reconciled (for shutdown reports). */
   private readonly active = new Set<string>();
-  private leadership?: Leadership;
   /** Metric children bound to this controller's labels (no label hashing per reconcile). */
   private readonly bound: {
     time: { observe(v: number): void };
@@ -195,7 +191,6 @@ export class Controller implements Runnable {
     this.started = true;
     this.signal = signal;
     const log = this.log;
-    this.leadership = leadership;
     if (leadership) {
       this.queue.setGate(
         () => leadership.isLeading(),
@@ -274,8 +269,7 @@ export class Controller implements Runnable {
     const t0 = performance.now();
     let result: Result | void;
     try {
-      const l = this.leadership;
-      result = await (l ? leaderWork.run(l, () => callReconciler(this.reconciler, req, ctx)) : callReconciler(this.reconciler, req, ctx));
+      result = await callReconciler(this.reconciler, req, ctx);
     } catch (err) {
       b.time.observe((performance.now() - t0) / 1000);
       b.errors.inc();

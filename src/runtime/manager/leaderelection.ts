@@ -175,6 +175,15 @@ export class LeaderElector {
     return this.leading;
   }
 
+  /**
+   * True once leadership was lost (not released): checks the renew deadline first, like
+   * isLeading(). False while campaigning, leading, or after release().
+   */
+  hasLost(): boolean {
+    this.isLeading();
+    return this.lostReason !== undefined;
+  }
+
   /** Why leadership ended, once it did. */
   lostBecause(): string | undefined {
     return this.lostReason;

@@ -10,7 +10,7 @@ import pino, { type Logger } from 'pino';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Cache, Client, ControllerManagerLike, Leadership, ManagerContracts, Reader, Runnable } from '../contracts.js';
 import { newCache } from '../cache/index.js';
-import { newClient, RestClient as ClientRest } from '../client/index.js';
+import { newClient, LeadershipLostError, RestClient as ClientRest } from '../client/index.js';
 import { RestClient } from '../util/rest.js';
 import { inClusterNamespace } from './config.js';
 import { EventBroadcaster, type EventRecorder } from './events.js';
@@ -153,8 +153,9 @@ export function newManager(config: KubeConfig, options: ManagerOptions = {}): Ma
  * On error: a runnable that rejects stops everything the same way and start() rejects with that
  * error. Lost leadership (another holder, or no renewal within the renew deadline by this
  * process's monotonic clock) first stops handing out work (controllers ask the lease before every
- * dequeue), then stops everything without a grace period and start() rejects with a
- * LeaderElectionLostError; a non-retryable lease API answer rejects with a LeaderElectionError.
+ * dequeue) and the client refuses writes (LeadershipLostError, unsent), then stops everything
+ * without a grace period and start() rejects with a LeaderElectionLostError; a non-retryable
+ * lease API answer rejects with a LeaderElectionError.
  * On requeue: not the Manager's business (controllers requeue).
  */
 export class Manager implements ControllerManagerLike, ManagerContracts {
@@ -242,6 +243,13 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     const elector = this.elector;
     this.leadership = { isLeading: () => (elector ? elector.isLeading() : true) };
     this.clientRest = new ClientRest(config);
+    if (this.elector) {
+      // After a loss, writes from reconciles still running are refused unsent (see fence.ts).
+      const fenced = this.elector;
+      this.clientRest.setWriteFence((what) => {
+        if (fenced.hasLost()) throw new LeadershipLostError(what, fenced.lostBecause());
+      });
+    }
     this.cache = newCache(config, {
       namespace,
       logger: this.logger.child({ logger: 'cache' }),

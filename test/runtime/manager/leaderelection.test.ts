@@ -6,6 +6,7 @@ import { RestClient } from '../../../src/runtime/util/rest.js';
 import { GracefulShutdownTimeoutError, LeaderElectionLostError, newManager, type Manager } from '../../../src/runtime/manager/index.js';
 import { LeaderElectionError, LeaderElector } from '../../../src/runtime/manager/leaderelection.js';
 import { WorkQueue, controllerManagedBy } from '../../../src/runtime/controller/index.js';
+import { mergePatch } from '../../../src/runtime/client/index.js';
 import type { Runnable } from '../../../src/runtime/contracts.js';
 import { eventually, get, quiet, sleep } from './helpers.js';
 
@@ -191,8 +192,11 @@ describe('leader election', () => {
     ac.abort();
   });
 
-  /** A manager whose controller reconciles ConfigMaps labelled `slow=<lease>` and blocks on `gate`. */
-  function slowLeader(lease: string, log: string[], gate: Promise<void>, extra: object = {}): Manager {
+  /**
+   * A manager whose controller reconciles ConfigMaps labelled `slow=<lease>` and blocks on `gate`;
+   * with `write`, it then tries to annotate the object and logs the outcome.
+   */
+  function slowLeader(lease: string, log: string[], gate: Promise<void>, extra: object = {}, write = false): Manager {
     const mgr = newManager(config, { leaderElection: true, leaderElectionID: lease, leaderElectionNamespace: 'default', leaderElectionIdentity: 'slow', logger: quiet(), ...timings, ...extra });
     controllerManagedBy(mgr)
       .for({ apiVersion: 'v1', kind: 'ConfigMap' }, { predicates: [{ create: (e) => e.object.metadata?.labels?.slow === lease }] })
@@ -201,6 +205,13 @@ describe('leader election', () => {
         log.push(`start ${req.name}`);
         ctx.signal.addEventListener('abort', () => log.push(`abort ${req.name}`));
         await gate;
+        if (write) {
+          const patch = mergePatch({ metadata: { annotations: { late: 'yes' } } });
+          await mgr.getClient().patch({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: req.name, namespace: 'default' } }, patch).then(
+            () => log.push(`wrote ${req.name}`),
+            (e: Error) => log.push(`${e.name} ${req.name}`),
+          );
+        }
         log.push(`end ${req.name}`);
       });
     return mgr;
@@ -208,11 +219,11 @@ describe('leader election', () => {
 
   const slowCM = (lease: string, name: string) => ({ body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels: { slow: lease } } } });
 
-  it('losing the lease with slow reconciles: start() rejects at once and nothing more starts', async () => {
+  it('losing the lease with slow reconciles: start() rejects at once, nothing more starts, no more writes', async () => {
     const log: string[] = [];
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
-    const mgr = slowLeader('slow-lost', log, gate);
+    const mgr = slowLeader('slow-lost', log, gate, {}, true);
     const done = mgr.start(new AbortController().signal);
     done.catch(() => undefined);
     await mgr.elected();
@@ -232,7 +243,9 @@ describe('leader election', () => {
     open();
     await eventually(() => log.includes('end a'), 'a ends');
     await sleep(0);
-    assert.deepEqual(log, ['start a', 'abort a', 'end a']);
+    assert.deepEqual(log, ['start a', 'abort a', 'LeadershipLostError a', 'end a'], 'the write after the loss was refused');
+    const a = await rest.get('/api/v1/namespaces/default/configmaps/a');
+    assert.equal(a.metadata.annotations?.late, undefined);
     const lease = await rest.get('/apis/coordination.k8s.io/v1/namespaces/default/leases/slow-lost');
     assert.equal(lease.spec.holderIdentity, 'usurper', 'the lease is not touched');
   });
