@@ -229,8 +229,9 @@ export class RestClient {
    */
   waitForRetry(ms: number, signal: AbortSignal, cause?: unknown): Promise<RetryWait> {
     if (signal.aborted) return Promise.resolve('aborted');
-    if (isTransportError(cause)) this.unreachable = true;
-    const wakeable = this.unreachable;
+    // Only a wait that follows a failure without answer ends early: an HTTP error keeps its back-off.
+    const wakeable = isTransportError(cause);
+    if (wakeable) this.unreachable = true;
     return new Promise((resolve) => {
       const finish = (how: RetryWait) => {
         clearTimeout(timer);

@@ -7,6 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { TestEnvironment } from '../../../src/testing/index.js';
 import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
 import type { Client } from '../../../src/runtime/contracts.js';
+import { RestClient, StatusError } from '../../../src/runtime/client/index.js';
 import { MiniManager } from '../controller/harness.js';
 import { eventually } from './helpers.js';
 
@@ -51,6 +52,21 @@ describe('after an API server outage', () => {
     } finally {
       ac.abort();
       await run;
+    }
+  });
+
+  it('only a failure without an answer is cut short: an HTTP error keeps its back-off', async () => {
+    const rc = new RestClient(config);
+    const ac = new AbortController();
+    try {
+      const forbidden = rc.waitForRetry(300, ac.signal, new StatusError(403, { reason: 'Forbidden', message: 'denied' }));
+      await rc.request('GET', '/readyz');
+      assert.equal(await forbidden, 'elapsed');
+      const refused = rc.waitForRetry(60_000, ac.signal, Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+      assert.equal(await refused, 'recovered', 'the next answer (its own /readyz probe) ends the wait');
+    } finally {
+      ac.abort();
+      rc.close();
     }
   });
 });
