@@ -20,9 +20,8 @@ const mgr = newManager(kc, {
   leaderElectionID: process.env.KF_LEASE!,
   leaderElectionNamespace: 'default',
   leaderElectionIdentity: 'stalled',
-  leaseDuration: 3000,
-  renewDeadline: 2000,
-  retryPeriod: 500,
+  // Short timings for the test; KF_TIMINGS=15000,10000,2000 gives the defaults.
+  ...(([leaseDuration, renewDeadline, retryPeriod]) => ({ leaseDuration, renewDeadline, retryPeriod }))((process.env.KF_TIMINGS ?? '3000,2000,500').split(',').map(Number)),
   logger: pino({ level: 'silent' }),
 });
 const ours = (o: { metadata?: { labels?: Record<string, string>; name?: string } }) => {
