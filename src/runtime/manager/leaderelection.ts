@@ -265,7 +265,7 @@ export class LeaderElector {
         } else if (this.fatal) {
           this.loseLeadership(this.fatal.message);
         } else if (r.holder !== undefined) {
-          this.loseLeadership(r.holder ? `the lease is held by ${r.holder}` : 'the lease was released by someone else');
+          this.loseLeadership(r.holder ? `the lease is held by ${r.holder}` : 'the lease was released or deleted by someone else');
         }
       }
     } finally {
