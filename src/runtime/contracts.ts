@@ -4,15 +4,35 @@
  */
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 
+/**
+ * What the Manager hands the runnables that need a leader: a synchronous check of leadership.
+ * Ask it right before starting each unit of work (controllers ask before every dequeue): after a
+ * stall (a frozen process, a long pause) it answers false before any timer has run.
+ */
+export interface Leadership {
+  /**
+   * True while this replica may do leader-only work: it holds the lease and, by its own monotonic
+   * clock, its last renewal is younger than the renew deadline. Always true without leader
+   * election. Once false it stays false (the Manager is then stopping).
+   */
+  isLeading(): boolean;
+}
+
 /** Something the Manager starts and stops: controllers, the cache, servers, user tasks. */
 export interface Runnable {
   /**
    * Runs until `signal` aborts, then stops and resolves. Rejecting reports a fatal error:
    * the Manager then stops everything else and its own start() rejects with that error.
+   * Runnables that need a leader also receive `leadership`; `signal` aborts when it is lost.
    */
-  start(signal: AbortSignal): Promise<void>;
+  start(signal: AbortSignal, leadership?: Leadership): Promise<void>;
   /** Only run on the elected leader (controllers: true; cache and servers: false). Default true. */
   needLeaderElection?(): boolean;
+  /**
+   * A short description for shutdown reports, e.g. `controller "cm" (reconciling default/a)`.
+   * Optional; the Manager falls back to the class name.
+   */
+  describe?(): string;
 }
 
 /** A Kind the runtime can list, watch and address: client-node model class or a CRD type. */

@@ -8,7 +8,8 @@ import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { statusErrorFrom } from './errors.js';
+import { StatusError, statusErrorFrom } from './errors.js';
+import type { WriteFence } from './fence.js';
 
 /** Options of one request. */
 export interface RequestOptions {
@@ -30,17 +31,35 @@ interface Prepared {
 }
 
 const AUTH_TTL_MS = 30_000;
+/** How often a client that cannot reach its server probes /readyz while someone waits to retry. */
+const PROBE_INTERVAL_MS = 500;
+
+/** How a back-off wait ended (see RestClient.waitForRetry). */
+export type RetryWait = 'elapsed' | 'recovered' | 'aborted';
+
+/** True for failures where no HTTP answer came back (refused, reset, timed out, stream cut). */
+export function isTransportError(err: unknown): boolean {
+  if (!(err instanceof Error) || err.name === 'AbortError' || err instanceof StatusError) return false;
+  return typeof (err as { code?: unknown }).code === 'string';
+}
 
 /**
  * Sends requests to the API server of a KubeConfig's current context. Non-2xx answers reject with
  * a StatusError subclass; network errors reject with the underlying Error (code ECONNREFUSED,
- * ECONNRESET, ...); an aborted signal rejects with an AbortError.
+ * ECONNRESET, ...); an aborted signal rejects with an AbortError; a write the fence refuses
+ * (see `setWriteFence`) rejects with the fence's error, unsent.
  */
 export class RestClient {
   private prepared?: Promise<Prepared>;
   private readonly agent: http.Agent;
   private readonly watchAgent: http.Agent;
   private readonly secure: boolean;
+  /** Set when a request got no answer; cleared (waking retry waiters) by the next answer. */
+  private unreachable = false;
+  private readonly retryWaiters = new Set<() => void>();
+  private probeTimer?: NodeJS.Timeout;
+  private probing = false;
+  private fence?: WriteFence;
 
   constructor(readonly kubeConfig: KubeConfig) {
     const cluster = kubeConfig.getCurrentCluster();
@@ -74,6 +93,8 @@ export class RestClient {
   }
 
   private async open(method: string, path: string, o: RequestOptions, watch: boolean): Promise<{ res: IncomingMessage; req: http.ClientRequest }> {
+    // Synchronously, before anything is awaited: see fence.ts.
+    if (method !== 'GET') this.fence?.(`${method} ${path}`);
     const p = await this.prepare();
     let search = '';
     if (o.query) {
@@ -100,10 +121,16 @@ export class RestClient {
       agent: watch ? this.watchAgent : this.agent,
     };
     return new Promise((resolve, reject) => {
-      const req = (this.secure ? https : http).request(reqOpts, (res) => resolve({ res, req }));
+      const req = (this.secure ? https : http).request(reqOpts, (res) => {
+        this.answered(res.statusCode ?? 0);
+        resolve({ res, req });
+      });
       const timeout = o.timeout ?? 60_000;
       if (timeout > 0) req.setTimeout(timeout, () => req.destroy(Object.assign(new Error(`request timed out after ${timeout} ms`), { code: 'ETIMEDOUT' })));
-      req.on('error', reject);
+      req.on('error', (e) => {
+        if (isTransportError(e)) this.unreachable = true;
+        reject(e);
+      });
       if (o.signal) {
         if (o.signal.aborted) {
           req.destroy(abortError());
@@ -158,8 +185,75 @@ export class RestClient {
     return r;
   }
 
+  /**
+   * Installs a check run synchronously before every request other than a GET; what it throws is
+   * what the request rejects with (nothing is sent). The Manager fences its client with its
+   * leadership (see fence.ts). `undefined` removes it.
+   */
+  setWriteFence(fence: WriteFence | undefined): void {
+    this.fence = fence;
+  }
+
+  /** An HTTP answer arrived: below 500 it ends an unreachable spell and wakes retry waiters. */
+  private answered(status: number): void {
+    if (status >= 500 || !this.unreachable) return;
+    this.unreachable = false;
+    const waiters = [...this.retryWaiters];
+    this.retryWaiters.clear();
+    for (const w of waiters) w();
+  }
+
+  private probe(): void {
+    if (this.probeTimer || this.probing || this.retryWaiters.size === 0 || !this.unreachable) return;
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = undefined;
+      this.probing = true;
+      // Any answer below 500 wakes the waiters (through answered()); failures keep probing.
+      this.request('GET', '/readyz', { timeout: 2_000, what: 'readiness probe' })
+        .catch(() => undefined)
+        .finally(() => {
+          this.probing = false;
+          this.probe();
+        });
+    }, PROBE_INTERVAL_MS * (0.9 + Math.random() * 0.2));
+    this.probeTimer.unref();
+  }
+
+  /**
+   * A back-off sleep that ends early when the server is back. After a failure where no HTTP
+   * answer came (`cause` a transport error: refused, reset, timed out), it resolves 'recovered'
+   * as soon as any request of this client gets an answer below 500; meanwhile the client probes
+   * /readyz twice a second (one light request, however many wait). Other causes (an HTTP error such
+   * as 403 or 503) sleep the full `ms`, so back-off against an answering server is kept.
+   * Resolves 'elapsed' after `ms`, 'aborted' when `signal` aborts. Never rejects.
+   */
+  waitForRetry(ms: number, signal: AbortSignal, cause?: unknown): Promise<RetryWait> {
+    if (signal.aborted) return Promise.resolve('aborted');
+    // Only a wait that follows a failure without answer ends early: an HTTP error keeps its back-off.
+    const wakeable = isTransportError(cause);
+    if (wakeable) this.unreachable = true;
+    return new Promise((resolve) => {
+      const finish = (how: RetryWait) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        this.retryWaiters.delete(onRecovered);
+        resolve(how);
+      };
+      const onAbort = () => finish('aborted');
+      const onRecovered = () => finish('recovered');
+      const timer = setTimeout(() => finish('elapsed'), ms);
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (wakeable) {
+        this.retryWaiters.add(onRecovered);
+        this.probe();
+      }
+    });
+  }
+
   /** Closes idle keep-alive connections (call when the client is no longer used). */
   close(): void {
+    clearTimeout(this.probeTimer);
+    this.probeTimer = undefined;
     this.agent.destroy();
     this.watchAgent.destroy();
   }

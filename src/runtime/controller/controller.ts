@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Cache, Runnable } from '../contracts.js';
+import type { Cache, Leadership, Runnable } from '../contracts.js';
 import type { Clock } from './clock.js';
 import { realClock } from './clock.js';
 import type { EventHandler, RequestQueue } from './handler.js';
@@ -67,6 +67,9 @@ export function isPanic(err: unknown): boolean {
  *   TerminalError is not requeued; panics per `recoverPanic`.
  * - Shutdown (signal aborted): the queue stops handing out work, in-flight reconciles are awaited
  *   (their ctx.signal is aborted so they can stop early), then start() resolves.
+ * - Leadership: given a `leadership` (the Manager passes one to leader-only controllers), the
+ *   queue asks it before handing out every request; once it answers false nothing more starts
+ *   (the Manager then aborts the signal and shuts down; its client refuses writes from then on).
  * - If the caches do not sync within cacheSyncTimeout, start() rejects.
  */
 export class Controller implements Runnable {
@@ -81,6 +84,8 @@ export class Controller implements Runnable {
   private sink?: (w: Watch) => EventSink;
   private fatal?: unknown;
   private stopWorkers?: () => void;
+  /** Requests being reconciled (for shutdown reports). */
+  private readonly active = new Set<string>();
   /** Metric children bound to this controller's labels (no label hashing per reconcile). */
   private readonly bound: {
     time: { observe(v: number): void };
@@ -136,6 +141,13 @@ export class Controller implements Runnable {
     return this.options.needLeaderElection ?? true;
   }
 
+  /** `controller "name"`, with the requests being reconciled if any (for shutdown reports). */
+  describe(): string {
+    const keys = [...this.active].sort();
+    const shown = keys.slice(0, 5).join(', ') + (keys.length > 5 ? `, and ${keys.length - 5} more` : '');
+    return `controller ${JSON.stringify(this.name)}${keys.length ? ` (reconciling ${shown})` : ''}`;
+  }
+
   /**
    * Adds a watch. Before start it is recorded; after start the source starts at once (its sync is
    * not awaited). Throws if the controller has stopped.
@@ -174,11 +186,17 @@ export class Controller implements Runnable {
   }
 
   /** See the class comment. */
-  async start(signal: AbortSignal): Promise<void> {
+  async start(signal: AbortSignal, leadership?: Leadership): Promise<void> {
     if (this.started) throw new Error(`kubeforge/runtime: controller ${this.name} was already started`);
     this.started = true;
     this.signal = signal;
     const log = this.log;
+    if (leadership) {
+      this.queue.setGate(
+        () => leadership.isLeading(),
+        () => log.error('leadership lost: stopped handing out work'),
+      );
+    }
     log.info('Starting EventSource');
     for (const w of this.watches) await this.startWatch(w);
     const timeoutMs = this.options.cacheSyncTimeout ?? 120_000;
@@ -219,6 +237,8 @@ export class Controller implements Runnable {
       if (next.shutdown) return;
       const req = next.item;
       active.inc();
+      const key = requestKey(req);
+      this.active.add(key);
       try {
         await this.reconcileHandler(req, signal);
       } catch (err) {
@@ -226,6 +246,7 @@ export class Controller implements Runnable {
         this.fatal ??= err;
         this.stopWorkers?.();
       } finally {
+        this.active.delete(key);
         this.queue.done(req);
         active.dec();
       }

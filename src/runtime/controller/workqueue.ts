@@ -9,6 +9,8 @@
  *   resolve with `shutdown: true`; `shutDownWithDrain` additionally waits until every key being
  *   processed is `done`. (Dropping the queued keys is deliberate: informers replay every object
  *   on the next start, so nothing is lost, and shutdown does not run stale work.)
+ * - `setGate` installs a check asked synchronously right before every hand-out (the manager's
+ *   leadership): once it answers false the queue shuts down instead of handing the key out.
  */
 import type { Clock } from './clock.js';
 import { realClock } from './clock.js';
@@ -70,6 +72,8 @@ export class WorkQueue<T = string> {
   private timerAt = Infinity;
   private shutting = false;
   private drainWaiters: (() => void)[] = [];
+  private gate?: () => boolean;
+  private onGateClosed?: () => void;
 
   constructor(opts: WorkQueueOptions<T> = {}) {
     this.name = opts.name ?? '';
@@ -109,13 +113,32 @@ export class WorkQueue<T = string> {
     this.push(key);
   }
 
+  /**
+   * Installs a check asked synchronously before every hand-out. When it answers false the queue
+   * shuts down (as `shutDown`) and `onClosed` runs once; the key stays unprocessed.
+   */
+  setGate(gate: () => boolean, onClosed?: () => void): void {
+    this.gate = gate;
+    this.onGateClosed = onClosed;
+  }
+
+  /** False (after shutting down) when the gate closed. */
+  private gateOpen(): boolean {
+    if (!this.gate || this.gate()) return true;
+    if (!this.shutting) {
+      this.shutDown();
+      this.onGateClosed?.();
+    }
+    return false;
+  }
+
   private push(key: string): void {
     this.addedAt.set(key, this.clock.now());
-    const w = this.waiters.shift();
-    if (w) {
-      this.handOut(key, w);
+    if (this.waiters.length > 0 && this.gateOpen()) {
+      this.handOut(key, this.waiters.shift()!);
       return;
     }
+    if (this.shutting) return;
     this.queue.push(key);
     this.metrics?.depth(this.len());
   }
@@ -137,6 +160,7 @@ export class WorkQueue<T = string> {
   get(): Promise<GetResult<T>> {
     if (this.shutting) return Promise.resolve({ shutdown: true });
     if (this.len() > 0) {
+      if (!this.gateOpen()) return Promise.resolve({ shutdown: true });
       const key = this.queue[this.head++];
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue = this.queue.slice(this.head);

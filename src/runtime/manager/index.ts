@@ -1,6 +1,7 @@
 // kubeforge/runtime manager: lifecycle, probes, metrics, leader election, events, config.
 export { Manager, newManager, GracefulShutdownTimeoutError, LeaderElectionLostError } from './manager.js';
 export type { ManagerOptions } from './manager.js';
+export { LeaderElectionError, validateLeaseName } from './leaderelection.js';
 export { getConfigOrDie, ConfigError } from './config.js';
 export type { GetConfigOptions } from './config.js';
 export { setupSignalHandler } from './signals.js';

@@ -1,15 +1,36 @@
 /**
  * Leader election on a coordination.k8s.io/v1 Lease, following client-go's leaderelection
- * package: expiry is judged by the local time at which we last saw the lease record change (no
- * trust in other machines' clocks), the leader renews every retry period and gives up when it
- * cannot renew within the renew deadline, and on cancel it releases the lease so that another
- * candidate takes over at once.
+ * package: expiry of someone else's lease is judged by the local time at which we last saw the
+ * lease record change (no trust in other machines' clocks), the leader renews every retry period
+ * and gives up when it cannot renew within the renew deadline, and on cancel it releases the lease
+ * so that another candidate takes over at once.
+ *
+ * Where we go further than client-go (whose renew loop lets a leader that was frozen past its
+ * lease go on working for up to the renew deadline beside the new leader):
+ * - Leadership is a synchronous gate, {@link LeaderElector.isLeading}: true only while the last
+ *   successful renewal was *sent* less than the renew deadline ago by this process's monotonic
+ *   clock. Work queues ask it right before handing out each item, so a process resumed after a
+ *   stall (SIGSTOP, a long GC pause, a frozen VM) starts nothing before any timer has run. Other
+ *   candidates cannot take the lease before `leaseDuration` has passed since they saw that
+ *   renewal, which is later than we sent it: the gate closes `leaseDuration - renewDeadline`
+ *   (5 s by default) before anyone else may lead.
+ * - A renewal that finds another holder ends leadership at once (client-go retries until the
+ *   renew deadline).
+ * - Answers the API server will repeat forever (an invalid Lease, a missing namespace) end the
+ *   campaign with a {@link LeaderElectionError} instead of being retried every retry period.
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Gauge } from 'prom-client';
 import { RestClient, RestError, microTime } from '../util/rest.js';
+
+/** A monotonic millisecond clock (performance.now by default; tests inject a fake one). */
+export interface MonotonicClock {
+  now(): number;
+}
+
+const monotonic: MonotonicClock = { now: () => performance.now() };
 
 /** Options of {@link LeaderElector}. */
 export interface LeaderElectorOptions {
@@ -28,6 +49,8 @@ export interface LeaderElectorOptions {
   logger: Logger;
   /** `leader_election_master_status` gauge; set to 1 while leading. */
   gauge?: Gauge<string>;
+  /** Clock of the renew deadline (default: performance.now, monotonic). */
+  clock?: MonotonicClock;
 }
 
 interface LeaseSpec {
@@ -38,10 +61,21 @@ interface LeaseSpec {
   leaseTransitions?: number;
 }
 
+/**
+ * A leader election failure that retrying cannot cure: an invalid lease name or namespace, or an
+ * API answer such as 422 Invalid or "namespace not found". The Manager stops with it.
+ */
+export class LeaderElectionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LeaderElectionError';
+  }
+}
+
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
+    const t = setTimeout(done, Math.max(0, ms));
     function done() {
       clearTimeout(t);
       signal?.removeEventListener('abort', done);
@@ -55,9 +89,37 @@ export function defaultIdentity(): string {
   return `${hostname()}_${randomUUID()}`;
 }
 
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
 /**
- * Campaigns for a Lease and keeps it. On error: API failures while acquiring are retried every
- * retry period; failing to renew within the renew deadline ends leadership (the `lost` outcome).
+ * Checks a Lease name and namespace as the API server will (name: a DNS-1123 subdomain of at most
+ * 253 characters; namespace: a DNS-1123 label of at most 63). Throws a LeaderElectionError
+ * naming the option, the value and the rule; returns nothing when both are valid.
+ */
+export function validateLeaseName(name: string, namespace: string): void {
+  if (!(name.length <= 253 && DNS1123_SUBDOMAIN.test(name))) {
+    throw new LeaderElectionError(
+      `leaderElectionID ${JSON.stringify(name)} is not a valid Lease name: it must be a lowercase RFC 1123 subdomain of at most 253 characters ` +
+        `(lowercase letters, digits, '-' and '.', starting and ending with a letter or digit), e.g. '3f1c2a9b.example.com'`,
+    );
+  }
+  if (!(namespace.length <= 63 && DNS1123_LABEL.test(namespace))) {
+    throw new LeaderElectionError(
+      `leaderElectionNamespace ${JSON.stringify(namespace)} is not a valid namespace: it must be a lowercase RFC 1123 label of at most 63 characters ` +
+        `(lowercase letters, digits and '-', starting and ending with a letter or digit)`,
+    );
+  }
+}
+
+/** Outcome of one acquire/renew attempt. */
+type Attempt = { ok: true } | { ok: false; holder?: string };
+
+/**
+ * Campaigns for a Lease and keeps it. On error: transient API failures are retried every retry
+ * period; a non-retryable answer rejects `acquire()` (and ends `hold()` as 'lost') with a
+ * LeaderElectionError; failing to renew within the renew deadline, or seeing another holder,
+ * ends leadership (the 'lost' outcome; `onLost` listeners run synchronously at that moment).
  * On shutdown: aborting the signal ends the campaign; call `release()` after the leader's work
  * stopped to hand the lease over immediately.
  */
@@ -66,9 +128,16 @@ export class LeaderElector {
   private readonly o: Required<Omit<LeaderElectorOptions, 'gauge' | 'identity'>> & { gauge?: Gauge<string> };
   private observed?: LeaseSpec;
   private observedRaw = '';
+  /** Monotonic time at which observedRaw last changed. */
   private observedTime = 0;
   private resourceVersion?: string;
   private leading = false;
+  /** Monotonic time at which the last successful acquire/renew attempt was sent. */
+  private renewedAt = -Infinity;
+  private lostReason?: string;
+  private fatal?: LeaderElectionError;
+  private readonly lostListeners: ((reason: string) => void)[] = [];
+  private readonly lostAC = new AbortController();
 
   constructor(options: LeaderElectorOptions) {
     this.identity = options.identity ?? defaultIdentity();
@@ -78,18 +147,66 @@ export class LeaderElector {
       leaseDurationMs: options.leaseDurationMs ?? 15_000,
       renewDeadlineMs: options.renewDeadlineMs ?? 10_000,
       retryPeriodMs: options.retryPeriodMs ?? 2_000,
+      clock: options.clock ?? monotonic,
     };
     for (const k of ['leaseDurationMs', 'renewDeadlineMs', 'retryPeriodMs'] as const) {
       if (!Number.isFinite(this.o[k]) || this.o[k] <= 0) throw new Error(`leader election: ${k.replace(/Ms$/, '')} must be a positive number of milliseconds (got ${this.o[k]})`);
     }
     if (this.o.leaseDurationMs <= this.o.renewDeadlineMs) throw new Error('leader election: leaseDuration must be greater than renewDeadline');
     if (this.o.renewDeadlineMs <= this.o.retryPeriodMs * 1.2) throw new Error('leader election: renewDeadline must be greater than retryPeriod*1.2');
+    validateLeaseName(this.o.name, this.o.namespace);
     this.o.gauge?.set({ name: this.o.name }, 0);
   }
 
-  /** Whether this candidate currently holds the lease. */
-  isLeader(): boolean {
+  private get lease(): string {
+    return `${this.o.namespace}/${this.o.name}`;
+  }
+
+  /**
+   * The gate of leader-only work, answered synchronously: true while this candidate holds the
+   * lease and its last successful renewal was sent less than the renew deadline ago (monotonic
+   * clock). The first call that finds the deadline passed ends leadership (onLost listeners run
+   * before it returns). Once false after leading, it stays false.
+   */
+  isLeading(): boolean {
+    if (this.leading && this.o.clock.now() - this.renewedAt >= this.o.renewDeadlineMs) {
+      this.loseLeadership(`no successful renewal for ${Math.round(this.o.clock.now() - this.renewedAt)} ms (renew deadline ${this.o.renewDeadlineMs} ms, by this process's monotonic clock)`);
+    }
     return this.leading;
+  }
+
+  /**
+   * True once leadership was lost (not released): checks the renew deadline first, like
+   * isLeading(). False while campaigning, leading, or after release().
+   */
+  hasLost(): boolean {
+    this.isLeading();
+    return this.lostReason !== undefined;
+  }
+
+  /** Why leadership ended, once it did. */
+  lostBecause(): string | undefined {
+    return this.lostReason;
+  }
+
+  /** Registers a listener called once, synchronously, when leadership ends other than by release(). */
+  onLost(listener: (reason: string) => void): void {
+    this.lostListeners.push(listener);
+  }
+
+  private loseLeadership(reason: string): void {
+    if (!this.leading) return;
+    this.setLeading(false);
+    this.lostReason = reason;
+    this.o.logger.error({ lease: this.lease, identity: this.identity, reason }, 'leader election lost');
+    this.lostAC.abort();
+    for (const f of this.lostListeners) {
+      try {
+        f(reason);
+      } catch (e) {
+        this.o.logger.error({ err: e }, 'leader election lost listener threw');
+      }
+    }
   }
 
   private get path(): string {
@@ -98,15 +215,21 @@ export class LeaderElector {
 
   /**
    * Waits until this candidate holds the lease. Resolves true once leading, false if `signal`
-   * aborted first. Never rejects: API errors are logged and retried.
+   * aborted first. Transient API errors are logged and retried; a non-retryable answer rejects
+   * with a LeaderElectionError.
    */
   async acquire(signal: AbortSignal): Promise<boolean> {
-    this.o.logger.info({ lease: `${this.o.namespace}/${this.o.name}`, identity: this.identity }, 'attempting to acquire leader lease');
+    this.o.logger.info({ lease: this.lease, identity: this.identity }, 'attempting to acquire leader lease');
     while (!signal.aborted) {
-      if (await this.tryAcquireOrRenew(signal)) {
+      const sentAt = this.o.clock.now();
+      const r = await this.tryAcquireOrRenew(signal, this.o.renewDeadlineMs);
+      if (this.fatal) throw this.fatal;
+      if (r.ok) {
+        this.renewedAt = sentAt;
         this.setLeading(true);
-        this.o.logger.info({ lease: `${this.o.namespace}/${this.o.name}`, identity: this.identity }, 'successfully acquired lease');
-        return true;
+        this.o.logger.info({ lease: this.lease, identity: this.identity }, 'successfully acquired lease');
+        // Aborted meanwhile: still leading, so that release() hands the lease back.
+        return !signal.aborted;
       }
       await sleep(this.o.retryPeriodMs * (1 + Math.random() * 0.2), signal);
     }
@@ -114,30 +237,41 @@ export class LeaderElector {
   }
 
   /**
-   * Renews the lease until `signal` aborts (resolves 'stopped') or a renewal does not succeed
-   * within the renew deadline (resolves 'lost'; leadership is gone and the caller must stop the
-   * leader's work).
+   * Renews the lease every retry period until `signal` aborts (resolves 'stopped') or leadership
+   * ends (resolves 'lost'): a renewal finds another holder, the renew deadline passes without a
+   * successful renewal (noticed by a timer, or earlier by any isLeading() call), or the API
+   * answers with a non-retryable error.
    */
   async hold(signal: AbortSignal): Promise<'stopped' | 'lost'> {
-    while (!signal.aborted) {
-      const deadline = Date.now() + this.o.renewDeadlineMs;
-      let renewed = false;
-      while (!signal.aborted && Date.now() < deadline) {
-        if (await this.tryAcquireOrRenew(signal, deadline - Date.now())) {
-          renewed = true;
-          break;
+    const stop = AbortSignal.any([signal, this.lostAC.signal]);
+    let expiry: NodeJS.Timeout | undefined;
+    // Fires when the deadline passes even while a renewal request hangs.
+    const arm = () => {
+      clearTimeout(expiry);
+      expiry = setTimeout(() => this.isLeading(), Math.max(0, this.renewedAt + this.o.renewDeadlineMs - this.o.clock.now()) + 1);
+    };
+    arm();
+    try {
+      while (!stop.aborted) {
+        await sleep(this.o.retryPeriodMs, stop);
+        if (stop.aborted || !this.isLeading()) break;
+        const sentAt = this.o.clock.now();
+        const left = this.renewedAt + this.o.renewDeadlineMs - sentAt;
+        const r = await this.tryAcquireOrRenew(stop, left);
+        if (r.ok) this.renewedAt = Math.max(this.renewedAt, sentAt);
+        if (signal.aborted || !this.isLeading()) break;
+        if (r.ok) {
+          arm();
+        } else if (this.fatal) {
+          this.loseLeadership(this.fatal.message);
+        } else if (r.holder !== undefined) {
+          this.loseLeadership(r.holder ? `the lease is held by ${r.holder}` : 'the lease was released or deleted by someone else');
         }
-        await sleep(Math.min(this.o.retryPeriodMs, Math.max(0, deadline - Date.now())), signal);
       }
-      if (signal.aborted) break;
-      if (!renewed) {
-        this.setLeading(false);
-        this.o.logger.error({ lease: `${this.o.namespace}/${this.o.name}`, identity: this.identity }, 'failed to renew lease: leader election lost');
-        return 'lost';
-      }
-      await sleep(this.o.retryPeriodMs, signal);
+    } finally {
+      clearTimeout(expiry);
     }
-    return 'stopped';
+    return this.lostReason !== undefined ? 'lost' : 'stopped';
   }
 
   /**
@@ -145,7 +279,7 @@ export class LeaderElector {
    * its next attempt. Errors are logged, not thrown: the lease then simply expires.
    */
   async release(): Promise<void> {
-    if (!this.leading) return;
+    if (!this.isLeading()) return;
     this.setLeading(false);
     const now = microTime();
     const spec: LeaseSpec = {
@@ -160,9 +294,9 @@ export class LeaderElector {
         body: this.leaseBody(spec),
         timeoutMs: this.o.renewDeadlineMs,
       });
-      this.o.logger.info({ lease: `${this.o.namespace}/${this.o.name}`, identity: this.identity }, 'released leader lease');
+      this.o.logger.info({ lease: this.lease, identity: this.identity }, 'released leader lease');
     } catch (e) {
-      this.o.logger.warn({ err: e, lease: `${this.o.namespace}/${this.o.name}` }, 'failed to release leader lease; it will expire');
+      this.o.logger.warn({ err: e, lease: this.lease }, 'failed to release leader lease; it will expire');
     }
   }
 
@@ -180,8 +314,30 @@ export class LeaderElector {
     };
   }
 
-  /** One attempt; true when we hold the lease afterwards. */
-  private async tryAcquireOrRenew(signal: AbortSignal, timeoutMs = this.o.renewDeadlineMs): Promise<boolean> {
+  /**
+   * Records a failed request: answers that will not change on retry become `this.fatal`; the rest
+   * are logged (RBAC denials loudly, since they need an operator's fix but may be fixed live).
+   */
+  private failed(e: unknown, what: string, signal: AbortSignal): void {
+    if (signal.aborted) return;
+    if (e instanceof RestError) {
+      const permanent = [400, 405, 406, 413, 415, 422].includes(e.status) || (what === 'create' && e.status === 404);
+      if (permanent) {
+        const hint = e.status === 404 ? ` (does namespace "${this.o.namespace}" exist? set leaderElectionNamespace)` : '';
+        this.fatal ??= new LeaderElectionError(`leader election: cannot ${what} Lease ${this.lease}: the API server answered ${e.status} ${e.reason}: ${e.message}${hint}`);
+        return;
+      }
+      if (e.status === 409) return;
+      if (e.status === 401 || e.status === 403) {
+        this.o.logger.error({ err: e.message, lease: this.lease }, `cannot ${what} the leader lease: check the manager's credentials and RBAC (get, create, update on leases in coordination.k8s.io); retrying`);
+        return;
+      }
+    }
+    this.o.logger.warn({ err: (e as Error).message, lease: this.lease }, `error trying to ${what} the leader lease; retrying`);
+  }
+
+  /** One attempt. `{ ok: false, holder }` when someone else holds (or released) the lease. */
+  private async tryAcquireOrRenew(signal: AbortSignal, timeoutMs: number): Promise<Attempt> {
     const now = new Date();
     const desired: LeaseSpec = {
       holderIdentity: this.identity,
@@ -196,17 +352,18 @@ export class LeaderElector {
       lease = await this.o.rest.get(`${this.path}/${encodeURIComponent(this.o.name)}`, { signal, timeoutMs: timeout });
     } catch (e) {
       if (!(e instanceof RestError && e.status === 404)) {
-        if (!signal.aborted) this.o.logger.warn({ err: (e as Error).message }, 'error retrieving lease');
-        return false;
+        this.failed(e, 'get', signal);
+        return { ok: false };
       }
+      if (this.leading) return { ok: false, holder: '' };
       try {
         this.resourceVersion = undefined;
         const created = await this.o.rest.request('POST', this.path, { body: this.leaseBody(desired), signal, timeoutMs: timeout });
         this.remember(created.spec, created.metadata.resourceVersion);
-        return true;
+        return { ok: true };
       } catch (e2) {
-        if (!signal.aborted && !(e2 instanceof RestError && e2.status === 409)) this.o.logger.warn({ err: (e2 as Error).message }, 'error creating lease');
-        return false;
+        this.failed(e2, 'create', signal);
+        return { ok: false };
       }
     }
     const record = lease.spec ?? {};
@@ -214,16 +371,15 @@ export class LeaderElector {
     if (raw !== this.observedRaw) {
       this.observed = record;
       this.observedRaw = raw;
-      this.observedTime = Date.now();
+      this.observedTime = this.o.clock.now();
     }
     this.resourceVersion = lease.metadata.resourceVersion;
     const held = !!record.holderIdentity;
     const mine = record.holderIdentity === this.identity;
+    // While leading, any other holder (or an emptied lease) means someone else led meanwhile.
+    if (this.leading && !mine) return { ok: false, holder: record.holderIdentity ?? '' };
     const validUntil = this.observedTime + (record.leaseDurationSeconds ?? 0) * 1000;
-    if (held && !mine && validUntil > Date.now()) {
-      if (this.leading) this.setLeading(false);
-      return false;
-    }
+    if (held && !mine && validUntil > this.o.clock.now()) return { ok: false };
     if (mine) {
       desired.acquireTime = record.acquireTime ?? desired.acquireTime;
       desired.leaseTransitions = record.leaseTransitions ?? 0;
@@ -237,17 +393,17 @@ export class LeaderElector {
         timeoutMs: timeout,
       });
       this.remember(updated.spec, updated.metadata.resourceVersion);
-      return true;
+      return { ok: true };
     } catch (e) {
-      if (!signal.aborted && !(e instanceof RestError && e.status === 409)) this.o.logger.warn({ err: (e as Error).message }, 'error updating lease');
-      return false;
+      this.failed(e, 'update', signal);
+      return { ok: false };
     }
   }
 
   private remember(spec: LeaseSpec, rv: string): void {
     this.observed = spec;
     this.observedRaw = JSON.stringify([spec.holderIdentity, spec.renewTime, spec.acquireTime, spec.leaseDurationSeconds, spec.leaseTransitions]);
-    this.observedTime = Date.now();
+    this.observedTime = this.o.clock.now();
     this.resourceVersion = rv;
   }
 }

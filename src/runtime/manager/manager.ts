@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Cache, Client, ControllerManagerLike, ManagerContracts, Reader, Runnable } from '../contracts.js';
+import type { Cache, Client, ControllerManagerLike, Leadership, ManagerContracts, Reader, Runnable } from '../contracts.js';
 import { newCache } from '../cache/index.js';
-import { newClient, RestClient as ClientRest } from '../client/index.js';
+import { newClient, LeadershipLostError, RestClient as ClientRest } from '../client/index.js';
 import { RestClient } from '../util/rest.js';
 import { inClusterNamespace } from './config.js';
 import { EventBroadcaster, type EventRecorder } from './events.js';
@@ -34,13 +34,20 @@ export interface ManagerOptions {
   healthProbeBindAddress?: string;
   /** Run leader runnables (controllers) only while holding a Lease (default false). */
   leaderElection?: boolean;
-  /** Lease name; required with leaderElection (Kubebuilder: `<hash>.<domain>`). */
+  /**
+   * Lease name; required with leaderElection (Kubebuilder: `<hash>.<domain>`). Must be a
+   * lowercase DNS-1123 subdomain: newManager throws otherwise.
+   */
   leaderElectionID?: string;
-  /** Lease namespace; default: the pod's namespace when in-cluster (required otherwise). */
+  /** Lease namespace (a DNS-1123 label); default: the pod's namespace when in-cluster (required otherwise). */
   leaderElectionNamespace?: string;
   /** This candidate's identity (default `<hostname>_<uuid>`). */
   leaderElectionIdentity?: string;
-  /** Give the lease up when stopping so another replica takes over at once (default true). */
+  /**
+   * Give the lease up when stopping so another replica takes over at once (default true). The
+   * lease is released only once every leader runnable has returned (no reconcile running); if
+   * some outlive the grace period it is left to expire.
+   */
   leaderElectionReleaseOnCancel?: boolean;
   /** Lease validity without renewal (default 15 000). */
   leaseDuration?: number;
@@ -50,7 +57,8 @@ export interface ManagerOptions {
   retryPeriod?: number;
   /**
    * Total time stop() waits for runnables to return after the signal (default 30 000).
-   * 0 stops without waiting; a negative value waits forever.
+   * 0 stops without waiting; a negative value waits forever. After leadership is lost it is 0,
+   * as in controller-runtime: start() rejects at once, without waiting for running reconciles.
    */
   gracefulShutdownTimeout?: number;
   /** Cache options. `defaultNamespaces` restricts namespaced watches (one namespace supported); default env WATCH_NAMESPACE. */
@@ -65,13 +73,35 @@ export interface ManagerOptions {
 
 type GroupName = 'servers' | 'caches' | 'others' | 'leader';
 
+interface Running {
+  runnable: Runnable;
+  done: Promise<void>;
+  settled: boolean;
+}
+
 interface Group {
   name: GroupName;
   runnables: Runnable[];
   ac: AbortController;
-  running: Promise<void>[];
+  running: Running[];
   started: boolean;
   stopping: boolean;
+}
+
+/** How long runnables told to stop after the grace period ran out get before being reported (ms). */
+const SETTLE_MS = 50;
+
+/** What a shutdown report calls a runnable. */
+function describeRunnable(r: Runnable, index: number): string {
+  if (typeof r.describe === 'function') {
+    try {
+      return r.describe();
+    } catch {
+      /* fall through */
+    }
+  }
+  const ctor = (r as { constructor?: { name?: string } }).constructor?.name;
+  return ctor && ctor !== 'Object' ? ctor : `runnable #${index + 1}`;
 }
 
 function isCacheLike(r: Runnable): r is Runnable & { waitForCacheSync(signal?: AbortSignal): Promise<boolean> } {
@@ -82,25 +112,32 @@ function defaultLogger(): Logger {
   return pino({ level: process.env.LOG_LEVEL ?? 'info' }, pino.destination({ dest: 2, sync: true }));
 }
 
-/** The error start() rejects with when runnables outlive the grace period. */
+/**
+ * The error start() rejects with when runnables outlive the grace period; `pending` names them,
+ * `<group>: <runnable>` (controllers with the requests they were reconciling).
+ */
 export class GracefulShutdownTimeoutError extends Error {
-  constructor(graceMs: number, pending: string[]) {
+  constructor(graceMs: number, readonly pending: string[]) {
     super(`failed waiting for all runnables to end within grace period of ${graceMs}ms${pending.length ? `: still running: ${pending.join(', ')}` : ''}`);
     this.name = 'GracefulShutdownTimeoutError';
   }
 }
 
-/** The error start() rejects with when leadership is lost (the process should exit and restart). */
+/**
+ * The error start() rejects with when leadership is lost (the process should exit and restart):
+ * at once, without waiting for reconciles still running (no new one started after the loss).
+ */
 export class LeaderElectionLostError extends Error {
-  constructor(lease: string) {
-    super(`leader election lost (lease ${lease})`);
+  constructor(lease: string, readonly reason?: string) {
+    super(`leader election lost (lease ${lease})${reason ? `: ${reason}` : ''}`);
     this.name = 'LeaderElectionLostError';
   }
 }
 
 /**
  * Creates a Manager. Throws (synchronously) on invalid options: leader election without an ID or
- * namespace or with impossible timings, a malformed bind address, more than one cache namespace.
+ * namespace, with an ID or namespace the API server would refuse (LeaderElectionError) or with
+ * impossible timings, a malformed bind address, more than one cache namespace.
  */
 export function newManager(config: KubeConfig, options: ManagerOptions = {}): Manager {
   return new Manager(config, options);
@@ -111,10 +148,15 @@ export function newManager(config: KubeConfig, options: ManagerOptions = {}): Ma
  * servers (and webhook server), the caches (waiting for their sync), the runnables that need no
  * leader, then, once elected (immediately without leader election), the leader runnables
  * (controllers). On abort it stops them in reverse order: controllers first (their in-flight
- * reconciles finish), then the lease is released, then the rest; all within
- * `gracefulShutdownTimeout`.
- * On error: a runnable that rejects, or lost leadership, stops everything the same way and
- * start() rejects with that error. On requeue: not the Manager's business (controllers requeue).
+ * reconciles finish), then the lease is released (only if they all did), then the rest; all
+ * within `gracefulShutdownTimeout`.
+ * On error: a runnable that rejects stops everything the same way and start() rejects with that
+ * error. Lost leadership (another holder, or no renewal within the renew deadline by this
+ * process's monotonic clock) first stops handing out work (controllers ask the lease before every
+ * dequeue) and the client refuses writes (LeadershipLostError, unsent), then stops everything
+ * without a grace period and start() rejects with a LeaderElectionLostError; a non-retryable
+ * lease API answer rejects with a LeaderElectionError.
+ * On requeue: not the Manager's business (controllers requeue).
  */
 export class Manager implements ControllerManagerLike, ManagerContracts {
   private readonly config: KubeConfig;
@@ -148,6 +190,9 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
   private startedReject!: (e: unknown) => void;
   private readonly startedPromise: Promise<void>;
   private readonly elector?: LeaderElector;
+  private lostReason?: string;
+  private readonly lostAC = new AbortController();
+  private readonly leadership: Leadership;
 
   constructor(config: KubeConfig, options: ManagerOptions = {}) {
     this.config = config;
@@ -193,8 +238,18 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
         logger: this.logger.child({ logger: 'leaderelection' }),
         gauge: this.leaderGauge,
       });
+      this.elector.onLost((reason) => this.leadershipLost(reason));
     }
+    const elector = this.elector;
+    this.leadership = { isLeading: () => (elector ? elector.isLeading() : true) };
     this.clientRest = new ClientRest(config);
+    if (this.elector) {
+      // After a loss, writes from reconciles still running are refused unsent (see fence.ts).
+      const fenced = this.elector;
+      this.clientRest.setWriteFence((what) => {
+        if (fenced.hasLost()) throw new LeadershipLostError(what, fenced.lostBecause());
+      });
+    }
     this.cache = newCache(config, {
       namespace,
       logger: this.logger.child({ logger: 'cache' }),
@@ -332,15 +387,32 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
   }
 
   private run(g: Group, r: Runnable): void {
-    const p = (async () => {
+    const entry: Running = { runnable: r, done: Promise.resolve(), settled: false };
+    entry.done = (async () => {
       try {
-        await r.start(g.ac.signal);
+        await (g.name === 'leader' ? r.start(g.ac.signal, this.leadership) : r.start(g.ac.signal));
       } catch (e) {
         if (g.ac.signal.aborted && (e as Error)?.name === 'AbortError') return;
         this.fail(e, `runnable in group ${g.name} failed`);
+      } finally {
+        entry.settled = true;
       }
     })();
-    g.running.push(p);
+    g.running.push(entry);
+  }
+
+  /**
+   * Leadership ended (see LeaderElector.isLeading): runs synchronously inside the check that
+   * noticed it, so controllers stop before anything else happens; then the Manager stops.
+   */
+  private leadershipLost(reason: string): void {
+    if (this.lostReason !== undefined) return;
+    this.lostReason = reason;
+    const leader = this.groups.leader;
+    leader.stopping = true;
+    leader.ac.abort();
+    this.lostAC.abort();
+    this.fail(new LeaderElectionLostError(`${this.leaseNamespace}/${this.options.leaderElectionID}`, reason), 'leader election lost');
   }
 
   private startGroup(g: Group): void {
@@ -354,17 +426,29 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     this.stopAC.abort();
   }
 
-  /** Waits for a group's runnables until the deadline; returns false on timeout. */
-  private async waitGroup(g: Group, deadline: number): Promise<boolean> {
-    const all = Promise.allSettled(g.running).then(() => true);
-    if (deadline === Infinity) return all;
-    const left = deadline - Date.now();
-    if (left <= 0) return (await Promise.race([all, Promise.resolve(false)])) as boolean;
-    let t: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((r) => (t = setTimeout(() => r(false), left)));
-    const done = await Promise.race([all, timeout]);
-    clearTimeout(t);
-    return done;
+  /**
+   * Waits for a group's runnables until the deadline (past it, a few ms so that runnables that
+   * stop at once are not reported) or until `cut` aborts; returns the descriptions of those
+   * still running (empty when all returned).
+   */
+  private async waitGroup(g: Group, deadline: number, cut?: AbortSignal): Promise<string[]> {
+    const all = Promise.allSettled(g.running.map((e) => e.done)).then(() => true);
+    if (deadline === Infinity && !cut) await all;
+    else {
+      const left = deadline === Infinity ? 2 ** 31 - 1 : Math.max(SETTLE_MS, deadline - Date.now());
+      let t: NodeJS.Timeout | undefined;
+      let onCut: (() => void) | undefined;
+      const timeout = new Promise<boolean>((r) => {
+        t = setTimeout(() => r(false), left);
+        onCut = () => r(false);
+        if (cut?.aborted) r(false);
+        cut?.addEventListener('abort', onCut, { once: true });
+      });
+      await Promise.race([all, timeout]);
+      clearTimeout(t);
+      cut?.removeEventListener('abort', onCut!);
+    }
+    return g.running.flatMap((e, i) => (e.settled ? [] : [describeRunnable(e.runnable, i)]));
   }
 
   private async startServers(): Promise<void> {
@@ -440,14 +524,17 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
         this.log.info('manager started');
         const elector = this.elector;
         if (elector) {
-          const lease = `${this.leaseNamespace}/${this.options.leaderElectionID}`;
           leDone = (async () => {
-            if (!(await elector.acquire(leAC.signal))) return;
-            if (this.stopAC.signal.aborted) return;
-            this.electedResolve();
-            this.startGroup(this.groups.leader);
-            const outcome = await elector.hold(leAC.signal);
-            if (outcome === 'lost') this.fail(new LeaderElectionLostError(lease), 'leader election lost');
+            try {
+              if (!(await elector.acquire(leAC.signal))) return;
+              if (this.stopAC.signal.aborted) return;
+              this.electedResolve();
+              this.startGroup(this.groups.leader);
+              // A loss is reported synchronously through onLost (leadershipLost).
+              await elector.hold(leAC.signal);
+            } catch (e) {
+              this.fail(e, 'leader election failed');
+            }
           })();
         } else {
           this.electedResolve();
@@ -465,31 +552,47 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
 
   private async shutdown(leAC: AbortController, leDone: Promise<void>): Promise<void> {
     this.startedReject(this.fatal ?? new Error('manager stopped before it started'));
-    const grace = this.grace;
-    const deadline = grace < 0 ? Infinity : Date.now() + grace;
+    // controller-runtime skips the graceful wait once leadership is lost: another replica may
+    // already lead, and nothing the old leader still runs should delay its exit.
+    const grace = this.lostReason !== undefined ? 0 : this.grace;
+    let deadline = grace < 0 ? Infinity : Date.now() + grace;
     this.log.info({ gracePeriodMs: grace }, 'stopping and waiting for runnables');
     const pending: string[] = [];
-    const stopGroup = async (g: Group) => {
+    const stopGroup = async (g: Group, cut?: AbortSignal) => {
       g.stopping = true;
       g.ac.abort();
-      if (!(await this.waitGroup(g, deadline))) pending.push(g.name);
+      const left = await this.waitGroup(g, deadline, cut);
+      pending.push(...left.map((d) => `${g.name}: ${d}`));
+      return left;
     };
-    // Controllers first: their in-flight reconciles finish while we still hold the lease.
-    await stopGroup(this.groups.leader);
+    // Controllers first: their in-flight reconciles finish while we still hold (and renew) the
+    // lease; losing it meanwhile ends the wait.
+    const leaderLeft = await stopGroup(this.groups.leader, this.elector ? this.lostAC.signal : undefined);
+    if (this.lostReason !== undefined) {
+      deadline = Math.min(deadline, Date.now());
+      if (leaderLeft.length) this.log.error({ stillRunning: leaderLeft }, 'leadership lost: not waiting for the leader runnables still running (no new work is handed out)');
+    }
     leAC.abort();
     await leDone;
-    if (this.elector && this.options.leaderElectionReleaseOnCancel !== false) await this.elector.release();
+    if (this.elector && this.options.leaderElectionReleaseOnCancel !== false) {
+      // Released only when no reconcile runs any more: a standby could start beside it otherwise.
+      if (leaderLeft.length === 0) await this.elector.release();
+      else if (this.lostReason === undefined) this.log.warn({ stillRunning: leaderLeft }, 'not releasing the leader lease: leader runnables outlived the grace period; it expires after leaseDuration');
+    }
     await stopGroup(this.groups.others);
     await stopGroup(this.groups.caches);
     // Pending events are written while the client still works.
     const left = deadline === Infinity ? 5_000 : Math.max(0, deadline - Date.now());
-    let flushTimer: NodeJS.Timeout | undefined;
-    await Promise.race([this.broadcaster.flush(), new Promise((r) => (flushTimer = setTimeout(r, Math.min(left, 5_000))))]);
-    clearTimeout(flushTimer);
+    if (left > 0) {
+      let flushTimer: NodeJS.Timeout | undefined;
+      await Promise.race([this.broadcaster.flush(), new Promise((r) => (flushTimer = setTimeout(r, Math.min(left, 5_000))))]);
+      clearTimeout(flushTimer);
+    }
     await stopGroup(this.groups.servers);
+    const closeMs = deadline === Infinity ? 1_000 : Math.min(1_000, Math.max(0, deadline - Date.now()));
     await Promise.all([
-      this.probeServer ? close(this.probeServer, 1_000) : undefined,
-      this.metricsSrv ? close(this.metricsSrv, 1_000) : undefined,
+      this.probeServer ? close(this.probeServer, closeMs) : undefined,
+      this.metricsSrv ? close(this.metricsSrv, closeMs) : undefined,
     ]);
     this.ownRest.close();
     this.clientRest.close();

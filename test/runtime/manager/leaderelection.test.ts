@@ -3,7 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { TestEnvironment } from '../../../src/testing/index.js';
 import { RestClient } from '../../../src/runtime/util/rest.js';
-import { newManager, type Manager } from '../../../src/runtime/manager/index.js';
+import { GracefulShutdownTimeoutError, LeaderElectionLostError, newManager, type Manager } from '../../../src/runtime/manager/index.js';
+import { LeaderElectionError, LeaderElector } from '../../../src/runtime/manager/leaderelection.js';
+import { WorkQueue, controllerManagedBy } from '../../../src/runtime/controller/index.js';
+import { mergePatch } from '../../../src/runtime/client/index.js';
 import type { Runnable } from '../../../src/runtime/contracts.js';
 import { eventually, get, quiet, sleep } from './helpers.js';
 
@@ -135,7 +138,137 @@ describe('leader election', () => {
       await rest.request('PUT', '/apis/coordination.k8s.io/v1/namespaces/default/leases/lost-test', { body: lease });
       return true; // a 409 (the leader renewed in between) retries
     }, 'lease takeover');
-    await assert.rejects(done, /leader election lost/);
-    assert.deepEqual(log, ['e leads', 'e stops']);
+    await assert.rejects(done, /leader election lost \(lease default\/lost-test\): the lease is held by usurper/);
+    // No grace period after a loss (as controller-runtime): start() did not wait for the runnable.
+    assert.deepEqual(log, ['e leads']);
+    await eventually(() => log.includes('e stops'), 'the runnable was told to stop');
+  });
+
+  it('rejects an invalid lease name or namespace when the manager is created', () => {
+    const opts = { leaderElection: true, leaderElectionNamespace: 'default', logger: quiet() };
+    assert.throws(() => newManager(config, { ...opts, leaderElectionID: 'Upper.Case' }), (e: unknown) => e instanceof LeaderElectionError && /leaderElectionID "Upper\.Case" is not a valid Lease name: it must be a lowercase RFC 1123 subdomain/.test((e as Error).message));
+    assert.throws(() => newManager(config, { ...opts, leaderElectionID: 'under_score' }), /not a valid Lease name/);
+    assert.throws(() => newManager(config, { ...opts, leaderElectionID: `${'a'.repeat(254)}` }), /not a valid Lease name/);
+    assert.throws(() => newManager(config, { ...opts, leaderElectionID: 'ok', leaderElectionNamespace: 'kube.system' }), /leaderElectionNamespace "kube\.system" is not a valid namespace/);
+    assert.doesNotThrow(() => newManager(config, { ...opts, leaderElectionID: '3f1c2a9b.example.com' }));
+  });
+
+  it('a lease the API server refuses for good stops the manager with that answer', async () => {
+    const mgr = newManager(config, { leaderElection: true, leaderElectionID: 'refused', leaderElectionNamespace: 'no-such-namespace', logger: quiet(), ...timings });
+    const ran: string[] = [];
+    mgr.add({ start: async () => void ran.push('controller') });
+    await assert.rejects(
+      mgr.start(new AbortController().signal),
+      (e: unknown) => e instanceof LeaderElectionError && /cannot create Lease no-such-namespace\/refused: the API server answered 404 NotFound: .*namespaces "no-such-namespace" not found.*set leaderElectionNamespace/.test((e as Error).message),
+    );
+    assert.deepEqual(ran, []);
+  });
+
+  it('the gate closes on the elector\'s own clock: a queue asks it before handing out work', async () => {
+    const clock = { t: 1_000, now() { return this.t; } };
+    const elector = new LeaderElector({ rest, namespace: 'default', name: 'clock-test', identity: 'me', leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500, logger: quiet(), clock });
+    const lost: string[] = [];
+    elector.onLost((reason) => lost.push(reason));
+    const ac = new AbortController();
+    assert.equal(await elector.acquire(ac.signal), true);
+    const holding = elector.hold(ac.signal);
+    const q = new WorkQueue<string>();
+    let closed = 0;
+    q.setGate(() => elector.isLeading(), () => closed++);
+    q.add('a');
+    q.add('b');
+    assert.deepEqual(await q.get(), { item: 'a', shutdown: false });
+    q.done('a');
+    // As if the process had been frozen: no timer ran, but the clock moved past the renew deadline.
+    clock.t += 2000;
+    assert.deepEqual(await q.get(), { shutdown: true }, 'b is not handed out');
+    assert.equal(closed, 1);
+    assert.equal(lost.length, 1);
+    assert.match(lost[0], /^no successful renewal for 2000 ms \(renew deadline 2000 ms, by this process's monotonic clock\)$/);
+    assert.equal(elector.isLeading(), false);
+    assert.equal(await holding, 'lost');
+    q.add('c');
+    assert.deepEqual(await q.get(), { shutdown: true });
+    ac.abort();
+  });
+
+  /**
+   * A manager whose controller reconciles ConfigMaps labelled `slow=<lease>` and blocks on `gate`;
+   * with `write`, it then tries to annotate the object and logs the outcome.
+   */
+  function slowLeader(lease: string, log: string[], gate: Promise<void>, extra: object = {}, write = false): Manager {
+    const mgr = newManager(config, { leaderElection: true, leaderElectionID: lease, leaderElectionNamespace: 'default', leaderElectionIdentity: 'slow', logger: quiet(), ...timings, ...extra });
+    controllerManagedBy(mgr)
+      .for({ apiVersion: 'v1', kind: 'ConfigMap' }, { predicates: [{ create: (e) => e.object.metadata?.labels?.slow === lease }] })
+      .named(lease)
+      .complete(async (req, ctx) => {
+        log.push(`start ${req.name}`);
+        ctx.signal.addEventListener('abort', () => log.push(`abort ${req.name}`));
+        await gate;
+        if (write) {
+          const patch = mergePatch({ metadata: { annotations: { late: 'yes' } } });
+          await mgr.getClient().patch({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: req.name, namespace: 'default' } }, patch).then(
+            () => log.push(`wrote ${req.name}`),
+            (e: Error) => log.push(`${e.name} ${req.name}`),
+          );
+        }
+        log.push(`end ${req.name}`);
+      });
+    return mgr;
+  }
+
+  const slowCM = (lease: string, name: string) => ({ body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels: { slow: lease } } } });
+
+  it('losing the lease with slow reconciles: start() rejects at once, nothing more starts, no more writes', async () => {
+    const log: string[] = [];
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const mgr = slowLeader('slow-lost', log, gate, {}, true);
+    const done = mgr.start(new AbortController().signal);
+    done.catch(() => undefined);
+    await mgr.elected();
+    await rest.request('POST', '/api/v1/namespaces/default/configmaps', slowCM('slow-lost', 'a'));
+    await eventually(() => log.includes('start a'), 'a reconciling');
+    await rest.request('POST', '/api/v1/namespaces/default/configmaps', slowCM('slow-lost', 'b'));
+    await eventually(async () => {
+      const lease = await rest.get('/apis/coordination.k8s.io/v1/namespaces/default/leases/slow-lost');
+      lease.spec.holderIdentity = 'usurper';
+      lease.spec.leaseDurationSeconds = 3600;
+      await rest.request('PUT', '/apis/coordination.k8s.io/v1/namespaces/default/leases/slow-lost', { body: lease });
+      return true;
+    }, 'lease takeover');
+    // The grace period (30 s by default) is not waited for: a's reconcile is still blocked.
+    await assert.rejects(done, (e: unknown) => e instanceof LeaderElectionLostError && /held by usurper/.test((e as Error).message));
+    assert.deepEqual(log, ['start a', 'abort a'], 'b never started; a was told to stop');
+    open();
+    await eventually(() => log.includes('end a'), 'a ends');
+    await sleep(0);
+    assert.deepEqual(log, ['start a', 'abort a', 'LeadershipLostError a', 'end a'], 'the write after the loss was refused');
+    const a = await rest.get('/api/v1/namespaces/default/configmaps/a');
+    assert.equal(a.metadata.annotations?.late, undefined);
+    const lease = await rest.get('/apis/coordination.k8s.io/v1/namespaces/default/leases/slow-lost');
+    assert.equal(lease.spec.holderIdentity, 'usurper', 'the lease is not touched');
+  });
+
+  it('a reconcile outliving the grace period keeps the lease unreleased and is named in the error', async () => {
+    const log: string[] = [];
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const mgr = slowLeader('slow-grace', log, gate, { gracefulShutdownTimeout: 300 });
+    const ac = new AbortController();
+    const done = mgr.start(ac.signal);
+    done.catch(() => undefined);
+    await mgr.elected();
+    await rest.request('POST', '/api/v1/namespaces/default/configmaps', slowCM('slow-grace', 'c'));
+    await eventually(() => log.includes('start c'), 'c reconciling');
+    ac.abort();
+    await assert.rejects(done, (e: unknown) => {
+      assert.ok(e instanceof GracefulShutdownTimeoutError);
+      assert.deepEqual(e.pending, ['leader: controller "slow-grace" (reconciling default/c)']);
+      assert.match(e.message, /grace period of 300ms: still running: leader: controller "slow-grace" \(reconciling default\/c\)$/);
+      return true;
+    });
+    assert.equal(await holder('slow-grace'), 'slow', 'not released while a reconcile runs: a standby waits for the lease to expire');
+    open();
   });
 });

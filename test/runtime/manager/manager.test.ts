@@ -147,6 +147,7 @@ describe('Manager lifecycle', () => {
     await eventually(() => log.includes('stuck start'), 'stuck start');
     ac.abort();
     await assert.rejects(done, (e: unknown) => e instanceof GracefulShutdownTimeoutError && /grace period of 300ms/.test((e as Error).message) && /leader/.test((e as Error).message));
+    await done.catch((e: GracefulShutdownTimeoutError) => assert.deepEqual(e.pending, ['leader: runnable #1'], 'only what still runs is named'));
     assert.ok(log.includes('task abort'), 'the other groups were still told to stop');
   });
 
