@@ -29,6 +29,11 @@ const ours = (o: { metadata?: { labels?: Record<string, string>; name?: string }
   say(`event ${o.metadata.name}`);
   return true;
 };
+// Settles when o1's reconcile has tried its write: the exit below waits for it (at most 3 s), so
+// the test sees the fence refuse that write however the timers of the resumed process are ordered
+// (a real main.ts exits at once, and the write is then never made at all).
+let o1Tried!: () => void;
+const o1Done = new Promise<void>((r) => (o1Tried = r));
 controllerManagedBy(mgr)
   .for({ apiVersion: 'v1', kind: 'ConfigMap' }, { predicates: [{ create: (e) => ours(e.object), update: (e) => ours(e.objectNew) }] })
   .named('stall')
@@ -41,6 +46,8 @@ controllerManagedBy(mgr)
       say('write ok');
     } catch (e) {
       say(`write refused ${(e as Error).name}`);
+    } finally {
+      o1Tried();
     }
   });
 void mgr.elected().then(() => say('elected'));
@@ -49,8 +56,9 @@ mgr.start(new AbortController().signal).then(
     say(`exit ${process.hrtime.bigint()} stopped without error`);
     process.exit(0);
   },
-  (err: Error) => {
+  async (err: Error) => {
     say(`exit ${process.hrtime.bigint()} ${err.message}`);
+    await Promise.race([o1Done, new Promise((r) => setTimeout(r, 3_000))]);
     process.exit(1);
   },
 );
