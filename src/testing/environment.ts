@@ -22,6 +22,7 @@ import {
   type WebhookInstallOptions,
   type WebhookServingInfo,
   type WebhookServingOptions,
+  waitForWebhooksActive,
 } from './webhooks.js';
 import { generateCACert, generateSignedCert } from '../runtime/manager/selfsigned.js';
 import { newClient, type ClientOptions } from '../runtime/client/index.js';
@@ -277,6 +278,17 @@ export class TestEnvironment {
       // Recorded before the call: what was created before a failure is deleted by stop().
       this.installedWebhooks = rewritten;
       this.installedWebhooks = await installWebhookConfigurations(this.kc!, rewritten);
+      // Only once the API server calls them does a create in a test prove a webhook ran. (An
+      // existing cluster usually cannot reach this machine's address: nothing to wait for there.)
+      if (rewritten.length && !this.usesExistingCluster) {
+        await waitForWebhooksActive(this.kc!, {
+          host,
+          port,
+          cert: readFileSync(join(serving.localServingCertDir, 'tls.crt'), 'utf8'),
+          key: readFileSync(join(serving.localServingCertDir, 'tls.key'), 'utf8'),
+          caBundle,
+        });
+      }
     } catch (e) {
       // The start error is the one to report; a failing cleanup must not hide it.
       await this.stop().catch(() => {});

@@ -268,3 +268,87 @@ export async function uninstallWebhookConfigurations(config: KubeConfig, configs
   }
   if (first) throw first;
 }
+
+/**
+ * Waits until the API server calls the webhook configurations installed so far. It learns of new
+ * configurations through an informer, so for a moment after they are created requests pass
+ * unchecked; a test that creates an object right after start() would then prove nothing.
+ *
+ * How: a sentinel Mutating- and ValidatingWebhookConfiguration, created after the real ones and
+ * matching only ConfigMaps that carry a random label, point at a probe HTTPS server briefly
+ * listening on the serving address (the test's own webhook server starts later). Dry-run creates
+ * of such a ConfigMap are repeated until the probe has answered both: the API server rebuilds its
+ * webhook list of each kind from one informer, in order, so the real configurations are in use
+ * too. The sentinels are deleted and the probe closed before this resolves. Rejects with a
+ * WebhookInstallError after `timeoutMs` (default 30 s); cleans up either way.
+ */
+export async function waitForWebhooksActive(
+  config: KubeConfig,
+  serving: { host: string; port: number; cert: string; key: string; caBundle: string },
+  timeoutMs = 30_000,
+): Promise<void> {
+  const { createServer } = await import('node:https');
+  const { randomBytes } = await import('node:crypto');
+  const id = randomBytes(6).toString('hex');
+  const name = `kubeforge-envtest-sentinel-${id}`;
+  const seen = new Set<string>();
+  const probe = createServer({ cert: serving.cert, key: serving.key }, (req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () => {
+      let uid = '';
+      try {
+        uid = (JSON.parse(body) as { request?: { uid?: string } }).request?.uid ?? '';
+      } catch {
+        // answered below without a uid: the API server then refuses it, and we retry
+      }
+      seen.add(new URL(req.url ?? '/', 'https://probe').pathname); // the API server adds ?timeout=5s
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid, allowed: true } }));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(serving.port, serving.host, () => resolve());
+  });
+  const webhook = (kind: 'mutate' | 'validate') => ({
+    name: `${kind}.${name}.kubeforge.io`,
+    admissionReviewVersions: ['v1'],
+    sideEffects: 'None',
+    failurePolicy: 'Fail',
+    timeoutSeconds: 5,
+    clientConfig: { url: webhookURL(serving.host, serving.port, `/${name}/${kind}`), caBundle: serving.caBundle },
+    objectSelector: { matchLabels: { 'kubeforge.io/envtest-sentinel': id } },
+    rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'], scope: 'Namespaced' }],
+  });
+  const sentinels: WebhookConfigurationObject[] = [
+    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name }, webhooks: [webhook('mutate')] } as WebhookConfigurationObject,
+    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name }, webhooks: [webhook('validate')] } as WebhookConfigurationObject,
+  ];
+  const rest = new RestClient(config);
+  try {
+    await installWebhookConfigurations(config, sentinels);
+    const deadline = Date.now() + timeoutMs;
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'sentinel-', namespace: 'default', labels: { 'kubeforge.io/envtest-sentinel': id } } };
+    for (;;) {
+      try {
+        await rest.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm, query: { dryRun: 'All' } });
+      } catch {
+        // The probe is called before it is trusted, or not at all yet: try again.
+      }
+      if (seen.has(`/${name}/mutate`) && seen.has(`/${name}/validate`)) return;
+      if (Date.now() > deadline) {
+        throw new WebhookInstallError(`the API server did not start calling the installed webhooks within ${timeoutMs} ms`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    rest.close();
+    await uninstallWebhookConfigurations(config, sentinels).catch(() => {});
+    await new Promise<void>((r) => {
+      probe.close(() => r());
+      probe.closeAllConnections();
+    });
+  }
+}

@@ -224,20 +224,30 @@ describe('TestEnvironment with webhooks on a real API server', () => {
     await env.start();
     rest = new RestClient(env.config);
     await server.listen(env.webhookServerOptions());
-    // The API server learns of new configurations through an informer: wait until it calls.
-    await server.waitFor(
-      (c) => c.path === '/validate--v1-configmap',
-      () =>
-        rest.request('POST', '/api/v1/namespaces/default/configmaps', {
-          query: { dryRun: 'All' },
-          body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'probe', labels: { 'kubeforge.io/webhook-test': 'service' } } },
-        }),
-    );
   });
   after(async () => {
     rest?.close();
     await server.close();
     await env.stop();
+  });
+
+  it('start() returns only once the API server calls the installed webhooks: the very first request is checked', async () => {
+    // No retry: the API server learns of configurations through an informer, and start() waited
+    // for it (sentinel configurations created after the real ones answered first).
+    await rest.request('POST', '/api/v1/namespaces/default/configmaps', {
+      query: { dryRun: 'All' },
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'first', labels: { 'kubeforge.io/webhook-test': 'service' } } },
+    });
+    assert.ok(
+      server.calls.some((c) => c.path === '/validate--v1-configmap' && c.body.request.name === 'first'),
+      `the first create after start() was not sent to the webhook; calls: ${server.calls.map((c) => c.path).join(', ') || 'none'}`,
+    );
+    const sentinels = await rest.get('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations');
+    assert.deepEqual(
+      sentinels.items.map((i: { metadata: { name: string } }) => i.metadata.name).filter((n: string) => n.startsWith('kubeforge-envtest-sentinel')),
+      [],
+      'the sentinel configurations are gone',
+    );
   });
 
   it('issues a serving certificate for the host, signed by the CA it exposes, in a private folder', () => {
