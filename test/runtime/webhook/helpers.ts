@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { generateSelfSignedCert } from '../../../src/runtime/manager/selfsigned.js';
@@ -172,4 +173,19 @@ export async function eventually<T>(fn: () => Promise<T> | T, what: string, time
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
     await sleep(25);
   }
+}
+
+/**
+ * A KubeConfig for a cluster that is never contacted: managers in these tests have no informers,
+ * controllers or leader election, so they make no API calls.
+ */
+export function offlineConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
+    users: [{ name: 'u', token: 'unused' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return kc;
 }

@@ -8,12 +8,11 @@ import https from 'node:https';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { generateSelfSignedCert } from '../../../src/runtime/manager/selfsigned.js';
 import { newManager } from '../../../src/runtime/manager/index.js';
 import { WebhookHttpError, WebhookServer, defaultCertDir, newWebhookServer, withCustomValidator, type WebhookHandler } from '../../../src/runtime/webhook/index.js';
-import { admissionReview, certFolder, eventually, fingerprintOf, metricValue, quiet, request, startServer } from './helpers.js';
+import { admissionReview, certFolder, eventually, fingerprintOf, metricValue, offlineConfig, quiet, request, startServer } from './helpers.js';
 
 const echo: WebhookHandler = { handle: async (body) => ({ echoed: body }) };
 
@@ -308,18 +307,6 @@ describe('WebhookServer lifecycle', () => {
     await stopping;
   });
 });
-
-/** A KubeConfig for a cluster that is never contacted: these managers have no informers or controllers. */
-function offlineConfig(): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
-    users: [{ name: 'u', token: 'unused' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kc;
-}
 
 describe('Manager and webhook server', () => {
   it('always has a server: built from options (or defaults), or the one given', () => {
