@@ -437,9 +437,8 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
       } catch (e) {
         this.fail(e, 'failed to start servers');
       }
-      if (!this.stopAC.signal.aborted && this.webhookServer.hasHandlers()) {
-        this.groups.servers.runnables.push(this.webhookServer);
-      }
+      if (this.webhookServer.hasHandlers()) this.groups.servers.runnables.push(this.webhookServer);
+      else this.webhookServer.closeRegistration('the manager started without webhooks, so this server is not serving; register webhooks before mgr.start()');
       if (!this.stopAC.signal.aborted) {
         this.startGroup(this.groups.servers);
         if (this.webhookServer.hasHandlers()) {

@@ -158,7 +158,8 @@ export class WebhookBuilder<T = KubernetesObject> {
       if (this.validator) paths.push([this.validatorPath ?? validatingPath(hub), 'validator']);
       if (paths.length === 2 && paths[0][0] === paths[1][0]) problems.push(`the defaulter and the validator have the same path ${paths[0][0]}`);
       if (server) {
-        if (server.isStarted() && paths.length) problems.push('the webhook server is already running: build webhooks before mgr.start()');
+        const closed = server.registrationError();
+        if (closed && paths.length) problems.push(closed);
         for (const [p, what] of paths) if (server.isRegistered(p)) problems.push(`a webhook is already registered for ${p} (the ${what} of ${hub.kind}); give one a custom path`);
       }
       const seen = new Set<string>();

@@ -123,6 +123,7 @@ export class WebhookServer implements Runnable {
   private readonly inflight = new Set<AbortController>();
   private drained?: () => void;
   private conversions?: ConversionRegistry;
+  private closedReason?: string;
   private startedResolve!: () => void;
   private startedReject!: (e: unknown) => void;
   private readonly startedPromise: Promise<void>;
@@ -162,9 +163,13 @@ export class WebhookServer implements Runnable {
     this.registry ??= defaults.registry;
   }
 
-  /** Registers a handler for a path; throws on a duplicate path, a path not starting with '/', or after start. */
+  /**
+   * Registers a handler for a path; throws on a duplicate path, a path not starting with '/', or
+   * after start (or after a Manager started without starting this server).
+   */
   register(path: string, handler: WebhookHandler): void {
-    if (this.startCalled) throw new Error(`webhook server: cannot register ${path} after the server started; register webhooks before mgr.start()`);
+    const closed = this.registrationError();
+    if (closed) throw new Error(`webhook server: cannot register ${path}: ${closed}`);
     if (typeof path !== 'string' || !path.startsWith('/')) throw new Error(`webhook server: path ${JSON.stringify(path)} must start with '/'`);
     if (!handler || typeof handler.handle !== 'function') throw new Error(`webhook server: the handler for ${path} has no handle(body, ctx) method`);
     if (this.handlers.has(path)) throw new Error(`webhook server: a handler is already registered for ${path}`);
@@ -186,6 +191,21 @@ export class WebhookServer implements Runnable {
     return this.startCalled;
   }
 
+  /** Why registering is refused now (started, or closed by the Manager), or undefined. */
+  registrationError(): string | undefined {
+    if (this.startCalled) return 'the webhook server is already running; register webhooks before mgr.start()';
+    return this.closedReason;
+  }
+
+  /**
+   * Refuses further registrations with `reason`. The Manager calls it when it starts without
+   * starting this server (no handlers then), so that a late registration fails loudly instead of
+   * never being served.
+   */
+  closeRegistration(reason: string): void {
+    this.closedReason ??= reason;
+  }
+
   /**
    * Adds a spoke version's conversion to the hub of its group/kind, served on `/convert` (one
    * handler for every Kind; registered with the first conversion). Throws when the spoke is the
@@ -205,7 +225,8 @@ export class WebhookServer implements Runnable {
 
   /** Why {@link registerConversion} would throw for these arguments, or undefined. */
   conversionProblem(hub: GroupVersionKind, spokeVersion: string): string | undefined {
-    if (!this.conversions && this.startCalled) return 'cannot register /convert after the server started';
+    const closed = this.registrationError();
+    if (!this.conversions && closed) return `cannot register /convert: ${closed}`;
     if (!this.conversions && this.handlers.has('/convert')) return 'a handler other than the conversion webhook is registered for /convert';
     return (this.conversions ?? new ConversionRegistry()).problem(hub, spokeVersion);
   }

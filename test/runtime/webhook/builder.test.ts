@@ -139,7 +139,7 @@ describe('webhookManagedBy', () => {
     const srv = await startServer(() => undefined);
     try {
       const fake = { getWebhookServer: () => srv.server } as never;
-      assert.deepEqual(problems(() => webhookManagedBy(fake).for(CronJob).withValidator(allow).complete()), ['the webhook server is already running: build webhooks before mgr.start()']);
+      assert.deepEqual(problems(() => webhookManagedBy(fake).for(CronJob).withValidator(allow).complete()), ['the webhook server is already running; register webhooks before mgr.start()']);
     } finally {
       await srv.stop();
     }

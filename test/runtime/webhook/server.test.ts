@@ -280,7 +280,7 @@ describe('WebhookServer lifecycle', () => {
     const done = s.start(ac.signal);
     await s.whenStarted();
     await check({} as never);
-    assert.throws(() => s.register('/late', echo), /after the server started/);
+    assert.throws(() => s.register('/late', echo), /cannot register \/late: the webhook server is already running/);
     ac.abort();
     await done;
     await assert.rejects(async () => check({} as never), /not been started/);
@@ -317,7 +317,7 @@ describe('Manager and webhook server', () => {
     assert.equal(newManager(offlineConfig(), { logger: quiet(), webhookServer: given }).getWebhookServer(), given);
   });
 
-  it('does not start a server without handlers', async () => {
+  it('does not start a server without handlers, and then refuses late registrations', async () => {
     const certs = certFolder();
     const mgr = newManager(offlineConfig(), { logger: quiet(), webhookServer: { host: '127.0.0.1', port: 0, certDir: certs.dir } });
     const ac = new AbortController();
@@ -325,6 +325,7 @@ describe('Manager and webhook server', () => {
     await mgr.started();
     assert.equal(mgr.getWebhookServer().port, undefined);
     assert.equal(mgr.getWebhookServer().isStarted(), false);
+    assert.throws(() => mgr.getWebhookServer().register('/late', echo), /cannot register \/late: the manager started without webhooks/);
     ac.abort();
     await done;
     certs.cleanup();
