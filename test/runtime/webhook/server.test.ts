@@ -2,7 +2,7 @@
 // certificate rotation without restart, HTTP/2 negotiation, graceful stop, readiness, metrics,
 // and the Manager starting it only when it has handlers.
 import assert from 'node:assert/strict';
-import { renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import https from 'node:https';
 import { join } from 'node:path';
@@ -194,6 +194,41 @@ describe('WebhookServer certificates', () => {
       assert.equal(r.fingerprint, want);
     } finally {
       await srv.stop();
+    }
+  });
+
+  it('follows a Kubernetes Secret volume: tls.crt -> ..data/tls.crt, with ..data swapped to a new folder', async () => {
+    const certs = certFolder();
+    const first = join(certs.dir, '..2024_01_01_00_00_00.000000001');
+    mkdirSync(first);
+    writeFileSync(join(first, 'tls.crt'), certs.cert);
+    writeFileSync(join(first, 'tls.key'), certs.key);
+    rmSync(join(certs.dir, 'tls.crt'));
+    rmSync(join(certs.dir, 'tls.key'));
+    symlinkSync('..2024_01_01_00_00_00.000000001', join(certs.dir, '..data'));
+    symlinkSync('..data/tls.crt', join(certs.dir, 'tls.crt'));
+    symlinkSync('..data/tls.key', join(certs.dir, 'tls.key'));
+    const server = newWebhookServer({ host: '127.0.0.1', port: 0, certDir: certs.dir, logger: quiet(), registry: new Registry() });
+    server.register('/echo', echo);
+    const ac = new AbortController();
+    const done = server.start(ac.signal);
+    try {
+      await server.whenStarted();
+      assert.equal((await request(server.port!, '/echo', {})).fingerprint, fingerprintOf(certs.cert));
+      const next = generateSelfSignedCert({ hosts: ['127.0.0.1'] });
+      const second = join(certs.dir, '..2024_02_01_00_00_00.000000002');
+      mkdirSync(second);
+      writeFileSync(join(second, 'tls.crt'), next.cert);
+      writeFileSync(join(second, 'tls.key'), next.key);
+      symlinkSync('..2024_02_01_00_00_00.000000002', join(certs.dir, '..data_tmp'));
+      renameSync(join(certs.dir, '..data_tmp'), join(certs.dir, '..data'));
+      rmSync(first, { recursive: true });
+      const want = fingerprintOf(next.cert);
+      await eventually(async () => (await request(server.port!, '/echo', {})).fingerprint === want, 'the swapped certificate', 15_000);
+    } finally {
+      ac.abort();
+      await done;
+      certs.cleanup();
     }
   });
 
