@@ -15,7 +15,8 @@
  * damp noise from other processes). ratio = our time / baseline time for the same requests, the worse
  * of the two concurrencies (target <= 1.5). p99 = our server-side handling time, measured inside
  * the server from the end of the request body to the response handed to the socket (target < 5 ms),
- * the worse of the two concurrencies.
+ * the worse of the two concurrencies. Also printed: each server's CPU time per request (user +
+ * system of its process), a figure that other load on the machine disturbs much less than time.
  *
  * Last line: `bench:webhook ratio=<x>x p99=<ms>ms`. KUBEFORGE_BENCH_N (default 4000) sets N.
  */
@@ -159,14 +160,17 @@ async function serve(which: 'ours' | 'baseline', certDir: string): Promise<void>
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     port = (srv.address() as { port: number }).port;
   }
+  let cpu = process.cpuUsage();
   process.on('message', (m: { cmd: string }) => {
     if (m.cmd === 'record') {
       handled.length = 0;
       recording = true;
+      cpu = process.cpuUsage();
       process.send!({ ok: true });
     } else if (m.cmd === 'stats') {
       recording = false;
-      process.send!({ handled });
+      const used = process.cpuUsage(cpu);
+      process.send!({ handled, cpuMicros: used.user + used.system });
     } else if (m.cmd === 'exit') process.exit(0);
   });
   process.send!({ port });
@@ -260,12 +264,17 @@ async function main(): Promise<void> {
     const p99s: number[] = [];
     for (const c of [1, 16]) {
       const times = { ours: [] as number[], baseline: [] as number[] };
+      const cpu = { ours: [] as number[], baseline: [] as number[] };
       const handled: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
+        await base.ask('record');
         times.baseline.push(await load(base.port, bodies, c));
+        cpu.baseline.push((await base.ask<{ cpuMicros: number }>('stats')).cpuMicros / N);
         await ours.ask('record');
         times.ours.push(await load(ours.port, bodies, c));
-        handled.push(...(await ours.ask<{ handled: number[] }>('stats')).handled);
+        const st = await ours.ask<{ handled: number[]; cpuMicros: number }>('stats');
+        handled.push(...st.handled);
+        cpu.ours.push(st.cpuMicros / N);
       }
       const o = Math.min(...times.ours);
       const b = Math.min(...times.baseline);
@@ -275,6 +284,7 @@ async function main(): Promise<void> {
       log(
         `concurrency ${String(c).padStart(2)}: ours ${o.toFixed(0)} ms (${((N / o) * 1000).toFixed(0)} req/s; rounds ${times.ours.map((t) => t.toFixed(0)).join(', ')}), ` +
           `baseline ${b.toFixed(0)} ms (${((N / b) * 1000).toFixed(0)} req/s; rounds ${times.baseline.map((t) => t.toFixed(0)).join(', ')}), ratio ${ratio.toFixed(2)}x; ` +
+          `server CPU per request ours ${Math.min(...cpu.ours).toFixed(0)} us, baseline ${Math.min(...cpu.baseline).toFixed(0)} us; ` +
           `server-side handling p50 ${pct(handled, 50).toFixed(3)} ms, p99 ${pct(handled, 99).toFixed(3)} ms, max ${Math.max(...handled).toFixed(3)} ms (${handled.length} samples)`,
       );
     }

@@ -192,7 +192,9 @@ export class AdmissionWebhook implements WebhookHandler {
         get logger() {
           return (logger ??= ctx.logger.child({ uid: req.uid, namespace: req.namespace, name: req.name }));
         },
-        signal: ctx.signal,
+        get signal() {
+          return ctx.signal;
+        },
       };
       try {
         result = await this.handler.handle(req, actx);
@@ -211,6 +213,43 @@ function jsonCopy<T>(v: T): T {
   return JSON.parse(JSON.stringify(v)) as T;
 }
 
+/** A deep copy of a value parsed from JSON (plain objects, arrays, primitives only). */
+function cloneParsed<T>(v: T): T {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const a = new Array(v.length);
+    for (let i = 0; i < v.length; i++) a[i] = cloneParsed(v[i]);
+    return a as T;
+  }
+  const o: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const c = cloneParsed((v as Record<string, unknown>)[k]);
+    // JSON.parse makes "__proto__" an own key; assigning it would set the prototype instead.
+    if (k === '__proto__') Object.defineProperty(o, k, { value: c, enumerable: true, writable: true, configurable: true });
+    else o[k] = c;
+  }
+  return o as T;
+}
+
+/**
+ * True when `v` is already what JSON.parse(JSON.stringify(v)) would give: plain objects and arrays
+ * of finite numbers, strings, booleans and null, no undefined, no toJSON, no cycles (deeper than
+ * 1000 levels counts as not plain). Lets a defaulted object skip the canonicalising copy.
+ */
+function isPlainJSON(v: unknown, depth = 0): boolean {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (typeof v !== 'object' || depth > 1000) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!isPlainJSON(v[i], depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
+  for (const k of Object.keys(v)) if (!isPlainJSON((v as Record<string, unknown>)[k], depth + 1)) return false;
+  return true;
+}
+
 /**
  * The RFC 6902 patch turning `before` into `after` (both plain JSON; keys escaped per RFC 6901,
  * `~` as `~0` and `/` as `~1`). Arrays are compared index by index. Never throws on JSON input.
@@ -227,9 +266,9 @@ class DefaulterHandler<T> implements AdmissionHandler {
     if (req.operation === 'DELETE' || req.operation === 'CONNECT') return { allowed: true };
     if (!isObject(req.object)) return errored(400, `the ${req.operation} request has no object`);
     const original = req.object;
-    const copy = jsonCopy(original) as T;
+    const copy = cloneParsed(original) as T;
     await this.defaulter.default(copy, ctx);
-    const ops = createJSONPatch(original, jsonCopy(copy));
+    const ops = createJSONPatch(original, isPlainJSON(copy) ? copy : jsonCopy(copy));
     if (ops.length === 0) return { allowed: true };
     return { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') };
   }

@@ -74,6 +74,26 @@ interface Entry {
 }
 
 type AnyServer = https.Server | http2.Http2SecureServer;
+
+/** One request in flight; its AbortController is only made when a handler asks for the signal. */
+class Flight {
+  private ac?: AbortController;
+  private reason?: Error;
+
+  get signal(): AbortSignal {
+    if (!this.ac) {
+      this.ac = new AbortController();
+      if (this.reason) this.ac.abort(this.reason);
+    }
+    return this.ac.signal;
+  }
+
+  abort(reason: Error): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.ac?.abort(reason);
+  }
+}
 type Req = http.IncomingMessage | http2.Http2ServerRequest;
 type Res = http.ServerResponse | http2.Http2ServerResponse;
 
@@ -120,7 +140,7 @@ export class WebhookServer implements Runnable {
   private key = '';
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<http2.ServerHttp2Session>();
-  private readonly inflight = new Set<AbortController>();
+  private readonly inflight = new Set<Flight>();
   private drained?: () => void;
   private conversions?: ConversionRegistry;
   private closedReason?: string;
@@ -411,7 +431,7 @@ export class WebhookServer implements Runnable {
         new Promise<void>((r) => (t = setTimeout(r, this.timeoutMs + 1_000))),
       ]);
       clearTimeout(t);
-      for (const ac of this.inflight) ac.abort(new Error('webhook server shutting down'));
+      for (const f of this.inflight) f.abort(new Error('webhook server shutting down'));
     }
     for (const s of this.sockets) s.destroy();
     await closed;
@@ -437,8 +457,8 @@ export class WebhookServer implements Runnable {
     }
     const m = entry.metrics!;
     m.inc();
-    const ac = new AbortController();
-    this.inflight.add(ac);
+    const flight = new Flight();
+    this.inflight.add(flight);
     let answered = false;
     let bodyEnd = t0;
     const finish = (status: number, write: () => void) => {
@@ -453,7 +473,7 @@ export class WebhookServer implements Runnable {
       }
       m.dec();
       m.done(status, (performance.now() - t0) / 1000);
-      this.inflight.delete(ac);
+      this.inflight.delete(flight);
       if (this.onHandled) {
         try {
           this.onHandled(path, status, performance.now() - bodyEnd);
@@ -464,12 +484,12 @@ export class WebhookServer implements Runnable {
       if (this.stopping && this.inflight.size === 0) this.drained?.();
     };
     const timer = setTimeout(() => {
-      ac.abort(new Error(`request timed out after ${this.timeoutMs}ms`));
+      flight.abort(new Error(`request timed out after ${this.timeoutMs}ms`));
       finish(503, () => this.text(res, 503, `request timed out after ${this.timeoutMs}ms`, true));
     }, this.timeoutMs);
     res.once('close', () => {
       if (!answered) {
-        ac.abort(new Error('the client closed the connection'));
+        flight.abort(new Error('the client closed the connection'));
         finish(499, () => undefined);
       }
     });
@@ -516,15 +536,17 @@ export class WebhookServer implements Runnable {
         finish(400, () => this.text(res, 400, `malformed request body: ${(e as Error).message}`));
         return;
       }
-      this.dispatch(path, entry, body, ac, res, finish);
+      this.dispatch(path, entry, body, flight, res, finish);
     });
   }
 
-  private dispatch(path: string, entry: Entry, body: unknown, ac: AbortController, res: Res, finish: (status: number, write: () => void) => void): void {
+  private dispatch(path: string, entry: Entry, body: unknown, flight: Flight, res: Res, finish: (status: number, write: () => void) => void): void {
     let logger: Logger | undefined;
     const self = this;
     const ctx: WebhookHandlerContext = {
-      signal: ac.signal,
+      get signal() {
+        return flight.signal;
+      },
       get logger() {
         return (logger ??= self.log().child({ webhook: path }));
       },

@@ -162,6 +162,16 @@ describe('defaulting webhook', () => {
     assert.deepEqual(ops, [{ op: 'add', path: '/spec/when', value: '2024-01-02T00:00:00.000Z' }]);
   });
 
+  it('copes with a "__proto__" key in the sent object (kept as data, never a prototype)', async () => {
+    defaulterImpl = (o) => {
+      o.spec.size = 2;
+    };
+    const review = JSON.stringify(admissionReview('CREATE', { object: { spec: { size: 1 } } })).replace('"spec":{', '"spec":{"__proto__":{"polluted":true},');
+    const r = await request(srv.server.port!, '/mutate', undefined, { raw: review });
+    assert.deepEqual(patchOf(r.json.response), [{ op: 'replace', path: '/spec/size', value: 2 }]);
+    assert.equal(({} as Obj).polluted, undefined);
+  });
+
   it('gives the defaulter a copy: the request object in the context is untouched', async () => {
     let requestObject: Obj;
     defaulterImpl = (o, ctx) => {
