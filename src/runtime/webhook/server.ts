@@ -79,6 +79,10 @@ type AnyServer = https.Server | http2.Http2SecureServer;
 class Flight {
   private ac?: AbortController;
   private reason?: Error;
+  /** performance.now() after which the request times out. */
+  deadline = Infinity;
+  /** Answers 503 and aborts; set by the server. */
+  onTimeout: () => void = () => undefined;
 
   get signal(): AbortSignal {
     if (!this.ac) {
@@ -341,6 +345,7 @@ export class WebhookServer implements Runnable {
     const log = this.log();
     let watcher: FSWatcher | undefined;
     let poll: NodeJS.Timeout | undefined;
+    let sweep: NodeJS.Timeout | undefined;
     let debounce: NodeJS.Timeout | undefined;
     try {
       const { cert, key } = this.readCert();
@@ -371,9 +376,18 @@ export class WebhookServer implements Runnable {
       }
       poll = setInterval(() => this.reloadCert('poll'), POLL_MS);
       poll.unref();
+      // One timer for every request's timeout: a timer per request costs more than the check.
+      sweep = setInterval(() => {
+        const now = performance.now();
+        for (const f of this.inflight) if (f.deadline <= now) f.onTimeout();
+      }, Math.max(5, Math.min(1_000, this.timeoutMs / 10)));
+      sweep.unref();
       log.info({ host: this.host ?? '', port: this.boundPort, http2: this.http2, paths: [...this.handlers.keys()].sort() }, 'starting webhook server');
       this.startedResolve();
     } catch (e) {
+      watcher?.close();
+      clearInterval(poll);
+      clearInterval(sweep);
       this.startedReject(e);
       this.closeNow();
       throw e;
@@ -382,7 +396,7 @@ export class WebhookServer implements Runnable {
     watcher?.close();
     clearInterval(poll);
     clearTimeout(debounce);
-    await this.shutdown();
+    await this.shutdown(() => clearInterval(sweep));
     log.info('webhook server stopped');
   }
 
@@ -417,7 +431,7 @@ export class WebhookServer implements Runnable {
     for (const s of this.sockets) s.destroy();
   }
 
-  private async shutdown(): Promise<void> {
+  private async shutdown(stopSweep: () => void): Promise<void> {
     const server = this.server!;
     this.stopping = true;
     this.listening = false;
@@ -433,6 +447,7 @@ export class WebhookServer implements Runnable {
       clearTimeout(t);
       for (const f of this.inflight) f.abort(new Error('webhook server shutting down'));
     }
+    stopSweep();
     for (const s of this.sockets) s.destroy();
     await closed;
   }
@@ -464,7 +479,6 @@ export class WebhookServer implements Runnable {
     const finish = (status: number, write: () => void) => {
       if (answered) return;
       answered = true;
-      clearTimeout(timer);
       if (this.stopping && !this.http2 && !res.headersSent) res.setHeader('Connection', 'close');
       try {
         write();
@@ -483,10 +497,11 @@ export class WebhookServer implements Runnable {
       }
       if (this.stopping && this.inflight.size === 0) this.drained?.();
     };
-    const timer = setTimeout(() => {
+    flight.deadline = t0 + this.timeoutMs;
+    flight.onTimeout = () => {
       flight.abort(new Error(`request timed out after ${this.timeoutMs}ms`));
       finish(503, () => this.text(res, 503, `request timed out after ${this.timeoutMs}ms`, true));
-    }, this.timeoutMs);
+    };
     res.once('close', () => {
       if (!answered) {
         flight.abort(new Error('the client closed the connection'));
