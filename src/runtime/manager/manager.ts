@@ -83,6 +83,12 @@ function isCacheLike(r: Runnable): r is Runnable & { waitForCacheSync(signal?: A
   return typeof (r as { waitForCacheSync?: unknown }).waitForCacheSync === 'function';
 }
 
+function isWebhookServer(x: unknown): x is WebhookServer {
+  if (x instanceof WebhookServer) return true;
+  const o = x as Partial<WebhookServer> | undefined;
+  return !!o && typeof o.register === 'function' && typeof o.start === 'function' && typeof o.hasHandlers === 'function';
+}
+
 function defaultLogger(): Logger {
   return pino({ level: process.env.LOG_LEVEL ?? 'info' }, pino.destination({ dest: 2, sync: true }));
 }
@@ -213,7 +219,8 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     this.groups = { servers: group('servers'), caches: group('caches'), others: group('others'), leader: group('leader') };
     this.groups.caches.runnables.push(this.cache);
     const ws = options.webhookServer;
-    this.webhookServer = ws instanceof WebhookServer ? ws : newWebhookServer(ws);
+    // Duck-typed: a server from another copy of kubeforge/runtime is still a server.
+    this.webhookServer = isWebhookServer(ws) ? ws : newWebhookServer(ws);
     this.webhookServer.useDefaults({ logger: this.logger.child({ logger: 'webhook' }), registry: this.registry });
     this.electedPromise = new Promise((r) => (this.electedResolve = r));
     this.startedPromise = new Promise((res, rej) => {
