@@ -113,7 +113,8 @@ const POLL_MS = 10_000;
  *
  * Requests: POST only (405 otherwise), `Content-Type: application/json` (400 otherwise), body
  * up to `maxRequestBodyBytes` (413), valid JSON (400); unknown paths 404. Each request gets an
- * AbortSignal that aborts on `requestTimeoutMs` (the client then gets 503), when the client
+ * AbortSignal that aborts on `requestTimeoutMs` (checked every tenth of it, at least once a
+ * second; the client then gets 503), when the client
  * disconnects, or when draining at shutdown ends. Nothing a client sends crashes the process.
  *
  * On error: `start()` rejects when the certificate cannot be read or the port cannot be bound.
