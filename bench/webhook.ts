@@ -11,7 +11,7 @@
  * Each server runs in its own child process (so the load generator does not share its event
  * loop); the client sends the same AdmissionReviews (a ~2 KB custom resource, as the API server
  * sends it with managedFields) over keep-alive connections, at concurrency 1 and 16, N requests
- * each after a warm-up (JIT), three interleaved rounds (the fastest round of each counts, to
+ * each after a warm-up (JIT), five interleaved rounds (the fastest round of each counts, to
  * damp noise from other processes). ratio = our time / baseline time for the same requests, the worse
  * of the two concurrencies (target <= 1.5). p99 = our server-side handling time, measured inside
  * the server from the end of the request body to the response handed to the socket (target < 5 ms),
@@ -34,7 +34,7 @@ import type { ControllerManagerLike } from '../src/runtime/contracts.js';
 
 const N = Number(process.env.KUBEFORGE_BENCH_N ?? 4000);
 const WARMUP = 2000;
-const ROUNDS = 3;
+const ROUNDS = 5;
 const MUTATE = '/mutate-bench-kubeforge-io-v1-widget';
 const VALIDATE = '/validate-bench-kubeforge-io-v1-widget';
 
