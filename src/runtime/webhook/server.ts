@@ -83,11 +83,14 @@ class Flight {
   deadline = Infinity;
   /** Answers 503 and aborts; set by the server. */
   onTimeout: () => void = () => undefined;
+  /** Called when the signal is first asked for (the server then watches for the client leaving). */
+  onSignal: () => void = () => undefined;
 
   get signal(): AbortSignal {
     if (!this.ac) {
       this.ac = new AbortController();
       if (this.reason) this.ac.abort(this.reason);
+      else this.onSignal();
     }
     return this.ac.signal;
   }
@@ -503,12 +506,15 @@ export class WebhookServer implements Runnable {
       flight.abort(new Error(`request timed out after ${this.timeoutMs}ms`));
       finish(503, () => this.text(res, 503, `request timed out after ${this.timeoutMs}ms`, true));
     };
-    res.once('close', () => {
-      if (!answered) {
-        flight.abort(new Error('the client closed the connection'));
-        finish(499, () => undefined);
-      }
-    });
+    // Only a handler holding the signal cares that the client left; a request whose client left
+    // otherwise ends when its handler returns or times out.
+    flight.onSignal = () =>
+      res.once('close', () => {
+        if (!answered) {
+          flight.abort(new Error('the client closed the connection'));
+          finish(499, () => undefined);
+        }
+      });
     req.once('error', () => undefined);
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST');

@@ -134,6 +134,34 @@ describe('WebhookServer requests', () => {
     }
   });
 
+  it('aborts the handler signal when the client goes away', async () => {
+    let entered!: () => void;
+    const inside = new Promise<void>((r) => (entered = r));
+    let aborted!: (reason: unknown) => void;
+    const abortedWith = new Promise<unknown>((r) => (aborted = r));
+    const srv = await startServer((s) =>
+      s.register('/hang', {
+        handle: (_b, ctx) =>
+          new Promise(() => {
+            ctx.signal.addEventListener('abort', () => aborted(ctx.signal.reason));
+            entered();
+          }),
+      }),
+    );
+    try {
+      const req = https.request({ host: '127.0.0.1', port: srv.server.port!, path: '/hang', method: 'POST', agent: false, rejectUnauthorized: false, headers: { 'Content-Type': 'application/json' } });
+      req.on('error', () => undefined);
+      req.end('{}');
+      await inside;
+      req.destroy();
+      assert.match(String((await abortedWith as Error).message), /the client closed the connection/);
+      await eventually(async () => (await metricValue(srv.registry, 'controller_runtime_webhook_requests_in_flight', { webhook: '/hang' })) === 0, 'in-flight back to 0');
+      assert.equal(await metricValue(srv.registry, 'controller_runtime_webhook_requests_total', { webhook: '/hang', code: '499' }), 1);
+    } finally {
+      await srv.stop();
+    }
+  });
+
   it('a raw handler that throws answers 400 for WebhookHttpError, 500 otherwise; a non-Error counts as a panic', async () => {
     const srv = await startServer((s) => {
       s.register('/bad', { handle: async () => { throw new WebhookHttpError(400, 'no good'); } });
