@@ -10,11 +10,12 @@
  *
  * Each server runs in its own child process (so the load generator does not share its event
  * loop); the client sends the same AdmissionReviews (a ~2 KB custom resource, as the API server
- * sends it with managedFields) over keep-alive connections, at concurrency 1 and 16, N requests
- * each after a warm-up (JIT), five interleaved rounds (the fastest round of each counts, to
- * damp noise from other processes). ratio = our time / baseline time for the same requests, the worse
- * of the two concurrencies (target <= 1.5). p99 = our server-side handling time, measured inside
- * the server from the end of the request body to the response handed to the socket (target < 5 ms),
+ * sends it with managedFields) over keep-alive connections, at concurrency 1 and 16, after a
+ * warm-up (JIT): N requests per round, three rounds, sent in chunks of 500 that alternate between
+ * the two servers in ABBA order, so that drift and bursts of other processes on the machine hit
+ * both alike. ratio = our total time / baseline total time for the same requests, the worse of the
+ * two concurrencies (target <= 1.5). p99 = our server-side handling time, measured inside the
+ * server from the end of the request body to the response handed to the socket (target < 5 ms),
  * the worse of the two concurrencies. Also printed: each server's CPU time per request (user +
  * system of its process), a figure that other load on the machine disturbs much less than time.
  *
@@ -34,7 +35,8 @@ import type { ControllerManagerLike } from '../src/runtime/contracts.js';
 
 const N = Number(process.env.KUBEFORGE_BENCH_N ?? 4000);
 const WARMUP = 2000;
-const ROUNDS = 5;
+const ROUNDS = 3;
+const CHUNK = 500;
 const MUTATE = '/mutate-bench-kubeforge-io-v1-widget';
 const VALIDATE = '/validate-bench-kubeforge-io-v1-widget';
 
@@ -224,9 +226,8 @@ function post(agent: https.Agent, port: number, path: string, body: string): Pro
   });
 }
 
-/** Sends `bodies` with `c` concurrent keep-alive clients; resolves the elapsed ms. */
-async function load(port: number, bodies: string[], c: number): Promise<number> {
-  const agent = new https.Agent({ keepAlive: true, maxSockets: c });
+/** Sends `bodies` with `c` concurrent clients over `agent` (keep-alive); resolves the elapsed ms. */
+async function load(agent: https.Agent, port: number, bodies: string[], c: number): Promise<number> {
   let next = 0;
   const t0 = performance.now();
   await Promise.all(
@@ -237,9 +238,7 @@ async function load(port: number, bodies: string[], c: number): Promise<number> 
       }
     }),
   );
-  const ms = performance.now() - t0;
-  agent.destroy();
-  return ms;
+  return performance.now() - t0;
 }
 
 const pct = (xs: number[], p: number) => {
@@ -259,33 +258,46 @@ async function main(): Promise<void> {
     const bodies = Array.from({ length: N }, (_, i) => review(i));
     const warm = Array.from({ length: WARMUP }, (_, i) => bodies[i % N]);
     log(`bench:webhook: ${N} AdmissionReviews of ${Buffer.byteLength(bodies[0])} bytes per run, keep-alive clients`);
-    for (const ch of [ours, base]) for (const c of [1, 16]) await load(ch.port, warm, c);
     const ratios: number[] = [];
     const p99s: number[] = [];
     for (const c of [1, 16]) {
-      const times = { ours: [] as number[], baseline: [] as number[] };
-      const cpu = { ours: [] as number[], baseline: [] as number[] };
+      const agents = { ours: new https.Agent({ keepAlive: true, maxSockets: c }), baseline: new https.Agent({ keepAlive: true, maxSockets: c }) };
+      await load(agents.ours, ours.port, warm, c);
+      await load(agents.baseline, base.port, warm, c);
+      const time = { ours: 0, baseline: 0 };
+      const cpu = { ours: 0, baseline: 0 };
+      const pairRatios: number[] = [];
       const handled: number[] = [];
+      await ours.ask('record');
+      await base.ask('record');
+      // ABBA order over chunks, so that drift and other processes' bursts hit both servers alike.
       for (let round = 0; round < ROUNDS; round++) {
-        await base.ask('record');
-        times.baseline.push(await load(base.port, bodies, c));
-        cpu.baseline.push((await base.ask<{ cpuMicros: number }>('stats')).cpuMicros / N);
-        await ours.ask('record');
-        times.ours.push(await load(ours.port, bodies, c));
-        const st = await ours.ask<{ handled: number[]; cpuMicros: number }>('stats');
-        handled.push(...st.handled);
-        cpu.ours.push(st.cpuMicros / N);
+        for (let k = 0; k < N; k += CHUNK) {
+          const chunk = bodies.slice(k, k + CHUNK);
+          const order: ('ours' | 'baseline')[] = (k / CHUNK + round) % 2 ? ['ours', 'baseline'] : ['baseline', 'ours'];
+          const pair = { ours: 0, baseline: 0 };
+          for (const which of order) pair[which] = await load(agents[which], which === 'ours' ? ours.port : base.port, chunk, c);
+          time.ours += pair.ours;
+          time.baseline += pair.baseline;
+          pairRatios.push(pair.ours / pair.baseline);
+        }
       }
-      const o = Math.min(...times.ours);
-      const b = Math.min(...times.baseline);
-      const ratio = o / b;
+      const st = await ours.ask<{ handled: number[]; cpuMicros: number }>('stats');
+      handled.push(...st.handled);
+      cpu.ours = st.cpuMicros / (N * ROUNDS);
+      cpu.baseline = (await base.ask<{ cpuMicros: number }>('stats')).cpuMicros / (N * ROUNDS);
+      agents.ours.destroy();
+      agents.baseline.destroy();
+      const ratio = time.ours / time.baseline;
       ratios.push(ratio);
       p99s.push(pct(handled, 99));
+      const total = N * ROUNDS;
       log(
-        `concurrency ${String(c).padStart(2)}: ours ${o.toFixed(0)} ms (${((N / o) * 1000).toFixed(0)} req/s; rounds ${times.ours.map((t) => t.toFixed(0)).join(', ')}), ` +
-          `baseline ${b.toFixed(0)} ms (${((N / b) * 1000).toFixed(0)} req/s; rounds ${times.baseline.map((t) => t.toFixed(0)).join(', ')}), ratio ${ratio.toFixed(2)}x; ` +
-          `server CPU per request ours ${Math.min(...cpu.ours).toFixed(0)} us, baseline ${Math.min(...cpu.baseline).toFixed(0)} us; ` +
-          `server-side handling p50 ${pct(handled, 50).toFixed(3)} ms, p99 ${pct(handled, 99).toFixed(3)} ms, max ${Math.max(...handled).toFixed(3)} ms (${handled.length} samples)`,
+        `concurrency ${String(c).padStart(2)}: ${total} requests each: ours ${time.ours.toFixed(0)} ms (${((total / time.ours) * 1000).toFixed(0)} req/s), ` +
+          `baseline ${time.baseline.toFixed(0)} ms (${((total / time.baseline) * 1000).toFixed(0)} req/s), ratio ${ratio.toFixed(2)}x ` +
+          `(per ${CHUNK}-request pair: median ${pct(pairRatios, 50).toFixed(2)}x, min ${Math.min(...pairRatios).toFixed(2)}x, max ${Math.max(...pairRatios).toFixed(2)}x); ` +
+          `server CPU per request ours ${cpu.ours.toFixed(0)} us, baseline ${cpu.baseline.toFixed(0)} us; ` +
+          `our server-side handling p50 ${pct(handled, 50).toFixed(3)} ms, p99 ${pct(handled, 99).toFixed(3)} ms, max ${Math.max(...handled).toFixed(3)} ms (${handled.length} samples)`,
       );
     }
     log(`bench:webhook ratio=${Math.max(...ratios).toFixed(2)}x p99=${Math.max(...p99s).toFixed(2)}ms`);
