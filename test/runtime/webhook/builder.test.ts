@@ -64,7 +64,15 @@ describe('webhookManagedBy', () => {
 
   it('resolves core Kinds from a descriptor or a client-node class: /mutate--v1-pod', () => {
     const a = mgr();
-    webhookManagedBy(a).for({ apiVersion: 'v1', kind: 'Pod' }).withDefaulter({ default: () => undefined }).complete();
+    // As `kubeforge create webhook` scaffolds it for a core Kind: the model type given explicitly.
+    webhookManagedBy(a)
+      .for<V1Pod>({ apiVersion: 'v1', kind: 'Pod' })
+      .withDefaulter({
+        default: (pod: V1Pod) => {
+          pod.metadata ??= {};
+        },
+      })
+      .complete();
     assert.deepEqual(paths(a, ['/mutate--v1-pod']), ['/mutate--v1-pod']);
     const b = mgr();
     webhookManagedBy(b).for(V1Pod).withValidator(allow).complete();
