@@ -270,4 +270,9 @@ export interface ControllerManagerLike {
   getLogger(): import('pino').Logger;
   getMetricsRegistry(): import('prom-client').Registry;
   add(runnable: Runnable): void;
+  /**
+   * The manager's webhook server (always one; started with the manager's servers only if
+   * webhooks are registered on it). What `webhookManagedBy(mgr)` registers on.
+   */
+  getWebhookServer(): import('./webhook/server.js').WebhookServer;
 }

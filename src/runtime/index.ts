@@ -8,3 +8,4 @@ export * from './client/index.js';
 export * from './cache/index.js';
 export * from './controller/index.js';
 export * from './util/index.js';
+export * from './webhook/index.js';

@@ -196,5 +196,7 @@ function deleteBody(o: DeleteOptions): Record<string, unknown> {
   if (o.propagationPolicy) b.propagationPolicy = o.propagationPolicy;
   if (o.gracePeriodSeconds !== undefined) b.gracePeriodSeconds = o.gracePeriodSeconds;
   if (o.preconditions) b.preconditions = o.preconditions;
+  // With a body the API server reads DeleteOptions from it and ignores the dryRun query parameter.
+  if (o.dryRun) b.dryRun = ['All'];
   return b;
 }

@@ -19,13 +19,15 @@ import type { Reconciler } from './reconcile.js';
 import { isSource, kindSource } from './source.js';
 import type { Source } from './source.js';
 
-/** Thrown by complete()/build() with every problem found in the builder chain. */
+/** Thrown by complete()/build() (of the controller and the webhook builder) with every problem found in the builder chain. */
 export class BuilderError extends Error {
   constructor(
     readonly controllerName: string,
     readonly problems: string[],
+    /** What was being built: 'controller' (default) or 'webhook'. */
+    readonly what: 'controller' | 'webhook' = 'controller',
   ) {
-    super(`kubeforge/runtime: cannot build controller ${controllerName ? `"${controllerName}"` : '(unnamed)'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(`kubeforge/runtime: cannot build ${what} ${controllerName ? `"${controllerName}"` : '(unnamed)'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'BuilderError';
   }
 }

@@ -25,6 +25,7 @@ import {
   servingCert,
   type MetricsServerOptions,
 } from './servers.js';
+import { WebhookServer, newWebhookServer, type WebhookServerOptions } from '../webhook/server.js';
 
 /** Options of {@link newManager}. Durations are milliseconds. */
 export interface ManagerOptions {
@@ -67,8 +68,12 @@ export interface ManagerOptions {
   fieldOwner?: string;
   /** Root logger (default: pino to stderr at level LOG_LEVEL or "info"). */
   logger?: Logger;
-  /** Kept for the webhook server (a later issue); started with the servers if it is a Runnable. */
-  webhookServer?: unknown;
+  /**
+   * The webhook server, or options to build one (default: default options, port 9443, certificates
+   * in `${os.tmpdir()}/k8s-webhook-server/serving-certs`). Started with the servers, before the
+   * caches, only if webhooks are registered on it when start() is called; stopped last.
+   */
+  webhookServer?: WebhookServer | WebhookServerOptions;
 }
 
 type GroupName = 'servers' | 'caches' | 'others' | 'leader';
@@ -106,6 +111,12 @@ function describeRunnable(r: Runnable, index: number): string {
 
 function isCacheLike(r: Runnable): r is Runnable & { waitForCacheSync(signal?: AbortSignal): Promise<boolean> } {
   return typeof (r as { waitForCacheSync?: unknown }).waitForCacheSync === 'function';
+}
+
+function isWebhookServer(x: unknown): x is WebhookServer {
+  if (x instanceof WebhookServer) return true;
+  const o = x as Partial<WebhookServer> | undefined;
+  return !!o && typeof o.register === 'function' && typeof o.start === 'function' && typeof o.hasHandlers === 'function';
 }
 
 function defaultLogger(): Logger {
@@ -193,6 +204,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
   private lostReason?: string;
   private readonly lostAC = new AbortController();
   private readonly leadership: Leadership;
+  private readonly webhookServer: WebhookServer;
 
   constructor(config: KubeConfig, options: ManagerOptions = {}) {
     this.config = config;
@@ -261,8 +273,10 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     const group = (name: GroupName): Group => ({ name, runnables: [], ac: new AbortController(), running: [], started: false, stopping: false });
     this.groups = { servers: group('servers'), caches: group('caches'), others: group('others'), leader: group('leader') };
     this.groups.caches.runnables.push(this.cache);
-    const ws = options.webhookServer as Partial<Runnable> | undefined;
-    if (ws && typeof ws.start === 'function') this.groups.servers.runnables.push(ws as Runnable);
+    const ws = options.webhookServer;
+    // Duck-typed: a server from another copy of kubeforge/runtime is still a server.
+    this.webhookServer = isWebhookServer(ws) ? ws : newWebhookServer(ws);
+    this.webhookServer.useDefaults({ logger: this.logger.child({ logger: 'webhook' }), registry: this.registry });
     this.electedPromise = new Promise((r) => (this.electedResolve = r));
     this.startedPromise = new Promise((res, rej) => {
       this.startedResolve = res;
@@ -304,9 +318,13 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     return this.registry;
   }
 
-  /** The webhook server given in the options (served by a later issue), or undefined. */
-  getWebhookServer(): unknown {
-    return this.options.webhookServer;
+  /**
+   * The webhook server: the one given in the options, or one built from the given (or default)
+   * options. Register webhooks on it (`webhookManagedBy(mgr)`) before start(); a server without
+   * handlers is not started.
+   */
+  getWebhookServer(): WebhookServer {
+    return this.webhookServer;
   }
 
   /**
@@ -510,8 +528,16 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
       } catch (e) {
         this.fail(e, 'failed to start servers');
       }
+      if (this.webhookServer.hasHandlers()) this.groups.servers.runnables.push(this.webhookServer);
+      else this.webhookServer.closeRegistration('the manager started without webhooks, so this server is not serving; register webhooks before mgr.start()');
       if (!this.stopAC.signal.aborted) {
         this.startGroup(this.groups.servers);
+        if (this.webhookServer.hasHandlers()) {
+          // Serve webhooks before the caches sync: the API server may call them at any time.
+          await Promise.race([this.webhookServer.whenStarted().catch(() => undefined), new Promise((r) => this.stopAC.signal.addEventListener('abort', r, { once: true }))]);
+        }
+      }
+      if (!this.stopAC.signal.aborted) {
         this.startGroup(this.groups.caches);
         const stop = this.stopAC.signal;
         await Promise.all(

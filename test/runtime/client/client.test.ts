@@ -60,6 +60,15 @@ describe('client (live)', () => {
     await assert.rejects(c.delete(updated), (e: unknown) => isNotFound(e));
   });
 
+  it('dry-run deletes leave the object in place (delete and deleteAllOf)', async () => {
+    const obj = await c.create(widget('default', 'dry-delete', { replicas: 1 }));
+    await c.delete(obj, { dryRun: true });
+    assert.equal((await c.get(Widget, { namespace: 'default', name: 'dry-delete' })).metadata?.uid, obj.metadata?.uid);
+    await c.deleteAllOf(Widget, { namespace: 'default', dryRun: true });
+    assert.equal((await c.get(Widget, { namespace: 'default', name: 'dry-delete' })).metadata?.uid, obj.metadata?.uid);
+    await c.delete(obj);
+  });
+
   it('writes status only through the status subresource', async () => {
     const w = await c.create(widget('default', 'status', { replicas: 1 }));
     w.status = { observedGeneration: 1, ready: true };

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { TestEnvironment } from '../../../src/testing/index.js';
 import type { Cache, Client, ControllerManagerLike, Runnable } from '../../../src/runtime/contracts.js';
+import { newWebhookServer, type WebhookServer } from '../../../src/runtime/webhook/index.js';
 import { newCache } from '../../../src/runtime/cache/index.js';
 import type { CacheOptions, InformerCache } from '../../../src/runtime/cache/index.js';
 import { newClient } from '../../../src/runtime/client/index.js';
@@ -89,6 +90,10 @@ export class MiniManager implements ControllerManagerLike {
   }
   getMetricsRegistry(): Registry {
     return this.registry;
+  }
+  private readonly webhookServer = newWebhookServer();
+  getWebhookServer(): WebhookServer {
+    return this.webhookServer;
   }
   add(r: Runnable): void {
     this.runnables.push(r);

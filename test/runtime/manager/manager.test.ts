@@ -15,6 +15,8 @@ import {
   type Manager,
 } from '../../../src/runtime/manager/index.js';
 import type { Runnable } from '../../../src/runtime/contracts.js';
+import { newWebhookServer } from '../../../src/runtime/webhook/index.js';
+import https from 'node:https';
 import { eventually, get, quiet, sleep } from './helpers.js';
 
 const env = new TestEnvironment({ useExistingCluster: false, users: [{ name: 'metrics-reader' }, { name: 'stranger' }] });
@@ -97,6 +99,20 @@ describe('Manager probes', () => {
   });
 });
 
+/** POSTs `{"n":1}` to /echo of a webhook server on 127.0.0.1; resolves "<status> <body>". */
+function fetchEcho(port: number, ca: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = https.request({ host: '127.0.0.1', port, path: '/echo', method: 'POST', ca, agent: false, headers: { 'Content-Type': 'application/json' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve(`${res.statusCode} ${body}`));
+    });
+    req.on('error', reject);
+    req.end('{"n":1}');
+  });
+}
+
 /** A runnable that records its life and takes `drainMs` to finish after the abort. */
 function recorder(name: string, log: string[], opts: { leader?: boolean; drainMs?: number; ignoreAbort?: boolean } = {}): Runnable {
   return {
@@ -162,16 +178,41 @@ describe('Manager lifecycle', () => {
   });
 
   it('starts a webhook server given in the options with the servers and stops it last', async () => {
+    const certDir = mkdtempSync(join(tmpdir(), 'kf-mgr-webhook-'));
+    const { cert, key } = generateSelfSignedCert({ hosts: ['127.0.0.1'] });
+    writeFileSync(join(certDir, 'tls.crt'), cert);
+    writeFileSync(join(certDir, 'tls.key'), key);
+    const webhookServer = newWebhookServer({ host: '127.0.0.1', port: 0, certDir });
+    webhookServer.register('/echo', { handle: async (body) => body });
+    const post = async () => {
+      const r = await fetchEcho(webhookServer.port!, cert);
+      return r;
+    };
     const log: string[] = [];
-    const webhookServer = recorder('webhook', log, { leader: false });
     const mgr = newManager(config, { webhookServer, logger: quiet() });
-    mgr.add(recorder('controller', log));
     assert.equal(mgr.getWebhookServer(), webhookServer);
+    mgr.add({
+      start: (signal) =>
+        new Promise<void>((resolve) => {
+          log.push('controller start');
+          void post().then((r) => log.push(`served before controllers: ${r}`));
+          signal.addEventListener('abort', async () => {
+            log.push('controller abort');
+            log.push(`served while controllers stop: ${await post()}`);
+            resolve();
+          });
+        }),
+    });
     const { ac, done } = run(mgr);
-    await eventually(() => log.includes('controller start'), 'controller start');
-    ac.abort();
-    await done;
-    assert.deepEqual(log, ['webhook start', 'controller start', 'controller abort', 'controller done', 'webhook abort', 'webhook done']);
+    try {
+      await eventually(() => log.includes('served before controllers: 200 {"n":1}'), 'a webhook answer once controllers run');
+    } finally {
+      ac.abort();
+      await done;
+      rmSync(certDir, { recursive: true, force: true });
+    }
+    assert.deepEqual(log, ['controller start', 'served before controllers: 200 {"n":1}', 'controller abort', 'served while controllers stop: 200 {"n":1}']);
+    await assert.rejects(post(), /ECONNREFUSED/);
   });
 
   it('wires the client and cache: writes go to the server, reads come from the started cache', async () => {

@@ -1,0 +1,169 @@
+/**
+ * The CRD conversion webhook (controller-runtime's pkg/webhook/conversion): answers
+ * `apiextensions.k8s.io/v1` ConversionReviews on `/convert` for every Kind registered with the
+ * server, converting each object through its Kind's hub (storage) version, the hub-and-spoke
+ * model of Kubebuilder.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { GroupVersionKind } from '../contracts.js';
+import { describeThrown, isCrash, WebhookHttpError, type WebhookHandler, type WebhookHandlerContext } from './handler.js';
+
+/** How one spoke version converts to and from the hub (storage) version. */
+export interface Conversion<Spoke extends KubernetesObject, Hub extends KubernetesObject> {
+  /**
+   * Spoke -> hub. Gets a copy of the object (plain JSON, metadata included); returns the hub
+   * object. apiVersion, kind and metadata of the result are set by the server (metadata is
+   * always the source's). A throw fails the whole ConversionReview.
+   */
+  convertTo(spoke: Spoke): Hub | Promise<Hub>;
+  /** Hub -> spoke; same rules as convertTo. */
+  convertFrom(hub: Hub): Spoke | Promise<Spoke>;
+}
+
+/** A conversion of any spoke/hub pair, as the registry stores them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyConversion = Conversion<any, any>;
+
+interface KindEntry {
+  hubVersion: string;
+  spokes: Map<string, AnyConversion>;
+}
+
+const keyOf = (group: string, kind: string) => `${kind}.${group}`;
+
+/**
+ * Hubs and spokes by group + kind. Owned by a WebhookServer (one per server, no process-wide
+ * table). `add` throws on the mistakes {@link ConversionRegistry.problem} names.
+ */
+export class ConversionRegistry {
+  private readonly kinds = new Map<string, KindEntry>();
+
+  /** Why adding this spoke would be wrong, or undefined. */
+  problem(hub: GroupVersionKind, spokeVersion: string): string | undefined {
+    if (!hub || typeof hub.kind !== 'string' || !hub.kind || typeof hub.version !== 'string' || !hub.version) return 'the hub needs a group, version and kind';
+    if (typeof spokeVersion !== 'string' || !spokeVersion) return `a spoke of ${keyOf(hub.group, hub.kind)} needs a version`;
+    if (spokeVersion === hub.version) return `${spokeVersion} is the hub version of ${keyOf(hub.group, hub.kind)}; a spoke must be another version`;
+    const e = this.kinds.get(keyOf(hub.group, hub.kind));
+    if (e && e.hubVersion !== hub.version) return `${keyOf(hub.group, hub.kind)} already has hub version ${e.hubVersion}; it cannot also have hub ${hub.version}`;
+    if (e?.spokes.has(spokeVersion)) return `the conversion of ${keyOf(hub.group, hub.kind)} ${spokeVersion} is already registered`;
+    return undefined;
+  }
+
+  /** Registers a spoke; throws when {@link problem} names one. */
+  add(hub: GroupVersionKind, spokeVersion: string, conversion: AnyConversion): void {
+    const p = this.problem(hub, spokeVersion);
+    if (p) throw new Error(p);
+    if (!conversion || typeof conversion.convertTo !== 'function' || typeof conversion.convertFrom !== 'function') {
+      throw new Error(`the conversion of ${keyOf(hub.group, hub.kind)} ${spokeVersion} needs convertTo() and convertFrom()`);
+    }
+    const k = keyOf(hub.group, hub.kind);
+    let e = this.kinds.get(k);
+    if (!e) this.kinds.set(k, (e = { hubVersion: hub.version, spokes: new Map() }));
+    e.spokes.set(spokeVersion, conversion);
+  }
+
+  /** The hub version and spokes of a group/kind, or undefined. */
+  get(group: string, kind: string): { hubVersion: string; spokes: ReadonlyMap<string, AnyConversion> } | undefined {
+    return this.kinds.get(keyOf(group, kind));
+  }
+}
+
+function splitAPIVersion(apiVersion: string): { group: string; version: string } {
+  const i = apiVersion.indexOf('/');
+  return i < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A failure of one object: fails the whole review with a message naming it. */
+class ObjectConversionError extends Error {}
+
+/**
+ * Handles `/convert`. Every object goes spoke -> hub -> spoke (hub and same-version objects skip
+ * the steps they do not need); apiVersion is set to the desired one, kind and metadata kept from
+ * the source. On any failure (unknown kind or version, another group, a throw in a conversion,
+ * a result that is not an object) the review answers `result: { status: 'Failure', message }`
+ * naming the object, and no object is converted. Throws in user code that are not Errors (or
+ * are engine errors such as TypeError) are also counted as panics. A body that is not an
+ * `apiextensions.k8s.io/v1` ConversionReview with a request answers HTTP 400.
+ */
+export class ConversionWebhook implements WebhookHandler {
+  constructor(private readonly registry: ConversionRegistry) {}
+
+  async handle(body: unknown, ctx: WebhookHandlerContext): Promise<unknown> {
+    if (!isObject(body) || body.apiVersion !== 'apiextensions.k8s.io/v1' || body.kind !== 'ConversionReview') {
+      const got = isObject(body) ? `${String(body.apiVersion ?? '<no apiVersion>')} ${String(body.kind ?? '<no kind>')}` : typeof body;
+      throw new WebhookHttpError(400, `expected an apiextensions.k8s.io/v1 ConversionReview, got ${got}`);
+    }
+    const req = body.request;
+    if (!isObject(req)) throw new WebhookHttpError(400, 'the ConversionReview has no request');
+    if (typeof req.uid !== 'string' || !req.uid) throw new WebhookHttpError(400, 'the ConversionReview request has no uid');
+    if (typeof req.desiredAPIVersion !== 'string' || !req.desiredAPIVersion) throw new WebhookHttpError(400, 'the ConversionReview request has no desiredAPIVersion');
+    if (!Array.isArray(req.objects)) throw new WebhookHttpError(400, 'the ConversionReview request has no objects list');
+    const uid = req.uid;
+    const desired = req.desiredAPIVersion;
+    const review = (response: Record<string, unknown>) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid, ...response } });
+    try {
+      const converted: unknown[] = [];
+      for (let i = 0; i < req.objects.length; i++) converted.push(await this.convertOne(req.objects[i], i, desired, ctx));
+      return review({ convertedObjects: converted, result: { status: 'Success' } });
+    } catch (e) {
+      const message = e instanceof ObjectConversionError ? e.message : `conversion failed: ${describeThrown(e)}`;
+      ctx.logger.error({ uid, err: message }, 'conversion failed');
+      return review({ convertedObjects: [], result: { status: 'Failure', message } });
+    }
+  }
+
+  private async convertOne(raw: unknown, index: number, desired: string, ctx: WebhookHandlerContext): Promise<unknown> {
+    if (!isObject(raw)) throw new ObjectConversionError(`object #${index} is not a JSON object`);
+    const apiVersion = typeof raw.apiVersion === 'string' ? raw.apiVersion : '';
+    const kind = typeof raw.kind === 'string' ? raw.kind : '';
+    const meta = isObject(raw.metadata) ? raw.metadata : {};
+    const ns = typeof meta.namespace === 'string' && meta.namespace ? `${meta.namespace}/` : '';
+    const name = `${kind || 'object'} "${ns}${typeof meta.name === 'string' ? meta.name : `#${index}`}"`;
+    const fail = (why: string): never => {
+      throw new ObjectConversionError(`cannot convert ${name} from ${apiVersion || '<no apiVersion>'} to ${desired}: ${why}`);
+    };
+    if (!apiVersion || !kind) fail('the object has no apiVersion or kind');
+    const src = splitAPIVersion(apiVersion);
+    const dst = splitAPIVersion(desired);
+    if (src.group !== dst.group) fail(`${apiVersion} and ${desired} are not the same API group`);
+    if (src.version === dst.version) return raw;
+    const entry = this.registry.get(src.group, kind);
+    if (!entry) fail(`no conversion is registered for ${kind}${src.group ? `.${src.group}` : ''}`);
+    const { hubVersion, spokes } = entry!;
+    for (const v of [src.version, dst.version]) {
+      if (v !== hubVersion && !spokes.has(v)) fail(`version ${v} is neither the hub (${hubVersion}) nor a registered spoke (${[...spokes.keys()].sort().join(', ')})`);
+    }
+    const metaJson = JSON.stringify(raw.metadata ?? {});
+    const withMeta = (o: unknown, av: string, step: string): Record<string, unknown> => {
+      if (!isObject(o)) fail(`${step} returned ${o === null ? 'null' : typeof o}, not an object`);
+      return { ...(o as Record<string, unknown>), apiVersion: av, kind, metadata: JSON.parse(metaJson) };
+    };
+    const call = async (step: string, fn: () => unknown): Promise<unknown> => {
+      try {
+        return await fn();
+      } catch (e) {
+        if (isCrash(e)) ctx.recordPanic?.(e);
+        return fail(`${step} failed: ${describeThrown(e)}`);
+      }
+    };
+    const hubAPIVersion = src.group ? `${src.group}/${hubVersion}` : hubVersion;
+    let hub: Record<string, unknown>;
+    if (src.version === hubVersion) hub = raw;
+    else {
+      const conv = spokes.get(src.version)!;
+      hub = withMeta(await call(`convertTo (${src.version} -> ${hubVersion})`, () => conv.convertTo(structuredCopy(raw))), hubAPIVersion, `convertTo (${src.version} -> ${hubVersion})`);
+    }
+    if (dst.version === hubVersion) return withMeta(hub, desired, 'conversion');
+    const conv = spokes.get(dst.version)!;
+    return withMeta(await call(`convertFrom (${hubVersion} -> ${dst.version})`, () => conv.convertFrom(structuredCopy(hub))), desired, `convertFrom (${hubVersion} -> ${dst.version})`);
+  }
+}
+
+/** A deep copy of plain JSON. */
+function structuredCopy<T>(v: T): T {
+  return JSON.parse(JSON.stringify(v)) as T;
+}
