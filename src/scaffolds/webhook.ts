@@ -550,14 +550,10 @@ export async function planCreateWebhook(
   if (valid.conversion) {
     const crdName = `${names.plural}.${names.qualifiedGroup}`;
     const text = tree.readText(def);
-    if (text !== undefined && text.includes('# [CERTMANAGER-CONVERSION]')) {
-      const on = uncommentBlock(text, '# [CERTMANAGER-CONVERSION]')!;
-      const insertions: Insertion[] = [
-        { marker: '+kubebuilder:scaffold:crdkustomizecainjectionns', fragment: await render('webhook/fragments/crd_cainjection_target.yaml.hbs', { crdName, index: 0 }) },
-        { marker: '+kubebuilder:scaffold:crdkustomizecainjectionname', fragment: await render('webhook/fragments/crd_cainjection_target.yaml.hbs', { crdName, index: 1 }) },
-      ];
-      tree.write(def, insertInto(on, insertions, def, problems));
-    } else warnings.push(`${def}: no [CERTMANAGER-CONVERSION] block to switch on; add the cert-manager.io/inject-ca-from replacements of the CRD ${crdName}`);
+    if (text !== undefined && text.includes('+kubebuilder:scaffold:crdkustomizecainjection')) {
+      const fragment = await render('webhook/fragments/crd_cainjection.yaml.hbs', { crdName });
+      tree.write(def, insertInto(text, [{ marker: '+kubebuilder:scaffold:crdkustomizecainjection', fragment }], def, problems));
+    } else warnings.push(`${def}: no "+kubebuilder:scaffold:crdkustomizecainjection" marker; add the cert-manager.io/inject-ca-from replacements of the CRD ${crdName} to its replacements`);
     edit('config/crd/kustomization.yaml', (t) => uncommentLines(t, ['configurations:', '- kustomizeconfig.yaml']), 'no "#configurations: / #- kustomizeconfig.yaml" lines to switch on; add them so that kustomize names the conversion webhook Service');
   }
   if (admission) edit('config/webhook/kustomization.yaml', (t) => uncommentLines(t, ['- manifests.yaml']), 'no "#- manifests.yaml" line to switch on; add "- manifests.yaml" to its resources');
