@@ -54,7 +54,18 @@ function boolOption(program: Command, flag: string, description: string): void {
 }
 
 export function registerCreate(program: Command, ctx: CliContext): void {
-  const create = program.command('create').description('scaffold a new API (Kind) or webhook in the current project');
+  const create = program
+    .command('create')
+    .description('scaffold a new API (Kind) or webhook in the current project')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ kubeforge create api --group batch --version v1 --kind CronJob
+  $ kubeforge create webhook --group batch --version v1 --kind CronJob --defaulting --programmatic-validation
+  $ kubeforge create webhook --group batch --version v1 --kind CronJob --conversion --spoke v2
+  $ kubeforge create webhook --group core --version v1 --kind Pod --defaulting`,
+    );
 
   const api = create
     .command('api')
