@@ -371,6 +371,7 @@ export async function planCreateWebhook(
     ...names,
     licenseHeader,
     varName,
+    aKind: `${/^[AEIOU]/.test(names.kind) ? 'an' : 'a'} ${names.kind}`,
     modelType: names.objType,
     typesImport: importSpecifier(webhookDir, names.typesFile),
     webhookImport: importSpecifier(testDir, names.webhookFile),
@@ -496,7 +497,7 @@ export async function planCreateWebhook(
     if (!mentions(`it('${varName}Conversion (${s.version})`)) {
       testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/conversion_test.ts.hbs', extra), separate: true });
     }
-    if (!mentions(`it('a ${names.kind} ${s.version} created through the API server`)) {
+    if (!mentions(`it('${data.aKind} ${s.version} created through the API server`)) {
       testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-server-tests', fragment: await render('webhook/fragments/conversion_server_test.ts.hbs', extra), separate: true });
     }
     testImports.push(

@@ -57,7 +57,7 @@ export function setupAdmiralWebhookWithManager(mgr: ControllerManagerLike): void
 export class AdmiralCustomDefaulter implements CustomDefaulter<Admiral> {
   // TODO(user): add what the defaulting needs (settings, a client) as constructor parameters.
 
-  /** Sets the defaults of a Admiral being created or updated. Throwing denies the request. */
+  /** Sets the defaults of an Admiral being created or updated. Throwing denies the request. */
   default(obj: Admiral, ctx: AdmissionContext): void {
     ctx.logger.info({ name: obj.metadata?.name }, 'defaulting for Admiral');
 
@@ -88,7 +88,7 @@ export class AdmiralCustomDefaulter implements CustomDefaulter<Admiral> {
 export class AdmiralCustomValidator implements CustomValidator<Admiral> {
   // TODO(user): add what the validation needs (settings, a client) as constructor parameters.
 
-  /** Validates a Admiral being created. */
+  /** Validates an Admiral being created. */
   validateCreate(obj: Admiral, ctx: AdmissionContext): Warnings | void {
     ctx.logger.info({ name: obj.metadata?.name }, 'validation for Admiral upon creation');
 
@@ -100,7 +100,7 @@ export class AdmiralCustomValidator implements CustomValidator<Admiral> {
     //   return ['spec.foo is deprecated'];   // allowed, with a warning for the user
   }
 
-  /** Validates a Admiral being updated from `oldObj` to `newObj`. */
+  /** Validates an Admiral being updated from `oldObj` to `newObj`. */
   validateUpdate(oldObj: Admiral, newObj: Admiral, ctx: AdmissionContext): Warnings | void {
     ctx.logger.info({ name: newObj.metadata?.name }, 'validation for Admiral upon update');
 
@@ -108,7 +108,7 @@ export class AdmiralCustomValidator implements CustomValidator<Admiral> {
     // an immutable field with field.forbidden('spec.foo', 'is immutable').
   }
 
-  /** Validates a Admiral being deleted (called only with 'delete' in the verbs above). */
+  /** Validates an Admiral being deleted (called only with 'delete' in the verbs above). */
   validateDelete(obj: Admiral, ctx: AdmissionContext): Warnings | void {
     ctx.logger.info({ name: obj.metadata?.name }, 'validation for Admiral upon deletion');
 

@@ -61,7 +61,7 @@ describe('Admiral webhook', () => {
     await env.stop();
   });
 
-  /** A Admiral as a user would create it. */
+  /** The Admiral `name`, as a user would create it. */
   const newAdmiral = (name: string): Admiral => ({
     apiVersion: 'crew.testproject.org/v1',
     kind: 'Admiral',
@@ -106,7 +106,7 @@ describe('Admiral webhook', () => {
 
   // +kubebuilder:scaffold:webhook-tests
 
-  it('a Admiral created through the API server passes the webhooks (their failurePolicy is Fail)', async () => {
+  it('an Admiral created through the API server passes the webhooks (their failurePolicy is Fail)', async () => {
     const created = await client.create(newAdmiral('test-resource'));
     assert.ok(created.metadata?.uid, 'the API server stored the Admiral');
     // TODO(user): assert on what your defaulter set, or that your validator refuses a bad Admiral:

@@ -61,7 +61,7 @@ describe('Deployment webhook', () => {
     await env.stop();
   });
 
-  /** A Deployment as a user would create it. */
+  /** The Deployment `name`, as a user would create it. */
   const newDeployment = (name: string): V1Deployment => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',

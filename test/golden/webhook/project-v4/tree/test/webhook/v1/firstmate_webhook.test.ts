@@ -63,7 +63,7 @@ describe('FirstMate webhook', () => {
     await env.stop();
   });
 
-  /** A FirstMate as a user would create it. */
+  /** The FirstMate `name`, as a user would create it. */
   const newFirstMate = (name: string): FirstMate => ({
     apiVersion: 'crew.testproject.org/v1',
     kind: 'FirstMate',

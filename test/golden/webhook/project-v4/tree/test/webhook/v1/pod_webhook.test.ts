@@ -61,7 +61,7 @@ describe('Pod webhook', () => {
     await env.stop();
   });
 
-  /** A Pod as a user would create it. */
+  /** The Pod `name`, as a user would create it. */
   const newPod = (name: string): V1Pod => ({
     apiVersion: 'v1',
     kind: 'Pod',

@@ -61,7 +61,7 @@ describe('Sailor webhook', () => {
     await env.stop();
   });
 
-  /** A Sailor as a user would create it. */
+  /** The Sailor `name`, as a user would create it. */
   const newSailor = (name: string): Sailor => ({
     apiVersion: 'crew.testproject.org/v1',
     kind: 'Sailor',

@@ -45,7 +45,7 @@ describe('Captain webhook', () => {
     await env.stop();
   });
 
-  /** A Captain as a user would create it. */
+  /** The Captain `name`, as a user would create it. */
   const newCaptain = (name: string): Captain => ({
     apiVersion: 'crew.testproject.org/v1',
     kind: 'Captain',

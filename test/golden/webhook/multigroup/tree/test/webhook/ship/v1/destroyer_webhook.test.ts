@@ -47,7 +47,7 @@ describe('Destroyer webhook', () => {
     await env.stop();
   });
 
-  /** A Destroyer as a user would create it. */
+  /** The Destroyer `name`, as a user would create it. */
   const newDestroyer = (name: string): Destroyer => ({
     apiVersion: 'ship.testproject.org/v1',
     kind: 'Destroyer',
