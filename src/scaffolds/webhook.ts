@@ -379,6 +379,7 @@ export async function planCreateWebhook(
     customDefaultingPath: entry.webhooks?.defaultingPath !== undefined,
     customValidationPath: entry.webhooks?.validationPath !== undefined,
     specExample,
+    podLike: names.core && names.kind === 'Pod',
     defaultExample: names.core ? `obj.metadata!.labels = { ...obj.metadata?.labels, 'example.com/defaulted': 'true' };` : `obj.spec.foo ??= 'bar';`,
     validateExample: names.core ? `!obj.metadata?.labels?.app` : `!obj.spec.foo`,
     validateField: names.core ? 'metadata.labels.app' : 'spec.foo',

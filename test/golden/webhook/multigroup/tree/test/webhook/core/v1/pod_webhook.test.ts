@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Pod } from '@kubernetes/client-node';
-import { type AdmissionContext, type Client, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
+import { type AdmissionContext, type Client, isAlreadyExists, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
 import { TestEnvironment } from 'kubeforge/testing';
 import { PodCustomValidator, setupPodWebhookWithManager } from '../../../../src/webhook/core/v1/pod_webhook.js';
 
@@ -27,6 +27,10 @@ describe('Pod webhook', () => {
   before(async () => {
     const config = await env.start();
     client = newClient(config);
+    // No controller-manager runs here to create the "default" ServiceAccount a Pod runs as.
+    await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'default' } }).catch((err: unknown) => {
+      if (!isAlreadyExists(err)) throw err;
+    });
     // The webhook server listens where the API server was told to call (env.webhookServerOptions()).
     mgr = newManager(config, { webhookServer: newWebhookServer(env.webhookServerOptions()) });
     logger = mgr.getLogger();
