@@ -33,6 +33,7 @@ import {
   type Host,
   type Insertion,
   insertAtMarkers,
+  revert,
   TemplateRenderer,
   Tree,
 } from '../scaffold/index.js';
@@ -597,7 +598,7 @@ export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvi
     env.out(plan);
     return { changes, plan, resource, manifests: false };
   }
-  commit(tree.host, changes);
+  const committed = commit(tree.host, changes);
   env.out(plan);
 
   let manifests = false;
@@ -609,10 +610,12 @@ export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvi
       env.out(await step(env.cwd));
       manifests = true;
     } catch (e) {
+      // A command that fails leaves the disk as it was: the scaffold is taken back.
+      const notRestored = revert(tree.host, committed);
       const diagnostics = e instanceof DiagnosticError ? [...e.diagnostics] : [error('KF1050', (e as Error).message)];
       diagnostics.push(
-        error('KF1050', `${resource.kind} is scaffolded, but generating the manifests (CRDs, RBAC role) failed (see above)`, {
-          hint: 'fix the problems reported above, then run `npm run manifests` (kubeforge manifests) to finish',
+        error('KF1050', `generating the manifests (CRDs, RBAC role) with ${resource.kind} failed (see above), so ${resource.kind} was not scaffolded: ${notRestored.length ? `could not restore ${notRestored.join(', ')}` : 'nothing was written'}`, {
+          hint: 'fix the problems reported above and run the command again; or pass --make=false to scaffold now and run `npm run manifests` once they are fixed',
         }),
       );
       throw new DiagnosticError(diagnostics);

@@ -26,7 +26,7 @@ import {
   validateKind,
   validateVersion,
 } from '../project/index.js';
-import { applySpecs, type Change, commit, DiskHost, type FileSpec, formatPlan, type Insertion, insertAtMarkers, TemplateRenderer, Tree } from '../scaffold/index.js';
+import { applySpecs, type Change, commit, DiskHost, type FileSpec, formatPlan, type Insertion, insertAtMarkers, revert, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { type ApiNames, apiNames, CORE_GROUPS, defaultManifestsStep, ensureStorageVersion, type ManifestsStep, readProject, typesFileOf } from './api.js';
 import { uncommentBlock, uncommentLines } from './comments.js';
@@ -514,8 +514,11 @@ export async function planCreateWebhook(
   }
 
   // src/main.ts: the setup call, unless ENABLE_WEBHOOKS=false.
+  // main.ts imports every setup function: the group (multigroup) and the version (when another
+  // version of the Kind has webhooks too) keep the names apart.
   const grouped = names.multigroup && names.group !== '';
-  const setupAlias = grouped ? `setup${pascal(names.group)}${names.kind}WebhookWithManager` : undefined;
+  const otherVersion = config.resources.some((r) => r.webhooks && r.group === names.group && r.kind === names.kind && r.version !== names.version);
+  const setupAlias = grouped || otherVersion ? `setup${grouped ? pascal(names.group) : ''}${names.kind}${otherVersion ? pascal(names.version) : ''}WebhookWithManager` : undefined;
   const mainText = tree.readText('src/main.ts');
   if (mainText === undefined) {
     problems.push(error('KF1047', `src/main.ts is missing: kubeforge registers the ${names.kind} webhooks there`, { file: 'src/main.ts', hint: 'restore it from `kubeforge init --dry-run` output in an empty folder' }));
@@ -592,7 +595,7 @@ export async function runCreateWebhook(options: CreateWebhookOptions, env: Creat
     env.out(plan);
     return { changes, plan, resource, manifests: false };
   }
-  commit(tree.host, changes);
+  const committed = commit(tree.host, changes);
   env.out(plan);
 
   let manifests = false;
@@ -604,10 +607,12 @@ export async function runCreateWebhook(options: CreateWebhookOptions, env: Creat
       env.out(await step(env.cwd));
       manifests = true;
     } catch (e) {
+      // A command that fails leaves the disk as it was: the scaffold is taken back.
+      const notRestored = revert(tree.host, committed);
       const diagnostics = e instanceof DiagnosticError ? [...e.diagnostics] : [error('KF1050', (e as Error).message)];
       diagnostics.push(
-        error('KF1050', `the ${resource.kind} webhooks are scaffolded, but generating the manifests failed (see above)`, {
-          hint: 'fix the problems reported above, then run `npm run manifests` (kubeforge manifests) to finish',
+        error('KF1050', `generating the manifests with the ${resource.kind} webhooks failed (see above), so they were not scaffolded: ${notRestored.length ? `could not restore ${notRestored.join(', ')}` : 'nothing was written'}`, {
+          hint: 'fix the problems reported above and run the command again; or pass --make=false to scaffold now and run `npm run manifests` once they are fixed',
         }),
       );
       throw new DiagnosticError(diagnostics);

@@ -3,7 +3,7 @@
  * examples; bad input exits 1 with a located message and leaves the project exactly as it was.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -88,5 +88,23 @@ describe('kubeforge create webhook (CLI)', () => {
     const c = await kubeforge('create', '--help');
     assert.match(c.out, /webhook \[options\]/);
     assert.match(c.out, /\$ kubeforge create webhook --group core --version v1 --kind Pod --defaulting/);
+  });
+
+  it('when the manifests step fails, the webhook is taken back: exit 1 and the project as it was', async () => {
+    const bad = join(dir, 'src/api/v1/bad_types.ts');
+    writeFileSync(
+      bad,
+      "import type { V1ObjectMeta } from '@kubernetes/client-node';\nimport { Maximum, Root } from 'kubeforge/markers';\nexport class BadSpec {\n  @Maximum(3)\n  name?: string;\n}\n@Root()\nexport class Bad {\n  metadata?: V1ObjectMeta;\n  spec?: BadSpec;\n}\n",
+    );
+    try {
+      const before = snapshot();
+      const r = await kubeforge('create', 'webhook', '--group', 'crew', '--version', 'v2', '--kind', 'FirstMate', '--programmatic-validation');
+      assert.equal(r.code, 1, r.out + r.err);
+      assert.match(r.err, /bad_types\.ts/);
+      assert.match(r.err, /KF1050 +generating the manifests with the FirstMate webhooks failed \(see above\), so they were not scaffolded: nothing was written/);
+      assert.deepEqual(snapshot(), before);
+    } finally {
+      rmSync(bad);
+    }
   });
 });

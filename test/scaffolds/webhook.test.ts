@@ -259,6 +259,18 @@ describe('kubeforge create webhook (idempotence and incremental additions)', () 
     // The CRD is listed once in the CA injection.
     assert.equal(text(host, 'config/default/kustomization.yaml').match(/name: firstmates\.crew\.testproject\.org/g)?.length, 2);
   });
+
+  it('webhooks for two versions of a Kind are told apart in src/main.ts', async () => {
+    const host = await initialised();
+    await createApi(host, { group: 'crew', version: 'v1', kind: 'FirstMate' });
+    await createApi(host, { group: 'crew', version: 'v2', kind: 'FirstMate', controller: false });
+    await createWebhook(host, { group: 'crew', version: 'v1', kind: 'FirstMate', defaulting: true });
+    await createWebhook(host, { group: 'crew', version: 'v2', kind: 'FirstMate', defaulting: true });
+    const main = text(host, 'src/main.ts');
+    assert.match(main, /^import \{ setupFirstMateWebhookWithManager \} from '\.\/webhook\/v1\/firstmate_webhook\.js';$/m);
+    assert.match(main, /^import \{ setupFirstMateWebhookWithManager as setupFirstMateV2WebhookWithManager \} from '\.\/webhook\/v2\/firstmate_webhook\.js';$/m);
+    assert.match(main, /setupFirstMateWebhookWithManager\(mgr\);\n\s+if \(process\.env\.ENABLE_WEBHOOKS !== 'false'\) setupFirstMateV2WebhookWithManager\(mgr\);/);
+  });
 });
 
 describe('kubeforge create api: a second version of a Kind gets a storage version', () => {

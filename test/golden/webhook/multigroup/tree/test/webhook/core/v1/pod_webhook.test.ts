@@ -27,7 +27,8 @@ describe('Pod webhook', () => {
   before(async () => {
     const config = await env.start();
     client = newClient(config);
-    // No controller-manager runs here to create the "default" ServiceAccount a Pod runs as.
+    // No controller-manager runs here to create the "default" ServiceAccount a Pod runs as
+    // (nor its token: the Pods below mount none).
     await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'default' } }).catch((err: unknown) => {
       if (!isAlreadyExists(err)) throw err;
     });
@@ -55,7 +56,7 @@ describe('Pod webhook', () => {
     kind: 'Pod',
     metadata: { name, namespace: 'default' },
     // TODO(user): specify other spec details if needed.
-    spec: { containers: [{ name: 'test', image: 'busybox' }] },
+    spec: { automountServiceAccountToken: false, containers: [{ name: 'test', image: 'busybox' }] },
   });
 
   /** What the webhook server hands the defaulter and the validator for a request about `obj`. */
