@@ -570,9 +570,9 @@ export async function planCreateWebhook(
     const lines = patch.split('\n');
     const at = lines.findIndex((l) => l.includes('value: --webhook-cert-path='));
     if (at >= 0) {
-      lines.splice(at + 1, 0, '- op: add', '  path: /spec/template/spec/containers/0/args/-', '  value: --webhook-port=9443');
+      lines.splice(at + 1, 0, ...(await render('webhook/fragments/webhook_port_patch.yaml.hbs')).replace(/\n$/, '').split('\n'));
       tree.write(WEBHOOK_PATCH, lines.join('\n'));
-    }
+    } else warnings.push(`${WEBHOOK_PATCH}: no --webhook-cert-path argument to put --webhook-port=9443 after; add it to the manager's args`);
   }
   if (problems.length) throw new DiagnosticError(problems);
 

@@ -384,3 +384,19 @@ describe('switching on commented YAML', () => {
     assert.equal(uncommentBlock(block, '# [NONE]'), undefined);
   });
 });
+
+describe('kubeforge create webhook in a project init made before it', () => {
+  it('adds --webhook-port to the manager patch when the manager takes it, and warns about config pieces it cannot find', async () => {
+    const host = await initialised();
+    await createApi(host, { group: 'crew', version: 'v1', kind: 'Captain' });
+    const patch = 'config/default/manager_webhook_patch.yaml';
+    host.files.set(patch, Buffer.from(text(host, patch).replace('- op: add\n  path: /spec/template/spec/containers/0/args/-\n  value: --webhook-port=9443\n', '')));
+    const def = 'config/default/kustomization.yaml';
+    host.files.set(def, Buffer.from(text(host, def).replace('# [CERTMANAGER-MUTATING]', '# [OTHER]')));
+    const { err } = await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true });
+    assert.match(text(host, patch), /value: --webhook-cert-path=\/tmp\/k8s-webhook-server\/serving-certs\n- op: add\n {2}path: \/spec\/template\/spec\/containers\/0\/args\/-\n {2}value: --webhook-port=9443\n/);
+    assert.match(err, /warning: config\/default\/kustomization\.yaml: no \[CERTMANAGER-MUTATING\] block to switch on/);
+    const again = await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true, force: true });
+    assert.deepEqual(again.result.changes, []);
+  });
+});
