@@ -17,10 +17,21 @@ export interface ResourceAPI {
   namespaced?: boolean;
 }
 
+/**
+ * What `create webhook` scaffolded for a Kind (Kubebuilder's `webhooks:` entry; written, like
+ * every key, in alphabetical order: conversion, defaulting, defaultingPath, spoke, validation,
+ * validationPath, webhookVersion).
+ */
 export interface ResourceWebhooks {
   defaulting?: boolean;
+  /** Custom path of the mutating webhook (--defaulting-path). */
+  defaultingPath?: string;
   validation?: boolean;
+  /** Custom path of the validating webhook (--validation-path). */
+  validationPath?: string;
   conversion?: boolean;
+  /** Versions converted to and from this one, the hub (--spoke). */
+  spoke?: string[];
   webhookVersion?: string;
 }
 
@@ -157,6 +168,15 @@ export function parseProject(text: string, file = PROJECT_FILE): ProjectConfig {
         const res = r as Record<string, unknown>;
         if (!res || typeof res !== 'object' || typeof res.kind !== 'string' || typeof res.version !== 'string') {
           problems.push(error('KF1011', `PROJECT: resources[${i}] needs "kind" and "version" strings`, at('resources')));
+          return;
+        }
+        const w = res.webhooks as Record<string, unknown> | undefined;
+        if (w !== undefined && (w === null || typeof w !== 'object' || Array.isArray(w))) {
+          problems.push(error('KF1011', `PROJECT: resources[${i}].webhooks must be a map`, at('resources')));
+          return;
+        }
+        if (w?.spoke !== undefined && !(Array.isArray(w.spoke) && w.spoke.every((v) => typeof v === 'string'))) {
+          problems.push(error('KF1011', `PROJECT: resources[${i}].webhooks.spoke must be a list of versions`, at('resources')));
           return;
         }
         resources.push({ ...(res as unknown as ProjectResource), group: typeof res.group === 'string' ? res.group : '' });

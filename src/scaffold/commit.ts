@@ -23,8 +23,43 @@ export function validateChanges(host: Host, changes: readonly Change[]) {
   return problems;
 }
 
-/** Validates every change, then applies them; throws DiagnosticError with the disk unchanged. */
-export function commit(host: Host, changes: readonly Change[]): void {
+/** What a commit did, so that {@link revert} can undo it. */
+export interface Committed {
+  changes: readonly Change[];
+  /** Folders the commit created (they did not exist before), deepest last. */
+  createdDirs: string[];
+}
+
+/**
+ * Puts back what `done` changed (newest first): created files removed, updated ones rewritten
+ * with their previous bytes, deleted ones restored; then the folders the commit created are
+ * removed when empty. Returns the paths it could not restore.
+ */
+export function revert(host: Host, done: Committed): string[] {
+  const failures: string[] = [];
+  for (const c of [...done.changes].reverse()) {
+    try {
+      if (c.kind === 'create') host.remove(c.path);
+      else host.write(c.path, c.previous!);
+    } catch {
+      failures.push(c.path);
+    }
+  }
+  for (const d of [...done.createdDirs].sort().reverse()) {
+    try {
+      if (host.list(d).length === 0) host.remove(d);
+    } catch {
+      /* leave it */
+    }
+  }
+  return failures;
+}
+
+/**
+ * Validates every change, then applies them; throws DiagnosticError with the disk unchanged.
+ * Returns what it did, for {@link revert} (a later step of the command failed).
+ */
+export function commit(host: Host, changes: readonly Change[]): Committed {
   const problems = validateChanges(host, changes);
   if (problems.length) throw new DiagnosticError(problems);
 
@@ -46,22 +81,7 @@ export function commit(host: Host, changes: readonly Change[]): void {
       done.push(c);
     }
   } catch (e) {
-    const rollbackFailures: string[] = [];
-    for (const c of done.reverse()) {
-      try {
-        if (c.kind === 'create') host.remove(c.path);
-        else host.write(c.path, c.previous!);
-      } catch {
-        rollbackFailures.push(c.path);
-      }
-    }
-    for (const d of createdDirs.sort().reverse()) {
-      try {
-        if (host.list(d).length === 0) host.remove(d);
-      } catch {
-        /* leave it */
-      }
-    }
+    const rollbackFailures = revert(host, { changes: done, createdDirs });
     throw new DiagnosticError(
       error('KF1102', `writing failed: ${(e as Error).message}`, {
         hint: rollbackFailures.length
@@ -70,4 +90,5 @@ export function commit(host: Host, changes: readonly Change[]): void {
       }),
     );
   }
+  return { changes, createdDirs };
 }

@@ -10,6 +10,8 @@ export interface Insertion {
   marker: string;
   /** Lines to insert (without indentation; the marker's is applied). */
   fragment: string;
+  /** End the inserted lines with a blank line (to separate blocks such as classes or tests). */
+  separate?: boolean;
 }
 
 export interface InsertResult {
@@ -44,6 +46,7 @@ export function insertAtMarkers(text: string, insertions: readonly Insertion[], 
     if (containsBlock(lines.slice(0, at), fragment)) continue;
     const indent = /^\s*/.exec(lines[at])![0];
     const indented = fragment.map((l) => (l.trim() === '' ? '' : indent + l));
+    if (ins.separate) indented.push('');
     lines = [...lines.slice(0, at), ...indented, ...lines.slice(at)];
     changed = true;
   }

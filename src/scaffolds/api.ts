@@ -33,11 +33,13 @@ import {
   type Host,
   type Insertion,
   insertAtMarkers,
+  revert,
   TemplateRenderer,
   Tree,
 } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './init.js';
+import { TsEditor } from './tsedit.js';
 
 export interface CreateApiOptions {
   group?: string;
@@ -503,6 +505,17 @@ export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnv
       else throw e;
     }
   }
+  // A Kind's second version: a CRD with several versions needs one storage version. When none
+  // of the existing versions carries @StorageVersion(), the first one gets it (ts-morph), so that
+  // `kubeforge manifests` keeps working; `create webhook --conversion` makes that version the hub.
+  if (valid.doResource && !valid.existing?.api) {
+    const others = config.resources.filter((r) => r.api && !r.core && !r.external && r.group === names.group && r.kind === names.kind && r.version !== names.version);
+    if (others.length) {
+      const storage = await ensureStorageVersion(tree, await TsEditor.create(), config, others, others[0]);
+      problems.push(...storage.problems);
+      if (storage.added) warnings.push(`${storage.storage!.file}: added @StorageVersion() to ${names.kind} ${storage.storage!.version}: a Kind with several versions stores one of them (move it to store another)`);
+    }
+  }
   if (problems.length) throw new DiagnosticError(problems);
 
   if (valid.doResource) {
@@ -524,6 +537,49 @@ export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnv
   return { tree, changes: tree.changes(), resource, warnings };
 }
 
+/** The file a resource entry's types live in. */
+export function typesFileOf(config: ProjectConfig, r: ProjectResource): string {
+  if (r.path?.endsWith('.ts')) return r.path;
+  return apiNames(config, { group: r.group, version: r.version, kind: r.kind, plural: r.plural, namespaced: true }).typesFile;
+}
+
+/**
+ * Makes sure one version of a Kind with several carries `@StorageVersion()`: when none does, it
+ * is added to `preferred` (ts-morph). Returns the problems (a missing file or class) and the
+ * version that is (or becomes) the storage version. `others` are the Kind's version entries.
+ */
+export async function ensureStorageVersion(
+  tree: Tree,
+  editor: TsEditor,
+  config: ProjectConfig,
+  versions: readonly ProjectResource[],
+  preferred: ProjectResource,
+): Promise<{ storage?: { version: string; file: string; line: number }; added: boolean; problems: Diagnostic[] }> {
+  const problems: Diagnostic[] = [];
+  for (const r of versions) {
+    const file = typesFileOf(config, r);
+    const text = tree.readText(file);
+    if (text === undefined) continue;
+    const line = editor.decoratorLine(editor.parse(file, text), r.kind, 'StorageVersion');
+    if (line !== undefined) return { storage: { version: r.version, file, line }, added: false, problems };
+  }
+  const file = typesFileOf(config, preferred);
+  const text = tree.readText(file);
+  if (text === undefined) {
+    problems.push(error('KF1068', `${file} is missing: kubeforge marks the ${preferred.kind} class there as the storage version`, { file, hint: `restore it, or record where ${preferred.kind} ${preferred.version} lives in the "path" of its ${PROJECT_FILE} entry` }));
+    return { added: false, problems };
+  }
+  const sf = editor.parse(file, text);
+  if (!editor.getClass(sf, preferred.kind)) {
+    problems.push(error('KF1068', `${file} declares no class ${preferred.kind}: kubeforge marks it as the storage version`, { file, hint: `add @StorageVersion() to the root class of ${preferred.kind} ${preferred.version} by hand` }));
+    return { added: false, problems };
+  }
+  editor.addDecorators(sf, preferred.kind, ['StorageVersion']);
+  editor.ensureNamedImports(sf, 'kubeforge/markers', [{ name: 'StorageVersion' }]);
+  tree.write(file, sf.getFullText());
+  return { storage: { version: preferred.version, file, line: editor.decoratorLine(sf, preferred.kind, 'StorageVersion') ?? 0 }, added: true, problems };
+}
+
 /** Runs `kubeforge manifests` in-process (loaded lazily: it brings ts-morph). */
 export async function defaultManifestsStep(dir: string): Promise<string> {
   const { runManifests } = await import('../manifests/generate.js');
@@ -542,7 +598,7 @@ export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvi
     env.out(plan);
     return { changes, plan, resource, manifests: false };
   }
-  commit(tree.host, changes);
+  const committed = commit(tree.host, changes);
   env.out(plan);
 
   let manifests = false;
@@ -554,10 +610,12 @@ export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvi
       env.out(await step(env.cwd));
       manifests = true;
     } catch (e) {
+      // A command that fails leaves the disk as it was: the scaffold is taken back.
+      const notRestored = revert(tree.host, committed);
       const diagnostics = e instanceof DiagnosticError ? [...e.diagnostics] : [error('KF1050', (e as Error).message)];
       diagnostics.push(
-        error('KF1050', `${resource.kind} is scaffolded, but generating the manifests (CRDs, RBAC role) failed (see above)`, {
-          hint: 'fix the problems reported above, then run `npm run manifests` (kubeforge manifests) to finish',
+        error('KF1050', `generating the manifests (CRDs, RBAC role) with ${resource.kind} failed (see above), so ${resource.kind} was not scaffolded: ${notRestored.length ? `could not restore ${notRestored.join(', ')}` : 'nothing was written'}`, {
+          hint: 'fix the problems reported above and run the command again; or pass --make=false to scaffold now and run `npm run manifests` once they are fixed',
         }),
       );
       throw new DiagnosticError(diagnostics);

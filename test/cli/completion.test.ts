@@ -25,6 +25,12 @@ describe('kubeforge completion', () => {
       assert.equal(probe(['kubeforge', 'init', '--license', '']), 'apache2 none');
       assert.equal(probe(['kubeforge', 'completion', '']), 'bash zsh fish --help');
       assert.equal(probe(['kubeforge', 'init', '--domain', '']), '', 'no completion for a value');
+      assert.equal(probe(['kubeforge', 'create', 'web']), 'webhook');
+      assert.equal(probe(['kubeforge', 'create', 'webhook', '--kind', 'Captain', '--prog']), '--programmatic-validation');
+      // A Go-style boolean takes no separate value: completion goes on after it.
+      assert.equal(probe(['kubeforge', 'create', 'webhook', '--defaulting', '--conv']), '--conversion');
+      assert.equal(probe(['kubeforge', 'create', 'webhook', '--conversion', '--sp']), '--spoke');
+      assert.equal(probe(['kubeforge', 'create', 'webhook', '--validation-path', '']), '', 'no completion for a path');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -38,5 +44,8 @@ describe('kubeforge completion', () => {
     assert.match(fish, /complete -c kubeforge -n '__fish_use_subcommand' -a 'init' -d 'scaffold a new TypeScript operator project/);
     assert.match(fish, /complete -c kubeforge -n '__fish_seen_subcommand_from init' -l license -r -a 'apache2 none'/);
     assert.match(fish, /-n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'/);
+    assert.match(fish, /complete -c kubeforge -n '__fish_seen_subcommand_from create' -a 'webhook' -d 'scaffold webhooks for a Kind/);
+    assert.match(fish, /-n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from webhook' -l spoke -r -d/);
+    assert.match(fish, /-n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from webhook' -l programmatic-validation -d/);
   });
 });

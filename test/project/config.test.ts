@@ -46,6 +46,57 @@ describe('PROJECT file', () => {
     assert.equal(serializeProject(config), FULL);
   });
 
+  it("round-trips create webhook's entries in Kubebuilder's key order (project-v4's shapes)", () => {
+    const entries = `resources:
+- api:
+    crdVersion: v1
+    namespaced: true
+  controller: true
+  domain: testproject.org
+  group: crew
+  kind: FirstMate
+  path: src/api/v1/firstmate_types.ts
+  version: v1
+  webhooks:
+    conversion: true
+    spoke:
+    - v2
+    - v3
+    webhookVersion: v1
+- api:
+    crdVersion: v1
+  controller: true
+  domain: testproject.org
+  group: crew
+  kind: Sailor
+  path: src/api/v1/sailor_types.ts
+  version: v1
+  webhooks:
+    defaulting: true
+    defaultingPath: /custom-mutate-sailor
+    validation: true
+    validationPath: /custom-validate-sailor
+    webhookVersion: v1
+- core: true
+  group: core
+  kind: Pod
+  path: k8s.io/api/core/v1
+  version: v1
+  webhooks:
+    defaulting: true
+    webhookVersion: v1
+`;
+    const text = FULL.replace(/resources:\n[\s\S]*(?=version: "3")/, entries);
+    const config = parseProject(text);
+    assert.deepEqual(config.resources[0].webhooks, { conversion: true, spoke: ['v2', 'v3'], webhookVersion: 'v1' });
+    assert.equal(config.resources[1].webhooks?.validationPath, '/custom-validate-sailor');
+    assert.equal(serializeProject(config), text);
+    // Keys in the order the writer is given them come out sorted all the same.
+    const shuffled = { ...config, resources: [{ ...config.resources[1], webhooks: { webhookVersion: 'v1', validationPath: '/v', validation: true, defaultingPath: '/d', defaulting: true } }] };
+    assert.match(serializeProject(shuffled), /webhooks:\n {4}defaulting: true\n {4}defaultingPath: \/d\n {4}validation: true\n {4}validationPath: \/v\n {4}webhookVersion: v1\n/);
+    assert.throws(() => parseProject(text.replace('    - v2\n    - v3\n', '    - 2\n')), /webhooks\.spoke must be a list of versions/);
+  });
+
   it('writes a new project with the kubeforge layout and version "3"', () => {
     const text = serializeProject(newProjectConfig({ domain: 'example.com', projectName: 'guestbook', repo: 'guestbook' }));
     assert.match(text, /^domain: example\.com\nlayout:\n- typescript\.kubeforge\.io\/v1\nprojectName: guestbook\nrepo: guestbook\nversion: "3"\n$/m);

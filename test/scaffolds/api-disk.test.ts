@@ -151,7 +151,7 @@ describe('kubeforge create api (CLI, on disk)', () => {
     assert.deepEqual(readdirSync(empty), ['notes.txt']);
   });
 
-  it('when the manifests step fails, the scaffold stays and the message says how to finish', async () => {
+  it('when the manifests step fails, the scaffold is taken back: exit 1, the folder as it was, the way out in the hint', async () => {
     const dir = await initProject('broken');
     // A Kind the analysis rejects, already in the project: the new API's manifests step fails on it.
     mkdirSync(join(dir, 'src/api/v1'), { recursive: true });
@@ -160,13 +160,18 @@ describe('kubeforge create api (CLI, on disk)', () => {
       join(dir, 'src/api/v1/bad_types.ts'),
       "import type { V1ObjectMeta } from '@kubernetes/client-node';\nimport { Maximum, Root } from 'kubeforge/markers';\nexport class BadSpec {\n  @Maximum(3)\n  name?: string;\n}\n@Root()\nexport class Bad {\n  metadata?: V1ObjectMeta;\n  spec?: BadSpec;\n}\n",
     );
+    const before = readFileSync(join(dir, 'PROJECT'), 'utf8');
+    const listing = readdirSync(dir, { recursive: true }).map(String).sort();
     const r = await kubeforge(dir, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob');
     assert.equal(r.code, 1);
     assert.match(r.err, /bad_types\.ts/);
-    assert.match(r.err, /KF1050 {2}CronJob is scaffolded, but generating the manifests \(CRDs, RBAC role\) failed/);
-    assert.match(r.err, /npm run manifests/);
-    assert.ok(existsSync(join(dir, 'src/api/v1/cronjob_types.ts')), 'the scaffold stays');
-    assert.match(readFileSync(join(dir, 'PROJECT'), 'utf8'), /kind: CronJob/);
-    assert.ok(!existsSync(join(dir, 'config/crd/bases/batch.example.com_cronjobs.yaml')), 'no CRD written');
+    assert.match(r.err, /KF1050 {2}generating the manifests \(CRDs, RBAC role\) with CronJob failed \(see above\), so CronJob was not scaffolded: nothing was written/);
+    assert.match(r.err, /--make=false/);
+    assert.equal(readFileSync(join(dir, 'PROJECT'), 'utf8'), before);
+    assert.deepEqual(readdirSync(dir, { recursive: true }).map(String).sort(), listing, 'no file or folder left behind');
+    // --make=false scaffolds all the same.
+    const made = await kubeforge(dir, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob', '--make=false');
+    assert.equal(made.code, 0, made.err);
+    assert.ok(existsSync(join(dir, 'src/api/v1/cronjob_types.ts')));
   });
 });

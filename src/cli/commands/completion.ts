@@ -17,7 +17,9 @@ function collect(cmd: Command, path: string, out: Node[]): Node[] {
     .map((o) => ({
       long: o.long!,
       short: o.short,
-      takesValue: o.required || o.optional,
+      // Only a required value (`--kind <kind>`) takes the next word; an optional one (Go-style
+      // booleans: `--defaulting [bool]`) is given as `--defaulting=false`, so completion goes on.
+      takesValue: o.required,
       choices: o.argChoices,
       description: o.description,
     }));

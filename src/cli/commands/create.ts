@@ -1,4 +1,4 @@
-// `kubeforge create api` (and later `create webhook`): flags declared here cheaply; the scaffold
+// `kubeforge create api` and `create webhook`: flags declared here cheaply; the scaffold
 // (handlebars, and ts-morph for the manifests step) is imported lazily inside the action.
 import { type Command, Option } from 'commander';
 import { type CliContext, UsageError } from '../context.js';
@@ -54,7 +54,18 @@ function boolOption(program: Command, flag: string, description: string): void {
 }
 
 export function registerCreate(program: Command, ctx: CliContext): void {
-  const create = program.command('create').description('scaffold a new API (Kind) or webhook in the current project');
+  const create = program
+    .command('create')
+    .description('scaffold a new API (Kind) or webhook in the current project')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ kubeforge create api --group batch --version v1 --kind CronJob
+  $ kubeforge create webhook --group batch --version v1 --kind CronJob --defaulting --programmatic-validation
+  $ kubeforge create webhook --group batch --version v1 --kind CronJob --conversion --spoke v2
+  $ kubeforge create webhook --group core --version v1 --kind Pod --defaulting`,
+    );
 
   const api = create
     .command('api')
@@ -78,7 +89,8 @@ Examples:
   $ kubeforge create api --group infra --version v1alpha1 --kind Cluster --namespaced=false
   $ kubeforge create api --group batch --version v2 --kind CronJob --controller=false
   $ kubeforge create api --group batch --version v1 --kind Person --plural persons --dry-run
-  $ kubeforge create api --group apps --version v1 --kind Deployment --resource=false   # controller for a built-in Kind`,
+  $ kubeforge create api --group apps --version v1 --kind Deployment --resource=false   # controller for a built-in Kind
+  $ kubeforge create webhook --group batch --version v1 --kind CronJob --defaulting   # then its webhooks`,
     )
     .action(async (opts: Record<string, unknown>) => {
       const { runCreateApi } = await import('../../scaffolds/api.js');
@@ -102,6 +114,58 @@ Examples:
           namespaced: bool(opts.namespaced),
           resource,
           controller,
+          force: Boolean(opts.force),
+          dryRun: Boolean(opts.dryRun),
+          make: bool(opts.make),
+        },
+        { cwd: ctx.cwd, out: ctx.out, err: ctx.err, color: ctx.color },
+      );
+    });
+
+  const webhook = create
+    .command('webhook')
+    .description('scaffold webhooks for a Kind: a defaulter, a validator and/or conversion between its versions; then generate the webhook manifests')
+    .option('--group <group>', 'API group of the Kind, without the domain (core, apps, batch, ... for a built-in Kind)')
+    .option('--version <version>', 'API version of the Kind; with --conversion, the hub (the storage version)')
+    .option('--kind <kind>', 'Kind, in PascalCase, e.g. CronJob')
+    .option('--plural <plural>', 'resource name (default: the one PROJECT records for the Kind, else its plural)');
+  boolOption(webhook, 'defaulting', 'scaffold a mutating webhook with a CustomDefaulter');
+  boolOption(webhook, 'programmatic-validation', 'scaffold a validating webhook with a CustomValidator');
+  boolOption(webhook, 'conversion', 'scaffold conversion between the versions of the Kind (needs --spoke)');
+  webhook
+    .option('--spoke <versions>', 'with --conversion: the versions converted to and from the hub, comma-separated (e.g. v2 or v2,v3)')
+    .option('--defaulting-path <path>', 'serve the defaulting webhook at this path (default /mutate-<group>-<version>-<kind>)')
+    .option('--validation-path <path>', 'serve the validating webhook at this path (default /validate-<group>-<version>-<kind>)');
+  boolOption(webhook, 'make', 'run kubeforge manifests afterwards (default true); --make=false skips it');
+  webhook
+    .option('--force', 'scaffold a webhook type PROJECT already records; replace files that differ (code already in the webhook file is kept)', false)
+    .option('--dry-run', 'print the plan (CREATE/UPDATE lines) and write nothing', false)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ kubeforge create webhook --group batch --version v1 --kind CronJob --defaulting --programmatic-validation
+  $ kubeforge create webhook --group batch --version v1 --kind CronJob --conversion --spoke v2
+  $ kubeforge create webhook --group crew --version v1 --kind Sailor --defaulting --defaulting-path=/custom-mutate-sailor
+  $ kubeforge create webhook --group core --version v1 --kind Pod --defaulting            # a built-in Kind
+  $ kubeforge create webhook --group apps --version v1 --kind Deployment --programmatic-validation --dry-run`,
+    )
+    .action(async (opts: Record<string, unknown>) => {
+      const { runCreateWebhook } = await import('../../scaffolds/webhook.js');
+      const bool = (v: unknown) => (v === undefined ? undefined : v !== false);
+      const spoke = typeof opts.spoke === 'string' ? opts.spoke.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+      await runCreateWebhook(
+        {
+          group: opts.group as string | undefined,
+          version: opts.version as string | undefined,
+          kind: opts.kind as string | undefined,
+          plural: opts.plural as string | undefined,
+          defaulting: bool(opts.defaulting),
+          programmaticValidation: bool(opts.programmaticValidation),
+          conversion: bool(opts.conversion),
+          spoke,
+          defaultingPath: opts.defaultingPath as string | undefined,
+          validationPath: opts.validationPath as string | undefined,
           force: Boolean(opts.force),
           dryRun: Boolean(opts.dryRun),
           make: bool(opts.make),

@@ -21,7 +21,7 @@ limitations under the License.
  * (config/manager, config/default patches) work unchanged.
  */
 import { parseArgs } from 'node:util';
-import { getConfigOrDie, healthz, newManager, setupSignalHandler } from 'kubeforge/runtime';
+import { getConfigOrDie, healthz, newManager, newWebhookServer, setupSignalHandler } from 'kubeforge/runtime';
 import { CronJobReconciler } from './controller/cronjob_controller.js';
 import { DeploymentReconciler } from './controller/deployment_controller.js';
 import { PodReconciler } from './controller/pod_controller.js';
@@ -38,6 +38,7 @@ const usage = `Usage: manager [flags]
   --webhook-cert-path <dir>           folder holding the webhook certificate
   --webhook-cert-name <file>          webhook certificate file name (default "tls.crt")
   --webhook-cert-key <file>           webhook key file name (default "tls.key")
+  --webhook-port <port>               port the webhook server listens on (default 9443)
   --metrics-cert-path <dir>           folder holding the metrics server certificate
   --metrics-cert-name <file>          metrics server certificate file name (default "tls.crt")
   --metrics-cert-key <file>           metrics server key file name (default "tls.key")
@@ -70,6 +71,7 @@ function parseFlags(argv: string[]) {
       'webhook-cert-path': { type: 'string', default: '' },
       'webhook-cert-name': { type: 'string', default: 'tls.crt' },
       'webhook-cert-key': { type: 'string', default: 'tls.key' },
+      'webhook-port': { type: 'string', default: '9443' },
       'metrics-cert-path': { type: 'string', default: '' },
       'metrics-cert-name': { type: 'string', default: 'tls.crt' },
       'metrics-cert-key': { type: 'string', default: 'tls.key' },
@@ -94,6 +96,12 @@ async function main(): Promise<void> {
     process.stdout.write(usage);
     return;
   }
+  const webhookPort = Number(flags['webhook-port']);
+  if (!/^\d+$/.test(flags['webhook-port']) || webhookPort < 1 || webhookPort > 65535) {
+    process.stderr.write(`invalid --webhook-port "${flags['webhook-port']}": expected a port number (1-65535)\n\n${usage}`);
+    process.exitCode = 2;
+    return;
+  }
   const mgr = newManager(getConfigOrDie({ kubeconfig: flags.kubeconfig }), {
     metrics: {
       bindAddress: flags['metrics-bind-address'],
@@ -105,20 +113,22 @@ async function main(): Promise<void> {
     healthProbeBindAddress: flags['health-probe-bind-address'],
     leaderElection: flags['leader-elect'],
     leaderElectionID: '3b8119d4.example.com',
+    // Serves the webhooks `kubeforge create webhook` registers below (it only starts when some
+    // are), with the certificate config/default mounts (--webhook-cert-path); without that flag
+    // it looks in $TMPDIR/k8s-webhook-server/serving-certs.
+    webhookServer: newWebhookServer({
+      port: webhookPort,
+      certDir: flags['webhook-cert-path'] || undefined,
+      certName: flags['webhook-cert-name'],
+      keyName: flags['webhook-cert-key'],
+      enableHttp2: flags['enable-http2'],
+    }),
   });
   const setupLog = mgr.getLogger().child({ logger: 'setup' });
 
-  // The webhook server's certificate; `kubeforge create webhook` hands these to it.
-  const webhookServerOptions = {
-    certDir: flags['webhook-cert-path'],
-    certName: flags['webhook-cert-name'],
-    keyName: flags['webhook-cert-key'],
-  };
-  void webhookServerOptions;
-
   if (flags['enable-http2']) {
-    // HTTP/2 stays off by default (the "rapid reset" CVEs); kubeforge's servers speak HTTP/1.1.
-    setupLog.warn('--enable-http2: HTTP/2 is not supported by the metrics and webhook servers yet; serving HTTP/1.1');
+    // HTTP/2 stays off by default (the "rapid reset" CVEs); the metrics server speaks HTTP/1.1 only.
+    setupLog.warn('--enable-http2: the webhook server serves HTTP/2; the metrics server serves HTTP/1.1 only');
   }
 
   new CronJobReconciler(mgr.getClient()).setupWithManager(mgr);
@@ -128,6 +138,8 @@ async function main(): Promise<void> {
 
   mgr.addHealthzCheck('healthz', healthz.ping);
   mgr.addReadyzCheck('readyz', healthz.ping);
+  // Ready once the webhook server serves (at once when there are no webhooks).
+  mgr.addReadyzCheck('webhook', mgr.getWebhookServer().startedChecker());
 
   setupLog.info('starting manager');
   // Resolves once SIGTERM or SIGINT has stopped every controller and server.

@@ -1,0 +1,631 @@
+/**
+ * `kubeforge create webhook`: admission webhooks (a defaulter, a validator) and conversion for a
+ * Kind, as Kubebuilder's go/v4 plugin scaffolds them: `src/webhook/<version>/<kind>_webhook.ts`
+ * with `setup<Kind>WebhookWithManager` and the decorated classes, its test (the classes called
+ * directly, and the webhooks served to a real API server), one `<kind>_conversion.ts` per spoke
+ * with `@StorageVersion()` / `@ConversionWebhook()` on the hub, the call in src/main.ts, the
+ * config/ pieces switched on (webhook, cert-manager, CA injection, network policy) and the
+ * `webhooks:` entry in PROJECT. A second run for a webhook type the Kind lacks adds that type to
+ * the existing files (marker-comment insertions; ts-morph for imports and decorators), never
+ * rewriting what the user wrote. Everything is validated and computed in a virtual tree first,
+ * then committed in one go (or printed with --dry-run); then `kubeforge manifests` runs.
+ */
+import type { ScaffoldEnvironment } from './environment.js';
+import { join, posix } from 'node:path';
+import { parseDocument } from 'yaml';
+import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
+import { pluralize } from '../project/plural.js';
+import {
+  KUBEFORGE_LAYOUT,
+  PROJECT_FILE,
+  type ProjectConfig,
+  type ProjectResource,
+  type ResourceWebhooks,
+  serializeProject,
+  validateDns1123Label,
+  validateKind,
+  validateVersion,
+} from '../project/index.js';
+import { applySpecs, type Change, commit, DiskHost, type FileSpec, formatPlan, type Insertion, insertAtMarkers, revert, TemplateRenderer, Tree } from '../scaffold/index.js';
+import { packageRoot } from '../util/package-root.js';
+import { type ApiNames, apiNames, CORE_GROUPS, defaultManifestsStep, ensureStorageVersion, type ManifestsStep, readProject, typesFileOf } from './api.js';
+import { uncommentBlock, uncommentLines } from './comments.js';
+import { BOILERPLATE_FILE } from './init.js';
+import { TsEditor } from './tsedit.js';
+
+export interface CreateWebhookOptions {
+  group?: string;
+  version?: string;
+  kind?: string;
+  /** Resource name (default: the one PROJECT records, else the plural of the Kind). */
+  plural?: string;
+  /** A mutating webhook with a CustomDefaulter. */
+  defaulting?: boolean;
+  /** A validating webhook with a CustomValidator (Kubebuilder's --programmatic-validation). */
+  programmaticValidation?: boolean;
+  /** A conversion webhook: `version` is the hub, `spoke` the versions converted to and from it. */
+  conversion?: boolean;
+  spoke?: string[];
+  /** Custom path of the mutating webhook (default `/mutate-<group>-<version>-<kind>`). */
+  defaultingPath?: string;
+  /** Custom path of the validating webhook (default `/validate-<group>-<version>-<kind>`). */
+  validationPath?: string;
+  /** Scaffold a webhook type PROJECT already records (files that differ are replaced; code already in the webhook file is kept). */
+  force?: boolean;
+  /** Print the plan, write nothing, skip the manifests step. */
+  dryRun?: boolean;
+  /** Run `kubeforge manifests` afterwards (default true). */
+  make?: boolean;
+}
+
+export interface CreateWebhookEnvironment extends ScaffoldEnvironment {
+  /** Runs `kubeforge manifests` after the commit; default the real one; `false` skips it. */
+  manifests?: ManifestsStep | false;
+}
+
+export interface CreateWebhookResult {
+  changes: Change[];
+  plan: string;
+  /** The entry now in PROJECT. */
+  resource: ProjectResource;
+  manifests: boolean;
+}
+
+/** Built-in Kinds that are not namespaced (the others are taken as namespaced). */
+const CLUSTER_SCOPED_BUILTINS = new Set([
+  'APIService', 'CertificateSigningRequest', 'ClusterRole', 'ClusterRoleBinding', 'ComponentStatus', 'CSIDriver', 'CSINode',
+  'CustomResourceDefinition', 'FlowSchema', 'IngressClass', 'MutatingWebhookConfiguration', 'Namespace', 'Node',
+  'PersistentVolume', 'PriorityClass', 'PriorityLevelConfiguration', 'RuntimeClass', 'StorageClass',
+  'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', 'ValidatingWebhookConfiguration', 'VolumeAttachment',
+]);
+
+/** What the test objects of a built-in Kind need for the API server to accept them. */
+const BUILTIN_SPECS: Record<string, string> = {
+  // No token controller runs in the test API server either: the Pod mounts no token.
+  Pod: "{ automountServiceAccountToken: false, containers: [{ name: 'test', image: 'busybox' }] }",
+  Deployment: "{ selector: { matchLabels: { app: 'test' } }, template: { metadata: { labels: { app: 'test' } }, spec: { containers: [{ name: 'test', image: 'busybox' }] } } }",
+};
+
+const DEFAULT_KUSTOMIZATION = 'config/default/kustomization.yaml';
+const WEBHOOK_PATCH = 'config/default/manager_webhook_patch.yaml';
+
+/** Everything about the webhooks of one Kind. */
+export interface WebhookNames extends ApiNames {
+  webhookFile: string;
+  webhookTestFile: string;
+  defaultingPath: string;
+  validationPath: string;
+  /** client-node's model of a built-in Kind (`V1Pod`), or the Kind. */
+  objType: string;
+}
+
+/** `/mutate-<group with . -> ->-<version>-<kind>`, controller-runtime's default path. */
+export function defaultWebhookPath(kind: 'mutate' | 'validate', qualifiedGroup: string, version: string, k: string): string {
+  return `/${kind}-${qualifiedGroup.replace(/\./g, '-')}-${version}-${k.toLowerCase()}`;
+}
+
+function pascal(s: string): string {
+  return s
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((p) => p[0].toUpperCase() + p.slice(1))
+    .join('');
+}
+
+function importSpecifier(fromDir: string, to: string): string {
+  const rel = posix.relative(fromDir, to).replace(/\.ts$/, '.js');
+  return rel.startsWith('.') ? rel : `./${rel}`;
+}
+
+const sameGVK = (r: ProjectResource, n: { group: string; version: string; kind: string }) => r.group === n.group && r.version === n.version && r.kind === n.kind;
+
+/** Where each resource entry starts in the PROJECT text (1-based lines). */
+function resourceLines(text: string | undefined): number[] {
+  if (text === undefined) return [];
+  const doc = parseDocument(text);
+  const items = (doc.get('resources', true) as { items?: { range?: [number, number, number] }[] } | undefined)?.items ?? [];
+  return items.map((item) => (item.range ? text.slice(0, item.range[0]).split('\n').length : 0));
+}
+
+/** A webhook path: absolute, URL path characters only. */
+function validatePath(value: string, flag: string): Diagnostic | undefined {
+  if (!value.startsWith('/')) return error('KF1065', `invalid ${flag} "${value}": a webhook path must start with "/"`, { hint: `e.g. ${flag}=/custom-mutate-sailor` });
+  if (!/^\/[A-Za-z0-9\-._~/]*$/.test(value) || value.includes('//')) {
+    return error('KF1065', `invalid ${flag} "${value}": only letters, digits and - . _ ~ / may appear in a webhook path`, { hint: `e.g. ${flag}=/custom-mutate-sailor` });
+  }
+  if (value === '/convert') return error('KF1065', `invalid ${flag} "${value}": /convert is the conversion webhook's path`, { hint: 'pick another path' });
+  return undefined;
+}
+
+interface ValidWebhook {
+  config: ProjectConfig;
+  names: WebhookNames;
+  existing?: ProjectResource;
+  defaulting: boolean;
+  validation: boolean;
+  conversion: boolean;
+  spokes: ProjectResource[];
+  /** The entry after this command. */
+  entry: ProjectResource;
+}
+
+/** Checks every flag against the rules and PROJECT; collects every problem before failing. */
+export function validateCreateWebhook(options: CreateWebhookOptions, config: ProjectConfig, projectText?: string): ValidWebhook {
+  const lines = resourceLines(projectText);
+  const at = (r: ProjectResource) => {
+    const line = lines[config.resources.indexOf(r)];
+    return line ? { file: PROJECT_FILE, line } : { file: PROJECT_FILE };
+  };
+  if (!config.layout.includes(KUBEFORGE_LAYOUT)) {
+    throw new DiagnosticError(
+      error('KF1049', `PROJECT has layout ${config.layout.join(', ') || '(none)'}, not ${KUBEFORGE_LAYOUT}: this is not a kubeforge project`, {
+        file: PROJECT_FILE,
+        hint: 'run kubeforge create webhook in a project made by kubeforge init (a Go Kubebuilder project takes `kubebuilder create webhook`)',
+      }),
+    );
+  }
+  const problems: Diagnostic[] = [];
+  const group = options.group ?? '';
+  if (options.group === undefined) problems.push(error('KF1041', 'missing --group: the API group of the Kind, without the domain', { hint: 'pass --group, e.g. --group batch (or core, apps for a built-in Kind)' }));
+  else if (group !== '') {
+    const d = validateDns1123Label(group, 'group', '--group', 'a DNS-1123 label such as "batch" or "webapp"');
+    if (d) problems.push(d);
+  }
+  const version = options.version ?? '';
+  if (options.version === undefined) problems.push(error('KF1041', 'missing --version: the API version of the Kind', { hint: 'pass --version, e.g. --version v1' }));
+  else {
+    const d = validateVersion(version);
+    if (d) problems.push(d);
+  }
+  const kind = options.kind ?? '';
+  if (options.kind === undefined) problems.push(error('KF1041', 'missing --kind: the Kind the webhooks handle', { hint: 'pass --kind in PascalCase, e.g. --kind CronJob' }));
+  else {
+    const d = validateKind(kind);
+    if (d) problems.push(d);
+  }
+  const defaulting = options.defaulting === true;
+  const validation = options.programmaticValidation === true;
+  const conversion = options.conversion === true;
+  if (!defaulting && !validation && !conversion) {
+    problems.push(
+      error('KF1060', 'no webhook type chosen: pass --defaulting, --programmatic-validation and/or --conversion', {
+        hint: `e.g. kubeforge create webhook --group ${group || 'batch'} --version ${version || 'v1'} --kind ${kind || 'CronJob'} --defaulting --programmatic-validation`,
+      }),
+    );
+  }
+  for (const [flag, value, on, type] of [
+    ['--defaulting-path', options.defaultingPath, defaulting, '--defaulting'],
+    ['--validation-path', options.validationPath, validation, '--programmatic-validation'],
+  ] as const) {
+    if (value === undefined) continue;
+    const d = validatePath(value, flag);
+    if (d) problems.push(d);
+    else if (!on) problems.push(error('KF1065', `${flag} names the path of the ${type} webhook, and ${type} is not given`, { hint: `add ${type}, or drop ${flag}` }));
+  }
+  const spokeFlags = options.spoke ?? [];
+  if (spokeFlags.length && !conversion) problems.push(error('KF1063', '--spoke only goes with --conversion', { hint: 'add --conversion (the --version given is the hub), or drop --spoke' }));
+  for (const s of spokeFlags) {
+    const d = validateVersion(s, '--spoke');
+    if (d) problems.push(d);
+  }
+  if (problems.length) throw new DiagnosticError(problems);
+
+  const existing = config.resources.find((r) => sameGVK(r, { group, version, kind }));
+  const ours = existing?.api !== undefined;
+  const core = existing?.core === true || (!ours && !existing?.external && Object.hasOwn(CORE_GROUPS, group) && !config.resources.some((r) => r.api && r.group === group && r.kind === kind));
+  const gvText = `${kind} (${group ? `${group}/` : ''}${version})`;
+  if (existing?.external) {
+    throw new DiagnosticError(error('KF1061', `${gvText} is an external type; kubeforge does not scaffold webhooks for external types yet`, { ...at(existing), hint: 'write the webhook by hand with webhookManagedBy(mgr).for({ apiVersion, kind })' }));
+  }
+  if (!ours && !core) {
+    const versions = config.resources.filter((r) => r.api && r.group === group && r.kind === kind).map((r) => r.version);
+    throw new DiagnosticError(
+      error('KF1061', `there is no API ${gvText} in ${PROJECT_FILE}: a webhook needs the Kind first`, {
+        file: PROJECT_FILE,
+        hint: versions.length
+          ? `${kind} has the versions ${versions.join(', ')}: pass one of them with --version`
+          : `create it first: kubeforge create api --group ${group} --version ${version} --kind ${kind}; or name a built-in Kind by its Kubernetes group (core, apps, batch, ...)`,
+      }),
+    );
+  }
+
+  const recordedPlural = existing?.plural;
+  if (options.plural !== undefined && ours) {
+    const current = recordedPlural ?? pluralize(kind);
+    if (options.plural !== current) {
+      problems.push(
+        error('KF1067', `--plural ${options.plural} differs from the resource name of ${kind}, "${current}"`, {
+          ...at(existing!),
+          hint: recordedPlural ? `pass --plural ${recordedPlural}, or drop --plural` : 'drop --plural (the API was created without it)',
+        }),
+      );
+    }
+  } else if (options.plural !== undefined) {
+    const d = validateDns1123Label(options.plural, 'plural', '--plural', 'a lower-case resource name such as "pods"');
+    if (d) problems.push(d);
+  }
+  const namespaced = core ? !CLUSTER_SCOPED_BUILTINS.has(kind) : existing?.api?.namespaced === true;
+  const base = apiNames(config, { group, version, kind, plural: options.plural ?? recordedPlural, namespaced, core });
+  if (ours && existing?.path?.endsWith('.ts')) base.typesFile = existing.path;
+  const grouped = base.multigroup && group !== '';
+  const webhookDir = grouped ? `src/webhook/${group}/${version}` : `src/webhook/${version}`;
+  const testDir = grouped ? `test/webhook/${group}/${version}` : `test/webhook/${version}`;
+  const had: ResourceWebhooks = existing?.webhooks ?? {};
+  const defaultingPath = options.defaultingPath ?? had.defaultingPath;
+  const validationPath = options.validationPath ?? had.validationPath;
+  const names: WebhookNames = {
+    ...base,
+    webhookFile: `${webhookDir}/${base.fileName}_webhook.ts`,
+    webhookTestFile: `${testDir}/${base.fileName}_webhook.test.ts`,
+    defaultingPath: defaultingPath ?? defaultWebhookPath('mutate', base.qualifiedGroup, version, kind),
+    validationPath: validationPath ?? defaultWebhookPath('validate', base.qualifiedGroup, version, kind),
+    objType: core ? `${pascal(version)}${kind}` : kind,
+  };
+  if (defaulting && validation && names.defaultingPath === names.validationPath) {
+    problems.push(error('KF1065', `the defaulting and the validating webhook would share the path ${names.defaultingPath}`, { hint: 'give them different paths' }));
+  }
+
+  if (existing && !options.force) {
+    for (const [on, key, flag] of [
+      [defaulting, 'defaulting', '--defaulting'],
+      [validation, 'validation', '--programmatic-validation'],
+      [conversion, 'conversion', '--conversion'],
+    ] as const) {
+      if (on && had[key]) {
+        problems.push(
+          error('KF1062', `${gvText} already has a ${key} webhook (${PROJECT_FILE} records it)`, {
+            ...at(existing),
+            hint: `drop ${flag}; or pass --force to scaffold it again (files that differ are replaced; classes already in ${names.webhookFile} are kept)`,
+          }),
+        );
+      }
+    }
+  }
+
+  const spokes: ProjectResource[] = [];
+  if (conversion) {
+    const versions = config.resources.filter((r) => r.api && r.group === group && r.kind === kind);
+    if (core) {
+      problems.push(error('KF1063', `--conversion is for Kinds of this project; the API server itself converts the versions of ${kind}`, { hint: 'drop --conversion' }));
+    } else if (versions.length < 2) {
+      problems.push(
+        error('KF1063', `${kind} has one version (${version}): there is nothing to convert to or from`, {
+          ...at(existing!),
+          hint: `add a second version first: kubeforge create api --group ${group} --version v2 --kind ${kind} --controller=false; then --conversion --spoke v2`,
+        }),
+      );
+    } else if (spokeFlags.length === 0) {
+      const others = versions.filter((r) => r.version !== version).map((r) => r.version);
+      problems.push(error('KF1063', '--conversion needs --spoke: the versions that convert to and from the hub', { hint: `e.g. --spoke ${others.join(',')}` }));
+    } else {
+      for (const s of [...new Set(spokeFlags)]) {
+        const entry = versions.find((r) => r.version === s);
+        if (s === version) problems.push(error('KF1063', `--spoke ${s} is the hub itself (--version ${version})`, { hint: 'the hub converts to itself; list only the other versions' }));
+        else if (!entry) {
+          problems.push(
+            error('KF1063', `--spoke ${s}: ${PROJECT_FILE} has no version ${s} of ${kind} (it has ${versions.map((r) => r.version).join(', ')})`, {
+              file: PROJECT_FILE,
+              hint: `create it first: kubeforge create api --group ${group} --version ${s} --kind ${kind} --controller=false`,
+            }),
+          );
+        } else spokes.push(entry);
+      }
+    }
+  }
+  if (problems.length) throw new DiagnosticError(problems);
+
+  const entry: ProjectResource = existing ? { ...existing } : { group, version, kind };
+  if (core && !existing) {
+    entry.core = true;
+    entry.path = `k8s.io/api/${group}/${version}`;
+  }
+  const webhooks: ResourceWebhooks = { ...had };
+  if (defaulting) {
+    webhooks.defaulting = true;
+    webhooks.defaultingPath = defaultingPath;
+  }
+  if (validation) {
+    webhooks.validation = true;
+    webhooks.validationPath = validationPath;
+  }
+  if (conversion) {
+    webhooks.conversion = true;
+    webhooks.spoke = [...new Set([...(had.spoke ?? []), ...spokes.map((s) => s.version)])];
+  }
+  webhooks.webhookVersion = 'v1';
+  entry.webhooks = webhooks;
+  return { config, names, existing, defaulting, validation, conversion, spokes, entry };
+}
+
+/** Inserts at markers, collecting KF1201 (marker missing) problems; returns the new text. */
+function insertInto(text: string, insertions: Insertion[], file: string, problems: Diagnostic[]): string {
+  try {
+    return insertAtMarkers(text, insertions, file).text;
+  } catch (e) {
+    if (e instanceof DiagnosticError) problems.push(...e.diagnostics);
+    else throw e;
+    return text;
+  }
+}
+
+/** Computes create webhook's virtual tree without writing anything. */
+export async function planCreateWebhook(
+  options: CreateWebhookOptions,
+  env: CreateWebhookEnvironment,
+): Promise<{ tree: Tree; changes: Change[]; resource: ProjectResource; warnings: string[] }> {
+  const host = env.host ?? new DiskHost(env.cwd);
+  const config = readProject(host, env.cwd);
+  const valid = validateCreateWebhook(options, config, host.read(PROJECT_FILE)?.toString('utf8'));
+  const { names, entry } = valid;
+  const warnings: string[] = [];
+  const problems: Diagnostic[] = [];
+
+  const kubeforgeDir = env.kubeforgeDir ?? packageRoot();
+  const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));
+  const boilerplate = host.read(BOILERPLATE_FILE)?.toString('utf8');
+  const licenseHeader = boilerplate ? `${boilerplate.replace(/\n+$/, '')}\n\n` : '';
+  const varName = names.kind[0].toLowerCase() + names.kind.slice(1);
+  const webhookDir = posix.dirname(names.webhookFile);
+  const testDir = posix.dirname(names.webhookTestFile);
+  const specExample = names.core ? (BUILTIN_SPECS[names.kind] ?? '{}') : "{ foo: 'bar' }";
+  const data: Record<string, unknown> = {
+    ...names,
+    licenseHeader,
+    varName,
+    aKind: `${/^[AEIOU]/.test(names.kind) ? 'an' : 'a'} ${names.kind}`,
+    modelType: names.objType,
+    typesImport: importSpecifier(webhookDir, names.typesFile),
+    webhookImport: importSpecifier(testDir, names.webhookFile),
+    testTypesImport: importSpecifier(testDir, names.typesFile),
+    customDefaultingPath: entry.webhooks?.defaultingPath !== undefined,
+    customValidationPath: entry.webhooks?.validationPath !== undefined,
+    specExample,
+    podLike: names.core && names.kind === 'Pod',
+    defaultExample: names.core ? `obj.metadata!.labels = { ...obj.metadata?.labels, 'example.com/defaulted': 'true' };` : `obj.spec.foo ??= 'bar';`,
+    validateExample: names.core ? `!obj.metadata?.labels?.app` : `!obj.spec.foo`,
+    validateField: names.core ? 'metadata.labels.app' : 'spec.foo',
+    validateValue: names.core ? 'obj.metadata?.labels?.app' : 'obj.spec.foo',
+  };
+  const render = (template: string, extra: Record<string, unknown> = {}) => renderer.render(template, { ...data, ...extra });
+
+  const tree = new Tree(host);
+  const editor = await TsEditor.create();
+  const specs: FileSpec[] = [];
+
+  // The conversion: one file per spoke, and the hub marked as storage version + conversion webhook.
+  const spokeData = valid.spokes.map((s) => {
+    const spokeNames = apiNames(config, { group: s.group, version: s.version, kind: s.kind, plural: s.plural, namespaced: names.namespaced });
+    const spokeTypes = typesFileOf(config, s);
+    const conversionFile = `${posix.dirname(spokeTypes)}/${names.fileName}_conversion.ts`;
+    return {
+      version: s.version,
+      entry: s,
+      spokeTypes,
+      conversionFile,
+      spokeAlias: `${names.kind}${pascal(s.version)}`,
+      conversionAlias: `${varName}Conversion${pascal(s.version)}`,
+      spokeApiVersion: spokeNames.apiVersion,
+    };
+  });
+  for (const s of spokeData) {
+    specs.push({
+      path: s.conversionFile,
+      policy: 'scaffolded',
+      template: 'webhook/conversion.ts.hbs',
+      data: {
+        spokeVersion: s.version,
+        hubVersion: names.version,
+        hubAlias: `${names.kind}${pascal(names.version)}`,
+        hubImport: importSpecifier(posix.dirname(s.conversionFile), names.typesFile),
+        hubApiVersion: names.apiVersion,
+        spokeApiVersion: s.spokeApiVersion,
+      },
+    });
+  }
+  await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });
+
+  if (valid.conversion) {
+    const versions = config.resources.filter((r) => r.api && r.group === names.group && r.kind === names.kind);
+    const hub = versions.find((r) => sameGVK(r, names))!;
+    const storage = await ensureStorageVersion(tree, editor, config, versions, hub);
+    problems.push(...storage.problems);
+    if (storage.storage && storage.storage.version !== names.version) {
+      problems.push(
+        error('KF1064', `${names.kind} ${storage.storage.version} is the storage version (@StorageVersion() in ${storage.storage.file}), so it must be the hub, not ${names.version}`, {
+          file: storage.storage.file,
+          line: storage.storage.line,
+          hint: `run with --version ${storage.storage.version} --spoke ${[...versions.map((r) => r.version).filter((v) => v !== storage.storage!.version)].join(',')}; or move @StorageVersion() to ${names.version} first`,
+        }),
+      );
+    } else if (storage.storage) {
+      const text = tree.readText(names.typesFile)!;
+      const sf = editor.parse(names.typesFile, text);
+      editor.addDecorators(sf, names.kind, ['ConversionWebhook']);
+      editor.ensureNamedImports(sf, 'kubeforge/markers', [{ name: 'ConversionWebhook' }]);
+      tree.write(names.typesFile, sf.getFullText());
+    }
+  }
+
+  // The webhook file: written once, then only added to.
+  const webhookText = tree.readText(names.webhookFile) ?? (await render('webhook/webhook.ts.hbs'));
+  let wsf = editor.parse(names.webhookFile, webhookText);
+  const webhookInsertions: Insertion[] = [];
+  const runtimeImports: { name: string; typeOnly?: boolean }[] = [];
+  const webhookImports: { module: string; names: { name: string; alias?: string; typeOnly?: boolean }[] }[] = [];
+  const classes: string[] = [];
+  if (valid.defaulting && !editor.declares(wsf, `${names.kind}CustomDefaulter`)) {
+    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook-builder', fragment: await render('webhook/fragments/builder_defaulter.ts.hbs') });
+    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook', fragment: await render('webhook/fragments/defaulter.ts.hbs'), separate: true });
+    runtimeImports.push({ name: 'AdmissionContext', typeOnly: true }, { name: 'CustomDefaulter', typeOnly: true });
+    classes.push(`${names.kind}CustomDefaulter`);
+  }
+  if (valid.validation && !editor.declares(wsf, `${names.kind}CustomValidator`)) {
+    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook-builder', fragment: await render('webhook/fragments/builder_validator.ts.hbs') });
+    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook', fragment: await render('webhook/fragments/validator.ts.hbs'), separate: true });
+    runtimeImports.push({ name: 'AdmissionContext', typeOnly: true }, { name: 'CustomValidator', typeOnly: true }, { name: 'Warnings', typeOnly: true });
+    classes.push(`${names.kind}CustomValidator`);
+  }
+  if (classes.length) webhookImports.push({ module: 'kubeforge/markers', names: [{ name: 'Webhook' }] });
+  for (const s of spokeData) {
+    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook-builder', fragment: await render('webhook/fragments/builder_conversion.ts.hbs', { spokeAlias: s.spokeAlias, conversionAlias: s.conversionAlias }) });
+    webhookImports.push(
+      { module: importSpecifier(webhookDir, s.spokeTypes), names: [{ name: names.kind, alias: s.spokeAlias }] },
+      { module: importSpecifier(webhookDir, s.conversionFile), names: [{ name: `${varName}Conversion`, alias: s.conversionAlias }] },
+    );
+  }
+  let webhookOut = insertInto(webhookText, webhookInsertions, names.webhookFile, problems);
+  wsf = editor.parse(names.webhookFile, webhookOut);
+  if (runtimeImports.length) editor.ensureNamedImports(wsf, 'kubeforge/runtime', runtimeImports);
+  for (const i of webhookImports) editor.ensureNamedImports(wsf, i.module, i.names);
+  webhookOut = wsf.getFullText();
+  tree.write(names.webhookFile, webhookOut);
+
+  // Its test: written once; each new webhook type adds its tests.
+  const testExists = tree.exists(names.webhookTestFile);
+  const testText = tree.readText(names.webhookTestFile) ?? (await render('webhook/webhook_test.ts.hbs'));
+  const testInsertions: Insertion[] = [];
+  const testImports: { module: string; names: { name: string; alias?: string }[] }[] = [];
+  const mentions = (title: string) => testText.includes(title);
+  if (valid.defaulting && !mentions(`it('${names.kind}CustomDefaulter `)) {
+    testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/defaulter_test.ts.hbs'), separate: true });
+    testImports.push({ module: importSpecifier(testDir, names.webhookFile), names: [{ name: `${names.kind}CustomDefaulter` }] });
+  }
+  if (valid.validation && !mentions(`it('${names.kind}CustomValidator `)) {
+    testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/validator_test.ts.hbs'), separate: true });
+    testImports.push({ module: importSpecifier(testDir, names.webhookFile), names: [{ name: `${names.kind}CustomValidator` }] });
+  }
+  for (const s of spokeData) {
+    const extra = { spokeVersion: s.version, hubVersion: names.version, spokeAlias: s.spokeAlias, conversionAlias: s.conversionAlias, spokeApiVersion: s.spokeApiVersion };
+    if (!mentions(`it('${varName}Conversion (${s.version})`)) {
+      testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/conversion_test.ts.hbs', extra), separate: true });
+    }
+    if (!mentions(`it('${data.aKind} ${s.version} created through the API server`)) {
+      testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-server-tests', fragment: await render('webhook/fragments/conversion_server_test.ts.hbs', extra), separate: true });
+    }
+    testImports.push(
+      { module: importSpecifier(testDir, s.spokeTypes), names: [{ name: names.kind, alias: s.spokeAlias }] },
+      { module: importSpecifier(testDir, s.conversionFile), names: [{ name: `${varName}Conversion`, alias: s.conversionAlias }] },
+    );
+  }
+  if (!testExists || testInsertions.length) {
+    const tsf = editor.parse(names.webhookTestFile, insertInto(testText, testInsertions, names.webhookTestFile, problems));
+    for (const i of testImports) editor.ensureNamedImports(tsf, i.module, i.names);
+    tree.write(names.webhookTestFile, tsf.getFullText());
+  }
+
+  // src/main.ts: the setup call, unless ENABLE_WEBHOOKS=false.
+  // main.ts imports every setup function: the group (multigroup) and the version (when another
+  // version of the Kind has webhooks too) keep the names apart.
+  const grouped = names.multigroup && names.group !== '';
+  const otherVersion = config.resources.some((r) => r.webhooks && r.group === names.group && r.kind === names.kind && r.version !== names.version);
+  const setupAlias = grouped || otherVersion ? `setup${grouped ? pascal(names.group) : ''}${names.kind}${otherVersion ? pascal(names.version) : ''}WebhookWithManager` : undefined;
+  const mainText = tree.readText('src/main.ts');
+  if (mainText === undefined) {
+    problems.push(error('KF1047', `src/main.ts is missing: kubeforge registers the ${names.kind} webhooks there`, { file: 'src/main.ts', hint: 'restore it from `kubeforge init --dry-run` output in an empty folder' }));
+  } else {
+    const updated = insertInto(
+      mainText,
+      [
+        { marker: '+kubebuilder:scaffold:imports', fragment: await render('webhook/fragments/main_imports.ts.hbs', { alias: setupAlias ?? '', mainWebhookImport: importSpecifier('src', names.webhookFile) }) },
+        { marker: '+kubebuilder:scaffold:builder', fragment: await render('webhook/fragments/main_setup.ts.hbs', { setupName: setupAlias ?? `setup${names.kind}WebhookWithManager` }) },
+      ],
+      'src/main.ts',
+      problems,
+    );
+    tree.write('src/main.ts', updated);
+    if (!updated.includes('newWebhookServer(')) {
+      warnings.push('src/main.ts builds no webhook server (it predates kubeforge create webhook): pass `webhookServer: newWebhookServer({ port: 9443, certDir: ... })` to newManager so that the webhooks are served');
+    }
+  }
+
+  // config/: the webhook Service and configurations, cert-manager, CA injection, network policy.
+  const edit = (path: string, change: (text: string) => string | undefined, missing: string) => {
+    const text = tree.readText(path);
+    const updated = text === undefined ? undefined : change(text);
+    if (updated === undefined) warnings.push(`${path}: ${missing}`);
+    else if (updated !== text) tree.write(path, updated);
+  };
+  const admission = entry.webhooks?.defaulting || entry.webhooks?.validation;
+  const def = DEFAULT_KUSTOMIZATION;
+  edit(def, (t) => uncommentLines(t, ['- ../webhook']), 'no "#- ../webhook" line to switch on; add "- ../webhook" to its resources');
+  edit(def, (t) => uncommentLines(t, ['- ../certmanager']), 'no "#- ../certmanager" line to switch on; add "- ../certmanager" to its resources');
+  edit(def, (t) => uncommentBlock(t, '# [WEBHOOK-PATCH]'), 'no [WEBHOOK-PATCH] block to switch on; add the patch manager_webhook_patch.yaml (target kind: Deployment)');
+  edit(def, (t) => uncommentBlock(t, '# [CERTMANAGER-WEBHOOK]'), "no [CERTMANAGER-WEBHOOK] block to switch on; add the replacements of the serving certificate's DNS names");
+  if (valid.defaulting) edit(def, (t) => uncommentBlock(t, '# [CERTMANAGER-MUTATING]'), 'no [CERTMANAGER-MUTATING] block to switch on; add the cert-manager.io/inject-ca-from replacement of the MutatingWebhookConfiguration');
+  if (valid.validation) edit(def, (t) => uncommentBlock(t, '# [CERTMANAGER-VALIDATING]'), 'no [CERTMANAGER-VALIDATING] block to switch on; add the cert-manager.io/inject-ca-from replacement of the ValidatingWebhookConfiguration');
+  if (valid.conversion) {
+    const crdName = `${names.plural}.${names.qualifiedGroup}`;
+    const text = tree.readText(def);
+    if (text !== undefined && text.includes('+kubebuilder:scaffold:crdkustomizecainjection')) {
+      const fragment = await render('webhook/fragments/crd_cainjection.yaml.hbs', { crdName });
+      tree.write(def, insertInto(text, [{ marker: '+kubebuilder:scaffold:crdkustomizecainjection', fragment }], def, problems));
+    } else warnings.push(`${def}: no "+kubebuilder:scaffold:crdkustomizecainjection" marker; add the cert-manager.io/inject-ca-from replacements of the CRD ${crdName} to its replacements`);
+    edit('config/crd/kustomization.yaml', (t) => uncommentLines(t, ['configurations:', '- kustomizeconfig.yaml']), 'no "#configurations: / #- kustomizeconfig.yaml" lines to switch on; add them so that kustomize names the conversion webhook Service');
+  }
+  if (admission) edit('config/webhook/kustomization.yaml', (t) => uncommentLines(t, ['- manifests.yaml']), 'no "#- manifests.yaml" line to switch on; add "- manifests.yaml" to its resources');
+  edit('config/network-policy/kustomization.yaml', (t) => uncommentLines(t, ['- allow-webhook-traffic.yaml']), 'no "#- allow-webhook-traffic.yaml" line to switch on; add it to its resources');
+  // The manager takes --webhook-port: the patch passes the port the Service targets.
+  const patch = tree.readText(WEBHOOK_PATCH);
+  if (patch !== undefined && mainText?.includes("'webhook-port'") && !patch.includes('--webhook-port=')) {
+    const lines = patch.split('\n');
+    const at = lines.findIndex((l) => l.includes('value: --webhook-cert-path='));
+    if (at >= 0) {
+      lines.splice(at + 1, 0, ...(await render('webhook/fragments/webhook_port_patch.yaml.hbs')).replace(/\n$/, '').split('\n'));
+      tree.write(WEBHOOK_PATCH, lines.join('\n'));
+    } else warnings.push(`${WEBHOOK_PATCH}: no --webhook-cert-path argument to put --webhook-port=9443 after; add it to the manager's args`);
+  }
+  if (problems.length) throw new DiagnosticError(problems);
+
+  // PROJECT: the entry replaces the existing one in place, or is appended.
+  const resources = [...config.resources];
+  const index = resources.findIndex((r) => sameGVK(r, names));
+  if (index >= 0) resources[index] = entry;
+  else resources.push(entry);
+  tree.write(PROJECT_FILE, serializeProject({ ...config, resources }));
+
+  return { tree, changes: tree.changes(), resource: entry, warnings };
+}
+
+/** Runs `kubeforge create webhook`. */
+export async function runCreateWebhook(options: CreateWebhookOptions, env: CreateWebhookEnvironment): Promise<CreateWebhookResult> {
+  const { tree, changes, resource, warnings } = await planCreateWebhook(options, env);
+  const plan = formatPlan(changes, { color: env.color });
+  for (const w of warnings) env.err(`warning: ${w}\n`);
+  if (options.dryRun) {
+    env.out(plan);
+    return { changes, plan, resource, manifests: false };
+  }
+  const committed = commit(tree.host, changes);
+  env.out(plan);
+
+  let manifests = false;
+  const step = env.manifests === undefined ? defaultManifestsStep : env.manifests;
+  if (step && options.make === false) env.err('Skipped kubeforge manifests (--make=false): run `npm run manifests` before building.\n');
+  else if (step) {
+    env.err('Generating manifests (kubeforge manifests)...\n');
+    try {
+      env.out(await step(env.cwd));
+      manifests = true;
+    } catch (e) {
+      // A command that fails leaves the disk as it was: the scaffold is taken back.
+      const notRestored = revert(tree.host, committed);
+      const diagnostics = e instanceof DiagnosticError ? [...e.diagnostics] : [error('KF1050', (e as Error).message)];
+      diagnostics.push(
+        error('KF1050', `generating the manifests with the ${resource.kind} webhooks failed (see above), so they were not scaffolded: ${notRestored.length ? `could not restore ${notRestored.join(', ')}` : 'nothing was written'}`, {
+          hint: 'fix the problems reported above and run the command again; or pass --make=false to scaffold now and run `npm run manifests` once they are fixed',
+        }),
+      );
+      throw new DiagnosticError(diagnostics);
+    }
+  }
+  env.err(nextSteps(resource, options));
+  return { changes, plan, resource, manifests };
+}
+
+function nextSteps(r: ProjectResource, options: CreateWebhookOptions): string {
+  const lines = ['', 'Next:'];
+  if (options.defaulting || options.programmaticValidation) lines.push(`  fill in the TODO(user) parts of the ${r.kind} defaulter / validator, then: npm test`);
+  if (options.conversion) lines.push(`  write the conversion of each spoke of ${r.kind} (<kind>_conversion.ts next to its types), then: npm run manifests`);
+  lines.push('  make deploy     # config/default installs the webhooks with cert-manager certificates (cert-manager must run in the cluster)', '');
+  return lines.join('\n');
+}

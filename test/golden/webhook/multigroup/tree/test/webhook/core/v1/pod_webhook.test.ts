@@ -1,0 +1,100 @@
+/**
+ * Tests of the Pod webhooks: the classes called directly, and the webhooks served to a real
+ * kube-apiserver (kubeforge/testing) that calls them as config/webhook/manifests.yaml says
+ * (`npm run manifests` writes it), with the CRDs of config/crd/bases installed.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { V1Pod } from '@kubernetes/client-node';
+import { type AdmissionContext, type Client, isAlreadyExists, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
+import { TestEnvironment } from 'kubeforge/testing';
+import { PodCustomValidator, setupPodWebhookWithManager } from '../../../../src/webhook/core/v1/pod_webhook.js';
+
+describe('Pod webhook', () => {
+  const env = new TestEnvironment({
+    crdDirectoryPaths: ['config/crd/bases'],
+    errorIfCRDPathMissing: false,
+    webhookInstallOptions: { paths: ['config/webhook'] },
+  });
+  const stop = new AbortController();
+  let client: Client;
+  let mgr: Manager;
+  let running: Promise<void>;
+  let logger: AdmissionContext['logger'];
+
+  before(async () => {
+    const config = await env.start();
+    client = newClient(config);
+    // No controller-manager runs here to create the "default" ServiceAccount a Pod runs as
+    // (nor its token: the Pods below mount none).
+    await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'default' } }).catch((err: unknown) => {
+      if (!isAlreadyExists(err)) throw err;
+    });
+    // The webhook server listens where the API server was told to call (env.webhookServerOptions()).
+    mgr = newManager(config, { webhookServer: newWebhookServer(env.webhookServerOptions()) });
+    logger = mgr.getLogger();
+    setupPodWebhookWithManager(mgr);
+    running = mgr.start(stop.signal);
+    await mgr.started();
+    for (let i = 0; mgr.getWebhookServer().port === undefined; i++) {
+      if (i === 200) throw new Error('the webhook server did not start listening within 10 s');
+      await sleep(50);
+    }
+  });
+
+  after(async () => {
+    stop.abort();
+    await running;
+    await env.stop();
+  });
+
+  /** The Pod `name`, as a user would create it. */
+  const newPod = (name: string): V1Pod => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default' },
+    // TODO(user): specify other spec details if needed.
+    spec: { automountServiceAccountToken: false, containers: [{ name: 'test', image: 'busybox' }] },
+  });
+
+  /** What the webhook server hands the defaulter and the validator for a request about `obj`. */
+  const admission = (operation: 'CREATE' | 'UPDATE' | 'DELETE', obj: V1Pod): AdmissionContext => ({
+    request: {
+      uid: randomUUID(),
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      name: obj.metadata?.name,
+      namespace: obj.metadata?.namespace,
+      operation,
+      userInfo: { username: 'test' },
+      object: obj,
+      dryRun: false,
+    },
+    dryRun: false,
+    logger,
+    signal: AbortSignal.timeout(10_000),
+  });
+
+  it('PodCustomValidator allows a valid Pod', async () => {
+    const obj = newPod('valid');
+    assert.equal(await new PodCustomValidator().validateCreate(obj, admission('CREATE', obj)), undefined);
+    assert.equal(await new PodCustomValidator().validateUpdate(obj, obj, admission('UPDATE', obj)), undefined);
+    assert.equal(await new PodCustomValidator().validateDelete(obj, admission('DELETE', obj)), undefined);
+    // TODO(user): check that an invalid Pod is refused, e.g.
+    //   assert.throws(() => new PodCustomValidator().validateCreate(bad, admission('CREATE', bad)), FieldErrors);
+  });
+
+  // +kubebuilder:scaffold:webhook-tests
+
+  it('a Pod created through the API server passes the webhooks (their failurePolicy is Fail)', async () => {
+    const created = await client.create(newPod('test-resource'));
+    assert.ok(created.metadata?.uid, 'the API server stored the Pod');
+    // TODO(user): assert on what your defaulter set, or that your validator refuses a bad Pod:
+    //   await assert.rejects(client.create(badPod), /must not be empty/);
+    await client.delete(created);
+  });
+
+  // +kubebuilder:scaffold:webhook-server-tests
+});

@@ -1,0 +1,121 @@
+/*
+Copyright The Kubernetes authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+/**
+ * The webhooks of Deployment (apps/v1). src/main.ts registers them with the manager's
+ * webhook server (unless ENABLE_WEBHOOKS=false); the @Webhook decorators below become
+ * config/webhook/manifests.yaml when you run `npm run manifests`.
+ *
+ * EDIT THIS FILE! It is scaffolding for you to own: `kubeforge create webhook` only adds a
+ * class, a builder line and imports for a webhook type this Kind does not have yet.
+ */
+import type { V1Deployment } from '@kubernetes/client-node';
+import { type AdmissionContext, type ControllerManagerLike, type CustomDefaulter, type CustomValidator, type TypeDescriptor, type Warnings, webhookManagedBy } from 'kubeforge/runtime';
+import { Webhook } from 'kubeforge/markers';
+
+/** The built-in Kind these webhooks handle (kubeforge/runtime finds its resource by discovery). */
+export const Deployment: TypeDescriptor = { apiVersion: 'apps/v1', kind: 'Deployment' };
+
+/** Registers the webhooks of Deployment with the manager's webhook server. Throws on misuse (see complete()). */
+export function setupDeploymentWebhookWithManager(mgr: ControllerManagerLike): void {
+  webhookManagedBy(mgr)
+    .for<V1Deployment>(Deployment)
+    .withDefaulter(new DeploymentCustomDefaulter())
+    .withValidator(new DeploymentCustomValidator())
+    // +kubebuilder:scaffold:webhook-builder
+    .complete();
+}
+
+/**
+ * DeploymentCustomDefaulter sets default values on Deployment objects when they are created or
+ * updated. The webhook server passes a copy of the object and answers the API server with the
+ * difference (a JSON patch) between that copy before and after `default`.
+ */
+@Webhook({
+  path: '/mutate-apps-v1-deployment',
+  mutating: true,
+  failurePolicy: 'Fail',
+  sideEffects: 'None',
+  groups: ['apps'],
+  resources: ['deployments'],
+  verbs: ['create', 'update'],
+  versions: ['v1'],
+  name: 'mdeployment-v1.kb.io',
+  admissionReviewVersions: ['v1'],
+})
+export class DeploymentCustomDefaulter implements CustomDefaulter<V1Deployment> {
+  // TODO(user): add what the defaulting needs (settings, a client) as constructor parameters.
+
+  /** Sets the defaults of a Deployment being created or updated. Throwing denies the request. */
+  default(obj: V1Deployment, ctx: AdmissionContext): void {
+    ctx.logger.info({ name: obj.metadata?.name }, 'defaulting for Deployment');
+
+    // TODO(user): fill in your defaulting logic, e.g.
+    //   obj.metadata!.labels = { ...obj.metadata?.labels, 'example.com/defaulted': 'true' };
+  }
+}
+
+/**
+ * DeploymentCustomValidator validates Deployment objects when they are created, updated or deleted.
+ * Returning (optionally with warnings) allows the request; throwing denies it, with the
+ * message of the error (a FieldErrors names the fields, as the API server's own errors do).
+ */
+// TODO(user): add 'delete' to verbs to have validateDelete called on deletion.
+// NOTE: to serve this webhook at another path, pass --validation-path to kubeforge create webhook.
+@Webhook({
+  path: '/validate-apps-v1-deployment',
+  mutating: false,
+  failurePolicy: 'Fail',
+  sideEffects: 'None',
+  groups: ['apps'],
+  resources: ['deployments'],
+  verbs: ['create', 'update'],
+  versions: ['v1'],
+  name: 'vdeployment-v1.kb.io',
+  admissionReviewVersions: ['v1'],
+})
+export class DeploymentCustomValidator implements CustomValidator<V1Deployment> {
+  // TODO(user): add what the validation needs (settings, a client) as constructor parameters.
+
+  /** Validates a Deployment being created. */
+  validateCreate(obj: V1Deployment, ctx: AdmissionContext): Warnings | void {
+    ctx.logger.info({ name: obj.metadata?.name }, 'validation for Deployment upon creation');
+
+    // TODO(user): fill in your validation logic upon object creation, e.g. (with FieldErrors
+    // and field imported from 'kubeforge/runtime'):
+    //   if (!obj.metadata?.labels?.app) {
+    //     throw new FieldErrors([field.invalid('metadata.labels.app', obj.metadata?.labels?.app, 'must not be empty')]);
+    //   }
+    //   return ['metadata.labels.app is deprecated'];   // allowed, with a warning for the user
+  }
+
+  /** Validates a Deployment being updated from `oldObj` to `newObj`. */
+  validateUpdate(oldObj: V1Deployment, newObj: V1Deployment, ctx: AdmissionContext): Warnings | void {
+    ctx.logger.info({ name: newObj.metadata?.name }, 'validation for Deployment upon update');
+
+    // TODO(user): fill in your validation logic upon object update, e.g. refuse a change of
+    // an immutable field with field.forbidden('metadata.labels.app', 'is immutable').
+  }
+
+  /** Validates a Deployment being deleted (called only with 'delete' in the verbs above). */
+  validateDelete(obj: V1Deployment, ctx: AdmissionContext): Warnings | void {
+    ctx.logger.info({ name: obj.metadata?.name }, 'validation for Deployment upon deletion');
+
+    // TODO(user): fill in your validation logic upon object deletion.
+  }
+}
+
+// +kubebuilder:scaffold:webhook

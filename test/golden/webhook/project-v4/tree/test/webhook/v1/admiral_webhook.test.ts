@@ -1,0 +1,118 @@
+/*
+Copyright The Kubernetes authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+/**
+ * Tests of the Admiral webhooks: the classes called directly, and the webhooks served to a real
+ * kube-apiserver (kubeforge/testing) that calls them as config/webhook/manifests.yaml says
+ * (`npm run manifests` writes it), with the CRDs of config/crd/bases installed.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type AdmissionContext, type Client, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
+import { TestEnvironment } from 'kubeforge/testing';
+import { Admiral } from '../../../src/api/v1/admiral_types.js';
+import { AdmiralCustomDefaulter, AdmiralCustomValidator, setupAdmiralWebhookWithManager } from '../../../src/webhook/v1/admiral_webhook.js';
+
+describe('Admiral webhook', () => {
+  const env = new TestEnvironment({
+    crdDirectoryPaths: ['config/crd/bases'],
+    errorIfCRDPathMissing: true,
+    webhookInstallOptions: { paths: ['config/webhook'] },
+  });
+  const stop = new AbortController();
+  let client: Client;
+  let mgr: Manager;
+  let running: Promise<void>;
+  let logger: AdmissionContext['logger'];
+
+  before(async () => {
+    const config = await env.start();
+    client = newClient(config);
+    // The webhook server listens where the API server was told to call (env.webhookServerOptions()).
+    mgr = newManager(config, { webhookServer: newWebhookServer(env.webhookServerOptions()) });
+    logger = mgr.getLogger();
+    setupAdmiralWebhookWithManager(mgr);
+    running = mgr.start(stop.signal);
+    await mgr.started();
+    for (let i = 0; mgr.getWebhookServer().port === undefined; i++) {
+      if (i === 200) throw new Error('the webhook server did not start listening within 10 s');
+      await sleep(50);
+    }
+  });
+
+  after(async () => {
+    stop.abort();
+    await running;
+    await env.stop();
+  });
+
+  /** The Admiral `name`, as a user would create it. */
+  const newAdmiral = (name: string): Admiral => ({
+    apiVersion: 'crew.testproject.org/v1',
+    kind: 'Admiral',
+    metadata: { name },
+    // TODO(user): specify other spec details if needed.
+    spec: { foo: 'bar' },
+  });
+
+  /** What the webhook server hands the defaulter and the validator for a request about `obj`. */
+  const admission = (operation: 'CREATE' | 'UPDATE' | 'DELETE', obj: Admiral): AdmissionContext => ({
+    request: {
+      uid: randomUUID(),
+      kind: { group: 'crew.testproject.org', version: 'v1', kind: 'Admiral' },
+      resource: { group: 'crew.testproject.org', version: 'v1', resource: 'admirales' },
+      name: obj.metadata?.name,
+      namespace: obj.metadata?.namespace,
+      operation,
+      userInfo: { username: 'test' },
+      object: obj,
+      dryRun: false,
+    },
+    dryRun: false,
+    logger,
+    signal: AbortSignal.timeout(10_000),
+  });
+
+  it('AdmiralCustomDefaulter sets the defaults', async () => {
+    const obj = newAdmiral('defaulted');
+    await new AdmiralCustomDefaulter().default(obj, admission('CREATE', obj));
+    // TODO(user): assert on the defaults your defaulter sets.
+    assert.equal(obj.metadata?.name, 'defaulted');
+  });
+
+  it('AdmiralCustomValidator allows a valid Admiral', async () => {
+    const obj = newAdmiral('valid');
+    assert.equal(await new AdmiralCustomValidator().validateCreate(obj, admission('CREATE', obj)), undefined);
+    assert.equal(await new AdmiralCustomValidator().validateUpdate(obj, obj, admission('UPDATE', obj)), undefined);
+    assert.equal(await new AdmiralCustomValidator().validateDelete(obj, admission('DELETE', obj)), undefined);
+    // TODO(user): check that an invalid Admiral is refused, e.g.
+    //   assert.throws(() => new AdmiralCustomValidator().validateCreate(bad, admission('CREATE', bad)), FieldErrors);
+  });
+
+  // +kubebuilder:scaffold:webhook-tests
+
+  it('an Admiral created through the API server passes the webhooks (their failurePolicy is Fail)', async () => {
+    const created = await client.create(newAdmiral('test-resource'));
+    assert.ok(created.metadata?.uid, 'the API server stored the Admiral');
+    // TODO(user): assert on what your defaulter set, or that your validator refuses a bad Admiral:
+    //   await assert.rejects(client.create(badAdmiral), /must not be empty/);
+    await client.delete(created);
+  });
+
+  // +kubebuilder:scaffold:webhook-server-tests
+});

@@ -1,0 +1,118 @@
+/*
+Copyright The Kubernetes authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+/**
+ * Tests of the Deployment webhooks: the classes called directly, and the webhooks served to a real
+ * kube-apiserver (kubeforge/testing) that calls them as config/webhook/manifests.yaml says
+ * (`npm run manifests` writes it), with the CRDs of config/crd/bases installed.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { V1Deployment } from '@kubernetes/client-node';
+import { type AdmissionContext, type Client, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
+import { TestEnvironment } from 'kubeforge/testing';
+import { DeploymentCustomDefaulter, DeploymentCustomValidator, setupDeploymentWebhookWithManager } from '../../../src/webhook/v1/deployment_webhook.js';
+
+describe('Deployment webhook', () => {
+  const env = new TestEnvironment({
+    crdDirectoryPaths: ['config/crd/bases'],
+    errorIfCRDPathMissing: false,
+    webhookInstallOptions: { paths: ['config/webhook'] },
+  });
+  const stop = new AbortController();
+  let client: Client;
+  let mgr: Manager;
+  let running: Promise<void>;
+  let logger: AdmissionContext['logger'];
+
+  before(async () => {
+    const config = await env.start();
+    client = newClient(config);
+    // The webhook server listens where the API server was told to call (env.webhookServerOptions()).
+    mgr = newManager(config, { webhookServer: newWebhookServer(env.webhookServerOptions()) });
+    logger = mgr.getLogger();
+    setupDeploymentWebhookWithManager(mgr);
+    running = mgr.start(stop.signal);
+    await mgr.started();
+    for (let i = 0; mgr.getWebhookServer().port === undefined; i++) {
+      if (i === 200) throw new Error('the webhook server did not start listening within 10 s');
+      await sleep(50);
+    }
+  });
+
+  after(async () => {
+    stop.abort();
+    await running;
+    await env.stop();
+  });
+
+  /** The Deployment `name`, as a user would create it. */
+  const newDeployment = (name: string): V1Deployment => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'default' },
+    // TODO(user): specify other spec details if needed.
+    spec: { selector: { matchLabels: { app: 'test' } }, template: { metadata: { labels: { app: 'test' } }, spec: { containers: [{ name: 'test', image: 'busybox' }] } } },
+  });
+
+  /** What the webhook server hands the defaulter and the validator for a request about `obj`. */
+  const admission = (operation: 'CREATE' | 'UPDATE' | 'DELETE', obj: V1Deployment): AdmissionContext => ({
+    request: {
+      uid: randomUUID(),
+      kind: { group: 'apps', version: 'v1', kind: 'Deployment' },
+      resource: { group: 'apps', version: 'v1', resource: 'deployments' },
+      name: obj.metadata?.name,
+      namespace: obj.metadata?.namespace,
+      operation,
+      userInfo: { username: 'test' },
+      object: obj,
+      dryRun: false,
+    },
+    dryRun: false,
+    logger,
+    signal: AbortSignal.timeout(10_000),
+  });
+
+  it('DeploymentCustomDefaulter sets the defaults', async () => {
+    const obj = newDeployment('defaulted');
+    await new DeploymentCustomDefaulter().default(obj, admission('CREATE', obj));
+    // TODO(user): assert on the defaults your defaulter sets.
+    assert.equal(obj.metadata?.name, 'defaulted');
+  });
+
+  it('DeploymentCustomValidator allows a valid Deployment', async () => {
+    const obj = newDeployment('valid');
+    assert.equal(await new DeploymentCustomValidator().validateCreate(obj, admission('CREATE', obj)), undefined);
+    assert.equal(await new DeploymentCustomValidator().validateUpdate(obj, obj, admission('UPDATE', obj)), undefined);
+    assert.equal(await new DeploymentCustomValidator().validateDelete(obj, admission('DELETE', obj)), undefined);
+    // TODO(user): check that an invalid Deployment is refused, e.g.
+    //   assert.throws(() => new DeploymentCustomValidator().validateCreate(bad, admission('CREATE', bad)), FieldErrors);
+  });
+
+  // +kubebuilder:scaffold:webhook-tests
+
+  it('a Deployment created through the API server passes the webhooks (their failurePolicy is Fail)', async () => {
+    const created = await client.create(newDeployment('test-resource'));
+    assert.ok(created.metadata?.uid, 'the API server stored the Deployment');
+    // TODO(user): assert on what your defaulter set, or that your validator refuses a bad Deployment:
+    //   await assert.rejects(client.create(badDeployment), /must not be empty/);
+    await client.delete(created);
+  });
+
+  // +kubebuilder:scaffold:webhook-server-tests
+});

@@ -1,0 +1,114 @@
+/*
+Copyright The Kubernetes authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+/**
+ * Tests of the Pod webhooks: the classes called directly, and the webhooks served to a real
+ * kube-apiserver (kubeforge/testing) that calls them as config/webhook/manifests.yaml says
+ * (`npm run manifests` writes it), with the CRDs of config/crd/bases installed.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { V1Pod } from '@kubernetes/client-node';
+import { type AdmissionContext, type Client, isAlreadyExists, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
+import { TestEnvironment } from 'kubeforge/testing';
+import { PodCustomDefaulter, setupPodWebhookWithManager } from '../../../src/webhook/v1/pod_webhook.js';
+
+describe('Pod webhook', () => {
+  const env = new TestEnvironment({
+    crdDirectoryPaths: ['config/crd/bases'],
+    errorIfCRDPathMissing: false,
+    webhookInstallOptions: { paths: ['config/webhook'] },
+  });
+  const stop = new AbortController();
+  let client: Client;
+  let mgr: Manager;
+  let running: Promise<void>;
+  let logger: AdmissionContext['logger'];
+
+  before(async () => {
+    const config = await env.start();
+    client = newClient(config);
+    // No controller-manager runs here to create the "default" ServiceAccount a Pod runs as
+    // (nor its token: the Pods below mount none).
+    await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'default' } }).catch((err: unknown) => {
+      if (!isAlreadyExists(err)) throw err;
+    });
+    // The webhook server listens where the API server was told to call (env.webhookServerOptions()).
+    mgr = newManager(config, { webhookServer: newWebhookServer(env.webhookServerOptions()) });
+    logger = mgr.getLogger();
+    setupPodWebhookWithManager(mgr);
+    running = mgr.start(stop.signal);
+    await mgr.started();
+    for (let i = 0; mgr.getWebhookServer().port === undefined; i++) {
+      if (i === 200) throw new Error('the webhook server did not start listening within 10 s');
+      await sleep(50);
+    }
+  });
+
+  after(async () => {
+    stop.abort();
+    await running;
+    await env.stop();
+  });
+
+  /** The Pod `name`, as a user would create it. */
+  const newPod = (name: string): V1Pod => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default' },
+    // TODO(user): specify other spec details if needed.
+    spec: { automountServiceAccountToken: false, containers: [{ name: 'test', image: 'busybox' }] },
+  });
+
+  /** What the webhook server hands the defaulter and the validator for a request about `obj`. */
+  const admission = (operation: 'CREATE' | 'UPDATE' | 'DELETE', obj: V1Pod): AdmissionContext => ({
+    request: {
+      uid: randomUUID(),
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      name: obj.metadata?.name,
+      namespace: obj.metadata?.namespace,
+      operation,
+      userInfo: { username: 'test' },
+      object: obj,
+      dryRun: false,
+    },
+    dryRun: false,
+    logger,
+    signal: AbortSignal.timeout(10_000),
+  });
+
+  it('PodCustomDefaulter sets the defaults', async () => {
+    const obj = newPod('defaulted');
+    await new PodCustomDefaulter().default(obj, admission('CREATE', obj));
+    // TODO(user): assert on the defaults your defaulter sets.
+    assert.equal(obj.metadata?.name, 'defaulted');
+  });
+
+  // +kubebuilder:scaffold:webhook-tests
+
+  it('a Pod created through the API server passes the webhooks (their failurePolicy is Fail)', async () => {
+    const created = await client.create(newPod('test-resource'));
+    assert.ok(created.metadata?.uid, 'the API server stored the Pod');
+    // TODO(user): assert on what your defaulter set, or that your validator refuses a bad Pod:
+    //   await assert.rejects(client.create(badPod), /must not be empty/);
+    await client.delete(created);
+  });
+
+  // +kubebuilder:scaffold:webhook-server-tests
+});
