@@ -45,10 +45,10 @@ const CRD = 'config/crd/bases/demo.example.com_widgets.yaml';
 /** The real analysis, counting its calls and running `during` while it reads. */
 function countingAnalyzer(during?: (call: number) => void): { analyzer: Analyzer; calls: () => number } {
   let calls = 0;
-  const analyzer: Analyzer = async (options) => {
+  const analyzer: Analyzer = async (options, reporter) => {
     calls++;
-    const { analyzeProject } = await import('../../src/manifests/analyze.js');
-    const result: AnalysisResult = await analyzeProject(options);
+    const { analyzeProject } = await import('../../src/analysis/analyze.js');
+    const result: AnalysisResult = await analyzeProject(options, reporter);
     during?.(calls);
     return result;
   };

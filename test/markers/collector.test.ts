@@ -6,8 +6,8 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { parseJsDocText } from '../../src/markers/collector.js';
-import { analyzeProject } from '../../src/manifests/analyze.js';
+import { parseJsDocText } from '../../src/analysis/collector.js';
+import { analyzeProject } from '../manifests/analyze-helper.js';
 
 const made: string[] = [];
 after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
