@@ -57,10 +57,22 @@ export interface GroupVersionInfo {
   file: string;
 }
 
+/** A class of the analysed files, as classified: whether it is a root type or a Kind, and its markers. */
+export interface ClassInfo {
+  name: string;
+  file: string;
+  isRoot: boolean;
+  isKind: boolean;
+  markers: MarkerValue[];
+  at: Location;
+}
+
 /** What the analysis collects. */
 export interface Analysis {
   /** Every group-version found, by file. */
   groupVersions: GroupVersionInfo[];
+  /** Every top-level class of the analysed files, in file order. */
+  classes: ClassInfo[];
   /** Every Kind version of a group-version that is not skipped, in file order. */
   kinds: KindVersion[];
   /** Every @Rbac, in file/line order. */
@@ -93,7 +105,7 @@ export async function analyzeProject(options: AnalyzeOptions, reporter: Reporter
   return analyzeProjectSync(options, reporter);
 }
 
-export function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analysis {
+function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analysis {
   const loaded = loadProgram(options, reporter);
   const { checker } = loaded;
   const collector = new MarkerCollector(checker, reporter);
@@ -170,6 +182,7 @@ export function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter):
   const webhooks: MarkerUse<'Webhook'>[] = [];
   const webhookConfigurations: MarkerUse<'WebhookConfiguration'>[] = [];
   const kinds: KindVersion[] = [];
+  const classes: ClassInfo[] = [];
   const kindDecls: { decl: ts.ClassDeclaration; file: string; gv: GroupVersionInfo; markers: MarkerValue[] }[] = [];
 
   const use = <N extends UseName>(m: MarkerValue<N>, target: string): MarkerUse<N> =>
@@ -191,6 +204,7 @@ export function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter):
       const className = st.name?.text ?? '(anonymous class)';
       const { isRoot, isKind } = collector.classify(st);
       const classMarkers = collector.classMarkers(st);
+      classes.push({ name: className, file, isRoot, isKind, markers: classMarkers, at: locationOf(st.name ?? st) });
       for (const m of classMarkers) {
         if (isMarkerNamed(m, 'Rbac')) rbac.push(use(m, className));
         else if (isMarkerNamed(m, 'Webhook')) webhooks.push(use(m, className));
@@ -265,6 +279,7 @@ export function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter):
   const groupVersions = [...gvCache.values()].filter((g): g is GroupVersionInfo => g !== null).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return {
     groupVersions,
+    classes,
     kinds,
     rbac: rbac.sort(byPos),
     webhooks: webhooks.sort(byPos),

@@ -454,7 +454,7 @@ export class MarkerCollector {
 }
 
 /** Replaces RegExp sources by their pattern text, deeply. */
-export function normalizeValue(v: unknown): unknown {
+function normalizeValue(v: unknown): unknown {
   if (v instanceof RegExpSource) return v.source;
   if (Array.isArray(v)) return v.map(normalizeValue);
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalizeValue(x)]));
@@ -462,7 +462,7 @@ export function normalizeValue(v: unknown): unknown {
 }
 
 /** The source of a RegExp literal, kept distinct from a string until type-checked. */
-export class RegExpSource {
+class RegExpSource {
   constructor(readonly source: string) {}
 }
 
@@ -505,7 +505,7 @@ function editDistance(a: string, b: string): number {
 }
 
 /** The option a misspelt name most likely meant. */
-export function closest(name: string, options: readonly string[]): string | undefined {
+function closest(name: string, options: readonly string[]): string | undefined {
   const syn = SYNONYMS[name];
   if (syn && options.includes(syn)) return syn;
   const lower = name.toLowerCase();
@@ -531,7 +531,7 @@ function typeLabel(v: unknown): string {
 }
 
 /** Checks (and for patterns, normalises in place is not needed) a value against an argument type; returns the problem or undefined. */
-export function checkArgType(arg: ArgType, v: unknown): string | undefined {
+function checkArgType(arg: ArgType, v: unknown): string | undefined {
   switch (arg.type) {
     case 'string':
       if (typeof v !== 'string') return `expected a string, found ${typeLabel(v)}`;
@@ -577,7 +577,7 @@ function checkObjectFields(fields: readonly ArgField[], obj: Record<string, unkn
   return out;
 }
 
-export function exampleFor(def: MarkerDefinition): string {
+function exampleFor(def: MarkerDefinition): string {
   const a = def.args;
   const sample = (t: ArgType): string => {
     switch (t.type) {
@@ -605,7 +605,7 @@ export function exampleFor(def: MarkerDefinition): string {
   return `{ ${(req.length ? req : a.fields.slice(0, 1)).map((f) => `${f.name}: ${sample(f.arg)}`).join(', ')} }`;
 }
 
-export function describeTargets(targets: readonly MarkerTarget[]): string {
+function describeTargets(targets: readonly MarkerTarget[]): string {
   const words: Record<MarkerTarget, string> = {
     field: 'a field',
     type: 'a type (class, interface, type alias or enum)',

@@ -110,7 +110,7 @@ function relativeTo(cwd: string | undefined, file: string): string {
 }
 
 /** `file:line:col  KF1234  message`, then a code frame and `hint: ...` when known. */
-export function formatDiagnostic(d: Diagnostic, options: FormatOptions = {}): string {
+function formatDiagnostic(d: Diagnostic, options: FormatOptions = {}): string {
   const color = options.color ?? false;
   const red = ansi(color, '31');
   const yellow = ansi(color, '33');

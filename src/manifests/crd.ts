@@ -23,7 +23,7 @@ export { pluralize };
 
 export type { KindVersion };
 
-export const VERSION_ANNOTATION = 'kubeforge.io/version';
+const VERSION_ANNOTATION = 'kubeforge.io/version';
 
 function markersNamed<N extends MarkerName>(v: KindVersion, name: N): Extract<MarkerValue, { name: N }>[] {
   return v.markers.filter((m): m is Extract<MarkerValue, { name: N }> => m.name === name);

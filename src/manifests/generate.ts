@@ -72,7 +72,7 @@ async function defaultAnalyzer(options: AnalyzeOptions, reporter: Reporter): Pro
   return analyzeProject(options, reporter);
 }
 
-export function resolveGeneratorVersion(flag?: string): string {
+function resolveGeneratorVersion(flag?: string): string {
   return flag || process.env.KUBEFORGE_GENERATOR_VERSION || packageVersion();
 }
 

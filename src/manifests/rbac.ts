@@ -20,7 +20,7 @@ import { Reporter } from '../diagnostics/index.js';
 import { isDns1123Label, isDns1123Subdomain } from '../project/naming.js';
 import { bySource, failAt, type MarkerUse } from './markeruse.js';
 
-export const DEFAULT_ROLE_NAME = 'manager-role';
+const DEFAULT_ROLE_NAME = 'manager-role';
 
 /** rbac.authorization.k8s.io/v1 PolicyRule as marshalled (empty lists omitted). */
 export interface PolicyRule {
@@ -87,7 +87,7 @@ function foldBy(rules: Iterable<Rule>, keyWithout: (r: Rule) => string, field: k
 }
 
 /** Merges and sorts rules as controller-gen's NormalizeRules does. */
-export function normalizeRules(input: readonly Rule[]): PolicyRule[] {
+function normalizeRules(input: readonly Rule[]): PolicyRule[] {
   let byKey = new Map<string, Rule>();
   for (const original of input) {
     const rule: Rule = {

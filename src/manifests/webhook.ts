@@ -22,8 +22,8 @@ import type { Reporter } from '../diagnostics/index.js';
 import { isDns1123Subdomain } from '../project/naming.js';
 import { bySource, failAt, type MarkerUse } from './markeruse.js';
 
-export const DEFAULT_MUTATING_NAME = 'mutating-webhook-configuration';
-export const DEFAULT_VALIDATING_NAME = 'validating-webhook-configuration';
+const DEFAULT_MUTATING_NAME = 'mutating-webhook-configuration';
+const DEFAULT_VALIDATING_NAME = 'validating-webhook-configuration';
 
 export interface WebhookObject {
   admissionReviewVersions: string[];

@@ -172,7 +172,7 @@ const oneOfRule =
   };
 
 /** What each schema marker does to the schema it is on (controller-tools' ApplyToSchema). */
-export const APPLY: { readonly [N in SchemaMarkerName]: Applier<N> } = {
+const APPLY: { readonly [N in SchemaMarkerName]: Applier<N> } = {
   Maximum: numeric('maximum', 'maximum'),
   Minimum: numeric('minimum', 'minimum'),
   MultipleOf: numeric('multipleOf', 'multipleof'),

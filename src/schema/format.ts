@@ -25,9 +25,9 @@ interface Ctx {
   allowUnknown: boolean;
 }
 
-export const API_VERSION_DESCRIPTION =
+const API_VERSION_DESCRIPTION =
   'APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources';
-export const KIND_DESCRIPTION =
+const KIND_DESCRIPTION =
   'Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
 
 const ROOT_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);

@@ -38,7 +38,7 @@ export interface IRProperty {
 }
 
 /** The declared name of a type, through named layers (for messages). */
-export function irName(t: IRType): string {
+function irName(t: IRType): string {
   switch (t.kind) {
     case 'named':
       return t.name;

@@ -1,7 +1,7 @@
 // The no-change cache must never answer "up to date" for inputs it did not see: an edit saved
 // while a run was reading (an editor's format-on-save), and the declaration files of dependencies
-// the analysis read (upgrading a types package). Both used to leave `manifests --check` saying
-// "up to date" forever.
+// the analysis read (upgrading a types package). Missing either would leave `manifests --check`
+// saying "up to date" forever.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 // The analysis never depends on file order: a Kind that uses another Kind as a field type gives
-// the same manifests whichever of the two files sorts first, and whatever the files are called.
-// (The collector once read the referenced Kind's markers as a plain type's when the referencing
-// file came first, and reported its @Resource as misplaced, KF2002.)
+// the same manifests whichever of the two files sorts first, and whatever the files are called:
+// the referenced Kind's @Resource is a Kind's marker even when the parser reaches that class as a
+// field's type before the analysis reaches its file (else KF2002, "misplaced").
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
