@@ -37,34 +37,6 @@ export interface IRProperty {
   at: Location;
 }
 
-/** The declared name of a type, through named layers (for messages). */
-function irName(t: IRType): string {
-  switch (t.kind) {
-    case 'named':
-      return t.name;
-    case 'primitive':
-      return t.format ? `${t.type} (${t.format})` : t.type;
-    case 'enum':
-      return `${t.type} enum`;
-    case 'array':
-      return `${irName(t.items)}[]`;
-    case 'map':
-      return `Record<string, ${irName(t.values)}>`;
-    case 'object':
-      return 'object';
-    case 'builtin':
-      return t.name;
-    case 'k8s':
-      return t.name;
-    case 'unknown':
-      return t.what;
-    case 'nullable':
-      return `${irName(t.target)} | null`;
-    case 'error':
-      return 'invalid type';
-  }
-}
-
 /** Strips named and nullable layers. */
 export function irResolve(t: IRType): IRType {
   while (t.kind === 'named' || t.kind === 'nullable') t = t.target;
