@@ -7,6 +7,7 @@
 //   5. npm run build           tsc --strict of the operator
 //   6. kubectl kustomize       config/default renders
 // Any failing step stops the demo with its output and a non-zero exit.
+// @ts-check
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -17,6 +18,12 @@ const dir = join(root, '.tmp/demo/cronjob-operator');
 const kubeforge = join(root, 'bin/kubeforge.js');
 const started = Date.now();
 
+/**
+ * Runs one step of the demo; exits the process (this is a script) when it fails.
+ * @param {string} title
+ * @param {string} cmd
+ * @param {string[]} args
+ */
 function step(title, cmd, args, cwd = dir) {
   const t0 = Date.now();
   process.stdout.write(`\n==> ${title}\n$ ${[cmd, ...args].join(' ')}\n`);

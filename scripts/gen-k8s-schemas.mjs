@@ -23,6 +23,7 @@
 // Writes src/schema/k8s/data/models.json (the data, read lazily at run time),
 // src/schema/k8s/data/source.ts (provenance and the model names, cheap to import) and
 // src/schema/k8s/data/go-types-report.md (what the Go overlay did and could not do).
+// @ts-check
 import { readFileSync, writeFileSync, readdirSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -30,6 +31,14 @@ import { createRequire } from 'node:module';
 import { GO_DEBIAN_RELEASE, GO_KUBERNETES_VERSION, GO_PINS, GO_SOURCE_ERROR, kubernetesGoSourcePath } from './k8s-go-source.mjs';
 import { apiPackages, readGoPackages } from './k8s-go-types.mjs';
 import { groupFits, overlap, overlayGo, splitModelName } from './k8s-go-overlay.mjs';
+
+/** @typedef {import('./k8s-go-overlay.mjs').Model} Model */
+/** @typedef {import('./k8s-go-overlay.mjs').SchemaNode} SchemaNode */
+/** @typedef {import('./k8s-go-overlay.mjs').OverlayReport} OverlayReport */
+/** @typedef {{ description: string | undefined; props: Map<string, { description: string | undefined; type: string }> }} KtInterface */
+/** @typedef {{ kind: 'array'; of: CnType } | { kind: 'map'; of: CnType } | { kind: 'name'; name: string }} CnType */
+/** A client-node model class: its `attributeTypeMap` lists the fields. */
+/** @typedef {{ attributeTypeMap: { name: string; baseName: string; type: string; format: string }[] }} CnModel */
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
@@ -48,7 +57,10 @@ function kubernetesTypesDir() {
 // ---------------------------------------------------------------------------------------------
 // .d.ts reading
 
-/** Turns the text inside a JSDoc block into its description (lines joined with \n, trimmed). */
+/**
+ * Turns the text inside a JSDoc block into its description (lines joined with \n, trimmed).
+ * @param {string} block
+ */
 function jsdocText(block) {
   const lines = block
     .replace(/^\/\*\*/, '')
@@ -60,7 +72,10 @@ function jsdocText(block) {
   return lines.join('\n');
 }
 
-/** Undoes the escaping openapi-generator applies inside client-node's JSDoc. */
+/**
+ * Undoes the escaping openapi-generator applies inside client-node's JSDoc.
+ * @param {string} s
+ */
 function unescapeClientNode(s) {
   return s.replace(/\\(['"\\])/g, '$1').replace(/\*\\\//g, '*/');
 }
@@ -68,8 +83,10 @@ function unescapeClientNode(s) {
 /**
  * Reads one client-node model .d.ts: class description, and for each property its description
  * and whether it is optional.
+ * @param {string} text
  */
 function readClientNodeDts(text) {
+  /** @type {{ description: string | undefined; props: Map<string, { description: string | undefined; optional: boolean }> }} */
   const out = { description: undefined, props: new Map() };
   const classMatch = /(\/\*\*(?:(?!\*\/)[\s\S])*\*\/)\s*export declare class \w+/.exec(text);
   if (classMatch) out.description = unescapeClientNode(jsdocText(classMatch[1]));
@@ -88,8 +105,10 @@ function readClientNodeDts(text) {
 /**
  * Reads a kubernetes-types .d.ts: interfaces with their description and their properties
  * (description and the raw type text).
+ * @param {string} text
  */
 function readKubernetesTypesDts(text) {
+  /** @type {Map<string, KtInterface>} */
   const interfaces = new Map();
   const re = /(?:(\/\*\*(?:(?!\*\/)[\s\S])*\*\/)\s*)?export interface (\w+) \{\n?([\s\S]*?)^\}/gm;
   let m;
@@ -107,7 +126,13 @@ function readKubernetesTypesDts(text) {
   return interfaces;
 }
 
+/**
+ * Every .d.ts file under dir: its path relative to dir without `.d.ts`, and its full path.
+ * @param {string} dir
+ * @returns {{ rel: string; full: string }[]}
+ */
 function walkDts(dir, base = '') {
+  /** @type {{ rel: string; full: string }[]} */
   const out = [];
   for (const name of readdirSync(dir).sort()) {
     const full = join(dir, name);
@@ -120,12 +145,15 @@ function walkDts(dir, base = '') {
 // ---------------------------------------------------------------------------------------------
 // conversion
 
+/** @type {(s: string | undefined) => string} */
 const ws = (s) => (s ?? '').replace(/\s+/g, ' ').trim();
 
 /**
  * Picks the description: kubernetes-types' (paragraphs kept) when it says the same thing as
  * client-node's; kubernetes-types' alone where client-node has none (openapi-generator drops the
  * description of every field whose type is another model).
+ * @param {string | undefined} cn
+ * @param {string | undefined} kt
  */
 function pickDescription(cn, kt) {
   if (!cn || !cn.trim()) return kt && kt.trim() ? kt.trim() : undefined;
@@ -133,7 +161,11 @@ function pickDescription(cn, kt) {
   return cn.trim();
 }
 
-/** Splits a client-node type string at the top level: Array<...>, { [key: string]: ...; }, name. */
+/**
+ * Splits a client-node type string at the top level: Array<...>, { [key: string]: ...; }, name.
+ * @param {string} t
+ * @returns {CnType}
+ */
 function parseCnType(t) {
   t = t.trim();
   if (t.startsWith('Array<') && t.endsWith('>')) return { kind: 'array', of: parseCnType(t.slice(6, -1)) };
@@ -142,7 +174,10 @@ function parseCnType(t) {
   return { kind: 'name', name: t };
 }
 
-/** The special apimachinery type kubernetes-types names in a field's type text, if any. */
+/**
+ * The special apimachinery type kubernetes-types names in a field's type text, if any.
+ * @param {string | undefined} ktType
+ */
 function ktSpecial(ktType) {
   if (!ktType) return undefined;
   for (const s of ['Quantity', 'RawExtension', 'JSON', 'FieldsV1', 'IntOrString', 'MicroTime', 'Time']) {
@@ -163,6 +198,7 @@ export async function generate() {
   const ktDir = kubernetesTypesDir();
   const ktPkg = JSON.parse(readFileSync(join(ktDir, 'package.json'), 'utf8'));
   /** group/version path ('core/v1', 'meta/v1', 'apps/v1') -> interfaces */
+  /** @type {Map<string, Map<string, KtInterface>>} */
   const kt = new Map();
   for (const f of walkDts(ktDir)) kt.set(f.rel, readKubernetesTypesDts(readFileSync(f.full, 'utf8')));
 
@@ -171,11 +207,16 @@ export async function generate() {
     .sort();
   const modelSet = new Set(names);
 
-  /** Finds the kubernetes-types interface that is the same Kubernetes type as a client-node model. */
+  /**
+   * Finds the kubernetes-types interface that is the same Kubernetes type as a client-node model.
+   * @param {string} name
+   * @param {CnModel['attributeTypeMap']} attrs
+   */
   function matchKt(name, attrs) {
     const split = splitModelName(name);
     if (!split) return undefined;
     const want = new Set(attrs.map((a) => a.baseName));
+    /** @type {{ score: number; iface: KtInterface; path: string } | undefined} */
     let best;
     for (const [path, ifaces] of kt) {
       const [group, ver] = path.split('/');
@@ -188,16 +229,21 @@ export async function generate() {
     return best;
   }
 
+  /** @type {Record<string, Model>} */
   const models = {};
+  /** @type {string[]} */
   const unmatched = [];
+  /** @type {string[]} */
   const anyFields = [];
   for (const name of names) {
+    /** @type {CnModel} */
     const cls = all[name];
     const dts = readClientNodeDts(readFileSync(join(modelsDir, `${name}.d.ts`), 'utf8'));
     const match = matchKt(name, cls.attributeTypeMap);
     if (!match) unmatched.push(name);
     const ktIface = match?.iface;
 
+    /** @type {(t: CnType, format: string, special: string | undefined, where: string) => SchemaNode} */
     const convert = (t, format, special, where) => {
       if (t.kind === 'array') return { type: 'array', items: convert(t.of, format, special, where) };
       if (t.kind === 'map') return { type: 'object', additionalProperties: convert(t.of, format, special, where) };
@@ -231,7 +277,9 @@ export async function generate() {
       throw new Error(`gen-k8s-schemas: ${where}: unknown client-node type '${n}'`);
     };
 
+    /** @type {Record<string, SchemaNode>} */
     const properties = {};
+    /** @type {string[]} */
     const required = [];
     for (const a of cls.attributeTypeMap) {
       const info = dts.props.get(a.name) ?? dts.props.get(a.baseName);
@@ -244,7 +292,7 @@ export async function generate() {
       properties[a.baseName] = node;
       if (info && !info.optional) required.push(a.baseName);
     }
-    const model = {};
+    const model = /** @type {Model} */ ({});
     const description = pickDescription(dts.description, ktIface?.description);
     if (description) model.description = description;
     model.properties = properties;
@@ -304,9 +352,15 @@ export async function generate() {
   return { files, unmatched, anyFields };
 }
 
-/** The generated account of the Go overlay: what was laid over, and what could not be. */
+/**
+ * The generated account of the Go overlay: what was laid over, and what could not be.
+ * @param {OverlayReport} r
+ * @param {{ package: string; version: string; kubernetesVersion: string; goTypes: { debian: string; packages: string[]; kubernetesVersion: string } }} source
+ * @param {number} modelCount
+ */
 function goTypesReport(r, source, modelCount) {
   const g = source.goTypes;
+  /** @type {(items: string[]) => string[]} */
   const list = (items) => (items.length ? items.map((i) => `- ${i}`) : ['- (none)']);
   return [
     '<!-- Generated by scripts/gen-k8s-schemas.mjs. Do not edit. -->',
@@ -368,11 +422,17 @@ function goTypesReport(r, source, modelCount) {
   ].join('\n');
 }
 
+/**
+ * A deep copy with every object's keys sorted (deterministic JSON).
+ * @param {unknown} v
+ * @returns {unknown}
+ */
 function sortKeys(v) {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v && typeof v === 'object') {
+    /** @type {Record<string, unknown>} */
     const o = {};
-    for (const k of Object.keys(v).sort()) o[k] = sortKeys(v[k]);
+    for (const k of Object.keys(v).sort()) o[k] = sortKeys(/** @type {Record<string, unknown>} */ (v)[k]);
     return o;
   }
   return v;

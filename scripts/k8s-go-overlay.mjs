@@ -5,12 +5,43 @@
 // markers, and resource.Quantity fields. The models keep client-node's fields and shapes (the
 // TypeScript types users embed); a field client-node has and the Go types do not (newer than them)
 // keeps what client-node gives, and is listed in the report.
+// @ts-check
 import { docText, markersOf } from './k8s-go-types.mjs';
+
+/** @typedef {import('./k8s-go-types.mjs').GoType} GoType */
+/** @typedef {import('./k8s-go-types.mjs').GoField} GoField */
+/** @typedef {import('./k8s-go-types.mjs').GoMarker} GoMarker */
+/** @typedef {Extract<GoType, { kind: 'struct' }>} GoStruct */
+/**
+ * A schema node of the generated data: JSONSchemaProps keywords, or `$model` (another model, by
+ * name) / `$special` (a type with a fixed schema, such as Quantity).
+ * @typedef {{ [keyword: string]: unknown; type?: string; format?: string; description?: string; default?: unknown;
+ *   items?: SchemaNode; additionalProperties?: SchemaNode; $model?: string; $special?: string;
+ *   'x-kubernetes-list-type'?: string; 'x-kubernetes-list-map-keys'?: string[] }} SchemaNode
+ */
+/** @typedef {{ description?: string; properties: Record<string, SchemaNode>; required?: string[]; 'x-kubernetes-map-type'?: string }} Model */
+/**
+ * A Go type expression resolved: `named` is the declaration of a named non-struct type met on the way.
+ * @typedef {({ kind: 'basic'; go: string } | { kind: 'bytes' } | { kind: 'array'; of: GoTypeRef } | { kind: 'map'; of: GoTypeRef }
+ *   | { kind: 'known'; known: string; full: string } | { kind: 'struct'; decl: GoStruct; full: string } | { kind: 'unknown'; expr: string })
+ *   & { named?: GoType }} GoTypeRef
+ */
+/**
+ * A JSON field of a flattened struct.
+ * @typedef {{ field: Extract<GoField, { type: string }>; decl: GoStruct; required: boolean; by: 'kubebuilder' | 'k8s' | 'tag' | undefined; markers: GoMarker[] }} FlatField
+ */
+/** @typedef {{ fields: Map<string, FlatField>; mapType: string | undefined; unreadable: string[] }} FlatStruct */
+/**
+ * What the overlay did, and every place the two sources disagree.
+ * @typedef {{ matched: number; unmatched: string[]; fieldsBoth: number; newerFields: string[]; goOnlyFields: string[];
+ *   shapeMismatches: string[]; requiredChanged: string[]; relaxed: string[]; notApplicable: string[]; applied: Map<string, number>;
+ *   ignoredDefaults: string[]; unknownMarkers: Map<string, string[]>; droppedListMaps: string[] }} OverlayReport
+ */
 
 const META = 'k8s.io/apimachinery/pkg/apis/meta/v1';
 const BASIC = new Set(['string', 'bool', 'byte', 'int', 'int8', 'int16', 'int32', 'int64', 'uint', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64']);
 
-/** apimachinery types controller-gen writes in fixed forms (its known types). */
+/** @type {Map<string, string>} apimachinery types controller-gen writes in fixed forms (its known types). */
 const KNOWN = new Map([
   ['k8s.io/apimachinery/pkg/api/resource.Quantity', 'Quantity'],
   ['k8s.io/apimachinery/pkg/util/intstr.IntOrString', 'IntOrString'],
@@ -22,7 +53,7 @@ const KNOWN = new Map([
   [`${META}.FieldsV1`, 'FieldsV1'],
 ]);
 
-/** `+kubebuilder:validation:<X>` markers and the schema keyword each sets. */
+/** @type {Record<string, [keyword: string, kind: 'int' | 'number' | 'bool' | 'string' | 'list']>} `+kubebuilder:validation:<X>` markers and the schema keyword each sets. */
 const VALIDATION = {
   MaxLength: ['maxLength', 'int'],
   MinLength: ['minLength', 'int'],
@@ -45,7 +76,12 @@ const VALIDATION = {
 /** Marker names that change nothing in a schema (code generators', documentation, lifecycle). */
 const IGNORED = /^(optional|required|k8s:|genclient|patchStrategy|patchMergeKey|enum$|featureGate|union|unionDiscriminator|oneOf|protobuf|deprecated|kubebuilder:validation:(Optional|Required)$|groupName|listType$|listMapKey$|mapType$|structType$|default$|kubebuilder:default$|-+|build|k8s\.io|unionMember)/;
 
-/** A Go string literal or bare word as controller-gen's marker parser reads it. */
+/**
+ * A Go string literal or bare word as controller-gen's marker parser reads it.
+ * @param {string} raw
+ * @param {string} what
+ * @returns {unknown}
+ */
 function goValue(raw, what) {
   const v = raw.trim();
   if (v.startsWith('`') && v.endsWith('`')) return v.slice(1, -1);
@@ -57,6 +93,12 @@ function goValue(raw, what) {
   throw new Error(`k8s-go-overlay: ${what}: cannot read marker value ${raw}`);
 }
 
+/**
+ * @param {string} kind
+ * @param {string | undefined} raw
+ * @param {string} what
+ * @returns {unknown}
+ */
 function markerValue(kind, raw, what) {
   if (kind === 'bool' && raw === undefined) return true;
   if (raw === undefined) throw new Error(`k8s-go-overlay: ${what}: the marker needs a value`);
@@ -75,7 +117,10 @@ function markerValue(kind, raw, what) {
   return v;
 }
 
-/** Splits `map[K]V` into K and V (K may itself hold brackets). */
+/**
+ * Splits `map[K]V` into K and V (K may itself hold brackets).
+ * @param {string} expr
+ */
 function splitMap(expr) {
   let depth = 0;
   for (let i = 3; i < expr.length; i++) {
@@ -90,9 +135,16 @@ function splitMap(expr) {
  * { kind: 'basic', go } | { kind: 'bytes' } | { kind: 'array', of } | { kind: 'map', of } |
  * { kind: 'known', known } | { kind: 'struct', decl } | { kind: 'unknown', expr }, with `named` set to
  * the declaration of a named non-struct type on the way (its doc and markers apply to the field).
+ * @param {Map<string, Map<string, GoType>>} goPkgs
  */
 export function makeResolver(goPkgs) {
+  /** @type {(pkg: string, name: string) => GoType | undefined} */
   const decl = (pkg, name) => goPkgs.get(pkg)?.get(name);
+  /**
+   * @param {string} expr
+   * @param {{ pkg?: string; imports: Map<string, string> }} from
+   * @returns {GoTypeRef}
+   */
   function resolve(expr, from) {
     expr = expr.replace(/^\*+/, '');
     if (expr === '[]byte') return { kind: 'bytes' };
@@ -108,8 +160,9 @@ export function makeResolver(goPkgs) {
       if (!pkg) return { kind: 'unknown', expr };
     }
     const full = `${pkg}.${name}`;
-    if (KNOWN.has(full)) return { kind: 'known', known: KNOWN.get(full), full };
-    const d = decl(pkg, name);
+    const known = KNOWN.get(full);
+    if (known !== undefined) return { kind: 'known', known, full };
+    const d = decl(/** @type {string} */ (pkg), name);
     if (!d) return { kind: 'unknown', expr: full };
     if (d.kind === 'struct') return { kind: 'struct', decl: d, full };
     const inner = resolve(d.underlying, d);
@@ -122,10 +175,14 @@ export function makeResolver(goPkgs) {
  * The JSON fields of a struct as controller-gen flattens it: inline-embedded structs' fields merged
  * in; with each field's required-ness (controller-gen's rule) and the map-type an embedded struct
  * passes up. Map of JSON name -> { field, decl (declaring struct), required }.
+ * @param {GoStruct} decl
+ * @param {ReturnType<typeof makeResolver>} resolve
+ * @param {FlatStruct} [out]
+ * @returns {FlatStruct}
  */
 export function flattenStruct(decl, resolve, out = { fields: new Map(), mapType: undefined, unreadable: [] }) {
   for (const f of decl.fields) {
-    if (f.unreadable) {
+    if (f.unreadable !== undefined) {
       out.unreadable.push(`${decl.pkg}.${decl.name}: ${f.unreadable}`);
       continue;
     }
@@ -135,9 +192,12 @@ export function flattenStruct(decl, resolve, out = { fields: new Map(), mapType:
     const inline = opts.includes('inline') || jsonName === '';
     const omitEmpty = opts.includes('omitempty');
     const markers = markersOf(f.doc);
+    /** @type {(n: string) => boolean} */
     const has = (n) => markers.some((m) => m.name === n);
     // controller-gen's precedence; `by` says which rule decided a required field.
+    /** @type {boolean} */
     let required;
+    /** @type {FlatField['by']} */
     let by;
     if (has('kubebuilder:validation:Optional')) required = false;
     else if (has('kubebuilder:validation:Required')) [required, by] = [true, 'kubebuilder'];
@@ -158,7 +218,10 @@ export function flattenStruct(decl, resolve, out = { fields: new Map(), mapType:
   return out;
 }
 
-/** The Go package path's group and version: k8s.io/api/apps/v1 -> apps, v1; meta/v1 -> meta, v1. */
+/**
+ * The Go package path's group and version: k8s.io/api/apps/v1 -> apps, v1; meta/v1 -> meta, v1.
+ * @param {string} pkg
+ */
 function groupVersionOf(pkg) {
   if (pkg === META) return { group: 'meta', version: 'v1' };
   const m = /^k8s\.io\/api\/([^/]+)\/(v[^/]+)$/.exec(pkg);
@@ -169,18 +232,22 @@ function groupVersionOf(pkg) {
  * A client-node model name split into the Kubernetes type it stands for: `CoreV1EndpointPort` ->
  * { group: 'core', version: 'v1', kind: 'EndpointPort' }; `V1Pod` has no group. `undefined` for a
  * name that is not of that form.
+ * @param {string} name
+ * @returns {{ group: string | undefined; version: string; kind: string } | undefined}
  */
 export function splitModelName(name) {
   const m = /^([A-Z][a-z]+)?(V\d+(?:alpha\d+|beta\d+)?)([A-Z]\w*)$/.exec(name);
   return m ? { group: m[1]?.toLowerCase(), version: m[2].toLowerCase(), kind: m[3] } : undefined;
 }
 
-/** Whether an API group (a Go package's group folder, `networking`) fits a model name's group word. */
+/** @type {(split: { group?: string }, group: string) => boolean} Whether an API group (a Go package's group folder, `networking`) fits a model name's group word. */
 export const groupFits = (split, group) => !split.group || group.startsWith(split.group);
 
 /**
  * How well a candidate type's field names fit a model's: the fields shared, and the score by which
  * candidates are ranked (shared fields minus the candidate's fields the model lacks).
+ * @param {Set<string>} want
+ * @param {string[]} have
  */
 export function overlap(want, have) {
   const shared = have.filter((h) => want.has(h)).length;
@@ -191,6 +258,10 @@ export function overlap(want, have) {
  * Finds the Go struct that is the same Kubernetes type as a client-node model: same version and
  * kind, same API group when the model name carries one (`CoreV1EndpointPort`), and among several
  * groups the one sharing the most fields.
+ * @param {string} name
+ * @param {string[]} fieldNames
+ * @param {Map<string, Candidate[]>} byVersionKind
+ * @returns {{ why: string; decl?: undefined } | (Candidate & { shared: number; score: number; have: number })}
  */
 function matchGo(name, fieldNames, byVersionKind) {
   const split = splitModelName(name);
@@ -209,6 +280,9 @@ function matchGo(name, fieldNames, byVersionKind) {
   return best;
 }
 
+/** @typedef {{ full: string; group: string; decl: GoStruct; flat: FlatStruct }} Candidate */
+
+/** @type {Record<string, string>} */
 const GO_RULE = { k8s: '+required', tag: 'no omitempty' };
 
 const OVERLAID = ['default', 'description', 'x-kubernetes-list-map-keys', 'x-kubernetes-list-type', 'x-kubernetes-map-type', ...Object.values(VALIDATION).map(([k]) => k).filter((k) => k !== 'type' && k !== 'format')];
@@ -216,9 +290,14 @@ const OVERLAID = ['default', 'description', 'x-kubernetes-list-map-keys', 'x-kub
 /**
  * Lays the Go types over the models in place and returns a report (counts, and every place the two
  * sources disagree or the Go data could not be used).
+ * @param {Record<string, Model>} models
+ * @param {readonly string[]} names
+ * @param {Map<string, Map<string, GoType>>} goPkgs
+ * @returns {OverlayReport}
  */
 export function overlayGo(models, names, goPkgs) {
   const resolve = makeResolver(goPkgs);
+  /** @type {Map<string, Candidate[]>} */
   const byVersionKind = new Map();
   for (const [pkg, types] of goPkgs) {
     const gv = groupVersionOf(pkg);
@@ -226,10 +305,12 @@ export function overlayGo(models, names, goPkgs) {
     for (const [name, decl] of types) {
       if (decl.kind !== 'struct') continue;
       const key = `${gv.version}/${name}`;
-      if (!byVersionKind.has(key)) byVersionKind.set(key, []);
-      byVersionKind.get(key).push({ full: `${pkg}.${name}`, group: gv.group, decl, flat: flattenStruct(decl, resolve) });
+      const list = byVersionKind.get(key) ?? [];
+      byVersionKind.set(key, list);
+      list.push({ full: `${pkg}.${name}`, group: gv.group, decl, flat: flattenStruct(decl, resolve) });
     }
   }
+  /** @type {OverlayReport} */
   const report = {
     matched: 0,
     unmatched: [],
@@ -245,6 +326,7 @@ export function overlayGo(models, names, goPkgs) {
     unknownMarkers: new Map(),
     droppedListMaps: [],
   };
+  /** @type {(key: string) => void} */
   const count = (key) => report.applied.set(key, (report.applied.get(key) ?? 0) + 1);
 
   for (const name of names) {
@@ -269,6 +351,7 @@ export function overlayGo(models, names, goPkgs) {
     }
     if (flat.unreadable.length) throw new Error(`k8s-go-overlay: ${where}: fields not understood: ${flat.unreadable.join('; ')}`);
 
+    /** @type {string[]} */
     const required = [];
     for (const [field, node] of Object.entries(model.properties)) {
       const go = flat.fields.get(field);
@@ -282,7 +365,7 @@ export function overlayGo(models, names, goPkgs) {
       if (go.required && !cnRequired && go.by !== 'kubebuilder') {
         // Required by the Go type's tag or `+required`, which Kubernetes' OpenAPI document (and so
         // client-node) reflects too: client-node's newer release made the field optional.
-        report.relaxed.push(`${name}.${field} (Go ${GO_RULE[go.by]})`);
+        report.relaxed.push(`${name}.${field} (Go ${GO_RULE[/** @type {string} */ (go.by)]})`);
       } else if (go.required) required.push(field);
       const type = resolve(go.field.type, go.decl);
       const at = `${name}.${field}`;
@@ -320,6 +403,11 @@ export function overlayGo(models, names, goPkgs) {
  * Corrects client-node's shape where the Go type says more: a `string` that is a resource.Quantity
  * takes the Quantity form. Elsewhere the shapes must agree (array/map/scalar); a disagreement is
  * reported and client-node's shape kept.
+ * @param {SchemaNode} node
+ * @param {GoTypeRef} type
+ * @param {string} at
+ * @param {OverlayReport} report
+ * @returns {void}
  */
 function fixShape(node, type, at, report) {
   if (type.kind === 'known' && type.known === 'Quantity') {
@@ -337,10 +425,19 @@ function fixShape(node, type, at, report) {
   if (goShape !== cnShape && !(type.kind === 'known' || type.kind === 'unknown')) report.shapeMismatches.push(`${at}: Go ${goShape}, client-node ${cnShape}`);
 }
 
-/** Applies the schema-changing markers of a field (its own, then its named type's) to its node. */
+/**
+ * Applies the schema-changing markers of a field (its own, then its named type's) to its node.
+ * @param {SchemaNode} node
+ * @param {GoMarker[]} markers
+ * @param {string} at
+ * @param {OverlayReport} report
+ * @param {(key: string) => void} count
+ */
 function applyMarkers(node, markers, at, report, count) {
+  /** @type {string[]} */
   const listMapKeys = [];
   for (const { name, value } of markers) {
+    /** @type {(key: string, v: unknown) => void} */
     const set = (key, v) => {
       node[key] = v;
       count(key);
@@ -357,19 +454,19 @@ function applyMarkers(node, markers, at, report, count) {
       }
     }
     if (name === 'listType') set('x-kubernetes-list-type', value);
-    else if (name === 'listMapKey') listMapKeys.push(value);
+    else if (name === 'listMapKey') listMapKeys.push(/** @type {string} */ (value));
     else if (name === 'mapType' || name === 'structType') set('x-kubernetes-map-type', value);
     else if (name === 'default' || name === 'kubebuilder:default') {
-      if (/^ref\(/.test(value)) {
+      if (/^ref\(/.test(/** @type {string} */ (value))) {
         // controller-gen writes no default for a reference to a Go constant.
         report.ignoredDefaults.push(`${at}: +${name}=${value}`);
         continue;
       }
-      set('default', goValue(value, at));
+      set('default', goValue(/** @type {string} */ (value), at));
     } else if (name.startsWith('kubebuilder:validation:') && VALIDATION[name.slice(23)]) {
       const [key, kind] = VALIDATION[name.slice(23)];
       let v = markerValue(kind, value, at);
-      if (key === 'enum') v = v.map((e) => (node.type === 'string' ? String(e) : e));
+      if (key === 'enum') v = /** @type {unknown[]} */ (v).map((e) => (node.type === 'string' ? String(e) : e));
       set(key, v);
     } else if (!IGNORED.test(name)) {
       report.unknownMarkers.set(name, [...(report.unknownMarkers.get(name) ?? []), at]);
@@ -384,6 +481,8 @@ function applyMarkers(node, markers, at, report, count) {
 /**
  * Why the API server would reject a list-map (keys missing, not scalar item properties, or neither
  * required nor defaulted), or undefined.
+ * @param {Record<string, Model>} models
+ * @param {SchemaNode} node
  */
 export function listMapProblem(models, node) {
   const keys = node['x-kubernetes-list-map-keys'];

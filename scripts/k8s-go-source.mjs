@@ -14,6 +14,7 @@
 // Downloading uses `curl` (so http_proxy and friends apply), unpacking `dpkg-deb` and `tar`; the tree
 // is unpacked into a temporary folder beside the cache and renamed into place, so a second process
 // sees it whole or not at all.
+// @ts-check
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,6 +46,7 @@ export const DEFAULT_MIRROR = 'http://deb.debian.org/debian';
 /** Errors of this module have this `code`: their message says everything (no stack needed). */
 export const GO_SOURCE_ERROR = 'KUBEFORGE_K8S_GO_SOURCE';
 
+/** @param {string} message */
 function sourceError(message) {
   return Object.assign(new Error(`k8s-go-source: ${message}`), { code: GO_SOURCE_ERROR });
 }
@@ -55,11 +57,18 @@ export function cacheHome(env = process.env) {
   return xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
 }
 
-/** The cache folder of the unpacked tree. */
+/**
+ * The cache folder of the unpacked tree.
+ * @param {{ cacheHome?: string }} [options]
+ */
 export function goSourceCacheDir(options = {}) {
   return join(options.cacheHome ?? cacheHome(), 'kubeforge', `golang-k8s-${GO_KUBERNETES_VERSION.slice(1)}`);
 }
 
+/**
+ * @param {string} path
+ * @returns {Promise<string>}
+ */
 function hashFile(path) {
   return new Promise((resolvePromise, reject) => {
     const hash = createHash('sha256');
@@ -70,11 +79,20 @@ function hashFile(path) {
   });
 }
 
-/** What the cache's stamp file says when it holds exactly the pinned packages. */
+/**
+ * What the cache's stamp file says when it holds exactly the pinned packages.
+ * @param {typeof GO_PINS} pins
+ */
 function stampOf(pins) {
   return pins.map((p) => `${p.package} ${p.version} ${p.sha256}`).join('\n') + '\n';
 }
 
+/**
+ * The shell commands that fetch the pinned packages by hand.
+ * @param {string} dir
+ * @param {string} mirror
+ * @param {typeof GO_PINS} pins
+ */
 function byHand(dir, mirror, pins) {
   return [
     `  mkdir -p ${dir}/src && cd ${dir}`,
@@ -86,6 +104,13 @@ function byHand(dir, mirror, pins) {
   ].join('\n');
 }
 
+/**
+ * Runs a command; throws a sourceError naming what failed and how to do it by hand.
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {string} what
+ * @param {string} help
+ */
 function run(cmd, args, what, help) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.error || r.status !== 0) {
@@ -119,7 +144,7 @@ export async function kubernetesGoSourcePath(options = {}) {
   try {
     mkdirSync(join(tmp, 'src'));
     for (const pin of pins) {
-      const deb = join(tmp, pin.path.split('/').pop());
+      const deb = join(tmp, /** @type {string} */ (pin.path.split('/').pop()));
       const [curl, ...curlArgs] = options.curl ?? ['curl'];
       run(curl, [...curlArgs, '-fsSL', '--retry', '3', '-o', deb, `${mirror}/${pin.path}`], `downloading ${pin.package} ${pin.version}`, help);
       const sha256 = await hashFile(deb);

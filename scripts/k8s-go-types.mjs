@@ -9,18 +9,37 @@
 // removed, directives dropped, trailing spaces trimmed, blank-line runs squeezed, leading and
 // trailing blank lines removed), then outside fenced code blocks a line starting with `TODO` is
 // dropped and a line starting with `---` ends the text; lines are joined with "\n".
+// @ts-check
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+/** @typedef {{ name: string; value: string | undefined }} GoMarker */
+/**
+ * A field of a Go struct as read; `unreadable` holds a line this reader does not understand.
+ * @typedef {{ name?: string; type: string; tags: Record<string, string>; doc: string[]; line: number; unreadable?: undefined }
+ *   | { unreadable: string; line: number; name?: undefined; type?: undefined; tags?: undefined; doc?: undefined }} GoField
+ */
+/**
+ * A top-level Go type declaration.
+ * @typedef {{ name: string; file: string; line: number; doc: string[]; imports: Map<string, string>; pkg?: string }
+ *   & ({ kind: 'named'; alias: boolean; underlying: string } | { kind: 'struct'; fields: GoField[] })} GoType
+ */
 
 /** `//go:build`, `//nolint:x`, `//line ...`: comments go/ast leaves out of CommentGroup.Text(). */
 const DIRECTIVE = /^\/\/(?:line |extern |export |[a-z0-9]+:[a-z0-9])/;
 
-/** Whether a `//` comment line is a marker (controller-tools: text after `//`, trimmed, starts with `+`). */
+/**
+ * Whether a `//` comment line is a marker (controller-tools: text after `//`, trimmed, starts with `+`).
+ * @param {string} line
+ */
 export function isMarkerComment(line) {
   return line.startsWith('//') && line.slice(2).trim().startsWith('+');
 }
 
-/** The description controller-gen derives from a doc comment group (raw `// ...` lines). */
+/**
+ * The description controller-gen derives from a doc comment group (raw `// ...` lines).
+ * @param {readonly string[]} commentLines
+ */
 export function docText(commentLines) {
   // go/ast CommentGroup.Text()
   let lines = [];
@@ -54,6 +73,8 @@ export function docText(commentLines) {
 /**
  * Markers of a comment group: `{ name, value }` for each `// +name=value` / `// +name` line
  * (`+kubebuilder:validation:MaxLength=32768`, `+listType=map`, `+optional`).
+ * @param {readonly string[]} commentLines
+ * @returns {GoMarker[]}
  */
 export function markersOf(commentLines) {
   const out = [];
@@ -66,8 +87,12 @@ export function markersOf(commentLines) {
   return out;
 }
 
-/** Splits a struct tag (`json:"name,omitempty" protobuf:"..."`) into its keys. */
+/**
+ * Splits a struct tag (`json:"name,omitempty" protobuf:"..."`) into its keys.
+ * @param {string} tag
+ */
 function parseTag(tag) {
+  /** @type {Record<string, string>} */
   const out = {};
   const re = /(\w+):"((?:[^"\\]|\\.)*)"/g;
   let m;
@@ -75,10 +100,15 @@ function parseTag(tag) {
   return out;
 }
 
-/** The `import` names of a Go file: local name -> package path. */
+/**
+ * The `import` names of a Go file: local name -> package path.
+ * @param {string} text
+ */
 function importsOf(text) {
+  /** @type {Map<string, string>} */
   const out = new Map();
-  const add = (alias, path) => out.set(alias ?? path.split('/').pop(), path);
+  /** @type {(alias: string | undefined, path: string) => void} */
+  const add = (alias, path) => out.set(alias ?? /** @type {string} */ (path.split('/').pop()), path);
   for (const m of text.matchAll(/^import\s+(?:(\w+)\s+)?"([^"]+)"/gm)) add(m[1], m[2]);
   for (const block of text.matchAll(/^import\s*\(([\s\S]*?)^\)/gm)) {
     for (const m of block[1].matchAll(/^\s*(?:(\w+|\.|_)\s+)?"([^"]+)"/gm)) if (m[1] !== '_') add(m[1], m[2]);
@@ -89,12 +119,16 @@ function importsOf(text) {
 /**
  * Reads one Go source file: its imports and its top-level type declarations, each with its doc
  * comment lines, and for structs their fields.
+ * @param {string} text
+ * @param {string} file
+ * @returns {GoType[]}
  */
 export function readGoFile(text, file) {
   const imports = importsOf(text);
   const lines = text.split('\n');
+  /** @type {GoType[]} */
   const types = [];
-  /** The comment group ending right above line i (no blank line between). */
+  /** @type {(i: number, indent: string) => string[]} The comment group ending right above line i (no blank line between). */
   const commentAbove = (i, indent) => {
     const group = [];
     for (let j = i - 1; j >= 0; j--) {
@@ -110,7 +144,7 @@ export function readGoFile(text, file) {
     const empty = /^type (\w+) struct\s*\{\s*\}\s*$/.exec(line);
     const named = !struct && !empty ? /^type (\w+) (=\s*)?(.+?)\s*(?:\/\/.*)?$/.exec(line) : undefined;
     if (!struct && !empty && !named) continue;
-    const name = (struct ?? empty ?? named)[1];
+    const name = /** @type {RegExpExecArray} */ (struct ?? empty ?? named)[1];
     const doc = commentAbove(i, '');
     const decl = { name, file, line: i + 1, doc, imports };
     if (named) {
@@ -118,6 +152,7 @@ export function readGoFile(text, file) {
       types.push({ ...decl, kind: 'named', alias: !!named[2], underlying: named[3] });
       continue;
     }
+    /** @type {GoField[]} */
     const fields = [];
     if (struct) {
       for (i++; i < lines.length && lines[i] !== '}'; i++) {
@@ -137,7 +172,10 @@ export function readGoFile(text, file) {
   return types;
 }
 
-/** Files of a Go package that declare API types (tests and generated code left out). */
+/**
+ * Files of a Go package that declare API types (tests and generated code left out).
+ * @param {string} dir
+ */
 function packageFiles(dir) {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.go') && !f.endsWith('_test.go') && !f.startsWith('zz_generated') && !f.startsWith('generated.') && !f.includes('swagger_doc_generated') && !f.endsWith('_fuzz.go'))
@@ -147,6 +185,9 @@ function packageFiles(dir) {
 /**
  * Reads Go packages under a GOPATH-style source root (`<root>/k8s.io/api/core/v1`): package path ->
  * Map of type name -> declaration.
+ * @param {string} srcRoot
+ * @param {readonly string[]} packagePaths
+ * @returns {Map<string, Map<string, GoType>>}
  */
 export function readGoPackages(srcRoot, packagePaths) {
   const out = new Map();
@@ -161,8 +202,12 @@ export function readGoPackages(srcRoot, packagePaths) {
   return out;
 }
 
-/** Every `k8s.io/api/<group>/<version>` package under a source root, sorted. */
+/**
+ * Every `k8s.io/api/<group>/<version>` package under a source root, sorted.
+ * @param {string} srcRoot
+ */
 export function apiPackages(srcRoot) {
+  /** @type {string[]} */
   const out = [];
   const base = join(srcRoot, 'k8s.io/api');
   for (const group of readdirSync(base, { withFileTypes: true })) {

@@ -2,6 +2,7 @@
 // `npm test`: provision the test API server when KUBEBUILDER_ASSETS is unset, build kubeforge
 // (dist/ for the CLI and packing; build/ for the tests), then run every test file with
 // Node's test runner. `npm test -- test/runtime` runs the tests under that folder only.
+// @ts-check
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -10,6 +11,11 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(fileURLToPath(import.meta.url), '../..');
 process.chdir(root);
 
+/**
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {import('node:child_process').SpawnSyncOptions} [opts]
+ */
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
   if (r.status !== 0) {
@@ -35,6 +41,11 @@ const tsc = join(root, 'node_modules/.bin/tsc');
 run(tsc, ['-p', 'tsconfig.build.json']);
 run(tsc, ['-p', 'tsconfig.json']);
 
+/**
+ * @param {string} path
+ * @param {string[]} out
+ * @returns {string[]}
+ */
 function collect(path, out) {
   const st = statSync(path);
   if (st.isDirectory()) {

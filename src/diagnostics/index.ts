@@ -9,11 +9,12 @@
  *   KF3xxx  TypeScript type -> schema (unsupported types, recursion)
  *   KF4xxx  manifests (versions, RBAC, webhooks, output)
  *   KF9xxx  internal / environment
+ * Every code is listed, with its meaning, in ./codes.ts (rendered into README.md).
  */
 export type Severity = 'error' | 'warning';
 
 export interface Diagnostic {
-  /** Stable code such as `KF2001`; documented in README.md. */
+  /** Stable code such as `KF2001`; listed in src/diagnostics/codes.ts and README.md. */
   code: string;
   severity: Severity;
   /** What is wrong, naming the symbol concerned. */
@@ -41,6 +42,38 @@ export class DiagnosticError extends Error {
 
 export function error(code: string, message: string, extra: Partial<Omit<Diagnostic, 'code' | 'message'>> = {}): Diagnostic {
   return { code, severity: 'error', message, ...extra };
+}
+
+export function warning(code: string, message: string, extra: Partial<Omit<Diagnostic, 'code' | 'message'>> = {}): Diagnostic {
+  return { code, severity: 'warning', message, ...extra };
+}
+
+/**
+ * Collects the diagnostics of one run. Passed explicitly to every stage that can find a problem
+ * (loader, analysis, schema, generators), so that no stage mutates another's list.
+ */
+export class Reporter {
+  private readonly list: Diagnostic[] = [];
+
+  report(d: Diagnostic): void {
+    this.list.push(d);
+  }
+
+  /** How many diagnostics were reported so far (a stage compares it before and after a check). */
+  get count(): number {
+    return this.list.length;
+  }
+
+  /** Everything reported, sorted by place and without repeats (the same problem found twice). */
+  diagnostics(): Diagnostic[] {
+    const seen = new Set<string>();
+    return sortDiagnostics(this.list).filter((d) => {
+      const k = `${d.file}:${d.line}:${d.column}:${d.code}:${d.message}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+  }
 }
 
 export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
@@ -77,7 +110,7 @@ function relativeTo(cwd: string | undefined, file: string): string {
 }
 
 /** `file:line:col  KF1234  message`, then a code frame and `hint: ...` when known. */
-export function formatDiagnostic(d: Diagnostic, options: FormatOptions = {}): string {
+function formatDiagnostic(d: Diagnostic, options: FormatOptions = {}): string {
   const color = options.color ?? false;
   const red = ansi(color, '31');
   const yellow = ansi(color, '33');

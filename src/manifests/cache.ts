@@ -65,11 +65,11 @@ export function sha256(data: string | Buffer): string {
 }
 
 /** Where the record lives, relative to the project (`/`-separated). */
-export function cacheRecordPath(projectDir: string): string {
+function cacheRecordPath(projectDir: string): string {
   return existsSync(join(projectDir, 'node_modules')) ? 'node_modules/.cache/kubeforge/manifests.json' : '.kubeforge/cache/manifests.json';
 }
 
-export function cacheFile(projectDir: string): string {
+function cacheFile(projectDir: string): string {
   return join(projectDir, ...cacheRecordPath(projectDir).split('/'));
 }
 
@@ -249,7 +249,7 @@ let fingerprint: string | undefined;
  * Size and mtime of every file of the running kubeforge (its compiled modules and data), so a
  * rebuilt kubeforge with an unchanged version number still invalidates the cache.
  */
-export function toolFingerprint(): string {
+function toolFingerprint(): string {
   if (fingerprint) return fingerprint;
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
   const h = createHash('sha256');
@@ -273,7 +273,7 @@ export function toolFingerprint(): string {
   return (fingerprint = h.digest('hex'));
 }
 
-export function cacheKey(projectDir: string, tsconfigChain: readonly string[], parts: CacheKeyParts): string {
+function cacheKey(projectDir: string, tsconfigChain: readonly string[], parts: CacheKeyParts): string {
   const h = createHash('sha256');
   h.update(JSON.stringify({
     format: CACHE_FORMAT,
@@ -291,7 +291,7 @@ export function cacheKey(projectDir: string, tsconfigChain: readonly string[], p
   return h.digest('hex');
 }
 
-export function readCache(projectDir: string): CacheRecord | undefined {
+function readCache(projectDir: string): CacheRecord | undefined {
   try {
     const rec = JSON.parse(readFileSync(cacheFile(projectDir), 'utf8')) as CacheRecord;
     return rec.format === CACHE_FORMAT ? rec : undefined;

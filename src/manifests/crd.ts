@@ -12,29 +12,21 @@
  * webhook Service (`webhook-service` in `system`, path `/convert`, review versions `[v1]`): what
  * Kubebuilder's `config/crd/patches/webhook_in_<plural>.yaml` kustomize patch produces.
  */
-import { error, type Diagnostic } from '../diagnostics/index.js';
-import type { Location, MarkerValue } from '../markers/collector.js';
-import type { JSONSchemaProps } from '../schema/jsonschema.js';
+import { error, type Reporter } from '../diagnostics/index.js';
+import type { KindVersion } from '../analysis/analyze.js';
+import type { Location, MarkerValue } from '../analysis/collector.js';
+import type { MarkerName } from '../markers/definitions.js';
 import { pluralize } from '../project/plural.js';
 
 /** The default resource name of a Kind; defined with the rest of resource naming in src/project. */
 export { pluralize };
 
-export interface KindVersion {
-  group: string;
-  version: string;
-  kind: string;
-  schema: JSONSchemaProps;
-  /** Kind-level markers of the root class. */
-  markers: readonly MarkerValue[];
-  /** Where the root class is declared (its name). */
-  at: Location;
-}
+export type { KindVersion };
 
-export const VERSION_ANNOTATION = 'kubeforge.io/version';
+const VERSION_ANNOTATION = 'kubeforge.io/version';
 
-function markersNamed(v: KindVersion, name: string): MarkerValue[] {
-  return v.markers.filter((m) => m.name === name);
+function markersNamed<N extends MarkerName>(v: KindVersion, name: N): Extract<MarkerValue, { name: N }>[] {
+  return v.markers.filter((m): m is Extract<MarkerValue, { name: N }> => m.name === name);
 }
 
 /**
@@ -62,7 +54,7 @@ function at(m: MarkerValue | Location): Location {
 export function generateCRDs(
   kinds: readonly KindVersion[],
   generatorVersion: string,
-  diagnostics: Diagnostic[],
+  reporter: Reporter,
   /** How file paths appear inside messages (the analysis passes project-relative). */
   rel: (file: string) => string = (f) => f,
 ): Record<string, unknown>[] {
@@ -72,7 +64,7 @@ export function generateCRDs(
     const list = byGroupKind.get(key) ?? [];
     const dup = list.find((x) => x.version === k.version);
     if (dup) {
-      diagnostics.push(
+      reporter.report(
         error('KF4006', `Kind ${k.kind} is declared twice in ${k.group}/${k.version} (also at ${rel(dup.at.file)}:${dup.at.line})`, {
           ...k.at,
           hint: 'each group-version may declare a Kind once: rename or remove one of them',
@@ -85,14 +77,14 @@ export function generateCRDs(
   }
   const out: Record<string, unknown>[] = [];
   for (const [groupKind, all] of byGroupKind) {
-    const crd = generateOne(groupKind, all, generatorVersion, diagnostics, rel);
+    const crd = generateOne(groupKind, all, generatorVersion, reporter, rel);
     if (crd) out.push(crd);
   }
   out.sort((a, b) => ((a.metadata as { name: string }).name < (b.metadata as { name: string }).name ? -1 : 1));
   return out;
 }
 
-function generateOne(groupKind: string, all: KindVersion[], generatorVersion: string, diagnostics: Diagnostic[], rel: (file: string) => string): Record<string, unknown> | undefined {
+function generateOne(groupKind: string, all: KindVersion[], generatorVersion: string, reporter: Reporter, rel: (file: string) => string): Record<string, unknown> | undefined {
   const versions = all.filter((v) => markersNamed(v, 'SkipVersion').length === 0).sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
   if (versions.length === 0) return undefined;
   const { kind, group } = versions[0];
@@ -102,9 +94,9 @@ function generateOne(groupKind: string, all: KindVersion[], generatorVersion: st
   const resourceFrom: Record<string, MarkerValue> = {};
   for (const v of versions) {
     for (const m of markersNamed(v, 'Resource')) {
-      for (const [k, val] of Object.entries(m.args as Record<string, unknown>)) {
+      for (const [k, val] of Object.entries(m.args)) {
         if (resource[k] !== undefined && JSON.stringify(resource[k]) !== JSON.stringify(val)) {
-          diagnostics.push(
+          reporter.report(
             error('KF4007', `@Resource ${k} of ${groupKind} differs between versions (${JSON.stringify(resource[k])} at ${rel(resourceFrom[k].file)}:${resourceFrom[k].line}, ${JSON.stringify(val)} here)`, {
               ...at(m),
               hint: 'give every version the same resource names, or set them on one version only',
@@ -126,7 +118,7 @@ function generateOne(groupKind: string, all: KindVersion[], generatorVersion: st
   // Storage version.
   const storage = versions.filter((v) => markersNamed(v, 'StorageVersion').length > 0);
   if (versions.length > 1 && storage.length === 0) {
-    diagnostics.push(
+    reporter.report(
       error('KF4004', `CRD for ${groupKind} has no storage version: versions ${versions.map((v) => v.version).join(', ')} and none is marked`, {
         ...versions[versions.length - 1].at,
         hint: 'add @StorageVersion() to the root class of exactly one version (conventionally the hub)',
@@ -136,7 +128,7 @@ function generateOne(groupKind: string, all: KindVersion[], generatorVersion: st
   if (storage.length > 1) {
     for (const v of storage.slice(1)) {
       const m = markersNamed(v, 'StorageVersion')[0];
-      diagnostics.push(
+      reporter.report(
         error('KF4003', `CRD for ${groupKind} has more than one storage version: ${storage.map((s) => s.version).join(', ')}`, {
           ...at(m),
           hint: `keep @StorageVersion() on one version only (also on ${storage[0].version} at ${rel(storage[0].at.file)}:${storage[0].at.line})`,
@@ -160,40 +152,40 @@ function generateOne(groupKind: string, all: KindVersion[], generatorVersion: st
     const dep = markersNamed(v, 'DeprecatedVersion')[0];
     if (dep) {
       ver.deprecated = true;
-      const w = (dep.args as { warning?: string }).warning;
+      const w = dep.args.warning;
       if (w !== undefined) ver.deprecationWarning = w;
     }
     const subresources: Record<string, unknown> = {};
     if (markersNamed(v, 'SubresourceStatus').length) subresources.status = {};
     const scale = markersNamed(v, 'SubresourceScale')[0];
     if (scale) {
-      const a = scale.args as { specpath: string; statuspath: string; selectorpath?: string };
+      const a = scale.args;
       const s: Record<string, unknown> = { specReplicasPath: a.specpath, statusReplicasPath: a.statuspath };
       if (a.selectorpath) s.labelSelectorPath = a.selectorpath;
       subresources.scale = s;
     }
     if (Object.keys(subresources).length) ver.subresources = subresources;
     const cols = markersNamed(v, 'PrintColumn').map((m) => {
-      const a = m.args as Record<string, unknown>;
+      const a = m.args;
       const col: Record<string, unknown> = { jsonPath: a.jsonPath, name: a.name, type: a.type };
-      for (const k of ['description', 'format', 'priority']) if (a[k] !== undefined) col[k] = a[k];
+      for (const k of ['description', 'format', 'priority'] as const) if (a[k] !== undefined) col[k] = a[k];
       return col;
     });
     if (cols.length) ver.additionalPrinterColumns = cols;
-    const sel = markersNamed(v, 'SelectableField').map((m) => ({ jsonPath: (m.args as { jsonPath: string }).jsonPath }));
+    const sel = markersNamed(v, 'SelectableField').map((m) => ({ jsonPath: m.args.jsonPath }));
     if (sel.length) ver.selectableFields = sel;
     for (const m of markersNamed(v, 'Metadata')) {
-      const a = m.args as { annotations?: Record<string, string>; labels?: Record<string, string> };
+      const a = m.args;
       Object.assign(annotations, a.annotations ?? {});
       Object.assign(labels, a.labels ?? {});
     }
     for (const m of markersNamed(v, 'ConversionWebhook')) {
-      const a = m.args as { serviceName?: string; serviceNamespace?: string; path?: string; servicePort?: number; conversionReviewVersions?: string[] };
+      const a = m.args;
       const service: Record<string, unknown> = { name: a.serviceName ?? 'webhook-service', namespace: a.serviceNamespace ?? 'system', path: a.path ?? '/convert' };
       if (a.servicePort !== undefined) service.port = a.servicePort;
       const c = { strategy: 'Webhook', webhook: { clientConfig: { service }, conversionReviewVersions: a.conversionReviewVersions ?? ['v1'] } };
       if (conversion && JSON.stringify(conversion) !== JSON.stringify(c)) {
-        diagnostics.push(
+        reporter.report(
           error('KF4008', `@ConversionWebhook of ${groupKind} differs between versions (also at ${rel(conversionFrom!.file)}:${conversionFrom!.line})`, {
             ...at(m),
             hint: 'declare @ConversionWebhook() once, on the hub (storage) version',
@@ -206,7 +198,7 @@ function generateOne(groupKind: string, all: KindVersion[], generatorVersion: st
     versionObjects.push(ver);
   }
   if (!versionObjects.some((v) => v.served)) {
-    diagnostics.push(
+    reporter.report(
       error('KF4005', `CRD for ${groupKind} does not serve any version (${versions.map((v) => v.version).join(', ')} are all @UnservedVersion())`, {
         ...versions[0].at,
         hint: 'remove @UnservedVersion() from at least one version',

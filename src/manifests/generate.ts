@@ -1,10 +1,11 @@
 /**
- * `kubeforge manifests`: analysis -> objects -> YAML -> plan -> (check | dry run | write).
+ * `kubeforge manifests`: loader -> analysis -> generators -> YAML -> plan -> (check | dry run | write).
  *
  * Order of work, so that a failing run leaves the disk as it was:
  *   1. no-change fast path (hashes only; ts-morph is not loaded);
- *   2. analysis (part of the project's TypeScript, through ts-morph, loaded lazily here);
- *   3. every output computed in memory (CRDs, role.yaml, webhook manifests) and validated;
+ *   2. loader and analysis (part of the project's TypeScript, through ts-morph, loaded lazily here);
+ *   3. every generator's files computed in memory (CRDs, role.yaml, webhook manifests); every
+ *      stage reports to one Reporter made here;
  *   4. on any error diagnostic: throw them all, nothing written;
  *   5. plan in the scaffold engine's virtual tree over the host (the project folder on disk by
  *      default); `--check` / `--dry-run` stop there; otherwise the engine validates every path
@@ -12,24 +13,23 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { type Diagnostic, DiagnosticError, error, formatDiagnostics, hasErrors } from '../diagnostics/index.js';
+import { type Diagnostic, DiagnosticError, error, formatDiagnostics, hasErrors, Reporter } from '../diagnostics/index.js';
 import { commit } from '../scaffold/commit.js';
 import { DiskHost, type Host } from '../scaffold/host.js';
 import { Tree } from '../scaffold/tree.js';
 import { packageVersion } from '../util/package-root.js';
-import type { AnalyzeOptions, ProjectAnalysis } from './analyze.js';
+import type { Analysis, AnalyzeOptions } from '../analysis/analyze.js';
 import { type CacheKeyParts, checkCache, type InputSnapshot, snapshotInputs, writeCache } from './cache.js';
-import { ARGUMENT_SHAPE_CODE, type MarkerUse } from './markeruse.js';
-import { generateRbac } from './rbac.js';
-import { generateWebhooks } from './webhook.js';
-import { type Change, CRD_DIR, type OutputFile, RBAC_FILE, WEBHOOK_FILE, formatPlan, output, planManifests } from './writer.js';
-import { YamlWriter, toYamlDocuments } from './yaml.js';
+import { DEFAULT_GENERATORS, type Generator, type GeneratorInput, runGenerators } from './generators.js';
+import { type Change, CRD_DIR, formatPlan, planManifests } from './writer.js';
 
-/** What the analysis returns (a type-only import: analyze.ts and ts-morph load lazily, below). */
-export type AnalysisResult = ProjectAnalysis;
 export type { AnalyzeOptions };
 
-export type Analyzer = (options: AnalyzeOptions) => Promise<AnalysisResult>;
+/** What an analyzer returns: the generators' input and the files it read (a type-only view: the analysis and ts-morph load lazily, below). */
+export type AnalysisResult = GeneratorInput & Pick<Analysis, 'inputFiles'>;
+
+/** Runs the analysis, reporting its problems to the reporter it is given. */
+export type Analyzer = (options: AnalyzeOptions, reporter: Reporter) => Promise<AnalysisResult>;
 
 export interface ManifestsOptions {
   projectDir: string;
@@ -51,6 +51,8 @@ export interface ManifestsOptions {
   dryRun?: boolean;
   /** Skip the no-change fast path (always analyse). */
   noCache?: boolean;
+  /** The generators to run (default: CRD, RBAC, webhook). */
+  generators?: readonly Generator[];
 }
 
 export interface ManifestsRun {
@@ -65,53 +67,12 @@ export interface ManifestsRun {
 }
 
 /** Loads the real analysis lazily: ts-morph is only imported when the fast path misses. */
-async function defaultAnalyzer(options: AnalyzeOptions): Promise<AnalysisResult> {
-  const { analyzeProject } = await import('./analyze.js');
-  return analyzeProject(options);
+async function defaultAnalyzer(options: AnalyzeOptions, reporter: Reporter): Promise<AnalysisResult> {
+  const { analyzeProject } = await import('../analysis/analyze.js');
+  return analyzeProject(options, reporter);
 }
 
-/** Turns an analysis into the managed files, with the diagnostics of the RBAC and webhook generators. */
-export function buildOutputs(analysis: AnalysisResult): { outputs: OutputFile[]; diagnostics: Diagnostic[] } {
-  const diagnostics: Diagnostic[] = [];
-  const outputs: OutputFile[] = [];
-  const byPath = new Map<string, string>();
-  // One writer for every CRD: subtrees they share (embedded Kubernetes types) are written once.
-  const yaml = new YamlWriter();
-  for (const crd of analysis.crds) yaml.add(crd);
-  for (const crd of analysis.crds) {
-    const spec = (crd.spec ?? {}) as { group?: string; names?: { plural?: string; kind?: string } };
-    const path = `${CRD_DIR}/${spec.group}_${spec.names?.plural}.yaml`;
-    const name = `${spec.names?.kind ?? '?'} (${spec.group})`;
-    const previous = byPath.get(path);
-    if (previous !== undefined) {
-      diagnostics.push(error('KF4502', `two CustomResourceDefinitions would be written to ${path}: ${previous} and ${name}`, { hint: 'give the Kinds different plural names with @Resource({ path })' }));
-      continue;
-    }
-    byPath.set(path, name);
-    outputs.push(output(path, yaml.document(crd)));
-  }
-  const rbac = generateRbac(analysis.rbac);
-  diagnostics.push(...rbac.diagnostics);
-  outputs.push(output(RBAC_FILE, toYamlDocuments(rbac.objects)));
-  const webhooks = generateWebhooks([...analysis.webhooks, ...analysis.webhookConfigurations]);
-  diagnostics.push(...webhooks.diagnostics);
-  if (webhooks.objects.length > 0) outputs.push(output(WEBHOOK_FILE, toYamlDocuments(webhooks.objects)));
-  outputs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { outputs, diagnostics };
-}
-
-/**
- * The analysis checks every marker's arguments against the marker table (missing, unknown, wrong
- * type), locating each problem at the argument itself. Our own argument-shape reports repeat
- * those checks for hand-made input; they are dropped for files where the analysis already
- * reported errors, so each problem is reported once.
- */
-function mergeDiagnostics(analysis: readonly Diagnostic[], ours: readonly Diagnostic[]): Diagnostic[] {
-  const filesWithErrors = new Set(analysis.filter((d) => d.severity === 'error').map((d) => d.file));
-  return [...analysis, ...ours.filter((d) => !(d.code === ARGUMENT_SHAPE_CODE && filesWithErrors.has(d.file)))];
-}
-
-export function resolveGeneratorVersion(flag?: string): string {
+function resolveGeneratorVersion(flag?: string): string {
   return flag || process.env.KUBEFORGE_GENERATOR_VERSION || packageVersion();
 }
 
@@ -147,9 +108,10 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
   // Hashed before the analysis reads them, so that an edit saved during the run is seen next time.
   const snapshot: InputSnapshot | undefined = useCache && !options.check && !options.dryRun ? snapshotInputs(projectDir, tsconfigPath) : undefined;
 
-  const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion });
-  const built = buildOutputs(analysis);
-  const diagnostics = mergeDiagnostics(analysis.diagnostics, built.diagnostics);
+  const reporter = new Reporter();
+  const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion }, reporter);
+  const files = runGenerators(analysis, reporter, options.generators ?? DEFAULT_GENERATORS);
+  const diagnostics = reporter.diagnostics();
   if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
   const warnings = diagnostics.filter((d) => d.severity !== 'error');
 
@@ -157,7 +119,7 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
   // updated. role.yaml and the webhook manifests gather markers from the whole project, so a
   // partial view would drop rules; they are left as they are, and nothing stale is removed.
   const partial = paths !== undefined;
-  const outputs = partial ? built.outputs.filter((o) => o.path.startsWith(`${CRD_DIR}/`)) : built.outputs;
+  const outputs = partial ? files.filter((o) => o.path.startsWith(`${CRD_DIR}/`)) : files;
   const tree = new Tree(host);
   const changes = await planManifests(tree, outputs, { removeStale: !partial });
   if (options.check || options.dryRun) return { changes, warnings, cached: false, cacheMiss, written: false };
@@ -195,7 +157,7 @@ function readSource(file: string): string | undefined {
 }
 
 /** The `kubeforge manifests` action: prints the plan, throws DiagnosticError to exit 1. */
-export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, analyzer?: Analyzer): Promise<void> {
+export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, analyzer?: Analyzer, generators?: readonly Generator[]): Promise<void> {
   const projectDir = resolve(io.cwd, flags.project ?? '.');
   const run = await runManifests(
     {
@@ -206,6 +168,7 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
       check: flags.check,
       dryRun: flags.dryRun,
       noCache: flags.cache === false,
+      generators,
     },
     analyzer,
   );

@@ -16,12 +16,11 @@
  * Inputs that the API server would reject (a Role with non-resource URLs, a rule mixing URLs and
  * resources, a resource rule without groups) are reported as located errors here instead.
  */
-import type { Diagnostic } from '../diagnostics/index.js';
-import { ArgReader, type MarkerUse, bySource, isMarker } from './markeruse.js';
+import { Reporter } from '../diagnostics/index.js';
+import { isDns1123Label, isDns1123Subdomain } from '../project/naming.js';
+import { bySource, failAt, type MarkerUse } from './markeruse.js';
 
-export const DEFAULT_ROLE_NAME = 'manager-role';
-
-export const RBAC_ARGUMENTS = ['groups', 'resources', 'resourceNames', 'verbs', 'urls', 'namespace', 'roleName'] as const;
+const DEFAULT_ROLE_NAME = 'manager-role';
 
 /** rbac.authorization.k8s.io/v1 PolicyRule as marshalled (empty lists omitted). */
 export interface PolicyRule {
@@ -46,9 +45,6 @@ interface Rule {
   urls: string[];
   verbs: string[];
 }
-
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 function dedupSort(list: readonly string[]): string[] {
   return [...new Set(list)].sort(compareBytes);
@@ -91,7 +87,7 @@ function foldBy(rules: Iterable<Rule>, keyWithout: (r: Rule) => string, field: k
 }
 
 /** Merges and sorts rules as controller-gen's NormalizeRules does. */
-export function normalizeRules(input: readonly Rule[]): PolicyRule[] {
+function normalizeRules(input: readonly Rule[]): PolicyRule[] {
   let byKey = new Map<string, Rule>();
   for (const original of input) {
     const rule: Rule = {
@@ -127,15 +123,9 @@ export function normalizeRules(input: readonly Rule[]): PolicyRule[] {
   });
 }
 
-export interface RbacResult {
-  objects: RoleObject[];
-  diagnostics: Diagnostic[];
-}
-
-/** Builds the ClusterRole and Roles from every `@Rbac` marker use. */
-export function generateRbac(uses: readonly MarkerUse[], options: { roleName?: string } = {}): RbacResult {
+/** Builds the ClusterRole and Roles from every `@Rbac` marker use; problems go to the reporter (KF4101). */
+export function generateRbac(uses: readonly MarkerUse<'Rbac'>[], reporter: Reporter = new Reporter(), options: { roleName?: string } = {}): { objects: RoleObject[] } {
   const defaultRoleName = options.roleName ?? DEFAULT_ROLE_NAME;
-  const diagnostics: Diagnostic[] = [];
   const byScope = new Map<string, { namespace: string; roleName: string; rules: Rule[] }>();
   const scope = (namespace: string, roleName: string) => {
     const key = JSON.stringify([namespace, roleName]);
@@ -145,44 +135,41 @@ export function generateRbac(uses: readonly MarkerUse[], options: { roleName?: s
   };
   scope('', defaultRoleName);
 
-  for (const use of [...uses].filter((u) => isMarker(u, 'Rbac')).sort(bySource)) {
-    const r = new ArgReader(use, diagnostics, 'KF4101');
-    if (!r.checkObject()) continue;
-    r.checkKnown(RBAC_ARGUMENTS);
-    const before = diagnostics.length;
-    const groups = r.strings('groups') ?? [];
-    const resources = r.strings('resources') ?? [];
-    const resourceNames = r.strings('resourceNames') ?? [];
-    const verbs = r.strings('verbs', true) ?? [];
-    const urls = r.strings('urls') ?? [];
-    const namespace = r.string('namespace') ?? '';
-    const roleName = r.string('roleName') || defaultRoleName;
+  for (const use of [...uses].sort(bySource)) {
+    const a = use.args;
+    const fail = (message: string, hint?: string) => failAt(reporter, 'KF4101', use, message, hint);
+    const before = reporter.count;
+    const groups = a.groups ?? [];
+    const resources = a.resources ?? [];
+    const resourceNames = a.resourceNames ?? [];
+    const verbs = a.verbs;
+    const urls = a.urls ?? [];
+    const namespace = a.namespace ?? '';
+    const roleName = a.roleName || defaultRoleName;
     const where = `@Rbac on ${use.target}`;
-    if (r.args.verbs !== undefined && verbs.length === 0 && diagnostics.length === before) {
-      r.fail(`${where} has an empty 'verbs' list`, "list the verbs the rule grants, e.g. verbs: ['get', 'list', 'watch']");
+    if (verbs.length === 0) fail(`${where} has an empty 'verbs' list`, "list the verbs the rule grants, e.g. verbs: ['get', 'list', 'watch']");
+    if (verbs.some((v) => v === '')) fail(`${where} has an empty verb`, 'remove the empty string from verbs');
+    if (namespace && !isDns1123Label(namespace)) {
+      fail(`${where}: namespace '${namespace}' is not a valid namespace name`, 'use lower-case letters, digits and "-" (RFC 1123 label)');
     }
-    if (verbs.some((v) => v === '')) r.fail(`${where} has an empty verb`, 'remove the empty string from verbs');
-    if (namespace && !DNS1123_LABEL.test(namespace)) {
-      r.fail(`${where}: namespace '${namespace}' is not a valid namespace name`, 'use lower-case letters, digits and "-" (RFC 1123 label)');
-    }
-    if (r.args.roleName !== undefined && roleName && !DNS1123_SUBDOMAIN.test(roleName)) {
-      r.fail(`${where}: roleName '${roleName}' is not a valid role name`, 'use lower-case letters, digits, "-" and "." (RFC 1123 subdomain)');
+    if (a.roleName !== undefined && roleName && !isDns1123Subdomain(roleName)) {
+      fail(`${where}: roleName '${roleName}' is not a valid role name`, 'use lower-case letters, digits, "-" and "." (RFC 1123 subdomain)');
     }
     if (urls.length > 0) {
       if (namespace) {
-        r.fail(`${where} grants non-resource URLs in namespace '${namespace}'`, 'non-resource URLs can only be granted by a ClusterRole: drop namespace, or move the URLs to another @Rbac');
+        fail(`${where} grants non-resource URLs in namespace '${namespace}'`, 'non-resource URLs can only be granted by a ClusterRole: drop namespace, or move the URLs to another @Rbac');
       }
       if (groups.length || resources.length || resourceNames.length) {
-        r.fail(`${where} mixes 'urls' with 'groups'/'resources'/'resourceNames'`, 'a rule applies either to resources or to non-resource URLs: split it into two @Rbac markers');
+        fail(`${where} mixes 'urls' with 'groups'/'resources'/'resourceNames'`, 'a rule applies either to resources or to non-resource URLs: split it into two @Rbac markers');
       }
     } else {
       if (resources.length === 0) {
-        r.fail(`${where} names no resources and no urls`, "add resources: ['...'] (with groups) or urls: ['/metrics']");
+        fail(`${where} names no resources and no urls`, "add resources: ['...'] (with groups) or urls: ['/metrics']");
       } else if (groups.length === 0) {
-        r.fail(`${where} names resources but no API groups`, "add groups: [''] for the core group (pods, services...) or the group of the resources, e.g. groups: ['apps']");
+        fail(`${where} names resources but no API groups`, "add groups: [''] for the core group (pods, services...) or the group of the resources, e.g. groups: ['apps']");
       }
     }
-    if (diagnostics.length > before) continue;
+    if (reporter.count > before) continue;
     const entry = scope(namespace, roleName);
     if (resources.length === 0) {
       entry.rules.push({ groups, resources: [], resourceNames, urls, verbs });
@@ -203,5 +190,5 @@ export function generateRbac(uses: readonly MarkerUse[], options: { roleName?: s
         : { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: e.roleName, namespace: e.namespace }, rules },
     );
   }
-  return { objects, diagnostics };
+  return { objects };
 }

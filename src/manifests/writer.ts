@@ -19,7 +19,7 @@ export { formatPlan } from '../scaffold/plan.js';
 export type { Change } from '../scaffold/tree.js';
 
 /** The tool named in the headers of the files `kubeforge manifests` manages. */
-export const MANIFESTS_TOOL = 'kubeforge manifests';
+const MANIFESTS_TOOL = 'kubeforge manifests';
 
 export const CRD_DIR = 'config/crd/bases';
 export const RBAC_FILE = 'config/rbac/role.yaml';
@@ -44,7 +44,7 @@ export function withHeader(yaml: string): string {
  * The paths in the managed locations (relative, sorted): every YAML name in the CRD folder and
  * the two fixed files, whether they exist or not, ours or the user's.
  */
-export function managedLocations(host: Host): string[] {
+function managedLocations(host: Host): string[] {
   const crds = host
     .list(CRD_DIR)
     .filter((name) => name.endsWith('.yaml') || name.endsWith('.yml'))

@@ -203,13 +203,8 @@ function isDigit(ch: string): boolean {
 
 const ASCII = /^[\x00-\x7f]*$/;
 
-/** go-yaml v2's map key order for string keys (sorter.go keyList.Less). */
-export function goYamlKeyLess(a: string, b: string): boolean {
-  return goYamlKeyCompare(a, b) < 0;
-}
-
 /**
- * Three-way form of go-yaml's keyList.Less: the decision is taken at the first differing rune,
+ * go-yaml v2's map key order for string keys (sorter.go keyList.Less), three-way: the decision is taken at the first differing rune,
  * so one pass answers both Less(a, b) and Less(b, a).
  */
 export function goYamlKeyCompare(a: string, b: string): number {

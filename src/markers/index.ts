@@ -1,9 +1,11 @@
 // kubeforge/markers: the decorators users put on their API types, reconcilers and webhooks.
 //
 // Every decorator here is a TypeScript 5 standard decorator that does nothing at run time:
-// `kubeforge manifests` reads them statically (see src/markers/definitions.ts for the table
-// they mirror, and docs/MARKERS.md for the contract). This module imports nothing, so an
-// operator that loads it pulls in no dependency.
+// `kubeforge manifests` reads them statically. Their parameter types come from the marker table
+// (src/markers/definitions.ts) through a type-only import, so the table is the one argument
+// contract and this module still loads nothing at run time.
+
+import type { DecoratorArg, MarkerOptions } from './definitions.js';
 
 /** A decorator usable on a class field. */
 export type FieldDecorator = (value: undefined, context: ClassFieldDecoratorContext) => void;
@@ -35,16 +37,8 @@ export type MicroTime = string;
 // ---------------------------------------------------------------------------------------
 // Group and version (groupversion.ts)
 
-export interface GroupVersionOptions {
-  /** API group (`+groupName`), e.g. `batch.tutorial.kubebuilder.io`. */
-  group: string;
-  /** API version (`+versionName`), e.g. `v1`. */
-  version: string;
-  /** Fields without `?` are optional too (package-level `+kubebuilder:validation:Optional`). */
-  fieldsOptionalByDefault?: boolean;
-  /** Generate nothing for this group-version (`+kubebuilder:skip`). */
-  skip?: boolean;
-}
+/** `group` (`+groupName`), `version` (`+versionName`), `fieldsOptionalByDefault`, `skip`. */
+export type GroupVersionOptions = MarkerOptions<'defineGroupVersion'>;
 
 /** Declares the group-version of the API types in this directory. Returns its options, frozen. */
 export function defineGroupVersion<const T extends GroupVersionOptions>(options: T): Readonly<T> {
@@ -58,13 +52,7 @@ export function defineGroupVersion<const T extends GroupVersionOptions>(options:
 export function Root(): ClassMarker {
   return noop;
 }
-export interface ResourceOptions {
-  path?: string;
-  shortName?: string[];
-  categories?: string[];
-  singular?: string;
-  scope?: 'Namespaced' | 'Cluster';
-}
+export type ResourceOptions = MarkerOptions<'Resource'>;
 /** `+kubebuilder:resource`: resource names and scope. */
 export function Resource(_options: ResourceOptions): ClassMarker {
   return noop;
@@ -74,17 +62,10 @@ export function SubresourceStatus(): ClassMarker {
   return noop;
 }
 /** `+kubebuilder:subresource:scale`. */
-export function SubresourceScale(_options: { specpath: string; statuspath: string; selectorpath?: string }): ClassMarker {
+export function SubresourceScale(_options: MarkerOptions<'SubresourceScale'>): ClassMarker {
   return noop;
 }
-export interface PrintColumnOptions {
-  name: string;
-  type: 'integer' | 'number' | 'string' | 'boolean' | 'date';
-  jsonPath: string;
-  description?: string;
-  format?: string;
-  priority?: number;
-}
+export type PrintColumnOptions = MarkerOptions<'PrintColumn'>;
 /** `+kubebuilder:printcolumn` (repeatable). */
 export function PrintColumn(_options: PrintColumnOptions): ClassMarker {
   return noop;
@@ -98,7 +79,7 @@ export function UnservedVersion(): ClassMarker {
   return noop;
 }
 /** `+kubebuilder:deprecatedversion`. */
-export function DeprecatedVersion(_options?: { warning?: string }): ClassMarker {
+export function DeprecatedVersion(_options?: MarkerOptions<'DeprecatedVersion'>): ClassMarker {
   return noop;
 }
 /** `+kubebuilder:skipversion`. */
@@ -106,24 +87,18 @@ export function SkipVersion(): ClassMarker {
   return noop;
 }
 /** `+kubebuilder:metadata`: annotations and labels of the generated CRD. */
-export function Metadata(_options: { annotations?: Record<string, string>; labels?: Record<string, string> }): ClassMarker {
+export function Metadata(_options: MarkerOptions<'Metadata'>): ClassMarker {
   return noop;
 }
 /** `+kubebuilder:selectablefield` (repeatable). */
-export function SelectableField(_options: { jsonPath: string }): ClassMarker {
+export function SelectableField(_options: MarkerOptions<'SelectableField'>): ClassMarker {
   return noop;
 }
 /** `+kubebuilder:externalDocs` (on Kinds, types and fields). */
-export function ExternalDocs(_options: { url: string; description?: string }): FieldOrClassDecorator {
+export function ExternalDocs(_options: MarkerOptions<'ExternalDocs'>): FieldOrClassDecorator {
   return noop;
 }
-export interface ConversionWebhookOptions {
-  serviceName?: string;
-  serviceNamespace?: string;
-  path?: string;
-  servicePort?: number;
-  conversionReviewVersions?: string[];
-}
+export type ConversionWebhookOptions = MarkerOptions<'ConversionWebhook'>;
 /** The Kind converts between versions through a webhook (`spec.conversion.strategy: Webhook`). */
 export function ConversionWebhook(_options?: ConversionWebhookOptions): ClassMarker {
   return noop;
@@ -132,10 +107,10 @@ export function ConversionWebhook(_options?: ConversionWebhookOptions): ClassMar
 // ---------------------------------------------------------------------------------------
 // Validation markers (fields and types)
 
-export function Maximum(_n: number): FieldOrClassDecorator {
+export function Maximum(_n: DecoratorArg<'Maximum'>): FieldOrClassDecorator {
   return noop;
 }
-export function Minimum(_n: number): FieldOrClassDecorator {
+export function Minimum(_n: DecoratorArg<'Minimum'>): FieldOrClassDecorator {
   return noop;
 }
 export function ExclusiveMaximum(): FieldOrClassDecorator {
@@ -144,50 +119,43 @@ export function ExclusiveMaximum(): FieldOrClassDecorator {
 export function ExclusiveMinimum(): FieldOrClassDecorator {
   return noop;
 }
-export function MultipleOf(_n: number): FieldOrClassDecorator {
+export function MultipleOf(_n: DecoratorArg<'MultipleOf'>): FieldOrClassDecorator {
   return noop;
 }
-export function MinLength(_n: number): FieldOrClassDecorator {
+export function MinLength(_n: DecoratorArg<'MinLength'>): FieldOrClassDecorator {
   return noop;
 }
-export function MaxLength(_n: number): FieldOrClassDecorator {
+export function MaxLength(_n: DecoratorArg<'MaxLength'>): FieldOrClassDecorator {
   return noop;
 }
-export function Pattern(_re: string | RegExp): FieldOrClassDecorator {
+export function Pattern(_re: DecoratorArg<'Pattern'>): FieldOrClassDecorator {
   return noop;
 }
-export function MinItems(_n: number): FieldOrClassDecorator {
+export function MinItems(_n: DecoratorArg<'MinItems'>): FieldOrClassDecorator {
   return noop;
 }
-export function MaxItems(_n: number): FieldOrClassDecorator {
+export function MaxItems(_n: DecoratorArg<'MaxItems'>): FieldOrClassDecorator {
   return noop;
 }
 export function UniqueItems(): FieldOrClassDecorator {
   return noop;
 }
-export function MinProperties(_n: number): FieldOrClassDecorator {
+export function MinProperties(_n: DecoratorArg<'MinProperties'>): FieldOrClassDecorator {
   return noop;
 }
-export function MaxProperties(_n: number): FieldOrClassDecorator {
+export function MaxProperties(_n: DecoratorArg<'MaxProperties'>): FieldOrClassDecorator {
   return noop;
 }
-export function Enum(..._values: unknown[]): FieldOrClassDecorator {
+export function Enum(..._values: DecoratorArg<'Enum'>[]): FieldOrClassDecorator {
   return noop;
 }
-export function Format(_format: string): FieldOrClassDecorator {
+export function Format(_format: DecoratorArg<'Format'>): FieldOrClassDecorator {
   return noop;
 }
-export function Type(_type: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean'): FieldOrClassDecorator {
+export function Type(_type: DecoratorArg<'Type'>): FieldOrClassDecorator {
   return noop;
 }
-export interface XValidationRule {
-  rule: string;
-  message?: string;
-  messageExpression?: string;
-  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
-  fieldPath?: string;
-  optionalOldSelf?: boolean;
-}
+export type XValidationRule = MarkerOptions<'XValidation'>;
 export function XValidation(_rule: XValidationRule): FieldOrClassDecorator {
   return noop;
 }
@@ -203,7 +171,7 @@ export function IntOrString(): FieldOrClassDecorator {
 export function Schemaless(): FieldDecorator {
   return noop;
 }
-export function Title(_title: string): FieldOrClassDecorator {
+export function Title(_title: DecoratorArg<'Title'>): FieldOrClassDecorator {
   return noop;
 }
 
@@ -234,10 +202,10 @@ export const Items = {
 // ---------------------------------------------------------------------------------------
 // Field markers
 
-export function Default(_value: unknown): FieldDecorator {
+export function Default(_value: DecoratorArg<'Default'>): FieldDecorator {
   return noop;
 }
-export function Example(_value: unknown): FieldDecorator {
+export function Example(_value: DecoratorArg<'Example'>): FieldDecorator {
   return noop;
 }
 export function Nullable(): FieldDecorator {
@@ -249,16 +217,16 @@ export function Optional(): FieldDecorator {
 export function Required(): FieldDecorator {
   return noop;
 }
-export function ListType(_type: 'atomic' | 'set' | 'map'): FieldOrClassDecorator {
+export function ListType(_type: DecoratorArg<'ListType'>): FieldOrClassDecorator {
   return noop;
 }
-export function ListMapKey(..._keys: string[]): FieldOrClassDecorator {
+export function ListMapKey(..._keys: DecoratorArg<'ListMapKey'>[]): FieldOrClassDecorator {
   return noop;
 }
-export function MapType(_type: 'atomic' | 'granular'): FieldOrClassDecorator {
+export function MapType(_type: DecoratorArg<'MapType'>): FieldOrClassDecorator {
   return noop;
 }
-export function StructType(_type: 'atomic' | 'granular'): FieldOrClassDecorator {
+export function StructType(_type: DecoratorArg<'StructType'>): FieldOrClassDecorator {
   return noop;
 }
 export function Immutable(): FieldDecorator {
@@ -268,57 +236,31 @@ export function Immutable(): FieldDecorator {
 // ---------------------------------------------------------------------------------------
 // Class-only markers
 
-export function AtMostOneOf(..._fields: string[]): ClassMarker {
+export function AtMostOneOf(..._fields: DecoratorArg<'AtMostOneOf'>[]): ClassMarker {
   return noop;
 }
-export function ExactlyOneOf(..._fields: string[]): ClassMarker {
+export function ExactlyOneOf(..._fields: DecoratorArg<'ExactlyOneOf'>[]): ClassMarker {
   return noop;
 }
-export function AtLeastOneOf(..._fields: string[]): ClassMarker {
+export function AtLeastOneOf(..._fields: DecoratorArg<'AtLeastOneOf'>[]): ClassMarker {
   return noop;
 }
 
 // ---------------------------------------------------------------------------------------
 // RBAC and webhooks
 
-export interface RbacRule {
-  groups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  verbs: string[];
-  urls?: string[];
-  namespace?: string;
-  roleName?: string;
-}
+export type RbacRule = MarkerOptions<'Rbac'>;
 /** `+kubebuilder:rbac` (repeatable): a permission the manager needs. */
 export function Rbac(_rule: RbacRule): ClassMarker {
   return noop;
 }
 
-export interface WebhookOptions {
-  path?: string;
-  url?: string;
-  mutating: boolean;
-  failurePolicy: 'Fail' | 'Ignore';
-  sideEffects?: 'None' | 'NoneOnDryRun' | 'Some' | 'Unknown';
-  groups: string[];
-  resources: string[];
-  verbs: string[];
-  versions: string[];
-  name: string;
-  admissionReviewVersions: string[];
-  matchPolicy?: 'Exact' | 'Equivalent';
-  reinvocationPolicy?: 'Never' | 'IfNeeded';
-  timeoutSeconds?: number;
-  serviceName?: string;
-  serviceNamespace?: string;
-  servicePort?: number;
-}
+export type WebhookOptions = MarkerOptions<'Webhook'>;
 /** `+kubebuilder:webhook` (repeatable). */
 export function Webhook(_options: WebhookOptions): ClassMarker {
   return noop;
 }
 /** `+kubebuilder:webhookconfiguration`: names the generated configuration objects. */
-export function WebhookConfiguration(_options: { mutating: boolean; name: string }): ClassMarker {
+export function WebhookConfiguration(_options: MarkerOptions<'WebhookConfiguration'>): ClassMarker {
   return noop;
 }

@@ -56,6 +56,13 @@ export function isDns1123Label(value: string): boolean {
   return value.length <= 63 && LABEL.test(value);
 }
 
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** DNS-1123 subdomain as Kubernetes checks it (apimachinery's IsDNS1123Subdomain): at most 253 characters. */
+export function isDns1123Subdomain(value: string): boolean {
+  return value.length <= 253 && SUBDOMAIN.test(value);
+}
+
 /** npm package name: at most 214 characters, lower case, URL-safe, optionally `@scope/name`. */
 export function validateNpmPackageName(value: string, flag = '--package-name'): Diagnostic | undefined {
   const example = 'an npm package name such as "my-operator" or "@my-org/my-operator"';

@@ -1,36 +1,18 @@
 /**
  * Marker application: each schema marker applies itself to a JSONSchemaProps, with
  * controller-gen's preconditions (and its wording: "must apply maximum to a numeric value").
- * `@Type` applies first, then the others in the order written.
+ * Which markers apply, and in what order, is the marker table's `schema.priority` (controller-
+ * tools' ApplyPriority); what each does is its entry in {@link APPLY} (controller-tools'
+ * ApplyToSchema), typed by the marker's own arguments. A marker the table marks as a schema
+ * marker without an applier here does not compile.
  *
  * Field markers are applied on top of the schema of the field's type. When a field sets a
  * value validation its type already sets differently (an alias with `@minLength 4`, a field with
  * `@MinLength(5)`), both go into an `allOf`, as controller-gen's flattener does.
  */
 import type { JSONSchemaProps } from './jsonschema.js';
-import type { MarkerValue } from '../markers/collector.js';
-
-/** Markers that do not touch the schema (kind-level, RBAC, webhooks, requiredness). */
-const NOT_SCHEMA = new Set([
-  'Root',
-  'Resource',
-  'SubresourceStatus',
-  'SubresourceScale',
-  'PrintColumn',
-  'StorageVersion',
-  'UnservedVersion',
-  'DeprecatedVersion',
-  'SkipVersion',
-  'Metadata',
-  'SelectableField',
-  'ConversionWebhook',
-  'Rbac',
-  'Webhook',
-  'WebhookConfiguration',
-  'Optional',
-  'Required',
-  'Schemaless',
-]);
+import type { MarkerValue } from '../analysis/collector.js';
+import type { MarkerArgs, SchemaMarkerName } from '../markers/definitions.js';
 
 /** Value validations that go into allOf when a field and its type disagree. */
 const HOISTABLE = new Set([
@@ -52,8 +34,6 @@ const HOISTABLE = new Set([
 ]);
 
 export type Report = (marker: MarkerValue, message: string, hint?: string) => void;
-
-export const QUANTITY_PATTERN = '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -97,17 +77,9 @@ const found = (s: JSONSchemaProps) => s.type ?? (s['x-kubernetes-int-or-string']
  * field's type when `schema` is a field's copy of it (enables allOf hoisting).
  */
 export function applyMarkers(schema: JSONSchemaProps, markers: readonly MarkerValue[], report: Report, base?: JSONSchemaProps, warning?: Report): void {
-  const list = markers.filter((m) => !NOT_SCHEMA.has(m.name));
+  const list = markers.filter((m) => m.def.schema !== undefined);
   if (list.length === 0) return;
-  // controller-gen's priorities: Type, XIntOrString and ListType first (others check the type
-  // they set), the one-of family after the XValidation rules; otherwise in the order written.
-  const rank = (m: MarkerValue) => {
-    const base = m.name.replace(/^Items\./, '');
-    if (base === 'Type' || base === 'IntOrString' || base === 'ListType') return 0;
-    if (base === 'AtMostOneOf' || base === 'ExactlyOneOf' || base === 'AtLeastOneOf') return 2;
-    return 1;
-  };
-  const ordered = [0, 1, 2].flatMap((r) => list.filter((m) => rank(m) === r));
+  const ordered = [0, 1, 2].flatMap((r) => list.filter((m) => m.def.schema?.priority === r));
   const top = new Target(schema, base);
   let items: Target | undefined;
   for (const m of ordered) {
@@ -120,8 +92,8 @@ export function applyMarkers(schema: JSONSchemaProps, markers: readonly MarkerVa
         schema.items = { ...schema.items };
         items = new Target(schema.items, base?.items);
       }
-      applyOne(m.name.slice(6), m, items, report, warning);
-    } else applyOne(m.name, m, top, report, warning);
+      applyOne(m.name.slice(6) as SchemaMarkerName, m, items, report, warning);
+    } else applyOne(m.name as SchemaMarkerName, m, top, report, warning);
   }
   items?.finish();
   top.finish();
@@ -153,150 +125,153 @@ function defaultProblem(value: unknown, s: JSONSchemaProps): string | undefined 
   return undefined;
 }
 
-function applyOne(name: string, m: MarkerValue, t: Target, report: Report, warn?: Report): void {
-  const s = t.schema;
-  const a = m.args;
-  const fail = (msg: string, hint?: string) => report(m, msg, hint);
-  const numeric = (key: 'maximum' | 'minimum' | 'multipleOf', word: string) => {
+interface ApplyCtx {
+  /** The marker as written (for its name and place in messages). */
+  m: MarkerValue;
+  t: Target;
+  s: JSONSchemaProps;
+  fail(message: string, hint?: string): void;
+  warn(message: string, hint?: string): void;
+}
+
+type Applier<N extends SchemaMarkerName> = (args: MarkerArgs<N>, c: ApplyCtx) => void;
+
+const numeric =
+  (key: 'maximum' | 'minimum' | 'multipleOf', word: string): Applier<'Maximum' | 'Minimum' | 'MultipleOf'> =>
+  (a, { m, t, s, fail }) => {
     if (!isNumeric(s)) return fail(`must apply ${word} to a numeric value, found ${found(s)}`, `@${m.name} needs a number field (number, int32, int64): remove it or use a string marker such as @MaxLength`);
     if (s.type === 'integer' && !Number.isInteger(a)) return fail(`cannot apply non-integral ${word} validation (${String(a)}) to integer value`, 'use an integer');
     t.set(key, a);
   };
-  const str = (key: 'maxLength' | 'minLength' | 'pattern', word: string) => {
+const textual =
+  (key: 'maxLength' | 'minLength' | 'pattern', word: string): Applier<'MaxLength' | 'MinLength' | 'Pattern'> =>
+  (a, { m, t, s, fail }) => {
     if (!isString(s)) return fail(`must apply ${word} to a textual value, found type "${s.type ?? ''}"`, `@${m.name} needs a string field: remove it${s.type === 'array' ? ` or use @Items.${m.name} for the items` : ''}`);
     t.set(key, a);
   };
-  const arr = (key: 'maxItems' | 'minItems' | 'uniqueItems', word: string, value: unknown) => {
+const list =
+  (key: 'maxItems' | 'minItems', word: string): Applier<'MaxItems' | 'MinItems'> =>
+  (a, { m, t, s, fail }) => {
     if (s.type !== 'array') return fail(`must apply ${word} to an array`, `@${m.name} needs an array field, found ${found(s)}`);
-    t.set(key, value);
+    t.set(key, a);
   };
-  const obj = (key: 'maxProperties' | 'minProperties', word: string) => {
+const properties =
+  (key: 'maxProperties' | 'minProperties', word: string): Applier<'MaxProperties' | 'MinProperties'> =>
+  (a, { m, t, s, fail }) => {
     if (s.type !== 'object') return fail(`must apply ${word} to an object`, `@${m.name} needs an object or record field, found ${found(s)}`);
     t.set(key, a);
   };
-  switch (name) {
-    case 'Maximum':
-      return numeric('maximum', 'maximum');
-    case 'Minimum':
-      return numeric('minimum', 'minimum');
-    case 'MultipleOf':
-      return numeric('multipleOf', 'multipleof');
-    case 'ExclusiveMaximum':
-      if (!isNumeric(s)) return fail(`must apply exclusivemaximum to a numeric value, found ${found(s)}`);
-      return t.set('exclusiveMaximum', true);
-    case 'ExclusiveMinimum':
-      if (!isNumeric(s)) return fail(`must apply exclusiveminimum to a numeric value, found ${found(s)}`);
-      return t.set('exclusiveMinimum', true);
-    case 'MaxLength':
-      return str('maxLength', 'maxlength');
-    case 'MinLength':
-      return str('minLength', 'minlength');
-    case 'Pattern':
-      return str('pattern', 'pattern');
-    case 'MaxItems':
-      return arr('maxItems', 'maxitem', a);
-    case 'MinItems':
-      return arr('minItems', 'minitems', a);
-    case 'UniqueItems':
-      arr('uniqueItems', 'uniqueitems', true);
-      if (s.type === 'array') warn?.(m, "Kubernetes refuses uniqueItems in CRD schemas (its cost is quadratic): the API server will not install this CRD", "use @ListType('set') for a list of distinct scalars, or @ListType('map') with @ListMapKey for objects");
-      return;
-    case 'MaxProperties':
-      return obj('maxProperties', 'maxproperties');
-    case 'MinProperties':
-      return obj('minProperties', 'minproperties');
-    case 'Enum':
-      return t.set('enum', a);
-    case 'Format':
-      return t.set('format', a);
-    case 'Type':
-      s.type = a as JSONSchemaProps['type'];
-      if (s.type !== 'array') delete s.items;
-      if (s.type !== 'object') {
-        delete s.properties;
-        delete s.additionalProperties;
-        delete s.required;
-      }
-      delete s.anyOf;
-      delete s['x-kubernetes-int-or-string'];
-      return;
-    case 'Title':
-      s.title = a as string;
-      return;
-    case 'ExternalDocs':
-      s.externalDocs = a as JSONSchemaProps['externalDocs'];
-      return;
-    case 'Default':
-      s.default = a;
-      return;
-    case 'Example':
-      s.example = a;
-      return;
-    case 'Nullable':
-      s.nullable = true;
-      return;
-    case 'PreserveUnknownFields':
-      s['x-kubernetes-preserve-unknown-fields'] = true;
-      return;
-    case 'EmbeddedResource':
-      if (s.type !== undefined && s.type !== 'object') return fail(`must apply EmbeddedResource to an object, found ${found(s)}`);
-      s['x-kubernetes-embedded-resource'] = true;
-      return;
-    case 'IntOrString':
-      if (s.type && s.type !== 'string' && s.type !== 'integer') return fail(`must apply XIntOrString to an integer or a string, found ${found(s)}`, "use IntOrString (from 'kubeforge/markers') as the field's type");
-      delete s.type;
-      delete s.format;
-      s.anyOf = [{ type: 'integer' }, { type: 'string' }];
-      s['x-kubernetes-int-or-string'] = true;
-      return;
-    case 'XValidation': {
-      const r = a as Record<string, unknown>;
-      const rule: Record<string, unknown> = {};
-      for (const k of ['fieldPath', 'message', 'messageExpression', 'optionalOldSelf', 'reason', 'rule']) if (r[k] !== undefined) rule[k] = r[k];
-      s['x-kubernetes-validations'] = [...(s['x-kubernetes-validations'] ?? []), rule as { rule: string }];
-      return;
+const oneOfRule =
+  (op: string, message: (fields: string) => string): Applier<'AtMostOneOf' | 'ExactlyOneOf' | 'AtLeastOneOf'> =>
+  (fields, { s, fail }) => {
+    const props = s.properties ?? {};
+    const missing = fields.filter((f) => !(f in props));
+    if (missing.length) return fail(`names ${missing.map((x) => `'${x}'`).join(', ')}, which ${missing.length === 1 ? 'is not a field' : 'are not fields'} of this type`, `fields: ${Object.keys(props).sort().join(', ')}`);
+    const list = `[${fields.map((f) => `has(self.${f})`).join(',')}].filter(x,x==true).size()`;
+    s['x-kubernetes-validations'] = [...(s['x-kubernetes-validations'] ?? []), { message: message(fields.join(' ')), rule: `${list} ${op}` }];
+  };
+
+/** What each schema marker does to the schema it is on (controller-tools' ApplyToSchema). */
+const APPLY: { readonly [N in SchemaMarkerName]: Applier<N> } = {
+  Maximum: numeric('maximum', 'maximum'),
+  Minimum: numeric('minimum', 'minimum'),
+  MultipleOf: numeric('multipleOf', 'multipleof'),
+  ExclusiveMaximum: (_, { t, s, fail }) => {
+    if (!isNumeric(s)) return fail(`must apply exclusivemaximum to a numeric value, found ${found(s)}`);
+    t.set('exclusiveMaximum', true);
+  },
+  ExclusiveMinimum: (_, { t, s, fail }) => {
+    if (!isNumeric(s)) return fail(`must apply exclusiveminimum to a numeric value, found ${found(s)}`);
+    t.set('exclusiveMinimum', true);
+  },
+  MaxLength: textual('maxLength', 'maxlength'),
+  MinLength: textual('minLength', 'minlength'),
+  Pattern: textual('pattern', 'pattern'),
+  MaxItems: list('maxItems', 'maxitem'),
+  MinItems: list('minItems', 'minitems'),
+  UniqueItems: (_, { m, t, s, fail, warn }) => {
+    if (s.type !== 'array') return fail('must apply uniqueitems to an array', `@${m.name} needs an array field, found ${found(s)}`);
+    t.set('uniqueItems', true);
+    warn("Kubernetes refuses uniqueItems in CRD schemas (its cost is quadratic): the API server will not install this CRD", "use @ListType('set') for a list of distinct scalars, or @ListType('map') with @ListMapKey for objects");
+  },
+  MaxProperties: properties('maxProperties', 'maxproperties'),
+  MinProperties: properties('minProperties', 'minproperties'),
+  Enum: (a, { t }) => t.set('enum', a),
+  Format: (a, { t }) => t.set('format', a),
+  Type: (a, { s }) => {
+    s.type = a;
+    if (s.type !== 'array') delete s.items;
+    if (s.type !== 'object') {
+      delete s.properties;
+      delete s.additionalProperties;
+      delete s.required;
     }
-    case 'Immutable':
-      s['x-kubernetes-validations'] = [...(s['x-kubernetes-validations'] ?? []), { message: 'Value is immutable', rule: 'self == oldSelf' }];
-      return;
-    case 'ListType':
-      if (s.type !== 'array') return fail(`must apply listType to an array, found ${found(s)}`, '@ListType applies to array fields');
-      s['x-kubernetes-list-type'] = a as 'atomic' | 'set' | 'map';
-      return;
-    case 'ListMapKey': {
-      if (s.type !== 'array') return fail(`must apply listMapKey to an array, found ${found(s)}`, '@ListMapKey applies to array fields');
-      const keys = a as string[];
-      const itemProps = s.items?.properties;
-      for (const k of keys) {
-        if (itemProps && !(k in itemProps)) return fail(`listMapKey '${k}' is not a field of the list's items (fields: ${Object.keys(itemProps).sort().join(', ')})`, 'name fields of the item type');
-      }
-      s['x-kubernetes-list-map-keys'] = [...(s['x-kubernetes-list-map-keys'] ?? []), ...keys];
-      return;
+    delete s.anyOf;
+    delete s['x-kubernetes-int-or-string'];
+  },
+  Title: (a, { s }) => {
+    s.title = a;
+  },
+  ExternalDocs: (a, { s }) => {
+    s.externalDocs = a;
+  },
+  Default: (a, { s }) => {
+    s.default = a;
+  },
+  Example: (a, { s }) => {
+    s.example = a;
+  },
+  Nullable: (_, { s }) => {
+    s.nullable = true;
+  },
+  PreserveUnknownFields: (_, { s }) => {
+    s['x-kubernetes-preserve-unknown-fields'] = true;
+  },
+  EmbeddedResource: (_, { s, fail }) => {
+    if (s.type !== undefined && s.type !== 'object') return fail(`must apply EmbeddedResource to an object, found ${found(s)}`);
+    s['x-kubernetes-embedded-resource'] = true;
+  },
+  IntOrString: (_, { s, fail }) => {
+    if (s.type && s.type !== 'string' && s.type !== 'integer') return fail(`must apply XIntOrString to an integer or a string, found ${found(s)}`, "use IntOrString (from 'kubeforge/markers') as the field's type");
+    delete s.type;
+    delete s.format;
+    s.anyOf = [{ type: 'integer' }, { type: 'string' }];
+    s['x-kubernetes-int-or-string'] = true;
+  },
+  XValidation: (r, { s }) => {
+    const rule: Record<string, unknown> = {};
+    for (const k of ['fieldPath', 'message', 'messageExpression', 'optionalOldSelf', 'reason', 'rule'] as const) if (r[k] !== undefined) rule[k] = r[k];
+    s['x-kubernetes-validations'] = [...(s['x-kubernetes-validations'] ?? []), rule as { rule: string }];
+  },
+  Immutable: (_, { s }) => {
+    s['x-kubernetes-validations'] = [...(s['x-kubernetes-validations'] ?? []), { message: 'Value is immutable', rule: 'self == oldSelf' }];
+  },
+  ListType: (a, { s, fail }) => {
+    if (s.type !== 'array') return fail(`must apply listType to an array, found ${found(s)}`, '@ListType applies to array fields');
+    s['x-kubernetes-list-type'] = a;
+  },
+  ListMapKey: (keys, { s, fail }) => {
+    if (s.type !== 'array') return fail(`must apply listMapKey to an array, found ${found(s)}`, '@ListMapKey applies to array fields');
+    const itemProps = s.items?.properties;
+    for (const k of keys) {
+      if (itemProps && !(k in itemProps)) return fail(`listMapKey '${k}' is not a field of the list's items (fields: ${Object.keys(itemProps).sort().join(', ')})`, 'name fields of the item type');
     }
-    case 'MapType':
-      if (s.type !== 'object') return fail('must apply mapType to an object', `@MapType applies to records and objects, found ${found(s)}`);
-      s['x-kubernetes-map-type'] = a as 'atomic' | 'granular';
-      return;
-    case 'StructType':
-      if (s.type !== undefined && s.type !== 'object') return fail('must apply structType to an object; either explicitly set or defaulted through an empty schema type', `@StructType applies to object fields, found ${found(s)}`);
-      s['x-kubernetes-map-type'] = a as 'atomic' | 'granular';
-      return;
-    case 'AtMostOneOf':
-    case 'ExactlyOneOf':
-    case 'AtLeastOneOf': {
-      const fields = a as string[];
-      const props = s.properties ?? {};
-      const missing = fields.filter((f) => !(f in props));
-      if (missing.length) return fail(`names ${missing.map((x) => `'${x}'`).join(', ')}, which ${missing.length === 1 ? 'is not a field' : 'are not fields'} of this type`, `fields: ${Object.keys(props).sort().join(', ')}`);
-      const list = `[${fields.map((f) => `has(self.${f})`).join(',')}].filter(x,x==true).size()`;
-      const [op, message] =
-        name === 'AtMostOneOf'
-          ? ['<= 1', `at most one of the fields in [${fields.join(' ')}] may be set`]
-          : name === 'ExactlyOneOf'
-            ? ['== 1', `exactly one of the fields in [${fields.join(' ')}] must be set`]
-            : ['>= 1', `at least one of the fields in [${fields.join(' ')}] must be set`];
-      s['x-kubernetes-validations'] = [...(s['x-kubernetes-validations'] ?? []), { message, rule: `${list} ${op}` }];
-      return;
-    }
-  }
+    s['x-kubernetes-list-map-keys'] = [...(s['x-kubernetes-list-map-keys'] ?? []), ...keys];
+  },
+  MapType: (a, { s, fail }) => {
+    if (s.type !== 'object') return fail('must apply mapType to an object', `@MapType applies to records and objects, found ${found(s)}`);
+    s['x-kubernetes-map-type'] = a;
+  },
+  StructType: (a, { s, fail }) => {
+    if (s.type !== undefined && s.type !== 'object') return fail('must apply structType to an object; either explicitly set or defaulted through an empty schema type', `@StructType applies to object fields, found ${found(s)}`);
+    s['x-kubernetes-map-type'] = a;
+  },
+  AtMostOneOf: oneOfRule('<= 1', (f) => `at most one of the fields in [${f}] may be set`),
+  ExactlyOneOf: oneOfRule('== 1', (f) => `exactly one of the fields in [${f}] must be set`),
+  AtLeastOneOf: oneOfRule('>= 1', (f) => `at least one of the fields in [${f}] must be set`),
+};
+
+function applyOne(name: SchemaMarkerName, m: MarkerValue, t: Target, report: Report, warn?: Report): void {
+  const apply = APPLY[name] as Applier<SchemaMarkerName>;
+  apply(m.args as never, { m, t, s: t.schema, fail: (msg, hint) => report(m, msg, hint), warn: (msg, hint) => warn?.(m, msg, hint) });
 }

@@ -2,15 +2,16 @@
  * Intermediate form -> structural OpenAPI v3 (Kubernetes JSONSchemaProps). No `$ref`, no
  * `definitions`: named types are inlined, their markers applied where they are used.
  */
-import { error, type Diagnostic } from '../diagnostics/index.js';
-import type { MarkerValue } from '../markers/collector.js';
-import { applyMarkers, QUANTITY_PATTERN } from './apply.js';
+import { error, type Reporter } from '../diagnostics/index.js';
+import type { MarkerValue } from '../analysis/collector.js';
+import { applyMarkers } from './apply.js';
 import type { IRProperty, IRType } from './ir.js';
 import { irResolve } from './ir.js';
 import type { JSONSchemaProps } from './jsonschema.js';
+import { intOrStringSchema, quantitySchema } from './k8s/index.js';
 
 export interface FormatHost {
-  diagnostics: Diagnostic[];
+  reporter: Reporter;
   /** Full schema of a @kubernetes/client-node model type, or undefined when unknown. */
   k8sSchema(name: string): JSONSchemaProps | undefined;
   /** Why k8sSchema may not know a name (for the hint). */
@@ -24,9 +25,9 @@ interface Ctx {
   allowUnknown: boolean;
 }
 
-export const API_VERSION_DESCRIPTION =
+const API_VERSION_DESCRIPTION =
   'APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources';
-export const KIND_DESCRIPTION =
+const KIND_DESCRIPTION =
   'Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
 
 const ROOT_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
@@ -37,14 +38,14 @@ export class SchemaFormatter {
   /** Reports a marker whose precondition fails (KF2009), at the marker. */
   private report(place: string) {
     return (marker: MarkerValue, message: string, hint?: string) => {
-      this.host.diagnostics.push(error('KF2009', `@${marker.name} on ${place}: ${message}`, { file: marker.file, line: marker.line, column: marker.column, hint }));
+      this.host.reporter.report(error('KF2009', `@${marker.name} on ${place}: ${message}`, { file: marker.file, line: marker.line, column: marker.column, hint }));
     };
   }
 
   /** Warns about a marker that applies but will not work as meant (KF2015), at the marker. */
   private warn(place: string) {
     return (marker: MarkerValue, message: string, hint?: string) => {
-      this.host.diagnostics.push({ code: 'KF2015', severity: 'warning', message: `@${marker.name} on ${place}: ${message}`, hint, file: marker.file, line: marker.line, column: marker.column });
+      this.host.reporter.report({ code: 'KF2015', severity: 'warning', message: `@${marker.name} on ${place}: ${message}`, hint, file: marker.file, line: marker.line, column: marker.column });
     };
   }
 
@@ -63,9 +64,9 @@ export class SchemaFormatter {
       case 'builtin':
         switch (t.name) {
           case 'Quantity':
-            return { anyOf: [{ type: 'integer' }, { type: 'string' }], pattern: QUANTITY_PATTERN, 'x-kubernetes-int-or-string': true };
+            return quantitySchema();
           case 'IntOrString':
-            return { anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true };
+            return intOrStringSchema();
           case 'DateTime':
             return { type: 'string', format: 'date-time' };
           case 'Duration':
@@ -79,7 +80,7 @@ export class SchemaFormatter {
       case 'k8s': {
         const schema = this.host.k8sSchema(t.name);
         if (!schema) {
-          this.host.diagnostics.push(
+          this.host.reporter.report(
             error('KF3009', `${ctx.where} has type ${t.name} from @kubernetes/client-node, which has no known schema`, {
               ...t.at,
               hint: this.host.k8sHint ?? 'use a @kubernetes/client-node model class (V1PodTemplateSpec, V1Condition, ...) or declare the type yourself',
@@ -91,7 +92,7 @@ export class SchemaFormatter {
       }
       case 'unknown':
         if (!ctx.allowUnknown) {
-          this.host.diagnostics.push(
+          this.host.reporter.report(
             error('KF3001', `${ctx.where} has type '${t.what}', which has no schema`, {
               ...t.at,
               hint: 'give it a concrete type, or keep it free-form with @PreserveUnknownFields() (or @Schemaless()) on the field',
@@ -123,7 +124,7 @@ export class SchemaFormatter {
     const req = p.markers.find((m) => m.name === 'Required');
     const opt = p.markers.find((m) => m.name === 'Optional');
     if (req && opt) {
-      this.host.diagnostics.push(error('KF2013', `field "${p.name}" of ${p.owner} has both @Required() and @Optional()`, { file: opt.file, line: opt.line, column: opt.column, hint: 'keep one of them' }));
+      this.host.reporter.report(error('KF2013', `field "${p.name}" of ${p.owner} has both @Required() and @Optional()`, { file: opt.file, line: opt.line, column: opt.column, hint: 'keep one of them' }));
     }
     if (req) return true;
     if (opt) return false;

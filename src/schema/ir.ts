@@ -3,7 +3,7 @@
  * TypeScript syntax; the formatter (format.ts) turns it into structural JSONSchemaProps. The
  * two never touch each other's inputs: the IR carries markers and descriptions, not TS nodes.
  */
-import type { Location, MarkerValue } from '../markers/collector.js';
+import type { Location, MarkerValue } from '../analysis/collector.js';
 
 export type IRType =
   | { kind: 'primitive'; type: 'string' | 'number' | 'integer' | 'boolean'; format?: string }
@@ -35,34 +35,6 @@ export interface IRProperty {
   /** `FooSpec.count`, for messages. */
   owner: string;
   at: Location;
-}
-
-/** The declared name of a type, through named layers (for messages). */
-export function irName(t: IRType): string {
-  switch (t.kind) {
-    case 'named':
-      return t.name;
-    case 'primitive':
-      return t.format ? `${t.type} (${t.format})` : t.type;
-    case 'enum':
-      return `${t.type} enum`;
-    case 'array':
-      return `${irName(t.items)}[]`;
-    case 'map':
-      return `Record<string, ${irName(t.values)}>`;
-    case 'object':
-      return 'object';
-    case 'builtin':
-      return t.name;
-    case 'k8s':
-      return t.name;
-    case 'unknown':
-      return t.what;
-    case 'nullable':
-      return `${irName(t.target)} | null`;
-    case 'error':
-      return 'invalid type';
-  }
 }
 
 /** Strips named and nullable layers. */

@@ -8,8 +8,9 @@
  * located KF3xxx diagnostic naming what was found and how to fix it.
  */
 import { ts } from 'ts-morph';
-import { error, type Diagnostic } from '../diagnostics/index.js';
-import { K8S_MODULE, locationOf, MARKERS_MODULE, type MarkerCollector, type MarkerValue } from '../markers/collector.js';
+import { error, type Reporter } from '../diagnostics/index.js';
+import { locationOf, type MarkerCollector, type MarkerValue } from '../analysis/collector.js';
+import { K8S_MODULE, MARKERS_MODULE } from '../loader/program.js';
 import type { IRProperty, IRType } from './ir.js';
 import { irResolve } from './ir.js';
 
@@ -28,6 +29,7 @@ type NamedDecl = ts.ClassDeclaration | ts.InterfaceDeclaration | ts.TypeAliasDec
 
 export interface ParserHost {
   collector: MarkerCollector;
+  reporter: Reporter;
   checker: ts.TypeChecker;
   isLibFile(sf: ts.SourceFile): boolean;
   /** fieldsOptionalByDefault for the group-version of the folder holding this file. */
@@ -39,14 +41,11 @@ const isExternalModule = (m: string) => m === MARKERS_MODULE || m === K8S_MODULE
 export class TypeParser {
   private readonly stack: ts.Node[] = [];
   private readonly cache = new Map<ts.Node, IRType>();
-  readonly diagnostics: Diagnostic[];
 
-  constructor(private readonly host: ParserHost) {
-    this.diagnostics = host.collector.diagnostics;
-  }
+  constructor(private readonly host: ParserHost) {}
 
   private report(code: string, message: string, node: ts.Node, hint?: string): IRType {
-    this.diagnostics.push(error(code, message, { ...locationOf(node), hint }));
+    this.host.reporter.report(error(code, message, { ...locationOf(node), hint }));
     return { kind: 'error' };
   }
 
@@ -431,7 +430,7 @@ export class TypeParser {
     let target: IRType;
     if (ts.isClassDeclaration(decl)) {
       description = collector.jsDoc(decl, undefined, place).description;
-      markers = collector.decoratorMarkers(decl, ['type', 'class'], place);
+      markers = collector.classMarkers(decl);
       target = this.parseClassMembers(decl, env);
     } else {
       const doc = collector.jsDoc(decl, ['type'], place);

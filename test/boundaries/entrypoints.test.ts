@@ -69,8 +69,12 @@ function packagesLoaded(args: string[]): string[] {
 const importEntry = (specifier: string) => ['--input-type=module', '-e', `await import(${JSON.stringify(specifier)})`];
 
 describe('entry point boundaries', () => {
-  it('kubeforge/markers imports nothing at all (source)', () => {
-    assert.deepEqual(importedSpecifiers(join(root, 'src/markers/index.ts')), []);
+  it('kubeforge/markers imports nothing at run time (source: only the types of its definition table)', () => {
+    const text = readFileSync(join(root, 'src/markers/index.ts'), 'utf8');
+    const valueImports = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s(?!type\s)[^;]*?from\s*['"]([^'"]+)['"]/g)].map((m) => m[1]);
+    assert.deepEqual(valueImports, []);
+    assert.match(text, /\nimport type \{[^}]*\} from '\.\/definitions\.js';\n/);
+    assert.doesNotMatch(readFileSync(join(root, 'dist/markers/index.js'), 'utf8'), /^\s*(import|export)\s[^;]*from\s|\brequire\(|\bimport\(/m);
   });
 
   it('src/runtime and src/testing never import CLI-only packages (source)', () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { formatDiagnostics, type Diagnostic } from '../../src/diagnostics/index.js';
-import { analyzeProject } from '../../src/manifests/analyze.js';
+import { analyzeProject } from './analyze-helper.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const invalid = join(root, 'test/fixtures/manifests/invalid');

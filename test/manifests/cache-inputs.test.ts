@@ -1,7 +1,7 @@
 // The no-change cache must never answer "up to date" for inputs it did not see: an edit saved
 // while a run was reading (an editor's format-on-save), and the declaration files of dependencies
-// the analysis read (upgrading a types package). Both used to leave `manifests --check` saying
-// "up to date" forever.
+// the analysis read (upgrading a types package). Missing either would leave `manifests --check`
+// saying "up to date" forever.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,10 +45,10 @@ const CRD = 'config/crd/bases/demo.example.com_widgets.yaml';
 /** The real analysis, counting its calls and running `during` while it reads. */
 function countingAnalyzer(during?: (call: number) => void): { analyzer: Analyzer; calls: () => number } {
   let calls = 0;
-  const analyzer: Analyzer = async (options) => {
+  const analyzer: Analyzer = async (options, reporter) => {
     calls++;
-    const { analyzeProject } = await import('../../src/manifests/analyze.js');
-    const result: AnalysisResult = await analyzeProject(options);
+    const { analyzeProject } = await import('../../src/analysis/analyze.js');
+    const result: AnalysisResult = await analyzeProject(options, reporter);
     during?.(calls);
     return result;
   };

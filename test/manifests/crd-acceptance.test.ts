@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import YAML from 'yaml';
-import { analyzeProject } from '../../src/manifests/analyze.js';
+import { analyzeProject } from './analyze-helper.js';
 import { installCRDs, TestEnvironment } from '../../src/testing/index.js';
 import type { CRDObject } from '../../src/testing/index.js';
 

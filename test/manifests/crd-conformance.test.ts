@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import YAML from 'yaml';
-import { analyzeProject } from '../../src/manifests/analyze.js';
+import { analyzeProject } from './analyze-helper.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const dir = join(root, 'test/fixtures/manifests/conformance');

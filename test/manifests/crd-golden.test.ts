@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
-import { analyzeProject } from '../../src/manifests/analyze.js';
+import { analyzeProject } from './analyze-helper.js';
 import { toYamlDocuments } from '../../src/manifests/yaml.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();

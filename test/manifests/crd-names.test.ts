@@ -2,13 +2,13 @@
 // versions sorted by name as controller-gen does, storage defaulting.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Diagnostic } from '../../src/diagnostics/index.js';
+import { Reporter } from '../../src/diagnostics/index.js';
 import { getMarkerDefinition } from '../../src/markers/definitions.js';
-import type { MarkerValue } from '../../src/markers/collector.js';
+import type { MarkerValue } from '../../src/analysis/collector.js';
 import { generateCRDs, pluralize, type KindVersion } from '../../src/manifests/crd.js';
 
 const at = { file: 'x.ts', line: 1, column: 1 };
-const mk = (name: string, args?: unknown): MarkerValue => ({ name, def: getMarkerDefinition(name)!, args, source: 'decorator', ...at });
+const mk = (name: string, args?: unknown): MarkerValue => ({ name, def: getMarkerDefinition(name)!, args, source: 'decorator', ...at }) as MarkerValue;
 const kv = (version: string, markers: MarkerValue[] = []): KindVersion => ({ group: 'g.example.com', version, kind: 'Thing', schema: { type: 'object' }, markers, at });
 
 describe('pluralize', () => {
@@ -36,38 +36,38 @@ describe('pluralize', () => {
 
 describe('generateCRDs: versions', () => {
   it('sorts versions by name (controller-gen sorts them as strings) and keeps one storage version', () => {
-    const d: Diagnostic[] = [];
+    const d = new Reporter();
     const [crd] = generateCRDs([kv('v2'), kv('v1beta1', [mk('StorageVersion')]), kv('v10'), kv('v1')], 'v0', d) as any[];
-    assert.deepEqual(d, []);
+    assert.deepEqual(d.diagnostics(), []);
     assert.deepEqual(crd.spec.versions.map((v: any) => [v.name, v.storage]), [['v1', false], ['v10', false], ['v1beta1', true], ['v2', false]]);
     assert.equal(crd.metadata.name, 'things.g.example.com');
   });
 
   it('makes a single version the storage version implicitly', () => {
-    const d: Diagnostic[] = [];
+    const d = new Reporter();
     const [crd] = generateCRDs([kv('v1')], 'v0', d) as any[];
     assert.equal(crd.spec.versions[0].storage, true);
   });
 
   it('reports no storage version, two storage versions, no served version, and duplicate Kinds', () => {
-    const d: Diagnostic[] = [];
+    const d = new Reporter();
     generateCRDs([kv('v1', [mk('UnservedVersion')]), kv('v2', [mk('UnservedVersion')])], 'v0', d);
-    assert.deepEqual(d.map((x) => x.code).sort(), ['KF4004', 'KF4005']);
-    const d2: Diagnostic[] = [];
+    assert.deepEqual(d.diagnostics().map((x) => x.code).sort(), ['KF4004', 'KF4005']);
+    const d2 = new Reporter();
     generateCRDs([kv('v1', [mk('StorageVersion')]), kv('v2', [mk('StorageVersion')]), kv('v2')], 'v0', d2);
-    assert.deepEqual(d2.map((x) => x.code).sort(), ['KF4003', 'KF4006']);
+    assert.deepEqual(d2.diagnostics().map((x) => x.code).sort(), ['KF4003', 'KF4006']);
   });
 
   it('reports @Resource names that differ between versions', () => {
-    const d: Diagnostic[] = [];
+    const d = new Reporter();
     generateCRDs([kv('v1', [mk('Resource', { path: 'things' })]), kv('v2', [mk('Resource', { path: 'thingies' }), mk('StorageVersion')])], 'v0', d);
-    assert.deepEqual(d.map((x) => x.code), ['KF4007']);
+    assert.deepEqual(d.diagnostics().map((x) => x.code), ['KF4007']);
   });
 
   it('emits the conversion webhook strategy with Kubebuilder\'s service defaults and the version annotation', () => {
-    const d: Diagnostic[] = [];
+    const d = new Reporter();
     const [crd] = generateCRDs([kv('v1'), kv('v2', [mk('StorageVersion'), mk('ConversionWebhook', { servicePort: 9443 })])], 'v9.9.9', d) as any[];
-    assert.deepEqual(d, []);
+    assert.deepEqual(d.diagnostics(), []);
     assert.deepEqual(crd.spec.conversion, {
       strategy: 'Webhook',
       webhook: { clientConfig: { service: { name: 'webhook-service', namespace: 'system', path: '/convert', port: 9443 } }, conversionReviewVersions: ['v1'] },

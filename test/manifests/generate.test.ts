@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { DiagnosticError } from '../../src/diagnostics/index.js';
+import { type Diagnostic, DiagnosticError, type Reporter } from '../../src/diagnostics/index.js';
 import { type AnalysisResult, type Analyzer, type CommandIo, type ManifestsFlags, manifestsCommand, runManifests } from '../../src/manifests/generate.js';
+import { crdFiles, type Generator, rbacGenerator, webhookGenerator } from '../../src/manifests/generators.js';
 import type { MarkerUse } from '../../src/manifests/markeruse.js';
 import { GENERATED_HEADER, existingManagedFiles, formatPlan } from '../../src/manifests/writer.js';
 import { MemoryHost } from '../../src/scaffold/index.js';
@@ -47,9 +48,31 @@ function treeHash(dir: string): string {
   return h.digest('hex');
 }
 
-const at = (marker: string, args: unknown, line: number, target = 'JobReconciler'): MarkerUse => ({ marker, args, target, file: 'src/controller/job.ts', line, column: 1 });
+const at = <N extends MarkerUse['marker']>(marker: N, args: unknown, line: number, target = 'JobReconciler'): MarkerUse<N> =>
+  ({ marker, args, target, file: 'src/controller/job.ts', line, column: 1 }) as MarkerUse<N>;
 
-function fakeAnalysis(overrides: Partial<AnalysisResult> = {}): AnalysisResult {
+/** What the injected analysis finds: ready-made CRDs (controller-gen's own) instead of Kinds, and its diagnostics. */
+interface Fake {
+  crds: Record<string, unknown>[];
+  rbac: MarkerUse<'Rbac'>[];
+  webhooks: MarkerUse<'Webhook'>[];
+  webhookConfigurations: MarkerUse<'WebhookConfiguration'>[];
+  diagnostics: Diagnostic[];
+  inputFiles: string[];
+}
+
+/** The fake as an analyzer hands it on: its diagnostics reported, its CRDs carried for {@link fixedCrds}. */
+function asResult(f: Fake, reporter: Reporter): AnalysisResult {
+  for (const d of f.diagnostics) reporter.report(d);
+  const result: AnalysisResult & { crds: Fake['crds'] } = { ...f, kinds: [], generatorVersion: 'v0', rel: (p) => p };
+  return result;
+}
+
+/** The CRD generator's file step over the fake's ready-made CRDs; RBAC and webhooks are the real generators. */
+const fixedCrds: Generator = { name: 'crd', generate: (input, reporter) => crdFiles((input as unknown as Fake).crds, reporter) };
+const GENERATORS = [fixedCrds, rbacGenerator, webhookGenerator];
+
+function fakeAnalysis(overrides: Partial<Fake> = {}): Fake {
   return {
     crds: [parse(jobsYaml) as Record<string, unknown>, parse(foosYaml) as Record<string, unknown>],
     rbac: [at('Rbac', { groups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch'] }, 3)],
@@ -67,11 +90,11 @@ class Harness {
   calls = 0;
   out = '';
   err = '';
-  constructor(readonly dir: string, public analysis: AnalysisResult = fakeAnalysis()) {}
-  readonly analyzer: Analyzer = async (o) => {
+  constructor(readonly dir: string, public analysis: Fake = fakeAnalysis()) {}
+  readonly analyzer: Analyzer = async (o, reporter) => {
     this.calls++;
     assert.equal(o.projectDir, this.dir);
-    return this.analysis;
+    return asResult(this.analysis, reporter);
   };
   get io(): CommandIo {
     return { cwd: this.dir, color: false, out: (t) => void (this.out += t), err: (t) => void (this.err += t) };
@@ -80,7 +103,7 @@ class Harness {
     this.out = '';
     this.err = '';
     try {
-      await manifestsCommand(flags, this.io, this.analyzer);
+      await manifestsCommand(flags, this.io, this.analyzer, GENERATORS);
       return undefined;
     } catch (e) {
       if (e instanceof DiagnosticError) return e;
@@ -205,12 +228,12 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     jobs.spec.versions[0].served = false;
     h.analysis = fakeAnalysis({ crds: [jobs as unknown as Record<string, unknown>], rbac: [], webhooks: [] });
     let seenPaths: string[] | undefined;
-    const analyzer: Analyzer = async (o) => {
+    const analyzer: Analyzer = async (o, reporter) => {
       seenPaths = o.paths;
-      return h.analysis;
+      return asResult(h.analysis, reporter);
     };
     let out = '';
-    await manifestsCommand({ paths: ['src/api/v1'] }, { ...h.io, out: (t) => void (out += t) }, analyzer);
+    await manifestsCommand({ paths: ['src/api/v1'] }, { ...h.io, out: (t) => void (out += t) }, analyzer, GENERATORS);
     assert.deepEqual(seenPaths, [join(h.dir, 'src/api/v1')]);
     assert.equal(out, 'UPDATE config/crd/bases/testdata.kubebuilder.io_jobs.yaml (+1 -1 line)\n');
     assert.match(h.read('config/crd/bases/testdata.kubebuilder.io_jobs.yaml'), /served: false/);
@@ -235,16 +258,6 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     assert.equal(treeHash(h.dir), before);
   });
 
-  it('drops its own argument-shape reports in files where the analysis already reported errors', async () => {
-    const h = new Harness(project());
-    h.analysis = fakeAnalysis({
-      rbac: [at('Rbac', { groups: ['apps'], resources: ['deployments'] }, 3)],
-      diagnostics: [{ code: 'KF2003', severity: 'error', message: "@Rbac is missing 'verbs'", file: 'src/controller/job.ts', line: 6, column: 5 }],
-    });
-    const err = await h.run();
-    assert.deepEqual(err?.diagnostics.map((d) => d.code), ['KF2003']);
-  });
-
   it('same input, same bytes: two projects give identical files', async () => {
     const a = new Harness(project());
     const b = new Harness(project());
@@ -261,10 +274,10 @@ describe('kubeforge manifests on the scaffold engine (injected host)', () => {
   const virtualDir = '/virtual/demo';
   const memoryProject = (files: Record<string, string> = {}) => new MemoryHost({ 'tsconfig.json': '{}\n', 'package.json': '{}\n', ...files });
   const analyzer =
-    (analysis: AnalysisResult = fakeAnalysis()): Analyzer =>
-    async (o) => {
+    (analysis: Fake = fakeAnalysis()): Analyzer =>
+    async (o, reporter) => {
       assert.equal(o.projectDir, virtualDir);
-      return analysis;
+      return asResult(analysis, reporter);
     };
   const wanted = [
     'config/crd/bases/bar.example.com_foos.yaml',
@@ -275,10 +288,10 @@ describe('kubeforge manifests on the scaffold engine (injected host)', () => {
 
   it('plans and writes into a MemoryHost: same files and plan as on disk, idempotent, no cache', async () => {
     const host = memoryProject();
-    const dry = await runManifests({ projectDir: virtualDir, host, dryRun: true }, analyzer());
+    const dry = await runManifests({ projectDir: virtualDir, host, dryRun: true, generators: GENERATORS }, analyzer());
     assert.equal(dry.written, false);
     assert.deepEqual(Object.keys(host.snapshot()), ['package.json', 'tsconfig.json'], '--dry-run wrote to the host');
-    const run = await runManifests({ projectDir: virtualDir, host }, analyzer());
+    const run = await runManifests({ projectDir: virtualDir, host, generators: GENERATORS }, analyzer());
     assert.equal(run.written, true);
     assert.equal(run.cacheMiss, 'disabled', 'the disk cache is not used for a memory host');
     assert.equal(
@@ -295,17 +308,17 @@ describe('kubeforge manifests on the scaffold engine (injected host)', () => {
     assert.equal(files['config/crd/bases/testdata.kubebuilder.io_jobs.yaml'], GENERATED_HEADER + jobsYaml);
     assert.equal(files['config/crd/bases/bar.example.com_foos.yaml'], GENERATED_HEADER + foosYaml);
     assert.deepEqual(existingManagedFiles(host), wanted);
-    const again = await runManifests({ projectDir: virtualDir, host }, analyzer());
+    const again = await runManifests({ projectDir: virtualDir, host, generators: GENERATORS }, analyzer());
     assert.deepEqual(again.changes, []);
     assert.deepEqual(host.snapshot(), files);
   });
 
   it('removes only our stale files from the host; a user file with the same kind of name stays', async () => {
     const host = memoryProject();
-    await runManifests({ projectDir: virtualDir, host }, analyzer());
+    await runManifests({ projectDir: virtualDir, host, generators: GENERATORS }, analyzer());
     host.files.set('config/crd/bases/user_owned.yaml', Buffer.from('# written by hand\n---\nkind: Thing\n'));
     host.files.set('config/crd/bases/other_tool.yaml', Buffer.from('# Code generated by kubeforge. DO NOT EDIT.\n---\n'));
-    const run = await runManifests({ projectDir: virtualDir, host }, analyzer(fakeAnalysis({ crds: [parse(jobsYaml) as Record<string, unknown>], webhooks: [] })));
+    const run = await runManifests({ projectDir: virtualDir, host, generators: GENERATORS }, analyzer(fakeAnalysis({ crds: [parse(jobsYaml) as Record<string, unknown>], webhooks: [] })));
     assert.equal(formatPlan(run.changes), 'DELETE config/crd/bases/bar.example.com_foos.yaml (-57 lines)\nDELETE config/webhook/manifests.yaml (-26 lines)\n');
     assert.deepEqual(Object.keys(host.snapshot()).filter((p) => p.startsWith('config/')), [
       'config/crd/bases/other_tool.yaml',
@@ -319,7 +332,7 @@ describe('kubeforge manifests on the scaffold engine (injected host)', () => {
     const host = memoryProject();
     host.readOnly.add('config/webhook');
     const before = host.snapshot();
-    await assert.rejects(runManifests({ projectDir: virtualDir, host }, analyzer()), (e: unknown) => {
+    await assert.rejects(runManifests({ projectDir: virtualDir, host, generators: GENERATORS }, analyzer()), (e: unknown) => {
       assert.ok(e instanceof DiagnosticError);
       assert.deepEqual(
         e.diagnostics.map((d) => `${d.code} ${d.message}`),
@@ -339,14 +352,14 @@ describe('kubeforge manifests on the scaffold engine (injected host)', () => {
       }
     }
     const host = new FailingHost({ 'tsconfig.json': '{}\n' });
-    await runManifests({ projectDir: virtualDir, host }, analyzer(fakeAnalysis({ crds: [parse(foosYaml) as Record<string, unknown>] })));
+    await runManifests({ projectDir: virtualDir, host, generators: GENERATORS }, analyzer(fakeAnalysis({ crds: [parse(foosYaml) as Record<string, unknown>] })));
     const before = host.snapshot();
     const jobs = parse(jobsYaml) as { spec: { versions: { served: boolean }[] } };
     jobs.spec.versions[0].served = false;
     host.failOn = 'config/webhook/manifests.yaml';
     // Plan: DELETE foos, CREATE jobs, UPDATE role.yaml, then the failing webhook update.
     const analysis = fakeAnalysis({ crds: [jobs as unknown as Record<string, unknown>], rbac: [], webhooks: [at('Webhook', { path: '/v', mutating: true, failurePolicy: 'Ignore', sideEffects: 'None', groups: ['batch'], resources: ['jobs'], verbs: ['update'], versions: ['v1'], name: 'mjob.kb.io', admissionReviewVersions: ['v1'] }, 8, 'JobWebhook')] });
-    await assert.rejects(runManifests({ projectDir: virtualDir, host }, analyzer(analysis)), /KF1102 writing failed: disk full/);
+    await assert.rejects(runManifests({ projectDir: virtualDir, host, generators: GENERATORS }, analyzer(analysis)), /KF1102 writing failed: disk full/);
     assert.deepEqual(host.snapshot(), before);
   });
 

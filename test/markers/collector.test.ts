@@ -6,8 +6,8 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { parseJsDocText } from '../../src/markers/collector.js';
-import { analyzeProject } from '../../src/manifests/analyze.js';
+import { parseJsDocText } from '../../src/analysis/collector.js';
+import { analyzeProject } from '../manifests/analyze-helper.js';
 
 const made: string[] = [];
 after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -70,6 +70,41 @@ export class Spec {
     assert.equal(props.a.maximum, 3);
     assert.equal(props.b.items.maxLength, 4);
     assert.equal(props.c.minLength, undefined, 'a local decorator named MinLength is not a kubeforge marker');
+  });
+});
+
+describe('collector: the marker table is the argument contract', () => {
+  it('rejects, at the argument, what the table does not declare: single strings for lists, unknown arguments', async () => {
+    const dir = project({
+      'src/controller/job.ts': `
+import { Rbac, Webhook } from 'kubeforge/markers';
+@Rbac({ groups: ['batch'], resources: ['jobs'], verbs: 'get' })
+@Webhook({ path: '/v', mutating: false, failurePolicy: 'fail', sideEffects: 'None', groups: ['batch'], resources: ['jobs'], verbs: ['create'], versions: ['v1'], name: 'vjob.example.com', admissionReviewVersions: ['v1'], webhookVersions: ['v1'] })
+export class JobReconciler {}
+`,
+    });
+    const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
+    assert.deepEqual(
+      r.diagnostics.map((d) => `${d.line}:${d.column} ${d.code} ${d.message}`),
+      [
+        "3:49 KF2007 @Rbac on class JobReconciler: argument 'verbs': expected an array of strings, found a string",
+        "4:221 KF2005 @Webhook on class JobReconciler: unknown argument 'webhookVersions'",
+      ],
+    );
+    // The generators never see a use the analysis rejected.
+    assert.deepEqual([r.rbac.length, r.webhooks.length], [0, 0]);
+  });
+
+  it("reports a misspelt enum value as the table's values", async () => {
+    const dir = project({
+      'src/controller/job.ts': `
+import { Webhook } from 'kubeforge/markers';
+@Webhook({ path: '/v', mutating: false, failurePolicy: 'fail', sideEffects: 'None', groups: ['batch'], resources: ['jobs'], verbs: ['create'], versions: ['v1'], name: 'vjob.example.com', admissionReviewVersions: ['v1'] })
+export class JobWebhook {}
+`,
+    });
+    const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
+    assert.deepEqual(r.diagnostics.map((d) => `${d.code} ${d.message}`), ["KF2007 @Webhook on class JobWebhook: argument 'failurePolicy': 'fail' is not one of 'Fail', 'Ignore'"]);
   });
 });
 

@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { getMarkerDefinition } from '../../src/markers/definitions.js';
-import type { MarkerValue } from '../../src/markers/collector.js';
+import type { MarkerValue } from '../../src/analysis/collector.js';
 import { applyMarkers } from '../../src/schema/apply.js';
 import type { JSONSchemaProps } from '../../src/schema/jsonschema.js';
 
 function mk(name: string, args?: unknown): MarkerValue {
-  return { name, def: getMarkerDefinition(name)!, args, source: 'decorator', file: 'f.ts', line: 1, column: 1 };
+  return { name, def: getMarkerDefinition(name)!, args, source: 'decorator', file: 'f.ts', line: 1, column: 1 } as MarkerValue;
 }
 
 function run(schema: JSONSchemaProps, markers: MarkerValue[], base?: JSONSchemaProps): { schema: JSONSchemaProps; errors: string[] } {

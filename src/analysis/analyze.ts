@@ -1,46 +1,92 @@
 /**
- * Project analysis: the one pass `kubeforge manifests` makes over a project's TypeScript. Finds
- * every groupversion.ts and @Root() Kind, builds each Kind's schema (TS types -> IR -> OpenAPI,
- * markers applied), generates the CRDs, and collects @Rbac / @Webhook / @WebhookConfiguration
- * uses for the RBAC and webhook generators. All problems are collected; nothing is written.
+ * The analysis: the one pass `kubeforge manifests` makes over a loaded program. It only collects:
+ * the group-versions (groupversion.ts), the classes and their markers, and the Kinds with their
+ * schemas (TS types -> IR -> OpenAPI, markers applied). Generators (src/manifests) turn that into
+ * files. Classes are classified first (which are Kinds, which markers each may carry), then the
+ * Kinds' types are parsed, so nothing depends on the order in which files are read. Problems go
+ * to the reporter passed in; nothing is written.
  */
 import { basename, dirname, join, relative } from 'node:path';
 import { existsSync } from 'node:fs';
 import { ts } from 'ts-morph';
-import { error, sortDiagnostics, type Diagnostic } from '../diagnostics/index.js';
-import { loadProgram, locationOf, MarkerCollector, programInputFiles, type Location, type MarkerValue } from '../markers/collector.js';
-import { getMarkerDefinition, type MarkerTarget } from '../markers/definitions.js';
+import { error, type Reporter } from '../diagnostics/index.js';
+import { loadProgram, programInputFiles } from '../loader/program.js';
+import { getMarkerDefinition, type MarkerArgs } from '../markers/definitions.js';
+import { isDns1123Subdomain } from '../project/naming.js';
 import { SchemaFormatter } from '../schema/format.js';
+import type { JSONSchemaProps } from '../schema/jsonschema.js';
 import { k8sModelSchema } from '../schema/k8s/index.js';
 import { TypeParser } from '../schema/parse.js';
 import { packageVersion } from '../util/package-root.js';
-import { generateCRDs, type KindVersion } from './crd.js';
+import { isMarkerNamed, locationOf, MarkerCollector, type Location, type MarkerValue } from './collector.js';
 
-export interface MarkerUse {
-  /** Decorator name, e.g. 'Rbac'. */
-  marker: string;
-  /** The literal value(s) as evaluated (the options object for Rbac / Webhook / WebhookConfiguration). */
-  args: unknown;
-  /** Class (or Class.field) the marker is on. */
-  target: string;
-  file: string;
-  line: number;
-  column: number;
+type UseName = 'Rbac' | 'Webhook' | 'WebhookConfiguration';
+
+/** One marker use handed to a generator: its validated, typed arguments and where it is written. */
+export type MarkerUse<N extends UseName = UseName> = {
+  [K in N]: {
+    /** Decorator name, e.g. 'Rbac'. */
+    marker: K;
+    /** The arguments, of the type the marker table declares. */
+    args: MarkerArgs<K>;
+    /** Class the marker is on. */
+    target: string;
+    file: string;
+    line: number;
+    column: number;
+  };
+}[N];
+
+/** One version of a Kind: what the CRD generator needs. */
+export interface KindVersion {
+  group: string;
+  version: string;
+  kind: string;
+  schema: JSONSchemaProps;
+  /** Kind-level markers of the root class. */
+  markers: readonly MarkerValue[];
+  /** Where the root class is declared (its name). */
+  at: Location;
 }
 
-export interface ProjectAnalysis {
-  /** apiextensions.k8s.io/v1 CustomResourceDefinition objects, sorted by metadata.name, keys in controller-gen's order. */
-  crds: Record<string, unknown>[];
+export interface GroupVersionInfo {
+  group: string;
+  version: string;
+  fieldsOptionalByDefault: boolean;
+  skip: boolean;
+  file: string;
+}
+
+/** A class of the analysed files, as classified: whether it is a root type or a Kind, and its markers. */
+export interface ClassInfo {
+  name: string;
+  file: string;
+  isRoot: boolean;
+  isKind: boolean;
+  markers: MarkerValue[];
+  at: Location;
+}
+
+/** What the analysis collects. */
+export interface Analysis {
+  /** Every group-version found, by file. */
+  groupVersions: GroupVersionInfo[];
+  /** Every top-level class of the analysed files, in file order. */
+  classes: ClassInfo[];
+  /** Every Kind version of a group-version that is not skipped, in file order. */
+  kinds: KindVersion[];
   /** Every @Rbac, in file/line order. */
-  rbac: MarkerUse[];
+  rbac: MarkerUse<'Rbac'>[];
   /** Every @Webhook. */
-  webhooks: MarkerUse[];
+  webhooks: MarkerUse<'Webhook'>[];
   /** Every @WebhookConfiguration. */
-  webhookConfigurations: MarkerUse[];
-  /** All problems found (analysis never stops at the first). */
-  diagnostics: Diagnostic[];
-  /** Absolute paths of every project source file the analysis read (sorted). */
+  webhookConfigurations: MarkerUse<'WebhookConfiguration'>[];
+  /** Absolute paths of every file the analysis read (sorted). */
   inputFiles: string[];
+  /** Value of the `kubeforge.io/version` annotation of the CRDs. */
+  generatorVersion: string;
+  /** Shows a path relative to the project (for messages). */
+  rel(path: string): string;
 }
 
 export interface AnalyzeOptions {
@@ -52,27 +98,17 @@ export interface AnalyzeOptions {
   generatorVersion?: string;
 }
 
-interface GroupVersionInfo {
-  group: string;
-  version: string;
-  fieldsOptionalByDefault: boolean;
-  skip: boolean;
-  file: string;
+/** A version name: a DNS-1123 label that starts with a letter (`v1`, `v1beta1`). */
+const VERSION_NAME = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+export async function analyzeProject(options: AnalyzeOptions, reporter: Reporter): Promise<Analysis> {
+  return analyzeProjectSync(options, reporter);
 }
 
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-
-export async function analyzeProject(options: AnalyzeOptions): Promise<ProjectAnalysis> {
-  return analyzeProjectSync(options);
-}
-
-export function analyzeProjectSync(options: AnalyzeOptions): ProjectAnalysis {
-  const loaded = loadProgram(options);
+function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analysis {
+  const loaded = loadProgram(options, reporter);
   const { checker } = loaded;
-  const collector = new MarkerCollector(checker);
-  const diagnostics = collector.diagnostics;
-  diagnostics.push(...loaded.diagnostics);
+  const collector = new MarkerCollector(checker, reporter);
   const extraInputs = new Set<string>();
   const rel = (p: string) => relative(loaded.projectDir, p) || '.';
 
@@ -103,7 +139,7 @@ export function analyzeProjectSync(options: AnalyzeOptions): ProjectAnalysis {
     };
     visit(sf);
     if (!call) {
-      diagnostics.push(
+      reporter.report(
         error('KF4002', `${rel(sf.fileName)} does not call defineGroupVersion from 'kubeforge/markers'`, {
           file: sf.fileName,
           line: 1,
@@ -115,14 +151,14 @@ export function analyzeProjectSync(options: AnalyzeOptions): ProjectAnalysis {
     }
     const r = collector.validateCall(gvDef, call.arguments, call, 'groupversion.ts');
     if (!r.ok) return null;
-    const a = r.value as { group: string; version: string; fieldsOptionalByDefault?: boolean; skip?: boolean };
+    const a = r.value as MarkerArgs<'defineGroupVersion'>;
     let ok = true;
-    if (!DNS_SUBDOMAIN.test(a.group) || a.group.length > 253) {
-      diagnostics.push(error('KF4002', `group '${a.group}' in defineGroupVersion is not a valid DNS subdomain`, { ...locationOf(call.arguments[0] ?? call), hint: "use lower-case letters, digits, '-' and '.', e.g. 'batch.example.com'" }));
+    if (!isDns1123Subdomain(a.group)) {
+      reporter.report(error('KF4002', `group '${a.group}' in defineGroupVersion is not a valid DNS subdomain`, { ...locationOf(call.arguments[0] ?? call), hint: "use lower-case letters, digits, '-' and '.', e.g. 'batch.example.com'" }));
       ok = false;
     }
-    if (!DNS_LABEL.test(a.version) || a.version.length > 63) {
-      diagnostics.push(error('KF4002', `version '${a.version}' in defineGroupVersion is not a valid version name`, { ...locationOf(call.arguments[0] ?? call), hint: "use a DNS label starting with a letter, e.g. 'v1', 'v1beta1'" }));
+    if (!VERSION_NAME.test(a.version) || a.version.length > 63) {
+      reporter.report(error('KF4002', `version '${a.version}' in defineGroupVersion is not a valid version name`, { ...locationOf(call.arguments[0] ?? call), hint: "use a DNS label starting with a letter, e.g. 'v1', 'v1beta1'" }));
       ok = false;
     }
     if (!ok) return null;
@@ -131,48 +167,48 @@ export function analyzeProjectSync(options: AnalyzeOptions): ProjectAnalysis {
 
   const parser = new TypeParser({
     collector,
+    reporter,
     checker,
     isLibFile: loaded.isLibFile,
     optionalByDefault: (file) => groupVersionOf(dirname(file))?.fieldsOptionalByDefault ?? false,
   });
   const formatter = new SchemaFormatter({
-    diagnostics,
+    reporter,
     k8sSchema: (name) => k8sModelSchema(name),
     k8sHint: 'it is not a model class of @kubernetes/client-node (V1PodTemplateSpec, V1Condition, ...): check the name, or declare the type yourself',
   });
 
-  const rbac: MarkerUse[] = [];
-  const webhooks: MarkerUse[] = [];
-  const webhookConfigurations: MarkerUse[] = [];
+  const rbac: MarkerUse<'Rbac'>[] = [];
+  const webhooks: MarkerUse<'Webhook'>[] = [];
+  const webhookConfigurations: MarkerUse<'WebhookConfiguration'>[] = [];
   const kinds: KindVersion[] = [];
+  const classes: ClassInfo[] = [];
+  const kindDecls: { decl: ts.ClassDeclaration; file: string; gv: GroupVersionInfo; markers: MarkerValue[] }[] = [];
 
-  const use = (m: MarkerValue, target: string): MarkerUse => ({ marker: m.name, args: m.args, target, file: m.file, line: m.line, column: m.column });
+  const use = <N extends UseName>(m: MarkerValue<N>, target: string): MarkerUse<N> =>
+    ({ marker: m.name, args: m.args, target, file: m.file, line: m.line, column: m.column }) as MarkerUse<N>;
 
+  // 1. Classify and collect: every class of every file, its markers and its members' markers.
   for (const file of loaded.rootFiles) {
     const sf = loaded.program.getSourceFile(file);
     if (!sf) continue;
     // Syntax errors make everything after them unreliable: report them (parsing already found them).
     for (const d of loaded.program.getSyntacticDiagnostics(sf)) {
       const lc = d.start !== undefined ? sf.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
-      diagnostics.push(
+      reporter.report(
         error('KF4012', `syntax error: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`, { file, line: lc.line + 1, column: lc.character + 1, hint: 'fix the TypeScript syntax (tsc reports the same)' }),
       );
     }
     for (const st of sf.statements) {
-      if (!ts.isClassDeclaration(st)) {
-        continue;
-      }
+      if (!ts.isClassDeclaration(st)) continue;
       const className = st.name?.text ?? '(anonymous class)';
-      const decorated = (ts.getDecorators(st) ?? []).map((d) => collector.markerNameOf(ts.isCallExpression(d.expression) ? d.expression.expression : d.expression));
-      const isRoot = decorated.includes('Root');
-      const isKind = isRoot && looksLikeKind(st);
-      const allowed: MarkerTarget[] = isKind ? ['kind', 'type', 'class'] : ['type', 'class'];
-      const place = isKind ? `Kind ${className}` : `class ${className}`;
-      const classMarkers = collector.decoratorMarkers(st, allowed, place);
+      const { isRoot, isKind } = collector.classify(st);
+      const classMarkers = collector.classMarkers(st);
+      classes.push({ name: className, file, isRoot, isKind, markers: classMarkers, at: locationOf(st.name ?? st) });
       for (const m of classMarkers) {
-        if (m.name === 'Rbac') rbac.push(use(m, className));
-        else if (m.name === 'Webhook') webhooks.push(use(m, className));
-        else if (m.name === 'WebhookConfiguration') webhookConfigurations.push(use(m, className));
+        if (isMarkerNamed(m, 'Rbac')) rbac.push(use(m, className));
+        else if (isMarkerNamed(m, 'Webhook')) webhooks.push(use(m, className));
+        else if (isMarkerNamed(m, 'WebhookConfiguration')) webhookConfigurations.push(use(m, className));
       }
       // Validate the decorators of every member, even of classes no Kind uses.
       for (const member of st.members) {
@@ -193,7 +229,7 @@ export function analyzeProjectSync(options: AnalyzeOptions): ProjectAnalysis {
         // A root list type (ListMeta) gets no CRD. A root without any metadata is most likely a
         // Kind missing its metadata field: say so rather than generate nothing silently.
         if (!st.members.some((m) => m.name?.getText() === 'metadata') && !st.heritageClauses?.length) {
-          diagnostics.push({
+          reporter.report({
             code: 'KF4009',
             severity: 'warning',
             message: `@Root() class ${className} has no metadata field, so it is not a Kind and gets no CRD`,
@@ -207,7 +243,7 @@ export function analyzeProjectSync(options: AnalyzeOptions): ProjectAnalysis {
       const nameNode = st.name ?? st;
       if (!gv) {
         if (!gvCache.has(dirname(file)) || !existsSync(join(dirname(file), 'groupversion.ts'))) {
-          diagnostics.push(
+          reporter.report(
             error('KF4001', `Kind ${className} is in ${rel(dirname(file))}, which has no groupversion.ts`, {
               ...locationOf(nameNode),
               hint: `create ${rel(join(dirname(file), 'groupversion.ts'))}: import { defineGroupVersion } from 'kubeforge/markers'; export const groupVersion = defineGroupVersion({ group: 'example.com', version: '${/^v\d/.test(basename(dirname(file))) ? basename(dirname(file)) : 'v1'}' });`,
@@ -217,52 +253,39 @@ export function analyzeProjectSync(options: AnalyzeOptions): ProjectAnalysis {
         continue;
       }
       if (gv.skip) continue;
-      try {
-        const ir = parser.parseDeclaration(st, [], nameNode, new Map(), `Kind ${className}`);
-        const schema = formatter.formatKind(ir);
-        kinds.push({ group: gv.group, version: gv.version, kind: className, schema, markers: classMarkers, at: locationOf(nameNode) as Location });
-      } catch (e) {
-        diagnostics.push(
-          error('KF9001', `internal error while analysing Kind ${className}: ${(e as Error).message}`, {
-            ...locationOf(nameNode),
-            hint: 'this is a kubeforge bug: please report it with this type; meanwhile simplify the type to work around it',
-          }),
-        );
-      }
+      kindDecls.push({ decl: st, file, gv, markers: classMarkers });
     }
   }
 
-  const generatorVersion = options.generatorVersion ?? `v${packageVersion()}`;
-  const crds = generateCRDs(kinds, generatorVersion, diagnostics, rel);
+  // 2. Parse each Kind's types into its schema.
+  for (const { decl, gv, markers } of kindDecls) {
+    const className = decl.name?.text ?? '(anonymous class)';
+    const nameNode = decl.name ?? decl;
+    try {
+      const ir = parser.parseDeclaration(decl, [], nameNode, new Map(), `Kind ${className}`);
+      const schema = formatter.formatKind(ir);
+      kinds.push({ group: gv.group, version: gv.version, kind: className, schema, markers, at: locationOf(nameNode) });
+    } catch (e) {
+      reporter.report(
+        error('KF9001', `internal error while analysing Kind ${className}: ${(e as Error).message}`, {
+          ...locationOf(nameNode),
+          hint: 'this is a kubeforge bug: please report it with this type; meanwhile simplify the type to work around it',
+        }),
+      );
+    }
+  }
+
   const byPos = (a: MarkerUse, b: MarkerUse) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column);
-  const inputFiles = [...new Set([...programInputFiles(loaded), ...extraInputs])].sort();
+  const groupVersions = [...gvCache.values()].filter((g): g is GroupVersionInfo => g !== null).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return {
-    crds,
+    groupVersions,
+    classes,
+    kinds,
     rbac: rbac.sort(byPos),
     webhooks: webhooks.sort(byPos),
     webhookConfigurations: webhookConfigurations.sort(byPos),
-    diagnostics: dedupe(sortDiagnostics(diagnostics)),
-    inputFiles,
+    inputFiles: [...new Set([...programInputFiles(loaded), ...extraInputs])].sort(),
+    generatorVersion: options.generatorVersion ?? `v${packageVersion()}`,
+    rel,
   };
-}
-
-/** A @Root() class is a Kind when it has a `metadata` field that is not a ListMeta (list types are roots too). */
-function looksLikeKind(decl: ts.ClassDeclaration): boolean {
-  for (const m of decl.members) {
-    if (ts.isPropertyDeclaration(m) && m.name.getText() === 'metadata') {
-      return !(m.type && /ListMeta\b/.test(m.type.getText()));
-    }
-  }
-  // metadata may come from a base class
-  return !!decl.heritageClauses?.some((h) => h.token === ts.SyntaxKind.ExtendsKeyword) && !/List$/.test(decl.name?.text ?? '');
-}
-
-function dedupe(list: Diagnostic[]): Diagnostic[] {
-  const seen = new Set<string>();
-  return list.filter((d) => {
-    const k = `${d.file}:${d.line}:${d.column}:${d.code}:${d.message}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
 }

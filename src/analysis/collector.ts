@@ -1,22 +1,25 @@
 /**
- * The marker collector: loads a project's TypeScript with ts-morph's compiler and reads
- * kubeforge markers statically (decorators imported from 'kubeforge/markers', and JSDoc tags
- * where TypeScript cannot put a decorator), validating every argument against the definition
- * table. Problems become located diagnostics; nothing stops at the first one.
- *
- * Lean on purpose: only files that import 'kubeforge/markers' are roots of the program; the
- * modules 'kubeforge/markers' and '@kubernetes/client-node' are never loaded (their imports are
- * recognised by specifier), the default library is replaced by a few global declarations, and
- * nothing is type-checked: the checker is used for name resolution and enum constants only.
+ * The marker collector: reads kubeforge markers statically from a loaded program (decorators
+ * imported from 'kubeforge/markers', and JSDoc tags where TypeScript cannot put a decorator),
+ * validating every argument against the definition table, so that what it hands on has the type
+ * the table declares ({@link MarkerValue}). Where a marker may stand is decided from the node
+ * itself (a class is classified as a Kind or not before its markers are read), never from which
+ * caller asks first. Problems go to the reporter; nothing stops at the first one.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ts } from 'ts-morph';
-import { error, type Diagnostic } from '../diagnostics/index.js';
-import { getMarkerDefinition, MARKER_DEFINITIONS, markerForJsDocTag, type ArgField, type ArgType, type MarkerDefinition, type MarkerTarget } from './definitions.js';
-
-export const MARKERS_MODULE = 'kubeforge/markers';
-export const K8S_MODULE = '@kubernetes/client-node';
+import { error, type Reporter } from '../diagnostics/index.js';
+import { MARKERS_MODULE } from '../loader/program.js';
+import {
+  getMarkerDefinition,
+  MARKER_DEFINITIONS,
+  markerForJsDocTag,
+  type ArgField,
+  type ArgType,
+  type MarkerArgs,
+  type MarkerDefinition,
+  type MarkerName,
+  type MarkerTarget,
+} from '../markers/definitions.js';
 
 export interface Location {
   file: string;
@@ -24,219 +27,35 @@ export interface Location {
   column: number;
 }
 
-/** One marker as written, with its arguments evaluated and validated. */
-export interface MarkerValue extends Location {
-  /** Definition name: `Maximum`, `Items.MaxLength`, `Rbac`. */
-  name: string;
-  def: MarkerDefinition;
-  /** none: undefined; value: the value; object: the object; variadic: the array of values. */
-  args: unknown;
-  source: 'decorator' | 'jsdoc';
+/**
+ * One marker as written, with its arguments evaluated and validated against its definition: a
+ * union over the marker names, so that `m.name === 'Maximum'` narrows `m.args` to a number.
+ */
+export type MarkerValue<N extends MarkerName = MarkerName> = {
+  [K in N]: Location & {
+    /** Definition name: `Maximum`, `Items.MaxLength`, `Rbac`. */
+    name: K;
+    def: MarkerDefinition;
+    /** As {@link MarkerArgs}: none: undefined; value: the value; object: the object; variadic: the array of values. */
+    args: MarkerArgs<K>;
+    source: 'decorator' | 'jsdoc';
+  };
+}[N];
+
+/** Whether a marker value is of the marker named (narrows its arguments' type). */
+export function isMarkerNamed<N extends MarkerName>(m: MarkerValue, name: N): m is Extract<MarkerValue, { name: N }> {
+  return m.name === name;
+}
+
+/** What a class is, read from its own syntax: whether it is `@Root()`, and whether it is a Kind. */
+export interface ClassKind {
+  isRoot: boolean;
+  isKind: boolean;
 }
 
 export function locationOf(node: ts.Node, sf: ts.SourceFile = node.getSourceFile()): Location {
   const lc = sf.getLineAndCharacterOfPosition(node.getStart(sf));
   return { file: sf.fileName, line: lc.line + 1, column: lc.character + 1 };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Program loading
-
-const LIB_FILE = '/__kubeforge__/lib.kubeforge.d.ts';
-/** Cheap pre-filter: only files naming the markers module in quotes can hold markers. */
-const IMPORTS_MARKERS = /['"]kubeforge\/markers['"]/;
-/** The global declarations the analysis needs in place of TypeScript's default library. */
-const LIB_TEXT = `
-interface Array<T> { length: number; [n: number]: T; }
-interface ReadonlyArray<T> { readonly length: number; readonly [n: number]: T; }
-interface Boolean {} interface Function {} interface CallableFunction {} interface NewableFunction {}
-interface IArguments {} interface Number {} interface Object {} interface RegExp {} interface String {}
-interface Symbol {} interface TemplateStringsArray extends ReadonlyArray<string> {}
-interface Date {} interface Uint8Array {} interface Map<K, V> {} interface Set<T> {} interface Promise<T> {}
-interface ReadonlyMap<K, V> {} interface ReadonlySet<T> {} interface BigInt {}
-type PropertyKey = string | number | symbol;
-type Record<K extends keyof any, T> = { [P in K]: T; };
-type Partial<T> = { [P in keyof T]?: T[P]; };
-type Required<T> = { [P in keyof T]-?: T[P]; };
-type Readonly<T> = { readonly [P in keyof T]: T[P]; };
-type Pick<T, K extends keyof T> = { [P in K]: T[P]; };
-type Exclude<T, U> = T extends U ? never : T;
-type Omit<T, K extends keyof any> = Pick<T, Exclude<keyof T, K>>;
-type NonNullable<T> = T & {};
-`;
-
-export interface ProgramOptions {
-  projectDir: string;
-  tsconfigPath?: string;
-  /** Limit the analysis to these folders / files (relative to projectDir or absolute). */
-  paths?: string[];
-}
-
-export interface LoadedProgram {
-  program: ts.Program;
-  checker: ts.TypeChecker;
-  projectDir: string;
-  /** Files importing 'kubeforge/markers' (within `paths`), sorted. */
-  rootFiles: string[];
-  diagnostics: Diagnostic[];
-  isLibFile(sf: ts.SourceFile): boolean;
-  /** Parses a project file that is not part of the program (e.g. a groupversion.ts outside `paths`). */
-  parseExtra(file: string): ts.SourceFile | undefined;
-}
-
-function walkTs(dir: string, out: string[]): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir).sort();
-  } catch {
-    return out;
-  }
-  for (const name of names) {
-    if (name === 'node_modules' || name.startsWith('.')) continue;
-    const p = join(dir, name);
-    let st;
-    try {
-      st = statSync(p);
-    } catch {
-      continue;
-    }
-    if (st.isDirectory()) walkTs(p, out);
-    else if (/\.(c|m)?tsx?$/.test(name) && !/\.d\.(c|m)?ts$/.test(name)) out.push(p);
-  }
-  return out;
-}
-
-function within(file: string, scope: string): boolean {
-  return file === scope || file.startsWith(scope.endsWith(sep) ? scope : scope + sep);
-}
-
-export function loadProgram(options: ProgramOptions): LoadedProgram {
-  const projectDir = resolve(options.projectDir);
-  const diagnostics: Diagnostic[] = [];
-  const tsconfigPath = options.tsconfigPath ? resolve(projectDir, options.tsconfigPath) : join(projectDir, 'tsconfig.json');
-  let compilerOptions: ts.CompilerOptions = {
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-  };
-  let fileNames: string[];
-  if (existsSync(tsconfigPath)) {
-    const read = ts.readConfigFile(tsconfigPath, ts.sys.readFile);
-    if (read.error) {
-      diagnostics.push(error('KF4010', `cannot read ${tsconfigPath}: ${ts.flattenDiagnosticMessageText(read.error.messageText, ' ')}`, { file: tsconfigPath, hint: 'fix the JSON of tsconfig.json' }));
-      fileNames = walkTs(join(projectDir, 'src'), []);
-    } else {
-      const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, dirname(tsconfigPath), undefined, tsconfigPath);
-      compilerOptions = parsed.options;
-      fileNames = parsed.fileNames.filter((f) => !/\.d\.(c|m)?ts$/.test(f)).map((f) => resolve(f));
-    }
-  } else if (options.tsconfigPath) {
-    diagnostics.push(error('KF4011', `tsconfig not found: ${tsconfigPath}`, { hint: 'pass the path of an existing tsconfig.json' }));
-    fileNames = [];
-  } else {
-    fileNames = walkTs(join(projectDir, 'src'), []);
-  }
-  if (options.paths && options.paths.length > 0) {
-    const scopes = options.paths.map((p) => resolve(projectDir, p));
-    fileNames = fileNames.filter((f) => scopes.some((s) => within(f, s)));
-  }
-
-  const texts = new Map<string, string>();
-  const rootFiles: string[] = [];
-  for (const file of [...new Set(fileNames)].sort()) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      continue;
-    }
-    texts.set(file, text);
-    if (IMPORTS_MARKERS.test(text)) rootFiles.push(file);
-  }
-
-  const opts: ts.CompilerOptions = {
-    ...compilerOptions,
-    noLib: true,
-    types: [],
-    noEmit: true,
-    skipLibCheck: true,
-    skipDefaultLibCheck: true,
-    declaration: false,
-    composite: false,
-    incremental: false,
-    tsBuildInfoFile: undefined,
-    plugins: undefined,
-    allowJs: false,
-    checkJs: false,
-  };
-  const target = opts.target ?? ts.ScriptTarget.ES2022;
-  const cache = new Map<string, ts.SourceFile>();
-  const parse = (file: string, text: string) =>
-    ts.createSourceFile(file, text, { languageVersion: target, jsDocParsingMode: ts.JSDocParsingMode.ParseAll }, true);
-  const host = ts.createCompilerHost(opts, true);
-  const readText = (file: string): string | undefined => {
-    if (file === LIB_FILE) return LIB_TEXT;
-    const known = texts.get(file);
-    if (known !== undefined) return known;
-    try {
-      const t = readFileSync(file, 'utf8');
-      texts.set(file, t);
-      return t;
-    } catch {
-      return undefined;
-    }
-  };
-  host.getSourceFile = (file) => {
-    const hit = cache.get(file);
-    if (hit) return hit;
-    const text = readText(file);
-    if (text === undefined) return undefined;
-    const sf = parse(file, text);
-    cache.set(file, sf);
-    return sf;
-  };
-  const baseFileExists = host.fileExists.bind(host);
-  host.fileExists = (f) => f === LIB_FILE || texts.has(f) || baseFileExists(f);
-  host.readFile = (f) => readText(f);
-  host.getDefaultLibFileName = () => LIB_FILE;
-  const resolutionCache = ts.createModuleResolutionCache(projectDir, (x) => x, opts);
-  host.resolveModuleNameLiterals = (literals, containingFile, _redirect, options, containingSourceFile) =>
-    literals.map((lit) => {
-      const name = lit.text;
-      if (name === MARKERS_MODULE || name === K8S_MODULE || name.startsWith(`${K8S_MODULE}/`)) return { resolvedModule: undefined };
-      const mode = ts.getModeForUsageLocation(containingSourceFile, lit, options);
-      return ts.resolveModuleName(name, containingFile, options, host, resolutionCache, undefined, mode);
-    });
-  const program = ts.createProgram({ rootNames: [LIB_FILE, ...rootFiles], options: opts, host });
-  const checker = program.getTypeChecker();
-  return {
-    program,
-    checker,
-    projectDir,
-    rootFiles,
-    diagnostics,
-    isLibFile: (sf) => sf.fileName === LIB_FILE,
-    parseExtra: (file) => {
-      const f = resolve(file);
-      const inProgram = program.getSourceFile(f);
-      if (inProgram) return inProgram;
-      return host.getSourceFile(f, target);
-    },
-  };
-}
-
-/** Project source files the program read (no libraries, no node_modules), sorted. */
-/**
- * Every file on disk the program read: the project's sources, files it imports from elsewhere,
- * and the declaration files of dependencies in node_modules (a new version of a types package
- * changes the analysis, so the no-change cache must see it).
- */
-export function programInputFiles(loaded: LoadedProgram): string[] {
-  return loaded.program
-    .getSourceFiles()
-    .map((sf) => sf.fileName)
-    .filter((f) => f !== LIB_FILE && isAbsolute(f))
-    .sort();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -253,17 +72,41 @@ interface ImportMap {
 type Eval = { ok: true; value: unknown } | { ok: false; node: ts.Node; what: string };
 
 export class MarkerCollector {
-  readonly diagnostics: Diagnostic[] = [];
   private readonly imports = new Map<ts.SourceFile, ImportMap>();
   private readonly decoratorCache = new Map<ts.Node, MarkerValue[]>();
   private readonly jsDocCache = new Map<ts.Node, { description?: string; markers: MarkerValue[] }>();
 
+  private readonly classKinds = new Map<ts.ClassDeclaration, ClassKind>();
+
   constructor(
     readonly checker: ts.TypeChecker,
+    readonly reporter: Reporter,
   ) {}
 
   private report(code: string, message: string, node: ts.Node, hint?: string): void {
-    this.diagnostics.push(error(code, message, { ...locationOf(node), hint }));
+    this.reporter.report(error(code, message, { ...locationOf(node), hint }));
+  }
+
+  /** Classifies a class from its own decorators and members (cached). */
+  classify(decl: ts.ClassDeclaration): ClassKind {
+    let kind = this.classKinds.get(decl);
+    if (kind) return kind;
+    const decorated = (ts.getDecorators(decl) ?? []).map((d) => this.markerNameOf(ts.isCallExpression(d.expression) ? d.expression.expression : d.expression));
+    const isRoot = decorated.includes('Root');
+    kind = { isRoot, isKind: isRoot && looksLikeKind(decl) };
+    this.classKinds.set(decl, kind);
+    return kind;
+  }
+
+  /**
+   * The decorator markers of a class. Which markers it may carry follows from what the class is
+   * (a Kind takes kind-level markers), whoever asks first: the analysis, or the parser reaching
+   * the class as a field's type.
+   */
+  classMarkers(decl: ts.ClassDeclaration): MarkerValue[] {
+    const { isKind } = this.classify(decl);
+    const className = decl.name?.text ?? '(anonymous class)';
+    return this.decoratorMarkers(decl, isKind ? ['kind', 'type', 'class'] : ['type', 'class'], isKind ? `Kind ${className}` : `class ${className}`);
   }
 
   importMap(sf: ts.SourceFile): ImportMap {
@@ -330,7 +173,7 @@ export class MarkerCollector {
       }
       const args = this.validateCall(def, (expr as ts.CallExpression).arguments, expr, placeName);
       if (!args.ok) continue;
-      out.push({ name, def, args: normalizeValue(args.value), source: 'decorator', ...locationOf(dec) });
+      out.push({ name, def, args: normalizeValue(args.value), source: 'decorator', ...locationOf(dec) } as MarkerValue);
     }
     this.checkRepeats(out, placeName);
     this.decoratorCache.set(node, out);
@@ -342,7 +185,7 @@ export class MarkerCollector {
     for (let i = 0; i < list.length; i++) {
       const m = list[i];
       if (seen.has(m.name) && !m.def.repeatable) {
-        this.diagnostics.push(error('KF2008', `@${m.name} is given more than once on ${placeName}`, { file: m.file, line: m.line, column: m.column, hint: `keep one @${m.name}` }));
+        this.reporter.report(error('KF2008', `@${m.name} is given more than once on ${placeName}`, { file: m.file, line: m.line, column: m.column, hint: `keep one @${m.name}` }));
         list.splice(i, 1);
         i--;
       }
@@ -377,7 +220,7 @@ export class MarkerCollector {
         const loc: Location = { file: sf.fileName, line: startLine + tag.line + 1, column: (tag.line === 0 ? startCol : 0) + tag.column + 1 };
         if (!allowed) {
           // Classes and their fields take decorators; a marker tag there would be silently lost.
-          this.diagnostics.push({
+          this.reporter.report({
             code: 'KF2014',
             severity: 'warning',
             message: `JSDoc tag @${tagName} on ${placeName} is ignored: classes and their fields take decorators`,
@@ -387,11 +230,11 @@ export class MarkerCollector {
           continue;
         }
         if (!def.targets.some((t) => allowed.includes(t))) {
-          this.diagnostics.push(error('KF2002', `@${tagName} cannot be used on ${placeName}: it belongs on ${describeTargets(def.targets)}`, { ...loc, hint: `move the tag or remove it` }));
+          this.reporter.report(error('KF2002', `@${tagName} cannot be used on ${placeName}: it belongs on ${describeTargets(def.targets)}`, { ...loc, hint: `move the tag or remove it` }));
           continue;
         }
         const value = this.jsDocArgs(def, tagName, text, loc, placeName);
-        if (value.ok) result.markers.push({ name: def.name, def, args: value.value, source: 'jsdoc', ...loc });
+        if (value.ok) result.markers.push({ name: def.name, def, args: value.value, source: 'jsdoc', ...loc } as MarkerValue);
       }
       this.checkRepeats(result.markers, placeName);
     }
@@ -401,7 +244,7 @@ export class MarkerCollector {
 
   private jsDocArgs(def: MarkerDefinition, tag: string, text: string, loc: Location, placeName: string): { ok: true; value: unknown } | { ok: false } {
     const fail = (msg: string, hint: string) => {
-      this.diagnostics.push(error('KF2011', `@${tag} on ${placeName}: ${msg}`, { ...loc, hint }));
+      this.reporter.report(error('KF2011', `@${tag} on ${placeName}: ${msg}`, { ...loc, hint }));
       return { ok: false as const };
     };
     const trimmed = text.trim();
@@ -611,7 +454,7 @@ export class MarkerCollector {
 }
 
 /** Replaces RegExp sources by their pattern text, deeply. */
-export function normalizeValue(v: unknown): unknown {
+function normalizeValue(v: unknown): unknown {
   if (v instanceof RegExpSource) return v.source;
   if (Array.isArray(v)) return v.map(normalizeValue);
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalizeValue(x)]));
@@ -619,7 +462,7 @@ export function normalizeValue(v: unknown): unknown {
 }
 
 /** The source of a RegExp literal, kept distinct from a string until type-checked. */
-export class RegExpSource {
+class RegExpSource {
   constructor(readonly source: string) {}
 }
 
@@ -662,7 +505,7 @@ function editDistance(a: string, b: string): number {
 }
 
 /** The option a misspelt name most likely meant. */
-export function closest(name: string, options: readonly string[]): string | undefined {
+function closest(name: string, options: readonly string[]): string | undefined {
   const syn = SYNONYMS[name];
   if (syn && options.includes(syn)) return syn;
   const lower = name.toLowerCase();
@@ -688,7 +531,7 @@ function typeLabel(v: unknown): string {
 }
 
 /** Checks (and for patterns, normalises in place is not needed) a value against an argument type; returns the problem or undefined. */
-export function checkArgType(arg: ArgType, v: unknown): string | undefined {
+function checkArgType(arg: ArgType, v: unknown): string | undefined {
   switch (arg.type) {
     case 'string':
       if (typeof v !== 'string') return `expected a string, found ${typeLabel(v)}`;
@@ -734,7 +577,7 @@ function checkObjectFields(fields: readonly ArgField[], obj: Record<string, unkn
   return out;
 }
 
-export function exampleFor(def: MarkerDefinition): string {
+function exampleFor(def: MarkerDefinition): string {
   const a = def.args;
   const sample = (t: ArgType): string => {
     switch (t.type) {
@@ -762,7 +605,7 @@ export function exampleFor(def: MarkerDefinition): string {
   return `{ ${(req.length ? req : a.fields.slice(0, 1)).map((f) => `${f.name}: ${sample(f.arg)}`).join(', ')} }`;
 }
 
-export function describeTargets(targets: readonly MarkerTarget[]): string {
+function describeTargets(targets: readonly MarkerTarget[]): string {
   const words: Record<MarkerTarget, string> = {
     field: 'a field',
     type: 'a type (class, interface, type alias or enum)',
@@ -825,4 +668,15 @@ export function parseJsDocText(raw: string): ParsedJsDoc {
   }
   const description = joined.join('\n');
   return { description: description || undefined, tags };
+}
+
+/** A @Root() class is a Kind when it has a `metadata` field that is not a ListMeta (list types are roots too). */
+function looksLikeKind(decl: ts.ClassDeclaration): boolean {
+  for (const m of decl.members) {
+    if (ts.isPropertyDeclaration(m) && m.name.getText() === 'metadata') {
+      return !(m.type && /ListMeta\b/.test(m.type.getText()));
+    }
+  }
+  // metadata may come from a base class
+  return !!decl.heritageClauses?.some((h) => h.token === ts.SyntaxKind.ExtendsKeyword) && !/List$/.test(decl.name?.text ?? '');
 }

@@ -1,0 +1,116 @@
+/**
+ * The catalogue of diagnostic codes: one line per code saying what it means. README.md carries
+ * it between `<!-- diagnostics-reference:start -->` and `<!-- diagnostics-reference:end -->`
+ * (rendered by {@link renderDiagnosticsReference}); a test fails when the README is stale or when
+ * src/ reports a code that is not listed here.
+ */
+
+export interface DiagnosticCode {
+  code: string;
+  /** What the problem is (the message itself names the symbol and the fix). */
+  summary: string;
+}
+
+const c = (code: string, summary: string): DiagnosticCode => ({ code, summary });
+
+export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
+  c('KF1000', '`init`: `--domain` is missing.'),
+  c('KF1001', 'A name is invalid (domain, group, version, Kind, project or package name), with the rule it breaks.'),
+  c('KF1002', '`init`: the folder already holds a PROJECT file.'),
+  c('KF1003', '`init`: the folder is not empty (pass `--force` to scaffold next to the files).'),
+  c('KF1004', '`init`: unknown `--license`.'),
+  c('KF1005', '`init`: `--owner` spans several lines.'),
+  c('KF1010', 'PROJECT is not valid YAML.'),
+  c('KF1011', 'PROJECT has a field of the wrong shape.'),
+  c('KF1012', 'PROJECT has an unsupported version.'),
+  c('KF1020', "kubeforge's own package.json cannot be read (packing kubeforge for the project)."),
+  c('KF1021', 'kubeforge has no dist/ folder to pack.'),
+  c('KF1022', '`--kubeforge-source`: the tarball does not exist.'),
+  c('KF1023', '`--kubeforge-source`: unknown value.'),
+  c('KF1030', '`npm install` failed after scaffolding.'),
+  c('KF1040', '`create api`: no PROJECT file; the folder is not a kubeforge project.'),
+  c('KF1041', '`create api`: `--group` is missing.'),
+  c('KF1042', '`create api`: the API or its controller already exists.'),
+  c('KF1043', '`create api`: a second API group in a single-group project.'),
+  c('KF1044', '`create api`: the Kind already has a controller in another version.'),
+  c('KF1045', '`create api`: nothing to scaffold (`--resource=false --controller=false`).'),
+  c('KF1046', '`create api --resource=false`: the API is not in PROJECT.'),
+  c('KF1047', '`create api`: a file kubeforge inserts into is missing.'),
+  c('KF1048', '`create api`: two Kinds would declare the same name in one API folder.'),
+  c('KF1049', 'PROJECT has a layout other than kubeforge\'s.'),
+  c('KF1050', '`create api`: the manifests step after scaffolding failed.'),
+  c('KF1101', 'A planned file cannot be written (permissions, a file in the way); nothing was written.'),
+  c('KF1102', 'Writing failed part way; what was written is rolled back.'),
+  c('KF1103', 'A scaffolded file exists and differs (pass `--force` to overwrite it).'),
+  c('KF1104', 'A file the command edits is missing.'),
+  c('KF1201', 'An insertion marker (`+kubebuilder:scaffold:*`) is missing from a file kubeforge edits.'),
+  c('KF2001', 'Unknown marker (not exported by `kubeforge/markers`).'),
+  c('KF2002', 'A marker is used where it does not belong (e.g. `@Resource` on a field).'),
+  c('KF2003', 'A marker argument is not a literal (or a const reference to one).'),
+  c('KF2004', 'A marker takes a different number of arguments, or is not called.'),
+  c('KF2005', 'Unknown marker argument.'),
+  c('KF2006', 'A required marker argument is missing.'),
+  c('KF2007', 'A marker argument has the wrong type or value.'),
+  c('KF2008', 'A non-repeatable marker is given twice.'),
+  c('KF2009', "A marker does not apply to the field's schema (controller-gen's precondition)."),
+  c('KF2011', 'A JSDoc marker tag has an unreadable value.'),
+  c('KF2012', 'A marker decorator is used without being imported.'),
+  c('KF2013', 'A field is both `@Required()` and `@Optional()`.'),
+  c('KF2014', 'Warning: a JSDoc marker tag on a class or class field is ignored (use the decorator).'),
+  c('KF2015', 'Warning: a marker applies but will not work as meant (e.g. `uniqueItems`, which the API server refuses).'),
+  c('KF3001', 'A type has no schema (`any`, `unknown`, functions...).'),
+  c('KF3002', 'A type is recursive; CRD schemas cannot be.'),
+  c('KF3003', 'A tuple type; CRD schemas have none.'),
+  c('KF3004', 'A type declares methods or signatures, which are not data.'),
+  c('KF3005', 'A `bigint`, `symbol` or other type JSON cannot carry.'),
+  c('KF3006', 'A union or intersection that has no structural schema.'),
+  c('KF3007', 'An unsupported type construct (index signatures, computed or non-constant members...).'),
+  c('KF3008', 'A field without a type annotation.'),
+  c('KF3009', 'A `@kubernetes/client-node` type with no known schema.'),
+  c('KF3010', 'A type name that cannot be resolved.'),
+  c('KF3011', 'A computed property name.'),
+  c('KF4001', 'A Kind in a folder without `groupversion.ts`.'),
+  c('KF4002', '`groupversion.ts` is missing `defineGroupVersion`, or its group or version is invalid.'),
+  c('KF4003', 'A CRD has more than one storage version.'),
+  c('KF4004', 'A CRD with several versions has no storage version.'),
+  c('KF4005', 'A CRD serves no version.'),
+  c('KF4006', 'A Kind is declared twice in one group-version.'),
+  c('KF4007', '`@Resource` names or scope differ between versions of a Kind.'),
+  c('KF4008', '`@ConversionWebhook` differs between versions of a Kind.'),
+  c('KF4009', 'Warning: a `@Root()` class without metadata is not a Kind and gets no CRD.'),
+  c('KF4010', 'tsconfig.json cannot be read.'),
+  c('KF4011', 'The tsconfig given does not exist.'),
+  c('KF4012', 'A TypeScript syntax error in an analysed file.'),
+  c('KF4101', '`@Rbac`: a rule the API server would refuse (URLs in a Role, URLs mixed with resources, no groups, invalid names).'),
+  c('KF4201', '`@Webhook`: an invalid webhook (path and url, side effects, timeouts, names, verbs...).'),
+  c('KF4202', '`@WebhookConfiguration`: an invalid name, or two for one kind of configuration.'),
+  c('KF4203', 'Two webhooks of one configuration have the same name.'),
+  c('KF4501', '`manifests --check`: generated files are out of date.'),
+  c('KF4502', 'Two CRDs would be written to the same file.'),
+  c('KF4503', '`manifests`: the project folder does not exist.'),
+  c('KF4504', '`manifests`: no tsconfig.json in the project.'),
+  c('KF9001', 'Internal error while analysing a Kind (a kubeforge bug).'),
+];
+
+export const DIAGNOSTICS_REFERENCE_START = '<!-- diagnostics-reference:start -->';
+export const DIAGNOSTICS_REFERENCE_END = '<!-- diagnostics-reference:end -->';
+
+const RANGES: [prefix: string, title: string][] = [
+  ['KF1', 'Project, naming, scaffolding (`init`, `create api`)'],
+  ['KF2', 'Markers'],
+  ['KF3', 'TypeScript types to schemas'],
+  ['KF4', 'Manifests (versions, RBAC, webhooks, output)'],
+  ['KF9', 'Internal'],
+];
+
+/** The catalogue as README Markdown, between (and including) its start and end comments. */
+export function renderDiagnosticsReference(): string {
+  const lines = [DIAGNOSTICS_REFERENCE_START, '', '<!-- Generated from src/diagnostics/codes.ts by renderDiagnosticsReference(); do not edit by hand. -->', ''];
+  for (const [prefix, title] of RANGES) {
+    lines.push(`### ${prefix}xxx: ${title}`, '', '| code | meaning |', '|---|---|');
+    for (const d of DIAGNOSTIC_CODES.filter((x) => x.code.startsWith(prefix))) lines.push(`| ${d.code} | ${d.summary.replace(/\|/g, '\\|')} |`);
+    lines.push('');
+  }
+  lines.push(DIAGNOSTICS_REFERENCE_END);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,211 @@
+/**
+ * The loader: turns a project folder into a TypeScript program for the analysis, as
+ * controller-tools' pkg/loader does for Go packages. Lean on purpose: only files that import
+ * 'kubeforge/markers' are roots; the modules 'kubeforge/markers' and '@kubernetes/client-node'
+ * are never loaded (their imports are recognised by specifier), the default library is replaced
+ * by a few global declarations, and nothing is type-checked: the analysis uses the checker for
+ * name resolution and enum constants only.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { ts } from 'ts-morph';
+import { error, type Reporter } from '../diagnostics/index.js';
+
+/** The module users import markers from (recognised by specifier, never loaded). */
+export const MARKERS_MODULE = 'kubeforge/markers';
+/** Kubernetes' model types (recognised by specifier, never loaded). */
+export const K8S_MODULE = '@kubernetes/client-node';
+const LIB_FILE = '/__kubeforge__/lib.kubeforge.d.ts';
+/** Cheap pre-filter: only files naming the markers module in quotes can hold markers. */
+const IMPORTS_MARKERS = /['"]kubeforge\/markers['"]/;
+/** The global declarations the analysis needs in place of TypeScript's default library. */
+const LIB_TEXT = `
+interface Array<T> { length: number; [n: number]: T; }
+interface ReadonlyArray<T> { readonly length: number; readonly [n: number]: T; }
+interface Boolean {} interface Function {} interface CallableFunction {} interface NewableFunction {}
+interface IArguments {} interface Number {} interface Object {} interface RegExp {} interface String {}
+interface Symbol {} interface TemplateStringsArray extends ReadonlyArray<string> {}
+interface Date {} interface Uint8Array {} interface Map<K, V> {} interface Set<T> {} interface Promise<T> {}
+interface ReadonlyMap<K, V> {} interface ReadonlySet<T> {} interface BigInt {}
+type PropertyKey = string | number | symbol;
+type Record<K extends keyof any, T> = { [P in K]: T; };
+type Partial<T> = { [P in keyof T]?: T[P]; };
+type Required<T> = { [P in keyof T]-?: T[P]; };
+type Readonly<T> = { readonly [P in keyof T]: T[P]; };
+type Pick<T, K extends keyof T> = { [P in K]: T[P]; };
+type Exclude<T, U> = T extends U ? never : T;
+type Omit<T, K extends keyof any> = Pick<T, Exclude<keyof T, K>>;
+type NonNullable<T> = T & {};
+`;
+
+export interface ProgramOptions {
+  projectDir: string;
+  tsconfigPath?: string;
+  /** Limit the analysis to these folders / files (relative to projectDir or absolute). */
+  paths?: string[];
+}
+
+export interface LoadedProgram {
+  program: ts.Program;
+  checker: ts.TypeChecker;
+  projectDir: string;
+  /** Files importing 'kubeforge/markers' (within `paths`), sorted. */
+  rootFiles: string[];
+  isLibFile(sf: ts.SourceFile): boolean;
+  /** Parses a project file that is not part of the program (e.g. a groupversion.ts outside `paths`). */
+  parseExtra(file: string): ts.SourceFile | undefined;
+}
+
+function walkTs(dir: string, out: string[]): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const p = join(dir, name);
+    let st;
+    try {
+      st = statSync(p);
+    } catch {
+      continue;
+    }
+    if (st.isDirectory()) walkTs(p, out);
+    else if (/\.(c|m)?tsx?$/.test(name) && !/\.d\.(c|m)?ts$/.test(name)) out.push(p);
+  }
+  return out;
+}
+
+function within(file: string, scope: string): boolean {
+  return file === scope || file.startsWith(scope.endsWith(sep) ? scope : scope + sep);
+}
+
+/** Loads the program; an unreadable or missing tsconfig is reported (KF4010, KF4011) and loading goes on without it. */
+export function loadProgram(options: ProgramOptions, reporter: Reporter): LoadedProgram {
+  const projectDir = resolve(options.projectDir);
+  const tsconfigPath = options.tsconfigPath ? resolve(projectDir, options.tsconfigPath) : join(projectDir, 'tsconfig.json');
+  let compilerOptions: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  };
+  let fileNames: string[];
+  if (existsSync(tsconfigPath)) {
+    const read = ts.readConfigFile(tsconfigPath, ts.sys.readFile);
+    if (read.error) {
+      reporter.report(error('KF4010', `cannot read ${tsconfigPath}: ${ts.flattenDiagnosticMessageText(read.error.messageText, ' ')}`, { file: tsconfigPath, hint: 'fix the JSON of tsconfig.json' }));
+      fileNames = walkTs(join(projectDir, 'src'), []);
+    } else {
+      const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, dirname(tsconfigPath), undefined, tsconfigPath);
+      compilerOptions = parsed.options;
+      fileNames = parsed.fileNames.filter((f) => !/\.d\.(c|m)?ts$/.test(f)).map((f) => resolve(f));
+    }
+  } else if (options.tsconfigPath) {
+    reporter.report(error('KF4011', `tsconfig not found: ${tsconfigPath}`, { hint: 'pass the path of an existing tsconfig.json' }));
+    fileNames = [];
+  } else {
+    fileNames = walkTs(join(projectDir, 'src'), []);
+  }
+  if (options.paths && options.paths.length > 0) {
+    const scopes = options.paths.map((p) => resolve(projectDir, p));
+    fileNames = fileNames.filter((f) => scopes.some((s) => within(f, s)));
+  }
+
+  const texts = new Map<string, string>();
+  const rootFiles: string[] = [];
+  for (const file of [...new Set(fileNames)].sort()) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    texts.set(file, text);
+    if (IMPORTS_MARKERS.test(text)) rootFiles.push(file);
+  }
+
+  const opts: ts.CompilerOptions = {
+    ...compilerOptions,
+    noLib: true,
+    types: [],
+    noEmit: true,
+    skipLibCheck: true,
+    skipDefaultLibCheck: true,
+    declaration: false,
+    composite: false,
+    incremental: false,
+    tsBuildInfoFile: undefined,
+    plugins: undefined,
+    allowJs: false,
+    checkJs: false,
+  };
+  const target = opts.target ?? ts.ScriptTarget.ES2022;
+  const cache = new Map<string, ts.SourceFile>();
+  const parse = (file: string, text: string) =>
+    ts.createSourceFile(file, text, { languageVersion: target, jsDocParsingMode: ts.JSDocParsingMode.ParseAll }, true);
+  const host = ts.createCompilerHost(opts, true);
+  const readText = (file: string): string | undefined => {
+    if (file === LIB_FILE) return LIB_TEXT;
+    const known = texts.get(file);
+    if (known !== undefined) return known;
+    try {
+      const t = readFileSync(file, 'utf8');
+      texts.set(file, t);
+      return t;
+    } catch {
+      return undefined;
+    }
+  };
+  host.getSourceFile = (file) => {
+    const hit = cache.get(file);
+    if (hit) return hit;
+    const text = readText(file);
+    if (text === undefined) return undefined;
+    const sf = parse(file, text);
+    cache.set(file, sf);
+    return sf;
+  };
+  const baseFileExists = host.fileExists.bind(host);
+  host.fileExists = (f) => f === LIB_FILE || texts.has(f) || baseFileExists(f);
+  host.readFile = (f) => readText(f);
+  host.getDefaultLibFileName = () => LIB_FILE;
+  const resolutionCache = ts.createModuleResolutionCache(projectDir, (x) => x, opts);
+  host.resolveModuleNameLiterals = (literals, containingFile, _redirect, options, containingSourceFile) =>
+    literals.map((lit) => {
+      const name = lit.text;
+      if (name === MARKERS_MODULE || name === K8S_MODULE || name.startsWith(`${K8S_MODULE}/`)) return { resolvedModule: undefined };
+      const mode = ts.getModeForUsageLocation(containingSourceFile, lit, options);
+      return ts.resolveModuleName(name, containingFile, options, host, resolutionCache, undefined, mode);
+    });
+  const program = ts.createProgram({ rootNames: [LIB_FILE, ...rootFiles], options: opts, host });
+  const checker = program.getTypeChecker();
+  return {
+    program,
+    checker,
+    projectDir,
+    rootFiles,
+    isLibFile: (sf) => sf.fileName === LIB_FILE,
+    parseExtra: (file) => {
+      const f = resolve(file);
+      const inProgram = program.getSourceFile(f);
+      if (inProgram) return inProgram;
+      return host.getSourceFile(f, target);
+    },
+  };
+}
+
+/**
+ * Every file on disk the program read: the project's sources, files it imports from elsewhere,
+ * and the declaration files of dependencies in node_modules (a new version of a types package
+ * changes the analysis, so the no-change cache must see it).
+ */
+export function programInputFiles(loaded: LoadedProgram): string[] {
+  return loaded.program
+    .getSourceFiles()
+    .map((sf) => sf.fileName)
+    .filter((f) => f !== LIB_FILE && isAbsolute(f))
+    .sort();
+}
+
