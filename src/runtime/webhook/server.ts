@@ -336,6 +336,9 @@ export class WebhookServer implements Runnable {
     }
     this.cert = pair.cert;
     this.key = pair.key;
+    // New handshakes get the new certificate; idle keep-alive connections would go on with the old
+    // one for as long as the API server keeps them (90 s), so they are closed (it reconnects).
+    if (!this.http2) (this.server as https.Server).closeIdleConnections();
     this.log().info({ certFile: this.certFile, trigger: why }, 'serving certificate reloaded');
   }
 

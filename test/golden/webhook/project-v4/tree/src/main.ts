@@ -163,5 +163,5 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   console.error('setup: problem running manager:', err instanceof Error ? err.message : err);
-  process.exitCode = 1;
+  process.exit(1); // at once, as Kubebuilder's os.Exit(1): no reconcile goes on after a lost lease
 });
