@@ -16,6 +16,7 @@ import { error, type Diagnostic } from '../diagnostics/index.js';
 import type { Location, MarkerValue } from '../markers/collector.js';
 import type { JSONSchemaProps } from '../schema/jsonschema.js';
 import { pluralize } from '../project/plural.js';
+import { setCRDOrigin } from '../schema/origin.js';
 
 /** The default resource name of a Kind; defined with the rest of resource naming in src/project. */
 export { pluralize };
@@ -217,5 +218,6 @@ function generateOne(groupKind: string, all: KindVersion[], generatorVersion: st
   if (Object.keys(labels).length) metadata.labels = labels;
   const spec: Record<string, unknown> = { group, names, scope: (resource.scope as string | undefined) ?? 'Namespaced', versions: versionObjects };
   if (conversion) spec.conversion = conversion;
-  return sortKeys({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata, spec });
+  const crd = sortKeys({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata, spec });
+  return setCRDOrigin(crd, { versions }); // for the CRD check (src/manifests/crdcheck)
 }

@@ -18,6 +18,7 @@ import { DiskHost, type Host } from '../scaffold/host.js';
 import { Tree } from '../scaffold/tree.js';
 import { packageVersion } from '../util/package-root.js';
 import type { AnalyzeOptions, ProjectAnalysis } from './analyze.js';
+import { checkGeneratedCRDs } from './crdcheck/index.js';
 import { type CacheKeyParts, checkCache, type InputSnapshot, snapshotInputs, writeCache } from './cache.js';
 import { ARGUMENT_SHAPE_CODE, type MarkerUse } from './markeruse.js';
 import { generateRbac } from './rbac.js';
@@ -90,6 +91,8 @@ export function buildOutputs(analysis: AnalysisResult): { outputs: OutputFile[];
     byPath.set(path, name);
     outputs.push(output(path, yaml.document(crd)));
   }
+  // Every CRD is checked against the API server's rules before anything is written.
+  diagnostics.push(...checkGeneratedCRDs(analysis.crds, analysis.diagnostics));
   const rbac = generateRbac(analysis.rbac);
   diagnostics.push(...rbac.diagnostics);
   outputs.push(output(RBAC_FILE, toYamlDocuments(rbac.objects)));

@@ -21,6 +21,11 @@ import { ArgReader, type MarkerUse, bySource, isMarker } from './markeruse.js';
 
 export const DEFAULT_ROLE_NAME = 'manager-role';
 
+/** The verbs the API server authorizes on resources (the standard ones and the special ones of RBAC, PSP, CSRs and impersonation). */
+export const RESOURCE_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection', 'use', 'bind', 'escalate', 'impersonate', 'approve', 'sign', 'attest'];
+/** The verbs of non-resource URLs (lower-cased HTTP methods). */
+export const URL_VERBS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
+
 export const RBAC_ARGUMENTS = ['groups', 'resources', 'resourceNames', 'verbs', 'urls', 'namespace', 'roleName'] as const;
 
 /** rbac.authorization.k8s.io/v1 PolicyRule as marshalled (empty lists omitted). */
@@ -162,6 +167,13 @@ export function generateRbac(uses: readonly MarkerUse[], options: { roleName?: s
       r.fail(`${where} has an empty 'verbs' list`, "list the verbs the rule grants, e.g. verbs: ['get', 'list', 'watch']");
     }
     if (verbs.some((v) => v === '')) r.fail(`${where} has an empty verb`, 'remove the empty string from verbs');
+    for (const v of verbs) {
+      const known = urls.length > 0 ? URL_VERBS : RESOURCE_VERBS;
+      if (v !== '' && v !== '*' && !known.includes(v)) {
+        const lower = known.find((k) => k === v.toLowerCase());
+        r.fail(`${where}: '${v}' is not a Kubernetes ${urls.length > 0 ? 'non-resource URL ' : ''}verb`, `${lower ? `did you mean '${lower}'? ` : ''}verbs are ${known.join(', ')} (or '*')`);
+      }
+    }
     if (namespace && !DNS1123_LABEL.test(namespace)) {
       r.fail(`${where}: namespace '${namespace}' is not a valid namespace name`, 'use lower-case letters, digits and "-" (RFC 1123 label)');
     }

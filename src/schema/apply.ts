@@ -182,10 +182,10 @@ function applyOne(name: string, m: MarkerValue, t: Target, report: Report, warn?
     case 'MultipleOf':
       return numeric('multipleOf', 'multipleof');
     case 'ExclusiveMaximum':
-      if (!isNumeric(s)) return fail(`must apply exclusivemaximum to a numeric value, found ${found(s)}`);
+      if (!isNumeric(s)) return fail(`must apply exclusivemaximum to a numeric value, found ${found(s)}`, '@ExclusiveMaximum needs a number field (number, int32, int64) with @Maximum: remove it');
       return t.set('exclusiveMaximum', true);
     case 'ExclusiveMinimum':
-      if (!isNumeric(s)) return fail(`must apply exclusiveminimum to a numeric value, found ${found(s)}`);
+      if (!isNumeric(s)) return fail(`must apply exclusiveminimum to a numeric value, found ${found(s)}`, '@ExclusiveMinimum needs a number field (number, int32, int64) with @Minimum: remove it');
       return t.set('exclusiveMinimum', true);
     case 'MaxLength':
       return str('maxLength', 'maxlength');
@@ -198,9 +198,8 @@ function applyOne(name: string, m: MarkerValue, t: Target, report: Report, warn?
     case 'MinItems':
       return arr('minItems', 'minitems', a);
     case 'UniqueItems':
-      arr('uniqueItems', 'uniqueitems', true);
-      if (s.type === 'array') warn?.(m, "Kubernetes refuses uniqueItems in CRD schemas (its cost is quadratic): the API server will not install this CRD", "use @ListType('set') for a list of distinct scalars, or @ListType('map') with @ListMapKey for objects");
-      return;
+      // The API server refuses uniqueItems; the CRD check (src/manifests/crdcheck) reports it as an error.
+      return arr('uniqueItems', 'uniqueitems', true);
     case 'MaxProperties':
       return obj('maxProperties', 'maxproperties');
     case 'MinProperties':
