@@ -244,6 +244,9 @@ const NAMED: Case[] = [
   { name: 'rbac verb with capitals', kindMarkers: "@Rbac({ groups: ['apps'], resources: ['deployments'], verbs: ['Get'] })", members: 's?: string;', expect: { codes: ['KF4101'], line: '@Rbac' } },
   { name: 'rbac wildcard verb', kindMarkers: "@Rbac({ groups: [''], resources: ['configmaps'], verbs: ['*'] })", members: 's?: string;', sample: {} },
   { name: 'Buffer from a dependency', members: 'data?: Buffer;', expect: { codes: ['KF3010', 'KF3011', 'KF3001', 'KF3007'], line: 'data?: Buffer;' } },
+  { name: 'function member in a dependency type', members: 'd?: DepFn;', expect: { codes: ['KF3004'], line: 'd?: DepFn;' } },
+  { name: 'lookahead pattern in a dependency type', members: 'd?: DepPat;', expect: { codes: ['KF4605'], line: 'd?: DepPat;' } },
+  { name: 'a fine dependency type', members: 'd?: DepOk;', sample: { d: { n: 1 } } },
   { name: 'Map from the standard library', members: 'm?: Map<string, string>;', expect: { codes: ['KF3007'], line: 'm?: Map' } },
   { name: 'xvalidation reason unknown', members: "@XValidation({ rule: 'true', fieldPath: '.nope' }) s?: string;", expect: { codes: ['KF4611'], line: '@XValidation' } },
   { name: 'kind name with an underscore', kind: 'Bad_Kind', members: 's?: string;', expect: { codes: ['KF4601'], line: 'export class Bad_Kind ' } },
@@ -270,6 +273,7 @@ function kindSource(c: Case, kind: string): string {
   return [
     `import { ${MARKERS.join(', ')}, type int32, type Quantity } from 'kubeforge/markers';`,
     "import type { V1ObjectMeta } from '@kubernetes/client-node';",
+    "import type { DepFn, DepPat, DepOk } from 'dep';",
     c.decls ? sub(c.decls) : '',
     `export class ${kind}Spec {`,
     `  ${sub(c.members)}`,
@@ -289,6 +293,13 @@ function kindSource(c: Case, kind: string): string {
 function writeProject(dir: string, cases: Case[]): Placed[] {
   const placed: Placed[] = [];
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', strict: true }, include: ['src'] }));
+  // An installed package whose types the cases use (problems there belong to the user's field).
+  mkdirSync(join(dir, 'node_modules/dep'), { recursive: true });
+  writeFileSync(join(dir, 'node_modules/dep/package.json'), JSON.stringify({ name: 'dep', version: '1.0.0', types: 'index.d.ts' }));
+  writeFileSync(
+    join(dir, 'node_modules/dep/index.d.ts'),
+    'export interface DepFn {\n  n?: number;\n  run: () => void;\n}\nexport interface DepPat {\n  /** @pattern (?=x) */\n  s?: string;\n}\nexport interface DepOk {\n  n?: number;\n}\n',
+  );
   const groups = new Map<string, string>();
   cases.forEach((c, i) => {
     const group = c.group ?? 'corpus.example.com';

@@ -140,9 +140,26 @@ interface Located {
  * field's items); else the field itself; else the Kind.
  */
 function locate(v: SchemaViolation, version: VersionOrigin): Located {
+  // A cause inside an installed package is reported at the user's field that uses the type.
+  let inDependency: Located | undefined;
+  const found = (l: Located): Located => {
+    if (!l.at.file.includes('/node_modules/')) return inDependency ? { at: l.at, where: `${l.where}, through ${inDependency.where} (${inDependency.at.file.slice(inDependency.at.file.lastIndexOf('/node_modules/') + 1)}:${inDependency.at.line}:${inDependency.at.column}, a dependency's type)` } : l;
+    inDependency ??= l;
+    return undefined as unknown as Located;
+  };
   for (let i = v.chain.length - 1; i >= 0; i--) {
     const o = schemaOriginOf(v.chain[i]);
     if (!o) continue;
+    const r = locateAt(v, o, i, version);
+    if (!r) continue;
+    const l = found(r);
+    if (l) return l;
+  }
+  return { at: loc(version.at), where: `Kind ${version.kind}` };
+}
+
+function locateAt(v: SchemaViolation, o: SchemaOrigin, i: number, version: VersionOrigin): Located | undefined {
+  {
     const rel = v.steps.slice(i).filter((s) => !/^(allOf|anyOf|oneOf)\[|^not$/.test(s));
     const names = KEYWORD_MARKERS[v.keyword] ?? [];
     let marker: MarkerValue | undefined;
@@ -153,7 +170,7 @@ function locate(v: SchemaViolation, version: VersionOrigin): Located {
     if (o.at) return { at: loc(o.at), where: o.where };
     if (i === 0) return { at: loc(version.at), where: o.where };
   }
-  return { at: loc(version.at), where: `Kind ${version.kind}` };
+  return undefined;
 }
 
 function markerOf(versions: readonly VersionOrigin[], name: string): MarkerValue | undefined {
