@@ -321,6 +321,17 @@ function writeProject(dir: string, cases: Case[]): Placed[] {
 
 const lineOf = (text: string, fragment: string) => text.split('\n').findIndex((l) => l.includes(fragment)) + 1;
 
+/**
+ * Whether an error is for a rule kube-apiserver v1.20 enforces too (so the server must refuse
+ * the CRD as well). Not: impossible bounds and enums (KF4607, kubeforge's own), CEL rules
+ * (KF4611, unknown to v1.20), scale paths to undeclared fields and duplicate set items in a
+ * default (kubeforge's own), and errors of the analysis or RBAC (no CRD rule).
+ */
+function serverRule(d: Diagnostic): boolean {
+  if (!/^KF46/.test(d.code) || d.code === 'KF4607' || d.code === 'KF4611') return false;
+  return !/is not a field of|duplicate item/.test(d.message);
+}
+
 function describeDiag(d: Diagnostic): string {
   return `${d.file}:${d.line}:${d.column} ${d.code} ${d.message}`;
 }
@@ -341,6 +352,8 @@ describe('hostile input: every CRD written with exit 0 installs', () => {
   const crdOf = new Map<Placed, CRDObject>();
   const refused = new Map<string, string>();
   const sampleErrors = new Map<Placed, string>();
+  /** Kinds we refuse for a rule v1.20 enforces: what the server said ('' when it accepted). */
+  const alsoRefused = new Map<Placed, string>();
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kf-corpus-'));
@@ -375,6 +388,18 @@ describe('hostile input: every CRD written with exit 0 installs', () => {
         if (!m) throw e;
         refused.set(m[1], m[2]);
         rest = rest.slice(rest.findIndex((c) => c.metadata.name === m[1]) + 1);
+      }
+    }
+    // Our refusals, asked of the server too where v1.20 enforces the rule: it must refuse them.
+    for (const p of placed) {
+      const errs = errorsOf.get(p) ?? [];
+      const crd = crdOf.get(p);
+      if (!crd || !errs.length || !errs.every(serverRule)) continue;
+      try {
+        await installCRDs(env.config, { crds: [crd], timeoutMs: 20_000 });
+        alsoRefused.set(p, '');
+      } catch (e) {
+        alsoRefused.set(p, (e as Error).message);
       }
     }
     // A server-side dry run of every sample object (REST, not kubectl: kubectl would re-read
@@ -432,6 +457,12 @@ describe('hostile input: every CRD written with exit 0 installs', () => {
     assert.deepEqual(problems, []);
     assert.ok(installedCount >= 40, `only ${installedCount} Kinds installed`);
     assert.ok(failedCount >= 60, `only ${failedCount} Kinds refused`);
+  });
+
+  it('the v1.20 API server refuses what we refuse for its own rules', () => {
+    const accepted = [...alsoRefused].filter(([, why]) => why === '').map(([p]) => `${p.c.name}: ${errorsOf.get(p)!.map(describeDiag).join('; ')}`);
+    assert.deepEqual(accepted, []);
+    assert.ok(alsoRefused.size >= 40, `only ${alsoRefused.size} refusals cross-checked`);
   });
 
   for (const c of NAMED) {
