@@ -68,8 +68,9 @@ export function schemaPath(steps: readonly string[]): string {
 
 export function checkSchema(root: JSONSchemaProps, statusEnabled: boolean): SchemaViolation[] {
   const out: SchemaViolation[] = [];
+  // chain and steps are shared stacks while walking; a violation keeps copies
   const report = (chain: JSONSchemaProps[], steps: string[], code: string, keyword: string, message: string, hint: string) =>
-    out.push({ code, chain, steps, keyword, message, hint });
+    out.push({ code, chain: [...chain], steps: [...steps], keyword, message, hint });
 
   if (statusEnabled) {
     const extra = Object.keys(root).filter((k) => !ALLOWED_AT_STATUS_ROOT.has(k) && (root as Record<string, unknown>)[k] !== undefined);
@@ -216,11 +217,18 @@ export function checkSchema(root: JSONSchemaProps, statusEnabled: boolean): Sche
     if (s.not) nested(s.not, 'not');
 
     // children
+    const child = (node: JSONSchemaProps, step: string, level: Level, meta: boolean) => {
+      chain.push(node);
+      steps.push(step);
+      walk(node, level, chain, steps, meta);
+      chain.pop();
+      steps.pop();
+    };
     for (const [k, p] of Object.entries(s.properties ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      walk(p, 'field', [...chain, p], [...steps, `properties.${k}`], inMetadata || (lvl === 'root' && k === 'metadata') || (embedded && k === 'metadata'));
+      child(p, `properties.${k}`, 'field', inMetadata || (lvl === 'root' && k === 'metadata') || (embedded && k === 'metadata'));
     }
-    if (s.items) walk(s.items, 'item', [...chain, s.items], [...steps, 'items'], inMetadata);
-    if (typeof s.additionalProperties === 'object') walk(s.additionalProperties, 'field', [...chain, s.additionalProperties], [...steps, 'additionalProperties'], inMetadata);
+    if (s.items) child(s.items, 'items', 'item', inMetadata);
+    if (typeof s.additionalProperties === 'object') child(s.additionalProperties, 'additionalProperties', 'field', inMetadata);
   };
   walk(root, 'root', [root], [], false);
   return out;
