@@ -21,7 +21,7 @@ import { RestClient, RestError } from '../../src/runtime/util/rest.js';
 import { installCRDs, TestEnvironment, type CRDObject } from '../../src/testing/index.js';
 
 const MARKERS = [
-  'Root', 'Resource', 'SubresourceStatus', 'SubresourceScale', 'PrintColumn', 'Rbac', 'Metadata', 'ConversionWebhook', 'DeprecatedVersion',
+  'Root', 'Resource', 'SelectableField', 'SubresourceStatus', 'SubresourceScale', 'PrintColumn', 'Rbac', 'Metadata', 'ConversionWebhook', 'DeprecatedVersion',
   'Maximum', 'Minimum', 'MaxProperties', 'MinProperties', 'ExclusiveMaximum', 'ExclusiveMinimum', 'MultipleOf', 'MinLength', 'MaxLength', 'Pattern', 'MinItems', 'MaxItems',
   'UniqueItems', 'Enum', 'Format', 'Type', 'XValidation', 'PreserveUnknownFields', 'EmbeddedResource',
   'IntOrString', 'Schemaless', 'Title', 'Items', 'Default', 'Example', 'Nullable', 'Optional', 'Required', 'ListType', 'ListMapKey',
@@ -244,6 +244,13 @@ const NAMED: Case[] = [
   { name: 'rbac verb with capitals', kindMarkers: "@Rbac({ groups: ['apps'], resources: ['deployments'], verbs: ['Get'] })", members: 's?: string;', expect: { codes: ['KF4101'], line: '@Rbac' } },
   { name: 'rbac wildcard verb', kindMarkers: "@Rbac({ groups: [''], resources: ['configmaps'], verbs: ['*'] })", members: 's?: string;', sample: {} },
   { name: 'Buffer from a dependency', members: 'data?: Buffer;', expect: { codes: ['KF3010', 'KF3011', 'KF3001', 'KF3007'], line: 'data?: Buffer;' } },
+  { name: '@Type(array) on a string: an array without items', members: "@Type('array') s?: string;", expect: { codes: ['KF4603'], line: "@Type('array')" } },
+  { name: 'embedded resource with fields', decls: 'export class %KObj { apiVersion?: string; kind?: string; name?: string; }', members: '@EmbeddedResource() obj?: %KObj;', sample: { obj: { apiVersion: 'v1', kind: 'X', name: 'n' } } },
+  { name: 'singular name in capitals', kindMarkers: "@Resource({ singular: 'Thing' })", members: 's?: string;', expect: { codes: ['KF4601'], line: '@Resource' } },
+  { name: 'selectable field on an object', kindMarkers: "@SelectableField({ jsonPath: '.spec.o' })", decls: 'export class %KO { a?: string; }', members: 'o?: %KO;', expect: { codes: ['KF4609'], line: '@SelectableField' } },
+  { name: 'selectable field on a string', kindMarkers: "@SelectableField({ jsonPath: '.spec.s' })", members: 's?: string;', sample: { s: 'x' } },
+  { name: 'conversion webhook path with ..', kindMarkers: "@ConversionWebhook({ path: '/a/../b' })", members: 's?: string;', expect: { codes: ['KF4610'], line: '@ConversionWebhook' } },
+  { name: 'annotation key with two slashes', kindMarkers: "@Metadata({ annotations: { 'a/b/c': 'x' } })", members: 's?: string;', expect: { codes: ['KF4610'], line: '@Metadata' } },
   { name: 'function member in a dependency type', members: 'd?: DepFn;', expect: { codes: ['KF3004'], line: 'd?: DepFn;' } },
   { name: 'lookahead pattern in a dependency type', members: 'd?: DepPat;', expect: { codes: ['KF4605'], line: 'd?: DepPat;' } },
   { name: 'a fine dependency type', members: 'd?: DepOk;', sample: { d: { n: 1 } } },
@@ -324,12 +331,13 @@ const lineOf = (text: string, fragment: string) => text.split('\n').findIndex((l
 /**
  * Whether an error is for a rule kube-apiserver v1.20 enforces too (so the server must refuse
  * the CRD as well). Not: impossible bounds and enums (KF4607, kubeforge's own), CEL rules
- * (KF4611, unknown to v1.20), scale paths to undeclared fields and duplicate set items in a
- * default (kubeforge's own), and errors of the analysis or RBAC (no CRD rule).
+ * (KF4611) and selectable fields (1.30+), both unknown to v1.20, scale paths to undeclared
+ * fields and duplicate set items in a default (kubeforge's own), and errors of the analysis or
+ * RBAC (no CRD rule).
  */
 function serverRule(d: Diagnostic): boolean {
   if (!/^KF46/.test(d.code) || d.code === 'KF4607' || d.code === 'KF4611') return false;
-  return !/is not a field of|duplicate item/.test(d.message);
+  return !/is not a field of|duplicate item|@SelectableField/.test(d.message);
 }
 
 function describeDiag(d: Diagnostic): string {
