@@ -251,6 +251,8 @@ const NAMED: Case[] = [
   { name: 'selectable field on a string', kindMarkers: "@SelectableField({ jsonPath: '.spec.s' })", members: 's?: string;', sample: { s: 'x' } },
   { name: 'conversion webhook path with ..', kindMarkers: "@ConversionWebhook({ path: '/a/../b' })", members: 's?: string;', expect: { codes: ['KF4610'], line: '@ConversionWebhook' } },
   { name: 'annotation key with two slashes', kindMarkers: "@Metadata({ annotations: { 'a/b/c': 'x' } })", members: 's?: string;', expect: { codes: ['KF4610'], line: '@Metadata' } },
+  { name: '@Immutable inside the items of an atomic list', decls: "export class %KIt { @Immutable() a?: string; }", members: 'xs?: %KIt[];', expect: { codes: ['KF4611'], line: '@Immutable()' } },
+  { name: '@Immutable inside the items of a map list', decls: "export class %KIt { k!: string; @Immutable() a?: string; }", members: "@ListType('map') @ListMapKey('k') xs?: %KIt[];", sample: { xs: [{ k: 'x', a: 'y' }] } },
   { name: 'function member in a dependency type', members: 'd?: DepFn;', expect: { codes: ['KF3004'], line: 'd?: DepFn;' } },
   { name: 'lookahead pattern in a dependency type', members: 'd?: DepPat;', expect: { codes: ['KF4605'], line: 'd?: DepPat;' } },
   { name: 'a fine dependency type', members: 'd?: DepOk;', sample: { d: { n: 1 } } },

@@ -129,6 +129,29 @@ describe('list and map types', () => {
   });
 });
 
+describe('CEL rules (x-kubernetes-validations)', () => {
+  const rule = (r: Record<string, unknown>): JSONSchemaProps => ({ type: 'string', 'x-kubernetes-validations': [r as { rule: string }] });
+  it('refuses oldSelf where old and new values cannot be matched', () => {
+    const immutable = rule({ rule: 'self == oldSelf', message: 'immutable' });
+    assert.deepEqual(codes(spec({ s: immutable })), []);
+    const inItems = (listType?: 'map') => spec({ l: { type: 'array', ...(listType ? { 'x-kubernetes-list-type': listType, 'x-kubernetes-list-map-keys': ['k'] } : {}), items: { type: 'object', required: ['k'], properties: { k: { type: 'string' }, s: immutable } } } });
+    assert.match(codes(inItems())[0], /KF4611 rule "self == oldSelf" uses oldSelf .*inside \.spec\.l/);
+    assert.deepEqual(codes(inItems('map')), []);
+    assert.match(codes(spec({ o: { type: 'object', 'x-kubernetes-map-type': 'atomic', properties: { s: immutable } } }))[0], /uses oldSelf/);
+  });
+  it('checks messages, reasons and field paths', () => {
+    assert.match(codes(spec({ s: rule({ rule: 'self.size() > 1\n&& true' }) }))[0], /several lines without a message/);
+    assert.match(codes(spec({ s: rule({ rule: 'true', message: ' ' }) }))[0], /must be non-empty and on one line/);
+    assert.match(codes(spec({ s: rule({ rule: 'true', reason: 'Nope' }) }))[0], /reason 'Nope'/);
+    assert.match(codes(spec({ s: rule({ rule: 'true', optionalOldSelf: true }) }))[0], /optionalOldSelf/);
+    const obj = (fieldPath: string) => spec({ o: { type: 'object', properties: { a: { type: 'array', items: { type: 'string' } } }, 'x-kubernetes-validations': [{ rule: 'true', fieldPath }] } });
+    assert.deepEqual(codes(obj('.a')), []);
+    assert.deepEqual(codes(obj("['a']")), []);
+    assert.match(codes(obj('.a[0]'))[0], /fieldPath ".a\[0\]" does not name a field/);
+    assert.match(codes(obj('.b'))[0], /does not name a field/);
+  });
+});
+
 describe('bounds', () => {
   it('refuses ranges no value can satisfy', () => {
     assert.match(codes(spec({ n: { type: 'integer', minimum: 5, maximum: 1 } }))[0], /KF4607 minimum 5 is greater than maximum 1/);

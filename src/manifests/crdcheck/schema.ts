@@ -79,7 +79,8 @@ export function checkSchema(root: JSONSchemaProps, statusEnabled: boolean): Sche
     }
   }
 
-  const walk = (s: JSONSchemaProps, lvl: Level, chain: JSONSchemaProps[], steps: string[], inMetadata: boolean) => {
+  /** `uncorrelated`: where oldSelf stops being usable (items of a non-map list, fields of an atomic object), if above. */
+  const walk = (s: JSONSchemaProps, lvl: Level, chain: JSONSchemaProps[], steps: string[], inMetadata: boolean, uncorrelated: string | undefined) => {
     const r = (code: string, keyword: string, message: string, hint: string) => report(chain, steps, code, keyword, message, hint);
     const type = s.type;
     const ios = s['x-kubernetes-int-or-string'] === true;
@@ -178,11 +179,19 @@ export function checkSchema(root: JSONSchemaProps, statusEnabled: boolean): Sche
 
     // CEL rules: what can be checked without compiling CEL
     for (const rule of s['x-kubernetes-validations'] ?? []) {
-      if (!rule.rule || !rule.rule.trim()) r(CODES.cel, 'x-kubernetes-validations', 'has a validation rule with an empty expression', 'write a CEL expression in rule');
-      if (rule.message !== undefined && (!rule.message.trim() || /[\r\n]/.test(rule.message))) r(CODES.cel, 'x-kubernetes-validations', `validation message ${JSON.stringify(rule.message)} must be non-empty and on one line`, 'write a one-line message');
+      const text = rule.rule ?? '';
+      if (!text.trim()) r(CODES.cel, 'x-kubernetes-validations', 'has a validation rule with an empty expression', 'write a CEL expression in rule');
+      if (rule.message !== undefined && (!rule.message.trim() || /[\r\n]/.test(rule.message.trim()))) r(CODES.cel, 'x-kubernetes-validations', `validation message ${JSON.stringify(rule.message)} must be non-empty and on one line`, 'write a one-line message');
+      else if (/[\r\n]/.test(text.trim()) && !rule.message?.trim()) r(CODES.cel, 'x-kubernetes-validations', 'has a rule on several lines without a message', 'give the rule a message');
+      const usesOldSelf = /\boldSelf\b/.test(text);
+      if (usesOldSelf && uncorrelated !== undefined) {
+        r(CODES.cel, 'x-kubernetes-validations', `rule ${JSON.stringify(text)} uses oldSelf where old and new values cannot be matched (inside ${uncorrelated || 'the object itself'}): the API server refuses it`, "oldSelf works on fields reached through objects and map lists only: make the list @ListType('map') with @ListMapKey, or move the rule up to the list");
+      }
+      if (!usesOldSelf && rule.optionalOldSelf !== undefined) r(CODES.cel, 'x-kubernetes-validations', 'sets optionalOldSelf, but its rule does not use oldSelf', 'remove optionalOldSelf');
       if (rule.messageExpression !== undefined && !rule.messageExpression.trim()) r(CODES.cel, 'x-kubernetes-validations', 'has an empty messageExpression', 'remove it or write a CEL expression');
       if (rule.reason !== undefined && !VALIDATION_REASONS.has(rule.reason)) r(CODES.cel, 'x-kubernetes-validations', `reason '${rule.reason}' is not one of ${[...VALIDATION_REASONS].join(', ')}`, 'use one of the listed reasons');
-      if (rule.fieldPath !== undefined && !resolveFieldPath(s, rule.fieldPath)) r(CODES.cel, 'x-kubernetes-validations', `fieldPath ${JSON.stringify(rule.fieldPath)} does not name a field under this one`, "write a path such as '.name' or '.items[0]' relative to the field the rule is on");
+      if (rule.fieldPath !== undefined && (!rule.fieldPath.trim() || /[\r\n]/.test(rule.fieldPath))) r(CODES.cel, 'x-kubernetes-validations', `fieldPath ${JSON.stringify(rule.fieldPath)} must be non-empty and on one line`, "write a path such as '.name'");
+      else if (rule.fieldPath !== undefined && !resolveFieldPath(s, rule.fieldPath)) r(CODES.cel, 'x-kubernetes-validations', `fieldPath ${JSON.stringify(rule.fieldPath)} does not name a field under this one`, "write a path such as '.name' or \"['name']\" relative to the field the rule is on (list indices are not allowed)");
     }
 
     // defaults
@@ -217,20 +226,22 @@ export function checkSchema(root: JSONSchemaProps, statusEnabled: boolean): Sche
     if (s.not) nested(s.not, 'not');
 
     // children
-    const child = (node: JSONSchemaProps, step: string, level: Level, meta: boolean) => {
+    const child = (node: JSONSchemaProps, step: string, level: Level, meta: boolean, unc: string | undefined) => {
       chain.push(node);
       steps.push(step);
-      walk(node, level, chain, steps, meta);
+      walk(node, level, chain, steps, meta, unc);
       chain.pop();
       steps.pop();
     };
+    const here = schemaPath(steps);
+    const atomicObject = mt === 'atomic';
     for (const [k, p] of Object.entries(s.properties ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      child(p, `properties.${k}`, 'field', inMetadata || (lvl === 'root' && k === 'metadata') || (embedded && k === 'metadata'));
+      child(p, `properties.${k}`, 'field', inMetadata || (lvl === 'root' && k === 'metadata') || (embedded && k === 'metadata'), uncorrelated ?? (atomicObject ? here : undefined));
     }
-    if (s.items) child(s.items, 'items', 'item', inMetadata);
-    if (typeof s.additionalProperties === 'object') child(s.additionalProperties, 'additionalProperties', 'field', inMetadata);
+    if (s.items) child(s.items, 'items', 'item', inMetadata, uncorrelated ?? (lt !== 'map' ? here : undefined));
+    if (typeof s.additionalProperties === 'object') child(s.additionalProperties, 'additionalProperties', 'field', inMetadata, uncorrelated);
   };
-  walk(root, 'root', [root], [], false);
+  walk(root, 'root', [root], [], false, undefined);
   return out;
 }
 
@@ -271,9 +282,9 @@ function checkBounds(s: JSONSchemaProps, r: Reporter): void {
   }
 }
 
-/** Resolves a CEL rule's fieldPath (`.a.b`, `['a'].b`, `.list[0]`) under `s`. */
+/** Resolves a CEL rule's fieldPath (`.a.b`, `['a'].b`; no list indices, as cel.ValidFieldPath) under `s`. */
 function resolveFieldPath(s: JSONSchemaProps, path: string): boolean {
-  const re = /^(?:\.([A-Za-z_][A-Za-z0-9_]*)|\['((?:[^'\\]|\\.)*)'\]|\[(\d+)\])/;
+  const re = /^(?:\.([A-Za-z_][A-Za-z0-9_]*)|\['((?:[^'\\]|\\.)*)'\])/;
   let rest = path;
   let node: JSONSchemaProps | undefined = s;
   if (!rest) return false;
@@ -281,11 +292,8 @@ function resolveFieldPath(s: JSONSchemaProps, path: string): boolean {
     const m = re.exec(rest);
     if (!m) return false;
     rest = rest.slice(m[0].length);
-    if (m[3] !== undefined) node = node.items;
-    else {
-      const key = m[1] ?? m[2];
-      node = node.properties?.[key] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined);
-    }
+    const key = m[1] ?? m[2];
+    node = node.properties?.[key] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined);
   }
   return !!node && rest === '';
 }
