@@ -40,5 +40,5 @@ export const CODE_HELP: Record<string, string> = {
   KF4608: '@SubresourceScale paths not under .spec / .status or not integer fields of the schema; a root schema with more than the status subresource allows',
   KF4609: '@PrintColumn / @SelectableField: JSON paths, formats and selectable field types',
   KF4610: '@Metadata label and annotation keys and values, @DeprecatedVersion warnings, @ConversionWebhook service settings',
-  KF4611: '@XValidation rules the server refuses without evaluating them: empty rule or message, unknown reason, fieldPath outside the field',
+  KF4611: '@XValidation / @Immutable rules a current server refuses before compiling them: empty rule or message, multi-line rule without message, unknown reason, bad fieldPath, oldSelf where values do not correlate',
 };
