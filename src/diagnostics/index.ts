@@ -7,7 +7,7 @@
  *   KF1xxx  project, naming, scaffolding (init, create)
  *   KF2xxx  markers (unknown, misplaced, non-literal arguments)
  *   KF3xxx  TypeScript type -> schema (unsupported types, recursion)
- *   KF4xxx  manifests (versions, RBAC, webhooks, output)
+ *   KF4xxx  manifests (versions, RBAC, webhooks, output); KF46xx: the CRD check (src/manifests/crdcheck)
  *   KF9xxx  internal / environment
  * Every code is listed, with its meaning, in ./codes.ts (rendered into README.md).
  */

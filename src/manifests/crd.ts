@@ -17,6 +17,7 @@ import type { KindVersion } from '../analysis/analyze.js';
 import type { Location, MarkerValue } from '../analysis/collector.js';
 import type { MarkerName } from '../markers/definitions.js';
 import { pluralize } from '../project/plural.js';
+import { setCRDOrigin } from '../schema/origin.js';
 
 /** The default resource name of a Kind; defined with the rest of resource naming in src/project. */
 export { pluralize };
@@ -209,5 +210,6 @@ function generateOne(groupKind: string, all: KindVersion[], generatorVersion: st
   if (Object.keys(labels).length) metadata.labels = labels;
   const spec: Record<string, unknown> = { group, names, scope: (resource.scope as string | undefined) ?? 'Namespaced', versions: versionObjects };
   if (conversion) spec.conversion = conversion;
-  return sortKeys({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata, spec });
+  const crd = sortKeys({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata, spec });
+  return setCRDOrigin(crd, { versions }); // for the CRD check (src/manifests/crdcheck)
 }

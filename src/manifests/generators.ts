@@ -4,9 +4,10 @@
  * (conversion, CEL checks) are new generators; the pipeline (generate.ts) runs them in order and
  * never looks inside.
  */
-import { error, type Reporter } from '../diagnostics/index.js';
+import { error, Reporter } from '../diagnostics/index.js';
 import type { Analysis } from '../analysis/analyze.js';
 import { generateCRDs } from './crd.js';
+import { checkGeneratedCRDs } from './crdcheck/index.js';
 import { generateRbac } from './rbac.js';
 import { generateWebhooks } from './webhook.js';
 import { CRD_DIR, type OutputFile, RBAC_FILE, WEBHOOK_FILE, output } from './writer.js';
@@ -46,9 +47,21 @@ export function crdFiles(crds: readonly Record<string, unknown>[], reporter: Rep
   return outputs;
 }
 
+/**
+ * The CRDs, each checked against the API server's own rules before anything is written
+ * (crdcheck/): a CRD it would refuse is an error at the marker or field that caused it. A line
+ * where generation already reported an error gets no second report.
+ */
 export const crdGenerator: Generator = {
   name: 'crd',
-  generate: (input, reporter) => crdFiles(generateCRDs(input.kinds, input.generatorVersion, reporter, input.rel), reporter),
+  generate: (input, reporter) => {
+    const scratch = new Reporter();
+    const crds = generateCRDs(input.kinds, input.generatorVersion, scratch, input.rel);
+    const earlier = scratch.diagnostics();
+    for (const d of earlier) reporter.report(d);
+    for (const d of checkGeneratedCRDs(crds, earlier)) reporter.report(d);
+    return crdFiles(crds, reporter);
+  },
 };
 
 export const rbacGenerator: Generator = {

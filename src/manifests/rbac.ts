@@ -22,6 +22,11 @@ import { bySource, failAt, type MarkerUse } from './markeruse.js';
 
 const DEFAULT_ROLE_NAME = 'manager-role';
 
+/** The verbs the API server authorizes on resources (the standard ones and the special ones of RBAC, PSP, CSRs and impersonation). */
+export const RESOURCE_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection', 'use', 'bind', 'escalate', 'impersonate', 'approve', 'sign', 'attest'];
+/** The verbs of non-resource URLs (lower-cased HTTP methods). */
+export const URL_VERBS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
+
 /** rbac.authorization.k8s.io/v1 PolicyRule as marshalled (empty lists omitted). */
 export interface PolicyRule {
   apiGroups?: string[];
@@ -151,6 +156,13 @@ export function generateRbac(uses: readonly MarkerUse<'Rbac'>[], reporter: Repor
     if (verbs.some((v) => v === '')) fail(`${where} has an empty verb`, 'remove the empty string from verbs');
     if (namespace && !isDns1123Label(namespace)) {
       fail(`${where}: namespace '${namespace}' is not a valid namespace name`, 'use lower-case letters, digits and "-" (RFC 1123 label)');
+    }
+    for (const v of verbs) {
+      const known = urls.length > 0 ? URL_VERBS : RESOURCE_VERBS;
+      if (v !== '' && v !== '*' && !known.includes(v)) {
+        const lower = known.find((k) => k === v.toLowerCase());
+        fail(`${where}: '${v}' is not a Kubernetes ${urls.length > 0 ? 'non-resource URL ' : ''}verb`, `${lower ? `did you mean '${lower}'? ` : ''}verbs are ${known.join(', ')} (or '*')`);
+      }
     }
     if (a.roleName !== undefined && roleName && !isDns1123Subdomain(roleName)) {
       fail(`${where}: roleName '${roleName}' is not a valid role name`, 'use lower-case letters, digits, "-" and "." (RFC 1123 subdomain)');

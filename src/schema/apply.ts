@@ -177,11 +177,11 @@ const APPLY: { readonly [N in SchemaMarkerName]: Applier<N> } = {
   Minimum: numeric('minimum', 'minimum'),
   MultipleOf: numeric('multipleOf', 'multipleof'),
   ExclusiveMaximum: (_, { t, s, fail }) => {
-    if (!isNumeric(s)) return fail(`must apply exclusivemaximum to a numeric value, found ${found(s)}`);
+    if (!isNumeric(s)) return fail(`must apply exclusivemaximum to a numeric value, found ${found(s)}`, '@ExclusiveMaximum needs a number field (number, int32, int64) with @Maximum: remove it');
     t.set('exclusiveMaximum', true);
   },
   ExclusiveMinimum: (_, { t, s, fail }) => {
-    if (!isNumeric(s)) return fail(`must apply exclusiveminimum to a numeric value, found ${found(s)}`);
+    if (!isNumeric(s)) return fail(`must apply exclusiveminimum to a numeric value, found ${found(s)}`, '@ExclusiveMinimum needs a number field (number, int32, int64) with @Minimum: remove it');
     t.set('exclusiveMinimum', true);
   },
   MaxLength: textual('maxLength', 'maxlength'),
@@ -189,10 +189,10 @@ const APPLY: { readonly [N in SchemaMarkerName]: Applier<N> } = {
   Pattern: textual('pattern', 'pattern'),
   MaxItems: list('maxItems', 'maxitem'),
   MinItems: list('minItems', 'minitems'),
-  UniqueItems: (_, { m, t, s, fail, warn }) => {
+  UniqueItems: (_, { m, t, s, fail }) => {
     if (s.type !== 'array') return fail('must apply uniqueitems to an array', `@${m.name} needs an array field, found ${found(s)}`);
+    // The API server refuses uniqueItems; the CRD check (src/manifests/crdcheck) reports it as an error.
     t.set('uniqueItems', true);
-    warn("Kubernetes refuses uniqueItems in CRD schemas (its cost is quadratic): the API server will not install this CRD", "use @ListType('set') for a list of distinct scalars, or @ListType('map') with @ListMapKey for objects");
   },
   MaxProperties: properties('maxProperties', 'maxproperties'),
   MinProperties: properties('minProperties', 'minproperties'),

@@ -9,6 +9,7 @@ import type { IRProperty, IRType } from './ir.js';
 import { irResolve } from './ir.js';
 import type { JSONSchemaProps } from './jsonschema.js';
 import { intOrStringSchema, quantitySchema } from './k8s/index.js';
+import { schemaOriginOf, setSchemaOrigin } from './origin.js';
 
 export interface FormatHost {
   reporter: Reporter;
@@ -106,7 +107,7 @@ export class SchemaFormatter {
         const schema = this.format(t.target, { ...ctx, allowUnknown: allow });
         applyMarkers(schema, t.markers, this.report(`type ${t.name}`), undefined, this.warn(`type ${t.name}`));
         if (t.description) schema.description = t.description;
-        return schema;
+        return setSchemaOrigin(schema, { where: `type ${t.name}`, markers: t.markers, type: schemaOriginOf(schema) });
       }
       case 'nullable': {
         const schema = this.format(t.target, ctx);
@@ -148,11 +149,8 @@ export class SchemaFormatter {
     const typed = p.type.kind === 'named' || p.type.kind === 'nullable';
     applyMarkers(schema, p.markers, this.report(where), typed ? base : undefined, this.warn(where));
     if (p.description) schema.description = p.description;
-    if (schemaless && schema.type === undefined && !schema['x-kubernetes-preserve-unknown-fields'] && !schema['x-kubernetes-int-or-string']) {
-      const m = p.markers.find((x) => x.name === 'Schemaless')!;
-      this.warn(where)(m, 'an empty schema is not structural: the API server will not install this CRD', 'add @PreserveUnknownFields() (keep any value) or @Type(...) beside @Schemaless()');
-    }
-    return schema;
+    // An empty schema from @Schemaless() alone is refused by the CRD check (src/manifests/crdcheck).
+    return setSchemaOrigin(schema, { where, at: p.at, markers: p.markers, type: schemaOriginOf(base) });
   }
 
   formatObject(props: readonly IRProperty[]): JSONSchemaProps {
@@ -193,7 +191,7 @@ export class SchemaFormatter {
       applyMarkers(schema, named.markers, this.report(`Kind ${named.name}`), undefined, this.warn(`Kind ${named.name}`));
       if (named.description) schema.description = named.description;
     }
-    return schema;
+    return setSchemaOrigin(schema, { where: named ? `Kind ${named.name}` : 'the Kind', markers: named?.markers ?? [] });
   }
 }
 

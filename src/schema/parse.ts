@@ -44,8 +44,16 @@ export class TypeParser {
 
   constructor(private readonly host: ParserHost) {}
 
+  /** The user's fields being parsed, innermost last: problems inside a dependency's types are reported there. */
+  private readonly userSites: ts.Node[] = [];
+
   private report(code: string, message: string, node: ts.Node, hint?: string): IRType {
-    this.host.reporter.report(error(code, message, { ...locationOf(node), hint }));
+    const at = locationOf(node);
+    const site = this.userSites[this.userSites.length - 1];
+    if (site && isDependencyFile(at.file)) {
+      const dep = at.file.slice(at.file.lastIndexOf('/node_modules/') + 1);
+      this.host.reporter.report(error(code, `${message} (in ${dep}:${at.line}:${at.column}, a dependency's type this field uses)`, { ...locationOf(site), hint }));
+    } else this.host.reporter.report(error(code, message, { ...at, hint }));
     return { kind: 'error' };
   }
 
@@ -571,12 +579,24 @@ export class TypeParser {
     else if (!member.type) {
       type = this.report('KF3008', `${place} has no type annotation`, member.name, `write its type: ${name}${member.questionToken ? '?' : '!'}: string (or whatever it holds)`);
     } else {
-      const a = this.parseAnnotation(member.type, env, place);
+      const user = !isDependencyFile(member.getSourceFile().fileName);
+      if (user) this.userSites.push(member.type);
+      let a: { type: IRType; optional: boolean };
+      try {
+        a = this.parseAnnotation(member.type, env, place);
+      } finally {
+        if (user) this.userSites.pop();
+      }
       type = a.type;
       optional ||= a.optional;
     }
     return { name, type, optional, optionalByDefault, markers, description: doc.description, owner, at: locationOf(member.name) };
   }
+}
+
+/** A file of an installed package (its problems are the user's field's to fix, not the file's). */
+export function isDependencyFile(file: string): boolean {
+  return file.includes('/node_modules/');
 }
 
 function mergeObjects(a: IRType | undefined, b: IRType): IRType {

@@ -297,6 +297,17 @@ rules:
       expect: [{ code: /KF3002/, message: /field "children" of TreeNode makes type TreeNode recursive/, at: [9, 14] }],
     },
     {
+      // The CRD check (src/manifests/crdcheck): CRDs the API server would refuse are not written.
+      fixture: 'invalid-cli/crd-refused',
+      file: V1,
+      expect: [
+        { code: /KF4605/, message: /field "name" of WidgetSpec .*pattern "\^\(\?!admin\)\[a-z\]\+\$" is not a valid RE2 expression.*lookahead/, at: [18, 3] },
+        { code: /KF4604/, message: /field "ports" of WidgetSpec .*map key 'name' is optional and has no default/, at: [22, 3] },
+        { code: /KF4606/, message: /field "options" of WidgetSpec .*\.colour is a field the schema does not declare/, at: [26, 3] },
+        { code: /KF4601/, message: /resource plural name 'Widgets' of Kind Widget/, at: [33, 1] },
+      ],
+    },
+    {
       fixture: 'invalid-cli/unknown-decorator-argument',
       file: V1,
       expect: [{ code: /KF2005/, message: /@Resource on Kind Widget: unknown argument 'shortNames'/, at: [13, 13] }],

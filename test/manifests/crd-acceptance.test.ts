@@ -11,6 +11,15 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import YAML from 'yaml';
 import { analyzeProject } from './analyze-helper.js';
+import { Reporter } from '../../src/diagnostics/index.js';
+import { crdGenerator } from '../../src/manifests/generators.js';
+
+/** What the CRD generator reports for an analysis: generation problems and the CRD check's. */
+function checked(r: Parameters<typeof crdGenerator.generate>[0]) {
+  const reporter = new Reporter();
+  crdGenerator.generate(r, reporter);
+  return reporter.diagnostics();
+}
 import { installCRDs, TestEnvironment } from '../../src/testing/index.js';
 import type { CRDObject } from '../../src/testing/index.js';
 
@@ -85,7 +94,7 @@ describe('generated CRDs on a real API server', () => {
   }
 });
 
-describe('what the API server refuses (why kubeforge warns)', () => {
+describe('what the API server refuses (why kubeforge refuses it first)', () => {
   let env: TestEnvironment;
   before(async () => {
     env = new TestEnvironment({ useExistingCluster: false });
@@ -95,20 +104,22 @@ describe('what the API server refuses (why kubeforge warns)', () => {
     await env?.stop();
   });
 
-  it('a schema with uniqueItems: true (KF2015 warns about @UniqueItems)', async () => {
+  it('a schema with uniqueItems: true (the CRD check refuses @UniqueItems, KF4603)', async () => {
     const r = await analyzeProject({ projectDir: join(goldenDir, 'schema-only'), generatorVersion: 'v0.0.0-golden' });
-    assert.ok(r.diagnostics.some((d) => d.code === 'KF2015' && d.severity === 'warning'));
+    const found = checked(r);
+    assert.ok(found.some((d) => d.code === 'KF4603' && d.severity === 'error' && d.message.includes('uniqueItems') && d.line === 12), found.map((d) => `${d.line} ${d.code} ${d.message}`).join('\n'));
     await assert.rejects(installCRDs(env.config, { crds: r.crds as unknown as CRDObject[], timeoutMs: 20_000 }), /uniqueItems cannot be set to true/);
   });
 
-  it('an empty schema from @Schemaless() alone (KF2015 warns about it)', async () => {
+  it('an empty schema from @Schemaless() alone (the CRD check refuses it, KF4603)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kf-schemaless-'));
     try {
       mkdirSync(join(dir, 'src/api/v1'), { recursive: true });
       writeFileSync(join(dir, 'src/api/v1/groupversion.ts'), "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'schemaless.example.com', version: 'v1' });\n");
       writeFileSync(join(dir, 'src/api/v1/types.ts'), "import { Root, Schemaless } from 'kubeforge/markers';\nexport class S { @Schemaless() free?: unknown; }\n@Root() export class Loose { metadata?: object; spec?: S; }\n");
       const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
-      assert.deepEqual(r.diagnostics.map((d) => `${d.severity} ${d.code} ${d.line}:${d.column}`), ['warning KF2015 2:18']);
+      assert.deepEqual(r.diagnostics, []);
+      assert.deepEqual(checked(r).map((d) => `${d.severity} ${d.code} ${d.line}:${d.column}`), ['error KF4603 2:18']);
       await assert.rejects(installCRDs(env.config, { crds: r.crds as unknown as CRDObject[], timeoutMs: 20_000 }), /properties\[free\]\.type: Required value/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

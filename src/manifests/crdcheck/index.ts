@@ -1,0 +1,384 @@
+/**
+ * The CRD check: every CustomResourceDefinition `kubeforge manifests` is about to write is
+ * checked against the rules the API server applies when it is created (ported from
+ * k8s.io/apiextensions-apiserver, the rules of a current Kubernetes). Each violation becomes an
+ * error diagnostic located at the marker or field that caused it, found through the origins the
+ * schema formatter and the CRD generator attach to what they build (src/schema/origin.ts).
+ * Nothing here writes; the manifests pipeline fails, writing nothing, when an error is found.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { error, type Diagnostic } from '../../diagnostics/index.js';
+import type { Location, MarkerValue } from '../../analysis/collector.js';
+import type { JSONSchemaProps } from '../../schema/jsonschema.js';
+import { crdOriginOf, schemaOriginOf, type CRDOrigin, type SchemaOrigin } from '../../schema/origin.js';
+import { CODES } from './codes.js';
+import { checkSchema, schemaPath, type SchemaViolation } from './schema.js';
+
+export { CODES, CODE_HELP } from './codes.js';
+export { checkRE2 } from './re2.js';
+export { validateValue } from './value.js';
+
+type Obj = Record<string, unknown>;
+type VersionOrigin = CRDOrigin['versions'][number];
+
+const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+function dns1035(v: string): string | undefined {
+  if (v.length > 63) return `is longer than 63 characters`;
+  if (!DNS1035.test(v)) return "must consist of lower-case letters, digits and '-', start with a letter and end with a letter or digit";
+  return undefined;
+}
+
+function isSubdomain(v: string): boolean {
+  return v.length <= 253 && DNS1123_SUBDOMAIN.test(v);
+}
+
+function qualifiedNameProblem(key: string): string | undefined {
+  const parts = key.split('/');
+  if (parts.length > 2) return 'has more than one /';
+  const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]];
+  if (prefix !== undefined && !isSubdomain(prefix)) return `prefix '${prefix}' is not a DNS subdomain`;
+  if (!name || name.length > 63 || !QUALIFIED_NAME.test(name)) return `name part '${name}' must be 1-63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit`;
+  return undefined;
+}
+
+/** `.a.b.c` with identifier-ish segments (apiextensions' validateSimpleJSONPath, a little stricter). */
+function simplePathProblem(p: string): string | undefined {
+  if (!p) return 'must not be empty';
+  if (p[0] !== '.') return "must be a simple JSON path starting with '.' (for example .spec.replicas)";
+  if (p !== '.' && p.slice(1).split('.').some((seg) => !/^[A-Za-z0-9_-]+$/.test(seg) && !/^[A-Za-z0-9_-]+\[\d+\]$/.test(seg))) return 'must be a JSON path in dot notation (.spec.field)';
+  return undefined;
+}
+
+/** The schema node at a simple path, or 'open' when a node on the way keeps unknown fields. */
+function nodeAt(schema: JSONSchemaProps, path: string): JSONSchemaProps | 'open' | undefined {
+  let node: JSONSchemaProps | undefined = schema;
+  for (const raw of path.slice(1).split('.')) {
+    if (!node) return undefined;
+    const seg = raw.replace(/\[\d+\]$/, '');
+    if (node['x-kubernetes-preserve-unknown-fields'] && !node.properties?.[seg]) return 'open';
+    node = node.properties?.[seg] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined);
+    if (node && raw !== seg) node = node.items;
+  }
+  return node;
+}
+
+/** Where the `group:` of a Kind's groupversion.ts is written (that file holds defineGroupVersion). */
+function groupLocation(v: VersionOrigin): Location {
+  const file = join(dirname(v.at.file), 'groupversion.ts');
+  try {
+    const text = readFileSync(file, 'utf8');
+    for (const q of ["'", '"', '`']) {
+      const i = text.indexOf(`${q}${v.group}${q}`);
+      if (i >= 0) {
+        const before = text.slice(0, i).split('\n');
+        return { file, line: before.length, column: before[before.length - 1].length + 1 };
+      }
+    }
+    return { file, line: 1, column: 1 };
+  } catch {
+    return v.at;
+  }
+}
+
+const loc = (l: Location): Location => ({ file: l.file, line: l.line, column: l.column });
+
+/** The markers that set a schema keyword (the first found is blamed). */
+const KEYWORD_MARKERS: Record<string, string[]> = {
+  pattern: ['Pattern'],
+  default: ['Default'],
+  'x-kubernetes-list-type': ['ListType'],
+  'x-kubernetes-list-map-keys': ['ListMapKey', 'ListType'],
+  'x-kubernetes-map-type': ['MapType', 'StructType'],
+  uniqueItems: ['UniqueItems'],
+  maximum: ['Maximum', 'ExclusiveMaximum'],
+  minimum: ['Minimum', 'Maximum', 'ExclusiveMinimum'],
+  multipleOf: ['MultipleOf'],
+  maxLength: ['MaxLength'],
+  minLength: ['MinLength', 'MaxLength'],
+  maxItems: ['MaxItems'],
+  minItems: ['MinItems', 'MaxItems'],
+  maxProperties: ['MaxProperties'],
+  minProperties: ['MinProperties', 'MaxProperties'],
+  type: ['Schemaless', 'Type'],
+  'x-kubernetes-embedded-resource': ['EmbeddedResource'],
+  'x-kubernetes-int-or-string': ['IntOrString'],
+  'x-kubernetes-preserve-unknown-fields': ['PreserveUnknownFields'],
+  'x-kubernetes-validations': ['XValidation', 'Immutable', 'AtMostOneOf', 'ExactlyOneOf', 'AtLeastOneOf'],
+  nullable: ['Nullable'],
+  enum: ['Enum'],
+  format: ['Format'],
+  title: ['Title'],
+  example: ['Example'],
+  externalDocs: ['ExternalDocs'],
+  maxProperties_root: ['MaxProperties'],
+};
+
+function findMarker(origin: SchemaOrigin | undefined, names: readonly string[]): MarkerValue | undefined {
+  for (let o = origin; o; o = o.type) {
+    for (const n of names) {
+      const m = o.markers.find((x) => x.name === n);
+      if (m) return m;
+    }
+  }
+  return undefined;
+}
+
+interface Located {
+  at: Location;
+  where: string;
+}
+
+/**
+ * Locates a schema violation: the nearest node on the chain with an origin (a user's field or
+ * type), then the marker there that sets the keyword (`Items.X` when the violation is in the
+ * field's items); else the field itself; else the Kind.
+ */
+function locate(v: SchemaViolation, version: VersionOrigin): Located {
+  // A cause inside an installed package is reported at the user's field that uses the type.
+  let inDependency: Located | undefined;
+  const found = (l: Located): Located => {
+    if (!l.at.file.includes('/node_modules/')) return inDependency ? { at: l.at, where: `${l.where}, through ${inDependency.where} (${inDependency.at.file.slice(inDependency.at.file.lastIndexOf('/node_modules/') + 1)}:${inDependency.at.line}:${inDependency.at.column}, a dependency's type)` } : l;
+    inDependency ??= l;
+    return undefined as unknown as Located;
+  };
+  for (let i = v.chain.length - 1; i >= 0; i--) {
+    const o = schemaOriginOf(v.chain[i]);
+    if (!o) continue;
+    const r = locateAt(v, o, i, version);
+    if (!r) continue;
+    const l = found(r);
+    if (l) return l;
+  }
+  return { at: loc(version.at), where: `Kind ${version.kind}` };
+}
+
+function locateAt(v: SchemaViolation, o: SchemaOrigin, i: number, version: VersionOrigin): Located | undefined {
+  {
+    const rel = v.steps.slice(i).filter((s) => !/^(allOf|anyOf|oneOf)\[|^not$/.test(s));
+    const names = KEYWORD_MARKERS[v.keyword] ?? [];
+    let marker: MarkerValue | undefined;
+    if (rel.length === 0) marker = findMarker(o, names);
+    else if (rel.length === 1 && rel[0] === 'items') marker = findMarker(o, names.map((n) => `Items.${n}`));
+    // A list-map key without a default is caused by the map list's markers or the key field.
+    if (marker) return { at: loc(marker), where: o.where };
+    if (o.at) return { at: loc(o.at), where: o.where };
+    if (i === 0) return { at: loc(version.at), where: o.where };
+  }
+  return undefined;
+}
+
+function markerOf(versions: readonly VersionOrigin[], name: string): MarkerValue | undefined {
+  for (const v of versions) {
+    const m = v.markers.find((x) => x.name === name);
+    if (m) return m;
+  }
+  return undefined;
+}
+
+/** Checks generated CRDs; returns error diagnostics (empty when every CRD would install). */
+export function checkCRDs(crds: readonly object[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const crd of crds) out.push(...checkCRD(crd));
+  return out;
+}
+
+export function checkCRD(crd: object): Diagnostic[] {
+  const origin = crdOriginOf(crd);
+  const c = crd as Obj;
+  const spec = (c.spec ?? {}) as Obj;
+  const names = (spec.names ?? {}) as Obj;
+  const versions = (spec.versions ?? []) as Obj[];
+  const kind = String(names.kind ?? '');
+  const group = String(spec.group ?? '');
+  const vo = origin?.versions ?? [];
+  const first: VersionOrigin = vo[0] ?? { version: '', kind, group, markers: [], at: { file: '', line: 0, column: 0 } };
+  const out: Diagnostic[] = [];
+  const push = (code: string, at: Location, message: string, hint: string) => out.push(error(code, message, { ...loc(at), hint }));
+  const resource = markerOf(vo, 'Resource');
+
+  // names
+  const nameAt = (key: string) => (resource && (resource.args as Obj)[key] !== undefined ? loc(resource) : first.at);
+  const lowerKind = kind.toLowerCase();
+  const kindProblem = kind.length > 63 ? 'is longer than 63 characters' : DNS1035.test(lowerKind) ? undefined : 'must be letters and digits (a \'-\' inside is allowed), starting with a letter';
+  if (kindProblem) push(CODES.names, first.at, `Kind name '${kind}' is not valid for the API server: ${kindProblem}`, 'rename the class: Kinds are CamelCase ASCII names such as CronJob');
+  else {
+    const listKind = String(names.listKind ?? '');
+    if (dns1035(listKind.toLowerCase())) push(CODES.names, first.at, `list Kind '${listKind}' is not valid: ${dns1035(listKind.toLowerCase())}`, 'shorten the Kind name');
+  }
+  for (const key of ['plural', 'singular'] as const) {
+    const value = String(names[key] ?? '');
+    const p = dns1035(value);
+    if (p) {
+      const from = key === 'plural' ? 'path' : 'singular';
+      const set = resource && (resource.args as Obj)[from] !== undefined;
+      if (!set && kindProblem) continue; // derived from the Kind name, reported above
+      push(CODES.names, nameAt(from), `resource ${key} name '${value}' of Kind ${kind} ${p}`, set ? `write @Resource({ ${from}: '${value.toLowerCase().replace(/[^a-z0-9-]/g, '')}' }) (lower case)` : 'rename the Kind, or set the name with @Resource({ path, singular })');
+    }
+  }
+  for (const key of ['shortNames', 'categories'] as const) {
+    for (const value of (names[key] ?? []) as string[]) {
+      const p = dns1035(value);
+      if (p) push(CODES.names, nameAt(key === 'shortNames' ? 'shortName' : 'categories'), `${key === 'shortNames' ? 'short name' : 'category'} '${value}' of Kind ${kind} ${p}`, 'use lower-case names such as cj or all');
+    }
+  }
+  const crdName = `${String(names.plural ?? '')}.${group}`;
+  if (!dns1035(String(names.plural ?? '')) && !isSubdomain(crdName)) push(CODES.names, nameAt('path'), `CRD name '${crdName}' is not a DNS subdomain of at most 253 characters`, 'shorten the plural name or the group');
+
+  // group
+  if (group && !dns1035(lowerKind)) {
+    const at = first.at.file ? groupLocation(first) : first.at;
+    if (!isSubdomain(group)) push(CODES.group, at, `group '${group}' is not a DNS subdomain`, "use lower-case letters, digits, '-' and '.', e.g. 'batch.example.com'");
+    else if (!group.includes('.')) push(CODES.group, at, `group '${group}' has no dot: the API server requires a domain such as '${group}.example.com'`, `write group: '${group}.example.com' (or your own domain) in defineGroupVersion`);
+    const annotations = ((c.metadata as Obj | undefined)?.annotations ?? {}) as Obj;
+    if ((group === 'k8s.io' || group === 'kubernetes.io' || group.endsWith('.k8s.io') || group.endsWith('.kubernetes.io')) && annotations['api-approved.kubernetes.io'] === undefined) {
+      push(CODES.group, at, `group '${group}' is protected: the API server refuses CRDs in *.k8s.io and *.kubernetes.io without the api-approved.kubernetes.io annotation`, "use your own domain; a Kubernetes SIG API adds @Metadata({ annotations: { 'api-approved.kubernetes.io': '<PR URL>' } })");
+    }
+  }
+
+  // CRD metadata (from @Metadata)
+  const meta = (c.metadata ?? {}) as Obj;
+  const metaMarker = markerOf(vo, 'Metadata');
+  const metaAt = metaMarker ? loc(metaMarker) : first.at;
+  let annotationBytes = 0;
+  for (const [k, v] of Object.entries((meta.annotations ?? {}) as Obj)) {
+    const p = qualifiedNameProblem(k);
+    if (p) push(CODES.metadata, metaAt, `annotation key '${k}' ${p}`, 'use keys such as example.com/owner');
+    annotationBytes += k.length + String(v).length;
+  }
+  if (annotationBytes > 256 * 1024) push(CODES.metadata, metaAt, `the CRD's annotations total ${annotationBytes} bytes; the API server allows 262144`, 'shorten the annotations');
+  for (const [k, v] of Object.entries((meta.labels ?? {}) as Obj)) {
+    const p = qualifiedNameProblem(k);
+    if (p) push(CODES.metadata, metaAt, `label key '${k}' ${p}`, 'use keys such as app.kubernetes.io/part-of');
+    const value = String(v);
+    if (value.length > 63 || !LABEL_VALUE.test(value)) push(CODES.metadata, metaAt, `label value '${value}' of '${k}' must be at most 63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit`, 'shorten or simplify the value');
+  }
+
+  // conversion
+  const conversion = spec.conversion as Obj | undefined;
+  const webhook = conversion?.webhook as Obj | undefined;
+  if (webhook) {
+    const cm = markerOf(vo, 'ConversionWebhook');
+    const at = cm ? loc(cm) : first.at;
+    const service = ((webhook.clientConfig as Obj | undefined)?.service ?? {}) as Obj;
+    if (dns1035(String(service.name ?? ''))) push(CODES.metadata, at, `conversion webhook service name '${String(service.name)}' ${dns1035(String(service.name ?? ''))}`, 'name the Service as Kubernetes names Services');
+    if (!DNS1123_LABEL.test(String(service.namespace ?? '')) || String(service.namespace).length > 63) push(CODES.metadata, at, `conversion webhook service namespace '${String(service.namespace)}' is not a DNS label`, 'use a namespace name such as system');
+    const path = service.path as string | undefined;
+    if (path !== undefined && (!path.startsWith('/') || /\/\/|\/\.\.?(\/|$)/.test(path))) push(CODES.metadata, at, `conversion webhook path '${path}' must be an absolute path without empty, '.' or '..' segments`, "write a path such as '/convert'");
+    const port = service.port as number | undefined;
+    if (port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65535)) push(CODES.metadata, at, `conversion webhook port ${port} is not between 1 and 65535`, 'use a valid port (443 by default)');
+    const reviews = (webhook.conversionReviewVersions ?? []) as string[];
+    if (!reviews.some((r) => r === 'v1' || r === 'v1beta1')) push(CODES.metadata, at, `conversionReviewVersions ${JSON.stringify(reviews)} must include v1 or v1beta1`, "use conversionReviewVersions: ['v1']");
+    if (new Set(reviews).size !== reviews.length) push(CODES.metadata, at, `conversionReviewVersions ${JSON.stringify(reviews)} has duplicates`, 'list each version once');
+    for (const r of reviews) if (dns1035(r)) push(CODES.metadata, at, `conversionReviewVersions entry '${r}' is not a version name`, 'use v1');
+  }
+
+  // versions
+  for (const ver of versions) {
+    const name = String(ver.name ?? '');
+    const o = vo.find((x) => x.version === name) ?? first;
+    const dep = o.markers.find((m) => m.name === 'DeprecatedVersion');
+    const warning = ver.deprecationWarning as string | undefined;
+    if (warning !== undefined && (warning.length > 256 || !/^[\x20-\x7e\u00a0-\uffff]*$/.test(warning))) {
+      push(CODES.metadata, dep ? loc(dep) : o.at, `deprecation warning of ${kind} ${name} must be at most 256 printable characters on one line`, 'shorten the warning');
+    }
+    const schema = ((ver.schema as Obj | undefined)?.openAPIV3Schema ?? {}) as JSONSchemaProps;
+    const subresources = (ver.subresources ?? {}) as Obj;
+    const statusOn = subresources.status !== undefined;
+
+    // scale
+    const scale = subresources.scale as Obj | undefined;
+    if (scale) {
+      const sm = o.markers.find((m) => m.name === 'SubresourceScale');
+      const at = sm ? loc(sm) : o.at;
+      const paths: [string, string | undefined, string[]][] = [
+        ['specpath', scale.specReplicasPath as string | undefined, ['.spec.']],
+        ['statuspath', scale.statusReplicasPath as string | undefined, ['.status.']],
+        ['selectorpath', scale.labelSelectorPath as string | undefined, ['.spec.', '.status.']],
+      ];
+      for (const [arg, path, prefixes] of paths) {
+        if (path === undefined) continue;
+        const p = simplePathProblem(path);
+        const under = prefixes.join(' or ');
+        if (p) {
+          push(CODES.status, at, `@SubresourceScale ${arg} '${path}' ${p}`, `write a path under ${under}, e.g. '${prefixes[0]}${arg === 'selectorpath' ? 'selector' : 'replicas'}'`);
+          continue;
+        }
+        if (!prefixes.some((x) => path.startsWith(x))) {
+          push(CODES.status, at, `@SubresourceScale ${arg} '${path}' must be a JSON path under ${under}`, `write '${prefixes[0]}${arg === 'selectorpath' ? 'selector' : 'replicas'}'`);
+          continue;
+        }
+        const node = nodeAt(schema, path);
+        const wanted = arg === 'selectorpath' ? 'string' : 'integer';
+        if (node === undefined) push(CODES.status, at, `@SubresourceScale ${arg} '${path}' is not a field of ${kind} ${name}: the server would prune what the scale subresource writes there`, `declare the field (${wanted}) in the Kind's types`);
+        else if (node !== 'open' && node.type !== wanted) push(CODES.status, at, `@SubresourceScale ${arg} '${path}' must be ${wanted === 'integer' ? 'an integer' : 'a string'} field (found ${node.type ?? 'no type'})`, `declare it as ${wanted === 'integer' ? 'int32' : 'string'}`);
+      }
+    }
+
+    // printer columns
+    const cols = (ver.additionalPrinterColumns ?? []) as Obj[];
+    const colMarkers = o.markers.filter((m) => m.name === 'PrintColumn');
+    cols.forEach((col, i) => {
+      const at = colMarkers[i] ? loc(colMarkers[i]) : o.at;
+      if (!String(col.name ?? '').trim()) push(CODES.columns, at, `@PrintColumn of ${kind} has an empty name`, 'give the column a header');
+      const fmt = col.format as string | undefined;
+      const formats = ['int32', 'int64', 'float', 'double', 'byte', 'date', 'date-time', 'password'];
+      if (fmt !== undefined && !formats.includes(fmt)) push(CODES.columns, at, `@PrintColumn format '${fmt}' is not one of ${formats.join(', ')}`, 'use one of the listed formats or none');
+      const p = simplePathProblem(String(col.jsonPath ?? ''));
+      if (p) push(CODES.columns, at, `@PrintColumn jsonPath '${String(col.jsonPath)}' ${p}`, "write a path such as '.status.phase'");
+      const prio = col.priority as number | undefined;
+      if (prio !== undefined && (prio < 0 || prio > 2147483647)) push(CODES.columns, at, `@PrintColumn priority ${prio} must be between 0 and 2147483647`, 'use 0 (shown by default) or a small positive number');
+    });
+
+    // selectable fields (Kubernetes 1.30+)
+    const sel = (ver.selectableFields ?? []) as Obj[];
+    const selMarkers = o.markers.filter((m) => m.name === 'SelectableField');
+    if (sel.length > 8) push(CODES.columns, selMarkers[8] ? loc(selMarkers[8]) : o.at, `${kind} ${name} has ${sel.length} selectable fields; the API server allows 8`, 'keep at most 8 @SelectableField markers');
+    const seenSel = new Set<string>();
+    sel.forEach((f, i) => {
+      const at = selMarkers[i] ? loc(selMarkers[i]) : o.at;
+      const path = String(f.jsonPath ?? '');
+      const p = simplePathProblem(path);
+      if (p) return push(CODES.columns, at, `@SelectableField jsonPath '${path}' ${p}`, "write a path such as '.spec.color'");
+      if (seenSel.has(path)) push(CODES.columns, at, `@SelectableField '${path}' is given twice`, 'remove the duplicate');
+      seenSel.add(path);
+      if (path === '.metadata.name' || path === '.metadata.namespace' || path.startsWith('.metadata.')) return push(CODES.columns, at, `@SelectableField '${path}' is under metadata, which the server selects on already`, 'select on a field of spec or status');
+      const node = nodeAt(schema, path);
+      if (node === undefined || node === 'open') return push(CODES.columns, at, `@SelectableField '${path}' is not a declared field of ${kind} ${name}`, 'name a string, integer or boolean field of the schema');
+      if (!['string', 'integer', 'boolean'].includes(node.type ?? '')) push(CODES.columns, at, `@SelectableField '${path}' must be a string, integer or boolean field (found ${node.type ?? 'no type'})`, 'select on a scalar field');
+    });
+
+    // the schema
+    for (const v of checkSchema(schema, statusOn)) {
+      const l = locate(v, o);
+      const path = schemaPath(v.steps);
+      out.push(error(v.code, `${l.where} (${kind} ${name} ${path}): ${v.message}`, { ...l.at, hint: v.hint }));
+    }
+  }
+  return dedupe(out);
+}
+
+function dedupe(list: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return list.filter((d) => {
+    const k = `${d.file}:${d.line}:${d.column}:${d.code}:${d.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/**
+ * The manifests pipeline's hook: the check's diagnostics for `crds`, less those on a line where
+ * the analysis already reported an error (a field whose type failed has a broken schema; the
+ * analysis said why, once).
+ */
+export function checkGeneratedCRDs(crds: readonly object[], analysisDiagnostics: readonly Diagnostic[]): Diagnostic[] {
+  const errorLines = new Set(analysisDiagnostics.filter((d) => d.severity === 'error').map((d) => `${d.file}:${d.line}`));
+  return checkCRDs(crds).filter((d) => !errorLines.has(`${d.file}:${d.line}`));
+}
