@@ -97,6 +97,17 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF4502', 'Two CRDs would be written to the same file.'),
   c('KF4503', '`manifests`: the project folder does not exist.'),
   c('KF4504', '`manifests`: no tsconfig.json in the project.'),
+  c('KF4601', 'The CRD check: a resource name (plural, singular, short name, category) is not a lower-case DNS-1035 label, or a Kind / list Kind is not one when lower-cased'),
+  c('KF4602', 'The CRD check: the group is not a DNS subdomain with at least one dot, or is a protected *.k8s.io / *.kubernetes.io group'),
+  c('KF4603', 'The CRD check: the schema is not structural: a node without a type, an empty schema (@Schemaless() alone), uniqueItems, properties beside additionalProperties, metadata restrictions, x-kubernetes-* combinations'),
+  c('KF4604', 'The CRD check: @ListType / @ListMapKey / @MapType misuse: \'set\' on objects, \'map\' without keys or on scalars, keys that are optional without a default, nullable, or not scalar'),
+  c('KF4605', 'The CRD check: @Pattern is not valid RE2: lookarounds, backreferences, possessive or atomic forms, \\u escapes, bad ranges or brackets'),
+  c('KF4606', 'The CRD check: @Default does not validate against the field (wrong type, enum, bounds, pattern, missing required fields) or has fields the type does not declare'),
+  c('KF4607', 'The CRD check: @Minimum above @Maximum, @MinLength above @MaxLength, @MinItems above @MaxItems, @MinProperties above @MaxProperties, negative counts, @MultipleOf not positive'),
+  c('KF4608', 'The CRD check: @SubresourceScale paths not under .spec / .status or not integer fields of the schema; a root schema with more than the status subresource allows'),
+  c('KF4609', 'The CRD check: @PrintColumn / @SelectableField: JSON paths, formats and selectable field types'),
+  c('KF4610', 'The CRD check: @Metadata label and annotation keys and values, @DeprecatedVersion warnings, @ConversionWebhook service settings'),
+  c('KF4611', 'The CRD check: @XValidation / @Immutable rules a current server refuses before compiling them: empty rule or message, multi-line rule without message, unknown reason, bad fieldPath, oldSelf where values do not correlate'),
   c('KF9001', 'Internal error while analysing a Kind (a kubeforge bug).'),
 ];
 

@@ -50,16 +50,18 @@ export function crdFiles(crds: readonly Record<string, unknown>[], reporter: Rep
 /**
  * The CRDs, each checked against the API server's own rules before anything is written
  * (crdcheck/): a CRD it would refuse is an error at the marker or field that caused it. A line
- * where generation already reported an error gets no second report.
+ * where the analysis or generation already reported an error gets no second report.
  */
 export const crdGenerator: Generator = {
   name: 'crd',
   generate: (input, reporter) => {
+    // What the analysis already reported (same reporter) and what generation reports now.
+    const analysed = reporter.diagnostics();
     const scratch = new Reporter();
     const crds = generateCRDs(input.kinds, input.generatorVersion, scratch, input.rel);
-    const earlier = scratch.diagnostics();
-    for (const d of earlier) reporter.report(d);
-    for (const d of checkGeneratedCRDs(crds, earlier)) reporter.report(d);
+    const generated = scratch.diagnostics();
+    for (const d of generated) reporter.report(d);
+    for (const d of checkGeneratedCRDs(crds, [...analysed, ...generated])) reporter.report(d);
     return crdFiles(crds, reporter);
   },
 };
