@@ -12,6 +12,7 @@ import type { Cache, Client, ControllerManagerLike, Leadership, ManagerContracts
 import { newCache } from '../cache/index.js';
 import { newClient, LeadershipLostError, RestClient as ClientRest } from '../client/index.js';
 import { RestClient } from '../util/rest.js';
+import { restClientRequestMetrics } from '../client/requestmetrics.js';
 import { inClusterNamespace } from './config.js';
 import { EventBroadcaster, type EventRecorder, type LegacyEventRecorder } from './events.js';
 import { serveChecks, type Checker } from './healthz.js';
@@ -257,6 +258,10 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     const elector = this.elector;
     this.leadership = { isLeading: () => (elector ? elector.isLeading() : true) };
     this.clientRest = new ClientRest(config);
+    // client-go's rest_client_requests_total, shared by both transports.
+    const observeRequest = restClientRequestMetrics(this.registry);
+    this.clientRest.setRequestObserver(observeRequest);
+    this.ownRest.setRequestObserver(observeRequest);
     if (this.elector) {
       // After a loss, writes from reconciles still running are refused unsent (see fence.ts).
       const fenced = this.elector;
