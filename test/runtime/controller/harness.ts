@@ -2,7 +2,7 @@
 // CRD, and a minimal ControllerManagerLike used until/unless the real Manager is wanted.
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { KubeConfig, KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject, V1Condition, V1ObjectMeta } from '@kubernetes/client-node';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -27,7 +27,7 @@ export class Widget implements KubernetesObject {
   kind?: string = 'Widget';
   metadata?: V1ObjectMeta;
   spec?: { replicas?: number; message?: string; owner?: string };
-  status?: { observedGeneration?: number; ready?: boolean; message?: string };
+  status?: { observedGeneration?: number; ready?: boolean; message?: string; conditions?: V1Condition[] };
 }
 
 export function widget(namespace: string, name: string, spec: Widget['spec'] = {}, labels?: Record<string, string>): Widget {
