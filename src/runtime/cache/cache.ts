@@ -29,7 +29,11 @@ export interface CacheOptions {
   logger?: Logger;
   /** How long `get`/`list` wait for a new informer's first list before rejecting (ms). Default 120 000. */
   syncTimeoutMs?: number;
-  /** Applied to every object before caching (e.g. strip metadata.managedFields to save memory). */
+  /**
+   * Applied to every object before caching (e.g. strip metadata.managedFields to save memory).
+   * It sees the object as the server sent it (timestamps still strings); readers and handlers then
+   * get Dates where client-node declares them.
+   */
   transform?: (obj: KubernetesObject) => KubernetesObject;
   /** Share an existing transport. */
   rest?: RestClient;
