@@ -117,6 +117,20 @@ export interface ListOptions {
   limit?: number;
   /** Live reads only: continue token from a previous page. */
   continue?: string;
+  /**
+   * Aborts the request (the reconcile's `ctx.signal`): the call then rejects with an AbortError
+   * and nothing more is sent. Cached reads stop waiting for their informer's first list.
+   */
+  signal?: AbortSignal;
+}
+
+/** Options of `get`. */
+export interface GetOptions {
+  /**
+   * Aborts the request (the reconcile's `ctx.signal`): the call then rejects with an AbortError
+   * and nothing more is sent. Cached reads stop waiting for their informer's first list.
+   */
+  signal?: AbortSignal;
 }
 
 /** Reads objects: from the cache (the manager's client) or live from the API server (the API reader). */
@@ -126,7 +140,7 @@ export interface Reader {
    * exist, with `StatusError` for other API failures. Cache-backed readers start (and wait for)
    * an informer for the type on first use; the returned object is the caller's own copy.
    */
-  get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey): Promise<T>;
+  get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey, options?: GetOptions): Promise<T>;
   /** Lists objects matching the options. Same error behaviour as `get`. */
   list<T extends KubernetesObject>(type: TypeRef<T>, options?: ListOptions): Promise<ObjectList<T>>;
 }
@@ -198,6 +212,11 @@ export interface DeleteOptions {
   /** Only delete if the object still has this resourceVersion / uid (409 Conflict otherwise). */
   preconditions?: { resourceVersion?: string; uid?: string };
   dryRun?: boolean;
+  /**
+   * Aborts the request (the reconcile's `ctx.signal`): the call then rejects with an AbortError
+   * and nothing more is sent. Cached reads stop waiting for their informer's first list.
+   */
+  signal?: AbortSignal;
 }
 
 /** Options of `create` / `update`. */
@@ -205,6 +224,11 @@ export interface WriteOptions {
   /** Overrides the client's fieldOwner (`fieldManager` query parameter). */
   fieldManager?: string;
   dryRun?: boolean;
+  /**
+   * Aborts the request (the reconcile's `ctx.signal`): the call then rejects with an AbortError
+   * and nothing more is sent. Cached reads stop waiting for their informer's first list.
+   */
+  signal?: AbortSignal;
 }
 
 /** A patch to send with `patch`: see `mergeFrom`, `MergePatch`, `JSONPatch`, `Apply` in kubeforge/runtime. */
@@ -225,7 +249,14 @@ export interface PatchOptions extends WriteOptions {
   force?: boolean;
 }
 
-/** Writes objects. Every method rejects with a typed StatusError subclass on API errors. */
+/**
+ * Writes objects. Every method rejects with a typed StatusError subclass on API errors.
+ * `create`, `update` and `patch` refresh the object passed in from the server's answer, as
+ * controller-runtime does (new resourceVersion, defaulted fields, status), and resolve with that
+ * same object, so `update(obj)` then `status().update(obj)` works without a 409 Conflict. An
+ * object that cannot change (frozen, as event handlers receive them) is left as it is and the
+ * answer returned instead. Timestamps in answers are Dates, as client-node's types declare.
+ */
 export interface Writer {
   /** Creates the object; resolves with the stored object. `AlreadyExistsError` on 409 AlreadyExists. */
   create<T extends KubernetesObject>(obj: T, options?: WriteOptions): Promise<T>;
@@ -244,7 +275,10 @@ export interface Writer {
 
 /** Writes the status subresource only (`client.status()`). */
 export interface StatusWriter {
-  /** PUT .../status; same errors as `Writer.update`. Changes outside `status` are ignored by the server. */
+  /**
+   * PUT .../status; same errors as `Writer.update`. Changes outside `status` are ignored by the
+   * server; `obj` is refreshed from its answer like `Writer.update`.
+   */
   update<T extends KubernetesObject>(obj: T, options?: WriteOptions): Promise<T>;
   /** PATCH .../status; same errors as `Writer.patch`. */
   patch<T extends KubernetesObject>(obj: T, patch: Patch, options?: PatchOptions): Promise<T>;
@@ -275,4 +309,16 @@ export interface ControllerManagerLike {
    * webhooks are registered on it). What `webhookManagedBy(mgr)` registers on.
    */
   getWebhookServer(): import('./webhook/server.js').WebhookServer;
+  /**
+   * A recorder of events.k8s.io/v1 Events reporting as `name` (controller-runtime 0.23's
+   * GetEventRecorder): `eventf(regarding, related, type, reason, action, note, ...args)`.
+   * Needs RBAC `@Rbac({ groups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] })`.
+   */
+  getEventRecorder(name: string): import('./manager/events.js').EventRecorder;
+  /**
+   * @deprecated Use getEventRecorder. A recorder of core/v1 Events (controller-runtime's
+   * GetEventRecorderFor, client-go's record.EventRecorder); needs
+   * `@Rbac({ groups: ['core'], resources: ['events'], verbs: ['create', 'patch'] })`.
+   */
+  getEventRecorderFor(name: string): import('./manager/events.js').LegacyEventRecorder;
 }

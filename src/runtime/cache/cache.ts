@@ -5,26 +5,35 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import pino from 'pino';
 import type { Logger } from 'pino';
-import type { Cache, IndexExtractor, Informer, ListOptions, ObjectKey, ObjectList, ResourceInfo, TypeRef } from '../contracts.js';
+import type { Cache, GetOptions, HandlerRegistration, IndexExtractor, Informer, ListOptions, ObjectKey, ObjectList, ResourceEventHandler, ResourceInfo, TypeRef } from '../contracts.js';
 import { NotFoundError } from '../client/errors.js';
 import { Resolver } from '../client/resolver.js';
 import { RestClient } from '../client/rest.js';
 import { matchesLabels, parseFieldSelector, parseLabelSelector } from '../client/selector.js';
 import { SharedInformer, objectKey } from './informer.js';
+import type { StoreEntry } from './informer.js';
 import type { SharedInformerOptions } from './informer.js';
 
 /** Options of `newCache`. */
 export interface CacheOptions {
   /**
-   * Restrict namespaced types to one namespace (WATCH_NAMESPACE). Reads of other namespaces then
-   * reject with an Error. Cluster-scoped types are always watched cluster-wide.
+   * Restrict namespaced types to these namespaces (controller-runtime's DefaultNamespaces,
+   * WATCH_NAMESPACE): one list+watch per namespace and type; `list` without a namespace merges
+   * them. Reads of other namespaces reject with an Error. Cluster-scoped types are always watched
+   * cluster-wide. Empty or absent: all namespaces.
    */
+  namespaces?: string[];
+  /** @deprecated One namespace: same as `namespaces: [namespace]`. */
   namespace?: string;
   /** Logger for informer warnings (default: silent). */
   logger?: Logger;
   /** How long `get`/`list` wait for a new informer's first list before rejecting (ms). Default 120 000. */
   syncTimeoutMs?: number;
-  /** Applied to every object before caching (e.g. strip metadata.managedFields to save memory). */
+  /**
+   * Applied to every object before caching (e.g. strip metadata.managedFields to save memory).
+   * It sees the object as the server sent it (timestamps still strings); readers and handlers then
+   * get Dates where client-node declares them.
+   */
   transform?: (obj: KubernetesObject) => KubernetesObject;
   /** Share an existing transport. */
   rest?: RestClient;
@@ -58,9 +67,12 @@ export function newCache(config: KubeConfig, options: CacheOptions = {}): Inform
 
 /** See `newCache`. */
 export class InformerCache implements Cache {
+  /** `apiVersion/kind` (cluster-wide or one namespace) or `apiVersion/kind@namespace` (several). */
   private readonly informers = new Map<string, SharedInformer>();
   private readonly resolver: Resolver;
   private readonly logger: Logger;
+  /** Sorted; empty means all namespaces. */
+  private readonly namespaces: string[];
   private signal?: AbortSignal;
   private readonly runs: Promise<void>[] = [];
 
@@ -70,6 +82,8 @@ export class InformerCache implements Cache {
   ) {
     this.resolver = new Resolver(rest);
     this.logger = options.logger ?? pino({ level: 'silent' });
+    const ns = options.namespaces ?? (options.namespace ? [options.namespace] : []);
+    this.namespaces = [...new Set(ns.filter(Boolean))].sort();
   }
 
   /** The cache needs no leader: every replica keeps its own. */
@@ -94,6 +108,11 @@ export class InformerCache implements Cache {
     return this.signal !== undefined;
   }
 
+  /** The namespaces namespaced types are restricted to (empty: all). */
+  getNamespaces(): readonly string[] {
+    return this.namespaces;
+  }
+
   async waitForCacheSync(signal?: AbortSignal): Promise<boolean> {
     const all = [...this.informers.values()];
     const results = await Promise.all(all.map((i) => i.waitForSync(anySignal(signal, this.signal))));
@@ -105,18 +124,39 @@ export class InformerCache implements Cache {
     return this.resolver.resolve(type);
   }
 
+  /**
+   * The shared informer of the type; with several namespaces and a namespaced type, one informer
+   * that fans handlers out to the informer of each namespace (controller-runtime's
+   * multiNamespaceInformer).
+   */
   async getInformer<T extends KubernetesObject>(type: TypeRef<T>): Promise<Informer<T>> {
-    return (await this.informerFor(type)) as unknown as Informer<T>;
+    const infs = await this.informersFor(type);
+    return (infs.length === 1 ? infs[0] : new MultiNamespaceInformer(infs)) as unknown as Informer<T>;
   }
 
-  /** Like getInformer, typed as kubeforge's SharedInformer (stats, store). */
+  /**
+   * Like getInformer, typed as kubeforge's SharedInformer (stats, store). With several
+   * namespaces, a namespaced type has one informer per namespace: this throws, use informersFor.
+   */
   async informerFor(type: TypeRef | KubernetesObject): Promise<SharedInformer> {
+    const infs = await this.informersFor(type);
+    if (infs.length !== 1) throw new Error(`kubeforge/runtime: ${infs[0].resource.kind} is watched in ${infs.length} namespaces; use informersFor()`);
+    return infs[0];
+  }
+
+  /** The informers of a type: one, or one per namespace (sorted by namespace) for a namespaced type with several. */
+  async informersFor(type: TypeRef | KubernetesObject): Promise<SharedInformer[]> {
     const r = await this.resolver.resolve(type);
-    const k = `${r.apiVersion}/${r.kind}`;
+    if (!r.namespaced || this.namespaces.length === 0) return [this.informerIn(r, undefined, `${r.apiVersion}/${r.kind}`)];
+    if (this.namespaces.length === 1) return [this.informerIn(r, this.namespaces[0], `${r.apiVersion}/${r.kind}`)];
+    return this.namespaces.map((n) => this.informerIn(r, n, `${r.apiVersion}/${r.kind}@${n}`));
+  }
+
+  private informerIn(r: ResourceInfo, namespace: string | undefined, k: string): SharedInformer {
     let inf = this.informers.get(k);
     if (!inf) {
       const o: SharedInformerOptions = {
-        namespace: this.options.namespace,
+        namespace,
         logger: this.logger,
         transform: this.options.transform,
         initialBackoffMs: this.options.initialBackoffMs,
@@ -131,89 +171,131 @@ export class InformerCache implements Cache {
   }
 
   async indexField<T extends KubernetesObject>(type: TypeRef<T>, field: string, extractor: IndexExtractor<T>): Promise<void> {
-    const inf = await this.informerFor(type);
-    inf.addIndexer(field, extractor as IndexExtractor);
+    for (const inf of await this.informersFor(type)) inf.addIndexer(field, extractor as IndexExtractor);
   }
 
-  private async synced(type: TypeRef): Promise<SharedInformer> {
+  /** The informers that hold `namespace` (all of the type when undefined), once synced. */
+  private async synced(type: TypeRef, namespace: string | undefined, signal: AbortSignal | undefined): Promise<SharedInformer[]> {
     if (!this.signal) throw new CacheNotStartedError();
-    const inf = await this.informerFor(type);
-    if (!inf.hasSynced()) {
+    signal?.throwIfAborted();
+    let infs = await this.informersFor(type);
+    const r = infs[0].resource;
+    if (r.namespaced && namespace && this.namespaces.length > 0) {
+      if (!this.namespaces.includes(namespace)) {
+        throw new Error(`kubeforge/runtime: the cache only watches ${this.namespaces.length === 1 ? 'namespace' : 'namespaces'} ${this.namespaces.map((n) => `"${n}"`).join(', ')}; cannot read ${r.kind} in "${namespace}" (use the API reader, or add it to cache.defaultNamespaces)`);
+      }
+      if (infs.length > 1) infs = [infs[this.namespaces.indexOf(namespace)]];
+    }
+    for (const inf of infs) {
+      if (inf.hasSynced()) continue;
       const timeout = AbortSignal.timeout(this.options.syncTimeoutMs ?? 120_000);
-      const ok = await inf.waitForSync(anySignal(timeout, this.signal));
+      const ok = await inf.waitForSync(anySignal(timeout, this.signal, signal));
+      signal?.throwIfAborted();
       if (!ok) throw new Error(`kubeforge/runtime: timed out waiting for the ${inf.resource.kind} informer to sync (is the type served and readable?)`);
     }
-    return inf;
-  }
-
-  private checkNamespace(r: ResourceInfo, namespace: string | undefined): void {
-    if (r.namespaced && this.options.namespace && namespace && namespace !== this.options.namespace) {
-      throw new Error(`kubeforge/runtime: the cache only watches namespace "${this.options.namespace}"; cannot read ${r.kind} in "${namespace}" (use the API reader)`);
-    }
+    return infs;
   }
 
   /** Reads one object from memory; the result is the caller's own copy. NotFoundError if absent. */
-  async get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey): Promise<T> {
-    const inf = await this.synced(type);
-    const r = inf.resource;
-    this.checkNamespace(r, key.namespace);
-    const e = inf.store.get(objectKey(r.namespaced ? key.namespace : undefined, key.name));
-    if (!e) {
-      throw new NotFoundError(404, {
-        reason: 'NotFound',
-        message: `${r.plural}${r.group ? `.${r.group}` : ''} "${key.name}" not found${r.namespaced && key.namespace ? ` in namespace "${key.namespace}"` : ''}`,
-        details: { name: key.name, group: r.group, kind: r.plural },
-      });
+  async get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey, o: GetOptions = {}): Promise<T> {
+    const infs = await this.synced(type, key.namespace, o.signal);
+    const r = infs[0].resource;
+    const k = objectKey(r.namespaced ? key.namespace : undefined, key.name);
+    for (const inf of infs) {
+      const e = inf.store.get(k);
+      if (e) return inf.parse(e) as T;
     }
-    return inf.parse(e) as T;
+    throw new NotFoundError(404, {
+      reason: 'NotFound',
+      message: `${r.plural}${r.group ? `.${r.group}` : ''} "${key.name}" not found${r.namespaced && key.namespace ? ` in namespace "${key.namespace}"` : ''}`,
+      details: { name: key.name, group: r.group, kind: r.plural },
+    });
   }
 
   /**
-   * Lists from memory, sorted by namespace/name. Field selectors need an index registered with
-   * `indexField` (or metadata.name / metadata.namespace); others reject with an Error.
+   * Lists from memory, sorted by namespace/name (across every watched namespace when none is
+   * given). Field selectors need an index registered with `indexField` (or metadata.name /
+   * metadata.namespace); others reject with an Error.
    */
   async list<T extends KubernetesObject>(type: TypeRef<T>, o: ListOptions = {}): Promise<ObjectList<T>> {
-    const inf = await this.synced(type);
-    const r = inf.resource;
-    this.checkNamespace(r, o.namespace);
+    const infs = await this.synced(type, o.namespace, o.signal);
+    const r = infs[0].resource;
     const labels = parseLabelSelector(o.labelSelector);
     const fields = parseFieldSelector(o.fieldSelector);
     for (const f of fields) {
-      if (f.field !== 'metadata.name' && f.field !== 'metadata.namespace' && !inf.indexers.has(f.field)) {
+      if (f.field !== 'metadata.name' && f.field !== 'metadata.namespace' && !infs[0].indexers.has(f.field)) {
         throw new Error(`kubeforge/runtime: field selector "${f.field}" on ${r.kind} needs an index: call cache.indexField(${r.kind}, '${f.field}', extractor) before starting (or use metadata.name / metadata.namespace)`);
       }
     }
     const namespace = r.namespaced ? o.namespace || undefined : undefined;
-    // Narrow the candidates with the smallest matching index: field indexes, the label index for
-    // equality requirements, the namespace index; every requirement is still checked below.
-    let candidates: Set<string> | undefined;
-    const consider = (s: Set<string> | undefined) => {
-      const set = s ?? new Set<string>();
-      if (!candidates || set.size < candidates.size) candidates = set;
-    };
-    for (const f of fields) if (f.op === '=' && inf.indices.has(f.field)) consider(inf.indices.get(f.field)!.get(f.value));
-    for (const l of labels) if (l.op === '=' || (l.op === 'in' && l.values.length === 1)) consider(inf.byLabel.get(`${l.key}=${l.values[0]}`));
-    if (namespace) consider(inf.byNamespace.get(namespace));
-    const keys = candidates ? [...candidates] : [...inf.store.keys()];
-    keys.sort();
-    const items: T[] = [];
-    for (const key of keys) {
-      const e = inf.store.get(key);
-      if (!e) continue;
-      if (namespace && e.namespace !== namespace) continue;
-      if (labels.length && !matchesLabels(labels, e.labels)) continue;
-      let ok = true;
-      for (const f of fields) {
-        const values = f.field === 'metadata.name' ? [e.name] : f.field === 'metadata.namespace' ? [e.namespace] : (e.index?.[f.field] ?? []);
-        const has = values.includes(f.value);
-        if ((f.op === '=') !== has) {
-          ok = false;
-          break;
+    const found: { key: string; inf: SharedInformer; e: StoreEntry }[] = [];
+    for (const inf of infs) {
+      // Narrow the candidates with the smallest matching index: field indexes, the label index for
+      // equality requirements, the namespace index; every requirement is still checked below.
+      let candidates: Set<string> | undefined;
+      const consider = (s: Set<string> | undefined) => {
+        const set = s ?? new Set<string>();
+        if (!candidates || set.size < candidates.size) candidates = set;
+      };
+      for (const f of fields) if (f.op === '=' && inf.indices.has(f.field)) consider(inf.indices.get(f.field)!.get(f.value));
+      for (const l of labels) if (l.op === '=' || (l.op === 'in' && l.values.length === 1)) consider(inf.byLabel.get(`${l.key}=${l.values[0]}`));
+      if (namespace) consider(inf.byNamespace.get(namespace));
+      const keys = candidates ? [...candidates] : [...inf.store.keys()];
+      for (const key of keys) {
+        const e = inf.store.get(key);
+        if (!e) continue;
+        if (namespace && e.namespace !== namespace) continue;
+        if (labels.length && !matchesLabels(labels, e.labels)) continue;
+        let ok = true;
+        for (const f of fields) {
+          const values = f.field === 'metadata.name' ? [e.name] : f.field === 'metadata.namespace' ? [e.namespace] : (e.index?.[f.field] ?? []);
+          const has = values.includes(f.value);
+          if ((f.op === '=') !== has) {
+            ok = false;
+            break;
+          }
         }
+        if (ok) found.push({ key, inf, e });
       }
-      if (ok) items.push(inf.parse(e) as T);
     }
-    return { apiVersion: r.apiVersion, kind: `${r.kind}List`, metadata: { resourceVersion: inf.lastResourceVersion() }, items };
+    found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const items = found.map(({ inf, e }) => inf.parse(e) as T);
+    // One informer: its resourceVersion; several: none is the list's (as controller-runtime's multi-namespace cache).
+    return { apiVersion: r.apiVersion, kind: `${r.kind}List`, metadata: infs.length === 1 ? { resourceVersion: infs[0].lastResourceVersion() } : {}, items };
+  }
+}
+
+/** One handler registration over the informers of several namespaces. */
+class MultiRegistration implements HandlerRegistration {
+  constructor(readonly parts: HandlerRegistration[]) {}
+  hasSynced(): boolean {
+    return this.parts.every((p) => p.hasSynced());
+  }
+}
+
+/**
+ * The informers of one namespaced type in several namespaces, seen as one: handlers are added to
+ * each; synced once all are. Errors and shutdown as SharedInformer.
+ */
+export class MultiNamespaceInformer<T extends KubernetesObject = KubernetesObject> implements Informer<T> {
+  readonly resource: ResourceInfo;
+  constructor(readonly informers: SharedInformer<T>[]) {
+    this.resource = informers[0].resource;
+  }
+  addEventHandler(handler: ResourceEventHandler<T>): HandlerRegistration {
+    return new MultiRegistration(this.informers.map((i) => i.addEventHandler(handler)));
+  }
+  removeEventHandler(registration: HandlerRegistration): void {
+    if (!(registration instanceof MultiRegistration)) return;
+    registration.parts.forEach((p, i) => this.informers[i].removeEventHandler(p));
+  }
+  hasSynced(): boolean {
+    return this.informers.every((i) => i.hasSynced());
+  }
+  /** Resolves true once every namespace's informer synced; false if `signal` aborts first. */
+  async waitForSync(signal?: AbortSignal): Promise<boolean> {
+    const r = await Promise.all(this.informers.map((i) => i.waitForSync(signal)));
+    return r.every(Boolean);
   }
 }
 

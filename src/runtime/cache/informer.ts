@@ -24,6 +24,7 @@ import type { HandlerRegistration, IndexExtractor, Informer, ResourceEventHandle
 import { StatusError, isGone, statusErrorFrom } from '../client/errors.js';
 import type { RestClient } from '../client/rest.js';
 import { resourcePath } from '../client/types.js';
+import { reviveDates } from '../client/dates.js';
 
 /** One cached object. */
 export interface StoreEntry {
@@ -177,7 +178,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
 
   /** Parses a stored entry into a fresh (mutable) object. */
   parse(e: StoreEntry): T {
-    return JSON.parse(e.json) as T;
+    // Timestamps become the Dates client-node's types declare (see client/dates.ts).
+    return reviveDates(JSON.parse(e.json) as T, this.resource);
   }
 
   private extract(extractor: IndexExtractor, obj: KubernetesObject, field: string): string[] {
@@ -251,6 +253,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     if (old && old.resourceVersion === rv) return;
     if (!obj.apiVersion || !obj.kind) obj = { ...obj, apiVersion: this.resource.apiVersion, kind: this.resource.kind };
     const entry: StoreEntry = { json: JSON.stringify(obj), namespace, name, resourceVersion: rv };
+    // Indexers and handlers see the types client-node declares (Dates), as readers do.
+    reviveDates(obj, this.resource);
     if (md.labels && Object.keys(md.labels).length > 0) entry.labels = md.labels;
     if (this.indexers.size > 0) {
       entry.index = {};
@@ -287,7 +291,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
       if (s.size === 0) this.byNamespace.delete(old.namespace);
     }
     if (this.registrations.size === 0) return;
-    const obj = deepFreeze(last ?? this.parse(old));
+    const obj = deepFreeze(last ? reviveDates(last, this.resource) : this.parse(old));
     for (const reg of this.registrations) this.call(reg, 'onDelete', obj, finalStateUnknown);
   }
 

@@ -7,6 +7,7 @@ import type {
   Cache,
   Client,
   DeleteOptions,
+  GetOptions,
   ListOptions,
   ObjectKey,
   ObjectList,
@@ -22,6 +23,7 @@ import { Resolver } from './resolver.js';
 import { RestClient } from './rest.js';
 import { selectorString } from './selector.js';
 import { resourcePath, withTypeMeta } from './types.js';
+import { reviveDates } from './dates.js';
 
 /** Options of `newClient`. */
 export interface ClientOptions {
@@ -57,21 +59,24 @@ class LiveReader implements Reader {
     protected readonly resolver: Resolver,
   ) {}
 
-  async get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey): Promise<T> {
+  async get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey, o: GetOptions = {}): Promise<T> {
+    o.signal?.throwIfAborted();
     const r = await this.resolver.resolve(type);
-    const obj = await this.rest.request<T>('GET', resourcePath(r, ns(r, key.namespace), key.name), { what: `get ${describe(r, key.namespace, key.name)}` });
-    return withTypeMeta(obj, r);
+    const obj = await this.rest.request<T>('GET', resourcePath(r, ns(r, key.namespace), key.name), { what: `get ${describe(r, key.namespace, key.name)}`, signal: o.signal });
+    return reviveDates(withTypeMeta(obj, r), r);
   }
 
   async list<T extends KubernetesObject>(type: TypeRef<T>, o: ListOptions = {}): Promise<ObjectList<T>> {
+    o.signal?.throwIfAborted();
     const r = await this.resolver.resolve(type);
     const list = await this.rest.request<ObjectList<T>>('GET', resourcePath(r, ns(r, o.namespace)), {
       query: { labelSelector: selectorString(o.labelSelector), fieldSelector: selectorString(o.fieldSelector), limit: o.limit, continue: o.continue },
       what: `list ${describe(r)}`,
+      signal: o.signal,
     });
     for (let i = 0; i < list.items.length; i++) {
       const it = list.items[i];
-      if (!it.apiVersion || !it.kind) list.items[i] = { ...it, apiVersion: r.apiVersion, kind: r.kind } as T;
+      list.items[i] = reviveDates(!it.apiVersion || !it.kind ? ({ ...it, apiVersion: r.apiVersion, kind: r.kind } as T) : it, r);
     }
     return list;
   }
@@ -98,8 +103,8 @@ class KubeClient extends LiveReader implements Client {
     return this.resolver.resolve(type);
   }
 
-  override get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey): Promise<T> {
-    return this.cache ? this.cache.get(type, key) : super.get(type, key);
+  override get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey, o?: GetOptions): Promise<T> {
+    return this.cache ? this.cache.get(type, key, o) : super.get(type, key, o);
   }
 
   override list<T extends KubernetesObject>(type: TypeRef<T>, o?: ListOptions): Promise<ObjectList<T>> {
@@ -128,12 +133,15 @@ class KubeClient extends LiveReader implements Client {
   }
 
   async create<T extends KubernetesObject>(obj: T, o?: WriteOptions): Promise<T> {
+    o?.signal?.throwIfAborted();
     const { r, namespace } = await this.target(obj);
-    return this.rest.request<T>('POST', resourcePath(r, namespace), {
+    const answer = await this.rest.request<T>('POST', resourcePath(r, namespace), {
       body: withTypeMeta(obj, r),
       query: this.writeQuery(o),
       what: `create ${describe(r, namespace, obj.metadata?.name ?? obj.metadata?.generateName)}`,
+      signal: o?.signal,
     });
+    return refresh(obj, answer, r);
   }
 
   update<T extends KubernetesObject>(obj: T, o?: WriteOptions): Promise<T> {
@@ -141,12 +149,15 @@ class KubeClient extends LiveReader implements Client {
   }
 
   private async put<T extends KubernetesObject>(obj: T, o: WriteOptions | undefined, sub: string | undefined): Promise<T> {
+    o?.signal?.throwIfAborted();
     const { r, namespace, name } = await this.target(obj);
-    return this.rest.request<T>('PUT', resourcePath(r, namespace, name, sub), {
+    const answer = await this.rest.request<T>('PUT', resourcePath(r, namespace, name, sub), {
       body: withTypeMeta(obj, r),
       query: this.writeQuery(o),
       what: `update ${describe(r, namespace, name)}${sub ? ` ${sub}` : ''}`,
+      signal: o?.signal,
     });
+    return refresh(obj, answer, r);
   }
 
   patch<T extends KubernetesObject>(obj: T, patch: Patch, o?: PatchOptions): Promise<T> {
@@ -154,6 +165,7 @@ class KubeClient extends LiveReader implements Client {
   }
 
   private async sendPatch<T extends KubernetesObject>(obj: T, patch: Patch, o: PatchOptions | undefined, sub: string | undefined): Promise<T> {
+    o?.signal?.throwIfAborted();
     const { r, namespace, name } = await this.target(obj);
     const query: Record<string, string | undefined> = this.writeQuery(o);
     const isApply = patch.type === 'application/apply-patch+yaml';
@@ -162,20 +174,24 @@ class KubeClient extends LiveReader implements Client {
       if (o?.force) query.force = 'true';
     }
     const body = patch.data(isApply ? withTypeMeta(obj, r) : obj);
-    return this.rest.request<T>('PATCH', resourcePath(r, namespace, name, sub), {
+    const answer = await this.rest.request<T>('PATCH', resourcePath(r, namespace, name, sub), {
       body,
       contentType: patch.type,
       query,
       what: `patch ${describe(r, namespace, name)}${sub ? ` ${sub}` : ''}`,
+      signal: o?.signal,
     });
+    return refresh(obj, answer, r);
   }
 
   async delete(obj: KubernetesObject, o: DeleteOptions = {}): Promise<void> {
+    o.signal?.throwIfAborted();
     const { r, namespace, name } = await this.target(obj);
     await this.rest.request('DELETE', resourcePath(r, namespace, name), {
       body: deleteBody(o),
       query: { dryRun: o.dryRun ? 'All' : undefined },
       what: `delete ${describe(r, namespace, name)}`,
+      signal: o.signal,
     });
   }
 
@@ -183,12 +199,28 @@ class KubeClient extends LiveReader implements Client {
     const r = await this.resolver.resolve(type);
     const namespace = ns(r, o.namespace);
     if (r.namespaced && !namespace) throw new Error(`kubeforge/runtime: deleteAllOf(${r.kind}) needs { namespace } (the API server deletes collections per namespace)`);
+    o.signal?.throwIfAborted();
     await this.rest.request('DELETE', resourcePath(r, namespace), {
       body: deleteBody(o),
       query: { labelSelector: selectorString(o.labelSelector), fieldSelector: selectorString(o.fieldSelector), dryRun: o.dryRun ? 'All' : undefined },
       what: `deleteAllOf ${describe(r, namespace)}`,
+      signal: o.signal,
     });
   }
+}
+
+/**
+ * controller-runtime decodes a write's answer into the object passed in; so do we: `obj` gets the
+ * server's state (new resourceVersion, defaults, status), keeping its prototype, and is returned.
+ * A frozen object (one an event handler received) cannot change: the answer is returned instead.
+ */
+function refresh<T extends KubernetesObject>(obj: T, answer: T, r: ResourceInfo): T {
+  const fresh = reviveDates(withTypeMeta(answer, r), r);
+  if (!fresh || typeof fresh !== 'object' || Object.isFrozen(obj)) return fresh;
+  const target = obj as Record<string, unknown>;
+  for (const k of Object.keys(target)) if (!(k in fresh)) delete target[k];
+  Object.assign(target, fresh);
+  return obj;
 }
 
 function deleteBody(o: DeleteOptions): Record<string, unknown> {

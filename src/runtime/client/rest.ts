@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { StatusError, statusErrorFrom } from './errors.js';
 import type { WriteFence } from './fence.js';
+import type { RequestObserver } from './requestmetrics.js';
 
 /** Options of one request. */
 export interface RequestOptions {
@@ -60,6 +61,7 @@ export class RestClient {
   private probeTimer?: NodeJS.Timeout;
   private probing = false;
   private fence?: WriteFence;
+  private observer?: RequestObserver;
 
   constructor(readonly kubeConfig: KubeConfig) {
     const cluster = kubeConfig.getCurrentCluster();
@@ -120,14 +122,19 @@ export class RestClient {
       headers,
       agent: watch ? this.watchAgent : this.agent,
     };
+    const host = p.base.host;
     return new Promise((resolve, reject) => {
       const req = (this.secure ? https : http).request(reqOpts, (res) => {
+        this.observer?.(String(res.statusCode ?? 0), method, host);
         this.answered(res.statusCode ?? 0);
         resolve({ res, req });
       });
       const timeout = o.timeout ?? 60_000;
       if (timeout > 0) req.setTimeout(timeout, () => req.destroy(Object.assign(new Error(`request timed out after ${timeout} ms`), { code: 'ETIMEDOUT' })));
+      let answered = false;
+      req.on('response', () => (answered = true));
       req.on('error', (e) => {
+        if (!answered) this.observer?.('<error>', method, host);
         if (isTransportError(e)) this.unreachable = true;
         reject(e);
       });
@@ -192,6 +199,14 @@ export class RestClient {
    */
   setWriteFence(fence: WriteFence | undefined): void {
     this.fence = fence;
+  }
+
+  /**
+   * Counts every request from now on (`rest_client_requests_total`, see requestmetrics.ts);
+   * `undefined` stops counting.
+   */
+  setRequestObserver(observer: RequestObserver | undefined): void {
+    this.observer = observer;
   }
 
   /** An HTTP answer arrived: below 500 it ends an unreachable spell and wakes retry waiters. */

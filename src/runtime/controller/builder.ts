@@ -192,7 +192,13 @@ export class Builder {
 
     const mgr = this.mgr;
     const cache = mgr.getCache();
-    const controller = new Controller(name!, reconciler, { cache, logger: mgr.getLogger(), registry: mgr.getMetricsRegistry() }, this.options);
+    let forKind: { group: string; kind: string } | undefined;
+    if (this.forType) {
+      const r = resolveStatic(this.forType);
+      const slash = r.apiVersion.indexOf('/');
+      forKind = { group: slash < 0 ? '' : r.apiVersion.slice(0, slash), kind: r.kind };
+    }
+    const controller = new Controller(name!, reconciler, { cache, logger: mgr.getLogger(), registry: mgr.getMetricsRegistry(), forKind }, this.options);
     if (this.forType) controller.watch(kindSource(cache, this.forType), enqueueRequestForObject(), ...this.globalPredicates, ...this.forPredicates);
     for (const w of this.pending) {
       const source = isSource(w.target) ? w.target : kindSource(cache, w.target);

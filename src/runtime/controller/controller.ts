@@ -15,7 +15,7 @@ import type { Predicate } from './predicate.js';
 import { allows } from './predicate.js';
 import type { RateLimiter } from './ratelimiter.js';
 import { defaultControllerRateLimiter } from './ratelimiter.js';
-import { callReconciler, isTerminalError, requestKey } from './reconcile.js';
+import { callReconciler, isTerminalError, requestKey, requeueDelayMs } from './reconcile.js';
 import type { ReconcileContext, Reconciler, Request, Result } from './reconcile.js';
 import type { EventSink, Source } from './source.js';
 import { WorkQueue } from './workqueue.js';
@@ -46,6 +46,11 @@ export interface ControllerDeps {
   cache: Cache;
   logger: Logger;
   registry: Registry;
+  /**
+   * The group and kind of the `for()` type: logged as `controllerGroup` and `controllerKind` (and
+   * the reconciled object under its kind), as controller-runtime's controller logger does.
+   */
+  forKind?: { group: string; kind: string };
 }
 
 interface Watch {
@@ -53,6 +58,9 @@ interface Watch {
   handler: EventHandler;
   predicates: Predicate[];
 }
+
+/** How many sub-second requeues of one request in a row make a controller warn. */
+const SUB_SECOND_STREAK = 5;
 
 const PANIC_TYPES = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
 
@@ -84,6 +92,9 @@ export class Controller implements Runnable {
   private sink?: (w: Watch) => EventSink;
   private fatal?: unknown;
   private stopWorkers?: () => void;
+  /** Consecutive sub-second requeues per request key (see noteRequeue). */
+  private readonly quickRequeues = new Map<string, number>();
+  private warnedQuickRequeue = false;
   /** Requests being reconciled (for shutdown reports). */
   private readonly active = new Set<string>();
   /** Metric children bound to this controller's labels (no label hashing per reconcile). */
@@ -102,7 +113,7 @@ export class Controller implements Runnable {
     private readonly deps: ControllerDeps,
     private readonly options: ControllerOptions = {},
   ) {
-    this.log = deps.logger.child({ controller: name });
+    this.log = deps.logger.child(deps.forKind ? { controller: name, controllerGroup: deps.forKind.group, controllerKind: deps.forKind.kind } : { controller: name });
     this.metrics = controllerMetrics(deps.registry);
     this.maxConcurrent = options.maxConcurrentReconciles ?? 1;
     this.recoverPanic = options.recoverPanic ?? true;
@@ -253,17 +264,42 @@ export class Controller implements Runnable {
     }
   }
 
+  /**
+   * Counts consecutive requeues under a second per request; at SUB_SECOND_STREAK in a row, warns
+   * once per controller (a `requeueAfter: 60` meant as seconds is a hot loop).
+   */
+  private noteRequeue(req: Request, delayMs: number, result: Result): void {
+    const key = requestKey(req);
+    if (delayMs >= 1000) {
+      this.quickRequeues.delete(key);
+      return;
+    }
+    const n = (this.quickRequeues.get(key) ?? 0) + 1;
+    this.quickRequeues.set(key, n);
+    if (n >= SUB_SECOND_STREAK && !this.warnedQuickRequeue) {
+      this.warnedQuickRequeue = true;
+      const field = typeof result.requeueAfterMs === 'number' ? 'requeueAfterMs' : typeof result.requeueAfterSeconds === 'number' ? 'requeueAfterSeconds' : 'requeueAfter';
+      this.log.warn(
+        { namespace: req.namespace, name: req.name, requeueAfterMs: delayMs, times: n },
+        `reconcile keeps asking to run again within a second (${field}: ${field === 'requeueAfterSeconds' ? delayMs / 1000 : delayMs}, i.e. ${delayMs} ms): ` +
+          (field === 'requeueAfter' ? 'requeueAfter is in milliseconds; for seconds return { requeueAfterSeconds: n }' : 'this is a hot loop; return a longer delay or rely on watch events'),
+      );
+    }
+  }
+
   private async reconcileHandler(req: Request, signal: AbortSignal): Promise<void> {
     const b = this.bound;
     const reconcileID = randomUUID();
     // The per-reconcile child logger is only built if someone logs.
     let child: Logger | undefined;
     const parent = this.log;
+    const forKind = this.deps.forKind;
     const ctx: ReconcileContext = {
       signal,
       reconcileID,
       get logger(): Logger {
-        return (child ??= parent.child({ namespace: req.namespace, name: req.name, reconcileID }));
+        const kind = forKind?.kind;
+        return (child ??= parent.child(kind ? { [kind]: { name: req.name, namespace: req.namespace }, namespace: req.namespace, name: req.name, reconcileID } : { namespace: req.namespace, name: req.name, reconcileID }));
       },
     };
     const t0 = performance.now();
@@ -291,18 +327,23 @@ export class Controller implements Runnable {
         return;
       }
       ctx.logger.error({ err }, 'Reconciler error');
+      this.quickRequeues.delete(requestKey(req));
       this.queue.addRateLimited(req);
       return;
     }
     b.time.observe((performance.now() - t0) / 1000);
-    if (result && typeof result.requeueAfter === 'number' && result.requeueAfter > 0) {
+    const delay = requeueDelayMs(result);
+    if (delay > 0) {
+      this.noteRequeue(req, delay, result as Result);
       this.queue.forget(req);
-      this.queue.addAfter(req, result.requeueAfter);
+      this.queue.addAfter(req, delay);
       b.total.requeue_after.inc();
     } else if (result && result.requeue) {
+      this.quickRequeues.delete(requestKey(req));
       this.queue.addRateLimited(req);
       b.total.requeue.inc();
     } else {
+      this.quickRequeues.delete(requestKey(req));
       this.queue.forget(req);
       b.total.success.inc();
     }

@@ -3,7 +3,7 @@ export { controllerManagedBy, Builder, BuilderError } from './builder.js';
 export type { ForOptions, OwnsOptions, WatchesOptions } from './builder.js';
 export { Controller, isPanic } from './controller.js';
 export type { ControllerOptions, ControllerDeps } from './controller.js';
-export { TerminalError, isTerminalError, requestKey } from './reconcile.js';
+export { TerminalError, isTerminalError, requestKey, requeueDelayMs } from './reconcile.js';
 export type { Request, Result, ReconcileContext, ReconcileFunc, ReconcilerObject, Reconciler } from './reconcile.js';
 export { enqueueRequestForObject, enqueueRequestForOwner, enqueueRequestsFromMapFunc, handlerFuncs } from './handler.js';
 export type { EventHandler, RequestQueue, MapFunc, EnqueueForOwnerOptions } from './handler.js';

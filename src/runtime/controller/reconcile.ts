@@ -12,20 +12,47 @@ export interface Request {
 
 /**
  * What a reconcile asks for next:
- * - `requeueAfter` (ms) > 0: run again after that delay (the failure history is forgotten);
+ * - `requeueAfterSeconds` / `requeueAfterMs` > 0: run again after that delay (the failure
+ *   history is forgotten); given both, `requeueAfterMs` wins;
  * - `requeue: true`: run again after the rate limiter's back-off;
  * - neither (or `void`): done until the next event.
+ * A controller whose reconciles keep asking to come back within a second logs one warning.
  */
 export interface Result {
   requeue?: boolean;
+  /** Run again after this many seconds (controller-runtime's `RequeueAfter: 60 * time.Second` is `requeueAfterSeconds: 60`). */
+  requeueAfterSeconds?: number;
+  /** Run again after this many milliseconds. */
+  requeueAfterMs?: number;
+  /**
+   * @deprecated Milliseconds, which a port of Go's `RequeueAfter` easily mistakes for seconds:
+   * use `requeueAfterSeconds` or `requeueAfterMs`. Still honoured (after those two).
+   */
   requeueAfter?: number;
+}
+
+/** The delay a Result asks for, in milliseconds (0 or less: none). */
+export function requeueDelayMs(result: Result | void | undefined): number {
+  if (!result) return 0;
+  if (typeof result.requeueAfterMs === 'number') return result.requeueAfterMs;
+  if (typeof result.requeueAfterSeconds === 'number') return result.requeueAfterSeconds * 1000;
+  if (typeof result.requeueAfter === 'number') return result.requeueAfter;
+  return 0;
 }
 
 /** Per-reconcile context. */
 export interface ReconcileContext {
-  /** Aborts when the controller shuts down; the reconcile is still awaited (bounded by the manager's grace period). */
+  /**
+   * Aborts when the controller shuts down; the reconcile is still awaited (bounded by the
+   * manager's grace period). Pass it to client calls (`client.get(T, key, { signal })`,
+   * `client.update(obj, { signal })`) so that their requests stop too.
+   */
   signal: AbortSignal;
-  /** pino child logger carrying controller, namespace, name and reconcileID. */
+  /**
+   * pino child logger carrying controller-runtime's keys: controller, controllerGroup,
+   * controllerKind, the object under its kind (`{ Memcached: { name, namespace } }`), namespace,
+   * name and reconcileID.
+   */
   logger: Logger;
   /** A fresh UUID per reconcile call. */
   reconcileID: string;

@@ -1,19 +1,23 @@
 /**
- * Events (events.k8s.io/v1) about objects, with aggregation of repeats like client-go's events
- * broadcaster: the same event (regarding object, related object, type, reason, action, note,
- * reporter) seen again within the series window updates one Event's `series` (count and
- * lastObservedTime) instead of creating another.
+ * Events about objects, as controller-runtime 0.23 records them:
+ * - `mgr.getEventRecorder(name)`: events.k8s.io/v1 Events (client-go's tools/events):
+ *   `eventf(regarding, related, type, reason, action, note, ...args)`;
+ * - `mgr.getEventRecorderFor(name)` (deprecated): core/v1 Events (client-go's tools/record):
+ *   `event(object, type, reason, message)` and `eventf(object, type, reason, fmt, ...args)`.
+ * Repeats are aggregated like client-go's broadcasters: the same event seen again within the series
+ * window updates one Event (events.k8s.io: `series.count` and `lastObservedTime`; core:
+ * `count` and `lastTimestamp`) instead of creating another.
  */
 import { hostname } from 'node:os';
 import { format } from 'node:util';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { RestClient, RestError, microTime } from '../util/rest.js';
+import { RestClient, RestError, microTime, rfc3339 } from '../util/rest.js';
 
 /** Event types the API accepts. */
 export type EventType = 'Normal' | 'Warning';
 
-/** Optional parts of an event. */
+/** Optional parts of an event recorded with the deprecated core/v1 recorder. */
 export interface EventOptions {
   /** What was done or failed (machine-readable, ≤128 chars). Default: the reason. */
   action?: string;
@@ -22,16 +26,35 @@ export interface EventOptions {
 }
 
 /**
- * Records events about objects (controller-runtime's `record.EventRecorder`). Recording never
- * blocks and never throws: the write happens in the background; API errors are logged and the
- * event dropped (events are best-effort). On shutdown the Manager flushes pending writes within
- * its grace period.
+ * Records events.k8s.io/v1 Events about objects (controller-runtime 0.23's
+ * `events.EventRecorder`, from `mgr.getEventRecorder(name)`). Recording never blocks and never
+ * throws: the write happens in the background; API errors are logged and the event dropped
+ * (events are best-effort); a write the API server forbids is logged once at error level with
+ * the `@Rbac` marker that grants it. On shutdown the Manager flushes pending writes within its
+ * grace period.
  */
 export interface EventRecorder {
-  /** Records an event with a fixed note. */
-  event(object: KubernetesObject, type: EventType, reason: string, note: string, options?: EventOptions): void;
-  /** Records an event whose note is `util.format(fmt, ...args)`. */
+  /**
+   * Records an event about `regarding` (and optionally `related`): `type` Normal or Warning,
+   * `reason` (why, CamelCase), `action` (what was done or failed, CamelCase), and `note`, a
+   * human-readable text formatted with `util.format(note, ...args)` when args are given.
+   */
+  eventf(regarding: KubernetesObject, related: KubernetesObject | undefined | null, type: EventType, reason: string, action: string, note: string, ...args: unknown[]): void;
+  /** Resolves when every event recorded so far is written (or dropped after an error). */
+  flush(): Promise<void>;
+}
+
+/**
+ * Records core/v1 Events (client-go's `record.EventRecorder`, from the deprecated
+ * `mgr.getEventRecorderFor(name)`). Same error and shutdown behaviour as {@link EventRecorder}.
+ */
+export interface LegacyEventRecorder {
+  /** Records an event with a fixed message. */
+  event(object: KubernetesObject, type: EventType, reason: string, message: string, options?: EventOptions): void;
+  /** Records an event whose message is `util.format(fmt, ...args)`. */
   eventf(object: KubernetesObject, type: EventType, reason: string, fmt: string, ...args: unknown[]): void;
+  /** Like eventf, with annotations on the Event object. */
+  annotatedEventf(object: KubernetesObject, annotations: Record<string, string>, type: EventType, reason: string, fmt: string, ...args: unknown[]): void;
   /** Resolves when every event recorded so far is written (or dropped after an error). */
   flush(): Promise<void>;
 }
@@ -68,29 +91,62 @@ function ref(o: KubernetesObject | undefined) {
   };
 }
 
+/** Which API an event goes to. */
+type Api = 'events.k8s.io' | 'core';
+
+interface Recorded {
+  api: Api;
+  controller: string;
+  instance: string;
+  object: KubernetesObject;
+  related?: KubernetesObject;
+  type: EventType;
+  reason: string;
+  action: string;
+  note: string;
+  annotations?: Record<string, string>;
+}
+
+/** The marker a project needs for each API (what `manifests` turns into RBAC rules). */
+const RBAC_MARKER: Record<Api, string> = {
+  'events.k8s.io': "@Rbac({ groups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] })",
+  core: "@Rbac({ groups: ['core'], resources: ['events'], verbs: ['create', 'patch'] })",
+};
+
 /**
  * Shared by every recorder of one Manager: holds the series cache and the pending writes.
- * Not exported from kubeforge/runtime; use `mgr.getEventRecorderFor(name)`.
+ * Not exported from kubeforge/runtime; use `mgr.getEventRecorder(name)`.
  */
 export class EventBroadcaster {
   private readonly series = new Map<string, Series>();
   private readonly pending = new Set<Promise<void>>();
   private readonly window: number;
   private readonly instance = hostname();
+  private readonly deniedLogged = new Set<Api>();
 
   constructor(private readonly o: EventBroadcasterOptions) {
     this.window = o.seriesWindowMs ?? 6 * 60 * 1000;
   }
 
-  /** A recorder whose events carry `reportingController: name`. */
-  recorderFor(name: string): EventRecorder {
-    const controller = name;
-    const reportingInstance = `${name}-${this.instance}`.slice(0, 128);
-    const emit = (object: KubernetesObject, type: EventType, reason: string, note: string, options: EventOptions = {}) =>
-      this.record(controller, reportingInstance, object, type, reason, note, options);
+  /** A recorder of events.k8s.io/v1 Events whose `reportingController` is `name`. */
+  recorder(name: string): EventRecorder {
+    const instance = `${name}-${this.instance}`.slice(0, 128);
+    return {
+      eventf: (regarding, related, type, reason, action, note, ...args) =>
+        this.record({ api: 'events.k8s.io', controller: name, instance, object: regarding, related: related ?? undefined, type, reason, action, note: args.length ? format(note, ...args) : note }),
+      flush: () => this.flush(),
+    };
+  }
+
+  /** A recorder of core/v1 Events whose `source.component` (and reportingComponent) is `name`. */
+  legacyRecorder(name: string): LegacyEventRecorder {
+    const instance = this.instance;
+    const emit = (object: KubernetesObject, type: EventType, reason: string, note: string, options: EventOptions = {}, annotations?: Record<string, string>) =>
+      this.record({ api: 'core', controller: name, instance, object, related: options.related, type, reason, action: options.action ?? '', note, annotations });
     return {
       event: emit,
-      eventf: (object, type, reason, fmt, ...args) => emit(object, type, reason, format(fmt, ...args)),
+      eventf: (object, type, reason, fmt, ...args) => emit(object, type, reason, args.length ? format(fmt, ...args) : fmt),
+      annotatedEventf: (object, annotations, type, reason, fmt, ...args) => emit(object, type, reason, args.length ? format(fmt, ...args) : fmt, {}, annotations),
       flush: () => this.flush(),
     };
   }
@@ -100,16 +156,25 @@ export class EventBroadcaster {
     while (this.pending.size) await Promise.allSettled([...this.pending]);
   }
 
-  private record(
-    controller: string,
-    instance: string,
-    object: KubernetesObject,
-    type: EventType,
-    reason: string,
-    note: string,
-    options: EventOptions,
-  ): void {
+  /** A failed write: a 403 is logged once per API at error level, with the marker that grants it. */
+  private failed(api: Api, e: unknown, reason: string, what: string): void {
     const log = this.o.logger;
+    if (e instanceof RestError && e.status === 403) {
+      if (!this.deniedLogged.has(api)) {
+        this.deniedLogged.add(api);
+        log.error(
+          { err: e.message, reason, rbac: RBAC_MARKER[api] },
+          `events are not recorded: the API server forbids this manager to ${what} ${api === 'core' ? 'core/v1' : 'events.k8s.io/v1'} Events; add ${RBAC_MARKER[api]} to a controller class and run manifests`,
+        );
+      } else log.debug({ err: e.message, reason }, 'event dropped: forbidden');
+      return;
+    }
+    log.warn({ err: (e as Error).message, reason }, `unable to ${what} event`);
+  }
+
+  private record(ev: Recorded): void {
+    const log = this.o.logger;
+    const { api, controller, instance, object, type, reason } = ev;
     if (!object?.metadata?.name || !object.kind || !object.apiVersion) {
       log.warn({ reason }, 'event dropped: the object needs apiVersion, kind and metadata.name');
       return;
@@ -118,13 +183,13 @@ export class EventBroadcaster {
       log.warn({ type, reason }, 'event dropped: type must be Normal or Warning');
       return;
     }
-    const action = options.action ?? reason;
+    const action = api === 'events.k8s.io' ? ev.action || reason : ev.action;
     const regarding = ref(object)!;
-    const related = ref(options.related);
+    const related = ref(ev.related);
     const namespace = regarding.namespace || 'default';
-    note = note.length > 1024 ? note.slice(0, 1021) + '...' : note;
+    const note = ev.note.length > 1024 ? ev.note.slice(0, 1021) + '...' : ev.note;
     log.debug({ object: `${regarding.namespace ?? ''}/${regarding.name}`, kind: regarding.kind, type, reason, note }, 'event');
-    const key = JSON.stringify([controller, instance, regarding.uid ?? '', regarding.kind, regarding.namespace ?? '', regarding.name, related?.uid ?? '', related?.name ?? '', type, reason, action, note]);
+    const key = JSON.stringify([api, controller, instance, regarding.uid ?? '', regarding.kind, regarding.namespace ?? '', regarding.name, related?.uid ?? '', related?.name ?? '', type, reason, action, note]);
     const now = Date.now();
     let s = this.series.get(key);
     if (s && now - s.lastObserved > this.window) {
@@ -134,32 +199,53 @@ export class EventBroadcaster {
     if (this.series.size > 4096) {
       for (const [k, v] of this.series) if (now - v.lastObserved > this.window) this.series.delete(k);
     }
+    const base = api === 'core' ? `/api/v1/namespaces/${encodeURIComponent(namespace)}/events` : `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events`;
     if (!s) {
       s = { namespace, name: undefined, count: 1, firstSeen: now, lastObserved: now, written: 0, busy: Promise.resolve() };
       this.series.set(key, s);
-      const body = {
-        apiVersion: 'events.k8s.io/v1',
-        kind: 'Event',
-        metadata: { name: `${regarding.name}.${(BigInt(now) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6))).toString(16)}`, namespace },
-        eventTime: microTime(new Date(now)),
-        reportingController: controller,
-        reportingInstance: instance,
-        action,
-        reason,
-        note,
-        type,
-        regarding,
-        related,
-      };
+      const name = `${regarding.name}.${(BigInt(now) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6))).toString(16)}`;
+      const body =
+        api === 'core'
+          ? {
+              apiVersion: 'v1',
+              kind: 'Event',
+              metadata: { name, namespace, ...(ev.annotations ? { annotations: ev.annotations } : {}) },
+              involvedObject: regarding,
+              related,
+              reason,
+              message: note,
+              type,
+              action: action || undefined,
+              source: { component: controller, host: instance },
+              reportingComponent: controller,
+              reportingInstance: instance,
+              firstTimestamp: rfc3339(new Date(now)),
+              lastTimestamp: rfc3339(new Date(now)),
+              count: 1,
+            }
+          : {
+              apiVersion: 'events.k8s.io/v1',
+              kind: 'Event',
+              metadata: { name, namespace },
+              eventTime: microTime(new Date(now)),
+              reportingController: controller,
+              reportingInstance: instance,
+              action,
+              reason,
+              note,
+              type,
+              regarding,
+              related,
+            };
       const series = s;
       this.chain(series, async () => {
         try {
-          const created = await this.o.rest.request('POST', `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events`, { body });
+          const created = await this.o.rest.request('POST', base, { body });
           series.name = created.metadata.name;
           series.written = 1;
         } catch (e) {
           this.series.delete(key);
-          log.warn({ err: (e as Error).message, reason }, 'unable to write event');
+          this.failed(api, e, reason, 'create');
         }
       });
       return;
@@ -171,16 +257,19 @@ export class EventBroadcaster {
       // Coalesced: a burst of repeats while a write is in flight becomes one update.
       if (!series.name || series.written >= series.count) return;
       const count = series.count;
-      const patch = { series: { count, lastObservedTime: microTime(new Date(series.lastObserved)) } };
+      const patch =
+        api === 'core'
+          ? { count, lastTimestamp: rfc3339(new Date(series.lastObserved)) }
+          : { series: { count, lastObservedTime: microTime(new Date(series.lastObserved)) } };
       try {
-        await this.o.rest.request('PATCH', `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(series.namespace)}/events/${encodeURIComponent(series.name)}`, {
+        await this.o.rest.request('PATCH', `${base}/${encodeURIComponent(series.name)}`, {
           body: patch,
           contentType: 'application/merge-patch+json',
         });
         series.written = count;
       } catch (e) {
         if (e instanceof RestError && e.status === 404) this.series.delete(key); // expired or deleted: next repeat starts anew
-        log.warn({ err: (e as Error).message, reason }, 'unable to update event series');
+        this.failed(api, e, reason, 'patch');
       }
     });
   }

@@ -7,7 +7,7 @@ export type { GetConfigOptions } from './config.js';
 export { setupSignalHandler } from './signals.js';
 export { healthz } from './healthz.js';
 export type { Checker } from './healthz.js';
-export type { EventRecorder, EventType, EventOptions } from './events.js';
+export type { EventRecorder, LegacyEventRecorder, EventType, EventOptions } from './events.js';
 export type { MetricsServerOptions } from './servers.js';
 export { generateSelfSignedCert } from './selfsigned.js';
 export type { SelfSignedCert, SelfSignedCertOptions } from './selfsigned.js';

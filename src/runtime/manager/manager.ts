@@ -12,8 +12,9 @@ import type { Cache, Client, ControllerManagerLike, Leadership, ManagerContracts
 import { newCache } from '../cache/index.js';
 import { newClient, LeadershipLostError, RestClient as ClientRest } from '../client/index.js';
 import { RestClient } from '../util/rest.js';
+import { restClientRequestMetrics } from '../client/requestmetrics.js';
 import { inClusterNamespace } from './config.js';
-import { EventBroadcaster, type EventRecorder } from './events.js';
+import { EventBroadcaster, type EventRecorder, type LegacyEventRecorder } from './events.js';
 import { serveChecks, type Checker } from './healthz.js';
 import { LeaderElector } from './leaderelection.js';
 import {
@@ -62,7 +63,11 @@ export interface ManagerOptions {
    * as in controller-runtime: start() rejects at once, without waiting for running reconciles.
    */
   gracefulShutdownTimeout?: number;
-  /** Cache options. `defaultNamespaces` restricts namespaced watches (one namespace supported); default env WATCH_NAMESPACE. */
+  /**
+   * Cache options. `defaultNamespaces` restricts namespaced watches to these namespaces (one
+   * list+watch per namespace and type; reads elsewhere reject); default env WATCH_NAMESPACE
+   * (comma-separated); none: all namespaces.
+   */
   cache?: { defaultNamespaces?: string[] | Record<string, unknown>; syncTimeout?: number };
   /** Field manager of the client's writes (default "kubeforge-manager"). */
   fieldOwner?: string;
@@ -148,7 +153,7 @@ export class LeaderElectionLostError extends Error {
 /**
  * Creates a Manager. Throws (synchronously) on invalid options: leader election without an ID or
  * namespace, with an ID or namespace the API server would refuse (LeaderElectionError) or with
- * impossible timings, a malformed bind address, more than one cache namespace.
+ * impossible timings, or a malformed bind address.
  */
 export function newManager(config: KubeConfig, options: ManagerOptions = {}): Manager {
   return new Manager(config, options);
@@ -181,6 +186,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
   private readonly client: Client;
   private readonly broadcaster: EventBroadcaster;
   private readonly recorders = new Map<string, EventRecorder>();
+  private readonly legacyRecorders = new Map<string, LegacyEventRecorder>();
   private readonly healthChecks = new Map<string, Checker>();
   private readonly readyChecks = new Map<string, Checker>();
   private readonly groups: Record<GroupName, Group>;
@@ -222,11 +228,8 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
         throw new Error('unable to find the leader election namespace: not running in-cluster; set leaderElectionNamespace');
       }
     }
-    let namespace: string | undefined;
     const dn = options.cache?.defaultNamespaces;
-    const namespaces = dn === undefined ? (process.env.WATCH_NAMESPACE ?? '').split(',').filter(Boolean) : Array.isArray(dn) ? dn : Object.keys(dn);
-    if (namespaces.length > 1) throw new Error(`cache.defaultNamespaces: watching several namespaces (${namespaces.join(', ')}) is not supported yet; give one, or none for all`);
-    namespace = namespaces[0];
+    const namespaces = (dn === undefined ? (process.env.WATCH_NAMESPACE ?? '').split(',') : Array.isArray(dn) ? dn : Object.keys(dn)).map((n) => n.trim()).filter(Boolean);
 
     collectDefaultMetrics({ register: this.registry });
     if (options.leaderElection) {
@@ -255,6 +258,10 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     const elector = this.elector;
     this.leadership = { isLeading: () => (elector ? elector.isLeading() : true) };
     this.clientRest = new ClientRest(config);
+    // client-go's rest_client_requests_total, shared by both transports.
+    const observeRequest = restClientRequestMetrics(this.registry);
+    this.clientRest.setRequestObserver(observeRequest);
+    this.ownRest.setRequestObserver(observeRequest);
     if (this.elector) {
       // After a loss, writes from reconciles still running are refused unsent (see fence.ts).
       const fenced = this.elector;
@@ -263,7 +270,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
       });
     }
     this.cache = newCache(config, {
-      namespace,
+      namespaces,
       logger: this.logger.child({ logger: 'cache' }),
       rest: this.clientRest,
       syncTimeoutMs: options.cache?.syncTimeout,
@@ -328,14 +335,33 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
   }
 
   /**
-   * An EventRecorder whose events name `name` as reporting controller. Recording is
-   * fire-and-forget (errors are logged); the Manager flushes pending events on shutdown.
+   * A recorder of events.k8s.io/v1 Events whose `reportingController` is `name`
+   * (controller-runtime 0.23's GetEventRecorder): `eventf(regarding, related, type, reason,
+   * action, note, ...args)`. Recording is fire-and-forget: errors are logged (a 403 once, at error
+   * level, with the missing `@Rbac({ groups: ['events.k8s.io'], resources: ['events'], verbs:
+   * ['create', 'patch'] })`); the Manager flushes pending events on shutdown. One recorder per name.
    */
-  getEventRecorderFor(name: string): EventRecorder {
+  getEventRecorder(name: string): EventRecorder {
     let r = this.recorders.get(name);
     if (!r) {
-      r = this.broadcaster.recorderFor(name);
+      r = this.broadcaster.recorder(name);
       this.recorders.set(name, r);
+    }
+    return r;
+  }
+
+  /**
+   * @deprecated Use {@link getEventRecorder}. A recorder of core/v1 Events whose
+   * `source.component` is `name` (controller-runtime's GetEventRecorderFor, client-go's
+   * record.EventRecorder: `event(obj, type, reason, message)`, `eventf(obj, type, reason, fmt,
+   * ...args)`). Needs `@Rbac({ groups: ['core'], resources: ['events'], verbs: ['create',
+   * 'patch'] })`; errors and shutdown as getEventRecorder.
+   */
+  getEventRecorderFor(name: string): LegacyEventRecorder {
+    let r = this.legacyRecorders.get(name);
+    if (!r) {
+      r = this.broadcaster.legacyRecorder(name);
+      this.legacyRecorders.set(name, r);
     }
     return r;
   }

@@ -1,28 +1,37 @@
 /**
  * Status condition helpers with k8s.io/apimachinery meta.SetStatusCondition semantics:
- * `lastTransitionTime` changes only when `status` changes.
+ * `lastTransitionTime` changes only when `status` changes. They take client-node's V1Condition[]
+ * (what a scaffolded status declares). Errors: only setStatusCondition throws, for a given
+ * lastTransitionTime that is not a time.
  */
+import type { V1Condition } from '@kubernetes/client-node';
 
-/** A metav1.Condition. */
-export interface Condition {
-  /** CamelCase type, e.g. `Ready`, `Available`. */
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  /** The .metadata.generation the condition was set for. */
-  observedGeneration?: number;
-  /** RFC 3339 time of the last status change. */
-  lastTransitionTime: string;
-  /** CamelCase machine-readable reason. */
-  reason: string;
-  /** Human-readable detail. */
-  message: string;
-}
+/**
+ * A metav1.Condition: client-node's `V1Condition`, the type `kubeforge create api` declares for
+ * `status.conditions`, so the helpers take what the scaffolded status holds. `lastTransitionTime`
+ * is a Date, as client-node declares it and as kubeforge/runtime's client and cache return it.
+ */
+export type Condition = V1Condition;
 
-/** What setStatusCondition takes: a Condition whose lastTransitionTime may be left out. */
-export type ConditionInput = Omit<Condition, 'lastTransitionTime' | 'message'> & { lastTransitionTime?: string; message?: string };
+/** The values a condition's status takes. */
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
-function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+/**
+ * What setStatusCondition takes: a condition whose lastTransitionTime (default: now) and message
+ * (default '') may be left out. A string lastTransitionTime (RFC 3339) is stored as a Date.
+ */
+export type ConditionInput = Omit<V1Condition, 'lastTransitionTime' | 'message' | 'status'> & {
+  status: ConditionStatus;
+  lastTransitionTime?: Date | string;
+  message?: string;
+};
+
+/** metav1.Time has whole seconds: a time set here reads back equal after a round trip. */
+function toTime(t: Date | string | undefined): Date {
+  const d = t === undefined || t === '' ? new Date() : t instanceof Date ? new Date(t.getTime()) : new Date(t);
+  if (Number.isNaN(d.getTime())) throw new Error(`kubeforge/runtime: setStatusCondition: lastTransitionTime ${JSON.stringify(t)} is not an RFC 3339 time`);
+  d.setUTCMilliseconds(0);
+  return d;
 }
 
 /**
@@ -32,14 +41,14 @@ function now(): string {
  * message and observedGeneration are updated. Returns true when anything changed, so the caller
  * knows whether to write the status.
  */
-export function setStatusCondition(conditions: Condition[], newCondition: ConditionInput): boolean {
+export function setStatusCondition(conditions: V1Condition[], newCondition: ConditionInput): boolean {
   const existing = conditions.find((c) => c.type === newCondition.type);
   if (!existing) {
     conditions.push({
       type: newCondition.type,
       status: newCondition.status,
       ...(newCondition.observedGeneration !== undefined ? { observedGeneration: newCondition.observedGeneration } : {}),
-      lastTransitionTime: newCondition.lastTransitionTime || now(),
+      lastTransitionTime: toTime(newCondition.lastTransitionTime),
       reason: newCondition.reason,
       message: newCondition.message ?? '',
     });
@@ -48,7 +57,7 @@ export function setStatusCondition(conditions: Condition[], newCondition: Condit
   let changed = false;
   if (existing.status !== newCondition.status) {
     existing.status = newCondition.status;
-    existing.lastTransitionTime = newCondition.lastTransitionTime || now();
+    existing.lastTransitionTime = toTime(newCondition.lastTransitionTime);
     changed = true;
   }
   if (existing.reason !== newCondition.reason) {
@@ -93,6 +102,6 @@ export function isStatusConditionFalse(conditions: readonly Condition[] | undefi
 }
 
 /** True when the condition exists with exactly that status. */
-export function isStatusConditionPresentAndEqual(conditions: readonly Condition[] | undefined, conditionType: string, status: Condition['status']): boolean {
+export function isStatusConditionPresentAndEqual(conditions: readonly Condition[] | undefined, conditionType: string, status: ConditionStatus | string): boolean {
   return findStatusCondition(conditions, conditionType)?.status === status;
 }

@@ -10,6 +10,6 @@ export {
   isStatusConditionFalse,
   isStatusConditionPresentAndEqual,
 } from './conditions.js';
-export type { Condition, ConditionInput } from './conditions.js';
+export type { Condition, ConditionInput, ConditionStatus } from './conditions.js';
 export { createOrUpdate, createOrPatch } from './mutate.js';
 export type { OperationResult, MutateFn } from './mutate.js';

@@ -20,12 +20,18 @@ function typeOf(obj: KubernetesObject): TypeDescriptor {
   return { apiVersion: obj.apiVersion, kind: obj.kind };
 }
 
-/** Replaces the own properties of `target` with those of `source` (keeps the target's identity/class). */
+/**
+ * Replaces the own properties of `target` with a copy of those of `source` (keeps the target's
+ * identity/class and the Dates the client returns). Nothing to do when the client's write already
+ * refreshed `target` itself.
+ */
 function replaceContents(target: KubernetesObject, source: KubernetesObject): void {
+  if (target === source) return;
   const apiVersion = target.apiVersion;
   const kind = target.kind;
+  const copy = structuredClone({ ...source });
   for (const k of Object.keys(target)) delete (target as Record<string, unknown>)[k];
-  Object.assign(target, JSON.parse(JSON.stringify(source)));
+  Object.assign(target, copy);
   target.apiVersion ??= apiVersion;
   target.kind ??= kind;
 }
@@ -102,6 +108,8 @@ export async function createOrPatch<T extends KubernetesObject>(client: Client, 
   const before = clone(obj) as KubernetesObject & { status?: unknown };
   await mutateChecked(obj, key, mutate);
   const after = clone(obj) as KubernetesObject & { status?: unknown };
+  // The status as the caller set it (Dates kept), put back after the main patch's answer.
+  const wantedStatus = statusOf(obj) === undefined ? undefined : structuredClone(statusOf(obj));
   const beforeStatus = before.status;
   const afterStatus = after.status;
   delete before.status;
@@ -112,7 +120,7 @@ export async function createOrPatch<T extends KubernetesObject>(client: Client, 
   if (!isEmpty(objPatch)) {
     const patched = await client.patch(obj, mergePatch(objPatch));
     replaceContents(obj, patched);
-    if (afterStatus !== undefined) (obj as { status?: unknown }).status = clone(afterStatus);
+    if (wantedStatus !== undefined) (obj as { status?: unknown }).status = wantedStatus;
     result = 'updated';
   }
   if (!isEmpty(statusPatch)) {

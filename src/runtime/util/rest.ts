@@ -6,6 +6,7 @@
 import https from 'node:https';
 import http from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { RequestObserver } from '../client/requestmetrics.js';
 
 /** An error answer of the API server (or a transport failure, with `status` 0). */
 export class RestError extends Error {
@@ -41,9 +42,15 @@ export interface RestRequestOptions {
 export class RestClient {
   private readonly kc: KubeConfig;
   private base?: { url: URL; tls: https.AgentOptions; agent: http.Agent };
+  private observer?: RequestObserver;
 
   constructor(kc: KubeConfig) {
     this.kc = kc;
+  }
+
+  /** Counts every request from now on (`rest_client_requests_total`); `undefined` stops counting. */
+  setRequestObserver(observer: RequestObserver | undefined): void {
+    this.observer = observer;
   }
 
   /** The server URL of the current cluster. Throws if the KubeConfig has no current cluster. */
@@ -111,11 +118,15 @@ export class RestClient {
     url.search = q ?? '';
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const mod = url.protocol === 'https:' ? https : http;
+    const observe = this.observer;
     return new Promise((resolve, reject) => {
+      let answered = false;
       const req = mod.request(
         url,
         { method, headers, agent: base.agent, signal: opts.signal, timeout: opts.timeoutMs ?? 30_000 },
         (res) => {
+          answered = true;
+          observe?.(String(res.statusCode ?? 0), method, url.host);
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('error', (e) => reject(new RestError(0, 'TransportError', e.message)));
@@ -136,6 +147,9 @@ export class RestClient {
         },
       );
       req.on('timeout', () => req.destroy(new Error(`timeout after ${opts.timeoutMs ?? 30_000} ms`)));
+      req.on('error', () => {
+        if (!answered) observe?.('<error>', method, url.host);
+      });
       req.on('error', (e) => reject(e instanceof RestError ? e : new RestError(0, 'TransportError', `${method} ${p}: ${e.message}`)));
       if (payload !== undefined) req.write(payload);
       req.end();

@@ -149,6 +149,38 @@ describe('informer cache', () => {
     });
   });
 
+  it('watches several namespaces: merged sorted lists, one handler over all, reads elsewhere refused', async () => {
+    await live.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'c' } });
+    await live.create(widget('c', 'w-in-c', {}, { app: 'web' }));
+    await live.create(widget('b', 'w-multi', {}, { app: 'web' }));
+    await withCache(config, { namespaces: ['b', 'a'] }, async (cache) => {
+      await cache.indexField(Widget, 'spec.owner', (w: Widget) => (w.spec?.owner ? [w.spec.owner] : []));
+      const seen: string[] = [];
+      const inf = await cache.getInformer(Widget);
+      const reg = inf.addEventHandler({ onAdd: (w) => seen.push(`${w.metadata?.namespace}/${w.metadata?.name}`) });
+      assert.equal(await cache.waitForCacheSync(), true);
+      await waitFor('the handler to sync', () => reg.hasSynced());
+      const all = (await cache.list(Widget)).items.map((w) => `${w.metadata?.namespace}/${w.metadata?.name}`);
+      assert.ok(all.includes('a/w1') && all.includes('b/w3') && all.includes('b/w-multi'), all.join(' '));
+      assert.ok(all.every((k) => k.startsWith('a/') || k.startsWith('b/')), 'nothing from namespace c');
+      assert.deepEqual(all, [...all].sort(), 'sorted across namespaces');
+      assert.deepEqual([...seen].sort(), all, 'the handler saw both namespaces');
+      const web = (await cache.list(Widget, { labelSelector: { app: 'web' } })).items.map((w) => `${w.metadata?.namespace}/${w.metadata?.name}`);
+      assert.ok(web.includes('b/w-multi') && !web.includes('c/w-in-c'));
+      const alice = (await cache.list(Widget, { fieldSelector: { 'spec.owner': 'alice' } })).items.map((w) => `${w.metadata?.namespace}/${w.metadata?.name}`);
+      assert.ok(alice.includes('a/w1') && alice.includes('b/w3'), 'indexes on every namespace');
+      assert.equal((await cache.get(Widget, { namespace: 'b', name: 'w3' })).metadata?.name, 'w3');
+      assert.deepEqual((await cache.list(Widget, { namespace: 'a' })).items.map((w) => w.metadata?.namespace).filter((n) => n !== 'a'), []);
+      await assert.rejects(cache.get(Widget, { namespace: 'c', name: 'w-in-c' }), /only watches namespaces "a", "b"/);
+      // A new object in a watched namespace reaches the one handler.
+      await live.create(widget('a', 'w-late'));
+      await waitFor('the late add', () => seen.includes('a/w-late'));
+      // cluster-scoped types are watched cluster-wide
+      const nss = await cache.list({ apiVersion: 'v1', kind: 'Namespace' });
+      assert.ok(nss.items.some((n) => n.metadata?.name === 'c'));
+    });
+  });
+
   it('resumes the watch from its resourceVersion after the connection is cut', async () => {
     const proxy = CuttableProxy.for(config);
     await proxy.start();

@@ -46,14 +46,15 @@ describe('client (live)', () => {
 
     await assert.rejects(c.create(widget('default', 'crud')), (e: unknown) => e instanceof AlreadyExistsError && isAlreadyExists(e) && !isConflict(e));
 
+    const stale = structuredClone(got);
     got.spec = { ...got.spec, replicas: 2 };
     const updated = await c.update(got);
     assert.equal(updated.spec?.replicas, 2);
     assert.equal(updated.metadata?.generation, 2);
 
-    // `got` still carries the old resourceVersion: a stale update is a 409 Conflict.
-    got.spec = { ...got.spec, replicas: 3 };
-    await assert.rejects(c.update(got), (e: unknown) => e instanceof ConflictError && isConflict(e) && (e as ConflictError).code === 409);
+    // A copy taken before the update carries the old resourceVersion: a stale update is a 409 Conflict.
+    stale.spec = { ...stale.spec, replicas: 3 };
+    await assert.rejects(c.update(stale), (e: unknown) => e instanceof ConflictError && isConflict(e) && (e as ConflictError).code === 409);
 
     await c.delete(updated);
     await assert.rejects(c.get(Widget, { namespace: 'default', name: 'crud' }), (e: unknown) => e instanceof NotFoundError && isNotFound(e));
@@ -95,14 +96,17 @@ describe('client (live)', () => {
     w.spec = { replicas: 5 }; // message removed -> null in the merge patch
     const p1 = await c.patch(w, mergeFrom(before));
     assert.deepEqual(p1.spec, { replicas: 5 });
+    assert.equal(p1, w, 'patch refreshes and returns the object passed in');
+    // What p1 was before the next patch refreshes it.
+    const p1Then = structuredClone(p1);
 
     const p2 = await c.patch(p1, jsonPatch([{ op: 'replace', path: '/spec/replicas', value: 6 }]));
     assert.equal(p2.spec?.replicas, 6);
 
     // Optimistic lock: a merge patch based on a stale object fails with Conflict.
-    const stale = structuredClone(p1);
+    const stale = structuredClone(p1Then);
     stale.spec = { replicas: 8 };
-    await assert.rejects(c.patch(stale, mergeFrom(p1, { optimisticLock: true })), (e: unknown) => isConflict(e));
+    await assert.rejects(c.patch(stale, mergeFrom(p1Then, { optimisticLock: true })), (e: unknown) => isConflict(e));
 
     // Server-side apply: owner "client-test" takes spec.message; another manager conflicts unless forced.
     const applied = await c.patch(widget('default', 'patch', { message: 'applied' }), Apply);

@@ -2,7 +2,7 @@
 // CRD, and a minimal ControllerManagerLike used until/unless the real Manager is wanted.
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { KubeConfig, KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject, V1Condition, V1ObjectMeta } from '@kubernetes/client-node';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -12,6 +12,8 @@ import { newWebhookServer, type WebhookServer } from '../../../src/runtime/webho
 import { newCache } from '../../../src/runtime/cache/index.js';
 import type { CacheOptions, InformerCache } from '../../../src/runtime/cache/index.js';
 import { newClient } from '../../../src/runtime/client/index.js';
+import { EventBroadcaster, type EventRecorder, type LegacyEventRecorder } from '../../../src/runtime/manager/events.js';
+import { RestClient } from '../../../src/runtime/util/rest.js';
 
 export const repoRoot = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 export const crdDir = join(repoRoot, 'test/fixtures/runtime/crds');
@@ -25,7 +27,7 @@ export class Widget implements KubernetesObject {
   kind?: string = 'Widget';
   metadata?: V1ObjectMeta;
   spec?: { replicas?: number; message?: string; owner?: string };
-  status?: { observedGeneration?: number; ready?: boolean; message?: string };
+  status?: { observedGeneration?: number; ready?: boolean; message?: string; conditions?: V1Condition[] };
 }
 
 export function widget(namespace: string, name: string, spec: Widget['spec'] = {}, labels?: Record<string, string>): Widget {
@@ -78,6 +80,7 @@ export class MiniManager implements ControllerManagerLike {
     this.logger = testLogger();
     this.cache = newCache(config, { logger: this.logger, ...cacheOptions });
     this.client = newClient(config, { cache: this.cache, fieldOwner: 'kubeforge-test' });
+    this.events = new EventBroadcaster({ rest: new RestClient(config), logger: this.logger });
   }
   getCache(): Cache {
     return this.cache;
@@ -94,6 +97,13 @@ export class MiniManager implements ControllerManagerLike {
   private readonly webhookServer = newWebhookServer();
   getWebhookServer(): WebhookServer {
     return this.webhookServer;
+  }
+  private readonly events: EventBroadcaster;
+  getEventRecorder(name: string): EventRecorder {
+    return this.events.recorder(name);
+  }
+  getEventRecorderFor(name: string): LegacyEventRecorder {
+    return this.events.legacyRecorder(name);
   }
   add(r: Runnable): void {
     this.runnables.push(r);

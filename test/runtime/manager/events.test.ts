@@ -5,8 +5,10 @@ import { TestEnvironment } from '../../../src/testing/index.js';
 import { RestClient } from '../../../src/runtime/util/rest.js';
 import { newManager } from '../../../src/runtime/manager/index.js';
 import { quiet } from './helpers.js';
+import pino from 'pino';
+import { V1ConfigMap } from '@kubernetes/client-node';
 
-const env = new TestEnvironment({ useExistingCluster: false });
+const env = new TestEnvironment({ useExistingCluster: false, users: [{ name: 'operator' }] });
 let config: KubeConfig;
 let rest: RestClient;
 
@@ -30,24 +32,35 @@ async function eventsAbout(name: string): Promise<any[]> {
   return list.items.filter((e: any) => e.regarding?.name === name).sort((x: any, y: any) => x.reason.localeCompare(y.reason));
 }
 
-describe('EventRecorder', () => {
-  it('writes events.k8s.io/v1 Events and aggregates repeats into a series', async () => {
+async function coreEventsAbout(name: string): Promise<any[]> {
+  const list = await rest.get('/api/v1/namespaces/default/events');
+  return list.items.filter((e: any) => e.involvedObject?.name === name).sort((x: any, y: any) => x.reason.localeCompare(y.reason));
+}
+
+/** A pino logger whose entries land in `lines` (parsed). */
+function capture(lines: any[]) {
+  return pino({ level: 'debug' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+}
+
+describe('EventRecorder (events.k8s.io/v1, getEventRecorder)', () => {
+  it('writes regarding, related, type, reason, action and a formatted note, and aggregates repeats into a series', async () => {
     const obj = await configMap('evented');
+    const other = await configMap('evented-related');
     const mgr = newManager(config, { logger: quiet() });
-    const rec = mgr.getEventRecorderFor('widget-controller');
-    assert.equal(mgr.getEventRecorderFor('widget-controller'), rec);
-    rec.event(obj, 'Normal', 'Synced', 'synced ok');
-    rec.event(obj, 'Normal', 'Synced', 'synced ok');
-    rec.event(obj, 'Normal', 'Synced', 'synced ok');
-    rec.eventf(obj, 'Warning', 'Failed', 'could not reach %s after %d tries', 'db', 3);
-    rec.event(obj, 'Bogus' as 'Normal', 'Dropped', 'not a valid type');
+    const rec = mgr.getEventRecorder('widget-controller');
+    assert.equal(mgr.getEventRecorder('widget-controller'), rec);
+    rec.eventf(obj, null, 'Normal', 'Synced', 'Sync', 'synced ok');
+    rec.eventf(obj, null, 'Normal', 'Synced', 'Sync', 'synced ok');
+    rec.eventf(obj, null, 'Normal', 'Synced', 'Sync', 'synced ok');
+    rec.eventf(obj, other, 'Warning', 'Failed', 'Connect', 'could not reach %s after %d tries', 'db', 3);
+    rec.eventf(obj, undefined, 'Bogus' as 'Normal', 'Dropped', 'Drop', 'not a valid type');
     await rec.flush();
     const events = await eventsAbout('evented');
     assert.equal(events.length, 2);
     const [failed, synced] = events;
     assert.equal(synced.type, 'Normal');
     assert.equal(synced.note, 'synced ok');
-    assert.equal(synced.action, 'Synced');
+    assert.equal(synced.action, 'Sync');
     assert.equal(synced.reportingController, 'widget-controller');
     assert.match(synced.reportingInstance, /^widget-controller-/);
     assert.equal(synced.regarding.kind, 'ConfigMap');
@@ -55,11 +68,13 @@ describe('EventRecorder', () => {
     assert.equal(synced.series.count, 3);
     assert.ok(synced.series.lastObservedTime);
     assert.equal(failed.type, 'Warning');
+    assert.equal(failed.action, 'Connect');
     assert.equal(failed.note, 'could not reach db after 3 tries');
+    assert.equal(failed.related.name, 'evented-related');
     assert.equal(failed.series, undefined);
 
     // A fourth repeat updates the same Event.
-    rec.event(obj, 'Normal', 'Synced', 'synced ok');
+    rec.eventf(obj, null, 'Normal', 'Synced', 'Sync', 'synced ok');
     await rec.flush();
     const again = await eventsAbout('evented');
     assert.equal(again.length, 2);
@@ -73,9 +88,9 @@ describe('EventRecorder', () => {
     const ac = new AbortController();
     const done = mgr.start(ac.signal);
     await mgr.started();
-    const rec = mgr.getEventRecorderFor('other');
-    rec.event(obj, 'Normal', 'Scaled', 'to 1', { action: 'Scale' });
-    rec.event(obj, 'Normal', 'Scaled', 'to 2', { action: 'Scale' });
+    const rec = mgr.getEventRecorder('other');
+    rec.eventf(obj, null, 'Normal', 'Scaled', 'Scale', 'to 1');
+    rec.eventf(obj, null, 'Normal', 'Scaled', 'Scale', 'to 2');
     ac.abort();
     await done;
     const events = await eventsAbout('evented-2');
@@ -83,5 +98,97 @@ describe('EventRecorder', () => {
       ['to 1', 'Scale', undefined],
       ['to 2', 'Scale', undefined],
     ]);
+  });
+});
+
+describe('LegacyEventRecorder (core/v1, deprecated getEventRecorderFor)', () => {
+  it('writes core/v1 Events with the old signature and counts repeats', async () => {
+    const obj = await configMap('legacy');
+    const mgr = newManager(config, { logger: quiet() });
+    const rec = mgr.getEventRecorderFor('legacy-controller');
+    assert.equal(mgr.getEventRecorderFor('legacy-controller'), rec);
+    rec.event(obj, 'Normal', 'Created', 'created the thing');
+    rec.event(obj, 'Normal', 'Created', 'created the thing');
+    rec.eventf(obj, 'Warning', 'Failed', 'failed %d times', 2);
+    rec.annotatedEventf(obj, { 'example.com/why': 'test' }, 'Normal', 'Noted', 'with %s', 'annotations');
+    await rec.flush();
+    const events = await coreEventsAbout('legacy');
+    assert.deepEqual(events.map((e) => [e.reason, e.type, e.message, e.count]), [
+      ['Created', 'Normal', 'created the thing', 2],
+      ['Failed', 'Warning', 'failed 2 times', 1],
+      ['Noted', 'Normal', 'with annotations', 1],
+    ]);
+    const created = events[0];
+    assert.equal(created.involvedObject.kind, 'ConfigMap');
+    assert.equal(created.involvedObject.uid, obj.metadata.uid);
+    assert.equal(created.source.component, 'legacy-controller');
+    assert.equal(created.reportingComponent, 'legacy-controller');
+    assert.ok(created.firstTimestamp && created.lastTimestamp);
+    assert.equal(events[2].metadata.annotations['example.com/why'], 'test');
+  });
+});
+
+describe('events the API server forbids', () => {
+  it("logs once, at error level, the @Rbac marker that is missing; the core/v1 recorder works with Kubebuilder's core rule", async () => {
+    // The RBAC a Kubebuilder user writes for GetEventRecorderFor: groups=core,resources=events.
+    await rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+      body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'core-events-only' }, rules: [{ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] }] },
+    });
+    await rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'operator-core-events' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'core-events-only' },
+        subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'operator' }],
+      },
+    });
+    const obj = await configMap('denied');
+    const lines: any[] = [];
+    const mgr = newManager(env.userConfig('operator'), { logger: capture(lines) });
+    const rec = mgr.getEventRecorder('denied-controller');
+    rec.eventf(obj, null, 'Normal', 'One', 'Do', 'first');
+    rec.eventf(obj, null, 'Warning', 'Two', 'Do', 'second');
+    await rec.flush();
+    rec.eventf(obj, null, 'Normal', 'Three', 'Do', 'third');
+    await rec.flush();
+    const errors = lines.filter((l) => l.level >= 50);
+    assert.equal(errors.length, 1, JSON.stringify(lines));
+    assert.match(errors[0].msg, /@Rbac\(\{ groups: \['events\.k8s\.io'\], resources: \['events'\], verbs: \['create', 'patch'\] \}\)/);
+    assert.match(errors[0].msg, /forbids this manager to create events\.k8s\.io\/v1 Events/);
+    assert.deepEqual(await eventsAbout('denied'), []);
+
+    const legacy = mgr.getEventRecorderFor('denied-controller');
+    legacy.event(obj, 'Normal', 'Allowed', 'core events are allowed');
+    legacy.event(obj, 'Normal', 'Allowed', 'core events are allowed');
+    await legacy.flush();
+    const core = await coreEventsAbout('denied');
+    assert.deepEqual(core.map((e) => [e.reason, e.count]), [['Allowed', 2]]);
+    assert.equal(lines.filter((l) => l.level >= 50).length, 1, 'no new error');
+
+    // Both transports count into rest_client_requests_total: the event writes (403, 201) here.
+    const metric = await mgr.getMetricsRegistry().getSingleMetric('rest_client_requests_total')!.get();
+    const count = (code: string, method: string) => metric.values.filter((v) => v.labels.code === code && v.labels.method === method).reduce((a, v) => a + v.value, 0);
+    assert.equal(count('403', 'POST'), 3);
+    assert.equal(count('201', 'POST'), 1);
+    assert.equal(count('200', 'PATCH'), 1);
+    assert.ok(metric.values.every((v) => v.labels.host === new URL(config.getCurrentCluster()!.server).host));
+  });
+});
+
+describe('rest_client_requests_total', () => {
+  it("counts the client's requests and the manager's own in one counter", async () => {
+    await configMap('counted');
+    const mgr = newManager(config, { logger: quiet() });
+    await mgr.getAPIReader().get(V1ConfigMap, { namespace: 'default', name: 'counted' });
+    await mgr.getAPIReader().get(V1ConfigMap, { namespace: 'default', name: 'counted' });
+    await assert.rejects(mgr.getAPIReader().get(V1ConfigMap, { namespace: 'default', name: 'absent' }));
+    mgr.getEventRecorder('counter').eventf(await mgr.getAPIReader().get(V1ConfigMap, { namespace: 'default', name: 'counted' }), null, 'Normal', 'Counted', 'Count', 'n');
+    await mgr.getEventRecorder('counter').flush();
+    const text = await mgr.getMetricsRegistry().getSingleMetricAsString('rest_client_requests_total');
+    const host = new URL(config.getCurrentCluster()!.server).host;
+    assert.match(text, new RegExp(`rest_client_requests_total\\{code="200",method="GET",host="${host.replace(/\./g, '\\.')}"\\} 3`));
+    assert.match(text, /rest_client_requests_total\{code="404",method="GET",host="[^"]+"\} 1/);
+    assert.match(text, /rest_client_requests_total\{code="201",method="POST",host="[^"]+"\} 1/);
   });
 });

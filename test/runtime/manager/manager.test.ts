@@ -237,6 +237,38 @@ describe('Manager lifecycle', () => {
   });
 });
 
+describe('Manager cache namespaces', () => {
+  it('watches every namespace of cache.defaultNamespaces (or WATCH_NAMESPACE=a,b) and refuses reads elsewhere', async () => {
+    for (const ns of ['mx', 'my', 'mz']) {
+      await rest.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+      await rest.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${ns}` } } });
+    }
+    const saved = process.env.WATCH_NAMESPACE;
+    process.env.WATCH_NAMESPACE = 'my, mx';
+    let fromEnv: Manager;
+    try {
+      fromEnv = newManager(config, { logger: quiet() });
+    } finally {
+      if (saved === undefined) delete process.env.WATCH_NAMESPACE;
+      else process.env.WATCH_NAMESPACE = saved;
+    }
+    assert.deepEqual((fromEnv.getCache() as unknown as { getNamespaces(): string[] }).getNamespaces(), ['mx', 'my']);
+
+    const mgr = newManager(config, { logger: quiet(), cache: { defaultNamespaces: ['mx', 'my'] } });
+    const { ac, done } = run(mgr);
+    try {
+      await mgr.started();
+      const ref = { apiVersion: 'v1', kind: 'ConfigMap' };
+      const names = (await mgr.getClient().list(ref)).items.map((c) => c.metadata?.name).filter((n) => n?.startsWith('cm-m'));
+      assert.deepEqual(names, ['cm-mx', 'cm-my']);
+      await assert.rejects(mgr.getClient().get(ref, { namespace: 'mz', name: 'cm-mz' }), /only watches namespaces "mx", "my"/);
+    } finally {
+      ac.abort();
+      await done;
+    }
+  });
+});
+
 describe('Manager metrics', () => {
   it('serves the manager registry on /metrics (not the global registry)', async () => {
     const mgr = newManager(config, { metrics: { bindAddress: '127.0.0.1:0' }, logger: quiet() });

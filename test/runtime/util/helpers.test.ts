@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Condition } from '@kubernetes/client-node';
 import {
   AlreadyOwnedError,
   addFinalizer,
@@ -86,24 +86,28 @@ describe('status conditions', () => {
   it('lastTransitionTime changes only when status changes', () => {
     const conds: Condition[] = [];
     assert.equal(setStatusCondition(conds, { type: 'Ready', status: 'False', reason: 'Starting', message: 'wait', lastTransitionTime: '2024-01-01T00:00:00Z' }), true);
-    assert.deepEqual(conds, [{ type: 'Ready', status: 'False', reason: 'Starting', message: 'wait', lastTransitionTime: '2024-01-01T00:00:00Z' }]);
-    // Same status, new reason and generation: time kept.
+    assert.deepEqual(conds, [{ type: 'Ready', status: 'False', reason: 'Starting', message: 'wait', lastTransitionTime: new Date('2024-01-01T00:00:00Z') }]);
+    assert.ok(conds[0].lastTransitionTime instanceof Date, 'a Date, as V1Condition declares');
     assert.equal(setStatusCondition(conds, { type: 'Ready', status: 'False', reason: 'Pulling', message: 'wait', observedGeneration: 2 }), true);
-    assert.equal(conds[0].lastTransitionTime, '2024-01-01T00:00:00Z');
-    assert.equal(conds[0].reason, 'Pulling');
-    assert.equal(conds[0].observedGeneration, 2);
-    // Nothing new: unchanged.
+    assert.equal(conds[0].lastTransitionTime.toISOString(), '2024-01-01T00:00:00.000Z');
     assert.equal(setStatusCondition(conds, { type: 'Ready', status: 'False', reason: 'Pulling', message: 'wait', observedGeneration: 2 }), false);
-    // Status flips: time moves to now (or the given time).
     assert.equal(setStatusCondition(conds, { type: 'Ready', status: 'True', reason: 'Running', observedGeneration: 2 }), true);
-    assert.notEqual(conds[0].lastTransitionTime, '2024-01-01T00:00:00Z');
-    assert.match(conds[0].lastTransitionTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    assert.equal(conds[0].message, '');
-    assert.equal(setStatusCondition(conds, { type: 'Ready', status: 'False', reason: 'Crash', lastTransitionTime: '2030-01-01T00:00:00Z' }), true);
-    assert.equal(conds[0].lastTransitionTime, '2030-01-01T00:00:00Z');
+    assert.notEqual(conds[0].lastTransitionTime.toISOString(), '2024-01-01T00:00:00.000Z');
+    assert.equal(conds[0].lastTransitionTime.getUTCMilliseconds(), 0, 'whole seconds, as metav1.Time');
+    assert.equal(setStatusCondition(conds, { type: 'Ready', status: 'False', reason: 'Crash', lastTransitionTime: new Date('2030-01-01T00:00:00.250Z') }), true);
+    assert.equal(conds[0].lastTransitionTime.toISOString(), '2030-01-01T00:00:00.000Z');
+    assert.throws(() => setStatusCondition(conds, { type: 'Ready', status: 'True', reason: 'X', lastTransitionTime: 'yesterday' }), /lastTransitionTime "yesterday" is not an RFC 3339 time/);
   });
 
-  it('find, remove and the status predicates', () => {
+  it('takes the V1Condition[] a scaffolded status declares', () => {
+    const status: { conditions?: V1Condition[] } = {};
+    setStatusCondition((status.conditions ??= []), { type: 'Available', status: 'Unknown', reason: 'Reconciling', message: 'Starting reconciliation' });
+    const c: V1Condition | undefined = findStatusCondition(status.conditions, 'Available');
+    assert.equal(c?.status, 'Unknown');
+    assert.ok(c!.lastTransitionTime.getTime() > 0);
+  });
+
+  it('finds and tests conditions', () => {
     const conds: Condition[] = [];
     setStatusCondition(conds, { type: 'Ready', status: 'True', reason: 'Ok' });
     setStatusCondition(conds, { type: 'Degraded', status: 'False', reason: 'Ok' });

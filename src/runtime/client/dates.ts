@@ -1,0 +1,140 @@
+/**
+ * Timestamps as client-node's model types declare them. The models type every metav1.Time and
+ * MicroTime field as `Date` (`metadata.creationTimestamp`, a condition's `lastTransitionTime`);
+ * JSON brings strings. client-node's own API turns them into Dates with its ObjectSerializer, which
+ * also drops every field its models do not know (a newer API server's fields would then be lost by
+ * the next update). We walk the same attribute tables client-node generates
+ * (`getAttributeTypeMap()`) and replace only the `Date`-typed strings, in place, keeping every
+ * other field as it came: a value then has the type it is declared with, and a write sends it back
+ * (Date's toJSON is RFC 3339).
+ */
+import * as k8s from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { ResourceInfo } from '../contracts.js';
+
+interface Attribute {
+  baseName: string;
+  type: string;
+}
+interface ModelClass {
+  getAttributeTypeMap(): Attribute[];
+}
+
+/** A step of a revival plan: which attribute, and what is under it. */
+interface Step {
+  key: string;
+  kind: 'date' | 'object' | 'array' | 'map';
+  sub?: Plan;
+}
+type Plan = Step[];
+
+const models = k8s as unknown as Record<string, unknown>;
+const plans = new Map<string, Plan | null>();
+
+function modelClass(name: string): ModelClass | undefined {
+  const c = models[name] as { getAttributeTypeMap?: unknown } | undefined;
+  return c && typeof c.getAttributeTypeMap === 'function' ? (c as ModelClass) : undefined;
+}
+
+/** The Date paths under a model (null when it has none); cycles (JSONSchemaProps) end at the model being planned. */
+function planFor(model: string, visiting = new Set<string>()): Plan | null {
+  if (plans.has(model)) return plans.get(model)!;
+  const cls = modelClass(model);
+  if (!cls || visiting.has(model)) return null;
+  visiting.add(model);
+  const plan: Plan = [];
+  for (const a of cls.getAttributeTypeMap()) {
+    let t = a.type;
+    let kind: 'object' | 'array' | 'map' = 'object';
+    let m = /^Array<(.+)>$/.exec(t);
+    if (m) {
+      kind = 'array';
+      t = m[1];
+    } else if ((m = /^\{ \[key: string\]: (.+); \}$/.exec(t))) {
+      kind = 'map';
+      t = m[1];
+    }
+    if (t === 'Date') {
+      plan.push(kind === 'object' ? { key: a.baseName, kind: 'date' } : { key: a.baseName, kind, sub: [{ key: '', kind: 'date' }] });
+      continue;
+    }
+    const sub = planFor(t, visiting);
+    if (sub) plan.push({ key: a.baseName, kind, sub });
+  }
+  visiting.delete(model);
+  const result = plan.length ? plan : null;
+  plans.set(model, result);
+  return result;
+}
+
+function toDate(v: unknown): unknown {
+  if (typeof v !== 'string' || v === '') return v;
+  const d = new Date(v);
+  return Number.isNaN(d.getTime()) ? v : d;
+}
+
+function apply(value: unknown, plan: Plan): void {
+  if (!value || typeof value !== 'object') return;
+  const o = value as Record<string, unknown>;
+  for (const step of plan) {
+    const v = o[step.key];
+    if (v === undefined || v === null) continue;
+    if (step.kind === 'date') o[step.key] = toDate(v);
+    else if (step.kind === 'object') apply(v, step.sub!);
+    else if (step.kind === 'array' && Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        if (step.sub![0].kind === 'date' && step.sub![0].key === '') v[i] = toDate(v[i]);
+        else apply(v[i], step.sub!);
+      }
+    } else if (step.kind === 'map' && typeof v === 'object') {
+      const m = v as Record<string, unknown>;
+      for (const k of Object.keys(m)) {
+        if (step.sub![0].kind === 'date' && step.sub![0].key === '') m[k] = toDate(m[k]);
+        else apply(m[k], step.sub!);
+      }
+    }
+  }
+}
+
+/** client-node's model class name of a built-in kind (`apps/v1 Deployment` -> V1Deployment), if it has one. */
+const MODEL_OF: Record<string, string> = {
+  'v1/Event': 'CoreV1Event',
+  'events.k8s.io/v1/Event': 'EventsV1Event',
+};
+
+function isBuiltInGroup(group: string): boolean {
+  return group === '' || !group.includes('.') || group.endsWith('.k8s.io');
+}
+
+function modelName(r: Pick<ResourceInfo, 'apiVersion' | 'group' | 'version' | 'kind'>): string | undefined {
+  const explicit = MODEL_OF[`${r.apiVersion}/${r.kind}`];
+  if (explicit) return explicit;
+  if (!isBuiltInGroup(r.group)) return undefined;
+  const name = r.version.charAt(0).toUpperCase() + r.version.slice(1) + r.kind;
+  return modelClass(name) ? name : undefined;
+}
+
+const CONDITION_PLAN: Plan = [{ key: 'lastTransitionTime', kind: 'date' }];
+
+/**
+ * Replaces, in place, the timestamp strings of an object read from the API server with Dates
+ * where client-node's model types declare `Date`, and returns the object. Built-in kinds follow
+ * their client-node model; other kinds (custom resources) get `metadata` as a V1ObjectMeta and
+ * `status.conditions[].lastTransitionTime` as in V1Condition (what `kubeforge create api`
+ * declares). Strings that are not timestamps are left alone. Never throws.
+ */
+export function reviveDates<T>(obj: T, r: Pick<ResourceInfo, 'apiVersion' | 'group' | 'version' | 'kind'>): T {
+  if (!obj || typeof obj !== 'object') return obj;
+  const name = modelName(r);
+  const plan = name ? planFor(name) : null;
+  if (plan) {
+    apply(obj, plan);
+    return obj;
+  }
+  const o = obj as KubernetesObject & { status?: { conditions?: unknown } };
+  const meta = planFor('V1ObjectMeta');
+  if (meta && o.metadata) apply(o.metadata, meta);
+  const conditions = o.status && typeof o.status === 'object' ? o.status.conditions : undefined;
+  if (Array.isArray(conditions)) for (const c of conditions) apply(c, CONDITION_PLAN);
+  return obj;
+}

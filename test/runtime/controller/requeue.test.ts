@@ -1,0 +1,91 @@
+// Requeue delays with explicit units, the warning on a sub-second requeue loop, and
+// controller-runtime's log keys, at unit level: a channel source, a fake clock, no API server.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import type { Cache } from '../../../src/runtime/contracts.js';
+import { ChannelSource, Controller, FakeClock, enqueueRequestForObject, requeueDelayMs, type Result } from '../../../src/runtime/controller/index.js';
+
+function setup(reconcile: (n: number) => Result | void) {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'debug' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+  const clock = new FakeClock(0);
+  const calls: number[] = [];
+  const c = new Controller(
+    'memcached',
+    (req, ctx) => {
+      calls.push(clock.now());
+      ctx.logger.info('reconciling');
+      return reconcile(calls.length);
+    },
+    { cache: {} as Cache, logger, registry: new Registry(), forKind: { group: 'cache.example.com', kind: 'Memcached' } },
+    { clock },
+  );
+  const src = new ChannelSource();
+  c.watch(src, enqueueRequestForObject());
+  const ac = new AbortController();
+  const done = c.start(ac.signal);
+  src.send({ apiVersion: 'cache.example.com/v1alpha1', kind: 'Memcached', metadata: { namespace: 'default', name: 'sample' } });
+  /** Lets the worker run until it waits for the queue again. */
+  const settle = async () => {
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  };
+  return { lines, clock, calls, settle, stop: async () => (ac.abort(), await done) };
+}
+
+describe('requeue delays', () => {
+  it('requeueDelayMs reads the unit from the name; requeueAfter stays milliseconds', () => {
+    assert.equal(requeueDelayMs({ requeueAfterSeconds: 60 }), 60_000);
+    assert.equal(requeueDelayMs({ requeueAfterMs: 250 }), 250);
+    assert.equal(requeueDelayMs({ requeueAfter: 60 }), 60);
+    assert.equal(requeueDelayMs({ requeueAfterMs: 5, requeueAfterSeconds: 9 }), 5);
+    assert.equal(requeueDelayMs({ requeue: true }), 0);
+    assert.equal(requeueDelayMs(undefined), 0);
+  });
+
+  it('requeueAfterSeconds: 60 comes back after 60 s of the clock, without a warning', async () => {
+    const t = setup((n) => (n < 3 ? { requeueAfterSeconds: 60 } : undefined));
+    await t.settle();
+    assert.deepEqual(t.calls, [0]);
+    t.clock.step(59_999);
+    await t.settle();
+    assert.deepEqual(t.calls, [0]);
+    t.clock.step(1);
+    await t.settle();
+    t.clock.step(60_000);
+    await t.settle();
+    assert.deepEqual(t.calls, [0, 60_000, 120_000]);
+    await t.stop();
+    assert.equal(t.lines.filter((l) => l.level === 40).length, 0);
+  });
+
+  it('a reconcile that keeps returning requeueAfter: 60 (ms, meant as seconds) warns once per controller', async () => {
+    const t = setup(() => ({ requeueAfter: 60 }));
+    await t.settle();
+    for (let i = 0; i < 12; i++) {
+      t.clock.step(60);
+      await t.settle();
+    }
+    assert.equal(t.calls.length, 13);
+    await t.stop();
+    const warnings = t.lines.filter((l) => l.level === 40);
+    assert.equal(warnings.length, 1, JSON.stringify(warnings));
+    assert.match(String(warnings[0].msg), /within a second \(requeueAfter: 60, i\.e\. 60 ms\): requeueAfter is in milliseconds; for seconds return \{ requeueAfterSeconds: n \}/);
+    assert.equal(warnings[0].controller, 'memcached');
+  });
+
+  it('logs with controller-runtime keys', async () => {
+    const t = setup(() => undefined);
+    await t.settle();
+    await t.stop();
+    const line = t.lines.find((l) => l.msg === 'reconciling')!;
+    assert.equal(line.controller, 'memcached');
+    assert.equal(line.controllerGroup, 'cache.example.com');
+    assert.equal(line.controllerKind, 'Memcached');
+    assert.equal(line.namespace, 'default');
+    assert.equal(line.name, 'sample');
+    assert.deepEqual(line.Memcached, { name: 'sample', namespace: 'default' });
+    assert.match(String(line.reconcileID), /^[0-9a-f-]{36}$/);
+  });
+});
