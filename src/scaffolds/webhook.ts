@@ -20,6 +20,7 @@ import {
   PROJECT_FILE,
   type ProjectConfig,
   type ProjectResource,
+  refusedKind,
   type ResourceWebhooks,
   serializeProject,
   validateDns1123Label,
@@ -181,7 +182,7 @@ export function validateCreateWebhook(options: CreateWebhookOptions, config: Pro
   const kind = options.kind ?? '';
   if (options.kind === undefined) problems.push(error('KF1041', 'missing --kind: the Kind the webhooks handle', { hint: 'pass --kind in PascalCase, e.g. --kind CronJob' }));
   else {
-    const d = validateKind(kind);
+    const d = validateKind(kind) ?? refusedKind(kind);
     if (d) problems.push(d);
   }
   const defaulting = options.defaulting === true;
