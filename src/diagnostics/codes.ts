@@ -39,6 +39,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1048', '`create api`: two Kinds would declare the same name in one API folder.'),
   c('KF1049', 'PROJECT has a layout other than kubeforge\'s.'),
   c('KF1050', '`create api`: the manifests step after scaffolding failed.'),
+  c('KF1051', '`create api` / `create webhook`: a Kind that cannot be served: it ends in "List", or its list Kind, resource name or CRD name would be longer than the API server allows.'),
   c('KF1060', '`create webhook`: no webhook type chosen (`--defaulting`, `--programmatic-validation`, `--conversion`).'),
   c('KF1061', '`create webhook`: the Kind is not in PROJECT, or is an external type.'),
   c('KF1062', '`create webhook`: the Kind already has that webhook (pass `--force` to scaffold it again).'),

@@ -93,6 +93,28 @@ export function validateKind(value: string, flag = '--kind'): Diagnostic | undef
   return undefined;
 }
 
+/**
+ * A Kind that validateKind accepts but Kubernetes (or kubeforge) cannot serve: one ending in
+ * "List" (Kubernetes names the list of Kind X "XList", so a Kind FooList would be the list of
+ * Foo), one whose list Kind would be longer than 63 characters (the API server wants the
+ * lower-cased list Kind to be a DNS-1035 label), or one whose derived resource name (`plural`,
+ * when it is derived from the Kind) would be. Every other PascalCase name works: the scaffolded
+ * code renames its own identifiers around the Kind. KF1051, naming `flag`.
+ */
+export function refusedKind(kind: string, plural?: string, flag = '--kind'): Diagnostic | undefined {
+  const refuse = (rule: string, hint: string) => error('KF1051', `${flag} ${kind}: ${rule}`, { hint });
+  if (kind.endsWith('List')) {
+    return refuse(`a Kind may not end in "List": Kubernetes names the list of a Kind X "XList", so ${kind} reads as the list of ${kind.slice(0, -4) || 'nothing'}`, `pick a name that does not end in "List", e.g. ${kind.slice(0, -4) || 'Item'}Set or ${kind.slice(0, -4) || 'Item'}Collection`);
+  }
+  if (kind.length + 'List'.length > 63) {
+    return refuse(`the API server refuses it: its list Kind ${kind}List would be ${kind.length + 4} characters, and a (lower-cased) list Kind must be a DNS-1035 label of at most 63`, 'use a Kind of at most 59 characters');
+  }
+  if (plural !== undefined && plural.length > 63) {
+    return refuse(`the API server refuses it: its resource name "${plural}" would be ${plural.length} characters, and a resource name must be a DNS-1035 label of at most 63`, 'use a shorter Kind, or give a resource name of at most 63 characters with --plural');
+  }
+  return undefined;
+}
+
 /** A Kubernetes API version: v1, v1alpha1, v2beta3. */
 export function validateVersion(value: string, flag = '--version'): Diagnostic | undefined {
   if (/^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/.test(value)) return undefined;

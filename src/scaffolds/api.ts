@@ -18,6 +18,7 @@ import {
   type ProjectConfig,
   type ProjectResource,
   qualifiedGroup,
+  refusedKind,
   serializeProject,
   validateDns1123Label,
   validateKind,
@@ -39,6 +40,7 @@ import {
 } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './init.js';
+import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
 import { TsEditor } from './tsedit.js';
 
 export interface CreateApiOptions {
@@ -80,24 +82,6 @@ export interface CreateApiResult {
   /** Whether the manifests step ran and succeeded. */
   manifests: boolean;
 }
-
-/** Identifiers the scaffolded files import or declare; a Kind with one of these names would clash. */
-const RESERVED_KINDS = new Set([
-  'Client',
-  'ControllerManagerLike',
-  'ListMapKey',
-  'ListType',
-  'Rbac',
-  'ReconcileContext',
-  'Request',
-  'Resource',
-  'Result',
-  'Root',
-  'SubresourceStatus',
-  'TestEnvironment',
-  'V1Condition',
-  'V1ObjectMeta',
-]);
 
 /**
  * Kubernetes' own API groups, by the short name Kubebuilder accepts in --group, with their full
@@ -194,6 +178,29 @@ export function apiNames(config: ProjectConfig, v: { group: string; version: str
   };
 }
 
+/** The Kind-derived names a template takes, all set to `placeholder` (to find the template's own names). */
+function placeholderNames(placeholder: string): Record<string, string> {
+  return { kind: placeholder, kindRef: placeholder, kindImport: placeholder, varName: lowerFirst(placeholder) };
+}
+
+/**
+ * What the types file imports, and under which names: the file declares the Kind, <Kind>Spec
+ * and <Kind>Status, so an import of the same name is aliased (`Resource as ResourceMarker` for
+ * Kind Resource, `V1Condition as K8sV1Condition`, `SubresourceStatus as SubresourceStatusMarker`
+ * for Kind Subresource).
+ */
+function typesFileNames(kind: string, withResource: boolean): { clientNodeImports: string; markerImports: string; ids: Record<string, string> } {
+  const scope = new Scope([kind, `${kind}Spec`, `${kind}Status`]);
+  const ids: Record<string, string> = {};
+  const imported = (name: string, alias: string) => {
+    ids[name] = scope.claim(name, alias);
+    return ids[name] === name ? name : `${name} as ${ids[name]}`;
+  };
+  const clientNodeImports = ['V1Condition', 'V1ObjectMeta'].map((n) => imported(n, `K8s${n}`)).join(', ');
+  const markerImports = ['ListMapKey', 'ListType', ...(withResource ? ['Resource'] : []), 'Root', 'SubresourceStatus'].map((n) => imported(n, `${n}Marker`)).join(', ');
+  return { clientNodeImports, markerImports, ids };
+}
+
 /** `./x.js`-style ESM specifier of `to` (a .ts file) as imported from a file in `fromDir`. */
 function importSpecifier(fromDir: string, to: string): string {
   const rel = posix.relative(fromDir, to).replace(/\.ts$/, '.js');
@@ -279,15 +286,8 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
   const kind = options.kind ?? '';
   if (options.kind === undefined) problems.push(error('KF1041', 'missing --kind: the Kind of the new API', { hint: 'pass --kind in PascalCase, e.g. --kind CronJob' }));
   else {
-    const d = validateKind(kind);
+    const d = validateKind(kind) ?? refusedKind(kind, options.plural === undefined ? pluralize(kind) : undefined);
     if (d) problems.push(d);
-    else if (RESERVED_KINDS.has(kind) || kind.endsWith('List')) {
-      problems.push(
-        error('KF1001', `invalid Kind "${kind}": ${RESERVED_KINDS.has(kind) ? 'the scaffolded files already use that name' : 'a Kind may not end in "List" (Kubernetes names the list of Kind X "XList")'}`, {
-          hint: '--kind needs another PascalCase name, such as "CronJob"',
-        }),
-      );
-    }
   }
   if (options.plural !== undefined) {
     const d = validateDns1123Label(options.plural, 'plural', '--plural', 'a lower-case DNS-1123 label such as "cronjobs"');
@@ -307,6 +307,14 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
   // Scaffolding again keeps the plural PROJECT recorded unless --plural changes it.
   const names = apiNames(config, { group, version, kind, plural: options.plural ?? existing?.plural, namespaced, core });
   const gvkText = `${kind} (${names.apiVersion})`;
+  const crdName = `${names.plural}.${names.qualifiedGroup}`;
+  if (doResource && !core && crdName.length > 253) {
+    problems.push(
+      error('KF1051', `--kind ${kind}: the API server refuses its CRD name "${crdName}": ${crdName.length} characters, where a CRD name (a DNS-1123 subdomain) has at most 253`, {
+        hint: 'use a shorter Kind, --plural or --group (or a shorter domain)',
+      }),
+    );
+  }
 
   if (!config.multigroup && !core) {
     const other = config.resources.find((r) => r.group !== group && !r.core && !r.external);
@@ -421,14 +429,34 @@ export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnv
   const controllerDir = posix.dirname(names.controllerFile);
   const grouped = names.multigroup && names.group !== '';
   const reconcilerAlias = grouped ? `${pascal(names.group)}${names.kind}Reconciler` : undefined;
+  const resourceMarker = resourceArgs.length ? `{ ${resourceArgs.join(', ')} }` : '';
   const data = {
     ...names,
     licenseHeader,
     projectName: config.projectName,
-    resourceMarker: resourceArgs.length ? `{ ${resourceArgs.join(', ')} }` : '',
-    varName: names.kind[0].toLowerCase() + names.kind.slice(1),
+    resourceMarker,
     typesImport: importSpecifier(controllerDir, names.typesFile),
     testNamespace: names.namespaced ? 'default' : '',
+    ...typesFileNames(names.kind, resourceMarker !== ''),
+  };
+  const controllerTestData = {
+    typesImport: importSpecifier(posix.dirname(names.controllerTestFile), names.typesFile),
+    controllerImport: importSpecifier(posix.dirname(names.controllerTestFile), names.controllerFile),
+  };
+  // The controller and its test import the Kind and name a variable after it: both are renamed
+  // where the Kind would collide with a name of the file (Promise, Client, request, ctx, ...).
+  const editor = valid.doController ? await TsEditor.create() : undefined;
+  const kindNames = async (template: string, extra: Record<string, unknown>) => {
+    const own = await templateNames((t) => editor!.scopeNames(t), (t, d) => renderer.render(t, d), [template], {
+      ...data,
+      ...extra,
+      ...placeholderNames(PLACEHOLDER_KIND),
+    });
+    const scope = new Scope(own);
+    scope.claimExact(`${names.kind}Reconciler`);
+    const kind = importKind(scope, names.kind);
+    const camel = lowerFirst(names.kind);
+    return { kindRef: kind.ref, kindImport: kind.specifier, varName: scope.claim(camel, `${camel}Object`, `${camel}Obj`) };
   };
 
   const specs: FileSpec[] = [];
@@ -448,15 +476,12 @@ export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnv
   }
   if (valid.doController) {
     specs.push(
-      { path: names.controllerFile, policy: 'scaffolded', template: 'api/controller.ts.hbs' },
+      { path: names.controllerFile, policy: 'scaffolded', template: 'api/controller.ts.hbs', data: await kindNames('api/controller.ts.hbs', {}) },
       {
         path: names.controllerTestFile,
         policy: 'scaffolded',
         template: 'api/controller_test.ts.hbs',
-        data: {
-          typesImport: importSpecifier(posix.dirname(names.controllerTestFile), names.typesFile),
-          controllerImport: importSpecifier(posix.dirname(names.controllerTestFile), names.controllerFile),
-        },
+        data: { ...controllerTestData, ...(await kindNames('api/controller_test.ts.hbs', controllerTestData)) },
       },
     );
   }
@@ -560,7 +585,8 @@ export async function ensureStorageVersion(
     const file = typesFileOf(config, r);
     const text = tree.readText(file);
     if (text === undefined) continue;
-    const line = editor.decoratorLine(editor.parse(file, text), r.kind, 'StorageVersion');
+    const sf = editor.parse(file, text);
+    const line = editor.decoratorLine(sf, r.kind, editor.importedAs(sf, 'kubeforge/markers', 'StorageVersion') ?? 'StorageVersion');
     if (line !== undefined) return { storage: { version: r.version, file, line }, added: false, problems };
   }
   const file = typesFileOf(config, preferred);
@@ -574,10 +600,11 @@ export async function ensureStorageVersion(
     problems.push(error('KF1068', `${file} declares no class ${preferred.kind}: kubeforge marks it as the storage version`, { file, hint: `add @StorageVersion() to the root class of ${preferred.kind} ${preferred.version} by hand` }));
     return { added: false, problems };
   }
-  editor.addDecorators(sf, preferred.kind, ['StorageVersion']);
-  editor.ensureNamedImports(sf, 'kubeforge/markers', [{ name: 'StorageVersion' }]);
+  // Under an alias when the file declares a StorageVersion of its own (a Kind of that name).
+  const decorator = editor.importName(sf, 'kubeforge/markers', 'StorageVersion');
+  editor.addDecorators(sf, preferred.kind, [decorator]);
   tree.write(file, sf.getFullText());
-  return { storage: { version: preferred.version, file, line: editor.decoratorLine(sf, preferred.kind, 'StorageVersion') ?? 0 }, added: true, problems };
+  return { storage: { version: preferred.version, file, line: editor.decoratorLine(sf, preferred.kind, decorator) ?? 0 }, added: true, problems };
 }
 
 /** Runs `kubeforge manifests` in-process (loaded lazily: it brings ts-morph). */

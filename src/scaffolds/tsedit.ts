@@ -78,7 +78,8 @@ export class TsEditor {
         .filter((d) => d.getModuleSpecifierValue() === module)
         .flatMap((d) => d.getNamedImports().map((s) => s.getAliasNode()?.getText() ?? s.getName())),
     );
-    const missing = names.filter((n) => !imported.has(local(n)));
+    // Each local name once, even when `names` repeats one.
+    const missing = names.filter((n, i) => !imported.has(local(n)) && names.findIndex((m) => local(m) === local(n)) === i);
     if (missing.length === 0) return;
     const decl = file.getImportDeclarations().find((d) => d.getModuleSpecifierValue() === module && !d.isTypeOnly() && !d.getNamespaceImport() && !d.getDefaultImport());
     if (!decl) {
@@ -98,6 +99,59 @@ export class TsEditor {
       if (at < 0) at = existing.length;
       decl.insertNamedImport(at, { name: n.name, alias: n.alias, isTypeOnly: n.typeOnly });
     }
+  }
+
+  /**
+   * The names a piece of TypeScript binds or refers to: imports, declarations, parameters, and
+   * the globals it uses; not property names (`obj.spec`, `{ spec: 1 }`, class members). Text that
+   * does not parse still yields its identifiers.
+   */
+  scopeNames(text: string): Set<string> {
+    const ts = this.morph.ts;
+    const sf = ts.createSourceFile('/names.ts', text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    const names = new Set<string>();
+    const isPropertyName = (id: import('ts-morph').ts.Identifier): boolean => {
+      const p = id.parent;
+      if (ts.isPropertyAccessExpression(p)) return p.name === id;
+      if (ts.isQualifiedName(p)) return p.right === id;
+      if (ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p) || ts.isPropertySignature(p) || ts.isMethodDeclaration(p) || ts.isMethodSignature(p)) return p.name === id;
+      if (ts.isGetAccessorDeclaration(p) || ts.isSetAccessorDeclaration(p) || ts.isEnumMember(p)) return p.name === id;
+      // `import { a as b }` binds b; `{ a: b }` destructuring binds b
+      if (ts.isImportSpecifier(p) || ts.isExportSpecifier(p)) return p.propertyName === id;
+      if (ts.isBindingElement(p)) return p.propertyName === id;
+      return false;
+    };
+    const visit = (node: import('ts-morph').ts.Node): void => {
+      if (ts.isIdentifier(node) && !isPropertyName(node)) names.add(node.text);
+      node.forEachChild(visit);
+    };
+    visit(sf);
+    return names;
+  }
+
+  /** The local name of `name` imported from `module` in `file`, or undefined when not imported. */
+  importedAs(file: SourceFile, module: string, name: string): string | undefined {
+    for (const d of file.getImportDeclarations()) {
+      if (d.getModuleSpecifierValue() !== module) continue;
+      const s = d.getNamedImports().find((n) => n.getName() === name);
+      if (s) return s.getAliasNode()?.getText() ?? name;
+    }
+    return undefined;
+  }
+
+  /**
+   * The local name under which `name` from `module` can be used in `file`, adding the import when
+   * missing: `name` itself, or `name as <name>Marker` (numbered if need be) when the file already
+   * declares or imports something else called `name` (a Kind named StorageVersion, say).
+   */
+  importName(file: SourceFile, module: string, name: string): string {
+    const imported = this.importedAs(file, module, name);
+    if (imported) return imported;
+    const used = new Set<string>([...this.scopeNames(file.getFullText())]);
+    let local = name;
+    for (let i = 1; used.has(local); i++) local = `${name}Marker${i === 1 ? '' : i}`;
+    this.ensureNamedImports(file, module, [{ name, alias: local === name ? undefined : local }]);
+    return local;
   }
 
   /** Whether the file declares a top-level class or variable named `name`. */

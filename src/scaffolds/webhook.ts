@@ -20,6 +20,7 @@ import {
   PROJECT_FILE,
   type ProjectConfig,
   type ProjectResource,
+  refusedKind,
   type ResourceWebhooks,
   serializeProject,
   validateDns1123Label,
@@ -31,6 +32,7 @@ import { packageRoot } from '../util/package-root.js';
 import { type ApiNames, apiNames, CORE_GROUPS, defaultManifestsStep, ensureStorageVersion, type ManifestsStep, readProject, typesFileOf } from './api.js';
 import { uncommentBlock, uncommentLines } from './comments.js';
 import { BOILERPLATE_FILE } from './init.js';
+import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
 import { TsEditor } from './tsedit.js';
 
 export interface CreateWebhookOptions {
@@ -180,7 +182,7 @@ export function validateCreateWebhook(options: CreateWebhookOptions, config: Pro
   const kind = options.kind ?? '';
   if (options.kind === undefined) problems.push(error('KF1041', 'missing --kind: the Kind the webhooks handle', { hint: 'pass --kind in PascalCase, e.g. --kind CronJob' }));
   else {
-    const d = validateKind(kind);
+    const d = validateKind(kind) ?? refusedKind(kind);
     if (d) problems.push(d);
   }
   const defaulting = options.defaulting === true;
@@ -364,7 +366,7 @@ export async function planCreateWebhook(
   const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));
   const boilerplate = host.read(BOILERPLATE_FILE)?.toString('utf8');
   const licenseHeader = boilerplate ? `${boilerplate.replace(/\n+$/, '')}\n\n` : '';
-  const varName = names.kind[0].toLowerCase() + names.kind.slice(1);
+  const varName = lowerFirst(names.kind);
   const webhookDir = posix.dirname(names.webhookFile);
   const testDir = posix.dirname(names.webhookTestFile);
   const specExample = names.core ? (BUILTIN_SPECS[names.kind] ?? '{}') : "{ foo: 'bar' }";
@@ -392,6 +394,49 @@ export async function planCreateWebhook(
   const editor = await TsEditor.create();
   const specs: FileSpec[] = [];
 
+  // Each file imports the Kind and declares names after it next to names of its own (Client,
+  // Warnings, created, newManager, ...): every Kind-derived name is claimed in the scope of its
+  // file, renamed where it would collide. The scope of a file takes in every fragment that may
+  // ever be added to it, so that the names stay the same from one run to the next.
+  const P = PLACEHOLDER_KIND;
+  const placeholders = {
+    kind: P,
+    kindRef: P,
+    kindImport: P,
+    varName: lowerFirst(P),
+    objType: names.core ? `${pascal(names.version)}${P}` : P,
+    modelType: names.core ? `${pascal(names.version)}${P}` : P,
+    newObject: `new${P}`,
+    spokeAlias: `${P}V0`,
+    conversionAlias: `${lowerFirst(P)}ConversionV0`,
+    hubAlias: `${P}V1`,
+    spokeVersion: 'v0',
+    hubVersion: names.version,
+    spokeApiVersion: names.apiVersion,
+    hubApiVersion: names.apiVersion,
+    hubImport: './types.js',
+  };
+  const scopeOf = async (templates: string[]) => new Scope(await templateNames((t) => editor.scopeNames(t), render, templates, placeholders));
+  const exported = [`setup${names.kind}WebhookWithManager`, `${names.kind}CustomDefaulter`, `${names.kind}CustomValidator`];
+  const webhookScope = await scopeOf(['webhook/webhook.ts.hbs', ...['builder_defaulter', 'builder_validator', 'builder_conversion', 'defaulter', 'validator'].map((f) => `webhook/fragments/${f}.ts.hbs`)]);
+  for (const n of exported) webhookScope.claimExact(n);
+  const wk = importKind(webhookScope, names.kind);
+  const webhookIds = { kindRef: wk.ref, kindImport: wk.specifier, objType: names.core ? names.objType : wk.ref };
+  const testScope = await scopeOf(['webhook/webhook_test.ts.hbs', ...['defaulter_test', 'validator_test', 'conversion_test', 'conversion_server_test'].map((f) => `webhook/fragments/${f}.ts.hbs`)]);
+  for (const n of exported) testScope.claimExact(n);
+  const tk = importKind(testScope, names.kind);
+  const testIds = {
+    kindRef: tk.ref,
+    kindImport: tk.specifier,
+    objType: names.core ? names.objType : tk.ref,
+    newObject: testScope.claim(`new${names.kind}`, `new${names.kind}Object`),
+  };
+  /** A spoke's types and conversion as imported into a file of `scope`. */
+  const spokeIds = (scope: Scope, version: string) => ({
+    spokeAlias: scope.claim(`${names.kind}${pascal(version)}`, `${names.kind}${pascal(version)}Kind`),
+    conversionAlias: scope.claim(`${varName}Conversion${pascal(version)}`),
+  });
+
   // The conversion: one file per spoke, and the hub marked as storage version + conversion webhook.
   const spokeData = valid.spokes.map((s) => {
     const spokeNames = apiNames(config, { group: s.group, version: s.version, kind: s.kind, plural: s.plural, namespaced: names.namespaced });
@@ -402,11 +447,17 @@ export async function planCreateWebhook(
       entry: s,
       spokeTypes,
       conversionFile,
-      spokeAlias: `${names.kind}${pascal(s.version)}`,
-      conversionAlias: `${varName}Conversion${pascal(s.version)}`,
+      ...spokeIds(webhookScope, s.version),
+      test: spokeIds(testScope, s.version),
       spokeApiVersion: spokeNames.apiVersion,
     };
   });
+  const conversionIds = async () => {
+    const scope = await scopeOf(['webhook/conversion.ts.hbs']);
+    scope.claimExact(`${varName}Conversion`);
+    const k = importKind(scope, names.kind);
+    return { kindRef: k.ref, kindImport: k.specifier, hubAlias: scope.claim(`${names.kind}${pascal(names.version)}`, `${names.kind}${pascal(names.version)}Hub`) };
+  };
   for (const s of spokeData) {
     specs.push({
       path: s.conversionFile,
@@ -415,7 +466,7 @@ export async function planCreateWebhook(
       data: {
         spokeVersion: s.version,
         hubVersion: names.version,
-        hubAlias: `${names.kind}${pascal(names.version)}`,
+        ...(await conversionIds()),
         hubImport: importSpecifier(posix.dirname(s.conversionFile), names.typesFile),
         hubApiVersion: names.apiVersion,
         spokeApiVersion: s.spokeApiVersion,
@@ -440,34 +491,33 @@ export async function planCreateWebhook(
     } else if (storage.storage) {
       const text = tree.readText(names.typesFile)!;
       const sf = editor.parse(names.typesFile, text);
-      editor.addDecorators(sf, names.kind, ['ConversionWebhook']);
-      editor.ensureNamedImports(sf, 'kubeforge/markers', [{ name: 'ConversionWebhook' }]);
+      editor.addDecorators(sf, names.kind, [editor.importName(sf, 'kubeforge/markers', 'ConversionWebhook')]);
       tree.write(names.typesFile, sf.getFullText());
     }
   }
 
   // The webhook file: written once, then only added to.
-  const webhookText = tree.readText(names.webhookFile) ?? (await render('webhook/webhook.ts.hbs'));
+  const webhookText = tree.readText(names.webhookFile) ?? (await render('webhook/webhook.ts.hbs', webhookIds));
   let wsf = editor.parse(names.webhookFile, webhookText);
   const webhookInsertions: Insertion[] = [];
   const runtimeImports: { name: string; typeOnly?: boolean }[] = [];
   const webhookImports: { module: string; names: { name: string; alias?: string; typeOnly?: boolean }[] }[] = [];
   const classes: string[] = [];
   if (valid.defaulting && !editor.declares(wsf, `${names.kind}CustomDefaulter`)) {
-    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook-builder', fragment: await render('webhook/fragments/builder_defaulter.ts.hbs') });
-    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook', fragment: await render('webhook/fragments/defaulter.ts.hbs'), separate: true });
+    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook-builder', fragment: await render('webhook/fragments/builder_defaulter.ts.hbs', webhookIds) });
+    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook', fragment: await render('webhook/fragments/defaulter.ts.hbs', webhookIds), separate: true });
     runtimeImports.push({ name: 'AdmissionContext', typeOnly: true }, { name: 'CustomDefaulter', typeOnly: true });
     classes.push(`${names.kind}CustomDefaulter`);
   }
   if (valid.validation && !editor.declares(wsf, `${names.kind}CustomValidator`)) {
-    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook-builder', fragment: await render('webhook/fragments/builder_validator.ts.hbs') });
-    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook', fragment: await render('webhook/fragments/validator.ts.hbs'), separate: true });
+    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook-builder', fragment: await render('webhook/fragments/builder_validator.ts.hbs', webhookIds) });
+    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook', fragment: await render('webhook/fragments/validator.ts.hbs', webhookIds), separate: true });
     runtimeImports.push({ name: 'AdmissionContext', typeOnly: true }, { name: 'CustomValidator', typeOnly: true }, { name: 'Warnings', typeOnly: true });
     classes.push(`${names.kind}CustomValidator`);
   }
   if (classes.length) webhookImports.push({ module: 'kubeforge/markers', names: [{ name: 'Webhook' }] });
   for (const s of spokeData) {
-    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook-builder', fragment: await render('webhook/fragments/builder_conversion.ts.hbs', { spokeAlias: s.spokeAlias, conversionAlias: s.conversionAlias }) });
+    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook-builder', fragment: await render('webhook/fragments/builder_conversion.ts.hbs', { ...webhookIds, spokeAlias: s.spokeAlias, conversionAlias: s.conversionAlias }) });
     webhookImports.push(
       { module: importSpecifier(webhookDir, s.spokeTypes), names: [{ name: names.kind, alias: s.spokeAlias }] },
       { module: importSpecifier(webhookDir, s.conversionFile), names: [{ name: `${varName}Conversion`, alias: s.conversionAlias }] },
@@ -482,20 +532,20 @@ export async function planCreateWebhook(
 
   // Its test: written once; each new webhook type adds its tests.
   const testExists = tree.exists(names.webhookTestFile);
-  const testText = tree.readText(names.webhookTestFile) ?? (await render('webhook/webhook_test.ts.hbs'));
+  const testText = tree.readText(names.webhookTestFile) ?? (await render('webhook/webhook_test.ts.hbs', testIds));
   const testInsertions: Insertion[] = [];
   const testImports: { module: string; names: { name: string; alias?: string }[] }[] = [];
   const mentions = (title: string) => testText.includes(title);
   if (valid.defaulting && !mentions(`it('${names.kind}CustomDefaulter `)) {
-    testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/defaulter_test.ts.hbs'), separate: true });
+    testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/defaulter_test.ts.hbs', testIds), separate: true });
     testImports.push({ module: importSpecifier(testDir, names.webhookFile), names: [{ name: `${names.kind}CustomDefaulter` }] });
   }
   if (valid.validation && !mentions(`it('${names.kind}CustomValidator `)) {
-    testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/validator_test.ts.hbs'), separate: true });
+    testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/validator_test.ts.hbs', testIds), separate: true });
     testImports.push({ module: importSpecifier(testDir, names.webhookFile), names: [{ name: `${names.kind}CustomValidator` }] });
   }
   for (const s of spokeData) {
-    const extra = { spokeVersion: s.version, hubVersion: names.version, spokeAlias: s.spokeAlias, conversionAlias: s.conversionAlias, spokeApiVersion: s.spokeApiVersion };
+    const extra = { ...testIds, spokeVersion: s.version, hubVersion: names.version, spokeAlias: s.test.spokeAlias, conversionAlias: s.test.conversionAlias, spokeApiVersion: s.spokeApiVersion };
     if (!mentions(`it('${varName}Conversion (${s.version})`)) {
       testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/conversion_test.ts.hbs', extra), separate: true });
     }
@@ -503,8 +553,8 @@ export async function planCreateWebhook(
       testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-server-tests', fragment: await render('webhook/fragments/conversion_server_test.ts.hbs', extra), separate: true });
     }
     testImports.push(
-      { module: importSpecifier(testDir, s.spokeTypes), names: [{ name: names.kind, alias: s.spokeAlias }] },
-      { module: importSpecifier(testDir, s.conversionFile), names: [{ name: `${varName}Conversion`, alias: s.conversionAlias }] },
+      { module: importSpecifier(testDir, s.spokeTypes), names: [{ name: names.kind, alias: s.test.spokeAlias }] },
+      { module: importSpecifier(testDir, s.conversionFile), names: [{ name: `${varName}Conversion`, alias: s.test.conversionAlias }] },
     );
   }
   if (!testExists || testInsertions.length) {

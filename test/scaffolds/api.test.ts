@@ -174,8 +174,8 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
     { name: 'version v1beta', options: { group: 'batch', version: 'v1beta', kind: 'CronJob' }, codes: ['KF1001'], message: /invalid version "v1beta"/ },
     { name: 'lower-case kind', options: { group: 'batch', version: 'v1', kind: 'cronJob' }, codes: ['KF1001'], message: /invalid Kind "cronJob": must start with an upper-case letter/, hint: /"CronJob"/ },
     { name: 'kind with a dash', options: { group: 'batch', version: 'v1', kind: 'Cron-Job' }, codes: ['KF1001'], message: /may only hold letters and digits; found "-"/ },
-    { name: 'kind clashing with a generated name', options: { group: 'batch', version: 'v1', kind: 'CronJobList' }, codes: ['KF1001'], message: /may not end in "List"/ },
-    { name: 'kind clashing with an import', options: { group: 'batch', version: 'v1', kind: 'V1Condition' }, codes: ['KF1001'], message: /already use that name/ },
+    { name: 'kind ending in List', options: { group: 'batch', version: 'v1', kind: 'CronJobList' }, codes: ['KF1051'], message: /--kind CronJobList: a Kind may not end in "List"/, hint: /CronJobSet/ },
+    { name: 'kind whose list Kind is too long', options: { group: 'batch', version: 'v1', kind: `A${'b'.repeat(59)}` }, codes: ['KF1051'], message: /list Kind Ab+List would be 64 characters/, hint: /at most 59/ },
     { name: 'upper-case plural', options: { group: 'batch', version: 'v1', kind: 'CronJob', plural: 'CronJobs' }, codes: ['KF1001'], message: /invalid plural "CronJobs"/ },
     { name: 'missing flags', options: {}, codes: ['KF1041', 'KF1041', 'KF1041'], message: /missing --group/ },
     { name: 'nothing to scaffold', options: { group: 'batch', version: 'v1', kind: 'CronJob', resource: false, controller: false }, codes: ['KF1045'], message: /nothing to scaffold/ },
@@ -281,6 +281,31 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
     const { err } = await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' });
     assert.match(err, /warning: config\/default\/kustomization\.yaml: no "#- \.\.\/crd" line/);
     assert.equal(host.read('config/default/kustomization.yaml')!.toString(), 'resources:\n- ../rbac\n');
+  });
+});
+
+describe('kubeforge create api (Kinds named like a name of the scaffolded files)', () => {
+  it('imports clashing names under aliases and renames the variables', async () => {
+    const host = await initialised();
+    await createApi(host, { group: 'batch', version: 'v1', kind: 'V1Condition' });
+    await createApi(host, { group: 'batch', version: 'v1', kind: 'Promise' });
+    await createApi(host, { group: 'batch', version: 'v1', kind: 'Package' });
+    await createApi(host, { group: 'batch', version: 'v1', kind: 'Request' });
+    const read = (path: string) => host.read(path)!.toString('utf8');
+    const types = read('src/api/v1/v1condition_types.ts');
+    assert.match(types, /import type \{ V1Condition as K8sV1Condition, V1ObjectMeta \} from '@kubernetes\/client-node';/);
+    assert.match(types, /conditions\?: K8sV1Condition\[\];/);
+    assert.match(types, /export class V1Condition \{/);
+    const promise = read('src/controller/promise_controller.ts');
+    assert.match(promise, /import \{ Promise as PromiseKind \} from '\.\.\/api\/v1\/promise_types\.js';/);
+    assert.match(promise, /async reconcile\(request: Request, ctx: ReconcileContext\): Promise<Result>/);
+    assert.match(promise, /\.for\(PromiseKind\)/);
+    const pkg = read('src/controller/package_controller.ts');
+    assert.match(pkg, /let packageObject: Package;/);
+    assert.match(read('test/controller/package_controller.test.ts'), /const packageObject: Package = \{/);
+    const request = read('src/controller/request_controller.ts');
+    assert.match(request, /import \{ Request as RequestKind \}/);
+    assert.match(request, /let requestObject: RequestKind;\n    try \{\n      requestObject = await this\.client\.get\(RequestKind, request\);/);
   });
 });
 

@@ -400,3 +400,28 @@ describe('kubeforge create webhook in a project init made before it', () => {
     assert.deepEqual(again.result.changes, []);
   });
 });
+
+describe('kubeforge create webhook (Kinds named like a name of the scaffolded files)', () => {
+  it('imports clashing names under aliases and renames the test helper', async () => {
+    const host = await initialised();
+    const g = { group: 'crew', version: 'v1' };
+    for (const kind of ['Warnings', 'WebhookServer', 'StorageVersion']) {
+      await createApi(host, { ...g, kind });
+      await createWebhook(host, { ...g, kind, defaulting: true, programmaticValidation: true });
+    }
+    await createApi(host, { ...g, version: 'v2', kind: 'StorageVersion', controller: false });
+    await createWebhook(host, { ...g, kind: 'StorageVersion', conversion: true, spoke: ['v2'] });
+    const read = (path: string) => host.read(path)!.toString('utf8');
+    const warnings = read('src/webhook/v1/warnings_webhook.ts');
+    assert.match(warnings, /import \{ Warnings as WarningsKind \} from '\.\.\/\.\.\/api\/v1\/warnings_types\.js';/);
+    assert.match(warnings, /validateCreate\(obj: WarningsKind, ctx: AdmissionContext\): Warnings \| void/);
+    assert.match(warnings, /export class WarningsCustomValidator implements CustomValidator<WarningsKind>/);
+    const server = read('test/webhook/v1/webhookserver_webhook.test.ts');
+    assert.match(server, /const newWebhookServerObject = \(name: string\): WebhookServer => \(\{/);
+    assert.match(server, /newWebhookServer\(env\.webhookServerOptions\(\)\)/);
+    // The hub declares a class StorageVersion: the markers of the same names come in under aliases.
+    const hub = read('src/api/v1/storageversion_types.ts');
+    assert.match(hub, /StorageVersion as StorageVersionMarker/);
+    assert.match(hub, /@StorageVersionMarker\(\)\n@ConversionWebhook\(\)\nexport class StorageVersion \{/);
+  });
+});

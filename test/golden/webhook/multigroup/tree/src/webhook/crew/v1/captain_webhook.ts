@@ -6,7 +6,7 @@
  * EDIT THIS FILE! It is scaffolding for you to own: `kubeforge create webhook` only adds a
  * class, a builder line and imports for a webhook type this Kind does not have yet.
  */
-import { type AdmissionContext, type AdmissionContext, type ControllerManagerLike, type CustomDefaulter, type CustomValidator, type Warnings, webhookManagedBy } from 'kubeforge/runtime';
+import { type AdmissionContext, type ControllerManagerLike, type CustomDefaulter, type CustomValidator, type Warnings, webhookManagedBy } from 'kubeforge/runtime';
 import { Webhook } from 'kubeforge/markers';
 import { Captain } from '../../../api/crew/v1/captain_types.js';
 
