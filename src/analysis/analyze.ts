@@ -320,14 +320,16 @@ function placeOf(node: ts.ClassLikeDeclaration): { reach: 'namespace' | 'hidden'
   }
   const namespaces: string[] = [];
   const hidden = (where: string) => ({ reach: 'hidden' as const, where, name: name ?? '(anonymous class)' });
+  let inBlock = false;
   for (let p: ts.Node = node.parent; !ts.isSourceFile(p); p = p.parent) {
     if (ts.isModuleDeclaration(p)) namespaces.unshift(p.name.getText());
     else if (ts.isModuleBlock(p)) continue;
     else if (ts.isFunctionLike(p)) {
       const fn = 'name' in p && p.name && (ts.isIdentifier(p.name) || ts.isPrivateIdentifier(p.name)) ? p.name.text : undefined;
       return hidden(`is declared inside ${fn ? `function ${fn}` : 'a function'}`);
-    } else return hidden(ts.isBlock(p) || ts.isStatement(p) ? 'is declared inside a block' : 'is declared inside an expression');
+    } else inBlock = true;
   }
+  if (inBlock) return hidden('is declared inside a block');
   return { reach: 'namespace', where: `is declared inside namespace ${namespaces.join('.')}`, name: name ?? '(anonymous class)' };
 }
 

@@ -135,17 +135,18 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
   }
   if (options.paths && options.paths.length > 0) {
     const scopes = options.paths.map((p) => resolve(projectDir, p));
-    for (const [i, scope] of scopes.entries()) {
-      const shown = relative(projectDir, scope) || '.';
+    for (const scope of scopes) {
+      const inside = relative(projectDir, scope);
+      const shown = inside === '' ? '.' : inside.startsWith('..') || isAbsolute(inside) ? scope : inside;
       if (!existsSync(scope)) {
         reporter.report(
-          error('KF4014', `--paths ${options.paths[i]}: ${shown} does not exist`, {
+          error('KF4014', `--paths: ${shown} does not exist`, {
             hint: 'name files or folders of the project (relative to the current folder), e.g. --paths src/api/v1',
           }),
         );
       } else if (!fileNames.some((f) => within(f, scope))) {
         reporter.report(
-          error('KF4014', `--paths ${options.paths[i]}: ${shown} holds no TypeScript source of the project`, {
+          error('KF4014', `--paths: ${shown} holds no TypeScript source of the project`, {
             hint: `name a folder or .ts file that ${existsSync(tsconfigPath) ? `${relative(projectDir, tsconfigPath)} includes` : 'src/ holds'}, e.g. --paths src/api/v1`,
           }),
         );
