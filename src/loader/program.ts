@@ -70,6 +70,8 @@ export interface LoadedProgram {
    * anything else to the file it resolves to; undefined when it resolves to nothing.
    */
   resolveModule(specifier: string, from: ts.SourceFile, usage?: ts.StringLiteralLike): ModuleTarget | undefined;
+  /** Files outside the project's sources read to decide which files can use markers (a barrel outside the tsconfig's include). */
+  readFiles(): string[];
 }
 
 function walkTs(dir: string, out: string[]): string[] {
@@ -230,6 +232,8 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
     }
     return out;
   };
+  const sources = new Set(fileNames);
+  const outsideReads = new Set<string>();
   const reexportsMarkers = new Map<string, boolean>();
   /** Whether a file re-exports markers (directly or through local modules); `cyclic` when a cycle cut the search short. */
   const reexports = (file: string, onPath: Set<string>): { value: boolean; cyclic: boolean } => {
@@ -237,6 +241,7 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
     if (known !== undefined) return { value: known, cyclic: false };
     if (onPath.has(file)) return { value: false, cyclic: true };
     const text = readText(file);
+    if (!sources.has(file)) outsideReads.add(file);
     let value = false;
     let cyclic = false;
     if (text !== undefined && REEXPORTS.test(text)) {
@@ -281,19 +286,18 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
       const file = resolveFile(specifier, from.fileName, mode);
       return file ? { kind: 'file', file: resolve(file) } : undefined;
     },
+    readFiles: () => [...outsideReads],
   };
 }
 
 /**
- * Every file on disk the program read: the project's sources, files it imports from elsewhere,
- * and the declaration files of dependencies in node_modules (a new version of a types package
- * changes the analysis, so the no-change cache must see it).
+ * Every file on disk the program read: the project's sources, files it imports from elsewhere
+ * (and barrels outside the sources the loader read to choose the roots), and the declaration
+ * files of dependencies in node_modules (a new version of a types package changes the analysis,
+ * so the no-change cache must see it).
  */
 export function programInputFiles(loaded: LoadedProgram): string[] {
-  return loaded.program
-    .getSourceFiles()
-    .map((sf) => sf.fileName)
-    .filter((f) => f !== LIB_FILE && isAbsolute(f))
-    .sort();
+  const files = new Set([...loaded.program.getSourceFiles().map((sf) => sf.fileName), ...loaded.readFiles()]);
+  return [...files].filter((f) => f !== LIB_FILE && isAbsolute(f)).sort();
 }
 
