@@ -19,6 +19,7 @@ import { k8sModelSchema } from '../schema/k8s/index.js';
 import { TypeParser } from '../schema/parse.js';
 import { packageVersion } from '../util/package-root.js';
 import { isMarkerNamed, locationOf, MarkerCollector, type Location, type MarkerValue } from './collector.js';
+import { NameResolver } from './resolve.js';
 
 type UseName = 'Rbac' | 'Webhook' | 'WebhookConfiguration';
 
@@ -108,7 +109,8 @@ export async function analyzeProject(options: AnalyzeOptions, reporter: Reporter
 function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analysis {
   const loaded = loadProgram(options, reporter);
   const { checker } = loaded;
-  const collector = new MarkerCollector(checker, reporter);
+  const names = new NameResolver({ resolveModule: loaded.resolveModule, sourceFile: (file) => loaded.parseExtra(file) });
+  const collector = new MarkerCollector(checker, reporter, names);
   const extraInputs = new Set<string>();
   const rel = (p: string) => relative(loaded.projectDir, p) || '.';
 
@@ -199,10 +201,20 @@ function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analys
         error('KF4012', `syntax error: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`, { file, line: lc.line + 1, column: lc.character + 1, hint: 'fix the TypeScript syntax (tsc reports the same)' }),
       );
     }
+    reportUnreadClasses(sf, collector, reporter);
     for (const st of sf.statements) {
       if (!ts.isClassDeclaration(st)) continue;
       const className = st.name?.text ?? '(anonymous class)';
       const { isRoot, isKind } = collector.classify(st);
+      if (isRoot && !st.name) {
+        reporter.report(
+          error('KF4013', '@Root() class has no name, so the analysis cannot name its Kind', {
+            ...locationOf(st),
+            hint: 'give the class the Kind\'s name: `export class Guestbook { ... }` (a default export may keep `export default`)',
+          }),
+        );
+        continue;
+      }
       const classMarkers = collector.classMarkers(st);
       classes.push({ name: className, file, isRoot, isKind, markers: classMarkers, at: locationOf(st.name ?? st) });
       for (const m of classMarkers) {
@@ -288,4 +300,84 @@ function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analys
     generatorVersion: options.generatorVersion ?? `v${packageVersion()}`,
     rel,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Classes the analysis cannot read
+
+/**
+ * Where a class that is not declared at the top level of its file stands: `namespace` when only
+ * namespaces enclose it (the parser reads it when a field's type names it, but the analysis never
+ * collects it as a Kind or reads its class-level markers), `hidden` when nothing can name it as a
+ * type (a class expression, a class inside a function or block).
+ */
+function placeOf(node: ts.ClassLikeDeclaration): { reach: 'namespace' | 'hidden'; where: string; name: string } {
+  let name = node.name?.text;
+  if (ts.isClassExpression(node)) {
+    const p = node.parent;
+    if (!name && (ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p)) && ts.isIdentifier(p.name)) name = p.name.text;
+    return { reach: 'hidden', where: `is a class expression${name ? ` (${name})` : ''}`, name: name ?? '(anonymous class)' };
+  }
+  const namespaces: string[] = [];
+  const hidden = (where: string) => ({ reach: 'hidden' as const, where, name: name ?? '(anonymous class)' });
+  let inBlock = false;
+  for (let p: ts.Node = node.parent; !ts.isSourceFile(p); p = p.parent) {
+    if (ts.isModuleDeclaration(p)) namespaces.unshift(p.name.getText());
+    else if (ts.isModuleBlock(p)) continue;
+    else if (ts.isFunctionLike(p)) {
+      const fn = 'name' in p && p.name && (ts.isIdentifier(p.name) || ts.isPrivateIdentifier(p.name)) ? p.name.text : undefined;
+      return hidden(`is declared inside ${fn ? `function ${fn}` : 'a function'}`);
+    } else inBlock = true;
+  }
+  if (inBlock) return hidden('is declared inside a block');
+  return { reach: 'namespace', where: `is declared inside namespace ${namespaces.join('.')}`, name: name ?? '(anonymous class)' };
+}
+
+/**
+ * Reports markers the analysis would otherwise drop without a word: a `@Root()` class that is
+ * not declared at the top level of its file (KF4013: it would get no CRD, and `manifests` would
+ * delete the one it had), and kubeforge markers on classes nothing can read (KF2016): any marker
+ * of a class expression or a class inside a function, and the class-level markers (`@Rbac`,
+ * `@Webhook`, ...) of a class inside a namespace. Field and type markers of a namespaced class
+ * are read where a field's type names the class, so they are left alone. Decorators that are
+ * not kubeforge markers are not looked at.
+ */
+function reportUnreadClasses(sf: ts.SourceFile, collector: MarkerCollector, reporter: Reporter): void {
+  if (!sf.text.includes('@')) return;
+  const markerOf = (d: ts.Decorator) => collector.markerNameOf(ts.isCallExpression(d.expression) ? d.expression.expression : d.expression);
+  const hint = (name: string) =>
+    `declare it at the top level of the file, \`export class ${/^[A-Za-z_$][\w$]*$/.test(name) ? name : 'Name'} { ... }\`: the analysis reads classes declared there, statically`;
+  const check = (node: ts.ClassLikeDeclaration) => {
+    const place = placeOf(node);
+    const rootDecorator = (ts.getDecorators(node) ?? []).find((d) => markerOf(d) === 'Root');
+    if (rootDecorator) {
+      reporter.report(
+        error('KF4013', `@Root() class ${place.name} ${place.where}, where the analysis cannot read it: it would get no CRD`, {
+          ...locationOf(node.name ?? rootDecorator),
+          hint: hint(place.name),
+        }),
+      );
+      return;
+    }
+    const unread = (d: ts.Decorator, what: string, classLevel: boolean) => {
+      const marker = markerOf(d);
+      if (!marker) return;
+      if (place.reach === 'namespace' && !(classLevel && !getMarkerDefinition(marker)?.targets.includes('type'))) return;
+      reporter.report(error('KF2016', `@${marker} on ${what} is never read: class ${place.name} ${place.where}`, { ...locationOf(d), hint: hint(place.name) }));
+    };
+    for (const d of ts.getDecorators(node) ?? []) unread(d, `class ${place.name}`, true);
+    if (place.reach === 'namespace') return;
+    for (const m of node.members) {
+      const label = m.name ? `${place.name}.${m.name.getText()}` : place.name;
+      if (ts.canHaveDecorators(m)) for (const d of ts.getDecorators(m) ?? []) unread(d, label, false);
+      if (ts.isConstructorDeclaration(m) || ts.isMethodDeclaration(m)) {
+        for (const p of m.parameters) for (const d of ts.getDecorators(p) ?? []) unread(d, `parameter ${p.name.getText()} of ${label}`, false);
+      }
+    }
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isClassLike(node) && !(ts.isClassDeclaration(node) && node.parent === sf)) check(node);
+    ts.forEachChild(node, visit);
+  };
+  ts.forEachChild(sf, visit);
 }

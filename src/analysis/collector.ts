@@ -1,6 +1,6 @@
 /**
  * The marker collector: reads kubeforge markers statically from a loaded program (decorators
- * imported from 'kubeforge/markers', and JSDoc tags where TypeScript cannot put a decorator),
+ * that resolve to 'kubeforge/markers', however imported: see resolve.ts; and JSDoc tags where TypeScript cannot put a decorator),
  * validating every argument against the definition table, so that what it hands on has the type
  * the table declares ({@link MarkerValue}). Where a marker may stand is decided from the node
  * itself (a class is classified as a Kind or not before its markers are read), never from which
@@ -8,7 +8,6 @@
  */
 import { ts } from 'ts-morph';
 import { error, type Reporter } from '../diagnostics/index.js';
-import { MARKERS_MODULE } from '../loader/program.js';
 import {
   getMarkerDefinition,
   MARKER_DEFINITIONS,
@@ -20,6 +19,7 @@ import {
   type MarkerName,
   type MarkerTarget,
 } from '../markers/definitions.js';
+import type { NameResolver } from './resolve.js';
 
 export interface Location {
   file: string;
@@ -59,20 +59,11 @@ export function locationOf(node: ts.Node, sf: ts.SourceFile = node.getSourceFile
 }
 
 // ---------------------------------------------------------------------------------------------
-// Import maps: which local names refer to 'kubeforge/markers'
-
-interface ImportMap {
-  named: Map<string, string>;
-  namespaces: Set<string>;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Reading markers
 
 type Eval = { ok: true; value: unknown } | { ok: false; node: ts.Node; what: string };
 
 export class MarkerCollector {
-  private readonly imports = new Map<ts.SourceFile, ImportMap>();
   private readonly decoratorCache = new Map<ts.Node, MarkerValue[]>();
   private readonly jsDocCache = new Map<ts.Node, { description?: string; markers: MarkerValue[] }>();
 
@@ -81,6 +72,8 @@ export class MarkerCollector {
   constructor(
     readonly checker: ts.TypeChecker,
     readonly reporter: Reporter,
+    /** Follows names through imports and re-exports (barrels) to kubeforge/markers. */
+    readonly names: NameResolver,
   ) {}
 
   private report(code: string, message: string, node: ts.Node, hint?: string): void {
@@ -109,35 +102,12 @@ export class MarkerCollector {
     return this.decoratorMarkers(decl, isKind ? ['kind', 'type', 'class'] : ['type', 'class'], isKind ? `Kind ${className}` : `class ${className}`);
   }
 
-  importMap(sf: ts.SourceFile): ImportMap {
-    let map = this.imports.get(sf);
-    if (map) return map;
-    map = { named: new Map(), namespaces: new Set() };
-    for (const st of sf.statements) {
-      if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier) || st.moduleSpecifier.text !== MARKERS_MODULE) continue;
-      const clause = st.importClause;
-      if (!clause || !clause.namedBindings) continue;
-      if (ts.isNamespaceImport(clause.namedBindings)) map.namespaces.add(clause.namedBindings.name.text);
-      else for (const el of clause.namedBindings.elements) map.named.set(el.name.text, (el.propertyName ?? el.name).text);
-    }
-    this.imports.set(sf, map);
-    return map;
-  }
-
-  /** The marker name an expression (`Maximum`, `m.Maximum`, `Items.MaxLength`) refers to, if it is ours. */
+  /**
+   * The marker name an expression (`Maximum`, `Max` imported as an alias, `m.Maximum`,
+   * `Items.MaxLength`, any of them through barrels) refers to, if it leads to kubeforge/markers.
+   */
   markerNameOf(expr: ts.Expression): string | undefined {
-    const parts: string[] = [];
-    let e: ts.Expression = expr;
-    while (ts.isPropertyAccessExpression(e)) {
-      parts.unshift(e.name.text);
-      e = e.expression;
-    }
-    if (!ts.isIdentifier(e)) return undefined;
-    const map = this.importMap(e.getSourceFile());
-    if (map.namespaces.has(e.text)) return parts.length ? parts.join('.') : undefined;
-    const exported = map.named.get(e.text);
-    if (!exported) return undefined;
-    return [exported, ...parts].join('.');
+    return this.names.markerName(expr);
   }
 
   /** Markers written as decorators on a class, property, method, accessor or parameter (cached). */

@@ -1,13 +1,15 @@
 /**
  * The loader: turns a project folder into a TypeScript program for the analysis, as
- * controller-tools' pkg/loader does for Go packages. Lean on purpose: only files that import
- * 'kubeforge/markers' are roots; the modules 'kubeforge/markers' and '@kubernetes/client-node'
- * are never loaded (their imports are recognised by specifier), the default library is replaced
- * by a few global declarations, and nothing is type-checked: the analysis uses the checker for
- * name resolution and enum constants only.
+ * controller-tools' pkg/loader does for Go packages. Lean on purpose: the roots are the files that
+ * can use markers, that is the files importing 'kubeforge/markers' and the files importing a local
+ * module that re-exports it (a barrel such as `src/api/v1/markers.ts`, found through the
+ * compiler's module resolution, chains and cycles included); the modules 'kubeforge/markers' and
+ * '@kubernetes/client-node' are never loaded (their imports are recognised by specifier), the
+ * default library is replaced by a few global declarations, and nothing is type-checked: the
+ * analysis uses the checker for name resolution and enum constants only.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ts } from 'ts-morph';
 import { error, type Reporter } from '../diagnostics/index.js';
 
@@ -45,15 +47,31 @@ export interface ProgramOptions {
   paths?: string[];
 }
 
+/** Where a module specifier leads: a module recognised by name (never loaded), or a file. */
+export type ModuleTarget = { kind: 'external'; module: string } | { kind: 'file'; file: string };
+
+/** Whether a specifier names a module the loader recognises by name and never loads. */
+export function isExternalModule(specifier: string): boolean {
+  return specifier === MARKERS_MODULE || specifier === K8S_MODULE || specifier.startsWith(`${K8S_MODULE}/`);
+}
+
 export interface LoadedProgram {
   program: ts.Program;
   checker: ts.TypeChecker;
   projectDir: string;
-  /** Files importing 'kubeforge/markers' (within `paths`), sorted. */
+  /** Files that can use markers (within `paths`), sorted: importing 'kubeforge/markers', or a local module re-exporting it. */
   rootFiles: string[];
   isLibFile(sf: ts.SourceFile): boolean;
   /** Parses a project file that is not part of the program (e.g. a groupversion.ts outside `paths`). */
   parseExtra(file: string): ts.SourceFile | undefined;
+  /**
+   * Where a module specifier written in `from` leads, with the compiler's module resolution (the
+   * program's options and cache): 'kubeforge/markers' and '@kubernetes/client-node' by name,
+   * anything else to the file it resolves to; undefined when it resolves to nothing.
+   */
+  resolveModule(specifier: string, from: ts.SourceFile, usage?: ts.StringLiteralLike): ModuleTarget | undefined;
+  /** Files outside the project's sources read to decide which files can use markers (a barrel outside the tsconfig's include). */
+  readFiles(): string[];
 }
 
 function walkTs(dir: string, out: string[]): string[] {
@@ -82,7 +100,16 @@ function within(file: string, scope: string): boolean {
   return file === scope || file.startsWith(scope.endsWith(sep) ? scope : scope + sep);
 }
 
-/** Loads the program; an unreadable or missing tsconfig is reported (KF4010, KF4011) and loading goes on without it. */
+/** A file with an export declaration (`export {`, `export *`, `export type {`) may re-export markers. */
+const REEXPORTS = /\bexport\s*(?:type\s*)?[*{]/;
+/** A specifier that may lead to a project file without path mapping: relative, or a package.json import (`#x`). */
+const LOCAL_SPECIFIER = /['"](?:\.{1,2}\/|#)/;
+
+/**
+ * Loads the program; an unreadable or missing tsconfig is reported (KF4010, KF4011) and loading
+ * goes on without it. A `paths` entry that does not exist, or holds no source file of the
+ * project, is an error (KF4014): a typo must not pass for "nothing to do".
+ */
 export function loadProgram(options: ProgramOptions, reporter: Reporter): LoadedProgram {
   const projectDir = resolve(options.projectDir);
   const tsconfigPath = options.tsconfigPath ? resolve(projectDir, options.tsconfigPath) : join(projectDir, 'tsconfig.json');
@@ -110,20 +137,24 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
   }
   if (options.paths && options.paths.length > 0) {
     const scopes = options.paths.map((p) => resolve(projectDir, p));
-    fileNames = fileNames.filter((f) => scopes.some((s) => within(f, s)));
-  }
-
-  const texts = new Map<string, string>();
-  const rootFiles: string[] = [];
-  for (const file of [...new Set(fileNames)].sort()) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      continue;
+    for (const scope of scopes) {
+      const inside = relative(projectDir, scope);
+      const shown = inside === '' ? '.' : inside.startsWith('..') || isAbsolute(inside) ? scope : inside;
+      if (!existsSync(scope)) {
+        reporter.report(
+          error('KF4014', `--paths: ${shown} does not exist`, {
+            hint: 'name files or folders of the project (relative to the current folder), e.g. --paths src/api/v1',
+          }),
+        );
+      } else if (!fileNames.some((f) => within(f, scope))) {
+        reporter.report(
+          error('KF4014', `--paths: ${shown} holds no TypeScript source of the project`, {
+            hint: `name a folder or .ts file that ${existsSync(tsconfigPath) ? `${relative(projectDir, tsconfigPath)} includes` : 'src/ holds'}, e.g. --paths src/api/v1`,
+          }),
+        );
+      }
     }
-    texts.set(file, text);
-    if (IMPORTS_MARKERS.test(text)) rootFiles.push(file);
+    fileNames = fileNames.filter((f) => scopes.some((s) => within(f, s)));
   }
 
   const opts: ts.CompilerOptions = {
@@ -142,6 +173,7 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
     checkJs: false,
   };
   const target = opts.target ?? ts.ScriptTarget.ES2022;
+  const texts = new Map<string, string>();
   const cache = new Map<string, ts.SourceFile>();
   const parse = (file: string, text: string) =>
     ts.createSourceFile(file, text, { languageVersion: target, jsDocParsingMode: ts.JSDocParsingMode.ParseAll }, true);
@@ -172,40 +204,100 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
   host.readFile = (f) => readText(f);
   host.getDefaultLibFileName = () => LIB_FILE;
   const resolutionCache = ts.createModuleResolutionCache(projectDir, (x) => x, opts);
+  const resolveFile = (name: string, containingFile: string, mode: ts.ResolutionMode): string | undefined =>
+    ts.resolveModuleName(name, containingFile, opts, host, resolutionCache, undefined, mode).resolvedModule?.resolvedFileName;
   host.resolveModuleNameLiterals = (literals, containingFile, _redirect, options, containingSourceFile) =>
     literals.map((lit) => {
       const name = lit.text;
-      if (name === MARKERS_MODULE || name === K8S_MODULE || name.startsWith(`${K8S_MODULE}/`)) return { resolvedModule: undefined };
+      if (isExternalModule(name)) return { resolvedModule: undefined };
       const mode = ts.getModeForUsageLocation(containingSourceFile, lit, options);
       return ts.resolveModuleName(name, containingFile, options, host, resolutionCache, undefined, mode);
     });
+
+  // Which files can use markers. Importing 'kubeforge/markers' (a cheap text test) is the common
+  // case; otherwise a file qualifies when a module it imports re-exports markers, directly or
+  // through other local modules. Only specifiers that can lead to a project file are resolved,
+  // with the program's resolution cache, and only for files that import from such specifiers.
+  const pathMapped = opts.paths !== undefined || opts.baseUrl !== undefined;
+  const localTargets = (file: string, text: string): string[] => {
+    if (!pathMapped && !LOCAL_SPECIFIER.test(text)) return [];
+    const mode = ts.getImpliedNodeFormatForFile(file, resolutionCache.getPackageJsonInfoCache(), host, opts);
+    const out: string[] = [];
+    for (const ref of ts.preProcessFile(text, true, false).importedFiles) {
+      const name = ref.fileName;
+      if (isExternalModule(name) || name.startsWith('node:')) continue;
+      if (!pathMapped && !name.startsWith('.') && !name.startsWith('#')) continue;
+      const resolved = resolveFile(name, file, mode);
+      if (resolved && !/\.d\.(c|m)?ts$/.test(resolved) && !resolved.includes(`${sep}node_modules${sep}`)) out.push(resolve(resolved));
+    }
+    return out;
+  };
+  const sources = new Set(fileNames);
+  const outsideReads = new Set<string>();
+  const reexportsMarkers = new Map<string, boolean>();
+  /** Whether a file re-exports markers (directly or through local modules); `cyclic` when a cycle cut the search short. */
+  const reexports = (file: string, onPath: Set<string>): { value: boolean; cyclic: boolean } => {
+    const known = reexportsMarkers.get(file);
+    if (known !== undefined) return { value: known, cyclic: false };
+    if (onPath.has(file)) return { value: false, cyclic: true };
+    const text = readText(file);
+    if (!sources.has(file)) outsideReads.add(file);
+    let value = false;
+    let cyclic = false;
+    if (text !== undefined && REEXPORTS.test(text)) {
+      if (IMPORTS_MARKERS.test(text)) value = true;
+      else {
+        onPath.add(file);
+        for (const next of localTargets(file, text)) {
+          const r = reexports(next, onPath);
+          cyclic ||= r.cyclic;
+          if (r.value) {
+            value = true;
+            break;
+          }
+        }
+        onPath.delete(file);
+      }
+    }
+    if (value || !cyclic) reexportsMarkers.set(file, value);
+    return { value, cyclic };
+  };
+
+  const rootFiles: string[] = [];
+  for (const file of [...new Set(fileNames)].sort()) {
+    const text = readText(file);
+    if (text === undefined) continue;
+    if (IMPORTS_MARKERS.test(text) || localTargets(file, text).some((t) => t !== file && reexports(t, new Set([file])).value)) rootFiles.push(file);
+  }
+
   const program = ts.createProgram({ rootNames: [LIB_FILE, ...rootFiles], options: opts, host });
   const checker = program.getTypeChecker();
+  const sourceFile = (file: string): ts.SourceFile | undefined => program.getSourceFile(file) ?? host.getSourceFile(file, target);
   return {
     program,
     checker,
     projectDir,
     rootFiles,
     isLibFile: (sf) => sf.fileName === LIB_FILE,
-    parseExtra: (file) => {
-      const f = resolve(file);
-      const inProgram = program.getSourceFile(f);
-      if (inProgram) return inProgram;
-      return host.getSourceFile(f, target);
+    parseExtra: (file) => sourceFile(resolve(file)),
+    resolveModule: (specifier, from, usage) => {
+      if (isExternalModule(specifier)) return { kind: 'external', module: specifier };
+      const mode = usage ? ts.getModeForUsageLocation(from, usage, opts) : ts.getImpliedNodeFormatForFile(from.fileName, resolutionCache.getPackageJsonInfoCache(), host, opts);
+      const file = resolveFile(specifier, from.fileName, mode);
+      return file ? { kind: 'file', file: resolve(file) } : undefined;
     },
+    readFiles: () => [...outsideReads],
   };
 }
 
 /**
- * Every file on disk the program read: the project's sources, files it imports from elsewhere,
- * and the declaration files of dependencies in node_modules (a new version of a types package
- * changes the analysis, so the no-change cache must see it).
+ * Every file on disk the program read: the project's sources, files it imports from elsewhere
+ * (and barrels outside the sources the loader read to choose the roots), and the declaration
+ * files of dependencies in node_modules (a new version of a types package changes the analysis,
+ * so the no-change cache must see it).
  */
 export function programInputFiles(loaded: LoadedProgram): string[] {
-  return loaded.program
-    .getSourceFiles()
-    .map((sf) => sf.fileName)
-    .filter((f) => f !== LIB_FILE && isAbsolute(f))
-    .sort();
+  const files = new Set([...loaded.program.getSourceFiles().map((sf) => sf.fileName), ...loaded.readFiles()]);
+  return [...files].filter((f) => f !== LIB_FILE && isAbsolute(f)).sort();
 }
 

@@ -60,24 +60,11 @@ export class TypeParser {
   // -------------------------------------------------------------------------------------------
   // Name resolution
 
+  /** Where an alias (import, re-export, namespace import) leads, when that is a module recognised by name. */
   private externalOf(decl: ts.Declaration | undefined): { module: string; name: string } | undefined {
     if (!decl) return undefined;
-    let spec: ts.Expression | undefined;
-    let name: string | undefined;
-    if (ts.isImportSpecifier(decl)) {
-      spec = decl.parent.parent.parent.moduleSpecifier;
-      name = (decl.propertyName ?? decl.name).text;
-    } else if (ts.isNamespaceImport(decl)) {
-      spec = decl.parent.parent.moduleSpecifier;
-      name = '*';
-    } else if (ts.isImportClause(decl)) {
-      spec = decl.parent.moduleSpecifier;
-      name = 'default';
-    } else if (ts.isExportSpecifier(decl)) {
-      spec = decl.parent.parent.moduleSpecifier;
-      name = (decl.propertyName ?? decl.name).text;
-    }
-    if (spec && ts.isStringLiteral(spec) && isExternalModule(spec.text)) return { module: spec.text, name: name! };
+    const target = this.host.collector.names.resolveAliasDeclaration(decl);
+    if (target?.kind === 'external' && isExternalModule(target.module)) return { module: target.module, name: target.name };
     return undefined;
   }
 
@@ -112,6 +99,11 @@ export class TypeParser {
           const ext = this.externalOf(ls.declarations?.[0]);
           if (ext && ext.name === '*') return { kind: 'external', module: ext.module, name: right.text };
         }
+      }
+      // m.Name through a barrel's namespace (`import * as m from './markers'`, `export * as m`)
+      const via = this.host.collector.names.resolveAccess(name);
+      if (via && via.rest.length === 0 && via.target.kind === 'external' && isExternalModule(via.target.module) && via.target.name !== '*') {
+        return { kind: 'external', module: via.target.module, name: via.target.name };
       }
       return this.resolveSymbol(this.host.checker.getSymbolAtLocation(right));
     }

@@ -112,4 +112,20 @@ describe('no-change cache: what the analysis read', () => {
     assert.equal(calls(), 2, 'the upgraded package did not invalidate the cache');
     assert.match(readFileSync(join(dir, CRD), 'utf8'), /paused:/);
   });
+  it('a barrel outside the sources, read only to choose which files use markers, invalidates the cache when it changes', async () => {
+    const dir = project({
+      ...base,
+      'src/api/v1/widget_types.ts': types('{ size?: number }'),
+      // Not imported by any file that uses markers, and outside the tsconfig's include.
+      'lib/markers.ts': 'export function Rbac(_rule: unknown): (v: unknown, c: unknown) => void { return () => undefined; }\n',
+      'src/controllers/widget.ts': "import { Rbac } from '../../lib/markers.js';\n@Rbac({ groups: ['demo.example.com'], resources: ['widgets'], verbs: ['get'] })\nexport class WidgetReconciler {}\n",
+    });
+    const { analyzer, calls } = countingAnalyzer();
+    await runManifests({ projectDir: dir }, analyzer);
+    assert.doesNotMatch(readFileSync(join(dir, 'config/rbac/role.yaml'), 'utf8'), /widgets/, "the project's own Rbac decorator is not a marker");
+    writeFileSync(join(dir, 'lib/markers.ts'), "export * from 'kubeforge/markers';\n");
+    await runManifests({ projectDir: dir }, analyzer);
+    assert.equal(calls(), 2, 'the cache answered although the barrel changed');
+    assert.match(readFileSync(join(dir, 'config/rbac/role.yaml'), 'utf8'), /- widgets\n/);
+  });
 });
