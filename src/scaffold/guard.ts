@@ -10,7 +10,8 @@
  *    that Node does not die between two writes. Writing is synchronous, so a signal is handled
  *    only once the commit has written every file; the command then asks {@link CommandGuard.checkpoint}
  *    and takes its writes back (or keeps them, when they were the whole command) and stops with
- *    {@link InterruptedError} (KF1112), which the CLI turns into exit code 130 / 143.
+ *    {@link InterruptedError} (KF1112), which the CLI turns into exit code 130 / 143. A second
+ *    signal ends the process at once (between two writes, never inside one).
  *
  * Knows nothing of Kubernetes.
  */
@@ -118,33 +119,31 @@ export async function acquireLock(root: string, options: LockOptions): Promise<L
   const path = join(abs, ...LOCK_FILE.split('/'));
   const createdDirs: string[] = [];
   const unlocked: Lock = { path, release: () => undefined };
-  for (const dir of [abs, join(abs, '.kubeforge')]) {
-    try {
-      statSync(dir);
-    } catch {
+  /**
+   * Makes the lock's folder (and the project folder) exist, one folder at a time (recursive
+   * mkdir spins on some file systems, such as /proc), recording each so that release() removes
+   * them, innermost first. Asked again when the previous holder removed `.kubeforge/` on release.
+   * False when nothing can be written here (read-only, no permission): the commit's checks say
+   * so before any write, so there is nothing to guard.
+   */
+  const ensureFolders = (): boolean => {
+    const missing: string[] = [];
+    for (let d = join(abs, '.kubeforge'); !existsSync(d) && dirname(d) !== d; d = dirname(d)) missing.unshift(d);
+    for (const d of missing) {
       try {
-        // One folder at a time (recursive mkdir spins on some file systems, such as /proc),
-        // each recorded so that release() removes them all, innermost first.
-        const missing: string[] = [];
-        for (let d = dir; ; d = dirname(d)) {
-          if (existsSync(d) || dirname(d) === d) break;
-          missing.unshift(d);
-        }
-        for (const d of missing) {
-          mkdirSync(d);
-          createdDirs.push(d);
-        }
-        continue;
-      } catch {
-        // Nothing can be written here (read-only, no permission): the commit's checks say so
-        // before any write, so there is nothing to guard.
-        return unlocked;
+        mkdirSync(d);
+        createdDirs.push(d);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false;
       }
     }
-  }
+    return true;
+  };
+  if (!ensureFolders()) return unlocked;
   const info: LockInfo = { pid: process.pid, started: new Date().toISOString(), command: options.command };
   const deadline = Date.now() + (options.timeoutMs ?? lockTimeout());
   let holder: LockInfo | undefined;
+  let recreated = 0;
   for (;;) {
     try {
       const fd = openSync(path, 'wx', 0o644);
@@ -155,8 +154,14 @@ export async function acquireLock(root: string, options: LockOptions): Promise<L
       }
       break;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
-        if (['EACCES', 'EPERM', 'EROFS'].includes((e as NodeJS.ErrnoException).code ?? '')) return unlocked;
+      const code = (e as NodeJS.ErrnoException).code ?? '';
+      if (code === 'ENOENT' && ++recreated <= 100) {
+        // The previous holder removed `.kubeforge/` as it released the lock: make it again.
+        if (!ensureFolders()) return unlocked;
+        continue;
+      }
+      if (code !== 'EEXIST') {
+        if (['EACCES', 'EPERM', 'EROFS'].includes(code)) return unlocked;
         throw e;
       }
     }
@@ -234,7 +239,16 @@ export class InterruptedError extends DiagnosticError {
 export class CommandGuard {
   private signal: NodeJS.Signals | undefined;
   private readonly onSignal = (s: NodeJS.Signals) => {
-    this.signal ??= s;
+    if (this.signal === undefined) {
+      this.signal = s;
+      process.stderr.write(`kubeforge: ${s} received; stopping at the next safe point (send it again to stop at once)\n`);
+      return;
+    }
+    // A second signal: the user insists. Listeners run between two synchronous steps, never in
+    // the middle of a write, so the disk holds whole files; the lock is given back, and the
+    // signal's default action ends the process.
+    this.release();
+    process.kill(process.pid, s);
   };
   private lock: Lock | undefined;
 
