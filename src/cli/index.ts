@@ -77,6 +77,9 @@ function reportError(e: unknown, ctx: CliContext): number {
     return e.exitCode === 0 ? 0 : 1;
   }
   if (e instanceof DiagnosticError) {
+    // Stopped by a signal: the shell's convention, 128 + the signal's number.
+    const signal = (e as { signal?: string }).signal;
+    const code = signal === 'SIGINT' ? 130 : signal === 'SIGTERM' ? 143 : 1;
     ctx.err(
       formatDiagnostics(e.diagnostics, {
         color: ctx.color,
@@ -90,7 +93,7 @@ function reportError(e: unknown, ctx: CliContext): number {
         },
       }),
     );
-    return 1;
+    return code;
   }
   if (e instanceof UsageError) {
     ctx.err(`error: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);

@@ -15,11 +15,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { type Diagnostic, DiagnosticError, error, formatDiagnostics, hasErrors, Reporter } from '../diagnostics/index.js';
 import { commit } from '../scaffold/commit.js';
+import { CommandGuard } from '../scaffold/guard.js';
 import { DiskHost, type Host } from '../scaffold/host.js';
 import { Tree } from '../scaffold/tree.js';
 import { packageVersion } from '../util/package-root.js';
 import type { Analysis, AnalyzeOptions } from '../analysis/analyze.js';
-import { type CacheKeyParts, checkCache, type InputSnapshot, snapshotInputs, writeCache } from './cache.js';
+import { type CacheKeyParts, checkCache, enumerateSourceFiles, type InputSnapshot, snapshotInputs, writeCache } from './cache.js';
 import { DEFAULT_GENERATORS, type Generator, type GeneratorInput, runGenerators } from './generators.js';
 import { type Change, CRD_DIR, formatPlan, planManifests } from './writer.js';
 
@@ -53,6 +54,11 @@ export interface ManifestsOptions {
   noCache?: boolean;
   /** The generators to run (default: CRD, RBAC, webhook). */
   generators?: readonly Generator[];
+  /**
+   * Called after planning, right before the commit (not with --check / --dry-run); throws to
+   * stop the run with nothing written (a command that was interrupted).
+   */
+  beforeCommit?: () => Promise<void>;
 }
 
 export interface ManifestsRun {
@@ -123,11 +129,31 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
   const tree = new Tree(host);
   const changes = await planManifests(tree, outputs, { removeStale: !partial });
   if (options.check || options.dryRun) return { changes, warnings, cached: false, cacheMiss, written: false };
+  refuseBlindDeletion(changes, projectDir, tsconfigPath, partial);
+  await options.beforeCommit?.();
   commit(host, changes);
   if (!partial && useCache) {
     writeCache(projectDir, tsconfigPath, keyParts, analysis.inputFiles, outputs.map((o) => o.path), warnings, snapshot);
   }
   return { changes, warnings, cached: false, cacheMiss, written: true };
+}
+
+/**
+ * A tsconfig that includes no file under src/ makes the analysis find nothing, and the plan then
+ * deletes every generated manifest. That is a broken tsconfig, not a project without APIs:
+ * KF4506, nothing written.
+ */
+function refuseBlindDeletion(changes: readonly Change[], projectDir: string, tsconfigPath: string, partial: boolean): void {
+  const deleted = changes.filter((c) => c.kind === 'delete').map((c) => c.path);
+  if (partial || deleted.length === 0 || !existsSync(tsconfigPath)) return;
+  const src = resolve(projectDir, 'src') + sep;
+  if (enumerateSourceFiles(projectDir, tsconfigPath).files.some((f) => resolve(projectDir, f).startsWith(src))) return;
+  throw new DiagnosticError(
+    error('KF4506', `${relative(projectDir, tsconfigPath) || 'tsconfig.json'} includes no file under src/, so kubeforge manifests found no API there and would delete ${deleted.join(', ')}; nothing was written`, {
+      file: tsconfigPath,
+      hint: 'make its "include" (or "files") cover src/ again, e.g. "include": ["src/**/*.ts", "test/**/*.ts"]; to remove generated manifests on purpose, delete them yourself',
+    }),
+  );
 }
 
 /** What the CLI hands to the command (kept structural so this module does not import src/cli). */
@@ -159,6 +185,18 @@ function readSource(file: string): string | undefined {
 /** The `kubeforge manifests` action: prints the plan, throws DiagnosticError to exit 1. */
 export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, analyzer?: Analyzer, generators?: readonly Generator[]): Promise<void> {
   const projectDir = resolve(io.cwd, flags.project ?? '.');
+  // A run that writes holds the project's lock (one kubeforge command at a time) and stops
+  // before its commit when interrupted.
+  const writes = !flags.check && !flags.dryRun;
+  const guard = writes ? await CommandGuard.enter(existsSync(projectDir) ? projectDir : undefined, 'manifests') : undefined;
+  try {
+    await manifests(flags, io, projectDir, guard, analyzer, generators);
+  } finally {
+    guard?.release();
+  }
+}
+
+async function manifests(flags: ManifestsFlags, io: CommandIo, projectDir: string, guard: CommandGuard | undefined, analyzer?: Analyzer, generators?: readonly Generator[]): Promise<void> {
   const run = await runManifests(
     {
       projectDir,
@@ -169,6 +207,7 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
       dryRun: flags.dryRun,
       noCache: flags.cache === false,
       generators,
+      beforeCommit: guard && (() => guard.checkpoint('nothing was written')),
     },
     analyzer,
   );

@@ -55,11 +55,24 @@ export function revert(host: Host, done: Committed): string[] {
   return failures;
 }
 
+export interface CommitOptions {
+  /**
+   * Paths written after every other change (and so restored first by {@link revert}): a file
+   * that names others, such as a project's index, so that a process killed part way (SIGKILL,
+   * power loss) never leaves it naming files that are not there yet.
+   */
+  last?: readonly string[];
+}
+
 /**
  * Validates every change, then applies them; throws DiagnosticError with the disk unchanged.
  * Returns what it did, for {@link revert} (a later step of the command failed).
  */
-export function commit(host: Host, changes: readonly Change[]): Committed {
+export function commit(host: Host, changes: readonly Change[], options: CommitOptions = {}): Committed {
+  if (options.last?.length) {
+    const last = new Set(options.last);
+    changes = [...changes.filter((c) => !last.has(c.path)), ...changes.filter((c) => last.has(c.path))];
+  }
   const problems = validateChanges(host, changes);
   if (problems.length) throw new DiagnosticError(problems);
 

@@ -72,6 +72,12 @@ export function parentsOf(path: string): string[] {
   return out;
 }
 
+/**
+ * Test only: milliseconds each disk write waits between writing its temporary file and renaming
+ * it into place, so that a test can signal a CLI in the middle of a commit. Read once, here only.
+ */
+const TEST_COMMIT_DELAY_MS = Number(process.env.KUBEFORGE_TEST_COMMIT_DELAY_MS) || 0;
+
 /** The real file system below `root`. */
 export class DiskHost implements Host {
   readonly root: string;
@@ -142,6 +148,7 @@ export class DiskHost implements Host {
     try {
       writeFileSync(tmp, data);
       if (mode !== undefined) chmodSync(tmp, mode);
+      if (TEST_COMMIT_DELAY_MS > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, TEST_COMMIT_DELAY_MS);
       renameSync(tmp, target);
     } catch (e) {
       rmSync(tmp, { force: true });

@@ -9,6 +9,7 @@ export * from './render.js';
 export * from './insert.js';
 export * from './plan.js';
 export * from './commit.js';
+export * from './guard.js';
 export * from './spec.js';
 export * from './diff.js';
 export * from './tar.js';

@@ -103,10 +103,13 @@ export async function renderSpec(spec: FileSpec, renderer: TemplateRenderer | un
 
 /**
  * Renders every spec into the tree. Scaffolded files that exist with other content are
- * conflicts (KF1103), all collected, unless `force`. Nothing touches the disk here.
+ * conflicts (KF1103), all collected, unless `force`. Nothing touches the disk here. Returns the
+ * scaffolded files that `force` replaces (they exist on the host with other bytes), sorted, so
+ * that the command can name them.
  */
-export async function applySpecs(tree: Tree, specs: readonly FileSpec[], renderer: TemplateRenderer | undefined, options: ApplyOptions = {}): Promise<void> {
+export async function applySpecs(tree: Tree, specs: readonly FileSpec[], renderer: TemplateRenderer | undefined, options: ApplyOptions = {}): Promise<string[]> {
   const conflicts: Diagnostic[] = [];
+  const replaced: string[] = [];
   const seen = new Set<string>();
   for (const spec of specs) {
     if (seen.has(spec.path)) throw new Error(`two specs write ${spec.path}`);
@@ -123,7 +126,9 @@ export async function applySpecs(tree: Tree, specs: readonly FileSpec[], rendere
       );
       continue;
     }
+    if (spec.policy === 'scaffolded' && existing !== undefined && !existing.equals(data) && tree.existsOnHost(spec.path)) replaced.push(spec.path);
     tree.write(spec.path, data);
   }
   if (conflicts.length) throw new DiagnosticError(conflicts);
+  return replaced.sort();
 }

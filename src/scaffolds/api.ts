@@ -27,20 +27,20 @@ import {
 import {
   applySpecs,
   type Change,
-  commit,
+  type CommandGuard,
   DiskHost,
   type FileSpec,
   formatPlan,
   type Host,
   type Insertion,
   insertAtMarkers,
-  revert,
   TemplateRenderer,
   Tree,
 } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './init.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
+import { commitScaffold, guarded, type ManifestsStep, type ManifestsStepHooks } from './transaction.js';
 import { TsEditor } from './tsedit.js';
 
 export interface CreateApiOptions {
@@ -63,8 +63,7 @@ export interface CreateApiOptions {
   make?: boolean;
 }
 
-/** Generates the manifests of the project in `dir`; returns what it printed. */
-export type ManifestsStep = (dir: string) => Promise<string>;
+export type { ManifestsStep } from './transaction.js';
 
 export interface CreateApiEnvironment extends ScaffoldEnvironment {
   /**
@@ -410,8 +409,27 @@ export function uncommentCrd(text: string): string | undefined {
   return lines.join('\n');
 }
 
+/**
+ * The insertions that wire the controller of a Kind into src/main.ts (its import and its setup),
+ * anchored on init's marker comments. Idempotent; `init --force` applies them again for every
+ * controller PROJECT lists, so that a fresh main.ts keeps them.
+ */
+export async function mainControllerInsertions(names: ApiNames, renderer: TemplateRenderer): Promise<Insertion[]> {
+  const grouped = names.multigroup && names.group !== '';
+  const reconcilerAlias = grouped ? `${pascal(names.group)}${names.kind}Reconciler` : undefined;
+  const mainImport = importSpecifier('src', names.controllerFile);
+  const ref = reconcilerAlias ?? `${names.kind}Reconciler`;
+  return [
+    { marker: '+kubebuilder:scaffold:imports', fragment: await renderer.render('api/fragments/main_imports.ts.hbs', { kind: names.kind, alias: reconcilerAlias ?? '', mainControllerImport: mainImport }) },
+    { marker: '+kubebuilder:scaffold:builder', fragment: await renderer.render('api/fragments/main_setup.ts.hbs', { reconciler: ref }) },
+  ];
+}
+
 /** Computes create api's virtual tree without writing anything. */
-export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnvironment): Promise<{ tree: Tree; changes: Change[]; resource: ProjectResource; warnings: string[] }> {
+export async function planCreateApi(
+  options: CreateApiOptions,
+  env: CreateApiEnvironment,
+): Promise<{ tree: Tree; changes: Change[]; resource: ProjectResource; warnings: string[]; /** Files of the user's that --force replaces. */ replaced: string[] }> {
   const host = env.host ?? new DiskHost(env.cwd);
   const config = readProject(host, env.cwd);
   const valid = validateCreateApi(options, config, host.read(PROJECT_FILE)?.toString('utf8'));
@@ -427,8 +445,6 @@ export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnv
   if (names.irregularPlural) resourceArgs.push(`path: '${names.plural}'`);
   if (!names.namespaced) resourceArgs.push(`scope: 'Cluster'`);
   const controllerDir = posix.dirname(names.controllerFile);
-  const grouped = names.multigroup && names.group !== '';
-  const reconcilerAlias = grouped ? `${pascal(names.group)}${names.kind}Reconciler` : undefined;
   const resourceMarker = resourceArgs.length ? `{ ${resourceArgs.join(', ')} }` : '';
   const data = {
     ...names,
@@ -487,7 +503,7 @@ export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnv
   }
 
   const tree = new Tree(host);
-  await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });
+  const replaced = await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });
 
   // Insertions into files init wrote (and the ones created above), anchored on marker comments.
   const edits: { path: string; insertions: Insertion[] }[] = [];
@@ -499,17 +515,7 @@ export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnv
     });
     edits.push({ path: 'config/crd/kustomization.yaml', insertions: [{ marker: '+kubebuilder:scaffold:crdkustomizeresource', fragment: `- ${names.crdFile}` }] });
   }
-  if (valid.doController) {
-    const mainImport = importSpecifier('src', names.controllerFile);
-    const ref = reconcilerAlias ?? `${names.kind}Reconciler`;
-    edits.push({
-      path: 'src/main.ts',
-      insertions: [
-        { marker: '+kubebuilder:scaffold:imports', fragment: await renderer.render('api/fragments/main_imports.ts.hbs', { kind: names.kind, alias: reconcilerAlias ?? '', mainControllerImport: mainImport }) },
-        { marker: '+kubebuilder:scaffold:builder', fragment: await renderer.render('api/fragments/main_setup.ts.hbs', { reconciler: ref }) },
-      ],
-    });
-  }
+  if (valid.doController) edits.push({ path: 'src/main.ts', insertions: await mainControllerInsertions(names, renderer) });
   const problems: Diagnostic[] = [];
   for (const edit of edits) {
     const text = tree.readText(edit.path);
@@ -559,7 +565,7 @@ export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnv
   else resources.push(resource);
   tree.write(PROJECT_FILE, serializeProject({ ...config, resources }));
 
-  return { tree, changes: tree.changes(), resource, warnings };
+  return { tree, changes: tree.changes(), resource, warnings, replaced };
 }
 
 /** The file a resource entry's types live in. */
@@ -608,46 +614,43 @@ export async function ensureStorageVersion(
 }
 
 /** Runs `kubeforge manifests` in-process (loaded lazily: it brings ts-morph). */
-export async function defaultManifestsStep(dir: string): Promise<string> {
+export async function defaultManifestsStep(dir: string, hooks: ManifestsStepHooks = {}): Promise<string> {
   const { runManifests } = await import('../manifests/generate.js');
   const { formatPlan: formatManifestsPlan } = await import('../manifests/writer.js');
-  const run = await runManifests({ projectDir: dir });
+  const run = await runManifests({ projectDir: dir, beforeCommit: hooks.beforeCommit });
   const warnings = run.warnings.length ? formatDiagnostics(run.warnings, { cwd: dir }) : '';
   return warnings + (run.changes.length ? formatManifestsPlan(run.changes) : 'manifests are up to date\n');
 }
 
-/** Runs `kubeforge create api`. */
+/** Runs `kubeforge create api`: under the project's lock unless --dry-run (see transaction.ts). */
 export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvironment): Promise<CreateApiResult> {
-  const { tree, changes, resource, warnings } = await planCreateApi(options, env);
+  if (options.dryRun) return createApi(options, env);
+  return guarded(env, 'create api', (guard) => createApi(options, env, guard));
+}
+
+async function createApi(options: CreateApiOptions, env: CreateApiEnvironment, guard?: CommandGuard): Promise<CreateApiResult> {
+  const { tree, changes, resource, warnings, replaced } = await planCreateApi(options, env);
   const plan = formatPlan(changes, { color: env.color });
   for (const w of warnings) env.err(`warning: ${w}\n`);
-  if (options.dryRun) {
+  const warnReplaced = (verb: string) => {
+    if (replaced.length) env.err(`warning: --force ${verb} ${replaced.length} existing file${replaced.length === 1 ? '' : 's'} that differed: ${replaced.join(', ')}\n`);
+  };
+  if (!guard) {
     env.out(plan);
+    warnReplaced('would replace');
     return { changes, plan, resource, manifests: false };
   }
-  const committed = commit(tree.host, changes);
-  env.out(plan);
-
-  let manifests = false;
-  const step = env.manifests === undefined ? defaultManifestsStep : env.manifests;
-  if (step && options.make === false) env.err('Skipped kubeforge manifests (--make=false): run `npm run manifests` before building.\n');
-  else if (step) {
-    env.err('Generating manifests (kubeforge manifests)...\n');
-    try {
-      env.out(await step(env.cwd));
-      manifests = true;
-    } catch (e) {
-      // A command that fails leaves the disk as it was: the scaffold is taken back.
-      const notRestored = revert(tree.host, committed);
-      const diagnostics = e instanceof DiagnosticError ? [...e.diagnostics] : [error('KF1050', (e as Error).message)];
-      diagnostics.push(
-        error('KF1050', `generating the manifests (CRDs, RBAC role) with ${resource.kind} failed (see above), so ${resource.kind} was not scaffolded: ${notRestored.length ? `could not restore ${notRestored.join(', ')}` : 'nothing was written'}`, {
-          hint: 'fix the problems reported above and run the command again; or pass --make=false to scaffold now and run `npm run manifests` once they are fixed',
-        }),
-      );
-      throw new DiagnosticError(diagnostics);
-    }
-  }
+  const manifests = await commitScaffold({
+    tree,
+    changes,
+    guard,
+    plan,
+    env,
+    step: env.manifests === undefined ? defaultManifestsStep : env.manifests || undefined,
+    make: options.make,
+    failure: (restored) => `generating the manifests (CRDs, RBAC role) with ${resource.kind} failed (see above), so ${resource.kind} was not scaffolded: ${restored}`,
+  });
+  warnReplaced('replaced');
   env.err(nextSteps(resource));
   return { changes, plan, resource, manifests };
 }

@@ -11,15 +11,16 @@ import {
   newProjectConfig,
   parseProject,
   PROJECT_FILE,
-  type ProjectResource,
+  type ProjectConfig,
   serializeProject,
   validateDns1123Label,
   validateDns1123Subdomain,
   validateNpmPackageName,
 } from '../project/index.js';
-import { applySpecs, type Change, commit, DiskHost, type FileSpec, formatPlan, TemplateRenderer, Tree } from '../scaffold/index.js';
+import { applySpecs, type Change, type CommandGuard, commit, DiskHost, type FileSpec, formatPlan, insertAtMarkers, InterruptedError, LOCK_FILE, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { isKubeforgeTarball, resolveKubeforgeSource, TARBALL_DIR } from './kubeforge-source.js';
+import { guarded } from './transaction.js';
 
 export interface InitOptions {
   domain?: string;
@@ -105,6 +106,16 @@ const INIT_FILES: ReadonlyArray<readonly [string, string]> = [
 ];
 
 export const BOILERPLATE_FILE = 'hack/boilerplate.ts.txt';
+const MAIN_FILE = 'src/main.ts';
+
+/**
+ * Text for the inside of a block comment: a star followed by a slash in user text (an --owner
+ * such as "A *" + "/ B") would end the comment and turn the rest into code; a backslash between
+ * the two keeps it text.
+ */
+export function blockCommentText(text: string): string {
+  return text.replace(/\*\//g, '*\\/');
+}
 
 interface ValidInit {
   domain: string;
@@ -153,12 +164,12 @@ export function validateInitOptions(options: InitOptions, folder: string): Valid
 export async function planInit(
   options: InitOptions,
   env: InitEnvironment,
-): Promise<{ tree: Tree; changes: Change[]; hasTarball: boolean; /** Files of the user's that --force replaces. */ replaced: string[] }> {
+): Promise<{ tree: Tree; changes: Change[]; hasTarball: boolean; /** Files of the user's that --force replaces. */ replaced: string[]; warnings: string[] }> {
   const valid = validateInitOptions(options, env.cwd);
   const host = env.host ?? new DiskHost(env.cwd);
 
   // An initialised project, or a folder with other files, needs --force.
-  let resources: ProjectResource[] = [];
+  let existing: ProjectConfig | undefined;
   const problems: Diagnostic[] = [];
   if (host.kind(PROJECT_FILE) !== undefined) {
     if (!options.force) {
@@ -169,10 +180,12 @@ export async function planInit(
       );
     } else {
       const text = host.read(PROJECT_FILE)?.toString('utf8');
-      if (text !== undefined) resources = parseProject(text, join(env.cwd, PROJECT_FILE)).resources;
+      if (text !== undefined) existing = parseProject(text, join(env.cwd, PROJECT_FILE));
     }
   } else if (!options.force) {
-    const entries = host.list('').filter((e) => !IGNORED_ENTRIES.has(e));
+    // `.kubeforge/` holding only the lock of this very command does not count.
+    const onlyLock = (e: string) => e === '.kubeforge' && host.list(e).every((n) => `${e}/${n}` === LOCK_FILE);
+    const entries = host.list('').filter((e) => !IGNORED_ENTRIES.has(e) && !onlyLock(e));
     if (entries.length) {
       const shown = entries.slice(0, 5).join(', ') + (entries.length > 5 ? `, and ${entries.length - 5} more` : '');
       problems.push(
@@ -193,7 +206,7 @@ export async function planInit(
   });
 
   const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));
-  const licenseHeader = valid.license === 'apache2' ? `${await renderer.render('init/boilerplate.hbs', { owner: valid.owner })}\n` : '';
+  const licenseHeader = valid.license === 'apache2' ? `${await renderer.render('init/boilerplate.hbs', { owner: blockCommentText(valid.owner) })}\n` : '';
   const data = {
     projectName: valid.projectName,
     domain: valid.domain,
@@ -209,7 +222,7 @@ export async function planInit(
   };
 
   const config = newProjectConfig({ domain: valid.domain, projectName: valid.projectName, repo: valid.packageName, multigroup: options.multigroup });
-  config.resources = resources;
+  config.resources = existing?.resources ?? [];
   const specs: FileSpec[] = [
     { path: PROJECT_FILE, policy: 'managed', header: false, content: serializeProject(config) },
     ...INIT_FILES.map(([path, template]): FileSpec => ({ path, policy: 'scaffolded', template: `init/${template}` })),
@@ -219,6 +232,7 @@ export async function planInit(
 
   const tree = new Tree(host);
   await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });
+  const warnings = await keepControllersWired(tree, config, renderer);
   // Managed: kubeforge tarballs other than the one depended on now are stale.
   for (const name of host.list(TARBALL_DIR)) {
     const path = `${TARBALL_DIR}/${name}`;
@@ -229,24 +243,61 @@ export async function planInit(
     .changes()
     .filter((c) => c.kind === 'update' && !managed.has(c.path))
     .map((c) => c.path);
-  return { tree, changes: tree.changes(), hasTarball: data.hasTarball, replaced };
+  return { tree, changes: tree.changes(), hasTarball: data.hasTarball, replaced, warnings };
 }
 
-/** Runs `kubeforge init`. */
+/**
+ * `init --force` in a project with APIs: a fresh src/main.ts would drop the controllers PROJECT
+ * lists, so their import and setup are inserted again (the same idempotent insertions as
+ * `create api`). Returns warnings for what cannot be put back that way.
+ */
+async function keepControllersWired(tree: Tree, config: ProjectConfig, renderer: TemplateRenderer): Promise<string[]> {
+  const controllers = config.resources.filter((r) => r.controller);
+  const warnings: string[] = [];
+  if (controllers.length > 0) {
+    const { apiNames, mainControllerInsertions } = await import('./api.js');
+    let text = tree.readText(MAIN_FILE);
+    if (text !== undefined) {
+      for (const r of controllers) {
+        const names = apiNames(config, { group: r.group, version: r.version, kind: r.kind, plural: r.plural, namespaced: r.api?.namespaced ?? true, core: r.core });
+        text = insertAtMarkers(text, await mainControllerInsertions(names, renderer), MAIN_FILE).text;
+      }
+      tree.write(MAIN_FILE, text);
+    }
+  }
+  const webhooks = config.resources.filter((r) => r.webhooks && tree.existsOnHost(MAIN_FILE) && !tree.host.read(MAIN_FILE)!.equals(tree.read(MAIN_FILE)!));
+  if (webhooks.length) {
+    warnings.push(
+      `${MAIN_FILE} is rewritten: the webhooks PROJECT lists for ${webhooks.map((r) => `${r.kind} ${r.version}`).join(', ')} are no longer set up there; run kubeforge create webhook --force for each (it adds, never rewrites)`,
+    );
+  }
+  return warnings;
+}
+
+/** Runs `kubeforge init`: under the folder's lock unless --dry-run (see transaction.ts). */
 export async function runInit(options: InitOptions, env: InitEnvironment): Promise<InitResult> {
-  const { tree, changes, replaced } = await planInit(options, env);
+  if (options.dryRun) return init(options, env);
+  return guarded(env, 'init', (guard) => init(options, env, guard));
+}
+
+async function init(options: InitOptions, env: InitEnvironment, guard?: CommandGuard): Promise<InitResult> {
+  const { tree, changes, replaced, warnings } = await planInit(options, env);
+  for (const w of warnings) env.err(`warning: ${w}\n`);
   const plan = formatPlan(changes, { color: env.color });
   const warnReplaced = (verb: string) => {
     if (replaced.length) env.err(`warning: --force ${verb} ${replaced.length} existing file${replaced.length === 1 ? '' : 's'} that differed: ${replaced.join(', ')}\n`);
   };
-  if (options.dryRun) {
+  if (!guard) {
     env.out(plan);
     warnReplaced('would replace');
     return { changes, plan, installed: false };
   }
-  commit(tree.host, changes);
+  // PROJECT last: a run killed part way never leaves a PROJECT naming files not written yet.
+  // A signal during the commit is handled once it has written everything: init is complete then.
+  commit(tree.host, changes, { last: [PROJECT_FILE] });
   env.out(plan);
   warnReplaced('replaced');
+  await guard.checkpoint('the project is scaffolded (every file written); npm install did not run: run it in the project folder');
 
   let installed = false;
   const hasModules = tree.host.kind('node_modules') === 'directory';
@@ -255,7 +306,12 @@ export async function runInit(options: InitOptions, env: InitEnvironment): Promi
   } else if (changes.length === 0 && hasModules) {
     env.err('Nothing changed and node_modules exists: skipped npm install.\n');
   } else {
-    await (env.install ?? npmInstall)(env.cwd, env);
+    try {
+      await (env.install ?? npmInstall)(env.cwd, env);
+    } catch (e) {
+      if (guard.interrupted) throw new InterruptedError(guard.interrupted, 'the project is scaffolded (every file written); npm install was stopped: run it in the project folder');
+      throw e;
+    }
     installed = true;
   }
   env.err(nextSteps());

@@ -27,12 +27,13 @@ import {
   validateKind,
   validateVersion,
 } from '../project/index.js';
-import { applySpecs, type Change, commit, DiskHost, type FileSpec, formatPlan, type Insertion, insertAtMarkers, revert, TemplateRenderer, Tree } from '../scaffold/index.js';
+import { applySpecs, type Change, type CommandGuard, DiskHost, type FileSpec, formatPlan, type Insertion, insertAtMarkers, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { type ApiNames, apiNames, CORE_GROUPS, defaultManifestsStep, ensureStorageVersion, type ManifestsStep, readProject, typesFileOf } from './api.js';
 import { uncommentBlock, uncommentLines } from './comments.js';
 import { BOILERPLATE_FILE } from './init.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
+import { commitScaffold, guarded } from './transaction.js';
 import { TsEditor } from './tsedit.js';
 
 export interface CreateWebhookOptions {
@@ -636,38 +637,30 @@ export async function planCreateWebhook(
   return { tree, changes: tree.changes(), resource: entry, warnings };
 }
 
-/** Runs `kubeforge create webhook`. */
+/** Runs `kubeforge create webhook`: under the project's lock unless --dry-run (see transaction.ts). */
 export async function runCreateWebhook(options: CreateWebhookOptions, env: CreateWebhookEnvironment): Promise<CreateWebhookResult> {
+  if (options.dryRun) return createWebhook(options, env);
+  return guarded(env, 'create webhook', (guard) => createWebhook(options, env, guard));
+}
+
+async function createWebhook(options: CreateWebhookOptions, env: CreateWebhookEnvironment, guard?: CommandGuard): Promise<CreateWebhookResult> {
   const { tree, changes, resource, warnings } = await planCreateWebhook(options, env);
   const plan = formatPlan(changes, { color: env.color });
   for (const w of warnings) env.err(`warning: ${w}\n`);
-  if (options.dryRun) {
+  if (!guard) {
     env.out(plan);
     return { changes, plan, resource, manifests: false };
   }
-  const committed = commit(tree.host, changes);
-  env.out(plan);
-
-  let manifests = false;
-  const step = env.manifests === undefined ? defaultManifestsStep : env.manifests;
-  if (step && options.make === false) env.err('Skipped kubeforge manifests (--make=false): run `npm run manifests` before building.\n');
-  else if (step) {
-    env.err('Generating manifests (kubeforge manifests)...\n');
-    try {
-      env.out(await step(env.cwd));
-      manifests = true;
-    } catch (e) {
-      // A command that fails leaves the disk as it was: the scaffold is taken back.
-      const notRestored = revert(tree.host, committed);
-      const diagnostics = e instanceof DiagnosticError ? [...e.diagnostics] : [error('KF1050', (e as Error).message)];
-      diagnostics.push(
-        error('KF1050', `generating the manifests with the ${resource.kind} webhooks failed (see above), so they were not scaffolded: ${notRestored.length ? `could not restore ${notRestored.join(', ')}` : 'nothing was written'}`, {
-          hint: 'fix the problems reported above and run the command again; or pass --make=false to scaffold now and run `npm run manifests` once they are fixed',
-        }),
-      );
-      throw new DiagnosticError(diagnostics);
-    }
-  }
+  const manifests = await commitScaffold({
+    tree,
+    changes,
+    guard,
+    plan,
+    env,
+    step: env.manifests === undefined ? defaultManifestsStep : env.manifests || undefined,
+    make: options.make,
+    failure: (restored) => `generating the manifests with the ${resource.kind} webhooks failed (see above), so they were not scaffolded: ${restored}`,
+  });
   env.err(nextSteps(resource, options));
   return { changes, plan, resource, manifests };
 }

@@ -190,12 +190,16 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     await h.run();
     assert.equal(await h.run({ check: true }), undefined);
     assert.equal(h.out, 'manifests are up to date\n');
-    writeFileSync(join(h.dir, 'config/crd/bases/bar.example.com_foos.yaml'), 'changed\n');
+    // Edited under its DO-NOT-EDIT header (without the header it would be a file of the user's: KF4505).
+    writeFileSync(join(h.dir, 'config/crd/bases/bar.example.com_foos.yaml'), `${GENERATED_HEADER}changed\n`);
     const drift = treeHash(h.dir);
     const err2 = await h.run({ check: true });
     assert.ok(err2);
-    assert.equal(h.out, 'UPDATE config/crd/bases/bar.example.com_foos.yaml (+57 -1 lines)\n');
+    assert.equal(h.out, 'UPDATE config/crd/bases/bar.example.com_foos.yaml (+56 -1 lines)\n');
     assert.equal(treeHash(h.dir), drift);
+    writeFileSync(join(h.dir, 'config/crd/bases/bar.example.com_foos.yaml'), 'changed\n');
+    const foreign = await h.run({ check: true });
+    assert.equal(foreign?.diagnostics[0].code, 'KF4505');
   });
 
   it('--dry-run prints the sorted plan and writes nothing', async () => {
