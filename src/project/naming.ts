@@ -126,3 +126,24 @@ export function validateGroup(value: string, flag = '--group'): Diagnostic | und
   if (value === '') return undefined;
   return validateDns1123Subdomain(value, 'group', flag, 'a DNS-1123 subdomain such as "batch" or "apps"');
 }
+
+/**
+ * The checks of --group, --version and --kind that `create api` and `create webhook` share. Each
+ * missing flag adds the caller's own message (`missing`); `refused` judges a well-formed Kind
+ * further. Returns the values ('' when missing) and every problem found.
+ */
+export function checkGvkFlags(
+  o: { group?: string; version?: string; kind?: string },
+  missing: { group: Diagnostic; version: Diagnostic; kind: Diagnostic },
+  refused: (kind: string) => Diagnostic | undefined,
+): { group: string; version: string; kind: string; problems: Diagnostic[] } {
+  const problems: Diagnostic[] = [];
+  const add = (d: Diagnostic | undefined) => d && problems.push(d);
+  if (o.group === undefined) add(missing.group);
+  else if (o.group !== '') add(validateDns1123Label(o.group, 'group', '--group', 'a DNS-1123 label such as "batch" or "webapp"'));
+  if (o.version === undefined) add(missing.version);
+  else add(validateVersion(o.version));
+  if (o.kind === undefined) add(missing.kind);
+  else add(validateKind(o.kind) ?? refused(o.kind));
+  return { group: o.group ?? '', version: o.version ?? '', kind: o.kind ?? '', problems };
+}

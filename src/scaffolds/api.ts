@@ -18,6 +18,7 @@ import {
   type ProjectConfig,
   type ProjectResource,
   qualifiedGroup,
+  checkGvkFlags,
   refusedKind,
   serializeProject,
   validateDns1123Label,
@@ -269,25 +270,16 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
   const doController = options.controller ?? true;
   const namespaced = options.namespaced ?? true;
 
-  const group = options.group ?? '';
-  if (options.group === undefined) {
-    problems.push(error('KF1041', 'missing --group: the API group, without the domain', { hint: `pass --group, e.g. --group batch (the full group is then batch.${config.domain})` }));
-  } else if (group !== '') {
-    const d = validateDns1123Label(group, 'group', '--group', 'a DNS-1123 label such as "batch" or "webapp"');
-    if (d) problems.push(d);
-  }
-  const version = options.version ?? '';
-  if (options.version === undefined) problems.push(error('KF1041', 'missing --version: the API version', { hint: 'pass --version, e.g. --version v1 (or v1alpha1, v2beta1)' }));
-  else {
-    const d = validateVersion(version);
-    if (d) problems.push(d);
-  }
-  const kind = options.kind ?? '';
-  if (options.kind === undefined) problems.push(error('KF1041', 'missing --kind: the Kind of the new API', { hint: 'pass --kind in PascalCase, e.g. --kind CronJob' }));
-  else {
-    const d = validateKind(kind) ?? refusedKind(kind, options.plural === undefined ? pluralize(kind) : undefined);
-    if (d) problems.push(d);
-  }
+  const { group, version, kind, problems: flagProblems } = checkGvkFlags(
+    options,
+    {
+      group: error('KF1041', 'missing --group: the API group, without the domain', { hint: `pass --group, e.g. --group batch (the full group is then batch.${config.domain})` }),
+      version: error('KF1041', 'missing --version: the API version', { hint: 'pass --version, e.g. --version v1 (or v1alpha1, v2beta1)' }),
+      kind: error('KF1041', 'missing --kind: the Kind of the new API', { hint: 'pass --kind in PascalCase, e.g. --kind CronJob' }),
+    },
+    (k) => refusedKind(k, options.plural === undefined ? pluralize(k) : undefined),
+  );
+  problems.push(...flagProblems);
   if (options.plural !== undefined) {
     const d = validateDns1123Label(options.plural, 'plural', '--plural', 'a lower-case DNS-1123 label such as "cronjobs"');
     if (d) problems.push(d);

@@ -20,6 +20,7 @@ import {
   PROJECT_FILE,
   type ProjectConfig,
   type ProjectResource,
+  checkGvkFlags,
   refusedKind,
   type ResourceWebhooks,
   serializeProject,
@@ -168,24 +169,16 @@ export function validateCreateWebhook(options: CreateWebhookOptions, config: Pro
     );
   }
   const problems: Diagnostic[] = [];
-  const group = options.group ?? '';
-  if (options.group === undefined) problems.push(error('KF1041', 'missing --group: the API group of the Kind, without the domain', { hint: 'pass --group, e.g. --group batch (or core, apps for a built-in Kind)' }));
-  else if (group !== '') {
-    const d = validateDns1123Label(group, 'group', '--group', 'a DNS-1123 label such as "batch" or "webapp"');
-    if (d) problems.push(d);
-  }
-  const version = options.version ?? '';
-  if (options.version === undefined) problems.push(error('KF1041', 'missing --version: the API version of the Kind', { hint: 'pass --version, e.g. --version v1' }));
-  else {
-    const d = validateVersion(version);
-    if (d) problems.push(d);
-  }
-  const kind = options.kind ?? '';
-  if (options.kind === undefined) problems.push(error('KF1041', 'missing --kind: the Kind the webhooks handle', { hint: 'pass --kind in PascalCase, e.g. --kind CronJob' }));
-  else {
-    const d = validateKind(kind) ?? refusedKind(kind);
-    if (d) problems.push(d);
-  }
+  const { group, version, kind, problems: flagProblems } = checkGvkFlags(
+    options,
+    {
+      group: error('KF1041', 'missing --group: the API group of the Kind, without the domain', { hint: 'pass --group, e.g. --group batch (or core, apps for a built-in Kind)' }),
+      version: error('KF1041', 'missing --version: the API version of the Kind', { hint: 'pass --version, e.g. --version v1' }),
+      kind: error('KF1041', 'missing --kind: the Kind the webhooks handle', { hint: 'pass --kind in PascalCase, e.g. --kind CronJob' }),
+    },
+    (k) => refusedKind(k),
+  );
+  problems.push(...flagProblems);
   const defaulting = options.defaulting === true;
   const validation = options.programmaticValidation === true;
   const conversion = options.conversion === true;

@@ -46,15 +46,29 @@ export function ok(r: CliResult, what: string): CliResult {
 /** Every folder (`dir/`) and file (its sha256) below `dir`, node_modules left out: equal maps mean byte-identical trees. */
 export function fingerprint(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
+  // While a command runs (whenCommitting polls), entries can vanish between readdir and stat
+  // (the engine's writability probes, renamed temporary files): those are skipped.
+  const gone = (e: unknown) => (e as NodeJS.ErrnoException).code === 'ENOENT';
   const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
+    let names: string[];
+    try {
+      names = readdirSync(d).sort();
+    } catch (e) {
+      if (gone(e)) return;
+      throw e;
+    }
+    for (const name of names) {
       if (name === 'node_modules') continue;
       const p = join(d, name);
       const rel = relative(dir, p);
-      if (statSync(p).isDirectory()) {
-        out[`${rel}/`] = 'dir';
-        walk(p);
-      } else out[rel] = createHash('sha256').update(readFileSync(p)).digest('hex');
+      try {
+        if (statSync(p).isDirectory()) {
+          out[`${rel}/`] = 'dir';
+          walk(p);
+        } else out[rel] = createHash('sha256').update(readFileSync(p)).digest('hex');
+      } catch (e) {
+        if (!gone(e)) throw e;
+      }
     }
   };
   walk(dir);

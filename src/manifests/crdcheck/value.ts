@@ -5,6 +5,7 @@
  * formats the server checks, set and map list uniqueness). CEL rules are not evaluated.
  */
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
+import { deepEqual } from '../../schema/apply.js';
 import { checkRE2 } from './re2.js';
 
 export interface ValueProblem {
@@ -15,14 +16,6 @@ export interface ValueProblem {
   pruned?: boolean;
 }
 
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a as object);
-  const kb = Object.keys(b as object);
-  return ka.length === kb.length && ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
