@@ -284,8 +284,8 @@ export class TestEnvironment {
         await waitForWebhooksActive(this.kc!, {
           host,
           port,
-          cert: readFileSync(join(serving.localServingCertDir, 'tls.crt'), 'utf8'),
-          key: readFileSync(join(serving.localServingCertDir, 'tls.key'), 'utf8'),
+          cert: serving.leaf.cert,
+          key: serving.leaf.key,
           caBundle,
         });
       }
@@ -297,8 +297,11 @@ export class TestEnvironment {
     return this.kc!;
   }
 
-  /** Issues a CA and a serving certificate for the host into a private folder and picks the port. */
-  private async prepareWebhookServing(): Promise<WebhookServingInfo> {
+  /**
+   * Issues a CA and a serving certificate for the host into a private folder and picks the port.
+   * Also returns the certificate and key themselves (the sentinel probe serves them).
+   */
+  private async prepareWebhookServing(): Promise<WebhookServingInfo & { leaf: { cert: string; key: string } }> {
     const o = this.options.webhookInstallOptions ?? {};
     const host = o.localServingHost ?? '127.0.0.1';
     const port = o.localServingPort ?? (await freePorts(1))[0];
@@ -311,7 +314,7 @@ export class TestEnvironment {
     writeFileSync(join(dir, 'tls.crt'), leaf.cert, { mode: 0o644 });
     writeFileSync(join(dir, 'tls.key'), leaf.key, { mode: 0o600 });
     this.serving.localServingCAData = ca.cert;
-    return this.serving;
+    return { ...this.serving, leaf };
   }
 
   private assets(): { etcd: string; apiserver: string } {

@@ -3,7 +3,9 @@
  * Mutating/ValidatingWebhookConfigurations from files, pointing every webhook (and every CRD's
  * conversion webhook) at a local HTTPS server, and installing or removing the configurations.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
 import net from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { RestClient, RestError } from '../runtime/util/rest.js';
@@ -287,8 +289,6 @@ export async function waitForWebhooksActive(
   serving: { host: string; port: number; cert: string; key: string; caBundle: string },
   timeoutMs = 30_000,
 ): Promise<void> {
-  const { createServer } = await import('node:https');
-  const { randomBytes } = await import('node:crypto');
   const id = randomBytes(6).toString('hex');
   const name = `kubeforge-envtest-sentinel-${id}`;
   const seen = new Set<string>();

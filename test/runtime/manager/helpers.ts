@@ -2,6 +2,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import pino from 'pino';
+import { eventually as waitUntil } from '../../../src/testing/wait.js';
 
 /** A silent logger so test output stays readable. */
 export const quiet = () => pino({ level: 'silent' });
@@ -31,18 +32,17 @@ export function get(url: string, opts: { token?: string; ca?: string } = {}): Pr
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `fn` until it returns a truthy value or the timeout passes (then throws `what`). */
-export async function eventually<T>(fn: () => Promise<T> | T, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
+/**
+ * Polls `fn` until it returns a truthy value or the timeout passes (then throws, naming `what`):
+ * kubeforge/testing's eventually, with "truthy" as the condition these tests write.
+ */
+export function eventually<T>(fn: () => Promise<T> | T, what: string, timeoutMs = 30_000): Promise<T> {
+  return waitUntil(
+    async () => {
       const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await sleep(50);
-  }
+      if (!v) throw new Error(`not yet: ${what}`);
+      return v;
+    },
+    { timeout: timeoutMs, interval: 50, message: `timed out waiting for ${what}` },
+  );
 }

@@ -159,21 +159,7 @@ export async function metricValue(registry: Registry, name: string, labels: Reco
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `fn` until it returns a truthy value or the timeout passes (then throws `what`). */
-export async function eventually<T>(fn: () => Promise<T> | T, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await sleep(25);
-  }
-}
+export { eventually } from '../manager/helpers.js';
 
 /**
  * A KubeConfig for a cluster that is never contacted: managers in these tests have no informers,
