@@ -7,10 +7,9 @@
  * to the reporter passed in; nothing is written.
  */
 import { basename, dirname, join, relative } from 'node:path';
-import { existsSync } from 'node:fs';
 import { ts } from 'ts-morph';
 import { error, type Reporter } from '../diagnostics/index.js';
-import { loadProgram, programInputFiles } from '../loader/program.js';
+import { loadProgram, programInputFiles, type SourceOverlay } from '../loader/program.js';
 import { getMarkerDefinition, type MarkerArgs } from '../markers/definitions.js';
 import { isDns1123Subdomain } from '../project/naming.js';
 import { SchemaFormatter } from '../schema/format.js';
@@ -97,6 +96,8 @@ export interface AnalyzeOptions {
   paths?: string[];
   /** Value of the `kubeforge.io/version` annotation (default `v<package version>`). */
   generatorVersion?: string;
+  /** Planned files laid over the disk (a scaffold not written yet); see the loader. */
+  overlay?: SourceOverlay;
 }
 
 /** A version name: a DNS-1123 label that starts with a letter (`v1`, `v1beta1`). */
@@ -122,7 +123,7 @@ function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analys
     if (hit !== undefined) return hit;
     const file = join(dir, 'groupversion.ts');
     let info: GroupVersionInfo | null = null;
-    if (existsSync(file)) {
+    if (loaded.fileExists(file)) {
       const sf = loaded.parseExtra(file);
       if (sf) {
         extraInputs.add(file);
@@ -254,7 +255,7 @@ function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analys
       const gv = groupVersionOf(dirname(file));
       const nameNode = st.name ?? st;
       if (!gv) {
-        if (!gvCache.has(dirname(file)) || !existsSync(join(dirname(file), 'groupversion.ts'))) {
+        if (!gvCache.has(dirname(file)) || !loaded.fileExists(join(dirname(file), 'groupversion.ts'))) {
           reporter.report(
             error('KF4001', `Kind ${className} is in ${rel(dirname(file))}, which has no groupversion.ts`, {
               ...locationOf(nameNode),

@@ -8,7 +8,7 @@
  * default library is replaced by a few global declarations, and nothing is type-checked: the
  * analysis uses the checker for name resolution and enum constants only.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ts } from 'ts-morph';
 import { error, type Reporter } from '../diagnostics/index.js';
@@ -45,6 +45,20 @@ export interface ProgramOptions {
   tsconfigPath?: string;
   /** Limit the analysis to these folders / files (relative to projectDir or absolute). */
   paths?: string[];
+  /**
+   * Files a command has planned but not written (a scaffold's virtual tree): the program reads
+   * the project as it will be once the plan is committed. See {@link SourceOverlay}.
+   */
+  overlay?: SourceOverlay;
+}
+
+/**
+ * Planned contents laid over the disk: absolute path -> the text planned for it, or null for a
+ * planned deletion. Every read of the loader goes through it: the tsconfig and its `include`
+ * globs, the source files, module resolution (file and folder existence, package.json).
+ */
+export interface SourceOverlay {
+  readonly files: ReadonlyMap<string, string | null>;
 }
 
 /** Where a module specifier leads: a module recognised by name (never loaded), or a file. */
@@ -72,6 +86,8 @@ export interface LoadedProgram {
   resolveModule(specifier: string, from: ts.SourceFile, usage?: ts.StringLiteralLike): ModuleTarget | undefined;
   /** Files outside the project's sources read to decide which files can use markers (a barrel outside the tsconfig's include). */
   readFiles(): string[];
+  /** Whether a file exists, as the program sees the project (overlay included). */
+  fileExists(file: string): boolean;
 }
 
 function walkTs(dir: string, out: string[]): string[] {
@@ -112,6 +128,7 @@ const LOCAL_SPECIFIER = /['"](?:\.{1,2}\/|#)/;
  */
 export function loadProgram(options: ProgramOptions, reporter: Reporter): LoadedProgram {
   const projectDir = resolve(options.projectDir);
+  const fsys = overlaySystem(options.overlay);
   const tsconfigPath = options.tsconfigPath ? resolve(projectDir, options.tsconfigPath) : join(projectDir, 'tsconfig.json');
   let compilerOptions: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
@@ -119,13 +136,13 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
   };
   let fileNames: string[];
-  if (existsSync(tsconfigPath)) {
-    const read = ts.readConfigFile(tsconfigPath, ts.sys.readFile);
+  if (fsys.fileExists(tsconfigPath)) {
+    const read = ts.readConfigFile(tsconfigPath, fsys.readFile);
     if (read.error) {
       reporter.report(error('KF4010', `cannot read ${tsconfigPath}: ${ts.flattenDiagnosticMessageText(read.error.messageText, ' ')}`, { file: tsconfigPath, hint: 'fix the JSON of tsconfig.json' }));
-      fileNames = walkTs(join(projectDir, 'src'), []);
+      fileNames = fsys.sourcesUnder(join(projectDir, 'src'));
     } else {
-      const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, dirname(tsconfigPath), undefined, tsconfigPath);
+      const parsed = ts.parseJsonConfigFileContent(read.config, fsys, dirname(tsconfigPath), undefined, tsconfigPath);
       compilerOptions = parsed.options;
       fileNames = parsed.fileNames.filter((f) => !/\.d\.(c|m)?ts$/.test(f)).map((f) => resolve(f));
     }
@@ -133,14 +150,14 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
     reporter.report(error('KF4011', `tsconfig not found: ${tsconfigPath}`, { hint: 'pass the path of an existing tsconfig.json' }));
     fileNames = [];
   } else {
-    fileNames = walkTs(join(projectDir, 'src'), []);
+    fileNames = fsys.sourcesUnder(join(projectDir, 'src'));
   }
   if (options.paths && options.paths.length > 0) {
     const scopes = options.paths.map((p) => resolve(projectDir, p));
     for (const scope of scopes) {
       const inside = relative(projectDir, scope);
       const shown = inside === '' ? '.' : inside.startsWith('..') || isAbsolute(inside) ? scope : inside;
-      if (!existsSync(scope)) {
+      if (!fsys.fileExists(scope) && !fsys.directoryExists(scope)) {
         reporter.report(
           error('KF4014', `--paths: ${shown} does not exist`, {
             hint: 'name files or folders of the project (relative to the current folder), e.g. --paths src/api/v1',
@@ -149,7 +166,7 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
       } else if (!fileNames.some((f) => within(f, scope))) {
         reporter.report(
           error('KF4014', `--paths: ${shown} holds no TypeScript source of the project`, {
-            hint: `name a folder or .ts file that ${existsSync(tsconfigPath) ? `${relative(projectDir, tsconfigPath)} includes` : 'src/ holds'}, e.g. --paths src/api/v1`,
+            hint: `name a folder or .ts file that ${fsys.fileExists(tsconfigPath) ? `${relative(projectDir, tsconfigPath)} includes` : 'src/ holds'}, e.g. --paths src/api/v1`,
           }),
         );
       }
@@ -182,13 +199,9 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
     if (file === LIB_FILE) return LIB_TEXT;
     const known = texts.get(file);
     if (known !== undefined) return known;
-    try {
-      const t = readFileSync(file, 'utf8');
-      texts.set(file, t);
-      return t;
-    } catch {
-      return undefined;
-    }
+    const t = fsys.readFile(file);
+    if (t !== undefined) texts.set(file, t);
+    return t;
   };
   host.getSourceFile = (file) => {
     const hit = cache.get(file);
@@ -199,9 +212,12 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
     cache.set(file, sf);
     return sf;
   };
-  const baseFileExists = host.fileExists.bind(host);
-  host.fileExists = (f) => f === LIB_FILE || texts.has(f) || baseFileExists(f);
+  host.fileExists = (f) => f === LIB_FILE || texts.has(f) || fsys.fileExists(f);
   host.readFile = (f) => readText(f);
+  if (options.overlay) {
+    host.directoryExists = fsys.directoryExists;
+    host.getDirectories = fsys.getDirectories;
+  }
   host.getDefaultLibFileName = () => LIB_FILE;
   const resolutionCache = ts.createModuleResolutionCache(projectDir, (x) => x, opts);
   const resolveFile = (name: string, containingFile: string, mode: ts.ResolutionMode): string | undefined =>
@@ -287,7 +303,132 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
       return file ? { kind: 'file', file: resolve(file) } : undefined;
     },
     readFiles: () => [...outsideReads],
+    fileExists: (file) => fsys.fileExists(resolve(file)),
   };
+}
+
+/** What the loader reads the project through: the disk, or the disk under an overlay. */
+interface LoaderSystem extends ts.ParseConfigHost {
+  readFile(path: string): string | undefined;
+  directoryExists(path: string): boolean;
+  getDirectories(path: string): string[];
+  /** The project's TypeScript sources below a folder (no tsconfig), sorted. */
+  sourcesUnder(dir: string): string[];
+}
+
+/** TypeScript's glob walker, the one `ts.sys.readDirectory` uses (internal, as ts-morph's in-memory file system uses it). */
+type MatchFiles = (
+  path: string,
+  extensions: readonly string[] | undefined,
+  excludes: readonly string[] | undefined,
+  includes: readonly string[] | undefined,
+  useCaseSensitiveFileNames: boolean,
+  currentDirectory: string,
+  depth: number | undefined,
+  getFileSystemEntries: (path: string) => { files: readonly string[]; directories: readonly string[] },
+  realpath: (path: string) => string,
+) => string[];
+
+const IS_SOURCE = (name: string) => /\.(c|m)?tsx?$/.test(name) && !/\.d\.(c|m)?ts$/.test(name);
+
+function overlaySystem(overlay: SourceOverlay | undefined): LoaderSystem {
+  const readDisk = (path: string): string | undefined => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  if (!overlay || overlay.files.size === 0) {
+    return {
+      useCaseSensitiveFileNames: ts.sys.useCaseSensitiveFileNames,
+      readDirectory: (...args) => ts.sys.readDirectory(...args),
+      fileExists: (p) => ts.sys.fileExists(p),
+      readFile: readDisk,
+      directoryExists: (p) => ts.sys.directoryExists(p),
+      getDirectories: (p) => ts.sys.getDirectories(p),
+      sourcesUnder: (dir) => walkTs(dir, []),
+    };
+  }
+  const planned = new Map([...overlay.files].map(([p, text]) => [resolve(p), text]));
+  /** Names directly below `dir` that the overlay adds (files) or implies (folders). */
+  const plannedBelow = (dir: string) => {
+    const prefix = dir.endsWith(sep) ? dir : dir + sep;
+    const files = new Map<string, boolean>();
+    const directories = new Set<string>();
+    for (const [p, text] of planned) {
+      if (!p.startsWith(prefix)) continue;
+      const rest = p.slice(prefix.length).split(sep);
+      if (rest.length > 1) {
+        if (text !== null) directories.add(rest[0]);
+      } else files.set(rest[0], text !== null);
+    }
+    return { files, directories };
+  };
+  const directoryExists = (p: string): boolean => {
+    const dir = resolve(p);
+    return ts.sys.directoryExists(dir) || plannedBelow(dir).directories.size > 0 || [...plannedBelow(dir).files.values()].some(Boolean);
+  };
+  const entries = (p: string) => {
+    const dir = resolve(p);
+    const files = new Set<string>();
+    const directories = new Set<string>();
+    let names: Dirent[] = [];
+    try {
+      names = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      /* a folder only the overlay has */
+    }
+    for (const e of names) {
+      let isDir = e.isDirectory();
+      let isFile = e.isFile();
+      if (e.isSymbolicLink()) {
+        try {
+          const st = statSync(join(dir, e.name));
+          isDir = st.isDirectory();
+          isFile = st.isFile();
+        } catch {
+          continue;
+        }
+      }
+      if (isDir) directories.add(e.name);
+      else if (isFile) files.add(e.name);
+    }
+    const below = plannedBelow(dir);
+    for (const [name, present] of below.files) {
+      if (present) files.add(name);
+      else files.delete(name);
+    }
+    for (const name of below.directories) directories.add(name);
+    return { files: [...files].sort(), directories: [...directories].sort() };
+  };
+  const matchFiles = (ts as unknown as { matchFiles: MatchFiles }).matchFiles;
+  const system: LoaderSystem = {
+    useCaseSensitiveFileNames: ts.sys.useCaseSensitiveFileNames,
+    readDirectory: (rootDir, extensions, excludes, includes, depth) =>
+      matchFiles(rootDir, extensions, excludes, includes, ts.sys.useCaseSensitiveFileNames, process.cwd(), depth, entries, (p) => ts.sys.realpath?.(p) ?? p),
+    fileExists: (p) => {
+      const text = planned.get(resolve(p));
+      return text === undefined ? ts.sys.fileExists(p) : text !== null;
+    },
+    readFile: (p) => {
+      const text = planned.get(resolve(p));
+      return text === undefined ? readDisk(p) : (text ?? undefined);
+    },
+    directoryExists,
+    getDirectories: (p) => entries(p).directories,
+    sourcesUnder: (dir) => {
+      const out: string[] = [];
+      const visit = (d: string) => {
+        const { files, directories } = entries(d);
+        for (const name of directories) if (name !== 'node_modules' && !name.startsWith('.')) visit(join(d, name));
+        for (const name of files) if (IS_SOURCE(name)) out.push(join(d, name));
+      };
+      if (directoryExists(dir)) visit(resolve(dir));
+      return out.sort();
+    },
+  };
+  return system;
 }
 
 /**
