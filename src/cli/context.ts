@@ -1,10 +1,12 @@
-/** What every command needs from the process, injected so tests can capture output. */
-export interface CliContext {
-  cwd: string;
-  /** Colour on: stdout is a TTY, --no-color absent, NO_COLOR unset. */
+import type { CommandIo } from '../scaffold/runner.js';
+
+/**
+ * What every command needs from the process, injected so tests can capture output: the one IO
+ * context of the command runner (src/scaffold/runner.ts), with colour decided (stdout is a TTY,
+ * --no-color absent, NO_COLOR unset).
+ */
+export interface CliContext extends CommandIo {
   color: boolean;
-  out: (text: string) => void;
-  err: (text: string) => void;
 }
 
 /** A usage mistake (bad flag value, missing argument): printed without a stack, exit 1. */

@@ -12,15 +12,16 @@
  *      and commits once (atomic writes, rollback on failure), as for `init` and `create api`.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { type Diagnostic, DiagnosticError, error, formatDiagnostics, hasErrors, Reporter } from '../diagnostics/index.js';
 import { commit } from '../scaffold/commit.js';
-import { CommandGuard } from '../scaffold/guard.js';
+import { type CommandIo, runCommand } from '../scaffold/runner.js';
 import { DiskHost, type Host } from '../scaffold/host.js';
 import { Tree } from '../scaffold/tree.js';
 import { packageVersion } from '../util/package-root.js';
 import type { Analysis, AnalyzeOptions } from '../analysis/analyze.js';
-import { type CacheKeyParts, checkCache, enumerateSourceFiles, type InputSnapshot, snapshotInputs, writeCache } from './cache.js';
+import type { SourceOverlay } from '../loader/program.js';
+import { type CacheKeyParts, checkCache, enumerateSourceFiles, type InputSnapshot, sha256, snapshotInputs, writeCache } from './cache.js';
 import { DEFAULT_GENERATORS, type Generator, type GeneratorInput, runGenerators } from './generators.js';
 import { type Change, CRD_DIR, formatPlan, planManifests } from './writer.js';
 
@@ -59,6 +60,8 @@ export interface ManifestsOptions {
    * stop the run with nothing written (a command that was interrupted).
    */
   beforeCommit?: () => Promise<void>;
+  /** Where every stage reports (default: a reporter of the run's own). */
+  reporter?: Reporter;
 }
 
 export interface ManifestsRun {
@@ -82,17 +85,45 @@ function resolveGeneratorVersion(flag?: string): string {
   return flag || process.env.KUBEFORGE_GENERATOR_VERSION || packageVersion();
 }
 
-/** Runs the whole pipeline. Throws DiagnosticError (nothing written) when any error is found. */
-export async function runManifests(options: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer): Promise<ManifestsRun> {
+/** The pipeline's plan, nothing written yet: see {@link planManifestsRun}. */
+export interface ManifestsPlan {
+  /** The tree the manifests were planned into (the caller's, or one of its own over the host). */
+  tree: Tree;
+  /** The manifests' own changes (sorted by path). */
+  changes: Change[];
+  /** Warnings (errors are thrown). */
+  warnings: Diagnostic[];
+  /** True when the no-change fast path answered (the tree holds nothing). */
+  cached: boolean;
+  /** Why the fast path did not answer. */
+  cacheMiss?: string;
+  /**
+   * Records the no-change cache of what the analysis read, once the tree is committed (undefined
+   * when there is none to record: a memory host, --paths, a run that writes nothing). Never call
+   * it when the commit did not happen: the record would describe files that are not on disk.
+   */
+  recordCache?: () => void;
+}
+
+/**
+ * Runs the pipeline up to the plan: loader, analysis and generators, then the managed files
+ * planned into `tree` (default: a tree of its own over the host). Given a tree holding a
+ * command's planned changes (a scaffold), the analysis reads the project as that tree has it: its
+ * pending files laid over the disk (the loader's overlay), so the manifests of a Kind not yet
+ * written are planned with it, and one commit writes both. Writes nothing; throws
+ * DiagnosticError when any error is found.
+ */
+export async function planManifestsRun(options: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer, given?: Tree): Promise<ManifestsPlan> {
   const projectDir = resolve(options.projectDir);
-  const host = options.host ?? new DiskHost(projectDir);
+  const host = given?.host ?? options.host ?? new DiskHost(projectDir);
+  const tree = given ?? new Tree(host);
   if (host.kind('') !== 'directory') {
     throw new DiagnosticError(error('KF4503', `project folder ${projectDir} does not exist`, { hint: 'pass the folder holding tsconfig.json with --project' }));
   }
   const tsconfigPath = options.tsconfigPath ? resolve(projectDir, options.tsconfigPath) : resolve(projectDir, 'tsconfig.json');
   const tsconfigRel = relative(projectDir, tsconfigPath);
   const tsconfigInside = tsconfigRel !== '' && !tsconfigRel.startsWith('..') && !isAbsolute(tsconfigRel);
-  if (tsconfigInside ? host.kind(tsconfigRel.split(sep).join('/')) === undefined : !existsSync(tsconfigPath)) {
+  if (tsconfigInside ? !tree.exists(tsconfigRel.split(sep).join('/')) && host.kind(tsconfigRel.split(sep).join('/')) === undefined : !existsSync(tsconfigPath)) {
     throw new DiagnosticError(error('KF4504', `no tsconfig.json in ${projectDir}`, { file: tsconfigPath, hint: 'run kubeforge manifests from the project root, or pass --project <dir>' }));
   }
   const generatorVersion = resolveGeneratorVersion(options.generatorVersion);
@@ -104,18 +135,28 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
     tsconfigPath: options.tsconfigPath ? tsconfigPath : undefined,
   };
 
+  // The planned changes of the caller's tree, laid over the disk for the analysis.
+  const overlay = given ? overlayOf(tree, projectDir) : undefined;
   const useCache = host instanceof DiskHost && host.root === projectDir;
   let cacheMiss: string | undefined = 'disabled';
-  if (!options.noCache && useCache) {
+  // The record describes the disk; a tree with planned changes is not the disk.
+  if (!options.noCache && useCache && !overlay) {
     const check = checkCache(projectDir, tsconfigPath, keyParts);
-    if (check.hit) return { changes: [], warnings: check.record.warnings, cached: true, written: false };
+    if (check.hit) return { tree, changes: [], warnings: check.record.warnings, cached: true };
     cacheMiss = check.reason;
   }
-  // Hashed before the analysis reads them, so that an edit saved during the run is seen next time.
+  // Hashed before the analysis reads them, so that an edit saved during the run is seen next
+  // time; planned files count with the text the analysis reads (what the commit will write).
   const snapshot: InputSnapshot | undefined = useCache && !options.check && !options.dryRun ? snapshotInputs(projectDir, tsconfigPath) : undefined;
+  if (snapshot && overlay) {
+    for (const [abs, text] of overlay.files) {
+      if (text === null) snapshot.hashes.delete(abs);
+      else snapshot.hashes.set(abs, sha256(text));
+    }
+  }
 
-  const reporter = new Reporter();
-  const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion }, reporter);
+  const reporter = options.reporter ?? new Reporter();
+  const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion, ...(overlay && { overlay }) }, reporter);
   const files = runGenerators(analysis, reporter, options.generators ?? DEFAULT_GENERATORS);
   const diagnostics = reporter.diagnostics();
   if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
@@ -126,15 +167,31 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
   // partial view would drop rules; they are left as they are, and nothing stale is removed.
   const partial = paths !== undefined;
   const outputs = partial ? files.filter((o) => o.path.startsWith(`${CRD_DIR}/`)) : files;
-  const tree = new Tree(host);
-  const changes = await planManifests(tree, outputs, { removeStale: !partial });
-  if (options.check || options.dryRun) return { changes, warnings, cached: false, cacheMiss, written: false };
-  refuseBlindDeletion(changes, projectDir, tsconfigPath, partial);
+  const planned = new Set(given ? tree.changes().map((c) => c.path) : []);
+  const changes = (await planManifests(tree, outputs, { removeStale: !partial })).filter((c) => !planned.has(c.path));
+  if (!options.check && !options.dryRun) refuseBlindDeletion(changes, projectDir, tsconfigPath, partial);
+  const recordCache =
+    !partial && snapshot
+      ? () => writeCache(projectDir, tsconfigPath, keyParts, analysis.inputFiles, outputs.map((o) => o.path), warnings, snapshot)
+      : undefined;
+  return { tree, changes, warnings, cached: false, cacheMiss, recordCache };
+}
+
+/** The pending changes of a tree over the disk, as the loader's overlay (absolute paths). */
+function overlayOf(tree: Tree, projectDir: string): SourceOverlay | undefined {
+  const files = new Map<string, string | null>();
+  for (const [path, data] of tree.planned()) files.set(join(projectDir, path), data === null ? null : data.toString('utf8'));
+  return files.size ? { files } : undefined;
+}
+
+/** Runs the whole pipeline. Throws DiagnosticError (nothing written) when any error is found. */
+export async function runManifests(options: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer): Promise<ManifestsRun> {
+  const run = await planManifestsRun(options, analyzer);
+  const { changes, warnings, cached, cacheMiss } = run;
+  if (cached || options.check || options.dryRun) return { changes, warnings, cached, cacheMiss, written: false };
   await options.beforeCommit?.();
-  commit(host, changes);
-  if (!partial && useCache) {
-    writeCache(projectDir, tsconfigPath, keyParts, analysis.inputFiles, outputs.map((o) => o.path), warnings, snapshot);
-  }
+  commit(run.tree.host, changes);
+  run.recordCache?.();
   return { changes, warnings, cached: false, cacheMiss, written: true };
 }
 
@@ -156,13 +213,7 @@ function refuseBlindDeletion(changes: readonly Change[], projectDir: string, tsc
   );
 }
 
-/** What the CLI hands to the command (kept structural so this module does not import src/cli). */
-export interface CommandIo {
-  cwd: string;
-  color: boolean;
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
+export type { CommandIo };
 
 export interface ManifestsFlags {
   check?: boolean;
@@ -182,53 +233,62 @@ function readSource(file: string): string | undefined {
   }
 }
 
-/** The `kubeforge manifests` action: prints the plan, throws DiagnosticError to exit 1. */
+/**
+ * The `kubeforge manifests` action, through the command runner: a run that writes holds the
+ * project's lock (one kubeforge command at a time) and stops before its commit when interrupted.
+ * Prints the plan; throws DiagnosticError to exit 1.
+ */
 export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, analyzer?: Analyzer, generators?: readonly Generator[]): Promise<void> {
   const projectDir = resolve(io.cwd, flags.project ?? '.');
-  // A run that writes holds the project's lock (one kubeforge command at a time) and stops
-  // before its commit when interrupted.
-  const writes = !flags.check && !flags.dryRun;
-  const guard = writes ? await CommandGuard.enter(existsSync(projectDir) ? projectDir : undefined, 'manifests') : undefined;
-  try {
-    await manifests(flags, io, projectDir, guard, analyzer, generators);
-  } finally {
-    guard?.release();
-  }
-}
-
-async function manifests(flags: ManifestsFlags, io: CommandIo, projectDir: string, guard: CommandGuard | undefined, analyzer?: Analyzer, generators?: readonly Generator[]): Promise<void> {
-  const run = await runManifests(
+  const printWarnings = (run: ManifestsPlan) => {
+    if (run.warnings.length > 0) io.err(formatDiagnostics(run.warnings, { color: io.color, cwd: io.cwd, readSource }));
+  };
+  await runCommand<ManifestsPlan, void>(
     {
-      projectDir,
-      tsconfigPath: flags.tsconfig ? resolve(io.cwd, flags.tsconfig) : undefined,
-      paths: flags.paths?.map((p) => resolve(io.cwd, p)),
-      generatorVersion: flags.generatorVersion,
-      check: flags.check,
-      dryRun: flags.dryRun,
-      noCache: flags.cache === false,
-      generators,
-      beforeCommit: guard && (() => guard.checkpoint('nothing was written')),
+      name: 'manifests',
+      lockRoot: existsSync(projectDir) ? projectDir : undefined,
+      plan: (ctx) =>
+        planManifestsRun(
+          {
+            projectDir,
+            host: ctx.host,
+            tsconfigPath: flags.tsconfig ? resolve(io.cwd, flags.tsconfig) : undefined,
+            paths: flags.paths?.map((p) => resolve(io.cwd, p)),
+            generatorVersion: flags.generatorVersion,
+            check: flags.check,
+            dryRun: flags.dryRun,
+            noCache: flags.cache === false,
+            generators,
+            reporter: ctx.reporter,
+          },
+          analyzer,
+        ),
+      preview: (run) => {
+        printWarnings(run);
+        const plan = formatPlan(run.changes, { color: io.color });
+        if (flags.check) {
+          if (run.changes.length === 0) {
+            io.out('manifests are up to date\n');
+            return;
+          }
+          io.out(plan);
+          const n = run.changes.length;
+          throw new DiagnosticError(
+            error('KF4501', `${n} generated manifest file${n === 1 ? ' is' : 's are'} out of date`, {
+              hint: 'run `kubeforge manifests` (npm run manifests) and commit the result',
+            }),
+          );
+        }
+        io.out(run.changes.length === 0 ? 'nothing to do: manifests are up to date\n' : plan);
+      },
+      interrupted: { revert: 'nothing was written (the files just written were taken back)' },
+      after: async (run) => {
+        run.recordCache?.();
+        printWarnings(run);
+        io.out(run.changes.length === 0 ? 'manifests are up to date\n' : formatPlan(run.changes, { color: io.color }));
+      },
     },
-    analyzer,
+    io,
+    { host: new DiskHost(projectDir), dryRun: Boolean(flags.check || flags.dryRun) },
   );
-  if (run.warnings.length > 0) io.err(formatDiagnostics(run.warnings, { color: io.color, cwd: io.cwd, readSource }));
-  const plan = formatPlan(run.changes, { color: io.color });
-  if (flags.check) {
-    if (run.changes.length === 0) {
-      io.out('manifests are up to date\n');
-      return;
-    }
-    io.out(plan);
-    const n = run.changes.length;
-    throw new DiagnosticError(
-      error('KF4501', `${n} generated manifest file${n === 1 ? ' is' : 's are'} out of date`, {
-        hint: 'run `kubeforge manifests` (npm run manifests) and commit the result',
-      }),
-    );
-  }
-  if (run.changes.length === 0) {
-    io.out(flags.dryRun ? 'nothing to do: manifests are up to date\n' : 'manifests are up to date\n');
-    return;
-  }
-  io.out(plan);
 }

@@ -13,3 +13,4 @@ export * from './guard.js';
 export * from './spec.js';
 export * from './diff.js';
 export * from './tar.js';
+export * from './runner.js';

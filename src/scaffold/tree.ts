@@ -66,6 +66,14 @@ export class Tree {
     else this.pending.set(p, null);
   }
 
+  /**
+   * The pending writes and deletions (path -> new bytes, or null for a deletion), as a reader of
+   * the tree sees them over the host: what a command has planned and not committed yet.
+   */
+  planned(): ReadonlyMap<string, Buffer | null> {
+    return this.pending;
+  }
+
   /** The changes, sorted by path. */
   changes(): Change[] {
     const out: Change[] = [];

@@ -9,7 +9,7 @@
 import type { ScaffoldEnvironment } from './environment.js';
 import { join, posix } from 'node:path';
 import { parseDocument } from 'yaml';
-import { DiagnosticError, type Diagnostic, error, formatDiagnostics } from '../diagnostics/index.js';
+import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
 import { pluralize } from '../project/plural.js';
 import {
   KUBEFORGE_LAYOUT,
@@ -28,20 +28,21 @@ import {
 import {
   applySpecs,
   type Change,
-  type CommandGuard,
+  type CommandContext,
   DiskHost,
   type FileSpec,
   formatPlan,
   type Host,
   type Insertion,
   insertAtMarkers,
+  runCommand,
   TemplateRenderer,
   Tree,
 } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './init.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
-import { commitScaffold, guarded, type ManifestsStep, type ManifestsStepHooks } from './transaction.js';
+import { defaultManifestsStep, lockRoot, type ManifestsStep, type PlannedManifests, planScaffoldManifests, reportScaffoldManifests, type ScaffoldManifests } from './transaction.js';
 import { TsEditor } from './tsedit.js';
 
 export interface CreateApiOptions {
@@ -64,12 +65,12 @@ export interface CreateApiOptions {
   make?: boolean;
 }
 
-export type { ManifestsStep } from './transaction.js';
+export { defaultManifestsStep, type ManifestsStep } from './transaction.js';
 
 export interface CreateApiEnvironment extends ScaffoldEnvironment {
   /**
-   * Runs `kubeforge manifests` after the commit; default: the real one, in-process. `false`
-   * skips it (a project on a memory host cannot be analysed).
+   * Plans `kubeforge manifests` into the scaffold's tree before the commit; default: the real
+   * one, in-process. `false` skips it (a project on a memory host cannot be analysed).
    */
   manifests?: ManifestsStep | false;
 }
@@ -605,46 +606,51 @@ export async function ensureStorageVersion(
   return { storage: { version: preferred.version, file, line: editor.decoratorLine(sf, preferred.kind, decorator) ?? 0 }, added: true, problems };
 }
 
-/** Runs `kubeforge manifests` in-process (loaded lazily: it brings ts-morph). */
-export async function defaultManifestsStep(dir: string, hooks: ManifestsStepHooks = {}): Promise<string> {
-  const { runManifests } = await import('../manifests/generate.js');
-  const { formatPlan: formatManifestsPlan } = await import('../manifests/writer.js');
-  const run = await runManifests({ projectDir: dir, beforeCommit: hooks.beforeCommit });
-  const warnings = run.warnings.length ? formatDiagnostics(run.warnings, { cwd: dir }) : '';
-  return warnings + (run.changes.length ? formatManifestsPlan(run.changes) : 'manifests are up to date\n');
-}
-
-/** Runs `kubeforge create api`: under the project's lock unless --dry-run (see transaction.ts). */
+/**
+ * Runs `kubeforge create api` through the command runner (src/scaffold/runner.ts): under the
+ * project's lock unless --dry-run; the scaffold and its manifests planned in one tree, then one
+ * commit (see transaction.ts).
+ */
 export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvironment): Promise<CreateApiResult> {
-  if (options.dryRun) return createApi(options, env);
-  return guarded(env, 'create api', (guard) => createApi(options, env, guard));
-}
-
-async function createApi(options: CreateApiOptions, env: CreateApiEnvironment, guard?: CommandGuard): Promise<CreateApiResult> {
-  const { tree, changes, resource, warnings, replaced } = await planCreateApi(options, env);
-  const plan = formatPlan(changes, { color: env.color });
-  for (const w of warnings) env.err(`warning: ${w}\n`);
-  const warnReplaced = (verb: string) => {
-    if (replaced.length) env.err(`warning: --force ${verb} ${replaced.length} existing file${replaced.length === 1 ? '' : 's'} that differed: ${replaced.join(', ')}\n`);
+  const host = env.host ?? new DiskHost(env.cwd);
+  type Plan = Awaited<ReturnType<typeof planCreateApi>> & { scaffold: Change[]; manifests?: PlannedManifests; m: ScaffoldManifests };
+  const warnReplaced = (p: Plan, ctx: CommandContext, verb: string) => {
+    if (p.replaced.length) ctx.err(`warning: --force ${verb} ${p.replaced.length} existing file${p.replaced.length === 1 ? '' : 's'} that differed: ${p.replaced.join(', ')}\n`);
   };
-  if (!guard) {
-    env.out(plan);
-    warnReplaced('would replace');
-    return { changes, plan, resource, manifests: false };
-  }
-  const manifests = await commitScaffold({
-    tree,
-    changes,
-    guard,
-    plan,
+  const result = (p: Plan, ran: boolean): CreateApiResult => ({ changes: p.scaffold, plan: formatPlan(p.scaffold, { color: env.color }), resource: p.resource, manifests: ran });
+  return runCommand<Plan, CreateApiResult>(
+    {
+      name: 'create api',
+      lockRoot: lockRoot(env),
+      last: [PROJECT_FILE],
+      plan: async (ctx) => {
+        const planned = await planCreateApi(options, { ...env, host });
+        for (const w of planned.warnings) ctx.err(`warning: ${w}\n`);
+        const { kind } = planned.resource;
+        const m: ScaffoldManifests = {
+          step: env.manifests === undefined ? defaultManifestsStep : env.manifests || undefined,
+          make: options.make,
+          failure: `generating the manifests (CRDs, RBAC role) with ${kind} failed (see above), so ${kind} was not scaffolded: nothing was written`,
+        };
+        return { ...planned, scaffold: planned.changes, m, manifests: await planScaffoldManifests(planned.tree, ctx, m) };
+      },
+      preview: (p, _changes, ctx) => {
+        ctx.out(formatPlan(p.scaffold, { color: ctx.color }));
+        warnReplaced(p, ctx, 'would replace');
+        return result(p, false);
+      },
+      interrupted: { revert: 'nothing was scaffolded (the files just written were taken back)' },
+      after: async (p, _changes, ctx) => {
+        ctx.out(formatPlan(p.scaffold, { color: ctx.color }));
+        const ran = reportScaffoldManifests(p.manifests, ctx, p.m);
+        warnReplaced(p, ctx, 'replaced');
+        ctx.err(nextSteps(p.resource));
+        return result(p, ran);
+      },
+    },
     env,
-    step: env.manifests === undefined ? defaultManifestsStep : env.manifests || undefined,
-    make: options.make,
-    failure: (restored) => `generating the manifests (CRDs, RBAC role) with ${resource.kind} failed (see above), so ${resource.kind} was not scaffolded: ${restored}`,
-  });
-  warnReplaced('replaced');
-  env.err(nextSteps(resource));
-  return { changes, plan, resource, manifests };
+    { host, dryRun: options.dryRun, force: options.force },
+  );
 }
 
 function nextSteps(r: ProjectResource): string {

@@ -17,10 +17,10 @@ import {
   validateDns1123Subdomain,
   validateNpmPackageName,
 } from '../project/index.js';
-import { applySpecs, type Change, type CommandGuard, commit, DiskHost, type FileSpec, formatPlan, insertAtMarkers, InterruptedError, LOCK_FILE, TemplateRenderer, Tree } from '../scaffold/index.js';
+import { applySpecs, type Change, type CommandContext, DiskHost, type FileSpec, formatPlan, insertAtMarkers, InterruptedError, LOCK_FILE, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { isKubeforgeTarball, resolveKubeforgeSource, TARBALL_DIR } from './kubeforge-source.js';
-import { guarded } from './transaction.js';
+import { lockRoot } from './transaction.js';
 
 export interface InitOptions {
   domain?: string;
@@ -274,48 +274,61 @@ async function keepControllersWired(tree: Tree, config: ProjectConfig, renderer:
   return warnings;
 }
 
-/** Runs `kubeforge init`: under the folder's lock unless --dry-run (see transaction.ts). */
+/**
+ * Runs `kubeforge init` through the command runner (src/scaffold/runner.ts): under the folder's
+ * lock unless --dry-run; one commit, PROJECT last; then npm install.
+ */
 export async function runInit(options: InitOptions, env: InitEnvironment): Promise<InitResult> {
-  if (options.dryRun) return init(options, env);
-  return guarded(env, 'init', (guard) => init(options, env, guard));
-}
-
-async function init(options: InitOptions, env: InitEnvironment, guard?: CommandGuard): Promise<InitResult> {
-  const { tree, changes, replaced, warnings } = await planInit(options, env);
-  for (const w of warnings) env.err(`warning: ${w}\n`);
-  const plan = formatPlan(changes, { color: env.color });
-  const warnReplaced = (verb: string) => {
-    if (replaced.length) env.err(`warning: --force ${verb} ${replaced.length} existing file${replaced.length === 1 ? '' : 's'} that differed: ${replaced.join(', ')}\n`);
+  const host = env.host ?? new DiskHost(env.cwd);
+  type Plan = Awaited<ReturnType<typeof planInit>>;
+  const warnReplaced = (p: Plan, ctx: CommandContext, verb: string) => {
+    if (p.replaced.length) ctx.err(`warning: --force ${verb} ${p.replaced.length} existing file${p.replaced.length === 1 ? '' : 's'} that differed: ${p.replaced.join(', ')}\n`);
   };
-  if (!guard) {
-    env.out(plan);
-    warnReplaced('would replace');
-    return { changes, plan, installed: false };
-  }
-  // PROJECT last: a run killed part way never leaves a PROJECT naming files not written yet.
-  // A signal during the commit is handled once it has written everything: init is complete then.
-  commit(tree.host, changes, { last: [PROJECT_FILE] });
-  env.out(plan);
-  warnReplaced('replaced');
-  await guard.checkpoint('the project is scaffolded (every file written); npm install did not run: run it in the project folder');
-
-  let installed = false;
-  const hasModules = tree.host.kind('node_modules') === 'directory';
-  if (options.skipInstall) {
-    env.err('Skipped npm install (--skip-install). Run `npm install` before building.\n');
-  } else if (changes.length === 0 && hasModules) {
-    env.err('Nothing changed and node_modules exists: skipped npm install.\n');
-  } else {
-    try {
-      await (env.install ?? npmInstall)(env.cwd, env);
-    } catch (e) {
-      if (guard.interrupted) throw new InterruptedError(guard.interrupted, 'the project is scaffolded (every file written); npm install was stopped: run it in the project folder');
-      throw e;
-    }
-    installed = true;
-  }
-  env.err(nextSteps());
-  return { changes, plan, installed };
+  return runCommand<Plan, InitResult>(
+    {
+      name: 'init',
+      lockRoot: lockRoot(env),
+      // PROJECT last: a run killed part way never leaves a PROJECT naming files not written yet.
+      last: [PROJECT_FILE],
+      plan: async (ctx) => {
+        const planned = await planInit(options, { ...env, host });
+        for (const w of planned.warnings) ctx.err(`warning: ${w}\n`);
+        return planned;
+      },
+      preview: (p, changes, ctx) => {
+        const plan = formatPlan(changes, { color: ctx.color });
+        ctx.out(plan);
+        warnReplaced(p, ctx, 'would replace');
+        return { changes, plan, installed: false };
+      },
+      // A signal during the commit is handled once it has written everything: init is complete then.
+      interrupted: { keep: 'the project is scaffolded (every file written); npm install did not run: run it in the project folder' },
+      after: async (p, changes, ctx) => {
+        const plan = formatPlan(changes, { color: ctx.color });
+        ctx.out(plan);
+        warnReplaced(p, ctx, 'replaced');
+        let installed = false;
+        const hasModules = host.kind('node_modules') === 'directory';
+        if (options.skipInstall) {
+          ctx.err('Skipped npm install (--skip-install). Run `npm install` before building.\n');
+        } else if (changes.length === 0 && hasModules) {
+          ctx.err('Nothing changed and node_modules exists: skipped npm install.\n');
+        } else {
+          try {
+            await (env.install ?? npmInstall)(env.cwd, env);
+          } catch (e) {
+            if (ctx.guard?.interrupted) throw new InterruptedError(ctx.guard.interrupted, 'the project is scaffolded (every file written); npm install was stopped: run it in the project folder');
+            throw e;
+          }
+          installed = true;
+        }
+        ctx.err(nextSteps());
+        return { changes, plan, installed };
+      },
+    },
+    env,
+    { host, dryRun: options.dryRun, force: options.force },
+  );
 }
 
 function nextSteps(): string {

@@ -1,26 +1,26 @@
 /**
- * How a scaffolding command writes: under the folder's lock, with SIGINT / SIGTERM turned into
- * checkpoints, PROJECT written last, and (for `create api` / `create webhook`) the manifests step
- * inside the same all-or-nothing unit: when it fails or a signal arrives before it commits, what
- * the scaffold wrote is taken back.
- *
- * The manifests are not planned in the scaffold's virtual tree: the analysis reads the project
- * through TypeScript's compiler host (tsconfig globs, module resolution), which sees the disk, so
- * the scaffold is committed first and reverted when the step does not complete.
+ * How `create api` and `create webhook` make their manifests part of the scaffold: the manifests
+ * step plans the CRDs, role.yaml and webhook manifests into the scaffold's own virtual tree (the
+ * analysis reads the planned files through the loader's overlay), before anything is written.
+ * The command runner then validates and commits scaffold and manifests together, PROJECT last:
+ * a manifests step that fails stops the command with nothing written.
  */
-import { DiagnosticError, error } from '../diagnostics/index.js';
-import { PROJECT_FILE } from '../project/index.js';
-import { type Change, CommandGuard, commit, DiskHost, InterruptedError, revert, type Tree } from '../scaffold/index.js';
+import { DiagnosticError, error, formatDiagnostics, type Reporter } from '../diagnostics/index.js';
+import { type Change, type CommandContext, DiskHost, type Tree } from '../scaffold/index.js';
 import type { ScaffoldEnvironment } from './environment.js';
 
-/** What the manifests step may be asked between its planning and its commit. */
-export interface ManifestsStepHooks {
-  /** Called right before the step writes; throws to stop it (nothing written by the step). */
-  beforeCommit?: () => Promise<void>;
+/** The manifests planned into a scaffold's tree. */
+export interface PlannedManifests {
+  /** What `kubeforge manifests` prints for them (warnings, then its plan), shown after the commit. */
+  output: string;
+  /** The manifests' own changes. */
+  changes: Change[];
+  /** Records the no-change cache; called once the commit succeeded. */
+  recordCache?: () => void;
 }
 
-/** Generates the manifests of the project in `dir`; returns what it printed. */
-export type ManifestsStep = (dir: string, hooks?: ManifestsStepHooks) => Promise<string>;
+/** Plans the manifests of the project in `dir` into `tree` (which holds the scaffold); writes nothing. */
+export type ManifestsStep = (tree: Tree, dir: string, reporter: Reporter) => Promise<PlannedManifests>;
 
 /** The folder to lock for a command on `env`: its disk folder, or none for a memory host. */
 export function lockRoot(env: ScaffoldEnvironment): string | undefined {
@@ -28,61 +28,53 @@ export function lockRoot(env: ScaffoldEnvironment): string | undefined {
   return env.host instanceof DiskHost ? env.host.root : undefined;
 }
 
-/** Runs `body` under the lock of the command's folder, with signals turned into checkpoints. */
-export async function guarded<T>(env: ScaffoldEnvironment, command: string, body: (guard: CommandGuard) => Promise<T>): Promise<T> {
-  const guard = await CommandGuard.enter(lockRoot(env), command);
-  try {
-    return await body(guard);
-  } finally {
-    guard.release();
-  }
+/** Runs `kubeforge manifests` in-process over the scaffold's tree (loaded lazily: it brings ts-morph). */
+export async function defaultManifestsStep(tree: Tree, dir: string, reporter: Reporter): Promise<PlannedManifests> {
+  const { planManifestsRun } = await import('../manifests/generate.js');
+  const { formatPlan } = await import('../manifests/writer.js');
+  const run = await planManifestsRun({ projectDir: dir, reporter }, undefined, tree);
+  const warnings = run.warnings.length ? formatDiagnostics(run.warnings, { cwd: dir }) : '';
+  return { output: warnings + (run.changes.length ? formatPlan(run.changes) : 'manifests are up to date\n'), changes: run.changes, recordCache: run.recordCache };
 }
 
-export interface ScaffoldCommit {
-  tree: Tree;
-  changes: readonly Change[];
-  guard: CommandGuard;
-  /** The printed plan, shown once the files are written. */
-  plan: string;
-  env: ScaffoldEnvironment;
+export interface ScaffoldManifests {
   /** The step (undefined: none, e.g. a memory host) and whether to run it (`--make`). */
   step: ManifestsStep | undefined;
   make: boolean | undefined;
   /** The KF1050 message when the step fails: `what` was not scaffolded. */
-  failure: (restored: string) => string;
+  failure: string;
 }
 
 /**
- * Commits the scaffold (PROJECT last), then runs the manifests step. When the step fails or a
- * signal arrives before it writes, the scaffold is reverted and the error (KF1050, or the
- * interruption KF1112) says so. Returns whether the step ran.
+ * The manifests step of a scaffold that writes (not on --dry-run): planned into `tree` after the
+ * scaffold; a failure is KF1050 with the step's own diagnostics, and nothing has been written.
+ * Returns undefined when the step does not run.
  */
-export async function commitScaffold(c: ScaffoldCommit): Promise<boolean> {
-  const { tree, env, guard } = c;
-  const committed = commit(tree.host, c.changes, { last: [PROJECT_FILE] });
-  const undo = () => revert(tree.host, committed);
-  await guard.checkpoint('nothing was scaffolded (the files just written were taken back)', undo);
-  env.out(c.plan);
-  if (!c.step) return false;
-  if (c.make === false) {
-    env.err('Skipped kubeforge manifests (--make=false): run `npm run manifests` before building.\n');
-    return false;
-  }
-  env.err('Generating manifests (kubeforge manifests)...\n');
+export async function planScaffoldManifests(tree: Tree, ctx: CommandContext, m: ScaffoldManifests): Promise<PlannedManifests | undefined> {
+  if (!m.step || m.make === false || ctx.dryRun) return undefined;
+  ctx.err('Generating manifests (kubeforge manifests)...\n');
   try {
-    env.out(await c.step(env.cwd, { beforeCommit: () => guard.checkpoint('stopped before the manifests were written') }));
-    return true;
+    return await m.step(tree, ctx.cwd, ctx.reporter);
   } catch (e) {
-    // A command that fails leaves the disk as it was: the scaffold is taken back.
-    const notRestored = undo();
-    const restored = notRestored.length ? `could not restore ${notRestored.join(', ')}` : 'nothing was written';
-    if (e instanceof InterruptedError) throw new InterruptedError(e.signal, `nothing was scaffolded: ${restored}`);
     const diagnostics = e instanceof DiagnosticError ? [...e.diagnostics] : [error('KF1050', (e as Error).message)];
     diagnostics.push(
-      error('KF1050', c.failure(restored), {
+      error('KF1050', m.failure, {
         hint: 'fix the problems reported above and run the command again; or pass --make=false to scaffold now and run `npm run manifests` once they are fixed',
       }),
     );
     throw new DiagnosticError(diagnostics);
   }
+}
+
+/** After the commit: what the manifests step prints (or why it did not run); records its cache. */
+export function reportScaffoldManifests(planned: PlannedManifests | undefined, ctx: CommandContext, m: ScaffoldManifests): boolean {
+  if (!m.step) return false;
+  if (m.make === false) {
+    ctx.err('Skipped kubeforge manifests (--make=false): run `npm run manifests` before building.\n');
+    return false;
+  }
+  if (!planned) return false;
+  planned.recordCache?.();
+  ctx.out(planned.output);
+  return true;
 }

@@ -28,13 +28,13 @@ import {
   validateKind,
   validateVersion,
 } from '../project/index.js';
-import { applySpecs, type Change, type CommandGuard, DiskHost, type FileSpec, formatPlan, type Insertion, insertAtMarkers, TemplateRenderer, Tree } from '../scaffold/index.js';
+import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, type Insertion, insertAtMarkers, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
-import { type ApiNames, apiNames, CORE_GROUPS, defaultManifestsStep, ensureStorageVersion, type ManifestsStep, readProject, typesFileOf } from './api.js';
+import { type ApiNames, apiNames, CORE_GROUPS, ensureStorageVersion, readProject, typesFileOf } from './api.js';
 import { uncommentBlock, uncommentLines } from './comments.js';
 import { BOILERPLATE_FILE } from './init.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
-import { commitScaffold, guarded } from './transaction.js';
+import { defaultManifestsStep, lockRoot, type ManifestsStep, type PlannedManifests, planScaffoldManifests, reportScaffoldManifests, type ScaffoldManifests } from './transaction.js';
 import { TsEditor } from './tsedit.js';
 
 export interface CreateWebhookOptions {
@@ -63,7 +63,7 @@ export interface CreateWebhookOptions {
 }
 
 export interface CreateWebhookEnvironment extends ScaffoldEnvironment {
-  /** Runs `kubeforge manifests` after the commit; default the real one; `false` skips it. */
+  /** Plans `kubeforge manifests` into the scaffold's tree before the commit; default the real one; `false` skips it. */
   manifests?: ManifestsStep | false;
 }
 
@@ -630,32 +630,45 @@ export async function planCreateWebhook(
   return { tree, changes: tree.changes(), resource: entry, warnings };
 }
 
-/** Runs `kubeforge create webhook`: under the project's lock unless --dry-run (see transaction.ts). */
+/**
+ * Runs `kubeforge create webhook` through the command runner (src/scaffold/runner.ts): under the
+ * project's lock unless --dry-run; the scaffold and its manifests planned in one tree, then one
+ * commit (see transaction.ts).
+ */
 export async function runCreateWebhook(options: CreateWebhookOptions, env: CreateWebhookEnvironment): Promise<CreateWebhookResult> {
-  if (options.dryRun) return createWebhook(options, env);
-  return guarded(env, 'create webhook', (guard) => createWebhook(options, env, guard));
-}
-
-async function createWebhook(options: CreateWebhookOptions, env: CreateWebhookEnvironment, guard?: CommandGuard): Promise<CreateWebhookResult> {
-  const { tree, changes, resource, warnings } = await planCreateWebhook(options, env);
-  const plan = formatPlan(changes, { color: env.color });
-  for (const w of warnings) env.err(`warning: ${w}\n`);
-  if (!guard) {
-    env.out(plan);
-    return { changes, plan, resource, manifests: false };
-  }
-  const manifests = await commitScaffold({
-    tree,
-    changes,
-    guard,
-    plan,
+  const host = env.host ?? new DiskHost(env.cwd);
+  type Plan = Awaited<ReturnType<typeof planCreateWebhook>> & { scaffold: Change[]; manifests?: PlannedManifests; m: ScaffoldManifests };
+  const result = (p: Plan, ran: boolean): CreateWebhookResult => ({ changes: p.scaffold, plan: formatPlan(p.scaffold, { color: env.color }), resource: p.resource, manifests: ran });
+  return runCommand<Plan, CreateWebhookResult>(
+    {
+      name: 'create webhook',
+      lockRoot: lockRoot(env),
+      last: [PROJECT_FILE],
+      plan: async (ctx) => {
+        const planned = await planCreateWebhook(options, { ...env, host });
+        for (const w of planned.warnings) ctx.err(`warning: ${w}\n`);
+        const m: ScaffoldManifests = {
+          step: env.manifests === undefined ? defaultManifestsStep : env.manifests || undefined,
+          make: options.make,
+          failure: `generating the manifests with the ${planned.resource.kind} webhooks failed (see above), so they were not scaffolded: nothing was written`,
+        };
+        return { ...planned, scaffold: planned.changes, m, manifests: await planScaffoldManifests(planned.tree, ctx, m) };
+      },
+      preview: (p, _changes, ctx) => {
+        ctx.out(formatPlan(p.scaffold, { color: ctx.color }));
+        return result(p, false);
+      },
+      interrupted: { revert: 'nothing was scaffolded (the files just written were taken back)' },
+      after: async (p, _changes, ctx) => {
+        ctx.out(formatPlan(p.scaffold, { color: ctx.color }));
+        const ran = reportScaffoldManifests(p.manifests, ctx, p.m);
+        ctx.err(nextSteps(p.resource, options));
+        return result(p, ran);
+      },
+    },
     env,
-    step: env.manifests === undefined ? defaultManifestsStep : env.manifests || undefined,
-    make: options.make,
-    failure: (restored) => `generating the manifests with the ${resource.kind} webhooks failed (see above), so they were not scaffolded: ${restored}`,
-  });
-  env.err(nextSteps(resource, options));
-  return { changes, plan, resource, manifests };
+    { host, dryRun: options.dryRun, force: options.force },
+  );
 }
 
 function nextSteps(r: ProjectResource, options: CreateWebhookOptions): string {

@@ -118,7 +118,7 @@ Examples:
           dryRun: Boolean(opts.dryRun),
           make: bool(opts.make),
         },
-        { cwd: ctx.cwd, out: ctx.out, err: ctx.err, color: ctx.color },
+        ctx,
       );
     });
 
@@ -170,7 +170,7 @@ Examples:
           dryRun: Boolean(opts.dryRun),
           make: bool(opts.make),
         },
-        { cwd: ctx.cwd, out: ctx.out, err: ctx.err, color: ctx.color },
+        ctx,
       );
     });
 }

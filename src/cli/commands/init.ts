@@ -45,7 +45,7 @@ Examples:
           force: Boolean(opts.force),
           kubeforgeSource: opts.kubeforgeSource as string | undefined,
         },
-        { cwd: ctx.cwd, out: ctx.out, err: ctx.err, color: ctx.color },
+        ctx,
       );
     });
 }
