@@ -418,6 +418,18 @@ export async function mainControllerInsertions(names: ApiNames, renderer: Templa
   ];
 }
 
+export const RBAC_KUSTOMIZATION = 'config/rbac/kustomization.yaml';
+
+/** The admin, editor and viewer role files of a Kind. */
+export function roleFiles(names: ApiNames): string[] {
+  return ['admin', 'editor', 'viewer'].map((r) => `${names.rbacFilePrefix}_${r}_role.yaml`);
+}
+
+/** The entries of a Kind's roles in config/rbac/kustomization.yaml. */
+export function roleInsertions(names: ApiNames, files = roleFiles(names)): Insertion[] {
+  return files.map((f) => ({ marker: '+kubebuilder:scaffold:rbac-roles', fragment: `- ${f}` }));
+}
+
 /** Computes create api's virtual tree without writing anything. */
 export async function planCreateApi(
   options: CreateApiOptions,
@@ -502,10 +514,7 @@ export async function planCreateApi(
   const edits: { path: string; insertions: Insertion[] }[] = [];
   if (valid.doResource) {
     edits.push({ path: 'config/samples/kustomization.yaml', insertions: [{ marker: '+kubebuilder:scaffold:manifestskustomizesamples', fragment: `- ${names.sampleFile}` }] });
-    edits.push({
-      path: 'config/rbac/kustomization.yaml',
-      insertions: ['admin', 'editor', 'viewer'].map((r) => ({ marker: '+kubebuilder:scaffold:rbac-roles', fragment: `- ${names.rbacFilePrefix}_${r}_role.yaml` })),
-    });
+    edits.push({ path: RBAC_KUSTOMIZATION, insertions: roleInsertions(names) });
     edits.push({ path: 'config/crd/kustomization.yaml', insertions: [{ marker: '+kubebuilder:scaffold:crdkustomizeresource', fragment: `- ${names.crdFile}` }] });
   }
   if (valid.doController) edits.push({ path: 'src/main.ts', insertions: await mainControllerInsertions(names, renderer) });
