@@ -47,13 +47,33 @@ Examples:
   return program;
 }
 
+/**
+ * A writer that goes quiet once its reader is gone: `kubeforge --help | head -1` closes the pipe
+ * early, and the write then fails with EPIPE (asynchronously, as an 'error' event that would
+ * otherwise end the process with a stack trace). The command carries on (it still releases its
+ * lock and finishes its commit) and exits with its own code; later output is dropped.
+ */
+function pipeWriter(stream: NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') {
+      closed = true;
+      return;
+    }
+    throw e;
+  });
+  return (text) => {
+    if (!closed) stream.write(text);
+  };
+}
+
 function defaultContext(argv: readonly string[]): CliContext {
   const noColor = argv.includes('--no-color') || process.env.NO_COLOR !== undefined || process.env.TERM === 'dumb';
   return {
     cwd: process.cwd(),
     color: !noColor && Boolean(process.stdout.isTTY),
-    out: (t) => process.stdout.write(t),
-    err: (t) => process.stderr.write(t),
+    out: pipeWriter(process.stdout),
+    err: pipeWriter(process.stderr),
   };
 }
 
