@@ -2,9 +2,9 @@
  * `kubeforge create api`: a new Kind (or a new version of one) in an initialised project, as
  * Kubebuilder's go/v4 plugin scaffolds it: the decorated API types, a controller wired into
  * src/main.ts and its test, samples, admin/editor/viewer roles, the CRD kustomization, and the
- * resource entry in PROJECT. Everything is validated and computed in a virtual tree first, then
- * committed in one go (or printed with --dry-run); then `kubeforge manifests` runs in-process so
- * the CRD exists, as Kubebuilder runs `make generate manifests`.
+ * resource entry in PROJECT. Everything is validated and computed in a virtual tree first, the
+ * CRD and RBAC role `kubeforge manifests` makes of the new types included (in-process, as
+ * Kubebuilder runs `make generate manifests`), then committed in one go (or printed with --dry-run).
  */
 import type { ScaffoldEnvironment } from './environment.js';
 import { join, posix } from 'node:path';

@@ -7,8 +7,9 @@
  * config/ pieces switched on (webhook, cert-manager, CA injection, network policy) and the
  * `webhooks:` entry in PROJECT. A second run for a webhook type the Kind lacks adds that type to
  * the existing files (marker-comment insertions; ts-morph for imports and decorators), never
- * rewriting what the user wrote. Everything is validated and computed in a virtual tree first,
- * then committed in one go (or printed with --dry-run); then `kubeforge manifests` runs.
+ * rewriting what the user wrote. Everything, the webhook manifests `kubeforge manifests` makes of
+ * it included, is validated and computed in one virtual tree first, then committed in one go (or
+ * printed with --dry-run).
  */
 import type { ScaffoldEnvironment } from './environment.js';
 import { join, posix } from 'node:path';
