@@ -28,7 +28,6 @@ import {
 import {
   applySpecs,
   type Change,
-  type CommandContext,
   DiskHost,
   type FileSpec,
   formatPlan,
@@ -42,7 +41,7 @@ import {
 import { packageRoot } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './init.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
-import { defaultManifestsStep, lockRoot, type ManifestsStep, type PlannedManifests, planScaffoldManifests, reportScaffoldManifests, type ScaffoldManifests } from './transaction.js';
+import { type ManifestsStep, scaffoldSteps } from './transaction.js';
 import { TsEditor } from './tsedit.js';
 
 export interface CreateApiOptions {
@@ -622,44 +621,16 @@ export async function ensureStorageVersion(
  */
 export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvironment): Promise<CreateApiResult> {
   const host = env.host ?? new DiskHost(env.cwd);
-  type Plan = Awaited<ReturnType<typeof planCreateApi>> & { scaffold: Change[]; manifests?: PlannedManifests; m: ScaffoldManifests };
-  const warnReplaced = (p: Plan, ctx: CommandContext, verb: string) => {
-    if (p.replaced.length) ctx.err(`warning: --force ${verb} ${p.replaced.length} existing file${p.replaced.length === 1 ? '' : 's'} that differed: ${p.replaced.join(', ')}\n`);
-  };
-  const result = (p: Plan, ran: boolean): CreateApiResult => ({ changes: p.scaffold, plan: formatPlan(p.scaffold, { color: env.color }), resource: p.resource, manifests: ran });
-  return runCommand<Plan, CreateApiResult>(
-    {
-      name: 'create api',
-      lockRoot: lockRoot(env),
-      last: [PROJECT_FILE],
-      plan: async (ctx) => {
-        const planned = await planCreateApi(options, { ...env, host });
-        for (const w of planned.warnings) ctx.err(`warning: ${w}\n`);
-        const { kind } = planned.resource;
-        const m: ScaffoldManifests = {
-          step: env.manifests === undefined ? defaultManifestsStep : env.manifests || undefined,
-          make: options.make,
-          failure: `generating the manifests (CRDs, RBAC role) with ${kind} failed (see above), so ${kind} was not scaffolded: nothing was written`,
-        };
-        return { ...planned, scaffold: planned.changes, m, manifests: await planScaffoldManifests(planned.tree, ctx, m) };
-      },
-      preview: (p, _changes, ctx) => {
-        ctx.out(formatPlan(p.scaffold, { color: ctx.color }));
-        warnReplaced(p, ctx, 'would replace');
-        return result(p, false);
-      },
-      interrupted: { revert: 'nothing was scaffolded (the files just written were taken back)' },
-      after: async (p, _changes, ctx) => {
-        ctx.out(formatPlan(p.scaffold, { color: ctx.color }));
-        const ran = reportScaffoldManifests(p.manifests, ctx, p.m);
-        warnReplaced(p, ctx, 'replaced');
-        ctx.err(nextSteps(p.resource));
-        return result(p, ran);
-      },
-    },
+  const steps = scaffoldSteps({
+    name: 'create api',
     env,
-    { host, dryRun: options.dryRun, force: options.force },
-  );
+    make: options.make,
+    plan: () => planCreateApi(options, { ...env, host }),
+    failure: ({ resource: { kind } }) => `generating the manifests (CRDs, RBAC role) with ${kind} failed (see above), so ${kind} was not scaffolded: nothing was written`,
+    result: (p, manifests): CreateApiResult => ({ changes: p.changes, plan: formatPlan(p.changes, { color: env.color }), resource: p.resource, manifests }),
+    nextSteps: (p) => nextSteps(p.resource),
+  });
+  return runCommand(steps, env, { host, dryRun: options.dryRun, force: options.force });
 }
 
 function nextSteps(r: ProjectResource): string {

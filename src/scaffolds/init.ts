@@ -17,10 +17,10 @@ import {
   validateDns1123Subdomain,
   validateNpmPackageName,
 } from '../project/index.js';
-import { applySpecs, type Change, type CommandContext, DiskHost, type FileSpec, formatPlan, hasManagedHeader, insertAtMarkers, InterruptedError, LOCK_FILE, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
+import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, hasManagedHeader, insertAtMarkers, InterruptedError, LOCK_FILE, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { isKubeforgeTarball, resolveKubeforgeSource, TARBALL_DIR } from './kubeforge-source.js';
-import { lockRoot } from './transaction.js';
+import { lockRoot, warnReplaced } from './transaction.js';
 
 export interface InitOptions {
   domain?: string;
@@ -322,9 +322,6 @@ async function keepControllersWired(tree: Tree, config: ProjectConfig, renderer:
 export async function runInit(options: InitOptions, env: InitEnvironment): Promise<InitResult> {
   const host = env.host ?? new DiskHost(env.cwd);
   type Plan = Awaited<ReturnType<typeof planInit>>;
-  const warnReplaced = (p: Plan, ctx: CommandContext, verb: string) => {
-    if (p.replaced.length) ctx.err(`warning: --force ${verb} ${p.replaced.length} existing file${p.replaced.length === 1 ? '' : 's'} that differed: ${p.replaced.join(', ')}\n`);
-  };
   return runCommand<Plan, InitResult>(
     {
       name: 'init',
@@ -339,7 +336,7 @@ export async function runInit(options: InitOptions, env: InitEnvironment): Promi
       preview: (p, changes, ctx) => {
         const plan = formatPlan(changes, { color: ctx.color });
         ctx.out(plan);
-        warnReplaced(p, ctx, 'would replace');
+        warnReplaced(ctx, p.replaced, 'would replace');
         return { changes, plan, installed: false };
       },
       // A signal during the commit is handled once it has written everything: init is complete then.
@@ -347,7 +344,7 @@ export async function runInit(options: InitOptions, env: InitEnvironment): Promi
       after: async (p, changes, ctx) => {
         const plan = formatPlan(changes, { color: ctx.color });
         ctx.out(plan);
-        warnReplaced(p, ctx, 'replaced');
+        warnReplaced(ctx, p.replaced, 'replaced');
         let installed = false;
         const hasModules = host.kind('node_modules') === 'directory';
         if (options.skipInstall) {

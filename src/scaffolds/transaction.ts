@@ -6,7 +6,8 @@
  * a manifests step that fails stops the command with nothing written.
  */
 import { DiagnosticError, error, formatDiagnostics, type Reporter } from '../diagnostics/index.js';
-import { type Change, type CommandContext, DiskHost, type Tree } from '../scaffold/index.js';
+import { PROJECT_FILE } from '../project/index.js';
+import { type Change, type CommandContext, type CommandIo, type CommandSteps, DiskHost, formatPlan, type Tree } from '../scaffold/index.js';
 import type { ScaffoldEnvironment } from './environment.js';
 
 /** The manifests planned into a scaffold's tree. */
@@ -77,4 +78,63 @@ export function reportScaffoldManifests(planned: PlannedManifests | undefined, c
   planned.recordCache?.();
   ctx.out(planned.output);
   return true;
+}
+
+/** `warning: --force replaced N existing files that differed: ...` (verb: `replaced`, `would replace`). */
+export function warnReplaced(ctx: CommandIo, replaced: readonly string[] | undefined, verb: string): void {
+  if (replaced?.length) ctx.err(`warning: --force ${verb} ${replaced.length} existing file${replaced.length === 1 ? '' : 's'} that differed: ${replaced.join(', ')}\n`);
+}
+
+/** What a scaffold's planner returns. */
+export interface ScaffoldPlan {
+  tree: Tree;
+  /** The scaffold's own changes (printed as its plan). */
+  changes: Change[];
+  warnings: string[];
+  /** Files of the user's that --force replaces. */
+  replaced?: string[];
+}
+
+/** A scaffold's plan with its manifests planned into the same tree. */
+export type WithManifests<P extends ScaffoldPlan> = P & { manifests?: PlannedManifests; m: ScaffoldManifests };
+
+/**
+ * The runner steps of `create api` and `create webhook`: plan the scaffold, then its manifests
+ * into the same tree; print the scaffold's plan (and, once committed, the manifests' output);
+ * a signal during the commit takes it back. PROJECT is committed last.
+ */
+export function scaffoldSteps<P extends ScaffoldPlan, R>(s: {
+  name: string;
+  env: ScaffoldEnvironment & { manifests?: ManifestsStep | false };
+  make: boolean | undefined;
+  plan: () => Promise<P>;
+  /** The KF1050 message when the manifests step fails. */
+  failure: (p: P) => string;
+  result: (p: P, manifests: boolean) => R;
+  nextSteps: (p: P) => string;
+}): CommandSteps<WithManifests<P>, R> {
+  return {
+    name: s.name,
+    lockRoot: lockRoot(s.env),
+    last: [PROJECT_FILE],
+    plan: async (ctx) => {
+      const planned = await s.plan();
+      for (const w of planned.warnings) ctx.err(`warning: ${w}\n`);
+      const m: ScaffoldManifests = { step: s.env.manifests === undefined ? defaultManifestsStep : s.env.manifests || undefined, make: s.make, failure: s.failure(planned) };
+      return { ...planned, m, manifests: await planScaffoldManifests(planned.tree, ctx, m) };
+    },
+    preview: (p, _changes, ctx) => {
+      ctx.out(formatPlan(p.changes, { color: ctx.color }));
+      warnReplaced(ctx, p.replaced, 'would replace');
+      return s.result(p, false);
+    },
+    interrupted: { revert: 'nothing was scaffolded (the files just written were taken back)' },
+    after: async (p, _changes, ctx) => {
+      ctx.out(formatPlan(p.changes, { color: ctx.color }));
+      const ran = reportScaffoldManifests(p.manifests, ctx, p.m);
+      warnReplaced(ctx, p.replaced, 'replaced');
+      ctx.err(s.nextSteps(p));
+      return s.result(p, ran);
+    },
+  };
 }

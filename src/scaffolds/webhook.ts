@@ -35,7 +35,7 @@ import { type ApiNames, apiNames, CORE_GROUPS, ensureStorageVersion, readProject
 import { uncommentBlock, uncommentLines } from './comments.js';
 import { BOILERPLATE_FILE } from './init.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
-import { defaultManifestsStep, lockRoot, type ManifestsStep, type PlannedManifests, planScaffoldManifests, reportScaffoldManifests, type ScaffoldManifests } from './transaction.js';
+import { type ManifestsStep, scaffoldSteps } from './transaction.js';
 import { TsEditor } from './tsedit.js';
 
 export interface CreateWebhookOptions {
@@ -638,38 +638,16 @@ export async function planCreateWebhook(
  */
 export async function runCreateWebhook(options: CreateWebhookOptions, env: CreateWebhookEnvironment): Promise<CreateWebhookResult> {
   const host = env.host ?? new DiskHost(env.cwd);
-  type Plan = Awaited<ReturnType<typeof planCreateWebhook>> & { scaffold: Change[]; manifests?: PlannedManifests; m: ScaffoldManifests };
-  const result = (p: Plan, ran: boolean): CreateWebhookResult => ({ changes: p.scaffold, plan: formatPlan(p.scaffold, { color: env.color }), resource: p.resource, manifests: ran });
-  return runCommand<Plan, CreateWebhookResult>(
-    {
-      name: 'create webhook',
-      lockRoot: lockRoot(env),
-      last: [PROJECT_FILE],
-      plan: async (ctx) => {
-        const planned = await planCreateWebhook(options, { ...env, host });
-        for (const w of planned.warnings) ctx.err(`warning: ${w}\n`);
-        const m: ScaffoldManifests = {
-          step: env.manifests === undefined ? defaultManifestsStep : env.manifests || undefined,
-          make: options.make,
-          failure: `generating the manifests with the ${planned.resource.kind} webhooks failed (see above), so they were not scaffolded: nothing was written`,
-        };
-        return { ...planned, scaffold: planned.changes, m, manifests: await planScaffoldManifests(planned.tree, ctx, m) };
-      },
-      preview: (p, _changes, ctx) => {
-        ctx.out(formatPlan(p.scaffold, { color: ctx.color }));
-        return result(p, false);
-      },
-      interrupted: { revert: 'nothing was scaffolded (the files just written were taken back)' },
-      after: async (p, _changes, ctx) => {
-        ctx.out(formatPlan(p.scaffold, { color: ctx.color }));
-        const ran = reportScaffoldManifests(p.manifests, ctx, p.m);
-        ctx.err(nextSteps(p.resource, options));
-        return result(p, ran);
-      },
-    },
+  const steps = scaffoldSteps({
+    name: 'create webhook',
     env,
-    { host, dryRun: options.dryRun, force: options.force },
-  );
+    make: options.make,
+    plan: () => planCreateWebhook(options, { ...env, host }),
+    failure: ({ resource: { kind } }) => `generating the manifests with the ${kind} webhooks failed (see above), so they were not scaffolded: nothing was written`,
+    result: (p, manifests): CreateWebhookResult => ({ changes: p.changes, plan: formatPlan(p.changes, { color: env.color }), resource: p.resource, manifests }),
+    nextSteps: (p) => nextSteps(p.resource, options),
+  });
+  return runCommand(steps, env, { host, dryRun: options.dryRun, force: options.force });
 }
 
 function nextSteps(r: ProjectResource, options: CreateWebhookOptions): string {
