@@ -60,6 +60,8 @@ export interface CommandSteps<P extends Planned, R> {
    * what is on disk then (KF1112).
    */
   interrupted: { revert: string } | { keep: string };
+  /** Right after the commit, before the signal checkpoint: what is printed even when a signal then stops the command (init's plan: its files are all written). */
+  committed?(planned: P, changes: Change[], ctx: CommandContext): void;
   /** After the commit: prints, runs the post-steps, returns the result. */
   after(planned: P, changes: Change[], ctx: CommandContext): Promise<R>;
 }
@@ -99,6 +101,7 @@ export async function runCommand<P extends Planned, R>(steps: CommandSteps<P, R>
     await guard.checkpoint('nothing was written');
     const committed = commit(ctx.host, changes, { last: steps.last });
     const { interrupted } = steps;
+    steps.committed?.(planned, changes, ctx);
     if ('revert' in interrupted) await guard.checkpoint(interrupted.revert, () => revert(ctx.host, committed));
     else await guard.checkpoint(interrupted.keep);
     return await steps.after(planned, changes, ctx);

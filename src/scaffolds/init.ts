@@ -341,10 +341,12 @@ export async function runInit(options: InitOptions, env: InitEnvironment): Promi
       },
       // A signal during the commit is handled once it has written everything: init is complete then.
       interrupted: { keep: 'the project is scaffolded (every file written); npm install did not run: run it in the project folder' },
-      after: async (p, changes, ctx) => {
-        const plan = formatPlan(changes, { color: ctx.color });
-        ctx.out(plan);
+      committed: (p, changes, ctx) => {
+        ctx.out(formatPlan(changes, { color: ctx.color }));
         warnReplaced(ctx, p.replaced, 'replaced');
+      },
+      after: async (_p, changes, ctx) => {
+        const plan = formatPlan(changes, { color: ctx.color });
         let installed = false;
         const hasModules = host.kind('node_modules') === 'directory';
         if (options.skipInstall) {
