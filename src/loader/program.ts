@@ -402,6 +402,7 @@ function overlaySystem(overlay: SourceOverlay | undefined): LoaderSystem {
     for (const name of below.directories) directories.add(name);
     return { files: [...files].sort(), directories: [...directories].sort() };
   };
+  // A test checks that the bundled TypeScript still has it (test/hostile/plan-first.test.ts).
   const matchFiles = (ts as unknown as { matchFiles: MatchFiles }).matchFiles;
   const system: LoaderSystem = {
     useCaseSensitiveFileNames: ts.sys.useCaseSensitiveFileNames,

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { ts } from 'ts-morph';
 import { DiagnosticError, Reporter } from '../../src/diagnostics/index.js';
 import { loadProgram } from '../../src/loader/program.js';
 import { runManifests } from '../../src/manifests/generate.js';
@@ -142,5 +143,9 @@ describe('loader overlay: planned files are the project as the program reads it'
     // Without the overlay the disk is what it reads.
     const plain = loadProgram({ projectDir: dir }, new Reporter());
     assert.deepEqual(plain.rootFiles, [join(dir, 'src/old/gone.ts')]);
+
+    // The overlay walks the tsconfig's globs with TypeScript's own matcher (internal, as ts-morph's
+    // in-memory file system uses it): a ts-morph upgrade without it must fail here, not in a user's run.
+    assert.equal(typeof (ts as unknown as { matchFiles?: unknown }).matchFiles, 'function');
   });
 });
