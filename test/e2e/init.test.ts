@@ -202,11 +202,20 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
     const stages = dockerfile.split(/^(?=FROM )/m).filter((st) => st.startsWith('FROM '));
     assert.equal(stages.length, 2, 'two stages');
     const [builder, final] = stages;
-    assert.match(builder, /^FROM node:20-bookworm-slim AS builder$/m);
+    // Both images are build arguments defaulting to a supported Node.js LTS (24), never 20 (end of life).
+    const arg = (name: string) => new RegExp(`^ARG ${name}=(\\S+)$`, 'm').exec(dockerfile)?.[1];
+    assert.equal(arg('BUILDER_IMAGE'), 'node:24-bookworm-slim');
+    assert.equal(arg('BASE_IMAGE'), 'gcr.io/distroless/nodejs24-debian12:nonroot');
+    assert.match(builder, /^FROM \$\{BUILDER_IMAGE\} AS builder$/m);
     const runs = builder.split('\n').filter((l) => l.startsWith('RUN ')).map((l) => l.slice(4));
     assert.equal(runs.length, 2);
     for (const cmd of runs) ok(sh('sh', ['-c', cmd], context), `RUN ${cmd}`);
-    assert.match(final, /^FROM gcr\.io\/distroless\/nodejs20-debian12:nonroot$/m);
+    assert.match(final, /^FROM \$\{BASE_IMAGE\}$/m);
+    // docker-buildx's rewrite pins only the builder stage to the build platform.
+    const cross = execFileSync('sed', ['-e', '1,/^FROM/ s/^FROM /FROM --platform=${BUILDPLATFORM} /', join(project, 'Dockerfile')], { encoding: 'utf8' });
+    assert.deepEqual(cross.split('\n').filter((l) => l.startsWith('FROM ')), ['FROM --platform=${BUILDPLATFORM} ${BUILDER_IMAGE} AS builder', 'FROM ${BASE_IMAGE}']);
+    const makefile = readFileSync(join(project, 'Makefile'), 'utf8');
+    assert.ok(makefile.includes(`sed -e '1,/^FROM/ s/^FROM /FROM --platform=$\${BUILDPLATFORM} /' Dockerfile > Dockerfile.cross`), 'Makefile uses the same rewrite');
     assert.match(final, /^USER 65532:65532$/m);
     const copied = /^COPY --from=builder \/workspace\/(\S+) /m.exec(final)![1];
     const bundle = join(context, copied);
