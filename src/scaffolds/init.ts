@@ -64,6 +64,7 @@ const IGNORED_ENTRIES = new Set(['.git', '.DS_Store', '.idea', '.vscode']);
 const INIT_FILES: ReadonlyArray<readonly [string, string]> = [
   ['.dockerignore', 'dockerignore.hbs'],
   ['.gitignore', 'gitignore.hbs'],
+  ['AGENTS.md', 'AGENTS.md.hbs'],
   ['Dockerfile', 'Dockerfile.hbs'],
   ['Makefile', 'Makefile.hbs'],
   ['README.md', 'README.md.hbs'],
@@ -213,6 +214,7 @@ export async function planInit(
     packageName: valid.packageName,
     owner: valid.owner,
     licenseSpdx: valid.license === 'apache2' ? 'Apache-2.0' : 'UNLICENSED',
+    licenseApache: valid.license === 'apache2',
     licenseHeader,
     leaderElectionId: `${createHash('sha256').update(`${valid.domain}/${valid.projectName}`).digest('hex').slice(0, 8)}.${valid.domain}`,
     kubeforgeDependency: source.dependency,
