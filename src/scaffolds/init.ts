@@ -225,6 +225,7 @@ export async function planInit(
 
   const config = newProjectConfig({ domain: valid.domain, projectName: valid.projectName, repo: valid.packageName, multigroup: options.multigroup });
   config.resources = existing?.resources ?? [];
+  if (existing?.extra) config.extra = existing.extra;
   const specs: FileSpec[] = [
     { path: PROJECT_FILE, policy: 'managed', header: false, content: serializeProject(config) },
     ...INIT_FILES.map(([path, template]): FileSpec => ({ path, policy: 'scaffolded', template: `init/${template}` })),
