@@ -64,6 +64,7 @@ const IGNORED_ENTRIES = new Set(['.git', '.DS_Store', '.idea', '.vscode']);
 const INIT_FILES: ReadonlyArray<readonly [string, string]> = [
   ['.dockerignore', 'dockerignore.hbs'],
   ['.gitignore', 'gitignore.hbs'],
+  ['AGENTS.md', 'AGENTS.md.hbs'],
   ['Dockerfile', 'Dockerfile.hbs'],
   ['Makefile', 'Makefile.hbs'],
   ['README.md', 'README.md.hbs'],
@@ -71,6 +72,10 @@ const INIT_FILES: ReadonlyArray<readonly [string, string]> = [
   ['tsconfig.json', 'tsconfig.json.hbs'],
   ['hack/set-image.mjs', 'hack/set-image.mjs.hbs'],
   ['hack/test.mjs', 'hack/test.mjs.hbs'],
+  ['test/e2e/manager.e2e.ts', 'test/e2e/manager.e2e.ts.hbs'],
+  ['.github/workflows/test.yml', 'github/workflows/test.yml.hbs'],
+  ['.github/workflows/lint.yml', 'github/workflows/lint.yml.hbs'],
+  ['.github/workflows/test-e2e.yml', 'github/workflows/test-e2e.yml.hbs'],
   ['src/main.ts', 'src/main.ts.hbs'],
   ['test/suite.test.ts', 'test/suite.test.ts.hbs'],
   ['config/default/kustomization.yaml', 'config/default/kustomization.yaml.hbs'],
@@ -215,6 +220,7 @@ export async function planInit(
     packageName: valid.packageName,
     owner: valid.owner,
     licenseSpdx: valid.license === 'apache2' ? 'Apache-2.0' : 'UNLICENSED',
+    licenseApache: valid.license === 'apache2',
     licenseHeader,
     leaderElectionId: `${createHash('sha256').update(`${valid.domain}/${valid.projectName}`).digest('hex').slice(0, 8)}.${valid.domain}`,
     kubeforgeDependency: source.dependency,
@@ -225,6 +231,7 @@ export async function planInit(
 
   const config = newProjectConfig({ domain: valid.domain, projectName: valid.projectName, repo: valid.packageName, multigroup: options.multigroup });
   config.resources = existing?.resources ?? [];
+  if (existing?.extra) config.extra = existing.extra;
   const specs: FileSpec[] = [
     { path: PROJECT_FILE, policy: 'managed', header: false, content: serializeProject(config) },
     ...INIT_FILES.filter(([path]) => !(path === ROLE_FILE && hasManagedHeader(host, ROLE_FILE, 'kubeforge manifests'))).map(

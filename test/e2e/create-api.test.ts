@@ -113,4 +113,35 @@ describe('e2e: kubeforge init -> create api x3 -> build -> test -> kustomize -> 
       await env.stop();
     }
   });
+
+  it('make install applies a CRD too large for client-side apply (an embedded JobTemplateSpec) with server-side apply', { timeout: 4 * MINUTES }, async () => {
+    const types = join(project, 'src/api/v1/cronjob_types.ts');
+    const source = readFileSync(types, 'utf8');
+    writeFileSync(
+      types,
+      `import type { V1JobTemplateSpec } from '@kubernetes/client-node';\n${source.replace(/^(\s*)foo\?: string;$/m, '$1foo?: string;\n\n$1/** jobTemplate is the Job to create. */\n$1jobTemplate?: V1JobTemplateSpec;')}`,
+    );
+    const env = new TestEnvironment();
+    const kc = await env.start();
+    try {
+      const kubeconfig = join(work, 'kubeconfig-install');
+      writeFileSync(kubeconfig, kc.exportConfig());
+      ok(sh('npm', ['run', 'manifests'], project), 'npm run manifests');
+      const crd = join(project, 'config/crd/bases/batch.example.com_cronjobs.yaml');
+      assert.ok(readFileSync(crd).length > 262_144, 'the CRD is larger than the last-applied annotation allows');
+      // What a client-side apply would do: the API server refuses the annotation.
+      const clientSide = sh('kubectl', ['--kubeconfig', kubeconfig, 'apply', '-f', crd], project);
+      assert.notEqual(clientSide.status, 0, clientSide.stdout);
+      assert.match(clientSide.stderr, /Too long: must have at most 262144 bytes/);
+      ok(sh('make', ['install'], project, { KUBECONFIG: kubeconfig }), 'make install');
+      const names = ok(sh('kubectl', ['--kubeconfig', kubeconfig, 'get', 'crd', '-o', 'name'], project), 'kubectl get crd');
+      assert.match(names, /^customresourcedefinition\.apiextensions\.k8s\.io\/cronjobs\.batch\.example\.com$/m);
+      assert.match(names, /^customresourcedefinition\.apiextensions\.k8s\.io\/fleets\.batch\.example\.com$/m);
+      // Idempotent: a second install applies the same objects again.
+      ok(sh('make', ['install'], project, { KUBECONFIG: kubeconfig }), 'make install (again)');
+    } finally {
+      await env.stop();
+      writeFileSync(types, source);
+    }
+  });
 });

@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
 import { TestEnvironment } from '../../src/testing/index.js';
 import { initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
 
@@ -155,6 +156,36 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
     assert.match(applied, /^role\.rbac\.authorization\.k8s\.io\/guestbook-leader-election-role created$/m);
   });
 
+  it('make deploy / undeploy use server-side apply against a real API server; the e2e suite, its workflows and make targets are in place', { timeout: 4 * MINUTES }, (t) => {
+    if (sh('make', ['--version'], project).status !== 0) {
+      t.skip('make is not installed');
+      return;
+    }
+    const deployed = ok(sh('make', ['deploy', 'IMG=registry.example.com/guestbook:v0.2.0'], project, { KUBECONFIG: kubeconfig }), 'make deploy');
+    assert.match(deployed, /^deployment\.apps\/guestbook-controller-manager serverside-applied$/m);
+    const manager = JSON.parse(ok(sh('kubectl', ['--kubeconfig', kubeconfig, 'get', 'deployment', 'guestbook-controller-manager', '-n', 'guestbook-system', '-o', 'json'], project), 'get deployment')) as {
+      spec: { template: { spec: { containers: { image: string; ports: { containerPort: number; name: string }[] }[] } } };
+    };
+    assert.equal(manager.spec.template.spec.containers[0].image, 'registry.example.com/guestbook:v0.2.0');
+    assert.deepEqual(manager.spec.template.spec.containers[0].ports.map((p) => [p.name, p.containerPort]), [['health', 8081]]);
+    // Not run: deleting the Namespace waits for the namespace controller, which a bare API server lacks.
+    assert.match(ok(sh('make', ['-n', 'undeploy', 'ignore-not-found=true'], project), 'make -n undeploy'), /delete --ignore-not-found=true -k config\/default/);
+    // The e2e suite compiled with the project (npm run build above) and is not part of npm test.
+    assert.ok(readdirSync(join(project, 'build/test/e2e')).includes('manager.e2e.js'));
+    const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    assert.match(pkg.scripts['test:e2e'], /build\/test\/e2e\/manager\.e2e\.js/);
+    // Each workflow runs make targets that exist.
+    const plan = (target: string, vars: string[] = []) => ok(sh('make', ['-n', target, ...vars], project), `make -n ${target}`);
+    assert.match(plan('test-e2e', ['KIND=true']), /KIND=true KIND_CLUSTER=guestbook-test-e2e npm run test:e2e/);
+    assert.match(plan('cleanup-test-e2e'), /delete cluster --name guestbook-test-e2e/);
+    for (const [file, target] of [['test.yml', 'make test'], ['lint.yml', 'make lint'], ['test-e2e.yml', 'make test-e2e']]) {
+      const workflow = parseAllDocuments(readFileSync(join(project, '.github/workflows', file), 'utf8'))[0].toJS() as { jobs: Record<string, { steps: { run?: string }[] }> };
+      const runs = Object.values(workflow.jobs).flatMap((j) => j.steps.map((st) => st.run ?? ''));
+      assert.ok(runs.some((r) => r.trim() === target), `${file} runs ${target}`);
+      for (const r of runs) for (const m of r.matchAll(/\bmake ([\w-]+)/g)) plan(m[1]);
+    }
+  });
+
   it('the built manager serves /healthz and /readyz against a real API server and stops on SIGTERM', { timeout: 2 * MINUTES }, async () => {
     const r = await runManager(['build/src/main.js'], project, kubeconfig, { metrics: true });
     assert.deepEqual(r.healthz, { status: 200, body: 'ok' }, r.logs);
@@ -202,11 +233,20 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
     const stages = dockerfile.split(/^(?=FROM )/m).filter((st) => st.startsWith('FROM '));
     assert.equal(stages.length, 2, 'two stages');
     const [builder, final] = stages;
-    assert.match(builder, /^FROM node:20-bookworm-slim AS builder$/m);
+    // Both images are build arguments defaulting to a supported Node.js LTS (24), never 20 (end of life).
+    const arg = (name: string) => new RegExp(`^ARG ${name}=(\\S+)$`, 'm').exec(dockerfile)?.[1];
+    assert.equal(arg('BUILDER_IMAGE'), 'node:24-bookworm-slim');
+    assert.equal(arg('BASE_IMAGE'), 'gcr.io/distroless/nodejs24-debian12:nonroot');
+    assert.match(builder, /^FROM \$\{BUILDER_IMAGE\} AS builder$/m);
     const runs = builder.split('\n').filter((l) => l.startsWith('RUN ')).map((l) => l.slice(4));
     assert.equal(runs.length, 2);
     for (const cmd of runs) ok(sh('sh', ['-c', cmd], context), `RUN ${cmd}`);
-    assert.match(final, /^FROM gcr\.io\/distroless\/nodejs20-debian12:nonroot$/m);
+    assert.match(final, /^FROM \$\{BASE_IMAGE\}$/m);
+    // docker-buildx's rewrite pins only the builder stage to the build platform.
+    const cross = execFileSync('sed', ['-e', '1,/^FROM/ s/^FROM /FROM --platform=${BUILDPLATFORM} /', join(project, 'Dockerfile')], { encoding: 'utf8' });
+    assert.deepEqual(cross.split('\n').filter((l) => l.startsWith('FROM ')), ['FROM --platform=${BUILDPLATFORM} ${BUILDER_IMAGE} AS builder', 'FROM ${BASE_IMAGE}']);
+    const makefile = readFileSync(join(project, 'Makefile'), 'utf8');
+    assert.ok(makefile.includes(`sed -e '1,/^FROM/ s/^FROM /FROM --platform=$\${BUILDPLATFORM} /' Dockerfile > Dockerfile.cross`), 'Makefile uses the same rewrite');
     assert.match(final, /^USER 65532:65532$/m);
     const copied = /^COPY --from=builder \/workspace\/(\S+) /m.exec(final)![1];
     const bundle = join(context, copied);

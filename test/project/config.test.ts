@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { parse } from 'yaml';
 import { DiagnosticError } from '../../src/diagnostics/index.js';
 import { apiVersionOf, crdName, KUBEFORGE_LAYOUT, newProjectConfig, parseProject, pluralize, qualifiedGroup, resourceOf, serializeProject } from '../../src/project/index.js';
 
@@ -95,6 +96,58 @@ describe('PROJECT file', () => {
     const shuffled = { ...config, resources: [{ ...config.resources[1], webhooks: { webhookVersion: 'v1', validationPath: '/v', validation: true, defaultingPath: '/d', defaulting: true } }] };
     assert.match(serializeProject(shuffled), /webhooks:\n {4}defaulting: true\n {4}defaultingPath: \/d\n {4}validation: true\n {4}validationPath: \/v\n {4}webhookVersion: v1\n/);
     assert.throws(() => parseProject(text.replace('    - v2\n    - v3\n', '    - 2\n')), /webhooks\.spoke must be a list of versions/);
+  });
+
+  it('keeps the top-level keys it does not use (cliVersion, namespaced, plugins and their configs) through read and write', () => {
+    // The shapes Kubebuilder 4.x writes for a project with plugins.
+    const kubebuilder = [
+      'cliVersion: 4.9.0',
+      'domain: example.org',
+      'layout:',
+      '- go.kubebuilder.io/v4',
+      'namespaced: true',
+      'plugins:',
+      '  autoupdate.kubebuilder.io/v1-alpha: {}',
+      '  deploy-image.go.kubebuilder.io/v1-alpha:',
+      '    resources:',
+      '    - domain: example.org',
+      '      group: cache',
+      '      kind: Memcached',
+      '      options:',
+      '        containerCommand: memcached,-m=64,-v',
+      '        containerPort: "11211"',
+      '        image: memcached:1.6-alpine',
+      '        runAsUser: "1001"',
+      '      version: v1alpha1',
+      '  grafana.kubebuilder.io/v1-alpha: {}',
+      '  helm.kubebuilder.io/v2-alpha:',
+      '    manifests: dist/install.yaml',
+      '    output: dist',
+      'projectName: memcached-operator',
+      'repo: example.org/memcached-operator',
+      'resources:',
+      '- api:',
+      '    crdVersion: v1',
+      '    namespaced: true',
+      '  controller: true',
+      '  domain: example.org',
+      '  group: cache',
+      '  kind: Memcached',
+      '  version: v1alpha1',
+      'version: "3"',
+      '',
+    ].join('\n');
+    const config = parseProject(kubebuilder);
+    assert.deepEqual(Object.keys(config.extra ?? {}).sort(), ['cliVersion', 'namespaced', 'plugins']);
+    const written = serializeProject(config);
+    // Same data (strings stay strings: "11211", "1001"), and our own output is a fixed point.
+    assert.deepEqual(parse(written), parse(kubebuilder));
+    assert.equal(serializeProject(parseProject(written)), written);
+    assert.match(written, /^ {8}containerPort: "11211"$/m);
+    assert.match(written, /^ {2}grafana\.kubebuilder\.io\/v1-alpha: \{\}$/m);
+    // What kubeforge adds (a resource) keeps the rest in place.
+    const grown = serializeProject({ ...config, resources: [...config.resources, { group: 'cache', version: 'v1alpha1', kind: 'Other' }] });
+    assert.deepEqual((parse(grown) as { plugins: unknown }).plugins, (parse(kubebuilder) as { plugins: unknown }).plugins);
   });
 
   it('writes a new project with the kubeforge layout and version "3"', () => {

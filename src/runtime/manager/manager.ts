@@ -24,6 +24,7 @@ import {
   metricsServer,
   parseBindAddress,
   servingCert,
+  type AnyHttpServer,
   type MetricsServerOptions,
 } from './servers.js';
 import { WebhookServer, newWebhookServer, type WebhookServerOptions } from '../webhook/server.js';
@@ -197,7 +198,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
   private stopAC = new AbortController();
   private fatal?: unknown;
   private probeServer?: http.Server;
-  private metricsSrv?: http.Server;
+  private metricsSrv?: AnyHttpServer;
   private probeAddr?: AddressInfo;
   private metricsAddr?: AddressInfo;
   private metricsCert?: string;

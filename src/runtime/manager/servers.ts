@@ -4,11 +4,12 @@
  * Kubebuilder's default `filters.WithAuthenticationAndAuthorization`).
  */
 import http from 'node:http';
+import http2 from 'node:http2';
 import https from 'node:https';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { RestClient } from '../util/rest.js';
@@ -26,7 +27,7 @@ export function parseBindAddress(addr: string | undefined, what: string): { host
 }
 
 /** Listens; resolves with the bound address; rejects on EADDRINUSE and the like. */
-export function listen(server: http.Server, bind: { host?: string; port: number }): Promise<AddressInfo> {
+export function listen(server: NetServer, bind: { host?: string; port: number }): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     const onError = (e: Error) => reject(e);
     server.once('error', onError);
@@ -37,8 +38,32 @@ export function listen(server: http.Server, bind: { host?: string; port: number 
   });
 }
 
-/** Closes the server, ending idle keep-alive connections; after `graceMs` drops the rest. */
-export function close(server: http.Server, graceMs = 5_000): Promise<void> {
+/** An HTTP/1.1 server, or an HTTP/2 one (with HTTP/1.1 fallback) when HTTP/2 was asked for. */
+export type AnyHttpServer = http.Server | Http2Server;
+
+/** An HTTP/2 server that knows its open sessions, so that it can be closed. */
+interface Http2Server extends http2.Http2SecureServer {
+  readonly sessions: Set<http2.ServerHttp2Session>;
+}
+
+/**
+ * Closes the server, ending idle keep-alive connections; after `graceMs` drops the rest.
+ * HTTP/2 sessions get a GOAWAY at once (their open streams finish) and are destroyed after `graceMs`.
+ */
+export function close(server: AnyHttpServer, graceMs = 5_000): Promise<void> {
+  if ('sessions' in server) {
+    return new Promise((resolve) => {
+      if (!server.listening) return resolve();
+      const t = setTimeout(() => {
+        for (const session of server.sessions) session.destroy();
+      }, graceMs);
+      server.close(() => {
+        clearTimeout(t);
+        resolve();
+      });
+      for (const session of server.sessions) session.close();
+    });
+  }
   return new Promise((resolve) => {
     if (!server.listening) return resolve();
     const t = setTimeout(() => server.closeAllConnections(), graceMs);
@@ -69,6 +94,12 @@ export interface MetricsServerOptions {
   authenticate?: boolean;
   /** Extra handlers served next to /metrics, by path (controller-runtime's ExtraHandlers). */
   extraHandlers?: Record<string, http.RequestListener>;
+  /**
+   * With secureServing: offer HTTP/2 (ALPN h2, HTTP/1.1 still accepted). Off by default, as in
+   * controller-runtime, because of the HTTP/2 "rapid reset" and stream-cancellation CVEs.
+   * Plain-HTTP serving is HTTP/1.1 only.
+   */
+  enableHttp2?: boolean;
 }
 
 interface CacheEntry<T> {
@@ -183,7 +214,7 @@ export function metricsServer(
   logger: Logger,
   auth: DelegatingAuth | undefined,
   tls: { cert: string; key: string } | undefined,
-): http.Server {
+): AnyHttpServer {
   const handler: http.RequestListener = async (req, res) => {
     try {
       if (auth && !(await auth.check(req, res))) return;
@@ -205,5 +236,15 @@ export function metricsServer(
       if (!res.headersSent) res.writeHead(500).end();
     }
   };
+  if (tls && o.enableHttp2) {
+    // The compatibility API hands HTTP/1.1-shaped request/response objects to the same handler.
+    const server = http2.createSecureServer({ cert: tls.cert, key: tls.key, allowHTTP1: true }, handler as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void);
+    const sessions = new Set<http2.ServerHttp2Session>();
+    server.on('session', (session: http2.ServerHttp2Session) => {
+      sessions.add(session);
+      session.once('close', () => sessions.delete(session));
+    });
+    return Object.assign(server, { sessions });
+  }
   return tls ? https.createServer({ cert: tls.cert, key: tls.key }, handler) : http.createServer(handler);
 }

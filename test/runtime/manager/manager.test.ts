@@ -17,6 +17,7 @@ import {
 import type { Runnable } from '../../../src/runtime/contracts.js';
 import { newWebhookServer } from '../../../src/runtime/webhook/index.js';
 import https from 'node:https';
+import http2 from 'node:http2';
 import { eventually, get, quiet, sleep } from './helpers.js';
 
 const env = new TestEnvironment({ useExistingCluster: false, users: [{ name: 'metrics-reader' }, { name: 'stranger' }] });
@@ -348,6 +349,55 @@ describe('Manager metrics', () => {
     } finally {
       ac.abort();
       await done;
+    }
+  });
+
+  it('metrics.enableHttp2 serves HTTP/2 (ALPN h2, authentication included) and still HTTP/1.1; without it an h2-only client is refused', async () => {
+    /** One GET over HTTP/2; resolves the negotiated protocol, the status and the body. */
+    const getH2 = (origin: string, ca: string, token?: string) =>
+      new Promise<{ alpn: string | false | undefined; status: number; body: string }>((resolve, reject) => {
+        const session = http2.connect(origin, { ca });
+        session.once('error', reject);
+        const req = session.request({ ':path': '/metrics', ...(token ? { authorization: `Bearer ${token}` } : {}) });
+        let status = 0;
+        let body = '';
+        req.setEncoding('utf8');
+        req.on('response', (h) => (status = Number(h[':status'])));
+        req.on('data', (c: string) => (body += c));
+        req.once('error', reject);
+        req.on('end', () => {
+          const alpn = session.alpnProtocol;
+          session.close();
+          resolve({ alpn, status, body });
+        });
+        req.end();
+      });
+    const h2 = newManager(config, { metrics: { bindAddress: '127.0.0.1:0', secureServing: true, enableHttp2: true }, logger: quiet() });
+    const one = run(h2);
+    try {
+      await h2.started();
+      const origin = `https://127.0.0.1:${h2.getMetricsAddress()!.port}`;
+      const ca = h2.getMetricsServingCert()!;
+      const anonymous = await getH2(origin, ca);
+      assert.deepEqual([anonymous.alpn, anonymous.status], ['h2', 401]);
+      const reader = await getH2(origin, ca, env.userToken('metrics-reader'));
+      assert.deepEqual([reader.alpn, reader.status], ['h2', 200]);
+      assert.match(reader.body, /^# TYPE process_cpu_user_seconds_total counter$/m);
+      assert.equal((await get(`${origin}/metrics`, { ca, token: env.userToken('metrics-reader') })).status, 200, 'HTTP/1.1 clients still served');
+      // A session left open does not hold the shutdown back.
+      http2.connect(origin, { ca }).on('error', () => {});
+    } finally {
+      one.ac.abort();
+      await one.done;
+    }
+    const h1 = newManager(config, { metrics: { bindAddress: '127.0.0.1:0', secureServing: true }, logger: quiet() });
+    const two = run(h1);
+    try {
+      await h1.started();
+      await assert.rejects(getH2(`https://127.0.0.1:${h1.getMetricsAddress()!.port}`, h1.getMetricsServingCert()!), /ALPN|protocol|socket hang up|ECONNRESET|closed/i);
+    } finally {
+      two.ac.abort();
+      await two.done;
     }
   });
 });

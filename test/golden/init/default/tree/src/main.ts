@@ -106,6 +106,7 @@ async function main(): Promise<void> {
       certDir: flags['metrics-cert-path'],
       certName: flags['metrics-cert-name'],
       keyName: flags['metrics-cert-key'],
+      enableHttp2: flags['enable-http2'],
     },
     healthProbeBindAddress: flags['health-probe-bind-address'],
     leaderElection: flags['leader-elect'],
@@ -122,11 +123,6 @@ async function main(): Promise<void> {
     }),
   });
   const setupLog = mgr.getLogger().child({ logger: 'setup' });
-
-  if (flags['enable-http2']) {
-    // HTTP/2 stays off by default (the "rapid reset" CVEs); the metrics server speaks HTTP/1.1 only.
-    setupLog.warn('--enable-http2: the webhook server serves HTTP/2; the metrics server serves HTTP/1.1 only');
-  }
 
   // +kubebuilder:scaffold:builder
 
