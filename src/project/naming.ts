@@ -121,7 +121,10 @@ export function validateVersion(value: string, flag = '--version'): Diagnostic |
   return problem('version', value, 'must be "v" then a number, optionally followed by alpha or beta and a number', 'a version such as "v1", "v1alpha1" or "v2beta1"', flag);
 }
 
-/** A group (without the domain): a DNS-1123 label; empty means the core group. */
+/**
+ * A group (without the domain): a DNS-1123 subdomain, so dotted groups such as `foo.policy` (or
+ * a whole domain with multigroup) are accepted, as Kubebuilder does; empty means the core group.
+ */
 export function validateGroup(value: string, flag = '--group'): Diagnostic | undefined {
   if (value === '') return undefined;
   return validateDns1123Subdomain(value, 'group', flag, 'a DNS-1123 subdomain such as "batch" or "apps"');
@@ -140,7 +143,7 @@ export function checkGvkFlags(
   const problems: Diagnostic[] = [];
   const add = (d: Diagnostic | undefined) => d && problems.push(d);
   if (o.group === undefined) add(missing.group);
-  else if (o.group !== '') add(validateDns1123Label(o.group, 'group', '--group', 'a DNS-1123 label such as "batch" or "webapp"'));
+  else add(validateGroup(o.group));
   if (o.version === undefined) add(missing.version);
   else add(validateVersion(o.version));
   if (o.kind === undefined) add(missing.kind);

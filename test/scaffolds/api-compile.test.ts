@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -33,7 +33,7 @@ function linkModules(dir: string): void {
   symlinkSync(repo, join(modules, 'kubeforge'));
 }
 
-const CASES: { name: string; init?: string[]; apis: string[][] }[] = [
+const CASES: { name: string; init?: string[]; apis: string[][]; then?: string[][]; files?: string[] }[] = [
   { name: 'single group, namespaced and cluster-scoped', apis: [['--group', 'batch', '--version', 'v1', '--kind', 'CronJob'], ['--group', 'batch', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false', '--plural', 'fleetz']] },
   {
     name: 'multigroup, one Kind name in two groups, a second version',
@@ -42,6 +42,24 @@ const CASES: { name: string; init?: string[]; apis: string[][] }[] = [
       ['--group', 'ship', '--version', 'v1beta1', '--kind', 'Frigate'],
       ['--group', 'sea', '--version', 'v1', '--kind', 'Frigate'],
       ['--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--controller=false'],
+    ],
+  },
+  {
+    name: 'dotted groups (foo.policy, a whole domain with multigroup), with their manifests and a webhook',
+    init: ['--multigroup'],
+    apis: [
+      ['--group', 'foo.policy', '--version', 'v1', '--kind', 'HealthCheckPolicy', '--make=true'],
+      ['--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--make=true'],
+    ],
+    then: [['create', 'webhook', '--group', 'foo.policy', '--version', 'v1', '--kind', 'HealthCheckPolicy', '--defaulting', '--programmatic-validation']],
+    files: [
+      'src/api/foo.policy/v1/healthcheckpolicy_types.ts',
+      'src/controller/foo.policy/healthcheckpolicy_controller.ts',
+      'config/crd/bases/foo.policy.example.com_healthcheckpolicies.yaml',
+      'config/crd/bases/example.com.example.com_memcacheds.yaml',
+      'config/rbac/foo.policy_healthcheckpolicy_editor_role.yaml',
+      'config/samples/foo.policy_v1_healthcheckpolicy.yaml',
+      'src/webhook/foo.policy/v1/healthcheckpolicy_webhook.ts',
     ],
   },
   {
@@ -62,8 +80,10 @@ describe('create api output type-checks (tsc --noEmit, strict)', () => {
       const dir = join(work, `p${i}`);
       mkdirSync(dir);
       await kubeforge(dir, ['init', '--domain', 'example.com', '--skip-install', '--kubeforge-source', 'link', ...(c.init ?? [])]);
-      for (const api of c.apis) await kubeforge(dir, ['create', 'api', ...api, '--make=false']);
       linkModules(dir);
+      for (const api of c.apis) await kubeforge(dir, ['create', 'api', ...(api.some((a) => a.startsWith('--make')) ? api : [...api, '--make=false'])]);
+      for (const command of c.then ?? []) await kubeforge(dir, command);
+      for (const file of c.files ?? []) assert.ok(existsSync(join(dir, file)), `${file} was written`);
       const r = spawnSync(join(repo, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json', '--noEmit'], { cwd: dir, encoding: 'utf8' });
       assert.equal(r.status, 0, `tsc found errors:\n${r.stdout}${r.stderr}`);
     });

@@ -168,8 +168,8 @@ describe('kubeforge create api (idempotence)', () => {
 
 describe('kubeforge create api (bad input: clear message, nothing written)', () => {
   const bad: { name: string; options: CreateApiOptions; codes: string[]; message: RegExp; hint?: RegExp }[] = [
-    { name: 'upper-case group', options: { group: 'Batch', version: 'v1', kind: 'CronJob' }, codes: ['KF1001'], message: /invalid group "Batch": a DNS-1123 label must consist of lower-case letters/, hint: /"batch"/ },
-    { name: 'dotted group', options: { group: 'batch.io', version: 'v1', kind: 'CronJob' }, codes: ['KF1001'], message: /invalid group "batch\.io"/ },
+    { name: 'upper-case group', options: { group: 'Batch', version: 'v1', kind: 'CronJob' }, codes: ['KF1001'], message: /invalid group "Batch": a DNS-1123 subdomain must consist of lower-case letters/, hint: /"batch"/ },
+    { name: 'group with an empty part', options: { group: 'batch..io', version: 'v1', kind: 'CronJob' }, codes: ['KF1001'], message: /invalid group "batch\.\.io": a DNS-1123 subdomain must not have empty parts/ },
     { name: 'version without v', options: { group: 'batch', version: '1', kind: 'CronJob' }, codes: ['KF1001'], message: /invalid version "1": must be "v" then a number/, hint: /"v1alpha1"/ },
     { name: 'version v1beta', options: { group: 'batch', version: 'v1beta', kind: 'CronJob' }, codes: ['KF1001'], message: /invalid version "v1beta"/ },
     { name: 'lower-case kind', options: { group: 'batch', version: 'v1', kind: 'cronJob' }, codes: ['KF1001'], message: /invalid Kind "cronJob": must start with an upper-case letter/, hint: /"CronJob"/ },
