@@ -10,6 +10,7 @@ import { packageVersion } from '../util/package-root.js';
 import { type CliContext, UsageError } from './context.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerCreate } from './commands/create.js';
+import { registerEdit } from './commands/edit.js';
 import { registerInit } from './commands/init.js';
 import { registerManifests } from './commands/manifests.js';
 import { registerSetupEnvtest } from './commands/setup-envtest.js';
@@ -39,6 +40,7 @@ Examples:
   );
   registerInit(program, ctx);
   registerCreate(program, ctx);
+  registerEdit(program, ctx);
   registerManifests(program, ctx);
   registerSetupEnvtest(program, ctx);
   registerVersion(program, ctx);

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
 import {
+  KUBEFORGE_LAYOUT,
   newProjectConfig,
   parseProject,
   PROJECT_FILE,
@@ -19,6 +20,7 @@ import {
 } from '../project/index.js';
 import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, hasManagedHeader, insertAtMarkers, InterruptedError, LOCK_FILE, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
+import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles, resolvePlugins } from './grafana.js';
 import { isKubeforgeTarball, resolveKubeforgeSource, TARBALL_DIR } from './kubeforge-source.js';
 import { lockRoot, warnReplaced } from './transaction.js';
 
@@ -34,6 +36,8 @@ export interface InitOptions {
   force?: boolean;
   /** tarball (default) | link | registry | path of a .tgz */
   kubeforgeSource?: string;
+  /** Plugins to add (`grafana`). */
+  plugins?: string[];
 }
 
 export interface InitEnvironment extends ScaffoldEnvironment {
@@ -232,6 +236,11 @@ export async function planInit(
   const config = newProjectConfig({ domain: valid.domain, projectName: valid.projectName, repo: valid.packageName, multigroup: options.multigroup });
   config.resources = existing?.resources ?? [];
   if (existing?.extra) config.extra = existing.extra;
+  const plugins = resolvePlugins(options.plugins, KUBEFORGE_LAYOUT);
+  if (plugins.includes(GRAFANA_PLUGIN)) {
+    const recorded = config.extra?.plugins;
+    config.extra = { ...(config.extra ?? {}), plugins: { ...(recorded && typeof recorded === 'object' ? recorded : {}), [GRAFANA_PLUGIN]: {} } };
+  }
   const specs: FileSpec[] = [
     { path: PROJECT_FILE, policy: 'managed', header: false, content: serializeProject(config) },
     ...INIT_FILES.filter(([path]) => !(path === ROLE_FILE && hasManagedHeader(host, ROLE_FILE, 'kubeforge manifests'))).map(
@@ -240,6 +249,7 @@ export async function planInit(
   ];
   if (licenseHeader) specs.push({ path: BOILERPLATE_FILE, policy: 'scaffolded', content: licenseHeader.replace(/\n+$/, '\n') });
   if (source.tarball) specs.push({ path: source.tarball.path, policy: 'managed', header: false, content: source.tarball.data });
+  if (plugins.includes(GRAFANA_PLUGIN)) specs.push(...grafanaFiles(valid.projectName, host.read(CUSTOM_METRICS_CONFIG)?.toString('utf8')));
 
   const tree = new Tree(host);
   await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });

@@ -48,7 +48,7 @@ async function askAll(questions: string[], ctx: CliContext): Promise<boolean[]> 
   return answers;
 }
 
-function boolOption(program: Command, flag: string, description: string): void {
+export function boolOption(program: Command, flag: string, description: string): void {
   program.addOption(new Option(`--${flag} [bool]`, description).argParser(parseBool(flag)));
   program.addOption(new Option(`--no-${flag}`).hideHelp());
 }

@@ -12,6 +12,7 @@ export function registerInit(program: Command, ctx: CliContext): void {
     .addOption(new Option('--license <license>', 'license header of the generated files').choices(['apache2', 'none']).default('apache2'))
     .option('--package-name <name>', 'npm package name of the project (default: the project name)')
     .option('--multigroup', 'lay APIs out by group (src/api/<group>/<version>)', false)
+    .option('--plugins <plugins...>', 'plugins to add (comma or space separated): grafana (grafana.kubebuilder.io/v1-alpha dashboards)')
     .option('--skip-install', 'do not run npm install afterwards', false)
     .option('--dry-run', 'print the plan (CREATE/UPDATE lines) and write nothing', false)
     .option('--force', 'scaffold into a non-empty folder; replace files that differ', false)
@@ -44,6 +45,7 @@ Examples:
           dryRun: Boolean(opts.dryRun),
           force: Boolean(opts.force),
           kubeforgeSource: opts.kubeforgeSource as string | undefined,
+          plugins: opts.plugins as string[] | undefined,
         },
         ctx,
       );
