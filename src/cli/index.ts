@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { DiagnosticError, formatDiagnostics } from '../diagnostics/index.js';
 import { packageVersion } from '../util/package-root.js';
 import { type CliContext, UsageError } from './context.js';
+import { registerAlpha } from './commands/alpha.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerCreate } from './commands/create.js';
 import { registerEdit } from './commands/edit.js';
@@ -41,6 +42,7 @@ Examples:
   registerInit(program, ctx);
   registerCreate(program, ctx);
   registerEdit(program, ctx);
+  registerAlpha(program, ctx);
   registerManifests(program, ctx);
   registerSetupEnvtest(program, ctx);
   registerVersion(program, ctx);

@@ -5,7 +5,7 @@
  * alphabetical order and resources in the order they were
  * created, as Kubebuilder does, so reading then writing gives the same bytes.
  */
-import { parseDocument } from 'yaml';
+import { parse, parseDocument } from 'yaml';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
 
 export const PROJECT_FILE = 'PROJECT';
@@ -135,7 +135,9 @@ function key(k: string): string {
 function scalar(v: unknown): string {
   if (typeof v === 'string') {
     // Quote what YAML would read as something else (numbers, booleans, null, leading specials).
-    return /^[A-Za-z_/][\w./@-]*$/.test(v) && !/^(true|false|yes|no|on|off|null|y|n)$/i.test(v) ? v : JSON.stringify(v);
+    // Plain also when YAML reads the text back as this very string (cliVersion: 4.9.0, (devel)).
+    const plain = /^[A-Za-z_/][\w./@-]*$/.test(v) || (/^[\w().\/-]+$/.test(v) && parse(v) === v);
+    return plain && !/^(true|false|yes|no|on|off|null|y|n|~)$/i.test(v) ? v : JSON.stringify(v);
   }
   if (v === null) return 'null';
   return String(v);

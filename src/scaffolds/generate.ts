@@ -1,0 +1,162 @@
+/**
+ * `kubeforge alpha generate`: Kubebuilder's upgrade path. Re-scaffolds a project from its PROJECT
+ * file into a new folder with the running kubeforge (init, then `create api` for every resource,
+ * then `create webhook` for every resource with webhooks: the order Kubebuilder replays), copies
+ * the user's own code over (API types, controllers, webhooks, conversions, tests, samples, the
+ * custom-metrics config), keeps PROJECT's keys of other tools, and lists the scaffolded files
+ * that differ from the old project, to merge by hand.
+ */
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { DiagnosticError, error } from '../diagnostics/index.js';
+import { parseProject, PROJECT_FILE, type ProjectConfig, type ProjectResource, serializeProject } from '../project/index.js';
+import { DiskHost } from '../scaffold/index.js';
+import { readProject, runCreateApi } from './api.js';
+import type { ScaffoldEnvironment } from './environment.js';
+import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN } from './grafana.js';
+import { BOILERPLATE_FILE, type InitEnvironment, npmInstall, runInit } from './init.js';
+import { runCreateWebhook } from './webhook.js';
+
+export interface GenerateOptions {
+  /** The project to re-scaffold (default: the current folder). */
+  inputDir?: string;
+  /** Where to write the new project (must not exist, or be empty). */
+  outputDir: string;
+  /** Do not run npm install and `manifests` in the new project. */
+  skipInstall?: boolean;
+  /** How the new project depends on kubeforge (as `init --kubeforge-source`). */
+  kubeforgeSource?: string;
+}
+
+export interface GenerateResult {
+  /** User files copied from the old project. */
+  copied: string[];
+  /** Scaffolded files that differ between the old project and the new one. */
+  differ: string[];
+}
+
+/** The folders and files that hold the user's own code: copied over the re-scaffolded ones. */
+const USER_CODE = ['src/api', 'src/controller', 'src/webhook', 'test', 'config/samples', CUSTOM_METRICS_CONFIG];
+/** Not compared: dependencies, build output, kubeforge's own state. */
+const IGNORED = new Set(['node_modules', 'build', 'dist', '.kubeforge', '.git']);
+
+function files(dir: string, under = ''): string[] {
+  const full = join(dir, under);
+  if (!existsSync(full)) return [];
+  if (statSync(full).isFile()) return [under];
+  const out: string[] = [];
+  for (const name of readdirSync(full).sort()) {
+    if (!under && IGNORED.has(name)) continue;
+    out.push(...files(dir, under ? `${under}/${name}` : name));
+  }
+  return out;
+}
+
+/** The owner a boilerplate names ("Copyright <owner>."). */
+function ownerOf(boilerplate: string): string | undefined {
+  return /^Copyright (.*)\.$/m.exec(boilerplate)?.[1].replace(/\*\\\//g, '*/');
+}
+
+function createApiArgs(r: ProjectResource): Parameters<typeof runCreateApi>[0] | undefined {
+  const resource = r.api !== undefined && !r.core && !r.external;
+  const controller = r.controller === true;
+  if (!resource && !controller) return undefined;
+  return {
+    group: r.group === '' && r.core ? 'core' : r.group,
+    version: r.version,
+    kind: r.kind,
+    plural: r.plural,
+    // PROJECT omits namespaced for a cluster-scoped Kind (Kubebuilder writes Go's zero value so).
+    namespaced: r.api?.namespaced === true,
+    resource,
+    controller,
+    make: false,
+  };
+}
+
+/** Re-scaffolds `inputDir`'s project into `outputDir`. */
+export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironment & Pick<InitEnvironment, 'install'>): Promise<GenerateResult> {
+  const input = resolve(io.cwd, options.inputDir ?? '.');
+  const output = resolve(io.cwd, options.outputDir);
+  const config: ProjectConfig = readProject(new DiskHost(input), input);
+  if (existsSync(output) && readdirSync(output).length > 0) {
+    throw new DiagnosticError(
+      error('KF1073', `${output} is not empty: alpha generate writes a new project there`, { hint: 'pass --output-dir with a folder that does not exist yet (or is empty)' }),
+    );
+  }
+  if (output === input) throw new DiagnosticError(error('KF1073', 'the output folder is the project itself', { hint: 'pass --output-dir <another folder>' }));
+  mkdirSync(output, { recursive: true });
+
+  const boilerplate = existsSync(join(input, BOILERPLATE_FILE)) ? readFileSync(join(input, BOILERPLATE_FILE), 'utf8') : undefined;
+  const plugins = Object.keys((config.extra?.plugins as Record<string, unknown> | undefined) ?? {}).filter((p) => p === GRAFANA_PLUGIN);
+  const env = { ...io, cwd: output, host: undefined };
+  const quiet = { ...env, out: () => {} };
+  await runInit(
+    {
+      domain: config.domain,
+      projectName: config.projectName,
+      packageName: config.repo,
+      multigroup: config.multigroup,
+      license: boilerplate === undefined ? 'none' : 'apache2',
+      owner: boilerplate === undefined ? undefined : ownerOf(boilerplate),
+      plugins,
+      skipInstall: true,
+      kubeforgeSource: options.kubeforgeSource,
+    },
+    quiet,
+  );
+  // As Kubebuilder replays: every API first (a conversion webhook needs its spokes), then the webhooks.
+  for (const r of config.resources) {
+    const args = createApiArgs(r);
+    if (args) await runCreateApi(args, quiet);
+  }
+  for (const r of config.resources) {
+    const w = r.webhooks;
+    if (!w || !(w.defaulting || w.validation || w.conversion)) continue;
+    await runCreateWebhook(
+      {
+        group: r.group === '' && r.core ? 'core' : r.group,
+        version: r.version,
+        kind: r.kind,
+        plural: r.plural,
+        defaulting: w.defaulting,
+        programmaticValidation: w.validation,
+        conversion: w.conversion,
+        spoke: w.spoke,
+        defaultingPath: w.defaultingPath,
+        validationPath: w.validationPath,
+        make: false,
+      },
+      quiet,
+    );
+  }
+
+  // PROJECT: what the commands recorded, plus the keys of other tools the old one held.
+  const host = new DiskHost(output);
+  const regenerated = parseProject(host.read(PROJECT_FILE)!.toString('utf8'));
+  const mergedPlugins = { ...((config.extra?.plugins as Record<string, unknown>) ?? {}), ...((regenerated.extra?.plugins as Record<string, unknown>) ?? {}) };
+  const extra = { ...(config.extra ?? {}), ...(regenerated.extra ?? {}), ...(Object.keys(mergedPlugins).length ? { plugins: mergedPlugins } : {}) };
+  host.write(PROJECT_FILE, Buffer.from(serializeProject({ ...regenerated, extra: Object.keys(extra).length ? extra : undefined })));
+
+  const copied: string[] = [];
+  for (const path of USER_CODE.flatMap((p) => files(input, p))) {
+    mkdirSync(join(output, path, '..'), { recursive: true });
+    cpSync(join(input, path), join(output, path));
+    copied.push(path);
+  }
+  const differ = files(output).filter((p) => !copied.includes(p) && p !== PROJECT_FILE && existsSync(join(input, p)) && !readFileSync(join(input, p)).equals(readFileSync(join(output, p))));
+  const added = files(output).filter((p) => !existsSync(join(input, p)));
+
+  io.out(`Re-scaffolded ${config.projectName} into ${relative(io.cwd, output) || '.'} with ${config.resources.length} resource${config.resources.length === 1 ? '' : 's'} from PROJECT.\n`);
+  io.out(`Copied your code (${copied.length} file${copied.length === 1 ? '' : 's'}): ${USER_CODE.filter((p) => existsSync(join(input, p))).join(', ')}.\n`);
+  if (added.length) io.out(`New in this kubeforge: ${added.join(', ')}\n`);
+  if (differ.length) io.out(`Review (scaffolded files that differ from your project; merge your own changes by hand): ${differ.join(', ')}\n`);
+  if (options.skipInstall) {
+    io.err('Skipped npm install and manifests (--skip-install): run `npm install && npm run manifests` in the new project.\n');
+  } else {
+    await (io.install ?? npmInstall)(output, { ...env, cwd: output });
+    const { runManifests } = await import('../manifests/generate.js');
+    await runManifests({ projectDir: output }, undefined);
+  }
+  return { copied, differ };
+}

@@ -1,0 +1,84 @@
+/**
+ * `kubeforge alpha generate`: a project made by a sequence of commands and the one regenerated
+ * from its PROJECT file are identical, file for file; the user's own code is carried over; the
+ * keys of other tools in PROJECT are kept; a non-empty output folder is refused.
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { run } from '../../src/cli/index.js';
+
+const root = mkdtempSync(join(tmpdir(), 'kf-cli-generate-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+async function kubeforge(cwd: string, ...args: string[]) {
+  let out = '';
+  let err = '';
+  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+  assert.equal(code, 0, `kubeforge ${args.join(' ')}:\n${out}${err}`);
+  return { out, err };
+}
+
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out[relative(dir, p)] = readFileSync(p, 'latin1');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+const NO_MAKE = '--make=false';
+
+describe('kubeforge alpha generate', () => {
+  it('re-scaffolds a project identical to the one its commands made, with the user code copied over', async () => {
+    const original = join(root, 'original');
+    mkdirSync(original);
+    await kubeforge(original, 'init', '--domain', 'example.com', '--owner', 'Acme Corp', '--skip-install', '--kubeforge-source', 'link', '--plugins', 'grafana');
+    // The order alpha generate replays: every API, then the webhooks of each resource in one command.
+    await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob', NO_MAKE);
+    await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v2', '--kind', 'CronJob', '--controller=false', NO_MAKE);
+    await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false', '--plural', 'fleetz', NO_MAKE);
+    await kubeforge(original, 'create', 'api', '--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--resource=false', NO_MAKE);
+    await kubeforge(original, 'create', 'webhook', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob', '--defaulting', '--programmatic-validation', '--conversion', '--spoke', 'v2', NO_MAKE);
+    await kubeforge(original, 'create', 'webhook', '--group', 'core', '--version', 'v1', '--kind', 'Pod', '--defaulting', '--validation-path', '/check-pods', '--programmatic-validation', NO_MAKE);
+    // The user's own code, and a key of another tool in PROJECT.
+    appendFileSync(join(original, 'src/controller/cronjob_controller.ts'), '\n// The user reconciles CronJobs here.\n');
+    writeFileSync(join(original, 'grafana/custom-metrics/config.yaml'), 'customMetrics:\n  - metric: cronjob_runs_total\n    type: counter\n');
+    writeFileSync(join(original, 'PROJECT'), readFileSync(join(original, 'PROJECT'), 'utf8').replace('domain:', 'cliVersion: 4.9.0\ndomain:'));
+
+    const regenerated = join(root, 'regenerated');
+    const r = await kubeforge(original, 'alpha', 'generate', '--output-dir', regenerated, '--skip-install', '--kubeforge-source', 'link');
+    assert.match(r.out, /Re-scaffolded original into \.\.\/regenerated with 5 resources from PROJECT/);
+    const a = snapshot(original);
+    const b = snapshot(regenerated);
+    assert.deepEqual(Object.keys(b), Object.keys(a), 'the same files');
+    const differ = Object.keys(a).filter((p) => a[p] !== b[p]);
+    // The custom-metrics dashboard is regenerated from the config on the next `edit --plugins grafana`, as in the original.
+    assert.deepEqual(differ, [], `the same bytes; first difference:\n${differ.map((p) => `${p}:\n${a[p]}\n---\n${b[p]}`)[0] ?? ''}`);
+    assert.match(b['src/controller/cronjob_controller.ts'], /The user reconciles CronJobs here/);
+    assert.match(b.PROJECT, /^cliVersion: 4\.9\.0$/m);
+    assert.match(b.PROJECT, /^ {2}grafana\.kubebuilder\.io\/v1-alpha: \{\}$/m);
+    assert.doesNotMatch(r.out, /Review/, 'nothing to merge by hand');
+  });
+
+  it('lists the scaffolded files that differ, and refuses a non-empty output folder', async () => {
+    const original = join(root, 'edited');
+    mkdirSync(original);
+    await kubeforge(original, 'init', '--domain', 'example.com', '--license', 'none', '--skip-install', '--kubeforge-source', 'link');
+    appendFileSync(join(original, 'src/main.ts'), '// a hand edit\n');
+    const out = join(root, 'edited-new');
+    const r = await kubeforge(original, 'alpha', 'generate', '--output-dir', out, '--skip-install', '--kubeforge-source', 'link');
+    assert.match(r.out, /Review \(scaffolded files that differ from your project; merge your own changes by hand\): src\/main\.ts$/m);
+    let err = '';
+    const code = await run(['node', 'kubeforge', 'alpha', 'generate', '--output-dir', out, '--skip-install'], { cwd: original, color: false, out: () => {}, err: (t) => void (err += t) });
+    assert.equal(code, 1);
+    assert.match(err, /KF1073/);
+  });
+});
