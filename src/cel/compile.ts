@@ -30,13 +30,14 @@ export interface CompiledRule {
 }
 
 /** The variables of a rule on `schema`. `isRoot`: the Kind's root (apiVersion, kind, metadata.name are declared). */
-export function ruleVariables(schema: RuleSchema, isRoot: boolean): Record<string, CelT> {
+export function ruleVariables(schema: RuleSchema, isRoot: boolean, optionalOldSelf = false): Record<string, CelT> {
   const self = schemaType(schema, isRoot || schema['x-kubernetes-embedded-resource'] === true) ?? T.dyn;
-  return { self, oldSelf: self };
+  // optionalOldSelf: oldSelf is an optional (none on create): oldSelf.hasValue(), oldSelf.value()
+  return { self, oldSelf: optionalOldSelf ? T.opaque('optional_type') : self };
 }
 
 export function compileRule(rule: ValidationRule, schema: RuleSchema, isRoot = false): CompiledRule {
-  const vars = ruleVariables(schema, isRoot);
+  const vars = ruleVariables(schema, isRoot, rule.optionalOldSelf === true);
   const problems: RuleProblem[] = [];
   const checked = checkExpression(rule.rule ?? '', vars);
   for (const i of checked.issues) problems.push({ part: 'rule', message: i.message, offset: i.offset });
