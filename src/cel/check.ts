@@ -74,6 +74,14 @@ export function checkExpression(source: string, variables: Record<string, CelT>)
     return out;
   }
   for (const [k, v] of Object.entries(parsed.sourceInfo?.positions ?? {})) out.positions.set(BigInt(k), v as number);
+  // has(x.f) is reported where x.f is written (cel-go), not at `has`
+  for (const [k, call] of Object.entries(parsed.sourceInfo?.macroCalls ?? {})) {
+    const c = call as unknown as Expr;
+    if (c.exprKind.case === 'callExpr' && c.exprKind.value.function === 'has' && c.exprKind.value.args[0]) {
+      const at = out.positions.get(c.exprKind.value.args[0].id);
+      if (at !== undefined) out.positions.set(BigInt(k), at);
+    }
+  }
   const ast = parsed.expr as unknown as Expr;
   out.ast = ast;
   const checker = new Checker(out, variables);

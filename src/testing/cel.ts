@@ -1,0 +1,125 @@
+/**
+ * CEL enforcement for API servers that do not evaluate `x-kubernetes-validations` (before 1.25):
+ * a validating admission webhook, served by the runtime's webhook server on its own port, that
+ * evaluates every rule of the installed CRDs on create and update (src/cel/eval.ts) and refuses
+ * in the API server's words (422 Invalid, `spec.x: Invalid value: "string": <message>`, with the
+ * field causes). The API server in front prefixes the message with `admission webhook
+ * "cel.envtest.kubeforge.io" denied the request: `; status code, reason and causes are those a
+ * 1.25+ server gives.
+ */
+import { randomBytes } from 'node:crypto';
+import { validateObject, type RuleFailure, type RuleSchema } from '../cel/index.js';
+import { FieldErrors, type FieldError } from '../runtime/webhook/fielderrors.js';
+import { newWebhookServer, type WebhookServer } from '../runtime/webhook/server.js';
+import type { CRDObject } from './crds.js';
+import type { WebhookConfigurationObject } from './webhooks.js';
+
+export const CEL_WEBHOOK_PATH = '/validate-kubeforge-cel';
+
+type Obj = Record<string, unknown>;
+
+/** Schemas with rules, by `group/version/Kind`. */
+export function celSchemas(crds: readonly CRDObject[]): Map<string, RuleSchema> {
+  const out = new Map<string, RuleSchema>();
+  for (const crd of crds) {
+    for (const v of crd.spec.versions ?? []) {
+      const schema = ((v.schema as Obj | undefined)?.openAPIV3Schema ?? undefined) as RuleSchema | undefined;
+      if (schema && JSON.stringify(schema).includes('"x-kubernetes-validations"')) out.set(`${crd.spec.group}/${v.name}/${crd.spec.names.kind}`, schema);
+    }
+  }
+  return out;
+}
+
+function toFieldError(f: RuleFailure): FieldError {
+  switch (f.type) {
+    case 'FieldValueForbidden':
+      return { type: 'FieldValueForbidden', field: f.field, detail: f.detail };
+    case 'FieldValueRequired':
+      return { type: 'FieldValueRequired', field: f.field, detail: f.detail };
+    case 'FieldValueDuplicate':
+      return { type: 'FieldValueDuplicate', field: f.field, badValue: f.value };
+    default:
+      return { type: 'FieldValueInvalid', field: f.field, badValue: f.value, detail: f.detail };
+  }
+}
+
+/** Answers one AdmissionReview: allowed, or refused with the failures of the object's rules. */
+export function reviewCEL(schemas: ReadonlyMap<string, RuleSchema>, review: unknown): unknown {
+  const req = ((review as Obj | undefined)?.request ?? {}) as Obj;
+  const uid = String(req.uid ?? '');
+  const kind = (req.kind ?? {}) as { group?: string; version?: string; kind?: string };
+  const schema = schemas.get(`${kind.group}/${kind.version}/${kind.kind}`);
+  const answer = (response: Obj) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid, ...response } });
+  const op = req.operation;
+  if (!schema || (op !== 'CREATE' && op !== 'UPDATE') || !req.object) return answer({ allowed: true });
+  const failures = validateObject(schema, req.object, op === 'UPDATE' ? req.oldObject ?? undefined : undefined);
+  if (!failures.length) return answer({ allowed: true });
+  const obj = req.object as Obj;
+  const name = String(((obj.metadata ?? {}) as Obj).name ?? req.name ?? '');
+  const errors = new FieldErrors(failures.map(toFieldError), { kind: kind.kind, group: kind.group, name });
+  return answer({
+    allowed: false,
+    status: {
+      apiVersion: 'v1',
+      kind: 'Status',
+      status: 'Failure',
+      code: 422,
+      reason: 'Invalid',
+      message: errors.message,
+      details: { name, group: kind.group, kind: kind.kind, causes: errors.causes() },
+    },
+  });
+}
+
+/** The configuration that sends every create and update of the CRDs' resources to the CEL webhook. */
+export function celWebhookConfiguration(crds: readonly CRDObject[], schemas: ReadonlyMap<string, RuleSchema>, url: string, caBundle: string): WebhookConfigurationObject {
+  const rules = crds
+    .filter((c) => (c.spec.versions ?? []).some((v) => schemas.has(`${c.spec.group}/${v.name}/${c.spec.names.kind}`)))
+    .map((c) => ({
+      apiGroups: [c.spec.group],
+      apiVersions: (c.spec.versions ?? []).map((v) => v.name),
+      operations: ['CREATE', 'UPDATE'],
+      resources: [c.spec.names.plural, `${c.spec.names.plural}/status`],
+      scope: '*',
+    }));
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: `kubeforge-envtest-cel-${randomBytes(4).toString('hex')}` },
+    webhooks: [
+      {
+        name: 'cel.envtest.kubeforge.io',
+        admissionReviewVersions: ['v1'],
+        sideEffects: 'None',
+        failurePolicy: 'Fail',
+        matchPolicy: 'Exact',
+        timeoutSeconds: 10,
+        clientConfig: { url, caBundle },
+        rules,
+      },
+    ],
+  } as unknown as WebhookConfigurationObject;
+}
+
+/** A running CEL webhook server; `stop()` ends it. */
+export interface CELWebhook {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Starts the runtime's webhook server on `host:port` (certificate from `certDir`) answering {@link reviewCEL}. */
+export async function startCELWebhook(schemas: ReadonlyMap<string, RuleSchema>, host: string, port: number, certDir: string): Promise<CELWebhook> {
+  const server: WebhookServer = newWebhookServer({ host, port, certDir });
+  server.register(CEL_WEBHOOK_PATH, { handle: async (body) => reviewCEL(schemas, body) });
+  const abort = new AbortController();
+  const running = server.start(abort.signal);
+  running.catch(() => undefined);
+  await server.whenStarted();
+  return {
+    port: server.port!,
+    stop: async () => {
+      abort.abort();
+      await running.catch(() => undefined);
+    },
+  };
+}
