@@ -301,3 +301,8 @@ function evaluateRule(rule: ValidationRule, s: RuleSchema, self: unknown, oldSel
 
 /** True when `v` is a list value of the evaluator (exported for tests of conversions). */
 export const isList = (v: unknown): boolean => isCelList(v);
+
+/** Evaluates one expression with already converted variables (see {@link toCel}); for tests and tools. */
+export function evaluateExpression(source: string, vars: Record<string, unknown> = {}): { value?: unknown; error?: string } {
+  return program(source).run(vars);
+}

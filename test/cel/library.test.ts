@@ -1,0 +1,182 @@
+// src/cel: the rule checker, the Kubernetes libraries and the evaluator, on cases from
+// Kubernetes' own tests (k8s.io/apiserver/pkg/cel: escaping_test.go, library/cost_test.go) and
+// controller-tools' CronJob test type (pkg/crd/testdata/cronjob_types.go).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { compileRule, escapeProperty, evaluateExpression, validateObject, type RuleSchema } from '../../src/cel/index.js';
+import { checkRules } from '../../src/manifests/crdcheck/cel.js';
+import type { JSONSchemaProps } from '../../src/schema/jsonschema.js';
+
+describe('property names in CEL (escaping_test.go)', () => {
+  const cases: [string, string | undefined][] = [
+    ['a.a', 'a__dot__a'], ['a-a', 'a__dash__a'], ['a__a', 'a__underscores__a'], ['a.-/__a', 'a__dot____dash____slash____underscores__a'],
+    ['a._a', 'a__dot___a'], ['a__.__a', 'a__underscores____dot____underscores__a'], ['a___a', 'a__underscores___a'],
+    ['a____a', 'a__underscores____underscores__a'], ['a__dot__a', 'a__underscores__dot__underscores__a'],
+    ['true', '__true__'], ['in', '__in__'], ['namespace', '__namespace__'], ['while', '__while__'],
+    ['@', undefined], ['1up', undefined], ['👑', undefined], ['has', 'has'], ['exists_one', 'exists_one'], ['size', 'size'],
+  ];
+  for (const [name, escaped] of cases) it(`${name} -> ${escaped ?? '(not accessible)'}`, () => assert.equal(escapeProperty(name), escaped));
+});
+
+// controller-tools' CronJob test type: the CEL constructs it uses.
+const cronJobSpec: RuleSchema = {
+  type: 'object',
+  'x-kubernetes-validations': [{ rule: 'has(oldSelf.forbiddenInt) || !has(self.forbiddenInt)', message: 'forbiddenInt is not allowed', fieldPath: '.forbiddenInt', reason: 'FieldValueForbidden' }],
+  properties: {
+    schedule: { type: 'string' },
+    forbiddenInt: { type: 'integer' },
+    stringWithEvenLength: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self.size() % 2 == 0', message: 'must have even length' }, { rule: 'true' }] },
+    stringWithEvenLengthAndMessageExpression: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self.size() % 2 == 0', messageExpression: "self + ' has odd length, must be even'" }] },
+    stringWithEvenLengthAndGoodPrefix: {
+      type: 'string',
+      'x-kubernetes-validations': [{ rule: "self.startsWith('good-')", message: 'must have good prefix' }, { rule: 'self.size() % 2 == 0', message: 'must have even length' }],
+    },
+    onlyAllowSettingOnUpdate: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'oldSelf.hasValue() || self == 0', message: 'must be set to 0 on creation. can be set to any value on an update.', optionalOldSelf: true }] },
+  },
+};
+const cronJob: RuleSchema = { type: 'object', properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object' }, spec: cronJobSpec } };
+
+describe("controller-tools' CronJob rules", () => {
+  it('every rule compiles against its field', () => {
+    const all: [RuleSchema, NonNullable<RuleSchema['x-kubernetes-validations']>[number]][] = [];
+    const walk = (s: RuleSchema) => {
+      for (const r of s['x-kubernetes-validations'] ?? []) all.push([s, r]);
+      for (const p of Object.values(s.properties ?? {})) walk(p);
+    };
+    walk(cronJob);
+    assert.equal(all.length, 7);
+    for (const [s, r] of all) assert.deepEqual(compileRule(r, s).problems, [], r.rule);
+    assert.equal(compileRule(all[0][1], all[0][0]).usesOldSelf, true);
+  });
+
+  it('evaluates as a 1.25+ server: create', () => {
+    const spec = { schedule: '*', forbiddenInt: 1, stringWithEvenLength: 'abc', stringWithEvenLengthAndMessageExpression: 'abc', stringWithEvenLengthAndGoodPrefix: 'bad-', onlyAllowSettingOnUpdate: 3 };
+    assert.deepEqual(validateObject(cronJob, { spec }), [
+      { type: 'FieldValueInvalid', field: 'spec.onlyAllowSettingOnUpdate', value: 'integer', detail: 'must be set to 0 on creation. can be set to any value on an update.' },
+      { type: 'FieldValueInvalid', field: 'spec.stringWithEvenLength', value: 'string', detail: 'must have even length' },
+      { type: 'FieldValueInvalid', field: 'spec.stringWithEvenLengthAndGoodPrefix', value: 'string', detail: 'must have good prefix' },
+      { type: 'FieldValueInvalid', field: 'spec.stringWithEvenLengthAndMessageExpression', value: 'string', detail: 'abc has odd length, must be even' },
+    ]);
+    assert.deepEqual(validateObject(cronJob, { spec: { stringWithEvenLength: 'ab', stringWithEvenLengthAndGoodPrefix: 'good-x', onlyAllowSettingOnUpdate: 0 } }), []);
+  });
+
+  it('evaluates as a 1.25+ server: update (transition rules, optionalOldSelf)', () => {
+    const old = { spec: { onlyAllowSettingOnUpdate: 0 } };
+    assert.deepEqual(validateObject(cronJob, { spec: { forbiddenInt: 2, onlyAllowSettingOnUpdate: 5 } }, old), [
+      { type: 'FieldValueForbidden', field: 'spec.forbiddenInt', value: 'object', detail: 'forbiddenInt is not allowed' },
+    ]);
+    assert.deepEqual(validateObject(cronJob, { spec: { forbiddenInt: 2 } }, { spec: { forbiddenInt: 1 } }), []);
+  });
+
+  it('a rule failing to evaluate refuses with the error and the rule', () => {
+    const s: RuleSchema = { type: 'object', properties: { a: { type: 'object', properties: { x: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.x > 0' }] } } };
+    const [f] = validateObject(s, { a: {} });
+    assert.equal(f.field, 'a');
+    assert.match(f.detail, /evaluating rule: self.x > 0$/);
+  });
+});
+
+describe('Kubernetes libraries: evaluation (cases of library/cost_test.go)', () => {
+  const cases: [string, unknown][] = [
+    ["'ABCDEFGHIJ abcdefghij'.lowerAscii()", 'abcdefghij abcdefghij'],
+    ["'ABCDEFGHIJ abcdefghij'.upperAscii()", 'ABCDEFGHIJ ABCDEFGHIJ'],
+    ["'abc 123 def 123'.replace('123', '456')", 'abc 456 def 456'],
+    ["'abc 123 def 123'.replace('123', '456', 1)", 'abc 456 def 123'],
+    ["'abc 123 def 123'.replace('123', '')", 'abc  def '],
+    ["'abc 123 def 123'.split(' ')", ['abc', '123', 'def', '123']],
+    ["'abc 123 def 123'.split(' ', 1)", ['abc 123 def 123']],
+    ["'abc 123 def 123'.substring(5)", '23 def 123'],
+    ["'abc 123 def 123'.substring(5, 8)", '23 '],
+    ["'  abc 123 def 123  '.trim()", 'abc 123 def 123'],
+    ["['aa', 'bb', 'cc', 'd'].join(' ')", 'aa bb cc d'],
+    ["['aa', 'bb', 'cc', 'd'].join()", 'aabbccd'],
+    ["'abc'.charAt(1)", 'b'],
+    ["'abcabc'.indexOf('c')", 2n],
+    ["'abcabc'.lastIndexOf('c')", 5n],
+    ["'abc 123 def 123'.find('123')", '123'],
+    ["'abc 123 def 123'.find('xyz')", ''],
+    ["'abc 123 def 123'.findAll('123')", ['123', '123']],
+    ["'abc 123 def 123'.findAll('123', 1)", ['123']],
+    ['[1, 2, 3].isSorted()', true],
+    ["['b', 'a'].isSorted()", false],
+    ['[1, 2, 3].sum()', 6n],
+    ['[1.5, 2.0].sum()', 3.5],
+    ['[3, 1, 2].min()', 1n],
+    ['[3, 1, 2].max()', 3n],
+    ['[1, 2, 2, 3].indexOf(2)', 1n],
+    ['[1, 2, 2, 3].lastIndexOf(2)', 2n],
+    ['[1, 2].indexOf(5)', -1n],
+    ["'abc'.matches('^a.c$')", true],
+  ];
+  const plainOf = (v: unknown): unknown => (v && typeof v === 'object' && Symbol.iterator in v ? [...(v as Iterable<unknown>)] : v);
+  for (const [expr, want] of cases) {
+    it(expr, () => {
+      const r = evaluateExpression(expr);
+      assert.equal(r.error, undefined);
+      assert.deepEqual(plainOf(r.value), want);
+      assert.deepEqual(compileRule({ rule: `${expr} == ${expr}` }, { type: 'string' }).problems, [], 'and it type-checks');
+    });
+  }
+});
+
+describe('Kubernetes libraries: type checks', () => {
+  const ok = [
+    'quantity("12Mi").isGreaterThan(quantity("1M"))', 'isQuantity("20M")', 'quantity("50k").add(quantity("20")) == quantity("50.02k")', 'quantity("1").asInteger() > 0',
+    'isURL("https://x.io") && url("https://x.io/a?b=c").getQuery()["b"][0] == "c"', 'url(self).getScheme() == "https"',
+    'ip("10.0.0.1").family() == 4', 'isIP(self) && ip(self).isLoopback()', 'cidr("10.0.0.0/8").containsIP("10.1.2.3")', 'cidr("10.0.0.0/8").containsCIDR(cidr("10.1.0.0/16"))', 'ip.isCanonical("::1")',
+    'semver("1.2.3").major() == 1', 'semver("1.0.0").isLessThan(semver("1.1.0"))', 'isSemver(self, true)',
+    "!format.dns1123Label().validate(self).hasValue()", "format.named('uuid').hasValue()",
+    "self.format([1]) != ''", "strings.quote(self) != ''", 'type(self) == string', 'self.size() > 0 ? true : false',
+    'timestamp("2020-01-01T00:00:00Z") + duration("1h") > timestamp("2020-01-01T00:00:00Z")',
+  ];
+  for (const rule of ok) it(`compiles: ${rule}`, () => assert.deepEqual(compileRule({ rule }, { type: 'string' }).problems, []));
+  const bad: [string, RegExp][] = [
+    ['quantity(1)', /'quantity' applied to '\(int\)'/],
+    ['url(self).getPort() == 80', /'_==_' applied to '\(string, int\)'/],
+    ['semver("1.0.0").isLessThan("1.1.0")', /'isLessThan' applied to 'Semver.\(string\)'/],
+    ['ip(self).containsIP("x")', /'containsIP' applied to 'net.IP.\(string\)'/],
+  ];
+  for (const [rule, re] of bad) it(`refuses: ${rule}`, () => assert.match(compileRule({ rule }, { type: 'string' }).problems[0]?.message ?? '', re));
+});
+
+describe('types from the schema', () => {
+  const s: RuleSchema = {
+    type: 'object',
+    properties: {
+      when: { type: 'string', format: 'date-time' }, period: { type: 'string', format: 'duration' }, data: { type: 'string', format: 'byte' },
+      ios: { 'x-kubernetes-int-or-string': true }, m: { type: 'object', additionalProperties: { type: 'integer' } },
+      open: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, 'dash-ed': { type: 'string' }, ratio: { type: 'number' },
+    },
+  };
+  const ok = [
+    'self.when < timestamp("2030-01-01T00:00:00Z")', 'self.period > duration("1s")', 'size(self.data) > 0',
+    "type(self.ios) == string ? self.ios.endsWith('%') : self.ios > 1", 'self.m.all(k, self.m[k] > 0)', "self.m['x'] == 1",
+    "self.dash__dash__ed == 'x'", 'self.ratio > 1.5', 'self.ratio > 1', 'self.metadata.name != ""',
+  ];
+  for (const rule of ok) it(`compiles: ${rule}`, () => assert.deepEqual(compileRule({ rule }, s, true).problems, []));
+  it('fields of preserve-unknown-fields objects are not declared', () => assert.match(compileRule({ rule: 'self.open.x == 1' }, s).problems[0].message, /undefined field 'x'/));
+  it('metadata beyond name and generateName is not declared', () => assert.match(compileRule({ rule: "self.metadata.namespace == ''" }, s, true).problems[0].message, /undefined field 'namespace'/));
+  it('duration and timestamp values are converted for evaluation', () => {
+    const schema: RuleSchema = { ...s, 'x-kubernetes-validations': [{ rule: 'self.when + self.period > timestamp("2020-01-01T01:00:00Z")' }] };
+    assert.deepEqual(validateObject(schema, { when: '2020-01-01T00:00:00Z', period: '2h' }), []);
+    assert.equal(validateObject(schema, { when: '2020-01-01T00:00:00Z', period: '30m' }).length, 1);
+  });
+});
+
+describe('cost', () => {
+  it('bounded rules are cheap, unbounded lists of strings are not', () => {
+    const bounded = compileRule({ rule: "self.all(x, x.matches('^[a-z]+$'))" }, { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 20 } });
+    const unbounded = compileRule({ rule: "self.all(x, x.matches('^[a-z]+$'))" }, { type: 'array', items: { type: 'string' } });
+    assert.ok(bounded.cost < 1000, String(bounded.cost));
+    assert.ok(unbounded.cost > 10_000_000, String(unbounded.cost));
+  });
+
+  it('the per-CRD total is a warning when no single rule is over', () => {
+    const rules = Array.from({ length: 14 }, (_, i) => ({ rule: `self.matches('^[a-z]+[0-9]*[a-z]*[0-9]*[a-z]*[0-9]*${i}$')` }));
+    const root: JSONSchemaProps = { type: 'object', properties: { spec: { type: 'object', properties: { l: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 80000, 'x-kubernetes-validations': rules } } } } } };
+    const v = checkRules(root);
+    assert.equal(v.length, 1, v.map((x) => x.message).join('\n'));
+    assert.equal(v[0].severity, 'warning');
+    assert.match(v[0].message, /estimated total cost of .* over the API server's per-CRD budget of 100000000/);
+  });
+});
