@@ -72,3 +72,36 @@ describe('CEL rules in manifests', async () => {
     assert.match(w[0].hint ?? '', /maxItems on the field itself.*maxLength on \[\*\]/);
   });
 });
+
+describe('CEL rules: nothing is written', () => {
+  it('manifests fails with the located errors and writes no file', async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync, existsSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { runManifests } = await import('../../src/manifests/generate.js');
+    const { analyzeProject: analyze } = await import('../../src/analysis/analyze.js');
+    const { DiagnosticError } = await import('../../src/diagnostics/index.js');
+    const d = mkdtempSync(join(tmpdir(), 'kf-cel-'));
+    try {
+      const files: Record<string, string> = {
+        'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true }, include: ['src/**/*.ts'] }),
+        'package.json': '{"name":"demo","private":true,"type":"module"}\n',
+        'src/api/v1/groupversion.ts': "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'demo.example.com', version: 'v1' });\n",
+        'src/api/v1/widget_types.ts': "import { Root, XValidation, type int32 } from 'kubeforge/markers';\nexport class WidgetSpec {\n  @XValidation({ rule: 'self.replica > 0' }) replicas?: int32;\n}\n@Root() export class Widget { metadata?: object; spec?: WidgetSpec }\n",
+      };
+      for (const [p, text] of Object.entries(files)) {
+        mkdirSync(join(d, p, '..'), { recursive: true });
+        writeFileSync(join(d, p), text);
+      }
+      await assert.rejects(runManifests({ projectDir: d }, analyze), (e: unknown) => {
+        assert.ok(e instanceof DiagnosticError);
+        const [diag] = e.diagnostics.filter((x) => x.code === 'KF4612');
+        assert.equal(`${relative(d, diag.file ?? '')}:${diag.line}:${diag.column}`, 'src/api/v1/widget_types.ts:3:3');
+        assert.match(diag.message, /rule "self.replica > 0" does not compile: <input>:1:5: type 'int' does not support field selection/);
+        return true;
+      });
+      assert.equal(existsSync(join(d, 'config')), false);
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
