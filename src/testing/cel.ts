@@ -8,10 +8,14 @@
  * 1.25+ server gives.
  */
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { validateObject, type RuleFailure, type RuleSchema } from '../cel/index.js';
 import { FieldErrors, type FieldError } from '../runtime/webhook/fielderrors.js';
 import { newWebhookServer, type WebhookServer } from '../runtime/webhook/server.js';
 import type { CRDObject } from './crds.js';
+import { ControlPlaneProcess } from './process.js';
 import type { WebhookConfigurationObject } from './webhooks.js';
 
 export const CEL_WEBHOOK_PATH = '/validate-kubeforge-cel';
@@ -122,4 +126,30 @@ export async function startCELWebhook(schemas: ReadonlyMap<string, RuleSchema>, 
       await running.catch(() => undefined);
     },
   };
+}
+
+/**
+ * Runs the CEL webhook in a child Node process (./cel-server.ts) on `host:port`, so that it
+ * answers while the test's own event loop is blocked. Resolves once it serves; rejects with its
+ * output when it exits first or does not serve within 30 s. Stopped with the control plane.
+ */
+export async function startCELWebhookProcess(schemas: ReadonlyMap<string, RuleSchema>, host: string, port: number, certDir: string, logDir: string, attachOutput: boolean): Promise<ControlPlaneProcess> {
+  const settings = join(logDir, 'cel-webhook.json');
+  writeFileSync(settings, JSON.stringify({ host, port, certDir, schemas: [...schemas] }), { mode: 0o600 });
+  const child = new ControlPlaneProcess({
+    name: 'cel-webhook',
+    binary: process.execPath,
+    args: [fileURLToPath(new URL('./cel-server.js', import.meta.url)), settings],
+    logFile: join(logDir, 'cel-webhook.log'),
+    attachOutput,
+  });
+  child.start();
+  for (let i = 0; !child.outputTail().includes('listening '); i++) {
+    if (!child.running || i > 600) {
+      await child.stop(1000);
+      throw new Error(`the CEL webhook process ${child.running ? 'did not serve within 30 s' : child.exitDescription}:\n${child.outputTail()}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return child;
 }

@@ -24,7 +24,7 @@ import {
   type WebhookServingOptions,
   waitForWebhooksActive,
 } from './webhooks.js';
-import { CEL_WEBHOOK_PATH, celSchemas, celWebhookConfiguration, startCELWebhook, type CELWebhook } from './cel.js';
+import { CEL_WEBHOOK_PATH, celSchemas, celWebhookConfiguration, startCELWebhookProcess } from './cel.js';
 import { generateCACert, generateSignedCert } from '../runtime/manager/selfsigned.js';
 import { newClient, type ClientOptions } from '../runtime/client/index.js';
 import type { Client } from '../runtime/contracts.js';
@@ -171,7 +171,7 @@ export class TestEnvironment {
   private installed: CRDObject[] = [];
   private serving?: WebhookServingInfo;
   private installedWebhooks: WebhookConfigurationObject[] = [];
-  private celWebhook?: CELWebhook;
+  private celWebhook?: ControlPlaneProcess;
 
   constructor(options: TestEnvironmentOptions = {}) {
     this.options = options;
@@ -315,13 +315,13 @@ export class TestEnvironment {
    */
   private async startCELEnforcement(crds: CRDObject[], host: string, certDir: string, caBundle: string): Promise<WebhookConfigurationObject | undefined> {
     if (this.options.celEnforcement === false || this.usesExistingCluster || !this.plane) return undefined;
-    const minor = apiServerMinor(this.assets().apiserver);
-    if (minor !== undefined && minor >= 25) return undefined;
     const schemas = celSchemas(crds);
     if (!schemas.size) return undefined;
+    const minor = apiServerMinor(this.assets().apiserver);
+    if (minor !== undefined && minor >= 25) return undefined;
     const [celPort] = await freePorts(1);
-    this.celWebhook = await startCELWebhook(schemas, host, celPort, certDir);
-    return celWebhookConfiguration(crds, schemas, `https://${host.includes(':') ? `[${host}]` : host}:${this.celWebhook.port}${CEL_WEBHOOK_PATH}`, caBundle);
+    this.celWebhook = await startCELWebhookProcess(schemas, host, celPort, certDir, certDir, !!this.options.attachControlPlaneOutput);
+    return celWebhookConfiguration(crds, schemas, `https://${host.includes(':') ? `[${host}]` : host}:${celPort}${CEL_WEBHOOK_PATH}`, caBundle);
   }
 
   /**
@@ -646,6 +646,7 @@ export class TestEnvironment {
     this.kubeconfigFile = undefined;
     this.serving = undefined;
     this.installedWebhooks = [];
+    await cel?.stop(2000);
     try {
       // A private control plane takes its configurations with it; a shared cluster must not keep
       // webhooks pointing at a server that is gone.
@@ -653,7 +654,6 @@ export class TestEnvironment {
     } finally {
       if (serving) removeTempDir(serving.localServingCertDir);
     }
-    await cel?.stop();
     if (!plane) return;
     const grace = this.options.controlPlaneStopTimeout ?? 10_000;
     try {
