@@ -7,14 +7,14 @@
  * the API server's words: `spec.x: Invalid value: "string": <message>`.
  *
  * Evaluation uses @bufbuild/cel (standard library and strings ext) plus the Kubernetes lists and
- * regex libraries written here. url, quantity, ip, cidr, semver and format functions type-check
- * (./library.ts) but are not evaluated: a rule calling them fails with an error naming the
- * function instead of passing silently.
+ * regex libraries written here and the typed ones of ./k8slib.ts (quantity, url, ip, cidr,
+ * semver, format). There is no runtime cost budget.
  */
 import { celEnv, celMethod, celList, CelScalar, isCelError, isCelList, listType, mapType, parse, plan, type CelFunc, type CelMap, type CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { create } from '@bufbuild/protobuf';
 import { DurationSchema, timestampFromMs } from '@bufbuild/protobuf/wkt';
+import { K8S_TYPED_FUNCS, OPTIONAL_KEY } from './k8slib.js';
 import { escapeProperty, type RuleSchema, type ValidationRule } from './types.js';
 
 export type RuleErrorType = 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
@@ -101,13 +101,12 @@ const K8S_FUNCS: CelFunc[] = [
   }),
 ];
 
-const OPTIONAL_KEY = '@kubeforge.optional';
 function optionalOf(m: CelMap): { has: boolean; value?: CelValue } {
   if (!m.has(OPTIONAL_KEY)) throw new Error('no such overload');
   return { has: m.has('value'), value: m.get('value') };
 }
 
-const env = celEnv({ funcs: [...strings, ...K8S_FUNCS] });
+const env = celEnv({ funcs: [...strings, ...K8S_FUNCS, ...K8S_TYPED_FUNCS] });
 
 interface Program {
   run(vars: Record<string, unknown>): { value?: unknown; error?: string };
@@ -276,10 +275,7 @@ function evaluateRule(rule: ValidationRule, s: RuleSchema, self: unknown, oldSel
   }
   const r = program(source).run(vars);
   if (r.error !== undefined) {
-    const unsupported = /unbound|not found|no such overload|no matching overload/i.test(r.error) && /\b(url|isURL|quantity|isQuantity|ip|isIP|cidr|isCIDR|semver|isSemver|format\.\w+)\s*\(/.test(source);
-    const detail = unsupported
-      ? `${r.error} evaluating rule: ${ruleErrorString(rule)} (kubeforge/testing does not evaluate the url, quantity, ip, cidr, semver and format libraries; a 1.25+ API server does)`
-      : `${r.error} evaluating rule: ${ruleErrorString(rule)}`;
+    const detail = `${r.error} evaluating rule: ${ruleErrorString(rule)}`;
     out.push({ type: 'FieldValueInvalid', field: path, value: type, detail });
     return;
   }

@@ -154,25 +154,25 @@ method('findAll', 'string', ['string'], 'list(string)', 'regex');
 method('findAll', 'string', ['string', 'int'], 'list(string)', 'regex');
 
 // ---- url (library.URLs) ----
-fn('url', 'string', 'URL');
+fn('url', 'string', 'kubernetes.URL');
 fn('isURL', 'string', 'bool');
-for (const m of ['getScheme', 'getHost', 'getHostname', 'getPort', 'getEscapedPath']) method(m, 'URL', [], 'string');
-method('getQuery', 'URL', [], 'map(string, list(string))');
+for (const m of ['getScheme', 'getHost', 'getHostname', 'getPort', 'getEscapedPath']) method(m, 'kubernetes.URL', [], 'string');
+method('getQuery', 'kubernetes.URL', [], 'map(string, list(string))');
 
 // ---- quantity (library.Quantity) ----
-fn('quantity', 'string', 'Quantity');
+fn('quantity', 'string', 'kubernetes.Quantity');
 fn('isQuantity', 'string', 'bool');
-method('sign', 'Quantity', [], 'int');
-method('isInteger', 'Quantity', [], 'bool');
-method('asInteger', 'Quantity', [], 'int');
-method('asApproximateFloat', 'Quantity', [], 'double');
+method('sign', 'kubernetes.Quantity', [], 'int');
+method('isInteger', 'kubernetes.Quantity', [], 'bool');
+method('asInteger', 'kubernetes.Quantity', [], 'int');
+method('asApproximateFloat', 'kubernetes.Quantity', [], 'double');
 for (const m of ['add', 'sub']) {
-  method(m, 'Quantity', ['Quantity'], 'Quantity');
-  method(m, 'Quantity', ['int'], 'Quantity');
+  method(m, 'kubernetes.Quantity', ['kubernetes.Quantity'], 'kubernetes.Quantity');
+  method(m, 'kubernetes.Quantity', ['int'], 'kubernetes.Quantity');
 }
-method('isGreaterThan', 'Quantity', ['Quantity'], 'bool');
-method('isLessThan', 'Quantity', ['Quantity'], 'bool');
-method('compareTo', 'Quantity', ['Quantity'], 'int');
+method('isGreaterThan', 'kubernetes.Quantity', ['kubernetes.Quantity'], 'bool');
+method('isLessThan', 'kubernetes.Quantity', ['kubernetes.Quantity'], 'bool');
+method('compareTo', 'kubernetes.Quantity', ['kubernetes.Quantity'], 'int');
 
 // ---- ip and cidr (library.IP, library.CIDR) ----
 fn('ip', 'string', 'net.IP');
@@ -181,26 +181,26 @@ fn('ip.isCanonical', 'string', 'bool');
 fn('string', 'net.IP', 'string');
 method('family', 'net.IP', [], 'int');
 for (const m of ['isUnspecified', 'isLoopback', 'isLinkLocalMulticast', 'isLinkLocalUnicast', 'isGlobalUnicast']) method(m, 'net.IP', [], 'bool');
-fn('cidr', 'string', 'net.IPPrefix');
+fn('cidr', 'string', 'net.CIDR');
 fn('isCIDR', 'string', 'bool');
-fn('string', 'net.IPPrefix', 'string');
-method('containsIP', 'net.IPPrefix', ['net.IP'], 'bool');
-method('containsIP', 'net.IPPrefix', ['string'], 'bool');
-method('containsCIDR', 'net.IPPrefix', ['net.IPPrefix'], 'bool');
-method('containsCIDR', 'net.IPPrefix', ['string'], 'bool');
-method('ip', 'net.IPPrefix', [], 'net.IP');
-method('masked', 'net.IPPrefix', [], 'net.IPPrefix');
-method('prefixLength', 'net.IPPrefix', [], 'int');
+fn('string', 'net.CIDR', 'string');
+method('containsIP', 'net.CIDR', ['net.IP'], 'bool');
+method('containsIP', 'net.CIDR', ['string'], 'bool');
+method('containsCIDR', 'net.CIDR', ['net.CIDR'], 'bool');
+method('containsCIDR', 'net.CIDR', ['string'], 'bool');
+method('ip', 'net.CIDR', [], 'net.IP');
+method('masked', 'net.CIDR', [], 'net.CIDR');
+method('prefixLength', 'net.CIDR', [], 'int');
 
 // ---- semver (library.SemverLib) ----
-fn('semver', 'string', 'Semver');
-fn('semver', 'string', 'bool', 'Semver');
+fn('semver', 'string', 'kubernetes.Semver');
+fn('semver', 'string', 'bool', 'kubernetes.Semver');
 fn('isSemver', 'string', 'bool');
 fn('isSemver', 'string', 'bool', 'bool');
-for (const m of ['major', 'minor', 'patch']) method(m, 'Semver', [], 'int');
-method('isGreaterThan', 'Semver', ['Semver'], 'bool');
-method('isLessThan', 'Semver', ['Semver'], 'bool');
-method('compareTo', 'Semver', ['Semver'], 'int');
+for (const m of ['major', 'minor', 'patch']) method(m, 'kubernetes.Semver', [], 'int');
+method('isGreaterThan', 'kubernetes.Semver', ['kubernetes.Semver'], 'bool');
+method('isLessThan', 'kubernetes.Semver', ['kubernetes.Semver'], 'bool');
+method('compareTo', 'kubernetes.Semver', ['kubernetes.Semver'], 'int');
 
 // ---- format (library.Format): format.named(name) and format.<name>() give an optional format ----
 export const FORMAT_NAMES = ['dns1123Label', 'dns1123Subdomain', 'dns1035Label', 'qualifiedName', 'dns1123LabelPrefix', 'dns1123SubdomainPrefix', 'dns1035LabelPrefix', 'labelValue', 'uri', 'uuid', 'byte', 'date', 'datetime'];

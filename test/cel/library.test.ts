@@ -133,7 +133,7 @@ describe('Kubernetes libraries: type checks', () => {
   const bad: [string, RegExp][] = [
     ['quantity(1)', /'quantity' applied to '\(int\)'/],
     ['url(self).getPort() == 80', /'_==_' applied to '\(string, int\)'/],
-    ['semver("1.0.0").isLessThan("1.1.0")', /'isLessThan' applied to 'Semver.\(string\)'/],
+    ['semver("1.0.0").isLessThan("1.1.0")', /'isLessThan' applied to 'kubernetes.Semver.\(string\)'/],
     ['ip(self).containsIP("x")', /'containsIP' applied to 'net.IP.\(string\)'/],
   ];
   for (const [rule, re] of bad) it(`refuses: ${rule}`, () => assert.match(compileRule({ rule }, { type: 'string' }).problems[0]?.message ?? '', re));
@@ -179,4 +179,73 @@ describe('cost', () => {
     assert.equal(v[0].severity, 'warning');
     assert.match(v[0].message, /estimated total cost of .* over the API server's per-CRD budget of 100000000/);
   });
+});
+
+describe('Kubernetes typed libraries: evaluation (cases of quantity_test.go, semver_test.go, ip_test.go, cidr_test.go, format_test.go, urls)', () => {
+  const cases: [string, unknown][] = [
+    ['isQuantity("20")', true], ['isQuantity("20M")', true], ['isQuantity("20Mi")', true], ['isQuantity("20Mo")', false], ['isQuantity("10Mm")', false],
+    ['quantity("200M") == quantity("200M")', true],
+    ['quantity("200M") == quantity("0.2G") && quantity("0.2G") == quantity("200M")', true],
+    ['quantity("2M") == quantity("0.002G") && quantity("2000k") == quantity("2M") && quantity("0.002G") == quantity("2000k")', true],
+    ['quantity("200M") == quantity("0.3G")', false],
+    ['quantity("50M").isLessThan(quantity("50Mi"))', true], ['quantity("50M").isLessThan(quantity("100M"))', true], ['quantity("100M").isLessThan(quantity("50M"))', false],
+    ['quantity("50Mi").isGreaterThan(quantity("50M"))', true], ['quantity("150Mi").isGreaterThan(quantity("100Mi"))', true], ['quantity("50M").isGreaterThan(quantity("100M"))', false],
+    ['quantity("200M").compareTo(quantity("0.2G"))', 0n], ['quantity("50M").compareTo(quantity("50Mi"))', -1n], ['quantity("50Mi").compareTo(quantity("50M"))', 1n],
+    ['quantity("50k").add(quantity("20")) == quantity("50.02k")', true], ['quantity("50k").add(20).isLessThan(quantity("50020"))', false],
+    ['quantity("50k").sub(quantity("20")) == quantity("49.98k")', true], ['quantity("50k").sub(20) == quantity("49980")', true],
+    ['quantity("50k").add(20).sub(quantity("100k")).asInteger()', -49980n], ['quantity("50k").add(20).sub(quantity("100k")).sub(-50000).asInteger()', 20n],
+    ['quantity("50k").asInteger()', 50000n], ['quantity("9999999999999999999999999999999999999G").isInteger()', false], ['quantity("50").isInteger()', true],
+    ['quantity("50.5").isInteger()', false], ['quantity("50.5").asApproximateFloat()', 50.5], ['quantity("-1").sign()', -1n], ['quantity("1e3").asInteger()', 1000n],
+    ['isSemver("1.2.3-beta.1+build.1")', true], ['isSemver("")', false], ['isSemver("v1.0.0")', false], ['isSemver(" 1.0.0")', false], ['isSemver("1. 0.0")', false],
+    ['isSemver("1.0.0 ")', false], ['isSemver("01.01.01")', false], ['isSemver("1")', false], ['isSemver("1.1")', false], ['isSemver("", true)', false],
+    ['isSemver(" 1.0.0", true)', false], ['isSemver("v1.0.0", true)', true], ['isSemver("01.01.01", true)', true], ['isSemver("1", true)', true], ['isSemver("1.1", true)', true],
+    ['semver("v01.01", true) == semver("1.1.0")', true], ['semver("1.2.3") == semver("1.2.3")', true], ['semver("1.2.3") == semver("1.0.0")', false],
+    ['semver("1.0.0").isLessThan(semver("1.2.3"))', true], ['semver("1.0.0").isLessThan(semver("1.0.0"))', false], ['semver("1.2.3").isGreaterThan(semver("1.0.0"))', true],
+    ['semver("1.2.3").compareTo(semver("1.2.3"))', 0n], ['semver("1.0.0").compareTo(semver("1.2.3"))', -1n], ['semver("1.2.3").compareTo(semver("1.0.0"))', 1n],
+    ['semver("1.2.3").major()', 1n], ['semver("1.2.3").minor()', 2n], ['semver("1.2.3").patch()', 3n], ['semver("1.0.0-alpha").isLessThan(semver("1.0.0"))', true],
+    ['isIP("192.168.0.1")', true], ['isIP("192.168.0.1.0")', false], ['ip.isCanonical("127.0.0.1")', true], ['ip("192.168.0.1").family()', 4n],
+    ['ip("0.0.0.0").isUnspecified()', true], ['ip("127.0.0.1").isUnspecified()', false], ['ip("127.0.0.1").isLoopback()', true], ['ip("1.2.3.4").isLoopback()', false],
+    ['ip("224.0.0.1").isLinkLocalMulticast()', true], ['ip("224.0.1.1").isLinkLocalMulticast()', false], ['ip("169.254.169.254").isLinkLocalUnicast()', true],
+    ['ip("192.168.0.1").isLinkLocalUnicast()', false], ['ip("192.168.0.1").isGlobalUnicast()', true], ['ip("255.255.255.255").isGlobalUnicast()', false],
+    ['isIP("2001:db8::68")', true], ['isIP("2001:db8:::68")', false], ['ip.isCanonical("2001:db8::68")', true], ['ip.isCanonical("2001:DB8::68")', false],
+    ['ip("2001:db8::68").family()', 6n], ['ip("::").isUnspecified()', true], ['ip("::1").isUnspecified()', false], ['ip("::1").isLoopback()', true],
+    ['cidr("192.168.0.0/24").containsIP(ip("192.168.0.1"))', true], ['cidr("192.168.0.0/24").containsIP(ip("192.168.1.1"))', false],
+    ['cidr("192.168.0.0/24").containsIP("192.168.0.1")', true], ['cidr("192.168.0.0/24").containsIP("192.168.1.1")', false],
+    ['cidr("192.168.0.0/24").containsCIDR(cidr("192.168.0.0/25"))', true], ['cidr("192.168.0.0/24").containsCIDR(cidr("192.168.0.1/32"))', true],
+    ['cidr("192.168.0.0/24").containsCIDR(cidr("192.168.0.0/23"))', false], ['cidr("192.168.0.0/24").containsCIDR(cidr("192.169.0.1/32"))', false],
+    ['cidr("192.168.0.0/24").containsCIDR("192.168.0.0/25")', true], ['cidr("192.168.0.0/24").containsCIDR("192.168.0.0/23")', false],
+    ['cidr("192.168.0.0/24").ip() == ip("192.168.0.0")', true], ['cidr("192.168.0.1/24").masked() == cidr("192.168.0.0/24")', true], ['cidr("192.168.0.0/24").prefixLength()', 24n],
+    ['cidr("2001:db8::/32").containsIP(ip("2001:db8::1"))', true], ['cidr("2001:db8::/32").containsIP(ip("2001:dc8::1"))', false],
+    ['cidr("2001:db8::/32").containsCIDR(cidr("2001:db8::/33"))', true], ['cidr("2001:db8::/32").containsCIDR("2001:db8::/31")', false],
+    ['cidr("2001:db8:1::/32").masked() == cidr("2001:db8::/32")', true], ['string(cidr("192.168.0.0/24"))', '192.168.0.0/24'], ['string(ip("2001:DB8::68"))', '2001:db8::68'],
+    ['format.dns1123Label().validate("my-label-name").hasValue()', false], ['format.dns1123Subdomain().validate("apiextensions.k8s.io").hasValue()', false],
+    ['format.qualifiedName().validate("apiextensions.k8s.io/v1beta1").hasValue()', false], ['format.dns1123LabelPrefix().validate("my-label-prefix-").hasValue()', false],
+    ['format.dns1123SubdomainPrefix().validate("mysubdomain.prefix.-").hasValue()', false], ['format.dns1035LabelPrefix().validate("my-label-prefix-").hasValue()', false],
+    ['format.uri().validate("http://example.com").hasValue()', false], ['format.uuid().validate("123e4567-e89b-12d3-a456-426614174000").hasValue()', false],
+    ['format.byte().validate("aGVsbG8=").hasValue()', false], ['format.date().validate("2021-01-01").hasValue()', false], ['format.datetime().validate("2021-01-01T00:00:00Z").hasValue()', false],
+    ['format.dns1123Label().validate("contains a space").value()[0]', "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"],
+    ['format.byte().validate("aGVsbG8").value()', ['invalid base64']], ['format.date().validate("2020-01-32").value()', ['invalid date']],
+    ['format.datetime().validate("2020-01-32T00:00:00Z").value()', ['invalid datetime']], ['format.named("unknown").hasValue()', false],
+    ['format.named("dns1123Label").value().validate("x").hasValue()', false], ['format.labelValue().validate("my-cool-label-Value").hasValue()', false],
+    ['isURL("https://example.com:80/path?query=val#fragment")', true], ['isURL("/absolute-path")', true], ['isURL("relative")', false],
+    ['url("https://example.com:80/path").getScheme()', 'https'], ['url("https://example.com:80/path").getHost()', 'example.com:80'],
+    ['url("https://[::1]:80/path").getHostname()', '::1'], ['url("https://example.com:8080/path").getPort()', '8080'], ['url("https://example.com/a%20b").getEscapedPath()', '/a%20b'],
+    ['url("https://example.com/path?k1=a&k2=b&k2=c").getQuery()["k2"]', ['b', 'c']], ['url("/path").getScheme()', ''],
+  ];
+  const plainOf = (v: unknown): unknown => (v && typeof v === 'object' && Symbol.iterator in v ? [...(v as Iterable<unknown>)] : v);
+  for (const [expr, want] of cases) {
+    it(expr, () => {
+      const r = evaluateExpression(expr);
+      assert.equal(r.error, undefined);
+      assert.deepEqual(plainOf(r.value), want);
+      assert.deepEqual(compileRule({ rule: `(${expr}) == (${expr})` }, { type: 'string' }).problems, [], 'and it type-checks');
+    });
+  }
+  for (const [expr, err] of [
+    ['quantity("10Mo")', /quantities must match/], ['quantity("9999999999999999999999999999999999999G").asInteger()', /cannot convert/],
+    ['semver("v1.0")', /could not parse semver/], ['ip("192.168.0.1.0")', /unable to parse IP/], ['ip("2001:db8:::68")', /unable to parse IP/], ['cidr("192.168.0.0/")', /network address parse error/],
+    ['url("relative")', /invalid URI/],
+  ] as const) {
+    it(`${expr} fails`, () => assert.match(evaluateExpression(expr).error ?? '', err));
+  }
 });
