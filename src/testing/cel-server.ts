@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { RuleSchema } from '../cel/index.js';
-import { startCELWebhook } from './cel.js';
+import { startCELWebhook } from './cel-review.js';
 
 interface Settings {
   host: string;

@@ -1,25 +1,26 @@
 /**
  * CEL enforcement for API servers that do not evaluate `x-kubernetes-validations` (before 1.25):
- * a validating admission webhook, served by the runtime's webhook server on its own port, that
- * evaluates every rule of the installed CRDs on create and update (src/cel/eval.ts) and refuses
+ * a validating admission webhook, served by the runtime's webhook server on its own port in a
+ * child process, that evaluates every rule of the installed CRDs on create and update and refuses
  * in the API server's words (422 Invalid, `spec.x: Invalid value: "string": <message>`, with the
  * field causes). The API server in front prefixes the message with `admission webhook
  * "cel.envtest.kubeforge.io" denied the request: `; status code, reason and causes are those a
- * 1.25+ server gives.
+ * 1.25+ server gives. This module is the test process's side (which CRDs, the configuration,
+ * the child); the evaluation runs in the child (./cel-server.ts, ./cel-review.ts), so the test
+ * process never loads the CEL engine.
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { validateObject, type RuleFailure, type RuleSchema } from '../cel/index.js';
-import { FieldErrors, type FieldError } from '../runtime/webhook/fielderrors.js';
-import { newWebhookServer, type WebhookServer } from '../runtime/webhook/server.js';
+import type { RuleSchema } from '../cel/index.js';
 import type { CRDObject } from './crds.js';
 import { ControlPlaneProcess } from './process.js';
 import type { WebhookConfigurationObject } from './webhooks.js';
 
-export const CEL_WEBHOOK_PATH = '/validate-kubeforge-cel';
+import { CEL_WEBHOOK_PATH } from './cel-path.js';
 
+export { CEL_WEBHOOK_PATH };
 type Obj = Record<string, unknown>;
 
 /** Schemas with rules, by `group/version/Kind`. */
@@ -32,47 +33,6 @@ export function celSchemas(crds: readonly CRDObject[]): Map<string, RuleSchema> 
     }
   }
   return out;
-}
-
-function toFieldError(f: RuleFailure): FieldError {
-  switch (f.type) {
-    case 'FieldValueForbidden':
-      return { type: 'FieldValueForbidden', field: f.field, detail: f.detail };
-    case 'FieldValueRequired':
-      return { type: 'FieldValueRequired', field: f.field, detail: f.detail };
-    case 'FieldValueDuplicate':
-      return { type: 'FieldValueDuplicate', field: f.field, badValue: f.value };
-    default:
-      return { type: 'FieldValueInvalid', field: f.field, badValue: f.value, detail: f.detail };
-  }
-}
-
-/** Answers one AdmissionReview: allowed, or refused with the failures of the object's rules. */
-export function reviewCEL(schemas: ReadonlyMap<string, RuleSchema>, review: unknown): unknown {
-  const req = ((review as Obj | undefined)?.request ?? {}) as Obj;
-  const uid = String(req.uid ?? '');
-  const kind = (req.kind ?? {}) as { group?: string; version?: string; kind?: string };
-  const schema = schemas.get(`${kind.group}/${kind.version}/${kind.kind}`);
-  const answer = (response: Obj) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid, ...response } });
-  const op = req.operation;
-  if (!schema || (op !== 'CREATE' && op !== 'UPDATE') || !req.object) return answer({ allowed: true });
-  const failures = validateObject(schema, req.object, op === 'UPDATE' ? req.oldObject ?? undefined : undefined);
-  if (!failures.length) return answer({ allowed: true });
-  const obj = req.object as Obj;
-  const name = String(((obj.metadata ?? {}) as Obj).name ?? req.name ?? '');
-  const errors = new FieldErrors(failures.map(toFieldError), { kind: kind.kind, group: kind.group, name });
-  return answer({
-    allowed: false,
-    status: {
-      apiVersion: 'v1',
-      kind: 'Status',
-      status: 'Failure',
-      code: 422,
-      reason: 'Invalid',
-      message: errors.message,
-      details: { name, group: kind.group, kind: kind.kind, causes: errors.causes() },
-    },
-  });
 }
 
 /** The configuration that sends every create and update of the CRDs' resources to the CEL webhook. */
@@ -103,29 +63,6 @@ export function celWebhookConfiguration(crds: readonly CRDObject[], schemas: Rea
       },
     ],
   } as unknown as WebhookConfigurationObject;
-}
-
-/** A running CEL webhook server; `stop()` ends it. */
-export interface CELWebhook {
-  port: number;
-  stop(): Promise<void>;
-}
-
-/** Starts the runtime's webhook server on `host:port` (certificate from `certDir`) answering {@link reviewCEL}. */
-export async function startCELWebhook(schemas: ReadonlyMap<string, RuleSchema>, host: string, port: number, certDir: string): Promise<CELWebhook> {
-  const server: WebhookServer = newWebhookServer({ host, port, certDir });
-  server.register(CEL_WEBHOOK_PATH, { handle: async (body) => reviewCEL(schemas, body) });
-  const abort = new AbortController();
-  const running = server.start(abort.signal);
-  running.catch(() => undefined);
-  await server.whenStarted();
-  return {
-    port: server.port!,
-    stop: async () => {
-      abort.abort();
-      await running.catch(() => undefined);
-    },
-  };
 }
 
 /**
