@@ -57,7 +57,8 @@ export function estimateCost(c: Checked): number {
       case 'comprehensionExpr': {
         const v = k.value;
         const n = sizeOf(typeOf(v.iterRange));
-        return cost(v.iterRange) + cost(v.accuInit) + n * (cost(v.loopCondition) + cost(v.loopStep)) + cost(v.result);
+        // each iteration costs 1 besides its condition and step (cel-go)
+        return cost(v.iterRange) + cost(v.accuInit) + n * (1 + cost(v.loopCondition) + cost(v.loopStep)) + cost(v.result);
       }
       case 'callExpr': {
         const { target, args } = k.value;
@@ -73,10 +74,16 @@ export function estimateCost(c: Checked): number {
           const pattern = target ? typeOf(args[0]) : typeOf(args[1]);
           return base + Math.ceil((1 + sizeOf(str)) * STRING_TRAVERSAL) * Math.ceil(sizeOf(pattern) * REGEX_LENGTH);
         }
-        if (fn === '_==_' || fn === '_!=_' || fn === '_<_' || fn === '_<=_' || fn === '_>_' || fn === '_>=_') {
+        if (fn === '_==_' || fn === '_!=_') {
+          // compared up to the shorter operand; scalars compare for free in the estimator
           const t = typeOf(args[0]);
-          if (t?.kind === 'string' || t?.kind === 'bytes') return base + Math.ceil(Math.min(sizeOf(t), sizeOf(typeOf(args[1]))) * STRING_TRAVERSAL) + 1;
-          if (t?.kind === 'list' || t?.kind === 'map') return base + Math.min(sizeOf(t), sizeOf(typeOf(args[1]))) + 1;
+          if (t?.kind === 'string' || t?.kind === 'bytes') return base + Math.ceil(Math.min(sizeOf(t), sizeOf(typeOf(args[1]))) * STRING_TRAVERSAL);
+          if (t?.kind === 'list' || t?.kind === 'map') return base + Math.min(sizeOf(t), sizeOf(typeOf(args[1])));
+          return base;
+        }
+        if (fn === '_<_' || fn === '_<=_' || fn === '_>_' || fn === '_>=_') {
+          const t = typeOf(args[0]);
+          if (t?.kind === 'string' || t?.kind === 'bytes') return base + Math.ceil(Math.min(sizeOf(t), sizeOf(typeOf(args[1]))) * STRING_TRAVERSAL);
           return base + 1;
         }
         if (fn === '@in') {
@@ -85,14 +92,15 @@ export function estimateCost(c: Checked): number {
         }
         if (fn === '_+_') {
           const t = typeOf(e);
-          if (t?.kind === 'string') return base + Math.ceil(sizeOf(t) * STRING_TRAVERSAL) + 1;
+          if (t?.kind === 'string') return base + Math.ceil(sizeOf(t) * STRING_TRAVERSAL);
           if (t?.kind === 'list') return base + sizeOf(t) + 1;
           return base + 1;
         }
+        // a prefix or suffix test reads as much of the string as the argument is long
+        if (fn === 'startsWith' || fn === 'endsWith') return base + Math.ceil(sizeOf(typeOf(args[0])) * STRING_TRAVERSAL);
         if (overload?.cost === 'linear') {
           const per = recv?.kind === 'list' ? 1 : STRING_TRAVERSAL;
-          const argSize = args.reduce((a, x) => a + (typeOf(x)?.kind === 'string' ? sizeOf(typeOf(x)) : 0), 0);
-          return base + 1 + Math.ceil((sizeOf(recv) + argSize) * per);
+          return base + Math.ceil(sizeOf(recv) * per);
         }
         if (fn === 'string' || fn === 'bytes' || fn === 'quantity' || fn === 'url' || fn === 'semver' || fn === 'ip' || fn === 'cidr' || fn === 'isQuantity' || fn === 'isURL' || fn === 'isIP' || fn === 'isCIDR' || fn === 'isSemver') {
           return base + 1 + Math.ceil(sizeOf(typeOf(args[0])) * STRING_TRAVERSAL);

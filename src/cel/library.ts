@@ -95,8 +95,8 @@ for (const t of ['string', 'bytes', 'list(A)', 'map(K, V)']) {
   method('size', t, [], 'int');
 }
 method('contains', 'string', ['string'], 'bool', 'linear');
-method('startsWith', 'string', ['string'], 'bool', 'linear');
-method('endsWith', 'string', ['string'], 'bool', 'linear');
+method('startsWith', 'string', ['string'], 'bool');
+method('endsWith', 'string', ['string'], 'bool');
 method('matches', 'string', ['string'], 'bool', 'regex');
 fn('matches', 'string', 'string', 'bool');
 for (const t of ['int', 'uint', 'double', 'string', 'timestamp']) fn('int', t, 'int');

@@ -155,7 +155,8 @@ export function schemaType(s: RuleSchema, isRoot = false): CelT | undefined {
       if (typeof s.additionalProperties === 'object') {
         const value = schemaType(s.additionalProperties, s.additionalProperties['x-kubernetes-embedded-resource'] === true);
         if (!value) return undefined;
-        return T.map(T.string, value, s.maxProperties ?? Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (minSize(value) + 4)));
+        // an entry is at least `"":` plus the value and a comma (apiserver: minSize + 6)
+        return T.map(T.string, value, s.maxProperties ?? Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (minSize(value) + 6)));
       }
       const fields = new Map<string, CelT>();
       for (const [name, prop] of Object.entries(s.properties ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -178,8 +179,9 @@ export function schemaType(s: RuleSchema, isRoot = false): CelT | undefined {
       if (s.format === 'byte') return { kind: 'bytes', max: s.maxLength };
       if (s.format === 'duration') return T.duration;
       if (s.format === 'date' || s.format === 'date-time') return T.timestamp;
-      let max = s.maxLength;
-      if (max === undefined && s.enum?.length) max = Math.max(...s.enum.map((e) => String(e).length));
+      // maxLength counts code points, CEL sizes bytes: up to 4 per code point (as the API server assumes)
+      let max = s.maxLength === undefined ? undefined : s.maxLength * 4;
+      if (max === undefined && s.enum?.length) max = Math.max(...s.enum.map((e) => Buffer.byteLength(String(e))));
       return { kind: 'string', max: max ?? MAX_REQUEST_SIZE_BYTES - 2 };
     }
     case 'boolean':

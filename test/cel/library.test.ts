@@ -173,7 +173,7 @@ describe('cost', () => {
 
   it('the per-CRD total is a warning when no single rule is over', () => {
     const rules = Array.from({ length: 14 }, (_, i) => ({ rule: `self.matches('^[a-z]+[0-9]*[a-z]*[0-9]*[a-z]*[0-9]*${i}$')` }));
-    const root: JSONSchemaProps = { type: 'object', properties: { spec: { type: 'object', properties: { l: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 80000, 'x-kubernetes-validations': rules } } } } } };
+    const root: JSONSchemaProps = { type: 'object', properties: { spec: { type: 'object', properties: { l: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 20000, 'x-kubernetes-validations': rules } } } } } };
     const v = checkRules(root);
     assert.equal(v.length, 1, v.map((x) => x.message).join('\n'));
     assert.equal(v[0].severity, 'warning');
@@ -247,5 +247,35 @@ describe('Kubernetes typed libraries: evaluation (cases of quantity_test.go, sem
     ['url("relative")', /invalid URI/],
   ] as const) {
     it(`${expr} fails`, () => assert.match(evaluateExpression(expr).error ?? '', err));
+  }
+});
+
+describe("cost: the API server's own estimates (apiextensions compilation_test.go, TestCostEstimation)", () => {
+  const arrayOf = (type: string, max?: number): RuleSchema => ({ type: 'array', maxItems: max, items: type === 'array' ? { type: 'array', items: { type: 'number' } } : { type } });
+  const mapOf = (type: string, max?: number): RuleSchema => ({ type: 'object', maxProperties: max, additionalProperties: { type } });
+  const str = (max?: number): RuleSchema => ({ type: 'string', maxLength: max });
+  const cases: [string, (max?: number) => RuleSchema, string, number, number, number][] = [
+    ['number array with all', (m) => arrayOf('number', m), 'self.all(x, true)', 4718591, 10, 32],
+    ['string array with all', (m) => arrayOf('string', m), 'self.all(x, true)', 3145727, 20, 62],
+    ['boolean array with all', (m) => arrayOf('boolean', m), 'self.all(x, true)', 1887437, 5, 17],
+    ['array of number arrays with all', (m) => arrayOf('array', m), 'self.all(x, true)', 3145727, 100, 302],
+    ['map of numbers with all', (m) => mapOf('number', m), 'self.all(x, true)', 1348169, 10, 32],
+    ['map of strings with all', (m) => mapOf('string', m), 'self.all(x, true)', 1179647, 3, 11],
+    ['map of booleans with all', (m) => mapOf('boolean', m), 'self.all(x, true)', 943718, 100, 302],
+    ['string with contains', str, "self.contains('test')", 314574, 10, 5],
+    ['string with startsWith', str, "self.startsWith('test')", 2, 15, 2],
+    ['string with endsWith', str, "self.endsWith('test')", 2, 30, 2],
+    ['concat string', str, 'size(self + "hello") > size("hello")', 314578, 4, 7],
+    ['index of array with numbers', (m) => arrayOf('number', m), 'self[1] == 0.0', 2, 5000, 2],
+    ['regex matches simple', str, 'self.matches("x")', 314574, 50, 22],
+    ['regex matches empty string', str, '"".matches("(((((((((())))))))))[0-9]")', 7, 10, 7],
+    ['regex matches empty regex', str, 'self.matches("")', 1, 100, 1],
+    ['set string maxLength to zero', str, 'self == "x"', 2, 0, 1],
+  ];
+  for (const [name, gen, rule, unbounded, max, bounded] of cases) {
+    it(`${name}: ${unbounded} unbounded, ${bounded} with a bound of ${max}`, () => {
+      assert.equal(compileRule({ rule }, gen()).cost, unbounded);
+      assert.equal(compileRule({ rule }, gen(max)).cost, bounded);
+    });
   }
 });
