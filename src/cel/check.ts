@@ -24,7 +24,12 @@ export interface Expr {
     | { case: undefined; value?: undefined };
 }
 
+/** CEL's optional syntax (`self.?x`, `m[?k]`, `{?k: v}`, `[?x]`), which the parser (@bufbuild/cel 0.6) does not read. */
+export const OPTIONAL_SYNTAX = /\.\?[A-Za-z_]|\[\?|\{\s*\?|,\s*\?[^?]/;
+
 export interface CelIssue {
+  /** True when the expression could not be checked (optional syntax), rather than being wrong. */
+  unchecked?: boolean;
   /** cel-go style: `<input>:1:6: undefined field 'foo'`. */
   message: string;
   /** 0-based offset in the expression. */
@@ -70,7 +75,8 @@ export function checkExpression(source: string, variables: Record<string, CelT>)
     const offset = err.location?.start?.offset ?? 0;
     const raw = String(err.message ?? e).replace(/^<input>:\d+:\d+: /, '');
     const { line, column } = lineCol(source, offset);
-    out.issues.push({ message: `<input>:${line}:${column}: Syntax error: ${raw}`, offset });
+    if (OPTIONAL_SYNTAX.test(source)) out.issues.push({ message: `<input>:${line}:${column}: uses CEL's optional syntax (.?field, [?key]), which kubeforge's CEL parser does not read: not checked`, offset, unchecked: true });
+    else out.issues.push({ message: `<input>:${line}:${column}: Syntax error: ${raw}`, offset });
     return out;
   }
   for (const [k, v] of Object.entries(parsed.sourceInfo?.positions ?? {})) out.positions.set(BigInt(k), v as number);

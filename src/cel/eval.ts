@@ -14,6 +14,7 @@ import { celEnv, celMethod, celList, CelScalar, isCelError, isCelList, listType,
 import { strings } from '@bufbuild/cel/ext';
 import { create } from '@bufbuild/protobuf';
 import { DurationSchema, timestampFromMs } from '@bufbuild/protobuf/wkt';
+import { OPTIONAL_SYNTAX } from './check.js';
 import { K8S_TYPED_FUNCS, OPTIONAL_KEY } from './k8slib.js';
 import { escapeProperty, type RuleSchema, type ValidationRule } from './types.js';
 
@@ -220,24 +221,25 @@ const REASONS = new Set<RuleErrorType>(['FieldValueInvalid', 'FieldValueForbidde
 
 /**
  * Evaluates every rule the object reaches in `schema` (the version's openAPIV3Schema).
- * `old` is the stored object on update (undefined on create). Returns the failures in the order
+ * `old` is the stored object on update (undefined on create); `warnings` receives rules that
+ * could not be evaluated (optional syntax). Returns the failures in the order
  * the API server finds them (a node's own rules, then its properties in name order, items, map values).
  */
-export function validateObject(schema: RuleSchema, obj: unknown, old?: unknown): RuleFailure[] {
+export function validateObject(schema: RuleSchema, obj: unknown, old?: unknown, warnings: string[] = []): RuleFailure[] {
   const out: RuleFailure[] = [];
-  walk(schema, obj, old, '<nil>', true, out);
+  walk(schema, obj, old, '<nil>', true, out, warnings);
   return out;
 }
 
 const join = (base: string, key: string) => (base === '<nil>' ? key : `${base}.${key}`);
 
-function walk(s: RuleSchema, v: unknown, old: unknown, path: string, isRoot: boolean, out: RuleFailure[]): void {
+function walk(s: RuleSchema, v: unknown, old: unknown, path: string, isRoot: boolean, out: RuleFailure[], warnings: string[]): void {
   if (v === undefined || v === null) return;
   const rules = [...(s['x-kubernetes-validations'] ?? []), ...(s.allOf ?? []).flatMap((a) => a['x-kubernetes-validations'] ?? [])];
   if (rules.length) {
     const self = toCel(v, s, isRoot);
     const oldSelf = old === undefined || old === null ? undefined : toCel(old, s, isRoot);
-    for (const rule of rules) evaluateRule(rule, s, self, oldSelf, path, out);
+    for (const rule of rules) evaluateRule(rule, s, self, oldSelf, path, out, warnings);
   }
   if (Array.isArray(v)) {
     const items = s.items;
@@ -246,7 +248,7 @@ function walk(s: RuleSchema, v: unknown, old: unknown, path: string, isRoot: boo
     const olds = Array.isArray(old) ? (old as Record<string, unknown>[]) : [];
     v.forEach((x, i) => {
       const o = keys && x && typeof x === 'object' ? olds.find((y) => y && typeof y === 'object' && keys.every((k) => JSON.stringify((y as Record<string, unknown>)[k]) === JSON.stringify((x as Record<string, unknown>)[k]))) : undefined;
-      walk(items, x, o, `${path === '<nil>' ? '' : path}[${i}]`, items['x-kubernetes-embedded-resource'] === true, out);
+      walk(items, x, o, `${path === '<nil>' ? '' : path}[${i}]`, items['x-kubernetes-embedded-resource'] === true, out, warnings);
     });
     return;
   }
@@ -254,17 +256,22 @@ function walk(s: RuleSchema, v: unknown, old: unknown, path: string, isRoot: boo
   const o = v as Record<string, unknown>;
   const oo = old && typeof old === 'object' ? (old as Record<string, unknown>) : undefined;
   if (typeof s.additionalProperties === 'object') {
-    for (const k of Object.keys(o).sort()) walk(s.additionalProperties, o[k], oo?.[k], `${path === '<nil>' ? '' : path}[${k}]`, s.additionalProperties['x-kubernetes-embedded-resource'] === true, out);
+    for (const k of Object.keys(o).sort()) walk(s.additionalProperties, o[k], oo?.[k], `${path === '<nil>' ? '' : path}[${k}]`, s.additionalProperties['x-kubernetes-embedded-resource'] === true, out, warnings);
     return;
   }
   for (const k of Object.keys(s.properties ?? {}).sort()) {
     if (k === 'metadata' && isRoot) continue;
-    walk(s.properties![k], o[k], oo?.[k], join(path, k), s.properties![k]['x-kubernetes-embedded-resource'] === true, out);
+    walk(s.properties![k], o[k], oo?.[k], join(path, k), s.properties![k]['x-kubernetes-embedded-resource'] === true, out, warnings);
   }
 }
 
-function evaluateRule(rule: ValidationRule, s: RuleSchema, self: unknown, oldSelf: unknown, path: string, out: RuleFailure[]): void {
+function evaluateRule(rule: ValidationRule, s: RuleSchema, self: unknown, oldSelf: unknown, path: string, out: RuleFailure[], warnings: string[]): void {
   const source = rule.rule ?? '';
+  const unreadable = (src: string) => OPTIONAL_SYNTAX.test(src) && program(src).run({}).error?.startsWith('compilation failed') === true;
+  if (unreadable(source) || (rule.messageExpression !== undefined && unreadable(rule.messageExpression))) {
+    warnings.push(`${path}: rule ${JSON.stringify(source)} was not evaluated: kubeforge/testing does not read CEL's optional syntax (.?field, [?key]); a 1.29+ API server enforces it`);
+    return;
+  }
   const usesOldSelf = /\boldSelf\b/.test(source);
   const type = s.type ?? '';
   const vars: Record<string, unknown> = { self };

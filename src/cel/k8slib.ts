@@ -377,6 +377,13 @@ export const K8S_TYPED_FUNCS: CelFunc[] = [
     const shift = width - BigInt(p.len);
     return { [CIDRK]: `${bitsToIP((ipBits(p.ip, p.family) >> shift) << shift, p.family)}/${p.len}` };
   }),
+  // optionals
+  celFunc('optional.of', [DYN], MAP, (v: CelValue) => optional(v)),
+  celFunc('optional.none', [], MAP, () => optional()),
+  celFunc('optional.ofNonZeroValue', [DYN], MAP, (v: CelValue) => {
+    const zero = v === null || v === false || v === 0n || v === 0 || v === '' || (typeof v === 'object' && 'size' in v && (v as { size: number }).size === 0);
+    return optional(zero ? undefined : v);
+  }),
   // format
   ...Object.keys(FORMATS).map((name) => celFunc(`format.${name}`, [], MAP, () => ({ [FMT]: name }))),
   celFunc('format.named', [STRING], MAP, (name) => optional(FORMATS[name] ? { [FMT]: name } : undefined)),

@@ -211,7 +211,10 @@ method('validate', 'kubernetes.NamedFormat', ['string'], 'optional_type(list(str
 /** Type names usable as identifiers (`type(x) == string`). */
 export const TYPE_IDENTS = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
 
-// ---- optionals as returned by the format library ----
+// ---- optionals (optionalOldSelf, the format library, optional.of / optional.none) ----
+fn('optional.of', 'A', 'optional_type');
+fn('optional.ofNonZeroValue', 'A', 'optional_type');
+fn('optional.none', 'optional_type');
 method('hasValue', 'optional_type', [], 'bool');
 method('value', 'optional_type', [], 'dyn');
 method('orValue', 'optional_type', ['dyn'], 'dyn');

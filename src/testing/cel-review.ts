@@ -32,13 +32,15 @@ export function reviewCEL(schemas: ReadonlyMap<string, RuleSchema>, review: unkn
   const answer = (response: Obj) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid, ...response } });
   const op = req.operation;
   if (!schema || (op !== 'CREATE' && op !== 'UPDATE') || !req.object) return answer({ allowed: true });
-  const failures = validateObject(schema, req.object, op === 'UPDATE' ? req.oldObject ?? undefined : undefined);
-  if (!failures.length) return answer({ allowed: true });
+  const warnings: string[] = [];
+  const failures = validateObject(schema, req.object, op === 'UPDATE' ? req.oldObject ?? undefined : undefined, warnings);
+  if (!failures.length) return answer(warnings.length ? { allowed: true, warnings } : { allowed: true });
   const obj = req.object as Obj;
   const name = String(((obj.metadata ?? {}) as Obj).name ?? req.name ?? '');
   const errors = new FieldErrors(failures.map(toFieldError), { kind: kind.kind, group: kind.group, name });
   return answer({
     allowed: false,
+    ...(warnings.length ? { warnings } : {}),
     status: {
       apiVersion: 'v1',
       kind: 'Status',

@@ -279,3 +279,23 @@ describe("cost: the API server's own estimates (apiextensions compilation_test.g
     });
   }
 });
+
+describe('optional syntax', () => {
+  it('is reported as not checked (a warning), not as an error', () => {
+    const [p] = compileRule({ rule: 'self.?x.orValue(1) > 0' }, { type: 'object', properties: { x: { type: 'integer' } } }).problems;
+    assert.equal(p.unchecked, true);
+    assert.match(p.message, /optional syntax .* not checked/);
+    const v = checkRules({ type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.?x.orValue(1) > 0' }], properties: { x: { type: 'integer' } } } } });
+    assert.deepEqual(v.map((x) => [x.code, x.severity]), [['KF4612', 'warning']]);
+  });
+  it('is not evaluated in tests: a warning instead of a refusal', () => {
+    const warnings: string[] = [];
+    const s: RuleSchema = { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.?x.orValue(1) > 0' }], properties: { x: { type: 'integer' } } };
+    assert.deepEqual(validateObject(s, { x: 0 }, undefined, warnings), []);
+    assert.match(warnings[0], /not evaluated: kubeforge\/testing does not read CEL's optional syntax/);
+  });
+  it('optional.of and optional.none work', () => {
+    assert.equal(evaluateExpression('optional.of(1).hasValue() && !optional.none().hasValue() && optional.none().orValue(2) == 2 && !optional.ofNonZeroValue("").hasValue()').value, true);
+    assert.deepEqual(compileRule({ rule: 'optional.of(self).hasValue()' }, { type: 'string' }).problems, []);
+  });
+});
