@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RestClient, RestError } from '../../src/runtime/util/rest.js';
-import { TestEnvironment, type CRDObject } from '../../src/testing/index.js';
+import { TestEnvironment, runningControlPlanePids, type CRDObject } from '../../src/testing/index.js';
 
 const spec = {
   type: 'object',
@@ -57,6 +57,12 @@ describe('CEL enforcement on an API server older than 1.25', () => {
   after(async () => {
     rest?.close();
     await env.stop();
+    // the webhook's process went with the control plane
+    assert.deepEqual(runningControlPlanePids(), []);
+  });
+
+  it('runs the webhook in its own process, beside etcd and the API server', () => {
+    assert.equal(runningControlPlanePids().length, 3);
   });
 
   it('installs the CEL webhook for the CRDs with rules', () => {
