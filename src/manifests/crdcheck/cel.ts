@@ -4,9 +4,10 @@
  * when the CRD is created, and its cost is estimated against the server's budgets. Returns
  * violations in the schema walk's shape (chain and steps), located by the caller.
  */
-import { compileRule, multiplyCapped, sizeOf, schemaType, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, type RuleSchema, type ValidationRule } from '../../cel/index.js';
+import { compileRule, lineCol, multiplyCapped, sizeOf, schemaType, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, type RuleSchema, type ValidationRule } from '../../cel/index.js';
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { CODES } from './codes.js';
+import { checkRE2 } from './re2.js';
 import { schemaPath } from './schema.js';
 
 export interface RuleViolation {
@@ -51,6 +52,14 @@ export function checkRules(root: JSONSchemaProps): RuleViolation[] {
         }
         out.push({ code: p.part === 'rule' ? CEL_CODES.rule : CEL_CODES.messageExpression, severity: 'error', chain: [...chain], steps: [...steps], keyword: 'x-kubernetes-validations', rule, message: `${part} does not compile: ${p.message}`, hint: hintFor(p.message) });
       }
+      // literal patterns are compiled (RE2) when the rule is, as cel-go does
+      for (const [part, checked] of [['rule', c.checked], ['messageExpression', c.messageChecked]] as const) {
+        for (const bad of badPatterns(checked)) {
+          const text = part === 'rule' ? rule.rule : rule.messageExpression;
+          out.push({ code: part === 'rule' ? CEL_CODES.rule : CEL_CODES.messageExpression, severity: 'error', chain: [...chain], steps: [...steps], keyword: 'x-kubernetes-validations', rule, message: `${part} ${JSON.stringify(text)} does not compile: ${bad}`, hint: 'write the pattern in RE2 syntax (Go regexp): no lookarounds, backreferences, possessive or atomic forms' });
+          c.problems.push({ part, message: bad, offset: 0 });
+        }
+      }
       if (c.problems.length) continue;
       const cost = multiplyCapped(c.cost, cardinality);
       costs.push({ chain: [...chain], steps: [...steps], rule, cost: cost + multiplyCapped(c.messageExpressionCost, cardinality) });
@@ -90,4 +99,47 @@ function unboundedAt(s: JSONSchemaProps, chain: JSONSchemaProps[], steps: string
     if (steps[i] === 'items' && chain[i].maxItems === undefined) found.push(`maxItems on the list ${schemaPath(steps.slice(0, i))}`);
   }
   return found.length ? ` (unbounded here: ${found.join(', ')})` : '';
+}
+
+type CheckedExpr = NonNullable<ReturnType<typeof compileRule>['messageChecked']>;
+type Node = NonNullable<CheckedExpr['ast']>;
+
+/** `<input>:1:9: invalid regular expression ...` for each literal pattern of matches / find / findAll that RE2 refuses. */
+function badPatterns(checked: CheckedExpr | undefined): string[] {
+  const out: string[] = [];
+  const visit = (e: Node | undefined): void => {
+    if (!e) return;
+    const k = e.exprKind;
+    switch (k.case) {
+      case 'selectExpr':
+        return visit(k.value.operand);
+      case 'listExpr':
+        return k.value.elements.forEach(visit);
+      case 'structExpr':
+        return k.value.entries.forEach((x) => {
+          visit(x.keyKind.value as Node | undefined);
+          visit(x.value);
+        });
+      case 'comprehensionExpr':
+        for (const x of [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result]) visit(x);
+        return;
+      case 'callExpr': {
+        visit(k.value.target);
+        k.value.args.forEach(visit);
+        const fn = k.value.function;
+        if (fn !== 'matches' && fn !== 'find' && fn !== 'findAll') return;
+        const pattern = k.value.target ? k.value.args[0] : k.value.args[1];
+        const c = pattern?.exprKind;
+        if (c?.case !== 'constExpr' || c.value.constantKind.case !== 'stringValue') return;
+        const problem = checkRE2(String(c.value.constantKind.value));
+        if (!problem) return;
+        const { line, column } = lineCol(checked!.source, checked!.positions.get(pattern!.id) ?? 0);
+        out.push(`<input>:${line}:${column}: invalid regular expression ${JSON.stringify(String(c.value.constantKind.value))}: ${problem.message} (RE2, as the API server compiles it)`);
+        return;
+      }
+      default:
+    }
+  };
+  if (checked?.ast && !checked.issues.length) visit(checked.ast);
+  return out;
 }
