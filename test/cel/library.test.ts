@@ -299,3 +299,32 @@ describe('optional syntax', () => {
     assert.deepEqual(compileRule({ rule: 'optional.of(self).hasValue()' }, { type: 'string' }).problems, []);
   });
 });
+
+describe('rules as the Kubernetes documentation writes them compile (no false positives)', () => {
+  const realistic: RuleSchema = { type: 'object', properties: {
+    minReplicas: { type: 'integer' }, replicas: { type: 'integer' }, maxReplicas: { type: 'integer' }, prefix: { type: 'string' },
+    set1: { type: 'array', items: { type: 'string' } }, set2: { type: 'array', items: { type: 'string' } },
+    map1: { type: 'object', additionalProperties: { type: 'string' } }, map2: { type: 'object', additionalProperties: { type: 'string' } },
+    envars: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, value: { type: 'string' } } } },
+    created: { type: 'string', format: 'date-time' }, expired: { type: 'string', format: 'date-time' }, ttl: { type: 'string', format: 'duration' },
+    health: { type: 'string' }, ios: { 'x-kubernetes-int-or-string': true }, image: { type: 'string' }, x: { type: 'string' },
+    ports: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } } },
+    timeout: { type: 'string' }, data: { type: 'string', format: 'byte' }, labels: { type: 'object', additionalProperties: { type: 'string' } },
+    ratio: { type: 'number' }, nested: { type: 'object', properties: { deep: { type: 'array', items: { type: 'array', items: { type: 'integer' } } } } },
+  } };
+  const realisticRules = [
+    'self.minReplicas <= self.replicas && self.replicas <= self.maxReplicas', 'self.metadata.name.startsWith(self.prefix)', 'self.set1.all(e, !(e in self.set2))',
+    'self.map1.all(key, self.map2.exists(k2, k2 == key))', 'self.set1 == self.set2', "self.envars.filter(e, e.name == 'MY_ENV').all(e, e.value.matches('^[a-zA-Z]*$'))",
+    'has(self.expired) && self.created + self.ttl < self.expired', "self.health.startsWith('ok')", "type(self.ios) == string ? self.ios == '100%' : self.ios == 1000",
+    "self.metadata.name == 'singleton'", 'size(self.set1) == size(self.map1) && self.set1.all(n, n in self.map1)', 'self.replicas >= oldSelf.replicas',
+    '!has(self.x) || self.x.size() > 0', "self.image.split(':').size() == 2", 'self.x.lowerAscii() == self.x', "quantity(self.ios).isLessThan(quantity('1Gi'))",
+    "self.map1.all(k, k.startsWith('a'))", "self.x.matches('^[0-9]+$') && int(self.x) < 100", 'self.ports.map(p, p.port).isSorted()', 'self.ports.exists_one(p, p.name == "http")',
+    "duration(self.timeout) < duration('1h')", 'self.expired > self.created', 'self.data.size() > 0', 'self.x in self.set1', "self.labels['app'] == 'x'", "'app' in self.labels",
+    'self.replicas * 2 > 10', 'self.ratio * 2.0 > 1.0', 'self.ratio > 1', 'self.nested.deep.all(row, row.all(v, v >= 0))', 'self.ports.map(p, p.name).join(",") != ""',
+    'self.ports.all(p, p.port > 0 && p.port < 65536)', "self.set1.exists(s, s == 'a') ? self.replicas > 1 : true", 'self.ports.filter(p, has(p.name)).size() == self.ports.size()',
+    "self.map1.map(k, self.map1[k]).all(v, v != '')", 'self.set1.map(s, s.size()).max() < 10', "self.x.indexOf('a') >= 0", "self.envars.map(e, e.name).isSorted()",
+    "string(self.replicas) + 'x' != ''", 'dyn(self.replicas) == 1', "self.ios.matches('x')", 'double(self.replicas) / 2.0 > 0.5', "self.created.getFullYear() >= 2020",
+    "[1, 2, 3].all(i, i > 0)", "{'a': 1}.exists(k, k == 'a')", "self.x.size() > 0 || !has(self.x)", "self.ports.all(p, self.ports.exists_one(q, q.name == p.name))",
+  ];
+  for (const rule of realisticRules) it(rule, () => assert.deepEqual(compileRule({ rule }, realistic, true).problems, []));
+});
