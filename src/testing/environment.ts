@@ -75,7 +75,9 @@ export interface TestEnvironmentOptions {
    * before 1.25, such as the v1.20 build): start() then runs a validating webhook that evaluates
    * every rule on create and update as a 1.25+ server would (src/testing/cel.ts). Default true;
    * nothing is installed when the server enforces CEL itself, for an existing cluster, or when no
-   * CRD has rules. A rule that fails to evaluate refuses the object (as on a real server).
+   * CRD has rules. A rule that fails to evaluate refuses the object (as on a real server). The
+   * webhook runs in a child process stopped by stop(); its configuration is listed in
+   * {@link TestEnvironment.webhookConfigurations}.
    */
   celEnforcement?: boolean;
 }
