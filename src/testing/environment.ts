@@ -24,6 +24,7 @@ import {
   type WebhookServingOptions,
   waitForWebhooksActive,
 } from './webhooks.js';
+import { CEL_WEBHOOK_PATH, celSchemas, celWebhookConfiguration, startCELWebhookProcess } from './cel.js';
 import { generateCACert, generateSignedCert } from '../runtime/manager/selfsigned.js';
 import { newClient, type ClientOptions } from '../runtime/client/index.js';
 import type { Client } from '../runtime/contracts.js';
@@ -69,6 +70,16 @@ export interface TestEnvironmentOptions {
    * certificate and rewrites CRD conversion webhooks; this adds the admission webhooks.
    */
   webhookInstallOptions?: WebhookInstallOptions;
+  /**
+   * Enforce the CRDs' `x-kubernetes-validations` where the API server does not (kube-apiserver
+   * before 1.25, such as the v1.20 build): start() then runs a validating webhook that evaluates
+   * every rule on create and update as a 1.25+ server would (src/testing/cel.ts). Default true;
+   * nothing is installed when the server enforces CEL itself, for an existing cluster, or when no
+   * CRD has rules. A rule that fails to evaluate refuses the object (as on a real server). The
+   * webhook runs in a child process stopped by stop(); its configuration is listed in
+   * {@link TestEnvironment.webhookConfigurations}.
+   */
+  celEnforcement?: boolean;
 }
 
 /** Thrown by TestEnvironment for setup problems; `hint` says how to fix them. */
@@ -162,6 +173,7 @@ export class TestEnvironment {
   private installed: CRDObject[] = [];
   private serving?: WebhookServingInfo;
   private installedWebhooks: WebhookConfigurationObject[] = [];
+  private celWebhook?: ControlPlaneProcess;
 
   constructor(options: TestEnvironmentOptions = {}) {
     this.options = options;
@@ -275,6 +287,8 @@ export class TestEnvironment {
         timeoutMs: this.options.crdInstallTimeout,
       });
       const rewritten = hooks.map((h) => rewriteWebhookClientConfig(h, host, port, caBundle));
+      const cel = await this.startCELEnforcement(crds, host, serving.localServingCertDir, caBundle);
+      if (cel) rewritten.push(cel);
       // Recorded before the call: what was created before a failure is deleted by stop().
       this.installedWebhooks = rewritten;
       this.installedWebhooks = await installWebhookConfigurations(this.kc!, rewritten);
@@ -295,6 +309,21 @@ export class TestEnvironment {
       throw e;
     }
     return this.kc!;
+  }
+
+  /**
+   * Starts the CEL webhook (its own port, the serving certificate) when the API server is older
+   * than 1.25 and a CRD has rules; returns its configuration, to be installed with the others.
+   */
+  private async startCELEnforcement(crds: CRDObject[], host: string, certDir: string, caBundle: string): Promise<WebhookConfigurationObject | undefined> {
+    if (this.options.celEnforcement === false || this.usesExistingCluster || !this.plane) return undefined;
+    const schemas = celSchemas(crds);
+    if (!schemas.size) return undefined;
+    const minor = apiServerMinor(this.assets().apiserver);
+    if (minor !== undefined && minor >= 25) return undefined;
+    const [celPort] = await freePorts(1);
+    this.celWebhook = await startCELWebhookProcess(schemas, host, celPort, certDir, certDir, !!this.options.attachControlPlaneOutput);
+    return celWebhookConfiguration(crds, schemas, `https://${host.includes(':') ? `[${host}]` : host}:${celPort}${CEL_WEBHOOK_PATH}`, caBundle);
   }
 
   /**
@@ -613,10 +642,13 @@ export class TestEnvironment {
     const kc = this.kc;
     const serving = this.serving;
     const hooks = this.installedWebhooks;
+    const cel = this.celWebhook;
+    this.celWebhook = undefined;
     this.kc = undefined;
     this.kubeconfigFile = undefined;
     this.serving = undefined;
     this.installedWebhooks = [];
+    await cel?.stop(2000);
     try {
       // A private control plane takes its configurations with it; a shared cluster must not keep
       // webhooks pointing at a server that is gone.

@@ -28,6 +28,12 @@ export const CODES = {
   metadata: 'KF4610',
   /** x-kubernetes-validations that the server refuses without evaluating them (empty rule, bad reason, fieldPath). */
   cel: 'KF4611',
+  /** A CEL rule that does not compile against its schema (./cel.ts). */
+  celRule: 'KF4612',
+  /** A messageExpression that does not compile or is not a string (./cel.ts). */
+  celMessage: 'KF4613',
+  /** A warning: a rule's estimated cost exceeds the API server's budget (./cel.ts). */
+  celCost: 'KF4614',
 } as const;
 
 /** One line of help per code, from the catalogue of every code (src/diagnostics/codes.ts). */

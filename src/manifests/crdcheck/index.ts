@@ -8,11 +8,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { error, type Diagnostic } from '../../diagnostics/index.js';
+import { error, warning as warningDiagnostic, type Diagnostic } from '../../diagnostics/index.js';
 import type { Location, MarkerValue } from '../../analysis/collector.js';
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { crdOriginOf, schemaOriginOf, type CRDOrigin, type SchemaOrigin } from '../../schema/origin.js';
 import { CODES } from './codes.js';
+import { checkRules, type RuleViolation } from './cel.js';
 import { checkSchema, schemaPath, type SchemaViolation } from './schema.js';
 
 export { CODES, CODE_HELP } from './codes.js';
@@ -171,6 +172,19 @@ function locateAt(v: SchemaViolation, o: SchemaOrigin, i: number, version: Versi
     if (i === 0) return { at: loc(version.at), where: o.where };
   }
   return undefined;
+}
+
+/** The `@XValidation` marker that wrote this rule (same rule text) on the nearest origin; else as any schema violation. */
+function locateRule(v: RuleViolation, version: VersionOrigin): Located {
+  for (let i = v.chain.length - 1; i >= 0; i--) {
+    const o = schemaOriginOf(v.chain[i]);
+    if (!o) continue;
+    for (let x: SchemaOrigin | undefined = o; x; x = x.type) {
+      const m = x.markers.find((mk) => (mk.name === 'XValidation' || mk.name === 'Items.XValidation') && (mk.args as Obj).rule === v.rule.rule);
+      if (m && !m.file.includes('/node_modules/')) return { at: loc(m), where: o.where };
+    }
+  }
+  return locate({ code: v.code, chain: v.chain, steps: v.steps, keyword: v.keyword, message: v.message, hint: v.hint }, version);
 }
 
 function markerOf(versions: readonly VersionOrigin[], name: string): MarkerValue | undefined {
@@ -358,6 +372,13 @@ export function checkCRD(crd: object): Diagnostic[] {
       const l = locate(v, o);
       const path = schemaPath(v.steps);
       out.push(error(v.code, `${l.where} (${kind} ${name} ${path}): ${v.message}`, { ...l.at, hint: v.hint }));
+    }
+
+    // CEL rules compiled against their schema, and their estimated cost (./cel.ts)
+    for (const v of checkRules(schema)) {
+      const l = locateRule(v, o);
+      const path = schemaPath(v.steps);
+      out.push((v.severity === 'error' ? error : warningDiagnostic)(v.code, `${l.where} (${kind} ${name} ${path}): ${v.message}`, { ...l.at, hint: v.hint }));
     }
   }
   return dedupe(out);

@@ -1,0 +1,330 @@
+/**
+ * The CEL type checker for validation rules. @bufbuild/cel parses (and expands macros:
+ * `has`, `all`, `exists`, `exists_one`, `map`, `filter`) and evaluates, but its checker only types
+ * constants and identifiers, so this module checks the parsed tree itself against the variables
+ * the API server declares (`self`, `oldSelf`, typed from the schema by ./types.ts) and the
+ * overloads of ./library.ts. Messages follow cel-go's wording (`undefined field 'x'`,
+ * `found no matching overload for '_+_' applied to '(int, string)'`), located `<input>:line:col`.
+ */
+import { parse } from '@bufbuild/cel';
+import { OVERLOADS, TYPE_IDENTS, type Overload } from './library.js';
+import { T, typeName, type CelT } from './types.js';
+
+/** The parts of cel-spec's Expr this module reads (kept structural: no import of generated protobuf types). */
+export interface Expr {
+  id: bigint;
+  exprKind:
+    | { case: 'constExpr'; value: { constantKind: { case: string | undefined; value?: unknown } } }
+    | { case: 'identExpr'; value: { name: string } }
+    | { case: 'selectExpr'; value: { operand?: Expr; field: string; testOnly: boolean } }
+    | { case: 'callExpr'; value: { target?: Expr; function: string; args: Expr[] } }
+    | { case: 'listExpr'; value: { elements: Expr[] } }
+    | { case: 'structExpr'; value: { messageName: string; entries: { keyKind: { case: string | undefined; value?: unknown }; value?: Expr }[] } }
+    | { case: 'comprehensionExpr'; value: { iterVar: string; iterRange?: Expr; accuVar: string; accuInit?: Expr; loopCondition?: Expr; loopStep?: Expr; result?: Expr } }
+    | { case: undefined; value?: undefined };
+}
+
+/** CEL's optional syntax (`self.?x`, `m[?k]`, `{?k: v}`, `[?x]`), which the parser (@bufbuild/cel 0.6) does not read. */
+export const OPTIONAL_SYNTAX = /\.\?[A-Za-z_]|\[\?|\{\s*\?|,\s*\?[^?]/;
+
+export interface CelIssue {
+  /** True when the expression could not be checked (optional syntax), rather than being wrong. */
+  unchecked?: boolean;
+  /** cel-go style: `<input>:1:6: undefined field 'foo'`. */
+  message: string;
+  /** 0-based offset in the expression. */
+  offset: number;
+}
+
+export interface Checked {
+  ast?: Expr;
+  /** The output type, when the expression checked. */
+  type?: CelT;
+  /** Type of each node (by id), for the cost estimator. */
+  types: Map<bigint, CelT>;
+  /** Overload chosen at each call node (by id): the first that matched. */
+  calls: Map<bigint, Overload>;
+  issues: CelIssue[];
+  usesOldSelf: boolean;
+  source: string;
+  positions: Map<bigint, number>;
+}
+
+/** Line and column (1-based, columns in code points) of an offset in `src`. */
+export function lineCol(src: string, offset: number): { line: number; column: number } {
+  const cps = [...src];
+  let line = 1;
+  let column = 1;
+  for (let i = 0; i < offset && i < cps.length; i++) {
+    if (cps[i] === '\n') {
+      line++;
+      column = 1;
+    } else column++;
+  }
+  return { line, column };
+}
+
+/** Parses and checks `source` with the given variables. Never throws: problems are issues. */
+export function checkExpression(source: string, variables: Record<string, CelT>): Checked {
+  const out: Checked = { types: new Map(), calls: new Map(), issues: [], usesOldSelf: false, source, positions: new Map() };
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(source);
+  } catch (e) {
+    const err = e as { message?: string; location?: { start?: { offset?: number } } };
+    const offset = err.location?.start?.offset ?? 0;
+    const raw = String(err.message ?? e).replace(/^<input>:\d+:\d+: /, '');
+    const { line, column } = lineCol(source, offset);
+    if (OPTIONAL_SYNTAX.test(source)) out.issues.push({ message: `<input>:${line}:${column}: uses CEL's optional syntax (.?field, [?key]), which kubeforge's CEL parser does not read: not checked`, offset, unchecked: true });
+    else out.issues.push({ message: `<input>:${line}:${column}: Syntax error: ${raw}`, offset });
+    return out;
+  }
+  for (const [k, v] of Object.entries(parsed.sourceInfo?.positions ?? {})) out.positions.set(BigInt(k), v as number);
+  // has(x.f) is reported where x.f is written (cel-go), not at `has`
+  for (const [k, call] of Object.entries(parsed.sourceInfo?.macroCalls ?? {})) {
+    const c = call as unknown as Expr;
+    if (c.exprKind.case === 'callExpr' && c.exprKind.value.function === 'has' && c.exprKind.value.args[0]) {
+      const at = out.positions.get(c.exprKind.value.args[0].id);
+      if (at !== undefined) out.positions.set(BigInt(k), at);
+    }
+  }
+  const ast = parsed.expr as unknown as Expr;
+  out.ast = ast;
+  const checker = new Checker(out, variables);
+  const t = checker.check(ast, new Map());
+  if (!out.issues.length) out.type = t;
+  return out;
+}
+
+const isDyn = (t: CelT) => t.kind === 'dyn';
+const ERR: CelT = { kind: 'dyn' };
+
+class Checker {
+  constructor(
+    private readonly out: Checked,
+    private readonly variables: Record<string, CelT>,
+  ) {}
+
+  private issue(e: Expr, message: string): CelT {
+    const offset = this.out.positions.get(e.id) ?? 0;
+    const { line, column } = lineCol(this.out.source, offset);
+    // one report per node
+    const text = `<input>:${line}:${column}: ${message}`;
+    if (!this.out.issues.some((i) => i.message === text)) this.out.issues.push({ message: text, offset });
+    return ERR;
+  }
+
+  check(e: Expr, scope: Map<string, CelT>): CelT {
+    const t = this.checkNode(e, scope);
+    this.out.types.set(e.id, t);
+    return t;
+  }
+
+  private checkNode(e: Expr, scope: Map<string, CelT>): CelT {
+    const k = e.exprKind;
+    switch (k.case) {
+      case 'constExpr':
+        switch (k.value.constantKind.case) {
+          case 'boolValue':
+            return T.bool;
+          case 'int64Value':
+            return T.int;
+          case 'uint64Value':
+            return T.uint;
+          case 'doubleValue':
+            return T.double;
+          case 'stringValue':
+            return { kind: 'string', max: [...String(k.value.constantKind.value)].length };
+          case 'bytesValue':
+            return { kind: 'bytes', max: (k.value.constantKind.value as Uint8Array).length };
+          case 'nullValue':
+            return T.null;
+          default:
+            return T.dyn;
+        }
+      case 'identExpr': {
+        const name = k.value.name;
+        const local = scope.get(name);
+        if (local) return local;
+        if (name === 'oldSelf') this.out.usesOldSelf = true;
+        const v = this.variables[name];
+        if (v) return v;
+        if (TYPE_IDENTS.has(name)) return T.type;
+        return this.issue(e, `undeclared reference to '${name}' (in container '')`);
+      }
+      case 'selectExpr': {
+        const { operand, field, testOnly } = k.value;
+        // A qualified function name such as `format.dns1123Label` is not a selection.
+        if (!operand) return T.dyn;
+        const ot = this.check(operand, scope);
+        let ft: CelT;
+        switch (ot.kind) {
+          case 'object': {
+            const f = ot.fields.get(field);
+            ft = f ?? this.issue(e, `undefined field '${field}'`);
+            break;
+          }
+          case 'map':
+            ft = ot.value;
+            if (!isDyn(ot.key) && ot.key.kind !== 'string') ft = this.issue(e, `type '${typeName(ot)}' does not support field selection`);
+            break;
+          case 'dyn':
+            ft = T.dyn;
+            break;
+          default:
+            ft = this.issue(e, `type '${typeName(ot)}' does not support field selection`);
+        }
+        return testOnly ? T.bool : ft;
+      }
+      case 'callExpr':
+        return this.checkCall(e, k.value, scope);
+      case 'listExpr': {
+        let elem: CelT | undefined;
+        let max = 0;
+        for (const el of k.value.elements) {
+          const t = this.check(el, scope);
+          elem = elem ? join(elem, t) : t;
+          max++;
+        }
+        return T.list(elem ?? T.dyn, max);
+      }
+      case 'structExpr': {
+        if (k.value.messageName) return this.issue(e, `undeclared reference to '${k.value.messageName}' (in container '')`);
+        let key: CelT | undefined;
+        let value: CelT | undefined;
+        for (const entry of k.value.entries) {
+          if (entry.keyKind.case === 'mapKey') {
+            const kt = this.check(entry.keyKind.value as Expr, scope);
+            key = key ? join(key, kt) : kt;
+          }
+          if (entry.value) {
+            const vt = this.check(entry.value, scope);
+            value = value ? join(value, vt) : vt;
+          }
+        }
+        return T.map(key ?? T.dyn, value ?? T.dyn, k.value.entries.length);
+      }
+      case 'comprehensionExpr': {
+        const c = k.value;
+        const rt = c.iterRange ? this.check(c.iterRange, scope) : T.dyn;
+        let iter: CelT;
+        if (rt.kind === 'list') iter = rt.elem;
+        else if (rt.kind === 'map') iter = rt.key;
+        else if (rt.kind === 'dyn') iter = T.dyn;
+        else iter = this.issue(c.iterRange!, `expression of type '${typeName(rt)}' cannot be range of a comprehension (must be list, map, or dynamic)`);
+        let accu = c.accuInit ? this.check(c.accuInit, scope) : T.dyn;
+        const inner = new Map(scope);
+        inner.set(c.iterVar, iter);
+        inner.set(c.accuVar, accu);
+        if (c.loopCondition) this.check(c.loopCondition, inner);
+        if (c.loopStep) {
+          const st = this.check(c.loopStep, inner);
+          // `map` and `filter` start from an empty list: the step gives the element type.
+          accu = join(accu, st);
+          inner.set(c.accuVar, accu);
+        }
+        const result = c.result ? this.check(c.result, inner) : accu;
+        return result.kind === 'list' && rt.kind === 'list' ? { ...result, max: rt.max } : result;
+      }
+      default:
+        return T.dyn;
+    }
+  }
+
+  private checkCall(e: Expr, call: { target?: Expr; function: string; args: Expr[] }, scope: Map<string, CelT>): CelT {
+    let name = call.function;
+    let target = call.target;
+    // `format.dns1123Label()`, `ip.isCanonical(x)`, `strings.quote(x)`: qualified global functions.
+    if (target && target.exprKind.case === 'identExpr' && !scope.has(target.exprKind.value.name) && !this.variables[target.exprKind.value.name] && OVERLOADS.has(`${target.exprKind.value.name}.${name}`)) {
+      name = `${target.exprKind.value.name}.${name}`;
+      target = undefined;
+    }
+    const tt = target ? this.check(target, scope) : undefined;
+    const ats = call.args.map((a) => this.check(a, scope));
+    const candidates = OVERLOADS.get(name);
+    if (!candidates) return this.issue(e, `undeclared reference to '${name}' (in container '')`);
+    const matches: { o: Overload; result: CelT }[] = [];
+    for (const o of candidates) {
+      if (!!o.target !== !!tt || o.args.length !== ats.length) continue;
+      const b = new Map<string, CelT>();
+      if (o.target && !assign(o.target, tt!, b)) continue;
+      if (!o.args.every((p, i) => assign(p, ats[i], b))) continue;
+      matches.push({ o, result: substitute(o.result, b) });
+    }
+    if (!matches.length) {
+      if (ats.some((t) => t === ERR) || tt === ERR) return ERR;
+      const sig = `(${ats.map(typeName).join(', ')})`;
+      return this.issue(e, `found no matching overload for '${name}' applied to '${tt ? `${typeName(tt)}.` : ''}${sig}'`);
+    }
+    this.out.calls.set(e.id, matches[0].o);
+    // several overloads matched a dyn argument: the result is dyn unless they agree
+    let result = matches[0].result;
+    for (const m of matches.slice(1)) if (typeName(m.result) !== typeName(result)) result = T.dyn;
+    if (name === '_+_' && result.kind === 'string' && ats.every((a) => a.kind === 'string')) return { kind: 'string', max: sum(ats.map((a) => (a.kind === 'string' ? a.max : undefined))) };
+    if (name === '_+_' && result.kind === 'list' && ats.every((a) => a.kind === 'list')) return { ...result, max: sum(ats.map((a) => (a.kind === 'list' ? a.max : undefined))) };
+    if (result.kind === 'string' && tt && tt.kind === 'string' && result.max === undefined) return { kind: 'string', max: tt.max };
+    if (result.kind === 'list' && result.elem.kind === 'string' && tt && tt.kind === 'string') return { ...result, max: tt.max };
+    return result;
+  }
+}
+
+function sum(xs: (number | undefined)[]): number | undefined {
+  return xs.every((x) => x !== undefined) ? xs.reduce((a, b) => a! + b!, 0) : undefined;
+}
+
+/** Can a value of type `actual` be passed where `param` is expected (binding type parameters in `b`)? */
+function assign(param: CelT, actual: CelT, b: Map<string, CelT>): boolean {
+  if (param.kind === 'param') {
+    const bound = b.get(param.name);
+    if (!bound || bound.kind === 'dyn') {
+      b.set(param.name, actual);
+      return true;
+    }
+    if (assign(bound, actual, b)) return true;
+    if (assign(actual, bound, new Map())) {
+      b.set(param.name, actual);
+      return true;
+    }
+    return false;
+  }
+  if (param.kind === 'dyn' || actual.kind === 'dyn') return true;
+  if (actual.kind === 'null') return param.kind === 'null' || param.kind === 'object' || param.kind === 'opaque';
+  if (param.kind !== actual.kind) return false;
+  if (param.kind === 'list' && actual.kind === 'list') return assign(param.elem, actual.elem, b);
+  if (param.kind === 'map' && actual.kind === 'map') return assign(param.key, actual.key, b) && assign(param.value, actual.value, b);
+  if (param.kind === 'opaque' && actual.kind === 'opaque') return param.name === actual.name;
+  if (param.kind === 'object' && actual.kind === 'object') return sameObject(param, actual);
+  return true;
+}
+
+function sameObject(a: CelT & { kind: 'object' }, b: CelT & { kind: 'object' }): boolean {
+  if (a === b) return true;
+  if (a.fields.size !== b.fields.size) return false;
+  for (const [k, t] of a.fields) {
+    const u = b.fields.get(k);
+    if (!u || !assign(t, u, new Map())) return false;
+  }
+  return true;
+}
+
+function substitute(t: CelT, b: Map<string, CelT>): CelT {
+  if (t.kind === 'param') return b.get(t.name) ?? T.dyn;
+  if (t.kind === 'list') return T.list(substitute(t.elem, b));
+  if (t.kind === 'map') return T.map(substitute(t.key, b), substitute(t.value, b));
+  return t;
+}
+
+/** The common type of two branches or elements; dyn where they differ (an empty list's dyn gives way). */
+export function join(a: CelT, b: CelT): CelT {
+  if (a.kind === 'dyn') return b;
+  if (b.kind === 'dyn') return a;
+  if (a.kind === 'null') return b;
+  if (b.kind === 'null') return a;
+  if (a.kind === 'list' && b.kind === 'list') return T.list(join(a.elem, b.elem), a.max !== undefined && b.max !== undefined ? Math.max(a.max, b.max) : undefined);
+  if (a.kind === 'map' && b.kind === 'map') return T.map(join(a.key, b.key), join(a.value, b.value));
+  if ((a.kind === 'string' && b.kind === 'string') || (a.kind === 'bytes' && b.kind === 'bytes')) return { kind: a.kind, max: a.max !== undefined && b.max !== undefined ? Math.max(a.max, b.max) : undefined };
+  if (a.kind === b.kind && a.kind !== 'object' && a.kind !== 'opaque') return a;
+  if (a.kind === 'opaque' && b.kind === 'opaque' && a.name === b.name) return a;
+  if (a.kind === 'object' && b.kind === 'object' && sameObject(a, b)) return a;
+  return T.dyn;
+}

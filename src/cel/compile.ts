@@ -1,0 +1,66 @@
+/**
+ * Compiling one `x-kubernetes-validations` entry as the API server does when a CRD is created
+ * (apiextensions-apiserver's schema/cel Compile): the rule must check to a bool with `self`
+ * (and `oldSelf`, a transition rule) typed from the schema it is attached to; a messageExpression
+ * must check to a string. Returns the problems with cel-go's wording and the estimated cost.
+ */
+import { checkExpression, type Checked } from './check.js';
+import { estimateCost } from './cost.js';
+import { schemaType, T, typeName, type CelT, type RuleSchema, type ValidationRule } from './types.js';
+
+export interface RuleProblem {
+  /** Which expression of the rule is wrong. */
+  part: 'rule' | 'messageExpression';
+  /** cel-go style message, `<input>:1:6: undefined field 'foo'` or `must evaluate to a bool`. */
+  message: string;
+  /** 0-based offset in that expression. */
+  offset: number;
+  /** True when the expression could not be checked (optional syntax): not an error. */
+  unchecked?: boolean;
+}
+
+export interface CompiledRule {
+  rule: ValidationRule;
+  problems: RuleProblem[];
+  /** True when the rule reads `oldSelf` (a transition rule: evaluated on update only). */
+  usesOldSelf: boolean;
+  /** Estimated worst-case cost of the rule (one evaluation) and of its messageExpression. */
+  cost: number;
+  messageExpressionCost: number;
+  checked: Checked;
+  messageChecked?: Checked;
+}
+
+/** The variables of a rule on `schema`. `isRoot`: the Kind's root (apiVersion, kind, metadata.name are declared). */
+export function ruleVariables(schema: RuleSchema, isRoot: boolean, optionalOldSelf = false): Record<string, CelT> {
+  const self = schemaType(schema, isRoot || schema['x-kubernetes-embedded-resource'] === true) ?? T.dyn;
+  // optionalOldSelf: oldSelf is an optional (none on create): oldSelf.hasValue(), oldSelf.value()
+  return { self, oldSelf: optionalOldSelf ? T.opaque('optional_type') : self };
+}
+
+export function compileRule(rule: ValidationRule, schema: RuleSchema, isRoot = false): CompiledRule {
+  const vars = ruleVariables(schema, isRoot, rule.optionalOldSelf === true);
+  const problems: RuleProblem[] = [];
+  const checked = checkExpression(rule.rule ?? '', vars);
+  for (const i of checked.issues) problems.push({ part: 'rule', message: i.message, offset: i.offset, unchecked: i.unchecked });
+  if (checked.type && checked.type.kind !== 'bool' && checked.type.kind !== 'dyn') {
+    problems.push({ part: 'rule', message: `cel expression must evaluate to a bool (it is ${typeName(checked.type)})`, offset: 0 });
+  }
+  let messageChecked: Checked | undefined;
+  if (rule.messageExpression !== undefined && rule.messageExpression.trim()) {
+    messageChecked = checkExpression(rule.messageExpression, vars);
+    for (const i of messageChecked.issues) problems.push({ part: 'messageExpression', message: i.message, offset: i.offset, unchecked: i.unchecked });
+    if (messageChecked.type && messageChecked.type.kind !== 'string' && messageChecked.type.kind !== 'dyn') {
+      problems.push({ part: 'messageExpression', message: `messageExpression must evaluate to a string (it is ${typeName(messageChecked.type)})`, offset: 0 });
+    }
+  }
+  return {
+    rule,
+    problems,
+    usesOldSelf: checked.usesOldSelf,
+    cost: estimateCost(checked),
+    messageExpressionCost: messageChecked ? estimateCost(messageChecked) : 0,
+    checked,
+    messageChecked,
+  };
+}

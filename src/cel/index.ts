@@ -1,0 +1,11 @@
+/**
+ * CEL for `x-kubernetes-validations`: checking rules against the schema they are attached to
+ * (what `kubeforge manifests` does before writing a CRD) and evaluating them on objects (what
+ * `kubeforge/testing` does where the API server does not). No ts-morph, no CLI packages: the
+ * testing library loads this module.
+ */
+export { checkExpression, lineCol, type Checked, type CelIssue } from './check.js';
+export { compileRule, ruleVariables, type CompiledRule, type RuleProblem } from './compile.js';
+export { estimateCost, sizeOf, multiplyCapped, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from './cost.js';
+export { schemaType, escapeProperty, unescapeProperty, typeName, T, type CelT, type RuleSchema, type ValidationRule } from './types.js';
+export { validateObject, toCel, evaluateExpression, type RuleFailure, type RuleErrorType } from './eval.js';
