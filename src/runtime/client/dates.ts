@@ -138,3 +138,13 @@ export function reviveDates<T>(obj: T, r: Pick<ResourceInfo, 'apiVersion' | 'gro
   if (Array.isArray(conditions)) for (const c of conditions) apply(c, CONDITION_PLAN);
   return obj;
 }
+
+/** Formats a Date as a Kubernetes MicroTime (RFC 3339 with exactly six fractional digits). */
+export function microTime(d: Date = new Date()): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+/** Formats a Date as a Kubernetes Time (RFC 3339, whole seconds). */
+export function rfc3339(d: Date = new Date()): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

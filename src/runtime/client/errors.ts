@@ -89,27 +89,27 @@ export function reasonOf(err: unknown): string {
   return err instanceof StatusError ? err.reason : '';
 }
 /** True for 404 NotFound. */
-export function isNotFound(err: unknown): boolean {
+export function isNotFound(err: unknown): err is StatusError {
   return err instanceof StatusError && err.code === 404;
 }
 /** True for 409 Conflict (stale resourceVersion), false for AlreadyExists. */
-export function isConflict(err: unknown): boolean {
+export function isConflict(err: unknown): err is StatusError {
   return err instanceof StatusError && err.code === 409 && err.reason !== 'AlreadyExists';
 }
 /** True for 409 AlreadyExists. */
-export function isAlreadyExists(err: unknown): boolean {
+export function isAlreadyExists(err: unknown): err is StatusError {
   return err instanceof StatusError && err.reason === 'AlreadyExists';
 }
 /** True for 422 Invalid (schema or validation failure). */
-export function isInvalid(err: unknown): boolean {
+export function isInvalid(err: unknown): err is StatusError {
   return err instanceof StatusError && (err.code === 422 || err.reason === 'Invalid');
 }
 /** True for 403 Forbidden. */
-export function isForbidden(err: unknown): boolean {
+export function isForbidden(err: unknown): err is StatusError {
   return err instanceof StatusError && err.code === 403;
 }
 /** True for 410 Gone / Expired (e.g. a watch resourceVersion too old). */
-export function isGone(err: unknown): boolean {
+export function isGone(err: unknown): err is StatusError {
   return err instanceof StatusError && (err.code === 410 || err.reason === 'Expired' || err.reason === 'Gone');
 }
 /** Like apimachinery's IgnoreNotFound: returns undefined for NotFound, the error otherwise. */

@@ -23,7 +23,9 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Gauge } from 'prom-client';
-import { RestClient, RestError, microTime } from '../util/rest.js';
+import type { RestClient } from '../client/rest.js';
+import { StatusError, isNotFound } from '../client/errors.js';
+import { microTime } from '../client/dates.js';
 
 /** A monotonic millisecond clock (performance.now by default; tests inject a fake one). */
 export interface MonotonicClock {
@@ -320,15 +322,15 @@ export class LeaderElector {
    */
   private failed(e: unknown, what: string, signal: AbortSignal): void {
     if (signal.aborted) return;
-    if (e instanceof RestError) {
-      const permanent = [400, 405, 406, 413, 415, 422].includes(e.status) || (what === 'create' && e.status === 404);
+    if (e instanceof StatusError) {
+      const permanent = [400, 405, 406, 413, 415, 422].includes(e.code) || (what === 'create' && e.code === 404);
       if (permanent) {
-        const hint = e.status === 404 ? ` (does namespace "${this.o.namespace}" exist? set leaderElectionNamespace)` : '';
-        this.fatal ??= new LeaderElectionError(`leader election: cannot ${what} Lease ${this.lease}: the API server answered ${e.status} ${e.reason}: ${e.message}${hint}`);
+        const hint = e.code === 404 ? ` (does namespace "${this.o.namespace}" exist? set leaderElectionNamespace)` : '';
+        this.fatal ??= new LeaderElectionError(`leader election: cannot ${what} Lease ${this.lease}: the API server answered ${e.code} ${e.reason}: ${e.message}${hint}`);
         return;
       }
-      if (e.status === 409) return;
-      if (e.status === 401 || e.status === 403) {
+      if (e.code === 409) return;
+      if (e.code === 401 || e.code === 403) {
         this.o.logger.error({ err: e.message, lease: this.lease }, `cannot ${what} the leader lease: check the manager's credentials and RBAC (get, create, update on leases in coordination.k8s.io); retrying`);
         return;
       }
@@ -351,7 +353,7 @@ export class LeaderElector {
     try {
       lease = await this.o.rest.get(`${this.path}/${encodeURIComponent(this.o.name)}`, { signal, timeoutMs: timeout });
     } catch (e) {
-      if (!(e instanceof RestError && e.status === 404)) {
+      if (!(isNotFound(e))) {
         this.failed(e, 'get', signal);
         return { ok: false };
       }

@@ -10,8 +10,9 @@ import pino, { type Logger } from 'pino';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Cache, Client, ControllerManagerLike, Leadership, ManagerContracts, Reader, Runnable } from '../contracts.js';
 import { newCache } from '../cache/index.js';
-import { newClient, LeadershipLostError, RestClient as ClientRest } from '../client/index.js';
-import { RestClient } from '../util/rest.js';
+import { newClient } from '../client/client.js';
+import { LeadershipLostError } from '../client/fence.js';
+import { RestClient } from '../client/rest.js';
 import { restClientRequestMetrics } from '../client/requestmetrics.js';
 import { inClusterNamespace } from './config.js';
 import { EventBroadcaster, type EventRecorder, type LegacyEventRecorder } from './events.js';
@@ -180,7 +181,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
   private readonly logger: Logger;
   private readonly log: Logger;
   private readonly registry = new Registry();
-  private readonly clientRest: ClientRest;
+  private readonly clientRest: RestClient;
   private readonly ownRest: RestClient;
   private readonly cache: Cache & Runnable;
   private readonly client: Client;
@@ -257,7 +258,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     }
     const elector = this.elector;
     this.leadership = { isLeading: () => (elector ? elector.isLeading() : true) };
-    this.clientRest = new ClientRest(config);
+    this.clientRest = new RestClient(config);
     // client-go's rest_client_requests_total, shared by both transports.
     const observeRequest = restClientRequestMetrics(this.registry);
     this.clientRest.setRequestObserver(observeRequest);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Counter } from 'prom-client';
 import { TestEnvironment } from '../../../src/testing/index.js';
-import { RestClient } from '../../../src/runtime/util/rest.js';
+import { RestClient } from '../../../src/runtime/client/rest.js';
 import {
   GracefulShutdownTimeoutError,
   generateSelfSignedCert,
