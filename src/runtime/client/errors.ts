@@ -57,6 +57,24 @@ export class AlreadyExistsError extends StatusError {
   }
 }
 
+/**
+ * The API server does not serve a kind: discovery does not know its group/version or kind, or a
+ * list of its resource path answered 404 (a class whose `static gvk` / `plural` do not match its
+ * CRD, or a CRD that is not installed). A NotFoundError, so `isNotFound` is true as well;
+ * `isNoKindMatch` tells it apart from a missing object.
+ */
+export class NoKindMatchError extends NotFoundError {
+  constructor(message: string) {
+    super(404, { kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404, message });
+    this.name = 'NoKindMatchError';
+  }
+}
+
+/** True when the kind itself is not served (see NoKindMatchError), not just one object missing. */
+export function isNoKindMatch(err: unknown): err is NoKindMatchError {
+  return err instanceof NoKindMatchError;
+}
+
 function reasonForCode(code: number): string {
   switch (code) {
     case 400: return 'BadRequest';

@@ -152,10 +152,10 @@ export class LeaderElector {
       clock: options.clock ?? monotonic,
     };
     for (const k of ['leaseDurationMs', 'renewDeadlineMs', 'retryPeriodMs'] as const) {
-      if (!Number.isFinite(this.o[k]) || this.o[k] <= 0) throw new Error(`leader election: ${k.replace(/Ms$/, '')} must be a positive number of milliseconds (got ${this.o[k]})`);
+      if (!Number.isFinite(this.o[k]) || this.o[k] <= 0) throw new Error(`leader election: ${k} must be a positive number of milliseconds (got ${this.o[k]})`);
     }
-    if (this.o.leaseDurationMs <= this.o.renewDeadlineMs) throw new Error('leader election: leaseDuration must be greater than renewDeadline');
-    if (this.o.renewDeadlineMs <= this.o.retryPeriodMs * 1.2) throw new Error('leader election: renewDeadline must be greater than retryPeriod*1.2');
+    if (this.o.leaseDurationMs <= this.o.renewDeadlineMs) throw new Error('leader election: leaseDurationMs must be greater than renewDeadlineMs');
+    if (this.o.renewDeadlineMs <= this.o.retryPeriodMs * 1.2) throw new Error('leader election: renewDeadlineMs must be greater than retryPeriodMs*1.2');
     validateLeaseName(this.o.name, this.o.namespace);
     this.o.gauge?.set({ name: this.o.name }, 0);
   }

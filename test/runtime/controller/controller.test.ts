@@ -48,8 +48,8 @@ interface Running {
 }
 
 /** Starts a Manager restricted to `ns` after `setup` registered controllers. */
-async function runManager(kc: KubeConfig, ns: string, setup: (mgr: Manager) => void, opts: { gracefulShutdownTimeout?: number } = {}): Promise<Running> {
-  const mgr = newManager(kc, { logger: testLogger(), cache: { defaultNamespaces: [ns] }, gracefulShutdownTimeout: opts.gracefulShutdownTimeout ?? 10_000 });
+async function runManager(kc: KubeConfig, ns: string, setup: (mgr: Manager) => void, opts: { gracefulShutdownTimeoutMs?: number } = {}): Promise<Running> {
+  const mgr = newManager(kc, { logger: testLogger(), cache: { defaultNamespaces: [ns] }, gracefulShutdownTimeoutMs: opts.gracefulShutdownTimeoutMs ?? 10_000 });
   setup(mgr);
   const ac = new AbortController();
   const done = mgr.start(ac.signal);

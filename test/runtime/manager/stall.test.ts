@@ -53,9 +53,9 @@ describe('a stalled leader', () => {
       leaderElectionID: 'stall-test',
       leaderElectionNamespace: 'default',
       leaderElectionIdentity: 'standby',
-      leaseDuration: 3000,
-      renewDeadline: 2000,
-      retryPeriod: 500,
+      leaseDurationMs: 3000,
+      renewDeadlineMs: 2000,
+      retryPeriodMs: 500,
       logger: quiet(),
     });
     const standbyDid = new Set<string>();

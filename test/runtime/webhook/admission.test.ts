@@ -6,13 +6,13 @@ import { after, before, describe, it } from 'node:test';
 import { StatusError } from '../../../src/runtime/client/errors.js';
 import {
   FieldErrors,
-  createJSONPatch,
   field,
   withCustomDefaulter,
   withCustomValidator,
   type AdmissionContext,
   type CustomValidator,
 } from '../../../src/runtime/webhook/index.js';
+import { createJSONPatch } from '../../../src/runtime/webhook/admission.js';
 import { admissionReview, metricValue, patchOf, request, startServer, type Running } from './helpers.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
