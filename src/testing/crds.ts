@@ -40,8 +40,9 @@ export interface CRDInstallOptions {
 export class CRDInstallError extends Error {
   readonly file?: string;
   readonly line?: number;
-  constructor(message: string, loc: { file?: string; line?: number } = {}) {
-    super(loc.file ? `${loc.file}${loc.line ? `:${loc.line}` : ''}: ${message}` : message);
+  /** `cause`: the API error behind it (a StatusError: `isInvalid(err.cause)`...), when there was one. */
+  constructor(message: string, loc: { file?: string; line?: number; cause?: unknown } = {}) {
+    super(loc.file ? `${loc.file}${loc.line ? `:${loc.line}` : ''}: ${message}` : message, loc.cause === undefined ? undefined : { cause: loc.cause });
     this.name = 'CRDInstallError';
     this.file = loc.file;
     this.line = loc.line;
@@ -196,7 +197,7 @@ export async function installCRDs(config: KubeConfig, options: CRDInstallOptions
 
 function wrapApiError(crd: CRDObject, e: unknown): Error {
   const msg = e instanceof Error ? e.message : String(e);
-  return new CRDInstallError(`installing CustomResourceDefinition ${crd.metadata.name} failed: ${msg}`);
+  return new CRDInstallError(`installing CustomResourceDefinition ${crd.metadata.name} failed: ${msg}`, { cause: e });
 }
 
 async function waitForCRDs(rest: RestClient, crds: CRDObject[], timeoutMs: number): Promise<void> {

@@ -61,8 +61,9 @@ export interface WebhookServingOptions {
 export class WebhookInstallError extends Error {
   readonly file?: string;
   readonly line?: number;
-  constructor(message: string, loc: { file?: string; line?: number } = {}) {
-    super(loc.file ? `${loc.file}${loc.line ? `:${loc.line}` : ''}: ${message}` : message);
+  /** `cause`: the API error behind it (a StatusError: `isInvalid(err.cause)`...), when there was one. */
+  constructor(message: string, loc: { file?: string; line?: number; cause?: unknown } = {}) {
+    super(loc.file ? `${loc.file}${loc.line ? `:${loc.line}` : ''}: ${message}` : message, loc.cause === undefined ? undefined : { cause: loc.cause });
     this.name = 'WebhookInstallError';
     this.file = loc.file;
     this.line = loc.line;
@@ -212,7 +213,7 @@ function resourcePath(c: WebhookConfigurationObject, name?: string): string {
 }
 
 function wrap(c: WebhookConfigurationObject, verb: string, e: unknown): WebhookInstallError {
-  return new WebhookInstallError(`${verb} ${c.kind} ${c.metadata.name} failed: ${e instanceof Error ? e.message : String(e)}`);
+  return new WebhookInstallError(`${verb} ${c.kind} ${c.metadata.name} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
 }
 
 /**

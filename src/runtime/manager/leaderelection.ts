@@ -68,8 +68,9 @@ interface LeaseSpec {
  * API answer such as 422 Invalid or "namespace not found". The Manager stops with it.
  */
 export class LeaderElectionError extends Error {
-  constructor(message: string) {
-    super(message);
+  /** `cause`: the API server's answer (a StatusError, e.g. `isNotFound(err.cause)`), when there was one. */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'LeaderElectionError';
   }
 }
@@ -326,7 +327,7 @@ export class LeaderElector {
       const permanent = [400, 405, 406, 413, 415, 422].includes(e.code) || (what === 'create' && e.code === 404);
       if (permanent) {
         const hint = e.code === 404 ? ` (does namespace "${this.o.namespace}" exist? set leaderElectionNamespace)` : '';
-        this.fatal ??= new LeaderElectionError(`leader election: cannot ${what} Lease ${this.lease}: the API server answered ${e.code} ${e.reason}: ${e.message}${hint}`);
+        this.fatal ??= new LeaderElectionError(`leader election: cannot ${what} Lease ${this.lease}: the API server answered ${e.code} ${e.reason}: ${e.message}${hint}`, { cause: e });
         return;
       }
       if (e.code === 409) return;
