@@ -58,6 +58,12 @@ async function holder(name: string): Promise<string | undefined> {
   return lease.spec.holderIdentity;
 }
 
+/** How many GETs `mgr` sent (rest_client_requests_total): an unelected candidate sends only lease reads. */
+async function leaseGets(mgr: Manager): Promise<number> {
+  const metric = await mgr.getMetricsRegistry().getSingleMetric('rest_client_requests_total')?.get();
+  return (metric?.values ?? []).filter((v) => v.labels.method === 'GET').reduce((n, v) => n + v.value, 0);
+}
+
 async function masterStatus(mgr: Manager): Promise<string> {
   const r = await get(`http://127.0.0.1:${mgr.getMetricsAddress()!.port}/metrics`);
   return r.body.split('\n').find((l) => l.startsWith('leader_election_master_status{')) ?? '';
@@ -82,8 +88,10 @@ describe('leader election', () => {
     assert.equal(await holder('handover-test'), 'a');
     const doneB = b.start(acB.signal);
     await b.started();
-    // b campaigns for several retry periods but a keeps renewing.
-    await sleep(timings.leaseDurationMs + 1000);
+    // b campaigns for longer than a lease lasts but a keeps renewing: counted in b's lease
+    // requests (each attempt reads the lease), not slept for.
+    const attempts = Math.ceil((timings.leaseDurationMs + 1000) / timings.retryPeriodMs);
+    await eventually(async () => (await leaseGets(b)) >= attempts, `b tried ${attempts} times`, 30_000);
     assert.deepEqual(log, ['a leads']);
     assert.equal(await holder('handover-test'), 'a');
     assert.equal(await masterStatus(a), 'leader_election_master_status{name="handover-test"} 1');
