@@ -304,7 +304,7 @@ export interface ControllerManagerLike {
    * The manager's RESTMapper (optional for hand-written managers): the builders resolve `for()`,
    * `owns()` and webhook types through it, so kinds registered on it need no statics.
    */
-  getRESTMapper?(): import('./client/resolver.js').RESTMapper;
+  getRESTMapper?(): import('./client/restmapper.js').RESTMapper;
   getClient(): Client;
   getLogger(): import('pino').Logger;
   getMetricsRegistry(): import('prom-client').Registry;

@@ -7,7 +7,7 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import type { Cache, GetOptions, HandlerRegistration, IndexExtractor, Informer, ListOptions, ObjectKey, ObjectList, ResourceEventHandler, ResourceInfo, TypeRef } from '../contracts.js';
 import { NotFoundError } from '../client/errors.js';
-import { RESTMapper } from '../client/resolver.js';
+import { RESTMapper } from '../client/restmapper.js';
 import { RestClient } from '../client/rest.js';
 import { matchesLabels, parseFieldSelector, parseLabelSelector } from '../client/selector.js';
 import { SharedInformer, objectKey } from './informer.js';

@@ -22,7 +22,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { HandlerRegistration, IndexExtractor, Informer, ResourceEventHandler, ResourceInfo } from '../contracts.js';
 import { NoKindMatchError, StatusError, isGone, isNotFound, statusErrorFrom } from '../client/errors.js';
-import type { RESTMapper } from '../client/resolver.js';
+import type { RESTMapper } from '../client/restmapper.js';
 import { MissingIndexError } from './errors.js';
 import type { RestClient } from '../client/rest.js';
 import { resourcePath } from '../client/types.js';

@@ -19,7 +19,7 @@ import type {
   TypeRef,
   WriteOptions,
 } from '../contracts.js';
-import { RESTMapper } from './resolver.js';
+import { RESTMapper } from './restmapper.js';
 import { RestClient } from './rest.js';
 import { selectorString } from './selector.js';
 import { resourcePath, withTypeMeta } from './types.js';

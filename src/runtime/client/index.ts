@@ -21,5 +21,5 @@ export type { Status } from './errors.js';
 export { Apply, mergeFrom, mergePatch, jsonPatch, strategicMergePatch, createMergePatch } from './patch.js';
 export type { JSONPatchOperation } from './patch.js';
 export { LeadershipLostError } from './fence.js';
-export type { RESTMapper, APIResource } from './resolver.js';
+export type { RESTMapper, APIResource } from './restmapper.js';
 export { splitAPIVersion, apiVersionOf } from './types.js';

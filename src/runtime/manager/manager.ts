@@ -13,7 +13,7 @@ import { newCache } from '../cache/index.js';
 import { newClient } from '../client/client.js';
 import { LeadershipLostError } from '../client/fence.js';
 import { RestClient } from '../client/rest.js';
-import { RESTMapper } from '../client/resolver.js';
+import { RESTMapper } from '../client/restmapper.js';
 import { restClientRequestMetrics } from '../client/requestmetrics.js';
 import { inClusterNamespace } from './config.js';
 import { EventBroadcaster, type EventRecorder, type LegacyEventRecorder } from './events.js';
