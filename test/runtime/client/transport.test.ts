@@ -20,7 +20,7 @@ import {
   newClient,
 } from '../../../src/runtime/client/index.js';
 import { RestClient } from '../../../src/runtime/client/rest.js';
-import { CacheSyncTimeoutError, newCache } from '../../../src/runtime/cache/index.js';
+import { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError, newCache } from '../../../src/runtime/cache/index.js';
 import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
 import { newManager } from '../../../src/runtime/manager/index.js';
 import { LeaderElectionError, LeaderElector } from '../../../src/runtime/manager/leaderelection.js';
@@ -200,6 +200,39 @@ describe('a Kind the API server does not serve', () => {
       await assert.rejects(mgr.start(ac.signal), (e: unknown) => e instanceof NoKindMatchError && /plural "widgetz"/.test((e as Error).message));
     } finally {
       clearTimeout(timer);
+    }
+  });
+});
+
+describe('cache options through the Manager', () => {
+  it('cache.transform shapes what the manager caches, and typed errors name namespace and index problems', async () => {
+    await newClient(config).create(widget('default', 'shaped', { message: 'keep' }));
+    const mgr = newManager(config, {
+      logger: testLogger(),
+      cache: {
+        defaultNamespaces: ['default'],
+        syncPeriodMs: 0,
+        transform: (o) => {
+          const copy = { ...o, metadata: { ...o.metadata } };
+          delete copy.metadata.managedFields;
+          copy.metadata.annotations = { ...copy.metadata.annotations, transformed: 'yes' };
+          return copy;
+        },
+      },
+    });
+    const ac = new AbortController();
+    const done = mgr.start(ac.signal);
+    try {
+      await mgr.started();
+      const w = await mgr.getClient().get(Widget, { namespace: 'default', name: 'shaped' });
+      assert.equal(w.metadata?.annotations?.transformed, 'yes');
+      assert.equal(w.metadata?.managedFields, undefined);
+      assert.equal(w.spec?.message, 'keep');
+      await assert.rejects(mgr.getClient().get(Widget, { namespace: 'elsewhere', name: 'x' }), (e: unknown) => e instanceof NamespaceNotWatchedError && e.namespace === 'elsewhere');
+      await assert.rejects(mgr.getClient().list(Widget, { fieldSelector: 'spec.message=keep' }), (e: unknown) => e instanceof MissingIndexError && e.field === 'spec.message');
+    } finally {
+      ac.abort();
+      await done;
     }
   });
 });
