@@ -20,7 +20,7 @@ import {
   newClient,
 } from '../../../src/runtime/client/index.js';
 import { RestClient } from '../../../src/runtime/client/rest.js';
-import { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError, newCache } from '../../../src/runtime/cache/index.js';
+import { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError, newCache, type SharedInformer } from '../../../src/runtime/cache/index.js';
 import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
 import { newManager } from '../../../src/runtime/manager/index.js';
 import { LeaderElectionError, LeaderElector } from '../../../src/runtime/manager/leaderelection.js';
@@ -228,6 +228,19 @@ describe('cache options through the Manager', () => {
       assert.equal(w.metadata?.annotations?.transformed, 'yes');
       assert.equal(w.metadata?.managedFields, undefined);
       assert.equal(w.spec?.message, 'keep');
+      // The informer's storage is read through its Indexer: copies, sorted, with the transform applied.
+      const inf = (await mgr.getCache().getInformer(Widget)) as unknown as SharedInformer<Widget>;
+      const indexer = inf.getIndexer();
+      assert.ok(indexer.listKeys().includes('default/shaped'));
+      const one = indexer.getByKey('default/shaped')!;
+      assert.equal(one.metadata?.annotations?.transformed, 'yes');
+      one.spec!.message = 'changed by the caller';
+      assert.equal(indexer.getByKey('default/shaped')!.spec?.message, 'keep', 'every read is a fresh copy');
+      assert.deepEqual(
+        indexer.byIndex('namespace', 'default').map((x) => x.metadata?.name),
+        indexer.list().map((x) => x.metadata?.name),
+      );
+      assert.throws(() => indexer.byIndex('spec.message', 'keep'), MissingIndexError);
       await assert.rejects(mgr.getClient().get(Widget, { namespace: 'elsewhere', name: 'x' }), (e: unknown) => e instanceof NamespaceNotWatchedError && e.namespace === 'elsewhere');
       await assert.rejects(mgr.getClient().list(Widget, { fieldSelector: 'spec.message=keep' }), (e: unknown) => e instanceof MissingIndexError && e.field === 'spec.message');
     } finally {
