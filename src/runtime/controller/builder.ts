@@ -12,7 +12,7 @@ import type { ControllerManagerLike, TypeRef } from '../contracts.js';
 import { resolveStatic, type TypeTable } from '../client/types.js';
 import { Controller } from './controller.js';
 import type { ControllerOptions } from './controller.js';
-import { enqueueRequestForObject, enqueueRequestForOwner } from './handler.js';
+import { enqueueRequestForObject, ownerHandler } from './handler.js';
 import type { EventHandler } from './handler.js';
 import type { Predicate } from './predicate.js';
 import type { Reconciler } from './reconcile.js';
@@ -210,7 +210,7 @@ export class Builder {
     if (this.forType) controller.watch(kindSource(cache, this.forType), enqueueRequestForObject(), ...this.globalPredicates, ...this.forPredicates);
     for (const w of this.pending) {
       const source = isSource(w.target) ? w.target : kindSource(cache, w.target);
-      const handler = w.handler === 'owner' ? enqueueRequestForOwner(this.forType!, { onlyControllerOwner: w.onlyControllerOwner }) : w.handler;
+      const handler = w.handler === 'owner' ? ownerHandler(this.forType!, { onlyControllerOwner: w.onlyControllerOwner }, this.table()) : w.handler;
       controller.watch(source, handler, ...this.globalPredicates, ...w.predicates);
     }
     namesPerManager.get(mgr)!.add(name!);

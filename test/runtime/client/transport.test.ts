@@ -4,7 +4,7 @@
 // fails with its likely cause at once instead of after the cache sync timeout.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubeConfig, KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
+import { V1ConfigMap, type KubeConfig, type KubernetesObject, type V1ObjectMeta } from '@kubernetes/client-node';
 import pino from 'pino';
 import { installCRDs, CRDInstallError, TestEnvironment } from '../../../src/testing/index.js';
 import {
@@ -21,7 +21,7 @@ import {
 } from '../../../src/runtime/client/index.js';
 import { RestClient } from '../../../src/runtime/client/rest.js';
 import { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError, newCache, type SharedInformer } from '../../../src/runtime/cache/index.js';
-import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
+import { BuilderError, controllerManagedBy } from '../../../src/runtime/controller/index.js';
 import { newManager } from '../../../src/runtime/manager/index.js';
 import { LeaderElectionError, LeaderElector } from '../../../src/runtime/manager/leaderelection.js';
 import { EventBroadcaster } from '../../../src/runtime/manager/events.js';
@@ -137,6 +137,10 @@ describe('one RESTMapper per manager', () => {
     const viaB = await b.getAPIReader().get(doohickey, { namespace: 'default', name: 'mapped' });
     assert.equal(viaB.metadata?.name, 'mapped');
     await assert.rejects(a.getAPIReader().get(doohickey, { namespace: 'default', name: 'mapped' }), (e: unknown) => isNoKindMatch(e) && /no matches for kind "Doohickey"/.test(String(e)));
+
+    // The builders resolve through the manager's mapper too.
+    controllerManagedBy(a).for(Gizmo).owns(V1ConfigMap).complete(async () => ({}));
+    assert.throws(() => controllerManagedBy(b).for(Gizmo).owns(V1ConfigMap).complete(async () => ({})), (e: unknown) => e instanceof BuilderError && /Gizmo/.test((e as Error).message));
 
     // Registrations and discovery results stay in their own mapper.
     assert.equal(b.getRESTMapper().types().byKind('test.kubeforge.io/v1', 'Widget'), undefined, 'a registered Widget for Gizmo; b must not see it');
