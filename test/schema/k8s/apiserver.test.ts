@@ -232,7 +232,7 @@ describe('embedded Kubernetes schemas on a real API server', () => {
     it(`rejects ${what}`, async () => {
       await assert.rejects(rest.request('POST', path, { body: podSet('bad', spec) }), (e: unknown) => {
         assert.ok(e instanceof StatusError, String(e));
-        assert.equal(e.status, 422, e.message);
+        assert.equal(e.code, 422, e.message);
         assert.match(e.message, message);
         return true;
       });
