@@ -300,6 +300,11 @@ export interface Client extends Reader, Writer {
  */
 export interface ControllerManagerLike {
   getCache(): Cache;
+  /**
+   * The manager's RESTMapper (optional for hand-written managers): the builders resolve `for()`,
+   * `owns()` and webhook types through it, so kinds registered on it need no statics.
+   */
+  getRESTMapper?(): import('./client/restmapper.js').RESTMapper;
   getClient(): Client;
   getLogger(): import('pino').Logger;
   getMetricsRegistry(): import('prom-client').Registry;

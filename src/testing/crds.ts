@@ -6,7 +6,8 @@ import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join, extname, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { RestClient, RestError } from '../runtime/util/rest.js';
+import { RestClient } from '../runtime/client/rest.js';
+import { StatusError, isNotFound } from '../runtime/client/errors.js';
 
 /** A CRD as plain JSON (apiextensions.k8s.io/v1 or v1beta1). */
 export interface CRDObject {
@@ -39,8 +40,9 @@ export interface CRDInstallOptions {
 export class CRDInstallError extends Error {
   readonly file?: string;
   readonly line?: number;
-  constructor(message: string, loc: { file?: string; line?: number } = {}) {
-    super(loc.file ? `${loc.file}${loc.line ? `:${loc.line}` : ''}: ${message}` : message);
+  /** `cause`: the API error behind it (a StatusError: `isInvalid(err.cause)`...), when there was one. */
+  constructor(message: string, loc: { file?: string; line?: number; cause?: unknown } = {}) {
+    super(loc.file ? `${loc.file}${loc.line ? `:${loc.line}` : ''}: ${message}` : message, loc.cause === undefined ? undefined : { cause: loc.cause });
     this.name = 'CRDInstallError';
     this.file = loc.file;
     this.line = loc.line;
@@ -171,7 +173,7 @@ export async function installCRDs(config: KubeConfig, options: CRDInstallOptions
       try {
         await rest.request('POST', crdPath(crd), { body });
       } catch (e) {
-        if (!(e instanceof RestError) || e.status !== 409) throw wrapApiError(crd, e);
+        if (!(e instanceof StatusError && e.code === 409)) throw wrapApiError(crd, e);
         // Already there (an earlier run or a shared cluster): replace it with this definition.
         for (let attempt = 0; ; attempt++) {
           const existing = await rest.get(crdPath(crd, crd.metadata.name));
@@ -180,7 +182,7 @@ export async function installCRDs(config: KubeConfig, options: CRDInstallOptions
             await rest.request('PUT', crdPath(crd, crd.metadata.name), { body });
             break;
           } catch (e2) {
-            if (e2 instanceof RestError && e2.status === 409 && attempt < 5) continue;
+            if (e2 instanceof StatusError && e2.code === 409 && attempt < 5) continue;
             throw wrapApiError(crd, e2);
           }
         }
@@ -195,7 +197,7 @@ export async function installCRDs(config: KubeConfig, options: CRDInstallOptions
 
 function wrapApiError(crd: CRDObject, e: unknown): Error {
   const msg = e instanceof Error ? e.message : String(e);
-  return new CRDInstallError(`installing CustomResourceDefinition ${crd.metadata.name} failed: ${msg}`);
+  return new CRDInstallError(`installing CustomResourceDefinition ${crd.metadata.name} failed: ${msg}`, { cause: e });
 }
 
 async function waitForCRDs(rest: RestClient, crds: CRDObject[], timeoutMs: number): Promise<void> {
@@ -255,7 +257,7 @@ export async function uninstallCRDs(config: KubeConfig, options: CRDInstallOptio
       try {
         await rest.request('DELETE', crdPath(crd, crd.metadata.name));
       } catch (e) {
-        if (!(e instanceof RestError && e.status === 404)) throw wrapApiError(crd, e);
+        if (!(isNotFound(e))) throw wrapApiError(crd, e);
       }
     }
     const deadline = Date.now() + (options.timeoutMs ?? 30_000);
@@ -264,7 +266,7 @@ export async function uninstallCRDs(config: KubeConfig, options: CRDInstallOptio
         try {
           await rest.get(crdPath(crd, crd.metadata.name));
         } catch (e) {
-          if (e instanceof RestError && e.status === 404) break;
+          if (isNotFound(e)) break;
           throw wrapApiError(crd, e);
         }
         if (Date.now() > deadline) throw new CRDInstallError(`CustomResourceDefinition ${crd.metadata.name} still present after deletion`);

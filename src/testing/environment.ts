@@ -49,14 +49,20 @@ export interface TestEnvironmentOptions {
   /** Use the cluster of KUBECONFIG (or ~/.kube/config) instead of starting one. Default: env USE_EXISTING_CLUSTER=true. */
   useExistingCluster?: boolean;
   /** How long start() waits for etcd and the API server to be ready, in ms (default 60 s). */
-  controlPlaneStartTimeout?: number;
+  controlPlaneStartTimeoutMs?: number;
   /**
    * How long stop() waits after SIGTERM before SIGKILL, in ms (default 10 s). kube-apiserver gets
    * at most 1 s of it: v1.20 does not exit on SIGTERM while watches are
    * open (it waits for them to end), and it keeps no state of its own (etcd does).
    */
-  controlPlaneStopTimeout?: number;
+  controlPlaneStopTimeoutMs?: number;
   /** How long start() waits for CRDs to be established, in ms (default 30 s). */
+  crdInstallTimeoutMs?: number;
+  /** @deprecated Use controlPlaneStartTimeoutMs. */
+  controlPlaneStartTimeout?: number;
+  /** @deprecated Use controlPlaneStopTimeoutMs. */
+  controlPlaneStopTimeout?: number;
+  /** @deprecated Use crdInstallTimeoutMs. */
   crdInstallTimeout?: number;
   /** Copy etcd and kube-apiserver output to this process's stderr (default false; it always goes to log files). */
   attachControlPlaneOutput?: boolean;
@@ -176,7 +182,13 @@ export class TestEnvironment {
   private celWebhook?: ControlPlaneProcess;
 
   constructor(options: TestEnvironmentOptions = {}) {
-    this.options = options;
+    // The deprecated names are read through the old fields below.
+    this.options = {
+      ...options,
+      controlPlaneStartTimeout: options.controlPlaneStartTimeoutMs ?? options.controlPlaneStartTimeout,
+      controlPlaneStopTimeout: options.controlPlaneStopTimeoutMs ?? options.controlPlaneStopTimeout,
+      crdInstallTimeout: options.crdInstallTimeoutMs ?? options.crdInstallTimeout,
+    };
   }
 
   /** Whether this environment uses an existing cluster (option or USE_EXISTING_CLUSTER=true). */
@@ -476,7 +488,7 @@ export class TestEnvironment {
         throw new TestEnvironmentError(`etcd ${plane.etcd.exitDescription ?? 'stopped'}; log ${plane.etcd.spec.logFile}:\n${plane.etcd.outputTail()}`);
       }
       if (Date.now() > deadline) {
-        throw new TestEnvironmentError(`etcd not healthy within ${this.options.controlPlaneStartTimeout ?? 60_000} ms; log ${plane.etcd.spec.logFile}:\n${plane.etcd.outputTail()}`, 'raise controlPlaneStartTimeout on a slow machine');
+        throw new TestEnvironmentError(`etcd not healthy within ${this.options.controlPlaneStartTimeout ?? 60_000} ms; log ${plane.etcd.spec.logFile}:\n${plane.etcd.outputTail()}`, 'raise controlPlaneStartTimeoutMs on a slow machine');
       }
       await sleep(50);
     }
@@ -509,7 +521,7 @@ export class TestEnvironment {
       if (Date.now() > deadline) {
         throw new TestEnvironmentError(
           `kube-apiserver not ready within ${this.options.controlPlaneStartTimeout ?? 60_000} ms; log ${plane.apiserver.spec.logFile}:\n${plane.apiserver.outputTail()}`,
-          'raise controlPlaneStartTimeout on a slow machine',
+          'raise controlPlaneStartTimeoutMs on a slow machine',
         );
       }
       await sleep(100);

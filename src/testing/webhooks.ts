@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import net from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { RestClient, RestError } from '../runtime/util/rest.js';
+import { RestClient } from '../runtime/client/rest.js';
+import { StatusError, isNotFound } from '../runtime/client/errors.js';
 import { manifestFiles, parseManifestObjects, type CRDObject } from './crds.js';
 
 /**
@@ -60,8 +61,9 @@ export interface WebhookServingOptions {
 export class WebhookInstallError extends Error {
   readonly file?: string;
   readonly line?: number;
-  constructor(message: string, loc: { file?: string; line?: number } = {}) {
-    super(loc.file ? `${loc.file}${loc.line ? `:${loc.line}` : ''}: ${message}` : message);
+  /** `cause`: the API error behind it (a StatusError: `isInvalid(err.cause)`...), when there was one. */
+  constructor(message: string, loc: { file?: string; line?: number; cause?: unknown } = {}) {
+    super(loc.file ? `${loc.file}${loc.line ? `:${loc.line}` : ''}: ${message}` : message, loc.cause === undefined ? undefined : { cause: loc.cause });
     this.name = 'WebhookInstallError';
     this.file = loc.file;
     this.line = loc.line;
@@ -211,7 +213,7 @@ function resourcePath(c: WebhookConfigurationObject, name?: string): string {
 }
 
 function wrap(c: WebhookConfigurationObject, verb: string, e: unknown): WebhookInstallError {
-  return new WebhookInstallError(`${verb} ${c.kind} ${c.metadata.name} failed: ${e instanceof Error ? e.message : String(e)}`);
+  return new WebhookInstallError(`${verb} ${c.kind} ${c.metadata.name} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
 }
 
 /**
@@ -229,7 +231,7 @@ export async function installWebhookConfigurations(config: KubeConfig, configs: 
         out.push(await rest.request('POST', resourcePath(c), { body }));
         continue;
       } catch (e) {
-        if (!(e instanceof RestError) || e.status !== 409) throw wrap(c, 'installing', e);
+        if (!(e instanceof StatusError && e.code === 409)) throw wrap(c, 'installing', e);
       }
       // Already there (an earlier run or a shared cluster): replace it with this definition.
       for (let attempt = 0; ; attempt++) {
@@ -239,7 +241,7 @@ export async function installWebhookConfigurations(config: KubeConfig, configs: 
           out.push(await rest.request('PUT', resourcePath(c, c.metadata.name), { body }));
           break;
         } catch (e) {
-          if (e instanceof RestError && e.status === 409 && attempt < 5) continue;
+          if (e instanceof StatusError && e.code === 409 && attempt < 5) continue;
           throw wrap(c, 'installing', e);
         }
       }
@@ -262,7 +264,7 @@ export async function uninstallWebhookConfigurations(config: KubeConfig, configs
       try {
         await rest.request('DELETE', resourcePath(c, c.metadata.name));
       } catch (e) {
-        if (!(e instanceof RestError && e.status === 404)) first ??= wrap(c, 'deleting', e);
+        if (!(isNotFound(e))) first ??= wrap(c, 'deleting', e);
       }
     }
   } finally {

@@ -17,7 +17,8 @@ import { after, before, describe, it } from 'node:test';
 import { type Diagnostic, Reporter } from '../../src/diagnostics/index.js';
 import { runGenerators } from '../../src/manifests/generators.js';
 import { analyzeProject } from '../manifests/analyze-helper.js';
-import { RestClient, RestError } from '../../src/runtime/util/rest.js';
+import { RestClient } from '../../src/runtime/client/rest.js';
+import { StatusError } from '../../src/runtime/client/errors.js';
 import { installCRDs, TestEnvironment, type CRDObject } from '../../src/testing/index.js';
 
 const MARKERS = [
@@ -426,7 +427,7 @@ describe('hostile input: every CRD written with exit 0 installs', () => {
         try {
           await client.request('POST', `/apis/${p.group}/v1/namespaces/default/${plural}`, { body: sampleObject(p), query: { dryRun: 'All' } });
         } catch (e) {
-          sampleErrors.set(p, e instanceof RestError ? `${e.status} ${e.message}` : String(e));
+          sampleErrors.set(p, e instanceof StatusError ? `${e.code} ${e.message}` : String(e));
         }
       }
     } finally {

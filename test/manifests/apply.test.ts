@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { manifestsCommand } from '../../src/manifests/generate.js';
 import { GENERATED_HEADER } from '../../src/manifests/writer.js';
-import { RestClient, RestError } from '../../src/runtime/util/rest.js';
+import { RestClient } from '../../src/runtime/client/rest.js';
+import { StatusError } from '../../src/runtime/client/errors.js';
 import { TestEnvironment } from '../../src/testing/index.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -83,7 +84,7 @@ describe('generated manifests on a real API server', () => {
       rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', {
         body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'bad' }, rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }] },
       }),
-      (e: unknown) => e instanceof RestError && e.status === 422,
+      (e: unknown) => e instanceof StatusError && e.code === 422,
     );
   });
 
@@ -102,7 +103,7 @@ describe('generated manifests on a real API server', () => {
     const twice = { ...validating, metadata: { name: 'twice' }, webhooks: [validating.webhooks[0], validating.webhooks[0]] };
     await assert.rejects(
       rest.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', { body: twice }),
-      (e: unknown) => e instanceof RestError && e.status === 422 && /Duplicate value/.test(String((e as RestError).message) + JSON.stringify((e as RestError).body ?? '')),
+      (e: unknown) => e instanceof StatusError && e.code === 422 && /Duplicate value/.test(String((e as StatusError).message) + JSON.stringify((e as StatusError).status ?? '')),
     );
     // Remove them so that no webhook (with nothing serving it) intercepts later requests.
     await rest.request('DELETE', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/widget-mutator');

@@ -36,7 +36,7 @@ describe('TestEnvironment and kube-apiserver versions', () => {
   for (const [version, insecure] of [['v1.34.1', false], ['v1.23.4', true]] as const) {
     it(`${version}: ${insecure ? 'passes' : 'does not pass'} --insecure-port`, async () => {
       const { dir, argsFile } = assets(version);
-      const env = new TestEnvironment({ binaryAssetsDirectory: dir, controlPlaneStartTimeout: 20_000 });
+      const env = new TestEnvironment({ binaryAssetsDirectory: dir, controlPlaneStartTimeoutMs: 20_000 });
       await assert.rejects(env.start(), /kube-apiserver/);
       await env.stop();
       assert.ok(existsSync(argsFile), 'the stand-in was started');

@@ -12,7 +12,8 @@ import {
   readCRDFiles,
   runningControlPlanePids,
 } from '../../src/testing/index.js';
-import { RestClient, RestError } from '../../src/runtime/util/rest.js';
+import { RestClient } from '../../src/runtime/client/rest.js';
+import { StatusError } from '../../src/runtime/client/errors.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? resolve(fileURLToPath(import.meta.url), '../../../..');
 const fixtures = join(root, 'test/fixtures/testing');
@@ -156,7 +157,7 @@ describe('TestEnvironment on a real API server', () => {
   it('authenticates extra users without privileges (RBAC on)', async () => {
     const jane = new RestClient(env.userConfig('jane'));
     try {
-      await assert.rejects(jane.get('/api/v1/namespaces'), (e: unknown) => e instanceof RestError && e.status === 403 && /"jane"/.test(e.message));
+      await assert.rejects(jane.get('/api/v1/namespaces'), (e: unknown) => e instanceof StatusError && e.code === 403 && /"jane"/.test(e.message));
     } finally {
       jane.close();
     }

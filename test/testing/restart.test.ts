@@ -7,7 +7,7 @@ import { TestEnvironment } from '../../src/testing/index.js';
 import { newCache } from '../../src/runtime/cache/index.js';
 
 const STOP_TIMEOUT = 30_000;
-const env = new TestEnvironment({ useExistingCluster: false, controlPlaneStopTimeout: STOP_TIMEOUT });
+const env = new TestEnvironment({ useExistingCluster: false, controlPlaneStopTimeoutMs: STOP_TIMEOUT });
 let config: KubeConfig;
 
 before(async () => {

@@ -16,7 +16,8 @@ import {
   withConversionWebhook,
   type CRDObject,
 } from '../../src/testing/index.js';
-import { RestClient, RestError } from '../../src/runtime/util/rest.js';
+import { RestClient } from '../../src/runtime/client/rest.js';
+import { StatusError } from '../../src/runtime/client/errors.js';
 import { generateCACert, generateSignedCert } from '../../src/runtime/manager/selfsigned.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? resolve(fileURLToPath(import.meta.url), '../../../..');
@@ -309,11 +310,11 @@ describe('TestEnvironment with webhooks on a real API server', () => {
     await assert.rejects(
       rest.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('denied', { forbidden: 'x' }) }),
       (e: unknown) =>
-        e instanceof RestError &&
-        e.status === 403 &&
+        e instanceof StatusError &&
+        e.code === 403 &&
         /admission webhook "vconfigmap-v1\.kb\.io" denied the request: the key "forbidden" is not allowed/.test(e.message),
     );
-    await assert.rejects(rest.get('/api/v1/namespaces/default/configmaps/denied'), (e: unknown) => e instanceof RestError && e.status === 404);
+    await assert.rejects(rest.get('/api/v1/namespaces/default/configmaps/denied'), (e: unknown) => e instanceof StatusError && e.code === 404);
   });
 
   it('a webhook given by url is called on its own path', async () => {
@@ -371,7 +372,7 @@ describe('TestEnvironment with webhooks on a real API server', () => {
         rest.request('POST', '/api/v1/namespaces/default/configmaps', {
           body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'untrusted', labels: { 'kubeforge.io/webhook-test': 'service' } } },
         }),
-        (e: unknown) => e instanceof RestError && /failed calling webhook "vconfigmap-v1\.kb\.io"/.test(e.message) && /x509|certificate/.test(e.message),
+        (e: unknown) => e instanceof StatusError && /failed calling webhook "vconfigmap-v1\.kb\.io"/.test(e.message) && /x509|certificate/.test(e.message),
       );
     } finally {
       const dir = env.webhookInstallOptions.localServingCertDir;
@@ -416,7 +417,7 @@ describe('TestEnvironment with webhooks on a real API server', () => {
       if (saved === undefined) delete process.env.KUBECONFIG;
       else process.env.KUBECONFIG = saved;
     }
-    await assert.rejects(rest.get(path), (e: unknown) => e instanceof RestError && e.status === 404);
+    await assert.rejects(rest.get(path), (e: unknown) => e instanceof StatusError && e.code === 404);
     assert.equal(existsSync(certDir!), false, 'the certificate folder is removed');
     await rest.get('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration');
   });

@@ -7,10 +7,12 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import type { Cache, GetOptions, HandlerRegistration, IndexExtractor, Informer, ListOptions, ObjectKey, ObjectList, ResourceEventHandler, ResourceInfo, TypeRef } from '../contracts.js';
 import { NotFoundError } from '../client/errors.js';
-import { Resolver } from '../client/resolver.js';
+import { RESTMapper } from '../client/restmapper.js';
 import { RestClient } from '../client/rest.js';
 import { matchesLabels, parseFieldSelector, parseLabelSelector } from '../client/selector.js';
 import { SharedInformer, objectKey } from './informer.js';
+import { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } from './errors.js';
+export { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } from './errors.js';
 import type { StoreEntry } from './informer.js';
 import type { SharedInformerOptions } from './informer.js';
 
@@ -37,6 +39,8 @@ export interface CacheOptions {
   transform?: (obj: KubernetesObject) => KubernetesObject;
   /** Share an existing transport. */
   rest?: RestClient;
+  /** The RESTMapper types resolve through (the Manager's); default: a new one of this cache's own. */
+  mapper?: RESTMapper;
   /**
    * Re-deliver every cached object to handlers as an update this often (ms, jittered); controllers
    * then reconcile everything again (unless a predicate such as GenerationChangedPredicate drops
@@ -69,7 +73,7 @@ export function newCache(config: KubeConfig, options: CacheOptions = {}): Inform
 export class InformerCache implements Cache {
   /** `apiVersion/kind` (cluster-wide or one namespace) or `apiVersion/kind@namespace` (several). */
   private readonly informers = new Map<string, SharedInformer>();
-  private readonly resolver: Resolver;
+  private readonly resolver: RESTMapper;
   private readonly logger: Logger;
   /** Sorted; empty means all namespaces. */
   private readonly namespaces: string[];
@@ -80,7 +84,7 @@ export class InformerCache implements Cache {
     private readonly rest: RestClient,
     private readonly options: CacheOptions,
   ) {
-    this.resolver = new Resolver(rest);
+    this.resolver = options.mapper ?? new RESTMapper(rest);
     this.logger = options.logger ?? pino({ level: 'silent' });
     const ns = options.namespaces ?? (options.namespace ? [options.namespace] : []);
     this.namespaces = [...new Set(ns.filter(Boolean))].sort();
@@ -162,6 +166,7 @@ export class InformerCache implements Cache {
         initialBackoffMs: this.options.initialBackoffMs,
         maxBackoffMs: this.options.maxBackoffMs,
         resyncPeriodMs: this.options.syncPeriodMs,
+        mapper: this.resolver,
       };
       inf = new SharedInformer(this.rest, r, o);
       this.informers.set(k, inf);
@@ -182,16 +187,16 @@ export class InformerCache implements Cache {
     const r = infs[0].resource;
     if (r.namespaced && namespace && this.namespaces.length > 0) {
       if (!this.namespaces.includes(namespace)) {
-        throw new Error(`kubeforge/runtime: the cache only watches ${this.namespaces.length === 1 ? 'namespace' : 'namespaces'} ${this.namespaces.map((n) => `"${n}"`).join(', ')}; cannot read ${r.kind} in "${namespace}" (use the API reader, or add it to cache.defaultNamespaces)`);
+        throw new NamespaceNotWatchedError(namespace, this.namespaces, r.kind);
       }
       if (infs.length > 1) infs = [infs[this.namespaces.indexOf(namespace)]];
     }
     for (const inf of infs) {
       if (inf.hasSynced()) continue;
-      const timeout = AbortSignal.timeout(this.options.syncTimeoutMs ?? 120_000);
-      const ok = await inf.waitForSync(anySignal(timeout, this.signal, signal));
+      const timeoutMs = this.options.syncTimeoutMs ?? 120_000;
+      const ok = await inf.waitForSync(anySignal(AbortSignal.timeout(timeoutMs), this.signal, signal));
       signal?.throwIfAborted();
-      if (!ok) throw new Error(`kubeforge/runtime: timed out waiting for the ${inf.resource.kind} informer to sync (is the type served and readable?)`);
+      if (!ok) throw new CacheSyncTimeoutError(`kubeforge/runtime: timed out after ${timeoutMs} ms waiting for the ${inf.resource.kind} informer to sync (is the list allowed by RBAC and the API server reachable?)`, [inf.resource.kind], timeoutMs);
     }
     return infs;
   }
@@ -224,7 +229,7 @@ export class InformerCache implements Cache {
     const fields = parseFieldSelector(o.fieldSelector);
     for (const f of fields) {
       if (f.field !== 'metadata.name' && f.field !== 'metadata.namespace' && !infs[0].indexers.has(f.field)) {
-        throw new Error(`kubeforge/runtime: field selector "${f.field}" on ${r.kind} needs an index: call cache.indexField(${r.kind}, '${f.field}', extractor) before starting (or use metadata.name / metadata.namespace)`);
+        throw new MissingIndexError(r.kind, f.field);
       }
     }
     const namespace = r.namespaced ? o.namespace || undefined : undefined;

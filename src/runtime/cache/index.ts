@@ -1,5 +1,4 @@
 // kubeforge/runtime cache: shared informers and in-memory reads.
-export { newCache, InformerCache, MultiNamespaceInformer, CacheNotStartedError } from './cache.js';
-export type { CacheOptions } from './cache.js';
-export { SharedInformer, deepFreeze, objectKey } from './informer.js';
-export type { InformerStats, SharedInformerOptions, StoreEntry } from './informer.js';
+export { newCache, CacheNotStartedError, CacheSyncTimeoutError, NamespaceNotWatchedError, MissingIndexError } from './cache.js';
+export type { CacheOptions, InformerCache, MultiNamespaceInformer } from './cache.js';
+export type { Indexer, InformerStats, SharedInformer } from './informer.js';

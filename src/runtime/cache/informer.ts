@@ -21,7 +21,9 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { HandlerRegistration, IndexExtractor, Informer, ResourceEventHandler, ResourceInfo } from '../contracts.js';
-import { StatusError, isGone, statusErrorFrom } from '../client/errors.js';
+import { NoKindMatchError, StatusError, isGone, isNotFound, statusErrorFrom } from '../client/errors.js';
+import type { RESTMapper } from '../client/restmapper.js';
+import { MissingIndexError } from './errors.js';
 import type { RestClient } from '../client/rest.js';
 import { resourcePath } from '../client/types.js';
 import { reviveDates } from '../client/dates.js';
@@ -72,6 +74,27 @@ class Registration implements HandlerRegistration {
 
 class GoneError extends Error {}
 
+/**
+ * What an informer holds, read-only (client-go's cache.Indexer, read side). Keys are
+ * `namespace/name` (`name` for cluster-scoped objects). Every object returned is the caller's own
+ * copy.
+ */
+export interface Indexer<T extends KubernetesObject = KubernetesObject> {
+  /** The object under `key`, or undefined. */
+  getByKey(key: string): T | undefined;
+  /** Every key, sorted. */
+  listKeys(): string[];
+  /** Every object, sorted by key. */
+  list(): T[];
+  /**
+   * The objects whose index `indexName` (a field given to `cache.indexField`, or `namespace`)
+   * has `value`, sorted by key. Throws MissingIndexError for an index nobody registered.
+   */
+  byIndex(indexName: string, value: string): T[];
+  /** The indexes this informer keeps. */
+  indexNames(): string[];
+}
+
 /** Options of a SharedInformer. */
 export interface SharedInformerOptions {
   /** Watch only this namespace (namespaced types only). */
@@ -91,6 +114,8 @@ export interface SharedInformerOptions {
    * 0 disables it.
    */
   resyncPeriodMs?: number;
+  /** Used to explain a 404 on the list (kind not served); without it the error says less. */
+  mapper?: RESTMapper;
 }
 
 /**
@@ -99,16 +124,21 @@ export interface SharedInformerOptions {
  * the watch connection is closed and run() resolves.
  */
 export class SharedInformer<T extends KubernetesObject = KubernetesObject> implements Informer<T> {
+  /** @internal The objects as JSON text, by `namespace/name` (storage of the cache; read through getIndexer()). */
   readonly store = new Map<string, StoreEntry>();
-  /** field -> value -> keys */
+  /** @internal field -> value -> keys */
   readonly indices = new Map<string, Map<string, Set<string>>>();
+  /** @internal namespace -> keys */
   readonly byNamespace = new Map<string, Set<string>>();
-  /** `key=value` label pair -> keys (the label index that narrows equality selectors). */
+  /** @internal `key=value` label pair -> keys (the label index that narrows equality selectors). */
   readonly byLabel = new Map<string, Set<string>>();
+  /** @internal field -> extractor */
   readonly indexers = new Map<string, IndexExtractor>();
   private readonly registrations = new Set<Registration>();
   private synced = false;
-  private syncWaiters: (() => void)[] = [];
+  private syncWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  /** Set while the list answers 404 (the kind is not served); waiters reject with it. */
+  private notServed?: NoKindMatchError;
   private lastRV = '';
   private running = false;
   private readonly stats_: InformerStats = { lists: 0, watches: 0, relistsAfterGone: 0, watchErrors: 0, events: 0, recoveries: 0 };
@@ -136,18 +166,58 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     return this.synced;
   }
 
-  /** Resolves once synced, or when `signal` aborts (then with false). */
+  /**
+   * Resolves once synced, or when `signal` aborts (then with false). Rejects with a
+   * NoKindMatchError, naming the likely cause, when the list answers 404 (the kind is not served:
+   * CRD not installed, or the class's static gvk / plural out of sync with it) instead of waiting
+   * for a sync timeout; the informer keeps retrying, so a later call can still succeed.
+   */
   waitForSync(signal?: AbortSignal): Promise<boolean> {
     if (this.synced) return Promise.resolve(true);
+    if (this.notServed) return Promise.reject(this.notServed);
     if (signal?.aborted) return Promise.resolve(false);
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       const onAbort = () => resolve(false);
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.syncWaiters.push(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve(true);
+      this.syncWaiters.push({
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(true);
+        },
+        reject: (e) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(e);
+        },
       });
     });
+  }
+
+  /**
+   * The list answered 404: find out from discovery why (group/version not served, kind missing,
+   * plural different from the class's) and fail the current sync waiters with it.
+   */
+  private async explainNotServed(): Promise<void> {
+    const r = this.resource;
+    const cls = `${r.kind} (static gvk ${r.group || 'core'}/${r.version} ${r.kind}, plural "${r.plural}")`;
+    let why = `the API server does not serve ${this.collectionPath()} (404)`;
+    if (this.opts.mapper) {
+      try {
+        this.opts.mapper.reset(r.apiVersion);
+        const resources = await this.opts.mapper.serverResources(r.apiVersion);
+        const same = resources.find((x) => x.kind === r.kind && !x.name.includes('/'));
+        const top = resources.filter((x) => !x.name.includes('/'));
+        why = same
+          ? `the CRD serves ${r.kind} as plural "${same.name}", but the class says plural "${r.plural}": the class's static plural is out of sync with the CRD (run \`kubeforge manifests\` and \`make install\`, or fix the static)`
+          : `${r.apiVersion} is served but has no kind ${r.kind} (it serves ${top.map((x) => `${x.kind} (${x.name})`).sort().join(', ') || 'nothing'}): the class's static gvk is out of sync with the CRD, or its CRD is not installed (\`make install\`)`;
+      } catch (e) {
+        if (!isNotFound(e)) return; // discovery failed for another reason: keep retrying quietly
+        why = `the API server does not serve ${r.apiVersion} at all: the CRD of ${r.kind} is not installed (\`make install\`), or the class's static gvk names the wrong group/version`;
+      }
+    }
+    this.notServed = new NoKindMatchError(`cannot list ${cls}: ${why}`);
+    const waiters = this.syncWaiters;
+    this.syncWaiters = [];
+    for (const w of waiters) w.reject(this.notServed);
   }
 
   addEventHandler(handler: ResourceEventHandler<T>): HandlerRegistration {
@@ -177,6 +247,37 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   }
 
   /** Parses a stored entry into a fresh (mutable) object. */
+  /**
+   * Read access to what this informer holds (client-go's Indexer, read side): every object
+   * returned is a fresh copy the caller owns, with Dates revived. Never throws; empty before sync.
+   */
+  getIndexer(): Indexer<T> {
+    const copies = (keys: Iterable<string>): T[] => {
+      const out: T[] = [];
+      for (const k of [...keys].sort()) {
+        const e = this.store.get(k);
+        if (e) out.push(this.parse(e));
+      }
+      return out;
+    };
+    return {
+      getByKey: (key) => {
+        const e = this.store.get(key);
+        return e ? this.parse(e) : undefined;
+      },
+      listKeys: () => [...this.store.keys()].sort(),
+      list: () => copies(this.store.keys()),
+      byIndex: (indexName, value) => {
+        if (indexName === 'namespace') return copies(this.byNamespace.get(value) ?? []);
+        const index = this.indices.get(indexName);
+        if (!index) throw new MissingIndexError(this.resource.kind, indexName);
+        return copies(index.get(value) ?? []);
+      },
+      indexNames: () => ['namespace', ...[...this.indexers.keys()].sort()],
+    };
+  }
+
+  /** @internal Parses one stored entry into a fresh object (Dates revived). */
   parse(e: StoreEntry): T {
     // Timestamps become the Dates client-node's types declare (see client/dates.ts).
     return reviveDates(JSON.parse(e.json) as T, this.resource);
@@ -414,7 +515,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     for (const reg of this.registrations) reg.synced = true;
     const w = this.syncWaiters;
     this.syncWaiters = [];
-    for (const f of w) f();
+    for (const f of w) f.resolve();
   }
 
   /** Delivers every cached object to every handler as an update with old === new. */
@@ -453,6 +554,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
           if (needList) {
             this.lastRV = await this.listAndReplace(signal);
             needList = false;
+            this.notServed = undefined;
             this.markSynced();
           }
           healthySince = Date.now();
@@ -467,6 +569,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
             continue;
           }
           this.stats_.watchErrors++;
+          if (!this.synced && isNotFound(err)) await this.explainNotServed();
           // A watch that ran fine for a while resets the back-off (client-go resets after 2 min).
           if (healthySince && Date.now() - healthySince > 120_000) backoff = initialBackoff;
           const delay = Math.min(maxBackoff, backoff) * (1 + Math.random());

@@ -19,7 +19,7 @@ import type {
   TypeRef,
   WriteOptions,
 } from '../contracts.js';
-import { Resolver } from './resolver.js';
+import { RESTMapper } from './restmapper.js';
 import { RestClient } from './rest.js';
 import { selectorString } from './selector.js';
 import { resourcePath, withTypeMeta } from './types.js';
@@ -33,6 +33,8 @@ export interface ClientOptions {
   fieldOwner?: string;
   /** Share an existing transport (keep-alive connections, auth) instead of creating one. */
   rest?: RestClient;
+  /** The RESTMapper types resolve through (the Manager's); default: a new one of this client's own. */
+  mapper?: RESTMapper;
 }
 
 /**
@@ -56,7 +58,7 @@ function describe(r: ResourceInfo, namespace?: string, name?: string): string {
 class LiveReader implements Reader {
   constructor(
     protected readonly rest: RestClient,
-    protected readonly resolver: Resolver,
+    protected readonly resolver: RESTMapper,
   ) {}
 
   async get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey, o: GetOptions = {}): Promise<T> {
@@ -89,7 +91,7 @@ class KubeClient extends LiveReader implements Client {
   private readonly statusWriter: StatusWriter;
 
   constructor(rest: RestClient, options: ClientOptions) {
-    super(rest, new Resolver(rest));
+    super(rest, options.mapper ?? new RESTMapper(rest));
     this.cache = options.cache;
     this.fieldOwner = options.fieldOwner;
     this.live = new LiveReader(rest, this.resolver);

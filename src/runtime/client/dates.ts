@@ -138,3 +138,48 @@ export function reviveDates<T>(obj: T, r: Pick<ResourceInfo, 'apiVersion' | 'gro
   if (Array.isArray(conditions)) for (const c of conditions) apply(c, CONDITION_PLAN);
   return obj;
 }
+
+/** Formats a Date as a Kubernetes MicroTime (RFC 3339 with exactly six fractional digits). */
+export function microTime(d: Date = new Date()): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+/** Formats a Date as a Kubernetes Time (RFC 3339, whole seconds). */
+export function rfc3339(d: Date = new Date()): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * A JSON copy of `after` for the wire, Dates written back as the API server writes timestamps:
+ * a Date equal to the string at the same place in `before` (the object as received) keeps that
+ * string exactly (so an untouched timestamp is no change in a patch); any other Date is written as
+ * JSON.stringify writes it (toISOString, as the client sends Dates). Other values are copied as
+ * JSON.stringify would.
+ */
+export function toWireJSON(after: unknown, before?: unknown): unknown {
+  if (after instanceof Date) {
+    if (Number.isNaN(after.getTime())) return null;
+    if (typeof before === 'string' && new Date(before).getTime() === after.getTime()) return before;
+    return after.toISOString();
+  }
+  if (typeof after === 'number') return Number.isFinite(after) ? after : null;
+  if (after === null || typeof after !== 'object') return after;
+  const withToJSON = after as { toJSON?: () => unknown };
+  if (typeof withToJSON.toJSON === 'function') return JSON.parse(JSON.stringify(after));
+  if (Array.isArray(after)) {
+    const b = Array.isArray(before) ? before : [];
+    return after.map((v, i) => {
+      const w = toWireJSON(v, b[i]);
+      return w === undefined || typeof w === 'function' || typeof w === 'symbol' ? null : w;
+    });
+  }
+  const b = before && typeof before === 'object' && !Array.isArray(before) ? (before as Record<string, unknown>) : {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(after)) {
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+    const w = toWireJSON(v, Object.hasOwn(b, k) ? b[k] : undefined);
+    // JSON.parse makes "__proto__" an own key; define it so it stays one.
+    Object.defineProperty(out, k, { value: w, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}

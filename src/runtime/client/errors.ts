@@ -57,6 +57,24 @@ export class AlreadyExistsError extends StatusError {
   }
 }
 
+/**
+ * The API server does not serve a kind: discovery does not know its group/version or kind, or a
+ * list of its resource path answered 404 (a class whose `static gvk` / `plural` do not match its
+ * CRD, or a CRD that is not installed). A NotFoundError, so `isNotFound` is true as well;
+ * `isNoKindMatch` tells it apart from a missing object.
+ */
+export class NoKindMatchError extends NotFoundError {
+  constructor(message: string) {
+    super(404, { kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404, message });
+    this.name = 'NoKindMatchError';
+  }
+}
+
+/** True when the kind itself is not served (see NoKindMatchError), not just one object missing. */
+export function isNoKindMatch(err: unknown): err is NoKindMatchError {
+  return err instanceof NoKindMatchError;
+}
+
 function reasonForCode(code: number): string {
   switch (code) {
     case 400: return 'BadRequest';
@@ -89,27 +107,27 @@ export function reasonOf(err: unknown): string {
   return err instanceof StatusError ? err.reason : '';
 }
 /** True for 404 NotFound. */
-export function isNotFound(err: unknown): boolean {
+export function isNotFound(err: unknown): err is StatusError {
   return err instanceof StatusError && err.code === 404;
 }
 /** True for 409 Conflict (stale resourceVersion), false for AlreadyExists. */
-export function isConflict(err: unknown): boolean {
+export function isConflict(err: unknown): err is StatusError {
   return err instanceof StatusError && err.code === 409 && err.reason !== 'AlreadyExists';
 }
 /** True for 409 AlreadyExists. */
-export function isAlreadyExists(err: unknown): boolean {
+export function isAlreadyExists(err: unknown): err is StatusError {
   return err instanceof StatusError && err.reason === 'AlreadyExists';
 }
 /** True for 422 Invalid (schema or validation failure). */
-export function isInvalid(err: unknown): boolean {
+export function isInvalid(err: unknown): err is StatusError {
   return err instanceof StatusError && (err.code === 422 || err.reason === 'Invalid');
 }
 /** True for 403 Forbidden. */
-export function isForbidden(err: unknown): boolean {
+export function isForbidden(err: unknown): err is StatusError {
   return err instanceof StatusError && err.code === 403;
 }
 /** True for 410 Gone / Expired (e.g. a watch resourceVersion too old). */
-export function isGone(err: unknown): boolean {
+export function isGone(err: unknown): err is StatusError {
   return err instanceof StatusError && (err.code === 410 || err.reason === 'Expired' || err.reason === 'Gone');
 }
 /** Like apimachinery's IgnoreNotFound: returns undefined for NotFound, the error otherwise. */

@@ -6,7 +6,7 @@ export {
   NotFoundError,
   ConflictError,
   AlreadyExistsError,
-  statusErrorFrom,
+  NoKindMatchError,
   reasonOf,
   isNotFound,
   isConflict,
@@ -14,19 +14,12 @@ export {
   isInvalid,
   isForbidden,
   isGone,
+  isNoKindMatch,
   ignoreNotFound,
 } from './errors.js';
 export type { Status } from './errors.js';
 export { Apply, mergeFrom, mergePatch, jsonPatch, strategicMergePatch, createMergePatch } from './patch.js';
 export type { JSONPatchOperation } from './patch.js';
-export { RestClient } from './rest.js';
-export { restClientRequestMetrics } from './requestmetrics.js';
-export type { RequestObserver } from './requestmetrics.js';
-export { reviveDates } from './dates.js';
-export type { RequestOptions, RetryWait } from './rest.js';
 export { LeadershipLostError } from './fence.js';
-export type { WriteFence } from './fence.js';
-export { Resolver } from './resolver.js';
-export { registerType, resourcePath, splitAPIVersion, apiVersionOf } from './types.js';
-export { parseLabelSelector, parseFieldSelector, matchesLabels } from './selector.js';
-export type { LabelRequirement, FieldRequirement } from './selector.js';
+export type { RESTMapper, APIResource } from './restmapper.js';
+export { splitAPIVersion, apiVersionOf } from './types.js';

@@ -1,8 +1,11 @@
 /**
- * A small REST transport over node:http(s) with keep-alive connections, configured from a
- * KubeConfig (server, CA, client certificates, token / exec / basic auth via client-node's
+ * The runtime's one REST transport over node:http(s) with keep-alive connections, configured from
+ * a KubeConfig (server, CA, client certificates, token / exec / basic auth via client-node's
  * `applyToHTTPSOptions`). client-node's generated APIs build a new agent per request, which costs
  * a TLS handshake each time; controllers issue many small requests, so we keep connections.
+ * Everything the runtime sends goes through it: the client and cache, leader election, events,
+ * the metrics server's token and access reviews, and kubeforge/testing. Internal: exported from
+ * `kubeforge/runtime/internal`, not from `kubeforge/runtime`.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -18,8 +21,8 @@ export interface RequestOptions {
   body?: unknown;
   contentType?: string;
   signal?: AbortSignal;
-  /** Milliseconds before the request is abandoned (default 60 s; 0 = none, for watches). */
-  timeout?: number;
+  /** Milliseconds before the request is abandoned (default 60 000; 0 = none, for watches). */
+  timeoutMs?: number;
   /** Text for error messages, e.g. `get apps/v1 Deployment default/web`. */
   what?: string;
 }
@@ -31,7 +34,12 @@ interface Prepared {
   expires: number;
 }
 
+/**
+ * How long credentials and TLS material read from the KubeConfig are reused. Token files and exec
+ * plugins rotate; a 401 answer also drops them at once, so the next request reads them again.
+ */
 const AUTH_TTL_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 60_000;
 /** How often a client that cannot reach its server probes /readyz while someone waits to retry. */
 const PROBE_INTERVAL_MS = 500;
 
@@ -46,15 +54,18 @@ export function isTransportError(err: unknown): boolean {
 
 /**
  * Sends requests to the API server of a KubeConfig's current context. Non-2xx answers reject with
- * a StatusError subclass; network errors reject with the underlying Error (code ECONNREFUSED,
- * ECONNRESET, ...); an aborted signal rejects with an AbortError; a write the fence refuses
- * (see `setWriteFence`) rejects with the fence's error, unsent.
+ * a StatusError subclass (so `isNotFound`, `isConflict`... work on every error the runtime
+ * throws); network errors reject with the underlying Error (code ECONNREFUSED, ECONNRESET,
+ * ETIMEDOUT...); an aborted signal rejects with an AbortError; a write the fence refuses (see
+ * `setWriteFence`) rejects with the fence's error, unsent. It never retries by itself.
+ * On shutdown: `close()` ends its keep-alive connections.
  */
 export class RestClient {
   private prepared?: Promise<Prepared>;
   private readonly agent: http.Agent;
   private readonly watchAgent: http.Agent;
   private readonly secure: boolean;
+  private readonly server: URL;
   /** Set when a request got no answer; cleared (waking retry waiters) by the next answer. */
   private unreachable = false;
   private readonly retryWaiters = new Set<() => void>();
@@ -66,10 +77,16 @@ export class RestClient {
   constructor(readonly kubeConfig: KubeConfig) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('kubeforge/runtime: the kubeconfig has no current cluster (set current-context)');
-    this.secure = !cluster.server.startsWith('http:');
+    this.server = new URL(cluster.server);
+    this.secure = this.server.protocol !== 'http:';
     const Agent = this.secure ? https.Agent : http.Agent;
     this.agent = new Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 });
     this.watchAgent = new Agent({ keepAlive: false });
+  }
+
+  /** The server URL of the KubeConfig's current cluster. */
+  serverURL(): URL {
+    return new URL(this.server.toString());
   }
 
   private async prepare(): Promise<Prepared> {
@@ -99,12 +116,12 @@ export class RestClient {
     if (method !== 'GET') this.fence?.(`${method} ${path}`);
     const p = await this.prepare();
     let search = '';
-    if (o.query) {
-      const qs = new URLSearchParams();
-      for (const [k, v] of Object.entries(o.query)) if (v !== undefined && v !== '') qs.set(k, String(v));
-      const s = qs.toString();
-      if (s) search = `?${s}`;
-    }
+    const q = path.indexOf('?');
+    const qs = new URLSearchParams(q < 0 ? '' : path.slice(q + 1));
+    if (q >= 0) path = path.slice(0, q);
+    for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined && v !== '') qs.set(k, String(v));
+    const s = qs.toString();
+    if (s) search = `?${s}`;
     const basePath = p.base.pathname.replace(/\/$/, '');
     const body = o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
     const headers: Record<string, string> = { ...p.headers, Accept: 'application/json' };
@@ -126,16 +143,22 @@ export class RestClient {
     return new Promise((resolve, reject) => {
       const req = (this.secure ? https : http).request(reqOpts, (res) => {
         this.observer?.(String(res.statusCode ?? 0), method, host);
+        // Rotated or expired credentials: read them again for the next request.
+        if (res.statusCode === 401) this.prepared = undefined;
         this.answered(res.statusCode ?? 0);
         resolve({ res, req });
       });
-      const timeout = o.timeout ?? 60_000;
+      const timeout = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
       if (timeout > 0) req.setTimeout(timeout, () => req.destroy(Object.assign(new Error(`request timed out after ${timeout} ms`), { code: 'ETIMEDOUT' })));
       let answered = false;
       req.on('response', () => (answered = true));
       req.on('error', (e) => {
         if (!answered) this.observer?.('<error>', method, host);
-        if (isTransportError(e)) this.unreachable = true;
+        if (isTransportError(e)) {
+          this.unreachable = true;
+          // Say which request failed; the code (ECONNREFUSED...) stays for callers to test.
+          if (o.what && !e.message.startsWith(o.what)) e.message = `${o.what}: ${e.message}`;
+        }
         reject(e);
       });
       if (o.signal) {
@@ -151,14 +174,23 @@ export class RestClient {
     });
   }
 
-  /** Sends one request and parses the JSON answer. Rejects with StatusError on non-2xx. */
-  async request<T = unknown>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
+  /** GET and parse the JSON answer; errors as {@link request}. */
+  get<T = any>(path: string, o: RequestOptions = {}): Promise<T> {
+    return this.request<T>('GET', path, o);
+  }
+
+  /**
+   * Sends one request and parses the JSON answer (text when it is not JSON, undefined when
+   * empty). Rejects with a StatusError subclass on non-2xx, naming `o.what` or the method and path.
+   */
+  async request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
+    if (o.what === undefined) o = { ...o, what: `${method} ${path.split('?', 1)[0]}` };
     const { res } = await this.open(method, path, o, false);
     const chunks: Buffer[] = [];
     for await (const c of res) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     const code = res.statusCode ?? 0;
-    let parsed: unknown = text;
+    let parsed: unknown = text || undefined;
     if (text && (res.headers['content-type'] ?? '').includes('json')) {
       try {
         parsed = JSON.parse(text);
@@ -175,7 +207,7 @@ export class RestClient {
    * Non-2xx answers reject with StatusError; destroying the returned request ends the stream.
    */
   async stream(path: string, o: RequestOptions = {}): Promise<{ res: IncomingMessage; req: http.ClientRequest }> {
-    const r = await this.open('GET', path, { ...o, timeout: o.timeout ?? 0 }, true);
+    const r = await this.open('GET', path, { ...o, timeoutMs: o.timeoutMs ?? 0 }, true);
     const code = r.res.statusCode ?? 0;
     if (code < 200 || code > 299) {
       const chunks: Buffer[] = [];
@@ -224,7 +256,7 @@ export class RestClient {
       this.probeTimer = undefined;
       this.probing = true;
       // Any answer below 500 wakes the waiters (through answered()); failures keep probing.
-      this.request('GET', '/readyz', { timeout: 2_000, what: 'readiness probe' })
+      this.request('GET', '/readyz', { timeoutMs: 2_000, what: 'readiness probe' })
         .catch(() => undefined)
         .finally(() => {
           this.probing = false;

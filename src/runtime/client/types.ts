@@ -55,13 +55,39 @@ function info(apiVersion: string, kind: string, plural: string, namespaced: bool
   return Object.freeze({ group, version, kind, apiVersion, plural, namespaced });
 }
 
-const BY_CLASS = new Map<unknown, ResourceInfo>();
-const BY_GVK = new Map<string, ResourceInfo>();
+/** The built-in table: read-only, shared by every mapper (what each registers is its own). */
+const BUILTIN_BY_CLASS = new Map<unknown, ResourceInfo>();
+const BUILTIN_BY_GVK = new Map<string, ResourceInfo>();
 for (const [cls, apiVersion, kind, plural, namespaced] of ROWS) {
   const i = info(apiVersion, kind, plural, namespaced);
-  BY_CLASS.set(cls, i);
-  BY_GVK.set(`${apiVersion}/${kind}`, i);
+  BUILTIN_BY_CLASS.set(cls, i);
+  BUILTIN_BY_GVK.set(`${apiVersion}/${kind}`, i);
 }
+
+/** REST information of kinds someone registered or discovered: one table per RESTMapper. */
+export class TypeTable {
+  private readonly byClass = new Map<unknown, ResourceInfo>();
+  private readonly byGVK = new Map<string, ResourceInfo>();
+
+  /** Registers (or overrides) a kind, and the class that stands for it when given. */
+  register(type: ObjectType | undefined, resource: { apiVersion: string; kind: string; plural: string; namespaced: boolean }): ResourceInfo {
+    const i = info(resource.apiVersion, resource.kind, resource.plural, resource.namespaced);
+    if (type) this.byClass.set(type, i);
+    this.byGVK.set(`${resource.apiVersion}/${resource.kind}`, i);
+    return i;
+  }
+
+  byType(type: unknown): ResourceInfo | undefined {
+    return this.byClass.get(type) ?? BUILTIN_BY_CLASS.get(type);
+  }
+
+  byKind(apiVersion: string, kind: string): ResourceInfo | undefined {
+    return this.byGVK.get(`${apiVersion}/${kind}`) ?? BUILTIN_BY_GVK.get(`${apiVersion}/${kind}`);
+  }
+}
+
+/** A table holding the built-in kinds only (for code that has no mapper at hand). */
+const BUILTIN_ONLY = new TypeTable();
 
 /** Splits `apps/v1` into group `apps`, version `v1` (`v1` is the core group ''). */
 export function splitAPIVersion(apiVersion: string): { group: string; version: string } {
@@ -75,33 +101,22 @@ export function apiVersionOf(gvk: Pick<GroupVersionKind, 'group' | 'version'>): 
 }
 
 /**
- * Registers (or overrides) the REST information of a kind so that it resolves without discovery,
- * e.g. for a class that carries no statics. Process-wide, like a Go scheme registration.
+ * Resolves without network, from the class statics, the built-in table and what `table` holds:
+ * returns `{ apiVersion, kind }` alone when discovery is needed. Throws on unusable handles.
  */
-export function registerType(type: ObjectType | undefined, resource: { apiVersion: string; kind: string; plural: string; namespaced: boolean }): void {
-  const i = info(resource.apiVersion, resource.kind, resource.plural, resource.namespaced);
-  if (type) BY_CLASS.set(type, i);
-  BY_GVK.set(`${resource.apiVersion}/${resource.kind}`, i);
-}
-
-/** Resolves without network: returns undefined when discovery is needed. Throws on unusable handles. */
-export function resolveStatic(ref: TypeRef | KubernetesObject): ResourceInfo | { apiVersion: string; kind: string } {
+export function resolveStatic(ref: TypeRef | KubernetesObject, table: TypeTable = BUILTIN_ONLY): ResourceInfo | { apiVersion: string; kind: string } {
   if (typeof ref === 'function') {
-    const known = BY_CLASS.get(ref);
+    const known = table.byType(ref);
     if (known) return known;
     const t = ref as ObjectType;
     if (t.gvk) {
       const apiVersion = apiVersionOf(t.gvk);
-      if (t.plural && t.namespaced !== undefined) {
-        const i = info(apiVersion, t.gvk.kind, t.plural, t.namespaced);
-        BY_CLASS.set(ref, i);
-        return i;
-      }
-      return BY_GVK.get(`${apiVersion}/${t.gvk.kind}`) ?? { apiVersion, kind: t.gvk.kind };
+      if (t.plural && t.namespaced !== undefined) return info(apiVersion, t.gvk.kind, t.plural, t.namespaced);
+      return table.byKind(apiVersion, t.gvk.kind) ?? { apiVersion, kind: t.gvk.kind };
     }
     throw new Error(
       `kubeforge/runtime: cannot tell the Kubernetes kind of class ${t.name || '(anonymous)'}: ` +
-        'give it `static readonly gvk`, `plural` and `namespaced` (kubeforge create api does), call registerType(), ' +
+        'give it `static readonly gvk`, `plural` and `namespaced` (kubeforge create api does), register it with mgr.getRESTMapper().register(), ' +
         "or pass a descriptor such as { apiVersion: 'example.com/v1', kind: 'Widget' }",
     );
   }
@@ -110,12 +125,12 @@ export function resolveStatic(ref: TypeRef | KubernetesObject): ResourceInfo | {
   if (!d.apiVersion || !d.kind) {
     // An object built from a class without apiVersion/kind: use its constructor.
     const ctor = (d as object).constructor;
-    if (ctor && ctor !== Object) return resolveStatic(ctor as ObjectType);
+    if (ctor && ctor !== Object) return resolveStatic(ctor as ObjectType, table);
     throw new Error(
       `kubeforge/runtime: object ${d.metadata?.name ? `"${d.metadata.name}" ` : ''}has no apiVersion/kind; set them (e.g. apiVersion: 'apps/v1', kind: 'Deployment')`,
     );
   }
-  const known = BY_GVK.get(`${d.apiVersion}/${d.kind}`);
+  const known = table.byKind(d.apiVersion, d.kind);
   if (known) return known;
   if (typeof d.plural === 'string' && typeof d.namespaced === 'boolean') return info(d.apiVersion, d.kind, d.plural, d.namespaced);
   return { apiVersion: d.apiVersion, kind: d.kind };

@@ -9,10 +9,10 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ControllerManagerLike, TypeRef } from '../contracts.js';
-import { resolveStatic } from '../client/types.js';
+import { resolveStatic, type TypeTable } from '../client/types.js';
 import { Controller } from './controller.js';
 import type { ControllerOptions } from './controller.js';
-import { enqueueRequestForObject, enqueueRequestForOwner } from './handler.js';
+import { enqueueRequestForObject, ownerHandler } from './handler.js';
 import type { EventHandler } from './handler.js';
 import type { Predicate } from './predicate.js';
 import type { Reconciler } from './reconcile.js';
@@ -78,9 +78,15 @@ export class Builder {
     if (!mgr || typeof mgr.getCache !== 'function' || typeof mgr.add !== 'function') this.problems.push('controllerManagedBy(mgr) needs a manager (getCache, getClient, getLogger, getMetricsRegistry, add)');
   }
 
+  /** The manager's type registrations, when it has a RESTMapper. */
+  private table(): TypeTable | undefined {
+    const m = this.mgr as Partial<ControllerManagerLike> | undefined;
+    return typeof m?.getRESTMapper === 'function' ? m.getRESTMapper().types() : undefined;
+  }
+
   private checkType(t: unknown, where: string): boolean {
     try {
-      resolveStatic(t as TypeRef);
+      resolveStatic(t as TypeRef, this.table());
       return true;
     } catch (e) {
       this.problems.push(`${where}: ${(e as Error).message.replace(/^kubeforge\/runtime: /, '')}`);
@@ -143,7 +149,9 @@ export class Builder {
     if (o.maxConcurrentReconciles !== undefined && (!Number.isInteger(o.maxConcurrentReconciles) || o.maxConcurrentReconciles < 1)) {
       this.problems.push(`withOptions(): maxConcurrentReconciles must be a positive integer (got ${o.maxConcurrentReconciles})`);
     }
-    if (o.cacheSyncTimeout !== undefined && !(o.cacheSyncTimeout > 0)) this.problems.push(`withOptions(): cacheSyncTimeout must be > 0 ms (got ${o.cacheSyncTimeout})`);
+    for (const k of ['cacheSyncTimeoutMs', 'cacheSyncTimeout'] as const) {
+      if (o[k] !== undefined && !(o[k]! > 0)) this.problems.push(`withOptions(): ${k} must be > 0 ms (got ${o[k]})`);
+    }
     if (o.rateLimiter !== undefined && (typeof o.rateLimiter !== 'object' || typeof o.rateLimiter.when !== 'function')) this.problems.push('withOptions(): rateLimiter must implement when/forget/numRequeues');
     this.options = { ...this.options, ...o };
     return this;
@@ -178,7 +186,7 @@ export class Builder {
     let name = this.name;
     if (!name && this.forType) {
       try {
-        name = resolveStatic(this.forType).kind.toLowerCase();
+        name = resolveStatic(this.forType, this.table()).kind.toLowerCase();
       } catch {
         /* reported above */
       }
@@ -194,7 +202,7 @@ export class Builder {
     const cache = mgr.getCache();
     let forKind: { group: string; kind: string } | undefined;
     if (this.forType) {
-      const r = resolveStatic(this.forType);
+      const r = resolveStatic(this.forType, this.table());
       const slash = r.apiVersion.indexOf('/');
       forKind = { group: slash < 0 ? '' : r.apiVersion.slice(0, slash), kind: r.kind };
     }
@@ -202,7 +210,7 @@ export class Builder {
     if (this.forType) controller.watch(kindSource(cache, this.forType), enqueueRequestForObject(), ...this.globalPredicates, ...this.forPredicates);
     for (const w of this.pending) {
       const source = isSource(w.target) ? w.target : kindSource(cache, w.target);
-      const handler = w.handler === 'owner' ? enqueueRequestForOwner(this.forType!, { onlyControllerOwner: w.onlyControllerOwner }) : w.handler;
+      const handler = w.handler === 'owner' ? ownerHandler(this.forType!, { onlyControllerOwner: w.onlyControllerOwner }, this.table()) : w.handler;
       controller.watch(source, handler, ...this.globalPredicates, ...w.predicates);
     }
     namesPerManager.get(mgr)!.add(name!);

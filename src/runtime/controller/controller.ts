@@ -2,6 +2,7 @@
  * The controller (controller-runtime's internal controller): sources feed predicates and
  * handlers, handlers feed a rate-limited work queue, workers call the reconciler.
  */
+import { CacheSyncTimeoutError } from '../cache/errors.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -33,7 +34,13 @@ export interface ControllerOptions {
    * the controller stops and its start() rejects with the error (the manager then shuts down).
    */
   recoverPanic?: boolean;
-  /** Time allowed for the watched types' caches to sync at start (ms). Default 120 000; start() rejects after it. */
+  /**
+   * Time allowed for the watched types' caches to sync at start (ms). Default 120 000; start()
+   * then rejects with a CacheSyncTimeoutError. A kind the API server does not serve rejects at
+   * once with a NoKindMatchError naming the likely cause.
+   */
+  cacheSyncTimeoutMs?: number;
+  /** @deprecated Use cacheSyncTimeoutMs (the same, in ms). */
   cacheSyncTimeout?: number;
   /** Run only on the elected leader (default true). */
   needLeaderElection?: boolean;
@@ -210,12 +217,19 @@ export class Controller implements Runnable {
     }
     log.info('Starting EventSource');
     for (const w of this.watches) await this.startWatch(w);
-    const timeoutMs = this.options.cacheSyncTimeout ?? 120_000;
+    const timeoutMs = this.options.cacheSyncTimeoutMs ?? this.options.cacheSyncTimeout ?? 120_000;
     // A referenced timer (AbortSignal.timeout's is unref'd and would let a quiet process exit).
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), timeoutMs);
     const syncSignal = AbortSignal.any([signal, timeout.signal]);
-    const results = await Promise.all(this.watches.map((w) => w.source.waitForSync(syncSignal))).finally(() => clearTimeout(timer));
+    let results: boolean[];
+    try {
+      results = await Promise.all(this.watches.map((w) => w.source.waitForSync(syncSignal))).finally(() => clearTimeout(timer));
+    } catch (e) {
+      // A source that cannot sync at all (a kind the server does not serve): fail now, say why.
+      this.queue.shutDown();
+      throw e;
+    }
     if (signal.aborted) {
       this.queue.shutDown();
       return;
@@ -223,7 +237,11 @@ export class Controller implements Runnable {
     const unsynced = this.watches.filter((_, i) => !results[i]).map((w) => String(w.source));
     if (unsynced.length) {
       this.queue.shutDown();
-      throw new Error(`kubeforge/runtime: controller ${this.name}: timed out after ${timeoutMs} ms waiting for caches to sync (${unsynced.join(', ')}); raise cacheSyncTimeout or check RBAC / CRD installation`);
+      throw new CacheSyncTimeoutError(
+        `kubeforge/runtime: controller ${this.name}: timed out after ${timeoutMs} ms waiting for caches to sync (${unsynced.join(', ')}); raise cacheSyncTimeoutMs or check RBAC / CRD installation`,
+        unsynced,
+        timeoutMs,
+      );
     }
     log.info({ workerCount: this.maxConcurrent }, 'Starting workers');
     const workers: Promise<void>[] = [];

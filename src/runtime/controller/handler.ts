@@ -4,7 +4,7 @@
  */
 import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node';
 import type { TypeRef } from '../contracts.js';
-import { resolveStatic, splitAPIVersion } from '../client/types.js';
+import { resolveStatic, splitAPIVersion, type TypeTable } from '../client/types.js';
 import type { CreateEvent, DeleteEvent, GenericEvent, UpdateEvent } from './predicate.js';
 import type { Request } from './reconcile.js';
 
@@ -84,7 +84,12 @@ export interface EnqueueForOwnerOptions {
  * and kind (any version), as controller-runtime does. Updates enqueue owners of old and new object.
  */
 export function enqueueRequestForOwner<T extends KubernetesObject = KubernetesObject>(ownerType: TypeRef, opts: EnqueueForOwnerOptions = {}): EventHandler<T> {
-  const s = resolveStatic(ownerType);
+  return ownerHandler<T>(ownerType, opts);
+}
+
+/** enqueueRequestForOwner, resolving the owner type through a manager's registrations (the builder's `owns()`). */
+export function ownerHandler<T extends KubernetesObject = KubernetesObject>(ownerType: TypeRef, opts: EnqueueForOwnerOptions, table?: TypeTable): EventHandler<T> {
+  const s = resolveStatic(ownerType, table);
   const group = splitAPIVersion(s.apiVersion).group;
   const kind = s.kind;
   let ownerNamespaced: boolean | undefined = 'namespaced' in s && typeof s.namespaced === 'boolean' ? s.namespaced : undefined;

@@ -1,9 +1,9 @@
-// kubeforge/runtime controller: builder, controller, handlers, predicates, sources, work queue.
-export { controllerManagedBy, Builder, BuilderError } from './builder.js';
-export type { ForOptions, OwnsOptions, WatchesOptions } from './builder.js';
-export { Controller, isPanic } from './controller.js';
-export type { ControllerOptions, ControllerDeps } from './controller.js';
-export { TerminalError, isTerminalError, requestKey, requeueDelayMs } from './reconcile.js';
+// kubeforge/runtime controller: builder, controller, handlers, predicates, sources, rate limiters.
+export { controllerManagedBy, BuilderError } from './builder.js';
+export type { Builder, ForOptions, OwnsOptions, WatchesOptions } from './builder.js';
+export { Controller } from './controller.js';
+export type { ControllerOptions } from './controller.js';
+export { TerminalError, isTerminalError } from './reconcile.js';
 export type { Request, Result, ReconcileContext, ReconcileFunc, ReconcilerObject, Reconciler } from './reconcile.js';
 export { enqueueRequestForObject, enqueueRequestForOwner, enqueueRequestsFromMapFunc, handlerFuncs } from './handler.js';
 export type { EventHandler, RequestQueue, MapFunc, EnqueueForOwnerOptions } from './handler.js';
@@ -12,18 +12,16 @@ export {
   ResourceVersionChangedPredicate,
   LabelChangedPredicate,
   AnnotationChangedPredicate,
-  and,
-  or,
-  not,
+  andPredicates,
+  orPredicates,
+  notPredicate,
   newPredicateFuncs,
   predicateFuncs,
   labelSelectorPredicate,
 } from './predicate.js';
 export type { Predicate, CreateEvent, UpdateEvent, DeleteEvent, GenericEvent } from './predicate.js';
-export { kindSource, ChannelSource, isSource } from './source.js';
+export { kindSource, ChannelSource } from './source.js';
 export type { Source, EventSink } from './source.js';
-export { WorkQueue } from './workqueue.js';
-export type { WorkQueueOptions, WorkQueueMetrics, GetResult } from './workqueue.js';
 export {
   ItemExponentialFailureRateLimiter,
   ItemFastSlowRateLimiter,
@@ -32,7 +30,5 @@ export {
   defaultControllerRateLimiter,
 } from './ratelimiter.js';
 export type { RateLimiter } from './ratelimiter.js';
-export { FakeClock, realClock } from './clock.js';
+export { FakeClock } from './clock.js';
 export type { Clock } from './clock.js';
-export { controllerMetrics, workQueueMetrics } from './metrics.js';
-export type { ControllerMetrics } from './metrics.js';

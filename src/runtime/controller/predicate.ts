@@ -81,7 +81,7 @@ export const AnnotationChangedPredicate: Predicate = {
 };
 
 /** Passes when every predicate passes. */
-export function and<T extends KubernetesObject = KubernetesObject>(...ps: Predicate<T>[]): Predicate<T> {
+export function andPredicates<T extends KubernetesObject = KubernetesObject>(...ps: Predicate<T>[]): Predicate<T> {
   return {
     create: (e) => ps.every((p) => allows(p as Predicate, 'create', e)),
     update: (e) => ps.every((p) => allows(p as Predicate, 'update', e)),
@@ -91,7 +91,7 @@ export function and<T extends KubernetesObject = KubernetesObject>(...ps: Predic
 }
 
 /** Passes when any predicate passes (no predicates: nothing passes). */
-export function or<T extends KubernetesObject = KubernetesObject>(...ps: Predicate<T>[]): Predicate<T> {
+export function orPredicates<T extends KubernetesObject = KubernetesObject>(...ps: Predicate<T>[]): Predicate<T> {
   return {
     create: (e) => ps.some((p) => allows(p as Predicate, 'create', e)),
     update: (e) => ps.some((p) => allows(p as Predicate, 'update', e)),
@@ -101,7 +101,7 @@ export function or<T extends KubernetesObject = KubernetesObject>(...ps: Predica
 }
 
 /** Inverts a predicate. */
-export function not<T extends KubernetesObject = KubernetesObject>(p: Predicate<T>): Predicate<T> {
+export function notPredicate<T extends KubernetesObject = KubernetesObject>(p: Predicate<T>): Predicate<T> {
   return {
     create: (e) => !allows(p as Predicate, 'create', e),
     update: (e) => !allows(p as Predicate, 'update', e),

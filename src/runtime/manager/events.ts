@@ -12,7 +12,9 @@ import { hostname } from 'node:os';
 import { format } from 'node:util';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { RestClient, RestError, microTime, rfc3339 } from '../util/rest.js';
+import type { RestClient } from '../client/rest.js';
+import { isForbidden, isNotFound } from '../client/errors.js';
+import { microTime, rfc3339 } from '../client/dates.js';
 
 /** Event types the API accepts. */
 export type EventType = 'Normal' | 'Warning';
@@ -159,7 +161,7 @@ export class EventBroadcaster {
   /** A failed write: a 403 is logged once per API at error level, with the marker that grants it. */
   private failed(api: Api, e: unknown, reason: string, what: string): void {
     const log = this.o.logger;
-    if (e instanceof RestError && e.status === 403) {
+    if (isForbidden(e)) {
       if (!this.deniedLogged.has(api)) {
         this.deniedLogged.add(api);
         log.error(
@@ -268,7 +270,7 @@ export class EventBroadcaster {
         });
         series.written = count;
       } catch (e) {
-        if (e instanceof RestError && e.status === 404) this.series.delete(key); // expired or deleted: next repeat starts anew
+        if (isNotFound(e)) this.series.delete(key); // expired or deleted: next repeat starts anew
         this.failed(api, e, reason, 'patch');
       }
     });

@@ -1,7 +1,7 @@
 // kubeforge/runtime manager: lifecycle, probes, metrics, leader election, events, config.
 export { Manager, newManager, GracefulShutdownTimeoutError, LeaderElectionLostError } from './manager.js';
-export type { ManagerOptions } from './manager.js';
-export { LeaderElectionError, validateLeaseName } from './leaderelection.js';
+export type { ManagerOptions, ManagerCacheOptions } from './manager.js';
+export { LeaderElectionError } from './leaderelection.js';
 export { getConfigOrDie, ConfigError } from './config.js';
 export type { GetConfigOptions } from './config.js';
 export { setupSignalHandler } from './signals.js';
@@ -9,5 +9,3 @@ export { healthz } from './healthz.js';
 export type { Checker } from './healthz.js';
 export type { EventRecorder, LegacyEventRecorder, EventType, EventOptions } from './events.js';
 export type { MetricsServerOptions } from './servers.js';
-export { generateSelfSignedCert } from './selfsigned.js';
-export type { SelfSignedCert, SelfSignedCertOptions } from './selfsigned.js';

@@ -23,7 +23,9 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Gauge } from 'prom-client';
-import { RestClient, RestError, microTime } from '../util/rest.js';
+import type { RestClient } from '../client/rest.js';
+import { StatusError, isNotFound } from '../client/errors.js';
+import { microTime } from '../client/dates.js';
 
 /** A monotonic millisecond clock (performance.now by default; tests inject a fake one). */
 export interface MonotonicClock {
@@ -66,8 +68,9 @@ interface LeaseSpec {
  * API answer such as 422 Invalid or "namespace not found". The Manager stops with it.
  */
 export class LeaderElectionError extends Error {
-  constructor(message: string) {
-    super(message);
+  /** `cause`: the API server's answer (a StatusError, e.g. `isNotFound(err.cause)`), when there was one. */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'LeaderElectionError';
   }
 }
@@ -150,10 +153,10 @@ export class LeaderElector {
       clock: options.clock ?? monotonic,
     };
     for (const k of ['leaseDurationMs', 'renewDeadlineMs', 'retryPeriodMs'] as const) {
-      if (!Number.isFinite(this.o[k]) || this.o[k] <= 0) throw new Error(`leader election: ${k.replace(/Ms$/, '')} must be a positive number of milliseconds (got ${this.o[k]})`);
+      if (!Number.isFinite(this.o[k]) || this.o[k] <= 0) throw new Error(`leader election: ${k} must be a positive number of milliseconds (got ${this.o[k]})`);
     }
-    if (this.o.leaseDurationMs <= this.o.renewDeadlineMs) throw new Error('leader election: leaseDuration must be greater than renewDeadline');
-    if (this.o.renewDeadlineMs <= this.o.retryPeriodMs * 1.2) throw new Error('leader election: renewDeadline must be greater than retryPeriod*1.2');
+    if (this.o.leaseDurationMs <= this.o.renewDeadlineMs) throw new Error('leader election: leaseDurationMs must be greater than renewDeadlineMs');
+    if (this.o.renewDeadlineMs <= this.o.retryPeriodMs * 1.2) throw new Error('leader election: renewDeadlineMs must be greater than retryPeriodMs*1.2');
     validateLeaseName(this.o.name, this.o.namespace);
     this.o.gauge?.set({ name: this.o.name }, 0);
   }
@@ -320,15 +323,15 @@ export class LeaderElector {
    */
   private failed(e: unknown, what: string, signal: AbortSignal): void {
     if (signal.aborted) return;
-    if (e instanceof RestError) {
-      const permanent = [400, 405, 406, 413, 415, 422].includes(e.status) || (what === 'create' && e.status === 404);
+    if (e instanceof StatusError) {
+      const permanent = [400, 405, 406, 413, 415, 422].includes(e.code) || (what === 'create' && e.code === 404);
       if (permanent) {
-        const hint = e.status === 404 ? ` (does namespace "${this.o.namespace}" exist? set leaderElectionNamespace)` : '';
-        this.fatal ??= new LeaderElectionError(`leader election: cannot ${what} Lease ${this.lease}: the API server answered ${e.status} ${e.reason}: ${e.message}${hint}`);
+        const hint = e.code === 404 ? ` (does namespace "${this.o.namespace}" exist? set leaderElectionNamespace)` : '';
+        this.fatal ??= new LeaderElectionError(`leader election: cannot ${what} Lease ${this.lease}: the API server answered ${e.code} ${e.reason}: ${e.message}${hint}`, { cause: e });
         return;
       }
-      if (e.status === 409) return;
-      if (e.status === 401 || e.status === 403) {
+      if (e.code === 409) return;
+      if (e.code === 401 || e.code === 403) {
         this.o.logger.error({ err: e.message, lease: this.lease }, `cannot ${what} the leader lease: check the manager's credentials and RBAC (get, create, update on leases in coordination.k8s.io); retrying`);
         return;
       }
@@ -351,7 +354,7 @@ export class LeaderElector {
     try {
       lease = await this.o.rest.get(`${this.path}/${encodeURIComponent(this.o.name)}`, { signal, timeoutMs: timeout });
     } catch (e) {
-      if (!(e instanceof RestError && e.status === 404)) {
+      if (!(isNotFound(e))) {
         this.failed(e, 'get', signal);
         return { ok: false };
       }

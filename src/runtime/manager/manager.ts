@@ -5,13 +5,15 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Cache, Client, ControllerManagerLike, Leadership, ManagerContracts, Reader, Runnable } from '../contracts.js';
 import { newCache } from '../cache/index.js';
-import { newClient, LeadershipLostError, RestClient as ClientRest } from '../client/index.js';
-import { RestClient } from '../util/rest.js';
+import { newClient } from '../client/client.js';
+import { LeadershipLostError } from '../client/fence.js';
+import { RestClient } from '../client/rest.js';
+import { RESTMapper } from '../client/restmapper.js';
 import { restClientRequestMetrics } from '../client/requestmetrics.js';
 import { inClusterNamespace } from './config.js';
 import { EventBroadcaster, type EventRecorder, type LegacyEventRecorder } from './events.js';
@@ -52,24 +54,28 @@ export interface ManagerOptions {
    * some outlive the grace period it is left to expire.
    */
   leaderElectionReleaseOnCancel?: boolean;
-  /** Lease validity without renewal (default 15 000). */
+  /** Lease validity without renewal, ms (default 15 000). */
+  leaseDurationMs?: number;
+  /** How long the leader retries renewing before it gives up, ms (default 10 000). */
+  renewDeadlineMs?: number;
+  /** Wait between lease attempts, ms (default 2 000). */
+  retryPeriodMs?: number;
+  /** @deprecated Use leaseDurationMs. */
   leaseDuration?: number;
-  /** How long the leader retries renewing before it gives up (default 10 000). */
+  /** @deprecated Use renewDeadlineMs. */
   renewDeadline?: number;
-  /** Wait between lease attempts (default 2 000). */
+  /** @deprecated Use retryPeriodMs. */
   retryPeriod?: number;
   /**
    * Total time stop() waits for runnables to return after the signal (default 30 000).
    * 0 stops without waiting; a negative value waits forever. After leadership is lost it is 0,
    * as in controller-runtime: start() rejects at once, without waiting for running reconciles.
    */
+  gracefulShutdownTimeoutMs?: number;
+  /** @deprecated Use gracefulShutdownTimeoutMs. */
   gracefulShutdownTimeout?: number;
-  /**
-   * Cache options. `defaultNamespaces` restricts namespaced watches to these namespaces (one
-   * list+watch per namespace and type; reads elsewhere reject); default env WATCH_NAMESPACE
-   * (comma-separated); none: all namespaces.
-   */
-  cache?: { defaultNamespaces?: string[] | Record<string, unknown>; syncTimeout?: number };
+  /** Options of the Manager's informer cache (controller-runtime's cache.Options). */
+  cache?: ManagerCacheOptions;
   /** Field manager of the client's writes (default "kubeforge-manager"). */
   fieldOwner?: string;
   /** Root logger (default: pino to stderr at level LOG_LEVEL or "info"). */
@@ -80,6 +86,31 @@ export interface ManagerOptions {
    * caches, only if webhooks are registered on it when start() is called; stopped last.
    */
   webhookServer?: WebhookServer | WebhookServerOptions;
+}
+
+/** The cache part of {@link ManagerOptions}. */
+export interface ManagerCacheOptions {
+  /**
+   * Restricts namespaced watches to these namespaces (one list+watch per namespace and type;
+   * cached reads elsewhere reject with NamespaceNotWatchedError); default env WATCH_NAMESPACE
+   * (comma-separated); none: all namespaces.
+   */
+  defaultNamespaces?: string[] | Record<string, unknown>;
+  /** How long cached reads wait for a new informer's first list, ms (default 120 000; then CacheSyncTimeoutError). */
+  syncTimeoutMs?: number;
+  /** @deprecated Use syncTimeoutMs. */
+  syncTimeout?: number;
+  /**
+   * Every this many ms (jittered), every cached object is handed to the controllers again
+   * (controller-runtime's SyncPeriod; default 10 hours; 0 disables).
+   */
+  syncPeriodMs?: number;
+  /**
+   * Applied to every object before it is cached (e.g. drop metadata.managedFields to save
+   * memory); sees the object as the server sent it (timestamps still strings). It must not throw:
+   * a throw fails that list or watch like a server error (logged, retried with back-off).
+   */
+  transform?: (obj: KubernetesObject) => KubernetesObject;
 }
 
 type GroupName = 'servers' | 'caches' | 'others' | 'leader';
@@ -166,7 +197,7 @@ export function newManager(config: KubeConfig, options: ManagerOptions = {}): Ma
  * leader, then, once elected (immediately without leader election), the leader runnables
  * (controllers). On abort it stops them in reverse order: controllers first (their in-flight
  * reconciles finish), then the lease is released (only if they all did), then the rest; all
- * within `gracefulShutdownTimeout`.
+ * within `gracefulShutdownTimeoutMs`.
  * On error: a runnable that rejects stops everything the same way and start() rejects with that
  * error. Lost leadership (another holder, or no renewal within the renew deadline by this
  * process's monotonic clock) first stops handing out work (controllers ask the lease before every
@@ -181,7 +212,8 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
   private readonly logger: Logger;
   private readonly log: Logger;
   private readonly registry = new Registry();
-  private readonly clientRest: ClientRest;
+  private readonly clientRest: RestClient;
+  private readonly mapper: RESTMapper;
   private readonly ownRest: RestClient;
   private readonly cache: Cache & Runnable;
   private readonly client: Client;
@@ -218,7 +250,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     this.options = options;
     this.logger = options.logger ?? defaultLogger();
     this.log = this.logger.child({ logger: 'manager' });
-    this.grace = options.gracefulShutdownTimeout ?? 30_000;
+    this.grace = options.gracefulShutdownTimeoutMs ?? options.gracefulShutdownTimeout ?? 30_000;
     // Validate addresses now: bad options fail at construction, like controller-runtime's New().
     parseBindAddress(options.healthProbeBindAddress, 'healthProbeBindAddress');
     parseBindAddress(options.metrics?.bindAddress, 'metrics.bindAddress');
@@ -248,9 +280,9 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
         namespace: this.leaseNamespace!,
         name: options.leaderElectionID!,
         identity: options.leaderElectionIdentity,
-        leaseDurationMs: options.leaseDuration,
-        renewDeadlineMs: options.renewDeadline,
-        retryPeriodMs: options.retryPeriod,
+        leaseDurationMs: options.leaseDurationMs ?? options.leaseDuration,
+        renewDeadlineMs: options.renewDeadlineMs ?? options.renewDeadline,
+        retryPeriodMs: options.retryPeriodMs ?? options.retryPeriod,
         logger: this.logger.child({ logger: 'leaderelection' }),
         gauge: this.leaderGauge,
       });
@@ -258,7 +290,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     }
     const elector = this.elector;
     this.leadership = { isLeading: () => (elector ? elector.isLeading() : true) };
-    this.clientRest = new ClientRest(config);
+    this.clientRest = new RestClient(config);
     // client-go's rest_client_requests_total, shared by both transports.
     const observeRequest = restClientRequestMetrics(this.registry);
     this.clientRest.setRequestObserver(observeRequest);
@@ -270,13 +302,18 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
         if (fenced.hasLost()) throw new LeadershipLostError(what, fenced.lostBecause());
       });
     }
+    // One RESTMapper per Manager: registrations and discovery never leak into another Manager.
+    this.mapper = new RESTMapper(this.clientRest);
     this.cache = newCache(config, {
       namespaces,
       logger: this.logger.child({ logger: 'cache' }),
       rest: this.clientRest,
-      syncTimeoutMs: options.cache?.syncTimeout,
+      mapper: this.mapper,
+      syncTimeoutMs: options.cache?.syncTimeoutMs ?? options.cache?.syncTimeout,
+      syncPeriodMs: options.cache?.syncPeriodMs,
+      transform: options.cache?.transform,
     });
-    this.client = newClient(config, { cache: this.cache, rest: this.clientRest, fieldOwner: options.fieldOwner ?? 'kubeforge-manager' });
+    this.client = newClient(config, { cache: this.cache, rest: this.clientRest, mapper: this.mapper, fieldOwner: options.fieldOwner ?? 'kubeforge-manager' });
     this.broadcaster = new EventBroadcaster({ rest: this.ownRest, logger: this.logger.child({ logger: 'events' }) });
     const group = (name: GroupName): Group => ({ name, runnables: [], ac: new AbortController(), running: [], started: false, stopping: false });
     this.groups = { servers: group('servers'), caches: group('caches'), others: group('others'), leader: group('leader') };
@@ -309,6 +346,15 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
   /** A reader that always reads live from the API server (no cache, works before start()). */
   getAPIReader(): Reader {
     return this.client.apiReader();
+  }
+
+  /**
+   * This Manager's RESTMapper (its client and cache resolve types through it): register kinds
+   * whose classes carry no statics with `register()`; discovery results are kept here, never
+   * shared with another Manager.
+   */
+  getRESTMapper(): RESTMapper {
+    return this.mapper;
   }
 
   /** The shared informer cache (started by start(), before the controllers). */
@@ -538,7 +584,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
    * Runs everything until `signal` aborts, then shuts down in order (see the class comment).
    * Resolves after a clean shutdown. Rejects with: the first runnable's error; a
    * LeaderElectionLostError; a GracefulShutdownTimeoutError when runnables outlive
-   * `gracefulShutdownTimeout`; or a listen error (port in use) before anything else started.
+   * `gracefulShutdownTimeoutMs`; or a listen error (port in use) before anything else started.
    * Calling it twice rejects.
    */
   async start(signal?: AbortSignal): Promise<void> {
@@ -630,7 +676,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     if (this.elector && this.options.leaderElectionReleaseOnCancel !== false) {
       // Released only when no reconcile runs any more: a standby could start beside it otherwise.
       if (leaderLeft.length === 0) await this.elector.release();
-      else if (this.lostReason === undefined) this.log.warn({ stillRunning: leaderLeft }, 'not releasing the leader lease: leader runnables outlived the grace period; it expires after leaseDuration');
+      else if (this.lostReason === undefined) this.log.warn({ stillRunning: leaderLeft }, 'not releasing the leader lease: leader runnables outlived the grace period; it expires after leaseDurationMs');
     }
     await stopGroup(this.groups.others);
     await stopGroup(this.groups.caches);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { AddressInfo, Server as NetServer } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { RestClient } from '../util/rest.js';
+import type { RestClient } from '../client/rest.js';
 import { generateSelfSignedCert } from './selfsigned.js';
 
 /** `":8080"`, `"127.0.0.1:0"`, `"[::1]:9090"`, `"8080"`; `"0"` or `""` mean disabled (undefined). */

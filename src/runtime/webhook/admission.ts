@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { GroupVersionKind } from '../contracts.js';
 import { StatusError } from '../client/errors.js';
 import type { JSONPatchOperation } from '../client/patch.js';
+import { reviveDates, toWireJSON } from '../client/dates.js';
 import { FieldErrors } from './fielderrors.js';
 import { describeThrown, isCrash, WebhookHttpError, type WebhookHandler, type WebhookHandlerContext } from './handler.js';
 
@@ -208,9 +209,11 @@ export class AdmissionWebhook implements WebhookHandler {
   }
 }
 
-/** A JSON deep copy (drops undefined, applies toJSON: what the API server would receive). */
-function jsonCopy<T>(v: T): T {
-  return JSON.parse(JSON.stringify(v)) as T;
+/** What reviveDates needs from a request's kind (tolerates a malformed one). */
+function gvkInfo(kind: GroupVersionKind | undefined): { apiVersion: string; group: string; version: string; kind: string } {
+  const group = typeof kind?.group === 'string' ? kind.group : '';
+  const version = typeof kind?.version === 'string' ? kind.version : '';
+  return { group, version, kind: typeof kind?.kind === 'string' ? kind.kind : '', apiVersion: group ? `${group}/${version}` : version };
 }
 
 /** A deep copy of a value parsed from JSON (plain objects, arrays, primitives only). */
@@ -266,9 +269,11 @@ class DefaulterHandler<T> implements AdmissionHandler {
     if (req.operation === 'DELETE' || req.operation === 'CONNECT') return { allowed: true };
     if (!isObject(req.object)) return errored(400, `the ${req.operation} request has no object`);
     const original = req.object;
-    const copy = cloneParsed(original) as T;
+    // Timestamps as the types declare them (Date), as the client hands them out; written back
+    // in the form they came, so an untouched timestamp is no patch.
+    const copy = reviveDates(cloneParsed(original), gvkInfo(req.kind)) as T;
     await this.defaulter.default(copy, ctx);
-    const ops = createJSONPatch(original, isPlainJSON(copy) ? copy : jsonCopy(copy));
+    const ops = createJSONPatch(original, isPlainJSON(copy) ? copy : toWireJSON(copy, original));
     if (ops.length === 0) return { allowed: true };
     return { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') };
   }
@@ -280,6 +285,10 @@ class ValidatorHandler<T> implements AdmissionHandler {
 
   async handle(req: AdmissionRequest, ctx: AdmissionContext): Promise<AdmissionResult> {
     let w: unknown;
+    // Timestamps as the types declare them (Date), as the client hands them out.
+    const r = gvkInfo(req.kind);
+    if (isObject(req.object)) reviveDates(req.object, r);
+    if (isObject(req.oldObject)) reviveDates(req.oldObject, r);
     switch (req.operation) {
       case 'CONNECT':
         return { allowed: true };

@@ -10,17 +10,15 @@ import {
   GenerationChangedPredicate,
   LabelChangedPredicate,
   ResourceVersionChangedPredicate,
-  and,
   controllerManagedBy,
   enqueueRequestForObject,
   enqueueRequestForOwner,
   enqueueRequestsFromMapFunc,
   newPredicateFuncs,
-  not,
-  or,
   type Request,
   type RequestQueue,
 } from '../../../src/runtime/controller/index.js';
+import { andPredicates as and, notPredicate as not, orPredicates as or } from '../../../src/runtime/controller/predicate.js';
 import { MiniManager, Widget } from './harness.js';
 
 function offlineConfig(): KubeConfig {

@@ -13,7 +13,7 @@ import { newCache } from '../../../src/runtime/cache/index.js';
 import type { CacheOptions, InformerCache } from '../../../src/runtime/cache/index.js';
 import { newClient } from '../../../src/runtime/client/index.js';
 import { EventBroadcaster, type EventRecorder, type LegacyEventRecorder } from '../../../src/runtime/manager/events.js';
-import { RestClient } from '../../../src/runtime/util/rest.js';
+import { RestClient } from '../../../src/runtime/client/rest.js';
 
 export const repoRoot = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 export const crdDir = join(repoRoot, 'test/fixtures/runtime/crds');

@@ -5,7 +5,8 @@ import { describe, it } from 'node:test';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import type { Cache } from '../../../src/runtime/contracts.js';
-import { ChannelSource, Controller, FakeClock, enqueueRequestForObject, requeueDelayMs, type Result } from '../../../src/runtime/controller/index.js';
+import { ChannelSource, Controller, FakeClock, enqueueRequestForObject, type Result } from '../../../src/runtime/controller/index.js';
+import { requeueDelayMs } from '../../../src/runtime/controller/reconcile.js';
 
 function setup(reconcile: (n: number) => Result | void) {
   const lines: Array<Record<string, unknown>> = [];

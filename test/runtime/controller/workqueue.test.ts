@@ -7,9 +7,9 @@ import {
   ItemExponentialFailureRateLimiter,
   ItemFastSlowRateLimiter,
   MaxOfRateLimiter,
-  WorkQueue,
   defaultControllerRateLimiter,
 } from '../../../src/runtime/controller/index.js';
+import { WorkQueue } from '../../../src/runtime/controller/workqueue.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 

@@ -8,8 +8,8 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, generateSelfSignedCert, getConfigOrDie } from '../../../src/runtime/manager/index.js';
-import { generateCACert, generateSignedCert } from '../../../src/runtime/manager/selfsigned.js';
+import { ConfigError, getConfigOrDie } from '../../../src/runtime/manager/index.js';
+import { generateSelfSignedCert, generateCACert, generateSignedCert } from '../../../src/runtime/manager/selfsigned.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? resolve(fileURLToPath(import.meta.url), '../../../../..');
 const dir = mkdtempSync(join(tmpdir(), 'kf-config-'));

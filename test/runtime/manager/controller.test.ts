@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { TestEnvironment } from '../../../src/testing/index.js';
-import { RestClient } from '../../../src/runtime/util/rest.js';
+import { RestClient } from '../../../src/runtime/client/rest.js';
 import { newManager } from '../../../src/runtime/manager/index.js';
 import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
 import { eventually, get, quiet, sleep } from './helpers.js';

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { TestEnvironment } from '../../../src/testing/index.js';
-import { RestClient } from '../../../src/runtime/util/rest.js';
+import { RestClient } from '../../../src/runtime/client/rest.js';
 import { GracefulShutdownTimeoutError, LeaderElectionLostError, newManager, type Manager } from '../../../src/runtime/manager/index.js';
 import { LeaderElectionError, LeaderElector } from '../../../src/runtime/manager/leaderelection.js';
-import { WorkQueue, controllerManagedBy } from '../../../src/runtime/controller/index.js';
+import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
+import { WorkQueue } from '../../../src/runtime/controller/workqueue.js';
 import { mergePatch } from '../../../src/runtime/client/index.js';
 import type { Runnable } from '../../../src/runtime/contracts.js';
 import { eventually, get, quiet, sleep } from './helpers.js';
@@ -24,7 +25,7 @@ after(async () => {
 });
 
 // Short timings keep the test quick; the algorithm is the same as with 15 s / 10 s / 2 s.
-const timings = { leaseDuration: 3000, renewDeadline: 2000, retryPeriod: 500 };
+const timings = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 };
 
 function candidate(id: string, log: string[], extra: object = {}): Manager {
   const mgr = newManager(config, {
@@ -57,6 +58,12 @@ async function holder(name: string): Promise<string | undefined> {
   return lease.spec.holderIdentity;
 }
 
+/** How many GETs `mgr` sent (rest_client_requests_total): an unelected candidate sends only lease reads. */
+async function leaseGets(mgr: Manager): Promise<number> {
+  const metric = await mgr.getMetricsRegistry().getSingleMetric('rest_client_requests_total')?.get();
+  return (metric?.values ?? []).filter((v) => v.labels.method === 'GET').reduce((n, v) => n + v.value, 0);
+}
+
 async function masterStatus(mgr: Manager): Promise<string> {
   const r = await get(`http://127.0.0.1:${mgr.getMetricsAddress()!.port}/metrics`);
   return r.body.split('\n').find((l) => l.startsWith('leader_election_master_status{')) ?? '';
@@ -65,8 +72,8 @@ async function masterStatus(mgr: Manager): Promise<string> {
 describe('leader election', () => {
   it('rejects impossible timings when the manager is created', () => {
     const opts = { leaderElection: true, leaderElectionID: 'bad', leaderElectionNamespace: 'default', logger: quiet() };
-    assert.throws(() => newManager(config, { ...opts, leaseDuration: 1000, renewDeadline: 2000 }), /leaseDuration must be greater than renewDeadline/);
-    assert.throws(() => newManager(config, { ...opts, retryPeriod: 0 }), /retryPeriod must be a positive number/);
+    assert.throws(() => newManager(config, { ...opts, leaseDurationMs: 1000, renewDeadlineMs: 2000 }), /leaseDurationMs must be greater than renewDeadlineMs/);
+    assert.throws(() => newManager(config, { ...opts, retryPeriodMs: 0 }), /retryPeriodMs must be a positive number/);
     assert.throws(() => newManager(config, { leaderElection: true, leaderElectionID: 'x', logger: quiet() }), /leader election namespace/);
   });
 
@@ -81,8 +88,10 @@ describe('leader election', () => {
     assert.equal(await holder('handover-test'), 'a');
     const doneB = b.start(acB.signal);
     await b.started();
-    // b campaigns for several retry periods but a keeps renewing.
-    await sleep(timings.leaseDuration + 1000);
+    // b campaigns for longer than a lease lasts but a keeps renewing: counted in b's lease
+    // requests (each attempt reads the lease), not slept for.
+    const attempts = Math.ceil((timings.leaseDurationMs + 1000) / timings.retryPeriodMs);
+    await eventually(async () => (await leaseGets(b)) >= attempts, `b tried ${attempts} times`, 30_000);
     assert.deepEqual(log, ['a leads']);
     assert.equal(await holder('handover-test'), 'a');
     assert.equal(await masterStatus(a), 'leader_election_master_status{name="handover-test"} 1');
@@ -254,7 +263,7 @@ describe('leader election', () => {
     const log: string[] = [];
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
-    const mgr = slowLeader('slow-grace', log, gate, { gracefulShutdownTimeout: 300 });
+    const mgr = slowLeader('slow-grace', log, gate, { gracefulShutdownTimeoutMs: 300 });
     const ac = new AbortController();
     const done = mgr.start(ac.signal);
     done.catch(() => undefined);

@@ -6,14 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Counter } from 'prom-client';
 import { TestEnvironment } from '../../../src/testing/index.js';
-import { RestClient } from '../../../src/runtime/util/rest.js';
+import { RestClient } from '../../../src/runtime/client/rest.js';
 import {
   GracefulShutdownTimeoutError,
-  generateSelfSignedCert,
   healthz,
   newManager,
   type Manager,
 } from '../../../src/runtime/manager/index.js';
+import { generateSelfSignedCert } from '../../../src/runtime/manager/selfsigned.js';
 import type { Runnable } from '../../../src/runtime/contracts.js';
 import { newWebhookServer } from '../../../src/runtime/webhook/index.js';
 import https from 'node:https';
@@ -155,9 +155,9 @@ describe('Manager lifecycle', () => {
     assert.deepEqual(stops, ['controller abort', 'controller done', 'task abort', 'task done', 'cache abort', 'cache done']);
   });
 
-  it('gives up after gracefulShutdownTimeout and rejects naming the stuck group', async () => {
+  it('gives up after gracefulShutdownTimeoutMs and rejects naming the stuck group', async () => {
     const log: string[] = [];
-    const mgr = newManager(config, { gracefulShutdownTimeout: 300, logger: quiet() });
+    const mgr = newManager(config, { gracefulShutdownTimeoutMs: 300, logger: quiet() });
     mgr.add(recorder('stuck', log, { ignoreAbort: true }));
     mgr.add(recorder('task', log, { leader: false }));
     const { ac, done } = run(mgr);

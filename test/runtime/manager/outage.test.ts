@@ -7,7 +7,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { TestEnvironment } from '../../../src/testing/index.js';
 import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
 import type { Client } from '../../../src/runtime/contracts.js';
-import { RestClient, StatusError } from '../../../src/runtime/client/index.js';
+import { StatusError } from '../../../src/runtime/client/index.js';
+import { RestClient } from '../../../src/runtime/client/rest.js';
 import { MiniManager } from '../controller/harness.js';
 import { eventually } from './helpers.js';
 

@@ -21,7 +21,7 @@ const mgr = newManager(kc, {
   leaderElectionNamespace: 'default',
   leaderElectionIdentity: 'stalled',
   // Short timings for the test; KF_TIMINGS=15000,10000,2000 gives the defaults.
-  ...(([leaseDuration, renewDeadline, retryPeriod]) => ({ leaseDuration, renewDeadline, retryPeriod }))((process.env.KF_TIMINGS ?? '3000,2000,500').split(',').map(Number)),
+  ...(([leaseDuration, renewDeadline, retryPeriod]) => ({ leaseDurationMs: leaseDuration, renewDeadlineMs: renewDeadline, retryPeriodMs: retryPeriod }))((process.env.KF_TIMINGS ?? '3000,2000,500').split(',').map(Number)),
   logger: pino({ level: 'silent' }),
 });
 const ours = (o: { metadata?: { labels?: Record<string, string>; name?: string } }) => {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { TestEnvironment } from '../../../src/testing/index.js';
-import { RestClient } from '../../../src/runtime/util/rest.js';
+import { RestClient } from '../../../src/runtime/client/rest.js';
 import { newManager } from '../../../src/runtime/manager/index.js';
 import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
 import { eventually, quiet } from './helpers.js';
@@ -53,9 +53,9 @@ describe('a stalled leader', () => {
       leaderElectionID: 'stall-test',
       leaderElectionNamespace: 'default',
       leaderElectionIdentity: 'standby',
-      leaseDuration: 3000,
-      renewDeadline: 2000,
-      retryPeriod: 500,
+      leaseDurationMs: 3000,
+      renewDeadlineMs: 2000,
+      retryPeriodMs: 500,
       logger: quiet(),
     });
     const standbyDid = new Set<string>();

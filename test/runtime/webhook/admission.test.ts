@@ -6,13 +6,13 @@ import { after, before, describe, it } from 'node:test';
 import { StatusError } from '../../../src/runtime/client/errors.js';
 import {
   FieldErrors,
-  createJSONPatch,
   field,
   withCustomDefaulter,
   withCustomValidator,
   type AdmissionContext,
   type CustomValidator,
 } from '../../../src/runtime/webhook/index.js';
+import { createJSONPatch } from '../../../src/runtime/webhook/admission.js';
 import { admissionReview, metricValue, patchOf, request, startServer, type Running } from './helpers.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -162,6 +162,34 @@ describe('defaulting webhook', () => {
     assert.deepEqual(ops, [{ op: 'add', path: '/spec/when', value: '2024-01-02T00:00:00.000Z' }]);
   });
 
+  it('hands the defaulter Dates where the types declare them and writes them back as they came', async () => {
+    const sent = {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w1', creationTimestamp: '2024-03-04T05:06:07Z' },
+      spec: { size: 1, note: '2024-03-04T05:06:07Z' },
+      status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Ok', message: '', lastTransitionTime: '2024-03-04T05:06:07Z' }] },
+    };
+    let seenCreated: unknown;
+    let seenNote: unknown;
+    // Untouched Dates are no change: no patch at all.
+    let r = await mutate(sent, (o) => {
+      seenCreated = o.metadata.creationTimestamp;
+      seenNote = o.spec.note;
+    });
+    assert.ok(seenCreated instanceof Date, 'metadata.creationTimestamp is a Date');
+    assert.equal((seenCreated as Date).getTime(), Date.UTC(2024, 2, 4, 5, 6, 7));
+    assert.equal(seenNote, '2024-03-04T05:06:07Z', 'fields the types do not declare as Date stay strings');
+    assert.equal(r.response.patch, undefined);
+    // A Date the defaulter sets is sent back as JSON writes it.
+    r = await mutate(sent, (o) => {
+      assert.ok(o.status.conditions[0].lastTransitionTime instanceof Date);
+      o.status.conditions[0].lastTransitionTime = new Date(Date.UTC(2025, 0, 1));
+    });
+    assert.deepEqual(r.ops, [{ op: 'replace', path: '/status/conditions/0/lastTransitionTime', value: '2025-01-01T00:00:00.000Z' }]);
+    assert.deepEqual(applyPatch(sent, r.ops).metadata, sent.metadata);
+  });
+
   it('copes with a "__proto__" key in the sent object (kept as data, never a prototype)', async () => {
     defaulterImpl = (o) => {
       o.spec.size = 2;
@@ -272,6 +300,18 @@ describe('validating webhook', () => {
     };
     r = await request(srv.server.port!, '/validate', admissionReview('CREATE', { object: { spec: {} } }));
     assert.deepEqual(r.json.response.status, { kind: 'Status', status: 'Failure', reason: 'Conflict', message: 'the quota is taken', code: 409 });
+  });
+
+  it('hands validators Dates where the types declare them (object and oldObject)', async () => {
+    seen.length = 0;
+    validatorImpl = {};
+    const oldObj = { metadata: { name: 'w1', creationTimestamp: '2024-03-04T05:06:07Z' }, spec: { size: 1 } };
+    const newObj = { metadata: { name: 'w1', creationTimestamp: '2024-03-04T05:06:07Z' }, spec: { size: 2 } };
+    const r = await request(srv.server.port!, '/validate', admissionReview('UPDATE', { object: newObj, oldObject: oldObj }));
+    assert.equal(r.json.response.allowed, true);
+    const [a, b] = seen[0].args;
+    assert.ok(a.metadata.creationTimestamp instanceof Date && b.metadata.creationTimestamp instanceof Date);
+    assert.equal(b.metadata.creationTimestamp.toISOString(), '2024-03-04T05:06:07.000Z');
   });
 
   it('UPDATE gets (oldObject, object); DELETE gets the oldObject (the deleted object)', async () => {

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { ConversionRegistry, type Conversion } from '../../../src/runtime/webhook/index.js';
+import type { Conversion } from '../../../src/runtime/webhook/index.js';
+import { ConversionRegistry } from '../../../src/runtime/webhook/conversion.js';
 import { metricValue, request, startServer, type Running } from './helpers.js';
 
 interface WidgetV1 extends KubernetesObject {

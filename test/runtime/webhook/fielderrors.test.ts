@@ -1,7 +1,8 @@
 // Field errors read as apimachinery's: each constructor's message, the aggregate, the causes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FieldErrors, field, fieldErrorString } from '../../../src/runtime/webhook/index.js';
+import { FieldErrors, field } from '../../../src/runtime/webhook/index.js';
+import { fieldErrorString } from '../../../src/runtime/webhook/fielderrors.js';
 
 describe('field errors', () => {
   it('word each type as apimachinery does', () => {

@@ -11,7 +11,9 @@ import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { generateSelfSignedCert } from '../../../src/runtime/manager/selfsigned.js';
 import { newManager } from '../../../src/runtime/manager/index.js';
-import { WebhookHttpError, WebhookServer, defaultCertDir, newWebhookServer, withCustomValidator, type WebhookHandler } from '../../../src/runtime/webhook/index.js';
+import { WebhookServer, newWebhookServer, withCustomValidator, type WebhookHandler } from '../../../src/runtime/webhook/index.js';
+import { defaultCertDir } from '../../../src/runtime/webhook/server.js';
+import { WebhookHttpError } from '../../../src/runtime/webhook/handler.js';
 import { admissionReview, certFolder, eventually, fingerprintOf, metricValue, offlineConfig, quiet, request, startServer } from './helpers.js';
 
 const echo: WebhookHandler = { handle: async (body) => ({ echoed: body }) };

@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import type { JSONSchemaProps } from '../../../src/schema/jsonschema.js';
 import { MODEL_NAMES } from '../../../src/schema/k8s/data/source.js';
 import { k8sModelSchema } from '../../../src/schema/k8s/index.js';
-import { RestClient, RestError } from '../../../src/runtime/util/rest.js';
+import { RestClient } from '../../../src/runtime/client/rest.js';
+import { StatusError } from '../../../src/runtime/client/errors.js';
 import { TestEnvironment, type CRDObject } from '../../../src/testing/index.js';
 
 const GROUP = 'k8s.schema.kubeforge.io';
@@ -189,7 +190,7 @@ describe('embedded Kubernetes schemas on a real API server', () => {
     assert.deepEqual(updated.status.conditions, conditions);
     await assert.rejects(
       rest.request('PUT', `${path}/cond/status`, { body: { ...updated, status: { conditions: [{ ...conditions[0], lastTransitionTime: 'yesterday' }] } } }),
-      (e: unknown) => e instanceof RestError && e.status === 422 && /lastTransitionTime/.test(e.message),
+      (e: unknown) => e instanceof StatusError && e.code === 422 && /lastTransitionTime/.test(e.message),
     );
   });
 
@@ -230,8 +231,8 @@ describe('embedded Kubernetes schemas on a real API server', () => {
   for (const [what, spec, message] of rejected) {
     it(`rejects ${what}`, async () => {
       await assert.rejects(rest.request('POST', path, { body: podSet('bad', spec) }), (e: unknown) => {
-        assert.ok(e instanceof RestError, String(e));
-        assert.equal(e.status, 422, e.message);
+        assert.ok(e instanceof StatusError, String(e));
+        assert.equal(e.code, 422, e.message);
         assert.match(e.message, message);
         return true;
       });

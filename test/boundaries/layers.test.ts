@@ -1,0 +1,148 @@
+// The folder DAG of ARCHITECTURE.md ("Layers"), checked on the import lines of src/: every
+// relative import (static, re-export or dynamic `import()`) of a file in one top-level folder may
+// only reach the folders that folder may depend on. Inside src/runtime the same holds for its
+// parts, counting value imports only (type-only imports carry no load order).
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+
+const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
+const SRC = join(root, 'src');
+
+/** Top-level folders (and src/index.ts as `index`) and what each may import. */
+const LAYERS: Record<string, string[]> = {
+  diagnostics: [],
+  util: [],
+  markers: [],
+  project: ['diagnostics'],
+  scaffold: ['diagnostics'],
+  loader: ['diagnostics', 'util'],
+  // schema reads marker values and their locations from analysis/collector.ts only (see EXCEPTIONS).
+  schema: ['diagnostics', 'loader', 'markers', 'util'],
+  analysis: ['diagnostics', 'loader', 'markers', 'project', 'schema', 'util'],
+  manifests: ['analysis', 'diagnostics', 'loader', 'markers', 'project', 'scaffold', 'schema', 'util'],
+  scaffolds: ['diagnostics', 'manifests', 'project', 'scaffold', 'util'],
+  envtest: ['diagnostics', 'util'],
+  runtime: [],
+  testing: ['runtime', 'util'],
+  cli: ['analysis', 'diagnostics', 'envtest', 'loader', 'manifests', 'markers', 'project', 'scaffold', 'scaffolds', 'schema', 'util'],
+  index: ['cli', 'diagnostics'],
+};
+
+/** Single files another layer may reach outside its list: `<from> -> <file under src/>`. */
+const EXCEPTIONS = new Set(['schema -> analysis/collector.ts']);
+
+/** Parts of src/runtime (and contracts.ts, index.ts) and what each may import as a value. */
+const RUNTIME_PARTS: Record<string, string[]> = {
+  contracts: [],
+  client: ['contracts'],
+  cache: ['client', 'contracts'],
+  util: ['client', 'contracts'],
+  controller: ['cache', 'client', 'contracts'],
+  webhook: ['client', 'contracts', 'controller'],
+  manager: ['cache', 'client', 'contracts', 'webhook'],
+  index: ['cache', 'client', 'contracts', 'controller', 'manager', 'util', 'webhook'],
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const p = join(dir, name);
+      return statSync(p).isDirectory() ? sourceFiles(p) : p.endsWith('.ts') ? [p] : [];
+    });
+}
+
+interface Import {
+  spec: string;
+  typeOnly: boolean;
+}
+
+function imports(file: string): Import[] {
+  const text = readFileSync(file, 'utf8');
+  const out: Import[] = [];
+  for (const m of text.matchAll(/(?:^|\n)\s*(import|export)\s(type\s)?([^;]*?)from\s*['"]([^'"]+)['"]/g)) {
+    // `import { type A, type B }` is type-only too.
+    const names = /\{([^}]*)\}/.exec(m[3])?.[1];
+    const allTyped = !!names && names.split(',').every((n) => !n.trim() || /^\s*type\s/.test(n));
+    out.push({ spec: m[4], typeOnly: !!m[2] || (allTyped && !/^\s*[\w$]+\s*,/.test(m[3]) && !/\*/.test(m[3])) });
+  }
+  for (const m of text.matchAll(/(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g)) out.push({ spec: m[1], typeOnly: false });
+  // import('x') in a type position (`: import('x').T`) is type-only; as an expression it loads x.
+  for (const m of text.matchAll(/(\bawait\s+|=\s*|\(\s*|return\s+)?import\(\s*['"]([^'"]+)['"]\s*\)(\.[A-Z])?/g)) out.push({ spec: m[2], typeOnly: !!m[3] && !m[1] });
+  return out.filter((i) => i.spec.startsWith('.'));
+}
+
+/** `a/b.ts` for a relative specifier of `file` (the `.js` of ESM specifiers mapped back). */
+function target(file: string, spec: string): string {
+  return relative(SRC, resolve(dirname(file), spec)).split('\\').join('/').replace(/\.js$/, '.ts');
+}
+
+const layerOf = (rel: string) => (rel.includes('/') ? rel.split('/')[0] : rel.replace(/\.ts$/, ''));
+
+describe('layers (ARCHITECTURE.md)', () => {
+  it('every top-level folder of src/ is in the DAG', () => {
+    const folders = readdirSync(SRC).filter((n) => statSync(join(SRC, n)).isDirectory());
+    const unknown = folders.filter((f) => !(f in LAYERS));
+    assert.deepEqual(unknown, [], 'a new folder needs its place in LAYERS here and in ARCHITECTURE.md');
+  });
+
+  it('the import reader sees value, type-only and dynamic imports (so the checks below can fail)', () => {
+    const parse = imports(join(SRC, 'schema/parse.ts'));
+    assert.ok(parse.some((i) => i.spec === '../analysis/collector.js' && !i.typeOnly));
+    const server = imports(join(SRC, 'runtime/webhook/server.ts'));
+    assert.ok(server.some((i) => i.spec === '../manager/healthz.js' && i.typeOnly));
+    const contracts = imports(join(SRC, 'runtime/contracts.ts'));
+    assert.ok(contracts.some((i) => i.spec === './webhook/server.js' && i.typeOnly));
+    const cli = sourceFiles(join(SRC, 'cli')).flatMap((f) => imports(f));
+    assert.ok(cli.some((i) => !i.typeOnly && i.spec.includes('scaffolds')), 'the CLI loads its commands lazily with import()');
+  });
+
+  it('the DAG has no cycle', () => {
+    const state = new Map<string, 'visiting' | 'done'>();
+    const visit = (n: string, path: string[]): void => {
+      if (state.get(n) === 'done') return;
+      assert.notEqual(state.get(n), 'visiting', `cycle: ${[...path, n].join(' -> ')}`);
+      state.set(n, 'visiting');
+      for (const d of LAYERS[n]) visit(d, [...path, n]);
+      state.set(n, 'done');
+    };
+    for (const n of Object.keys(LAYERS)) visit(n, []);
+  });
+
+  it('imports between folders follow the DAG', () => {
+    const bad: string[] = [];
+    for (const file of sourceFiles(SRC)) {
+      const from = layerOf(relative(SRC, file));
+      for (const { spec } of imports(file)) {
+        const to = target(file, spec);
+        const layer = layerOf(to);
+        if (layer === from || LAYERS[from]?.includes(layer) || EXCEPTIONS.has(`${from} -> ${to}`)) continue;
+        bad.push(`${relative(root, file)}: imports ${spec} (${from} may not depend on ${layer})`);
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
+
+  it('inside src/runtime, value imports follow its parts DAG (client < cache < controller < manager)', () => {
+    const RT = join(SRC, 'runtime');
+    const bad: string[] = [];
+    for (const file of sourceFiles(RT)) {
+      const rel = relative(RT, file);
+      const from = layerOf(rel);
+      for (const { spec, typeOnly } of imports(file)) {
+        if (typeOnly) continue;
+        const to = relative(RT, resolve(dirname(file), spec)).split('\\').join('/');
+        if (to.startsWith('..')) {
+          bad.push(`${relative(root, file)}: imports ${spec}, outside src/runtime`);
+          continue;
+        }
+        const part = layerOf(to.replace(/\.js$/, '.ts'));
+        if (part === from || RUNTIME_PARTS[from]?.includes(part)) continue;
+        bad.push(`${relative(root, file)}: imports ${spec} (runtime/${from} may not depend on runtime/${part})`);
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
+});
