@@ -15,17 +15,19 @@ const LAYERS: Record<string, string[]> = {
   diagnostics: [],
   util: [],
   markers: [],
+  // CEL: parse, type-check, cost and evaluate rules (npm: @bufbuild/cel); no ts-morph, so kubeforge/testing can load it.
+  cel: [],
   project: ['diagnostics'],
   scaffold: ['diagnostics'],
   loader: ['diagnostics', 'util'],
   // schema reads marker values and their locations from analysis/collector.ts only (see EXCEPTIONS).
   schema: ['diagnostics', 'loader', 'markers', 'util'],
   analysis: ['diagnostics', 'loader', 'markers', 'project', 'schema', 'util'],
-  manifests: ['analysis', 'diagnostics', 'loader', 'markers', 'project', 'scaffold', 'schema', 'util'],
+  manifests: ['analysis', 'cel', 'diagnostics', 'loader', 'markers', 'project', 'scaffold', 'schema', 'util'],
   scaffolds: ['diagnostics', 'manifests', 'project', 'scaffold', 'util'],
   envtest: ['diagnostics', 'util'],
   runtime: [],
-  testing: ['runtime', 'util'],
+  testing: ['cel', 'runtime', 'util'],
   cli: ['analysis', 'diagnostics', 'envtest', 'loader', 'manifests', 'markers', 'project', 'scaffold', 'scaffolds', 'schema', 'util'],
   index: ['cli', 'diagnostics'],
 };

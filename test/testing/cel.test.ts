@@ -4,7 +4,8 @@
 // 422 Invalid with the field causes and the API server's wording.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { RestClient, RestError } from '../../src/runtime/util/rest.js';
+import { RestClient } from '../../src/runtime/client/rest.js';
+import { StatusError } from '../../src/runtime/client/errors.js';
 import { TestEnvironment, runningControlPlanePids, type CRDObject } from '../../src/testing/index.js';
 
 const spec = {
@@ -35,14 +36,14 @@ const crd: CRDObject = {
 const path = '/apis/cel.kubeforge.io/v1/namespaces/default/cronjobs';
 const cron = (name: string, s: Record<string, unknown>) => ({ apiVersion: 'cel.kubeforge.io/v1', kind: 'CronJob', metadata: { name }, spec: { schedule: '*/1 * * * *', ...s } });
 
-/** The refusal of a request, as RestError with the Status the API server returned. */
+/** The refusal of a request, as StatusError with the Status the API server returned. */
 async function refusal(p: Promise<unknown>): Promise<{ status: number; reason: string; message: string; causes: { reason: string; field: string; message: string }[] }> {
   try {
     await p;
   } catch (e) {
-    assert.ok(e instanceof RestError, String(e));
-    const body = e.body as { message: string; details?: { causes?: { reason: string; field: string; message: string }[] } };
-    return { status: e.status, reason: e.reason, message: body.message, causes: body.details?.causes ?? [] };
+    assert.ok(e instanceof StatusError, String(e));
+    const causes = (e.status.details?.causes ?? []) as { reason: string; field: string; message: string }[];
+    return { status: e.code, reason: e.reason, message: e.status.message ?? '', causes };
   }
   assert.fail('the request was accepted');
 }
@@ -91,7 +92,7 @@ describe('CEL enforcement on an API server older than 1.25', () => {
   it('skips transition rules on create, applies them on update (reason and fieldPath)', async () => {
     await rest.request('POST', path, { body: cron('trans', { forbiddenInt: 1 }) });
     await rest.request('POST', path, { body: cron('later', { onlyAllowSettingOnUpdate: 0 }) });
-    const current = (await rest.get(`${path}/later`)) as { metadata: Record<string, unknown>; spec: Record<string, unknown> };
+    const current = (await rest.request('GET', `${path}/later`)) as { metadata: Record<string, unknown>; spec: Record<string, unknown> };
     const r = await refusal(rest.request('PUT', `${path}/later`, { body: { ...current, spec: { ...current.spec, forbiddenInt: 2 } } }));
     assert.equal(r.status, 422);
     assert.match(r.message, /CronJob\.cel\.kubeforge\.io "later" is invalid: spec\.forbiddenInt: Forbidden: forbiddenInt is not allowed$/);
