@@ -2,27 +2,15 @@
 // CRDs must equal expected.yaml byte for byte (UPDATE_GOLDEN=1 rewrites it). Their
 // samples.yaml (objects the CRDs must accept or reject) run in crd-acceptance.test.ts.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { analyzeProject } from './analyze-helper.js';
 import { toYamlDocuments } from '../../src/manifests/yaml.js';
+import { assertGoldenText } from '../helpers/golden.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 export const goldenDir = join(root, 'test/fixtures/manifests/golden');
-
-function lineDiff(expected: string, actual: string): string {
-  const a = expected.split('\n');
-  const b = actual.split('\n');
-  const out: string[] = [];
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (a[i] === b[i]) continue;
-    if (a[i] !== undefined) out.push(`${i + 1} - ${a[i]}`);
-    if (b[i] !== undefined) out.push(`${i + 1} + ${b[i]}`);
-    if (out.length > 40) break;
-  }
-  return out.join('\n');
-}
 
 describe('CRD golden cases', () => {
   for (const name of readdirSync(goldenDir).sort()) {
@@ -39,11 +27,7 @@ describe('CRD golden cases', () => {
       );
       assert.ok(result.crds.length > 0);
       const text = toYamlDocuments(result.crds);
-      const file = join(dir, 'expected.yaml');
-      if (process.env.UPDATE_GOLDEN === '1') writeFileSync(file, text);
-      assert.ok(existsSync(file), `${file} is missing: run UPDATE_GOLDEN=1 npm test -- test/manifests`);
-      const expected = readFileSync(file, 'utf8');
-      if (expected !== text) assert.fail(`${name}/expected.yaml differs (UPDATE_GOLDEN=1 rewrites it):\n${lineDiff(expected, text)}`);
+      assertGoldenText(text, join(dir, 'expected.yaml'));
       // Same input, same bytes.
       const again = await analyzeProject({ projectDir: dir, generatorVersion: 'v0.0.0-golden' });
       assert.equal(toYamlDocuments(again.crds), text);

@@ -1,9 +1,10 @@
 // The README markers reference is rendered from the definition table.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { MARKER_DEFINITIONS } from '../../src/markers/definitions.js';
+import { assertGoldenText } from '../helpers/golden.js';
 import { extractReferenceSection, REFERENCE_END, REFERENCE_START, renderMarkersReference } from '../../src/markers/reference.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
@@ -28,12 +29,8 @@ describe('markers reference', () => {
     }
   });
 
-  it('matches the committed copy (UPDATE_GOLDEN=1 rewrites it)', () => {
-    if (process.env.UPDATE_GOLDEN === '1') {
-      mkdirSync(dirname(golden), { recursive: true });
-      writeFileSync(golden, text);
-    }
-    assert.equal(readFileSync(golden, 'utf8'), text, 'the markers reference changed: run UPDATE_GOLDEN=1 npm test -- test/markers and copy it into README.md');
+  it('matches the committed copy (UPDATE_GOLDEN=1 rewrites it; then copy it into README.md)', () => {
+    assertGoldenText(text, golden);
   });
 
   it('README.md carries the current reference', () => {

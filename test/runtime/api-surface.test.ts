@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ts } from 'ts-morph';
 import { packageRoot } from '../../src/util/package-root.js';
-import { assertGoldenFile } from '../scaffolds/golden.js';
+import { assertGoldenFile } from '../helpers/golden.js';
 
 const ENTRIES: Record<string, string> = {
   runtime: 'dist/runtime/index.d.ts',

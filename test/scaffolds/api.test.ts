@@ -6,7 +6,7 @@ import { parseProject } from '../../src/project/index.js';
 import { type Change, MemoryHost } from '../../src/scaffold/index.js';
 import { apiNames, type CreateApiOptions, planCreateApi, runCreateApi, uncommentCrd } from '../../src/scaffolds/api.js';
 import { type InitOptions, runInit } from '../../src/scaffolds/init.js';
-import { assertGoldenFile, assertGoldenTree } from './golden.js';
+import { assertGoldenFile, assertGoldenTree } from '../helpers/golden.js';
 
 const CWD = '/work/guestbook';
 const quiet = { out: () => {}, err: () => {} };

@@ -8,7 +8,7 @@ import { parseProject } from '../../src/project/index.js';
 import { isBinary, MemoryHost } from '../../src/scaffold/index.js';
 import { type InitOptions, npmInstall, planInit, runInit } from '../../src/scaffolds/init.js';
 import { packageVersion } from '../../src/util/package-root.js';
-import { assertGoldenFile, assertGoldenTree } from './golden.js';
+import { assertGoldenFile, assertGoldenTree } from '../helpers/golden.js';
 
 const VERSION = packageVersion();
 

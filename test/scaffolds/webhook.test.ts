@@ -8,7 +8,7 @@ import { type CreateApiOptions, runCreateApi } from '../../src/scaffolds/api.js'
 import { uncommentBlock, uncommentLines } from '../../src/scaffolds/comments.js';
 import { type InitOptions, runInit } from '../../src/scaffolds/init.js';
 import { type CreateWebhookOptions, defaultWebhookPath, runCreateWebhook } from '../../src/scaffolds/webhook.js';
-import { assertGoldenFile, assertGoldenTree } from './golden.js';
+import { assertGoldenFile, assertGoldenTree } from '../helpers/golden.js';
 
 const CWD = '/work/project-v4';
 const quiet = { out: () => {}, err: () => {} };

@@ -1,4 +1,4 @@
-// Owned by the manifests work (issue 3). Registers `kubeforge manifests`; the implementation is imported lazily.
+// Registers `kubeforge manifests`; the implementation is imported lazily.
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 

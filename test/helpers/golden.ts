@@ -43,15 +43,20 @@ export function assertGoldenTree(actual: Record<string, string>, goldenDir: stri
   assert.ok(diffs.length === 0, `golden files differ (UPDATE_GOLDEN=1 rewrites them):\n${diffs.join('\n')}`);
 }
 
-/** Compares (or writes) one golden text file. */
+/** Compares (or writes) one golden text file under test/golden/. */
 export function assertGoldenFile(actual: string, goldenPath: string): void {
-  const file = join(GOLDEN_ROOT, goldenPath);
+  assertGoldenText(actual, join(GOLDEN_ROOT, goldenPath));
+}
+
+/** Compares (or with UPDATE_GOLDEN=1 writes) one golden text file anywhere in the repository; a failure shows a unified diff. */
+export function assertGoldenText(actual: string, file: string): void {
+  const shown = relative(packageRoot(), file).split('\\').join('/');
   if (updating) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, actual);
     return;
   }
-  assert.ok(existsSync(file), `missing golden file test/golden/${goldenPath} (UPDATE_GOLDEN=1 writes it)`);
+  assert.ok(existsSync(file), `missing golden file ${shown} (UPDATE_GOLDEN=1 writes it)`);
   const want = readFileSync(file, 'utf8');
-  assert.ok(want === actual, `golden file differs (UPDATE_GOLDEN=1 rewrites it):\n${unifiedDiff(want, actual, { from: `test/golden/${goldenPath}`, to: 'actual' })}`);
+  assert.ok(want === actual, `golden file differs (UPDATE_GOLDEN=1 rewrites it):\n${unifiedDiff(want, actual, { from: shown, to: 'actual' })}`);
 }
