@@ -10,11 +10,15 @@ export interface Clock {
   clearTimeout(handle: unknown): void;
 }
 
+/** The longest delay Node's setTimeout honours. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** The real clock (Date.now, setTimeout). Timers are unref'd: a pending requeue never keeps the process alive. */
 export const realClock: Clock = {
   now: () => Date.now(),
   setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, Math.max(0, ms));
+    // Node fires a timer over 2^31-1 ms (24.8 days) at once; the queue re-arms for what is left.
+    const t = setTimeout(fn, Math.min(Math.max(0, ms), MAX_TIMER_MS));
     t.unref?.();
     return t;
   },

@@ -1,5 +1,5 @@
 // Work queue and rate limiters at unit level, driven by a fake clock (no real waiting).
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   BucketRateLimiter,
@@ -10,6 +10,7 @@ import {
   defaultControllerRateLimiter,
 } from '../../../src/runtime/controller/index.js';
 import { WorkQueue } from '../../../src/runtime/controller/workqueue.js';
+import { MAX_TIMER_MS, realClock } from '../../../src/runtime/controller/clock.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -172,5 +173,39 @@ describe('rate limiters', () => {
   it('fast-slow limiter switches after maxFastAttempts', () => {
     const l = new ItemFastSlowRateLimiter(10, 1000, 2);
     assert.deepEqual([l.when('a'), l.when('a'), l.when('a')], [10, 10, 1000]);
+  });
+});
+
+describe('realClock', () => {
+  it('asks Node for at most 2^31-1 ms (a longer timer would fire at once, and a yearly requeue would spin)', () => {
+    const calls = mock.method(globalThis, 'setTimeout');
+    try {
+      const year = 365 * 24 * 3600 * 1000;
+      const t = realClock.setTimeout(() => assert.fail('must not fire'), year);
+      realClock.clearTimeout(t);
+      const short = realClock.setTimeout(() => {}, 5);
+      realClock.clearTimeout(short);
+      assert.deepEqual(
+        calls.mock.calls.map((c) => c.arguments[1]),
+        [MAX_TIMER_MS, 5],
+      );
+    } finally {
+      calls.mock.restore();
+    }
+  });
+
+  it('a requeue a year away arms one timer, not a loop of immediate ones', async () => {
+    const calls = mock.method(globalThis, 'setTimeout');
+    const q = new WorkQueue<string>();
+    try {
+      q.addAfter('yearly', 365 * 24 * 3600 * 1000);
+      await new Promise((r) => setImmediate(r));
+      const armed = calls.mock.calls.filter((c) => c.arguments[1] === MAX_TIMER_MS).length;
+      assert.equal(armed, 1);
+      assert.equal(q.len(), 0);
+    } finally {
+      q.shutDown();
+      calls.mock.restore();
+    }
   });
 });
