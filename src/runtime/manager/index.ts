@@ -11,3 +11,6 @@ export type { EventRecorder, LegacyEventRecorder, EventType, EventOptions } from
 export type { MetricsServerOptions } from './servers.js';
 export { generateSelfSignedCert } from './selfsigned.js';
 export type { SelfSignedCert, SelfSignedCertOptions } from './selfsigned.js';
+export { newLogger, zapLevel, zapEncoder, LoggerOptionsError } from './logging.js';
+export type { ZapOptions } from './logging.js';
+export type { Logger } from 'pino';
