@@ -24,7 +24,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { EventsV1Event, type KubeConfig } from '@kubernetes/client-node';
-import { type Client, findStatusCondition, newClient, newManager, type ReconcileContext } from 'kubeforge/runtime';
+import { type Client, findStatusCondition, newClient, newLogger, newManager, type ReconcileContext } from 'kubeforge/runtime';
 import { eventually, TestEnvironment } from 'kubeforge/testing';
 import { Fleet } from '../../src/api/v1/fleet_types.js';
 import { FleetReconciler } from '../../src/controller/fleet_controller.js';
@@ -82,7 +82,8 @@ describe('Fleet controller', () => {
   it('runs in a manager: a created or changed Fleet is reconciled and reported in an event', async () => {
     // As the Kubebuilder book's suite does with k8sManager: the controller runs in a manager
     // whose watches (and, with `.owns()`, those of the owned objects) trigger reconciles.
-    const mgr = newManager(config);
+    // Errors only in the test output; `level: 'debug'` follows every reconcile.
+    const mgr = newManager(config, { logger: newLogger({ development: true, level: 'error' }) });
     new FleetReconciler(mgr.getClient(), mgr.getEventRecorder('fleet-controller')).setupWithManager(mgr);
     const stop = new AbortController();
     const running = mgr.start(stop.signal);
@@ -99,10 +100,12 @@ describe('Fleet controller', () => {
         );
       await observed(fleet.metadata?.generation);
 
-      // A change of the spec is a new generation: the watch reconciles it too.
-      fleet.spec = { ...fleet.spec, foo: 'baz' };
-      await client.update(fleet);
-      await observed(fleet.metadata?.generation);
+      // A change of the spec is a new generation: the watch reconciles it too. (Read the latest
+      // version first: the controller has written the status since the create.)
+      const latest = await client.get(Fleet, key);
+      latest.spec = { ...latest.spec, foo: 'baz' };
+      await client.update(latest);
+      await observed(latest.metadata?.generation);
 
       // The reconciler reported both in events.k8s.io Events about the Fleet.
       await eventually(

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { EventsV1Event, type KubeConfig } from '@kubernetes/client-node';
-import { type Client, findStatusCondition, newClient, newManager, type ReconcileContext } from 'kubeforge/runtime';
+import { type Client, findStatusCondition, newClient, newLogger, newManager, type ReconcileContext } from 'kubeforge/runtime';
 import { eventually, TestEnvironment } from 'kubeforge/testing';
 import { Frigate } from '../../../src/api/ship/v1beta1/frigate_types.js';
 import { FrigateReconciler } from '../../../src/controller/ship/frigate_controller.js';
@@ -67,7 +67,8 @@ describe('Frigate controller', () => {
   it('runs in a manager: a created or changed Frigate is reconciled and reported in an event', async () => {
     // As the Kubebuilder book's suite does with k8sManager: the controller runs in a manager
     // whose watches (and, with `.owns()`, those of the owned objects) trigger reconciles.
-    const mgr = newManager(config);
+    // Errors only in the test output; `level: 'debug'` follows every reconcile.
+    const mgr = newManager(config, { logger: newLogger({ development: true, level: 'error' }) });
     new FrigateReconciler(mgr.getClient(), mgr.getEventRecorder('ship-frigate-controller')).setupWithManager(mgr);
     const stop = new AbortController();
     const running = mgr.start(stop.signal);
@@ -84,10 +85,12 @@ describe('Frigate controller', () => {
         );
       await observed(frigate.metadata?.generation);
 
-      // A change of the spec is a new generation: the watch reconciles it too.
-      frigate.spec = { ...frigate.spec, foo: 'baz' };
-      await client.update(frigate);
-      await observed(frigate.metadata?.generation);
+      // A change of the spec is a new generation: the watch reconciles it too. (Read the latest
+      // version first: the controller has written the status since the create.)
+      const latest = await client.get(Frigate, key);
+      latest.spec = { ...latest.spec, foo: 'baz' };
+      await client.update(latest);
+      await observed(latest.metadata?.generation);
 
       // The reconciler reported both in events.k8s.io Events about the Frigate.
       await eventually(
