@@ -95,6 +95,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF4012', 'A TypeScript syntax error in an analysed file.'),
   c('KF4013', 'A `@Root()` class the analysis cannot read (inside a namespace or function, a class expression, no name): it would get no CRD.'),
   c('KF4014', '`manifests --paths`: a path that does not exist, or holds no TypeScript source of the project.'),
+  c('KF4015', "A Kind class's `static gvk`, `plural` or `namespaced` differs from the CRD its markers generate (group and version of `defineGroupVersion`, class name, `@Resource` path and scope): the runtime would get 404s."),
   c('KF4101', '`@Rbac`: a rule the API server would refuse (URLs in a Role, URLs mixed with resources, no groups, invalid names).'),
   c('KF4201', '`@Webhook`: an invalid webhook (path and url, side effects, timeouts, names, verbs...).'),
   c('KF4202', '`@WebhookConfiguration`: an invalid name, or two for one kind of configuration.'),
