@@ -81,6 +81,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF3009', 'A `@kubernetes/client-node` type with no known schema.'),
   c('KF3010', 'A type name that cannot be resolved.'),
   c('KF3011', 'A computed property name.'),
+  c('KF3012', 'Warning: a field of plain `number` type (`type: number` takes fractions): use `int32` / `int64`, or `float64` to say it on purpose.'),
   c('KF4001', 'A Kind in a folder without `groupversion.ts`.'),
   c('KF4002', '`groupversion.ts` is missing `defineGroupVersion`, or its group or version is invalid.'),
   c('KF4003', 'A CRD has more than one storage version.'),
