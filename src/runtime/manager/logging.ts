@@ -65,7 +65,7 @@ export function consoleLine(json: string): string {
     String(rec.msg ?? ''),
   ];
   const fields = Object.fromEntries(Object.entries(rec).filter(([k]) => !OMIT.has(k)));
-  const err = rec.err as { message?: string; stack?: string } | undefined;
+  const err = typeof rec.err === 'string' ? { message: rec.err } : (rec.err as { message?: string; stack?: string } | undefined);
   if (err?.message) fields.error = err.message;
   if (Object.keys(fields).length) parts.push(JSON.stringify(fields));
   return `${parts.join('\t')}\n${err?.stack ? `${err.stack}\n` : ''}`;
