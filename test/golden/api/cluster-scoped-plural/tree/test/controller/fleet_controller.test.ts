@@ -110,7 +110,8 @@ describe('Fleet controller', () => {
       // The reconciler reported both in events.k8s.io Events about the Fleet.
       await eventually(
         async () => {
-          const events = await client.list(EventsV1Event, { namespace: namespace || 'default' });
+          // Events about a cluster-scoped object: in default (kube-system before Kubernetes 1.22).
+          const events = await client.list(EventsV1Event);
           const notes = events.items.filter((e) => e.regarding?.uid === fleet.metadata?.uid && e.reason === 'Reconciled').map((e) => e.note);
           assert.deepEqual(notes.sort(), ['generation 1 reconciled', 'generation 2 reconciled']);
         },

@@ -111,7 +111,7 @@ describe('CronJob controller', () => {
       // The reconciler reported both in events.k8s.io Events about the CronJob.
       await eventually(
         async () => {
-          const events = await client.list(EventsV1Event, { namespace: namespace || 'default' });
+          const events = await client.list(EventsV1Event, { namespace });
           const notes = events.items.filter((e) => e.regarding?.uid === cronJob.metadata?.uid && e.reason === 'Reconciled').map((e) => e.note);
           assert.deepEqual(notes.sort(), ['generation 1 reconciled', 'generation 2 reconciled']);
         },

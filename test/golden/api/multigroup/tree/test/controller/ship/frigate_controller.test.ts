@@ -95,7 +95,7 @@ describe('Frigate controller', () => {
       // The reconciler reported both in events.k8s.io Events about the Frigate.
       await eventually(
         async () => {
-          const events = await client.list(EventsV1Event, { namespace: namespace || 'default' });
+          const events = await client.list(EventsV1Event, { namespace });
           const notes = events.items.filter((e) => e.regarding?.uid === frigate.metadata?.uid && e.reason === 'Reconciled').map((e) => e.note);
           assert.deepEqual(notes.sort(), ['generation 1 reconciled', 'generation 2 reconciled']);
         },
