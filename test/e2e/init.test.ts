@@ -168,7 +168,7 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
     assert.match(r.logs, /^\{"level":"info",.*"msg":"starting manager"\}$/m, r.logs);
   });
 
-  it("the manager's zap flags set its logger: --zap-devel prints console lines at debug, --zap-encoder=json overrides it", { timeout: 2 * MINUTES }, async () => {
+  it("the manager's zap flags set its logger: --zap-devel prints console lines, --zap-encoder and --zap-log-level override it, a bad value exits 2", { timeout: 2 * MINUTES }, async () => {
     const devel = await runManager(['build/src/main.js'], project, kubeconfig, { flags: ['--zap-devel'] });
     assert.deepEqual(devel.exit, { code: 0, signal: null }, devel.logs);
     assert.match(devel.logs, /^\d{4}-\d\d-\d\dT[\d:.]+Z\tINFO\tsetup\tstarting manager$/m, devel.logs);
