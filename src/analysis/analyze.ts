@@ -19,6 +19,7 @@ import { TypeParser } from '../schema/parse.js';
 import { packageVersion } from '../util/package-root.js';
 import { isMarkerNamed, locationOf, MarkerCollector, type Location, type MarkerValue } from './collector.js';
 import { NameResolver } from './resolve.js';
+import { checkKindStatics } from './statics.js';
 
 type UseName = 'Rbac' | 'Webhook' | 'WebhookConfiguration';
 
@@ -287,6 +288,12 @@ function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analys
       );
     }
   }
+
+  // 3. Each Kind class's static gvk / plural / namespaced against what its markers generate.
+  checkKindStatics(
+    kindDecls.map(({ decl, gv, markers }) => ({ decl, group: gv.group, version: gv.version, kind: decl.name?.text ?? '', markers })),
+    reporter,
+  );
 
   const byPos = (a: MarkerUse, b: MarkerUse) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column);
   const groupVersions = [...gvCache.values()].filter((g): g is GroupVersionInfo => g !== null).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));

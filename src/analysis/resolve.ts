@@ -33,6 +33,7 @@ export type NameTarget =
 export const MARKERS_MODULE_EXTRA_EXPORTS: readonly string[] = [
   'int32',
   'int64',
+  'float64',
   'Quantity',
   'IntOrString',
   'Duration',

@@ -413,7 +413,7 @@ export async function mainControllerInsertions(names: ApiNames, renderer: Templa
   const ref = reconcilerAlias ?? `${names.kind}Reconciler`;
   return [
     { marker: '+kubebuilder:scaffold:imports', fragment: await renderer.render('api/fragments/main_imports.ts.hbs', { kind: names.kind, alias: reconcilerAlias ?? '', mainControllerImport: mainImport }) },
-    { marker: '+kubebuilder:scaffold:builder', fragment: await renderer.render('api/fragments/main_setup.ts.hbs', { reconciler: ref }) },
+    { marker: '+kubebuilder:scaffold:builder', fragment: await renderer.render('api/fragments/main_setup.ts.hbs', { reconciler: ref, controllerName: names.controllerName }) },
   ];
 }
 

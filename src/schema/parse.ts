@@ -13,6 +13,7 @@ import { locationOf, type MarkerCollector, type MarkerValue } from '../analysis/
 import { K8S_MODULE, MARKERS_MODULE } from '../loader/program.js';
 import type { IRProperty, IRType } from './ir.js';
 import { irResolve } from './ir.js';
+import { isValueNumber, plainNumberWarning } from './numbers.js';
 
 type Binding = { node: ts.TypeNode; env: Env };
 type Env = ReadonlyMap<ts.TypeParameterDeclaration, Binding>;
@@ -46,6 +47,15 @@ export class TypeParser {
 
   /** The user's fields being parsed, innermost last: problems inside a dependency's types are reported there. */
   private readonly userSites: ts.Node[] = [];
+
+  private readonly plainNumbers = new Set<ts.Node>();
+
+  /** KF3012, once per `number` the user wrote (not in a dependency's types). */
+  private warnPlainNumber(node: ts.Node, where: string): void {
+    if (this.plainNumbers.has(node) || !isValueNumber(node) || isDependencyFile(node.getSourceFile().fileName)) return;
+    this.plainNumbers.add(node);
+    this.host.reporter.report(plainNumberWarning(node, where));
+  }
 
   private report(code: string, message: string, node: ts.Node, hint?: string): IRType {
     const at = locationOf(node);
@@ -130,6 +140,7 @@ export class TypeParser {
       case ts.SyntaxKind.StringKeyword:
         return { kind: 'primitive', type: 'string' };
       case ts.SyntaxKind.NumberKeyword:
+        this.warnPlainNumber(node, where);
         return { kind: 'primitive', type: 'number' };
       case ts.SyntaxKind.BooleanKeyword:
         return { kind: 'primitive', type: 'boolean' };
@@ -280,6 +291,8 @@ export class TypeParser {
         case 'int32':
         case 'int64':
           return { kind: 'primitive', type: 'integer', format: name };
+        case 'float64':
+          return { kind: 'primitive', type: 'number' };
         case 'Quantity':
           return { kind: 'builtin', name: 'Quantity' };
         case 'IntOrString':
@@ -290,7 +303,7 @@ export class TypeParser {
         case 'MicroTime':
           return { kind: 'builtin', name: 'DateTime' };
       }
-      return this.report('KF3010', `${where}: '${name}' from kubeforge/markers is not a type with a schema`, node, 'use int32, int64, Quantity, IntOrString, Duration, Time or MicroTime');
+      return this.report('KF3010', `${where}: '${name}' from kubeforge/markers is not a type with a schema`, node, 'use int32, int64, float64, Quantity, IntOrString, Duration, Time or MicroTime');
     }
     if (name === 'V1ObjectMeta') return { kind: 'builtin', name: 'ObjectMeta' };
     if (name === 'IntOrString') return { kind: 'builtin', name: 'IntOrString' };
@@ -332,6 +345,7 @@ export class TypeParser {
       case 'String':
       case 'Number':
       case 'Boolean':
+        if (name === 'Number') this.warnPlainNumber(node, where);
         return { kind: 'primitive', type: name.toLowerCase() as 'string' | 'number' | 'boolean' };
       case 'Object':
         return { kind: 'unknown', what: 'object', at: locationOf(node) };

@@ -81,12 +81,26 @@ export interface TestEnvironmentOptions {
    * before 1.25, such as the v1.20 build): start() then runs a validating webhook that evaluates
    * every rule on create and update as a 1.25+ server would (src/testing/cel.ts). Default true;
    * nothing is installed when the server enforces CEL itself, for an existing cluster, or when no
-   * CRD has rules. A rule that fails to evaluate refuses the object (as on a real server). The
+   * CRD has rules. A test file that joins the run's shared control plane gets it too. A rule that fails to evaluate refuses the object (as on a real server). The
    * webhook runs in a child process stopped by stop(); its configuration is listed in
    * {@link TestEnvironment.webhookConfigurations}.
    */
   celEnforcement?: boolean;
+  /**
+   * Join the control plane a test driver shares with every test file of a run (its kubeconfig
+   * named by env {@link SHARED_KUBECONFIG_ENV}, set by {@link startSharedTestEnvironment}) instead
+   * of starting one. Default true; ignored when the variable is unset, and off when the
+   * environment needs a private plane (`users`, `apiServerFlags`, `binaryAssetsDirectory`,
+   * `useExistingCluster`).
+   */
+  joinSharedControlPlane?: boolean;
 }
+
+/**
+ * The environment variable naming the kubeconfig of a control plane shared by the test files of
+ * one run (envtest's suite model: one API server per `npm test`, not one per file).
+ */
+export const SHARED_KUBECONFIG_ENV = 'KUBEFORGE_TEST_KUBECONFIG';
 
 /** Thrown by TestEnvironment for setup problems; `hint` says how to fix them. */
 export class TestEnvironmentError extends Error {
@@ -97,6 +111,13 @@ export class TestEnvironmentError extends Error {
     this.hint = hint;
   }
 }
+
+/**
+ * What to run when the binaries are missing: commands a generated project has (kubeforge is its
+ * dependency, so `npx kubeforge` is the installed CLI; `make test` runs setup-envtest itself).
+ */
+export const MISSING_ASSETS_HINT =
+  'run `export KUBEBUILDER_ASSETS="$(npx kubeforge setup-envtest)"` (it downloads etcd and kube-apiserver, cached per version, and prints their folder), or `make test`, which does that and runs the tests';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -180,6 +201,7 @@ export class TestEnvironment {
   private serving?: WebhookServingInfo;
   private installedWebhooks: WebhookConfigurationObject[] = [];
   private celWebhook?: ControlPlaneProcess;
+  private sharedPlane = false;
 
   constructor(options: TestEnvironmentOptions = {}) {
     // The deprecated names are read through the old fields below.
@@ -194,6 +216,23 @@ export class TestEnvironment {
   /** Whether this environment uses an existing cluster (option or USE_EXISTING_CLUSTER=true). */
   get usesExistingCluster(): boolean {
     return this.options.useExistingCluster ?? process.env.USE_EXISTING_CLUSTER === 'true';
+  }
+
+  /**
+   * The kubeconfig file of the shared control plane this environment joins on start(), or
+   * undefined when it starts its own (see {@link TestEnvironmentOptions.joinSharedControlPlane}).
+   */
+  get sharedKubeconfig(): string | undefined {
+    const file = process.env[SHARED_KUBECONFIG_ENV];
+    if (!file || this.options.joinSharedControlPlane === false) return undefined;
+    const o = this.options;
+    if (o.users?.length || o.apiServerFlags?.length || o.binaryAssetsDirectory || o.useExistingCluster !== undefined) return undefined;
+    return file;
+  }
+
+  /** Whether start() joined a control plane shared with other test files (stop() leaves it running). */
+  get joinedSharedControlPlane(): boolean {
+    return this.sharedPlane;
   }
 
   /** The admin KubeConfig; throws if start() has not completed. */
@@ -257,6 +296,8 @@ export class TestEnvironment {
    * Starts the control plane (or connects to the existing cluster), issues the webhook serving
    * certificate, installs CRDs (conversion webhooks rewritten) and webhook configurations (every
    * clientConfig rewritten to the local serving address), and resolves with the admin KubeConfig.
+   * With env {@link SHARED_KUBECONFIG_ENV} set (a test driver's shared control plane) it joins that
+   * server instead of starting one; installing CRDs there is idempotent (an existing CRD is replaced).
    * Calling it again while started resolves with the same config. Bad CRD or webhook files are
    * reported (CRDInstallError, WebhookInstallError) before anything is started.
    */
@@ -277,7 +318,17 @@ export class TestEnvironment {
     if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) {
       throw new TestEnvironmentError(`webhookInstallOptions.localServingPort ${port} is not a port (1-65535)`);
     }
-    if (this.usesExistingCluster) {
+    const shared = this.sharedKubeconfig;
+    if (shared) {
+      if (!existsSync(shared)) {
+        throw new TestEnvironmentError(`${SHARED_KUBECONFIG_ENV} names ${shared}, which does not exist`, `unset ${SHARED_KUBECONFIG_ENV} to start a control plane for this file, or run the tests through the project's test driver (npm test)`);
+      }
+      const kc = new KubeConfig();
+      kc.loadFromFile(shared);
+      this.kc = kc;
+      this.kubeconfigFile = shared;
+      this.sharedPlane = true;
+    } else if (this.usesExistingCluster) {
       const kc = new KubeConfig();
       const files = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
       const file = files[0] ?? join(homedir(), '.kube', 'config');
@@ -306,7 +357,7 @@ export class TestEnvironment {
       this.installedWebhooks = await installWebhookConfigurations(this.kc!, rewritten);
       // Only once the API server calls them does a create in a test prove a webhook ran. (An
       // existing cluster usually cannot reach this machine's address: nothing to wait for there.)
-      if (rewritten.length && !this.usesExistingCluster) {
+      if (rewritten.length && (this.sharedPlane || !this.usesExistingCluster)) {
         await waitForWebhooksActive(this.kc!, {
           host,
           port,
@@ -328,7 +379,8 @@ export class TestEnvironment {
    * than 1.25 and a CRD has rules; returns its configuration, to be installed with the others.
    */
   private async startCELEnforcement(crds: CRDObject[], host: string, certDir: string, caBundle: string): Promise<WebhookConfigurationObject | undefined> {
-    if (this.options.celEnforcement === false || this.usesExistingCluster || !this.plane) return undefined;
+    // Our own plane, or the one a test driver shares (same binaries): never an existing cluster.
+    if (this.options.celEnforcement === false || (!this.plane && !this.sharedPlane)) return undefined;
     const schemas = celSchemas(crds);
     if (!schemas.size) return undefined;
     const minor = apiServerMinor(this.assets().apiserver);
@@ -360,7 +412,7 @@ export class TestEnvironment {
 
   private assets(): { etcd: string; apiserver: string } {
     const dir = this.options.binaryAssetsDirectory ?? process.env.KUBEBUILDER_ASSETS;
-    const hint = 'run `make setup-envtest` in a kubeforge project (or `npx kubeforge setup-envtest`) and set KUBEBUILDER_ASSETS to the folder it prints (it holds etcd and kube-apiserver)';
+    const hint = MISSING_ASSETS_HINT;
     if (!dir) throw new TestEnvironmentError('KUBEBUILDER_ASSETS is not set: cannot find etcd and kube-apiserver', hint);
     const exe = process.platform === 'win32' ? '.exe' : '';
     const etcd = join(dir, `etcd${exe}`);
@@ -641,8 +693,9 @@ export class TestEnvironment {
   /**
    * Stops the API server, then etcd (SIGTERM, SIGKILL after controlPlaneStopTimeout), and removes
    * the temp folders (the webhook certificate's too). Idempotent; concurrent calls share one stop.
-   * For an existing cluster it deletes the webhook configurations start() installed (rejecting with
-   * WebhookInstallError if that fails, after the rest is cleaned up) and forgets the config.
+   * For an existing cluster or a joined shared control plane it deletes the webhook configurations
+   * start() installed (rejecting with WebhookInstallError if that fails, after the rest is cleaned
+   * up), forgets the config and leaves the server running.
    */
   stop(): Promise<void> {
     if (!this.stopping) this.stopping = this.doStop();
@@ -661,9 +714,11 @@ export class TestEnvironment {
     this.serving = undefined;
     this.installedWebhooks = [];
     await cel?.stop(2000);
+    this.sharedPlane = false;
     try {
       // A private control plane takes its configurations with it; a shared cluster must not keep
       // webhooks pointing at a server that is gone.
+      // The same goes for a plane shared with the test files that run after this one.
       if (!plane && kc && hooks.length) await uninstallWebhookConfigurations(kc, hooks);
     } finally {
       if (serving) removeTempDir(serving.localServingCertDir);

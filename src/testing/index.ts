@@ -9,8 +9,12 @@
  *
  * With `webhookInstallOptions: { paths: ['config/webhook'] }` the webhook configurations are
  * installed too, pointed at `env.webhookServerOptions()` (host, port, certificate folder).
+ *
+ * A test driver shares one control plane with every test file of a run through
+ * `startSharedTestEnvironment()` (a generated project's `hack/test.mjs` does).
  */
-export { TestEnvironment, TestEnvironmentError } from './environment.js';
+export { TestEnvironment, TestEnvironmentError, SHARED_KUBECONFIG_ENV } from './environment.js';
+export { startSharedTestEnvironment, stopSharedTestEnvironment } from './shared.js';
 export type { TestEnvironmentOptions, TestUser } from './environment.js';
 export { installCRDs, uninstallCRDs, readCRDFiles, parseCRDFile, CRDInstallError } from './crds.js';
 export type { CRDObject, CRDInstallOptions } from './crds.js';

@@ -7,7 +7,7 @@
  * (`kubectl apply --dry-run=server`) with the generated CRDs.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -17,6 +17,25 @@ import { initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-e2e-api-'));
 const project = join(work, 'guestbook');
+
+/**
+ * A KUBEBUILDER_ASSETS folder whose kube-apiserver is a wrapper that appends a line to
+ * `starts.log` for every server it starts (not for `--version`), then runs the real one: the
+ * e2e counts the control planes a test run starts without trusting the project's own output.
+ */
+function countingAssets(dir: string): { assets: string; starts: () => number } {
+  const real = process.env.KUBEBUILDER_ASSETS!;
+  mkdirSync(dir, { recursive: true });
+  symlinkSync(join(real, 'etcd'), join(dir, 'etcd'));
+  const log = join(dir, 'starts.log');
+  writeFileSync(log, '');
+  writeFileSync(
+    join(dir, 'kube-apiserver'),
+    `#!/bin/sh\ncase " $* " in *" --version "*) ;; *) echo "$$" >> '${log}' ;; esac\nexec '${join(real, 'kube-apiserver')}' "$@"\n`,
+  );
+  chmodSync(join(dir, 'kube-apiserver'), 0o755);
+  return { assets: dir, starts: () => readFileSync(log, 'utf8').split('\n').filter(Boolean).length };
+}
 
 const API_CRONJOB = ['create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob'];
 const API_FLEET = ['create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false'];
@@ -71,17 +90,58 @@ describe('e2e: kubeforge init -> create api x3 -> build -> test -> kustomize -> 
   it('npm run build compiles the project with the three controllers wired into main.ts', { timeout: 3 * MINUTES }, () => {
     ok(sh('npm', ['run', 'build'], project), 'npm run build');
     const main = readFileSync(join(project, 'src/main.ts'), 'utf8');
-    assert.match(main, /new CronJobReconciler\(mgr\.getClient\(\)\)\.setupWithManager\(mgr\);\n\s+new FleetReconciler\(mgr\.getClient\(\)\)\.setupWithManager\(mgr\);\n\s+new DeploymentReconciler/);
+    assert.match(
+      main,
+      /new CronJobReconciler\(mgr\.getClient\(\), mgr\.getEventRecorder\('cronjob-controller'\)\)\.setupWithManager\(mgr\);\n\s+new FleetReconciler\(mgr\.getClient\(\), mgr\.getEventRecorder\('fleet-controller'\)\)\.setupWithManager\(mgr\);\n\s+new DeploymentReconciler/,
+    );
   });
 
-  it("the project's npm test is green on a real API server, the scaffolded controller tests included", { timeout: 8 * MINUTES }, () => {
-    const out = ok(sh('npm', ['test'], project), 'npm test');
+  it("the project's npm test is green on ONE control plane, the scaffolded controller and manager tests included", { timeout: 8 * MINUTES }, () => {
+    const counter = countingAssets(join(work, 'assets-suite'));
+    const r = sh('npm', ['test'], project, { KUBEBUILDER_ASSETS: counter.assets });
+    const out = ok(r, 'npm test');
     assert.match(out, /^# fail 0$/m);
-    for (const name of ['CronJob controller', 'Fleet controller', 'reconciles a created CronJob', 'reconciles a created Fleet', 'ignores a Fleet that no longer exists', 'Deployment controller', 'ignores a Deployment that no longer exists']) {
+    for (const name of [
+      'CronJob controller',
+      'Fleet controller',
+      'reconciles a created CronJob',
+      'reconciles a created Fleet',
+      'runs in a manager: a created or changed CronJob is reconciled and reported in an event',
+      'runs in a manager: a created or changed Fleet is reconciled and reported in an event',
+      'ignores a Fleet that no longer exists',
+      'Deployment controller',
+      'ignores a Deployment that no longer exists',
+    ]) {
       assert.match(out, new RegExp(`^\\s*ok \\d+ - ${name}$`, 'm'), `${name} passed:\n${out}`);
     }
     const pass = Number(/^# pass (\d+)$/m.exec(out)?.[1]);
-    assert.ok(pass >= 6, `at least the suite smoke test, two tests per CRD controller and one for Deployment passed (got ${pass})`);
+    assert.ok(pass >= 8, `at least the suite smoke test, three tests per CRD controller and one for Deployment passed (got ${pass})`);
+    // Four test files (suite, CronJob, Fleet, Deployment), one kube-apiserver for all of them.
+    assert.match(r.stderr, /^test: one control plane \(kube-apiserver pid \d+\) for 4 test file\(s\)$/m);
+    assert.equal(counter.starts(), 1, 'npm test started exactly one kube-apiserver');
+  });
+
+  it('a test file run alone (node --test) starts a control plane of its own', { timeout: 3 * MINUTES }, () => {
+    const counter = countingAssets(join(work, 'assets-alone'));
+    const r = sh(process.execPath, ['--test', 'build/test/controller/cronjob_controller.test.js'], project, { KUBEBUILDER_ASSETS: counter.assets });
+    ok(r, 'node --test build/test/controller/cronjob_controller.test.js');
+    assert.match(r.stdout, /^# fail 0$/m);
+    assert.equal(counter.starts(), 1);
+  });
+
+  it('make test provisions the binaries with npx kubeforge setup-envtest (ENVTEST_K8S_VERSION, from its cache) and runs npm test on one control plane', { timeout: 8 * MINUTES }, () => {
+    assert.equal(sh('make', ['--version'], project).status, 0, 'make is installed');
+    // setup-envtest's cache layout: <cache>/kubeforge/envtest/k8s/<version>-<goos>-<goarch>; an
+    // exact version found there needs no network.
+    const goarch: Record<string, string> = { x64: 'amd64', arm64: 'arm64' };
+    const cache = join(work, 'xdg-cache');
+    const counter = countingAssets(join(cache, 'kubeforge/envtest/k8s', `1.20.2-${process.platform}-${goarch[process.arch] ?? process.arch}`));
+    const r = sh('make', ['test', 'ENVTEST_K8S_VERSION=1.20.2'], project, { XDG_CACHE_HOME: cache, KUBEBUILDER_ASSETS: '' });
+    ok(r, 'make test');
+    assert.match(r.stderr, /setup-envtest: using cached envtest 1\.20\.2/);
+    assert.match(r.stdout, new RegExp(`^KUBEBUILDER_ASSETS=${counter.assets.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    assert.match(r.stdout, /^# fail 0$/m);
+    assert.equal(counter.starts(), 1, 'make test started exactly one kube-apiserver');
   });
 
   it('kubectl kustomize config/default builds and holds both CRDs and the roles', () => {

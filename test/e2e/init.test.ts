@@ -40,10 +40,10 @@ async function get(url: string): Promise<{ status: number; body: string } | unde
 }
 
 /** Starts a manager script, waits for its probes, stops it with SIGTERM; returns what it saw. */
-async function runManager(args: string[], cwd: string, kubeconfig: string, options: { metrics?: boolean } = {}) {
+async function runManager(args: string[], cwd: string, kubeconfig: string, options: { metrics?: boolean; flags?: string[] } = {}) {
   const port = await freePort();
   const metricsPort = await freePort();
-  const extra = options.metrics ? [`--metrics-bind-address=127.0.0.1:${metricsPort}`, '--metrics-secure=false'] : [];
+  const extra = [...(options.metrics ? [`--metrics-bind-address=127.0.0.1:${metricsPort}`, '--metrics-secure=false'] : []), ...(options.flags ?? [])];
   const child = spawn(process.execPath, [...args, '--kubeconfig', kubeconfig, `--health-probe-bind-address=127.0.0.1:${port}`, ...extra], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let logs = '';
   child.stdout.on('data', (d) => (logs += d));
@@ -195,11 +195,25 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
     // Kubebuilder's flags reach the manager: --metrics-bind-address with --metrics-secure=false serves plain HTTP.
     assert.equal(r.metrics?.status, 200, r.logs);
     assert.match(r.metrics?.body ?? '', /^# HELP /m);
+    // Production logging by default: JSON lines, level as a word.
+    assert.match(r.logs, /^\{"level":"info",.*"msg":"starting manager"\}$/m, r.logs);
+  });
+
+  it("the manager's zap flags set its logger: --zap-devel prints console lines, --zap-encoder and --zap-log-level override it, a bad value exits 2", { timeout: 2 * MINUTES }, async () => {
+    const devel = await runManager(['build/src/main.js'], project, kubeconfig, { flags: ['--zap-devel'] });
+    assert.deepEqual(devel.exit, { code: 0, signal: null }, devel.logs);
+    assert.match(devel.logs, /^\d{4}-\d\d-\d\dT[\d:.]+Z\tINFO\tsetup\tstarting manager$/m, devel.logs);
+    const json = await runManager(['build/src/main.js'], project, kubeconfig, { flags: ['--zap-devel=true', '--zap-encoder=json', '--zap-log-level=error'] });
+    assert.deepEqual(json.exit, { code: 0, signal: null }, json.logs);
+    assert.doesNotMatch(json.logs, /starting manager/, 'info is below --zap-log-level=error');
+    const bad = sh(process.execPath, ['build/src/main.js', '--zap-encoder=yaml'], project);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /invalid --zap-encoder "yaml": expected json or console/);
   });
 
   it('the manager prints its flags with --help and rejects an unknown flag with exit 2', () => {
     const help = ok(sh(process.execPath, ['build/src/main.js', '--help'], project), 'manager --help');
-    for (const flag of ['--metrics-bind-address', '--health-probe-bind-address', '--leader-elect', '--metrics-secure', '--webhook-cert-path', '--webhook-cert-name', '--webhook-cert-key', '--metrics-cert-path', '--metrics-cert-name', '--metrics-cert-key', '--enable-http2']) {
+    for (const flag of ['--metrics-bind-address', '--health-probe-bind-address', '--leader-elect', '--metrics-secure', '--webhook-cert-path', '--webhook-cert-name', '--webhook-cert-key', '--metrics-cert-path', '--metrics-cert-name', '--metrics-cert-key', '--enable-http2', '--zap-log-level', '--zap-devel', '--zap-encoder']) {
       assert.ok(help.includes(flag), flag);
     }
     const bad = sh(process.execPath, ['build/src/main.js', '--no-such-flag'], project);

@@ -139,3 +139,15 @@ describe('invalid inputs: syntax and roots without metadata', () => {
     assert.deepEqual(r.crds, []);
   });
 });
+
+describe('invalid inputs: a Kind class whose static handle drifted from its CRD', () => {
+  it('reports static gvk / plural / namespaced that differ from the markers, at the value (KF4015)', async () => {
+    const diagnostics = await check('statics', [
+      ['src/api/v1/types.ts:22:34', 'KF4015', 'Kind Fleet: static gvk.group is "ship.example.org", but its CRD says "ship.example.com"'],
+      ['src/api/v1/types.ts:22:75', 'KF4015', 'Kind Fleet: static gvk.kind is "Fleets", but its CRD says "Fleet" (the class name)'],
+      ['src/api/v1/types.ts:23:28', 'KF4015', 'Kind Fleet: static plural is "fleets", but its CRD says "fleetz" (@Resource\'s path)'],
+      ['src/api/v1/types.ts:24:32', 'KF4015', 'Kind Fleet: static namespaced is true, but its CRD says false'],
+    ]);
+    assert.match(diagnostics[0].hint ?? '', /static readonly gvk = \{ group: 'ship\.example\.com', version: 'v1', kind: 'Fleet' \} as const;/);
+  });
+});

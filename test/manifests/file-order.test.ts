@@ -18,7 +18,7 @@ const GV = `import { defineGroupVersion } from 'kubeforge/markers';\nexport cons
 
 /** Backup (the referencing Kind) holds a Volume (a Kind of its own, with @Resource and @Rbac). */
 const backup = (volumeFile: string) => `import type { V1ObjectMeta } from '@kubernetes/client-node';
-import { Resource, Root, SubresourceStatus } from 'kubeforge/markers';
+import { Resource, Root, SubresourceStatus, type float64 } from 'kubeforge/markers';
 import { Volume } from './${volumeFile}.js';
 
 @Root()
@@ -28,11 +28,11 @@ export class Backup {
   apiVersion?: string;
   kind?: string;
   metadata?: V1ObjectMeta;
-  spec?: { source?: Volume; copies?: number };
+  spec?: { source?: Volume; copies?: float64 };
 }
 `;
 const volume = `import type { V1ObjectMeta } from '@kubernetes/client-node';
-import { Maximum, Rbac, Resource, Root } from 'kubeforge/markers';
+import { Maximum, Rbac, Resource, Root, type float64 } from 'kubeforge/markers';
 
 @Root()
 @Resource({ path: 'volumes', shortName: ['vol'], scope: 'Cluster' })
@@ -46,7 +46,7 @@ export class Volume {
 
 export class VolumeSpec {
   @Maximum(10)
-  size?: number;
+  size?: float64;
 }
 `;
 

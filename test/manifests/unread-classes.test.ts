@@ -97,9 +97,9 @@ export const Spec = class {
 
   it('field markers of a namespaced class are read where a field names the class: no error, the markers apply', async () => {
     const { list, r } = await problems({
-      'src/api/v1/types.ts': `import { Maximum, Root } from 'kubeforge/markers';
+      'src/api/v1/types.ts': `import { Maximum, Root, type float64 } from 'kubeforge/markers';
 export namespace parts {
-  export class Spec { @Maximum(3) n?: number; }
+  export class Spec { @Maximum(3) n?: float64; }
 }
 @Root() export class Thing { metadata?: unknown; spec?: parts.Spec; }
 `,

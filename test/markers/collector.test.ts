@@ -35,13 +35,13 @@ async function specSchema(types: string): Promise<Record<string, any>> {
 describe('collector: argument evaluation', () => {
   it('reads literals, negative numbers, const references, `as const` objects, enum members and RegExp literals', async () => {
     const props = await specSchema(`
-import { Default, Enum, Maximum, Minimum, Pattern, Root } from 'kubeforge/markers';
+import { Default, Enum, Maximum, Minimum, Pattern, Root, type float64 } from 'kubeforge/markers';
 const LOW = -5;
 const LIMITS = { high: 50 } as const;
 const RE = /^[a-z]+$/;
 enum Mode { Fast = 'fast', Slow = 'slow' }
 export class Spec {
-  @Minimum(LOW) @Maximum(LIMITS.high) n?: number;
+  @Minimum(LOW) @Maximum(LIMITS.high) n?: float64;
   @Pattern(RE) s?: string;
   @Enum(Mode.Fast, 'other', 3, true, null) e?: string;
   @Default({ list: [1, 'two', { three: 3 }], flag: false }) o?: { list?: string[]; flag?: boolean };
@@ -58,10 +58,10 @@ export class Spec {
   it('recognises renamed and namespace imports, and ignores same-named decorators from elsewhere', async () => {
     const props = await specSchema(`
 import * as kf from 'kubeforge/markers';
-import { Maximum as Max, Root } from 'kubeforge/markers';
+import { Maximum as Max, Root, type float64 } from 'kubeforge/markers';
 function MinLength(_n: number) { return (_v: unknown, _c: unknown) => {}; }
 export class Spec {
-  @Max(3) a?: number;
+  @Max(3) a?: float64;
   @kf.Minimum(1) @kf.Items.MaxLength(4) b?: string[] | number;
   @MinLength(99) c?: string;
 }

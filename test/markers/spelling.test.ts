@@ -213,7 +213,7 @@ describe('markers are found by what they are, not by how they are spelled', () =
   });
 
   it('an unknown name through `export * from kubeforge/markers` is reported as an unknown marker, as with a direct import', async () => {
-    const types = kindSource(`import { ${named(USED)}, Maximun } from './markers.js';`, id).replace('  ready?: boolean;', '  @Maximun(3)\n  ready?: number;');
+    const types = kindSource(`import { ${named(USED)}, Maximun, type float64 } from './markers.js';`, id).replace('  ready?: boolean;', '  @Maximun(3)\n  ready?: float64;');
     const { r } = await crdsOf({
       'src/api/v1/groupversion.ts': GV_DIRECT,
       'src/api/v1/markers.ts': "export * from 'kubeforge/markers';\n",

@@ -124,7 +124,7 @@ describe('kubeforge create api (idempotence)', () => {
     await createApi(host, { group: 'batch', version: 'v1', kind: 'Fleet' });
     const main = host.read('src/main.ts')!.toString();
     assert.equal(main.match(/import \{ CronJobReconciler \}/g)?.length, 1);
-    assert.equal(main.match(/new CronJobReconciler\(mgr\.getClient\(\)\)\.setupWithManager\(mgr\);/g)?.length, 1);
+    assert.equal(main.match(/new CronJobReconciler\(mgr\.getClient\(\), mgr\.getEventRecorder\('cronjob-controller'\)\)\.setupWithManager\(mgr\);/g)?.length, 1);
     assert.ok(main.indexOf('new CronJobReconciler') < main.indexOf('new FleetReconciler'), 'creation order');
     const rbac = host.read('config/rbac/kustomization.yaml')!.toString();
     assert.match(rbac, /- cronjob_admin_role\.yaml\n- cronjob_editor_role\.yaml\n- cronjob_viewer_role\.yaml\n- fleet_admin_role\.yaml/);
@@ -302,10 +302,10 @@ describe('kubeforge create api (Kinds named like a name of the scaffolded files)
     assert.match(promise, /\.for\(PromiseKind\)/);
     const pkg = read('src/controller/package_controller.ts');
     assert.match(pkg, /let packageObject: Package;/);
-    assert.match(read('test/controller/package_controller.test.ts'), /const packageObject: Package = \{/);
+    assert.match(read('test/controller/package_controller.test.ts'), /const packageObject = await client\.get\(Package, request\);/);
     const request = read('src/controller/request_controller.ts');
     assert.match(request, /import \{ Request as RequestKind \}/);
-    assert.match(request, /let requestObject: RequestKind;\n    try \{\n      requestObject = await this\.client\.get\(RequestKind, request\);/);
+    assert.match(request, /let requestObject: RequestKind;\n    try \{\n      requestObject = await this\.client\.get\(RequestKind, request, \{ signal: ctx\.signal \}\);/);
   });
 });
 

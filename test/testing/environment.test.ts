@@ -92,7 +92,7 @@ describe('TestEnvironment setup errors', () => {
     delete process.env.KUBEBUILDER_ASSETS;
     try {
       const env = new TestEnvironment({ useExistingCluster: false });
-      await assert.rejects(env.start(), (e: unknown) => e instanceof TestEnvironmentError && /KUBEBUILDER_ASSETS is not set/.test(e.message) && /make setup-envtest.*npx kubeforge setup-envtest/.test(e.message));
+      await assert.rejects(env.start(), (e: unknown) => e instanceof TestEnvironmentError && /KUBEBUILDER_ASSETS is not set/.test(e.message) && /npx kubeforge setup-envtest.*`make test`/.test(e.message));
     } finally {
       process.env.KUBEBUILDER_ASSETS = saved;
     }

@@ -13,7 +13,7 @@ import { format } from 'node:util';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { RestClient } from '../client/rest.js';
-import { isForbidden, isNotFound } from '../client/errors.js';
+import { isForbidden, isNotFound, StatusError } from '../client/errors.js';
 import { microTime, rfc3339 } from '../client/dates.js';
 
 /** Event types the API accepts. */
@@ -125,6 +125,8 @@ export class EventBroadcaster {
   private readonly window: number;
   private readonly instance = hostname();
   private readonly deniedLogged = new Set<Api>();
+  /** Where events.k8s.io Events about cluster-scoped objects go: default, or kube-system on servers before 1.22. */
+  private clusterScopedNamespace = 'default';
 
   constructor(private readonly o: EventBroadcasterOptions) {
     this.window = o.seriesWindowMs ?? 6 * 60 * 1000;
@@ -188,7 +190,7 @@ export class EventBroadcaster {
     const action = api === 'events.k8s.io' ? ev.action || reason : ev.action;
     const regarding = ref(object)!;
     const related = ref(ev.related);
-    const namespace = regarding.namespace || 'default';
+    const namespace = regarding.namespace || (api === 'events.k8s.io' ? this.clusterScopedNamespace : 'default');
     const note = ev.note.length > 1024 ? ev.note.slice(0, 1021) + '...' : ev.note;
     log.debug({ object: `${regarding.namespace ?? ''}/${regarding.name}`, kind: regarding.kind, type, reason, note }, 'event');
     const key = JSON.stringify([api, controller, instance, regarding.uid ?? '', regarding.kind, regarding.namespace ?? '', regarding.name, related?.uid ?? '', related?.name ?? '', type, reason, action, note]);
@@ -201,7 +203,7 @@ export class EventBroadcaster {
     if (this.series.size > 4096) {
       for (const [k, v] of this.series) if (now - v.lastObserved > this.window) this.series.delete(k);
     }
-    const base = api === 'core' ? `/api/v1/namespaces/${encodeURIComponent(namespace)}/events` : `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events`;
+    const base = (ns: string) => (api === 'core' ? `/api/v1/namespaces/${encodeURIComponent(ns)}/events` : `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(ns)}/events`);
     if (!s) {
       s = { namespace, name: undefined, count: 1, firstSeen: now, lastObserved: now, written: 0, busy: Promise.resolve() };
       this.series.set(key, s);
@@ -242,7 +244,19 @@ export class EventBroadcaster {
       const series = s;
       this.chain(series, async () => {
         try {
-          const created = await this.o.rest.request('POST', base, { body });
+          let created;
+          try {
+            created = await this.o.rest.request('POST', base(series.namespace), { body });
+          } catch (e) {
+            // Before Kubernetes 1.22 the API server takes events.k8s.io/v1 Events about
+            // cluster-scoped objects only in kube-system (422 "does not match event.namespace"
+            // in default, where client-go and newer servers put them): move there once, for good.
+            if (!(api === 'events.k8s.io' && !regarding.namespace && series.namespace === 'default' && e instanceof StatusError && e.code === 422 && /does not match event\.namespace/.test(e.message))) throw e;
+            this.clusterScopedNamespace = 'kube-system';
+            series.namespace = 'kube-system';
+            body.metadata.namespace = 'kube-system';
+            created = await this.o.rest.request('POST', base(series.namespace), { body });
+          }
           series.name = created.metadata.name;
           series.written = 1;
         } catch (e) {
@@ -264,7 +278,7 @@ export class EventBroadcaster {
           ? { count, lastTimestamp: rfc3339(new Date(series.lastObserved)) }
           : { series: { count, lastObservedTime: microTime(new Date(series.lastObserved)) } };
       try {
-        await this.o.rest.request('PATCH', `${base}/${encodeURIComponent(series.name)}`, {
+        await this.o.rest.request('PATCH', `${base(series.namespace)}/${encodeURIComponent(series.name)}`, {
           body: patch,
           contentType: 'application/merge-patch+json',
         });

@@ -9,3 +9,6 @@ export { healthz } from './healthz.js';
 export type { Checker } from './healthz.js';
 export type { EventRecorder, LegacyEventRecorder, EventType, EventOptions } from './events.js';
 export type { MetricsServerOptions } from './servers.js';
+export { newLogger, zapLevel, zapEncoder, LoggerOptionsError } from './logging.js';
+export type { ZapOptions } from './logging.js';
+export type { Logger } from 'pino';

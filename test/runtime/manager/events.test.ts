@@ -82,6 +82,25 @@ describe('EventRecorder (events.k8s.io/v1, getEventRecorder)', () => {
     assert.equal(again[1].series.count, 4);
   });
 
+  it('an event about a cluster-scoped object is written where the server takes it (kube-system on this 1.20 server), repeats included', async () => {
+    const ns = await rest.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'evented-cluster' } } });
+    const lines: any[] = [];
+    const mgr = newManager(config, { logger: capture(lines) });
+    const rec = mgr.getEventRecorder('widget-controller');
+    rec.eventf(ns, null, 'Normal', 'Reconciled', 'Reconcile', 'generation %d reconciled', 1);
+    await rec.flush();
+    rec.eventf(ns, null, 'Normal', 'Reconciled', 'Reconcile', 'generation %d reconciled', 1);
+    await rec.flush();
+    const everywhere = await rest.get('/apis/events.k8s.io/v1/events');
+    const events = everywhere.items.filter((e: any) => e.regarding?.name === 'evented-cluster');
+    assert.equal(events.length, 1, JSON.stringify(lines.filter((l) => l.level >= 40)));
+    // Servers before 1.22 take them only in kube-system; newer ones (and client-go) use default.
+    assert.ok(['default', 'kube-system'].includes(events[0].metadata.namespace));
+    assert.equal(events[0].note, 'generation 1 reconciled');
+    assert.equal(events[0].series?.count, 2);
+    assert.deepEqual(lines.filter((l) => l.level >= 40), [], 'nothing logged as dropped');
+  });
+
   it('a different note is a different event; the manager flushes pending events on shutdown', async () => {
     const obj = await configMap('evented-2');
     const mgr = newManager(config, { logger: quiet() });

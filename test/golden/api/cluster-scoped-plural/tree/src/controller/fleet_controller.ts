@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-import { type Client, controllerManagedBy, type ControllerManagerLike, isNotFound, type ReconcileContext, type Request, type Result } from 'kubeforge/runtime';
+import { type Client, controllerManagedBy, type ControllerManagerLike, type EventRecorder, isNotFound, type ReconcileContext, type Request, type Result, setStatusCondition } from 'kubeforge/runtime';
 import { Rbac } from 'kubeforge/markers';
 import { Fleet } from '../api/v1/fleet_types.js';
 
@@ -22,8 +22,17 @@ import { Fleet } from '../api/v1/fleet_types.js';
 @Rbac({ groups: ['batch.example.com'], resources: ['fleetz'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] })
 @Rbac({ groups: ['batch.example.com'], resources: ['fleetz/status'], verbs: ['get', 'update', 'patch'] })
 @Rbac({ groups: ['batch.example.com'], resources: ['fleetz/finalizers'], verbs: ['update'] })
+@Rbac({ groups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] })
 export class FleetReconciler {
-  constructor(readonly client: Client) {}
+  /**
+   * @param client the manager's client (`mgr.getClient()`): reads from its cache, writes to the API server
+   * @param recorder records events.k8s.io Events (`mgr.getEventRecorder('fleet-controller')`;
+   *   the `@Rbac` marker above for events.k8s.io grants it)
+   */
+  constructor(
+    readonly client: Client,
+    readonly recorder: EventRecorder,
+  ) {}
 
   /**
    * Part of the main Kubernetes reconciliation loop: moves the current state of the cluster
@@ -32,12 +41,12 @@ export class FleetReconciler {
    * state, then perform operations to make the cluster state reflect the state the user asked for.
    *
    * Throwing requeues the request with back-off (a TerminalError does not); return
-   * `{ requeueAfter: ms }` to come back later. More: kubeforge/runtime's Result and Reconciler.
+   * `{ requeueAfterSeconds: 60 }` to come back later. More: kubeforge/runtime's Result and Reconciler.
    */
   async reconcile(request: Request, ctx: ReconcileContext): Promise<Result> {
     let fleet: Fleet;
     try {
-      fleet = await this.client.get(Fleet, request);
+      fleet = await this.client.get(Fleet, request, { signal: ctx.signal });
     } catch (err) {
       // Deleted after the event was queued: nothing to do (owned objects are garbage collected).
       if (isNotFound(err)) return {};
@@ -47,10 +56,31 @@ export class FleetReconciler {
 
     // TODO(user): your logic here
 
+    // Report what was observed: the Available condition (with the generation it describes) and,
+    // when it changes, an event. Replace it with the conditions of your own logic.
+    const status = (fleet.status ??= {});
+    const generation = fleet.metadata?.generation;
+    const changed = setStatusCondition((status.conditions ??= []), {
+      type: 'Available',
+      status: 'True',
+      reason: 'Reconciled',
+      message: `generation ${generation} reconciled`,
+      observedGeneration: generation,
+    });
+    if (changed) {
+      // Refreshes fleet from the answer; a 409 Conflict (a newer version exists) requeues.
+      await this.client.status().update(fleet, { signal: ctx.signal });
+      this.recorder.eventf(fleet, null, 'Normal', 'Reconciled', 'Reconcile', 'generation %d reconciled', generation);
+    }
+
     return {};
   }
 
-  /** Sets up the controller with the Manager: reconcile on every change to a Fleet. */
+  /**
+   * Sets up the controller with the Manager: reconcile on every change to a Fleet. Add
+   * `.owns(Type)` for the objects it creates with an owner reference to the Fleet (a
+   * Deployment, a ConfigMap...): their changes then reconcile their owner.
+   */
   setupWithManager(mgr: ControllerManagerLike): void {
     controllerManagedBy(mgr).for(Fleet).named('fleet').complete(this);
   }

@@ -17,29 +17,36 @@ limitations under the License.
 /**
  * Tests of the CronJob controller against a real kube-apiserver and etcd started by
  * kubeforge/testing from $KUBEBUILDER_ASSETS, with the CRDs of config/crd/bases installed
- * (`npm run manifests` writes them).
+ * (`npm run manifests` writes them). `npm test` runs every test file against one control plane
+ * (hack/test.mjs), so each file works in a namespace of its own.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { type Client, newClient, newManager, type ReconcileContext } from 'kubeforge/runtime';
-import { TestEnvironment } from 'kubeforge/testing';
+import { EventsV1Event, type KubeConfig } from '@kubernetes/client-node';
+import { type Client, findStatusCondition, newClient, newLogger, newManager, type ReconcileContext } from 'kubeforge/runtime';
+import { eventually, TestEnvironment } from 'kubeforge/testing';
 import { CronJob } from '../../src/api/v1/cronjob_types.js';
 import { CronJobReconciler } from '../../src/controller/cronjob_controller.js';
 
 describe('CronJob controller', () => {
   const env = new TestEnvironment({ crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: true });
+  const suffix = randomUUID().slice(0, 8);
+  const namespace = `test-${suffix}`;
   const resourceName = 'test-resource';
-  const request = { namespace: 'default', name: resourceName }; // TODO(user): modify as needed
+  const request = { namespace, name: resourceName }; // TODO(user): modify as needed
+  let config: KubeConfig;
   let client: Client;
   let reconciler: CronJobReconciler;
   let context: () => ReconcileContext;
 
   before(async () => {
-    const config = await env.start();
+    config = await env.start();
     client = newClient(config);
-    reconciler = new CronJobReconciler(client);
-    const logger = newManager(config).getLogger();
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    const mgr = newManager(config);
+    reconciler = new CronJobReconciler(client, mgr.getEventRecorder('cronjob-controller'));
+    const logger = mgr.getLogger();
     context = () => ({ signal: AbortSignal.timeout(30_000), logger, reconcileID: randomUUID() });
   });
 
@@ -47,24 +54,74 @@ describe('CronJob controller', () => {
     await env.stop();
   });
 
-  it('reconciles a created CronJob', async () => {
-    const cronJob: CronJob = {
+  /** A CronJob as a user would create it. */
+  function sample(name: string): CronJob {
+    return {
       apiVersion: 'batch.example.com/v1',
       kind: 'CronJob',
-      metadata: { name: resourceName, namespace: request.namespace },
+      metadata: { name, namespace },
       // TODO(user): specify other spec details if needed.
       spec: { foo: 'bar' },
     };
-    const created = await client.create(cronJob);
+  }
+
+  it('reconciles a created CronJob', async () => {
+    const created = await client.create(sample(resourceName));
     assert.ok(created.metadata?.uid, 'the API server stored the CronJob');
 
     const result = await reconciler.reconcile(request, context());
     assert.deepEqual(result, {});
-    // TODO(user): add assertions on what your reconcile changes, e.g. a status condition:
-    //   const after = await client.get(CronJob, request);
-    //   assert.equal(after.status?.conditions?.[0]?.type, 'Available');
+    // TODO(user): add assertions on what your reconcile changes.
+    const cronJob = await client.get(CronJob, request);
+    const available = findStatusCondition(cronJob.status?.conditions, 'Available');
+    assert.equal(available?.status, 'True');
+    assert.equal(available?.observedGeneration, cronJob.metadata?.generation);
 
     await client.delete(created);
+  });
+
+  it('runs in a manager: a created or changed CronJob is reconciled and reported in an event', async () => {
+    // As the Kubebuilder book's suite does with k8sManager: the controller runs in a manager
+    // whose watches (and, with `.owns()`, those of the owned objects) trigger reconciles.
+    // Errors only in the test output; `level: 'debug'` follows every reconcile.
+    const mgr = newManager(config, { logger: newLogger({ development: true, level: 'error' }) });
+    new CronJobReconciler(mgr.getClient(), mgr.getEventRecorder('cronjob-controller')).setupWithManager(mgr);
+    const stop = new AbortController();
+    const running = mgr.start(stop.signal);
+    try {
+      const key = { namespace, name: `${resourceName}-managed` };
+      const cronJob = await client.create(sample(key.name));
+      const observed = (generation: number | undefined) =>
+        eventually(
+          async () => {
+            const got = await client.get(CronJob, key);
+            assert.equal(findStatusCondition(got.status?.conditions, 'Available')?.observedGeneration, generation);
+          },
+          { timeout: 30_000, message: `the CronJob is reconciled at generation ${generation}` },
+        );
+      await observed(cronJob.metadata?.generation);
+
+      // A change of the spec is a new generation: the watch reconciles it too. (Read the latest
+      // version first: the controller has written the status since the create.)
+      const latest = await client.get(CronJob, key);
+      latest.spec = { ...latest.spec, foo: 'baz' };
+      await client.update(latest);
+      await observed(latest.metadata?.generation);
+
+      // The reconciler reported both in events.k8s.io Events about the CronJob.
+      await eventually(
+        async () => {
+          const events = await client.list(EventsV1Event, { namespace });
+          const notes = events.items.filter((e) => e.regarding?.uid === cronJob.metadata?.uid && e.reason === 'Reconciled').map((e) => e.note);
+          assert.deepEqual(notes.sort(), ['generation 1 reconciled', 'generation 2 reconciled']);
+        },
+        { timeout: 30_000, message: 'the reconciler records an event per generation' },
+      );
+      await client.delete(cronJob);
+    } finally {
+      stop.abort();
+      await running;
+    }
   });
 
   it('ignores a CronJob that no longer exists', async () => {

@@ -17,29 +17,35 @@ limitations under the License.
 /**
  * Tests of the Fleet controller against a real kube-apiserver and etcd started by
  * kubeforge/testing from $KUBEBUILDER_ASSETS, with the CRDs of config/crd/bases installed
- * (`npm run manifests` writes them).
+ * (`npm run manifests` writes them). `npm test` runs every test file against one control plane
+ * (hack/test.mjs), so each file works in a namespace of its own.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { type Client, newClient, newManager, type ReconcileContext } from 'kubeforge/runtime';
-import { TestEnvironment } from 'kubeforge/testing';
+import { EventsV1Event, type KubeConfig } from '@kubernetes/client-node';
+import { type Client, findStatusCondition, newClient, newLogger, newManager, type ReconcileContext } from 'kubeforge/runtime';
+import { eventually, TestEnvironment } from 'kubeforge/testing';
 import { Fleet } from '../../src/api/v1/fleet_types.js';
 import { FleetReconciler } from '../../src/controller/fleet_controller.js';
 
 describe('Fleet controller', () => {
   const env = new TestEnvironment({ crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: true });
-  const resourceName = 'test-resource';
-  const request = { namespace: '', name: resourceName }; // TODO(user): modify as needed
+  const suffix = randomUUID().slice(0, 8);
+  const namespace = ''; // Fleet is cluster-scoped
+  const resourceName = `test-resource-${suffix}`;
+  const request = { namespace, name: resourceName }; // TODO(user): modify as needed
+  let config: KubeConfig;
   let client: Client;
   let reconciler: FleetReconciler;
   let context: () => ReconcileContext;
 
   before(async () => {
-    const config = await env.start();
+    config = await env.start();
     client = newClient(config);
-    reconciler = new FleetReconciler(client);
-    const logger = newManager(config).getLogger();
+    const mgr = newManager(config);
+    reconciler = new FleetReconciler(client, mgr.getEventRecorder('fleet-controller'));
+    const logger = mgr.getLogger();
     context = () => ({ signal: AbortSignal.timeout(30_000), logger, reconcileID: randomUUID() });
   });
 
@@ -47,24 +53,75 @@ describe('Fleet controller', () => {
     await env.stop();
   });
 
-  it('reconciles a created Fleet', async () => {
-    const fleet: Fleet = {
+  /** A Fleet as a user would create it. */
+  function sample(name: string): Fleet {
+    return {
       apiVersion: 'batch.example.com/v1',
       kind: 'Fleet',
-      metadata: { name: resourceName },
+      metadata: { name },
       // TODO(user): specify other spec details if needed.
       spec: { foo: 'bar' },
     };
-    const created = await client.create(fleet);
+  }
+
+  it('reconciles a created Fleet', async () => {
+    const created = await client.create(sample(resourceName));
     assert.ok(created.metadata?.uid, 'the API server stored the Fleet');
 
     const result = await reconciler.reconcile(request, context());
     assert.deepEqual(result, {});
-    // TODO(user): add assertions on what your reconcile changes, e.g. a status condition:
-    //   const after = await client.get(Fleet, request);
-    //   assert.equal(after.status?.conditions?.[0]?.type, 'Available');
+    // TODO(user): add assertions on what your reconcile changes.
+    const fleet = await client.get(Fleet, request);
+    const available = findStatusCondition(fleet.status?.conditions, 'Available');
+    assert.equal(available?.status, 'True');
+    assert.equal(available?.observedGeneration, fleet.metadata?.generation);
 
     await client.delete(created);
+  });
+
+  it('runs in a manager: a created or changed Fleet is reconciled and reported in an event', async () => {
+    // As the Kubebuilder book's suite does with k8sManager: the controller runs in a manager
+    // whose watches (and, with `.owns()`, those of the owned objects) trigger reconciles.
+    // Errors only in the test output; `level: 'debug'` follows every reconcile.
+    const mgr = newManager(config, { logger: newLogger({ development: true, level: 'error' }) });
+    new FleetReconciler(mgr.getClient(), mgr.getEventRecorder('fleet-controller')).setupWithManager(mgr);
+    const stop = new AbortController();
+    const running = mgr.start(stop.signal);
+    try {
+      const key = { namespace, name: `${resourceName}-managed` };
+      const fleet = await client.create(sample(key.name));
+      const observed = (generation: number | undefined) =>
+        eventually(
+          async () => {
+            const got = await client.get(Fleet, key);
+            assert.equal(findStatusCondition(got.status?.conditions, 'Available')?.observedGeneration, generation);
+          },
+          { timeout: 30_000, message: `the Fleet is reconciled at generation ${generation}` },
+        );
+      await observed(fleet.metadata?.generation);
+
+      // A change of the spec is a new generation: the watch reconciles it too. (Read the latest
+      // version first: the controller has written the status since the create.)
+      const latest = await client.get(Fleet, key);
+      latest.spec = { ...latest.spec, foo: 'baz' };
+      await client.update(latest);
+      await observed(latest.metadata?.generation);
+
+      // The reconciler reported both in events.k8s.io Events about the Fleet.
+      await eventually(
+        async () => {
+          // Events about a cluster-scoped object: in default (kube-system before Kubernetes 1.22).
+          const events = await client.list(EventsV1Event);
+          const notes = events.items.filter((e) => e.regarding?.uid === fleet.metadata?.uid && e.reason === 'Reconciled').map((e) => e.note);
+          assert.deepEqual(notes.sort(), ['generation 1 reconciled', 'generation 2 reconciled']);
+        },
+        { timeout: 30_000, message: 'the reconciler records an event per generation' },
+      );
+      await client.delete(fleet);
+    } finally {
+      stop.abort();
+      await running;
+    }
   });
 
   it('ignores a Fleet that no longer exists', async () => {

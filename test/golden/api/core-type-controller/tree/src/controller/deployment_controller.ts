@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { type Client, controllerManagedBy, type ControllerManagerLike, isNotFound, type ReconcileContext, type Request, type Result, type TypeDescriptor } from 'kubeforge/runtime';
+import { type Client, controllerManagedBy, type ControllerManagerLike, type EventRecorder, isNotFound, type ReconcileContext, type Request, type Result, type TypeDescriptor } from 'kubeforge/runtime';
 import { Rbac } from 'kubeforge/markers';
 
 /** The built-in Kind this controller reconciles (kubeforge/runtime finds its resource by discovery). */
@@ -25,8 +25,17 @@ export const Deployment: TypeDescriptor = { apiVersion: 'apps/v1', kind: 'Deploy
 @Rbac({ groups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] })
 @Rbac({ groups: ['apps'], resources: ['deployments/status'], verbs: ['get', 'update', 'patch'] })
 @Rbac({ groups: ['apps'], resources: ['deployments/finalizers'], verbs: ['update'] })
+@Rbac({ groups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] })
 export class DeploymentReconciler {
-  constructor(readonly client: Client) {}
+  /**
+   * @param client the manager's client (`mgr.getClient()`): reads from its cache, writes to the API server
+   * @param recorder records events.k8s.io Events (`mgr.getEventRecorder('deployment-controller')`;
+   *   the `@Rbac` marker above for events.k8s.io grants it)
+   */
+  constructor(
+    readonly client: Client,
+    readonly recorder: EventRecorder,
+  ) {}
 
   /**
    * Part of the main Kubernetes reconciliation loop: moves the current state of the cluster
@@ -35,12 +44,12 @@ export class DeploymentReconciler {
    * state, then perform operations to make the cluster state reflect the state the user asked for.
    *
    * Throwing requeues the request with back-off (a TerminalError does not); return
-   * `{ requeueAfter: ms }` to come back later. More: kubeforge/runtime's Result and Reconciler.
+   * `{ requeueAfterSeconds: 60 }` to come back later. More: kubeforge/runtime's Result and Reconciler.
    */
   async reconcile(request: Request, ctx: ReconcileContext): Promise<Result> {
     let deployment: KubernetesObject;
     try {
-      deployment = await this.client.get(Deployment, request);
+      deployment = await this.client.get(Deployment, request, { signal: ctx.signal });
     } catch (err) {
       // Deleted after the event was queued: nothing to do (owned objects are garbage collected).
       if (isNotFound(err)) return {};
@@ -53,7 +62,11 @@ export class DeploymentReconciler {
     return {};
   }
 
-  /** Sets up the controller with the Manager: reconcile on every change to a Deployment. */
+  /**
+   * Sets up the controller with the Manager: reconcile on every change to a Deployment. Add
+   * `.owns(Type)` for the objects it creates with an owner reference to the Deployment (a
+   * Deployment, a ConfigMap...): their changes then reconcile their owner.
+   */
   setupWithManager(mgr: ControllerManagerLike): void {
     controllerManagedBy(mgr).for(Deployment).named('deployment').complete(this);
   }

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { type Client, controllerManagedBy, type ControllerManagerLike, isNotFound, type ReconcileContext, type Request, type Result, type TypeDescriptor } from 'kubeforge/runtime';
+import { type Client, controllerManagedBy, type ControllerManagerLike, type EventRecorder, isNotFound, type ReconcileContext, type Request, type Result, type TypeDescriptor } from 'kubeforge/runtime';
 import { Rbac } from 'kubeforge/markers';
 
 /** The built-in Kind this controller reconciles (kubeforge/runtime finds its resource by discovery). */
@@ -25,8 +25,17 @@ export const Pod: TypeDescriptor = { apiVersion: 'v1', kind: 'Pod' };
 @Rbac({ groups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] })
 @Rbac({ groups: [''], resources: ['pods/status'], verbs: ['get', 'update', 'patch'] })
 @Rbac({ groups: [''], resources: ['pods/finalizers'], verbs: ['update'] })
+@Rbac({ groups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] })
 export class PodReconciler {
-  constructor(readonly client: Client) {}
+  /**
+   * @param client the manager's client (`mgr.getClient()`): reads from its cache, writes to the API server
+   * @param recorder records events.k8s.io Events (`mgr.getEventRecorder('pod-controller')`;
+   *   the `@Rbac` marker above for events.k8s.io grants it)
+   */
+  constructor(
+    readonly client: Client,
+    readonly recorder: EventRecorder,
+  ) {}
 
   /**
    * Part of the main Kubernetes reconciliation loop: moves the current state of the cluster
@@ -35,12 +44,12 @@ export class PodReconciler {
    * state, then perform operations to make the cluster state reflect the state the user asked for.
    *
    * Throwing requeues the request with back-off (a TerminalError does not); return
-   * `{ requeueAfter: ms }` to come back later. More: kubeforge/runtime's Result and Reconciler.
+   * `{ requeueAfterSeconds: 60 }` to come back later. More: kubeforge/runtime's Result and Reconciler.
    */
   async reconcile(request: Request, ctx: ReconcileContext): Promise<Result> {
     let pod: KubernetesObject;
     try {
-      pod = await this.client.get(Pod, request);
+      pod = await this.client.get(Pod, request, { signal: ctx.signal });
     } catch (err) {
       // Deleted after the event was queued: nothing to do (owned objects are garbage collected).
       if (isNotFound(err)) return {};
@@ -53,7 +62,11 @@ export class PodReconciler {
     return {};
   }
 
-  /** Sets up the controller with the Manager: reconcile on every change to a Pod. */
+  /**
+   * Sets up the controller with the Manager: reconcile on every change to a Pod. Add
+   * `.owns(Type)` for the objects it creates with an owner reference to the Pod (a
+   * Deployment, a ConfigMap...): their changes then reconcile their owner.
+   */
   setupWithManager(mgr: ControllerManagerLike): void {
     controllerManagedBy(mgr).for(Pod).named('pod').complete(this);
   }

@@ -17,7 +17,8 @@ limitations under the License.
 /**
  * Tests of the Pod controller against a real kube-apiserver and etcd started by
  * kubeforge/testing from $KUBEBUILDER_ASSETS, with the CRDs of config/crd/bases installed
- * (`npm run manifests` writes them).
+ * (`npm run manifests` writes them). `npm test` runs every test file against one control plane
+ * (hack/test.mjs), so each file works in a namespace of its own.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -28,8 +29,10 @@ import { PodReconciler } from '../../src/controller/pod_controller.js';
 
 describe('Pod controller', () => {
   const env = new TestEnvironment({ crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: false });
+  const suffix = randomUUID().slice(0, 8);
+  const namespace = `test-${suffix}`;
   const resourceName = 'test-resource';
-  const request = { namespace: 'default', name: resourceName }; // TODO(user): modify as needed
+  const request = { namespace, name: resourceName }; // TODO(user): modify as needed
   let client: Client;
   let reconciler: PodReconciler;
   let context: () => ReconcileContext;
@@ -37,8 +40,10 @@ describe('Pod controller', () => {
   before(async () => {
     const config = await env.start();
     client = newClient(config);
-    reconciler = new PodReconciler(client);
-    const logger = newManager(config).getLogger();
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    const mgr = newManager(config);
+    reconciler = new PodReconciler(client, mgr.getEventRecorder('pod-controller'));
+    const logger = mgr.getLogger();
     context = () => ({ signal: AbortSignal.timeout(30_000), logger, reconcileID: randomUUID() });
   });
 
