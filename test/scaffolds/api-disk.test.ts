@@ -106,7 +106,7 @@ describe('kubeforge create api (CLI, on disk)', () => {
     const before = fingerprint(project);
     const r = await kubeforge(project, 'create', 'api', '--group', 'Batch', '--version', '1', '--kind', 'cron_job');
     assert.equal(r.code, 1);
-    assert.match(r.err, /invalid group "Batch": a DNS-1123 label must consist of lower-case letters/);
+    assert.match(r.err, /invalid group "Batch": a DNS-1123 subdomain must consist of lower-case letters/);
     assert.match(r.err, /invalid version "1"/);
     assert.match(r.err, /invalid Kind "cron_job"/);
     assert.match(r.err, /e\.g\.|such as/);
