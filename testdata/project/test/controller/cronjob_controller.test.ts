@@ -236,8 +236,8 @@ describe('CronJob controller', () => {
     const stop = new AbortController();
     const running = mgr.start(stop.signal);
     try {
-      // A schedule far from now: the controller only records what exists.
-      const cronJob = await createCronJob('with-manager', { schedule: '0 0 1 1 *' });
+      // Suspended, and with the real clock: the controller only records the Job that exists.
+      const cronJob = await createCronJob('with-manager', { suspend: true });
       await createJob(cronJob, 'with-manager-job', createdAt(cronJob), 'active');
       await eventually(async (signal) => {
         const status = (await client.get(CronJob, { namespace, name: 'with-manager' }, { signal })).status;
