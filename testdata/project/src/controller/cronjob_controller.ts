@@ -20,6 +20,7 @@ import {
   type Client,
   controllerManagedBy,
   type ControllerManagerLike,
+  type EventRecorder,
   getControllerOf,
   isNotFound,
   type ReconcileContext,
@@ -45,6 +46,12 @@ const maxMissedRuns = 100;
 export interface CronJobReconcilerOptions {
   /** The clock: the current time (default `new Date()`). Tests pass a fixed time. */
   now?: () => Date;
+  /**
+   * Where to record what the controller does to the Jobs (SuccessfulCreate, SuccessfulDelete,
+   * JobAlreadyActive, MissSchedule, as Kubernetes' own CronJob controller); setupWithManager
+   * takes the manager's when none is given, and without either nothing is recorded.
+   */
+  recorder?: EventRecorder;
 }
 
 /** CronJobReconciler reconciles a CronJob object: it runs its Jobs on its schedule. */
@@ -53,14 +60,17 @@ export interface CronJobReconcilerOptions {
 @Rbac({ groups: ['batch.tutorial.kubebuilder.io'], resources: ['cronjobs/finalizers'], verbs: ['update'] })
 @Rbac({ groups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] })
 @Rbac({ groups: ['batch'], resources: ['jobs/status'], verbs: ['get'] })
+@Rbac({ groups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] })
 export class CronJobReconciler {
   private readonly now: () => Date;
+  private recorder: EventRecorder | undefined;
 
   constructor(
     readonly client: Client,
     options: CronJobReconcilerOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
+    this.recorder = options.recorder;
   }
 
   /**
@@ -113,8 +123,8 @@ export class CronJobReconciler {
     await this.client.status().update(cronJob, { signal: ctx.signal });
 
     // 4. Delete the finished Jobs beyond the history limits, oldest first.
-    await this.deleteOldest(failed, cronJob.spec.failedJobsHistoryLimit, ctx);
-    await this.deleteOldest(successful, cronJob.spec.successfulJobsHistoryLimit, ctx);
+    await this.deleteOldest(cronJob, failed, cronJob.spec.failedJobsHistoryLimit, ctx);
+    await this.deleteOldest(cronJob, successful, cronJob.spec.successfulJobsHistoryLimit, ctx);
 
     // 5. A suspended CronJob runs nothing.
     if (cronJob.spec.suspend) {
@@ -136,28 +146,24 @@ export class CronJobReconciler {
     const deadline = cronJob.spec.startingDeadlineSeconds;
     if (deadline !== undefined && lastMissed.getTime() + deadline * 1000 < now.getTime()) {
       log.debug({ missedRun: lastMissed.toISOString() }, 'missed starting deadline for last run, sleeping till next');
+      this.recorder?.eventf(cronJob, null, 'Warning', 'MissSchedule', 'Skip', 'Missed scheduled time to start a job: %s', rfc3339(lastMissed));
       return scheduledResult;
     }
     const policy = cronJob.spec.concurrencyPolicy ?? 'Allow';
     if (policy === 'Forbid' && active.length > 0) {
       log.debug({ active: active.length }, 'concurrency policy blocks concurrent runs, skipping');
+      this.recorder?.eventf(cronJob, null, 'Normal', 'JobAlreadyActive', 'Skip', 'Not starting job because prior execution is running and concurrency policy is Forbid');
       return scheduledResult;
     }
     if (policy === 'Replace') {
-      for (const job of active) {
-        // Background: the Job's Pods are deleted by the garbage collector after it.
-        try {
-          await this.client.delete(job, { propagationPolicy: 'Background', signal: ctx.signal });
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
-      }
+      for (const job of active) await this.deleteJob(cronJob, job, ctx);
     }
 
     // 8. Create the Job of the missed run, controlled by the CronJob.
     const job = this.constructJobForCronJob(cronJob, lastMissed);
     await this.client.create(job, { signal: ctx.signal });
     log.info({ job: job.metadata?.name, scheduledAt: lastMissed.toISOString() }, 'created Job for CronJob run');
+    this.recorder?.eventf(cronJob, job, 'Normal', 'SuccessfulCreate', 'Create', 'Created job %s', job.metadata?.name);
 
     // 9. Come back at the next scheduled time (or when a Job changes).
     return scheduledResult;
@@ -218,21 +224,35 @@ export class CronJobReconciler {
   }
 
   /** Deletes the oldest of `jobs` (by start time) until at most `limit` are left; no limit keeps all. */
-  private async deleteOldest(jobs: V1Job[], limit: number | undefined, ctx: ReconcileContext): Promise<void> {
+  private async deleteOldest(cronJob: CronJob, jobs: V1Job[], limit: number | undefined, ctx: ReconcileContext): Promise<void> {
     if (limit === undefined) return;
     const byStart = [...jobs].sort((a, b) => startOf(a) - startOf(b));
     for (const job of byStart.slice(0, Math.max(0, byStart.length - limit))) {
-      try {
-        await this.client.delete(job, { propagationPolicy: 'Background', signal: ctx.signal });
-        ctx.logger.debug({ job: job.metadata?.name }, 'deleted old job');
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
+      await this.deleteJob(cronJob, job, ctx);
     }
   }
 
-  /** Sets up the controller with the Manager: reconcile on every change to a CronJob or to a Job it controls. */
+  /**
+   * Deletes a Job of the CronJob; gone already is fine. Background: the garbage collector deletes
+   * its Pods after it.
+   */
+  private async deleteJob(cronJob: CronJob, job: V1Job, ctx: ReconcileContext): Promise<void> {
+    try {
+      await this.client.delete(job, { propagationPolicy: 'Background', signal: ctx.signal });
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw err;
+    }
+    ctx.logger.debug({ job: job.metadata?.name }, 'deleted job');
+    this.recorder?.eventf(cronJob, job, 'Normal', 'SuccessfulDelete', 'Delete', 'Deleted job %s', job.metadata?.name);
+  }
+
+  /**
+   * Sets up the controller with the Manager: reconcile on every change to a CronJob or to a Job
+   * it controls. Events are recorded with the manager's recorder unless one was given.
+   */
   setupWithManager(mgr: ControllerManagerLike): void {
+    this.recorder ??= mgr.getEventRecorder('cronjob-controller');
     controllerManagedBy(mgr).for(CronJob).owns(V1Job).named('cronjob').complete(this);
   }
 }

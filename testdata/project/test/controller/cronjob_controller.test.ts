@@ -24,8 +24,9 @@ limitations under the License.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { V1Job } from '@kubernetes/client-node';
-import { type Client, type Manager, newClient, newManager, type ReconcileContext, setControllerReference } from 'kubeforge/runtime';
+import { format } from 'node:util';
+import { EventsV1Event, V1Job } from '@kubernetes/client-node';
+import { type Client, type EventRecorder, type Manager, newClient, newManager, type ReconcileContext, setControllerReference } from 'kubeforge/runtime';
 import { eventually, TestEnvironment } from 'kubeforge/testing';
 import { CronJob, type CronJobSpec } from '../../src/api/v1/cronjob_types.js';
 import { CronJobReconciler, cronJobNameLabel, scheduledTimeAnnotation } from '../../src/controller/cronjob_controller.js';
@@ -83,8 +84,19 @@ describe('CronJob controller', () => {
     return new Date((Math.floor(createdAt(cronJob).getTime() / (5 * minute)) + 1) * 5 * minute);
   }
 
+  /** What the reconcilers of these tests recorded: `<type> <reason>: <note>` by CronJob name. */
+  const events = new Map<string, string[]>();
+  const recorder: EventRecorder = {
+    eventf(regarding, _related, type, reason, _action, note, ...args) {
+      const name = regarding.metadata?.name ?? '';
+      events.set(name, [...(events.get(name) ?? []), `${type} ${reason}: ${format(note, ...args)}`]);
+    },
+    flush: async () => {},
+  };
+  const eventsOf = (name: string) => events.get(name) ?? [];
+
   /** A reconciler whose clock reads `now`. */
-  const reconcilerAt = (now: Date) => new CronJobReconciler(client, { now: () => now });
+  const reconcilerAt = (now: Date) => new CronJobReconciler(client, { now: () => now, recorder });
 
   /** Reconciles the CronJob `name` at `now`. */
   const reconcileAt = (name: string, now: Date) => reconcilerAt(now).reconcile({ namespace, name }, context());
@@ -141,6 +153,7 @@ describe('CronJob controller', () => {
     assert.equal(owner?.controller, true);
     assert.equal(job.metadata?.annotations?.[scheduledTimeAnnotation], run.toISOString().replace('.000Z', 'Z'));
     assert.equal(job.spec?.template.spec?.containers[0]?.image, 'busybox:1.36');
+    assert.deepEqual(eventsOf('due'), [`Normal SuccessfulCreate: Created job ${jobName(cronJob, run)}`]);
 
     // The next reconcile records it as active and the run as the last one; it creates nothing more.
     assert.deepEqual(await reconcileAt('due', now), { requeueAfterMs: 3 * minute });
@@ -172,6 +185,11 @@ describe('CronJob controller', () => {
     assert.deepEqual(await jobNames('history'), ['history-failed-2', 'history-ok-3', 'history-running']);
     const status = (await client.get(CronJob, { namespace, name: 'history' })).status;
     assert.deepEqual(status?.active?.map((r) => r.name), ['history-running']);
+    assert.deepEqual(eventsOf('history'), [
+      'Normal SuccessfulDelete: Deleted job history-failed-1',
+      'Normal SuccessfulDelete: Deleted job history-ok-1',
+      'Normal SuccessfulDelete: Deleted job history-ok-2',
+    ]);
   });
 
   it('creates nothing while suspended', async () => {
@@ -212,12 +230,14 @@ describe('CronJob controller', () => {
       const { result, previous } = await nextRunWith('forbid', 'Forbid');
       assert.deepEqual(result, { requeueAfterMs: 4 * minute });
       assert.deepEqual(await jobNames('forbid'), [previous]);
+      assert.deepEqual(eventsOf('forbid'), ['Normal JobAlreadyActive: Not starting job because prior execution is running and concurrency policy is Forbid']);
     });
 
     it('Replace: deletes it and starts the next run', async () => {
-      const { result, next } = await nextRunWith('replace', 'Replace');
+      const { result, previous, next } = await nextRunWith('replace', 'Replace');
       assert.deepEqual(result, { requeueAfterMs: 4 * minute });
       assert.deepEqual(await jobNames('replace'), [next]);
+      assert.deepEqual(eventsOf('replace'), [`Normal SuccessfulDelete: Deleted job ${previous}`, `Normal SuccessfulCreate: Created job ${next}`]);
     });
   });
 
@@ -243,6 +263,31 @@ describe('CronJob controller', () => {
         const status = (await client.get(CronJob, { namespace, name: 'with-manager' }, { signal })).status;
         assert.deepEqual(status?.active?.map((r) => r.name), ['with-manager-job']);
       });
+    } finally {
+      stop.abort();
+      await running;
+    }
+  });
+
+  it('in a running manager, creates the Job of a due run and records an Event about it', async () => {
+    const cronJob = await createCronJob('manager-run');
+    const run = firstRun(cronJob);
+    const mgr: Manager = newManager(env.config);
+    // The clock reads one minute after the first run; the events go to the manager's recorder.
+    new CronJobReconciler(mgr.getClient(), { now: () => new Date(run.getTime() + minute) }).setupWithManager(mgr);
+    const stop = new AbortController();
+    const running = mgr.start(stop.signal);
+    try {
+      await eventually(async () => assert.deepEqual(await jobNames('manager-run'), [jobName(cronJob, run)]));
+      const event = await eventually(async (signal) => {
+        const list = await client.list(EventsV1Event, { namespace, signal });
+        const found = list.items.find((e) => e.regarding?.name === 'manager-run' && e.reason === 'SuccessfulCreate');
+        assert.ok(found, 'a SuccessfulCreate event about the CronJob');
+        return found;
+      });
+      assert.equal(event.note, `Created job ${jobName(cronJob, run)}`);
+      assert.equal(event.related?.name, jobName(cronJob, run));
+      assert.equal(event.reportingController, 'cronjob-controller');
     } finally {
       stop.abort();
       await running;
