@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run generate:testdata`: regenerates testdata/project, the Kubebuilder book's CronJob
-// tutorial as a kubeforge project, with the real CLI (bin/kubeforge.js) in a fresh temporary folder:
+// tutorial as a kubeforge project, with the real CLI (bin/kubeforge.js, built first when dist/ is
+// missing or older than src/) in a fresh temporary folder:
 //   1. kubeforge init / create api v1 / create webhook (defaulting, validation) / create api v2
 //      (no controller) / create webhook --conversion --spoke v2: the commands of the book;
 //   2. the user-owned code of the book laid over what they scaffolded: testdata/overlay/ (types of
@@ -19,7 +20,7 @@
 //   node scripts/generate-testdata.mjs [--out <dir>] [--quiet]
 // @ts-check
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -131,9 +132,28 @@ function addDependencies(project) {
   writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
 }
 
+/**
+ * Why dist/ must be built before the CLI runs (it is missing, or older than a file of src/), or
+ * undefined when it is up to date. templates/ are read from the source tree, so they need no build.
+ * @returns {string | undefined}
+ */
+function buildNeeded() {
+  let built;
+  try {
+    built = statSync(join(root, 'dist/cli/index.js')).mtimeMs;
+  } catch {
+    return 'dist/ is missing';
+  }
+  const newer = readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true }).find(
+    (e) => e.isFile() && statSync(join(e.parentPath, e.name)).mtimeMs > built,
+  );
+  return newer ? `${relative(root, join(newer.parentPath, newer.name))} is newer than dist/` : undefined;
+}
+
 function main() {
-  if (!existsSync(join(root, 'dist/cli/index.js'))) {
-    say('==> build kubeforge (dist/ is missing)');
+  const why = buildNeeded();
+  if (why) {
+    say(`==> build kubeforge (${why})`);
     run('npm', ['run', 'build'], root);
   }
   const work = mkdtempSync(join(tmpdir(), 'kf-testdata-'));
@@ -142,7 +162,7 @@ function main() {
   try {
     const env = cliEnv();
     for (const args of commands) {
-      say(`==> kubeforge ${args.join(' ')}`);
+      say(`==> kubeforge ${args.map((w) => (/\s/.test(w) ? JSON.stringify(w) : w)).join(' ')}`);
       run(process.execPath, [kubeforge, ...args, '--no-color'], project, env);
     }
     const laid = applyOverlay(project);
