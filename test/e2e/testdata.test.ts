@@ -54,6 +54,15 @@ describe('e2e: testdata/project is what npm run generate:testdata makes, and it 
     ok(sh('npm', ['run', 'build'], project), 'npm run build');
   });
 
+  it('kubectl kustomize config/default renders the operator with its webhooks, certificates and conversion', () => {
+    const yaml = ok(sh('kubectl', ['kustomize', 'config/default'], project), 'kubectl kustomize config/default');
+    const kinds = new Set([...yaml.matchAll(/^kind: (\S+)$/gm)].map((m) => m[1]));
+    for (const kind of ['CustomResourceDefinition', 'Deployment', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration', 'Certificate', 'Issuer']) {
+      assert.ok(kinds.has(kind), `config/default renders a ${kind}`);
+    }
+    assert.match(yaml, /^ {4}strategy: Webhook$/m, 'the CRD converts through the webhook');
+  });
+
   it("the sample's own tests pass on a real API server", { timeout: 5 * MINUTES }, () => {
     assert.ok(process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)');
     const out = ok(sh('node', ['--enable-source-maps', 'hack/test.mjs'], project), 'the sample tests');
