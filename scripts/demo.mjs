@@ -203,6 +203,12 @@ async function demo(flags, where, life) {
   const { project } = where;
   const started = Date.now();
 
+  const assets = await step('the test API server binaries (etcd, kube-apiserver)', () => {
+    const dir = apiServerAssets(flags.verbose);
+    say(`    KUBEBUILDER_ASSETS=${dir}`);
+    return dir;
+  });
+
   await step(`regenerate the sample into ${project} (scripts/generate-testdata.mjs: builds kubeforge first when dist/ is stale)`, () => {
     const out = run('regenerating the sample', 'run `npm run generate:testdata -- --out /tmp/x` to see why', process.execPath, [join(root, 'scripts/generate-testdata.mjs'), '--out', project], root, flags.verbose);
     const built = out.split('\n').find((l) => l.startsWith('==> build kubeforge'));
@@ -228,12 +234,6 @@ async function demo(flags, where, life) {
     run('building the sample (tsc)', 'run `npm run build` in the sample (--out <dir>) to see the errors', 'npm', ['run', 'build'], project, flags.verbose);
   });
   if (life.stop.aborted) return;
-
-  const assets = await step('test API server assets', () => {
-    const dir = apiServerAssets(flags.verbose);
-    say(`    KUBEBUILDER_ASSETS=${dir}`);
-    return dir;
-  });
 
   // The sample's modules and its kubeforge, as its own main.ts and tests load them.
   const requireFromProject = createRequire(join(project, 'package.json'));
