@@ -359,7 +359,26 @@ async function demo(flags, where, life) {
   let lastStatus = '';
   let jobCount = 0;
   const until = applied + flags.duration * 1000;
+  let failures = 0;
   while (Date.now() < until && !life.stop.aborted) {
+    try {
+      await observe();
+      failures = 0;
+    } catch (err) {
+      // A slow or briefly failing API server: say so and go on; five in a row end the demo.
+      const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+      if (++failures === 5) throw new DemoError(`reading the Jobs, the CronJob and the events failed 5 times in a row: ${message}`, 'run with --verbose to see the manager log');
+      log('demo', `reading failed (${message}); retrying`);
+    }
+    await sleep(250, undefined, { signal: life.stop }).catch(() => {});
+  }
+  if (life.stop.aborted) return;
+  if (jobCount === 0 && flags.duration * speed >= 120) {
+    throw new DemoError(`the operator created no Job in ${flags.duration} s (${Math.round((flags.duration * speed) / 60)} minutes of its clock)`, 'run with --verbose to see the manager log');
+  }
+
+  /** One look at the Jobs, the CronJob's status and the events; prints what changed. */
+  async function observe() {
     const list = await client.list(V1Job, { namespace, labelSelector: { [cronJobNameLabel]: name } });
     /** @type {Set<string>} */
     const present = new Set();
@@ -374,15 +393,15 @@ async function demo(flags, where, life) {
       }
       const seen = jobs.get(jobName);
       if (seen && !seen.finished && Date.now() - seen.created >= flags.jobSeconds * 1000) {
-        seen.finished = true;
         const at = new Date();
         job.status = { ...job.status, startTime: job.status?.startTime ?? job.metadata.creationTimestamp, completionTime: at, succeeded: 1, conditions: [{ type: 'Complete', status: 'True', lastProbeTime: at, lastTransitionTime: at }] };
         try {
           await client.status().update(job);
+          seen.finished = true;
           log('demo', `${jobName} marked Complete (a bare API server has no Job controller to run it)`);
         } catch (err) {
+          // Deleted or changed meanwhile: the next look tries again.
           if (!runtime.isNotFound(err) && !runtime.isConflict(err)) throw err;
-          seen.finished = false;
         }
       }
     }
@@ -409,9 +428,7 @@ async function demo(flags, where, life) {
       seenEvents.set(uid, count);
       log('event', `${ev.type} ${ev.reason}: ${ev.note}${count > 1 ? ` (x${count})` : ''}`);
     }
-    await sleep(250, undefined, { signal: life.stop }).catch(() => {});
   }
-  if (life.stop.aborted) return;
 
   // The conversion webhook: the same object read as v2, the schedule split into its fields.
   try {
