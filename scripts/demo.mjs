@@ -305,7 +305,7 @@ async function demo(flags, where, life) {
   await step(`run the operator: the CronJob reconciler (clock x${speed}) and webhooks, in a manager in this process`, async () => {
     // The sample's reconciler as its main.ts sets it up, with the fast clock; its requeue delays
     // ("come back at the next run") are in the fast clock's time, so they are divided by the speed.
-    const reconciler = new CronJobReconciler(mgr.getClient(), { now });
+    const reconciler = new CronJobReconciler(mgr.getClient(), undefined, { now });
     const reconcile = reconciler.reconcile.bind(reconciler);
     /** @param {unknown} request @param {unknown} ctx @returns {Promise<{ requeueAfterMs?: number }>} */
     reconciler.reconcile = async (request, ctx) => {

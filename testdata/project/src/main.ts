@@ -21,7 +21,7 @@ limitations under the License.
  * (config/manager, config/default patches) work unchanged.
  */
 import { parseArgs } from 'node:util';
-import { getConfigOrDie, healthz, newManager, newWebhookServer, setupSignalHandler } from 'kubeforge/runtime';
+import { getConfigOrDie, healthz, type Logger, newLogger, newManager, newWebhookServer, setupSignalHandler } from 'kubeforge/runtime';
 import { CronJobReconciler } from './controller/cronjob_controller.js';
 import { setupCronJobWebhookWithManager } from './webhook/v1/cronjob_webhook.js';
 // +kubebuilder:scaffold:imports
@@ -43,10 +43,14 @@ const usage = `Usage: manager [flags]
   --metrics-cert-key <file>           metrics server key file name (default "tls.key")
   --enable-http2                      enable HTTP/2 for the metrics and webhook servers (default false)
   --kubeconfig <file>                 kubeconfig to use instead of $KUBECONFIG or ~/.kube/config
+  --zap-log-level <level>             debug, info, error, panic, or an integer > 0 for more verbosity
+                                      (default info; debug with --zap-devel)
+  --zap-devel                         development logging: human-readable and level debug (default false)
+  --zap-encoder <json|console>        log format (default json; console with --zap-devel)
   -h, --help                          print this help
 `;
 
-const BOOLEAN_FLAGS = new Set(['leader-elect', 'metrics-secure', 'enable-http2']);
+const BOOLEAN_FLAGS = new Set(['leader-elect', 'metrics-secure', 'enable-http2', 'zap-devel']);
 
 /** Accepts Go-style `--flag=true|false` for boolean flags, as Kubebuilder's manager does. */
 function normaliseArgs(args: string[]): string[] {
@@ -76,6 +80,9 @@ function parseFlags(argv: string[]) {
       'metrics-cert-key': { type: 'string', default: 'tls.key' },
       'enable-http2': { type: 'boolean', default: false },
       kubeconfig: { type: 'string' },
+      'zap-log-level': { type: 'string' },
+      'zap-devel': { type: 'boolean', default: false },
+      'zap-encoder': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -101,7 +108,21 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  let logger: Logger;
+  try {
+    // As controller-runtime's zap.Options bound to the flags: JSON at info by default.
+    logger = newLogger({
+      development: flags['zap-devel'],
+      level: flags['zap-log-level'],
+      encoder: flags['zap-encoder'] as 'json' | 'console' | undefined,
+    });
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n\n${usage}`);
+    process.exitCode = 2;
+    return;
+  }
   const mgr = newManager(getConfigOrDie({ kubeconfig: flags.kubeconfig }), {
+    logger,
     metrics: {
       bindAddress: flags['metrics-bind-address'],
       secureServing: flags['metrics-secure'],
@@ -126,7 +147,7 @@ async function main(): Promise<void> {
   });
   const setupLog = mgr.getLogger().child({ logger: 'setup' });
 
-  new CronJobReconciler(mgr.getClient()).setupWithManager(mgr);
+  new CronJobReconciler(mgr.getClient(), mgr.getEventRecorder('cronjob-controller')).setupWithManager(mgr);
   if (process.env.ENABLE_WEBHOOKS !== 'false') setupCronJobWebhookWithManager(mgr);
   // +kubebuilder:scaffold:builder
 

@@ -46,12 +46,6 @@ const maxMissedRuns = 100;
 export interface CronJobReconcilerOptions {
   /** The clock: the current time (default `new Date()`). Tests pass a fixed time. */
   now?: () => Date;
-  /**
-   * Where to record what the controller does to the Jobs (SuccessfulCreate, SuccessfulDelete,
-   * JobAlreadyActive, MissSchedule, as Kubernetes' own CronJob controller); setupWithManager
-   * takes the manager's when none is given, and without either nothing is recorded.
-   */
-  recorder?: EventRecorder;
 }
 
 /** CronJobReconciler reconciles a CronJob object: it runs its Jobs on its schedule. */
@@ -65,12 +59,18 @@ export class CronJobReconciler {
   private readonly now: () => Date;
   private recorder: EventRecorder | undefined;
 
+  /**
+   * `recorder` records what the controller does to the Jobs (SuccessfulCreate, SuccessfulDelete,
+   * JobAlreadyActive, MissSchedule, as Kubernetes' own CronJob controller); setupWithManager
+   * takes the manager's when none is given, and without either nothing is recorded.
+   */
   constructor(
     readonly client: Client,
+    recorder?: EventRecorder,
     options: CronJobReconcilerOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
-    this.recorder = options.recorder;
+    this.recorder = recorder;
   }
 
   /**

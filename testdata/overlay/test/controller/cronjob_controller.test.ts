@@ -96,7 +96,7 @@ describe('CronJob controller', () => {
   const eventsOf = (name: string) => events.get(name) ?? [];
 
   /** A reconciler whose clock reads `now`. */
-  const reconcilerAt = (now: Date) => new CronJobReconciler(client, { now: () => now, recorder });
+  const reconcilerAt = (now: Date) => new CronJobReconciler(client, recorder, { now: () => now });
 
   /** Reconciles the CronJob `name` at `now`. */
   const reconcileAt = (name: string, now: Date) => reconcilerAt(now).reconcile({ namespace, name }, context());
@@ -274,7 +274,7 @@ describe('CronJob controller', () => {
     const run = firstRun(cronJob);
     const mgr: Manager = newManager(env.config);
     // The clock reads one minute after the first run; the events go to the manager's recorder.
-    new CronJobReconciler(mgr.getClient(), { now: () => new Date(run.getTime() + minute) }).setupWithManager(mgr);
+    new CronJobReconciler(mgr.getClient(), undefined, { now: () => new Date(run.getTime() + minute) }).setupWithManager(mgr);
     const stop = new AbortController();
     const running = mgr.start(stop.signal);
     try {
