@@ -15,7 +15,7 @@ import { getMarkerDefinition, type MarkerArgs } from '../markers/definitions.js'
 import { isDns1123Subdomain } from '../project/naming.js';
 import { SchemaFormatter } from '../schema/format.js';
 import type { JSONSchemaProps } from '../schema/jsonschema.js';
-import { k8sModelSchema } from '../schema/k8s/index.js';
+import { k8sModelSchemaShared } from '../schema/k8s/index.js';
 import { TypeParser } from '../schema/parse.js';
 import { packageVersion } from '../util/package-root.js';
 import { isMarkerNamed, locationOf, MarkerCollector, type Location, type MarkerValue } from './collector.js';
@@ -176,7 +176,7 @@ function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analys
   });
   const formatter = new SchemaFormatter({
     reporter,
-    k8sSchema: (name) => k8sModelSchema(name),
+    k8sSchema: (name) => k8sModelSchemaShared(name),
     k8sHint: 'it is not a model class of @kubernetes/client-node (V1PodTemplateSpec, V1Condition, ...): check the name, or declare the type yourself',
   });
 

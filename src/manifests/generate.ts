@@ -14,15 +14,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { type Diagnostic, DiagnosticError, error, formatDiagnostics, hasErrors, Reporter } from '../diagnostics/index.js';
-import { commit } from '../scaffold/commit.js';
 import { CommandGuard } from '../scaffold/guard.js';
 import { DiskHost, type Host } from '../scaffold/host.js';
-import { Tree } from '../scaffold/tree.js';
 import { packageVersion } from '../util/package-root.js';
 import type { Analysis, AnalyzeOptions } from '../analysis/analyze.js';
 import { type CacheKeyParts, checkCache, enumerateSourceFiles, type InputSnapshot, snapshotInputs, writeCache } from './cache.js';
-import { DEFAULT_GENERATORS, type Generator, type GeneratorInput, runGenerators } from './generators.js';
-import { type Change, CRD_DIR, formatPlan, planManifests } from './writer.js';
+import { DEFAULT_GENERATORS, type Generator, type GeneratorInput, streamGenerators } from './generators.js';
+import { OutputPlanner, type PlannedChange } from './stage.js';
+import { type Change, CRD_DIR, formatPlan, MANIFESTS_TOOL, managedLocations } from './writer.js';
 
 export type { AnalyzeOptions };
 
@@ -62,7 +61,8 @@ export interface ManifestsOptions {
 }
 
 export interface ManifestsRun {
-  changes: Change[];
+  /** The plan, sorted by path; each change carries its plan line (`summary`), its bytes only when the host is not the disk. */
+  changes: PlannedChange[];
   /** Warnings (errors are thrown). */
   warnings: Diagnostic[];
   /** True when the no-change fast path answered. */
@@ -116,26 +116,45 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
 
   const reporter = new Reporter();
   const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion }, reporter);
-  const files = runGenerators(analysis, reporter, options.generators ?? DEFAULT_GENERATORS);
-  const diagnostics = reporter.diagnostics();
-  if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
-  const warnings = diagnostics.filter((d) => d.severity !== 'error');
 
   // With --paths the analysis saw part of the project: only the CRDs of the Kinds it found are
   // updated. role.yaml and the webhook manifests gather markers from the whole project, so a
   // partial view would drop rules; they are left as they are, and nothing stale is removed.
   const partial = paths !== undefined;
-  const outputs = partial ? files.filter((o) => o.path.startsWith(`${CRD_DIR}/`)) : files;
-  const tree = new Tree(host);
-  const changes = await planManifests(tree, outputs, { removeStale: !partial });
-  if (options.check || options.dryRun) return { changes, warnings, cached: false, cacheMiss, written: false };
-  refuseBlindDeletion(changes, projectDir, tsconfigPath, partial);
-  await options.beforeCommit?.();
-  commit(host, changes);
-  if (!partial && useCache) {
-    writeCache(projectDir, tsconfigPath, keyParts, analysis.inputFiles, outputs.map((o) => o.path), warnings, snapshot);
+  // Each output is planned (and, for a run that writes on disk, staged) as soon as it is made,
+  // so the outputs are never all in memory; nothing reaches the project before the commit.
+  const writes = !options.check && !options.dryRun;
+  const planner = new OutputPlanner(host, { tool: MANIFESTS_TOOL, mode: !writes ? 'none' : host instanceof DiskHost ? 'stage' : 'memory' });
+  try {
+    let failed = false;
+    let looked = -1;
+    streamGenerators(analysis, reporter, options.generators ?? DEFAULT_GENERATORS, (file) => {
+      if (partial && !file.path.startsWith(`${CRD_DIR}/`)) return;
+      // Once an error is known nothing will be written: the rest is only made for its diagnostics.
+      if (!failed && reporter.count !== looked) {
+        looked = reporter.count;
+        failed = hasErrors(reporter.diagnostics());
+      }
+      if (!failed) planner.accept(file.path, file.content);
+    });
+    const diagnostics = reporter.diagnostics();
+    if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
+    const warnings = diagnostics.filter((d) => d.severity !== 'error');
+    const foreign = planner.foreignFiles();
+    if (foreign.length) throw new DiagnosticError(foreign);
+    if (!partial) planner.removeStale(managedLocations(host));
+    const changes = planner.plan();
+    if (!writes) return { changes, warnings, cached: false, cacheMiss, written: false };
+    refuseBlindDeletion(changes, projectDir, tsconfigPath, partial);
+    await options.beforeCommit?.();
+    planner.commit();
+    if (!partial && useCache) {
+      writeCache(projectDir, tsconfigPath, keyParts, analysis.inputFiles, planner.producedPaths(), warnings, snapshot);
+    }
+    return { changes, warnings, cached: false, cacheMiss, written: true };
+  } finally {
+    planner.discard();
   }
-  return { changes, warnings, cached: false, cacheMiss, written: true };
 }
 
 /**
