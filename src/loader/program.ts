@@ -45,6 +45,19 @@ export interface ProgramOptions {
   tsconfigPath?: string;
   /** Limit the analysis to these folders / files (relative to projectDir or absolute). */
   paths?: string[];
+  /**
+   * Chooses which of the files that can use markers the program is made of (an incremental run
+   * keeps only the files whose results it cannot reuse). Called with every such file, sorted.
+   */
+  selectRoots?: (rootFiles: readonly string[], tools: RootTools) => string[];
+}
+
+/** What {@link ProgramOptions.selectRoots} may ask the loader. */
+export interface RootTools {
+  /** The file's text as the program would read it (undefined when unreadable). */
+  text(file: string): string | undefined;
+  /** The files (absolute) its local imports and re-exports resolve to, with the program's module resolution; declaration files and node_modules left out. */
+  imports(file: string): string[];
 }
 
 /** Where a module specifier leads: a module recognised by name (never loaded), or a file. */
@@ -270,14 +283,25 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
     if (IMPORTS_MARKERS.test(text) || localTargets(file, text).some((t) => t !== file && reexports(t, new Set([file])).value)) rootFiles.push(file);
   }
 
-  const program = ts.createProgram({ rootNames: [LIB_FILE, ...rootFiles], options: opts, host });
+  const chosen = options.selectRoots
+    ? options.selectRoots(rootFiles, {
+        text: readText,
+        imports: (file) => {
+          const text = readText(file);
+          if (text === undefined) return [];
+          const refs = ts.preProcessFile(text, true, false).referencedFiles.map((r) => resolve(dirname(file), r.fileName));
+          return [...new Set([...localTargets(file, text), ...refs])];
+        },
+      })
+    : rootFiles;
+  const program = ts.createProgram({ rootNames: [LIB_FILE, ...chosen], options: opts, host });
   const checker = program.getTypeChecker();
   const sourceFile = (file: string): ts.SourceFile | undefined => program.getSourceFile(file) ?? host.getSourceFile(file, target);
   return {
     program,
     checker,
     projectDir,
-    rootFiles,
+    rootFiles: chosen,
     isLibFile: (sf) => sf.fileName === LIB_FILE,
     parseExtra: (file) => sourceFile(resolve(file)),
     resolveModule: (specifier, from, usage) => {

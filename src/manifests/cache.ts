@@ -31,9 +31,10 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { DiskHost } from '../scaffold/host.js';
+import type { IncrementalRecord } from './incremental.js';
 import { existingManagedFiles } from './writer.js';
 
-const CACHE_FORMAT = 3;
+const CACHE_FORMAT = 4;
 
 export interface CacheRecord {
   format: number;
@@ -45,6 +46,8 @@ export interface CacheRecord {
   outputs: Record<string, OutputStamp>;
   /** Warnings of the run that wrote the record, printed again on a cache hit. */
   warnings: Diagnostic[];
+  /** Per-file results for the next run after an edit (incremental.ts). */
+  incremental?: IncrementalRecord;
 }
 
 /** Size and mtime of a managed file right after the run that wrote (or confirmed) it. */
@@ -332,6 +335,46 @@ export function checkCache(projectDir: string, tsconfigPath: string, parts: Cach
   return { hit: true, record };
 }
 
+/**
+ * The record an incremental run may build on: written under the same key (flags, versions,
+ * tsconfig chain, package.json), with per-file results, and every input outside the scanned
+ * source files (dependencies' declarations, files read from elsewhere) unchanged. Undefined
+ * otherwise: the run is cold. `touchedOutputs` are the recorded CRDs no longer as written.
+ */
+export function incrementalBase(
+  projectDir: string,
+  tsconfigPath: string,
+  parts: CacheKeyParts,
+  snapshot: InputSnapshot,
+): { record: IncrementalRecord; touchedOutputs: Set<string>; outsideInputs: string[] } | undefined {
+  const record = readCache(projectDir);
+  if (!record?.incremental) return undefined;
+  const { tsconfigChain } = enumerateSourceFiles(projectDir, tsconfigPath);
+  if (record.key !== cacheKey(projectDir, tsconfigChain, parts)) return undefined;
+  for (const [p, hash] of Object.entries(record.inputs)) {
+    const abs = absolutePath(projectDir, p);
+    // Project sources (scanned, or deleted since) are keyed per root by incremental.ts.
+    if (snapshot.hashes.has(abs) || (!isAbsolute(p) && SOURCE_FILE.test(p) && !/\.d\.(?:c|m)?ts$/.test(p))) continue;
+    if (hashFile(abs) !== hash) return undefined;
+  }
+  const outsideInputs = Object.keys(record.inputs)
+    .map((p) => absolutePath(projectDir, p))
+    .filter((abs) => !snapshot.hashes.has(abs));
+  const touchedOutputs = new Set<string>();
+  for (const path of Object.keys(record.incremental.crds)) {
+    const stamp = record.outputs[path];
+    let st;
+    try {
+      st = statSync(join(projectDir, path));
+    } catch {
+      touchedOutputs.add(path);
+      continue;
+    }
+    if (!stamp || st.size !== stamp.size || st.mtimeMs !== stamp.mtimeMs) touchedOutputs.add(path);
+  }
+  return { record: record.incremental, touchedOutputs, outsideInputs };
+}
+
 function stampOf(projectDir: string, rel: string): OutputStamp {
   const st = statSync(join(projectDir, rel));
   return { size: st.size, mtimeMs: st.mtimeMs };
@@ -384,6 +427,7 @@ export function writeCache(
   outputs: readonly string[],
   warnings: Diagnostic[],
   snapshot?: InputSnapshot,
+  incremental?: IncrementalRecord,
 ): void {
   const { files, tsconfigChain } = enumerateSourceFiles(projectDir, tsconfigPath);
   const inputs: Record<string, string> = {};
@@ -397,6 +441,7 @@ export function writeCache(
     inputs: Object.fromEntries(Object.entries(inputs).sort(([a], [b]) => (a < b ? -1 : 1))),
     outputs: Object.fromEntries([...outputs].sort().map((p) => [p, stampOf(projectDir, p)])),
     warnings,
+    incremental,
   };
   try {
     // The disk host writes atomically (temporary sibling, then rename).

@@ -17,16 +17,18 @@ import { type Diagnostic, DiagnosticError, error, formatDiagnostics, hasErrors, 
 import { CommandGuard } from '../scaffold/guard.js';
 import { DiskHost, type Host } from '../scaffold/host.js';
 import { packageVersion } from '../util/package-root.js';
-import type { Analysis, AnalyzeOptions } from '../analysis/analyze.js';
-import { type CacheKeyParts, checkCache, enumerateSourceFiles, type InputSnapshot, snapshotInputs, writeCache } from './cache.js';
+import type { Analysis, AnalyzeOptions, RootResult } from '../analysis/analyze.js';
+import { type CacheKeyParts, checkCache, incrementalBase, enumerateSourceFiles, type InputSnapshot, snapshotInputs, writeCache } from './cache.js';
 import { DEFAULT_GENERATORS, type Generator, type GeneratorInput, streamGenerators } from './generators.js';
 import { OutputPlanner, type PlannedChange } from './stage.js';
+import { type IncrementalRecord, IncrementalPlanner, type Selection } from './incremental.js';
+import type { MarkerUse } from './markeruse.js';
 import { type Change, CRD_DIR, formatPlan, MANIFESTS_TOOL, managedLocations } from './writer.js';
 
 export type { AnalyzeOptions };
 
 /** What an analyzer returns: the generators' input and the files it read (a type-only view: the analysis and ts-morph load lazily, below). */
-export type AnalysisResult = GeneratorInput & Pick<Analysis, 'inputFiles'>;
+export type AnalysisResult = GeneratorInput & Pick<Analysis, 'inputFiles' | 'byRoot'>;
 
 /** Runs the analysis, reporting its problems to the reporter it is given. */
 export type Analyzer = (options: AnalyzeOptions, reporter: Reporter) => Promise<AnalysisResult>;
@@ -49,8 +51,10 @@ export interface ManifestsOptions {
   /** Write nothing; report the plan. */
   check?: boolean;
   dryRun?: boolean;
-  /** Skip the no-change fast path (always analyse). */
+  /** Skip the no-change fast path and the incremental reuse (always analyse everything). */
   noCache?: boolean;
+  /** Analyse everything (the incremental reuse off), keeping the record up to date. */
+  cold?: boolean;
   /** The generators to run (default: CRD, RBAC, webhook). */
   generators?: readonly Generator[];
   /**
@@ -114,22 +118,63 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
   // Hashed before the analysis reads them, so that an edit saved during the run is seen next time.
   const snapshot: InputSnapshot | undefined = useCache && !options.check && !options.dryRun ? snapshotInputs(projectDir, tsconfigPath) : undefined;
 
-  const reporter = new Reporter();
-  const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion }, reporter);
-
   // With --paths the analysis saw part of the project: only the CRDs of the Kinds it found are
   // updated. role.yaml and the webhook manifests gather markers from the whole project, so a
   // partial view would drop rules; they are left as they are, and nothing stale is removed.
   const partial = paths !== undefined;
+
+  // A run that writes keys every root file (incremental.ts); after an edit, the roots whose keys
+  // are unchanged keep their results from the record and are not analysed again.
+  let inc: IncrementalPlanner | undefined;
+  let outsideInputs: string[] = [];
+  if (snapshot && !partial) {
+    const base = options.noCache || options.cold ? undefined : incrementalBase(projectDir, tsconfigPath, keyParts, snapshot);
+    inc = new IncrementalPlanner(projectDir, base?.record ?? { roots: {}, crds: {} }, snapshot.hashes, base?.touchedOutputs ?? new Set());
+    outsideInputs = base?.outsideInputs ?? [];
+  }
+
+  const reporter = new Reporter();
+  const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion, selectRoots: inc && ((roots, tools) => inc.select(roots, tools)) }, reporter);
+  const selection = analysis.byRoot ? inc?.selection : undefined;
+  let input: GeneratorInput = analysis;
+  let kept: Set<string> = new Set();
+  if (selection && inc) {
+    // A changed root now declaring a Kind that an unchanged root declares: the CRD needs both, so
+    // the run starts again cold (rare: a version added or moved).
+    const cleanKinds = inc.cleanKinds();
+    for (const r of analysis.byRoot!.values()) {
+      if (r.kinds.some((k) => cleanKinds.has(`${k.kind}.${k.group}`))) return runManifests({ ...options, cold: true }, analyzer);
+    }
+    const rbac = [...analysis.rbac];
+    const webhooks = [...analysis.webhooks];
+    const webhookConfigurations = [...analysis.webhookConfigurations];
+    for (const root of selection.clean) {
+      const e = inc.entry(root);
+      if (!e) continue;
+      rbac.push(...e.rbac);
+      webhooks.push(...e.webhooks);
+      webhookConfigurations.push(...e.webhookConfigurations);
+      for (const w of e.warnings) reporter.report(w);
+    }
+    input = { ...analysis, rbac: rbac.sort(byPosition), webhooks: webhooks.sort(byPosition), webhookConfigurations: webhookConfigurations.sort(byPosition) };
+    kept = new Set(selection.keptCrds);
+  }
+
   // Each output is planned (and, for a run that writes on disk, staged) as soon as it is made,
   // so the outputs are never all in memory; nothing reaches the project before the commit.
   const writes = !options.check && !options.dryRun;
   const planner = new OutputPlanner(host, { tool: MANIFESTS_TOOL, mode: !writes ? 'none' : host instanceof DiskHost ? 'stage' : 'memory' });
+  const crdSources = new Map<string, string[]>();
+  let collision = false;
   try {
+    for (const path of kept) planner.keep(path);
     let failed = false;
     let looked = -1;
-    streamGenerators(analysis, reporter, options.generators ?? DEFAULT_GENERATORS, (file) => {
+    streamGenerators(input, reporter, options.generators ?? DEFAULT_GENERATORS, (file) => {
       if (partial && !file.path.startsWith(`${CRD_DIR}/`)) return;
+      if (kept.has(file.path)) collision = true;
+      if (collision) return;
+      if (file.sources) crdSources.set(file.path, file.sources);
       // Once an error is known nothing will be written: the rest is only made for its diagnostics.
       if (!failed && reporter.count !== looked) {
         looked = reporter.count;
@@ -137,6 +182,11 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
       }
       if (!failed) planner.accept(file.path, file.content);
     });
+    // A changed Kind writing the path of a CRD that was kept: start again cold (KF4502, or a renamed Kind).
+    if (collision) {
+      planner.discard();
+      return runManifests({ ...options, cold: true }, analyzer);
+    }
     const diagnostics = reporter.diagnostics();
     if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
     const warnings = diagnostics.filter((d) => d.severity !== 'error');
@@ -149,12 +199,34 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
     await options.beforeCommit?.();
     planner.commit();
     if (!partial && useCache) {
-      writeCache(projectDir, tsconfigPath, keyParts, analysis.inputFiles, planner.producedPaths(), warnings, snapshot);
+      const record = selection && inc ? incrementalRecord(inc, selection, analysis.byRoot!, kept, crdSources) : undefined;
+      writeCache(projectDir, tsconfigPath, keyParts, [...new Set([...analysis.inputFiles, ...outsideInputs])], planner.producedPaths(), warnings, snapshot, record);
     }
     return { changes, warnings, cached: false, cacheMiss, written: true };
   } finally {
     planner.discard();
   }
+}
+
+/** The order of marker uses in an analysis: by file, line, column. */
+function byPosition(a: MarkerUse, b: MarkerUse): number {
+  return a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column;
+}
+
+/** The per-file results to record: new ones for the roots analysed, the kept ones for the others. */
+function incrementalRecord(inc: IncrementalPlanner, selection: Selection, byRoot: ReadonlyMap<string, RootResult>, kept: ReadonlySet<string>, crdSources: ReadonlyMap<string, string[]>): IncrementalRecord {
+  const roots: IncrementalRecord['roots'] = {};
+  for (const [root, key] of [...selection.keys].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const fresh = byRoot.get(root);
+    const result: RootResult | undefined = selection.dirty.has(root)
+      ? fresh && { ...fresh, warnings: fresh.warnings.filter((d) => d.severity !== 'error') }
+      : inc.entry(root);
+    roots[inc.display(root)] = { key, ...(result ?? { kinds: [], rbac: [], webhooks: [], webhookConfigurations: [], warnings: [] }) };
+  }
+  const crds: IncrementalRecord['crds'] = {};
+  for (const path of kept) crds[path] = inc.previousCrd(path);
+  for (const [path, sources] of crdSources) crds[path] = sources.map((f) => inc.display(f));
+  return { roots, crds };
 }
 
 /**

@@ -51,7 +51,11 @@ export function crdFiles(crds: readonly Record<string, unknown>[], reporter: Rep
  * one is in memory at a time. The writer interns every CRD as it goes and reuses the text of a
  * subtree it has met before (the bytes are the same as writing every node).
  */
-export function* crdFileStream(crds: readonly Record<string, unknown>[], reporter: Reporter): IterableIterator<OutputFile> {
+export function* crdFileStream(
+  crds: readonly Record<string, unknown>[],
+  reporter: Reporter,
+  sourcesOf?: (crd: Record<string, unknown>) => string[] | undefined,
+): IterableIterator<OutputFile> {
   const byPath = new Map<string, string>();
   const yaml = new YamlWriter();
   for (const crd of crds) {
@@ -65,7 +69,9 @@ export function* crdFileStream(crds: readonly Record<string, unknown>[], reporte
     }
     byPath.set(path, name);
     yaml.add(crd);
-    yield output(path, yaml.document(crd));
+    const file = output(path, yaml.document(crd));
+    const sources = sourcesOf?.(crd);
+    yield sources ? { ...file, sources } : file;
   }
 }
 
@@ -92,7 +98,18 @@ export const crdGenerator: Generator = {
       if (!byPath.has(path)) byPath.set(path, crd);
       else reportDuplicate(reporter, path, byPath.get(path)!, crd);
     }
-    return crdFileStream([...byPath.values()], reporter);
+    // Which files declare each Kind's versions (an incremental run keeps a CRD while they are unchanged).
+    const sources = new Map<string, Set<string>>();
+    for (const k of input.kinds) {
+      const gk = `${k.kind}.${k.group}`;
+      if (!sources.has(gk)) sources.set(gk, new Set());
+      sources.get(gk)!.add(k.at.file);
+    }
+    return crdFileStream([...byPath.values()], reporter, (crd) => {
+      const spec = (crd.spec ?? {}) as { group?: string; names?: { kind?: string } };
+      const files = sources.get(`${spec.names?.kind}.${spec.group}`);
+      return files ? [...files].sort() : undefined;
+    });
   },
 };
 

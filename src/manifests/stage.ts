@@ -15,7 +15,7 @@
  * The managed-file rules are writer.ts': a file at an output's path without our header is the
  * user's (KF4505, nothing written); stale removal only takes files that carry our header.
  */
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
 import { validateChanges } from '../scaffold/commit.js';
@@ -45,6 +45,9 @@ export interface OutputPlannerOptions {
 }
 
 const STAGE_DIR = /^stage-(\d+)$/;
+
+/** Test only: as the disk host's (scaffold/host.ts), milliseconds each staged file waits before its rename into place. */
+const TEST_COMMIT_DELAY_MS = Number(process.env.KUBEFORGE_TEST_COMMIT_DELAY_MS) || 0;
 
 /** Removes `.kubeforge/stage-<pid>` folders of processes that no longer run. */
 export function removeStaleStages(projectDir: string): void {
@@ -83,6 +86,16 @@ export class OutputPlanner {
     return [...this.produced].sort();
   }
 
+  /** Counts a file kept as it is (an incremental run's unchanged CRD) as produced: no change, not stale. */
+  keep(path: string): void {
+    this.produced.add(normalizePath(path));
+  }
+
+  /** Whether this path was produced (or kept) already. */
+  has(path: string): boolean {
+    return this.produced.has(normalizePath(path));
+  }
+
   /** Plans one output (its YAML without header): compared with the host now, staged when it differs. */
   accept(path: string, yaml: string): void {
     const p = normalizePath(path);
@@ -103,7 +116,7 @@ export class OutputPlanner {
     if (previous?.equals(content)) return;
     const change: PlannedChange = previous === undefined ? { kind: 'create', path: p, content, summary: '' } : { kind: 'update', path: p, content, previous, summary: '' };
     change.summary = describeChange(change);
-    this.keep(change);
+    this.record(change);
   }
 
   /** Marks the managed files in `candidates` that carry our header and were not produced for deletion. */
@@ -114,14 +127,15 @@ export class OutputPlanner {
       if (previous === undefined) continue;
       const change: PlannedChange = { kind: 'delete', path: p, previous, summary: '' };
       change.summary = describeChange(change);
-      this.keep(change);
+      this.record(change);
     }
   }
 
-  private keep(change: PlannedChange): void {
+  private record(change: PlannedChange): void {
     if (this.options.mode === 'stage') {
       if (change.content) {
-        const staged = join(this.stageDir!, 'new', ...change.path.split('/'));
+        // Named as the disk host's temporary files, which a later run removes when this one was killed.
+        const staged = `${join(this.stageDir!, 'new', ...change.path.split('/'))}.kubeforge-${process.pid}.tmp`;
         if (!this.stageMade) {
           removeStaleStages(dirname(dirname(this.stageDir!)));
           this.stageMade = true;
@@ -177,7 +191,7 @@ export class OutputPlanner {
         if (this.host.kind(d) === undefined) createdDirs.push(d);
       }
     }
-    const done: { change: PlannedChange; backup?: string }[] = [];
+    const done: { change: PlannedChange; backup?: string; target?: string }[] = [];
     try {
       for (const c of changes) {
         if (this.options.mode === 'memory') {
@@ -186,16 +200,27 @@ export class OutputPlanner {
           done.push({ change: c });
           continue;
         }
-        const target = join(root, ...c.path.split('/'));
+        let target = join(root, ...c.path.split('/'));
         let backup: string | undefined;
+        if (c.kind === 'update') {
+          // As the disk host writes: a symbolic link keeps pointing where it did (its target is
+          // replaced), and the file keeps its mode.
+          try {
+            if (lstatSync(target).isSymbolicLink()) target = realpathSync(target);
+            chmodSync(c.staged!, statSync(target).mode & 0o7777);
+          } catch {
+            // gone meanwhile: written as new
+          }
+        }
         if (c.kind !== 'create') {
           backup = join(this.stageDir!, 'old', ...c.path.split('/'));
           mkdirSync(dirname(backup), { recursive: true });
           renameSync(target, backup);
         }
-        done.push({ change: c, backup });
+        done.push({ change: c, backup, target });
         if (c.kind !== 'delete') {
           mkdirSync(dirname(target), { recursive: true });
+          if (TEST_COMMIT_DELAY_MS > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, TEST_COMMIT_DELAY_MS);
           renameSync(c.staged!, target);
         }
       }
@@ -211,16 +236,16 @@ export class OutputPlanner {
     this.discard();
   }
 
-  private undo(done: { change: PlannedChange; backup?: string }[], root: string, createdDirs: string[]): string[] {
+  private undo(done: { change: PlannedChange; backup?: string; target?: string }[], root: string, createdDirs: string[]): string[] {
     const failures: string[] = [];
-    for (const { change: c, backup } of [...done].reverse()) {
+    for (const { change: c, backup, target: where } of [...done].reverse()) {
       try {
         if (this.options.mode === 'memory') {
           if (c.kind === 'create') this.host.remove(c.path);
           else this.host.write(c.path, c.previous!);
           continue;
         }
-        const target = join(root, ...c.path.split('/'));
+        const target = where ?? join(root, ...c.path.split('/'));
         if (c.kind !== 'delete') rmSync(target, { force: true });
         if (backup) renameSync(backup, target);
       } catch {

@@ -47,7 +47,12 @@ export const WEBHOOK_FILE = 'config/webhook/manifests.yaml';
 export const GENERATED_HEADER = `${managedHeader(RBAC_FILE, MANIFESTS_TOOL)}\n`;
 
 /** A managed file the generator wants; `path` is relative to the project, `content` the YAML without header. */
-export type OutputFile = FileSpec & { policy: 'managed'; content: string };
+export type OutputFile = FileSpec & {
+  policy: 'managed';
+  content: string;
+  /** The source files it was made from, when a generator knows them (a CRD: the files declaring its Kind's versions). */
+  sources?: string[];
+};
 
 export function output(path: string, yaml: string): OutputFile {
   return { path, policy: 'managed', content: yaml };
