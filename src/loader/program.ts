@@ -289,8 +289,10 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
         imports: (file) => {
           const text = readText(file);
           if (text === undefined) return [];
+          const local = localTargets(file, text);
+          if (!text.includes('/// <reference')) return local;
           const refs = ts.preProcessFile(text, true, false).referencedFiles.map((r) => resolve(dirname(file), r.fileName));
-          return [...new Set([...localTargets(file, text), ...refs])];
+          return [...new Set([...local, ...refs])];
         },
       })
     : rootFiles;

@@ -294,7 +294,24 @@ function cacheKey(projectDir: string, tsconfigChain: readonly string[], parts: C
   return h.digest('hex');
 }
 
+/** The last record read, by file and mtime: a run reads it for the fast path and again for the incremental one. */
+let lastRead: { file: string; mtimeMs: number; size: number; record: CacheRecord | undefined } | undefined;
+
 function readCache(projectDir: string): CacheRecord | undefined {
+  const file = cacheFile(projectDir);
+  let st;
+  try {
+    st = statSync(file);
+  } catch {
+    return undefined;
+  }
+  if (lastRead && lastRead.file === file && lastRead.mtimeMs === st.mtimeMs && lastRead.size === st.size) return lastRead.record;
+  const record = readCacheFile(projectDir);
+  lastRead = { file, mtimeMs: st.mtimeMs, size: st.size, record };
+  return record;
+}
+
+function readCacheFile(projectDir: string): CacheRecord | undefined {
   try {
     const rec = JSON.parse(readFileSync(cacheFile(projectDir), 'utf8')) as CacheRecord;
     return rec.format === CACHE_FORMAT ? rec : undefined;
@@ -429,6 +446,7 @@ export function writeCache(
   snapshot?: InputSnapshot,
   incremental?: IncrementalRecord,
 ): void {
+  lastRead = undefined;
   const { files, tsconfigChain } = enumerateSourceFiles(projectDir, tsconfigPath);
   const inputs: Record<string, string> = {};
   for (const abs of [...files, ...analysisInputs.map((f) => absolutePath(projectDir, f))]) {

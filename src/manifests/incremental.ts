@@ -61,9 +61,16 @@ export class IncrementalPlanner {
     private readonly touchedOutputs: ReadonlySet<string>,
   ) {}
 
+  private readonly shown = new Map<string, string>();
+
   display(abs: string): string {
-    const rel = relative(this.projectDir, abs);
-    return rel.startsWith('..') || isAbsolute(rel) ? abs : rel.split(sep).join('/');
+    let out = this.shown.get(abs);
+    if (out === undefined) {
+      const rel = relative(this.projectDir, abs);
+      out = rel.startsWith('..') || isAbsolute(rel) ? abs : rel.split(sep).join('/');
+      this.shown.set(abs, out);
+    }
+    return out;
   }
 
   absolute(p: string): string {

@@ -111,7 +111,10 @@ export class OutputPlanner {
       );
       return;
     }
-    const content = Buffer.from(withManagedHeader(p, yaml, this.options.tool), 'utf8');
+    // Encoded once; the header joined as bytes (joining strings would copy the document's text twice more).
+    const header = Buffer.from(`${withManagedHeader(p, '', this.options.tool)}`, 'utf8');
+    const body = Buffer.from(yaml, 'utf8');
+    const content = body.subarray(0, header.length).equals(header) ? body : Buffer.concat([header, body]);
     const previous = exists ? this.host.read(p) : undefined;
     if (previous?.equals(content)) return;
     const change: PlannedChange = previous === undefined ? { kind: 'create', path: p, content, summary: '' } : { kind: 'update', path: p, content, previous, summary: '' };
