@@ -323,7 +323,7 @@ function readCacheFile(projectDir: string): CacheRecord | undefined {
 export type CacheCheck = { hit: true; record: CacheRecord } | { hit: false; reason: string };
 
 /** True when the inputs hash the same as at the last successful run and the outputs are as written. */
-export function checkCache(projectDir: string, tsconfigPath: string, parts: CacheKeyParts): CacheCheck {
+export function checkCache(projectDir: string, tsconfigPath: string, parts: CacheKeyParts, hashed?: ReadonlyMap<string, string>): CacheCheck {
   const record = readCache(projectDir);
   if (!record) return { hit: false, reason: 'no cache record' };
   const { files, tsconfigChain } = enumerateSourceFiles(projectDir, tsconfigPath);
@@ -333,7 +333,8 @@ export function checkCache(projectDir: string, tsconfigPath: string, parts: Cach
   for (const p of Object.keys(record.inputs)) current.add(p);
   if (current.size !== Object.keys(record.inputs).length) return { hit: false, reason: 'source files added' };
   for (const [p, hash] of Object.entries(record.inputs)) {
-    if (hashFile(absolutePath(projectDir, p)) !== hash) return { hit: false, reason: `input changed: ${p}` };
+    const abs = absolutePath(projectDir, p);
+    if ((hashed?.get(abs) ?? hashFile(abs)) !== hash) return { hit: false, reason: `input changed: ${p}` };
   }
   const managed = existingManagedFiles(new DiskHost(projectDir));
   const recorded = Object.keys(record.outputs).sort();
@@ -463,7 +464,7 @@ export function writeCache(
   };
   try {
     // The disk host writes atomically (temporary sibling, then rename).
-    new DiskHost(projectDir).write(cacheRecordPath(projectDir), Buffer.from(`${JSON.stringify(record, null, 1)}\n`, 'utf8'));
+    new DiskHost(projectDir).write(cacheRecordPath(projectDir), Buffer.from(`${JSON.stringify(record)}\n`, 'utf8'));
   } catch {
     // A cache that cannot be written only costs speed.
   }

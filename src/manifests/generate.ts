@@ -3,13 +3,14 @@
  *
  * Order of work, so that a failing run leaves the disk as it was:
  *   1. no-change fast path (hashes only; ts-morph is not loaded);
- *   2. loader and analysis (part of the project's TypeScript, through ts-morph, loaded lazily here);
- *   3. every generator's files computed in memory (CRDs, role.yaml, webhook manifests); every
- *      stage reports to one Reporter made here;
- *   4. on any error diagnostic: throw them all, nothing written;
- *   5. plan in the scaffold engine's virtual tree over the host (the project folder on disk by
- *      default); `--check` / `--dry-run` stop there; otherwise the engine validates every path
- *      and commits once (atomic writes, rollback on failure), as for `init` and `create api`.
+ *   2. loader and analysis (part of the project's TypeScript, through ts-morph, loaded lazily
+ *      here); after an edit, only the root files whose results can have changed (incremental.ts);
+ *   3. every generator's problems reported (to one Reporter made here), then its files made one
+ *      at a time, each compared with the host and, for a run that writes on disk, staged in
+ *      `.kubeforge/stage-<pid>/` (stage.ts) as soon as it is complete;
+ *   4. on any error diagnostic: throw them all, the stage removed, nothing written;
+ *   5. `--check` / `--dry-run` stop at the plan; otherwise every path is validated and the staged
+ *      files renamed into place at once (rollback on failure).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
@@ -109,14 +110,15 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
   };
 
   const useCache = host instanceof DiskHost && host.root === projectDir;
+  // Hashed before the analysis reads them, so that an edit saved during the run is seen next
+  // time; the fast path checks with the same hashes.
+  const snapshot: InputSnapshot | undefined = useCache && !options.check && !options.dryRun ? snapshotInputs(projectDir, tsconfigPath) : undefined;
   let cacheMiss: string | undefined = 'disabled';
   if (!options.noCache && useCache) {
-    const check = checkCache(projectDir, tsconfigPath, keyParts);
+    const check = checkCache(projectDir, tsconfigPath, keyParts, snapshot?.hashes);
     if (check.hit) return { changes: [], warnings: check.record.warnings, cached: true, written: false };
     cacheMiss = check.reason;
   }
-  // Hashed before the analysis reads them, so that an edit saved during the run is seen next time.
-  const snapshot: InputSnapshot | undefined = useCache && !options.check && !options.dryRun ? snapshotInputs(projectDir, tsconfigPath) : undefined;
 
   // With --paths the analysis saw part of the project: only the CRDs of the Kinds it found are
   // updated. role.yaml and the webhook manifests gather markers from the whole project, so a
