@@ -143,6 +143,8 @@ export interface AnalyzeOptions {
   generatorVersion?: string;
   /** Which files that can use markers to analyse (see ProgramOptions.selectRoots); all by default. */
   selectRoots?: ProgramOptions['selectRoots'];
+  /** Texts of project files already read (see ProgramOptions.texts). */
+  texts?: ProgramOptions['texts'];
 }
 
 /** A version name: a DNS-1123 label that starts with a letter (`v1`, `v1beta1`). */

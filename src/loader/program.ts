@@ -50,6 +50,8 @@ export interface ProgramOptions {
    * keeps only the files whose results it cannot reuse). Called with every such file, sorted.
    */
   selectRoots?: (rootFiles: readonly string[], tools: RootTools) => string[];
+  /** Texts of project files already read (absolute path -> text), used instead of reading them again. */
+  texts?: ReadonlyMap<string, string>;
 }
 
 /** What {@link ProgramOptions.selectRoots} may ask the loader. */
@@ -193,7 +195,7 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
   const host = ts.createCompilerHost(opts, true);
   const readText = (file: string): string | undefined => {
     if (file === LIB_FILE) return LIB_TEXT;
-    const known = texts.get(file);
+    const known = texts.get(file) ?? options.texts?.get(file);
     if (known !== undefined) return known;
     try {
       const t = readFileSync(file, 'utf8');

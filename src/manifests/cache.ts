@@ -404,17 +404,26 @@ export interface InputSnapshot {
   startedAt: number;
   /** Absolute path -> sha256, for every file {@link enumerateSourceFiles} found. */
   hashes: Map<string, string>;
+  /** Absolute path -> text, of the same files: the analysis reads what was hashed. */
+  texts: Map<string, string>;
 }
 
 /** Hashes the inputs the tsconfig names, before the analysis reads them. */
 export function snapshotInputs(projectDir: string, tsconfigPath: string): InputSnapshot {
   const startedAt = Date.now();
   const hashes = new Map<string, string>();
+  const texts = new Map<string, string>();
   for (const abs of enumerateSourceFiles(projectDir, tsconfigPath).files) {
-    const hash = hashFile(abs);
-    if (hash !== undefined) hashes.set(abs, hash);
+    let data: Buffer;
+    try {
+      data = readFileSync(abs);
+    } catch {
+      continue;
+    }
+    hashes.set(abs, sha256(data));
+    texts.set(abs, data.toString('utf8'));
   }
-  return { startedAt, hashes };
+  return { startedAt, hashes, texts };
 }
 
 /** The hash to record for an input: the snapshot's when there is one, else its hash now unless it changed during the run. */

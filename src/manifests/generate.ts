@@ -136,7 +136,10 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
   }
 
   const reporter = new Reporter();
-  const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion, selectRoots: inc && ((roots, tools) => inc.select(roots, tools)) }, reporter);
+  const analysis = await analyzer(
+    { projectDir, tsconfigPath, paths, generatorVersion, selectRoots: inc && ((roots, tools) => inc.select(roots, tools)), texts: snapshot?.texts },
+    reporter,
+  );
   const selection = analysis.byRoot ? inc?.selection : undefined;
   let input: GeneratorInput = analysis;
   let kept: Set<string> = new Set();
