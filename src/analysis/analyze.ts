@@ -8,13 +8,13 @@
  */
 import { basename, dirname, join, relative } from 'node:path';
 import { ts } from 'ts-morph';
-import { error, type Reporter } from '../diagnostics/index.js';
-import { loadProgram, programInputFiles, type SourceOverlay } from '../loader/program.js';
+import { type Diagnostic, error, Reporter } from '../diagnostics/index.js';
+import { loadProgram, type ProgramOptions, programInputFiles, type SourceOverlay } from '../loader/program.js';
 import { getMarkerDefinition, type MarkerArgs } from '../markers/definitions.js';
 import { isDns1123Subdomain } from '../project/naming.js';
 import { SchemaFormatter } from '../schema/format.js';
 import type { JSONSchemaProps } from '../schema/jsonschema.js';
-import { k8sModelSchema } from '../schema/k8s/index.js';
+import { k8sModelSchemaShared } from '../schema/k8s/index.js';
 import { TypeParser } from '../schema/parse.js';
 import { packageVersion } from '../util/package-root.js';
 import { isMarkerNamed, locationOf, MarkerCollector, type Location, type MarkerValue } from './collector.js';
@@ -88,6 +88,50 @@ export interface Analysis {
   generatorVersion: string;
   /** Shows a path relative to the project (for messages). */
   rel(path: string): string;
+  /**
+   * What each analysed file that can use markers contributed (with `selectRoots`, only the
+   * selected ones): what an incremental run keeps per file and reuses while the file and what it
+   * imports are unchanged.
+   */
+  byRoot?: Map<string, RootResult>;
+}
+
+/** One root file's share of an analysis: plain data (kept in the no-change cache as JSON). */
+export interface RootResult {
+  /** The Kinds it declares (`group/version/Kind`, not skipped). */
+  kinds: { group: string; version: string; kind: string }[];
+  rbac: MarkerUse<'Rbac'>[];
+  webhooks: MarkerUse<'Webhook'>[];
+  webhookConfigurations: MarkerUse<'WebhookConfiguration'>[];
+  /** Warnings the analysis reported while reading the file and parsing its Kinds. */
+  warnings: Diagnostic[];
+}
+
+/** A reporter that also files each diagnostic under the root file being analysed. */
+class RoutingReporter extends Reporter {
+  current: string | undefined;
+  constructor(
+    private readonly target: Reporter,
+    private readonly byRoot: Map<string, RootResult>,
+  ) {
+    super();
+  }
+  override report(d: Diagnostic): void {
+    this.target.report(d);
+    if (this.current !== undefined) rootResult(this.byRoot, this.current).warnings.push(d);
+  }
+  override get count(): number {
+    return this.target.count;
+  }
+  override diagnostics(): Diagnostic[] {
+    return this.target.diagnostics();
+  }
+}
+
+function rootResult(byRoot: Map<string, RootResult>, file: string): RootResult {
+  let r = byRoot.get(file);
+  if (!r) byRoot.set(file, (r = { kinds: [], rbac: [], webhooks: [], webhookConfigurations: [], warnings: [] }));
+  return r;
 }
 
 export interface AnalyzeOptions {
@@ -99,6 +143,10 @@ export interface AnalyzeOptions {
   generatorVersion?: string;
   /** Planned files laid over the disk (a scaffold not written yet); see the loader. */
   overlay?: SourceOverlay;
+  /** Which files that can use markers to analyse (see ProgramOptions.selectRoots); all by default. */
+  selectRoots?: ProgramOptions['selectRoots'];
+  /** Texts of project files already read (see ProgramOptions.texts). */
+  texts?: ProgramOptions['texts'];
 }
 
 /** A version name: a DNS-1123 label that starts with a letter (`v1`, `v1beta1`). */
@@ -108,7 +156,9 @@ export async function analyzeProject(options: AnalyzeOptions, reporter: Reporter
   return analyzeProjectSync(options, reporter);
 }
 
-function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analysis {
+function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis {
+  const byRoot = new Map<string, RootResult>();
+  const reporter = new RoutingReporter(outer, byRoot);
   const loaded = loadProgram(options, reporter);
   const { checker } = loaded;
   const names = new NameResolver({ resolveModule: loaded.resolveModule, sourceFile: (file) => loaded.parseExtra(file) });
@@ -178,7 +228,7 @@ function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analys
   });
   const formatter = new SchemaFormatter({
     reporter,
-    k8sSchema: (name) => k8sModelSchema(name),
+    k8sSchema: (name) => k8sModelSchemaShared(name),
     k8sHint: 'it is not a model class of @kubernetes/client-node (V1PodTemplateSpec, V1Condition, ...): check the name, or declare the type yourself',
   });
 
@@ -196,6 +246,8 @@ function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analys
   for (const file of loaded.rootFiles) {
     const sf = loaded.program.getSourceFile(file);
     if (!sf) continue;
+    reporter.current = file;
+    const mine = rootResult(byRoot, file);
     // Syntax errors make everything after them unreliable: report them (parsing already found them).
     for (const d of loaded.program.getSyntacticDiagnostics(sf)) {
       const lc = d.start !== undefined ? sf.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
@@ -220,9 +272,9 @@ function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analys
       const classMarkers = collector.classMarkers(st);
       classes.push({ name: className, file, isRoot, isKind, markers: classMarkers, at: locationOf(st.name ?? st) });
       for (const m of classMarkers) {
-        if (isMarkerNamed(m, 'Rbac')) rbac.push(use(m, className));
-        else if (isMarkerNamed(m, 'Webhook')) webhooks.push(use(m, className));
-        else if (isMarkerNamed(m, 'WebhookConfiguration')) webhookConfigurations.push(use(m, className));
+        if (isMarkerNamed(m, 'Rbac')) mine.rbac.push(use(m, className));
+        else if (isMarkerNamed(m, 'Webhook')) mine.webhooks.push(use(m, className));
+        else if (isMarkerNamed(m, 'WebhookConfiguration')) mine.webhookConfigurations.push(use(m, className));
       }
       // Validate the decorators of every member, even of classes no Kind uses.
       for (const member of st.members) {
@@ -271,14 +323,23 @@ function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analys
     }
   }
 
+  reporter.current = undefined;
+  for (const r of byRoot.values()) {
+    rbac.push(...r.rbac);
+    webhooks.push(...r.webhooks);
+    webhookConfigurations.push(...r.webhookConfigurations);
+  }
+
   // 2. Parse each Kind's types into its schema.
-  for (const { decl, gv, markers } of kindDecls) {
+  for (const { decl, gv, markers, file } of kindDecls) {
+    reporter.current = file;
     const className = decl.name?.text ?? '(anonymous class)';
     const nameNode = decl.name ?? decl;
     try {
       const ir = parser.parseDeclaration(decl, [], nameNode, new Map(), `Kind ${className}`);
       const schema = formatter.formatKind(ir);
       kinds.push({ group: gv.group, version: gv.version, kind: className, schema, markers, at: locationOf(nameNode) });
+      rootResult(byRoot, file).kinds.push({ group: gv.group, version: gv.version, kind: className });
     } catch (e) {
       reporter.report(
         error('KF9001', `internal error while analysing Kind ${className}: ${(e as Error).message}`, {
@@ -289,12 +350,13 @@ function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analys
     }
   }
 
-  // 3. Each Kind class's static gvk / plural / namespaced against what its markers generate.
-  checkKindStatics(
-    kindDecls.map(({ decl, gv, markers }) => ({ decl, group: gv.group, version: gv.version, kind: decl.name?.text ?? '', markers })),
-    reporter,
-  );
-
+  // 3. Each Kind class's static gvk / plural / namespaced against what its markers generate
+  // (reported per file, so an incremental run replays them with the file's other results).
+  for (const { decl, gv, markers, file } of kindDecls) {
+    reporter.current = file;
+    checkKindStatics([{ decl, group: gv.group, version: gv.version, kind: decl.name?.text ?? '', markers }], reporter);
+  }
+  reporter.current = undefined;
   const byPos = (a: MarkerUse, b: MarkerUse) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column);
   const groupVersions = [...gvCache.values()].filter((g): g is GroupVersionInfo => g !== null).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return {
@@ -307,6 +369,7 @@ function analyzeProjectSync(options: AnalyzeOptions, reporter: Reporter): Analys
     inputFiles: [...new Set([...programInputFiles(loaded), ...extraInputs])].sort(),
     generatorVersion: options.generatorVersion ?? `v${packageVersion()}`,
     rel,
+    byRoot,
   };
 }
 

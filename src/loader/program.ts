@@ -46,6 +46,13 @@ export interface ProgramOptions {
   /** Limit the analysis to these folders / files (relative to projectDir or absolute). */
   paths?: string[];
   /**
+   * Chooses which of the files that can use markers the program is made of (an incremental run
+   * keeps only the files whose results it cannot reuse). Called with every such file, sorted.
+   */
+  selectRoots?: (rootFiles: readonly string[], tools: RootTools) => string[];
+  /** Texts of project files already read (absolute path -> text), used instead of reading them again. */
+  texts?: ReadonlyMap<string, string>;
+  /**
    * Files a command has planned but not written (a scaffold's virtual tree): the program reads
    * the project as it will be once the plan is committed. See {@link SourceOverlay}.
    */
@@ -59,6 +66,14 @@ export interface ProgramOptions {
  */
 export interface SourceOverlay {
   readonly files: ReadonlyMap<string, string | null>;
+}
+
+/** What {@link ProgramOptions.selectRoots} may ask the loader. */
+export interface RootTools {
+  /** The file's text as the program would read it (undefined when unreadable). */
+  text(file: string): string | undefined;
+  /** The files (absolute) its local imports and re-exports resolve to, with the program's module resolution; declaration files and node_modules left out. */
+  imports(file: string): string[];
 }
 
 /** Where a module specifier leads: a module recognised by name (never loaded), or a file. */
@@ -197,7 +212,8 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
   const host = ts.createCompilerHost(opts, true);
   const readText = (file: string): string | undefined => {
     if (file === LIB_FILE) return LIB_TEXT;
-    const known = texts.get(file);
+    // A planned file (the overlay) wins over a text read from the disk before.
+    const known = texts.get(file) ?? (options.overlay?.files.has(file) ? undefined : options.texts?.get(file));
     if (known !== undefined) return known;
     const t = fsys.readFile(file);
     if (t !== undefined) texts.set(file, t);
@@ -286,14 +302,27 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
     if (IMPORTS_MARKERS.test(text) || localTargets(file, text).some((t) => t !== file && reexports(t, new Set([file])).value)) rootFiles.push(file);
   }
 
-  const program = ts.createProgram({ rootNames: [LIB_FILE, ...rootFiles], options: opts, host });
+  const chosen = options.selectRoots
+    ? options.selectRoots(rootFiles, {
+        text: readText,
+        imports: (file) => {
+          const text = readText(file);
+          if (text === undefined) return [];
+          const local = localTargets(file, text);
+          if (!text.includes('/// <reference')) return local;
+          const refs = ts.preProcessFile(text, true, false).referencedFiles.map((r) => resolve(dirname(file), r.fileName));
+          return [...new Set([...local, ...refs])];
+        },
+      })
+    : rootFiles;
+  const program = ts.createProgram({ rootNames: [LIB_FILE, ...chosen], options: opts, host });
   const checker = program.getTypeChecker();
   const sourceFile = (file: string): ts.SourceFile | undefined => program.getSourceFile(file) ?? host.getSourceFile(file, target);
   return {
     program,
     checker,
     projectDir,
-    rootFiles,
+    rootFiles: chosen,
     isLibFile: (sf) => sf.fileName === LIB_FILE,
     parseExtra: (file) => sourceFile(resolve(file)),
     resolveModule: (specifier, from, usage) => {

@@ -31,9 +31,10 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { DiskHost } from '../scaffold/host.js';
+import type { IncrementalRecord } from './incremental.js';
 import { existingManagedFiles } from './writer.js';
 
-const CACHE_FORMAT = 3;
+const CACHE_FORMAT = 4;
 
 export interface CacheRecord {
   format: number;
@@ -45,6 +46,8 @@ export interface CacheRecord {
   outputs: Record<string, OutputStamp>;
   /** Warnings of the run that wrote the record, printed again on a cache hit. */
   warnings: Diagnostic[];
+  /** Per-file results for the next run after an edit (incremental.ts). */
+  incremental?: IncrementalRecord;
 }
 
 /** Size and mtime of a managed file right after the run that wrote (or confirmed) it. */
@@ -291,7 +294,24 @@ function cacheKey(projectDir: string, tsconfigChain: readonly string[], parts: C
   return h.digest('hex');
 }
 
+/** The last record read, by file and mtime: a run reads it for the fast path and again for the incremental one. */
+let lastRead: { file: string; mtimeMs: number; size: number; record: CacheRecord | undefined } | undefined;
+
 function readCache(projectDir: string): CacheRecord | undefined {
+  const file = cacheFile(projectDir);
+  let st;
+  try {
+    st = statSync(file);
+  } catch {
+    return undefined;
+  }
+  if (lastRead && lastRead.file === file && lastRead.mtimeMs === st.mtimeMs && lastRead.size === st.size) return lastRead.record;
+  const record = readCacheFile(projectDir);
+  lastRead = { file, mtimeMs: st.mtimeMs, size: st.size, record };
+  return record;
+}
+
+function readCacheFile(projectDir: string): CacheRecord | undefined {
   try {
     const rec = JSON.parse(readFileSync(cacheFile(projectDir), 'utf8')) as CacheRecord;
     return rec.format === CACHE_FORMAT ? rec : undefined;
@@ -303,7 +323,7 @@ function readCache(projectDir: string): CacheRecord | undefined {
 export type CacheCheck = { hit: true; record: CacheRecord } | { hit: false; reason: string };
 
 /** True when the inputs hash the same as at the last successful run and the outputs are as written. */
-export function checkCache(projectDir: string, tsconfigPath: string, parts: CacheKeyParts): CacheCheck {
+export function checkCache(projectDir: string, tsconfigPath: string, parts: CacheKeyParts, hashed?: ReadonlyMap<string, string>): CacheCheck {
   const record = readCache(projectDir);
   if (!record) return { hit: false, reason: 'no cache record' };
   const { files, tsconfigChain } = enumerateSourceFiles(projectDir, tsconfigPath);
@@ -313,7 +333,8 @@ export function checkCache(projectDir: string, tsconfigPath: string, parts: Cach
   for (const p of Object.keys(record.inputs)) current.add(p);
   if (current.size !== Object.keys(record.inputs).length) return { hit: false, reason: 'source files added' };
   for (const [p, hash] of Object.entries(record.inputs)) {
-    if (hashFile(absolutePath(projectDir, p)) !== hash) return { hit: false, reason: `input changed: ${p}` };
+    const abs = absolutePath(projectDir, p);
+    if ((hashed?.get(abs) ?? hashFile(abs)) !== hash) return { hit: false, reason: `input changed: ${p}` };
   }
   const managed = existingManagedFiles(new DiskHost(projectDir));
   const recorded = Object.keys(record.outputs).sort();
@@ -332,6 +353,46 @@ export function checkCache(projectDir: string, tsconfigPath: string, parts: Cach
   return { hit: true, record };
 }
 
+/**
+ * The record an incremental run may build on: written under the same key (flags, versions,
+ * tsconfig chain, package.json), with per-file results, and every input outside the scanned
+ * source files (dependencies' declarations, files read from elsewhere) unchanged. Undefined
+ * otherwise: the run is cold. `touchedOutputs` are the recorded CRDs no longer as written.
+ */
+export function incrementalBase(
+  projectDir: string,
+  tsconfigPath: string,
+  parts: CacheKeyParts,
+  snapshot: InputSnapshot,
+): { record: IncrementalRecord; touchedOutputs: Set<string>; outsideInputs: string[] } | undefined {
+  const record = readCache(projectDir);
+  if (!record?.incremental) return undefined;
+  const { tsconfigChain } = enumerateSourceFiles(projectDir, tsconfigPath);
+  if (record.key !== cacheKey(projectDir, tsconfigChain, parts)) return undefined;
+  for (const [p, hash] of Object.entries(record.inputs)) {
+    const abs = absolutePath(projectDir, p);
+    // Project sources (scanned, or deleted since) are keyed per root by incremental.ts.
+    if (snapshot.hashes.has(abs) || (!isAbsolute(p) && SOURCE_FILE.test(p) && !/\.d\.(?:c|m)?ts$/.test(p))) continue;
+    if (hashFile(abs) !== hash) return undefined;
+  }
+  const outsideInputs = Object.keys(record.inputs)
+    .map((p) => absolutePath(projectDir, p))
+    .filter((abs) => !snapshot.hashes.has(abs));
+  const touchedOutputs = new Set<string>();
+  for (const path of Object.keys(record.incremental.crds)) {
+    const stamp = record.outputs[path];
+    let st;
+    try {
+      st = statSync(join(projectDir, path));
+    } catch {
+      touchedOutputs.add(path);
+      continue;
+    }
+    if (!stamp || st.size !== stamp.size || st.mtimeMs !== stamp.mtimeMs) touchedOutputs.add(path);
+  }
+  return { record: record.incremental, touchedOutputs, outsideInputs };
+}
+
 function stampOf(projectDir: string, rel: string): OutputStamp {
   const st = statSync(join(projectDir, rel));
   return { size: st.size, mtimeMs: st.mtimeMs };
@@ -343,17 +404,26 @@ export interface InputSnapshot {
   startedAt: number;
   /** Absolute path -> sha256, for every file {@link enumerateSourceFiles} found. */
   hashes: Map<string, string>;
+  /** Absolute path -> text, of the same files: the analysis reads what was hashed. */
+  texts: Map<string, string>;
 }
 
 /** Hashes the inputs the tsconfig names, before the analysis reads them. */
 export function snapshotInputs(projectDir: string, tsconfigPath: string): InputSnapshot {
   const startedAt = Date.now();
   const hashes = new Map<string, string>();
+  const texts = new Map<string, string>();
   for (const abs of enumerateSourceFiles(projectDir, tsconfigPath).files) {
-    const hash = hashFile(abs);
-    if (hash !== undefined) hashes.set(abs, hash);
+    let data: Buffer;
+    try {
+      data = readFileSync(abs);
+    } catch {
+      continue;
+    }
+    hashes.set(abs, sha256(data));
+    texts.set(abs, data.toString('utf8'));
   }
-  return { startedAt, hashes };
+  return { startedAt, hashes, texts };
 }
 
 /** The hash to record for an input: the snapshot's when there is one, else its hash now unless it changed during the run. */
@@ -384,7 +454,9 @@ export function writeCache(
   outputs: readonly string[],
   warnings: Diagnostic[],
   snapshot?: InputSnapshot,
+  incremental?: IncrementalRecord,
 ): void {
+  lastRead = undefined;
   const { files, tsconfigChain } = enumerateSourceFiles(projectDir, tsconfigPath);
   const inputs: Record<string, string> = {};
   for (const abs of [...files, ...analysisInputs.map((f) => absolutePath(projectDir, f))]) {
@@ -397,10 +469,11 @@ export function writeCache(
     inputs: Object.fromEntries(Object.entries(inputs).sort(([a], [b]) => (a < b ? -1 : 1))),
     outputs: Object.fromEntries([...outputs].sort().map((p) => [p, stampOf(projectDir, p)])),
     warnings,
+    incremental,
   };
   try {
     // The disk host writes atomically (temporary sibling, then rename).
-    new DiskHost(projectDir).write(cacheRecordPath(projectDir), Buffer.from(`${JSON.stringify(record, null, 1)}\n`, 'utf8'));
+    new DiskHost(projectDir).write(cacheRecordPath(projectDir), Buffer.from(`${JSON.stringify(record)}\n`, 'utf8'));
   } catch {
     // A cache that cannot be written only costs speed.
   }

@@ -3,32 +3,35 @@
  *
  * Order of work, so that a failing run leaves the disk as it was:
  *   1. no-change fast path (hashes only; ts-morph is not loaded);
- *   2. loader and analysis (part of the project's TypeScript, through ts-morph, loaded lazily here);
- *   3. every generator's files computed in memory (CRDs, role.yaml, webhook manifests); every
- *      stage reports to one Reporter made here;
- *   4. on any error diagnostic: throw them all, nothing written;
- *   5. plan in the scaffold engine's virtual tree over the host (the project folder on disk by
- *      default); `--check` / `--dry-run` stop there; otherwise the engine validates every path
- *      and commits once (atomic writes, rollback on failure), as for `init` and `create api`.
+ *   2. loader and analysis (part of the project's TypeScript, through ts-morph, loaded lazily
+ *      here); after an edit, only the root files whose results can have changed (incremental.ts);
+ *   3. every generator's problems reported (to one Reporter made here), then its files made one
+ *      at a time, each compared with the host and, for a run that writes on disk, staged in
+ *      `.kubeforge/stage-<pid>/` (stage.ts) as soon as it is complete;
+ *   4. on any error diagnostic: throw them all, the stage removed, nothing written;
+ *   5. `--check` / `--dry-run` stop at the plan; otherwise every path is validated and the staged
+ *      files renamed into place at once (rollback on failure).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { type Diagnostic, DiagnosticError, error, formatDiagnostics, hasErrors, Reporter } from '../diagnostics/index.js';
-import { commit } from '../scaffold/commit.js';
-import { type CommandIo, runCommand } from '../scaffold/runner.js';
 import { DiskHost, type Host } from '../scaffold/host.js';
+import { type CommandIo, runCommand } from '../scaffold/runner.js';
 import { Tree } from '../scaffold/tree.js';
 import { packageVersion } from '../util/package-root.js';
-import type { Analysis, AnalyzeOptions } from '../analysis/analyze.js';
+import type { Analysis, AnalyzeOptions, RootResult } from '../analysis/analyze.js';
 import type { SourceOverlay } from '../loader/program.js';
-import { type CacheKeyParts, checkCache, enumerateSourceFiles, type InputSnapshot, sha256, snapshotInputs, writeCache } from './cache.js';
-import { DEFAULT_GENERATORS, type Generator, type GeneratorInput, runGenerators } from './generators.js';
-import { type Change, CRD_DIR, formatPlan, planManifests } from './writer.js';
+import { type CacheKeyParts, checkCache, incrementalBase, enumerateSourceFiles, type InputSnapshot, sha256, snapshotInputs, writeCache } from './cache.js';
+import { DEFAULT_GENERATORS, type Generator, type GeneratorInput, runGenerators, streamGenerators } from './generators.js';
+import { OutputPlanner, type PlannedChange } from './stage.js';
+import { type IncrementalRecord, IncrementalPlanner, type Selection } from './incremental.js';
+import type { MarkerUse } from './markeruse.js';
+import { type Change, CRD_DIR, formatPlan, MANIFESTS_TOOL, managedLocations, planManifests } from './writer.js';
 
 export type { AnalyzeOptions };
 
 /** What an analyzer returns: the generators' input and the files it read (a type-only view: the analysis and ts-morph load lazily, below). */
-export type AnalysisResult = GeneratorInput & Pick<Analysis, 'inputFiles'>;
+export type AnalysisResult = GeneratorInput & Pick<Analysis, 'inputFiles' | 'byRoot'>;
 
 /** Runs the analysis, reporting its problems to the reporter it is given. */
 export type Analyzer = (options: AnalyzeOptions, reporter: Reporter) => Promise<AnalysisResult>;
@@ -51,8 +54,10 @@ export interface ManifestsOptions {
   /** Write nothing; report the plan. */
   check?: boolean;
   dryRun?: boolean;
-  /** Skip the no-change fast path (always analyse). */
+  /** Skip the no-change fast path and the incremental reuse (always analyse everything). */
   noCache?: boolean;
+  /** Analyse everything (the incremental reuse off), keeping the record up to date. */
+  cold?: boolean;
   /** The generators to run (default: CRD, RBAC, webhook). */
   generators?: readonly Generator[];
   /**
@@ -65,7 +70,8 @@ export interface ManifestsOptions {
 }
 
 export interface ManifestsRun {
-  changes: Change[];
+  /** The plan, sorted by path; each change carries its plan line (`summary`), its bytes only when the host is not the disk. */
+  changes: PlannedChange[];
   /** Warnings (errors are thrown). */
   warnings: Diagnostic[];
   /** True when the no-change fast path answered. */
@@ -106,8 +112,9 @@ export interface ManifestsPlan {
 }
 
 /**
- * Runs the pipeline up to the plan: loader, analysis and generators, then the managed files
- * planned into `tree` (default: a tree of its own over the host). Given a tree holding a
+ * The pipeline for a command that plans more than the manifests (`create api`, `create webhook`):
+ * loader, analysis and generators, then the managed files planned into `tree` (default: a tree
+ * of its own over the host), all in memory (no stage, no incremental reuse). Given a tree holding a
  * command's planned changes (a scaffold), the analysis reads the project as that tree has it: its
  * pending files laid over the disk (the loader's overlay), so the manifests of a Kind not yet
  * written are planned with it, and one commit writes both. Writes nothing; throws
@@ -184,15 +191,194 @@ function overlayOf(tree: Tree, projectDir: string): SourceOverlay | undefined {
   return files.size ? { files } : undefined;
 }
 
+/** A run planned on the host, its files staged, nothing in the project written yet: see {@link planDiskRun}. */
+interface DiskPlan {
+  changes: PlannedChange[];
+  warnings: Diagnostic[];
+  cached: boolean;
+  cacheMiss?: string;
+  /** Renames the staged files into place (rollback on failure) and records the cache. */
+  commit(): void;
+  /** Removes the stage (also after a commit; idempotent). */
+  discard(): void;
+}
+
+const NOTHING = () => {};
+
 /** Runs the whole pipeline. Throws DiagnosticError (nothing written) when any error is found. */
 export async function runManifests(options: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer): Promise<ManifestsRun> {
-  const run = await planManifestsRun(options, analyzer);
-  const { changes, warnings, cached, cacheMiss } = run;
-  if (cached || options.check || options.dryRun) return { changes, warnings, cached, cacheMiss, written: false };
-  await options.beforeCommit?.();
-  commit(run.tree.host, changes);
-  run.recordCache?.();
-  return { changes, warnings, cached: false, cacheMiss, written: true };
+  const plan = await planDiskRun(options, analyzer);
+  try {
+    const { changes, warnings, cached, cacheMiss } = plan;
+    if (cached || options.check || options.dryRun) return { changes, warnings, cached, cacheMiss, written: false };
+    await options.beforeCommit?.();
+    plan.commit();
+    return { changes, warnings, cached: false, cacheMiss, written: true };
+  } finally {
+    plan.discard();
+  }
+}
+
+/**
+ * The pipeline up to the commit, for a run on the project itself: fast path, incremental
+ * analysis, generators streamed into the stage. Throws DiagnosticError (the stage removed) when
+ * any error is found.
+ */
+async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promise<DiskPlan> {
+  const projectDir = resolve(options.projectDir);
+  const host = options.host ?? new DiskHost(projectDir);
+  if (host.kind('') !== 'directory') {
+    throw new DiagnosticError(error('KF4503', `project folder ${projectDir} does not exist`, { hint: 'pass the folder holding tsconfig.json with --project' }));
+  }
+  const tsconfigPath = options.tsconfigPath ? resolve(projectDir, options.tsconfigPath) : resolve(projectDir, 'tsconfig.json');
+  const tsconfigRel = relative(projectDir, tsconfigPath);
+  const tsconfigInside = tsconfigRel !== '' && !tsconfigRel.startsWith('..') && !isAbsolute(tsconfigRel);
+  if (tsconfigInside ? host.kind(tsconfigRel.split(sep).join('/')) === undefined : !existsSync(tsconfigPath)) {
+    throw new DiagnosticError(error('KF4504', `no tsconfig.json in ${projectDir}`, { file: tsconfigPath, hint: 'run kubeforge manifests from the project root, or pass --project <dir>' }));
+  }
+  const generatorVersion = resolveGeneratorVersion(options.generatorVersion);
+  const paths = options.paths?.map((p) => (isAbsolute(p) ? p : resolve(projectDir, p)));
+  const keyParts: CacheKeyParts = {
+    kubeforgeVersion: packageVersion(),
+    generatorVersion,
+    paths,
+    tsconfigPath: options.tsconfigPath ? tsconfigPath : undefined,
+  };
+
+  const useCache = host instanceof DiskHost && host.root === projectDir;
+  // Hashed before the analysis reads them, so that an edit saved during the run is seen next
+  // time; the fast path checks with the same hashes.
+  const snapshot: InputSnapshot | undefined = useCache && !options.check && !options.dryRun ? snapshotInputs(projectDir, tsconfigPath) : undefined;
+  let cacheMiss: string | undefined = 'disabled';
+  if (!options.noCache && useCache) {
+    const check = checkCache(projectDir, tsconfigPath, keyParts, snapshot?.hashes);
+    if (check.hit) return { changes: [], warnings: check.record.warnings, cached: true, commit: NOTHING, discard: NOTHING };
+    cacheMiss = check.reason;
+  }
+
+  // With --paths the analysis saw part of the project: only the CRDs of the Kinds it found are
+  // updated. role.yaml and the webhook manifests gather markers from the whole project, so a
+  // partial view would drop rules; they are left as they are, and nothing stale is removed.
+  const partial = paths !== undefined;
+
+  // A run that writes keys every root file (incremental.ts); after an edit, the roots whose keys
+  // are unchanged keep their results from the record and are not analysed again.
+  let inc: IncrementalPlanner | undefined;
+  let outsideInputs: string[] = [];
+  if (snapshot && !partial) {
+    const base = options.noCache || options.cold ? undefined : incrementalBase(projectDir, tsconfigPath, keyParts, snapshot);
+    inc = new IncrementalPlanner(projectDir, base?.record ?? { roots: {}, crds: {} }, snapshot.hashes, base?.touchedOutputs ?? new Set());
+    outsideInputs = base?.outsideInputs ?? [];
+  }
+
+  const reporter = options.reporter ?? new Reporter();
+  const analysis = await analyzer(
+    { projectDir, tsconfigPath, paths, generatorVersion, selectRoots: inc && ((roots, tools) => inc.select(roots, tools)), texts: snapshot?.texts },
+    reporter,
+  );
+  const selection = analysis.byRoot ? inc?.selection : undefined;
+  let input: GeneratorInput = analysis;
+  let kept: Set<string> = new Set();
+  if (selection && inc) {
+    // A changed root now declaring a Kind that an unchanged root declares: the CRD needs both, so
+    // the run starts again cold (rare: a version added or moved).
+    const cleanKinds = inc.cleanKinds();
+    for (const r of analysis.byRoot!.values()) {
+      if (r.kinds.some((k) => cleanKinds.has(`${k.kind}.${k.group}`))) return planDiskRun({ ...options, cold: true }, analyzer);
+    }
+    const rbac = [...analysis.rbac];
+    const webhooks = [...analysis.webhooks];
+    const webhookConfigurations = [...analysis.webhookConfigurations];
+    for (const root of selection.clean) {
+      const e = inc.entry(root);
+      if (!e) continue;
+      rbac.push(...e.rbac);
+      webhooks.push(...e.webhooks);
+      webhookConfigurations.push(...e.webhookConfigurations);
+      for (const w of e.warnings) reporter.report(w);
+    }
+    input = { ...analysis, rbac: rbac.sort(byPosition), webhooks: webhooks.sort(byPosition), webhookConfigurations: webhookConfigurations.sort(byPosition) };
+    kept = new Set(selection.keptCrds);
+  }
+
+  // Each output is planned (and, for a run that writes on disk, staged) as soon as it is made,
+  // so the outputs are never all in memory; nothing reaches the project before the commit.
+  const writes = !options.check && !options.dryRun;
+  const planner = new OutputPlanner(host, { tool: MANIFESTS_TOOL, mode: !writes ? 'none' : host instanceof DiskHost ? 'stage' : 'memory' });
+  const crdSources = new Map<string, string[]>();
+  let collision = false;
+  try {
+    for (const path of kept) planner.keep(path);
+    let failed = false;
+    let looked = -1;
+    streamGenerators(input, reporter, options.generators ?? DEFAULT_GENERATORS, (file) => {
+      if (partial && !file.path.startsWith(`${CRD_DIR}/`)) return;
+      if (kept.has(file.path)) collision = true;
+      if (collision) return;
+      if (file.sources) crdSources.set(file.path, file.sources);
+      // Once an error is known nothing will be written: the rest is only made for its diagnostics.
+      if (!failed && reporter.count !== looked) {
+        looked = reporter.count;
+        failed = hasErrors(reporter.diagnostics());
+      }
+      if (!failed) planner.accept(file.path, file.content);
+    });
+    // A changed Kind writing the path of a CRD that was kept: start again cold (KF4502, or a renamed Kind).
+    if (collision) {
+      planner.discard();
+      return planDiskRun({ ...options, cold: true }, analyzer);
+    }
+    const diagnostics = reporter.diagnostics();
+    if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
+    const warnings = diagnostics.filter((d) => d.severity !== 'error');
+    const foreign = planner.foreignFiles();
+    if (foreign.length) throw new DiagnosticError(foreign);
+    if (!partial) planner.removeStale(managedLocations(host));
+    const changes = planner.plan();
+    if (!writes) {
+      planner.discard();
+      return { changes, warnings, cached: false, cacheMiss, commit: NOTHING, discard: NOTHING };
+    }
+    refuseBlindDeletion(changes, projectDir, tsconfigPath, partial);
+    return {
+      changes,
+      warnings,
+      cached: false,
+      cacheMiss,
+      commit: () => {
+        planner.commit();
+        if (!partial && useCache) {
+          const record = selection && inc ? incrementalRecord(inc, selection, analysis.byRoot!, kept, crdSources) : undefined;
+          writeCache(projectDir, tsconfigPath, keyParts, [...new Set([...analysis.inputFiles, ...outsideInputs])], planner.producedPaths(), warnings, snapshot, record);
+        }
+      },
+      discard: () => planner.discard(),
+    };
+  } catch (e) {
+    planner.discard();
+    throw e;
+  }
+}
+
+/** The order of marker uses in an analysis: by file, line, column. */
+function byPosition(a: MarkerUse, b: MarkerUse): number {
+  return a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column;
+}
+
+/** The per-file results to record: new ones for the roots analysed, the kept ones for the others. */
+function incrementalRecord(inc: IncrementalPlanner, selection: Selection, byRoot: ReadonlyMap<string, RootResult>, kept: ReadonlySet<string>, crdSources: ReadonlyMap<string, string[]>): IncrementalRecord {
+  const roots: IncrementalRecord['roots'] = {};
+  for (const [root, key] of [...selection.keys].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const fresh = byRoot.get(root);
+    const result: RootResult | undefined = selection.dirty.has(root)
+      ? fresh && { ...fresh, warnings: fresh.warnings.filter((d) => d.severity !== 'error') }
+      : inc.entry(root);
+    roots[inc.display(root)] = { key, ...(result ?? { kinds: [], rbac: [], webhooks: [], webhookConfigurations: [], warnings: [] }) };
+  }
+  const crds: IncrementalRecord['crds'] = {};
+  for (const path of kept) crds[path] = inc.previousCrd(path);
+  for (const [path, sources] of crdSources) crds[path] = sources.map((f) => inc.display(f));
+  return { roots, crds };
 }
 
 /**
@@ -235,60 +421,68 @@ function readSource(file: string): string | undefined {
 
 /**
  * The `kubeforge manifests` action, through the command runner: a run that writes holds the
- * project's lock (one kubeforge command at a time) and stops before its commit when interrupted.
- * Prints the plan; throws DiagnosticError to exit 1.
+ * project's lock (one kubeforge command at a time) and stops before its commit when interrupted
+ * (the stage removed, nothing written). Prints the plan; throws DiagnosticError to exit 1.
  */
 export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, analyzer?: Analyzer, generators?: readonly Generator[]): Promise<void> {
   const projectDir = resolve(io.cwd, flags.project ?? '.');
-  const printWarnings = (run: ManifestsPlan) => {
+  const printWarnings = (run: DiskPlan) => {
     if (run.warnings.length > 0) io.err(formatDiagnostics(run.warnings, { color: io.color, cwd: io.cwd, readSource }));
   };
-  await runCommand<ManifestsPlan, void>(
-    {
-      name: 'manifests',
-      lockRoot: existsSync(projectDir) ? projectDir : undefined,
-      plan: (ctx) =>
-        planManifestsRun(
-          {
-            projectDir,
-            host: ctx.host,
-            tsconfigPath: flags.tsconfig ? resolve(io.cwd, flags.tsconfig) : undefined,
-            paths: flags.paths?.map((p) => resolve(io.cwd, p)),
-            generatorVersion: flags.generatorVersion,
-            check: flags.check,
-            dryRun: flags.dryRun,
-            noCache: flags.cache === false,
-            generators,
-            reporter: ctx.reporter,
-          },
-          analyzer,
-        ),
-      preview: (run) => {
-        printWarnings(run);
-        const plan = formatPlan(run.changes, { color: io.color });
-        if (flags.check) {
-          if (run.changes.length === 0) {
-            io.out('manifests are up to date\n');
-            return;
-          }
-          io.out(plan);
-          const n = run.changes.length;
-          throw new DiagnosticError(
-            error('KF4501', `${n} generated manifest file${n === 1 ? ' is' : 's are'} out of date`, {
-              hint: 'run `kubeforge manifests` (npm run manifests) and commit the result',
-            }),
+  let staged: DiskPlan | undefined;
+  try {
+    await runCommand<{ tree: Tree; run: DiskPlan }, void>(
+      {
+        name: 'manifests',
+        lockRoot: existsSync(projectDir) ? projectDir : undefined,
+        plan: async (ctx) => {
+          staged = await planDiskRun(
+            {
+              projectDir,
+              tsconfigPath: flags.tsconfig ? resolve(io.cwd, flags.tsconfig) : undefined,
+              paths: flags.paths?.map((p) => resolve(io.cwd, p)),
+              generatorVersion: flags.generatorVersion,
+              check: flags.check,
+              dryRun: flags.dryRun,
+              noCache: flags.cache === false,
+              generators,
+              reporter: ctx.reporter,
+            },
+            analyzer ?? defaultAnalyzer,
           );
-        }
-        io.out(run.changes.length === 0 ? 'nothing to do: manifests are up to date\n' : plan);
+          // The files are staged by the pipeline, not planned in a tree: the runner's tree stays empty.
+          return { tree: new Tree(ctx.host), run: staged };
+        },
+        preview: ({ run }) => {
+          printWarnings(run);
+          const plan = formatPlan(run.changes, { color: io.color });
+          if (flags.check) {
+            if (run.changes.length === 0) {
+              io.out('manifests are up to date\n');
+              return;
+            }
+            io.out(plan);
+            const n = run.changes.length;
+            throw new DiagnosticError(
+              error('KF4501', `${n} generated manifest file${n === 1 ? ' is' : 's are'} out of date`, {
+                hint: 'run `kubeforge manifests` (npm run manifests) and commit the result',
+              }),
+            );
+          }
+          io.out(run.changes.length === 0 ? 'nothing to do: manifests are up to date\n' : plan);
+        },
+        commit: ({ run }) => run.commit(),
+        // The staged files are renamed into place synchronously, so a signal is seen once all are.
+        interrupted: { keep: 'the manifests were written (every file)' },
+        after: async ({ run }) => {
+          printWarnings(run);
+          io.out(run.changes.length === 0 ? 'manifests are up to date\n' : formatPlan(run.changes, { color: io.color }));
+        },
       },
-      interrupted: { revert: 'nothing was written (the files just written were taken back)' },
-      after: async (run) => {
-        run.recordCache?.();
-        printWarnings(run);
-        io.out(run.changes.length === 0 ? 'manifests are up to date\n' : formatPlan(run.changes, { color: io.color }));
-      },
-    },
-    io,
-    { host: new DiskHost(projectDir), dryRun: Boolean(flags.check || flags.dryRun) },
-  );
+      io,
+      { host: new DiskHost(projectDir), dryRun: Boolean(flags.check || flags.dryRun) },
+    );
+  } finally {
+    staged?.discard();
+  }
 }

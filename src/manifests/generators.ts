@@ -19,8 +19,23 @@ export type GeneratorInput = Pick<Analysis, 'kinds' | 'rbac' | 'webhooks' | 'web
 export interface Generator {
   /** Short name (`crd`, `rbac`, `webhook`). */
   readonly name: string;
-  /** The files this generator owns, computed in memory; problems go to the reporter. Never writes. */
-  generate(input: GeneratorInput, reporter: Reporter): OutputFile[];
+  /**
+   * The files this generator owns; problems go to the reporter. Never writes. The problems are
+   * found when `generate` is called; the files may be produced lazily, one at a time, as the
+   * caller iterates (so that they need not all be in memory at once).
+   */
+  generate(input: GeneratorInput, reporter: Reporter): Iterable<OutputFile>;
+}
+
+function crdName(crd: Record<string, unknown>): string {
+  const spec = (crd.spec ?? {}) as { group?: string; names?: { kind?: string } };
+  return `${spec.names?.kind ?? '?'} (${spec.group})`;
+}
+
+function reportDuplicate(reporter: Reporter, path: string, first: string | Record<string, unknown>, second: string | Record<string, unknown>): void {
+  const a = typeof first === 'string' ? first : crdName(first);
+  const b = typeof second === 'string' ? second : crdName(second);
+  reporter.report(error('KF4502', `two CustomResourceDefinitions would be written to ${path}: ${a} and ${b}`, { hint: 'give the Kinds different plural names with @Resource({ path })' }));
 }
 
 /**
@@ -28,23 +43,36 @@ export interface Generator {
  * subtrees they share (embedded Kubernetes types) are written once. Two CRDs for one path: KF4502.
  */
 export function crdFiles(crds: readonly Record<string, unknown>[], reporter: Reporter): OutputFile[] {
-  const outputs: OutputFile[] = [];
+  return [...crdFileStream(crds, reporter)];
+}
+
+/**
+ * {@link crdFiles} one at a time: each CRD's YAML is made when the caller asks for it, so only
+ * one is in memory at a time. The writer interns every CRD as it goes and reuses the text of a
+ * subtree it has met before (the bytes are the same as writing every node).
+ */
+export function* crdFileStream(
+  crds: readonly Record<string, unknown>[],
+  reporter: Reporter,
+  sourcesOf?: (crd: Record<string, unknown>) => string[] | undefined,
+): IterableIterator<OutputFile> {
   const byPath = new Map<string, string>();
   const yaml = new YamlWriter();
-  for (const crd of crds) yaml.add(crd);
   for (const crd of crds) {
     const spec = (crd.spec ?? {}) as { group?: string; names?: { plural?: string; kind?: string } };
     const path = `${CRD_DIR}/${spec.group}_${spec.names?.plural}.yaml`;
-    const name = `${spec.names?.kind ?? '?'} (${spec.group})`;
+    const name = crdName(crd);
     const previous = byPath.get(path);
     if (previous !== undefined) {
-      reporter.report(error('KF4502', `two CustomResourceDefinitions would be written to ${path}: ${previous} and ${name}`, { hint: 'give the Kinds different plural names with @Resource({ path })' }));
+      reportDuplicate(reporter, path, previous, name);
       continue;
     }
     byPath.set(path, name);
-    outputs.push(output(path, yaml.document(crd)));
+    yaml.add(crd);
+    const file = output(path, yaml.document(crd));
+    const sources = sourcesOf?.(crd);
+    yield sources ? { ...file, sources } : file;
   }
-  return outputs;
 }
 
 /**
@@ -62,7 +90,26 @@ export const crdGenerator: Generator = {
     const generated = scratch.diagnostics();
     for (const d of generated) reporter.report(d);
     for (const d of checkGeneratedCRDs(crds, [...analysed, ...generated])) reporter.report(d);
-    return crdFiles(crds, reporter);
+    // Duplicate paths (KF4502) are found before any YAML is made.
+    const byPath = new Map<string, Record<string, unknown>>();
+    for (const crd of crds) {
+      const spec = (crd.spec ?? {}) as { group?: string; names?: { plural?: string } };
+      const path = `${CRD_DIR}/${spec.group}_${spec.names?.plural}.yaml`;
+      if (!byPath.has(path)) byPath.set(path, crd);
+      else reportDuplicate(reporter, path, byPath.get(path)!, crd);
+    }
+    // Which files declare each Kind's versions (an incremental run keeps a CRD while they are unchanged).
+    const sources = new Map<string, Set<string>>();
+    for (const k of input.kinds) {
+      const gk = `${k.kind}.${k.group}`;
+      if (!sources.has(gk)) sources.set(gk, new Set());
+      sources.get(gk)!.add(k.at.file);
+    }
+    return crdFileStream([...byPath.values()], reporter, (crd) => {
+      const spec = (crd.spec ?? {}) as { group?: string; names?: { kind?: string } };
+      const files = sources.get(`${spec.names?.kind}.${spec.group}`);
+      return files ? [...files].sort() : undefined;
+    });
   },
 };
 
@@ -84,5 +131,14 @@ export const DEFAULT_GENERATORS: readonly Generator[] = [crdGenerator, rbacGener
 
 /** Runs the generators; their files sorted by path. */
 export function runGenerators(input: GeneratorInput, reporter: Reporter, generators: readonly Generator[] = DEFAULT_GENERATORS): OutputFile[] {
-  return generators.flatMap((g) => g.generate(input, reporter)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return generators.flatMap((g) => [...g.generate(input, reporter)]).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * Runs the generators and hands their files to `emit` one at a time, as they are made (not
+ * sorted). Every generator's problems are reported before the first file is emitted.
+ */
+export function streamGenerators(input: GeneratorInput, reporter: Reporter, generators: readonly Generator[], emit: (file: OutputFile) => void): void {
+  const streams = generators.map((g) => g.generate(input, reporter));
+  for (const stream of streams) for (const file of stream) emit(file);
 }

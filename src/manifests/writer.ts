@@ -16,12 +16,28 @@ import { DiagnosticError, error } from '../diagnostics/index.js';
 import type { Host } from '../scaffold/host.js';
 import { type FileSpec, applySpecs, deleteStaleManaged, hasManagedHeader, managedHeader, withManagedHeader } from '../scaffold/spec.js';
 import type { Change, Tree } from '../scaffold/tree.js';
+import { describeChange } from '../scaffold/plan.js';
 
-export { formatPlan } from '../scaffold/plan.js';
+/**
+ * The printed plan (as the scaffold engine's `formatPlan`), for changes that may carry their line
+ * already (`summary`: the bytes of a staged change are not kept in memory).
+ */
+export function formatPlan(changes: readonly (Change & { summary?: string })[], options: { color?: boolean } = {}): string {
+  if (changes.length === 0) return 'Nothing to change.\n';
+  const color = options.color ?? false;
+  const codes = { create: '32', update: '33', delete: '31' };
+  return `${changes
+    .map((c) => {
+      const line = c.summary ?? describeChange(c);
+      return color ? `\u001b[${codes[c.kind]}m${line.slice(0, 6)}\u001b[0m${line.slice(6)}` : line;
+    })
+    .join('\n')}\n`;
+}
+
 export type { Change } from '../scaffold/tree.js';
 
 /** The tool named in the headers of the files `kubeforge manifests` manages. */
-const MANIFESTS_TOOL = 'kubeforge manifests';
+export const MANIFESTS_TOOL = 'kubeforge manifests';
 
 export const CRD_DIR = 'config/crd/bases';
 export const RBAC_FILE = 'config/rbac/role.yaml';
@@ -31,7 +47,12 @@ export const WEBHOOK_FILE = 'config/webhook/manifests.yaml';
 export const GENERATED_HEADER = `${managedHeader(RBAC_FILE, MANIFESTS_TOOL)}\n`;
 
 /** A managed file the generator wants; `path` is relative to the project, `content` the YAML without header. */
-export type OutputFile = FileSpec & { policy: 'managed'; content: string };
+export type OutputFile = FileSpec & {
+  policy: 'managed';
+  content: string;
+  /** The source files it was made from, when a generator knows them (a CRD: the files declaring its Kind's versions). */
+  sources?: string[];
+};
 
 export function output(path: string, yaml: string): OutputFile {
   return { path, policy: 'managed', content: yaml };
@@ -46,7 +67,7 @@ export function withHeader(yaml: string): string {
  * The paths in the managed locations (relative, sorted): every YAML name in the CRD folder and
  * the two fixed files, whether they exist or not, ours or the user's.
  */
-function managedLocations(host: Host): string[] {
+export function managedLocations(host: Host): string[] {
   const crds = host
     .list(CRD_DIR)
     .filter((name) => name.endsWith('.yaml') || name.endsWith('.yml'))

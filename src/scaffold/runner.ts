@@ -60,6 +60,11 @@ export interface CommandSteps<P extends Planned, R> {
    * what is on disk then (KF1112).
    */
   interrupted: { revert: string } | { keep: string };
+  /**
+   * Writes the plan itself instead of the runner committing the tree (a pipeline that staged its
+   * files elsewhere: `manifests`); nothing is reverted then, so pair it with `interrupted.keep`.
+   */
+  commit?(planned: P, ctx: CommandContext): void;
   /** Right after the commit, before the signal checkpoint: what is printed even when a signal then stops the command (init's plan: its files are all written). */
   committed?(planned: P, changes: Change[], ctx: CommandContext): void;
   /** After the commit: prints, runs the post-steps, returns the result. */
@@ -99,10 +104,10 @@ export async function runCommand<P extends Planned, R>(steps: CommandSteps<P, R>
     const problems = validateChanges(ctx.host, changes);
     if (problems.length) throw new DiagnosticError(problems);
     await guard.checkpoint('nothing was written');
-    const committed = commit(ctx.host, changes, { last: steps.last });
+    const committed = steps.commit ? (steps.commit(planned, ctx), undefined) : commit(ctx.host, changes, { last: steps.last });
     const { interrupted } = steps;
     steps.committed?.(planned, changes, ctx);
-    if ('revert' in interrupted) await guard.checkpoint(interrupted.revert, () => revert(ctx.host, committed));
+    if ('revert' in interrupted) await guard.checkpoint(interrupted.revert, () => (committed ? revert(ctx.host, committed) : []));
     else await guard.checkpoint(interrupted.keep);
     return await steps.after(planned, changes, ctx);
   } finally {

@@ -89,7 +89,7 @@ export class SchemaFormatter {
           );
           return {};
         }
-        return schema; // a fresh copy, ours to change
+        return schema; // a new top level, ours to change; its subtrees may be shared (frozen)
       }
       case 'unknown':
         if (!ctx.allowUnknown) {

@@ -66,6 +66,9 @@ export function schemaPath(steps: readonly string[]): string {
   return out || '(the object itself)';
 }
 
+/** Frozen (shared) schema subtrees that produced no violation, per walking context. */
+const cleanSubtrees = new WeakMap<object, Set<string>>();
+
 export function checkSchema(root: JSONSchemaProps, statusEnabled: boolean): SchemaViolation[] {
   const out: SchemaViolation[] = [];
   // chain and steps are shared stacks while walking; a violation keeps copies
@@ -81,6 +84,20 @@ export function checkSchema(root: JSONSchemaProps, statusEnabled: boolean): Sche
 
   /** `uncorrelated`: where oldSelf stops being usable (items of a non-map list, fields of an atomic object), if above. */
   const walk = (s: JSONSchemaProps, lvl: Level, chain: JSONSchemaProps[], steps: string[], inMetadata: boolean, uncorrelated: string | undefined) => {
+    // A frozen subtree (a Kubernetes type every Kind embeds, shared between CRDs) already found
+    // clean in the same context is clean again: what it reports depends on the subtree, the
+    // level, metadata and whether oldSelf is usable, not on where it hangs.
+    const context = Object.isFrozen(s) ? `${lvl}|${inMetadata ? 1 : 0}|${uncorrelated === undefined ? 0 : 1}` : undefined;
+    if (context !== undefined && cleanSubtrees.get(s)?.has(context)) return;
+    const before = out.length;
+    walkNode(s, lvl, chain, steps, inMetadata, uncorrelated);
+    if (context !== undefined && out.length === before) {
+      let set = cleanSubtrees.get(s);
+      if (!set) cleanSubtrees.set(s, (set = new Set()));
+      set.add(context);
+    }
+  };
+  const walkNode = (s: JSONSchemaProps, lvl: Level, chain: JSONSchemaProps[], steps: string[], inMetadata: boolean, uncorrelated: string | undefined) => {
     const r = (code: string, keyword: string, message: string, hint: string) => report(chain, steps, code, keyword, message, hint);
     const type = s.type;
     const ios = s['x-kubernetes-int-or-string'] === true;

@@ -149,6 +149,38 @@ export function k8sModelSchema(name: string, options?: { descriptions?: boolean 
   return copy(schema);
 }
 
+/** Deep-frozen built schemas handed out by {@link k8sModelSchemaShared}, per description mode. */
+const frozen: [Map<string, JSONSchemaProps>, Map<string, JSONSchemaProps>] = [new Map(), new Map()];
+
+function deepFreeze<T>(value: T, seen: Set<object>): T {
+  if (value !== null && typeof value === 'object' && !seen.has(value)) {
+    seen.add(value);
+    for (const v of Object.values(value)) deepFreeze(v, seen);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * {@link k8sModelSchema} without the deep copy: a new top-level object whose subtrees are shared
+ * (deep-frozen) with every other call. What the analysis uses: a Kind only changes the top level
+ * of a field's schema (markers, description), and every CRD embedding V1PodTemplateSpec then
+ * shares one tree of a few thousand nodes, which the YAML writer and the CRD check recognise by
+ * identity instead of walking it again (a deep copy per Kind was most of the memory at scale).
+ */
+export function k8sModelSchemaShared(name: string, options?: { descriptions?: boolean }): JSONSchemaProps | undefined {
+  if (!modelNames.has(name)) return undefined;
+  if (Object.hasOwn(EXTRA, name)) return EXTRA[name]();
+  const withDescriptions = options?.descriptions !== false;
+  const cache = frozen[withDescriptions ? 1 : 0];
+  let schema = cache.get(name);
+  if (!schema) {
+    schema = deepFreeze(copy(k8sModelSchema(name, options)!), new Set());
+    cache.set(name, schema);
+  }
+  return { ...schema };
+}
+
 function buildModel(d: Data, name: string, withDescriptions: boolean, stack: string[]): JSONSchemaProps {
   const model = d.models[name];
   if (!model) throw new Error(`kubeforge: no schema data for Kubernetes model ${name} (regenerate src/schema/k8s/data)`);

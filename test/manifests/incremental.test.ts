@@ -1,0 +1,206 @@
+// Incremental `manifests`: after an edit, only the files whose results can have changed are
+// analysed again, and the outputs are byte for byte those of a cold run of the edited project.
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { type Analyzer, runManifests } from '../../src/manifests/generate.js';
+
+const made: string[] = [];
+after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function put(dir: string, files: Record<string, string | null>): void {
+  for (const [path, text] of Object.entries(files)) {
+    const abs = join(dir, path);
+    if (text === null) {
+      rmSync(abs);
+      continue;
+    }
+    mkdirSync(dirname(abs), { recursive: true });
+    writeFileSync(abs, text);
+    // Made a minute ago: a file modified just before a run starts counts as modified during it.
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(abs, past, past);
+  }
+}
+
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kf-incremental-'));
+  made.push(dir);
+  put(dir, files);
+  return dir;
+}
+
+const gv = (version: string) =>
+  `import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'demo.example.com', version: '${version}' });\n`;
+const kind = (name: string, spec: string, imports = '', classMarkers = '') => `import type { V1ObjectMeta } from '@kubernetes/client-node';
+import { Maximum, Root, SubresourceStatus${classMarkers.includes('StorageVersion') ? ', StorageVersion' : ''} } from 'kubeforge/markers';
+${imports}
+export class ${name}Spec {
+${spec}
+}
+
+/** ${name} is a test Kind. */
+@Root()
+@SubresourceStatus()
+${classMarkers}
+export class ${name} {
+  metadata?: V1ObjectMeta;
+  spec?: ${name}Spec;
+  status?: { ready?: boolean };
+}
+`;
+const shared = (extra = '') => `import { MaxLength } from 'kubeforge/markers';
+
+/** Shared is used by several Kinds. */
+export class Shared {
+  /** A name. */
+  @MaxLength(10)
+  name?: string;
+${extra}
+}
+`;
+const controller = (resources: string) => `import { Rbac } from 'kubeforge/markers';
+
+@Rbac({ groups: ['demo.example.com'], resources: [${resources}], verbs: ['get', 'list'] })
+export class Reconciler {}
+`;
+
+const base = {
+  'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true }, include: ['src/**/*.ts'] }),
+  'package.json': '{"name":"demo","private":true,"type":"module"}\n',
+  'src/api/v1/groupversion.ts': gv('v1'),
+  'src/api/v2/groupversion.ts': gv('v2'),
+  'src/api/v1/shared.ts': shared(),
+  'src/api/v1/alpha_types.ts': kind('Alpha', '  /** Uses the shared type. */\n  shared?: Shared;', "import { Shared } from './shared.js';"),
+  'src/api/v1/beta_types.ts': kind('Beta', '  /** Uses the shared type too. */\n  shared?: Shared[];', "import { Shared } from './shared.js';"),
+  'src/api/v1/gamma_types.ts': kind('Gamma', '  /** Replicas. */\n  @Maximum(5)\n  replicas?: number;', '', '@StorageVersion()'),
+  'src/api/v2/gamma_types.ts': kind('Gamma', '  /** Replicas. */\n  replicas?: number;'),
+  'src/api/v1/delta_types.ts': kind('Delta', '  /** Size. */\n  size?: string;'),
+  'src/controller/reconciler.ts': controller("'alphas', 'betas'"),
+};
+
+/** The real analysis; remembers which root files it analysed. */
+function recordingAnalyzer(): { analyzer: Analyzer; analysed: () => string[] | undefined } {
+  let analysed: string[] | undefined;
+  const analyzer: Analyzer = async (options, reporter) => {
+    const { analyzeProject } = await import('../../src/analysis/analyze.js');
+    const select = options.selectRoots;
+    analysed = undefined;
+    return analyzeProject(
+      {
+        ...options,
+        selectRoots: select && ((roots, tools) => {
+          const chosen = select(roots, tools);
+          analysed = chosen.map((f) => relative(options.projectDir, f).split('\\').join('/')).sort();
+          return chosen;
+        }),
+      },
+      reporter,
+    );
+  };
+  return { analyzer, analysed: () => analysed };
+}
+
+/** Every file under config/ (path -> text). */
+function outputs(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    if (!existsSync(d)) return;
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out[relative(dir, p)] = readFileSync(p, 'utf8');
+    }
+  };
+  walk(join(dir, 'config'));
+  return out;
+}
+
+/** A cold run of a copy of the project's sources (no cache, no outputs). */
+async function coldOutputs(dir: string): Promise<Record<string, string>> {
+  const copy = mkdtempSync(join(tmpdir(), 'kf-incremental-cold-'));
+  made.push(copy);
+  cpSync(join(dir, 'src'), join(copy, 'src'), { recursive: true });
+  for (const f of ['tsconfig.json', 'package.json']) cpSync(join(dir, f), join(copy, f));
+  await runManifests({ projectDir: copy, generatorVersion: 'test', noCache: true });
+  return outputs(copy);
+}
+
+describe('incremental manifests', () => {
+  it('an edited Kind file is the only file analysed again, and the outputs equal a cold run', async () => {
+    const dir = project(base);
+    const { analyzer, analysed } = recordingAnalyzer();
+    await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
+    assert.equal(analysed()?.length, 9, 'the first run analyses every root');
+    put(dir, { 'src/api/v1/delta_types.ts': kind('Delta', '  /** Size. */\n  size?: string;\n  /** Added. */\n  color?: string;') });
+    const run = await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
+    assert.deepEqual(analysed(), ['src/api/v1/delta_types.ts']);
+    assert.deepEqual(
+      run.changes.map((c) => `${c.kind} ${c.path}`),
+      ['update config/crd/bases/demo.example.com_deltas.yaml'],
+    );
+    assert.match(readFileSync(join(dir, 'config/crd/bases/demo.example.com_deltas.yaml'), 'utf8'), /color:/);
+    assert.deepEqual(outputs(dir), await coldOutputs(dir));
+  });
+
+  it('an edited shared type file refreshes the Kinds that import it, and only those', async () => {
+    const dir = project(base);
+    const { analyzer, analysed } = recordingAnalyzer();
+    await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
+    put(dir, { 'src/api/v1/shared.ts': shared('  /** Added to the shared type. */\n  weight?: string;') });
+    const run = await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
+    assert.deepEqual(analysed(), ['src/api/v1/alpha_types.ts', 'src/api/v1/beta_types.ts', 'src/api/v1/shared.ts']);
+    assert.deepEqual(
+      run.changes.map((c) => `${c.kind} ${c.path}`),
+      ['update config/crd/bases/demo.example.com_alphas.yaml', 'update config/crd/bases/demo.example.com_beta.yaml'],
+    );
+    assert.deepEqual(outputs(dir), await coldOutputs(dir));
+  });
+
+  it('one version of a Kind edited: every version is read again for its one CRD', async () => {
+    const dir = project(base);
+    const { analyzer, analysed } = recordingAnalyzer();
+    await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
+    put(dir, { 'src/api/v2/gamma_types.ts': kind('Gamma', '  /** Replicas. */\n  replicas?: number;\n  /** New in v2. */\n  paused?: boolean;') });
+    await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
+    assert.deepEqual(analysed(), ['src/api/v1/gamma_types.ts', 'src/api/v2/gamma_types.ts']);
+    assert.deepEqual(outputs(dir), await coldOutputs(dir));
+  });
+
+  it('a deleted Kind file removes its CRD; an edited controller rewrites role.yaml', async () => {
+    const dir = project(base);
+    const { analyzer, analysed } = recordingAnalyzer();
+    await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
+    put(dir, { 'src/api/v1/beta_types.ts': null, 'src/controller/reconciler.ts': controller("'alphas'") });
+    const run = await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
+    assert.deepEqual(analysed(), ['src/controller/reconciler.ts']);
+    assert.deepEqual(
+      run.changes.map((c) => `${c.kind} ${c.path}`),
+      ['delete config/crd/bases/demo.example.com_beta.yaml', 'update config/rbac/role.yaml'],
+    );
+    assert.deepEqual(outputs(dir), await coldOutputs(dir));
+  });
+
+  it('a CRD edited by hand is regenerated from its files alone', async () => {
+    const dir = project(base);
+    const { analyzer, analysed } = recordingAnalyzer();
+    await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
+    const crd = join(dir, 'config/crd/bases/demo.example.com_alphas.yaml');
+    writeFileSync(crd, readFileSync(crd, 'utf8').replace('Uses the shared type.', 'edited'));
+    await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
+    assert.deepEqual(analysed(), ['src/api/v1/alpha_types.ts']);
+    assert.deepEqual(outputs(dir), await coldOutputs(dir));
+  });
+
+  it('a failed incremental run writes nothing and leaves no stage folder', async () => {
+    const dir = project(base);
+    await runManifests({ projectDir: dir, generatorVersion: 'test' });
+    const before = outputs(dir);
+    put(dir, { 'src/api/v1/delta_types.ts': kind('Delta', '  /** Size. */\n  size?: NoSuchType;') });
+    await assert.rejects(runManifests({ projectDir: dir, generatorVersion: 'test' }));
+    assert.deepEqual(outputs(dir), before);
+    assert.deepEqual(existsSync(join(dir, '.kubeforge')) ? readdirSync(join(dir, '.kubeforge')).filter((n) => n.startsWith('stage-')) : [], []);
+  });
+});
