@@ -22,7 +22,8 @@ import { packageVersion } from '../util/package-root.js';
 import type { Analysis, AnalyzeOptions, RootResult } from '../analysis/analyze.js';
 import type { SourceOverlay } from '../loader/program.js';
 import { type CacheKeyParts, checkCache, incrementalBase, enumerateSourceFiles, type InputSnapshot, sha256, snapshotInputs, writeCache } from './cache.js';
-import { DEFAULT_GENERATORS, type Generator, type GeneratorInput, runGenerators, streamGenerators } from './generators.js';
+// The generators bring the CRD check and its CEL compiler (@bufbuild/cel): loaded after the fast path misses.
+import type { Generator, GeneratorInput } from './generators.js';
 import { OutputPlanner, type PlannedChange } from './stage.js';
 import { type IncrementalRecord, IncrementalPlanner, type Selection } from './incremental.js';
 import type { MarkerUse } from './markeruse.js';
@@ -164,6 +165,7 @@ export async function planManifestsRun(options: ManifestsOptions, analyzer: Anal
 
   const reporter = options.reporter ?? new Reporter();
   const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion, ...(overlay && { overlay }) }, reporter);
+  const { DEFAULT_GENERATORS, runGenerators } = await import('./generators.js');
   const files = runGenerators(analysis, reporter, options.generators ?? DEFAULT_GENERATORS);
   const diagnostics = reporter.diagnostics();
   if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
@@ -304,6 +306,7 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
   // Each output is planned (and, for a run that writes on disk, staged) as soon as it is made,
   // so the outputs are never all in memory; nothing reaches the project before the commit.
   const writes = !options.check && !options.dryRun;
+  const { DEFAULT_GENERATORS, streamGenerators } = await import('./generators.js');
   const planner = new OutputPlanner(host, { tool: MANIFESTS_TOOL, mode: !writes ? 'none' : host instanceof DiskHost ? 'stage' : 'memory' });
   const crdSources = new Map<string, string[]>();
   let collision = false;

@@ -35,11 +35,29 @@ function hintFor(message: string): string {
   return 'see https://kubernetes.io/docs/reference/using-api/cel/';
 }
 
+/** Whether a schema node or any node below it carries rules (cached: Kinds share the frozen Kubernetes subtrees). */
+const ruleBearing = new WeakMap<JSONSchemaProps, boolean>();
+function hasRules(s: JSONSchemaProps): boolean {
+  const known = ruleBearing.get(s);
+  if (known !== undefined) return known;
+  ruleBearing.set(s, false); // a cycle (none in a structural schema) counts as no rules
+  const found =
+    (s['x-kubernetes-validations']?.length ?? 0) > 0 ||
+    (s.allOf ?? []).some((a) => (a['x-kubernetes-validations']?.length ?? 0) > 0) ||
+    Object.values(s.properties ?? {}).some(hasRules) ||
+    (s.items !== undefined && hasRules(s.items)) ||
+    (typeof s.additionalProperties === 'object' && hasRules(s.additionalProperties));
+  ruleBearing.set(s, found);
+  return found;
+}
+
 /** Rules of one version's schema; `total` receives each rule's cost times its cardinality. */
 export function checkRules(root: JSONSchemaProps): RuleViolation[] {
   const out: RuleViolation[] = [];
   const costs: { chain: JSONSchemaProps[]; steps: string[]; rule: ValidationRule; cost: number }[] = [];
   const walk = (s: JSONSchemaProps, chain: JSONSchemaProps[], steps: string[], cardinality: number, isRoot: boolean) => {
+    // Subtrees without rules (most of an embedded PodTemplateSpec) need no CEL types at all.
+    if (!hasRules(s)) return;
     const rules = [...(s['x-kubernetes-validations'] ?? []), ...(s.allOf ?? []).flatMap((a) => a['x-kubernetes-validations'] ?? [])] as ValidationRule[];
     for (const rule of rules) {
       if (!rule.rule?.trim()) continue; // reported by the schema check (KF4611)
@@ -69,9 +87,13 @@ export function checkRules(root: JSONSchemaProps): RuleViolation[] {
     }
     const props = Object.entries(s.properties ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (const [k, p] of props) walk(p, [...chain, p], [...steps, `properties.${k}`], cardinality, false);
+    // The size bound of this list or map multiplies the cost of the rules below it.
+    const items = s.items && hasRules(s.items) ? s.items : undefined;
+    const values = typeof s.additionalProperties === 'object' && hasRules(s.additionalProperties) ? s.additionalProperties : undefined;
+    if (!items && !values) return;
     const self = schemaType(s as RuleSchema, isRoot);
-    if (s.items) walk(s.items, [...chain, s.items], [...steps, 'items'], multiplyCapped(cardinality, sizeOf(self)), s.items['x-kubernetes-embedded-resource'] === true);
-    if (typeof s.additionalProperties === 'object') walk(s.additionalProperties, [...chain, s.additionalProperties], [...steps, 'additionalProperties'], multiplyCapped(cardinality, sizeOf(self)), false);
+    if (items) walk(items, [...chain, items], [...steps, 'items'], multiplyCapped(cardinality, sizeOf(self)), items['x-kubernetes-embedded-resource'] === true);
+    if (values) walk(values, [...chain, values], [...steps, 'additionalProperties'], multiplyCapped(cardinality, sizeOf(self)), false);
   };
   walk(root, [root], [], 1, true);
   const total = costs.reduce((a, c) => a + c.cost, 0);
