@@ -92,6 +92,30 @@ function resolveGeneratorVersion(flag?: string): string {
   return flag || process.env.KUBEFORGE_GENERATOR_VERSION || packageVersion();
 }
 
+/** What both pipelines settle first: the project folder, its tsconfig (KF4503 / KF4504), the flags, the cache key. */
+function runSettings(options: ManifestsOptions, host: Host, tree?: Tree) {
+  const projectDir = resolve(options.projectDir);
+  if (host.kind('') !== 'directory') {
+    throw new DiagnosticError(error('KF4503', `project folder ${projectDir} does not exist`, { hint: 'pass the folder holding tsconfig.json with --project' }));
+  }
+  const tsconfigPath = options.tsconfigPath ? resolve(projectDir, options.tsconfigPath) : resolve(projectDir, 'tsconfig.json');
+  const tsconfigRel = relative(projectDir, tsconfigPath).split(sep).join('/');
+  const tsconfigInside = tsconfigRel !== '' && !tsconfigRel.startsWith('..') && !isAbsolute(tsconfigRel);
+  const planned = tree?.exists(tsconfigRel) ?? false;
+  if (tsconfigInside ? !planned && host.kind(tsconfigRel) === undefined : !existsSync(tsconfigPath)) {
+    throw new DiagnosticError(error('KF4504', `no tsconfig.json in ${projectDir}`, { file: tsconfigPath, hint: 'run kubeforge manifests from the project root, or pass --project <dir>' }));
+  }
+  const generatorVersion = resolveGeneratorVersion(options.generatorVersion);
+  const paths = options.paths?.map((p) => (isAbsolute(p) ? p : resolve(projectDir, p)));
+  const keyParts: CacheKeyParts = {
+    kubeforgeVersion: packageVersion(),
+    generatorVersion,
+    paths,
+    tsconfigPath: options.tsconfigPath ? tsconfigPath : undefined,
+  };
+  return { projectDir, tsconfigPath, generatorVersion, paths, keyParts };
+}
+
 /** The pipeline's plan, nothing written yet: see {@link planManifestsRun}. */
 export interface ManifestsPlan {
   /** The tree the manifests were planned into (the caller's, or one of its own over the host). */
@@ -122,26 +146,9 @@ export interface ManifestsPlan {
  * DiagnosticError when any error is found.
  */
 export async function planManifestsRun(options: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer, given?: Tree): Promise<ManifestsPlan> {
-  const projectDir = resolve(options.projectDir);
-  const host = given?.host ?? options.host ?? new DiskHost(projectDir);
+  const host = given?.host ?? options.host ?? new DiskHost(resolve(options.projectDir));
   const tree = given ?? new Tree(host);
-  if (host.kind('') !== 'directory') {
-    throw new DiagnosticError(error('KF4503', `project folder ${projectDir} does not exist`, { hint: 'pass the folder holding tsconfig.json with --project' }));
-  }
-  const tsconfigPath = options.tsconfigPath ? resolve(projectDir, options.tsconfigPath) : resolve(projectDir, 'tsconfig.json');
-  const tsconfigRel = relative(projectDir, tsconfigPath);
-  const tsconfigInside = tsconfigRel !== '' && !tsconfigRel.startsWith('..') && !isAbsolute(tsconfigRel);
-  if (tsconfigInside ? !tree.exists(tsconfigRel.split(sep).join('/')) && host.kind(tsconfigRel.split(sep).join('/')) === undefined : !existsSync(tsconfigPath)) {
-    throw new DiagnosticError(error('KF4504', `no tsconfig.json in ${projectDir}`, { file: tsconfigPath, hint: 'run kubeforge manifests from the project root, or pass --project <dir>' }));
-  }
-  const generatorVersion = resolveGeneratorVersion(options.generatorVersion);
-  const paths = options.paths?.map((p) => (isAbsolute(p) ? p : resolve(projectDir, p)));
-  const keyParts: CacheKeyParts = {
-    kubeforgeVersion: packageVersion(),
-    generatorVersion,
-    paths,
-    tsconfigPath: options.tsconfigPath ? tsconfigPath : undefined,
-  };
+  const { projectDir, tsconfigPath, generatorVersion, paths, keyParts } = runSettings(options, host, given);
 
   // The planned changes of the caller's tree, laid over the disk for the analysis.
   const overlay = given ? overlayOf(tree, projectDir) : undefined;
@@ -227,25 +234,8 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
  * any error is found.
  */
 async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promise<DiskPlan> {
-  const projectDir = resolve(options.projectDir);
-  const host = options.host ?? new DiskHost(projectDir);
-  if (host.kind('') !== 'directory') {
-    throw new DiagnosticError(error('KF4503', `project folder ${projectDir} does not exist`, { hint: 'pass the folder holding tsconfig.json with --project' }));
-  }
-  const tsconfigPath = options.tsconfigPath ? resolve(projectDir, options.tsconfigPath) : resolve(projectDir, 'tsconfig.json');
-  const tsconfigRel = relative(projectDir, tsconfigPath);
-  const tsconfigInside = tsconfigRel !== '' && !tsconfigRel.startsWith('..') && !isAbsolute(tsconfigRel);
-  if (tsconfigInside ? host.kind(tsconfigRel.split(sep).join('/')) === undefined : !existsSync(tsconfigPath)) {
-    throw new DiagnosticError(error('KF4504', `no tsconfig.json in ${projectDir}`, { file: tsconfigPath, hint: 'run kubeforge manifests from the project root, or pass --project <dir>' }));
-  }
-  const generatorVersion = resolveGeneratorVersion(options.generatorVersion);
-  const paths = options.paths?.map((p) => (isAbsolute(p) ? p : resolve(projectDir, p)));
-  const keyParts: CacheKeyParts = {
-    kubeforgeVersion: packageVersion(),
-    generatorVersion,
-    paths,
-    tsconfigPath: options.tsconfigPath ? tsconfigPath : undefined,
-  };
+  const host = options.host ?? new DiskHost(resolve(options.projectDir));
+  const { projectDir, tsconfigPath, generatorVersion, paths, keyParts } = runSettings(options, host);
 
   const useCache = host instanceof DiskHost && host.root === projectDir;
   // Hashed before the analysis reads them, so that an edit saved during the run is seen next

@@ -18,8 +18,8 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
-import { validateChanges } from '../scaffold/commit.js';
-import { DiskHost, type Host, normalizePath, parentsOf } from '../scaffold/host.js';
+import { foldersToCreate, validateChanges } from '../scaffold/commit.js';
+import { DiskHost, type Host, normalizePath } from '../scaffold/host.js';
 import { pidAlive } from '../scaffold/guard.js';
 import { describeChange } from '../scaffold/plan.js';
 import { hasManagedHeader, withManagedHeader } from '../scaffold/spec.js';
@@ -184,16 +184,7 @@ export class OutputPlanner {
       throw new DiagnosticError(problems);
     }
     const root = (this.host as DiskHost).root;
-    const createdDirs: string[] = [];
-    const seen = new Set<string>();
-    for (const c of changes) {
-      if (c.kind === 'delete') continue;
-      for (const d of parentsOf(c.path)) {
-        if (seen.has(d)) continue;
-        seen.add(d);
-        if (this.host.kind(d) === undefined) createdDirs.push(d);
-      }
-    }
+    const createdDirs = foldersToCreate(this.host, changes);
     const done: { change: PlannedChange; backup?: string; target?: string }[] = [];
     try {
       for (const c of changes) {

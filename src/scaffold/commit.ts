@@ -64,6 +64,21 @@ export interface CommitOptions {
   last?: readonly string[];
 }
 
+/** The folders a commit of `changes` creates (parents first), for a rollback to remove. */
+export function foldersToCreate(host: Host, changes: readonly { kind: string; path: string }[]): string[] {
+  const created: string[] = [];
+  const seen = new Set<string>();
+  for (const c of changes) {
+    if (c.kind === 'delete') continue;
+    for (const d of parentsOf(c.path)) {
+      if (seen.has(d)) continue;
+      seen.add(d);
+      if (host.kind(d) === undefined) created.push(d);
+    }
+  }
+  return created;
+}
+
 /**
  * Validates every change, then applies them; throws DiagnosticError with the disk unchanged.
  * Returns what it did, for {@link revert} (a later step of the command failed).
@@ -76,16 +91,7 @@ export function commit(host: Host, changes: readonly Change[], options: CommitOp
   const problems = validateChanges(host, changes);
   if (problems.length) throw new DiagnosticError(problems);
 
-  const createdDirs: string[] = [];
-  const seen = new Set<string>();
-  for (const c of changes) {
-    if (c.kind === 'delete') continue;
-    for (const d of parentsOf(c.path)) {
-      if (seen.has(d)) continue;
-      seen.add(d);
-      if (host.kind(d) === undefined) createdDirs.push(d);
-    }
-  }
+  const createdDirs = foldersToCreate(host, changes);
   const done: Change[] = [];
   try {
     for (const c of changes) {
