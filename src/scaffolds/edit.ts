@@ -17,8 +17,8 @@ import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, runComman
 import { packageRoot } from '../util/package-root.js';
 import { readProject } from './api.js';
 import type { ScaffoldEnvironment } from './environment.js';
-import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles, resolvePlugins } from './grafana.js';
-import { BOILERPLATE_FILE, blockCommentText, LICENSES } from './init.js';
+import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles, resolvePlugins, withPlugin } from './grafana.js';
+import { BOILERPLATE_FILE, checkLicenseAndOwner, ownerOfBoilerplate, renderLicenseHeader } from './init.js';
 import { lockRoot, warnReplaced } from './transaction.js';
 
 export interface EditOptions {
@@ -41,29 +41,11 @@ interface Plan {
   notes: string[];
 }
 
-/** The owner named in an existing boilerplate ("Copyright <owner>."), if any. */
-function currentOwner(boilerplate: string | undefined): string | undefined {
-  const m = /^Copyright (.*)\.$/m.exec(boilerplate ?? '');
-  return m?.[1].replace(/\*\\\//g, '*/');
-}
-
-/** The plugin ids PROJECT records (keys of `plugins`). */
-function recordedPlugins(config: ProjectConfig): Record<string, unknown> {
-  const p = config.extra?.plugins;
-  return p && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : {};
-}
-
 /** Plans the edit in a tree over the project; writes nothing. */
 export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): Promise<Plan> {
   const host = env.host ?? new DiskHost(env.cwd);
   const config = readProject(host, env.cwd);
-  const problems: Diagnostic[] = [];
-  if (options.license !== undefined && !(LICENSES as readonly string[]).includes(options.license)) {
-    problems.push(error('KF1004', `invalid --license "${options.license}": must be one of ${LICENSES.join(', ')}`, { hint: 'pass --license apache2 or --license none' }));
-  }
-  if (options.owner !== undefined && /[\r\n]/.test(options.owner)) {
-    problems.push(error('KF1005', 'invalid --owner: must be a single line', { hint: 'e.g. --owner "The Example Authors"' }));
-  }
+  const problems: Diagnostic[] = checkLicenseAndOwner(options.license, options.owner);
   let plugins: string[] = [];
   try {
     plugins = resolvePlugins(options.plugins, config.layout[0] ?? '');
@@ -104,10 +86,8 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
       if (options.owner !== undefined) notes.push('--owner has no effect with --license none (no header is written)');
       if (boilerplate !== undefined) tree.delete(BOILERPLATE_FILE);
     } else {
-      const owner = options.owner ?? currentOwner(boilerplate) ?? `The ${config.projectName} Authors`;
-      const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));
-      const text = `${await renderer.render('init/boilerplate.hbs', { owner: blockCommentText(owner) })}\n`.replace(/\n+$/, '\n');
-      tree.write(BOILERPLATE_FILE, text);
+      const owner = options.owner ?? ownerOfBoilerplate(boilerplate) ?? `The ${config.projectName} Authors`;
+      tree.write(BOILERPLATE_FILE, await renderLicenseHeader(new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates'))), owner));
     }
     notes.push(`${BOILERPLATE_FILE} is the header of the files kubeforge scaffolds from now on; files already written keep theirs`);
   }
@@ -115,7 +95,7 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
   if (plugins.includes(GRAFANA_PLUGIN)) {
     const config = host.read(CUSTOM_METRICS_CONFIG)?.toString('utf8');
     specs.push(...grafanaFiles(next.projectName, config));
-    next.extra = { ...(next.extra ?? {}), plugins: { ...recordedPlugins(next), [GRAFANA_PLUGIN]: {} } };
+    next.extra = withPlugin(next, GRAFANA_PLUGIN);
   }
   const replaced = await applySpecs(tree, specs, undefined, { force: options.force, tool: 'kubeforge' });
   tree.write(PROJECT_FILE, serializeProject(next));

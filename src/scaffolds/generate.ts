@@ -13,8 +13,8 @@ import { parseProject, PROJECT_FILE, type ProjectConfig, type ProjectResource, s
 import { DiskHost } from '../scaffold/index.js';
 import { readProject, runCreateApi } from './api.js';
 import type { ScaffoldEnvironment } from './environment.js';
-import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN } from './grafana.js';
-import { BOILERPLATE_FILE, type InitEnvironment, npmInstall, runInit } from './init.js';
+import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, pluginsOf } from './grafana.js';
+import { BOILERPLATE_FILE, type InitEnvironment, npmInstall, ownerOfBoilerplate, runInit } from './init.js';
 import { runCreateWebhook } from './webhook.js';
 
 export interface GenerateOptions {
@@ -52,11 +52,6 @@ function files(dir: string, under = ''): string[] {
   return out;
 }
 
-/** The owner a boilerplate names ("Copyright <owner>."). */
-function ownerOf(boilerplate: string): string | undefined {
-  return /^Copyright (.*)\.$/m.exec(boilerplate)?.[1].replace(/\*\\\//g, '*/');
-}
-
 function createApiArgs(r: ProjectResource): Parameters<typeof runCreateApi>[0] | undefined {
   const resource = r.api !== undefined && !r.core && !r.external;
   const controller = r.controller === true;
@@ -88,7 +83,7 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
   mkdirSync(output, { recursive: true });
 
   const boilerplate = existsSync(join(input, BOILERPLATE_FILE)) ? readFileSync(join(input, BOILERPLATE_FILE), 'utf8') : undefined;
-  const plugins = Object.keys((config.extra?.plugins as Record<string, unknown> | undefined) ?? {}).filter((p) => p === GRAFANA_PLUGIN);
+  const plugins = Object.keys(pluginsOf(config)).filter((p) => p === GRAFANA_PLUGIN);
   const env = { ...io, cwd: output, host: undefined };
   const quiet = { ...env, out: () => {} };
   await runInit(
@@ -98,7 +93,7 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
       packageName: config.repo,
       multigroup: config.multigroup,
       license: boilerplate === undefined ? 'none' : 'apache2',
-      owner: boilerplate === undefined ? undefined : ownerOf(boilerplate),
+      owner: ownerOfBoilerplate(boilerplate),
       plugins,
       skipInstall: true,
       kubeforgeSource: options.kubeforgeSource,
@@ -134,7 +129,7 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
   // PROJECT: what the commands recorded, plus the keys of other tools the old one held.
   const host = new DiskHost(output);
   const regenerated = parseProject(host.read(PROJECT_FILE)!.toString('utf8'));
-  const mergedPlugins = { ...((config.extra?.plugins as Record<string, unknown>) ?? {}), ...((regenerated.extra?.plugins as Record<string, unknown>) ?? {}) };
+  const mergedPlugins = { ...pluginsOf(config), ...pluginsOf(regenerated) };
   const extra = { ...(config.extra ?? {}), ...(regenerated.extra ?? {}), ...(Object.keys(mergedPlugins).length ? { plugins: mergedPlugins } : {}) };
   host.write(PROJECT_FILE, Buffer.from(serializeProject({ ...regenerated, extra: Object.keys(extra).length ? extra : undefined })));
 

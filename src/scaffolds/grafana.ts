@@ -12,6 +12,7 @@
  */
 import { parseDocument } from 'yaml';
 import { DiagnosticError, error, type Diagnostic } from '../diagnostics/index.js';
+import type { ProjectConfig } from '../project/index.js';
 import type { FileSpec } from '../scaffold/index.js';
 
 export const GRAFANA_PLUGIN = 'grafana.kubebuilder.io/v1-alpha';
@@ -267,4 +268,15 @@ export function resolvePlugins(values: readonly string[] | undefined, layout: st
   }
   if (problems.length) throw new DiagnosticError(problems);
   return [...out].sort();
+}
+
+/** The plugin configs PROJECT records (its `plugins` map; empty when there is none). */
+export function pluginsOf(config: Pick<ProjectConfig, 'extra'>): Record<string, unknown> {
+  const p = config.extra?.plugins;
+  return p && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : {};
+}
+
+/** PROJECT's extra keys with `id` recorded among the plugins (an empty config), the others kept. */
+export function withPlugin(config: Pick<ProjectConfig, 'extra'>, id: string): Record<string, unknown> {
+  return { ...(config.extra ?? {}), plugins: { ...pluginsOf(config), [id]: {} } };
 }

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { run } from '../../src/cli/index.js';
+import { snapshot } from '../helpers/tree.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kf-cli-generate-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -19,19 +20,6 @@ async function kubeforge(cwd: string, ...args: string[]) {
   const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
   assert.equal(code, 0, `kubeforge ${args.join(' ')}:\n${out}${err}`);
   return { out, err };
-}
-
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out[relative(dir, p)] = readFileSync(p, 'latin1');
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 const NO_MAKE = '--make=false';

@@ -11,6 +11,7 @@ import { after, describe, it } from 'node:test';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { parse } from 'yaml';
 import { run } from '../../src/cli/index.js';
+import { snapshot } from '../helpers/tree.js';
 import { packageRoot } from '../../src/util/package-root.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kf-cli-edit-'));
@@ -29,20 +30,6 @@ async function project(name: string, ...initArgs: string[]): Promise<string> {
   const r = await kubeforge(dir, 'init', '--domain', 'example.com', '--skip-install', '--kubeforge-source', 'link', ...initArgs);
   assert.equal(r.code, 0, r.err);
   return dir;
-}
-
-/** Every file below dir with its bytes. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out[relative(dir, p)] = readFileSync(p, 'latin1');
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 const projectFile = (dir: string) => parse(readFileSync(join(dir, 'PROJECT'), 'utf8')) as Record<string, unknown>;

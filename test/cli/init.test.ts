@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { run } from '../../src/cli/index.js';
+import { snapshot } from '../helpers/tree.js';
 
 const roots: string[] = [];
 after(() => {
@@ -24,23 +25,6 @@ function folder(name = 'guestbook', files: Record<string, string> = {}): string 
     writeFileSync(join(dir, p), text);
   }
   return dir;
-}
-
-/** Every file and folder below dir with its bytes, to prove nothing changed. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name);
-      const rel = relative(dir, p);
-      if (statSync(p).isDirectory()) {
-        out[`${rel}/`] = '';
-        walk(p);
-      } else out[rel] = readFileSync(p, 'latin1');
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 async function kubeforge(cwd: string, ...args: string[]) {
