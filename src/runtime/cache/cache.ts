@@ -2,6 +2,7 @@
  * The informer cache (controller-runtime's cache.Cache): one SharedInformer per type, created on
  * first use, all started by `start(signal)`, reads served from memory.
  */
+import { setMaxListeners } from 'node:events';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import pino from 'pino';
 import type { Logger } from 'pino';
@@ -309,5 +310,7 @@ function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undef
   const s = signals.filter((x): x is AbortSignal => x !== undefined);
   if (s.length === 0) return undefined;
   if (s.length === 1) return s[0];
-  return AbortSignal.any(s);
+  const any = AbortSignal.any(s);
+  setMaxListeners(0, any); // one listener per informer
+  return any;
 }

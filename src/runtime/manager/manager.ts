@@ -3,6 +3,7 @@
  * metrics and probe servers and leader election; starts them in order and stops them in reverse
  * on an AbortSignal, letting in-flight work finish within a grace period.
  */
+import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
@@ -227,7 +228,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
   private readonly leaseNamespace?: string;
   private readonly grace: number;
   private startCalled = false;
-  private stopAC = new AbortController();
+  private stopAC = manySubscribers(new AbortController());
   private fatal?: unknown;
   private probeServer?: http.Server;
   private metricsSrv?: AnyHttpServer;
@@ -241,7 +242,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
   private readonly startedPromise: Promise<void>;
   private readonly elector?: LeaderElector;
   private lostReason?: string;
-  private readonly lostAC = new AbortController();
+  private readonly lostAC = manySubscribers(new AbortController());
   private readonly leadership: Leadership;
   private readonly webhookServer: WebhookServer;
 
@@ -315,7 +316,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     });
     this.client = newClient(config, { cache: this.cache, rest: this.clientRest, mapper: this.mapper, fieldOwner: options.fieldOwner ?? 'kubeforge-manager' });
     this.broadcaster = new EventBroadcaster({ rest: this.ownRest, logger: this.logger.child({ logger: 'events' }) });
-    const group = (name: GroupName): Group => ({ name, runnables: [], ac: new AbortController(), running: [], started: false, stopping: false });
+    const group = (name: GroupName): Group => ({ name, runnables: [], ac: manySubscribers(new AbortController()), running: [], started: false, stopping: false });
     this.groups = { servers: group('servers'), caches: group('caches'), others: group('others'), leader: group('leader') };
     this.groups.caches.runnables.push(this.cache);
     const ws = options.webhookServer;
@@ -699,4 +700,13 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     if (this.fatal !== undefined) throw this.fatal;
     if (pending.length) throw new GracefulShutdownTimeoutError(grace, pending);
   }
+}
+
+/**
+ * A manager-wide signal is listened to by every informer, controller and server it runs: more than
+ * Node's default of ten is the design, not a leak, so the warning is turned off for it.
+ */
+function manySubscribers(ac: AbortController): AbortController {
+  setMaxListeners(0, ac.signal);
+  return ac;
 }

@@ -1,4 +1,5 @@
 /** Shutdown on SIGTERM / SIGINT, like controller-runtime's `signals.SetupSignalHandler`. */
+import { setMaxListeners } from 'node:events';
 
 let shared: AbortSignal | undefined;
 
@@ -11,6 +12,7 @@ let shared: AbortSignal | undefined;
 export function setupSignalHandler(): AbortSignal {
   if (shared) return shared;
   const ac = new AbortController();
+  setMaxListeners(0, ac.signal); // every runnable of the manager may listen
   shared = ac.signal;
   const onSignal = (sig: NodeJS.Signals) => {
     if (!ac.signal.aborted) {

@@ -148,6 +148,9 @@ export class WebhookServer implements Runnable {
   private key = '';
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<http2.ServerHttp2Session>();
+  /** Bumped on every certificate reload; each connection remembers the one it was made under. */
+  private certGeneration = 0;
+  private readonly connGeneration = new WeakMap<object, number>();
   private readonly inflight = new Set<Flight>();
   private drained?: () => void;
   private conversions?: ConversionRegistry;
@@ -336,9 +339,13 @@ export class WebhookServer implements Runnable {
     }
     this.cert = pair.cert;
     this.key = pair.key;
-    // New handshakes get the new certificate; idle keep-alive connections would go on with the old
-    // one for as long as the API server keeps them (90 s), so they are closed (it reconnects).
+    this.certGeneration++;
+    // New handshakes get the new certificate; keep-alive connections would go on with the old one
+    // for as long as the API server keeps them (90 s). Idle HTTP/1 connections are closed now, busy
+    // ones after their response (see `finish`), HTTP/2 sessions gracefully (GOAWAY); the API server
+    // reconnects and sees the new certificate.
     if (!this.http2) (this.server as https.Server).closeIdleConnections();
+    for (const s of this.sessions) s.close();
     this.log().info({ certFile: this.certFile, trigger: why }, 'serving certificate reloaded');
   }
 
@@ -414,6 +421,7 @@ export class WebhookServer implements Runnable {
       const s = http2.createSecureServer({ cert, key, allowHTTP1: true }, onRequest);
       s.on('session', (session: http2.ServerHttp2Session) => {
         this.sessions.add(session);
+        this.connGeneration.set(session, this.certGeneration);
         session.once('close', () => this.sessions.delete(session));
       });
       server = s;
@@ -426,6 +434,7 @@ export class WebhookServer implements Runnable {
     }
     server.on('secureConnection', (sock: tls.TLSSocket) => {
       this.sockets.add(sock);
+      this.connGeneration.set(sock, this.certGeneration);
       sock.once('close', () => this.sockets.delete(sock));
     });
     server.on('tlsClientError', (e: Error) => this.log().debug({ err: e.message }, 'TLS handshake failed'));
@@ -459,6 +468,12 @@ export class WebhookServer implements Runnable {
     await closed;
   }
 
+  /** True when the request came on an HTTP/1 connection made before the last certificate reload. */
+  private servedWithOldCert(req: Req): boolean {
+    const gen = this.connGeneration.get(req.socket);
+    return gen !== undefined && gen < this.certGeneration;
+  }
+
   private text(res: Res, status: number, message: string, close = false): void {
     const headers: Record<string, string> = { ...TEXT };
     if (close && !this.http2) headers.Connection = 'close';
@@ -486,7 +501,7 @@ export class WebhookServer implements Runnable {
     const finish = (status: number, write: () => void) => {
       if (answered) return;
       answered = true;
-      if (this.stopping && !this.http2 && !res.headersSent) res.setHeader('Connection', 'close');
+      if ((this.stopping || this.servedWithOldCert(req)) && res instanceof http.ServerResponse && !res.headersSent) res.setHeader('Connection', 'close');
       try {
         write();
       } catch (e) {

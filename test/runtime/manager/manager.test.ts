@@ -155,6 +155,32 @@ describe('Manager lifecycle', () => {
     assert.deepEqual(stops, ['controller abort', 'controller done', 'task abort', 'task done', 'cache abort', 'cache done']);
   });
 
+  it('runs many runnables on one signal without a listener-leak warning (more than ten is the design)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      const mgr = newManager(config, { logger: quiet() });
+      let started = 0;
+      for (let i = 0; i < 15; i++) {
+        for (const leader of [true, false]) {
+          mgr.add({
+            needLeaderElection: () => leader,
+            start: (signal) => new Promise<void>((r) => (started++, signal.addEventListener('abort', () => r(), { once: true }))),
+          });
+        }
+      }
+      const { ac, done } = run(mgr);
+      await eventually(() => started === 30, 'all thirty runnables started');
+      ac.abort();
+      await done;
+      await sleep(10); // warnings are emitted on the next tick
+      assert.deepEqual(warnings.filter((w) => /MaxListeners/.test(w)), []);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('gives up after gracefulShutdownTimeoutMs and rejects naming the stuck group', async () => {
     const log: string[] = [];
     const mgr = newManager(config, { gracefulShutdownTimeoutMs: 300, logger: quiet() });

@@ -227,6 +227,57 @@ describe('WebhookServer certificates', () => {
     }
   });
 
+  it('closes a keep-alive connection that was busy while the certificate rotated, once its response is written', async () => {
+    let release!: () => void;
+    let entered!: () => void;
+    const inHandler = new Promise<void>((r) => (entered = r));
+    const gate = new Promise<void>((r) => (release = r));
+    const slow: WebhookHandler = {
+      handle: async (body) => {
+        entered();
+        await gate;
+        return { echoed: body };
+      },
+    };
+    const srv = await startServer((s) => {
+      s.register('/slow', slow);
+      s.register('/echo', echo);
+    });
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
+    const call = (path: string) =>
+      new Promise<{ status: number; connection?: string; fingerprint: string; reused: boolean }>((resolve, reject) => {
+        const req = https.request({ host: '127.0.0.1', port: srv.server.port!, path, method: 'POST', agent, headers: { 'Content-Type': 'application/json' } }, (res) => {
+          const fingerprint = (res.socket as tls.TLSSocket).getPeerX509Certificate()?.fingerprint256 ?? '';
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, fingerprint, reused: req.reusedSocket }));
+        });
+        req.on('error', reject);
+        req.end('{}');
+      });
+    try {
+      assert.equal((await call('/echo')).connection, 'keep-alive');
+      const busy = call('/slow');
+      await inHandler;
+      const next = generateSelfSignedCert({ hosts: ['127.0.0.1'] });
+      writeFileSync(join(srv.certDir, '.tls.key.new'), next.key);
+      writeFileSync(join(srv.certDir, '.tls.crt.new'), next.cert);
+      renameSync(join(srv.certDir, '.tls.key.new'), join(srv.certDir, 'tls.key'));
+      renameSync(join(srv.certDir, '.tls.crt.new'), join(srv.certDir, 'tls.crt'));
+      const want = fingerprintOf(next.cert);
+      // The reload is seen while the request is still in its handler.
+      await eventually(async () => (await request(srv.server.port!, '/echo', {})).fingerprint === want, 'the new certificate on a new connection', 15_000);
+      release();
+      const done = await busy;
+      assert.deepEqual([done.status, done.connection, done.reused], [200, 'close', true], 'the old connection finishes its request, then closes');
+      const after = await call('/echo');
+      assert.deepEqual([after.fingerprint, after.reused], [want, false], 'the client reconnects and sees the new certificate');
+    } finally {
+      release();
+      agent.destroy();
+      await srv.stop();
+    }
+  });
+
   it('follows a Kubernetes Secret volume: tls.crt -> ..data/tls.crt, with ..data swapped to a new folder', async () => {
     const certs = certFolder();
     const first = join(certs.dir, '..2024_01_01_00_00_00.000000001');
