@@ -58,9 +58,16 @@ function info(apiVersion: string, kind: string, plural: string, namespaced: bool
 /** The built-in table: read-only, shared by every mapper (what each registers is its own). */
 const BUILTIN_BY_CLASS = new Map<unknown, ResourceInfo>();
 const BUILTIN_BY_GVK = new Map<string, ResourceInfo>();
+/**
+ * The same built-in classes by name: a project whose @kubernetes/client-node is another copy than
+ * kubeforge's (two versions in node_modules, or kubeforge linked from a folder) hands in classes
+ * that are equal in all but identity.
+ */
+const BUILTIN_BY_NAME = new Map<string, ResourceInfo>();
 for (const [cls, apiVersion, kind, plural, namespaced] of ROWS) {
   const i = info(apiVersion, kind, plural, namespaced);
   BUILTIN_BY_CLASS.set(cls, i);
+  BUILTIN_BY_NAME.set((cls as { name: string }).name, i);
   BUILTIN_BY_GVK.set(`${apiVersion}/${kind}`, i);
 }
 
@@ -78,12 +85,18 @@ export class TypeTable {
   }
 
   byType(type: unknown): ResourceInfo | undefined {
-    return this.byClass.get(type) ?? BUILTIN_BY_CLASS.get(type);
+    return this.byClass.get(type) ?? BUILTIN_BY_CLASS.get(type) ?? builtinFromAnotherCopy(type);
   }
 
   byKind(apiVersion: string, kind: string): ResourceInfo | undefined {
     return this.byGVK.get(`${apiVersion}/${kind}`) ?? BUILTIN_BY_GVK.get(`${apiVersion}/${kind}`);
   }
+}
+
+/** A built-in model class of another copy of @kubernetes/client-node: same name, same model shape. */
+function builtinFromAnotherCopy(type: unknown): ResourceInfo | undefined {
+  if (typeof type !== 'function' || !Array.isArray((type as { attributeTypeMap?: unknown }).attributeTypeMap)) return undefined;
+  return BUILTIN_BY_NAME.get(type.name);
 }
 
 /** A table holding the built-in kinds only (for code that has no mapper at hand). */
