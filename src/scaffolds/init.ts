@@ -55,6 +55,9 @@ export const LICENSES = ['apache2', 'none'] as const;
 
 /** Versions the generated package.json asks for (the registry provides them). */
 export const GENERATED_VERSIONS = {
+  /** Exact: the formatter's output may change between Biome releases. */
+  biome: '2.6.8',
+  c8: '^12.0.0',
   clientNode: '1.4.0',
   typesNode: '^20.19.0',
   esbuild: '^0.28.0',
@@ -69,6 +72,7 @@ const INIT_FILES: ReadonlyArray<readonly [string, string]> = [
   ['.dockerignore', 'dockerignore.hbs'],
   ['.gitignore', 'gitignore.hbs'],
   ['AGENTS.md', 'AGENTS.md.hbs'],
+  ['biome.json', 'biome.json.hbs'],
   ['Dockerfile', 'Dockerfile.hbs'],
   ['Makefile', 'Makefile.hbs'],
   ['README.md', 'README.md.hbs'],

@@ -142,6 +142,11 @@ describe('e2e: kubeforge init -> create api x3 -> build -> test -> kustomize -> 
     assert.match(r.stdout, new RegExp(`^KUBEBUILDER_ASSETS=${counter.assets.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
     assert.match(r.stdout, /^# fail 0$/m);
     assert.equal(counter.starts(), 1, 'make test started exactly one kube-apiserver');
+    // Coverage of src/ (c8): a summary, and lcov for CI services.
+    assert.match(r.stdout, /^Statements\s+: \d+(\.\d+)?% \( \d+\/\d+ \)$/m);
+    const lcov = readFileSync(join(project, 'coverage/lcov.info'), 'utf8');
+    assert.match(lcov, /^SF:src\/controller\/cronjob_controller\.ts$/m, 'the controller is measured in TypeScript lines');
+    assert.doesNotMatch(lcov, /^SF:(test|build\/test)\//m, 'tests are not measured');
   });
 
   it('kubectl kustomize config/default builds and holds both CRDs and the roles', () => {
@@ -203,5 +208,25 @@ describe('e2e: kubeforge init -> create api x3 -> build -> test -> kustomize -> 
       await env.stop();
       writeFileSync(types, source);
     }
+  });
+
+  it('make lint passes on the scaffold (tsc + Biome); make fmt and make lint-fix run, and the project still lints and builds', { timeout: 3 * MINUTES }, () => {
+    ok(sh('make', ['lint'], project), 'make lint');
+    // A lint error is reported with its file and a non-zero exit: the check can fail.
+    const bad = join(project, 'src/bad.ts');
+    writeFileSync(bad, 'export function f(x: number) {\n  if (x = 1) return x;\n}\n');
+    try {
+      const r = sh('make', ['lint'], project);
+      assert.notEqual(r.status, 0, 'make lint fails on an assignment in a condition');
+      assert.match(r.stdout + r.stderr, /src\/bad\.ts:2:7 lint\/suspicious\/noAssignInExpressions/);
+    } finally {
+      rmSync(bad);
+    }
+    ok(sh('make', ['fmt'], project), 'make fmt');
+    ok(sh('make', ['lint-fix'], project), 'make lint-fix');
+    ok(sh('make', ['lint'], project), 'make lint after fmt');
+    // Formatted twice is formatted once: fmt leaves nothing to do.
+    ok(sh(join(project, 'node_modules/.bin/biome'), ['format', '.'], project), 'biome format (check) after make fmt');
+    ok(sh('npm', ['run', 'build'], project), 'npm run build after make fmt');
   });
 });

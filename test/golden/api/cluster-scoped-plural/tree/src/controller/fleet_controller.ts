@@ -58,9 +58,10 @@ export class FleetReconciler {
 
     // Report what was observed: the Available condition (with the generation it describes) and,
     // when it changes, an event. Replace it with the conditions of your own logic.
-    const status = (fleet.status ??= {});
+    fleet.status ??= {};
+    fleet.status.conditions ??= [];
     const generation = fleet.metadata?.generation;
-    const changed = setStatusCondition((status.conditions ??= []), {
+    const changed = setStatusCondition(fleet.status.conditions, {
       type: 'Available',
       status: 'True',
       reason: 'Reconciled',

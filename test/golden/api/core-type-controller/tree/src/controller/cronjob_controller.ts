@@ -58,9 +58,10 @@ export class CronJobReconciler {
 
     // Report what was observed: the Available condition (with the generation it describes) and,
     // when it changes, an event. Replace it with the conditions of your own logic.
-    const status = (cronJob.status ??= {});
+    cronJob.status ??= {};
+    cronJob.status.conditions ??= [];
     const generation = cronJob.metadata?.generation;
-    const changed = setStatusCondition((status.conditions ??= []), {
+    const changed = setStatusCondition(cronJob.status.conditions, {
       type: 'Available',
       status: 'True',
       reason: 'Reconciled',

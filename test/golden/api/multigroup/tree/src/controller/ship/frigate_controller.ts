@@ -42,9 +42,10 @@ export class FrigateReconciler {
 
     // Report what was observed: the Available condition (with the generation it describes) and,
     // when it changes, an event. Replace it with the conditions of your own logic.
-    const status = (frigate.status ??= {});
+    frigate.status ??= {};
+    frigate.status.conditions ??= [];
     const generation = frigate.metadata?.generation;
-    const changed = setStatusCondition((status.conditions ??= []), {
+    const changed = setStatusCondition(frigate.status.conditions, {
       type: 'Available',
       status: 'True',
       reason: 'Reconciled',

@@ -100,8 +100,8 @@ export class AdmiralCustomValidator implements CustomValidator<Admiral> {
     //   return ['spec.foo is deprecated'];   // allowed, with a warning for the user
   }
 
-  /** Validates an Admiral being updated from `oldObj` to `newObj`. */
-  validateUpdate(oldObj: Admiral, newObj: Admiral, ctx: AdmissionContext): Warnings | void {
+  /** Validates an Admiral being updated to `newObj` (from `_oldObj`: drop the underscore once your logic reads it). */
+  validateUpdate(_oldObj: Admiral, newObj: Admiral, ctx: AdmissionContext): Warnings | void {
     ctx.logger.info({ name: newObj.metadata?.name }, 'validation for Admiral upon update');
 
     // TODO(user): fill in your validation logic upon object update, e.g. refuse a change of

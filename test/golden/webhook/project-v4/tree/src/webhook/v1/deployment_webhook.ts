@@ -102,8 +102,8 @@ export class DeploymentCustomValidator implements CustomValidator<V1Deployment> 
     //   return ['metadata.labels.app is deprecated'];   // allowed, with a warning for the user
   }
 
-  /** Validates a Deployment being updated from `oldObj` to `newObj`. */
-  validateUpdate(oldObj: V1Deployment, newObj: V1Deployment, ctx: AdmissionContext): Warnings | void {
+  /** Validates a Deployment being updated to `newObj` (from `_oldObj`: drop the underscore once your logic reads it). */
+  validateUpdate(_oldObj: V1Deployment, newObj: V1Deployment, ctx: AdmissionContext): Warnings | void {
     ctx.logger.info({ name: newObj.metadata?.name }, 'validation for Deployment upon update');
 
     // TODO(user): fill in your validation logic upon object update, e.g. refuse a change of

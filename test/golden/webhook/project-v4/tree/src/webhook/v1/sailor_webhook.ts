@@ -101,8 +101,8 @@ export class SailorCustomValidator implements CustomValidator<Sailor> {
     //   return ['spec.foo is deprecated'];   // allowed, with a warning for the user
   }
 
-  /** Validates a Sailor being updated from `oldObj` to `newObj`. */
-  validateUpdate(oldObj: Sailor, newObj: Sailor, ctx: AdmissionContext): Warnings | void {
+  /** Validates a Sailor being updated to `newObj` (from `_oldObj`: drop the underscore once your logic reads it). */
+  validateUpdate(_oldObj: Sailor, newObj: Sailor, ctx: AdmissionContext): Warnings | void {
     ctx.logger.info({ name: newObj.metadata?.name }, 'validation for Sailor upon update');
 
     // TODO(user): fill in your validation logic upon object update, e.g. refuse a change of

@@ -56,8 +56,8 @@ export class PodCustomValidator implements CustomValidator<V1Pod> {
     //   return ['metadata.labels.app is deprecated'];   // allowed, with a warning for the user
   }
 
-  /** Validates a Pod being updated from `oldObj` to `newObj`. */
-  validateUpdate(oldObj: V1Pod, newObj: V1Pod, ctx: AdmissionContext): Warnings | void {
+  /** Validates a Pod being updated to `newObj` (from `_oldObj`: drop the underscore once your logic reads it). */
+  validateUpdate(_oldObj: V1Pod, newObj: V1Pod, ctx: AdmissionContext): Warnings | void {
     ctx.logger.info({ name: newObj.metadata?.name }, 'validation for Pod upon update');
 
     // TODO(user): fill in your validation logic upon object update, e.g. refuse a change of

@@ -83,8 +83,8 @@ export class CaptainCustomValidator implements CustomValidator<Captain> {
     //   return ['spec.foo is deprecated'];   // allowed, with a warning for the user
   }
 
-  /** Validates a Captain being updated from `oldObj` to `newObj`. */
-  validateUpdate(oldObj: Captain, newObj: Captain, ctx: AdmissionContext): Warnings | void {
+  /** Validates a Captain being updated to `newObj` (from `_oldObj`: drop the underscore once your logic reads it). */
+  validateUpdate(_oldObj: Captain, newObj: Captain, ctx: AdmissionContext): Warnings | void {
     ctx.logger.info({ name: newObj.metadata?.name }, 'validation for Captain upon update');
 
     // TODO(user): fill in your validation logic upon object update, e.g. refuse a change of
