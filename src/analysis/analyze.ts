@@ -7,7 +7,7 @@
  * to the reporter passed in; nothing is written.
  */
 import { basename, dirname, join, relative } from 'node:path';
-import { ts } from 'ts-morph';
+import { ts } from '../util/typescript.cjs';
 import { type Diagnostic, error, Reporter } from '../diagnostics/index.js';
 import { loadProgram, type ProgramOptions, programInputFiles, type SourceOverlay } from '../loader/program.js';
 import { getMarkerDefinition, type MarkerArgs } from '../markers/definitions.js';

@@ -6,7 +6,7 @@
  * itself (a class is classified as a Kind or not before its markers are read), never from which
  * caller asks first. Problems go to the reporter; nothing stops at the first one.
  */
-import { ts } from 'ts-morph';
+import { ts } from '../util/typescript.cjs';
 import { error, type Reporter } from '../diagnostics/index.js';
 import {
   getMarkerDefinition,

@@ -11,7 +11,7 @@
  * and a local name shadowing an import in an inner scope is not considered (as the rest of the
  * analysis, which reads top-level declarations).
  */
-import { ts } from 'ts-morph';
+import { ts } from '../util/typescript.cjs';
 import { MARKERS_MODULE, type ModuleTarget } from '../loader/program.js';
 import { getMarkerDefinition } from '../markers/definitions.js';
 

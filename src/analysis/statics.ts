@@ -5,7 +5,7 @@
  * 404s at run time, so `manifests` compares them (KF4015). Only literal values are compared; a
  * static computed from something else is the author's to keep right.
  */
-import { ts } from 'ts-morph';
+import { ts } from '../util/typescript.cjs';
 import { error, type Reporter } from '../diagnostics/index.js';
 import { pluralize } from '../project/plural.js';
 import { isMarkerNamed, locationOf, type MarkerValue } from './collector.js';

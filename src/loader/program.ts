@@ -10,7 +10,7 @@
  */
 import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { ts } from 'ts-morph';
+import { ts } from '../util/typescript.cjs';
 import { error, type Reporter } from '../diagnostics/index.js';
 
 /** The module users import markers from (recognised by specifier, never loaded). */

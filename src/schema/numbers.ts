@@ -3,7 +3,7 @@
  * written int32: warn (KF3012), with the aliases that say what is meant. Warnings only: the CRD
  * is still written and the exit code is unchanged.
  */
-import { ts } from 'ts-morph';
+import { ts } from '../util/typescript.cjs';
 import { type Diagnostic, warning } from '../diagnostics/index.js';
 import { locationOf } from '../analysis/collector.js';
 

@@ -7,7 +7,7 @@
  * nullable members, and @kubernetes/client-node model types by name. Everything else is a
  * located KF3xxx diagnostic naming what was found and how to fix it.
  */
-import { ts } from 'ts-morph';
+import { ts } from '../util/typescript.cjs';
 import { error, type Reporter } from '../diagnostics/index.js';
 import { locationOf, type MarkerCollector, type MarkerValue } from '../analysis/collector.js';
 import { K8S_MODULE, MARKERS_MODULE } from '../loader/program.js';

@@ -86,7 +86,21 @@ function binPackages(args: string[], cwd: string): { code: number | null; packag
       }
       return result;
     }`;
-  const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+  // ES modules through the resolve hook; CommonJS require() (ts-morph is loaded with it) through Module._resolveFilename.
+  const requires = `
+    import Module from 'node:module';
+    import { appendFileSync } from 'node:fs';
+    const resolveFilename = Module._resolveFilename;
+    Module._resolveFilename = function (...args) {
+      const file = resolveFilename.apply(this, args);
+      const parts = String(file).split('/node_modules/');
+      if (parts.length > 1) {
+        const p = parts[parts.length - 1].split('/');
+        appendFileSync(${JSON.stringify(log)}, (p[0].startsWith('@') ? p[0] + '/' + p[1] : p[0]) + '\\n');
+      }
+      return file;
+    };`;
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)}); ${requires}`;
   const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, join(repo, 'bin/kubeforge.js'), ...args], {
     cwd,
     encoding: 'utf8',
