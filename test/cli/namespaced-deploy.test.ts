@@ -1,0 +1,84 @@
+/**
+ * A namespace-scoped project (`init --namespaced`, then `create api`) deploys: `kubectl kustomize
+ * config/default` builds the manager's Role and RoleBinding in its namespace (no cluster-wide
+ * manager role), keeps the metrics authentication ClusterRole, gives the manager WATCH_NAMESPACE
+ * from the Downward API, and a real API server accepts all of it (`kubectl apply --server-side
+ * --dry-run=server`).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { run } from '../../src/cli/index.js';
+import { TestEnvironment } from '../../src/testing/index.js';
+
+const root = mkdtempSync(join(tmpdir(), 'kf-cli-namespaced-'));
+const env = new TestEnvironment();
+after(async () => {
+  await env.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function kubeforge(cwd: string, ...args: string[]): Promise<void> {
+  let err = '';
+  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: () => {}, err: (t) => void (err += t) });
+  assert.equal(code, 0, `kubeforge ${args.join(' ')}:\n${err}`);
+}
+
+function kubectl(cwd: string, ...args: string[]): string {
+  const r = spawnSync('kubectl', args, { cwd, encoding: 'utf8' });
+  assert.equal(r.status, 0, `kubectl ${args.join(' ')}:\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  [key: string]: unknown;
+}
+
+describe('a namespaced project deploys', () => {
+  it('config/default builds Role + RoleBinding in the manager namespace and a real API server accepts it (server-side dry run)', { timeout: 180_000 }, async () => {
+    const dir = join(root, 'fleet');
+    mkdirSync(dir);
+    await kubeforge(dir, 'init', '--domain', 'example.com', '--namespaced', '--skip-install', '--kubeforge-source', 'link');
+    await kubeforge(dir, 'create', 'api', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate');
+
+    const yaml = kubectl(dir, 'kustomize', 'config/default');
+    const objects = parseAllDocuments(yaml).map((d) => d.toJS() as K8sObject);
+    const find = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+    const role = find('Role', 'fleet-manager-role') as K8sObject & { rules: { apiGroups: string[]; resources: string[] }[] };
+    assert.ok(role, 'the manager Role');
+    assert.equal(role.metadata.namespace, 'fleet-system');
+    assert.ok(role.rules.some((r) => r.apiGroups.includes('ship.example.com') && r.resources.includes('frigates')), 'with the rules of the @Rbac markers');
+    assert.equal(find('ClusterRole', 'fleet-manager-role'), undefined, 'no cluster-wide manager role');
+    assert.equal(find('ClusterRoleBinding', 'fleet-manager-rolebinding'), undefined);
+    const binding = find('RoleBinding', 'fleet-manager-rolebinding') as K8sObject & { roleRef: unknown; subjects: unknown };
+    assert.equal(binding.metadata.namespace, 'fleet-system');
+    assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'fleet-manager-role' });
+    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: 'fleet-controller-manager', namespace: 'fleet-system' }]);
+    // Leader election stays a Role in the namespace; metrics authentication needs cluster-wide reviews.
+    assert.equal(find('Role', 'fleet-leader-election-role')?.metadata.namespace, 'fleet-system');
+    assert.ok(find('ClusterRole', 'fleet-metrics-auth-role'), 'metrics auth stays a ClusterRole (TokenReviews, SubjectAccessReviews)');
+    assert.ok(find('ClusterRoleBinding', 'fleet-metrics-auth-rolebinding'));
+    assert.equal(find('Role', 'fleet-frigate-editor-role')?.metadata.namespace, 'fleet-system', "the Kind's helper roles are Roles too");
+    const deployment = find('Deployment', 'fleet-controller-manager') as K8sObject & { spec: { template: { spec: { containers: { env?: unknown[] }[] } } } };
+    assert.deepEqual(deployment.spec.template.spec.containers[0].env, [{ name: 'WATCH_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }]);
+
+    const config = await env.start();
+    const kubeconfig = join(root, 'kubeconfig');
+    writeFileSync(kubeconfig, config.exportConfig());
+    const manifest = join(root, 'install.yaml');
+    writeFileSync(manifest, yaml);
+    // A dry run creates nothing, so the objects in the namespace need the namespace for real.
+    kubectl(dir, '--kubeconfig', kubeconfig, 'create', 'namespace', 'fleet-system');
+    const out = kubectl(dir, '--kubeconfig', kubeconfig, 'apply', '--server-side', '--dry-run=server', '-f', manifest);
+    for (const line of ['role.rbac.authorization.k8s.io/fleet-manager-role', 'rolebinding.rbac.authorization.k8s.io/fleet-manager-rolebinding', 'deployment.apps/fleet-controller-manager', 'customresourcedefinition.apiextensions.k8s.io/frigates.ship.example.com']) {
+      assert.match(out, new RegExp(`^${line.replace(/\./g, '\\.')} serverside-applied \\(server dry run\\)$`, 'm'));
+    }
+  });
+});
