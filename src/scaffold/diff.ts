@@ -182,11 +182,12 @@ function hunksOf(ops: readonly DiffOp[]): Hunk[] {
 
 /**
  * A three-way merge of lines (diff3): the changes from `base` to `theirs` applied to `mine`, which
- * has changes of its own from `base`. Returns undefined on a conflict: a change of each side
- * touching the same or adjacent lines of `base` (the same change on both sides is no conflict).
- * Used to switch a scaffolded file to another template while keeping the user's edits elsewhere.
+ * has changes of its own from `base`. A conflict is a change of each side touching the same or
+ * adjacent lines of `base` (the same change on both sides is none); it gives the 1-based line of
+ * `mine` where its colliding change starts. Used to switch a scaffolded file to another template
+ * while keeping the user's edits elsewhere.
  */
-export function merge3(base: string, mine: string, theirs: string): string | undefined {
+export function merge3(base: string, mine: string, theirs: string): { merged: string } | { conflictLine: number } {
   const baseLines = splitLines(base);
   const ours = hunksOf(diffLines(base, mine));
   const others = hunksOf(diffLines(base, theirs));
@@ -195,10 +196,15 @@ export function merge3(base: string, mine: string, theirs: string): string | und
   for (const t of others) {
     const touching = ours.filter((m) => m.start <= t.end && t.start <= m.end);
     if (touching.length === 0) apply.push(t);
-    else if (!(touching.length === 1 && same(touching[0], t))) return undefined;
+    else if (!(touching.length === 1 && same(touching[0], t))) {
+      // Where the first colliding change of ours sits in `mine`: its base position moved by our earlier hunks.
+      const first = touching[0];
+      const shift = ours.filter((m) => m.end <= first.start && m !== first).reduce((n, m) => n + m.lines.length - (m.end - m.start), 0);
+      return { conflictLine: first.start + shift + 1 };
+    }
   }
   apply.sort((a, b) => b.start - a.start || b.end - a.end);
   const out = [...baseLines];
   for (const h of apply) out.splice(h.start, h.end - h.start, ...h.lines);
-  return out.length ? `${out.join('\n')}\n` : '';
+  return { merged: out.length ? `${out.join('\n')}\n` : '' };
 }

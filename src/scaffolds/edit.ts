@@ -182,9 +182,9 @@ async function planScopeSwitch(tree: Tree, config: ProjectConfig, namespaced: bo
       tree.write(path, next);
       continue;
     }
-    const text = merge3(base.toString('utf8'), mine.toString('utf8'), next.toString('utf8'));
-    if (text !== undefined) {
-      tree.write(path, text);
+    const result = merge3(base.toString('utf8'), mine.toString('utf8'), next.toString('utf8'));
+    if ('merged' in result) {
+      tree.write(path, result.merged);
       merged.push(path);
     } else if (force) {
       tree.write(path, next);
@@ -193,6 +193,7 @@ async function planScopeSwitch(tree: Tree, config: ProjectConfig, namespaced: bo
       conflicts.push(
         error('KF1080', `${path} was changed where switching to a ${scopeName(namespaced)} manager changes it, so kubeforge cannot switch it without losing your changes`, {
           file: join(env.cwd, path),
+          line: result.conflictLine,
           hint: `run again with --force to replace it with the ${scopeName(namespaced)} file (then bring your changes back: compare with your version control), or make the change by hand (\`kubeforge init${namespaced ? ' --namespaced' : ''}\` in an empty folder shows the file)`,
         }),
       );

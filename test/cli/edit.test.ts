@@ -208,7 +208,7 @@ describe('kubeforge edit', () => {
     assert.equal(dry.code, 1);
     const refused = await kubeforge(dir, 'edit', '--namespaced');
     assert.equal(refused.code, 1);
-    assert.match(refused.err, /config\/manager\/manager\.yaml +KF1080 +config\/manager\/manager\.yaml was changed where switching to a namespace-scoped manager changes it/);
+    assert.match(refused.err, /config\/manager\/manager\.yaml:47 +KF1080 +config\/manager\/manager\.yaml was changed where switching to a namespace-scoped manager changes it/);
     assert.match(refused.err, /run again with --force/);
     assert.doesNotMatch(refused.err, /src\/main\.ts +KF1080/, 'main.ts merges');
     assert.deepEqual(snapshot(dir), before, 'nothing written');
