@@ -496,6 +496,11 @@ export async function planCreateApi(
     return { kindRef: kind.ref, kindImport: kind.specifier, varName: scope.claim(camel, `${camel}Object`, `${camel}Obj`) };
   };
 
+  if (config.namespaced && !names.namespaced && valid.doController) {
+    warnings.push(
+      `${names.kind} is cluster-scoped, but this project's manager is namespace-scoped (PROJECT: namespaced: true): its Role cannot grant ${names.plural}.${names.qualifiedGroup}; give the controller's @Rbac markers a roleName of their own (a ClusterRole) and bind it with a ClusterRoleBinding in config/rbac`,
+    );
+  }
   const specs: FileSpec[] = [];
   if (valid.doResource) {
     const gvFile = `${names.apiDir}/groupversion.ts`;

@@ -75,7 +75,8 @@ describe('kubeforge alpha generate', () => {
     mkdirSync(original);
     await kubeforge(original, 'init', '--domain', 'example.com', '--namespaced', '--skip-install', '--kubeforge-source', 'link');
     await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob', NO_MAKE);
-    await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false', NO_MAKE);
+    const fleet = await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false', NO_MAKE);
+    assert.match(fleet.err, /warning: Fleet is cluster-scoped, but this project's manager is namespace-scoped \(PROJECT: namespaced: true\): its Role cannot grant fleets\.batch\.example\.com/);
     const regenerated = join(root, 'scoped-new');
     await kubeforge(original, 'alpha', 'generate', '--output-dir', regenerated, '--skip-install', '--kubeforge-source', 'link');
     const a = snapshot(original);
