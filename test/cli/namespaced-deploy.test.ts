@@ -22,10 +22,11 @@ after(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function kubeforge(cwd: string, ...args: string[]): Promise<void> {
+async function kubeforge(cwd: string, ...args: string[]): Promise<string> {
   let err = '';
   const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: () => {}, err: (t) => void (err += t) });
   assert.equal(code, 0, `kubeforge ${args.join(' ')}:\n${err}`);
+  return err;
 }
 
 function kubectl(cwd: string, ...args: string[]): string {
@@ -80,5 +81,11 @@ describe('a namespaced project deploys', () => {
     for (const line of ['role.rbac.authorization.k8s.io/fleet-manager-role', 'rolebinding.rbac.authorization.k8s.io/fleet-manager-rolebinding', 'deployment.apps/fleet-controller-manager', 'customresourcedefinition.apiextensions.k8s.io/frigates.ship.example.com']) {
       assert.match(out, new RegExp(`^${line.replace(/\./g, '\\.')} serverside-applied \\(server dry run\\)$`, 'm'));
     }
+  });
+
+  it('create webhook warns that admission webhooks stay cluster-wide', async () => {
+    const dir = join(root, 'fleet');
+    const err = await kubeforge(dir, 'create', 'webhook', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--defaulting', '--make=false');
+    assert.match(err, /warning: this project's manager is namespace-scoped \(PROJECT: namespaced: true\), but admission webhooks are cluster-wide: .*namespaceSelector/);
   });
 });
