@@ -18,10 +18,10 @@ import { DiagnosticError, error, type Diagnostic } from '../diagnostics/index.js
 import { managerNamespace, PROJECT_FILE, serializeProject, type ProjectConfig } from '../project/index.js';
 import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, type Host, merge3, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
-import { readProject } from './api.js';
+import { readProject, renderRoleFiles } from './api.js';
 import type { ScaffoldEnvironment } from './environment.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles, resolvePlugins, withPlugin } from './grafana.js';
-import { BOILERPLATE_FILE, checkLicenseAndOwner, ownerOfBoilerplate, renderLicenseHeader } from './init.js';
+import { BOILERPLATE_FILE, checkLicenseAndOwner, initFilePaths, ownerOfBoilerplate, planInit, renderLicenseHeader } from './init.js';
 import { defaultManifestsStep, lockRoot, type ManifestsStep, type PlannedManifests, planScaffoldManifests, reportScaffoldManifests, type ScaffoldManifests, warnReplaced } from './transaction.js';
 
 export interface EditOptions {
@@ -136,8 +136,6 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
  * the user deleted stays deleted. Returns the files `force` replaced and notes for the user.
  */
 async function planScopeSwitch(tree: Tree, config: ProjectConfig, namespaced: boolean, env: ScaffoldEnvironment & { host: Host }, force: boolean): Promise<{ replaced: string[]; notes: string[] }> {
-  const { initFilePaths, planInit } = await import('./init.js');
-  const { renderRoleFiles } = await import('./api.js');
   const boilerplate = env.host.read(BOILERPLATE_FILE)?.toString('utf8');
   const render = async (scope: boolean): Promise<Map<string, Buffer | undefined>> => {
     const planned = await planInit(
