@@ -52,6 +52,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1071', 'grafana/custom-metrics/config.yaml is invalid (YAML, or an entry without a metric name or type).'),
   c('KF1072', '`edit`: no change asked for.'),
   c('KF1073', '`alpha generate`: the output folder is not empty, or is the project itself.'),
+  c('KF1080', '`edit --namespaced`: a file you changed collides with the scope switch (pass `--force` to replace it).'),
   c('KF1101', 'A planned file cannot be written (permissions, a file in the way); nothing was written.'),
   c('KF1102', 'Writing failed part way; what was written is rolled back.'),
   c('KF1103', 'A scaffolded file exists and differs (pass `--force` to overwrite it).'),

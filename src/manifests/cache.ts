@@ -61,6 +61,8 @@ export interface CacheKeyParts {
   generatorVersion: string;
   paths?: readonly string[];
   tsconfigPath?: string;
+  /** sha256 of the PROJECT file (its `namespaced` and `projectName` scope role.yaml), or undefined when there is none. */
+  project?: string;
 }
 
 export function sha256(data: string | Buffer): string {
@@ -285,6 +287,7 @@ function cacheKey(projectDir: string, tsconfigChain: readonly string[], parts: C
     generator: parts.generatorVersion,
     paths: parts.paths ? [...parts.paths].sort() : null,
     tsconfig: parts.tsconfigPath ?? null,
+    project: parts.project ?? null,
     clientNode: dependencyVersion(projectDir, '@kubernetes/client-node'),
   }));
   for (const f of [...tsconfigChain, join(projectDir, 'package.json')]) {

@@ -107,13 +107,31 @@ function runSettings(options: ManifestsOptions, host: Host, tree?: Tree) {
   }
   const generatorVersion = resolveGeneratorVersion(options.generatorVersion);
   const paths = options.paths?.map((p) => (isAbsolute(p) ? p : resolve(projectDir, p)));
+  // PROJECT (as a scaffold's tree has it) scopes role.yaml: hashed into the cache key here, read
+  // only once the fast path misses (managerNamespaceOf), so the fast path never loads YAML.
+  const projectText = (tree ?? host).read(PROJECT_FILE);
   const keyParts: CacheKeyParts = {
     kubeforgeVersion: packageVersion(),
     generatorVersion,
     paths,
     tsconfigPath: options.tsconfigPath ? tsconfigPath : undefined,
+    project: projectText && sha256(projectText),
   };
-  return { projectDir, tsconfigPath, generatorVersion, paths, keyParts };
+  return { projectDir, tsconfigPath, generatorVersion, paths, keyParts, projectText };
+}
+
+const PROJECT_FILE = 'PROJECT';
+
+/**
+ * The manager's namespace when PROJECT says the project is namespace-scoped (`namespaced: true`),
+ * else undefined (no PROJECT: a cluster-scoped manager). A PROJECT that does not parse is its
+ * located error (KF1010 / KF1011).
+ */
+async function managerNamespaceOf(projectText: Buffer | undefined, projectDir: string): Promise<string | undefined> {
+  if (projectText === undefined) return undefined;
+  const { managerNamespace, parseProject } = await import('../project/config.js');
+  const config = parseProject(projectText.toString('utf8'), join(projectDir, PROJECT_FILE));
+  return config.namespaced ? managerNamespace(config) : undefined;
 }
 
 /** The pipeline's plan, nothing written yet: see {@link planManifestsRun}. */
@@ -148,7 +166,7 @@ export interface ManifestsPlan {
 export async function planManifestsRun(options: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer, given?: Tree): Promise<ManifestsPlan> {
   const host = given?.host ?? options.host ?? new DiskHost(resolve(options.projectDir));
   const tree = given ?? new Tree(host);
-  const { projectDir, tsconfigPath, generatorVersion, paths, keyParts } = runSettings(options, host, given);
+  const { projectDir, tsconfigPath, generatorVersion, paths, keyParts, projectText } = runSettings(options, host, given);
 
   // The planned changes of the caller's tree, laid over the disk for the analysis.
   const overlay = given ? overlayOf(tree, projectDir) : undefined;
@@ -173,7 +191,8 @@ export async function planManifestsRun(options: ManifestsOptions, analyzer: Anal
   const reporter = options.reporter ?? new Reporter();
   const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion, ...(overlay && { overlay }) }, reporter);
   const { DEFAULT_GENERATORS, runGenerators } = await import('./generators.js');
-  const files = runGenerators(analysis, reporter, options.generators ?? DEFAULT_GENERATORS);
+  const managerNamespace = await managerNamespaceOf(projectText, projectDir);
+  const files = runGenerators({ ...analysis, managerNamespace }, reporter, options.generators ?? DEFAULT_GENERATORS);
   const diagnostics = reporter.diagnostics();
   if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
   const warnings = diagnostics.filter((d) => d.severity !== 'error');
@@ -235,7 +254,7 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
  */
 async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promise<DiskPlan> {
   const host = options.host ?? new DiskHost(resolve(options.projectDir));
-  const { projectDir, tsconfigPath, generatorVersion, paths, keyParts } = runSettings(options, host);
+  const { projectDir, tsconfigPath, generatorVersion, paths, keyParts, projectText } = runSettings(options, host);
 
   const useCache = host instanceof DiskHost && host.root === projectDir;
   // Hashed before the analysis reads them, so that an edit saved during the run is seen next
@@ -269,7 +288,8 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
     reporter,
   );
   const selection = analysis.byRoot ? inc?.selection : undefined;
-  let input: GeneratorInput = analysis;
+  const managerNamespace = await managerNamespaceOf(projectText, projectDir);
+  let input: GeneratorInput = { ...analysis, managerNamespace };
   let kept: Set<string> = new Set();
   if (selection && inc) {
     // A changed root now declaring a Kind that an unchanged root declares: the CRD needs both, so
@@ -289,7 +309,7 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
       webhookConfigurations.push(...e.webhookConfigurations);
       for (const w of e.warnings) reporter.report(w);
     }
-    input = { ...analysis, rbac: rbac.sort(byPosition), webhooks: webhooks.sort(byPosition), webhookConfigurations: webhookConfigurations.sort(byPosition) };
+    input = { ...analysis, managerNamespace, rbac: rbac.sort(byPosition), webhooks: webhooks.sort(byPosition), webhookConfigurations: webhookConfigurations.sort(byPosition) };
     kept = new Set(selection.keptCrds);
   }
 

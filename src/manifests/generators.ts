@@ -14,7 +14,13 @@ import { CRD_DIR, type OutputFile, RBAC_FILE, WEBHOOK_FILE, output } from './wri
 import { YamlWriter, toYamlDocuments } from './yaml.js';
 
 /** What every generator receives: the analysis' findings (a type-only view; no ts-morph). */
-export type GeneratorInput = Pick<Analysis, 'kinds' | 'rbac' | 'webhooks' | 'webhookConfigurations' | 'generatorVersion' | 'rel'>;
+export type GeneratorInput = Pick<Analysis, 'kinds' | 'rbac' | 'webhooks' | 'webhookConfigurations' | 'generatorVersion' | 'rel'> & {
+  /**
+   * Set for a namespace-scoped project (PROJECT `namespaced: true`): the manager's namespace, where
+   * `manager-role` is a Role instead of a ClusterRole (see generateRbac).
+   */
+  managerNamespace?: string;
+};
 
 export interface Generator {
   /** Short name (`crd`, `rbac`, `webhook`). */
@@ -115,7 +121,7 @@ export const crdGenerator: Generator = {
 
 export const rbacGenerator: Generator = {
   name: 'rbac',
-  generate: (input, reporter) => [output(RBAC_FILE, toYamlDocuments(generateRbac(input.rbac, reporter).objects))],
+  generate: (input, reporter) => [output(RBAC_FILE, toYamlDocuments(generateRbac(input.rbac, reporter, { managerNamespace: input.managerNamespace }).objects))],
 };
 
 export const webhookGenerator: Generator = {

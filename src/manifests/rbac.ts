@@ -13,6 +13,14 @@
  * Unlike controller-gen, the ClusterRole `manager-role` is written even when no marker asks for
  * a cluster-scoped rule, so that `config/rbac/kustomization.yaml` can always reference it.
  *
+ * In a namespace-scoped project (PROJECT `namespaced: true`, `managerNamespace` given) the
+ * manager's role is a Role in its namespace instead, bound by config/rbac's RoleBinding: markers
+ * without `namespace` and without a `roleName` of their own add to it (what controller-gen makes of
+ * Kubebuilder's namespaced scaffold, whose markers name `namespace=<project>-system`), so switching
+ * the scope needs no marker edit. A marker naming its own `roleName` keeps controller-gen's rule
+ * (no namespace: a ClusterRole), and non-resource URLs, which only a ClusterRole can grant, are
+ * an error there unless they name a `roleName` of their own.
+ *
  * Inputs that the API server would reject (a Role with non-resource URLs, a rule mixing URLs and
  * resources, a resource rule without groups) are reported as located errors here instead.
  */
@@ -129,8 +137,13 @@ function normalizeRules(input: readonly Rule[]): PolicyRule[] {
 }
 
 /** Builds the ClusterRole and Roles from every `@Rbac` marker use; problems go to the reporter (KF4101). */
-export function generateRbac(uses: readonly MarkerUse<'Rbac'>[], reporter: Reporter = new Reporter(), options: { roleName?: string } = {}): { objects: RoleObject[] } {
+export function generateRbac(
+  uses: readonly MarkerUse<'Rbac'>[],
+  reporter: Reporter = new Reporter(),
+  options: { roleName?: string; /** A namespace-scoped project's manager namespace: the default role is a Role there. */ managerNamespace?: string } = {},
+): { objects: RoleObject[] } {
   const defaultRoleName = options.roleName ?? DEFAULT_ROLE_NAME;
+  const managerNamespace = options.managerNamespace ?? '';
   const byScope = new Map<string, { namespace: string; roleName: string; rules: Rule[] }>();
   const scope = (namespace: string, roleName: string) => {
     const key = JSON.stringify([namespace, roleName]);
@@ -138,7 +151,7 @@ export function generateRbac(uses: readonly MarkerUse<'Rbac'>[], reporter: Repor
     if (!entry) byScope.set(key, (entry = { namespace, roleName, rules: [] }));
     return entry;
   };
-  scope('', defaultRoleName);
+  scope(managerNamespace, defaultRoleName);
 
   for (const use of [...uses].sort(bySource)) {
     const a = use.args;
@@ -149,8 +162,10 @@ export function generateRbac(uses: readonly MarkerUse<'Rbac'>[], reporter: Repor
     const resourceNames = a.resourceNames ?? [];
     const verbs = a.verbs;
     const urls = a.urls ?? [];
-    const namespace = a.namespace ?? '';
     const roleName = a.roleName || defaultRoleName;
+    // Namespace-scoped project: the manager's own rules go to its Role.
+    const toManagerRole = managerNamespace !== '' && !a.namespace && roleName === defaultRoleName;
+    const namespace = toManagerRole ? managerNamespace : (a.namespace ?? '');
     const where = `@Rbac on ${use.target}`;
     if (verbs.length === 0) fail(`${where} has an empty 'verbs' list`, "list the verbs the rule grants, e.g. verbs: ['get', 'list', 'watch']");
     if (verbs.some((v) => v === '')) fail(`${where} has an empty verb`, 'remove the empty string from verbs');
@@ -168,7 +183,12 @@ export function generateRbac(uses: readonly MarkerUse<'Rbac'>[], reporter: Repor
       fail(`${where}: roleName '${roleName}' is not a valid role name`, 'use lower-case letters, digits, "-" and "." (RFC 1123 subdomain)');
     }
     if (urls.length > 0) {
-      if (namespace) {
+      if (toManagerRole) {
+        fail(
+          `${where} grants non-resource URLs, but this project is namespace-scoped (PROJECT: namespaced: true): ${defaultRoleName} is a Role in '${managerNamespace}', and only a ClusterRole can grant URLs`,
+          `give this @Rbac a roleName of its own (a ClusterRole) and bind it to the manager's service account with a ClusterRoleBinding in config/rbac; or make the project cluster-scoped (kubeforge edit --namespaced=false)`,
+        );
+      } else if (namespace) {
         fail(`${where} grants non-resource URLs in namespace '${namespace}'`, 'non-resource URLs can only be granted by a ClusterRole: drop namespace, or move the URLs to another @Rbac');
       }
       if (groups.length || resources.length || resourceNames.length) {
@@ -194,8 +214,8 @@ export function generateRbac(uses: readonly MarkerUse<'Rbac'>[], reporter: Repor
   const objects: RoleObject[] = [];
   for (const e of entries) {
     const rules = normalizeRules(e.rules);
-    const isDefaultClusterRole = e.namespace === '' && e.roleName === defaultRoleName;
-    if (rules.length === 0 && !isDefaultClusterRole) continue;
+    const isManagerRole = e.namespace === managerNamespace && e.roleName === defaultRoleName;
+    if (rules.length === 0 && !isManagerRole) continue;
     objects.push(
       e.namespace === ''
         ? { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: e.roleName }, rules }

@@ -151,3 +151,60 @@ export function unifiedDiff(before: string, after: string, labels: { from: strin
   }
   return `${out.join('\n')}\n`;
 }
+
+/** One change of a line diff: lines [start, end) of the old text replaced by `lines`. */
+interface Hunk {
+  start: number;
+  end: number;
+  lines: string[];
+}
+
+function hunksOf(ops: readonly DiffOp[]): Hunk[] {
+  const out: Hunk[] = [];
+  let at = 0;
+  let current: Hunk | undefined;
+  for (const o of ops) {
+    if (o.op === ' ') {
+      if (current) out.push(current);
+      current = undefined;
+      at++;
+      continue;
+    }
+    current ??= { start: at, end: at, lines: [] };
+    if (o.op === '-') {
+      at++;
+      current.end = at;
+    } else current.lines.push(o.line);
+  }
+  if (current) out.push(current);
+  return out;
+}
+
+/**
+ * A three-way merge of lines (diff3): the changes from `base` to `theirs` applied to `mine`, which
+ * has changes of its own from `base`. A conflict is a change of each side touching the same or
+ * adjacent lines of `base` (the same change on both sides is none); it gives the 1-based line of
+ * `mine` where its colliding change starts. Used to switch a scaffolded file to another template
+ * while keeping the user's edits elsewhere.
+ */
+export function merge3(base: string, mine: string, theirs: string): { merged: string } | { conflictLine: number } {
+  const baseLines = splitLines(base);
+  const ours = hunksOf(diffLines(base, mine));
+  const others = hunksOf(diffLines(base, theirs));
+  const same = (a: Hunk, b: Hunk) => a.start === b.start && a.end === b.end && a.lines.length === b.lines.length && a.lines.every((l, i) => l === b.lines[i]);
+  const apply: Hunk[] = [...ours];
+  for (const t of others) {
+    const touching = ours.filter((m) => m.start <= t.end && t.start <= m.end);
+    if (touching.length === 0) apply.push(t);
+    else if (!(touching.length === 1 && same(touching[0], t))) {
+      // Where the first colliding change of ours sits in `mine`: its base position moved by our earlier hunks.
+      const first = touching[0];
+      const shift = ours.filter((m) => m.end <= first.start && m !== first).reduce((n, m) => n + m.lines.length - (m.end - m.start), 0);
+      return { conflictLine: first.start + shift + 1 };
+    }
+  }
+  apply.sort((a, b) => b.start - a.start || b.end - a.end);
+  const out = [...baseLines];
+  for (const h of apply) out.splice(h.start, h.end - h.start, ...h.lines);
+  return { merged: out.length ? `${out.join('\n')}\n` : '' };
+}

@@ -424,6 +424,22 @@ export function roleFiles(names: ApiNames): string[] {
   return ['admin', 'editor', 'viewer'].map((r) => `${names.rbacFilePrefix}_${r}_role.yaml`);
 }
 
+/** The role templates of a Kind: admin, editor, viewer (the order of {@link roleFiles}). */
+const ROLE_TEMPLATES = ['admin', 'editor', 'viewer'].map((r) => `api/config/rbac/${r}_role.yaml.hbs`);
+
+/**
+ * A Kind's admin / editor / viewer role files (path under config/rbac/ -> text) as `create api`
+ * writes them for a manager of the given scope: ClusterRoles, or Roles when namespace-scoped.
+ */
+export async function renderRoleFiles(config: ProjectConfig, r: ProjectResource, namespacedManager: boolean, renderer: TemplateRenderer): Promise<Map<string, string>> {
+  const names = apiNames(config, { group: r.group, version: r.version, kind: r.kind, plural: r.plural, namespaced: r.api?.namespaced ?? true });
+  const data = { ...names, projectName: config.projectName, namespacedManager };
+  const out = new Map<string, string>();
+  const files = roleFiles(names);
+  for (let i = 0; i < files.length; i++) out.set(`config/rbac/${files[i]}`, await renderer.render(ROLE_TEMPLATES[i], data));
+  return out;
+}
+
 /** The entries of a Kind's roles in config/rbac/kustomization.yaml. */
 export function roleInsertions(names: ApiNames, files = roleFiles(names)): Insertion[] {
   return files.map((f) => ({ marker: '+kubebuilder:scaffold:rbac-roles', fragment: `- ${f}` }));
@@ -454,6 +470,7 @@ export async function planCreateApi(
     ...names,
     licenseHeader,
     projectName: config.projectName,
+    namespacedManager: config.namespaced === true,
     resourceMarker,
     typesImport: importSpecifier(controllerDir, names.typesFile),
     testNamespace: names.namespaced ? 'default' : '',
@@ -479,6 +496,11 @@ export async function planCreateApi(
     return { kindRef: kind.ref, kindImport: kind.specifier, varName: scope.claim(camel, `${camel}Object`, `${camel}Obj`) };
   };
 
+  if (config.namespaced && !names.namespaced && valid.doController) {
+    warnings.push(
+      `${names.kind} is cluster-scoped, but this project's manager is namespace-scoped (PROJECT: namespaced: true): its Role cannot grant ${names.plural}.${names.qualifiedGroup}; give the controller's @Rbac markers a roleName of their own (a ClusterRole) and bind it with a ClusterRoleBinding in config/rbac`,
+    );
+  }
   const specs: FileSpec[] = [];
   if (valid.doResource) {
     const gvFile = `${names.apiDir}/groupversion.ts`;

@@ -92,6 +92,7 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
       projectName: config.projectName,
       packageName: config.repo,
       multigroup: config.multigroup,
+      namespaced: config.namespaced,
       license: boilerplate === undefined ? 'none' : 'apache2',
       owner: ownerOfBoilerplate(boilerplate),
       plugins,

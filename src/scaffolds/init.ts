@@ -31,6 +31,8 @@ export interface InitOptions {
   license?: string;
   packageName?: string;
   multigroup?: boolean;
+  /** A namespace-scoped manager (PROJECT `namespaced: true`): Role + RoleBinding, WATCH_NAMESPACE. */
+  namespaced?: boolean;
   skipInstall?: boolean;
   dryRun?: boolean;
   force?: boolean;
@@ -117,6 +119,11 @@ const INIT_FILES: ReadonlyArray<readonly [string, string]> = [
   ['config/webhook/kustomizeconfig.yaml', 'config/webhook/kustomizeconfig.yaml.hbs'],
   ['config/webhook/service.yaml', 'config/webhook/service.yaml.hbs'],
 ];
+
+/** The paths of the text files init scaffolds (its templates). */
+export function initFilePaths(): string[] {
+  return INIT_FILES.map(([path]) => path);
+}
 
 export const BOILERPLATE_FILE = 'hack/boilerplate.ts.txt';
 const MAIN_FILE = 'src/main.ts';
@@ -251,10 +258,11 @@ export async function planInit(
     kubeforgeDependency: source.dependency,
     hasTarball: source.tarball !== undefined,
     multigroup: options.multigroup ?? false,
+    namespaced: options.namespaced ?? false,
     versions: GENERATED_VERSIONS,
   };
 
-  const config = newProjectConfig({ domain: valid.domain, projectName: valid.projectName, repo: valid.packageName, multigroup: options.multigroup });
+  const config = newProjectConfig({ domain: valid.domain, projectName: valid.projectName, repo: valid.packageName, multigroup: options.multigroup, namespaced: options.namespaced });
   config.resources = existing?.resources ?? [];
   if (existing?.extra) config.extra = existing.extra;
   const plugins = resolvePlugins(options.plugins, KUBEFORGE_LAYOUT);

@@ -356,6 +356,12 @@ export async function planCreateWebhook(
   const { names, entry } = valid;
   const warnings: string[] = [];
   const problems: Diagnostic[] = [];
+  if (config.namespaced && (options.defaulting || options.programmaticValidation)) {
+    // As Kubebuilder warns: admission webhooks are cluster-wide, the manager's cache is not.
+    warnings.push(
+      `this project's manager is namespace-scoped (PROJECT: namespaced: true), but admission webhooks are cluster-wide: the API server calls them for ${names.kind} objects of every namespace; give them a namespaceSelector (a patch in config/webhook) to match WATCH_NAMESPACE`,
+    );
+  }
 
   const kubeforgeDir = env.kubeforgeDir ?? packageRoot();
   const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));

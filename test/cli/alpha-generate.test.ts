@@ -69,4 +69,23 @@ describe('kubeforge alpha generate', () => {
     assert.equal(code, 1);
     assert.match(err, /KF1073/);
   });
+
+  it('re-scaffolds a namespaced project (init --namespaced) identically', async () => {
+    const original = join(root, 'scoped');
+    mkdirSync(original);
+    await kubeforge(original, 'init', '--domain', 'example.com', '--namespaced', '--skip-install', '--kubeforge-source', 'link');
+    await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob', NO_MAKE);
+    const fleet = await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false', NO_MAKE);
+    assert.match(fleet.err, /warning: Fleet is cluster-scoped, but this project's manager is namespace-scoped \(PROJECT: namespaced: true\): its Role cannot grant fleets\.batch\.example\.com/);
+    const regenerated = join(root, 'scoped-new');
+    await kubeforge(original, 'alpha', 'generate', '--output-dir', regenerated, '--skip-install', '--kubeforge-source', 'link');
+    const a = snapshot(original);
+    const b = snapshot(regenerated);
+    assert.deepEqual(Object.keys(b), Object.keys(a), 'the same files');
+    const differ = Object.keys(a).filter((p) => a[p] !== b[p]);
+    assert.deepEqual(differ, [], `the same bytes; first difference:\n${differ.map((p) => `${p}:\n${a[p]}\n---\n${b[p]}`)[0] ?? ''}`);
+    assert.match(b.PROJECT, /^namespaced: true$/m);
+    assert.match(b['config/rbac/role_binding.yaml'], /^kind: RoleBinding$/m);
+    assert.match(b['config/rbac/cronjob_viewer_role.yaml'], /^kind: Role$/m);
+  });
 });

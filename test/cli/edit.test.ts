@@ -160,4 +160,85 @@ describe('kubeforge edit', () => {
     assert.equal((await kubeforge(dir, 'edit', '--plugins', 'grafana')).code, 0);
     assert.deepEqual(projectFile(dir).plugins, { 'grafana.kubebuilder.io/v1-alpha': {}, 'helm.kubebuilder.io/v2-alpha': { output: 'dist' } });
   });
+
+  it('--namespaced=false and --namespaced switch the scope both ways: the files of a project made in that scope, byte for byte; again changes nothing', async () => {
+    const scoped = await project('scoped', '--project-name', 'fleet', '--namespaced');
+    const cluster = await project('cluster', '--project-name', 'fleet');
+    for (const dir of [scoped, cluster]) {
+      const api = await kubeforge(dir, 'create', 'api', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate');
+      assert.equal(api.code, 0, api.err);
+    }
+    // What init --namespaced and create api made in a namespaced project.
+    assert.match(read(scoped, 'config/rbac/role.yaml'), /^kind: Role\nmetadata:\n {2}name: manager-role\n {2}namespace: fleet-system\nrules:\n- apiGroups:\n {2}- events\.k8s\.io\n/m);
+    assert.match(read(scoped, 'config/rbac/role.yaml'), /^ {2}- ship\.example\.com\n {2}resources:\n {2}- frigates\n/m);
+    assert.match(read(scoped, 'config/rbac/role_binding.yaml'), /^kind: RoleBinding$/m);
+    assert.match(read(scoped, 'config/rbac/frigate_editor_role.yaml'), /^kind: Role$/m);
+    assert.match(read(scoped, 'config/manager/manager.yaml'), /- name: WATCH_NAMESPACE\n {10}valueFrom:\n {12}fieldRef:\n {14}fieldPath: metadata\.namespace/);
+    assert.match(read(scoped, 'src/main.ts'), /cache: \{ defaultNamespaces: namespaces \}/);
+    assert.equal(projectFile(scoped).namespaced, true);
+    const namespacedFiles = files(scoped);
+
+    const off = await kubeforge(scoped, 'edit', '--namespaced=false');
+    assert.equal(off.code, 0, off.err);
+    for (const f of ['src/main.ts', 'config/manager/manager.yaml', 'config/rbac/role_binding.yaml', 'config/rbac/frigate_admin_role.yaml', 'PROJECT']) assert.match(off.out, new RegExp(`^UPDATE ${f} `, 'm'));
+    // role.yaml comes from the manifests step (in the same commit), printed once, after the edit's plan.
+    assert.equal(off.out.match(/config\/rbac\/role\.yaml/g)?.length, 1);
+    assert.match(off.err, /manager-role is a ClusterRole again/);
+    assert.deepEqual(files(scoped), files(cluster), 'the files of a cluster-scoped project');
+    const again = await kubeforge(scoped, 'edit', '--namespaced=false');
+    assert.equal(again.code, 0, again.err);
+    assert.deepEqual(files(scoped), files(cluster), 'idempotent');
+    // The manifests step recorded its cache with PROJECT as committed: the next run is a hit.
+    assert.match((await kubeforge(scoped, 'manifests')).out, /manifests are up to date/);
+
+    const on = await kubeforge(scoped, 'edit', '--namespaced');
+    assert.equal(on.code, 0, on.err);
+    assert.match(on.err, /no marker needs a change/);
+    assert.deepEqual(files(scoped), namespacedFiles, 'back to the namespaced files');
+  });
+
+  it('--namespaced keeps your own changes where they do not touch the switch; a collision is KF1080 with nothing written, --force replaces the file', async () => {
+    const dir = await project('edited', '--project-name', 'fleet');
+    const main = join(dir, 'src/main.ts');
+    writeFileSync(main, readFileSync(main, 'utf8').replace("setupLog.info('starting manager');", "setupLog.info('starting manager');\n  setupLog.info('my own line');"));
+    const manager = join(dir, 'config/manager/manager.yaml');
+    writeFileSync(manager, readFileSync(manager, 'utf8').replace('        name: manager\n', '        name: manager\n        env:\n        - name: LOG_LEVEL\n          value: debug\n'));
+    const before = snapshot(dir);
+    const dry = await kubeforge(dir, 'edit', '--namespaced', '--dry-run');
+    assert.equal(dry.code, 1);
+    const refused = await kubeforge(dir, 'edit', '--namespaced');
+    assert.equal(refused.code, 1);
+    assert.match(refused.err, /config\/manager\/manager\.yaml:47 +KF1080 +config\/manager\/manager\.yaml was changed where switching to a namespace-scoped manager changes it/);
+    assert.match(refused.err, /run again with --force/);
+    assert.doesNotMatch(refused.err, /src\/main\.ts +KF1080/, 'main.ts merges');
+    assert.deepEqual(snapshot(dir), before, 'nothing written');
+
+    const forced = await kubeforge(dir, 'edit', '--namespaced', '--force');
+    assert.equal(forced.code, 0, forced.err);
+    assert.match(forced.err, /--force replaced 1 existing file that differed: config\/manager\/manager\.yaml/);
+    assert.match(forced.err, /switched src\/main\.ts to a namespace-scoped manager, keeping your own changes in it/);
+    const text = read(dir, 'src/main.ts');
+    assert.match(text, /my own line/);
+    assert.match(text, /function watchNamespaces\(\)/);
+    assert.doesNotMatch(read(dir, 'config/manager/manager.yaml'), /LOG_LEVEL/);
+    assert.match(read(dir, 'config/manager/manager.yaml'), /WATCH_NAMESPACE/);
+    assert.equal(projectFile(dir).namespaced, true);
+  });
+
+  it('kubeforge manifests follows PROJECT: namespaced: true written by hand makes manager-role a Role (the no-change cache sees PROJECT)', async () => {
+    const dir = await project('by-hand', '--project-name', 'fleet');
+    assert.match((await kubeforge(dir, 'manifests')).out, /manifests are up to date/);
+    writeFileSync(join(dir, 'PROJECT'), read(dir, 'PROJECT').replace('projectName:', 'namespaced: true\nprojectName:'));
+    const r = await kubeforge(dir, 'manifests');
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /^UPDATE config\/rbac\/role\.yaml/m);
+    assert.match(read(dir, 'config/rbac/role.yaml'), /^kind: Role\nmetadata:\n {2}name: manager-role\n {2}namespace: fleet-system$/m);
+  });
 });
+
+const read = (dir: string, path: string) => readFileSync(join(dir, path), 'utf8');
+
+/** The project's files, without kubeforge's own state (.kubeforge: tarballs, the manifests cache). */
+function files(dir: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(snapshot(dir)).filter(([p]) => !p.startsWith('.kubeforge')));
+}

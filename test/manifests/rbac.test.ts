@@ -149,4 +149,30 @@ describe('RBAC generator', () => {
       assert.ok(d.hint, `diagnostic without a fix: ${d.message}`);
     }
   });
+
+  it("a namespace-scoped project: manager-role is a Role in the manager's namespace; own roleNames and namespaces keep controller-gen's rule; URLs are refused there", () => {
+    const ns = (uses: MarkerUse<'Rbac'>[]) => {
+      const reporter = new Reporter();
+      const { objects } = generate(uses, reporter, { managerNamespace: 'guestbook-system' });
+      return { objects, diagnostics: reporter.diagnostics() };
+    };
+    // No marker: the Role alone (config/rbac's RoleBinding always has something to bind), no empty ClusterRole.
+    assert.deepEqual(ns([]).objects, [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'manager-role', namespace: 'guestbook-system' }, rules: [] }]);
+    const { objects, diagnostics } = ns([
+      rbac({ groups: ['batch.example.com'], resources: ['cronjobs'], verbs: ['get', 'list'] }),
+      // Kubebuilder's namespaced scaffold names the namespace: the same Role.
+      rbac({ groups: ['batch.example.com'], resources: ['cronjobs'], verbs: ['watch'], namespace: 'guestbook-system' }),
+      rbac({ groups: [''], resources: ['nodes'], verbs: ['get'], roleName: 'node-reader' }),
+      rbac({ groups: [''], resources: ['secrets'], verbs: ['get'], namespace: 'vault' }),
+    ]);
+    assert.deepEqual(diagnostics, []);
+    assert.deepEqual(
+      objects.map((o) => `${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}: ${o.rules.map((r) => `${r.resources}=${r.verbs}`).join(' ')}`),
+      ['ClusterRole /node-reader: nodes=get', 'Role guestbook-system/manager-role: cronjobs=get,list,watch', 'Role vault/manager-role: secrets=get'],
+    );
+    const urls = ns([rbac({ urls: ['/metrics'], verbs: ['get'] }), rbac({ urls: ['/healthz'], verbs: ['get'], roleName: 'probe-reader' })]);
+    assert.deepEqual(urls.diagnostics.map((d) => [d.code, d.line]), [['KF4101', line - 1]]);
+    assert.match(urls.diagnostics[0].message, /namespace-scoped \(PROJECT: namespaced: true\): manager-role is a Role in 'guestbook-system', and only a ClusterRole can grant URLs/);
+    assert.match(urls.diagnostics[0].hint!, /roleName of its own/);
+  });
 });

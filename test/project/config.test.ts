@@ -98,7 +98,7 @@ describe('PROJECT file', () => {
     assert.throws(() => parseProject(text.replace('    - v2\n    - v3\n', '    - 2\n')), /webhooks\.spoke must be a list of versions/);
   });
 
-  it('keeps the top-level keys it does not use (cliVersion, namespaced, plugins and their configs) through read and write', () => {
+  it('keeps the top-level keys it does not use (cliVersion, plugins and their configs) through read and write; reads namespaced', () => {
     // The shapes Kubebuilder 4.x writes for a project with plugins.
     const kubebuilder = [
       'cliVersion: 4.9.0',
@@ -138,7 +138,8 @@ describe('PROJECT file', () => {
       '',
     ].join('\n');
     const config = parseProject(kubebuilder);
-    assert.deepEqual(Object.keys(config.extra ?? {}).sort(), ['cliVersion', 'namespaced', 'plugins']);
+    assert.deepEqual(Object.keys(config.extra ?? {}).sort(), ['cliVersion', 'plugins']);
+    assert.equal(config.namespaced, true, "Kubebuilder's project-level namespaced: true");
     const written = serializeProject(config);
     // Same data (strings stay strings: "11211", "1001"), and our own output is a fixed point.
     assert.deepEqual(parse(written), parse(kubebuilder));

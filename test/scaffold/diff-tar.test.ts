@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { countChanges, countLines, createTgz, diffLines, splitLines, unifiedDiff } from '../../src/scaffold/index.js';
+import { countChanges, countLines, createTgz, diffLines, merge3, splitLines, unifiedDiff } from '../../src/scaffold/index.js';
 
 /** The counts read off the LCS table's edit script (what the plan printed before countChanges had its own algorithm). */
 function tableCounts(before: string, after: string): { added: number; removed: number } {
@@ -95,5 +95,33 @@ describe('createTgz', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('merge3 (three-way merge of lines)', () => {
+  const lines = (...l: string[]) => `${l.join('\n')}\n`;
+  const base = lines('a', 'b', 'c', 'd', 'e', 'f', 'g');
+
+  it('applies the other side to a file with changes of its own elsewhere', () => {
+    const mine = lines('a', 'B', 'c', 'd', 'e', 'f', 'g', 'h');
+    const theirs = lines('a', 'b', 'c', 'd', 'x', 'y', 'f', 'g');
+    assert.deepEqual(merge3(base, mine, theirs), { merged: lines('a', 'B', 'c', 'd', 'x', 'y', 'f', 'g', 'h') });
+    // Insertions and deletions, and the reverse switch: back to the other side exactly.
+    const added = lines('a', 'b', 'c', 'new 1', 'new 2', 'd', 'e', 'f', 'g');
+    const edited = lines('A', 'b', 'c', 'd', 'e', 'f', 'G');
+    const switched = merge3(base, edited, added);
+    assert.deepEqual(switched, { merged: lines('A', 'b', 'c', 'new 1', 'new 2', 'd', 'e', 'f', 'G') });
+    assert.deepEqual(merge3(added, 'merged' in switched ? switched.merged : '', base), { merged: edited });
+  });
+
+  it('no conflict for the same change on both sides; a conflict for changes that touch', () => {
+    const same = lines('a', 'b', 'c', 'D', 'e', 'f', 'g');
+    assert.deepEqual(merge3(base, same, same), { merged: same });
+    assert.deepEqual(merge3(base, lines('a', 'b', 'c', 'mine', 'e', 'f', 'g'), lines('a', 'b', 'c', 'theirs', 'e', 'f', 'g')), { conflictLine: 4 });
+    // Adjacent lines count as touching (as git merges them); the line is mine's, after my earlier changes.
+    assert.deepEqual(merge3(base, lines('new', 'a', 'b', 'C', 'd', 'e', 'f', 'g'), lines('a', 'b', 'c', 'D', 'e', 'f', 'g')), { conflictLine: 4 });
+    // Two insertions at the same place.
+    assert.deepEqual(merge3(base, lines('a', 'mine', 'b', 'c', 'd', 'e', 'f', 'g'), lines('a', 'theirs', 'b', 'c', 'd', 'e', 'f', 'g')), { conflictLine: 2 });
+    assert.deepEqual(merge3(base, base, ''), { merged: '' });
   });
 });

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -33,7 +33,7 @@ function linkModules(dir: string): void {
   symlinkSync(repo, join(modules, 'kubeforge'));
 }
 
-const CASES: { name: string; init?: string[]; apis: string[][]; then?: string[][]; files?: string[] }[] = [
+const CASES: { name: string; init?: string[]; apis: string[][]; then?: string[][]; files?: string[]; /** [file, what it must hold] */ contains?: [string, RegExp][] }[] = [
   { name: 'single group, namespaced and cluster-scoped', apis: [['--group', 'batch', '--version', 'v1', '--kind', 'CronJob'], ['--group', 'batch', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false', '--plural', 'fleetz']] },
   {
     name: 'multigroup, one Kind name in two groups, a second version',
@@ -63,6 +63,21 @@ const CASES: { name: string; init?: string[]; apis: string[][]; then?: string[][
     ],
   },
   {
+    name: 'a namespace-scoped manager (init --namespaced): main.ts restricts the cache to WATCH_NAMESPACE',
+    init: ['--namespaced'],
+    apis: [['--group', 'batch', '--version', 'v1', '--kind', 'CronJob']],
+  },
+  {
+    name: 'edit --namespaced on a project with a controller and a webhook wired in main.ts',
+    apis: [['--group', 'batch', '--version', 'v1', '--kind', 'CronJob']],
+    then: [
+      ['create', 'webhook', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob', '--defaulting', '--make=false'],
+      ['edit', '--namespaced', '--make=false'],
+    ],
+    // The switch merged into main.ts next to the controller and webhook wiring.
+    contains: [['src/main.ts', /cache: \{ defaultNamespaces: namespaces \}[^]*setupCronJobWebhookWithManager/]],
+  },
+  {
     name: 'controllers for built-in Kinds next to a CRD',
     apis: [
       ['--group', 'batch', '--version', 'v1', '--kind', 'CronJob'],
@@ -84,6 +99,7 @@ describe('create api output type-checks (tsc --noEmit, strict)', () => {
       for (const api of c.apis) await kubeforge(dir, ['create', 'api', ...(api.some((a) => a.startsWith('--make')) ? api : [...api, '--make=false'])]);
       for (const command of c.then ?? []) await kubeforge(dir, command);
       for (const file of c.files ?? []) assert.ok(existsSync(join(dir, file)), `${file} was written`);
+      for (const [file, pattern] of c.contains ?? []) assert.match(readFileSync(join(dir, file), 'utf8'), pattern, file);
       const r = spawnSync(join(repo, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json', '--noEmit'], { cwd: dir, encoding: 'utf8' });
       assert.equal(r.status, 0, `tsc found errors:\n${r.stdout}${r.stderr}`);
     });

@@ -49,6 +49,8 @@ const CASES: { name: string; cwd: string; options: InitOptions }[] = [
     cwd: '/work/anything',
     options: { domain: 'my-org.io', projectName: 'memcached-operator', packageName: '@acme/memcached-operator', license: 'none', multigroup: true, kubeforgeSource: 'registry' },
   },
+  // A namespace-scoped manager: Role + RoleBinding, WATCH_NAMESPACE, main.ts restricting the cache.
+  { name: 'namespaced', cwd: '/work/guestbook', options: { domain: 'example.com', owner: 'The Guestbook Authors', namespaced: true } },
 ];
 
 describe('kubeforge init (golden trees)', () => {
@@ -112,6 +114,9 @@ describe('kubeforge init (golden trees)', () => {
     const { withHeader, RBAC_FILE } = await import('../../src/manifests/writer.js');
     const { host } = await scaffold({ domain: 'example.com' }, '/w/guestbook');
     assert.equal(host.read(RBAC_FILE)!.toString('utf8'), withHeader(toYamlDocuments(generateRbac([]).objects)));
+    const namespaced = await scaffold({ domain: 'example.com', namespaced: true }, '/w/guestbook');
+    assert.equal(namespaced.host.read(RBAC_FILE)!.toString('utf8'), withHeader(toYamlDocuments(generateRbac([], undefined, { managerNamespace: 'guestbook-system' }).objects)));
+    assert.match(namespaced.host.read('PROJECT')!.toString('utf8'), /^namespaced: true$/m);
   });
 
   it('--force keeps the resources of an existing PROJECT file', async () => {

@@ -6,22 +6,29 @@ import { boolOption } from './create.js';
 export function registerEdit(program: Command, ctx: CliContext): void {
   const edit = program
     .command('edit')
-    .description("change a project after init: its layout, license header or plugins (PROJECT records them)")
+    .description("change a project after init: its layout, the manager's scope, license header or plugins (PROJECT records them)")
     .addOption(new Option('--license <license>', 'license header of the files scaffolded from now on (hack/boilerplate.ts.txt)').choices(['apache2', 'none']))
     .option('--owner <owner>', 'copyright owner in the license header')
     .option('--plugins <plugins...>', 'plugins to add (comma or space separated): grafana (grafana.kubebuilder.io/v1-alpha); run again to regenerate their files')
     .option('--dry-run', 'print the plan (CREATE/UPDATE/DELETE lines) and write nothing', false)
-    .option('--force', 'replace scaffolded files of a plugin that differ', false);
+    .option('--force', 'replace scaffolded files that differ: a plugin\'s, or (--namespaced) files whose changes collide with the scope switch', false);
   boolOption(edit, 'multigroup', 'lay new APIs out by group (src/api/<group>/<version>); --multigroup=false switches back');
+  boolOption(edit, 'namespaced', "make the manager namespace-scoped (only its own namespace; Role and RoleBinding); --namespaced=false makes it cluster-scoped again");
+  boolOption(edit, 'make', 'after --namespaced, run kubeforge manifests so config/rbac/role.yaml follows the scope (default true); --make=false skips it');
   edit
     .addHelpText(
       'after',
       `
 Existing APIs are not moved by --multigroup: the command says what to move, as Kubebuilder does.
+--namespaced switches src/main.ts, config/manager/manager.yaml, config/rbac (role_binding.yaml,
+each Kind's roles, role.yaml through kubeforge manifests), README.md and AGENTS.md, keeping your own
+changes in them; a file whose changes collide with the switch is an error unless --force.
 
 Examples:
   $ kubeforge edit --multigroup
   $ kubeforge edit --multigroup=false
+  $ kubeforge edit --namespaced               # watch and manage only the manager's own namespace
+  $ kubeforge edit --namespaced=false         # back to every namespace
   $ kubeforge edit --license apache2 --owner "Example Corp"
   $ kubeforge edit --plugins grafana          # grafana/ dashboards; again after editing grafana/custom-metrics/config.yaml`,
     )
@@ -30,6 +37,8 @@ Examples:
       await runEdit(
         {
           multigroup: opts.multigroup as boolean | undefined,
+          namespaced: opts.namespaced as boolean | undefined,
+          make: opts.make as boolean | undefined,
           license: opts.license as string | undefined,
           owner: opts.owner as string | undefined,
           plugins: opts.plugins as string[] | undefined,

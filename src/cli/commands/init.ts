@@ -12,6 +12,7 @@ export function registerInit(program: Command, ctx: CliContext): void {
     .addOption(new Option('--license <license>', 'license header of the generated files').choices(['apache2', 'none']).default('apache2'))
     .option('--package-name <name>', 'npm package name of the project (default: the project name)')
     .option('--multigroup', 'lay APIs out by group (src/api/<group>/<version>)', false)
+    .option('--namespaced', 'a namespace-scoped manager: it watches only its own namespace (WATCH_NAMESPACE), with a Role and RoleBinding instead of cluster-wide RBAC', false)
     .option('--plugins <plugins...>', 'plugins to add (comma or space separated): grafana (grafana.kubebuilder.io/v1-alpha dashboards)')
     .option('--skip-install', 'do not run npm install afterwards', false)
     .option('--dry-run', 'print the plan (CREATE/UPDATE lines) and write nothing', false)
@@ -29,6 +30,7 @@ Examples:
   $ kubeforge init --domain example.com
   $ kubeforge init --domain example.com --project-name guestbook --owner "Example Corp" --dry-run
   $ kubeforge init --domain my-org.io --license none --skip-install
+  $ kubeforge init --domain example.com --namespaced   # manages only the namespace it is deployed to
   $ kubeforge init --domain example.com --kubeforge-source ../kubeforge-0.1.0.tgz`,
     )
     .action(async (opts: Record<string, unknown>) => {
@@ -41,6 +43,7 @@ Examples:
           license: opts.license as string | undefined,
           packageName: opts.packageName as string | undefined,
           multigroup: Boolean(opts.multigroup),
+          namespaced: Boolean(opts.namespaced),
           skipInstall: Boolean(opts.skipInstall),
           dryRun: Boolean(opts.dryRun),
           force: Boolean(opts.force),
