@@ -42,6 +42,7 @@ import { packageRoot } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './init.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
 import { type ManifestsStep, scaffoldSteps } from './transaction.js';
+import { checkDeployImageFlags, type DeployImage, deployImageData, MANAGER_FILE, resolveCreateApiPlugins, setImageEnv, withDeployImageResource } from './deployimage.js';
 import { TsEditor } from './tsedit.js';
 
 export interface CreateApiOptions {
@@ -62,6 +63,16 @@ export interface CreateApiOptions {
   dryRun?: boolean;
   /** Run `kubeforge manifests` afterwards (default true; Kubebuilder's --make). */
   make?: boolean;
+  /** Plugins of create api: `deploy-image/v1-alpha` (deployimage.ts), which takes the flags below. */
+  plugins?: string[];
+  /** deploy-image: the Operand image (required with the plugin). */
+  image?: string;
+  /** deploy-image: the container's command, comma-separated. */
+  imageContainerCommand?: string;
+  /** deploy-image: the container's port (adds `spec.containerPort`). */
+  imageContainerPort?: string;
+  /** deploy-image: the user id the container runs as. */
+  runAsUser?: string;
 }
 
 export { defaultManifestsStep, type ManifestsStep } from './transaction.js';
@@ -189,7 +200,7 @@ function placeholderNames(placeholder: string): Record<string, string> {
  * Kind Resource, `V1Condition as K8sV1Condition`, `SubresourceStatus as SubresourceStatusMarker`
  * for Kind Subresource).
  */
-function typesFileNames(kind: string, withResource: boolean): { clientNodeImports: string; markerImports: string; ids: Record<string, string> } {
+function typesFileNames(kind: string, withResource: boolean, extraMarkers: readonly string[] = [], typeImports: readonly string[] = []): { clientNodeImports: string; markerImports: string; ids: Record<string, string> } {
   const scope = new Scope([kind, `${kind}Spec`, `${kind}Status`]);
   const ids: Record<string, string> = {};
   const imported = (name: string, alias: string) => {
@@ -197,7 +208,8 @@ function typesFileNames(kind: string, withResource: boolean): { clientNodeImport
     return ids[name] === name ? name : `${name} as ${ids[name]}`;
   };
   const clientNodeImports = ['V1Condition', 'V1ObjectMeta'].map((n) => imported(n, `K8s${n}`)).join(', ');
-  const markerImports = ['ListMapKey', 'ListType', ...(withResource ? ['Resource'] : []), 'Root', 'SubresourceStatus'].map((n) => imported(n, `${n}Marker`)).join(', ');
+  const markers = ['ListMapKey', 'ListType', ...(withResource ? ['Resource'] : []), 'Root', 'SubresourceStatus', ...extraMarkers].sort();
+  const markerImports = [...markers.map((n) => imported(n, `${n}Marker`)), ...typeImports.map((n) => `type ${imported(n, `${n}Type`)}`)].join(', ');
   return { clientNodeImports, markerImports, ids };
 }
 
@@ -236,6 +248,8 @@ interface ValidApi {
   doResource: boolean;
   doController: boolean;
   existing?: ProjectResource;
+  /** The deploy-image plugin's flags, when `--plugins deploy-image` asks for it. */
+  deployImage?: DeployImage;
 }
 
 /** Where each resource entry starts in the PROJECT text (1-based lines), for located messages. */
@@ -280,6 +294,10 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     (k) => refusedKind(k, options.plural === undefined ? pluralize(k) : undefined),
   );
   problems.push(...flagProblems);
+  const plugins = resolveCreateApiPlugins(options.plugins, config.layout[0] ?? '');
+  problems.push(...plugins.problems);
+  const deployImage = checkDeployImageFlags(options, plugins.deployImage, { resource: doResource, controller: doController, namespaced });
+  problems.push(...deployImage.problems);
   if (options.plural !== undefined) {
     const d = validateDns1123Label(options.plural, 'plural', '--plural', 'a lower-case DNS-1123 label such as "cronjobs"');
     if (d) problems.push(d);
@@ -370,7 +388,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     );
   }
   if (problems.length) throw new DiagnosticError(problems);
-  return { config, names, doResource, doController, existing };
+  return { config, names, doResource, doController, existing, deployImage: deployImage.value };
 }
 
 /** The PROJECT entry after this command: the existing one (if any) with what was scaffolded now. */
@@ -450,6 +468,9 @@ export async function planCreateApi(
   if (!names.namespaced) resourceArgs.push(`scope: 'Cluster'`);
   const controllerDir = posix.dirname(names.controllerFile);
   const resourceMarker = resourceArgs.length ? `{ ${resourceArgs.join(', ')} }` : '';
+  const { deployImage } = valid;
+  // deploy-image: spec.size (and spec.containerPort) need their validation markers and int32.
+  const deployImageMarkers = deployImage ? ['Default', 'Minimum', ...(deployImage.port !== undefined ? ['Maximum'] : [])] : [];
   const data = {
     ...names,
     licenseHeader,
@@ -457,8 +478,11 @@ export async function planCreateApi(
     resourceMarker,
     typesImport: importSpecifier(controllerDir, names.typesFile),
     testNamespace: names.namespaced ? 'default' : '',
-    ...typesFileNames(names.kind, resourceMarker !== ''),
+    ...typesFileNames(names.kind, resourceMarker !== '', deployImageMarkers, deployImage ? ['int32'] : []),
+    ...(deployImage ? deployImageData(deployImage, names) : {}),
   };
+  // The plugin's own bodies for the types, sample, controller and its test.
+  const template = (path: string) => (deployImage ? path.replace(/^api\/(?:config\/samples\/)?/, 'api/deploy-image/') : path);
   const controllerTestData = {
     typesImport: importSpecifier(posix.dirname(names.controllerTestFile), names.typesFile),
     controllerImport: importSpecifier(posix.dirname(names.controllerTestFile), names.controllerFile),
@@ -484,8 +508,8 @@ export async function planCreateApi(
     const gvFile = `${names.apiDir}/groupversion.ts`;
     if (!host.read(gvFile)) specs.push({ path: gvFile, policy: 'scaffolded', template: 'api/groupversion.ts.hbs' });
     specs.push(
-      { path: names.typesFile, policy: 'scaffolded', template: 'api/types.ts.hbs' },
-      { path: `config/samples/${names.sampleFile}`, policy: 'scaffolded', template: 'api/config/samples/sample.yaml.hbs' },
+      { path: names.typesFile, policy: 'scaffolded', template: template('api/types.ts.hbs') },
+      { path: `config/samples/${names.sampleFile}`, policy: 'scaffolded', template: template('api/config/samples/sample.yaml.hbs') },
       { path: `config/rbac/${names.rbacFilePrefix}_admin_role.yaml`, policy: 'scaffolded', template: 'api/config/rbac/admin_role.yaml.hbs' },
       { path: `config/rbac/${names.rbacFilePrefix}_editor_role.yaml`, policy: 'scaffolded', template: 'api/config/rbac/editor_role.yaml.hbs' },
       { path: `config/rbac/${names.rbacFilePrefix}_viewer_role.yaml`, policy: 'scaffolded', template: 'api/config/rbac/viewer_role.yaml.hbs' },
@@ -496,12 +520,12 @@ export async function planCreateApi(
   }
   if (valid.doController) {
     specs.push(
-      { path: names.controllerFile, policy: 'scaffolded', template: 'api/controller.ts.hbs', data: await kindNames('api/controller.ts.hbs', {}) },
+      { path: names.controllerFile, policy: 'scaffolded', template: template('api/controller.ts.hbs'), data: await kindNames(template('api/controller.ts.hbs'), {}) },
       {
         path: names.controllerTestFile,
         policy: 'scaffolded',
-        template: 'api/controller_test.ts.hbs',
-        data: { ...controllerTestData, ...(await kindNames('api/controller_test.ts.hbs', controllerTestData)) },
+        template: template('api/controller_test.ts.hbs'),
+        data: { ...controllerTestData, ...(await kindNames(template('api/controller_test.ts.hbs'), controllerTestData)) },
       },
     );
   }
@@ -548,6 +572,16 @@ export async function planCreateApi(
       if (storage.added) warnings.push(`${storage.storage!.file}: added @StorageVersion() to ${names.kind} ${storage.storage!.version}: a Kind with several versions stores one of them (move it to store another)`);
     }
   }
+  // deploy-image: the manager gets the image in <KIND>_IMAGE, which the controller reads.
+  if (deployImage) {
+    const text = tree.readText(MANAGER_FILE);
+    const env = `${names.kind.toUpperCase()}_IMAGE`;
+    const set = text === undefined ? undefined : setImageEnv(text, env, deployImage.image);
+    if (set === undefined) {
+      problems.push(error('KF1047', `${MANAGER_FILE} is missing: kubeforge sets ${env} in it`, { file: MANAGER_FILE, hint: 'restore it from `kubeforge init --dry-run` output in an empty folder' }));
+    } else if (set.problem) problems.push(set.problem);
+    else if (set.text !== text) tree.write(MANAGER_FILE, set.text!);
+  }
   if (problems.length) throw new DiagnosticError(problems);
 
   if (valid.doResource) {
@@ -564,7 +598,8 @@ export async function planCreateApi(
   const at = resources.findIndex((r) => sameGVK(r, names));
   if (at >= 0) resources[at] = resource;
   else resources.push(resource);
-  tree.write(PROJECT_FILE, serializeProject({ ...config, resources }));
+  const extra = deployImage ? withDeployImageResource(config, resource, deployImage.flags) : config.extra;
+  tree.write(PROJECT_FILE, serializeProject({ ...config, resources, extra }));
 
   return { tree, changes: tree.changes(), resource, warnings, replaced };
 }

@@ -70,6 +70,17 @@ const CASES: { name: string; init?: string[]; apis: string[][]; then?: string[][
       ['--group', 'core', '--version', 'v1', '--kind', 'Pod', '--resource=false'],
     ],
   },
+  {
+    name: 'deploy-image: every flag, only --image, and Kinds named like the controller\'s own names (multigroup)',
+    init: ['--multigroup'],
+    apis: [
+      ['--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--plugins', 'deploy-image/v1-alpha', '--image', 'memcached:1.6.26-alpine3.19', '--image-container-command', 'memcached,--memory-limit=64,-o,modern,-v', '--image-container-port', '11211', '--run-as-user', '1001', '--make=true'],
+      ['--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Busybox', '--plugins', 'deploy-image.go.kubebuilder.io/v1-alpha', '--image', 'busybox:1.36.1'],
+      ['--group', 'tools', '--version', 'v1', '--kind', 'Name', '--plugins', 'deploy-image', '--image', 'busybox', '--image-container-port', '80'],
+      ['--group', 'tools', '--version', 'v1', '--kind', 'V1Deployment', '--plugins', 'deploy-image', '--image', 'busybox'],
+      ['--group', 'tools', '--version', 'v1', '--kind', 'Default', '--plugins', 'deploy-image', '--image', 'busybox', '--image-container-port', '80'],
+    ],
+  },
 ];
 
 describe('create api output type-checks (tsc --noEmit, strict)', () => {
