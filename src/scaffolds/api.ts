@@ -297,7 +297,8 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
   const plugins = resolveCreateApiPlugins(options.plugins, config.layout[0] ?? '');
   problems.push(...plugins.problems);
   const deployImage = checkDeployImageFlags(options, plugins.deployImage, { resource: doResource, controller: doController, namespaced });
-  problems.push(...deployImage.problems);
+  // Its flags without the plugin: already said by a misspelled plugin's KF1070.
+  if (plugins.deployImage || plugins.problems.length === 0) problems.push(...deployImage.problems);
   if (options.plural !== undefined) {
     const d = validateDns1123Label(options.plural, 'plural', '--plural', 'a lower-case DNS-1123 label such as "cronjobs"');
     if (d) problems.push(d);
