@@ -81,6 +81,16 @@ const CASES: { name: string; init?: string[]; apis: string[][]; then?: string[][
       ['--group', 'tools', '--version', 'v1', '--kind', 'Default', '--plugins', 'deploy-image', '--image', 'busybox', '--image-container-port', '80'],
     ],
   },
+  {
+    // Every name the plugin's controller and test declare, import or use, as a Kind: each file
+    // imports the Kind under an alias or renames its own variable.
+    name: 'deploy-image: Kinds named like the names of its controller and test',
+    apis: [
+      'TerminalError', 'V1Deployment', 'ConditionInput', 'SetControllerReference', 'AddFinalizer', 'Found', 'Deployment', 'Size',
+      'Image', 'Labels', 'Latest', 'Changed', 'Tag', 'LabelValue', 'LabelsFor', 'ImageFromEnv', 'Minimum', 'Maximum', 'Int32',
+      'Container', 'Owner', 'Available', 'Key', 'Sample', 'EventsV1Event', 'Signal', 'Logger', 'Promise', 'Delete', 'Record',
+    ].map((kind) => ['--group', 'tools', '--version', 'v1', '--kind', kind, '--plugins', 'deploy-image', '--image', 'busybox', '--image-container-port', '80', '--image-container-command', 'sh,-c,sleep 1d', '--run-as-user', '1000']),
+  },
 ];
 
 describe('create api output type-checks (tsc --noEmit, strict)', () => {
