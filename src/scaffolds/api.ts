@@ -42,7 +42,7 @@ import { packageRoot } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './init.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
 import { type ManifestsStep, scaffoldSteps } from './transaction.js';
-import { checkDeployImageFlags, type DeployImage, deployImageData, MANAGER_FILE, resolveCreateApiPlugins, setImageEnv, withDeployImageResource } from './deployimage.js';
+import { checkDeployImageFlags, type DeployImage, deployImageData, imageEnvName, MANAGER_FILE, resolveCreateApiPlugins, setImageEnv, withDeployImageResource } from './deployimage.js';
 import { TsEditor } from './tsedit.js';
 
 export interface CreateApiOptions {
@@ -576,7 +576,7 @@ export async function planCreateApi(
   // deploy-image: the manager gets the image in <KIND>_IMAGE, which the controller reads.
   if (deployImage) {
     const text = tree.readText(MANAGER_FILE);
-    const env = `${names.kind.toUpperCase()}_IMAGE`;
+    const env = imageEnvName(names.kind);
     const set = text === undefined ? undefined : setImageEnv(text, env, deployImage.image);
     if (set === undefined) {
       problems.push(error('KF1047', `${MANAGER_FILE} is missing: kubeforge sets ${env} in it`, { file: MANAGER_FILE, hint: 'restore it from `kubeforge init --dry-run` output in an empty folder' }));

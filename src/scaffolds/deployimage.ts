@@ -151,13 +151,18 @@ function tsString(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
+/** The variable that holds a Kind's image in the manager: `MEMCACHED_IMAGE`, as Kubebuilder names it. */
+export function imageEnvName(kind: string): string {
+  return `${kind.toUpperCase()}_IMAGE`;
+}
+
 /** What the plugin's templates take about the image, besides the Kind's names. */
 export function deployImageData(d: DeployImage, names: { kind: string; qualifiedGroup: string }): Record<string, unknown> {
   const lower = names.kind.toLowerCase();
   return {
     deployImage: true,
     image: d.image,
-    imageEnv: `${names.kind.toUpperCase()}_IMAGE`,
+    imageEnv: imageEnvName(names.kind),
     finalizer: `${names.qualifiedGroup}/finalizer`,
     containerName: lower,
     // An IANA service name: at most 15 characters (the Kind starts with a letter).

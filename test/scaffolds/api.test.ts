@@ -358,6 +358,17 @@ describe('kubeforge create api --plugins deploy-image (manager.yaml and PROJECT)
   });
 });
 
+describe('kubeforge init --force in a project with Kinds of the deploy-image plugin', () => {
+  it('the fresh manager.yaml gets their image variables back, in the same order', async () => {
+    const host = await initialised();
+    await createApi(host, { group: 'cache', version: 'v1', kind: 'Memcached', plugins: ['deploy-image'], image: 'memcached:1.6' });
+    await createApi(host, { group: 'cache', version: 'v1', kind: 'Redis', plugins: ['deploy-image'], image: 'redis:7' });
+    const manager = host.read('config/manager/manager.yaml')!.toString();
+    await runInit({ domain: 'example.com', owner: 'The Guestbook Authors', kubeforgeSource: 'registry', skipInstall: true, force: true }, { cwd: CWD, host, ...quiet });
+    assert.equal(host.read('config/manager/manager.yaml')!.toString(), manager);
+  });
+});
+
 describe('kubeforge create api (Kinds named like a name of the scaffolded files)', () => {
   it('imports clashing names under aliases and renames the variables', async () => {
     const host = await initialised();
