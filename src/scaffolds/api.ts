@@ -452,7 +452,16 @@ export function roleInsertions(names: ApiNames, files = roleFiles(names)): Inser
 export async function planCreateApi(
   options: CreateApiOptions,
   env: CreateApiEnvironment,
-): Promise<{ tree: Tree; changes: Change[]; resource: ProjectResource; warnings: string[]; /** Files of the user's that --force replaces. */ replaced: string[] }> {
+): Promise<{
+  tree: Tree;
+  changes: Change[];
+  resource: ProjectResource;
+  warnings: string[];
+  /** Files of the user's that --force replaces. */
+  replaced: string[];
+  /** deploy-image: the variable the controller reads its image from, and the image. */
+  imageEnv?: { name: string; image: string };
+}> {
   const host = env.host ?? new DiskHost(env.cwd);
   const config = readProject(host, env.cwd);
   const valid = validateCreateApi(options, config, host.read(PROJECT_FILE)?.toString('utf8'));
@@ -602,7 +611,8 @@ export async function planCreateApi(
   const extra = deployImage ? withDeployImageResource(config, resource, deployImage.flags) : config.extra;
   tree.write(PROJECT_FILE, serializeProject({ ...config, resources, extra }));
 
-  return { tree, changes: tree.changes(), resource, warnings, replaced };
+  const imageEnv = deployImage ? { name: imageEnvName(names.kind), image: deployImage.image } : undefined;
+  return { tree, changes: tree.changes(), resource, warnings, replaced, imageEnv };
 }
 
 /** The file a resource entry's types live in. */
@@ -664,15 +674,18 @@ export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvi
     plan: () => planCreateApi(options, { ...env, host }),
     failure: ({ resource: { kind } }) => `generating the manifests (CRDs, RBAC role) with ${kind} failed (see above), so ${kind} was not scaffolded: nothing was written`,
     result: (p, manifests): CreateApiResult => ({ changes: p.changes, plan: formatPlan(p.changes, { color: env.color }), resource: p.resource, manifests }),
-    nextSteps: (p) => nextSteps(p.resource),
+    nextSteps: (p) => nextSteps(p.resource, p.imageEnv),
   });
   return runCommand(steps, env, { host, dryRun: options.dryRun, force: options.force });
 }
 
-function nextSteps(r: ProjectResource): string {
+function nextSteps(r: ProjectResource, imageEnv?: { name: string; image: string }): string {
   const lines = ['', 'Next:'];
   if (r.api) lines.push(`  edit ${r.path} (the ${r.kind} spec and status), then: npm run manifests`);
-  if (r.controller) lines.push(`  implement the reconcile of ${r.kind} in src/controller, then: make test`);
+  if (imageEnv) {
+    lines.push(`  check the reconcile of ${r.kind} in src/controller (it deploys $${imageEnv.name}, which config/manager/manager.yaml sets), then: make test`);
+    lines.push(`  export ${imageEnv.name}=${imageEnv.image}   # for make run`);
+  } else if (r.controller) lines.push(`  implement the reconcile of ${r.kind} in src/controller, then: make test`);
   lines.push('  make run        # the manager against the cluster of your current kubeconfig', '');
   return lines.join('\n');
 }
