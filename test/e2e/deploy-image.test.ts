@@ -3,15 +3,16 @@
  * against the tarball), then with the installed CLI `kubeforge create api --plugins
  * deploy-image/v1-alpha` for Memcached with every flag, `npm run build`, the project's own
  * `npm test` (the scaffolded controller test on a real API server: the Deployment of the image,
- * spec.size, conditions, the finalizer), and `kubectl kustomize config/default` (the manager
- * with MEMCACHED_IMAGE, the CRD, the roles).
+ * spec.size, conditions, the finalizer), `kubectl kustomize config/default` (the manager
+ * with MEMCACHED_IMAGE, the CRD, the roles), and the sample on a real API server.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
+import { TestEnvironment } from '../../src/testing/index.js';
 import { initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-e2e-deploy-image-'));
@@ -97,5 +98,29 @@ describe('e2e: create api --plugins deploy-image/v1-alpha -> build -> npm test -
     ok(sh('kubectl', ['kustomize', 'config/samples'], project), 'kubectl kustomize config/samples');
     const sample = parseAllDocuments(readFileSync(join(project, 'config/samples/example.com_v1alpha1_memcached.yaml'), 'utf8'))[0].toJS();
     assert.deepEqual(sample.spec, { size: 1, containerPort: 11211 });
+  });
+
+  it('the sample is accepted by a real API server with the generated CRD; a negative size or no containerPort is not', { timeout: 3 * MINUTES }, async () => {
+    const env = new TestEnvironment({ crdDirectoryPaths: [join(project, 'config/crd/bases')], errorIfCRDPathMissing: true });
+    const kc = await env.start();
+    try {
+      const kubeconfig = join(work, 'kubeconfig');
+      writeFileSync(kubeconfig, kc.exportConfig());
+      const out = ok(sh('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--dry-run=server', '-n', 'default', '-k', 'config/samples'], project), 'kubectl apply --dry-run=server -k config/samples');
+      assert.match(out, /memcached\.example\.com\.example\.com\/memcached-sample created \(server dry run\)/);
+      const sample = readFileSync(join(project, 'config/samples/example.com_v1alpha1_memcached.yaml'), 'utf8');
+      for (const [bad, field] of [
+        [sample.replace('size: 1', 'size: -1'), /spec\.size/],
+        [sample.replace(/^ {2}containerPort: 11211\n/m, ''), /spec\.containerPort/],
+      ] as const) {
+        const file = join(work, 'bad.yaml');
+        writeFileSync(file, bad);
+        const rejected = sh('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--dry-run=server', '-n', 'default', '-f', file], project);
+        assert.notEqual(rejected.status, 0, rejected.stdout);
+        assert.match(rejected.stderr, field);
+      }
+    } finally {
+      await env.stop();
+    }
   });
 });
