@@ -69,6 +69,15 @@ describe('kubeforge create api --plugins deploy-image (CLI)', () => {
     assert.doesNotMatch(plain, /command:|ports:|runAsUser/);
   });
 
+  it('init and edit refuse the plugin, naming the command that takes it', async () => {
+    const before = snapshot(dir);
+    const r = await kubeforge('edit', '--plugins', 'deploy-image.go.kubebuilder.io/v1-alpha');
+    assert.equal(r.code, 1);
+    assert.match(r.err, /KF1070 +plugin "deploy-image\.go\.kubebuilder\.io\/v1-alpha" is a plugin of create api/);
+    assert.match(r.err, /hint: run kubeforge create api --group <group> --version <version> --kind <Kind> --plugins deploy-image\.go\.kubebuilder\.io\/v1-alpha --image <image>/);
+    assert.deepEqual(snapshot(dir), before);
+  });
+
   it('create api --help lists the plugin and its flags', async () => {
     const r = await kubeforge('create', 'api', '--help');
     for (const flag of ['--plugins <plugins...>', '--image <image>', '--image-container-command <command>', '--image-container-port <port>', '--run-as-user <uid>']) assert.ok(r.out.includes(flag), `${flag} in:\n${r.out}`);
