@@ -142,7 +142,8 @@ function scalar(v: unknown): string {
   if (typeof v === 'string') {
     // Quote what YAML would read as something else (numbers, booleans, null, leading specials).
     // Plain also when YAML reads the text back as this very string (cliVersion: 4.9.0, (devel)).
-    const plain = /^[A-Za-z_/][\w./@-]*$/.test(v) || (/^[\w().\/-]+$/.test(v) && parse(v) === v);
+    // Plain also for an image or a command line (memcached:1.6, memcached,-o,modern) that reads back as itself.
+    const plain = /^[A-Za-z_/][\w./@-]*$/.test(v) || ((/^[\w().\/-]+$/.test(v) || /^[A-Za-z][\w./@:,=+-]*$/.test(v)) && parse(v) === v);
     return plain && !/^(true|false|yes|no|on|off|null|y|n|~)$/i.test(v) ? v : JSON.stringify(v);
   }
   if (v === null) return 'null';

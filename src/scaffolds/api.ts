@@ -42,6 +42,7 @@ import { packageRoot } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './init.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
 import { type ManifestsStep, scaffoldSteps } from './transaction.js';
+import { checkDeployImageFlags, type DeployImage, deployImageData, imageEnvName, MANAGER_FILE, resolveCreateApiPlugins, setImageEnv, withDeployImageResource } from './deployimage.js';
 import { TsEditor } from './tsedit.js';
 
 export interface CreateApiOptions {
@@ -62,6 +63,16 @@ export interface CreateApiOptions {
   dryRun?: boolean;
   /** Run `kubeforge manifests` afterwards (default true; Kubebuilder's --make). */
   make?: boolean;
+  /** Plugins of create api: `deploy-image/v1-alpha` (deployimage.ts), which takes the flags below. */
+  plugins?: string[];
+  /** deploy-image: the Operand image (required with the plugin). */
+  image?: string;
+  /** deploy-image: the container's command, comma-separated. */
+  imageContainerCommand?: string;
+  /** deploy-image: the container's port (adds `spec.containerPort`). */
+  imageContainerPort?: string;
+  /** deploy-image: the user id the container runs as. */
+  runAsUser?: string;
 }
 
 export { defaultManifestsStep, type ManifestsStep } from './transaction.js';
@@ -189,7 +200,7 @@ function placeholderNames(placeholder: string): Record<string, string> {
  * Kind Resource, `V1Condition as K8sV1Condition`, `SubresourceStatus as SubresourceStatusMarker`
  * for Kind Subresource).
  */
-function typesFileNames(kind: string, withResource: boolean): { clientNodeImports: string; markerImports: string; ids: Record<string, string> } {
+function typesFileNames(kind: string, withResource: boolean, extraMarkers: readonly string[] = [], typeImports: readonly string[] = []): { clientNodeImports: string; markerImports: string; ids: Record<string, string> } {
   const scope = new Scope([kind, `${kind}Spec`, `${kind}Status`]);
   const ids: Record<string, string> = {};
   const imported = (name: string, alias: string) => {
@@ -197,7 +208,8 @@ function typesFileNames(kind: string, withResource: boolean): { clientNodeImport
     return ids[name] === name ? name : `${name} as ${ids[name]}`;
   };
   const clientNodeImports = ['V1Condition', 'V1ObjectMeta'].map((n) => imported(n, `K8s${n}`)).join(', ');
-  const markerImports = ['ListMapKey', 'ListType', ...(withResource ? ['Resource'] : []), 'Root', 'SubresourceStatus'].map((n) => imported(n, `${n}Marker`)).join(', ');
+  const markers = ['ListMapKey', 'ListType', ...(withResource ? ['Resource'] : []), 'Root', 'SubresourceStatus', ...extraMarkers].sort();
+  const markerImports = [...markers.map((n) => imported(n, `${n}Marker`)), ...typeImports.map((n) => `type ${imported(n, `${n}Type`)}`)].join(', ');
   return { clientNodeImports, markerImports, ids };
 }
 
@@ -236,6 +248,8 @@ interface ValidApi {
   doResource: boolean;
   doController: boolean;
   existing?: ProjectResource;
+  /** The deploy-image plugin's flags, when `--plugins deploy-image` asks for it. */
+  deployImage?: DeployImage;
 }
 
 /** Where each resource entry starts in the PROJECT text (1-based lines), for located messages. */
@@ -280,6 +294,11 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     (k) => refusedKind(k, options.plural === undefined ? pluralize(k) : undefined),
   );
   problems.push(...flagProblems);
+  const plugins = resolveCreateApiPlugins(options.plugins, config.layout[0] ?? '');
+  problems.push(...plugins.problems);
+  const deployImage = checkDeployImageFlags(options, plugins.deployImage, { resource: doResource, controller: doController, namespaced });
+  // Its flags without the plugin: already said by a misspelled plugin's KF1070.
+  if (plugins.deployImage || plugins.problems.length === 0) problems.push(...deployImage.problems);
   if (options.plural !== undefined) {
     const d = validateDns1123Label(options.plural, 'plural', '--plural', 'a lower-case DNS-1123 label such as "cronjobs"');
     if (d) problems.push(d);
@@ -370,7 +389,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     );
   }
   if (problems.length) throw new DiagnosticError(problems);
-  return { config, names, doResource, doController, existing };
+  return { config, names, doResource, doController, existing, deployImage: deployImage.value };
 }
 
 /** The PROJECT entry after this command: the existing one (if any) with what was scaffolded now. */
@@ -449,7 +468,16 @@ export function roleInsertions(names: ApiNames, files = roleFiles(names)): Inser
 export async function planCreateApi(
   options: CreateApiOptions,
   env: CreateApiEnvironment,
-): Promise<{ tree: Tree; changes: Change[]; resource: ProjectResource; warnings: string[]; /** Files of the user's that --force replaces. */ replaced: string[] }> {
+): Promise<{
+  tree: Tree;
+  changes: Change[];
+  resource: ProjectResource;
+  warnings: string[];
+  /** Files of the user's that --force replaces. */
+  replaced: string[];
+  /** deploy-image: the variable the controller reads its image from, and the image. */
+  imageEnv?: { name: string; image: string };
+}> {
   const host = env.host ?? new DiskHost(env.cwd);
   const config = readProject(host, env.cwd);
   const valid = validateCreateApi(options, config, host.read(PROJECT_FILE)?.toString('utf8'));
@@ -466,6 +494,9 @@ export async function planCreateApi(
   if (!names.namespaced) resourceArgs.push(`scope: 'Cluster'`);
   const controllerDir = posix.dirname(names.controllerFile);
   const resourceMarker = resourceArgs.length ? `{ ${resourceArgs.join(', ')} }` : '';
+  const { deployImage } = valid;
+  // deploy-image: spec.size (and spec.containerPort) need their validation markers and int32.
+  const deployImageMarkers = deployImage ? ['Default', 'Minimum', ...(deployImage.port !== undefined ? ['Maximum'] : [])] : [];
   const data = {
     ...names,
     licenseHeader,
@@ -474,8 +505,11 @@ export async function planCreateApi(
     resourceMarker,
     typesImport: importSpecifier(controllerDir, names.typesFile),
     testNamespace: names.namespaced ? 'default' : '',
-    ...typesFileNames(names.kind, resourceMarker !== ''),
+    ...typesFileNames(names.kind, resourceMarker !== '', deployImageMarkers, deployImage ? ['int32'] : []),
+    ...(deployImage ? deployImageData(deployImage, names) : {}),
   };
+  // The plugin's own bodies for the types, sample, controller and its test.
+  const template = (path: string) => (deployImage ? path.replace(/^api\/(?:config\/samples\/)?/, 'api/deploy-image/') : path);
   const controllerTestData = {
     typesImport: importSpecifier(posix.dirname(names.controllerTestFile), names.typesFile),
     controllerImport: importSpecifier(posix.dirname(names.controllerTestFile), names.controllerFile),
@@ -506,8 +540,8 @@ export async function planCreateApi(
     const gvFile = `${names.apiDir}/groupversion.ts`;
     if (!host.read(gvFile)) specs.push({ path: gvFile, policy: 'scaffolded', template: 'api/groupversion.ts.hbs' });
     specs.push(
-      { path: names.typesFile, policy: 'scaffolded', template: 'api/types.ts.hbs' },
-      { path: `config/samples/${names.sampleFile}`, policy: 'scaffolded', template: 'api/config/samples/sample.yaml.hbs' },
+      { path: names.typesFile, policy: 'scaffolded', template: template('api/types.ts.hbs') },
+      { path: `config/samples/${names.sampleFile}`, policy: 'scaffolded', template: template('api/config/samples/sample.yaml.hbs') },
       { path: `config/rbac/${names.rbacFilePrefix}_admin_role.yaml`, policy: 'scaffolded', template: 'api/config/rbac/admin_role.yaml.hbs' },
       { path: `config/rbac/${names.rbacFilePrefix}_editor_role.yaml`, policy: 'scaffolded', template: 'api/config/rbac/editor_role.yaml.hbs' },
       { path: `config/rbac/${names.rbacFilePrefix}_viewer_role.yaml`, policy: 'scaffolded', template: 'api/config/rbac/viewer_role.yaml.hbs' },
@@ -518,12 +552,12 @@ export async function planCreateApi(
   }
   if (valid.doController) {
     specs.push(
-      { path: names.controllerFile, policy: 'scaffolded', template: 'api/controller.ts.hbs', data: await kindNames('api/controller.ts.hbs', {}) },
+      { path: names.controllerFile, policy: 'scaffolded', template: template('api/controller.ts.hbs'), data: await kindNames(template('api/controller.ts.hbs'), {}) },
       {
         path: names.controllerTestFile,
         policy: 'scaffolded',
-        template: 'api/controller_test.ts.hbs',
-        data: { ...controllerTestData, ...(await kindNames('api/controller_test.ts.hbs', controllerTestData)) },
+        template: template('api/controller_test.ts.hbs'),
+        data: { ...controllerTestData, ...(await kindNames(template('api/controller_test.ts.hbs'), controllerTestData)) },
       },
     );
   }
@@ -570,6 +604,16 @@ export async function planCreateApi(
       if (storage.added) warnings.push(`${storage.storage!.file}: added @StorageVersion() to ${names.kind} ${storage.storage!.version}: a Kind with several versions stores one of them (move it to store another)`);
     }
   }
+  // deploy-image: the manager gets the image in <KIND>_IMAGE, which the controller reads.
+  if (deployImage) {
+    const text = tree.readText(MANAGER_FILE);
+    const env = imageEnvName(names.kind);
+    const set = text === undefined ? undefined : setImageEnv(text, env, deployImage.image);
+    if (set === undefined) {
+      problems.push(error('KF1047', `${MANAGER_FILE} is missing: kubeforge sets ${env} in it`, { file: MANAGER_FILE, hint: 'restore it from `kubeforge init --dry-run` output in an empty folder' }));
+    } else if (set.problem) problems.push(set.problem);
+    else if (set.text !== text) tree.write(MANAGER_FILE, set.text!);
+  }
   if (problems.length) throw new DiagnosticError(problems);
 
   if (valid.doResource) {
@@ -586,9 +630,11 @@ export async function planCreateApi(
   const at = resources.findIndex((r) => sameGVK(r, names));
   if (at >= 0) resources[at] = resource;
   else resources.push(resource);
-  tree.write(PROJECT_FILE, serializeProject({ ...config, resources }));
+  const extra = deployImage ? withDeployImageResource(config, resource, deployImage.flags) : config.extra;
+  tree.write(PROJECT_FILE, serializeProject({ ...config, resources, extra }));
 
-  return { tree, changes: tree.changes(), resource, warnings, replaced };
+  const imageEnv = deployImage ? { name: imageEnvName(names.kind), image: deployImage.image } : undefined;
+  return { tree, changes: tree.changes(), resource, warnings, replaced, imageEnv };
 }
 
 /** The file a resource entry's types live in. */
@@ -650,15 +696,18 @@ export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvi
     plan: () => planCreateApi(options, { ...env, host }),
     failure: ({ resource: { kind } }) => `generating the manifests (CRDs, RBAC role) with ${kind} failed (see above), so ${kind} was not scaffolded: nothing was written`,
     result: (p, manifests): CreateApiResult => ({ changes: p.changes, plan: formatPlan(p.changes, { color: env.color }), resource: p.resource, manifests }),
-    nextSteps: (p) => nextSteps(p.resource),
+    nextSteps: (p) => nextSteps(p.resource, p.imageEnv),
   });
   return runCommand(steps, env, { host, dryRun: options.dryRun, force: options.force });
 }
 
-function nextSteps(r: ProjectResource): string {
+function nextSteps(r: ProjectResource, imageEnv?: { name: string; image: string }): string {
   const lines = ['', 'Next:'];
   if (r.api) lines.push(`  edit ${r.path} (the ${r.kind} spec and status), then: npm run manifests`);
-  if (r.controller) lines.push(`  implement the reconcile of ${r.kind} in src/controller, then: make test`);
+  if (imageEnv) {
+    lines.push(`  check the reconcile of ${r.kind} in src/controller (it deploys $${imageEnv.name}, which config/manager/manager.yaml sets), then: make test`);
+    lines.push(`  export ${imageEnv.name}=${imageEnv.image}   # for make run`);
+  } else if (r.controller) lines.push(`  implement the reconcile of ${r.kind} in src/controller, then: make test`);
   lines.push('  make run        # the manager against the cluster of your current kubeconfig', '');
   return lines.join('\n');
 }

@@ -1,7 +1,8 @@
 /**
  * `kubeforge alpha generate`: Kubebuilder's upgrade path. Re-scaffolds a project from its PROJECT
  * file into a new folder with the running kubeforge (init, then `create api` for every resource,
- * then `create webhook` for every resource with webhooks: the order Kubebuilder replays), copies
+ * then `create webhook` for every resource with webhooks: the order Kubebuilder replays; a Kind of
+ * the deploy-image plugin with the flags PROJECT recorded for it), copies
  * the user's own code over (API types, controllers, webhooks, conversions, tests, samples, the
  * custom-metrics config), keeps PROJECT's keys of other tools, and lists the scaffolded files
  * that differ from the old project, to merge by hand.
@@ -13,6 +14,7 @@ import { parseProject, PROJECT_FILE, type ProjectConfig, type ProjectResource, s
 import { DiskHost } from '../scaffold/index.js';
 import { readProject, runCreateApi } from './api.js';
 import type { ScaffoldEnvironment } from './environment.js';
+import { DEPLOY_IMAGE_PLUGIN, deployImageResources, flagsOf } from './deployimage.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, pluginsOf } from './grafana.js';
 import { BOILERPLATE_FILE, type InitEnvironment, npmInstall, ownerOfBoilerplate, runInit } from './init.js';
 import { runCreateWebhook } from './webhook.js';
@@ -52,11 +54,14 @@ function files(dir: string, under = ''): string[] {
   return out;
 }
 
-function createApiArgs(r: ProjectResource): Parameters<typeof runCreateApi>[0] | undefined {
+function createApiArgs(r: ProjectResource, config: ProjectConfig): Parameters<typeof runCreateApi>[0] | undefined {
   const resource = r.api !== undefined && !r.core && !r.external;
   const controller = r.controller === true;
   if (!resource && !controller) return undefined;
+  // A Kind the deploy-image plugin scaffolded: the same plugin, with the flags PROJECT recorded.
+  const deployImage = resource && controller ? deployImageResources(config).find((d) => d.group === r.group && d.version === r.version && d.kind === r.kind) : undefined;
   return {
+    ...(deployImage ? { plugins: [DEPLOY_IMAGE_PLUGIN], ...flagsOf(deployImage) } : {}),
     group: r.group === '' && r.core ? 'core' : r.group,
     version: r.version,
     kind: r.kind,
@@ -103,7 +108,7 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
   );
   // As Kubebuilder replays: every API first (a conversion webhook needs its spokes), then the webhooks.
   for (const r of config.resources) {
-    const args = createApiArgs(r);
+    const args = createApiArgs(r, config);
     if (args) await runCreateApi(args, quiet);
   }
   for (const r of config.resources) {

@@ -264,7 +264,9 @@ export function resolvePlugins(values: readonly string[] | undefined, layout: st
     if (v === layout || v === 'typescript' || v === 'typescript/v1') continue;
     const id = PLUGIN_ALIASES[v];
     if (id) out.add(id);
-    else problems.push(error('KF1070', `unknown plugin "${v}"`, { hint: `kubeforge offers: grafana (${GRAFANA_PLUGIN}); the layout plugin ${layout} is always on` }));
+    else if (/^deploy-image(\/v1-alpha|\.go\.kubebuilder\.io\/v1-alpha)?$/.test(v)) {
+      problems.push(error('KF1070', `plugin "${v}" is a plugin of create api: it scaffolds one Kind and its controller`, { hint: `run kubeforge create api --group <group> --version <version> --kind <Kind> --plugins ${v} --image <image>` }));
+    } else problems.push(error('KF1070', `unknown plugin "${v}"`, { hint: `kubeforge offers: grafana (${GRAFANA_PLUGIN}); the layout plugin ${layout} is always on; create api takes deploy-image/v1-alpha` }));
   }
   if (problems.length) throw new DiagnosticError(problems);
   return [...out].sort();

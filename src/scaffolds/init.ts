@@ -282,6 +282,7 @@ export async function planInit(
   // init --force in a project with Kinds: what create api added for them is added again.
   const warnings = await keepApisInConfig(tree, config);
   warnings.push(...(await keepControllersWired(tree, config, renderer)));
+  warnings.push(...(await keepImageVariables(tree, config)));
   // Managed: kubeforge tarballs other than the one depended on now are stale.
   for (const name of host.list(TARBALL_DIR)) {
     const path = `${TARBALL_DIR}/${name}`;
@@ -322,6 +323,25 @@ async function keepApisInConfig(tree: Tree, config: ProjectConfig): Promise<stri
   const updated = text === undefined ? undefined : uncommentCrd(text);
   if (updated === undefined) warnings.push(`${def}: no "#- ../crd" line to switch on; add "- ../crd" to its resources so that config/default installs the CRDs`);
   else tree.write(def, updated);
+  return warnings;
+}
+
+/**
+ * `init --force` in a project with Kinds of the deploy-image plugin: a fresh manager.yaml would
+ * drop their `<KIND>_IMAGE` variables, so they are set again from PROJECT's record of the plugin.
+ */
+async function keepImageVariables(tree: Tree, config: ProjectConfig): Promise<string[]> {
+  const { deployImageResources, imageEnvName, MANAGER_FILE, setImageEnv } = await import('./deployimage.js');
+  let text = tree.readText(MANAGER_FILE);
+  const warnings: string[] = [];
+  for (const r of deployImageResources(config)) {
+    const image = r.options?.image;
+    if (text === undefined || !image) continue;
+    const set = setImageEnv(text, imageEnvName(r.kind), String(image));
+    if (set.text !== undefined) text = set.text;
+    else warnings.push(set.problem!.message);
+  }
+  if (text !== undefined && text !== tree.readText(MANAGER_FILE)) tree.write(MANAGER_FILE, text);
   return warnings;
 }
 

@@ -1,7 +1,8 @@
 /**
  * `kubeforge alpha generate`: a project made by a sequence of commands and the one regenerated
  * from its PROJECT file are identical, file for file; the user's own code is carried over; the
- * keys of other tools in PROJECT are kept; a non-empty output folder is refused.
+ * keys of other tools in PROJECT are kept; the deploy-image plugin's Kinds are scaffolded again by
+ * it, from the flags PROJECT records; a non-empty output folder is refused.
  */
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -34,6 +35,9 @@ describe('kubeforge alpha generate', () => {
     await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v2', '--kind', 'CronJob', '--controller=false', NO_MAKE);
     await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false', '--plural', 'fleetz', NO_MAKE);
     await kubeforge(original, 'create', 'api', '--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--resource=false', NO_MAKE);
+    // Two Kinds of the deploy-image plugin: every flag, and only --image (PROJECT records the flags).
+    await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Memcached', '--plugins', 'deploy-image/v1-alpha', '--image', 'memcached:1.6.26-alpine3.19', '--image-container-command', 'memcached,--memory-limit=64,-o,modern,-v', '--image-container-port', '11211', '--run-as-user', '1001', NO_MAKE);
+    await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Busybox', '--plugins', 'deploy-image.go.kubebuilder.io/v1-alpha', '--image', 'busybox:1.36.1', NO_MAKE);
     await kubeforge(original, 'create', 'webhook', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob', '--defaulting', '--programmatic-validation', '--conversion', '--spoke', 'v2', NO_MAKE);
     await kubeforge(original, 'create', 'webhook', '--group', 'core', '--version', 'v1', '--kind', 'Pod', '--defaulting', '--validation-path', '/check-pods', '--programmatic-validation', NO_MAKE);
     // The user's own code, and a key of another tool in PROJECT.
@@ -43,7 +47,7 @@ describe('kubeforge alpha generate', () => {
 
     const regenerated = join(root, 'regenerated');
     const r = await kubeforge(original, 'alpha', 'generate', '--output-dir', regenerated, '--skip-install', '--kubeforge-source', 'link');
-    assert.match(r.out, /Re-scaffolded original into \.\.\/regenerated with 5 resources from PROJECT/);
+    assert.match(r.out, /Re-scaffolded original into \.\.\/regenerated with 7 resources from PROJECT/);
     const a = snapshot(original);
     const b = snapshot(regenerated);
     assert.deepEqual(Object.keys(b), Object.keys(a), 'the same files');
@@ -53,6 +57,9 @@ describe('kubeforge alpha generate', () => {
     assert.match(b['src/controller/cronjob_controller.ts'], /The user reconciles CronJobs here/);
     assert.match(b.PROJECT, /^cliVersion: 4\.9\.0$/m);
     assert.match(b.PROJECT, /^ {2}grafana\.kubebuilder\.io\/v1-alpha: \{\}$/m);
+    assert.match(b.PROJECT, /^ {2}deploy-image\.go\.kubebuilder\.io\/v1-alpha:\n {4}resources:\n {4}- domain: example\.com\n {6}group: batch\n {6}kind: Memcached\n {6}options:\n {8}containerCommand: memcached,--memory-limit=64,-o,modern,-v\n {8}containerPort: "11211"\n {8}image: memcached:1\.6\.26-alpine3\.19\n {8}runAsUser: "1001"\n/m);
+    assert.match(b['config/manager/manager.yaml'], /- name: BUSYBOX_IMAGE\n {10}value: busybox:1\.36\.1\n {8}- name: MEMCACHED_IMAGE\n/);
+    assert.match(b['src/controller/memcached_controller.ts'], /command: \['memcached', '--memory-limit=64', '-o', 'modern', '-v'\],/);
     assert.doesNotMatch(r.out, /Review/, 'nothing to merge by hand');
   });
 

@@ -85,6 +85,27 @@ const CASES: { name: string; init?: string[]; apis: string[][]; then?: string[][
       ['--group', 'core', '--version', 'v1', '--kind', 'Pod', '--resource=false'],
     ],
   },
+  {
+    name: 'deploy-image: every flag, only --image, and Kinds named like the controller\'s own names (multigroup)',
+    init: ['--multigroup'],
+    apis: [
+      ['--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--plugins', 'deploy-image/v1-alpha', '--image', 'memcached:1.6.26-alpine3.19', '--image-container-command', 'memcached,--memory-limit=64,-o,modern,-v', '--image-container-port', '11211', '--run-as-user', '1001', '--make=true'],
+      ['--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Busybox', '--plugins', 'deploy-image.go.kubebuilder.io/v1-alpha', '--image', 'busybox:1.36.1'],
+      ['--group', 'tools', '--version', 'v1', '--kind', 'Name', '--plugins', 'deploy-image', '--image', 'busybox', '--image-container-port', '80'],
+      ['--group', 'tools', '--version', 'v1', '--kind', 'V1Deployment', '--plugins', 'deploy-image', '--image', 'busybox'],
+      ['--group', 'tools', '--version', 'v1', '--kind', 'Default', '--plugins', 'deploy-image', '--image', 'busybox', '--image-container-port', '80'],
+    ],
+  },
+  {
+    // Every name the plugin's controller and test declare, import or use, as a Kind: each file
+    // imports the Kind under an alias or renames its own variable.
+    name: 'deploy-image: Kinds named like the names of its controller and test',
+    apis: [
+      'TerminalError', 'V1Deployment', 'ConditionInput', 'SetControllerReference', 'AddFinalizer', 'Found', 'Deployment', 'Size',
+      'Image', 'Labels', 'Latest', 'Changed', 'Tag', 'LabelValue', 'LabelsFor', 'ImageFromEnv', 'Minimum', 'Maximum', 'Int32',
+      'Container', 'Owner', 'Available', 'Key', 'Sample', 'EventsV1Event', 'Signal', 'Logger', 'Promise', 'Delete', 'Record',
+    ].map((kind) => ['--group', 'tools', '--version', 'v1', '--kind', kind, '--plugins', 'deploy-image', '--image', 'busybox', '--image-container-port', '80', '--image-container-command', 'sh,-c,sleep 1d', '--run-as-user', '1000']),
+  },
 ];
 
 describe('create api output type-checks (tsc --noEmit, strict)', () => {

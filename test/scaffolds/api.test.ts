@@ -70,6 +70,22 @@ const CASES: { name: string; init?: Partial<InitOptions>; runs: CreateApiOptions
       { group: 'core', version: 'v1', kind: 'Pod', resource: false },
     ],
   },
+  {
+    name: 'deploy-image',
+    runs: [
+      {
+        group: 'example.com',
+        version: 'v1alpha1',
+        kind: 'Memcached',
+        plugins: ['deploy-image/v1-alpha'],
+        image: 'memcached:1.6.26-alpine3.19',
+        imageContainerCommand: 'memcached,--memory-limit=64,-o,modern,-v',
+        imageContainerPort: '11211',
+        runAsUser: '1001',
+      },
+      { group: 'example.com', version: 'v1alpha1', kind: 'Busybox', plugins: ['deploy-image.go.kubebuilder.io/v1-alpha'], image: 'busybox:1.36.1' },
+    ],
+  },
 ];
 
 describe('kubeforge create api (golden files)', () => {
@@ -281,6 +297,75 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
     const { err } = await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' });
     assert.match(err, /warning: config\/default\/kustomization\.yaml: no "#- \.\.\/crd" line/);
     assert.equal(host.read('config/default/kustomization.yaml')!.toString(), 'resources:\n- ../rbac\n');
+  });
+});
+
+describe('kubeforge create api --plugins deploy-image (bad input: located message with a fix, nothing written)', () => {
+  const MEMCACHED = { group: 'cache', version: 'v1alpha1', kind: 'Memcached' };
+  const PLUGIN = { ...MEMCACHED, plugins: ['deploy-image/v1-alpha'] };
+  const bad: { name: string; options: CreateApiOptions; codes: string[]; message: RegExp; hint: RegExp }[] = [
+    { name: 'no --image', options: PLUGIN, codes: ['KF1085'], message: /--image is missing/, hint: /--image memcached:/ },
+    { name: 'an image with a space', options: { ...PLUGIN, image: 'memcached 1.6' }, codes: ['KF1085'], message: /not an image reference/, hint: /--image memcached:/ },
+    { name: 'port 0', options: { ...PLUGIN, image: 'memcached', imageContainerPort: '0' }, codes: ['KF1086'], message: /--image-container-port "0" is not a port: it must be an integer from 1 to 65535/, hint: /11211/ },
+    { name: 'port 65536', options: { ...PLUGIN, image: 'memcached', imageContainerPort: '65536' }, codes: ['KF1086'], message: /"65536" is not a port/, hint: /11211/ },
+    { name: 'port not a number', options: { ...PLUGIN, image: 'memcached', imageContainerPort: '11211a' }, codes: ['KF1086'], message: /"11211a" is not a port/, hint: /11211/ },
+    { name: 'run-as-user not an integer', options: { ...PLUGIN, image: 'memcached', runAsUser: 'memcache' }, codes: ['KF1086'], message: /--run-as-user "memcache" is not a user id/, hint: /--run-as-user 1001/ },
+    { name: 'run-as-user negative', options: { ...PLUGIN, image: 'memcached', runAsUser: '-1' }, codes: ['KF1086'], message: /"-1" is not a user id/, hint: /1001/ },
+    { name: 'run-as-user root', options: { ...PLUGIN, image: 'memcached', runAsUser: '0' }, codes: ['KF1086'], message: /is root/, hint: /1001/ },
+    { name: 'an empty command', options: { ...PLUGIN, image: 'memcached', imageContainerCommand: ' , ' }, codes: ['KF1086'], message: /--image-container-command is empty/, hint: /memcached,--memory-limit=64/ },
+    { name: 'unknown plugin', options: { ...MEMCACHED, plugins: ['deploy-imag/v1-alpha'], image: 'memcached' }, codes: ['KF1070'], message: /unknown plugin "deploy-imag\/v1-alpha" for create api/, hint: /deploy-image\/v1-alpha/ },
+    { name: 'a plugin of edit', options: { ...MEMCACHED, plugins: ['grafana'] }, codes: ['KF1070'], message: /"grafana" is not a plugin of create api/, hint: /kubeforge edit --plugins grafana/ },
+    { name: 'the flags without the plugin', options: { ...MEMCACHED, image: 'memcached', runAsUser: '1001' }, codes: ['KF1087'], message: /--image, --run-as-user belong to the deploy-image plugin/, hint: /--plugins deploy-image\/v1-alpha/ },
+    { name: '--controller=false with the plugin', options: { ...PLUGIN, image: 'memcached', controller: false }, codes: ['KF1088'], message: /--controller=false cannot go with it/, hint: /leave out --controller=false/ },
+    { name: '--namespaced=false with the plugin', options: { ...PLUGIN, image: 'memcached', namespaced: false }, codes: ['KF1088'], message: /--namespaced=false/, hint: /leave out/ },
+    { name: 'every problem at once', options: { ...PLUGIN, imageContainerPort: 'x', runAsUser: 'y' }, codes: ['KF1085', 'KF1086', 'KF1086'], message: /--image is missing/, hint: /--image/ },
+  ];
+  for (const b of bad) {
+    it(`${b.name}: ${b.codes.join(', ')}`, async () => {
+      const host = await initialised();
+      const before = new Map(host.files);
+      const e = await expectDiagnostics(createApi(host, b.options), b.codes);
+      assert.match(e.diagnostics[0].message, b.message);
+      assert.match(e.diagnostics[0].hint ?? '', b.hint);
+      assert.deepEqual(host.files, before, 'nothing written');
+    });
+  }
+
+  it('a manager.yaml without a manager container is located (KF1089); nothing written', async () => {
+    const host = await initialised();
+    host.files.set('config/manager/manager.yaml', Buffer.from(host.read('config/manager/manager.yaml')!.toString().replace('name: manager', 'name: operator')));
+    const before = new Map(host.files);
+    const e = await expectDiagnostics(createApi(host, { ...PLUGIN, image: 'memcached' }), ['KF1089']);
+    assert.equal(e.diagnostics[0].file, 'config/manager/manager.yaml');
+    assert.match(e.diagnostics[0].hint!, /- name: MEMCACHED_IMAGE\n {4}value: memcached/);
+    assert.deepEqual(host.files, before);
+  });
+});
+
+describe('kubeforge create api --plugins deploy-image (manager.yaml and PROJECT)', () => {
+  it('a second Kind adds its variable first in env; scaffolding a Kind again with another image replaces its value and its PROJECT entry', async () => {
+    const host = await initialised();
+    await createApi(host, { group: 'cache', version: 'v1', kind: 'Memcached', plugins: ['deploy-image'], image: 'memcached:1.6' });
+    await createApi(host, { group: 'cache', version: 'v1', kind: 'Redis', plugins: ['deploy-image'], image: 'redis:7' });
+    const manager = () => host.read('config/manager/manager.yaml')!.toString();
+    assert.match(manager(), /^ {8}name: manager\n {8}env:\n {8}- name: REDIS_IMAGE\n {10}value: redis:7\n {8}- name: MEMCACHED_IMAGE\n {10}value: memcached:1\.6\n {8}ports:/m);
+    const { result } = await createApi(host, { group: 'cache', version: 'v1', kind: 'Memcached', plugins: ['deploy-image'], image: 'memcached:1.7', force: true });
+    assert.deepEqual(result.changes.map((c) => `${c.kind} ${c.path}`).sort(), ['update PROJECT', 'update config/manager/manager.yaml']);
+    assert.match(manager(), /- name: MEMCACHED_IMAGE\n {10}value: memcached:1\.7\n/);
+    const project = parseProject(host.read('PROJECT')!.toString());
+    const plugin = (project.extra?.plugins as Record<string, { resources: { kind: string; options: { image: string } }[] }>)['deploy-image.go.kubebuilder.io/v1-alpha'];
+    assert.deepEqual(plugin.resources.map((r) => [r.kind, r.options.image]), [['Memcached', 'memcached:1.7'], ['Redis', 'redis:7']]);
+  });
+});
+
+describe('kubeforge init --force in a project with Kinds of the deploy-image plugin', () => {
+  it('the fresh manager.yaml gets their image variables back, in the same order', async () => {
+    const host = await initialised();
+    await createApi(host, { group: 'cache', version: 'v1', kind: 'Memcached', plugins: ['deploy-image'], image: 'memcached:1.6' });
+    await createApi(host, { group: 'cache', version: 'v1', kind: 'Redis', plugins: ['deploy-image'], image: 'redis:7' });
+    const manager = host.read('config/manager/manager.yaml')!.toString();
+    await runInit({ domain: 'example.com', owner: 'The Guestbook Authors', kubeforgeSource: 'registry', skipInstall: true, force: true }, { cwd: CWD, host, ...quiet });
+    assert.equal(host.read('config/manager/manager.yaml')!.toString(), manager);
   });
 });
 

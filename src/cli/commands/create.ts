@@ -79,6 +79,11 @@ Examples:
   boolOption(api, 'controller', 'scaffold the controller (default true; asked on a terminal); --controller=false skips it');
   boolOption(api, 'make', 'run kubeforge manifests afterwards, so the CRD exists (default true); --make=false skips it');
   api
+    .option('--plugins <plugins...>', 'plugins of create api (comma or space separated): deploy-image/v1-alpha (deploy-image.go.kubebuilder.io/v1-alpha), a controller that runs --image in a Deployment')
+    .option('--image <image>', 'deploy-image: the image the controller deploys (required with the plugin), e.g. memcached:1.6.26-alpine3.19')
+    .option('--image-container-command <command>', 'deploy-image: the container command, comma-separated, e.g. "memcached,--memory-limit=64,-o,modern,-v"')
+    .option('--image-container-port <port>', 'deploy-image: the container port (1-65535); adds spec.containerPort to the Kind')
+    .option('--run-as-user <uid>', "deploy-image: the user id the container runs as (securityContext.runAsUser)")
     .option('--force', 'scaffold even if the Kind exists in PROJECT; replace files that differ', false)
     .option('--dry-run', 'print the plan (CREATE/UPDATE lines) and write nothing', false)
     .addHelpText(
@@ -90,6 +95,9 @@ Examples:
   $ kubeforge create api --group batch --version v2 --kind CronJob --controller=false
   $ kubeforge create api --group batch --version v1 --kind Person --plural persons --dry-run
   $ kubeforge create api --group apps --version v1 --kind Deployment --resource=false   # controller for a built-in Kind
+  $ kubeforge create api --group example.com --version v1alpha1 --kind Memcached --plugins deploy-image/v1-alpha \\
+      --image memcached:1.6.26-alpine3.19 --image-container-command "memcached,--memory-limit=64,-o,modern,-v" \\
+      --image-container-port 11211 --run-as-user 1001          # a controller that deploys the image
   $ kubeforge create webhook --group batch --version v1 --kind CronJob --defaulting   # then its webhooks`,
     )
     .action(async (opts: Record<string, unknown>) => {
@@ -117,6 +125,11 @@ Examples:
           force: Boolean(opts.force),
           dryRun: Boolean(opts.dryRun),
           make: bool(opts.make),
+          plugins: opts.plugins as string[] | undefined,
+          image: opts.image as string | undefined,
+          imageContainerCommand: opts.imageContainerCommand as string | undefined,
+          imageContainerPort: opts.imageContainerPort as string | undefined,
+          runAsUser: opts.runAsUser as string | undefined,
         },
         ctx,
       );

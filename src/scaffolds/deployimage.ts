@@ -1,0 +1,269 @@
+/**
+ * The deploy-image plugin (Kubebuilder's `deploy-image.go.kubebuilder.io/v1-alpha`) of `create api`:
+ * instead of an empty reconciler, the Kind gets a controller that runs an image (the Operand) in a
+ * Deployment it owns, sized by `spec.size`, with a finalizer, Available / Degraded conditions and
+ * events; the image comes from the `<KIND>_IMAGE` variable config/manager/manager.yaml sets.
+ *
+ * This module holds what the plugin adds to `create api`: its names, the checks of its flags, the
+ * template data, the edit of manager.yaml, and its record in PROJECT (`plugins:` →
+ * `deploy-image.go.kubebuilder.io/v1-alpha` → `resources`, as Kubebuilder writes it, so that
+ * `alpha generate` can replay it).
+ */
+import { isMap, isScalar, isSeq, parseAllDocuments, type YAMLMap } from 'yaml';
+import { type Diagnostic, error } from '../diagnostics/index.js';
+import type { ProjectConfig } from '../project/index.js';
+import { pluginsOf } from './grafana.js';
+
+/** The plugin's id, as Kubebuilder records it in PROJECT. */
+export const DEPLOY_IMAGE_PLUGIN = 'deploy-image.go.kubebuilder.io/v1-alpha';
+export const MANAGER_FILE = 'config/manager/manager.yaml';
+
+/** What users type for it in `create api --plugins`. */
+const ALIASES = new Set([DEPLOY_IMAGE_PLUGIN, 'deploy-image/v1-alpha', 'deploy-image']);
+
+/** Plugins `init` / `edit` take, which `create api` does not (their files are not per Kind). */
+const PROJECT_PLUGINS = new Set(['grafana', 'grafana/v1-alpha', 'grafana.kubebuilder.io/v1-alpha']);
+
+/** The flags of the plugin, as `create api` receives them (strings, as Kubebuilder's). */
+export interface DeployImageFlags {
+  /** The Operand image (required). */
+  image?: string;
+  /** Comma-separated command of the container (`memcached,--memory-limit=64,-o,modern,-v`). */
+  imageContainerCommand?: string;
+  /** Port of the container (1-65535): adds `spec.containerPort` to the Kind. */
+  imageContainerPort?: string;
+  /** User id the container runs as (`securityContext.runAsUser`). */
+  runAsUser?: string;
+}
+
+/** The flags, checked. */
+export interface DeployImage {
+  image: string;
+  command: string[];
+  port?: number;
+  runAsUser?: number;
+  /** As given, for PROJECT (Kubebuilder records the flags' strings). */
+  flags: DeployImageFlags;
+}
+
+/** One entry of the plugin's `resources` in PROJECT. */
+export interface DeployImageResource {
+  domain?: string;
+  group: string;
+  kind: string;
+  version: string;
+  options?: { image?: string; containerCommand?: string; containerPort?: string; runAsUser?: string };
+}
+
+const FLAG_NAMES: [keyof DeployImageFlags, string][] = [
+  ['image', '--image'],
+  ['imageContainerCommand', '--image-container-command'],
+  ['imageContainerPort', '--image-container-port'],
+  ['runAsUser', '--run-as-user'],
+];
+
+/**
+ * Splits `create api --plugins` into the deploy-image plugin (true when asked for) and problems:
+ * an unknown plugin, or one of `init` / `edit` (KF1070). kubeforge's own layout plugin is accepted
+ * and ignored, as `init` does.
+ */
+export function resolveCreateApiPlugins(values: readonly string[] | undefined, layout: string): { deployImage: boolean; problems: Diagnostic[] } {
+  let deployImage = false;
+  const problems: Diagnostic[] = [];
+  for (const v of (values ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)) {
+    if (v === layout || v === 'typescript' || v === 'typescript/v1') continue;
+    if (ALIASES.has(v)) deployImage = true;
+    else if (PROJECT_PLUGINS.has(v)) {
+      problems.push(error('KF1070', `plugin "${v}" is not a plugin of create api: it adds files to the whole project`, { hint: `run kubeforge edit --plugins ${v} instead; create api takes deploy-image/v1-alpha (${DEPLOY_IMAGE_PLUGIN})` }));
+    } else {
+      problems.push(error('KF1070', `unknown plugin "${v}" for create api`, { hint: `create api takes deploy-image/v1-alpha (${DEPLOY_IMAGE_PLUGIN}), e.g. --plugins deploy-image/v1-alpha --image memcached:1.6.26-alpine3.19` }));
+    }
+  }
+  return { deployImage, problems };
+}
+
+/**
+ * Checks the plugin's flags (every problem at once): `--image` given and one word, the port an
+ * integer in 1-65535, the user id a non-negative integer; without the plugin, none may be given.
+ */
+export function checkDeployImageFlags(
+  flags: DeployImageFlags,
+  deployImage: boolean,
+  scaffold: { resource: boolean; controller: boolean; namespaced: boolean },
+): { value?: DeployImage; problems: Diagnostic[] } {
+  const problems: Diagnostic[] = [];
+  if (!deployImage) {
+    const given = FLAG_NAMES.filter(([k]) => flags[k] !== undefined).map(([, f]) => f);
+    if (given.length) {
+      problems.push(
+        error('KF1087', `${given.join(', ')} ${given.length === 1 ? 'belongs' : 'belong'} to the deploy-image plugin, which this command does not use`, {
+          hint: `add --plugins deploy-image/v1-alpha (with --image) to scaffold a controller that deploys the image, or leave ${given.length === 1 ? 'it' : 'them'} out`,
+        }),
+      );
+    }
+    return { problems };
+  }
+  const image = flags.image?.trim() ?? '';
+  if (image === '') {
+    problems.push(error('KF1085', '--image is missing: the deploy-image plugin scaffolds a controller that deploys an image', { hint: 'pass the Operand image, e.g. --image memcached:1.6.26-alpine3.19' }));
+  } else if (/[\s"'\\]/.test(image) || [...image].some((ch) => ch.charCodeAt(0) < 0x20)) {
+    problems.push(error('KF1085', `--image ${JSON.stringify(flags.image)} is not an image reference: it holds spaces, quotes or backslashes`, { hint: 'pass one image name, e.g. --image memcached:1.6.26-alpine3.19 or --image registry.example.com/team/app@sha256:<digest>' }));
+  }
+  let port: number | undefined;
+  if (flags.imageContainerPort !== undefined) {
+    const text = flags.imageContainerPort.trim();
+    port = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+    if (!(port >= 1 && port <= 65535)) {
+      problems.push(error('KF1086', `--image-container-port ${JSON.stringify(flags.imageContainerPort)} is not a port: it must be an integer from 1 to 65535`, { hint: 'e.g. --image-container-port 11211' }));
+      port = undefined;
+    }
+  }
+  let runAsUser: number | undefined;
+  if (flags.runAsUser !== undefined) {
+    const text = flags.runAsUser.trim();
+    runAsUser = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+    // A Linux user id: int64 in the Pod API, 32 bits in the kernel.
+    if (!(Number.isSafeInteger(runAsUser) && runAsUser <= 2 ** 31 - 1)) {
+      problems.push(error('KF1086', `--run-as-user ${JSON.stringify(flags.runAsUser)} is not a user id: it must be a non-negative integer`, { hint: 'e.g. --run-as-user 1001 (a user other than root: the Pod runs with runAsNonRoot)' }));
+      runAsUser = undefined;
+    } else if (runAsUser === 0) {
+      problems.push(error('KF1086', '--run-as-user 0 is root, which the Pod refuses: the scaffolded Deployment runs with runAsNonRoot', { hint: 'pass another user id, e.g. --run-as-user 1001' }));
+    }
+  }
+  const command = (flags.imageContainerCommand ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (flags.imageContainerCommand !== undefined && command.length === 0) {
+    problems.push(error('KF1086', '--image-container-command is empty', { hint: 'pass the command and its arguments separated by commas, e.g. --image-container-command "memcached,--memory-limit=64,-o,modern,-v"' }));
+  }
+  const refused = [!scaffold.resource && '--resource=false', !scaffold.controller && '--controller=false', !scaffold.namespaced && '--namespaced=false'].filter((f): f is string => typeof f === 'string');
+  if (refused.length) {
+    problems.push(
+      error('KF1088', `the deploy-image plugin scaffolds a namespaced API and its controller together (a Deployment lives in the namespace of its owner); ${refused.join(', ')} cannot go with it`, {
+        hint: `leave out ${refused.join(', ')}`,
+      }),
+    );
+  }
+  if (problems.length) return { problems };
+  return { value: { image, command, port, runAsUser, flags }, problems };
+}
+
+/** A TypeScript string literal in single quotes. */
+function tsString(s: string): string {
+  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** The variable that holds a Kind's image in the manager: `MEMCACHED_IMAGE`, as Kubebuilder names it. */
+export function imageEnvName(kind: string): string {
+  return `${kind.toUpperCase()}_IMAGE`;
+}
+
+/** What the plugin's templates take about the image, besides the Kind's names. */
+export function deployImageData(d: DeployImage, names: { kind: string; qualifiedGroup: string }): Record<string, unknown> {
+  const lower = names.kind.toLowerCase();
+  return {
+    deployImage: true,
+    image: d.image,
+    imageEnv: imageEnvName(names.kind),
+    finalizer: `${names.qualifiedGroup}/finalizer`,
+    containerName: lower,
+    // An IANA service name: at most 15 characters (the Kind starts with a letter).
+    portName: lower.slice(0, 15),
+    managedBy: `${names.kind}Controller`.slice(0, 63),
+    command: d.command.length ? `[${d.command.map(tsString).join(', ')}]` : '',
+    containerPort: d.port,
+    runAsUser: d.runAsUser,
+  };
+}
+
+/** A YAML scalar for an env value: plain when YAML reads it back as the same string. */
+function yamlValue(s: string): string {
+  return /^[A-Za-z0-9][\w./:@+-]*$/.test(s) && !/^(true|false|yes|no|on|off|null|y|n|~)$/i.test(s) && !/^[\d.:+-]+$/.test(s) ? s : JSON.stringify(s);
+}
+
+/**
+ * manager.yaml with the `<KIND>_IMAGE` variable set on the `manager` container (added first in
+ * its `env`, as Kubebuilder inserts it; its value replaced when it is there). Returns the text
+ * unchanged when it already says so, or a problem (KF1089) when there is no such container.
+ */
+export function setImageEnv(text: string, envName: string, image: string): { text?: string; problem?: Diagnostic } {
+  const lineOf = (offset: number) => text.slice(0, offset).split('\n').length;
+  for (const doc of parseAllDocuments(text)) {
+    if ('errors' in doc && doc.errors.length) break;
+    const containers = doc.getIn(['spec', 'template', 'spec', 'containers'], true);
+    if (!isSeq(containers)) continue;
+    const manager = containers.items.find((c): c is YAMLMap => isMap(c) && c.get('name') === 'manager');
+    if (!manager) continue;
+    const lines = text.split('\n');
+    const env = manager.get('env', true);
+    if (isSeq(env) && env.items.length > 0) {
+      const existing = env.items.find((e): e is YAMLMap => isMap(e) && e.get('name') === envName);
+      if (existing) {
+        const value = existing.get('value', true);
+        if (isScalar(value) && value.value === image) return { text };
+        if (!isScalar(value) || !value.range) break;
+        return { text: text.slice(0, value.range[0]) + yamlValue(image) + text.slice(value.range[1]) };
+      }
+      const first = env.items[0] as YAMLMap;
+      const at = lineOf(first.range![0]) - 1;
+      const dash = lines[at].indexOf('- ');
+      if (dash < 0) break;
+      const indent = ' '.repeat(dash);
+      lines.splice(at, 0, `${indent}- name: ${envName}`, `${indent}  value: ${yamlValue(image)}`);
+      return { text: lines.join('\n') };
+    }
+    if (env !== undefined && !(isSeq(env) && env.items.length === 0)) break;
+    // No env (or `env: []`): a block after the container's `name: manager` line.
+    const namePair = manager.items.find((p) => isScalar(p.key) && p.key.value === 'name');
+    const keyRange = isScalar(namePair?.key) ? namePair.key.range : undefined;
+    if (!keyRange) break;
+    const at = lineOf(keyRange[0]) - 1;
+    const indent = ' '.repeat(keyRange[0] - text.lastIndexOf('\n', keyRange[0] - 1) - 1);
+    if (isSeq(env)) {
+      const envLine = lines.findIndex((l, i) => i > 0 && /^\s*env:\s*\[\]\s*$/.test(l) && l.startsWith(indent) && !l.startsWith(`${indent} `));
+      if (envLine < 0) break;
+      lines.splice(envLine, 1);
+    }
+    lines.splice(at + 1, 0, `${indent}env:`, `${indent}- name: ${envName}`, `${indent}  value: ${yamlValue(image)}`);
+    return { text: lines.join('\n') };
+  }
+  return {
+    problem: error('KF1089', `${MANAGER_FILE} has no container named "manager" whose env the deploy-image plugin can set ${envName} in`, {
+      file: MANAGER_FILE,
+      hint: `restore the manager Deployment from \`kubeforge init --dry-run\` in an empty folder, or add to its manager container:\n  env:\n  - name: ${envName}\n    value: ${image}`,
+    }),
+  };
+}
+
+/** The plugin's `resources` in PROJECT (an empty list when it has none). */
+export function deployImageResources(config: Pick<ProjectConfig, 'extra'>): DeployImageResource[] {
+  const entry = pluginsOf(config)[DEPLOY_IMAGE_PLUGIN] as { resources?: unknown } | undefined;
+  const list = entry && typeof entry === 'object' && Array.isArray(entry.resources) ? entry.resources : [];
+  return list.filter((r): r is DeployImageResource => !!r && typeof r === 'object' && typeof (r as DeployImageResource).kind === 'string' && typeof (r as DeployImageResource).version === 'string');
+}
+
+/** The flags a PROJECT entry of the plugin records, to replay it. */
+export function flagsOf(r: DeployImageResource): DeployImageFlags {
+  const o = r.options ?? {};
+  const str = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
+  return { image: str(o.image), imageContainerCommand: str(o.containerCommand), imageContainerPort: str(o.containerPort), runAsUser: str(o.runAsUser) };
+}
+
+/**
+ * PROJECT's extra keys with the Kind recorded in the plugin's `resources` (replacing an entry of
+ * the same group, version and Kind, else appended), the other plugins and keys kept.
+ */
+export function withDeployImageResource(config: Pick<ProjectConfig, 'extra'>, r: { group: string; version: string; kind: string; domain?: string }, flags: DeployImageFlags): Record<string, unknown> {
+  const plugins = pluginsOf(config);
+  const current = (plugins[DEPLOY_IMAGE_PLUGIN] ?? {}) as Record<string, unknown>;
+  const entry: DeployImageResource = {
+    domain: r.domain || undefined,
+    group: r.group,
+    kind: r.kind,
+    options: { containerCommand: flags.imageContainerCommand, containerPort: flags.imageContainerPort?.trim(), image: flags.image?.trim(), runAsUser: flags.runAsUser?.trim() },
+    version: r.version,
+  };
+  const resources = Array.isArray(current.resources) ? [...(current.resources as DeployImageResource[])] : [];
+  const at = resources.findIndex((e) => e && e.group === r.group && e.version === r.version && e.kind === r.kind);
+  if (at >= 0) resources[at] = entry;
+  else resources.push(entry);
+  return { ...(config.extra ?? {}), plugins: { ...plugins, [DEPLOY_IMAGE_PLUGIN]: { ...current, resources } } };
+}

@@ -1,0 +1,156 @@
+/*
+Copyright The Guestbook Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+/**
+ * Tests of the Busybox controller against a real kube-apiserver and etcd started by
+ * kubeforge/testing from $KUBEBUILDER_ASSETS, with the CRDs of config/crd/bases installed
+ * (`npm run manifests` writes them). `npm test` runs every test file against one control plane
+ * (hack/test.mjs), so each file works in a namespace of its own. The test environment runs no
+ * controllers of Kubernetes: the Deployment is created, but no Pod runs.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { EventsV1Event, type KubeConfig, V1Deployment } from '@kubernetes/client-node';
+import { type Client, findStatusCondition, isNotFound, newClient, newLogger, newManager, type ReconcileContext, TerminalError } from 'kubeforge/runtime';
+import { eventually, TestEnvironment } from 'kubeforge/testing';
+import { Busybox } from '../../src/api/v1alpha1/busybox_types.js';
+import { BusyboxReconciler } from '../../src/controller/busybox_controller.js';
+
+/** The variable config/manager/manager.yaml sets for the manager: the image to deploy. */
+const IMAGE_ENV = 'BUSYBOX_IMAGE';
+const IMAGE = 'example.com/image:test';
+
+describe('Busybox controller', () => {
+  const env = new TestEnvironment({ crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: true });
+  const namespace = `test-${randomUUID().slice(0, 8)}`;
+  const resourceName = 'test-busybox';
+  const request = { namespace, name: resourceName };
+  const imageBefore = process.env[IMAGE_ENV];
+  let config: KubeConfig;
+  let client: Client;
+  let reconciler: BusyboxReconciler;
+  let context: () => ReconcileContext;
+
+  before(async () => {
+    config = await env.start();
+    client = newClient(config);
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    // Errors only in the test output; `level: 'debug'` follows every reconcile.
+    const mgr = newManager(config, { logger: newLogger({ development: true, level: 'error' }) });
+    reconciler = new BusyboxReconciler(client, mgr.getEventRecorder('busybox-controller'));
+    const logger = mgr.getLogger();
+    context = () => ({ signal: AbortSignal.timeout(30_000), logger, reconcileID: randomUUID() });
+    process.env[IMAGE_ENV] = IMAGE;
+  });
+
+  after(async () => {
+    if (imageBefore === undefined) delete process.env[IMAGE_ENV];
+    else process.env[IMAGE_ENV] = imageBefore;
+    await env.stop();
+  });
+
+  /** A Busybox as config/samples has it. */
+  function sample(name: string, size = 1): Busybox {
+    return {
+      apiVersion: 'example.com.example.com/v1alpha1',
+      kind: 'Busybox',
+      metadata: { name, namespace },
+      spec: { size },
+    };
+  }
+
+  it('reconciles a created Busybox: a Deployment of the image with spec.size replicas, owned by it, then Available', async () => {
+    const created = await client.create(sample(resourceName));
+    assert.ok(created.metadata?.uid, 'the API server stored the Busybox');
+
+    // The first reconcile adds the finalizer and creates the Deployment.
+    assert.deepEqual(await reconciler.reconcile(request, context()), { requeueAfterSeconds: 60 });
+    const deployment = await client.get(V1Deployment, request);
+    assert.equal(deployment.spec?.replicas, 1);
+    const container = deployment.spec?.template.spec?.containers[0];
+    assert.equal(container?.image, IMAGE);
+    assert.equal(container?.securityContext?.runAsNonRoot, true);
+    assert.equal(container?.securityContext?.allowPrivilegeEscalation, false);
+    assert.deepEqual(container?.securityContext?.capabilities?.drop, ['ALL']);
+    assert.equal(deployment.spec?.template.spec?.securityContext?.seccompProfile?.type, 'RuntimeDefault');
+    const owner = deployment.metadata?.ownerReferences?.[0];
+    assert.equal(owner?.uid, created.metadata?.uid);
+    assert.equal(owner?.controller, true);
+
+    // The second finds the Deployment as it should be and reports it.
+    assert.deepEqual(await reconciler.reconcile(request, context()), {});
+    const busybox = await client.get(Busybox, request);
+    const available = findStatusCondition(busybox.status?.conditions, 'Available');
+    assert.equal(available?.status, 'True');
+    assert.equal(available?.reason, 'Reconciling');
+    assert.equal(busybox.status?.conditions?.filter((c) => c.type === 'Available').length, 1);
+    assert.deepEqual(busybox.metadata?.finalizers, ['example.com.example.com/finalizer']);
+  });
+
+  it('reports Available False, and does not retry, when BUSYBOX_IMAGE is not set', async () => {
+    const key = { namespace, name: `${resourceName}-no-image` };
+    await client.create(sample(key.name));
+    delete process.env[IMAGE_ENV];
+    try {
+      await assert.rejects(reconciler.reconcile(key, context()), (err) => err instanceof TerminalError && /BUSYBOX_IMAGE/.test(err.message));
+    } finally {
+      process.env[IMAGE_ENV] = IMAGE;
+    }
+    const busybox = await client.get(Busybox, key);
+    assert.equal(findStatusCondition(busybox.status?.conditions, 'Available')?.status, 'False');
+    await assert.rejects(client.get(V1Deployment, key), (err) => isNotFound(err));
+  });
+
+  it('runs in a manager: follows spec.size, and a deleted Busybox goes once its finalizer ran', async () => {
+    // As the Kubebuilder book's suite does with k8sManager: the controller runs in a manager
+    // whose watches (of the Busybox and, with owns(), of its Deployment) trigger reconciles.
+    const mgr = newManager(config, { logger: newLogger({ development: true, level: 'error' }) });
+    new BusyboxReconciler(mgr.getClient(), mgr.getEventRecorder('busybox-controller')).setupWithManager(mgr);
+    const stop = new AbortController();
+    const running = mgr.start(stop.signal);
+    try {
+      const key = { namespace, name: `${resourceName}-managed` };
+      await client.create(sample(key.name, 1));
+      await eventually(async () => assert.equal(findStatusCondition((await client.get(Busybox, key)).status?.conditions, 'Available')?.status, 'True'), {
+        timeout: 30_000,
+        message: 'the Busybox becomes Available',
+      });
+
+      const latest = await client.get(Busybox, key);
+      latest.spec = { ...latest.spec, size: 2 };
+      await client.update(latest);
+      await eventually(async () => assert.equal((await client.get(V1Deployment, key)).spec?.replicas, 2), { timeout: 30_000, message: 'the Deployment follows spec.size' });
+
+      await client.delete(await client.get(Busybox, key));
+      await eventually(async () => assert.rejects(client.get(Busybox, key), (err) => isNotFound(err)), { timeout: 30_000, message: 'the Busybox is deleted once its finalizer ran' });
+      await eventually(
+        async () => {
+          const events = await client.list(EventsV1Event, { namespace });
+          assert.ok(events.items.some((e) => e.regarding?.name === key.name && e.reason === 'Deleting'), 'a Deleting event about the Busybox');
+        },
+        { timeout: 30_000, message: 'the finalizer records an event' },
+      );
+    } finally {
+      stop.abort();
+      await running;
+    }
+  });
+
+  it('ignores a Busybox that no longer exists', async () => {
+    assert.deepEqual(await reconciler.reconcile({ namespace, name: 'does-not-exist' }, context()), {});
+  });
+});
