@@ -62,6 +62,12 @@ export interface CreateApiOptions {
   dryRun?: boolean;
   /** Run `kubeforge manifests` afterwards (default true; Kubebuilder's --make). */
   make?: boolean;
+  /**
+   * Name of the controller (Kubebuilder 4's --controller-name): a second controller for a Kind
+   * gets its own file (`<name with - as _>_controller.ts`), class (`<Name>Reconciler`) and
+   * runtime name. Default (and the same as omitting it): the lower-cased Kind.
+   */
+  controllerName?: string;
 }
 
 export { defaultManifestsStep, type ManifestsStep } from './transaction.js';
@@ -136,13 +142,19 @@ export interface ApiNames {
   /** Prefix of the rbac role files and names: `cronjob`, or `batch_cronjob` / `batch-cronjob` with multigroup. */
   rbacFilePrefix: string;
   roleName: string;
+  /** The runtime name of the controller (`.named()`, the event recorder): `<name>`, or `<group>-<name>` with multigroup. */
   controllerName: string;
+  /** The controller's class: `<Kind>Reconciler`, or `<Name>Reconciler` for a named controller. */
+  reconciler: string;
   sampleFile: string;
   crdFile: string;
 }
 
 /** The layout of one Kind, following Kubebuilder's paths with TypeScript's folders. */
-export function apiNames(config: ProjectConfig, v: { group: string; version: string; kind: string; plural?: string; namespaced: boolean; core?: boolean }): ApiNames {
+export function apiNames(
+  config: ProjectConfig,
+  v: { group: string; version: string; kind: string; plural?: string; namespaced: boolean; core?: boolean; controllerName?: string },
+): ApiNames {
   const multigroup = config.multigroup === true;
   const fileName = v.kind.toLowerCase();
   const derived = pluralize(v.kind);
@@ -153,6 +165,9 @@ export function apiNames(config: ProjectConfig, v: { group: string; version: str
   const apiDir = grouped ? `src/api/${v.group}/${v.version}` : `src/api/${v.version}`;
   const controllerDir = grouped ? `src/controller/${v.group}` : 'src/controller';
   const testDir = grouped ? `test/controller/${v.group}` : 'test/controller';
+  // A named controller (Kubebuilder's --controller-name): its own file and class; the default name is the lower-cased Kind.
+  const controller = v.controllerName ?? fileName;
+  const controllerFileName = controller.replace(/-/g, '_');
   return {
     group: v.group,
     version: v.version,
@@ -168,19 +183,36 @@ export function apiNames(config: ProjectConfig, v: { group: string; version: str
     fileName,
     apiDir,
     typesFile: `${apiDir}/${fileName}_types.ts`,
-    controllerFile: `${controllerDir}/${fileName}_controller.ts`,
-    controllerTestFile: `${testDir}/${fileName}_controller.test.ts`,
+    controllerFile: `${controllerDir}/${controllerFileName}_controller.ts`,
+    controllerTestFile: `${testDir}/${controllerFileName}_controller.test.ts`,
     rbacFilePrefix: grouped ? `${v.group}_${fileName}` : fileName,
     roleName: grouped ? `${v.group}-${fileName}` : fileName,
-    controllerName: grouped ? `${v.group}-${fileName}` : fileName,
+    controllerName: grouped ? `${v.group}-${controller}` : controller,
+    reconciler: reconcilerName(controller, v.kind),
     sampleFile: v.group ? `${v.group}_${v.version}_${fileName}.yaml` : `${v.version}_${fileName}.yaml`,
     crdFile: `bases/${qg}_${plural}.yaml`,
   };
 }
 
+/**
+ * The class of a controller: `<Kind>Reconciler` for the default name (the lower-cased Kind),
+ * else the name in PascalCase (`captain-backup` -> `CaptainBackupReconciler`), as Kubebuilder's
+ * NormalizeReconcilerName.
+ */
+export function reconcilerName(controllerName: string, kind: string): string {
+  if (controllerName === kind.toLowerCase()) return `${kind}Reconciler`;
+  return `${pascal(controllerName)}Reconciler`;
+}
+
+/** The names of a resource's controllers, as PROJECT records them (Kubebuilder's `controllers:`, or the legacy `controller: true`: the lower-cased Kind). */
+export function controllerNamesOf(r: ProjectResource): string[] {
+  if (r.controllers?.length) return r.controllers.map((c) => c.name);
+  return r.controller ? [r.kind.toLowerCase()] : [];
+}
+
 /** The Kind-derived names a template takes, all set to `placeholder` (to find the template's own names). */
 function placeholderNames(placeholder: string): Record<string, string> {
-  return { kind: placeholder, kindRef: placeholder, kindImport: placeholder, varName: lowerFirst(placeholder) };
+  return { kind: placeholder, kindRef: placeholder, kindImport: placeholder, varName: lowerFirst(placeholder), reconciler: `${placeholder}Reconciler` };
 }
 
 /**
@@ -236,6 +268,8 @@ interface ValidApi {
   doResource: boolean;
   doController: boolean;
   existing?: ProjectResource;
+  /** A named controller (undefined: the default one, named after the Kind). */
+  controllerName?: string;
 }
 
 /** Where each resource entry starts in the PROJECT text (1-based lines), for located messages. */
@@ -284,6 +318,23 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     const d = validateDns1123Label(options.plural, 'plural', '--plural', 'a lower-case DNS-1123 label such as "cronjobs"');
     if (d) problems.push(d);
   }
+  // --controller-name: the default name (the lower-cased Kind) is the same as no flag.
+  let controllerName = options.controllerName;
+  if (controllerName !== undefined) {
+    const d = validateDns1123Label(controllerName, 'controller name', '--controller-name', 'a lower-case DNS-1123 label such as "captain-backup"');
+    if (d) problems.push(d);
+    else if (!/^[a-z]/.test(controllerName)) {
+      problems.push(
+        error('KF1090', `invalid --controller-name "${controllerName}": it must start with a letter (it names the class ${reconcilerName(controllerName, kind ?? '')})`, {
+          hint: 'e.g. --controller-name captain-backup',
+        }),
+      );
+    }
+    if (options.controller === false) {
+      problems.push(error('KF1091', `--controller-name ${controllerName} names a controller, and --controller=false scaffolds none`, { hint: 'drop --controller=false (or --controller-name)' }));
+    }
+    if (kind && controllerName === kind.toLowerCase()) controllerName = undefined;
+  }
   if (!doResource && !doController) {
     problems.push(error('KF1045', 'nothing to scaffold: --resource=false and --controller=false', { hint: 'keep --resource (the API types), --controller (its reconciler), or both' }));
   }
@@ -296,7 +347,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
   // A controller for a built-in Kind: --resource=false, a Kubernetes group, and no API of ours by that name.
   const core = !doResource && !existing?.api && Object.hasOwn(CORE_GROUPS, group);
   // Scaffolding again keeps the plural PROJECT recorded unless --plural changes it.
-  const names = apiNames(config, { group, version, kind, plural: options.plural ?? existing?.plural, namespaced, core });
+  const names = apiNames(config, { group, version, kind, plural: options.plural ?? existing?.plural, namespaced, core, controllerName });
   const gvkText = `${kind} (${names.apiVersion})`;
   const crdName = `${names.plural}.${names.qualifiedGroup}`;
   if (doResource && !core && crdName.length > 253) {
@@ -327,7 +378,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
         }),
       );
     }
-    if (doController && existing.controller) {
+    if (doController && controllerName === undefined && controllerNamesOf(existing).includes(kind.toLowerCase())) {
       problems.push(
         error('KF1042', `the controller for ${gvkText} already exists in ${PROJECT_FILE}`, {
           ...at(existing),
@@ -350,8 +401,29 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
       problems.push(error('KF1048', `Kind ${kind} would have the resource name "${names.plural}", which ${r.kind} (already in ${PROJECT_FILE}) has in ${names.qualifiedGroup}`, { ...at(r), hint: 'give it another resource name with --plural' }));
     }
   }
-  if (doController && !options.force) {
-    const sibling = config.resources.find((r) => r.controller && r.group === group && r.kind === kind && r.version !== version);
+  // A named controller: its file, class and runtime name are the Kind's (every version's), so its name is too.
+  if (doController && controllerName !== undefined) {
+    const squash = (n: string) => n.replace(/[^a-z0-9]/g, '');
+    for (const r of config.resources) {
+      if (r.group !== group || r.kind !== kind) continue;
+      const same: string | undefined = controllerNamesOf(r).find((n) => n === controllerName || squash(n) === squash(controllerName!));
+      if (!same || (options.force && sameGVK(r, { group, version, kind }) && same === controllerName)) continue;
+      problems.push(
+        error(
+          'KF1092',
+          same === controllerName
+            ? `${kind} (${r.version}) already has a controller named ${same} in ${PROJECT_FILE}`
+            : `--controller-name ${controllerName} and the controller ${same} of ${kind} (${r.version}) differ only in "-": their classes and files are too easily confused`,
+          {
+            ...at(r),
+            hint: same === controllerName && sameGVK(r, { group, version, kind }) ? 'pick another --controller-name, or pass --force to scaffold it again' : 'pick another --controller-name',
+          },
+        ),
+      );
+    }
+  }
+  if (doController && !options.force && controllerName === undefined) {
+    const sibling = config.resources.find((r) => controllerNamesOf(r).includes(kind.toLowerCase()) && r.group === group && r.kind === kind && r.version !== version);
     if (sibling) {
       problems.push(
         error('KF1044', `a controller for ${kind} in group ${names.qualifiedGroup} already exists (version ${sibling.version}); one controller reconciles every version of a Kind`, {
@@ -370,7 +442,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     );
   }
   if (problems.length) throw new DiagnosticError(problems);
-  return { config, names, doResource, doController, existing };
+  return { config, names, doResource, doController, existing, controllerName };
 }
 
 /** The PROJECT entry after this command: the existing one (if any) with what was scaffolded now. */
@@ -387,7 +459,17 @@ function projectEntry(v: ValidApi): ProjectResource {
     entry.path = names.typesFile;
     entry.plural = names.irregularPlural ? names.plural : undefined;
   }
-  if (doController) entry.controller = true;
+  if (doController) {
+    // Kubebuilder's record: `controller: true` for the one default controller; a named one turns
+    // it into `controllers:` (the default one first, under the lower-cased Kind).
+    const name = v.controllerName ?? names.kind.toLowerCase();
+    const had = existing ? controllerNamesOf(existing) : [];
+    if (v.controllerName === undefined && !existing?.controllers?.length) entry.controller = true;
+    else {
+      entry.controllers = [...had, ...(had.includes(name) ? [] : [name])].map((n) => ({ name: n }));
+      entry.controller = undefined;
+    }
+  }
   return entry;
 }
 
@@ -408,11 +490,11 @@ export function uncommentCrd(text: string): string | undefined {
  */
 export async function mainControllerInsertions(names: ApiNames, renderer: TemplateRenderer): Promise<Insertion[]> {
   const grouped = names.multigroup && names.group !== '';
-  const reconcilerAlias = grouped ? `${pascal(names.group)}${names.kind}Reconciler` : undefined;
   const mainImport = importSpecifier('src', names.controllerFile);
-  const ref = reconcilerAlias ?? `${names.kind}Reconciler`;
+  const reconcilerAlias = grouped ? `${pascal(names.group)}${names.reconciler}` : undefined;
+  const ref = reconcilerAlias ?? names.reconciler;
   return [
-    { marker: '+kubebuilder:scaffold:imports', fragment: await renderer.render('api/fragments/main_imports.ts.hbs', { kind: names.kind, alias: reconcilerAlias ?? '', mainControllerImport: mainImport }) },
+    { marker: '+kubebuilder:scaffold:imports', fragment: await renderer.render('api/fragments/main_imports.ts.hbs', { reconciler: names.reconciler, alias: reconcilerAlias ?? '', mainControllerImport: mainImport }) },
     { marker: '+kubebuilder:scaffold:builder', fragment: await renderer.render('api/fragments/main_setup.ts.hbs', { reconciler: ref, controllerName: names.controllerName }) },
   ];
 }
@@ -473,7 +555,7 @@ export async function planCreateApi(
       ...placeholderNames(PLACEHOLDER_KIND),
     });
     const scope = new Scope(own);
-    scope.claimExact(`${names.kind}Reconciler`);
+    scope.claimExact(names.reconciler);
     const kind = importKind(scope, names.kind);
     const camel = lowerFirst(names.kind);
     return { kindRef: kind.ref, kindImport: kind.specifier, varName: scope.claim(camel, `${camel}Object`, `${camel}Obj`) };
@@ -636,7 +718,7 @@ export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvi
 function nextSteps(r: ProjectResource): string {
   const lines = ['', 'Next:'];
   if (r.api) lines.push(`  edit ${r.path} (the ${r.kind} spec and status), then: npm run manifests`);
-  if (r.controller) lines.push(`  implement the reconcile of ${r.kind} in src/controller, then: make test`);
+  if (controllerNamesOf(r).length) lines.push(`  implement the reconcile of ${r.kind} in src/controller, then: make test`);
   lines.push('  make run        # the manager against the cluster of your current kubeconfig', '');
   return lines.join('\n');
 }

@@ -11,7 +11,7 @@ import { join, relative, resolve } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { parseProject, PROJECT_FILE, type ProjectConfig, type ProjectResource, serializeProject } from '../project/index.js';
 import { DiskHost } from '../scaffold/index.js';
-import { readProject, runCreateApi } from './api.js';
+import { controllerNamesOf, readProject, runCreateApi } from './api.js';
 import type { ScaffoldEnvironment } from './environment.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, pluginsOf } from './grafana.js';
 import { BOILERPLATE_FILE, type InitEnvironment, npmInstall, ownerOfBoilerplate, runInit } from './init.js';
@@ -52,21 +52,25 @@ function files(dir: string, under = ''): string[] {
   return out;
 }
 
-function createApiArgs(r: ProjectResource): Parameters<typeof runCreateApi>[0] | undefined {
+/** The `create api` commands that made a resource: the API with its first controller, then one per further named controller. */
+function createApiArgs(r: ProjectResource): Parameters<typeof runCreateApi>[0][] {
   const resource = r.api !== undefined && !r.core && !r.external;
-  const controller = r.controller === true;
-  if (!resource && !controller) return undefined;
-  return {
+  const [first, ...more] = controllerNamesOf(r);
+  const controller = first !== undefined;
+  if (!resource && !controller) return [];
+  const base = {
     group: r.group === '' && r.core ? 'core' : r.group,
     version: r.version,
     kind: r.kind,
     plural: r.plural,
     // PROJECT omits namespaced for a cluster-scoped Kind (Kubebuilder writes Go's zero value so).
     namespaced: r.api?.namespaced === true,
-    resource,
-    controller,
     make: false,
   };
+  return [
+    { ...base, resource, controller, controllerName: first },
+    ...more.map((name) => ({ ...base, resource: false, controller: true, controllerName: name })),
+  ];
 }
 
 /** Re-scaffolds `inputDir`'s project into `outputDir`. */
@@ -102,8 +106,7 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
   );
   // As Kubebuilder replays: every API first (a conversion webhook needs its spokes), then the webhooks.
   for (const r of config.resources) {
-    const args = createApiArgs(r);
-    if (args) await runCreateApi(args, quiet);
+    for (const args of createApiArgs(r)) await runCreateApi(args, quiet);
   }
   for (const r of config.resources) {
     const w = r.webhooks;

@@ -63,6 +63,23 @@ const CASES: { name: string; init?: Partial<InitOptions>; runs: CreateApiOptions
     ],
   },
   {
+    // Kubebuilder's test/testdata/generate.sh for project-v4: a named controller, the API again with --force, a second controller.
+    name: 'controller-name',
+    runs: [
+      { group: 'crew', version: 'v1', kind: 'Captain', controllerName: 'captain' },
+      { group: 'crew', version: 'v1', kind: 'Captain', force: true },
+      { group: 'crew', version: 'v1', kind: 'Captain', resource: false, controllerName: 'captain-backup' },
+    ],
+  },
+  {
+    name: 'controller-name-multigroup',
+    init: { multigroup: true, license: 'none' },
+    runs: [
+      { group: 'crew', version: 'v1', kind: 'Captain', controllerName: 'captain' },
+      { group: 'crew', version: 'v1', kind: 'Captain', resource: false, controllerName: 'captain-backup' },
+    ],
+  },
+  {
     name: 'core-type-controller',
     runs: [
       { group: 'batch', version: 'v1', kind: 'CronJob' },

@@ -79,6 +79,7 @@ Examples:
   boolOption(api, 'controller', 'scaffold the controller (default true; asked on a terminal); --controller=false skips it');
   boolOption(api, 'make', 'run kubeforge manifests afterwards, so the CRD exists (default true); --make=false skips it');
   api
+    .option('--controller-name <name>', 'name of the controller (DNS-1123 label, e.g. captain-backup): a further controller for the Kind, in <name>_controller.ts with the class <Name>Reconciler (default: the lower-cased Kind)')
     .option('--force', 'scaffold even if the Kind exists in PROJECT; replace files that differ', false)
     .option('--dry-run', 'print the plan (CREATE/UPDATE lines) and write nothing', false)
     .addHelpText(
@@ -90,6 +91,7 @@ Examples:
   $ kubeforge create api --group batch --version v2 --kind CronJob --controller=false
   $ kubeforge create api --group batch --version v1 --kind Person --plural persons --dry-run
   $ kubeforge create api --group apps --version v1 --kind Deployment --resource=false   # controller for a built-in Kind
+  $ kubeforge create api --group batch --version v1 --kind CronJob --resource=false --controller-name cronjob-backup   # a second controller
   $ kubeforge create webhook --group batch --version v1 --kind CronJob --defaulting   # then its webhooks`,
     )
     .action(async (opts: Record<string, unknown>) => {
@@ -117,6 +119,7 @@ Examples:
           force: Boolean(opts.force),
           dryRun: Boolean(opts.dryRun),
           make: bool(opts.make),
+          controllerName: opts.controllerName as string | undefined,
         },
         ctx,
       );

@@ -1,0 +1,80 @@
+/**
+ * `kubeforge create api --controller-name` and the --external-api-* flags through the CLI:
+ * Kubebuilder's own command sequences work; bad input exits 1 with a located message and leaves
+ * the project exactly as it was.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { run } from '../../src/cli/index.js';
+import { snapshot } from '../helpers/tree.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'kf-cli-api-flags-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+async function kubeforge(...args: string[]) {
+  let out = '';
+  let err = '';
+  const code = await run(['node', 'kubeforge', ...args], { cwd: dir, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+  return { code, out, err };
+}
+
+const CAPTAIN = ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--make=false'];
+
+describe('kubeforge create api --controller-name (CLI)', () => {
+  before(async () => {
+    const init = await kubeforge('init', '--domain', 'testproject.org', '--project-name', 'project-v4', '--skip-install', '--kubeforge-source', 'link');
+    assert.equal(init.code, 0, init.err);
+  });
+
+  it("runs Kubebuilder's generate.sh sequence: --controller-name=captain, the API again with --force, then a second controller", async () => {
+    for (const args of [
+      [...CAPTAIN, '--controller=true', '--resource=true', '--controller-name=captain'],
+      [...CAPTAIN, '--controller=true', '--resource=true', '--force'],
+      [...CAPTAIN, '--controller=true', '--resource=false', '--controller-name=captain-backup'],
+    ]) {
+      const r = await kubeforge(...args);
+      assert.equal(r.code, 0, `${args.join(' ')}\n${r.err}`);
+    }
+    const project = readFileSync(join(dir, 'PROJECT'), 'utf8');
+    assert.match(project, /^ {2}controllers:\n {2}- name: captain\n {2}- name: captain-backup\n/m);
+    assert.doesNotMatch(project, /controller: true/);
+    const backup = readFileSync(join(dir, 'src/controller/captain_backup_controller.ts'), 'utf8');
+    assert.match(backup, /export class CaptainBackupReconciler \{/);
+    assert.match(backup, /\.named\('captain-backup'\)/);
+    assert.match(readFileSync(join(dir, 'test/controller/captain_backup_controller.test.ts'), 'utf8'), /new CaptainBackupReconciler\(/);
+    const main = readFileSync(join(dir, 'src/main.ts'), 'utf8');
+    assert.match(main, /import \{ CaptainBackupReconciler \} from '\.\/controller\/captain_backup_controller\.js';/);
+    assert.match(main, /new CaptainBackupReconciler\(mgr\.getClient\(\), mgr\.getEventRecorder\('captain-backup-controller'\)\)\.setupWithManager\(mgr\);/);
+  });
+
+  it('bad names, a name already used and --controller=false exit 1 with a located message; the project is unchanged', async () => {
+    const before = snapshot(dir);
+    const invalid = await kubeforge(...CAPTAIN, '--resource=false', '--controller-name', 'Captain_Backup');
+    assert.equal(invalid.code, 1);
+    assert.match(invalid.err, /KF1001 +invalid controller name "Captain_Backup"/);
+    const digit = await kubeforge(...CAPTAIN, '--resource=false', '--controller-name', '2nd');
+    assert.equal(digit.code, 1);
+    assert.match(digit.err, /KF1090 +invalid --controller-name "2nd": it must start with a letter \(it names the class 2ndReconciler\)/);
+    const used = await kubeforge(...CAPTAIN, '--resource=false', '--controller-name', 'captain-backup');
+    assert.equal(used.code, 1);
+    assert.match(used.err, /PROJECT:\d+.*KF1092 +Captain \(v1\) already has a controller named captain-backup in PROJECT/);
+    assert.match(used.err, /hint: pick another --controller-name, or pass --force/);
+    const close = await kubeforge(...CAPTAIN, '--resource=false', '--controller-name', 'captainbackup');
+    assert.equal(close.code, 1);
+    assert.match(close.err, /KF1092 +--controller-name captainbackup and the controller captain-backup of Captain \(v1\) differ only in "-"/);
+    const theDefault = await kubeforge(...CAPTAIN, '--resource=false', '--controller-name', 'captain');
+    assert.equal(theDefault.code, 1);
+    assert.match(theDefault.err, /KF1042 +the controller for Captain \(crew\.testproject\.org\/v1\) already exists/);
+    const off = await kubeforge(...CAPTAIN, '--controller=false', '--controller-name', 'captain-audit');
+    assert.equal(off.code, 1);
+    assert.match(off.err, /KF1091 +--controller-name captain-audit names a controller, and --controller=false scaffolds none/);
+    assert.deepEqual(snapshot(dir), before);
+    // The same controller again with --force plans nothing.
+    const again = await kubeforge(...CAPTAIN, '--resource=false', '--controller-name', 'captain-backup', '--force');
+    assert.equal(again.code, 0, again.err);
+    assert.equal(again.out, 'Nothing to change.\n');
+  });
+});
