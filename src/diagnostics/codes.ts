@@ -55,6 +55,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1090', '`create api --controller-name`: the name does not start with a letter (it names the class `<Name>Reconciler`).'),
   c('KF1091', '`create api --controller-name` with `--controller=false`.'),
   c('KF1092', '`create api --controller-name`: the Kind already has a controller of that name, or one differing only in "-" (pass `--force` to scaffold the same one again).'),
+  c('KF1093', '`manifests --max-desc-len`: not a whole number of bytes, 0 or more.'),
   c('KF1101', 'A planned file cannot be written (permissions, a file in the way); nothing was written.'),
   c('KF1102', 'Writing failed part way; what was written is rolled back.'),
   c('KF1103', 'A scaffolded file exists and differs (pass `--force` to overwrite it).'),

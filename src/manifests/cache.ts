@@ -59,6 +59,8 @@ export interface OutputStamp {
 export interface CacheKeyParts {
   kubeforgeVersion: string;
   generatorVersion: string;
+  /** `--max-desc-len` (undefined: descriptions whole). */
+  maxDescLen?: number;
   paths?: readonly string[];
   tsconfigPath?: string;
 }
@@ -283,6 +285,7 @@ function cacheKey(projectDir: string, tsconfigChain: readonly string[], parts: C
     kubeforge: parts.kubeforgeVersion,
     build: toolFingerprint(),
     generator: parts.generatorVersion,
+    maxDescLen: parts.maxDescLen ?? null,
     paths: parts.paths ? [...parts.paths].sort() : null,
     tsconfig: parts.tsconfigPath ?? null,
     clientNode: dependencyVersion(projectDir, '@kubernetes/client-node'),

@@ -14,7 +14,10 @@ import { CRD_DIR, type OutputFile, RBAC_FILE, WEBHOOK_FILE, output } from './wri
 import { YamlWriter, toYamlDocuments } from './yaml.js';
 
 /** What every generator receives: the analysis' findings (a type-only view; no ts-morph). */
-export type GeneratorInput = Pick<Analysis, 'kinds' | 'rbac' | 'webhooks' | 'webhookConfigurations' | 'generatorVersion' | 'rel'>;
+export type GeneratorInput = Pick<Analysis, 'kinds' | 'rbac' | 'webhooks' | 'webhookConfigurations' | 'generatorVersion' | 'rel'> & {
+  /** `--max-desc-len`: descriptions in CRD schemas cut to this many bytes (0: none); undefined keeps them whole. */
+  maxDescLen?: number;
+};
 
 export interface Generator {
   /** Short name (`crd`, `rbac`, `webhook`). */
@@ -86,7 +89,7 @@ export const crdGenerator: Generator = {
     // What the analysis already reported (same reporter) and what generation reports now.
     const analysed = reporter.diagnostics();
     const scratch = new Reporter();
-    const crds = generateCRDs(input.kinds, input.generatorVersion, scratch, input.rel);
+    const crds = generateCRDs(input.kinds, input.generatorVersion, scratch, input.rel, input.maxDescLen);
     const generated = scratch.diagnostics();
     for (const d of generated) reporter.report(d);
     for (const d of checkGeneratedCRDs(crds, [...analysed, ...generated])) reporter.report(d);

@@ -10,6 +10,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } fr
 import { join, relative, resolve } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { parseProject, PROJECT_FILE, type ProjectConfig, type ProjectResource, serializeProject } from '../project/index.js';
+import { recordedMaxDescLen, recordMaxDescLen } from '../manifests/script.js';
 import { DiskHost } from '../scaffold/index.js';
 import { controllerNamesOf, readProject, runCreateApi } from './api.js';
 import type { ScaffoldEnvironment } from './environment.js';
@@ -131,6 +132,13 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
 
   // PROJECT: what the commands recorded, plus the keys of other tools the old one held.
   const host = new DiskHost(output);
+  // The manifests options the old project's `make manifests` passed (package.json's manifests script).
+  const maxDescLen = recordedMaxDescLen(new DiskHost(input).read('package.json')?.toString('utf8'));
+  if (maxDescLen !== undefined) {
+    const pkg = host.read('package.json')?.toString('utf8');
+    const updated = pkg === undefined ? undefined : recordMaxDescLen(pkg, maxDescLen);
+    if (updated !== undefined) host.write('package.json', Buffer.from(updated));
+  }
   const regenerated = parseProject(host.read(PROJECT_FILE)!.toString('utf8'));
   const mergedPlugins = { ...pluginsOf(config), ...pluginsOf(regenerated) };
   const extra = { ...(config.extra ?? {}), ...(regenerated.extra ?? {}), ...(Object.keys(mergedPlugins).length ? { plugins: mergedPlugins } : {}) };
@@ -154,7 +162,7 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
   } else {
     await (io.install ?? npmInstall)(output, { ...env, cwd: output });
     const { runManifests } = await import('../manifests/generate.js');
-    await runManifests({ projectDir: output }, undefined);
+    await runManifests({ projectDir: output, maxDescLen }, undefined);
   }
   return { copied, differ };
 }
