@@ -56,6 +56,8 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1091', '`create api --controller-name` with `--controller=false`.'),
   c('KF1092', '`create api --controller-name`: the Kind already has a controller of that name, or one differing only in "-" (pass `--force` to scaffold the same one again).'),
   c('KF1093', '`manifests --max-desc-len`: not a whole number of bytes, 0 or more.'),
+  c('KF1094', '`create api` / `create webhook`: `--external-api-*` for a Kind of this project or a built-in one, with `--resource=true`, or without `--external-api-path`.'),
+  c('KF1095', '`--external-api-path` / `--external-api-domain` / `--external-api-module`: a missing or outside file, a version in the path, a group that is not a DNS-1123 subdomain.'),
   c('KF1101', 'A planned file cannot be written (permissions, a file in the way); nothing was written.'),
   c('KF1102', 'Writing failed part way; what was written is rolled back.'),
   c('KF1103', 'A scaffolded file exists and differs (pass `--force` to overwrite it).'),

@@ -51,6 +51,8 @@ export interface ProjectResource {
   webhooks?: ResourceWebhooks;
   core?: boolean;
   external?: boolean;
+  /** The package an external Kind's type comes from (`name[@version]`; Kubebuilder: the Go module). */
+  module?: string;
 }
 
 export interface ProjectConfig {

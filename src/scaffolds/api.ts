@@ -12,6 +12,7 @@ import { parseDocument } from 'yaml';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
 import { pluralize } from '../project/plural.js';
 import {
+  isDns1123Subdomain,
   KUBEFORGE_LAYOUT,
   parseProject,
   PROJECT_FILE,
@@ -68,6 +69,130 @@ export interface CreateApiOptions {
    * runtime name. Default (and the same as omitting it): the lower-cased Kind.
    */
   controllerName?: string;
+  /**
+   * A Kind another project owns (Kubebuilder's --external-api-path): where its TypeScript type
+   * is, see {@link externalTypeSource}. Needs --resource=false; recorded as `external: true`.
+   */
+  externalApiPath?: string;
+  /** The domain of the external Kind's group (`io` for cert-manager.io; default: the project's). */
+  externalApiDomain?: string;
+  /** The npm package (`name[@version]`) the external type comes from: added to package.json's dependencies. */
+  externalApiModule?: string;
+}
+
+/** The --external-api-* flags of `create api` and `create webhook`. */
+export interface ExternalApiOptions {
+  externalApiPath?: string;
+  externalApiDomain?: string;
+  externalApiModule?: string;
+}
+
+/** An external Kind as PROJECT records it (Kubebuilder's `external: true`, `path`, `domain`, `module`). */
+export interface ExternalApi {
+  path: string;
+  domain?: string;
+  module?: string;
+}
+
+/** Where the TypeScript type of an external Kind comes from; undefined: it has none (the code uses KubernetesObject). */
+export type ExternalTypeSource = { kind: 'file'; file: string } | { kind: 'module'; specifier: string; packageName: string; version?: string };
+
+const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
+
+/** `name[@version]` of --external-api-module: the package name, and the version when given. */
+export function parseModule(module: string): { name: string; version?: string } {
+  const at = module.lastIndexOf('@');
+  return at > 0 ? { name: module.slice(0, at), version: module.slice(at + 1) } : { name: module };
+}
+
+/** Whether --external-api-path names a file of the project (rather than a module). */
+function isLocalPath(path: string): boolean {
+  return path.startsWith('./') || path.startsWith('../') || path.startsWith('src/') || /\.(m|c)?ts$/.test(path);
+}
+
+/**
+ * What --external-api-path means in TypeScript:
+ * - a file of the project (`./`, `../`, `src/`, or a `.ts` name: `src/external/certmanager/v1.ts`)
+ *   exporting a type named after the Kind: the scaffolded code imports it from there;
+ * - an import specifier inside the npm package of --external-api-module (`@acme/cert-types` or
+ *   `@acme/cert-types/v1`): the code imports the type from it, and the package is a dependency;
+ * - anything else (a Go import path, as Kubebuilder records it): no TypeScript type; the code uses
+ *   `KubernetesObject` with the Kind's apiVersion and kind.
+ */
+export function externalTypeSource(ext: ExternalApi): ExternalTypeSource | undefined {
+  if (isLocalPath(ext.path)) return { kind: 'file', file: posix.normalize(ext.path).replace(/^\.\//, '') };
+  if (ext.module === undefined) return undefined;
+  const { name, version } = parseModule(ext.module);
+  if (!NPM_NAME.test(name) || !(ext.path === name || ext.path.startsWith(`${name}/`))) return undefined;
+  return { kind: 'module', specifier: ext.path, packageName: name, version };
+}
+
+/**
+ * Checks the --external-api-* flags (KF1094, KF1095); returns the external Kind they describe, or
+ * the one PROJECT records for this Kind, or undefined. `file` tells whether the project has a file.
+ */
+export function validateExternalApi(
+  options: ExternalApiOptions,
+  existing: ProjectResource | undefined,
+  owned: string | undefined,
+  group: string,
+  exists: (file: string) => boolean,
+  problems: Diagnostic[],
+): ExternalApi | undefined {
+  const given = options.externalApiPath !== undefined || options.externalApiDomain !== undefined || options.externalApiModule !== undefined;
+  if (!given) return existing?.external && existing.path ? { path: existing.path, domain: existing.domain, module: existing.module } : undefined;
+  if (owned) {
+    problems.push(error('KF1094', `--external-api-path, --external-api-domain and --external-api-module are for a Kind another project owns; ${owned}`, { hint: 'drop the --external-api-* flags' }));
+    return undefined;
+  }
+  const path = options.externalApiPath?.trim();
+  if (!path) {
+    problems.push(error('KF1094', '--external-api-domain and --external-api-module need --external-api-path: where the type of the external Kind comes from', { hint: 'e.g. --external-api-path src/external/certmanager/v1.ts, or a module specifier' }));
+    return undefined;
+  }
+  const ext: ExternalApi = { path, domain: options.externalApiDomain, module: options.externalApiModule };
+  if (path.includes('@') && !path.startsWith('@')) {
+    problems.push(error('KF1095', `invalid --external-api-path "${path}": a version belongs in --external-api-module, not in the path`, { hint: 'e.g. --external-api-path @acme/cert-types/v1 --external-api-module @acme/cert-types@1.2.0' }));
+  }
+  const source = externalTypeSource(ext);
+  if (source?.kind === 'file') {
+    if (source.file.startsWith('../')) problems.push(error('KF1095', `invalid --external-api-path "${path}": the file is outside the project`, { hint: 'copy the type into the project, e.g. src/external/' }));
+    else if (!exists(source.file)) {
+      problems.push(error('KF1095', `--external-api-path ${path}: there is no such file in the project`, { file: source.file, hint: 'create it first: a module exporting the TypeScript type of the Kind (an interface with apiVersion, kind, metadata, spec, status)' }));
+    }
+  }
+  if (ext.domain !== undefined && !isDns1123Subdomain(qualifiedGroup(group, ext.domain))) {
+    problems.push(error('KF1095', `invalid --external-api-domain "${ext.domain}": the group ${qualifiedGroup(group, ext.domain)} is not a DNS-1123 subdomain`, { hint: 'e.g. --group cert-manager --external-api-domain io for cert-manager.io' }));
+  }
+  if (ext.module !== undefined && !/^\S+$/.test(ext.module)) problems.push(error('KF1095', `invalid --external-api-module "${ext.module}"`, { hint: 'e.g. --external-api-module @acme/cert-types@1.2.0' }));
+  return ext;
+}
+
+/**
+ * The npm package an external Kind's type comes from becomes a dependency in package.json
+ * (Kubebuilder runs `go get <module>`); a module that is not an npm package of the path (a Go
+ * module) is only recorded, with a warning.
+ */
+export function addExternalDependency(tree: Tree, external: ExternalApi | undefined, existing: ProjectResource | undefined, kind: string, warnings: string[]): void {
+  const source = external && externalTypeSource(external);
+  if (source?.kind === 'module') {
+    const pkg = tree.readText('package.json');
+    const updated = pkg === undefined ? undefined : withDependency(pkg, source.packageName, source.version);
+    if (pkg === undefined) warnings.push(`package.json is missing: add ${source.packageName} to its dependencies`);
+    else if (updated !== undefined) tree.write('package.json', updated);
+  } else if (external?.module !== undefined && !existing?.external) {
+    warnings.push(`--external-api-module ${external.module} is not an npm package of --external-api-path ${external.path}: recorded in ${PROJECT_FILE} only; ${kind} is addressed as an untyped KubernetesObject`);
+  }
+}
+
+/** package.json with the external type's package among its dependencies (sorted, as npm keeps them); undefined when unchanged. */
+export function withDependency(packageJson: string, name: string, version: string | undefined): string | undefined {
+  const json = JSON.parse(packageJson) as { dependencies?: Record<string, string> };
+  const wanted = version ?? '*';
+  if (json.dependencies?.[name] === wanted || (version === undefined && json.dependencies?.[name] !== undefined)) return undefined;
+  const deps = { ...(json.dependencies ?? {}), [name]: wanted };
+  json.dependencies = Object.fromEntries(Object.keys(deps).sort().map((k) => [k, deps[k]]));
+  return `${JSON.stringify(json, null, 2)}\n`;
 }
 
 export { defaultManifestsStep, type ManifestsStep } from './transaction.js';
@@ -128,6 +253,8 @@ export interface ApiNames {
   plural: string;
   /** A built-in Kubernetes Kind (controller only): its group is Kubernetes', not the project's. */
   core: boolean;
+  /** A Kind another project owns (controller or webhooks only): its group's domain is its own. */
+  external: boolean;
   /** True when the plural was given and differs from the derived one. */
   irregularPlural: boolean;
   namespaced: boolean;
@@ -153,14 +280,15 @@ export interface ApiNames {
 /** The layout of one Kind, following Kubebuilder's paths with TypeScript's folders. */
 export function apiNames(
   config: ProjectConfig,
-  v: { group: string; version: string; kind: string; plural?: string; namespaced: boolean; core?: boolean; controllerName?: string },
+  v: { group: string; version: string; kind: string; plural?: string; namespaced: boolean; core?: boolean; controllerName?: string; external?: { domain?: string } },
 ): ApiNames {
   const multigroup = config.multigroup === true;
   const fileName = v.kind.toLowerCase();
   const derived = pluralize(v.kind);
   const plural = v.plural ?? derived;
   const core = v.core === true;
-  const qg = core ? CORE_GROUPS[v.group] : qualifiedGroup(v.group, config.domain);
+  const domain = v.external?.domain ?? config.domain;
+  const qg = core ? CORE_GROUPS[v.group] : qualifiedGroup(v.group, domain);
   const grouped = multigroup && v.group !== '';
   const apiDir = grouped ? `src/api/${v.group}/${v.version}` : `src/api/${v.version}`;
   const controllerDir = grouped ? `src/controller/${v.group}` : 'src/controller';
@@ -172,10 +300,11 @@ export function apiNames(
     group: v.group,
     version: v.version,
     kind: v.kind,
-    domain: core ? '' : config.domain,
+    domain: core ? '' : domain,
     qualifiedGroup: qg,
     apiVersion: qg ? `${qg}/${v.version}` : v.version,
     core,
+    external: v.external !== undefined,
     plural,
     irregularPlural: plural !== derived,
     namespaced: v.namespaced,
@@ -270,6 +399,8 @@ interface ValidApi {
   existing?: ProjectResource;
   /** A named controller (undefined: the default one, named after the Kind). */
   controllerName?: string;
+  /** A Kind another project owns. */
+  external?: ExternalApi;
 }
 
 /** Where each resource entry starts in the PROJECT text (1-based lines), for located messages. */
@@ -284,7 +415,7 @@ function resourceLines(text: string | undefined): number[] {
  * Checks every flag against the rules and PROJECT; collects every problem before failing.
  * `projectText` (the PROJECT file's text) only serves to give line numbers.
  */
-export function validateCreateApi(options: CreateApiOptions, config: ProjectConfig, projectText?: string): ValidApi {
+export function validateCreateApi(options: CreateApiOptions, config: ProjectConfig, projectText?: string, host?: Host): ValidApi {
   const lines = resourceLines(projectText);
   /** The location of a PROJECT entry. */
   const at = (r: ProjectResource) => {
@@ -344,10 +475,20 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
   if (problems.length) throw new DiagnosticError(problems);
 
   const existing = config.resources.find((r) => sameGVK(r, { group, version, kind }));
+  const externalGiven = options.externalApiPath !== undefined || options.externalApiDomain !== undefined || options.externalApiModule !== undefined;
+  const owned = doResource
+    ? `--resource=true scaffolds an API of this project (pass --resource=false to scaffold a controller for the external ${kind})`
+    : existing?.api
+      ? `${kind} (${group}/${version}) is an API of this project (${PROJECT_FILE} records it)`
+      : existing?.core
+        ? `${kind} (${group}/${version}) is a built-in Kind (${PROJECT_FILE} records it)`
+        : undefined;
+  const external = validateExternalApi(options, existing, externalGiven ? owned : undefined, group, (f) => (host ? host.kind(f) === 'file' : true), problems);
+  if (problems.length) throw new DiagnosticError(problems);
   // A controller for a built-in Kind: --resource=false, a Kubernetes group, and no API of ours by that name.
-  const core = !doResource && !existing?.api && Object.hasOwn(CORE_GROUPS, group);
+  const core = !external && !doResource && !existing?.api && Object.hasOwn(CORE_GROUPS, group);
   // Scaffolding again keeps the plural PROJECT recorded unless --plural changes it.
-  const names = apiNames(config, { group, version, kind, plural: options.plural ?? existing?.plural, namespaced, core, controllerName });
+  const names = apiNames(config, { group, version, kind, plural: options.plural ?? existing?.plural, namespaced, core, controllerName, external: external && { domain: external.domain } });
   const gvkText = `${kind} (${names.apiVersion})`;
   const crdName = `${names.plural}.${names.qualifiedGroup}`;
   if (doResource && !core && crdName.length > 253) {
@@ -358,7 +499,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     );
   }
 
-  if (!config.multigroup && !core) {
+  if (!config.multigroup && !core && !external) {
     const other = config.resources.find((r) => r.group !== group && !r.core && !r.external);
     if (other) {
       problems.push(
@@ -388,7 +529,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     }
   }
   // Two Kinds of one group may not share a resource name (one CRD each), nor a file name.
-  for (const r of config.resources) {
+  for (const r of external ? [] : config.resources) {
     if (r.core || r.external || sameGVK(r, names) || qualifiedGroup(r.group, r.domain ?? config.domain) !== names.qualifiedGroup) continue;
     const theirPlural = r.plural ?? pluralize(r.kind);
     const declared = (k: string) => [k, `${k}Spec`, `${k}Status`];
@@ -433,16 +574,16 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
       );
     }
   }
-  if (!doResource && !existing?.api && !core) {
+  if (!doResource && !existing?.api && !core && !external) {
     problems.push(
       error('KF1046', `--resource=false needs the API of ${gvkText} in ${PROJECT_FILE}, and there is none`, {
         file: PROJECT_FILE,
-        hint: `create the API first (drop --resource=false), or name a built-in Kind by its Kubernetes group (${Object.keys(CORE_GROUPS).slice(0, 4).join(', ')}, ...); controllers for external types are not supported yet`,
+        hint: `create the API first (drop --resource=false), name a built-in Kind by its Kubernetes group (${Object.keys(CORE_GROUPS).slice(0, 4).join(', ')}, ...), or a Kind of another project with --external-api-path`,
       }),
     );
   }
   if (problems.length) throw new DiagnosticError(problems);
-  return { config, names, doResource, doController, existing, controllerName };
+  return { config, names, doResource, doController, existing, controllerName, external };
 }
 
 /** The PROJECT entry after this command: the existing one (if any) with what was scaffolded now. */
@@ -453,6 +594,12 @@ function projectEntry(v: ValidApi): ProjectResource {
     // Kubebuilder's record of a built-in Kind: its Go package path, no domain of ours.
     entry.core = true;
     entry.path = `k8s.io/api/${names.group}/${names.version}`;
+  } else if (v.external) {
+    // Kubebuilder's record of an external Kind: where its type is, its domain, its module.
+    entry.external = true;
+    entry.path = v.external.path;
+    entry.domain = names.domain;
+    entry.module = v.external.module;
   } else entry.domain = names.domain;
   if (doResource) {
     entry.api = { crdVersion: 'v1', namespaced: names.namespaced ? true : undefined };
@@ -518,7 +665,7 @@ export async function planCreateApi(
 ): Promise<{ tree: Tree; changes: Change[]; resource: ProjectResource; warnings: string[]; /** Files of the user's that --force replaces. */ replaced: string[] }> {
   const host = env.host ?? new DiskHost(env.cwd);
   const config = readProject(host, env.cwd);
-  const valid = validateCreateApi(options, config, host.read(PROJECT_FILE)?.toString('utf8'));
+  const valid = validateCreateApi(options, config, host.read(PROJECT_FILE)?.toString('utf8'), host);
   const { names } = valid;
   const warnings: string[] = [];
 
@@ -541,6 +688,19 @@ export async function planCreateApi(
     testNamespace: names.namespaced ? 'default' : '',
     ...typesFileNames(names.kind, resourceMarker !== ''),
   };
+  // A built-in or external Kind is addressed by a descriptor ({ apiVersion, kind }); its objects
+  // are client-node's KubernetesObject, or the external Kind's own type when it has one.
+  const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;
+  const objectTypeImport = (kind: string, fromDir: string) =>
+    typeSource === undefined
+      ? "import type { KubernetesObject } from '@kubernetes/client-node';"
+      : `import type { ${kind} as ${kind}Object } from '${typeSource.kind === 'file' ? importSpecifier(fromDir, typeSource.file) : typeSource.specifier}';`;
+  Object.assign(data, {
+    descriptor: names.core || names.external,
+    typedExternal: typeSource !== undefined,
+    objType: typeSource ? `${names.kind}Object` : 'KubernetesObject',
+    objectTypeImport: objectTypeImport(names.kind, controllerDir),
+  });
   const controllerTestData = {
     typesImport: importSpecifier(posix.dirname(names.controllerTestFile), names.typesFile),
     controllerImport: importSpecifier(posix.dirname(names.controllerTestFile), names.controllerFile),
@@ -553,9 +713,11 @@ export async function planCreateApi(
       ...data,
       ...extra,
       ...placeholderNames(PLACEHOLDER_KIND),
+      ...(typeSource && { objType: `${PLACEHOLDER_KIND}Object`, objectTypeImport: objectTypeImport(PLACEHOLDER_KIND, controllerDir) }),
     });
     const scope = new Scope(own);
     scope.claimExact(names.reconciler);
+    if (typeSource) scope.claimExact(`${names.kind}Object`);
     const kind = importKind(scope, names.kind);
     const camel = lowerFirst(names.kind);
     return { kindRef: kind.ref, kindImport: kind.specifier, varName: scope.claim(camel, `${camel}Object`, `${camel}Obj`) };
@@ -577,14 +739,13 @@ export async function planCreateApi(
     if (!host.read('config/samples/kustomization.yaml')) specs.push({ path: 'config/samples/kustomization.yaml', policy: 'scaffolded', template: 'api/config/samples/kustomization.yaml.hbs' });
   }
   if (valid.doController) {
+    const controllerIds = await kindNames('api/controller.ts.hbs', {});
+    const testIds = await kindNames('api/controller_test.ts.hbs', controllerTestData);
+    // The test of a descriptor-addressed Kind imports the descriptor the controller exports.
+    if (names.external) testIds.kindImport = controllerIds.kindRef === testIds.kindRef ? testIds.kindRef : `${controllerIds.kindRef} as ${testIds.kindRef}`;
     specs.push(
-      { path: names.controllerFile, policy: 'scaffolded', template: 'api/controller.ts.hbs', data: await kindNames('api/controller.ts.hbs', {}) },
-      {
-        path: names.controllerTestFile,
-        policy: 'scaffolded',
-        template: 'api/controller_test.ts.hbs',
-        data: { ...controllerTestData, ...(await kindNames('api/controller_test.ts.hbs', controllerTestData)) },
-      },
+      { path: names.controllerFile, policy: 'scaffolded', template: 'api/controller.ts.hbs', data: controllerIds },
+      { path: names.controllerTestFile, policy: 'scaffolded', template: 'api/controller_test.ts.hbs', data: { ...controllerTestData, ...testIds } },
     );
   }
 
@@ -630,6 +791,7 @@ export async function planCreateApi(
       if (storage.added) warnings.push(`${storage.storage!.file}: added @StorageVersion() to ${names.kind} ${storage.storage!.version}: a Kind with several versions stores one of them (move it to store another)`);
     }
   }
+  addExternalDependency(tree, valid.external, valid.existing, names.kind, warnings);
   if (problems.length) throw new DiagnosticError(problems);
 
   if (valid.doResource) {

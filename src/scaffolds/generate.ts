@@ -12,7 +12,7 @@ import { DiagnosticError, error } from '../diagnostics/index.js';
 import { parseProject, PROJECT_FILE, type ProjectConfig, type ProjectResource, serializeProject } from '../project/index.js';
 import { recordedMaxDescLen, recordMaxDescLen } from '../manifests/script.js';
 import { DiskHost } from '../scaffold/index.js';
-import { controllerNamesOf, readProject, runCreateApi } from './api.js';
+import { controllerNamesOf, externalTypeSource, readProject, runCreateApi } from './api.js';
 import type { ScaffoldEnvironment } from './environment.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, pluginsOf } from './grafana.js';
 import { BOILERPLATE_FILE, type InitEnvironment, npmInstall, ownerOfBoilerplate, runInit } from './init.js';
@@ -37,7 +37,7 @@ export interface GenerateResult {
 }
 
 /** The folders and files that hold the user's own code: copied over the re-scaffolded ones. */
-const USER_CODE = ['src/api', 'src/controller', 'src/webhook', 'test', 'config/samples', CUSTOM_METRICS_CONFIG];
+const USER_CODE = ['src/api', 'src/controller', 'src/webhook', 'test', 'config/samples', 'config/crd/external', CUSTOM_METRICS_CONFIG];
 /** Not compared: dependencies, build output, kubeforge's own state. */
 const IGNORED = new Set(['node_modules', 'build', 'dist', '.kubeforge', '.git']);
 
@@ -64,14 +64,22 @@ function createApiArgs(r: ProjectResource): Parameters<typeof runCreateApi>[0][]
     version: r.version,
     kind: r.kind,
     plural: r.plural,
-    // PROJECT omits namespaced for a cluster-scoped Kind (Kubebuilder writes Go's zero value so).
-    namespaced: r.api?.namespaced === true,
+    // PROJECT omits namespaced for a cluster-scoped Kind (Kubebuilder writes Go's zero value so);
+    // it records no scope for a built-in or external Kind.
+    namespaced: r.api ? r.api.namespaced === true : undefined,
+    ...externalArgs(r),
     make: false,
   };
   return [
     { ...base, resource, controller, controllerName: first },
     ...more.map((name) => ({ ...base, resource: false, controller: true, controllerName: name })),
   ];
+}
+
+/** The --external-api-* flags that recorded an external Kind. */
+function externalArgs(r: ProjectResource): { externalApiPath?: string; externalApiDomain?: string; externalApiModule?: string } {
+  if (!r.external || !r.path) return {};
+  return { externalApiPath: r.path, externalApiDomain: r.domain, externalApiModule: r.module };
 }
 
 /** Re-scaffolds `inputDir`'s project into `outputDir`. */
@@ -105,6 +113,15 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
     },
     quiet,
   );
+  // The TypeScript types of external Kinds that are files of the project: create api / webhook import them.
+  const copied: string[] = [];
+  for (const r of config.resources) {
+    const source = r.external && r.path ? externalTypeSource({ path: r.path, module: r.module }) : undefined;
+    if (source?.kind !== 'file' || copied.includes(source.file) || !existsSync(join(input, source.file))) continue;
+    mkdirSync(join(output, source.file, '..'), { recursive: true });
+    cpSync(join(input, source.file), join(output, source.file));
+    copied.push(source.file);
+  }
   // As Kubebuilder replays: every API first (a conversion webhook needs its spokes), then the webhooks.
   for (const r of config.resources) {
     for (const args of createApiArgs(r)) await runCreateApi(args, quiet);
@@ -124,6 +141,7 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
         spoke: w.spoke,
         defaultingPath: w.defaultingPath,
         validationPath: w.validationPath,
+        ...externalArgs(r),
         make: false,
       },
       quiet,
@@ -144,7 +162,6 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
   const extra = { ...(config.extra ?? {}), ...(regenerated.extra ?? {}), ...(Object.keys(mergedPlugins).length ? { plugins: mergedPlugins } : {}) };
   host.write(PROJECT_FILE, Buffer.from(serializeProject({ ...regenerated, extra: Object.keys(extra).length ? extra : undefined })));
 
-  const copied: string[] = [];
   for (const path of USER_CODE.flatMap((p) => files(input, p))) {
     mkdirSync(join(output, path, '..'), { recursive: true });
     cpSync(join(input, path), join(output, path));

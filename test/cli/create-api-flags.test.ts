@@ -78,3 +78,49 @@ describe('kubeforge create api --controller-name (CLI)', () => {
     assert.equal(again.out, 'Nothing to change.\n');
   });
 });
+
+describe('kubeforge create api / create webhook --external-api-* (CLI)', () => {
+  const cert = ['create', 'api', '--group', 'cert-manager', '--version', 'v1', '--kind', 'Certificate', '--make=false'];
+  it('refuses what cannot be an external Kind: exit 1, a located message, the project unchanged', async () => {
+    const before = snapshot(dir);
+    const withResource = await kubeforge(...cert, '--external-api-path', 'src/external/certmanager/v1.ts');
+    assert.equal(withResource.code, 1);
+    assert.match(withResource.err, /KF1094 +--external-api-path, --external-api-domain and --external-api-module are for a Kind another project owns; --resource=true scaffolds an API of this project/);
+    const noPath = await kubeforge(...cert, '--resource=false', '--external-api-module', '@acme/cert-types@1.0.0');
+    assert.equal(noPath.code, 1);
+    assert.match(noPath.err, /KF1094 +--external-api-domain and --external-api-module need --external-api-path/);
+    const missing = await kubeforge(...cert, '--resource=false', '--external-api-path', 'src/external/certmanager/v1.ts');
+    assert.equal(missing.code, 1);
+    assert.match(missing.err, /src\/external\/certmanager\/v1\.ts.*KF1095 +--external-api-path src\/external\/certmanager\/v1\.ts: there is no such file in the project/);
+    const versioned = await kubeforge(...cert, '--resource=false', '--external-api-path', 'github.com/cert-manager/cert-manager@v1.20.2/pkg/apis/certmanager/v1');
+    assert.equal(versioned.code, 1);
+    assert.match(versioned.err, /KF1095 +invalid --external-api-path "github\.com\/cert-manager\/cert-manager@v1\.20\.2\/pkg\/apis\/certmanager\/v1": a version belongs in --external-api-module/);
+    const domain = await kubeforge(...cert, '--resource=false', '--external-api-path', 'github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', '--external-api-domain', 'Not_A_Domain');
+    assert.equal(domain.code, 1);
+    assert.match(domain.err, /KF1095 +invalid --external-api-domain "Not_A_Domain"/);
+    const ours = await kubeforge(...CAPTAIN, '--resource=false', '--controller-name', 'captain-ext', '--external-api-path', 'github.com/x/y/v1');
+    assert.equal(ours.code, 1);
+    assert.match(ours.err, /KF1094 .*Captain \(crew\/v1\) is an API of this project \(PROJECT records it\)/);
+    const webhook = await kubeforge('create', 'webhook', '--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--defaulting', '--external-api-path', 'github.com/x/y/v1', '--make=false');
+    assert.equal(webhook.code, 1);
+    assert.match(webhook.err, /KF1094 .*Captain \(crew\/v1\) is an API of this project/);
+    assert.deepEqual(snapshot(dir), before);
+  });
+
+  it("runs Kubebuilder's commands for cert-manager's Certificate and Issuer: recorded as external, no roles or samples", async () => {
+    const certManager = ['--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', '--external-api-domain=io', '--external-api-module=github.com/cert-manager/cert-manager@v1.20.2'];
+    const api = await kubeforge(...cert, '--controller=true', '--resource=false', ...certManager);
+    assert.equal(api.code, 0, api.err);
+    assert.match(api.err, /warning: --external-api-module github\.com\/cert-manager\/cert-manager@v1\.20\.2 is not an npm package/);
+    const webhook = await kubeforge('create', 'webhook', '--group', 'cert-manager', '--version', 'v1', '--kind', 'Issuer', '--defaulting', ...certManager, '--make=false');
+    assert.equal(webhook.code, 0, webhook.err);
+    const project = readFileSync(join(dir, 'PROJECT'), 'utf8');
+    assert.match(project, /^- controller: true\n {2}domain: io\n {2}external: true\n {2}group: cert-manager\n {2}kind: Certificate\n {2}module: github\.com\/cert-manager\/cert-manager@v1\.20\.2\n {2}path: github\.com\/cert-manager\/cert-manager\/pkg\/apis\/certmanager\/v1\n {2}version: v1$/m);
+    assert.match(project, /^- domain: io\n {2}external: true\n {2}group: cert-manager\n {2}kind: Issuer\n[\s\S]*?webhooks:\n {4}defaulting: true\n {4}webhookVersion: v1$/m);
+    const controller = readFileSync(join(dir, 'src/controller/certificate_controller.ts'), 'utf8');
+    assert.match(controller, /@Rbac\(\{ groups: \['cert-manager\.io'\], resources: \['certificates'\]/);
+    assert.match(controller, /export const Certificate: TypeDescriptor = \{ apiVersion: 'cert-manager\.io\/v1', kind: 'Certificate' \};/);
+    assert.match(readFileSync(join(dir, 'src/webhook/v1/issuer_webhook.ts'), 'utf8'), /groups: \['cert-manager\.io'\],\n {2}resources: \['issuers'\],/);
+    assert.ok(!snapshot(dir)['config/rbac/certificate_editor_role.yaml'], 'no editor role for a Kind of another project');
+  });
+});
