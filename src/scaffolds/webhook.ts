@@ -389,7 +389,8 @@ export async function planCreateWebhook(
   const varName = lowerFirst(names.kind);
   const webhookDir = posix.dirname(names.webhookFile);
   const testDir = posix.dirname(names.webhookTestFile);
-  const specExample = names.core ? (BUILTIN_SPECS[names.kind] ?? '{}') : names.external ? '{}' : "{ foo: 'bar' }";
+  // An external Kind's fields are its project's (KubernetesObject has none but metadata).
+  const specExample = names.core ? (BUILTIN_SPECS[names.kind] ?? '{}') : names.external ? '' : "{ foo: 'bar' }";
   // A built-in or external Kind: a descriptor, and client-node's KubernetesObject (a model type for
   // a built-in Kind, the external Kind's own type when it has one).
   const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;

@@ -124,3 +124,13 @@ describe('kubeforge create api / create webhook --external-api-* (CLI)', () => {
     assert.ok(!snapshot(dir)['config/rbac/certificate_editor_role.yaml'], 'no editor role for a Kind of another project');
   });
 });
+
+describe('--help lists the new flags', () => {
+  it('create api, create webhook and manifests', async () => {
+    const api = await kubeforge('create', 'api', '--help');
+    for (const flag of ['--controller-name <name>', '--external-api-path <path>', '--external-api-domain <domain>', '--external-api-module <module>']) assert.ok(api.out.includes(flag), `create api --help: ${flag}`);
+    const webhook = await kubeforge('create', 'webhook', '--help');
+    for (const flag of ['--external-api-path <path>', '--external-api-domain <domain>', '--external-api-module <module>']) assert.ok(webhook.out.includes(flag), `create webhook --help: ${flag}`);
+    assert.match((await kubeforge('manifests', '--help')).out, /--max-desc-len <n> +cut every description/);
+  });
+});

@@ -68,8 +68,7 @@ describe('Certificate webhook', () => {
     apiVersion: 'cert-manager.io/v1',
     kind: 'Certificate',
     metadata: { name, namespace: 'default' },
-    // TODO(user): specify other spec details if needed.
-    spec: {},
+    // TODO(user): the fields its CRD requires (spec...).
   });
 
   /** What the webhook server hands the defaulter and the validator for a request about `obj`. */

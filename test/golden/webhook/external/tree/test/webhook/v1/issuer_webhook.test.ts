@@ -68,8 +68,7 @@ describe('Issuer webhook', () => {
     apiVersion: 'cert-manager.io/v1',
     kind: 'Issuer',
     metadata: { name, namespace: 'default' },
-    // TODO(user): specify other spec details if needed.
-    spec: {},
+    // TODO(user): the fields its CRD requires (spec...).
   });
 
   /** What the webhook server hands the defaulter and the validator for a request about `obj`. */
