@@ -16,7 +16,10 @@ import { parseAllDocuments } from 'yaml';
 import { run } from '../../src/cli/index.js';
 import { truncateDescription, truncateSchemaDescriptions } from '../../src/manifests/desc.js';
 import { recordedMaxDescLen, recordMaxDescLen } from '../../src/manifests/script.js';
+import { Reporter } from '../../src/diagnostics/index.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
+import { DiskHost, Tree } from '../../src/scaffold/index.js';
+import { defaultManifestsStep } from '../../src/scaffolds/transaction.js';
 import { TestEnvironment } from '../../src/testing/index.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -176,6 +179,14 @@ describe('kubeforge manifests --max-desc-len (CLI, real API server)', () => {
     const again = await kubeforge(dir, 'manifests', '--generator-version', 'test', '--max-desc-len', '40');
     assert.equal(again.code, 0, again.err);
     assert.equal(again.out, 'manifests are up to date\n');
+
+    // create api / create webhook plan the manifests in-process with what package.json records.
+    const tree = new Tree(new DiskHost(dir));
+    const types = 'src/api/v1/ship_types.ts';
+    tree.write(types, tree.readText(types)!.replace('  crew?: int32;', '  crew?: int32;\n  /** The port the ship calls at next, written by the navigator before every journey begins */\n  nextPort?: string;'));
+    await defaultManifestsStep(tree, dir, new Reporter());
+    const planned = parseAllDocuments(tree.readText(CRD)!)[0].toJS() as any;
+    assert.equal(planned.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.nextPort.description, 'The port the ship calls at next,...');
 
     // Installs on the API server, then the CRD without descriptions replaces it.
     const env = new TestEnvironment({ crdDirectoryPaths: [join(dir, 'config/crd/bases')], errorIfCRDPathMissing: true, crdInstallTimeout: 120_000, controlPlaneStartTimeout: 120_000 });
