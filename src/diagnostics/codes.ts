@@ -41,7 +41,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1050', '`create api`: the manifests step after scaffolding failed.'),
   c('KF1051', '`create api` / `create webhook`: a Kind that cannot be served: it ends in "List", or its list Kind, resource name or CRD name would be longer than the API server allows.'),
   c('KF1060', '`create webhook`: no webhook type chosen (`--defaulting`, `--programmatic-validation`, `--conversion`).'),
-  c('KF1061', '`create webhook`: the Kind is not in PROJECT, or is an external type.'),
+  c('KF1061', '`create webhook`: the Kind is not in PROJECT, not a built-in Kind, and no `--external-api-path` names it as another project\'s.'),
   c('KF1062', '`create webhook`: the Kind already has that webhook (pass `--force` to scaffold it again).'),
   c('KF1063', '`create webhook --conversion`: no spoke, a spoke that is the hub or not a version of the Kind, or a Kind with one version.'),
   c('KF1064', '`create webhook --conversion`: another version is the storage version; the hub must be it.'),
