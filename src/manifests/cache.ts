@@ -59,6 +59,8 @@ export interface OutputStamp {
 export interface CacheKeyParts {
   kubeforgeVersion: string;
   generatorVersion: string;
+  /** `--max-desc-len` (undefined: descriptions whole). */
+  maxDescLen?: number;
   paths?: readonly string[];
   tsconfigPath?: string;
   /** sha256 of the PROJECT file (its `namespaced` and `projectName` scope role.yaml), or undefined when there is none. */
@@ -285,6 +287,7 @@ function cacheKey(projectDir: string, tsconfigChain: readonly string[], parts: C
     kubeforge: parts.kubeforgeVersion,
     build: toolFingerprint(),
     generator: parts.generatorVersion,
+    maxDescLen: parts.maxDescLen ?? null,
     paths: parts.paths ? [...parts.paths].sort() : null,
     tsconfig: parts.tsconfigPath ?? null,
     project: parts.project ?? null,

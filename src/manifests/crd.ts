@@ -18,6 +18,7 @@ import type { Location, MarkerValue } from '../analysis/collector.js';
 import type { MarkerName } from '../markers/definitions.js';
 import { pluralize } from '../project/plural.js';
 import { setCRDOrigin } from '../schema/origin.js';
+import { truncateSchemaDescriptions } from './desc.js';
 
 /** The default resource name of a Kind; defined with the rest of resource naming in src/project. */
 export { pluralize };
@@ -58,6 +59,8 @@ export function generateCRDs(
   reporter: Reporter,
   /** How file paths appear inside messages (the analysis passes project-relative). */
   rel: (file: string) => string = (f) => f,
+  /** controller-gen's crd:maxDescLen (desc.ts): undefined keeps descriptions whole. */
+  maxDescLen?: number,
 ): Record<string, unknown>[] {
   const byGroupKind = new Map<string, KindVersion[]>();
   for (const k of kinds) {
@@ -77,15 +80,25 @@ export function generateCRDs(
     byGroupKind.set(key, list);
   }
   const out: Record<string, unknown>[] = [];
+  // One memo for every CRD: the shared (frozen) schemas of Kubernetes types are truncated once.
+  const memo = new WeakMap<object, Record<string, unknown>>();
+  const schemaOf = (s: Record<string, unknown>) => (maxDescLen === undefined ? s : truncateSchemaDescriptions(s, maxDescLen, memo));
   for (const [groupKind, all] of byGroupKind) {
-    const crd = generateOne(groupKind, all, generatorVersion, reporter, rel);
+    const crd = generateOne(groupKind, all, generatorVersion, reporter, rel, schemaOf);
     if (crd) out.push(crd);
   }
   out.sort((a, b) => ((a.metadata as { name: string }).name < (b.metadata as { name: string }).name ? -1 : 1));
   return out;
 }
 
-function generateOne(groupKind: string, all: KindVersion[], generatorVersion: string, reporter: Reporter, rel: (file: string) => string): Record<string, unknown> | undefined {
+function generateOne(
+  groupKind: string,
+  all: KindVersion[],
+  generatorVersion: string,
+  reporter: Reporter,
+  rel: (file: string) => string,
+  schemaOf: (s: Record<string, unknown>) => Record<string, unknown>,
+): Record<string, unknown> | undefined {
   const versions = all.filter((v) => markersNamed(v, 'SkipVersion').length === 0).sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
   if (versions.length === 0) return undefined;
   const { kind, group } = versions[0];
@@ -146,7 +159,7 @@ function generateOne(groupKind: string, all: KindVersion[], generatorVersion: st
   for (const v of versions) {
     const ver: Record<string, unknown> = {
       name: v.version,
-      schema: { openAPIV3Schema: v.schema },
+      schema: { openAPIV3Schema: schemaOf(v.schema as Record<string, unknown>) },
       served: markersNamed(v, 'UnservedVersion').length === 0,
       storage: versions.length === 1 || storage[0] === v,
     };

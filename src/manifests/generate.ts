@@ -27,6 +27,7 @@ import type { Generator, GeneratorInput } from './generators.js';
 import { OutputPlanner, type PlannedChange } from './stage.js';
 import { type IncrementalRecord, IncrementalPlanner, type Selection } from './incremental.js';
 import type { MarkerUse } from './markeruse.js';
+import { recordMaxDescLen } from './script.js';
 import { type Change, CRD_DIR, formatPlan, MANIFESTS_TOOL, managedLocations, planManifests } from './writer.js';
 
 export type { AnalyzeOptions };
@@ -52,6 +53,11 @@ export interface ManifestsOptions {
    */
   paths?: string[];
   generatorVersion?: string;
+  /**
+   * controller-gen's `crd:maxDescLen`: every description in the CRD schemas cut to at most this
+   * many bytes at a sentence or word boundary (desc.ts); 0 drops them. Part of the cache key.
+   */
+  maxDescLen?: number;
   /** Write nothing; report the plan. */
   check?: boolean;
   dryRun?: boolean;
@@ -107,12 +113,16 @@ function runSettings(options: ManifestsOptions, host: Host, tree?: Tree) {
   }
   const generatorVersion = resolveGeneratorVersion(options.generatorVersion);
   const paths = options.paths?.map((p) => (isAbsolute(p) ? p : resolve(projectDir, p)));
+  if (options.maxDescLen !== undefined && !(Number.isInteger(options.maxDescLen) && options.maxDescLen >= 0)) {
+    throw new DiagnosticError(error('KF1093', `invalid --max-desc-len ${options.maxDescLen}: expected a whole number of bytes, 0 or more`, { hint: 'e.g. --max-desc-len 0 (no descriptions) or --max-desc-len 80' }));
+  }
   // PROJECT (as a scaffold's tree has it) scopes role.yaml: hashed into the cache key here, read
   // only once the fast path misses (managerNamespaceOf), so the fast path never loads YAML.
   const projectText = (tree ?? host).read(PROJECT_FILE);
   const keyParts: CacheKeyParts = {
     kubeforgeVersion: packageVersion(),
     generatorVersion,
+    maxDescLen: options.maxDescLen,
     paths,
     tsconfigPath: options.tsconfigPath ? tsconfigPath : undefined,
     project: projectText && sha256(projectText),
@@ -192,7 +202,7 @@ export async function planManifestsRun(options: ManifestsOptions, analyzer: Anal
   const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion, ...(overlay && { overlay }) }, reporter);
   const { DEFAULT_GENERATORS, runGenerators } = await import('./generators.js');
   const managerNamespace = await managerNamespaceOf(projectText, projectDir);
-  const files = runGenerators({ ...analysis, managerNamespace }, reporter, options.generators ?? DEFAULT_GENERATORS);
+  const files = runGenerators({ ...analysis, managerNamespace, maxDescLen: options.maxDescLen }, reporter, options.generators ?? DEFAULT_GENERATORS);
   const diagnostics = reporter.diagnostics();
   if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
   const warnings = diagnostics.filter((d) => d.severity !== 'error');
@@ -289,7 +299,7 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
   );
   const selection = analysis.byRoot ? inc?.selection : undefined;
   const managerNamespace = await managerNamespaceOf(projectText, projectDir);
-  let input: GeneratorInput = { ...analysis, managerNamespace };
+  let input: GeneratorInput = { ...analysis, managerNamespace, maxDescLen: options.maxDescLen };
   let kept: Set<string> = new Set();
   if (selection && inc) {
     // A changed root now declaring a Kind that an unchanged root declares: the CRD needs both, so
@@ -309,7 +319,7 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
       webhookConfigurations.push(...e.webhookConfigurations);
       for (const w of e.warnings) reporter.report(w);
     }
-    input = { ...analysis, managerNamespace, rbac: rbac.sort(byPosition), webhooks: webhooks.sort(byPosition), webhookConfigurations: webhookConfigurations.sort(byPosition) };
+    input = { ...input, rbac: rbac.sort(byPosition), webhooks: webhooks.sort(byPosition), webhookConfigurations: webhookConfigurations.sort(byPosition) };
     kept = new Set(selection.keptCrds);
   }
 
@@ -422,6 +432,15 @@ export interface ManifestsFlags {
   tsconfig?: string;
   generatorVersion?: string;
   cache?: boolean;
+  /** `--max-desc-len`, as typed (checked here: a whole number, 0 or more; KF1093). */
+  maxDescLen?: string | number;
+}
+
+/** `--max-desc-len` as a number; KF1093 for anything but a whole number, 0 or more. */
+function parseMaxDescLen(value: string | number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number' ? Number.isInteger(value) && value >= 0 : /^\d+$/.test(value.trim())) return Number(value);
+  throw new DiagnosticError(error('KF1093', `invalid --max-desc-len "${value}": expected a whole number of bytes, 0 or more`, { hint: 'e.g. --max-desc-len 0 (no descriptions) or --max-desc-len 80' }));
 }
 
 function readSource(file: string): string | undefined {
@@ -439,6 +458,13 @@ function readSource(file: string): string | undefined {
  */
 export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, analyzer?: Analyzer, generators?: readonly Generator[]): Promise<void> {
   const projectDir = resolve(io.cwd, flags.project ?? '.');
+  const maxDescLen = parseMaxDescLen(flags.maxDescLen);
+  // --max-desc-len is recorded in package.json's `manifests` script (script.ts), so that
+  // `make manifests` keeps using it: planned with the run, written after its commit.
+  let record: { text: string; script: string } | undefined;
+  const printRecord = () => {
+    if (record) io.out(`UPDATE package.json (scripts.manifests: ${record.script})\n`);
+  };
   const printWarnings = (run: DiskPlan) => {
     if (run.warnings.length > 0) io.err(formatDiagnostics(run.warnings, { color: io.color, cwd: io.cwd, readSource }));
   };
@@ -455,6 +481,7 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
               tsconfigPath: flags.tsconfig ? resolve(io.cwd, flags.tsconfig) : undefined,
               paths: flags.paths?.map((p) => resolve(io.cwd, p)),
               generatorVersion: flags.generatorVersion,
+              maxDescLen,
               check: flags.check,
               dryRun: flags.dryRun,
               noCache: flags.cache === false,
@@ -463,6 +490,15 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
             },
             analyzer ?? defaultAnalyzer,
           );
+          if (maxDescLen !== undefined && !flags.check) {
+            const pkg = ctx.host.read('package.json')?.toString('utf8');
+            const text = pkg === undefined ? undefined : recordMaxDescLen(pkg, maxDescLen);
+            if (text === undefined) {
+              io.err(`warning: no package.json "manifests" script running kubeforge manifests to record --max-desc-len ${maxDescLen} in: pass it to every run yourself\n`);
+            } else if (text !== pkg) {
+              record = { text, script: (JSON.parse(text) as { scripts: Record<string, string> }).scripts.manifests };
+            }
+          }
           // The files are staged by the pipeline, not planned in a tree: the runner's tree stays empty.
           return { tree: new Tree(ctx.host), run: staged };
         },
@@ -483,13 +519,18 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
             );
           }
           io.out(run.changes.length === 0 ? 'nothing to do: manifests are up to date\n' : plan);
+          printRecord();
         },
-        commit: ({ run }) => run.commit(),
+        commit: ({ run }, ctx) => {
+          run.commit();
+          if (record) ctx.host.write('package.json', Buffer.from(record.text));
+        },
         // The staged files are renamed into place synchronously, so a signal is seen once all are.
         interrupted: { keep: 'the manifests were written (every file)' },
         after: async ({ run }) => {
           printWarnings(run);
           io.out(run.changes.length === 0 ? 'manifests are up to date\n' : formatPlan(run.changes, { color: io.color }));
+          printRecord();
         },
       },
       io,

@@ -20,6 +20,8 @@ export type GeneratorInput = Pick<Analysis, 'kinds' | 'rbac' | 'webhooks' | 'web
    * `manager-role` is a Role instead of a ClusterRole (see generateRbac).
    */
   managerNamespace?: string;
+  /** `--max-desc-len`: descriptions in CRD schemas cut to this many bytes (0: none); undefined keeps them whole. */
+  maxDescLen?: number;
 };
 
 export interface Generator {
@@ -92,7 +94,7 @@ export const crdGenerator: Generator = {
     // What the analysis already reported (same reporter) and what generation reports now.
     const analysed = reporter.diagnostics();
     const scratch = new Reporter();
-    const crds = generateCRDs(input.kinds, input.generatorVersion, scratch, input.rel);
+    const crds = generateCRDs(input.kinds, input.generatorVersion, scratch, input.rel, input.maxDescLen);
     const generated = scratch.diagnostics();
     for (const d of generated) reporter.report(d);
     for (const d of checkGeneratedCRDs(crds, [...analysed, ...generated])) reporter.report(d);

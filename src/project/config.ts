@@ -44,10 +44,15 @@ export interface ProjectResource {
   /** Where the API types live, relative to the project root (Kubebuilder: Go import path). */
   path?: string;
   api?: ResourceAPI;
+  /** One controller, named after the Kind (Kubebuilder's legacy field; `controllers` replaces it once a Kind has a named one). */
   controller?: boolean;
+  /** The named controllers of the Kind (Kubebuilder 4's `controllers: [{ name }]`, from `create api --controller-name`). */
+  controllers?: { name: string }[];
   webhooks?: ResourceWebhooks;
   core?: boolean;
   external?: boolean;
+  /** The package an external Kind's type comes from (`name[@version]`; Kubebuilder: the Go module). */
+  module?: string;
 }
 
 export interface ProjectConfig {
@@ -205,6 +210,11 @@ export function parseProject(text: string, file = PROJECT_FILE): ProjectConfig {
         }
         if (w?.spoke !== undefined && !(Array.isArray(w.spoke) && w.spoke.every((v) => typeof v === 'string'))) {
           problems.push(error('KF1011', `PROJECT: resources[${i}].webhooks.spoke must be a list of versions`, at('resources')));
+          return;
+        }
+        const cs = res.controllers;
+        if (cs !== undefined && !(Array.isArray(cs) && cs.every((c) => c && typeof c === 'object' && typeof (c as { name?: unknown }).name === 'string'))) {
+          problems.push(error('KF1011', `PROJECT: resources[${i}].controllers must be a list of { name: <controller name> }`, at('resources')));
           return;
         }
         resources.push({ ...(res as unknown as ProjectResource), group: typeof res.group === 'string' ? res.group : '' });

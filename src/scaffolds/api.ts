@@ -12,6 +12,7 @@ import { parseDocument } from 'yaml';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
 import { pluralize } from '../project/plural.js';
 import {
+  isDns1123Subdomain,
   KUBEFORGE_LAYOUT,
   parseProject,
   PROJECT_FILE,
@@ -73,6 +74,136 @@ export interface CreateApiOptions {
   imageContainerPort?: string;
   /** deploy-image: the user id the container runs as. */
   runAsUser?: string;
+  /**
+   * Name of the controller (Kubebuilder 4's --controller-name): a second controller for a Kind
+   * gets its own file (`<name with - as _>_controller.ts`), class (`<Name>Reconciler`) and
+   * runtime name. Default (and the same as omitting it): the lower-cased Kind.
+   */
+  controllerName?: string;
+  /**
+   * A Kind another project owns (Kubebuilder's --external-api-path): where its TypeScript type
+   * is, see {@link externalTypeSource}. Needs --resource=false; recorded as `external: true`.
+   */
+  externalApiPath?: string;
+  /** The domain of the external Kind's group (`io` for cert-manager.io; default: the project's). */
+  externalApiDomain?: string;
+  /** The npm package (`name[@version]`) the external type comes from: added to package.json's dependencies. */
+  externalApiModule?: string;
+}
+
+/** The --external-api-* flags of `create api` and `create webhook`. */
+export interface ExternalApiOptions {
+  externalApiPath?: string;
+  externalApiDomain?: string;
+  externalApiModule?: string;
+}
+
+/** An external Kind as PROJECT records it (Kubebuilder's `external: true`, `path`, `domain`, `module`). */
+export interface ExternalApi {
+  path: string;
+  domain?: string;
+  module?: string;
+}
+
+/** Where the TypeScript type of an external Kind comes from; undefined: it has none (the code uses KubernetesObject). */
+export type ExternalTypeSource = { kind: 'file'; file: string } | { kind: 'module'; specifier: string; packageName: string; version?: string };
+
+const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
+
+/** `name[@version]` of --external-api-module: the package name, and the version when given. */
+export function parseModule(module: string): { name: string; version?: string } {
+  const at = module.lastIndexOf('@');
+  return at > 0 ? { name: module.slice(0, at), version: module.slice(at + 1) } : { name: module };
+}
+
+/** Whether --external-api-path names a file of the project (rather than a module). */
+function isLocalPath(path: string): boolean {
+  return path.startsWith('./') || path.startsWith('../') || path.startsWith('src/') || /\.(m|c)?ts$/.test(path);
+}
+
+/**
+ * What --external-api-path means in TypeScript:
+ * - a file of the project (`./`, `../`, `src/`, or a `.ts` name: `src/external/certmanager/v1.ts`)
+ *   exporting a type named after the Kind: the scaffolded code imports it from there;
+ * - an import specifier inside the npm package of --external-api-module (`@acme/cert-types` or
+ *   `@acme/cert-types/v1`): the code imports the type from it, and the package is a dependency;
+ * - anything else (a Go import path, as Kubebuilder records it): no TypeScript type; the code uses
+ *   `KubernetesObject` with the Kind's apiVersion and kind.
+ */
+export function externalTypeSource(ext: ExternalApi): ExternalTypeSource | undefined {
+  if (isLocalPath(ext.path)) return { kind: 'file', file: posix.normalize(ext.path).replace(/^\.\//, '') };
+  if (ext.module === undefined) return undefined;
+  const { name, version } = parseModule(ext.module);
+  if (!NPM_NAME.test(name) || !(ext.path === name || ext.path.startsWith(`${name}/`))) return undefined;
+  return { kind: 'module', specifier: ext.path, packageName: name, version };
+}
+
+/**
+ * Checks the --external-api-* flags (KF1094, KF1095); returns the external Kind they describe, or
+ * the one PROJECT records for this Kind, or undefined. `file` tells whether the project has a file.
+ */
+export function validateExternalApi(
+  options: ExternalApiOptions,
+  existing: ProjectResource | undefined,
+  owned: string | undefined,
+  group: string,
+  exists: (file: string) => boolean,
+  problems: Diagnostic[],
+): ExternalApi | undefined {
+  const given = options.externalApiPath !== undefined || options.externalApiDomain !== undefined || options.externalApiModule !== undefined;
+  if (!given) return existing?.external && existing.path ? { path: existing.path, domain: existing.domain, module: existing.module } : undefined;
+  if (owned) {
+    problems.push(error('KF1094', `--external-api-path, --external-api-domain and --external-api-module are for a Kind another project owns; ${owned}`, { hint: 'drop the --external-api-* flags' }));
+    return undefined;
+  }
+  const path = options.externalApiPath?.trim();
+  if (!path) {
+    problems.push(error('KF1094', '--external-api-domain and --external-api-module need --external-api-path: where the type of the external Kind comes from', { hint: 'e.g. --external-api-path src/external/certmanager/v1.ts, or a module specifier' }));
+    return undefined;
+  }
+  const ext: ExternalApi = { path, domain: options.externalApiDomain, module: options.externalApiModule };
+  if (path.includes('@') && !path.startsWith('@')) {
+    problems.push(error('KF1095', `invalid --external-api-path "${path}": a version belongs in --external-api-module, not in the path`, { hint: 'e.g. --external-api-path @acme/cert-types/v1 --external-api-module @acme/cert-types@1.2.0' }));
+  }
+  const source = externalTypeSource(ext);
+  if (source?.kind === 'file') {
+    if (source.file.startsWith('../')) problems.push(error('KF1095', `invalid --external-api-path "${path}": the file is outside the project`, { hint: 'copy the type into the project, e.g. src/external/' }));
+    else if (!exists(source.file)) {
+      problems.push(error('KF1095', `--external-api-path ${path}: there is no such file in the project`, { file: source.file, hint: 'create it first: a module exporting the TypeScript type of the Kind (an interface with apiVersion, kind, metadata, spec, status)' }));
+    }
+  }
+  if (ext.domain !== undefined && !isDns1123Subdomain(qualifiedGroup(group, ext.domain))) {
+    problems.push(error('KF1095', `invalid --external-api-domain "${ext.domain}": the group ${qualifiedGroup(group, ext.domain)} is not a DNS-1123 subdomain`, { hint: 'e.g. --group cert-manager --external-api-domain io for cert-manager.io' }));
+  }
+  if (ext.module !== undefined && !/^\S+$/.test(ext.module)) problems.push(error('KF1095', `invalid --external-api-module "${ext.module}"`, { hint: 'e.g. --external-api-module @acme/cert-types@1.2.0' }));
+  return ext;
+}
+
+/**
+ * The npm package an external Kind's type comes from becomes a dependency in package.json
+ * (Kubebuilder runs `go get <module>`); a module that is not an npm package of the path (a Go
+ * module) is only recorded, with a warning.
+ */
+export function addExternalDependency(tree: Tree, external: ExternalApi | undefined, existing: ProjectResource | undefined, kind: string, warnings: string[]): void {
+  const source = external && externalTypeSource(external);
+  if (source?.kind === 'module') {
+    const pkg = tree.readText('package.json');
+    const updated = pkg === undefined ? undefined : withDependency(pkg, source.packageName, source.version);
+    if (pkg === undefined) warnings.push(`package.json is missing: add ${source.packageName} to its dependencies`);
+    else if (updated !== undefined) tree.write('package.json', updated);
+  } else if (external?.module !== undefined && !existing?.external) {
+    warnings.push(`--external-api-module ${external.module} is not an npm package of --external-api-path ${external.path}: recorded in ${PROJECT_FILE} only; ${kind} is addressed as an untyped KubernetesObject`);
+  }
+}
+
+/** package.json with the external type's package among its dependencies (sorted, as npm keeps them); undefined when unchanged. */
+export function withDependency(packageJson: string, name: string, version: string | undefined): string | undefined {
+  const json = JSON.parse(packageJson) as { dependencies?: Record<string, string> };
+  const wanted = version ?? '*';
+  if (json.dependencies?.[name] === wanted || (version === undefined && json.dependencies?.[name] !== undefined)) return undefined;
+  const deps = { ...(json.dependencies ?? {}), [name]: wanted };
+  json.dependencies = Object.fromEntries(Object.keys(deps).sort().map((k) => [k, deps[k]]));
+  return `${JSON.stringify(json, null, 2)}\n`;
 }
 
 export { defaultManifestsStep, type ManifestsStep } from './transaction.js';
@@ -133,6 +264,8 @@ export interface ApiNames {
   plural: string;
   /** A built-in Kubernetes Kind (controller only): its group is Kubernetes', not the project's. */
   core: boolean;
+  /** A Kind another project owns (controller or webhooks only): its group's domain is its own. */
+  external: boolean;
   /** True when the plural was given and differs from the derived one. */
   irregularPlural: boolean;
   namespaced: boolean;
@@ -147,31 +280,42 @@ export interface ApiNames {
   /** Prefix of the rbac role files and names: `cronjob`, or `batch_cronjob` / `batch-cronjob` with multigroup. */
   rbacFilePrefix: string;
   roleName: string;
+  /** The runtime name of the controller (`.named()`, the event recorder): `<name>`, or `<group>-<name>` with multigroup. */
   controllerName: string;
+  /** The controller's class: `<Kind>Reconciler`, or `<Name>Reconciler` for a named controller. */
+  reconciler: string;
   sampleFile: string;
   crdFile: string;
 }
 
 /** The layout of one Kind, following Kubebuilder's paths with TypeScript's folders. */
-export function apiNames(config: ProjectConfig, v: { group: string; version: string; kind: string; plural?: string; namespaced: boolean; core?: boolean }): ApiNames {
+export function apiNames(
+  config: ProjectConfig,
+  v: { group: string; version: string; kind: string; plural?: string; namespaced: boolean; core?: boolean; controllerName?: string; external?: { domain?: string } },
+): ApiNames {
   const multigroup = config.multigroup === true;
   const fileName = v.kind.toLowerCase();
   const derived = pluralize(v.kind);
   const plural = v.plural ?? derived;
   const core = v.core === true;
-  const qg = core ? CORE_GROUPS[v.group] : qualifiedGroup(v.group, config.domain);
+  const domain = v.external?.domain ?? config.domain;
+  const qg = core ? CORE_GROUPS[v.group] : qualifiedGroup(v.group, domain);
   const grouped = multigroup && v.group !== '';
   const apiDir = grouped ? `src/api/${v.group}/${v.version}` : `src/api/${v.version}`;
   const controllerDir = grouped ? `src/controller/${v.group}` : 'src/controller';
   const testDir = grouped ? `test/controller/${v.group}` : 'test/controller';
+  // A named controller (Kubebuilder's --controller-name): its own file and class; the default name is the lower-cased Kind.
+  const controller = v.controllerName ?? fileName;
+  const controllerFileName = controller.replace(/-/g, '_');
   return {
     group: v.group,
     version: v.version,
     kind: v.kind,
-    domain: core ? '' : config.domain,
+    domain: core ? '' : domain,
     qualifiedGroup: qg,
     apiVersion: qg ? `${qg}/${v.version}` : v.version,
     core,
+    external: v.external !== undefined,
     plural,
     irregularPlural: plural !== derived,
     namespaced: v.namespaced,
@@ -179,19 +323,36 @@ export function apiNames(config: ProjectConfig, v: { group: string; version: str
     fileName,
     apiDir,
     typesFile: `${apiDir}/${fileName}_types.ts`,
-    controllerFile: `${controllerDir}/${fileName}_controller.ts`,
-    controllerTestFile: `${testDir}/${fileName}_controller.test.ts`,
+    controllerFile: `${controllerDir}/${controllerFileName}_controller.ts`,
+    controllerTestFile: `${testDir}/${controllerFileName}_controller.test.ts`,
     rbacFilePrefix: grouped ? `${v.group}_${fileName}` : fileName,
     roleName: grouped ? `${v.group}-${fileName}` : fileName,
-    controllerName: grouped ? `${v.group}-${fileName}` : fileName,
+    controllerName: grouped ? `${v.group}-${controller}` : controller,
+    reconciler: reconcilerName(controller, v.kind),
     sampleFile: v.group ? `${v.group}_${v.version}_${fileName}.yaml` : `${v.version}_${fileName}.yaml`,
     crdFile: `bases/${qg}_${plural}.yaml`,
   };
 }
 
+/**
+ * The class of a controller: `<Kind>Reconciler` for the default name (the lower-cased Kind),
+ * else the name in PascalCase (`captain-backup` -> `CaptainBackupReconciler`), as Kubebuilder's
+ * NormalizeReconcilerName.
+ */
+export function reconcilerName(controllerName: string, kind: string): string {
+  if (controllerName === kind.toLowerCase()) return `${kind}Reconciler`;
+  return `${pascal(controllerName)}Reconciler`;
+}
+
+/** The names of a resource's controllers, as PROJECT records them (Kubebuilder's `controllers:`, or the legacy `controller: true`: the lower-cased Kind). */
+export function controllerNamesOf(r: ProjectResource): string[] {
+  if (r.controllers?.length) return r.controllers.map((c) => c.name);
+  return r.controller ? [r.kind.toLowerCase()] : [];
+}
+
 /** The Kind-derived names a template takes, all set to `placeholder` (to find the template's own names). */
 function placeholderNames(placeholder: string): Record<string, string> {
-  return { kind: placeholder, kindRef: placeholder, kindImport: placeholder, varName: lowerFirst(placeholder) };
+  return { kind: placeholder, kindRef: placeholder, kindImport: placeholder, varName: lowerFirst(placeholder), reconciler: `${placeholder}Reconciler` };
 }
 
 /**
@@ -250,6 +411,10 @@ interface ValidApi {
   existing?: ProjectResource;
   /** The deploy-image plugin's flags, when `--plugins deploy-image` asks for it. */
   deployImage?: DeployImage;
+  /** A named controller (undefined: the default one, named after the Kind). */
+  controllerName?: string;
+  /** A Kind another project owns. */
+  external?: ExternalApi;
 }
 
 /** Where each resource entry starts in the PROJECT text (1-based lines), for located messages. */
@@ -264,7 +429,7 @@ function resourceLines(text: string | undefined): number[] {
  * Checks every flag against the rules and PROJECT; collects every problem before failing.
  * `projectText` (the PROJECT file's text) only serves to give line numbers.
  */
-export function validateCreateApi(options: CreateApiOptions, config: ProjectConfig, projectText?: string): ValidApi {
+export function validateCreateApi(options: CreateApiOptions, config: ProjectConfig, projectText?: string, host?: Host): ValidApi {
   const lines = resourceLines(projectText);
   /** The location of a PROJECT entry. */
   const at = (r: ProjectResource) => {
@@ -303,6 +468,23 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     const d = validateDns1123Label(options.plural, 'plural', '--plural', 'a lower-case DNS-1123 label such as "cronjobs"');
     if (d) problems.push(d);
   }
+  // --controller-name: the default name (the lower-cased Kind) is the same as no flag.
+  let controllerName = options.controllerName;
+  if (controllerName !== undefined) {
+    const d = validateDns1123Label(controllerName, 'controller name', '--controller-name', 'a lower-case DNS-1123 label such as "captain-backup"');
+    if (d) problems.push(d);
+    else if (!/^[a-z]/.test(controllerName)) {
+      problems.push(
+        error('KF1090', `invalid --controller-name "${controllerName}": it must start with a letter (it names the class ${reconcilerName(controllerName, kind ?? '')})`, {
+          hint: 'e.g. --controller-name captain-backup',
+        }),
+      );
+    }
+    if (options.controller === false) {
+      problems.push(error('KF1091', `--controller-name ${controllerName} names a controller, and --controller=false scaffolds none`, { hint: 'drop --controller=false (or --controller-name)' }));
+    }
+    if (kind && controllerName === kind.toLowerCase()) controllerName = undefined;
+  }
   if (!doResource && !doController) {
     problems.push(error('KF1045', 'nothing to scaffold: --resource=false and --controller=false', { hint: 'keep --resource (the API types), --controller (its reconciler), or both' }));
   }
@@ -312,10 +494,20 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
   if (problems.length) throw new DiagnosticError(problems);
 
   const existing = config.resources.find((r) => sameGVK(r, { group, version, kind }));
+  const externalGiven = options.externalApiPath !== undefined || options.externalApiDomain !== undefined || options.externalApiModule !== undefined;
+  const owned = doResource
+    ? `--resource=true scaffolds an API of this project (pass --resource=false to scaffold a controller for the external ${kind})`
+    : existing?.api
+      ? `${kind} (${group}/${version}) is an API of this project (${PROJECT_FILE} records it)`
+      : existing?.core
+        ? `${kind} (${group}/${version}) is a built-in Kind (${PROJECT_FILE} records it)`
+        : undefined;
+  const external = validateExternalApi(options, existing, externalGiven ? owned : undefined, group, (f) => (host ? host.kind(f) === 'file' : true), problems);
+  if (problems.length) throw new DiagnosticError(problems);
   // A controller for a built-in Kind: --resource=false, a Kubernetes group, and no API of ours by that name.
-  const core = !doResource && !existing?.api && Object.hasOwn(CORE_GROUPS, group);
+  const core = !external && !doResource && !existing?.api && Object.hasOwn(CORE_GROUPS, group);
   // Scaffolding again keeps the plural PROJECT recorded unless --plural changes it.
-  const names = apiNames(config, { group, version, kind, plural: options.plural ?? existing?.plural, namespaced, core });
+  const names = apiNames(config, { group, version, kind, plural: options.plural ?? existing?.plural, namespaced, core, controllerName, external: external && { domain: external.domain } });
   const gvkText = `${kind} (${names.apiVersion})`;
   const crdName = `${names.plural}.${names.qualifiedGroup}`;
   if (doResource && !core && crdName.length > 253) {
@@ -326,7 +518,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     );
   }
 
-  if (!config.multigroup && !core) {
+  if (!config.multigroup && !core && !external) {
     const other = config.resources.find((r) => r.group !== group && !r.core && !r.external);
     if (other) {
       problems.push(
@@ -346,7 +538,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
         }),
       );
     }
-    if (doController && existing.controller) {
+    if (doController && controllerName === undefined && controllerNamesOf(existing).includes(kind.toLowerCase())) {
       problems.push(
         error('KF1042', `the controller for ${gvkText} already exists in ${PROJECT_FILE}`, {
           ...at(existing),
@@ -356,7 +548,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     }
   }
   // Two Kinds of one group may not share a resource name (one CRD each), nor a file name.
-  for (const r of config.resources) {
+  for (const r of external ? [] : config.resources) {
     if (r.core || r.external || sameGVK(r, names) || qualifiedGroup(r.group, r.domain ?? config.domain) !== names.qualifiedGroup) continue;
     const theirPlural = r.plural ?? pluralize(r.kind);
     const declared = (k: string) => [k, `${k}Spec`, `${k}Status`];
@@ -369,8 +561,29 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
       problems.push(error('KF1048', `Kind ${kind} would have the resource name "${names.plural}", which ${r.kind} (already in ${PROJECT_FILE}) has in ${names.qualifiedGroup}`, { ...at(r), hint: 'give it another resource name with --plural' }));
     }
   }
-  if (doController && !options.force) {
-    const sibling = config.resources.find((r) => r.controller && r.group === group && r.kind === kind && r.version !== version);
+  // A named controller: its file, class and runtime name are the Kind's (every version's), so its name is too.
+  if (doController && controllerName !== undefined) {
+    const squash = (n: string) => n.replace(/[^a-z0-9]/g, '');
+    for (const r of config.resources) {
+      if (r.group !== group || r.kind !== kind) continue;
+      const same: string | undefined = controllerNamesOf(r).find((n) => n === controllerName || squash(n) === squash(controllerName!));
+      if (!same || (options.force && sameGVK(r, { group, version, kind }) && same === controllerName)) continue;
+      problems.push(
+        error(
+          'KF1092',
+          same === controllerName
+            ? `${kind} (${r.version}) already has a controller named ${same} in ${PROJECT_FILE}`
+            : `--controller-name ${controllerName} and the controller ${same} of ${kind} (${r.version}) differ only in "-": their classes and files are too easily confused`,
+          {
+            ...at(r),
+            hint: same === controllerName && sameGVK(r, { group, version, kind }) ? 'pick another --controller-name, or pass --force to scaffold it again' : 'pick another --controller-name',
+          },
+        ),
+      );
+    }
+  }
+  if (doController && !options.force && controllerName === undefined) {
+    const sibling = config.resources.find((r) => controllerNamesOf(r).includes(kind.toLowerCase()) && r.group === group && r.kind === kind && r.version !== version);
     if (sibling) {
       problems.push(
         error('KF1044', `a controller for ${kind} in group ${names.qualifiedGroup} already exists (version ${sibling.version}); one controller reconciles every version of a Kind`, {
@@ -380,16 +593,16 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
       );
     }
   }
-  if (!doResource && !existing?.api && !core) {
+  if (!doResource && !existing?.api && !core && !external) {
     problems.push(
       error('KF1046', `--resource=false needs the API of ${gvkText} in ${PROJECT_FILE}, and there is none`, {
         file: PROJECT_FILE,
-        hint: `create the API first (drop --resource=false), or name a built-in Kind by its Kubernetes group (${Object.keys(CORE_GROUPS).slice(0, 4).join(', ')}, ...); controllers for external types are not supported yet`,
+        hint: `create the API first (drop --resource=false), name a built-in Kind by its Kubernetes group (${Object.keys(CORE_GROUPS).slice(0, 4).join(', ')}, ...), or a Kind of another project with --external-api-path`,
       }),
     );
   }
   if (problems.length) throw new DiagnosticError(problems);
-  return { config, names, doResource, doController, existing, deployImage: deployImage.value };
+  return { config, names, doResource, doController, existing, deployImage: deployImage.value, controllerName, external };
 }
 
 /** The PROJECT entry after this command: the existing one (if any) with what was scaffolded now. */
@@ -400,13 +613,29 @@ function projectEntry(v: ValidApi): ProjectResource {
     // Kubebuilder's record of a built-in Kind: its Go package path, no domain of ours.
     entry.core = true;
     entry.path = `k8s.io/api/${names.group}/${names.version}`;
+  } else if (v.external) {
+    // Kubebuilder's record of an external Kind: where its type is, its domain, its module.
+    entry.external = true;
+    entry.path = v.external.path;
+    entry.domain = names.domain;
+    entry.module = v.external.module;
   } else entry.domain = names.domain;
   if (doResource) {
     entry.api = { crdVersion: 'v1', namespaced: names.namespaced ? true : undefined };
     entry.path = names.typesFile;
     entry.plural = names.irregularPlural ? names.plural : undefined;
   }
-  if (doController) entry.controller = true;
+  if (doController) {
+    // Kubebuilder's record: `controller: true` for the one default controller; a named one turns
+    // it into `controllers:` (the default one first, under the lower-cased Kind).
+    const name = v.controllerName ?? names.kind.toLowerCase();
+    const had = existing ? controllerNamesOf(existing) : [];
+    if (v.controllerName === undefined && !existing?.controllers?.length) entry.controller = true;
+    else {
+      entry.controllers = [...had, ...(had.includes(name) ? [] : [name])].map((n) => ({ name: n }));
+      entry.controller = undefined;
+    }
+  }
   return entry;
 }
 
@@ -427,11 +656,11 @@ export function uncommentCrd(text: string): string | undefined {
  */
 export async function mainControllerInsertions(names: ApiNames, renderer: TemplateRenderer): Promise<Insertion[]> {
   const grouped = names.multigroup && names.group !== '';
-  const reconcilerAlias = grouped ? `${pascal(names.group)}${names.kind}Reconciler` : undefined;
   const mainImport = importSpecifier('src', names.controllerFile);
-  const ref = reconcilerAlias ?? `${names.kind}Reconciler`;
+  const reconcilerAlias = grouped ? `${pascal(names.group)}${names.reconciler}` : undefined;
+  const ref = reconcilerAlias ?? names.reconciler;
   return [
-    { marker: '+kubebuilder:scaffold:imports', fragment: await renderer.render('api/fragments/main_imports.ts.hbs', { kind: names.kind, alias: reconcilerAlias ?? '', mainControllerImport: mainImport }) },
+    { marker: '+kubebuilder:scaffold:imports', fragment: await renderer.render('api/fragments/main_imports.ts.hbs', { reconciler: names.reconciler, alias: reconcilerAlias ?? '', mainControllerImport: mainImport }) },
     { marker: '+kubebuilder:scaffold:builder', fragment: await renderer.render('api/fragments/main_setup.ts.hbs', { reconciler: ref, controllerName: names.controllerName }) },
   ];
 }
@@ -480,7 +709,7 @@ export async function planCreateApi(
 }> {
   const host = env.host ?? new DiskHost(env.cwd);
   const config = readProject(host, env.cwd);
-  const valid = validateCreateApi(options, config, host.read(PROJECT_FILE)?.toString('utf8'));
+  const valid = validateCreateApi(options, config, host.read(PROJECT_FILE)?.toString('utf8'), host);
   const { names } = valid;
   const warnings: string[] = [];
 
@@ -510,6 +739,19 @@ export async function planCreateApi(
   };
   // The plugin's own bodies for the types, sample, controller and its test.
   const template = (path: string) => (deployImage ? path.replace(/^api\/(?:config\/samples\/)?/, 'api/deploy-image/') : path);
+  // A built-in or external Kind is addressed by a descriptor ({ apiVersion, kind }); its objects
+  // are client-node's KubernetesObject, or the external Kind's own type when it has one.
+  const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;
+  const objectTypeImport = (kind: string, fromDir: string) =>
+    typeSource === undefined
+      ? "import type { KubernetesObject } from '@kubernetes/client-node';"
+      : `import type { ${kind} as ${kind}Object } from '${typeSource.kind === 'file' ? importSpecifier(fromDir, typeSource.file) : typeSource.specifier}';`;
+  Object.assign(data, {
+    descriptor: names.core || names.external,
+    typedExternal: typeSource !== undefined,
+    objType: typeSource ? `${names.kind}Object` : 'KubernetesObject',
+    objectTypeImport: objectTypeImport(names.kind, controllerDir),
+  });
   const controllerTestData = {
     typesImport: importSpecifier(posix.dirname(names.controllerTestFile), names.typesFile),
     controllerImport: importSpecifier(posix.dirname(names.controllerTestFile), names.controllerFile),
@@ -522,9 +764,11 @@ export async function planCreateApi(
       ...data,
       ...extra,
       ...placeholderNames(PLACEHOLDER_KIND),
+      ...(typeSource && { objType: `${PLACEHOLDER_KIND}Object`, objectTypeImport: objectTypeImport(PLACEHOLDER_KIND, controllerDir) }),
     });
     const scope = new Scope(own);
-    scope.claimExact(`${names.kind}Reconciler`);
+    scope.claimExact(names.reconciler);
+    if (typeSource) scope.claimExact(`${names.kind}Object`);
     const kind = importKind(scope, names.kind);
     const camel = lowerFirst(names.kind);
     return { kindRef: kind.ref, kindImport: kind.specifier, varName: scope.claim(camel, `${camel}Object`, `${camel}Obj`) };
@@ -551,14 +795,13 @@ export async function planCreateApi(
     if (!host.read('config/samples/kustomization.yaml')) specs.push({ path: 'config/samples/kustomization.yaml', policy: 'scaffolded', template: 'api/config/samples/kustomization.yaml.hbs' });
   }
   if (valid.doController) {
+    const controllerIds = await kindNames(template('api/controller.ts.hbs'), {});
+    const testIds = await kindNames(template('api/controller_test.ts.hbs'), controllerTestData);
+    // The test of a descriptor-addressed Kind imports the descriptor the controller exports.
+    if (names.external) testIds.kindImport = controllerIds.kindRef === testIds.kindRef ? testIds.kindRef : `${controllerIds.kindRef} as ${testIds.kindRef}`;
     specs.push(
-      { path: names.controllerFile, policy: 'scaffolded', template: template('api/controller.ts.hbs'), data: await kindNames(template('api/controller.ts.hbs'), {}) },
-      {
-        path: names.controllerTestFile,
-        policy: 'scaffolded',
-        template: template('api/controller_test.ts.hbs'),
-        data: { ...controllerTestData, ...(await kindNames(template('api/controller_test.ts.hbs'), controllerTestData)) },
-      },
+      { path: names.controllerFile, policy: 'scaffolded', template: template('api/controller.ts.hbs'), data: controllerIds },
+      { path: names.controllerTestFile, policy: 'scaffolded', template: template('api/controller_test.ts.hbs'), data: { ...controllerTestData, ...testIds } },
     );
   }
 
@@ -614,6 +857,7 @@ export async function planCreateApi(
     } else if (set.problem) problems.push(set.problem);
     else if (set.text !== text) tree.write(MANAGER_FILE, set.text!);
   }
+  addExternalDependency(tree, valid.external, valid.existing, names.kind, warnings);
   if (problems.length) throw new DiagnosticError(problems);
 
   if (valid.doResource) {
@@ -707,7 +951,7 @@ function nextSteps(r: ProjectResource, imageEnv?: { name: string; image: string 
   if (imageEnv) {
     lines.push(`  check the reconcile of ${r.kind} in src/controller (it deploys $${imageEnv.name}, which config/manager/manager.yaml sets), then: make test`);
     lines.push(`  export ${imageEnv.name}=${imageEnv.image}   # for make run`);
-  } else if (r.controller) lines.push(`  implement the reconcile of ${r.kind} in src/controller, then: make test`);
+  } else if (controllerNamesOf(r).length) lines.push(`  implement the reconcile of ${r.kind} in src/controller, then: make test`);
   lines.push('  make run        # the manager against the cluster of your current kubeconfig', '');
   return lines.join('\n');
 }

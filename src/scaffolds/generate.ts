@@ -11,8 +11,9 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } fr
 import { join, relative, resolve } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { parseProject, PROJECT_FILE, type ProjectConfig, type ProjectResource, serializeProject } from '../project/index.js';
+import { recordedMaxDescLen, recordMaxDescLen } from '../manifests/script.js';
 import { DiskHost } from '../scaffold/index.js';
-import { readProject, runCreateApi } from './api.js';
+import { controllerNamesOf, externalTypeSource, readProject, runCreateApi } from './api.js';
 import type { ScaffoldEnvironment } from './environment.js';
 import { DEPLOY_IMAGE_PLUGIN, deployImageResources, flagsOf } from './deployimage.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, pluginsOf } from './grafana.js';
@@ -38,7 +39,7 @@ export interface GenerateResult {
 }
 
 /** The folders and files that hold the user's own code: copied over the re-scaffolded ones. */
-const USER_CODE = ['src/api', 'src/controller', 'src/webhook', 'test', 'config/samples', CUSTOM_METRICS_CONFIG];
+const USER_CODE = ['src/api', 'src/controller', 'src/webhook', 'test', 'config/samples', 'config/crd/external', CUSTOM_METRICS_CONFIG];
 /** Not compared: dependencies, build output, kubeforge's own state. */
 const IGNORED = new Set(['node_modules', 'build', 'dist', '.kubeforge', '.git']);
 
@@ -54,24 +55,35 @@ function files(dir: string, under = ''): string[] {
   return out;
 }
 
-function createApiArgs(r: ProjectResource, config: ProjectConfig): Parameters<typeof runCreateApi>[0] | undefined {
+/** The `create api` commands that made a resource: the API with its first controller, then one per further named controller. */
+function createApiArgs(r: ProjectResource, config: ProjectConfig): Parameters<typeof runCreateApi>[0][] {
   const resource = r.api !== undefined && !r.core && !r.external;
-  const controller = r.controller === true;
-  if (!resource && !controller) return undefined;
+  const [first, ...more] = controllerNamesOf(r);
+  const controller = first !== undefined;
+  if (!resource && !controller) return [];
   // A Kind the deploy-image plugin scaffolded: the same plugin, with the flags PROJECT recorded.
   const deployImage = resource && controller ? deployImageResources(config).find((d) => d.group === r.group && d.version === r.version && d.kind === r.kind) : undefined;
-  return {
-    ...(deployImage ? { plugins: [DEPLOY_IMAGE_PLUGIN], ...flagsOf(deployImage) } : {}),
+  const base = {
     group: r.group === '' && r.core ? 'core' : r.group,
     version: r.version,
     kind: r.kind,
     plural: r.plural,
-    // PROJECT omits namespaced for a cluster-scoped Kind (Kubebuilder writes Go's zero value so).
-    namespaced: r.api?.namespaced === true,
-    resource,
-    controller,
+    // PROJECT omits namespaced for a cluster-scoped Kind (Kubebuilder writes Go's zero value so);
+    // it records no scope for a built-in or external Kind.
+    namespaced: r.api ? r.api.namespaced === true : undefined,
+    ...externalArgs(r),
     make: false,
   };
+  return [
+    { ...base, ...(deployImage ? { plugins: [DEPLOY_IMAGE_PLUGIN], ...flagsOf(deployImage) } : {}), resource, controller, controllerName: first },
+    ...more.map((name) => ({ ...base, resource: false, controller: true, controllerName: name })),
+  ];
+}
+
+/** The --external-api-* flags that recorded an external Kind. */
+function externalArgs(r: ProjectResource): { externalApiPath?: string; externalApiDomain?: string; externalApiModule?: string } {
+  if (!r.external || !r.path) return {};
+  return { externalApiPath: r.path, externalApiDomain: r.domain, externalApiModule: r.module };
 }
 
 /** Re-scaffolds `inputDir`'s project into `outputDir`. */
@@ -106,10 +118,18 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
     },
     quiet,
   );
+  // The TypeScript types of external Kinds that are files of the project: create api / webhook import them.
+  const copied: string[] = [];
+  for (const r of config.resources) {
+    const source = r.external && r.path ? externalTypeSource({ path: r.path, module: r.module }) : undefined;
+    if (source?.kind !== 'file' || copied.includes(source.file) || !existsSync(join(input, source.file))) continue;
+    mkdirSync(join(output, source.file, '..'), { recursive: true });
+    cpSync(join(input, source.file), join(output, source.file));
+    copied.push(source.file);
+  }
   // As Kubebuilder replays: every API first (a conversion webhook needs its spokes), then the webhooks.
   for (const r of config.resources) {
-    const args = createApiArgs(r, config);
-    if (args) await runCreateApi(args, quiet);
+    for (const args of createApiArgs(r, config)) await runCreateApi(args, quiet);
   }
   for (const r of config.resources) {
     const w = r.webhooks;
@@ -126,6 +146,7 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
         spoke: w.spoke,
         defaultingPath: w.defaultingPath,
         validationPath: w.validationPath,
+        ...externalArgs(r),
         make: false,
       },
       quiet,
@@ -134,12 +155,18 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
 
   // PROJECT: what the commands recorded, plus the keys of other tools the old one held.
   const host = new DiskHost(output);
+  // The manifests options the old project's `make manifests` passed (package.json's manifests script).
+  const maxDescLen = recordedMaxDescLen(new DiskHost(input).read('package.json')?.toString('utf8'));
+  if (maxDescLen !== undefined) {
+    const pkg = host.read('package.json')?.toString('utf8');
+    const updated = pkg === undefined ? undefined : recordMaxDescLen(pkg, maxDescLen);
+    if (updated !== undefined) host.write('package.json', Buffer.from(updated));
+  }
   const regenerated = parseProject(host.read(PROJECT_FILE)!.toString('utf8'));
   const mergedPlugins = { ...pluginsOf(config), ...pluginsOf(regenerated) };
   const extra = { ...(config.extra ?? {}), ...(regenerated.extra ?? {}), ...(Object.keys(mergedPlugins).length ? { plugins: mergedPlugins } : {}) };
   host.write(PROJECT_FILE, Buffer.from(serializeProject({ ...regenerated, extra: Object.keys(extra).length ? extra : undefined })));
 
-  const copied: string[] = [];
   for (const path of USER_CODE.flatMap((p) => files(input, p))) {
     mkdirSync(join(output, path, '..'), { recursive: true });
     cpSync(join(input, path), join(output, path));
@@ -157,7 +184,7 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
   } else {
     await (io.install ?? npmInstall)(output, { ...env, cwd: output });
     const { runManifests } = await import('../manifests/generate.js');
-    await runManifests({ projectDir: output }, undefined);
+    await runManifests({ projectDir: output, maxDescLen }, undefined);
   }
   return { copied, differ };
 }

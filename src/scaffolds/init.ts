@@ -351,15 +351,19 @@ async function keepImageVariables(tree: Tree, config: ProjectConfig): Promise<st
  * `create api`). Returns warnings for what cannot be put back that way.
  */
 async function keepControllersWired(tree: Tree, config: ProjectConfig, renderer: TemplateRenderer): Promise<string[]> {
-  const controllers = config.resources.filter((r) => r.controller);
+  const { controllerNamesOf } = await import('./api.js');
+  const controllers = config.resources.filter((r) => controllerNamesOf(r).length > 0);
   const warnings: string[] = [];
   if (controllers.length > 0) {
     const { apiNames, mainControllerInsertions } = await import('./api.js');
     let text = tree.readText(MAIN_FILE);
     if (text !== undefined) {
       for (const r of controllers) {
-        const names = apiNames(config, { group: r.group, version: r.version, kind: r.kind, plural: r.plural, namespaced: r.api?.namespaced ?? true, core: r.core });
-        text = insertAtMarkers(text, await mainControllerInsertions(names, renderer), MAIN_FILE).text;
+        for (const name of controllerNamesOf(r)) {
+          const controllerName = name === r.kind.toLowerCase() ? undefined : name;
+          const names = apiNames(config, { group: r.group, version: r.version, kind: r.kind, plural: r.plural, namespaced: r.api?.namespaced ?? true, core: r.core, controllerName });
+          text = insertAtMarkers(text, await mainControllerInsertions(names, renderer), MAIN_FILE).text;
+        }
       }
       tree.write(MAIN_FILE, text);
     }

@@ -33,7 +33,10 @@ export function lockRoot(env: ScaffoldEnvironment): string | undefined {
 export async function defaultManifestsStep(tree: Tree, dir: string, reporter: Reporter): Promise<PlannedManifests> {
   const { planManifestsRun } = await import('../manifests/generate.js');
   const { formatPlan } = await import('../manifests/writer.js');
-  const run = await planManifestsRun({ projectDir: dir, reporter }, undefined, tree);
+  const { recordedMaxDescLen } = await import('../manifests/script.js');
+  // The options `make manifests` passes (package.json's manifests script), as Kubebuilder runs make.
+  const maxDescLen = recordedMaxDescLen(tree.readText('package.json'));
+  const run = await planManifestsRun({ projectDir: dir, reporter, maxDescLen }, undefined, tree);
   const warnings = run.warnings.length ? formatDiagnostics(run.warnings, { cwd: dir }) : '';
   return { output: warnings + (run.changes.length ? formatPlan(run.changes) : 'manifests are up to date\n'), changes: run.changes, recordCache: run.recordCache };
 }

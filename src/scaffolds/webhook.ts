@@ -31,7 +31,18 @@ import {
 } from '../project/index.js';
 import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, type Insertion, insertAtMarkers, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
-import { type ApiNames, apiNames, CORE_GROUPS, ensureStorageVersion, readProject, typesFileOf } from './api.js';
+import {
+  addExternalDependency,
+  type ApiNames,
+  apiNames,
+  CORE_GROUPS,
+  ensureStorageVersion,
+  type ExternalApi,
+  externalTypeSource,
+  readProject,
+  typesFileOf,
+  validateExternalApi,
+} from './api.js';
 import { uncommentBlock, uncommentLines } from './comments.js';
 import { BOILERPLATE_FILE } from './init.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
@@ -55,6 +66,10 @@ export interface CreateWebhookOptions {
   defaultingPath?: string;
   /** Custom path of the validating webhook (default `/validate-<group>-<version>-<kind>`). */
   validationPath?: string;
+  /** A Kind another project owns: see create api's --external-api-path. */
+  externalApiPath?: string;
+  externalApiDomain?: string;
+  externalApiModule?: string;
   /** Scaffold a webhook type PROJECT already records (files that differ are replaced; code already in the webhook file is kept). */
   force?: boolean;
   /** Print the plan, write nothing, skip the manifests step. */
@@ -152,10 +167,12 @@ interface ValidWebhook {
   spokes: ProjectResource[];
   /** The entry after this command. */
   entry: ProjectResource;
+  /** A Kind another project owns. */
+  external?: ExternalApi;
 }
 
 /** Checks every flag against the rules and PROJECT; collects every problem before failing. */
-export function validateCreateWebhook(options: CreateWebhookOptions, config: ProjectConfig, projectText?: string): ValidWebhook {
+export function validateCreateWebhook(options: CreateWebhookOptions, config: ProjectConfig, projectText?: string, exists: (file: string) => boolean = () => true): ValidWebhook {
   const lines = resourceLines(projectText);
   const at = (r: ProjectResource) => {
     const line = lines[config.resources.indexOf(r)];
@@ -209,19 +226,20 @@ export function validateCreateWebhook(options: CreateWebhookOptions, config: Pro
 
   const existing = config.resources.find((r) => sameGVK(r, { group, version, kind }));
   const ours = existing?.api !== undefined;
-  const core = existing?.core === true || (!ours && !existing?.external && Object.hasOwn(CORE_GROUPS, group) && !config.resources.some((r) => r.api && r.group === group && r.kind === kind));
   const gvText = `${kind} (${group ? `${group}/` : ''}${version})`;
-  if (existing?.external) {
-    throw new DiagnosticError(error('KF1061', `${gvText} is an external type; kubeforge does not scaffold webhooks for external types yet`, { ...at(existing), hint: 'write the webhook by hand with webhookManagedBy(mgr).for({ apiVersion, kind })' }));
-  }
-  if (!ours && !core) {
+  const externalGiven = options.externalApiPath !== undefined || options.externalApiDomain !== undefined || options.externalApiModule !== undefined;
+  const owned = ours ? `${gvText} is an API of this project (${PROJECT_FILE} records it)` : existing?.core ? `${gvText} is a built-in Kind (${PROJECT_FILE} records it)` : undefined;
+  const external = validateExternalApi(options, existing, externalGiven ? owned : undefined, group, exists, problems);
+  if (problems.length) throw new DiagnosticError(problems);
+  const core = !external && (existing?.core === true || (!ours && Object.hasOwn(CORE_GROUPS, group) && !config.resources.some((r) => r.api && r.group === group && r.kind === kind)));
+  if (!ours && !core && !external) {
     const versions = config.resources.filter((r) => r.api && r.group === group && r.kind === kind).map((r) => r.version);
     throw new DiagnosticError(
       error('KF1061', `there is no API ${gvText} in ${PROJECT_FILE}: a webhook needs the Kind first`, {
         file: PROJECT_FILE,
         hint: versions.length
           ? `${kind} has the versions ${versions.join(', ')}: pass one of them with --version`
-          : `create it first: kubeforge create api --group ${group} --version ${version} --kind ${kind}; or name a built-in Kind by its Kubernetes group (core, apps, batch, ...)`,
+          : `create it first: kubeforge create api --group ${group} --version ${version} --kind ${kind}; name a built-in Kind by its Kubernetes group (core, apps, batch, ...); or a Kind of another project with --external-api-path`,
       }),
     );
   }
@@ -241,8 +259,10 @@ export function validateCreateWebhook(options: CreateWebhookOptions, config: Pro
     const d = validateDns1123Label(options.plural, 'plural', '--plural', 'a lower-case resource name such as "pods"');
     if (d) problems.push(d);
   }
-  const namespaced = core ? !CLUSTER_SCOPED_BUILTINS.has(kind) : existing?.api?.namespaced === true;
-  const base = apiNames(config, { group, version, kind, plural: options.plural ?? recordedPlural, namespaced, core });
+  // An external Kind is taken as namespaced (its scope is its own project's; the test objects only).
+  const namespaced = core ? !CLUSTER_SCOPED_BUILTINS.has(kind) : external ? true : existing?.api?.namespaced === true;
+  const base = apiNames(config, { group, version, kind, plural: options.plural ?? recordedPlural, namespaced, core, external: external && { domain: external.domain } });
+  const typeSource = external ? externalTypeSource(external) : undefined;
   if (ours && existing?.path?.endsWith('.ts')) base.typesFile = existing.path;
   const grouped = base.multigroup && group !== '';
   const webhookDir = grouped ? `src/webhook/${group}/${version}` : `src/webhook/${version}`;
@@ -256,7 +276,7 @@ export function validateCreateWebhook(options: CreateWebhookOptions, config: Pro
     webhookTestFile: `${testDir}/${base.fileName}_webhook.test.ts`,
     defaultingPath: defaultingPath ?? defaultWebhookPath('mutate', base.qualifiedGroup, version, kind),
     validationPath: validationPath ?? defaultWebhookPath('validate', base.qualifiedGroup, version, kind),
-    objType: core ? `${pascal(version)}${kind}` : kind,
+    objType: core ? `${pascal(version)}${kind}` : external ? (typeSource ? `${kind}Object` : 'KubernetesObject') : kind,
   };
   if (defaulting && validation && names.defaultingPath === names.validationPath) {
     problems.push(error('KF1065', `the defaulting and the validating webhook would share the path ${names.defaultingPath}`, { hint: 'give them different paths' }));
@@ -282,8 +302,8 @@ export function validateCreateWebhook(options: CreateWebhookOptions, config: Pro
   const spokes: ProjectResource[] = [];
   if (conversion) {
     const versions = config.resources.filter((r) => r.api && r.group === group && r.kind === kind);
-    if (core) {
-      problems.push(error('KF1063', `--conversion is for Kinds of this project; the API server itself converts the versions of ${kind}`, { hint: 'drop --conversion' }));
+    if (core || external) {
+      problems.push(error('KF1063', `--conversion is for Kinds of this project; ${core ? 'the API server itself converts' : 'the project that owns it converts'} the versions of ${kind}`, { hint: 'drop --conversion' }));
     } else if (versions.length < 2) {
       problems.push(
         error('KF1063', `${kind} has one version (${version}): there is nothing to convert to or from`, {
@@ -315,6 +335,11 @@ export function validateCreateWebhook(options: CreateWebhookOptions, config: Pro
   if (core && !existing) {
     entry.core = true;
     entry.path = `k8s.io/api/${group}/${version}`;
+  } else if (external) {
+    entry.external = true;
+    entry.path = external.path;
+    entry.domain = names.domain;
+    entry.module = external.module;
   }
   const webhooks: ResourceWebhooks = { ...had };
   if (defaulting) {
@@ -331,7 +356,7 @@ export function validateCreateWebhook(options: CreateWebhookOptions, config: Pro
   }
   webhooks.webhookVersion = 'v1';
   entry.webhooks = webhooks;
-  return { config, names, existing, defaulting, validation, conversion, spokes, entry };
+  return { config, names, existing, defaulting, validation, conversion, spokes, entry, external };
 }
 
 /** Inserts at markers, collecting KF1201 (marker missing) problems; returns the new text. */
@@ -352,7 +377,7 @@ export async function planCreateWebhook(
 ): Promise<{ tree: Tree; changes: Change[]; resource: ProjectResource; warnings: string[] }> {
   const host = env.host ?? new DiskHost(env.cwd);
   const config = readProject(host, env.cwd);
-  const valid = validateCreateWebhook(options, config, host.read(PROJECT_FILE)?.toString('utf8'));
+  const valid = validateCreateWebhook(options, config, host.read(PROJECT_FILE)?.toString('utf8'), (f) => host.kind(f) === 'file');
   const { names, entry } = valid;
   const warnings: string[] = [];
   const problems: Diagnostic[] = [];
@@ -370,7 +395,18 @@ export async function planCreateWebhook(
   const varName = lowerFirst(names.kind);
   const webhookDir = posix.dirname(names.webhookFile);
   const testDir = posix.dirname(names.webhookTestFile);
-  const specExample = names.core ? (BUILTIN_SPECS[names.kind] ?? '{}') : "{ foo: 'bar' }";
+  // An external Kind's fields are its project's (KubernetesObject has none but metadata).
+  const specExample = names.core ? (BUILTIN_SPECS[names.kind] ?? '{}') : names.external ? '' : "{ foo: 'bar' }";
+  // A built-in or external Kind: a descriptor, and client-node's KubernetesObject (a model type for
+  // a built-in Kind, the external Kind's own type when it has one).
+  const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;
+  const modelImport = (kind: string, fromDir: string) =>
+    names.core
+      ? `import type { ${pascal(names.version)}${kind} } from '@kubernetes/client-node';`
+      : typeSource === undefined
+        ? "import type { KubernetesObject } from '@kubernetes/client-node';"
+        : `import type { ${kind} as ${kind}Object } from '${typeSource.kind === 'file' ? importSpecifier(fromDir, typeSource.file) : typeSource.specifier}';`;
+  const metadataExamples = names.core || names.external;
   const data: Record<string, unknown> = {
     ...names,
     licenseHeader,
@@ -384,10 +420,13 @@ export async function planCreateWebhook(
     customValidationPath: entry.webhooks?.validationPath !== undefined,
     specExample,
     podLike: names.core && names.kind === 'Pod',
-    defaultExample: names.core ? `obj.metadata!.labels = { ...obj.metadata?.labels, 'example.com/defaulted': 'true' };` : `obj.spec.foo ??= 'bar';`,
-    validateExample: names.core ? `!obj.metadata?.labels?.app` : `!obj.spec.foo`,
-    validateField: names.core ? 'metadata.labels.app' : 'spec.foo',
-    validateValue: names.core ? 'obj.metadata?.labels?.app' : 'obj.spec.foo',
+    defaultExample: metadataExamples ? `obj.metadata!.labels = { ...obj.metadata?.labels, 'example.com/defaulted': 'true' };` : `obj.spec.foo ??= 'bar';`,
+    validateExample: metadataExamples ? `!obj.metadata?.labels?.app` : `!obj.spec.foo`,
+    validateField: metadataExamples ? 'metadata.labels.app' : 'spec.foo',
+    validateValue: metadataExamples ? 'obj.metadata?.labels?.app' : 'obj.spec.foo',
+    descriptor: names.core || names.external,
+    modelImport: modelImport(names.kind, webhookDir),
+    testModelImport: modelImport(names.kind, testDir),
   };
   const render = (template: string, extra: Record<string, unknown> = {}) => renderer.render(template, { ...data, ...extra });
 
@@ -405,8 +444,10 @@ export async function planCreateWebhook(
     kindRef: P,
     kindImport: P,
     varName: lowerFirst(P),
-    objType: names.core ? `${pascal(names.version)}${P}` : P,
-    modelType: names.core ? `${pascal(names.version)}${P}` : P,
+    objType: names.core ? `${pascal(names.version)}${P}` : names.external ? (typeSource ? `${P}Object` : 'KubernetesObject') : P,
+    modelType: names.core ? `${pascal(names.version)}${P}` : names.external ? (typeSource ? `${P}Object` : 'KubernetesObject') : P,
+    modelImport: modelImport(P, webhookDir),
+    testModelImport: modelImport(P, testDir),
     newObject: `new${P}`,
     spokeAlias: `${P}V0`,
     conversionAlias: `${lowerFirst(P)}ConversionV0`,
@@ -422,14 +463,14 @@ export async function planCreateWebhook(
   const webhookScope = await scopeOf(['webhook/webhook.ts.hbs', ...['builder_defaulter', 'builder_validator', 'builder_conversion', 'defaulter', 'validator'].map((f) => `webhook/fragments/${f}.ts.hbs`)]);
   for (const n of exported) webhookScope.claimExact(n);
   const wk = importKind(webhookScope, names.kind);
-  const webhookIds = { kindRef: wk.ref, kindImport: wk.specifier, objType: names.core ? names.objType : wk.ref };
+  const webhookIds = { kindRef: wk.ref, kindImport: wk.specifier, objType: names.core || names.external ? names.objType : wk.ref };
   const testScope = await scopeOf(['webhook/webhook_test.ts.hbs', ...['defaulter_test', 'validator_test', 'conversion_test', 'conversion_server_test'].map((f) => `webhook/fragments/${f}.ts.hbs`)]);
   for (const n of exported) testScope.claimExact(n);
   const tk = importKind(testScope, names.kind);
   const testIds = {
     kindRef: tk.ref,
     kindImport: tk.specifier,
-    objType: names.core ? names.objType : tk.ref,
+    objType: names.core || names.external ? names.objType : tk.ref,
     newObject: testScope.claim(`new${names.kind}`, `new${names.kind}Object`),
   };
   /** A spoke's types and conversion as imported into a file of `scope`. */
@@ -625,6 +666,7 @@ export async function planCreateWebhook(
       tree.write(WEBHOOK_PATCH, lines.join('\n'));
     } else warnings.push(`${WEBHOOK_PATCH}: no --webhook-cert-path argument to put --webhook-port=9443 after; add it to the manager's args`);
   }
+  addExternalDependency(tree, valid.external, valid.existing, names.kind, warnings);
   if (problems.length) throw new DiagnosticError(problems);
 
   // PROJECT: the entry replaces the existing one in place, or is appended.

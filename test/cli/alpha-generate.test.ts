@@ -38,8 +38,21 @@ describe('kubeforge alpha generate', () => {
     // Two Kinds of the deploy-image plugin: every flag, and only --image (PROJECT records the flags).
     await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Memcached', '--plugins', 'deploy-image/v1-alpha', '--image', 'memcached:1.6.26-alpine3.19', '--image-container-command', 'memcached,--memory-limit=64,-o,modern,-v', '--image-container-port', '11211', '--run-as-user', '1001', NO_MAKE);
     await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Busybox', '--plugins', 'deploy-image.go.kubebuilder.io/v1-alpha', '--image', 'busybox:1.36.1', NO_MAKE);
+    // Named controllers, as Kubebuilder's generate.sh makes them.
+    await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Captain', '--controller-name=captain', NO_MAKE);
+    await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Captain', '--force', NO_MAKE);
+    await kubeforge(original, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Captain', '--resource=false', '--controller-name=captain-backup', NO_MAKE);
+    // A controller for a Kind of another project, typed by a file of the project.
+    mkdirSync(join(original, 'src/external/certmanager'), { recursive: true });
+    writeFileSync(join(original, 'src/external/certmanager/v1.ts'), "import type { KubernetesObject } from '@kubernetes/client-node';\n\nexport interface Certificate extends KubernetesObject {\n  spec?: { secretName?: string };\n}\n");
+    await kubeforge(original, 'create', 'api', '--group', 'cert-manager', '--version', 'v1', '--kind', 'Certificate', '--resource=false', '--external-api-path', 'src/external/certmanager/v1.ts', '--external-api-domain', 'io', NO_MAKE);
     await kubeforge(original, 'create', 'webhook', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob', '--defaulting', '--programmatic-validation', '--conversion', '--spoke', 'v2', NO_MAKE);
     await kubeforge(original, 'create', 'webhook', '--group', 'core', '--version', 'v1', '--kind', 'Pod', '--defaulting', '--validation-path', '/check-pods', '--programmatic-validation', NO_MAKE);
+    // A webhook for a Kind of another project, with Kubebuilder's own flags (a Go import path).
+    const certManager = ['--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', '--external-api-domain=io', '--external-api-module=github.com/cert-manager/cert-manager@v1.20.2'];
+    await kubeforge(original, 'create', 'webhook', '--group', 'cert-manager', '--version', 'v1', '--kind', 'Issuer', '--defaulting', ...certManager, NO_MAKE);
+    // `kubeforge manifests --max-desc-len 40` records the flag in the manifests script.
+    writeFileSync(join(original, 'package.json'), readFileSync(join(original, 'package.json'), 'utf8').replace('"kubeforge manifests"', '"kubeforge manifests --max-desc-len 40"'));
     // The user's own code, and a key of another tool in PROJECT.
     appendFileSync(join(original, 'src/controller/cronjob_controller.ts'), '\n// The user reconciles CronJobs here.\n');
     writeFileSync(join(original, 'grafana/custom-metrics/config.yaml'), 'customMetrics:\n  - metric: cronjob_runs_total\n    type: counter\n');
@@ -47,7 +60,7 @@ describe('kubeforge alpha generate', () => {
 
     const regenerated = join(root, 'regenerated');
     const r = await kubeforge(original, 'alpha', 'generate', '--output-dir', regenerated, '--skip-install', '--kubeforge-source', 'link');
-    assert.match(r.out, /Re-scaffolded original into \.\.\/regenerated with 7 resources from PROJECT/);
+    assert.match(r.out, /Re-scaffolded original into \.\.\/regenerated with 10 resources from PROJECT/);
     const a = snapshot(original);
     const b = snapshot(regenerated);
     assert.deepEqual(Object.keys(b), Object.keys(a), 'the same files');
@@ -56,6 +69,9 @@ describe('kubeforge alpha generate', () => {
     assert.deepEqual(differ, [], `the same bytes; first difference:\n${differ.map((p) => `${p}:\n${a[p]}\n---\n${b[p]}`)[0] ?? ''}`);
     assert.match(b['src/controller/cronjob_controller.ts'], /The user reconciles CronJobs here/);
     assert.match(b.PROJECT, /^cliVersion: 4\.9\.0$/m);
+    assert.match(b.PROJECT, /^ {2}controllers:\n {2}- name: captain\n {2}- name: captain-backup$/m);
+    assert.match(b.PROJECT, /^ {2}external: true\n {2}group: cert-manager\n {2}kind: Issuer\n {2}module: github\.com\/cert-manager\/cert-manager@v1\.20\.2$/m);
+    assert.match(b['package.json'], /"manifests": "kubeforge manifests --max-desc-len 40"/);
     assert.match(b.PROJECT, /^ {2}grafana\.kubebuilder\.io\/v1-alpha: \{\}$/m);
     assert.match(b.PROJECT, /^ {2}deploy-image\.go\.kubebuilder\.io\/v1-alpha:\n {4}resources:\n {4}- domain: example\.com\n {6}group: batch\n {6}kind: Memcached\n {6}options:\n {8}containerCommand: memcached,--memory-limit=64,-o,modern,-v\n {8}containerPort: "11211"\n {8}image: memcached:1\.6\.26-alpine3\.19\n {8}runAsUser: "1001"\n/m);
     assert.match(b['config/manager/manager.yaml'], /- name: BUSYBOX_IMAGE\n {10}value: busybox:1\.36\.1\n {8}- name: MEMCACHED_IMAGE\n/);

@@ -63,6 +63,23 @@ const CASES: { name: string; init?: Partial<InitOptions>; runs: CreateApiOptions
     ],
   },
   {
+    // Kubebuilder's test/testdata/generate.sh for project-v4: a named controller, the API again with --force, a second controller.
+    name: 'controller-name',
+    runs: [
+      { group: 'crew', version: 'v1', kind: 'Captain', controllerName: 'captain' },
+      { group: 'crew', version: 'v1', kind: 'Captain', force: true },
+      { group: 'crew', version: 'v1', kind: 'Captain', resource: false, controllerName: 'captain-backup' },
+    ],
+  },
+  {
+    name: 'controller-name-multigroup',
+    init: { multigroup: true, license: 'none' },
+    runs: [
+      { group: 'crew', version: 'v1', kind: 'Captain', controllerName: 'captain' },
+      { group: 'crew', version: 'v1', kind: 'Captain', resource: false, controllerName: 'captain-backup' },
+    ],
+  },
+  {
     name: 'core-type-controller',
     runs: [
       { group: 'batch', version: 'v1', kind: 'CronJob' },
@@ -107,6 +124,43 @@ describe('kubeforge create api (golden files)', () => {
       assertGoldenFile(plans.join('---\n'), `api/${c.name}/plan.txt`);
     });
   }
+
+  it('external: controllers for Kinds of other projects (a local type, an npm type, none) match test/golden/api/external', async () => {
+    const host = await initialised();
+    host.write('src/external/certmanager/v1.ts', Buffer.from("import type { KubernetesObject } from '@kubernetes/client-node';\n\nexport interface Certificate extends KubernetesObject {\n  spec?: { secretName?: string };\n}\n"));
+    const initial = new Map(host.files);
+    const plans: string[] = [];
+    const ext = { group: 'cert-manager', version: 'v1', resource: false, externalApiDomain: 'io' };
+    for (const run of [
+      { ...ext, kind: 'Certificate', externalApiPath: 'src/external/certmanager/v1.ts' },
+      { ...ext, kind: 'Issuer', externalApiPath: '@acme/cert-manager-types/v1', externalApiModule: '@acme/cert-manager-types@1.2.0' },
+      // Kubebuilder's own flags: a Go import path and module, recorded; the controller is untyped.
+      { ...ext, kind: 'ClusterIssuer', externalApiPath: 'github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', externalApiModule: 'github.com/cert-manager/cert-manager@v1.20.2', namespaced: false },
+      // A second controller for an external Kind keeps its record.
+      { group: 'cert-manager', version: 'v1', kind: 'Certificate', resource: false, controllerName: 'certificate-audit' },
+    ] as CreateApiOptions[]) {
+      const { out, err } = await createApi(host, run);
+      plans.push(out + err);
+    }
+    const changed: Record<string, string> = {};
+    for (const [path, data] of [...host.files].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if (!initial.get(path)?.equals(data)) changed[path] = data.toString('utf8');
+    }
+    assertGoldenTree(changed, 'api/external/tree');
+    assertGoldenFile(plans.join('---\n'), 'api/external/plan.txt');
+    assert.ok(!Object.keys(changed).some((p) => p.startsWith('config/rbac/') || p.startsWith('config/samples/') || p.startsWith('config/crd/')), 'no roles, samples or CRD for an external Kind');
+    const project = parseProject(host.read('PROJECT')!.toString());
+    assert.deepEqual(project.resources[0], {
+      controllers: [{ name: 'certificate' }, { name: 'certificate-audit' }],
+      domain: 'io',
+      external: true,
+      group: 'cert-manager',
+      kind: 'Certificate',
+      path: 'src/external/certmanager/v1.ts',
+      version: 'v1',
+    });
+    assert.equal(JSON.parse(host.read('package.json')!.toString()).dependencies['@acme/cert-manager-types'], '1.2.0');
+  });
 
   it('--dry-run prints the same plan and writes nothing', async () => {
     const host = await initialised();

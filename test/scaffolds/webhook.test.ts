@@ -90,6 +90,32 @@ const CASES: { name: string; init?: Partial<InitOptions>; apis: CreateApiOptions
       { group: 'core', version: 'v1', kind: 'Pod', programmaticValidation: true },
     ],
   },
+  {
+    // Kinds of another project: Kubebuilder's own flags (a Go path: untyped), and an npm type.
+    name: 'external',
+    apis: [],
+    webhooks: [
+      {
+        group: 'cert-manager',
+        version: 'v1',
+        kind: 'Issuer',
+        defaulting: true,
+        externalApiPath: 'github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1',
+        externalApiDomain: 'io',
+        externalApiModule: 'github.com/cert-manager/cert-manager@v1.20.2',
+      },
+      { group: 'cert-manager', version: 'v1', kind: 'Issuer', programmaticValidation: true },
+      {
+        group: 'cert-manager',
+        version: 'v1',
+        kind: 'Certificate',
+        programmaticValidation: true,
+        externalApiPath: '@acme/cert-manager-types/v1',
+        externalApiDomain: 'io',
+        externalApiModule: '@acme/cert-manager-types@1.2.0',
+      },
+    ],
+  },
 ];
 
 async function scaffold(c: (typeof CASES)[number]) {

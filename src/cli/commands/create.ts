@@ -53,6 +53,14 @@ export function boolOption(program: Command, flag: string, description: string):
   program.addOption(new Option(`--no-${flag}`).hideHelp());
 }
 
+/** The --external-api-* flags, on `create api` and `create webhook`. */
+function externalOptions(cmd: Command): void {
+  cmd
+    .option('--external-api-path <path>', 'for a Kind another project owns (with --resource=false): where its TypeScript type is, a file of the project (src/external/certmanager/v1.ts) or a module specifier inside --external-api-module; anything else (a Go import path) is recorded, and the code uses an untyped KubernetesObject')
+    .option('--external-api-domain <domain>', 'domain of the external Kind\'s group (io for cert-manager.io; default: the project\'s): the RBAC markers and webhook rules name <group>.<domain>')
+    .option('--external-api-module <module>', 'npm package (name[@version]) the type at --external-api-path comes from: added to package.json\'s dependencies');
+}
+
 export function registerCreate(program: Command, ctx: CliContext): void {
   const create = program
     .command('create')
@@ -78,12 +86,14 @@ Examples:
   boolOption(api, 'resource', 'scaffold the API types (default true; asked on a terminal); --resource=false skips them');
   boolOption(api, 'controller', 'scaffold the controller (default true; asked on a terminal); --controller=false skips it');
   boolOption(api, 'make', 'run kubeforge manifests afterwards, so the CRD exists (default true); --make=false skips it');
+  externalOptions(api);
   api
     .option('--plugins <plugins...>', 'plugins of create api (comma or space separated): deploy-image/v1-alpha (deploy-image.go.kubebuilder.io/v1-alpha), a controller that runs --image in a Deployment')
     .option('--image <image>', 'deploy-image: the image the controller deploys (required with the plugin), e.g. memcached:1.6.26-alpine3.19')
     .option('--image-container-command <command>', 'deploy-image: the container command, comma-separated, e.g. "memcached,--memory-limit=64,-o,modern,-v"')
     .option('--image-container-port <port>', 'deploy-image: the container port (1-65535); adds spec.containerPort to the Kind')
     .option('--run-as-user <uid>', "deploy-image: the user id the container runs as (securityContext.runAsUser)")
+    .option('--controller-name <name>', 'name of the controller (DNS-1123 label, e.g. captain-backup): a further controller for the Kind, in <name>_controller.ts with the class <Name>Reconciler (default: the lower-cased Kind)')
     .option('--force', 'scaffold even if the Kind exists in PROJECT; replace files that differ', false)
     .option('--dry-run', 'print the plan (CREATE/UPDATE lines) and write nothing', false)
     .addHelpText(
@@ -98,6 +108,9 @@ Examples:
   $ kubeforge create api --group example.com --version v1alpha1 --kind Memcached --plugins deploy-image/v1-alpha \\
       --image memcached:1.6.26-alpine3.19 --image-container-command "memcached,--memory-limit=64,-o,modern,-v" \\
       --image-container-port 11211 --run-as-user 1001          # a controller that deploys the image
+  $ kubeforge create api --group batch --version v1 --kind CronJob --resource=false --controller-name cronjob-backup   # a second controller
+  $ kubeforge create api --group cert-manager --version v1 --kind Certificate --resource=false \\
+      --external-api-path src/external/certmanager/v1.ts --external-api-domain io   # a Kind of another project
   $ kubeforge create webhook --group batch --version v1 --kind CronJob --defaulting   # then its webhooks`,
     )
     .action(async (opts: Record<string, unknown>) => {
@@ -130,6 +143,10 @@ Examples:
           imageContainerCommand: opts.imageContainerCommand as string | undefined,
           imageContainerPort: opts.imageContainerPort as string | undefined,
           runAsUser: opts.runAsUser as string | undefined,
+          controllerName: opts.controllerName as string | undefined,
+          externalApiPath: opts.externalApiPath as string | undefined,
+          externalApiDomain: opts.externalApiDomain as string | undefined,
+          externalApiModule: opts.externalApiModule as string | undefined,
         },
         ctx,
       );
@@ -149,6 +166,7 @@ Examples:
     .option('--spoke <versions>', 'with --conversion: the versions converted to and from the hub, comma-separated (e.g. v2 or v2,v3)')
     .option('--defaulting-path <path>', 'serve the defaulting webhook at this path (default /mutate-<group>-<version>-<kind>)')
     .option('--validation-path <path>', 'serve the validating webhook at this path (default /validate-<group>-<version>-<kind>)');
+  externalOptions(webhook);
   boolOption(webhook, 'make', 'run kubeforge manifests afterwards (default true); --make=false skips it');
   webhook
     .option('--force', 'scaffold a webhook type PROJECT already records; replace files that differ (code already in the webhook file is kept)', false)
@@ -161,7 +179,9 @@ Examples:
   $ kubeforge create webhook --group batch --version v1 --kind CronJob --conversion --spoke v2
   $ kubeforge create webhook --group crew --version v1 --kind Sailor --defaulting --defaulting-path=/custom-mutate-sailor
   $ kubeforge create webhook --group core --version v1 --kind Pod --defaulting            # a built-in Kind
-  $ kubeforge create webhook --group apps --version v1 --kind Deployment --programmatic-validation --dry-run`,
+  $ kubeforge create webhook --group apps --version v1 --kind Deployment --programmatic-validation --dry-run
+  $ kubeforge create webhook --group cert-manager --version v1 --kind Issuer --defaulting \\
+      --external-api-path github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1 --external-api-domain io   # a Kind of another project`,
     )
     .action(async (opts: Record<string, unknown>) => {
       const { runCreateWebhook } = await import('../../scaffolds/webhook.js');
@@ -179,6 +199,9 @@ Examples:
           spoke,
           defaultingPath: opts.defaultingPath as string | undefined,
           validationPath: opts.validationPath as string | undefined,
+          externalApiPath: opts.externalApiPath as string | undefined,
+          externalApiDomain: opts.externalApiDomain as string | undefined,
+          externalApiModule: opts.externalApiModule as string | undefined,
           force: Boolean(opts.force),
           dryRun: Boolean(opts.dryRun),
           make: bool(opts.make),

@@ -13,6 +13,7 @@ export function registerManifests(program: Command, ctx: CliContext): void {
     .option('--tsconfig <file>', 'tsconfig to load (default: <project>/tsconfig.json)')
     .option('--generator-version <version>', 'value of the generator-version annotation (default: env KUBEFORGE_GENERATOR_VERSION, else the kubeforge version)')
     .option('--no-cache', 'always analyse, even when no input changed since the last run')
+    .option('--max-desc-len <n>', "cut every description in the CRD schemas to at most n bytes, at a sentence or word boundary (controller-gen's crd:maxDescLen); 0 drops them. Recorded in package.json's manifests script, which make manifests runs")
     .addHelpText(
       'after',
       `
@@ -25,9 +26,10 @@ Examples:
   $ kubeforge manifests --check            # CI: exit 1 when the committed manifests are stale
   $ kubeforge manifests --dry-run          # show what would change
   $ kubeforge manifests --paths src/api/v1 # regenerate the CRDs of one API version only
+  $ kubeforge manifests --max-desc-len 0   # CRDs without descriptions (smaller; kept by make manifests)
   $ kubeforge manifests --project ../guestbook`,
     )
-    .action(async (opts: { check?: boolean; dryRun?: boolean; paths?: string[]; project?: string; tsconfig?: string; generatorVersion?: string; cache?: boolean }) => {
+    .action(async (opts: { check?: boolean; dryRun?: boolean; paths?: string[]; project?: string; tsconfig?: string; generatorVersion?: string; cache?: boolean; maxDescLen?: string }) => {
       const { manifestsCommand } = await import('../../manifests/generate.js');
       await manifestsCommand(opts, ctx);
     });

@@ -1,0 +1,50 @@
+/**
+ * Where a project records the options of its manifests: the `manifests` script of its
+ * package.json, the command `make manifests` (and `npm run manifests`) runs. It is the TypeScript
+ * counterpart of the controller-gen line in a Kubebuilder Makefile's manifests target, where
+ * Kubebuilder users write `crd:maxDescLen=0`: a build option of the project, not a fact about how
+ * it was scaffolded (Kubebuilder's PROJECT never holds controller-gen options).
+ *
+ * `kubeforge manifests --max-desc-len <n>` writes the flag into that script, so later runs keep
+ * it; `create api` / `create webhook` (which run the manifests in-process, as Kubebuilder runs
+ * `make manifests`) and `alpha generate` read it from there.
+ */
+
+const FLAG = /(^|\s)--max-desc-len(?:=|\s+)(\S+)/;
+const KUBEFORGE_MANIFESTS = /^\s*(?:npx\s+)?kubeforge\s+manifests(?:\s|$)/;
+
+function manifestsScript(packageJson: string): string | undefined {
+  try {
+    const script = (JSON.parse(packageJson) as { scripts?: Record<string, unknown> }).scripts?.manifests;
+    return typeof script === 'string' && KUBEFORGE_MANIFESTS.test(script) ? script : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `--max-desc-len` the package.json's `manifests` script passes, if any (undefined also for a value that is not a whole number). */
+export function recordedMaxDescLen(packageJson: string | undefined): number | undefined {
+  const script = packageJson === undefined ? undefined : manifestsScript(packageJson);
+  const value = script?.match(FLAG)?.[2];
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+/**
+ * package.json with its `manifests` script passing `--max-desc-len <n>` (replacing another value);
+ * the rest of the text as it was. Undefined when there is no `manifests` script running
+ * `kubeforge manifests` to record it in.
+ */
+export function recordMaxDescLen(packageJson: string, n: number): string | undefined {
+  const script = manifestsScript(packageJson);
+  if (script === undefined) return undefined;
+  const updated = FLAG.test(script) ? script.replace(FLAG, `$1--max-desc-len ${n}`) : `${script.replace(/\s+$/, '')} --max-desc-len ${n}`;
+  if (updated === script) return packageJson;
+  const quoted = JSON.stringify(script);
+  const at = packageJson.indexOf(`"manifests": ${quoted}`);
+  if (at >= 0) return packageJson.slice(0, at) + `"manifests": ${JSON.stringify(updated)}` + packageJson.slice(at + `"manifests": ${quoted}`.length);
+  // Written some other way: as JSON.stringify writes it, with the indentation of the file.
+  const json = JSON.parse(packageJson) as { scripts: Record<string, string> };
+  json.scripts.manifests = updated;
+  const indent = packageJson.match(/^[ \t]+(?=")/m)?.[0] ?? '  ';
+  return `${JSON.stringify(json, null, indent)}\n`;
+}
