@@ -52,6 +52,8 @@ describe('e2e: testdata/project is what npm run generate:testdata makes, and it 
     ok(sh('npm', ['install', '--no-audit', '--no-fund'], project), 'npm install');
     assert.match(ok(sh(join(project, 'node_modules/.bin/kubeforge'), ['manifests', '--check'], project), 'kubeforge manifests --check'), /manifests are up to date/);
     ok(sh('npm', ['run', 'build'], project), 'npm run build');
+    // The book's code passes the project's own linter (make lint: tsc + Biome).
+    ok(sh('npm', ['run', 'lint'], project), 'npm run lint');
   });
 
   it('kubectl kustomize config/default renders the operator with its webhooks, certificates and conversion', () => {

@@ -113,8 +113,8 @@ export class CronJobCustomValidator implements CustomValidator<CronJob> {
     validateCronJob(obj);
   }
 
-  /** Validates a CronJob being updated from `oldObj` to `newObj`. */
-  validateUpdate(oldObj: CronJob, newObj: CronJob, ctx: AdmissionContext): Warnings | void {
+  /** Validates a CronJob being updated to `newObj` (the old object, `_oldObj`, is not needed here). */
+  validateUpdate(_oldObj: CronJob, newObj: CronJob, ctx: AdmissionContext): Warnings | void {
     ctx.logger.info({ name: newObj.metadata?.name }, 'validation for CronJob upon update');
     validateCronJob(newObj);
   }
