@@ -7,17 +7,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { run } from '../../src/cli/index.js';
+import { kubeforgeIn } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kf-cli-webhook-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-async function kubeforge(...args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await run(['node', 'kubeforge', ...args], { cwd: dir, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
-  return { code, out, err };
-}
+const kubeforge = (...args: string[]) => kubeforgeIn(dir, ...args);
 
 function snapshot(): Record<string, string> {
   const out: Record<string, string> = {};

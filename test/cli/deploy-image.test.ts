@@ -8,18 +8,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { run } from '../../src/cli/index.js';
+import { kubeforgeIn } from '../helpers/cli.js';
 import { snapshot } from '../helpers/tree.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kf-cli-deploy-image-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-async function kubeforge(...args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await run(['node', 'kubeforge', ...args], { cwd: dir, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
-  return { code, out, err };
-}
+const kubeforge = (...args: string[]) => kubeforgeIn(dir, ...args);
 
 const API = ['create', 'api', '--group', 'example.com', '--version', 'v1alpha1', '--make=false'];
 

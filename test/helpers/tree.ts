@@ -1,6 +1,7 @@
 /**
  * Test helpers for whole folders.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -19,4 +20,19 @@ export function snapshot(dir: string): Record<string, string> {
   };
   walk(dir);
   return out;
+}
+
+/** A hash of every file below dir, names and bytes, skipping the folders named in `skip`: proves a failed run wrote nothing. */
+export function treeHash(dir: string, skip: readonly string[] = ['node_modules']): string {
+  const h = createHash('sha256');
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      if (skip.includes(name)) continue;
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else h.update(`${relative(dir, p)}\0`).update(readFileSync(p));
+    }
+  };
+  walk(dir);
+  return h.digest('hex');
 }

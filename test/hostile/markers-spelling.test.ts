@@ -8,12 +8,12 @@
 // must fail with a located error and leave every file as it was.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { treeHash } from '../helpers/tree.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const made: string[] = [];
@@ -43,21 +43,6 @@ function project(files: Record<string, string>): string {
 function kubeforge(args: string[], cwd: string): { code: number | null; out: string; err: string } {
   const r = spawnSync(process.execPath, [join(repo, 'bin/kubeforge.js'), ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', KUBEFORGE_GENERATOR_VERSION: 'test' } });
   return { code: r.status, out: r.stdout, err: r.stderr };
-}
-
-/** Hash of every file except node_modules: proves a failed run wrote nothing. */
-function treeHash(dir: string): string {
-  const h = createHash('sha256');
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      if (name === 'node_modules') continue;
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else h.update(`${relative(dir, p)}\0`).update(readFileSync(p));
-    }
-  };
-  walk(dir);
-  return h.digest('hex');
 }
 
 /** The Kind and its reconciler, each marker name spelled by `r`. */

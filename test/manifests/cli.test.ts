@@ -6,14 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { run } from '../../src/cli/index.js';
 import { GENERATED_HEADER } from '../../src/manifests/writer.js';
+import { treeHash } from '../helpers/tree.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const fixtures = join(repo, 'test/fixtures/manifests');
@@ -37,21 +37,6 @@ function stage(fixture: string): string {
   link(join(repo, 'node_modules/@types'), join(dir, 'node_modules/@types'));
   link(repo, join(dir, 'node_modules/kubeforge'));
   return dir;
-}
-
-/** Hash of every file under dir except node_modules: proves a failed run wrote nothing. */
-function treeHash(dir: string): string {
-  const h = createHash('sha256');
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      if (name === 'node_modules') continue;
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else h.update(`${relative(dir, p)}\0`).update(readFileSync(p));
-    }
-  };
-  walk(dir);
-  return h.digest('hex');
 }
 
 async function cli(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {

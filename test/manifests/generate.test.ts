@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { type Diagnostic, DiagnosticError, type Reporter } from '../../src/diagnostics/index.js';
@@ -11,6 +10,7 @@ import { crdFiles, type Generator, rbacGenerator, webhookGenerator } from '../..
 import type { MarkerUse } from '../../src/manifests/markeruse.js';
 import { GENERATED_HEADER, existingManagedFiles, formatPlan } from '../../src/manifests/writer.js';
 import { MemoryHost } from '../../src/scaffold/index.js';
+import { treeHash } from '../helpers/tree.js';
 
 const conformance = '/work/shared/conformance/controller-gen';
 const jobsYaml = readFileSync(join(conformance, 'testdata.kubebuilder.io_jobs.yaml'), 'utf8');
@@ -31,21 +31,6 @@ function project(): string {
   writeFileSync(join(dir, 'src/api/v1/groupversion.ts'), "export const groupVersion = { group: 'testdata.kubebuilder.io', version: 'v1' };\n");
   writeFileSync(join(dir, 'src/controller/job.ts'), 'export class JobReconciler {}\n');
   return dir;
-}
-
-/** Hash of every file under dir (paths and contents), to prove a run wrote nothing. */
-function treeHash(dir: string): string {
-  const h = createHash('sha256');
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name);
-      if (name === 'node_modules' || name === '.kubeforge') continue;
-      if (statSync(p).isDirectory()) walk(p);
-      else h.update(`${relative(dir, p)}\0`).update(readFileSync(p));
-    }
-  };
-  walk(dir);
-  return h.digest('hex');
 }
 
 const at = <N extends MarkerUse['marker']>(marker: N, args: unknown, line: number, target = 'JobReconciler'): MarkerUse<N> =>
@@ -141,11 +126,11 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     const h = new Harness(project());
     await h.run();
     assert.equal(h.calls, 1);
-    const before = treeHash(h.dir);
+    const before = treeHashOf(h.dir);
     assert.equal(await h.run(), undefined);
     assert.equal(h.calls, 1, 'the analysis ran although no input changed');
     assert.equal(h.out, 'manifests are up to date\n');
-    assert.equal(treeHash(h.dir), before);
+    assert.equal(treeHashOf(h.dir), before);
     // Without the cache the analysis runs and still finds nothing to do (idempotent).
     assert.equal(await h.run({ cache: false }), undefined);
     assert.equal(h.calls, 2);
@@ -180,23 +165,23 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
 
   it('--check writes nothing and fails listing the files that would change; passes when current', async () => {
     const h = new Harness(project());
-    const empty = treeHash(h.dir);
+    const empty = treeHashOf(h.dir);
     const err = await h.run({ check: true });
     assert.ok(err, '--check passed on a project without manifests');
     assert.equal(err.diagnostics[0].code, 'KF4501');
     assert.match(err.diagnostics[0].message, /4 generated manifest files are out of date/);
     assert.match(h.out, /^CREATE config\/crd\/bases\/bar.example.com_foos.yaml \(\+57 lines\)\n/);
-    assert.equal(treeHash(h.dir), empty, '--check wrote files');
+    assert.equal(treeHashOf(h.dir), empty, '--check wrote files');
     await h.run();
     assert.equal(await h.run({ check: true }), undefined);
     assert.equal(h.out, 'manifests are up to date\n');
     // Edited under its DO-NOT-EDIT header (without the header it would be a file of the user's: KF4505).
     writeFileSync(join(h.dir, 'config/crd/bases/bar.example.com_foos.yaml'), `${GENERATED_HEADER}changed\n`);
-    const drift = treeHash(h.dir);
+    const drift = treeHashOf(h.dir);
     const err2 = await h.run({ check: true });
     assert.ok(err2);
     assert.equal(h.out, 'UPDATE config/crd/bases/bar.example.com_foos.yaml (+56 -1 lines)\n');
-    assert.equal(treeHash(h.dir), drift);
+    assert.equal(treeHashOf(h.dir), drift);
     writeFileSync(join(h.dir, 'config/crd/bases/bar.example.com_foos.yaml'), 'changed\n');
     const foreign = await h.run({ check: true });
     assert.equal(foreign?.diagnostics[0].code, 'KF4505');
@@ -204,10 +189,10 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
 
   it('--dry-run prints the sorted plan and writes nothing', async () => {
     const h = new Harness(project());
-    const before = treeHash(h.dir);
+    const before = treeHashOf(h.dir);
     assert.equal(await h.run({ dryRun: true }), undefined);
     assert.match(h.out, /^CREATE config\/crd\/bases\/bar\.example\.com_foos\.yaml \(\+57 lines\)\nCREATE config\/crd\/bases\/testdata/);
-    assert.equal(treeHash(h.dir), before);
+    assert.equal(treeHashOf(h.dir), before);
   });
 
   it('removes managed files it no longer produces, never a user file', async () => {
@@ -249,7 +234,7 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
   it('on any error: reports all of them (analysis and generators), exits non-zero, writes nothing', async () => {
     const h = new Harness(project());
     await h.run();
-    const before = treeHash(h.dir);
+    const before = treeHashOf(h.dir);
     h.analysis = fakeAnalysis({
       crds: [],
       diagnostics: [{ code: 'KF3001', severity: 'error', message: 'unsupported type', file: 'src/api/v1/job_types.ts', line: 4, column: 3, hint: 'fix it' }],
@@ -259,7 +244,7 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     const err = await h.run({ cache: false });
     assert.ok(err);
     assert.deepEqual(err.diagnostics.map((d) => d.code).sort(), ['KF3001', 'KF4101', 'KF4201', 'KF4201']);
-    assert.equal(treeHash(h.dir), before);
+    assert.equal(treeHashOf(h.dir), before);
   });
 
   it('same input, same bytes: two projects give identical files', async () => {
@@ -370,11 +355,16 @@ describe('kubeforge manifests on the scaffold engine (injected host)', () => {
   it('on disk: a file where a folder is needed fails validation (KF1101), nothing written', async () => {
     const h = new Harness(project());
     writeFileSync(join(h.dir, 'config'), 'not a folder\n');
-    const before = treeHash(h.dir);
+    const before = treeHashOf(h.dir);
     const err = await h.run();
     assert.ok(err);
     assert.ok(err.diagnostics.length > 0 && err.diagnostics.every((d) => d.code === 'KF1101'), err.message);
     assert.match(err.diagnostics[0].message, /config is a file, so config\/crd\/bases\/bar\.example\.com_foos\.yaml cannot be created below it/);
-    assert.equal(treeHash(h.dir), before);
+    assert.equal(treeHashOf(h.dir), before);
   });
 });
+
+/** The project's files, without node_modules and the .kubeforge cache. */
+function treeHashOf(dir: string): string {
+  return treeHash(dir, ['node_modules', '.kubeforge']);
+}

@@ -6,10 +6,9 @@
  * on a real API server.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
@@ -21,6 +20,7 @@ import { RestClient } from '../../src/runtime/client/rest.js';
 import { DiskHost, Tree } from '../../src/scaffold/index.js';
 import { defaultManifestsStep } from '../../src/scaffolds/transaction.js';
 import { TestEnvironment } from '../../src/testing/index.js';
+import { treeHash } from '../helpers/tree.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const work = mkdtempSync(join(tmpdir(), 'kf-maxdesc-'));
@@ -114,20 +114,6 @@ function stage(name: string): string {
   link(join(repo, 'node_modules/@types'), join(dir, 'node_modules/@types'));
   link(repo, join(dir, 'node_modules/kubeforge'));
   return dir;
-}
-
-function treeHash(dir: string): string {
-  const h = createHash('sha256');
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      if (name === 'node_modules') continue;
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else h.update(`${relative(dir, p)}\0`).update(readFileSync(p));
-    }
-  };
-  walk(dir);
-  return h.digest('hex');
 }
 
 async function kubeforge(cwd: string, ...args: string[]) {
