@@ -395,8 +395,11 @@ export async function planCreateWebhook(
   const varName = lowerFirst(names.kind);
   const webhookDir = posix.dirname(names.webhookFile);
   const testDir = posix.dirname(names.webhookTestFile);
-  // An external Kind's fields are its project's (KubernetesObject has none but metadata).
-  const specExample = names.core ? (BUILTIN_SPECS[names.kind] ?? '{}') : names.external ? '' : "{ foo: 'bar' }";
+  // An external Kind's fields are its project's (KubernetesObject has none but metadata). A Kind of
+  // this project has create api's example field `foo` until the user (or a plugin such as
+  // deploy-image) gives it others: the examples then use the metadata, the test an empty spec.
+  const hasFoo = !names.core && !names.external && /^\s*foo\?: string;$/m.test(host.read(names.typesFile)?.toString('utf8') ?? '');
+  const specExample = names.core ? (BUILTIN_SPECS[names.kind] ?? '{}') : names.external ? '' : hasFoo ? "{ foo: 'bar' }" : '{}';
   // A built-in or external Kind: a descriptor, and client-node's KubernetesObject (a model type for
   // a built-in Kind, the external Kind's own type when it has one).
   const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;
@@ -406,7 +409,7 @@ export async function planCreateWebhook(
       : typeSource === undefined
         ? "import type { KubernetesObject } from '@kubernetes/client-node';"
         : `import type { ${kind} as ${kind}Object } from '${typeSource.kind === 'file' ? importSpecifier(fromDir, typeSource.file) : typeSource.specifier}';`;
-  const metadataExamples = names.core || names.external;
+  const metadataExamples = names.core || names.external || !hasFoo;
   const data: Record<string, unknown> = {
     ...names,
     licenseHeader,

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -73,6 +73,17 @@ const CASES: { name: string; init?: string[]; commands: string[][] }[] = [
       webhook('--group', 'core', '--version', 'v1', '--kind', 'Pod', '--programmatic-validation'),
     ],
   },
+  {
+    // A Kind without create api's example field: deploy-image's (size), and one whose user removed `foo`.
+    name: 'webhooks for Kinds whose spec has no foo: a deploy-image Kind, a Kind the user edited',
+    commands: [
+      api('--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--plugins', 'deploy-image/v1-alpha', '--image', 'memcached:1.6.26-alpine3.19'),
+      webhook('--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--programmatic-validation', '--defaulting'),
+      api('--group', 'example.com', '--version', 'v1', '--kind', 'Wordpress'),
+      ['edit-types', 'src/api/v1/wordpress_types.ts', 'test/controller/wordpress_controller.test.ts'],
+      webhook('--group', 'example.com', '--version', 'v1', '--kind', 'Wordpress', '--defaulting'),
+    ],
+  },
 ];
 
 describe('create webhook output type-checks (tsc --noEmit, strict)', () => {
@@ -83,7 +94,15 @@ describe('create webhook output type-checks (tsc --noEmit, strict)', () => {
       const dir = join(work, `p${i}`);
       mkdirSync(dir);
       await kubeforge(dir, ['init', '--domain', 'testproject.org', '--skip-install', '--kubeforge-source', 'link', ...(c.init ?? [])]);
-      for (const command of c.commands) await kubeforge(dir, command);
+      for (const command of c.commands) {
+        if (command[0] !== 'edit-types') await kubeforge(dir, command);
+        // The user replaces the example field with a field of their own, in the types and the controller's test.
+        else {
+          const [types, test] = [join(dir, command[1]), join(dir, command[2])];
+          writeFileSync(types, readFileSync(types, 'utf8').replace(/^(\s*)foo\?: string;$/m, '$1replicas?: number;'));
+          writeFileSync(test, readFileSync(test, 'utf8').replace(/foo: 'ba[rz]'/g, 'replicas: 1'));
+        }
+      }
       linkModules(dir);
       const r = spawnSync(join(repo, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json', '--noEmit'], { cwd: dir, encoding: 'utf8' });
       assert.equal(r.status, 0, `tsc found errors:\n${r.stdout}${r.stderr}`);
