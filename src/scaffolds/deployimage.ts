@@ -240,6 +240,17 @@ export function deployImageResources(config: Pick<ProjectConfig, 'extra'>): Depl
   return list.filter((r): r is DeployImageResource => !!r && typeof r === 'object' && typeof (r as DeployImageResource).kind === 'string' && typeof (r as DeployImageResource).version === 'string');
 }
 
+/**
+ * A spec the Kind the plugin scaffolded accepts, as a TypeScript literal (for the tests `create
+ * webhook` writes): its sample's values; undefined when the plugin did not scaffold that Kind.
+ */
+export function deployImageSpecExample(config: Pick<ProjectConfig, 'extra'>, gvk: { group: string; version: string; kind: string }): string | undefined {
+  const r = deployImageResources(config).find((d) => d.group === gvk.group && d.version === gvk.version && d.kind === gvk.kind);
+  if (!r) return undefined;
+  const port = flagsOf(r).imageContainerPort;
+  return port === undefined ? '{ size: 1 }' : `{ size: 1, containerPort: ${Number(port)} }`;
+}
+
 /** The flags a PROJECT entry of the plugin records, to replay it. */
 export function flagsOf(r: DeployImageResource): DeployImageFlags {
   const o = r.options ?? {};

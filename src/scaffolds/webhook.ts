@@ -44,6 +44,7 @@ import {
   validateExternalApi,
 } from './api.js';
 import { uncommentBlock, uncommentLines } from './comments.js';
+import { deployImageSpecExample } from './deployimage.js';
 import { BOILERPLATE_FILE } from './init.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
 import { type ManifestsStep, scaffoldSteps } from './transaction.js';
@@ -399,7 +400,13 @@ export async function planCreateWebhook(
   // this project has create api's example field `foo` until the user (or a plugin such as
   // deploy-image) gives it others: the examples then use the metadata, the test an empty spec.
   const hasFoo = !names.core && !names.external && /^\s*foo\?: string;$/m.test(host.read(names.typesFile)?.toString('utf8') ?? '');
-  const specExample = names.core ? (BUILTIN_SPECS[names.kind] ?? '{}') : names.external ? '' : hasFoo ? "{ foo: 'bar' }" : '{}';
+  const specExample = names.core
+    ? (BUILTIN_SPECS[names.kind] ?? '{}')
+    : names.external
+      ? ''
+      : hasFoo
+        ? "{ foo: 'bar' }"
+        : (deployImageSpecExample(config, names) ?? '{}');
   // A built-in or external Kind: a descriptor, and client-node's KubernetesObject (a model type for
   // a built-in Kind, the external Kind's own type when it has one).
   const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;

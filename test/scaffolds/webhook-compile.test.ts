@@ -77,7 +77,9 @@ const CASES: { name: string; init?: string[]; commands: string[][] }[] = [
     // A Kind without create api's example field: deploy-image's (size), and one whose user removed `foo`.
     name: 'webhooks for Kinds whose spec has no foo: a deploy-image Kind, a Kind the user edited',
     commands: [
-      api('--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--plugins', 'deploy-image/v1-alpha', '--image', 'memcached:1.6.26-alpine3.19'),
+      api('--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--plugins', 'deploy-image/v1-alpha', '--image', 'memcached:1.6.26-alpine3.19', '--image-container-port', '11211'),
+      api('--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Busybox', '--plugins', 'deploy-image/v1-alpha', '--image', 'busybox:1.36.1'),
+      webhook('--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Busybox', '--defaulting'),
       webhook('--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--programmatic-validation', '--defaulting'),
       api('--group', 'example.com', '--version', 'v1', '--kind', 'Wordpress'),
       ['edit-types', 'src/api/v1/wordpress_types.ts', 'test/controller/wordpress_controller.test.ts'],
