@@ -102,7 +102,8 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
   const boilerplate = existsSync(join(input, BOILERPLATE_FILE)) ? readFileSync(join(input, BOILERPLATE_FILE), 'utf8') : undefined;
   const plugins = Object.keys(pluginsOf(config)).filter((p) => p === GRAFANA_PLUGIN);
   const env = { ...io, cwd: output, host: undefined };
-  const quiet = { ...env, out: () => {} };
+  // The replayed commands' plans, hints and notes are not the user's to act on (they throw their errors).
+  const quiet = { ...env, out: () => {}, err: () => {} };
   await runInit(
     {
       domain: config.domain,

@@ -77,6 +77,8 @@ describe('kubeforge alpha generate', () => {
     assert.match(b['config/manager/manager.yaml'], /- name: BUSYBOX_IMAGE\n {10}value: busybox:1\.36\.1\n {8}- name: MEMCACHED_IMAGE\n/);
     assert.match(b['src/controller/memcached_controller.ts'], /command: \['memcached', '--memory-limit=64', '-o', 'modern', '-v'\],/);
     assert.doesNotMatch(r.out, /Review/, 'nothing to merge by hand');
+    // Only alpha generate's own lines: the replayed commands' hints are not the user's to follow.
+    assert.doesNotMatch(r.err, /Next:|Skipped kubeforge manifests/);
   });
 
   it('lists the scaffolded files that differ, and refuses a non-empty output folder', async () => {
