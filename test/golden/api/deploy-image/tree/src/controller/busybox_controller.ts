@@ -154,8 +154,8 @@ export class BusyboxReconciler {
 
     // The Deployment runs spec.size replicas.
     const size = busybox.spec.size ?? 1;
-    if (found.spec?.replicas !== size) {
-      found.spec!.replicas = size;
+    if (found.spec && found.spec.replicas !== size) {
+      found.spec.replicas = size;
       try {
         await this.client.update(found, { signal });
       } catch (err) {
@@ -172,7 +172,9 @@ export class BusyboxReconciler {
       return { requeue: true };
     }
 
-    const changed = setStatusCondition(((busybox.status ??= {}).conditions ??= []), {
+    busybox.status ??= {};
+    busybox.status.conditions ??= [];
+    const changed = setStatusCondition(busybox.status.conditions, {
       type: TYPE_AVAILABLE,
       status: 'True',
       reason: REASON_RECONCILING,
@@ -185,7 +187,9 @@ export class BusyboxReconciler {
 
   /** Sets a condition (for the Busybox's current generation) and writes the status. */
   private async updateCondition(busybox: Busybox, condition: ConditionInput, signal: AbortSignal): Promise<void> {
-    setStatusCondition(((busybox.status ??= {}).conditions ??= []), { observedGeneration: busybox.metadata?.generation, ...condition });
+    busybox.status ??= {};
+    busybox.status.conditions ??= [];
+    setStatusCondition(busybox.status.conditions, { observedGeneration: busybox.metadata?.generation, ...condition });
     await this.client.status().update(busybox, { signal });
   }
 
@@ -202,11 +206,12 @@ export class BusyboxReconciler {
   /** The Deployment of a Busybox: the image, spec.size replicas, the Busybox as its controller owner. */
   private deploymentFor(busybox: Busybox): V1Deployment {
     const image = imageFromEnv();
-    const labels = labelsFor(busybox.metadata!.name!, image);
+    const { name = '', namespace } = busybox.metadata ?? {};
+    const labels = labelsFor(name, image);
     const deployment: V1Deployment = {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
-      metadata: { name: busybox.metadata!.name, namespace: busybox.metadata!.namespace },
+      metadata: { name, namespace },
       spec: {
         replicas: busybox.spec.size ?? 1,
         selector: { matchLabels: labels },

@@ -154,8 +154,8 @@ export class MemcachedReconciler {
 
     // The Deployment runs spec.size replicas.
     const size = memcached.spec.size ?? 1;
-    if (found.spec?.replicas !== size) {
-      found.spec!.replicas = size;
+    if (found.spec && found.spec.replicas !== size) {
+      found.spec.replicas = size;
       try {
         await this.client.update(found, { signal });
       } catch (err) {
@@ -172,7 +172,9 @@ export class MemcachedReconciler {
       return { requeue: true };
     }
 
-    const changed = setStatusCondition(((memcached.status ??= {}).conditions ??= []), {
+    memcached.status ??= {};
+    memcached.status.conditions ??= [];
+    const changed = setStatusCondition(memcached.status.conditions, {
       type: TYPE_AVAILABLE,
       status: 'True',
       reason: REASON_RECONCILING,
@@ -185,7 +187,9 @@ export class MemcachedReconciler {
 
   /** Sets a condition (for the Memcached's current generation) and writes the status. */
   private async updateCondition(memcached: Memcached, condition: ConditionInput, signal: AbortSignal): Promise<void> {
-    setStatusCondition(((memcached.status ??= {}).conditions ??= []), { observedGeneration: memcached.metadata?.generation, ...condition });
+    memcached.status ??= {};
+    memcached.status.conditions ??= [];
+    setStatusCondition(memcached.status.conditions, { observedGeneration: memcached.metadata?.generation, ...condition });
     await this.client.status().update(memcached, { signal });
   }
 
@@ -202,11 +206,12 @@ export class MemcachedReconciler {
   /** The Deployment of a Memcached: the image, spec.size replicas, the Memcached as its controller owner. */
   private deploymentFor(memcached: Memcached): V1Deployment {
     const image = imageFromEnv();
-    const labels = labelsFor(memcached.metadata!.name!, image);
+    const { name = '', namespace } = memcached.metadata ?? {};
+    const labels = labelsFor(name, image);
     const deployment: V1Deployment = {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
-      metadata: { name: memcached.metadata!.name, namespace: memcached.metadata!.namespace },
+      metadata: { name, namespace },
       spec: {
         replicas: memcached.spec.size ?? 1,
         selector: { matchLabels: labels },
