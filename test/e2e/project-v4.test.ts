@@ -126,29 +126,33 @@ const work = mkdtempSync(join(tmpdir(), 'kf-e2e-v4-'));
 let tarball: string;
 
 describe("e2e: Kubebuilder's project-v4 command sequences run through kubeforge", { timeout: 45 * MINUTES }, () => {
-  const env = new TestEnvironment();
-  let kubeconfig: string;
-
-  before(async () => {
+  before(() => {
     assert.ok(process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)');
     tarball = packKubeforge(work);
-    const kc = await env.start();
-    kubeconfig = join(work, 'kubeconfig');
-    writeFileSync(kubeconfig, kc.exportConfig());
-    // config/default asks cert-manager for its certificates; the test API server has no cert-manager,
-    // so stand-in CRDs of its Certificate and Issuer let the installer's objects be applied.
-    const crds = join(work, 'cert-manager-crds.yaml');
-    writeFileSync(crds, ['Certificate', 'Issuer'].map(standInCrd).join('---\n'));
-    ok(sh('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--server-side', '-f', crds], work), 'kubectl apply the stand-in cert-manager CRDs');
   });
 
-  after(async () => {
-    await env.stop();
+  after(() => {
     rmSync(work, { recursive: true, force: true });
   });
 
+  /**
+   * A fresh API server for one project's installer (the webhooks one project registers would be
+   * called for the next one's objects), with stand-in CRDs of cert-manager's Certificate and Issuer:
+   * config/default asks cert-manager for its certificates, and the test API server has none.
+   */
+  async function apiServerFor(name: string): Promise<{ kubeconfig: string; stop: () => Promise<void> }> {
+    const env = new TestEnvironment();
+    const kc = await env.start();
+    const kubeconfig = join(work, `${name}.kubeconfig`);
+    writeFileSync(kubeconfig, kc.exportConfig());
+    const crds = join(work, 'cert-manager-crds.yaml');
+    writeFileSync(crds, ['Certificate', 'Issuer'].map(standInCrd).join('---\n'));
+    ok(sh('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--server-side', '-f', crds], work), 'kubectl apply the stand-in cert-manager CRDs');
+    return { kubeconfig, stop: () => env.stop() };
+  }
+
   for (const [name, { init, commands }] of Object.entries(SEQUENCES)) {
-    it(`${name}: every command exits 0; make all, build-installer, lint and the project's tests pass; the installer applies`, { timeout: 15 * MINUTES }, () => {
+    it(`${name}: every command exits 0; make all, build-installer, lint and the project's tests pass; the installer applies`, { timeout: 15 * MINUTES }, async () => {
       const project = join(work, name);
       mkdirSync(project);
       const repoCli = join(repo, 'bin/kubeforge.js');
@@ -174,9 +178,14 @@ describe("e2e: Kubebuilder's project-v4 command sequences run through kubeforge"
 
       // config/default renders, and the API server takes every object of the installer (make deploy's server-side apply).
       ok(sh('kubectl', ['kustomize', 'config/default'], project), `${name}: kubectl kustomize config/default`);
-      const applied = ok(sh('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--server-side', '--force-conflicts', '-f', 'dist/install.yaml'], project), `${name}: kubectl apply --server-side -f dist/install.yaml`);
-      assert.match(applied, new RegExp(`^deployment\\.apps/${name}-controller-manager serverside-applied$`, 'm'));
-      assert.match(applied, /^customresourcedefinition\.apiextensions\.k8s\.io\/\S+ serverside-applied$/m);
+      const server = await apiServerFor(name);
+      try {
+        const applied = ok(sh('kubectl', ['--kubeconfig', server.kubeconfig, 'apply', '--server-side', '-f', 'dist/install.yaml'], project), `${name}: kubectl apply --server-side -f dist/install.yaml`);
+        assert.match(applied, new RegExp(`^deployment\\.apps/${name}-controller-manager serverside-applied$`, 'm'));
+        assert.match(applied, /^customresourcedefinition\.apiextensions\.k8s\.io\/\S+ serverside-applied$/m);
+      } finally {
+        await server.stop();
+      }
     });
   }
 
