@@ -38,7 +38,8 @@ function linkModules(dir: string): void {
 const api = (...a: string[]) => ['create', 'api', ...a, '--make=false'];
 const webhook = (...a: string[]) => ['create', 'webhook', ...a, '--make=false'];
 
-const CASES: { name: string; init?: string[]; commands: string[][] }[] = [
+/** `packages`: npm packages (name -> files) the project has installed besides kubeforge's own dependencies. */
+const CASES: { name: string; init?: string[]; commands: string[][]; packages?: Record<string, Record<string, string>> }[] = [
   {
     name: "project-v4's webhook sequence",
     commands: [
@@ -86,6 +87,22 @@ const CASES: { name: string; init?: string[]; commands: string[][] }[] = [
       webhook('--group', 'example.com', '--version', 'v1', '--kind', 'Wordpress', '--defaulting'),
     ],
   },
+  {
+    // Kinds of another project typed from an npm package (a stand-in installed below), and untyped.
+    name: 'external Kinds: typed from an npm package, and untyped (a Go path), with controllers and webhooks',
+    commands: [
+      api('--group', 'cert-manager', '--version', 'v1', '--kind', 'Issuer', '--resource=false', '--external-api-path', '@acme/cert-manager-types/v1', '--external-api-module', '@acme/cert-manager-types@1.2.0', '--external-api-domain', 'io'),
+      webhook('--group', 'cert-manager', '--version', 'v1', '--kind', 'Issuer', '--defaulting', '--programmatic-validation'),
+      api('--group', 'cert-manager', '--version', 'v1', '--kind', 'Certificate', '--resource=false', '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', '--external-api-domain=io'),
+      webhook('--group', 'cert-manager', '--version', 'v1', '--kind', 'Certificate', '--defaulting', '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', '--external-api-domain=io'),
+    ],
+    packages: {
+      '@acme/cert-manager-types': {
+        'package.json': JSON.stringify({ name: '@acme/cert-manager-types', version: '1.2.0', type: 'module', exports: { './v1': { types: './v1.d.ts' } } }),
+        'v1.d.ts': "import type { KubernetesObject } from '@kubernetes/client-node';\nexport interface Issuer extends KubernetesObject {\n  spec?: { selfSigned?: Record<string, never> };\n}\n",
+      },
+    },
+  },
 ];
 
 describe('create webhook output type-checks (tsc --noEmit, strict)', () => {
@@ -106,6 +123,11 @@ describe('create webhook output type-checks (tsc --noEmit, strict)', () => {
         }
       }
       linkModules(dir);
+      for (const [pkg, files] of Object.entries(c.packages ?? {})) {
+        const at = join(dir, 'node_modules', pkg);
+        mkdirSync(at, { recursive: true });
+        for (const [file, text] of Object.entries(files)) writeFileSync(join(at, file), text);
+      }
       const r = spawnSync(join(repo, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json', '--noEmit'], { cwd: dir, encoding: 'utf8' });
       assert.equal(r.status, 0, `tsc found errors:\n${r.stdout}${r.stderr}`);
       if (i === 0) {
