@@ -57,7 +57,12 @@ export const LICENSES = ['apache2', 'none'] as const;
 
 /** Versions the generated package.json asks for (the registry provides them). */
 export const GENERATED_VERSIONS = {
-  /** Exact: the formatter's output may change between Biome releases. */
+  /**
+   * Biome, run with `npx --yes @biomejs/biome@<this>` as Kubebuilder's Makefile downloads
+   * golangci-lint at a pinned version: not a devDependency, so package-lock.json does not hold its
+   * per-platform binaries (a lock written on one platform then fails `npm ci` in the image build
+   * where the registry lacks the others). Exact: the formatter's output may change between releases.
+   */
   biome: '2.6.8',
   c8: '^12.0.0',
   clientNode: '1.4.0',

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { TestEnvironment } from '../../src/testing/index.js';
+import { GENERATED_VERSIONS } from '../../src/scaffolds/init.js';
 import { initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-e2e-api-'));
@@ -226,7 +227,8 @@ describe('e2e: kubeforge init -> create api x3 -> build -> test -> kustomize -> 
     ok(sh('make', ['lint-fix'], project), 'make lint-fix');
     ok(sh('make', ['lint'], project), 'make lint after fmt');
     // Formatted twice is formatted once: fmt leaves nothing to do.
-    ok(sh(join(project, 'node_modules/.bin/biome'), ['format', '.'], project), 'biome format (check) after make fmt');
+    ok(sh('npx', ['--yes', `@biomejs/biome@${GENERATED_VERSIONS.biome}`, 'format', '.'], project), 'biome format (check) after make fmt');
+    assert.doesNotMatch(readFileSync(join(project, 'package-lock.json'), 'utf8'), /@biomejs/, 'Biome is fetched by npx, not locked');
     ok(sh('npm', ['run', 'build'], project), 'npm run build after make fmt');
   });
 });
