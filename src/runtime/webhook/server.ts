@@ -420,6 +420,10 @@ export class WebhookServer implements Runnable {
     if (this.http2) {
       const s = http2.createSecureServer({ cert, key, allowHTTP1: true }, onRequest);
       s.on('session', (session: http2.ServerHttp2Session) => {
+        if (this.stopping) {
+          session.destroy();
+          return;
+        }
         this.sessions.add(session);
         this.connGeneration.set(session, this.certGeneration);
         session.once('close', () => this.sessions.delete(session));
@@ -433,6 +437,12 @@ export class WebhookServer implements Runnable {
       server = s;
     }
     server.on('secureConnection', (sock: tls.TLSSocket) => {
+      // A connection accepted before the shutdown began and through its handshake only after it
+      // would be missed by the shutdown's sweep and held open by the client's keep-alive (90 s).
+      if (this.stopping) {
+        sock.destroy();
+        return;
+      }
       this.sockets.add(sock);
       this.connGeneration.set(sock, this.certGeneration);
       sock.once('close', () => this.sockets.delete(sock));

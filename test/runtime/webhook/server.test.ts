@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import https from 'node:https';
+import net from 'node:net';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { describe, it } from 'node:test';
@@ -370,6 +371,25 @@ describe('WebhookServer certificates', () => {
 });
 
 describe('WebhookServer lifecycle', () => {
+  it('stops although a connection accepted before the stop finishes its TLS handshake after it (as a keep-alive client would hold it)', async () => {
+    const srv = await startServer((s) => s.register('/echo', echo));
+    const raw = net.connect(srv.server.port!, '127.0.0.1');
+    await new Promise<void>((r, j) => raw.once('connect', () => r()).once('error', j));
+    // Accepted, not yet TLS: the stop's sweep of open connections cannot see it.
+    const stopped = srv.stop();
+    await new Promise((r) => setImmediate(r));
+    const client = tls.connect({ socket: raw, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] });
+    client.on('error', () => undefined);
+    const closed = new Promise<void>((r) => client.once('close', () => r()));
+    // The client never closes it itself: only the server can end it.
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([stopped.then(() => 'stopped'), new Promise((r) => (timer = setTimeout(() => r('still running after 10 s'), 10_000)))]);
+    clearTimeout(timer);
+    client.destroy();
+    assert.equal(outcome, 'stopped');
+    await closed;
+  });
+
   it('has controller-runtime defaults and rejects bad options and registrations', () => {
     const s = newWebhookServer();
     assert.equal(defaultCertDir().endsWith(join('k8s-webhook-server', 'serving-certs')), true);
