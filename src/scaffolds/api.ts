@@ -139,6 +139,15 @@ export function externalTypeSource(ext: ExternalApi): ExternalTypeSource | undef
 }
 
 /**
+ * The import line of an external Kind's object type in a file of `fromDir`: the Kind's own type
+ * (as `<Kind>Object`) when it has one, else client-node's KubernetesObject.
+ */
+export function externalObjectImport(source: ExternalTypeSource | undefined, kind: string, fromDir: string): string {
+  if (source === undefined) return "import type { KubernetesObject } from '@kubernetes/client-node';";
+  return `import type { ${kind} as ${kind}Object } from '${source.kind === 'file' ? importSpecifier(fromDir, source.file) : source.specifier}';`;
+}
+
+/**
  * Checks the --external-api-* flags (KF1094, KF1095); returns the external Kind they describe, or
  * the one PROJECT records for this Kind, or undefined. `file` tells whether the project has a file.
  */
@@ -742,10 +751,7 @@ export async function planCreateApi(
   // A built-in or external Kind is addressed by a descriptor ({ apiVersion, kind }); its objects
   // are client-node's KubernetesObject, or the external Kind's own type when it has one.
   const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;
-  const objectTypeImport = (kind: string, fromDir: string) =>
-    typeSource === undefined
-      ? "import type { KubernetesObject } from '@kubernetes/client-node';"
-      : `import type { ${kind} as ${kind}Object } from '${typeSource.kind === 'file' ? importSpecifier(fromDir, typeSource.file) : typeSource.specifier}';`;
+  const objectTypeImport = (kind: string, fromDir: string) => externalObjectImport(typeSource, kind, fromDir);
   Object.assign(data, {
     descriptor: names.core || names.external,
     typedExternal: typeSource !== undefined,

@@ -38,6 +38,7 @@ import {
   CORE_GROUPS,
   ensureStorageVersion,
   type ExternalApi,
+  externalObjectImport,
   externalTypeSource,
   readProject,
   typesFileOf,
@@ -413,9 +414,7 @@ export async function planCreateWebhook(
   const modelImport = (kind: string, fromDir: string) =>
     names.core
       ? `import type { ${pascal(names.version)}${kind} } from '@kubernetes/client-node';`
-      : typeSource === undefined
-        ? "import type { KubernetesObject } from '@kubernetes/client-node';"
-        : `import type { ${kind} as ${kind}Object } from '${typeSource.kind === 'file' ? importSpecifier(fromDir, typeSource.file) : typeSource.specifier}';`;
+      : externalObjectImport(typeSource, kind, fromDir);
   const metadataExamples = names.core || names.external || !hasFoo;
   const data: Record<string, unknown> = {
     ...names,
