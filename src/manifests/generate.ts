@@ -202,7 +202,7 @@ export async function planManifestsRun(options: ManifestsOptions, analyzer: Anal
   const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion, ...(overlay && { overlay }) }, reporter);
   const { DEFAULT_GENERATORS, runGenerators } = await import('./generators.js');
   const managerNamespace = await managerNamespaceOf(projectText, projectDir);
-  const files = runGenerators({ ...analysis, managerNamespace, maxDescLen: options.maxDescLen }, reporter, options.generators ?? DEFAULT_GENERATORS);
+  const files = await runGenerators({ ...analysis, managerNamespace, maxDescLen: options.maxDescLen }, reporter, options.generators ?? DEFAULT_GENERATORS);
   const diagnostics = reporter.diagnostics();
   if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
   const warnings = diagnostics.filter((d) => d.severity !== 'error');
@@ -334,7 +334,7 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
     for (const path of kept) planner.keep(path);
     let failed = false;
     let looked = -1;
-    streamGenerators(input, reporter, options.generators ?? DEFAULT_GENERATORS, (file) => {
+    await streamGenerators(input, reporter, options.generators ?? DEFAULT_GENERATORS, (file) => {
       if (partial && !file.path.startsWith(`${CRD_DIR}/`)) return;
       if (kept.has(file.path)) collision = true;
       if (collision) return;

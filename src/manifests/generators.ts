@@ -7,7 +7,7 @@
 import { error, Reporter } from '../diagnostics/index.js';
 import type { Analysis } from '../analysis/analyze.js';
 import { generateCRDs } from './crd.js';
-import { checkGeneratedCRDs } from './crdcheck/index.js';
+import { checkGeneratedCRDs, loadRuleCheck } from './crdcheck/index.js';
 import { generateRbac } from './rbac.js';
 import { generateWebhooks } from './webhook.js';
 import { CRD_DIR, type OutputFile, RBAC_FILE, WEBHOOK_FILE, output } from './writer.js';
@@ -33,6 +33,8 @@ export interface Generator {
    * caller iterates (so that they need not all be in memory at once).
    */
   generate(input: GeneratorInput, reporter: Reporter): Iterable<OutputFile>;
+  /** Loads what `generate` needs for this input and is too costly to load for every run (awaited first). */
+  prepare?(input: GeneratorInput): Promise<void>;
 }
 
 function crdName(crd: Record<string, unknown>): string {
@@ -90,6 +92,8 @@ export function* crdFileStream(
  */
 export const crdGenerator: Generator = {
   name: 'crd',
+  // CEL is loaded only when a schema has rules (most projects' runs never need it).
+  prepare: (input) => loadRuleCheck(input.kinds.map((k) => k.schema)),
   generate: (input, reporter) => {
     // What the analysis already reported (same reporter) and what generation reports now.
     const analysed = reporter.diagnostics();
@@ -137,8 +141,13 @@ export const webhookGenerator: Generator = {
 /** The generators `kubeforge manifests` runs, in this order. */
 export const DEFAULT_GENERATORS: readonly Generator[] = [crdGenerator, rbacGenerator, webhookGenerator];
 
+async function prepare(input: GeneratorInput, generators: readonly Generator[]): Promise<void> {
+  for (const g of generators) await g.prepare?.(input);
+}
+
 /** Runs the generators; their files sorted by path. */
-export function runGenerators(input: GeneratorInput, reporter: Reporter, generators: readonly Generator[] = DEFAULT_GENERATORS): OutputFile[] {
+export async function runGenerators(input: GeneratorInput, reporter: Reporter, generators: readonly Generator[] = DEFAULT_GENERATORS): Promise<OutputFile[]> {
+  await prepare(input, generators);
   return generators.flatMap((g) => [...g.generate(input, reporter)]).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
@@ -146,7 +155,8 @@ export function runGenerators(input: GeneratorInput, reporter: Reporter, generat
  * Runs the generators and hands their files to `emit` one at a time, as they are made (not
  * sorted). Every generator's problems are reported before the first file is emitted.
  */
-export function streamGenerators(input: GeneratorInput, reporter: Reporter, generators: readonly Generator[], emit: (file: OutputFile) => void): void {
+export async function streamGenerators(input: GeneratorInput, reporter: Reporter, generators: readonly Generator[], emit: (file: OutputFile) => void): Promise<void> {
+  await prepare(input, generators);
   const streams = generators.map((g) => g.generate(input, reporter));
   for (const stream of streams) for (const file of stream) emit(file);
 }

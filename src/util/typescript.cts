@@ -1,11 +1,17 @@
 /**
- * The TypeScript compiler API that ts-morph bundles, loaded with `require`, and compiled from a V8
- * code cache after the first run.
+ * The TypeScript compiler API that ts-morph bundles (its `@ts-morph/common/dist/typescript.js`),
+ * loaded with `require`, and compiled from a V8 code cache after the first run.
  *
  * A CommonJS file on purpose: an ES module importing ts-morph makes Node scan it, and the modules it
  * re-exports (13 MB with the bundled typescript.js), to find their export names; that scan cost a
  * quarter of a second on every `kubeforge manifests` run that analyses anything. Node reads the
- * exports of this small file instead, and `require` loads ts-morph without scanning it.
+ * exports of this small file instead, and `require` loads the compiler without scanning it.
+ *
+ * Only typescript.js is loaded, found through ts-morph's own dependency on `@ts-morph/common`:
+ * the analysis uses the compiler API and nothing of ts-morph's wrappers, whose loading (ts-morph,
+ * ts-morph-common, minimatch, tinyglobby) cost another 60 to 100 ms. ts-morph's `ts` export is a
+ * namespace over this very module (one file, one entry in require's cache), so its functions,
+ * enums and the nodes made by either are the same objects.
  *
  * Compiling typescript.js is most of what is left (Node 20 has no `module.enableCompileCache`):
  * the first run keeps V8's compiled code for it in `$XDG_CACHE_HOME/kubeforge/v8/` (written when
@@ -63,7 +69,7 @@ function loadWithCodeCache(module: { exports: unknown }, filename: string, dir: 
   wrapper.call(module.exports, module.exports, Module.createRequire(filename), module, filename, path.dirname(filename));
 }
 
-/** Loads typescript.js from the code cache while ts-morph is required; returns the undo. */
+/** Loads typescript.js from the code cache while it is required; returns the undo. */
 function withCodeCache(): () => void {
   const dir = cacheDir();
   const original = extensions['.js'];
@@ -77,11 +83,34 @@ function withCodeCache(): () => void {
   };
 }
 
-const restore = withCodeCache();
-import morph = require('ts-morph');
-restore();
+/**
+ * The specifier this module requires the compiler by (declared in typescript-module.d.ts as ts-morph's
+ * `ts`); resolved to the typescript.js of the `@ts-morph/common` that ts-morph itself depends on,
+ * wherever the package manager put it.
+ */
+const TYPESCRIPT_SPECIFIER = '@ts-morph/common/dist/typescript.js';
 
-export import ts = morph.ts;
+/** While the compiler is required: its specifier resolved through ts-morph; returns the undo. */
+function resolvedThroughTsMorph(): () => void {
+  const mod = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
+  const original = mod._resolveFilename;
+  const fromMorph = Module.createRequire(require.resolve('ts-morph'));
+  const file = path.join(path.dirname(fromMorph.resolve('@ts-morph/common')), 'typescript.js');
+  mod._resolveFilename = function (request, ...rest) {
+    return request === TYPESCRIPT_SPECIFIER ? file : original.call(this, request, ...rest);
+  };
+  return () => {
+    mod._resolveFilename = original;
+  };
+}
+
+const undoResolve = resolvedThroughTsMorph();
+const undoCache = withCodeCache();
+import typescript = require('@ts-morph/common/dist/typescript.js');
+undoCache();
+undoResolve();
+
+export import ts = typescript;
 
 /** How typescript.js was compiled in this process: without the cache, from it, or the cache was rejected. */
 export function codeCacheStatus(): typeof status {

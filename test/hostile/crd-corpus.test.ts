@@ -373,7 +373,7 @@ describe('hostile input: every CRD written with exit 0 installs', () => {
     // The generators as manifests runs them (the CRD check among them); one reporter drops repeats.
     const reporter = new Reporter();
     for (const d of analysis.diagnostics) reporter.report(d);
-    runGenerators(analysis, reporter);
+    await runGenerators(analysis, reporter);
     const all = reporter.diagnostics().filter((d) => d.severity === 'error');
     const byFile = new Map(placed.map((p) => [p.file, p]));
     const byGroup = new Map(placed.map((p) => [p.gvFile, placed.filter((q) => q.gvFile === p.gvFile)]));

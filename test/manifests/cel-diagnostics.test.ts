@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
-import { checkGeneratedCRDs } from '../../src/manifests/crdcheck/index.js';
+import { checkGeneratedCRDs, loadRuleCheck } from '../../src/manifests/crdcheck/index.js';
 import { analyzeProject } from './analyze-helper.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
@@ -12,6 +12,7 @@ const dir = join(root, 'test/fixtures/manifests/invalid/cel');
 
 describe('CEL rules in manifests', async () => {
   const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
+  await loadRuleCheck(r.kinds.map((k) => k.schema)); // as the CRD generator's prepare does
   const diags = checkGeneratedCRDs(r.crds, r.diagnostics);
   const at = (d: (typeof diags)[number]) => `${relative(dir, d.file ?? '')}:${d.line}:${d.column}`;
   const f = 'src/api/v1/cel_types.ts';

@@ -15,8 +15,9 @@ import { Reporter } from '../../src/diagnostics/index.js';
 import { crdGenerator } from '../../src/manifests/generators.js';
 
 /** What the CRD generator reports for an analysis: generation problems and the CRD check's. */
-function checked(r: Parameters<typeof crdGenerator.generate>[0]) {
+async function checked(r: Parameters<typeof crdGenerator.generate>[0]) {
   const reporter = new Reporter();
+  await crdGenerator.prepare?.(r);
   crdGenerator.generate(r, reporter);
   return reporter.diagnostics();
 }
@@ -106,7 +107,7 @@ describe('what the API server refuses (why kubeforge refuses it first)', () => {
 
   it('a schema with uniqueItems: true (the CRD check refuses @UniqueItems, KF4603)', async () => {
     const r = await analyzeProject({ projectDir: join(goldenDir, 'schema-only'), generatorVersion: 'v0.0.0-golden' });
-    const found = checked(r);
+    const found = await checked(r);
     assert.ok(found.some((d) => d.code === 'KF4603' && d.severity === 'error' && d.message.includes('uniqueItems') && d.line === 12), found.map((d) => `${d.line} ${d.code} ${d.message}`).join('\n'));
     await assert.rejects(installCRDs(env.config, { crds: r.crds as unknown as CRDObject[], timeoutMs: 20_000 }), /uniqueItems cannot be set to true/);
   });
@@ -119,7 +120,7 @@ describe('what the API server refuses (why kubeforge refuses it first)', () => {
       writeFileSync(join(dir, 'src/api/v1/types.ts'), "import { Root, Schemaless } from 'kubeforge/markers';\nexport class S { @Schemaless() free?: unknown; }\n@Root() export class Loose { metadata?: object; spec?: S; }\n");
       const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
       assert.deepEqual(r.diagnostics, []);
-      assert.deepEqual(checked(r).map((d) => `${d.severity} ${d.code} ${d.line}:${d.column}`), ['error KF4603 2:18']);
+      assert.deepEqual((await checked(r)).map((d) => `${d.severity} ${d.code} ${d.line}:${d.column}`), ['error KF4603 2:18']);
       await assert.rejects(installCRDs(env.config, { crds: r.crds as unknown as CRDObject[], timeoutMs: 20_000 }), /properties\[free\]\.type: Required value/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,12 +1,14 @@
 // The CRD check's rules, one by one, on hand-made schemas and CRDs (the corpus in
 // test/hostile/crd-corpus.test.ts runs them through the real analysis and API server).
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { CODE_HELP, CODES, checkCRD, checkRE2, validateValue } from '../../src/manifests/crdcheck/index.js';
+import { before, describe, it } from 'node:test';
+import { CODE_HELP, CODES, checkCRD, checkRE2, loadRuleCheck, validateValue } from '../../src/manifests/crdcheck/index.js';
 import { checkSchema } from '../../src/manifests/crdcheck/schema.js';
 import type { JSONSchemaProps } from '../../src/schema/jsonschema.js';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 
@@ -15,6 +17,9 @@ const spec = (props: Record<string, JSONSchemaProps>, extra: Partial<JSONSchemaP
   properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object' }, spec: { type: 'object', properties: props, ...extra } },
 });
 const codes = (s: JSONSchemaProps, status = false) => checkSchema(s, status).map((v) => `${v.code} ${v.message}`);
+
+// The CEL rule check loads on demand; these tests check CRDs with rules directly.
+before(() => loadRuleCheck());
 
 describe('RE2 syntax', () => {
   const ok = ['', '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', '(?i)abc', '(?P<n>x)', '[[:alpha:]]+', '\\pL\\p{Greek}', 'a{2,5}?', 'a{,3}', '\\Qa.b\\E', '[]a]', '[^]a]', '[a-]', '\\x41\\x{263a}', '\\012', 'a|', '(?:a|b)*', '\\/', '\\z'];
@@ -208,5 +213,35 @@ describe('documentation', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     for (const code of Object.keys(CODE_HELP)) assert.ok(readme.includes(code), `${code} is not in README.md`);
     assert.deepEqual(Object.keys(CODE_HELP).sort(), Object.values(CODES).sort());
+  });
+});
+
+describe('the CEL rule check loads on demand', () => {
+  // A fresh process: the module keeps whether it loaded the check.
+  const run = (body: string) => {
+    const index = resolve(fileURLToPath(import.meta.url), '../../../src/manifests/crdcheck/index.js');
+    const script = `const m = await import(${JSON.stringify(pathToFileURL(index).href)});
+const crd = (schema) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.x.io' },
+  spec: { group: 'x.io', names: { kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget' }, scope: 'Namespaced',
+    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }] } });
+const plain = { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } } };
+const ruled = { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.nope > 0' }] } } };
+${body}`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    return { status: r.status, out: r.stdout.trim(), err: r.stderr };
+  };
+
+  it('without rules nothing is loaded; a CRD with rules is refused until the check is loaded, then checked', () => {
+    const r = run(`console.log(m.checkCRD(crd(plain)).length);
+await m.loadRuleCheck([plain]);
+try { m.checkCRD(crd(ruled)); console.log('checked without CEL'); } catch (e) { console.log(e.message); }
+await m.loadRuleCheck([plain, ruled]);
+console.log(m.checkCRD(crd(ruled)).map((d) => d.code).join(','));`);
+    assert.equal(r.status, 0, r.err);
+    assert.deepEqual(r.out.split('\n'), [
+      '0',
+      'the CEL rule check is not loaded: await loadRuleCheck() before checking CRDs with x-kubernetes-validations',
+      CODES.celRule,
+    ]);
   });
 });

@@ -61,7 +61,7 @@ async function manifestsOf(backupFile: string, volumeFile: string): Promise<{ fi
   }
   const reporter = new Reporter();
   const analysis = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' }, reporter);
-  const outputs = runGenerators(analysis, reporter);
+  const outputs = await runGenerators(analysis, reporter);
   return {
     files: Object.fromEntries(outputs.map((o) => [o.path, o.content])),
     diagnostics: reporter.diagnostics().map((d) => `${d.code} ${d.message}`),

@@ -34,4 +34,16 @@ describe('typescript.js through the V8 code cache', () => {
       rmSync(cache, { recursive: true, force: true });
     }
   });
+
+  it('loads only the compiler, the very module behind ts-morph\'s `ts`', () => {
+    const probe = `const m = require(${JSON.stringify(module)});
+const loaded = () => Object.keys(require.cache).filter((f) => /[\\/](ts-morph|minimatch|tinyglobby)[\\/]/.test(f) || /ts-morph-common\.js$/.test(f));
+const before = loaded();
+const morph = require('ts-morph').ts;
+const same = morph.createSourceFile === m.ts.createSourceFile && morph.SyntaxKind === m.ts.SyntaxKind && morph.ScriptTarget === m.ts.ScriptTarget;
+console.log(JSON.stringify({ before, same }));`;
+    const r = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8', env: { ...process.env, KUBEFORGE_NO_CODE_CACHE: '1' } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { before: [], same: true });
+  });
 });

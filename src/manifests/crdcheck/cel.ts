@@ -7,6 +7,7 @@
 import { compileRule, lineCol, multiplyCapped, sizeOf, schemaType, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, type RuleSchema, type ValidationRule } from '../../cel/index.js';
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { CODES } from './codes.js';
+import { hasRules } from './rules.js';
 import { checkRE2 } from './re2.js';
 import { schemaPath } from './schema.js';
 
@@ -33,22 +34,6 @@ function hintFor(message: string): string {
   if (/must evaluate to a bool/.test(message)) return 'a rule is a condition: compare the value, e.g. self.x > 0';
   if (/must evaluate to a string/.test(message)) return "a messageExpression builds the message text, e.g. 'x is ' + string(self.x)";
   return 'see https://kubernetes.io/docs/reference/using-api/cel/';
-}
-
-/** Whether a schema node or any node below it carries rules (cached: Kinds share the frozen Kubernetes subtrees). */
-const ruleBearing = new WeakMap<JSONSchemaProps, boolean>();
-function hasRules(s: JSONSchemaProps): boolean {
-  const known = ruleBearing.get(s);
-  if (known !== undefined) return known;
-  ruleBearing.set(s, false); // a cycle (none in a structural schema) counts as no rules
-  const found =
-    (s['x-kubernetes-validations']?.length ?? 0) > 0 ||
-    (s.allOf ?? []).some((a) => (a['x-kubernetes-validations']?.length ?? 0) > 0) ||
-    Object.values(s.properties ?? {}).some(hasRules) ||
-    (s.items !== undefined && hasRules(s.items)) ||
-    (typeof s.additionalProperties === 'object' && hasRules(s.additionalProperties));
-  ruleBearing.set(s, found);
-  return found;
 }
 
 /** Rules of one version's schema; `total` receives each rule's cost times its cardinality. */

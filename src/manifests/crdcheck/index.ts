@@ -13,7 +13,8 @@ import type { Location, MarkerValue } from '../../analysis/collector.js';
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { crdOriginOf, schemaOriginOf, type CRDOrigin, type SchemaOrigin } from '../../schema/origin.js';
 import { CODES } from './codes.js';
-import { checkRules, type RuleViolation } from './cel.js';
+import type { RuleViolation } from './cel.js';
+import { hasRules } from './rules.js';
 import { checkSchema, schemaPath, type SchemaViolation } from './schema.js';
 
 export { CODES, CODE_HELP } from './codes.js';
@@ -21,6 +22,27 @@ export { checkRE2 } from './re2.js';
 export { validateValue } from './value.js';
 
 type Obj = Record<string, unknown>;
+
+/** The CEL rule check, once loaded ({@link loadRuleCheck}). */
+let ruleCheck: typeof import('./cel.js') | undefined;
+
+/**
+ * Loads the CEL rule check when one of `schemas` carries rules (or, without schemas, always). The
+ * check is synchronous, CEL is an ES module graph of some 130 files: a caller that may check a CRD
+ * with rules awaits this first (the manifests generators do, in their `prepare`).
+ */
+export async function loadRuleCheck(schemas?: Iterable<JSONSchemaProps>): Promise<void> {
+  if (ruleCheck) return;
+  if (schemas && ![...schemas].some(hasRules)) return;
+  ruleCheck = await import('./cel.js');
+}
+
+function checkRules(schema: JSONSchemaProps): RuleViolation[] {
+  if (!hasRules(schema)) return [];
+  // A programming error, never silence: a CRD with rules is not checked without its rules.
+  if (!ruleCheck) throw new Error('the CEL rule check is not loaded: await loadRuleCheck() before checking CRDs with x-kubernetes-validations');
+  return ruleCheck.checkRules(schema);
+}
 type VersionOrigin = CRDOrigin['versions'][number];
 
 const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
