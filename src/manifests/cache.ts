@@ -363,7 +363,7 @@ export function checkCache(projectDir: string, tsconfigPath: string, parts: Cach
  * The record an incremental run may build on: written under the same key (flags, versions,
  * tsconfig chain, package.json), with per-file results, and every input outside the scanned
  * source files (dependencies' declarations, files read from elsewhere) unchanged. Undefined
- * otherwise: the run is cold. `touchedOutputs` are the recorded CRDs no longer as written.
+ * otherwise: the run is cold. `touchedOutputs` are the recorded outputs no longer as written.
  */
 export function incrementalBase(
   projectDir: string,
@@ -385,7 +385,7 @@ export function incrementalBase(
     .map((p) => absolutePath(projectDir, p))
     .filter((abs) => !snapshot.hashes.has(abs));
   const touchedOutputs = new Set<string>();
-  for (const path of Object.keys(record.incremental.crds)) {
+  for (const path of new Set([...Object.keys(record.incremental.crds), ...Object.keys(record.outputs)])) {
     const stamp = record.outputs[path];
     let st;
     try {

@@ -25,7 +25,7 @@ import { type CacheKeyParts, checkCache, incrementalBase, enumerateSourceFiles, 
 // The generators bring the CRD check and its CEL compiler (@bufbuild/cel): loaded after the fast path misses.
 import type { Generator, GeneratorInput } from './generators.js';
 import { OutputPlanner, type PlannedChange } from './stage.js';
-import { type IncrementalRecord, IncrementalPlanner, type Selection } from './incremental.js';
+import { type GeneratorEntry, type IncrementalRecord, IncrementalPlanner, type Selection } from './incremental.js';
 import type { MarkerUse } from './markeruse.js';
 import { recordMaxDescLen } from './script.js';
 import { type Change, CRD_DIR, formatPlan, MANIFESTS_TOOL, managedLocations, planManifests } from './writer.js';
@@ -330,11 +330,24 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
   const planner = new OutputPlanner(host, { tool: MANIFESTS_TOOL, mode: !writes ? 'none' : host instanceof DiskHost ? 'stage' : 'memory' });
   const crdSources = new Map<string, string[]>();
   let collision = false;
+  // Generators whose input is the last run's exactly keep their files and warnings (incremental.ts);
+  // the others run, and what they make is recorded for the next run.
+  const generatorEntries = new Map<string, GeneratorEntry>();
+  const generators: Generator[] = [];
+  for (const g of options.generators ?? DEFAULT_GENERATORS) {
+    const key = selection && inc && g.inputKey ? sha256(g.inputKey(input)) : undefined;
+    const same = key !== undefined ? inc!.keptGenerator(g.name, key) : undefined;
+    if (same) {
+      for (const f of same.files) planner.keep(f);
+      for (const w of same.warnings) reporter.report(w);
+      generatorEntries.set(g.name, same);
+    } else generators.push(key === undefined ? g : recorded(g, key, generatorEntries));
+  }
   try {
     for (const path of kept) planner.keep(path);
     let failed = false;
     let looked = -1;
-    await streamGenerators(input, reporter, options.generators ?? DEFAULT_GENERATORS, (file) => {
+    await streamGenerators(input, reporter, generators, (file) => {
       if (partial && !file.path.startsWith(`${CRD_DIR}/`)) return;
       if (kept.has(file.path)) collision = true;
       if (collision) return;
@@ -371,7 +384,7 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
       commit: () => {
         planner.commit();
         if (!partial && useCache) {
-          const record = selection && inc ? incrementalRecord(inc, selection, analysis.byRoot!, kept, crdSources) : undefined;
+          const record = selection && inc ? incrementalRecord(inc, selection, analysis.byRoot!, kept, crdSources, generatorEntries) : undefined;
           writeCache(projectDir, tsconfigPath, keyParts, [...new Set([...analysis.inputFiles, ...outsideInputs])], planner.producedPaths(), warnings, snapshot, record);
         }
       },
@@ -388,8 +401,53 @@ function byPosition(a: MarkerUse, b: MarkerUse): number {
   return a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column;
 }
 
+/** A generator that records, in `into`, the files it makes and the warnings it reports under `key`. */
+function recorded(g: Generator, key: string, into: Map<string, GeneratorEntry>): Generator {
+  return {
+    ...g,
+    generate(input, reporter) {
+      const entry: GeneratorEntry = { key, files: [], warnings: [] };
+      into.set(g.name, entry);
+      const files = g.generate(input, new TeeReporter(reporter, (d) => d.severity !== 'error' && entry.warnings.push(d)));
+      return (function* () {
+        for (const f of files) {
+          entry.files.push(f.path);
+          yield f;
+        }
+      })();
+    },
+  };
+}
+
+/** Reports to `main` (and answers from it), and hands each diagnostic to `seen` too. */
+class TeeReporter extends Reporter {
+  constructor(
+    private readonly main: Reporter,
+    private readonly seen: (d: Diagnostic) => unknown,
+  ) {
+    super();
+  }
+  override report(d: Diagnostic): void {
+    this.main.report(d);
+    this.seen(d);
+  }
+  override get count(): number {
+    return this.main.count;
+  }
+  override diagnostics(): Diagnostic[] {
+    return this.main.diagnostics();
+  }
+}
+
 /** The per-file results to record: new ones for the roots analysed, the kept ones for the others. */
-function incrementalRecord(inc: IncrementalPlanner, selection: Selection, byRoot: ReadonlyMap<string, RootResult>, kept: ReadonlySet<string>, crdSources: ReadonlyMap<string, string[]>): IncrementalRecord {
+function incrementalRecord(
+  inc: IncrementalPlanner,
+  selection: Selection,
+  byRoot: ReadonlyMap<string, RootResult>,
+  kept: ReadonlySet<string>,
+  crdSources: ReadonlyMap<string, string[]>,
+  generatorEntries: ReadonlyMap<string, GeneratorEntry>,
+): IncrementalRecord {
   const roots: IncrementalRecord['roots'] = {};
   for (const [root, key] of [...selection.keys].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const fresh = byRoot.get(root);
@@ -401,7 +459,8 @@ function incrementalRecord(inc: IncrementalPlanner, selection: Selection, byRoot
   const crds: IncrementalRecord['crds'] = {};
   for (const path of kept) crds[path] = inc.previousCrd(path);
   for (const [path, sources] of crdSources) crds[path] = sources.map((f) => inc.display(f));
-  return { roots, crds };
+  const generators = Object.fromEntries([...generatorEntries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return { roots, crds, ...(generatorEntries.size > 0 && { generators }) };
 }
 
 /**

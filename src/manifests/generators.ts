@@ -35,6 +35,14 @@ export interface Generator {
   generate(input: GeneratorInput, reporter: Reporter): Iterable<OutputFile>;
   /** Loads what `generate` needs for this input and is too costly to load for every run (awaited first). */
   prepare?(input: GeneratorInput): Promise<void>;
+  /**
+   * Everything this generator's files and problems depend on, as text. An incremental run
+   * compares its hash with the last run's: when it is the same and the generator's files are on
+   * disk as that run wrote them, they are kept and its problems of then are reported again,
+   * without calling `generate` (role.yaml from 2,000 controllers costs 0.1 s to make again).
+   * Without it the generator runs every time.
+   */
+  inputKey?(input: GeneratorInput): string;
 }
 
 function crdName(crd: Record<string, unknown>): string {
@@ -127,11 +135,13 @@ export const crdGenerator: Generator = {
 
 export const rbacGenerator: Generator = {
   name: 'rbac',
+  inputKey: (input) => JSON.stringify([input.managerNamespace ?? null, input.rbac]),
   generate: (input, reporter) => [output(RBAC_FILE, toYamlDocuments(generateRbac(input.rbac, reporter, { managerNamespace: input.managerNamespace }).objects))],
 };
 
 export const webhookGenerator: Generator = {
   name: 'webhook',
+  inputKey: (input) => JSON.stringify([input.webhooks, input.webhookConfigurations]),
   generate: (input, reporter) => {
     const objects = generateWebhooks(input.webhooks, input.webhookConfigurations, reporter);
     return objects.length > 0 ? [output(WEBHOOK_FILE, toYamlDocuments(objects))] : [];

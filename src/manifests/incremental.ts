@@ -10,7 +10,9 @@
  * kept when every file declaring a version of its Kind kept its key and the file on disk is as
  * written; a root is analysed again when its key changed, when a CRD it contributes to was
  * touched, or when it declares a Kind (group and name) that a changed or deleted root declared.
- * role.yaml and the webhook manifests are always regenerated, from the kept uses and the new ones.
+ * role.yaml and the webhook manifests are made from the kept uses and the new ones, unless those
+ * are the last run's exactly (the generators' `inputKey`) and the files are as written: then
+ * they are kept too, with the warnings their generators reported.
  *
  * Anything else (flags, versions, tsconfig, package.json, a dependency's declarations, a file the
  * analysis read outside the scanned folders) makes the run cold. Outputs are byte-identical to a
@@ -19,6 +21,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { RootResult } from '../analysis/analyze.js';
+import type { Diagnostic } from '../diagnostics/index.js';
 import type { RootTools } from '../loader/program.js';
 import { sha256 } from './cache.js';
 
@@ -33,6 +36,15 @@ export interface IncrementalRecord {
   roots: Record<string, RootEntry>;
   /** CRD path (project-relative) -> the roots (as in `roots`) declaring a version of its Kind. */
   crds: Record<string, string[]>;
+  /** Generator name -> what it made from which input (generators with an `inputKey`: role.yaml, the webhook manifests). */
+  generators?: Record<string, GeneratorEntry>;
+}
+
+/** A generator's share of the last run: the hash of its input, the files it wrote, the warnings it reported. */
+export interface GeneratorEntry {
+  key: string;
+  files: string[];
+  warnings: Diagnostic[];
 }
 
 /** The choice made before the analysis, and what the run needs after it. */
@@ -144,6 +156,15 @@ export class IncrementalPlanner {
       .sort();
     this.selection = { dirty, keys, clean, keptCrds };
     return roots.filter((r) => dirty.has(r));
+  }
+
+  /**
+   * The last run's entry for a generator when its input hashes to `key` again and every file it
+   * wrote is on disk as written (then its files and warnings can be kept).
+   */
+  keptGenerator(name: string, key: string): GeneratorEntry | undefined {
+    const e = this.previous.generators?.[name];
+    return e && e.key === key && !e.files.some((f) => this.touchedOutputs.has(f)) ? e : undefined;
   }
 
   /** The roots recorded for a kept CRD. */

@@ -5,7 +5,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { warning } from '../../src/diagnostics/index.js';
 import { type Analyzer, runManifests } from '../../src/manifests/generate.js';
+import { crdGenerator, type Generator, rbacGenerator, webhookGenerator } from '../../src/manifests/generators.js';
 
 const made: string[] = [];
 after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -202,5 +204,45 @@ describe('incremental manifests', () => {
     await assert.rejects(runManifests({ projectDir: dir, generatorVersion: 'test' }));
     assert.deepEqual(outputs(dir), before);
     assert.deepEqual(existsSync(join(dir, '.kubeforge')) ? readdirSync(join(dir, '.kubeforge')).filter((n) => n.startsWith('stage-')) : [], []);
+  });
+
+  it('role.yaml is kept with its warnings while the @Rbac markers are the last run\'s; edited by hand or by a marker, it is made again', async () => {
+    const dir = project(base);
+    let calls = 0;
+    // The real RBAC generator, counting its calls and reporting a warning of its own.
+    const counted: Generator = {
+      ...rbacGenerator,
+      generate: (input, reporter) => {
+        calls++;
+        reporter.report(warning('KF9999', 'a warning of the RBAC generator', { file: join(dir, 'src/controller/reconciler.ts'), line: 3, column: 1 }));
+        return rbacGenerator.generate(input, reporter);
+      },
+    };
+    const generators = [crdGenerator, counted, webhookGenerator];
+    const run = () => runManifests({ projectDir: dir, generatorVersion: 'test', generators });
+    const codes = (r: Awaited<ReturnType<typeof run>>) => r.warnings.map((w) => w.code).filter((c) => c === 'KF9999');
+    assert.deepEqual(codes(await run()), ['KF9999']);
+    assert.equal(calls, 1);
+
+    put(dir, { 'src/api/v1/delta_types.ts': kind('Delta', '  /** Size. */\n  size?: string;\n  /** Added. */\n  color?: string;') });
+    const kept = await run();
+    assert.equal(calls, 1, 'a Kind edited: the RBAC markers are the same, role.yaml is kept');
+    assert.deepEqual(codes(kept), ['KF9999'], 'its warning is reported again');
+    assert.deepEqual(kept.changes.map((c) => c.path), ['config/crd/bases/demo.example.com_deltas.yaml']);
+    assert.deepEqual(outputs(dir), await coldOutputs(dir));
+
+    const role = join(dir, 'config/rbac/role.yaml');
+    writeFileSync(role, readFileSync(role, 'utf8').replace('- list', '- delete'));
+    put(dir, { 'src/api/v1/delta_types.ts': kind('Delta', '  /** Size. */\n  size?: string;') });
+    const restored = await run();
+    assert.equal(calls, 2, 'role.yaml edited by hand: made again');
+    assert.ok(restored.changes.some((c) => c.kind === 'update' && c.path === 'config/rbac/role.yaml'));
+    assert.deepEqual(outputs(dir), await coldOutputs(dir));
+
+    put(dir, { 'src/controller/reconciler.ts': controller("'alphas', 'betas', 'deltas'") });
+    await run();
+    assert.equal(calls, 3, 'an @Rbac marker edited: made again');
+    assert.match(readFileSync(role, 'utf8'), /- deltas/);
+    assert.deepEqual(outputs(dir), await coldOutputs(dir));
   });
 });
