@@ -329,6 +329,7 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
   const { DEFAULT_GENERATORS, streamGenerators } = await import('./generators.js');
   const planner = new OutputPlanner(host, { tool: MANIFESTS_TOOL, mode: !writes ? 'none' : host instanceof DiskHost ? 'stage' : 'memory' });
   const crdSources = new Map<string, string[]>();
+  const crdWarnings = new Map<string, Diagnostic[]>();
   let collision = false;
   // Generators whose input is the last run's exactly keep their files and warnings (incremental.ts);
   // the others run, and what they make is recorded for the next run.
@@ -344,7 +345,10 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
     } else generators.push(key === undefined ? g : recorded(g, key, generatorEntries));
   }
   try {
-    for (const path of kept) planner.keep(path);
+    for (const path of kept) {
+      planner.keep(path);
+      for (const w of inc!.previousCrdWarnings(path)) reporter.report(w);
+    }
     let failed = false;
     let looked = -1;
     await streamGenerators(input, reporter, generators, (file) => {
@@ -352,6 +356,7 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
       if (kept.has(file.path)) collision = true;
       if (collision) return;
       if (file.sources) crdSources.set(file.path, file.sources);
+      if (file.warnings) crdWarnings.set(file.path, file.warnings);
       // Once an error is known nothing will be written: the rest is only made for its diagnostics.
       if (!failed && reporter.count !== looked) {
         looked = reporter.count;
@@ -384,7 +389,7 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
       commit: () => {
         planner.commit();
         if (!partial && useCache) {
-          const record = selection && inc ? incrementalRecord(inc, selection, analysis.byRoot!, kept, crdSources, generatorEntries) : undefined;
+          const record = selection && inc ? incrementalRecord(inc, selection, analysis.byRoot!, kept, { sources: crdSources, warnings: crdWarnings }, generatorEntries) : undefined;
           writeCache(projectDir, tsconfigPath, keyParts, [...new Set([...analysis.inputFiles, ...outsideInputs])], planner.producedPaths(), warnings, snapshot, record);
         }
       },
@@ -445,7 +450,7 @@ function incrementalRecord(
   selection: Selection,
   byRoot: ReadonlyMap<string, RootResult>,
   kept: ReadonlySet<string>,
-  crdSources: ReadonlyMap<string, string[]>,
+  made: { sources: ReadonlyMap<string, string[]>; warnings: ReadonlyMap<string, Diagnostic[]> },
   generatorEntries: ReadonlyMap<string, GeneratorEntry>,
 ): IncrementalRecord {
   const roots: IncrementalRecord['roots'] = {};
@@ -457,10 +462,17 @@ function incrementalRecord(
     roots[inc.display(root)] = { key, ...(result ?? { kinds: [], rbac: [], webhooks: [], webhookConfigurations: [], warnings: [] }) };
   }
   const crds: IncrementalRecord['crds'] = {};
-  for (const path of kept) crds[path] = inc.previousCrd(path);
-  for (const [path, sources] of crdSources) crds[path] = sources.map((f) => inc.display(f));
+  const crdWarnings: Record<string, Diagnostic[]> = {};
+  for (const path of kept) {
+    crds[path] = inc.previousCrd(path);
+    const warnings = inc.previousCrdWarnings(path);
+    if (warnings.length) crdWarnings[path] = warnings;
+  }
+  for (const [path, sources] of made.sources) crds[path] = sources.map((f) => inc.display(f));
+  for (const [path, warnings] of made.warnings) crdWarnings[path] = warnings;
   const generators = Object.fromEntries([...generatorEntries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return { roots, crds, ...(generatorEntries.size > 0 && { generators }) };
+  const sortedWarnings = Object.fromEntries(Object.entries(crdWarnings).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return { roots, crds, ...(Object.keys(crdWarnings).length > 0 && { crdWarnings: sortedWarnings }), ...(generatorEntries.size > 0 && { generators }) };
 }
 
 /**

@@ -4,7 +4,7 @@
  * (conversion, CEL checks) are new generators; the pipeline (generate.ts) runs them in order and
  * never looks inside.
  */
-import { error, Reporter } from '../diagnostics/index.js';
+import { type Diagnostic, error, Reporter } from '../diagnostics/index.js';
 import type { Analysis } from '../analysis/analyze.js';
 import { generateCRDs } from './crd.js';
 import { checkGeneratedCRDs, loadRuleCheck } from './crdcheck/index.js';
@@ -72,7 +72,7 @@ export function crdFiles(crds: readonly Record<string, unknown>[], reporter: Rep
 export function* crdFileStream(
   crds: readonly Record<string, unknown>[],
   reporter: Reporter,
-  sourcesOf?: (crd: Record<string, unknown>) => string[] | undefined,
+  extrasOf?: (crd: Record<string, unknown>) => Pick<OutputFile, 'sources' | 'warnings'>,
 ): IterableIterator<OutputFile> {
   const byPath = new Map<string, string>();
   const yaml = new YamlWriter();
@@ -88,8 +88,7 @@ export function* crdFileStream(
     byPath.set(path, name);
     yaml.add(crd);
     const file = output(path, yaml.document(crd));
-    const sources = sourcesOf?.(crd);
-    yield sources ? { ...file, sources } : file;
+    yield extrasOf ? { ...file, ...extrasOf(crd) } : file;
   }
 }
 
@@ -109,7 +108,15 @@ export const crdGenerator: Generator = {
     const crds = generateCRDs(input.kinds, input.generatorVersion, scratch, input.rel, input.maxDescLen);
     const generated = scratch.diagnostics();
     for (const d of generated) reporter.report(d);
-    for (const d of checkGeneratedCRDs(crds, [...analysed, ...generated])) reporter.report(d);
+    // Checked one by one: each CRD carries its own warnings (an incremental run that keeps the
+    // CRD reports them again).
+    const warningsOf = new Map<Record<string, unknown>, Diagnostic[]>();
+    for (const crd of crds) {
+      const found = checkGeneratedCRDs([crd], [...analysed, ...generated]);
+      for (const d of found) reporter.report(d);
+      const warnings = found.filter((d) => d.severity !== 'error');
+      if (warnings.length) warningsOf.set(crd, warnings);
+    }
     // Duplicate paths (KF4502) are found before any YAML is made.
     const byPath = new Map<string, Record<string, unknown>>();
     for (const crd of crds) {
@@ -128,7 +135,8 @@ export const crdGenerator: Generator = {
     return crdFileStream([...byPath.values()], reporter, (crd) => {
       const spec = (crd.spec ?? {}) as { group?: string; names?: { kind?: string } };
       const files = sources.get(`${spec.names?.kind}.${spec.group}`);
-      return files ? [...files].sort() : undefined;
+      const warnings = warningsOf.get(crd);
+      return { ...(files && { sources: [...files].sort() }), ...(warnings && { warnings }) };
     });
   },
 };

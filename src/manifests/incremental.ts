@@ -10,6 +10,7 @@
  * kept when every file declaring a version of its Kind kept its key and the file on disk is as
  * written; a root is analysed again when its key changed, when a CRD it contributes to was
  * touched, or when it declares a Kind (group and name) that a changed or deleted root declared.
+ * A kept CRD's warnings (the CRD check's) are reported again from the record.
  * role.yaml and the webhook manifests are made from the kept uses and the new ones, unless those
  * are the last run's exactly (the generators' `inputKey`) and the files are as written: then
  * they are kept too, with the warnings their generators reported.
@@ -36,6 +37,8 @@ export interface IncrementalRecord {
   roots: Record<string, RootEntry>;
   /** CRD path (project-relative) -> the roots (as in `roots`) declaring a version of its Kind. */
   crds: Record<string, string[]>;
+  /** CRD path -> the warnings the CRD check reported for it (reported again while it is kept). */
+  crdWarnings?: Record<string, Diagnostic[]>;
   /** Generator name -> what it made from which input (generators with an `inputKey`: role.yaml, the webhook manifests). */
   generators?: Record<string, GeneratorEntry>;
 }
@@ -170,6 +173,11 @@ export class IncrementalPlanner {
   /** The roots recorded for a kept CRD. */
   previousCrd(path: string): string[] {
     return this.previous.crds[path] ?? [];
+  }
+
+  /** The warnings recorded for a kept CRD. */
+  previousCrdWarnings(path: string): Diagnostic[] {
+    return this.previous.crdWarnings?.[path] ?? [];
   }
 
   /** The entry kept for a clean root. */

@@ -12,7 +12,7 @@
  * (`config/crd/bases/*.yaml`, `config/rbac/role.yaml`, `config/webhook/manifests.yaml`), is not
  * produced any more, and begins with our header. A file a user wrote there is never touched.
  */
-import { DiagnosticError, error } from '../diagnostics/index.js';
+import { type Diagnostic, DiagnosticError, error } from '../diagnostics/index.js';
 import type { Host } from '../scaffold/host.js';
 import { type FileSpec, applySpecs, deleteStaleManaged, hasManagedHeader, managedHeader, withManagedHeader } from '../scaffold/spec.js';
 import type { Change, Tree } from '../scaffold/tree.js';
@@ -52,6 +52,8 @@ export type OutputFile = FileSpec & {
   content: string;
   /** The source files it was made from, when a generator knows them (a CRD: the files declaring its Kind's versions). */
   sources?: string[];
+  /** The warnings reported for this file alone (a CRD: the CRD check's), kept with it by an incremental run. */
+  warnings?: Diagnostic[];
 };
 
 export function output(path: string, yaml: string): OutputFile {

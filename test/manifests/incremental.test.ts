@@ -245,4 +245,33 @@ describe('incremental manifests', () => {
     assert.match(readFileSync(role, 'utf8'), /- deltas/);
     assert.deepEqual(outputs(dir), await coldOutputs(dir));
   });
+
+  it('a kept CRD\'s warnings from the CRD check (a CEL rule over budget) are reported again, as by a cold run', async () => {
+    const costly = `import type { V1ObjectMeta } from '@kubernetes/client-node';
+import { Root, XValidation } from 'kubeforge/markers';
+
+export class OmegaSpec {
+  /** Names. */
+  @XValidation({ rule: "self.all(x, x.matches('^[a-z]+$'))" })
+  names?: string[];
+}
+
+/** Omega has a costly rule. */
+@Root()
+export class Omega {
+  metadata?: V1ObjectMeta;
+  spec?: OmegaSpec;
+}
+`;
+    const dir = project({ ...base, 'src/api/v1/omega_types.ts': costly });
+    const cost = (r: { warnings: { code: string; file?: string }[] }) => r.warnings.filter((w) => w.code === 'KF4614').map((w) => relative(dir, w.file ?? ''));
+    assert.deepEqual(cost(await runManifests({ projectDir: dir, generatorVersion: 'test' })), ['src/api/v1/omega_types.ts']);
+    put(dir, { 'src/api/v1/delta_types.ts': kind('Delta', '  /** Size. */\n  size?: string;\n  /** Added. */\n  color?: string;') });
+    const edited = await runManifests({ projectDir: dir, generatorVersion: 'test' });
+    assert.deepEqual(edited.changes.map((c) => c.path), ['config/crd/bases/demo.example.com_deltas.yaml'], 'the Omega CRD is kept');
+    assert.deepEqual(cost(edited), ['src/api/v1/omega_types.ts'], 'its warning is reported again');
+    const cached = await runManifests({ projectDir: dir, generatorVersion: 'test' });
+    assert.equal(cached.cached, true);
+    assert.deepEqual(cost(cached), ['src/api/v1/omega_types.ts'], 'and recorded for the no-change path');
+  });
 });
