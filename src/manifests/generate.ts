@@ -239,6 +239,8 @@ interface DiskPlan {
   commit(): void;
   /** Removes the stage (also after a commit; idempotent). */
   discard(): void;
+  /** The project's sources as the run read them (absolute path -> text), for the warnings' code frames. */
+  sources?: ReadonlyMap<string, string>;
 }
 
 const NOTHING = () => {};
@@ -272,8 +274,8 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
   const snapshot: InputSnapshot | undefined = useCache && !options.check && !options.dryRun ? snapshotInputs(projectDir, tsconfigPath) : undefined;
   let cacheMiss: string | undefined = 'disabled';
   if (!options.noCache && useCache) {
-    const check = checkCache(projectDir, tsconfigPath, keyParts, snapshot?.hashes);
-    if (check.hit) return { changes: [], warnings: check.record.warnings, cached: true, commit: NOTHING, discard: NOTHING };
+    const check = checkCache(projectDir, tsconfigPath, keyParts, snapshot);
+    if (check.hit) return { changes: [], warnings: check.record.warnings, cached: true, commit: NOTHING, discard: NOTHING, sources: snapshot?.texts };
     cacheMiss = check.reason;
   }
 
@@ -394,6 +396,7 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
         }
       },
       discard: () => planner.discard(),
+      sources: snapshot?.texts,
     };
   } catch (e) {
     planner.discard();
@@ -537,7 +540,7 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
     if (record) io.out(`UPDATE package.json (scripts.manifests: ${record.script})\n`);
   };
   const printWarnings = (run: DiskPlan) => {
-    if (run.warnings.length > 0) io.err(formatDiagnostics(run.warnings, { color: io.color, cwd: io.cwd, readSource }));
+    if (run.warnings.length > 0) io.err(formatDiagnostics(run.warnings, { color: io.color, cwd: io.cwd, readSource: (f) => run.sources?.get(f) ?? readSource(f) }));
   };
   let staged: DiskPlan | undefined;
   try {

@@ -20,11 +20,11 @@
  * cold run's: the kept CRDs are the cold run's bytes, and everything else is made the same way.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { RootResult } from '../analysis/analyze.js';
 import type { Diagnostic } from '../diagnostics/index.js';
 import type { RootTools } from '../loader/program.js';
-import { sha256 } from './cache.js';
+import { displayPath, sha256 } from './cache.js';
 
 /** A root file's share of the last run and the key it was made under. */
 export interface RootEntry extends RootResult {
@@ -81,8 +81,7 @@ export class IncrementalPlanner {
   display(abs: string): string {
     let out = this.shown.get(abs);
     if (out === undefined) {
-      const rel = relative(this.projectDir, abs);
-      out = rel.startsWith('..') || isAbsolute(rel) ? abs : rel.split(sep).join('/');
+      out = displayPath(this.projectDir, abs);
       this.shown.set(abs, out);
     }
     return out;
