@@ -72,7 +72,7 @@ export class IncrementalPlanner {
     private readonly previous: IncrementalRecord,
     /** Absolute path -> sha256 of every scanned source file (the run's snapshot). */
     private readonly hashes: ReadonlyMap<string, string>,
-    /** CRD paths whose file on disk is no longer as the last run wrote it. */
+    /** Recorded outputs whose file on disk is no longer as the last run wrote it. */
     private readonly touchedOutputs: ReadonlySet<string>,
   ) {}
 
