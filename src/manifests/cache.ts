@@ -34,7 +34,7 @@ import { DiskHost } from '../scaffold/host.js';
 import type { IncrementalRecord } from './incremental.js';
 import { existingManagedFiles } from './writer.js';
 
-const CACHE_FORMAT = 4;
+const CACHE_FORMAT = 5;
 
 export interface CacheRecord {
   format: number;

@@ -22,7 +22,7 @@ import { packageVersion } from '../util/package-root.js';
 import type { Analysis, AnalyzeOptions, RootResult } from '../analysis/analyze.js';
 import type { SourceOverlay } from '../loader/program.js';
 import { type CacheKeyParts, checkCache, incrementalBase, enumerateSourceFiles, type InputSnapshot, sha256, snapshotInputs, writeCache } from './cache.js';
-// The generators bring the CRD check and its CEL compiler (@bufbuild/cel): loaded after the fast path misses.
+// The generators bring the CRD check (and, for schemas with rules, its CEL compiler): loaded after the fast path misses.
 import type { Generator, GeneratorInput } from './generators.js';
 import { OutputPlanner, type PlannedChange } from './stage.js';
 import { type GeneratorEntry, type IncrementalRecord, IncrementalPlanner, type Selection } from './incremental.js';
