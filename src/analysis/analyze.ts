@@ -8,7 +8,7 @@
  */
 import { basename, dirname, join, relative } from 'node:path';
 import { ts } from '../util/typescript.cjs';
-import { type Diagnostic, error, Reporter } from '../diagnostics/index.js';
+import { type Diagnostic, error, Reporter, TeeReporter } from '../diagnostics/index.js';
 import { loadProgram, type ProgramOptions, programInputFiles, type SourceOverlay } from '../loader/program.js';
 import { getMarkerDefinition, type MarkerArgs } from '../markers/definitions.js';
 import { isDns1123Subdomain } from '../project/naming.js';
@@ -107,27 +107,6 @@ export interface RootResult {
   warnings: Diagnostic[];
 }
 
-/** A reporter that also files each diagnostic under the root file being analysed. */
-class RoutingReporter extends Reporter {
-  current: string | undefined;
-  constructor(
-    private readonly target: Reporter,
-    private readonly byRoot: Map<string, RootResult>,
-  ) {
-    super();
-  }
-  override report(d: Diagnostic): void {
-    this.target.report(d);
-    if (this.current !== undefined) rootResult(this.byRoot, this.current).warnings.push(d);
-  }
-  override get count(): number {
-    return this.target.count;
-  }
-  override diagnostics(): Diagnostic[] {
-    return this.target.diagnostics();
-  }
-}
-
 function rootResult(byRoot: Map<string, RootResult>, file: string): RootResult {
   let r = byRoot.get(file);
   if (!r) byRoot.set(file, (r = { kinds: [], rbac: [], webhooks: [], webhookConfigurations: [], warnings: [] }));
@@ -158,7 +137,11 @@ export async function analyzeProject(options: AnalyzeOptions, reporter: Reporter
 
 function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis {
   const byRoot = new Map<string, RootResult>();
-  const reporter = new RoutingReporter(outer, byRoot);
+  // Every diagnostic is also filed under the root file being analysed (`routing.current`).
+  const routing: { current: string | undefined } = { current: undefined };
+  const reporter = new TeeReporter(outer, (d) => {
+    if (routing.current !== undefined) rootResult(byRoot, routing.current).warnings.push(d);
+  });
   const loaded = loadProgram(options, reporter);
   const { checker } = loaded;
   const names = new NameResolver({ resolveModule: loaded.resolveModule, sourceFile: (file) => loaded.parseExtra(file) });
@@ -246,7 +229,7 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
   for (const file of loaded.rootFiles) {
     const sf = loaded.program.getSourceFile(file);
     if (!sf) continue;
-    reporter.current = file;
+    routing.current = file;
     const mine = rootResult(byRoot, file);
     // Syntax errors make everything after them unreliable: report them (parsing already found them).
     for (const d of loaded.program.getSyntacticDiagnostics(sf)) {
@@ -323,7 +306,7 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
     }
   }
 
-  reporter.current = undefined;
+  routing.current = undefined;
   for (const r of byRoot.values()) {
     rbac.push(...r.rbac);
     webhooks.push(...r.webhooks);
@@ -332,7 +315,7 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
 
   // 2. Parse each Kind's types into its schema.
   for (const { decl, gv, markers, file } of kindDecls) {
-    reporter.current = file;
+    routing.current = file;
     const className = decl.name?.text ?? '(anonymous class)';
     const nameNode = decl.name ?? decl;
     try {
@@ -353,10 +336,10 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
   // 3. Each Kind class's static gvk / plural / namespaced against what its markers generate
   // (reported per file, so an incremental run replays them with the file's other results).
   for (const { decl, gv, markers, file } of kindDecls) {
-    reporter.current = file;
+    routing.current = file;
     checkKindStatics([{ decl, group: gv.group, version: gv.version, kind: decl.name?.text ?? '', markers }], reporter);
   }
-  reporter.current = undefined;
+  routing.current = undefined;
   const byPos = (a: MarkerUse, b: MarkerUse) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column);
   const groupVersions = [...gvCache.values()].filter((g): g is GroupVersionInfo => g !== null).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return {

@@ -76,6 +76,30 @@ export class Reporter {
   }
 }
 
+/**
+ * A reporter that reports to `target` (and answers `count` and `diagnostics()` from it), and also
+ * hands each diagnostic to `also`: a stage that files what it reports somewhere too (the analysis
+ * per root file, the manifests pipeline per generator) without a second list to merge.
+ */
+export class TeeReporter extends Reporter {
+  constructor(
+    private readonly target: Reporter,
+    private readonly also: (d: Diagnostic) => void,
+  ) {
+    super();
+  }
+  override report(d: Diagnostic): void {
+    this.target.report(d);
+    this.also(d);
+  }
+  override get count(): number {
+    return this.target.count;
+  }
+  override diagnostics(): Diagnostic[] {
+    return this.target.diagnostics();
+  }
+}
+
 export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
   return diagnostics.some((d) => d.severity === 'error');
 }

@@ -14,7 +14,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { type Diagnostic, DiagnosticError, error, formatDiagnostics, hasErrors, Reporter } from '../diagnostics/index.js';
+import { type Diagnostic, DiagnosticError, error, formatDiagnostics, hasErrors, Reporter, TeeReporter } from '../diagnostics/index.js';
 import { DiskHost, type Host } from '../scaffold/host.js';
 import { type CommandIo, runCommand } from '../scaffold/runner.js';
 import { Tree } from '../scaffold/tree.js';
@@ -416,7 +416,9 @@ function recorded(g: Generator, key: string, into: Map<string, GeneratorEntry>):
     generate(input, reporter) {
       const entry: GeneratorEntry = { key, files: [], warnings: [] };
       into.set(g.name, entry);
-      const files = g.generate(input, new TeeReporter(reporter, (d) => d.severity !== 'error' && entry.warnings.push(d)));
+      const files = g.generate(input, new TeeReporter(reporter, (d) => {
+        if (d.severity !== 'error') entry.warnings.push(d);
+      }));
       return (function* () {
         for (const f of files) {
           entry.files.push(f.path);
@@ -425,26 +427,6 @@ function recorded(g: Generator, key: string, into: Map<string, GeneratorEntry>):
       })();
     },
   };
-}
-
-/** Reports to `main` (and answers from it), and hands each diagnostic to `seen` too. */
-class TeeReporter extends Reporter {
-  constructor(
-    private readonly main: Reporter,
-    private readonly seen: (d: Diagnostic) => unknown,
-  ) {
-    super();
-  }
-  override report(d: Diagnostic): void {
-    this.main.report(d);
-    this.seen(d);
-  }
-  override get count(): number {
-    return this.main.count;
-  }
-  override diagnostics(): Diagnostic[] {
-    return this.main.diagnostics();
-  }
 }
 
 /** The per-file results to record: new ones for the roots analysed, the kept ones for the others. */
