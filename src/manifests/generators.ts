@@ -108,15 +108,13 @@ export const crdGenerator: Generator = {
     const crds = generateCRDs(input.kinds, input.generatorVersion, scratch, input.rel, input.maxDescLen);
     const generated = scratch.diagnostics();
     for (const d of generated) reporter.report(d);
-    // Checked one by one: each CRD carries its own warnings (an incremental run that keeps the
-    // CRD reports them again).
+    // Each CRD carries its own warnings (an incremental run that keeps the CRD reports them again).
     const warningsOf = new Map<Record<string, unknown>, Diagnostic[]>();
-    for (const crd of crds) {
-      const found = checkGeneratedCRDs([crd], [...analysed, ...generated]);
+    checkGeneratedCRDs(crds, [...analysed, ...generated]).forEach((found, i) => {
       for (const d of found) reporter.report(d);
       const warnings = found.filter((d) => d.severity !== 'error');
-      if (warnings.length) warningsOf.set(crd, warnings);
-    }
+      if (warnings.length) warningsOf.set(crds[i], warnings);
+    });
     // Duplicate paths (KF4502) are found before any YAML is made.
     const byPath = new Map<string, Record<string, unknown>>();
     for (const crd of crds) {

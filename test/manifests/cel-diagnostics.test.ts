@@ -13,7 +13,7 @@ const dir = join(root, 'test/fixtures/manifests/invalid/cel');
 describe('CEL rules in manifests', async () => {
   const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
   await loadRuleCheck(r.kinds.map((k) => k.schema)); // as the CRD generator's prepare does
-  const diags = checkGeneratedCRDs(r.crds, r.diagnostics);
+  const diags = checkGeneratedCRDs(r.crds, r.diagnostics).flat();
   const at = (d: (typeof diags)[number]) => `${relative(dir, d.file ?? '')}:${d.line}:${d.column}`;
   const f = 'src/api/v1/cel_types.ts';
 

@@ -217,13 +217,6 @@ function markerOf(versions: readonly VersionOrigin[], name: string): MarkerValue
   return undefined;
 }
 
-/** Checks generated CRDs; returns error diagnostics (empty when every CRD would install). */
-export function checkCRDs(crds: readonly object[]): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  for (const crd of crds) out.push(...checkCRD(crd));
-  return out;
-}
-
 export function checkCRD(crd: object): Diagnostic[] {
   const origin = crdOriginOf(crd);
   const c = crd as Obj;
@@ -417,11 +410,12 @@ function dedupe(list: Diagnostic[]): Diagnostic[] {
 }
 
 /**
- * The manifests pipeline's hook: the check's diagnostics for `crds`, less those on a line where
- * the analysis already reported an error (a field whose type failed has a broken schema; the
+ * The manifests pipeline's hook: the check's diagnostics for each of `crds` (one list per CRD, in
+ * order, so that each CRD's warnings can be kept with it), less those on a line where the
+ * analysis already reported an error (a field whose type failed has a broken schema; the
  * analysis said why, once).
  */
-export function checkGeneratedCRDs(crds: readonly object[], analysisDiagnostics: readonly Diagnostic[]): Diagnostic[] {
+export function checkGeneratedCRDs(crds: readonly object[], analysisDiagnostics: readonly Diagnostic[]): Diagnostic[][] {
   const errorLines = new Set(analysisDiagnostics.filter((d) => d.severity === 'error').map((d) => `${d.file}:${d.line}`));
-  return checkCRDs(crds).filter((d) => !errorLines.has(`${d.file}:${d.line}`));
+  return crds.map((crd) => checkCRD(crd).filter((d) => !errorLines.has(`${d.file}:${d.line}`)));
 }
