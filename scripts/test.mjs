@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: provision the test API server when KUBEBUILDER_ASSETS is unset, build kubeforge
-// (dist/ for the CLI and packing; build/ for the tests), then run every test file with
+// `npm test`: build kubeforge (dist/ for the CLI and packing; build/ for the tests), provision the
+// test API server (`kubeforge setup-envtest`), then run every test file with
 // Node's test runner. `npm test -- test/runtime` runs the tests under that folder only.
 // @ts-check
 import { spawnSync } from 'node:child_process';
@@ -25,21 +25,26 @@ function run(cmd, args, opts = {}) {
   return r;
 }
 
-if (!process.env.KUBEBUILDER_ASSETS) {
-  console.error('test: KUBEBUILDER_ASSETS is unset; provisioning etcd + kube-apiserver (npm run setup-envtest)');
-  const r = spawnSync('bash', ['scripts/setup-envtest.sh'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+const tsc = join(root, 'node_modules/.bin/tsc');
+run(tsc, ['-p', 'tsconfig.build.json']);
+run(tsc, ['-p', 'tsconfig.json']);
+
+// The test control plane: `kubeforge setup-envtest` (KUBEBUILDER_ASSETS when it holds the default
+// minor, else a download, else a build from Go modules, else the legacy Debian v1.20 build).
+// Its progress goes to stderr; the last line of stdout is the folder.
+{
+  const r = spawnSync(process.execPath, [join(root, 'bin/kubeforge.js'), 'setup-envtest'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
   if (r.status !== 0) {
     console.error('test: setup-envtest failed; see above. Set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver to skip it.');
     process.exit(1);
   }
-  const lines = r.stdout.trim().split('\n');
-  process.env.KUBEBUILDER_ASSETS = lines[lines.length - 1];
+  process.env.KUBEBUILDER_ASSETS = r.stdout.trim().split('\n').at(-1);
 }
 console.error(`test: KUBEBUILDER_ASSETS=${process.env.KUBEBUILDER_ASSETS}`);
-
-const tsc = join(root, 'node_modules/.bin/tsc');
-run(tsc, ['-p', 'tsconfig.build.json']);
-run(tsc, ['-p', 'tsconfig.json']);
+{
+  const v = spawnSync(join(process.env.KUBEBUILDER_ASSETS ?? '', 'kube-apiserver'), ['--version'], { encoding: 'utf8' });
+  console.error(`test: kube-apiserver ${(v.stdout ?? '').trim() || 'version unknown'}`);
+}
 
 /**
  * @param {string} path

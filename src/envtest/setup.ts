@@ -1,21 +1,24 @@
 /**
  * `kubeforge setup-envtest`: gives a machine the etcd + kube-apiserver (+ kubectl) that
- * kubeforge/testing starts, as controller-runtime's `setup-envtest use` does.
+ * kubeforge/testing starts, as controller-runtime's `setup-envtest use` does. In this order:
  *
+ * 0. `KUBEBUILDER_ASSETS` (the caller passes it as `assets`): a folder that already holds both
+ *    binaries, of the requested minor when one is requested, is used as it is.
  * 1. Download (any OS with Node and `tar`, no root): the release index controller-tools publishes
  *    (`envtest-releases.yaml`) lists, per Kubernetes version, one tarball per OS/arch with its
  *    sha512. The chosen tarball is streamed through sha512, checked, unpacked with `tar`, and its
  *    binaries moved into `<dir>/k8s/<version>-<os>-<arch>/` in one rename. A version already there
  *    is used without touching the network when it is named exactly.
- * 2. Debian build (fallback): where nothing can be downloaded (machines that reach only Debian's
- *    and npm's registries), `scripts/setup-envtest.sh` builds kube-apiserver from Debian's sources
- *    (root, about 7 minutes the first time; cached).
+ * 2. Go build: where nothing can be downloaded but `go` is on PATH, kube-apiserver and etcd of the
+ *    requested version are built from Go modules (go-build.ts; minutes the first time, cached).
+ * 3. Debian build (legacy fallback): `scripts/setup-envtest.sh` builds kube-apiserver v1.20.2 from
+ *    Debian's sources (root, about 7 minutes the first time; cached). v1.20 is a 2021 release.
  *
- * The result names the folder (envtest's KUBEBUILDER_ASSETS) and which way it was obtained.
- * Errors: a checksum mismatch is never "fixed" by the fallback (it is an error); an unknown
- * version lists the ones the index has.
+ * The default version is DEFAULT_K8S_MINOR's newest patch. The result names the folder (envtest's
+ * KUBEBUILDER_ASSETS) and which way it was obtained. Errors: a checksum mismatch is never "fixed"
+ * by a fallback (it is an error); an unknown version lists the ones the index has.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -24,6 +27,10 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse } from 'yaml';
 import { packageRoot } from '../util/package-root.js';
+import { GoBuildError, type GoBuildResult, goBuildEnvtest } from './go-build.js';
+import { DEFAULT_K8S_MINOR } from './version.js';
+
+export { DEFAULT_K8S_MINOR };
 
 /** controller-tools' release index, as controller-runtime's setup-envtest reads it. */
 export const DEFAULT_INDEX_URL = 'https://raw.githubusercontent.com/kubernetes-sigs/controller-tools/HEAD/envtest-releases.yaml';
@@ -31,16 +38,18 @@ export const DEFAULT_INDEX_URL = 'https://raw.githubusercontent.com/kubernetes-s
 /** The binaries a usable folder must hold (kubectl is optional: envtest runs without it). */
 const REQUIRED = ['etcd', 'kube-apiserver'] as const;
 
-export type EnvtestSource = 'auto' | 'download' | 'debian';
+export type EnvtestSource = 'auto' | 'download' | 'go' | 'debian';
 
 export interface SetupEnvtestOptions {
-  /** `1.34.1`, `v1.34.1`, `1.34` / `1.34.x` (newest patch); default: env ENVTEST_K8S_VERSION, else the newest release of client-node's Kubernetes minor. */
+  /** `1.34.1`, `v1.34.1`, `1.34` / `1.34.x` (newest patch); default: env ENVTEST_K8S_VERSION, else DEFAULT_K8S_MINOR. */
   version?: string;
   /** Cache root (default `${XDG_CACHE_HOME:-~/.cache}/kubeforge/envtest`). */
   dir?: string;
   /** Release index URL (default: env KUBEFORGE_ENVTEST_INDEX, else controller-tools' index). */
   indexUrl?: string;
-  /** `auto` (default): download, else build from Debian's sources on Linux; `download` or `debian` only. */
+  /** A folder that may already hold the binaries (the CLI passes KUBEBUILDER_ASSETS): used first in `auto`. */
+  assets?: string;
+  /** `auto` (default): assets, download, Go build, Debian build; or one of `download`, `go`, `debian` only. */
   source?: EnvtestSource;
   /** Node's platform / arch names (default: this machine's). */
   platform?: NodeJS.Platform;
@@ -49,6 +58,8 @@ export interface SetupEnvtestOptions {
   log?: (line: string) => void;
   /** Runs the Debian build; default: `bash scripts/setup-envtest.sh` from the kubeforge package (tests inject one). */
   debianBuild?: (log: (line: string) => void) => Promise<string>;
+  /** Runs the Go build; default: goBuildEnvtest (tests inject one). */
+  goBuild?: (version: string, root: string, log: (line: string) => void) => Promise<GoBuildResult>;
   /** Abort the downloads (default: a 10-minute timeout). */
   signal?: AbortSignal;
 }
@@ -56,7 +67,7 @@ export interface SetupEnvtestOptions {
 export interface SetupEnvtestResult {
   /** Folder holding etcd and kube-apiserver: use it as KUBEBUILDER_ASSETS. */
   dir: string;
-  source: 'download' | 'cache' | 'debian';
+  source: 'assets' | 'download' | 'cache' | 'go' | 'debian';
   /** Kubernetes version of the binaries (`1.34.1`), when known. */
   version?: string;
 }
@@ -124,25 +135,6 @@ export function parseIndex(text: string, os: string, arch: string): EnvtestArchi
     }
   }
   return out.sort((a, b) => compareSemVer(parseSemVer(b.version)!, parseSemVer(a.version)!));
-}
-
-/**
- * The Kubernetes minor that the installed @kubernetes/client-node is generated from: the newest
- * `v1.N.0` its model descriptions mention (they cite the release that added each field).
- */
-export function clientNodeKubernetesMinor(root = packageRoot()): string | undefined {
-  const candidates = [join(root, 'node_modules/@kubernetes/client-node/dist/gen/models'), join(root, '../@kubernetes/client-node/dist/gen/models')];
-  const models = candidates.find((d) => existsSync(d));
-  if (!models) return undefined;
-  let best: SemVer | undefined;
-  for (const name of readdirSync(models)) {
-    if (!name.endsWith('.d.ts')) continue;
-    for (const m of readFileSync(join(models, name), 'utf8').matchAll(/\bv1\.(\d+)\.0\b/g)) {
-      const v = { major: 1, minor: +m[1], patch: 0, pre: '' };
-      if (!best || compareSemVer(v, best) > 0) best = v;
-    }
-  }
-  return best ? `1.${best.minor}` : undefined;
 }
 
 /** Picks the archive for a requested version (exact, `1.34`, `1.34.x`), or the default minor's newest. */
@@ -277,6 +269,12 @@ export function runDebianBuild(log: (line: string) => void): Promise<string> {
   });
 }
 
+/** The minor a kube-apiserver binary reports (`Kubernetes v1.36.3` -> `1.36`), or undefined. */
+function binaryMinor(apiserver: string): string | undefined {
+  const r = spawnSync(apiserver, ['--version'], { encoding: 'utf8', timeout: 15_000 });
+  return /Kubernetes v(1\.\d+)\./.exec(`${r.stdout ?? ''}${r.stderr ?? ''}`)?.[1];
+}
+
 /**
  * Provisions the test binaries and returns their folder. See the module comment for the order
  * of attempts. Rejects with SetupEnvtestError (message and hint) when no way works.
@@ -290,17 +288,45 @@ export async function setupEnvtest(options: SetupEnvtestOptions = {}): Promise<S
   const requested = options.version ?? (process.env.ENVTEST_K8S_VERSION || undefined);
   const indexUrl = options.indexUrl ?? (process.env.KUBEFORGE_ENVTEST_INDEX || DEFAULT_INDEX_URL);
   const signal = options.signal ?? AbortSignal.timeout(10 * 60_000);
+  const minor = requested ? /^v?(\d+\.\d+)/.exec(requested)?.[1] : DEFAULT_K8S_MINOR;
+
+  if (source === 'auto' && options.assets && complete(options.assets, os)) {
+    const have = binaryMinor(join(options.assets, exe('kube-apiserver', os)));
+    if (!requested || have === minor) {
+      log(`using KUBEBUILDER_ASSETS=${options.assets}${have ? ` (Kubernetes ${have})` : ''}`);
+      return { dir: options.assets, source: 'assets', version: have };
+    }
+    log(`KUBEBUILDER_ASSETS holds Kubernetes ${have ?? 'of an unknown version'}, not the ${minor} asked for; looking further`);
+  }
 
   const debian = async (why: string): Promise<SetupEnvtestResult> => {
     if (os !== 'linux') {
       throw new SetupEnvtestError(`cannot provide envtest binaries: ${why}`, 'on this OS only the download works: check the network (or KUBEFORGE_ENVTEST_INDEX), or set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver');
     }
-    log(`${why}; building from Debian's sources instead (scripts/setup-envtest.sh)`);
+    log(`${why}; building the LEGACY kube-apiserver v1.20.2 (a 2021 release) from Debian's sources instead (scripts/setup-envtest.sh)`);
     const dir = await (options.debianBuild ?? runDebianBuild)(log);
-    log(`using the Debian build: ${dir}`);
+    log(`using the legacy Debian build (Kubernetes 1.20): ${dir}`);
     return { dir, source: 'debian', version: '1.20.2' };
   };
+  const goBuild = async (why: string | undefined): Promise<SetupEnvtestResult> => {
+    if (why) log(`${why}; building from Go modules instead`);
+    const want = requested ?? DEFAULT_K8S_MINOR;
+    try {
+      const r = await (options.goBuild ?? ((version, dir, l) => goBuildEnvtest({ version, root: dir, log: l })))(want, root, log);
+      return { dir: r.dir, source: r.cached ? 'cache' : 'go', version: r.version };
+    } catch (e) {
+      if (!(e instanceof GoBuildError)) throw e;
+      const cached = newestCached(k8sDir, minor, os, arch);
+      if (cached && (!requested || cached.version === requested.replace(/^v/, '') || !parseSemVer(requested.replace(/^v/, '')))) {
+        log(`${e.message.split('\n')[0]}; using cached envtest ${cached.version}: ${cached.dir}`);
+        return { dir: cached.dir, source: 'cache', version: cached.version };
+      }
+      if (source === 'go') throw new SetupEnvtestError(e.message, e.hint);
+      return debian(`the Go build is not possible (${e.message.split('\n')[0]})`);
+    }
+  };
   if (source === 'debian') return debian('--source debian');
+  if (source === 'go') return goBuild(undefined);
 
   // An exact version already unpacked needs no network.
   const exact = requested && parseSemVer(requested.replace(/^v/, '')) ? requested.replace(/^v/, '') : undefined;
@@ -312,7 +338,6 @@ export async function setupEnvtest(options: SetupEnvtestOptions = {}): Promise<S
     }
   }
 
-  const minor = requested ? /^v?(\d+\.\d+)/.exec(requested)?.[1] : clientNodeKubernetesMinor();
   let archive: EnvtestArchive;
   try {
     log(`reading the envtest release index ${indexUrl}`);
@@ -320,13 +345,15 @@ export async function setupEnvtest(options: SetupEnvtestOptions = {}): Promise<S
     archive = selectArchive(parseIndex(text, os, arch), requested, minor);
   } catch (e) {
     if (!(e instanceof DownloadError)) throw e;
-    const cached = newestCached(k8sDir, minor, os, arch);
-    if (cached) {
-      log(`${e.message}; using cached envtest ${cached.version}: ${cached.dir}`);
-      return { dir: cached.dir, source: 'cache', version: cached.version };
+    if (source === 'download') {
+      const cached = newestCached(k8sDir, minor, os, arch);
+      if (cached) {
+        log(`${e.message}; using cached envtest ${cached.version}: ${cached.dir}`);
+        return { dir: cached.dir, source: 'cache', version: cached.version };
+      }
+      throw new SetupEnvtestError(e.message, 'check the network, or pass --source auto to fall back to a Go or Debian build');
     }
-    if (source === 'download') throw new SetupEnvtestError(e.message, 'check the network, or pass --source auto to fall back to the Debian build');
-    return debian(`download not possible (${e.message})`);
+    return goBuild(`download not possible (${e.message})`);
   }
 
   const dir = join(k8sDir, `${archive.version}-${os}-${arch}`);
@@ -339,8 +366,8 @@ export async function setupEnvtest(options: SetupEnvtestOptions = {}): Promise<S
     await download(archive, dir, os, signal, log);
   } catch (e) {
     if (!(e instanceof DownloadError)) throw e;
-    if (source === 'download') throw new SetupEnvtestError(e.message, 'check the network, or pass --source auto to fall back to the Debian build');
-    return debian(`download not possible (${e.message})`);
+    if (source === 'download') throw new SetupEnvtestError(e.message, 'check the network, or pass --source auto to fall back to a Go or Debian build');
+    return goBuild(`download not possible (${e.message})`);
   }
   log(`using downloaded envtest ${archive.version} (${os}/${arch}), sha512 verified: ${dir}`);
   return { dir, source: 'download', version: archive.version };

@@ -4,13 +4,14 @@
 // reachable from the machines this suite runs on; the Debian fallback is injected.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { clientNodeKubernetesMinor, goPlatform, parseIndex, selectArchive, setupEnvtest, SetupEnvtestError } from '../../src/envtest/setup.js';
+import { GoBuildError, newestPatch, requiredVersion, stagingReplaces } from '../../src/envtest/go-build.js';
+import { DEFAULT_K8S_MINOR, goPlatform, parseIndex, selectArchive, setupEnvtest, SetupEnvtestError } from '../../src/envtest/setup.js';
 import { createTgz } from '../../src/scaffold/tar.js';
 import { run } from '../../src/cli/index.js';
 
@@ -86,15 +87,16 @@ describe('setup-envtest: download path', () => {
     assert.equal(selectArchive(archives, '1.34.x', undefined).version, '1.34.1');
     assert.equal(selectArchive(archives, 'v1.34.0', undefined).version, '1.34.0');
     assert.equal(selectArchive(archives, '1.35.0-alpha.1', undefined).version, '1.35.0-alpha.1', 'a pre-release named exactly');
-    assert.equal(selectArchive(archives, undefined, '1.33').version, '1.33.0', "the default follows client-node's minor");
+    assert.equal(selectArchive(archives, undefined, '1.33').version, '1.33.0', 'the default follows the default minor');
     assert.equal(selectArchive(archives, undefined, '1.99').version, '1.34.1', 'else the newest release, never a pre-release');
     assert.throws(() => selectArchive(archives, '1.20', undefined), (e: unknown) => e instanceof SetupEnvtestError && /1\.34\.1, 1\.34\.0, 1\.33\.0/.test(e.hint ?? ''));
     assert.throws(() => parseIndex('nope: [', 'linux', 'amd64'), SetupEnvtestError);
     assert.throws(() => parseIndex('other: 1\n', 'linux', 'amd64'), /no "releases" map/);
   });
 
-  it("reads client-node's Kubernetes minor from its models", () => {
-    assert.match(clientNodeKubernetesMinor() ?? '', /^1\.\d\d$/);
+  it('defaults to the minor Kubebuilder scaffolds for (1.36 or newer)', () => {
+    assert.match(DEFAULT_K8S_MINOR, /^1\.\d\d$/);
+    assert.ok(Number(DEFAULT_K8S_MINOR.split('.')[1]) >= 36);
   });
 
   it('downloads, checks the sha512, unpacks into k8s/<version>-<os>-<arch> and then answers from the cache', async () => {
@@ -143,20 +145,61 @@ describe('setup-envtest: download path', () => {
     await assert.rejects(setupEnvtest({ version: '1.21', dir: tmp(), indexUrl: `${base}/envtest-releases.yaml` }), /not in the envtest release index/);
   });
 
-  it('without a network: the newest cached release of the minor, else the Debian build (auto) or an error (download)', async () => {
+  it('without a network: the newest cached release of the minor, else the Go build, else the Debian build (auto) or an error (download)', async () => {
     const dir = tmp();
     await setupEnvtest({ version: '1.34.0', dir, indexUrl: `${base}/envtest-releases.yaml` });
-    const cached = await setupEnvtest({ version: '1.34', dir, indexUrl: closed });
+    const cached = await setupEnvtest({ version: '1.34', dir, indexUrl: closed, source: 'download' });
     assert.deepEqual([cached.source, cached.version], ['cache', '1.34.0']);
 
-    const log: string[] = [];
+    // The Go build is tried next, for the default minor when no version is asked for.
+    const asked: string[] = [];
     const fresh = tmp();
-    const built = await setupEnvtest({ dir: fresh, indexUrl: closed, platform: 'linux', arch: 'x64', debianBuild: async () => '/opt/debian-envtest/bin', log: (l) => log.push(l) });
+    const goBuilt = await setupEnvtest({ dir: fresh, indexUrl: closed, goBuild: async (v, root) => (asked.push(`${v} ${root}`), { dir: '/opt/go-envtest', version: `${DEFAULT_K8S_MINOR}.9`, cached: false }) });
+    assert.deepEqual([goBuilt.dir, goBuilt.source, goBuilt.version], ['/opt/go-envtest', 'go', `${DEFAULT_K8S_MINOR}.9`]);
+    assert.deepEqual(asked, [`${DEFAULT_K8S_MINOR} ${fresh}`]);
+
+    // No Go (or no proxy): the legacy Debian build, said to be legacy.
+    const log: string[] = [];
+    const noGo = async () => {
+      throw new GoBuildError('no Go 1.21 or newer found');
+    };
+    const built = await setupEnvtest({ dir: fresh, indexUrl: closed, platform: 'linux', arch: 'x64', goBuild: noGo, debianBuild: async () => '/opt/debian-envtest/bin', log: (l) => log.push(l) });
     assert.deepEqual([built.dir, built.source], ['/opt/debian-envtest/bin', 'debian']);
-    assert.ok(log.some((l) => /download not possible .*ECONNREFUSED.*building from Debian/.test(l)), log.join('\n'));
+    assert.ok(log.some((l) => /download not possible .*ECONNREFUSED.*building from Go modules/.test(l)), log.join('\n'));
+    assert.ok(log.some((l) => /Go build is not possible \(no Go .*LEGACY kube-apiserver v1\.20\.2/.test(l)), log.join('\n'));
+    // --source go does not fall back to Debian.
+    await assert.rejects(setupEnvtest({ dir: fresh, source: 'go', goBuild: noGo, debianBuild: async () => '/never' }), (e: unknown) => e instanceof SetupEnvtestError && /no Go/.test(e.message));
 
     await assert.rejects(setupEnvtest({ dir: fresh, indexUrl: closed, source: 'download' }), /cannot reach/);
-    await assert.rejects(setupEnvtest({ dir: fresh, indexUrl: closed, platform: 'darwin', arch: 'arm64' }), (e: unknown) => e instanceof SetupEnvtestError && /only the download works/.test(e.hint ?? ''));
+    await assert.rejects(setupEnvtest({ dir: fresh, indexUrl: closed, platform: 'darwin', arch: 'arm64', goBuild: noGo }), (e: unknown) => e instanceof SetupEnvtestError && /only the download works/.test(e.hint ?? ''));
+  });
+
+  it('KUBEBUILDER_ASSETS comes first when it holds both binaries of the requested minor', async () => {
+    const assets = tmp();
+    for (const b of ['etcd', 'kube-apiserver']) writeFileSync(join(assets, b), `#!/bin/sh\necho "Kubernetes v1.35.2"\n`, { mode: 0o755 });
+    const none = async () => {
+      throw new GoBuildError('not asked');
+    };
+    const used = await setupEnvtest({ dir: tmp(), assets, indexUrl: closed, goBuild: none });
+    assert.deepEqual([used.dir, used.source, used.version], [assets, 'assets', '1.35']);
+    assert.equal((await setupEnvtest({ dir: tmp(), assets, version: '1.35', indexUrl: closed, goBuild: none })).source, 'assets');
+    // Another minor asked for: looked up as usual (here: the index).
+    const other = await setupEnvtest({ dir: tmp(), assets, version: '1.34', indexUrl: `${base}/envtest-releases.yaml` });
+    assert.deepEqual([other.source, other.version], ['download', '1.34.1']);
+    // A folder missing kube-apiserver is not used.
+    const half = tmp();
+    writeFileSync(join(half, 'etcd'), '#!/bin/sh\n', { mode: 0o755 });
+    assert.equal((await setupEnvtest({ dir: tmp(), assets: half, version: '1.34', indexUrl: `${base}/envtest-releases.yaml` })).source, 'download');
+  });
+
+  it("the Go build's module: staging modules replaced by their published versions, etcd as Kubernetes pins it", () => {
+    const goMod = ['module k8s.io/kubernetes', 'go 1.26.0', 'require (', '\tgo.etcd.io/etcd/server/v3 v3.6.8 // indirect', ')', 'replace (', '\tk8s.io/api => ./staging/src/k8s.io/api', '\tk8s.io/client-go => ./staging/src/k8s.io/client-go', '\tgithub.com/x/y => github.com/x/y v1.0.0', ')'].join('\n');
+    assert.deepEqual(stagingReplaces(goMod, '1.36.3'), ['\tk8s.io/api => k8s.io/api v0.36.3', '\tk8s.io/client-go => k8s.io/client-go v0.36.3']);
+    assert.throws(() => stagingReplaces('module k8s.io/kubernetes\n', '1.36.3'), GoBuildError);
+    assert.equal(requiredVersion(goMod, 'go.etcd.io/etcd/server/v3'), 'v3.6.8');
+    assert.equal(requiredVersion(goMod, 'go.etcd.io/etcd/client/v3'), undefined);
+    assert.equal(newestPatch(['v1.35.4', 'v1.36.1', 'v1.36.10', 'v1.36.3', 'v1.37.0-alpha.1', 'v1.37.2'], 36), '1.36.10');
+    assert.equal(newestPatch(['v1.36.0-rc.1'], 36), undefined);
   });
 
   it('the CLI prints the folder as its last line, progress on stderr, errors with a hint', async () => {

@@ -1,16 +1,22 @@
 // `kubeforge setup-envtest`: provisions etcd + kube-apiserver for kubeforge/testing and prints
 // their folder (KUBEBUILDER_ASSETS), as controller-runtime's `setup-envtest use -p path`.
 import { type Command, Option } from 'commander';
+import type { EnvtestSource } from '../../envtest/setup.js';
+import { DEFAULT_K8S_MINOR } from '../../envtest/version.js';
 import { type CliContext, UsageError } from '../context.js';
 
 export function registerSetupEnvtest(program: Command, ctx: CliContext): void {
   program
     .command('setup-envtest')
     .description('download (or build) the etcd and kube-apiserver the tests run against, and print their folder')
-    .argument('[version]', 'Kubernetes version: 1.34.1, 1.34 or 1.34.x (default: env ENVTEST_K8S_VERSION, else the newest release of the Kubernetes minor @kubernetes/client-node is generated from)')
+    .argument('[version]', `Kubernetes version: 1.36.3, 1.36 or 1.36.x (default: env ENVTEST_K8S_VERSION, else the newest ${DEFAULT_K8S_MINOR}.x)`)
     .option('--bin-dir <dir>', 'cache folder (default: ${XDG_CACHE_HOME:-~/.cache}/kubeforge/envtest)')
     .option('--index <url>', "release index (default: env KUBEFORGE_ENVTEST_INDEX, else controller-tools' envtest-releases.yaml)")
-    .addOption(new Option('--source <source>', 'auto: download, or build from Debian sources on Linux when nothing can be downloaded').choices(['auto', 'download', 'debian']).default('auto'))
+    .addOption(
+      new Option('--source <source>', 'auto: KUBEBUILDER_ASSETS, else download, else build from Go modules (go on PATH), else the legacy v1.20 Debian build')
+        .choices(['auto', 'download', 'go', 'debian'])
+        .default('auto'),
+    )
     .option('--os <os>', 'GOOS of the binaries (default: this machine)')
     .option('--arch <arch>', 'GOARCH of the binaries (default: this machine)')
     .addHelpText(
@@ -18,14 +24,18 @@ export function registerSetupEnvtest(program: Command, ctx: CliContext): void {
       `
 The last line printed is the folder: use it as KUBEBUILDER_ASSETS. Progress goes to stderr.
 Downloads are checked against the sha512 the index lists and cached per version; a version
-named exactly and already cached needs no network.
+named exactly and already cached needs no network. Where nothing can be downloaded and Go 1.21+
+is on PATH, kube-apiserver and etcd are built from Go modules (about 10 minutes the first time on
+2 cores, cached per version). KUBEBUILDER_ASSETS, when it holds both binaries (of the requested
+minor, if one is named), is used as it is.
 
 Examples:
   $ export KUBEBUILDER_ASSETS="$(kubeforge setup-envtest | tail -n 1)"
-  $ kubeforge setup-envtest 1.33            # the newest 1.33.x
-  $ kubeforge setup-envtest --source debian # build from Debian's sources (root; no download)`,
+  $ kubeforge setup-envtest 1.35            # the newest 1.35.x
+  $ kubeforge setup-envtest --source go     # build from Go modules (no download)
+  $ kubeforge setup-envtest --source debian # the legacy v1.20 build from Debian's sources (root)`,
     )
-    .action(async (version: string | undefined, opts: { binDir?: string; index?: string; source: 'auto' | 'download' | 'debian'; os?: string; arch?: string }) => {
+    .action(async (version: string | undefined, opts: { binDir?: string; index?: string; source: EnvtestSource; os?: string; arch?: string }) => {
       const { setupEnvtest, SetupEnvtestError } = await import('../../envtest/setup.js');
       const goos: Record<string, NodeJS.Platform> = { linux: 'linux', darwin: 'darwin', windows: 'win32', freebsd: 'freebsd' };
       const goarch: Record<string, string> = { amd64: 'x64', arm64: 'arm64', '386': 'ia32', ppc64le: 'ppc64', s390x: 's390x' };
@@ -37,6 +47,7 @@ Examples:
           dir: opts.binDir,
           indexUrl: opts.index,
           source: opts.source,
+          assets: process.env.KUBEBUILDER_ASSETS || undefined,
           platform: opts.os ? goos[opts.os] : undefined,
           arch: opts.arch ? goarch[opts.arch] : undefined,
           log: (line) => ctx.err(`setup-envtest: ${line}\n`),
