@@ -236,6 +236,8 @@ const NAMED: Case[] = [
     sample: { replicas: 2 },
   },
   { name: 'print column path without the dot', kindMarkers: "@PrintColumn({ name: 'S', type: 'string', jsonPath: 'spec.s' })", members: 's?: string;', expect: { codes: ['KF4609'], line: '@PrintColumn' } },
+  { name: 'print column with a filter (the Ready idiom)', kindMarkers: '@SubresourceStatus()\n@PrintColumn({ name: \'Ready\', type: \'string\', jsonPath: \'.status.conditions[?(@.type=="Ready")].status\' })', members: 's?: string;' },
+  { name: 'print column with a wildcard', kindMarkers: "@PrintColumn({ name: 'Ports', type: 'string', jsonPath: '.spec.ports[*].name' })", decls: 'export class %KP { name?: string; }', members: 'ports?: %KP[];' },
   { name: 'print column with an unknown format', kindMarkers: "@PrintColumn({ name: 'S', type: 'string', jsonPath: '.spec.s', format: 'uuid' })", members: 's?: string;', expect: { codes: ['KF4609'], line: '@PrintColumn' } },
   { name: 'status root with maxProperties', kindMarkers: '@SubresourceStatus()\n@MaxProperties(5)', members: 's?: string;', expect: { codes: ['KF4608'], line: '@MaxProperties(5)' } },
   { name: 'metadata label with a space', kindMarkers: "@Metadata({ labels: { 'a b': 'x' } })", members: 's?: string;', expect: { codes: ['KF4610'], line: '@Metadata' } },

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { error, warning as warningDiagnostic, type Diagnostic } from '../../diagnostics/index.js';
+import { missingField, parsePrintColumnPath } from './jsonpath.js';
 import type { Location, MarkerValue } from '../../analysis/collector.js';
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { crdOriginOf, schemaOriginOf, type CRDOrigin, type SchemaOrigin } from '../../schema/origin.js';
@@ -229,6 +230,7 @@ export function checkCRD(crd: object): Diagnostic[] {
   const first: VersionOrigin = vo[0] ?? { version: '', kind, group, markers: [], at: { file: '', line: 0, column: 0 } };
   const out: Diagnostic[] = [];
   const push = (code: string, at: Location, message: string, hint: string) => out.push(error(code, message, { ...loc(at), hint }));
+  const warn = (code: string, at: Location, message: string, hint: string) => out.push(warningDiagnostic(code, message, { ...loc(at), hint }));
   const resource = markerOf(vo, 'Resource');
 
   // names
@@ -358,8 +360,16 @@ export function checkCRD(crd: object): Diagnostic[] {
       const fmt = col.format as string | undefined;
       const formats = ['int32', 'int64', 'float', 'double', 'byte', 'date', 'date-time', 'password'];
       if (fmt !== undefined && !formats.includes(fmt)) push(CODES.columns, at, `@PrintColumn format '${fmt}' is not one of ${formats.join(', ')}`, 'use one of the listed formats or none');
-      const p = simplePathProblem(String(col.jsonPath ?? ''));
-      if (p) push(CODES.columns, at, `@PrintColumn jsonPath '${String(col.jsonPath)}' ${p}`, "write a path such as '.status.phase'");
+      // The server takes any path that starts with '.'; what kubectl cannot read, or a field the
+      // schema lacks, is worth a warning (the column would show an error or <none>), not a refusal.
+      const path = String(col.jsonPath ?? '');
+      if (!path || path[0] !== '.') push(CODES.columns, at, `@PrintColumn jsonPath '${path}' must be a JSON path starting with '.' (for example .status.phase)`, "write a path such as '.status.phase'");
+      else {
+        const parsed = parsePrintColumnPath(path);
+        const missing = parsed.ok ? missingField(schema, parsed.steps) : undefined;
+        if (!parsed.ok) warn(CODES.columns, at, `@PrintColumn jsonPath '${path}' ${parsed.problem}: the API server takes it but cannot parse it, so kubectl get shows none of ${kind}'s columns from this one on`, "write a path such as '.status.phase' or '.status.conditions[?(@.type==\"Ready\")].status'");
+        else if (missing) warn(CODES.columns, at, `@PrintColumn jsonPath '${path}': ${kind} ${name} has no field ${missing}, so the column always shows <none>`, 'name a field of the schema');
+      }
       const prio = col.priority as number | undefined;
       if (prio !== undefined && (prio < 0 || prio > 2147483647)) push(CODES.columns, at, `@PrintColumn priority ${prio} must be between 0 and 2147483647`, 'use 0 (shown by default) or a small positive number');
     });
