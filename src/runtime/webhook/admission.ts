@@ -1,6 +1,6 @@
 /**
- * Admission webhooks (controller-runtime's pkg/webhook/admission): `admission.k8s.io/v1`
- * AdmissionReview in, AdmissionReview out. A defaulter mutates a copy of the object and the
+ * Admission webhooks (controller-runtime's pkg/webhook/admission): an `admission.k8s.io/v1` (or
+ * `v1beta1`) AdmissionReview in, one of the same version out. A defaulter mutates a copy of the object and the
  * answer is the RFC 6902 JSON Patch from the object as sent to the object as defaulted; a
  * validator allows by returning (optionally with warnings) and denies by throwing.
  */
@@ -63,8 +63,9 @@ export interface CustomDefaulter<T> {
 
 /**
  * Validates an object (controller-runtime's admission.CustomValidator). Return (optionally with
- * warnings) to allow; throw to deny: a {@link FieldErrors} gives field causes, any Error its
- * message (403 Forbidden). CONNECT requests are allowed without a call.
+ * warnings) to allow; throw to deny: a {@link FieldErrors} gives 422 Invalid with field causes (as
+ * Go's `apierrors.NewInvalid`), any other Error 403 Forbidden with its message (as Go's plain
+ * error; use it for authorisation-like refusals). CONNECT requests are allowed without a call.
  */
 export interface CustomValidator<T> {
   validateCreate(obj: T, ctx: AdmissionContext): Warnings | void | Promise<Warnings | void>;
@@ -108,6 +109,9 @@ export interface AdmissionHandler {
 
 const OPERATIONS = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 
+/** The AdmissionReview versions served (the API server sends the first of the webhook's admissionReviewVersions it speaks). */
+export const ADMISSION_VERSIONS: ReadonlySet<string> = new Set(['admission.k8s.io/v1', 'admission.k8s.io/v1beta1']);
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -138,11 +142,13 @@ function denialFor(e: unknown, req: AdmissionRequest, ctx: WebhookHandlerContext
     const kind = e.kind ?? req.kind?.kind;
     const group = e.group ?? req.kind?.group;
     const name = e.objectName ?? (req.name || (typeof obj?.metadata?.name === 'string' ? obj.metadata.name : ''));
+    // controller-runtime answers a validator's apierrors.NewInvalid with its Status: 422 Invalid.
     const r: AdmissionResult = {
       allowed: false,
       status: {
-        code: 403,
-        reason: 'Forbidden',
+        status: 'Failure',
+        code: 422,
+        reason: 'Invalid',
         message: FieldErrors.format(e.errors, kind, group, name),
         details: { name, group, kind, causes: e.causes() },
       },
@@ -161,9 +167,10 @@ function denialFor(e: unknown, req: AdmissionRequest, ctx: WebhookHandlerContext
 }
 
 /**
- * Serves one admission path: checks the AdmissionReview (`admission.k8s.io/v1`, a request with
- * a uid, else HTTP 400), calls the handler, answers an AdmissionReview whose response echoes
- * the uid. On error: a {@link FieldErrors} denies with 403 Forbidden, the apimachinery message
+ * Serves one admission path: checks the AdmissionReview (`admission.k8s.io/v1` or `v1beta1`, a
+ * request with a uid, else HTTP 400), calls the handler, answers an AdmissionReview of the
+ * version asked whose response echoes the uid. On error: a {@link FieldErrors} denies with 422
+ * Invalid, the apimachinery message
  * and `details.causes` (plus its warnings); a client `StatusError` denies with its own Status;
  * any other Error denies with 403 and its message; a throw that is not an Error, or an engine
  * error (TypeError, ReferenceError...), answers code 500 `panic: ... [recovered]`, is logged and
@@ -173,10 +180,12 @@ export class AdmissionWebhook implements WebhookHandler {
   constructor(private readonly handler: AdmissionHandler) {}
 
   async handle(body: unknown, ctx: WebhookHandlerContext): Promise<unknown> {
-    if (!isObject(body) || body.apiVersion !== 'admission.k8s.io/v1' || body.kind !== 'AdmissionReview') {
+    // v1beta1 has the same fields as v1; the answer is in the version asked (as controller-runtime).
+    if (!isObject(body) || !ADMISSION_VERSIONS.has(body.apiVersion as string) || body.kind !== 'AdmissionReview') {
       const got = isObject(body) ? `${String(body.apiVersion ?? '<no apiVersion>')} ${String(body.kind ?? '<no kind>')}` : Array.isArray(body) ? 'an array' : typeof body;
-      throw new WebhookHttpError(400, `expected an admission.k8s.io/v1 AdmissionReview, got ${got}`);
+      throw new WebhookHttpError(400, `expected an admission.k8s.io/v1 or v1beta1 AdmissionReview, got ${got}`);
     }
+    const apiVersion = body.apiVersion as string;
     const raw = body.request;
     if (!isObject(raw)) throw new WebhookHttpError(400, 'the AdmissionReview has no request');
     if (typeof raw.uid !== 'string' || !raw.uid) throw new WebhookHttpError(400, 'the AdmissionReview request has no uid');
@@ -205,7 +214,7 @@ export class AdmissionWebhook implements WebhookHandler {
         if (!isCrash(e)) actx.logger.debug({ err: (e as Error).message }, 'admission denied');
       }
     }
-    return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: req.uid, ...result } };
+    return { apiVersion, kind: 'AdmissionReview', response: { uid: req.uid, ...result } };
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * The CRD conversion webhook (controller-runtime's pkg/webhook/conversion): answers
- * `apiextensions.k8s.io/v1` ConversionReviews on `/convert` for every Kind registered with the
+ * `apiextensions.k8s.io/v1` (and `v1beta1`) ConversionReviews on `/convert`, in the version asked,
+ * for every Kind registered with the
  * server, converting each object through its Kind's hub (storage) version, the hub-and-spoke
  * model of Kubebuilder.
  */
@@ -12,8 +13,11 @@ import { describeThrown, isCrash, WebhookHttpError, type WebhookHandler, type We
 export interface Conversion<Spoke extends KubernetesObject, Hub extends KubernetesObject> {
   /**
    * Spoke -> hub. Gets a copy of the object (plain JSON, metadata included); returns the hub
-   * object. apiVersion, kind and metadata of the result are set by the server (metadata is
-   * always the source's). A throw fails the whole ConversionReview.
+   * object. apiVersion and kind of the result are set by the webhook. Its metadata is kept as
+   * returned (labels and annotations are how a field the other version lacks survives a round
+   * trip, e.g. `metadata.annotations['example.com/conversion-data']`); a result without metadata
+   * gets the source's. Name, namespace and uid must not change (the API server refuses that):
+   * a change fails the review. A throw fails the whole ConversionReview.
    */
   convertTo(spoke: Spoke): Hub | Promise<Hub>;
   /** Hub -> spoke; same rules as convertTo. */
@@ -80,23 +84,33 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** A failure of one object: fails the whole review with a message naming it. */
 class ObjectConversionError extends Error {}
 
+/** The ConversionReview versions served; both have the same fields. */
+export const CONVERSION_REVIEW_VERSIONS: ReadonlySet<string> = new Set(['apiextensions.k8s.io/v1', 'apiextensions.k8s.io/v1beta1']);
+
+/** The metadata fields the API server requires a conversion to keep (its validateConvertedObject). */
+const FIXED_METADATA = ['name', 'namespace', 'uid'] as const;
+
 /**
  * Handles `/convert`. Every object goes spoke -> hub -> spoke (hub and same-version objects skip
- * the steps they do not need); apiVersion is set to the desired one, kind and metadata kept from
- * the source. On any failure (unknown kind or version, another group, a throw in a conversion,
- * a result that is not an object) the review answers `result: { status: 'Failure', message }`
- * naming the object, and no object is converted. Throws in user code that are not Errors (or
- * are engine errors such as TypeError) are also counted as panics. A body that is not an
- * `apiextensions.k8s.io/v1` ConversionReview with a request answers HTTP 400.
+ * the steps they do not need); apiVersion is set to the desired one and kind kept from the
+ * source; metadata is what the conversions returned (see {@link Conversion}), as
+ * controller-runtime returns what ConvertTo/ConvertFrom produced. On any failure (unknown kind or
+ * version, another group, a throw in a conversion, a result that is not an object, a changed
+ * name, namespace or uid, a label or annotation that is not a string) the review answers
+ * `result: { status: 'Failure', message }` naming the object, and no object is converted. Throws
+ * in user code that are not Errors (or are engine errors such as TypeError) are also counted as
+ * panics. A body that is not an `apiextensions.k8s.io/v1` or `v1beta1` ConversionReview with a
+ * request answers HTTP 400; the answer is a ConversionReview of the version asked.
  */
 export class ConversionWebhook implements WebhookHandler {
   constructor(private readonly registry: ConversionRegistry) {}
 
   async handle(body: unknown, ctx: WebhookHandlerContext): Promise<unknown> {
-    if (!isObject(body) || body.apiVersion !== 'apiextensions.k8s.io/v1' || body.kind !== 'ConversionReview') {
+    if (!isObject(body) || !CONVERSION_REVIEW_VERSIONS.has(body.apiVersion as string) || body.kind !== 'ConversionReview') {
       const got = isObject(body) ? `${String(body.apiVersion ?? '<no apiVersion>')} ${String(body.kind ?? '<no kind>')}` : typeof body;
-      throw new WebhookHttpError(400, `expected an apiextensions.k8s.io/v1 ConversionReview, got ${got}`);
+      throw new WebhookHttpError(400, `expected an apiextensions.k8s.io/v1 or v1beta1 ConversionReview, got ${got}`);
     }
+    const apiVersion = body.apiVersion as string;
     const req = body.request;
     if (!isObject(req)) throw new WebhookHttpError(400, 'the ConversionReview has no request');
     if (typeof req.uid !== 'string' || !req.uid) throw new WebhookHttpError(400, 'the ConversionReview request has no uid');
@@ -104,7 +118,7 @@ export class ConversionWebhook implements WebhookHandler {
     if (!Array.isArray(req.objects)) throw new WebhookHttpError(400, 'the ConversionReview request has no objects list');
     const uid = req.uid;
     const desired = req.desiredAPIVersion;
-    const review = (response: Record<string, unknown>) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid, ...response } });
+    const review = (response: Record<string, unknown>) => ({ apiVersion, kind: 'ConversionReview', response: { uid, ...response } });
     try {
       const converted: unknown[] = [];
       for (let i = 0; i < req.objects.length; i++) converted.push(await this.convertOne(req.objects[i], i, desired, ctx));
@@ -137,10 +151,24 @@ export class ConversionWebhook implements WebhookHandler {
     for (const v of [src.version, dst.version]) {
       if (v !== hubVersion && !spokes.has(v)) fail(`version ${v} is neither the hub (${hubVersion}) nor a registered spoke (${[...spokes.keys()].sort().join(', ')})`);
     }
-    const metaJson = JSON.stringify(raw.metadata ?? {});
-    const withMeta = (o: unknown, av: string, step: string): Record<string, unknown> => {
+    const withMeta = (o: unknown, av: string, step: string, from: Record<string, unknown>): Record<string, unknown> => {
       if (!isObject(o)) fail(`${step} returned ${o === null ? 'null' : typeof o}, not an object`);
-      return { ...(o as Record<string, unknown>), apiVersion: av, kind, metadata: JSON.parse(metaJson) };
+      const out = o as Record<string, unknown>;
+      const metadata = out.metadata === undefined ? structuredCopy(from.metadata ?? {}) : out.metadata;
+      if (!isObject(metadata)) fail(`${step} returned metadata that is not an object`);
+      const m = metadata as Record<string, unknown>;
+      for (const f of FIXED_METADATA) {
+        if ((m[f] ?? '') !== (meta[f] ?? '')) fail(`${step} changed metadata.${f} from ${JSON.stringify(meta[f] ?? '')} to ${JSON.stringify(m[f] ?? '')}; the API server refuses a conversion that changes the name, namespace or uid`);
+      }
+      for (const f of ['labels', 'annotations'] as const) {
+        const map = m[f];
+        if (map === undefined || map === null) continue;
+        if (!isObject(map)) fail(`${step} returned metadata.${f} that is not a map of strings`);
+        for (const [k, v] of Object.entries(map as Record<string, unknown>)) {
+          if (typeof v !== 'string') fail(`${step} returned metadata.${f}[${JSON.stringify(k)}] = ${JSON.stringify(v) ?? typeof v}, not a string`);
+        }
+      }
+      return { ...out, apiVersion: av, kind, metadata: m };
     };
     const call = async (step: string, fn: () => unknown): Promise<unknown> => {
       try {
@@ -155,11 +183,11 @@ export class ConversionWebhook implements WebhookHandler {
     if (src.version === hubVersion) hub = raw;
     else {
       const conv = spokes.get(src.version)!;
-      hub = withMeta(await call(`convertTo (${src.version} -> ${hubVersion})`, () => conv.convertTo(structuredCopy(raw))), hubAPIVersion, `convertTo (${src.version} -> ${hubVersion})`);
+      hub = withMeta(await call(`convertTo (${src.version} -> ${hubVersion})`, () => conv.convertTo(structuredCopy(raw))), hubAPIVersion, `convertTo (${src.version} -> ${hubVersion})`, raw);
     }
-    if (dst.version === hubVersion) return withMeta(hub, desired, 'conversion');
+    if (dst.version === hubVersion) return { ...hub, apiVersion: desired, kind };
     const conv = spokes.get(dst.version)!;
-    return withMeta(await call(`convertFrom (${hubVersion} -> ${dst.version})`, () => conv.convertFrom(structuredCopy(hub))), desired, `convertFrom (${hubVersion} -> ${dst.version})`);
+    return withMeta(await call(`convertFrom (${hubVersion} -> ${dst.version})`, () => conv.convertFrom(structuredCopy(hub))), desired, `convertFrom (${hubVersion} -> ${dst.version})`, hub);
   }
 }
 

@@ -118,7 +118,7 @@ function aggregate(errors: FieldError[]): string {
 
 /**
  * Throw from a validator (or defaulter) to deny the request with one cause per field. The
- * admission response gets `status.code` 403, reason `Forbidden`, `details.causes` (reason, message,
+ * admission response gets `status.code` 422, reason `Invalid` (Go's `apierrors.NewInvalid`), `details.causes` (reason, message,
  * field) and the message `<Kind>[.<group>] "<name>" is invalid: <errors>`; kind, group and name
  * default to the request's when not given here. `warnings` are returned with the denial.
  */

@@ -625,7 +625,9 @@ export class WebhookServer implements Runnable {
       },
       (e: unknown) => {
         if (e instanceof WebhookHttpError) {
-          this.log().info({ webhook: path, status: e.statusCode, err: e.message }, 'bad webhook request');
+          // Error level, as controller-runtime logs a review it cannot decode: the API server only
+          // says "rejected our request for an unknown reason", so this line is where the cause shows.
+          this.log().error({ webhook: path, status: e.statusCode, err: e.message }, 'webhook request rejected');
           finish(e.statusCode, () => this.text(res, e.statusCode, e.message));
           return;
         }

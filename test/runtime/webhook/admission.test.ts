@@ -89,6 +89,25 @@ async function mutate(before: Obj, impl: (o: Obj) => void): Promise<{ response: 
   return { response: r.json.response, ops: patchOf(r.json.response) };
 }
 
+describe('review versions', () => {
+  it('answers an admission.k8s.io/v1beta1 review in v1beta1, as controller-runtime does', async () => {
+    defaulterImpl = (o) => {
+      o.spec.size = 4;
+    };
+    const review = { ...admissionReview('CREATE', { object: { metadata: { name: 'w1' }, spec: { size: 1 } } }), apiVersion: 'admission.k8s.io/v1beta1' };
+    const m = await request(srv.server.port!, '/mutate', review);
+    assert.equal(m.status, 200, m.text);
+    assert.deepEqual([m.json.apiVersion, m.json.kind, m.json.response.allowed, m.json.response.patchType], ['admission.k8s.io/v1beta1', 'AdmissionReview', true, 'JSONPatch']);
+    validatorImpl = {
+      validateCreate: () => {
+        throw new FieldErrors([field.invalid('spec.size', 1, 'must be even')]);
+      },
+    };
+    const v = await request(srv.server.port!, '/validate', review);
+    assert.deepEqual([v.json.apiVersion, v.json.response.allowed, v.json.response.status.code, v.json.response.status.reason], ['admission.k8s.io/v1beta1', false, 422, 'Invalid']);
+  });
+});
+
 describe('defaulting webhook', () => {
   it('answers a JSONPatch that turns the sent object into the defaulted one (add, replace, remove)', async () => {
     const sent = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1', labels: { old: 'x' } }, spec: { size: 1, drop: true } };
@@ -256,7 +275,7 @@ describe('validating webhook', () => {
     assert.deepEqual(seen.map((s) => [s.op, s.args]), [['create', [obj]]]);
   });
 
-  it('denies with 403 Forbidden, apimachinery message, causes and warnings from FieldErrors', async () => {
+  it('denies with 422 Invalid (Go: apierrors.NewInvalid), apimachinery message, causes and warnings from FieldErrors', async () => {
     validatorImpl = {
       validateCreate: (o) => {
         throw new FieldErrors([field.invalid('spec.size', o.spec.size, 'must be even'), field.required('spec.b')], { warnings: ['spec.c is ignored'] });
@@ -268,8 +287,9 @@ describe('validating webhook', () => {
       uid: 'b6a3a7a0-7d4c-4a53-9d1f-0e3b9f0d1e01',
       allowed: false,
       status: {
-        code: 403,
-        reason: 'Forbidden',
+        status: 'Failure',
+        code: 422,
+        reason: 'Invalid',
         message: 'Widget.example.com "w1" is invalid: [spec.size: Invalid value: 3: must be even, spec.b: Required value]',
         details: {
           name: 'w1',

@@ -30,7 +30,7 @@ interface WidgetV1 extends KubernetesObject {
   spec?: { size?: number; color?: string; tags?: string[] };
 }
 interface WidgetV2 extends KubernetesObject {
-  spec?: { dimensions?: { size?: number }; color?: string; tags?: string[] };
+  spec?: { dimensions?: { size?: number; depth?: number }; color?: string; tags?: string[] };
 }
 class Widget {
   static readonly gvk = { group: GROUP, version: 'v1', kind: 'Widget' };
@@ -46,7 +46,7 @@ class WidgetV2Kind {
 const specSchema = (v: 'v1' | 'v2') => ({
   type: 'object',
   properties: {
-    ...(v === 'v1' ? { size: { type: 'integer' } } : { dimensions: { type: 'object', properties: { size: { type: 'integer' } } } }),
+    ...(v === 'v1' ? { size: { type: 'integer' } } : { dimensions: { type: 'object', properties: { size: { type: 'integer' }, depth: { type: 'integer' } } } }),
     color: { type: 'string' },
     tags: { type: 'array', items: { type: 'string' } },
   },
@@ -59,16 +59,17 @@ const crd = {
     group: GROUP,
     names: { kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget' },
     scope: 'Namespaced',
-    // As `@ConversionWebhook()` generates it; TestEnvironment points it at the local /convert.
-    conversion: { strategy: 'Webhook', webhook: { clientConfig: { service: { name: 'webhook-service', namespace: 'system', path: '/convert' } }, conversionReviewVersions: ['v1'] } },
+    // As `@ConversionWebhook({ conversionReviewVersions: ['v1beta1', 'v1'] })` generates it;
+    // TestEnvironment points it at the local /convert. The server sends the first it speaks: v1beta1.
+    conversion: { strategy: 'Webhook', webhook: { clientConfig: { service: { name: 'webhook-service', namespace: 'system', path: '/convert' } }, conversionReviewVersions: ['v1beta1', 'v1'] } },
     versions: (['v1', 'v2'] as const).map((v) => ({ name: v, served: true, storage: v === 'v1', schema: { openAPIV3Schema: { type: 'object', properties: { spec: specSchema(v) } } } })),
   },
 };
 
 /** One webhook of a configuration as `kubeforge manifests` writes it (service clientConfig). */
-const hook = (name: string, path: string, group: string, resource: string, operations: string[]) => ({
+const hook = (name: string, path: string, group: string, resource: string, operations: string[], admissionReviewVersions = ['v1']) => ({
   name,
-  admissionReviewVersions: ['v1'],
+  admissionReviewVersions,
   sideEffects: 'None',
   failurePolicy: 'Fail',
   clientConfig: { service: { name: 'webhook-service', namespace: 'system', path } },
@@ -102,10 +103,24 @@ class WidgetValidator implements CustomValidator<WidgetV1> {
   }
 }
 
-/** Hub v1, spoke v2: v2 moves spec.size to spec.dimensions.size. */
+/**
+ * Hub v1, spoke v2: v2 moves spec.size to spec.dimensions.size and has a depth the hub lacks,
+ * which travels in an annotation (the pattern of cluster-api's conversion-data annotation).
+ */
+const DEPTH = 'e2e.kubeforge.io/v2-depth';
 const widgetV2Conversion: Conversion<WidgetV2, WidgetV1> = {
-  convertTo: (s) => ({ spec: { size: s.spec?.dimensions?.size, color: s.spec?.color, tags: s.spec?.tags } }),
-  convertFrom: (h) => ({ spec: { dimensions: { size: h.spec?.size }, color: h.spec?.color, tags: h.spec?.tags } }),
+  convertTo: (s) => {
+    const depth = s.spec?.dimensions?.depth;
+    const annotations = { ...s.metadata?.annotations };
+    if (depth === undefined) delete annotations[DEPTH];
+    else annotations[DEPTH] = String(depth);
+    return { metadata: { ...s.metadata, annotations }, spec: { size: s.spec?.dimensions?.size, color: s.spec?.color, tags: s.spec?.tags } };
+  },
+  convertFrom: (h) => {
+    const { [DEPTH]: depth, ...annotations } = h.metadata?.annotations ?? {};
+    const dimensions = depth === undefined ? { size: h.spec?.size } : { size: h.spec?.size, depth: Number(depth) };
+    return { metadata: { ...h.metadata, annotations }, spec: { dimensions, color: h.spec?.color, tags: h.spec?.tags } };
+  },
 };
 
 interface RawResponse {
@@ -142,7 +157,8 @@ describe('webhook server through a real API server', () => {
           apiVersion: 'admissionregistration.k8s.io/v1',
           kind: 'MutatingWebhookConfiguration',
           metadata: { name: 'mutating-webhook-configuration' },
-          webhooks: [hook('mwidget-v1.kb.io', '/mutate-e2e-kubeforge-io-v1-widget', GROUP, 'widgets', ['CREATE', 'UPDATE']), hook('mpod-v1.kb.io', '/mutate--v1-pod', '', 'pods', ['CREATE'])],
+          // The Widget defaulter is asked in admission.k8s.io/v1beta1 (the first version listed).
+          webhooks: [hook('mwidget-v1.kb.io', '/mutate-e2e-kubeforge-io-v1-widget', GROUP, 'widgets', ['CREATE', 'UPDATE'], ['v1beta1', 'v1']), hook('mpod-v1.kb.io', '/mutate--v1-pod', '', 'pods', ['CREATE'])],
         },
       ],
       validatingWebhooks: [
@@ -192,10 +208,10 @@ describe('webhook server through a real API server', () => {
     assert.deepEqual(stored.body.spec, { size: 1, color: 'blue', tags: ['a'] });
   });
 
-  it("an invalid create is refused with the validator's message and field causes; nothing is stored", async () => {
+  it("an invalid create is refused 422 Invalid with the validator's message and field causes; nothing is stored", async () => {
     const r = await raw(kc, 'POST', widgets('v1'), { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'negative' }, spec: { size: -3 } });
-    assert.equal(r.status, 403, JSON.stringify(r.body));
-    assert.equal(r.body.reason, 'Forbidden');
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.reason, 'Invalid');
     assert.match(r.body.message, /admission webhook "vwidget-v1\.kb\.io" denied the request: /);
     assert.match(r.body.message, /spec\.size: Invalid value: -3: must be at least 0/);
     assert.match(r.body.message, /spec\.tags: Required value: a widget needs a tag/);
@@ -219,17 +235,18 @@ describe('webhook server through a real API server', () => {
   it('an invalid update is refused with the old object compared (immutable field)', async () => {
     const current = (await raw(kc, 'GET', widgets('v1', 'plain'))).body;
     const r = await raw(kc, 'PUT', widgets('v1', 'plain'), { ...current, spec: { ...current.spec, color: 'red' } });
-    assert.equal(r.status, 403, JSON.stringify(r.body));
+    assert.equal(r.status, 422, JSON.stringify(r.body));
     assert.match(r.body.message, /spec\.color: Forbidden: is immutable/);
     const ok = await raw(kc, 'PUT', widgets('v1', 'plain'), { ...current, spec: { ...current.spec, size: 2 } });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
   });
 
-  it('DELETE is validated with the deleted object, dry runs marked as such', async () => {
+  it('DELETE is validated with the deleted object, dry runs marked as such; a plain Error is 403 Forbidden', async () => {
     const created = await raw(kc, 'POST', widgets('v1'), { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'keep', labels: { protected: 'true' } }, spec: { size: 1, tags: ['k'] } });
     assert.equal(created.status, 201);
     const dry = await raw(kc, 'DELETE', `${widgets('v1', 'keep')}?dryRun=All`);
     assert.equal(dry.status, 403);
+    assert.equal(dry.body.reason, 'Forbidden');
     assert.match(dry.body.message, /widget keep is protected/);
     const refused = await raw(kc, 'DELETE', widgets('v1', 'keep'));
     assert.equal(refused.status, 403);
@@ -259,6 +276,20 @@ describe('webhook server through a real API server', () => {
     const back = await raw(kc, 'GET', widgets('v1', 'roundtrip'));
     assert.deepEqual(back.body.spec, { size: 3, color: 'green', tags: ['a', 'b', 'c'] });
     assert.deepEqual(back.body.metadata.labels, { team: 'a' });
+  });
+
+  it('a v2 field the hub lacks survives: written as v2, read and written back as v1, read as v2 (v1beta1 reviews)', async () => {
+    const created = await raw(kc, 'POST', widgets('v2'), { apiVersion: `${GROUP}/v2`, kind: 'Widget', metadata: { name: 'deep' }, spec: { dimensions: { size: 2, depth: 9 }, color: 'red', tags: ['d'] } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const asV1 = await raw(kc, 'GET', widgets('v1', 'deep'));
+    assert.deepEqual(asV1.body.spec, { size: 2, color: 'red', tags: ['d'] });
+    assert.equal(asV1.body.metadata.annotations[DEPTH], '9', 'the stored hub object carries the depth');
+    asV1.body.spec.tags = ['d', 'e'];
+    const written = await raw(kc, 'PUT', widgets('v1', 'deep'), asV1.body);
+    assert.equal(written.status, 200, JSON.stringify(written.body));
+    const asV2 = await raw(kc, 'GET', widgets('v2', 'deep'));
+    assert.deepEqual(asV2.body.spec, { dimensions: { size: 2, depth: 9 }, color: 'red', tags: ['d', 'e'] });
+    assert.equal(asV2.body.metadata.annotations?.[DEPTH], undefined, 'v2 shows the field, not the annotation');
   });
 
   it('a list of objects stored from both versions converts to either version', async () => {

@@ -1,6 +1,7 @@
 // CRD conversion over real HTTPS on 127.0.0.1: a Widget with hub v2 and spokes v1 and v3.
-// Round trips lose no field, mixed-version lists convert object by object, metadata always comes
-// from the source, and any failure fails the whole review naming the object.
+// Round trips lose no field (one v1 field that v2 lacks travels in an annotation, the usual
+// pattern), mixed-version lists convert object by object, metadata is what the conversions wrote
+// (name, namespace and uid may not change), and any failure fails the whole review naming the object.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -9,7 +10,7 @@ import { ConversionRegistry } from '../../../src/runtime/webhook/conversion.js';
 import { metricValue, request, startServer, type Running } from './helpers.js';
 
 interface WidgetV1 extends KubernetesObject {
-  spec: { size: number; color: string; tags?: string[] };
+  spec: { size: number; color: string; tags?: string[]; priority?: number };
   status?: { ready: boolean };
 }
 interface WidgetV2 extends KubernetesObject {
@@ -22,6 +23,7 @@ interface WidgetV3 extends KubernetesObject {
 }
 
 const hub = { group: 'example.com', version: 'v2', kind: 'Widget' };
+const PRIORITY = 'example.com/v1-priority';
 let failOn: string | undefined;
 let throwValue: unknown;
 
@@ -29,14 +31,20 @@ const v1: Conversion<WidgetV1, WidgetV2> = {
   convertTo(o) {
     if (o.spec.size < 0) throw new Error(`spec.size ${o.spec.size} is negative`);
     if (failOn === 'v1.to') throw throwValue;
-    // Try to change metadata: the server must keep the source's.
-    const out: WidgetV2 = { metadata: { ...o.metadata, labels: { hacked: 'yes' } }, spec: { replicas: o.spec.size, appearance: { color: o.spec.color } } };
+    // v2 has no priority: keep it in an annotation, so that v1 -> v2 -> v1 loses nothing.
+    const metadata = { ...o.metadata };
+    if (o.spec.priority !== undefined) metadata.annotations = { ...metadata.annotations, [PRIORITY]: String(o.spec.priority) };
+    if (failOn === 'v1.rename') metadata.name = 'renamed';
+    if (failOn === 'v1.badannotation') metadata.annotations = { n: 1 as unknown as string };
+    const out: WidgetV2 = { metadata, spec: { replicas: o.spec.size, appearance: { color: o.spec.color } } };
     if (o.spec.tags) out.spec.labels = o.spec.tags;
     if (o.status) out.status = { conditions: [{ type: 'Ready', status: o.status.ready ? 'True' : 'False' }] };
     return out;
   },
   convertFrom(h) {
-    const out: WidgetV1 = { spec: { size: h.spec.replicas, color: h.spec.appearance.color } };
+    const { [PRIORITY]: priority, ...annotations } = h.metadata?.annotations ?? {};
+    const out: WidgetV1 = { metadata: { ...h.metadata, annotations }, spec: { size: h.spec.replicas, color: h.spec.appearance.color } };
+    if (priority !== undefined) out.spec.priority = Number(priority);
     if (h.spec.labels) out.spec.tags = h.spec.labels;
     if (h.status) out.status = { ready: h.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True') };
     return out;
@@ -72,10 +80,10 @@ const widgetV1 = (name: string, size = 3): WidgetV1 => ({ apiVersion: 'example.c
 const widgetV2 = (name: string): WidgetV2 => ({ apiVersion: 'example.com/v2', kind: 'Widget', metadata: meta(name), spec: { replicas: 5, appearance: { color: 'green' } }, status: { conditions: [{ type: 'Ready', status: 'False' }] } });
 const widgetV3 = (name: string): WidgetV3 => ({ apiVersion: 'example.com/v3', kind: 'Widget', metadata: meta(name), spec: { scale: { replicas: 7 }, color: 'blue', labels: ['z'] } });
 
-async function convert(desiredAPIVersion: string, objects: unknown[], uid = '0f6c1c2e-1111-4c3b-9d2a-5b8f3c4d2e10') {
-  const r = await request(srv.server.port!, '/convert', { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid, desiredAPIVersion, objects } });
+async function convert(desiredAPIVersion: string, objects: unknown[], uid = '0f6c1c2e-1111-4c3b-9d2a-5b8f3c4d2e10', reviewVersion = 'apiextensions.k8s.io/v1') {
+  const r = await request(srv.server.port!, '/convert', { apiVersion: reviewVersion, kind: 'ConversionReview', request: { uid, desiredAPIVersion, objects } });
   assert.equal(r.status, 200, r.text);
-  assert.equal(r.json.apiVersion, 'apiextensions.k8s.io/v1');
+  assert.equal(r.json.apiVersion, reviewVersion);
   assert.equal(r.json.kind, 'ConversionReview');
   assert.equal(r.json.response.uid, uid);
   return r.json.response as { convertedObjects: KubernetesObject[]; result: { status: string; message?: string } };
@@ -113,9 +121,37 @@ describe('conversion webhook', () => {
     assert.deepEqual(empty, { uid: '0f6c1c2e-1111-4c3b-9d2a-5b8f3c4d2e10', convertedObjects: [], result: { status: 'Success' } });
   });
 
-  it('keeps the metadata of the source even when a conversion changes it', async () => {
-    const res = await convert('example.com/v2', [widgetV1('meta')]);
-    assert.deepEqual(res.convertedObjects[0].metadata, meta('meta'));
+  it('keeps the metadata a conversion writes: a field the hub lacks survives a round trip in an annotation', async () => {
+    const original: WidgetV1 = { ...widgetV1('meta'), spec: { ...widgetV1('meta').spec, priority: 7 } };
+    const res = await convert('example.com/v2', [original]);
+    assert.deepEqual(res.convertedObjects[0].metadata, { ...meta('meta'), annotations: { note: 'keep me', [PRIORITY]: '7' } });
+    // v2 -> v1 reads it back and drops the annotation; v2 -> v3 (which knows nothing of it) keeps it.
+    assert.deepEqual((await convert('example.com/v1', res.convertedObjects)).convertedObjects, [original]);
+    assert.deepEqual((await convert('example.com/v3', res.convertedObjects)).convertedObjects[0].metadata, res.convertedObjects[0].metadata);
+    // A conversion that returns no metadata gets the source's (v3 here).
+    assert.deepEqual((await convert('example.com/v2', [widgetV3('nometa')])).convertedObjects[0].metadata, meta('nometa'));
+  });
+
+  it('fails the review when a conversion changes name, namespace or uid, or writes a label that is not a string', async () => {
+    for (const [flag, message] of [
+      ['v1.rename', /convertTo \(v1 -> v2\) changed metadata\.name from "m" to "renamed"; the API server refuses/],
+      ['v1.badannotation', /convertTo \(v1 -> v2\) returned metadata\.annotations\["n"\] = 1, not a string/],
+    ] as const) {
+      failOn = flag;
+      try {
+        const res = await convert('example.com/v2', [widgetV1('m')]);
+        assert.deepEqual([res.result.status, res.convertedObjects], ['Failure', []]);
+        assert.match(res.result.message!, message);
+      } finally {
+        failOn = undefined;
+      }
+    }
+  });
+
+  it('answers an apiextensions.k8s.io/v1beta1 ConversionReview in v1beta1', async () => {
+    const res = await convert('example.com/v2', [widgetV1('beta')], 'b1', 'apiextensions.k8s.io/v1beta1');
+    assert.deepEqual(res.result, { status: 'Success' });
+    assert.equal(res.convertedObjects[0].apiVersion, 'example.com/v2');
   });
 
   it('fails the whole review with a message naming the object when a conversion throws', async () => {
@@ -154,10 +190,10 @@ describe('conversion webhook', () => {
     assert.equal(await metricValue(srv.registry, 'controller_runtime_webhook_panics_total'), before + 1);
   });
 
-  it('answers 400 to a body that is not an apiextensions.k8s.io/v1 ConversionReview with a request', async () => {
+  it('answers 400 to a body that is not an apiextensions.k8s.io/v1 or v1beta1 ConversionReview with a request', async () => {
     const port = srv.server.port!;
     const bad: [unknown, RegExp][] = [
-      [{ apiVersion: 'apiextensions.k8s.io/v1beta1', kind: 'ConversionReview', request: {} }, /expected an apiextensions\.k8s\.io\/v1 ConversionReview, got apiextensions\.k8s\.io\/v1beta1 ConversionReview/],
+      [{ apiVersion: 'apiextensions.k8s.io/v2', kind: 'ConversionReview', request: {} }, /expected an apiextensions\.k8s\.io\/v1 or v1beta1 ConversionReview, got apiextensions\.k8s\.io\/v2 ConversionReview/],
       [{ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview' }, /has no request/],
       [{ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { desiredAPIVersion: 'example.com/v1', objects: [] } }, /has no uid/],
       [{ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'u', objects: [] } }, /has no desiredAPIVersion/],

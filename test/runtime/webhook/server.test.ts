@@ -45,7 +45,7 @@ describe('WebhookServer requests', () => {
         ['bad JSON', { raw: '{"apiVersion": ' }, /^malformed request body: /],
         ['empty body', { raw: '' }, /^malformed request body: request body is empty/],
         ['wrong content type', { raw: '{}', headers: { 'Content-Type': 'text/plain' } }, /^contentType=text\/plain, expected application\/json/],
-        ['v1beta1', { body: { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: { uid: 'x' } } }, /expected an admission\.k8s\.io\/v1 AdmissionReview, got admission\.k8s\.io\/v1beta1 AdmissionReview/],
+        ['v2', { body: { apiVersion: 'admission.k8s.io/v2', kind: 'AdmissionReview', request: { uid: 'x' } } }, /expected an admission\.k8s\.io\/v1 or v1beta1 AdmissionReview, got admission\.k8s\.io\/v2 AdmissionReview/],
         ['other kind', { body: { apiVersion: 'admission.k8s.io/v1', kind: 'Pod' } }, /got admission\.k8s\.io\/v1 Pod/],
         ['an array', { body: [1, 2] }, /got an array/],
         ['null', { raw: 'null' }, /got object/],
