@@ -20,6 +20,8 @@ export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   contentType?: string;
+  /** The Accept header (default application/json), e.g. `application/json;as=Table;v=v1;g=meta.k8s.io`. */
+  accept?: string;
   signal?: AbortSignal;
   /** Milliseconds before the request is abandoned (default 60 000; 0 = none, for watches). */
   timeoutMs?: number;
@@ -40,6 +42,34 @@ interface Prepared {
  */
 const AUTH_TTL_MS = 30_000;
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** How many times a request answered 429 (or 5xx) with Retry-After is sent again (client-go: 10). */
+const MAX_RETRY_AFTER = 10;
+
+/** The wait a 429 or 5xx answer asks for with Retry-After (whole seconds, at most 60), or undefined. */
+function retryAfterMs(res: IncomingMessage): number | undefined {
+  const code = res.statusCode ?? 0;
+  if (code !== 429 && code < 500) return undefined;
+  const header = res.headers['retry-after'];
+  const seconds = typeof header === 'string' && /^\d+$/.test(header.trim()) ? Number(header) : undefined;
+  return seconds === undefined ? undefined : Math.min(seconds, 60) * 1000;
+}
+
+/** Waits `ms`, or rejects with the abort error as soon as the signal fires. */
+function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 /** How often a client that cannot reach its server probes /readyz while someone waits to retry. */
 const PROBE_INTERVAL_MS = 500;
 
@@ -124,7 +154,7 @@ export class RestClient {
     if (s) search = `?${s}`;
     const basePath = p.base.pathname.replace(/\/$/, '');
     const body = o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
-    const headers: Record<string, string> = { ...p.headers, Accept: 'application/json' };
+    const headers: Record<string, string> = { ...p.headers, Accept: o.accept ?? 'application/json' };
     if (body !== undefined) {
       headers['Content-Type'] = o.contentType ?? 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(body));
@@ -185,7 +215,17 @@ export class RestClient {
    */
   async request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
     if (o.what === undefined) o = { ...o, what: `${method} ${path.split('?', 1)[0]}` };
-    const { res } = await this.open(method, path, o, false);
+    // As client-go: a 429, or a 5xx with Retry-After, was not acted on; wait as told and send it
+    // again, at most MAX_RETRY_AFTER times (an API server whose watch cache is still initialising
+    // answers 429 "storage is (re)initializing" with Retry-After: 1).
+    let res: IncomingMessage;
+    for (let attempt = 0; ; attempt++) {
+      ({ res } = await this.open(method, path, o, false));
+      const wait = attempt < MAX_RETRY_AFTER ? retryAfterMs(res) : undefined;
+      if (wait === undefined) break;
+      res.resume();
+      await sleepUnlessAborted(wait, o.signal);
+    }
     const chunks: Buffer[] = [];
     for await (const c of res) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
