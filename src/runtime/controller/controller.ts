@@ -2,6 +2,7 @@
  * The controller (controller-runtime's internal controller): sources feed predicates and
  * handlers, handlers feed a rate-limited work queue, workers call the reconciler.
  */
+import { setMaxListeners } from 'node:events';
 import { CacheSyncTimeoutError } from '../cache/errors.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -208,6 +209,9 @@ export class Controller implements Runnable {
     if (this.started) throw new Error(`kubeforge/runtime: controller ${this.name} was already started`);
     this.started = true;
     this.signal = signal;
+    // Each watch listens on the signal (and on the sync signal below): as many as the controller
+    // has watches, by design, so Node's warning past 10 listeners would be a false alarm.
+    setMaxListeners(0, signal);
     const log = this.log;
     if (leadership) {
       this.queue.setGate(
@@ -222,6 +226,7 @@ export class Controller implements Runnable {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), timeoutMs);
     const syncSignal = AbortSignal.any([signal, timeout.signal]);
+    setMaxListeners(0, syncSignal);
     let results: boolean[];
     try {
       results = await Promise.all(this.watches.map((w) => w.source.waitForSync(syncSignal))).finally(() => clearTimeout(timer));

@@ -53,7 +53,10 @@ export function kindSource(cache: Cache, type: TypeRef): Source {
       signal.addEventListener('abort', () => informer?.removeEventHandler(registration!), { once: true });
     },
     async waitForSync(signal) {
-      await Promise.race([startedP, new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }))]);
+      // The abort listener goes when the race is decided, so waits do not pile up on the signal.
+      let onAbort: (() => void) | undefined;
+      await Promise.race([startedP, new Promise<void>((r) => signal.addEventListener('abort', (onAbort = () => r()), { once: true }))]);
+      signal.removeEventListener('abort', onAbort!);
       while (!signal.aborted) {
         if (registration?.hasSynced()) return true;
         if (informer && 'waitForSync' in informer) {
