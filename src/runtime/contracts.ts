@@ -299,6 +299,10 @@ export interface Client extends Reader, Writer {
  * may hand-roll one.
  */
 export interface ControllerManagerLike {
+  /** The KubeConfig the manager talks to the cluster with (controller-runtime's GetConfig). */
+  getConfig(): KubeConfig;
+  /** A discovery client: server version, API groups, resources of a group/version (GetDiscoveryClient). */
+  getDiscoveryClient(): import('./client/discovery.js').DiscoveryClient;
   getCache(): Cache;
   /**
    * The manager's RESTMapper (optional for hand-written managers): the builders resolve `for()`,

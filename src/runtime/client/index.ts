@@ -22,4 +22,5 @@ export { Apply, mergeFrom, mergePatch, jsonPatch, strategicMergePatch, createMer
 export type { JSONPatchOperation } from './patch.js';
 export { LeadershipLostError } from './fence.js';
 export type { RESTMapper, APIResource } from './restmapper.js';
+export { DiscoveryClient, type APIGroup, type ServerVersion } from './discovery.js';
 export { splitAPIVersion, apiVersionOf } from './types.js';

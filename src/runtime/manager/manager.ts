@@ -3,6 +3,7 @@
  * metrics and probe servers and leader election; starts them in order and stops them in reverse
  * on an AbortSignal, letting in-flight work finish within a grace period.
  */
+import { DiscoveryClient } from '../client/discovery.js';
 import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -215,6 +216,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
   private readonly registry = new Registry();
   private readonly clientRest: RestClient;
   private readonly mapper: RESTMapper;
+  private discovery?: DiscoveryClient;
   private readonly ownRest: RestClient;
   private readonly cache: Cache & Runnable;
   private readonly client: Client;
@@ -356,6 +358,14 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
    */
   getRESTMapper(): RESTMapper {
     return this.mapper;
+  }
+
+  /**
+   * A discovery client on the Manager's connection (client-go's DiscoveryClient): the server's
+   * version, its API groups and the resources of a group/version. Each call asks the server.
+   */
+  getDiscoveryClient(): DiscoveryClient {
+    return (this.discovery ??= new DiscoveryClient(this.clientRest));
   }
 
   /** The shared informer cache (started by start(), before the controllers). */

@@ -1,5 +1,6 @@
 // Shared helpers for the runtime tests: a real API server (kubeforge/testing), the Widget test
 // CRD, and a minimal ControllerManagerLike used until/unless the real Manager is wanted.
+import { DiscoveryClient } from '../../../src/runtime/client/discovery.js';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig, KubernetesObject, V1Condition, V1ObjectMeta } from '@kubernetes/client-node';
@@ -76,11 +77,22 @@ export class MiniManager implements ControllerManagerLike {
   private running?: AbortSignal;
   private readonly runs: Promise<void>[] = [];
 
-  constructor(config: KubeConfig, cacheOptions: CacheOptions = {}) {
+  constructor(
+    readonly config: KubeConfig,
+    cacheOptions: CacheOptions = {},
+  ) {
     this.logger = testLogger();
+    this.discovery = new DiscoveryClient(new RestClient(config));
     this.cache = newCache(config, { logger: this.logger, ...cacheOptions });
     this.client = newClient(config, { cache: this.cache, fieldOwner: 'kubeforge-test' });
     this.events = new EventBroadcaster({ rest: new RestClient(config), logger: this.logger });
+  }
+  private readonly discovery: DiscoveryClient;
+  getConfig(): KubeConfig {
+    return this.config;
+  }
+  getDiscoveryClient(): DiscoveryClient {
+    return this.discovery;
   }
   getCache(): Cache {
     return this.cache;

@@ -1,0 +1,45 @@
+// What setupWithManager can ask the cluster: the manager's config and a discovery client (server
+// version, groups, resources), against a real API server with the Widget CRD installed.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { ControllerManagerLike } from '../../../src/runtime/contracts.js';
+import { newManager } from '../../../src/runtime/manager/index.js';
+import type { TestEnvironment } from '../../../src/testing/index.js';
+import { startEnv, testLogger } from '../controller/harness.js';
+
+describe('discovery client', () => {
+  let env: TestEnvironment;
+  let mgr: ControllerManagerLike;
+  before(async () => {
+    const started = await startEnv();
+    env = started.env;
+    mgr = newManager(started.config, { logger: testLogger() });
+  });
+  after(async () => {
+    await env?.stop();
+  });
+
+  it('what setupWithManager receives has the config and a discovery client', async () => {
+    assert.match(mgr.getConfig().getCurrentCluster()?.server ?? '', /^https:\/\/127\.0\.0\.1:\d+$/);
+    const d = mgr.getDiscoveryClient();
+    const version = await d.serverVersion();
+    const binary = spawnSync(join(process.env.KUBEBUILDER_ASSETS ?? '', 'kube-apiserver'), ['--version'], { encoding: 'utf8' }).stdout.trim();
+    assert.equal(`Kubernetes ${version.gitVersion}`, binary);
+    assert.equal(version.major, '1');
+
+    const groups = await d.serverGroups();
+    assert.deepEqual(groups[0], { name: '', versions: ['v1'], preferredVersion: 'v1' });
+    assert.ok(groups.some((g) => g.name === 'apps' && g.versions.includes('v1')));
+    assert.ok(groups.some((g) => g.name === 'test.kubeforge.io' && g.preferredVersion === 'v1'), JSON.stringify(groups.map((g) => g.name)));
+
+    const apps = await d.serverResourcesForGroupVersion('apps/v1');
+    assert.ok(apps.some((r) => r.name === 'deployments' && r.kind === 'Deployment' && r.namespaced));
+    assert.equal(await d.serves('test.kubeforge.io/v1', 'Widget'), true);
+    assert.equal(await d.serves('v1', 'ConfigMap'), true);
+    assert.equal(await d.serves('apps/v1', 'Widget'), false);
+    assert.equal(await d.serves('nope.example.com/v1'), false);
+    await assert.rejects(d.serverResourcesForGroupVersion('nope.example.com/v1'), (e: unknown) => (e as { code?: number }).code === 404);
+  });
+});
