@@ -78,7 +78,7 @@ Examples:
   const api = create
     .command('api')
     .description('scaffold a Kind: its API types, a controller, samples and roles; then generate its CRD')
-    .option('--group <group>', 'API group without the domain, e.g. batch (DNS-1123 label; the full group is <group>.<domain>)')
+    .option('--group <group>', 'API group without the domain, e.g. batch or data.storage (a DNS-1123 subdomain; the full group is <group>.<domain>)')
     .option('--version <version>', 'API version, e.g. v1, v1beta1, v2alpha3')
     .option('--kind <kind>', 'Kind, in PascalCase, e.g. CronJob')
     .option('--plural <plural>', 'resource name (default: the plural of the Kind, lower-cased, as kubeforge manifests and controller-gen derive it)');

@@ -31,14 +31,17 @@ export class LoggerOptionsError extends Error {
   }
 }
 
-const NAMED: Record<string, Level> = { debug: 'debug', info: 'info', warn: 'warn', error: 'error', panic: 'fatal', dpanic: 'fatal' };
+const NAMED: Record<string, Level | 'silent'> = { debug: 'debug', info: 'info', warn: 'warn', error: 'error', panic: 'fatal', dpanic: 'fatal', silent: 'silent' };
 
-/** The pino level of a `--zap-log-level` value; throws LoggerOptionsError for anything else. */
-export function zapLevel(value: string | number): Level {
+/**
+ * The pino level of a `--zap-log-level` value (or of `level` given in code, where pino's `silent`
+ * also works, e.g. in tests); throws LoggerOptionsError for anything else.
+ */
+export function zapLevel(value: string | number): Level | 'silent' {
   const text = String(value).trim().toLowerCase();
   if (Object.hasOwn(NAMED, text)) return NAMED[text];
   if (/^\d+$/.test(text) && Number(text) > 0) return Number(text) === 1 ? 'debug' : 'trace';
-  throw new LoggerOptionsError(`invalid --zap-log-level "${value}": expected debug, info, warn, error, panic or an integer > 0`);
+  throw new LoggerOptionsError(`invalid log level "${value}" (the level option, --zap-log-level on the command line): expected debug, info, warn, error, panic, silent or an integer > 0`);
 }
 
 /** The encoder of a `--zap-encoder` value; throws LoggerOptionsError for anything else. */

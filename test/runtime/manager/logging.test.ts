@@ -53,7 +53,9 @@ describe('newLogger (zap flags)', () => {
   });
 
   it('rejects an unknown level or encoder, naming the flag', () => {
-    assert.throws(() => newLogger({ level: 'loud' }), (e: unknown) => e instanceof LoggerOptionsError && /--zap-log-level "loud"/.test(e.message));
+    assert.throws(() => newLogger({ level: 'loud' }), (e: unknown) => e instanceof LoggerOptionsError && /invalid log level "loud" \(the level option, --zap-log-level on the command line\)/.test(e.message));
+    assert.equal(zapLevel('silent'), 'silent');
+    assert.equal(newLogger({ level: 'silent' }).level, 'silent');
     assert.throws(() => newLogger({ level: '0' }), LoggerOptionsError);
     assert.throws(() => newLogger({ encoder: 'yaml' as 'json' }), (e: unknown) => e instanceof LoggerOptionsError && /--zap-encoder "yaml"/.test(e.message));
   });
