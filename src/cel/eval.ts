@@ -4,7 +4,8 @@
  * server is older: every rule of every schema node the object holds is evaluated with `self`
  * (and, on update, `oldSelf` where old and new values correlate: object fields, map keys,
  * map-list items by their keys). A rule that is false, or fails to evaluate, is a field error in
- * the API server's words: `spec.x: Invalid value: "string": <message>`.
+ * the words of a current API server: `spec.x: Invalid value: "abc": <message>` (servers before
+ * 1.28 showed the schema type, `"string"`, where the value stands now).
  *
  * Evaluation uses @bufbuild/cel (standard library and strings ext) plus the Kubernetes lists and
  * regex libraries written here and the typed ones of ./k8slib.ts (quantity, url, ip, cidr,
@@ -25,8 +26,14 @@ export interface RuleFailure {
   type: RuleErrorType;
   /** Field path (`spec.x`, `spec.items[0]`), `<nil>` for the root (the API server's nil path). */
   field: string;
-  /** The bad value as the API server shows it for CEL rules: the schema type (`"object"`, `"string"`). */
-  value: string;
+  /**
+   * The bad value as a current API server shows it: the value itself for a scalar (`"abc"`, `3`),
+   * `omitted` for an object or array (no value in the message); the schema type (`"string"`) for
+   * a rule that failed to evaluate.
+   */
+  value: unknown;
+  /** True where the message shows no value (objects and arrays). */
+  omitted?: boolean;
   detail: string;
 }
 
@@ -239,7 +246,7 @@ function walk(s: RuleSchema, v: unknown, old: unknown, path: string, isRoot: boo
   if (rules.length) {
     const self = toCel(v, s, isRoot);
     const oldSelf = old === undefined || old === null ? undefined : toCel(old, s, isRoot);
-    for (const rule of rules) evaluateRule(rule, s, self, oldSelf, path, out, warnings);
+    for (const rule of rules) evaluateRule(rule, s, v, self, oldSelf, path, out, warnings);
   }
   if (Array.isArray(v)) {
     const items = s.items;
@@ -265,7 +272,7 @@ function walk(s: RuleSchema, v: unknown, old: unknown, path: string, isRoot: boo
   }
 }
 
-function evaluateRule(rule: ValidationRule, s: RuleSchema, self: unknown, oldSelf: unknown, path: string, out: RuleFailure[], warnings: string[]): void {
+function evaluateRule(rule: ValidationRule, s: RuleSchema, raw: unknown, self: unknown, oldSelf: unknown, path: string, out: RuleFailure[], warnings: string[]): void {
   const source = rule.rule ?? '';
   const unreadable = (src: string) => OPTIONAL_SYNTAX.test(src) && program(src).run({}).error?.startsWith('compilation failed') === true;
   if (unreadable(source) || (rule.messageExpression !== undefined && unreadable(rule.messageExpression))) {
@@ -299,7 +306,8 @@ function evaluateRule(rule: ValidationRule, s: RuleSchema, self: unknown, oldSel
   }
   detail ??= rule.message?.trim() ? rule.message.trim() : `failed rule: ${ruleErrorString(rule)}`;
   const reason = rule.reason && REASONS.has(rule.reason as RuleErrorType) ? (rule.reason as RuleErrorType) : 'FieldValueInvalid';
-  out.push({ type: reason, field, value: type, detail });
+  // The value itself, except for objects and arrays, whose value the API server leaves out.
+  out.push(type === 'object' || type === 'array' ? { type: reason, field, value: undefined, omitted: true, detail } : { type: reason, field, value: raw, detail });
 }
 
 /** True when `v` is a list value of the evaluator (exported for tests of conversions). */

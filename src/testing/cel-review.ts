@@ -1,25 +1,26 @@
 /**
  * The CEL webhook's answer (run in the child process of ./cel-server.ts): evaluates the rules of
- * the object's schema (src/cel/eval.ts) and refuses as a 1.25+ API server does: 422 Invalid,
+ * the object's schema (src/cel/eval.ts) and refuses as a current API server does: 422 Invalid,
  * apimachinery's message and the field causes.
  */
 import { validateObject, type RuleFailure, type RuleSchema } from '../cel/index.js';
-import { FieldErrors, type FieldError } from '../runtime/webhook/fielderrors.js';
+import { FieldErrors, OMITTED_VALUE, type FieldError } from '../runtime/webhook/fielderrors.js';
 import { newWebhookServer, type WebhookServer } from '../runtime/webhook/server.js';
 import { CEL_WEBHOOK_PATH } from './cel-path.js';
 
 type Obj = Record<string, unknown>;
 
 function toFieldError(f: RuleFailure): FieldError {
+  const badValue = f.omitted ? OMITTED_VALUE : f.value;
   switch (f.type) {
     case 'FieldValueForbidden':
       return { type: 'FieldValueForbidden', field: f.field, detail: f.detail };
     case 'FieldValueRequired':
       return { type: 'FieldValueRequired', field: f.field, detail: f.detail };
     case 'FieldValueDuplicate':
-      return { type: 'FieldValueDuplicate', field: f.field, badValue: f.value };
+      return { type: 'FieldValueDuplicate', field: f.field, badValue };
     default:
-      return { type: 'FieldValueInvalid', field: f.field, badValue: f.value, detail: f.detail };
+      return { type: 'FieldValueInvalid', field: f.field, badValue, detail: f.detail };
   }
 }
 

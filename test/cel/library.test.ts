@@ -49,21 +49,21 @@ describe("controller-tools' CronJob rules", () => {
     assert.equal(compileRule(all[0][1], all[0][0]).usesOldSelf, true);
   });
 
-  it('evaluates as a 1.25+ server: create', () => {
+  it('evaluates as a current server: create (the value in the message, as 1.28+)', () => {
     const spec = { schedule: '*', forbiddenInt: 1, stringWithEvenLength: 'abc', stringWithEvenLengthAndMessageExpression: 'abc', stringWithEvenLengthAndGoodPrefix: 'bad-', onlyAllowSettingOnUpdate: 3 };
     assert.deepEqual(validateObject(cronJob, { spec }), [
-      { type: 'FieldValueInvalid', field: 'spec.onlyAllowSettingOnUpdate', value: 'integer', detail: 'must be set to 0 on creation. can be set to any value on an update.' },
-      { type: 'FieldValueInvalid', field: 'spec.stringWithEvenLength', value: 'string', detail: 'must have even length' },
-      { type: 'FieldValueInvalid', field: 'spec.stringWithEvenLengthAndGoodPrefix', value: 'string', detail: 'must have good prefix' },
-      { type: 'FieldValueInvalid', field: 'spec.stringWithEvenLengthAndMessageExpression', value: 'string', detail: 'abc has odd length, must be even' },
+      { type: 'FieldValueInvalid', field: 'spec.onlyAllowSettingOnUpdate', value: 3, detail: 'must be set to 0 on creation. can be set to any value on an update.' },
+      { type: 'FieldValueInvalid', field: 'spec.stringWithEvenLength', value: 'abc', detail: 'must have even length' },
+      { type: 'FieldValueInvalid', field: 'spec.stringWithEvenLengthAndGoodPrefix', value: 'bad-', detail: 'must have good prefix' },
+      { type: 'FieldValueInvalid', field: 'spec.stringWithEvenLengthAndMessageExpression', value: 'abc', detail: 'abc has odd length, must be even' },
     ]);
     assert.deepEqual(validateObject(cronJob, { spec: { stringWithEvenLength: 'ab', stringWithEvenLengthAndGoodPrefix: 'good-x', onlyAllowSettingOnUpdate: 0 } }), []);
   });
 
-  it('evaluates as a 1.25+ server: update (transition rules, optionalOldSelf)', () => {
+  it('evaluates as a current server: update (transition rules, optionalOldSelf; an object value omitted)', () => {
     const old = { spec: { onlyAllowSettingOnUpdate: 0 } };
     assert.deepEqual(validateObject(cronJob, { spec: { forbiddenInt: 2, onlyAllowSettingOnUpdate: 5 } }, old), [
-      { type: 'FieldValueForbidden', field: 'spec.forbiddenInt', value: 'object', detail: 'forbiddenInt is not allowed' },
+      { type: 'FieldValueForbidden', field: 'spec.forbiddenInt', value: undefined, omitted: true, detail: 'forbiddenInt is not allowed' },
     ]);
     assert.deepEqual(validateObject(cronJob, { spec: { forbiddenInt: 2 } }, { spec: { forbiddenInt: 1 } }), []);
   });

@@ -54,7 +54,7 @@ describe('CEL webhook answers', () => {
     assert.equal(a.response.allowed, false);
     assert.equal(a.response.status?.code, 422);
     assert.equal(a.response.status?.reason, 'Invalid');
-    assert.equal(a.response.status?.message, 'Widget.demo.example.com "w" is invalid: [spec.name: Invalid value: "string": Value is immutable, spec.size: Invalid value: "integer": must be even, spec.size: Forbidden: too big]');
+    assert.equal(a.response.status?.message, 'Widget.demo.example.com "w" is invalid: [spec.name: Invalid value: "b": Value is immutable, spec.size: Invalid value: 101: must be even, spec.size: Forbidden: too big]');
     assert.deepEqual(a.response.status?.details.causes.map((c) => [c.reason, c.field]), [['FieldValueInvalid', 'spec.name'], ['FieldValueInvalid', 'spec.size'], ['FieldValueForbidden', 'spec.size']]);
   });
 

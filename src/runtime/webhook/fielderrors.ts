@@ -71,6 +71,9 @@ export function fieldErrorString(e: FieldError): string {
 
 const OMIT = Symbol('omitted value');
 
+/** A bad value the message leaves out (apimachinery's field.OmitValueType), for errors built by hand. */
+export const OMITTED_VALUE: unknown = OMIT;
+
 /** Constructors with apimachinery's names and wording. They never throw. */
 export const field = {
   /** A required field is missing: `Required value[: detail]`. */
