@@ -60,7 +60,8 @@ describe('generated CRDs on a real API server', () => {
     const crds: CRDObject[] = [];
     for (const name of cases) {
       const r = await analyzeProject({ projectDir: join(goldenDir, name), generatorVersion: 'v0.0.0-golden' });
-      assert.deepEqual(r.diagnostics.filter((d) => d.severity === 'error'), []);
+      // What manifests would refuse (the analysis and the CRD check) is no golden to install.
+      assert.deepEqual([...r.diagnostics, ...(await checked(r))].filter((d) => d.severity === 'error'), []);
       crds.push(...(r.crds as unknown as CRDObject[]));
     }
     env = new TestEnvironment({ crds, useExistingCluster: false });
@@ -87,7 +88,9 @@ describe('generated CRDs on a real API server', () => {
             for (const p of s.absent ?? []) assert.equal(get(stored, p), undefined, `${p} should have been pruned`);
           } else {
             assert.notEqual(r.status, 0, `expected rejection, but the server accepted: ${r.stdout.slice(0, 400)}`);
-            if (s.error) assert.ok(r.stderr.includes(s.error), `error should mention ${JSON.stringify(s.error)}; got: ${r.stderr}`);
+            // Current servers name list items by index (`containers[0].name`), v1.20 did not:
+            // the samples name the field without indexes, and the server's words are read so too.
+            if (s.error) assert.ok(r.stderr.replace(/\[\d+\]/g, '').includes(s.error), `error should mention ${JSON.stringify(s.error)}; got: ${r.stderr}`);
           }
         });
       }
