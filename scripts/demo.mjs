@@ -394,7 +394,10 @@ async function demo(flags, where, life) {
       const seen = jobs.get(jobName);
       if (seen && !seen.finished && Date.now() - seen.created >= flags.jobSeconds * 1000) {
         const at = new Date();
-        job.status = { ...job.status, startTime: job.status?.startTime ?? job.metadata.creationTimestamp, completionTime: at, succeeded: 1, conditions: [{ type: 'Complete', status: 'True', lastProbeTime: at, lastTransitionTime: at }] };
+        // As the Job controller finishes a Job: since 1.31 the API server takes Complete=True only
+        // beside SuccessCriteriaMet=True (older servers take any condition type).
+        const condition = (/** @type {string} */ type) => ({ type, status: 'True', lastProbeTime: at, lastTransitionTime: at });
+        job.status = { ...job.status, startTime: job.status?.startTime ?? job.metadata.creationTimestamp, completionTime: at, succeeded: 1, conditions: [condition('SuccessCriteriaMet'), condition('Complete')] };
         try {
           await client.status().update(job);
           seen.finished = true;

@@ -128,7 +128,15 @@ describe('CronJob controller', () => {
     };
     setControllerReference(cronJob, job);
     const created = await client.create(job);
-    created.status = { startTime: started, ...(state === 'active' ? { active: 1 } : { conditions: [{ type: state, status: 'True' }] }) };
+    // As the Job controller finishes a Job: the API server (1.31+) takes Complete=True only beside
+    // SuccessCriteriaMet=True, Failed=True only beside FailureTarget=True, both with their times.
+    const finished = (type: string) => ({ type, status: 'True' });
+    created.status =
+      state === 'active'
+        ? { startTime: started, active: 1 }
+        : state === 'Complete'
+          ? { startTime: started, completionTime: started, succeeded: 1, conditions: [finished('SuccessCriteriaMet'), finished('Complete')] }
+          : { startTime: started, failed: 1, conditions: [finished('FailureTarget'), finished('Failed')] };
     return client.status().update(created);
   }
 
