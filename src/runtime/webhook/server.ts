@@ -25,6 +25,29 @@ import { WebhookHttpError, describeThrown, type WebhookHandler, type WebhookHand
 export { WebhookHttpError, describeThrown } from './handler.js';
 export type { WebhookHandler, WebhookHandlerContext } from './handler.js';
 
+/** The deepest nesting of JSON arrays and objects a request may have (Go's encoding/json: 10000). */
+export const MAX_JSON_DEPTH = 10_000;
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `limit`: one pass over the bytes,
+ * brackets inside strings ignored. Linear and allocation-free, so it is cheap on a 7 MiB body.
+ */
+export function nestedDeeperThan(bytes: Uint8Array, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (inString) {
+      if (b === 0x5c) i++; // backslash: skip the escaped byte
+      else if (b === 0x22) inString = false;
+    } else if (b === 0x22) inString = true;
+    else if (b === 0x5b || b === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (b === 0x5d || b === 0x7d) depth--;
+  }
+  return false;
+}
+
 /** Options of {@link newWebhookServer}. Durations are milliseconds. */
 export interface WebhookServerOptions {
   /** Interface to bind; default all interfaces. */
@@ -581,7 +604,11 @@ export class WebhookServer implements Runnable {
       let body: unknown;
       try {
         if (size === 0) throw new Error('request body is empty');
-        body = JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)).toString('utf8'));
+        const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+        // Refused before any parse or recursive walk (Go's decoder stops at the same depth): one
+        // deeply nested review must not hold the event loop, or be taken for a crash of user code.
+        if (nestedDeeperThan(bytes, MAX_JSON_DEPTH)) throw new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+        body = JSON.parse(bytes.toString('utf8'));
       } catch (e) {
         finish(400, () => this.text(res, 400, `malformed request body: ${(e as Error).message}`));
         return;
