@@ -5,6 +5,7 @@
 import { error, type Reporter } from '../diagnostics/index.js';
 import type { MarkerValue } from '../analysis/collector.js';
 import { applyMarkers } from './apply.js';
+import { flattenEmbedded } from './flatten.js';
 import type { IRProperty, IRType } from './ir.js';
 import { irResolve } from './ir.js';
 import type { JSONSchemaProps } from './jsonschema.js';
@@ -60,8 +61,11 @@ export class SchemaFormatter {
         return { type: 'array', items: this.format(t.items, ctx) };
       case 'map':
         return { type: 'object', additionalProperties: this.format(t.values, ctx) };
-      case 'object':
-        return this.formatObject(t.properties);
+      case 'object': {
+        const schema = this.formatObject(t.properties);
+        if (t.embedded?.length) flattenEmbedded(schema, t.embedded.map((p) => this.format(p, ctx)));
+        return schema;
+      }
       case 'builtin':
         switch (t.name) {
           case 'Quantity':
@@ -104,8 +108,11 @@ export class SchemaFormatter {
         return t.what === 'object' ? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } : { 'x-kubernetes-preserve-unknown-fields': true };
       case 'named': {
         const allow = ctx.allowUnknown || t.markers.some((m) => m.name === 'PreserveUnknownFields' || m.name === 'Schemaless');
-        const schema = this.format(t.target, { ...ctx, allowUnknown: allow });
+        // An object that embeds marked types: its own markers first, then folded with theirs.
+        const embedded = t.target.kind === 'object' ? t.target.embedded : undefined;
+        const schema = embedded?.length ? this.formatObject((t.target as { properties: IRProperty[] }).properties) : this.format(t.target, { ...ctx, allowUnknown: allow });
         applyMarkers(schema, t.markers, this.report(`type ${t.name}`), undefined, this.warn(`type ${t.name}`));
+        if (embedded?.length) flattenEmbedded(schema, embedded.map((p) => this.format(p, { ...ctx, allowUnknown: allow })));
         if (t.description) schema.description = t.description;
         return setSchemaOrigin(schema, { where: `type ${t.name}`, markers: t.markers, type: schemaOriginOf(schema) });
       }
@@ -191,6 +198,7 @@ export class SchemaFormatter {
       applyMarkers(schema, named.markers, this.report(`Kind ${named.name}`), undefined, this.warn(`Kind ${named.name}`));
       if (named.description) schema.description = named.description;
     }
+    if (obj.kind === 'object' && obj.embedded?.length) flattenEmbedded(schema, obj.embedded.map((p) => this.format(p, { where: `Kind ${named?.name ?? ''}`, allowUnknown: false })));
     return setSchemaOrigin(schema, { where: named ? `Kind ${named.name}` : 'the Kind', markers: named?.markers ?? [] });
   }
 }

@@ -10,7 +10,12 @@ export type IRType =
   | { kind: 'enum'; type: 'string' | 'integer' | 'number' | 'boolean'; values: (string | number | boolean)[] }
   | { kind: 'array'; items: IRType }
   | { kind: 'map'; values: IRType }
-  | { kind: 'object'; properties: IRProperty[] }
+  /**
+   * `embedded`: the named types merged in (intersection members, base classes: Go's embedded
+   * structs), in order, whose type-level markers the formatter flattens into this object as
+   * controller-gen does. Absent when none of them carries markers.
+   */
+  | { kind: 'object'; properties: IRProperty[]; embedded?: IRType[] }
   /** Types with a fixed schema: Quantity, IntOrString, date-time, Duration, byte strings, ObjectMeta. */
   | { kind: 'builtin'; name: 'Quantity' | 'IntOrString' | 'DateTime' | 'Duration' | 'Bytes' | 'ObjectMeta' }
   /** A @kubernetes/client-node model class, by name (V1PodTemplateSpec). */
@@ -41,4 +46,17 @@ export interface IRProperty {
 export function irResolve(t: IRType): IRType {
   while (t.kind === 'named' || t.kind === 'nullable') t = t.target;
   return t;
+}
+
+/** Whether a type merged into an object brings type-level markers with it (its own, or of what it embeds). */
+export function carriesMarkers(t: IRType): boolean {
+  if (t.kind === 'nullable') return carriesMarkers(t.target);
+  if (t.kind === 'named') return t.markers.length > 0 || carriesMarkers(t.target);
+  return t.kind === 'object' && !!t.embedded?.length;
+}
+
+/** The parts of `t` that bring markers when it is merged into an object (see {@link carriesMarkers}). */
+export function embeddedParts(t: IRType): IRType[] {
+  if (t.kind === 'named' || t.kind === 'nullable') return carriesMarkers(t) ? [t] : [];
+  return t.kind === 'object' ? [...(t.embedded ?? [])] : [];
 }

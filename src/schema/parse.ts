@@ -12,7 +12,7 @@ import { error, type Reporter } from '../diagnostics/index.js';
 import { locationOf, type MarkerCollector, type MarkerValue } from '../analysis/collector.js';
 import { K8S_MODULE, MARKERS_MODULE } from '../loader/program.js';
 import type { IRProperty, IRType } from './ir.js';
-import { irResolve } from './ir.js';
+import { embeddedParts, irResolve } from './ir.js';
 import { isValueNumber, plainNumberWarning } from './numbers.js';
 
 type Binding = { node: ts.TypeNode; env: Env };
@@ -251,6 +251,7 @@ export class TypeParser {
       // Branded primitive (`string & { __brand: 'X' }`): the primitive.
       return primitives[0];
     }
+    const embedded: IRType[] = [];
     for (const p of parts) {
       const r = irResolve(p);
       if (r.kind !== 'object')
@@ -260,8 +261,10 @@ export class TypeParser {
         if (i >= 0) props.splice(i, 1);
         props.push(prop);
       }
+      // A member's type-level markers stay with the merged object (Go's embedded struct).
+      embedded.push(...embeddedParts(p));
     }
-    return { kind: 'object', properties: props };
+    return embedded.length ? { kind: 'object', properties: props, embedded } : { kind: 'object', properties: props };
   }
 
   private parseReference(node: ts.TypeReferenceNode, env: Env, where: string): IRType {
@@ -494,7 +497,10 @@ export class TypeParser {
           this.report('KF3006', `${where}: the base type is not an object type`, t);
           continue;
         }
-        merged = merged ? mergeObjects(merged, r) : r;
+        // The base's type-level markers stay with the class (as a Go embedded struct's).
+        const parts = embeddedParts(base);
+        const own: IRType = parts.length ? { kind: 'object', properties: r.properties, embedded: parts } : { kind: 'object', properties: r.properties };
+        merged = merged ? mergeObjects(merged, own) : own;
       }
     }
     return merged;
@@ -616,7 +622,8 @@ function mergeObjects(a: IRType | undefined, b: IRType): IRType {
     if (i >= 0) props.splice(i, 1);
     props.push(p);
   }
-  return { kind: 'object', properties: props };
+  const embedded = [...(ra.embedded ?? []), ...(rb.embedded ?? [])];
+  return embedded.length ? { kind: 'object', properties: props, embedded } : { kind: 'object', properties: props };
 }
 
 function describe(t: IRType): string {

@@ -1,0 +1,76 @@
+/**
+ * controller-gen's allOf flattening, for the type-level keywords of embedded types. In Go an
+ * embedded struct's schema joins its parent's as an allOf member, embedded types first and the
+ * parent's own schema last, and the flattener (controller-tools pkg/crd/flatten.go) folds them
+ * together. kubeforge merges the properties of intersection members and base classes while
+ * parsing; what is left is the keywords their type-level markers set, folded here by the same
+ * rules:
+ *   - title, description, example, externalDocs are not merged (the parent's own stay);
+ *   - x-kubernetes-validations: the later member's rules go before the earlier ones (so the
+ *     parent's own come first, then the embedded types' in reverse order);
+ *   - x-kubernetes-preserve-unknown-fields, x-kubernetes-map-type: the later member wins;
+ *   - enum: kept from the first member that has one;
+ *   - any other keyword set by two members: both values move into `allOf` (one entry per side),
+ *     even when they are equal where Go holds them as pointers (numbers, lists, defaults); equal
+ *     strings and booleans are one value.
+ */
+import type { JSONSchemaProps } from './jsonschema.js';
+
+/** Keywords the properties and types of the merge already account for, or that are not merged. */
+const NOT_MERGED = new Set(['properties', 'required', 'type', 'title', 'description', 'example', 'externalDocs', 'items', 'additionalProperties']);
+/** Keywords Go holds as plain strings or booleans: equal values are one value. */
+const BY_VALUE = new Set(['format', 'pattern', 'exclusiveMaximum', 'exclusiveMinimum', 'uniqueItems', 'nullable', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string']);
+
+type Schema = Record<string, unknown>;
+
+/** The keywords of a schema the flattening folds (a copy; the schema is unchanged). */
+export function foldableKeywords(s: JSONSchemaProps): JSONSchemaProps {
+  const out: Schema = {};
+  for (const [k, v] of Object.entries(s)) if (!NOT_MERGED.has(k) && v !== undefined) out[k] = v;
+  return out as JSONSchemaProps;
+}
+
+/** Folds `src` into `dst` as controller-gen's flattenAllOfInto does (see the module comment). */
+export function flattenInto(dst: JSONSchemaProps, src: JSONSchemaProps): void {
+  const d = dst as Schema;
+  const srcAll = (src as Schema).allOf as JSONSchemaProps[] | undefined;
+  for (const member of srcAll ?? []) flattenInto(dst, member);
+  const dstRemainder: Schema = {};
+  const srcRemainder: Schema = {};
+  let hoisted = false;
+  for (const [k, v] of Object.entries(src as Schema)) {
+    if (k === 'allOf' || NOT_MERGED.has(k) || v === undefined) continue;
+    if (k === 'enum') {
+      if (!d.enum) d.enum = v;
+      continue;
+    }
+    if (d[k] === undefined) {
+      d[k] = v;
+      continue;
+    }
+    if (BY_VALUE.has(k) && d[k] === v) continue;
+    if (k === 'x-kubernetes-validations') d[k] = [...(v as unknown[]), ...(d[k] as unknown[])];
+    else if (k === 'x-kubernetes-preserve-unknown-fields' || k === 'x-kubernetes-map-type') d[k] = v;
+    else {
+      hoisted = true;
+      srcRemainder[k] = v;
+      dstRemainder[k] = d[k];
+      delete d[k];
+    }
+  }
+  if (hoisted) d.allOf = [...((d.allOf as Schema[] | undefined) ?? []), dstRemainder, srcRemainder];
+}
+
+/**
+ * Sets on `schema` the keywords of its embedded types (`parts`, each formatted whole) and its
+ * own, folded in Go's order: the embedded types first, the schema's own keywords last.
+ */
+export function flattenEmbedded(schema: JSONSchemaProps, parts: readonly JSONSchemaProps[]): void {
+  const own = foldableKeywords(schema);
+  const s = schema as Schema;
+  for (const k of Object.keys(own)) delete s[k];
+  const dst: JSONSchemaProps = {};
+  for (const p of parts) flattenInto(dst, foldableKeywords(p));
+  flattenInto(dst, own);
+  Object.assign(schema, dst);
+}
