@@ -15,10 +15,14 @@ import { join } from 'node:path';
 /** Whether the test's API server evaluates the rules itself (1.25 and later). */
 const serverEnforces = (apiServerMinor(join(process.env.KUBEBUILDER_ASSETS ?? '', 'kube-apiserver')) ?? 0) >= 25;
 
-/** The field errors of an apimachinery aggregate message, `Kind "name" is invalid: [a, b]` or `...: a`. */
+/**
+ * The field errors of an apimachinery aggregate message, `Kind "name" is invalid: [a, b]` or
+ * `...: a` (after `admission webhook "..." denied the request: ` when the webhook answered).
+ */
 function errorsOf(message: string, prefix: string): string[] {
-  assert.ok(message.startsWith(prefix), message);
-  const body = message.slice(prefix.length);
+  const at = message.indexOf(prefix);
+  assert.ok(at >= 0, message);
+  const body = message.slice(at + prefix.length);
   return (body.startsWith('[') && body.endsWith(']') ? body.slice(1, -1).split(/, (?=spec\.)/) : [body]).sort();
 }
 
