@@ -48,7 +48,7 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} as the judge of the conforman
   before(async () => {
     const bin = await controllerGen();
     out = mkdtempSync(join(tmpdir(), 'kf-controller-gen-'));
-    runTool(bin, ['crd', 'paths=./conformance/...', `output:crd:dir=${out}`], twins);
+    await runTool(bin, ['crd', 'paths=./conformance/...', `output:crd:dir=${out}`], twins);
   });
   after(() => {
     if (out) rmSync(out, { recursive: true, force: true });
@@ -103,7 +103,7 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on embedded Kubernetes types 
   before(async () => {
     const bin = await controllerGen();
     out = mkdtempSync(join(tmpdir(), 'kf-controller-gen-k8s-'));
-    runTool(bin, ['crd', 'paths=./golden/...', `output:crd:dir=${out}`], twins);
+    await runTool(bin, ['crd', 'paths=./golden/...', `output:crd:dir=${out}`], twins);
   });
   after(() => {
     if (out) rmSync(out, { recursive: true, force: true });
@@ -126,7 +126,7 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on the hard cases (test/fixtu
   before(async () => {
     const bin = await controllerGen();
     out = mkdtempSync(join(tmpdir(), 'kf-controller-gen-cases-'));
-    runTool(bin, ['crd', 'paths=./cases/...', `output:crd:dir=${out}`], twins);
+    await runTool(bin, ['crd', 'paths=./cases/...', `output:crd:dir=${out}`], twins);
   });
   after(() => {
     if (out) rmSync(out, { recursive: true, force: true });

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { findGo } from '../../src/envtest/go-build.js';
 
 /** The controller-gen Kubebuilder 4.x scaffolds projects with. */
@@ -38,9 +38,15 @@ export function controllerGen(): Promise<string> {
   return goInstall('sigs.k8s.io/controller-tools/cmd/controller-gen', CONTROLLER_GEN_VERSION, 'controller-gen');
 }
 
-/** Runs a tool in a folder; throws with its output unless it exits 0. */
-export function runTool(bin: string, args: string[], cwd: string): string {
-  const r = spawnSync(bin, args, { cwd, encoding: 'utf8', env: { ...process.env, GOFLAGS: '-buildvcs=false' }, timeout: 10 * 60_000 });
+/**
+ * Runs a tool in a folder; throws with its output unless it exits 0. controller-gen loads
+ * packages through the go command it finds on PATH, so the Go that findGo chose goes first
+ * (a machine may also have Debian's older Go, which the legacy v1.20 build installs).
+ */
+export async function runTool(bin: string, args: string[], cwd: string): Promise<string> {
+  const go = await findGo();
+  const path = go && go.includes('/') ? `${dirname(go)}:${process.env.PATH ?? ''}` : process.env.PATH;
+  const r = spawnSync(bin, args, { cwd, encoding: 'utf8', env: { ...process.env, PATH: path, GOFLAGS: '-buildvcs=false' }, timeout: 10 * 60_000 });
   if (r.status !== 0) throw new Error(`${bin} ${args.join(' ')} failed (exit ${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
 }
