@@ -8,7 +8,7 @@
  */
 import { parse } from '@bufbuild/cel';
 import { OVERLOADS, TYPE_IDENTS, type Overload } from './library.js';
-import { T, typeName, type CelT } from './types.js';
+import { RESERVED, T, typeName, type CelT } from './types.js';
 
 /** The parts of cel-spec's Expr this module reads (kept structural: no import of generated protobuf types). */
 export interface Expr {
@@ -97,6 +97,8 @@ export function checkExpression(source: string, variables: Record<string, CelT>)
 }
 
 const isDyn = (t: CelT) => t.kind === 'dyn';
+/** cel-go's two-variable comprehension macros (ext.TwoVarComprehensions, enabled by current API servers). */
+const TWO_VAR_MACROS = new Set(['all', 'exists', 'existsOne', 'transformList', 'transformMap', 'transformMapEntry']);
 const ERR: CelT = { kind: 'dyn' };
 
 class Checker {
@@ -127,8 +129,11 @@ class Checker {
         switch (k.value.constantKind.case) {
           case 'boolValue':
             return T.bool;
-          case 'int64Value':
+          case 'int64Value': {
+            const v = BigInt(k.value.constantKind.value as bigint | number);
+            if (v > 9223372036854775807n || v < -9223372036854775808n) return this.issue(e, 'invalid int literal');
             return T.int;
+          }
           case 'uint64Value':
             return T.uint;
           case 'doubleValue':
@@ -156,11 +161,15 @@ class Checker {
         const { operand, field, testOnly } = k.value;
         // A qualified function name such as `format.dns1123Label` is not a selection.
         if (!operand) return T.dyn;
+        // A qualified type name (`google.protobuf.Timestamp`, `net.IP`) is a type value.
+        const qualified = this.qualifiedName(e, scope);
+        if (qualified && TYPE_IDENTS.has(qualified)) return T.type;
         const ot = this.check(operand, scope);
         let ft: CelT;
         switch (ot.kind) {
           case 'object': {
-            const f = ot.fields.get(field);
+            // Current API servers also take a reserved word unescaped (self.namespace for __namespace__).
+            const f = ot.fields.get(field) ?? (RESERVED.has(field) ? ot.fields.get(`__${field}__`) : undefined);
             ft = f ?? this.issue(e, `undefined field '${field}'`);
             break;
           }
@@ -183,22 +192,31 @@ class Checker {
         let max = 0;
         for (const el of k.value.elements) {
           const t = this.check(el, scope);
+          // The API server's CEL takes only homogeneous aggregate literals.
+          if (elem && !sameKind(elem, t)) this.issue(el, `expected type '${typeName(elem)}' but found '${typeName(t)}'`);
           elem = elem ? join(elem, t) : t;
           max++;
         }
         return T.list(elem ?? T.dyn, max);
       }
       case 'structExpr': {
+        // The protobuf well-known types are the only messages a rule can build.
+        if (k.value.messageName === 'google.protobuf.Timestamp' || k.value.messageName === 'google.protobuf.Duration') {
+          for (const entry of k.value.entries) if (entry.value) this.check(entry.value, scope);
+          return k.value.messageName.endsWith('Timestamp') ? T.timestamp : T.duration;
+        }
         if (k.value.messageName) return this.issue(e, `undeclared reference to '${k.value.messageName}' (in container '')`);
         let key: CelT | undefined;
         let value: CelT | undefined;
         for (const entry of k.value.entries) {
           if (entry.keyKind.case === 'mapKey') {
             const kt = this.check(entry.keyKind.value as Expr, scope);
+            if (key && !sameKind(key, kt)) this.issue(entry.keyKind.value as Expr, `expected type '${typeName(key)}' but found '${typeName(kt)}'`);
             key = key ? join(key, kt) : kt;
           }
           if (entry.value) {
             const vt = this.check(entry.value, scope);
+            if (value && !sameKind(value, vt)) this.issue(entry.value, `expected type '${typeName(value)}' but found '${typeName(vt)}'`);
             value = value ? join(value, vt) : vt;
           }
         }
@@ -231,6 +249,50 @@ class Checker {
     }
   }
 
+  /** `a.b.c` when `e` is a chain of selections over an identifier that is no variable, else undefined. */
+  private qualifiedName(e: Expr, scope: Map<string, CelT>): string | undefined {
+    const parts: string[] = [];
+    let cur: Expr | undefined = e;
+    while (cur && cur.exprKind.case === 'selectExpr' && !cur.exprKind.value.testOnly) {
+      parts.unshift(cur.exprKind.value.field);
+      cur = cur.exprKind.value.operand;
+    }
+    if (!cur || cur.exprKind.case !== 'identExpr') return undefined;
+    const root = cur.exprKind.value.name;
+    if (scope.has(root) || this.variables[root]) return undefined;
+    return [root, ...parts].join('.');
+  }
+
+  /**
+   * The macros cel-go expands and our parser does not: the two-variable comprehensions
+   * (`all(k, v, p)`, `exists`, `existsOne`, `transformList`, `transformMap`, `transformMapEntry`)
+   * and ext lists' `sortBy(e, key)`. Types them as cel-go does; undefined when `name` is none
+   * of them (or not in macro form).
+   */
+  private checkMacroCall(e: Expr, name: string, target: Expr, args: Expr[], scope: Map<string, CelT>): CelT | undefined {
+    const two = TWO_VAR_MACROS.has(name) && (args.length === 3 || (args.length === 4 && name.startsWith('transform')));
+    const sortBy = name === 'sortBy' && args.length === 2;
+    if (!two && !sortBy) return undefined;
+    const vars = args.slice(0, two ? 2 : 1);
+    if (!vars.every((a) => a.exprKind.case === 'identExpr')) return undefined;
+    const rt = this.check(target, scope);
+    const inner = new Map(scope);
+    const names = vars.map((a) => (a.exprKind.value as { name: string }).name);
+    if (rt.kind === 'list') {
+      if (two) inner.set(names[0], T.int).set(names[1], rt.elem);
+      else inner.set(names[0], rt.elem);
+    } else if (rt.kind === 'map' && two) inner.set(names[0], rt.key).set(names[1], rt.value);
+    else if (rt.kind === 'dyn') for (const n of names) inner.set(n, T.dyn);
+    else return this.issue(target, `expression of type '${typeName(rt)}' cannot be range of a comprehension (must be list, map, or dynamic)`);
+    const bodies = args.slice(vars.length).map((a) => this.check(a, inner));
+    const last = bodies[bodies.length - 1];
+    if (sortBy) return rt.kind === 'list' ? rt : T.dyn;
+    if (name === 'all' || name === 'exists' || name === 'existsOne') return T.bool;
+    if (name === 'transformList') return T.list(last, rt.kind === 'list' || rt.kind === 'map' ? rt.max : undefined);
+    if (name === 'transformMap') return T.map(rt.kind === 'map' ? rt.key : T.int, last, rt.kind === 'list' || rt.kind === 'map' ? rt.max : undefined);
+    return last.kind === 'map' ? last : T.dyn; // transformMapEntry: the entries' map type
+  }
+
   private checkCall(e: Expr, call: { target?: Expr; function: string; args: Expr[] }, scope: Map<string, CelT>): CelT {
     let name = call.function;
     let target = call.target;
@@ -239,6 +301,8 @@ class Checker {
       name = `${target.exprKind.value.name}.${name}`;
       target = undefined;
     }
+    const macro = target ? this.checkMacroCall(e, name, target, call.args, scope) : undefined;
+    if (macro) return macro;
     const tt = target ? this.check(target, scope) : undefined;
     const ats = call.args.map((a) => this.check(a, scope));
     const candidates = OVERLOADS.get(name);
@@ -257,6 +321,13 @@ class Checker {
       return this.issue(e, `found no matching overload for '${name}' applied to '${tt ? `${typeName(tt)}.` : ''}${sig}'`);
     }
     this.out.calls.set(e.id, matches[0].o);
+    // cel-go checks a literal format string against a literal argument list.
+    if (name === 'format' && target?.exprKind.case === 'constExpr' && call.args[0]?.exprKind.case === 'listExpr') {
+      const text = String(target.exprKind.value.constantKind.value ?? '');
+      const verbs = (text.replace(/%%/g, '').match(/%[-+# 0]*\d*(?:\.\d+)?[sdfeboxX]/g) ?? []).length;
+      const given = call.args[0].exprKind.value.elements.length;
+      if (given > verbs) return this.issue(call.args[0], `too many arguments supplied to string.format (expected ${verbs}, got ${given})`);
+    }
     // several overloads matched a dyn argument: the result is dyn unless they agree
     let result = matches[0].result;
     for (const m of matches.slice(1)) if (typeName(m.result) !== typeName(result)) result = T.dyn;
@@ -266,6 +337,12 @@ class Checker {
     if (result.kind === 'list' && result.elem.kind === 'string' && tt && tt.kind === 'string') return { ...result, max: tt.max };
     return result;
   }
+}
+
+/** Whether two element types of a literal are of one type (dyn and null fit any). */
+function sameKind(a: CelT, b: CelT): boolean {
+  if (a.kind === 'dyn' || b.kind === 'dyn' || a.kind === 'null' || b.kind === 'null') return true;
+  return typeName(a) === typeName(b) || (a.kind === b.kind && a.kind !== 'object' && a.kind !== 'opaque' && a.kind !== 'list' && a.kind !== 'map');
 }
 
 function sum(xs: (number | undefined)[]): number | undefined {

@@ -16,6 +16,8 @@ export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
 export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
 
 const STRING_TRAVERSAL = 0.1;
+/** Calls that are comprehensions in cel-go (two-variable macros, ext lists' sortBy). */
+const MACRO_CALLS = new Set(['all', 'exists', 'existsOne', 'transformList', 'transformMap', 'transformMapEntry', 'sortBy']);
 const REGEX_LENGTH = 0.25;
 
 /** The worst-case number of elements (characters, items, entries) of a value of type `t`. */
@@ -53,7 +55,7 @@ export function estimateCost(c: Checked): number {
       case 'listExpr':
         return 10 + k.value.elements.reduce((a, x) => a + cost(x), 0);
       case 'structExpr':
-        return 30 + k.value.entries.reduce((a, x) => a + cost(x.keyKind.value as Expr | undefined) + cost(x.value), 0);
+        return 30 + k.value.entries.reduce((a, x) => a + (x.keyKind.case === 'mapKey' ? cost(x.keyKind.value as Expr) : 0) + cost(x.value), 0);
       case 'comprehensionExpr': {
         const v = k.value;
         const n = sizeOf(typeOf(v.iterRange));
@@ -69,6 +71,8 @@ export function estimateCost(c: Checked): number {
         if (fn === '_&&_' || fn === '_||_' || fn === '@not_strictly_false' || fn === '!_') return base;
         const recv = typeOf(target ?? args[0]);
         const overload = c.calls.get(e.id);
+        // Two-variable comprehensions and sortBy: the body runs once per element.
+        if (target && MACRO_CALLS.has(fn)) return cost(target) + sizeOf(typeOf(target)) * (1 + argCosts.reduce((a, b) => a + b, 0));
         if (fn === 'matches' || fn === 'find' || fn === 'findAll') {
           const str = target ? recv : typeOf(args[0]);
           const pattern = target ? typeOf(args[0]) : typeOf(args[1]);

@@ -162,7 +162,6 @@ method('getQuery', 'kubernetes.URL', [], 'map(string, list(string))');
 // ---- quantity (library.Quantity) ----
 fn('quantity', 'string', 'kubernetes.Quantity');
 fn('isQuantity', 'string', 'bool');
-method('sign', 'kubernetes.Quantity', [], 'int');
 method('isInteger', 'kubernetes.Quantity', [], 'bool');
 method('asInteger', 'kubernetes.Quantity', [], 'int');
 method('asApproximateFloat', 'kubernetes.Quantity', [], 'double');
@@ -208,8 +207,19 @@ for (const n of FORMAT_NAMES) fn(`format.${n}`, 'kubernetes.NamedFormat');
 fn('format.named', 'string', 'optional_type(kubernetes.NamedFormat)');
 method('validate', 'kubernetes.NamedFormat', ['string'], 'optional_type(list(string))', 'linear');
 
-/** Type names usable as identifiers (`type(x) == string`). */
-export const TYPE_IDENTS = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
+/** Type names usable as identifiers (`type(x) == string`, `type(x) == google.protobuf.Timestamp`). */
+export const TYPE_IDENTS = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn', 'google.protobuf.Timestamp', 'google.protobuf.Duration', 'net.IP', 'net.CIDR', 'kubernetes.URL', 'kubernetes.Quantity', 'kubernetes.Semver', 'optional_type']);
+
+// ---- sets (library.Sets, 1.30+) ----
+for (const f of ['sets.contains', 'sets.equivalent', 'sets.intersects']) fn(f, 'list(A)', 'list(A)', 'bool');
+
+// ---- ext lists (cel-go ext.Lists at the version the API server enables) ----
+method('slice', 'list(A)', ['int', 'int'], 'list(A)', 'linear');
+method('flatten', 'list(list(A))', [], 'list(A)', 'linear');
+method('flatten', 'list(A)', ['int'], 'list(dyn)', 'linear');
+fn('lists.range', 'int', 'list(int)');
+for (const m of ['distinct', 'reverse', 'sort']) method(m, 'list(A)', [], 'list(A)', 'linear');
+for (const m of ['first', 'last']) method(m, 'list(A)', [], 'optional_type');
 
 // ---- optionals (optionalOldSelf, the format library, optional.of / optional.none) ----
 fn('optional.of', 'A', 'optional_type');

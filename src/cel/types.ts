@@ -92,7 +92,8 @@ export interface ValidationRule {
 /** The API server's request size limit, from which unbounded sizes are estimated (apiserver's maxRequestSizeBytes). */
 export const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
 
-const RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+/** CEL's reserved words, which the API server spells `__word__` as field names. */
+export const RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
 
 /**
  * The name a property has in CEL (apiserver's cel.Escape): reserved words become `__word__`,

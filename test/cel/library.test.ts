@@ -195,7 +195,7 @@ describe('Kubernetes typed libraries: evaluation (cases of quantity_test.go, sem
     ['quantity("50k").sub(quantity("20")) == quantity("49.98k")', true], ['quantity("50k").sub(20) == quantity("49980")', true],
     ['quantity("50k").add(20).sub(quantity("100k")).asInteger()', -49980n], ['quantity("50k").add(20).sub(quantity("100k")).sub(-50000).asInteger()', 20n],
     ['quantity("50k").asInteger()', 50000n], ['quantity("9999999999999999999999999999999999999G").isInteger()', false], ['quantity("50").isInteger()', true],
-    ['quantity("50.5").isInteger()', false], ['quantity("50.5").asApproximateFloat()', 50.5], ['quantity("-1").sign()', -1n], ['quantity("1e3").asInteger()', 1000n],
+    ['quantity("50.5").isInteger()', false], ['quantity("50.5").asApproximateFloat()', 50.5], ['quantity("1e3").asInteger()', 1000n],
     ['isSemver("1.2.3-beta.1+build.1")', true], ['isSemver("")', false], ['isSemver("v1.0.0")', false], ['isSemver(" 1.0.0")', false], ['isSemver("1. 0.0")', false],
     ['isSemver("1.0.0 ")', false], ['isSemver("01.01.01")', false], ['isSemver("1")', false], ['isSemver("1.1")', false], ['isSemver("", true)', false],
     ['isSemver(" 1.0.0", true)', false], ['isSemver("v1.0.0", true)', true], ['isSemver("01.01.01", true)', true], ['isSemver("1", true)', true], ['isSemver("1.1", true)', true],
@@ -241,6 +241,9 @@ describe('Kubernetes typed libraries: evaluation (cases of quantity_test.go, sem
       assert.deepEqual(compileRule({ rule: `(${expr}) == (${expr})` }, { type: 'string' }).problems, [], 'and it type-checks');
     });
   }
+  it('quantity().sign() is in the library source but not offered to CRD rules by a 1.36 server: refused, as the server refuses it', () => {
+    assert.match(compileRule({ rule: 'quantity("-1").sign() == -1' }, { type: 'string' }).problems[0]?.message ?? '', /undeclared reference to 'sign'/);
+  });
   for (const [expr, err] of [
     ['quantity("10Mo")', /quantities must match/], ['quantity("9999999999999999999999999999999999999G").asInteger()', /cannot convert/],
     ['semver("v1.0")', /could not parse semver/], ['ip("192.168.0.1.0")', /unable to parse IP/], ['ip("2001:db8:::68")', /unable to parse IP/], ['cidr("192.168.0.0/")', /network address parse error/],

@@ -124,7 +124,7 @@ function badPatterns(checked: CheckedExpr | undefined): string[] {
         return k.value.elements.forEach(visit);
       case 'structExpr':
         return k.value.entries.forEach((x) => {
-          visit(x.keyKind.value as Node | undefined);
+          if (x.keyKind.case === 'mapKey') visit(x.keyKind.value as Node | undefined);
           visit(x.value);
         });
       case 'comprehensionExpr':
