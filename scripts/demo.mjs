@@ -5,7 +5,7 @@
 //      point its kubeforge dependency at `npm pack` of this checkout, npm install, kubeforge
 //      manifests, npm run build;
 //   3. start a test API server (kubeforge/testing's TestEnvironment: etcd + kube-apiserver from
-//      KUBEBUILDER_ASSETS, else provisioned by scripts/setup-envtest.sh) with the sample's CRDs and
+//      KUBEBUILDER_ASSETS, else provisioned by `kubeforge setup-envtest`) with the sample's CRDs and
 //      webhooks, and run the sample's CronJob reconciler and webhooks in a manager in this process,
 //      its clock running --speed times faster than the wall clock;
 //   4. apply config/samples/batch_v1_cronjob.yaml (every minute) and print, for --duration seconds,
@@ -146,7 +146,7 @@ async function step(title, fn) {
 }
 
 /**
- * The folder of etcd and kube-apiserver: KUBEBUILDER_ASSETS, else what scripts/setup-envtest.sh
+ * The folder of etcd and kube-apiserver: KUBEBUILDER_ASSETS, else what `kubeforge setup-envtest`
  * provisions (cached after its first run).
  * @param {boolean} verbose
  * @returns {string}
@@ -161,11 +161,15 @@ function apiServerAssets(verbose) {
     }
     return given;
   }
-  say('    KUBEBUILDER_ASSETS is unset: provisioning etcd + kube-apiserver with scripts/setup-envtest.sh (cached; ~7 minutes the first time)');
-  const out = run('provisioning the test API server', 'set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver (`npx kubeforge setup-envtest` downloads them)', 'bash', [join(root, 'scripts/setup-envtest.sh')], root, verbose);
-  const lines = out.trim().split('\n');
+  say('    KUBEBUILDER_ASSETS is unset: provisioning etcd + kube-apiserver with `kubeforge setup-envtest` (cached; the first build from Go modules takes about 10 minutes: its progress follows)');
+  // Progress (stderr) goes straight to the terminal: a first build is long, and must show it.
+  const r = spawnSync(process.execPath, [join(root, 'bin/kubeforge.js'), 'setup-envtest'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (r.status !== 0) {
+    throw new DemoError(`provisioning the test API server failed ('kubeforge setup-envtest': ${r.error ? r.error.message : `exit ${r.status ?? r.signal}`})`, 'set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver; see the lines above for what failed');
+  }
+  const lines = (r.stdout ?? '').trim().split('\n');
   const dir = lines[lines.length - 1];
-  if (!complete(dir)) throw new DemoError(`scripts/setup-envtest.sh printed ${dir}, which holds no etcd and kube-apiserver`, 'set KUBEBUILDER_ASSETS to a folder holding them (`npx kubeforge setup-envtest`)');
+  if (!complete(dir)) throw new DemoError(`kubeforge setup-envtest printed ${dir}, which holds no etcd and kube-apiserver`, 'set KUBEBUILDER_ASSETS to a folder holding them');
   return dir;
 }
 
