@@ -67,10 +67,20 @@ export function lineCol(src: string, offset: number): { line: number; column: nu
 /** Parses and checks `source` with the given variables. Never throws: problems are issues. */
 export function checkExpression(source: string, variables: Record<string, CelT>): Checked {
   const out: Checked = { types: new Map(), calls: new Map(), issues: [], usesOldSelf: false, source, positions: new Map() };
+  // cel-go refuses nesting past 250 levels (parentheses, brackets, braces) before it parses:
+  // refuse the same, before a recursive parser or checker can overflow the stack.
+  if (bracketDepth(source) >= MAX_RECURSION) {
+    out.issues.push({ message: `<input>:-1:0: expression recursion limit exceeded: ${MAX_RECURSION}`, offset: 0 });
+    return out;
+  }
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(source);
   } catch (e) {
+    if (e instanceof RangeError) {
+      out.issues.push({ message: '<input>:-1:0: max recursion depth exceeded', offset: 0 });
+      return out;
+    }
     const err = e as { message?: string; location?: { start?: { offset?: number } } };
     const offset = err.location?.start?.offset ?? 0;
     const raw = String(err.message ?? e).replace(/^<input>:\d+:\d+: /, '');
@@ -89,11 +99,57 @@ export function checkExpression(source: string, variables: Record<string, CelT>)
     }
   }
   const ast = parsed.expr as unknown as Expr;
+  // ... and an expression nested 250 calls deep (a chain of 250 `+`): cel-go's limit.
+  if (callDepth(ast) >= MAX_RECURSION) {
+    out.issues.push({ message: '<input>:-1:0: max recursion depth exceeded', offset: 0 });
+    return out;
+  }
   out.ast = ast;
   const checker = new Checker(out, variables);
   const t = checker.check(ast, new Map());
   if (!out.issues.length) out.type = t;
   return out;
+}
+
+/** cel-go's parser recursion limit, as the API server configures it. */
+const MAX_RECURSION = 250;
+
+/** The deepest nesting of ( [ { outside string literals (a linear scan). */
+function bracketDepth(source: string): number {
+  let depth = 0;
+  let max = 0;
+  let quote = '';
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = '';
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '(' || c === '[' || c === '{') max = Math.max(max, ++depth);
+    else if (c === ')' || c === ']' || c === '}') depth--;
+  }
+  return max;
+}
+
+/** The deepest chain of calls (operators included) in a parsed expression, walked without recursion. */
+function callDepth(root: Expr): number {
+  let max = 0;
+  const stack: [Expr, number][] = [[root, 0]];
+  while (stack.length) {
+    const [e, d] = stack.pop()!;
+    const k = e.exprKind;
+    const children: (Expr | undefined)[] =
+      k.case === 'callExpr' ? [k.value.target, ...k.value.args]
+      : k.case === 'selectExpr' ? [k.value.operand]
+      : k.case === 'listExpr' ? k.value.elements
+      : k.case === 'structExpr' ? k.value.entries.flatMap((x) => [x.keyKind.case === 'mapKey' ? (x.keyKind.value as Expr) : undefined, x.value])
+      : k.case === 'comprehensionExpr' ? [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result]
+      : [];
+    const depth = k.case === 'callExpr' ? d + 1 : d;
+    max = Math.max(max, depth);
+    for (const c of children) if (c) stack.push([c, depth]);
+  }
+  return max;
 }
 
 const isDyn = (t: CelT) => t.kind === 'dyn';

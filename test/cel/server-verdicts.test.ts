@@ -406,6 +406,12 @@ const CASES: Case[] = [
   r('duration("1m") == duration("60s")'),
   r('self.mlist.all(e, has(e.v) ? e.v > 0 : true)'),
   r('self.mlist.map(e, e.name).exists(n, n == "a")'),
+  // nesting at cel-go's limit (250): a chain of `+`, and parentheses
+  r(`${Array.from({ length: 249 }, () => 'self.n').join(' + ')} > 0`),
+  r(`${Array.from({ length: 250 }, () => 'self.n').join(' + ')} > 0`),
+  r(`${Array.from({ length: 1500 }, () => 'self.n').join(' + ')} > 0`),
+  r(`${'('.repeat(249)}1${')'.repeat(249)} > 0`),
+  r(`${'('.repeat(250)}1${')'.repeat(250)} > 0`),
 ];
 
 /**
