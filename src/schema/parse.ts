@@ -540,10 +540,22 @@ export class TypeParser {
           props.push({ name: param.name.text, type, optional, optionalByDefault, markers: [], description: doc.description, owner: className, at: locationOf(param.name) });
         }
       } else {
-        // Methods, accessors, constructors: not data. Markers on them are misplaced.
+        // Methods and accessors: not data. Markers on them are misplaced.
         const kind = ts.isMethodDeclaration(member) ? 'method' : ts.isConstructorDeclaration(member) ? 'constructor' : 'accessor';
         const label = member.name ? `${kind} ${className}.${member.name.getText()}` : `${kind} of ${className}`;
         this.host.collector.decoratorMarkers(member, [], label);
+        // Objects from the client, the cache and webhooks are plain JSON, never instances of the
+        // class: a method (Go's GetConditions()) would type-check and then be undefined at run time.
+        const isStatic = ts.getCombinedModifierFlags(member as ts.Declaration) & ts.ModifierFlags.Static;
+        if ((ts.isMethodDeclaration(member) || ts.isGetAccessorDeclaration(member) || ts.isSetAccessorDeclaration(member)) && !isStatic && member.name) {
+          const name = member.name.getText();
+          this.report(
+            'KF3004',
+            `class ${className} declares ${kind} ${name}, but the objects kubeforge/runtime hands out (client, cache, webhooks) are plain JSON, not instances of ${className}: ${name} would be undefined at run time`,
+            member.name,
+            `API types hold data only: move it to a function that takes the object, e.g. export function ${name}(obj: ${className}) { ... } (Go's methods on API types port to functions)`,
+          );
+        }
       }
     }
     return mergeObjects(base, { kind: 'object', properties: props });

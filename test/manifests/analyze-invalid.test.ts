@@ -70,6 +70,7 @@ describe('invalid inputs: markers', () => {
       ['src/api/v1/markers_types.ts:49:3', 'KF2001', 'unknown marker @Maximm on field "misspelled"'],
       ['src/api/v1/markers_types.ts:52:3', 'KF2012', '@Minimum on field "notImported" of MarkersSpec is not imported'],
       ['src/api/v1/markers_types.ts:59:3', 'KF2002', '@Maximum cannot be used on method MarkersSpec.method'],
+      ['src/api/v1/markers_types.ts:60:3', 'KF3004', 'class MarkersSpec declares method method, but the objects kubeforge/runtime hands out (client, cache, webhooks) are plain JSON'],
       ['src/api/v1/markers_types.ts:64:13', 'KF2005', "@Resource on Kind Markers: unknown argument 'plural'"],
       ['src/api/v1/markers_types.ts:65:14', 'KF2006', "@PrintColumn on Kind Markers: missing required argument 'jsonPath'"],
     ]);
@@ -85,7 +86,7 @@ describe('invalid inputs: markers', () => {
     const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
     const text = formatDiagnostics(r.diagnostics, { cwd: dir, readSource: () => undefined });
     assert.match(text, /^src\/api\/v1\/markers_types\.ts:27:3 {2}KF2009 {2}@Maximum on field "text" of MarkersSpec/m);
-    assert.match(text, /16 errors\n$/);
+    assert.match(text, /17 errors\n$/);
   });
 });
 
