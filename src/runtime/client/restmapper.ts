@@ -58,13 +58,13 @@ export class RESTMapper {
     try {
       list = await this.discover(s.apiVersion);
     } catch (e) {
-      if (isNotFound(e)) throw noMatch(s.apiVersion, s.kind, 'the group/version is not served');
+      if (isNotFound(e)) throw noMatch(s.apiVersion, s.kind, 'the group/version is not served', await this.servedAs(s.kind));
       throw e;
     }
     const r = list.resources.find((x) => x.kind === s.kind && !x.name.includes('/'));
     if (!r) {
       this.discovery.delete(s.apiVersion);
-      throw noMatch(s.apiVersion, s.kind, `the group/version serves ${served(list)}`);
+      throw noMatch(s.apiVersion, s.kind, `the group/version serves ${served(list)}`, await this.servedAs(s.kind));
     }
     const resource = { apiVersion: s.apiVersion, kind: s.kind, plural: r.name, namespaced: r.namespaced };
     return this.table.register(typeof ref === 'function' ? (ref as ObjectType) : undefined, resource);
@@ -76,6 +76,31 @@ export class RESTMapper {
    */
   async serverResources(apiVersion: string): Promise<APIResource[]> {
     return (await this.discover(apiVersion)).resources;
+  }
+
+  /**
+   * The group/versions that serve `kind` (for an error's hint: an object literal with the wrong
+   * apiVersion), from the server's aggregated discovery (1.30+; one request per root). Empty when
+   * the server cannot say; never throws.
+   */
+  async servedAs(kind: string): Promise<string[]> {
+    const found: string[] = [];
+    for (const root of ['/api', '/apis']) {
+      try {
+        const doc = await this.rest.request<{ items?: { metadata?: { name?: string }; versions?: { version: string; resources?: { resource: string; responseKind?: { kind?: string } }[] }[] }[] }>('GET', root, {
+          accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+          what: `discover where ${kind} is served`,
+        });
+        for (const g of doc.items ?? []) {
+          for (const v of g.versions ?? []) {
+            if (v.resources?.some((r) => r.responseKind?.kind === kind && !r.resource.includes('/'))) found.push(g.metadata?.name ? `${g.metadata.name}/${v.version}` : v.version);
+          }
+        }
+      } catch {
+        return [];
+      }
+    }
+    return found;
   }
 
   /** Forgets cached discovery (all, or one group/version). */
@@ -102,6 +127,8 @@ function served(list: APIResourceList): string {
   return kinds.length ? kinds.sort().join(', ') : 'no resources';
 }
 
-function noMatch(apiVersion: string, kind: string, why: string): NoKindMatchError {
-  return new NoKindMatchError(`no matches for kind "${kind}" in version "${apiVersion}": ${why} (is the CRD installed? \`make install\`)`);
+function noMatch(apiVersion: string, kind: string, why: string, servedAs: readonly string[] = []): NoKindMatchError {
+  const elsewhere = servedAs.filter((gv) => gv !== apiVersion);
+  const hint = elsewhere.length ? `${kind} is served as ${elsewhere.join(', ')}: set apiVersion to ${elsewhere.length === 1 ? elsewhere[0] : 'one of them'}` : 'is the CRD installed? `make install`';
+  return new NoKindMatchError(`no matches for kind "${kind}" in version "${apiVersion}": ${why} (${hint})`);
 }

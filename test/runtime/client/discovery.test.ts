@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ControllerManagerLike } from '../../../src/runtime/contracts.js';
 import { newManager } from '../../../src/runtime/manager/index.js';
+import { isNoKindMatch, newClient } from '../../../src/runtime/client/index.js';
 import type { TestEnvironment } from '../../../src/testing/index.js';
 import { startEnv, testLogger } from '../controller/harness.js';
 
@@ -41,5 +42,15 @@ describe('discovery client', () => {
     assert.equal(await d.serves('apps/v1', 'Widget'), false);
     assert.equal(await d.serves('nope.example.com/v1'), false);
     await assert.rejects(d.serverResourcesForGroupVersion('nope.example.com/v1'), (e: unknown) => (e as { code?: number }).code === 404);
+  });
+
+  it("an object whose apiVersion does not serve its Kind: the error names the group/version that does (the server's discovery)", async () => {
+    const client = newClient(mgr.getConfig());
+    const deployment = { apiVersion: 'v1', kind: 'Deployment', metadata: { name: 'x', namespace: 'default' }, spec: {} };
+    await assert.rejects(client.create(deployment), (e: unknown) => isNoKindMatch(e) && /no matches for kind "Deployment" in version "v1".*Deployment is served as apps\/v1: set apiVersion to apps\/v1/.test((e as Error).message));
+    const widget = { apiVersion: 'test.kubeforge.io/v2', kind: 'Widget', metadata: { name: 'x', namespace: 'default' } };
+    await assert.rejects(client.create(widget), (e: unknown) => isNoKindMatch(e) && /group\/version is not served \(Widget is served as test\.kubeforge\.io\/v1/.test((e as Error).message));
+    const nowhere = { apiVersion: 'v1', kind: 'Nowhere', metadata: { name: 'x', namespace: 'default' } };
+    await assert.rejects(client.create(nowhere), (e: unknown) => isNoKindMatch(e) && /is the CRD installed\?/.test((e as Error).message));
   });
 });
