@@ -19,7 +19,7 @@
  * reinvocationPolicy on a validating webhook, duplicate webhook names in one configuration).
  */
 import type { Reporter } from '../diagnostics/index.js';
-import { isDns1123Subdomain } from '../project/naming.js';
+import { isDns1123Subdomain, webhookPathProblem } from '../project/naming.js';
 import { bySource, failAt, type MarkerUse } from './markeruse.js';
 
 const DEFAULT_MUTATING_NAME = 'mutating-webhook-configuration';
@@ -112,6 +112,8 @@ export function generateWebhooks(hooks: readonly MarkerUse<'Webhook'>[], configu
     }
     if (path !== undefined && path !== '' && !path.startsWith('/')) {
       fail(`${who}: path '${path}' must begin with /`, `write path: '/${path}'`);
+    } else if (path !== undefined && webhookPathProblem(path)) {
+      fail(`${who}: path '${path}' is refused by the API server: ${webhookPathProblem(path)}`, `write a path such as '${conventionalPath(mutating, groups, versions)}'`);
     }
     if (servicePort !== undefined && (servicePort < 1 || servicePort > 65535)) {
       fail(`${who}: servicePort ${servicePort} is not a valid port`, 'use a port between 1 and 65535');

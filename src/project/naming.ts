@@ -150,3 +150,23 @@ export function checkGvkFlags(
   else add(validateKind(o.kind) ?? refused(o.kind));
   return { group: o.group ?? '', version: o.version ?? '', kind: o.kind ?? '', problems };
 }
+
+/**
+ * Why the API server refuses a webhook service path (apiserver's ValidateWebhookService, for
+ * admission webhooks and CRD conversion alike), or undefined: it starts with '/', and each
+ * segment (one trailing '/' allowed) is a lowercase DNS-1123 subdomain, so no empty, '.' or '..'
+ * segment, no capitals or underscores, at most 253 characters.
+ */
+export function webhookPathProblem(path: string): string | undefined {
+  if (path === '' || path === '/') return undefined;
+  if (path === '//') return 'segment[0] may not be empty';
+  if (!path.startsWith('/')) return "must start with a '/'";
+  let rest = path.slice(1);
+  if (rest.endsWith('/')) rest = rest.slice(0, -1);
+  const steps = rest.split('/');
+  for (const [i, step] of steps.entries()) {
+    if (step === '') return `segment[${i}] may not be empty`;
+    if (!isDns1123Subdomain(step)) return `segment[${i}] '${step.length > 40 ? `${step.slice(0, 40)}...` : step}' is not a lowercase DNS-1123 subdomain (a-z, 0-9, '-' and '.', starting and ending with a letter or digit, at most 253 characters)`;
+  }
+  return undefined;
+}

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { error, warning as warningDiagnostic, type Diagnostic } from '../../diagnostics/index.js';
 import { missingField, parsePrintColumnPath } from './jsonpath.js';
+import { webhookPathProblem } from '../../project/naming.js';
 import type { Location, MarkerValue } from '../../analysis/collector.js';
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { crdOriginOf, schemaOriginOf, type CRDOrigin, type SchemaOrigin } from '../../schema/origin.js';
@@ -300,7 +301,8 @@ export function checkCRD(crd: object): Diagnostic[] {
     if (dns1035(String(service.name ?? ''))) push(CODES.metadata, at, `conversion webhook service name '${String(service.name)}' ${dns1035(String(service.name ?? ''))}`, 'name the Service as Kubernetes names Services');
     if (!DNS1123_LABEL.test(String(service.namespace ?? '')) || String(service.namespace).length > 63) push(CODES.metadata, at, `conversion webhook service namespace '${String(service.namespace)}' is not a DNS label`, 'use a namespace name such as system');
     const path = service.path as string | undefined;
-    if (path !== undefined && (!path.startsWith('/') || /\/\/|\/\.\.?(\/|$)/.test(path))) push(CODES.metadata, at, `conversion webhook path '${path}' must be an absolute path without empty, '.' or '..' segments`, "write a path such as '/convert'");
+    const pathProblem = path === undefined ? undefined : webhookPathProblem(path);
+    if (pathProblem) push(CODES.metadata, at, `conversion webhook path '${path}' is refused by the API server: ${pathProblem}`, "write a path such as '/convert'");
     const port = service.port as number | undefined;
     if (port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65535)) push(CODES.metadata, at, `conversion webhook port ${port} is not between 1 and 65535`, 'use a valid port (443 by default)');
     const reviews = (webhook.conversionReviewVersions ?? []) as string[];
