@@ -303,7 +303,7 @@ export async function setupEnvtest(options: SetupEnvtestOptions = {}): Promise<S
     if (os !== 'linux') {
       throw new SetupEnvtestError(`cannot provide envtest binaries: ${why}`, 'on this OS only the download works: check the network (or KUBEFORGE_ENVTEST_INDEX), or set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver');
     }
-    log(`${why}; building the LEGACY kube-apiserver v1.20.2 (a 2021 release) from Debian's sources instead (scripts/setup-envtest.sh)`);
+    log(`${why}: the LEGACY kube-apiserver v1.20.2 (a 2021 release), built from Debian's sources once and cached (scripts/setup-envtest.sh)`);
     const dir = await (options.debianBuild ?? runDebianBuild)(log);
     log(`using the legacy Debian build (Kubernetes 1.20): ${dir}`);
     return { dir, source: 'debian', version: '1.20.2' };

@@ -166,7 +166,7 @@ describe('setup-envtest: download path', () => {
     const built = await setupEnvtest({ dir: fresh, indexUrl: closed, platform: 'linux', arch: 'x64', goBuild: noGo, debianBuild: async () => '/opt/debian-envtest/bin', log: (l) => log.push(l) });
     assert.deepEqual([built.dir, built.source], ['/opt/debian-envtest/bin', 'debian']);
     assert.ok(log.some((l) => /download not possible .*ECONNREFUSED.*building from Go modules/.test(l)), log.join('\n'));
-    assert.ok(log.some((l) => /Go build is not possible \(no Go .*LEGACY kube-apiserver v1\.20\.2/.test(l)), log.join('\n'));
+    assert.ok(log.some((l) => /Go build is not possible \(no Go .*: the LEGACY kube-apiserver v1\.20\.2/.test(l)), log.join('\n'));
     // --source go does not fall back to Debian.
     await assert.rejects(setupEnvtest({ dir: fresh, source: 'go', goBuild: noGo, debianBuild: async () => '/never' }), (e: unknown) => e instanceof SetupEnvtestError && /no Go/.test(e.message));
 
