@@ -18,7 +18,8 @@ limitations under the License.
  * Tests of the CronJob controller against a real kube-apiserver and etcd started by
  * kubeforge/testing from $KUBEBUILDER_ASSETS, with the CRDs of config/crd/bases installed
  * (`npm run manifests` writes them). `npm test` runs every test file against one control plane
- * (hack/test.mjs), so each file works in a namespace of its own.
+ * (hack/test.mjs), so each file works in a namespace of its own, and its manager caches
+ * that namespace only: a manager here never reconciles another test file's objects.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -84,7 +85,7 @@ describe('CronJob controller', () => {
     // As the Kubebuilder book's suite does with k8sManager: the controller runs in a manager
     // whose watches (and, with `.owns()`, those of the owned objects) trigger reconciles.
     // Errors only in the test output; `level: 'debug'` follows every reconcile.
-    const mgr = newManager(config, { logger: newLogger({ development: true, level: 'error' }) });
+    const mgr = newManager(config, { logger: newLogger({ development: true, level: 'error' }), cache: { defaultNamespaces: [namespace] } });
     new CronJobReconciler(mgr.getClient(), mgr.getEventRecorder('cronjob-controller')).setupWithManager(mgr);
     const stop = new AbortController();
     const running = mgr.start(stop.signal);

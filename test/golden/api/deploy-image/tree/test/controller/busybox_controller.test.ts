@@ -118,7 +118,8 @@ describe('Busybox controller', () => {
   it('runs in a manager: follows spec.size, and a deleted Busybox goes once its finalizer ran', async () => {
     // As the Kubebuilder book's suite does with k8sManager: the controller runs in a manager
     // whose watches (of the Busybox and, with owns(), of its Deployment) trigger reconciles.
-    const mgr = newManager(config, { logger: newLogger({ development: true, level: 'error' }) });
+    // Its cache holds this file's namespace only: it never reconciles another test file's objects.
+    const mgr = newManager(config, { logger: newLogger({ development: true, level: 'error' }), cache: { defaultNamespaces: [namespace] } });
     new BusyboxReconciler(mgr.getClient(), mgr.getEventRecorder('busybox-controller')).setupWithManager(mgr);
     const stop = new AbortController();
     const running = mgr.start(stop.signal);

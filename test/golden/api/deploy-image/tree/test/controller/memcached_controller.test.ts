@@ -121,7 +121,8 @@ describe('Memcached controller', () => {
   it('runs in a manager: follows spec.size, and a deleted Memcached goes once its finalizer ran', async () => {
     // As the Kubebuilder book's suite does with k8sManager: the controller runs in a manager
     // whose watches (of the Memcached and, with owns(), of its Deployment) trigger reconciles.
-    const mgr = newManager(config, { logger: newLogger({ development: true, level: 'error' }) });
+    // Its cache holds this file's namespace only: it never reconciles another test file's objects.
+    const mgr = newManager(config, { logger: newLogger({ development: true, level: 'error' }), cache: { defaultNamespaces: [namespace] } });
     new MemcachedReconciler(mgr.getClient(), mgr.getEventRecorder('memcached-controller')).setupWithManager(mgr);
     const stop = new AbortController();
     const running = mgr.start(stop.signal);
