@@ -59,6 +59,10 @@ function dns1035(v: string): string | undefined {
   return undefined;
 }
 
+/** etcd's default --max-request-bytes, and the size from which a CRD is said to come close. */
+const ETCD_DEFAULT_MAX_BYTES = 1_572_864;
+const ETCD_WARN_BYTES = 1_200_000;
+
 function isSubdomain(v: string): boolean {
   return v.length <= 253 && DNS1123_SUBDOMAIN.test(v);
 }
@@ -284,6 +288,18 @@ export function checkCRD(crd: object): Diagnostic[] {
     annotationBytes += k.length + String(v).length;
   }
   if (annotationBytes > 256 * 1024) push(CODES.metadata, metaAt, `the CRD's annotations total ${annotationBytes} bytes; the API server allows 262144`, 'shorten the annotations');
+  // etcd stores an object of at most --max-request-bytes (1.5 MiB by default): a CRD near it
+  // installs on no cluster with the default once it grows a little more. A warning, since the
+  // limit is the cluster's to raise.
+  const crdBytes = Buffer.byteLength(JSON.stringify(crd));
+  if (crdBytes > ETCD_WARN_BYTES) {
+    warn(
+      CODES.metadata,
+      first.at,
+      `the CRD of ${kind} is ${(crdBytes / 1024 / 1024).toFixed(2)} MiB as JSON; etcd stores objects of at most ${ETCD_DEFAULT_MAX_BYTES} bytes (1.5 MiB) by default${crdBytes > ETCD_DEFAULT_MAX_BYTES ? ', so a cluster with the default refuses it (etcdserver: request is too large)' : ', and it is close'}`,
+      'shorten descriptions (manifests --max-desc-len), or split the Kind; embedded Kubernetes types (a PodTemplateSpec is about 0.5 MiB per version) weigh most',
+    );
+  }
   for (const [k, v] of Object.entries((meta.labels ?? {}) as Obj)) {
     const p = qualifiedNameProblem(k);
     if (p) push(CODES.metadata, metaAt, `label key '${k}' ${p}`, 'use keys such as app.kubernetes.io/part-of');
