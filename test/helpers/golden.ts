@@ -60,3 +60,15 @@ export function assertGoldenText(actual: string, file: string): void {
   const want = readFileSync(file, 'utf8');
   assert.ok(want === actual, `golden file differs (UPDATE_GOLDEN=1 rewrites it):\n${unifiedDiff(want, actual, { from: shown, to: 'actual' })}`);
 }
+
+/** A CRD without the generator's version annotation (an empty annotations map goes too), for comparing generators. */
+export function withoutGeneratorVersion<T extends object>(crd: T): T {
+  const copy = JSON.parse(JSON.stringify(crd)) as { metadata: { annotations?: Record<string, string> } };
+  const ann = copy.metadata.annotations;
+  if (ann) {
+    delete ann['controller-gen.kubebuilder.io/version'];
+    delete ann['kubeforge.io/version'];
+    if (Object.keys(ann).length === 0) delete copy.metadata.annotations;
+  }
+  return copy as unknown as T;
+}

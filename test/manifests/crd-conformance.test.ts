@@ -8,20 +8,10 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import YAML from 'yaml';
 import { analyzeProject } from './analyze-helper.js';
+import { withoutGeneratorVersion } from '../helpers/golden.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const dir = join(root, 'test/fixtures/manifests/conformance');
-
-function withoutVersionAnnotation(crd: Record<string, unknown>): Record<string, unknown> {
-  const copy = JSON.parse(JSON.stringify(crd)) as { metadata: { annotations?: Record<string, string> } };
-  const ann = copy.metadata.annotations;
-  if (ann) {
-    delete ann['controller-gen.kubebuilder.io/version'];
-    delete ann['kubeforge.io/version'];
-    if (Object.keys(ann).length === 0) delete copy.metadata.annotations;
-  }
-  return copy as unknown as Record<string, unknown>;
-}
 
 describe('controller-gen conformance', () => {
   const names = readdirSync(dir).sort();
@@ -44,7 +34,7 @@ describe('controller-gen conformance', () => {
       assert.equal(crd.metadata.annotations['kubeforge.io/version'], 'v0.0.0-test');
       assert.equal(`${crd.metadata.name}`, name.replace(/^([^_]+)_(.+)$/, '$2.$1'));
       const expected = YAML.parse(readFileSync(join(dir, name, 'expected.yaml'), 'utf8')) as Record<string, unknown>;
-      assert.deepEqual(withoutVersionAnnotation(result.crds[0]), withoutVersionAnnotation(expected));
+      assert.deepEqual(withoutGeneratorVersion(result.crds[0]), withoutGeneratorVersion(expected));
     });
   }
 });

@@ -6,13 +6,13 @@
 // tests compare with, offline) must equal what controller-gen says today.
 // The only difference allowed: the generator's version annotation.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import YAML from 'yaml';
 import { analyzeProject } from '../manifests/analyze-helper.js';
-import { CONTROLLER_GEN_VERSION, controllerGen, runTool } from './tools.js';
+import { CONTROLLER_GEN_VERSION, controllerGenCRDs } from './tools.js';
+import { withoutGeneratorVersion } from '../helpers/golden.js';
 import { existsSync, writeFileSync } from 'node:fs';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
@@ -31,28 +31,13 @@ const CASES: Record<string, string> = {
 
 type Obj = Record<string, unknown>;
 
-/** A CRD without the generator's version annotation (an empty annotations map goes too). */
-function normalise(crd: Obj): Obj {
-  const copy = JSON.parse(JSON.stringify(crd)) as { metadata: { annotations?: Record<string, string> } };
-  const ann = copy.metadata.annotations;
-  if (ann) {
-    delete ann['controller-gen.kubebuilder.io/version'];
-    delete ann['kubeforge.io/version'];
-    if (Object.keys(ann).length === 0) delete copy.metadata.annotations;
-  }
-  return copy as unknown as Obj;
-}
-
 describe(`controller-gen ${CONTROLLER_GEN_VERSION} as the judge of the conformance CRDs`, () => {
   let out: string;
+  let cleanup = () => {};
   before(async () => {
-    const bin = await controllerGen();
-    out = mkdtempSync(join(tmpdir(), 'kf-controller-gen-'));
-    await runTool(bin, ['crd', 'paths=./conformance/...', `output:crd:dir=${out}`], twins);
+    ({ out, cleanup } = await controllerGenCRDs(twins, './conformance/...'));
   });
-  after(() => {
-    if (out) rmSync(out, { recursive: true, force: true });
-  });
+  after(() => cleanup());
 
   it('every conformance fixture has a Go twin', async () => {
     const { readdirSync } = await import('node:fs');
@@ -61,13 +46,13 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} as the judge of the conforman
 
   for (const [name, twin] of Object.entries(CASES)) {
     it(`${name}: kubeforge on the TypeScript = controller-gen on the Go twin (${twin}) = the committed expected.yaml`, async () => {
-      const said = normalise(YAML.parse(readFileSync(join(out, `${name}.yaml`), 'utf8')) as Obj);
-      const committed = normalise(YAML.parse(readFileSync(join(fixtures, name, 'expected.yaml'), 'utf8')) as Obj);
+      const said = withoutGeneratorVersion(YAML.parse(readFileSync(join(out, `${name}.yaml`), 'utf8')) as Obj);
+      const committed = withoutGeneratorVersion(YAML.parse(readFileSync(join(fixtures, name, 'expected.yaml'), 'utf8')) as Obj);
       assert.deepEqual(committed, said, 'the committed expected.yaml is what controller-gen says today');
       const result = await analyzeProject({ projectDir: join(fixtures, name), generatorVersion: 'v0.0.0-test' });
       assert.deepEqual(result.diagnostics, []);
       assert.equal(result.crds.length, 1);
-      assert.deepEqual(normalise(result.crds[0] as Obj), said);
+      assert.deepEqual(withoutGeneratorVersion(result.crds[0] as Obj), said);
     });
   }
 });
@@ -100,20 +85,17 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on embedded Kubernetes types 
   // UPDATE_GOLDEN=1 rewrites it.
   const known = join(root, 'test/oracle/k8s-known-differences.txt');
   let out: string;
+  let cleanup = () => {};
   before(async () => {
-    const bin = await controllerGen();
-    out = mkdtempSync(join(tmpdir(), 'kf-controller-gen-k8s-'));
-    await runTool(bin, ['crd', 'paths=./golden/...', `output:crd:dir=${out}`], twins);
+    ({ out, cleanup } = await controllerGenCRDs(twins, './golden/...'));
   });
-  after(() => {
-    if (out) rmSync(out, { recursive: true, force: true });
-  });
+  after(() => cleanup());
 
   it('golden/k8s (a PodTemplateSpec, LabelSelector, ResourceRequirements, ObjectReference, Conditions): only the listed differences', async () => {
-    const said = normalise(YAML.parse(readFileSync(join(out, 'k8s.golden.kubeforge.io_deployers.yaml'), 'utf8')) as Obj);
+    const said = withoutGeneratorVersion(YAML.parse(readFileSync(join(out, 'k8s.golden.kubeforge.io_deployers.yaml'), 'utf8')) as Obj);
     const result = await analyzeProject({ projectDir: join(root, 'test/fixtures/manifests/golden/k8s'), generatorVersion: 'v0.0.0-test' });
     assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
-    const lines = differences(said, normalise(result.crds[0] as Obj));
+    const lines = differences(said, withoutGeneratorVersion(result.crds[0] as Obj));
     if (process.env.UPDATE_GOLDEN === '1') writeFileSync(known, `${lines.join('\n')}\n`);
     assert.ok(existsSync(known), `${known} is missing (UPDATE_GOLDEN=1 writes it)`);
     assert.deepEqual(lines, readFileSync(known, 'utf8').split('\n').filter(Boolean));
@@ -123,23 +105,20 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on embedded Kubernetes types 
 describe(`controller-gen ${CONTROLLER_GEN_VERSION} on the hard cases (test/fixtures/manifests/oracle)`, () => {
   const cases = join(root, 'test/fixtures/manifests/oracle');
   let out: string;
+  let cleanup = () => {};
   before(async () => {
-    const bin = await controllerGen();
-    out = mkdtempSync(join(tmpdir(), 'kf-controller-gen-cases-'));
-    await runTool(bin, ['crd', 'paths=./cases/...', `output:crd:dir=${out}`], twins);
+    ({ out, cleanup } = await controllerGenCRDs(twins, './cases/...'));
   });
-  after(() => {
-    if (out) rmSync(out, { recursive: true, force: true });
-  });
+  after(() => cleanup());
 
   // embedded: type-level markers of intersection members and base classes (Go's embedded
   // structs): kept, rules in controller-gen's order, conflicting bounds moved into allOf.
   for (const [name, crdFile] of [['embedded', 'embedded.oracle.kubeforge.io_things.yaml']] as const) {
     it(`${name}: kubeforge on the TypeScript = controller-gen on the Go twin`, async () => {
-      const said = normalise(YAML.parse(readFileSync(join(out, crdFile), 'utf8')) as Obj);
+      const said = withoutGeneratorVersion(YAML.parse(readFileSync(join(out, crdFile), 'utf8')) as Obj);
       const result = await analyzeProject({ projectDir: join(cases, name), generatorVersion: 'v0.0.0-test' });
       assert.deepEqual(result.diagnostics, []);
-      assert.deepEqual(normalise(result.crds[0] as Obj), said);
+      assert.deepEqual(withoutGeneratorVersion(result.crds[0] as Obj), said);
     });
   }
 });

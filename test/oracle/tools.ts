@@ -4,7 +4,7 @@
 // these tests with a message saying so: they are claims, not optional extras.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { findGo } from '../../src/envtest/go-build.js';
 
@@ -49,4 +49,15 @@ export async function runTool(bin: string, args: string[], cwd: string): Promise
   const r = spawnSync(bin, args, { cwd, encoding: 'utf8', env: { ...process.env, PATH: path, GOFLAGS: '-buildvcs=false' }, timeout: 10 * 60_000 });
   if (r.status !== 0) throw new Error(`${bin} ${args.join(' ')} failed (exit ${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
+}
+
+/**
+ * Runs controller-gen's CRD generator on `paths` (relative to the twins' module, e.g.
+ * `./conformance/...`) into a new temporary folder; returns it and a function that removes it.
+ */
+export async function controllerGenCRDs(twins: string, paths: string): Promise<{ out: string; cleanup(): void }> {
+  const bin = await controllerGen();
+  const out = mkdtempSync(join(tmpdir(), 'kf-controller-gen-'));
+  await runTool(bin, ['crd', `paths=${paths}`, `output:crd:dir=${out}`], twins);
+  return { out, cleanup: () => rmSync(out, { recursive: true, force: true }) };
 }
