@@ -6,7 +6,7 @@
  *   module, `k8s.io/api` and friends, with a folder of its own repository). A throw-away module
  *   requires it and replaces each staging module with its published version (`v0.<minor>.<patch>`),
  *   then builds `k8s.io/kubernetes/cmd/kube-apiserver` with the version stamped in, so
- *   `kube-apiserver --version` and `/version` say `v1.36.3`, not `v0.0.0-master`.
+ *   `kube-apiserver --version` and `/version` say `v1.37.2`, not `v0.0.0-master`.
  * - etcd: the `go.etcd.io/etcd/server/v3` version Kubernetes itself pins, built from a throw-away
  *   module whose main calls etcd's own entry point (`etcdmain.Main`).
  *
@@ -23,7 +23,7 @@ import { join } from 'node:path';
 export const GO_BUILD_RECIPE = 'kubeforge-go-build/1';
 
 export interface GoBuildOptions {
-  /** Exact Kubernetes version (`1.36.3`) or a minor (`1.36`, `1.36.x`): the newest patch the proxy serves. */
+  /** Exact Kubernetes version (`1.37.2`) or a minor (`1.37`, `1.37.x`): the newest patch the proxy serves. */
   version: string;
   /** The envtest cache root (`<root>/k8s/...`, `<root>/go-build/...`). */
   root: string;
@@ -227,7 +227,7 @@ export async function goBuildEnvtest(options: GoBuildOptions): Promise<GoBuildRe
   };
   if (!version) {
     const minor = /^(\d+)\.(\d+)(?:\.x)?$/.exec(wanted);
-    if (!minor || minor[1] !== '1') throw new GoBuildError(`not a Kubernetes version: ${options.version}`, 'name one as 1.36.3, 1.36 or 1.36.x');
+    if (!minor || minor[1] !== '1') throw new GoBuildError(`not a Kubernetes version: ${options.version}`, 'name one as 1.37.2, 1.37 or 1.37.x');
     log(`asking the Go module proxy for the newest k8s.io/kubernetes v${wanted.replace(/\.x$/, '')}.x`);
     const listed = await runner.run(['list', '-m', '-versions', 'k8s.io/kubernetes'], root, 'listing k8s.io/kubernetes versions');
     version = newestPatch(listed.trim().split(/\s+/).slice(1), Number(minor[2]));

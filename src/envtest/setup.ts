@@ -269,7 +269,7 @@ export function runDebianBuild(log: (line: string) => void): Promise<string> {
   });
 }
 
-/** The minor a kube-apiserver binary reports (`Kubernetes v1.36.3` -> `1.36`), or undefined. */
+/** The minor a kube-apiserver binary reports (`Kubernetes v1.37.2` -> `1.37`), or undefined. */
 function binaryMinor(apiserver: string): string | undefined {
   const r = spawnSync(apiserver, ['--version'], { encoding: 'utf8', timeout: 15_000 });
   return /Kubernetes v(1\.\d+)\./.exec(`${r.stdout ?? ''}${r.stderr ?? ''}`)?.[1];

@@ -12,14 +12,15 @@
  *   - enum: kept from the first member that has one;
  *   - any other keyword set by two members: both values move into `allOf` (one entry per side),
  *     even when they are equal where Go holds them as pointers (numbers, lists, defaults); equal
- *     strings and booleans are one value.
+ *     strings and booleans, and (since controller-tools v0.22) equal minProperties and
+ *     maxProperties, are one value.
  */
 import type { JSONSchemaProps } from './jsonschema.js';
 
 /** Keywords the properties and types of the merge already account for, or that are not merged. */
 const NOT_MERGED = new Set(['properties', 'required', 'type', 'title', 'description', 'example', 'externalDocs', 'items', 'additionalProperties']);
 /** Keywords Go holds as plain strings or booleans: equal values are one value. */
-const BY_VALUE = new Set(['format', 'pattern', 'exclusiveMaximum', 'exclusiveMinimum', 'uniqueItems', 'nullable', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string']);
+const BY_VALUE = new Set(['format', 'pattern', 'exclusiveMaximum', 'exclusiveMinimum', 'uniqueItems', 'nullable', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string', 'minProperties', 'maxProperties']);
 
 type Schema = Record<string, unknown>;
 

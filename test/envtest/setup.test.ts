@@ -94,9 +94,9 @@ describe('setup-envtest: download path', () => {
     assert.throws(() => parseIndex('other: 1\n', 'linux', 'amd64'), /no "releases" map/);
   });
 
-  it('defaults to the minor Kubebuilder scaffolds for (1.36 or newer)', () => {
+  it('defaults to the minor Kubebuilder v4.16 scaffolds for (1.37 or newer)', () => {
     assert.match(DEFAULT_K8S_MINOR, /^1\.\d\d$/);
-    assert.ok(Number(DEFAULT_K8S_MINOR.split('.')[1]) >= 36);
+    assert.ok(Number(DEFAULT_K8S_MINOR.split('.')[1]) >= 37);
   });
 
   it('downloads, checks the sha512, unpacks into k8s/<version>-<os>-<arch> and then answers from the cache', async () => {

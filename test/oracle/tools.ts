@@ -8,8 +8,8 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { findGo } from '../../src/envtest/go-build.js';
 
-/** The controller-gen Kubebuilder 4.x scaffolds projects with. */
-export const CONTROLLER_GEN_VERSION = 'v0.21.0';
+/** The controller-gen Kubebuilder scaffolds projects with today (v4.16.0's CONTROLLER_TOOLS_VERSION). */
+export const CONTROLLER_GEN_VERSION = 'v0.22.0';
 
 const cacheBin = () => join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'kubeforge', 'oracle', 'bin');
 

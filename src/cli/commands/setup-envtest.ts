@@ -9,7 +9,7 @@ export function registerSetupEnvtest(program: Command, ctx: CliContext): void {
   program
     .command('setup-envtest')
     .description('download (or build) the etcd and kube-apiserver the tests run against, and print their folder')
-    .argument('[version]', `Kubernetes version: 1.36.3, 1.36 or 1.36.x (default: env ENVTEST_K8S_VERSION, else the newest ${DEFAULT_K8S_MINOR}.x)`)
+    .argument('[version]', `Kubernetes version: 1.37.2, 1.37 or 1.37.x (default: env ENVTEST_K8S_VERSION, else the newest ${DEFAULT_K8S_MINOR}.x)`)
     .option('--bin-dir <dir>', 'cache folder (default: ${XDG_CACHE_HOME:-~/.cache}/kubeforge/envtest)')
     .option('--index <url>', "release index (default: env KUBEFORGE_ENVTEST_INDEX, else controller-tools' envtest-releases.yaml)")
     .addOption(

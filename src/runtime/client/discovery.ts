@@ -7,7 +7,7 @@
 import type { APIResource } from './restmapper.js';
 import type { RestClient } from './rest.js';
 
-/** `/version`: the server's build (`gitVersion` is `v1.36.3`). */
+/** `/version`: the server's build (`gitVersion` is `v1.37.2`). */
 export interface ServerVersion {
   major: string;
   minor: string;
