@@ -80,7 +80,7 @@ function exec(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.Pr
 
 const tail = (s: string, n = 1500) => (s.length > n ? `...${s.slice(-n)}` : s).trim();
 
-/** `go1.26.8` -> [1, 26]; undefined for what is not a release name. */
+/** The minor of a Go release name (`go1.26.8` -> 26); undefined for anything else. */
 function goMinor(version: string): number | undefined {
   const m = /^go1\.(\d+)/.exec(version.trim());
   return m ? Number(m[1]) : undefined;

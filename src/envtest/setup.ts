@@ -18,7 +18,7 @@
  * KUBEBUILDER_ASSETS) and which way it was obtained. Errors: a checksum mismatch is never "fixed"
  * by a fallback (it is an error); an unknown version lists the ones the index has.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse } from 'yaml';
+import { apiServerMinor } from '../util/kube-version.js';
 import { packageRoot } from '../util/package-root.js';
 import { GoBuildError, type GoBuildResult, goBuildEnvtest } from './go-build.js';
 import { DEFAULT_K8S_MINOR } from './version.js';
@@ -269,12 +270,6 @@ export function runDebianBuild(log: (line: string) => void): Promise<string> {
   });
 }
 
-/** The minor a kube-apiserver binary reports (`Kubernetes v1.37.2` -> `1.37`), or undefined. */
-function binaryMinor(apiserver: string): string | undefined {
-  const r = spawnSync(apiserver, ['--version'], { encoding: 'utf8', timeout: 15_000 });
-  return /Kubernetes v(1\.\d+)\./.exec(`${r.stdout ?? ''}${r.stderr ?? ''}`)?.[1];
-}
-
 /**
  * Provisions the test binaries and returns their folder. See the module comment for the order
  * of attempts. Rejects with SetupEnvtestError (message and hint) when no way works.
@@ -291,7 +286,8 @@ export async function setupEnvtest(options: SetupEnvtestOptions = {}): Promise<S
   const minor = requested ? /^v?(\d+\.\d+)/.exec(requested)?.[1] : DEFAULT_K8S_MINOR;
 
   if (source === 'auto' && options.assets && complete(options.assets, os)) {
-    const have = binaryMinor(join(options.assets, exe('kube-apiserver', os)));
+    const reported = apiServerMinor(join(options.assets, exe('kube-apiserver', os)));
+    const have = reported === undefined ? undefined : `1.${reported}`;
     if (!requested || have === minor) {
       log(`using KUBEBUILDER_ASSETS=${options.assets}${have ? ` (Kubernetes ${have})` : ''}`);
       return { dir: options.assets, source: 'assets', version: have };

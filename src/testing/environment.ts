@@ -8,7 +8,6 @@ import { join, delimiter } from 'node:path';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { spawnSync } from 'node:child_process';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ControlPlaneProcess, freePorts, removeTempDir, trackTempDir } from './process.js';
 import { installCRDs, readCRDFiles, type CRDObject } from './crds.js';
@@ -26,6 +25,7 @@ import {
 } from './webhooks.js';
 import { CEL_WEBHOOK_PATH, celSchemas, celWebhookConfiguration, startCELWebhookProcess } from './cel.js';
 import { generateCACert, generateSignedCert } from '../runtime/manager/selfsigned.js';
+import { apiServerMinor } from '../util/kube-version.js';
 import { newClient, type ClientOptions } from '../runtime/client/index.js';
 import type { Client } from '../runtime/contracts.js';
 
@@ -121,16 +121,7 @@ export const MISSING_ASSETS_HINT =
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const minors = new Map<string, number | undefined>();
-/** The minor version a kube-apiserver binary reports (`Kubernetes v1.34.1` -> 34), once per binary; undefined when it cannot say. */
-export function apiServerMinor(binary: string): number | undefined {
-  if (!minors.has(binary)) {
-    const r = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 15_000 });
-    const m = /Kubernetes v1\.(\d+)\./.exec(`${r.stdout ?? ''}${r.stderr ?? ''}`);
-    minors.set(binary, m ? Number(m[1]) : undefined);
-  }
-  return minors.get(binary);
-}
+export { apiServerMinor };
 
 /** Whether the binary still has `--insecure-port` (before 1.24; assumed when its version is unknown). */
 function legacyInsecurePort(binary: string): boolean {
