@@ -110,10 +110,11 @@ export function generateWebhooks(hooks: readonly MarkerUse<'Webhook'>[], configu
     if (url !== undefined && url !== '' && !/^https:\/\//.test(url)) {
       fail(`${who}: url '${url}' must begin with https://`, "write url: 'https://host:port/path'");
     }
+    const pathProblem = path === undefined ? undefined : webhookPathProblem(path);
     if (path !== undefined && path !== '' && !path.startsWith('/')) {
       fail(`${who}: path '${path}' must begin with /`, `write path: '/${path}'`);
-    } else if (path !== undefined && webhookPathProblem(path)) {
-      fail(`${who}: path '${path}' is refused by the API server: ${webhookPathProblem(path)}`, `write a path such as '${conventionalPath(mutating, groups, versions)}'`);
+    } else if (pathProblem) {
+      fail(`${who}: path '${path}' is refused by the API server: ${pathProblem}`, `write a path such as '${conventionalPath(mutating, groups, versions)}'`);
     }
     if (servicePort !== undefined && (servicePort < 1 || servicePort > 65535)) {
       fail(`${who}: servicePort ${servicePort} is not a valid port`, 'use a port between 1 and 65535');
