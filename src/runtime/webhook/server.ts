@@ -364,10 +364,12 @@ export class WebhookServer implements Runnable {
     this.key = pair.key;
     this.certGeneration++;
     // New handshakes get the new certificate; keep-alive connections would go on with the old one
-    // for as long as the API server keeps them (90 s). Idle HTTP/1 connections are closed now, busy
-    // ones after their response (see `finish`), HTTP/2 sessions gracefully (GOAWAY); the API server
+    // for as long as the API server keeps them (90 s). An HTTP/1 connection made before the reload
+    // answers its next request with `Connection: close` (see `finish`); it is not closed while
+    // idle, because the API server may be writing a request on it at that moment, and Go's client
+    // does not retry a POST on a connection reset (one failed admission call per rotation). HTTP/2
+    // sessions get a graceful GOAWAY, which the client does retry. Either way the API server
     // reconnects and sees the new certificate.
-    if (!this.http2) (this.server as https.Server).closeIdleConnections();
     for (const s of this.sessions) s.close();
     this.log().info({ certFile: this.certFile, trigger: why }, 'serving certificate reloaded');
   }

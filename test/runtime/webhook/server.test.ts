@@ -279,6 +279,40 @@ describe('WebhookServer certificates', () => {
     }
   });
 
+  it('does not reset an idle keep-alive connection on rotation: its next request is answered, then it closes', async () => {
+    const srv = await startServer((s) => s.register('/echo', echo));
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
+    const call = () =>
+      new Promise<{ status: number; connection?: string; fingerprint: string; reused: boolean }>((resolve, reject) => {
+        const req = https.request({ host: '127.0.0.1', port: srv.server.port!, path: '/echo', method: 'POST', agent, headers: { 'Content-Type': 'application/json' } }, (res) => {
+          const fingerprint = (res.socket as tls.TLSSocket).getPeerX509Certificate()?.fingerprint256 ?? '';
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, fingerprint, reused: req.reusedSocket }));
+        });
+        req.on('error', reject);
+        req.end('{}');
+      });
+    try {
+      const first = await call();
+      assert.equal(first.connection, 'keep-alive');
+      const next = generateSelfSignedCert({ hosts: ['127.0.0.1'] });
+      writeFileSync(join(srv.certDir, '.tls.key.new'), next.key);
+      writeFileSync(join(srv.certDir, '.tls.crt.new'), next.cert);
+      renameSync(join(srv.certDir, '.tls.key.new'), join(srv.certDir, 'tls.key'));
+      renameSync(join(srv.certDir, '.tls.crt.new'), join(srv.certDir, 'tls.crt'));
+      const want = fingerprintOf(next.cert);
+      await eventually(async () => (await request(srv.server.port!, '/echo', {})).fingerprint === want, 'the new certificate on a new connection', 15_000);
+      // The idle connection is still there: the request sent on it is answered (no reset), and closed.
+      const onOld = await call();
+      assert.deepEqual([onOld.status, onOld.connection, onOld.reused], [200, 'close', true]);
+      const after = await call();
+      assert.deepEqual([after.fingerprint, after.reused], [want, false], 'the client reconnects and sees the new certificate');
+    } finally {
+      agent.destroy();
+      await srv.stop();
+    }
+  });
+
   it('follows a Kubernetes Secret volume: tls.crt -> ..data/tls.crt, with ..data swapped to a new folder', async () => {
     const certs = certFolder();
     const first = join(certs.dir, '..2024_01_01_00_00_00.000000001');
