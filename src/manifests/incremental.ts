@@ -4,9 +4,9 @@
  *
  * The unit is a root file (a file that can use markers). What it contributed to the last
  * successful run is kept in the cache record (its Kinds, @Rbac / @Webhook / @WebhookConfiguration
- * uses, warnings), with a key: the hash of its own text, of every local file it imports
- * (transitively, as the compiler resolves them now), of the groupversion.ts of each of their
- * folders, and of the project's global declarations (`declare global`, `declare module`). A CRD is
+ * uses, warnings), with a key: the hash of its own text, of every local file it imports and of
+ * the groupversion.ts of each of their folders, transitively (what a groupversion.ts imports is
+ * followed too), as the compiler resolves them now, and of the project's global declarations (`declare global`, `declare module`). A CRD is
  * kept when every file declaring a version of its Kind kept its key and the file on disk is as
  * written; a root is analysed again when its key changed, when a CRD it contributes to was
  * touched, or when it declares a Kind (group and name) that a changed or deleted root declared.
@@ -19,7 +19,7 @@
  * analysis read outside the scanned folders) makes the run cold. Outputs are byte-identical to a
  * cold run's: the kept CRDs are the cold run's bytes, and everything else is made the same way.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { RootResult } from '../analysis/analyze.js';
 import type { Diagnostic } from '../diagnostics/index.js';
@@ -109,22 +109,35 @@ export class IncrementalPlanner {
     // Project files with global declarations reach every file without an import.
     const globals = [...this.hashes.keys()].filter((f) => GLOBAL_DECLARATION.test(tools.text(f) ?? '')).sort();
     const globalKey = globals.map((f) => `${f}\0${this.hashOf(f, tools)}`).join('\n');
-    const gvHash = new Map<string, string>();
-    const groupVersionKey = (dir: string) => {
-      let h = gvHash.get(dir);
-      if (h === undefined) {
+    // The analysis of a file also reads the groupversion.ts of its folder (the group and version of
+    // its Kinds), and through it whatever that file imports (a group name kept in a shared const):
+    // both are members of the closure, their imports followed like any other's.
+    const groupVersionFile = new Map<string, string | undefined>();
+    const groupVersionOf = (file: string) => {
+      const dir = dirname(file);
+      if (!groupVersionFile.has(dir)) {
         const f = join(dir, 'groupversion.ts');
-        h = this.hashes.get(f) ?? hashFileOrMissing(f);
-        gvHash.set(dir, h);
+        groupVersionFile.set(dir, this.hashes.has(f) || tools.text(f) !== undefined ? f : undefined);
       }
-      return h;
+      return groupVersionFile.get(dir);
     };
     const keys = new Map<string, string>();
     for (const root of roots) {
-      const closure = new Set<string>([root]);
-      const queue = [root];
-      while (queue.length) for (const next of importsOf(queue.pop()!)) if (!closure.has(next)) (closure.add(next), queue.push(next));
-      const parts = [...closure].sort().map((f) => `${f}\0${this.hashOf(f, tools)}\0${groupVersionKey(dirname(f))}`);
+      const closure = new Set<string>();
+      const queue: string[] = [];
+      const add = (f: string | undefined) => {
+        if (f === undefined || closure.has(f)) return;
+        closure.add(f);
+        queue.push(f);
+      };
+      add(root);
+      while (queue.length) {
+        const f = queue.pop()!;
+        add(groupVersionOf(f));
+        for (const next of importsOf(f)) add(next);
+      }
+      // A groupversion.ts added later joins the closure, so it changes the key too.
+      const parts = [...closure].sort().map((f) => `${f}\0${this.hashOf(f, tools)}`);
       keys.set(root, sha256(`${globalKey}\n${parts.join('\n')}`));
     }
 
@@ -189,14 +202,6 @@ export class IncrementalPlanner {
     const out = new Map<string, string>();
     for (const r of this.selection?.clean ?? []) for (const k of this.entry(r)?.kinds ?? []) out.set(`${k.kind}.${k.group}`, r);
     return out;
-  }
-}
-
-function hashFileOrMissing(abs: string): string {
-  try {
-    return sha256(readFileSync(abs));
-  } catch {
-    return 'missing';
   }
 }
 

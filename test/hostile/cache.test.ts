@@ -2,9 +2,11 @@
 // date" for inputs it did not see. Driven end to end through the real CLI (test/manifests/
 // cache-inputs.test.ts holds the same cases at the level of runManifests): an edit saved while a
 // run is writing (caught by the commit's temporary files, slowed with the test-only
-// KUBEFORGE_TEST_COMMIT_DELAY_MS), and a types package in node_modules upgraded in place.
+// KUBEFORGE_TEST_COMMIT_DELAY_MS), a types package in node_modules upgraded in place, and a group
+// name kept in a const of a file only groupversion.ts imports (test/manifests/
+// cache-random-edits.test.ts edits every file of a fixture at random and compares with --no-cache).
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { cleanup, cli, freshFolder, ok, start, whenCommitting } from './helpers.js';
@@ -57,6 +59,22 @@ describe('hostile: the no-change cache of manifests (through the CLI)', () => {
     assert.match(check.out, new RegExp(`UPDATE ${CRD}`));
     ok(await cli(dir, ['manifests']), 'manifests after the upgrade');
     assert.match(readFileSync(join(dir, CRD), 'utf8'), /color:/);
+  });
+
+  it('a group kept in a const that only groupversion.ts imports: editing it makes --check fail and the CRD move', async () => {
+    const dir = project();
+    write(dir, {
+      'src/api/group.ts': "export const GROUP = 'demo.example.com';\n",
+      'src/api/v1/groupversion.ts': "import { defineGroupVersion } from 'kubeforge/markers';\nimport { GROUP } from '../group.js';\nexport const groupVersion = defineGroupVersion({ group: GROUP, version: 'v1' });\n",
+    });
+    ok(await cli(dir, ['manifests']), 'manifests');
+    write(dir, { 'src/api/group.ts': "export const GROUP = 'other.example.com';\n" });
+    const check = await cli(dir, ['manifests', '--check']);
+    assert.equal(check.code, 1, `--check answered for a stale CRD:\n${check.out}${check.err}`);
+    ok(await cli(dir, ['manifests']), 'manifests after the edit');
+    assert.ok(existsSync(join(dir, 'config/crd/bases/other.example.com_widgets.yaml')));
+    assert.ok(!existsSync(join(dir, CRD)), 'the CRD of the old group is removed');
+    assert.match(ok(await cli(dir, ['manifests', '--check']), 'manifests --check').out, /manifests are up to date/);
   });
 
   it('an edit saved while manifests is writing is seen by the next run', async () => {
