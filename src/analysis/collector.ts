@@ -167,14 +167,13 @@ export class MarkerCollector {
   jsDoc(node: ts.Node, allowed: readonly MarkerTarget[] | undefined, placeName: string): { description?: string; markers: MarkerValue[] } {
     const cached = this.jsDocCache.get(node);
     if (cached) return cached;
-    const docs = (node as { jsDoc?: ts.JSDoc[] }).jsDoc;
     const result: { description?: string; markers: MarkerValue[] } = { markers: [] };
-    if (docs && docs.length > 0) {
-      const doc = docs[docs.length - 1];
-      const sf = node.getSourceFile();
-      const parsed = parseJsDocText(sf.text.slice(doc.getStart(sf), doc.end));
+    const sf = node.getSourceFile();
+    const doc = jsDocRange(node, sf);
+    if (doc) {
+      const parsed = parseJsDocText(sf.text.slice(doc.start, doc.end));
       result.description = parsed.description;
-      const { line: startLine, character: startCol } = sf.getLineAndCharacterOfPosition(doc.getStart(sf));
+      const { line: startLine, character: startCol } = sf.getLineAndCharacterOfPosition(doc.start);
       for (const tag of parsed.tags) {
         let tagName = tag.name;
         let text = tag.text;
@@ -194,7 +193,7 @@ export class MarkerCollector {
             code: 'KF2014',
             severity: 'warning',
             message: `JSDoc tag @${tagName} on ${placeName} is ignored: classes and their fields take decorators`,
-            hint: `write the decorator @${def.name}(${text.trim() && def.args.shape !== 'none' ? '...' : ''}) imported from 'kubeforge/markers' instead`,
+            hint: `write the decorator @${def.name}(${decoratorArgsFor(def, text)}) imported from 'kubeforge/markers' instead`,
             ...loc,
           });
           continue;
@@ -598,6 +597,44 @@ export interface ParsedJsDoc {
  * Splits a raw `/** ... *\/` comment into its description (tags stripped; lines kept; a blank
  * line is a paragraph break) and its tags, each with its line offset and column.
  */
+/** The arguments of the decorator that says what a JSDoc tag's text says (`...` when that cannot be told). */
+function decoratorArgsFor(def: MarkerDefinition, text: string): string {
+  const t = text.trim();
+  if (def.args.shape === 'none' || t === '') return '';
+  const quoted = (v: string) => `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  if (def.args.shape === 'value' && (def.args.arg.type === 'string' || def.args.arg.type === 'pattern')) return quoted(t);
+  try {
+    const v: unknown = JSON.parse(t);
+    if (def.args.shape === 'variadic' && Array.isArray(v)) return v.map((x) => (typeof x === 'string' ? quoted(x) : JSON.stringify(x))).join(', ');
+    return typeof v === 'string' ? quoted(v) : t;
+  } catch {
+    // A bare word where a JSON value is expected (`@default fast`): the string it most likely means.
+    return /^[\w.-]+$/.test(t) ? quoted(t) : '...';
+  }
+}
+
+/**
+ * Where the JSDoc comment of a declaration is: the one the compiler attached, else a `/** *\/`
+ * comment just before it on the same line as the `{` of its interface or type literal
+ * (`{ /** @maxLength 3 *\/ a?: string }`), which TypeScript leaves unattached, and which would
+ * otherwise be a marker dropped without a word.
+ */
+function jsDocRange(node: ts.Node, sf: ts.SourceFile): { start: number; end: number } | undefined {
+  const docs = (node as { jsDoc?: ts.JSDoc[] }).jsDoc;
+  if (docs && docs.length > 0) {
+    const doc = docs[docs.length - 1];
+    return { start: doc.getStart(sf), end: doc.end };
+  }
+  // On the line of the `{`, the compiler counts the comment as trailing the `{`, not leading the member.
+  const last = [...(ts.getTrailingCommentRanges(sf.text, node.pos) ?? []), ...(ts.getLeadingCommentRanges(sf.text, node.pos) ?? [])]
+    .filter((r) => r.kind === ts.SyntaxKind.MultiLineCommentTrivia && sf.text.startsWith('/**', r.pos) && !sf.text.startsWith('/**/', r.pos))
+    .at(-1);
+  // Only a comment that ends on the line where the declaration starts: one left after the previous
+  // member (`a?: string; /** of a? *\/` then a line break) is not this one's.
+  if (!last || sf.getLineAndCharacterOfPosition(last.end).line !== sf.getLineAndCharacterOfPosition(node.getStart(sf)).line) return undefined;
+  return { start: last.pos, end: last.end };
+}
+
 export function parseJsDocText(raw: string): ParsedJsDoc {
   const body = raw.replace(/^\/\*\*/, '').replace(/\*\/$/, '');
   const lines = body.split(/\r?\n/);

@@ -61,6 +61,8 @@ export function markersModuleExports(name: string): boolean {
 type Binding =
   | { kind: 'import'; spec: ts.StringLiteral; name: string }
   | { kind: 'namespaceImport'; spec: ts.StringLiteral }
+  /** `const Max = Maximum`, `const m = markers`, `const { Maximum: Max } = markers`: the name is `expr` then `path`. */
+  | { kind: 'alias'; expr: ts.Expression; path: string[] }
   | { kind: 'declared' };
 
 export interface ResolverHost {
@@ -100,11 +102,38 @@ export class NameResolver {
       else break;
     }
     if (!ts.isIdentifier(e)) return undefined;
-    let target = this.resolveIdentifier(e);
-    while (target && target.kind === 'module' && parts.length > 0) target = this.resolveExport(target.file, parts.shift()!);
+    return this.follow(this.resolveIdentifier(e), parts, new Set());
+  }
+
+  /** `target` then the property names `parts`: through module namespaces, into kubeforge/markers' exports. */
+  private follow(target: NameTarget | undefined, parts: string[], seen: Set<string>): { target: NameTarget; rest: string[] } | undefined {
+    parts = [...parts];
+    while (target && target.kind === 'module' && parts.length > 0) target = this.resolveExport(target.file, parts.shift()!, seen);
     if (!target) return undefined;
     if (target.kind === 'external' && target.name === '*' && parts.length > 0) return { target: { kind: 'external', module: target.module, name: parts[0] }, rest: parts.slice(1) };
     return { target, rest: parts };
+  }
+
+  /**
+   * What an alias' right-hand side names, as a single target: `Maximum`, `m.Maximum`,
+   * `m.Items.MaxLength` (an export of kubeforge/markers is named with its dots).
+   */
+  private resolveAliasExpr(sf: ts.SourceFile, expr: ts.Expression, path: readonly string[], seen: Set<string>): NameTarget | undefined {
+    const parts: string[] = [];
+    let e: ts.Expression = expr;
+    for (;;) {
+      e = unwrapExpression(e);
+      if (ts.isPropertyAccessExpression(e) && ts.isIdentifier(e.name)) {
+        parts.unshift(e.name.text);
+        e = e.expression;
+      } else break;
+    }
+    if (!ts.isIdentifier(e)) return undefined;
+    const r = this.follow(this.resolveLocal(sf, e.text, seen), [...parts, ...path], seen);
+    if (!r) return undefined;
+    if (r.rest.length === 0) return r.target;
+    // A marker's namespace member (`Items.MaxLength`) stays an export of kubeforge/markers.
+    return r.target.kind === 'external' && r.target.name !== '*' ? { kind: 'external', module: r.target.module, name: [r.target.name, ...r.rest].join('.') } : undefined;
   }
 
   /** The marker name an expression refers to (`Maximum`, `Items.MaxLength`) when it leads to kubeforge/markers. */
@@ -178,7 +207,10 @@ export class NameResolver {
               return spec ? this.resolveFrom(spec, local, seen) : this.resolveLocal(sf, local, seen);
             }
           }
-        } else if (isExported(st) && declaredNames(st).includes(name)) return { kind: 'local', file, name };
+        } else if (ts.isExportAssignment(st) && !st.isExportEquals && name === 'default') {
+          // `export default markers` / `export default Maximum`: an alias of what it names.
+          return this.resolveAliasExpr(sf, st.expression, [], seen) ?? { kind: 'local', file, name };
+        } else if (isExported(st) && declaredNames(st).includes(name)) return this.resolveLocal(sf, name, seen) ?? { kind: 'local', file, name };
       }
       if (stars.length === 0) return undefined;
       // `export *`: a name found in exactly one local module is that one; a module recognised by
@@ -217,6 +249,17 @@ export class NameResolver {
     if (!b) return undefined;
     if (b.kind === 'declared') return { kind: 'local', file: sf.fileName, name };
     if (b.kind === 'namespaceImport') return this.resolveFrom(b.spec, '*', seen);
+    if (b.kind === 'alias') {
+      const key = `${sf.fileName}\0=${name}`;
+      if (seen.has(key)) return undefined;
+      seen.add(key);
+      try {
+        // An alias of something that is not a marker is a local value like any other.
+        return this.resolveAliasExpr(sf, b.expr, b.path, seen) ?? { kind: 'local', file: sf.fileName, name };
+      } finally {
+        seen.delete(key);
+      }
+    }
     return this.resolveFrom(b.spec, b.name, seen);
   }
 
@@ -235,6 +278,9 @@ export class NameResolver {
         if (ts.isNamespaceImport(nb)) map.set(nb.name.text, { kind: 'namespaceImport', spec });
         else for (const el of nb.elements) map.set(el.name.text, { kind: 'import', spec, name: (el.propertyName ?? el.name).text });
       } else {
+        if (ts.isVariableStatement(st) && st.declarationList.flags & ts.NodeFlags.Const) {
+          for (const d of st.declarationList.declarations) if (d.initializer) for (const [n, path] of aliasNames(d.name)) if (!map.has(n)) map.set(n, { kind: 'alias', expr: d.initializer, path });
+        }
         for (const n of declaredNames(st)) if (!map.has(n)) map.set(n, { kind: 'declared' });
       }
     }
@@ -247,9 +293,27 @@ function isExported(st: ts.Statement): boolean {
   return ts.canHaveModifiers(st) && !!ts.getModifiers(st)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
 }
 
+function unwrapExpression(e: ts.Expression): ts.Expression {
+  while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e) || ts.isTypeAssertionExpression(e)) e = e.expression;
+  return e;
+}
+
+/** The names a `const` binding declares, each with the property path it takes from the initializer. */
+function aliasNames(name: ts.BindingName, path: string[] = []): [string, string[]][] {
+  if (ts.isIdentifier(name)) return [[name.text, path]];
+  if (!ts.isObjectBindingPattern(name)) return [];
+  const out: [string, string[]][] = [];
+  for (const el of name.elements) {
+    if (el.dotDotDotToken) continue;
+    const key = el.propertyName ? (ts.isIdentifier(el.propertyName) || ts.isStringLiteral(el.propertyName) ? el.propertyName.text : undefined) : ts.isIdentifier(el.name) ? el.name.text : undefined;
+    if (key !== undefined) out.push(...aliasNames(el.name, [...path, key]));
+  }
+  return out;
+}
+
 /** The names a top-level statement declares. */
 function declaredNames(st: ts.Statement): string[] {
-  if (ts.isVariableStatement(st)) return st.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : []));
+  if (ts.isVariableStatement(st)) return st.declarationList.declarations.flatMap((d) => aliasNames(d.name).map(([n]) => n));
   if (
     ts.isClassDeclaration(st) ||
     ts.isFunctionDeclaration(st) ||

@@ -131,8 +131,12 @@ function within(file: string, scope: string): boolean {
   return file === scope || file.startsWith(scope.endsWith(sep) ? scope : scope + sep);
 }
 
-/** A file with an export declaration (`export {`, `export *`, `export type {`) may re-export markers. */
-const REEXPORTS = /\bexport\s*(?:type\s*)?[*{]/;
+/**
+ * A file with an export declaration (`export {`, `export *`, `export type {`), a default export
+ * (`export default markers`) or an exported alias (`export const Max = Maximum`,
+ * `export const { Maximum: Max } = m`) may re-export markers.
+ */
+const REEXPORTS = /\bexport\s*(?:(?:type\s*)?[*{]|default\b|const\s+(?:\{|[\w$]+\s*=\s*[\w$.]+\s*[;\n]))/;
 /** A specifier that may lead to a project file without path mapping: relative, or a package.json import (`#x`). */
 const LOCAL_SPECIFIER = /['"](?:\.{1,2}\/|#)/;
 

@@ -19,7 +19,7 @@ import { DiskHost, type Host } from '../scaffold/host.js';
 import { type CommandIo, runCommand } from '../scaffold/runner.js';
 import { Tree } from '../scaffold/tree.js';
 import { packageVersion } from '../util/package-root.js';
-import type { Analysis, AnalyzeOptions, RootResult } from '../analysis/analyze.js';
+import type { Analysis, AnalyzeOptions, ClassInfo, RootResult } from '../analysis/analyze.js';
 import type { SourceOverlay } from '../loader/program.js';
 import { type CacheKeyParts, checkCache, incrementalBase, enumerateSourceFiles, type InputSnapshot, sha256, snapshotInputs, writeCache } from './cache.js';
 // The generators bring the CRD check (and, for schemas with rules, its CEL compiler): loaded after the fast path misses.
@@ -33,7 +33,7 @@ import { type Change, CRD_DIR, formatPlan, MANIFESTS_TOOL, managedLocations, pla
 export type { AnalyzeOptions };
 
 /** What an analyzer returns: the generators' input and the files it read (a type-only view: the analysis and ts-morph load lazily, below). */
-export type AnalysisResult = GeneratorInput & Pick<Analysis, 'inputFiles' | 'byRoot'>;
+export type AnalysisResult = GeneratorInput & Pick<Analysis, 'inputFiles' | 'byRoot'> & Partial<Pick<Analysis, 'classes'>>;
 
 /** Runs the analysis, reporting its problems to the reporter it is given. */
 export type Analyzer = (options: AnalyzeOptions, reporter: Reporter) => Promise<AnalysisResult>;
@@ -219,7 +219,8 @@ export async function planManifestsRun(options: ManifestsOptions, analyzer: Anal
     !partial && snapshot
       ? () => writeCache(projectDir, tsconfigPath, keyParts, analysis.inputFiles, outputs.map((o) => o.path), warnings, snapshot)
       : undefined;
-  return { tree, changes, warnings, cached: false, cacheMiss, recordCache };
+  // Said for this run's deletions only: not recorded with the warnings a no-change run repeats.
+  return { tree, changes, warnings: [...warnings, ...crdsOfUnrootedKinds(changes, analysis.classes ?? [], projectDir)], cached: false, cacheMiss, recordCache };
 }
 
 /** The pending changes of a tree over the disk, as the loader's overlay (absolute paths). */
@@ -378,14 +379,16 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
     if (foreign.length) throw new DiagnosticError(foreign);
     if (!partial) planner.removeStale(managedLocations(host));
     const changes = planner.plan();
+    // Said for this run's deletions only: not recorded with the warnings a no-change run repeats.
+    const reported = [...warnings, ...crdsOfUnrootedKinds(changes, analysis.classes ?? [], projectDir)];
     if (!writes) {
       planner.discard();
-      return { changes, warnings, cached: false, cacheMiss, commit: NOTHING, discard: NOTHING };
+      return { changes, warnings: reported, cached: false, cacheMiss, commit: NOTHING, discard: NOTHING };
     }
     refuseBlindDeletion(changes, projectDir, tsconfigPath, partial);
     return {
       changes,
-      warnings,
+      warnings: reported,
       cached: false,
       cacheMiss,
       commit: () => {
@@ -458,6 +461,35 @@ function incrementalRecord(
   const generators = Object.fromEntries([...generatorEntries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const sortedWarnings = Object.fromEntries(Object.entries(crdWarnings).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return { roots, crds, ...(Object.keys(crdWarnings).length > 0 && { crdWarnings: sortedWarnings }), ...(generatorEntries.size > 0 && { generators }) };
+}
+
+/**
+ * KF4016: a CRD deleted because the class of its Kind lost `@Root()` (the class is still there,
+ * under the CRD's Kind name, without it). Deleting is right for a Kind removed on purpose; for a
+ * decorator removed by mistake it would silently uninstall the resource, so it is said.
+ */
+function crdsOfUnrootedKinds(changes: readonly Change[], classes: readonly ClassInfo[], projectDir: string): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const c of changes) {
+    if (c.kind !== 'delete' || !c.path.startsWith(`${CRD_DIR}/`) || !classes.some((k) => !k.isRoot)) continue;
+    let text: string;
+    try {
+      text = c.previous?.toString('utf8') ?? readFileSync(join(projectDir, c.path), 'utf8');
+    } catch {
+      continue;
+    }
+    const kind = /^ {4}kind: ['"]?([A-Za-z0-9]+)['"]?\s*$/m.exec(text)?.[1];
+    const cls = kind && classes.find((k) => k.name === kind && !k.isRoot);
+    if (!cls) continue;
+    out.push({
+      code: 'KF4016',
+      severity: 'warning',
+      message: `${c.path} is deleted: class ${kind} has no @Root() any more, so it is not a Kind and gets no CRD`,
+      hint: `if ${kind} is still a Kind, put @Root() back on the class; if it is gone on purpose, nothing to do`,
+      ...cls.at,
+    });
+  }
+  return out;
 }
 
 /**

@@ -196,7 +196,16 @@ const APPLY: { readonly [N in SchemaMarkerName]: Applier<N> } = {
   },
   MaxProperties: properties('maxProperties', 'maxproperties'),
   MinProperties: properties('minProperties', 'minproperties'),
-  Enum: (a, { t }) => t.set('enum', a),
+  Enum: (a, { t, warn }) => {
+    // The API server takes repeated values (and controller-gen writes them as given): kept, said.
+    const seen = new Set<string>();
+    for (const v of a as unknown[]) {
+      const key = JSON.stringify(v);
+      if (seen.has(key)) warn(`the value ${key} is given more than once`, 'remove the repeated value');
+      seen.add(key);
+    }
+    t.set('enum', a);
+  },
   Format: (a, { t }) => t.set('format', a),
   Type: (a, { s }) => {
     s.type = a;

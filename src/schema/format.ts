@@ -174,6 +174,22 @@ export class SchemaFormatter {
   }
 
   /**
+   * KF3014: `apiVersion` and `kind` of a Kind are strings on the wire, whatever the class says; a
+   * class declaring another type would hand the operator's code values of a type they never have.
+   */
+  private checkTypeMetaField(p: IRProperty, kind: string | undefined): void {
+    const t = irResolve(p.type);
+    if (t.kind === 'error' || (t.kind === 'primitive' && t.type === 'string') || (t.kind === 'enum' && t.type === 'string')) return;
+    const found = t.kind === 'primitive' || t.kind === 'enum' ? `${t.type}${t.kind === 'enum' ? ' literals' : ''}` : t.kind === 'named' ? t.name : t.kind;
+    this.host.reporter.report(
+      error('KF3014', `field ${p.name} of Kind ${kind ?? p.owner} is declared as ${found}, but the API server sends and takes it as a string`, {
+        ...p.at,
+        hint: `declare it ${p.name}?: string (or leave it out: the CRD describes it in any case)`,
+      }),
+    );
+  }
+
+  /**
    * The openAPIV3Schema of a Kind: apiVersion and kind as Kubernetes describes them, metadata as
    * `{type: object}`, the class's other fields, its description and type-level markers.
    */
@@ -188,6 +204,7 @@ export class SchemaFormatter {
     };
     const required: string[] = [];
     for (const p of props) {
+      if (p.name === 'apiVersion' || p.name === 'kind') this.checkTypeMetaField(p, named?.name);
       if (ROOT_FIELDS.has(p.name)) continue;
       properties[p.name] = this.formatProperty(p);
       if (this.isRequired(p)) required.push(p.name);

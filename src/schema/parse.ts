@@ -57,6 +57,28 @@ export class TypeParser {
     this.host.reporter.report(plainNumberWarning(node, where));
   }
 
+  /** Type nodes of fields that carry @Pattern: their template literal type says nothing the pattern does not. */
+  private readonly patterned = new Set<ts.Node>();
+
+  /**
+   * KF3013: a template literal type (`prefix-${string}`) constrains the TypeScript, not the API
+   * server, which sees `type: string`. The warning gives the @Pattern that would say it there.
+   */
+  private warnTemplateLiteral(node: ts.TemplateLiteralTypeNode, where: string): void {
+    if (this.patterned.has(node) || isDependencyFile(node.getSourceFile().fileName)) return;
+    const hole = (t: ts.TypeNode) =>
+      t.kind === ts.SyntaxKind.NumberKeyword ? '-?[0-9]+(\\.[0-9]+)?' : t.kind === ts.SyntaxKind.BigIntKeyword ? '-?[0-9]+' : t.kind === ts.SyntaxKind.BooleanKeyword ? '(true|false)' : '.*';
+    const quote = (text: string) => text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+    const pattern = `^${quote(node.head.text)}${node.templateSpans.map((sp) => hole(sp.type) + quote(sp.literal.text)).join('')}$`;
+    this.host.reporter.report({
+      code: 'KF3013',
+      severity: 'warning',
+      message: `${where} is the template literal type ${truncate(node.getText())}: its schema is \`type: string\`, so the API server takes any string`,
+      hint: `to have the API server check the form too, add @Pattern(${JSON.stringify(pattern).replace(/^"|"$/g, "'")})`,
+      ...locationOf(node),
+    });
+  }
+
   private report(code: string, message: string, node: ts.Node, hint?: string): IRType {
     const at = locationOf(node);
     const site = this.userSites[this.userSites.length - 1];
@@ -178,7 +200,10 @@ export class TypeParser {
     if (ts.isTypeLiteralNode(node)) return this.parseMembers(node.members, 'type literal', env, where, node);
     if (ts.isIntersectionTypeNode(node)) return this.parseIntersection(node, env, where);
     if (ts.isTypeReferenceNode(node)) return this.parseReference(node, env, where);
-    if (ts.isTemplateLiteralTypeNode(node)) return { kind: 'primitive', type: 'string' };
+    if (ts.isTemplateLiteralTypeNode(node)) {
+      this.warnTemplateLiteral(node, where);
+      return { kind: 'primitive', type: 'string' };
+    }
     return this.report(
       'KF3007',
       `${where} uses a type construct kubeforge cannot map: ${ts.SyntaxKind[node.kind]} (${truncate(node.getText())})`,
@@ -515,8 +540,20 @@ export class TypeParser {
     for (const member of decl.members) {
       if (ts.isPropertyDeclaration(member)) {
         const mods = ts.getCombinedModifierFlags(member);
-        if (mods & (ts.ModifierFlags.Static | ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) continue;
-        if (ts.isPrivateIdentifier(member.name)) continue;
+        if (mods & ts.ModifierFlags.Static) continue;
+        if (mods & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected) || ts.isPrivateIdentifier(member.name)) {
+          // Left out of the schema, as Go's unexported fields; said, because a TypeScript
+          // `private` field is still in the JSON, and the API server would prune it.
+          const how = ts.isPrivateIdentifier(member.name) ? 'an ECMAScript private field' : mods & ts.ModifierFlags.Private ? 'private' : 'protected';
+          this.host.reporter.report({
+            code: 'KF2017',
+            severity: 'warning',
+            message: `field ${member.name.getText()} of ${className} is ${how}, so it is left out of the CRD schema: the API server prunes it from every object it stores`,
+            hint: `if it is data of the resource, make it public; if not, move it out of the API type (API types hold data only)`,
+            ...locationOf(member.name),
+          });
+          continue;
+        }
         const p = this.parseProperty(member, className, env, optionalByDefault, true);
         if (p) props.push(p);
       } else if (ts.isIndexSignatureDeclaration(member)) {
@@ -597,6 +634,19 @@ export class TypeParser {
     const doc = collector.jsDoc(member, isClass ? undefined : ['field'], place);
     const markers = isClass ? collector.decoratorMarkers(member, ['field'], place) : doc.markers;
     const hasSchemaless = markers.some((m) => m.name === 'Schemaless');
+    if (member.type && markers.some((m) => m.name === 'Pattern')) this.patterned.add(member.type);
+    if (ts.isPropertyDeclaration(member) && member.type && member.initializer && !isDependencyFile(member.getSourceFile().fileName)) {
+      // Objects reach an operator as plain JSON (client, cache, webhooks); the class is never
+      // constructed, so an initializer is neither a default in the CRD nor one at run time.
+      const text = member.initializer.getText();
+      this.host.reporter.report({
+        code: 'KF2018',
+        severity: 'warning',
+        message: `${place} has the initializer ${truncate(text)}, which is not a default: objects come from the API server as plain JSON, never constructed from the class`,
+        hint: markers.some((m) => m.name === 'Default') ? 'remove the initializer: @Default already gives the default' : `to have the API server default it, write @Default(${truncate(text)}) and remove the initializer`,
+        ...locationOf(member.initializer),
+      });
+    }
     let type: IRType;
     let optional = !!member.questionToken;
     if (hasSchemaless) type = { kind: 'unknown', what: 'unknown', at: locationOf(member) };

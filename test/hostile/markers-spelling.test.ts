@@ -103,6 +103,31 @@ const SPELLINGS: { name: string; files: Record<string, string>; imports: string;
     imports: `import { ${NAMES.join(', ')}, type int32, type Quantity } from './barrel.js';`,
     r: id,
   },
+  // Family 2 of the second round: spellings that were dropped without a word.
+  {
+    name: 'local const aliases (const MyMaximum = kf.Maximum)',
+    files: {},
+    imports: `import * as kf from 'kubeforge/markers';\n${NAMES.map((n) => `const My${n} = kf.${n};`).join('\n')}`,
+    r: (n) => (n === 'int32' || n === 'Quantity' ? `kf.${n}` : `My${n}`),
+  },
+  {
+    name: 'a destructured alias (const { Maximum: MyMaximum } = kf)',
+    files: {},
+    imports: `import * as kf from 'kubeforge/markers';\nconst { ${NAMES.map((n) => `${n}: My${n}`).join(', ')} } = kf;`,
+    r: (n) => (n === 'int32' || n === 'Quantity' ? `kf.${n}` : `My${n}`),
+  },
+  {
+    name: 'a default-exported markers namespace (export default kf)',
+    files: { 'src/api/v1/markers.ts': "import * as kf from 'kubeforge/markers';\nexport default kf;\n" },
+    imports: "import mk from './markers.js';\nimport type { int32, Quantity } from 'kubeforge/markers';",
+    r: (n) => (n === 'int32' || n === 'Quantity' ? n : `mk.${n}`),
+  },
+  {
+    name: 'aliases exported from a local module (export const MyMaximum = Maximum)',
+    files: { 'src/api/v1/markers.ts': `import { ${NAMES.join(', ')} } from 'kubeforge/markers';\n${NAMES.map((n) => `export const My${n} = ${n};`).join('\n')}\n` },
+    imports: `import { ${NAMES.map((n) => `My${n}`).join(', ')} } from './markers.js';\nimport type { int32, Quantity } from 'kubeforge/markers';`,
+    r: (n) => (n === 'int32' || n === 'Quantity' ? n : `My${n}`),
+  },
 ];
 
 describe('hostile: markers imported through barrels, aliases and namespaces (CLI)', () => {
