@@ -5,7 +5,8 @@
  */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
-import { DiagnosticError, formatDiagnostics } from '../diagnostics/index.js';
+import { DiagnosticError, error, formatDiagnostics } from '../diagnostics/index.js';
+import { isSystemError, type SystemError, systemErrorHint } from '../util/fs-errors.js';
 import { packageVersion } from '../util/package-root.js';
 import { type CliContext, UsageError } from './context.js';
 import { registerAlpha } from './commands/alpha.js';
@@ -57,27 +58,38 @@ Examples:
  * otherwise end the process with a stack trace). The command carries on (it still releases its
  * lock and finishes its commit) and exits with its own code; later output is dropped.
  */
-function pipeWriter(stream: NodeJS.WriteStream): (text: string) => void {
+function pipeWriter(stream: NodeJS.WriteStream, name: 'stdout' | 'stderr'): (text: string) => void {
   let closed = false;
-  stream.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') {
-      closed = true;
-      return;
-    }
-    throw e;
-  });
+  const fail = (e: NodeJS.ErrnoException) => {
+    if (closed) return;
+    closed = true;
+    if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') return;
+    // Any other failure (a full disk behind `> file`, /dev/full, an I/O error): the output is lost,
+    // which the exit code says (1), and stderr too when it is stdout that failed.
+    streamFailure ??= { stream: name, error: e };
+  };
+  stream.on('error', fail);
   return (text) => {
-    if (!closed) stream.write(text);
+    if (closed) return;
+    try {
+      stream.write(text);
+    } catch (e) {
+      // A file or /dev/full behind the stream: Node writes synchronously, and the write throws.
+      fail(e as NodeJS.ErrnoException);
+    }
   };
 }
+
+/** The first write to stdout or stderr that failed other than by the reader leaving (EPIPE). */
+let streamFailure: { stream: 'stdout' | 'stderr'; error: NodeJS.ErrnoException } | undefined;
 
 function defaultContext(argv: readonly string[]): CliContext {
   const noColor = argv.includes('--no-color') || process.env.NO_COLOR !== undefined || process.env.TERM === 'dumb';
   return {
     cwd: process.cwd(),
     color: !noColor && Boolean(process.stdout.isTTY),
-    out: pipeWriter(process.stdout),
-    err: pipeWriter(process.stderr),
+    out: pipeWriter(process.stdout, 'stdout'),
+    err: pipeWriter(process.stderr, 'stderr'),
   };
 }
 
@@ -90,6 +102,20 @@ export async function run(argv: readonly string[], ctx: CliContext = defaultCont
     await program.parseAsync([...argv.slice(0, 2), ...argv.slice(2).filter((a) => a !== '--no-color')]);
   } catch (e) {
     code = reportError(e, ctx);
+  }
+  // A failed write to a file or device is reported as an 'error' event on the next tick.
+  await new Promise((r) => setImmediate(r));
+  const lost = streamFailure;
+  if (lost) {
+    streamFailure = undefined;
+    if (lost.stream === 'stdout')
+      ctx.err(
+        formatDiagnostics([error('KF1105', `standard output could not be written (${lost.error.message}): what the command printed there is lost; its work on disk is as it left it`, { hint: systemErrorHint(lost.error as SystemError) })], {
+          color: ctx.color,
+          cwd: ctx.cwd,
+        }),
+      );
+    code ||= 1;
   }
   if (argv === process.argv) process.exitCode = code;
   return code;
@@ -121,6 +147,13 @@ function reportError(e: unknown, ctx: CliContext): number {
   }
   if (e instanceof UsageError) {
     ctx.err(`error: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
+    return 1;
+  }
+  if (isSystemError(e)) {
+    // A file-system failure no command foresaw (a full disk, a file where a folder should be):
+    // still a code, the path and what to do; the stack only with KUBEFORGE_DEBUG.
+    ctx.err(formatDiagnostics([error('KF1105', e.message, { ...(e.path && { file: e.path }), hint: systemErrorHint(e) })], { color: ctx.color, cwd: ctx.cwd }));
+    if (process.env.KUBEFORGE_DEBUG) ctx.err(`${e.stack}\n`);
     return 1;
   }
   const err = e as Error;

@@ -68,6 +68,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1102', 'Writing failed part way; what was written is rolled back.'),
   c('KF1103', 'A scaffolded file exists and differs (pass `--force` to overwrite it).'),
   c('KF1104', 'A file the command edits is missing.'),
+  c('KF1105', 'A file-system or output failure no check foresaw (a full disk, a file where a folder should be, standard output to a full device): the message names the path and what to do.'),
   c('KF1110', 'Another kubeforge command holds the project\'s lock (`.kubeforge/lock`) and did not finish in time; nothing was written.'),
   c('KF1112', 'Interrupted by SIGINT / SIGTERM; the message says what is on disk (nothing, or the whole command).'),
   c('KF1201', 'An insertion marker (`+kubebuilder:scaffold:*`) is missing from a file kubeforge edits.'),

@@ -16,7 +16,7 @@
  * user's (KF4505, nothing written); stale removal only takes files that carry our header.
  */
 import { chmodSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
 import { foldersToCreate, validateChanges } from '../scaffold/commit.js';
 import { DiskHost, type Host, normalizePath } from '../scaffold/host.js';
@@ -24,6 +24,7 @@ import { pidAlive } from '../scaffold/guard.js';
 import { describeChange } from '../scaffold/plan.js';
 import { hasManagedHeader, withManagedHeader } from '../scaffold/spec.js';
 import type { Change } from '../scaffold/tree.js';
+import { isSystemError, systemErrorHint } from '../util/fs-errors.js';
 
 /** A planned change: the plan's line for it, and where its new bytes wait (staged) or the bytes themselves (in memory). */
 export type PlannedChange = Change & {
@@ -143,8 +144,19 @@ export class OutputPlanner {
           removeStaleStages(dirname(dirname(this.stageDir!)));
           this.stageMade = true;
         }
-        mkdirSync(dirname(staged), { recursive: true });
-        writeFileSync(staged, change.content);
+        try {
+          mkdirSync(dirname(staged), { recursive: true });
+          writeFileSync(staged, change.content);
+        } catch (e) {
+          // Nothing of the project was touched yet: say so, with what to do, and leave no stage behind.
+          this.discard();
+          throw new DiagnosticError(
+            error('KF1102', `writing failed while preparing ${change.path}: ${(e as Error).message}`, {
+              file: change.path,
+              hint: `${isSystemError(e) ? systemErrorHint(e, '.kubeforge/') : 'see the message'}; nothing in the project was changed`,
+            }),
+          );
+        }
         change.staged = staged;
       }
       delete change.content;
@@ -223,7 +235,8 @@ export class OutputPlanner {
       this.discard();
       throw new DiagnosticError(
         error('KF1102', `writing failed: ${(e as Error).message}`, {
-          hint: failures.length ? `could not restore: ${failures.join(', ')}` : 'the files already written were restored; nothing changed',
+          ...(isSystemError(e) && e.path && { file: relative(root, e.path) }),
+          hint: `${isSystemError(e) ? `${systemErrorHint(e, e.path && relative(root, e.path))}; ` : ''}${failures.length ? `could not restore: ${failures.join(', ')}` : 'the files already written were restored; nothing changed'}`,
         }),
       );
     }

@@ -18,6 +18,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
+import { isSystemError, systemErrorHint } from '../util/fs-errors.js';
 
 /** The lock file, relative to the project folder. */
 export const LOCK_FILE = '.kubeforge/lock';
@@ -109,6 +110,27 @@ function lockTimeout(): number {
 }
 
 /**
+ * KF1101 when `.kubeforge` (or the project folder) is a file: kubeforge keeps its lock, cache and
+ * staging folder there, and the file is the user's to move; nothing is written.
+ */
+function refuseFileInTheWay(abs: string): void {
+  const dir = join(abs, '.kubeforge');
+  let isDir = true;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    return;
+  }
+  if (isDir) return;
+  throw new DiagnosticError(
+    error('KF1101', `.kubeforge is a file, but kubeforge keeps its lock, cache and staging folder in a .kubeforge folder; nothing was written`, {
+      file: dir,
+      hint: 'move or remove the file .kubeforge (kubeforge makes the folder itself, and git-ignores it)',
+    }),
+  );
+}
+
+/**
  * Takes the lock of the folder `root` (creating it and `.kubeforge/` when missing). Waits while a
  * live process holds it; takes over a lock whose process is gone, and then removes the
  * temporary files that process left. Throws KF1110 (located at the lock file) after the timeout,
@@ -140,6 +162,7 @@ export async function acquireLock(root: string, options: LockOptions): Promise<L
     return true;
   };
   if (!ensureFolders()) return unlocked;
+  refuseFileInTheWay(abs);
   const info: LockInfo = { pid: process.pid, started: new Date().toISOString(), command: options.command };
   const deadline = Date.now() + (options.timeoutMs ?? lockTimeout());
   let holder: LockInfo | undefined;
@@ -149,9 +172,26 @@ export async function acquireLock(root: string, options: LockOptions): Promise<L
       const fd = openSync(path, 'wx', 0o644);
       try {
         writeSync(fd, `${JSON.stringify(info)}\n`);
-      } finally {
+      } catch (e) {
+        // A full disk: the lock and the folders made for it go, and the command stops before
+        // anything of the project is touched.
         closeSync(fd);
+        rmSync(path, { force: true });
+        for (const d of [...createdDirs].reverse()) {
+          try {
+            rmdirSync(d);
+          } catch {
+            /* not empty: left */
+          }
+        }
+        throw new DiagnosticError(
+          error('KF1102', `writing failed: cannot write the lock ${LOCK_FILE}: ${(e as Error).message}`, {
+            file: path,
+            hint: `${isSystemError(e) ? systemErrorHint(e, LOCK_FILE) : 'see the message'}; nothing in the project was changed`,
+          }),
+        );
       }
+      closeSync(fd);
       break;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? '';
