@@ -11,7 +11,7 @@
  */
 
 const FLAG = /(^|\s)--max-desc-len(?:=|\s+)(\S+)/;
-const KUBEFORGE_MANIFESTS = /^\s*(?:npx\s+)?kubeforge\s+manifests(?:\s|$)/;
+const KUBEFORGE_MANIFESTS = /^\s*(?:npx\s+)?kubeforge\s+manifests(?:[\s;&|#]|$)/;
 
 function manifestsScript(packageJson: string): string | undefined {
   try {
@@ -22,10 +22,34 @@ function manifestsScript(packageJson: string): string | undefined {
   }
 }
 
+/**
+ * Where the script's first command (`kubeforge manifests ...`) ends: at the first shell operator
+ * (`&&`, `||`, `;`, `|`, `&`), line break or `#` comment outside quotes. A flag is read from and
+ * written into that command only, never after `&& other-command` or inside a comment.
+ */
+export function firstCommandEnd(script: string): number {
+  let quote: string | undefined;
+  for (let i = 0; i < script.length; i++) {
+    const c = script[i];
+    if (quote) {
+      if (c === '\\' && quote === '"') i++;
+      else if (c === quote) quote = undefined;
+      continue;
+    }
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (c === "'" || c === '"') quote = c;
+    else if (c === ';' || c === '|' || c === '&' || c === '\n' || (c === '#' && (i === 0 || /\s/.test(script[i - 1])))) return i;
+  }
+  return script.length;
+}
+
 /** The `--max-desc-len` the package.json's `manifests` script passes, if any (undefined also for a value that is not a whole number). */
 export function recordedMaxDescLen(packageJson: string | undefined): number | undefined {
   const script = packageJson === undefined ? undefined : manifestsScript(packageJson);
-  const value = script?.match(FLAG)?.[2];
+  const value = script?.slice(0, firstCommandEnd(script)).match(FLAG)?.[2];
   return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
 }
 
@@ -37,7 +61,11 @@ export function recordedMaxDescLen(packageJson: string | undefined): number | un
 export function recordMaxDescLen(packageJson: string, n: number): string | undefined {
   const script = manifestsScript(packageJson);
   if (script === undefined) return undefined;
-  const updated = FLAG.test(script) ? script.replace(FLAG, `$1--max-desc-len ${n}`) : `${script.replace(/\s+$/, '')} --max-desc-len ${n}`;
+  const end = firstCommandEnd(script);
+  const command = script.slice(0, end);
+  const rest = script.slice(end);
+  const edited = FLAG.test(command) ? command.replace(FLAG, `$1--max-desc-len ${n}`) : `${command.replace(/\s+$/, '')} --max-desc-len ${n}${rest ? command.match(/\s+$/)?.[0] ?? ' ' : ''}`;
+  const updated = edited + rest;
   if (updated === script) return packageJson;
   const quoted = JSON.stringify(script);
   const at = packageJson.indexOf(`"manifests": ${quoted}`);

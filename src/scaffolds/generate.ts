@@ -7,8 +7,9 @@
  * custom-metrics config), keeps PROJECT's keys of other tools, and lists the scaffolded files
  * that differ from the old project, to merge by hand.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { parseProject, PROJECT_FILE, type ProjectConfig, type ProjectResource, serializeProject } from '../project/index.js';
 import { recordedMaxDescLen, recordMaxDescLen } from '../manifests/script.js';
@@ -97,8 +98,77 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
     );
   }
   if (output === input) throw new DiagnosticError(error('KF1073', 'the output folder is the project itself', { hint: 'pass --output-dir <another folder>' }));
-  mkdirSync(output, { recursive: true });
+  // The new project is made in a sibling folder and renamed into place once whole: a replayed
+  // command that fails (a PROJECT value it refuses) leaves the output folder as it was.
+  const stage = join(dirname(output), `.${basename(output)}.kubeforge-${process.pid}.tmp`);
+  rmSync(stage, { recursive: true, force: true });
+  mkdirSync(stage, { recursive: true });
+  let result: GenerateResult & { maxDescLen?: number };
+  try {
+    result = await scaffoldInto(stage, input, config, options, io, output);
+    if (existsSync(output)) rmdirSync(output);
+    renameSync(stage, output);
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+  const env = { ...io, cwd: output, host: undefined };
+  if (options.skipInstall) {
+    io.err('Skipped npm install and manifests (--skip-install): run `npm install && npm run manifests` in the new project.\n');
+  } else {
+    await (io.install ?? npmInstall)(output, { ...env, cwd: output });
+    const { runManifests } = await import('../manifests/generate.js');
+    await runManifests({ projectDir: output, maxDescLen: result.maxDescLen }, undefined);
+  }
+  return { copied: result.copied, differ: result.differ };
+}
 
+/**
+ * Where a PROJECT value made a replayed command fail: the command's diagnostics, located at the
+ * resource's entry in PROJECT and worded with its keys (the user typed no flags here).
+ */
+function atProjectEntry(e: unknown, input: string, r: ProjectResource, command: string): unknown {
+  if (!(e instanceof DiagnosticError)) return e;
+  const text = readFileSync(join(input, PROJECT_FILE), 'utf8');
+  const line = resourceLine(text, r);
+  const what = `${r.group || 'core'}/${r.version} ${r.kind}`;
+  const keys = (s: string | undefined) => s?.replace(/--(external-api-[a-z]+|[a-z][a-z-]*)/g, (_, flag: string) => `the "${flag.replace(/-([a-z])/g, (_m: string, c: string) => c.toUpperCase())}" key`);
+  return new DiagnosticError(
+    e.diagnostics.map((d) =>
+      d.severity === 'error'
+        ? {
+            ...d,
+            message: `PROJECT resource ${what} cannot be re-scaffolded (${command}): ${keys(d.message)}`,
+            file: join(input, PROJECT_FILE),
+            line,
+            column: undefined,
+            hint: `${keys(d.hint) ?? 'fix the entry'} in PROJECT's entry for ${what}; nothing was written`,
+          }
+        : d,
+    ),
+  );
+}
+
+/** The line of a resource's entry in PROJECT's text (its `- ` item), when it can be found. */
+function resourceLine(text: string, r: ProjectResource): number | undefined {
+  const doc = parseDocument(text);
+  const items = (doc.get('resources', true) as { items?: { range?: [number, number, number]; toJSON(): unknown }[] } | undefined)?.items ?? [];
+  for (const item of items) {
+    const v = item.toJSON() as Partial<ProjectResource> | null;
+    if (v && v.kind === r.kind && v.version === r.version && (v.group ?? '') === r.group && item.range) return text.slice(0, item.range[0]).split('\n').length;
+  }
+  return undefined;
+}
+
+/** Init, the replayed commands and the user's code, into `output` (a new, empty folder). */
+async function scaffoldInto(
+  output: string,
+  input: string,
+  config: ProjectConfig,
+  options: GenerateOptions,
+  io: ScaffoldEnvironment & Pick<InitEnvironment, 'install'>,
+  /** The output folder as the user named it (`output` is its stage). */
+  finalOutput: string,
+): Promise<GenerateResult & { maxDescLen?: number }> {
   const boilerplate = existsSync(join(input, BOILERPLATE_FILE)) ? readFileSync(join(input, BOILERPLATE_FILE), 'utf8') : undefined;
   const plugins = Object.keys(pluginsOf(config)).filter((p) => p === GRAFANA_PLUGIN);
   const env = { ...io, cwd: output, host: undefined };
@@ -130,7 +200,13 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
   }
   // As Kubebuilder replays: every API first (a conversion webhook needs its spokes), then the webhooks.
   for (const r of config.resources) {
-    for (const args of createApiArgs(r, config)) await runCreateApi(args, quiet);
+    for (const args of createApiArgs(r, config)) {
+      try {
+        await runCreateApi(args, quiet);
+      } catch (e) {
+        throw atProjectEntry(e, input, r, 'create api');
+      }
+    }
   }
   for (const r of config.resources) {
     const w = r.webhooks;
@@ -151,7 +227,9 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
         make: false,
       },
       quiet,
-    );
+    ).catch((e: unknown) => {
+      throw atProjectEntry(e, input, r, 'create webhook');
+    });
   }
 
   // PROJECT: what the commands recorded, plus the keys of other tools the old one held.
@@ -176,16 +254,9 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
   const differ = files(output).filter((p) => !copied.includes(p) && p !== PROJECT_FILE && existsSync(join(input, p)) && !readFileSync(join(input, p)).equals(readFileSync(join(output, p))));
   const added = files(output).filter((p) => !existsSync(join(input, p)));
 
-  io.out(`Re-scaffolded ${config.projectName} into ${relative(io.cwd, output) || '.'} with ${config.resources.length} resource${config.resources.length === 1 ? '' : 's'} from PROJECT.\n`);
+  io.out(`Re-scaffolded ${config.projectName} into ${relative(io.cwd, finalOutput) || '.'} with ${config.resources.length} resource${config.resources.length === 1 ? '' : 's'} from PROJECT.\n`);
   io.out(`Copied your code (${copied.length} file${copied.length === 1 ? '' : 's'}): ${USER_CODE.filter((p) => existsSync(join(input, p))).join(', ')}.\n`);
   if (added.length) io.out(`New in this kubeforge: ${added.join(', ')}\n`);
   if (differ.length) io.out(`Review (scaffolded files that differ from your project; merge your own changes by hand): ${differ.join(', ')}\n`);
-  if (options.skipInstall) {
-    io.err('Skipped npm install and manifests (--skip-install): run `npm install && npm run manifests` in the new project.\n');
-  } else {
-    await (io.install ?? npmInstall)(output, { ...env, cwd: output });
-    const { runManifests } = await import('../manifests/generate.js');
-    await runManifests({ projectDir: output, maxDescLen }, undefined);
-  }
-  return { copied, differ };
+  return { copied, differ, maxDescLen };
 }

@@ -100,6 +100,24 @@ describe('the manifests script records --max-desc-len', () => {
     assert.equal(recordMaxDescLen('{}', 1), undefined);
     assert.equal(recordedMaxDescLen(pkg), undefined);
   });
+
+  it('a compound script: the flag goes into (and is read from) the kubeforge command only, never after && or into a # comment', () => {
+    const script = (pkg: string | undefined) => (JSON.parse(pkg!) as { scripts: { manifests: string } }).scripts.manifests;
+    const pkg = (s: string) => JSON.stringify({ scripts: { manifests: s } });
+    const cases: [string, string][] = [
+      ['kubeforge manifests && prettier -w config', 'kubeforge manifests --max-desc-len 0 && prettier -w config'],
+      ['kubeforge manifests # regenerate', 'kubeforge manifests --max-desc-len 0 # regenerate'],
+      ['kubeforge manifests; echo done', 'kubeforge manifests --max-desc-len 0 ; echo done'],
+      ['kubeforge manifests&&x', 'kubeforge manifests --max-desc-len 0 &&x'],
+      ['kubeforge manifests | tee log', 'kubeforge manifests --max-desc-len 0 | tee log'],
+      ["kubeforge manifests --paths 'src/a;b' || true", "kubeforge manifests --paths 'src/a;b' --max-desc-len 0 || true"],
+      ['kubeforge manifests --max-desc-len 3 && echo --max-desc-len 9', 'kubeforge manifests --max-desc-len 0 && echo --max-desc-len 9'],
+    ];
+    for (const [before, after] of cases) assert.equal(script(recordMaxDescLen(pkg(before), 0)), after, before);
+    assert.equal(recordedMaxDescLen(pkg('kubeforge manifests && echo --max-desc-len 9')), undefined);
+    assert.equal(recordedMaxDescLen(pkg('kubeforge manifests # --max-desc-len 9')), undefined);
+    assert.equal(recordedMaxDescLen(pkg('kubeforge manifests --max-desc-len 3 && echo --max-desc-len 9')), 3);
+  });
 });
 
 function link(target: string, path: string): void {
