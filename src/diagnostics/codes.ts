@@ -88,7 +88,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF2015', 'Warning: a marker applies but will not work as meant (e.g. `uniqueItems`, which the API server refuses; an `@Enum` value given twice).'),
   c('KF2016', 'A `kubeforge/markers` decorator on a class the analysis cannot read (a class expression, a class inside a function; class-level markers of a class inside a namespace).'),
   c('KF2017', 'Warning: a `private`, `protected` or `#private` field of an API class is left out of the schema (the API server would prune it).'),
-  c('KF2018', 'Warning: a field initializer (`replicas?: int32 = 3`) is not a default: objects arrive as plain JSON; write `@Default(3)`.'),
+  c('KF2018', 'Warning: a field initializer (`replicas?: int32 = 3`) is not a CRD default (it fills only objects made with `new`); write `@Default(3)`.'),
   c('KF3001', 'A type has no schema (`any`, `unknown`, functions...).'),
   c('KF3002', 'A type is recursive; CRD schemas cannot be.'),
   c('KF3003', 'A tuple type; CRD schemas have none.'),

@@ -635,14 +635,15 @@ export class TypeParser {
     const markers = isClass ? collector.decoratorMarkers(member, ['field'], place) : doc.markers;
     const hasSchemaless = markers.some((m) => m.name === 'Schemaless');
     if (member.type && markers.some((m) => m.name === 'Pattern')) this.patterned.add(member.type);
-    if (ts.isPropertyDeclaration(member) && member.type && member.initializer && !isDependencyFile(member.getSourceFile().fileName)) {
-      // Objects reach an operator as plain JSON (client, cache, webhooks); the class is never
-      // constructed, so an initializer is neither a default in the CRD nor one at run time.
+    if (ts.isPropertyDeclaration(member) && member.type && member.initializer && !TYPE_META.has(name) && !isDependencyFile(member.getSourceFile().fileName)) {
+      // An initializer fills objects the operator makes with `new`; objects from the API server
+      // (client, cache, webhooks) are plain JSON it never touched, and the CRD gets no default.
+      // (apiVersion and kind, which the scaffold initializes for `new`, are not schema fields.)
       const text = member.initializer.getText();
       this.host.reporter.report({
         code: 'KF2018',
         severity: 'warning',
-        message: `${place} has the initializer ${truncate(text)}, which is not a default: objects come from the API server as plain JSON, never constructed from the class`,
+        message: `${place} has the initializer ${truncate(text)}, which is not a CRD default: it fills only objects made with \`new\` in your code, not those the API server stores or sends`,
         hint: markers.some((m) => m.name === 'Default') ? 'remove the initializer: @Default already gives the default' : `to have the API server default it, write @Default(${truncate(text)}) and remove the initializer`,
         ...locationOf(member.initializer),
       });
@@ -667,6 +668,9 @@ export class TypeParser {
     return { name, type, optional, optionalByDefault, markers, description: doc.description, owner, at: locationOf(member.name) };
   }
 }
+
+/** A Kind's type-meta fields: described by the CRD whatever the class says (an initializer there is for `new`). */
+const TYPE_META = new Set(['apiVersion', 'kind']);
 
 /** A file of an installed package (its problems are the user's field's to fix, not the file's). */
 export function isDependencyFile(file: string): boolean {
