@@ -46,6 +46,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1063', '`create webhook --conversion`: no spoke, a spoke that is the hub or not a version of the Kind, or a Kind with one version.'),
   c('KF1064', '`create webhook --conversion`: another version is the storage version; the hub must be it.'),
   c('KF1065', '`create webhook`: an invalid `--defaulting-path` / `--validation-path`, or one without its webhook type.'),
+  c('KF1066', '`create api --resource=false` / `create webhook` on a Kubernetes group: Kubernetes serves no such built-in Kind in that group/version (the hint names where a Kind of that name is).'),
   c('KF1067', '`create webhook`: `--plural` differs from the resource name PROJECT records.'),
   c('KF1068', 'The types file or Kind class that gets `@StorageVersion()` is missing.'),
   c('KF1070', '`--plugins`: an unknown plugin.'),

@@ -15,6 +15,8 @@ import type { ScaffoldEnvironment } from './environment.js';
 import { join, posix } from 'node:path';
 import { parseDocument } from 'yaml';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
+import { placeholderBody, validBody } from './builtin-bodies.js';
+import type { BuiltinKind } from '../project/builtin-kinds.js';
 import { pluralize } from '../project/plural.js';
 import {
   KUBEFORGE_LAYOUT,
@@ -35,6 +37,7 @@ import {
   addExternalDependency,
   type ApiNames,
   apiNames,
+  builtinKindOrProblem,
   CORE_GROUPS,
   ensureStorageVersion,
   type ExternalApi,
@@ -93,20 +96,6 @@ export interface CreateWebhookResult {
   manifests: boolean;
 }
 
-/** Built-in Kinds that are not namespaced (the others are taken as namespaced). */
-const CLUSTER_SCOPED_BUILTINS = new Set([
-  'APIService', 'CertificateSigningRequest', 'ClusterRole', 'ClusterRoleBinding', 'ComponentStatus', 'CSIDriver', 'CSINode',
-  'CustomResourceDefinition', 'FlowSchema', 'IngressClass', 'MutatingWebhookConfiguration', 'Namespace', 'Node',
-  'PersistentVolume', 'PriorityClass', 'PriorityLevelConfiguration', 'RuntimeClass', 'StorageClass',
-  'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', 'ValidatingWebhookConfiguration', 'VolumeAttachment',
-]);
-
-/** What the test objects of a built-in Kind need for the API server to accept them. */
-const BUILTIN_SPECS: Record<string, string> = {
-  // No token controller runs in the test API server either: the Pod mounts no token.
-  Pod: "{ automountServiceAccountToken: false, containers: [{ name: 'test', image: 'busybox' }] }",
-  Deployment: "{ selector: { matchLabels: { app: 'test' } }, template: { metadata: { labels: { app: 'test' } }, spec: { containers: [{ name: 'test', image: 'busybox' }] } } }",
-};
 
 const DEFAULT_KUSTOMIZATION = 'config/default/kustomization.yaml';
 const WEBHOOK_PATCH = 'config/default/manager_webhook_patch.yaml';
@@ -234,6 +223,9 @@ export function validateCreateWebhook(options: CreateWebhookOptions, config: Pro
   const external = validateExternalApi(options, existing, externalGiven ? owned : undefined, group, exists, problems);
   if (problems.length) throw new DiagnosticError(problems);
   const core = !external && (existing?.core === true || (!ours && Object.hasOwn(CORE_GROUPS, group) && !config.resources.some((r) => r.api && r.group === group && r.kind === kind)));
+  const builtinOrProblem = core ? builtinKindOrProblem(group, version, kind) : undefined;
+  if (builtinOrProblem && !('model' in builtinOrProblem)) throw new DiagnosticError(builtinOrProblem);
+  const builtin = builtinOrProblem as BuiltinKind | undefined;
   if (!ours && !core && !external) {
     const versions = config.resources.filter((r) => r.api && r.group === group && r.kind === kind).map((r) => r.version);
     throw new DiagnosticError(
@@ -262,8 +254,8 @@ export function validateCreateWebhook(options: CreateWebhookOptions, config: Pro
     if (d) problems.push(d);
   }
   // An external Kind is taken as namespaced (its scope is its own project's; the test objects only).
-  const namespaced = core ? !CLUSTER_SCOPED_BUILTINS.has(kind) : external ? true : existing?.api?.namespaced === true;
-  const base = apiNames(config, { group, version, kind, plural: options.plural ?? recordedPlural, namespaced, core, external: external && { domain: external.domain } });
+  const namespaced = builtin ? builtin.namespaced : external ? true : existing?.api?.namespaced === true;
+  const base = apiNames(config, { group, version, kind, plural: options.plural ?? recordedPlural ?? builtin?.plural, namespaced, core, external: external && { domain: external.domain } });
   const typeSource = external ? externalTypeSource(external) : undefined;
   if (ours && existing?.path?.endsWith('.ts')) base.typesFile = existing.path;
   const grouped = base.multigroup && group !== '';
@@ -278,7 +270,7 @@ export function validateCreateWebhook(options: CreateWebhookOptions, config: Pro
     webhookTestFile: `${testDir}/${base.fileName}_webhook.test.ts`,
     defaultingPath: defaultingPath ?? defaultWebhookPath('mutate', base.qualifiedGroup, version, kind),
     validationPath: validationPath ?? defaultWebhookPath('validate', base.qualifiedGroup, version, kind),
-    objType: core ? `${pascal(version)}${kind}` : external ? (typeSource ? `${kind}Object` : 'KubernetesObject') : kind,
+    objType: builtin ? builtin.model : external ? (typeSource ? `${kind}Object` : 'KubernetesObject') : kind,
   };
   if (defaulting && validation && names.defaultingPath === names.validationPath) {
     problems.push(error('KF1065', `the defaulting and the validating webhook would share the path ${names.defaultingPath}`, { hint: 'give them different paths' }));
@@ -401,8 +393,17 @@ export async function planCreateWebhook(
   // this project has create api's example field `foo` until the user (or a plugin such as
   // deploy-image) gives it others: the examples then use the metadata, the test an empty spec.
   const hasFoo = !names.core && !names.external && /^\s*foo\?: string;$/m.test(host.read(names.typesFile)?.toString('utf8') ?? '');
+  // A built-in Kind: the fields its test object needs (builtin-bodies.ts): written by hand and
+  // accepted by the API server for the common Kinds, else its required fields with placeholders.
+  const modelPrefix = names.core ? names.objType.slice(0, -names.kind.length) : '';
+  const handWritten = names.core ? validBody(names.version, names.kind) : undefined;
+  const coreBody = names.core ? (handWritten ?? placeholderBody(names.objType)) : {};
+  const onlySpec = Object.keys(coreBody).length === 1 && coreBody.spec !== undefined;
+  const coreFields = names.core && !onlySpec ? Object.entries(coreBody).map(([f, v]) => `    ${f}: ${v},`).join('\n') : '';
   const specExample = names.core
-    ? (BUILTIN_SPECS[names.kind] ?? '{}')
+    ? onlySpec
+      ? coreBody.spec
+      : ''
     : names.external
       ? ''
       : hasFoo
@@ -413,7 +414,7 @@ export async function planCreateWebhook(
   const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;
   const modelImport = (kind: string, fromDir: string) =>
     names.core
-      ? `import type { ${pascal(names.version)}${kind} } from '@kubernetes/client-node';`
+      ? `import type { ${modelPrefix}${kind} } from '@kubernetes/client-node';`
       : externalObjectImport(typeSource, kind, fromDir);
   const metadataExamples = names.core || names.external || !hasFoo;
   const data: Record<string, unknown> = {
@@ -428,6 +429,8 @@ export async function planCreateWebhook(
     customDefaultingPath: entry.webhooks?.defaultingPath !== undefined,
     customValidationPath: entry.webhooks?.validationPath !== undefined,
     specExample,
+    coreFields,
+    placeholderBody: names.core && !handWritten && Object.keys(coreBody).length > 0,
     podLike: names.core && names.kind === 'Pod',
     defaultExample: metadataExamples ? `obj.metadata!.labels = { ...obj.metadata?.labels, 'example.com/defaulted': 'true' };` : `obj.spec.foo ??= 'bar';`,
     validateExample: metadataExamples ? `!obj.metadata?.labels?.app` : `!obj.spec.foo`,
@@ -453,8 +456,8 @@ export async function planCreateWebhook(
     kindRef: P,
     kindImport: P,
     varName: lowerFirst(P),
-    objType: names.core ? `${pascal(names.version)}${P}` : names.external ? (typeSource ? `${P}Object` : 'KubernetesObject') : P,
-    modelType: names.core ? `${pascal(names.version)}${P}` : names.external ? (typeSource ? `${P}Object` : 'KubernetesObject') : P,
+    objType: names.core ? `${modelPrefix}${P}` : names.external ? (typeSource ? `${P}Object` : 'KubernetesObject') : P,
+    modelType: names.core ? `${modelPrefix}${P}` : names.external ? (typeSource ? `${P}Object` : 'KubernetesObject') : P,
     modelImport: modelImport(P, webhookDir),
     testModelImport: modelImport(P, testDir),
     newObject: `new${P}`,

@@ -18,13 +18,13 @@ const LAYERS: Record<string, string[]> = {
   // CEL: parse, type-check, cost and evaluate rules (npm: @bufbuild/cel); no ts-morph, so kubeforge/testing can load it.
   cel: [],
   project: ['diagnostics'],
-  scaffold: ['diagnostics'],
+  scaffold: ['diagnostics', 'util'],
   loader: ['diagnostics', 'util'],
   // schema reads marker values and their locations from analysis/collector.ts only (see EXCEPTIONS).
   schema: ['diagnostics', 'loader', 'markers', 'util'],
   analysis: ['diagnostics', 'loader', 'markers', 'project', 'schema', 'util'],
   manifests: ['analysis', 'cel', 'diagnostics', 'loader', 'markers', 'project', 'scaffold', 'schema', 'util'],
-  scaffolds: ['diagnostics', 'manifests', 'project', 'scaffold', 'util'],
+  scaffolds: ['diagnostics', 'manifests', 'project', 'scaffold', 'schema', 'util'],
   envtest: ['diagnostics', 'util'],
   runtime: [],
   testing: ['cel', 'runtime', 'util'],

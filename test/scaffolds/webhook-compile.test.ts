@@ -2,7 +2,8 @@
  * What create webhook generates type-checks against kubeforge's own typings (dist/): project-v4's
  * webhook sequence (defaulting and validation added one after the other, custom paths, a
  * cluster-scoped Kind with an irregular plural, a hub and a spoke, built-in Pod and Deployment)
- * and a multigroup project, scaffolded on disk with the real CLI, then `tsc --noEmit` (strict,
+ * a multigroup project, and webhooks for every built-in Kind Kubernetes serves, scaffolded on
+ * disk with the real CLI, then `tsc --noEmit` (strict,
  * standard decorators) on the whole project, the webhook tests included. For project-v4,
  * `kubeforge manifests` then writes the webhook configurations Kubebuilder's project-v4 has.
  */
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { run } from '../../src/cli/index.js';
+import { BUILTIN_KINDS } from '../../src/project/builtin-kinds.js';
 import { packageRoot } from '../../src/util/package-root.js';
 
 const repo = packageRoot();
@@ -102,6 +104,13 @@ const CASES: { name: string; init?: string[]; commands: string[][]; packages?: R
         'v1.d.ts': "import type { KubernetesObject } from '@kubernetes/client-node';\nexport interface Issuer extends KubernetesObject {\n  spec?: { selfSigned?: Record<string, never> };\n}\n",
       },
     },
+  },
+  {
+    // Every Kind Kubernetes serves (the table made from the API server's discovery): the test
+    // object of each type-checks as its client-node model, placeholders included.
+    name: 'every built-in Kind (multigroup): webhooks and their tests',
+    init: ['--multigroup', '--license', 'none'],
+    commands: BUILTIN_KINDS.map((k) => webhook('--group', k.group, '--version', k.version, '--kind', k.kind, '--defaulting', '--programmatic-validation')),
   },
 ];
 

@@ -1,0 +1,32 @@
+/**
+ * The Kinds Kubernetes itself serves, for `create api --resource=false` and `create webhook` on a
+ * built-in Kind: which group, version and Kind exist, their resource name and scope, and the
+ * @kubernetes/client-node model that types them. The table (builtin-kinds-data.ts) is generated
+ * from the discovery of a real kube-apiserver and checked against it on every test run
+ * (test/scaffolds/builtin-kinds.test.ts; `UPDATE_GOLDEN=1` writes it again): a Kind is listed
+ * when the server serves it with the verb create and client-node has a model for it.
+ */
+import { BUILTIN_KINDS } from './builtin-kinds-data.js';
+
+export { BUILTIN_KINDS, BUILTIN_KINDS_SERVER } from './builtin-kinds-data.js';
+
+export interface BuiltinKind {
+  /** The group's short name, as the commands take it (`core`, `apps`, `rbac`). */
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+  /** The @kubernetes/client-node model class (`V1Deployment`, `CoreV1Event`). */
+  model: string;
+}
+
+/** The built-in Kind `group/version kind`, when Kubernetes serves it. */
+export function findBuiltinKind(group: string, version: string, kind: string): BuiltinKind | undefined {
+  return BUILTIN_KINDS.find((k) => k.group === group && k.version === version && k.kind === kind);
+}
+
+/** Every group/version that serves a built-in Kind of this name (`apps/v1` for Deployment). */
+export function builtinKindsNamed(kind: string): BuiltinKind[] {
+  return BUILTIN_KINDS.filter((k) => k.kind === kind);
+}
