@@ -23,6 +23,7 @@ import type { ScaffoldEnvironment } from './environment.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles, resolvePlugins, withPlugin } from './grafana.js';
 import { BOILERPLATE_FILE, checkLicenseAndOwner, initFilePaths, ownerOfBoilerplate, planInit, renderLicenseHeader } from './init.js';
 import { defaultManifestsStep, lockRoot, type ManifestsStep, type PlannedManifests, planScaffoldManifests, reportScaffoldManifests, type ScaffoldManifests, warnReplaced } from './transaction.js';
+import { isValidYaml, mergeYamlDocument } from './yaml-merge.js';
 
 export interface EditOptions {
   multigroup?: boolean;
@@ -90,13 +91,21 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
 
   let replacedByScope: string[] = [];
   let scopeSwitched = false;
-  if (options.namespaced !== undefined && (config.namespaced === true) !== options.namespaced) {
+  if (options.namespaced !== undefined) {
+    // Also when PROJECT already says so (edited by hand): the files still of the other scope are
+    // switched, those already switched are left as they are, and nothing at all is a no-op.
+    const projectChanges = (config.namespaced === true) !== options.namespaced;
     if (options.namespaced) next.namespaced = true;
     else delete next.namespaced;
+    const changesBefore = tree.changes().length;
     const scope = await planScopeSwitch(tree, config, options.namespaced, { ...env, host }, options.force === true);
-    replacedByScope = scope.replaced;
-    notes.push(...scope.notes);
-    scopeSwitched = true;
+    const filesSwitched = tree.changes().length > changesBefore;
+    if (projectChanges || filesSwitched) {
+      replacedByScope = scope.replaced;
+      if (!projectChanges) notes.push(`PROJECT already said namespaced: ${options.namespaced}; the files still of the other scope were switched to match it`);
+      notes.push(...scope.notes);
+      scopeSwitched = true;
+    }
   }
 
   const specs: FileSpec[] = [];
@@ -180,7 +189,14 @@ async function planScopeSwitch(tree: Tree, config: ProjectConfig, namespaced: bo
       tree.write(path, next);
       continue;
     }
-    const result = merge3(base.toString('utf8'), mine.toString('utf8'), next.toString('utf8'));
+    const yamlFile = /\.ya?ml$/.test(path);
+    let result = merge3(base.toString('utf8'), mine.toString('utf8'), next.toString('utf8'));
+    // A line merge of YAML can be valid text and invalid YAML (the user's env: list and the
+    // scaffold's env: key side by side): YAML files are then merged by their structure.
+    if (yamlFile && (!('merged' in result) || !isValidYaml(result.merged))) {
+      const structural = mergeYamlDocument(base.toString('utf8'), mine.toString('utf8'), next.toString('utf8'));
+      result = structural !== undefined && isValidYaml(structural) ? { merged: structural } : { conflictLine: 'conflictLine' in result ? result.conflictLine : 1 };
+    }
     if ('merged' in result) {
       tree.write(path, result.merged);
       merged.push(path);

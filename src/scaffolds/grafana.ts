@@ -233,8 +233,11 @@ function customPanel(m: CustomMetric): PanelSpec {
  */
 export function grafanaFiles(projectName: string, config: string | undefined): FileSpec[] {
   const specs: FileSpec[] = [
-    { path: 'grafana/controller-runtime-metrics.json', policy: 'managed', header: false, content: dashboard(`${projectName}: controller-runtime`, `${projectName}-runtime`.slice(0, 40), RUNTIME_PANELS) },
-    { path: 'grafana/controller-resources-metrics.json', policy: 'managed', header: false, content: dashboard(`${projectName}: resources`, `${projectName}-resources`.slice(0, 40), RESOURCE_PANELS) },
+    // The two fixed dashboards are the user's once written (a JSON file carries no "generated"
+    // header to tell an edit from an old version): one that differs is replaced with --force only.
+    // The custom-metrics dashboard is made from grafana/custom-metrics/config.yaml, and remade.
+    { path: 'grafana/controller-runtime-metrics.json', policy: 'scaffolded', content: dashboard(`${projectName}: controller-runtime`, `${projectName}-runtime`.slice(0, 40), RUNTIME_PANELS) },
+    { path: 'grafana/controller-resources-metrics.json', policy: 'scaffolded', content: dashboard(`${projectName}: resources`, `${projectName}-resources`.slice(0, 40), RESOURCE_PANELS) },
   ];
   if (config === undefined) specs.push({ path: CUSTOM_METRICS_CONFIG, policy: 'scaffolded', content: CONFIG_TEXT });
   const custom = parseCustomMetrics(config ?? CONFIG_TEXT);

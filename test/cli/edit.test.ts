@@ -197,12 +197,13 @@ describe('kubeforge edit', () => {
     assert.deepEqual(files(scoped), namespacedFiles, 'back to the namespaced files');
   });
 
-  it('--namespaced keeps your own changes where they do not touch the switch; a collision is KF1080 with nothing written, --force replaces the file', async () => {
+  it('--namespaced keeps your own changes where they do not touch the switch; a collision (your own WATCH_NAMESPACE) is KF1080 with nothing written, --force replaces the file', async () => {
     const dir = await project('edited', '--project-name', 'fleet');
     const main = join(dir, 'src/main.ts');
     writeFileSync(main, readFileSync(main, 'utf8').replace("setupLog.info('starting manager');", "setupLog.info('starting manager');\n  setupLog.info('my own line');"));
     const manager = join(dir, 'config/manager/manager.yaml');
-    writeFileSync(manager, readFileSync(manager, 'utf8').replace('        name: manager\n', '        name: manager\n        env:\n        - name: LOG_LEVEL\n          value: debug\n'));
+    // An env list of your own merges (test/hostile/edit-scope.test.ts); your own WATCH_NAMESPACE with another value cannot.
+    writeFileSync(manager, readFileSync(manager, 'utf8').replace('        name: manager\n', '        name: manager\n        env:\n        - name: WATCH_NAMESPACE\n          value: team-a\n'));
     const before = snapshot(dir);
     const dry = await kubeforge(dir, 'edit', '--namespaced', '--dry-run');
     assert.equal(dry.code, 1);
@@ -220,7 +221,7 @@ describe('kubeforge edit', () => {
     const text = read(dir, 'src/main.ts');
     assert.match(text, /my own line/);
     assert.match(text, /function watchNamespaces\(\)/);
-    assert.doesNotMatch(read(dir, 'config/manager/manager.yaml'), /LOG_LEVEL/);
+    assert.doesNotMatch(read(dir, 'config/manager/manager.yaml'), /team-a/);
     assert.match(read(dir, 'config/manager/manager.yaml'), /WATCH_NAMESPACE/);
     assert.equal(projectFile(dir).namespaced, true);
   });
