@@ -100,9 +100,10 @@ export async function runCommand<P extends Planned, R>(steps: CommandSteps<P, R>
   try {
     const planned = await steps.plan(ctx);
     const changes = planned.tree.changes();
-    if (!guard) return await steps.preview(planned, changes, ctx);
+    // A dry run fails where the real run would: the writes are checked before the preview too.
     const problems = validateChanges(ctx.host, changes);
     if (problems.length) throw new DiagnosticError(problems);
+    if (!guard) return await steps.preview(planned, changes, ctx);
     await guard.checkpoint('nothing was written');
     const committed = steps.commit ? (steps.commit(planned, ctx), undefined) : commit(ctx.host, changes, { last: steps.last });
     const { interrupted } = steps;

@@ -22,7 +22,7 @@ import { readProject, renderRoleFiles } from './api.js';
 import type { ScaffoldEnvironment } from './environment.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles, resolvePlugins, withPlugin } from './grafana.js';
 import { BOILERPLATE_FILE, checkLicenseAndOwner, initFilePaths, ownerOfBoilerplate, planInit, renderLicenseHeader } from './init.js';
-import { defaultManifestsStep, lockRoot, type ManifestsStep, type PlannedManifests, planScaffoldManifests, reportScaffoldManifests, type ScaffoldManifests, warnReplaced } from './transaction.js';
+import { defaultManifestsStep, lockRoot, type ManifestsStep, type PlannedManifests, planScaffoldManifests, previewScaffoldManifests, reportScaffoldManifests, type ScaffoldManifests, warnReplaced } from './transaction.js';
 import { isValidYaml, mergeYamlDocument } from './yaml-merge.js';
 
 export interface EditOptions {
@@ -253,6 +253,7 @@ export async function runEdit(options: EditOptions, env: ScaffoldEnvironment & {
         const changes = ownChanges(p, all);
         const plan = formatPlan(changes, { color: ctx.color });
         ctx.out(plan);
+        if (p.m) previewScaffoldManifests(p.manifests, ctx, p.m);
         warnReplaced(ctx, p.replaced, 'would replace');
         return { changes, plan };
       },

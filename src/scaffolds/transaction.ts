@@ -50,12 +50,13 @@ export interface ScaffoldManifests {
 }
 
 /**
- * The manifests step of a scaffold that writes (not on --dry-run): planned into `tree` after the
- * scaffold; a failure is KF1050 with the step's own diagnostics, and nothing has been written.
- * Returns undefined when the step does not run.
+ * The manifests step of a scaffold: planned into `tree` after the scaffold, on --dry-run too (the
+ * dry run is the real plan: the CRD, role.yaml and webhook manifests included, and it fails where
+ * the real run fails); a failure is KF1050 with the step's own diagnostics, and nothing has been
+ * written. Returns undefined when the step does not run.
  */
 export async function planScaffoldManifests(tree: Tree, ctx: CommandContext, m: ScaffoldManifests): Promise<PlannedManifests | undefined> {
-  if (!m.step || m.make === false || ctx.dryRun) return undefined;
+  if (!m.step || m.make === false) return undefined;
   ctx.err('Generating manifests (kubeforge manifests)...\n');
   try {
     return await m.step(tree, ctx.cwd, ctx.reporter);
@@ -68,6 +69,13 @@ export async function planScaffoldManifests(tree: Tree, ctx: CommandContext, m: 
     );
     throw new DiagnosticError(diagnostics);
   }
+}
+
+/** On --dry-run: what the manifests step would write (its plan and warnings), or why it would not run. */
+export function previewScaffoldManifests(planned: PlannedManifests | undefined, ctx: CommandContext, m: ScaffoldManifests): void {
+  if (!m.step) return;
+  if (m.make === false) ctx.err('Would skip kubeforge manifests (--make=false).\n');
+  else if (planned) ctx.out(planned.output);
 }
 
 /** After the commit: what the manifests step prints (or why it did not run); records its cache. */
@@ -128,6 +136,7 @@ export function scaffoldSteps<P extends ScaffoldPlan, R>(s: {
     },
     preview: (p, _changes, ctx) => {
       ctx.out(formatPlan(p.changes, { color: ctx.color }));
+      previewScaffoldManifests(p.manifests, ctx, p.m);
       warnReplaced(ctx, p.replaced, 'would replace');
       return s.result(p, false);
     },
