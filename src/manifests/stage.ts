@@ -15,7 +15,7 @@
  * The managed-file rules are writer.ts': a file at an output's path without our header is the
  * user's (KF4505, nothing written); stale removal only takes files that carry our header.
  */
-import { chmodSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, linkSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
 import { foldersToCreate, validateChanges } from '../scaffold/commit.js';
@@ -221,7 +221,16 @@ export class OutputPlanner {
         if (c.kind !== 'create') {
           backup = join(this.stageDir!, 'old', ...c.path.split('/'));
           mkdirSync(dirname(backup), { recursive: true });
-          renameSync(target, backup);
+          // An update keeps the file in place until the staged one is renamed over it (one atomic
+          // step): a process killed here (SIGKILL) leaves the old file or the new, never none.
+          // The backup, for a rollback, is a second link to the old file (a copy where links fail).
+          if (c.kind === 'update') {
+            try {
+              linkSync(target, backup);
+            } catch {
+              copyFileSync(target, backup);
+            }
+          } else renameSync(target, backup);
         }
         done.push({ change: c, backup, target });
         if (c.kind !== 'delete') {
@@ -253,7 +262,8 @@ export class OutputPlanner {
           continue;
         }
         const target = where ?? join(root, ...c.path.split('/'));
-        if (c.kind !== 'delete') rmSync(target, { force: true });
+        // An update's old file goes back over the new one in one step; a created file goes.
+        if (c.kind === 'create') rmSync(target, { force: true });
         if (backup) renameSync(backup, target);
       } catch {
         failures.push(c.path);

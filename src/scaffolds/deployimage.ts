@@ -108,6 +108,8 @@ export function checkDeployImageFlags(
     problems.push(error('KF1085', '--image is missing: the deploy-image plugin scaffolds a controller that deploys an image', { hint: 'pass the Operand image, e.g. --image memcached:1.6.26-alpine3.19' }));
   } else if (/[\s"'\\]/.test(image) || [...image].some((ch) => ch.charCodeAt(0) < 0x20)) {
     problems.push(error('KF1085', `--image ${JSON.stringify(flags.image)} is not an image reference: it holds spaces, quotes or backslashes`, { hint: 'pass one image name, e.g. --image memcached:1.6.26-alpine3.19 or --image registry.example.com/team/app@sha256:<digest>' }));
+  } else if (imageReferenceProblem(image) !== undefined) {
+    problems.push(error('KF1085', `--image ${JSON.stringify(flags.image)} is not an image reference: ${imageReferenceProblem(image)}`, { hint: 'pass one image name, e.g. --image memcached:1.6.26-alpine3.19 or --image registry.example.com/team/app@sha256:<64 hex digits>' }));
   }
   let port: number | undefined;
   if (flags.imageContainerPort !== undefined) {
@@ -131,7 +133,13 @@ export function checkDeployImageFlags(
     }
   }
   const command = (flags.imageContainerCommand ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  if (flags.imageContainerCommand !== undefined && command.length === 0) {
+  if (flags.imageContainerCommand !== undefined && [...flags.imageContainerCommand].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) {
+    problems.push(
+      error('KF1086', `--image-container-command ${JSON.stringify(flags.imageContainerCommand)} holds a line break or another control character`, {
+        hint: 'pass the command and its arguments on one line, separated by commas, e.g. --image-container-command "memcached,--memory-limit=64,-o,modern,-v"',
+      }),
+    );
+  } else if (flags.imageContainerCommand !== undefined && command.length === 0) {
     problems.push(error('KF1086', '--image-container-command is empty', { hint: 'pass the command and its arguments separated by commas, e.g. --image-container-command "memcached,--memory-limit=64,-o,modern,-v"' }));
   }
   const refused = [!scaffold.resource && '--resource=false', !scaffold.controller && '--controller=false', !scaffold.namespaced && '--namespaced=false'].filter((f): f is string => typeof f === 'string');
@@ -148,7 +156,35 @@ export function checkDeployImageFlags(
 
 /** A TypeScript string literal in single quotes. */
 function tsString(s: string): string {
-  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  // JSON's escapes are TypeScript's too (control characters, quotes, backslashes, U+2028/9).
+  return `'${JSON.stringify(s).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'").replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')}'`;
+}
+
+/**
+ * Why `ref` is not an image reference as container runtimes parse it (the distribution/reference
+ * grammar: `[domain[:port]/]path[:tag][@digest]`, a lower-case path, a tag of at most 128
+ * characters, a digest `algorithm:hex` with 64 hex digits for sha256), or undefined when it is one.
+ * The API server stores any string, and the kubelet then fails to pull: said here instead.
+ */
+export function imageReferenceProblem(ref: string): string | undefined {
+  const m = /^([^@]+?)(?::([^:/@]*))?(?:@(.*))?$/.exec(ref);
+  if (!m) return 'it is not of the form name[:tag][@digest]';
+  const [, name, tag, digest] = m;
+  if (tag !== undefined && !/^[\w][\w.-]{0,127}$/.test(tag)) return `its tag "${tag}" is not 1 to 128 letters, digits, "_", "." or "-" (not starting with "." or "-")`;
+  if (digest !== undefined) {
+    const d = /^([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*):([0-9a-fA-F]{32,})$/.exec(digest);
+    if (!d) return `its digest "${digest}" is not algorithm:hex`;
+    if (d[1] === 'sha256' && d[2].length !== 64) return `its sha256 digest has ${d[2].length} hex digits, not 64`;
+  }
+  const parts = name.split('/');
+  const first = parts[0];
+  const hasDomain = parts.length > 1 && (first.includes('.') || first.includes(':') || first === 'localhost' || first !== first.toLowerCase());
+  if (hasDomain && !/^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*|\[[0-9a-fA-F:]+\])(?::[0-9]+)?$/.test(first)) return `its registry "${first}" is not a host name with an optional port`;
+  const path = hasDomain ? parts.slice(1) : parts;
+  const bad = path.find((c) => !/^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/.test(c));
+  if (bad !== undefined) return bad === '' ? 'it has an empty path component ("//" or a "/" at an end)' : `its path component "${bad}" is not lower-case letters and digits joined by ".", "_", "__" or "-"`;
+  if (name.length > 255) return `its name has ${name.length} characters, more than 255`;
+  return undefined;
 }
 
 /** The variable that holds a Kind's image in the manager: `MEMCACHED_IMAGE`, as Kubebuilder names it. */

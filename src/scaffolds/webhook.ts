@@ -623,6 +623,15 @@ export async function planCreateWebhook(
   const grouped = names.multigroup && names.group !== '';
   const otherVersion = config.resources.some((r) => r.webhooks && r.group === names.group && r.kind === names.kind && r.version !== names.version);
   const setupAlias = grouped || otherVersion ? `setup${grouped ? pascal(names.group) : ''}${names.kind}${otherVersion ? pascal(names.version) : ''}WebhookWithManager` : undefined;
+  // The webhook imports the Kind's types: without the file the scaffold would not compile.
+  if (!names.core && !names.external && tree.readText(names.typesFile) === undefined) {
+    problems.push(
+      error('KF1104', `${names.typesFile} is missing: the ${names.kind} webhook imports the Kind from it`, {
+        file: names.typesFile,
+        hint: `restore it, or record where ${names.kind} ${names.version} lives in the "path" of its ${PROJECT_FILE} entry`,
+      }),
+    );
+  }
   const mainText = tree.readText('src/main.ts');
   if (mainText === undefined) {
     problems.push(error('KF1047', `src/main.ts is missing: kubeforge registers the ${names.kind} webhooks there`, { file: 'src/main.ts', hint: 'restore it from `kubeforge init --dry-run` output in an empty folder' }));
@@ -643,9 +652,17 @@ export async function planCreateWebhook(
   }
 
   // config/: the webhook Service and configurations, cert-manager, CA injection, network policy.
+  // As Kubebuilder: a file of config/ without the commented line (edited, or deleted) is a warning
+  // saying what to add by hand; a deleted file is said to be missing, once, not re-created.
+  const saidMissing = new Set<string>();
   const edit = (path: string, change: (text: string) => string | undefined, missing: string) => {
     const text = tree.readText(path);
-    const updated = text === undefined ? undefined : change(text);
+    if (text === undefined) {
+      if (!saidMissing.has(path)) warnings.push(`${path} is missing, so it was not changed: without it the webhooks are not deployed by config/default (restore it, or wire them in your own deployment)`);
+      saidMissing.add(path);
+      return;
+    }
+    const updated = change(text);
     if (updated === undefined) warnings.push(`${path}: ${missing}`);
     else if (updated !== text) tree.write(path, updated);
   };

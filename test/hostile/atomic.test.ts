@@ -134,6 +134,31 @@ describe('hostile: a command completes or leaves the disk as it was', () => {
     assert.match(read(dir, 'PROJECT'), /kind: CronJob/);
   });
 
+  it('SIGKILL in the middle of the manifests commit: every CRD is there (old or new, never none); the next run completes', async () => {
+    const dir = await project();
+    for (const kind of ['CronJob', 'Fleet', 'Galleon']) ok(await cli(dir, ['create', 'api', '--group', 'batch', '--version', 'v1', '--kind', kind, '--make=false']), `create api ${kind}`);
+    ok(await cli(dir, ['manifests']), 'manifests');
+    const crds = ['cronjobs', 'fleets', 'galleons'].map((p) => `config/crd/bases/batch.example.com_${p}.yaml`);
+    const before = Object.fromEntries(crds.map((c) => [c, read(dir, c)]));
+    for (const f of ['cronjob', 'fleet', 'galleon']) {
+      const types = join(dir, `src/api/v1/${f}_types.ts`);
+      writeFileSync(types, readFileSync(types, 'utf8').replace(/^(\s*)foo\?: string;$/m, '$1foo?: string;\n$1/** Added. */\n$1bar?: string;'));
+    }
+    // Each staged file waits 300 ms before its rename: killed once the first CRD is replaced, the run
+    // is between two of them.
+    const run = start(dir, ['manifests'], { KUBEFORGE_TEST_COMMIT_DELAY_MS: '300' });
+    let ended = false;
+    void run.done.then(() => (ended = true));
+    while (!ended && crds.every((c) => { try { return read(dir, c) === before[c]; } catch { return true; } })) await new Promise((r) => setTimeout(r, 5));
+    run.child.kill('SIGKILL');
+    const killed = await run.done;
+    assert.equal(killed.signal, 'SIGKILL', 'the run ended before it could be killed mid-commit');
+    for (const c of crds) assert.match(read(dir, c), /kind: CustomResourceDefinition/, `${c} is missing after the kill`);
+    ok(await cli(dir, ['manifests']), 'manifests after the killed run');
+    for (const c of crds) assert.match(read(dir, c), /bar:/);
+    assert.deepEqual(tempFiles(dir), []);
+  });
+
   it('two create api at once: the second waits for the first, and both Kinds end up in PROJECT and src/main.ts', async () => {
     const dir = await project();
     const env = { KUBEFORGE_TEST_COMMIT_DELAY_MS: '10', KUBEFORGE_LOCK_TIMEOUT_MS: '120000' };
