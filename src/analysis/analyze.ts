@@ -126,6 +126,8 @@ export interface AnalyzeOptions {
   selectRoots?: ProgramOptions['selectRoots'];
   /** Texts of project files already read (see ProgramOptions.texts). */
   texts?: ProgramOptions['texts'];
+  /** controller-gen's crd:generateEmbeddedObjectMeta (`manifests --generate-embedded-object-meta`). */
+  embeddedObjectMeta?: boolean;
 }
 
 /** A version name: a DNS-1123 label that starts with a letter (`v1`, `v1beta1`). */
@@ -211,7 +213,8 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
   });
   const formatter = new SchemaFormatter({
     reporter,
-    k8sSchema: (name) => k8sModelSchemaShared(name),
+    k8sSchema: (name) => k8sModelSchemaShared(name, { embeddedObjectMeta: options.embeddedObjectMeta }),
+    embeddedObjectMeta: options.embeddedObjectMeta,
     k8sHint: 'it is not a model class of @kubernetes/client-node (V1PodTemplateSpec, V1Condition, ...): check the name, or declare the type yourself',
   });
 

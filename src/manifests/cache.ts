@@ -61,6 +61,8 @@ export interface CacheKeyParts {
   generatorVersion: string;
   /** `--max-desc-len` (undefined: descriptions whole). */
   maxDescLen?: number;
+  /** `--generate-embedded-object-meta`. */
+  embeddedObjectMeta?: boolean;
   paths?: readonly string[];
   tsconfigPath?: string;
   /** sha256 of the PROJECT file (its `namespaced` and `projectName` scope role.yaml), or undefined when there is none. */
@@ -293,6 +295,7 @@ function cacheKey(projectDir: string, tsconfigChain: readonly string[], parts: C
     build: toolFingerprint(),
     generator: parts.generatorVersion,
     maxDescLen: parts.maxDescLen ?? null,
+    embeddedObjectMeta: parts.embeddedObjectMeta === true,
     paths: parts.paths ? [...parts.paths].sort() : null,
     tsconfig: parts.tsconfigPath ?? null,
     project: parts.project ?? null,

@@ -27,7 +27,7 @@ import type { Generator, GeneratorInput } from './generators.js';
 import { OutputPlanner, type PlannedChange } from './stage.js';
 import { type GeneratorEntry, type IncrementalRecord, IncrementalPlanner, type Selection } from './incremental.js';
 import type { MarkerUse } from './markeruse.js';
-import { recordMaxDescLen } from './script.js';
+import { EMBEDDED_OBJECT_META_FLAG, recordFlag, recordMaxDescLen } from './script.js';
 import { type Change, CRD_DIR, formatPlan, MANIFESTS_TOOL, managedLocations, planManifests } from './writer.js';
 
 export type { AnalyzeOptions };
@@ -58,6 +58,12 @@ export interface ManifestsOptions {
    * many bytes at a sentence or word boundary (desc.ts); 0 drops them. Part of the cache key.
    */
   maxDescLen?: number;
+  /**
+   * controller-gen's `crd:generateEmbeddedObjectMeta`: an ObjectMeta below a Kind's top (a pod
+   * template's metadata) keeps name, namespace, labels, annotations and finalizers in the schema,
+   * instead of a bare object the API server prunes. Part of the cache key.
+   */
+  embeddedObjectMeta?: boolean;
   /** Write nothing; report the plan. */
   check?: boolean;
   dryRun?: boolean;
@@ -123,6 +129,7 @@ function runSettings(options: ManifestsOptions, host: Host, tree?: Tree) {
     kubeforgeVersion: packageVersion(),
     generatorVersion,
     maxDescLen: options.maxDescLen,
+    embeddedObjectMeta: options.embeddedObjectMeta,
     paths,
     tsconfigPath: options.tsconfigPath ? tsconfigPath : undefined,
     project: projectText && sha256(projectText),
@@ -199,7 +206,7 @@ export async function planManifestsRun(options: ManifestsOptions, analyzer: Anal
   }
 
   const reporter = options.reporter ?? new Reporter();
-  const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion, ...(overlay && { overlay }) }, reporter);
+  const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion, embeddedObjectMeta: options.embeddedObjectMeta, ...(overlay && { overlay }) }, reporter);
   const { DEFAULT_GENERATORS, runGenerators } = await import('./generators.js');
   const managerNamespace = await managerNamespaceOf(projectText, projectDir);
   const files = await runGenerators({ ...analysis, managerNamespace, maxDescLen: options.maxDescLen }, reporter, options.generators ?? DEFAULT_GENERATORS);
@@ -297,7 +304,7 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
 
   const reporter = options.reporter ?? new Reporter();
   const analysis = await analyzer(
-    { projectDir, tsconfigPath, paths, generatorVersion, selectRoots: inc && ((roots, tools) => inc.select(roots, tools)), texts: snapshot?.texts },
+    { projectDir, tsconfigPath, paths, generatorVersion, embeddedObjectMeta: options.embeddedObjectMeta, selectRoots: inc && ((roots, tools) => inc.select(roots, tools)), texts: snapshot?.texts },
     reporter,
   );
   const selection = analysis.byRoot ? inc?.selection : undefined;
@@ -522,6 +529,7 @@ export interface ManifestsFlags {
   cache?: boolean;
   /** `--max-desc-len`, as typed (checked here: a whole number, 0 or more; KF1093). */
   maxDescLen?: string | number;
+  generateEmbeddedObjectMeta?: boolean;
 }
 
 /** `--max-desc-len` as a number; KF1093 for anything but a whole number, 0 or more. */
@@ -547,6 +555,8 @@ function readSource(file: string): string | undefined {
 export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, analyzer?: Analyzer, generators?: readonly Generator[]): Promise<void> {
   const projectDir = resolve(io.cwd, flags.project ?? '.');
   const maxDescLen = parseMaxDescLen(flags.maxDescLen);
+  // Recorded in the manifests script like --max-desc-len (which make manifests runs).
+  const embeddedObjectMeta = flags.generateEmbeddedObjectMeta === true || undefined;
   // --max-desc-len is recorded in package.json's `manifests` script (script.ts), so that
   // `make manifests` keeps using it: planned with the run, written after its commit.
   let record: { text: string; script: string } | undefined;
@@ -570,6 +580,7 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
               paths: flags.paths?.map((p) => resolve(io.cwd, p)),
               generatorVersion: flags.generatorVersion,
               maxDescLen,
+              embeddedObjectMeta,
               check: flags.check,
               dryRun: flags.dryRun,
               noCache: flags.cache === false,
@@ -578,11 +589,14 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
             },
             analyzer ?? defaultAnalyzer,
           );
-          if (maxDescLen !== undefined && !flags.check) {
+          if ((maxDescLen !== undefined || flags.generateEmbeddedObjectMeta) && !flags.check) {
             const pkg = ctx.host.read('package.json')?.toString('utf8');
-            const text = pkg === undefined ? undefined : recordMaxDescLen(pkg, maxDescLen);
+            let text = pkg;
+            if (maxDescLen !== undefined) text = text === undefined ? undefined : recordMaxDescLen(text, maxDescLen);
+            if (flags.generateEmbeddedObjectMeta) text = text === undefined ? undefined : recordFlag(text, EMBEDDED_OBJECT_META_FLAG);
+            const given = [...(maxDescLen !== undefined ? [`--max-desc-len ${maxDescLen}`] : []), ...(flags.generateEmbeddedObjectMeta ? [EMBEDDED_OBJECT_META_FLAG] : [])].join(' ');
             if (text === undefined) {
-              io.err(`warning: no package.json "manifests" script running kubeforge manifests to record --max-desc-len ${maxDescLen} in: pass it to every run yourself\n`);
+              io.err(`warning: no package.json "manifests" script running kubeforge manifests to record ${given} in: pass it to every run yourself\n`);
             } else if (text !== pkg) {
               record = { text, script: (JSON.parse(text) as { scripts: Record<string, string> }).scripts.manifests };
             }

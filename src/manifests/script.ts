@@ -67,12 +67,40 @@ export function recordMaxDescLen(packageJson: string, n: number): string | undef
   const edited = FLAG.test(command) ? command.replace(FLAG, `$1--max-desc-len ${n}`) : `${command.replace(/\s+$/, '')} --max-desc-len ${n}${rest ? command.match(/\s+$/)?.[0] ?? ' ' : ''}`;
   const updated = edited + rest;
   if (updated === script) return packageJson;
-  const quoted = JSON.stringify(script);
+  return replaceScript(packageJson, script, updated);
+}
+
+/** controller-gen's `crd:generateEmbeddedObjectMeta`, as the manifests script records it. */
+export const EMBEDDED_OBJECT_META_FLAG = '--generate-embedded-object-meta';
+
+/** Whether the package.json's `manifests` script passes `flag` (a flag without a value) to its kubeforge command. */
+export function recordedFlag(packageJson: string | undefined, flag: string): boolean {
+  const script = packageJson === undefined ? undefined : manifestsScript(packageJson);
+  if (script === undefined) return false;
+  return script.slice(0, firstCommandEnd(script)).split(/\s+/).includes(flag);
+}
+
+/**
+ * package.json with its `manifests` script passing `flag` (added to its kubeforge command when
+ * missing); the rest of the text as it was. Undefined when there is no such script to record it in.
+ */
+export function recordFlag(packageJson: string, flag: string): string | undefined {
+  const script = manifestsScript(packageJson);
+  if (script === undefined) return undefined;
+  if (recordedFlag(packageJson, flag)) return packageJson;
+  const end = firstCommandEnd(script);
+  const command = script.slice(0, end);
+  const rest = script.slice(end);
+  return replaceScript(packageJson, script, `${command.replace(/\s+$/, '')} ${flag}${rest ? (command.match(/\s+$/)?.[0] ?? ' ') : ''}${rest}`);
+}
+
+/** package.json with its `manifests` script `from` replaced by `to`, the rest of the text kept. */
+function replaceScript(packageJson: string, from: string, to: string): string {
+  const quoted = JSON.stringify(from);
   const at = packageJson.indexOf(`"manifests": ${quoted}`);
-  if (at >= 0) return packageJson.slice(0, at) + `"manifests": ${JSON.stringify(updated)}` + packageJson.slice(at + `"manifests": ${quoted}`.length);
-  // Written some other way: as JSON.stringify writes it, with the indentation of the file.
+  if (at >= 0) return packageJson.slice(0, at) + `"manifests": ${JSON.stringify(to)}` + packageJson.slice(at + `"manifests": ${quoted}`.length);
   const json = JSON.parse(packageJson) as { scripts: Record<string, string> };
-  json.scripts.manifests = updated;
+  json.scripts.manifests = to;
   const indent = packageJson.match(/^[ \t]+(?=")/m)?.[0] ?? '  ';
   return `${JSON.stringify(json, null, indent)}\n`;
 }

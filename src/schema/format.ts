@@ -9,11 +9,13 @@ import { flattenEmbedded } from './flatten.js';
 import type { IRProperty, IRType } from './ir.js';
 import { irResolve } from './ir.js';
 import type { JSONSchemaProps } from './jsonschema.js';
-import { intOrStringSchema, quantitySchema } from './k8s/index.js';
+import { embeddedObjectMetaSchema, intOrStringSchema, quantitySchema } from './k8s/index.js';
 import { schemaOriginOf, setSchemaOrigin } from './origin.js';
 
 export interface FormatHost {
   reporter: Reporter;
+  /** controller-gen's crd:generateEmbeddedObjectMeta: an ObjectMeta below a Kind's top keeps name, namespace, labels, annotations and finalizers. */
+  embeddedObjectMeta?: boolean;
   /** Full schema of a @kubernetes/client-node model type, or undefined when unknown. */
   k8sSchema(name: string): JSONSchemaProps | undefined;
   /** Why k8sSchema may not know a name (for the hint). */
@@ -79,7 +81,7 @@ export class SchemaFormatter {
           case 'Bytes':
             return { type: 'string', format: 'byte' };
           case 'ObjectMeta':
-            return { type: 'object' };
+            return embeddedObjectMetaSchema(this.host.embeddedObjectMeta === true);
         }
         break;
       case 'k8s': {

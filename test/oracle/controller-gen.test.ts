@@ -102,6 +102,26 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on embedded Kubernetes types 
   });
 });
 
+describe(`controller-gen ${CONTROLLER_GEN_VERSION} crd:generateEmbeddedObjectMeta=true = manifests --generate-embedded-object-meta`, () => {
+  let out: string;
+  let cleanup = () => {};
+  before(async () => {
+    ({ out, cleanup } = await controllerGenCRDs(twins, './golden/...', ':generateEmbeddedObjectMeta=true'));
+  });
+  after(() => cleanup());
+
+  it('golden/k8s: the pod template\'s metadata keeps its allow-listed fields in both; otherwise the same listed differences', async () => {
+    const said = withoutGeneratorVersion(YAML.parse(readFileSync(join(out, 'k8s.golden.kubeforge.io_deployers.yaml'), 'utf8')) as Obj);
+    const result = await analyzeProject({ projectDir: join(root, 'test/fixtures/manifests/golden/k8s'), generatorVersion: 'v0.0.0-test', embeddedObjectMeta: true });
+    assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
+    const ours = withoutGeneratorVersion(result.crds[0] as Obj);
+    // The option did something: an embedded ObjectMeta with labels, in controller-gen's output and ours.
+    assert.match(JSON.stringify(said), /"labels":\{"additionalProperties":\{"type":"string"\},"type":"object"\}/);
+    assert.match(JSON.stringify(ours), /"labels":\{"additionalProperties":\{"type":"string"\},"type":"object"\}/);
+    assert.deepEqual(differences(said, ours), readFileSync(join(root, 'test/oracle/k8s-known-differences.txt'), 'utf8').split('\n').filter(Boolean));
+  });
+});
+
 describe(`controller-gen ${CONTROLLER_GEN_VERSION} on the hard cases (test/fixtures/manifests/oracle)`, () => {
   const cases = join(root, 'test/fixtures/manifests/oracle');
   let out: string;

@@ -54,10 +54,11 @@ export async function runTool(bin: string, args: string[], cwd: string): Promise
 /**
  * Runs controller-gen's CRD generator on `paths` (relative to the twins' module, e.g.
  * `./conformance/...`) into a new temporary folder; returns it and a function that removes it.
+ * `crdOptions` are the generator's own (`:generateEmbeddedObjectMeta=true`).
  */
-export async function controllerGenCRDs(twins: string, paths: string): Promise<{ out: string; cleanup(): void }> {
+export async function controllerGenCRDs(twins: string, paths: string, crdOptions = ''): Promise<{ out: string; cleanup(): void }> {
   const bin = await controllerGen();
   const out = mkdtempSync(join(tmpdir(), 'kf-controller-gen-'));
-  await runTool(bin, ['crd', `paths=${paths}`, `output:crd:dir=${out}`], twins);
+  await runTool(bin, [`crd${crdOptions}`, `paths=${paths}`, `output:crd:dir=${out}`], twins);
   return { out, cleanup: () => rmSync(out, { recursive: true, force: true }) };
 }

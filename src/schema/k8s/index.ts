@@ -123,7 +123,38 @@ function load(): Data {
  * Built schemas, per description mode (index 1: with descriptions). Internal only: they share
  * subtrees, and are copied on the way out.
  */
-const built: [Map<string, JSONSchemaProps>, Map<string, JSONSchemaProps>] = [new Map(), new Map()];
+const built: Map<string, JSONSchemaProps>[] = [new Map(), new Map(), new Map(), new Map()];
+
+/** How a model is built: with descriptions, and with embedded ObjectMeta's allow-listed fields. */
+interface Mode {
+  descriptions: boolean;
+  objectMeta: boolean;
+}
+
+/** The cache of a mode: `descriptions` is bit 0, `objectMeta` bit 1. */
+const slot = (m: Mode) => (m.descriptions ? 1 : 0) + (m.objectMeta ? 2 : 0);
+
+/** Options of the model schemas: `embeddedObjectMeta` is controller-gen's `crd:generateEmbeddedObjectMeta`. */
+export interface K8sSchemaOptions {
+  descriptions?: boolean;
+  embeddedObjectMeta?: boolean;
+}
+
+const modeOf = (o?: K8sSchemaOptions): Mode => ({ descriptions: o?.descriptions !== false, objectMeta: o?.embeddedObjectMeta === true });
+
+/**
+ * An ObjectMeta that is not a Kind's own metadata: a bare object, or with
+ * `crd:generateEmbeddedObjectMeta` the fields controller-gen allows there (name, namespace,
+ * labels, annotations, finalizers), so that the API server keeps them in a pod template.
+ */
+export function embeddedObjectMetaSchema(generate: boolean): JSONSchemaProps {
+  if (!generate) return { type: 'object' };
+  const strings = (): JSONSchemaProps => ({ additionalProperties: { type: 'string' }, type: 'object' });
+  return {
+    properties: { annotations: strings(), finalizers: { items: { type: 'string' }, type: 'array' }, labels: strings(), name: { type: 'string' }, namespace: { type: 'string' } },
+    type: 'object',
+  };
+}
 /** How many recursive references have been cut so far (a model built across a cut is not cached). */
 let cuts = 0;
 
@@ -136,21 +167,21 @@ let cuts = 0;
  *
  * The result is a new object on every call; the caller may change it.
  */
-export function k8sModelSchema(name: string, options?: { descriptions?: boolean }): JSONSchemaProps | undefined {
+export function k8sModelSchema(name: string, options?: K8sSchemaOptions): JSONSchemaProps | undefined {
   if (!modelNames.has(name)) return undefined;
   if (Object.hasOwn(EXTRA, name)) return EXTRA[name]();
-  const withDescriptions = options?.descriptions !== false;
-  const cache = built[withDescriptions ? 1 : 0];
+  const mode = modeOf(options);
+  const cache = built[slot(mode)];
   let schema = cache.get(name);
   if (!schema) {
-    schema = buildModel(load(), name, withDescriptions, []);
+    schema = buildModel(load(), name, mode, []);
     cache.set(name, schema);
   }
   return copy(schema);
 }
 
 /** Deep-frozen built schemas handed out by {@link k8sModelSchemaShared}, per description mode. */
-const frozen: [Map<string, JSONSchemaProps>, Map<string, JSONSchemaProps>] = [new Map(), new Map()];
+const frozen: Map<string, JSONSchemaProps>[] = [new Map(), new Map(), new Map(), new Map()];
 
 function deepFreeze<T>(value: T, seen: Set<object>): T {
   if (value !== null && typeof value === 'object' && !seen.has(value)) {
@@ -168,11 +199,10 @@ function deepFreeze<T>(value: T, seen: Set<object>): T {
  * shares one tree of a few thousand nodes, which the YAML writer and the CRD check recognise by
  * identity instead of walking it again (a deep copy per Kind was most of the memory at scale).
  */
-export function k8sModelSchemaShared(name: string, options?: { descriptions?: boolean }): JSONSchemaProps | undefined {
+export function k8sModelSchemaShared(name: string, options?: K8sSchemaOptions): JSONSchemaProps | undefined {
   if (!modelNames.has(name)) return undefined;
   if (Object.hasOwn(EXTRA, name)) return EXTRA[name]();
-  const withDescriptions = options?.descriptions !== false;
-  const cache = frozen[withDescriptions ? 1 : 0];
+  const cache = frozen[slot(modeOf(options))];
   let schema = cache.get(name);
   if (!schema) {
     schema = deepFreeze(copy(k8sModelSchema(name, options)!), new Set());
@@ -181,12 +211,15 @@ export function k8sModelSchemaShared(name: string, options?: { descriptions?: bo
   return { ...schema };
 }
 
-function buildModel(d: Data, name: string, withDescriptions: boolean, stack: string[]): JSONSchemaProps {
+function buildModel(d: Data, name: string, mode: Mode, stack: string[]): JSONSchemaProps {
+  const withDescriptions = mode.descriptions;
   const model = d.models[name];
   if (!model) throw new Error(`kubeforge: no schema data for Kubernetes model ${name} (regenerate src/schema/k8s/data)`);
   if (name === 'V1ObjectMeta') {
-    // controller-gen writes an ObjectMeta that is not a Kind's own metadata as a bare object.
-    return withDescriptions && model.description ? { description: model.description, type: 'object' } : { type: 'object' };
+    // controller-gen writes an ObjectMeta that is not a Kind's own metadata as a bare object
+    // (with crd:generateEmbeddedObjectMeta, its allow-listed fields).
+    const meta = embeddedObjectMetaSchema(mode.objectMeta);
+    return withDescriptions && model.description ? { description: model.description, ...meta } : meta;
   }
   const out: JSONSchemaProps = {};
   if (withDescriptions && model.description) out.description = model.description;
@@ -194,7 +227,7 @@ function buildModel(d: Data, name: string, withDescriptions: boolean, stack: str
   if (names.length) {
     const properties: Record<string, JSONSchemaProps> = {};
     stack.push(name);
-    for (const prop of names) properties[prop] = buildNode(d, model.properties[prop], withDescriptions, stack);
+    for (const prop of names) properties[prop] = buildNode(d, model.properties[prop], mode, stack);
     stack.pop();
     out.properties = properties;
   }
@@ -230,12 +263,13 @@ const NODE_KEYWORDS = [
   'x-kubernetes-map-type',
 ] as const;
 
-function buildNode(d: Data, node: DataNode, withDescriptions: boolean, stack: string[]): JSONSchemaProps {
+function buildNode(d: Data, node: DataNode, mode: Mode, stack: string[]): JSONSchemaProps {
+  const withDescriptions = mode.descriptions;
   const description = withDescriptions ? node.description : undefined;
   const own = NODE_KEYWORDS.filter((k) => node[k] !== undefined);
   let base: JSONSchemaProps;
   if (node.$model) {
-    const cache = built[withDescriptions ? 1 : 0];
+    const cache = built[slot(mode)];
     if (stack.includes(node.$model)) {
       // A type that contains itself (apiextensions JSONSchemaProps): it cannot be inlined;
       // keep the value, unvalidated.
@@ -246,18 +280,18 @@ function buildNode(d: Data, node: DataNode, withDescriptions: boolean, stack: st
       if (cached) base = cached;
       else {
         const before = cuts;
-        base = buildModel(d, node.$model, withDescriptions, stack);
+        base = buildModel(d, node.$model, mode, stack);
         if (cuts === before) cache.set(node.$model, base);
       }
     }
     // Shared with the cache: returned as is only when nothing is added (copied on the way out).
     if (description === undefined && !own.length) return base;
   } else if (node.$special) {
-    base = special(node.$special);
+    base = special(node.$special, mode);
   } else {
     base = {};
-    if (node.additionalProperties) base.additionalProperties = buildNode(d, node.additionalProperties, withDescriptions, stack);
-    if (node.items) base.items = buildNode(d, node.items, withDescriptions, stack);
+    if (node.additionalProperties) base.additionalProperties = buildNode(d, node.additionalProperties, mode, stack);
+    if (node.items) base.items = buildNode(d, node.items, mode, stack);
     if (node.type) base.type = node.type;
   }
   // A field's own description replaces its type's, as controller-gen does; the field's own
@@ -270,7 +304,7 @@ function buildNode(d: Data, node: DataNode, withDescriptions: boolean, stack: st
   return out as JSONSchemaProps;
 }
 
-function special(kind: Special): JSONSchemaProps {
+function special(kind: Special, mode: Mode): JSONSchemaProps {
   switch (kind) {
     case 'Quantity':
       return quantitySchema();
@@ -281,7 +315,7 @@ function special(kind: Special): JSONSchemaProps {
     case 'JSON':
       return { 'x-kubernetes-preserve-unknown-fields': true };
     case 'ObjectMeta':
-      return { type: 'object' };
+      return embeddedObjectMetaSchema(mode.objectMeta);
   }
 }
 
