@@ -33,6 +33,14 @@ async function goInstall(pkg: string, version: string, name: string): Promise<st
   return target;
 }
 
+/** The Kubebuilder release whose scaffold kubeforge follows (v4.16.0 pins controller-gen v0.22.0). */
+export const KUBEBUILDER_VERSION = 'v4.16.0';
+
+/** kubebuilder, built once per machine. */
+export function kubebuilder(): Promise<string> {
+  return goInstall('sigs.k8s.io/kubebuilder/v4', KUBEBUILDER_VERSION, 'kubebuilder');
+}
+
 /** controller-gen, built once per machine. */
 export function controllerGen(): Promise<string> {
   return goInstall('sigs.k8s.io/controller-tools/cmd/controller-gen', CONTROLLER_GEN_VERSION, 'controller-gen');

@@ -21,13 +21,13 @@ import { ListMapKey, ListType, Resource, Root, SubresourceStatus } from 'kubefor
 // The classes below are the schema of the Fleet CRD: after changing them, run
 // `npm run manifests` (or `make manifests`) to regenerate config/crd/bases.
 
-/** FleetSpec defines the desired state of Fleet. */
+/** FleetSpec defines the desired state of Fleet */
 export class FleetSpec {
   // Add the fields of the desired state here. Decorators from kubeforge/markers validate them
   // in the API server, e.g. `@MinLength(1)`, `@Maximum(10)`, `@Enum('A', 'B')`; see
   // https://book.kubebuilder.io/reference/markers/crd-validation.html for what each one does.
 
-  /** foo is an example field of Fleet. Edit fleet_types.ts to remove or update it. */
+  /** foo is an example field of Fleet. Edit fleet_types.ts to remove/update */
   foo?: string;
 }
 
@@ -52,7 +52,7 @@ export class FleetStatus {
   conditions?: V1Condition[];
 }
 
-/** Fleet is the Schema for the fleetz API. */
+/** Fleet is the Schema for the fleetz API */
 @Root()
 @SubresourceStatus()
 @Resource({ path: 'fleetz', scope: 'Cluster' })
@@ -65,12 +65,12 @@ export class Fleet {
   apiVersion?: string = 'batch.example.com/v1';
   kind?: string = 'Fleet';
 
-  /** metadata is a standard object metadata. */
+  /** metadata is a standard object metadata */
   metadata?: V1ObjectMeta;
 
-  /** spec defines the desired state of Fleet. */
+  /** spec defines the desired state of Fleet */
   spec!: FleetSpec;
 
-  /** status defines the observed state of Fleet. */
+  /** status defines the observed state of Fleet */
   status?: FleetStatus;
 }

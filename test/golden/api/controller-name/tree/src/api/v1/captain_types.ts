@@ -21,13 +21,13 @@ import { ListMapKey, ListType, Root, SubresourceStatus } from 'kubeforge/markers
 // The classes below are the schema of the Captain CRD: after changing them, run
 // `npm run manifests` (or `make manifests`) to regenerate config/crd/bases.
 
-/** CaptainSpec defines the desired state of Captain. */
+/** CaptainSpec defines the desired state of Captain */
 export class CaptainSpec {
   // Add the fields of the desired state here. Decorators from kubeforge/markers validate them
   // in the API server, e.g. `@MinLength(1)`, `@Maximum(10)`, `@Enum('A', 'B')`; see
   // https://book.kubebuilder.io/reference/markers/crd-validation.html for what each one does.
 
-  /** foo is an example field of Captain. Edit captain_types.ts to remove or update it. */
+  /** foo is an example field of Captain. Edit captain_types.ts to remove/update */
   foo?: string;
 }
 
@@ -52,7 +52,7 @@ export class CaptainStatus {
   conditions?: V1Condition[];
 }
 
-/** Captain is the Schema for the captains API. */
+/** Captain is the Schema for the captains API */
 @Root()
 @SubresourceStatus()
 export class Captain {
@@ -64,12 +64,12 @@ export class Captain {
   apiVersion?: string = 'crew.example.com/v1';
   kind?: string = 'Captain';
 
-  /** metadata is a standard object metadata. */
+  /** metadata is a standard object metadata */
   metadata?: V1ObjectMeta;
 
-  /** spec defines the desired state of Captain. */
+  /** spec defines the desired state of Captain */
   spec!: CaptainSpec;
 
-  /** status defines the observed state of Captain. */
+  /** status defines the observed state of Captain */
   status?: CaptainStatus;
 }

@@ -21,13 +21,13 @@ import { ListMapKey, ListType, Root, SubresourceStatus } from 'kubeforge/markers
 // The classes below are the schema of the CronJob CRD: after changing them, run
 // `npm run manifests` (or `make manifests`) to regenerate config/crd/bases.
 
-/** CronJobSpec defines the desired state of CronJob. */
+/** CronJobSpec defines the desired state of CronJob */
 export class CronJobSpec {
   // Add the fields of the desired state here. Decorators from kubeforge/markers validate them
   // in the API server, e.g. `@MinLength(1)`, `@Maximum(10)`, `@Enum('A', 'B')`; see
   // https://book.kubebuilder.io/reference/markers/crd-validation.html for what each one does.
 
-  /** foo is an example field of CronJob. Edit cronjob_types.ts to remove or update it. */
+  /** foo is an example field of CronJob. Edit cronjob_types.ts to remove/update */
   foo?: string;
 }
 
@@ -52,7 +52,7 @@ export class CronJobStatus {
   conditions?: V1Condition[];
 }
 
-/** CronJob is the Schema for the cronjobs API. */
+/** CronJob is the Schema for the cronjobs API */
 @Root()
 @SubresourceStatus()
 export class CronJob {
@@ -64,12 +64,12 @@ export class CronJob {
   apiVersion?: string = 'batch.example.com/v1';
   kind?: string = 'CronJob';
 
-  /** metadata is a standard object metadata. */
+  /** metadata is a standard object metadata */
   metadata?: V1ObjectMeta;
 
-  /** spec defines the desired state of CronJob. */
+  /** spec defines the desired state of CronJob */
   spec!: CronJobSpec;
 
-  /** status defines the observed state of CronJob. */
+  /** status defines the observed state of CronJob */
   status?: CronJobStatus;
 }

@@ -21,7 +21,7 @@ import { Default, ListMapKey, ListType, Minimum, Root, SubresourceStatus, type i
 // The classes below are the schema of the Busybox CRD: after changing them, run
 // `npm run manifests` (or `make manifests`) to regenerate config/crd/bases.
 
-/** BusyboxSpec defines the desired state of Busybox. */
+/** BusyboxSpec defines the desired state of Busybox */
 export class BusyboxSpec {
   // Add the fields of the desired state here. Decorators from kubeforge/markers validate them
   // in the API server; see https://book.kubebuilder.io/reference/markers/crd-validation.html.
@@ -53,7 +53,7 @@ export class BusyboxStatus {
   conditions?: V1Condition[];
 }
 
-/** Busybox is the Schema for the busyboxes API. */
+/** Busybox is the Schema for the busyboxes API */
 @Root()
 @SubresourceStatus()
 export class Busybox {
@@ -65,12 +65,12 @@ export class Busybox {
   apiVersion?: string = 'example.com.example.com/v1alpha1';
   kind?: string = 'Busybox';
 
-  /** metadata is a standard object metadata. */
+  /** metadata is a standard object metadata */
   metadata?: V1ObjectMeta;
 
-  /** spec defines the desired state of Busybox. */
+  /** spec defines the desired state of Busybox */
   spec!: BusyboxSpec;
 
-  /** status defines the observed state of Busybox. */
+  /** status defines the observed state of Busybox */
   status?: BusyboxStatus;
 }

@@ -21,7 +21,7 @@ import { Default, ListMapKey, ListType, Maximum, Minimum, Root, SubresourceStatu
 // The classes below are the schema of the Memcached CRD: after changing them, run
 // `npm run manifests` (or `make manifests`) to regenerate config/crd/bases.
 
-/** MemcachedSpec defines the desired state of Memcached. */
+/** MemcachedSpec defines the desired state of Memcached */
 export class MemcachedSpec {
   // Add the fields of the desired state here. Decorators from kubeforge/markers validate them
   // in the API server; see https://book.kubebuilder.io/reference/markers/crd-validation.html.
@@ -58,7 +58,7 @@ export class MemcachedStatus {
   conditions?: V1Condition[];
 }
 
-/** Memcached is the Schema for the memcacheds API. */
+/** Memcached is the Schema for the memcacheds API */
 @Root()
 @SubresourceStatus()
 export class Memcached {
@@ -70,12 +70,12 @@ export class Memcached {
   apiVersion?: string = 'example.com.example.com/v1alpha1';
   kind?: string = 'Memcached';
 
-  /** metadata is a standard object metadata. */
+  /** metadata is a standard object metadata */
   metadata?: V1ObjectMeta;
 
-  /** spec defines the desired state of Memcached. */
+  /** spec defines the desired state of Memcached */
   spec!: MemcachedSpec;
 
-  /** status defines the observed state of Memcached. */
+  /** status defines the observed state of Memcached */
   status?: MemcachedStatus;
 }

@@ -21,13 +21,13 @@ import { ConversionWebhook, ListMapKey, ListType, Root, StorageVersion, Subresou
 // The classes below are the schema of the FirstMate CRD: after changing them, run
 // `npm run manifests` (or `make manifests`) to regenerate config/crd/bases.
 
-/** FirstMateSpec defines the desired state of FirstMate. */
+/** FirstMateSpec defines the desired state of FirstMate */
 export class FirstMateSpec {
   // Add the fields of the desired state here. Decorators from kubeforge/markers validate them
   // in the API server, e.g. `@MinLength(1)`, `@Maximum(10)`, `@Enum('A', 'B')`; see
   // https://book.kubebuilder.io/reference/markers/crd-validation.html for what each one does.
 
-  /** foo is an example field of FirstMate. Edit firstmate_types.ts to remove or update it. */
+  /** foo is an example field of FirstMate. Edit firstmate_types.ts to remove/update */
   foo?: string;
 }
 
@@ -52,7 +52,7 @@ export class FirstMateStatus {
   conditions?: V1Condition[];
 }
 
-/** FirstMate is the Schema for the firstmates API. */
+/** FirstMate is the Schema for the firstmates API */
 @Root()
 @SubresourceStatus()
 @StorageVersion()
@@ -66,12 +66,12 @@ export class FirstMate {
   apiVersion?: string = 'crew.testproject.org/v1';
   kind?: string = 'FirstMate';
 
-  /** metadata is a standard object metadata. */
+  /** metadata is a standard object metadata */
   metadata?: V1ObjectMeta;
 
-  /** spec defines the desired state of FirstMate. */
+  /** spec defines the desired state of FirstMate */
   spec!: FirstMateSpec;
 
-  /** status defines the observed state of FirstMate. */
+  /** status defines the observed state of FirstMate */
   status?: FirstMateStatus;
 }

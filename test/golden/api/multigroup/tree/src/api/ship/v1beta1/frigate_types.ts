@@ -5,13 +5,13 @@ import { ListMapKey, ListType, Root, SubresourceStatus } from 'kubeforge/markers
 // The classes below are the schema of the Frigate CRD: after changing them, run
 // `npm run manifests` (or `make manifests`) to regenerate config/crd/bases.
 
-/** FrigateSpec defines the desired state of Frigate. */
+/** FrigateSpec defines the desired state of Frigate */
 export class FrigateSpec {
   // Add the fields of the desired state here. Decorators from kubeforge/markers validate them
   // in the API server, e.g. `@MinLength(1)`, `@Maximum(10)`, `@Enum('A', 'B')`; see
   // https://book.kubebuilder.io/reference/markers/crd-validation.html for what each one does.
 
-  /** foo is an example field of Frigate. Edit frigate_types.ts to remove or update it. */
+  /** foo is an example field of Frigate. Edit frigate_types.ts to remove/update */
   foo?: string;
 }
 
@@ -36,7 +36,7 @@ export class FrigateStatus {
   conditions?: V1Condition[];
 }
 
-/** Frigate is the Schema for the frigates API. */
+/** Frigate is the Schema for the frigates API */
 @Root()
 @SubresourceStatus()
 export class Frigate {
@@ -48,12 +48,12 @@ export class Frigate {
   apiVersion?: string = 'ship.example.com/v1beta1';
   kind?: string = 'Frigate';
 
-  /** metadata is a standard object metadata. */
+  /** metadata is a standard object metadata */
   metadata?: V1ObjectMeta;
 
-  /** spec defines the desired state of Frigate. */
+  /** spec defines the desired state of Frigate */
   spec!: FrigateSpec;
 
-  /** status defines the observed state of Frigate. */
+  /** status defines the observed state of Frigate */
   status?: FrigateStatus;
 }

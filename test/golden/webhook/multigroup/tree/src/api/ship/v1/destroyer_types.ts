@@ -5,13 +5,13 @@ import { ConversionWebhook, ListMapKey, ListType, Resource, Root, StorageVersion
 // The classes below are the schema of the Destroyer CRD: after changing them, run
 // `npm run manifests` (or `make manifests`) to regenerate config/crd/bases.
 
-/** DestroyerSpec defines the desired state of Destroyer. */
+/** DestroyerSpec defines the desired state of Destroyer */
 export class DestroyerSpec {
   // Add the fields of the desired state here. Decorators from kubeforge/markers validate them
   // in the API server, e.g. `@MinLength(1)`, `@Maximum(10)`, `@Enum('A', 'B')`; see
   // https://book.kubebuilder.io/reference/markers/crd-validation.html for what each one does.
 
-  /** foo is an example field of Destroyer. Edit destroyer_types.ts to remove or update it. */
+  /** foo is an example field of Destroyer. Edit destroyer_types.ts to remove/update */
   foo?: string;
 }
 
@@ -36,7 +36,7 @@ export class DestroyerStatus {
   conditions?: V1Condition[];
 }
 
-/** Destroyer is the Schema for the destroyers API. */
+/** Destroyer is the Schema for the destroyers API */
 @Root()
 @SubresourceStatus()
 @Resource({ scope: 'Cluster' })
@@ -51,12 +51,12 @@ export class Destroyer {
   apiVersion?: string = 'ship.testproject.org/v1';
   kind?: string = 'Destroyer';
 
-  /** metadata is a standard object metadata. */
+  /** metadata is a standard object metadata */
   metadata?: V1ObjectMeta;
 
-  /** spec defines the desired state of Destroyer. */
+  /** spec defines the desired state of Destroyer */
   spec!: DestroyerSpec;
 
-  /** status defines the observed state of Destroyer. */
+  /** status defines the observed state of Destroyer */
   status?: DestroyerStatus;
 }
