@@ -100,6 +100,24 @@ export function estimateCost(c: Checked): number {
           if (t?.kind === 'list') return base + sizeOf(t) + 1;
           return base + 1;
         }
+        // Kubernetes' list library (apiserver's library.CostEstimator): one unit per element, and for
+        // strings or bytes a traversal of each element as the comparison's cost.
+        if (target && (fn === 'isSorted' || fn === 'sum' || fn === 'max' || fn === 'min' || fn === 'indexOf' || fn === 'lastIndexOf')) {
+          if (recv?.kind === 'list') {
+            const elem = recv.elem;
+            const per = 1 + (elem.kind === 'string' || elem.kind === 'bytes' ? Math.ceil(sizeOf(elem) * STRING_TRAVERSAL) : 0);
+            return base + sizeOf(recv) * per;
+          }
+          if (recv?.kind === 'string' || recv?.kind === 'bytes') return base + Math.ceil(sizeOf(recv) * STRING_TRAVERSAL);
+        }
+        // join: the result (every element, and a separator between two) is traversed.
+        if (target && fn === 'join' && recv?.kind === 'list') {
+          const n = sizeOf(recv);
+          const result = n * sizeOf(recv.elem) + (args.length ? Math.max(0, n - 1) * sizeOf(typeOf(args[0])) : 0);
+          return base + Math.ceil(result * STRING_TRAVERSAL);
+        }
+        // split: the traversal plus the construction of the result.
+        if (target && fn === 'split' && (recv?.kind === 'string' || recv?.kind === 'bytes')) return base + Math.ceil(sizeOf(recv) * 2 * STRING_TRAVERSAL);
         // a prefix or suffix test reads as much of the string as the argument is long
         if (fn === 'startsWith' || fn === 'endsWith') return base + Math.ceil(sizeOf(typeOf(args[0])) * STRING_TRAVERSAL);
         if (overload?.cost === 'linear') {
