@@ -17,7 +17,7 @@
 // @ts-check
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 
@@ -41,7 +41,41 @@ export const GO_PINS = [
   },
 ];
 
-export const DEFAULT_MIRROR = 'http://deb.debian.org/debian';
+/**
+ * The Debian archive this machine's apt is configured with: the first `URIs:` of a deb822
+ * `.sources` file under `<etc>/apt/sources.list.d/`, else the first `deb` line of
+ * `<etc>/apt/sources.list`, whose path does not end in `-security` or `-updates`. No mirror is
+ * named here: the machine says which one it may reach. Undefined when apt names none.
+ * @param {string} [etc]
+ * @returns {string | undefined}
+ */
+export function aptMirror(etc = '/etc') {
+  /** @type {string[]} */
+  const uris = [];
+  const dir = join(etc, 'apt', 'sources.list.d');
+  let names = [];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    /* none */
+  }
+  for (const name of names) {
+    let text = '';
+    try {
+      text = readFileSync(join(dir, name), 'utf8');
+    } catch {
+      continue;
+    }
+    if (name.endsWith('.sources')) for (const m of text.matchAll(/^URIs:\s*(.+)$/gm)) uris.push(...m[1].trim().split(/\s+/));
+    else if (name.endsWith('.list')) for (const m of text.matchAll(/^deb\s+(?:\[[^\]]*\]\s+)?(\S+)/gm)) uris.push(m[1]);
+  }
+  try {
+    for (const m of readFileSync(join(etc, 'apt', 'sources.list'), 'utf8').matchAll(/^deb\s+(?:\[[^\]]*\]\s+)?(\S+)/gm)) uris.push(m[1]);
+  } catch {
+    /* none */
+  }
+  return uris.map((u) => u.replace(/\/+$/, '')).find((u) => /^https?:\/\//.test(u) && !/-(security|updates|backports)$/.test(u));
+}
 
 /** Errors of this module have this `code`: their message says everything (no stack needed). */
 export const GO_SOURCE_ERROR = 'KUBEFORGE_K8S_GO_SOURCE';
@@ -126,17 +160,20 @@ function run(cmd, args, what, help) {
  * fetched again. Throws an Error saying what to run by hand when the mirror, curl, dpkg-deb or tar
  * fails, or a download does not match its sha256.
  * `options.curl` replaces the curl command, `options.pins` the pins, `options.mirror` the mirror
- * (also `KUBEFORGE_DEBIAN_MIRROR`).
- * @param {{ cacheHome?: string, curl?: string[], pins?: typeof GO_PINS, mirror?: string }} [options]
+ * (also `KUBEFORGE_DEBIAN_MIRROR`; else the one apt is configured with, read from `options.etc`,
+ * default /etc: see {@link aptMirror}).
+ * @param {{ cacheHome?: string, curl?: string[], pins?: typeof GO_PINS, mirror?: string, etc?: string }} [options]
  * @returns {Promise<string>}
  */
 export async function kubernetesGoSourcePath(options = {}) {
   const pins = options.pins ?? GO_PINS;
-  const mirror = (options.mirror ?? process.env.KUBEFORGE_DEBIAN_MIRROR ?? DEFAULT_MIRROR).replace(/\/+$/, '');
   const dir = goSourceCacheDir(options);
   const src = join(dir, 'src');
   const stamp = join(dir, 'src', '.kubeforge-stamp');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === stampOf(pins)) return src;
+  const configured = options.mirror ?? process.env.KUBEFORGE_DEBIAN_MIRROR ?? aptMirror(options.etc);
+  if (!configured) throw sourceError("no Debian mirror: apt names none in /etc/apt, and KUBEFORGE_DEBIAN_MIRROR is not set (set it to a Debian archive's URL, the one ending in /debian)");
+  const mirror = configured.replace(/\/+$/, '');
 
   const help = `Are the Debian mirror (${mirror}), curl and dpkg-deb available? To fetch by hand, run:\n${byHand(dir, mirror, pins)}`;
   mkdirSync(dir, { recursive: true });

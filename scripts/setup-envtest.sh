@@ -49,19 +49,14 @@ fi
 if [[ ! -x $BIN/kube-apiserver || "$(cat "$BIN/.build-stamp" 2>/dev/null)" != "$STAMP" ]]; then
   log "building kube-apiserver v1.20.2 from Debian's kubernetes source package (several minutes)"
   if ! grep -rqs '^Types: deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
-    $SUDO tee /etc/apt/sources.list.d/kubeforge-debian-src.sources >/dev/null <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb-src
-URIs: http://deb.debian.org/debian-security
-Suites: bookworm-security
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
+    # The source packages come from the archives this machine's apt already uses: their deb
+    # entries, as deb-src (no mirror is named here).
+    for f in /etc/apt/sources.list.d/*.sources; do
+      if [[ -f $f && $f != */kubeforge-debian-src.sources ]]; then sed 's/^Types: deb$/Types: deb-src/' "$f"; echo; fi
+    done | $SUDO tee /etc/apt/sources.list.d/kubeforge-debian-src.sources >/dev/null
+    if [[ -f /etc/apt/sources.list ]] && grep -q '^deb ' /etc/apt/sources.list; then
+      grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' | $SUDO tee /etc/apt/sources.list.d/kubeforge-debian-src.list >/dev/null
+    fi
     APT_UPDATED=  # the new source lists must be fetched before `apt-get source`
   fi
   # rsync and jq are used by Kubernetes' hack/ scripts; reflect2 1.0.2 replaces the vendored

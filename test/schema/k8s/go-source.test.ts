@@ -26,11 +26,12 @@ interface Options {
   curl?: string[];
   pins?: Pin[];
   mirror?: string;
+  etc?: string;
 }
 interface GoSource {
   GO_PINS: Pin[];
   GO_SOURCE_ERROR: string;
-  DEFAULT_MIRROR: string;
+  aptMirror: (etc?: string) => string | undefined;
   goSourceCacheDir(options?: Options): string;
   kubernetesGoSourcePath(options?: Options): Promise<string>;
 }
@@ -106,7 +107,7 @@ describe('k8s go source: fetching the golang-k8s-*-dev sources into the cache', 
   const stampOf = (ps: Pin[]) => ps.map((p) => `${p.package} ${p.version} ${p.sha256}\n`).join('');
 
   it('the real pins name trixie pool files with a sha256 each', async () => {
-    const { GO_PINS, DEFAULT_MIRROR } = await load();
+    const { GO_PINS } = await load();
     assert.deepEqual(
       GO_PINS.map((p) => p.package),
       ['golang-k8s-api-dev', 'golang-k8s-apimachinery-dev'],
@@ -116,7 +117,24 @@ describe('k8s go source: fetching the golang-k8s-*-dev sources into the cache', 
       assert.match(pin.path, /^pool\/main\/g\/[a-z0-9.+-]+\/[a-z0-9.+-]+_[0-9][\w.+~-]*_all\.deb$/, pin.package);
       assert.ok(pin.path.endsWith(`/${pin.package}_${pin.version}_all.deb`), pin.path);
     }
-    assert.equal(DEFAULT_MIRROR, 'http://deb.debian.org/debian');
+  });
+
+  it("reads the mirror from the machine's apt configuration (deb822 .sources, .list, sources.list), never a built-in host", async () => {
+    const { aptMirror } = await load();
+    const etc = mkdtempSync(join(tmpdir(), 'kf-apt-'));
+    try {
+      mkdirSync(join(etc, 'apt/sources.list.d'), { recursive: true });
+      assert.equal(aptMirror(etc), undefined, 'apt names nothing: no mirror');
+      writeFileSync(join(etc, 'apt/sources.list'), 'deb [arch=amd64] http://list.mirror.test/debian/ bookworm main\n');
+      assert.equal(aptMirror(etc), 'http://list.mirror.test/debian');
+      writeFileSync(
+        join(etc, 'apt/sources.list.d/debian.sources'),
+        'Types: deb\nURIs: http://security.mirror.test/debian-security\nSuites: bookworm-security\n\nTypes: deb\nURIs: http://deb822.mirror.test/debian\nSuites: bookworm\n',
+      );
+      assert.equal(aptMirror(etc), 'http://deb822.mirror.test/debian', 'the archive, not its security suite');
+    } finally {
+      rmSync(etc, { recursive: true, force: true });
+    }
   });
 
   it('fetches into a fresh cache with one curl per pin, then uses the cache without curl', async () => {
@@ -205,7 +223,7 @@ describe('k8s go source: fetching the golang-k8s-*-dev sources into the cache', 
     assert.ok(existsSync(join(src, 'k8s.io/api/core/v1/types.go')));
   });
 
-  it('takes the mirror from options.mirror (trailing slashes dropped), else KUBEFORGE_DEBIAN_MIRROR', async () => {
+  it("takes the mirror from options.mirror (trailing slashes dropped), else KUBEFORGE_DEBIAN_MIRROR, else apt's", async () => {
     const { kubernetesGoSourcePath } = await load();
     const saved = process.env.KUBEFORGE_DEBIAN_MIRROR;
     try {
@@ -226,11 +244,15 @@ describe('k8s go source: fetching the golang-k8s-*-dev sources into the cache', 
 
       delete process.env.KUBEFORGE_DEBIAN_MIRROR;
       const byDefault = setup('copy');
-      await kubernetesGoSourcePath({ cacheHome: byDefault.home, curl: byDefault.curl, pins });
+      const etc = mkdtempSync(join(tmpdir(), 'kf-apt-'));
+      mkdirSync(join(etc, 'apt'), { recursive: true });
+      writeFileSync(join(etc, 'apt/sources.list'), 'deb http://apt.mirror.test/debian bookworm main\n');
+      await kubernetesGoSourcePath({ cacheHome: byDefault.home, curl: byDefault.curl, pins, etc });
       assert.deepEqual(
         calls(byDefault.log).map((l) => l.split(' ').pop()),
-        pins.map((p) => `http://deb.debian.org/debian/${p.path}`),
+        pins.map((p) => `http://apt.mirror.test/debian/${p.path}`),
       );
+      rmSync(etc, { recursive: true, force: true });
     } finally {
       if (saved === undefined) delete process.env.KUBEFORGE_DEBIAN_MIRROR;
       else process.env.KUBEFORGE_DEBIAN_MIRROR = saved;
