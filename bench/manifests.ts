@@ -17,19 +17,26 @@
  * cost per Kind between sizes (growth linearity: from 200 to 2,000 at most 1.3x the one from 50
  * to 200). Wall time is the best of the repetitions (other load on a shared machine only adds
  * time); CPU time (user + sys, median) is printed beside it as a load-insensitive cross-check.
+ * The peer: controller-gen (the version Kubebuilder pins, built from Go modules where Go is on the
+ * machine) on a Go twin of each project (the same Kinds, RBAC and webhook markers, generated under
+ * bench/out/manifests-go), `crd rbac webhook paths=./...` as `make manifests` runs it; kubeforge's
+ * cold and no-change times over its time are `vs_controller_gen`.
  * Last line: `bench:manifests cold=<worst ratio>x nochange=<worst ratio>x edit=<ratio at the
  * largest size>x`, plus `linear=<x>x rss2000=<MB>MB` when 50, 200 and 2,000 Kinds were run
- * (KUBEFORGE_BENCH_SIZES=50,200,2000: the 2,000-Kind size runs only when asked).
+ * (KUBEFORGE_BENCH_SIZES=50,200,2000: the 2,000-Kind size runs only when asked), plus
+ * `vs_controller_gen=<x>x(cold),<x>x(nochange)` (the worst over the sizes).
  *
  * Projects are generated under bench/out/ (git-ignored); their node_modules links
  * @kubernetes/client-node, @types and kubeforge itself back to this repository.
  * KUBEFORGE_BENCH_SIZES=1,10 and KUBEFORGE_BENCH_REPEAT=N narrow a run.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findGo } from '../src/envtest/go-build.js';
+import { CONTROLLER_GEN_VERSION, controllerGen } from '../test/oracle/tools.js';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -318,6 +325,192 @@ function generateProject(dir: string, kinds: number): void {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The Go twin of a bench project: the same Kinds, reconcilers' RBAC and webhooks written as a
+// Kubebuilder user writes them, for controller-gen (`crd rbac webhook paths=./...`) to generate
+// the same manifests from. The module is test/oracle/go's (its go.mod and go.sum: k8s.io/api v0.37).
+
+function goKindSource(i: number): string {
+  const K = `Widget${i}`;
+  return `package v1
+
+import (
+\tcorev1 "k8s.io/api/core/v1"
+\tmetav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ${K}Phase is the lifecycle phase of a ${K}.
+// +kubebuilder:validation:Enum=Pending;Running;Succeeded;Failed
+type ${K}Phase string
+
+// ${K}Port describes one exposed port.
+type ${K}Port struct {
+\t// Name of the port.
+\t// +kubebuilder:validation:MaxLength=15
+\tName string \`json:"name"\`
+\t// Port number.
+\t// +kubebuilder:validation:Minimum=1
+\t// +kubebuilder:validation:Maximum=65535
+\tPort int32 \`json:"port"\`
+\t// Protocol of the port.
+\t// +kubebuilder:validation:Enum=TCP;UDP;SCTP
+\t// +optional
+\tProtocol string \`json:"protocol,omitempty"\`
+}
+
+// ${K}Backoff configures retries.
+type ${K}Backoff struct {
+\t// Initial delay in seconds.
+\t// +kubebuilder:validation:Minimum=0
+\t// +optional
+\tInitialSeconds *int32 \`json:"initialSeconds,omitempty"\`
+\t// Maximum delay in seconds.
+\t// +kubebuilder:validation:Maximum=3600
+\t// +optional
+\tMaxSeconds *int32 \`json:"maxSeconds,omitempty"\`
+\t// Multiplier applied after every failure.
+\t// +optional
+\tFactor *float64 \`json:"factor,omitempty"\`
+}
+
+// ${K}Storage describes a volume the widget needs.
+type ${K}Storage struct {
+\t// Size of the volume, e.g. 10Gi.
+\t// +kubebuilder:validation:Pattern=\`^[0-9]+(Mi|Gi|Ti)$\`
+\tSize string \`json:"size"\`
+\t// Storage class to use.
+\t// +optional
+\tStorageClassName string \`json:"storageClassName,omitempty"\`
+\t// Access modes.
+\t// +kubebuilder:validation:items:Enum=ReadWriteOnce;ReadOnlyMany;ReadWriteMany
+\t// +optional
+\tAccessModes []string \`json:"accessModes,omitempty"\`
+\t// Retry policy when provisioning fails.
+\t// +optional
+\tBackoff *${K}Backoff \`json:"backoff,omitempty"\`
+}
+
+// ${K}Spec defines the desired state of ${K}.
+type ${K}Spec struct {
+\t// Number of replicas.
+\t// +kubebuilder:validation:Minimum=0
+\t// +kubebuilder:validation:Maximum=100
+\t// +kubebuilder:default=1
+\t// +optional
+\tReplicas *int32 \`json:"replicas,omitempty"\`
+\t// Image to run.
+\t// +kubebuilder:validation:MinLength=1
+\tImage string \`json:"image"\`
+\t// Human readable description.
+\t// +kubebuilder:validation:MaxLength=256
+\t// +optional
+\tDescription string \`json:"description,omitempty"\`
+\t// Whether reconciliation is paused.
+\t// +optional
+\tPaused bool \`json:"paused,omitempty"\`
+\t// Deployment strategy.
+\t// +kubebuilder:validation:Enum=Recreate;RollingUpdate
+\t// +optional
+\tStrategy string \`json:"strategy,omitempty"\`
+\t// Log level.
+\t// +kubebuilder:validation:Enum=debug;info;warn;error
+\t// +optional
+\tLogLevel string \`json:"logLevel,omitempty"\`
+\t// Extra arguments.
+\t// +kubebuilder:validation:MaxItems=32
+\t// +optional
+\tArgs []string \`json:"args,omitempty"\`
+\t// Environment variables.
+\t// +optional
+\tEnv map[string]string \`json:"env,omitempty"\`
+\t// Labels to add to every object.
+\t// +optional
+\tExtraLabels map[string]string \`json:"extraLabels,omitempty"\`
+\t// Exposed ports.
+\t// +listType=map
+\t// +listMapKey=name
+\t// +optional
+\tPorts []${K}Port \`json:"ports,omitempty"\`
+\t// Storage per volume name.
+\t// +optional
+\tVolumes map[string]${K}Storage \`json:"volumes,omitempty"\`
+\t// Main storage.
+\t// +optional
+\tStorage *${K}Storage \`json:"storage,omitempty"\`
+\t// Retry policy.
+\t// +optional
+\tBackoff *${K}Backoff \`json:"backoff,omitempty"\`
+\t// Maximum memory in bytes.
+\t// +optional
+\tMemoryLimitBytes *int64 \`json:"memoryLimitBytes,omitempty"\`
+\t// Pod template for the workers.
+\tTemplate corev1.PodTemplateSpec \`json:"template"\`
+}
+
+// ${K}Status defines the observed state of ${K}.
+type ${K}Status struct {
+\t// Current phase.
+\t// +optional
+\tPhase ${K}Phase \`json:"phase,omitempty"\`
+\t// Generation last processed.
+\t// +optional
+\tObservedGeneration *int64 \`json:"observedGeneration,omitempty"\`
+\t// Ready replicas.
+\t// +optional
+\tReadyReplicas *int32 \`json:"readyReplicas,omitempty"\`
+\t// Conditions of the widget.
+\t// +optional
+\t// +listType=map
+\t// +listMapKey=type
+\tConditions []metav1.Condition \`json:"conditions,omitempty"\`
+}
+
+// ${K} is the Schema for the widget${i}s API.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=w${i}
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=\`.status.phase\`
+type ${K} struct {
+\tmetav1.TypeMeta   \`json:",inline"\`
+\tmetav1.ObjectMeta \`json:"metadata,omitempty"\`
+\t// +optional
+\tSpec ${K}Spec \`json:"spec,omitempty"\`
+\t// +optional
+\tStatus ${K}Status \`json:"status,omitempty"\`
+}
+`;
+}
+
+function goControllerSource(i: number): string {
+  const webhook =
+    i % 5 === 0
+      ? `
+// +kubebuilder:webhook:path=/validate-bench-kubeforge-io-v1-widget${i},mutating=false,failurePolicy=fail,sideEffects=None,groups=bench.kubeforge.io,resources=widget${i}s,verbs=create;update,versions=v1,name=vwidget${i}.kb.io,admissionReviewVersions=v1
+`
+      : '';
+  return `package controller
+
+// Widget${i}Reconciler reconciles Widget${i} objects.
+// +kubebuilder:rbac:groups=bench.kubeforge.io,resources=widget${i}s,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=bench.kubeforge.io,resources=widget${i}s/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update
+// +kubebuilder:rbac:groups="",resources=pods;events,verbs=get;list;create
+type Widget${i}Reconciler struct{}
+${webhook}`;
+}
+
+function generateGoTwin(dir: string, kinds: number): void {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'api/v1'), { recursive: true });
+  mkdirSync(join(dir, 'internal/controller'), { recursive: true });
+  for (const f of ['go.mod', 'go.sum']) writeFileSync(join(dir, f), readFileSync(join(repo, 'test/oracle/go', f)));
+  writeFileSync(join(dir, 'api/v1/groupversion_info.go'), '// Package v1 holds the bench API.\n// +kubebuilder:object:generate=true\n// +groupName=bench.kubeforge.io\npackage v1\n');
+  for (let i = 1; i <= kinds; i++) {
+    writeFileSync(join(dir, `api/v1/widget${i}_types.go`), goKindSource(i));
+    writeFileSync(join(dir, `internal/controller/widget${i}_controller.go`), goControllerSource(i));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Measurement
 
 interface Sample {
@@ -357,6 +550,8 @@ interface Row {
   edit: Sample[];
   tscMorph: Sample[];
   tscProject: Sample[];
+  /** controller-gen on the Go twin (when Go is on the machine). */
+  controllerGen?: Sample[];
 }
 
 /**
@@ -380,6 +575,14 @@ async function main(): Promise<void> {
   const self = fileURLToPath(import.meta.url);
   const tsc = join(repo, 'node_modules/.bin/tsc');
   const rows: Row[] = [];
+  // controller-gen, built from Go modules (test/oracle/tools.ts) where Go is on this machine.
+  let peer: string | undefined;
+  const go = await findGo();
+  if (go) {
+    if (go.includes('/')) process.env.PATH = `${dirname(go)}:${process.env.PATH ?? ''}`;
+    process.env.GOFLAGS = '-buildvcs=false';
+    peer = await controllerGen();
+  } else console.log('note: no Go on this machine: controller-gen (the vs_controller_gen peer) not measured');
   if (!haveTime) console.log('note: /usr/bin/time not found; peak RSS not measured (apt-get install time)');
   for (const kinds of sizes) {
     const dir = join(repo, 'bench/out/manifests', `kinds-${kinds}`);
@@ -397,6 +600,18 @@ async function main(): Promise<void> {
       row.tscMorph.push(measure(node, [self, '--tsmorph-tsc', join(dir, 'tsconfig.json')], dir));
       row.tscProject.push(measure(tsc, ['-p', join(dir, 'tsconfig.json'), '--noEmit'], dir));
     }
+    // The peer: controller-gen on the Go twin (same Kinds, RBAC and webhooks), as `make manifests`
+    // runs it in a Kubebuilder project. It keeps no cache of its own: every run is a full run (the
+    // Go build cache warm after the first, as on a developer's machine).
+    if (peer) {
+      const goDir = join(repo, 'bench/out/manifests-go', `kinds-${kinds}`);
+      generateGoTwin(goDir, kinds);
+      // allowDangerousTypes: the twin's float64 is the TypeScript's plain number (kubeforge warns, KF3012).
+      const args = ['rbac:roleName=manager-role', 'crd:allowDangerousTypes=true', 'webhook', 'paths=./...', 'output:crd:artifacts:config=config/crd/bases'];
+      row.controllerGen = [];
+      measure(peer, args, goDir);
+      for (let r = 0; r < repeat; r++) row.controllerGen.push(measure(peer, args, goDir));
+    }
     rows.push(row);
     const c = summary(row.cold);
     const n = summary(row.nochange);
@@ -405,7 +620,7 @@ async function main(): Promise<void> {
     const p = summary(row.tscProject);
     const fmt = (name: string, x: ReturnType<typeof summary>) =>
       `${name} ${x.ms.toFixed(0).padStart(6)} ms (cpu ${x.cpu.toFixed(0).padStart(5)}) ${x.rss.toFixed(0).padStart(4)} MB${x.ok ? '' : ' (FAILED)'}`;
-    console.log(`kinds=${String(kinds).padStart(3)}  ${[fmt('cold', c), fmt('nochange', n), fmt('edit', e), fmt('tsc(ts-morph TS)', m), fmt('tsc(project TS)', p)].join(' | ')}`);
+    console.log(`kinds=${String(kinds).padStart(3)}  ${[fmt('cold', c), fmt('nochange', n), fmt('edit', e), fmt('tsc(ts-morph TS)', m), fmt('tsc(project TS)', p), ...(row.controllerGen ? [fmt(`controller-gen ${CONTROLLER_GEN_VERSION}`, summary(row.controllerGen))] : [])].join(' | ')}`);
     for (const [name, s] of [['cold', c], ['nochange', n], ['edit', e], ['tsc(ts-morph TS)', m], ['tsc(project TS)', p]] as const) {
       if (!s.ok) console.log(`  ${name} failed:\n${s.err.split('\n').slice(0, 12).map((l) => `    ${l}`).join('\n')}`);
     }
@@ -433,6 +648,22 @@ async function main(): Promise<void> {
         `  edit/cold ${(e / c).toFixed(2)}x (cpu ${(ec / cc).toFixed(2)}x${editTarget ? `, target <= ${editTarget}` : ''})  cold/tsc(project TS) ${(c / p).toFixed(2)}x`,
     );
   }
+  // vs controller-gen: kubeforge's time over controller-gen's on the Go twin, cold and no change.
+  let peerLine = '';
+  if (rows.every((r) => r.controllerGen)) {
+    console.log(`\nvs controller-gen ${CONTROLLER_GEN_VERSION} (crd rbac webhook on the Go twin; wall, best of the repetitions)`);
+    let worstPeerCold = 0;
+    let worstPeerNochange = 0;
+    for (const row of rows) {
+      const g = summary(row.controllerGen!).ms;
+      const c = summary(row.cold).ms / g;
+      const n = summary(row.nochange).ms / g;
+      worstPeerCold = Math.max(worstPeerCold, c);
+      worstPeerNochange = Math.max(worstPeerNochange, n);
+      console.log(`kinds=${String(row.kinds).padStart(3)}  controller-gen ${g.toFixed(0)} ms  cold ${c.toFixed(2)}x  nochange ${n.toFixed(2)}x`);
+    }
+    peerLine = ` vs_controller_gen=${worstPeerCold.toFixed(2)}x(cold),${worstPeerNochange.toFixed(2)}x(nochange)`;
+  }
   const largest = rows[rows.length - 1];
   const editRatio = summary(largest.edit).ms / summary(largest.cold).ms;
   if (rows.length > 1) {
@@ -459,7 +690,7 @@ async function main(): Promise<void> {
   }
   const ok = rows.every((r) => [r.cold, r.nochange, r.edit, r.tscMorph, r.tscProject].every((s) => summary(s).ok));
   if (!ok) console.log('\nsome runs FAILED (see above): the ratios are not meaningful');
-  console.log(`bench:manifests cold=${worstCold.toFixed(2)}x nochange=${worstNochange.toFixed(2)}x edit=${editRatio.toFixed(2)}x${scale}`);
+  console.log(`bench:manifests cold=${worstCold.toFixed(2)}x nochange=${worstNochange.toFixed(2)}x edit=${editRatio.toFixed(2)}x${scale}${peerLine}`);
   if (!ok) process.exitCode = 1;
 }
 
