@@ -36,3 +36,23 @@ export function treeHash(dir: string, skip: readonly string[] = ['node_modules']
   walk(dir);
   return h.digest('hex');
 }
+
+/** Every file below `dir/sub` (path relative to `dir` -> text), e.g. a project's generated `config/`. */
+export function textsUnder(dir: string, sub: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(d).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out[relative(dir, p)] = readFileSync(p, 'utf8');
+    }
+  };
+  walk(join(dir, sub));
+  return out;
+}

@@ -9,7 +9,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from '
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ts } from 'ts-morph';
-import { BIN, cleanup, cli, fingerprint, freshFolder, ok, start, tempFiles, whenCommitting } from './helpers.js';
+import { BIN, cleanup, cli, fingerprint, freshFolder, initProject, ok, start, tempFiles, whenCommitting } from './helpers.js';
 
 after(cleanup);
 
@@ -18,13 +18,7 @@ const FLEET = ['create', 'api', '--group', 'batch', '--version', 'v1', '--kind',
 const CRD = 'config/crd/bases/batch.example.com_cronjobs.yaml';
 const LOCK = '.kubeforge/lock';
 
-/** `kubeforge init` (no npm install; kubeforge linked, not packed) in a new folder. */
-async function project(extra: string[] = []): Promise<string> {
-  const dir = freshFolder();
-  mkdirSync(dir, { recursive: true });
-  ok(await cli(dir, ['init', '--domain', 'example.com', '--skip-install', '--kubeforge-source', 'link', ...extra]), 'kubeforge init');
-  return dir;
-}
+const project = initProject;
 
 const read = (dir: string, path: string) => readFileSync(join(dir, path), 'utf8');
 

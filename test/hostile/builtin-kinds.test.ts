@@ -5,19 +5,14 @@
 // webhooks of every built-in Kind; test/scaffolds/builtin-kinds.test.ts has the server accept the
 // hand-written bodies). Driven through the real CLI.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { cleanup, cli, fingerprint, freshFolder, ok } from './helpers.js';
+import { cleanup, cli, fingerprint, initProject, ok } from './helpers.js';
 
 after(cleanup);
 
-async function project(): Promise<string> {
-  const dir = freshFolder();
-  mkdirSync(dir, { recursive: true });
-  ok(await cli(dir, ['init', '--domain', 'example.com', '--skip-install', '--kubeforge-source', 'link']), 'init');
-  return dir;
-}
+const project = () => initProject();
 
 describe('hostile: built-in Kinds are the ones Kubernetes serves (CLI)', () => {
   it('a Kind not served in that group/version: KF1066 naming where it is, exit 1, nothing written', async () => {

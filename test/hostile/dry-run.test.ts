@@ -4,19 +4,14 @@
 // there). Now a dry run prints the files the real run then writes, fails as it fails, and writes
 // nothing. Driven through the real CLI.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { cleanup, cli, fingerprint, freshFolder, ok } from './helpers.js';
+import { cleanup, cli, fingerprint, initProject, ok } from './helpers.js';
 
 after(cleanup);
 
-async function project(): Promise<string> {
-  const dir = freshFolder();
-  mkdirSync(dir, { recursive: true });
-  ok(await cli(dir, ['init', '--domain', 'example.com', '--skip-install', '--kubeforge-source', 'link']), 'init');
-  return dir;
-}
+const project = () => initProject();
 
 /** The `CREATE|UPDATE|DELETE path` lines of a plan, sorted. */
 const planOf = (out: string) => out.split('\n').filter((l) => /^(CREATE|UPDATE|DELETE) /.test(l)).map((l) => l.replace(/ \(.*\)$/, '')).sort();

@@ -4,20 +4,15 @@
 // to namespaced: true left the files cluster-scoped for good; `edit --plugins grafana` overwrote
 // an edited dashboard. Driven through the real CLI.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { cleanup, cli, fingerprint, freshFolder, ok } from './helpers.js';
+import { cleanup, cli, fingerprint, initProject, ok } from './helpers.js';
 
 after(cleanup);
 
-async function project(): Promise<string> {
-  const dir = freshFolder();
-  mkdirSync(dir, { recursive: true });
-  ok(await cli(dir, ['init', '--domain', 'example.com', '--skip-install', '--kubeforge-source', 'link']), 'init');
-  return dir;
-}
+const project = () => initProject();
 
 const MANAGER = 'config/manager/manager.yaml';
 

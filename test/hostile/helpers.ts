@@ -2,7 +2,7 @@
 // `npm test` builds): spawn it, watch a project folder, and fingerprint the folder.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -108,4 +108,12 @@ export function freshFolder(name = 'demo'): string {
 
 export function cleanup(): void {
   for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+/** `kubeforge init` (no npm install; kubeforge linked, not packed) in a new folder; `extra` are init's flags. */
+export async function initProject(extra: string[] = []): Promise<string> {
+  const dir = freshFolder();
+  mkdirSync(dir, { recursive: true });
+  ok(await cli(dir, ['init', '--domain', 'example.com', '--skip-install', '--kubeforge-source', 'link', ...extra]), 'kubeforge init');
+  return dir;
 }

@@ -2,17 +2,15 @@
 // deleted a file it edits, deploy-image image references and raw newlines. (A SIGKILL during
 // `manifests` is in atomic.test.ts; --external-api-* cases in test/cli.) Through the real CLI.
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { cleanup, cli, fingerprint, freshFolder, ok } from './helpers.js';
+import { cleanup, cli, fingerprint, initProject, ok } from './helpers.js';
 
 after(cleanup);
 
 async function project(): Promise<string> {
-  const dir = freshFolder();
-  mkdirSync(dir, { recursive: true });
-  ok(await cli(dir, ['init', '--domain', 'example.com', '--skip-install', '--kubeforge-source', 'link']), 'init');
+  const dir = await initProject();
   ok(await cli(dir, ['create', 'api', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--make=false']), 'create api');
   return dir;
 }

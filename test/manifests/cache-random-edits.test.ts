@@ -6,11 +6,12 @@
 // another folder, a barrel, a marker argument that is a const of another file, a controller and a
 // webhook in folders of their own.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runManifests } from '../../src/manifests/generate.js';
+import { textsUnder } from '../helpers/tree.js';
 
 const made: string[] = [];
 after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -170,19 +171,8 @@ const EDITS: Edit[] = [
 
 let pick = random(0x6b66);
 
-function outputs(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    if (!existsSync(d)) return;
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out[relative(dir, p)] = readFileSync(p, 'utf8');
-    }
-  };
-  walk(join(dir, 'config'));
-  return out;
-}
+/** Every file under config/ (path -> text). */
+const outputs = (dir: string) => textsUnder(dir, 'config');
 
 type Outcome = { ok: true; files: Record<string, string> } | { ok: false; error: string };
 

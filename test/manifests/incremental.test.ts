@@ -1,13 +1,14 @@
 // Incremental `manifests`: after an edit, only the files whose results can have changed are
 // analysed again, and the outputs are byte for byte those of a cold run of the edited project.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { warning } from '../../src/diagnostics/index.js';
 import { type Analyzer, runManifests } from '../../src/manifests/generate.js';
 import { crdGenerator, type Generator, rbacGenerator, webhookGenerator } from '../../src/manifests/generators.js';
+import { textsUnder } from '../helpers/tree.js';
 
 const made: string[] = [];
 after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -106,19 +107,7 @@ function recordingAnalyzer(): { analyzer: Analyzer; analysed: () => string[] | u
 }
 
 /** Every file under config/ (path -> text). */
-function outputs(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    if (!existsSync(d)) return;
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out[relative(dir, p)] = readFileSync(p, 'utf8');
-    }
-  };
-  walk(join(dir, 'config'));
-  return out;
-}
+const outputs = (dir: string) => textsUnder(dir, 'config');
 
 /** A cold run of a copy of the project's sources (no cache, no outputs). */
 async function coldOutputs(dir: string): Promise<Record<string, string>> {

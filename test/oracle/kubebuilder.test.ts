@@ -18,32 +18,19 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import YAML from 'yaml';
 import { findGo } from '../../src/envtest/go-build.js';
+import { PROJECT_V4_COMMANDS } from '../e2e/sequences.js';
 import { controllerGen, kubebuilder, KUBEBUILDER_VERSION, runTool } from './tools.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
-const CERT_MANAGER = '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1 --external-api-domain=io --external-api-module=github.com/cert-manager/cert-manager@v1.20.2';
-
-/** generate.sh's project-v4 lines, `--make=false` everywhere (nothing to build for the comparison). */
-const PROJECT_V4 = `
-create api --group crew --version v1 --kind Captain --controller=true --resource=true --make=false --controller-name=captain
-create api --group crew --version v1 --kind Captain --controller=true --resource=false --make=false --controller-name=captain-backup
-create webhook --group crew --version v1 --kind Captain --defaulting --make=false
-create webhook --group crew --version v1 --kind Captain --programmatic-validation --make=false
-create api --group crew --version v1 --kind FirstMate --controller=true --resource=true --make=false
-create api --group crew --version v2 --kind FirstMate --controller=false --resource=true --make=false
-create webhook --group crew --version v1 --kind FirstMate --conversion --make=false --spoke v2
-create api --group crew --version v1 --kind Sailor --controller=true --resource=true --make=false
-create webhook --group crew --version v1 --kind Sailor --defaulting --defaulting-path=/custom-mutate-sailor --make=false
-create webhook --group crew --version v1 --kind Sailor --programmatic-validation --validation-path=/custom-validate-sailor --make=false
-create api --group crew --version v1 --kind Admiral --plural=admirales --controller=true --resource=true --namespaced=false --make=false
-create webhook --group crew --version v1 --kind Admiral --plural=admirales --defaulting --make=false
-create webhook --group crew --version v1 --kind Admiral --plural=admirales --programmatic-validation --validation-path=/custom-validate-admiral --make=false
-create api --group cert-manager --version v1 --kind Certificate --controller=true --resource=false --make=false ${CERT_MANAGER}
-create webhook --group cert-manager --version v1 --kind Issuer --defaulting --make=false ${CERT_MANAGER}
-create webhook --group core --version v1 --kind Pod --defaulting --make=false
-create webhook --group apps --version v1 --kind Deployment --defaulting --make=false
-create webhook --group apps --version v1 --kind Deployment --programmatic-validation --make=false
-create api --group crew --version v1 --kind Navigator --controller=true --resource=true --make=false`;
+/**
+ * generate.sh's project-v4 lines (test/e2e/sequences.ts) with `--make=false` everywhere (nothing is
+ * built for the comparison), and without its second `create api ... --force` (Kubebuilder scaffolds
+ * the same Kind again with it; the comparison needs each command once).
+ */
+const PROJECT_V4 = PROJECT_V4_COMMANDS.split('\n')
+  .filter((l) => l && !l.endsWith('--force'))
+  .map((l) => (l.includes('--make=false') ? l : `${l} --make=false`))
+  .join('\n');
 
 /**
  * The differences that are kubeforge's on purpose, each with its reason: a pattern of the lines the

@@ -205,6 +205,19 @@ describe('WebhookServer requests', () => {
   });
 });
 
+/** A POST of `{}` through a keep-alive agent: the status, the Connection header, the certificate seen, and whether the socket was reused. */
+function keepAliveCall(agent: https.Agent, port: number, path: string) {
+  return new Promise<{ status: number; connection?: string; fingerprint: string; reused: boolean }>((resolve, reject) => {
+    const req = https.request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'Content-Type': 'application/json' } }, (res) => {
+      const fingerprint = (res.socket as tls.TLSSocket).getPeerX509Certificate()?.fingerprint256 ?? '';
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, fingerprint, reused: req.reusedSocket }));
+    });
+    req.on('error', reject);
+    req.end('{}');
+  });
+}
+
 describe('WebhookServer certificates', () => {
   it('serves a certificate rotated on disk to new connections without a restart (atomic swap, as a Secret volume)', async () => {
     const srv = await startServer((s) => s.register('/echo', echo));
@@ -245,16 +258,7 @@ describe('WebhookServer certificates', () => {
       s.register('/echo', echo);
     });
     const agent = new https.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
-    const call = (path: string) =>
-      new Promise<{ status: number; connection?: string; fingerprint: string; reused: boolean }>((resolve, reject) => {
-        const req = https.request({ host: '127.0.0.1', port: srv.server.port!, path, method: 'POST', agent, headers: { 'Content-Type': 'application/json' } }, (res) => {
-          const fingerprint = (res.socket as tls.TLSSocket).getPeerX509Certificate()?.fingerprint256 ?? '';
-          res.resume();
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, fingerprint, reused: req.reusedSocket }));
-        });
-        req.on('error', reject);
-        req.end('{}');
-      });
+    const call = (path: string) => keepAliveCall(agent, srv.server.port!, path);
     try {
       assert.equal((await call('/echo')).connection, 'keep-alive');
       const busy = call('/slow');
@@ -282,16 +286,7 @@ describe('WebhookServer certificates', () => {
   it('does not reset an idle keep-alive connection on rotation: its next request is answered, then it closes', async () => {
     const srv = await startServer((s) => s.register('/echo', echo));
     const agent = new https.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
-    const call = () =>
-      new Promise<{ status: number; connection?: string; fingerprint: string; reused: boolean }>((resolve, reject) => {
-        const req = https.request({ host: '127.0.0.1', port: srv.server.port!, path: '/echo', method: 'POST', agent, headers: { 'Content-Type': 'application/json' } }, (res) => {
-          const fingerprint = (res.socket as tls.TLSSocket).getPeerX509Certificate()?.fingerprint256 ?? '';
-          res.resume();
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, fingerprint, reused: req.reusedSocket }));
-        });
-        req.on('error', reject);
-        req.end('{}');
-      });
+    const call = () => keepAliveCall(agent, srv.server.port!, '/echo');
     try {
       const first = await call();
       assert.equal(first.connection, 'keep-alive');
