@@ -205,6 +205,16 @@ describe('WebhookServer requests', () => {
   });
 });
 
+/** A new serving certificate swapped in atomically (as a Secret volume does); returns its fingerprint. */
+function rotate(certDir: string): string {
+  const next = generateSelfSignedCert({ hosts: ['127.0.0.1'] });
+  writeFileSync(join(certDir, '.tls.key.new'), next.key);
+  writeFileSync(join(certDir, '.tls.crt.new'), next.cert);
+  renameSync(join(certDir, '.tls.key.new'), join(certDir, 'tls.key'));
+  renameSync(join(certDir, '.tls.crt.new'), join(certDir, 'tls.crt'));
+  return fingerprintOf(next.cert);
+}
+
 /** A POST of `{}` through a keep-alive agent: the status, the Connection header, the certificate seen, and whether the socket was reused. */
 function keepAliveCall(agent: https.Agent, port: number, path: string) {
   return new Promise<{ status: number; connection?: string; fingerprint: string; reused: boolean }>((resolve, reject) => {
@@ -224,12 +234,7 @@ describe('WebhookServer certificates', () => {
     try {
       const port = srv.server.port!;
       assert.equal((await request(port, '/echo', {})).fingerprint, fingerprintOf(srv.ca));
-      const next = generateSelfSignedCert({ hosts: ['127.0.0.1'] });
-      writeFileSync(join(srv.certDir, '.tls.key.new'), next.key);
-      writeFileSync(join(srv.certDir, '.tls.crt.new'), next.cert);
-      renameSync(join(srv.certDir, '.tls.key.new'), join(srv.certDir, 'tls.key'));
-      renameSync(join(srv.certDir, '.tls.crt.new'), join(srv.certDir, 'tls.crt'));
-      const want = fingerprintOf(next.cert);
+      const want = rotate(srv.certDir);
       await eventually(async () => (await request(port, '/echo', {})).fingerprint === want, 'the new certificate on a new connection', 15_000);
       // A half-written (invalid) pair is not applied: the server keeps serving the last good one.
       writeFileSync(join(srv.certDir, 'tls.crt'), '-----BEGIN CERTIFICATE-----\nnot a cert\n-----END CERTIFICATE-----\n');
@@ -263,12 +268,7 @@ describe('WebhookServer certificates', () => {
       assert.equal((await call('/echo')).connection, 'keep-alive');
       const busy = call('/slow');
       await inHandler;
-      const next = generateSelfSignedCert({ hosts: ['127.0.0.1'] });
-      writeFileSync(join(srv.certDir, '.tls.key.new'), next.key);
-      writeFileSync(join(srv.certDir, '.tls.crt.new'), next.cert);
-      renameSync(join(srv.certDir, '.tls.key.new'), join(srv.certDir, 'tls.key'));
-      renameSync(join(srv.certDir, '.tls.crt.new'), join(srv.certDir, 'tls.crt'));
-      const want = fingerprintOf(next.cert);
+      const want = rotate(srv.certDir);
       // The reload is seen while the request is still in its handler.
       await eventually(async () => (await request(srv.server.port!, '/echo', {})).fingerprint === want, 'the new certificate on a new connection', 15_000);
       release();
@@ -290,12 +290,7 @@ describe('WebhookServer certificates', () => {
     try {
       const first = await call();
       assert.equal(first.connection, 'keep-alive');
-      const next = generateSelfSignedCert({ hosts: ['127.0.0.1'] });
-      writeFileSync(join(srv.certDir, '.tls.key.new'), next.key);
-      writeFileSync(join(srv.certDir, '.tls.crt.new'), next.cert);
-      renameSync(join(srv.certDir, '.tls.key.new'), join(srv.certDir, 'tls.key'));
-      renameSync(join(srv.certDir, '.tls.crt.new'), join(srv.certDir, 'tls.crt'));
-      const want = fingerprintOf(next.cert);
+      const want = rotate(srv.certDir);
       await eventually(async () => (await request(srv.server.port!, '/echo', {})).fingerprint === want, 'the new certificate on a new connection', 15_000);
       // The idle connection is still there: the request sent on it is answered (no reset), and closed.
       const onOld = await call();
