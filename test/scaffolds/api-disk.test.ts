@@ -122,12 +122,13 @@ describe('kubeforge create api (CLI, on disk)', () => {
     assert.deepEqual(fingerprint(project), before);
   });
 
-  it('--dry-run prints the plan and writes nothing (no manifests step)', async () => {
+  it('--dry-run prints the plan, the manifests step\'s included, and writes nothing', async () => {
     const before = fingerprint(project);
     const r = await kubeforge(project, 'create', 'api', '--group', 'batch', '--version', 'v2', '--kind', 'CronJob', '--controller=false', '--dry-run');
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /^CREATE src\/api\/v2\/cronjob_types\.ts/m);
-    assert.doesNotMatch(r.out, /config\/crd\/bases/);
+    // The dry run is the real plan (test/hostile/dry-run.test.ts): the CRD the real run would update.
+    assert.match(r.out, /^UPDATE config\/crd\/bases\/batch\.example\.com_cronjobs\.yaml/m);
     assert.deepEqual(fingerprint(project), before);
   });
 
