@@ -609,7 +609,8 @@ export class WebhookServer implements Runnable {
         const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
         // Refused before any parse or recursive walk (Go's decoder stops at the same depth): one
         // deeply nested review must not hold the event loop, or be taken for a crash of user code.
-        if (nestedDeeperThan(bytes, MAX_JSON_DEPTH)) throw new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+        // (Nesting past the limit takes more opening brackets than a body this small has: not scanned.)
+        if (size > MAX_JSON_DEPTH && nestedDeeperThan(bytes, MAX_JSON_DEPTH)) throw new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
         body = JSON.parse(bytes.toString('utf8'));
       } catch (e) {
         finish(400, () => this.text(res, 400, `malformed request body: ${(e as Error).message}`));
