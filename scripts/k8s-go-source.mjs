@@ -53,6 +53,7 @@ export function aptMirror(etc = '/etc') {
   /** @type {string[]} */
   const uris = [];
   const dir = join(etc, 'apt', 'sources.list.d');
+  /** @type {string[]} */
   let names = [];
   try {
     names = readdirSync(dir).sort();
