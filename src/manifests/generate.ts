@@ -27,7 +27,7 @@ import type { Generator, GeneratorInput } from './generators.js';
 import { OutputPlanner, type PlannedChange } from './stage.js';
 import { type GeneratorEntry, type IncrementalRecord, IncrementalPlanner, type Selection } from './incremental.js';
 import type { MarkerUse } from './markeruse.js';
-import { EMBEDDED_OBJECT_META_FLAG, recordFlag, recordMaxDescLen } from './script.js';
+import { EMBEDDED_OBJECT_META_FLAG, recordManifestsOptions } from './script.js';
 import { type Change, CRD_DIR, formatPlan, MANIFESTS_TOOL, managedLocations, planManifests } from './writer.js';
 
 export type { AnalyzeOptions };
@@ -477,8 +477,9 @@ function incrementalRecord(
  */
 function crdsOfUnrootedKinds(changes: readonly Change[], classes: readonly ClassInfo[], projectDir: string): Diagnostic[] {
   const out: Diagnostic[] = [];
+  if (!classes.some((k) => !k.isRoot)) return out;
   for (const c of changes) {
-    if (c.kind !== 'delete' || !c.path.startsWith(`${CRD_DIR}/`) || !classes.some((k) => !k.isRoot)) continue;
+    if (c.kind !== 'delete' || !c.path.startsWith(`${CRD_DIR}/`)) continue;
     let text: string;
     try {
       text = c.previous?.toString('utf8') ?? readFileSync(join(projectDir, c.path), 'utf8');
@@ -589,12 +590,10 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
             },
             analyzer ?? defaultAnalyzer,
           );
-          if ((maxDescLen !== undefined || flags.generateEmbeddedObjectMeta) && !flags.check) {
+          if ((maxDescLen !== undefined || embeddedObjectMeta) && !flags.check) {
             const pkg = ctx.host.read('package.json')?.toString('utf8');
-            let text = pkg;
-            if (maxDescLen !== undefined) text = text === undefined ? undefined : recordMaxDescLen(text, maxDescLen);
-            if (flags.generateEmbeddedObjectMeta) text = text === undefined ? undefined : recordFlag(text, EMBEDDED_OBJECT_META_FLAG);
-            const given = [...(maxDescLen !== undefined ? [`--max-desc-len ${maxDescLen}`] : []), ...(flags.generateEmbeddedObjectMeta ? [EMBEDDED_OBJECT_META_FLAG] : [])].join(' ');
+            const text = pkg === undefined ? undefined : recordManifestsOptions(pkg, { maxDescLen, embeddedObjectMeta });
+            const given = [...(maxDescLen !== undefined ? [`--max-desc-len ${maxDescLen}`] : []), ...(embeddedObjectMeta ? [EMBEDDED_OBJECT_META_FLAG] : [])].join(' ');
             if (text === undefined) {
               io.err(`warning: no package.json "manifests" script running kubeforge manifests to record ${given} in: pass it to every run yourself\n`);
             } else if (text !== pkg) {

@@ -49,7 +49,7 @@ export function firstCommandEnd(script: string): number {
 /** The `--max-desc-len` the package.json's `manifests` script passes, if any (undefined also for a value that is not a whole number). */
 export function recordedMaxDescLen(packageJson: string | undefined): number | undefined {
   const script = packageJson === undefined ? undefined : manifestsScript(packageJson);
-  const value = script?.slice(0, firstCommandEnd(script)).match(FLAG)?.[2];
+  const value = script === undefined ? undefined : firstCommand(script).match(FLAG)?.[2];
   return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
 }
 
@@ -61,13 +61,22 @@ export function recordedMaxDescLen(packageJson: string | undefined): number | un
 export function recordMaxDescLen(packageJson: string, n: number): string | undefined {
   const script = manifestsScript(packageJson);
   if (script === undefined) return undefined;
-  const end = firstCommandEnd(script);
-  const command = script.slice(0, end);
-  const rest = script.slice(end);
-  const edited = FLAG.test(command) ? command.replace(FLAG, `$1--max-desc-len ${n}`) : `${command.replace(/\s+$/, '')} --max-desc-len ${n}${rest ? command.match(/\s+$/)?.[0] ?? ' ' : ''}`;
-  const updated = edited + rest;
+  const command = firstCommand(script);
+  const updated = FLAG.test(command) ? command.replace(FLAG, `$1--max-desc-len ${n}`) + script.slice(command.length) : withArgument(script, `--max-desc-len ${n}`);
   if (updated === script) return packageJson;
   return replaceScript(packageJson, script, updated);
+}
+
+/** The script's first command (up to {@link firstCommandEnd}). */
+function firstCommand(script: string): string {
+  return script.slice(0, firstCommandEnd(script));
+}
+
+/** The script with `arg` added at the end of its first command, whatever follows it kept as it was. */
+function withArgument(script: string, arg: string): string {
+  const command = firstCommand(script);
+  const rest = script.slice(command.length);
+  return `${command.replace(/\s+$/, '')} ${arg}${rest ? (command.match(/\s+$/)?.[0] ?? ' ') : ''}${rest}`;
 }
 
 /** controller-gen's `crd:generateEmbeddedObjectMeta`, as the manifests script records it. */
@@ -77,7 +86,7 @@ export const EMBEDDED_OBJECT_META_FLAG = '--generate-embedded-object-meta';
 export function recordedFlag(packageJson: string | undefined, flag: string): boolean {
   const script = packageJson === undefined ? undefined : manifestsScript(packageJson);
   if (script === undefined) return false;
-  return script.slice(0, firstCommandEnd(script)).split(/\s+/).includes(flag);
+  return firstCommand(script).split(/\s+/).includes(flag);
 }
 
 /**
@@ -88,10 +97,28 @@ export function recordFlag(packageJson: string, flag: string): string | undefine
   const script = manifestsScript(packageJson);
   if (script === undefined) return undefined;
   if (recordedFlag(packageJson, flag)) return packageJson;
-  const end = firstCommandEnd(script);
-  const command = script.slice(0, end);
-  const rest = script.slice(end);
-  return replaceScript(packageJson, script, `${command.replace(/\s+$/, '')} ${flag}${rest ? (command.match(/\s+$/)?.[0] ?? ' ') : ''}${rest}`);
+  return replaceScript(packageJson, script, withArgument(script, flag));
+}
+
+/** The manifests options a project's `manifests` script records (what `make manifests` passes). */
+export interface RecordedManifestsOptions {
+  maxDescLen?: number;
+  embeddedObjectMeta?: boolean;
+}
+
+/** The options the package.json's `manifests` script passes to kubeforge (read by create api / webhook and alpha generate). */
+export function recordedManifestsOptions(packageJson: string | undefined): RecordedManifestsOptions {
+  return { maxDescLen: recordedMaxDescLen(packageJson), embeddedObjectMeta: recordedFlag(packageJson, EMBEDDED_OBJECT_META_FLAG) || undefined };
+}
+
+/** package.json with its `manifests` script passing these options; undefined when it has no such script. */
+export function recordManifestsOptions(packageJson: string, options: RecordedManifestsOptions): string | undefined {
+  if (manifestsScript(packageJson) === undefined) return undefined;
+  let text = packageJson;
+  // Both keep the script a kubeforge manifests command, so neither returns undefined here.
+  if (options.maxDescLen !== undefined) text = recordMaxDescLen(text, options.maxDescLen)!;
+  if (options.embeddedObjectMeta) text = recordFlag(text, EMBEDDED_OBJECT_META_FLAG)!;
+  return text;
 }
 
 /** package.json with its `manifests` script `from` replaced by `to`, the rest of the text kept. */

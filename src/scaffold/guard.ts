@@ -110,7 +110,7 @@ function lockTimeout(): number {
 }
 
 /**
- * KF1101 when `.kubeforge` (or the project folder) is a file: kubeforge keeps its lock, cache and
+ * KF1101 when `.kubeforge` is a file: kubeforge keeps its lock, cache and
  * staging folder there, and the file is the user's to move; nothing is written.
  */
 function refuseFileInTheWay(abs: string): void {

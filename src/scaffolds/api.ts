@@ -265,17 +265,17 @@ export const CORE_GROUPS: Readonly<Record<string, string>> = {
 
 /**
  * The built-in Kind a command names by a Kubernetes group (`--group apps --version v1 --kind
- * Deployment`), or KF1066 when Kubernetes serves no such Kind there (`apps/v2 Deployment`,
+ * Deployment`); throws KF1066 when Kubernetes serves no such Kind there (`apps/v2 Deployment`,
  * `core/v1 Deployment`): the scaffold would import a client-node model that does not exist, or
  * write the webhooks of another group's Kind. The hint names where a Kind of that name is.
  */
-export function builtinKindOrProblem(group: string, version: string, kind: string): BuiltinKind | Diagnostic {
+export function requireBuiltinKind(group: string, version: string, kind: string): BuiltinKind {
   const found = findBuiltinKind(group, version, kind);
   if (found) return found;
   const elsewhere = builtinKindsNamed(kind).map((k) => `--group ${k.group} --version ${k.version}`);
   const caseless = elsewhere.length ? [] : BUILTIN_KINDS.filter((k) => k.kind.toLowerCase() === kind.toLowerCase()).map((k) => `--kind ${k.kind}`);
   const sameGroup = [...new Set(BUILTIN_KINDS.filter((k) => k.group === group && k.version === version).map((k) => k.kind))];
-  return error('KF1066', `Kubernetes serves no built-in Kind ${kind} in ${group === 'core' ? '' : `${CORE_GROUPS[group]}/`}${version} (${group}/${version})`, {
+  throw new DiagnosticError(error('KF1066', `Kubernetes serves no built-in Kind ${kind} in ${group === 'core' ? '' : `${CORE_GROUPS[group]}/`}${version} (${group}/${version})`, {
     hint: elsewhere.length
       ? `${kind} is built in as ${elsewhere.join(', or ')}`
       : caseless.length
@@ -283,7 +283,7 @@ export function builtinKindOrProblem(group: string, version: string, kind: strin
         : sameGroup.length
           ? `${group}/${version} has ${sameGroup.slice(0, 12).join(', ')}${sameGroup.length > 12 ? ', ...' : ''}; for a Kind of your own, use a group of your domain`
           : `Kubernetes serves no ${group}/${version}: check --version, or use a group of your domain for a Kind of your own`,
-  });
+  }));
 }
 
 /** Everything the templates and the PROJECT entry need about one Kind. */
@@ -539,11 +539,10 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
   if (problems.length) throw new DiagnosticError(problems);
   // A controller for a built-in Kind: --resource=false, a Kubernetes group, and no API of ours by that name.
   const core = !external && !doResource && !existing?.api && Object.hasOwn(CORE_GROUPS, group);
-  const builtin = core ? builtinKindOrProblem(group, version, kind) : undefined;
-  if (builtin && !('model' in builtin)) throw new DiagnosticError(builtin);
+  const builtin = core ? requireBuiltinKind(group, version, kind) : undefined;
   // Scaffolding again keeps the plural PROJECT recorded unless --plural changes it.
   // A built-in Kind's scope is Kubernetes' (a controller for Namespaces watches a cluster-scoped Kind).
-  const names = apiNames(config, { group, version, kind, plural: options.plural ?? existing?.plural ?? (builtin as BuiltinKind | undefined)?.plural, namespaced: builtin ? (builtin as BuiltinKind).namespaced : namespaced, core, controllerName, external: external && { domain: external.domain } });
+  const names = apiNames(config, { group, version, kind, plural: options.plural ?? existing?.plural ?? builtin?.plural, namespaced: builtin ? builtin.namespaced : namespaced, core, controllerName, external: external && { domain: external.domain } });
   const gvkText = `${kind} (${names.apiVersion})`;
   const crdName = `${names.plural}.${names.qualifiedGroup}`;
   if (doResource && !core && crdName.length > 253) {

@@ -12,7 +12,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { parseProject, PROJECT_FILE, type ProjectConfig, type ProjectResource, serializeProject } from '../project/index.js';
-import { EMBEDDED_OBJECT_META_FLAG, recordedFlag, recordedMaxDescLen, recordFlag, recordMaxDescLen } from '../manifests/script.js';
+import { type RecordedManifestsOptions, recordedManifestsOptions, recordManifestsOptions } from '../manifests/script.js';
 import { DiskHost } from '../scaffold/index.js';
 import { controllerNamesOf, externalTypeSource, readProject, runCreateApi } from './api.js';
 import type { ScaffoldEnvironment } from './environment.js';
@@ -103,7 +103,7 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
   const stage = join(dirname(output), `.${basename(output)}.kubeforge-${process.pid}.tmp`);
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
-  let result: GenerateResult & { maxDescLen?: number; embeddedObjectMeta?: boolean };
+  let result: GenerateResult & { manifests: RecordedManifestsOptions };
   try {
     result = await scaffoldInto(stage, input, config, options, io, output);
     if (existsSync(output)) rmdirSync(output);
@@ -111,13 +111,12 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
-  const env = { ...io, cwd: output, host: undefined };
   if (options.skipInstall) {
     io.err('Skipped npm install and manifests (--skip-install): run `npm install && npm run manifests` in the new project.\n');
   } else {
-    await (io.install ?? npmInstall)(output, { ...env, cwd: output });
+    await (io.install ?? npmInstall)(output, { ...io, cwd: output, host: undefined });
     const { runManifests } = await import('../manifests/generate.js');
-    await runManifests({ projectDir: output, maxDescLen: result.maxDescLen, embeddedObjectMeta: result.embeddedObjectMeta }, undefined);
+    await runManifests({ projectDir: output, ...result.manifests }, undefined);
   }
   return { copied: result.copied, differ: result.differ };
 }
@@ -168,7 +167,7 @@ async function scaffoldInto(
   io: ScaffoldEnvironment & Pick<InitEnvironment, 'install'>,
   /** The output folder as the user named it (`output` is its stage). */
   finalOutput: string,
-): Promise<GenerateResult & { maxDescLen?: number; embeddedObjectMeta?: boolean }> {
+): Promise<GenerateResult & { manifests: RecordedManifestsOptions }> {
   const boilerplate = existsSync(join(input, BOILERPLATE_FILE)) ? readFileSync(join(input, BOILERPLATE_FILE), 'utf8') : undefined;
   const plugins = Object.keys(pluginsOf(config)).filter((p) => p === GRAFANA_PLUGIN);
   const env = { ...io, cwd: output, host: undefined };
@@ -235,15 +234,10 @@ async function scaffoldInto(
   // PROJECT: what the commands recorded, plus the keys of other tools the old one held.
   const host = new DiskHost(output);
   // The manifests options the old project's `make manifests` passed (package.json's manifests script).
-  const oldPkg = new DiskHost(input).read('package.json')?.toString('utf8');
-  const maxDescLen = recordedMaxDescLen(oldPkg);
-  const embeddedObjectMeta = recordedFlag(oldPkg, EMBEDDED_OBJECT_META_FLAG) || undefined;
-  if (maxDescLen !== undefined || embeddedObjectMeta) {
-    let pkg = host.read('package.json')?.toString('utf8');
-    if (maxDescLen !== undefined) pkg = pkg === undefined ? undefined : recordMaxDescLen(pkg, maxDescLen);
-    if (embeddedObjectMeta) pkg = pkg === undefined ? undefined : recordFlag(pkg, EMBEDDED_OBJECT_META_FLAG);
-    if (pkg !== undefined) host.write('package.json', Buffer.from(pkg));
-  }
+  const recorded = recordedManifestsOptions(new DiskHost(input).read('package.json')?.toString('utf8'));
+  const pkg = host.read('package.json')?.toString('utf8');
+  const updated = pkg === undefined ? undefined : recordManifestsOptions(pkg, recorded);
+  if (updated !== undefined && updated !== pkg) host.write('package.json', Buffer.from(updated));
   const regenerated = parseProject(host.read(PROJECT_FILE)!.toString('utf8'));
   const mergedPlugins = { ...pluginsOf(config), ...pluginsOf(regenerated) };
   const extra = { ...(config.extra ?? {}), ...(regenerated.extra ?? {}), ...(Object.keys(mergedPlugins).length ? { plugins: mergedPlugins } : {}) };
@@ -261,5 +255,5 @@ async function scaffoldInto(
   io.out(`Copied your code (${copied.length} file${copied.length === 1 ? '' : 's'}): ${USER_CODE.filter((p) => existsSync(join(input, p))).join(', ')}.\n`);
   if (added.length) io.out(`New in this kubeforge: ${added.join(', ')}\n`);
   if (differ.length) io.out(`Review (scaffolded files that differ from your project; merge your own changes by hand): ${differ.join(', ')}\n`);
-  return { copied, differ, maxDescLen, embeddedObjectMeta };
+  return { copied, differ, manifests: recorded };
 }

@@ -33,12 +33,9 @@ export function lockRoot(env: ScaffoldEnvironment): string | undefined {
 export async function defaultManifestsStep(tree: Tree, dir: string, reporter: Reporter): Promise<PlannedManifests> {
   const { planManifestsRun } = await import('../manifests/generate.js');
   const { formatPlan } = await import('../manifests/writer.js');
-  const { EMBEDDED_OBJECT_META_FLAG, recordedFlag, recordedMaxDescLen } = await import('../manifests/script.js');
+  const { recordedManifestsOptions } = await import('../manifests/script.js');
   // The options `make manifests` passes (package.json's manifests script), as Kubebuilder runs make.
-  const pkg = tree.readText('package.json');
-  const maxDescLen = recordedMaxDescLen(pkg);
-  const embeddedObjectMeta = recordedFlag(pkg, EMBEDDED_OBJECT_META_FLAG) || undefined;
-  const run = await planManifestsRun({ projectDir: dir, reporter, maxDescLen, embeddedObjectMeta }, undefined, tree);
+  const run = await planManifestsRun({ projectDir: dir, reporter, ...recordedManifestsOptions(tree.readText('package.json')) }, undefined, tree);
   const warnings = run.warnings.length ? formatDiagnostics(run.warnings, { cwd: dir }) : '';
   return { output: warnings + (run.changes.length ? formatPlan(run.changes) : 'manifests are up to date\n'), changes: run.changes, recordCache: run.recordCache };
 }

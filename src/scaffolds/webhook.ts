@@ -16,7 +16,6 @@ import { join, posix } from 'node:path';
 import { parseDocument } from 'yaml';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
 import { placeholderBody, validBody } from './builtin-bodies.js';
-import type { BuiltinKind } from '../project/builtin-kinds.js';
 import { pluralize } from '../project/plural.js';
 import {
   KUBEFORGE_LAYOUT,
@@ -37,13 +36,13 @@ import {
   addExternalDependency,
   type ApiNames,
   apiNames,
-  builtinKindOrProblem,
   CORE_GROUPS,
   ensureStorageVersion,
   type ExternalApi,
   externalObjectImport,
   externalTypeSource,
   readProject,
+  requireBuiltinKind,
   typesFileOf,
   validateExternalApi,
 } from './api.js';
@@ -223,9 +222,7 @@ export function validateCreateWebhook(options: CreateWebhookOptions, config: Pro
   const external = validateExternalApi(options, existing, externalGiven ? owned : undefined, group, exists, problems);
   if (problems.length) throw new DiagnosticError(problems);
   const core = !external && (existing?.core === true || (!ours && Object.hasOwn(CORE_GROUPS, group) && !config.resources.some((r) => r.api && r.group === group && r.kind === kind)));
-  const builtinOrProblem = core ? builtinKindOrProblem(group, version, kind) : undefined;
-  if (builtinOrProblem && !('model' in builtinOrProblem)) throw new DiagnosticError(builtinOrProblem);
-  const builtin = builtinOrProblem as BuiltinKind | undefined;
+  const builtin = core ? requireBuiltinKind(group, version, kind) : undefined;
   if (!ours && !core && !external) {
     const versions = config.resources.filter((r) => r.api && r.group === group && r.kind === kind).map((r) => r.version);
     throw new DiagnosticError(
