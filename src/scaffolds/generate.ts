@@ -13,7 +13,7 @@ import { parseDocument } from 'yaml';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { parseProject, PROJECT_FILE, type ProjectConfig, type ProjectResource, serializeProject } from '../project/index.js';
 import { type RecordedManifestsOptions, recordedManifestsOptions, recordManifestsOptions } from '../manifests/script.js';
-import { DiskHost } from '../scaffold/index.js';
+import { DiskHost, InterruptedError } from '../scaffold/index.js';
 import { controllerNamesOf, externalTypeSource, readProject, runCreateApi } from './api.js';
 import type { ScaffoldEnvironment } from './environment.js';
 import { DEPLOY_IMAGE_PLUGIN, deployImageResources, flagsOf } from './deployimage.js';
@@ -122,18 +122,20 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
 }
 
 /**
- * Where a PROJECT value made a replayed command fail: the command's diagnostics, located at the
- * resource's entry in PROJECT and worded with its keys (the user typed no flags here).
+ * Where a PROJECT value made a replayed command fail: the command's diagnostics about its
+ * arguments (errors with no file of their own, or PROJECT's), located at the resource's entry in PROJECT and
+ * worded with its keys (the user typed no flags here). An interruption (SIGINT, SIGTERM), or a
+ * problem located in a file, is passed on as it is.
  */
 function atProjectEntry(e: unknown, input: string, r: ProjectResource, command: string): unknown {
-  if (!(e instanceof DiagnosticError)) return e;
+  if (!(e instanceof DiagnosticError) || e instanceof InterruptedError) return e;
   const text = readFileSync(join(input, PROJECT_FILE), 'utf8');
   const line = resourceLine(text, r);
   const what = `${r.group || 'core'}/${r.version} ${r.kind}`;
   const keys = (s: string | undefined) => s?.replace(/--(external-api-[a-z]+|[a-z][a-z-]*)/g, (_, flag: string) => `the "${flag.replace(/-([a-z])/g, (_m: string, c: string) => c.toUpperCase())}" key`);
   return new DiagnosticError(
     e.diagnostics.map((d) =>
-      d.severity === 'error'
+      d.severity === 'error' && (d.file === undefined || basename(d.file) === PROJECT_FILE)
         ? {
             ...d,
             message: `PROJECT resource ${what} cannot be re-scaffolded (${command}): ${keys(d.message)}`,

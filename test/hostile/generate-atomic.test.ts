@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { cleanup, cli, fingerprint, freshFolder, ok } from './helpers.js';
+import { cleanup, cli, fingerprint, freshFolder, ok, start, whenCommitting } from './helpers.js';
 
 after(cleanup);
 
@@ -39,6 +39,20 @@ describe('hostile: alpha generate writes a whole project or nothing (CLI)', () =
       assert.equal(existsSync(target), out === 'empty');
       if (out === 'empty') assert.deepEqual(readdirSync(target), []);
     }
+  });
+
+  it('SIGINT while it replays the commands: exit 130, KF1112 as it is (not taken for a PROJECT problem), no output and no staging folder left', async () => {
+    const dir = await project();
+    const target = join(dirname(dir), 'interrupted');
+    const run = start(dir, ['alpha', 'generate', '--output-dir', target, '--skip-install'], { KUBEFORGE_TEST_COMMIT_DELAY_MS: '200' });
+    // A replayed command is committing into the staging folder beside the output.
+    await whenCommitting(dirname(dir), run);
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    assert.equal(r.code, 130, r.out + r.err);
+    assert.match(r.err, /KF1112 {2}interrupted \(SIGINT\)/);
+    assert.doesNotMatch(r.err, /PROJECT resource/);
+    assert.deepEqual(readdirSync(dirname(dir)).sort(), ['old']);
   });
 
   it('a valid PROJECT: the whole project appears at --output-dir, and no staging folder is left', async () => {
