@@ -174,7 +174,10 @@ export function imageReferenceProblem(ref: string): string | undefined {
   if (digest !== undefined) {
     const d = /^([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*):([0-9a-fA-F]{32,})$/.exec(digest);
     if (!d) return `its digest "${digest}" is not algorithm:hex`;
-    if (d[1] === 'sha256' && d[2].length !== 64) return `its sha256 digest has ${d[2].length} hex digits, not 64`;
+    // The algorithms runtimes verify (go-digest's): sha256, sha384, sha512, in lower-case hex.
+    const hexLength: Record<string, number> = { sha256: 64, sha384: 96, sha512: 128 };
+    if (!(d[1] in hexLength)) return `its digest algorithm "${d[1]}" is not sha256, sha384 or sha512`;
+    if (d[2].length !== hexLength[d[1]] || /[A-F]/.test(d[2])) return `its ${d[1]} digest is not ${hexLength[d[1]]} lower-case hex digits`;
   }
   const parts = name.split('/');
   const first = parts[0];

@@ -45,6 +45,8 @@ describe('hostile: the smaller families (CLI)', () => {
       [['--image', 'Memcached/Cache:1'], /KF1085 {2}--image "Memcached\/Cache:1" is not an image reference: its path component "Cache"/],
       [['--image', 'memcached@sha256:abc'], /KF1085 .*its digest "sha256:abc" is not algorithm:hex/],
       [['--image', 'memcached:'], /KF1085 .*its tag "" is not 1 to 128/],
+      [['--image', `memcached@md5:${'0'.repeat(32)}`], /KF1085 .*its digest algorithm "md5" is not sha256, sha384 or sha512/],
+      [['--image', `memcached@sha512:${'c'.repeat(120)}`], /KF1085 .*its sha512 digest is not 128 lower-case hex digits/],
       [['--image', 'a//b:1'], /KF1085 .*empty path component/],
       [['--image', 'memcached:1.6', '--image-container-command', 'memcached,-m\n64'], /KF1086 {2}--image-container-command "memcached,-m\\n64" holds a line break/],
     ] as const) {
