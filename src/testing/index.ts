@@ -32,3 +32,5 @@ export type { WebhookConfigurationObject, WebhookInstallOptions, WebhookObject, 
 export { runningControlPlanePids } from './process.js';
 export { eventually, consistently, WaitError } from './wait.js';
 export type { EventuallyOptions, ConsistentlyOptions } from './wait.js';
+export { FakeAPIServer, newFakeClient } from './fake/index.js';
+export type { FakeAPIServerOptions, FakeClient } from './fake/index.js';

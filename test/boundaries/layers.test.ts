@@ -27,7 +27,8 @@ const LAYERS: Record<string, string[]> = {
   scaffolds: ['diagnostics', 'manifests', 'project', 'scaffold', 'schema', 'util'],
   envtest: ['diagnostics', 'util'],
   runtime: [],
-  testing: ['cel', 'runtime', 'util'],
+  // testing reads the built-in Kinds table (src/project/builtin-kinds-data.ts) for its fake API server.
+  testing: ['cel', 'project', 'runtime', 'util'],
   cli: ['analysis', 'diagnostics', 'envtest', 'loader', 'manifests', 'markers', 'project', 'scaffold', 'scaffolds', 'schema', 'util'],
   index: ['cli', 'diagnostics'],
 };

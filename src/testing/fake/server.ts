@@ -1,0 +1,427 @@
+/**
+ * The fake API server's HTTP face: an in-process server on 127.0.0.1 that speaks the Kubernetes
+ * REST API (discovery, get, list with selectors and pages, watch, create, update, patch, delete,
+ * the status and scale subresources), answered from ./store.ts. Because it speaks HTTP, the
+ * runtime's own client, informers, RESTMapper, leader election and event recorder run over it
+ * unchanged: a manager started on it behaves as on a real server, minus what ./store.ts leaves out.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parse as parseYAML } from 'yaml';
+import { BUILTIN_KINDS } from '../../project/builtin-kinds-data.js';
+import { builtinResource, crdResources, type Resource } from './resources.js';
+import { Store, type StoredEvent, type WriteContext } from './store.js';
+import { ApiStatus, badRequest, methodNotAllowed, notFound } from './status.js';
+import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, type FieldRequirement, type LabelRequirement } from './selectors.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The version the fake reports at /version. */
+export const FAKE_SERVER_VERSION = { major: '1', minor: '37', gitVersion: 'v1.37.2-kubeforge-fake', platform: 'fake' };
+
+interface Route {
+  r: Resource;
+  namespace?: string;
+  name?: string;
+  sub?: string;
+}
+
+export class FakeServer {
+  readonly store: Store;
+  private readonly resources = new Map<string, Resource>();
+  private server?: http.Server;
+  private readonly watches = new Set<http.ServerResponse>();
+
+  constructor(crds: readonly Obj[] = []) {
+    for (const row of BUILTIN_KINDS) this.add(builtinResource(row));
+    const namespaces = this.resources.get('/v1/namespaces')!;
+    this.store = new Store(namespaces);
+    for (const crd of crds) this.installCRD(crd);
+  }
+
+  private add(r: Resource): void {
+    this.resources.set(`${r.group}/${r.version}/${r.plural}`, r);
+  }
+
+  /** Serves a CRD's versions (what creating a CRD does on a real server, established at once). */
+  installCRD(crd: Obj): void {
+    for (const r of crdResources(crd)) this.add(r);
+  }
+
+  resourceFor(apiVersion: string, kind: string): Resource | undefined {
+    for (const r of this.resources.values()) if ((r.group ? `${r.group}/${r.version}` : r.version) === apiVersion && r.kind === kind) return r;
+    return undefined;
+  }
+
+  async listen(): Promise<string> {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve, reject) => this.server!.once('error', reject).listen(0, '127.0.0.1', () => resolve()));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    for (const w of this.watches) w.end();
+    this.watches.clear();
+    const s = this.server;
+    if (!s) return;
+    this.server = undefined;
+    s.closeAllConnections();
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    try {
+      const url = new URL(req.url ?? '/', 'http://fake');
+      const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req);
+      const answer = this.dispatch(req, res, url, body);
+      if (answer === WATCHING) return;
+      send(res, answer.code && answer.code >= 400 ? answer.code : 200, answer.body, answer.warnings, answer.code);
+    } catch (e) {
+      if (e instanceof ApiStatus) send(res, e.code, e.body());
+      else send(res, 500, new ApiStatus(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`).body());
+    }
+  }
+
+  private dispatch(req: http.IncomingMessage, res: http.ServerResponse, url: URL, raw: string | undefined): { body: unknown; warnings?: string[]; code?: number } | typeof WATCHING {
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const method = req.method ?? 'GET';
+    if (path === '/version') return { body: FAKE_SERVER_VERSION };
+    if (path === '/healthz' || path === '/readyz' || path === '/livez') return { body: 'ok' };
+    if (path === '/api' && method === 'GET') return { body: this.discoveryRoot('/api', req) };
+    if (path === '/apis' && method === 'GET') return { body: this.discoveryRoot('/apis', req) };
+    const route = this.route(path);
+    if (route === 'discovery') return { body: this.resourceList(path) };
+    if (!route) return { body: '404 page not found\n', code: 404 };
+    const { r, namespace, name, sub } = route;
+    const q = url.searchParams;
+    const ctx: WriteContext & { force?: boolean } = { dryRun: q.getAll('dryRun').includes('All'), fieldManager: q.get('fieldManager') ?? undefined, warnings: [], force: q.get('force') === 'true' };
+    const parse = (): unknown => {
+      if (raw === undefined || raw === '') return undefined;
+      const type = String(req.headers['content-type'] ?? 'application/json');
+      try {
+        return type.includes('yaml') ? parseYAML(raw) : JSON.parse(raw);
+      } catch (e) {
+        throw badRequest(`the body of the request could not be decoded: ${(e as Error).message}`);
+      }
+    };
+    if (sub && sub !== 'status' && sub !== 'scale') throw new ApiStatus(404, 'NotFound', 'the server could not find the requested resource', {});
+    if (sub === 'status' && !r.status) throw notFound(r, name ?? '');
+    if (sub === 'scale' && !r.scale) throw new ApiStatus(404, 'NotFound', 'the server could not find the requested resource', {});
+    if (name === undefined) {
+      if (method === 'GET') {
+        if (q.get('watch') === 'true' || q.get('watch') === '1') return this.watch(res, r, namespace, q);
+        return { body: this.list(r, namespace, q) };
+      }
+      if (method === 'POST') {
+        const created = this.store.create(r, namespace, parse(), ctx);
+        if (r.kind === 'CustomResourceDefinition' && r.group === 'apiextensions.k8s.io' && !ctx.dryRun) this.installCRD(created);
+        return { body: created, warnings: ctx.warnings, code: 201 };
+      }
+      if (method === 'DELETE') {
+        // deletecollection: the server answers with the list of what it deleted.
+        const sel = this.selectors(q);
+        this.checkFields(r, sel.fields);
+        const items: Obj[] = [];
+        for (const o of this.store.all(r, namespace)) {
+          if (!this.matches(r, o, sel)) continue;
+          const m = o.metadata as Obj;
+          const after = this.store.delete(r, r.namespaced ? str(m.namespace) : undefined, str(m.name), {}, ctx);
+          items.push(after.gone ? o : after.object);
+        }
+        return { body: { kind: `${r.kind}List`, apiVersion: apiVersionOf(r), metadata: listMeta(r, String(this.store.currentRV())), items } };
+      }
+      throw methodNotAllowed();
+    }
+    if (sub === 'scale') return this.scale(r, namespace, name, method, parse(), ctx);
+    switch (method) {
+      case 'GET':
+        return { body: this.store.read(r, namespace, name) };
+      case 'PUT':
+        return { body: this.store.update(r, namespace, name, parse(), sub, ctx), warnings: ctx.warnings };
+      case 'PATCH':
+        return { body: this.store.patch(r, namespace, name, String(req.headers['content-type'] ?? ''), parse(), sub, ctx), warnings: ctx.warnings };
+      case 'DELETE': {
+        const options = (parse() ?? {}) as Obj;
+        if (q.get('propagationPolicy')) options.propagationPolicy = q.get('propagationPolicy');
+        if ((options.dryRun as string[] | undefined)?.includes('All')) ctx.dryRun = true;
+        const { object, gone } = this.store.delete(r, namespace, name, options, ctx);
+        if (!gone) return { body: object };
+        return { body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: r.group || undefined, kind: r.plural, uid: (object.metadata as Obj).uid } } };
+      }
+      default:
+        throw methodNotAllowed();
+    }
+  }
+
+  /** Parses `/api/v1/...` and `/apis/g/v/...` into a resource route; 'discovery' for a group/version's root. */
+  private route(path: string): Route | 'discovery' | undefined {
+    const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+    let group: string;
+    let version: string;
+    let rest: string[];
+    if (parts[0] === 'api' && parts.length >= 2) {
+      group = '';
+      version = parts[1];
+      rest = parts.slice(2);
+    } else if (parts[0] === 'apis' && parts.length >= 3) {
+      group = parts[1];
+      version = parts[2];
+      rest = parts.slice(3);
+    } else return undefined;
+    if (rest.length === 0) return [...this.resources.values()].some((r) => r.group === group && r.version === version) ? 'discovery' : undefined;
+    let namespace: string | undefined;
+    if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'))) {
+      namespace = rest[1];
+      rest = rest.slice(2);
+    }
+    const r = this.resources.get(`${group}/${version}/${rest[0]}`);
+    if (!r) return undefined;
+    if (namespace !== undefined && !r.namespaced) return undefined;
+    return { r, namespace: r.namespaced ? namespace : undefined, name: rest[1], sub: rest[2] };
+  }
+
+  private versionsOf(group: string): string[] {
+    const out: string[] = [];
+    for (const r of this.resources.values()) if (r.group === group && !out.includes(r.version)) out.push(r.version);
+    return out.sort((a, b) => versionPriority(b) - versionPriority(a) || (a < b ? -1 : 1));
+  }
+
+  private groups(): string[] {
+    const out: string[] = [];
+    for (const r of this.resources.values()) if (r.group && !out.includes(r.group)) out.push(r.group);
+    return out;
+  }
+
+  private discoveryRoot(root: '/api' | '/apis', req: http.IncomingMessage): unknown {
+    const aggregated = String(req.headers.accept ?? '').includes('apidiscovery.k8s.io');
+    const groups = root === '/api' ? [''] : this.groups();
+    if (aggregated) {
+      return {
+        kind: 'APIGroupDiscoveryList',
+        apiVersion: 'apidiscovery.k8s.io/v2',
+        metadata: {},
+        items: groups.map((g) => ({
+          metadata: g ? { name: g } : {},
+          versions: this.versionsOf(g).map((v) => ({
+            version: v,
+            resources: [...this.resources.values()]
+              .filter((r) => r.group === g && r.version === v)
+              .map((r) => ({ resource: r.plural, responseKind: { group: g, version: v, kind: r.kind }, scope: r.namespaced ? 'Namespaced' : 'Cluster', singularResource: r.singular, verbs: VERBS })),
+            freshness: 'Current',
+          })),
+        })),
+      };
+    }
+    if (root === '/api') return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1' }] };
+    return {
+      kind: 'APIGroupList',
+      apiVersion: 'v1',
+      groups: groups.map((g) => {
+        const versions = this.versionsOf(g).map((v) => ({ groupVersion: `${g}/${v}`, version: v }));
+        return { name: g, versions, preferredVersion: versions[0] };
+      }),
+    };
+  }
+
+  private resourceList(path: string): unknown {
+    const parts = path.split('/').filter(Boolean);
+    const group = parts[0] === 'api' ? '' : parts[1];
+    const version = parts[0] === 'api' ? parts[1] : parts[2];
+    const resources: unknown[] = [];
+    for (const r of this.resources.values()) {
+      if (r.group !== group || r.version !== version) continue;
+      resources.push({ name: r.plural, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: VERBS, ...(r.shortNames.length ? { shortNames: r.shortNames } : {}), ...(r.categories.length ? { categories: r.categories } : {}) });
+      if (r.status) resources.push({ name: `${r.plural}/status`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] });
+      if (r.scale) resources.push({ name: `${r.plural}/scale`, singularName: '', namespaced: r.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+    }
+    return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };
+  }
+
+  private selectors(q: URLSearchParams): { labels: LabelRequirement[]; fields: FieldRequirement[] } {
+    return { labels: parseLabelSelector(q.get('labelSelector') ?? ''), fields: parseFieldSelector(q.get('fieldSelector') ?? '') };
+  }
+
+  private matches(r: Resource, o: Obj, sel: { labels: LabelRequirement[]; fields: FieldRequirement[] }): boolean {
+    return matchesLabels(((o.metadata as Obj)?.labels ?? {}) as Record<string, string>, sel.labels) && matchesFields(r, o, sel.fields);
+  }
+
+  private checkFields(r: Resource, fields: FieldRequirement[]): void {
+    for (const f of fields) {
+      if (f.field === 'metadata.name' || (f.field === 'metadata.namespace' && r.namespaced) || r.selectableFields.includes(f.field)) continue;
+      if (!r.custom && r.selectableFields.length === 0) throw badRequest(`"${f.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
+      throw badRequest(`field label not supported: ${f.field}`);
+    }
+  }
+
+  private list(r: Resource, namespace: string | undefined, q: URLSearchParams): unknown {
+    const sel = this.selectors(q);
+    this.checkFields(r, sel.fields);
+    let items = this.store.all(r, namespace).filter((o) => this.matches(r, o, sel));
+    const limit = Number(q.get('limit') ?? 0);
+    const cont = q.get('continue');
+    let rv = String(this.store.currentRV());
+    let next: string | undefined;
+    if (cont) {
+      let token: { start: string; rv: string };
+      try {
+        token = JSON.parse(Buffer.from(cont, 'base64').toString('utf8')) as { start: string; rv: string };
+      } catch {
+        throw badRequest('continue key is not valid: illegal base64 data');
+      }
+      items = items.filter((o) => keyOf(o) > token.start);
+      rv = token.rv;
+    }
+    let remaining: number | undefined;
+    if (limit > 0 && items.length > limit) {
+      remaining = items.length - limit;
+      items = items.slice(0, limit);
+      next = Buffer.from(JSON.stringify({ start: keyOf(items[items.length - 1]), rv })).toString('base64');
+    }
+    return {
+      kind: `${r.kind}List`,
+      apiVersion: apiVersionOf(r),
+      metadata: next ? { continue: next, remainingItemCount: remaining, resourceVersion: rv } : listMeta(r, rv),
+      items,
+    };
+  }
+
+  private watch(res: http.ServerResponse, r: Resource, namespace: string | undefined, q: URLSearchParams): typeof WATCHING {
+    const sel = this.selectors(q);
+    this.checkFields(r, sel.fields);
+    const rvParam = q.get('resourceVersion') ?? '';
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+    // The client waits for the headers before it writes anything that would produce an event.
+    res.flushHeaders();
+    this.watches.add(res);
+    const write = (type: string, object: unknown) => res.write(`${JSON.stringify({ type, object })}\n`);
+    const relevant = (e: StoredEvent) => e.storageKey === r.storageKey && (namespace === undefined || e.namespace === namespace);
+    // As the API server's watch cache filters: an object that starts or stops matching the
+    // selectors is ADDED or DELETED for this watch.
+    const deliver = (e: StoredEvent) => {
+      if (!relevant(e)) return;
+      const obj = this.store.asVersion(r, e.object);
+      const now = this.matches(r, obj, sel);
+      const before = e.prev !== undefined && e.type !== 'ADDED' && this.matches(r, this.store.asVersion(r, e.prev), sel);
+      if (e.type === 'MODIFIED') {
+        if (now && before) write('MODIFIED', obj);
+        else if (now) write('ADDED', obj);
+        else if (before) {
+          // Leaving the selector: the last state that matched, at this event's revision.
+          const last = this.store.asVersion(r, e.prev!);
+          (last.metadata as Obj).resourceVersion = String(e.rv);
+          write('DELETED', last);
+        }
+        return;
+      }
+      if (now) write(e.type, obj);
+    };
+    let backlog: StoredEvent[] = [];
+    if (rvParam === '' || rvParam === '0') {
+      for (const o of this.store.all(r, namespace)) if (this.matches(r, o, sel)) write('ADDED', o);
+    } else {
+      const from = Number(rvParam);
+      if (!Number.isFinite(from) || from < this.store.oldestRV()) {
+        write('ERROR', { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `too old resource version: ${rvParam} (${this.store.oldestRV()})`, reason: 'Expired', code: 410 });
+        this.watches.delete(res);
+        res.end();
+        return WATCHING;
+      }
+      backlog = this.store.eventsAfter(from);
+    }
+    for (const e of backlog) deliver(e);
+    const unsubscribe = this.store.subscribe(deliver);
+    const timeout = Number(q.get('timeoutSeconds') ?? 0);
+    const timer = timeout > 0 ? setTimeout(() => res.end(), timeout * 1000) : undefined;
+    timer?.unref();
+    const bookmarks = q.get('allowWatchBookmarks') === 'true' ? setInterval(() => write('BOOKMARK', { kind: r.kind, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: { resourceVersion: String(this.store.currentRV()) } }), 1000) : undefined;
+    bookmarks?.unref();
+    res.on('close', () => {
+      unsubscribe();
+      clearTimeout(timer);
+      clearInterval(bookmarks);
+      this.watches.delete(res);
+    });
+    return WATCHING;
+  }
+
+  /** The scale subresource of a custom resource (autoscaling/v1 Scale). */
+  private scale(r: Resource, namespace: string | undefined, name: string, method: string, body: unknown, ctx: WriteContext): { body: unknown } {
+    const s = r.scale!;
+    const get = (o: Obj, p: string) => p.replace(/^\./, '').split('.').reduce<unknown>((x, k) => (isObj(x) ? x[k] : undefined), o);
+    const toScale = (o: Obj) => {
+      const m = o.metadata as Obj;
+      return {
+        kind: 'Scale',
+        apiVersion: 'autoscaling/v1',
+        metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
+        spec: { replicas: Number(get(o, s.specReplicasPath) ?? 0) },
+        status: { replicas: Number(get(o, s.statusReplicasPath) ?? 0), ...(s.labelSelectorPath && get(o, s.labelSelectorPath) !== undefined ? { selector: get(o, s.labelSelectorPath) } : {}) },
+      };
+    };
+    const current = this.store.read(r, namespace, name);
+    if (method === 'GET') return { body: toScale(current) };
+    if (method !== 'PUT') throw methodNotAllowed();
+    const replicas = isObj(body) && isObj(body.spec) ? body.spec.replicas : undefined;
+    const next = JSON.parse(JSON.stringify(current)) as Obj;
+    const steps = s.specReplicasPath.replace(/^\./, '').split('.');
+    let cur: Obj = next;
+    for (const k of steps.slice(0, -1)) cur = (isObj(cur[k]) ? cur[k] : (cur[k] = {})) as Obj;
+    cur[steps[steps.length - 1]] = replicas;
+    const rv = isObj(body) && isObj(body.metadata) ? body.metadata.resourceVersion : undefined;
+    if (rv) (next.metadata as Obj).resourceVersion = rv;
+    return { body: toScale(this.store.update(r, namespace, name, next, undefined, ctx, true)) };
+  }
+
+  /** An error for a Kind the server does not serve (for callers that resolve by Kind). */
+  notServed(apiVersion: string, kind: string): ApiStatus {
+    return notFound({ group: '', plural: kind.toLowerCase(), kind }, `${apiVersion} ${kind}`);
+  }
+}
+
+const WATCHING = Symbol('watching');
+
+const apiVersionOf = (r: Resource) => (r.group ? `${r.group}/${r.version}` : r.version);
+
+/** A list's metadata; custom resource lists (unstructured on the server) carry an empty continue. */
+function listMeta(r: Resource, rv: string): Obj {
+  return r.custom ? { continue: '', resourceVersion: rv } : { resourceVersion: rv };
+}
+const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+function keyOf(o: Obj): string {
+  const m = (o.metadata ?? {}) as Obj;
+  return `${str(m.namespace)}/${str(m.name)}`;
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+/** Kubernetes' version priority: GA > beta > alpha, higher numbers first. */
+function versionPriority(v: string): number {
+  const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+  if (!m) return 0;
+  const major = Number(m[1]);
+  if (!m[2]) return 3_000_000 + major * 1000;
+  return (m[2] === 'beta' ? 2_000_000 : 1_000_000) + major * 1000 + Number(m[3]);
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: http.ServerResponse, code: number, body: unknown, warnings: string[] = [], okCode?: number): void {
+  const status = code === 200 && okCode ? okCode : code;
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const headers: http.OutgoingHttpHeaders = { 'Content-Type': typeof body === 'string' ? 'text/plain' : 'application/json', 'Content-Length': Buffer.byteLength(text) };
+  if (warnings.length) headers.Warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+  res.writeHead(status, headers);
+  res.end(text);
+}

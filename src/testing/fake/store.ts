@@ -1,0 +1,457 @@
+/**
+ * The fake API server's storage and the API server's semantics for each verb: resourceVersion
+ * and generation as the server keeps them, optimistic concurrency, finalizers and
+ * deletionTimestamp, the status subresource, generateName, namespaces that must exist, and for
+ * custom resources the CRD's schema (pruning, defaults, value validations, CEL rules with oldSelf).
+ * Every refusal is a Status as the API server words it (see ./status.ts).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import fastJsonPatch from 'fast-json-patch';
+import { validateObject, type RuleSchema } from '../../cel/index.js';
+import { applyDefaults, equalJSON, prune, validate, valueAt, type FieldErr } from './schema.js';
+import type { Resource } from './resources.js';
+import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, ApiStatus, unsupportedMediaType } from './status.js';
+import { validateMetadata } from './metadata.js';
+import { strategicMerge } from './smp.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+const meta = (o: Obj): Obj => (isObj(o.metadata) ? o.metadata : (o.metadata = {}));
+
+/** A watch event as the API server streams it. */
+export interface StoredEvent {
+  rv: number;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  storageKey: string;
+  namespace: string;
+  object: Obj;
+  /** The object before this event (MODIFIED and DELETED), for watches with selectors. */
+  prev?: Obj;
+}
+
+export interface WriteContext {
+  dryRun: boolean;
+  fieldManager?: string;
+  /** Warnings for the answer's Warning headers. */
+  warnings: string[];
+}
+
+/** RFC 3339 to the second, as metav1.Time serialises. */
+const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** What a watch subscriber gets. */
+export type Subscriber = (e: StoredEvent) => void;
+
+const EVENT_WINDOW = 10_000;
+
+export class Store {
+  private rv = 1;
+  private readonly data = new Map<string, Map<string, Obj>>();
+  private readonly events: StoredEvent[] = [];
+  private readonly subscribers = new Set<Subscriber>();
+  /** Namespaced resources whose namespace must exist; the Namespace resource itself. */
+  constructor(private readonly namespaces: Resource) {
+    for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+      this.put(namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'kubernetes.io/metadata.name': ns } }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }, 'ADDED');
+    }
+  }
+
+  currentRV(): number {
+    return this.rv;
+  }
+
+  oldestRV(): number {
+    return this.events.length ? this.events[0].rv - 1 : this.rv;
+  }
+
+  eventsAfter(rv: number): StoredEvent[] {
+    return this.events.filter((e) => e.rv > rv);
+  }
+
+  subscribe(s: Subscriber): () => void {
+    this.subscribers.add(s);
+    return () => this.subscribers.delete(s);
+  }
+
+  private bucket(r: Resource): Map<string, Obj> {
+    let b = this.data.get(r.storageKey);
+    if (!b) this.data.set(r.storageKey, (b = new Map()));
+    return b;
+  }
+
+  private key(namespace: string | undefined, name: string): string {
+    return `${namespace ?? ''}/${name}`;
+  }
+
+  /** Writes `obj` with a new resourceVersion and tells the watchers. */
+  private put(r: Resource, obj: Obj, type: StoredEvent['type']): Obj {
+    const m = meta(obj);
+    this.rv++;
+    m.resourceVersion = String(this.rv);
+    const k = this.key(m.namespace as string | undefined, String(m.name));
+    const prev = this.bucket(r).get(k);
+    if (type === 'DELETED') this.bucket(r).delete(k);
+    else this.bucket(r).set(k, obj);
+    const ev: StoredEvent = { rv: this.rv, type, storageKey: r.storageKey, namespace: String(m.namespace ?? ''), object: obj, prev };
+    this.events.push(ev);
+    if (this.events.length > EVENT_WINDOW) this.events.splice(0, this.events.length - EVENT_WINDOW);
+    for (const s of this.subscribers) s(ev);
+    return obj;
+  }
+
+  /** The stored object (a copy, in `r`'s version), or undefined. */
+  find(r: Resource, namespace: string | undefined, name: string): Obj | undefined {
+    const o = this.bucket(r).get(this.key(r.namespaced ? namespace : undefined, name));
+    return o ? this.asVersion(r, o) : undefined;
+  }
+
+  /** A stored object as `r`'s version reads it: apiVersion, and the version's defaults. */
+  asVersion(r: Resource, o: Obj): Obj {
+    const c = clone(o);
+    c.apiVersion = r.group ? `${r.group}/${r.version}` : r.version;
+    if (r.custom) applyDefaults(c, r.schema);
+    return c;
+  }
+
+  /** All objects of a resource (in `namespace` when given), in the server's key order. */
+  all(r: Resource, namespace?: string): Obj[] {
+    const out: [string, Obj][] = [];
+    for (const [k, o] of this.bucket(r)) if (namespace === undefined || k.startsWith(`${namespace}/`)) out.push([k, o]);
+    out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return out.map(([, o]) => this.asVersion(r, o));
+  }
+
+  private get(r: Resource, namespace: string | undefined, name: string): Obj {
+    const o = this.find(r, namespace, name);
+    if (!o) throw notFound(r, name);
+    return o;
+  }
+
+  read(r: Resource, namespace: string | undefined, name: string): Obj {
+    return this.get(r, namespace, name);
+  }
+
+  /** The namespace must exist, and not be terminating (`creating`: the new object's name). */
+  private checkNamespace(r: Resource, namespace: string | undefined, creating: string | false): void {
+    if (!r.namespaced) return;
+    const ns = this.find(this.namespaces, undefined, namespace ?? '');
+    if (!ns) throw notFound(this.namespaces, namespace ?? '');
+    if (creating !== false && isObj(ns.metadata) && ns.metadata.deletionTimestamp)
+      throw forbidden(r, creating, `unable to create new content in namespace ${namespace} because it is being terminated`, { cause: { reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' } });
+  }
+
+  /** Checks the body names the resource of the URL, as the server's decoder does. */
+  private checkTypeMeta(r: Resource, body: Obj): void {
+    const want = r.group ? `${r.group}/${r.version}` : r.version;
+    if (body.apiVersion === undefined && body.kind === undefined) return;
+    if (body.kind !== undefined && body.kind !== r.kind) throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
+    if (body.apiVersion !== undefined && body.apiVersion !== want) throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${want})`);
+  }
+
+  /** Pruning and defaulting of a custom resource's body (what decoding does). */
+  private decode(r: Resource, body: Obj, ctx: WriteContext): Obj {
+    const o = clone(body);
+    o.apiVersion = r.group ? `${r.group}/${r.version}` : r.version;
+    o.kind = r.kind;
+    if (r.custom) {
+      const dropped: string[] = [];
+      prune(o, r.schema, '', dropped, true);
+      for (const d of dropped) ctx.warnings.push(`unknown field "${d}"`);
+      applyDefaults(o, r.schema);
+    }
+    return o;
+  }
+
+  /**
+   * Metadata, schema and CEL validation in the API server's order (customResourceStrategy): when
+   * an error of a blocking type exists, CEL rules are not run and the server says so. On update,
+   * schema errors on values that did not change are dropped (validation ratcheting). `statusOnly`:
+   * the status subresource, whose update validates status alone.
+   */
+  private validateObject(r: Resource, o: Obj, old: Obj | undefined, ctx: WriteContext, statusOnly = false): void {
+    const errs: FieldErr[] = validateMetadata(r, o, old);
+    if (old) errs.push(...newFinalizerErrors(o, old));
+    if (r.custom && r.schema) {
+      const schema = statusOnly ? { type: 'object', properties: { status: r.schema.properties?.status ?? {} } } : r.schema;
+      const target = statusOnly ? (o.status === undefined ? {} : { status: o.status }) : o;
+      let schemaErrs = validate(target, schema, '', []);
+      if (old) schemaErrs = schemaErrs.filter((e) => !e.at || !equalJSON(valueAt(o, e.at), valueAt(old, e.at)) || e.type === 'FieldValueRequired');
+      errs.push(...schemaErrs);
+      if (r.scale && !statusOnly) errs.push(...scaleErrors(o, r.scale.specReplicasPath));
+      if (r.scale) errs.push(...scaleErrors(o, r.scale.statusReplicasPath));
+      if (hasRules(r.schema)) {
+        if (errs.some((e) => BLOCKING.has(e.type))) {
+          errs.push({ type: 'FieldValueInvalid', field: '<nil>', value: null, detail: 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' });
+        } else {
+          const failures = validateObject(r.schema as RuleSchema, o, old, ctx.warnings);
+          for (const f of failures) errs.push(f.omitted ? { type: f.type, field: f.field, detail: f.detail } : { type: f.type, field: f.field, value: f.value, detail: f.detail });
+        }
+      }
+    }
+    if (errs.length) throw invalid(r, String(meta(o).name ?? ''), errs);
+  }
+
+  create(r: Resource, namespace: string | undefined, body: unknown, ctx: WriteContext): Obj {
+    if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
+    this.checkTypeMeta(r, body);
+    const o = this.decode(r, body, ctx);
+    const m = meta(o);
+    if (r.namespaced) {
+      if (m.namespace !== undefined && m.namespace !== '' && m.namespace !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      m.namespace = namespace;
+    } else delete m.namespace;
+    if (!m.name && typeof m.generateName === 'string' && m.generateName) {
+      let suffix = '';
+      const bytes = randomBytes(5);
+      for (const b of bytes) suffix += GENERATE_ALPHABET[b % GENERATE_ALPHABET.length];
+      m.name = `${m.generateName}${suffix}`;
+    }
+    if (m.resourceVersion !== undefined && m.resourceVersion !== '') throw new ApiStatus(500, 'InternalError', 'resourceVersion should not be set on objects to be created');
+    for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete m[k];
+    if (r.status && r.custom) delete o.status;
+    if (isObj(m.labels) && Object.keys(m.labels).length === 0) delete m.labels;
+    if (isObj(m.annotations) && Object.keys(m.annotations).length === 0) delete m.annotations;
+    this.validateObject(r, o, undefined, ctx);
+    this.checkNamespace(r, namespace, String(m.name));
+    if (this.find(r, namespace, String(m.name))) throw alreadyExists(r, String(m.name));
+    m.uid = randomUUID();
+    m.creationTimestamp = now();
+    if (r.generation) m.generation = 1;
+    if (r.kind === 'Namespace' && r.group === '') {
+      o.spec = { finalizers: ['kubernetes'], ...(isObj(o.spec) ? o.spec : {}) };
+      o.status = { phase: 'Active' };
+      m.labels = { ...(isObj(m.labels) ? m.labels : {}), 'kubernetes.io/metadata.name': m.name };
+    }
+    if (ctx.dryRun) return o;
+    return clone(this.put(r, this.toStorage(r, o), 'ADDED'));
+  }
+
+  /** Objects are kept in one version per resource; conversion between versions is None (apiVersion only). */
+  private toStorage(r: Resource, o: Obj): Obj {
+    return o;
+  }
+
+  /**
+   * PUT: the whole object (`sub` 'status' for the status subresource). `base` given (a patch):
+   * the object the patch was applied to, whose resourceVersion stands when the patch set none.
+   */
+  update(r: Resource, namespace: string | undefined, name: string, body: unknown, sub: string | undefined, ctx: WriteContext, patched = false): Obj {
+    if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
+    this.checkTypeMeta(r, body);
+    let o = this.decode(r, body, ctx);
+    const m = meta(o);
+    if (m.name !== undefined && m.name !== name) throw badRequest(`the name of the object (${String(m.name)}) does not match the name on the URL (${name})`);
+    if (r.namespaced && m.namespace !== undefined && m.namespace !== '' && m.namespace !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    const old = this.get(r, namespace, name);
+    const om = meta(old);
+    const rv = m.resourceVersion;
+    if (rv === undefined || rv === '' || rv === null) {
+      if (!r.unconditionalUpdate && !patched)
+        throw invalid({ ...r, kind: r.plural }, name, [{ type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' }]);
+    } else if (String(rv) !== om.resourceVersion) {
+      throw conflict(r, name, 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+    if (m.uid !== undefined && m.uid !== '' && m.uid !== om.uid) {
+      const key = `/registry/${r.group ? `${r.group}/` : ''}${r.plural}/${r.namespaced ? `${namespace}/` : ''}${name}`;
+      throw conflict(r, name, `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${String(m.uid)}, UID in object meta: ${String(om.uid)}`);
+    }
+    if (sub === 'status') {
+      const status = o.status;
+      const managedFields = m.managedFields;
+      o = clone(old);
+      if (status === undefined) delete o.status;
+      else o.status = status;
+      if (managedFields !== undefined) meta(o).managedFields = managedFields;
+    } else if (r.status) {
+      if (old.status === undefined) delete o.status;
+      else o.status = clone(old.status);
+    }
+    const nm = meta(o);
+    nm.name = name;
+    if (r.namespaced) nm.namespace = namespace;
+    for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) {
+      if (om[k] === undefined) delete nm[k];
+      else nm[k] = om[k];
+    }
+    nm.resourceVersion = om.resourceVersion;
+    if (isObj(nm.labels) && Object.keys(nm.labels).length === 0) delete nm.labels;
+    if (isObj(nm.annotations) && Object.keys(nm.annotations).length === 0) delete nm.annotations;
+    if (Array.isArray(nm.finalizers) && nm.finalizers.length === 0) delete nm.finalizers;
+    if (r.generation && om.generation !== undefined && sub !== 'status') {
+      const strip = (x: Obj) => {
+        const c = { ...x };
+        delete c.metadata;
+        if (r.status || !r.custom) delete c.status;
+        delete c.apiVersion;
+        delete c.kind;
+        return c;
+      };
+      if (!equalJSON(strip(o), strip(old))) nm.generation = Number(om.generation) + 1;
+    }
+    this.validateObject(r, o, old, ctx, sub === 'status');
+    if (om.deletionTimestamp && !(Array.isArray(nm.finalizers) && nm.finalizers.length)) {
+      // The server deletes the stored object (the watch sees it, finalizers and all, at the
+      // deletion's revision) and answers with the update as sent, at the stored revision.
+      if (!ctx.dryRun) this.put(r, clone(old), 'DELETED');
+      return o;
+    }
+    const same = equalJSON(withoutManagedFields(o), withoutManagedFields(old));
+    if (same || ctx.dryRun) return same ? old : o;
+    return clone(this.put(r, o, 'MODIFIED'));
+  }
+
+  /** PATCH by content type: merge, JSON patch, strategic merge (built-ins), apply. */
+  patch(r: Resource, namespace: string | undefined, name: string, contentType: string, body: unknown, sub: string | undefined, ctx: WriteContext & { force?: boolean }): Obj {
+    const type = contentType.split(';')[0].trim();
+    if (type === 'application/apply-patch+yaml') return this.apply(r, namespace, name, body, sub, ctx);
+    if (type === 'application/strategic-merge-patch+json' && r.custom) throw unsupportedMediaType(type);
+    if (!['application/merge-patch+json', 'application/json-patch+json', 'application/strategic-merge-patch+json'].includes(type)) throw unsupportedMediaType(type);
+    const current = this.get(r, namespace, name);
+    let next: Obj;
+    if (type === 'application/json-patch+json') {
+      if (!Array.isArray(body)) throw badRequest('the server rejected our request due to an error in our request');
+      try {
+        next = fastJsonPatch.applyPatch(clone(current), clone(body) as fastJsonPatch.Operation[], true, true).newDocument as Obj;
+      } catch (e) {
+        void e;
+        throw invalidPatch();
+      }
+    } else if (type === 'application/merge-patch+json') {
+      if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
+      next = mergePatch(clone(current), body) as Obj;
+    } else {
+      if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
+      next = strategicMerge(clone(current), body) as Obj;
+    }
+    if (!isObj(next)) throw badRequest('the patch does not produce an object');
+    // A patch that set no resourceVersion is unconditional; one that did is a precondition.
+    return this.update(r, namespace, name, next, sub, ctx, true);
+  }
+
+  /**
+   * Server-side apply, simplified: creates the object when it does not exist, else merges the
+   * applied configuration like a JSON merge patch (see README "Testing without an API server":
+   * field ownership and conflicts between managers are not tracked).
+   */
+  private apply(r: Resource, namespace: string | undefined, name: string, body: unknown, sub: string | undefined, ctx: WriteContext): Obj {
+    if (!ctx.fieldManager)
+      throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [{ type: 'FieldValueRequired', field: 'fieldManager', detail: 'is required for apply patch' }]);
+    if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
+    this.checkTypeMeta(r, body);
+    const existing = this.find(r, namespace, name);
+    if (!existing) {
+      if (sub) throw notFound(r, name);
+      return this.create(r, namespace, { ...body, metadata: { ...(isObj(body.metadata) ? body.metadata : {}), name } }, ctx);
+    }
+    const next = mergePatch(clone(existing), body) as Obj;
+    return this.update(r, namespace, name, next, sub, ctx, true);
+  }
+
+  delete(r: Resource, namespace: string | undefined, name: string, options: Obj, ctx: WriteContext): { object: Obj; gone: boolean } {
+    const old = this.get(r, namespace, name);
+    const om = meta(old);
+    const pre = isObj(options.preconditions) ? options.preconditions : {};
+    if (pre.uid !== undefined && pre.uid !== null && pre.uid !== om.uid)
+      throw conflict({ ...r, plural: r.kind }, name, `the UID in the precondition (${String(pre.uid)}) does not match the UID in record (${String(om.uid)}). The object might have been deleted and then recreated`, r.group);
+    if (pre.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== om.resourceVersion)
+      throw conflict({ ...r, plural: r.kind }, name, `the ResourceVersion in the precondition (${String(pre.resourceVersion)}) does not match the ResourceVersion in record (${String(om.resourceVersion)}). The object might have been modified`, r.group);
+    const policy = options.propagationPolicy;
+    const finalizers = Array.isArray(om.finalizers) ? [...(om.finalizers as string[])] : [];
+    if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
+    if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
+    if (r.kind === 'Namespace' && r.group === '') return { object: this.deleteNamespace(old, ctx), gone: false };
+    if (finalizers.length) {
+      if (om.deletionTimestamp && equalJSON(finalizers, om.finalizers ?? [])) return { object: old, gone: false };
+      const o = clone(old);
+      const m = meta(o);
+      if (!m.deletionTimestamp && m.generation !== undefined) m.generation = Number(m.generation) + 1;
+      m.deletionTimestamp ??= now();
+      m.deletionGracePeriodSeconds = 0;
+      m.finalizers = finalizers;
+      if (ctx.dryRun) return { object: o, gone: false };
+      return { object: clone(this.put(r, o, 'MODIFIED')), gone: false };
+    }
+    if (!ctx.dryRun) this.put(r, clone(old), 'DELETED');
+    return { object: old, gone: true };
+  }
+
+  /** Namespaces wait for the namespace controller (which a test control plane does not run): Terminating. */
+  private deleteNamespace(old: Obj, ctx: WriteContext): Obj {
+    const o = clone(old);
+    const m = meta(o);
+    if (m.deletionTimestamp) return old;
+    m.deletionTimestamp = now();
+    o.status = { ...(isObj(o.status) ? o.status : {}), phase: 'Terminating' };
+    if (ctx.dryRun) return o;
+    return clone(this.put(this.namespaces, o, 'MODIFIED'));
+  }
+}
+
+/** Error types after which the API server does not run CEL rules (apiextensions' hasBlockingErr). */
+const BLOCKING = new Set<FieldErr['type']>(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
+
+/** The replicas paths of the scale subresource must lead to an integer when present (customResourceValidator). */
+function scaleErrors(o: Obj, path: string): FieldErr[] {
+  let cur: unknown = o;
+  const steps = path.replace(/^\./, '').split('.');
+  for (let i = 0; i < steps.length; i++) {
+    if (!isObj(cur)) return [{ type: 'FieldValueInvalid', field: path, value: 0, detail: `${path} accessor error: ${goPrint(cur)} is of the type ${goType(cur)}, expected map[string]interface{}` }];
+    cur = cur[steps[i]];
+    if (cur === undefined) return [];
+  }
+  if (typeof cur === 'number' && Number.isInteger(cur)) return cur < 0 ? [{ type: 'FieldValueInvalid', field: path, value: cur, detail: 'should be a non-negative integer' }] : [];
+  return [{ type: 'FieldValueInvalid', field: path, value: 0, detail: `${path} accessor error: ${goPrint(cur)} is of the type ${goType(cur)}, expected int64` }];
+}
+
+/** How Go's %v prints a JSON value in an accessor error. */
+function goPrint(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+function goType(v: unknown): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  if (Array.isArray(v)) return '[]interface {}';
+  return 'map[string]interface {}';
+}
+
+function hasRules(s: unknown): boolean {
+  return JSON.stringify(s).includes('"x-kubernetes-validations"');
+}
+
+/** No finalizer may be added once deletion started; the server reports it twice (metadata and strategy). */
+function newFinalizerErrors(o: Obj, old: Obj): FieldErr[] {
+  const om = meta(old);
+  const nm = meta(o);
+  if (!om.deletionTimestamp || !Array.isArray(nm.finalizers)) return [];
+  const before = new Set(Array.isArray(om.finalizers) ? (om.finalizers as string[]) : []);
+  const added = [...new Set((nm.finalizers as string[]).filter((f) => !before.has(f)))].sort();
+  if (!added.length) return [];
+  const e: FieldErr = { type: 'FieldValueForbidden', field: 'metadata.finalizers', detail: `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}` };
+  return [e, { ...e }];
+}
+
+function withoutManagedFields(o: Obj): Obj {
+  const c = { ...o, metadata: { ...meta(o) } };
+  delete (c.metadata as Obj).managedFields;
+  return c;
+}
+
+/** RFC 7386. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObj(patch)) return clone(patch);
+  const out: Obj = isObj(target) ? target : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+/** A JSON patch that cannot be applied: the API server answers 422 without saying why. */
+function invalidPatch(): ApiStatus {
+  return new ApiStatus(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
+}

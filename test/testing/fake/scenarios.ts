@@ -1,0 +1,714 @@
+/**
+ * The scenarios of the fake API server's differential suite: each one is a sequence of REST
+ * requests run once against the fake and once against a real kube-apiserver; what each request
+ * answered (the object, or the error's code, reason, message and causes) and what watches saw
+ * must be equal, after ./normalize.ts has taken out what differs by nature (uids, timestamps,
+ * resourceVersion numbers, generated names).
+ */
+import type { RestClient } from '../../../src/runtime/client/rest.js';
+
+export const GROUP = 'fake.kubeforge.io';
+export const V1 = `${GROUP}/v1`;
+
+/** What a scenario is given: a namespace of its own and a recorder of requests. */
+export interface Run {
+  ns: string;
+  rest: RestClient;
+  /** Sends a request and records its outcome under `label`; returns the answer (undefined on error). */
+  do(label: string, method: string, path: string, body?: unknown, o?: { contentType?: string; query?: Record<string, string>; quiet?: boolean }): Promise<any>;
+  /** Opens a watch on a collection path (from the list's resourceVersion when given) and records its events until `stop()`. */
+  watch(label: string, path: string, query?: Record<string, string>): Promise<{ stop(): Promise<void> }>;
+  /** Records a value computed by the scenario. */
+  note(label: string, value: unknown): void;
+}
+
+export interface Scenario {
+  name: string;
+  run(s: Run): Promise<void>;
+}
+
+export const W = (ns: string, name?: string, sub?: string) => `/apis/${V1}/namespaces/${ns}/widgets${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
+export const W2 = (ns: string, name?: string, sub?: string) => `/apis/${GROUP}/v2/namespaces/${ns}/widgets${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
+export const G = (name?: string, sub?: string) => `/apis/${V1}/gadgets${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
+export const CM = (ns: string, name?: string) => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`;
+
+export function widget(name: string, spec: Record<string, unknown> = { size: 3 }, metadata: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+  return { apiVersion: V1, kind: 'Widget', metadata: { name, ...metadata }, spec, ...extra };
+}
+
+export function cm(name: string, data: Record<string, string> = { a: '1' }, metadata: Record<string, unknown> = {}) {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...metadata }, data };
+}
+
+const MERGE = { contentType: 'application/merge-patch+json' };
+const JSONPATCH = { contentType: 'application/json-patch+json' };
+const SMP = { contentType: 'application/strategic-merge-patch+json' };
+const APPLY = (manager: string, force = false) => ({ contentType: 'application/apply-patch+yaml', query: { fieldManager: manager, ...(force ? { force: 'true' } : {}) } });
+
+/** A spec value per invalid-value scenario: each is created and must be refused alike. */
+const INVALID_SPECS: Record<string, Record<string, unknown>> = {
+  'size above its maximum': { size: 30 },
+  'size below its minimum': { size: 0 },
+  'size missing (required)': { replicas: 2 },
+  'size of the wrong type': { size: '3' },
+  'size a fraction': { size: 2.5 },
+  'mode outside its enum': { size: 3, mode: 'Medium' },
+  'name too long': { size: 3, name: 'abcdefghij' },
+  'name too short': { size: 3, name: 'a' },
+  'name against its pattern': { size: 3, name: 'ABC' },
+  'ratio at its exclusive maximum': { size: 3, ratio: 1 },
+  'ratio not a multiple': { size: 3, ratio: 0.3 },
+  'when not a date-time': { size: 3, when: 'yesterday' },
+  'tags with a duplicate (set)': { size: 3, tags: ['a', 'b', 'a'] },
+  'tags over maxItems': { size: 3, tags: ['a', 'b', 'c', 'd'] },
+  'ports with a duplicate key (map)': { size: 3, ports: [{ name: 'http' }, { name: 'http', port: 8080 }] },
+  'ports empty (minItems)': { size: 3, ports: [] },
+  'ports item without its key': { size: 3, ports: [{ port: 1 }] },
+  'config over maxProperties': { size: 3, config: { a: '1', b: '2', c: '3' } },
+  'config value of the wrong type': { size: 3, config: { a: 1 } },
+  'nested without its required field': { size: 3, nested: { b: 'x' } },
+  'nested.a null': { size: 3, nested: { a: null } },
+  'intOrString a boolean': { size: 3, intOrString: true },
+  'spec a string': 'not an object' as unknown as Record<string, unknown>,
+  'CEL rule: minReplicas above replicas': { size: 3, replicas: 1, minReplicas: 2 },
+  'several errors at once': { size: 11, mode: 'X', name: 'toolongname', tags: ['a', 'a'] },
+};
+
+const VALID_SPECS: Record<string, Record<string, unknown>> = {
+  'defaults fill replicas, minReplicas, mode and a port': { size: 3, ports: [{ name: 'http' }] },
+  'unknown fields are pruned': { size: 3, bogus: true, nested: { a: 'x', zzz: 1 } },
+  'preserve-unknown-fields keeps anything': { size: 3, raw: { anything: { goes: [1, 'two'] } } },
+  'nullable b null is kept, c null is defaulted': { size: 3, nested: { a: 'x', b: null, c: null } },
+  'intOrString as an integer': { size: 3, intOrString: 5 },
+  'intOrString as a string': { size: 3, intOrString: '50%' },
+  'a date-time and a ratio': { size: 3, when: '2026-01-02T03:04:05Z', ratio: 0.75 },
+  'a full spec': { size: 10, replicas: 4, minReplicas: 4, mode: 'Slow', name: 'abc', tags: ['x', 'y'], config: { a: 'b' }, frozen: 'ice' },
+};
+
+export const SCENARIOS: Scenario[] = [
+  // --- create: what the server keeps and adds
+  ...Object.entries(VALID_SPECS).map(([name, spec]) => ({
+    name: `create: ${name}`,
+    run: async (s: Run) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', spec));
+      await s.do('get', 'GET', W(s.ns, 'w'));
+    },
+  })),
+  ...Object.entries(INVALID_SPECS).map(([name, spec]) => ({
+    name: `create refused: ${name}`,
+    run: async (s: Run) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', spec));
+      await s.do('get', 'GET', W(s.ns, 'w'));
+    },
+  })),
+  {
+    name: 'create: status is dropped where the status subresource exists',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, {}, { status: { ready: true } }));
+    },
+  },
+  {
+    name: 'create: metadata the server owns is ignored',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { uid: '0c0c0c0c-0000-0000-0000-000000000000', generation: 7, creationTimestamp: '2001-01-01T00:00:00Z' }));
+    },
+  },
+  {
+    name: 'create: a resourceVersion in the body is refused',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { resourceVersion: '12' }));
+    },
+  },
+  {
+    name: 'create: twice is AlreadyExists',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('again', 'POST', W(s.ns), widget('w'));
+    },
+  },
+  {
+    name: 'create: generateName',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), { apiVersion: V1, kind: 'Widget', metadata: { generateName: 'gen-' }, spec: { size: 3 } });
+    },
+  },
+  {
+    name: 'create refused: neither name nor generateName',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), { apiVersion: V1, kind: 'Widget', metadata: {}, spec: { size: 3 } });
+    },
+  },
+  {
+    name: 'create refused: a name that is not a DNS subdomain',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('Bad_Name'));
+    },
+  },
+  {
+    name: 'create refused: a namespace that does not exist',
+    run: async (s) => {
+      await s.do('create', 'POST', W(`${s.ns}-missing`), widget('w'));
+    },
+  },
+  {
+    name: 'create refused: the body names another namespace',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { namespace: 'default' }));
+    },
+  },
+  {
+    name: 'create refused: the body names another kind',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), { ...widget('w'), kind: 'Gadget' });
+    },
+  },
+  {
+    name: 'create refused: the body names another version',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), { ...widget('w'), apiVersion: `${GROUP}/v2` });
+    },
+  },
+  {
+    name: 'create refused: invalid label key and value',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { labels: { 'bad key': 'ok', good: 'bad value!' } }));
+    },
+  },
+  {
+    name: 'create refused: an invalid finalizer name',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { finalizers: ['example.com/ok', 'not ok!'] }));
+    },
+  },
+  {
+    name: 'create refused: an owner reference without uid and kind',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { ownerReferences: [{ apiVersion: 'v1', name: 'x' }] }));
+    },
+  },
+  {
+    name: 'create refused: two controller owner references',
+    run: async (s) => {
+      const refs = [
+        { apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: '11111111-1111-1111-1111-111111111111', controller: true },
+        { apiVersion: 'v1', kind: 'ConfigMap', name: 'b', uid: '22222222-2222-2222-2222-222222222222', controller: true },
+      ];
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { ownerReferences: refs }));
+    },
+  },
+  {
+    name: 'create: labels, annotations, finalizers and an owner reference are kept',
+    run: async (s) => {
+      const owner = await s.do('owner', 'POST', CM(s.ns), cm('owner'));
+      await s.do(
+        'create',
+        'POST',
+        W(s.ns),
+        widget('w', { size: 3 }, { labels: { app: 'x' }, annotations: { 'example.com/a': 'b' }, finalizers: ['example.com/f'], ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner?.metadata?.uid, controller: true, blockOwnerDeletion: true }] }),
+      );
+    },
+  },
+  {
+    name: 'create (dry run): nothing is stored',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'), { query: { dryRun: 'All' } });
+      await s.do('get', 'GET', W(s.ns, 'w'));
+    },
+  },
+  {
+    name: 'create: a cluster-scoped Kind under a namespace path is not found',
+    run: async (s) => {
+      await s.do('create', 'POST', `/apis/${V1}/namespaces/${s.ns}/gadgets`, { apiVersion: V1, kind: 'Gadget', metadata: { name: `${s.ns}-g` } });
+    },
+  },
+  {
+    name: 'create: a cluster-scoped Kind gets its defaults',
+    run: async (s) => {
+      await s.do('create', 'POST', G(), { apiVersion: V1, kind: 'Gadget', metadata: { name: `${s.ns}-g` }, spec: {} });
+      await s.do('delete', 'DELETE', G(`${s.ns}-g`));
+    },
+  },
+  {
+    name: 'create: a ConfigMap is kept as sent (no generation)',
+    run: async (s) => {
+      await s.do('create', 'POST', CM(s.ns), cm('c', { k: 'v' }, { labels: { a: 'b' } }));
+    },
+  },
+
+  // --- get and list
+  {
+    name: 'get: a missing object is NotFound',
+    run: async (s) => {
+      await s.do('get', 'GET', W(s.ns, 'nope'));
+      await s.do('get configmap', 'GET', CM(s.ns, 'nope'));
+    },
+  },
+  {
+    name: 'get: through another served version',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 4 }));
+      await s.do('get v2', 'GET', W2(s.ns, 'w'));
+      await s.do('list v2', 'GET', W2(s.ns));
+    },
+  },
+  {
+    name: 'list: label selectors',
+    run: async (s) => {
+      await s.do('a', 'POST', W(s.ns), widget('a', { size: 1 }, { labels: { tier: 'web', env: 'prod' } }));
+      await s.do('b', 'POST', W(s.ns), widget('b', { size: 1 }, { labels: { tier: 'db', env: 'prod' } }));
+      await s.do('c', 'POST', W(s.ns), widget('c', { size: 1 }, { labels: { tier: 'web' } }));
+      await s.do('d', 'POST', W(s.ns), widget('d', { size: 1 }, { labels: { n: '5' } }));
+      for (const sel of ['tier=web', 'tier==web', 'tier!=web', 'tier in (web,db)', 'tier notin (web)', 'env', '!env', 'tier=web,env=prod', 'n>3', 'n<3', '']) {
+        await s.do(`list ${sel}`, 'GET', W(s.ns), undefined, { query: { labelSelector: sel } });
+      }
+    },
+  },
+  {
+    name: 'list refused: a label selector that does not parse',
+    run: async (s) => {
+      await s.do('list', 'GET', W(s.ns), undefined, { query: { labelSelector: 'a in b' } });
+    },
+  },
+  {
+    name: 'list: field selectors on name, namespace and a selectable field',
+    run: async (s) => {
+      await s.do('a', 'POST', W(s.ns), widget('a', { size: 1, mode: 'Slow' }));
+      await s.do('b', 'POST', W(s.ns), widget('b', { size: 1 }));
+      for (const sel of ['metadata.name=a', 'metadata.name!=a', `metadata.namespace=${s.ns}`, 'spec.mode=Slow', 'spec.mode==Fast', 'spec.mode!=Fast']) {
+        await s.do(`list ${sel}`, 'GET', W(s.ns), undefined, { query: { fieldSelector: sel } });
+      }
+    },
+  },
+  {
+    name: 'list refused: a field that is not selectable',
+    run: async (s) => {
+      await s.do('list', 'GET', W(s.ns), undefined, { query: { fieldSelector: 'spec.size=3' } });
+      await s.do('list configmaps', 'GET', CM(s.ns), undefined, { query: { fieldSelector: 'data.a=1' } });
+    },
+  },
+  {
+    name: 'list: pages with limit and continue',
+    run: async (s) => {
+      for (const n of ['a', 'b', 'c', 'd', 'e']) await s.do(n, 'POST', W(s.ns), widget(n, { size: 1 }));
+      const p1 = await s.do('page 1', 'GET', W(s.ns), undefined, { query: { limit: '2' } });
+      const p2 = await s.do('page 2', 'GET', W(s.ns), undefined, { query: { limit: '2', continue: p1?.metadata?.continue ?? '' } });
+      await s.do('page 3', 'GET', W(s.ns), undefined, { query: { limit: '2', continue: p2?.metadata?.continue ?? '' } });
+    },
+  },
+  {
+    name: 'list: in key order, across namespaces by label',
+    run: async (s) => {
+      for (const n of ['zeta', 'alpha', 'mid']) await s.do(n, 'POST', W(s.ns), widget(n, { size: 1 }, { labels: { scenario: s.ns } }));
+      await s.do('list all namespaces', 'GET', `/apis/${V1}/widgets`, undefined, { query: { labelSelector: `scenario=${s.ns}` } });
+    },
+  },
+
+  // --- update
+  {
+    name: 'update: a spec change bumps generation and resourceVersion',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w'));
+      w.spec.size = 5;
+      await s.do('update', 'PUT', W(s.ns, 'w'), w);
+    },
+  },
+  {
+    name: 'update: a label change keeps generation',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w'));
+      w.metadata.labels = { a: 'b' };
+      await s.do('update', 'PUT', W(s.ns, 'w'), w);
+    },
+  },
+  {
+    name: 'update: a stale resourceVersion is a Conflict',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w'));
+      const first = structuredClone(w);
+      w.spec.size = 5;
+      await s.do('update', 'PUT', W(s.ns, 'w'), w);
+      first.spec.size = 6;
+      await s.do('stale', 'PUT', W(s.ns, 'w'), first);
+    },
+  },
+  {
+    name: 'update refused: a custom resource without resourceVersion',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('update', 'PUT', W(s.ns, 'w'), widget('w', { size: 4 }));
+    },
+  },
+  {
+    name: 'update: a ConfigMap without resourceVersion is unconditional',
+    run: async (s) => {
+      await s.do('create', 'POST', CM(s.ns), cm('c'));
+      await s.do('update', 'PUT', CM(s.ns, 'c'), cm('c', { a: '2' }));
+    },
+  },
+  {
+    name: 'update: status sent to the main resource is ignored',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w'));
+      w.status = { ready: true };
+      await s.do('update', 'PUT', W(s.ns, 'w'), w);
+    },
+  },
+  {
+    name: 'update status: only status changes, generation stays',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w'));
+      w.status = { ready: true, replicas: 2 };
+      w.spec.size = 9;
+      w.metadata.labels = { ignored: 'yes' };
+      await s.do('update status', 'PUT', W(s.ns, 'w', 'status'), w);
+      await s.do('get', 'GET', W(s.ns, 'w'));
+    },
+  },
+  {
+    name: 'update status refused: invalid status, stale resourceVersion',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('invalid', 'PUT', W(s.ns, 'w', 'status'), { ...w, status: { message: 'this message is far too long' } });
+      await s.do('ok', 'PUT', W(s.ns, 'w', 'status'), { ...w, status: { ready: false } });
+      await s.do('stale', 'PUT', W(s.ns, 'w', 'status'), { ...w, status: { ready: true } });
+    },
+  },
+  {
+    name: 'update: sending the same object is a no-op (same resourceVersion)',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('update', 'PUT', W(s.ns, 'w'), w);
+    },
+  },
+  {
+    name: 'update refused: the name differs from the URL',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('update', 'PUT', W(s.ns, 'w'), { ...w, metadata: { ...w.metadata, name: 'other' } });
+    },
+  },
+  {
+    name: 'update refused: a missing object',
+    run: async (s) => {
+      await s.do('update', 'PUT', W(s.ns, 'w'), widget('w', { size: 3 }, { resourceVersion: '5' }));
+    },
+  },
+  {
+    name: 'update: uid and creationTimestamp cannot change',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('other uid', 'PUT', W(s.ns, 'w'), { ...w, metadata: { ...w.metadata, uid: '0c0c0c0c-0000-0000-0000-000000000000' } });
+      await s.do('other creationTimestamp', 'PUT', W(s.ns, 'w'), { ...w, metadata: { ...w.metadata, creationTimestamp: '2001-01-01T00:00:00Z' }, spec: { size: 2 } });
+    },
+  },
+  {
+    name: 'update: CEL transition rule (oldSelf) on a changed and an unchanged field',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w', { size: 3, frozen: 'ice' }));
+      await s.do('change frozen', 'PUT', W(s.ns, 'w'), { ...w, spec: { ...w.spec, frozen: 'water' } });
+      await s.do('keep frozen', 'PUT', W(s.ns, 'w'), { ...w, spec: { ...w.spec, size: 4 } });
+    },
+  },
+  {
+    name: 'update: a Kind without status subresource bumps generation for status too',
+    run: async (s) => {
+      const g = await s.do('create', 'POST', G(), { apiVersion: V1, kind: 'Gadget', metadata: { name: `${s.ns}-g` }, spec: {} });
+      await s.do('status via main', 'PUT', G(`${s.ns}-g`), { ...g, status: { seen: 1 } });
+      await s.do('no status subresource', 'GET', G(`${s.ns}-g`, 'status'));
+      await s.do('delete', 'DELETE', G(`${s.ns}-g`));
+    },
+  },
+  {
+    name: 'update refused: the new object is invalid',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('update', 'PUT', W(s.ns, 'w'), { ...w, spec: { ...w.spec, size: 99, mode: 'Nope' } });
+    },
+  },
+
+  // --- patch
+  {
+    name: 'patch (merge): spec, labels, and null removing a defaulted field',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3, mode: 'Slow', name: 'abc' }));
+      await s.do('spec', 'PATCH', W(s.ns, 'w'), { spec: { size: 4 } }, MERGE);
+      await s.do('labels', 'PATCH', W(s.ns, 'w'), { metadata: { labels: { a: 'b' } } }, MERGE);
+      await s.do('null', 'PATCH', W(s.ns, 'w'), { spec: { mode: null, name: null } }, MERGE);
+    },
+  },
+  {
+    name: 'patch (merge): a resourceVersion in the patch is a precondition',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('current', 'PATCH', W(s.ns, 'w'), { metadata: { resourceVersion: w.metadata.resourceVersion }, spec: { size: 4 } }, MERGE);
+      await s.do('stale', 'PATCH', W(s.ns, 'w'), { metadata: { resourceVersion: w.metadata.resourceVersion }, spec: { size: 5 } }, MERGE);
+    },
+  },
+  {
+    name: 'patch (merge) refused: the result is invalid; a missing object',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('invalid', 'PATCH', W(s.ns, 'w'), { spec: { size: 0 } }, MERGE);
+      await s.do('missing', 'PATCH', W(s.ns, 'nope'), { spec: { size: 2 } }, MERGE);
+    },
+  },
+  {
+    name: 'patch (JSON): replace, add, remove',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3, tags: ['a'] }));
+      await s.do('replace', 'PATCH', W(s.ns, 'w'), [{ op: 'replace', path: '/spec/size', value: 6 }], JSONPATCH);
+      await s.do('add', 'PATCH', W(s.ns, 'w'), [{ op: 'add', path: '/spec/tags/-', value: 'b' }], JSONPATCH);
+      await s.do('remove', 'PATCH', W(s.ns, 'w'), [{ op: 'remove', path: '/spec/tags' }], JSONPATCH);
+    },
+  },
+  {
+    name: 'patch (JSON) refused: a failing test op',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('test', 'PATCH', W(s.ns, 'w'), [{ op: 'test', path: '/spec/size', value: 4 }, { op: 'replace', path: '/spec/size', value: 5 }], JSONPATCH);
+    },
+  },
+  {
+    name: 'patch (strategic) refused on a custom resource',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('smp', 'PATCH', W(s.ns, 'w'), { spec: { size: 4 } }, SMP);
+    },
+  },
+  {
+    name: 'patch (strategic) on a ConfigMap: data, finalizers as a set, owner references by uid',
+    run: async (s) => {
+      await s.do('create', 'POST', CM(s.ns), cm('c', { a: '1', b: '2' }, { finalizers: ['example.com/a'] }));
+      await s.do('data', 'PATCH', CM(s.ns, 'c'), { data: { b: null, c: '3' } }, SMP);
+      await s.do('finalizers', 'PATCH', CM(s.ns, 'c'), { metadata: { finalizers: ['example.com/b'] } }, SMP);
+      await s.do('remove finalizer', 'PATCH', CM(s.ns, 'c'), { metadata: { $deleteFromPrimitiveList: undefined, '$deleteFromPrimitiveList/finalizers': ['example.com/a'] } }, SMP);
+      const ref = (n: string, uid: string) => ({ apiVersion: 'v1', kind: 'Secret', name: n, uid });
+      await s.do('owners', 'PATCH', CM(s.ns, 'c'), { metadata: { ownerReferences: [ref('x', '11111111-1111-1111-1111-111111111111')] } }, SMP);
+      await s.do('more owners', 'PATCH', CM(s.ns, 'c'), { metadata: { ownerReferences: [ref('y', '22222222-2222-2222-2222-222222222222')] } }, SMP);
+      await s.do('clear finalizers', 'PATCH', CM(s.ns, 'c'), { metadata: { finalizers: null } }, SMP);
+    },
+  },
+  {
+    name: 'patch status (merge): only status',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('status', 'PATCH', W(s.ns, 'w', 'status'), { status: { ready: true }, spec: { size: 9 } }, MERGE);
+    },
+  },
+  {
+    name: 'patch refused: an unknown content type',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('patch', 'PATCH', W(s.ns, 'w'), { spec: { size: 4 } }, { contentType: 'application/json' });
+    },
+  },
+  {
+    name: 'apply: creates, then changes a field of its own',
+    run: async (s) => {
+      await s.do('apply create', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3, name: 'abc' }), APPLY('one'));
+      await s.do('apply change', 'PATCH', W(s.ns, 'w'), widget('w', { size: 4, name: 'abc' }), APPLY('one'));
+    },
+  },
+  {
+    name: 'apply refused: without a field manager',
+    run: async (s) => {
+      await s.do('apply', 'PATCH', W(s.ns, 'w'), widget('w'), { contentType: 'application/apply-patch+yaml' });
+    },
+  },
+  {
+    name: 'apply: two managers, a conflict, then force',
+    run: async (s) => {
+      await s.do('one', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3 }), APPLY('one'));
+      await s.do('two conflicts', 'PATCH', W(s.ns, 'w'), widget('w', { size: 5 }), APPLY('two'));
+      await s.do('two forces', 'PATCH', W(s.ns, 'w'), widget('w', { size: 5 }), APPLY('two', true));
+    },
+  },
+  {
+    name: 'apply: a field the manager stops applying is removed',
+    run: async (s) => {
+      await s.do('one', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3, name: 'abc' }), APPLY('one'));
+      await s.do('one without name', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3 }), APPLY('one'));
+    },
+  },
+
+  // --- delete and finalizers
+  {
+    name: 'delete: an object without finalizers is gone',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('delete', 'DELETE', W(s.ns, 'w'));
+      await s.do('get', 'GET', W(s.ns, 'w'));
+      await s.do('delete again', 'DELETE', W(s.ns, 'w'));
+    },
+  },
+  {
+    name: 'delete: a finalizer keeps the object, marked for deletion, generation bumped',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { finalizers: ['example.com/f'] }));
+      await s.do('delete', 'DELETE', W(s.ns, 'w'));
+      await s.do('get', 'GET', W(s.ns, 'w'));
+      await s.do('delete again', 'DELETE', W(s.ns, 'w'));
+    },
+  },
+  {
+    name: 'delete: removing the last finalizer deletes',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { finalizers: ['example.com/f', 'example.com/g'] }));
+      await s.do('delete', 'DELETE', W(s.ns, 'w'));
+      await s.do('one left', 'PATCH', W(s.ns, 'w'), [{ op: 'remove', path: '/metadata/finalizers/0' }], JSONPATCH);
+      const w = await s.do('get', 'GET', W(s.ns, 'w'));
+      await s.do('none left', 'PUT', W(s.ns, 'w'), { ...w, metadata: { ...w?.metadata, finalizers: [] } });
+      await s.do('gone', 'GET', W(s.ns, 'w'));
+    },
+  },
+  {
+    name: 'delete: no new finalizer once deleting; spec changes still allowed',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { finalizers: ['example.com/f'] }));
+      await s.do('delete', 'DELETE', W(s.ns, 'w'));
+      await s.do('add finalizer', 'PATCH', W(s.ns, 'w'), { metadata: { finalizers: ['example.com/f', 'example.com/new'] } }, MERGE);
+      await s.do('change spec', 'PATCH', W(s.ns, 'w'), { spec: { size: 4 } }, MERGE);
+    },
+  },
+  {
+    name: 'delete refused: uid and resourceVersion preconditions',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('uid', 'DELETE', W(s.ns, 'w'), { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: '0c0c0c0c-0000-0000-0000-000000000000' } });
+      await s.do('rv', 'DELETE', W(s.ns, 'w'), { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: '1' } });
+      await s.do('both right', 'DELETE', W(s.ns, 'w'), { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: w?.metadata?.uid, resourceVersion: w?.metadata?.resourceVersion } });
+    },
+  },
+  {
+    name: 'delete (dry run): the object stays',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('delete', 'DELETE', W(s.ns, 'w'), { apiVersion: 'v1', kind: 'DeleteOptions', dryRun: ['All'] });
+      await s.do('get', 'GET', W(s.ns, 'w'));
+    },
+  },
+  {
+    name: 'delete: Foreground propagation adds its finalizer',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('delete', 'DELETE', W(s.ns, 'w'), { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Foreground' });
+      await s.do('get', 'GET', W(s.ns, 'w'));
+    },
+  },
+  {
+    name: 'delete: a collection by label',
+    run: async (s) => {
+      await s.do('a', 'POST', W(s.ns), widget('a', { size: 1 }, { labels: { gone: 'yes' } }));
+      await s.do('b', 'POST', W(s.ns), widget('b', { size: 1 }));
+      await s.do('delete collection', 'DELETE', W(s.ns), undefined, { query: { labelSelector: 'gone=yes' } });
+      await s.do('list', 'GET', W(s.ns));
+    },
+  },
+  {
+    name: 'delete: a namespace is Terminating, and nothing new may be created in it',
+    run: async (s) => {
+      const ns = `${s.ns}-t`;
+      await s.do('create namespace', 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      await s.do('delete namespace', 'DELETE', `/api/v1/namespaces/${ns}`);
+      await s.do('get namespace', 'GET', `/api/v1/namespaces/${ns}`);
+      await s.do('create in it', 'POST', W(ns), widget('w'));
+    },
+  },
+
+  // --- watch
+  {
+    name: 'watch: create, update, status, delete in order',
+    run: async (s) => {
+      const list = await s.do('list', 'GET', W(s.ns));
+      const w = await s.watch('watch', W(s.ns), { resourceVersion: list?.metadata?.resourceVersion ?? '' });
+      const a = await s.do('create', 'POST', W(s.ns), widget('a'));
+      await s.do('update', 'PUT', W(s.ns, 'a'), { ...a, spec: { ...a?.spec, size: 5 } });
+      await s.do('status', 'PATCH', W(s.ns, 'a', 'status'), { status: { ready: true } }, MERGE);
+      await s.do('delete', 'DELETE', W(s.ns, 'a'));
+      await w.stop();
+    },
+  },
+  {
+    name: 'watch: from resourceVersion 0 starts with what exists',
+    run: async (s) => {
+      await s.do('a', 'POST', W(s.ns), widget('a'));
+      await s.do('b', 'POST', W(s.ns), widget('b'));
+      const w = await s.watch('watch', W(s.ns), { resourceVersion: '0' });
+      await s.do('c', 'POST', W(s.ns), widget('c'));
+      await w.stop();
+    },
+  },
+  {
+    name: 'watch: objects entering and leaving a label selector',
+    run: async (s) => {
+      const list = await s.do('list', 'GET', W(s.ns));
+      const w = await s.watch('watch', W(s.ns), { resourceVersion: list?.metadata?.resourceVersion ?? '', labelSelector: 'on=yes' });
+      await s.do('create off', 'POST', W(s.ns), widget('a', { size: 1 }, { labels: { on: 'no' } }));
+      await s.do('turn on', 'PATCH', W(s.ns, 'a'), { metadata: { labels: { on: 'yes' } } }, MERGE);
+      await s.do('change while on', 'PATCH', W(s.ns, 'a'), { spec: { size: 2 } }, MERGE);
+      await s.do('turn off', 'PATCH', W(s.ns, 'a'), { metadata: { labels: { on: 'no' } } }, MERGE);
+      await s.do('delete while off', 'DELETE', W(s.ns, 'a'));
+      await w.stop();
+    },
+  },
+  {
+    name: 'watch: a finalizer removal is MODIFIED then DELETED',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('a', { size: 1 }, { finalizers: ['example.com/f'] }));
+      const list = await s.do('list', 'GET', W(s.ns));
+      const w = await s.watch('watch', W(s.ns), { resourceVersion: list?.metadata?.resourceVersion ?? '' });
+      await s.do('delete', 'DELETE', W(s.ns, 'a'));
+      await s.do('release', 'PATCH', W(s.ns, 'a'), { metadata: { finalizers: null } }, MERGE);
+      await w.stop();
+    },
+  },
+  {
+    name: 'watch: a field selector on a selectable field',
+    run: async (s) => {
+      const list = await s.do('list', 'GET', W(s.ns));
+      const w = await s.watch('watch', W(s.ns), { resourceVersion: list?.metadata?.resourceVersion ?? '', fieldSelector: 'spec.mode=Slow' });
+      await s.do('fast', 'POST', W(s.ns), widget('a', { size: 1 }));
+      await s.do('slow', 'POST', W(s.ns), widget('b', { size: 1, mode: 'Slow' }));
+      await s.do('to slow', 'PATCH', W(s.ns, 'a'), { spec: { mode: 'Slow' } }, MERGE);
+      await w.stop();
+    },
+  },
+  {
+    name: 'watch: a no-op update sends nothing',
+    run: async (s) => {
+      const a = await s.do('create', 'POST', W(s.ns), widget('a'));
+      const w = await s.watch('watch', W(s.ns), { resourceVersion: a?.metadata?.resourceVersion ?? '' });
+      await s.do('same', 'PUT', W(s.ns, 'a'), a);
+      await s.do('label', 'PATCH', W(s.ns, 'a'), { metadata: { labels: { x: 'y' } } }, MERGE);
+      await w.stop();
+    },
+  },
+
+  // --- scale subresource and discovery
+  {
+    name: 'scale: get and update replicas through the scale subresource',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3, replicas: 2 }));
+      await s.do('status', 'PATCH', W(s.ns, 'w', 'status'), { status: { replicas: 2, selector: 'app=w' } }, MERGE);
+      const sc = await s.do('get scale', 'GET', W(s.ns, 'w', 'scale'));
+      await s.do('put scale', 'PUT', W(s.ns, 'w', 'scale'), { ...sc, spec: { replicas: 5 } });
+      await s.do('get', 'GET', W(s.ns, 'w'));
+    },
+  },
+  {
+    name: 'discovery: the group/version lists its resources and subresources',
+    run: async (s) => {
+      const list = await s.do('resources', 'GET', `/apis/${V1}`, undefined, { quiet: true });
+      s.note('names', (list?.resources ?? []).map((r: { name: string; kind: string; namespaced: boolean }) => `${r.name} ${r.kind} ${r.namespaced}`).sort());
+      const v2 = await s.do('resources v2', 'GET', `/apis/${GROUP}/v2`, undefined, { quiet: true });
+      s.note('names v2', (v2?.resources ?? []).map((r: { name: string }) => r.name).sort());
+    },
+  },
+  {
+    name: 'namespace: created with its name label and finalizer, Active',
+    run: async (s) => {
+      await s.do('create', 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: `${s.ns}-n` } });
+      await s.do('get', 'GET', `/api/v1/namespaces/${s.ns}-n`);
+    },
+  },
+];
