@@ -124,6 +124,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF4201', '`@Webhook`: an invalid webhook (path and url, side effects, timeouts, names, verbs...).'),
   c('KF4202', '`@WebhookConfiguration`: an invalid name, or two for one kind of configuration.'),
   c('KF4203', 'Two webhooks of one configuration have the same name.'),
+  c('KF4204', "`@Webhook`: admissionReviewVersions the API server refuses: none of `v1` and `v1beta1` (the versions it sends), a version listed twice, or an entry that is not a version name."),
   c('KF4501', '`manifests --check`: generated files are out of date.'),
   c('KF4502', 'Two CRDs would be written to the same file.'),
   c('KF4503', '`manifests`: the project folder does not exist.'),

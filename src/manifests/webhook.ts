@@ -16,7 +16,8 @@
  * admissionReviewVersions required, timeoutSeconds in 1..30, known matchPolicy, one
  * WebhookConfiguration per kind) are located errors here, all reported in one run, together
  * with the ones the API server would make later (unknown operations or policies,
- * reinvocationPolicy on a validating webhook, duplicate webhook names in one configuration).
+ * reinvocationPolicy on a validating webhook, duplicate webhook names in one configuration,
+ * admissionReviewVersions without v1 or v1beta1, or with a duplicate or a malformed entry).
  */
 import type { Reporter } from '../diagnostics/index.js';
 import { isDns1123Subdomain, webhookPathProblem } from '../project/naming.js';
@@ -47,6 +48,32 @@ export interface WebhookConfigurationObject {
 /** Operations a webhook rule may name (verbs are written in lower case: `create` -> `CREATE`). */
 const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT', '*'];
 
+/** The AdmissionReview versions the API server sends (and kubeforge/runtime answers). */
+const ADMISSION_REVIEW_VERSIONS = ['v1', 'v1beta1'];
+const VERSION_NAME = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * What the API server refuses in a non-empty admissionReviewVersions when it creates the
+ * configuration (k8s.io/kubernetes validateAdmissionReviewVersions): a duplicate, an entry that
+ * is not a DNS-1035 label, none of the versions it sends. Each problem with its fix.
+ */
+function admissionReviewVersionsProblems(versions: readonly string[]): { problem: string; hint: string }[] {
+  const problems: { problem: string; hint: string }[] = [];
+  for (const [i, v] of versions.entries()) {
+    if (versions.indexOf(v) !== i) problems.push({ problem: `lists '${v}' twice: the API server refuses a duplicate version`, hint: 'list each version once' });
+    else if (v.length > 63 || !VERSION_NAME.test(v)) {
+      problems.push({ problem: `has '${v}', which is not a version name (lower-case letters, digits and '-', starting with a letter)`, hint: "write versions as the API names them: admissionReviewVersions: ['v1']" });
+    }
+  }
+  if (!versions.some((v) => ADMISSION_REVIEW_VERSIONS.includes(v))) {
+    problems.push({
+      problem: 'must include at least one of v1, v1beta1: the API server refuses the webhook configuration, as it sends AdmissionReviews in those versions only',
+      hint: "use admissionReviewVersions: ['v1'] (kubeforge/runtime answers v1 and v1beta1 reviews)",
+    });
+  }
+  return problems;
+}
+
 function conventionalPath(mutating: boolean, groups: string[], versions: string[]): string {
   const group = (groups[0] ?? '<group>').replace(/\./g, '-') || 'core';
   return `/${mutating ? 'mutate' : 'validate'}-${group}-${versions[0] ?? '<version>'}-<kind>`;
@@ -55,7 +82,8 @@ function conventionalPath(mutating: boolean, groups: string[], versions: string[
 /**
  * Builds the Mutating and Validating configurations (mutating first; none when there is no
  * webhook) from every `@Webhook` and `@WebhookConfiguration`; problems go to the reporter
- * (KF4201 webhooks, KF4202 configurations, KF4203 duplicate names).
+ * (KF4201 webhooks, KF4202 configurations, KF4203 duplicate names, KF4204 admissionReviewVersions
+ * the API server refuses).
  */
 export function generateWebhooks(hooks: readonly MarkerUse<'Webhook'>[], configurations: readonly MarkerUse<'WebhookConfiguration'>[], reporter: Reporter): WebhookConfigurationObject[] {
   const names: { mutating?: string; validating?: string } = {};
@@ -126,6 +154,10 @@ export function generateWebhooks(hooks: readonly MarkerUse<'Webhook'>[], configu
     }
     if (admissionReviewVersions.length === 0) {
       fail(`${who}: AdmissionReviewVersions is mandatory for v1 {Mutating,Validating}WebhookConfiguration`, "add admissionReviewVersions: ['v1']");
+    } else {
+      for (const { problem, hint } of admissionReviewVersionsProblems(admissionReviewVersions)) {
+        failAt(reporter, 'KF4204', use, `${who}: admissionReviewVersions ${JSON.stringify(admissionReviewVersions)} ${problem}`, hint);
+      }
     }
     if (timeoutSeconds !== undefined && (timeoutSeconds < 1 || timeoutSeconds > 30)) {
       fail(`${who}: TimeoutSeconds must be between 1 and 30 seconds (found ${timeoutSeconds})`, 'use timeoutSeconds between 1 and 30, or omit it (default 10)');

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -226,6 +226,44 @@ rules:
     assert.match(text, /  reinvocationPolicy: IfNeeded\n/);
     assert.match(text, /  timeoutSeconds: 5\n/);
     assert.match(text, /    service:\n      name: webhook-service\n      namespace: system\n      path: \/validate-fixtures-kubeforge-io-v1-widget\n/);
+  });
+
+  it('webhooks: admissionReviewVersions without v1 or v1beta1 is refused at its @Webhook (KF4204), exit 1, the disk unchanged; [v1] and [v1beta1, v1] pass', async () => {
+    const dir = stage('webhook/valid');
+    const file = join(dir, 'src/webhook/widget_webhook.ts');
+    const source = readFileSync(file, 'utf8');
+    // The second @Webhook (vwidget.kb.io) gets the versions under test.
+    const vwidget = source.indexOf('@Webhook({', source.indexOf('@Webhook({') + 1);
+    const at = source.slice(0, vwidget).split('\n').length;
+    const withVersions = (versions: string) => {
+      const i = source.indexOf("admissionReviewVersions: ['v1'],", vwidget);
+      writeFileSync(file, `${source.slice(0, i)}admissionReviewVersions: ${versions},${source.slice(i + "admissionReviewVersions: ['v1'],".length)}`);
+    };
+    const manifests = join(dir, 'config/webhook/manifests.yaml');
+
+    withVersions("['v1beta1', 'v1']");
+    assert.equal((await cli(['manifests', '--generator-version', 'test'], dir)).code, 0);
+    assert.match(readFileSync(manifests, 'utf8'), /- admissionReviewVersions:\n {2}- v1beta1\n {2}- v1\n/);
+    withVersions("['v1']");
+    const v1 = await cli(['manifests', '--generator-version', 'test'], dir);
+    assert.equal(v1.code, 0, v1.err);
+    const written = readFileSync(manifests, 'utf8');
+    assert.doesNotMatch(written, /v1beta1/);
+
+    withVersions("['v2']");
+    const before = treeHash(dir);
+    for (const r of [await cli(['manifests', '--generator-version', 'test'], dir), bin(['manifests'], dir)]) {
+      assert.equal(r.code, 1, r.err);
+      assert.equal(r.out, '');
+      assert.deepEqual(
+        diagnosticLines(r.err).map((l) => [l.file, l.line, l.code, l.message]),
+        [['src/webhook/widget_webhook.ts', at, 'KF4204', `@Webhook 'vwidget.kb.io' on WidgetWebhook: admissionReviewVersions ["v2"] must include at least one of v1, v1beta1: the API server refuses the webhook configuration, as it sends AdmissionReviews in those versions only`]],
+        r.err,
+      );
+      assert.match(r.err, /^ {2}hint: use admissionReviewVersions: \['v1'\]/m);
+      assert.equal(treeHash(dir), before, 'a refused run changed the project');
+    }
+    assert.equal(readFileSync(manifests, 'utf8'), written);
   });
 
   const invalid: { fixture: string; file: string; expect: { code: RegExp; message: RegExp; at?: [number, number] }[] }[] = [

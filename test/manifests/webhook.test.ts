@@ -162,4 +162,27 @@ webhooks:
     assert.match(at(12), /KF4202 duplicate mutating @WebhookConfiguration with name two/);
     for (const d of diagnostics) assert.ok(d.hint && d.file && d.line, `diagnostic without location or fix: ${d.message}`);
   });
+
+  it('refuses admissionReviewVersions the API server refuses (KF4204); lists with v1 or v1beta1 pass', () => {
+    const hook = (name: string, admissionReviewVersions: string[]) => use('Webhook', { ...base, mutating: false, path: '/v', name, admissionReviewVersions });
+    const refused = [hook('v2.example.com', ['v2']), hook('twice.example.com', ['v1', 'v1']), hook('upper.example.com', ['V1', 'v1beta1'])];
+    const { objects, diagnostics } = generateWebhooks(refused);
+    assert.deepEqual(objects, [], 'nothing is generated from a refused webhook');
+    assert.deepEqual(
+      diagnostics.map((d) => [d.code, d.line, d.message]),
+      [
+        ['KF4204', refused[0].line, `@Webhook 'v2.example.com' on CronJobWebhook: admissionReviewVersions ["v2"] must include at least one of v1, v1beta1: the API server refuses the webhook configuration, as it sends AdmissionReviews in those versions only`],
+        ['KF4204', refused[1].line, `@Webhook 'twice.example.com' on CronJobWebhook: admissionReviewVersions ["v1","v1"] lists 'v1' twice: the API server refuses a duplicate version`],
+        ['KF4204', refused[2].line, `@Webhook 'upper.example.com' on CronJobWebhook: admissionReviewVersions ["V1","v1beta1"] has 'V1', which is not a version name (lower-case letters, digits and '-', starting with a letter)`],
+      ],
+    );
+    assert.equal(diagnostics[0].hint, "use admissionReviewVersions: ['v1'] (kubeforge/runtime answers v1 and v1beta1 reviews)");
+    for (const d of diagnostics) assert.ok(d.hint && d.file && d.column, `diagnostic without location or fix: ${d.message}`);
+
+    for (const versions of [['v1'], ['v1beta1'], ['v1beta1', 'v1'], ['v2', 'v1']]) {
+      const ok = generateWebhooks([hook('ok.example.com', versions)]);
+      assert.deepEqual(ok.diagnostics, [], JSON.stringify(versions));
+      assert.deepEqual(ok.objects[0].webhooks[0].admissionReviewVersions, versions, 'kept in the order given: the API server sends the first it speaks');
+    }
+  });
 });

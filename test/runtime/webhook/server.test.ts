@@ -1,6 +1,6 @@
 // The webhook server over real HTTPS on 127.0.0.1: robustness (400 / 404 / 405 / 413 / 503),
-// certificate rotation without restart, HTTP/2 negotiation, graceful stop, readiness, metrics,
-// and the Manager starting it only when it has handlers.
+// the error log of a rejected review, certificate rotation without restart, HTTP/2 negotiation,
+// graceful stop, readiness, metrics, and the Manager starting it only when it has handlers.
 import assert from 'node:assert/strict';
 import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
@@ -9,6 +9,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { describe, it } from 'node:test';
+import pino from 'pino';
 import { Registry } from 'prom-client';
 import { generateSelfSignedCert } from '../../../src/runtime/manager/selfsigned.js';
 import { newManager } from '../../../src/runtime/manager/index.js';
@@ -180,6 +181,37 @@ describe('WebhookServer requests', () => {
       assert.equal(await metricValue(srv.registry, 'controller_runtime_webhook_panics_total'), 0);
       assert.equal((await request(port, '/str', {})).status, 500);
       assert.equal(await metricValue(srv.registry, 'controller_runtime_webhook_panics_total'), 1);
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  it('logs a rejected review at error level with its reason (the API server only says it was rejected)', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'trace' }, { write: (l: string) => lines.push(l) });
+    const srv = await startServer(
+      (s) => {
+        s.register('/validate', withCustomValidator({ validateCreate() {}, validateUpdate() {}, validateDelete() {} }));
+        s.register('/bad', { handle: async () => { throw new WebhookHttpError(422, 'no good'); } });
+      },
+      { logger },
+    );
+    try {
+      const port = srv.server.port!;
+      const wrongVersion = await request(port, '/validate', { apiVersion: 'admission.k8s.io/v2', kind: 'AdmissionReview', request: { uid: 'x' } });
+      assert.equal(wrongVersion.status, 400);
+      assert.equal((await request(port, '/bad', {})).status, 422);
+      assert.equal((await request(port, '/validate', admissionReview('CREATE', { object: {} }))).json.response.allowed, true);
+      const records = lines.map((l) => JSON.parse(l) as { level: number; msg: string; webhook?: string; status?: number; err?: string });
+      const rejected = records.filter((r) => r.msg === 'webhook request rejected');
+      assert.deepEqual(
+        rejected.map(({ level, webhook, status, err }) => ({ level, webhook, status, err })),
+        [
+          { level: pino.levels.values.error, webhook: '/validate', status: 400, err: 'expected an admission.k8s.io/v1 or v1beta1 AdmissionReview, got admission.k8s.io/v2 AdmissionReview' },
+          { level: pino.levels.values.error, webhook: '/bad', status: 422, err: 'no good' },
+        ],
+      );
+      assert.equal(records.filter((r) => r.level >= pino.levels.values.error).length, 2, 'the allowed review logs no error');
     } finally {
       await srv.stop();
     }
