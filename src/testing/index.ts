@@ -34,3 +34,5 @@ export { eventually, consistently, WaitError } from './wait.js';
 export type { EventuallyOptions, ConsistentlyOptions } from './wait.js';
 export { FakeAPIServer, newFakeClient } from './fake/index.js';
 export type { FakeAPIServerOptions, FakeClient } from './fake/index.js';
+export { withInterceptors, RecordingEventRecorder, reconcileContext, newTestManager } from './fake/helpers.js';
+export type { Interceptors, RecordedEvent } from './fake/helpers.js';
