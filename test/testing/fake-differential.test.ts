@@ -144,8 +144,8 @@ describe('the fake API server answers as a real kube-apiserver (differential)', 
     await env.stop();
   });
 
-  it('has at least 80 scenarios, each named once', () => {
-    assert.ok(SCENARIOS.length >= 80, `${SCENARIOS.length} scenarios`);
+  it('has at least 150 scenarios, each named once', () => {
+    assert.ok(SCENARIOS.length >= 150, `${SCENARIOS.length} scenarios`);
     assert.equal(new Set(SCENARIOS.map((s) => s.name)).size, SCENARIOS.length);
     for (const k of Object.keys(KNOWN)) assert.ok(SCENARIOS.some((s) => s.name === k), `KNOWN names a scenario that does not exist: ${k}`);
   });

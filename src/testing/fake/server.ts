@@ -279,6 +279,8 @@ export class FakeServer {
       items = items.slice(0, limit);
       next = Buffer.from(JSON.stringify({ start: keyOf(items[items.length - 1]), rv })).toString('base64');
     }
+    // Items of a built-in list carry no apiVersion and kind (typed lists); custom resources' do.
+    if (!r.custom) items = items.map(({ apiVersion: _v, kind: _k, ...rest }) => rest);
     return {
       kind: `${r.kind}List`,
       apiVersion: apiVersionOf(r),

@@ -72,6 +72,22 @@ const INVALID_SPECS: Record<string, Record<string, unknown>> = {
   'spec a string': 'not an object' as unknown as Record<string, unknown>,
   'CEL rule: minReplicas above replicas': { size: 3, replicas: 1, minReplicas: 2 },
   'several errors at once': { size: 11, mode: 'X', name: 'toolongname', tags: ['a', 'a'] },
+  'replicas negative': { size: 3, replicas: -1 },
+  'minReplicas a string': { size: 3, minReplicas: 'two' },
+  'a tag of the wrong type': { size: 3, tags: ['a', 2] },
+  'a port of the wrong type': { size: 3, ports: [{ name: 'http', port: '80' }] },
+  'raw a string': { size: 3, raw: 'text' },
+  'nested.b a number': { size: 3, nested: { a: 'x', b: 1 } },
+  'when a date without time': { size: 3, when: '2026-01-02' },
+  'ratio a string': { size: 3, ratio: 'half' },
+  'mode empty': { size: 3, mode: '' },
+  'name with digits': { size: 3, name: 'abc1' },
+  'size null': { size: null },
+  'intOrString an object': { size: 3, intOrString: { a: 1 } },
+  'tags an object': { size: 3, tags: { a: 'b' } },
+  'ports an object': { size: 3, ports: { name: 'x' } },
+  'config a list': { size: 3, config: ['a'] },
+  'CEL rule and a schema error together': { size: 30, replicas: 1, minReplicas: 2 },
 };
 
 const VALID_SPECS: Record<string, Record<string, unknown>> = {
@@ -83,6 +99,14 @@ const VALID_SPECS: Record<string, Record<string, unknown>> = {
   'intOrString as a string': { size: 3, intOrString: '50%' },
   'a date-time and a ratio': { size: 3, when: '2026-01-02T03:04:05Z', ratio: 0.75 },
   'a full spec': { size: 10, replicas: 4, minReplicas: 4, mode: 'Slow', name: 'abc', tags: ['x', 'y'], config: { a: 'b' }, frozen: 'ice' },
+  'size at its bounds': { size: 1 },
+  'replicas zero and minReplicas zero': { size: 10, replicas: 0 },
+  'a ratio that is a multiple': { size: 3, ratio: 0.5 },
+  'empty lists and maps': { size: 3, tags: [], config: {}, raw: {} },
+  'null for optional objects and lists': { size: 3, config: null, tags: null, raw: null },
+  'ports merged by key with their defaults': { size: 3, ports: [{ name: 'a' }, { name: 'b', port: 8080 }] },
+  'a date-time with an offset': { size: 3, when: '2026-01-02T03:04:05.123+02:00' },
+  'a name at its longest': { size: 3, name: 'abcdefgh' },
 };
 
 export const SCENARIOS: Scenario[] = [
@@ -680,6 +704,208 @@ export const SCENARIOS: Scenario[] = [
       const w = await s.watch('watch', W(s.ns), { resourceVersion: a?.metadata?.resourceVersion ?? '' });
       await s.do('same', 'PUT', W(s.ns, 'a'), a);
       await s.do('label', 'PATCH', W(s.ns, 'a'), { metadata: { labels: { x: 'y' } } }, MERGE);
+      await w.stop();
+    },
+  },
+
+
+  // --- built-in Kinds (no schema: metadata and the strategy's rules)
+  {
+    name: 'configmap: stale update, label selector, delete answers with a Status',
+    run: async (s) => {
+      const c = await s.do('create', 'POST', CM(s.ns), cm('c', { a: '1' }, { labels: { app: 'x' } }));
+      await s.do('create other', 'POST', CM(s.ns), cm('d', { a: '1' }, { labels: { app: 'y' } }));
+      await s.do('update', 'PUT', CM(s.ns, 'c'), { ...c, data: { a: '2' } });
+      await s.do('stale', 'PUT', CM(s.ns, 'c'), { ...c, data: { a: '3' } });
+      await s.do('list app=x', 'GET', CM(s.ns), undefined, { query: { labelSelector: 'app=x' } });
+      await s.do('list by name', 'GET', CM(s.ns), undefined, { query: { fieldSelector: 'metadata.name=d' } });
+      await s.do('delete', 'DELETE', CM(s.ns, 'c'));
+      await s.do('get', 'GET', CM(s.ns, 'c'));
+    },
+  },
+  {
+    name: 'configmap: metadata only changes keep it as sent; a generateName',
+    run: async (s) => {
+      await s.do('create', 'POST', CM(s.ns), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'cm-', annotations: { 'a.example.com/x': 'y' } }, data: { k: 'v' } });
+    },
+  },
+  {
+    name: 'configmap refused: an invalid name',
+    run: async (s) => {
+      await s.do('create', 'POST', CM(s.ns), cm('Not_Valid'));
+    },
+  },
+  {
+    name: 'lease: update without resourceVersion',
+    run: async (s) => {
+      const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 15 } };
+      await s.do('create', 'POST', `/apis/coordination.k8s.io/v1/namespaces/${s.ns}/leases`, lease);
+      await s.do('update', 'PUT', `/apis/coordination.k8s.io/v1/namespaces/${s.ns}/leases/l`, { ...lease, spec: { holderIdentity: 'b', leaseDurationSeconds: 15 } });
+    },
+  },
+  {
+    name: 'secret: data kept as sent',
+    run: async (s) => {
+      await s.do('create', 'POST', `/api/v1/namespaces/${s.ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, type: 'Opaque', data: { a: 'YQ==' } });
+      await s.do('get', 'GET', `/api/v1/namespaces/${s.ns}/secrets/s`);
+    },
+  },
+  {
+    name: 'serviceaccount: created and listed',
+    run: async (s) => {
+      await s.do('create', 'POST', `/api/v1/namespaces/${s.ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa' } });
+      await s.do('list', 'GET', `/api/v1/namespaces/${s.ns}/serviceaccounts`, undefined, { query: { fieldSelector: 'metadata.name=sa' } });
+    },
+  },
+
+  // --- more writes on custom resources
+  {
+    name: 'update (dry run): nothing stored, generation computed',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('dry update', 'PUT', W(s.ns, 'w'), { ...w, spec: { ...w?.spec, size: 7 } }, { query: { dryRun: 'All' } });
+      await s.do('get', 'GET', W(s.ns, 'w'));
+    },
+  },
+  {
+    name: 'patch (dry run): nothing stored',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('dry patch', 'PATCH', W(s.ns, 'w'), { spec: { size: 7 } }, { ...MERGE, query: { dryRun: 'All' } });
+      await s.do('get', 'GET', W(s.ns, 'w'));
+    },
+  },
+  {
+    name: 'patch (merge): a list is replaced whole, a map merged',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3, tags: ['a', 'b'], config: { a: '1', b: '2' } }));
+      await s.do('patch', 'PATCH', W(s.ns, 'w'), { spec: { tags: ['c'], config: { a: null } } }, MERGE);
+    },
+  },
+  {
+    name: 'patch (merge) refused: changing the name',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('patch', 'PATCH', W(s.ns, 'w'), { metadata: { name: 'other' } }, MERGE);
+    },
+  },
+  {
+    name: 'patch (JSON) refused: removing what is not there',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('remove', 'PATCH', W(s.ns, 'w'), [{ op: 'remove', path: '/spec/name' }], JSONPATCH);
+    },
+  },
+  {
+    name: 'patch (JSON) on status',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('status', 'PATCH', W(s.ns, 'w', 'status'), [{ op: 'add', path: '/status', value: { ready: true } }], JSONPATCH);
+    },
+  },
+  {
+    name: 'update: labels and annotations removed, finalizer added',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { labels: { a: 'b' }, annotations: { 'x.example.com/y': 'z' } }));
+      await s.do('update', 'PUT', W(s.ns, 'w'), { ...w, metadata: { name: 'w', namespace: s.ns, resourceVersion: w?.metadata?.resourceVersion, finalizers: ['example.com/f'] } });
+      await s.do('release', 'PATCH', W(s.ns, 'w'), { metadata: { finalizers: null } }, MERGE);
+    },
+  },
+  {
+    name: 'update refused: a transition rule and a schema error together',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w', { size: 3, frozen: 'ice' }));
+      await s.do('update', 'PUT', W(s.ns, 'w'), { ...w, spec: { ...w?.spec, size: 30, frozen: 'water' } });
+    },
+  },
+  {
+    name: 'status update: spec untouched even when invalid there',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('status', 'PUT', W(s.ns, 'w', 'status'), { ...w, spec: { size: 99 }, status: { replicas: 1 } });
+    },
+  },
+  {
+    name: 'delete: Orphan propagation adds its finalizer',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'));
+      await s.do('delete', 'DELETE', W(s.ns, 'w'), { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Orphan' });
+      await s.do('get', 'GET', W(s.ns, 'w'));
+    },
+  },
+  {
+    name: 'delete: a cluster-scoped object with a finalizer',
+    run: async (s) => {
+      await s.do('create', 'POST', G(), { apiVersion: V1, kind: 'Gadget', metadata: { name: `${s.ns}-g`, finalizers: ['example.com/f'] } });
+      await s.do('delete', 'DELETE', G(`${s.ns}-g`));
+      await s.do('get', 'GET', G(`${s.ns}-g`));
+      await s.do('release', 'PATCH', G(`${s.ns}-g`), { metadata: { finalizers: null } }, MERGE);
+      await s.do('gone', 'GET', G(`${s.ns}-g`));
+    },
+  },
+  {
+    name: 'delete: twice, the second while a finalizer holds it, with a new precondition',
+    run: async (s) => {
+      const w = await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { finalizers: ['example.com/f'] }));
+      await s.do('delete', 'DELETE', W(s.ns, 'w'));
+      await s.do('delete with old uid', 'DELETE', W(s.ns, 'w'), { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: w?.metadata?.uid } });
+    },
+  },
+  {
+    name: 'scale: stale resourceVersion and a negative replica count',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3, replicas: 2 }));
+      const sc = await s.do('get scale', 'GET', W(s.ns, 'w', 'scale'));
+      await s.do('put scale', 'PUT', W(s.ns, 'w', 'scale'), { ...sc, spec: { replicas: 4 } });
+      await s.do('stale scale', 'PUT', W(s.ns, 'w', 'scale'), { ...sc, spec: { replicas: 5 } });
+      await s.do('negative', 'PUT', W(s.ns, 'w', 'scale'), { ...sc, metadata: { name: 'w', namespace: s.ns }, spec: { replicas: -1 } });
+    },
+  },
+  {
+    name: 'list: a cluster-scoped Kind by label, and a namespaced Kind across namespaces by field',
+    run: async (s) => {
+      await s.do('g', 'POST', G(), { apiVersion: V1, kind: 'Gadget', metadata: { name: `${s.ns}-g`, labels: { scenario: s.ns } } });
+      await s.do('list gadgets', 'GET', G(), undefined, { query: { labelSelector: `scenario=${s.ns}` } });
+      await s.do('w', 'POST', W(s.ns), widget('w'));
+      await s.do('list widgets by namespace', 'GET', `/apis/${V1}/widgets`, undefined, { query: { fieldSelector: `metadata.namespace=${s.ns}` } });
+      await s.do('delete g', 'DELETE', G(`${s.ns}-g`));
+    },
+  },
+  {
+    name: 'list: a limit larger than the list, and limit 1 over one object',
+    run: async (s) => {
+      await s.do('a', 'POST', W(s.ns), widget('a'));
+      await s.do('limit 10', 'GET', W(s.ns), undefined, { query: { limit: '10' } });
+      await s.do('limit 1', 'GET', W(s.ns), undefined, { query: { limit: '1' } });
+    },
+  },
+  {
+    name: 'watch: configmaps in a namespace',
+    run: async (s) => {
+      const list = await s.do('list', 'GET', CM(s.ns));
+      const w = await s.watch('watch', CM(s.ns), { resourceVersion: list?.metadata?.resourceVersion ?? '' });
+      await s.do('create', 'POST', CM(s.ns), cm('c'));
+      await s.do('patch', 'PATCH', CM(s.ns, 'c'), { data: { a: '2' } }, MERGE);
+      await s.do('delete', 'DELETE', CM(s.ns, 'c'));
+      await w.stop();
+    },
+  },
+  {
+    name: 'watch: through another version',
+    run: async (s) => {
+      const list = await s.do('list', 'GET', W2(s.ns));
+      const w = await s.watch('watch', W2(s.ns), { resourceVersion: list?.metadata?.resourceVersion ?? '' });
+      await s.do('create v1', 'POST', W(s.ns), widget('a'));
+      await w.stop();
+    },
+  },
+  {
+    name: 'watch: dry-run writes send nothing',
+    run: async (s) => {
+      const list = await s.do('list', 'GET', W(s.ns));
+      const w = await s.watch('watch', W(s.ns), { resourceVersion: list?.metadata?.resourceVersion ?? '' });
+      await s.do('dry create', 'POST', W(s.ns), widget('a'), { query: { dryRun: 'All' } });
+      await s.do('create', 'POST', W(s.ns), widget('b'));
       await w.stop();
     },
   },
