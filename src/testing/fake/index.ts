@@ -43,7 +43,9 @@ export class FakeAPIServer {
 
   static async start(options: FakeAPIServerOptions = {}): Promise<FakeAPIServer> {
     const crds = [...(options.crds ?? []), ...readCRDFiles(options.crdDirectoryPaths ?? [], true)];
-    const server = new FakeServer(crds as unknown as Obj[]);
+    // The CEL engine is loaded here, not when kubeforge/testing is imported (TestEnvironment users never pay for it).
+    const { validateObject } = await import('../../cel/index.js');
+    const server = new FakeServer(crds as unknown as Obj[], validateObject);
     for (const o of options.objects ?? []) seed(server, o as unknown as Obj);
     const url = await server.listen();
     const config = new KubeConfig();

@@ -33,10 +33,10 @@ export class FakeServer {
   private server?: http.Server;
   private readonly watches = new Set<http.ServerResponse>();
 
-  constructor(crds: readonly Obj[] = []) {
+  constructor(crds: readonly Obj[] = [], celRules?: ConstructorParameters<typeof Store>[1]) {
     for (const row of BUILTIN_KINDS) this.add(builtinResource(row));
     const namespaces = this.resources.get('/v1/namespaces')!;
-    this.store = new Store(namespaces);
+    this.store = new Store(namespaces, celRules);
     for (const crd of crds) this.installCRD(crd);
   }
 
