@@ -20,8 +20,6 @@ const crdDir = join(root, 'test/fixtures/fake');
 const KNOWN: Record<string, string> = {
   'create refused: the body names another kind':
     'a body whose kind is not the URL\'s: the server validates it as the URL\'s Kind without its defaults (422, kind: must be Widget, and CEL errors); the fake refuses it with 400 BadRequest',
-  'apply: two managers, a conflict, then force': 'server-side apply: field ownership and conflicts between managers are not tracked',
-  'apply: a field the manager stops applying is removed': 'server-side apply: fields a manager stops applying are not removed',
 };
 
 type Step = { label: string; ok?: unknown; error?: unknown } | { label: string; events: unknown[] } | { label: string; note: unknown };
@@ -63,10 +61,11 @@ class Normalizer {
   error(e: unknown): unknown {
     if (!(e instanceof StatusError)) return { thrown: String(e) };
     const st = e.status as { message?: string; details?: { name?: string; group?: string; kind?: string; causes?: { reason?: string; message?: string; field?: string }[] } };
-    const causes = [...(st.details?.causes ?? [])].map((c) => ({ reason: c.reason, field: c.field, message: c.message })).sort((a, b) => `${a.field} ${a.message}`.localeCompare(`${b.field} ${b.message}`));
+    const causes = [...(st.details?.causes ?? [])].map((c) => ({ reason: c.reason, field: c.field, message: c.message?.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z/g, '<time>') })).sort((a, b) => `${a.field} ${a.message}`.localeCompare(`${b.field} ${b.message}`));
     let message = (st.message ?? '')
       .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (u) => this.map(this.ids, u, 'uid'))
-      .replace(/ResourceVersion in record \((\d+)\)/, (_, rv: string) => `ResourceVersion in record (${this.map(this.rvs, rv, 'rv')})`);
+      .replace(/ResourceVersion in record \((\d+)\)/, (_, rv: string) => `ResourceVersion in record (${this.map(this.rvs, rv, 'rv')})`)
+      .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z/g, '<time>');
     // The API server lists several errors in map order: compare them as a set.
     if (causes.length > 1 && message.includes(': [')) message = `${message.slice(0, message.indexOf(': [') + 2)}{${causes.map((c) => `${c.field}: ${c.message}`).join(' | ')}}`;
     const details = st.details ? { name: st.details.name, group: st.details.group, kind: st.details.kind, causes: causes.length ? causes : undefined } : undefined;

@@ -10,8 +10,7 @@
  * ```
  *
  * What it does not do (README, "Testing without an API server"): admission webhooks, conversion
- * webhooks, garbage collection, built-in Kinds' defaults and validation beyond metadata, and
- * server-side apply's field ownership.
+ * webhooks, garbage collection, built-in Kinds' defaults and validation beyond metadata, RBAC.
  */
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { newClient, type ClientOptions } from '../../runtime/client/client.js';

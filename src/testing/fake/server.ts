@@ -96,7 +96,13 @@ export class FakeServer {
     if (!route) return { body: '404 page not found\n', code: 404 };
     const { r, namespace, name, sub } = route;
     const q = url.searchParams;
-    const ctx: WriteContext & { force?: boolean } = { dryRun: q.getAll('dryRun').includes('All'), fieldManager: q.get('fieldManager') ?? undefined, warnings: [], force: q.get('force') === 'true' };
+    const ctx: WriteContext & { force?: boolean } = {
+      dryRun: q.getAll('dryRun').includes('All'),
+      fieldManager: q.get('fieldManager') ?? undefined,
+      userAgent: String(req.headers['user-agent'] ?? ''),
+      warnings: [],
+      force: q.get('force') === 'true',
+    };
     const parse = (): unknown => {
       if (raw === undefined || raw === '') return undefined;
       const type = String(req.headers['content-type'] ?? 'application/json');

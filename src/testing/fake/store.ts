@@ -13,6 +13,7 @@ import type { Resource } from './resources.js';
 import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, ApiStatus, unsupportedMediaType } from './status.js';
 import { validateMetadata } from './metadata.js';
 import { strategicMerge } from './smp.js';
+import { applyConfiguration, trackUpdate } from './apply.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -33,6 +34,10 @@ export interface StoredEvent {
 export interface WriteContext {
   dryRun: boolean;
   fieldManager?: string;
+  /** The manager of a write without fieldManager: the User-Agent's product (apiserver's prefixFromUserAgent). */
+  userAgent?: string;
+  /** Set by apply: managedFields are already computed. */
+  applied?: boolean;
   /** Warnings for the answer's Warning headers. */
   warnings: string[];
 }
@@ -231,6 +236,10 @@ export class Store {
       o.status = { phase: 'Active' };
       m.labels = { ...(isObj(m.labels) ? m.labels : {}), 'kubernetes.io/metadata.name': m.name };
     }
+    if (!ctx.applied) {
+      delete m.managedFields;
+      trackUpdate(r, undefined, o, manager(ctx), undefined);
+    }
     if (ctx.dryRun) return o;
     return clone(this.put(r, this.toStorage(r, o), 'ADDED'));
   }
@@ -264,13 +273,12 @@ export class Store {
       const key = `/registry/${r.group ? `${r.group}/` : ''}${r.plural}/${r.namespaced ? `${namespace}/` : ''}${name}`;
       throw conflict(r, name, `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${String(m.uid)}, UID in object meta: ${String(om.uid)}`);
     }
+    const applied = ctx.applied ? m.managedFields : undefined;
     if (sub === 'status') {
       const status = o.status;
-      const managedFields = m.managedFields;
       o = clone(old);
       if (status === undefined) delete o.status;
       else o.status = status;
-      if (managedFields !== undefined) meta(o).managedFields = managedFields;
     } else if (r.status) {
       if (old.status === undefined) delete o.status;
       else o.status = clone(old.status);
@@ -296,6 +304,13 @@ export class Store {
         return c;
       };
       if (!equalJSON(strip(o), strip(old))) nm.generation = Number(om.generation) + 1;
+    }
+    // Ownership follows the old object's managedFields (what a client sends back is not trusted).
+    if (ctx.applied) nm.managedFields = applied;
+    else {
+      if (om.managedFields === undefined) delete nm.managedFields;
+      else nm.managedFields = clone(om.managedFields);
+      trackUpdate(r, old, o, manager(ctx), sub);
     }
     this.validateObject(r, o, old, ctx, sub === 'status');
     if (om.deletionTimestamp && !(Array.isArray(nm.finalizers) && nm.finalizers.length)) {
@@ -337,23 +352,24 @@ export class Store {
     return this.update(r, namespace, name, next, sub, ctx, true);
   }
 
-  /**
-   * Server-side apply, simplified: creates the object when it does not exist, else merges the
-   * applied configuration like a JSON merge patch (see README "Testing without an API server":
-   * field ownership and conflicts between managers are not tracked).
-   */
-  private apply(r: Resource, namespace: string | undefined, name: string, body: unknown, sub: string | undefined, ctx: WriteContext): Obj {
+  /** Server-side apply (./apply.ts): field ownership per manager, conflicts unless forced. */
+  private apply(r: Resource, namespace: string | undefined, name: string, body: unknown, sub: string | undefined, ctx: WriteContext & { force?: boolean }): Obj {
     if (!ctx.fieldManager)
       throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [{ type: 'FieldValueRequired', field: 'fieldManager', detail: 'is required for apply patch' }]);
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
     this.checkTypeMeta(r, body);
     const existing = this.find(r, namespace, name);
+    const applied = applyConfiguration(r, existing, body, ctx.fieldManager, ctx.force === true, sub);
+    const next = { ...applied, apiVersion: body.apiVersion ?? (r.group ? `${r.group}/${r.version}` : r.version), kind: r.kind };
+    const m = meta(next);
+    m.name = name;
+    if (r.namespaced) m.namespace = namespace;
     if (!existing) {
       if (sub) throw notFound(r, name);
-      return this.create(r, namespace, { ...body, metadata: { ...(isObj(body.metadata) ? body.metadata : {}), name } }, ctx);
+      return this.create(r, namespace, next, { ...ctx, applied: true });
     }
-    const next = mergePatch(clone(existing), body) as Obj;
-    return this.update(r, namespace, name, next, sub, ctx, true);
+    m.resourceVersion = meta(existing).resourceVersion;
+    return this.update(r, namespace, name, next, sub, { ...ctx, applied: true }, true);
   }
 
   delete(r: Resource, namespace: string | undefined, name: string, options: Obj, ctx: WriteContext): { object: Obj; gone: boolean } {
@@ -441,9 +457,16 @@ function newFinalizerErrors(o: Obj, old: Obj): FieldErr[] {
   return [e, { ...e }];
 }
 
+/** Who a write without fieldManager is recorded under. */
+function manager(ctx: WriteContext): string {
+  return ctx.fieldManager ?? (ctx.userAgent ?? '').split('/')[0].replace(/[^\x20-\x7e]/g, '').slice(0, 128);
+}
+
+/** The object with its managedFields' times blanked: a write that changes only those is no write (IgnoreManagedFieldsTimestampsTransformer). */
 function withoutManagedFields(o: Obj): Obj {
   const c = { ...o, metadata: { ...meta(o) } };
-  delete (c.metadata as Obj).managedFields;
+  const mf = (c.metadata as Obj).managedFields;
+  if (Array.isArray(mf)) (c.metadata as Obj).managedFields = mf.map((e) => (isObj(e) ? { ...e, time: undefined } : e));
   return c;
 }
 

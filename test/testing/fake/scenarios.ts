@@ -555,6 +555,44 @@ export const SCENARIOS: Scenario[] = [
     },
   },
 
+  {
+    name: 'apply: a conflict with the field manager of an update',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3, name: 'abc' }), { query: { fieldManager: 'creator' } });
+      await s.do('apply other size', 'PATCH', W(s.ns, 'w'), widget('w', { size: 4 }), APPLY('one'));
+      await s.do('apply same size', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3 }), APPLY('one'));
+      await s.do('update by editor', 'PATCH', W(s.ns, 'w'), { spec: { size: 5 } }, { ...MERGE, query: { fieldManager: 'editor' } });
+      await s.do('apply again', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3, name: 'xyz' }), APPLY('one'));
+    },
+  },
+  {
+    name: 'apply: list-map items owned per key, sets per value, labels per key',
+    run: async (s) => {
+      await s.do('one', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3, ports: [{ name: 'a', port: 1 }], tags: ['x'] }, { labels: { one: '1' } }), APPLY('one'));
+      await s.do('two', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3, ports: [{ name: 'b', port: 2 }], tags: ['y'] }, { labels: { two: '2' } }), APPLY('two'));
+      await s.do('one drops its item', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3, tags: ['x'] }, { labels: { one: '1' } }), APPLY('one'));
+      await s.do('two changes a port of one', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3, ports: [{ name: 'b', port: 2 }, { name: 'a', port: 9 }] }), APPLY('two'));
+    },
+  },
+  {
+    name: 'apply: the status subresource',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('w'), { query: { fieldManager: 'creator' } });
+      await s.do('apply status', 'PATCH', W(s.ns, 'w', 'status'), { apiVersion: V1, kind: 'Widget', metadata: { name: 'w' }, status: { ready: true, replicas: 1 } }, APPLY('ctrl'));
+      await s.do('apply status again', 'PATCH', W(s.ns, 'w', 'status'), { apiVersion: V1, kind: 'Widget', metadata: { name: 'w' }, status: { ready: false } }, APPLY('ctrl'));
+      await s.do('another status manager', 'PATCH', W(s.ns, 'w', 'status'), { apiVersion: V1, kind: 'Widget', metadata: { name: 'w' }, status: { ready: true } }, APPLY('other'));
+    },
+  },
+  {
+    name: 'apply: on a ConfigMap, data keys owned per key',
+    run: async (s) => {
+      await s.do('one', 'PATCH', CM(s.ns, 'c'), cm('c', { a: '1', b: '2' }), APPLY('one'));
+      await s.do('two', 'PATCH', CM(s.ns, 'c'), cm('c', { b: '3' }), APPLY('two'));
+      await s.do('two forces', 'PATCH', CM(s.ns, 'c'), cm('c', { b: '3' }), APPLY('two', true));
+      await s.do('one without b', 'PATCH', CM(s.ns, 'c'), cm('c', { a: '1' }), APPLY('one'));
+    },
+  },
+
   // --- delete and finalizers
   {
     name: 'delete: an object without finalizers is gone',

@@ -1,0 +1,349 @@
+/**
+ * Server-side apply for the fake API server: field sets as structured-merge-diff computes them
+ * (fields of objects, list-map items by their keys, set items by value, atomic lists whole),
+ * ownership per field manager and operation kept in `metadata.managedFields`, conflicts in the API
+ * server's words, and fields a manager stops applying removed when no one else owns them. Updates
+ * (create, update, patch) move the fields they change to their manager, as the server does.
+ */
+import type { Resource } from './resources.js';
+import { equalJSON, type Schema } from './schema.js';
+import { ApiStatus } from './status.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+
+/** One step of a field path: a field, a list-map item by its keys, a set item by its value. */
+export type Step = { f: string } | { k: Obj } | { v: unknown };
+
+/** A field path and its identity. */
+interface FieldPath {
+  steps: Step[];
+  id: string;
+}
+
+/** Merge keys of built-in lists (a schema-less Kind's lists are atomic but for these). */
+const BUILTIN_LIST_KEYS: Record<string, string> = { containers: 'name', initContainers: 'name', env: 'name', volumes: 'name', volumeMounts: 'mountPath', ports: 'containerPort', ownerReferences: 'uid', conditions: 'type', imagePullSecrets: 'name' };
+const SET_LISTS = new Set(['finalizers']);
+
+const METADATA_SCHEMA: Schema = {
+  type: 'object',
+  properties: {
+    labels: { type: 'object', additionalProperties: { type: 'string' } },
+    annotations: { type: 'object', additionalProperties: { type: 'string' } },
+    finalizers: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+    ownerReferences: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['uid'], items: { type: 'object' } },
+  },
+};
+
+function childSchema(s: Schema | undefined, key: string): Schema | undefined {
+  if (!s) return undefined;
+  if (s.properties?.[key]) return s.properties[key];
+  if (isObj(s.additionalProperties)) return s.additionalProperties as Schema;
+  return undefined;
+}
+
+function listType(s: Schema | undefined, field: string, custom: boolean): { type: 'map'; keys: string[] } | { type: 'set' } | { type: 'atomic' } {
+  const lt = s?.['x-kubernetes-list-type'];
+  if (lt === 'map') return { type: 'map', keys: s?.['x-kubernetes-list-map-keys'] ?? [] };
+  if (lt === 'set') return { type: 'set' };
+  if (lt || custom) return { type: 'atomic' };
+  if (SET_LISTS.has(field)) return { type: 'set' };
+  if (BUILTIN_LIST_KEYS[field]) return { type: 'map', keys: [BUILTIN_LIST_KEYS[field]] };
+  return { type: 'atomic' };
+}
+
+function keyOf(item: unknown, keys: string[]): Obj {
+  const k: Obj = {};
+  if (isObj(item)) for (const key of keys) if (item[key] !== undefined) k[key] = item[key];
+  return k;
+}
+
+const pathId = (steps: Step[]) => JSON.stringify(steps);
+
+/** The fields `obj` sets, as field paths (leaves, list-map items, set items). */
+export function fieldSet(r: Resource, obj: Obj, sub: string | undefined): Map<string, FieldPath> {
+  const out = new Map<string, FieldPath>();
+  const add = (steps: Step[]) => out.set(pathId(steps), { steps, id: pathId(steps) });
+  const walk = (v: unknown, s: Schema | undefined, steps: Step[], field: string) => {
+    if (isObj(v) && s?.['x-kubernetes-map-type'] !== 'atomic' && Object.keys(v).length > 0) {
+      for (const [k, x] of Object.entries(v)) walk(x, childSchema(s, k), [...steps, { f: k }], k);
+      return;
+    }
+    if (Array.isArray(v) && v.length > 0) {
+      const lt = listType(s, field, r.custom);
+      if (lt.type === 'map') {
+        for (const item of v) {
+          const itemSteps: Step[] = [...steps, { k: keyOf(item, lt.keys) }];
+          add(itemSteps);
+          if (isObj(item)) for (const [k, x] of Object.entries(item)) walk(x, childSchema(s?.items, k), [...itemSteps, { f: k }], k);
+        }
+        return;
+      }
+      if (lt.type === 'set') {
+        for (const item of v) add([...steps, { v: item }]);
+        return;
+      }
+    }
+    add(steps);
+  };
+  const schema = r.schema;
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === 'apiVersion' || k === 'kind') continue;
+    if (k === 'metadata') {
+      if (isObj(v)) for (const mk of ['labels', 'annotations', 'finalizers', 'ownerReferences']) if (v[mk] !== undefined) walk(v[mk], METADATA_SCHEMA.properties![mk], [{ f: 'metadata' }, { f: mk }], mk);
+      continue;
+    }
+    const isStatus = k === 'status';
+    if (r.status && (sub === 'status') !== isStatus) continue;
+    walk(v, childSchema(schema, k), [{ f: k }], k);
+  }
+  return out;
+}
+
+/** structured-merge-diff's String() of a path: `.spec.ports[name="http"].port`, `.spec.tags[="a"]`. */
+export function pathString(steps: Step[]): string {
+  return steps
+    .map((s) => {
+      if ('f' in s) return `.${s.f}`;
+      if ('k' in s) return `[${Object.keys(s.k).sort().map((k) => `${k}=${JSON.stringify(s.k[k])}`).join(',')}]`;
+      return `[=${JSON.stringify(s.v)}]`;
+    })
+    .join('');
+}
+
+/** The value at a path, or undefined. */
+function valueAt(obj: unknown, steps: Step[]): unknown {
+  let cur = obj;
+  for (const s of steps) {
+    if ('f' in s) cur = isObj(cur) ? cur[s.f] : undefined;
+    else if ('k' in s) cur = Array.isArray(cur) ? cur.find((x) => Object.entries(s.k).every(([k, v]) => isObj(x) && equalJSON(x[k], v))) : undefined;
+    else cur = Array.isArray(cur) && cur.some((x) => equalJSON(x, s.v)) ? s.v : undefined;
+    if (cur === undefined) return undefined;
+  }
+  return cur;
+}
+
+/** Removes the field, item or set member at a path (in place). */
+function removeAt(obj: Obj, steps: Step[]): void {
+  let cur: unknown = obj;
+  for (let i = 0; i < steps.length - 1; i++) {
+    const s = steps[i];
+    if ('f' in s) cur = isObj(cur) ? cur[s.f] : undefined;
+    else if ('k' in s) cur = Array.isArray(cur) ? cur.find((x) => Object.entries(s.k).every(([k, v]) => isObj(x) && equalJSON(x[k], v))) : undefined;
+    else return;
+    if (cur === undefined) return;
+  }
+  const last = steps[steps.length - 1];
+  const parentSteps = steps.slice(0, -1);
+  if ('f' in last) {
+    if (isObj(cur)) delete cur[last.f];
+  } else if (Array.isArray(cur)) {
+    const i = 'k' in last ? cur.findIndex((x) => Object.entries(last.k).every(([k, v]) => isObj(x) && equalJSON(x[k], v))) : cur.findIndex((x) => equalJSON(x, last.v));
+    if (i >= 0) cur.splice(i, 1);
+  }
+  void parentSteps;
+}
+
+/** Merges an applied configuration into the live object: maps by key, list-maps by item key, sets by value, the rest replaced. */
+function mergeApplied(r: Resource, live: unknown, cfg: unknown, s: Schema | undefined, field: string): unknown {
+  if (isObj(cfg)) {
+    if (s?.['x-kubernetes-map-type'] === 'atomic') return clone(cfg);
+    const out: Obj = isObj(live) ? live : {};
+    for (const [k, v] of Object.entries(cfg)) {
+      const cs = field === '' && k === 'metadata' ? METADATA_SCHEMA : field === 'metadata' ? METADATA_SCHEMA.properties?.[k] : childSchema(s, k);
+      out[k] = mergeApplied(r, out[k], v, cs, k);
+    }
+    return out;
+  }
+  if (Array.isArray(cfg)) {
+    const lt = listType(s, field, r.custom);
+    const cur = Array.isArray(live) ? live : [];
+    if (lt.type === 'set') return [...cur, ...cfg.filter((x) => !cur.some((y) => equalJSON(x, y)))];
+    if (lt.type === 'map') {
+      const out = [...cur];
+      for (const item of cfg) {
+        const k = keyOf(item, lt.keys);
+        const i = out.findIndex((x) => equalJSON(keyOf(x, lt.keys), k));
+        if (i >= 0) out[i] = mergeApplied(r, out[i], item, s?.items, '');
+        else out.push(clone(item));
+      }
+      return out;
+    }
+  }
+  return clone(cfg);
+}
+
+/** One managedFields entry, with its field set. */
+interface Entry {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  time: string;
+  subresource?: string;
+  fields: Map<string, FieldPath>;
+}
+
+function readEntries(obj: Obj | undefined): Entry[] {
+  const m = isObj(obj?.metadata) ? (obj!.metadata as Obj) : {};
+  const list = Array.isArray(m.managedFields) ? (m.managedFields as Obj[]) : [];
+  return list.map((e) => ({
+    manager: String(e.manager ?? ''),
+    operation: e.operation === 'Apply' ? 'Apply' : 'Update',
+    apiVersion: String(e.apiVersion ?? ''),
+    time: String(e.time ?? ''),
+    ...(e.subresource ? { subresource: String(e.subresource) } : {}),
+    fields: fromFieldsV1(e.fieldsV1),
+  }));
+}
+
+/** FieldsV1 (`{"f:spec":{"f:size":{}}}`) to paths, and back. */
+function fromFieldsV1(v: unknown, steps: Step[] = [], out = new Map<string, FieldPath>()): Map<string, FieldPath> {
+  if (!isObj(v)) return out;
+  for (const [k, child] of Object.entries(v)) {
+    if (k === '.') {
+      out.set(pathId(steps), { steps, id: pathId(steps) });
+      continue;
+    }
+    const step: Step | undefined = k.startsWith('f:') ? { f: k.slice(2) } : k.startsWith('k:') ? { k: JSON.parse(k.slice(2)) as Obj } : k.startsWith('v:') ? { v: JSON.parse(k.slice(2)) } : undefined;
+    if (!step) continue;
+    const next = [...steps, step];
+    if (isObj(child) && Object.keys(child).length === 0) out.set(pathId(next), { steps: next, id: pathId(next) });
+    else fromFieldsV1(child, next, out);
+  }
+  return out;
+}
+
+function toFieldsV1(fields: Map<string, FieldPath>): Obj {
+  const root: Obj = {};
+  const ids = [...fields.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+  for (const { steps } of ids) {
+    let cur = root;
+    for (const s of steps) {
+      const key = 'f' in s ? `f:${s.f}` : 'k' in s ? `k:${JSON.stringify(s.k)}` : `v:${JSON.stringify(s.v)}`;
+      cur = (cur[key] ??= {}) as Obj;
+    }
+    if (Object.keys(cur).length > 0 || isItem(steps)) cur['.'] = {};
+  }
+  return root;
+}
+
+const isItem = (steps: Step[]) => steps.length > 0 && 'k' in steps[steps.length - 1];
+
+function writeEntries(obj: Obj, entries: Entry[]): void {
+  const m = (isObj(obj.metadata) ? obj.metadata : (obj.metadata = {})) as Obj;
+  const kept = entries.filter((e) => e.fields.size > 0);
+  if (!kept.length) {
+    delete m.managedFields;
+    return;
+  }
+  m.managedFields = kept.map((e) => ({
+    manager: e.manager,
+    operation: e.operation,
+    apiVersion: e.apiVersion,
+    time: e.time,
+    fieldsType: 'FieldsV1',
+    fieldsV1: toFieldsV1(e.fields),
+    ...(e.subresource ? { subresource: e.subresource } : {}),
+  }));
+}
+
+const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+const apiVersionOf = (r: Resource) => (r.group ? `${r.group}/${r.version}` : r.version);
+const sameEntry = (e: Entry, manager: string, operation: string, sub: string | undefined) => e.manager === manager && e.operation === operation && (e.subresource ?? '') === (sub ?? '');
+
+/** How the API server names a manager in a conflict (apimachinery's printManager). */
+function printManager(e: Entry): string {
+  let s = JSON.stringify(e.manager);
+  if (e.subresource) s += ` with subresource ${JSON.stringify(e.subresource)}`;
+  // A conflict's manager is encoded without its time, so the server never prints one.
+  if (e.operation === 'Update') s += ` using ${e.apiVersion}`;
+  return s;
+}
+
+/**
+ * Applies `cfg` as `manager` onto `live` (undefined: the object does not exist): returns the
+ * object to store, its managedFields set. Throws the API server's 409 on conflicts unless `force`.
+ */
+export function applyConfiguration(r: Resource, live: Obj | undefined, cfg: Obj, manager: string, force: boolean, sub: string | undefined): Obj {
+  const entries = readEntries(live);
+  const cfgSet = fieldSet(r, cfg, sub);
+  const conflicts: { entry: Entry; path: FieldPath }[] = [];
+  for (const e of entries) {
+    if (sameEntry(e, manager, 'Apply', sub)) continue;
+    for (const p of cfgSet.values()) {
+      if (!e.fields.has(p.id) || isItem(p.steps)) continue;
+      if (!equalJSON(valueAt(live, p.steps), valueAt(cfg, p.steps))) conflicts.push({ entry: e, path: p });
+    }
+  }
+  if (conflicts.length && !force) throw conflictError(conflicts);
+  for (const c of conflicts) c.entry.fields.delete(c.path.id);
+  const mine = entries.find((e) => sameEntry(e, manager, 'Apply', sub));
+  const others = new Set<string>();
+  for (const e of entries) if (e !== mine) for (const id of e.fields.keys()) others.add(id);
+  const merged = clone(live ?? {}) as Obj;
+  // Whole items before their fields (a field removed first would take the item's key with it).
+  const dropped = [...(mine?.fields.values() ?? [])].filter((p) => !cfgSet.has(p.id) && !others.has(p.id)).sort((a, b) => a.steps.length - b.steps.length);
+  for (const p of dropped) removeAt(merged, p.steps);
+  const out = mergeApplied(r, merged, withoutTypeAndName(cfg), r.schema, '') as Obj;
+  const entry: Entry = mine ?? { manager, operation: 'Apply', apiVersion: apiVersionOf(r), time: now(), ...(sub ? { subresource: sub } : {}), fields: new Map() };
+  entry.fields = cfgSet;
+  entry.time = now();
+  entry.apiVersion = apiVersionOf(r);
+  writeEntries(out, mine ? entries : [...entries, entry]);
+  return out;
+}
+
+function withoutTypeAndName(cfg: Obj): Obj {
+  const c = clone(cfg);
+  delete c.apiVersion;
+  delete c.kind;
+  if (isObj(c.metadata)) {
+    for (const k of ['name', 'namespace', 'managedFields', 'resourceVersion', 'uid', 'generation', 'creationTimestamp']) delete c.metadata[k];
+  }
+  return c;
+}
+
+function conflictError(conflicts: { entry: Entry; path: FieldPath }[]): ApiStatus {
+  const causes = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.entry)}`, field: pathString(c.path.steps) }));
+  let message: string;
+  if (conflicts.length === 1) message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0].entry)}: ${pathString(conflicts[0].path.steps)}`;
+  else {
+    const by = new Map<string, string[]>();
+    for (const c of conflicts) {
+      const k = printManager(c.entry);
+      by.set(k, [...(by.get(k) ?? []), pathString(c.path.steps)]);
+    }
+    const lines: string[] = [];
+    for (const k of [...by.keys()].sort()) lines.push(`conflicts with ${k}:`, ...by.get(k)!.map((p) => `- ${p}`));
+    message = `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
+  }
+  return new ApiStatus(409, 'Conflict', message, { causes });
+}
+
+/**
+ * After a create, update or patch by `manager`: the fields that changed move to its Update entry
+ * (and leave every other entry); fields that are gone leave every entry.
+ */
+export function trackUpdate(r: Resource, old: Obj | undefined, next: Obj, manager: string, sub: string | undefined): void {
+  const entries = readEntries(old);
+  const before = old ? fieldSet(r, old, sub) : new Map<string, FieldPath>();
+  const after = fieldSet(r, next, sub);
+  const changed = [...after.values()].filter((p) => !before.has(p.id) || !equalJSON(valueAt(old, p.steps), valueAt(next, p.steps)));
+  const gone = [...before.keys()].filter((id) => !after.has(id));
+  for (const e of entries) {
+    if (sub === undefined ? e.subresource !== undefined && r.status : (e.subresource ?? '') !== sub) continue;
+    for (const id of gone) e.fields.delete(id);
+    for (const p of changed) e.fields.delete(p.id);
+  }
+  if (changed.length) {
+    let mine = entries.find((e) => sameEntry(e, manager, 'Update', sub));
+    if (!mine) {
+      mine = { manager, operation: 'Update', apiVersion: apiVersionOf(r), time: now(), ...(sub ? { subresource: sub } : {}), fields: new Map() };
+      entries.push(mine);
+    }
+    for (const p of changed) mine.fields.set(p.id, p);
+    mine.time = now();
+  }
+  writeEntries(next, entries);
+}
