@@ -1,4 +1,4 @@
-// The fake API server judged by the real one: every scenario of ./fake/scenarios.ts runs against
+// The fake API server judged by the real one: every scenario of ./scenarios.ts runs against
 // kubeforge/testing's FakeAPIServer and against a real kube-apiserver + etcd with the same CRDs;
 // the transcripts (answers, errors with code, reason, message and causes, watch events) must be
 // equal after normalisation. A scenario where they differ is either a failing test or listed in
@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { StatusError } from '../../src/runtime/client/errors.js';
 import { FakeAPIServer, TestEnvironment } from '../../src/testing/index.js';
-import { SCENARIOS, type Run } from './fake/scenarios.js';
+import { SCENARIOS, type Run } from './scenarios.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const crdDir = join(root, 'test/fixtures/fake');

@@ -5,7 +5,7 @@
  * must be equal, after ./normalize.ts has taken out what differs by nature (uids, timestamps,
  * resourceVersion numbers, generated names).
  */
-import type { RestClient } from '../../../src/runtime/client/rest.js';
+import type { RestClient } from '../../src/runtime/client/rest.js';
 
 export const GROUP = 'fake.kubeforge.io';
 export const V1 = `${GROUP}/v1`;
