@@ -6,8 +6,19 @@
 /** One requirement of a label selector. */
 export interface LabelRequirement {
   key: string;
-  op: 'exists' | '!exists' | 'in' | 'notin' | '=' | '!=';
+  op: 'exists' | '!exists' | 'in' | 'notin' | '=' | '!=' | 'gt' | 'lt';
   values: string[];
+}
+
+/** A selector that does not parse; `term` is the offending part. */
+export class SelectorSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly term: string,
+  ) {
+    super(message);
+    this.name = 'SelectorSyntaxError';
+  }
 }
 
 /** One requirement of a field selector (only equality and inequality exist for fields). */
@@ -45,14 +56,16 @@ export function parseLabelSelector(sel: string | Record<string, string> | undefi
     let m: RegExpMatchArray | null;
     if ((m = term.match(/^([^\s!=(),]+)\s+(in|notin)\s+\(([^)]*)\)$/))) {
       reqs.push({ key: m[1], op: m[2] as 'in' | 'notin', values: m[3].split(',').map((v) => v.trim()).filter((v) => v !== '') });
-    } else if ((m = term.match(/^([^\s!=(),]+)\s*(==|=|!=)\s*([^\s!=(),]*)$/))) {
+    } else if ((m = term.match(/^([^\s!=<>(),]+)\s*(==|=|!=)\s*([^\s!=<>(),]*)$/))) {
       reqs.push({ key: m[1], op: m[2] === '!=' ? '!=' : '=', values: [m[3]] });
+    } else if ((m = term.match(/^([^\s!=<>(),]+)\s*([<>])\s*(-?\d+)$/))) {
+      reqs.push({ key: m[1], op: m[2] === '>' ? 'gt' : 'lt', values: [m[3]] });
     } else if ((m = term.match(/^!\s*([^\s!=(),]+)$/))) {
       reqs.push({ key: m[1], op: '!exists', values: [] });
     } else if ((m = term.match(/^([^\s!=(),]+)$/))) {
       reqs.push({ key: m[1], op: 'exists', values: [] });
     } else {
-      throw new Error(`kubeforge/runtime: invalid label selector term "${term}" in "${sel}" (expected key, !key, key=value, key!=value, key in (a,b), key notin (a,b))`);
+      throw new SelectorSyntaxError(`kubeforge/runtime: invalid label selector term "${term}" in "${sel}" (expected key, !key, key=value, key!=value, key in (a,b), key notin (a,b), key>1, key<1)`, term);
     }
   }
   return reqs;
@@ -70,6 +83,9 @@ export function matchesLabels(reqs: LabelRequirement[], labels: Record<string, s
       case '!=': if (has && v === r.values[0]) return false; break;
       case 'in': if (!has || !r.values.includes(v!)) return false; break;
       case 'notin': if (has && r.values.includes(v!)) return false; break;
+      // Both sides must be integers (apimachinery: a label that is not one does not match).
+      case 'gt': if (!has || !/^-?\d+$/.test(v!) || !(Number(v) > Number(r.values[0]))) return false; break;
+      case 'lt': if (!has || !/^-?\d+$/.test(v!) || !(Number(v) < Number(r.values[0]))) return false; break;
     }
   }
   return true;
@@ -81,7 +97,7 @@ export function parseFieldSelector(sel: string | Record<string, string> | undefi
   if (typeof sel !== 'string') return Object.keys(sel).sort().map((field) => ({ field, op: '=' as const, value: sel[field] }));
   return splitTopLevel(sel).map((term) => {
     const m = term.match(/^([^\s!=]+)\s*(==|=|!=)\s*(.*)$/);
-    if (!m) throw new Error(`kubeforge/runtime: invalid field selector term "${term}" in "${sel}" (expected field=value or field!=value)`);
+    if (!m) throw new SelectorSyntaxError(`kubeforge/runtime: invalid field selector term "${term}" in "${sel}" (expected field=value or field!=value)`, term);
     return { field: m[1], op: m[2] === '!=' ? ('!=' as const) : ('=' as const), value: m[3].trim() };
   });
 }

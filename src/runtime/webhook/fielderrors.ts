@@ -10,6 +10,7 @@
 export type FieldErrorType =
   | 'FieldValueRequired'
   | 'FieldValueInvalid'
+  | 'FieldValueTypeInvalid'
   | 'FieldValueNotSupported'
   | 'FieldValueForbidden'
   | 'FieldValueDuplicate'
@@ -30,6 +31,7 @@ export interface FieldError {
 const TYPE_TEXT: Record<FieldErrorType, string> = {
   FieldValueRequired: 'Required value',
   FieldValueInvalid: 'Invalid value',
+  FieldValueTypeInvalid: 'Invalid value',
   FieldValueNotSupported: 'Unsupported value',
   FieldValueForbidden: 'Forbidden',
   FieldValueDuplicate: 'Duplicate value',

@@ -5,6 +5,7 @@
  * run separately (src/cel's validateObject). Validation ratcheting on update follows the API
  * server's rule: an error on a value that did not change is dropped.
  */
+import { fieldErrorBody, OMITTED_VALUE } from '../../runtime/webhook/fielderrors.js';
 
 /** The part of JSONSchemaProps the server acts on. */
 export interface Schema {
@@ -66,32 +67,9 @@ export interface FieldErr {
   at?: (string | number)[];
 }
 
-const TEXT: Record<FieldErr['type'], string> = {
-  FieldValueRequired: 'Required value',
-  FieldValueInvalid: 'Invalid value',
-  FieldValueTypeInvalid: 'Invalid value',
-  FieldValueNotSupported: 'Unsupported value',
-  FieldValueForbidden: 'Forbidden',
-  FieldValueDuplicate: 'Duplicate value',
-  FieldValueTooLong: 'Too long',
-  FieldValueTooMany: 'Too many',
-  FieldValueNotFound: 'Not found',
-};
-const NO_VALUE = new Set<FieldErr['type']>(['FieldValueRequired', 'FieldValueForbidden', 'FieldValueTooLong']);
-
-/** A value as Go's `%v` / `%q` / json.Marshal print it in a field error. */
-export function goValue(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return JSON.stringify(v ?? null);
-}
-
-/** `Invalid value: 0: spec.replicas in body should be ...` (field.Error.ErrorBody). */
+/** `Invalid value: 0: spec.replicas in body should be ...` (field.Error.ErrorBody, the runtime's FieldErrors wording). */
 export function errorBody(e: FieldErr): string {
-  let s = TEXT[e.type];
-  if (!NO_VALUE.has(e.type) && 'value' in e) s += `: ${goValue(e.value)}`;
-  if (e.detail) s += `: ${e.detail}`;
-  return s;
+  return fieldErrorBody({ type: e.type, field: e.field, badValue: 'value' in e ? e.value : OMITTED_VALUE, detail: e.detail });
 }
 
 export function errorString(e: FieldErr): string {

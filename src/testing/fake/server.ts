@@ -250,7 +250,7 @@ export class FakeServer {
   }
 
   private matches(r: Resource, o: Obj, sel: { labels: LabelRequirement[]; fields: FieldRequirement[] }): boolean {
-    return matchesLabels(((o.metadata as Obj)?.labels ?? {}) as Record<string, string>, sel.labels) && matchesFields(r, o, sel.fields);
+    return matchesLabels(((o.metadata as Obj)?.labels ?? {}) as Record<string, string>, sel.labels) && matchesFields(o, sel.fields);
   }
 
   private checkFields(r: Resource, fields: FieldRequirement[]): void {
