@@ -92,6 +92,7 @@ async function runScenario(rest: RestClient, ns: string, run: (s: Run) => Promis
     },
     async watch(label, path, query = {}) {
       const events: unknown[] = [];
+      let lastEvent = 0;
       const { res, req } = await rest.stream(path, { query: { watch: 'true', ...query } });
       let buf = '';
       res.setEncoding('utf8');
@@ -104,13 +105,16 @@ async function runScenario(rest: RestClient, ns: string, run: (s: Run) => Promis
           if (!line.trim()) continue;
           const ev = JSON.parse(line) as { type: string; object: unknown };
           if (ev.type !== 'BOOKMARK') events.push({ type: ev.type, object: ev.object });
+          lastEvent = Date.now();
         }
       });
       res.on('error', () => undefined);
       return {
         stop: async () => {
-          // Events of the last write reach the watch shortly after its answer.
-          await new Promise((r) => setTimeout(r, 300));
+          // Events of the last write reach the watch shortly after its answer: wait until none
+          // came for 600 ms (at most 5 s), so a loaded machine does not cut the transcript short.
+          const since = Date.now();
+          while (Date.now() - Math.max(lastEvent, since) < 600 && Date.now() - since < 5_000) await new Promise((r) => setTimeout(r, 50));
           req.destroy();
           steps.push({ label, events: events.map((e) => n.value(e)) });
         },
