@@ -1,0 +1,74 @@
+/**
+ * bench:testing: a generated project's controller tests on kubeforge/testing's fake API server
+ * vs the same tests on a real etcd + kube-apiserver, measured in the same run.
+ *
+ * A project with 6 Kinds (`kubeforge init`, six `create api`) is built once; then, alternately,
+ *   fast  `node hack/test.mjs build/test/controller/*.unit.test.js` (the unit tier: the fake server)
+ *   real  `node hack/test.mjs build/test/controller/*_controller.test.js` (one control plane for the tier)
+ * Both are wall times of a new Node process, start included. Each file runs the same two tests: a
+ * direct reconcile of a created object, and a manager whose watch reconciles a created and a
+ * changed object. Needs KUBEBUILDER_ASSETS (or `kubeforge setup-envtest` to have run) for the real tier.
+ *
+ * The last line reads `bench:testing fast=<s>s real=<s>s ratio=<real/fast>x`.
+ * Goal (issue 25): the fast tier under 3 s, at least 20x faster than the real one.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { initProject, ok, packKubeforge, repo, sh } from '../test/e2e/helpers.js';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const KINDS = ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo', 'Foxtrot'];
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'kubeforge-bench-testing-'));
+try {
+  const started = Date.now();
+  const progress = (what: string) => console.error(`bench:testing: ${what} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  progress('packing kubeforge and generating a project with 6 Kinds');
+  const tarball = packKubeforge(dir);
+  const project = join(dir, 'project');
+  ok(sh('mkdir', ['-p', project], dir), 'mkdir');
+  ok(initProject(project, tarball), 'kubeforge init');
+  for (const kind of KINDS) {
+    ok(sh(process.execPath, [join(repo, 'bin/kubeforge.js'), 'create', 'api', '--group', 'bench', '--version', 'v1', '--kind', kind, '--resource', '--controller'], project), `create api ${kind}`);
+  }
+  progress('npm run manifests and build');
+  ok(sh('npm', ['run', 'manifests'], project), 'npm run manifests');
+  ok(sh('npm', ['run', 'build'], project), 'npm run build');
+  const testDir = join(project, 'build/test/controller');
+  const files = readdirSync(testDir).sort();
+  const unit = files.filter((f) => f.endsWith('.unit.test.js')).map((f) => join('build/test/controller', f));
+  const real = files.filter((f) => f.endsWith('_controller.test.js')).map((f) => join('build/test/controller', f));
+  if (unit.length !== KINDS.length || real.length !== KINDS.length) throw new Error(`expected ${KINDS.length} unit and ${KINDS.length} real-server controller tests, found ${unit.length} and ${real.length}`);
+
+  const time = (args: string[], env: NodeJS.ProcessEnv = {}) => {
+    const t = process.hrtime.bigint();
+    const r = sh(process.execPath, ['hack/test.mjs', ...args], project, env);
+    const s = Number(process.hrtime.bigint() - t) / 1e9;
+    if (r.status !== 0) throw new Error(`node hack/test.mjs ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`);
+    return s;
+  };
+  const fast: number[] = [];
+  const slow: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    progress(`run ${i + 1} of ${RUNS}: unit tier`);
+    // The fast tier must not need the binaries: hide them.
+    fast.push(time(unit, { KUBEBUILDER_ASSETS: '/nonexistent' }));
+    progress(`run ${i + 1} of ${RUNS}: real-server tier`);
+    slow.push(time(real));
+  }
+  const f = median(fast);
+  const r = median(slow);
+  console.log(`controller tests of 6 Kinds (12 tests per tier), medians of ${RUNS} interleaved runs, wall time with Node start:`);
+  console.log(`  fake API server (unit tier)      ${f.toFixed(2)} s   runs: ${fast.map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(`  real etcd + kube-apiserver       ${r.toFixed(2)} s   runs: ${slow.map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(`bench:testing fast=${f.toFixed(2)}s real=${r.toFixed(2)}s ratio=${(r / f).toFixed(1)}x`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
