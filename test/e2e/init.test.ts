@@ -108,6 +108,13 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
     assert.ok(assertAllPassed(out, 'npm test') > 0);
   });
 
+  it('npm run test:unit passes before any create api: no unit test yet, and no control plane started', { timeout: 2 * MINUTES }, () => {
+    const r = sh('npm', ['run', 'test:unit'], project, { KUBEBUILDER_ASSETS: '' });
+    ok(r, 'npm run test:unit');
+    assert.match(r.stderr, /^test: no unit test files \(\*\.unit\.test\.js\) under build\/test$/m);
+    assert.doesNotMatch(r.stderr, /control plane/);
+  });
+
   it('kubectl kustomize config/default builds', () => {
     const yaml = ok(sh('kubectl', ['kustomize', 'config/default'], project), 'kubectl kustomize config/default');
     for (const kind of ['Namespace', 'ServiceAccount', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding', 'Service', 'Deployment']) {
