@@ -6,11 +6,11 @@
  * frigate_controller.test.ts (the same assertions against a real API server).
  *
  * Like the API server, the fake keeps resourceVersion, generation, finalizers and deletion, the
- * status subresource, selectors and watches, and applies the CRDs' schemas (pruning, defaults,
- * validation, CEL rules): the client, and a whole manager with its watches, run on it unchanged.
- * It does not run admission or conversion webhooks, garbage collection (an owned object stays
- * when its owner goes), the defaults and validation of built-in Kinds beyond their metadata, or
- * server-side apply's field ownership: test what depends on those against the real API server.
+ * status subresource, selectors, patches and server-side apply, and watches, and applies the
+ * CRDs' schemas (pruning, defaults, validation, CEL rules): the client, and a whole manager with
+ * its watches, run on it unchanged. It does not run admission or conversion webhooks, garbage
+ * collection (an owned object stays when its owner goes), or the defaults and validation of
+ * built-in Kinds beyond their metadata: test what depends on those against the real API server.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
