@@ -1,7 +1,7 @@
 /**
  * `kubeforge create api`: a new Kind (or a new version of one) in an initialised project, as
  * Kubebuilder's go/v4 plugin scaffolds it: the decorated API types, a controller wired into
- * src/main.ts and its test, samples, admin/editor/viewer roles, the CRD kustomization, and the
+ * src/main.ts and its tests (on a real API server, and the unit tier on the fake one), samples, admin/editor/viewer roles, the CRD kustomization, and the
  * resource entry in PROJECT. Everything is validated and computed in a virtual tree first, the
  * CRD and RBAC role `kubeforge manifests` makes of the new types included (in-process, as
  * Kubebuilder runs `make generate manifests`), then committed in one go (or printed with --dry-run).
@@ -310,6 +310,8 @@ export interface ApiNames {
   typesFile: string;
   controllerFile: string;
   controllerTestFile: string;
+  /** Its unit tier: the same assertions on kubeforge/testing's FakeAPIServer (`npm run test:unit`). */
+  controllerUnitTestFile: string;
   /** Prefix of the rbac role files and names: `cronjob`, or `batch_cronjob` / `batch-cronjob` with multigroup. */
   rbacFilePrefix: string;
   roleName: string;
@@ -358,6 +360,7 @@ export function apiNames(
     typesFile: `${apiDir}/${fileName}_types.ts`,
     controllerFile: `${controllerDir}/${controllerFileName}_controller.ts`,
     controllerTestFile: `${testDir}/${controllerFileName}_controller.test.ts`,
+    controllerUnitTestFile: `${testDir}/${controllerFileName}_controller.unit.test.ts`,
     rbacFilePrefix: grouped ? `${v.group}_${fileName}` : fileName,
     roleName: grouped ? `${v.group}-${fileName}` : fileName,
     controllerName: grouped ? `${v.group}-${controller}` : controller,
@@ -787,6 +790,8 @@ export async function planCreateApi(
   const controllerTestData = {
     typesImport: importSpecifier(posix.dirname(names.controllerTestFile), names.typesFile),
     controllerImport: importSpecifier(posix.dirname(names.controllerTestFile), names.controllerFile),
+    realTestFile: posix.basename(names.controllerTestFile),
+    unitTestFile: posix.basename(names.controllerUnitTestFile),
   };
   // The controller and its test import the Kind and name a variable after it: both are renamed
   // where the Kind would collide with a name of the file (Promise, Client, request, ctx, ...).
@@ -829,11 +834,16 @@ export async function planCreateApi(
   if (valid.doController) {
     const controllerIds = await kindNames(template('api/controller.ts.hbs'), {});
     const testIds = await kindNames(template('api/controller_test.ts.hbs'), controllerTestData);
-    // The test of a descriptor-addressed Kind imports the descriptor the controller exports.
-    if (names.external) testIds.kindImport = controllerIds.kindRef === testIds.kindRef ? testIds.kindRef : `${controllerIds.kindRef} as ${testIds.kindRef}`;
+    const unitTestIds = await kindNames(template('api/controller_unit_test.ts.hbs'), controllerTestData);
+    // The tests of a descriptor-addressed Kind import the descriptor the controller exports.
+    for (const ids of [testIds, unitTestIds]) {
+      if (names.external) ids.kindImport = controllerIds.kindRef === ids.kindRef ? ids.kindRef : `${controllerIds.kindRef} as ${ids.kindRef}`;
+    }
     specs.push(
       { path: names.controllerFile, policy: 'scaffolded', template: template('api/controller.ts.hbs'), data: controllerIds },
       { path: names.controllerTestFile, policy: 'scaffolded', template: template('api/controller_test.ts.hbs'), data: { ...controllerTestData, ...testIds } },
+      // The unit tier: the same assertions on the fake API server, no control plane.
+      { path: names.controllerUnitTestFile, policy: 'scaffolded', template: template('api/controller_unit_test.ts.hbs'), data: { ...controllerTestData, ...unitTestIds } },
     );
   }
 

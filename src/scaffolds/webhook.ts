@@ -1,8 +1,9 @@
 /**
  * `kubeforge create webhook`: admission webhooks (a defaulter, a validator) and conversion for a
  * Kind, as Kubebuilder's go/v4 plugin scaffolds them: `src/webhook/<version>/<kind>_webhook.ts`
- * with `setup<Kind>WebhookWithManager` and the decorated classes, its test (the classes called
- * directly, and the webhooks served to a real API server), one `<kind>_conversion.ts` per spoke
+ * with `setup<Kind>WebhookWithManager` and the decorated classes, its tests (the classes called
+ * directly in `<kind>_webhook.unit.test.ts`, the unit tier; the webhooks served to a real API
+ * server in `<kind>_webhook.test.ts`), one `<kind>_conversion.ts` per spoke
  * with `@StorageVersion()` / `@ConversionWebhook()` on the hub, the call in src/main.ts, the
  * config/ pieces switched on (webhook, cert-manager, CA injection, network policy) and the
  * `webhooks:` entry in PROJECT. A second run for a webhook type the Kind lacks adds that type to
@@ -102,7 +103,10 @@ const WEBHOOK_PATCH = 'config/default/manager_webhook_patch.yaml';
 /** Everything about the webhooks of one Kind. */
 export interface WebhookNames extends ApiNames {
   webhookFile: string;
+  /** The test through a real API server that calls the webhooks. */
   webhookTestFile: string;
+  /** The unit tier: the classes called directly, no API server (`npm run test:unit`). */
+  webhookUnitTestFile: string;
   defaultingPath: string;
   validationPath: string;
   /** client-node's model of a built-in Kind (`V1Pod`), or the Kind. */
@@ -265,6 +269,7 @@ export function validateCreateWebhook(options: CreateWebhookOptions, config: Pro
     ...base,
     webhookFile: `${webhookDir}/${base.fileName}_webhook.ts`,
     webhookTestFile: `${testDir}/${base.fileName}_webhook.test.ts`,
+    webhookUnitTestFile: `${testDir}/${base.fileName}_webhook.unit.test.ts`,
     defaultingPath: defaultingPath ?? defaultWebhookPath('mutate', base.qualifiedGroup, version, kind),
     validationPath: validationPath ?? defaultWebhookPath('validate', base.qualifiedGroup, version, kind),
     objType: builtin ? builtin.model : external ? (typeSource ? `${kind}Object` : 'KubernetesObject') : kind,
@@ -423,6 +428,8 @@ export async function planCreateWebhook(
     typesImport: importSpecifier(webhookDir, names.typesFile),
     webhookImport: importSpecifier(testDir, names.webhookFile),
     testTypesImport: importSpecifier(testDir, names.typesFile),
+    realTestFile: posix.basename(names.webhookTestFile),
+    unitTestFile: posix.basename(names.webhookUnitTestFile),
     customDefaultingPath: entry.webhooks?.defaultingPath !== undefined,
     customValidationPath: entry.webhooks?.validationPath !== undefined,
     specExample,
@@ -473,7 +480,8 @@ export async function planCreateWebhook(
   for (const n of exported) webhookScope.claimExact(n);
   const wk = importKind(webhookScope, names.kind);
   const webhookIds = { kindRef: wk.ref, kindImport: wk.specifier, objType: names.core || names.external ? names.objType : wk.ref };
-  const testScope = await scopeOf(['webhook/webhook_test.ts.hbs', ...['defaulter_test', 'validator_test', 'conversion_test', 'conversion_server_test'].map((f) => `webhook/fragments/${f}.ts.hbs`)]);
+  // One scope for both test files, so that they name the Kind's things alike.
+  const testScope = await scopeOf(['webhook/webhook_test.ts.hbs', 'webhook/webhook_unit_test.ts.hbs', ...['defaulter_test', 'validator_test', 'conversion_test', 'conversion_server_test'].map((f) => `webhook/fragments/${f}.ts.hbs`)]);
   for (const n of exported) testScope.claimExact(n);
   const tk = importKind(testScope, names.kind);
   const testIds = {
@@ -581,38 +589,46 @@ export async function planCreateWebhook(
   webhookOut = wsf.getFullText();
   tree.write(names.webhookFile, webhookOut);
 
-  // Its test: written once; each new webhook type adds its tests.
+  // Its tests, each file written once, then added to as webhook types come: the classes called
+  // directly in the unit tier (no API server), the webhooks called by a real API server in the other.
+  // A project made before the unit tier has the direct tests in the second file: they stay there,
+  // and are not written again.
   const testExists = tree.exists(names.webhookTestFile);
   const testText = tree.readText(names.webhookTestFile) ?? (await render('webhook/webhook_test.ts.hbs', testIds));
+  const unitExists = tree.exists(names.webhookUnitTestFile);
+  const unitText = tree.readText(names.webhookUnitTestFile) ?? (await render('webhook/webhook_unit_test.ts.hbs', testIds));
   const testInsertions: Insertion[] = [];
+  const unitInsertions: Insertion[] = [];
   const testImports: { module: string; names: { name: string; alias?: string }[] }[] = [];
-  const mentions = (title: string) => testText.includes(title);
+  const unitImports: { module: string; names: { name: string; alias?: string }[] }[] = [];
+  const mentions = (title: string) => testText.includes(title) || (unitExists && unitText.includes(title));
   if (valid.defaulting && !mentions(`it('${names.kind}CustomDefaulter `)) {
-    testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/defaulter_test.ts.hbs', testIds), separate: true });
-    testImports.push({ module: importSpecifier(testDir, names.webhookFile), names: [{ name: `${names.kind}CustomDefaulter` }] });
+    unitInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/defaulter_test.ts.hbs', testIds), separate: true });
+    unitImports.push({ module: importSpecifier(testDir, names.webhookFile), names: [{ name: `${names.kind}CustomDefaulter` }] });
   }
   if (valid.validation && !mentions(`it('${names.kind}CustomValidator `)) {
-    testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/validator_test.ts.hbs', testIds), separate: true });
-    testImports.push({ module: importSpecifier(testDir, names.webhookFile), names: [{ name: `${names.kind}CustomValidator` }] });
+    unitInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/validator_test.ts.hbs', testIds), separate: true });
+    unitImports.push({ module: importSpecifier(testDir, names.webhookFile), names: [{ name: `${names.kind}CustomValidator` }] });
   }
   for (const s of spokeData) {
     const extra = { ...testIds, spokeVersion: s.version, hubVersion: names.version, spokeAlias: s.test.spokeAlias, conversionAlias: s.test.conversionAlias, spokeApiVersion: s.spokeApiVersion };
+    const spokeImport = { module: importSpecifier(testDir, s.spokeTypes), names: [{ name: names.kind, alias: s.test.spokeAlias }] };
     if (!mentions(`it('${varName}Conversion (${s.version})`)) {
-      testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/conversion_test.ts.hbs', extra), separate: true });
+      unitInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/conversion_test.ts.hbs', extra), separate: true });
+      unitImports.push(spokeImport, { module: importSpecifier(testDir, s.conversionFile), names: [{ name: `${varName}Conversion`, alias: s.test.conversionAlias }] });
     }
     if (!mentions(`it('${data.aKind} ${s.version} created through the API server`)) {
       testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-server-tests', fragment: await render('webhook/fragments/conversion_server_test.ts.hbs', extra), separate: true });
+      testImports.push(spokeImport);
     }
-    testImports.push(
-      { module: importSpecifier(testDir, s.spokeTypes), names: [{ name: names.kind, alias: s.test.spokeAlias }] },
-      { module: importSpecifier(testDir, s.conversionFile), names: [{ name: `${varName}Conversion`, alias: s.test.conversionAlias }] },
-    );
   }
-  if (!testExists || testInsertions.length) {
-    const tsf = editor.parse(names.webhookTestFile, insertInto(testText, testInsertions, names.webhookTestFile, problems));
-    for (const i of testImports) editor.ensureNamedImports(tsf, i.module, i.names);
-    tree.write(names.webhookTestFile, tsf.getFullText());
-  }
+  const writeTest = (path: string, text: string, insertions: Insertion[], imports: typeof testImports) => {
+    const tsf = editor.parse(path, insertInto(text, insertions, path, problems));
+    for (const i of imports) editor.ensureNamedImports(tsf, i.module, i.names);
+    tree.write(path, tsf.getFullText());
+  };
+  if (!testExists || testInsertions.length) writeTest(names.webhookTestFile, testText, testInsertions, testImports);
+  if (unitInsertions.length) writeTest(names.webhookUnitTestFile, unitText, unitInsertions, unitImports);
 
   // src/main.ts: the setup call, unless ENABLE_WEBHOOKS=false.
   // main.ts imports every setup function: the group (multigroup) and the version (when another

@@ -7,36 +7,17 @@
  * (`kubectl apply --dry-run=server`) with the generated CRDs.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { TestEnvironment } from '../../src/testing/index.js';
 import { GENERATED_VERSIONS } from '../../src/scaffolds/init.js';
-import { initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
+import { assertAllPassed, countingAssets, initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-e2e-api-'));
 const project = join(work, 'guestbook');
-
-/**
- * A KUBEBUILDER_ASSETS folder whose kube-apiserver is a wrapper that appends a line to
- * `starts.log` for every server it starts (not for `--version`), then runs the real one: the
- * e2e counts the control planes a test run starts without trusting the project's own output.
- */
-function countingAssets(dir: string): { assets: string; starts: () => number } {
-  const real = process.env.KUBEBUILDER_ASSETS!;
-  mkdirSync(dir, { recursive: true });
-  symlinkSync(join(real, 'etcd'), join(dir, 'etcd'));
-  const log = join(dir, 'starts.log');
-  writeFileSync(log, '');
-  writeFileSync(
-    join(dir, 'kube-apiserver'),
-    `#!/bin/sh\ncase " $* " in *" --version "*) ;; *) echo "$$" >> '${log}' ;; esac\nexec '${join(real, 'kube-apiserver')}' "$@"\n`,
-  );
-  chmodSync(join(dir, 'kube-apiserver'), 0o755);
-  return { assets: dir, starts: () => readFileSync(log, 'utf8').split('\n').filter(Boolean).length };
-}
 
 const API_CRONJOB = ['create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob'];
 const API_FLEET = ['create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false'];
@@ -101,7 +82,7 @@ describe('e2e: kubeforge init -> create api x3 -> build -> test -> kustomize -> 
     const counter = countingAssets(join(work, 'assets-suite'));
     const r = sh('npm', ['test'], project, { KUBEBUILDER_ASSETS: counter.assets });
     const out = ok(r, 'npm test');
-    assert.match(out, /^# fail 0$/m);
+    const pass = assertAllPassed(out, 'npm test');
     for (const name of [
       'CronJob controller',
       'Fleet controller',
@@ -115,8 +96,9 @@ describe('e2e: kubeforge init -> create api x3 -> build -> test -> kustomize -> 
     ]) {
       assert.match(out, new RegExp(`^\\s*ok \\d+ - ${name}$`, 'm'), `${name} passed:\n${out}`);
     }
-    const pass = Number(/^# pass (\d+)$/m.exec(out)?.[1]);
-    assert.ok(pass >= 8, `at least the suite smoke test, three tests per CRD controller and one for Deployment passed (got ${pass})`);
+    assert.ok(pass >= 15, `at least the suite smoke test, three tests per CRD controller and one for Deployment passed, in each tier (got ${pass})`);
+    // The unit tier first: the three controllers' unit tests, no control plane.
+    assert.match(r.stderr, /^test: unit tier: 3 test file\(s\), no control plane$/m);
     // Four test files (suite, CronJob, Fleet, Deployment), one kube-apiserver for all of them.
     assert.match(r.stderr, /^test: one control plane \(kube-apiserver pid \d+\) for 4 test file\(s\)$/m);
     assert.equal(counter.starts(), 1, 'npm test started exactly one kube-apiserver');
@@ -158,7 +140,7 @@ describe('e2e: kubeforge init -> create api x3 -> build -> test -> kustomize -> 
     ok(r, 'make test');
     assert.match(r.stderr, /setup-envtest: using cached envtest 1\.20\.2/);
     assert.match(r.stdout, new RegExp(`^KUBEBUILDER_ASSETS=${counter.assets.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
-    assert.match(r.stdout, /^# fail 0$/m);
+    assertAllPassed(r.stdout, 'make test');
     assert.equal(counter.starts(), 1, 'make test started exactly one kube-apiserver');
     // Coverage of src/ (c8): a summary, and lcov for CI services.
     assert.match(r.stdout, /^Statements\s+: \d+(\.\d+)?% \( \d+\/\d+ \)$/m);

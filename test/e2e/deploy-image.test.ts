@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { TestEnvironment } from '../../src/testing/index.js';
-import { initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
+import { assertAllPassed, initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-e2e-deploy-image-'));
 const project = join(work, 'memcached-operator');
@@ -72,8 +72,11 @@ describe('e2e: create api --plugins deploy-image/v1-alpha -> build -> npm test -
   });
 
   it("the project's npm test is green: the Deployment of the image, spec.size, Available, the finalizer", { timeout: 8 * MINUTES }, () => {
-    const out = ok(sh('npm', ['test'], project), 'npm test');
-    assert.match(out, /^# fail 0$/m);
+    const r = sh('npm', ['test'], project);
+    const out = ok(r, 'npm test');
+    assertAllPassed(out, 'npm test');
+    assert.match(r.stderr, /^test: unit tier: 1 test file\(s\), no control plane$/m);
+    assert.match(out, /^ok \d+ - Memcached controller on the fake API server$/m);
     for (const name of [
       'reconciles a created Memcached: a Deployment of the image with spec.size replicas, owned by it, then Available',
       'reports Available False, and does not retry, when MEMCACHED_IMAGE is not set',

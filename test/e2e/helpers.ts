@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/util/package-root.js';
 
@@ -35,4 +36,35 @@ export function packKubeforge(dir: string): string {
 /** `kubeforge init` (the repository's CLI) in `dir`, depending on `tarball`; runs npm install. */
 export function initProject(dir: string, tarball: string, extraArgs: string[] = []): SpawnSyncReturns<string> {
   return sh(process.execPath, [join(repo, 'bin/kubeforge.js'), 'init', '--domain', 'example.com', '--kubeforge-source', tarball, ...extraArgs], dir);
+}
+
+/**
+ * The TAP summaries of a generated project's test run, one per tier hack/test.mjs ran (the unit
+ * tier, then the tests on the control plane): asserts there is one and every one says `# fail 0`,
+ * and returns the tests passed in all of them.
+ */
+export function assertAllPassed(out: string, what = 'the test run'): number {
+  const fails = [...out.matchAll(/^# fail (\d+)$/gm)].map((m) => Number(m[1]));
+  assert.ok(fails.length > 0, `${what} printed no TAP summary:\n${out}`);
+  assert.deepEqual(fails.filter((n) => n !== 0), [], `${what} had failing tests:\n${out}`);
+  return [...out.matchAll(/^# pass (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+}
+
+/**
+ * A KUBEBUILDER_ASSETS folder whose kube-apiserver is a wrapper that appends a line to
+ * `starts.log` for every server it starts (not for `--version`), then runs the real one: the
+ * e2e counts the control planes a test run starts without trusting the project's own output.
+ */
+export function countingAssets(dir: string): { assets: string; starts: () => number } {
+  const real = process.env.KUBEBUILDER_ASSETS!;
+  mkdirSync(dir, { recursive: true });
+  symlinkSync(join(real, 'etcd'), join(dir, 'etcd'));
+  const log = join(dir, 'starts.log');
+  writeFileSync(log, '');
+  writeFileSync(
+    join(dir, 'kube-apiserver'),
+    `#!/bin/sh\ncase " $* " in *" --version "*) ;; *) echo "$$" >> '${log}' ;; esac\nexec '${join(real, 'kube-apiserver')}' "$@"\n`,
+  );
+  chmodSync(join(dir, 'kube-apiserver'), 0o755);
+  return { assets: dir, starts: () => readFileSync(log, 'utf8').split('\n').filter(Boolean).length };
 }

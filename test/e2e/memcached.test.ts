@@ -10,7 +10,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { initProject, MINUTES, ok, packKubeforge, repo, sh } from './helpers.js';
+import { assertAllPassed, initProject, MINUTES, ok, packKubeforge, repo, sh } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-e2e-memcached-'));
 const project = join(work, 'memcached-operator');
@@ -33,6 +33,7 @@ describe('e2e: the Memcached tutorial in a generated project', { timeout: 20 * M
     copyFileSync(join(fixtures, 'memcached_types.ts'), join(project, 'src/api/v1alpha1/memcached_types.ts'));
     copyFileSync(join(fixtures, 'memcached_controller.ts'), join(project, 'src/controller/memcached_controller.ts'));
     copyFileSync(join(fixtures, 'memcached_controller.test.ts'), join(project, 'test/controller/memcached_controller.test.ts'));
+    copyFileSync(join(fixtures, 'memcached_controller.unit.test.ts'), join(project, 'test/controller/memcached_controller.unit.test.ts'));
     const r = sh('npm', ['run', 'manifests'], project);
     ok(r, 'npm run manifests');
     assert.doesNotMatch(r.stderr, /KF\d{4}/, 'no warning: size is an int32');
@@ -45,7 +46,10 @@ describe('e2e: the Memcached tutorial in a generated project', { timeout: 20 * M
 
   it("the project's npm test is green: Deployment, spec.size, owns(), events, finalizer", { timeout: 8 * MINUTES }, () => {
     const out = ok(sh('npm', ['test'], project), 'npm test');
-    assert.match(out, /^# fail 0$/m);
+    assertAllPassed(out, 'npm test');
+    // Both tiers: the same tests on the fake API server, then on the real one.
+    assert.match(out, /^ok \d+ - Memcached controller on the fake API server$/m);
+    assert.match(out, /^ok \d+ - Memcached controller$/m);
     for (const name of [
       'runs a Deployment of spec.size replicas, owned by the Memcached, and reports Available',
       'follows spec.size',

@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { MINUTES, ok, packKubeforge, repo, sh } from './helpers.js';
+import { assertAllPassed, MINUTES, ok, packKubeforge, repo, sh } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-e2e-testdata-'));
 const project = join(work, 'project');
@@ -67,8 +67,13 @@ describe('e2e: testdata/project is what npm run generate:testdata makes, and it 
 
   it("the sample's own tests pass on a real API server", { timeout: 5 * MINUTES }, () => {
     assert.ok(process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)');
-    const out = ok(sh('node', ['--enable-source-maps', 'hack/test.mjs'], project), 'the sample tests');
-    assert.match(out, /^# fail 0$/m);
+    const r = sh('node', ['--enable-source-maps', 'hack/test.mjs'], project);
+    const out = ok(r, 'the sample tests');
+    assertAllPassed(out, 'the sample tests');
+    // The controller's and the webhooks' unit tests ran first, on no control plane.
+    assert.match(r.stderr, /^test: unit tier: 2 test file\(s\), no control plane$/m);
+    assert.match(out, /^ok \d+ - CronJob controller on the fake API server$/m);
+    assert.match(out, /^ok \d+ - CronJob webhook, called directly$/m);
     for (const name of [
       'waits for the scheduled time, then creates the Job of the run with a controller reference',
       'deletes the finished Jobs beyond the history limits, oldest first',

@@ -229,7 +229,7 @@ describe('kubeforge create api (idempotence)', () => {
     const { result } = await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob', resource: false });
     assert.deepEqual(
       result.changes.map((c) => `${c.kind} ${c.path}`),
-      ['update PROJECT', 'create src/controller/cronjob_controller.ts', 'update src/main.ts', 'create test/controller/cronjob_controller.test.ts'],
+      ['update PROJECT', 'create src/controller/cronjob_controller.ts', 'update src/main.ts', 'create test/controller/cronjob_controller.test.ts', 'create test/controller/cronjob_controller.unit.test.ts'],
     );
     const entry = parseProject(host.read('PROJECT')!.toString()).resources[0];
     assert.deepEqual(entry, { api: { crdVersion: 'v1', namespaced: true }, controller: true, domain: 'example.com', group: 'batch', kind: 'CronJob', path: 'src/api/v1/cronjob_types.ts', version: 'v1' });
@@ -454,7 +454,7 @@ describe('kubeforge create api (controllers for built-in Kinds)', () => {
     const { result } = await createApi(host, { group: 'apps', version: 'v1', kind: 'Deployment', resource: false });
     assert.deepEqual(
       result.changes.map((c) => `${c.kind} ${c.path}`),
-      ['update PROJECT', 'create src/controller/deployment_controller.ts', 'update src/main.ts', 'create test/controller/deployment_controller.test.ts'],
+      ['update PROJECT', 'create src/controller/deployment_controller.ts', 'update src/main.ts', 'create test/controller/deployment_controller.test.ts', 'create test/controller/deployment_controller.unit.test.ts'],
     );
     assert.deepEqual(result.resource, { controller: true, core: true, group: 'apps', kind: 'Deployment', path: 'k8s.io/api/apps/v1', version: 'v1' });
     const controller = written(result.changes)['src/controller/deployment_controller.ts'];

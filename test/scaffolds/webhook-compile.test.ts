@@ -85,7 +85,7 @@ const CASES: { name: string; init?: string[]; commands: string[][]; packages?: R
       webhook('--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Busybox', '--defaulting'),
       webhook('--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--programmatic-validation', '--defaulting'),
       api('--group', 'example.com', '--version', 'v1', '--kind', 'Wordpress'),
-      ['edit-types', 'src/api/v1/wordpress_types.ts', 'test/controller/wordpress_controller.test.ts'],
+      ['edit-types', 'src/api/v1/wordpress_types.ts', 'test/controller/wordpress_controller.test.ts', 'test/controller/wordpress_controller.unit.test.ts'],
       webhook('--group', 'example.com', '--version', 'v1', '--kind', 'Wordpress', '--defaulting'),
     ],
   },
@@ -124,11 +124,11 @@ describe('create webhook output type-checks (tsc --noEmit, strict)', () => {
       await kubeforge(dir, ['init', '--domain', 'testproject.org', '--skip-install', '--kubeforge-source', 'link', ...(c.init ?? [])]);
       for (const command of c.commands) {
         if (command[0] !== 'edit-types') await kubeforge(dir, command);
-        // The user replaces the example field with a field of their own, in the types and the controller's test.
+        // The user replaces the example field with a field of their own, in the types and the controller's tests.
         else {
-          const [types, test] = [join(dir, command[1]), join(dir, command[2])];
+          const [types, ...tests] = command.slice(1).map((f) => join(dir, f));
           writeFileSync(types, readFileSync(types, 'utf8').replace(/^(\s*)foo\?: string;$/m, '$1replicas?: number;'));
-          writeFileSync(test, readFileSync(test, 'utf8').replace(/foo: 'ba[rz]'/g, 'replicas: 1'));
+          for (const test of tests) writeFileSync(test, readFileSync(test, 'utf8').replace(/foo: 'ba[rz]'/g, 'replicas: 1'));
         }
       }
       linkModules(dir);

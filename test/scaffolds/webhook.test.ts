@@ -241,9 +241,35 @@ describe('kubeforge create webhook (idempotence and incremental additions)', () 
     assert.equal(file.match(/\.withValidator\(/g)?.length, 1);
     assert.equal(file.match(/\.withDefaulter\(/g)?.length, 1);
     assert.ok(file.indexOf('class CaptainCustomValidator') < file.indexOf('class CaptainCustomDefaulter'), 'added in the order asked');
+    // The classes are tested directly in the unit tier; the API server's test needs only the setup.
+    const unit = text(host, 'test/webhook/v1/captain_webhook.unit.test.ts');
+    assert.match(unit, /^import \{ CaptainCustomDefaulter, CaptainCustomValidator \} from '\.\.\/\.\.\/\.\.\/src\/webhook\/v1\/captain_webhook\.js';$/m);
+    assert.ok(unit.indexOf("it('CaptainCustomValidator ") < unit.indexOf("it('CaptainCustomDefaulter "), 'added in the order asked');
     const test = text(host, 'test/webhook/v1/captain_webhook.test.ts');
-    assert.match(test, /^import \{ CaptainCustomDefaulter, CaptainCustomValidator, setupCaptainWebhookWithManager \} from '\.\.\/\.\.\/\.\.\/src\/webhook\/v1\/captain_webhook\.js';$/m);
+    assert.match(test, /^import \{ setupCaptainWebhookWithManager \} from '\.\.\/\.\.\/\.\.\/src\/webhook\/v1\/captain_webhook\.js';$/m);
+    assert.doesNotMatch(test, /CustomDefaulter|CustomValidator|webhook-tests/);
     assert.equal(parseProject(text(host, 'PROJECT')).resources[0].webhooks?.defaulting, true);
+  });
+
+  it('a webhook test made before the unit tier keeps its direct tests; a new type is tested in the unit file, nothing twice', async () => {
+    const host = await initialised();
+    await createApi(host, { group: 'crew', version: 'v1', kind: 'Captain' });
+    await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true });
+    // The layout of an older kubeforge: the defaulter's direct test in the API server's file.
+    const serverPath = 'test/webhook/v1/captain_webhook.test.ts';
+    const unitPath = 'test/webhook/v1/captain_webhook.unit.test.ts';
+    const direct = /\n {2}it\('CaptainCustomDefaulter [\s\S]*?\n {2}\}\);\n/.exec(text(host, unitPath))![0];
+    const old = text(host, serverPath).replace('  // +kubebuilder:scaffold:webhook-server-tests', `  // +kubebuilder:scaffold:webhook-tests\n${direct}\n  // +kubebuilder:scaffold:webhook-server-tests`);
+    host.files.set(serverPath, Buffer.from(old));
+    host.files.delete(unitPath);
+
+    const again = await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true, force: true });
+    assert.deepEqual(again.result.changes, [], again.out);
+    await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', programmaticValidation: true });
+    assert.equal(text(host, serverPath), old, "the older file is left as it was");
+    const unit = text(host, unitPath);
+    assert.match(unit, /it\('CaptainCustomValidator allows a valid Captain'/);
+    assert.doesNotMatch(unit, /CaptainCustomDefaulter/);
   });
 
   it("adding a webhook type keeps the user's edits; --force never duplicates or replaces a class", async () => {

@@ -1,20 +1,32 @@
 // `npm test`: runs the compiled tests (build/test/**/*.test.js, or the files given) with Node's
-// test runner, one file at a time, TAP on stdout, against ONE control plane for the whole run
-// (envtest's suite model): etcd and kube-apiserver start once here, every test file's
-// TestEnvironment joins them (through KUBEFORGE_TEST_KUBECONFIG) and they stop at the end.
-// A test file run alone (`node --test build/test/...`) starts its own.
+// test runner, each file in a process of its own, TAP on stdout, in two tiers:
+//   1. the unit tier, *.unit.test.js: tests on kubeforge/testing's FakeAPIServer (the Kubernetes
+//      API in memory, in the test's own process), or on no server at all. No control plane: they
+//      run first, in seconds, and need no KUBEBUILDER_ASSETS. Nothing is shared between them (each
+//      file starts its own fake server), so they run in parallel, one file per core, as `go test`
+//      runs packages: keep a unit test file independent of the others;
+//   2. every other test file, one at a time, against ONE control plane for the whole tier
+//      (envtest's suite model): etcd and kube-apiserver start once here, after the unit tier,
+//      every test file's TestEnvironment joins them (through KUBEFORGE_TEST_KUBECONFIG) and they
+//      stop at the end.
+// Each tier prints its own TAP summary; the run fails when a test of either fails.
+// `npm run test:unit` (`node hack/test.mjs --unit`) runs the unit tier alone.
+// A test file run alone (`node --test build/test/...`) starts its own control plane when it needs one.
 // A script rather than `node --test build/test/` because Node 20 searches a folder argument
 // while Node 22 and later only take files and globs, and has no global setup.
 import { readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { run } from 'node:test';
 import { tap } from 'node:test/reporters';
 import { finished } from 'node:stream/promises';
-import { startSharedTestEnvironment, stopSharedTestEnvironment } from 'kubeforge/testing';
 
 const root = 'build/test';
-let files = process.argv.slice(2);
-if (files.length === 0) {
+const args = process.argv.slice(2);
+const unitOnly = args.includes('--unit');
+let files = args.filter((a) => a !== '--unit');
+const explicit = files.length > 0;
+if (!explicit) {
   try {
     files = readdirSync(root, { recursive: true })
       .map(String)
@@ -30,29 +42,50 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-let env;
-try {
-  // The CRDs are installed once here; each file installs them again (a no-op when unchanged).
-  env = await startSharedTestEnvironment({ crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: false });
-} catch (err) {
-  console.error(`test: cannot start the test control plane: ${err instanceof Error ? err.message : err}`);
-  process.exit(1);
-}
-const { apiserver } = env.pids;
-console.error(
-  apiserver === undefined
-    ? `test: ${files.length} test file(s) against the existing cluster`
-    : `test: one control plane (kube-apiserver pid ${apiserver}) for ${files.length} test file(s)`,
-);
+const isUnit = (f) => f.endsWith('.unit.test.js');
+const unitFiles = files.filter(isUnit);
+const serverFiles = unitOnly ? [] : files.filter((f) => !isUnit(f));
 
-try {
+/** Runs the files of a tier, `concurrency` at a time, with TAP on stdout (in file order); a failing test fails the run. */
+async function runTier(tier, concurrency) {
   // node --test's rule: a failing todo test (or a skipped one) does not fail the run.
-  const stream = run({ files, concurrency: 1 }).on('test:fail', (data) => {
+  const stream = run({ files: tier, concurrency }).on('test:fail', (data) => {
     if (data.todo === undefined && data.skip === undefined) process.exitCode = 1;
   });
   const out = stream.compose(tap);
-  out.pipe(process.stdout);
+  out.pipe(process.stdout, { end: false });
   await finished(out);
-} finally {
-  await stopSharedTestEnvironment(env);
+}
+
+if (unitFiles.length > 0) {
+  console.error(`test: unit tier: ${unitFiles.length} test file(s), no control plane`);
+  await runTier(unitFiles, availableParallelism());
+} else if (unitOnly) {
+  console.error(`test: no unit test files (*.unit.test.js) ${explicit ? 'among the files given' : `under ${root}`}`);
+}
+if (serverFiles.length > 0) await runServerTier();
+
+/** Starts the control plane, runs the other test files against it, stops it. */
+async function runServerTier() {
+  const { startSharedTestEnvironment, stopSharedTestEnvironment } = await import('kubeforge/testing');
+  let env;
+  try {
+    // The CRDs are installed once here; each file installs them again (a no-op when unchanged).
+    env = await startSharedTestEnvironment({ crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: false });
+  } catch (err) {
+    console.error(`test: cannot start the test control plane: ${err instanceof Error ? err.message : err}`);
+    process.exitCode = 1;
+    return;
+  }
+  const { apiserver } = env.pids;
+  console.error(
+    apiserver === undefined
+      ? `test: ${serverFiles.length} test file(s) against the existing cluster`
+      : `test: one control plane (kube-apiserver pid ${apiserver}) for ${serverFiles.length} test file(s)`,
+  );
+  try {
+    await runTier(serverFiles, 1);
+  } finally {
+    await stopSharedTestEnvironment(env);
+  }
 }

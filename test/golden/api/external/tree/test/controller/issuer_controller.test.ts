@@ -20,6 +20,8 @@ limitations under the License.
  * (`npm run manifests` writes them). `npm test` runs every test file against one control plane
  * (hack/test.mjs), so each file works in a namespace of its own, and its manager caches
  * that namespace only: a manager here never reconciles another test file's objects.
+ * issuer_controller.unit.test.ts runs the same assertions on kubeforge/testing's FakeAPIServer, with no
+ * control plane (`npm run test:unit`; `npm test` runs it first).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -15,18 +15,18 @@ limitations under the License.
 */
 
 /**
- * Tests of the Deployment webhooks: the classes called directly, and the webhooks served to a real
- * kube-apiserver (kubeforge/testing) that calls them as config/webhook/manifests.yaml says
- * (`npm run manifests` writes it), with the CRDs of config/crd/bases installed.
+ * Tests of the Deployment webhooks served to a real kube-apiserver (kubeforge/testing) that calls
+ * them as config/webhook/manifests.yaml says (`npm run manifests` writes it), with the CRDs of
+ * config/crd/bases installed. The classes are called directly, with no API server, in
+ * deployment_webhook.unit.test.ts (`npm run test:unit`; `npm test` runs it first).
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { type AdmissionContext, type Client, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
+import { type Client, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
 import { TestEnvironment } from 'kubeforge/testing';
-import { DeploymentCustomDefaulter, DeploymentCustomValidator, setupDeploymentWebhookWithManager } from '../../../src/webhook/v1/deployment_webhook.js';
+import { setupDeploymentWebhookWithManager } from '../../../src/webhook/v1/deployment_webhook.js';
 
 describe('Deployment webhook', () => {
   const env = new TestEnvironment({
@@ -38,14 +38,12 @@ describe('Deployment webhook', () => {
   let client: Client;
   let mgr: Manager;
   let running: Promise<void>;
-  let logger: AdmissionContext['logger'];
 
   before(async () => {
     const config = await env.start();
     client = newClient(config);
     // The webhook server listens where the API server was told to call (env.webhookServerOptions()).
     mgr = newManager(config, { webhookServer: newWebhookServer(env.webhookServerOptions()) });
-    logger = mgr.getLogger();
     setupDeploymentWebhookWithManager(mgr);
     running = mgr.start(stop.signal);
     await mgr.started();
@@ -69,42 +67,6 @@ describe('Deployment webhook', () => {
     // TODO(user): specify other spec details if needed.
     spec: { selector: { matchLabels: { app: 'test' } }, template: { metadata: { labels: { app: 'test' } }, spec: { containers: [{ name: 'test', image: 'busybox' }] } } },
   });
-
-  /** What the webhook server hands the defaulter and the validator for a request about `obj`. */
-  const admission = (operation: 'CREATE' | 'UPDATE' | 'DELETE', obj: V1Deployment): AdmissionContext => ({
-    request: {
-      uid: randomUUID(),
-      kind: { group: 'apps', version: 'v1', kind: 'Deployment' },
-      resource: { group: 'apps', version: 'v1', resource: 'deployments' },
-      name: obj.metadata?.name,
-      namespace: obj.metadata?.namespace,
-      operation,
-      userInfo: { username: 'test' },
-      object: obj,
-      dryRun: false,
-    },
-    dryRun: false,
-    logger,
-    signal: AbortSignal.timeout(10_000),
-  });
-
-  it('DeploymentCustomDefaulter sets the defaults', async () => {
-    const obj = newDeployment('defaulted');
-    await new DeploymentCustomDefaulter().default(obj, admission('CREATE', obj));
-    // TODO(user): assert on the defaults your defaulter sets.
-    assert.equal(obj.metadata?.name, 'defaulted');
-  });
-
-  it('DeploymentCustomValidator allows a valid Deployment', async () => {
-    const obj = newDeployment('valid');
-    assert.equal(await new DeploymentCustomValidator().validateCreate(obj, admission('CREATE', obj)), undefined);
-    assert.equal(await new DeploymentCustomValidator().validateUpdate(obj, obj, admission('UPDATE', obj)), undefined);
-    assert.equal(await new DeploymentCustomValidator().validateDelete(obj, admission('DELETE', obj)), undefined);
-    // TODO(user): check that an invalid Deployment is refused, e.g.
-    //   assert.throws(() => new DeploymentCustomValidator().validateCreate(bad, admission('CREATE', bad)), FieldErrors);
-  });
-
-  // +kubebuilder:scaffold:webhook-tests
 
   it('a Deployment created through the API server passes the webhooks (their failurePolicy is Fail)', async () => {
     const created = await client.create(newDeployment('test-resource'));

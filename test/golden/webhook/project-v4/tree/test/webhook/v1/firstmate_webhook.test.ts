@@ -15,20 +15,19 @@ limitations under the License.
 */
 
 /**
- * Tests of the FirstMate webhooks: the classes called directly, and the webhooks served to a real
- * kube-apiserver (kubeforge/testing) that calls them as config/webhook/manifests.yaml says
- * (`npm run manifests` writes it), with the CRDs of config/crd/bases installed.
+ * Tests of the FirstMate webhooks served to a real kube-apiserver (kubeforge/testing) that calls
+ * them as config/webhook/manifests.yaml says (`npm run manifests` writes it), with the CRDs of
+ * config/crd/bases installed. The classes are called directly, with no API server, in
+ * firstmate_webhook.unit.test.ts (`npm run test:unit`; `npm test` runs it first).
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type AdmissionContext, type Client, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
+import { type Client, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
 import { TestEnvironment } from 'kubeforge/testing';
 import { FirstMate } from '../../../src/api/v1/firstmate_types.js';
 import { setupFirstMateWebhookWithManager } from '../../../src/webhook/v1/firstmate_webhook.js';
 import { FirstMate as FirstMateV2 } from '../../../src/api/v2/firstmate_types.js';
-import { firstMateConversion as firstMateConversionV2 } from '../../../src/api/v2/firstmate_conversion.js';
 
 describe('FirstMate webhook', () => {
   const env = new TestEnvironment({
@@ -40,14 +39,12 @@ describe('FirstMate webhook', () => {
   let client: Client;
   let mgr: Manager;
   let running: Promise<void>;
-  let logger: AdmissionContext['logger'];
 
   before(async () => {
     const config = await env.start();
     client = newClient(config);
     // The webhook server listens where the API server was told to call (env.webhookServerOptions()).
     mgr = newManager(config, { webhookServer: newWebhookServer(env.webhookServerOptions()) });
-    logger = mgr.getLogger();
     setupFirstMateWebhookWithManager(mgr);
     running = mgr.start(stop.signal);
     await mgr.started();
@@ -71,34 +68,6 @@ describe('FirstMate webhook', () => {
     // TODO(user): specify other spec details if needed.
     spec: { foo: 'bar' },
   });
-
-  /** What the webhook server hands the defaulter and the validator for a request about `obj`. */
-  const admission = (operation: 'CREATE' | 'UPDATE' | 'DELETE', obj: FirstMate): AdmissionContext => ({
-    request: {
-      uid: randomUUID(),
-      kind: { group: 'crew.testproject.org', version: 'v1', kind: 'FirstMate' },
-      resource: { group: 'crew.testproject.org', version: 'v1', resource: 'firstmates' },
-      name: obj.metadata?.name,
-      namespace: obj.metadata?.namespace,
-      operation,
-      userInfo: { username: 'test' },
-      object: obj,
-      dryRun: false,
-    },
-    dryRun: false,
-    logger,
-    signal: AbortSignal.timeout(10_000),
-  });
-
-  it('firstMateConversion (v2) converts to the hub and back without losing the spec', async () => {
-    const spoke: FirstMateV2 = { apiVersion: 'crew.testproject.org/v2', kind: 'FirstMate', metadata: { name: 'converted' }, spec: { foo: 'bar' } };
-    const hub = await firstMateConversionV2.convertTo(spoke);
-    assert.equal(hub.metadata?.name, 'converted');
-    const back = await firstMateConversionV2.convertFrom(hub);
-    assert.deepEqual(back.spec, spoke.spec);
-  });
-
-  // +kubebuilder:scaffold:webhook-tests
 
   it('a FirstMate created through the API server passes the webhooks (their failurePolicy is Fail)', async () => {
     const created = await client.create(newFirstMate('test-resource'));

@@ -15,18 +15,18 @@ limitations under the License.
 */
 
 /**
- * Tests of the Pod webhooks: the classes called directly, and the webhooks served to a real
- * kube-apiserver (kubeforge/testing) that calls them as config/webhook/manifests.yaml says
- * (`npm run manifests` writes it), with the CRDs of config/crd/bases installed.
+ * Tests of the Pod webhooks served to a real kube-apiserver (kubeforge/testing) that calls
+ * them as config/webhook/manifests.yaml says (`npm run manifests` writes it), with the CRDs of
+ * config/crd/bases installed. The classes are called directly, with no API server, in
+ * pod_webhook.unit.test.ts (`npm run test:unit`; `npm test` runs it first).
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Pod } from '@kubernetes/client-node';
-import { type AdmissionContext, type Client, isAlreadyExists, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
+import { type Client, isAlreadyExists, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
 import { TestEnvironment } from 'kubeforge/testing';
-import { PodCustomDefaulter, setupPodWebhookWithManager } from '../../../src/webhook/v1/pod_webhook.js';
+import { setupPodWebhookWithManager } from '../../../src/webhook/v1/pod_webhook.js';
 
 describe('Pod webhook', () => {
   const env = new TestEnvironment({
@@ -38,7 +38,6 @@ describe('Pod webhook', () => {
   let client: Client;
   let mgr: Manager;
   let running: Promise<void>;
-  let logger: AdmissionContext['logger'];
 
   before(async () => {
     const config = await env.start();
@@ -50,7 +49,6 @@ describe('Pod webhook', () => {
     });
     // The webhook server listens where the API server was told to call (env.webhookServerOptions()).
     mgr = newManager(config, { webhookServer: newWebhookServer(env.webhookServerOptions()) });
-    logger = mgr.getLogger();
     setupPodWebhookWithManager(mgr);
     running = mgr.start(stop.signal);
     await mgr.started();
@@ -74,33 +72,6 @@ describe('Pod webhook', () => {
     // TODO(user): specify other spec details if needed.
     spec: { automountServiceAccountToken: false, containers: [{ name: 'test', image: 'busybox' }] },
   });
-
-  /** What the webhook server hands the defaulter and the validator for a request about `obj`. */
-  const admission = (operation: 'CREATE' | 'UPDATE' | 'DELETE', obj: V1Pod): AdmissionContext => ({
-    request: {
-      uid: randomUUID(),
-      kind: { group: '', version: 'v1', kind: 'Pod' },
-      resource: { group: '', version: 'v1', resource: 'pods' },
-      name: obj.metadata?.name,
-      namespace: obj.metadata?.namespace,
-      operation,
-      userInfo: { username: 'test' },
-      object: obj,
-      dryRun: false,
-    },
-    dryRun: false,
-    logger,
-    signal: AbortSignal.timeout(10_000),
-  });
-
-  it('PodCustomDefaulter sets the defaults', async () => {
-    const obj = newPod('defaulted');
-    await new PodCustomDefaulter().default(obj, admission('CREATE', obj));
-    // TODO(user): assert on the defaults your defaulter sets.
-    assert.equal(obj.metadata?.name, 'defaulted');
-  });
-
-  // +kubebuilder:scaffold:webhook-tests
 
   it('a Pod created through the API server passes the webhooks (their failurePolicy is Fail)', async () => {
     const created = await client.create(newPod('test-resource'));

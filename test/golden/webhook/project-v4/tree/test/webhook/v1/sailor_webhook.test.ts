@@ -15,18 +15,18 @@ limitations under the License.
 */
 
 /**
- * Tests of the Sailor webhooks: the classes called directly, and the webhooks served to a real
- * kube-apiserver (kubeforge/testing) that calls them as config/webhook/manifests.yaml says
- * (`npm run manifests` writes it), with the CRDs of config/crd/bases installed.
+ * Tests of the Sailor webhooks served to a real kube-apiserver (kubeforge/testing) that calls
+ * them as config/webhook/manifests.yaml says (`npm run manifests` writes it), with the CRDs of
+ * config/crd/bases installed. The classes are called directly, with no API server, in
+ * sailor_webhook.unit.test.ts (`npm run test:unit`; `npm test` runs it first).
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type AdmissionContext, type Client, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
+import { type Client, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
 import { TestEnvironment } from 'kubeforge/testing';
 import { Sailor } from '../../../src/api/v1/sailor_types.js';
-import { SailorCustomDefaulter, SailorCustomValidator, setupSailorWebhookWithManager } from '../../../src/webhook/v1/sailor_webhook.js';
+import { setupSailorWebhookWithManager } from '../../../src/webhook/v1/sailor_webhook.js';
 
 describe('Sailor webhook', () => {
   const env = new TestEnvironment({
@@ -38,14 +38,12 @@ describe('Sailor webhook', () => {
   let client: Client;
   let mgr: Manager;
   let running: Promise<void>;
-  let logger: AdmissionContext['logger'];
 
   before(async () => {
     const config = await env.start();
     client = newClient(config);
     // The webhook server listens where the API server was told to call (env.webhookServerOptions()).
     mgr = newManager(config, { webhookServer: newWebhookServer(env.webhookServerOptions()) });
-    logger = mgr.getLogger();
     setupSailorWebhookWithManager(mgr);
     running = mgr.start(stop.signal);
     await mgr.started();
@@ -69,42 +67,6 @@ describe('Sailor webhook', () => {
     // TODO(user): specify other spec details if needed.
     spec: { foo: 'bar' },
   });
-
-  /** What the webhook server hands the defaulter and the validator for a request about `obj`. */
-  const admission = (operation: 'CREATE' | 'UPDATE' | 'DELETE', obj: Sailor): AdmissionContext => ({
-    request: {
-      uid: randomUUID(),
-      kind: { group: 'crew.testproject.org', version: 'v1', kind: 'Sailor' },
-      resource: { group: 'crew.testproject.org', version: 'v1', resource: 'sailors' },
-      name: obj.metadata?.name,
-      namespace: obj.metadata?.namespace,
-      operation,
-      userInfo: { username: 'test' },
-      object: obj,
-      dryRun: false,
-    },
-    dryRun: false,
-    logger,
-    signal: AbortSignal.timeout(10_000),
-  });
-
-  it('SailorCustomDefaulter sets the defaults', async () => {
-    const obj = newSailor('defaulted');
-    await new SailorCustomDefaulter().default(obj, admission('CREATE', obj));
-    // TODO(user): assert on the defaults your defaulter sets.
-    assert.equal(obj.metadata?.name, 'defaulted');
-  });
-
-  it('SailorCustomValidator allows a valid Sailor', async () => {
-    const obj = newSailor('valid');
-    assert.equal(await new SailorCustomValidator().validateCreate(obj, admission('CREATE', obj)), undefined);
-    assert.equal(await new SailorCustomValidator().validateUpdate(obj, obj, admission('UPDATE', obj)), undefined);
-    assert.equal(await new SailorCustomValidator().validateDelete(obj, admission('DELETE', obj)), undefined);
-    // TODO(user): check that an invalid Sailor is refused, e.g.
-    //   assert.throws(() => new SailorCustomValidator().validateCreate(bad, admission('CREATE', bad)), FieldErrors);
-  });
-
-  // +kubebuilder:scaffold:webhook-tests
 
   it('a Sailor created through the API server passes the webhooks (their failurePolicy is Fail)', async () => {
     const created = await client.create(newSailor('test-resource'));

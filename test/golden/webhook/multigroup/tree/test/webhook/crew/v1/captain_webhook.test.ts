@@ -1,16 +1,16 @@
 /**
- * Tests of the Captain webhooks: the classes called directly, and the webhooks served to a real
- * kube-apiserver (kubeforge/testing) that calls them as config/webhook/manifests.yaml says
- * (`npm run manifests` writes it), with the CRDs of config/crd/bases installed.
+ * Tests of the Captain webhooks served to a real kube-apiserver (kubeforge/testing) that calls
+ * them as config/webhook/manifests.yaml says (`npm run manifests` writes it), with the CRDs of
+ * config/crd/bases installed. The classes are called directly, with no API server, in
+ * captain_webhook.unit.test.ts (`npm run test:unit`; `npm test` runs it first).
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type AdmissionContext, type Client, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
+import { type Client, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
 import { TestEnvironment } from 'kubeforge/testing';
 import { Captain } from '../../../../src/api/crew/v1/captain_types.js';
-import { CaptainCustomDefaulter, CaptainCustomValidator, setupCaptainWebhookWithManager } from '../../../../src/webhook/crew/v1/captain_webhook.js';
+import { setupCaptainWebhookWithManager } from '../../../../src/webhook/crew/v1/captain_webhook.js';
 
 describe('Captain webhook', () => {
   const env = new TestEnvironment({
@@ -22,14 +22,12 @@ describe('Captain webhook', () => {
   let client: Client;
   let mgr: Manager;
   let running: Promise<void>;
-  let logger: AdmissionContext['logger'];
 
   before(async () => {
     const config = await env.start();
     client = newClient(config);
     // The webhook server listens where the API server was told to call (env.webhookServerOptions()).
     mgr = newManager(config, { webhookServer: newWebhookServer(env.webhookServerOptions()) });
-    logger = mgr.getLogger();
     setupCaptainWebhookWithManager(mgr);
     running = mgr.start(stop.signal);
     await mgr.started();
@@ -53,42 +51,6 @@ describe('Captain webhook', () => {
     // TODO(user): specify other spec details if needed.
     spec: { foo: 'bar' },
   });
-
-  /** What the webhook server hands the defaulter and the validator for a request about `obj`. */
-  const admission = (operation: 'CREATE' | 'UPDATE' | 'DELETE', obj: Captain): AdmissionContext => ({
-    request: {
-      uid: randomUUID(),
-      kind: { group: 'crew.testproject.org', version: 'v1', kind: 'Captain' },
-      resource: { group: 'crew.testproject.org', version: 'v1', resource: 'captains' },
-      name: obj.metadata?.name,
-      namespace: obj.metadata?.namespace,
-      operation,
-      userInfo: { username: 'test' },
-      object: obj,
-      dryRun: false,
-    },
-    dryRun: false,
-    logger,
-    signal: AbortSignal.timeout(10_000),
-  });
-
-  it('CaptainCustomDefaulter sets the defaults', async () => {
-    const obj = newCaptain('defaulted');
-    await new CaptainCustomDefaulter().default(obj, admission('CREATE', obj));
-    // TODO(user): assert on the defaults your defaulter sets.
-    assert.equal(obj.metadata?.name, 'defaulted');
-  });
-
-  it('CaptainCustomValidator allows a valid Captain', async () => {
-    const obj = newCaptain('valid');
-    assert.equal(await new CaptainCustomValidator().validateCreate(obj, admission('CREATE', obj)), undefined);
-    assert.equal(await new CaptainCustomValidator().validateUpdate(obj, obj, admission('UPDATE', obj)), undefined);
-    assert.equal(await new CaptainCustomValidator().validateDelete(obj, admission('DELETE', obj)), undefined);
-    // TODO(user): check that an invalid Captain is refused, e.g.
-    //   assert.throws(() => new CaptainCustomValidator().validateCreate(bad, admission('CREATE', bad)), FieldErrors);
-  });
-
-  // +kubebuilder:scaffold:webhook-tests
 
   it('a Captain created through the API server passes the webhooks (their failurePolicy is Fail)', async () => {
     const created = await client.create(newCaptain('test-resource'));

@@ -1,18 +1,17 @@
 /**
- * Tests of the Destroyer webhooks: the classes called directly, and the webhooks served to a real
- * kube-apiserver (kubeforge/testing) that calls them as config/webhook/manifests.yaml says
- * (`npm run manifests` writes it), with the CRDs of config/crd/bases installed.
+ * Tests of the Destroyer webhooks served to a real kube-apiserver (kubeforge/testing) that calls
+ * them as config/webhook/manifests.yaml says (`npm run manifests` writes it), with the CRDs of
+ * config/crd/bases installed. The classes are called directly, with no API server, in
+ * destroyer_webhook.unit.test.ts (`npm run test:unit`; `npm test` runs it first).
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type AdmissionContext, type Client, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
+import { type Client, type Manager, newClient, newManager, newWebhookServer } from 'kubeforge/runtime';
 import { TestEnvironment } from 'kubeforge/testing';
 import { Destroyer } from '../../../../src/api/ship/v1/destroyer_types.js';
-import { DestroyerCustomDefaulter, setupDestroyerWebhookWithManager } from '../../../../src/webhook/ship/v1/destroyer_webhook.js';
+import { setupDestroyerWebhookWithManager } from '../../../../src/webhook/ship/v1/destroyer_webhook.js';
 import { Destroyer as DestroyerV1beta1 } from '../../../../src/api/ship/v1beta1/destroyer_types.js';
-import { destroyerConversion as destroyerConversionV1beta1 } from '../../../../src/api/ship/v1beta1/destroyer_conversion.js';
 
 describe('Destroyer webhook', () => {
   const env = new TestEnvironment({
@@ -24,14 +23,12 @@ describe('Destroyer webhook', () => {
   let client: Client;
   let mgr: Manager;
   let running: Promise<void>;
-  let logger: AdmissionContext['logger'];
 
   before(async () => {
     const config = await env.start();
     client = newClient(config);
     // The webhook server listens where the API server was told to call (env.webhookServerOptions()).
     mgr = newManager(config, { webhookServer: newWebhookServer(env.webhookServerOptions()) });
-    logger = mgr.getLogger();
     setupDestroyerWebhookWithManager(mgr);
     running = mgr.start(stop.signal);
     await mgr.started();
@@ -55,41 +52,6 @@ describe('Destroyer webhook', () => {
     // TODO(user): specify other spec details if needed.
     spec: { foo: 'bar' },
   });
-
-  /** What the webhook server hands the defaulter and the validator for a request about `obj`. */
-  const admission = (operation: 'CREATE' | 'UPDATE' | 'DELETE', obj: Destroyer): AdmissionContext => ({
-    request: {
-      uid: randomUUID(),
-      kind: { group: 'ship.testproject.org', version: 'v1', kind: 'Destroyer' },
-      resource: { group: 'ship.testproject.org', version: 'v1', resource: 'destroyers' },
-      name: obj.metadata?.name,
-      namespace: obj.metadata?.namespace,
-      operation,
-      userInfo: { username: 'test' },
-      object: obj,
-      dryRun: false,
-    },
-    dryRun: false,
-    logger,
-    signal: AbortSignal.timeout(10_000),
-  });
-
-  it('DestroyerCustomDefaulter sets the defaults', async () => {
-    const obj = newDestroyer('defaulted');
-    await new DestroyerCustomDefaulter().default(obj, admission('CREATE', obj));
-    // TODO(user): assert on the defaults your defaulter sets.
-    assert.equal(obj.metadata?.name, 'defaulted');
-  });
-
-  it('destroyerConversion (v1beta1) converts to the hub and back without losing the spec', async () => {
-    const spoke: DestroyerV1beta1 = { apiVersion: 'ship.testproject.org/v1beta1', kind: 'Destroyer', metadata: { name: 'converted' }, spec: { foo: 'bar' } };
-    const hub = await destroyerConversionV1beta1.convertTo(spoke);
-    assert.equal(hub.metadata?.name, 'converted');
-    const back = await destroyerConversionV1beta1.convertFrom(hub);
-    assert.deepEqual(back.spec, spoke.spec);
-  });
-
-  // +kubebuilder:scaffold:webhook-tests
 
   it('a Destroyer created through the API server passes the webhooks (their failurePolicy is Fail)', async () => {
     const created = await client.create(newDestroyer('test-resource'));

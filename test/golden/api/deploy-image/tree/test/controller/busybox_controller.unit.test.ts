@@ -1,0 +1,165 @@
+/*
+Copyright The Guestbook Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+/**
+ * Unit tests of the Busybox controller on kubeforge/testing's FakeAPIServer: the Kubernetes API
+ * served from memory over HTTP on 127.0.0.1 by this test process, with the CRDs of
+ * config/crd/bases (`npm run manifests` writes them). It needs no etcd or kube-apiserver:
+ * `npm run test:unit` runs these tests alone, in seconds, and `npm test` runs them before
+ * busybox_controller.test.ts (the same assertions against a real API server).
+ *
+ * Like the API server, the fake keeps resourceVersion, generation, finalizers and deletion, the
+ * status subresource, selectors, patches and server-side apply, and watches, and applies the
+ * CRDs' schemas (pruning, defaults, validation, CEL rules): the client, and a whole manager with
+ * its watches, run on it unchanged. It does not run admission or conversion webhooks, garbage
+ * collection (the Deployment stays when its Busybox goes), or the defaults and validation of
+ * built-in Kinds beyond their metadata (the Deployment is stored as the controller wrote it):
+ * test what depends on those against the real API server. Neither runs a Pod.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { EventsV1Event, V1Deployment } from '@kubernetes/client-node';
+import { type Client, findStatusCondition, isNotFound, newLogger, newManager, type ReconcileContext, TerminalError } from 'kubeforge/runtime';
+import { eventually, FakeAPIServer } from 'kubeforge/testing';
+import { Busybox } from '../../src/api/v1alpha1/busybox_types.js';
+import { BusyboxReconciler } from '../../src/controller/busybox_controller.js';
+
+/** The variable config/manager/manager.yaml sets for the manager: the image to deploy. */
+const IMAGE_ENV = 'BUSYBOX_IMAGE';
+const IMAGE = 'example.com/image:test';
+
+describe('Busybox controller on the fake API server', () => {
+  const namespace = 'default';
+  const resourceName = 'test-busybox';
+  const request = { namespace, name: resourceName };
+  const imageBefore = process.env[IMAGE_ENV];
+  let fake: FakeAPIServer;
+  let client: Client;
+  let reconciler: BusyboxReconciler;
+  let context: () => ReconcileContext;
+
+  before(async () => {
+    // A server of this file's own: no other test file's objects, no namespace to share.
+    fake = await FakeAPIServer.start({ crdDirectoryPaths: ['config/crd/bases'] });
+    client = fake.client();
+    // Errors only in the test output; `level: 'debug'` follows every reconcile.
+    const mgr = newManager(fake.config, { logger: newLogger({ development: true, level: 'error' }) });
+    reconciler = new BusyboxReconciler(client, mgr.getEventRecorder('busybox-controller'));
+    const logger = mgr.getLogger();
+    context = () => ({ signal: AbortSignal.timeout(30_000), logger, reconcileID: randomUUID() });
+    process.env[IMAGE_ENV] = IMAGE;
+  });
+
+  after(async () => {
+    if (imageBefore === undefined) delete process.env[IMAGE_ENV];
+    else process.env[IMAGE_ENV] = imageBefore;
+    await fake.stop();
+  });
+
+  /** A Busybox as config/samples has it. */
+  function sample(name: string, size = 1): Busybox {
+    return {
+      apiVersion: 'example.com.example.com/v1alpha1',
+      kind: 'Busybox',
+      metadata: { name, namespace },
+      spec: { size },
+    };
+  }
+
+  it('reconciles a created Busybox: a Deployment of the image with spec.size replicas, owned by it, then Available', async () => {
+    const created = await client.create(sample(resourceName));
+    assert.ok(created.metadata?.uid, 'the fake API server stored the Busybox');
+
+    // The first reconcile adds the finalizer and creates the Deployment.
+    assert.deepEqual(await reconciler.reconcile(request, context()), { requeueAfterSeconds: 60 });
+    const deployment = await client.get(V1Deployment, request);
+    assert.equal(deployment.spec?.replicas, 1);
+    const container = deployment.spec?.template.spec?.containers[0];
+    assert.equal(container?.image, IMAGE);
+    assert.equal(container?.securityContext?.runAsNonRoot, true);
+    assert.equal(container?.securityContext?.allowPrivilegeEscalation, false);
+    assert.deepEqual(container?.securityContext?.capabilities?.drop, ['ALL']);
+    assert.equal(deployment.spec?.template.spec?.securityContext?.seccompProfile?.type, 'RuntimeDefault');
+    const owner = deployment.metadata?.ownerReferences?.[0];
+    assert.equal(owner?.uid, created.metadata?.uid);
+    assert.equal(owner?.controller, true);
+
+    // The second finds the Deployment as it should be and reports it.
+    assert.deepEqual(await reconciler.reconcile(request, context()), {});
+    const busybox = await client.get(Busybox, request);
+    const available = findStatusCondition(busybox.status?.conditions, 'Available');
+    assert.equal(available?.status, 'True');
+    assert.equal(available?.reason, 'Reconciling');
+    assert.equal(busybox.status?.conditions?.filter((c) => c.type === 'Available').length, 1);
+    assert.deepEqual(busybox.metadata?.finalizers, ['example.com.example.com/finalizer']);
+  });
+
+  it('reports Available False, and does not retry, when BUSYBOX_IMAGE is not set', async () => {
+    const key = { namespace, name: `${resourceName}-no-image` };
+    await client.create(sample(key.name));
+    delete process.env[IMAGE_ENV];
+    try {
+      await assert.rejects(reconciler.reconcile(key, context()), (err) => err instanceof TerminalError && /BUSYBOX_IMAGE/.test(err.message));
+    } finally {
+      process.env[IMAGE_ENV] = IMAGE;
+    }
+    const busybox = await client.get(Busybox, key);
+    assert.equal(findStatusCondition(busybox.status?.conditions, 'Available')?.status, 'False');
+    await assert.rejects(client.get(V1Deployment, key), (err) => isNotFound(err));
+  });
+
+  it('runs in a manager: follows spec.size, and a deleted Busybox goes once its finalizer ran', async () => {
+    // The controller runs in a manager whose watches (of the Busybox and, with owns(), of its
+    // Deployment) trigger reconciles, as on a real API server.
+    const mgr = newManager(fake.config, { logger: newLogger({ development: true, level: 'error' }) });
+    new BusyboxReconciler(mgr.getClient(), mgr.getEventRecorder('busybox-controller')).setupWithManager(mgr);
+    const stop = new AbortController();
+    const running = mgr.start(stop.signal);
+    // The fake answers at once: poll often, give up sooner than on a real API server.
+    const waits = { timeout: 10_000, interval: 50 };
+    try {
+      const key = { namespace, name: `${resourceName}-managed` };
+      await client.create(sample(key.name, 1));
+      await eventually(async () => assert.equal(findStatusCondition((await client.get(Busybox, key)).status?.conditions, 'Available')?.status, 'True'), {
+        ...waits,
+        message: 'the Busybox becomes Available',
+      });
+
+      const latest = await client.get(Busybox, key);
+      latest.spec = { ...latest.spec, size: 2 };
+      await client.update(latest);
+      await eventually(async () => assert.equal((await client.get(V1Deployment, key)).spec?.replicas, 2), { ...waits, message: 'the Deployment follows spec.size' });
+
+      await client.delete(await client.get(Busybox, key));
+      await eventually(async () => assert.rejects(client.get(Busybox, key), (err) => isNotFound(err)), { ...waits, message: 'the Busybox is deleted once its finalizer ran' });
+      await eventually(
+        async () => {
+          const events = await client.list(EventsV1Event, { namespace });
+          assert.ok(events.items.some((e) => e.regarding?.name === key.name && e.reason === 'Deleting'), 'a Deleting event about the Busybox');
+        },
+        { ...waits, message: 'the finalizer records an event' },
+      );
+    } finally {
+      stop.abort();
+      await running;
+    }
+  });
+
+  it('ignores a Busybox that no longer exists', async () => {
+    assert.deepEqual(await reconciler.reconcile({ namespace, name: 'does-not-exist' }, context()), {});
+  });
+});

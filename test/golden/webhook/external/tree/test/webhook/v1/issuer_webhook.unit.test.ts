@@ -1,0 +1,78 @@
+/*
+Copyright The Kubernetes authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+/**
+ * Unit tests of the Issuer webhooks: the classes called directly, as the webhook server calls
+ * them for an admission (or conversion) review. They need no API server: `npm run test:unit` runs
+ * them alone, in seconds, and `npm test` runs them before issuer_webhook.test.ts, where a real
+ * kube-apiserver calls the webhooks as config/webhook/manifests.yaml says (kubeforge/testing's
+ * FakeAPIServer calls no webhooks).
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { type AdmissionContext, newLogger } from 'kubeforge/runtime';
+import { IssuerCustomDefaulter, IssuerCustomValidator } from '../../../src/webhook/v1/issuer_webhook.js';
+
+describe('Issuer webhook, called directly', () => {
+  // What the classes log goes to the test output; errors only.
+  const logger = newLogger({ development: true, level: 'error' });
+
+  /** The Issuer `name`, as a user would create it. */
+  const newIssuer = (name: string): KubernetesObject => ({
+    apiVersion: 'cert-manager.io/v1',
+    kind: 'Issuer',
+    metadata: { name, namespace: 'default' },
+    // TODO(user): the fields its CRD requires (spec...).
+  });
+
+  /** What the webhook server hands the defaulter and the validator for a request about `obj`. */
+  const admission = (operation: 'CREATE' | 'UPDATE' | 'DELETE', obj: KubernetesObject): AdmissionContext => ({
+    request: {
+      uid: randomUUID(),
+      kind: { group: 'cert-manager.io', version: 'v1', kind: 'Issuer' },
+      resource: { group: 'cert-manager.io', version: 'v1', resource: 'issuers' },
+      name: obj.metadata?.name,
+      namespace: obj.metadata?.namespace,
+      operation,
+      userInfo: { username: 'test' },
+      object: obj,
+      dryRun: false,
+    },
+    dryRun: false,
+    logger,
+    signal: AbortSignal.timeout(10_000),
+  });
+
+  it('IssuerCustomDefaulter sets the defaults', async () => {
+    const obj = newIssuer('defaulted');
+    await new IssuerCustomDefaulter().default(obj, admission('CREATE', obj));
+    // TODO(user): assert on the defaults your defaulter sets.
+    assert.equal(obj.metadata?.name, 'defaulted');
+  });
+
+  it('IssuerCustomValidator allows a valid Issuer', async () => {
+    const obj = newIssuer('valid');
+    assert.equal(await new IssuerCustomValidator().validateCreate(obj, admission('CREATE', obj)), undefined);
+    assert.equal(await new IssuerCustomValidator().validateUpdate(obj, obj, admission('UPDATE', obj)), undefined);
+    assert.equal(await new IssuerCustomValidator().validateDelete(obj, admission('DELETE', obj)), undefined);
+    // TODO(user): check that an invalid Issuer is refused, e.g.
+    //   assert.throws(() => new IssuerCustomValidator().validateCreate(bad, admission('CREATE', bad)), FieldErrors);
+  });
+
+  // +kubebuilder:scaffold:webhook-tests
+});
