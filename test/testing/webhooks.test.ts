@@ -43,8 +43,14 @@ class RecordingServer {
 
   constructor(private readonly handlers: Record<string, (body: any, url: URL) => unknown>) {}
 
+  private address?: { host: string; port: number };
+
   async listen(o: { host: string; port: number; certDir: string }): Promise<void> {
-    const tls = { cert: readFileSync(join(o.certDir, 'tls.crt')), key: readFileSync(join(o.certDir, 'tls.key')) };
+    this.address = { host: o.host, port: o.port };
+    await this.serve({ cert: readFileSync(join(o.certDir, 'tls.crt')), key: readFileSync(join(o.certDir, 'tls.key')) });
+  }
+
+  private async serve(tls: { cert: string | Buffer; key: string | Buffer }): Promise<void> {
     this.server = https.createServer(tls, (req, res) => {
       let text = '';
       req.setEncoding('utf8');
@@ -62,13 +68,18 @@ class RecordingServer {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(handler(body, url)));
       });
     });
-    await new Promise<void>((r, j) => this.server!.once('error', j).listen(o.port, o.host, r));
+    await new Promise<void>((r, j) => this.server!.once('error', j).listen(this.address!.port, this.address!.host, r));
   }
 
-  /** Serves another certificate from now on (open connections are cut so that it applies). */
-  useCertificate(tls: { cert: string | Buffer; key: string | Buffer }): void {
-    this.server!.setSecureContext(tls);
-    this.server!.closeAllConnections();
+  /**
+   * Serves another certificate from now on: a new server on the same port, so that no open
+   * connection and no TLS session ticket of the old one lets a client skip the new handshake.
+   */
+  async useCertificate(tls: { cert: string | Buffer; key: string | Buffer }): Promise<void> {
+    const old = this.server!;
+    old.closeAllConnections();
+    await new Promise<void>((r) => old.close(() => r()));
+    await this.serve(tls);
   }
 
   /** Resolves with the first recorded call matching `pred`, calling `poke` until one arrives (at most 20 s). */
@@ -366,7 +377,7 @@ describe('TestEnvironment with webhooks on a real API server', () => {
 
   it('the API server verifies the serving certificate against the CA', async () => {
     const stranger = generateCACert({ commonName: 'not-the-envtest-ca' });
-    server.useCertificate(generateSignedCert(stranger, { hosts: ['127.0.0.1'] }));
+    await server.useCertificate(generateSignedCert(stranger, { hosts: ['127.0.0.1'] }));
     try {
       // Open connections are cut on the swap, but a connection the API server's client dialled
       // for an earlier request can complete its handshake (with the old certificate) just after
@@ -387,7 +398,7 @@ describe('TestEnvironment with webhooks on a real API server', () => {
       assert.match(refusal.message, /x509|certificate/);
     } finally {
       const dir = env.webhookInstallOptions.localServingCertDir;
-      server.useCertificate({ cert: readFileSync(join(dir, 'tls.crt')), key: readFileSync(join(dir, 'tls.key')) });
+      await server.useCertificate({ cert: readFileSync(join(dir, 'tls.crt')), key: readFileSync(join(dir, 'tls.key')) });
     }
   });
 
