@@ -513,6 +513,15 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'patch (strategic): an item the object has keeps its place, a new one comes first',
+    run: async (s) => {
+      const ref = (n: string, uid: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'Secret', name: n, uid, ...extra });
+      await s.do('create', 'POST', CM(s.ns), cm('c', { a: '1' }, { ownerReferences: [ref('x', '11111111-1111-1111-1111-111111111111'), ref('y', '22222222-2222-2222-2222-222222222222')] }));
+      await s.do('change y', 'PATCH', CM(s.ns, 'c'), { metadata: { ownerReferences: [ref('y', '22222222-2222-2222-2222-222222222222', { blockOwnerDeletion: true })] } }, SMP);
+      await s.do('add z, change x', 'PATCH', CM(s.ns, 'c'), { metadata: { ownerReferences: [ref('z', '33333333-3333-3333-3333-333333333333'), ref('x', '11111111-1111-1111-1111-111111111111', { controller: true })] } }, SMP);
+    },
+  },
+  {
     name: 'patch status (merge): only status',
     run: async (s) => {
       await s.do('create', 'POST', W(s.ns), widget('w'));

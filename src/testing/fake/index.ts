@@ -28,6 +28,8 @@ export interface FakeAPIServerOptions {
   crds?: CRDObject[];
   /** Files or folders of CRD YAML (as TestEnvironment's crdDirectoryPaths). */
   crdDirectoryPaths?: string[];
+  /** Fail when a crdDirectoryPaths entry does not exist (default false: skip it, as TestEnvironment). */
+  errorIfCRDPathMissing?: boolean;
   /** Objects present from the start (created in order; a status given is kept). Namespaces they name are created. */
   objects?: KubernetesObject[];
 }
@@ -41,7 +43,7 @@ export class FakeAPIServer {
   ) {}
 
   static async start(options: FakeAPIServerOptions = {}): Promise<FakeAPIServer> {
-    const crds = [...(options.crds ?? []), ...readCRDFiles(options.crdDirectoryPaths ?? [], true)];
+    const crds = [...(options.crds ?? []), ...readCRDFiles(options.crdDirectoryPaths ?? [], options.errorIfCRDPathMissing ?? false)];
     // The CEL engine is loaded here, not when kubeforge/testing is imported (TestEnvironment users never pay for it).
     const { validateObject } = await import('../../cel/index.js');
     const server = new FakeServer(crds as unknown as Obj[], validateObject);

@@ -59,23 +59,25 @@ export function strategicMerge(target: unknown, patch: unknown): unknown {
   return out;
 }
 
-/** Patch items come first, in the patch's order, then the items of the object the patch does not name. */
+/**
+ * As the API server merges: items the object does not have yet come first, in the patch's order;
+ * then the object's items in their own order, merged with the patch's item of the same key.
+ */
 function mergeList(field: string, current: unknown, patch: unknown[]): unknown[] {
   const cur = Array.isArray(current) ? current : [];
-  if (SET_LISTS.has(field)) return [...patch, ...cur.filter((x) => !patch.includes(x))];
+  if (SET_LISTS.has(field)) return [...patch.filter((x) => !cur.includes(x)), ...cur];
   const rule = MERGE_KEYS[field];
   if (!rule || !patch.every(isObj)) return clone(patch);
   if (patch.some((p) => (p as Obj).$patch === 'replace')) return clone(patch.filter((p) => (p as Obj).$patch !== 'replace'));
   const keyOf = (item: Obj) => (typeof rule === 'string' ? rule : rule(item));
-  const named = new Set<unknown>();
-  const out: unknown[] = [];
-  for (const item of patch as Obj[]) {
-    const key = keyOf(item);
-    named.add(item[key]);
-    const existing = cur.find((x) => isObj(x) && x[key] === item[key]);
-    if (item.$patch === 'delete') continue;
-    out.push(strategicMerge(existing === undefined ? {} : clone(existing), item));
+  const byKey = new Map<unknown, Obj>();
+  for (const item of patch as Obj[]) byKey.set(item[keyOf(item)], item);
+  const added = (patch as Obj[]).filter((item) => item.$patch !== 'delete' && !cur.some((x) => isObj(x) && x[keyOf(item)] === item[keyOf(item)])).map((item) => strategicMerge({}, item));
+  const kept: unknown[] = [];
+  for (const x of cur) {
+    const p = isObj(x) ? byKey.get(x[keyOf(x)]) : undefined;
+    if (p === undefined) kept.push(x);
+    else if (p.$patch !== 'delete') kept.push(strategicMerge(clone(x), p));
   }
-  for (const x of cur) if (!(isObj(x) && named.has(x[keyOf(x)]))) out.push(x);
-  return out;
+  return [...added, ...kept];
 }
