@@ -8,6 +8,7 @@
 import type { Resource } from './resources.js';
 import { equalJSON, type Schema } from './schema.js';
 import { ApiStatus } from './status.js';
+import { apiVersionOf } from '../../runtime/client/types.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -248,8 +249,8 @@ function writeEntries(obj: Obj, entries: Entry[]): void {
   }));
 }
 
-const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-const apiVersionOf = (r: Resource) => (r.group ? `${r.group}/${r.version}` : r.version);
+/** RFC 3339 to the second, as metav1.Time serialises. */
+export const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 const sameEntry = (e: Entry, manager: string, operation: string, sub: string | undefined) => e.manager === manager && e.operation === operation && (e.subresource ?? '') === (sub ?? '');
 
 /** How the API server names a manager in a conflict (apimachinery's printManager). */

@@ -12,6 +12,7 @@ import { BUILTIN_KINDS } from '../../project/builtin-kinds-data.js';
 import { builtinResource, crdResources, type Resource } from './resources.js';
 import { Store, type StoredEvent, type WriteContext } from './store.js';
 import { ApiStatus, badRequest, methodNotAllowed, notFound } from './status.js';
+import { apiVersionOf } from '../../runtime/client/types.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, type FieldRequirement, type LabelRequirement } from './selectors.js';
 
 type Obj = Record<string, unknown>;
@@ -50,7 +51,7 @@ export class FakeServer {
   }
 
   resourceFor(apiVersion: string, kind: string): Resource | undefined {
-    for (const r of this.resources.values()) if ((r.group ? `${r.group}/${r.version}` : r.version) === apiVersion && r.kind === kind) return r;
+    for (const r of this.resources.values()) if (apiVersionOf(r) === apiVersion && r.kind === kind) return r;
     return undefined;
   }
 
@@ -343,7 +344,7 @@ export class FakeServer {
     const timeout = Number(q.get('timeoutSeconds') ?? 0);
     const timer = timeout > 0 ? setTimeout(() => res.end(), timeout * 1000) : undefined;
     timer?.unref();
-    const bookmarks = q.get('allowWatchBookmarks') === 'true' ? setInterval(() => write('BOOKMARK', { kind: r.kind, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: { resourceVersion: String(this.store.currentRV()) } }), 1000) : undefined;
+    const bookmarks = q.get('allowWatchBookmarks') === 'true' ? setInterval(() => write('BOOKMARK', { kind: r.kind, apiVersion: apiVersionOf(r), metadata: { resourceVersion: String(this.store.currentRV()) } }), 1000) : undefined;
     bookmarks?.unref();
     res.on('close', () => {
       unsubscribe();
@@ -390,7 +391,6 @@ export class FakeServer {
 
 const WATCHING = Symbol('watching');
 
-const apiVersionOf = (r: Resource) => (r.group ? `${r.group}/${r.version}` : r.version);
 
 /** A list's metadata; custom resource lists (unstructured on the server) carry an empty continue. */
 function listMeta(r: Resource, rv: string): Obj {

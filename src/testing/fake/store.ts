@@ -13,7 +13,8 @@ import type { Resource } from './resources.js';
 import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, ApiStatus, unsupportedMediaType } from './status.js';
 import { validateMetadata } from './metadata.js';
 import { strategicMerge } from './smp.js';
-import { applyConfiguration, trackUpdate } from './apply.js';
+import { applyConfiguration, now, trackUpdate } from './apply.js';
+import { apiVersionOf } from '../../runtime/client/types.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -42,8 +43,6 @@ export interface WriteContext {
   warnings: string[];
 }
 
-/** RFC 3339 to the second, as metav1.Time serialises. */
-const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 /** What a watch subscriber gets. */
@@ -122,7 +121,7 @@ export class Store {
   /** A stored object as `r`'s version reads it: apiVersion, and the version's defaults. */
   asVersion(r: Resource, o: Obj): Obj {
     const c = clone(o);
-    c.apiVersion = r.group ? `${r.group}/${r.version}` : r.version;
+    c.apiVersion = apiVersionOf(r);
     if (r.custom) applyDefaults(c, r.schema);
     return c;
   }
@@ -156,7 +155,7 @@ export class Store {
 
   /** Checks the body names the resource of the URL, as the server's decoder does. */
   private checkTypeMeta(r: Resource, body: Obj): void {
-    const want = r.group ? `${r.group}/${r.version}` : r.version;
+    const want = apiVersionOf(r);
     if (body.apiVersion === undefined && body.kind === undefined) return;
     if (body.kind !== undefined && body.kind !== r.kind) throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
     if (body.apiVersion !== undefined && body.apiVersion !== want) throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${want})`);
@@ -165,7 +164,7 @@ export class Store {
   /** Pruning and defaulting of a custom resource's body (what decoding does). */
   private decode(r: Resource, body: Obj, ctx: WriteContext): Obj {
     const o = clone(body);
-    o.apiVersion = r.group ? `${r.group}/${r.version}` : r.version;
+    o.apiVersion = apiVersionOf(r);
     o.kind = r.kind;
     if (r.custom) {
       const dropped: string[] = [];
@@ -360,7 +359,7 @@ export class Store {
     this.checkTypeMeta(r, body);
     const existing = this.find(r, namespace, name);
     const applied = applyConfiguration(r, existing, body, ctx.fieldManager, ctx.force === true, sub);
-    const next = { ...applied, apiVersion: body.apiVersion ?? (r.group ? `${r.group}/${r.version}` : r.version), kind: r.kind };
+    const next = { ...applied, apiVersion: body.apiVersion ?? apiVersionOf(r), kind: r.kind };
     const m = meta(next);
     m.name = name;
     if (r.namespaced) m.namespace = namespace;
