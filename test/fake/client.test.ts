@@ -132,4 +132,41 @@ describe('the fake client', () => {
     assert.equal(ctx.signal.aborted, false);
     assert.equal(typeof ctx.logger.info, 'function');
   });
+
+  it('a CRD created through the API with CEL rules has them enforced from its first object on', async () => {
+    // The CEL engine is loaded only when a served schema has rules: here, after the server started with none.
+    const c = await newFakeClient();
+    closers.push(() => c.close());
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.late.kubeforge.io' },
+      spec: {
+        group: 'late.kubeforge.io',
+        scope: 'Namespaced',
+        names: { kind: 'Gadget', plural: 'gadgets', singular: 'gadget', listKind: 'GadgetList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: { spec: { type: 'object', properties: { min: { type: 'integer' }, max: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.min <= self.max', message: 'min must not exceed max' }] } },
+              },
+            },
+          },
+        ],
+      },
+    };
+    await c.create(crd);
+    const G = { apiVersion: 'late.kubeforge.io/v1', kind: 'Gadget' };
+    await c.create({ ...G, metadata: { name: 'fine', namespace: 'default' }, spec: { min: 1, max: 2 } });
+    await assert.rejects(c.create({ ...G, metadata: { name: 'upside-down', namespace: 'default' }, spec: { min: 3, max: 2 } }), (e: unknown) => {
+      assert.ok(isInvalid(e), String(e));
+      assert.match((e as StatusError).message, /is invalid: spec: Invalid value: .*min must not exceed max/);
+      return true;
+    });
+  });
 });

@@ -44,9 +44,10 @@ export class FakeAPIServer {
 
   static async start(options: FakeAPIServerOptions = {}): Promise<FakeAPIServer> {
     const crds = [...(options.crds ?? []), ...readCRDFiles(options.crdDirectoryPaths ?? [], options.errorIfCRDPathMissing ?? false)];
-    // The CEL engine is loaded here, not when kubeforge/testing is imported (TestEnvironment users never pay for it).
-    const { validateObject } = await import('../../cel/index.js');
-    const server = new FakeServer(crds as unknown as Obj[], validateObject);
+    // The CEL engine is loaded only for CRDs with rules, never when kubeforge/testing is imported
+    // (TestEnvironment users never pay for it).
+    const server = new FakeServer(crds as unknown as Obj[], async () => (await import('../../cel/index.js')).validateObject);
+    await server.ready();
     for (const o of options.objects ?? []) seed(server, o as unknown as Obj);
     const url = await server.listen();
     const config = new KubeConfig();

@@ -20,6 +20,8 @@ export interface Resource {
   storageKey: string;
   /** The CRD version's schema (custom resources only). */
   schema?: Schema;
+  /** The schema has x-kubernetes-validations (CEL rules) somewhere. */
+  hasRules?: boolean;
   custom: boolean;
   /** metadata.generation is kept and bumped on spec changes. */
   generation: boolean;
@@ -134,6 +136,7 @@ export function crdResources(crd: Obj): Resource[] {
     if (v.served === false) continue;
     const sub = (v.subresources ?? {}) as Obj;
     const scale = sub.scale as Resource['scale'] | undefined;
+    const schema = ((v.schema as Obj | undefined)?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }) as Schema;
     out.push({
       group,
       version: String(v.name),
@@ -142,7 +145,8 @@ export function crdResources(crd: Obj): Resource[] {
       singular: String(names.singular ?? String(names.kind ?? '').toLowerCase()),
       namespaced: spec.scope !== 'Cluster',
       storageKey: `${group}/${plural}`,
-      schema: ((v.schema as Obj | undefined)?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }) as Schema,
+      schema,
+      hasRules: JSON.stringify(schema).includes('"x-kubernetes-validations"'),
       custom: true,
       generation: true,
       status: sub.status !== undefined,

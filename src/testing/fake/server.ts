@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { parse as parseYAML } from 'yaml';
 import { BUILTIN_KINDS } from '../../project/builtin-kinds-data.js';
 import { builtinResource, crdResources, type Resource } from './resources.js';
-import { Store, type StoredEvent, type WriteContext } from './store.js';
+import { Store, type CelRules, type StoredEvent, type WriteContext } from './store.js';
 import { ApiStatus, badRequest, methodNotAllowed, notFound } from './status.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, type FieldRequirement, type LabelRequirement } from './selectors.js';
@@ -34,11 +34,23 @@ export class FakeServer {
   private server?: http.Server;
   private readonly watches = new Set<http.ServerResponse>();
 
-  constructor(crds: readonly Obj[] = [], celRules?: ConstructorParameters<typeof Store>[1]) {
+  /** The CEL engine, loaded when the first CRD with rules is installed (undefined until then). */
+  private cel?: Promise<void>;
+
+  /** Call {@link ready} before serving: a CRD with CEL rules loads the CEL engine. */
+  constructor(
+    crds: readonly Obj[] = [],
+    private readonly loadCelRules: () => Promise<CelRules>,
+  ) {
     for (const row of BUILTIN_KINDS) this.add(builtinResource(row));
     const namespaces = this.resources.get('/v1/namespaces')!;
-    this.store = new Store(namespaces, celRules);
+    this.store = new Store(namespaces);
     for (const crd of crds) this.installCRD(crd);
+  }
+
+  /** Resolves once the CEL engine is loaded, if a served schema has rules. */
+  async ready(): Promise<void> {
+    await this.cel;
   }
 
   private add(r: Resource): void {
@@ -47,7 +59,10 @@ export class FakeServer {
 
   /** Serves a CRD's versions (what creating a CRD does on a real server, established at once). */
   installCRD(crd: Obj): void {
-    for (const r of crdResources(crd)) this.add(r);
+    for (const r of crdResources(crd)) {
+      this.add(r);
+      if (r.hasRules) this.cel ??= this.loadCelRules().then((rules) => this.store.useCelRules(rules));
+    }
   }
 
   resourceFor(apiVersion: string, kind: string): Resource | undefined {
@@ -78,6 +93,7 @@ export class FakeServer {
       const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req);
       const answer = this.dispatch(req, res, url, body);
       if (answer === WATCHING) return;
+      await this.cel; // a CRD just created has rules: its objects are checked from the next request on
       send(res, answer.code && answer.code >= 400 ? answer.code : 200, answer.body, answer.warnings, answer.code);
     } catch (e) {
       if (e instanceof ApiStatus) send(res, e.code, e.body());

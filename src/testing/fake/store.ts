@@ -17,6 +17,8 @@ import { applyConfiguration, now, trackUpdate } from './apply.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 
 type Obj = Record<string, unknown>;
+/** Evaluates the CEL rules of a schema on an object (and its old version on update). */
+export type CelRules = (schema: RuleSchema, obj: unknown, old: unknown, warnings: string[]) => RuleFailure[];
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 const meta = (o: Obj): Obj => (isObj(o.metadata) ? o.metadata : (o.metadata = {}));
@@ -57,16 +59,21 @@ export class Store {
   private readonly subscribers = new Set<Subscriber>();
   /** Namespaced resources whose namespace must exist; the Namespace resource itself. */
   /**
-   * `celRules` evaluates a schema's CEL rules (src/cel's validateObject), handed in so that
-   * importing kubeforge/testing does not load the CEL engine; without it no rule is run.
+   * `celRules` evaluates a schema's CEL rules (src/cel's validateObject), handed in (by
+   * {@link useCelRules}) once a served schema has rules, so that neither importing
+   * kubeforge/testing nor a fake server of CRDs without rules loads the CEL engine.
    */
-  constructor(
-    private readonly namespaces: Resource,
-    private readonly celRules?: (schema: RuleSchema, obj: unknown, old: unknown, warnings: string[]) => RuleFailure[],
-  ) {
+  private celRules?: CelRules;
+
+  constructor(private readonly namespaces: Resource) {
     for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       this.put(namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'kubernetes.io/metadata.name': ns } }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }, 'ADDED');
     }
+  }
+
+  /** Runs `rules` for the CEL rules of schemas from now on. */
+  useCelRules(rules: CelRules): void {
+    this.celRules = rules;
   }
 
   currentRV(): number {
@@ -192,7 +199,7 @@ export class Store {
       errs.push(...schemaErrs);
       if (r.scale && !statusOnly) errs.push(...scaleErrors(o, r.scale.specReplicasPath));
       if (r.scale) errs.push(...scaleErrors(o, r.scale.statusReplicasPath));
-      if (hasRules(r.schema) && this.celRules) {
+      if (r.hasRules && this.celRules) {
         if (errs.some((e) => BLOCKING.has(e.type))) {
           errs.push({ type: 'FieldValueInvalid', field: '<nil>', value: null, detail: 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' });
         } else {
@@ -438,10 +445,6 @@ function goType(v: unknown): string {
   if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
   if (Array.isArray(v)) return '[]interface {}';
   return 'map[string]interface {}';
-}
-
-function hasRules(s: unknown): boolean {
-  return JSON.stringify(s).includes('"x-kubernetes-validations"');
 }
 
 /** No finalizer may be added once deletion started; the server reports it twice (metadata and strategy). */
