@@ -98,7 +98,7 @@ describe('e2e: kubeforge init -> create api x3 -> build -> test -> kustomize -> 
     }
     assert.ok(pass >= 15, `at least the suite smoke test, three tests per CRD controller and one for Deployment passed, in each tier (got ${pass})`);
     // The unit tier first: the three controllers' unit tests, no control plane.
-    assert.match(r.stderr, /^test: unit tier: 3 test file\(s\), no control plane$/m);
+    assert.match(r.stderr, /^test: unit tier: 3 test file\(s\) in \d+ process\(es\), no control plane$/m);
     // Four test files (suite, CronJob, Fleet, Deployment), one kube-apiserver for all of them.
     assert.match(r.stderr, /^test: one control plane \(kube-apiserver pid \d+\) for 4 test file\(s\)$/m);
     assert.equal(counter.starts(), 1, 'npm test started exactly one kube-apiserver');

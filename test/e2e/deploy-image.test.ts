@@ -75,7 +75,7 @@ describe('e2e: create api --plugins deploy-image/v1-alpha -> build -> npm test -
     const r = sh('npm', ['test'], project);
     const out = ok(r, 'npm test');
     assertAllPassed(out, 'npm test');
-    assert.match(r.stderr, /^test: unit tier: 1 test file\(s\), no control plane$/m);
+    assert.match(r.stderr, /^test: unit tier: 1 test file\(s\) in \d+ process\(es\), no control plane$/m);
     assert.match(out, /^ok \d+ - Memcached controller on the fake API server$/m);
     for (const name of [
       'reconciles a created Memcached: a Deployment of the image with spec.size replicas, owned by it, then Available',

@@ -71,7 +71,7 @@ describe('e2e: testdata/project is what npm run generate:testdata makes, and it 
     const out = ok(r, 'the sample tests');
     assertAllPassed(out, 'the sample tests');
     // The controller's and the webhooks' unit tests ran first, on no control plane.
-    assert.match(r.stderr, /^test: unit tier: 2 test file\(s\), no control plane$/m);
+    assert.match(r.stderr, /^test: unit tier: 2 test file\(s\) in \d+ process\(es\), no control plane$/m);
     assert.match(out, /^ok \d+ - CronJob controller on the fake API server$/m);
     assert.match(out, /^ok \d+ - CronJob webhook, called directly$/m);
     for (const name of [

@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -154,7 +154,7 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
     const r = await watched(join(bin, 'npm'), ['run', 'test:unit'], env);
     assert.equal(r.status, 0, `npm run test:unit failed:\n${r.stdout}\n${r.stderr}`);
     const pass = assertAllPassed(r.stdout, 'npm run test:unit');
-    assert.match(r.stderr, new RegExp(`^test: unit tier: ${PAIRS.length} test file\\(s\\), no control plane$`, 'm'));
+    assert.match(r.stderr, new RegExp(`^test: unit tier: ${PAIRS.length} test file\\(s\\) in \\d+ process\\(es\\), no control plane$`, 'm'));
     assert.doesNotMatch(r.stderr, /control plane \(kube-apiserver|cannot start the test control plane/);
     for (const kind of ['Frigate', 'Harbor', 'Deployment', 'Tender']) assert.match(r.stdout, new RegExp(`^ok \\d+ - ${kind} controller on the fake API server$`, 'm'));
     for (const kind of ['Frigate', 'Pod']) assert.match(r.stdout, new RegExp(`^ok \\d+ - ${kind} webhook, called directly$`, 'm'));
@@ -175,13 +175,36 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
     t.diagnostic(`npm run test:unit: ${pass} tests in ${(r.ms / 1000).toFixed(1)} s wall (build included); unit tier ${tierDurations(r.stdout).join(', ')} ms`);
   });
 
+  it('a failing unit test fails the run though its file shares a process with passing ones; --isolate runs a process per file', { timeout: 5 * MINUTES }, () => {
+    // After test:unit's build: a file of the unit tier with one failing test, beside the passing ones.
+    const failing = join(project, 'build/test/zz_failing.unit.test.js');
+    writeFileSync(failing, "import { it } from 'node:test';\nimport assert from 'node:assert/strict';\nit('fails on purpose', () => assert.equal(1, 2));\n");
+    try {
+      const env = { ...baseEnv(), KUBEBUILDER_ASSETS: '/nonexistent' };
+      const shared = sh(process.execPath, ['hack/test.mjs', '--unit'], project, env);
+      assert.equal(shared.status, 1, `the run fails:\n${shared.stdout}\n${shared.stderr}`);
+      assert.match(shared.stderr, new RegExp(`^test: unit tier: ${PAIRS.length + 1} test file\\(s\\) in \\d+ process\\(es\\), no control plane$`, 'm'));
+      assert.match(shared.stdout, /^not ok \d+ - fails on purpose$/m);
+      assert.match(shared.stdout, /^ok \d+ - Frigate controller on the fake API server$/m, 'the files sharing its process still ran');
+      assert.match(shared.stdout, /^# fail 1$/m);
+
+      const isolated = sh(process.execPath, ['hack/test.mjs', '--unit', '--isolate'], project, env);
+      assert.equal(isolated.status, 1, `the run fails:\n${isolated.stdout}\n${isolated.stderr}`);
+      assert.match(isolated.stderr, new RegExp(`^test: unit tier: ${PAIRS.length + 1} test file\\(s\\) in ${PAIRS.length + 1} process\\(es\\), no control plane$`, 'm'));
+      assert.match(isolated.stdout, /^# fail 1$/m);
+      assert.match(isolated.stdout, /^# pass \d+$/m);
+    } finally {
+      rmSync(failing, { force: true });
+    }
+  });
+
   it('npm test runs the unit tier first, then the rest on one control plane, and passes', { timeout: 10 * MINUTES }, async (t) => {
     const counter = countingAssets(join(work, 'assets'));
     const env = { ...baseEnv(), KUBEBUILDER_ASSETS: counter.assets };
     const r = await watched('npm', ['test'], env);
     assert.equal(r.status, 0, `npm test failed:\n${r.stdout}\n${r.stderr}`);
     assertAllPassed(r.stdout, 'npm test');
-    const unit = r.stderr.search(/^test: unit tier: \d+ test file\(s\), no control plane$/m);
+    const unit = r.stderr.search(/^test: unit tier: \d+ test file\(s\) in \d+ process\(es\), no control plane$/m);
     const plane = r.stderr.search(/^test: one control plane \(kube-apiserver pid \d+\) for 7 test file\(s\)$/m);
     assert.ok(unit >= 0 && plane > unit, `the unit tier, then one control plane for the suite and the six real-server tests:\n${r.stderr}`);
     assert.equal([...r.stdout.matchAll(/^# fail 0$/gm)].length, 2, 'a TAP summary per tier');

@@ -105,7 +105,7 @@ describe('CronJob controller on the fake API server', () => {
             const got = await client.get(CronJob, key);
             assert.equal(findStatusCondition(got.status?.conditions, 'Available')?.observedGeneration, generation);
           },
-          { timeout: 10_000, interval: 50, message: `the CronJob is reconciled at generation ${generation}` },
+          { timeout: 10_000, interval: 10, message: `the CronJob is reconciled at generation ${generation}` },
         );
       await observed(cronJob.metadata?.generation);
 
@@ -123,7 +123,7 @@ describe('CronJob controller on the fake API server', () => {
           const notes = events.items.filter((e) => e.regarding?.uid === cronJob.metadata?.uid && e.reason === 'Reconciled').map((e) => e.note);
           assert.deepEqual(notes.sort(), ['generation 1 reconciled', 'generation 2 reconciled']);
         },
-        { timeout: 10_000, interval: 50, message: 'the reconciler records an event per generation' },
+        { timeout: 10_000, interval: 10, message: 'the reconciler records an event per generation' },
       );
       await client.delete(cronJob);
     } finally {

@@ -130,7 +130,7 @@ describe('Busybox controller on the fake API server', () => {
     const stop = new AbortController();
     const running = mgr.start(stop.signal);
     // The fake answers at once: poll often, give up sooner than on a real API server.
-    const waits = { timeout: 10_000, interval: 50 };
+    const waits = { timeout: 10_000, interval: 10 };
     try {
       const key = { namespace, name: `${resourceName}-managed` };
       await client.create(sample(key.name, 1));

@@ -89,7 +89,7 @@ describe('Captain controller on the fake API server', () => {
             const got = await client.get(Captain, key);
             assert.equal(findStatusCondition(got.status?.conditions, 'Available')?.observedGeneration, generation);
           },
-          { timeout: 10_000, interval: 50, message: `the Captain is reconciled at generation ${generation}` },
+          { timeout: 10_000, interval: 10, message: `the Captain is reconciled at generation ${generation}` },
         );
       await observed(captain.metadata?.generation);
 
@@ -107,7 +107,7 @@ describe('Captain controller on the fake API server', () => {
           const notes = events.items.filter((e) => e.regarding?.uid === captain.metadata?.uid && e.reason === 'Reconciled').map((e) => e.note);
           assert.deepEqual(notes.sort(), ['generation 1 reconciled', 'generation 2 reconciled']);
         },
-        { timeout: 10_000, interval: 50, message: 'the reconciler records an event per generation' },
+        { timeout: 10_000, interval: 10, message: 'the reconciler records an event per generation' },
       );
       await client.delete(captain);
     } finally {
