@@ -82,6 +82,8 @@ describe('entry point boundaries', () => {
     for (const file of [...sourceFiles(join(root, 'src/runtime')), ...sourceFiles(join(root, 'src/testing'))]) {
       for (const spec of importedSpecifiers(file)) {
         if (spec.startsWith('.')) {
+          // One file of schema is allowed: the shipped models (no ts-morph, no CLI package), with which the fake API server decodes built-in Kinds.
+          if (/\/schema\/k8s\/index\.js$/.test(spec)) continue;
           if (/\/(cli|scaffold|scaffolds|markers\/collector|schema|manifests)\//.test(`/${spec}`)) offenders.push(`${file}: ${spec}`);
         } else if (CLI_ONLY.includes(packageOf(spec))) offenders.push(`${file}: ${spec}`);
       }

@@ -34,7 +34,11 @@ const LAYERS: Record<string, string[]> = {
 };
 
 /** Single files another layer may reach outside its list: `<from> -> <file under src/>`. */
-const EXCEPTIONS = new Set(['schema -> analysis/collector.ts']);
+const EXCEPTIONS = new Set([
+  'schema -> analysis/collector.ts',
+  // The fake API server decodes built-in Kinds with the shipped models (models.json), as the API server decodes their Go types.
+  'testing -> schema/k8s/index.ts',
+]);
 
 /** Parts of src/runtime (and contracts.ts, index.ts) and what each may import as a value. */
 const RUNTIME_PARTS: Record<string, string[]> = {

@@ -984,4 +984,184 @@ export const SCENARIOS: Scenario[] = [
       await s.do('get', 'GET', `/api/v1/namespaces/${s.ns}-n`);
     },
   },
+
+  // --- built-in Kinds: the defaults of their Go types, pruning of unknown fields, type errors
+  ...BUILTIN_SCENARIOS(),
 ];
+
+const APPS = (ns: string, plural: string, name?: string) => `/apis/apps/v1/namespaces/${ns}/${plural}${name ? `/${name}` : ''}`;
+const BATCH = (ns: string, plural: string, name?: string) => `/apis/batch/v1/namespaces/${ns}/${plural}${name ? `/${name}` : ''}`;
+const CORE = (ns: string, plural: string, name?: string) => `/api/v1/namespaces/${ns}/${plural}${name ? `/${name}` : ''}`;
+
+/** A pod template as an operator writes one: one container, its image, a label. */
+function podTemplate(spec: Record<string, unknown> = {}, container: Record<string, unknown> = {}) {
+  return { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.27', ...container }], ...spec } };
+}
+
+/** Everything a pod spec's defaulting touches: probes, ports, env from fields, volumes of each common source, an init container. */
+function richPodTemplate() {
+  return podTemplate(
+    {
+      initContainers: [{ name: 'init', image: 'busybox' }],
+      volumes: [
+        { name: 'cm', configMap: { name: 'settings' } },
+        { name: 'sec', secret: { secretName: 'creds' } },
+        { name: 'scratch', emptyDir: {} },
+        { name: 'data', persistentVolumeClaim: { claimName: 'data' } },
+        { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
+        { name: 'all', projected: { sources: [{ configMap: { name: 'settings' } }, { secret: { name: 'creds' } }, { serviceAccountToken: { path: 'token' } }] } },
+        { name: 'host', hostPath: { path: '/var/log' } },
+      ],
+    },
+    {
+      image: 'example.com/app:latest',
+      ports: [{ containerPort: 8080, name: 'http' }, { containerPort: 9090, protocol: 'UDP' }],
+      env: [{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, { name: 'PLAIN', value: 'x' }],
+      livenessProbe: { httpGet: { path: '/healthz', port: 8081 } },
+      readinessProbe: { tcpSocket: { port: 'http' }, periodSeconds: 5 },
+      startupProbe: { exec: { command: ['true'] } },
+      resources: { limits: { cpu: '500m', memory: '128Mi' } },
+      lifecycle: { preStop: { httpGet: { path: '/stop', port: 8080 } } },
+    },
+  );
+}
+
+function BUILTIN_SCENARIOS(): Scenario[] {
+  const deployment = (name: string, spec: Record<string, unknown> = {}) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name }, spec: { selector: { matchLabels: { app: 'x' } }, template: podTemplate(), ...spec } });
+  return [
+    {
+      name: 'built-in defaults: a Deployment as an operator creates one',
+      run: async (s) => {
+        await s.do('create', 'POST', APPS(s.ns, 'deployments'), deployment('d'));
+        await s.do('get', 'GET', APPS(s.ns, 'deployments', 'd'));
+      },
+    },
+    {
+      name: 'built-in defaults: a Deployment with probes, ports, env, volumes, limits and an init container',
+      run: async (s) => {
+        await s.do('create', 'POST', APPS(s.ns, 'deployments'), deployment('d', { replicas: 2, template: richPodTemplate() }));
+      },
+    },
+    {
+      name: 'built-in defaults: a Recreate Deployment gets no rolling update parameters',
+      run: async (s) => {
+        await s.do('create', 'POST', APPS(s.ns, 'deployments'), deployment('d', { strategy: { type: 'Recreate' } }));
+      },
+    },
+    {
+      name: 'built-in defaults: an update keeps them, a merge patch of the image does not reset them',
+      run: async (s) => {
+        const d = await s.do('create', 'POST', APPS(s.ns, 'deployments'), deployment('d'));
+        if (d) d.spec.replicas = 3;
+        await s.do('update', 'PUT', APPS(s.ns, 'deployments', 'd'), d);
+        await s.do('patch', 'PATCH', APPS(s.ns, 'deployments', 'd'), { spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:1.28' }] } } } }, SMP);
+      },
+    },
+    {
+      name: 'built-in defaults: a StatefulSet with a volume claim template',
+      run: async (s) => {
+        await s.do('create', 'POST', APPS(s.ns, 'statefulsets'), {
+          apiVersion: 'apps/v1',
+          kind: 'StatefulSet',
+          metadata: { name: 'st' },
+          spec: { serviceName: 'st', selector: { matchLabels: { app: 'x' } }, template: podTemplate(), volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }] },
+        });
+      },
+    },
+    {
+      name: 'built-in defaults: a DaemonSet and a ReplicaSet',
+      run: async (s) => {
+        await s.do('daemonset', 'POST', APPS(s.ns, 'daemonsets'), { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'ds' }, spec: { selector: { matchLabels: { app: 'x' } }, template: podTemplate() } });
+        await s.do('replicaset', 'POST', APPS(s.ns, 'replicasets'), { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'rs' }, spec: { selector: { matchLabels: { app: 'x' } }, template: podTemplate() } });
+      },
+    },
+    {
+      name: 'built-in defaults: a Job gets its selector and labels from its uid',
+      run: async (s) => {
+        await s.do('create', 'POST', BATCH(s.ns, 'jobs'), { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } });
+      },
+    },
+    {
+      name: 'built-in defaults: a CronJob and its job template',
+      run: async (s) => {
+        await s.do('create', 'POST', BATCH(s.ns, 'cronjobs'), {
+          apiVersion: 'batch/v1',
+          kind: 'CronJob',
+          metadata: { name: 'cj' },
+          spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox' }] } } } } },
+        });
+      },
+    },
+    {
+      name: 'built-in refused: a Pod whose service account does not exist (no controller makes "default" in a test control plane)',
+      run: async (s) => {
+        await s.do('default', 'POST', CORE(s.ns, 'pods'), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: podTemplate().spec });
+        await s.do('named', 'POST', CORE(s.ns, 'pods'), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'q' }, spec: { ...podTemplate().spec, serviceAccountName: 'robot' } });
+      },
+    },
+    {
+      name: 'built-in defaults: a Pod with its service account',
+      run: async (s) => {
+        await s.do('service account', 'POST', CORE(s.ns, 'serviceaccounts'), { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
+        await s.do('create', 'POST', CORE(s.ns, 'pods'), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: richPodTemplate().spec });
+      },
+    },
+    {
+      name: 'built-in defaults: a Service: target ports, protocol, session affinity, IP families',
+      run: async (s) => {
+        await s.do('create', 'POST', CORE(s.ns, 'services'), { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc' }, spec: { selector: { app: 'x' }, ports: [{ name: 'http', port: 80 }, { name: 'metrics', port: 8443, targetPort: 'https' }] } });
+      },
+    },
+    {
+      name: 'built-in defaults: a headless Service',
+      run: async (s) => {
+        await s.do('create', 'POST', CORE(s.ns, 'services'), { apiVersion: 'v1', kind: 'Service', metadata: { name: 'headless' }, spec: { clusterIP: 'None', selector: { app: 'x' }, ports: [{ port: 80 }] } });
+      },
+    },
+    {
+      name: 'built-in defaults: a Secret of stringData is stored as data, type Opaque',
+      run: async (s) => {
+        await s.do('create', 'POST', CORE(s.ns, 'secrets'), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { a: 'YQ==' }, stringData: { b: 'bee', a: 'override' } });
+        await s.do('update', 'PATCH', CORE(s.ns, 'secrets', 's'), { stringData: { c: 'sea' } }, MERGE);
+      },
+    },
+    {
+      name: 'built-in defaults: a PersistentVolumeClaim',
+      run: async (s) => {
+        await s.do('create', 'POST', CORE(s.ns, 'persistentvolumeclaims'), { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'pvc' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+      },
+    },
+    {
+      name: 'built-in: unknown fields are dropped',
+      run: async (s) => {
+        await s.do('configmap', 'POST', CM(s.ns), { ...cm('c'), spec: { x: 1 } });
+        await s.do('deployment', 'POST', APPS(s.ns, 'deployments'), deployment('d', { surprise: true, template: podTemplate({}, { colour: 'red' }) }));
+      },
+    },
+    {
+      name: 'built-in: a false, 0 or "" in a Go field that is not a pointer is not kept',
+      run: async (s) => {
+        await s.do('deployment', 'POST', APPS(s.ns, 'deployments'), deployment('d', { paused: false, minReadySeconds: 0 }));
+      },
+    },
+    {
+      name: 'built-in refused: a field of the wrong type',
+      run: async (s) => {
+        await s.do('replicas a string', 'POST', APPS(s.ns, 'deployments'), deployment('d', { replicas: 'two' }));
+        await s.do('data not strings', 'POST', CM(s.ns), { ...cm('c'), data: { a: 1 } });
+        await s.do('containers an object', 'POST', APPS(s.ns, 'deployments'), deployment('d', { template: { metadata: { labels: { app: 'x' } }, spec: { containers: { name: 'c' } } } }));
+        await s.do('template a string', 'POST', APPS(s.ns, 'deployments'), deployment('d', { template: 'pod' }));
+        await s.do('image a number', 'POST', APPS(s.ns, 'deployments'), deployment('d', { template: podTemplate({}, { image: 7 }) }));
+        await s.do('an arg a number', 'POST', APPS(s.ns, 'deployments'), deployment('d', { template: podTemplate({}, { args: ['a', 1] }) }));
+        await s.do('a label a number', 'POST', APPS(s.ns, 'deployments'), { ...deployment('d'), metadata: { name: 'd', labels: { a: 1 } } });
+        await s.do('a template label a number', 'POST', APPS(s.ns, 'deployments'), deployment('d', { template: { ...podTemplate(), metadata: { labels: { app: 1 } } } }));
+        await s.do('paused a string', 'POST', APPS(s.ns, 'deployments'), deployment('d', { paused: 'yes' }));
+        await s.do('maxSurge a boolean', 'POST', APPS(s.ns, 'deployments'), deployment('d', { strategy: { rollingUpdate: { maxSurge: true } } }));
+        await s.do('a limit a boolean', 'POST', APPS(s.ns, 'deployments'), deployment('d', { template: podTemplate({}, { resources: { limits: { cpu: true } } }) }));
+        await s.do('a fraction for an int32', 'POST', APPS(s.ns, 'deployments'), deployment('d', { replicas: 1.5 }));
+        await s.do('two errors: the first in the body wins', 'POST', APPS(s.ns, 'deployments'), deployment('d', { revisionHistoryLimit: 'x', replicas: 'y' }));
+        await s.do('a secret value not base64', 'POST', CORE(s.ns, 'secrets'), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { a: 'not base64!' } });
+      },
+    },
+  ];
+}

@@ -55,14 +55,14 @@ export const k8sSchemaSource: K8sSchemaSourcePackage & {
 type Special = 'Quantity' | 'IntOrString' | 'RawExtension' | 'JSON' | 'ObjectMeta';
 
 /** A node of models.json: a schema whose model-typed parts are references. */
-interface DataNode extends JSONSchemaProps {
+export interface DataNode extends JSONSchemaProps {
   $model?: string;
   $special?: Special;
   items?: DataNode;
   additionalProperties?: DataNode;
 }
 
-interface DataModel {
+export interface DataModel {
   description?: string;
   properties: Record<string, DataNode>;
   required?: string[];
@@ -117,6 +117,15 @@ export function k8sSchemaDataPath(): string {
 function load(): Data {
   if (!data) data = JSON.parse(readFileSync(k8sSchemaDataPath(), 'utf8')) as Data;
   return data;
+}
+
+/**
+ * A model as models.json keeps it: properties whose model-typed parts are references (`$model`,
+ * `$special`), not inlined. What kubeforge/testing's fake API server decodes built-in Kinds with
+ * (it needs the Go struct each field belongs to). Shared: do not change it.
+ */
+export function k8sModelSource(name: string): DataModel | undefined {
+  return Object.hasOwn(load().models, name) ? load().models[name] : undefined;
 }
 
 /**

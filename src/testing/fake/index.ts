@@ -10,7 +10,8 @@
  * ```
  *
  * What it does not do (README, "Testing without an API server"): admission webhooks, conversion
- * webhooks, garbage collection, built-in Kinds' defaults and validation beyond metadata, RBAC.
+ * webhooks, garbage collection, built-in Kinds' validation beyond metadata and field types (their
+ * defaults it applies: ./builtin.ts), RBAC.
  */
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { newClient, type ClientOptions } from '../../runtime/client/client.js';

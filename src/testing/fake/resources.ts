@@ -20,6 +20,8 @@ export interface Resource {
   storageKey: string;
   /** The CRD version's schema (custom resources only). */
   schema?: Schema;
+  /** The client-node model of a built-in Kind (its Go type, for decoding: ./decode.ts). */
+  model?: string;
   /** The schema has x-kubernetes-validations (CEL rules) somewhere. */
   hasRules?: boolean;
   custom: boolean;
@@ -101,6 +103,7 @@ export interface BuiltinRow {
   kind: string;
   plural: string;
   namespaced: boolean;
+  model?: string;
 }
 
 /** A built-in resource from a discovery row (`group` as the table spells it: 'core', 'apps', 'rbac'...). */
@@ -115,6 +118,7 @@ export function builtinResource(row: BuiltinRow): Resource {
     singular: row.kind.toLowerCase(),
     namespaced: row.namespaced,
     storageKey: `${group}/${row.plural}`,
+    model: row.model,
     custom: false,
     generation: WITH_GENERATION.has(gk),
     status: WITH_STATUS.has(gk),

@@ -44,7 +44,7 @@ export class FakeServer {
   ) {
     for (const row of BUILTIN_KINDS) this.add(builtinResource(row));
     const namespaces = this.resources.get('/v1/namespaces')!;
-    this.store = new Store(namespaces);
+    this.store = new Store(namespaces, (apiVersion, kind) => this.resourceFor(apiVersion, kind));
     for (const crd of crds) this.installCRD(crd);
   }
 

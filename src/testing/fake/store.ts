@@ -12,6 +12,8 @@ import { applyDefaults, equalJSON, prune, validate, valueAt, type FieldErr } fro
 import type { Resource } from './resources.js';
 import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, ApiStatus, unsupportedMediaType } from './status.js';
 import { validateMetadata } from './metadata.js';
+import { decodeBuiltin } from './decode.js';
+import { admitBuiltinCreate, defaultBuiltin, prepareBuiltinCreate, prepareBuiltinUpdate, resetStatusOnCreate, type Admission } from './builtin.js';
 import { strategicMerge } from './smp.js';
 import { applyConfiguration, now, trackUpdate } from './apply.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
@@ -64,8 +66,23 @@ export class Store {
    * kubeforge/testing nor a fake server of CRDs without rules loads the CEL engine.
    */
   private celRules?: CelRules;
+  /** What built-in Kinds' admission looks up and allocates on create (./builtin.ts). */
+  private readonly admission: Admission;
+  private lastClusterIP = 1;
 
-  constructor(private readonly namespaces: Resource) {
+  /** `resourceOf` finds a served resource by apiVersion and kind (the ServiceAccount a Pod needs). */
+  constructor(
+    private readonly namespaces: Resource,
+    resourceOf: (apiVersion: string, kind: string) => Resource | undefined = () => undefined,
+  ) {
+    this.admission = {
+      find: (kind, namespace, name) => {
+        const r = resourceOf('v1', kind);
+        return r ? this.find(r, namespace, name) : undefined;
+      },
+      // The service range of a test control plane is 10.0.0.0/24, 10.0.0.1 the kubernetes Service's.
+      allocateClusterIP: () => `10.0.0.${(this.lastClusterIP = (this.lastClusterIP % 253) + 2)}`,
+    };
     for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       this.put(namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'kubernetes.io/metadata.name': ns } }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }, 'ADDED');
     }
@@ -178,6 +195,9 @@ export class Store {
       prune(o, r.schema, '', dropped, true);
       for (const d of dropped) ctx.warnings.push(`unknown field "${d}"`);
       applyDefaults(o, r.schema);
+    } else {
+      decodeBuiltin(r, r.model, o, ctx.warnings);
+      defaultBuiltin(r, o);
     }
     return o;
   }
@@ -229,14 +249,20 @@ export class Store {
     if (m.resourceVersion !== undefined && m.resourceVersion !== '') throw new ApiStatus(500, 'InternalError', 'resourceVersion should not be set on objects to be created');
     for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete m[k];
     if (r.status && r.custom) delete o.status;
+    if (!r.custom) {
+      resetStatusOnCreate(r, o);
+      defaultBuiltin(r, o);
+    }
     if (isObj(m.labels) && Object.keys(m.labels).length === 0) delete m.labels;
     if (isObj(m.annotations) && Object.keys(m.annotations).length === 0) delete m.annotations;
     this.validateObject(r, o, undefined, ctx);
     this.checkNamespace(r, namespace, String(m.name));
+    if (!r.custom) admitBuiltinCreate(r, o, this.admission);
     if (this.find(r, namespace, String(m.name))) throw alreadyExists(r, String(m.name));
     m.uid = randomUUID();
     m.creationTimestamp = now();
     if (r.generation) m.generation = 1;
+    if (!r.custom) prepareBuiltinCreate(r, o, this.admission);
     if (r.kind === 'Namespace' && r.group === '') {
       o.spec = { finalizers: ['kubernetes'], ...(isObj(o.spec) ? o.spec : {}) };
       o.status = { phase: 'Active' };
@@ -292,6 +318,7 @@ export class Store {
     const nm = meta(o);
     nm.name = name;
     if (r.namespaced) nm.namespace = namespace;
+    if (!r.custom && sub !== 'status') prepareBuiltinUpdate(r, o, old);
     for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) {
       if (om[k] === undefined) delete nm[k];
       else nm[k] = om[k];

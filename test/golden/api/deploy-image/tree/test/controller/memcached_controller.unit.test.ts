@@ -25,9 +25,10 @@ limitations under the License.
  * status subresource, selectors, patches and server-side apply, and watches, and applies the
  * CRDs' schemas (pruning, defaults, validation, CEL rules): the client, and a whole manager with
  * its watches, run on it unchanged. It does not run admission or conversion webhooks, garbage
- * collection (the Deployment stays when its Memcached goes), or the defaults and validation of
- * built-in Kinds beyond their metadata (the Deployment is stored as the controller wrote it):
- * test what depends on those against the real API server. Neither runs a Pod.
+ * collection (the Deployment stays when its Memcached goes), or the validation of built-in Kinds
+ * beyond their metadata and field types (the Deployment gets the server's defaults, but a
+ * selector that does not match its template is stored): test what depends on those against the
+ * real API server. Neither runs a Pod.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -1,0 +1,193 @@
+/**
+ * A built-in Kind's body read as the API server reads it: into the Kind's Go types, with the
+ * JSON decoder's rules (sigs.k8s.io/json over encoding/json). Two outcomes:
+ *  - a value of the wrong JSON type is refused with 400 BadRequest and the decoder's words
+ *    (`json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type
+ *    int32`): the first such error in the body's order, unless a custom decoder (Quantity) fails
+ *    first, which stops the decoding at once;
+ *  - a field the Go type does not have is dropped, with the `unknown field "spec.x"` warning of
+ *    the server's default field validation (Warn).
+ * The types come from models.json (src/schema/k8s, the schemas `manifests` embeds), whose
+ * `$model` references name the Go struct each field belongs to.
+ */
+import { k8sModelSource, type DataModel, type DataNode } from '../../schema/k8s/index.js';
+import type { Resource } from './resources.js';
+import { badRequest } from './status.js';
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** resource.Quantity's parse errors name this expression (ErrFormatWrong). */
+const QUANTITY_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+/** What ParseQuantity accepts: a signed decimal, then a binary or decimal suffix or an exponent. */
+const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?(\d+(\.\d*)?|\.\d+)))?$/;
+
+/** A decoding error that stops the decoder at once (a custom UnmarshalJSON failed). */
+class Abort extends Error {}
+
+/** The Go package alias and struct name of a client-node model: `V1DeploymentSpec` -> `v1.DeploymentSpec`. */
+export function goTypeName(model: string): { pkg: string; name: string } {
+  const m = /^([A-Z][a-z]+)?(V\d+(?:alpha\d+|beta\d+)?)([A-Z]\w*)$/.exec(model);
+  if (!m) return { pkg: 'v1', name: model };
+  return { pkg: m[2].toLowerCase(), name: m[3] };
+}
+
+/** The Go type a schema node decodes into, as the decoder names it in an error. */
+function goType(node: DataNode): string {
+  if (node.$model) {
+    const t = goTypeName(node.$model);
+    return `${t.pkg}.${t.name}`;
+  }
+  switch (node.$special) {
+    case 'ObjectMeta':
+      return 'v1.ObjectMeta';
+    case 'IntOrString':
+      return 'int32';
+    case 'Quantity':
+      return 'resource.Quantity';
+    case 'RawExtension':
+      return 'runtime.RawExtension';
+    case 'JSON':
+      return 'v1.JSON';
+  }
+  if (node.type === 'array') return `[]${node.items ? goType(node.items) : 'interface {}'}`;
+  if (node.type === 'object') return `map[string]${node.additionalProperties ? goType(node.additionalProperties) : 'interface {}'}`;
+  if (node.type === 'integer') return node.format === 'int32' ? 'int32' : 'int64';
+  if (node.type === 'number') return 'float64';
+  if (node.type === 'boolean') return 'bool';
+  if (node.type === 'string' && node.format === 'byte') return '[]uint8';
+  return 'string';
+}
+
+/** How the decoder names a JSON value's type: string, number, bool, object, array. */
+function jsonType(v: unknown): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number') return 'number';
+  if (typeof v === 'boolean') return 'bool';
+  return Array.isArray(v) ? 'array' : 'object';
+}
+
+interface Walk {
+  /** The first saved error (decoding goes on after it). */
+  error?: string;
+  warnings: string[];
+}
+
+/**
+ * Decodes `o` (changed in place: unknown fields removed) as the built-in Kind `r` whose model is
+ * `model`; throws the API server's 400 when a value cannot be decoded. Kinds without a model pass.
+ */
+export function decodeBuiltin(r: Resource, model: string | undefined, o: Obj, warnings: string[]): void {
+  const root = model ? k8sModelSource(model) : undefined;
+  if (!root) return;
+  const w: Walk = { warnings };
+  try {
+    walkStruct(o, root, goTypeName(model!).name, '', '', w);
+  } catch (e) {
+    if (!(e instanceof Abort)) throw e;
+    w.error = e.message;
+  }
+  if (w.error) throw badRequest(`${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: ${w.error}`);
+}
+
+/** The fields of a struct: `path` the JSON path from the root without indices (for errors), `at` with them (for warnings). */
+function walkStruct(o: Obj, model: DataModel, struct: string, path: string, at: string, w: Walk): void {
+  for (const key of Object.keys(o)) {
+    const node = model.properties[key];
+    const fieldAt = at ? `${at}.${key}` : key;
+    if (!node) {
+      w.warnings.push(`unknown field "${fieldAt}"`);
+      delete o[key];
+      continue;
+    }
+    walkValue(o[key], node, struct, path ? `${path}.${key}` : key, fieldAt, w);
+  }
+}
+
+function save(w: Walk, message: string): void {
+  w.error ??= message;
+}
+
+function typeError(w: Walk, v: unknown, struct: string, path: string, type: string, withValue = false): void {
+  save(w, `json: cannot unmarshal ${jsonType(v)}${withValue ? ` ${String(v)}` : ''} into Go struct field ${struct}.${path} of type ${type}`);
+}
+
+function walkValue(v: unknown, node: DataNode, struct: string, path: string, at: string, w: Walk): void {
+  if (v === null || v === undefined) return;
+  if (node.$model || node.$special === 'ObjectMeta') {
+    const name = node.$model ?? 'V1ObjectMeta';
+    const model = k8sModelSource(name);
+    if (!isObj(v)) return typeError(w, v, struct, path, goType(node));
+    if (model) walkStruct(v, model, goTypeName(name).name, path, at, w);
+    return;
+  }
+  switch (node.$special) {
+    case 'RawExtension':
+    case 'JSON':
+      return;
+    case 'Quantity':
+      if (typeof v === 'number' || (typeof v === 'string' && QUANTITY.test(v.trim()))) return;
+      throw new Abort(QUANTITY_ERROR);
+    case 'IntOrString':
+      if (typeof v === 'string') return;
+      if (typeof v === 'number') {
+        if (!Number.isInteger(v) || v > 2147483647 || v < -2147483648) typeError(w, v, struct, path, 'int32', true);
+        return;
+      }
+      return typeError(w, v, struct, path, 'int32');
+  }
+  switch (node.type) {
+    case 'array': {
+      if (!Array.isArray(v)) return typeError(w, v, struct, path, goType(node));
+      v.forEach((item, i) => node.items && walkValue(item, node.items, struct, path, `${at}[${i}]`, w));
+      return;
+    }
+    case 'object': {
+      if (!isObj(v)) return typeError(w, v, struct, path, goType(node));
+      const values = node.additionalProperties;
+      if (values) for (const k of Object.keys(v)) walkValue(v[k], values, struct, path, `${at}[${k}]`, w);
+      else if (node.properties) walkStruct(v, { properties: node.properties as Record<string, DataNode> }, struct, path, at, w);
+      return;
+    }
+    case 'integer': {
+      const bits = node.format === 'int32' ? 31 : 63;
+      if (typeof v !== 'number') return typeError(w, v, struct, path, goType(node));
+      if (!Number.isInteger(v) || Math.abs(v) >= 2 ** bits) typeError(w, v, struct, path, goType(node), true);
+      return;
+    }
+    case 'number':
+      if (typeof v !== 'number') typeError(w, v, struct, path, 'float64');
+      return;
+    case 'boolean':
+      if (typeof v !== 'boolean') typeError(w, v, struct, path, 'bool');
+      return;
+    case 'string':
+      if (typeof v !== 'string') return typeError(w, v, struct, path, goType(node));
+      if (node.format === 'byte') {
+        const bad = base64Error(v);
+        if (bad !== undefined) save(w, `illegal base64 data at input byte ${bad}`);
+      }
+      return;
+  }
+}
+
+/** Where Go's base64.StdEncoding stops on `s` (undefined: it decodes). Line breaks are skipped, as Go skips them. */
+function base64Error(s: string): number | undefined {
+  let data = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === '\r' || c === '\n') continue;
+    if (c === '=') {
+      // Padding: one or two, only at the end of a quantum of four.
+      const rest = s.slice(i).replace(/[\r\n]/g, '');
+      const quantum = data % 4;
+      if (quantum < 2 || !/^={1,2}$/.test(rest) || quantum + rest.length !== 4) return i;
+      return undefined;
+    }
+    if (!/[A-Za-z0-9+/]/.test(c)) return i;
+    data++;
+  }
+  if (data % 4 === 1) return s.length - 1;
+  return data % 4 === 0 ? undefined : s.length;
+}
