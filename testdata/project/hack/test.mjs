@@ -2,21 +2,26 @@
 // test runner, each file in a process of its own, TAP on stdout, in two tiers:
 //   1. the unit tier, *.unit.test.js: tests on kubeforge/testing's FakeAPIServer (the Kubernetes
 //      API in memory, in the test's own process), or on no server at all. No control plane: they
-//      run first, in seconds, and need no KUBEBUILDER_ASSETS. Nothing is shared between them (each
-//      file starts its own fake server), so they run in parallel, one file per core, as `go test`
-//      runs packages: keep a unit test file independent of the others;
+//      run first, in seconds, and need no KUBEBUILDER_ASSETS. Each file starts its own fake
+//      server, so the files run in parallel: one process per core, each running its share of the
+//      files one after the other (a process per file would load Node and the libraries again for
+//      every file, most of a unit test's time). Files that share a process share its globals
+//      (process.env, module state): keep a unit test file independent of the others, or run
+//      `node hack/test.mjs --isolate` (a process per file) to find one that is not;
 //   2. every other test file, one at a time, against ONE control plane for the whole tier
 //      (envtest's suite model): etcd and kube-apiserver start once here, after the unit tier,
 //      every test file's TestEnvironment joins them (through KUBEFORGE_TEST_KUBECONFIG) and they
 //      stop at the end.
 // Each tier prints its own TAP summary; the run fails when a test of either fails.
 // `npm run test:unit` (`node hack/test.mjs --unit`) runs the unit tier alone.
+// (TAP from the unit tier's processes is merged into one stream, with one summary.)
 // A test file run alone (`node --test build/test/...`) starts its own control plane when it needs one.
 // A script rather than `node --test build/test/` because Node 20 searches a folder argument
 // while Node 22 and later only take files and globs, and has no global setup.
-import { readdirSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { run } from 'node:test';
 import { tap } from 'node:test/reporters';
 import { finished } from 'node:stream/promises';
@@ -24,7 +29,8 @@ import { finished } from 'node:stream/promises';
 const root = 'build/test';
 const args = process.argv.slice(2);
 const unitOnly = args.includes('--unit');
-let files = args.filter((a) => a !== '--unit');
+const isolate = args.includes('--isolate');
+let files = args.filter((a) => a !== '--unit' && a !== '--isolate');
 const explicit = files.length > 0;
 if (!explicit) {
   try {
@@ -57,13 +63,33 @@ async function runTier(tier, concurrency) {
   await finished(out);
 }
 
-if (unitFiles.length > 0) {
-  console.error(`test: unit tier: ${unitFiles.length} test file(s), no control plane`);
-  await runTier(unitFiles, availableParallelism());
-} else if (unitOnly) {
+if (unitFiles.length > 0) await runUnitTier(); else if (unitOnly) {
   console.error(`test: no unit test files (*.unit.test.js) ${explicit ? 'among the files given' : `under ${root}`}`);
 }
 if (serverFiles.length > 0) await runServerTier();
+
+/**
+ * Runs the unit test files in one process per core (or one per file with --isolate): each
+ * process imports its share of the files, whose tests run one file after the other.
+ */
+async function runUnitTier() {
+  const processes = isolate ? unitFiles.length : Math.min(unitFiles.length, availableParallelism());
+  console.error(`test: unit tier: ${unitFiles.length} test file(s) in ${processes} process(es), no control plane`);
+  if (isolate) return runTier(unitFiles, availableParallelism());
+  const shares = Array.from({ length: processes }, () => []);
+  for (const [i, f] of unitFiles.entries()) shares[i % processes].push(f);
+  const dir = mkdtempSync(join(tmpdir(), 'unit-tier-'));
+  try {
+    const entries = shares.map((share, i) => {
+      const entry = join(dir, `share-${i + 1}.mjs`);
+      writeFileSync(entry, share.map((f) => `await import(${JSON.stringify(pathToFileURL(resolve(f)).href)});\n`).join(''));
+      return entry;
+    });
+    await runTier(entries, processes);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** Starts the control plane, runs the other test files against it, stops it. */
 async function runServerTier() {

@@ -77,7 +77,7 @@ async function runUnitTier() {
   console.error(`test: unit tier: ${unitFiles.length} test file(s) in ${processes} process(es), no control plane`);
   if (isolate) return runTier(unitFiles, availableParallelism());
   const shares = Array.from({ length: processes }, () => []);
-  unitFiles.forEach((f, i) => shares[i % processes].push(f));
+  for (const [i, f] of unitFiles.entries()) shares[i % processes].push(f);
   const dir = mkdtempSync(join(tmpdir(), 'unit-tier-'));
   try {
     const entries = shares.map((share, i) => {
