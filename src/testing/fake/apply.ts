@@ -9,10 +9,7 @@ import type { Resource } from './resources.js';
 import { equalJSON, type Schema } from './schema.js';
 import { ApiStatus } from './status.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+import { type Obj, clone, isObj } from './json.js';
 
 /** One step of a field path: a field, a list-map item by its keys, a set item by its value. */
 export type Step = { f: string } | { k: Obj } | { v: unknown };

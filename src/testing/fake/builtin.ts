@@ -20,10 +20,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Resource } from './resources.js';
 import { forbidden } from './status.js';
+import { type Obj, isObj } from './json.js';
 
-type Obj = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const obj = (parent: Obj, key: string): Obj => (isObj(parent[key]) ? (parent[key] as Obj) : (parent[key] = {}));
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObj) : []);
 const unset = (o: Obj, key: string) => o[key] === undefined || o[key] === null;

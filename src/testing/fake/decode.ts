@@ -13,10 +13,7 @@
 import { k8sModelSource, type DataModel, type DataNode } from '../../schema/k8s/index.js';
 import type { Resource } from './resources.js';
 import { badRequest } from './status.js';
-
-type Obj = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { type Obj, isObj } from './json.js';
 
 /** resource.Quantity's parse errors name this expression (ErrFormatWrong). */
 const QUANTITY_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";

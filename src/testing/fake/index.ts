@@ -21,8 +21,7 @@ import type { Client } from '../../runtime/contracts.js';
 import { readCRDFiles, type CRDObject } from '../crds.js';
 import { FakeServer } from './server.js';
 import { ApiStatus } from './status.js';
-
-type Obj = Record<string, unknown>;
+import { type Obj } from './json.js';
 
 export interface FakeAPIServerOptions {
   /** CRD objects to serve. */

@@ -4,9 +4,7 @@
  */
 import type { Resource } from './resources.js';
 import type { FieldErr } from './schema.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { type Obj, isObj } from './json.js';
 
 function regexError(msg: string, re: string, ...examples: string[]): string {
   if (!examples.length) return `${msg} (regex used for validation is '${re}')`;

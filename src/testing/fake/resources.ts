@@ -5,8 +5,7 @@
  * without a resourceVersion, field selectors).
  */
 import type { Schema } from './schema.js';
-
-type Obj = Record<string, unknown>;
+import { type Obj } from './json.js';
 
 /** One served resource of one group/version. */
 export interface Resource {

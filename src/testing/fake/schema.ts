@@ -6,6 +6,7 @@
  * server's rule: an error on a value that did not change is dropped.
  */
 import { fieldErrorBody, OMITTED_VALUE } from '../../runtime/webhook/fielderrors.js';
+import { type Obj, clone, isObj } from './json.js';
 
 /** The part of JSONSchemaProps the server acts on. */
 export interface Schema {
@@ -44,9 +45,6 @@ export interface Schema {
   [k: string]: unknown;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** One field error, as apimachinery's field.Error (type is the cause reason). */
 export interface FieldErr {
   type:
@@ -75,8 +73,6 @@ export function errorBody(e: FieldErr): string {
 export function errorString(e: FieldErr): string {
   return `${e.field}: ${errorBody(e)}`;
 }
-
-const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
 
 /** Items of `allOf` etc. do not prune or default (structural schemas keep them value-only). */
 function propSchema(s: Schema | undefined, key: string): Schema | undefined {

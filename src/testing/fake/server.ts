@@ -14,9 +14,7 @@ import { Store, type CelRules, type StoredEvent, type WriteContext } from './sto
 import { ApiStatus, badRequest, methodNotAllowed, notFound } from './status.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, type FieldRequirement, type LabelRequirement } from './selectors.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { type Obj, isObj } from './json.js';
 
 /** The version the fake reports at /version. */
 export const FAKE_SERVER_VERSION = { major: '1', minor: '37', gitVersion: 'v1.37.2-kubeforge-fake', platform: 'fake' };
@@ -406,7 +404,6 @@ export class FakeServer {
 }
 
 const WATCHING = Symbol('watching');
-
 
 /** A list's metadata; custom resource lists (unstructured on the server) carry an empty continue. */
 function listMeta(r: Resource, rv: string): Obj {

@@ -5,9 +5,7 @@
  * `$deleteFromPrimitiveList/<field>` and `$setElementOrder/<field>` are understood. Kinds and
  * fields outside this table behave as a JSON merge patch (see README, "Testing without an API server").
  */
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+import { type Obj, clone, isObj } from './json.js';
 
 /** Merge keys of list fields (k8s.io/api's patchMergeKey tags), by field name. */
 const MERGE_KEYS: Record<string, string | ((item: Obj) => string)> = {

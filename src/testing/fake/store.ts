@@ -17,12 +17,10 @@ import { admitBuiltinCreate, defaultBuiltin, prepareBuiltinCreate, prepareBuilti
 import { strategicMerge } from './smp.js';
 import { applyConfiguration, now, trackUpdate } from './apply.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
+import { type Obj, clone, isObj } from './json.js';
 
-type Obj = Record<string, unknown>;
 /** Evaluates the CEL rules of a schema on an object (and its old version on update). */
 export type CelRules = (schema: RuleSchema, obj: unknown, old: unknown, warnings: string[]) => RuleFailure[];
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 const meta = (o: Obj): Obj => (isObj(o.metadata) ? o.metadata : (o.metadata = {}));
 
 /** A watch event as the API server streams it. */
