@@ -149,6 +149,7 @@ export class Builder {
     if (o.maxConcurrentReconciles !== undefined && (!Number.isInteger(o.maxConcurrentReconciles) || o.maxConcurrentReconciles < 1)) {
       this.problems.push(`withOptions(): maxConcurrentReconciles must be a positive integer (got ${o.maxConcurrentReconciles})`);
     }
+    if (o.reconciliationTimeoutMs !== undefined && !(o.reconciliationTimeoutMs > 0)) this.problems.push(`withOptions(): reconciliationTimeoutMs must be > 0 ms (got ${o.reconciliationTimeoutMs})`);
     for (const k of ['cacheSyncTimeoutMs', 'cacheSyncTimeout'] as const) {
       if (o[k] !== undefined && !(o[k]! > 0)) this.problems.push(`withOptions(): ${k} must be > 0 ms (got ${o[k]})`);
     }

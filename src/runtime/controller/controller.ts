@@ -45,8 +45,24 @@ export interface ControllerOptions {
   cacheSyncTimeout?: number;
   /** Run only on the elected leader (default true). */
   needLeaderElection?: boolean;
+  /**
+   * Time one reconcile may take (ms; controller-runtime's ReconciliationTimeout). When it passes,
+   * the reconcile's `ctx.signal` is aborted with a {@link ReconciliationTimeoutError} (pass the
+   * signal to the client and to your own waits so the reconcile stops), and
+   * controller_runtime_reconcile_timeouts_total counts it. What the reconcile then returns or
+   * throws is handled as always: an error is retried with back-off. Default: no timeout.
+   */
+  reconciliationTimeoutMs?: number;
   /** Time source for the work queue (tests). */
   clock?: Clock;
+}
+
+/** The reason of a reconcile's `ctx.signal` when its controller's reconciliationTimeoutMs passed. */
+export class ReconciliationTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`reconciliation timeout: the reconcile took longer than reconciliationTimeoutMs (${timeoutMs} ms)`);
+    this.name = 'ReconciliationTimeoutError';
+  }
 }
 
 /** What a Controller needs from its surroundings. */
@@ -112,6 +128,7 @@ export class Controller implements Runnable {
     errors: { inc(): void };
     terminal: { inc(): void };
     panics: { inc(): void };
+    timeouts: { inc(): void };
     active: { inc(): void; dec(): void };
   };
 
@@ -139,6 +156,7 @@ export class Controller implements Runnable {
     this.metrics.reconcileErrors.inc({ controller: name }, 0);
     this.metrics.terminalReconcileErrors.inc({ controller: name }, 0);
     this.metrics.reconcilePanics.inc({ controller: name }, 0);
+    this.metrics.reconcileTimeouts.inc({ controller: name }, 0);
     const m = this.metrics;
     const l = { controller: name };
     this.bound = {
@@ -152,6 +170,7 @@ export class Controller implements Runnable {
       errors: m.reconcileErrors.labels(l),
       terminal: m.terminalReconcileErrors.labels(l),
       panics: m.reconcilePanics.labels(l),
+      timeouts: m.reconcileTimeouts.labels(l),
       active: m.activeWorkers.labels(l),
     };
   }
@@ -317,8 +336,21 @@ export class Controller implements Runnable {
     let child: Logger | undefined;
     const parent = this.log;
     const forKind = this.deps.forKind;
+    // The timeout guardrail: the reconcile's own signal also aborts when the time is up.
+    const timeoutMs = this.options.reconciliationTimeoutMs;
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    let reconcileSignal = signal;
+    if (timeoutMs !== undefined && timeoutMs > 0) {
+      const guard = new AbortController();
+      timer = setTimeout(() => {
+        timedOut = true;
+        guard.abort(new ReconciliationTimeoutError(timeoutMs));
+      }, timeoutMs);
+      reconcileSignal = AbortSignal.any([signal, guard.signal]);
+    }
     const ctx: ReconcileContext = {
-      signal,
+      signal: reconcileSignal,
       reconcileID,
       get logger(): Logger {
         const kind = forKind?.kind;
@@ -330,6 +362,9 @@ export class Controller implements Runnable {
     try {
       result = await callReconciler(this.reconciler, req, ctx);
     } catch (err) {
+      clearTimeout(timer);
+      // Counted only when the guardrail fired (not when the manager's shutdown aborted the signal).
+      if (timedOut) b.timeouts.inc();
       b.time.observe((performance.now() - t0) / 1000);
       b.errors.inc();
       b.total.error.inc();
@@ -354,6 +389,8 @@ export class Controller implements Runnable {
       this.queue.addRateLimited(req);
       return;
     }
+    clearTimeout(timer);
+    if (timedOut) b.timeouts.inc();
     b.time.observe((performance.now() - t0) / 1000);
     const delay = requeueDelayMs(result);
     if (delay > 0) {

@@ -1,7 +1,7 @@
 // kubeforge/runtime controller: builder, controller, handlers, predicates, sources, rate limiters.
 export { controllerManagedBy, BuilderError } from './builder.js';
 export type { Builder, ForOptions, OwnsOptions, WatchesOptions } from './builder.js';
-export { Controller } from './controller.js';
+export { Controller, ReconciliationTimeoutError } from './controller.js';
 export type { ControllerOptions } from './controller.js';
 export { TerminalError, isTerminalError } from './reconcile.js';
 export type { Request, Result, ReconcileContext, ReconcileFunc, ReconcilerObject, Reconciler } from './reconcile.js';

@@ -22,6 +22,7 @@ export interface ControllerMetrics {
   reconcileErrors: Counter<'controller'>;
   terminalReconcileErrors: Counter<'controller'>;
   reconcilePanics: Counter<'controller'>;
+  reconcileTimeouts: Counter<'controller'>;
   reconcileTime: Histogram<'controller'>;
   activeWorkers: Gauge<'controller'>;
   maxConcurrentReconciles: Gauge<'controller'>;
@@ -65,6 +66,7 @@ export function controllerMetrics(registry: Registry): ControllerMetrics {
     reconcileErrors: new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Total number of reconciliation errors per controller', labelNames: ['controller'], registers }),
     terminalReconcileErrors: new Counter({ name: 'controller_runtime_terminal_reconcile_errors_total', help: 'Total number of terminal reconciliation errors per controller', labelNames: ['controller'], registers }),
     reconcilePanics: new Counter({ name: 'controller_runtime_reconcile_panics_total', help: 'Total number of reconciliation panics per controller', labelNames: ['controller'], registers }),
+    reconcileTimeouts: new Counter({ name: 'controller_runtime_reconcile_timeouts_total', help: 'Total number of reconciliation timeouts per controller', labelNames: ['controller'], registers }),
     reconcileTime: new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller', labelNames: ['controller'], buckets: RECONCILE_BUCKETS, registers }),
     activeWorkers: new Gauge({ name: 'controller_runtime_active_workers', help: 'Number of currently used workers per controller', labelNames: ['controller'], registers }),
     maxConcurrentReconciles: new Gauge({ name: 'controller_runtime_max_concurrent_reconciles', help: 'Maximum number of concurrent reconciles per controller', labelNames: ['controller'], registers }),

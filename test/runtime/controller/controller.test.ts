@@ -11,6 +11,7 @@ import { newManager, type Manager } from '../../../src/runtime/manager/index.js'
 import { isConflict, isNotFound, mergePatch, newClient } from '../../../src/runtime/client/index.js';
 import {
   GenerationChangedPredicate,
+  ReconciliationTimeoutError,
   TerminalError,
   controllerManagedBy,
   enqueueRequestsFromMapFunc,
@@ -333,6 +334,44 @@ describe('controller on a real API server', () => {
     } finally {
       await run.stop();
     }
+  });
+
+  it('aborts a reconcile that outlives reconciliationTimeoutMs, counts it, and retries it', async () => {
+    const ns = await freshNamespace();
+    const reasons: unknown[] = [];
+    let calls = 0;
+    let mgrRef: Manager;
+    const run = await runManager(config, ns, (mgr) => {
+      mgrRef = mgr;
+      controllerManagedBy(mgr)
+        .for(Widget)
+        .withOptions({ reconciliationTimeoutMs: 200 })
+        .complete(async (_req, ctx) => {
+          calls++;
+          if (calls > 1) return; // the retry is quick
+          // A reconcile that waits on its signal (as a client call given ctx.signal does).
+          await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+          reasons.push(ctx.signal.reason);
+          throw ctx.signal.reason;
+        });
+    });
+    try {
+      await live.create(widget(ns, 'slow'));
+      await waitFor('the timed-out reconcile retried', () => calls >= 2);
+      assert.equal(reasons.length, 1);
+      assert.ok(reasons[0] instanceof ReconciliationTimeoutError, String(reasons[0]));
+      assert.equal((reasons[0] as ReconciliationTimeoutError).timeoutMs, 200);
+      const reg = mgrRef!.getMetricsRegistry();
+      assert.match(await reg.getSingleMetricAsString('controller_runtime_reconcile_timeouts_total'), /\{controller="widget"\} 1\n?$/m);
+      assert.match(await reg.getSingleMetricAsString('controller_runtime_reconcile_total'), /\{controller="widget",result="error"\} 1/);
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it('refuses a reconciliationTimeoutMs that is not positive', () => {
+    const mgr = newManager(config, { logger: testLogger() });
+    assert.throws(() => controllerManagedBy(mgr).for(Widget).withOptions({ reconciliationTimeoutMs: 0 }).complete(async () => undefined), /reconciliationTimeoutMs must be > 0 ms \(got 0\)/);
   });
 
   it('stops the manager with the error when recoverPanic is off', async () => {
