@@ -219,10 +219,20 @@ export interface DeleteOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * What the API server does with fields of a written object that its type does not have (or that
+ * appear twice): `Strict` refuses the write (400, `strict decoding error: unknown field "spec.x"`),
+ * `Warn` drops them and says so in a warning, `Ignore` drops them silently. The server's default
+ * is `Warn` (controller-runtime's `client.FieldValidation`).
+ */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
 /** Options of `create` / `update`. */
 export interface WriteOptions {
   /** Overrides the client's fieldOwner (`fieldManager` query parameter). */
   fieldManager?: string;
+  /** Overrides the client's fieldValidation (`fieldValidation` query parameter). */
+  fieldValidation?: FieldValidation;
   dryRun?: boolean;
   /**
    * Aborts the request (the reconcile's `ctx.signal`): the call then rejects with an AbortError

@@ -1139,6 +1139,30 @@ function BUILTIN_SCENARIOS(): Scenario[] {
       },
     },
     {
+      name: 'fieldValidation: Strict refuses unknown fields, Ignore and Warn drop them',
+      run: async (s) => {
+        const STRICT = { query: { fieldValidation: 'Strict' } };
+        await s.do('configmap, strict', 'POST', CM(s.ns), { ...cm('c'), spec: { x: 1 }, extra: true }, STRICT);
+        await s.do('deployment, strict', 'POST', APPS(s.ns, 'deployments'), deployment('d', { surprise: true, template: podTemplate({}, { colour: 'red' }) }), STRICT);
+        await s.do('widget, strict', 'POST', W(s.ns), widget('w', { size: 3, colour: 'red', shade: 'dark' }), STRICT);
+        await s.do('widget, ignore', 'POST', W(s.ns), widget('w', { size: 3, colour: 'red' }), { query: { fieldValidation: 'Ignore' } });
+        await s.do('widget, warn', 'POST', W(s.ns), widget('w2', { size: 3, colour: 'red' }), { query: { fieldValidation: 'Warn' } });
+        // A strict patch is refused as an invalid patch that quotes the patched object (resourceVersion and
+        // all, which differ by nature): compared by code, reason and field.
+        await s.rest.request('PATCH', W(s.ns, 'w'), { body: { spec: { colour: 'blue' } }, contentType: MERGE.contentType, query: { fieldValidation: 'Strict' } }).then(
+          () => s.note('strict patch', 'accepted'),
+          (e: { code?: number; reason?: string; status?: { message?: string; details?: { causes?: { field?: string; message?: string }[] } } }) =>
+            s.note('strict patch', {
+              code: e.code,
+              reason: e.reason,
+              fields: e.status?.details?.causes?.map((c) => c.field),
+              says: /: strict decoding error: unknown field "spec\.colour"$/.test(e.status?.message ?? ''),
+              quotes: /^ "" is invalid: patch: Invalid value: "\{\\"apiVersion\\":\\"fake\.kubeforge\.io\/v1\\",\\"kind\\":\\"Widget\\",\\"metadata\\":/.test(e.status?.message ?? ''),
+            }),
+        );
+      },
+    },
+    {
       name: 'built-in: a false, 0 or "" in a Go field that is not a pointer is not kept',
       run: async (s) => {
         await s.do('deployment', 'POST', APPS(s.ns, 'deployments'), deployment('d', { paused: false, minReadySeconds: 0 }));

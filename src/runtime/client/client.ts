@@ -7,6 +7,7 @@ import type {
   Cache,
   Client,
   DeleteOptions,
+  FieldValidation,
   GetOptions,
   ListOptions,
   ObjectKey,
@@ -31,6 +32,17 @@ export interface ClientOptions {
   cache?: Cache;
   /** Default field manager for writes (`fieldManager` query parameter; required by server-side apply). */
   fieldOwner?: string;
+  /**
+   * Default field validation of creates, updates and patches (`fieldValidation` query parameter):
+   * `Strict` makes a field the type does not have an error instead of a warning. Default: the
+   * server's (`Warn`).
+   */
+  fieldValidation?: FieldValidation;
+  /**
+   * Called with the text of every warning the API server sends (an unknown field dropped, a
+   * deprecated API), on the transport this client creates (not on a shared `rest`). Default: ignored.
+   */
+  warningHandler?: (message: string) => void;
   /** Share an existing transport (keep-alive connections, auth) instead of creating one. */
   rest?: RestClient;
   /** The RESTMapper types resolve through (the Manager's); default: a new one of this client's own. */
@@ -44,7 +56,12 @@ export interface ClientOptions {
  * with the network Error when the server cannot be reached; nothing is retried.
  */
 export function newClient(config: KubeConfig, options: ClientOptions = {}): Client {
-  return new KubeClient(options.rest ?? new RestClient(config), options);
+  let rest = options.rest;
+  if (!rest) {
+    rest = new RestClient(config);
+    rest.setWarningHandler(options.warningHandler);
+  }
+  return new KubeClient(rest, options);
 }
 
 function ns(r: ResourceInfo, namespace: string | undefined): string | undefined {
@@ -87,6 +104,7 @@ class LiveReader implements Reader {
 class KubeClient extends LiveReader implements Client {
   private readonly cache?: Cache;
   private readonly fieldOwner?: string;
+  private readonly fieldValidation?: FieldValidation;
   private readonly live: LiveReader;
   private readonly statusWriter: StatusWriter;
 
@@ -94,6 +112,7 @@ class KubeClient extends LiveReader implements Client {
     super(rest, options.mapper ?? new RESTMapper(rest));
     this.cache = options.cache;
     this.fieldOwner = options.fieldOwner;
+    this.fieldValidation = options.fieldValidation;
     this.live = new LiveReader(rest, this.resolver);
     this.statusWriter = {
       update: (obj, o) => this.put(obj, o, 'status'),
@@ -131,7 +150,7 @@ class KubeClient extends LiveReader implements Client {
   }
 
   private writeQuery(o: WriteOptions | undefined): Record<string, string | undefined> {
-    return { fieldManager: o?.fieldManager ?? this.fieldOwner, dryRun: o?.dryRun ? 'All' : undefined };
+    return { fieldManager: o?.fieldManager ?? this.fieldOwner, fieldValidation: o?.fieldValidation ?? this.fieldValidation, dryRun: o?.dryRun ? 'All' : undefined };
   }
 
   async create<T extends KubernetesObject>(obj: T, o?: WriteOptions): Promise<T> {

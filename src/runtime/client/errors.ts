@@ -122,6 +122,10 @@ export function isAlreadyExists(err: unknown): err is StatusError {
 export function isInvalid(err: unknown): err is StatusError {
   return err instanceof StatusError && (err.code === 422 || err.reason === 'Invalid');
 }
+/** True for 400 BadRequest (a body the server cannot decode, or a field refused under fieldValidation Strict). */
+export function isBadRequest(err: unknown): err is StatusError {
+  return err instanceof StatusError && (err.code === 400 || err.reason === 'BadRequest');
+}
 /** True for 403 Forbidden. */
 export function isForbidden(err: unknown): err is StatusError {
   return err instanceof StatusError && err.code === 403;

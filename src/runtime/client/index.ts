@@ -12,6 +12,7 @@ export {
   isConflict,
   isAlreadyExists,
   isInvalid,
+  isBadRequest,
   isForbidden,
   isGone,
   isNoKindMatch,

@@ -103,6 +103,7 @@ export class RestClient {
   private probing = false;
   private fence?: WriteFence;
   private observer?: RequestObserver;
+  private warningHandler?: (message: string) => void;
 
   constructor(readonly kubeConfig: KubeConfig) {
     const cluster = kubeConfig.getCurrentCluster();
@@ -226,6 +227,7 @@ export class RestClient {
       res.resume();
       await sleepUnlessAborted(wait, o.signal);
     }
+    this.warnings(res);
     const chunks: Buffer[] = [];
     for await (const c of res) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -279,6 +281,20 @@ export class RestClient {
    */
   setRequestObserver(observer: RequestObserver | undefined): void {
     this.observer = observer;
+  }
+
+  /**
+   * Hands every warning the API server sends (`Warning: 299 - "..."` headers: unknown fields
+   * dropped under fieldValidation Warn, deprecated APIs...) to `handler`, text only (client-go's
+   * WarningHandler); `undefined` ignores them again.
+   */
+  setWarningHandler(handler: ((message: string) => void) | undefined): void {
+    this.warningHandler = handler;
+  }
+
+  private warnings(res: IncomingMessage): void {
+    if (!this.warningHandler) return;
+    for (const header of res.headersDistinct?.warning ?? []) for (const text of parseWarnings(header)) this.warningHandler(text);
   }
 
   /** An HTTP answer arrived: below 500 it ends an unreachable spell and wakes retry waiters. */
@@ -350,4 +366,22 @@ function abortError(): Error {
   const e = new Error('the operation was aborted');
   e.name = 'AbortError';
   return e;
+}
+
+/**
+ * The texts of a Warning header (RFC 7234: `299 - "text"`, several joined by commas), unescaped;
+ * a header that does not parse is taken whole.
+ */
+export function parseWarnings(header: string): string[] {
+  const out: string[] = [];
+  const re = /\s*(\d{3})\s+(\S+)\s+"((?:[^"\\]|\\.)*)"(?:\s+"[^"]*")?\s*(,|$)/y;
+  let at = 0;
+  while (at < header.length) {
+    re.lastIndex = at;
+    const m = re.exec(header);
+    if (!m) return out.length ? out : [header.trim()];
+    out.push(m[3].replace(/\\(.)/g, '$1'));
+    at = re.lastIndex;
+  }
+  return out;
 }

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Cache, Client, ControllerManagerLike, Leadership, ManagerContracts, Reader, Runnable } from '../contracts.js';
+import type { Cache, Client, ControllerManagerLike, FieldValidation, Leadership, ManagerContracts, Reader, Runnable } from '../contracts.js';
 import { newCache } from '../cache/index.js';
 import { newClient } from '../client/client.js';
 import { LeadershipLostError } from '../client/fence.js';
@@ -80,6 +80,12 @@ export interface ManagerOptions {
   cache?: ManagerCacheOptions;
   /** Field manager of the client's writes (default "kubeforge-manager"). */
   fieldOwner?: string;
+  /**
+   * Field validation of the client's writes (controller-runtime's `client.WithFieldValidation`):
+   * `Strict` refuses a write with a field its type does not have. Default: the server's (`Warn`).
+   * Either way the API server's warnings are logged once each (logger "KubeAPIWarningLogger").
+   */
+  fieldValidation?: FieldValidation;
   /** Root logger (default: pino to stderr at level LOG_LEVEL or "info"). */
   logger?: Logger;
   /**
@@ -316,7 +322,16 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
       syncPeriodMs: options.cache?.syncPeriodMs,
       transform: options.cache?.transform,
     });
-    this.client = newClient(config, { cache: this.cache, rest: this.clientRest, mapper: this.mapper, fieldOwner: options.fieldOwner ?? 'kubeforge-manager' });
+    this.client = newClient(config, { cache: this.cache, rest: this.clientRest, mapper: this.mapper, fieldOwner: options.fieldOwner ?? 'kubeforge-manager', fieldValidation: options.fieldValidation });
+    // As controller-runtime's KubeAPIWarningLogger: each distinct warning once.
+    const warned = new Set<string>();
+    const warningLog = this.logger.child({ logger: 'KubeAPIWarningLogger' });
+    this.clientRest.setWarningHandler((message) => {
+      if (warned.has(message)) return;
+      if (warned.size >= 1000) warned.clear(); // bounded: a long-lived manager may meet many
+      warned.add(message);
+      warningLog.info(message);
+    });
     this.broadcaster = new EventBroadcaster({ rest: this.ownRest, logger: this.logger.child({ logger: 'events' }) });
     const group = (name: GroupName): Group => ({ name, runnables: [], ac: manySubscribers(new AbortController()), running: [], started: false, stopping: false });
     this.groups = { servers: group('servers'), caches: group('caches'), others: group('others'), leader: group('leader') };

@@ -117,6 +117,7 @@ export class FakeServer {
       userAgent: String(req.headers['user-agent'] ?? ''),
       warnings: [],
       force: q.get('force') === 'true',
+      fieldValidation: q.get('fieldValidation') ?? undefined,
     };
     const parse = (): unknown => {
       if (raw === undefined || raw === '') return undefined;

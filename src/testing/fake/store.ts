@@ -43,6 +43,8 @@ export interface WriteContext {
   applied?: boolean;
   /** Warnings for the answer's Warning headers. */
   warnings: string[];
+  /** The request's fieldValidation: Strict refuses unknown fields, Ignore drops them without a warning (default Warn). */
+  fieldValidation?: string;
 }
 
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -188,15 +190,16 @@ export class Store {
     const o = clone(body);
     o.apiVersion = apiVersionOf(r);
     o.kind = r.kind;
+    const unknown: string[] = [];
     if (r.custom) {
       const dropped: string[] = [];
       prune(o, r.schema, '', dropped, true);
-      for (const d of dropped) ctx.warnings.push(`unknown field "${d}"`);
-      applyDefaults(o, r.schema);
-    } else {
-      decodeBuiltin(r, r.model, o, ctx.warnings);
-      defaultBuiltin(r, o);
-    }
+      for (const d of dropped) unknown.push(`unknown field "${d}"`);
+    } else decodeBuiltin(r, r.model, o, unknown);
+    if (unknown.length && ctx.fieldValidation === 'Strict') throw new StrictDecodingError(r, unknown, body);
+    if (ctx.fieldValidation !== 'Ignore') ctx.warnings.push(...unknown);
+    if (r.custom) applyDefaults(o, r.schema);
+    else defaultBuiltin(r, o);
     return o;
   }
 
@@ -380,7 +383,16 @@ export class Store {
     }
     if (!isObj(next)) throw badRequest('the patch does not produce an object');
     // A patch that set no resourceVersion is unconditional; one that did is a precondition.
-    return this.update(r, namespace, name, next, sub, ctx, true);
+    try {
+      return this.update(r, namespace, name, next, sub, ctx, true);
+    } catch (e) {
+      // The server reports a strict decoding error of a patch as an invalid patch, quoting the patched object.
+      if (e instanceof StrictDecodingError) {
+        const detail = `Invalid value: ${JSON.stringify(JSON.stringify(sortedJSON(e.patched)))}: strict decoding error: ${e.unknown.join(', ')}`;
+        throw new ApiStatus(422, 'Invalid', ` "" is invalid: patch: ${detail}`, { causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }] });
+      }
+      throw e;
+    }
   }
 
   /** Server-side apply (./apply.ts): field ownership per manager, conflicts unless forced. */
@@ -511,4 +523,24 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 /** A JSON patch that cannot be applied: the API server answers 422 without saying why. */
 function invalidPatch(): ApiStatus {
   return new ApiStatus(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
+}
+
+/** fieldValidation Strict met fields the type does not have: 400, or (for a patch) 422 naming the patch. */
+class StrictDecodingError extends ApiStatus {
+  constructor(
+    r: Resource,
+    readonly unknown: string[],
+    readonly patched: unknown,
+  ) {
+    super(400, 'BadRequest', `${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: strict decoding error: ${unknown.join(', ')}`);
+  }
+}
+
+/** A JSON value with every object's keys in order, as Go's encoding/json writes a map. */
+function sortedJSON(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedJSON);
+  if (!isObj(v)) return v;
+  const out: Obj = {};
+  for (const k of Object.keys(v).sort()) out[k] = sortedJSON(v[k]);
+  return out;
 }
