@@ -53,6 +53,11 @@ export interface LeaderElectorOptions {
   gauge?: Gauge<string>;
   /** Clock of the renew deadline (default: performance.now, monotonic). */
   clock?: MonotonicClock;
+  /**
+   * Labels this candidate sets on the Lease when it creates or takes it (controller-runtime's
+   * LeaderElectionLabels): merged over the Lease's own labels, which stay.
+   */
+  labels?: Record<string, string>;
 }
 
 interface LeaseSpec {
@@ -128,12 +133,14 @@ type Attempt = { ok: true } | { ok: false; holder?: string };
  */
 export class LeaderElector {
   readonly identity: string;
-  private readonly o: Required<Omit<LeaderElectorOptions, 'gauge' | 'identity'>> & { gauge?: Gauge<string> };
+  private readonly o: Required<Omit<LeaderElectorOptions, 'gauge' | 'identity' | 'labels'>> & { gauge?: Gauge<string>; labels?: Record<string, string> };
   private observed?: LeaseSpec;
   private observedRaw = '';
   /** Monotonic time at which observedRaw last changed. */
   private observedTime = 0;
   private resourceVersion?: string;
+  /** The labels of the Lease last read (kept on update). */
+  private leaseLabels?: Record<string, string>;
   private leading = false;
   /** Monotonic time at which the last successful acquire/renew attempt was sent. */
   private renewedAt = -Infinity;
@@ -309,10 +316,12 @@ export class LeaderElector {
   }
 
   private leaseBody(spec: LeaseSpec): unknown {
+    // As client-go's LeaseLock: the candidate's labels over those the Lease has (a PUT replaces them all).
+    const labels = this.o.labels || this.leaseLabels ? { ...(this.leaseLabels ?? {}), ...(this.o.labels ?? {}) } : undefined;
     return {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
-      metadata: { name: this.o.name, namespace: this.o.namespace, resourceVersion: this.resourceVersion },
+      metadata: { name: this.o.name, namespace: this.o.namespace, resourceVersion: this.resourceVersion, ...(labels ? { labels } : {}) },
       spec,
     };
   }
@@ -350,7 +359,7 @@ export class LeaderElector {
       leaseTransitions: 0,
     };
     const timeout = Math.max(1, Math.min(timeoutMs, this.o.renewDeadlineMs));
-    let lease: { metadata: { resourceVersion: string }; spec?: LeaseSpec };
+    let lease: { metadata: { resourceVersion: string; labels?: Record<string, string> }; spec?: LeaseSpec };
     try {
       lease = await this.o.rest.get(`${this.path}/${encodeURIComponent(this.o.name)}`, { signal, timeoutMs: timeout });
     } catch (e) {
@@ -361,6 +370,7 @@ export class LeaderElector {
       if (this.leading) return { ok: false, holder: '' };
       try {
         this.resourceVersion = undefined;
+        this.leaseLabels = undefined;
         const created = await this.o.rest.request('POST', this.path, { body: this.leaseBody(desired), signal, timeoutMs: timeout });
         this.remember(created.spec, created.metadata.resourceVersion);
         return { ok: true };
@@ -377,6 +387,7 @@ export class LeaderElector {
       this.observedTime = this.o.clock.now();
     }
     this.resourceVersion = lease.metadata.resourceVersion;
+    this.leaseLabels = lease.metadata.labels;
     const held = !!record.holderIdentity;
     const mine = record.holderIdentity === this.identity;
     // While leading, any other holder (or an emptied lease) means someone else led meanwhile.

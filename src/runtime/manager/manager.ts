@@ -46,6 +46,11 @@ export interface ManagerOptions {
    * lowercase DNS-1123 subdomain: newManager throws otherwise.
    */
   leaderElectionID?: string;
+  /**
+   * Labels set on the leader election Lease by the replica that creates or takes it
+   * (controller-runtime's LeaderElectionLabels); the Lease's other labels stay.
+   */
+  leaderElectionLabels?: Record<string, string>;
   /** Lease namespace (a DNS-1123 label); default: the pod's namespace when in-cluster (required otherwise). */
   leaderElectionNamespace?: string;
   /** This candidate's identity (default `<hostname>_<uuid>`). */
@@ -294,6 +299,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
         retryPeriodMs: options.retryPeriodMs ?? options.retryPeriod,
         logger: this.logger.child({ logger: 'leaderelection' }),
         gauge: this.leaderGauge,
+        labels: options.leaderElectionLabels,
       });
       this.elector.onLost((reason) => this.leadershipLost(reason));
     }

@@ -112,6 +112,33 @@ describe('leader election', () => {
     assert.equal(await holder('handover-test'), '');
   });
 
+  it('sets leaderElectionLabels on the Lease it creates and takes, keeping the Lease\'s other labels', async () => {
+    const name = 'labelled-test';
+    const run = async (id: string, labels: Record<string, string>) => {
+      const mgr = newManager(config, { leaderElection: true, leaderElectionID: name, leaderElectionNamespace: 'default', leaderElectionIdentity: id, leaderElectionLabels: labels, logger: quiet(), ...timings });
+      const ac = new AbortController();
+      const done = mgr.start(ac.signal);
+      await mgr.elected();
+      return async () => {
+        ac.abort();
+        await done;
+      };
+    };
+    const lease = () => rest.get(`/apis/coordination.k8s.io/v1/namespaces/default/leases/${name}`);
+    const stopA = await run('a', { 'example.com/replica': 'a', 'example.com/zone': 'z1' });
+    assert.deepEqual((await lease()).metadata.labels, { 'example.com/replica': 'a', 'example.com/zone': 'z1' });
+    // Someone else labels the Lease; renewals keep that label.
+    const patched = await rest.request('PATCH', `/apis/coordination.k8s.io/v1/namespaces/default/leases/${name}`, { body: { metadata: { labels: { team: 'infra' } } }, contentType: 'application/merge-patch+json' });
+    await eventually(async () => (await lease()).metadata.resourceVersion !== patched.metadata.resourceVersion, 'a renewal after the label was added');
+    assert.equal((await lease()).metadata.labels.team, 'infra');
+    await stopA();
+    // The next leader writes its own values over a's, and the rest stays.
+    const stopB = await run('b', { 'example.com/replica': 'b' });
+    assert.equal(await holder(name), 'b');
+    assert.deepEqual((await lease()).metadata.labels, { 'example.com/replica': 'b', 'example.com/zone': 'z1', team: 'infra' });
+    await stopB();
+  });
+
   it('without release on cancel the next leader waits for the lease to expire', async () => {
     const log: string[] = [];
     const a = candidate('c', log, { leaderElectionID: 'expiry-test', leaderElectionReleaseOnCancel: false });
