@@ -48,9 +48,36 @@ export interface CacheOptions {
    * it). controller-runtime's SyncPeriod; default 10 hours; 0 disables.
    */
   syncPeriodMs?: number;
+  /**
+   * Cache only objects matching this label selector (`app=web,tier!=db`), for every type without
+   * its own in `byObject` (controller-runtime's DefaultLabelSelector). Reads of other objects find
+   * nothing: a `get` of one is NotFound.
+   */
+  defaultLabelSelector?: string;
+  /** The same with a field selector (controller-runtime's DefaultFieldSelector), e.g. `metadata.name!=x`. */
+  defaultFieldSelector?: string;
+  /**
+   * Per-type settings over the defaults (controller-runtime's ByObject): what to cache of one
+   * type (`labelSelector`, `fieldSelector`), how to `transform` it, and its `syncPeriodMs`.
+   */
+  byObject?: CacheByObject[];
   /** Informer back-off tuning (tests). */
   initialBackoffMs?: number;
   maxBackoffMs?: number;
+}
+
+/** The cache settings of one type (see CacheOptions.byObject). */
+export interface CacheByObject {
+  /** The type: a class with static gvk, a client-node model class, or `{ apiVersion, kind }`. */
+  object: TypeRef;
+  /** Cache only these objects of the type (instead of defaultLabelSelector). */
+  labelSelector?: string;
+  /** Cache only these objects of the type (instead of defaultFieldSelector). */
+  fieldSelector?: string;
+  /** Applied to this type's objects before caching (instead of the cache's transform). */
+  transform?: (obj: KubernetesObject) => KubernetesObject;
+  /** This type's resync period (instead of syncPeriodMs). */
+  syncPeriodMs?: number;
 }
 
 /** Thrown by reads before `start()` was called (controller-runtime's ErrCacheNotStarted). */
@@ -152,22 +179,35 @@ export class InformerCache implements Cache {
   /** The informers of a type: one, or one per namespace (sorted by namespace) for a namespaced type with several. */
   async informersFor(type: TypeRef | KubernetesObject): Promise<SharedInformer[]> {
     const r = await this.resolver.resolve(type);
-    if (!r.namespaced || this.namespaces.length === 0) return [this.informerIn(r, undefined, `${r.apiVersion}/${r.kind}`)];
-    if (this.namespaces.length === 1) return [this.informerIn(r, this.namespaces[0], `${r.apiVersion}/${r.kind}`)];
-    return this.namespaces.map((n) => this.informerIn(r, n, `${r.apiVersion}/${r.kind}@${n}`));
+    const own = await this.settingsOf(r);
+    if (!r.namespaced || this.namespaces.length === 0) return [this.informerIn(r, undefined, `${r.apiVersion}/${r.kind}`, own)];
+    if (this.namespaces.length === 1) return [this.informerIn(r, this.namespaces[0], `${r.apiVersion}/${r.kind}`, own)];
+    return this.namespaces.map((n) => this.informerIn(r, n, `${r.apiVersion}/${r.kind}@${n}`, own));
   }
 
-  private informerIn(r: ResourceInfo, namespace: string | undefined, k: string): SharedInformer {
+  /** byObject's entries by `apiVersion/kind`, resolved once. */
+  private byObject?: Promise<Map<string, CacheByObject>>;
+
+  private settingsOf(r: ResourceInfo): Promise<CacheByObject | undefined> {
+    this.byObject ??= Promise.all((this.options.byObject ?? []).map(async (b) => [await this.resolver.resolve(b.object), b] as const)).then(
+      (entries) => new Map(entries.map(([info, b]) => [`${info.apiVersion}/${info.kind}`, b])),
+    );
+    return this.byObject.then((m) => m.get(`${r.apiVersion}/${r.kind}`));
+  }
+
+  private informerIn(r: ResourceInfo, namespace: string | undefined, k: string, own: CacheByObject | undefined): SharedInformer {
     let inf = this.informers.get(k);
     if (!inf) {
       const o: SharedInformerOptions = {
         namespace,
         logger: this.logger,
-        transform: this.options.transform,
+        transform: own?.transform ?? this.options.transform,
         initialBackoffMs: this.options.initialBackoffMs,
         maxBackoffMs: this.options.maxBackoffMs,
-        resyncPeriodMs: this.options.syncPeriodMs,
+        resyncPeriodMs: own?.syncPeriodMs ?? this.options.syncPeriodMs,
         mapper: this.resolver,
+        labelSelector: own?.labelSelector ?? this.options.defaultLabelSelector,
+        fieldSelector: own?.fieldSelector ?? this.options.defaultFieldSelector,
       };
       inf = new SharedInformer(this.rest, r, o);
       this.informers.set(k, inf);

@@ -1,4 +1,4 @@
 // kubeforge/runtime cache: shared informers and in-memory reads.
 export { newCache, CacheNotStartedError, CacheSyncTimeoutError, NamespaceNotWatchedError, MissingIndexError } from './cache.js';
-export type { CacheOptions, InformerCache, MultiNamespaceInformer } from './cache.js';
+export type { CacheByObject, CacheOptions, InformerCache, MultiNamespaceInformer } from './cache.js';
 export type { Indexer, InformerStats, SharedInformer } from './informer.js';

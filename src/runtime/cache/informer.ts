@@ -116,6 +116,9 @@ export interface SharedInformerOptions {
   resyncPeriodMs?: number;
   /** Used to explain a 404 on the list (kind not served); without it the error says less. */
   mapper?: RESTMapper;
+  /** Cache only objects matching these selectors (sent with the list and the watch). */
+  labelSelector?: string;
+  fieldSelector?: string;
 }
 
 /**
@@ -415,7 +418,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     const initial = !this.synced;
     do {
       const page = await this.rest.request<{ metadata: { resourceVersion: string; continue?: string }; items: KubernetesObject[] }>('GET', this.collectionPath(), {
-        query: { limit: this.opts.pageSize ?? 500, continue: cont },
+        query: { limit: this.opts.pageSize ?? 500, continue: cont, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector },
         signal,
         what: `list ${this.resource.apiVersion} ${this.resource.kind}`,
       });
@@ -438,7 +441,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     this.stats_.watches++;
     const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
     const { res, req } = await this.rest.stream(this.collectionPath(), {
-      query: { watch: 'true', resourceVersion: this.lastRV, allowWatchBookmarks: 'true', timeoutSeconds },
+      query: { watch: 'true', resourceVersion: this.lastRV, allowWatchBookmarks: 'true', timeoutSeconds, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector },
       signal,
       what: `watch ${this.resource.apiVersion} ${this.resource.kind}`,
     });

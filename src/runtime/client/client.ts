@@ -43,6 +43,11 @@ export interface ClientOptions {
    * deprecated API), on the transport this client creates (not on a shared `rest`). Default: ignored.
    */
   warningHandler?: (message: string) => void;
+  /**
+   * Types whose reads go to the API server even though `cache` is set (controller-runtime's
+   * client CacheOptions.DisableFor): no informer is started for them.
+   */
+  cacheDisableFor?: TypeRef[];
   /** Share an existing transport (keep-alive connections, auth) instead of creating one. */
   rest?: RestClient;
   /** The RESTMapper types resolve through (the Manager's); default: a new one of this client's own. */
@@ -106,6 +111,9 @@ class KubeClient extends LiveReader implements Client {
   private readonly fieldOwner?: string;
   private readonly fieldValidation?: FieldValidation;
   private readonly live: LiveReader;
+  private readonly uncached: TypeRef[];
+  /** `apiVersion/kind` of the uncached types, resolved on first use. */
+  private uncachedKeys?: Promise<Set<string>>;
   private readonly statusWriter: StatusWriter;
 
   constructor(rest: RestClient, options: ClientOptions) {
@@ -113,6 +121,7 @@ class KubeClient extends LiveReader implements Client {
     this.cache = options.cache;
     this.fieldOwner = options.fieldOwner;
     this.fieldValidation = options.fieldValidation;
+    this.uncached = options.cacheDisableFor ?? [];
     this.live = new LiveReader(rest, this.resolver);
     this.statusWriter = {
       update: (obj, o) => this.put(obj, o, 'status'),
@@ -124,12 +133,20 @@ class KubeClient extends LiveReader implements Client {
     return this.resolver.resolve(type);
   }
 
-  override get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey, o?: GetOptions): Promise<T> {
-    return this.cache ? this.cache.get(type, key, o) : super.get(type, key, o);
+  override async get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey, o?: GetOptions): Promise<T> {
+    return this.cache && !(await this.isUncached(type)) ? this.cache.get(type, key, o) : super.get(type, key, o);
   }
 
-  override list<T extends KubernetesObject>(type: TypeRef<T>, o?: ListOptions): Promise<ObjectList<T>> {
-    return this.cache ? this.cache.list(type, o) : super.list(type, o);
+  override async list<T extends KubernetesObject>(type: TypeRef<T>, o?: ListOptions): Promise<ObjectList<T>> {
+    return this.cache && !(await this.isUncached(type)) ? this.cache.list(type, o) : super.list(type, o);
+  }
+
+  /** Whether reads of `type` skip the cache (cacheDisableFor). */
+  private async isUncached(type: TypeRef): Promise<boolean> {
+    if (this.uncached.length === 0) return false;
+    this.uncachedKeys ??= Promise.all(this.uncached.map((t) => this.resolver.resolve(t))).then((rs) => new Set(rs.map((r) => `${r.apiVersion}/${r.kind}`)));
+    const r = await this.resolver.resolve(type);
+    return (await this.uncachedKeys).has(`${r.apiVersion}/${r.kind}`);
   }
 
   apiReader(): Reader {

@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Cache, Client, ControllerManagerLike, FieldValidation, Leadership, ManagerContracts, Reader, Runnable } from '../contracts.js';
-import { newCache } from '../cache/index.js';
+import type { Cache, Client, ControllerManagerLike, FieldValidation, Leadership, ManagerContracts, Reader, Runnable, TypeRef } from '../contracts.js';
+import { newCache, type CacheByObject } from '../cache/index.js';
 import { newClient } from '../client/client.js';
 import { LeadershipLostError } from '../client/fence.js';
 import { RestClient } from '../client/rest.js';
@@ -85,6 +85,8 @@ export interface ManagerOptions {
   cache?: ManagerCacheOptions;
   /** Field manager of the client's writes (default "kubeforge-manager"). */
   fieldOwner?: string;
+  /** Options of the client (`getClient()`): types it does not read from the cache. */
+  client?: ManagerClientOptions;
   /**
    * Field validation of the client's writes (controller-runtime's `client.WithFieldValidation`):
    * `Strict` refuses a write with a field its type does not have. Default: the server's (`Warn`).
@@ -124,6 +126,20 @@ export interface ManagerCacheOptions {
    * a throw fails that list or watch like a server error (logged, retried with back-off).
    */
   transform?: (obj: KubernetesObject) => KubernetesObject;
+  /** Cache only objects matching this label selector, for types without their own in byObject (DefaultLabelSelector). */
+  defaultLabelSelector?: string;
+  /** Cache only objects matching this field selector, for types without their own in byObject (DefaultFieldSelector). */
+  defaultFieldSelector?: string;
+  /** Per-type selectors, transform and sync period (controller-runtime's ByObject). */
+  byObject?: CacheByObject[];
+}
+
+/** Options of the Manager's client (controller-runtime's client.Options). */
+export interface ManagerClientOptions {
+  cache?: {
+    /** Types the client reads from the API server, not from the cache (DisableFor): no informer for them. */
+    disableFor?: TypeRef[];
+  };
 }
 
 type GroupName = 'servers' | 'caches' | 'others' | 'leader';
@@ -327,8 +343,11 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
       syncTimeoutMs: options.cache?.syncTimeoutMs ?? options.cache?.syncTimeout,
       syncPeriodMs: options.cache?.syncPeriodMs,
       transform: options.cache?.transform,
+      defaultLabelSelector: options.cache?.defaultLabelSelector,
+      defaultFieldSelector: options.cache?.defaultFieldSelector,
+      byObject: options.cache?.byObject,
     });
-    this.client = newClient(config, { cache: this.cache, rest: this.clientRest, mapper: this.mapper, fieldOwner: options.fieldOwner ?? 'kubeforge-manager', fieldValidation: options.fieldValidation });
+    this.client = newClient(config, { cache: this.cache, rest: this.clientRest, mapper: this.mapper, fieldOwner: options.fieldOwner ?? 'kubeforge-manager', fieldValidation: options.fieldValidation, cacheDisableFor: options.client?.cache?.disableFor });
     // As controller-runtime's KubeAPIWarningLogger: each distinct warning once.
     const warned = new Set<string>();
     const warningLog = this.logger.child({ logger: 'KubeAPIWarningLogger' });
