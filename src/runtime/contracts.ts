@@ -253,6 +253,35 @@ export interface Patch {
   data(obj: KubernetesObject): unknown;
 }
 
+/** Every field optional, all the way down (arrays of partial items; Dates as they are). */
+export type DeepPartial<T> = T extends Date
+  ? T
+  : T extends readonly (infer U)[]
+    ? DeepPartial<U>[]
+    : T extends object
+      ? { [K in keyof T]?: DeepPartial<T[K]> }
+      : T;
+
+/**
+ * A server-side apply configuration of a Kind `T`: the fields this field manager wants to own,
+ * nothing else (controller-runtime's generated ApplyConfigurations, as a type): `apiVersion`,
+ * `kind` and `metadata.name` are required, every other field optional at any depth. Lists that
+ * are maps by key (a pod's containers by name) merge with other managers' items by that key.
+ */
+export type ApplyConfiguration<T extends KubernetesObject = KubernetesObject> = DeepPartial<Omit<T, 'apiVersion' | 'kind' | 'metadata'>> & {
+  apiVersion: string;
+  kind: string;
+  metadata: DeepPartial<Omit<NonNullable<T['metadata']>, 'managedFields' | 'resourceVersion' | 'uid' | 'creationTimestamp'>> & { name: string; namespace?: string };
+};
+
+/** Options of `apply`. */
+export interface ApplyOptions extends WriteOptions {
+  /** The field manager applying (controller-runtime's client.FieldOwner); default the client's fieldOwner. */
+  fieldOwner?: string;
+  /** Take fields another manager owns instead of failing with 409 Conflict (client.ForceOwnership). */
+  force?: boolean;
+}
+
 /** Options of `patch`. */
 export interface PatchOptions extends WriteOptions {
   /** Server-side apply only: take ownership of conflicting fields. */
@@ -277,6 +306,13 @@ export interface Writer {
   update<T extends KubernetesObject>(obj: T, options?: WriteOptions): Promise<T>;
   /** Patches the object (`patch.type` decides merge / JSON / apply). */
   patch<T extends KubernetesObject>(obj: T, patch: Patch, options?: PatchOptions): Promise<T>;
+  /**
+   * Server-side apply of `config` (controller-runtime's `client.Apply`): the server merges it with
+   * what other managers own and records this manager as the owner of its fields; a field it stops
+   * applying is removed. Resolves with the whole object as stored. 409 ConflictError when another
+   * manager owns a field it sets differently, unless `force`.
+   */
+  apply<T extends KubernetesObject>(config: ApplyConfiguration<T>, options?: ApplyOptions): Promise<T>;
   /** Deletes the object; `NotFoundError` when already gone. Resolves once the API server accepted it. */
   delete(obj: KubernetesObject, options?: DeleteOptions): Promise<void>;
   /** Deletes every object of the type matching the options (a DELETE on the collection). */
@@ -292,6 +328,8 @@ export interface StatusWriter {
   update<T extends KubernetesObject>(obj: T, options?: WriteOptions): Promise<T>;
   /** PATCH .../status; same errors as `Writer.patch`. */
   patch<T extends KubernetesObject>(obj: T, patch: Patch, options?: PatchOptions): Promise<T>;
+  /** Server-side apply of the status subresource; as `Writer.apply`. */
+  apply<T extends KubernetesObject>(config: ApplyConfiguration<T>, options?: ApplyOptions): Promise<T>;
 }
 
 /** The client controllers use: reads from the cache (if given one), writes to the API server. */

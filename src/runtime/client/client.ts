@@ -6,6 +6,8 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type {
   Cache,
   Client,
+  ApplyConfiguration,
+  ApplyOptions,
   DeleteOptions,
   FieldValidation,
   GetOptions,
@@ -23,6 +25,7 @@ import type {
 import { RESTMapper } from './restmapper.js';
 import { RestClient } from './rest.js';
 import { selectorString } from './selector.js';
+import { Apply } from './patch.js';
 import { resourcePath, withTypeMeta } from './types.js';
 import { reviveDates } from './dates.js';
 
@@ -126,6 +129,7 @@ class KubeClient extends LiveReader implements Client {
     this.statusWriter = {
       update: (obj, o) => this.put(obj, o, 'status'),
       patch: (obj, p, o) => this.sendPatch(obj, p, o, 'status'),
+      apply: (config, o) => this.sendApply(config, o, 'status'),
     };
   }
 
@@ -200,6 +204,19 @@ class KubeClient extends LiveReader implements Client {
 
   patch<T extends KubernetesObject>(obj: T, patch: Patch, o?: PatchOptions): Promise<T> {
     return this.sendPatch(obj, patch, o, undefined);
+  }
+
+  apply<T extends KubernetesObject>(config: ApplyConfiguration<T>, o?: ApplyOptions): Promise<T> {
+    return this.sendApply(config, o, undefined);
+  }
+
+  private async sendApply<T extends KubernetesObject>(config: ApplyConfiguration<T>, o: ApplyOptions | undefined, sub: string | undefined): Promise<T> {
+    const obj = config as unknown as KubernetesObject;
+    if (!obj || typeof obj !== 'object' || !obj.apiVersion || !obj.kind || !obj.metadata?.name) {
+      throw new Error('kubeforge/runtime: apply needs a configuration with apiVersion, kind and metadata.name');
+    }
+    const answer = await this.sendPatch({ ...obj }, Apply, { ...o, fieldManager: o?.fieldOwner ?? o?.fieldManager }, sub);
+    return answer as T;
   }
 
   private async sendPatch<T extends KubernetesObject>(obj: T, patch: Patch, o: PatchOptions | undefined, sub: string | undefined): Promise<T> {

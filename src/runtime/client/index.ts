@@ -20,6 +20,7 @@ export {
 } from './errors.js';
 export type { Status } from './errors.js';
 export { Apply, mergeFrom, mergePatch, jsonPatch, strategicMergePatch, createMergePatch } from './patch.js';
+export { extractApplyConfiguration } from './extract.js';
 export type { JSONPatchOperation } from './patch.js';
 export { LeadershipLostError } from './fence.js';
 export type { RESTMapper, APIResource } from './restmapper.js';

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import type { Client, DeleteOptions, GetOptions, ListOptions, ObjectKey, ObjectList, Patch, PatchOptions, TypeRef, WriteOptions } from '../../runtime/contracts.js';
+import type { ApplyConfiguration, ApplyOptions, Client, DeleteOptions, GetOptions, ListOptions, ObjectKey, ObjectList, Patch, PatchOptions, TypeRef, WriteOptions } from '../../runtime/contracts.js';
 import type { EventRecorder, EventType } from '../../runtime/manager/events.js';
 import { newLogger } from '../../runtime/manager/logging.js';
 import { newManager, type Manager, type ManagerOptions } from '../../runtime/manager/manager.js';
@@ -27,6 +27,8 @@ export interface Interceptors {
   deleteAllOf?: (type: TypeRef, o: (ListOptions & DeleteOptions) | undefined, client: Client) => Promise<void>;
   statusUpdate?: <T extends KubernetesObject>(obj: T, o: WriteOptions | undefined, client: Client) => Promise<T>;
   statusPatch?: <T extends KubernetesObject>(obj: T, patch: Patch, o: PatchOptions | undefined, client: Client) => Promise<T>;
+  apply?: <T extends KubernetesObject>(config: ApplyConfiguration<T>, o: ApplyOptions | undefined, client: Client) => Promise<T>;
+  statusApply?: <T extends KubernetesObject>(config: ApplyConfiguration<T>, o: ApplyOptions | undefined, client: Client) => Promise<T>;
 }
 
 /**
@@ -44,9 +46,11 @@ export function withInterceptors(client: Client, funcs: Interceptors): Client {
     patch: <T extends KubernetesObject>(obj: T, p: Patch, o?: PatchOptions) => (funcs.patch ? funcs.patch(obj, p, o, client) : client.patch(obj, p, o)),
     delete: (obj: KubernetesObject, o?: DeleteOptions) => (funcs.delete ? funcs.delete(obj, o, client) : client.delete(obj, o)),
     deleteAllOf: (type: TypeRef, o?: ListOptions & DeleteOptions) => (funcs.deleteAllOf ? funcs.deleteAllOf(type, o, client) : client.deleteAllOf(type, o)),
+    apply: <T extends KubernetesObject>(config: ApplyConfiguration<T>, o?: ApplyOptions) => (funcs.apply ? funcs.apply(config, o, client) : client.apply(config, o)),
     status: () => ({
       update: <T extends KubernetesObject>(obj: T, o?: WriteOptions) => (funcs.statusUpdate ? funcs.statusUpdate(obj, o, client) : status.update(obj, o)),
       patch: <T extends KubernetesObject>(obj: T, p: Patch, o?: PatchOptions) => (funcs.statusPatch ? funcs.statusPatch(obj, p, o, client) : status.patch(obj, p, o)),
+      apply: <T extends KubernetesObject>(config: ApplyConfiguration<T>, o?: ApplyOptions) => (funcs.statusApply ? funcs.statusApply(config, o, client) : status.apply(config, o)),
     }),
   });
 }
