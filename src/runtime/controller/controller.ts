@@ -6,11 +6,12 @@ import { setMaxListeners } from 'node:events';
 import { CacheSyncTimeoutError } from '../cache/errors.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { Cache, Leadership, Runnable } from '../contracts.js';
 import type { Clock } from './clock.js';
 import { realClock } from './clock.js';
-import type { EventHandler, RequestQueue } from './handler.js';
+import type { AddOptions, EventHandler, RequestQueue } from './handler.js';
 import { controllerMetrics, workQueueMetrics } from './metrics.js';
 import type { ControllerMetrics } from './metrics.js';
 import type { Predicate } from './predicate.js';
@@ -20,7 +21,7 @@ import { defaultControllerRateLimiter } from './ratelimiter.js';
 import { callReconciler, isTerminalError, requestKey, requeueDelayMs } from './reconcile.js';
 import type { ReconcileContext, Reconciler, Request, Result } from './reconcile.js';
 import type { EventSink, Source } from './source.js';
-import { WorkQueue } from './workqueue.js';
+import { LOW_PRIORITY, WorkQueue } from './workqueue.js';
 
 /** Tuning of one controller (controller-runtime's controller.Options). */
 export interface ControllerOptions {
@@ -53,6 +54,13 @@ export interface ControllerOptions {
    * throws is handled as always: an error is retried with back-off. Default: no timeout.
    */
   reconciliationTimeoutMs?: number;
+  /**
+   * Hand out requests by priority (controller-runtime's priority queue, the default since 0.23):
+   * handlers and `Result.priority` may set one, and the events of a watch's initial list and of
+   * resyncs (nothing changed) come last (LOW_PRIORITY), so a change made now is not stuck behind
+   * a start-up's thousands of unchanged objects. Default true; false is a first-in-first-out queue.
+   */
+  usePriorityQueue?: boolean;
   /** Time source for the work queue (tests). */
   clock?: Clock;
 }
@@ -199,13 +207,28 @@ export class Controller implements Runnable {
     }
   }
 
+  /**
+   * The queue a handler is given for one event: priorities as asked, else `fallback` (LOW_PRIORITY
+   * for an unchanged object); all 0 without the priority queue.
+   */
+  private queueFor(fallback: number): RequestQueue {
+    const q = this.queue;
+    const prio = this.options.usePriorityQueue === false ? () => 0 : (o?: AddOptions) => o?.priority ?? fallback;
+    return {
+      add: (r, o) => q.add(r, prio(o)),
+      addAfter: (r, d, o) => q.addAfter(r, d, prio(o)),
+      addRateLimited: (r, o) => q.addRateLimited(r, prio(o)),
+    };
+  }
+
   private makeSink(w: Watch): EventSink {
-    const q: RequestQueue = this.queue;
+    const normal = this.queueFor(0);
+    const low = this.queueFor(LOW_PRIORITY);
     const deliver = (kind: 'create' | 'update' | 'delete' | 'generic', e: unknown) => {
       try {
         for (const p of w.predicates) if (!allows(p, kind, e)) return;
         const f = w.handler[kind] as ((e: unknown, q: RequestQueue) => void) | undefined;
-        f?.call(w.handler, e, q);
+        f?.call(w.handler, e, unchanged(kind, e) ? low : normal);
       } catch (err) {
         this.log.error({ err, event: kind, source: String(w.source) }, 'event handler or predicate threw; event dropped');
       }
@@ -293,7 +316,7 @@ export class Controller implements Runnable {
       const key = requestKey(req);
       this.active.add(key);
       try {
-        await this.reconcileHandler(req, signal);
+        await this.reconcileHandler(req, signal, this.options.usePriorityQueue === false ? 0 : next.priority);
       } catch (err) {
         // recoverPanic off: stop the controller with this error.
         this.fatal ??= err;
@@ -329,7 +352,7 @@ export class Controller implements Runnable {
     }
   }
 
-  private async reconcileHandler(req: Request, signal: AbortSignal): Promise<void> {
+  private async reconcileHandler(req: Request, signal: AbortSignal, queuedWith: number): Promise<void> {
     const b = this.bound;
     const reconcileID = randomUUID();
     // The per-reconcile child logger is only built if someone logs.
@@ -375,7 +398,7 @@ export class Controller implements Runnable {
           throw err;
         }
         ctx.logger.error({ err }, 'Observed a panic in reconciler; recovered, requeueing with back-off');
-        this.queue.addRateLimited(req);
+        this.queue.addRateLimited(req, queuedWith);
         return;
       }
       if (isTerminalError(err)) {
@@ -386,21 +409,22 @@ export class Controller implements Runnable {
       }
       ctx.logger.error({ err }, 'Reconciler error');
       this.quickRequeues.delete(requestKey(req));
-      this.queue.addRateLimited(req);
+      this.queue.addRateLimited(req, queuedWith);
       return;
     }
     clearTimeout(timer);
     if (timedOut) b.timeouts.inc();
     b.time.observe((performance.now() - t0) / 1000);
     const delay = requeueDelayMs(result);
+    const priority = this.options.usePriorityQueue === false ? 0 : (result?.priority ?? queuedWith);
     if (delay > 0) {
       this.noteRequeue(req, delay, result as Result);
       this.queue.forget(req);
-      this.queue.addAfter(req, delay);
+      this.queue.addAfter(req, delay, priority);
       b.total.requeue_after.inc();
     } else if (result && result.requeue) {
       this.quickRequeues.delete(requestKey(req));
-      this.queue.addRateLimited(req);
+      this.queue.addRateLimited(req, priority);
       b.total.requeue.inc();
     } else {
       this.quickRequeues.delete(requestKey(req));
@@ -408,4 +432,17 @@ export class Controller implements Runnable {
       b.total.success.inc();
     }
   }
+}
+
+/**
+ * An event about an object that did not change: one of a watch's initial list, or a resync (an
+ * update with the same resourceVersion). Its requests get LOW_PRIORITY (controller-runtime's
+ * WithLowPriorityWhenUnchanged).
+ */
+function unchanged(kind: string, e: unknown): boolean {
+  if (kind === 'create') return (e as { isInInitialList?: boolean }).isInInitialList === true;
+  if (kind !== 'update') return false;
+  const { objectOld, objectNew } = e as { objectOld?: KubernetesObject; objectNew?: KubernetesObject };
+  const rv = objectNew?.metadata?.resourceVersion;
+  return rv !== undefined && rv === objectOld?.metadata?.resourceVersion;
 }

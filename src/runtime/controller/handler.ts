@@ -8,11 +8,16 @@ import { resolveStatic, splitAPIVersion, type TypeTable } from '../client/types.
 import type { CreateEvent, DeleteEvent, GenericEvent, UpdateEvent } from './predicate.js';
 import type { Request } from './reconcile.js';
 
+/** How a handler queues a request: its priority (higher first; default 0, see LOW_PRIORITY). */
+export interface AddOptions {
+  priority?: number;
+}
+
 /** The part of the work queue handlers use. Adds after shutdown are ignored. */
 export interface RequestQueue {
-  add(r: Request): void;
-  addAfter(r: Request, delayMs: number): void;
-  addRateLimited(r: Request): void;
+  add(r: Request, options?: AddOptions): void;
+  addAfter(r: Request, delayMs: number, options?: AddOptions): void;
+  addRateLimited(r: Request, options?: AddOptions): void;
 }
 
 /** Maps events to requests. Absent methods ignore that event kind. */

@@ -6,7 +6,7 @@ export type { ControllerOptions } from './controller.js';
 export { TerminalError, isTerminalError } from './reconcile.js';
 export type { Request, Result, ReconcileContext, ReconcileFunc, ReconcilerObject, Reconciler } from './reconcile.js';
 export { enqueueRequestForObject, enqueueRequestForOwner, enqueueRequestsFromMapFunc, handlerFuncs } from './handler.js';
-export type { EventHandler, RequestQueue, MapFunc, EnqueueForOwnerOptions } from './handler.js';
+export type { AddOptions, EventHandler, RequestQueue, MapFunc, EnqueueForOwnerOptions } from './handler.js';
 export {
   GenerationChangedPredicate,
   ResourceVersionChangedPredicate,
@@ -21,6 +21,7 @@ export {
 } from './predicate.js';
 export type { Predicate, CreateEvent, UpdateEvent, DeleteEvent, GenericEvent } from './predicate.js';
 export { kindSource, ChannelSource } from './source.js';
+export { LOW_PRIORITY } from './workqueue.js';
 export type { Source, EventSink } from './source.js';
 export {
   ItemExponentialFailureRateLimiter,

@@ -29,6 +29,12 @@ export interface Result {
    * use `requeueAfterSeconds` or `requeueAfterMs`. Still honoured (after those two).
    */
   requeueAfter?: number;
+  /**
+   * The priority of the requeue this result asks for, and of the retry after an error (higher runs
+   * first); unset keeps the priority the request was queued with (controller-runtime's
+   * Result.Priority).
+   */
+  priority?: number;
 }
 
 /** The delay a Result asks for, in milliseconds (0 or less: none). */

@@ -11,6 +11,9 @@
  *   on the next start, so nothing is lost, and shutdown does not run stale work.)
  * - `setGate` installs a check asked synchronously right before every hand-out (the manager's
  *   leadership): once it answers false the queue shuts down instead of handing the key out.
+ * - Priorities (controller-runtime 0.23's priority queue, on by default there): every add may
+ *   carry a priority (default 0); the highest is handed out first, in the order added within one
+ *   priority. Adding a queued key with a higher priority raises it (a lower one never lowers it).
  */
 import type { Clock } from './clock.js';
 import { realClock } from './clock.js';
@@ -31,8 +34,18 @@ export interface WorkQueueMetrics {
   trackProcessing?(startTimes: () => Iterable<number>, clock: Clock): void;
 }
 
-/** What `get` resolves with. */
-export type GetResult<T> = { item: T; shutdown: false } | { item?: undefined; shutdown: true };
+/** What `get` resolves with: the item and the priority it was queued with. */
+export type GetResult<T> = { item: T; priority: number; shutdown: false } | { item?: undefined; priority?: undefined; shutdown: true };
+
+/** The priority controller-runtime gives events of the initial list and of resyncs (handler.LowPriority). */
+export const LOW_PRIORITY = -100;
+
+/** One priority's keys, first in first out. */
+interface Bucket {
+  /** Keys with the number of the enqueue that put them here (an entry is live while it is its key's latest). */
+  keys: { key: string; seq: number }[];
+  head: number;
+}
 
 /** Options of a WorkQueue. */
 export interface WorkQueueOptions<T> {
@@ -50,6 +63,7 @@ interface Delayed<T> {
   key: string;
   item: T;
   at: number;
+  priority: number;
 }
 
 /** See the module comment. */
@@ -59,10 +73,17 @@ export class WorkQueue<T = string> {
   private readonly clock: Clock;
   private readonly rateLimiter: RateLimiter;
   private readonly metrics?: WorkQueueMetrics;
-  private queue: string[] = [];
-  private head = 0;
+  /** Queued keys by priority; `queued` says which entries are live (a raised key leaves a stale one behind). */
+  private readonly buckets = new Map<number, Bucket>();
+  /** The priorities that have a bucket, highest first. */
+  private order: number[] = [];
+  /** Keys in a bucket now -> the number of their live entry. */
+  private readonly queued = new Map<string, number>();
+  private seq = 0;
   /** Keys wanting processing (queued, or re-added while processing), with their latest item. */
   private readonly dirty = new Map<string, T>();
+  /** The priority of each dirty key. */
+  private readonly priorityOf = new Map<string, number>();
   /** Keys being processed -> start time. */
   private readonly processing = new Map<string, number>();
   private readonly addedAt = new Map<string, number>();
@@ -86,7 +107,7 @@ export class WorkQueue<T = string> {
 
   /** Keys waiting in the queue (not counting delayed or in-process ones). */
   len(): number {
-    return this.queue.length - this.head;
+    return this.queued.size;
   }
 
   /** Keys waiting for a delayed add. */
@@ -99,18 +120,59 @@ export class WorkQueue<T = string> {
     return this.shutting;
   }
 
-  /** Queues the item unless already queued; if it is being processed, it runs again after `done`. Ignored after shutdown. */
-  add(item: T): void {
+  /**
+   * Queues the item unless already queued (then a higher `priority` raises it); if it is being
+   * processed, it runs again after `done`. Ignored after shutdown.
+   */
+  add(item: T, priority = 0): void {
     if (this.shutting) return;
     const key = this.keyOf(item);
     if (this.dirty.has(key)) {
       this.dirty.set(key, item);
+      if (priority > (this.priorityOf.get(key) ?? 0)) {
+        this.priorityOf.set(key, priority);
+        if (this.queued.has(key)) this.enqueue(key, priority);
+      }
       return;
     }
     this.metrics?.add();
     this.dirty.set(key, item);
+    this.priorityOf.set(key, priority);
     if (this.processing.has(key)) return;
     this.push(key);
+  }
+
+  private enqueue(key: string, priority: number): void {
+    let b = this.buckets.get(priority);
+    if (!b) {
+      b = { keys: [], head: 0 };
+      this.buckets.set(priority, b);
+      this.order = [...this.buckets.keys()].sort((x, y) => y - x);
+    }
+    const seq = ++this.seq;
+    b.keys.push({ key, seq });
+    this.queued.set(key, seq);
+  }
+
+  /** The next live key, highest priority first (undefined when none). */
+  private pop(): string | undefined {
+    for (const p of this.order) {
+      const b = this.buckets.get(p)!;
+      while (b.head < b.keys.length) {
+        const { key, seq } = b.keys[b.head++];
+        if (this.queued.get(key) === seq) {
+          if (b.head > 1024 && b.head * 2 > b.keys.length) {
+            b.keys = b.keys.slice(b.head);
+            b.head = 0;
+          }
+          this.queued.delete(key);
+          return key;
+        }
+      }
+      b.keys = [];
+      b.head = 0;
+    }
+    return undefined;
   }
 
   /**
@@ -139,18 +201,20 @@ export class WorkQueue<T = string> {
       return;
     }
     if (this.shutting) return;
-    this.queue.push(key);
+    this.enqueue(key, this.priorityOf.get(key) ?? 0);
     this.metrics?.depth(this.len());
   }
 
   private handOut(key: string, resolve: (r: GetResult<T>) => void): void {
     const item = this.dirty.get(key)!;
+    const priority = this.priorityOf.get(key) ?? 0;
     this.dirty.delete(key);
+    this.priorityOf.delete(key);
     const now = this.clock.now();
     this.processing.set(key, now);
     this.metrics?.get(now - (this.addedAt.get(key) ?? now));
     this.addedAt.delete(key);
-    resolve({ item, shutdown: false });
+    resolve({ item, priority, shutdown: false });
   }
 
   /**
@@ -161,11 +225,7 @@ export class WorkQueue<T = string> {
     if (this.shutting) return Promise.resolve({ shutdown: true });
     if (this.len() > 0) {
       if (!this.gateOpen()) return Promise.resolve({ shutdown: true });
-      const key = this.queue[this.head++];
-      if (this.head > 1024 && this.head * 2 > this.queue.length) {
-        this.queue = this.queue.slice(this.head);
-        this.head = 0;
-      }
+      const key = this.pop()!;
       this.metrics?.depth(this.len());
       return new Promise((resolve) => this.handOut(key, resolve));
     }
@@ -187,18 +247,21 @@ export class WorkQueue<T = string> {
     }
   }
 
-  /** Adds the item after `delayMs` (immediately if <= 0). A pending earlier time for the same key wins. */
-  addAfter(item: T, delayMs: number): void {
+  /** Adds the item after `delayMs` (immediately if <= 0). A pending earlier time for the same key wins; the higher priority stays. */
+  addAfter(item: T, delayMs: number, priority = 0): void {
     if (this.shutting) return;
     if (delayMs <= 0) {
-      this.add(item);
+      this.add(item, priority);
       return;
     }
     const key = this.keyOf(item);
     const at = this.clock.now() + delayMs;
     const cur = this.delayed.get(key);
-    if (cur && cur.at <= at) return;
-    this.delayed.set(key, { key, item, at });
+    if (cur && cur.at <= at) {
+      if (priority > cur.priority) cur.priority = priority;
+      return;
+    }
+    this.delayed.set(key, { key, item, at, priority: Math.max(priority, cur?.priority ?? priority) });
     this.arm();
   }
 
@@ -217,17 +280,17 @@ export class WorkQueue<T = string> {
       const due = [...this.delayed.values()].filter((d) => d.at <= now).sort((a, b) => a.at - b.at);
       for (const d of due) {
         this.delayed.delete(d.key);
-        this.add(d.item);
+        this.add(d.item, d.priority);
       }
       this.arm();
     }, next - this.clock.now());
   }
 
   /** Adds the item after the rate limiter's delay for it (one more failure); counted as a retry. */
-  addRateLimited(item: T): void {
+  addRateLimited(item: T, priority = 0): void {
     if (this.shutting) return;
     this.metrics?.retry();
-    this.addAfter(item, this.rateLimiter.when(this.keyOf(item)));
+    this.addAfter(item, this.rateLimiter.when(this.keyOf(item)), priority);
   }
 
   /** Clears the item's failure history (call after a success). */
@@ -248,9 +311,13 @@ export class WorkQueue<T = string> {
     this.timer = undefined;
     this.timerAt = Infinity;
     this.delayed.clear();
-    for (const k of this.queue.slice(this.head)) this.dirty.delete(k);
-    this.queue = [];
-    this.head = 0;
+    for (const k of this.queued.keys()) {
+      this.dirty.delete(k);
+      this.priorityOf.delete(k);
+    }
+    this.queued.clear();
+    this.buckets.clear();
+    this.order = [];
     this.metrics?.depth(0);
     const w = this.waiters;
     this.waiters = [];

@@ -374,6 +374,39 @@ describe('controller on a real API server', () => {
     assert.throws(() => controllerManagedBy(mgr).for(Widget).withOptions({ reconciliationTimeoutMs: 0 }).complete(async () => undefined), /reconciliationTimeoutMs must be > 0 ms \(got 0\)/);
   });
 
+  it('priority queue: a change made during the start-up list is reconciled before the unchanged objects; off, it waits its turn', async () => {
+    for (const usePriorityQueue of [true, false]) {
+      const ns = await freshNamespace();
+      for (let i = 0; i < 20; i++) await live.create(widget(ns, `old-${String(i).padStart(2, '0')}`));
+      const order: string[] = [];
+      let created = false;
+      const run = await runManager(config, ns, (mgr) => {
+        controllerManagedBy(mgr)
+          .for(Widget)
+          .withOptions({ usePriorityQueue })
+          .complete(async (req) => {
+            order.push(req.name);
+            // While the first of the initial list is reconciled, someone creates a new object.
+            if (!created) {
+              created = true;
+              await live.create(widget(ns, 'new'));
+              await waitFor('the new object is queued', () => mgr.getClient().get(Widget, { namespace: ns, name: 'new' }).then(() => true, () => false));
+              await sleep(300);
+            }
+            await sleep(10);
+          });
+      });
+      try {
+        await waitFor('all 21 reconciled', () => order.length >= 21);
+        const at = order.indexOf('new');
+        if (usePriorityQueue) assert.ok(at >= 1 && at <= 2, `with priorities, the new object runs next (position ${at}): ${order.join(' ')}`);
+        else assert.equal(at, 20, `first in, first out: the new object runs last: ${order.join(' ')}`);
+      } finally {
+        await run.stop();
+      }
+    }
+  });
+
   it('stops the manager with the error when recoverPanic is off', async () => {
     const ns = await freshNamespace();
     const run = await runManager(config, ns, (mgr) => {

@@ -133,6 +133,61 @@ describe('WorkQueue', () => {
   });
 });
 
+describe('WorkQueue priorities (controller-runtime\'s priority queue)', () => {
+  const drain = async (q: WorkQueue<string>) => {
+    const out: string[] = [];
+    while (q.len() > 0) {
+      const r = await q.get();
+      out.push(`${r.item}@${r.priority}`);
+      q.done(r.item!);
+    }
+    return out;
+  };
+
+  it('hands out the highest priority first, in the order added within one', async () => {
+    const q = new WorkQueue<string>();
+    q.add('low-1', -100);
+    q.add('a');
+    q.add('low-2', -100);
+    q.add('urgent', 10);
+    q.add('b');
+    assert.deepEqual(await drain(q), ['urgent@10', 'a@0', 'b@0', 'low-1@-100', 'low-2@-100']);
+  });
+
+  it('a queued key added again with a higher priority moves up (after those already there); a lower one never lowers it', async () => {
+    const q = new WorkQueue<string>();
+    q.add('x', -100);
+    q.add('y', 5);
+    q.add('z');
+    q.add('x', 5);
+    q.add('y', -100);
+    assert.equal(q.len(), 3, 'still one entry per key');
+    assert.deepEqual(await drain(q), ['y@5', 'x@5', 'z@0']);
+  });
+
+  it('a key re-added while processing runs again with the highest priority it was added with', async () => {
+    const q = new WorkQueue<string>();
+    q.add('a');
+    q.add('b');
+    const a = await q.get();
+    q.add('a', -100);
+    q.add('a', 7);
+    q.done(a.item!);
+    assert.deepEqual(await drain(q), ['a@7', 'b@0']);
+  });
+
+  it('a delayed add keeps its priority, the higher of two', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue<string>({ clock });
+    q.addAfter('later', 1000, -100);
+    q.addAfter('later', 2000, 3);
+    q.add('now');
+    clock.step(1000);
+    await tick();
+    assert.deepEqual(await drain(q), ['later@3', 'now@0']);
+  });
+});
+
 describe('rate limiters', () => {
   it('item exponential: 5 ms doubling, capped at 1000 s', () => {
     const l = new ItemExponentialFailureRateLimiter(5, 1_000_000);
