@@ -213,7 +213,7 @@ describe('leader election', () => {
     q.setGate(() => elector.isLeading(), () => closed++);
     q.add('a');
     q.add('b');
-    assert.deepEqual(await q.get(), { item: 'a', shutdown: false });
+    assert.deepEqual(await q.get(), { item: 'a', priority: 0, shutdown: false });
     q.done('a');
     // As if the process had been frozen: no timer ran, but the clock moved past the renew deadline.
     clock.t += 2000;
