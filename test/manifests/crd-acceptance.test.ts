@@ -1,8 +1,9 @@
 // Acceptance on a real kube-apiserver: every golden case's CRDs are installed, and each sample
 // object in its samples.yaml is created with `kubectl create --dry-run=server`: accepted ones
 // must come back with the expected defaults and pruning, rejected ones with the expected error.
-// (v1.20.2: CEL rules and selectableFields are not enforced there; they are checked at the
-// schema level in crd-golden / crd-schema tests, not here.)
+// It runs on the current API server (the default of setup-envtest), which enforces CEL rules and
+// selectableFields too, so a sample's verdict includes them; on the legacy v1.20 build they would
+// not be (crd-golden / crd-schema check them at the schema level).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
