@@ -8,7 +8,8 @@
 //	    controller for Gizmo (MaxConcurrentReconciles = c) that reads each object from the cache
 //	    and writes status.observedGeneration through the status subresource; once the manager is
 //	    elected and the Gizmo informer synced, c goroutines create n Gizmos with a controller-runtime
-//	    client. Prints {"ms": first create -> last status write acknowledged, "peakRSS": VmHWM bytes}.
+//	    client. Prints {"ms": first create -> last status write acknowledged, "cpuMs": user + system
+//	    CPU time of this process over that interval, "peakRSS": VmHWM bytes}.
 //	go-operator cache --kubeconfig F --namespace NS --expected 10000 [--object typed|unstructured]
 //	    starts only an informer cache for Gizmos in NS and prints, as bench/runtime.ts's own child
 //	    does, {"before": VmRSS before the cache started, "peak": VmHWM once synced (reset to the
@@ -29,6 +30,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -195,6 +197,7 @@ func reconcileMode(cfg *rest.Config, ns string, n, c int, timeout time.Duration)
 	errs := make(chan error, c)
 	var wg sync.WaitGroup
 	t0 := time.Now()
+	cpu0 := cpuTime()
 	for w := 0; w < c; w++ {
 		wg.Add(1)
 		go func() {
@@ -226,12 +229,13 @@ func reconcileMode(cfg *rest.Config, ns string, n, c int, timeout time.Duration)
 		fail(fmt.Errorf("timed out after %s: %d of %d objects reconciled", timeout, got, n))
 	}
 	elapsed := time.Since(t0)
+	cpu := cpuTime() - cpu0
 	peak := status("VmHWM")
 	cancel()
 	if err := <-stopped; err != nil {
 		fail(err)
 	}
-	emit(map[string]any{"ms": float64(elapsed.Nanoseconds()) / 1e6, "peakRSS": peak})
+	emit(map[string]any{"ms": float64(elapsed.Nanoseconds()) / 1e6, "cpuMs": float64(cpu.Nanoseconds()) / 1e6, "peakRSS": peak})
 }
 
 func cacheMode(cfg *rest.Config, ns string, expected int, object string) {
@@ -349,6 +353,15 @@ func status(key string) int64 {
 // phase's, as bench/runtime.ts's Node child does.
 func resetPeak() {
 	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
+
+// cpuTime: user + system CPU time of this process so far (what Node's process.cpuUsage() sums).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		fail(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func emit(v map[string]any) {
