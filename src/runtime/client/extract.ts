@@ -11,8 +11,9 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ApplyConfiguration } from '../contracts.js';
 
+import { isJSONObject as isObj } from './types.js';
+
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 interface ManagedFieldsEntry {
   manager?: string;

@@ -169,3 +169,8 @@ export function resourcePath(r: ResourceInfo, namespace: string | undefined, nam
   if (subresource) p += `/${subresource}`;
   return p;
 }
+
+/** A JSON object: not an array, not null (what a decoded body or a managedFields set must be). */
+export function isJSONObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -12,6 +12,7 @@ import type { JSONPatchOperation } from '../client/patch.js';
 import { reviveDates, toWireJSON } from '../client/dates.js';
 import { FieldErrors } from './fielderrors.js';
 import { describeThrown, isCrash, WebhookHttpError, type WebhookHandler, type WebhookHandlerContext } from './handler.js';
+import { isJSONObject as isObject } from '../client/types.js';
 
 /** One admission request, as the API server sends it (`AdmissionReview.request`). */
 export interface AdmissionRequest<T = unknown> {
@@ -111,10 +112,6 @@ const OPERATIONS = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 
 /** The AdmissionReview versions served (the API server sends the first of the webhook's admissionReviewVersions it speaks). */
 export const ADMISSION_VERSIONS: ReadonlySet<string> = new Set(['admission.k8s.io/v1', 'admission.k8s.io/v1beta1']);
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** An `Errored` result (controller-runtime): not allowed, with an HTTP-like code and a message. */
 export function errored(code: number, message: string): AdmissionResult {

@@ -8,6 +8,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { GroupVersionKind } from '../contracts.js';
 import { describeThrown, isCrash, WebhookHttpError, type WebhookHandler, type WebhookHandlerContext } from './handler.js';
+import { isJSONObject as isObject } from '../client/types.js';
 
 /** How one spoke version converts to and from the hub (storage) version. */
 export interface Conversion<Spoke extends KubernetesObject, Hub extends KubernetesObject> {
@@ -75,10 +76,6 @@ export class ConversionRegistry {
 function splitAPIVersion(apiVersion: string): { group: string; version: string } {
   const i = apiVersion.indexOf('/');
   return i < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** A failure of one object: fails the whole review with a message naming it. */
