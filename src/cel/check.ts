@@ -8,6 +8,7 @@
  */
 import { parse } from '@bufbuild/cel';
 import { OVERLOADS, TYPE_IDENTS, type Overload } from './library.js';
+import { markOptionals, scanSource } from './syntax.js';
 import { RESERVED, T, typeName, type CelT } from './types.js';
 
 /** The parts of cel-spec's Expr this module reads (kept structural: no import of generated protobuf types). */
@@ -18,18 +19,16 @@ export interface Expr {
     | { case: 'identExpr'; value: { name: string } }
     | { case: 'selectExpr'; value: { operand?: Expr; field: string; testOnly: boolean } }
     | { case: 'callExpr'; value: { target?: Expr; function: string; args: Expr[] } }
-    | { case: 'listExpr'; value: { elements: Expr[] } }
-    | { case: 'structExpr'; value: { messageName: string; entries: { keyKind: { case: string | undefined; value?: unknown }; value?: Expr }[] } }
+    | { case: 'listExpr'; value: { elements: Expr[]; optionalIndices?: number[] } }
+    | { case: 'structExpr'; value: { messageName: string; entries: { keyKind: { case: string | undefined; value?: unknown }; value?: Expr; optionalEntry?: boolean }[] } }
     | { case: 'comprehensionExpr'; value: { iterVar: string; iterRange?: Expr; accuVar: string; accuInit?: Expr; loopCondition?: Expr; loopStep?: Expr; result?: Expr } }
     | { case: undefined; value?: undefined };
 }
 
-/** CEL's optional syntax (`self.?x`, `m[?k]`, `{?k: v}`, `[?x]`), which the parser (@bufbuild/cel 0.6) does not read. */
+/** CEL's optional syntax (`self.?x`, `m[?k]`, `{?k: v}`, `[?x]`), which @bufbuild/cel 0.6 cannot evaluate (./syntax.ts makes it checkable). */
 export const OPTIONAL_SYNTAX = /\.\?[A-Za-z_]|\[\?|\{\s*\?|,\s*\?[^?]/;
 
 export interface CelIssue {
-  /** True when the expression could not be checked (optional syntax), rather than being wrong. */
-  unchecked?: boolean;
   /** cel-go style: `<input>:1:6: undefined field 'foo'`. */
   message: string;
   /** 0-based offset in the expression. */
@@ -73,9 +72,15 @@ export function checkExpression(source: string, variables: Record<string, CelT>)
     out.issues.push({ message: `<input>:-1:0: expression recursion limit exceeded: ${MAX_RECURSION}`, offset: 0 });
     return out;
   }
+  const scanned = scanSource(source);
+  if (scanned.error) {
+    const { line, column } = lineCol(source, scanned.error.offset);
+    out.issues.push({ message: `<input>:${line}:${column}: ${scanned.error.message}`, offset: scanned.error.offset });
+    return out;
+  }
   let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse(source);
+    parsed = parse(scanned.text);
   } catch (e) {
     if (e instanceof RangeError) {
       out.issues.push({ message: '<input>:-1:0: max recursion depth exceeded', offset: 0 });
@@ -85,8 +90,7 @@ export function checkExpression(source: string, variables: Record<string, CelT>)
     const offset = err.location?.start?.offset ?? 0;
     const raw = String(err.message ?? e).replace(/^<input>:\d+:\d+: /, '');
     const { line, column } = lineCol(source, offset);
-    if (OPTIONAL_SYNTAX.test(source)) out.issues.push({ message: `<input>:${line}:${column}: uses CEL's optional syntax (.?field, [?key]), which kubeforge's CEL parser does not read: not checked`, offset, unchecked: true });
-    else out.issues.push({ message: `<input>:${line}:${column}: Syntax error: ${raw}`, offset });
+    out.issues.push({ message: `<input>:${line}:${column}: Syntax error: ${raw}`, offset });
     return out;
   }
   for (const [k, v] of Object.entries(parsed.sourceInfo?.positions ?? {})) out.positions.set(BigInt(k), v as number);
@@ -104,6 +108,9 @@ export function checkExpression(source: string, variables: Record<string, CelT>)
     out.issues.push({ message: '<input>:-1:0: max recursion depth exceeded', offset: 0 });
     return out;
   }
+  let maxId = 0n;
+  for (const id of out.positions.keys()) if (id > maxId) maxId = id;
+  markOptionals(ast, scanned, out.positions, () => ++maxId);
   out.ast = ast;
   const checker = new Checker(out, variables);
   const t = checker.check(ast, new Map());
@@ -220,25 +227,7 @@ class Checker {
         // A qualified type name (`google.protobuf.Timestamp`, `net.IP`) is a type value.
         const qualified = this.qualifiedName(e, scope);
         if (qualified && TYPE_IDENTS.has(qualified)) return T.type;
-        const ot = this.check(operand, scope);
-        let ft: CelT;
-        switch (ot.kind) {
-          case 'object': {
-            // Current API servers also take a reserved word unescaped (self.namespace for __namespace__).
-            const f = ot.fields.get(field) ?? (RESERVED.has(field) ? ot.fields.get(`__${field}__`) : undefined);
-            ft = f ?? this.issue(e, `undefined field '${field}'`);
-            break;
-          }
-          case 'map':
-            ft = ot.value;
-            if (!isDyn(ot.key) && ot.key.kind !== 'string') ft = this.issue(e, `type '${typeName(ot)}' does not support field selection`);
-            break;
-          case 'dyn':
-            ft = T.dyn;
-            break;
-          default:
-            ft = this.issue(e, `type '${typeName(ot)}' does not support field selection`);
-        }
+        const ft = this.selectField(e, this.check(operand, scope), field);
         return testOnly ? T.bool : ft;
       }
       case 'callExpr':
@@ -246,8 +235,10 @@ class Checker {
       case 'listExpr': {
         let elem: CelT | undefined;
         let max = 0;
-        for (const el of k.value.elements) {
-          const t = this.check(el, scope);
+        const optional = new Set(k.value.optionalIndices ?? []);
+        for (const [i, el] of k.value.elements.entries()) {
+          let t = this.check(el, scope);
+          if (optional.has(i)) t = this.unwrapOptional(el, t);
           // The API server's CEL takes only homogeneous aggregate literals.
           if (elem && !sameKind(elem, t)) this.issue(el, `expected type '${typeName(elem)}' but found '${typeName(t)}'`);
           elem = elem ? join(elem, t) : t;
@@ -271,7 +262,8 @@ class Checker {
             key = key ? join(key, kt) : kt;
           }
           if (entry.value) {
-            const vt = this.check(entry.value, scope);
+            let vt = this.check(entry.value, scope);
+            if (entry.optionalEntry) vt = this.unwrapOptional(entry.value, vt);
             if (value && !sameKind(value, vt)) this.issue(entry.value, `expected type '${typeName(value)}' but found '${typeName(vt)}'`);
             value = value ? join(value, vt) : vt;
           }
@@ -305,6 +297,42 @@ class Checker {
     }
   }
 
+  /**
+   * The type of field `field` of a value of type `ot` (cel-go's checkSelectField): an object's
+   * field, a map's value. Selecting on an optional, or with `.?`, gives an optional.
+   */
+  private selectField(e: Expr, ot: CelT, field: string, optional = false): CelT {
+    const inner = optionalOf(ot);
+    const target = inner ?? ot;
+    let ft: CelT;
+    switch (target.kind) {
+      case 'object': {
+        // Current API servers also take a reserved word unescaped (self.namespace for __namespace__).
+        const f = target.fields.get(field) ?? (RESERVED.has(field) ? target.fields.get(`__${field}__`) : undefined);
+        ft = f ?? this.issue(e, `undefined field '${field}'`);
+        break;
+      }
+      case 'map':
+        ft = target.value;
+        if (!isDyn(target.key) && target.key.kind !== 'string') ft = this.issue(e, `type '${typeName(target)}' does not support field selection`);
+        break;
+      case 'dyn':
+        ft = T.dyn;
+        break;
+      default:
+        ft = this.issue(e, `type '${typeName(target)}' does not support field selection`);
+    }
+    return (inner || optional) && ft !== ERR ? T.optional(ft) : ft;
+  }
+
+  /** The value type of an optional list element or map entry (cel-go: must be an optional, or dyn). */
+  private unwrapOptional(e: Expr, t: CelT): CelT {
+    const inner = optionalOf(t);
+    if (inner) return inner;
+    if (!isDyn(t) && t !== ERR) this.issue(e, `expected type '${typeName(T.optional(t))}' but found '${typeName(t)}'`);
+    return t;
+  }
+
   /** `a.b.c` when `e` is a chain of selections over an identifier that is no variable, else undefined. */
   private qualifiedName(e: Expr, scope: Map<string, CelT>): string | undefined {
     const parts: string[] = [];
@@ -328,6 +356,16 @@ class Checker {
   private checkMacroCall(e: Expr, name: string, target: Expr, args: Expr[], scope: Map<string, CelT>): CelT | undefined {
     const two = TWO_VAR_MACROS.has(name) && (args.length === 3 || (args.length === 4 && name.startsWith('transform')));
     const sortBy = name === 'sortBy' && args.length === 2;
+    if ((name === 'optMap' || name === 'optFlatMap') && args.length === 2 && args[0].exprKind.case === 'identExpr') {
+      // cel-go's optional macros: the body sees the optional's value
+      const ot = this.check(target, scope);
+      const inner = optionalOf(ot);
+      if (!inner && !isDyn(ot)) return this.issue(target, `found no matching overload for '${name}' applied to '${typeName(ot)}'`);
+      const body = this.check(args[1], new Map(scope).set(args[0].exprKind.value.name, inner ?? T.dyn));
+      if (name === 'optMap') return T.optional(body);
+      if (!optionalOf(body) && !isDyn(body)) return this.issue(args[1], `expected type '${typeName(T.optional(body))}' but found '${typeName(body)}'`);
+      return body;
+    }
     if (!two && !sortBy) return undefined;
     const vars = args.slice(0, two ? 2 : 1);
     if (!vars.every((a) => a.exprKind.case === 'identExpr')) return undefined;
@@ -359,6 +397,12 @@ class Checker {
     }
     const macro = target ? this.checkMacroCall(e, name, target, call.args, scope) : undefined;
     if (macro) return macro;
+    // `x.?f`, as the parser gives it: `_?._(x, "f")`
+    if (name === '_?._' && !target && call.args.length === 2 && call.args[1].exprKind.case === 'constExpr') {
+      const ot = this.check(call.args[0], scope);
+      this.check(call.args[1], scope);
+      return this.selectField(e, ot, String(call.args[1].exprKind.value.constantKind.value), true);
+    }
     const tt = target ? this.check(target, scope) : undefined;
     const ats = call.args.map((a) => this.check(a, scope));
     const candidates = OVERLOADS.get(name);
@@ -395,6 +439,11 @@ class Checker {
   }
 }
 
+/** The value type of an `optional_type(T)` (dyn for an unparameterised one), else undefined. */
+function optionalOf(t: CelT): CelT | undefined {
+  return t.kind === 'opaque' && t.name === 'optional_type' ? (t.params?.[0] ?? T.dyn) : undefined;
+}
+
 /** Whether two element types of a literal are of one type (dyn and null fit any). */
 function sameKind(a: CelT, b: CelT): boolean {
   if (a.kind === 'dyn' || b.kind === 'dyn' || a.kind === 'null' || b.kind === 'null') return true;
@@ -425,7 +474,11 @@ function assign(param: CelT, actual: CelT, b: Map<string, CelT>): boolean {
   if (param.kind !== actual.kind) return false;
   if (param.kind === 'list' && actual.kind === 'list') return assign(param.elem, actual.elem, b);
   if (param.kind === 'map' && actual.kind === 'map') return assign(param.key, actual.key, b) && assign(param.value, actual.value, b);
-  if (param.kind === 'opaque' && actual.kind === 'opaque') return param.name === actual.name;
+  if (param.kind === 'opaque' && actual.kind === 'opaque') {
+    if (param.name !== actual.name) return false;
+    if (!param.params || !actual.params) return true;
+    return param.params.length === actual.params.length && param.params.every((p, i) => assign(p, actual.params![i], b));
+  }
   if (param.kind === 'object' && actual.kind === 'object') return sameObject(param, actual);
   return true;
 }
@@ -444,6 +497,7 @@ function substitute(t: CelT, b: Map<string, CelT>): CelT {
   if (t.kind === 'param') return b.get(t.name) ?? T.dyn;
   if (t.kind === 'list') return T.list(substitute(t.elem, b));
   if (t.kind === 'map') return T.map(substitute(t.key, b), substitute(t.value, b));
+  if (t.kind === 'opaque' && t.params) return T.opaque(t.name, t.params.map((p) => substitute(p, b)));
   return t;
 }
 
@@ -457,7 +511,10 @@ export function join(a: CelT, b: CelT): CelT {
   if (a.kind === 'map' && b.kind === 'map') return T.map(join(a.key, b.key), join(a.value, b.value));
   if ((a.kind === 'string' && b.kind === 'string') || (a.kind === 'bytes' && b.kind === 'bytes')) return { kind: a.kind, max: a.max !== undefined && b.max !== undefined ? Math.max(a.max, b.max) : undefined };
   if (a.kind === b.kind && a.kind !== 'object' && a.kind !== 'opaque') return a;
-  if (a.kind === 'opaque' && b.kind === 'opaque' && a.name === b.name) return a;
+  if (a.kind === 'opaque' && b.kind === 'opaque' && a.name === b.name) {
+    if (!a.params || !b.params || a.params.length !== b.params.length) return a.params ? a : b;
+    return T.opaque(a.name, a.params.map((p, i) => join(p, b.params![i])));
+  }
   if (a.kind === 'object' && b.kind === 'object' && sameObject(a, b)) return a;
   return T.dyn;
 }

@@ -15,8 +15,6 @@ export interface RuleProblem {
   message: string;
   /** 0-based offset in that expression. */
   offset: number;
-  /** True when the expression could not be checked (optional syntax): not an error. */
-  unchecked?: boolean;
 }
 
 export interface CompiledRule {
@@ -35,21 +33,21 @@ export interface CompiledRule {
 export function ruleVariables(schema: RuleSchema, isRoot: boolean, optionalOldSelf = false): Record<string, CelT> {
   const self = schemaType(schema, isRoot || schema['x-kubernetes-embedded-resource'] === true) ?? T.dyn;
   // optionalOldSelf: oldSelf is an optional (none on create): oldSelf.hasValue(), oldSelf.value()
-  return { self, oldSelf: optionalOldSelf ? T.opaque('optional_type') : self };
+  return { self, oldSelf: optionalOldSelf ? T.optional(self) : self };
 }
 
 export function compileRule(rule: ValidationRule, schema: RuleSchema, isRoot = false): CompiledRule {
   const vars = ruleVariables(schema, isRoot, rule.optionalOldSelf === true);
   const problems: RuleProblem[] = [];
   const checked = checkExpression(rule.rule ?? '', vars);
-  for (const i of checked.issues) problems.push({ part: 'rule', message: i.message, offset: i.offset, unchecked: i.unchecked });
+  for (const i of checked.issues) problems.push({ part: 'rule', message: i.message, offset: i.offset });
   if (checked.type && checked.type.kind !== 'bool' && checked.type.kind !== 'dyn') {
     problems.push({ part: 'rule', message: `cel expression must evaluate to a bool (it is ${typeName(checked.type)})`, offset: 0 });
   }
   let messageChecked: Checked | undefined;
   if (rule.messageExpression !== undefined && rule.messageExpression.trim()) {
     messageChecked = checkExpression(rule.messageExpression, vars);
-    for (const i of messageChecked.issues) problems.push({ part: 'messageExpression', message: i.message, offset: i.offset, unchecked: i.unchecked });
+    for (const i of messageChecked.issues) problems.push({ part: 'messageExpression', message: i.message, offset: i.offset });
     if (messageChecked.type && messageChecked.type.kind !== 'string' && messageChecked.type.kind !== 'dyn') {
       problems.push({ part: 'messageExpression', message: `messageExpression must evaluate to a string (it is ${typeName(messageChecked.type)})`, offset: 0 });
     }

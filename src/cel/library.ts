@@ -41,7 +41,7 @@ function ty(src: string): CelT {
     if (name === 'map') return T.map(params[0], params[1]);
     if (/^[A-Z]$/.test(name)) return { kind: 'param', name };
     if (['int', 'uint', 'double', 'bool', 'null', 'dyn', 'string', 'bytes', 'timestamp', 'duration', 'type'].includes(name)) return { kind: name } as CelT;
-    return T.opaque(name);
+    return T.opaque(name, params.length ? params : undefined);
   };
   return parse();
 }
@@ -219,15 +219,23 @@ method('flatten', 'list(list(A))', [], 'list(A)', 'linear');
 method('flatten', 'list(A)', ['int'], 'list(dyn)', 'linear');
 fn('lists.range', 'int', 'list(int)');
 for (const m of ['distinct', 'reverse', 'sort']) method(m, 'list(A)', [], 'list(A)', 'linear');
-for (const m of ['first', 'last']) method(m, 'list(A)', [], 'optional_type');
+for (const m of ['first', 'last']) method(m, 'list(A)', [], 'optional_type(A)');
 
-// ---- optionals (optionalOldSelf, the format library, optional.of / optional.none) ----
-fn('optional.of', 'A', 'optional_type');
-fn('optional.ofNonZeroValue', 'A', 'optional_type');
-fn('optional.none', 'optional_type');
-method('hasValue', 'optional_type', [], 'bool');
-method('value', 'optional_type', [], 'dyn');
-method('orValue', 'optional_type', ['dyn'], 'dyn');
+// ---- optionals (cel.OptionalTypes, 1.28+): optionalOldSelf, `x.?f`, `m[?k]`, optional.of ----
+fn('optional.of', 'A', 'optional_type(A)');
+fn('optional.ofNonZeroValue', 'A', 'optional_type(A)');
+fn('optional.none', 'optional_type(A)');
+method('hasValue', 'optional_type(A)', [], 'bool');
+method('value', 'optional_type(A)', [], 'A');
+method('orValue', 'optional_type(A)', ['A'], 'A');
+method('or', 'optional_type(A)', ['optional_type(A)'], 'optional_type(A)');
+// indexing an optional list or map gives an optional
+fn('_[_]', 'optional_type(list(A))', 'int', 'optional_type(A)');
+fn('_[_]', 'optional_type(map(K, V))', 'K', 'optional_type(V)');
+fn('_[?_]', 'list(A)', 'int', 'optional_type(A)');
+fn('_[?_]', 'map(K, V)', 'K', 'optional_type(V)');
+fn('_[?_]', 'optional_type(list(A))', 'int', 'optional_type(A)');
+fn('_[?_]', 'optional_type(map(K, V))', 'K', 'optional_type(V)');
 
 /** Overloads by function name. */
 export const OVERLOADS: ReadonlyMap<string, readonly Overload[]> = (() => {

@@ -13,7 +13,7 @@ export type CelT =
   | { kind: 'list'; elem: CelT; max?: number }
   | { kind: 'map'; key: CelT; value: CelT; max?: number }
   | { kind: 'object'; name: string; fields: ReadonlyMap<string, CelT>; max?: number }
-  | { kind: 'opaque'; name: string }
+  | { kind: 'opaque'; name: string; params?: CelT[] }
   | { kind: 'param'; name: string };
 
 export const T = {
@@ -30,7 +30,9 @@ export const T = {
   type: { kind: 'type' } as CelT,
   list: (elem: CelT, max?: number): CelT => ({ kind: 'list', elem, max }),
   map: (key: CelT, value: CelT, max?: number): CelT => ({ kind: 'map', key, value, max }),
-  opaque: (name: string): CelT => ({ kind: 'opaque', name }),
+  opaque: (name: string, params?: CelT[]): CelT => (params ? { kind: 'opaque', name, params } : { kind: 'opaque', name }),
+  /** `optional_type(T)`: optional selections and indexes, `optionalOldSelf`, `optional.of(x)`. */
+  optional: (elem: CelT): CelT => ({ kind: 'opaque', name: 'optional_type', params: [elem] }),
 };
 
 /** cel-go's spelling of a type in messages: `int`, `list(string)`, `map(string, int)`, `object`. */
@@ -43,7 +45,7 @@ export function typeName(t: CelT): string {
     case 'object':
       return t.name;
     case 'opaque':
-      return t.name;
+      return t.params?.length ? `${t.name}(${t.params.map(typeName).join(', ')})` : t.name;
     case 'param':
       return t.name;
     case 'null':

@@ -284,12 +284,45 @@ describe("cost: the API server's own estimates (apiextensions compilation_test.g
 });
 
 describe('optional syntax', () => {
-  it('is reported as not checked (a warning), not as an error', () => {
-    const [p] = compileRule({ rule: 'self.?x.orValue(1) > 0' }, { type: 'object', properties: { x: { type: 'integer' } } }).problems;
-    assert.equal(p.unchecked, true);
-    assert.match(p.message, /optional syntax .* not checked/);
-    const v = checkRules({ type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.?x.orValue(1) > 0' }], properties: { x: { type: 'integer' } } } } });
-    assert.deepEqual(v.map((x) => [x.code, x.severity]), [['KF4612', 'warning']]);
+  const obj: RuleSchema = {
+    type: 'object',
+    properties: {
+      x: { type: 'integer' },
+      o: { type: 'object', properties: { a: { type: 'string', maxLength: 10 } } },
+      l: { type: 'array', maxItems: 5, items: { type: 'string', maxLength: 5 } },
+      m: { type: 'object', maxProperties: 5, additionalProperties: { type: 'integer' } },
+    },
+  };
+  const problems = (rule: string, optionalOldSelf = false) => compileRule({ rule, optionalOldSelf }, obj).problems.map((p) => p.message);
+  it('is checked like cel-go: selections, indexes and literals give and take optionals', () => {
+    for (const ok of [
+      'self.?x.orValue(1) > 0',
+      'self.?o.?a.orValue("") == ""',
+      'self.?o.a.hasValue()',
+      'self.l[?0].orValue("") != "x"',
+      'self.m[?"k"].orValue(0) >= 0',
+      '[?self.?x, 1].size() > 0',
+      '{"a": 1, ?"b": self.?x}.size() > 0',
+      'self.?o.optMap(v, v.a).orValue("") == ""',
+      'self.?o.optFlatMap(v, v.?a).hasValue()',
+      'oldSelf.?x.orValue(0) <= self.x',
+      'self.?x.or(optional.of(2)).value() > 0',
+      'self.x > 0 ? true : false',
+      'self.?x.orValue(1) > 0 ? [?self.?x][0] > 0 : true',
+    ]) assert.deepEqual(problems(ok, ok.startsWith('oldSelf')), [], ok);
+  });
+  it('refuses what cel-go refuses, where cel-go does', () => {
+    assert.deepEqual(problems('self.?nope.hasValue()'), ["<input>:1:5: undefined field 'nope'"]);
+    assert.match(problems('self.?x.orValue("a") == "a"').join(), /^<input>:1:\d+: found no matching overload for 'orValue' applied to 'optional_type\(int\)\.\(string\)'$/);
+    assert.deepEqual(problems('[?self.x].size() > 0'), ["<input>:1:7: expected type 'optional_type(int)' but found 'int'"]);
+    assert.deepEqual(problems('self.?x > 0'), ["<input>:1:9: found no matching overload for '_>_' applied to '(optional_type(int), int)'"]);
+    assert.match(problems('size(self, ?1) > 0')[0] ?? '', /Syntax error/);
+  });
+  it('string escapes: only those cel-go lexes', () => {
+    assert.deepEqual(problems('self.?o.a.orValue("") == "\\\\p{L}"'), []);
+    assert.deepEqual(problems('"\\x41\\u0042\\U00000043\\101\\n" != ""'), []);
+    assert.deepEqual(problems('r"\\p" != ""'), []);
+    assert.deepEqual(problems('self.?o.a.orValue("").matches("\\p{L}")'), ["<input>:1:31: Syntax error: token recognition error at: '\"\\p'"]);
   });
   it('is not evaluated in tests: a warning instead of a refusal', () => {
     const warnings: string[] = [];

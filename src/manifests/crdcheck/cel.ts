@@ -49,10 +49,6 @@ export function checkRules(root: JSONSchemaProps): RuleViolation[] {
       const c = compileRule(rule, s as RuleSchema, isRoot);
       for (const p of c.problems) {
         const part = p.part === 'rule' ? `rule ${JSON.stringify(rule.rule)}` : `messageExpression ${JSON.stringify(rule.messageExpression)}`;
-        if (p.unchecked) {
-          out.push({ code: p.part === 'rule' ? CEL_CODES.rule : CEL_CODES.messageExpression, severity: 'warning', chain: [...chain], steps: [...steps], keyword: 'x-kubernetes-validations', rule, message: `${part} ${p.message}`, hint: 'the API server (1.29+) checks it when the CRD is created; kubeforge/testing does not evaluate it (its webhook answers with a warning)' });
-          continue;
-        }
         out.push({ code: p.part === 'rule' ? CEL_CODES.rule : CEL_CODES.messageExpression, severity: 'error', chain: [...chain], steps: [...steps], keyword: 'x-kubernetes-validations', rule, message: `${part} does not compile: ${p.message}`, hint: hintFor(p.message) });
       }
       // literal patterns are compiled (RE2) when the rule is, as cel-go does
