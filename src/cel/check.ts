@@ -7,7 +7,7 @@
  * `found no matching overload for '_+_' applied to '(int, string)'`), located `<input>:line:col`.
  */
 import { parse } from '@bufbuild/cel';
-import { OVERLOADS, TYPE_IDENTS, type Overload } from './library.js';
+import { CEL_VERSIONS, NEWEST_CEL_TARGET, OVERLOADS, TYPE_IDENTS, type Overload } from './library.js';
 import { markOptionals, scanSource } from './syntax.js';
 import { RESERVED, T, typeName, type CelT } from './types.js';
 
@@ -64,7 +64,8 @@ export function lineCol(src: string, offset: number): { line: number; column: nu
 }
 
 /** Parses and checks `source` with the given variables. Never throws: problems are issues. */
-export function checkExpression(source: string, variables: Record<string, CelT>): Checked {
+export function checkExpression(source: string, variables: Record<string, CelT>, options: { k8sMinor?: number } = {}): Checked {
+  const target = options.k8sMinor ?? NEWEST_CEL_TARGET;
   const out: Checked = { types: new Map(), calls: new Map(), issues: [], usesOldSelf: false, source, positions: new Map() };
   // cel-go refuses nesting past 250 levels (parentheses, brackets, braces) before it parses:
   // refuse the same, before a recursive parser or checker can overflow the stack.
@@ -111,11 +112,23 @@ export function checkExpression(source: string, variables: Record<string, CelT>)
   let maxId = 0n;
   for (const id of out.positions.keys()) if (id > maxId) maxId = id;
   markOptionals(ast, scanned, out.positions, () => ++maxId);
+  const firstOptional = Math.min(...scanned.selects, ...scanned.indexes, ...scanned.elements.keys(), ...scanned.entries.keys());
+  if (Number.isFinite(firstOptional) && target < 29) {
+    const { line, column } = lineCol(source, firstOptional);
+    out.issues.push({ message: `<input>:${line}:${column}: Syntax error: ${tooNew('optional syntax', 29, target)}`, offset: firstOptional });
+    return out;
+  }
   out.ast = ast;
-  const checker = new Checker(out, variables);
+  const checker = new Checker(out, variables, target);
   const t = checker.check(ast, new Map());
   if (!out.issues.length) out.type = t;
   return out;
+}
+
+/** Why a function is refused at an older target: the version that has it (library.ts CEL_VERSIONS). */
+function tooNew(what: string, since: number, target: number): string {
+  const lib = CEL_VERSIONS.find((v) => v.since === since)?.what;
+  return `${what} is in new CRD rules from Kubernetes 1.${since}${lib ? ` (${lib})` : ''}; the project targets 1.${target}`;
 }
 
 /** cel-go's parser recursion limit, as the API server configures it. */
@@ -168,6 +181,7 @@ class Checker {
   constructor(
     private readonly out: Checked,
     private readonly variables: Record<string, CelT>,
+    private readonly target: number,
   ) {}
 
   private issue(e: Expr, message: string): CelT {
@@ -367,6 +381,8 @@ class Checker {
       return body;
     }
     if (!two && !sortBy) return undefined;
+    const needs = two ? 33 : 35;
+    if (this.target < needs) return this.issue(e, `undeclared reference to '${name}' (in container ''): ${tooNew(two ? `the two-variable form of ${name}` : name, needs, this.target)}`);
     const vars = args.slice(0, two ? 2 : 1);
     if (!vars.every((a) => a.exprKind.case === 'identExpr')) return undefined;
     const rt = this.check(target, scope);
@@ -405,8 +421,10 @@ class Checker {
     }
     const tt = target ? this.check(target, scope) : undefined;
     const ats = call.args.map((a) => this.check(a, scope));
-    const candidates = OVERLOADS.get(name);
-    if (!candidates) return this.issue(e, `undeclared reference to '${name}' (in container '')`);
+    const declared = OVERLOADS.get(name);
+    if (!declared) return this.issue(e, `undeclared reference to '${name}' (in container '')`);
+    const candidates = declared.filter((o) => (o.since ?? 0) <= this.target);
+    if (!candidates.length) return this.issue(e, `undeclared reference to '${name}' (in container ''): ${tooNew(name, Math.min(...declared.map((o) => o.since ?? 0)), this.target)}`);
     const matches: { o: Overload; result: CelT }[] = [];
     for (const o of candidates) {
       if (!!o.target !== !!tt || o.args.length !== ats.length) continue;

@@ -36,17 +36,22 @@ export function ruleVariables(schema: RuleSchema, isRoot: boolean, optionalOldSe
   return { self, oldSelf: optionalOldSelf ? T.optional(self) : self };
 }
 
-export function compileRule(rule: ValidationRule, schema: RuleSchema, isRoot = false): CompiledRule {
+export interface CompileOptions {
+  /** The Kubernetes minor whose API server judges the rule (library.ts CEL_VERSIONS); default the newest. */
+  k8sMinor?: number;
+}
+
+export function compileRule(rule: ValidationRule, schema: RuleSchema, isRoot = false, options: CompileOptions = {}): CompiledRule {
   const vars = ruleVariables(schema, isRoot, rule.optionalOldSelf === true);
   const problems: RuleProblem[] = [];
-  const checked = checkExpression(rule.rule ?? '', vars);
+  const checked = checkExpression(rule.rule ?? '', vars, options);
   for (const i of checked.issues) problems.push({ part: 'rule', message: i.message, offset: i.offset });
   if (checked.type && checked.type.kind !== 'bool' && checked.type.kind !== 'dyn') {
     problems.push({ part: 'rule', message: `cel expression must evaluate to a bool (it is ${typeName(checked.type)})`, offset: 0 });
   }
   let messageChecked: Checked | undefined;
   if (rule.messageExpression !== undefined && rule.messageExpression.trim()) {
-    messageChecked = checkExpression(rule.messageExpression, vars);
+    messageChecked = checkExpression(rule.messageExpression, vars, options);
     for (const i of messageChecked.issues) problems.push({ part: 'messageExpression', message: i.message, offset: i.offset });
     if (messageChecked.type && messageChecked.type.kind !== 'string' && messageChecked.type.kind !== 'dyn') {
       problems.push({ part: 'messageExpression', message: `messageExpression must evaluate to a string (it is ${typeName(messageChecked.type)})`, offset: 0 });

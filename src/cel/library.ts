@@ -17,7 +17,37 @@ export interface Overload {
    * list walk), 'regex' (RE2: size of the string times the size of the pattern).
    */
   cost?: 'const' | 'linear' | 'regex';
+  /**
+   * The first Kubernetes minor whose API server takes the function in a new rule (see
+   * {@link CEL_VERSIONS}); undefined: every version that has CEL.
+   */
+  since?: number;
 }
+
+/**
+ * When the CEL libraries reach CRD rules (k8s.io/apiserver pkg/cel/environment base.go). A
+ * library enters the environment at some minor, but a server validates a new or changed rule
+ * with the environment of the version before its own (its minimum compatibility version, kept so
+ * that a rollback by one minor still reads every stored rule): a function introduced in 1.34 is
+ * accepted in new CRD rules from 1.35 on. Keys are the minor from which a new rule may use it.
+ */
+export const CEL_VERSIONS: readonly { since: number; what: string }[] = [
+  { since: 29, what: "optional types and CEL's optional syntax, quantity, cross-type numeric comparisons" },
+  { since: 30, what: 'the strings extension version 2 and sets' },
+  { since: 31, what: 'ip and cidr' },
+  { since: 32, what: 'format' },
+  { since: 33, what: 'two-variable comprehensions' },
+  { since: 34, what: 'semver' },
+  { since: 35, what: 'the lists extension version 3 (slice, flatten, distinct, reverse, sort, sortBy, lists.range, first, last)' },
+  { since: 38, what: "the Kubernetes lists library version 1 (includes)" },
+];
+/** The oldest target the table above describes completely (the strings extension before version 2 is not modelled). */
+export const OLDEST_CEL_TARGET = 30;
+/** The minor a check targets when the project says nothing: the newest the test control plane runs. */
+export const NEWEST_CEL_TARGET = 37;
+
+/** Which `since` the overloads registered next get. */
+let since: number | undefined;
 
 /** Parses a signature type: `int`, `list(A)`, `map(K, V)`, `A` (a type parameter), `Quantity`. */
 function ty(src: string): CelT {
@@ -49,11 +79,11 @@ function ty(src: string): CelT {
 const all: Overload[] = [];
 /** `fn('size', 'list(A)', 'int')`: a global function; the last type is the result. */
 function fn(name: string, ...types: string[]): void {
-  all.push({ name, args: types.slice(0, -1).map(ty), result: ty(types[types.length - 1]) });
+  all.push({ name, args: types.slice(0, -1).map(ty), result: ty(types[types.length - 1]), since });
 }
 /** `method('contains', 'string', ['string'], 'bool', 'linear')`. */
 function method(name: string, target: string, args: string[], result: string, cost: Overload['cost'] = 'const'): void {
-  all.push({ name, target: ty(target), args: args.map(ty), result: ty(result), cost });
+  all.push({ name, target: ty(target), args: args.map(ty), result: ty(result), cost, since });
 }
 
 // ---- standard definitions (cel-spec langdef) ----
@@ -160,6 +190,7 @@ for (const m of ['getScheme', 'getHost', 'getHostname', 'getPort', 'getEscapedPa
 method('getQuery', 'kubernetes.URL', [], 'map(string, list(string))');
 
 // ---- quantity (library.Quantity) ----
+since = 29;
 fn('quantity', 'string', 'kubernetes.Quantity');
 fn('isQuantity', 'string', 'bool');
 method('isInteger', 'kubernetes.Quantity', [], 'bool');
@@ -174,6 +205,7 @@ method('isLessThan', 'kubernetes.Quantity', ['kubernetes.Quantity'], 'bool');
 method('compareTo', 'kubernetes.Quantity', ['kubernetes.Quantity'], 'int');
 
 // ---- ip and cidr (library.IP, library.CIDR) ----
+since = 31;
 fn('ip', 'string', 'net.IP');
 fn('isIP', 'string', 'bool');
 fn('ip.isCanonical', 'string', 'bool');
@@ -192,6 +224,7 @@ method('masked', 'net.CIDR', [], 'net.CIDR');
 method('prefixLength', 'net.CIDR', [], 'int');
 
 // ---- semver (library.SemverLib) ----
+since = 34;
 fn('semver', 'string', 'kubernetes.Semver');
 fn('semver', 'string', 'bool', 'kubernetes.Semver');
 fn('isSemver', 'string', 'bool');
@@ -202,6 +235,7 @@ method('isLessThan', 'kubernetes.Semver', ['kubernetes.Semver'], 'bool');
 method('compareTo', 'kubernetes.Semver', ['kubernetes.Semver'], 'int');
 
 // ---- format (library.Format): format.named(name) and format.<name>() give an optional format ----
+since = 32;
 export const FORMAT_NAMES = ['dns1123Label', 'dns1123Subdomain', 'dns1035Label', 'qualifiedName', 'dns1123LabelPrefix', 'dns1123SubdomainPrefix', 'dns1035LabelPrefix', 'labelValue', 'uri', 'uuid', 'byte', 'date', 'datetime'];
 for (const n of FORMAT_NAMES) fn(`format.${n}`, 'kubernetes.NamedFormat');
 fn('format.named', 'string', 'optional_type(kubernetes.NamedFormat)');
@@ -210,10 +244,12 @@ method('validate', 'kubernetes.NamedFormat', ['string'], 'optional_type(list(str
 /** Type names usable as identifiers (`type(x) == string`, `type(x) == google.protobuf.Timestamp`). */
 export const TYPE_IDENTS = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn', 'google.protobuf.Timestamp', 'google.protobuf.Duration', 'net.IP', 'net.CIDR', 'kubernetes.URL', 'kubernetes.Quantity', 'kubernetes.Semver', 'optional_type']);
 
-// ---- sets (library.Sets, 1.30+) ----
+// ---- sets (ext.Sets) ----
+since = 30;
 for (const f of ['sets.contains', 'sets.equivalent', 'sets.intersects']) fn(f, 'list(A)', 'list(A)', 'bool');
 
 // ---- ext lists (cel-go ext.Lists at the version the API server enables) ----
+since = 35;
 method('slice', 'list(A)', ['int', 'int'], 'list(A)', 'linear');
 method('flatten', 'list(list(A))', [], 'list(A)', 'linear');
 method('flatten', 'list(A)', ['int'], 'list(dyn)', 'linear');
@@ -221,7 +257,8 @@ fn('lists.range', 'int', 'list(int)');
 for (const m of ['distinct', 'reverse', 'sort']) method(m, 'list(A)', [], 'list(A)', 'linear');
 for (const m of ['first', 'last']) method(m, 'list(A)', [], 'optional_type(A)');
 
-// ---- optionals (cel.OptionalTypes, 1.28+): optionalOldSelf, `x.?f`, `m[?k]`, optional.of ----
+// ---- optionals (cel.OptionalTypes): optionalOldSelf, `x.?f`, `m[?k]`, optional.of ----
+since = 29;
 fn('optional.of', 'A', 'optional_type(A)');
 fn('optional.ofNonZeroValue', 'A', 'optional_type(A)');
 fn('optional.none', 'optional_type(A)');
@@ -236,6 +273,11 @@ fn('_[?_]', 'list(A)', 'int', 'optional_type(A)');
 fn('_[?_]', 'map(K, V)', 'K', 'optional_type(V)');
 fn('_[?_]', 'optional_type(list(A))', 'int', 'optional_type(A)');
 fn('_[?_]', 'optional_type(map(K, V))', 'K', 'optional_type(V)');
+
+// ---- Kubernetes lists version 1 ----
+since = 38;
+method('includes', 'dyn', ['dyn'], 'bool', 'linear');
+since = undefined;
 
 /** Overloads by function name. */
 export const OVERLOADS: ReadonlyMap<string, readonly Overload[]> = (() => {

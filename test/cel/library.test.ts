@@ -364,3 +364,34 @@ describe('rules as the Kubernetes documentation writes them compile (no false po
   ];
   for (const rule of realisticRules) it(rule, () => assert.deepEqual(compileRule({ rule }, realistic, true).problems, []));
 });
+
+describe('CEL libraries by the Kubernetes version the project targets (library.ts CEL_VERSIONS)', () => {
+  const obj: RuleSchema = { type: 'object', properties: { ls: { type: 'array', maxItems: 5, items: { type: 'string', maxLength: 5 } }, s: { type: 'string', maxLength: 10 }, x: { type: 'integer' } } };
+  const problems = (rule: string, k8sMinor: number) => compileRule({ rule }, obj, false, { k8sMinor }).problems.map((p) => p.message);
+  // [rule, first minor whose API server takes it in a new rule]
+  const cases: [string, number][] = [
+    ['self.?x.orValue(0) >= 0', 29],
+    ['quantity("1Gi").isInteger()', 29],
+    ['sets.contains(self.ls, ["a"])', 30],
+    ['isIP("1.2.3.4")', 31],
+    ['format.dns1123Label().validate(self.s).hasValue()', 32],
+    ['self.ls.all(i, v, v != "")', 33],
+    ['isSemver("1.0.0")', 34],
+    ['self.ls.sortBy(e, e).size() >= 0', 35],
+    ['self.ls.first().hasValue()', 35],
+    ['lists.range(3).size() == 3', 35],
+    ['self.ls.includes("a")', 38],
+  ];
+  for (const [rule, since] of cases) {
+    it(`${rule}: refused before 1.${since}, with the version that has it; taken from 1.${since}`, () => {
+      const before = problems(rule, since - 1);
+      assert.ok(before.length >= 1, 'refused');
+      assert.match(before[0], new RegExp(`from Kubernetes 1\\.${since}\\b.*the project targets 1\\.${since - 1}$`));
+      assert.deepEqual(problems(rule, since), []);
+    });
+  }
+  it('the default target is the newest minor the test control plane runs (1.37)', () => {
+    assert.deepEqual(compileRule({ rule: 'self.ls.sortBy(e, e).size() >= 0' }, obj).problems, []);
+    assert.match(compileRule({ rule: 'self.ls.includes("a")' }, obj).problems[0]?.message ?? '', /undeclared reference to 'includes' .*1\.38/);
+  });
+});

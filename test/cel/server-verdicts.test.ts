@@ -203,6 +203,8 @@ const CASES: Case[] = [
   r('size(self.ls, ?1) > 0'),
   r('self.?namespace.orValue("") == ""'),
   r('self.?x__dash__y.hasValue()'),
+  r('self.ls.includes("a")'),
+  r('self.ls.first().hasValue() && lists.range(2).size() == 2'),
   r('"\\x41\\u0042\\101" != self.s'),
   r('self.s != "\\d"'),
   r('self.s != r"\\d"'),

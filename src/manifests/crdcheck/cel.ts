@@ -37,7 +37,7 @@ function hintFor(message: string): string {
 }
 
 /** Rules of one version's schema; `total` receives each rule's cost times its cardinality. */
-export function checkRules(root: JSONSchemaProps): RuleViolation[] {
+export function checkRules(root: JSONSchemaProps, options: { k8sMinor?: number } = {}): RuleViolation[] {
   const out: RuleViolation[] = [];
   const costs: { chain: JSONSchemaProps[]; steps: string[]; rule: ValidationRule; cost: number }[] = [];
   const walk = (s: JSONSchemaProps, chain: JSONSchemaProps[], steps: string[], cardinality: number, isRoot: boolean) => {
@@ -46,7 +46,7 @@ export function checkRules(root: JSONSchemaProps): RuleViolation[] {
     const rules = [...(s['x-kubernetes-validations'] ?? []), ...(s.allOf ?? []).flatMap((a) => a['x-kubernetes-validations'] ?? [])] as ValidationRule[];
     for (const rule of rules) {
       if (!rule.rule?.trim()) continue; // reported by the schema check (KF4611)
-      const c = compileRule(rule, s as RuleSchema, isRoot);
+      const c = compileRule(rule, s as RuleSchema, isRoot, options);
       for (const p of c.problems) {
         const part = p.part === 'rule' ? `rule ${JSON.stringify(rule.rule)}` : `messageExpression ${JSON.stringify(rule.messageExpression)}`;
         out.push({ code: p.part === 'rule' ? CEL_CODES.rule : CEL_CODES.messageExpression, severity: 'error', chain: [...chain], steps: [...steps], keyword: 'x-kubernetes-validations', rule, message: `${part} does not compile: ${p.message}`, hint: hintFor(p.message) });

@@ -39,11 +39,17 @@ export async function loadRuleCheck(schemas?: Iterable<JSONSchemaProps>): Promis
   ruleCheck = await import('./cel.js');
 }
 
-function checkRules(schema: JSONSchemaProps): RuleViolation[] {
+/** What the CRD check may be told about the project. */
+export interface CheckCRDOptions {
+  /** The Kubernetes minor the project targets (CEL libraries by version); default the newest. */
+  k8sMinor?: number;
+}
+
+function checkRules(schema: JSONSchemaProps, options: CheckCRDOptions): RuleViolation[] {
   if (!hasRules(schema)) return [];
   // A programming error, never silence: a CRD with rules is not checked without its rules.
   if (!ruleCheck) throw new Error('the CEL rule check is not loaded: await loadRuleCheck() before checking CRDs with x-kubernetes-validations');
-  return ruleCheck.checkRules(schema);
+  return ruleCheck.checkRules(schema, options);
 }
 type VersionOrigin = CRDOrigin['versions'][number];
 
@@ -223,7 +229,7 @@ function markerOf(versions: readonly VersionOrigin[], name: string): MarkerValue
   return undefined;
 }
 
-export function checkCRD(crd: object): Diagnostic[] {
+export function checkCRD(crd: object, options: CheckCRDOptions = {}): Diagnostic[] {
   const origin = crdOriginOf(crd);
   const c = crd as Obj;
   const spec = (c.spec ?? {}) as Obj;
@@ -418,7 +424,7 @@ export function checkCRD(crd: object): Diagnostic[] {
     }
 
     // CEL rules compiled against their schema, and their estimated cost (./cel.ts)
-    for (const v of checkRules(schema)) {
+    for (const v of checkRules(schema, options)) {
       const l = locateRule(v, o);
       const path = schemaPath(v.steps);
       out.push((v.severity === 'error' ? error : warningDiagnostic)(v.code, `${l.where} (${kind} ${name} ${path}): ${v.message}`, { ...l.at, hint: v.hint }));
