@@ -4,7 +4,7 @@
 // Node's test runner. `npm test -- test/runtime` runs the tests under that folder only.
 // @ts-check
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -73,8 +73,26 @@ if (files.length === 0) {
   console.error(`test: no test files under ${roots.join(', ')}`);
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=1', ...flags, ...files], {
+// Every test must run: a skipped or todo test is a claim not checked, so it fails the run (a
+// `--test-name-pattern` run skips by design and is exempt). Node's runner writes a TAP copy of
+// its report to a file beside the reporter the terminal sees; its SKIP / TODO lines are counted.
+const filtered = flags.some((f) => f.startsWith('--test-name-pattern') || f.startsWith('--test-skip-pattern') || f.startsWith('--test-only'));
+const tap = join(root, 'build', 'test-report.tap');
+const reporter = flags.some((f) => f.startsWith('--test-reporter')) ? [] : ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout', '--test-reporter', 'tap', '--test-reporter-destination', tap];
+rmSync(tap, { force: true });
+const r = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=1', ...reporter, ...flags, ...files], {
   stdio: 'inherit',
   env: { ...process.env, KUBEFORGE_REPO_ROOT: root },
 });
+if (r.status === 0 && !filtered && existsSync(tap)) {
+  const notRun = readFileSync(tap, 'utf8')
+    .split('\n')
+    .filter((l) => /^\s*ok \d+ - .* # (SKIP|TODO)\b/.test(l))
+    .map((l) => l.trim());
+  if (notRun.length) {
+    console.error(`test: ${notRun.length} test(s) did not run (skipped or todo); every test must run:\n  ${notRun.join('\n  ')}`);
+    process.exit(1);
+  }
+  console.error('test: 0 skipped, 0 todo');
+}
 process.exit(r.status ?? 1);
