@@ -156,7 +156,7 @@ export class Controller implements Runnable {
       keyOf: requestKey,
       clock,
       rateLimiter: options.rateLimiter ?? defaultControllerRateLimiter(clock),
-      metrics: workQueueMetrics(deps.registry, name),
+      metrics: workQueueMetrics(deps.registry, name, options.usePriorityQueue !== false),
     });
     this.metrics.maxConcurrentReconciles.set({ controller: name }, this.maxConcurrent);
     this.metrics.activeWorkers.set({ controller: name }, 0);

@@ -26,7 +26,7 @@ export interface ControllerMetrics {
   reconcileTime: Histogram<'controller'>;
   activeWorkers: Gauge<'controller'>;
   maxConcurrentReconciles: Gauge<'controller'>;
-  depth: Gauge<'controller' | 'name'>;
+  depth: Gauge<'controller' | 'name' | 'priority'>;
   adds: Counter<'controller' | 'name'>;
   queueDuration: Histogram<'controller' | 'name'>;
   workDuration: Histogram<'controller' | 'name'>;
@@ -70,7 +70,7 @@ export function controllerMetrics(registry: Registry): ControllerMetrics {
     reconcileTime: new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller', labelNames: ['controller'], buckets: RECONCILE_BUCKETS, registers }),
     activeWorkers: new Gauge({ name: 'controller_runtime_active_workers', help: 'Number of currently used workers per controller', labelNames: ['controller'], registers }),
     maxConcurrentReconciles: new Gauge({ name: 'controller_runtime_max_concurrent_reconciles', help: 'Maximum number of concurrent reconciles per controller', labelNames: ['controller'], registers }),
-    depth: new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: ['controller', 'name'], registers }),
+    depth: new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue by workqueue and priority', labelNames: ['controller', 'name', 'priority'], registers }),
     adds: new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: ['controller', 'name'], registers }),
     queueDuration: new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested', labelNames: ['controller', 'name'], buckets: QUEUE_BUCKETS, registers }),
     workDuration: new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes', labelNames: ['controller', 'name'], buckets: QUEUE_BUCKETS, registers }),
@@ -98,14 +98,29 @@ export function controllerMetrics(registry: Registry): ControllerMetrics {
   return m;
 }
 
-/** WorkQueueMetrics feeding the workqueue_* metrics for the queue of one controller. */
-export function workQueueMetrics(registry: Registry, name: string): WorkQueueMetrics {
+/**
+ * More distinct priorities than this in one queue's depth metric are reported together under
+ * `exceeded_cardinality_limit` (controller-runtime: the two priorities it uses, with room to spare).
+ */
+const MAX_PRIORITY_LABELS = 25;
+
+/**
+ * WorkQueueMetrics feeding the workqueue_* metrics for the queue of one controller. With the
+ * priority queue (`byPriority`), `workqueue_depth` has one series per priority, as in
+ * controller-runtime 0.23+; without it, the `priority` label is empty.
+ */
+export function workQueueMetrics(registry: Registry, name: string, byPriority = true): WorkQueueMetrics {
   const m = controllerMetrics(registry);
   const labels = { controller: name, name };
-  m.depth.set(labels, 0);
+  const seen = new Set<number>();
+  const priorityLabel = (p: number) => {
+    if (seen.size > MAX_PRIORITY_LABELS) return 'exceeded_cardinality_limit';
+    seen.add(p);
+    return seen.size > MAX_PRIORITY_LABELS ? 'exceeded_cardinality_limit' : String(p);
+  };
+  if (!byPriority) m.depth.set({ ...labels, priority: '' }, 0);
   m.adds.inc(labels, 0);
   m.retries.inc(labels, 0);
-  const depth = m.depth.labels(labels);
   const adds = m.adds.labels(labels);
   const queued = m.queueDuration.labels(labels);
   const work = m.workDuration.labels(labels);
@@ -115,7 +130,10 @@ export function workQueueMetrics(registry: Registry, name: string): WorkQueueMet
     get: (ms) => queued.observe(ms / 1000),
     done: (ms) => work.observe(ms / 1000),
     retry: () => retries.inc(),
-    depth: (n) => depth.set(n),
+    depth: (n) => {
+      if (!byPriority) m.depth.set({ ...labels, priority: '' }, n);
+    },
+    priorityDepth: byPriority ? (p, delta) => m.depth.inc({ ...labels, priority: priorityLabel(p) }, delta) : undefined,
     trackProcessing: (starts, clock) => m.processing.set(name, { starts, clock }),
   };
 }

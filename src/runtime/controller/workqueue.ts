@@ -30,6 +30,8 @@ export interface WorkQueueMetrics {
   retry(): void;
   /** The queue length changed. */
   depth(n: number): void;
+  /** `delta` keys of one priority joined (or, negative, left) the queue (controller-runtime's depth by priority). */
+  priorityDepth?(priority: number, delta: number): void;
   /** Registers a function giving the start times of keys being processed (for unfinished-work gauges). */
   trackProcessing?(startTimes: () => Iterable<number>, clock: Clock): void;
 }
@@ -79,6 +81,9 @@ export class WorkQueue<T = string> {
   private order: number[] = [];
   /** Keys in a bucket now -> the number of their live entry. */
   private readonly queued = new Map<string, number>();
+  /** Keys in a bucket now -> the priority of their live entry, and the count of live keys per priority. */
+  private readonly queuedPriority = new Map<string, number>();
+  private readonly depthByPriority = new Map<number, number>();
   private seq = 0;
   /** Keys wanting processing (queued, or re-added while processing), with their latest item. */
   private readonly dirty = new Map<string, T>();
@@ -152,6 +157,16 @@ export class WorkQueue<T = string> {
     const seq = ++this.seq;
     b.keys.push({ key, seq });
     this.queued.set(key, seq);
+    const old = this.queuedPriority.get(key);
+    if (old !== undefined) this.countDepth(old, -1);
+    this.queuedPriority.set(key, priority);
+    this.countDepth(priority, 1);
+  }
+
+  private countDepth(priority: number, delta: number): void {
+    const n = (this.depthByPriority.get(priority) ?? 0) + delta;
+    this.depthByPriority.set(priority, n);
+    this.metrics?.priorityDepth?.(priority, delta);
   }
 
   /** The next live key, highest priority first (undefined when none). */
@@ -166,6 +181,8 @@ export class WorkQueue<T = string> {
             b.head = 0;
           }
           this.queued.delete(key);
+          this.countDepth(this.queuedPriority.get(key)!, -1);
+          this.queuedPriority.delete(key);
           return key;
         }
       }
@@ -316,6 +333,8 @@ export class WorkQueue<T = string> {
       this.priorityOf.delete(k);
     }
     this.queued.clear();
+    this.queuedPriority.clear();
+    for (const p of this.depthByPriority.keys()) this.countDepth(p, -this.depthByPriority.get(p)!);
     this.buckets.clear();
     this.order = [];
     this.metrics?.depth(0);

@@ -513,7 +513,8 @@ describe('controller on a real API server', () => {
         /controller_runtime_max_concurrent_reconciles\{controller="metered"\} 2/,
         /controller_runtime_active_workers\{controller="metered"\} 0/,
         /workqueue_adds_total\{controller="metered",name="metered"\} [1-9]/,
-        /workqueue_depth\{controller="metered",name="metered"\} 0/,
+        // the priority queue: one series per priority (the initial list's events are low priority)
+        /workqueue_depth\{controller="metered",name="metered",priority="-100"\} 0/,
         /workqueue_queue_duration_seconds_count\{controller="metered",name="metered"\} [1-9]/,
         /workqueue_work_duration_seconds_count\{controller="metered",name="metered"\} [1-9]/,
         /workqueue_retries_total\{controller="metered",name="metered"\} 0/,

@@ -10,6 +10,8 @@ import {
   defaultControllerRateLimiter,
 } from '../../../src/runtime/controller/index.js';
 import { WorkQueue } from '../../../src/runtime/controller/workqueue.js';
+import { workQueueMetrics } from '../../../src/runtime/controller/metrics.js';
+import { Registry } from 'prom-client';
 import { MAX_TIMER_MS, realClock } from '../../../src/runtime/controller/clock.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
@@ -174,6 +176,42 @@ describe('WorkQueue priorities (controller-runtime\'s priority queue)', () => {
     q.add('a', 7);
     q.done(a.item!);
     assert.deepEqual(await drain(q), ['a@7', 'b@0']);
+  });
+
+  it('workqueue_depth counts queued keys per priority, as controller-runtime 0.23+ labels it', async () => {
+    const registry = new Registry();
+    const q = new WorkQueue<string>({ metrics: workQueueMetrics(registry, 'prio') });
+    const depth = async () =>
+      Object.fromEntries((await registry.getSingleMetric('workqueue_depth')!.get()).values.filter((v) => v.labels.name === 'prio').map((v) => [String(v.labels.priority), v.value]));
+    q.add('low-1', -100);
+    q.add('low-2', -100);
+    q.add('a');
+    assert.deepEqual(await depth(), { '-100': 2, '0': 1 });
+    q.add('low-1', 5); // raised: moves from -100 to 5
+    assert.deepEqual(await depth(), { '-100': 1, '0': 1, '5': 1 });
+    await drain(q);
+    assert.deepEqual(await depth(), { '-100': 0, '0': 0, '5': 0 });
+    q.add('b', 1);
+    q.shutDown();
+    assert.deepEqual(await depth(), { '-100': 0, '0': 0, '1': 0, '5': 0 });
+  });
+
+  it('without the priority queue, workqueue_depth has one series with an empty priority', async () => {
+    const registry = new Registry();
+    const q = new WorkQueue<string>({ metrics: workQueueMetrics(registry, 'plain', false) });
+    q.add('a');
+    q.add('b');
+    const values = (await registry.getSingleMetric('workqueue_depth')!.get()).values.filter((v) => v.labels.name === 'plain');
+    assert.deepEqual(values.map((v) => [v.labels.priority, v.value]), [['', 2]]);
+  });
+
+  it('more than 25 distinct priorities are counted under exceeded_cardinality_limit', async () => {
+    const registry = new Registry();
+    const q = new WorkQueue<string>({ metrics: workQueueMetrics(registry, 'many') });
+    for (let i = 0; i < 30; i++) q.add(`k${i}`, i);
+    const values = (await registry.getSingleMetric('workqueue_depth')!.get()).values.filter((v) => v.labels.name === 'many');
+    assert.equal(values.length, 26);
+    assert.equal(values.find((v) => v.labels.priority === 'exceeded_cardinality_limit')?.value, 5);
   });
 
   it('a delayed add keeps its priority, the higher of two', async () => {
