@@ -39,6 +39,12 @@ export interface ManagerOptions {
   metrics?: MetricsServerOptions;
   /** Probe server address (":8081" in Kubebuilder's main; "127.0.0.1:0" in tests); "0" or unset disables it. */
   healthProbeBindAddress?: string;
+  /**
+   * Profiling server address (controller-runtime's PprofBindAddress): `/debug/pprof/profile`
+   * (a CPU profile) and `/debug/pprof/heap` (a heap snapshot) in Node's formats (./profiling.ts).
+   * Unset or "0" (the default): off. It has no authentication: bind it to 127.0.0.1.
+   */
+  pprofBindAddress?: string;
   /** Run leader runnables (controllers) only while holding a Lease (default false). */
   leaderElection?: boolean;
   /**
@@ -262,6 +268,8 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
   private probeServer?: http.Server;
   private metricsSrv?: AnyHttpServer;
   private probeAddr?: AddressInfo;
+  private pprofServer?: http.Server;
+  private pprofAddr?: AddressInfo;
   private metricsAddr?: AddressInfo;
   private metricsCert?: string;
   private electedResolve!: () => void;
@@ -283,6 +291,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     this.grace = options.gracefulShutdownTimeoutMs ?? options.gracefulShutdownTimeout ?? 30_000;
     // Validate addresses now: bad options fail at construction, like controller-runtime's New().
     parseBindAddress(options.healthProbeBindAddress, 'healthProbeBindAddress');
+    parseBindAddress(options.pprofBindAddress, 'pprofBindAddress');
     parseBindAddress(options.metrics?.bindAddress, 'metrics.bindAddress');
     if (options.leaderElection) {
       if (!options.leaderElectionID) throw new Error('leaderElectionID must be set when leaderElection is true');
@@ -513,6 +522,11 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     return this.probeAddr;
   }
 
+  /** The profiling server's bound address after it started (undefined if disabled or not started). */
+  getPprofAddress(): AddressInfo | undefined {
+    return this.pprofAddr;
+  }
+
   /** The metrics server's bound address after it started (undefined if disabled or not started). */
   getMetricsAddress(): AddressInfo | undefined {
     return this.metricsAddr;
@@ -611,6 +625,13 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
       this.probeServer = srv;
       this.probeAddr = await listen(srv, probeBind);
       this.log.info({ addr: `${this.probeAddr.address}:${this.probeAddr.port}` }, 'starting health probe server');
+    }
+    const pprofBind = parseBindAddress(this.options.pprofBindAddress, 'pprofBindAddress');
+    if (pprofBind) {
+      const { profilingHandler } = await import('./profiling.js');
+      this.pprofServer = http.createServer(profilingHandler());
+      this.pprofAddr = await listen(this.pprofServer, pprofBind);
+      this.log.info({ addr: `${this.pprofAddr.address}:${this.pprofAddr.port}` }, 'starting pprof server (CPU profiles and heap snapshots)');
     }
     const m = this.options.metrics ?? {};
     const metricsBind = parseBindAddress(m.bindAddress, 'metrics.bindAddress');
@@ -742,6 +763,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     const closeMs = deadline === Infinity ? 1_000 : Math.min(1_000, Math.max(0, deadline - Date.now()));
     await Promise.all([
       this.probeServer ? close(this.probeServer, closeMs) : undefined,
+      this.pprofServer ? close(this.pprofServer, closeMs) : undefined,
       this.metricsSrv ? close(this.metricsSrv, closeMs) : undefined,
     ]);
     this.ownRest.close();
