@@ -89,6 +89,20 @@ interface Watch {
   source: Source;
   handler: EventHandler;
   predicates: Predicate[];
+  /** Aborted by the watch's handle: the source stops delivering to this controller. */
+  removed: AbortController;
+}
+
+/** What {@link Controller.watch} returns: the watch, to remove at run time. */
+export interface WatchHandle {
+  /**
+   * Stops the watch: its source stops delivering (a Kind source unregisters its handler from the
+   * shared informer, which keeps running for other users), and events already on the way are
+   * dropped. Requests already queued stay queued. Idempotent.
+   */
+  remove(): void;
+  /** True once removed. */
+  readonly removed: boolean;
 }
 
 /** How many sub-second requeues of one request in a row make a controller warn. */
@@ -196,15 +210,26 @@ export class Controller implements Runnable {
 
   /**
    * Adds a watch. Before start it is recorded; after start the source starts at once (its sync is
-   * not awaited). Throws if the controller has stopped.
+   * not awaited). Throws if the controller has stopped. The handle removes it again, before or
+   * after start (controller-runtime adds watches at run time; removing one is kubeforge's).
    */
-  watch(source: Source, handler: EventHandler, ...predicates: Predicate[]): void {
-    const w = { source, handler, predicates };
+  watch(source: Source, handler: EventHandler, ...predicates: Predicate[]): WatchHandle {
+    if (this.started && (!this.signal || this.signal.aborted)) throw new Error(`kubeforge/runtime: controller ${this.name} is stopped; cannot add a watch`);
+    const w: Watch = { source, handler, predicates, removed: new AbortController() };
     this.watches.push(w);
-    if (this.started) {
-      if (!this.signal || this.signal.aborted) throw new Error(`kubeforge/runtime: controller ${this.name} is stopped; cannot add a watch`);
-      void this.startWatch(w).catch((err) => this.log.error({ err, source: String(source) }, 'failed to start watch'));
-    }
+    if (this.started) void this.startWatch(w).catch((err) => this.log.error({ err, source: String(source) }, 'failed to start watch'));
+    const watches = this.watches;
+    return {
+      remove: () => {
+        if (w.removed.signal.aborted) return;
+        w.removed.abort();
+        const i = watches.indexOf(w);
+        if (i >= 0) watches.splice(i, 1);
+      },
+      get removed() {
+        return w.removed.signal.aborted;
+      },
+    };
   }
 
   /**
@@ -225,6 +250,7 @@ export class Controller implements Runnable {
     const normal = this.queueFor(0);
     const low = this.queueFor(LOW_PRIORITY);
     const deliver = (kind: 'create' | 'update' | 'delete' | 'generic', e: unknown) => {
+      if (w.removed.signal.aborted) return;
       try {
         for (const p of w.predicates) if (!allows(p, kind, e)) return;
         const f = w.handler[kind] as ((e: unknown, q: RequestQueue) => void) | undefined;
@@ -243,7 +269,9 @@ export class Controller implements Runnable {
 
   private async startWatch(w: Watch): Promise<void> {
     if (w.handler.prepare) await w.handler.prepare((t) => (this.deps.cache as Cache & { resolve?: (t: unknown) => Promise<{ namespaced: boolean }> }).resolve?.(t) ?? this.deps.cache.getInformer(t).then((i) => i.resource));
-    await w.source.start(this.signal!, this.makeSink(w));
+    const signal = AbortSignal.any([this.signal!, w.removed.signal]);
+    setMaxListeners(0, signal);
+    await w.source.start(signal, this.makeSink(w));
   }
 
   /** See the class comment. */

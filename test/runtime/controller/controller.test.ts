@@ -15,6 +15,7 @@ import {
   TerminalError,
   controllerManagedBy,
   enqueueRequestsFromMapFunc,
+  kindSource,
   newPredicateFuncs,
   type Predicate,
   type ReconcileContext,
@@ -462,6 +463,40 @@ describe('controller on a real API server', () => {
       await live.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: ns, name: 'ref', annotations: { widget: 'p1' } } });
       await waitFor('map func enqueue', () => calls.length > m && calls[calls.length - 1] === 'p1');
       assert.ok(!calls.includes('ignored'), 'event filter applied');
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it('adds a watch at run time and removes it: the informer stays, the controller stops hearing from it', async () => {
+    const ns = await freshNamespace();
+    const calls: string[] = [];
+    let ctrl!: ReturnType<ReturnType<typeof controllerManagedBy>['complete']>;
+    let manager!: Manager;
+    const run = await runManager(config, ns, (mgr) => {
+      manager = mgr;
+      ctrl = controllerManagedBy(mgr).for(Widget).named('runtime-watches').complete(async (req) => {
+        calls.push(req.name);
+      });
+    });
+    try {
+      await live.create(widget(ns, 'w1'));
+      await waitFor('the Widget reconciled', () => calls.includes('w1'));
+      // a ConfigMap watch added while the manager runs
+      const toWidget = enqueueRequestsFromMapFunc((cm: V1ConfigMap) => (cm.metadata?.annotations?.widget ? [{ namespace: cm.metadata.namespace!, name: cm.metadata.annotations.widget }] : []));
+      const handle = ctrl.watch(kindSource(manager.getCache(), V1ConfigMap), toWidget);
+      let n = calls.length;
+      await live.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: ns, name: 'cm1', annotations: { widget: 'w1' } } });
+      await waitFor('the new watch enqueued w1', () => calls.length > n);
+      handle.remove();
+      // the informer still runs (the cache reads it); the controller no longer hears its events
+      n = calls.length;
+      await live.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: ns, name: 'cm2', annotations: { widget: 'w1' } } });
+      await waitFor('the cache saw cm2', async () => (await manager.getClient().get(V1ConfigMap, { namespace: ns, name: 'cm2' }).catch(() => undefined)) !== undefined);
+      // a Widget event after the ConfigMap one: once it is reconciled, the ConfigMap event would have been too
+      await live.create(widget(ns, 'w2'));
+      await waitFor('w2 reconciled', () => calls.includes('w2'));
+      assert.deepEqual(calls.slice(n), ['w2'], 'no reconcile of w1 from the removed watch');
     } finally {
       await run.stop();
     }

@@ -60,6 +60,7 @@ function harness(reconcile: ReconcileImpl, options: ControllerOptions = {}, pred
   done.catch(() => undefined);
   const metric = async (name: string) => (await registry.getSingleMetricAsString(name)).split('\n').filter((l) => !l.startsWith('#')).join('\n');
   return {
+    c,
     clock,
     calls,
     src,
@@ -206,6 +207,46 @@ describe('controller (fake clock, channel source)', () => {
     await settle();
     assert.deepEqual(t.names(), ['kept']);
     await t.stop();
+  });
+
+  it('adds a watch at run time and removes it again: after remove(), its events reach no handler', async () => {
+    const t = harness(() => undefined);
+    await settle();
+    const late = new ChannelSource();
+    const handle = t.c.watch(late, enqueueRequestForObject());
+    late.send(obj('added-at-run-time'));
+    await settle();
+    assert.deepEqual(t.names(), ['added-at-run-time']);
+    assert.equal(handle.removed, false);
+    handle.remove();
+    handle.remove(); // idempotent
+    assert.equal(handle.removed, true);
+    late.send(obj('after-remove'));
+    t.src.send(obj('other-watch'));
+    await settle();
+    t.clock.step(3_600_000);
+    await settle();
+    assert.deepEqual(t.names(), ['added-at-run-time', 'other-watch'], 'the removed watch delivers nothing; the others still do');
+    await t.stop();
+    assert.throws(() => t.c.watch(new ChannelSource(), enqueueRequestForObject()), /is stopped; cannot add a watch/);
+  });
+
+  it('a watch removed before start never starts', async () => {
+    const clock = new FakeClock(1_000_000);
+    const seen: string[] = [];
+    const c = new Controller('unit-pre', (req) => void seen.push(req.name), { cache: {} as Cache, logger: pino({ level: 'silent' }), registry: new Registry(), forKind: { group: 'test.kubeforge.io', kind: 'Widget' } }, { clock });
+    const kept = new ChannelSource();
+    const dropped = new ChannelSource();
+    c.watch(kept, enqueueRequestForObject());
+    c.watch(dropped, enqueueRequestForObject()).remove();
+    dropped.send(obj('dropped'));
+    kept.send(obj('kept'));
+    const ac = new AbortController();
+    const done = c.start(ac.signal);
+    await settle();
+    assert.deepEqual(seen, ['kept']);
+    ac.abort();
+    await done;
   });
 
   it('lets an in-flight reconcile finish on shutdown, with its signal aborted', async () => {
