@@ -29,6 +29,12 @@ export interface Runnable {
   /** Only run on the elected leader (controllers: true; cache and servers: false). Default true. */
   needLeaderElection?(): boolean;
   /**
+   * Called by the Manager for leader-only runnables once the caches synced, before leader
+   * election (controller-runtime's WarmupRunnable): a controller with `enableWarmup` starts its
+   * sources there. `signal` aborts when the Manager stops.
+   */
+  warmup?(signal: AbortSignal): Promise<void>;
+  /**
    * A short description for shutdown reports, e.g. `controller "cm" (reconciling default/a)`.
    * Optional; the Manager falls back to the class name.
    */

@@ -61,6 +61,14 @@ export interface ControllerOptions {
    * a start-up's thousands of unchanged objects. Default true; false is a first-in-first-out queue.
    */
   usePriorityQueue?: boolean;
+  /**
+   * Start the watches before this replica leads (controller-runtime's EnableWarmup): the Manager
+   * calls `warmup()` when it starts, so the informers list and watch, and the queue fills, while
+   * another replica leads; on winning the lease the workers start on a synced cache and a full
+   * queue instead of listing everything first. Costs the standby the memory and watch load of a
+   * leader. Default false.
+   */
+  enableWarmup?: boolean;
   /** Time source for the work queue (tests). */
   clock?: Clock;
 }
@@ -91,6 +99,8 @@ interface Watch {
   predicates: Predicate[];
   /** Aborted by the watch's handle: the source stops delivering to this controller. */
   removed: AbortController;
+  /** Whether its source was started. */
+  started?: boolean;
 }
 
 /** What {@link Controller.watch} returns: the watch, to remove at run time. */
@@ -135,6 +145,9 @@ export class Controller implements Runnable {
   private readonly recoverPanic: boolean;
   private started = false;
   private signal?: AbortSignal;
+  /** The signal the sources run under (the manager's, when warmed up before start), once started. */
+  private sourcesSignal?: AbortSignal;
+  private sourcesStarted?: Promise<void>;
   private sink?: (w: Watch) => EventSink;
   private fatal?: unknown;
   private stopWorkers?: () => void;
@@ -214,10 +227,10 @@ export class Controller implements Runnable {
    * after start (controller-runtime adds watches at run time; removing one is kubeforge's).
    */
   watch(source: Source, handler: EventHandler, ...predicates: Predicate[]): WatchHandle {
-    if (this.started && (!this.signal || this.signal.aborted)) throw new Error(`kubeforge/runtime: controller ${this.name} is stopped; cannot add a watch`);
+    if ((this.started && this.signal?.aborted) || this.sourcesSignal?.aborted) throw new Error(`kubeforge/runtime: controller ${this.name} is stopped; cannot add a watch`);
     const w: Watch = { source, handler, predicates, removed: new AbortController() };
     this.watches.push(w);
-    if (this.started) void this.startWatch(w).catch((err) => this.log.error({ err, source: String(source) }, 'failed to start watch'));
+    if (this.sourcesSignal) void this.startWatch(w).catch((err) => this.log.error({ err, source: String(source) }, 'failed to start watch'));
     const watches = this.watches;
     return {
       remove: () => {
@@ -268,10 +281,35 @@ export class Controller implements Runnable {
   }
 
   private async startWatch(w: Watch): Promise<void> {
+    if (w.started) return;
+    w.started = true;
     if (w.handler.prepare) await w.handler.prepare((t) => (this.deps.cache as Cache & { resolve?: (t: unknown) => Promise<{ namespaced: boolean }> }).resolve?.(t) ?? this.deps.cache.getInformer(t).then((i) => i.resource));
-    const signal = AbortSignal.any([this.signal!, w.removed.signal]);
+    const signal = AbortSignal.any([this.sourcesSignal!, w.removed.signal]);
     setMaxListeners(0, signal);
     await w.source.start(signal, this.makeSink(w));
+  }
+
+  /** Starts every watch's source once, under `signal`; later calls share the first. */
+  private startSources(signal: AbortSignal): Promise<void> {
+    if (!this.sourcesStarted) {
+      this.sourcesSignal = signal;
+      setMaxListeners(0, signal);
+      this.sourcesStarted = (async () => {
+        for (const w of [...this.watches]) await this.startWatch(w);
+      })();
+    }
+    return this.sourcesStarted;
+  }
+
+  /**
+   * With `enableWarmup`, starts the sources now, before this replica leads (the Manager calls it
+   * at start for leader-only controllers); they run until `signal` aborts. Without it, nothing.
+   * A source that fails here fails start() later, as it would have then.
+   */
+  async warmup(signal: AbortSignal): Promise<void> {
+    if (!this.options.enableWarmup || this.started) return;
+    this.log.info('Starting EventSource (warmup, before leading)');
+    await this.startSources(signal).catch(() => undefined);
   }
 
   /** See the class comment. */
@@ -289,8 +327,8 @@ export class Controller implements Runnable {
         () => log.error('leadership lost: stopped handing out work'),
       );
     }
-    log.info('Starting EventSource');
-    for (const w of this.watches) await this.startWatch(w);
+    if (!this.sourcesStarted) log.info('Starting EventSource');
+    await this.startSources(signal);
     const timeoutMs = this.options.cacheSyncTimeoutMs ?? this.options.cacheSyncTimeout ?? 120_000;
     // A referenced timer (AbortSignal.timeout's is unref'd and would let a quiet process exit).
     const timeout = new AbortController();

@@ -691,6 +691,10 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
       }
       if (!this.stopAC.signal.aborted) {
         this.startGroup(this.groups.others);
+        // Warm leader-only runnables (controllers with enableWarmup) before the election.
+        for (const r of this.groups.leader.runnables) {
+          if (r.warmup) void r.warmup(this.stopAC.signal).catch((e: unknown) => this.log.error({ err: (e as Error)?.message ?? String(e) }, 'warmup failed'));
+        }
         this.startedResolve();
         this.log.info('manager started');
         const elector = this.elector;

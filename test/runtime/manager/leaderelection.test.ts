@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { V1ConfigMap, type KubeConfig } from '@kubernetes/client-node';
 import { TestEnvironment } from '../../../src/testing/index.js';
 import { RestClient } from '../../../src/runtime/client/rest.js';
 import { GracefulShutdownTimeoutError, LeaderElectionLostError, newManager, type Manager } from '../../../src/runtime/manager/index.js';
@@ -110,6 +110,52 @@ describe('leader election', () => {
     acB.abort();
     await doneB;
     assert.equal(await holder('handover-test'), '');
+  });
+
+  it("enableWarmup: a standby's controller lists, watches and queues before it leads, and reconciles at once when it does", async () => {
+    const ns = `warm-${Date.now().toString(36)}`;
+    await rest.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+    const N = 20;
+    for (let i = 0; i < N; i++) await rest.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` } } });
+    const lease = `warmup-${Date.now().toString(36)}`;
+    const make = (id: string, warm: boolean) => {
+      const mgr = newManager(config, { leaderElection: true, leaderElectionID: lease, leaderElectionNamespace: 'default', leaderElectionIdentity: id, metrics: { bindAddress: '127.0.0.1:0' }, cache: { defaultNamespaces: [ns] }, logger: quiet(), ...timings });
+      const seen: string[] = [];
+      const ctrl = controllerManagedBy(mgr)
+        .for(V1ConfigMap)
+        .named(`cm-${id}`)
+        .withOptions({ enableWarmup: warm })
+        .complete(async (req) => {
+          seen.push(req.name);
+        });
+      return { mgr, ctrl, seen, ac: new AbortController() };
+    };
+    const a = make('a', false);
+    const warm = make('warm', true);
+    const cold = make('cold', false);
+    const doneA = a.mgr.start(a.ac.signal);
+    await a.mgr.elected();
+    const doneWarm = warm.mgr.start(warm.ac.signal);
+    const doneCold = cold.mgr.start(cold.ac.signal);
+    try {
+      await eventually(() => a.seen.length >= N, 'the leader reconciled every ConfigMap');
+      // the warm standby fills its queue without leading; the cold one has nothing
+      await eventually(() => warm.ctrl.queue.len() === N, `the warm standby queued all ${N} ConfigMaps`);
+      await eventually(async () => (await leaseGets(cold.mgr)) >= 3, 'the cold standby campaigned');
+      assert.equal(warm.seen.length, 0, 'a standby never reconciles');
+      assert.equal(cold.ctrl.queue.len(), 0, 'a cold standby has no informer yet');
+      a.ac.abort();
+      await doneA;
+      // one of the standbys takes over; whichever it is, it reconciles every object
+      await Promise.race([warm.mgr.elected(), cold.mgr.elected()]);
+      const leader = (await holder(lease)) === 'warm' ? warm : cold;
+      await eventually(() => new Set(leader.seen).size === N, 'the new leader reconciled every ConfigMap');
+    } finally {
+      warm.ac.abort();
+      cold.ac.abort();
+      await Promise.all([doneWarm, doneCold].map((p) => p.catch(() => undefined)));
+      await rest.request('DELETE', `/api/v1/namespaces/${ns}`).catch(() => undefined);
+    }
   });
 
   it('sets leaderElectionLabels on the Lease it creates and takes, keeping the Lease\'s other labels', async () => {
