@@ -15,6 +15,8 @@ export const KUBEFORGE_LAYOUT = 'typescript.kubeforge.io/v1';
 export interface ResourceAPI {
   crdVersion?: string;
   namespaced?: boolean;
+  /** Kubebuilder's alpha `create api --ssa`: the Kind is written with server-side apply. */
+  ssa?: boolean;
 }
 
 /**

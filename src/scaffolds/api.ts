@@ -59,6 +59,11 @@ export interface CreateApiOptions {
   resource?: boolean;
   /** Scaffold the controller (default true). */
   controller?: boolean;
+  /**
+   * Server-side apply (Kubebuilder's alpha `--ssa`): the controller writes the status it owns with
+   * `client.status().apply` as its field manager; PROJECT records `api.ssa: true`. Needs --resource.
+   */
+  ssa?: boolean;
   /** Replace scaffolded files that differ, and scaffold a Kind that PROJECT already has. */
   force?: boolean;
   /** Print the plan, write nothing, skip the manifests step. */
@@ -451,6 +456,8 @@ interface ValidApi {
   controllerName?: string;
   /** A Kind another project owns. */
   external?: ExternalApi;
+  /** Server-side apply: asked now, or recorded for the Kind in PROJECT. */
+  ssa: boolean;
 }
 
 /** Where each resource entry starts in the PROJECT text (1-based lines), for located messages. */
@@ -520,6 +527,9 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
       problems.push(error('KF1091', `--controller-name ${controllerName} names a controller, and --controller=false scaffolds none`, { hint: 'drop --controller=false (or --controller-name)' }));
     }
     if (kind && controllerName === kind.toLowerCase()) controllerName = undefined;
+  }
+  if (options.ssa && !doResource) {
+    problems.push(error('KF1096', "'--ssa' can only be used when creating an API resource ('--resource=true')", { hint: 'drop --resource=false, or --ssa (a controller of a Kind scaffolded with --ssa applies on its own)' }));
   }
   if (!doResource && !doController) {
     problems.push(error('KF1045', 'nothing to scaffold: --resource=false and --controller=false', { hint: 'keep --resource (the API types), --controller (its reconciler), or both' }));
@@ -640,7 +650,9 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     );
   }
   if (problems.length) throw new DiagnosticError(problems);
-  return { config, names, doResource, doController, existing, deployImage: deployImage.value, controllerName, external };
+  // Kubebuilder keeps a Kind's ssa once set (a later create api of it without the flag keeps it).
+  const ssa = options.ssa === true || existing?.api?.ssa === true;
+  return { config, names, doResource, doController, existing, deployImage: deployImage.value, controllerName, external, ssa };
 }
 
 /** The PROJECT entry after this command: the existing one (if any) with what was scaffolded now. */
@@ -659,7 +671,7 @@ function projectEntry(v: ValidApi): ProjectResource {
     entry.module = v.external.module;
   } else entry.domain = names.domain;
   if (doResource) {
-    entry.api = { crdVersion: 'v1', namespaced: names.namespaced ? true : undefined };
+    entry.api = { crdVersion: 'v1', namespaced: names.namespaced ? true : undefined, ssa: v.ssa || undefined };
     entry.path = names.typesFile;
     entry.plural = names.irregularPlural ? names.plural : undefined;
   }
@@ -772,6 +784,7 @@ export async function planCreateApi(
     resourceMarker,
     typesImport: importSpecifier(controllerDir, names.typesFile),
     testNamespace: names.namespaced ? 'default' : '',
+    ssa: valid.ssa,
     ...typesFileNames(names.kind, resourceMarker !== '', deployImageMarkers, deployImage ? ['int32'] : []),
     ...(deployImage ? deployImageData(deployImage, names) : {}),
   };

@@ -65,6 +65,12 @@ describe('e2e: a second controller, a controller and a webhook for external Kind
     assert.match(readFileSync(join(project, 'PROJECT'), 'utf8'), /^ {2}controllers:\n {2}- name: captain\n {2}- name: captain-backup$/m);
   });
 
+  it('create api --ssa (Kubebuilder\'s alpha flag): PROJECT records it; the controller applies its condition (its tests run below)', { timeout: 5 * MINUTES }, () => {
+    ok(kubeforge(['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Sailor', '--ssa']), 'create api Sailor --ssa');
+    assert.match(readFileSync(join(project, 'PROJECT'), 'utf8'), /^ {4}ssa: true$/m);
+    assert.match(readFileSync(join(project, 'src/controller/sailor_controller.ts'), 'utf8'), /this\.client\.status\(\)\.apply<Sailor>\(/);
+  });
+
   it('a controller for an external Kind typed by a project file, and a webhook for one with Kubebuilder\'s Go flags', { timeout: 5 * MINUTES }, () => {
     mkdirSync(join(project, 'src/external/certmanager'), { recursive: true });
     writeFileSync(
@@ -103,11 +109,15 @@ describe('e2e: a second controller, a controller and a webhook for external Kind
       'runs in a manager: a created or changed Captain is reconciled and reported in an event',
       'ignores a Certificate that no longer exists',
       'IssuerCustomDefaulter sets the defaults',
+      // --ssa: the condition reaches the object through server-side apply, on the fake and on the real server
+      'reconciles a created Sailor',
+      'runs in a manager: a created or changed Sailor is reconciled and reported in an event',
     ]) {
       assert.match(out, new RegExp(`^\\s*ok \\d+ - ${name}$`, 'm'), `${name} passed:\n${out}`);
     }
     // Two controller files for Captain (captain, captain-backup), each with its unit tier: each test ran four times.
     assert.equal(out.match(/^\s*ok \d+ - reconciles a created Captain$/gm)?.length, 4);
+    assert.equal(out.match(/^\s*ok \d+ - reconciles a created Sailor$/gm)?.length, 2);
     assert.match(out, /^\s*ok \d+ - an Issuer created through the API server passes the webhooks \(their failurePolicy is Fail\) # SKIP cert-manager\.io\/v1 Issuer is not served: put its CRD in config\/crd\/external to run this test$/m);
   });
 });

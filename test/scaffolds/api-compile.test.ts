@@ -36,6 +36,11 @@ function linkModules(dir: string): void {
 const CASES: { name: string; init?: string[]; apis: string[][]; then?: string[][]; files?: string[]; /** [file, what it must hold] */ contains?: [string, RegExp][] }[] = [
   { name: 'single group, namespaced and cluster-scoped', apis: [['--group', 'batch', '--version', 'v1', '--kind', 'CronJob'], ['--group', 'batch', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false', '--plural', 'fleetz']] },
   {
+    name: '--ssa, namespaced and cluster-scoped (the controller applies its condition)',
+    apis: [['--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--ssa'], ['--group', 'crew', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false', '--ssa']],
+    contains: [['src/controller/fleet_controller.ts', /this\.client\.status\(\)\.apply<Fleet>\(/]],
+  },
+  {
     name: 'multigroup, one Kind name in two groups, a second version',
     init: ['--multigroup', '--license', 'none'],
     apis: [

@@ -80,6 +80,15 @@ const CASES: { name: string; init?: Partial<InitOptions>; runs: CreateApiOptions
     ],
   },
   {
+    // Kubebuilder's alpha --ssa: PROJECT records api.ssa; the controller applies its condition.
+    // A second controller of the Kind (--resource=false) applies too: the Kind's record says so.
+    name: 'ssa',
+    runs: [
+      { group: 'crew', version: 'v1', kind: 'Captain', ssa: true },
+      { group: 'crew', version: 'v1', kind: 'Captain', resource: false, controllerName: 'captain-backup' },
+    ],
+  },
+  {
     name: 'core-type-controller',
     runs: [
       { group: 'batch', version: 'v1', kind: 'CronJob' },
@@ -250,6 +259,7 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
     { name: 'missing flags', options: {}, codes: ['KF1041', 'KF1041', 'KF1041'], message: /missing --group/ },
     { name: 'nothing to scaffold', options: { group: 'batch', version: 'v1', kind: 'CronJob', resource: false, controller: false }, codes: ['KF1045'], message: /nothing to scaffold/ },
     { name: 'every problem at once', options: { group: 'B', version: 'x', kind: 'k' }, codes: ['KF1001', 'KF1001', 'KF1001'], message: /group/ },
+    { name: '--ssa without the API', options: { group: 'batch', version: 'v1', kind: 'CronJob', resource: false, ssa: true }, codes: ['KF1096'], message: /'--ssa' can only be used when creating an API resource \('--resource=true'\)/ },
     { name: 'controller for an API that does not exist', options: { group: 'webapp', version: 'v1', kind: 'Guestbook', resource: false }, codes: ['KF1046'], message: /--resource=false needs the API of Guestbook/, hint: /built-in Kind/ },
   ];
   for (const b of bad) {

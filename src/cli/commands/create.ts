@@ -86,6 +86,7 @@ Examples:
   boolOption(api, 'resource', 'scaffold the API types (default true; asked on a terminal); --resource=false skips them');
   boolOption(api, 'controller', 'scaffold the controller (default true; asked on a terminal); --controller=false skips it');
   boolOption(api, 'make', 'run kubeforge manifests afterwards, so the CRD exists (default true); --make=false skips it');
+  boolOption(api, 'ssa', "(alpha, as in Kubebuilder) server-side apply: the controller writes the status it owns with client.status().apply as its field manager, merged by the API server; PROJECT records api.ssa. TypeScript needs no generated apply configurations (ApplyConfiguration<T> is the Kind's type made partial)");
   externalOptions(api);
   api
     .option('--plugins <plugins...>', 'plugins of create api (comma or space separated): deploy-image/v1-alpha (deploy-image.go.kubebuilder.io/v1-alpha), a controller that runs --image in a Deployment')
@@ -138,6 +139,7 @@ Examples:
           force: Boolean(opts.force),
           dryRun: Boolean(opts.dryRun),
           make: bool(opts.make),
+          ssa: bool(opts.ssa),
           plugins: opts.plugins as string[] | undefined,
           image: opts.image as string | undefined,
           imageContainerCommand: opts.imageContainerCommand as string | undefined,
