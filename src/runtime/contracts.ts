@@ -346,6 +346,13 @@ export interface Client extends Reader, Writer {
   apiReader(): Reader;
   /** Resolves the REST information of a type (built-in table, class statics, then discovery). */
   resolve(type: TypeRef | KubernetesObject): Promise<ResourceInfo>;
+  /**
+   * With read-your-own-writes on: whether `obj` (an event's object) is at the resourceVersion
+   * this client's own last write of it made (see `ignoreOwnWrites`). Always false without it.
+   */
+  isOwnWrite?(obj: KubernetesObject): boolean;
+  /** With read-your-own-writes on: while a write of `obj` is unanswered, when it will be; else undefined. */
+  ownWritesSettled?(obj: KubernetesObject): Promise<void> | undefined;
 }
 
 /**

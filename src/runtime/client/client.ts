@@ -28,6 +28,8 @@ import { selectorString } from './selector.js';
 import { Apply } from './patch.js';
 import { resourcePath, withTypeMeta } from './types.js';
 import { reviveDates } from './dates.js';
+import { OwnWrites, objectKey } from './ownwrites.js';
+import { isNotFound } from './errors.js';
 
 /** Options of `newClient`. */
 export interface ClientOptions {
@@ -51,6 +53,12 @@ export interface ClientOptions {
    * client CacheOptions.DisableFor): no informer is started for them.
    */
   cacheDisableFor?: TypeRef[];
+  /**
+   * Read your own writes (with `cache`): a cached `get` of an object this client just wrote
+   * returns the write's answer until the cache has caught up, instead of the older version
+   * (./ownwrites.ts). Default false.
+   */
+  readYourOwnWrites?: boolean;
   /** Share an existing transport (keep-alive connections, auth) instead of creating one. */
   rest?: RestClient;
   /** The RESTMapper types resolve through (the Manager's); default: a new one of this client's own. */
@@ -118,10 +126,13 @@ class KubeClient extends LiveReader implements Client {
   /** `apiVersion/kind` of the uncached types, resolved on first use. */
   private uncachedKeys?: Promise<Set<string>>;
   private readonly statusWriter: StatusWriter;
+  /** Read-your-own-writes: the answers of writes the cache has not seen yet. */
+  private readonly own?: OwnWrites;
 
   constructor(rest: RestClient, options: ClientOptions) {
     super(rest, options.mapper ?? new RESTMapper(rest));
     this.cache = options.cache;
+    this.own = options.readYourOwnWrites && options.cache ? new OwnWrites() : undefined;
     this.fieldOwner = options.fieldOwner;
     this.fieldValidation = options.fieldValidation;
     this.uncached = options.cacheDisableFor ?? [];
@@ -138,7 +149,55 @@ class KubeClient extends LiveReader implements Client {
   }
 
   override async get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey, o?: GetOptions): Promise<T> {
-    return this.cache && !(await this.isUncached(type)) ? this.cache.get(type, key, o) : super.get(type, key, o);
+    if (!this.cache || (await this.isUncached(type))) return super.get(type, key, o);
+    if (!this.own) return this.cache.get(type, key, o);
+    const r = await this.resolver.resolve(type);
+    const k = objectKey(r.apiVersion, r.kind, ns(r, key.namespace), key.name);
+    if (!this.own.has(k)) return this.cache.get(type, key, o);
+    let cached: T | undefined;
+    try {
+      cached = await this.cache.get(type, key, o);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    const newer = this.own.newer(k, cached);
+    if (newer === undefined) return cached ?? this.cache.get(type, key, o);
+    return reviveDates(withTypeMeta(newer as T, r), r);
+  }
+
+  /** The read-your-own-writes key of an event's object. */
+  private eventKey(obj: KubernetesObject): string | undefined {
+    const m = obj.metadata;
+    return obj.apiVersion && obj.kind && m?.name ? objectKey(obj.apiVersion, obj.kind, m.namespace || undefined, m.name) : undefined;
+  }
+
+  /** Whether `obj` (an event's object) is at the version this client's last write of it made. */
+  isOwnWrite(obj: KubernetesObject): boolean {
+    const k = this.own && this.eventKey(obj);
+    return k !== undefined && this.own!.isOwn(k, obj.metadata?.resourceVersion);
+  }
+
+  /** While a write of `obj` by this client is unanswered: when it will be (its event may come first). */
+  ownWritesSettled(obj: KubernetesObject): Promise<void> | undefined {
+    const k = this.own && this.eventKey(obj);
+    return k === undefined ? undefined : this.own!.settled(k);
+  }
+
+  /**
+   * Sends a write with read-your-own-writes bookkeeping: the object is marked in flight while the
+   * request is out, and the answer recorded before that mark is lifted.
+   */
+  private async tracked<T extends KubernetesObject>(r: ResourceInfo, namespace: string | undefined, name: string, o: WriteOptions | undefined, send: () => Promise<T>): Promise<T> {
+    if (!this.own || o?.dryRun || !name) return send();
+    const k = objectKey(r.apiVersion, r.kind, namespace, name);
+    this.own.begin(k);
+    try {
+      const answer = await send();
+      if (answer?.metadata?.name) this.own.record(k, answer);
+      return answer;
+    } finally {
+      this.own.end(k);
+    }
   }
 
   override async list<T extends KubernetesObject>(type: TypeRef<T>, o?: ListOptions): Promise<ObjectList<T>> {
@@ -177,12 +236,14 @@ class KubeClient extends LiveReader implements Client {
   async create<T extends KubernetesObject>(obj: T, o?: WriteOptions): Promise<T> {
     o?.signal?.throwIfAborted();
     const { r, namespace } = await this.target(obj);
-    const answer = await this.rest.request<T>('POST', resourcePath(r, namespace), {
-      body: withTypeMeta(obj, r),
-      query: this.writeQuery(o),
-      what: `create ${describe(r, namespace, obj.metadata?.name ?? obj.metadata?.generateName)}`,
-      signal: o?.signal,
-    });
+    const answer = await this.tracked(r, namespace, obj.metadata?.name ?? '', o, () =>
+      this.rest.request<T>('POST', resourcePath(r, namespace), {
+        body: withTypeMeta(obj, r),
+        query: this.writeQuery(o),
+        what: `create ${describe(r, namespace, obj.metadata?.name ?? obj.metadata?.generateName)}`,
+        signal: o?.signal,
+      }),
+    );
     return refresh(obj, answer, r);
   }
 
@@ -193,12 +254,14 @@ class KubeClient extends LiveReader implements Client {
   private async put<T extends KubernetesObject>(obj: T, o: WriteOptions | undefined, sub: string | undefined): Promise<T> {
     o?.signal?.throwIfAborted();
     const { r, namespace, name } = await this.target(obj);
-    const answer = await this.rest.request<T>('PUT', resourcePath(r, namespace, name, sub), {
-      body: withTypeMeta(obj, r),
-      query: this.writeQuery(o),
-      what: `update ${describe(r, namespace, name)}${sub ? ` ${sub}` : ''}`,
-      signal: o?.signal,
-    });
+    const answer = await this.tracked(r, namespace, name, o, () =>
+      this.rest.request<T>('PUT', resourcePath(r, namespace, name, sub), {
+        body: withTypeMeta(obj, r),
+        query: this.writeQuery(o),
+        what: `update ${describe(r, namespace, name)}${sub ? ` ${sub}` : ''}`,
+        signal: o?.signal,
+      }),
+    );
     return refresh(obj, answer, r);
   }
 
@@ -229,13 +292,15 @@ class KubeClient extends LiveReader implements Client {
       if (o?.force) query.force = 'true';
     }
     const body = patch.data(isApply ? withTypeMeta(obj, r) : obj);
-    const answer = await this.rest.request<T>('PATCH', resourcePath(r, namespace, name, sub), {
-      body,
-      contentType: patch.type,
-      query,
-      what: `patch ${describe(r, namespace, name)}${sub ? ` ${sub}` : ''}`,
-      signal: o?.signal,
-    });
+    const answer = await this.tracked(r, namespace, name, o, () =>
+      this.rest.request<T>('PATCH', resourcePath(r, namespace, name, sub), {
+        body,
+        contentType: patch.type,
+        query,
+        what: `patch ${describe(r, namespace, name)}${sub ? ` ${sub}` : ''}`,
+        signal: o?.signal,
+      }),
+    );
     return refresh(obj, answer, r);
   }
 
@@ -248,6 +313,7 @@ class KubeClient extends LiveReader implements Client {
       what: `delete ${describe(r, namespace, name)}`,
       signal: o.signal,
     });
+    if (!o.dryRun) this.own?.forget(objectKey(r.apiVersion, r.kind, namespace, name));
   }
 
   async deleteAllOf(type: TypeRef, o: ListOptions & DeleteOptions = {}): Promise<void> {

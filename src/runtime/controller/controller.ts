@@ -262,8 +262,26 @@ export class Controller implements Runnable {
   private makeSink(w: Watch): EventSink {
     const normal = this.queueFor(0);
     const low = this.queueFor(LOW_PRIORITY);
-    const deliver = (kind: 'create' | 'update' | 'delete' | 'generic', e: unknown) => {
+    /** Events of an object held back until a predicate can judge them (see Predicate.settle), in order. */
+    const held = new Map<string, Promise<void>>();
+    const deliver = (kind: 'create' | 'update' | 'delete' | 'generic', e: unknown, resumed = false): void => {
       if (w.removed.signal.aborted) return;
+      const obj = (e as { objectNew?: KubernetesObject }).objectNew ?? (e as { object?: KubernetesObject }).object;
+      const key = obj?.metadata ? `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}` : undefined;
+      // behind an earlier held event of the same object, unless this is that event coming back
+      let wait = key !== undefined && !resumed ? held.get(key) : undefined;
+      for (const p of w.predicates) {
+        if (wait) break;
+        wait = p.settle?.(kind, e);
+      }
+      if (wait) {
+        const next: Promise<void> = wait.then(() => {
+          if (held.get(key!) === next) held.delete(key!);
+          deliver(kind, e, true);
+        });
+        if (key !== undefined) held.set(key, next);
+        return;
+      }
       try {
         for (const p of w.predicates) if (!allows(p, kind, e)) return;
         const f = w.handler[kind] as ((e: unknown, q: RequestQueue) => void) | undefined;

@@ -9,6 +9,7 @@ export { enqueueRequestForObject, enqueueRequestForOwner, enqueueRequestsFromMap
 export type { AddOptions, EventHandler, RequestQueue, MapFunc, EnqueueForOwnerOptions } from './handler.js';
 export {
   GenerationChangedPredicate,
+  ignoreOwnWrites,
   ResourceVersionChangedPredicate,
   LabelChangedPredicate,
   AnnotationChangedPredicate,

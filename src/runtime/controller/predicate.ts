@@ -27,6 +27,12 @@ export interface GenericEvent<T extends KubernetesObject = KubernetesObject> {
 
 /** Filters events: return false to drop. */
 export interface Predicate<T extends KubernetesObject = KubernetesObject> {
+  /**
+   * Optional: a promise to wait for before this predicate can judge the event (the controller
+   * then delivers the event again once it settles, keeping the order of later events of the
+   * object). `ignoreOwnWrites` uses it while its own write of the object is unanswered.
+   */
+  settle?(kind: 'create' | 'update' | 'delete' | 'generic', e: unknown): Promise<void> | undefined;
   create?(e: CreateEvent<T>): boolean;
   update?(e: UpdateEvent<T>): boolean;
   delete?(e: DeleteEvent<T>): boolean;
@@ -64,6 +70,25 @@ function sameMap(a: Record<string, string> | undefined, b: Record<string, string
 export const GenerationChangedPredicate: Predicate = {
   update: (e) => e.objectOld?.metadata?.generation !== e.objectNew?.metadata?.generation,
 };
+
+/**
+ * Drops the create and update events of this controller's own writes: those whose object is at
+ * the resourceVersion the client's last write of it made (the Manager's client with
+ * `client.readYourOwnWrites`; with it off every event passes). A write by anyone else, or a later
+ * one, passes. Delete and generic events pass.
+ */
+export function ignoreOwnWrites(client: { isOwnWrite?(obj: KubernetesObject): boolean; ownWritesSettled?(obj: KubernetesObject): Promise<void> | undefined }): Predicate {
+  const own = (o: KubernetesObject | undefined) => o !== undefined && client.isOwnWrite?.(o) === true;
+  return {
+    // The watch event of a write can come before its answer: wait for the answer to judge it.
+    settle: (kind, e) => {
+      const o = kind === 'update' ? (e as UpdateEvent).objectNew : kind === 'create' ? (e as CreateEvent).object : undefined;
+      return o ? client.ownWritesSettled?.(o) : undefined;
+    },
+    create: (e) => !own(e.object),
+    update: (e) => !own(e.objectNew),
+  };
+}
 
 /** Lets updates through only when metadata.resourceVersion changed. Other events pass. */
 export const ResourceVersionChangedPredicate: Predicate = {

@@ -146,6 +146,11 @@ export interface ManagerClientOptions {
     /** Types the client reads from the API server, not from the cache (DisableFor): no informer for them. */
     disableFor?: TypeRef[];
   };
+  /**
+   * Read your own writes: a cached `get` of an object this client just wrote returns the write's
+   * answer until the informer has caught up (no stale read, no needless 409). Default false.
+   */
+  readYourOwnWrites?: boolean;
 }
 
 type GroupName = 'servers' | 'caches' | 'others' | 'leader';
@@ -356,7 +361,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
       defaultFieldSelector: options.cache?.defaultFieldSelector,
       byObject: options.cache?.byObject,
     });
-    this.client = newClient(config, { cache: this.cache, rest: this.clientRest, mapper: this.mapper, fieldOwner: options.fieldOwner ?? 'kubeforge-manager', fieldValidation: options.fieldValidation, cacheDisableFor: options.client?.cache?.disableFor });
+    this.client = newClient(config, { cache: this.cache, rest: this.clientRest, mapper: this.mapper, fieldOwner: options.fieldOwner ?? 'kubeforge-manager', fieldValidation: options.fieldValidation, cacheDisableFor: options.client?.cache?.disableFor, readYourOwnWrites: options.client?.readYourOwnWrites });
     // As controller-runtime's KubeAPIWarningLogger: each distinct warning once.
     const warned = new Set<string>();
     const warningLog = this.logger.child({ logger: 'KubeAPIWarningLogger' });
