@@ -7,6 +7,7 @@
  */
 import { parse, parseDocument } from 'yaml';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
+import { sortKeysDeep } from '../util/json.js';
 
 export const PROJECT_FILE = 'PROJECT';
 /** kubeforge's layout (plugin) id, in Kubebuilder's `<name>.<domain>/<version>` form. */
@@ -87,18 +88,6 @@ const HEADER = [
   "# Kubebuilder's PROJECT format). More: https://book.kubebuilder.io/reference/project-config.html",
 ];
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value).sort()) {
-      const v = (value as Record<string, unknown>)[k];
-      if (v !== undefined) out[k] = sortKeys(v);
-    }
-    return out;
-  }
-  return value;
-}
 
 /** Serialises a PROJECT file: header, alphabetical keys, `version: "3"` quoted, trailing LF. */
 export function serializeProject(config: ProjectConfig): string {
@@ -113,7 +102,7 @@ export function serializeProject(config: ProjectConfig): string {
     resources: config.resources.length ? config.resources : undefined,
   };
   const lines = [...HEADER];
-  const yamlLines = toYaml(sortKeys(body) as Record<string, unknown>);
+  const yamlLines = toYaml(sortKeysDeep(body) as Record<string, unknown>);
   lines.push(...yamlLines, 'version: "3"');
   return `${lines.join('\n')}\n`;
 }

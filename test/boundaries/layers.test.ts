@@ -17,7 +17,7 @@ const LAYERS: Record<string, string[]> = {
   markers: [],
   // CEL: parse, type-check, cost and evaluate rules (npm: @bufbuild/cel); no ts-morph, so kubeforge/testing can load it.
   cel: [],
-  project: ['diagnostics'],
+  project: ['diagnostics', 'util'],
   scaffold: ['diagnostics', 'util'],
   loader: ['diagnostics', 'util'],
   // schema reads marker values and their locations from analysis/collector.ts only (see EXCEPTIONS).

@@ -18,6 +18,7 @@ import { strategicMerge } from './smp.js';
 import { applyConfiguration, now, trackUpdate } from './apply.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 import { type Obj, clone, isObj } from './json.js';
+import { sortKeysDeep } from '../../util/json.js';
 
 /** Evaluates the CEL rules of a schema on an object (and its old version on update). */
 export type CelRules = (schema: RuleSchema, obj: unknown, old: unknown, warnings: string[]) => RuleFailure[];
@@ -388,7 +389,7 @@ export class Store {
     } catch (e) {
       // The server reports a strict decoding error of a patch as an invalid patch, quoting the patched object.
       if (e instanceof StrictDecodingError) {
-        const detail = `Invalid value: ${JSON.stringify(JSON.stringify(sortedJSON(e.patched)))}: strict decoding error: ${e.unknown.join(', ')}`;
+        const detail = `Invalid value: ${JSON.stringify(JSON.stringify(sortKeysDeep(e.patched)))}: strict decoding error: ${e.unknown.join(', ')}`;
         throw new ApiStatus(422, 'Invalid', ` "" is invalid: patch: ${detail}`, { causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }] });
       }
       throw e;
@@ -537,10 +538,3 @@ class StrictDecodingError extends ApiStatus {
 }
 
 /** A JSON value with every object's keys in order, as Go's encoding/json writes a map. */
-function sortedJSON(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortedJSON);
-  if (!isObj(v)) return v;
-  const out: Obj = {};
-  for (const k of Object.keys(v).sort()) out[k] = sortedJSON(v[k]);
-  return out;
-}
