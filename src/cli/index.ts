@@ -12,6 +12,7 @@ import { type CliContext, UsageError } from './context.js';
 import { registerAlpha } from './commands/alpha.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerCreate } from './commands/create.js';
+import { registerDocs } from './commands/docs.js';
 import { registerEdit } from './commands/edit.js';
 import { registerInit } from './commands/init.js';
 import { registerManifests } from './commands/manifests.js';
@@ -45,6 +46,7 @@ Examples:
   registerEdit(program, ctx);
   registerAlpha(program, ctx);
   registerManifests(program, ctx);
+  registerDocs(program, ctx);
   registerSetupEnvtest(program, ctx);
   registerVersion(program, ctx);
   registerCompletion(program, ctx);

@@ -48,6 +48,7 @@ export function commentPrefix(path: string): string | undefined {
 
 /** The DO-NOT-EDIT header line of a managed file (no newline), or undefined when its format has no comments. */
 export function managedHeader(path: string, tool = 'kubeforge'): string | undefined {
+  if (path.endsWith('.md')) return `<!-- ${HEADER_TEXT(tool)} -->`;
   const prefix = commentPrefix(path);
   return prefix === undefined ? undefined : `${prefix} ${HEADER_TEXT(tool)}`;
 }
