@@ -312,7 +312,8 @@ export class InformerCache implements Cache {
       };
       for (const f of fields) if (f.op === '=' && inf.indices.has(f.field)) consider(inf.indices.get(f.field)!.get(f.value));
       for (const l of labels) if (l.op === '=' || (l.op === 'in' && l.values.length === 1)) consider(inf.byLabel.get(`${l.key}=${l.values[0]}`));
-      if (namespace) consider(inf.byNamespace.get(namespace));
+      // (An informer of one namespace holds nothing else: no index needed; every entry is checked below.)
+      if (namespace && inf.oneNamespace() === undefined) consider(inf.byNamespace.get(namespace));
       const keys = candidates ? [...candidates] : [...inf.store.keys()];
       for (const key of keys) {
         const e = inf.store.get(key);

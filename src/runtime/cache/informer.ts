@@ -174,7 +174,10 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   readonly store = new Map<string, StoreEntry>();
   /** @internal field -> value -> keys */
   readonly indices = new Map<string, Map<string, Set<string>>>();
-  /** @internal namespace -> keys */
+  /**
+   * @internal namespace -> keys; kept only by an informer of all namespaces (one of a single
+   * namespace holds nothing else: see `oneNamespace`).
+   */
   readonly byNamespace = new Map<string, Set<string>>();
   /** @internal `key=value` label pair -> keys (the label index that narrows equality selectors). */
   readonly byLabel = new Map<string, Set<string>>();
@@ -201,6 +204,11 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   ) {
     this.log = opts.logger.child({ informer: `${opts.metadataOnly ? 'metadata ' : ''}${resource.apiVersion}/${resource.kind}` });
     this.typeMetaPrefix = JSON.stringify({ apiVersion: resource.apiVersion, kind: resource.kind }).slice(0, -1) + ',';
+  }
+
+  /** The namespace every object of this informer is in, when it watches one namespace of a namespaced type. */
+  oneNamespace(): string | undefined {
+    return this.resource.namespaced ? this.opts.namespace || undefined : undefined;
   }
 
   /** True for a metadata-only informer (PartialObjectMetadata). */
@@ -338,7 +346,11 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
       listKeys: () => [...this.store.keys()].sort(),
       list: () => copies(this.store.keys()),
       byIndex: (indexName, value) => {
-        if (indexName === 'namespace') return copies(this.byNamespace.get(value) ?? []);
+        if (indexName === 'namespace') {
+          const one = this.oneNamespace();
+          if (one !== undefined) return value === one ? copies(this.store.keys()) : [];
+          return copies(this.byNamespace.get(value) ?? []);
+        }
         const index = this.indices.get(indexName);
         if (!index) throw new MissingIndexError(this.resource.kind, indexName);
         return copies(index.get(value) ?? []);
@@ -461,8 +473,9 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     if (old && old.resourceVersion === rv) return;
     if (!obj.apiVersion || !obj.kind) obj = { ...obj, apiVersion: this.resource.apiVersion, kind: this.resource.kind };
     const enc = this.opts.unsafeDisableDeepCopy ? undefined : this.encode(obj);
-    // Indexers and handlers see the types client-node declares (Dates), as readers do.
-    reviveDates(obj, this.resource);
+    // Indexers, handlers and (unsafeDisableDeepCopy) readers see the types client-node declares
+    // (Dates), as readers of copies do; when none of them will see this object, skip the work.
+    if (!enc || this.indexers.size > 0 || this.registrations.size > 0) reviveDates(obj, this.resource);
     let index: Record<string, string[]> | undefined;
     if (this.indexers.size > 0) {
       index = {};
@@ -475,7 +488,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     if (old?.labels) this.labelsRemove(old.labels, key);
     if (entry.labels) this.labelsAdd(entry.labels, key);
     this.store.set(key, entry);
-    if (!old) {
+    if (!old && this.oneNamespace() === undefined) {
       let s = this.byNamespace.get(namespace);
       if (!s) this.byNamespace.set(namespace, (s = new Set()));
       s.add(key);
@@ -528,7 +541,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
         accept: this.opts.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
         what: `list ${this.opts.metadataOnly ? 'metadata of ' : ''}${this.resource.apiVersion} ${this.resource.kind}`,
       });
-      for (const it of page.items) {
+      // A metadata-only list with no items says `items: null` (a Go nil slice).
+      for (const it of page.items ?? []) {
         seen.add(objectKey(it.metadata?.namespace, it.metadata?.name ?? ''));
         this.upsert(it, initial);
       }

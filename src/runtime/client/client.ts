@@ -108,6 +108,7 @@ class LiveReader implements Reader {
       signal: o.signal,
       accept: meta ? METADATA_LIST_ACCEPT : undefined,
     });
+    list.items ??= []; // a metadata-only list with no items says null
     for (let i = 0; i < list.items.length; i++) {
       const it = list.items[i];
       const typed = meta ? (asPartialObjectMetadata(it, r) as KubernetesObject as T) : !it.apiVersion || !it.kind ? ({ ...it, apiVersion: r.apiVersion, kind: r.kind } as T) : it;

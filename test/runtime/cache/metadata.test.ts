@@ -115,6 +115,18 @@ describe('metadata-only informers (real API server)', () => {
     });
   });
 
+  it('an empty namespace: the server says items: null, the cache and the client answer an empty list', async () => {
+    await live.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'm-empty' } });
+    const rest = new RestClient(config);
+    const raw = await rest.request<{ items: unknown }>('GET', '/api/v1/namespaces/m-empty/configmaps', { accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1', query: { labelSelector: 'none=none' } });
+    rest.close();
+    assert.equal(raw.items, null);
+    assert.deepEqual((await live.list(metadataOnly(V1ConfigMap), { namespace: 'm-empty', labelSelector: 'none=none' })).items, []);
+    await withCache({ namespaces: ['m-empty'], defaultLabelSelector: 'none=none', syncTimeoutMs: 10_000 }, async (cache) => {
+      assert.deepEqual((await cache.list(metadataOnly(V1ConfigMap), { namespace: 'm-empty' })).items, []);
+    });
+  });
+
   it('owns(V1Secret, { metadataOnly: true }): an owned Secret change triggers the owner, events carry metadata only', async () => {
     const mgr = new MiniManager(config, { namespaces: ['m2'] });
     const reconciled: string[] = [];
