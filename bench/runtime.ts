@@ -336,10 +336,12 @@ async function childCache(kubeconfigPath: string, ns: string, expected: number, 
   const before = process.memoryUsage().rss;
   const heapBefore = process.memoryUsage().heapUsed;
   const ac = new AbortController();
+  const t0 = now();
   const run = cache.start(ac.signal);
   await cache.getInformer(type);
   await cache.waitForCacheSync();
   const peak = peakRss(); // high-water mark: read before anything else allocates
+  const syncMs = now() - t0;
   const held = (await cache.informerFor(type)).store.size;
   if (held !== expected) throw new Error(`cache holds ${held} objects, expected ${expected}`);
   (globalThis as { gc?: () => void }).gc?.();
@@ -347,7 +349,7 @@ async function childCache(kubeconfigPath: string, ns: string, expected: number, 
   const after = process.memoryUsage().rss;
   const heapAfter = process.memoryUsage().heapUsed;
   const bytes = JSON.stringify(await cache.get(type, { namespace: ns, name: what === 'gizmo' ? 'g-00000' : 's-00000' })).length;
-  process.stdout.write(JSON.stringify({ before, beforeMax, after, peak, bytes, heap: heapAfter - heapBefore }) + '\n');
+  process.stdout.write(JSON.stringify({ before, beforeMax, after, peak, bytes, heap: heapAfter - heapBefore, syncMs }) + '\n');
   ac.abort();
   await run;
 }
@@ -371,6 +373,8 @@ interface MemFigures {
   peak: number;
   bytes: number;
   heap: number;
+  /** (d): from the cache's start until it synced. */
+  syncMs?: number;
 }
 
 function describeMemory(m: MemFigures, n: number, heap: string): string {
@@ -565,8 +569,8 @@ async function main(): Promise<void> {
       const meta = await cacheChild(env.kubeconfigPath, secNs, SECRETS_N, 'secret-metadata');
       fullBytes = (full.peak - full.before) / SECRETS_N;
       metaBytes = (meta.peak - meta.before) / SECRETS_N;
-      log(`(d) ${SECRETS_N} cached Secrets, full (${full.bytes} B of JSON each): ${describeMemory(full, SECRETS_N, 'JS heap')}`);
-      log(`    metadata-only (PartialObjectMetadata, ${meta.bytes} B of JSON each): ${describeMemory(meta, SECRETS_N, 'JS heap')}`);
+      log(`(d) ${SECRETS_N} cached Secrets, full (${full.bytes} B of JSON each): ${describeMemory(full, SECRETS_N, 'JS heap')}; synced in ${((full.syncMs ?? NaN) / 1000).toFixed(2)} s`);
+      log(`    metadata-only (PartialObjectMetadata, ${meta.bytes} B of JSON each): ${describeMemory(meta, SECRETS_N, 'JS heap')}; synced in ${((meta.syncMs ?? NaN) / 1000).toFixed(2)} s`);
     }
 
     // (c)
