@@ -201,7 +201,12 @@ export interface MetadataOnlyType extends TypeDescriptor {
  * than the full objects). The full type's informer is another one: do not read the same kind both
  * ways unless you need both.
  */
-export function metadataOnly<T extends KubernetesObject>(type: TypeRef<T>, /** @internal */ table?: TypeTable): MetadataOnlyType & TypeRef<PartialObjectMetadata> {
+export function metadataOnly<T extends KubernetesObject>(type: TypeRef<T>): MetadataOnlyType & TypeRef<PartialObjectMetadata> {
+  return metadataOnlyIn(type);
+}
+
+/** `metadataOnly` resolving classes through a mapper's table too (the controller builder's). */
+export function metadataOnlyIn(type: TypeRef, table?: TypeTable): MetadataOnlyType & TypeRef<PartialObjectMetadata> {
   if (isMetadataOnly(type)) return type;
   const r = resolveStatic(type, table);
   const d: MetadataOnlyType = { apiVersion: r.apiVersion, kind: r.kind, [METADATA_ONLY]: type };

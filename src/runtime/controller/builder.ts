@@ -9,7 +9,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ControllerManagerLike, TypeRef } from '../contracts.js';
-import { metadataOnly, resolveStatic, type TypeTable } from '../client/types.js';
+import { metadataOnlyIn, resolveStatic, type TypeTable } from '../client/types.js';
 import { Controller } from './controller.js';
 import type { ControllerOptions } from './controller.js';
 import { enqueueRequestForObject, ownerHandler } from './handler.js';
@@ -120,7 +120,7 @@ export class Builder {
 
   /** The type as watched: `metadataOnly(type)` when the option asks for it (after checkType passed). */
   private asWatched(type: TypeRef, opts: { metadataOnly?: boolean }): TypeRef {
-    return opts?.metadataOnly ? metadataOnly(type, this.table()) : type;
+    return opts?.metadataOnly ? metadataOnlyIn(type, this.table()) : type;
   }
 
   private checkPredicates(ps: unknown, where: string): Predicate[] {
