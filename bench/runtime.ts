@@ -38,13 +38,21 @@
  *     start (the runtime's own latency: handler, predicates, queue, worker; used in the last
  *     line), and end to end from the update request being sent (includes the API server and etcd).
  *
+ * (d) Memory, full vs metadata-only. 20,000 Secrets (about 840 bytes of JSON each, like the Gizmos
+ *     of (b)) are created in one namespace; a child process caches them as (b) does, once full
+ *     (V1Secret) and once metadata-only (metadataOnly(V1Secret), the PartialObjectMetadata
+ *     informer), each in its own process, in the same run. Printed as
+ *     `bytes_per_object full=<n> metadata_only=<n>` (peak RSS minus RSS before the cache started,
+ *     divided by the number of objects, as (b)).
+ *
  * Last line: `bench:runtime ratio=<x>x rss_per_object=<KB>KB p99=<ms>ms
  * vs_controller_runtime=<x>x(time),<x>x(memory)`: the time ratio is the worse of c = 1 and c = 8.
  * The Go operator is built from Go modules once per machine (cached by a hash of its files under
  * ${XDG_CACHE_HOME:-~/.cache}/kubeforge/bench/bin); without Go, or if it fails, a note is printed
  * and its figures print as n/a.
- * KUBEFORGE_BENCH_N (default 2000) and KUBEFORGE_BENCH_CACHE_N (default 10000) shrink a run;
- * KUBEFORGE_BENCH_PARTS=a,b,c picks parts (figures of skipped parts print as NaN).
+ * KUBEFORGE_BENCH_N (default 2000), KUBEFORGE_BENCH_CACHE_N (default 10000) and
+ * KUBEFORGE_BENCH_SECRETS_N (default 20000) shrink a run; KUBEFORGE_BENCH_PARTS=a,b,c,d picks parts
+ * (figures of skipped parts print as NaN).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -52,12 +60,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSy
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { CustomObjectsApi, KubeConfig, V1Secret } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import pino from 'pino';
 import { TestEnvironment } from '../src/testing/index.js';
 import { newManager } from '../src/runtime/manager/index.js';
-import { newClient } from '../src/runtime/client/index.js';
+import { metadataOnly, newClient } from '../src/runtime/client/index.js';
 import { RestClient } from '../src/runtime/client/rest.js';
 import { newCache } from '../src/runtime/cache/index.js';
 import { controllerManagedBy } from '../src/runtime/controller/index.js';
@@ -299,13 +307,28 @@ function resetPeakRss(): void {
   }
 }
 
-/** (b) child process: start a cache on `ns`, wait for `expected` objects, print memory figures. */
-async function childCache(kubeconfigPath: string, ns: string, expected: number): Promise<void> {
+/** A Secret of about the size of (b)'s Gizmos as JSON (840 bytes, once the server added its metadata). */
+function benchSecret(ns: string, i: number): V1Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { namespace: ns, name: `s-${String(i).padStart(5, '0')}`, labels: { app: 'bench', shard: String(i % 16) }, annotations: { 'bench.kubeforge.io/note': 'a typical small secret' } },
+    type: 'Opaque',
+    stringData: { username: `user-${i}`, password: 'correct-horse-battery-staple', config: 'endpoint=https://db.example.com:5432;pool=10' },
+  };
+}
+
+/** What a child of (b)/(d) caches. */
+const CHILD_TYPES = { gizmo: Gizmo, secret: V1Secret, 'secret-metadata': metadataOnly(V1Secret) } as const;
+
+/** (b)/(d) child process: start a cache on `ns`, wait for `expected` objects of `what`, print memory figures. */
+async function childCache(kubeconfigPath: string, ns: string, expected: number, what: keyof typeof CHILD_TYPES = 'gizmo'): Promise<void> {
+  const type = CHILD_TYPES[what];
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
   const cache = newCache(kc, { namespace: ns, logger: silent() });
   const client = newClient(kc, {});
-  await client.resolve(Gizmo); // warm the modules and a connection before measuring
+  await client.resolve(type); // warm the modules and a connection before measuring
   (globalThis as { gc?: () => void }).gc?.();
   await sleep(100);
   const beforeMax = peakRss();
@@ -313,20 +336,34 @@ async function childCache(kubeconfigPath: string, ns: string, expected: number):
   const before = process.memoryUsage().rss;
   const heapBefore = process.memoryUsage().heapUsed;
   const ac = new AbortController();
+  const t0 = now();
   const run = cache.start(ac.signal);
-  await cache.getInformer(Gizmo);
+  await cache.getInformer(type);
   await cache.waitForCacheSync();
   const peak = peakRss(); // high-water mark: read before anything else allocates
-  const held = (await cache.informerFor(Gizmo)).store.size;
+  const syncMs = now() - t0;
+  const held = (await cache.informerFor(type)).store.size;
   if (held !== expected) throw new Error(`cache holds ${held} objects, expected ${expected}`);
   (globalThis as { gc?: () => void }).gc?.();
   await sleep(200);
   const after = process.memoryUsage().rss;
   const heapAfter = process.memoryUsage().heapUsed;
-  const bytes = JSON.stringify(await cache.get(Gizmo, { namespace: ns, name: 'g-00000' })).length;
-  process.stdout.write(JSON.stringify({ before, beforeMax, after, peak, bytes, heap: heapAfter - heapBefore }) + '\n');
+  const bytes = JSON.stringify(await cache.get(type, { namespace: ns, name: what === 'gizmo' ? 'g-00000' : 's-00000' })).length;
+  process.stdout.write(JSON.stringify({ before, beforeMax, after, peak, bytes, heap: heapAfter - heapBefore, syncMs }) + '\n');
   ac.abort();
   await run;
+}
+
+/** Runs childCache in a fresh process (`node --expose-gc`) and returns its figures. */
+async function cacheChild(kubeconfigPath: string, ns: string, n: number, what: keyof typeof CHILD_TYPES): Promise<MemFigures> {
+  const script = fileURLToPath(import.meta.url);
+  const out = await new Promise<string>((resolve, reject) => {
+    const p = spawn(process.execPath, ['--expose-gc', script, '--child-cache', kubeconfigPath, ns, String(n), what], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let s = '';
+    p.stdout.on('data', (d) => (s += d));
+    p.on('exit', (code) => (code === 0 ? resolve(s) : reject(new Error(`cache child (${what}) exited ${code}`))));
+  });
+  return JSON.parse(out.trim().split('\n').pop()!) as MemFigures;
 }
 
 interface MemFigures {
@@ -336,6 +373,8 @@ interface MemFigures {
   peak: number;
   bytes: number;
   heap: number;
+  /** (d): from the cache's start until it synced. */
+  syncMs?: number;
 }
 
 function describeMemory(m: MemFigures, n: number, heap: string): string {
@@ -424,12 +463,13 @@ function pct(xs: number[], p: number): number {
 
 async function main(): Promise<void> {
   if (process.argv[2] === '--child-cache') {
-    await childCache(process.argv[3], process.argv[4], Number(process.argv[5]));
+    await childCache(process.argv[3], process.argv[4], Number(process.argv[5]), (process.argv[6] ?? 'gizmo') as keyof typeof CHILD_TYPES);
     return;
   }
   const N = Number(process.env.KUBEFORGE_BENCH_N ?? 2000);
   const CACHE_N = Number(process.env.KUBEFORGE_BENCH_CACHE_N ?? 10_000);
-  const parts = (process.env.KUBEFORGE_BENCH_PARTS ?? 'a,b,c').split(',');
+  const SECRETS_N = Number(process.env.KUBEFORGE_BENCH_SECRETS_N ?? 20_000);
+  const parts = (process.env.KUBEFORGE_BENCH_PARTS ?? 'a,b,c,d').split(',');
   // Like `npm test`: default to where `npm run setup-envtest` puts the binaries.
   const defaultAssets = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kubeforge/envtest/bin');
   if (!process.env.KUBEBUILDER_ASSETS && existsSync(join(defaultAssets, 'kube-apiserver'))) process.env.KUBEBUILDER_ASSETS = defaultAssets;
@@ -489,14 +529,7 @@ async function main(): Promise<void> {
       await pool(16, Array.from({ length: CACHE_N }, (_, i) => i), async (i) => {
         await fast.create(gizmo(memNs, i));
       });
-      const script = fileURLToPath(import.meta.url);
-      const out = await new Promise<string>((resolve, reject) => {
-        const p = spawn(process.execPath, ['--expose-gc', script, '--child-cache', env.kubeconfigPath, memNs, String(CACHE_N)], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let s = '';
-        p.stdout.on('data', (d) => (s += d));
-        p.on('exit', (code) => (code === 0 ? resolve(s) : reject(new Error(`cache child exited ${code}`))));
-      });
-      const m = JSON.parse(out.trim().split('\n').pop()!) as MemFigures;
+      const m = await cacheChild(env.kubeconfigPath, memNs, CACHE_N, 'gizmo');
       perObjKB = (m.peak - m.before) / CACHE_N / 1024;
       log(`(b) ${CACHE_N} cached objects (${m.bytes} B of JSON each): ${describeMemory(m, CACHE_N, 'JS heap')}`);
       // The Go peer, measured the same way: its own process, peak RSS (getrusage maxrss) minus RSS
@@ -515,6 +548,31 @@ async function main(): Promise<void> {
       if (Number.isFinite(goPerObjKB)) log(`    vs controller-runtime (typed): kubeforge ${perObjKB.toFixed(2)} KB / controller-runtime ${goPerObjKB.toFixed(2)} KB per object at peak -> ${(perObjKB / goPerObjKB).toFixed(2)}x`);
     }
 
+    // (d)
+    let fullBytes = NaN;
+    let metaBytes = NaN;
+    if (parts.includes('d')) {
+      const secNs = await newNamespace(admin, 'secrets');
+      const fast = newClient(config, {});
+      let created = 0;
+      const started = now();
+      const tick = setInterval(() => process.stderr.write(`bench:runtime: (d) ${created} of ${SECRETS_N} Secrets created, ${Math.round((now() - started) / 1000)} s\n`), 10_000);
+      try {
+        await pool(16, Array.from({ length: SECRETS_N }, (_, i) => i), async (i) => {
+          await fast.create(benchSecret(secNs, i));
+          created++;
+        });
+      } finally {
+        clearInterval(tick);
+      }
+      const full = await cacheChild(env.kubeconfigPath, secNs, SECRETS_N, 'secret');
+      const meta = await cacheChild(env.kubeconfigPath, secNs, SECRETS_N, 'secret-metadata');
+      fullBytes = (full.peak - full.before) / SECRETS_N;
+      metaBytes = (meta.peak - meta.before) / SECRETS_N;
+      log(`(d) ${SECRETS_N} cached Secrets, full (${full.bytes} B of JSON each): ${describeMemory(full, SECRETS_N, 'JS heap')}; synced in ${((full.syncMs ?? NaN) / 1000).toFixed(2)} s`);
+      log(`    metadata-only (PartialObjectMetadata, ${meta.bytes} B of JSON each): ${describeMemory(meta, SECRETS_N, 'JS heap')}; synced in ${((meta.syncMs ?? NaN) / 1000).toFixed(2)} s`);
+    }
+
     // (c)
     let p99 = NaN;
     if (parts.includes('c')) {
@@ -531,6 +589,7 @@ async function main(): Promise<void> {
     // kubeforge over controller-runtime: time, the worse of c = 1 and c = 8; memory per cached object at peak.
     const x = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}x` : 'n/a');
     const vsTime = vsGo.length ? Math.max(...vsGo) : NaN;
+    log(`bytes_per_object full=${Math.round(fullBytes)} metadata_only=${Math.round(metaBytes)}`);
     log(`bench:runtime ratio=${worst.toFixed(2)}x rss_per_object=${perObjKB.toFixed(2)}KB p99=${p99.toFixed(1)}ms vs_controller_runtime=${x(vsTime)}(time),${x(perObjKB / goPerObjKB)}(memory)`);
   } finally {
     await env.stop();

@@ -91,7 +91,7 @@ async function runScenario(rest: RestClient, ns: string, run: (s: Run) => Promis
     rest,
     async do(label, method, path, body, o = {}) {
       try {
-        const answer = await rest.request(method, path, { body, contentType: o.contentType, query: o.query, what: '' });
+        const answer = await rest.request(method, path, { body, contentType: o.contentType, query: o.query, accept: o.accept, what: '' });
         steps.push({ label, ok: o.quiet ? true : n.value(method === 'DELETE' && (answer as { kind?: string })?.kind === 'Status' ? { kind: 'Status', status: (answer as { status?: string }).status } : answer) });
         return answer;
       } catch (e) {
@@ -99,10 +99,10 @@ async function runScenario(rest: RestClient, ns: string, run: (s: Run) => Promis
         return undefined;
       }
     },
-    async watch(label, path, query = {}) {
+    async watch(label, path, query = {}, accept) {
       const events: unknown[] = [];
       let lastEvent = 0;
-      const { res, req } = await rest.stream(path, { query: { watch: 'true', ...query } });
+      const { res, req } = await rest.stream(path, { query: { watch: 'true', ...query }, accept });
       let buf = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => {

@@ -15,9 +15,9 @@ export interface Run {
   ns: string;
   rest: RestClient;
   /** Sends a request and records its outcome under `label`; returns the answer (undefined on error). */
-  do(label: string, method: string, path: string, body?: unknown, o?: { contentType?: string; query?: Record<string, string>; quiet?: boolean }): Promise<any>;
+  do(label: string, method: string, path: string, body?: unknown, o?: { contentType?: string; query?: Record<string, string>; quiet?: boolean; accept?: string }): Promise<any>;
   /** Opens a watch on a collection path (from the list's resourceVersion when given) and records its events until `stop()`. */
-  watch(label: string, path: string, query?: Record<string, string>): Promise<{ stop(): Promise<void> }>;
+  watch(label: string, path: string, query?: Record<string, string>, accept?: string): Promise<{ stop(): Promise<void> }>;
   /** Records a value computed by the scenario. */
   note(label: string, value: unknown): void;
 }
@@ -41,6 +41,8 @@ export function cm(name: string, data: Record<string, string> = { a: '1' }, meta
 }
 
 const MERGE = { contentType: 'application/merge-patch+json' };
+const META = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+const META_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 const JSONPATCH = { contentType: 'application/json-patch+json' };
 const SMP = { contentType: 'application/strategic-merge-patch+json' };
 const APPLY = (manager: string, force = false) => ({ contentType: 'application/apply-patch+yaml', query: { fieldManager: manager, ...(force ? { force: 'true' } : {}) } });
@@ -683,6 +685,47 @@ export const SCENARIOS: Scenario[] = [
       await s.do('delete namespace', 'DELETE', `/api/v1/namespaces/${ns}`);
       await s.do('get namespace', 'GET', `/api/v1/namespaces/${ns}`);
       await s.do('create in it', 'POST', W(ns), widget('w'));
+    },
+  },
+
+  // --- metadata only (Accept: as=PartialObjectMetadata[List], what metadata-only informers send)
+  {
+    name: 'metadata only: get and paginated list of custom resources and ConfigMaps',
+    run: async (s) => {
+      await s.do('create a', 'POST', W(s.ns), widget('a', { size: 3 }, { labels: { app: 'x' }, annotations: { note: 'n' } }));
+      await s.do('create b', 'POST', W(s.ns), widget('b'));
+      await s.do('create cm', 'POST', CM(s.ns), cm('c', { k: 'v' }, { labels: { app: 'y' } }));
+      await s.do('get', 'GET', W(s.ns, 'a'), undefined, { accept: META });
+      await s.do('list page 1', 'GET', W(s.ns), undefined, { accept: META_LIST, query: { limit: '1' } });
+      await s.do('list by label', 'GET', W(s.ns), undefined, { accept: META_LIST, query: { labelSelector: 'app=x' } });
+      await s.do('get cm', 'GET', CM(s.ns, 'c'), undefined, { accept: META });
+      await s.do('list cm', 'GET', CM(s.ns), undefined, { accept: META_LIST });
+      await s.do('get, missing', 'GET', W(s.ns, 'nope'), undefined, { accept: META });
+      await s.do('with a fallback type after it', 'GET', W(s.ns, 'a'), undefined, { accept: `${META},application/json` });
+      await s.do('list, nothing matches', 'GET', W(s.ns), undefined, { accept: META_LIST, query: { labelSelector: 'app=none' } });
+    },
+  },
+  {
+    name: 'metadata only: the list kind asked of one object, and the object kind of a list, are refused',
+    run: async (s) => {
+      await s.do('create', 'POST', W(s.ns), widget('a'));
+      await s.do('create cm', 'POST', CM(s.ns), cm('c'));
+      await s.do('get as a list', 'GET', W(s.ns, 'a'), undefined, { accept: META_LIST });
+      await s.do('list as an object', 'GET', W(s.ns), undefined, { accept: META });
+      await s.do('get cm as a list', 'GET', CM(s.ns, 'c'), undefined, { accept: META_LIST });
+      await s.do('list cm as an object', 'GET', CM(s.ns), undefined, { accept: META });
+    },
+  },
+  {
+    name: 'metadata only: watch events carry PartialObjectMetadata',
+    run: async (s) => {
+      const list = await s.do('list', 'GET', W(s.ns), undefined, { accept: META_LIST });
+      const w = await s.watch('watch', W(s.ns), { resourceVersion: list?.metadata?.resourceVersion ?? '' }, META);
+      const a = await s.do('create', 'POST', W(s.ns), widget('a', { size: 3 }, { labels: { app: 'x' } }));
+      await s.do('label', 'PATCH', W(s.ns, 'a'), { metadata: { labels: { app: 'z' } } }, MERGE);
+      await s.do('update spec', 'PUT', W(s.ns, 'a'), { ...a, metadata: { ...a?.metadata, labels: { app: 'z' }, resourceVersion: undefined }, spec: { size: 4 } });
+      await s.do('delete', 'DELETE', W(s.ns, 'a'));
+      await w.stop();
     },
   },
 

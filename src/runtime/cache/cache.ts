@@ -11,7 +11,8 @@ import { NotFoundError } from '../client/errors.js';
 import { RESTMapper } from '../client/restmapper.js';
 import { RestClient } from '../client/rest.js';
 import { matchesLabels, parseFieldSelector, parseLabelSelector } from '../client/selector.js';
-import { SharedInformer, objectKey } from './informer.js';
+import { fullType, isMetadataOnly } from '../client/types.js';
+import { SharedInformer, nameOfKey, objectKey } from './informer.js';
 import { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } from './errors.js';
 export { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } from './errors.js';
 import type { StoreEntry } from './informer.js';
@@ -61,6 +62,16 @@ export interface CacheOptions {
    * type (`labelSelector`, `fieldSelector`), how to `transform` it, and its `syncPeriodMs`.
    */
   byObject?: CacheByObject[];
+  /**
+   * Reads (`get`, `list`) and event handlers receive the cached object itself instead of a copy
+   * (controller-runtime's cache.Options.DefaultUnsafeDisableDeepCopy / UnsafeDisableDeepCopy).
+   * Saves the parse of every read, and the informer keeps parsed objects instead of their JSON
+   * text (more memory per object). Dangerous: mutating an object you read changes the cache for
+   * every reader and handler (until the next event of that object replaces it), and the change is
+   * not sent to the API server. Copy first (`structuredClone(obj)`) when you must change one.
+   * Default false; `byObject[].unsafeDisableDeepCopy` overrides it per type.
+   */
+  unsafeDisableDeepCopy?: boolean;
   /** Informer back-off tuning (tests). */
   initialBackoffMs?: number;
   maxBackoffMs?: number;
@@ -68,7 +79,11 @@ export interface CacheOptions {
 
 /** The cache settings of one type (see CacheOptions.byObject). */
 export interface CacheByObject {
-  /** The type: a class with static gvk, a client-node model class, or `{ apiVersion, kind }`. */
+  /**
+   * The type: a class with static gvk, a client-node model class, or `{ apiVersion, kind }`; or
+   * `metadataOnly(type)` for the settings of that type's metadata-only informer (otherwise the
+   * type's entry applies to both).
+   */
   object: TypeRef;
   /** Cache only these objects of the type (instead of defaultLabelSelector). */
   labelSelector?: string;
@@ -78,6 +93,8 @@ export interface CacheByObject {
   transform?: (obj: KubernetesObject) => KubernetesObject;
   /** This type's resync period (instead of syncPeriodMs). */
   syncPeriodMs?: number;
+  /** Hand out cached objects without copying for this type (instead of the cache's unsafeDisableDeepCopy). */
+  unsafeDisableDeepCopy?: boolean;
 }
 
 /** Thrown by reads before `start()` was called (controller-runtime's ErrCacheNotStarted). */
@@ -178,24 +195,28 @@ export class InformerCache implements Cache {
 
   /** The informers of a type: one, or one per namespace (sorted by namespace) for a namespaced type with several. */
   async informersFor(type: TypeRef | KubernetesObject): Promise<SharedInformer[]> {
-    const r = await this.resolver.resolve(type);
-    const own = await this.settingsOf(r);
-    if (!r.namespaced || this.namespaces.length === 0) return [this.informerIn(r, undefined, `${r.apiVersion}/${r.kind}`, own)];
-    if (this.namespaces.length === 1) return [this.informerIn(r, this.namespaces[0], `${r.apiVersion}/${r.kind}`, own)];
-    return this.namespaces.map((n) => this.informerIn(r, n, `${r.apiVersion}/${r.kind}@${n}`, own));
+    // metadataOnly(type): a separate informer of the same kind (controller-runtime keys its
+    // informers by GVK and by whether they hold PartialObjectMetadata).
+    const meta = isMetadataOnly(type);
+    const r = await this.resolver.resolve(meta ? fullType(type) : type);
+    const own = await this.settingsOf(r, meta);
+    const k = `${meta ? 'metadata:' : ''}${r.apiVersion}/${r.kind}`;
+    if (!r.namespaced || this.namespaces.length === 0) return [this.informerIn(r, undefined, k, own, meta)];
+    if (this.namespaces.length === 1) return [this.informerIn(r, this.namespaces[0], k, own, meta)];
+    return this.namespaces.map((n) => this.informerIn(r, n, `${k}@${n}`, own, meta));
   }
 
   /** byObject's entries by `apiVersion/kind`, resolved once. */
   private byObject?: Promise<Map<string, CacheByObject>>;
 
-  private settingsOf(r: ResourceInfo): Promise<CacheByObject | undefined> {
-    this.byObject ??= Promise.all((this.options.byObject ?? []).map(async (b) => [await this.resolver.resolve(b.object), b] as const)).then(
-      (entries) => new Map(entries.map(([info, b]) => [`${info.apiVersion}/${info.kind}`, b])),
+  private settingsOf(r: ResourceInfo, metadata: boolean): Promise<CacheByObject | undefined> {
+    this.byObject ??= Promise.all((this.options.byObject ?? []).map(async (b) => [await this.resolver.resolve(fullType(b.object)), b] as const)).then(
+      (entries) => new Map(entries.map(([info, b]) => [`${isMetadataOnly(b.object) ? 'metadata:' : ''}${info.apiVersion}/${info.kind}`, b])),
     );
-    return this.byObject.then((m) => m.get(`${r.apiVersion}/${r.kind}`));
+    return this.byObject.then((m) => (metadata ? m.get(`metadata:${r.apiVersion}/${r.kind}`) : undefined) ?? m.get(`${r.apiVersion}/${r.kind}`));
   }
 
-  private informerIn(r: ResourceInfo, namespace: string | undefined, k: string, own: CacheByObject | undefined): SharedInformer {
+  private informerIn(r: ResourceInfo, namespace: string | undefined, k: string, own: CacheByObject | undefined, metadataOnly: boolean): SharedInformer {
     let inf = this.informers.get(k);
     if (!inf) {
       const o: SharedInformerOptions = {
@@ -208,6 +229,8 @@ export class InformerCache implements Cache {
         mapper: this.resolver,
         labelSelector: own?.labelSelector ?? this.options.defaultLabelSelector,
         fieldSelector: own?.fieldSelector ?? this.options.defaultFieldSelector,
+        metadataOnly,
+        unsafeDisableDeepCopy: own?.unsafeDisableDeepCopy ?? this.options.unsafeDisableDeepCopy ?? false,
       };
       inf = new SharedInformer(this.rest, r, o);
       this.informers.set(k, inf);
@@ -242,7 +265,11 @@ export class InformerCache implements Cache {
     return infs;
   }
 
-  /** Reads one object from memory; the result is the caller's own copy. NotFoundError if absent. */
+  /**
+   * Reads one object from memory; the result is the caller's own copy (the cached instance with
+   * unsafeDisableDeepCopy). NotFoundError if absent. `metadataOnly(type)` reads the type's
+   * metadata-only informer: a PartialObjectMetadata.
+   */
   async get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey, o: GetOptions = {}): Promise<T> {
     const infs = await this.synced(type, key.namespace, o.signal);
     const r = infs[0].resource;
@@ -259,7 +286,7 @@ export class InformerCache implements Cache {
   }
 
   /**
-   * Lists from memory, sorted by namespace/name (across every watched namespace when none is
+   * Lists from memory (copies, or the cached instances with unsafeDisableDeepCopy), sorted by namespace/name (across every watched namespace when none is
    * given). Field selectors need an index registered with `indexField` (or metadata.name /
    * metadata.namespace); others reject with an Error.
    */
@@ -285,7 +312,8 @@ export class InformerCache implements Cache {
       };
       for (const f of fields) if (f.op === '=' && inf.indices.has(f.field)) consider(inf.indices.get(f.field)!.get(f.value));
       for (const l of labels) if (l.op === '=' || (l.op === 'in' && l.values.length === 1)) consider(inf.byLabel.get(`${l.key}=${l.values[0]}`));
-      if (namespace) consider(inf.byNamespace.get(namespace));
+      // (An informer of one namespace holds nothing else: no index needed; every entry is checked below.)
+      if (namespace && inf.oneNamespace() === undefined) consider(inf.byNamespace.get(namespace));
       const keys = candidates ? [...candidates] : [...inf.store.keys()];
       for (const key of keys) {
         const e = inf.store.get(key);
@@ -294,7 +322,7 @@ export class InformerCache implements Cache {
         if (labels.length && !matchesLabels(labels, e.labels)) continue;
         let ok = true;
         for (const f of fields) {
-          const values = f.field === 'metadata.name' ? [e.name] : f.field === 'metadata.namespace' ? [e.namespace] : (e.index?.[f.field] ?? []);
+          const values = f.field === 'metadata.name' ? [nameOfKey(key, e.namespace)] : f.field === 'metadata.namespace' ? [e.namespace] : (e.index?.[f.field] ?? []);
           const has = values.includes(f.value);
           if ((f.op === '=') !== has) {
             ok = false;

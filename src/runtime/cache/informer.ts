@@ -13,10 +13,22 @@
  * handler corrupts every reader. Controllers need the client-go reflector behaviour instead.
  *
  * Storage: each cached object is kept as its JSON text plus a few extracted fields (namespace,
- * name, labels, index values). Reads parse the text, so every caller gets its own copy and can
- * never corrupt the cache (controller-runtime deep-copies for the same reason); and the text is
- * several times smaller in memory than the parsed object. Objects handed to event handlers are
- * deep-frozen: they are shared by all handlers of one event.
+ * resourceVersion, labels, index values). Reads parse the text, so every caller gets its own copy
+ * and can never corrupt the cache (controller-runtime deep-copies for the same reason); and the
+ * text is several times smaller in memory than the parsed object. To keep an entry small, the text
+ * leaves out apiVersion and kind (the informer's own, put back on read), the name is read from the
+ * key, and namespaces and label strings are shared between entries (see `StoreEntry`). Objects
+ * handed to event handlers are deep-frozen: they are shared by all handlers of one event.
+ *
+ * Two modes change that (controller-runtime's names in brackets):
+ * - metadata-only [builder.OnlyMetadata, metav1.PartialObjectMetadata]: the list and watch ask the
+ *   server for PartialObjectMetadata (`Accept: application/json;as=PartialObjectMetadataList;
+ *   g=meta.k8s.io;v=v1`), so only metadata travels and is cached; objects carry the watched
+ *   type's apiVersion/kind, as controller-runtime sets them.
+ * - unsafeDisableDeepCopy [cache.Options.UnsafeDisableDeepCopy]: the parsed object is stored and
+ *   every read and event hands out that same instance (not frozen). Faster reads, no copies; but a
+ *   caller that mutates what it read changes the cache for everyone until the next event replaces
+ *   the object.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -25,19 +37,39 @@ import { NoKindMatchError, StatusError, isGone, isNotFound, statusErrorFrom } fr
 import type { RESTMapper } from '../client/restmapper.js';
 import { MissingIndexError } from './errors.js';
 import type { RestClient } from '../client/rest.js';
-import { resourcePath } from '../client/types.js';
+import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, asPartialObjectMetadata, resourcePath } from '../client/types.js';
 import { reviveDates } from '../client/dates.js';
 
-/** One cached object. */
-export interface StoreEntry {
-  json: string;
-  namespace: string;
-  name: string;
-  resourceVersion: string;
-  labels?: Record<string, string>;
-  /** Values per field index. */
-  index?: Record<string, string[]>;
+/**
+ * One cached object, a fixed-shape class so that V8 keeps its fields in-object (no per-entry
+ * dictionary). Exactly one of `json` / `obj` is set. The name is not stored: it is the key's last
+ * part (see `nameOfKey`).
+ */
+export class StoreEntry {
+  constructor(
+    /** The object as JSON text without its leading apiVersion and kind (see `typeMetaStripped`). */
+    readonly json: string | undefined,
+    /** unsafeDisableDeepCopy: the object itself, handed out as is. */
+    readonly obj: KubernetesObject | undefined,
+    /** Shared between entries of one namespace. */
+    readonly namespace: string,
+    readonly resourceVersion: string,
+    /** metadata.labels, rebuilt from shared strings; undefined when there are none. */
+    readonly labels: Readonly<Record<string, string>> | undefined,
+    /** Values per field index. */
+    public index: Record<string, string[]> | undefined,
+    /** False when the JSON text still holds apiVersion and kind (they differ from the informer's). */
+    readonly typeMetaStripped: boolean,
+  ) {}
 }
+
+/** The name part of a store key (`namespace/name` or `name`). */
+export function nameOfKey(key: string, namespace: string): string {
+  return namespace ? key.slice(namespace.length + 1) : key;
+}
+
+/** At most this many distinct strings are shared per informer; rarer ones beyond it are kept as they come. */
+const MAX_SHARED_STRINGS = 50_000;
 
 /** Counters exposed for tests and debugging. */
 export interface InformerStats {
@@ -106,7 +138,12 @@ export interface SharedInformerOptions {
   initialBackoffMs?: number;
   /** Largest back-off delay (ms). Default 30 000. */
   maxBackoffMs?: number;
-  /** Page size of lists. Default 500. */
+  /**
+   * Page size of lists. Default 100 (client-go's reflector asks for 500): a page's response text,
+   * its buffers and its parsed objects are alive together while it is stored, and with 500 of the
+   * bench's 840-byte objects that transient pushed the cache's peak RSS from 1.45 to 1.9 KB per
+   * object (`bench:runtime` (b)); the price is five times as many list requests.
+   */
   pageSize?: number;
   /**
    * Every this many ms (jittered +-10 %), every cached object is delivered again as an update
@@ -119,6 +156,17 @@ export interface SharedInformerOptions {
   /** Cache only objects matching these selectors (sent with the list and the watch). */
   labelSelector?: string;
   fieldSelector?: string;
+  /**
+   * List and watch PartialObjectMetadata only (controller-runtime's metadata informer): cached
+   * objects hold apiVersion, kind (the watched type's) and metadata, nothing else.
+   */
+  metadataOnly?: boolean;
+  /**
+   * Store the parsed objects and hand out the stored instance on every read and event, without a
+   * copy (controller-runtime's UnsafeDisableDeepCopy). Never mutate what you read: the change
+   * would be visible to every reader and handler.
+   */
+  unsafeDisableDeepCopy?: boolean;
 }
 
 /**
@@ -131,7 +179,10 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   readonly store = new Map<string, StoreEntry>();
   /** @internal field -> value -> keys */
   readonly indices = new Map<string, Map<string, Set<string>>>();
-  /** @internal namespace -> keys */
+  /**
+   * @internal namespace -> keys; kept only by an informer of all namespaces (one of a single
+   * namespace holds nothing else: see `oneNamespace`).
+   */
   readonly byNamespace = new Map<string, Set<string>>();
   /** @internal `key=value` label pair -> keys (the label index that narrows equality selectors). */
   readonly byLabel = new Map<string, Set<string>>();
@@ -146,13 +197,42 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   private running = false;
   private readonly stats_: InformerStats = { lists: 0, watches: 0, relistsAfterGone: 0, watchErrors: 0, events: 0, recoveries: 0 };
   private readonly log: Logger;
+  /** Namespaces, label keys and values shared between entries. */
+  private readonly shared = new Map<string, string>();
+  /** `{"apiVersion":...,"kind":...,` as JSON.stringify writes them first. */
+  private readonly typeMetaPrefix: string;
 
   constructor(
     private readonly rest: RestClient,
     readonly resource: ResourceInfo,
     private readonly opts: SharedInformerOptions,
   ) {
-    this.log = opts.logger.child({ informer: `${resource.apiVersion}/${resource.kind}` });
+    this.log = opts.logger.child({ informer: `${opts.metadataOnly ? 'metadata ' : ''}${resource.apiVersion}/${resource.kind}` });
+    this.typeMetaPrefix = JSON.stringify({ apiVersion: resource.apiVersion, kind: resource.kind }).slice(0, -1) + ',';
+  }
+
+  /** The namespace every object of this informer is in, when it watches one namespace of a namespaced type. */
+  oneNamespace(): string | undefined {
+    return this.resource.namespaced ? this.opts.namespace || undefined : undefined;
+  }
+
+  /** True for a metadata-only informer (PartialObjectMetadata). */
+  isMetadataOnly(): boolean {
+    return this.opts.metadataOnly === true;
+  }
+
+  /** True when reads and events hand out the stored instances (unsafeDisableDeepCopy). */
+  isDeepCopyDisabled(): boolean {
+    return this.opts.unsafeDisableDeepCopy === true;
+  }
+
+  /** One shared instance of an often repeated string (bounded: past the limit, `s` itself). */
+  private share(s: string): string {
+    const have = this.shared.get(s);
+    if (have !== undefined) return have;
+    if (this.shared.size >= MAX_SHARED_STRINGS) return s;
+    this.shared.set(s, s);
+    return s;
   }
 
   /** Counters (lists, watches, relists after 410, watch errors, events). */
@@ -227,7 +307,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     const reg = new Registration(handler as ResourceEventHandler);
     this.registrations.add(reg);
     if (this.synced) {
-      for (const e of this.store.values()) this.call(reg, 'onAdd', deepFreeze(this.parse(e)), true);
+      for (const e of this.store.values()) this.call(reg, 'onAdd', this.forHandlers(this.parse(e)), true);
       reg.synced = true;
     }
     return reg;
@@ -271,7 +351,11 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
       listKeys: () => [...this.store.keys()].sort(),
       list: () => copies(this.store.keys()),
       byIndex: (indexName, value) => {
-        if (indexName === 'namespace') return copies(this.byNamespace.get(value) ?? []);
+        if (indexName === 'namespace') {
+          const one = this.oneNamespace();
+          if (one !== undefined) return value === one ? copies(this.store.keys()) : [];
+          return copies(this.byNamespace.get(value) ?? []);
+        }
         const index = this.indices.get(indexName);
         if (!index) throw new MissingIndexError(this.resource.kind, indexName);
         return copies(index.get(value) ?? []);
@@ -280,10 +364,44 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     };
   }
 
-  /** @internal Parses one stored entry into a fresh object (Dates revived). */
+  /**
+   * @internal A stored entry as an object: a fresh copy (Dates revived), or with
+   * unsafeDisableDeepCopy the stored instance itself.
+   */
   parse(e: StoreEntry): T {
+    if (e.obj) return e.obj as T;
+    const json = e.json!;
+    const text = !e.typeMetaStripped ? json : json === '{}' ? this.typeMetaPrefix.slice(0, -1) + '}' : this.typeMetaPrefix + json.slice(1);
     // Timestamps become the Dates client-node's types declare (see client/dates.ts).
-    return reviveDates(JSON.parse(e.json) as T, this.resource);
+    return reviveDates(JSON.parse(text) as T, this.resource);
+  }
+
+  /** Objects given to handlers: frozen (shared by all handlers), unless they are the cache's own instances. */
+  private forHandlers(obj: KubernetesObject): KubernetesObject {
+    return this.opts.unsafeDisableDeepCopy ? obj : deepFreeze(obj);
+  }
+
+  /** The JSON text to store: without apiVersion/kind when they are the informer's (put back by parse). */
+  private encode(obj: KubernetesObject): { json: string; stripped: boolean } {
+    const stripped = obj.apiVersion === this.resource.apiVersion && obj.kind === this.resource.kind;
+    let json: string;
+    if (stripped) {
+      const { apiVersion: _a, kind: _k, ...rest } = obj;
+      json = JSON.stringify(rest);
+    } else json = JSON.stringify(obj);
+    // V8 builds JSON.stringify's result as a rope of chunks (a cons string of 32, 64, 128 ...
+    // character parts): about 190 bytes more than the text for an 840-byte object, for as long as
+    // it is kept. Reading a character makes V8 flatten it into one contiguous string, once, here.
+    json.charCodeAt(0);
+    return { json, stripped };
+  }
+
+  /** metadata.labels rebuilt from shared strings (undefined when empty). */
+  private sharedLabels(labels: Record<string, string> | undefined): Record<string, string> | undefined {
+    if (!labels) return undefined;
+    let out: Record<string, string> | undefined;
+    for (const k in labels) (out ??= {})[this.share(k)] = this.share(String(labels[k]));
+    return out;
   }
 
   private extract(extractor: IndexExtractor, obj: KubernetesObject, field: string): string[] {
@@ -347,36 +465,41 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   }
 
   private upsert(obj: KubernetesObject, initial: boolean): void {
+    // A metadata-only informer's objects arrive as meta.k8s.io/v1 PartialObjectMetadata; like
+    // controller-runtime, they are stored as the type they stand for.
+    if (this.opts.metadataOnly) obj = asPartialObjectMetadata(obj, this.resource);
     if (this.opts.transform) obj = this.opts.transform(obj);
     const md = obj.metadata ?? {};
-    const namespace = md.namespace ?? '';
+    const namespace = this.share(md.namespace ?? '');
     const name = md.name ?? '';
     const key = objectKey(namespace, name);
     const old = this.store.get(key);
     const rv = md.resourceVersion ?? '';
     if (old && old.resourceVersion === rv) return;
     if (!obj.apiVersion || !obj.kind) obj = { ...obj, apiVersion: this.resource.apiVersion, kind: this.resource.kind };
-    const entry: StoreEntry = { json: JSON.stringify(obj), namespace, name, resourceVersion: rv };
-    // Indexers and handlers see the types client-node declares (Dates), as readers do.
-    reviveDates(obj, this.resource);
-    if (md.labels && Object.keys(md.labels).length > 0) entry.labels = md.labels;
+    const enc = this.opts.unsafeDisableDeepCopy ? undefined : this.encode(obj);
+    // Indexers, handlers and (unsafeDisableDeepCopy) readers see the types client-node declares
+    // (Dates), as readers of copies do; when none of them will see this object, skip the work.
+    if (!enc || this.indexers.size > 0 || this.registrations.size > 0) reviveDates(obj, this.resource);
+    let index: Record<string, string[]> | undefined;
     if (this.indexers.size > 0) {
-      entry.index = {};
-      for (const [field, ex] of this.indexers) entry.index[field] = this.extract(ex, obj, field);
+      index = {};
+      for (const [field, ex] of this.indexers) index[field] = this.extract(ex, obj, field);
     }
-    const oldObj = old && this.registrations.size > 0 ? deepFreeze(this.parse(old)) : undefined;
+    const entry = new StoreEntry(enc?.json, enc ? undefined : obj, namespace, rv, this.sharedLabels(md.labels), index, enc?.stripped ?? false);
+    const oldObj = old && this.registrations.size > 0 ? this.forHandlers(this.parse(old)) : undefined;
     if (old?.index) for (const [f, v] of Object.entries(old.index)) this.indexRemove(f, v, key);
     if (entry.index) for (const [f, v] of Object.entries(entry.index)) this.indexAdd(f, v, key);
     if (old?.labels) this.labelsRemove(old.labels, key);
     if (entry.labels) this.labelsAdd(entry.labels, key);
     this.store.set(key, entry);
-    if (!old) {
+    if (!old && this.oneNamespace() === undefined) {
       let s = this.byNamespace.get(namespace);
       if (!s) this.byNamespace.set(namespace, (s = new Set()));
       s.add(key);
     }
     if (this.registrations.size === 0) return;
-    const frozen = deepFreeze(obj);
+    const frozen = this.forHandlers(obj);
     for (const reg of this.registrations) {
       if (old) this.call(reg, 'onUpdate', oldObj, frozen);
       else this.call(reg, 'onAdd', frozen, initial);
@@ -395,7 +518,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
       if (s.size === 0) this.byNamespace.delete(old.namespace);
     }
     if (this.registrations.size === 0) return;
-    const obj = deepFreeze(last ? reviveDates(last, this.resource) : this.parse(old));
+    const obj = this.forHandlers(last ? reviveDates(last, this.resource) : this.parse(old));
     for (const reg of this.registrations) this.call(reg, 'onDelete', obj, finalStateUnknown);
   }
 
@@ -418,11 +541,13 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     const initial = !this.synced;
     do {
       const page = await this.rest.request<{ metadata: { resourceVersion: string; continue?: string }; items: KubernetesObject[] }>('GET', this.collectionPath(), {
-        query: { limit: this.opts.pageSize ?? 500, continue: cont, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector },
+        query: { limit: this.opts.pageSize ?? 100, continue: cont, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector },
         signal,
-        what: `list ${this.resource.apiVersion} ${this.resource.kind}`,
+        accept: this.opts.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
+        what: `list ${this.opts.metadataOnly ? 'metadata of ' : ''}${this.resource.apiVersion} ${this.resource.kind}`,
       });
-      for (const it of page.items) {
+      // A metadata-only list with no items says `items: null` (a Go nil slice).
+      for (const it of page.items ?? []) {
         seen.add(objectKey(it.metadata?.namespace, it.metadata?.name ?? ''));
         this.upsert(it, initial);
       }
@@ -443,7 +568,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     const { res, req } = await this.rest.stream(this.collectionPath(), {
       query: { watch: 'true', resourceVersion: this.lastRV, allowWatchBookmarks: 'true', timeoutSeconds, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector },
       signal,
-      what: `watch ${this.resource.apiVersion} ${this.resource.kind}`,
+      accept: this.opts.metadataOnly ? METADATA_ACCEPT : undefined,
+      what: `watch ${this.opts.metadataOnly ? 'metadata of ' : ''}${this.resource.apiVersion} ${this.resource.kind}`,
     });
     req.socket?.setKeepAlive(true, 30_000);
     res.setEncoding('utf8');
@@ -494,9 +620,12 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
       case 'MODIFIED':
         this.upsert(ev.object, false);
         break;
-      case 'DELETED':
-        this.remove(objectKey(ev.object.metadata?.namespace, ev.object.metadata?.name ?? ''), this.opts.transform ? this.opts.transform(ev.object) : ev.object, false);
+      case 'DELETED': {
+        let last: KubernetesObject = ev.object;
+        if (this.opts.metadataOnly) last = asPartialObjectMetadata(last, this.resource);
+        this.remove(objectKey(last.metadata?.namespace, last.metadata?.name ?? ''), this.opts.transform ? this.opts.transform(last) : last, false);
         break;
+      }
       case 'BOOKMARK':
         break;
       case 'ERROR': {
@@ -525,7 +654,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   resync(): void {
     if (!this.synced || this.registrations.size === 0) return;
     for (const e of [...this.store.values()]) {
-      const obj = deepFreeze(this.parse(e));
+      const obj = this.forHandlers(this.parse(e));
       for (const reg of this.registrations) this.call(reg, 'onUpdate', obj, obj);
     }
   }

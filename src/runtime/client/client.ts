@@ -26,7 +26,7 @@ import { RESTMapper } from './restmapper.js';
 import { RestClient } from './rest.js';
 import { selectorString } from './selector.js';
 import { Apply } from './patch.js';
-import { resourcePath, withTypeMeta } from './types.js';
+import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, asPartialObjectMetadata, isMetadataOnly, resourcePath, withTypeMeta } from './types.js';
 import { reviveDates } from './dates.js';
 import { OwnWrites, objectKey } from './ownwrites.js';
 import { isNotFound } from './errors.js';
@@ -97,22 +97,32 @@ class LiveReader implements Reader {
   async get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey, o: GetOptions = {}): Promise<T> {
     o.signal?.throwIfAborted();
     const r = await this.resolver.resolve(type);
-    const obj = await this.rest.request<T>('GET', resourcePath(r, ns(r, key.namespace), key.name), { what: `get ${describe(r, key.namespace, key.name)}`, signal: o.signal });
-    return reviveDates(withTypeMeta(obj, r), r);
+    const meta = isMetadataOnly(type);
+    const obj = await this.rest.request<T>('GET', resourcePath(r, ns(r, key.namespace), key.name), {
+      what: `get ${meta ? 'metadata of ' : ''}${describe(r, key.namespace, key.name)}`,
+      signal: o.signal,
+      accept: meta ? METADATA_ACCEPT : undefined,
+    });
+    return reviveDates(meta ? (asPartialObjectMetadata(obj, r) as KubernetesObject as T) : withTypeMeta(obj, r), r);
   }
 
   async list<T extends KubernetesObject>(type: TypeRef<T>, o: ListOptions = {}): Promise<ObjectList<T>> {
     o.signal?.throwIfAborted();
     const r = await this.resolver.resolve(type);
+    const meta = isMetadataOnly(type);
     const list = await this.rest.request<ObjectList<T>>('GET', resourcePath(r, ns(r, o.namespace)), {
       query: { labelSelector: selectorString(o.labelSelector), fieldSelector: selectorString(o.fieldSelector), limit: o.limit, continue: o.continue },
-      what: `list ${describe(r)}`,
+      what: `list ${meta ? 'metadata of ' : ''}${describe(r)}`,
       signal: o.signal,
+      accept: meta ? METADATA_LIST_ACCEPT : undefined,
     });
+    list.items ??= []; // a metadata-only list with no items says null
     for (let i = 0; i < list.items.length; i++) {
       const it = list.items[i];
-      list.items[i] = reviveDates(!it.apiVersion || !it.kind ? ({ ...it, apiVersion: r.apiVersion, kind: r.kind } as T) : it, r);
+      const typed = meta ? (asPartialObjectMetadata(it, r) as KubernetesObject as T) : !it.apiVersion || !it.kind ? ({ ...it, apiVersion: r.apiVersion, kind: r.kind } as T) : it;
+      list.items[i] = reviveDates(typed, r);
     }
+    if (meta) Object.assign(list, { apiVersion: r.apiVersion, kind: `${r.kind}List` });
     return list;
   }
 }

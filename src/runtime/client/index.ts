@@ -1,5 +1,7 @@
 // kubeforge/runtime client: typed reads (cache or live) and writes to the API server.
 export { newClient } from './client.js';
+export { metadataOnly, isMetadataOnly } from './types.js';
+export type { MetadataOnlyType, PartialObjectMetadata } from './types.js';
 export type { ClientOptions } from './client.js';
 export {
   StatusError,

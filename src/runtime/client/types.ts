@@ -174,3 +174,61 @@ export function resourcePath(r: ResourceInfo, namespace: string | undefined, nam
 export function isJSONObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/**
+ * An object of which only the metadata is read (apimachinery's metav1.PartialObjectMetadata):
+ * apiVersion and kind are those of the type it stands for (as controller-runtime sets them), the
+ * rest of the object is absent.
+ */
+export interface PartialObjectMetadata extends KubernetesObject {
+  apiVersion: string;
+  kind: string;
+  metadata: k8s.V1ObjectMeta;
+}
+
+const METADATA_ONLY = Symbol.for('kubeforge.metadataOnly');
+
+/** What `metadataOnly(type)` returns: a type descriptor that reads metadata only. */
+export interface MetadataOnlyType extends TypeDescriptor {
+  readonly [METADATA_ONLY]: TypeRef;
+}
+
+/**
+ * The metadata of `type` only (controller-runtime's `metav1.PartialObjectMetadata` with the type's
+ * GVK, and `builder.OnlyMetadata` for watches): `cache.get(metadataOnly(V1Secret), key)` and
+ * `client.get/list` answer PartialObjectMetadata objects; the cache keeps a separate
+ * metadata-only informer for them (the server sends only metadata, so it costs far less memory
+ * than the full objects). The full type's informer is another one: do not read the same kind both
+ * ways unless you need both.
+ */
+export function metadataOnly<T extends KubernetesObject>(type: TypeRef<T>): MetadataOnlyType & TypeRef<PartialObjectMetadata> {
+  return metadataOnlyIn(type);
+}
+
+/** `metadataOnly` resolving classes through a mapper's table too (the controller builder's). */
+export function metadataOnlyIn(type: TypeRef, table?: TypeTable): MetadataOnlyType & TypeRef<PartialObjectMetadata> {
+  if (isMetadataOnly(type)) return type;
+  const r = resolveStatic(type, table);
+  const d: MetadataOnlyType = { apiVersion: r.apiVersion, kind: r.kind, [METADATA_ONLY]: type };
+  if (isResolved(r)) Object.assign(d, { plural: r.plural, namespaced: r.namespaced });
+  return Object.freeze(d);
+}
+
+/** True for what `metadataOnly()` returns. */
+export function isMetadataOnly(type: unknown): type is MetadataOnlyType {
+  return typeof type === 'object' && type !== null && METADATA_ONLY in type;
+}
+
+/** The type a `metadataOnly()` descriptor stands for (the type itself otherwise). */
+export function fullType(type: TypeRef | KubernetesObject): TypeRef | KubernetesObject {
+  return isMetadataOnly(type) ? type[METADATA_ONLY] : type;
+}
+
+/** The Accept headers that make the API server answer PartialObjectMetadata(List) (what client-go's metadata client sends). */
+export const METADATA_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+export const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+
+/** A PartialObjectMetadata as the server sent it, with the apiVersion/kind of the type it stands for. */
+export function asPartialObjectMetadata(obj: KubernetesObject, r: { apiVersion: string; kind: string }): PartialObjectMetadata {
+  return { apiVersion: r.apiVersion, kind: r.kind, metadata: obj.metadata ?? {} };
+}

@@ -9,7 +9,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ControllerManagerLike, TypeRef } from '../contracts.js';
-import { resolveStatic, type TypeTable } from '../client/types.js';
+import { metadataOnlyIn, resolveStatic, type TypeTable } from '../client/types.js';
 import { Controller } from './controller.js';
 import type { ControllerOptions } from './controller.js';
 import { enqueueRequestForObject, ownerHandler } from './handler.js';
@@ -35,16 +35,37 @@ export class BuilderError extends Error {
 /** Options of `for()`. */
 export interface ForOptions {
   predicates?: Predicate[];
+  /**
+   * Watch metadata only (controller-runtime's builder.OnlyMetadata): the cache lists and watches
+   * PartialObjectMetadata of the type (a separate informer), so events carry only apiVersion, kind
+   * and metadata, and memory holds no spec, status or data. Read the same objects in the reconciler
+   * with `client.get(metadataOnly(Type), key)` to stay on that informer.
+   */
+  metadataOnly?: boolean;
 }
 /** Options of `owns()`. */
 export interface OwnsOptions {
   predicates?: Predicate[];
   /** Follow only controller owner references (default true). */
   onlyControllerOwner?: boolean;
+  /**
+   * Watch metadata only (controller-runtime's builder.OnlyMetadata): the cache lists and watches
+   * PartialObjectMetadata of the type (a separate informer), so events carry only apiVersion, kind
+   * and metadata, and memory holds no spec, status or data. Read the same objects in the reconciler
+   * with `client.get(metadataOnly(Type), key)` to stay on that informer.
+   */
+  metadataOnly?: boolean;
 }
 /** Options of `watches()`. */
 export interface WatchesOptions {
   predicates?: Predicate[];
+  /**
+   * Watch metadata only (controller-runtime's builder.OnlyMetadata): the cache lists and watches
+   * PartialObjectMetadata of the type (a separate informer), so events carry only apiVersion, kind
+   * and metadata, and memory holds no spec, status or data. Read the same objects in the reconciler
+   * with `client.get(metadataOnly(Type), key)` to stay on that informer.
+   */
+  metadataOnly?: boolean;
 }
 
 const namesPerManager = new WeakMap<object, Set<string>>();
@@ -56,6 +77,7 @@ interface PendingWatch {
   onlyControllerOwner?: boolean;
 }
 
+
 function typeLabel(t: unknown): string {
   if (typeof t === 'function') return t.name || '(anonymous class)';
   if (t && typeof t === 'object' && 'kind' in t) return String((t as { kind: unknown }).kind);
@@ -65,6 +87,8 @@ function typeLabel(t: unknown): string {
 /** See the module comment. */
 export class Builder {
   private forType?: TypeRef;
+  /** for()'s type as watched (metadataOnly(forType) with its option). */
+  private forWatched?: TypeRef;
   private forPredicates: Predicate[] = [];
   private forCalls = 0;
   private readonly pending: PendingWatch[] = [];
@@ -94,6 +118,11 @@ export class Builder {
     }
   }
 
+  /** The type as watched: `metadataOnly(type)` when the option asks for it (after checkType passed). */
+  private asWatched(type: TypeRef, opts: { metadataOnly?: boolean }): TypeRef {
+    return opts?.metadataOnly ? metadataOnlyIn(type, this.table()) : type;
+  }
+
   private checkPredicates(ps: unknown, where: string): Predicate[] {
     if (ps === undefined) return [];
     if (!Array.isArray(ps)) {
@@ -113,7 +142,10 @@ export class Builder {
       this.problems.push(`for() may only be called once (called again with ${typeLabel(type)}); use watches() for more types`);
       return this;
     }
-    if (this.checkType(type, 'for()')) this.forType = type;
+    if (this.checkType(type, 'for()')) {
+      this.forType = type;
+      this.forWatched = this.asWatched(type, opts);
+    }
     this.forPredicates = this.checkPredicates(opts.predicates, 'for()');
     return this;
   }
@@ -121,7 +153,7 @@ export class Builder {
   /** A type this controller creates; its events enqueue the owner (of the for() type) named in controller owner references. */
   owns<T extends KubernetesObject>(type: TypeRef<T>, opts: OwnsOptions = {}): this {
     if (this.checkType(type, `owns(${typeLabel(type)})`)) {
-      this.pending.push({ target: type, handler: 'owner', predicates: this.checkPredicates(opts.predicates, 'owns()'), onlyControllerOwner: opts.onlyControllerOwner });
+      this.pending.push({ target: this.asWatched(type, opts), handler: 'owner', predicates: this.checkPredicates(opts.predicates, 'owns()'), onlyControllerOwner: opts.onlyControllerOwner });
     }
     return this;
   }
@@ -133,7 +165,7 @@ export class Builder {
       return this;
     }
     if (!isSource(target) && !this.checkType(target, `watches(${typeLabel(target)})`)) return this;
-    this.pending.push({ target: target as TypeRef | Source, handler: handler as EventHandler, predicates: this.checkPredicates(opts.predicates, 'watches()') });
+    this.pending.push({ target: isSource(target) ? target : this.asWatched(target, opts), handler: handler as EventHandler, predicates: this.checkPredicates(opts.predicates, 'watches()') });
     return this;
   }
 
@@ -208,7 +240,7 @@ export class Builder {
       forKind = { group: slash < 0 ? '' : r.apiVersion.slice(0, slash), kind: r.kind };
     }
     const controller = new Controller(name!, reconciler, { cache, logger: mgr.getLogger(), registry: mgr.getMetricsRegistry(), forKind }, this.options);
-    if (this.forType) controller.watch(kindSource(cache, this.forType), enqueueRequestForObject(), ...this.globalPredicates, ...this.forPredicates);
+    if (this.forType) controller.watch(kindSource(cache, this.forWatched ?? this.forType), enqueueRequestForObject(), ...this.globalPredicates, ...this.forPredicates);
     for (const w of this.pending) {
       const source = isSource(w.target) ? w.target : kindSource(cache, w.target);
       const handler = w.handler === 'owner' ? ownerHandler(this.forType!, { onlyControllerOwner: w.onlyControllerOwner }, this.table()) : w.handler;

@@ -138,6 +138,11 @@ export interface ManagerCacheOptions {
   defaultFieldSelector?: string;
   /** Per-type selectors, transform and sync period (controller-runtime's ByObject). */
   byObject?: CacheByObject[];
+  /**
+   * Cached reads hand out the cached object itself, not a copy (controller-runtime's
+   * DefaultUnsafeDisableDeepCopy): never mutate what you read. See CacheOptions.unsafeDisableDeepCopy.
+   */
+  unsafeDisableDeepCopy?: boolean;
 }
 
 /** Options of the Manager's client (controller-runtime's client.Options). */
@@ -360,6 +365,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
       defaultLabelSelector: options.cache?.defaultLabelSelector,
       defaultFieldSelector: options.cache?.defaultFieldSelector,
       byObject: options.cache?.byObject,
+      unsafeDisableDeepCopy: options.cache?.unsafeDisableDeepCopy,
     });
     this.client = newClient(config, { cache: this.cache, rest: this.clientRest, mapper: this.mapper, fieldOwner: options.fieldOwner ?? 'kubeforge-manager', fieldValidation: options.fieldValidation, cacheDisableFor: options.client?.cache?.disableFor, readYourOwnWrites: options.client?.readYourOwnWrites });
     // As controller-runtime's KubeAPIWarningLogger: each distinct warning once.

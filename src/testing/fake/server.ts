@@ -128,6 +128,31 @@ export class FakeServer {
         throw badRequest(`the body of the request could not be decoded: ${(e as Error).message}`);
       }
     };
+    // Accept: application/json;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1 (what client-go's
+    // metadata client and metadata-only informers send): GETs answer metadata only.
+    const partial = method === 'GET' ? partialMetadataAs(String(req.headers.accept ?? '')) : undefined;
+    if (partial && sub === undefined) {
+      const isList = name === undefined;
+      const watching = isList && (q.get('watch') === 'true' || q.get('watch') === '1');
+      if (watching) {
+        if (partial === 'PartialObjectMetadata') return this.watch(res, r, namespace, q, true);
+      } else if (isList && partial === 'PartialObjectMetadataList') {
+        const list = this.list(r, namespace, q) as Obj;
+        const { continue: cont, ...listMeta } = list.metadata as Obj;
+        const items = (list.items as Obj[]).map(asPartial);
+        // metav1.PartialObjectMetadataList: continue is omitted when empty; no items is null (a nil slice).
+        return { body: { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: cont ? { ...listMeta, continue: cont } : listMeta, items: items.length ? items : null } };
+      } else if (!isList && partial === 'PartialObjectMetadata') {
+        return { body: asPartial(this.store.read(r, namespace, name) as Obj) };
+      } else {
+        // A custom resource asked as a list fails inside the server (its content is not a list).
+        if (r.custom && !isList) throw new ApiStatus(500, 'InternalError', 'content is not a list');
+        // The server names the Go type it holds: unstructured for custom resources, the internal
+        // type (package named after the group's first label, core for the core group) for built-ins.
+        const goType = r.custom ? `*unstructured.Unstructured${isList ? 'List' : ''}` : `*${r.group ? r.group.split('.')[0] : 'core'}.${r.kind}${isList ? 'List' : ''}`;
+        throw new ApiStatus(406, 'NotAcceptable', isList ? `you requested PartialObjectMetadata, but the requested object is a list (${goType})` : `you requested PartialObjectMetadataList, but the requested object is not a list (${goType})`);
+      }
+    }
     if (sub && sub !== 'status' && sub !== 'scale') throw new ApiStatus(404, 'NotFound', 'the server could not find the requested resource', {});
     if (sub === 'status' && !r.status) throw notFound(r, name ?? '');
     if (sub === 'scale' && !r.scale) throw new ApiStatus(404, 'NotFound', 'the server could not find the requested resource', {});
@@ -311,7 +336,7 @@ export class FakeServer {
     };
   }
 
-  private watch(res: http.ServerResponse, r: Resource, namespace: string | undefined, q: URLSearchParams): typeof WATCHING {
+  private watch(res: http.ServerResponse, r: Resource, namespace: string | undefined, q: URLSearchParams, metadataOnly = false): typeof WATCHING {
     const sel = this.selectors(q);
     this.checkFields(r, sel.fields);
     const rvParam = q.get('resourceVersion') ?? '';
@@ -319,7 +344,7 @@ export class FakeServer {
     // The client waits for the headers before it writes anything that would produce an event.
     res.flushHeaders();
     this.watches.add(res);
-    const write = (type: string, object: unknown) => res.write(`${JSON.stringify({ type, object })}\n`);
+    const write = (type: string, object: unknown) => res.write(`${JSON.stringify({ type, object: metadataOnly && type !== 'ERROR' ? asPartial(object as Obj) : object })}\n`);
     const relevant = (e: StoredEvent) => e.storageKey === r.storageKey && (namespace === undefined || e.namespace === namespace);
     // As the API server's watch cache filters: an object that starts or stops matching the
     // selectors is ADDED or DELETED for this watch.
@@ -446,4 +471,23 @@ function send(res: http.ServerResponse, code: number, body: unknown, warnings: s
   if (warnings.length) headers.Warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
   res.writeHead(status, headers);
   res.end(text);
+}
+
+/** The PartialObjectMetadata kind an Accept header asks for (meta.k8s.io/v1, JSON), if any. */
+function partialMetadataAs(accept: string): 'PartialObjectMetadata' | 'PartialObjectMetadataList' | undefined {
+  for (const clause of accept.split(',')) {
+    const [type, ...params] = clause.split(';').map((x) => x.trim());
+    if (type !== 'application/json' && type !== '*/*') continue;
+    const p = new Map(params.map((x) => x.split('=', 2) as [string, string]));
+    const as = p.get('as');
+    if (!as) return undefined;
+    if ((as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') && p.get('g') === 'meta.k8s.io' && p.get('v') === 'v1') return as;
+    return undefined;
+  }
+  return undefined;
+}
+
+/** An object as meta.k8s.io/v1 PartialObjectMetadata: its metadata only. */
+function asPartial(o: Obj): Obj {
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata };
 }
