@@ -45,16 +45,24 @@
  *     `bytes_per_object full=<n> metadata_only=<n>` (peak RSS minus RSS before the cache started,
  *     divided by the number of objects, as (b)).
  *
+ * (e) Failover with warm replicas (bench/failover.ts): 2,000 ConfigMaps; from a standby's election
+ *     to its first and last reconcile, cold vs `enableWarmup`.
+ * (f) Read-your-own-writes (bench/ownwrites.ts): a reconcile that writes its object twice, 2,000
+ *     ConfigMaps; conflicts and reconciles without and with `client.readYourOwnWrites`.
+ *     (e) and (f) print their own lines, as `npm run bench:failover` / `bench:ownwrites` do.
+ *
  * Last line: `bench:runtime ratio=<x>x rss_per_object=<KB>KB p99=<ms>ms
  * vs_controller_runtime=<x>x(time),<x>x(memory)`: the time ratio is the worse of c = 1 and c = 8.
  * The Go operator is built from Go modules once per machine (cached by a hash of its files under
  * ${XDG_CACHE_HOME:-~/.cache}/kubeforge/bench/bin); without Go, or if it fails, a note is printed
  * and its figures print as n/a.
  * KUBEFORGE_BENCH_N (default 2000), KUBEFORGE_BENCH_CACHE_N (default 10000) and
- * KUBEFORGE_BENCH_SECRETS_N (default 20000) shrink a run; KUBEFORGE_BENCH_PARTS=a,b,c,d picks parts
+ * KUBEFORGE_BENCH_SECRETS_N (default 20000) shrink a run; KUBEFORGE_BENCH_PARTS=a,b,c,d,e,f picks parts
  * (figures of skipped parts print as NaN).
  */
 import { spawn } from 'node:child_process';
+import { failoverLine, runFailoverBench } from './failover.js';
+import { ownWritesLine, runOwnWritesBench } from './ownwrites.js';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -469,7 +477,7 @@ async function main(): Promise<void> {
   const N = Number(process.env.KUBEFORGE_BENCH_N ?? 2000);
   const CACHE_N = Number(process.env.KUBEFORGE_BENCH_CACHE_N ?? 10_000);
   const SECRETS_N = Number(process.env.KUBEFORGE_BENCH_SECRETS_N ?? 20_000);
-  const parts = (process.env.KUBEFORGE_BENCH_PARTS ?? 'a,b,c,d').split(',');
+  const parts = (process.env.KUBEFORGE_BENCH_PARTS ?? 'a,b,c,d,e,f').split(',');
   // Like `npm test`: default to where `npm run setup-envtest` puts the binaries.
   const defaultAssets = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kubeforge/envtest/bin');
   if (!process.env.KUBEBUILDER_ASSETS && existsSync(join(defaultAssets, 'kube-apiserver'))) process.env.KUBEBUILDER_ASSETS = defaultAssets;
@@ -589,6 +597,14 @@ async function main(): Promise<void> {
     // kubeforge over controller-runtime: time, the worse of c = 1 and c = 8; memory per cached object at peak.
     const x = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}x` : 'n/a');
     const vsTime = vsGo.length ? Math.max(...vsGo) : NaN;
+    if (parts.includes('e')) {
+      log('(e) failover to a warm replica (bench/failover.ts)');
+      log(failoverLine(await runFailoverBench(config)));
+    }
+    if (parts.includes('f')) {
+      log('(f) read-your-own-writes (bench/ownwrites.ts)');
+      log(ownWritesLine(await runOwnWritesBench(config)));
+    }
     log(`bytes_per_object full=${Math.round(fullBytes)} metadata_only=${Math.round(metaBytes)}`);
     log(`bench:runtime ratio=${worst.toFixed(2)}x rss_per_object=${perObjKB.toFixed(2)}KB p99=${p99.toFixed(1)}ms vs_controller_runtime=${x(vsTime)}(time),${x(perObjKB / goPerObjKB)}(memory)`);
   } finally {
