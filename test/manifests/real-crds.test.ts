@@ -31,6 +31,23 @@ interface Entry {
 /** `<project>/<file>` of a CRD on which kubeforge and the API server disagree, and why. */
 const KNOWN: Record<string, string> = {};
 
+/**
+ * `<project>/<file>` of a CRD the server creates but on which one of our warnings says the server
+ * refuses it (a warning does not stop the write, yet its claim is false), and why.
+ */
+const CEL_COST = 'CEL: other branch (our static cost estimate of a rule inside lists exceeds the budget where the server\'s does not)';
+const KNOWN_FALSE_WARNINGS: Record<string, string> = {
+  'crossplane/apiextensions.crossplane.io_compositionrevisions.yaml': CEL_COST,
+  'crossplane/apiextensions.crossplane.io_compositions.yaml': CEL_COST,
+  'crossplane/ops.crossplane.io_cronoperations.yaml': CEL_COST,
+  'crossplane/ops.crossplane.io_operations.yaml': CEL_COST,
+  'crossplane/ops.crossplane.io_watchoperations.yaml': CEL_COST,
+  'external-secrets/external-secrets.io_clusterpushsecrets.yaml': CEL_COST,
+  'external-secrets/external-secrets.io_pushsecrets.yaml': CEL_COST,
+  'gateway-api/gateway.networking.k8s.io_gateways.yaml': CEL_COST,
+  'prometheus-operator/monitoring.coreos.com_alertmanagerconfigs.yaml': CEL_COST,
+};
+
 /** `<project>/<file>` of a CRD with columns whose minimal object the server refuses, and why. */
 const NO_OBJECT: Record<string, string> = {};
 
@@ -124,8 +141,12 @@ function minimalObject(crd: Obj, version: Obj, name: string, namespace: string |
   return body;
 }
 
-function errorsOf(e: Entry): string[] {
-  return checkCRD(e.crd).filter((d) => d.severity === 'error').map((d) => `${d.code}: ${d.message}`);
+function verdictOf(e: Entry): { errors: string[]; refusalWarnings: string[] } {
+  const diags = checkCRD(e.crd);
+  return {
+    errors: diags.filter((d) => d.severity === 'error').map((d) => `${d.code}: ${d.message}`),
+    refusalWarnings: diags.filter((d) => d.severity !== 'error' && /the API server refuses/.test(d.message)).map((d) => `${d.code}: ${d.message}`),
+  };
 }
 
 describe('real projects\' CRDs: kubeforge refuses exactly what the API server refuses', () => {
@@ -148,10 +169,11 @@ describe('real projects\' CRDs: kubeforge refuses exactly what the API server re
   it('every CRD: our verdict equals the server\'s dry-run create, or is listed in KNOWN', async () => {
     const client = new RestClient(env.config);
     const disagree: Record<string, string> = {};
+    const falseWarnings: Record<string, string> = {};
     const totals = new Map<string, { crds: number; server: number; ours: number }>();
     try {
       for (const e of corpus) {
-        const ours = errorsOf(e);
+        const { errors: ours, refusalWarnings } = verdictOf(e);
         let server: string | undefined;
         try {
           await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: e.crd, query: { dryRun: 'All' } });
@@ -164,6 +186,7 @@ describe('real projects\' CRDs: kubeforge refuses exactly what the API server re
         if (server !== undefined) t.server++;
         if (ours.length) t.ours++;
         totals.set(e.project, t);
+        if (server === undefined && refusalWarnings.length) falseWarnings[key(e)] = refusalWarnings.slice(0, 2).join(' | ');
         if ((server !== undefined) !== (ours.length > 0)) {
           disagree[key(e)] = server !== undefined ? `server refuses (${server.slice(0, 300)}), we write it` : `we refuse (${ours.slice(0, 3).join(' | ')}), the server creates it`;
         }
@@ -174,11 +197,18 @@ describe('real projects\' CRDs: kubeforge refuses exactly what the API server re
     const lines = [...totals].map(([p, t]) => `${p}: ${t.crds} CRDs, refused by the server ${t.server}, refused by us ${t.ours}`);
     const sum = [...totals.values()].reduce((a, t) => ({ crds: a.crds + t.crds, server: a.server + t.server, ours: a.ours + t.ours }), { crds: 0, server: 0, ours: 0 });
     lines.push(`total: ${sum.crds} CRDs, refused by the server ${sum.server}, refused by us ${sum.ours}`);
+    lines.push(`created by the server but warned as refused by us: ${Object.keys(falseWarnings).length}`);
     console.log(lines.join('\n'));
     const unexpected = Object.keys(disagree).filter((k) => !(k in KNOWN));
     const agreeing = Object.keys(KNOWN).filter((k) => !(k in disagree));
     assert.deepEqual(unexpected.map((k) => `${k}: ${disagree[k]}`), [], 'new disagreements with the API server');
     assert.deepEqual(agreeing, [], 'KNOWN cases that now agree: remove them from KNOWN');
+    assert.deepEqual(
+      Object.keys(falseWarnings).filter((k) => !(k in KNOWN_FALSE_WARNINGS)).map((k) => `${k}: ${falseWarnings[k]}`),
+      [],
+      'new warnings that say the server refuses a CRD it creates',
+    );
+    assert.deepEqual(Object.keys(KNOWN_FALSE_WARNINGS).filter((k) => !(k in falseWarnings)), [], 'KNOWN_FALSE_WARNINGS cases no longer warned: remove them');
   });
 
   it('printer columns: each path is accepted, the CRDs install, and kubectl get -o wide prints every header', async () => {
