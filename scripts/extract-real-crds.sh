@@ -11,19 +11,19 @@ OUT="$ROOT/test/fixtures/real-crds"
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
-# project | owner+name | path globs (grep -E on the tree listing)
+# project | owner+name | how the files were chosen | path pattern (grep -E on the tree listing, last: it may hold |)
 SOURCES=(
-  "cert-manager|cert-manager+cert-manager|^deploy/crds/[^/]+\.yaml$"
-  "cluster-api|kubernetes-sigs+cluster-api|^(core|bootstrap/kubeadm|controlplane/kubeadm|cmd/clusterctl|test/infrastructure/docker)/config/crd/bases/[^/]+\.yaml$"
-  "prometheus-operator|prometheus-operator+prometheus-operator|^example/prometheus-operator-crd/monitoring\.coreos\.com_(alertmanagerconfigs|alertmanagers|podmonitors|probes|prometheuses|prometheusrules|servicemonitors)\.yaml$"
-  "gateway-api|kubernetes-sigs+gateway-api|^config/crd/experimental/[^/]+\.yaml$"
-  "keda|kedacore+keda|^config/crd/bases/[^/]+\.yaml$"
-  "external-secrets|external-secrets+external-secrets|^config/crds/bases/[^/]+\.yaml$"
-  "crossplane|crossplane+crossplane|^cluster/crds/[^/]+\.yaml$"
+  "cert-manager|cert-manager+cert-manager|every CRD the project ships|^deploy/crds/[^/]+\.yaml$"
+  "cluster-api|kubernetes-sigs+cluster-api|the CRDs of core, the kubeadm providers, clusterctl and the docker test provider; the CRDs of unit tests are left out|^(core|bootstrap/kubeadm|controlplane/kubeadm|cmd/clusterctl|test/infrastructure/docker)/config/crd/bases/[^/]+\.yaml$"
+  "prometheus-operator|prometheus-operator+prometheus-operator|seven of ten: prometheusagents, scrapeconfigs and thanosrulers repeat the pod-template schemas of prometheuses and alertmanagers (size)|^example/prometheus-operator-crd/monitoring\.coreos\.com_(alertmanagerconfigs|alertmanagers|podmonitors|probes|prometheuses|prometheusrules|servicemonitors)\.yaml$"
+  "gateway-api|kubernetes-sigs+gateway-api|the experimental channel (a superset of the standard one); its ValidatingAdmissionPolicy file is not a CRD|^config/crd/experimental/[^/]+\.yaml$"
+  "keda|kedacore+keda|every CRD the project ships|^config/crd/bases/[^/]+\.yaml$"
+  "external-secrets|external-secrets+external-secrets|every CRD under config/crds/bases (deploy/crds/bundle.yaml holds the same 25 CRDs in one file)|^config/crds/bases/[^/]+\.yaml$"
+  "crossplane|crossplane+crossplane|every CRD the project ships; the e2e test CRDs are left out|^cluster/crds/[^/]+\.yaml$"
 )
 
 for s in "${SOURCES[@]}"; do
-  IFS='|' read -r project repo pattern <<<"$s"
+  IFS='|' read -r project repo selection pattern <<<"$s"
   git_dir="$MIRRORS/$repo/repo"
   commit=$(git --git-dir="$git_dir" rev-parse HEAD)
   mkdir -p "$OUT/$project"
@@ -38,6 +38,7 @@ for s in "${SOURCES[@]}"; do
   {
     echo "repository: https://github.com/${repo/+//}"
     echo "commit: $commit"
+    echo "selection: $selection"
     echo "licence: Apache-2.0 (the project's generated CRD files, copied verbatim, used as test data)"
     echo "paths:"
     for p in "${paths[@]}"; do echo "  - $p"; done
