@@ -48,6 +48,36 @@ function maxElements(s: JSONSchemaProps): bigint | undefined {
   return 1n;
 }
 
+/** One rule's figures as the API server computes them when it validates the CRD. */
+export interface RuleCost {
+  /** The node's schema path (`properties.spec`, `items`, `additionalProperties`). */
+  steps: string[];
+  /** The rule's index in the node's x-kubernetes-validations (-1: a rule of an allOf entry, which the server does not compile). */
+  index: number;
+  rule: ValidationRule;
+  /** Whether the rule, and its messageExpression, compiled (the server costs only what compiled). */
+  compiled: boolean;
+  messageCompiled: boolean;
+  /** The estimated cost of one evaluation (MaxCost) and of the messageExpression. */
+  maxCost: bigint;
+  messageExpressionMaxCost: bigint;
+  /** The product of the maxItems / maxProperties above the node; undefined when one is missing. */
+  cardinality?: bigint;
+  /** The compilation's estimate used instead when `cardinality` is undefined. */
+  unboundedCardinality: bigint;
+  /** maxCost times the cardinality (saturating): what the server compares with the per-rule budget. */
+  cost: bigint;
+}
+
+/**
+ * The cost figures of every rule of one version's schema, and their sum as the server adds them
+ * up against the per-CRD budget (each rule's cost, plus each messageExpression's, unmultiplied).
+ */
+export function ruleCosts(root: JSONSchemaProps, options: { k8sMinor?: number } = {}): { rules: RuleCost[]; total: bigint } {
+  const { costs, total } = analyse(root, options);
+  return { rules: costs.map((c) => c.figures), total };
+}
+
 /**
  * Rules of one version's schema, with the API server's cost verdicts: a rule whose estimated
  * cost times the number of times it may run (the product of the maxItems / maxProperties above
@@ -56,15 +86,20 @@ function maxElements(s: JSONSchemaProps): bigint | undefined {
  * error, as the server refuses such a CRD.
  */
 export function checkRules(root: JSONSchemaProps, options: { k8sMinor?: number } = {}): RuleViolation[] {
+  return analyse(root, options).out;
+}
+
+function analyse(root: JSONSchemaProps, options: { k8sMinor?: number }) {
   const out: RuleViolation[] = [];
-  const costs: { chain: JSONSchemaProps[]; steps: string[]; rule: ValidationRule; cost: bigint }[] = [];
+  const costs: { chain: JSONSchemaProps[]; steps: string[]; rule: ValidationRule; cost: bigint; figures: RuleCost }[] = [];
   let total = 0n;
   let overRule = false;
   const walk = (s: JSONSchemaProps, chain: JSONSchemaProps[], steps: string[], cardinality: bigint | undefined, isRoot: boolean) => {
     // Subtrees without rules (most of an embedded PodTemplateSpec) need no CEL types at all.
     if (!hasRules(s)) return;
-    const rules = [...(s['x-kubernetes-validations'] ?? []), ...(s.allOf ?? []).flatMap((a) => a['x-kubernetes-validations'] ?? [])] as ValidationRule[];
-    for (const rule of rules) {
+    const own = (s['x-kubernetes-validations'] ?? []) as ValidationRule[];
+    const rules = [...own, ...(s.allOf ?? []).flatMap((a) => a['x-kubernetes-validations'] ?? [])] as ValidationRule[];
+    for (const [index, rule] of rules.entries()) {
       if (!rule.rule?.trim()) continue; // reported by the schema check (KF4611)
       const c = compileRule(rule, s as RuleSchema, isRoot, options);
       for (const p of c.problems) {
@@ -80,20 +115,33 @@ export function checkRules(root: JSONSchemaProps, options: { k8sMinor?: number }
         }
       }
       // The server costs a rule that compiled (and its messageExpression when that compiled too).
-      if (c.problems.some((p) => p.part === 'rule')) continue;
+      const compiled = !c.problems.some((p) => p.part === 'rule');
+      const messageCompiled = compiled && !!c.messageChecked && !c.problems.some((p) => p.part === 'messageExpression');
       const times = cardinality ?? c.unboundedCardinality;
-      const cost = multiplyCapped(c.maxCost, times);
-      costs.push({ chain: [...chain], steps: [...steps], rule, cost });
+      const cost = compiled ? multiplyCapped(c.maxCost, times) : 0n;
+      const figures: RuleCost = {
+        steps: [...steps],
+        index: index < own.length ? index : -1,
+        rule,
+        compiled,
+        messageCompiled,
+        maxCost: compiled ? c.maxCost : 0n,
+        messageExpressionMaxCost: messageCompiled ? c.messageExpressionMaxCost : 0n,
+        cardinality,
+        unboundedCardinality: c.unboundedCardinality,
+        cost,
+      };
+      costs.push({ chain: [...chain], steps: [...steps], rule, cost: cost + figures.messageExpressionMaxCost, figures });
+      if (!compiled) continue;
       total = addSat(total, cost);
       if (cost > BigInt(STATIC_ESTIMATED_COST_LIMIT)) {
         overRule = true;
         const per = times > 1n ? ` (${c.maxCost} per evaluation, run up to ${times} times${cardinality === undefined ? ', as many as fit in a request: a list or map above has no bound' : ''})` : '';
         out.push({ code: CEL_CODES.cost, severity: 'error', chain: [...chain], steps: [...steps], keyword: 'x-kubernetes-validations', rule, message: `rule ${JSON.stringify(rule.rule)}: estimated cost ${big(cost)}${per} exceeds the API server's per-rule budget of ${STATIC_ESTIMATED_COST_LIMIT} by a factor of ${costFactorText(cost, STATIC_ESTIMATED_COST_LIMIT)}: the API server refuses the CRD`, hint: `${HINT_BOUNDS}${unboundedAt(s, chain, steps)}` });
       }
-      if (!c.messageChecked || c.problems.some((p) => p.part === 'messageExpression')) continue;
+      if (!messageCompiled) continue;
       // a messageExpression runs once per failure of its rule: its cost is not multiplied
       const messageCost = c.messageExpressionMaxCost;
-      costs.push({ chain: [...chain], steps: [...steps], rule, cost: messageCost });
       total = addSat(total, messageCost);
       if (messageCost > BigInt(STATIC_ESTIMATED_COST_LIMIT)) {
         overRule = true;
@@ -114,7 +162,7 @@ export function checkRules(root: JSONSchemaProps, options: { k8sMinor?: number }
     const worst = [...costs].sort((a, b) => (b.cost > a.cost ? 1 : b.cost < a.cost ? -1 : 0))[0];
     out.push({ code: CEL_CODES.cost, severity: 'error', chain: worst.chain, steps: worst.steps, keyword: 'x-kubernetes-validations', rule: worst.rule, message: `the rules of this schema have an estimated total cost of ${big(total)}, over the API server's per-CRD budget of ${STATIC_ESTIMATED_CRD_COST_LIMIT} (by a factor of ${costFactorText(total, STATIC_ESTIMATED_CRD_COST_LIMIT)}): the API server refuses the CRD; the most expensive is ${JSON.stringify(worst.rule.rule)} (${big(worst.cost)})`, hint: HINT_BOUNDS });
   }
-  return out;
+  return { out, costs, total };
 }
 
 /** A cost for a message: exact below a million, else in exponent form. */
