@@ -43,6 +43,8 @@ export interface Checked {
   types: Map<bigint, CelT>;
   /** Overload chosen at each call node (by id): the first that matched. */
   calls: Map<bigint, Overload>;
+  /** Every overload that matched at each call node (several when an argument is dyn), as cel-go's checker keeps them for the cost estimator. */
+  overloads?: Map<bigint, Overload[]>;
   issues: CelIssue[];
   usesOldSelf: boolean;
   source: string;
@@ -66,7 +68,7 @@ export function lineCol(src: string, offset: number): { line: number; column: nu
 /** Parses and checks `source` with the given variables. Never throws: problems are issues. */
 export function checkExpression(source: string, variables: Record<string, CelT>, options: { k8sMinor?: number } = {}): Checked {
   const target = options.k8sMinor ?? NEWEST_CEL_TARGET;
-  const out: Checked = { types: new Map(), calls: new Map(), issues: [], usesOldSelf: false, source, positions: new Map() };
+  const out: Checked = { types: new Map(), calls: new Map(), overloads: new Map(), issues: [], usesOldSelf: false, source, positions: new Map() };
   // cel-go refuses nesting past 250 levels (parentheses, brackets, braces) before it parses:
   // refuse the same, before a recursive parser or checker can overflow the stack.
   if (bracketDepth(source) >= MAX_RECURSION) {
@@ -439,6 +441,7 @@ class Checker {
       return this.issue(e, `found no matching overload for '${name}' applied to '${tt ? `${typeName(tt)}.` : ''}${sig}'`);
     }
     this.out.calls.set(e.id, matches[0].o);
+    this.out.overloads?.set(e.id, matches.map((m) => m.o));
     // cel-go checks a literal format string against a literal argument list.
     if (name === 'format' && target?.exprKind.case === 'constExpr' && call.args[0]?.exprKind.case === 'listExpr') {
       const text = String(target.exprKind.value.constantKind.value ?? '');

@@ -5,8 +5,8 @@
  * must check to a string. Returns the problems with cel-go's wording and the estimated cost.
  */
 import { checkExpression, type Checked } from './check.js';
-import { estimateCost } from './cost.js';
-import { schemaType, T, typeName, type CelT, type RuleSchema, type ValidationRule } from './types.js';
+import { estimateCostRange } from './cost.js';
+import { schemaDecl, schemaType, T, typeName, unboundedCardinality, type CelT, type RuleSchema, type ValidationRule } from './types.js';
 
 export interface RuleProblem {
   /** Which expression of the rule is wrong. */
@@ -22,9 +22,20 @@ export interface CompiledRule {
   problems: RuleProblem[];
   /** True when the rule reads `oldSelf` (a transition rule: evaluated on update only). */
   usesOldSelf: boolean;
-  /** Estimated worst-case cost of the rule (one evaluation) and of its messageExpression. */
+  /**
+   * Estimated worst-case cost of the rule (one evaluation) and of its messageExpression, as the
+   * API server estimates them (numbers: exact up to 2^53; the `max*` fields are exact).
+   */
   cost: number;
   messageExpressionCost: number;
+  /** The server's MaxCost of the rule and of its messageExpression (0 when it does not compile, as on the server). */
+  maxCost: bigint;
+  messageExpressionMaxCost: bigint;
+  /**
+   * How many times the rule may run when a list or map above its node has no bound: the
+   * compilation's estimate from the node's smallest JSON form (apiextensions' MaxCardinality).
+   */
+  unboundedCardinality: bigint;
   checked: Checked;
   messageChecked?: Checked;
 }
@@ -57,12 +68,21 @@ export function compileRule(rule: ValidationRule, schema: RuleSchema, isRoot = f
       problems.push({ part: 'messageExpression', message: `messageExpression must evaluate to a string (it is ${typeName(messageChecked.type)})`, offset: 0 });
     }
   }
+  const decl = schemaDecl(schema, isRoot || schema['x-kubernetes-embedded-resource'] === true);
+  // The server estimates a rule that compiled, and its messageExpression only then.
+  const ruleOk = !problems.some((p) => p.part === 'rule');
+  const maxCost = ruleOk ? estimateCostRange(checked, decl).max : 0n;
+  const messageOk = ruleOk && messageChecked && !problems.some((p) => p.part === 'messageExpression');
+  const messageExpressionMaxCost = messageOk && messageChecked ? estimateCostRange(messageChecked, decl).max : 0n;
   return {
     rule,
     problems,
     usesOldSelf: checked.usesOldSelf,
-    cost: estimateCost(checked),
-    messageExpressionCost: messageChecked ? estimateCost(messageChecked) : 0,
+    cost: Number(maxCost),
+    messageExpressionCost: Number(messageExpressionMaxCost),
+    maxCost,
+    messageExpressionMaxCost,
+    unboundedCardinality: decl ? BigInt(unboundedCardinality(decl)) : 0n,
     checked,
     messageChecked,
   };

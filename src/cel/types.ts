@@ -71,6 +71,7 @@ export interface RuleSchema {
   additionalProperties?: RuleSchema | boolean;
   items?: RuleSchema;
   required?: string[];
+  default?: unknown;
   nullable?: boolean;
   'x-kubernetes-int-or-string'?: boolean;
   'x-kubernetes-preserve-unknown-fields'?: boolean;
@@ -196,4 +197,132 @@ export function schemaType(s: RuleSchema, isRoot = false): CelT | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * What the API server's cost estimator knows of a schema node (apiserver's DeclType as
+ * SchemaDeclType builds it): the most elements a value can have (`maxElements`: characters of
+ * a string, items of a list, entries of a map; 0 for objects and numbers) and the fewest bytes
+ * it takes in JSON (`minSize`), from which unbounded sizes and cardinalities are estimated.
+ * Fields are keyed by their CEL names (escaped); a map's key is a string of no known size.
+ */
+export interface Decl {
+  kind: 'object' | 'list' | 'map' | 'string' | 'bytes' | 'duration' | 'timestamp' | 'bool' | 'int' | 'double' | 'dyn';
+  maxElements: number;
+  minSize: number;
+  fields?: ReadonlyMap<string, Decl>;
+  elem?: Decl;
+  key?: Decl;
+}
+
+/** The request size the API server estimates unbounded sizes from (apiserver's DefaultMaxRequestSizeBytes). */
+const REQUEST_BYTES = 3 * 1024 * 1024;
+/** Longest JSON form of a duration and of a date-time, and the length of a date (apiserver's limits). */
+const MAX_DURATION_JSON = 32;
+const MAX_DATETIME_JSON = 32;
+const DATE_JSON = 12;
+/** The longest object name (DNS-1123 subdomain), which caps metadata.name at a resource root. */
+const NAME_MAX_LENGTH = 253;
+/** A map's key: a string the estimator has no bound for (it reports 0, as the server's shared string type does). */
+const MAP_KEY: Decl = { kind: 'string', maxElements: 0, minSize: 2 };
+
+const nonNegative = (n: number) => (n < 0 ? 0 : n);
+
+/**
+ * The schema a resource root is typed from: `kind`, `apiVersion` and `metadata` with only `name`
+ * and `generateName` (capped at the name length) are declared whatever the schema says, unless
+ * the schema already declares all of them as strings and an object.
+ */
+function withTypeAndObjectMeta(s: RuleSchema): RuleSchema {
+  const p = s.properties;
+  const meta = p?.metadata;
+  if (p?.kind?.type === 'string' && p.apiVersion?.type === 'string' && meta?.type === 'object' && meta.properties && meta.properties.name?.type === 'string' && meta.properties.generateName?.type === 'string') return s;
+  const capped = (existing: RuleSchema | undefined, max: number): RuleSchema => ({ type: 'string', maxLength: existing?.maxLength !== undefined && existing.maxLength < max ? existing.maxLength : max });
+  return {
+    ...s,
+    properties: {
+      ...p,
+      kind: { type: 'string' },
+      apiVersion: { type: 'string' },
+      metadata: { type: 'object', properties: { name: capped(meta?.properties?.name, NAME_MAX_LENGTH), generateName: capped(meta?.properties?.generateName, NAME_MAX_LENGTH - 1) } },
+    },
+  };
+}
+
+/**
+ * The size model of a schema node (apiserver's common.SchemaDeclType). `isRoot`: a resource root
+ * (the Kind, or an embedded resource). Undefined where the server declares no CEL type.
+ */
+export function schemaDecl(s: RuleSchema, isRoot = false): Decl | undefined {
+  if (s['x-kubernetes-int-or-string']) {
+    return { kind: 'dyn', minSize: 1, maxElements: s.maxLength !== undefined ? nonNegative(s.maxLength) * 4 : REQUEST_BYTES - 2 };
+  }
+  if (isRoot) s = withTypeAndObjectMeta(s);
+  switch (s.type) {
+    case 'array': {
+      if (!s.items) return undefined;
+      const elem = schemaDecl(s.items, s.items['x-kubernetes-embedded-resource'] === true);
+      if (!elem) return undefined;
+      // unbounded: as many of the smallest items (and a comma each) as fit between [ and ]
+      const maxElements = s.maxItems !== undefined ? nonNegative(s.maxItems) : Math.floor((REQUEST_BYTES - 2) / (elem.minSize + 1));
+      return { kind: 'list', elem, maxElements, minSize: 2 };
+    }
+    case 'object': {
+      if (typeof s.additionalProperties === 'object') {
+        const ap = s.additionalProperties;
+        const elem = schemaDecl(ap, ap['x-kubernetes-embedded-resource'] === true);
+        if (!elem) return undefined;
+        // unbounded: entries of the smallest value with a one-character key ("k":v,) between { and }
+        const maxElements = s.maxProperties !== undefined ? nonNegative(s.maxProperties) : Math.floor((REQUEST_BYTES - 2) / (elem.minSize + 6));
+        return { kind: 'map', key: MAP_KEY, elem, maxElements, minSize: 2 };
+      }
+      const required = new Set(s.required ?? []);
+      const fields = new Map<string, Decl>();
+      let minSize = 2; // {}
+      for (const [name, prop] of Object.entries(s.properties ?? {})) {
+        const ft = schemaDecl(prop, prop['x-kubernetes-embedded-resource'] === true);
+        if (!ft) continue;
+        const escaped = escapeProperty(name);
+        if (escaped) fields.set(escaped, ft);
+        // a required field without a default is always written: "name": value and a comma
+        if (required.has(name) && (prop.default === undefined || prop.default === null)) minSize += Buffer.byteLength(name) + ft.minSize + 4;
+      }
+      return { kind: 'object', fields, maxElements: 0, minSize };
+    }
+    case 'string':
+      switch (s.format) {
+        case 'byte':
+          return { kind: 'bytes', minSize: 2, maxElements: s.maxLength !== undefined ? nonNegative(s.maxLength) : REQUEST_BYTES - 2 };
+        case 'duration':
+          return { kind: 'duration', minSize: 3, maxElements: MAX_DURATION_JSON };
+        case 'date':
+          return { kind: 'timestamp', minSize: DATE_JSON, maxElements: DATE_JSON };
+        case 'date-time':
+          return { kind: 'timestamp', minSize: 21, maxElements: MAX_DATETIME_JSON };
+        default: {
+          // maxLength counts code points; the estimator sizes bytes, up to 4 per code point
+          let maxElements = REQUEST_BYTES - 2;
+          if (s.maxLength !== undefined) maxElements = nonNegative(s.maxLength) * 4;
+          else if (s.enum?.length) maxElements = Math.max(0, ...s.enum.map((e) => (typeof e === 'string' ? Buffer.byteLength(e) : 0)));
+          return { kind: 'string', minSize: 2, maxElements };
+        }
+      }
+    case 'boolean':
+      return { kind: 'bool', maxElements: 0, minSize: 4 };
+    case 'number':
+      return { kind: 'double', maxElements: 0, minSize: 1 };
+    case 'integer':
+      return { kind: 'int', maxElements: 0, minSize: 1 };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * How many times a rule on a node may run at most, as the rule compilation estimates it when a
+ * list or map above the node has no bound: as many copies of the node's smallest JSON form
+ * (and a comma each) as fit in a request (apiextensions' maxCardinality).
+ */
+export function unboundedCardinality(d: Decl): number {
+  return Math.floor(REQUEST_BYTES / (d.minSize + 1));
 }

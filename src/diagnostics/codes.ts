@@ -149,7 +149,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF4611', 'The CRD check: @XValidation / @Immutable rules a current server refuses before compiling them: empty rule or message, multi-line rule without message, unknown reason, bad fieldPath, oldSelf where values do not correlate'),
   c('KF4612', 'The CRD check: an @XValidation rule that does not compile against the schema it is on (CEL syntax, undefined field, no matching overload, undeclared name, not a bool, a literal regex that is not RE2, a string escape cel-go does not lex), with the CEL error located in the rule; CEL\'s optional syntax (`self.?x`, `m[?k]`) is checked as cel-go checks it'),
   c('KF4613', 'The CRD check: an @XValidation messageExpression that does not compile against the schema or does not evaluate to a string'),
-  c('KF4614', "Warning of the CRD check: a CEL rule's estimated cost (times the lists and maps above it) exceeds the API server's budget per rule (10,000,000) or per CRD (100,000,000); names the maxItems / maxLength / maxProperties bounds to add"),
+  c('KF4614', "The CRD check: a CEL rule's estimated cost (the API server's estimate, times the lists and maps above it), or a messageExpression's, exceeds the server's budget per rule (10,000,000) or per CRD (100,000,000), so the server refuses the CRD; names the maxItems / maxLength / maxProperties bounds to add"),
   c('KF9001', 'Internal error while analysing a Kind (a kubeforge bug).'),
 ];
 

@@ -171,12 +171,12 @@ describe('cost', () => {
     assert.ok(unbounded.cost > 10_000_000, String(unbounded.cost));
   });
 
-  it('the per-CRD total is a warning when no single rule is over', () => {
+  it('the per-CRD total is an error when no single rule is over (the server refuses the CRD)', () => {
     const rules = Array.from({ length: 14 }, (_, i) => ({ rule: `self.matches('^[a-z]+[0-9]*[a-z]*[0-9]*[a-z]*[0-9]*${i}$')` }));
     const root: JSONSchemaProps = { type: 'object', properties: { spec: { type: 'object', properties: { l: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 20000, 'x-kubernetes-validations': rules } } } } } };
     const v = checkRules(root);
     assert.equal(v.length, 1, v.map((x) => x.message).join('\n'));
-    assert.equal(v[0].severity, 'warning');
+    assert.equal(v[0].severity, 'error');
     assert.match(v[0].message, /estimated total cost of .* over the API server's per-CRD budget of 100000000/);
   });
 });

@@ -1,6 +1,6 @@
 // Invalid CEL rules found by `manifests` before anything is written: each is an error located at
 // its @XValidation marker (file:line:col) with cel-go's message and a hint; rules over the API
-// server's cost budget are warnings naming the bounds to add.
+// server's cost budget are errors too (the server refuses the CRD), naming the bounds to add.
 import assert from 'node:assert/strict';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
@@ -49,6 +49,7 @@ describe('CEL rules in manifests', async () => {
     [`${f}:32:3`, 'KF4612', /undefined field 'dashed__name'/],
     [`${f}:33:3`, 'KF4612', /field "v" of RulesSpec \(Rules v1 \.spec\.v\[\*\]\): rule "self > 1" .*'_>_' applied to '\(string, int\)'/],
     [`${f}:34:3`, 'KF4612', /rule "self.matches\('\(\?=a\)b'\)" does not compile: <input>:1:14: invalid regular expression "\(\?=a\)b": .*lookahead/],
+    [`${f}:39:3`, 'KF4614', /estimated cost .* exceeds the API server's per-rule budget of 10000000 by a factor of more than 100x: the API server refuses the CRD/],
   ];
   for (const [where, code, message] of expected) {
     it(`${where} ${code} ${message.source.slice(0, 60)}`, () => {
@@ -65,14 +66,13 @@ describe('CEL rules in manifests', async () => {
     assert.equal(errors.length, expected.length, errors.map((x) => `${at(x)} ${x.code} ${x.message}`).join('\n'));
   });
 
-  it('a rule over the per-rule cost budget is a warning naming the bounds to add', () => {
+  it('a rule over the per-rule cost budget is an error naming the bounds to add; nothing is a warning', () => {
     // (the per-CRD total is over too; it is not reported again when a rule already is)
-    const w = diags.filter((d) => d.severity === 'warning');
-    assert.equal(w.length, 1, w.map((x) => x.message).join('\n'));
-    assert.equal(at(w[0]), `${f}:39:3`);
-    assert.equal(w[0].code, 'KF4614');
-    assert.match(w[0].message, /estimated cost .* exceeds the API server's per-rule budget of 10000000/);
-    assert.match(w[0].hint ?? '', /maxItems on the field itself.*maxLength on \[\*\]/);
+    assert.deepEqual(diags.filter((d) => d.severity === 'warning').map((x) => x.message), []);
+    const cost = diags.filter((d) => d.code === 'KF4614');
+    assert.equal(cost.length, 1, cost.map((x) => x.message).join('\n'));
+    assert.equal(at(cost[0]), `${f}:39:3`);
+    assert.match(cost[0].hint ?? '', /maxItems on the field itself.*maxLength on \[\*\]/);
   });
 });
 

@@ -3,7 +3,8 @@
 // pins. Test infrastructure only (kubeforge itself never needs Go). A machine without Go fails
 // these tests with a message saying so: they are claims, not optional extras.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { findGo } from '../../src/envtest/go-build.js';
@@ -69,4 +70,39 @@ export async function controllerGenCRDs(twins: string, paths: string, crdOptions
   const out = mkdtempSync(join(tmpdir(), 'kf-controller-gen-'));
   await runTool(bin, [`crd${crdOptions}`, `paths=${paths}`, `output:crd:dir=${out}`], twins);
   return { out, cleanup: () => rmSync(out, { recursive: true, force: true }) };
+}
+
+/**
+ * The CEL cost oracle (test/oracle/celcost): the API server's own rule compilation and CRD
+ * validation (k8s.io/apiextensions-apiserver at the version in its go.mod) behind a JSON filter.
+ * Built once per machine and per source: the binary's name carries a hash of go.mod, go.sum
+ * and main.go, so an edit builds it again. `repoRoot` is the checkout holding test/oracle.
+ */
+export async function celCostOracle(repoRoot: string): Promise<string> {
+  const src = join(repoRoot, 'test', 'oracle', 'celcost');
+  const hash = createHash('sha256');
+  for (const f of ['go.mod', 'go.sum', 'main.go']) hash.update(readFileSync(join(src, f)));
+  const bin = cacheBin();
+  const target = join(bin, `celcost-${hash.digest('hex').slice(0, 16)}`);
+  if (existsSync(target)) return target;
+  const go = await findGo();
+  if (!go) throw new Error('building the CEL cost oracle needs Go 1.21+ (go on PATH or /usr/local/go/bin/go): the cost tests compare kubeforge with the API server\'s own code');
+  mkdirSync(bin, { recursive: true });
+  const tmp = mkdtempSync(join(bin, '.celcost-'));
+  try {
+    process.stderr.write('oracle: building the CEL cost oracle from Go modules (once per machine; a few minutes)\n');
+    const r = spawnSync(go, ['build', '-o', join(tmp, 'celcost'), '.'], { cwd: src, env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-buildvcs=false' }, encoding: 'utf8', timeout: 30 * 60_000 });
+    if (r.status !== 0) throw new Error(`go build of the CEL cost oracle failed (exit ${r.status ?? r.signal}):\n${(r.stderr ?? '').slice(-2000)}`);
+    renameSync(join(tmp, 'celcost'), target);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return target;
+}
+
+/** Runs the CEL cost oracle on CRD objects; returns its parsed answer (one entry per CRD). */
+export function runCelCostOracle<T = unknown>(bin: string, crds: readonly unknown[]): T[] {
+  const r = spawnSync(bin, [], { input: JSON.stringify(crds), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 10 * 60_000 });
+  if (r.status !== 0) throw new Error(`the CEL cost oracle failed (exit ${r.status ?? r.signal}):\n${(r.stderr ?? '').slice(-2000)}`);
+  return JSON.parse(r.stdout) as T[];
 }

@@ -4,7 +4,7 @@
  * when the CRD is created, and its cost is estimated against the server's budgets. Returns
  * violations in the schema walk's shape (chain and steps), located by the caller.
  */
-import { compileRule, lineCol, multiplyCapped, sizeOf, schemaType, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, type RuleSchema, type ValidationRule } from '../../cel/index.js';
+import { addSat, compileRule, costFactorText, lineCol, multiplyCapped, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, type RuleSchema, type ValidationRule } from '../../cel/index.js';
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { CODES } from './codes.js';
 import { hasRules } from './rules.js';
@@ -36,15 +36,70 @@ function hintFor(message: string): string {
   return 'see https://kubernetes.io/docs/reference/using-api/cel/';
 }
 
-/** Rules of one version's schema; `total` receives each rule's cost times its cardinality. */
+/**
+ * How many elements a node gives each of its children at most (apiextensions'
+ * extractMaxElements): a list its maxItems, a map its maxProperties, an object 1; undefined
+ * when a list or map has no bound.
+ */
+function maxElements(s: JSONSchemaProps): bigint | undefined {
+  const bound = (n: number | undefined) => (n === undefined ? undefined : BigInt(Math.max(0, n)));
+  if (s.type === 'object') return s.additionalProperties !== undefined ? bound(s.maxProperties) : 1n;
+  if (s.type === 'array') return bound(s.maxItems);
+  return 1n;
+}
+
+/** One rule's figures as the API server computes them when it validates the CRD. */
+export interface RuleCost {
+  /** The node's schema path (`properties.spec`, `items`, `additionalProperties`). */
+  steps: string[];
+  /** The rule's index in the node's x-kubernetes-validations (-1: a rule of an allOf entry, which the server does not compile). */
+  index: number;
+  rule: ValidationRule;
+  /** Whether the rule, and its messageExpression, compiled (the server costs only what compiled). */
+  compiled: boolean;
+  messageCompiled: boolean;
+  /** The estimated cost of one evaluation (MaxCost) and of the messageExpression. */
+  maxCost: bigint;
+  messageExpressionMaxCost: bigint;
+  /** The product of the maxItems / maxProperties above the node; undefined when one is missing. */
+  cardinality?: bigint;
+  /** The compilation's estimate used instead when `cardinality` is undefined. */
+  unboundedCardinality: bigint;
+  /** maxCost times the cardinality (saturating): what the server compares with the per-rule budget. */
+  cost: bigint;
+}
+
+/**
+ * The cost figures of every rule of one version's schema, and their sum as the server adds them
+ * up against the per-CRD budget (each rule's cost, plus each messageExpression's, unmultiplied).
+ */
+export function ruleCosts(root: JSONSchemaProps, options: { k8sMinor?: number } = {}): { rules: RuleCost[]; total: bigint } {
+  const { costs, total } = analyse(root, options);
+  return { rules: costs.map((c) => c.figures), total };
+}
+
+/**
+ * Rules of one version's schema, with the API server's cost verdicts: a rule whose estimated
+ * cost times the number of times it may run (the product of the maxItems / maxProperties above
+ * it; when one is missing, the compilation's estimate from the node's smallest JSON form) is over
+ * the per-rule budget, a messageExpression over it, or all of them over the per-CRD budget, is an
+ * error, as the server refuses such a CRD.
+ */
 export function checkRules(root: JSONSchemaProps, options: { k8sMinor?: number } = {}): RuleViolation[] {
+  return analyse(root, options).out;
+}
+
+function analyse(root: JSONSchemaProps, options: { k8sMinor?: number }) {
   const out: RuleViolation[] = [];
-  const costs: { chain: JSONSchemaProps[]; steps: string[]; rule: ValidationRule; cost: number }[] = [];
-  const walk = (s: JSONSchemaProps, chain: JSONSchemaProps[], steps: string[], cardinality: number, isRoot: boolean) => {
+  const costs: { chain: JSONSchemaProps[]; steps: string[]; rule: ValidationRule; cost: bigint; figures: RuleCost }[] = [];
+  let total = 0n;
+  let overRule = false;
+  const walk = (s: JSONSchemaProps, chain: JSONSchemaProps[], steps: string[], cardinality: bigint | undefined, isRoot: boolean) => {
     // Subtrees without rules (most of an embedded PodTemplateSpec) need no CEL types at all.
     if (!hasRules(s)) return;
-    const rules = [...(s['x-kubernetes-validations'] ?? []), ...(s.allOf ?? []).flatMap((a) => a['x-kubernetes-validations'] ?? [])] as ValidationRule[];
-    for (const rule of rules) {
+    const own = (s['x-kubernetes-validations'] ?? []) as ValidationRule[];
+    const rules = [...own, ...(s.allOf ?? []).flatMap((a) => a['x-kubernetes-validations'] ?? [])] as ValidationRule[];
+    for (const [index, rule] of rules.entries()) {
       if (!rule.rule?.trim()) continue; // reported by the schema check (KF4611)
       const c = compileRule(rule, s as RuleSchema, isRoot, options);
       for (const p of c.problems) {
@@ -59,31 +114,60 @@ export function checkRules(root: JSONSchemaProps, options: { k8sMinor?: number }
           c.problems.push({ part, message: bad, offset: 0 });
         }
       }
-      if (c.problems.length) continue;
-      const cost = multiplyCapped(c.cost, cardinality);
-      costs.push({ chain: [...chain], steps: [...steps], rule, cost: cost + multiplyCapped(c.messageExpressionCost, cardinality) });
-      if (cost > STATIC_ESTIMATED_COST_LIMIT) {
-        out.push({ code: CEL_CODES.cost, severity: 'warning', chain: [...chain], steps: [...steps], keyword: 'x-kubernetes-validations', rule, message: `rule ${JSON.stringify(rule.rule)}: estimated cost ${cost.toExponential(2)}${cardinality > 1 ? ` (${c.cost} per evaluation, run up to ${cardinality} times)` : ''} exceeds the API server's per-rule budget of ${STATIC_ESTIMATED_COST_LIMIT} by a factor of ${(cost / STATIC_ESTIMATED_COST_LIMIT).toFixed(1)}: the API server refuses the CRD`, hint: `${HINT_BOUNDS}${unboundedAt(s, chain, steps)}` });
+      // The server costs a rule that compiled (and its messageExpression when that compiled too).
+      const compiled = !c.problems.some((p) => p.part === 'rule');
+      const messageCompiled = compiled && !!c.messageChecked && !c.problems.some((p) => p.part === 'messageExpression');
+      const times = cardinality ?? c.unboundedCardinality;
+      const cost = compiled ? multiplyCapped(c.maxCost, times) : 0n;
+      const figures: RuleCost = {
+        steps: [...steps],
+        index: index < own.length ? index : -1,
+        rule,
+        compiled,
+        messageCompiled,
+        maxCost: compiled ? c.maxCost : 0n,
+        messageExpressionMaxCost: messageCompiled ? c.messageExpressionMaxCost : 0n,
+        cardinality,
+        unboundedCardinality: c.unboundedCardinality,
+        cost,
+      };
+      costs.push({ chain: [...chain], steps: [...steps], rule, cost: cost + figures.messageExpressionMaxCost, figures });
+      if (!compiled) continue;
+      total = addSat(total, cost);
+      if (cost > BigInt(STATIC_ESTIMATED_COST_LIMIT)) {
+        overRule = true;
+        const per = times > 1n ? ` (${c.maxCost} per evaluation, run up to ${times} times${cardinality === undefined ? ', as many as fit in a request: a list or map above has no bound' : ''})` : '';
+        out.push({ code: CEL_CODES.cost, severity: 'error', chain: [...chain], steps: [...steps], keyword: 'x-kubernetes-validations', rule, message: `rule ${JSON.stringify(rule.rule)}: estimated cost ${big(cost)}${per} exceeds the API server's per-rule budget of ${STATIC_ESTIMATED_COST_LIMIT} by a factor of ${costFactorText(cost, STATIC_ESTIMATED_COST_LIMIT)}: the API server refuses the CRD`, hint: `${HINT_BOUNDS}${unboundedAt(s, chain, steps)}` });
+      }
+      if (!messageCompiled) continue;
+      // a messageExpression runs once per failure of its rule: its cost is not multiplied
+      const messageCost = c.messageExpressionMaxCost;
+      total = addSat(total, messageCost);
+      if (messageCost > BigInt(STATIC_ESTIMATED_COST_LIMIT)) {
+        overRule = true;
+        out.push({ code: CEL_CODES.cost, severity: 'error', chain: [...chain], steps: [...steps], keyword: 'x-kubernetes-validations', rule, message: `messageExpression ${JSON.stringify(rule.messageExpression)}: estimated cost ${big(messageCost)} exceeds the API server's per-expression budget of ${STATIC_ESTIMATED_COST_LIMIT} by a factor of ${costFactorText(messageCost, STATIC_ESTIMATED_COST_LIMIT)}: the API server refuses the CRD`, hint: 'bound what the message reads (string(x) of a number has no known length: prefer a fixed message, or a field with @MaxLength)' });
       }
     }
     const props = Object.entries(s.properties ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const [k, p] of props) walk(p, [...chain, p], [...steps, `properties.${k}`], cardinality, false);
-    // The size bound of this list or map multiplies the cost of the rules below it.
-    const items = s.items && hasRules(s.items) ? s.items : undefined;
-    const values = typeof s.additionalProperties === 'object' && hasRules(s.additionalProperties) ? s.additionalProperties : undefined;
-    if (!items && !values) return;
-    const self = schemaType(s as RuleSchema, isRoot);
-    if (items) walk(items, [...chain, items], [...steps, 'items'], multiplyCapped(cardinality, sizeOf(self)), items['x-kubernetes-embedded-resource'] === true);
-    if (values) walk(values, [...chain, values], [...steps, 'additionalProperties'], multiplyCapped(cardinality, sizeOf(self)), false);
+    // The bound of this list or map multiplies the runs of the rules below it.
+    const factor = maxElements(s);
+    const below = cardinality === undefined || factor === undefined ? undefined : multiplyCapped(cardinality, factor);
+    for (const [k, p] of props) walk(p, [...chain, p], [...steps, `properties.${k}`], below, false);
+    if (s.items && hasRules(s.items)) walk(s.items, [...chain, s.items], [...steps, 'items'], below, s.items['x-kubernetes-embedded-resource'] === true);
+    if (typeof s.additionalProperties === 'object' && hasRules(s.additionalProperties)) walk(s.additionalProperties, [...chain, s.additionalProperties], [...steps, 'additionalProperties'], below, false);
   };
-  walk(root, [root], [], 1, true);
-  const total = costs.reduce((a, c) => a + c.cost, 0);
+  walk(root, [root], [], 1n, true);
   // Over the total with no single rule over its own budget (else the bound to add is already named).
-  if (total > STATIC_ESTIMATED_CRD_COST_LIMIT && !out.some((v) => v.code === CEL_CODES.cost)) {
-    const worst = [...costs].sort((a, b) => b.cost - a.cost)[0];
-    out.push({ code: CEL_CODES.cost, severity: 'warning', chain: worst.chain, steps: worst.steps, keyword: 'x-kubernetes-validations', rule: worst.rule, message: `the rules of this schema have an estimated total cost of ${total.toExponential(2)}, over the API server's per-CRD budget of ${STATIC_ESTIMATED_CRD_COST_LIMIT}; the most expensive is ${JSON.stringify(worst.rule.rule)} (${worst.cost.toExponential(2)})`, hint: HINT_BOUNDS });
+  if (total > BigInt(STATIC_ESTIMATED_CRD_COST_LIMIT) && !overRule) {
+    const worst = [...costs].sort((a, b) => (b.cost > a.cost ? 1 : b.cost < a.cost ? -1 : 0))[0];
+    out.push({ code: CEL_CODES.cost, severity: 'error', chain: worst.chain, steps: worst.steps, keyword: 'x-kubernetes-validations', rule: worst.rule, message: `the rules of this schema have an estimated total cost of ${big(total)}, over the API server's per-CRD budget of ${STATIC_ESTIMATED_CRD_COST_LIMIT} (by a factor of ${costFactorText(total, STATIC_ESTIMATED_CRD_COST_LIMIT)}): the API server refuses the CRD; the most expensive is ${JSON.stringify(worst.rule.rule)} (${big(worst.cost)})`, hint: HINT_BOUNDS });
   }
-  return out;
+  return { out, costs, total };
+}
+
+/** A cost for a message: exact below a million, else in exponent form. */
+function big(n: bigint): string {
+  return n < 1_000_000n ? String(n) : Number(n).toExponential(2);
 }
 
 /** Names the unbounded lists, maps and strings at and below the rule's node, and the lists above it. */

@@ -32,7 +32,7 @@ export const CODES = {
   celRule: 'KF4612',
   /** A messageExpression that does not compile or is not a string (./cel.ts). */
   celMessage: 'KF4613',
-  /** A warning: a rule's estimated cost exceeds the API server's budget (./cel.ts). */
+  /** An error: a rule's estimated cost exceeds the API server's budget, which refuses the CRD (./cel.ts). */
   celCost: 'KF4614',
 } as const;
 
