@@ -201,14 +201,15 @@ const properties =
     s[key] = a;
   };
 const oneOfRule =
-  (op: string, message: (fields: string) => string): Applier<'AtMostOneOf' | 'ExactlyOneOf' | 'AtLeastOneOf'> =>
+  (rule: (fields: readonly string[]) => string, message: (fields: string) => string): Applier<'AtMostOneOf' | 'ExactlyOneOf' | 'AtLeastOneOf'> =>
   (fields, { s, fail }) => {
     const props = s.properties ?? {};
     const missing = fields.filter((f) => !(f in props));
     if (missing.length) return fail(`names ${missing.map((x) => `'${x}'`).join(', ')}, which ${missing.length === 1 ? 'is not a field' : 'are not fields'} of this type`, `fields: ${Object.keys(props).sort().join(', ')}`);
-    const list = `[${fields.map((f) => `has(self.${f})`).join(',')}].filter(x,x==true).size()`;
-    s['x-kubernetes-validations'] = [...(s['x-kubernetes-validations'] ?? []), { message: message(fields.join(' ')), rule: `${list} ${op}` }];
+    s['x-kubernetes-validations'] = [...(s['x-kubernetes-validations'] ?? []), { message: message(fields.join(' ')), rule: rule(fields) }];
   };
+/** How many of `fields` are set, in controller-gen's (v0.22) form: a sum of conditionals, cheap to evaluate. */
+const countSet = (fields: readonly string[]) => fields.map((f) => `(has(self.${f})?1:0)`).join('+');
 
 /** What each schema marker does to the schema it is on (controller-tools' ApplyToSchema). */
 const APPLY: { readonly [N in SchemaMarkerName]: Applier<N> } = {
@@ -249,15 +250,9 @@ const APPLY: { readonly [N in SchemaMarkerName]: Applier<N> } = {
     s.format = a;
   },
   Type: (a, { s }) => {
+    // Only the type, as controller-gen: what the derived type added (properties, items) stays,
+    // and means nothing to a value of another type.
     s.type = a;
-    if (s.type !== 'array') delete s.items;
-    if (s.type !== 'object') {
-      delete s.properties;
-      delete s.additionalProperties;
-      delete s.required;
-    }
-    delete s.anyOf;
-    delete s['x-kubernetes-int-or-string'];
   },
   Title: (a, { s }) => {
     s.title = a;
@@ -283,9 +278,8 @@ const APPLY: { readonly [N in SchemaMarkerName]: Applier<N> } = {
   },
   IntOrString: (_, { s, fail }) => {
     if (s.type && s.type !== 'string' && s.type !== 'integer') return fail(`must apply XIntOrString to an integer or a string, found ${found(s)}`, "use IntOrString (from 'kubeforge/markers') as the field's type");
-    delete s.type;
-    delete s.format;
-    s.anyOf = [{ type: 'integer' }, { type: 'string' }];
+    // The flag alone, as controller-gen writes it: the API server then takes an integer or a
+    // string whatever `type` says (the IntOrString type's schema is the anyOf form).
     s['x-kubernetes-int-or-string'] = true;
   },
   XValidation: (r, { s }) => {
@@ -294,7 +288,8 @@ const APPLY: { readonly [N in SchemaMarkerName]: Applier<N> } = {
     s['x-kubernetes-validations'] = [...(s['x-kubernetes-validations'] ?? []), rule as { rule: string }];
   },
   Immutable: (_, { s }) => {
-    s['x-kubernetes-validations'] = [...(s['x-kubernetes-validations'] ?? []), { message: 'Value is immutable', rule: 'self == oldSelf' }];
+    // An optional field also gets a rule on its object (that it stays set): see SchemaFormatter.
+    s['x-kubernetes-validations'] = [...(s['x-kubernetes-validations'] ?? []), { message: 'field is immutable', rule: 'self == oldSelf' }];
   },
   ListType: (a, { s, fail }) => {
     if (s.type !== 'array') return fail(`must apply listType to an array, found ${found(s)}`, '@ListType applies to array fields');
@@ -316,10 +311,9 @@ const APPLY: { readonly [N in SchemaMarkerName]: Applier<N> } = {
     if (s.type !== undefined && s.type !== 'object') return fail('must apply structType to an object; either explicitly set or defaulted through an empty schema type', `@StructType applies to object fields, found ${found(s)}`);
     s['x-kubernetes-map-type'] = a;
   },
-  AtMostOneOf: oneOfRule('<= 1', (f) => `at most one of the fields in [${f}] may be set`),
-  ExactlyOneOf: oneOfRule('== 1', (f) => `exactly one of the fields in [${f}] must be set`),
-  AtLeastOneOf: oneOfRule('>= 1', (f) => `at least one of the fields in [${f}] must be set`),
-
+  AtMostOneOf: oneOfRule((f) => `${countSet(f)} <= 1`, (f) => `at most one of the fields in [${f}] may be set`),
+  ExactlyOneOf: oneOfRule((f) => `${countSet(f)} == 1`, (f) => `exactly one of the fields in [${f}] must be set`),
+  AtLeastOneOf: oneOfRule((f) => f.map((x) => `has(self.${x})`).join('||'), (f) => `at least one of the fields in [${f}] must be set`),
 };
 
 function applyOne(name: SchemaMarkerName, m: MarkerValue, level: Level, report: Report, warn?: Report): void {

@@ -109,7 +109,7 @@ export class SchemaFormatter {
         }
         return t.what === 'object' ? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } : { 'x-kubernetes-preserve-unknown-fields': true };
       case 'named': {
-        const allow = ctx.allowUnknown || t.markers.some((m) => m.name === 'PreserveUnknownFields' || m.name === 'Schemaless');
+        const allow = ctx.allowUnknown || t.markers.some((m) => m.name === 'PreserveUnknownFields' || m.name === 'Items.PreserveUnknownFields' || m.name === 'Schemaless');
         // An object that embeds marked types: its own markers first, then folded with theirs.
         const embedded = t.target.kind === 'object' ? t.target.embedded : undefined;
         const schema = embedded?.length ? this.formatObject((t.target as { properties: IRProperty[] }).properties) : this.format(t.target, { ...ctx, allowUnknown: allow });
@@ -145,7 +145,7 @@ export class SchemaFormatter {
   formatProperty(p: IRProperty): JSONSchemaProps {
     const where = `field "${p.name}" of ${p.owner}`;
     const schemaless = p.markers.some((m) => m.name === 'Schemaless');
-    const allowUnknown = schemaless || p.markers.some((m) => m.name === 'PreserveUnknownFields');
+    const allowUnknown = schemaless || p.markers.some((m) => m.name === 'PreserveUnknownFields' || m.name === 'Items.PreserveUnknownFields');
     let base: JSONSchemaProps;
     if (schemaless) base = {};
     else {
@@ -170,6 +170,7 @@ export class SchemaFormatter {
     }
     if (props.length) out.properties = sortedRecord(properties);
     if (required.length) out.required = required;
+    keepImmutableSet(out, props, required);
     return out;
   }
 
@@ -211,6 +212,7 @@ export class SchemaFormatter {
     }
     const schema: JSONSchemaProps = { type: 'object', properties: sortedRecord(properties) };
     if (required.length) schema.required = required;
+    keepImmutableSet(schema, props, required);
     if (named) {
       applyMarkers(schema, named.markers, this.report(`Kind ${named.name}`), undefined, this.warn(`Kind ${named.name}`));
       if (named.description) schema.description = named.description;
@@ -218,6 +220,18 @@ export class SchemaFormatter {
     if (obj.kind === 'object' && obj.embedded?.length) flattenEmbedded(schema, obj.embedded.map((p) => this.format(p, { where: `Kind ${named?.name ?? ''}`, allowUnknown: false })));
     return setSchemaOrigin(schema, { where: named ? `Kind ${named.name}` : 'the Kind', markers: named?.markers ?? [] });
   }
+}
+
+/**
+ * An `@Immutable()` field's own rule does not run when the field is removed: for each optional
+ * one, a rule on the object keeps it set once it is (controller-gen's, before the object's
+ * type-level rules).
+ */
+function keepImmutableSet(schema: JSONSchemaProps, props: readonly IRProperty[], required: readonly string[]): void {
+  const rules = props
+    .filter((p) => !required.includes(p.name) && p.markers.some((m) => m.name === 'Immutable'))
+    .map((p) => ({ message: `field ${p.name} is immutable once set`, rule: `!has(oldSelf.${p.name}) || has(self.${p.name})` }));
+  if (rules.length) schema['x-kubernetes-validations'] = [...(schema['x-kubernetes-validations'] ?? []), ...rules];
 }
 
 /**

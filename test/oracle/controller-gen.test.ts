@@ -16,6 +16,8 @@ import { withoutGeneratorVersion } from '../helpers/golden.js';
 import { existsSync, writeFileSync } from 'node:fs';
 import { type Diagnostic, Reporter } from '../../src/diagnostics/index.js';
 import { crdGenerator } from '../../src/manifests/generators.js';
+import { jsDocTagName, MARKER_DEFINITIONS } from '../../src/markers/definitions.js';
+import { ts } from '../../src/util/typescript.cjs';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const fixtures = join(root, 'test/fixtures/manifests/conformance');
@@ -140,7 +142,7 @@ interface HardCase {
 /**
  * Each case is a TypeScript project under test/fixtures/manifests/oracle/<name> and its Go twin
  * under test/oracle/go/cases/<name>. controller-gen runs with crd:allowDangerousTypes=true: a
- * float64 field is a float on purpose (see oracle-refused for what it says without).
+ * float64 field is a float on purpose.
  */
 const HARD: Record<string, HardCase> = {
   // Type-level markers of intersection members and base classes (Go's embedded structs): kept,
@@ -154,6 +156,16 @@ const HARD: Record<string, HardCase> = {
   },
   // Aliases of aliases (Go: named types of named types), markers at each level.
   aliases: { crd: 'aliases.oracle.kubeforge.io_things.yaml' },
+  // Every field-level and type-level marker of the marker reference (see the coverage test below).
+  markers: { crd: 'markers.oracle.kubeforge.io_things.yaml' },
+  // uniqueItems on a field, on items, on a type: the same CRD, which the API server refuses.
+  uniqueitems: {
+    crd: 'uniqueitems.oracle.kubeforge.io_things.yaml',
+    checks: {
+      lines: ['error KF4603 8', 'error KF4603 14', 'error KF4603 19', 'error KF4603 22'],
+      reason: 'the API server refuses uniqueItems: true (its cost is quadratic): controller-gen writes a CRD that does not install, manifests refuses to write it',
+    },
+  },
 };
 
 /** What the CRD generator reports for an analysis: its problems and the CRD check's. */
@@ -194,4 +206,42 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on the hard cases (test/fixtu
     });
   }
 
+  it('the markers case uses every field-level and type-level marker of the reference', () => {
+    const uses = markerUses([join(cases, 'markers/src/api/v1/thing_types.ts'), join(cases, 'uniqueitems/src/api/v1/thing_types.ts')]);
+    const missing: string[] = [];
+    for (const d of MARKER_DEFINITIONS) {
+      if (d.targets.includes('field') && !uses.field.has(d.name)) missing.push(`${d.name} on a field`);
+      if (d.targets.includes('type') && !uses.type.has(d.name)) missing.push(`${d.name} on a type`);
+    }
+    // Every one has a controller-gen equivalent (the reference's controller-gen column).
+    assert.deepEqual(missing, []);
+  });
 });
+
+/** The markers used in `files`, by where: decorators on properties and JSDoc tags on members are field uses; on classes and type aliases, type uses. */
+function markerUses(files: string[]): { field: Set<string>; type: Set<string> } {
+  const byTag = new Map(MARKER_DEFINITIONS.map((d) => [jsDocTagName(d.name), d.name]));
+  const field = new Set<string>();
+  const type = new Set<string>();
+  for (const file of files) {
+    const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      const into = ts.isPropertyDeclaration(node) || ts.isPropertySignature(node) ? field : ts.isClassDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isInterfaceDeclaration(node) ? type : undefined;
+      if (into) {
+        for (const dec of ts.canHaveDecorators(node) ? (ts.getDecorators(node) ?? []) : []) {
+          const call = dec.expression;
+          into.add((ts.isCallExpression(call) ? call.expression : call).getText(sf));
+        }
+        for (const range of ts.getLeadingCommentRanges(sf.text, node.getFullStart()) ?? []) {
+          for (const m of sf.text.slice(range.pos, range.end).matchAll(/@([A-Za-z]+(?:\.[A-Za-z]+)?)/g)) {
+            const name = byTag.get(m[1]);
+            if (name) into.add(name);
+          }
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+  }
+  return { field, type };
+}
