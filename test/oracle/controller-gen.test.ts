@@ -17,6 +17,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { type Diagnostic, Reporter } from '../../src/diagnostics/index.js';
 import { crdGenerator } from '../../src/manifests/generators.js';
 import { jsDocTagName, MARKER_DEFINITIONS } from '../../src/markers/definitions.js';
+import { installCRDs, TestEnvironment, type CRDObject } from '../../src/testing/index.js';
 import { ts } from '../../src/util/typescript.cjs';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
@@ -144,7 +145,7 @@ const SPEC = 'spec.versions[0].schema.openAPIV3Schema.properties.spec.properties
 /**
  * Each case is a TypeScript project under test/fixtures/manifests/oracle/<name> and its Go twin
  * under test/oracle/go/cases/<name>. controller-gen runs with crd:allowDangerousTypes=true: a
- * float64 field is a float on purpose.
+ * float64 field is a float on purpose (see oracle-refused for what it says without).
  */
 const HARD: Record<string, HardCase> = {
   // Type-level markers of intersection members and base classes (Go's embedded structs): kept,
@@ -204,10 +205,15 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on the hard cases (test/fixtu
   const cases = join(root, 'test/fixtures/manifests/oracle');
   let out: string;
   let cleanup = () => {};
+  let env: TestEnvironment | undefined;
+  const installable: CRDObject[] = [];
   before(async () => {
     ({ out, cleanup } = await controllerGenCRDs(twins, './cases/...', ':allowDangerousTypes=true'));
   });
-  after(() => cleanup());
+  after(async () => {
+    cleanup();
+    await env?.stop();
+  });
 
   it('every case has a Go twin, and every twin a case', async () => {
     const { readdirSync } = await import('node:fs');
@@ -227,8 +233,16 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on the hard cases (test/fixtu
       assert.deepEqual(lines, known, 'a listed difference that no longer occurs, or a new one');
       const check = (await checked(result)).map((d) => `${d.severity} ${d.code} ${d.line}`);
       assert.deepEqual(check, c.checks?.lines ?? [], 'what the CRD check says before manifests writes');
+      if (!c.checks) installable.push(result.crds[0] as unknown as CRDObject);
     });
   }
+
+  it('the CRDs manifests writes for them install on a real API server', async () => {
+    assert.equal(installable.length, Object.values(HARD).filter((c) => !c.checks).length);
+    env = new TestEnvironment({ useExistingCluster: false });
+    await env.start();
+    await installCRDs(env.config, { crds: installable, timeoutMs: 60_000 });
+  });
 
   it('the markers case uses every field-level and type-level marker of the reference', () => {
     const uses = markerUses([join(cases, 'markers/src/api/v1/thing_types.ts'), join(cases, 'uniqueitems/src/api/v1/thing_types.ts')]);
@@ -269,3 +283,47 @@ function markerUses(files: string[]): { field: Set<string>; type: Set<string> } 
   }
   return { field, type };
 }
+
+/**
+ * Markers controller-gen refuses where kubeforge writes a schema the API server takes
+ * (test/oracle/go/refused, test/fixtures/manifests/oracle-refused): each refusal is listed with
+ * its reason; the test fails when controller-gen stops refusing one, or refuses something else.
+ */
+describe(`controller-gen ${CONTROLLER_GEN_VERSION} refuses, kubeforge writes (test/fixtures/manifests/oracle-refused)`, () => {
+  const REFUSED: Record<string, string> = {
+    '29 must apply minitems to an array': 'a field of a named list type is a $ref without a type when controller-gen checks the marker; kubeforge checks it against the type\'s schema and folds it in',
+    '32 must apply kubebuilder:validation:items:MaxLength to an array value, found ': 'the same, for items markers on a field of a named list type',
+    '35 must apply maxproperties to an object': 'the same, for a named map type',
+    '38 must apply minproperties to an object': 'the same, for a named struct type',
+    '41 must apply maximum to a numeric value, found ': 'the same, for IntOrString (an external type); kubeforge applies it to the int-or-string schema',
+    '44 must apply pattern to a textual value, found type ""': 'the same, for Quantity; kubeforge puts both patterns in allOf',
+    '46 found float, the usage of which is highly discouraged, as support for them varies across languages. Please consider serializing your float as string instead. If you are really sure you want to use them, re-run with crd:allowDangerousTypes=true':
+      'floats need crd:allowDangerousTypes=true; kubeforge takes float64 as a float on purpose (a plain number warns, KF3012)',
+  };
+  let env: TestEnvironment | undefined;
+  after(async () => {
+    await env?.stop();
+  });
+
+  it('controller-gen refuses exactly the listed markers', async () => {
+    const err = await controllerGenCRDs(twins, './refused/...').then(
+      ({ cleanup }) => {
+        cleanup();
+        return undefined;
+      },
+      (e: Error) => e,
+    );
+    assert.ok(err, 'controller-gen accepted the refused package');
+    const said = [...err.message.matchAll(/refused\/v1\/types\.go:(\d+):\d+: (.*)$/gm)].map((m) => `${m[1]} ${m[2]}`);
+    assert.deepEqual(said, Object.keys(REFUSED));
+  });
+
+  it('kubeforge writes a CRD for them that installs on a real API server', async () => {
+    const result = await analyzeProject({ projectDir: join(root, 'test/fixtures/manifests/oracle-refused'), generatorVersion: 'v0.0.0-test' });
+    assert.deepEqual(result.diagnostics, []);
+    assert.deepEqual(await checked(result), []);
+    env = new TestEnvironment({ useExistingCluster: false });
+    await env.start();
+    await installCRDs(env.config, { crds: result.crds as unknown as CRDObject[], timeoutMs: 60_000 });
+  });
+});
