@@ -64,14 +64,16 @@ export function flattenInto(dst: JSONSchemaProps, src: JSONSchemaProps): void {
 
 /**
  * Sets on `schema` the keywords of its embedded types (`parts`, each formatted whole) and its
- * own, folded in Go's order: the embedded types first, the schema's own keywords last.
+ * own, folded in Go's order: the embedded types first, the schema's own keywords last. A Kind's
+ * own schema (`root`) is not a reference: controller-gen folds the embedded types into it, so
+ * its own keywords come first there (and its rules after theirs).
  */
-export function flattenEmbedded(schema: JSONSchemaProps, parts: readonly JSONSchemaProps[]): void {
+export function flattenEmbedded(schema: JSONSchemaProps, parts: readonly JSONSchemaProps[], root = false): void {
   const own = foldableKeywords(schema);
   const s = schema as Schema;
   for (const k of Object.keys(own)) delete s[k];
-  const dst: JSONSchemaProps = {};
+  const dst: JSONSchemaProps = root ? own : {};
   for (const p of parts) flattenInto(dst, foldableKeywords(p));
-  flattenInto(dst, own);
+  if (!root) flattenInto(dst, own);
   Object.assign(schema, dst);
 }

@@ -217,7 +217,7 @@ export class SchemaFormatter {
       applyMarkers(schema, named.markers, this.report(`Kind ${named.name}`), undefined, this.warn(`Kind ${named.name}`));
       if (named.description) schema.description = named.description;
     }
-    if (obj.kind === 'object' && obj.embedded?.length) flattenEmbedded(schema, obj.embedded.map((p) => this.format(p, { where: `Kind ${named?.name ?? ''}`, allowUnknown: false })));
+    if (obj.kind === 'object' && obj.embedded?.length) flattenEmbedded(schema, obj.embedded.map((p) => this.format(p, { where: `Kind ${named?.name ?? ''}`, allowUnknown: false })), true);
     return setSchemaOrigin(schema, { where: named ? `Kind ${named.name}` : 'the Kind', markers: named?.markers ?? [] });
   }
 }

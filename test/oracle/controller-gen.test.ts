@@ -149,7 +149,8 @@ const SPEC = 'spec.versions[0].schema.openAPIV3Schema.properties.spec.properties
  */
 const HARD: Record<string, HardCase> = {
   // Type-level markers of intersection members and base classes (Go's embedded structs): kept,
-  // rules in controller-gen's order, conflicting bounds moved into allOf.
+  // rules in controller-gen's order (at a Kind's root, the members' before the Kind's own),
+  // conflicting bounds moved into allOf; a field's rules over such a type.
   embedded: { crd: 'embedded.oracle.kubeforge.io_things.yaml' },
   // Validation markers on a type and on the field that uses it: folded as controller-gen folds a
   // field into the type it refers to (the field's rules first, both values of a bound in allOf).
