@@ -51,7 +51,25 @@ type Pair struct {
 // +kubebuilder:validation:XValidation:rule="self.size() < 9",message="type map rule"
 type Labels map[string]string
 
+// Titled is a documented word.
+// +kubebuilder:title="Type title"
+// +kubebuilder:externalDocs:url="https://example.com/type"
+// +kubebuilder:validation:Format=hostname
+type Titled string
+
 type ThingSpec struct {
+	// Documentation markers on the field and on its type: the field's win.
+	// +kubebuilder:title="Field title"
+	// +kubebuilder:externalDocs:url="https://example.com/field",description="the field"
+	// +kubebuilder:example="abc"
+	// +kubebuilder:validation:Format=hostname
+	Titled Titled `json:"titled,omitempty"`
+
+	// Field markers that only a field has, over a marked type.
+	// +nullable
+	// +kubebuilder:default=abc
+	Defaulted *Word `json:"defaulted,omitempty"`
+
 	// No field markers: the type's.
 	Plain Word `json:"plain,omitempty"`
 
