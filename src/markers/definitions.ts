@@ -145,7 +145,8 @@ const VALIDATION = {
     repeatable: true,
   },
   PreserveUnknownFields: { controllerGen: 'kubebuilder:pruning:PreserveUnknownFields', args: none, help: 'Keeps fields the schema does not describe (`x-kubernetes-preserve-unknown-fields`).' },
-  EmbeddedResource: { controllerGen: 'kubebuilder:validation:EmbeddedResource', args: none, help: 'The object is a whole Kubernetes object with apiVersion, kind and metadata (`x-kubernetes-embedded-resource`).' },
+  // `kubebuilder:validation:EmbeddedResource` is controller-gen's field-only spelling; the X form works on types too.
+  EmbeddedResource: { controllerGen: 'kubebuilder:validation:XEmbeddedResource', args: none, help: 'The object is a whole Kubernetes object with apiVersion, kind and metadata (`x-kubernetes-embedded-resource`).' },
   IntOrString: { controllerGen: 'kubebuilder:validation:XIntOrString', args: none, help: 'Accepts an integer or a string (`x-kubernetes-int-or-string`).', schema: FIRST },
   Schemaless: { controllerGen: 'kubebuilder:validation:Schemaless', args: none, help: 'Emits an empty schema for the field (combine with `@PreserveUnknownFields()`).', targets: ['field'] },
   Title: { controllerGen: 'kubebuilder:title', args: value(str, 's'), help: 'Schema title.' },
@@ -250,7 +251,7 @@ const FIELD = {
   },
   MapType: { controllerGen: 'mapType', targets: FIELD_OR_TYPE, args: value(oneOf('atomic', 'granular'), 'type'), help: 'Map semantics for server-side apply (`x-kubernetes-map-type`).', schema: NORMAL },
   StructType: { controllerGen: 'structType', targets: FIELD_OR_TYPE, args: value(oneOf('atomic', 'granular'), 'type'), help: 'Object semantics for server-side apply (`x-kubernetes-map-type`).', schema: NORMAL },
-  Immutable: { controllerGen: 'k8s:immutable', targets: ['field'], args: none, help: 'The value cannot change once set (a `self == oldSelf` CEL rule).', schema: NORMAL },
+  Immutable: { controllerGen: 'k8s:immutable', targets: ['field'], args: none, help: 'The value cannot change once set (a `self == oldSelf` CEL rule; on an optional field, also a rule on its object that keeps it set).', schema: NORMAL },
 } as const satisfies Record<string, Entry>;
 
 const oneOfLike = <const C extends string>(controllerGen: C, help: string) =>
@@ -429,7 +430,8 @@ const VALIDATION_DEFS = entries('validation', VALIDATION, { targets: FIELD_OR_TY
 const ITEMS_DEFS: MarkerDefinition[] = VALIDATION_DEFS.filter((d) => d.name !== 'Schemaless' && d.name !== 'Title').map((d) => ({
   ...d,
   name: `Items.${d.name}`,
-  controllerGen: d.controllerGen.replace(/^kubebuilder:(validation|pruning):/, 'kubebuilder:validation:items:'),
+  // controller-gen names the items markers after its types: items:XPreserveUnknownFields, items:XEmbeddedResource.
+  controllerGen: d.name === 'PreserveUnknownFields' ? 'kubebuilder:validation:items:XPreserveUnknownFields' : d.controllerGen.replace(/^kubebuilder:validation:/, 'kubebuilder:validation:items:'),
   help: `${d.help} Applies to each item of an array.`,
 }));
 

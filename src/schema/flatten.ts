@@ -18,7 +18,7 @@
 import type { JSONSchemaProps } from './jsonschema.js';
 
 /** Keywords the properties and types of the merge already account for, or that are not merged. */
-const NOT_MERGED = new Set(['properties', 'required', 'type', 'title', 'description', 'example', 'externalDocs', 'items', 'additionalProperties']);
+export const NOT_MERGED = new Set(['properties', 'required', 'type', 'title', 'description', 'example', 'externalDocs', 'items', 'additionalProperties']);
 /** Keywords Go holds as plain strings or booleans: equal values are one value. */
 const BY_VALUE = new Set(['format', 'pattern', 'exclusiveMaximum', 'exclusiveMinimum', 'uniqueItems', 'nullable', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string', 'minProperties', 'maxProperties']);
 
@@ -64,14 +64,16 @@ export function flattenInto(dst: JSONSchemaProps, src: JSONSchemaProps): void {
 
 /**
  * Sets on `schema` the keywords of its embedded types (`parts`, each formatted whole) and its
- * own, folded in Go's order: the embedded types first, the schema's own keywords last.
+ * own, folded in Go's order: the embedded types first, the schema's own keywords last. A Kind's
+ * own schema (`root`) is not a reference: controller-gen folds the embedded types into it, so
+ * its own keywords come first there (and its rules after theirs).
  */
-export function flattenEmbedded(schema: JSONSchemaProps, parts: readonly JSONSchemaProps[]): void {
+export function flattenEmbedded(schema: JSONSchemaProps, parts: readonly JSONSchemaProps[], root = false): void {
   const own = foldableKeywords(schema);
   const s = schema as Schema;
   for (const k of Object.keys(own)) delete s[k];
-  const dst: JSONSchemaProps = {};
+  const dst: JSONSchemaProps = root ? own : {};
   for (const p of parts) flattenInto(dst, foldableKeywords(p));
-  flattenInto(dst, own);
+  if (!root) flattenInto(dst, own);
   Object.assign(schema, dst);
 }

@@ -4,7 +4,7 @@
  */
 import { error, type Reporter } from '../diagnostics/index.js';
 import type { MarkerValue } from '../analysis/collector.js';
-import { applyMarkers } from './apply.js';
+import { applyMarkers, type Fold } from './apply.js';
 import { flattenEmbedded } from './flatten.js';
 import type { IRProperty, IRType } from './ir.js';
 import { irResolve } from './ir.js';
@@ -109,11 +109,11 @@ export class SchemaFormatter {
         }
         return t.what === 'object' ? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } : { 'x-kubernetes-preserve-unknown-fields': true };
       case 'named': {
-        const allow = ctx.allowUnknown || t.markers.some((m) => m.name === 'PreserveUnknownFields' || m.name === 'Schemaless');
+        const allow = ctx.allowUnknown || t.markers.some((m) => m.name === 'PreserveUnknownFields' || m.name === 'Items.PreserveUnknownFields' || m.name === 'Schemaless');
         // An object that embeds marked types: its own markers first, then folded with theirs.
         const embedded = t.target.kind === 'object' ? t.target.embedded : undefined;
         const schema = embedded?.length ? this.formatObject((t.target as { properties: IRProperty[] }).properties) : this.format(t.target, { ...ctx, allowUnknown: allow });
-        applyMarkers(schema, t.markers, this.report(`type ${t.name}`), undefined, this.warn(`type ${t.name}`));
+        applyMarkers(schema, t.markers, this.report(`type ${t.name}`), foldOf(t.target), this.warn(`type ${t.name}`));
         if (embedded?.length) flattenEmbedded(schema, embedded.map((p) => this.format(p, { ...ctx, allowUnknown: allow })));
         if (t.description) schema.description = t.description;
         return setSchemaOrigin(schema, { where: `type ${t.name}`, markers: t.markers, type: schemaOriginOf(schema) });
@@ -145,18 +145,16 @@ export class SchemaFormatter {
   formatProperty(p: IRProperty): JSONSchemaProps {
     const where = `field "${p.name}" of ${p.owner}`;
     const schemaless = p.markers.some((m) => m.name === 'Schemaless');
-    const allowUnknown = schemaless || p.markers.some((m) => m.name === 'PreserveUnknownFields');
+    const allowUnknown = schemaless || p.markers.some((m) => m.name === 'PreserveUnknownFields' || m.name === 'Items.PreserveUnknownFields');
     let base: JSONSchemaProps;
     if (schemaless) base = {};
     else {
       const r = irResolve(p.type);
       base = allowUnknown && r.kind === 'unknown' && p.type.kind === 'unknown' ? (r.what === 'object' ? { type: 'object' } : {}) : this.format(p.type, { where, allowUnknown });
     }
-    // Markers change only the top level (and `items`, which applyMarkers copies first): a
-    // shallow copy keeps `base` intact for allOf conflict detection without a deep clone.
+    // Markers change only the top level and `items` (applyMarkers copies what it changes).
     const schema: JSONSchemaProps = { ...base };
-    const typed = p.type.kind === 'named' || p.type.kind === 'nullable';
-    applyMarkers(schema, p.markers, this.report(where), typed ? base : undefined, this.warn(where));
+    applyMarkers(schema, p.markers, this.report(where), schemaless ? {} : foldOf(p.type), this.warn(where));
     if (p.description) schema.description = p.description;
     // An empty schema from @Schemaless() alone is refused by the CRD check (src/manifests/crdcheck).
     return setSchemaOrigin(schema, { where, at: p.at, markers: p.markers, type: schemaOriginOf(base) });
@@ -172,6 +170,7 @@ export class SchemaFormatter {
     }
     if (props.length) out.properties = sortedRecord(properties);
     if (required.length) out.required = required;
+    keepImmutableSet(out, props, required);
     return out;
   }
 
@@ -213,13 +212,43 @@ export class SchemaFormatter {
     }
     const schema: JSONSchemaProps = { type: 'object', properties: sortedRecord(properties) };
     if (required.length) schema.required = required;
+    keepImmutableSet(schema, props, required);
     if (named) {
       applyMarkers(schema, named.markers, this.report(`Kind ${named.name}`), undefined, this.warn(`Kind ${named.name}`));
       if (named.description) schema.description = named.description;
     }
-    if (obj.kind === 'object' && obj.embedded?.length) flattenEmbedded(schema, obj.embedded.map((p) => this.format(p, { where: `Kind ${named?.name ?? ''}`, allowUnknown: false })));
+    if (obj.kind === 'object' && obj.embedded?.length) flattenEmbedded(schema, obj.embedded.map((p) => this.format(p, { where: `Kind ${named?.name ?? ''}`, allowUnknown: false })), true);
     return setSchemaOrigin(schema, { where: named ? `Kind ${named.name}` : 'the Kind', markers: named?.markers ?? [] });
   }
+}
+
+/**
+ * An `@Immutable()` field's own rule does not run when the field is removed: for each optional
+ * one, a rule on the object keeps it set once it is (controller-gen's, before the object's
+ * type-level rules).
+ */
+function keepImmutableSet(schema: JSONSchemaProps, props: readonly IRProperty[], required: readonly string[]): void {
+  const rules = props
+    .filter((p) => !required.includes(p.name) && p.markers.some((m) => m.name === 'Immutable'))
+    .map((p) => ({ message: `field ${p.name} is immutable once set`, rule: `!has(oldSelf.${p.name}) || has(self.${p.name})` }));
+  if (rules.length) schema['x-kubernetes-validations'] = [...(schema['x-kubernetes-validations'] ?? []), ...rules];
+}
+
+/**
+ * Whether controller-gen would see a type as a reference to a named type (a `$ref`, resolved
+ * when it flattens the schema): markers on a field or type that uses it are folded into its
+ * schema rather than written over it.
+ */
+function isReference(t: IRType): boolean {
+  if (t.kind === 'nullable') return isReference(t.target);
+  return t.kind === 'named' || t.kind === 'k8s' || (t.kind === 'builtin' && t.name !== 'Bytes');
+}
+
+/** Where markers on a use of `t` are folded (see {@link Fold}): at the top, and at the items of an array. */
+function foldOf(t: IRType): Fold {
+  let a = t;
+  while (a.kind === 'named' || a.kind === 'nullable') a = a.target;
+  return { top: isReference(t), items: a.kind === 'array' && isReference(a.items) };
 }
 
 function sortedRecord<T>(r: Record<string, T>): Record<string, T> {

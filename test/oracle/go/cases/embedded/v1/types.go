@@ -47,12 +47,26 @@ type ThingSpec struct {
 	Own    string `json:"own,omitempty"`
 }
 
+// Stamped is embedded in the Kind itself.
+// +kubebuilder:validation:XValidation:rule="!has(self.spec) || has(self.stamp)",message="stamped"
+// +kubebuilder:validation:MaxProperties=20
+type Stamped struct {
+	Stamp string `json:"stamp,omitempty"`
+}
+
 // +kubebuilder:object:root=true
+// +kubebuilder:validation:XValidation:rule="!has(self.other) || has(self.spec)",message="own"
+// +kubebuilder:validation:MaxProperties=30
 type Thing struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Stamped           `json:",inline"`
 
 	Spec  ThingSpec   `json:"spec,omitempty"`
 	Other Derived     `json:"other,omitempty"`
 	Chain MoreDerived `json:"chain,omitempty"`
+
+	// Rules of the field's, over a type with embedded rules.
+	// +kubebuilder:validation:XValidation:rule="!has(self.y) || self.y != 'q'",message="field"
+	Marked MoreDerived `json:"marked,omitempty"`
 }
