@@ -180,6 +180,9 @@ const TWO_VAR_MACROS = new Set(['all', 'exists', 'existsOne', 'transformList', '
 const ERR: CelT = { kind: 'dyn' };
 
 class Checker {
+  /** List literals that are the argument of `string.format` (mixed element types allowed). */
+  private readonly formatArgs = new Set<bigint>();
+
   constructor(
     private readonly out: Checked,
     private readonly variables: Record<string, CelT>,
@@ -255,7 +258,13 @@ class Checker {
         for (const [i, el] of k.value.elements.entries()) {
           let t = this.check(el, scope);
           if (optional.has(i)) t = this.unwrapOptional(el, t);
-          // The API server's CEL takes only homogeneous aggregate literals.
+          // The API server's CEL takes only homogeneous aggregate literals, but for the argument
+          // list of string.format (cel-go's validator exempts it): that one is a list(dyn).
+          if (this.formatArgs.has(e.id)) {
+            elem = elem && !sameKind(elem, t) ? T.dyn : elem ? join(elem, t) : t;
+            max++;
+            continue;
+          }
           if (elem && !sameKind(elem, t)) this.issue(el, `expected type '${typeName(elem)}' but found '${typeName(t)}'`);
           elem = elem ? join(elem, t) : t;
           max++;
@@ -422,6 +431,7 @@ class Checker {
       return this.selectField(e, ot, String(call.args[1].exprKind.value.constantKind.value), true);
     }
     const tt = target ? this.check(target, scope) : undefined;
+    if (name === 'format' && tt && call.args[0]?.exprKind.case === 'listExpr') this.formatArgs.add(call.args[0].id);
     const ats = call.args.map((a) => this.check(a, scope));
     const declared = OVERLOADS.get(name);
     if (!declared) return this.issue(e, `undeclared reference to '${name}' (in container '')`);

@@ -317,10 +317,7 @@ const EXTRA: Obj[] = [
  * Where kubeforge's figures are not the server's today, with the reason. Asserted: a difference
  * that goes away, or a new one, fails the test.
  */
-const KNOWN: Record<string, string> = {
-  'mains.costs.kubeforge.io.properties.spec[74] "%s-%d".format([self.hostB, self.workers.size()]) != ""':
-    "not a cost: kubeforge's checker refuses the mixed list literal (string, int) as a non-homogeneous aggregate, cel-go exempts the argument list of format() from that check; the server compiles the rule",
-};
+const KNOWN: Record<string, string> = {};
 
 /** The server's field path of a node's rule: `spec.validation.openAPIV3Schema.properties[spec].items.x-kubernetes-validations[0].rule`. */
 function fieldPath(steps: string[], index: number, part: 'rule' | 'messageExpression'): string {

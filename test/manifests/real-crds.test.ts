@@ -35,18 +35,7 @@ const KNOWN: Record<string, string> = {};
  * `<project>/<file>` of a CRD the server creates but on which one of our warnings says the server
  * refuses it (a warning does not stop the write, yet its claim is false), and why.
  */
-const CEL_COST = 'CEL: other branch (our static cost estimate of a rule inside lists exceeds the budget where the server\'s does not)';
-const KNOWN_FALSE_WARNINGS: Record<string, string> = {
-  'crossplane/apiextensions.crossplane.io_compositionrevisions.yaml': CEL_COST,
-  'crossplane/apiextensions.crossplane.io_compositions.yaml': CEL_COST,
-  'crossplane/ops.crossplane.io_cronoperations.yaml': CEL_COST,
-  'crossplane/ops.crossplane.io_operations.yaml': CEL_COST,
-  'crossplane/ops.crossplane.io_watchoperations.yaml': CEL_COST,
-  'external-secrets/external-secrets.io_clusterpushsecrets.yaml': CEL_COST,
-  'external-secrets/external-secrets.io_pushsecrets.yaml': CEL_COST,
-  'gateway-api/gateway.networking.k8s.io_gateways.yaml': CEL_COST,
-  'prometheus-operator/monitoring.coreos.com_alertmanagerconfigs.yaml': CEL_COST,
-};
+const KNOWN_FALSE_WARNINGS: Record<string, string> = {};
 
 /** `<project>/<file>` of a CRD with columns whose minimal object the server refuses, and why. */
 const NO_OBJECT: Record<string, string> = {};
