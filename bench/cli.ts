@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../src/util/package-root.js';
+import { median } from './stats.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const INIT_RUNS = Number(process.env.BENCH_INIT_RUNS ?? 7);
@@ -23,12 +24,6 @@ function time(args: string[], cwd?: string): number {
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (r.status !== 0) throw new Error(`node ${args.join(' ')} failed (exit ${r.status}): ${r.stderr}`);
   return ms;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;

@@ -19,15 +19,9 @@ import { controllerManagedBy } from '../src/runtime/controller/index.js';
 import { newManager } from '../src/runtime/manager/index.js';
 import { RestClient } from '../src/runtime/client/rest.js';
 import { TestEnvironment } from '../src/testing/index.js';
+import { median, sleep } from './stats.js';
 
 const now = () => performance.now();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 async function until(what: string, check: () => boolean, timeoutMs = 120_000): Promise<void> {
   const end = Date.now() + timeoutMs;

@@ -37,6 +37,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findGo } from '../src/envtest/go-build.js';
 import { CONTROLLER_GEN_VERSION, controllerGen } from '../test/oracle/tools.js';
+import { median } from './stats.js';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -536,11 +537,6 @@ function measure(cmd: string, args: string[], cwd: string): Sample {
   const report = `${r.stdout ?? ''}${stderr.replace(/KFBENCH_RSS_KB=.*\n?/, '')}`;
   const cpuMs = cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : NaN;
   return { ms, cpuMs, rssMb: m ? Number(m[1]) / 1024 : NaN, ok: r.status === 0, stderr: report };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
 interface Row {

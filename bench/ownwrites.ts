@@ -20,15 +20,9 @@ import { isConflict } from '../src/runtime/client/index.js';
 import { newManager } from '../src/runtime/manager/index.js';
 import { RestClient } from '../src/runtime/client/rest.js';
 import { TestEnvironment } from '../src/testing/index.js';
+import { median, sleep } from './stats.js';
 
 const now = () => performance.now();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 export interface OwnWritesResult {
   objects: number;

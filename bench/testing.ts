@@ -19,15 +19,10 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initProject, ok, packKubeforge, repo, sh } from '../test/e2e/helpers.js';
+import { median } from './stats.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const KINDS = ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo', 'Foxtrot'];
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'kubeforge-bench-testing-'));
 try {

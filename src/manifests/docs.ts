@@ -13,6 +13,7 @@ import { posix, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { type Change, type CommandIo, deleteStaleManaged, DiskHost, hasManagedHeader, managedHeader, normalizePath, type Host, runCommand, Tree } from '../scaffold/index.js';
+import type { JSONSchemaProps } from '../schema/jsonschema.js';
 import { CRD_DIR, formatPlan } from './writer.js';
 
 export const DOCS_TOOL = 'kubeforge docs';
@@ -21,38 +22,7 @@ export const DOCS_DIR = 'docs/reference';
 
 type Obj = Record<string, unknown>;
 
-interface Schema {
-  type?: string;
-  format?: string;
-  description?: string;
-  properties?: Record<string, Schema>;
-  additionalProperties?: Schema | boolean;
-  items?: Schema;
-  required?: string[];
-  default?: unknown;
-  enum?: unknown[];
-  minimum?: number;
-  maximum?: number;
-  exclusiveMinimum?: boolean;
-  exclusiveMaximum?: boolean;
-  minLength?: number;
-  maxLength?: number;
-  minItems?: number;
-  maxItems?: number;
-  minProperties?: number;
-  maxProperties?: number;
-  multipleOf?: number;
-  pattern?: string;
-  nullable?: boolean;
-  'x-kubernetes-int-or-string'?: boolean;
-  'x-kubernetes-preserve-unknown-fields'?: boolean;
-  'x-kubernetes-embedded-resource'?: boolean;
-  'x-kubernetes-list-type'?: string;
-  'x-kubernetes-list-map-keys'?: string[];
-  'x-kubernetes-map-type'?: string;
-  'x-kubernetes-validations'?: { rule?: string; message?: string; messageExpression?: string; reason?: string; fieldPath?: string }[];
-  allOf?: Schema[];
-}
+type Schema = JSONSchemaProps;
 
 interface CRD {
   file: string;
