@@ -249,7 +249,7 @@ func celSpecExpect(t *conformance.SimpleTest, env *cel.Env) (map[string]any, err
 		for _, e := range m.EvalError.GetErrors() {
 			msgs = append(msgs, e.GetMessage())
 		}
-		return map[string]any{"evalError": strings.Join(msgs, "; ")}, nil
+		return map[string]any{"evalError": "", "message": strings.Join(msgs, "; ")}, nil
 	case *conformance.SimpleTest_AnyEvalErrors:
 		return map[string]any{"evalError": ""}, nil
 	}
@@ -260,7 +260,7 @@ func celSpecExpect(t *conformance.SimpleTest, env *cel.Env) (map[string]any, err
 func k8sOutcome(env *cel.Env, expr string, disableCheck bool, activation map[string]any) (out map[string]any) {
 	defer func() {
 		if r := recover(); r != nil {
-			out = map[string]any{"evalError": fmt.Sprint(r)}
+			out = map[string]any{"evalError": "", "message": fmt.Sprint(r)}
 		}
 	}()
 	var ast *cel.Ast
@@ -279,7 +279,8 @@ func k8sOutcome(env *cel.Env, expr string, disableCheck bool, activation map[str
 	}
 	res, _, err := prg.Eval(activation)
 	if err != nil {
-		return map[string]any{"evalError": err.Error()}
+		// CEL does not specify error messages: any error will do, cel-go's is kept for the reader
+		return map[string]any{"evalError": "", "message": err.Error()}
 	}
 	return map[string]any{"value": celJSON(res.(ref.Val))}
 }

@@ -35,6 +35,9 @@ var hookSource string
 //go:embed celvalue.go
 var celValueSource string
 
+//go:embed schema.go.txt
+var schemaSource string
+
 // A Kubernetes package whose tests are read, and what is read from each of its files.
 type pkgSpec struct {
 	module string
@@ -145,7 +148,11 @@ func run(out string, keep bool) error {
 		}
 		// the hooks, in each package the test files declare (internal and external tests)
 		for _, pkg := range testPackages(pkgDir) {
-			for name, text := range map[string]string{"zz_kf_hook_" + pkg + "_test.go": hookSource, "zz_kf_celvalue_" + pkg + "_test.go": celValueSource} {
+			files := map[string]string{"zz_kf_hook_" + pkg + "_test.go": hookSource, "zz_kf_celvalue_" + pkg + "_test.go": celValueSource}
+			if p.module == "k8s.io/apiextensions-apiserver" && pkg == "cel" {
+				files["zz_kf_schema_"+pkg+"_test.go"] = schemaSource
+			}
+			for name, text := range files {
 				text = strings.Replace(text, "package PACKAGE", "package "+pkg, 1)
 				text = strings.Replace(text, "package main", "package "+pkg, 1)
 				if err := os.WriteFile(filepath.Join(pkgDir, name), []byte(text), 0o644); err != nil {
@@ -285,10 +292,13 @@ type excluded struct {
 
 // share stores a value in a shared table under a name derived from its content.
 func share(table map[string]any, prefix string, v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	e := json.NewEncoder(&buf)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
 		panic(err)
 	}
+	b := bytes.TrimRight(buf.Bytes(), "\n")
 	h := sha256.Sum256(b)
 	id := prefix + hex.EncodeToString(h[:])[:12]
 	table[id] = json.RawMessage(b)
