@@ -8,4 +8,4 @@ export { checkExpression, lineCol, type Checked, type CelIssue } from './check.j
 export { compileRule, ruleVariables, type CompiledRule, type RuleProblem } from './compile.js';
 export { estimateCost, sizeOf, multiplyCapped, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from './cost.js';
 export { schemaType, escapeProperty, unescapeProperty, typeName, T, type CelT, type RuleSchema, type ValidationRule } from './types.js';
-export { validateObject, toCel, evaluateExpression, type RuleFailure, type RuleErrorType } from './eval.js';
+export { validateObject, toCel, evaluateExpression, type RuleFailure, type RuleErrorType, type ValidateOptions } from './eval.js';
