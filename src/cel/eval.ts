@@ -51,10 +51,6 @@ const MAP = mapType(DYN, DYN);
 const DURATION = objectType('google.protobuf.Duration');
 
 const noSuchOverload = () => new Error('no such overload');
-const asList = (v: CelValue): CelList => {
-  if (!isCelList(v)) throw noSuchOverload();
-  return v;
-};
 
 // ---- optionals (values of k8slib's optional form: a map with a marker key) ----
 
@@ -121,11 +117,12 @@ function sum(this: CelList): never {
   return sumOf(this) as never;
 }
 
-function sumOf(this_: CelList): CelValue {
-  const xs = [...this_];
+/** The lists library's sum: numbers of one kind, or durations; an empty list sums to its element type's zero. */
+function sumOf(list: CelList): CelValue {
+  const xs = [...list];
   if (!xs.length) {
-    const elem = listInfo(this_)?.elem;
-    return (elem === "duration" ? create(DurationSchema, {}) : elem === "double" ? 0 : elem === "uint" ? celUint(0n) : 0n) as unknown as CelValue;
+    const elem = listInfo(list)?.elem;
+    return (elem === 'duration' ? create(DurationSchema, {}) : elem === 'double' ? 0 : elem === 'uint' ? celUint(0n) : 0n) as unknown as CelValue;
   }
   if (xs.every(isDuration)) return durationFromNanos(xs.reduce<bigint>((a, x) => a + nanosOf(wkt(x)!), 0n)) as unknown as CelValue;
   if (xs.every((x) => typeof x === 'bigint')) {
