@@ -55,7 +55,8 @@ export interface CompileOptions {
 export function compileRule(rule: ValidationRule, schema: RuleSchema, isRoot = false, options: CompileOptions = {}): CompiledRule {
   const vars = ruleVariables(schema, isRoot, rule.optionalOldSelf === true);
   const problems: RuleProblem[] = [];
-  const checked = checkExpression(rule.rule ?? '', vars, options);
+  // a blank rule compiles to nothing to run (apiextensions' Compile: no error, no program)
+  const checked = (rule.rule ?? '').trim() ? checkExpression(rule.rule ?? '', vars, options) : checkExpression('true', vars, options);
   for (const i of checked.issues) problems.push({ part: 'rule', message: i.message, offset: i.offset });
   if (checked.type && checked.type.kind !== 'bool' && checked.type.kind !== 'dyn') {
     problems.push({ part: 'rule', message: `cel expression must evaluate to a bool (it is ${typeName(checked.type)})`, offset: 0 });

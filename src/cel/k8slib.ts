@@ -5,8 +5,7 @@
  * canonical form: two quantities of the same amount are equal maps, as they are equal in CEL.
  * The checker (./library.ts) gives them their own types, so a rule cannot treat them as maps.
  */
-import { isIP } from 'node:net';
-import { celFunc, celMethod, CelScalar, mapType, type CelFunc, type CelMap, type CelValue } from '@bufbuild/cel';
+import { celFunc, celMethod, CelScalar, celType, isCelMap, mapType, objectType, type CelFunc, type CelMap, type CelType, type CelValue } from '@bufbuild/cel';
 
 const MAP = mapType(CelScalar.STRING, CelScalar.DYN);
 const { STRING, INT, BOOL, DOUBLE, DYN } = CelScalar;
@@ -29,17 +28,29 @@ const expect = (m: CelMap, k: string) => {
   return str(m, k);
 };
 
+const TYPE_NAMES: Record<string, string> = { [Q]: 'kubernetes.Quantity', [U]: 'kubernetes.URL', [IPK]: 'net.IP', [CIDRK]: 'net.CIDR', [SV]: 'kubernetes.Semver', [FMT]: 'kubernetes.NamedFormat', [OPTIONAL_KEY]: 'optional_type' };
+
+/** `type(v)`: the Kubernetes types and optionals by their CEL names, the rest as @bufbuild/cel types them. */
+export function typeOfTagged(v: CelValue): CelType {
+  const k = isCelMap(v) ? tag(v) : undefined;
+  return k ? objectType(TYPE_NAMES[k]) : celType(v);
+}
+
 /** An optional (none when `value` is undefined), as a map the evaluator accepts. */
 export const optional = (value?: unknown): Record<string, never> => (value === undefined ? { [OPTIONAL_KEY]: true } : { [OPTIONAL_KEY]: true, value }) as unknown as Record<string, never>;
 
 // ---- quantity: amounts as BigInt nano-units (k8s Quantities carry at most nano precision in practice) ----
+/** apimachinery's first check of a quantity (ParseQuantity), and its message. */
+const QUANTITY_SHAPE = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
+const QUANTITY_SHAPE_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 const QUANTITY = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?\d+|n|u|m|k|M|G|T|P|E)?$/;
 const BIN: Record<string, bigint> = { Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n };
 const DEC: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 
 function parseQuantity(s: string): bigint {
+  if (!QUANTITY_SHAPE.test(s)) throw new Error(QUANTITY_SHAPE_MESSAGE);
   const m = QUANTITY.exec(s);
-  if (!m) throw new Error('quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'');
+  if (!m) throw new Error(/^[+-]?(\d+(\.\d*)?|\.\d+)/.test(s) ? "unable to parse quantity's suffix" : QUANTITY_SHAPE_MESSAGE);
   const [int, frac = ''] = m[1].replace(/^[+-]/, '').split('.');
   const sign = m[1].startsWith('-') ? -1n : 1n;
   const digits = BigInt(`${int || '0'}${frac}`);
@@ -57,22 +68,92 @@ function parseQuantity(s: string): bigint {
   }
   return sign * v;
 }
+const isQuantity = (s: string) => {
+  try {
+    parseQuantity(s);
+    return true;
+  } catch {
+    return false;
+  }
+};
 const quantity = (nanos: bigint) => ({ [Q]: nanos.toString() });
 const nanosOf = (m: CelMap) => BigInt(expect(m, Q));
 const NANO = 1_000_000_000n;
 
-// ---- semver ----
-const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+// ---- semver (github.com/blang/semver/v4's Parse, and the library's normalisation) ----
+const NUMBERS = /^[0-9]*$/;
+const ALPHANUM = /^[0-9A-Za-z-]*$/;
+const leadingZero = (s: string) => s.length > 1 && s[0] === '0';
+
+/** The version (major.minor.patch[-pre][+build]) or blang/semver's error. */
 function parseSemver(s: string, normalize: boolean): string {
   let v = s;
   if (normalize) {
     v = v.replace(/^v/, '');
-    const m = /^(\d+)(?:\.(\d+))?(?:\.(\d+))?(.*)$/.exec(v);
-    if (m) v = `${Number(m[1])}.${Number(m[2] ?? 0)}.${Number(m[3] ?? 0)}${m[4]}`;
+    const parts = splitN(v, '.', 3);
+    for (let i = 0; i < parts.length; i++) {
+      let p = parts[i];
+      if (p.length > 1) {
+        p = p.replace(/^0+/, '');
+        if (!p.length || !/^[0-9]/.test(p)) p = `0${p}`;
+        parts[i] = p;
+      }
+    }
+    if (parts.length < 3) {
+      if (/[+-]/.test(parts[parts.length - 1])) throw new Error('short version cannot contain PreRelease/Build meta data');
+      while (parts.length < 3) parts.push('0');
+    }
+    v = parts.join('.');
   }
-  const m = SEMVER.exec(v);
-  if (!m) throw new Error(`could not parse semver: ${s}`);
-  return `${m[1]}.${m[2]}.${m[3]}${m[4] ? `-${m[4]}` : ''}`;
+  if (!v.length) throw new Error('Version string empty');
+  const parts = splitN(v, '.', 3);
+  if (parts.length !== 3) throw new Error('No Major.Minor.Patch elements found');
+  const [major, minor] = parts;
+  let patch = parts[2];
+  for (const [name, n] of [['major', major], ['minor', minor]] as const) {
+    if (!NUMBERS.test(n)) throw new Error(`Invalid character(s) found in ${name} number "${n}"`);
+    if (leadingZero(n)) throw new Error(`${name[0].toUpperCase()}${name.slice(1)} number must not contain leading zeroes "${n}"`);
+    if (!n.length) throw new Error('strconv.ParseUint: parsing "": invalid syntax');
+  }
+  let build: string[] = [];
+  let pre: string[] = [];
+  const b = patch.indexOf('+');
+  if (b >= 0) {
+    build = patch.slice(b + 1).split('.');
+    patch = patch.slice(0, b);
+  }
+  const p = patch.indexOf('-');
+  if (p >= 0) {
+    pre = patch.slice(p + 1).split('.');
+    patch = patch.slice(0, p);
+  }
+  if (!NUMBERS.test(patch)) throw new Error(`Invalid character(s) found in patch number "${patch}"`);
+  if (leadingZero(patch)) throw new Error(`Patch number must not contain leading zeroes "${patch}"`);
+  if (!patch.length) throw new Error('strconv.ParseUint: parsing "": invalid syntax');
+  for (const x of pre) {
+    if (!x.length) throw new Error('Prerelease is empty');
+    if (NUMBERS.test(x) && leadingZero(x)) throw new Error(`Numeric PreRelease version must not contain leading zeroes "${x}"`);
+    if (!ALPHANUM.test(x)) throw new Error(`Invalid character(s) found in prerelease "${x}"`);
+  }
+  for (const x of build) {
+    if (!x.length) throw new Error('Build meta data is empty');
+    if (!ALPHANUM.test(x)) throw new Error(`Invalid character(s) found in build meta data "${x}"`);
+  }
+  return `${BigInt(major)}.${BigInt(minor)}.${BigInt(patch)}${pre.length ? `-${pre.join('.')}` : ''}`;
+}
+
+/** Go's strings.SplitN for a non-empty separator. */
+function splitN(s: string, sep: string, n: number): string[] {
+  const out: string[] = [];
+  let rest = s;
+  while (out.length < n - 1) {
+    const i = rest.indexOf(sep);
+    if (i < 0) break;
+    out.push(rest.slice(0, i));
+    rest = rest.slice(i + sep.length);
+  }
+  out.push(rest);
+  return out;
 }
 function compareSemver(a: string, b: string): number {
   const split = (v: string) => {
@@ -98,110 +179,400 @@ function compareSemver(a: string, b: string): number {
   return 0;
 }
 
-// ---- url ----
-function parseURL(s: string): URL {
-  // Go's url.ParseRequestURI: an absolute URL or an absolute path
-  if (s.startsWith('/')) return new URL(s, 'relative:///');
-  if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(s)) throw new Error(`URL parse error during conversion from string: parse "${s}": invalid URI for request`);
-  try {
-    return new URL(s);
-  } catch {
-    throw new Error(`URL parse error during conversion from string: parse "${s}": invalid URI for request`);
-  }
+// ---- url: Go's net/url.ParseRequestURI and the URL getters ----
+interface GoURL {
+  scheme: string;
+  opaque: string;
+  host: string;
+  /** The path as written (still escaped). */
+  rawPath: string;
+  rawQuery: string;
 }
-const urlOf = (m: CelMap) => new URL(expect(m, U), 'relative:///');
-const isRelative = (u: URL) => u.protocol === 'relative:';
 
-// ---- ip and cidr ----
-function canonicalIP(s: string): { family: 4 | 6; text: string } {
-  if (s.includes('%')) throw new Error(`IP Address with zone value is not allowed: ${s}`);
-  const f = isIP(s);
-  if (f === 4) {
-    if (s.split('.').some((o) => o.length > 1 && o.startsWith('0'))) throw new Error(`IP Address "${s}" parse error during conversion from string: ParseAddr("${s}"): IPv4 field has octet with leading zero`);
-    return { family: 4, text: s };
+const urlError = (s: string, msg: string) => new Error(`URL parse error during conversion from string: parse ${JSON.stringify(s)}: ${msg}`);
+
+/** An absolute URI or an absolute path, as Go's url.ParseRequestURI reads it (no fragment: a `#` is part of the text). */
+function parseURL(s: string): GoURL {
+  if (/[\x00-\x1f\x7f]/.test(s)) throw urlError(s, 'net/url: invalid control character in URL');
+  if (s === '') throw urlError(s, 'empty url');
+  const u: GoURL = { scheme: '', opaque: '', host: '', rawPath: '', rawQuery: '' };
+  if (s === '*') return { ...u, rawPath: '*' };
+  let rest = s;
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(s);
+  if (s.startsWith(':')) throw urlError(s, 'missing protocol scheme');
+  if (m) {
+    u.scheme = m[1].toLowerCase();
+    rest = s.slice(m[0].length);
   }
-  if (f === 6) {
-    const text = new URL(`http://[${s}]`).hostname.slice(1, -1);
-    if (/^::ffff:\d|^::ffff:[0-9a-f]{1,4}:[0-9a-f]{1,4}$/i.test(text) && /\./.test(s)) throw new Error(`IPv4-mapped IPv6 address is not allowed: ${s}`);
-    return { family: 6, text };
+  if (rest.endsWith('?') && rest.split('?').length === 2) rest = rest.slice(0, -1);
+  else {
+    const q = rest.indexOf('?');
+    if (q >= 0) {
+      u.rawQuery = rest.slice(q + 1);
+      rest = rest.slice(0, q);
+    }
   }
-  throw new Error(`IP Address "${s}" parse error during conversion from string: ParseAddr("${s}"): unable to parse IP`);
+  if (!rest.startsWith('/')) {
+    if (u.scheme) return { ...u, opaque: rest };
+    throw urlError(s, 'invalid URI for request');
+  }
+  if (u.scheme && rest.startsWith('//')) {
+    let authority = rest.slice(2);
+    rest = '';
+    const slash = authority.indexOf('/');
+    if (slash >= 0) {
+      rest = authority.slice(slash);
+      authority = authority.slice(0, slash);
+    }
+    const at = authority.lastIndexOf('@');
+    const host = at >= 0 ? authority.slice(at + 1) : authority;
+    const port = host.startsWith('[') ? host.slice(host.indexOf(']') + 1) : host.slice(host.lastIndexOf(':') >= 0 ? host.lastIndexOf(':') : host.length);
+    if (port && !/^:[0-9]*$/.test(port)) throw urlError(s, `invalid port ${JSON.stringify(port)} after host`);
+    u.host = host;
+  }
+  if (/%(?![0-9A-Fa-f]{2})/.test(rest)) throw urlError(s, `invalid URL escape ${JSON.stringify(/%.{0,2}/.exec(rest.slice(rest.search(/%(?![0-9A-Fa-f]{2})/)))![0])}`);
+  u.rawPath = rest;
+  return u;
 }
-function ipBits(text: string, family: 4 | 6): bigint {
-  if (family === 4) return text.split('.').reduce((a, o) => (a << 8n) | BigInt(Number(o)), 0n);
-  const [head, tail = ''] = text.split('::');
-  const h = head ? head.split(':') : [];
-  const t = tail ? tail.split(':') : [];
-  const groups = text.includes('::') ? [...h, ...Array(8 - h.length - t.length).fill('0'), ...t] : h;
-  return groups.reduce((a, g) => (a << 16n) | BigInt(parseInt(g, 16)), 0n);
+/** The parts url() gives: Go's url.Parse, which cuts the fragment first (ParseRequestURI only checked the text). */
+const urlOf = (m: CelMap) => parseURL(expect(m, U).split('#')[0]);
+const hostname = (host: string) => (host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.includes(':') ? host.slice(0, host.lastIndexOf(':')) : host);
+const port = (host: string) => {
+  const h = host.startsWith('[') ? host.slice(host.indexOf(']') + 1) : host.includes(':') ? host.slice(host.lastIndexOf(':')) : '';
+  return h.startsWith(':') ? h.slice(1) : '';
+};
+/** Go's URL.EscapedPath: the path as written when that is a valid escaping of it, else escaped. */
+function escapedPath(rawPath: string): string {
+  if (/^[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*$/.test(rawPath)) return rawPath;
+  return decodeURIComponentSafe(rawPath).replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/]/gu, (c) => encodeURIComponent(c));
 }
-function bitsToIP(v: bigint, family: 4 | 6): string {
-  if (family === 4) return [24n, 16n, 8n, 0n].map((s) => String((v >> s) & 255n)).join('.');
-  const groups: string[] = [];
-  for (let i = 7; i >= 0; i--) groups.push(((v >> BigInt(i * 16)) & 0xffffn).toString(16));
-  return canonicalIP(groups.join(':')).text;
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+/** Go's url.ParseQuery: `+` is a space, keys and values unescaped, in order of appearance. */
+function parseQuery(q: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const part of q.split('&')) {
+    if (!part) continue;
+    const eq = part.indexOf('=');
+    const [k, v] = eq >= 0 ? [part.slice(0, eq), part.slice(eq + 1)] : [part, ''];
+    const un = (x: string) => decodeURIComponentSafe(x.replace(/\+/g, ' '));
+    (out[un(k)] ??= []).push(un(v));
+  }
+  return out;
+}
+
+// ---- ip and cidr: Go's net/netip parsing, with its error messages ----
+const quoteGo = (x: string) => JSON.stringify(x);
+
+class ParseAddrError extends Error {
+  constructor(input: string, msg: string, at?: string) {
+    super(`ParseAddr(${quoteGo(input)}): ${msg}${at ? ` (at ${quoteGo(at)})` : ''}`);
+  }
+}
+
+/** The four octets of an IPv4 address written in `input[off:end]` (netip's parseIPv4Fields). */
+function ipv4Fields(input: string, off: number, end: number): number[] {
+  const s = input.slice(off, end);
+  const fields: number[] = [];
+  let val = 0;
+  let digits = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c >= '0' && c <= '9') {
+      if (digits === 1 && val === 0) throw new ParseAddrError(input, 'IPv4 field has octet with leading zero');
+      val = val * 10 + Number(c);
+      digits++;
+      if (val > 255) throw new ParseAddrError(input, 'IPv4 field has value >255');
+    } else if (c === '.') {
+      if (i === 0 || i === s.length - 1 || s[i - 1] === '.') throw new ParseAddrError(input, 'IPv4 field must have at least one digit', s.slice(i));
+      if (fields.length === 3) throw new ParseAddrError(input, 'IPv4 address too long');
+      fields.push(val);
+      val = 0;
+      digits = 0;
+    } else throw new ParseAddrError(input, 'unexpected character', s.slice(i));
+  }
+  if (fields.length < 3) throw new ParseAddrError(input, 'IPv4 address too short');
+  fields.push(val);
+  return fields;
+}
+
+interface Addr {
+  family: 4 | 6;
+  /** 4 or 16 bytes */
+  bytes: number[];
+  zone: string;
+}
+
+/** Go's netip.ParseAddr. */
+function parseAddr(input: string): Addr {
+  for (const c of input) {
+    if (c === '.') return { family: 4, bytes: ipv4Fields(input, 0, input.length), zone: '' };
+    if (c === ':') return parseIPv6(input);
+    if (c === '%') throw new ParseAddrError(input, 'missing IPv6 address');
+  }
+  throw new ParseAddrError(input, 'unable to parse IP');
+}
+
+function parseIPv6(input: string): Addr {
+  let s = input;
+  let zone = '';
+  const z = s.indexOf('%');
+  if (z >= 0) {
+    zone = s.slice(z + 1);
+    s = s.slice(0, z);
+    if (!zone) throw new ParseAddrError(input, 'zone must be a non-empty string');
+  }
+  const ip = new Array<number>(16).fill(0);
+  let ellipsis = -1;
+  if (s.length >= 2 && s[0] === ':' && s[1] === ':') {
+    ellipsis = 0;
+    s = s.slice(2);
+    if (!s.length) return { family: 6, bytes: ip, zone };
+  }
+  let i = 0;
+  while (i < 16) {
+    let off = 0;
+    let acc = 0;
+    for (; off < s.length; off++) {
+      const h = parseInt(s[off], 16);
+      if (Number.isNaN(h)) break;
+      acc = acc * 16 + h;
+      if (off > 3) throw new ParseAddrError(input, 'each group must have 4 or less digits', s);
+      if (acc > 0xffff) throw new ParseAddrError(input, 'IPv6 field has value >=2^16', s);
+    }
+    if (off === 0) throw new ParseAddrError(input, 'each colon-separated field must have at least one digit', s);
+    if (off < s.length && s[off] === '.') {
+      if (ellipsis < 0 && i !== 12) throw new ParseAddrError(input, 'embedded IPv4 address must replace the final 2 fields of the address', s);
+      if (i + 4 > 16) throw new ParseAddrError(input, 'too many hex fields to fit an embedded IPv4 at the end of the address', s);
+      const end = input.length - (zone ? zone.length + 1 : 0);
+      ipv4Fields(input, end - s.length, end).forEach((b, j) => (ip[i + j] = b));
+      s = '';
+      i += 4;
+      break;
+    }
+    ip[i] = acc >> 8;
+    ip[i + 1] = acc & 0xff;
+    i += 2;
+    s = s.slice(off);
+    if (!s.length) break;
+    if (s[0] !== ':') throw new ParseAddrError(input, 'unexpected character, want colon', s);
+    if (s.length === 1) throw new ParseAddrError(input, 'colon must be followed by more characters', s);
+    s = s.slice(1);
+    if (s[0] === ':') {
+      if (ellipsis >= 0) throw new ParseAddrError(input, 'multiple :: in address', s);
+      ellipsis = i;
+      s = s.slice(1);
+      if (!s.length) break;
+    }
+  }
+  if (s.length) throw new ParseAddrError(input, 'trailing garbage after address', s);
+  if (i < 16) {
+    if (ellipsis < 0) throw new ParseAddrError(input, 'address string too short');
+    const n = 16 - i;
+    for (let j = i - 1; j >= ellipsis; j--) ip[j + n] = ip[j];
+    for (let j = ellipsis; j < ellipsis + n; j++) ip[j] = 0;
+  } else if (ellipsis >= 0) throw new ParseAddrError(input, 'the :: must expand to at least one field of zeros');
+  return { family: 6, bytes: ip, zone };
+}
+
+const isV4Mapped = (a: Addr) => a.family === 6 && a.bytes.slice(0, 10).every((b) => b === 0) && a.bytes[10] === 0xff && a.bytes[11] === 0xff;
+
+/** Go's Addr.String(): dotted quad, or RFC 5952 (the longest run of zero groups as ::, lower case, ::ffff:a.b.c.d). */
+function addrString(a: Addr): string {
+  if (a.family === 4) return a.bytes.join('.');
+  if (isV4Mapped(a)) return `::ffff:${a.bytes.slice(12).join('.')}`;
+  const groups: number[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((a.bytes[i] << 8) | a.bytes[i + 1]);
+  let best = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen && j - i >= 2) {
+      best = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = (g: number[]) => g.map((x) => x.toString(16)).join(':');
+  const text = best < 0 ? hex(groups) : `${hex(groups.slice(0, best))}::${hex(groups.slice(best + bestLen))}`;
+  return a.zone ? `${text}%${a.zone}` : text;
+}
+
+/** The library's ip(): netip's parse, without zones or IPv4-mapped IPv6 addresses. */
+function parseIP(s: string): Addr {
+  let a: Addr;
+  try {
+    a = parseAddr(s);
+  } catch (e) {
+    throw new Error(`IP Address ${quoteGo(s)} parse error during conversion from string: ${(e as Error).message}`);
+  }
+  if (a.zone) throw new Error(`IP address ${quoteGo(s)} with zone value is not allowed`);
+  if (isV4Mapped(a)) throw new Error(`IPv4-mapped IPv6 address ${quoteGo(s)} is not allowed`);
+  return a;
+}
+const canonicalIP = (s: string) => {
+  const a = parseIP(s);
+  return { family: a.family, text: addrString(a) };
+};
+
+const bitsOf = (a: Addr) => a.bytes.reduce((acc, b) => (acc << 8n) | BigInt(b), 0n);
+function fromBits(v: bigint, family: 4 | 6): Addr {
+  const n = family === 4 ? 4 : 16;
+  const bytes: number[] = [];
+  for (let i = n - 1; i >= 0; i--) bytes.push(Number((v >> BigInt(i * 8)) & 255n));
+  return { family, bytes, zone: '' };
+}
+function ipBits(text: string): bigint {
+  return bitsOf(parseAddr(text));
 }
 const ipValue = (s: string) => {
   const c = canonicalIP(s);
   return { [IPK]: c.text, family: BigInt(c.family) };
 };
+
+/** Go's netip.ParsePrefix, and the library's refusals. */
 function parseCIDR(s: string): { ip: string; family: 4 | 6; len: number } {
-  const m = /^([^/]+)\/(\d{1,3})$/.exec(s);
-  if (!m) throw new Error(`network address parse error during conversion from string: netip.ParsePrefix("${s}"): no '/'`);
-  const c = canonicalIP(m[1]);
-  const len = Number(m[2]);
-  if (len > (c.family === 4 ? 32 : 128)) throw new Error(`network address parse error during conversion from string: netip.ParsePrefix("${s}"): bad bits after slash: "${m[2]}"`);
-  return { ip: c.text, family: c.family, len };
+  const fail = (msg: string) => new Error(`network address parse error during conversion from string: netip.ParsePrefix(${quoteGo(s)}): ${msg}`);
+  const i = s.lastIndexOf('/');
+  if (i < 0) throw fail("no '/'");
+  let a: Addr;
+  try {
+    a = parseAddr(s.slice(0, i));
+  } catch (e) {
+    throw fail((e as Error).message);
+  }
+  if (a.family === 6 && a.zone) throw fail('IPv6 zones cannot be present in a prefix');
+  const bits = s.slice(i + 1);
+  if ((bits.length > 1 && (bits[0] < '1' || bits[0] > '9')) || !/^[0-9]+$/.test(bits)) throw fail(`bad bits after slash: ${quoteGo(bits)}`);
+  const len = Number(bits);
+  if (len > (a.family === 4 ? 32 : 128)) throw fail('prefix length out of range');
+  if (isV4Mapped(a)) throw new Error(`IPv4-mapped IPv6 address ${quoteGo(s)} is not allowed`);
+  return { ip: addrString(a), family: a.family, len };
 }
 const cidrValue = (s: string) => {
-  const p = parseCIDR(s);
+  let p: ReturnType<typeof parseCIDR>;
+  try {
+    p = parseCIDR(s);
+  } catch (e) {
+    throw new Error(`network address parse error during conversion from string: ${(e as Error).message}`);
+  }
   return { [CIDRK]: `${p.ip}/${p.len}` };
 };
 function contains(prefix: string, ip: string, ipLen?: number): boolean {
   const p = parseCIDR(prefix);
-  const c = canonicalIP(ip);
+  const c = parseAddr(ip);
   if (c.family !== p.family) return false;
   if (ipLen !== undefined && ipLen < p.len) return false;
   const width = BigInt(p.family === 4 ? 32 : 128);
   const shift = width - BigInt(p.len);
-  return ipBits(c.text, c.family) >> shift === ipBits(p.ip, p.family) >> shift;
+  return bitsOf(c) >> shift === ipBits(p.ip) >> shift;
+}
+function bitsToIP(v: bigint, family: 4 | 6): string {
+  return addrString(fromBits(v, family));
 }
 
-// ---- format ----
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+// ---- format: apimachinery's validators and their messages ----
+const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
+const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
+const LABEL_KEY_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const LABEL_VALUE_FMT = `(${LABEL_KEY_FMT})?`;
+const full = (fmt: string) => new RegExp(`^${fmt}$`);
+const DNS1123_LABEL = full(DNS1123_LABEL_FMT);
+const DNS1123_SUBDOMAIN = full(DNS1123_SUBDOMAIN_FMT);
+const DNS1035_LABEL = full(DNS1035_LABEL_FMT);
+const LABEL_KEY = full(LABEL_KEY_FMT);
+const LABEL_VALUE = full(LABEL_VALUE_FMT);
+const bytes = (s: string) => Buffer.byteLength(s);
+
+/** apimachinery's RegexError: the message, examples, and the expression. */
+function regexError(msg: string, fmt: string, ...examples: string[]): string {
+  if (!examples.length) return `${msg} (regex used for validation is '${fmt}')`;
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
+}
+
+const LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const DNS1035_MSG = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+const LABEL_KEY_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_VALUE_MSG = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+
+function dns1123Label(s: string): string[] {
+  const errs: string[] = [];
+  if (bytes(s) > 63) errs.push('must be no more than 63 characters');
+  if (!DNS1123_LABEL.test(s)) errs.push(DNS1123_SUBDOMAIN.test(s) ? 'must not contain dots' : regexError(LABEL_MSG, DNS1123_LABEL_FMT, 'my-name', '123-abc'));
+  return errs;
+}
+/** `unit`: util/validation says "characters", the newer api/validate/content "bytes". */
+function dns1123Subdomain(s: string, unit = 'characters'): string[] {
+  const errs: string[] = [];
+  if (bytes(s) > 253) errs.push(`must be no more than 253 ${unit}`);
+  if (!DNS1123_SUBDOMAIN.test(s)) errs.push(regexError(SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com'));
+  return errs;
+}
+function dns1035Label(s: string): string[] {
+  const errs: string[] = [];
+  if (bytes(s) > 63) errs.push('must be no more than 63 characters');
+  if (!DNS1035_LABEL.test(s)) errs.push(regexError(DNS1035_MSG, DNS1035_LABEL_FMT, 'my-name', 'abc-123'));
+  return errs;
+}
+/** content.IsLabelKey (what the library calls a qualified name). */
+function qualifiedName(s: string): string[] {
+  const errs: string[] = [];
+  const parts = s.split('/');
+  let name: string;
+  if (parts.length === 1) name = parts[0];
+  else if (parts.length === 2) {
+    name = parts[1];
+    if (!parts[0].length) errs.push('prefix part must be non-empty');
+    else errs.push(...dns1123Subdomain(parts[0], 'bytes').map((m) => `prefix part ${m}`));
+  } else return [`a valid label key ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+  if (!name.length) errs.push('name part must be non-empty');
+  else if (bytes(name) > 63) errs.push('name part must be no more than 63 bytes');
+  if (!LABEL_KEY.test(name)) errs.push(`name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')}`);
+  return errs;
+}
+function labelValue(s: string): string[] {
+  const errs: string[] = [];
+  if (bytes(s) > 63) errs.push('must be no more than 63 bytes');
+  if (!LABEL_VALUE.test(s)) errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
+  return errs;
+}
+/** apimachinery's maskTrailingDash (a generateName may end with '-'): it drops the last two characters. */
+const maskTrailingDash = (s: string) => (s.length > 1 && s.endsWith('-') ? `${s.slice(0, -2)}a` : s);
+
 const FORMATS: Record<string, (s: string) => string[]> = {
-  dns1123Label: (s) => (s.length > 63 ? ['must be no more than 63 characters'] : DNS1123_LABEL.test(s) ? [] : ["a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"]),
-  dns1123Subdomain: (s) => (s.length > 253 ? ['must be no more than 253 characters'] : DNS1123_SUBDOMAIN.test(s) ? [] : ["a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"]),
-  dns1035Label: (s) => (s.length > 63 ? ['must be no more than 63 characters'] : DNS1035_LABEL.test(s) ? [] : ["a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character"]),
-  qualifiedName: (s) => {
-    const parts = s.split('/');
-    const name = parts[parts.length - 1];
-    if (parts.length > 2) return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"];
-    const out: string[] = [];
-    if (parts.length === 2 && !DNS1123_SUBDOMAIN.test(parts[0])) out.push('prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character');
-    if (!name || name.length > 63 || !/^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/.test(name)) out.push("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character");
-    return out;
-  },
-  labelValue: (s) => (s.length <= 63 && /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/.test(s) ? [] : ["a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"]),
+  dns1123Label,
+  dns1123Subdomain: (s) => dns1123Subdomain(s),
+  dns1035Label,
+  qualifiedName,
+  dns1123LabelPrefix: (s) => dns1123Label(maskTrailingDash(s)),
+  dns1123SubdomainPrefix: (s) => dns1123Subdomain(maskTrailingDash(s)),
+  dns1035LabelPrefix: (s) => dns1035Label(maskTrailingDash(s)),
+  labelValue,
   uri: (s) => {
     try {
       parseURL(s);
       return [];
-    } catch {
-      return ['invalid URI'];
+    } catch (e) {
+      return [(e as Error).message.replace(/^URL parse error during conversion from string: /, '')];
     }
   },
-  uuid: (s) => (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s) ? [] : ['does not match the UUID format']),
+  uuid: (s) => (/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(s) ? [] : ['does not match the UUID format']),
   byte: (s) => (/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s) ? [] : ['invalid base64']),
   date: (s) => (/^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(s)) ? [] : ['invalid date']),
   datetime: (s) => (/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)) ? [] : ['invalid datetime']),
 };
-for (const [name, base] of [['dns1123LabelPrefix', 'dns1123Label'], ['dns1123SubdomainPrefix', 'dns1123Subdomain'], ['dns1035LabelPrefix', 'dns1035Label']] as const) {
-  // a prefix may end with '-' (generateName): apimachinery's maskTrailingDash
-  FORMATS[name] = (s) => FORMATS[base](s.length > 1 && s.endsWith('-') ? `${s.slice(0, -1)}a` : s);
-}
 
 function compareTagged(a: CelMap, b: CelMap): number {
   const k = tag(a);
@@ -219,7 +590,7 @@ function compareTagged(a: CelMap, b: CelMap): number {
 export const K8S_TYPED_FUNCS: CelFunc[] = [
   // quantity
   celFunc('quantity', [STRING], MAP, (s) => quantity(parseQuantity(s))),
-  celFunc('isQuantity', [STRING], BOOL, (s) => QUANTITY.test(s)),
+  celFunc('isQuantity', [STRING], BOOL, isQuantity),
   celMethod('sign', MAP, [], INT, function () {
     const n = nanosOf(this);
     return n > 0n ? 1n : n < 0n ? -1n : 0n;
@@ -279,7 +650,10 @@ export const K8S_TYPED_FUNCS: CelFunc[] = [
     }),
   ),
   // url
-  celFunc('url', [STRING], MAP, (s) => ({ [U]: parseURL(s).href })),
+  celFunc('url', [STRING], MAP, (s) => {
+    parseURL(s);
+    return { [U]: s };
+  }),
   celFunc('isURL', [STRING], BOOL, (s) => {
     try {
       parseURL(s);
@@ -289,28 +663,22 @@ export const K8S_TYPED_FUNCS: CelFunc[] = [
     }
   }),
   celMethod('getScheme', MAP, [], STRING, function () {
-    const u = urlOf(this);
-    return isRelative(u) ? '' : u.protocol.slice(0, -1);
+    return urlOf(this).scheme;
   }),
   celMethod('getHost', MAP, [], STRING, function () {
-    const u = urlOf(this);
-    return isRelative(u) ? '' : u.host;
+    return urlOf(this).host;
   }),
   celMethod('getHostname', MAP, [], STRING, function () {
-    const u = urlOf(this);
-    return isRelative(u) ? '' : u.hostname.replace(/^\[(.*)\]$/, '$1');
+    return hostname(urlOf(this).host);
   }),
   celMethod('getPort', MAP, [], STRING, function () {
-    const u = urlOf(this);
-    return isRelative(u) ? '' : u.port;
+    return port(urlOf(this).host);
   }),
   celMethod('getEscapedPath', MAP, [], STRING, function () {
-    return urlOf(this).pathname;
+    return escapedPath(urlOf(this).rawPath);
   }),
   celMethod('getQuery', MAP, [], MAP, function () {
-    const out: Record<string, string[]> = {};
-    for (const [k, v] of urlOf(this).searchParams) (out[k] ??= []).push(v);
-    return out;
+    return parseQuery(urlOf(this).rawQuery);
   }),
   // ip
   celFunc('ip', [STRING], MAP, (s) => ipValue(s)),
@@ -344,7 +712,7 @@ export const K8S_TYPED_FUNCS: CelFunc[] = [
     celMethod(name, MAP, [], BOOL, function () {
       const text = expect(this, IPK);
       const f = Number(this.get('family'));
-      return test(ipBits(text, f as 4 | 6), f);
+      return test(ipBits(text), f);
     }),
   ),
   // cidr
@@ -375,7 +743,7 @@ export const K8S_TYPED_FUNCS: CelFunc[] = [
     const p = parseCIDR(expect(this, CIDRK));
     const width = BigInt(p.family === 4 ? 32 : 128);
     const shift = width - BigInt(p.len);
-    return { [CIDRK]: `${bitsToIP((ipBits(p.ip, p.family) >> shift) << shift, p.family)}/${p.len}` };
+    return { [CIDRK]: `${bitsToIP((ipBits(p.ip) >> shift) << shift, p.family)}/${p.len}` };
   }),
   // optionals
   celFunc('optional.of', [DYN], MAP, (v: CelValue) => optional(v)),
