@@ -183,16 +183,37 @@ function packageFiles(dir) {
 }
 
 /**
- * Reads Go packages under a GOPATH-style source root (`<root>/k8s.io/api/core/v1`): package path ->
- * Map of type name -> declaration.
- * @param {string} srcRoot
+ * Where Go sources are read from: a GOPATH-style `src` folder (`<root>/k8s.io/api/core/v1`), or
+ * module path -> module folder (`{ 'k8s.io/api': '<module cache>/k8s.io/api@v0.37.2' }`, as
+ * scripts/k8s-go-source.mjs gives them).
+ * @typedef {string | Readonly<Record<string, string>>} GoSourceRoots
+ */
+
+/**
+ * The folder of a Go package under the roots: for a module map, the module whose path is the
+ * longest prefix of the package path.
+ * @param {GoSourceRoots} roots
+ * @param {string} pkg
+ */
+export function packageDir(roots, pkg) {
+  if (typeof roots === 'string') return join(roots, pkg);
+  const mod = Object.keys(roots)
+    .filter((m) => pkg === m || pkg.startsWith(`${m}/`))
+    .sort((a, b) => b.length - a.length)[0];
+  if (mod === undefined) throw new Error(`k8s-go-types: no module holds package ${pkg} (modules: ${Object.keys(roots).join(', ')})`);
+  return join(roots[mod], pkg.slice(mod.length));
+}
+
+/**
+ * Reads Go packages: package path -> Map of type name -> declaration.
+ * @param {GoSourceRoots} roots
  * @param {readonly string[]} packagePaths
  * @returns {Map<string, Map<string, GoType>>}
  */
-export function readGoPackages(srcRoot, packagePaths) {
+export function readGoPackages(roots, packagePaths) {
   const out = new Map();
   for (const pkg of packagePaths) {
-    const dir = join(srcRoot, pkg);
+    const dir = packageDir(roots, pkg);
     const types = new Map();
     for (const f of packageFiles(dir)) {
       for (const t of readGoFile(readFileSync(join(dir, f), 'utf8'), `${pkg}/${f}`)) types.set(t.name, { ...t, pkg });
@@ -203,13 +224,13 @@ export function readGoPackages(srcRoot, packagePaths) {
 }
 
 /**
- * Every `k8s.io/api/<group>/<version>` package under a source root, sorted.
- * @param {string} srcRoot
+ * Every `k8s.io/api/<group>/<version>` package under the roots, sorted.
+ * @param {GoSourceRoots} roots
  */
-export function apiPackages(srcRoot) {
+export function apiPackages(roots) {
   /** @type {string[]} */
   const out = [];
-  const base = join(srcRoot, 'k8s.io/api');
+  const base = packageDir(roots, 'k8s.io/api');
   for (const group of readdirSync(base, { withFileTypes: true })) {
     if (!group.isDirectory() || group.name === 'testdata') continue;
     for (const version of readdirSync(join(base, group.name), { withFileTypes: true })) {

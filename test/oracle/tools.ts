@@ -3,7 +3,7 @@
 // pins. Test infrastructure only (kubeforge itself never needs Go). A machine without Go fails
 // these tests with a message saying so: they are claims, not optional extras.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { findGo } from '../../src/envtest/go-build.js';
@@ -69,4 +69,42 @@ export async function controllerGenCRDs(twins: string, paths: string, crdOptions
   const out = mkdtempSync(join(tmpdir(), 'kf-controller-gen-'));
   await runTool(bin, [`crd${crdOptions}`, `paths=${paths}`, `output:crd:dir=${out}`], twins);
   return { out, cleanup: () => rmSync(out, { recursive: true, force: true }) };
+}
+
+/** A Go module at an exact version (as scripts/k8s-go-source.mjs pins them). */
+export interface GoModuleVersion {
+  path: string;
+  version: string;
+}
+
+/**
+ * A temporary copy of the twins module holding only `dirs` (e.g. `['golden']`), whose go.mod
+ * requires exactly `modules` (k8s.io/api and k8s.io/apimachinery of one Kubernetes minor) and
+ * whatever `go mod tidy` adds for them, from the module cache or the Go module proxy. Throws when
+ * the go command settles on other versions than asked. Returns the folder and a function that
+ * removes it.
+ */
+export async function twinsRequiring(twins: string, dirs: readonly string[], modules: readonly GoModuleVersion[]): Promise<{ dir: string; cleanup(): void }> {
+  const go = await findGo();
+  if (!go) throw new Error('the twins module needs Go 1.21+ (go on PATH or /usr/local/go/bin/go): the oracle tests compare kubeforge with the real tool');
+  const dir = mkdtempSync(join(tmpdir(), 'kf-twins-'));
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    for (const d of dirs) cpSync(join(twins, d), join(dir, d), { recursive: true });
+    // A go.mod of its own (no indirect requirements of the committed one, which could raise a
+    // module above the pinned version), with the committed go.sum as a head start.
+    writeFileSync(join(dir, 'go.mod'), `module kubeforge.invalid/oracle\n\ngo 1.26.0\n\nrequire (\n${modules.map((m) => `\t${m.path} ${m.version}\n`).join('')})\n`);
+    cpSync(join(twins, 'go.sum'), join(dir, 'go.sum'));
+    const env = { ...process.env, GOFLAGS: '-mod=mod -buildvcs=false' };
+    const tidy = spawnSync(go, ['mod', 'tidy'], { cwd: dir, env, encoding: 'utf8', timeout: 10 * 60_000 });
+    if (tidy.status !== 0) throw new Error(`go mod tidy in ${dir} failed (exit ${tidy.status ?? tidy.signal}):\n${(tidy.stderr ?? '').slice(-2000)}`);
+    const list = spawnSync(go, ['list', '-m', '-f', '{{.Path}} {{.Version}}', ...modules.map((m) => m.path)], { cwd: dir, env, encoding: 'utf8' });
+    const got = (list.stdout ?? '').trim().split('\n');
+    const want = modules.map((m) => `${m.path} ${m.version}`);
+    if (list.status !== 0 || got.join('\n') !== want.join('\n')) throw new Error(`the twins module at ${dir} resolved ${got.join(', ')}, not ${want.join(', ')}`);
+    return { dir, cleanup };
+  } catch (e) {
+    cleanup();
+    throw e;
+  }
 }
