@@ -459,7 +459,7 @@ function goTypesReport(perMinor, source, modelCount) {
       '',
       ...list([...r.unknownMarkers].sort(([a], [b]) => (a < b ? -1 : 1)).map(([m, at]) => `+${m}: ${at.join(', ')}`)),
       '',
-      '### Markers on a field of another shape (not applied; controller-gen would refuse them)',
+      '### Markers not applied (controller-gen refuses them: a field or list of another shape, an enum without constants)',
       '',
       ...list(r.notApplicable),
       '',

@@ -21,7 +21,10 @@ import { docText, markersOf } from './k8s-go-types.mjs';
  *   items?: SchemaNode; additionalProperties?: SchemaNode; $model?: string; $special?: string;
  *   'x-kubernetes-list-type'?: string; 'x-kubernetes-list-map-keys'?: string[] }} SchemaNode
  */
-/** @typedef {{ description?: string; properties: Record<string, SchemaNode>; required?: string[]; 'x-kubernetes-map-type'?: string }} Model */
+/**
+ * @typedef {{ description?: string; properties: Record<string, SchemaNode>; required?: string[]; 'x-kubernetes-map-type'?: string;
+ *   'x-kubernetes-validations'?: { message: string; rule: string }[] }} Model
+ */
 /**
  * A Go type expression resolved: `named` is the declaration of a named non-struct type met on the way.
  * @typedef {({ kind: 'basic'; go: string } | { kind: 'bytes' } | { kind: 'array'; of: GoTypeRef } | { kind: 'map'; of: GoTypeRef }
@@ -192,7 +195,7 @@ export function flattenStruct(decl, resolve, out = { fields: new Map(), mapType:
     if (json === undefined || json === '-') continue;
     const [jsonName, ...opts] = json.split(',');
     const inline = opts.includes('inline') || jsonName === '';
-    const omitEmpty = opts.includes('omitempty');
+    const omitEmpty = opts.includes('omitempty') || opts.includes('omitzero');
     const markers = markersOf(f.doc);
     /** @type {(n: string) => boolean} */
     const has = (n) => markers.some((m) => m.name === n);
@@ -203,8 +206,8 @@ export function flattenStruct(decl, resolve, out = { fields: new Map(), mapType:
     let by;
     if (has('kubebuilder:validation:Optional')) required = false;
     else if (has('kubebuilder:validation:Required')) [required, by] = [true, 'kubebuilder'];
-    else if (has('optional')) required = false;
-    else if (has('required')) [required, by] = [true, 'k8s'];
+    else if (has('optional') || has('k8s:optional')) required = false;
+    else if (has('required') || has('k8s:required')) [required, by] = [true, 'k8s'];
     else [required, by] = [!inline && !omitEmpty, 'tag'];
     if (inline) {
       const t = resolve(f.type, decl);
@@ -452,7 +455,7 @@ export function overlayGo(models, names, goPkgs) {
     if (type.named) {
       const description = docText(type.named.doc);
       if (description) node.description = description;
-      applyMarkers(node, markersOf(type.named.doc), at, report, count);
+      applyMarkers(node, markersOf(type.named.doc), at, report, count, type.named);
     }
     return node;
   };
@@ -487,6 +490,17 @@ export function overlayGo(models, names, goPkgs) {
       if (go.required) required.push(field);
     }
     if (required.length) model.required = required.sort();
+    // An optional immutable field may not be removed once set either: controller-gen puts that
+    // rule on the struct, one per such field, in field order.
+    /** @type {{ message: string; rule: string }[]} */
+    const rules = [];
+    for (const [field, go] of flat.fields) {
+      if (go.markers.some((m) => m.name === 'k8s:immutable') && !go.required) rules.push({ message: `field ${field} is immutable once set`, rule: `!has(oldSelf.${field}) || has(self.${field})` });
+    }
+    if (rules.length) {
+      model['x-kubernetes-validations'] = rules;
+      count('x-kubernetes-validations');
+    }
     return model;
   };
 
@@ -533,21 +547,28 @@ export function overlayGo(models, names, goPkgs) {
 }
 
 /**
- * Applies the schema-changing markers of a field (its own, then its named type's) to its node.
+ * Applies the schema-changing markers of a field, or of a named type (`type`: its declaration), to
+ * its node, as controller-gen does. `+k8s:listType` / `+k8s:listMapKey` are `+listType` /
+ * `+listMapKey` by another name (a key given by both counts once); `+k8s:immutable` (fields only)
+ * adds controller-gen's `self == oldSelf` rule; `+k8s:enum` (types only) makes a string type the
+ * enum of the package's constants of that type, sorted.
  * @param {SchemaNode} node
  * @param {GoMarker[]} markers
  * @param {string} at
  * @param {OverlayReport} report
  * @param {(key: string) => void} count
+ * @param {GoType} [type]
  */
-function applyMarkers(node, markers, at, report, count) {
+function applyMarkers(node, markers, at, report, count, type) {
   /** @type {string[]} */
   const listMapKeys = [];
-  for (const { name, value } of markers) {
+  for (const marker of markers) {
+    const value = marker.value;
+    const name = marker.name === 'k8s:listType' || marker.name === 'k8s:listMapKey' ? marker.name.slice(4) : marker.name;
     /** @type {(key: string, v: unknown) => void} */
     const set = (key, v) => {
+      if (JSON.stringify(node[key]) !== JSON.stringify(v)) count(key);
       node[key] = v;
-      count(key);
     };
     const isList = node.type === 'array';
     const isObject = !!node.$model || node.type === 'object';
@@ -556,14 +577,26 @@ function applyMarkers(node, markers, at, report, count) {
       // array"); the API server too. Kubernetes has a few (a []byte with +listType=atomic).
       const fits = name.startsWith('list') ? isList : isObject;
       if (!fits) {
-        report.notApplicable.push(`${at}: +${name}=${value} (the field is ${node.format ? `${node.type}/${node.format}` : node.type ?? node.$special ?? 'not a list'})`);
+        report.notApplicable.push(`${at}: +${marker.name}=${value} (the field is ${node.format ? `${node.type}/${node.format}` : node.type ?? node.$special ?? 'not a list'})`);
         continue;
       }
     }
     if (name === 'listType') set('x-kubernetes-list-type', value);
-    else if (name === 'listMapKey') listMapKeys.push(/** @type {string} */ (value));
-    else if (name === 'mapType' || name === 'structType') set('x-kubernetes-map-type', value);
-    else if (name === 'default' || name === 'kubebuilder:default') {
+    else if (name === 'listMapKey') {
+      if (!listMapKeys.includes(/** @type {string} */ (value))) listMapKeys.push(/** @type {string} */ (value));
+    } else if (name === 'mapType' || name === 'structType') set('x-kubernetes-map-type', value);
+    else if (name === 'k8s:immutable' && !type) {
+      node['x-kubernetes-validations'] = [...(/** @type {unknown[]} */ (node['x-kubernetes-validations']) ?? []), { message: 'field is immutable', rule: 'self == oldSelf' }];
+      count('x-kubernetes-validations');
+    } else if (name === 'k8s:enum') {
+      const values = type?.kind === 'named' ? type.constants ?? [] : [];
+      if (!type || node.type !== 'string' || !values.length) {
+        // controller-gen refuses it on a field, on a type that is not a string, and without constants.
+        report.notApplicable.push(`${at}: +k8s:enum (${!type ? 'on a field' : node.type !== 'string' ? `the type is ${node.type}` : 'no constants of the type'})`);
+        continue;
+      }
+      set('enum', [...values].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : JSON.stringify(a) > JSON.stringify(b) ? 1 : 0)));
+    } else if (name === 'default' || name === 'kubebuilder:default') {
       if (/^ref\(/.test(/** @type {string} */ (value))) {
         // controller-gen writes no default for a reference to a Go constant.
         report.ignoredDefaults.push(`${at}: +${name}=${value}`);
@@ -579,7 +612,12 @@ function applyMarkers(node, markers, at, report, count) {
       report.unknownMarkers.set(name, [...(report.unknownMarkers.get(name) ?? []), at]);
     }
   }
-  if (listMapKeys.length) {
+  if (listMapKeys.length && node['x-kubernetes-list-type'] !== 'map') {
+    // controller-gen refuses list-map keys on a list that is not a map ("must apply listMapKey to an
+    // associative-list"), and the API server too: 1.35's DRA lists pair +listType=atomic with
+    // +k8s:listMapKey (which Kubernetes' own declarative validation reads).
+    report.notApplicable.push(`${at}: +listMapKey=${listMapKeys.join(',')} (the list is ${node['x-kubernetes-list-type'] ?? 'not a list-map'})`);
+  } else if (listMapKeys.length) {
     node['x-kubernetes-list-map-keys'] = listMapKeys;
     count('x-kubernetes-list-map-keys');
   }

@@ -98,24 +98,33 @@ function readKnown(file: string): Known[] {
     });
 }
 
+/** The fixtures embedding Kubernetes types: TypeScript project, Go twin folder (in test/oracle/go), controller-gen's CRD file. */
+const K8S_CASES = [
+  // A PodTemplateSpec, LabelSelector, ResourceRequirements, ObjectReference and metav1.Conditions.
+  { name: 'golden/k8s', project: 'test/fixtures/manifests/golden/k8s', twin: 'golden/k8s', crd: 'k8s.golden.kubeforge.io_deployers.yaml' },
+  // A JobTemplateSpec, PersistentVolumeClaimSpec, ServiceSpec and PodStatus: +k8s:immutable, +k8s:enum, +k8s:listType.
+  { name: 'oracle/k8sjobs', project: 'test/fixtures/manifests/oracle/k8sjobs', twin: 'cases/k8sjobs', crd: 'k8sjobs.oracle.kubeforge.io_batches.yaml' },
+] as const;
+
 describe(`controller-gen ${CONTROLLER_GEN_VERSION} on embedded Kubernetes types, at each Kubernetes minor kubeforge ships`, async () => {
-  // golden/k8s embeds a PodTemplateSpec, LabelSelector, ResourceRequirements, ObjectReference and
-  // metav1.Conditions. For each supported minor, controller-gen runs on its Go twin in a module
-  // whose go.mod requires that minor's k8s.io/api and k8s.io/apimachinery (the releases the schema
-  // data is generated from, scripts/k8s-go-source.mjs), and kubeforge on the TypeScript with
-  // --k8s-version <minor>: the CRDs must be equal, but for the differences listed with their reason
-  // in test/oracle/k8s-known-differences.txt. A listed difference that no longer shows, or a new
-  // one, fails. UPDATE_GOLDEN=1 rewrites the list, keeping the reasons of the lines that stay (a new
-  // line gets `# ?`, which fails until someone writes why).
+  // For each supported minor, controller-gen runs on the Go twins of K8S_CASES in a module whose
+  // go.mod requires that minor's k8s.io/api and k8s.io/apimachinery (the releases the schema data
+  // is generated from, scripts/k8s-go-source.mjs), and kubeforge on the TypeScript with
+  // --k8s-version <minor>, with and without crd:generateEmbeddedObjectMeta: the CRDs must be equal,
+  // but for the differences listed with their reason in test/oracle/k8s-known-differences.txt. A
+  // listed difference that no longer shows, or a new one, fails. UPDATE_GOLDEN=1 rewrites the list,
+  // keeping the reasons of the lines that stay (a new line gets `# ?`, which fails until someone
+  // writes why).
   const known = join(root, 'test/oracle/k8s-known-differences.txt');
   const source = (await import(pathToFileURL(join(root, 'scripts/k8s-go-source.mjs')).href)) as {
     GO_MINORS: readonly { kubernetes: string; modules: readonly { path: string; version: string }[] }[];
   };
+  const modes = ['default', 'embedded-object-meta'] as const;
   const found = new Map<string, string[]>();
   after(() => {
-    if (process.env.UPDATE_GOLDEN !== '1' || found.size !== K8S_VERSIONS.length * 2) return;
+    if (process.env.UPDATE_GOLDEN !== '1' || found.size !== K8S_VERSIONS.length * modes.length * K8S_CASES.length) return;
     const reasons = new Map(readKnown(known).map((k) => [k.key, k.reason]));
-    const keys = [...found.values()].flat();
+    const keys = [...found.keys()].sort().flatMap((k) => found.get(k)!);
     const head = readFileSync(known, 'utf8').split('\n').filter((l) => l.startsWith('#'));
     writeFileSync(known, `${[...head, ...keys.map((k) => `${k} # ${reasons.get(k) || '?'}`)].join('\n')}\n`);
   });
@@ -134,40 +143,45 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on embedded Kubernetes types,
     const minor = pin.kubernetes as K8sVersion;
     describe(`Kubernetes ${minor} (${pin.modules.map((m) => `${m.path} ${m.version}`).join(', ')})`, () => {
       let module: { dir: string; cleanup(): void } | undefined;
+      const outs = new Map<string, { out: string; cleanup(): void }>();
       before(async () => {
-        module = await twinsRequiring(twins, ['golden'], pin.modules);
+        module = await twinsRequiring(twins, K8S_CASES.map((c) => c.twin), pin.modules);
+        for (const mode of modes) {
+          outs.set(mode, await controllerGenCRDs(module.dir, K8S_CASES.map((c) => `./${c.twin}/...`).join(';'), mode === 'embedded-object-meta' ? ':generateEmbeddedObjectMeta=true' : ''));
+        }
       });
-      after(() => module?.cleanup());
+      after(() => {
+        for (const o of outs.values()) o.cleanup();
+        module?.cleanup();
+      });
 
-      for (const mode of ['default', 'embedded-object-meta'] as const) {
-        const embeddedObjectMeta = mode === 'embedded-object-meta';
-        it(`golden/k8s${embeddedObjectMeta ? ' with crd:generateEmbeddedObjectMeta=true = --generate-embedded-object-meta' : ''}: the same CRD, or a listed difference`, async () => {
-          const { out, cleanup } = await controllerGenCRDs(module!.dir, './golden/...', embeddedObjectMeta ? ':generateEmbeddedObjectMeta=true' : '');
-          try {
-            const said = withoutGeneratorVersion(YAML.parse(readFileSync(join(out, 'k8s.golden.kubeforge.io_deployers.yaml'), 'utf8')) as Obj);
-            const result = await analyzeProject({ projectDir: join(root, 'test/fixtures/manifests/golden/k8s'), generatorVersion: 'v0.0.0-test', embeddedObjectMeta, k8sVersion: minor });
+      for (const c of K8S_CASES) {
+        for (const mode of modes) {
+          const embeddedObjectMeta = mode === 'embedded-object-meta';
+          it(`${c.name}${embeddedObjectMeta ? ' with crd:generateEmbeddedObjectMeta=true = --generate-embedded-object-meta' : ''}: the same CRD, or a listed difference`, async () => {
+            const said = withoutGeneratorVersion(YAML.parse(readFileSync(join(outs.get(mode)!.out, c.crd), 'utf8')) as Obj);
+            const result = await analyzeProject({ projectDir: join(root, c.project), generatorVersion: 'v0.0.0-test', embeddedObjectMeta, k8sVersion: minor });
             assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
             const ours = withoutGeneratorVersion(result.crds[0] as Obj);
-            if (embeddedObjectMeta) {
+            if (embeddedObjectMeta && c.name === 'golden/k8s') {
               // The option did something: an embedded ObjectMeta with labels, in controller-gen's output and ours.
               assert.match(JSON.stringify(said), /"labels":\{"additionalProperties":\{"type":"string"\},"type":"object"\}/);
               assert.match(JSON.stringify(ours), /"labels":\{"additionalProperties":\{"type":"string"\},"type":"object"\}/);
             }
-            if (!embeddedObjectMeta && minor === K8S_NEWEST_VERSION) {
+            if (!embeddedObjectMeta && minor === K8S_NEWEST_VERSION && c.name === 'golden/k8s') {
               // The golden test (test/manifests/crd-golden.test.ts) compares with this file offline.
-              const committed = withoutGeneratorVersion(YAML.parse(readFileSync(join(root, 'test/fixtures/manifests/golden/k8s/expected.yaml'), 'utf8')) as Obj);
+              const committed = withoutGeneratorVersion(YAML.parse(readFileSync(join(root, c.project, 'expected.yaml'), 'utf8')) as Obj);
               assert.deepEqual(differences(said, committed), [], 'the committed golden/k8s/expected.yaml is what controller-gen says at the newest minor');
             }
-            const lines = differences(said, ours).map((d) => `${minor} ${mode} ${d}`);
-            found.set(`${minor} ${mode}`, lines);
+            const prefix = `${minor} ${mode} ${c.name} `;
+            const lines = differences(said, ours).map((d) => `${prefix}${d}`);
+            found.set(prefix, lines);
             const listed = readKnown(known)
               .map((k) => k.key)
-              .filter((k) => k.startsWith(`${minor} ${mode} `));
+              .filter((k) => k.startsWith(prefix));
             assert.deepEqual(lines, listed, 'the differences from controller-gen are the listed ones (UPDATE_GOLDEN=1 rewrites the list)');
-          } finally {
-            cleanup();
-          }
-        });
+          });
+        }
       }
     });
   }

@@ -78,7 +78,7 @@ export interface GoModuleVersion {
 }
 
 /**
- * A temporary copy of the twins module holding only `dirs` (e.g. `['golden']`), whose go.mod
+ * A temporary copy of the twins module holding only `dirs` (e.g. `['golden/k8s']`), whose go.mod
  * requires exactly `modules` (k8s.io/api and k8s.io/apimachinery of one Kubernetes minor) and
  * whatever `go mod tidy` adds for them, from the module cache or the Go module proxy. Throws when
  * the go command settles on other versions than asked. Returns the folder and a function that
@@ -90,7 +90,10 @@ export async function twinsRequiring(twins: string, dirs: readonly string[], mod
   const dir = mkdtempSync(join(tmpdir(), 'kf-twins-'));
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   try {
-    for (const d of dirs) cpSync(join(twins, d), join(dir, d), { recursive: true });
+    for (const d of dirs) {
+      mkdirSync(dirname(join(dir, d)), { recursive: true });
+      cpSync(join(twins, d), join(dir, d), { recursive: true });
+    }
     // A go.mod of its own (no indirect requirements of the committed one, which could raise a
     // module above the pinned version), with the committed go.sum as a head start.
     writeFileSync(join(dir, 'go.mod'), `module kubeforge.invalid/oracle\n\ngo 1.26.0\n\nrequire (\n${modules.map((m) => `\t${m.path} ${m.version}\n`).join('')})\n`);

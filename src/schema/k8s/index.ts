@@ -80,6 +80,8 @@ export interface DataModel {
   properties: Record<string, DataNode>;
   required?: string[];
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
+  /** CEL rules on the type (controller-gen's for its optional `+k8s:immutable` fields). */
+  'x-kubernetes-validations'?: JSONSchemaProps['x-kubernetes-validations'];
 }
 
 interface Data {
@@ -296,6 +298,7 @@ function buildModel(d: Minor, name: string, mode: Mode, stack: string[]): JSONSc
   if (model.required?.length) out.required = [...model.required].sort();
   out.type = 'object';
   if (model['x-kubernetes-map-type']) out['x-kubernetes-map-type'] = model['x-kubernetes-map-type'];
+  if (model['x-kubernetes-validations']?.length) out['x-kubernetes-validations'] = copy(model['x-kubernetes-validations']);
   return out;
 }
 
@@ -323,6 +326,7 @@ const NODE_KEYWORDS = [
   'x-kubernetes-list-map-keys',
   'x-kubernetes-list-type',
   'x-kubernetes-map-type',
+  'x-kubernetes-validations',
 ] as const;
 
 function buildNode(d: Minor, node: DataNode, mode: Mode, stack: string[]): JSONSchemaProps {
@@ -357,9 +361,9 @@ function buildNode(d: Minor, node: DataNode, mode: Mode, stack: string[]): JSONS
     if (node.type) base.type = node.type;
   }
   // A field's own description replaces its type's, as controller-gen does; the field's own
-  // keywords join the type's.
+  // keywords join the type's, its CEL rules before the type's.
   const merged: Record<string, unknown> = { ...base };
-  for (const k of own) merged[k] = copy(node[k]);
+  for (const k of own) merged[k] = k === 'x-kubernetes-validations' && base[k] ? [...copy(node[k])!, ...base[k]] : copy(node[k]);
   if (description !== undefined) merged.description = description;
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(merged).sort()) out[k] = merged[k];

@@ -41,6 +41,7 @@ interface GoTypes {
   markersOf(lines: string[]): Marker[];
   isMarkerComment(line: string): boolean;
   readGoFile(text: string, file: string): GoDecl[];
+  readGoConstants(text: string): { name: string; type: string; value: string }[];
   readGoPackages(roots: string | Record<string, string>, packages: string[]): GoPackages;
   apiPackages(roots: string | Record<string, string>): string[];
   packageDir(roots: string | Record<string, string>, pkg: string): string;
@@ -552,5 +553,136 @@ describe('k8s go types and overlay on a GOPATH-style tree', () => {
     ]);
     const models: Record<string, Model> = { V1Two: { properties: { a: { type: 'string' } } } };
     assert.throws(() => overlay.overlayGo(models, ['V1Two'], goPkgs), /V1Two \(k8s\.io\/api\/core\/v1\.Two\): fields not understood: k8s\.io\/api\/core\/v1\.Two: A, B string `json:"a"`/);
+  });
+});
+
+describe("k8s go types and overlay: the +k8s: markers controller-gen reads, constants, omitzero", () => {
+  const CORE = 'k8s.io/api/core/v1';
+
+  it('readGoConstants reads typed string constants of const blocks and lines, not untyped or converted ones', () => {
+    const text = [
+      'package v1',
+      '',
+      'const (',
+      '\t// Linux is an OS.',
+      '\tLinux OSName = "linux" // trailing comment',
+      '\tWindows OSName = `windows`',
+      '\tUntyped = "x"',
+      '\tConverted = OSName("converted")',
+      '\tCount int32 = 3',
+      '\t\tNested OSName = "no"',
+      ')',
+      '',
+      'const Plan9 OSName = "plan\\"9"',
+      'const Other = 1',
+    ].join('\n');
+    assert.deepEqual(types.readGoConstants(text), [
+      { name: 'Linux', type: 'OSName', value: 'linux' },
+      { name: 'Windows', type: 'OSName', value: 'windows' },
+      { name: 'Plan9', type: 'OSName', value: 'plan"9' },
+    ]);
+  });
+
+  it('overlayGo: +k8s:required / +k8s:optional, omitzero, +k8s:listType / +k8s:listMapKey (keys once), +k8s:immutable, +k8s:enum', () => {
+    const work = mkdtempSync(join(tmpdir(), 'kf-go-k8s-'));
+    try {
+      mkdirSync(join(work, CORE), { recursive: true });
+      writeFileSync(
+        join(work, CORE, 'types.go'),
+        `package v1
+
+// Thing has the markers Kubernetes' declarative validation reads.
+type Thing struct {
+	// +k8s:required
+	Name string \`json:"name,omitempty"\`
+
+	// +k8s:optional
+	Note string \`json:"note"\`
+
+	Zero int64 \`json:"zero,omitzero"\`
+
+	// +listType=map
+	// +listMapKey=key
+	// +k8s:listType=map
+	// +k8s:listMapKey=key
+	Items []Item \`json:"items,omitempty"\`
+
+	// +listType=atomic
+	// +k8s:listMapKey=key
+	Atomic []Item \`json:"atomic,omitempty"\`
+
+	// +k8s:optional
+	// +k8s:immutable
+	Mode Mode \`json:"mode,omitempty"\`
+
+	// +k8s:required
+	// +k8s:immutable
+	Fixed string \`json:"fixed"\`
+
+	// +k8s:enum
+	Bad string \`json:"bad,omitempty"\`
+
+	Empty Empty \`json:"empty,omitempty"\`
+}
+
+// Item is keyed.
+type Item struct {
+	Key string \`json:"key"\`
+}
+
+// Mode is a mode.
+// +k8s:enum
+type Mode string
+
+const (
+	ModeSlow Mode = "Slow"
+	ModeFast Mode = "Fast"
+	ModeAll  Mode = "All"
+)
+
+// Empty says +k8s:enum without constants of its own.
+// +k8s:enum
+type Empty string
+
+const EmptyOne = Empty("one")
+`,
+      );
+      const goPkgs = types.readGoPackages(work, [CORE]);
+      const str = { type: 'string' };
+      const models: Record<string, Model> = {
+        V1Thing: { properties: { name: str, note: str, zero: { type: 'integer' }, items: { type: 'array', items: { $model: 'V1Item' } }, atomic: { type: 'array', items: { $model: 'V1Item' } }, mode: str, fixed: str, bad: str, empty: str } },
+        V1Item: { properties: { key: str }, required: ['key'] },
+      };
+      const report = overlay.overlayGo(models, ['V1Thing', 'V1Item'], goPkgs);
+      const immutable = { message: 'field is immutable', rule: 'self == oldSelf' };
+      assert.deepEqual(models.V1Thing, {
+        description: "Thing has the markers Kubernetes' declarative validation reads.",
+        properties: {
+          name: { type: 'string' },
+          note: { type: 'string' },
+          zero: { type: 'integer', format: 'int64' },
+          items: { type: 'array', items: { $model: 'V1Item' }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['key'] },
+          // controller-gen refuses list-map keys on an atomic list: none written.
+          atomic: { type: 'array', items: { $model: 'V1Item' }, 'x-kubernetes-list-type': 'atomic' },
+          // The enum of Mode's constants, sorted; and the field's immutability rule.
+          mode: { type: 'string', description: 'Mode is a mode.', enum: ['All', 'Fast', 'Slow'], 'x-kubernetes-validations': [immutable] },
+          fixed: { type: 'string', 'x-kubernetes-validations': [immutable] },
+          bad: { type: 'string' },
+          empty: { type: 'string', description: 'Empty says +k8s:enum without constants of its own.' },
+        },
+        required: ['fixed', 'name'],
+        // The optional immutable field may not be removed once set either (the required one cannot be).
+        'x-kubernetes-validations': [{ message: 'field mode is immutable once set', rule: '!has(oldSelf.mode) || has(self.mode)' }],
+      });
+      assert.deepEqual(report.notApplicable, [
+        'V1Thing.atomic: +listMapKey=key (the list is atomic)',
+        'V1Thing.bad: +k8s:enum (on a field)',
+        'V1Thing.empty: +k8s:enum (no constants of the type)',
+      ]);
+      assert.equal(report.applied.get('x-kubernetes-list-type'), 2, 'items and atomic, each once although items says it twice');
+      assert.equal(report.applied.get('x-kubernetes-list-map-keys'), 1);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });

@@ -413,6 +413,20 @@ describe('k8s model schemas: built from the Go types (the newest minor, the defa
     assert.equal(noDesc('V1EmptyDirVolumeSource').properties!.sizeLimit['x-kubernetes-int-or-string'], true);
   });
 
+  it("writes controller-gen's rules for +k8s:immutable fields (1.37's Job scheduling), on the field and, for an optional one, on its struct", () => {
+    const scheduling = noDesc('V1JobSpec').properties!.scheduling;
+    const immutable = [{ message: 'field is immutable', rule: 'self == oldSelf' }];
+    for (const f of ['schedulingConstraints', 'disruptionMode', 'resourceClaims']) {
+      assert.deepEqual(scheduling.properties![f]['x-kubernetes-validations'], immutable, f);
+    }
+    assert.deepEqual(
+      scheduling['x-kubernetes-validations'],
+      ['schedulingConstraints', 'disruptionMode', 'resourceClaims'].map((f) => ({ message: `field ${f} is immutable once set`, rule: `!has(oldSelf.${f}) || has(self.${f})` })),
+    );
+    // 1.36's JobSpec has no scheduling.
+    assert.equal(k8sModelSchema('V1JobSpec', { descriptions: false, kubernetesVersion: '1.36' })!.properties!.scheduling, undefined);
+  });
+
   it('Go structs newer than client-node become models, models without a Go struct keep client-node data, fields the Go struct lacks are left out, as the report says', () => {
     const report = readFileSync(join(root, 'src/schema/k8s/data/go-types-report.md'), 'utf8');
     const newest = report.slice(report.indexOf(`## Kubernetes ${K8S_NEWEST_VERSION}:`));
