@@ -52,11 +52,17 @@ export function controllerGen(): Promise<string> {
  * (a machine may also have Debian's older Go, which the legacy v1.20 build installs).
  */
 export async function runTool(bin: string, args: string[], cwd: string): Promise<string> {
+  const r = await runToolAllowingErrors(bin, args, cwd);
+  if (r.status !== 0) throw new Error(`${bin} ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** {@link runTool} that returns the exit status and output instead of throwing on a failure. */
+export async function runToolAllowingErrors(bin: string, args: string[], cwd: string): Promise<{ status: number | string; stdout: string; stderr: string }> {
   const go = await findGo();
   const path = go && go.includes('/') ? `${dirname(go)}:${process.env.PATH ?? ''}` : process.env.PATH;
-  const r = spawnSync(bin, args, { cwd, encoding: 'utf8', env: { ...process.env, PATH: path, GOFLAGS: '-buildvcs=false' }, timeout: 10 * 60_000 });
-  if (r.status !== 0) throw new Error(`${bin} ${args.join(' ')} failed (exit ${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
+  const r = spawnSync(bin, args, { cwd, encoding: 'utf8', env: { ...process.env, PATH: path, GOFLAGS: '-buildvcs=false' }, timeout: 10 * 60_000, maxBuffer: 64 * 1024 * 1024 });
+  return { status: r.status ?? String(r.signal), stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
 /**
@@ -78,13 +84,19 @@ export interface GoModuleVersion {
 }
 
 /**
- * A temporary copy of the twins module holding only `dirs` (e.g. `['golden/k8s']`), whose go.mod
+ * A temporary copy of the twins module holding only `dirs` (e.g. `['golden/k8s']`) and `files`
+ * (module-relative path -> text, for a twin written by the test), whose go.mod
  * requires exactly `modules` (k8s.io/api and k8s.io/apimachinery of one Kubernetes minor) and
  * whatever `go mod tidy` adds for them, from the module cache or the Go module proxy. Throws when
  * the go command settles on other versions than asked. Returns the folder and a function that
  * removes it.
  */
-export async function twinsRequiring(twins: string, dirs: readonly string[], modules: readonly GoModuleVersion[]): Promise<{ dir: string; cleanup(): void }> {
+export async function twinsRequiring(
+  twins: string,
+  dirs: readonly string[],
+  modules: readonly GoModuleVersion[],
+  files: Readonly<Record<string, string>> = {},
+): Promise<{ dir: string; cleanup(): void }> {
   const go = await findGo();
   if (!go) throw new Error('the twins module needs Go 1.21+ (go on PATH or /usr/local/go/bin/go): the oracle tests compare kubeforge with the real tool');
   const dir = mkdtempSync(join(tmpdir(), 'kf-twins-'));
@@ -93,6 +105,10 @@ export async function twinsRequiring(twins: string, dirs: readonly string[], mod
     for (const d of dirs) {
       mkdirSync(dirname(join(dir, d)), { recursive: true });
       cpSync(join(twins, d), join(dir, d), { recursive: true });
+    }
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
     }
     // A go.mod of its own (no indirect requirements of the committed one, which could raise a
     // module above the pinned version), with the committed go.sum as a head start.

@@ -281,9 +281,9 @@ function buildModel(d: Minor, name: string, mode: Mode, stack: string[]): JSONSc
   if (!model) throw new Error(`kubeforge: no schema data for Kubernetes model ${name} (regenerate src/schema/k8s/data)`);
   if (name === 'V1ObjectMeta') {
     // controller-gen writes an ObjectMeta that is not a Kind's own metadata as a bare object
-    // (with crd:generateEmbeddedObjectMeta, its allow-listed fields).
-    const meta = embeddedObjectMetaSchema(mode.objectMeta);
-    return withDescriptions && model.description ? { description: model.description, ...meta } : meta;
+    // (with crd:generateEmbeddedObjectMeta, its allow-listed fields), without the type's
+    // description (a field's own description still applies).
+    return embeddedObjectMetaSchema(mode.objectMeta);
   }
   const out: JSONSchemaProps = {};
   if (withDescriptions && model.description) out.description = model.description;

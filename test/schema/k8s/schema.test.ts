@@ -331,6 +331,7 @@ describe('k8s model schemas: shape', () => {
       type: 'object',
     });
     assert.deepEqual(k8sModelSchema('V1ObjectMeta', { descriptions: false }), { type: 'object' });
+    assert.deepEqual(k8sModelSchema('V1ObjectMeta'), { type: 'object' }, "controller-gen's ObjectMeta has no description of the type");
     // int32/int64 formats come through.
     assert.deepEqual(k8sModelSchema('V1ContainerPort', { descriptions: false })!.properties!.containerPort, { format: 'int32', type: 'integer' });
     assert.deepEqual(k8sModelSchema('V1PodSpec', { descriptions: false })!.properties!.activeDeadlineSeconds, { format: 'int64', type: 'integer' });
