@@ -458,7 +458,7 @@ describe('k8s model schemas against controller-gen output (Kubernetes 1.32, comp
   const KNOWN: Record<string, { diffs: string[]; reason: string }> = {
     V1PodFailurePolicy: {
       diffs: ['/properties/rules/items/properties/onPodConditions/items required different'],
-      reason: 'Kubernetes 1.33 marked PodFailurePolicyOnPodConditionsPattern.status +optional: no longer required',
+      reason: 'a Kubernetes release after 1.32 marked PodFailurePolicyOnPodConditionsPattern.status +optional (1.35 has it): no longer required',
     },
   };
   const seen = new Set<string>();
