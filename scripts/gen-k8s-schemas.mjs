@@ -1,34 +1,40 @@
 #!/usr/bin/env node
-// Generates src/schema/k8s/data/{models.json,source.ts}: the schema data of every @kubernetes/client-node
-// model, from which src/schema/k8s/index.ts builds the inlined structural schemas that
-// `kubeforge manifests` emits for embedded Kubernetes types.
+// Generates src/schema/k8s/data: the schema data of every @kubernetes/client-node model at each
+// supported Kubernetes minor, from which src/schema/k8s/index.ts builds the inlined structural schemas
+// that `kubeforge manifests` emits for embedded Kubernetes types (`--k8s-version` picks the minor).
 //
 // Sources (nothing written by hand):
-//  - @kubernetes/client-node (the models users embed): model set, JSON field names, field types
-//    and formats, required fields (non-optional properties in its .d.ts), descriptions.
-//  - kubernetes-types (devDependency): which string fields are really resource.Quantity, which
-//    `any` fields are runtime.RawExtension / apiextensions JSON / FieldsV1, and descriptions with
-//    their paragraph breaks kept (used only where its text equals client-node's up to whitespace).
-//  - the Go sources of k8s.io/api and k8s.io/apimachinery of Kubernetes 1.32 (Debian trixie's
-//    golang-k8s-api-dev and golang-k8s-apimachinery-dev, pinned by sha256, fetched into a cache
-//    folder by scripts/k8s-go-source.mjs): what controller-gen itself reads. Read by
-//    scripts/k8s-go-types.mjs and laid over the models by scripts/k8s-go-overlay.mjs: descriptions
-//    (doc comments, line breaks kept), required fields, +listType / +listMapKey / +mapType /
-//    +structType, +default, +kubebuilder:validation markers, and Quantity fields. No npm package
-//    ships these markers (Kubernetes' published OpenAPI documents lack the defaults and the
-//    kubebuilder markers). Models and fields newer than 1.32 keep the client-node data.
+//  - the Go modules k8s.io/api and k8s.io/apimachinery at the newest patch release of each supported
+//    minor, read from the Go module cache (scripts/k8s-go-source.mjs pins the versions and go.sum
+//    hashes, and downloads them there with `go mod download`): what controller-gen itself reads for a
+//    project whose go.mod requires that k8s.io/api. Read by scripts/k8s-go-types.mjs; every
+//    client-node model that is one of these Go structs is rebuilt from it by
+//    scripts/k8s-go-overlay.mjs (fields, shapes, descriptions with their line breaks, required
+//    fields, +listType / +listMapKey / +mapType / +structType, +default, +kubebuilder:validation
+//    markers), and Go structs newer than client-node become models of their own.
+//  - @kubernetes/client-node (the models users embed): the model names, and which Go struct each
+//    stands for; for models no Go struct of these modules stands for (apiextensions and
+//    apiregistration types, alpha APIs since removed), everything: JSON field names, field types and
+//    formats, required fields (non-optional properties in its .d.ts), descriptions.
+//  - kubernetes-types (devDependency), for those models only: which string fields are really
+//    resource.Quantity, which `any` fields are runtime.RawExtension / apiextensions JSON / FieldsV1,
+//    and descriptions with their paragraph breaks kept (used only where its text equals
+//    client-node's up to whitespace).
 //
 // Usage: node scripts/gen-k8s-schemas.mjs [--check] [--out-dir <dir>] [--verbose]
 //   --check   regenerate in memory and exit 1 if a committed file differs (CI drift check).
-// Writes src/schema/k8s/data/models.json (the data, read lazily at run time),
-// src/schema/k8s/data/source.ts (provenance and the model names, cheap to import) and
-// src/schema/k8s/data/go-types-report.md (what the Go overlay did and could not do).
+// Writes, in src/schema/k8s/data:
+//  - models.json: the data of the newest minor (read lazily at run time);
+//  - models.<minor>.patch.json for each older minor: a JSON merge patch (RFC 7396) that turns the
+//    newest minor's models into that minor's (only what differs: descriptions, fields, markers);
+//  - source.ts: provenance, the supported minors and the model names (cheap to import);
+//  - go-types-report.md: what the Go types changed, per minor, and what they could not give.
 // @ts-check
 import { readFileSync, writeFileSync, readdirSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
-import { GO_DEBIAN_RELEASE, GO_KUBERNETES_VERSION, GO_PINS, GO_SOURCE_ERROR, kubernetesGoSourcePath } from './k8s-go-source.mjs';
+import { GO_MINORS, GO_SOURCE_ERROR, kubernetesGoModules } from './k8s-go-source.mjs';
 import { apiPackages, readGoPackages } from './k8s-go-types.mjs';
 import { groupFits, overlap, overlayGo, splitModelName } from './k8s-go-overlay.mjs';
 
@@ -300,43 +306,58 @@ export async function generate() {
     models[name] = model;
   }
 
-  const goSrc = await kubernetesGoSourcePath();
-  const goPkgs = readGoPackages(goSrc, [
-    ...apiPackages(goSrc),
-    'k8s.io/apimachinery/pkg/apis/meta/v1',
-    'k8s.io/apimachinery/pkg/api/resource',
-    'k8s.io/apimachinery/pkg/runtime',
-    'k8s.io/apimachinery/pkg/types',
-    'k8s.io/apimachinery/pkg/util/intstr',
-  ]);
-  const report = overlayGo(models, names, goPkgs);
-  const goTypes = {
-    debian: GO_DEBIAN_RELEASE,
-    packages: GO_PINS.map((p) => `${p.package} ${p.version}`),
-    kubernetesVersion: GO_KUBERNETES_VERSION,
-  };
+  const minors = GO_MINORS.map((m) => m.kubernetes);
+  const newest = minors[minors.length - 1];
+  /** @type {Map<string, { models: Record<string, Model>; report: OverlayReport }>} */
+  const perMinor = new Map();
+  for (const pin of GO_MINORS) {
+    const modules = kubernetesGoModules(pin.kubernetes);
+    const goPkgs = readGoPackages(modules, [
+      ...apiPackages(modules),
+      'k8s.io/apimachinery/pkg/apis/meta/v1',
+      'k8s.io/apimachinery/pkg/api/resource',
+      'k8s.io/apimachinery/pkg/runtime',
+      'k8s.io/apimachinery/pkg/types',
+      'k8s.io/apimachinery/pkg/util/intstr',
+    ]);
+    const minorModels = structuredClone(models);
+    const report = overlayGo(minorModels, names, goPkgs);
+    perMinor.set(pin.kubernetes, { models: /** @type {Record<string, Model>} */ (sortKeys(minorModels)), report });
+  }
+  /** @type {Record<string, string[]>} */
+  const goTypes = {};
+  for (const pin of GO_MINORS) goTypes[pin.kubernetes] = pin.modules.map((m) => `${m.path} ${m.version}`);
 
+  const newestModels = /** @type {{ models: Record<string, Model> }} */ (perMinor.get(newest)).models;
   const data = {
     source: {
       package: '@kubernetes/client-node',
       version: cnPkg.version,
       kubernetesVersion,
       auxiliary: { package: 'kubernetes-types', version: ktPkg.version },
-      goTypes,
+      goTypes: { kubernetesVersion: newest, modules: goTypes[newest] },
     },
-    models: sortKeys(models),
+    models: newestModels,
   };
   const source = [
     '// Generated by scripts/gen-k8s-schemas.mjs. Do not edit.',
     '',
-    '/** Where the Kubernetes model schemas in models.json come from. */',
+    '/** Where the Kubernetes model schemas in models.json (and the per-minor patches) come from. */',
     'export const SOURCE = {',
     `  package: ${JSON.stringify(data.source.package)},`,
     `  version: ${JSON.stringify(data.source.version)},`,
     `  kubernetesVersion: ${JSON.stringify(data.source.kubernetesVersion)},`,
     `  auxiliary: { package: ${JSON.stringify(ktPkg.name)}, version: ${JSON.stringify(ktPkg.version)} },`,
-    `  goTypes: { debian: ${JSON.stringify(goTypes.debian)}, packages: ${JSON.stringify(goTypes.packages).replace(/","/g, '", "')}, kubernetesVersion: ${JSON.stringify(goTypes.kubernetesVersion)} },`,
+    '  goTypes: {',
+    ...minors.map((m) => `    ${JSON.stringify(m)}: ${JSON.stringify(goTypes[m]).replace(/","/g, '", "')},`),
+    '  },',
     '} as const;',
+    '',
+    '/** The Kubernetes minors whose schema data is shipped, oldest first (`manifests --k8s-version`). */',
+    `export const K8S_VERSIONS = ${JSON.stringify(minors).replace(/","/g, '", "')} as const;`,
+    '',
+    '/** The newest supported minor: the data of models.json, and the default. */',
+    `export const K8S_NEWEST_VERSION = ${JSON.stringify(newest)};`,
     '',
     '/** Every @kubernetes/client-node model class name that models.json describes, sorted. */',
     'export const MODEL_NAMES: readonly string[] = [',
@@ -344,82 +365,131 @@ export async function generate() {
     '];',
     '',
   ].join('\n');
-  const files = {
-    'models.json': JSON.stringify(data) + '\n',
-    'source.ts': source,
-    'go-types-report.md': goTypesReport(report, data.source, names.length),
-  };
+  /** @type {Record<string, string>} */
+  const files = { 'models.json': JSON.stringify(data) + '\n' };
+  for (const minor of minors) {
+    if (minor === newest) continue;
+    const patch = mergePatch(newestModels, /** @type {{ models: Record<string, Model> }} */ (perMinor.get(minor)).models, 'models');
+    files[`models.${minor}.patch.json`] = JSON.stringify(patch ?? {}) + '\n';
+  }
+  files['source.ts'] = source;
+  files['go-types-report.md'] = goTypesReport(perMinor, data.source, names.length);
   return { files, unmatched, anyFields };
 }
 
 /**
- * The generated account of the Go overlay: what was laid over, and what could not be.
- * @param {OverlayReport} r
- * @param {{ package: string; version: string; kubernetesVersion: string; goTypes: { debian: string; packages: string[]; kubernetesVersion: string } }} source
+ * The JSON merge patch (RFC 7396) that turns `from` into `to`; undefined when they are equal. A
+ * null in `to` cannot be said in a merge patch (it means "remove"), so it is refused.
+ * @param {unknown} from
+ * @param {unknown} to
+ * @param {string} at
+ * @returns {unknown}
+ */
+export function mergePatch(from, to, at) {
+  if (to === null) throw new Error(`gen-k8s-schemas: ${at} is null, which a merge patch cannot hold`);
+  const isObject = (/** @type {unknown} */ v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (isObject(from) && isObject(to)) {
+    const f = /** @type {Record<string, unknown>} */ (from);
+    const t = /** @type {Record<string, unknown>} */ (to);
+    /** @type {Record<string, unknown>} */
+    const out = {};
+    for (const k of Object.keys(f)) if (!Object.hasOwn(t, k)) out[k] = null;
+    for (const k of Object.keys(t)) {
+      const d = Object.hasOwn(f, k) ? mergePatch(f[k], t[k], `${at}.${k}`) : mergePatch(undefined, t[k], `${at}.${k}`);
+      if (d !== undefined) out[k] = d;
+    }
+    return Object.keys(out).length ? sortKeys(out) : undefined;
+  }
+  if (isObject(to)) {
+    // A new object: the patch holds it whole (checked for nulls on the way).
+    mergePatch({}, to, at);
+    return to;
+  }
+  if (JSON.stringify(from) === JSON.stringify(to)) return undefined;
+  if (Array.isArray(to)) JSON.stringify(to, (k, v) => {
+    if (v === null) throw new Error(`gen-k8s-schemas: ${at}[${k}] is null`);
+    return v;
+  });
+  return to;
+}
+
+/**
+ * The generated account of the Go types, per minor: what they changed, and what they could not give.
+ * @param {Map<string, { report: OverlayReport }>} perMinor
+ * @param {{ package: string; version: string; kubernetesVersion: string }} source
  * @param {number} modelCount
  */
-function goTypesReport(r, source, modelCount) {
-  const g = source.goTypes;
+function goTypesReport(perMinor, source, modelCount) {
   /** @type {(items: string[]) => string[]} */
   const list = (items) => (items.length ? items.map((i) => `- ${i}`) : ['- (none)']);
-  return [
+  const out = [
     '<!-- Generated by scripts/gen-k8s-schemas.mjs. Do not edit. -->',
-    '# The embedded Kubernetes schemas: client-node models with the Go types laid over',
+    '# The embedded Kubernetes schemas: the Go types of each supported minor',
     '',
-    `Models, fields and shapes: ${source.package} ${source.version} (Kubernetes ${source.kubernetesVersion}).`,
-    `Descriptions, required fields, markers (\`+listType\`, \`+listMapKey\`, \`+mapType\`, \`+structType\`, \`+default\`,`,
-    `\`+kubebuilder:validation:*\`) and resource.Quantity fields: the Go sources of Kubernetes ${g.kubernetesVersion}, from Debian ${g.debian}'s`,
-    `${g.packages.join(' and ')} (scripts/k8s-go-source.mjs). Models and fields newer than those sources`,
-    'keep what client-node gives: no markers, no defaults, descriptions without line breaks.',
+    `Model names: ${source.package} ${source.version} (Kubernetes ${source.kubernetesVersion}), ${modelCount} models.`,
+    'Every model that is a Go struct of k8s.io/api or k8s.io/apimachinery at the minor is rebuilt from',
+    'it as controller-gen reads it (fields, shapes, descriptions, required fields, `+listType`,',
+    '`+listMapKey`, `+mapType`, `+structType`, `+default`, `+kubebuilder:validation:*`); Go structs',
+    'no client-node model stands for become models named by their Go package and name. Models without',
+    'a Go struct keep what client-node gives (with kubernetes-types for Quantity and RawExtension fields).',
     '',
-    '## Counts',
-    '',
-    `- client-node models: ${modelCount}; matched to a Go type: ${r.matched}; without one: ${r.unmatched.length}`,
-    `- fields of matched models: ${r.fieldsBoth + r.newerFields.length}; also in the Go type: ${r.fieldsBoth}; newer than it: ${r.newerFields.length}`,
-    ...[...r.applied].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => `- ${k} laid over: ${n}`),
-    `- list-maps not emitted (the API server would reject them): ${r.droppedListMaps.length}`,
-    '',
-    '## List-maps not emitted',
-    '',
-    ...list(r.droppedListMaps),
-    '',
-    '## Defaults controller-gen does not write (a reference to a Go constant)',
-    '',
-    ...list(r.ignoredDefaults),
-    '',
-    '## Markers not understood (ignored)',
-    '',
-    ...list([...r.unknownMarkers].sort(([a], [b]) => (a < b ? -1 : 1)).map(([m, at]) => `+${m}: ${at.join(', ')}`)),
-    '',
-    '## Markers on a field of another shape (not applied; controller-gen would refuse them)',
-    '',
-    ...list(r.notApplicable),
-    '',
-    '## Fields whose shape differs between the Go type and client-node (client-node kept)',
-    '',
-    ...list(r.shapeMismatches),
-    '',
-    '## Required in the Go types, optional in client-node\'s newer release (optional kept)',
-    '',
-    ...list(r.relaxed),
-    '',
-    '## Required fields that differ from client-node (Go used)',
-    '',
-    ...list(r.requiredChanged),
-    '',
-    '## client-node models with no Go type in these sources (client-node data only)',
-    '',
-    ...list(r.unmatched),
-    '',
-    '## Fields newer than the Go types (client-node data only)',
-    '',
-    ...list(r.newerFields),
-    '',
-    '## Go fields client-node does not have (not emitted)',
-    '',
-    ...list(r.goOnlyFields),
-    '',
-  ].join('\n');
+  ];
+  for (const [minor, { report: r }] of perMinor) {
+    const pin = GO_MINORS.find((m) => m.kubernetes === minor);
+    out.push(
+      `## Kubernetes ${minor}: ${pin?.modules.map((m) => `${m.path} ${m.version}`).join(', ')}`,
+      '',
+      '### Counts',
+      '',
+      `- client-node models: ${modelCount}; rebuilt from a Go struct: ${r.matched}; without one: ${r.unmatched.length}`,
+      `- models of Go structs client-node does not have: ${r.goOnlyModels.length}`,
+      `- fields of rebuilt models also in client-node: ${r.fieldsBoth}; only in Go (added): ${r.goOnlyFields.length}; only in client-node (left out): ${r.droppedFields.length}`,
+      ...[...r.applied].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => `- ${k} from a marker: ${n}`),
+      `- list-maps not emitted (the API server would reject them): ${r.droppedListMaps.length}`,
+      '',
+      '### List-maps not emitted',
+      '',
+      ...list(r.droppedListMaps),
+      '',
+      '### Defaults controller-gen does not write (a reference to a Go constant)',
+      '',
+      ...list(r.ignoredDefaults),
+      '',
+      '### Markers not understood (ignored)',
+      '',
+      ...list([...r.unknownMarkers].sort(([a], [b]) => (a < b ? -1 : 1)).map(([m, at]) => `+${m}: ${at.join(', ')}`)),
+      '',
+      '### Markers not applied (controller-gen refuses them: a field or list of another shape, an enum without constants)',
+      '',
+      ...list(r.notApplicable),
+      '',
+      '### Fields whose shape differs between the Go type and client-node (Go used)',
+      '',
+      ...list(r.shapeMismatches),
+      '',
+      '### Required fields that differ from client-node (Go used)',
+      '',
+      ...list(r.requiredChanged),
+      '',
+      '### client-node models with no Go struct in these sources (client-node data only)',
+      '',
+      ...list(r.unmatched),
+      '',
+      '### Fields client-node has and the Go struct does not (left out)',
+      '',
+      ...list(r.droppedFields),
+      '',
+      '### Fields of the Go structs client-node does not have (added)',
+      '',
+      ...list(r.goOnlyFields),
+      '',
+      '### Go structs no client-node model stands for (models of their own)',
+      '',
+      ...list(r.goOnlyModels),
+      '',
+    );
+  }
+  return out.join('\n');
 }
 
 /**

@@ -1,10 +1,12 @@
-// Lays what controller-gen reads from Kubernetes' Go API types over the models gen-k8s-schemas.mjs
-// built from @kubernetes/client-node: descriptions (the Go doc comments, line breaks kept), required
-// fields (controller-gen's rule), `+listType` / `+listMapKey` / `+mapType` / `+structType`
-// (x-kubernetes-* extensions), `+default` / `+kubebuilder:default` values, `+kubebuilder:validation`
-// markers, and resource.Quantity fields. The models keep client-node's fields and shapes (the
-// TypeScript types users embed); a field client-node has and the Go types do not (newer than them)
-// keeps what client-node gives, and is listed in the report.
+// Rebuilds the models gen-k8s-schemas.mjs made from @kubernetes/client-node from Kubernetes' Go API
+// types, the way controller-gen reads them: for every client-node model that is a Go struct of the
+// sources (one Kubernetes minor's k8s.io/api and k8s.io/apimachinery), the struct's JSON fields and
+// their shapes, descriptions (the Go doc comments, line breaks kept), required fields (controller-gen's
+// rule), `+listType` / `+listMapKey` / `+mapType` / `+structType` (x-kubernetes-* extensions),
+// `+default` / `+kubebuilder:default` values and `+kubebuilder:validation` markers. Go structs no
+// client-node model stands for (newer than client-node) become models of their own. What differs from
+// client-node (fields added or left out, shapes, required fields) is listed in the report; models
+// without a Go struct keep client-node's data.
 // @ts-check
 import { docText, markersOf } from './k8s-go-types.mjs';
 
@@ -19,7 +21,10 @@ import { docText, markersOf } from './k8s-go-types.mjs';
  *   items?: SchemaNode; additionalProperties?: SchemaNode; $model?: string; $special?: string;
  *   'x-kubernetes-list-type'?: string; 'x-kubernetes-list-map-keys'?: string[] }} SchemaNode
  */
-/** @typedef {{ description?: string; properties: Record<string, SchemaNode>; required?: string[]; 'x-kubernetes-map-type'?: string }} Model */
+/**
+ * @typedef {{ description?: string; properties: Record<string, SchemaNode>; required?: string[]; 'x-kubernetes-map-type'?: string;
+ *   'x-kubernetes-validations'?: { message: string; rule: string }[] }} Model
+ */
 /**
  * A Go type expression resolved: `named` is the declaration of a named non-struct type met on the way.
  * @typedef {({ kind: 'basic'; go: string } | { kind: 'bytes' } | { kind: 'array'; of: GoTypeRef } | { kind: 'map'; of: GoTypeRef }
@@ -33,8 +38,8 @@ import { docText, markersOf } from './k8s-go-types.mjs';
 /** @typedef {{ fields: Map<string, FlatField>; mapType: string | undefined; unreadable: string[] }} FlatStruct */
 /**
  * What the overlay did, and every place the two sources disagree.
- * @typedef {{ matched: number; unmatched: string[]; fieldsBoth: number; newerFields: string[]; goOnlyFields: string[];
- *   shapeMismatches: string[]; requiredChanged: string[]; relaxed: string[]; notApplicable: string[]; applied: Map<string, number>;
+ * @typedef {{ matched: number; unmatched: string[]; fieldsBoth: number; droppedFields: string[]; goOnlyFields: string[]; goOnlyModels: string[];
+ *   shapeMismatches: string[]; requiredChanged: string[]; notApplicable: string[]; applied: Map<string, number>;
  *   ignoredDefaults: string[]; unknownMarkers: Map<string, string[]>; droppedListMaps: string[] }} OverlayReport
  */
 
@@ -190,7 +195,7 @@ export function flattenStruct(decl, resolve, out = { fields: new Map(), mapType:
     if (json === undefined || json === '-') continue;
     const [jsonName, ...opts] = json.split(',');
     const inline = opts.includes('inline') || jsonName === '';
-    const omitEmpty = opts.includes('omitempty');
+    const omitEmpty = opts.includes('omitempty') || opts.includes('omitzero');
     const markers = markersOf(f.doc);
     /** @type {(n: string) => boolean} */
     const has = (n) => markers.some((m) => m.name === n);
@@ -201,8 +206,8 @@ export function flattenStruct(decl, resolve, out = { fields: new Map(), mapType:
     let by;
     if (has('kubebuilder:validation:Optional')) required = false;
     else if (has('kubebuilder:validation:Required')) [required, by] = [true, 'kubebuilder'];
-    else if (has('optional')) required = false;
-    else if (has('required')) [required, by] = [true, 'k8s'];
+    else if (has('optional') || has('k8s:optional')) required = false;
+    else if (has('required') || has('k8s:required')) [required, by] = [true, 'k8s'];
     else [required, by] = [!inline && !omitEmpty, 'tag'];
     if (inline) {
       const t = resolve(f.type, decl);
@@ -282,14 +287,69 @@ function matchGo(name, fieldNames, byVersionKind) {
 
 /** @typedef {{ full: string; group: string; decl: GoStruct; flat: FlatStruct }} Candidate */
 
-/** @type {Record<string, string>} */
-const GO_RULE = { k8s: '+required', tag: 'no omitempty' };
-
-const OVERLAID = ['default', 'description', 'x-kubernetes-list-map-keys', 'x-kubernetes-list-type', 'x-kubernetes-map-type', ...Object.values(VALIDATION).map(([k]) => k).filter((k) => k !== 'type' && k !== 'format')];
+/**
+ * The schema node of a Go basic type, as controller-gen writes it (int32/uint32 and int64/uint64
+ * carry their format; other integers none; floats are `number`).
+ * @param {string} go
+ * @returns {SchemaNode}
+ */
+function basicNode(go) {
+  if (go === 'string') return { type: 'string' };
+  if (go === 'bool') return { type: 'boolean' };
+  if (go === 'float32' || go === 'float64') return { type: 'number' };
+  if (go === 'int32' || go === 'uint32') return { format: 'int32', type: 'integer' };
+  if (go === 'int64' || go === 'uint64') return { format: 'int64', type: 'integer' };
+  return { type: 'integer' };
+}
 
 /**
- * Lays the Go types over the models in place and returns a report (counts, and every place the two
- * sources disagree or the Go data could not be used).
+ * The schema node of an apimachinery type controller-gen writes in a fixed form (`$special` for
+ * those index.ts expands).
+ * @param {string} known
+ * @returns {SchemaNode}
+ */
+function knownNode(known) {
+  switch (known) {
+    case 'Quantity':
+    case 'IntOrString':
+    case 'RawExtension':
+    case 'ObjectMeta':
+      return { $special: known };
+    case 'Time':
+      return { format: 'date-time', type: 'string' };
+    case 'Duration':
+      return { type: 'string' };
+    case 'FieldsV1':
+      return { type: 'object' };
+  }
+  throw new Error(`k8s-go-overlay: no schema for the known type ${known}`);
+}
+
+/**
+ * The coarse shape of a node (for comparing the Go types with client-node's models).
+ * @param {SchemaNode} node
+ * @returns {string}
+ */
+function shapeOf(node) {
+  if (node.$model) return 'struct';
+  if (node.type === 'array') return `array of ${node.items ? shapeOf(node.items) : '?'}`;
+  if (node.additionalProperties) return `map of ${shapeOf(node.additionalProperties)}`;
+  if (node.$special) return node.$special;
+  if (node.type === 'object') return 'object';
+  return node.format ? `${node.type}/${node.format}` : String(node.type);
+}
+
+/**
+ * Lays the Go types over the models in place and returns a report. A client-node model that is a Go
+ * struct of these sources (same group, version, kind; most fields shared) is rebuilt from the Go
+ * struct, as controller-gen reads it: every JSON field of the flattened struct (also those
+ * client-node does not have), its shape from the Go type, description (the field's doc comment, else
+ * its named type's), required-ness by controller-gen's rule, and the markers of the field and of its
+ * named type; the struct's doc comment and `+structType` / `+mapType`. A field client-node has and
+ * the Go struct does not is left out (controller-gen would not write it). A Go struct a field refers
+ * to that no client-node model stands for becomes a model of its own, named by its Go package path
+ * and name (`k8s.io/api/core/v1.EvictionResponder`). Client-node models without a Go struct keep
+ * client-node's data.
  * @param {Record<string, Model>} models
  * @param {readonly string[]} names
  * @param {Map<string, Map<string, GoType>>} goPkgs
@@ -315,11 +375,11 @@ export function overlayGo(models, names, goPkgs) {
     matched: 0,
     unmatched: [],
     fieldsBoth: 0,
-    newerFields: [],
+    droppedFields: [],
     goOnlyFields: [],
+    goOnlyModels: [],
     shapeMismatches: [],
     requiredChanged: [],
-    relaxed: [],
     notApplicable: [],
     applied: new Map(),
     ignoredDefaults: [],
@@ -329,63 +389,150 @@ export function overlayGo(models, names, goPkgs) {
   /** @type {(key: string) => void} */
   const count = (key) => report.applied.set(key, (report.applied.get(key) ?? 0) + 1);
 
-  for (const name of names) {
-    const model = models[name];
-    const match = matchGo(name, Object.keys(model.properties), byVersionKind);
+  // Which model stands for which Go struct (the first name, sorted, when several match one struct).
+  /** @type {Map<string, { name: string; match: Candidate }>} */
+  const matches = new Map();
+  /** @type {Map<string, string>} Go struct (package path.Name) -> model name */
+  const modelOfStruct = new Map();
+  for (const name of [...names].sort()) {
+    const match = matchGo(name, Object.keys(models[name].properties), byVersionKind);
     if (!match.decl) {
       report.unmatched.push(`${name} (${match.why})`);
       continue;
     }
     report.matched++;
-    const { decl, flat } = match;
-    const where = `${name} (${match.full})`;
+    matches.set(name, { name, match });
+    if (!modelOfStruct.has(match.full)) modelOfStruct.set(match.full, name);
+  }
+  report.unmatched.sort();
+
+  /** Go structs referred to that no client-node model stands for, still to be built. */
+  /** @type {{ full: string; decl: GoStruct }[]} */
+  const pending = [];
+  /** @type {(decl: GoStruct, full: string) => string} */
+  const modelName = (decl, full) => {
+    let name = modelOfStruct.get(full);
+    if (name === undefined) {
+      name = full;
+      modelOfStruct.set(full, name);
+      pending.push({ full, decl });
+    }
+    return name;
+  };
+
+  /**
+   * The node of a resolved Go type; a named type's doc and markers apply at its own level (the
+   * items of a `[]Capability` carry Capability's description, as controller-gen writes them).
+   * @param {GoTypeRef} type
+   * @param {string} at
+   * @returns {SchemaNode}
+   */
+  const goNode = (type, at) => {
+    /** @type {SchemaNode} */
+    let node;
+    switch (type.kind) {
+      case 'basic':
+        node = basicNode(type.go);
+        break;
+      case 'bytes':
+        node = { format: 'byte', type: 'string' };
+        break;
+      case 'array':
+        node = { type: 'array', items: goNode(type.of, `${at}[]`) };
+        break;
+      case 'map':
+        node = { type: 'object', additionalProperties: goNode(type.of, `${at}{}`) };
+        break;
+      case 'known':
+        node = knownNode(type.known);
+        break;
+      case 'struct':
+        node = { $model: modelName(type.decl, type.full) };
+        break;
+      default:
+        throw new Error(`k8s-go-overlay: ${at}: cannot resolve the Go type ${type.expr}`);
+    }
+    if (type.named) {
+      const description = docText(type.named.doc);
+      if (description) node.description = description;
+      applyMarkers(node, markersOf(type.named.doc), at, report, count, type.named);
+    }
+    return node;
+  };
+
+  /**
+   * A model built from a Go struct, as controller-gen writes it.
+   * @param {GoStruct} decl
+   * @param {FlatStruct} flat
+   * @param {string} where
+   * @returns {Model}
+   */
+  const goModel = (decl, flat, where) => {
+    if (flat.unreadable.length) throw new Error(`k8s-go-overlay: ${where} (${decl.pkg}.${decl.name}): fields not understood: ${flat.unreadable.join('; ')}`);
+    /** @type {Model} */
+    const model = { properties: {} };
     const description = docText(decl.doc);
     if (description) model.description = description;
-    else delete model.description;
-    const typeMarkers = markersOf(decl.doc);
-    const mapType = typeMarkers.find((m) => m.name === 'structType' || m.name === 'mapType')?.value ?? flat.mapType;
-    delete model['x-kubernetes-map-type'];
+    const mapType = markersOf(decl.doc).find((m) => m.name === 'structType' || m.name === 'mapType')?.value ?? flat.mapType;
     if (mapType) {
       model['x-kubernetes-map-type'] = mapType;
       count('x-kubernetes-map-type');
     }
-    if (flat.unreadable.length) throw new Error(`k8s-go-overlay: ${where}: fields not understood: ${flat.unreadable.join('; ')}`);
-
     /** @type {string[]} */
     const required = [];
-    for (const [field, node] of Object.entries(model.properties)) {
-      const go = flat.fields.get(field);
+    for (const [field, go] of flat.fields) {
+      const at = `${where}.${field}`;
+      const node = goNode(resolve(go.field.type, go.decl), at);
+      const fieldDoc = docText(go.field.doc);
+      if (fieldDoc) node.description = fieldDoc;
+      applyMarkers(node, go.markers, at, report, count);
+      model.properties[field] = node;
+      if (go.required) required.push(field);
+    }
+    if (required.length) model.required = required.sort();
+    // An optional immutable field may not be removed once set either: controller-gen puts that
+    // rule on the struct, one per such field, in field order.
+    /** @type {{ message: string; rule: string }[]} */
+    const rules = [];
+    for (const [field, go] of flat.fields) {
+      if (go.markers.some((m) => m.name === 'k8s:immutable') && !go.required) rules.push({ message: `field ${field} is immutable once set`, rule: `!has(oldSelf.${field}) || has(self.${field})` });
+    }
+    if (rules.length) {
+      model['x-kubernetes-validations'] = rules;
+      count('x-kubernetes-validations');
+    }
+    return model;
+  };
+
+  for (const name of names) {
+    const m = matches.get(name);
+    if (!m) continue;
+    const { match } = m;
+    const cn = models[name];
+    const model = goModel(match.decl, match.flat, name);
+    for (const [field, node] of Object.entries(cn.properties)) {
+      const go = model.properties[field];
       if (!go) {
-        report.newerFields.push(`${name}.${field}`);
-        if (model.required?.includes(field)) required.push(field);
+        report.droppedFields.push(`${name}.${field}`);
         continue;
       }
       report.fieldsBoth++;
-      const cnRequired = !!model.required?.includes(field);
-      if (go.required && !cnRequired && go.by !== 'kubebuilder') {
-        // Required by the Go type's tag or `+required`, which Kubernetes' OpenAPI document (and so
-        // client-node) reflects too: client-node's newer release made the field optional.
-        report.relaxed.push(`${name}.${field} (Go ${GO_RULE[/** @type {string} */ (go.by)]})`);
-      } else if (go.required) required.push(field);
-      const type = resolve(go.field.type, go.decl);
-      const at = `${name}.${field}`;
-      for (const k of OVERLAID) delete node[k];
-      const fieldDoc = docText(go.field.doc) || (type.named ? docText(type.named.doc) : '');
-      if (fieldDoc) node.description = fieldDoc;
-      fixShape(node, type, at, report);
-      const markers = [...(type.named ? markersOf(type.named.doc) : []), ...go.markers];
-      applyMarkers(node, markers, at, report, count);
+      if (shapeOf(go) !== shapeOf(node)) report.shapeMismatches.push(`${name}.${field}: Go ${shapeOf(go)}, client-node ${shapeOf(node)}`);
     }
-    const before = [...(model.required ?? [])].sort().join(',');
-    const after = [...required].sort().join(',');
+    for (const field of Object.keys(model.properties)) if (!(field in cn.properties)) report.goOnlyFields.push(`${name}.${field}`);
+    const before = [...(cn.required ?? [])].sort().join(',');
+    const after = (model.required ?? []).join(',');
     if (before !== after) report.requiredChanged.push(`${name}: client-node [${before}], Go [${after}]`);
-    if (required.length) model.required = required.sort();
-    else delete model.required;
-    for (const field of flat.fields.keys()) if (!(field in model.properties)) report.goOnlyFields.push(`${name}.${field}`);
+    models[name] = model;
   }
+  for (let next = pending.shift(); next; next = pending.shift()) {
+    report.goOnlyModels.push(next.full);
+    models[next.full] = goModel(next.decl, flattenStruct(next.decl, resolve), next.full);
+  }
+  report.goOnlyModels.sort();
 
   // A list-map whose keys the API server would not accept makes every CRD embedding it invalid.
-  for (const name of names) {
+  for (const name of Object.keys(models).sort()) {
     for (const [field, node] of Object.entries(models[name].properties)) {
       if (node['x-kubernetes-list-type'] !== 'map') continue;
       const problem = listMapProblem(models, node);
@@ -400,47 +547,28 @@ export function overlayGo(models, names, goPkgs) {
 }
 
 /**
- * Corrects client-node's shape where the Go type says more: a `string` that is a resource.Quantity
- * takes the Quantity form. Elsewhere the shapes must agree (array/map/scalar); a disagreement is
- * reported and client-node's shape kept.
- * @param {SchemaNode} node
- * @param {GoTypeRef} type
- * @param {string} at
- * @param {OverlayReport} report
- * @returns {void}
- */
-function fixShape(node, type, at, report) {
-  if (type.kind === 'known' && type.known === 'Quantity') {
-    if (node.type === 'string' && !node.$special) {
-      delete node.type;
-      delete node.format;
-      node.$special = 'Quantity';
-    }
-    return;
-  }
-  if (type.kind === 'array' && node.type === 'array' && node.items) return fixShape(node.items, type.of, `${at}[]`, report);
-  if (type.kind === 'map' && node.type === 'object' && node.additionalProperties) return fixShape(node.additionalProperties, type.of, `${at}{}`, report);
-  const goShape = type.kind === 'array' ? 'array' : type.kind === 'map' ? 'map' : type.kind === 'struct' ? 'struct' : 'scalar';
-  const cnShape = node.$model ? 'struct' : node.type === 'array' ? 'array' : node.additionalProperties ? 'map' : node.$special || node.type !== 'object' ? 'scalar' : 'struct';
-  if (goShape !== cnShape && !(type.kind === 'known' || type.kind === 'unknown')) report.shapeMismatches.push(`${at}: Go ${goShape}, client-node ${cnShape}`);
-}
-
-/**
- * Applies the schema-changing markers of a field (its own, then its named type's) to its node.
+ * Applies the schema-changing markers of a field, or of a named type (`type`: its declaration), to
+ * its node, as controller-gen does. `+k8s:listType` / `+k8s:listMapKey` are `+listType` /
+ * `+listMapKey` by another name (a key given by both counts once); `+k8s:immutable` (fields only)
+ * adds controller-gen's `self == oldSelf` rule; `+k8s:enum` (types only) makes a string type the
+ * enum of the package's constants of that type, sorted.
  * @param {SchemaNode} node
  * @param {GoMarker[]} markers
  * @param {string} at
  * @param {OverlayReport} report
  * @param {(key: string) => void} count
+ * @param {GoType} [type]
  */
-function applyMarkers(node, markers, at, report, count) {
+function applyMarkers(node, markers, at, report, count, type) {
   /** @type {string[]} */
   const listMapKeys = [];
-  for (const { name, value } of markers) {
+  for (const marker of markers) {
+    const value = marker.value;
+    const name = marker.name === 'k8s:listType' || marker.name === 'k8s:listMapKey' ? marker.name.slice(4) : marker.name;
     /** @type {(key: string, v: unknown) => void} */
     const set = (key, v) => {
+      if (JSON.stringify(node[key]) !== JSON.stringify(v)) count(key);
       node[key] = v;
-      count(key);
     };
     const isList = node.type === 'array';
     const isObject = !!node.$model || node.type === 'object';
@@ -449,14 +577,26 @@ function applyMarkers(node, markers, at, report, count) {
       // array"); the API server too. Kubernetes has a few (a []byte with +listType=atomic).
       const fits = name.startsWith('list') ? isList : isObject;
       if (!fits) {
-        report.notApplicable.push(`${at}: +${name}=${value} (the field is ${node.type ?? node.$special ?? 'not a list'} in client-node)`);
+        report.notApplicable.push(`${at}: +${marker.name}=${value} (the field is ${node.format ? `${node.type}/${node.format}` : node.type ?? node.$special ?? 'not a list'})`);
         continue;
       }
     }
     if (name === 'listType') set('x-kubernetes-list-type', value);
-    else if (name === 'listMapKey') listMapKeys.push(/** @type {string} */ (value));
-    else if (name === 'mapType' || name === 'structType') set('x-kubernetes-map-type', value);
-    else if (name === 'default' || name === 'kubebuilder:default') {
+    else if (name === 'listMapKey') {
+      if (!listMapKeys.includes(/** @type {string} */ (value))) listMapKeys.push(/** @type {string} */ (value));
+    } else if (name === 'mapType' || name === 'structType') set('x-kubernetes-map-type', value);
+    else if (name === 'k8s:immutable' && !type) {
+      node['x-kubernetes-validations'] = [...(/** @type {unknown[]} */ (node['x-kubernetes-validations']) ?? []), { message: 'field is immutable', rule: 'self == oldSelf' }];
+      count('x-kubernetes-validations');
+    } else if (name === 'k8s:enum') {
+      const values = type?.kind === 'named' ? type.constants ?? [] : [];
+      if (!type || node.type !== 'string' || !values.length) {
+        // controller-gen refuses it on a field, on a type that is not a string, and without constants.
+        report.notApplicable.push(`${at}: +k8s:enum (${!type ? 'on a field' : node.type !== 'string' ? `the type is ${node.type}` : 'no constants of the type'})`);
+        continue;
+      }
+      set('enum', [...values].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : JSON.stringify(a) > JSON.stringify(b) ? 1 : 0)));
+    } else if (name === 'default' || name === 'kubebuilder:default') {
       if (/^ref\(/.test(/** @type {string} */ (value))) {
         // controller-gen writes no default for a reference to a Go constant.
         report.ignoredDefaults.push(`${at}: +${name}=${value}`);
@@ -472,7 +612,12 @@ function applyMarkers(node, markers, at, report, count) {
       report.unknownMarkers.set(name, [...(report.unknownMarkers.get(name) ?? []), at]);
     }
   }
-  if (listMapKeys.length) {
+  if (listMapKeys.length && node['x-kubernetes-list-type'] !== 'map') {
+    // controller-gen refuses list-map keys on a list that is not a map ("must apply listMapKey to an
+    // associative-list"), and the API server too: 1.35's DRA lists pair +listType=atomic with
+    // +k8s:listMapKey (which Kubernetes' own declarative validation reads).
+    report.notApplicable.push(`${at}: +listMapKey=${listMapKeys.join(',')} (the list is ${node['x-kubernetes-list-type'] ?? 'not a list-map'})`);
+  } else if (listMapKeys.length) {
     node['x-kubernetes-list-map-keys'] = listMapKeys;
     count('x-kubernetes-list-map-keys');
   }

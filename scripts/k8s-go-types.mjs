@@ -21,9 +21,13 @@ import { join } from 'node:path';
  */
 /**
  * A top-level Go type declaration.
+ * A top-level Go type declaration; a named type of the package's typed string constants has their
+ * values in `constants` (readGoPackages fills it in: what `+k8s:enum` makes the enum of).
  * @typedef {{ name: string; file: string; line: number; doc: string[]; imports: Map<string, string>; pkg?: string }
- *   & ({ kind: 'named'; alias: boolean; underlying: string } | { kind: 'struct'; fields: GoField[] })} GoType
+ *   & ({ kind: 'named'; alias: boolean; underlying: string; constants?: string[] } | { kind: 'struct'; fields: GoField[] })} GoType
  */
+/** A typed string constant: `const Linux OSName = "linux"`. */
+/** @typedef {{ name: string; type: string; value: string }} GoConstant */
 
 /** `//go:build`, `//nolint:x`, `//line ...`: comments go/ast leaves out of CommentGroup.Text(). */
 const DIRECTIVE = /^\/\/(?:line |extern |export |[a-z0-9]+:[a-z0-9])/;
@@ -173,6 +177,33 @@ export function readGoFile(text, file) {
 }
 
 /**
+ * The typed string constants of a Go file, in order: `Name Type = "value"` (or a raw string) in a
+ * top-level `const ( ... )` block or a `const` line. Untyped constants and other values are left out
+ * (they are not of a named type, so no enum counts them).
+ * @param {string} text
+ * @returns {GoConstant[]}
+ */
+export function readGoConstants(text) {
+  /** @type {GoConstant[]} */
+  const out = [];
+  const spec = /^(\w+)\s+(\w+)\s*=\s*("(?:[^"\\]|\\.)*"|`[^`]*`)\s*(?:\/\/.*)?$/;
+  /** @type {(line: string) => void} */
+  const take = (line) => {
+    const m = spec.exec(line);
+    if (!m) return;
+    const value = m[3].startsWith('`') ? m[3].slice(1, -1) : JSON.parse(m[3]);
+    out.push({ name: m[1], type: m[2], value });
+  };
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (/^const\s*\(\s*$/.test(lines[i])) {
+      for (i++; i < lines.length && lines[i] !== ')'; i++) if (lines[i].startsWith('\t') && !lines[i].startsWith('\t\t')) take(lines[i].slice(1));
+    } else if (lines[i].startsWith('const ')) take(lines[i].slice(6).trim());
+  }
+  return out;
+}
+
+/**
  * Files of a Go package that declare API types (tests and generated code left out).
  * @param {string} dir
  */
@@ -183,19 +214,48 @@ function packageFiles(dir) {
 }
 
 /**
- * Reads Go packages under a GOPATH-style source root (`<root>/k8s.io/api/core/v1`): package path ->
- * Map of type name -> declaration.
- * @param {string} srcRoot
+ * Where Go sources are read from: a GOPATH-style `src` folder (`<root>/k8s.io/api/core/v1`), or
+ * module path -> module folder (`{ 'k8s.io/api': '<module cache>/k8s.io/api@v0.37.2' }`, as
+ * scripts/k8s-go-source.mjs gives them).
+ * @typedef {string | Readonly<Record<string, string>>} GoSourceRoots
+ */
+
+/**
+ * The folder of a Go package under the roots: for a module map, the module whose path is the
+ * longest prefix of the package path.
+ * @param {GoSourceRoots} roots
+ * @param {string} pkg
+ */
+export function packageDir(roots, pkg) {
+  if (typeof roots === 'string') return join(roots, pkg);
+  const mod = Object.keys(roots)
+    .filter((m) => pkg === m || pkg.startsWith(`${m}/`))
+    .sort((a, b) => b.length - a.length)[0];
+  if (mod === undefined) throw new Error(`k8s-go-types: no module holds package ${pkg} (modules: ${Object.keys(roots).join(', ')})`);
+  return join(roots[mod], pkg.slice(mod.length));
+}
+
+/**
+ * Reads Go packages: package path -> Map of type name -> declaration.
+ * @param {GoSourceRoots} roots
  * @param {readonly string[]} packagePaths
  * @returns {Map<string, Map<string, GoType>>}
  */
-export function readGoPackages(srcRoot, packagePaths) {
+export function readGoPackages(roots, packagePaths) {
   const out = new Map();
   for (const pkg of packagePaths) {
-    const dir = join(srcRoot, pkg);
+    const dir = packageDir(roots, pkg);
     const types = new Map();
+    /** @type {GoConstant[]} */
+    const constants = [];
     for (const f of packageFiles(dir)) {
-      for (const t of readGoFile(readFileSync(join(dir, f), 'utf8'), `${pkg}/${f}`)) types.set(t.name, { ...t, pkg });
+      const text = readFileSync(join(dir, f), 'utf8');
+      for (const t of readGoFile(text, `${pkg}/${f}`)) types.set(t.name, { ...t, pkg });
+      constants.push(...readGoConstants(text));
+    }
+    for (const c of constants) {
+      const t = types.get(c.type);
+      if (t?.kind === 'named') (t.constants ??= []).push(c.value);
     }
     out.set(pkg, types);
   }
@@ -203,13 +263,13 @@ export function readGoPackages(srcRoot, packagePaths) {
 }
 
 /**
- * Every `k8s.io/api/<group>/<version>` package under a source root, sorted.
- * @param {string} srcRoot
+ * Every `k8s.io/api/<group>/<version>` package under the roots, sorted.
+ * @param {GoSourceRoots} roots
  */
-export function apiPackages(srcRoot) {
+export function apiPackages(roots) {
   /** @type {string[]} */
   const out = [];
-  const base = join(srcRoot, 'k8s.io/api');
+  const base = packageDir(roots, 'k8s.io/api');
   for (const group of readdirSync(base, { withFileTypes: true })) {
     if (!group.isDirectory() || group.name === 'testdata') continue;
     for (const version of readdirSync(join(base, group.name), { withFileTypes: true })) {

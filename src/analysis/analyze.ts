@@ -14,7 +14,7 @@ import { getMarkerDefinition, type MarkerArgs } from '../markers/definitions.js'
 import { isDns1123Subdomain } from '../project/naming.js';
 import { SchemaFormatter } from '../schema/format.js';
 import type { JSONSchemaProps } from '../schema/jsonschema.js';
-import { k8sModelSchemaShared } from '../schema/k8s/index.js';
+import { type K8sVersion, k8sModelSchemaShared } from '../schema/k8s/index.js';
 import { TypeParser } from '../schema/parse.js';
 import { packageVersion } from '../util/package-root.js';
 import { isMarkerNamed, locationOf, MarkerCollector, type Location, type MarkerValue } from './collector.js';
@@ -128,6 +128,8 @@ export interface AnalyzeOptions {
   texts?: ProgramOptions['texts'];
   /** controller-gen's crd:generateEmbeddedObjectMeta (`manifests --generate-embedded-object-meta`). */
   embeddedObjectMeta?: boolean;
+  /** The Kubernetes minor whose types embedded Kubernetes types follow (`manifests --k8s-version`); default the newest supported. */
+  k8sVersion?: K8sVersion;
 }
 
 /** A version name: a DNS-1123 label that starts with a letter (`v1`, `v1beta1`). */
@@ -213,7 +215,7 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
   });
   const formatter = new SchemaFormatter({
     reporter,
-    k8sSchema: (name) => k8sModelSchemaShared(name, { embeddedObjectMeta: options.embeddedObjectMeta }),
+    k8sSchema: (name) => k8sModelSchemaShared(name, { embeddedObjectMeta: options.embeddedObjectMeta, kubernetesVersion: options.k8sVersion }),
     embeddedObjectMeta: options.embeddedObjectMeta,
     k8sHint: 'it is not a model class of @kubernetes/client-node (V1PodTemplateSpec, V1Condition, ...): check the name, or declare the type yourself',
   });

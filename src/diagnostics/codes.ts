@@ -66,6 +66,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1094', '`create api` / `create webhook`: `--external-api-*` for a Kind of this project or a built-in one, with `--resource=true`, or without `--external-api-path`.'),
   c('KF1095', '`--external-api-path` / `--external-api-domain` / `--external-api-module`: a missing or outside file, a version in the path, a group that is not a DNS-1123 subdomain.'),
   c('KF1096', '`create api --ssa` with `--resource=false` (server-side apply is scaffolded with the API).'),
+  c('KF1097', '`manifests --k8s-version` (or the one package.json\'s manifests script records): not a Kubernetes minor kubeforge has the types of.'),
   c('KF1101', 'A planned file cannot be written (permissions, a file in the way); nothing was written.'),
   c('KF1102', 'Writing failed part way; what was written is rolled back.'),
   c('KF1103', 'A scaffolded file exists and differs (pass `--force` to overwrite it).'),

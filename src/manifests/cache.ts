@@ -63,6 +63,8 @@ export interface CacheKeyParts {
   maxDescLen?: number;
   /** `--generate-embedded-object-meta`. */
   embeddedObjectMeta?: boolean;
+  /** `--k8s-version` (undefined: the newest supported minor). */
+  k8sVersion?: string;
   paths?: readonly string[];
   tsconfigPath?: string;
   /** sha256 of the PROJECT file (its `namespaced` and `projectName` scope role.yaml), or undefined when there is none. */
@@ -296,6 +298,7 @@ function cacheKey(projectDir: string, tsconfigChain: readonly string[], parts: C
     generator: parts.generatorVersion,
     maxDescLen: parts.maxDescLen ?? null,
     embeddedObjectMeta: parts.embeddedObjectMeta === true,
+    k8sVersion: parts.k8sVersion ?? null,
     paths: parts.paths ? [...parts.paths].sort() : null,
     tsconfig: parts.tsconfigPath ?? null,
     project: parts.project ?? null,

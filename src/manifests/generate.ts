@@ -27,7 +27,8 @@ import type { Generator, GeneratorInput } from './generators.js';
 import { OutputPlanner, type PlannedChange } from './stage.js';
 import { type GeneratorEntry, type IncrementalRecord, IncrementalPlanner, type Selection } from './incremental.js';
 import type { MarkerUse } from './markeruse.js';
-import { EMBEDDED_OBJECT_META_FLAG, recordManifestsOptions } from './script.js';
+import { EMBEDDED_OBJECT_META_FLAG, recordedK8sVersion, recordManifestsOptions } from './script.js';
+import { type K8sVersion, parseK8sVersion } from './k8s-version.js';
 import { type Change, CRD_DIR, formatPlan, MANIFESTS_TOOL, managedLocations, planManifests } from './writer.js';
 
 export type { AnalyzeOptions };
@@ -64,6 +65,12 @@ export interface ManifestsOptions {
    * instead of a bare object the API server prunes. Part of the cache key.
    */
   embeddedObjectMeta?: boolean;
+  /**
+   * The Kubernetes minor whose types embedded Kubernetes types follow (`1.36`; default the newest
+   * supported). A value kubeforge has no data for is KF1097, located at package.json's manifests
+   * script when that is where it is recorded. Part of the cache key.
+   */
+  k8sVersion?: string;
   /** Write nothing; report the plan. */
   check?: boolean;
   dryRun?: boolean;
@@ -122,6 +129,7 @@ function runSettings(options: ManifestsOptions, host: Host, tree?: Tree) {
   if (options.maxDescLen !== undefined && !(Number.isInteger(options.maxDescLen) && options.maxDescLen >= 0)) {
     throw new DiagnosticError(error('KF1093', `invalid --max-desc-len ${options.maxDescLen}: expected a whole number of bytes, 0 or more`, { hint: 'e.g. --max-desc-len 0 (no descriptions) or --max-desc-len 80' }));
   }
+  const k8sVersion = options.k8sVersion === undefined ? undefined : k8sVersionOf(options.k8sVersion, (tree ?? host).read('package.json')?.toString('utf8'), projectDir);
   // PROJECT (as a scaffold's tree has it) scopes role.yaml: hashed into the cache key here, read
   // only once the fast path misses (managerNamespaceOf), so the fast path never loads YAML.
   const projectText = (tree ?? host).read(PROJECT_FILE);
@@ -130,11 +138,21 @@ function runSettings(options: ManifestsOptions, host: Host, tree?: Tree) {
     generatorVersion,
     maxDescLen: options.maxDescLen,
     embeddedObjectMeta: options.embeddedObjectMeta,
+    k8sVersion,
     paths,
     tsconfigPath: options.tsconfigPath ? tsconfigPath : undefined,
     project: projectText && sha256(projectText),
   };
-  return { projectDir, tsconfigPath, generatorVersion, paths, keyParts, projectText };
+  return { projectDir, tsconfigPath, generatorVersion, paths, keyParts, projectText, k8sVersion };
+}
+
+/**
+ * A `--k8s-version` given to the pipeline as a supported minor; KF1097 otherwise, located at
+ * package.json's manifests script when it records that very value (create api, alpha generate).
+ */
+function k8sVersionOf(value: string, packageJson: string | undefined, projectDir: string): K8sVersion {
+  const recorded = recordedK8sVersion(packageJson);
+  return parseK8sVersion(value, recorded?.value === value ? { file: join(projectDir, 'package.json'), line: recorded.line } : { flag: true });
 }
 
 const PROJECT_FILE = 'PROJECT';
@@ -183,7 +201,7 @@ export interface ManifestsPlan {
 export async function planManifestsRun(options: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer, given?: Tree): Promise<ManifestsPlan> {
   const host = given?.host ?? options.host ?? new DiskHost(resolve(options.projectDir));
   const tree = given ?? new Tree(host);
-  const { projectDir, tsconfigPath, generatorVersion, paths, keyParts, projectText } = runSettings(options, host, given);
+  const { projectDir, tsconfigPath, generatorVersion, paths, keyParts, projectText, k8sVersion } = runSettings(options, host, given);
 
   // The planned changes of the caller's tree, laid over the disk for the analysis.
   const overlay = given ? overlayOf(tree, projectDir) : undefined;
@@ -206,7 +224,7 @@ export async function planManifestsRun(options: ManifestsOptions, analyzer: Anal
   }
 
   const reporter = options.reporter ?? new Reporter();
-  const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion, embeddedObjectMeta: options.embeddedObjectMeta, ...(overlay && { overlay }) }, reporter);
+  const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion, embeddedObjectMeta: options.embeddedObjectMeta, k8sVersion, ...(overlay && { overlay }) }, reporter);
   const { DEFAULT_GENERATORS, runGenerators } = await import('./generators.js');
   const managerNamespace = await managerNamespaceOf(projectText, projectDir);
   const files = await runGenerators({ ...analysis, managerNamespace, maxDescLen: options.maxDescLen }, reporter, options.generators ?? DEFAULT_GENERATORS);
@@ -274,7 +292,7 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
  */
 async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promise<DiskPlan> {
   const host = options.host ?? new DiskHost(resolve(options.projectDir));
-  const { projectDir, tsconfigPath, generatorVersion, paths, keyParts, projectText } = runSettings(options, host);
+  const { projectDir, tsconfigPath, generatorVersion, paths, keyParts, projectText, k8sVersion } = runSettings(options, host);
 
   const useCache = host instanceof DiskHost && host.root === projectDir;
   // Hashed before the analysis reads them, so that an edit saved during the run is seen next
@@ -304,7 +322,16 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
 
   const reporter = options.reporter ?? new Reporter();
   const analysis = await analyzer(
-    { projectDir, tsconfigPath, paths, generatorVersion, embeddedObjectMeta: options.embeddedObjectMeta, selectRoots: inc && ((roots, tools) => inc.select(roots, tools)), texts: snapshot?.texts },
+    {
+      projectDir,
+      tsconfigPath,
+      paths,
+      generatorVersion,
+      embeddedObjectMeta: options.embeddedObjectMeta,
+      k8sVersion,
+      selectRoots: inc && ((roots, tools) => inc.select(roots, tools)),
+      texts: snapshot?.texts,
+    },
     reporter,
   );
   const selection = analysis.byRoot ? inc?.selection : undefined;
@@ -531,6 +558,8 @@ export interface ManifestsFlags {
   /** `--max-desc-len`, as typed (checked here: a whole number, 0 or more; KF1093). */
   maxDescLen?: string | number;
   generateEmbeddedObjectMeta?: boolean;
+  /** `--k8s-version`, as typed (checked here against the supported minors; KF1097). */
+  k8sVersion?: string;
 }
 
 /** `--max-desc-len` as a number; KF1093 for anything but a whole number, 0 or more. */
@@ -558,6 +587,7 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
   const maxDescLen = parseMaxDescLen(flags.maxDescLen);
   // Recorded in the manifests script like --max-desc-len (which make manifests runs).
   const embeddedObjectMeta = flags.generateEmbeddedObjectMeta === true || undefined;
+  const k8sVersion = flags.k8sVersion === undefined ? undefined : parseK8sVersion(flags.k8sVersion, { flag: true });
   // --max-desc-len is recorded in package.json's `manifests` script (script.ts), so that
   // `make manifests` keeps using it: planned with the run, written after its commit.
   let record: { text: string; script: string } | undefined;
@@ -582,6 +612,7 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
               generatorVersion: flags.generatorVersion,
               maxDescLen,
               embeddedObjectMeta,
+              k8sVersion,
               check: flags.check,
               dryRun: flags.dryRun,
               noCache: flags.cache === false,
@@ -590,10 +621,14 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
             },
             analyzer ?? defaultAnalyzer,
           );
-          if ((maxDescLen !== undefined || embeddedObjectMeta) && !flags.check) {
+          if ((maxDescLen !== undefined || embeddedObjectMeta || k8sVersion !== undefined) && !flags.check) {
             const pkg = ctx.host.read('package.json')?.toString('utf8');
-            const text = pkg === undefined ? undefined : recordManifestsOptions(pkg, { maxDescLen, embeddedObjectMeta });
-            const given = [...(maxDescLen !== undefined ? [`--max-desc-len ${maxDescLen}`] : []), ...(embeddedObjectMeta ? [EMBEDDED_OBJECT_META_FLAG] : [])].join(' ');
+            const text = pkg === undefined ? undefined : recordManifestsOptions(pkg, { maxDescLen, embeddedObjectMeta, k8sVersion });
+            const given = [
+              ...(maxDescLen !== undefined ? [`--max-desc-len ${maxDescLen}`] : []),
+              ...(embeddedObjectMeta ? [EMBEDDED_OBJECT_META_FLAG] : []),
+              ...(k8sVersion !== undefined ? [`--k8s-version ${k8sVersion}`] : []),
+            ].join(' ');
             if (text === undefined) {
               io.err(`warning: no package.json "manifests" script running kubeforge manifests to record ${given} in: pass it to every run yourself\n`);
             } else if (text !== pkg) {

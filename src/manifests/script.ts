@@ -7,10 +7,13 @@
  *
  * `kubeforge manifests --max-desc-len <n>` writes the flag into that script, so later runs keep
  * it; `create api` / `create webhook` (which run the manifests in-process, as Kubebuilder runs
- * `make manifests`) and `alpha generate` read it from there.
+ * `make manifests`) and `alpha generate` read it from there. So does `--k8s-version <minor>`, the
+ * Kubernetes minor whose types embedded Kubernetes types follow (a Kubebuilder project's
+ * counterpart: the k8s.io/api version its go.mod requires).
  */
 
 const FLAG = /(^|\s)--max-desc-len(?:=|\s+)(\S+)/;
+const K8S_VERSION_FLAG = /(^|\s)--k8s-version(?:=|\s+)(\S+)/;
 const KUBEFORGE_MANIFESTS = /^\s*(?:npx\s+)?kubeforge\s+manifests(?:[\s;&|#]|$)/;
 
 function manifestsScript(packageJson: string): string | undefined {
@@ -59,10 +62,32 @@ export function recordedMaxDescLen(packageJson: string | undefined): number | un
  * `kubeforge manifests` to record it in.
  */
 export function recordMaxDescLen(packageJson: string, n: number): string | undefined {
+  return recordValue(packageJson, FLAG, `--max-desc-len ${n}`);
+}
+
+/**
+ * The `--k8s-version` the package.json's `manifests` script passes, as written (checked where it is
+ * used: see k8s-version.ts), and the 1-based line of package.json that holds it.
+ */
+export function recordedK8sVersion(packageJson: string | undefined): { value: string; line: number } | undefined {
+  const script = packageJson === undefined ? undefined : manifestsScript(packageJson);
+  const value = script === undefined ? undefined : firstCommand(script).match(K8S_VERSION_FLAG)?.[2];
+  if (value === undefined || packageJson === undefined) return undefined;
+  const at = packageJson.search(/"manifests"\s*:/);
+  return { value, line: at < 0 ? 1 : packageJson.slice(0, at).split('\n').length };
+}
+
+/** package.json with its `manifests` script passing `--k8s-version <minor>` (replacing another value); undefined without such a script. */
+export function recordK8sVersion(packageJson: string, minor: string): string | undefined {
+  return recordValue(packageJson, K8S_VERSION_FLAG, `--k8s-version ${minor}`);
+}
+
+/** package.json with the flag `re` matches set to `arg` (`--flag value`) in its manifests script's kubeforge command. */
+function recordValue(packageJson: string, re: RegExp, arg: string): string | undefined {
   const script = manifestsScript(packageJson);
   if (script === undefined) return undefined;
   const command = firstCommand(script);
-  const updated = FLAG.test(command) ? command.replace(FLAG, `$1--max-desc-len ${n}`) + script.slice(command.length) : withArgument(script, `--max-desc-len ${n}`);
+  const updated = re.test(command) ? command.replace(re, `$1${arg}`) + script.slice(command.length) : withArgument(script, arg);
   if (updated === script) return packageJson;
   return replaceScript(packageJson, script, updated);
 }
@@ -104,11 +129,17 @@ export function recordFlag(packageJson: string, flag: string): string | undefine
 export interface RecordedManifestsOptions {
   maxDescLen?: number;
   embeddedObjectMeta?: boolean;
+  /** `--k8s-version` as recorded (not checked here: a value kubeforge does not support is a located error where it is used). */
+  k8sVersion?: string;
 }
 
 /** The options the package.json's `manifests` script passes to kubeforge (read by create api / webhook and alpha generate). */
 export function recordedManifestsOptions(packageJson: string | undefined): RecordedManifestsOptions {
-  return { maxDescLen: recordedMaxDescLen(packageJson), embeddedObjectMeta: recordedFlag(packageJson, EMBEDDED_OBJECT_META_FLAG) || undefined };
+  return {
+    maxDescLen: recordedMaxDescLen(packageJson),
+    embeddedObjectMeta: recordedFlag(packageJson, EMBEDDED_OBJECT_META_FLAG) || undefined,
+    k8sVersion: recordedK8sVersion(packageJson)?.value,
+  };
 }
 
 /** package.json with its `manifests` script passing these options; undefined when it has no such script. */
@@ -118,6 +149,7 @@ export function recordManifestsOptions(packageJson: string, options: RecordedMan
   // Both keep the script a kubeforge manifests command, so neither returns undefined here.
   if (options.maxDescLen !== undefined) text = recordMaxDescLen(text, options.maxDescLen)!;
   if (options.embeddedObjectMeta) text = recordFlag(text, EMBEDDED_OBJECT_META_FLAG)!;
+  if (options.k8sVersion !== undefined) text = recordK8sVersion(text, options.k8sVersion)!;
   return text;
 }
 

@@ -4,7 +4,7 @@
 // these tests with a message saying so: they are claims, not optional extras.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { findGo } from '../../src/envtest/go-build.js';
@@ -53,11 +53,17 @@ export function controllerGen(): Promise<string> {
  * (a machine may also have Debian's older Go, which the legacy v1.20 build installs).
  */
 export async function runTool(bin: string, args: string[], cwd: string): Promise<string> {
+  const r = await runToolAllowingErrors(bin, args, cwd);
+  if (r.status !== 0) throw new Error(`${bin} ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** {@link runTool} that returns the exit status and output instead of throwing on a failure. */
+export async function runToolAllowingErrors(bin: string, args: string[], cwd: string): Promise<{ status: number | string; stdout: string; stderr: string }> {
   const go = await findGo();
   const path = go && go.includes('/') ? `${dirname(go)}:${process.env.PATH ?? ''}` : process.env.PATH;
-  const r = spawnSync(bin, args, { cwd, encoding: 'utf8', env: { ...process.env, PATH: path, GOFLAGS: '-buildvcs=false' }, timeout: 10 * 60_000 });
-  if (r.status !== 0) throw new Error(`${bin} ${args.join(' ')} failed (exit ${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
+  const r = spawnSync(bin, args, { cwd, encoding: 'utf8', env: { ...process.env, PATH: path, GOFLAGS: '-buildvcs=false' }, timeout: 10 * 60_000, maxBuffer: 64 * 1024 * 1024 });
+  return { status: r.status ?? String(r.signal), stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
 /**
@@ -105,4 +111,55 @@ export function runCelCostOracle<T = unknown>(bin: string, crds: readonly unknow
   const r = spawnSync(bin, [], { input: JSON.stringify(crds), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 10 * 60_000 });
   if (r.status !== 0) throw new Error(`the CEL cost oracle failed (exit ${r.status ?? r.signal}):\n${(r.stderr ?? '').slice(-2000)}`);
   return JSON.parse(r.stdout) as T[];
+}
+
+/** A Go module at an exact version (as scripts/k8s-go-source.mjs pins them). */
+export interface GoModuleVersion {
+  path: string;
+  version: string;
+}
+
+/**
+ * A temporary copy of the twins module holding only `dirs` (e.g. `['golden/k8s']`) and `files`
+ * (module-relative path -> text, for a twin written by the test), whose go.mod
+ * requires exactly `modules` (k8s.io/api and k8s.io/apimachinery of one Kubernetes minor) and
+ * whatever `go mod tidy` adds for them, from the module cache or the Go module proxy. Throws when
+ * the go command settles on other versions than asked. Returns the folder and a function that
+ * removes it.
+ */
+export async function twinsRequiring(
+  twins: string,
+  dirs: readonly string[],
+  modules: readonly GoModuleVersion[],
+  files: Readonly<Record<string, string>> = {},
+): Promise<{ dir: string; cleanup(): void }> {
+  const go = await findGo();
+  if (!go) throw new Error('the twins module needs Go 1.21+ (go on PATH or /usr/local/go/bin/go): the oracle tests compare kubeforge with the real tool');
+  const dir = mkdtempSync(join(tmpdir(), 'kf-twins-'));
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    for (const d of dirs) {
+      mkdirSync(dirname(join(dir, d)), { recursive: true });
+      cpSync(join(twins, d), join(dir, d), { recursive: true });
+    }
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    // A go.mod of its own (no indirect requirements of the committed one, which could raise a
+    // module above the pinned version), with the committed go.sum as a head start.
+    writeFileSync(join(dir, 'go.mod'), `module kubeforge.invalid/oracle\n\ngo 1.26.0\n\nrequire (\n${modules.map((m) => `\t${m.path} ${m.version}\n`).join('')})\n`);
+    cpSync(join(twins, 'go.sum'), join(dir, 'go.sum'));
+    const env = { ...process.env, GOFLAGS: '-mod=mod -buildvcs=false' };
+    const tidy = spawnSync(go, ['mod', 'tidy'], { cwd: dir, env, encoding: 'utf8', timeout: 10 * 60_000 });
+    if (tidy.status !== 0) throw new Error(`go mod tidy in ${dir} failed (exit ${tidy.status ?? tidy.signal}):\n${(tidy.stderr ?? '').slice(-2000)}`);
+    const list = spawnSync(go, ['list', '-m', '-f', '{{.Path}} {{.Version}}', ...modules.map((m) => m.path)], { cwd: dir, env, encoding: 'utf8' });
+    const got = (list.stdout ?? '').trim().split('\n');
+    const want = modules.map((m) => `${m.path} ${m.version}`);
+    if (list.status !== 0 || got.join('\n') !== want.join('\n')) throw new Error(`the twins module at ${dir} resolved ${got.join(', ')}, not ${want.join(', ')}`);
+    return { dir, cleanup };
+  } catch (e) {
+    cleanup();
+    throw e;
+  }
 }

@@ -1,6 +1,7 @@
 // Registers `kubeforge manifests`; the implementation is imported lazily.
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { K8S_NEWEST_VERSION, K8S_VERSIONS } from '../../schema/k8s/data/source.js';
 
 export function registerManifests(program: Command, ctx: CliContext): void {
   program
@@ -14,6 +15,7 @@ export function registerManifests(program: Command, ctx: CliContext): void {
     .option('--generator-version <version>', 'value of the generator-version annotation (default: env KUBEFORGE_GENERATOR_VERSION, else the kubeforge version)')
     .option('--no-cache', 'always analyse, even when no input changed since the last run')
     .option('--max-desc-len <n>', "cut every description in the CRD schemas to at most n bytes, at a sentence or word boundary (controller-gen's crd:maxDescLen); 0 drops them. Recorded in package.json's manifests script, which make manifests runs")
+    .option('--k8s-version <minor>', `the Kubernetes minor whose types embedded Kubernetes types (V1PodTemplateSpec, V1Condition, ...) follow, as controller-gen writes them for that k8s.io/api: ${K8S_VERSIONS.join(', ')} (default ${K8S_NEWEST_VERSION}). Recorded in package.json's manifests script`)
     .option('--generate-embedded-object-meta', "keep name, namespace, labels, annotations and finalizers in the schema of an ObjectMeta below a Kind's top, such as a pod template's (controller-gen's crd:generateEmbeddedObjectMeta). Recorded in package.json's manifests script")
     .addHelpText(
       'after',
@@ -29,9 +31,10 @@ Examples:
   $ kubeforge manifests --paths src/api/v1 # regenerate the CRDs of one API version only
   $ kubeforge manifests --max-desc-len 0   # CRDs without descriptions (smaller; kept by make manifests)
   $ kubeforge manifests --generate-embedded-object-meta   # pod templates keep their labels
+  $ kubeforge manifests --k8s-version ${K8S_VERSIONS[0]}   # embedded Kubernetes types as of Kubernetes ${K8S_VERSIONS[0]}
   $ kubeforge manifests --project ../guestbook`,
     )
-    .action(async (opts: { check?: boolean; dryRun?: boolean; paths?: string[]; project?: string; tsconfig?: string; generatorVersion?: string; cache?: boolean; maxDescLen?: string; generateEmbeddedObjectMeta?: boolean }) => {
+    .action(async (opts: { check?: boolean; dryRun?: boolean; paths?: string[]; project?: string; tsconfig?: string; generatorVersion?: string; cache?: boolean; maxDescLen?: string; generateEmbeddedObjectMeta?: boolean; k8sVersion?: string }) => {
       const { manifestsCommand } = await import('../../manifests/generate.js');
       await manifestsCommand(opts, ctx);
     });

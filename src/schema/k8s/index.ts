@@ -1,31 +1,44 @@
 /**
  * Structural schemas of the Kubernetes types a kubeforge API may embed (`V1PodTemplateSpec`,
  * `V1Condition`, `V1LabelSelector`, ... any `@kubernetes/client-node` model), fully inlined,
- * in the forms controller-gen emits for the same `k8s.io/api` types.
+ * in the forms controller-gen emits for the same `k8s.io/api` types, at each supported Kubernetes
+ * minor ({@link K8S_VERSIONS}; `manifests --k8s-version`, default the newest).
  *
- * Nothing here is hand-written: `scripts/gen-k8s-schemas.mjs` builds `data/models.json` from
- *  - `@kubernetes/client-node` (the models users embed): fields, shapes, formats, and everything
- *    for models and fields newer than the Go sources below;
- *  - the Go sources of `k8s.io/api` and `k8s.io/apimachinery` (Kubernetes 1.32, Debian's
- *    golang-k8s-api-dev / golang-k8s-apimachinery-dev packages), read the way controller-gen reads
- *    them: doc comments as descriptions (line breaks kept), required fields by controller-gen's
- *    rule, `+listType` / `+listMapKey` / `+mapType` / `+structType`, `+default`, and
- *    `+kubebuilder:validation:*` markers (metav1.Condition's maxLength, pattern, enum, ...), and which
- *    fields are resource.Quantity;
- *  - `kubernetes-types`, for the Quantity / RawExtension fields and paragraph breaks of models the
- *    Go sources do not have.
- * `data/go-types-report.md` lists what the Go overlay did and where it could not apply.
+ * Nothing here is hand-written: `scripts/gen-k8s-schemas.mjs` builds the data from
+ *  - the Go modules `k8s.io/api` and `k8s.io/apimachinery` at each supported minor (pinned
+ *    releases, read from the Go module cache), read the way controller-gen reads them: every
+ *    client-node model that is one of their structs gets the struct's fields and shapes, its doc
+ *    comments as descriptions (line breaks kept), required fields by controller-gen's rule,
+ *    `+listType` / `+listMapKey` / `+mapType` / `+structType`, `+default`, and
+ *    `+kubebuilder:validation:*` markers (metav1.Condition's maxLength, pattern, enum, ...); Go
+ *    structs newer than client-node become models of their own;
+ *  - `@kubernetes/client-node` (the models users embed): the model names, and all the data of
+ *    models no Go struct stands for (apiextensions, apiregistration), with `kubernetes-types` for
+ *    their Quantity / RawExtension fields and paragraph breaks.
+ * `data/models.json` holds the newest minor; `data/models.<minor>.patch.json` turns it into an
+ * older minor's (a JSON merge patch). `data/go-types-report.md` lists, per minor, what the Go types
+ * changed and where they could not apply.
  *
- * Importing this module is cheap: it never imports client-node, and reads `models.json` only on
- * the first schema request. Each model's inlined schema is built once per description mode and
- * cached; every call returns a fresh copy that the caller owns (no object is shared between two
- * results, so a YAML writer never sees aliases).
+ * Importing this module is cheap: it never imports client-node, and reads `models.json` (and a
+ * minor's patch) only on the first schema request for that minor. Each model's inlined schema is
+ * built once per minor and description mode and cached; every call returns a fresh copy that the
+ * caller owns (no object is shared between two results, so a YAML writer never sees aliases).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JSONSchemaProps } from '../jsonschema.js';
 import { packageRoot } from '../../util/package-root.js';
-import { MODEL_NAMES, SOURCE } from './data/source.js';
+import { K8S_NEWEST_VERSION, K8S_VERSIONS, MODEL_NAMES, SOURCE } from './data/source.js';
+
+export { K8S_NEWEST_VERSION, K8S_VERSIONS };
+
+/** A supported Kubernetes minor (`1.37`). */
+export type K8sVersion = (typeof K8S_VERSIONS)[number];
+
+/** Whether `v` is a supported Kubernetes minor. */
+export function isK8sVersion(v: string): v is K8sVersion {
+  return (K8S_VERSIONS as readonly string[]).includes(v);
+}
 
 /** An npm package the schemas are generated from, and the Kubernetes release its data is of. */
 export interface K8sSchemaSourcePackage {
@@ -35,20 +48,20 @@ export interface K8sSchemaSourcePackage {
 }
 
 /**
- * Where the schemas come from: the npm package and Kubernetes release of the models (fields, shapes,
- * formats); under `auxiliary` the package that tells Quantity and RawExtension fields apart where the
- * Go sources do not; under `goTypes` the Debian release, packages and Kubernetes release of the Go
- * sources whose comments and markers are laid over the models.
+ * Where the schemas come from: the npm package and Kubernetes release of the model names (and of
+ * the data of models no Go struct stands for); under `auxiliary` the package that tells Quantity and
+ * RawExtension fields of those apart; under `goTypes`, per supported minor, the Go modules the models
+ * are built from.
  */
 export const k8sSchemaSource: K8sSchemaSourcePackage & {
   auxiliary: { package: string; version: string };
-  goTypes: { debian: string; packages: readonly string[]; kubernetesVersion: string };
+  goTypes: Readonly<Record<K8sVersion, readonly string[]>>;
 } = {
   package: SOURCE.package,
   version: SOURCE.version,
   kubernetesVersion: SOURCE.kubernetesVersion,
   auxiliary: { package: SOURCE.auxiliary.package, version: SOURCE.auxiliary.version },
-  goTypes: { debian: SOURCE.goTypes.debian, packages: [...SOURCE.goTypes.packages], kubernetesVersion: SOURCE.goTypes.kubernetesVersion },
+  goTypes: SOURCE.goTypes,
 };
 
 /** The special apimachinery types, written in the forms controller-gen uses for them. */
@@ -67,10 +80,11 @@ export interface DataModel {
   properties: Record<string, DataNode>;
   required?: string[];
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
+  /** CEL rules on the type (controller-gen's for its optional `+k8s:immutable` fields). */
+  'x-kubernetes-validations'?: JSONSchemaProps['x-kubernetes-validations'];
 }
 
 interface Data {
-  source: { package: string; version: string; kubernetesVersion: string };
   models: Record<string, DataModel>;
 }
 
@@ -107,32 +121,70 @@ export function intOrStringSchema(): JSONSchemaProps {
   return { anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true };
 }
 
-let data: Data | undefined;
+/** What one minor's data gives: the models, and the schemas built from them (per mode). */
+interface Minor {
+  data: Data;
+  /**
+   * Built schemas, per mode (see {@link slot}). Internal only: they share subtrees, and are copied
+   * on the way out.
+   */
+  built: Map<string, JSONSchemaProps>[];
+  /** Deep-frozen built schemas handed out by {@link k8sModelSchemaShared}, per mode. */
+  frozen: Map<string, JSONSchemaProps>[];
+}
 
-/** The path of models.json (beside the sources, shipped with the package). */
+const minors = new Map<K8sVersion, Minor>();
+
+/** The path of models.json (beside the sources, shipped with the package): the newest minor's data. */
 export function k8sSchemaDataPath(): string {
   return join(packageRoot(), 'src', 'schema', 'k8s', 'data', 'models.json');
 }
 
-function load(): Data {
-  if (!data) data = JSON.parse(readFileSync(k8sSchemaDataPath(), 'utf8')) as Data;
-  return data;
+/** The path of an older minor's patch over models.json. */
+export function k8sSchemaPatchPath(version: K8sVersion): string {
+  return join(packageRoot(), 'src', 'schema', 'k8s', 'data', `models.${version}.patch.json`);
 }
 
 /**
- * A model as models.json keeps it: properties whose model-typed parts are references (`$model`,
+ * A JSON merge patch (RFC 7396) applied to `target` without changing it: the result shares every
+ * subtree the patch does not touch.
+ */
+export function applyMergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
+    if (v === null) delete out[k];
+    else out[k] = applyMergePatch(Object.hasOwn(out, k) ? out[k] : undefined, v);
+  }
+  return out;
+}
+
+function readJson(path: string): unknown {
+  return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+function minor(version: K8sVersion = K8S_NEWEST_VERSION): Minor {
+  let m = minors.get(version);
+  if (!m) {
+    if (!isK8sVersion(version)) throw new Error(`kubeforge: no schema data for Kubernetes ${String(version)} (supported: ${K8S_VERSIONS.join(', ')})`);
+    let data: Data;
+    if (version === K8S_NEWEST_VERSION) data = { models: (readJson(k8sSchemaDataPath()) as Data).models };
+    else data = { models: applyMergePatch(minor(K8S_NEWEST_VERSION).data.models, readJson(k8sSchemaPatchPath(version))) as Data['models'] };
+    m = { data, built: [new Map(), new Map(), new Map(), new Map()], frozen: [new Map(), new Map(), new Map(), new Map()] };
+    minors.set(version, m);
+  }
+  return m;
+}
+
+/**
+ * A model as the data keeps it: properties whose model-typed parts are references (`$model`,
  * `$special`), not inlined. What kubeforge/testing's fake API server decodes built-in Kinds with
  * (it needs the Go struct each field belongs to). Shared: do not change it.
  */
-export function k8sModelSource(name: string): DataModel | undefined {
-  return Object.hasOwn(load().models, name) ? load().models[name] : undefined;
+export function k8sModelSource(name: string, version?: K8sVersion): DataModel | undefined {
+  const models = minor(version).data.models;
+  return Object.hasOwn(models, name) ? models[name] : undefined;
 }
-
-/**
- * Built schemas, per description mode (index 1: with descriptions). Internal only: they share
- * subtrees, and are copied on the way out.
- */
-const built: Map<string, JSONSchemaProps>[] = [new Map(), new Map(), new Map(), new Map()];
 
 /** How a model is built: with descriptions, and with embedded ObjectMeta's allow-listed fields. */
 interface Mode {
@@ -143,10 +195,15 @@ interface Mode {
 /** The cache of a mode: `descriptions` is bit 0, `objectMeta` bit 1. */
 const slot = (m: Mode) => (m.descriptions ? 1 : 0) + (m.objectMeta ? 2 : 0);
 
-/** Options of the model schemas: `embeddedObjectMeta` is controller-gen's `crd:generateEmbeddedObjectMeta`. */
+/**
+ * Options of the model schemas: `embeddedObjectMeta` is controller-gen's
+ * `crd:generateEmbeddedObjectMeta`; `kubernetesVersion` the minor whose types are used (default
+ * the newest supported).
+ */
 export interface K8sSchemaOptions {
   descriptions?: boolean;
   embeddedObjectMeta?: boolean;
+  kubernetesVersion?: K8sVersion;
 }
 
 const modeOf = (o?: K8sSchemaOptions): Mode => ({ descriptions: o?.descriptions !== false, objectMeta: o?.embeddedObjectMeta === true });
@@ -180,17 +237,15 @@ export function k8sModelSchema(name: string, options?: K8sSchemaOptions): JSONSc
   if (!modelNames.has(name)) return undefined;
   if (Object.hasOwn(EXTRA, name)) return EXTRA[name]();
   const mode = modeOf(options);
-  const cache = built[slot(mode)];
+  const m = minor(options?.kubernetesVersion);
+  const cache = m.built[slot(mode)];
   let schema = cache.get(name);
   if (!schema) {
-    schema = buildModel(load(), name, mode, []);
+    schema = buildModel(m, name, mode, []);
     cache.set(name, schema);
   }
   return copy(schema);
 }
-
-/** Deep-frozen built schemas handed out by {@link k8sModelSchemaShared}, per description mode. */
-const frozen: Map<string, JSONSchemaProps>[] = [new Map(), new Map(), new Map(), new Map()];
 
 function deepFreeze<T>(value: T, seen: Set<object>): T {
   if (value !== null && typeof value === 'object' && !seen.has(value)) {
@@ -211,7 +266,7 @@ function deepFreeze<T>(value: T, seen: Set<object>): T {
 export function k8sModelSchemaShared(name: string, options?: K8sSchemaOptions): JSONSchemaProps | undefined {
   if (!modelNames.has(name)) return undefined;
   if (Object.hasOwn(EXTRA, name)) return EXTRA[name]();
-  const cache = frozen[slot(modeOf(options))];
+  const cache = minor(options?.kubernetesVersion).frozen[slot(modeOf(options))];
   let schema = cache.get(name);
   if (!schema) {
     schema = deepFreeze(copy(k8sModelSchema(name, options)!), new Set());
@@ -220,15 +275,15 @@ export function k8sModelSchemaShared(name: string, options?: K8sSchemaOptions): 
   return { ...schema };
 }
 
-function buildModel(d: Data, name: string, mode: Mode, stack: string[]): JSONSchemaProps {
+function buildModel(d: Minor, name: string, mode: Mode, stack: string[]): JSONSchemaProps {
   const withDescriptions = mode.descriptions;
-  const model = d.models[name];
+  const model = Object.hasOwn(d.data.models, name) ? d.data.models[name] : undefined;
   if (!model) throw new Error(`kubeforge: no schema data for Kubernetes model ${name} (regenerate src/schema/k8s/data)`);
   if (name === 'V1ObjectMeta') {
     // controller-gen writes an ObjectMeta that is not a Kind's own metadata as a bare object
-    // (with crd:generateEmbeddedObjectMeta, its allow-listed fields).
-    const meta = embeddedObjectMetaSchema(mode.objectMeta);
-    return withDescriptions && model.description ? { description: model.description, ...meta } : meta;
+    // (with crd:generateEmbeddedObjectMeta, its allow-listed fields), without the type's
+    // description (a field's own description still applies).
+    return embeddedObjectMetaSchema(mode.objectMeta);
   }
   const out: JSONSchemaProps = {};
   if (withDescriptions && model.description) out.description = model.description;
@@ -243,6 +298,7 @@ function buildModel(d: Data, name: string, mode: Mode, stack: string[]): JSONSch
   if (model.required?.length) out.required = [...model.required].sort();
   out.type = 'object';
   if (model['x-kubernetes-map-type']) out['x-kubernetes-map-type'] = model['x-kubernetes-map-type'];
+  if (model['x-kubernetes-validations']?.length) out['x-kubernetes-validations'] = copy(model['x-kubernetes-validations']);
   return out;
 }
 
@@ -270,15 +326,16 @@ const NODE_KEYWORDS = [
   'x-kubernetes-list-map-keys',
   'x-kubernetes-list-type',
   'x-kubernetes-map-type',
+  'x-kubernetes-validations',
 ] as const;
 
-function buildNode(d: Data, node: DataNode, mode: Mode, stack: string[]): JSONSchemaProps {
+function buildNode(d: Minor, node: DataNode, mode: Mode, stack: string[]): JSONSchemaProps {
   const withDescriptions = mode.descriptions;
   const description = withDescriptions ? node.description : undefined;
   const own = NODE_KEYWORDS.filter((k) => node[k] !== undefined);
   let base: JSONSchemaProps;
   if (node.$model) {
-    const cache = built[slot(mode)];
+    const cache = d.built[slot(mode)];
     if (stack.includes(node.$model)) {
       // A type that contains itself (apiextensions JSONSchemaProps): it cannot be inlined;
       // keep the value, unvalidated.
@@ -304,9 +361,9 @@ function buildNode(d: Data, node: DataNode, mode: Mode, stack: string[]): JSONSc
     if (node.type) base.type = node.type;
   }
   // A field's own description replaces its type's, as controller-gen does; the field's own
-  // keywords join the type's.
+  // keywords join the type's, its CEL rules before the type's.
   const merged: Record<string, unknown> = { ...base };
-  for (const k of own) merged[k] = copy(node[k]);
+  for (const k of own) merged[k] = k === 'x-kubernetes-validations' && base[k] ? [...copy(node[k])!, ...base[k]] : copy(node[k]);
   if (description !== undefined) merged.description = description;
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(merged).sort()) out[k] = merged[k];

@@ -7,8 +7,9 @@
  *    first, which stops the decoding at once;
  *  - a field the Go type does not have is dropped, with the `unknown field "spec.x"` warning of
  *    the server's default field validation (Warn).
- * The types come from models.json (src/schema/k8s, the schemas `manifests` embeds), whose
- * `$model` references name the Go struct each field belongs to.
+ * The types come from the schema data of the newest supported Kubernetes minor (src/schema/k8s, the
+ * schemas `manifests` embeds by default), whose `$model` references name the Go struct each field
+ * belongs to.
  */
 import { k8sModelSource, type DataModel, type DataNode } from '../../schema/k8s/index.js';
 import type { Resource } from './resources.js';
@@ -23,8 +24,14 @@ const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?(\
 /** A decoding error that stops the decoder at once (a custom UnmarshalJSON failed). */
 class Abort extends Error {}
 
-/** The Go package alias and struct name of a client-node model: `V1DeploymentSpec` -> `v1.DeploymentSpec`. */
+/**
+ * The Go package alias and struct name of a model: `V1DeploymentSpec` -> `v1.DeploymentSpec`; a Go
+ * struct client-node has no model for is named by its package path: `k8s.io/api/core/v1.PodSchedulingGroup`
+ * -> `v1.PodSchedulingGroup`.
+ */
 export function goTypeName(model: string): { pkg: string; name: string } {
+  const go = /^[\w.-]+(?:\/[\w.-]+)*\/(\w+)\.(\w+)$/.exec(model);
+  if (go) return { pkg: go[1], name: go[2] };
   const m = /^([A-Z][a-z]+)?(V\d+(?:alpha\d+|beta\d+)?)([A-Z]\w*)$/.exec(model);
   if (!m) return { pkg: 'v1', name: model };
   return { pkg: m[2].toLowerCase(), name: m[3] };

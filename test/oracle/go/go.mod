@@ -6,8 +6,8 @@ module kubeforge.invalid/oracle
 go 1.26.0
 
 require (
-	k8s.io/api v0.37.0
-	k8s.io/apimachinery v0.37.0
+	k8s.io/api v0.37.2
+	k8s.io/apimachinery v0.37.2
 )
 
 require (

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { JSONSchemaProps } from '../../../src/schema/jsonschema.js';
 import { MODEL_NAMES } from '../../../src/schema/k8s/data/source.js';
-import { k8sModelSchema } from '../../../src/schema/k8s/index.js';
+import { K8S_NEWEST_VERSION, K8S_VERSIONS, type K8sVersion, k8sModelSchema } from '../../../src/schema/k8s/index.js';
 import { RestClient } from '../../../src/runtime/client/rest.js';
 import { StatusError } from '../../../src/runtime/client/errors.js';
 import { TestEnvironment, type CRDObject } from '../../../src/testing/index.js';
@@ -110,13 +110,25 @@ const goodTemplate = {
   },
 };
 
+/** For each older supported minor, a Kind embedding that minor's PodTemplateSpec and Conditions (the newest is PodSet's). */
+const olderMinors = K8S_VERSIONS.filter((v) => v !== K8S_NEWEST_VERSION);
+const plural = (v: K8sVersion) => `podtemplates${v.replace('.', '')}`;
+const perMinor = olderMinors.map((v) =>
+  crd(
+    plural(v),
+    `PodTemplate${v.replace('.', '')}`,
+    { type: 'object', properties: { template: k8sModelSchema('V1PodTemplateSpec', { kubernetesVersion: v })! }, required: ['template'] },
+    { type: 'object', properties: { conditions: { type: 'array', items: k8sModelSchema('V1Condition', { kubernetesVersion: v })! } } },
+  ),
+);
+
 function podSet(name: string, spec: Record<string, unknown>) {
   return { apiVersion: `${GROUP}/v1`, kind: 'PodSet', metadata: { name }, spec };
 }
 
 describe('embedded Kubernetes schemas on a real API server', () => {
   // Generous timeouts: the machine is shared, and these CRDs are large (~0.6 MB and ~0.4 MB).
-  const env = new TestEnvironment({ crds: [podSets, zoo], useExistingCluster: false, crdInstallTimeout: 120_000 });
+  const env = new TestEnvironment({ crds: [podSets, zoo, ...perMinor], useExistingCluster: false, crdInstallTimeout: 120_000 });
   let rest: RestClient;
   const path = `/apis/${GROUP}/v1/namespaces/default/podsets`;
 
@@ -130,7 +142,7 @@ describe('embedded Kubernetes schemas on a real API server', () => {
   });
 
   it('accepts the CRDs as structural and establishes them', async () => {
-    for (const name of [`podsets.${GROUP}`, `zoos.${GROUP}`]) {
+    for (const name of [`podsets.${GROUP}`, `zoos.${GROUP}`, ...olderMinors.map((v) => `${plural(v)}.${GROUP}`)]) {
       const got = await rest.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
       const conditions = got.status.conditions as Array<{ type: string; status: string; message?: string }>;
       assert.ok(conditions.some((c) => c.type === 'Established' && c.status === 'True'), name);
@@ -173,6 +185,17 @@ describe('embedded Kubernetes schemas on a real API server', () => {
     // As with controller-gen's `metadata: {type: object}`, the API server prunes the fields of a
     // template's metadata (controller-gen's crd:generateEmbeddedObjectMeta is what keeps them).
     assert.deepEqual(created.spec.template.metadata, {});
+  });
+
+  it(`accepts the realistic pod template with the PodTemplateSpec of every older minor (${olderMinors.join(', ')}), filling in the same defaults`, async () => {
+    assert.ok(olderMinors.length >= 2, 'the newest three minors are supported');
+    for (const v of olderMinors) {
+      const created = await rest.request('POST', `/apis/${GROUP}/v1/namespaces/default/${plural(v)}`, {
+        body: { apiVersion: `${GROUP}/v1`, kind: `PodTemplate${v.replace('.', '')}`, metadata: { name: 'good' }, spec: { template: goodTemplate } },
+      });
+      assert.deepEqual(created.spec.template.spec.containers[0].ports, [{ containerPort: 8080, name: 'http', protocol: 'TCP' }], v);
+      assert.deepEqual(created.spec.template.spec.tolerations, goodTemplate.spec.tolerations, v);
+    }
   });
 
   it('prunes fields the Kubernetes types do not have', async () => {

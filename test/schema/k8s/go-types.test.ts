@@ -1,5 +1,5 @@
 // scripts/k8s-go-types.mjs (reading Go API type declarations the way controller-gen sees them) and
-// scripts/k8s-go-overlay.mjs (laying them over the client-node models), on small Go snippets written
+// scripts/k8s-go-overlay.mjs (rebuilding the client-node models from them), on small Go snippets written
 // here: controller-gen's description rules, marker splitting, the struct reader's edge cases, and
 // every kind of change and report entry the overlay makes on a tiny model set.
 import assert from 'node:assert/strict';
@@ -41,8 +41,10 @@ interface GoTypes {
   markersOf(lines: string[]): Marker[];
   isMarkerComment(line: string): boolean;
   readGoFile(text: string, file: string): GoDecl[];
-  readGoPackages(srcRoot: string, packages: string[]): GoPackages;
-  apiPackages(srcRoot: string): string[];
+  readGoConstants(text: string): { name: string; type: string; value: string }[];
+  readGoPackages(roots: string | Record<string, string>, packages: string[]): GoPackages;
+  apiPackages(roots: string | Record<string, string>): string[];
+  packageDir(roots: string | Record<string, string>, pkg: string): string;
 }
 type Node = Record<string, unknown>;
 interface Model {
@@ -55,11 +57,11 @@ interface Report {
   matched: number;
   unmatched: string[];
   fieldsBoth: number;
-  newerFields: string[];
+  droppedFields: string[];
   goOnlyFields: string[];
+  goOnlyModels: string[];
   shapeMismatches: string[];
   requiredChanged: string[];
-  relaxed: string[];
   notApplicable: string[];
   applied: Map<string, number>;
   ignoredDefaults: string[];
@@ -310,7 +312,24 @@ type Foo struct {
 
 	// Only in Go.
 	GoOnly string \`json:"goOnly,omitempty"\`
+
+	// Extras of a struct no model stands for.
+	Extras []Extra \`json:"extras,omitempty"\`
+
+	// Caps, each a Capability.
+	Caps []Capability \`json:"caps,omitempty"\`
 }
+
+// Extra is newer than the models.
+type Extra struct {
+	// Count of it.
+	Count int64 \`json:"count"\`
+	// Raw bytes.
+	Raw []byte \`json:"raw,omitempty"\`
+}
+
+// Capability is one capability.
+type Capability string
 
 // Policy says what to do.
 // +enum
@@ -386,13 +405,23 @@ describe('k8s go types and overlay on a GOPATH-style tree', () => {
   it('readGoPackages reads each package, leaving out tests and generated files', () => {
     const pkgs = types.readGoPackages(work, [CORE, META]);
     assert.deepEqual([...pkgs.keys()], [CORE, META]);
-    assert.deepEqual([...pkgs.get(CORE)!.keys()], ['Foo', 'Policy', 'Bar', 'Port', 'Wrapper', 'Inner']);
+    assert.deepEqual([...pkgs.get(CORE)!.keys()], ['Foo', 'Extra', 'Capability', 'Policy', 'Bar', 'Port', 'Wrapper', 'Inner']);
     assert.equal(pkgs.get(CORE)!.get('Bar')!.pkg, CORE);
     assert.equal(pkgs.get(CORE)!.get('Bar')!.file, `${CORE}/types.go`);
     assert.deepEqual([...pkgs.get(META)!.keys()], ['TypeMeta']);
   });
 
-  it('overlayGo lays descriptions, required fields and markers over the models and reports every disagreement', () => {
+  it('readGoPackages and apiPackages also read module folders (module path -> folder, as the module cache has them)', () => {
+    const modules = { 'k8s.io/api': join(work, 'k8s.io/api'), 'k8s.io/apimachinery': join(work, 'k8s.io/apimachinery') };
+    assert.equal(types.packageDir(modules, CORE), join(work, CORE));
+    assert.equal(types.packageDir(modules, 'k8s.io/api'), join(work, 'k8s.io/api'));
+    assert.throws(() => types.packageDir(modules, 'k8s.io/apiserver/pkg/x'), /no module holds package k8s\.io\/apiserver\/pkg\/x/);
+    assert.throws(() => types.packageDir(modules, 'k8s.io/apix/core'), /no module holds package/);
+    assert.deepEqual(types.apiPackages(modules), ['k8s.io/api/apps/v1beta2', 'k8s.io/api/core/v1']);
+    assert.deepEqual(types.readGoPackages(modules, [CORE, META]), types.readGoPackages(work, [CORE, META]));
+  });
+
+  it('overlayGo rebuilds each model that is a Go struct from it, adds models for newer structs, and reports every disagreement', () => {
     const goPkgs = types.readGoPackages(work, [CORE, META]);
     const models: Record<string, Model> = {
       V1Foo: {
@@ -425,6 +454,7 @@ describe('k8s go types and overlay on a GOPATH-style tree', () => {
         properties: {
           apiVersion: { type: 'string', description: 'APIVersion defines the versioned schema.' },
           kind: { type: 'string', description: 'Kind is a string value.' },
+          // No omitempty: required, as controller-gen says.
           name: { type: 'string', description: 'Name of the foo.', default: 'x', maxLength: 5 },
           // The list-map on `items` is dropped: V1Bar.name is neither required nor defaulted.
           items: { type: 'array', items: { $model: 'V1Bar' }, description: 'Items, keyed by a name nobody has to set.' },
@@ -435,15 +465,20 @@ describe('k8s go types and overlay on a GOPATH-style tree', () => {
             'x-kubernetes-list-type': 'map',
             'x-kubernetes-list-map-keys': ['port'],
           },
+          // The Go type's shape wins: a Quantity, not client-node's string.
           size: { $special: 'Quantity', description: 'Size is a quantity.' },
           mode: { type: 'string', description: 'Mode says how.' },
           level: { type: 'integer', format: 'int32', description: 'Level must be set.' },
           owner: { type: 'string', description: 'Owner must be set too.' },
           // No doc of its own: the named type's doc and markers apply; the ref() default does not.
           policy: { type: 'string', description: 'Policy says what to do.', enum: ['Always', 'Never'] },
-          newer: { type: 'boolean' },
+          // Fields client-node lacks are added; `newer`, which the Go struct lacks, is left out.
+          goOnly: { type: 'string', description: 'Only in Go.' },
+          extras: { type: 'array', items: { $model: 'k8s.io/api/core/v1.Extra' }, description: 'Extras of a struct no model stands for.' },
+          // The items of a named type carry its description.
+          caps: { type: 'array', items: { type: 'string', description: 'Capability is one capability.' }, description: 'Caps, each a Capability.' },
         },
-        required: ['level', 'newer'],
+        required: ['level', 'name', 'owner'],
       },
       V1Bar: { description: 'Bar is an item.', properties: { name: { type: 'string', description: 'Name of the bar.', pattern: '^a=b$' } } },
       V1Port: {
@@ -457,18 +492,23 @@ describe('k8s go types and overlay on a GOPATH-style tree', () => {
         properties: { value: { type: 'string', description: 'Value of it.' }, extra: { type: 'string', description: 'Extra field.' } },
       },
       V1Nope: { description: 'kept', properties: { x: { type: 'string' } } },
+      'k8s.io/api/core/v1.Extra': {
+        description: 'Extra is newer than the models.',
+        properties: { count: { type: 'integer', format: 'int64', description: 'Count of it.' }, raw: { type: 'string', format: 'byte', description: 'Raw bytes.' } },
+        required: ['count'],
+      },
     });
 
     assert.deepEqual(report, {
       matched: 4,
       unmatched: ['V1Nope (no Go type of that group/version/kind)'],
       fieldsBoth: 10 + 1 + 1 + 2,
-      newerFields: ['V1Foo.newer'],
-      goOnlyFields: ['V1Foo.goOnly'],
-      shapeMismatches: [],
-      requiredChanged: ['V1Foo: client-node [newer], Go [level,newer]'],
-      relaxed: ['V1Foo.name (Go no omitempty)', 'V1Foo.owner (Go +required)'],
-      notApplicable: ['V1Foo.mode: +listType=atomic (the field is string in client-node)'],
+      droppedFields: ['V1Foo.newer'],
+      goOnlyFields: ['V1Foo.goOnly', 'V1Foo.extras', 'V1Foo.caps'],
+      goOnlyModels: ['k8s.io/api/core/v1.Extra'],
+      shapeMismatches: ['V1Foo.size: Go Quantity, client-node string'],
+      requiredChanged: ['V1Foo: client-node [newer], Go [level,name,owner]'],
+      notApplicable: ['V1Foo.mode: +listType=atomic (the field is string)'],
       applied: new Map<string, number>([
         ['default', 1],
         ['maxLength', 1],
@@ -513,5 +553,136 @@ describe('k8s go types and overlay on a GOPATH-style tree', () => {
     ]);
     const models: Record<string, Model> = { V1Two: { properties: { a: { type: 'string' } } } };
     assert.throws(() => overlay.overlayGo(models, ['V1Two'], goPkgs), /V1Two \(k8s\.io\/api\/core\/v1\.Two\): fields not understood: k8s\.io\/api\/core\/v1\.Two: A, B string `json:"a"`/);
+  });
+});
+
+describe("k8s go types and overlay: the +k8s: markers controller-gen reads, constants, omitzero", () => {
+  const CORE = 'k8s.io/api/core/v1';
+
+  it('readGoConstants reads typed string constants of const blocks and lines, not untyped or converted ones', () => {
+    const text = [
+      'package v1',
+      '',
+      'const (',
+      '\t// Linux is an OS.',
+      '\tLinux OSName = "linux" // trailing comment',
+      '\tWindows OSName = `windows`',
+      '\tUntyped = "x"',
+      '\tConverted = OSName("converted")',
+      '\tCount int32 = 3',
+      '\t\tNested OSName = "no"',
+      ')',
+      '',
+      'const Plan9 OSName = "plan\\"9"',
+      'const Other = 1',
+    ].join('\n');
+    assert.deepEqual(types.readGoConstants(text), [
+      { name: 'Linux', type: 'OSName', value: 'linux' },
+      { name: 'Windows', type: 'OSName', value: 'windows' },
+      { name: 'Plan9', type: 'OSName', value: 'plan"9' },
+    ]);
+  });
+
+  it('overlayGo: +k8s:required / +k8s:optional, omitzero, +k8s:listType / +k8s:listMapKey (keys once), +k8s:immutable, +k8s:enum', () => {
+    const work = mkdtempSync(join(tmpdir(), 'kf-go-k8s-'));
+    try {
+      mkdirSync(join(work, CORE), { recursive: true });
+      writeFileSync(
+        join(work, CORE, 'types.go'),
+        `package v1
+
+// Thing has the markers Kubernetes' declarative validation reads.
+type Thing struct {
+	// +k8s:required
+	Name string \`json:"name,omitempty"\`
+
+	// +k8s:optional
+	Note string \`json:"note"\`
+
+	Zero int64 \`json:"zero,omitzero"\`
+
+	// +listType=map
+	// +listMapKey=key
+	// +k8s:listType=map
+	// +k8s:listMapKey=key
+	Items []Item \`json:"items,omitempty"\`
+
+	// +listType=atomic
+	// +k8s:listMapKey=key
+	Atomic []Item \`json:"atomic,omitempty"\`
+
+	// +k8s:optional
+	// +k8s:immutable
+	Mode Mode \`json:"mode,omitempty"\`
+
+	// +k8s:required
+	// +k8s:immutable
+	Fixed string \`json:"fixed"\`
+
+	// +k8s:enum
+	Bad string \`json:"bad,omitempty"\`
+
+	Empty Empty \`json:"empty,omitempty"\`
+}
+
+// Item is keyed.
+type Item struct {
+	Key string \`json:"key"\`
+}
+
+// Mode is a mode.
+// +k8s:enum
+type Mode string
+
+const (
+	ModeSlow Mode = "Slow"
+	ModeFast Mode = "Fast"
+	ModeAll  Mode = "All"
+)
+
+// Empty says +k8s:enum without constants of its own.
+// +k8s:enum
+type Empty string
+
+const EmptyOne = Empty("one")
+`,
+      );
+      const goPkgs = types.readGoPackages(work, [CORE]);
+      const str = { type: 'string' };
+      const models: Record<string, Model> = {
+        V1Thing: { properties: { name: str, note: str, zero: { type: 'integer' }, items: { type: 'array', items: { $model: 'V1Item' } }, atomic: { type: 'array', items: { $model: 'V1Item' } }, mode: str, fixed: str, bad: str, empty: str } },
+        V1Item: { properties: { key: str }, required: ['key'] },
+      };
+      const report = overlay.overlayGo(models, ['V1Thing', 'V1Item'], goPkgs);
+      const immutable = { message: 'field is immutable', rule: 'self == oldSelf' };
+      assert.deepEqual(models.V1Thing, {
+        description: "Thing has the markers Kubernetes' declarative validation reads.",
+        properties: {
+          name: { type: 'string' },
+          note: { type: 'string' },
+          zero: { type: 'integer', format: 'int64' },
+          items: { type: 'array', items: { $model: 'V1Item' }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['key'] },
+          // controller-gen refuses list-map keys on an atomic list: none written.
+          atomic: { type: 'array', items: { $model: 'V1Item' }, 'x-kubernetes-list-type': 'atomic' },
+          // The enum of Mode's constants, sorted; and the field's immutability rule.
+          mode: { type: 'string', description: 'Mode is a mode.', enum: ['All', 'Fast', 'Slow'], 'x-kubernetes-validations': [immutable] },
+          fixed: { type: 'string', 'x-kubernetes-validations': [immutable] },
+          bad: { type: 'string' },
+          empty: { type: 'string', description: 'Empty says +k8s:enum without constants of its own.' },
+        },
+        required: ['fixed', 'name'],
+        // The optional immutable field may not be removed once set either (the required one cannot be).
+        'x-kubernetes-validations': [{ message: 'field mode is immutable once set', rule: '!has(oldSelf.mode) || has(self.mode)' }],
+      });
+      assert.deepEqual(report.notApplicable, [
+        'V1Thing.atomic: +listMapKey=key (the list is atomic)',
+        'V1Thing.bad: +k8s:enum (on a field)',
+        'V1Thing.empty: +k8s:enum (no constants of the type)',
+      ]);
+      assert.equal(report.applied.get('x-kubernetes-list-type'), 2, 'items and atomic, each once although items says it twice');
+      assert.equal(report.applied.get('x-kubernetes-list-map-keys'), 1);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });

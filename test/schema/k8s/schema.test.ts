@@ -8,10 +8,17 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import type { JSONSchemaProps } from '../../../src/schema/jsonschema.js';
 import {
+  applyMergePatch,
   intOrStringSchema,
   isK8sModelName,
+  isK8sVersion,
+  K8S_NEWEST_VERSION,
+  K8S_VERSIONS,
+  type K8sVersion,
   k8sModelSchema,
+  k8sModelSource,
   k8sSchemaDataPath,
+  k8sSchemaPatchPath,
   k8sSchemaSource,
   QUANTITY_PATTERN,
   quantitySchema,
@@ -33,9 +40,9 @@ function fixture(name: string): Fixture {
 }
 
 /** Our schema for a fixture key: `V1Probe` (the model) or `V1Container.ports` (one of its properties). */
-function ours(key: string, descriptions: boolean): JSONSchemaProps {
+function ours(key: string, descriptions: boolean, kubernetesVersion?: K8sVersion): JSONSchemaProps {
   const [model, prop] = key.split('.');
-  const schema = k8sModelSchema(model, { descriptions });
+  const schema = k8sModelSchema(model, { descriptions, kubernetesVersion });
   assert.ok(schema, `no schema for ${model}`);
   if (!prop) return schema;
   const sub = schema.properties?.[prop];
@@ -48,10 +55,8 @@ const ws = (s: unknown) => String(s).replace(/\s+/g, ' ').trim();
 /** scripts/k8s-go-source.mjs: where the generator gets the Go sources of the Kubernetes API types from. */
 async function goSource() {
   return (await import(pathToFileURL(join(root, 'scripts/k8s-go-source.mjs')).href)) as {
-    GO_DEBIAN_RELEASE: string;
-    GO_KUBERNETES_VERSION: string;
-    GO_PINS: { package: string; version: string }[];
-    kubernetesGoSourcePath(): Promise<string>;
+    GO_MINORS: readonly { kubernetes: string; modules: readonly { path: string; version: string }[] }[];
+    kubernetesGoModules(kubernetes: string): Record<string, string>;
   };
 }
 
@@ -67,35 +72,79 @@ describe('k8s model schemas: source', () => {
     assert.deepEqual(k8sSchemaSource.auxiliary, { package: 'kubernetes-types', version: kt.version });
   });
 
-  it('names the Debian release, packages and Kubernetes release of the Go sources, matching the pinned ones', async () => {
+  it('names the Go modules of each supported minor, matching the pins, and finds them in the module cache', async () => {
     const source = await goSource();
-    assert.deepEqual(k8sSchemaSource.goTypes, {
-      debian: source.GO_DEBIAN_RELEASE,
-      packages: source.GO_PINS.map((p) => `${p.package} ${p.version}`),
-      kubernetesVersion: source.GO_KUBERNETES_VERSION,
-    });
-    assert.equal(k8sSchemaSource.goTypes.kubernetesVersion, 'v1.32.3');
-    // The fetched tree is the Go module of that release (k8s.io/api v0.32.3 is Kubernetes 1.32.3).
-    const src = await source.kubernetesGoSourcePath();
-    const types = readFileSync(join(src, 'k8s.io/api/core/v1/types.go'), 'utf8');
-    assert.match(types, /^type PodSpec struct \{$/m);
-    assert.match(readFileSync(join(src, 'k8s.io/apimachinery/pkg/apis/meta/v1/types.go'), 'utf8'), /\+kubebuilder:validation:MaxLength=32768/);
-    // 1.32 has the DRA v1beta1 API, 1.33 added resource.k8s.io/v1beta2, 1.34 resource.k8s.io/v1.
-    assert.ok(existsSync(join(src, 'k8s.io/api/resource/v1beta1/types.go')));
-    assert.ok(!existsSync(join(src, 'k8s.io/api/resource/v1beta2')));
+    assert.deepEqual([...K8S_VERSIONS], source.GO_MINORS.map((m) => m.kubernetes));
+    assert.equal(K8S_NEWEST_VERSION, K8S_VERSIONS[K8S_VERSIONS.length - 1]);
+    assert.deepEqual(k8sSchemaSource.goTypes, Object.fromEntries(source.GO_MINORS.map((m) => [m.kubernetes, m.modules.map((p) => `${p.path} ${p.version}`)])));
+    for (const minor of K8S_VERSIONS) {
+      assert.equal(isK8sVersion(minor), true);
+      const modules = source.kubernetesGoModules(minor);
+      assert.match(readFileSync(join(modules['k8s.io/api'], 'core/v1/types.go'), 'utf8'), /^type PodSpec struct \{$/m);
+      assert.match(readFileSync(join(modules['k8s.io/apimachinery'], 'pkg/apis/meta/v1/types.go'), 'utf8'), /\+kubebuilder:validation:MaxLength=32768/);
+    }
+    for (const v of ['1.34', '1.38', 'v1.37', '', '__proto__']) assert.equal(isK8sVersion(v), false, v);
   });
 
-  it('regenerating the data from the installed packages and the pinned Go sources yields the committed bytes', async () => {
+  it("each minor's data has the PodSpec fields its k8s.io/api has, and no other", async () => {
+    const source = await goSource();
+    // Fields added across the supported minors (and one every minor has).
+    const fields = ['schedulingGroup', 'evictionResponders', 'hostnameOverride', 'workloadRef', 'containers'];
+    const seen = new Set<string>();
+    for (const minor of K8S_VERSIONS) {
+      const types = readFileSync(join(source.kubernetesGoModules(minor)['k8s.io/api'], 'core/v1/types.go'), 'utf8');
+      const podSpec = types.slice(types.indexOf('\ntype PodSpec struct {'), types.indexOf('\n}\n', types.indexOf('\ntype PodSpec struct {')));
+      const props = k8sModelSchema('V1PodSpec', { descriptions: false, kubernetesVersion: minor })!.properties!;
+      const model = k8sModelSource('V1PodSpec', minor)!;
+      for (const f of fields) {
+        // A field line (a commented-out field, as 1.36 has for workloadRef, does not count).
+        const inGo = new RegExp(`^\\t\\w+ \\S+ \`json:"${f}[,"]`, 'm').test(podSpec);
+        assert.equal(f in props, inGo, `${minor}: PodSpec.${f}`);
+        assert.equal(f in model.properties, inGo, `${minor}: PodSpec.${f} (model source)`);
+        seen.add(`${f}:${inGo}`);
+      }
+    }
+    // The minors do differ on these fields: the check can fail.
+    assert.ok(seen.has('schedulingGroup:true') && seen.has('schedulingGroup:false'), [...seen].join(' '));
+  });
+
+  it('regenerating the data from the installed packages and the pinned Go modules yields the committed bytes', async () => {
     const gen = (await import(pathToFileURL(join(root, 'scripts/gen-k8s-schemas.mjs')).href)) as {
       generate(): Promise<{ files: Record<string, string> }>;
     };
     const { files } = await gen.generate();
-    assert.deepEqual(Object.keys(files).sort(), ['go-types-report.md', 'models.json', 'source.ts']);
+    const patches = K8S_VERSIONS.filter((v) => v !== K8S_NEWEST_VERSION).map((v) => `models.${v}.patch.json`);
+    assert.deepEqual(Object.keys(files).sort(), ['go-types-report.md', ...patches, 'models.json', 'source.ts'].sort());
     for (const [name, text] of Object.entries(files)) {
       const committed = readFileSync(join(root, 'src/schema/k8s/data', name), 'utf8');
       assert.ok(committed === text, `src/schema/k8s/data/${name} is stale: run node scripts/gen-k8s-schemas.mjs`);
     }
     assert.equal(k8sSchemaDataPath(), join(root, 'src/schema/k8s/data/models.json'));
+    for (const v of K8S_VERSIONS) if (v !== K8S_NEWEST_VERSION) assert.equal(k8sSchemaPatchPath(v), join(root, `src/schema/k8s/data/models.${v}.patch.json`));
+  });
+
+  it('package.json ships the data of every minor', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { files: string[] };
+    const shipped = (f: string) => pkg.files.some((p) => p === f || (p.includes('*') && new RegExp(`^${p.replace(/\./g, '\\.').replace(/\*/g, '[^/]*')}$`).test(f)));
+    for (const v of K8S_VERSIONS) {
+      const f = v === K8S_NEWEST_VERSION ? 'src/schema/k8s/data/models.json' : `src/schema/k8s/data/models.${v}.patch.json`;
+      assert.ok(shipped(f), `${f} is not in package.json's files`);
+    }
+  });
+
+  it('applyMergePatch follows RFC 7396 and leaves its target as it was', () => {
+    const target = { a: { b: 1, c: [1, 2] }, d: 'x', e: { f: true } };
+    const before = JSON.stringify(target);
+    const out = applyMergePatch(target, { a: { b: null, c: [3], g: { h: 1 } }, d: null, i: 2 }) as Record<string, unknown>;
+    assert.deepEqual(out, { a: { c: [3], g: { h: 1 } }, e: { f: true }, i: 2 });
+    assert.equal(JSON.stringify(target), before);
+    assert.equal(out.e, target.e, 'an untouched subtree is shared, not copied');
+    assert.deepEqual(applyMergePatch({ a: 1 }, { a: { b: 2 } }), { a: { b: 2 } });
+    assert.equal(applyMergePatch({ a: 1 }, 'x'), 'x');
+  });
+
+  it('an unsupported minor is refused by name', () => {
+    assert.throws(() => k8sModelSchema('V1PodSpec', { kubernetesVersion: '1.20' as K8sVersion }), /no schema data for Kubernetes 1\.20 \(supported: /);
   });
 
   it('knows every client-node model and nothing else', () => {
@@ -112,7 +161,7 @@ describe('k8s model schemas: source', () => {
 });
 
 describe('k8s model schemas: cost', () => {
-  it('importing loads neither client-node nor models.json; the first schema request reads models.json once', () => {
+  it('importing loads neither client-node nor the data; the first schema request of a minor reads its data once', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kf-k8s-'));
     try {
       // A loader hook that refuses @kubernetes/client-node, and a readFileSync that counts models.json reads.
@@ -127,17 +176,21 @@ describe('k8s model schemas: cost', () => {
         "import fs from 'node:fs';",
         "import { register, syncBuiltinESMExports } from 'node:module';",
         `register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});`,
-        'const original = fs.readFileSync; let reads = 0;',
-        "fs.readFileSync = function (p, ...rest) { if (String(p).endsWith('models.json')) reads++; return original.call(this, p, ...rest); };",
+        'const original = fs.readFileSync;',
+        "const read = {}; fs.readFileSync = function (p, ...rest) { const f = String(p).split('/').pop(); if (/^models\\./.test(f)) read[f] = (read[f] ?? 0) + 1; return original.call(this, p, ...rest); };",
+        'const reads = () => Object.values(read).reduce((a, b) => a + b, 0);',
         'syncBuiltinESMExports();',
         `const m = await import(${JSON.stringify(index)});`,
-        "const afterImport = reads; m.isK8sModelName('V1Pod'); const afterName = reads;",
+        "const afterImport = reads(); m.isK8sModelName('V1Pod'); const afterName = reads();",
         "m.k8sModelSchema('V1PodTemplateSpec'); m.k8sModelSchema('V1PodTemplateSpec'); m.k8sModelSchema('V1Condition', { descriptions: false });",
-        'console.log(JSON.stringify({ afterImport, afterName, afterSchemas: reads }));',
+        'const afterSchemas = { ...read };',
+        "for (const v of m.K8S_VERSIONS) { m.k8sModelSchema('V1PodTemplateSpec', { kubernetesVersion: v }); m.k8sModelSource('V1Pod', v); }",
+        'console.log(JSON.stringify({ afterImport, afterName, afterSchemas, afterMinors: read }));',
       ].join('\n');
       const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', env: { ...process.env, KUBEFORGE_REPO_ROOT: root } });
       assert.equal(r.status, 0, r.stderr);
-      assert.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop()!), { afterImport: 0, afterName: 0, afterSchemas: 1 });
+      const patches = Object.fromEntries(K8S_VERSIONS.filter((v) => v !== K8S_NEWEST_VERSION).map((v) => [`models.${v}.patch.json`, 1]));
+      assert.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop()!), { afterImport: 0, afterName: 0, afterSchemas: { 'models.json': 1 }, afterMinors: { 'models.json': 1, ...patches } });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -182,18 +235,18 @@ describe('k8s model schemas: shape', () => {
     ]);
   });
 
-  it('every model is structural, fully inlined (no $ref), with and without descriptions', () => {
+  it('every model of every minor is structural, fully inlined (no $ref), with and without descriptions', () => {
     const problems: string[] = [];
     for (const name of MODEL_NAMES) {
-      for (const descriptions of [true, false]) {
-        const schema = k8sModelSchema(name, { descriptions });
+      for (const [descriptions, kubernetesVersion] of K8S_VERSIONS.flatMap((v) => [[true, v], [false, v]] as const)) {
+        const schema = k8sModelSchema(name, { descriptions, kubernetesVersion });
         assert.ok(schema);
         assert.equal(schema.type, 'object', name);
         walkSchema(schema, (node, path) => {
           for (const key of ['$ref', '$model', '$special']) if (key in node) problems.push(`${name}${path}: ${key} left in the schema`);
           if (!descriptions && 'description' in node) problems.push(`${name}${path}: description with descriptions:false`);
         });
-        for (const p of structuralProblems(schema)) problems.push(`${name}${p}`);
+        for (const p of structuralProblems(schema)) problems.push(`${kubernetesVersion} ${name}${p}`);
       }
     }
     assert.deepEqual(problems, []);
@@ -278,6 +331,7 @@ describe('k8s model schemas: shape', () => {
       type: 'object',
     });
     assert.deepEqual(k8sModelSchema('V1ObjectMeta', { descriptions: false }), { type: 'object' });
+    assert.deepEqual(k8sModelSchema('V1ObjectMeta'), { type: 'object' }, "controller-gen's ObjectMeta has no description of the type");
     // int32/int64 formats come through.
     assert.deepEqual(k8sModelSchema('V1ContainerPort', { descriptions: false })!.properties!.containerPort, { format: 'int32', type: 'integer' });
     assert.deepEqual(k8sModelSchema('V1PodSpec', { descriptions: false })!.properties!.activeDeadlineSeconds, { format: 'int64', type: 'integer' });
@@ -304,7 +358,7 @@ describe('k8s model schemas: shape', () => {
   });
 });
 
-describe('k8s model schemas: the Go types laid over (Kubernetes 1.32 sources)', () => {
+describe('k8s model schemas: built from the Go types (the newest minor, the default)', () => {
   const noDesc = (name: string) => k8sModelSchema(name, { descriptions: false })!;
 
   it('lays list-maps, list types and map types over the fields and types, as the Go markers say', () => {
@@ -360,33 +414,69 @@ describe('k8s model schemas: the Go types laid over (Kubernetes 1.32 sources)', 
     assert.equal(noDesc('V1EmptyDirVolumeSource').properties!.sizeLimit['x-kubernetes-int-or-string'], true);
   });
 
-  it('models and fields newer than the Go sources keep client-node data, as the report says', () => {
+  it("writes controller-gen's rules for +k8s:immutable fields (1.37's Job scheduling), on the field and, for an optional one, on its struct", () => {
+    const scheduling = noDesc('V1JobSpec').properties!.scheduling;
+    const immutable = [{ message: 'field is immutable', rule: 'self == oldSelf' }];
+    for (const f of ['schedulingConstraints', 'disruptionMode', 'resourceClaims']) {
+      assert.deepEqual(scheduling.properties![f]['x-kubernetes-validations'], immutable, f);
+    }
+    assert.deepEqual(
+      scheduling['x-kubernetes-validations'],
+      ['schedulingConstraints', 'disruptionMode', 'resourceClaims'].map((f) => ({ message: `field ${f} is immutable once set`, rule: `!has(oldSelf.${f}) || has(self.${f})` })),
+    );
+    // 1.36's JobSpec has no scheduling.
+    assert.equal(k8sModelSchema('V1JobSpec', { descriptions: false, kubernetesVersion: '1.36' })!.properties!.scheduling, undefined);
+  });
+
+  it('Go structs newer than client-node become models, models without a Go struct keep client-node data, fields the Go struct lacks are left out, as the report says', () => {
     const report = readFileSync(join(root, 'src/schema/k8s/data/go-types-report.md'), 'utf8');
-    // Kubernetes 1.34 added resource.k8s.io/v1 and PodSpec.hostnameOverride.
-    assert.match(report, /^- V1DeviceClass \(no Go type of that group\/version\/kind\)$/m);
-    assert.match(report, /^- V1PodSpec\.hostnameOverride$/m);
-    assert.ok(noDesc('V1PodSpec').properties!.hostnameOverride);
+    const newest = report.slice(report.indexOf(`## Kubernetes ${K8S_NEWEST_VERSION}:`));
+    // PodSpec.schedulingGroup (a PodSchedulingGroup, which client-node 1.4.0 does not have).
+    assert.match(newest, /^- V1PodSpec\.schedulingGroup$/m);
+    assert.match(newest, /^- k8s\.io\/api\/core\/v1\.PodSchedulingGroup$/m);
+    assert.equal(k8sModelSource('V1PodSpec')!.properties.schedulingGroup.$model, 'k8s.io/api/core/v1.PodSchedulingGroup');
+    assert.equal(noDesc('V1PodSpec').properties!.schedulingGroup.type, 'object');
+    assert.equal(isK8sModelName('k8s.io/api/core/v1.PodSchedulingGroup'), false, 'a Go-only struct is no client-node model name');
+    // apiextensions types are not in k8s.io/api: client-node's data.
+    assert.match(newest, /^- V1CustomResourceDefinition \(no Go type of that group\/version\/kind\)$/m);
+    assert.ok(noDesc('V1CustomResourceDefinition').properties!.spec);
+    // A field client-node has that the Go struct no longer has is left out.
+    assert.match(newest, /^- V1alpha3DeviceTaintSelector\.deviceClassName$/m);
+    assert.equal(noDesc('V1alpha3DeviceTaintSelector').properties?.deviceClassName, undefined);
     // A list-map the API server would reject is left out, and listed.
-    assert.match(report, /^- V1alpha1StorageVersionStatus\.storageVersions: .*neither required nor defaulted/m);
-    assert.equal(noDesc('V1alpha1StorageVersionStatus').properties!.storageVersions['x-kubernetes-list-type'], undefined);
-    // A field 1.32 requires by its JSON tag and the newer client-node makes optional stays optional.
-    assert.match(report, /^- V1StatefulSetSpec\.serviceName \(Go no omitempty\)$/m);
-    assert.ok(!noDesc('V1StatefulSetSpec').required!.includes('serviceName'));
+    assert.match(newest, /^- V1ServiceAccount\.secrets: .*neither required nor defaulted/m);
+    assert.equal(noDesc('V1ServiceAccount').properties!.secrets['x-kubernetes-list-type'], undefined);
   });
 });
 
-describe('k8s model schemas against controller-gen output', () => {
+describe('k8s model schemas against controller-gen output (Kubernetes 1.32, compared with the oldest supported minor)', () => {
+  // These excerpts are controller-gen's output for k8s.io/api of Kubernetes 1.32 (test/fixtures/k8s),
+  // older than every minor kubeforge ships: they are compared with the oldest one, and each
+  // difference Kubernetes made since is listed here with its reason (test/oracle/controller-gen.test.ts
+  // compares whole CRDs with controller-gen at every supported minor).
+  const oldest = K8S_VERSIONS[0];
+  const KNOWN: Record<string, { diffs: string[]; reason: string }> = {
+    V1PodFailurePolicy: {
+      diffs: ['/properties/rules/items/properties/onPodConditions/items required different'],
+      reason: 'a Kubernetes release after 1.32 marked PodFailurePolicyOnPodConditionsPattern.status +optional (1.35 has it): no longer required',
+    },
+  };
+  const seen = new Set<string>();
   for (const file of ['controller-gen-v0.17.1-jobtemplate-nodesc.yaml', 'controller-gen-v0.17.1-podspec-nodesc.yaml', 'controller-gen-v0.20.1-condition.yaml', 'controller-gen-template-metadata.yaml']) {
     const fx = fixture(file);
     // controller-tools' old test data joined comment lines with spaces; today's controller-gen keeps
     // them, as we do: only there are descriptions compared up to whitespace.
     const oldWrapping = file === 'controller-gen-template-metadata.yaml';
     for (const [key, theirs] of Object.entries(fx.schemas)) {
-      it(`${key} (${fx.generator}${fx.descriptions ? '' : ', no descriptions'}): the same schema, keyword for keyword`, () => {
-        const diffs = diffSchemas(ours(key, fx.descriptions), theirs);
+      it(`${key} (${fx.generator}${fx.descriptions ? '' : ', no descriptions'}): the same schema at Kubernetes ${oldest}, keyword for keyword${KNOWN[key] ? ', but for the listed change' : ''}`, () => {
+        const diffs = diffSchemas(ours(key, fx.descriptions, oldest), theirs);
         const wrong = diffs.filter((d) => !(oldWrapping && d.kind === 'different' && d.key === 'description' && ws(d.ours) === ws(d.theirs)));
-        assert.deepEqual(wrong, []);
+        assert.deepEqual(wrong.map((d) => `${d.path} ${d.key} ${d.kind}`), KNOWN[key]?.diffs ?? []);
+        seen.add(key);
       });
     }
   }
+  it('every listed change is a fixture key that was compared', () => {
+    for (const key of Object.keys(KNOWN)) assert.ok(seen.has(key), key);
+  });
 });

@@ -1,0 +1,185 @@
+/**
+ * `kubeforge manifests --k8s-version <minor>`: embedded Kubernetes types follow the Kubernetes minor
+ * the project targets. The flag is checked against the supported minors (KF1097, nothing written),
+ * part of the cache key, recorded in package.json's manifests script like --max-desc-len, and read
+ * from there by the in-process runs of create api / create webhook (a recorded minor kubeforge does
+ * not support is KF1097 located at that script). Which schema each minor gets is judged by
+ * controller-gen in test/oracle/controller-gen.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { run } from '../../src/cli/index.js';
+import { DiagnosticError, Reporter } from '../../src/diagnostics/index.js';
+import { K8S_NEWEST_VERSION, K8S_VERSIONS, parseK8sVersion } from '../../src/manifests/k8s-version.js';
+import { recordedK8sVersion, recordedManifestsOptions, recordK8sVersion, recordManifestsOptions } from '../../src/manifests/script.js';
+import { DiskHost, Tree } from '../../src/scaffold/index.js';
+import { defaultManifestsStep } from '../../src/scaffolds/transaction.js';
+import { k8sModelSchema } from '../../src/schema/k8s/index.js';
+import { treeHash } from '../helpers/tree.js';
+
+const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const work = mkdtempSync(join(tmpdir(), 'kf-k8sversion-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+const OLDEST = K8S_VERSIONS[0];
+
+function kf1097(e: unknown): DiagnosticError {
+  assert.ok(e instanceof DiagnosticError, String(e));
+  assert.equal(e.diagnostics[0].code, 'KF1097');
+  return e;
+}
+
+describe('--k8s-version values', () => {
+  it('supports the newest three minors at least, oldest first, the newest the default', () => {
+    assert.ok(K8S_VERSIONS.length >= 3);
+    assert.equal(K8S_NEWEST_VERSION, K8S_VERSIONS[K8S_VERSIONS.length - 1]);
+  });
+
+  it('takes a supported minor, also written v1.N or with a patch release', () => {
+    for (const v of K8S_VERSIONS) {
+      assert.equal(parseK8sVersion(v, { flag: true }), v);
+      assert.equal(parseK8sVersion(`v${v}`, { flag: true }), v);
+      assert.equal(parseK8sVersion(`${v}.3`, { flag: true }), v);
+    }
+  });
+
+  it('refuses anything else with KF1097 naming the supported minors, located where it was given', () => {
+    const supported = K8S_VERSIONS.join(', ');
+    for (const [value, what] of [
+      ['1.20', 'is not one kubeforge has the Kubernetes types of'],
+      ['1.99', 'is not one kubeforge has the Kubernetes types of'],
+      ['latest', 'is not a Kubernetes minor version'],
+      ['1', 'is not a Kubernetes minor version'],
+      ['v0.37.2', 'is not a Kubernetes minor version'],
+    ] as const) {
+      assert.throws(
+        () => parseK8sVersion(value, { flag: true }),
+        (e: unknown) => {
+          const d = kf1097(e).diagnostics[0];
+          assert.equal(d.message, `--k8s-version "${value}" ${what} (supported: ${supported})`);
+          assert.equal(d.hint, `pass one of ${supported}, e.g. --k8s-version ${K8S_NEWEST_VERSION} (without the flag kubeforge uses ${K8S_NEWEST_VERSION})`);
+          assert.equal(d.file, undefined);
+          return true;
+        },
+      );
+    }
+    assert.throws(
+      () => parseK8sVersion('1.20', { file: '/p/package.json', line: 4 }),
+      (e: unknown) => {
+        const d = kf1097(e).diagnostics[0];
+        assert.deepEqual([d.file, d.line], ['/p/package.json', 4]);
+        assert.match(d.hint!, /change --k8s-version in package\.json's "manifests" script to one of /);
+        return true;
+      },
+    );
+  });
+});
+
+describe('the manifests script records --k8s-version', () => {
+  it('adds, replaces and reads the flag with its line; leaves a package.json without a kubeforge manifests script alone', () => {
+    const pkg = '{\n  "name": "x",\n  "scripts": {\n    "manifests": "kubeforge manifests --max-desc-len 0 && echo --k8s-version 1.1",\n    "test": "node --test"\n  }\n}\n';
+    const once = recordK8sVersion(pkg, '1.35')!;
+    assert.equal(once, pkg.replace('--max-desc-len 0 &&', '--max-desc-len 0 --k8s-version 1.35 &&'));
+    assert.deepEqual(recordedK8sVersion(once), { value: '1.35', line: 4 });
+    assert.equal(recordK8sVersion(once, '1.35'), once);
+    assert.deepEqual(recordedK8sVersion(recordK8sVersion(once, '1.36')), { value: '1.36', line: 4 });
+    assert.equal(recordedK8sVersion(pkg), undefined, 'read after &&');
+    assert.equal(recordK8sVersion('{"scripts":{"manifests":"controller-gen crd"}}', '1.35'), undefined);
+    assert.deepEqual(recordedManifestsOptions(once), { maxDescLen: 0, embeddedObjectMeta: undefined, k8sVersion: '1.35' });
+    assert.equal(recordManifestsOptions(pkg, { k8sVersion: '1.36' }), recordK8sVersion(pkg, '1.36'));
+  });
+});
+
+function link(target: string, path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  symlinkSync(target, path, 'dir');
+}
+
+/** A project whose Kind embeds a PodTemplateSpec, Conditions and more (test/fixtures/manifests/golden/k8s). */
+function stage(name: string): string {
+  const dir = join(work, name);
+  cpSync(join(repo, 'test/fixtures/manifests/golden/k8s/src'), join(dir, 'src'), { recursive: true });
+  for (const f of ['package.json', 'tsconfig.json']) cpSync(join(repo, 'test/fixtures/manifests/maxdesclen', f), join(dir, f));
+  link(join(repo, 'node_modules/@kubernetes'), join(dir, 'node_modules/@kubernetes'));
+  link(join(repo, 'node_modules/@types'), join(dir, 'node_modules/@types'));
+  link(repo, join(dir, 'node_modules/kubeforge'));
+  return dir;
+}
+
+async function kubeforge(cwd: string, ...args: string[]) {
+  let out = '';
+  let err = '';
+  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+  return { code, out, err };
+}
+
+const CRD = 'config/crd/bases/k8s.golden.kubeforge.io_deployers.yaml';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const templateOf = (text: string): any => (parseAllDocuments(text)[0].toJS() as any).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.template;
+
+describe('kubeforge manifests --k8s-version (CLI)', () => {
+  it('embeds the types of the minor asked for, changes the cache key, and is recorded in package.json', async () => {
+    const dir = stage('cli');
+    const newest = await kubeforge(dir, 'manifests', '--generator-version', 'test');
+    assert.equal(newest.code, 0, newest.err);
+    const newestTemplate = templateOf(readFileSync(join(dir, CRD), 'utf8'));
+    assert.deepEqual(newestTemplate, { ...k8sModelSchema('V1PodTemplateSpec')!, description: 'Pods to run.' });
+
+    const old = await kubeforge(dir, 'manifests', '--generator-version', 'test', '--k8s-version', `v${OLDEST}`);
+    assert.equal(old.code, 0, old.err);
+    assert.match(old.out, /^UPDATE config\/crd\/bases\/k8s\.golden\.kubeforge\.io_deployers\.yaml/m, 'a new minor is a new cache key: the CRD is made again');
+    assert.match(old.out, new RegExp(`^UPDATE package\\.json \\(scripts\\.manifests: kubeforge manifests --k8s-version ${OLDEST.replace('.', '\\.')}\\)$`, 'm'));
+    assert.equal(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts.manifests, `kubeforge manifests --k8s-version ${OLDEST}`);
+    const oldTemplate = templateOf(readFileSync(join(dir, CRD), 'utf8'));
+    assert.deepEqual(oldTemplate, { ...k8sModelSchema('V1PodTemplateSpec', { kubernetesVersion: OLDEST })!, description: 'Pods to run.' });
+    assert.notDeepEqual(oldTemplate, newestTemplate, 'the minors differ in the pod template');
+
+    const again = await kubeforge(dir, 'manifests', '--generator-version', 'test', '--k8s-version', OLDEST);
+    assert.equal(again.code, 0, again.err);
+    assert.equal(again.out, 'manifests are up to date\n');
+
+    // create api / create webhook plan the manifests in-process with what package.json records.
+    const tree = new Tree(new DiskHost(dir));
+    const types = 'src/api/v1/deployer_types.ts';
+    tree.write(types, tree.readText(types)!.replace('  ref?: V1ObjectReference;', '  ref?: V1ObjectReference;\n  replicas?: number;'));
+    await defaultManifestsStep(tree, dir, new Reporter());
+    assert.deepEqual(templateOf(tree.readText(CRD)!), oldTemplate);
+
+    // A recorded minor kubeforge has no types of: located at the manifests script.
+    const pkgPath = join(dir, 'package.json');
+    const pkgText = readFileSync(pkgPath, 'utf8').replace(`--k8s-version ${OLDEST}`, '--k8s-version 1.20');
+    writeFileSync(pkgPath, pkgText);
+    await assert.rejects(defaultManifestsStep(new Tree(new DiskHost(dir)), dir, new Reporter()), (e: unknown) => {
+      const d = kf1097(e).diagnostics[0];
+      assert.equal(d.file, pkgPath);
+      assert.equal(d.line, pkgText.split('\n').findIndex((l) => l.includes('"manifests"')) + 1);
+      return true;
+    });
+  });
+
+  it('refuses a minor it has no types of: exit 1, the supported ones named, nothing written', async () => {
+    const dir = stage('bad');
+    const before = treeHash(dir);
+    for (const value of ['1.20', 'next']) {
+      const r = await kubeforge(dir, 'manifests', `--k8s-version=${value}`);
+      assert.equal(r.code, 1, value);
+      assert.match(r.err, new RegExp(`KF1097 +--k8s-version "${value.replace('.', '\\.')}" is not`));
+      assert.ok(r.err.includes(`supported: ${K8S_VERSIONS.join(', ')}`), r.err);
+    }
+    assert.equal(treeHash(dir), before);
+  });
+
+  it('--help names the supported minors and the default', async () => {
+    const r = await kubeforge(work, 'manifests', '--help');
+    assert.equal(r.code, 0);
+    const help = r.out.replace(/\s+/g, ' ');
+    assert.ok(help.includes(`--k8s-version <minor>`), help);
+    assert.ok(help.includes(`${K8S_VERSIONS.join(', ')} (default ${K8S_NEWEST_VERSION})`), help);
+  });
+});
