@@ -227,7 +227,7 @@ export async function planManifestsRun(options: ManifestsOptions, analyzer: Anal
   const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion, embeddedObjectMeta: options.embeddedObjectMeta, k8sVersion, ...(overlay && { overlay }) }, reporter);
   const { DEFAULT_GENERATORS, runGenerators } = await import('./generators.js');
   const managerNamespace = await managerNamespaceOf(projectText, projectDir);
-  const files = await runGenerators({ ...analysis, managerNamespace, maxDescLen: options.maxDescLen }, reporter, options.generators ?? DEFAULT_GENERATORS);
+  const files = await runGenerators({ ...analysis, managerNamespace, maxDescLen: options.maxDescLen, k8sVersion }, reporter, options.generators ?? DEFAULT_GENERATORS);
   const diagnostics = reporter.diagnostics();
   if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
   const warnings = diagnostics.filter((d) => d.severity !== 'error');
@@ -336,7 +336,7 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
   );
   const selection = analysis.byRoot ? inc?.selection : undefined;
   const managerNamespace = await managerNamespaceOf(projectText, projectDir);
-  let input: GeneratorInput = { ...analysis, managerNamespace, maxDescLen: options.maxDescLen };
+  let input: GeneratorInput = { ...analysis, managerNamespace, maxDescLen: options.maxDescLen, k8sVersion };
   let kept: Set<string> = new Set();
   if (selection && inc) {
     // A changed root now declaring a Kind that an unchanged root declares: the CRD needs both, so

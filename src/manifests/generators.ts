@@ -22,6 +22,8 @@ export type GeneratorInput = Pick<Analysis, 'kinds' | 'rbac' | 'webhooks' | 'web
   managerNamespace?: string;
   /** `--max-desc-len`: descriptions in CRD schemas cut to this many bytes (0: none); undefined keeps them whole. */
   maxDescLen?: number;
+  /** `--k8s-version` (`1.36`): the Kubernetes minor the CRDs are checked for (CEL libraries by version); undefined: the newest. */
+  k8sVersion?: string;
 };
 
 export interface Generator {
@@ -110,7 +112,8 @@ export const crdGenerator: Generator = {
     for (const d of generated) reporter.report(d);
     // Each CRD carries its own warnings (an incremental run that keeps the CRD reports them again).
     const warningsOf = new Map<Record<string, unknown>, Diagnostic[]>();
-    checkGeneratedCRDs(crds, [...analysed, ...generated]).forEach((found, i) => {
+    const k8sMinor = input.k8sVersion === undefined ? undefined : Number(input.k8sVersion.split('.')[1]);
+    checkGeneratedCRDs(crds, [...analysed, ...generated], { k8sMinor }).forEach((found, i) => {
       for (const d of found) reporter.report(d);
       const warnings = found.filter((d) => d.severity !== 'error');
       if (warnings.length) warningsOf.set(crds[i], warnings);

@@ -449,7 +449,7 @@ function dedupe(list: Diagnostic[]): Diagnostic[] {
  * analysis already reported an error (a field whose type failed has a broken schema; the
  * analysis said why, once).
  */
-export function checkGeneratedCRDs(crds: readonly object[], analysisDiagnostics: readonly Diagnostic[]): Diagnostic[][] {
+export function checkGeneratedCRDs(crds: readonly object[], analysisDiagnostics: readonly Diagnostic[], options: CheckCRDOptions = {}): Diagnostic[][] {
   const errorLines = new Set(analysisDiagnostics.filter((d) => d.severity === 'error').map((d) => `${d.file}:${d.line}`));
-  return crds.map((crd) => checkCRD(crd).filter((d) => !errorLines.has(`${d.file}:${d.line}`)));
+  return crds.map((crd) => checkCRD(crd, options).filter((d) => !errorLines.has(`${d.file}:${d.line}`)));
 }
