@@ -52,6 +52,8 @@ export const VALID_BODIES: Readonly<Record<string, Readonly<Record<string, strin
   Endpoints: {},
   EndpointSlice: { addressType: "'IPv4'", endpoints: "[{ addresses: ['10.0.0.1'] }]" },
   RuntimeClass: { handler: "'runc'" },
+  // data is mandatory (the server says so); client-node's type also requires revision, the Go type does not.
+  ControllerRevision: { data: '{}', revision: '1' },
 };
 
 /** The hand-written body of a Kind, if it has one. */

@@ -243,10 +243,8 @@ const HARD: Record<string, HardCase> = {
   },
   // Kubernetes types used by fields: PodTemplateSpec, ObjectMeta, Condition, ResourceRequirements,
   // LabelSelector, IntOrString, Quantity, Time, MicroTime, Duration, with field markers of their own.
-  k8stypes: {
-    crd: 'k8stypes.oracle.kubeforge.io_things.yaml',
-    knownFile: { path: 'test/oracle/k8s-known-differences.txt', reason: 'schema data per minor: other branch (the embedded schemas follow Kubernetes 1.32, controller-gen reads k8s.io/api v0.37)' },
-  },
+  // (The twins module requires the newest supported k8s.io/api, whose schema data kubeforge ships.)
+  k8stypes: { crd: 'k8stypes.oracle.kubeforge.io_things.yaml' },
   // Every field-level and type-level marker of the marker reference (see the coverage test below).
   markers: { crd: 'markers.oracle.kubeforge.io_things.yaml' },
   // uniqueItems on a field, on items, on a type: the same CRD, which the API server refuses.
@@ -283,8 +281,10 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on the hard cases (test/fixtu
 
   it('every case has a Go twin, and every twin a case', async () => {
     const { readdirSync } = await import('node:fs');
-    assert.deepEqual(readdirSync(cases).sort(), Object.keys(HARD).sort());
-    assert.deepEqual(readdirSync(join(twins, 'cases')).sort(), Object.keys(HARD).sort());
+    // oracle/k8sjobs is judged at every Kubernetes minor by the suite above (K8S_CASES).
+    const perMinor = new Set(K8S_CASES.map((c) => c.twin.replace(/^cases\//, '')));
+    assert.deepEqual(readdirSync(cases).filter((n) => !perMinor.has(n)).sort(), Object.keys(HARD).sort());
+    assert.deepEqual(readdirSync(join(twins, 'cases')).filter((n) => !perMinor.has(n)).sort(), Object.keys(HARD).sort());
   });
 
   for (const [name, c] of Object.entries(HARD)) {
