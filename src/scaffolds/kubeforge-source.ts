@@ -68,7 +68,17 @@ export function packFileList(host: Host): string[] {
     if (kind === 'file') out.add(path);
     else if (kind === 'directory') for (const child of host.list(path)) walk(`${path}/${child}`);
   };
-  for (const entry of pkg.files ?? []) walk(entry.replace(/^\.\//, '').replace(/\/$/, ''));
+  for (const raw of pkg.files ?? []) {
+    const entry = raw.replace(/^\.\//, '').replace(/\/$/, '');
+    // A `*` in the last segment (`data/models.*.patch.json`) matches names in that folder, as npm does.
+    const slash = entry.lastIndexOf('/');
+    const dir = slash < 0 ? '' : entry.slice(0, slash);
+    const last = entry.slice(slash + 1);
+    if (last.includes('*')) {
+      const re = new RegExp(`^${last.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
+      for (const name of host.list(dir)) if (re.test(name)) walk(dir ? `${dir}/${name}` : name);
+    } else walk(entry);
+  }
   const bins = typeof pkg.bin === 'string' ? [pkg.bin] : Object.values(pkg.bin ?? {});
   for (const b of bins) walk(b.replace(/^\.\//, ''));
   if (pkg.main) walk(pkg.main.replace(/^\.\//, ''));
