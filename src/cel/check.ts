@@ -8,7 +8,7 @@
  */
 import { parse } from '@bufbuild/cel';
 import { CEL_VERSIONS, NEWEST_CEL_TARGET, OVERLOADS, TYPE_IDENTS, type Overload } from './library.js';
-import { markOptionals, scanSource } from './syntax.js';
+import { markOptionals, positionsOf, scanSource } from './syntax.js';
 import { RESERVED, T, typeName, type CelT } from './types.js';
 
 /** The parts of cel-spec's Expr this module reads (kept structural: no import of generated protobuf types). */
@@ -25,8 +25,6 @@ export interface Expr {
     | { case: undefined; value?: undefined };
 }
 
-/** CEL's optional syntax (`self.?x`, `m[?k]`, `{?k: v}`, `[?x]`), which @bufbuild/cel 0.6 cannot evaluate (./syntax.ts makes it checkable). */
-export const OPTIONAL_SYNTAX = /\.\?[A-Za-z_]|\[\?|\{\s*\?|,\s*\?[^?]/;
 
 export interface CelIssue {
   /** cel-go style: `<input>:1:6: undefined field 'foo'`. */
@@ -96,7 +94,7 @@ export function checkExpression(source: string, variables: Record<string, CelT>,
     out.issues.push({ message: `<input>:${line}:${column}: Syntax error: ${raw}`, offset });
     return out;
   }
-  for (const [k, v] of Object.entries(parsed.sourceInfo?.positions ?? {})) out.positions.set(BigInt(k), v as number);
+  out.positions = positionsOf(parsed.sourceInfo as never);
   // has(x.f) is reported where x.f is written (cel-go), not at `has`
   for (const [k, call] of Object.entries(parsed.sourceInfo?.macroCalls ?? {})) {
     const c = call as unknown as Expr;
@@ -111,9 +109,7 @@ export function checkExpression(source: string, variables: Record<string, CelT>,
     out.issues.push({ message: '<input>:-1:0: max recursion depth exceeded', offset: 0 });
     return out;
   }
-  let maxId = 0n;
-  for (const id of out.positions.keys()) if (id > maxId) maxId = id;
-  markOptionals(ast, scanned, out.positions, () => ++maxId);
+  markOptionals(ast, scanned, out.positions);
   const firstOptional = Math.min(...scanned.selects, ...scanned.indexes, ...scanned.elements.keys(), ...scanned.entries.keys());
   if (Number.isFinite(firstOptional) && target < 29) {
     const { line, column } = lineCol(source, firstOptional);

@@ -23,7 +23,7 @@ import type { Expr } from './check.js';
 import { K8S_TYPED_FUNCS, OPTIONAL_KEY, optional, typeOfTagged } from './k8slib.js';
 import { rewrite } from './rewrite.js';
 import { STRINGS_V2 } from './strings.js';
-import { markOptionals, scanSource } from './syntax.js';
+import { markOptionals, positionsOf, scanSource } from './syntax.js';
 import { escapeProperty, RESERVED, type RuleSchema, type ValidationRule } from './types.js';
 import { celEquals, compareValues, concatLists, durationFromNanos, isDuration, listInfo, nanosOf, objectValue, timestampFromText, typedList, wkt, type ListSemantics } from './values.js';
 
@@ -383,12 +383,7 @@ function program(source: string, optionalVars: string[] = []): Program {
       const scanned = scanSource(source);
       if (scanned.error) throw new Error(scanned.error.message);
       const parsed = parse(scanned.text);
-      const positions = new Map<bigint, number>();
-      for (const [k, v] of Object.entries(parsed.sourceInfo?.positions ?? {})) positions.set(BigInt(k), v as number);
-      let maxId = 0n;
-      for (const id of positions.keys()) if (id > maxId) maxId = id;
-      const next = () => ++maxId;
-      markOptionals(parsed.expr as unknown as Expr, scanned, positions, next);
+      const next = markOptionals(parsed.expr as unknown as Expr, scanned, positionsOf(parsed.sourceInfo as never));
       parsed.expr = rewrite(parsed.expr as never, { next }, new Set(optionalVars)) as never;
       const fn = plan(env, parsed);
       p = {

@@ -41,7 +41,10 @@ function escapeLength(s: string, i: number): number {
   const c = s[i + 1];
   if (c === undefined) return 0;
   if (SIMPLE_ESCAPES.has(c)) return 2;
-  const hex = (n: number) => [...s.slice(i + 2, i + 2 + n)].length === n && [...s.slice(i + 2, i + 2 + n)].every((h) => HEX.test(h));
+  const hex = (n: number) => {
+    const digits = s.slice(i + 2, i + 2 + n);
+    return digits.length === n && [...digits].every((h) => HEX.test(h));
+  };
   if ((c === 'x' || c === 'X') && hex(2)) return 4;
   if (c === 'u' && hex(4)) return 6;
   if (c === 'U' && hex(8)) return 10;
@@ -173,13 +176,24 @@ function scanString(s: string, start: number, quote: number, raw: boolean, out: 
 
 type Mutable<E> = { -readonly [K in keyof E]: E[K] };
 
+/** The parser's offset of each node, by id (`sourceInfo.positions`). */
+export function positionsOf(sourceInfo: { positions?: Record<string, number> } | undefined): Map<bigint, number> {
+  const out = new Map<bigint, number>();
+  for (const [k, v] of Object.entries(sourceInfo?.positions ?? {})) out.set(BigInt(k), v);
+  return out;
+}
+
 /**
  * Rewrites the parsed tree of a scanned source into cel-go's form of its optional syntax (see
- * the module comment). `positions` are the parser's node offsets; `nextId` gives ids to the
- * field-name constants the rewritten selections gain.
+ * the module comment). `positions` are the parser's node offsets (the field-name constants the
+ * rewritten selections gain are added to them). Returns the allocator of fresh node ids (after
+ * every id of the tree), for further rewriting.
  */
-export function markOptionals(root: Expr, scanned: Scanned, positions: Map<bigint, number>, nextId: () => bigint): void {
-  if (!scanned.selects.size && !scanned.indexes.size && !scanned.elements.size && !scanned.entries.size) return;
+export function markOptionals(root: Expr, scanned: Scanned, positions: Map<bigint, number>): () => bigint {
+  let maxId = 0n;
+  for (const id of positions.keys()) if (id > maxId) maxId = id;
+  const nextId = () => ++maxId;
+  if (!scanned.selects.size && !scanned.indexes.size && !scanned.elements.size && !scanned.entries.size) return nextId;
   const stack: Expr[] = [root];
   while (stack.length) {
     const e = stack.pop()! as Mutable<Expr>;
@@ -207,4 +221,5 @@ export function markOptionals(root: Expr, scanned: Scanned, positions: Map<bigin
     else if (kk.case === 'structExpr') for (const x of kk.value.entries) stack.push(...(x.keyKind.case === 'mapKey' ? [x.keyKind.value as Expr] : []), ...(x.value ? [x.value] : []));
     else if (kk.case === 'comprehensionExpr') for (const x of [kk.value.iterRange, kk.value.accuInit, kk.value.loopCondition, kk.value.loopStep, kk.value.result]) if (x) stack.push(x);
   }
+  return nextId;
 }
