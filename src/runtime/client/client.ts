@@ -165,14 +165,17 @@ class KubeClient extends LiveReader implements Client {
     const k = objectKey(r.apiVersion, r.kind, ns(r, key.namespace), key.name);
     if (!this.own.has(k)) return this.cache.get(type, key, o);
     let cached: T | undefined;
+    let notFound: unknown;
     try {
       cached = await this.cache.get(type, key, o);
     } catch (e) {
       if (!isNotFound(e)) throw e;
+      notFound = e;
     }
     const newer = this.own.newer(k, cached);
-    if (newer === undefined) return cached ?? this.cache.get(type, key, o);
-    return reviveDates(withTypeMeta(newer as T, r), r);
+    if (newer !== undefined) return reviveDates(withTypeMeta(newer as T, r), r);
+    if (cached === undefined) throw notFound;
+    return cached;
   }
 
   /** The read-your-own-writes key of an event's object. */
