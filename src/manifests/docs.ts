@@ -89,24 +89,23 @@ function anchor(parts: string[]): string {
 }
 
 /** The type of a field as a reader says it, with a link to its own section when it has one. */
-function typeOf(s: Schema, path: string[], sections: Map<string, string[]>): string {
+function typeOf(s: Schema, path: string[]): string {
   if (s['x-kubernetes-int-or-string']) return 'integer or string';
   if (s['x-kubernetes-embedded-resource']) return 'object (a Kubernetes resource)';
   switch (s.type) {
     case 'array':
-      return s.items ? `list of ${typeOf(s.items, [...path, '[]'], sections)}` : 'list';
+      return s.items ? `list of ${typeOf(s.items, [...path, '[]'])}` : 'list';
     case 'object': {
       if (s.properties && Object.keys(s.properties).length) {
         const id = anchor(path);
-        sections.set(id, path);
         const named = path.filter((p) => p !== '[]' && p !== '{}');
         return `[${named[named.length - 1]}](#${id})`;
       }
-      if (typeof s.additionalProperties === 'object') return `map of string to ${typeOf(s.additionalProperties, [...path, '{}'], sections)}`;
+      if (typeof s.additionalProperties === 'object') return `map of string to ${typeOf(s.additionalProperties, [...path, '{}'])}`;
       return s['x-kubernetes-preserve-unknown-fields'] ? 'object (any fields)' : 'object';
     }
     default:
-      return s.format ? `${s.type ?? 'any'} (${s.format})` : (s.type ?? (s['x-kubernetes-preserve-unknown-fields'] ? 'any' : 'any'));
+      return s.format ? `${s.type ?? 'any'} (${s.format})` : (s.type ?? 'any');
   }
 }
 
@@ -161,7 +160,6 @@ export function renderKindPage(crd: CRD): string {
       continue;
     }
     // sections to render: the Kind itself, then every object type reached, in order of appearance
-    const sections = new Map<string, string[]>();
     const queue: { path: string[]; schema: Schema; title: string }[] = [{ path: [v.name, crd.kind], schema: v.schema, title: crd.kind }];
     const done = new Set<string>();
     while (queue.length) {
@@ -170,9 +168,8 @@ export function renderKindPage(crd: CRD): string {
       if (done.has(id)) continue;
       done.add(id);
       push(`<a id="${id}"></a>`, '', `### ${title}`, '');
-      if (schema.description && path.length > 2) push(schema.description, '');
+      if (schema.description) push(schema.description, '');
       const root = path.length === 2;
-      if (root && schema.description) push(schema.description, '');
       const found = constraints(schema);
       if (found.length) push(`Checked: ${found.join('; ')}.`, '');
       const props = Object.entries(schema.properties ?? {}).filter(([k]) => !(root && (k === 'apiVersion' || k === 'kind' || k === 'metadata')));
@@ -181,7 +178,7 @@ export function renderKindPage(crd: CRD): string {
       push('| Field | Type | Description |', '|---|---|---|');
       for (const [name, p] of props) {
         const childPath = [...path, name];
-        const t = typeOf(p, childPath, sections);
+        const t = typeOf(p, childPath);
         const bits: string[] = [];
         if (p.description) bits.push(p.description);
         if (p.default !== undefined) bits.push(`Default: ${code(JSON.stringify(p.default))}.`);
