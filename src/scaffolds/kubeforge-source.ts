@@ -54,7 +54,7 @@ function readPackageJson(host: Host): PackageJson {
   return JSON.parse(raw.toString('utf8')) as PackageJson;
 }
 
-/** The files `npm pack` would put in kubeforge's tarball: package.json, README/LICENSE, `files`, bin, main. */
+/** The files `npm pack` would put in kubeforge's tarball: package.json, README/LICENSE, `files` (less its `!` entries), bin, main. */
 export function packFileList(host: Host): string[] {
   const pkg = readPackageJson(host);
   const out = new Set<string>(['package.json']);
@@ -68,7 +68,9 @@ export function packFileList(host: Host): string[] {
     if (kind === 'file') out.add(path);
     else if (kind === 'directory') for (const child of host.list(path)) walk(`${path}/${child}`);
   };
+  const negated = (pkg.files ?? []).filter((f) => f.startsWith('!')).map((f) => f.slice(1).replace(/^\.\//, '').replace(/\/$/, ''));
   for (const raw of pkg.files ?? []) {
+    if (raw.startsWith('!')) continue;
     const entry = raw.replace(/^\.\//, '').replace(/\/$/, '');
     // A `*` in the last segment (`data/models.*.patch.json`) matches names in that folder, as npm does.
     const slash = entry.lastIndexOf('/');
@@ -82,6 +84,8 @@ export function packFileList(host: Host): string[] {
   const bins = typeof pkg.bin === 'string' ? [pkg.bin] : Object.values(pkg.bin ?? {});
   for (const b of bins) walk(b.replace(/^\.\//, ''));
   if (pkg.main) walk(pkg.main.replace(/^\.\//, ''));
+  // `!path` in `files` leaves out what an entry above took (npm's rule): a file, or a folder's files.
+  for (const path of [...out]) if (negated.some((n) => path === n || path.startsWith(`${n}/`))) out.delete(path);
   return [...out].sort();
 }
 

@@ -64,6 +64,14 @@ describe('packing kubeforge (as npm pack does)', () => {
     ]);
   });
 
+  it("leaves out what a `!` entry of files names, as npm pack does (the compiler's build state in dist/)", () => {
+    const host = kubeforgeHost({ ...PKG, files: ['dist', '!dist/.tsbuildinfo', '!dist/cli', 'templates/'] });
+    host.write('dist/.tsbuildinfo', Buffer.from('{}'));
+    const files = packFileList(host);
+    assert.ok(files.includes('dist/index.js') && files.includes('templates/init/a.hbs'), files.join(' '));
+    assert.deepEqual(files.filter((f) => f === 'dist/.tsbuildinfo' || f.startsWith('dist/cli/')), []);
+  });
+
   it('writes entries under package/, bin executable, and drops lifecycle scripts that would build on install', () => {
     const { name, data } = packKubeforge(kubeforgeHost());
     assert.equal(name, 'kubeforge-1.2.3.tgz');
