@@ -1,10 +1,18 @@
 #!/usr/bin/env node
-// `npm test`: build kubeforge (dist/ for the CLI and packing; build/ for the tests), provision the
-// test API server (`kubeforge setup-envtest`), then run every test file with
-// Node's test runner. `npm test -- test/runtime` runs the tests under that folder only.
+// `npm test`: build kubeforge (dist/ for the CLI and packing; build/ for the tests, both
+// incremental), then run the tests with Node's test runner in three lanes:
+//   1. the fast lane, the files listed in test/fast-lane.txt: no kube-apiserver, etcd, Go or kubectl
+//      (KUBEBUILDER_ASSETS is removed from their environment, so a fast file that starts a control
+//      plane fails), run in parallel, one process per core;
+//   2. the server lane, every other file outside test/e2e, one at a time: the real API server
+//      (`kubeforge setup-envtest` provisions it first), the real tools as oracles;
+//   3. the e2e lane, test/e2e: generated projects built, installed and run, one at a time.
+// `npm test -- test/runtime` runs the tests under that folder only; `npm run test:fast`
+// (`--fast`) runs the fast lane alone and needs no binaries. Each lane prints its time.
 // @ts-check
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,16 +40,14 @@ run(tsc, ['-p', 'tsconfig.json']);
 // The test control plane: `kubeforge setup-envtest` (KUBEBUILDER_ASSETS when it holds the default
 // minor, else a download, else a build from Go modules, else the legacy Debian v1.20 build).
 // Its progress goes to stderr; the last line of stdout is the folder.
-{
+function provisionControlPlane() {
   const r = spawnSync(process.execPath, [join(root, 'bin/kubeforge.js'), 'setup-envtest'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
   if (r.status !== 0) {
     console.error('test: setup-envtest failed; see above. Set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver to skip it.');
     process.exit(1);
   }
   process.env.KUBEBUILDER_ASSETS = r.stdout.trim().split('\n').at(-1);
-}
-console.error(`test: KUBEBUILDER_ASSETS=${process.env.KUBEBUILDER_ASSETS}`);
-{
+  console.error(`test: KUBEBUILDER_ASSETS=${process.env.KUBEBUILDER_ASSETS}`);
   const v = spawnSync(join(process.env.KUBEBUILDER_ASSETS ?? '', 'kube-apiserver'), ['--version'], { encoding: 'utf8' });
   console.error(`test: kube-apiserver ${(v.stdout ?? '').trim() || 'version unknown'}`);
 }
@@ -65,34 +71,87 @@ function collect(path, out) {
   return out;
 }
 
-const selected = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const flags = process.argv.slice(2).filter((a) => a.startsWith('-'));
+const args = process.argv.slice(2);
+const fastOnly = args.includes('--fast');
+const selected = args.filter((a) => !a.startsWith('-'));
+const flags = args.filter((a) => a.startsWith('-') && a !== '--fast');
 const roots = (selected.length ? selected : ['test']).map((p) => join('build', relative(root, resolve(p)).replace(/\.ts$/, '.js')));
 const files = roots.flatMap((p) => (existsSync(p) ? collect(p, []) : []));
 if (files.length === 0) {
   console.error(`test: no test files under ${roots.join(', ')}`);
   process.exit(1);
 }
+
+// The fast lane's list: test files (as test/....test.ts), one per line, `#` comments.
+const laneFile = join(root, 'test/fast-lane.txt');
+const listed = readFileSync(laneFile, 'utf8')
+  .split('\n')
+  .map((l) => l.replace(/#.*/, '').trim())
+  .filter(Boolean);
+const missing = listed.filter((f) => !existsSync(join(root, f)));
+if (missing.length) {
+  console.error(`test: test/fast-lane.txt lists files that do not exist:\n  ${missing.join('\n  ')}`);
+  process.exit(1);
+}
+const fastSet = new Set(listed.map((f) => join('build', f.replace(/\.ts$/, '.js'))));
+const fast = files.filter((f) => fastSet.has(f));
+const isE2e = (/** @type {string} */ f) => f.startsWith(join('build', 'test', 'e2e') + '/');
+const server = fastOnly ? [] : files.filter((f) => !fastSet.has(f) && !isE2e(f));
+const e2e = fastOnly ? [] : files.filter((f) => !fastSet.has(f) && isE2e(f));
+if (fastOnly && fast.length === 0) {
+  console.error(`test: no fast-lane file under ${roots.join(', ')} (test/fast-lane.txt lists them)`);
+  process.exit(1);
+}
+
 // Every test must run: a skipped or todo test is a claim not checked, so it fails the run (a
 // `--test-name-pattern` run skips by design and is exempt). Node's runner writes a TAP copy of
 // its report to a file beside the reporter the terminal sees; its SKIP / TODO lines are counted.
 const filtered = flags.some((f) => f.startsWith('--test-name-pattern') || f.startsWith('--test-skip-pattern') || f.startsWith('--test-only'));
-const tap = join(root, 'build', 'test-report.tap');
-const reporter = flags.some((f) => f.startsWith('--test-reporter')) ? [] : ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout', '--test-reporter', 'tap', '--test-reporter-destination', tap];
-rmSync(tap, { force: true });
-const r = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=1', ...reporter, ...flags, ...files], {
-  stdio: 'inherit',
-  env: { ...process.env, KUBEFORGE_REPO_ROOT: root },
-});
-if (r.status === 0 && !filtered && existsSync(tap)) {
-  const notRun = readFileSync(tap, 'utf8')
-    .split('\n')
-    .filter((l) => /^\s*ok \d+ - .* # (SKIP|TODO)\b/.test(l))
-    .map((l) => l.trim());
-  if (notRun.length) {
-    console.error(`test: ${notRun.length} test(s) did not run (skipped or todo); every test must run:\n  ${notRun.join('\n  ')}`);
-    process.exit(1);
+/** @type {string[]} */
+const times = [];
+let failed = false;
+
+/**
+ * Runs one lane's files; its TAP copy goes to build/test-report-<lane>.tap.
+ * @param {string} lane
+ * @param {string[]} laneFiles
+ * @param {number} concurrency
+ * @param {NodeJS.ProcessEnv} env
+ */
+function runLane(lane, laneFiles, concurrency, env) {
+  const tap = join(root, 'build', `test-report-${lane}.tap`);
+  const reporter = flags.some((f) => f.startsWith('--test-reporter')) ? [] : ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout', '--test-reporter', 'tap', '--test-reporter-destination', tap];
+  rmSync(tap, { force: true });
+  console.error(`test: ${lane} lane: ${laneFiles.length} file(s), ${concurrency} at a time`);
+  const started = Date.now();
+  const r = spawnSync(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...reporter, ...flags, ...laneFiles], { stdio: 'inherit', env });
+  const seconds = (Date.now() - started) / 1000;
+  times.push(`${lane} ${Math.floor(seconds / 60)}m${Math.round(seconds % 60)}s (${laneFiles.length} files)`);
+  if (r.status !== 0) {
+    failed = true;
+    return;
   }
-  console.error('test: 0 skipped, 0 todo');
+  if (!filtered && existsSync(tap)) {
+    const notRun = readFileSync(tap, 'utf8')
+      .split('\n')
+      .filter((l) => /^\s*ok \d+ - .* # (SKIP|TODO)\b/.test(l))
+      .map((l) => l.trim());
+    if (notRun.length) {
+      console.error(`test: ${notRun.length} test(s) did not run in the ${lane} lane (skipped or todo); every test must run:\n  ${notRun.join('\n  ')}`);
+      failed = true;
+    }
+  }
 }
-process.exit(r.status ?? 1);
+
+if (fast.length > 0) {
+  /** @type {NodeJS.ProcessEnv} */
+  const env = { ...process.env, KUBEFORGE_REPO_ROOT: root, KUBEFORGE_TEST_LANE: 'fast' };
+  delete env.KUBEBUILDER_ASSETS;
+  runLane('fast', fast, Math.max(1, availableParallelism()), env);
+}
+if (server.length + e2e.length > 0) provisionControlPlane();
+if (server.length > 0) runLane('server', server, 1, { ...process.env, KUBEFORGE_REPO_ROOT: root });
+if (e2e.length > 0) runLane('e2e', e2e, 1, { ...process.env, KUBEFORGE_REPO_ROOT: root });
+console.error(`test: lane times: ${times.join(', ') || 'no test file selected'}`);
+if (!failed && !filtered) console.error('test: 0 skipped, 0 todo');
+process.exit(failed ? 1 : 0);
