@@ -352,7 +352,7 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
     if (breq.has(name)) continue;
     const p = nprops[name];
     if (p && p.default !== undefined) continue;
-    push(w, 'required-added', fieldPath(at === '.' ? '' : at, name), p ? [...chain, p] : chain, `${fieldPath(at === '.' ? '' : at, name)} is required now and has no default: creates without it are refused, and so are updates of stored objects that lack it`);
+    push(w, 'required-added', fieldPath(at === '.' ? '' : at, name), p ? [...chain, p] : chain, `${fieldPath(at === '.' ? '' : at, name)} is required now and has no default: creates without it are refused; stored objects without it stay readable and can be updated while ${at} is unchanged (ratcheting), but an update that changes ${at} must add it`);
   }
 
   // Properties
