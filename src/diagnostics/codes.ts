@@ -177,7 +177,7 @@ const RANGES: [prefix: string, title: string][] = [
 export function renderDiagnosticsReference(): string {
   const lines = [DIAGNOSTICS_REFERENCE_START, '', '<!-- Generated from src/diagnostics/codes.ts by renderDiagnosticsReference(); do not edit by hand. -->', ''];
   for (const [prefix, title] of RANGES) {
-    lines.push(`### ${prefix}xxx: ${title}`, '', '| code | meaning |', '|---|---|');
+    lines.push(`### ${prefix}${'x'.repeat(6 - prefix.length)}: ${title}`, '', '| code | meaning |', '|---|---|');
     // A code belongs to the longest range prefix it starts with (KF47xx: CRD compatibility, not KF4).
     const own = (code: string) => RANGES.filter(([p]) => code.startsWith(p)).sort((a, b) => b[0].length - a[0].length)[0]?.[0] === prefix;
     for (const d of DIAGNOSTIC_CODES.filter((x) => own(x.code))) lines.push(`| ${d.code} | ${d.summary.replace(/\|/g, '\\|')} |`);

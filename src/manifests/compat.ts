@@ -59,7 +59,7 @@ export const COMPAT_RULES: readonly CompatRule[] = [
   r('pattern-changed', 'error', 'pattern added or changed'),
   r('enum-narrowed', 'error', 'enum added, or a value of the base enum removed'),
   r('format-changed', 'error', 'format added or changed'),
-  r('nullable-removed', 'error', 'nullable: true removed: null values are refused'),
+  r('nullable-removed', 'error', 'nullable: true removed: null values are dropped (the field reads as absent), stored ones too'),
   r('preserve-unknown-fields-removed', 'error', 'x-kubernetes-preserve-unknown-fields removed: undeclared fields are pruned'),
   r('list-type-changed', 'error', 'x-kubernetes-list-type changed (atomic, set, map): merge semantics and uniqueness change'),
   r('list-map-keys-changed', 'error', 'x-kubernetes-list-map-keys changed'),
@@ -317,7 +317,7 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
     }
   }
   if (typeof n.format === 'string' && n.format !== b.format) push(w, 'format-changed', at, chain, `${at}: format ${b.format === undefined ? 'added' : `changed from ${show(b.format)}`} (${show(n.format)}): ${RATCHET}`);
-  if (b.nullable === true && n.nullable !== true) push(w, 'nullable-removed', at, chain, `${at}: nullable removed: null values are refused (or pruned to absent) from now on`);
+  if (b.nullable === true && n.nullable !== true) push(w, 'nullable-removed', at, chain, `${at}: nullable removed: the API server drops null values, those sent from now on and stored ones as they are read, so clients that tell null from absent lose it`);
   if (b['x-kubernetes-preserve-unknown-fields'] === true && n['x-kubernetes-preserve-unknown-fields'] !== true) {
     push(w, 'preserve-unknown-fields-removed', at, chain, `${at}: x-kubernetes-preserve-unknown-fields removed: fields it does not declare are pruned from objects as they are written and read`);
   }

@@ -12,6 +12,7 @@
  *  - preserve-unknown-fields removed: undeclared fields pruned as objects are read;
  *  - a new required field without a default: creates without it refused; stored objects without it
  *    can be updated while the object holding it is unchanged (ratcheting), not once it changes;
+ *  - nullable removed: nulls dropped, sent ones and stored ones as they are read;
  *  - a scope change: the server refuses the CRD update.
  * Each pair's verdict (diffCRDs) is asserted too, so the test ties the words to the rule.
  */
@@ -238,6 +239,22 @@ describe('check-compat claims on a real API server', () => {
     const u = update(group, 'old', (o) => void (o.spec.size = 2));
     assert.notEqual(u.status, 0, 'an update that changes the spec must add the field');
     assert.match(u.err, /spec\.owner: Required value/);
+  });
+
+  it('nullable-removed: null values are dropped: sent from now on, and stored ones as they are read', async () => {
+    const group = 'nullable.compat.example.com';
+    const p = pair('nullable-removed', group);
+    assert.deepEqual(p.rules, ['nullable-removed']);
+    await install(p.before);
+    ok(['create', '-f', '-'], widget(group, 'old', { note: null }));
+    assert.equal(get(group, 'old').obj!.spec.note, null);
+    await install(p.after);
+    const dropped = () => {
+      const r = kubectl(['create', '--dry-run=server', '-o', 'json', '-f', '-'], widget(group, 'probe', { note: null }));
+      return r.status === 0 && !('note' in (JSON.parse(r.out) as Obj).spec);
+    };
+    await until('a null note is dropped on create', dropped);
+    assert.equal('note' in get(group, 'old').obj!.spec, false, 'a stored null reads as absent');
   });
 
   it('scope-changed: the server refuses the CRD update', async () => {

@@ -230,3 +230,11 @@ describe('kubeforge manifests --check-compat (CLI, testdata/project)', () => {
     assert.match(r.err, /released\/bad\.yaml:\d+:\d+  KF4701  .* is not valid YAML/);
   });
 });
+
+describe('README: CRD compatibility', () => {
+  it('lists every rule with its severity and summary, as COMPAT_RULES has them', () => {
+    const readme = readFileSync(join(repo, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### CRD compatibility (`manifests --check-compat`)'));
+    for (const r of COMPAT_RULES) assert.ok(section.includes(`| \`${r.name}\` | ${r.severity} | ${r.summary.replace(/\|/g, '\\|')} |`), r.name);
+  });
+});
