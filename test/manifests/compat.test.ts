@@ -5,7 +5,7 @@
  * its git history as the base), a folder base, --allow, and the refusals (nothing written).
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -92,6 +92,8 @@ function project(): string {
   link(join(repo, 'node_modules/@kubernetes'), join(dir, 'node_modules/@kubernetes'));
   link(join(repo, 'node_modules/@types'), join(dir, 'node_modules/@types'));
   link(repo, join(dir, 'node_modules/kubeforge'));
+  mkdirSync(join(dir, 'node_modules/.bin'));
+  symlinkSync(join(repo, 'bin/kubeforge.js'), join(dir, 'node_modules/.bin/kubeforge'));
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'add', '-A');
   git(dir, 'commit', '-q', '-m', 'release');
@@ -141,6 +143,24 @@ describe('kubeforge manifests --check-compat (CLI, testdata/project)', () => {
     const byFolder = await cli(['manifests', '--check-compat', join(repo, 'testdata/project/config/crd/bases'), '--check'], dir);
     assert.equal(byFolder.code, 0, byFolder.err);
     assert.match(byFolder.out, /no incompatible change/);
+    // The project's Makefile: make check-compat compares with the latest tag, writing nothing.
+    const make = spawnSync('make', ['check-compat'], { cwd: dir, encoding: 'utf8' });
+    assert.equal(make.status, 0, make.stderr);
+    assert.match(make.stdout, /check-compat: 1 CRD compared with v1\.0\.0: no incompatible change/);
+  });
+
+  it('make check-compat fails on a breaking change, and says so when there is no tag', async () => {
+    const dir = project();
+    edit(dir, '  @Minimum(0)\n  startingDeadlineSeconds?: int64;', '  @Minimum(5)\n  startingDeadlineSeconds?: int64;');
+    const before = treeHash(dir, ['node_modules', '.git']);
+    const make = spawnSync('make', ['check-compat'], { cwd: dir, encoding: 'utf8' });
+    assert.notEqual(make.status, 0);
+    assert.match(make.stderr, /KF4710  \[minimum-tightened\]/);
+    assert.equal(treeHash(dir, ['node_modules', '.git']), before);
+    git(dir, 'tag', '-d', 'v1.0.0');
+    const untagged = spawnSync('make', ['check-compat'], { cwd: dir, encoding: 'utf8' });
+    assert.equal(untagged.status, 0, untagged.stderr);
+    assert.match(untagged.stdout, /no git tag and no COMPAT_BASE=<git-ref\|dir>: nothing to compare with/);
   });
 
   it('breaking edits of the types: errors located at the TypeScript fields, exit 1, nothing written', async () => {
