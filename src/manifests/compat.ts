@@ -327,7 +327,7 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
   if (bt === 'array' || nt === 'array') {
     const blt = (b['x-kubernetes-list-type'] as string | undefined) ?? 'atomic';
     const nlt = (n['x-kubernetes-list-type'] as string | undefined) ?? 'atomic';
-    if (blt !== nlt) push(w, 'list-type-changed', at, chain, `${at}: x-kubernetes-list-type ${blt} -> ${nlt}: server-side apply merges the list differently${nlt !== 'atomic' ? ', and stored lists with duplicate items (keys) no longer validate' : ''}`);
+    if (blt !== nlt) push(w, 'list-type-changed', at, chain, `${at}: x-kubernetes-list-type ${blt} -> ${nlt}: server-side apply merges the list differently${nlt !== 'atomic' ? ', and creates with duplicate items (keys) are refused (lists stored with duplicates stay readable and updatable: ratcheting)' : ''}`);
     else if (nlt === 'map' && json(b['x-kubernetes-list-map-keys'] ?? []) !== json(n['x-kubernetes-list-map-keys'] ?? [])) {
       push(w, 'list-map-keys-changed', at, chain, `${at}: x-kubernetes-list-map-keys ${json(b['x-kubernetes-list-map-keys'] ?? [])} -> ${json(n['x-kubernetes-list-map-keys'] ?? [])}: server-side apply identifies items differently, and stored lists may hold duplicate keys`);
     }

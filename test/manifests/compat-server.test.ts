@@ -12,6 +12,7 @@
  *  - preserve-unknown-fields removed: undeclared fields pruned as objects are read;
  *  - a new required field without a default: creates without it refused; stored objects without it
  *    can be updated while the object holding it is unchanged (ratcheting), not once it changes;
+ *  - a list made a set or map: creates with duplicates refused, stored duplicates ratcheted;
  *  - nullable removed: nulls dropped, sent ones and stored ones as they are read;
  *  - a scope change: the server refuses the CRD update.
  * Each pair's verdict (diffCRDs) is asserted too, so the test ties the words to the rule.
@@ -255,6 +256,25 @@ describe('check-compat claims on a real API server', () => {
     };
     await until('a null note is dropped on create', dropped);
     assert.equal('note' in get(group, 'old').obj!.spec, false, 'a stored null reads as absent');
+  });
+
+  it('list-type-changed (atomic -> map): stored duplicates stay readable and updatable (ratcheted); creates with duplicates are refused', async () => {
+    const group = 'listtype.compat.example.com';
+    const p = pair('list-type-atomic-to-map', group);
+    assert.deepEqual(p.rules, ['list-type-changed']);
+    await install(p.before);
+    const dup = [{ name: 'a', port: 1 }, { name: 'a', port: 2 }];
+    ok(['create', '-f', '-'], widget(group, 'old', { ports: dup }));
+    await install(p.after);
+    await until('duplicate keys are refused on create', () => create(widget(group, 'probe', { ports: dup })).status !== 0);
+    assert.match(create(widget(group, 'probe', { ports: dup })).err, /spec\.ports\[1\]: Duplicate value/);
+    assert.equal(get(group, 'old').obj!.spec.ports.length, 2);
+    const same = update(group, 'old', (o) => void (o.spec.size = 2));
+    assert.equal(same.status, 0, `the list unchanged: ratcheted: ${same.err}`);
+    // 1.37 ratchets the duplicates themselves: an update adding an item to that list passes too.
+    const changed = update(group, 'old', (o) => void o.spec.ports.push({ name: 'b', port: 3 }));
+    assert.equal(changed.status, 0, changed.err);
+    assert.equal(get(group, 'old').obj!.spec.ports.length, 3);
   });
 
   it('scope-changed: the server refuses the CRD update', async () => {
