@@ -65,7 +65,7 @@ export const COMPAT_RULES: readonly CompatRule[] = [
   r('list-map-keys-changed', 'error', 'x-kubernetes-list-map-keys changed'),
   r('map-type-changed', 'error', 'x-kubernetes-map-type changed (granular, atomic)'),
   r('cel-rule-added', 'error', 'a new x-kubernetes-validations rule that existing objects could fail, not ratcheted (no oldSelf, no optionalOldSelf)'),
-  r('default-changed', 'warning', 'a default changed or removed: objects written from now on get another value'),
+  r('default-changed', 'warning', 'a default changed or removed: objects created from now on get another value (stored ones keep theirs)'),
 ];
 
 const RULES = new Map(COMPAT_RULES.map((x) => [x.name, x]));
@@ -322,7 +322,7 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
     push(w, 'preserve-unknown-fields-removed', at, chain, `${at}: x-kubernetes-preserve-unknown-fields removed: fields it does not declare are pruned from objects as they are written and read`);
   }
   if (b.default !== undefined && json(b.default) !== json(n.default)) {
-    push(w, 'default-changed', at, chain, `${at}: default ${n.default === undefined ? `${show(b.default)} removed` : `changed from ${show(b.default)} to ${show(n.default)}`}: objects written without it get ${n.default === undefined ? 'no value' : 'the new value'}`);
+    push(w, 'default-changed', at, chain, `${at}: default ${n.default === undefined ? `${show(b.default)} removed` : `changed from ${show(b.default)} to ${show(n.default)}`}: objects created without it from now on get ${n.default === undefined ? 'no value' : 'the new value'}, while stored objects keep the value written with them`);
   }
   if (bt === 'array' || nt === 'array') {
     const blt = (b['x-kubernetes-list-type'] as string | undefined) ?? 'atomic';

@@ -14,6 +14,7 @@
  *    can be updated while the object holding it is unchanged (ratcheting), not once it changes;
  *  - a list made a set or map: creates with duplicates refused, stored duplicates ratcheted;
  *  - nullable removed: nulls dropped, sent ones and stored ones as they are read;
+ *  - a changed default: new objects get it, stored objects keep the value written with them;
  *  - a scope change: the server refuses the CRD update.
  * Each pair's verdict (diffCRDs) is asserted too, so the test ties the words to the rule.
  */
@@ -275,6 +276,22 @@ describe('check-compat claims on a real API server', () => {
     const changed = update(group, 'old', (o) => void o.spec.ports.push({ name: 'b', port: 3 }));
     assert.equal(changed.status, 0, changed.err);
     assert.equal(get(group, 'old').obj!.spec.ports.length, 3);
+  });
+
+  it('default-changed: new objects get the new default; stored objects keep the value written with them', async () => {
+    const group = 'default.compat.example.com';
+    const p = pair('default-changed', group);
+    assert.deepEqual(p.rules, ['default-changed']);
+    await install(p.before);
+    ok(['create', '-f', '-'], widget(group, 'old', {}));
+    assert.equal(get(group, 'old').obj!.spec.count, 1);
+    await install(p.after);
+    const defaulted = () => {
+      const r = kubectl(['create', '--dry-run=server', '-o', 'json', '-f', '-'], widget(group, 'probe', {}));
+      return r.status === 0 && (JSON.parse(r.out) as Obj).spec.count === 2;
+    };
+    await until('a new object gets count 2', defaulted);
+    assert.equal(get(group, 'old').obj!.spec.count, 1, 'the default was persisted with the object');
   });
 
   it('scope-changed: the server refuses the CRD update', async () => {
