@@ -409,7 +409,7 @@ export function diffCRDs(before: Obj, after: Obj): Finding[] {
         rule: 'storage-version-changed',
         severity: 'error',
         version: nStorage.name,
-        message: `storage version ${bStorage.name} -> ${nStorage.name} with no conversion webhook (strategy None) and schemas that differ: objects stored as ${bStorage.name} are served as ${nStorage.name} with only apiVersion changed, their fields pruned or invalid`,
+        message: `storage version ${bStorage.name} -> ${nStorage.name} with no conversion webhook and schemas that differ: strategy None converts by rewriting apiVersion only, so objects read through one version lose the fields it does not declare (pruned) and keep values that may not validate against it`,
       });
     }
   }

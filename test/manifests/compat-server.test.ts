@@ -15,6 +15,7 @@
  *  - a list made a set or map: creates with duplicates refused, stored duplicates ratcheted;
  *  - nullable removed: nulls dropped, sent ones and stored ones as they are read;
  *  - a changed default: new objects get it, stored objects keep the value written with them;
+ *  - storage version changed without a webhook: apiVersion rewritten only, fields pruned through the other version;
  *  - a scope change: the server refuses the CRD update.
  * Each pair's verdict (diffCRDs) is asserted too, so the test ties the words to the rule.
  */
@@ -292,6 +293,20 @@ describe('check-compat claims on a real API server', () => {
     };
     await until('a new object gets count 2', defaulted);
     assert.equal(get(group, 'old').obj!.spec.count, 1, 'the default was persisted with the object');
+  });
+
+  it('storage-version-changed (no webhook): conversion only rewrites apiVersion, so fields one version lacks are pruned when read through it', async () => {
+    const group = 'storage.compat.example.com';
+    const p = pair('storage-version-changed', group);
+    assert.deepEqual(p.rules, ['storage-version-changed']);
+    await install(p.before);
+    await install(p.after);
+    ok(['create', '-f', '-'], widget(group, 'new', { color: 'red' }, 'v2'));
+    assert.equal(get(group, 'new', 'v2').obj!.spec.color, 'red');
+    const v1 = get(group, 'new', 'v1').obj!;
+    assert.equal(v1.apiVersion, `${group}/v1`);
+    assert.equal('color' in v1.spec, false, 'read through v1: pruned');
+    assert.equal(v1.spec.size, 1, 'the fields both declare are passed as they are');
   });
 
   it('scope-changed: the server refuses the CRD update', async () => {
