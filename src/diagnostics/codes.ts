@@ -151,6 +151,13 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF4612', 'The CRD check: an @XValidation rule that does not compile against the schema it is on (CEL syntax, undefined field, no matching overload, undeclared name, not a bool, a literal regex that is not RE2, a string escape cel-go does not lex), with the CEL error located in the rule; CEL\'s optional syntax (`self.?x`, `m[?k]`) is checked as cel-go checks it'),
   c('KF4613', 'The CRD check: an @XValidation messageExpression that does not compile against the schema or does not evaluate to a string'),
   c('KF4614', "The CRD check: a CEL rule's estimated cost (the API server's estimate, times the lists and maps above it), or a messageExpression's, exceeds the server's budget per rule (10,000,000) or per CRD (100,000,000), so the server refuses the CRD; names the maxItems / maxLength / maxProperties bounds to add"),
+  c('KF4700', '`manifests --check-compat`: the base is neither a folder nor a git ref of the project\'s repository.'),
+  c('KF4701', '`manifests --check-compat`: the base folder holds no CRD, or a base file is not valid YAML.'),
+  c('KF4702', '`manifests --allow`: no compatibility rule has this name.'),
+  c('KF4703', '`manifests --allow` without `--check-compat`.'),
+  c('KF4710', '`manifests --check-compat`: a breaking change to a served version of a CRD (the rule is named in the message; see README, CRD compatibility), located at the TypeScript field, class or marker.'),
+  c('KF4711', '`manifests --check-compat`: a CRD of the base is no longer generated.'),
+  c('KF4712', '`manifests --check-compat`: a change that is not breaking for served versions (a version no longer served, a changed default, a change in an unserved version, or an allowed rule).'),
   c('KF9001', 'Internal error while analysing a Kind (a kubeforge bug).'),
 ];
 
@@ -162,6 +169,7 @@ const RANGES: [prefix: string, title: string][] = [
   ['KF2', 'Markers'],
   ['KF3', 'TypeScript types to schemas'],
   ['KF4', 'Manifests (versions, RBAC, webhooks, output)'],
+  ['KF47', 'CRD compatibility (`manifests --check-compat`)'],
   ['KF9', 'Internal'],
 ];
 
@@ -169,8 +177,10 @@ const RANGES: [prefix: string, title: string][] = [
 export function renderDiagnosticsReference(): string {
   const lines = [DIAGNOSTICS_REFERENCE_START, '', '<!-- Generated from src/diagnostics/codes.ts by renderDiagnosticsReference(); do not edit by hand. -->', ''];
   for (const [prefix, title] of RANGES) {
-    lines.push(`### ${prefix}xxx: ${title}`, '', '| code | meaning |', '|---|---|');
-    for (const d of DIAGNOSTIC_CODES.filter((x) => x.code.startsWith(prefix))) lines.push(`| ${d.code} | ${d.summary.replace(/\|/g, '\\|')} |`);
+    lines.push(`### ${prefix}${'x'.repeat(6 - prefix.length)}: ${title}`, '', '| code | meaning |', '|---|---|');
+    // A code belongs to the longest range prefix it starts with (KF47xx: CRD compatibility, not KF4).
+    const own = (code: string) => RANGES.filter(([p]) => code.startsWith(p)).sort((a, b) => b[0].length - a[0].length)[0]?.[0] === prefix;
+    for (const d of DIAGNOSTIC_CODES.filter((x) => own(x.code))) lines.push(`| ${d.code} | ${d.summary.replace(/\|/g, '\\|')} |`);
     lines.push('');
   }
   lines.push(DIAGNOSTICS_REFERENCE_END);

@@ -30,6 +30,7 @@ import type { MarkerUse } from './markeruse.js';
 import { EMBEDDED_OBJECT_META_FLAG, recordedK8sVersion, recordManifestsOptions } from './script.js';
 import { type K8sVersion, parseK8sVersion } from './k8s-version.js';
 import { type Change, CRD_DIR, formatPlan, MANIFESTS_TOOL, managedLocations, planManifests } from './writer.js';
+import type { CompatBase } from './compat.js';
 
 export type { AnalyzeOptions };
 
@@ -87,6 +88,12 @@ export interface ManifestsOptions {
   beforeCommit?: () => Promise<void>;
   /** Where every stage reports (default: a reporter of the run's own). */
   reporter?: Reporter;
+  /**
+   * `--check-compat`: the generated CRDs compared with this base (compat.ts); an error finding
+   * fails the run with nothing written. Turns the no-change cache and the incremental reuse off
+   * (every CRD must be generated to be compared).
+   */
+  compat?: { base: CompatBase; allow: ReadonlySet<string> };
 }
 
 export interface ManifestsRun {
@@ -99,6 +106,8 @@ export interface ManifestsRun {
   /** Why the fast path did not answer. */
   cacheMiss?: string;
   written: boolean;
+  /** With --check-compat: the line saying what was compared. */
+  compatSummary?: string;
 }
 
 /** Loads the real analysis lazily: ts-morph is only imported when the fast path misses. */
@@ -267,6 +276,8 @@ interface DiskPlan {
   discard(): void;
   /** The project's sources as the run read them (absolute path -> text), for the warnings' code frames. */
   sources?: ReadonlyMap<string, string>;
+  /** With --check-compat: the line saying what was compared (compat.ts). */
+  compatSummary?: string;
 }
 
 const NOTHING = () => {};
@@ -275,11 +286,11 @@ const NOTHING = () => {};
 export async function runManifests(options: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer): Promise<ManifestsRun> {
   const plan = await planDiskRun(options, analyzer);
   try {
-    const { changes, warnings, cached, cacheMiss } = plan;
-    if (cached || options.check || options.dryRun) return { changes, warnings, cached, cacheMiss, written: false };
+    const { changes, warnings, cached, cacheMiss, compatSummary } = plan;
+    if (cached || options.check || options.dryRun) return { changes, warnings, cached, cacheMiss, written: false, compatSummary };
     await options.beforeCommit?.();
     plan.commit();
-    return { changes, warnings, cached: false, cacheMiss, written: true };
+    return { changes, warnings, cached: false, cacheMiss, written: true, compatSummary };
   } finally {
     plan.discard();
   }
@@ -290,7 +301,9 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
  * analysis, generators streamed into the stage. Throws DiagnosticError (the stage removed) when
  * any error is found.
  */
-async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promise<DiskPlan> {
+async function planDiskRun(given: ManifestsOptions, analyzer: Analyzer): Promise<DiskPlan> {
+  // Every CRD must be generated to be compared with the base: no fast path, no kept CRDs.
+  const options = given.compat ? { ...given, noCache: true } : given;
   const host = options.host ?? new DiskHost(resolve(options.projectDir));
   const { projectDir, tsconfigPath, generatorVersion, paths, keyParts, projectText, k8sVersion } = runSettings(options, host);
 
@@ -336,7 +349,19 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
   );
   const selection = analysis.byRoot ? inc?.selection : undefined;
   const managerNamespace = await managerNamespaceOf(projectText, projectDir);
-  let input: GeneratorInput = { ...analysis, managerNamespace, maxDescLen: options.maxDescLen, k8sVersion };
+  let compatSummary: string | undefined;
+  const compat = options.compat;
+  const checkCRDs = compat
+    ? async () => {
+        const { checkCompat, compatSummary: summary } = await import('./compat.js');
+        return (crds: readonly Record<string, unknown>[], r: Reporter) => {
+          const found = checkCompat(compat.base, crds, { allow: compat.allow, partial });
+          for (const d of found) r.report(d);
+          compatSummary = summary(compat.base, crds, found);
+        };
+      }
+    : undefined;
+  let input: GeneratorInput = { ...analysis, managerNamespace, maxDescLen: options.maxDescLen, k8sVersion, ...(checkCRDs && { checkCRDs: await checkCRDs() }) };
   let kept: Set<string> = new Set();
   if (selection && inc) {
     // A changed root now declaring a Kind that an unchanged root declares: the CRD needs both, so
@@ -417,7 +442,7 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
     const reported = [...warnings, ...crdsOfUnrootedKinds(changes, analysis.classes ?? [], projectDir)];
     if (!writes) {
       planner.discard();
-      return { changes, warnings: reported, cached: false, cacheMiss, commit: NOTHING, discard: NOTHING };
+      return { changes, warnings: reported, cached: false, cacheMiss, commit: NOTHING, discard: NOTHING, compatSummary };
     }
     refuseBlindDeletion(changes, projectDir, tsconfigPath, partial);
     return {
@@ -434,6 +459,7 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
       },
       discard: () => planner.discard(),
       sources: snapshot?.texts,
+      compatSummary,
     };
   } catch (e) {
     planner.discard();
@@ -560,6 +586,10 @@ export interface ManifestsFlags {
   generateEmbeddedObjectMeta?: boolean;
   /** `--k8s-version`, as typed (checked here against the supported minors; KF1097). */
   k8sVersion?: string;
+  /** `--check-compat <git-ref|dir>`: the base the generated CRDs are compared with (compat.ts). */
+  checkCompat?: string;
+  /** `--allow <rule>` (repeatable): compatibility rules whose errors become warnings and whose warnings are dropped. */
+  allow?: string[];
 }
 
 /** `--max-desc-len` as a number; KF1093 for anything but a whole number, 0 or more. */
@@ -588,6 +618,15 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
   // Recorded in the manifests script like --max-desc-len (which make manifests runs).
   const embeddedObjectMeta = flags.generateEmbeddedObjectMeta === true || undefined;
   const k8sVersion = flags.k8sVersion === undefined ? undefined : parseK8sVersion(flags.k8sVersion, { flag: true });
+  let compat: ManifestsOptions['compat'];
+  if (flags.allow?.length && flags.checkCompat === undefined) {
+    throw new DiagnosticError(error('KF4703', '--allow names compatibility rules and needs --check-compat <git-ref|dir>', { hint: 'e.g. kubeforge manifests --check-compat v1.0.0 --allow field-removed' }));
+  }
+  if (flags.checkCompat !== undefined) {
+    const { loadCompatBase, parseAllow } = await import('./compat.js');
+    const allow = parseAllow(flags.allow);
+    compat = { base: loadCompatBase(flags.checkCompat, projectDir, io.cwd), allow };
+  }
   // --max-desc-len is recorded in package.json's `manifests` script (script.ts), so that
   // `make manifests` keeps using it: planned with the run, written after its commit.
   let record: { text: string; script: string } | undefined;
@@ -618,6 +657,7 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
               noCache: flags.cache === false,
               generators,
               reporter: ctx.reporter,
+              compat,
             },
             analyzer ?? defaultAnalyzer,
           );
@@ -640,6 +680,7 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
         },
         preview: ({ run }) => {
           printWarnings(run);
+          if (run.compatSummary) io.out(run.compatSummary);
           const plan = formatPlan(run.changes, { color: io.color });
           if (flags.check) {
             if (run.changes.length === 0) {
@@ -665,6 +706,7 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
         interrupted: { keep: 'the manifests were written (every file)' },
         after: async ({ run }) => {
           printWarnings(run);
+          if (run.compatSummary) io.out(run.compatSummary);
           io.out(run.changes.length === 0 ? 'manifests are up to date\n' : formatPlan(run.changes, { color: io.color }));
           printRecord();
         },

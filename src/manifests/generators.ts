@@ -24,6 +24,8 @@ export type GeneratorInput = Pick<Analysis, 'kinds' | 'rbac' | 'webhooks' | 'web
   maxDescLen?: number;
   /** `--k8s-version` (`1.36`): the Kubernetes minor the CRDs are checked for (CEL libraries by version); undefined: the newest. */
   k8sVersion?: string;
+  /** `--check-compat`: called with every generated CRD (origins attached) before any file is made; reports to the reporter. */
+  checkCRDs?: (crds: readonly Record<string, unknown>[], reporter: Reporter) => void;
 };
 
 export interface Generator {
@@ -118,6 +120,7 @@ export const crdGenerator: Generator = {
       const warnings = found.filter((d) => d.severity !== 'error');
       if (warnings.length) warningsOf.set(crds[i], warnings);
     });
+    input.checkCRDs?.(crds, reporter);
     // Duplicate paths (KF4502) are found before any YAML is made.
     const byPath = new Map<string, Record<string, unknown>>();
     for (const crd of crds) {

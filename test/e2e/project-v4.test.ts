@@ -147,6 +147,8 @@ describe("e2e: Kubebuilder's project-v4 command sequences run through kubeforge"
       assert.match(installer, /^kind: CustomResourceDefinition$/m);
       ok(sh('make', ['lint'], project), `${name}: make lint`);
       assert.match(ok(sh(kubeforge, ['manifests', '--check'], project), `${name}: kubeforge manifests --check`), /up to date/);
+      // CRD compatibility (issue #28): the project's CRDs against themselves as a released folder, through make.
+      assert.match(ok(sh('make', ['check-compat', 'COMPAT_BASE=config/crd/bases'], project), `${name}: make check-compat`), /CRDs? compared with config\/crd\/bases: no incompatible change/);
 
       // The project's own tests: every scaffolded controller and webhook test, on a real API server.
       const tests = ok(sh('node', ['--enable-source-maps', 'hack/test.mjs'], project), `${name}: the project's tests`);

@@ -17,6 +17,8 @@ export function registerManifests(program: Command, ctx: CliContext): void {
     .option('--max-desc-len <n>', "cut every description in the CRD schemas to at most n bytes, at a sentence or word boundary (controller-gen's crd:maxDescLen); 0 drops them. Recorded in package.json's manifests script, which make manifests runs")
     .option('--k8s-version <minor>', `the Kubernetes minor whose types embedded Kubernetes types (V1PodTemplateSpec, V1Condition, ...) follow, as controller-gen writes them for that k8s.io/api: ${K8S_VERSIONS.join(', ')} (default ${K8S_NEWEST_VERSION}). Recorded in package.json's manifests script`)
     .option('--generate-embedded-object-meta', "keep name, namespace, labels, annotations and finalizers in the schema of an ObjectMeta below a Kind's top, such as a pod template's (controller-gen's crd:generateEmbeddedObjectMeta). Recorded in package.json's manifests script")
+    .option('--check-compat <git-ref|dir>', "compare the CRDs being written with those of a base: config/crd/bases at a git ref of the project's repository, or a folder of released CRD YAML; breaking changes in served versions are errors (nothing written), others warnings")
+    .option('--allow <rule>', 'with --check-compat: a compatibility rule (README: CRD compatibility) whose errors become warnings and whose warnings are dropped; repeatable', (v: string, prev: string[] = []) => [...prev, v])
     .addHelpText(
       'after',
       `
@@ -32,9 +34,11 @@ Examples:
   $ kubeforge manifests --max-desc-len 0   # CRDs without descriptions (smaller; kept by make manifests)
   $ kubeforge manifests --generate-embedded-object-meta   # pod templates keep their labels
   $ kubeforge manifests --k8s-version ${K8S_VERSIONS[0]}   # embedded Kubernetes types as of Kubernetes ${K8S_VERSIONS[0]}
+  $ kubeforge manifests --check-compat v1.0.0   # fail on CRD changes that break v1.0.0's clients or objects
+  $ kubeforge manifests --check-compat release/crds --allow field-removed
   $ kubeforge manifests --project ../guestbook`,
     )
-    .action(async (opts: { check?: boolean; dryRun?: boolean; paths?: string[]; project?: string; tsconfig?: string; generatorVersion?: string; cache?: boolean; maxDescLen?: string; generateEmbeddedObjectMeta?: boolean; k8sVersion?: string }) => {
+    .action(async (opts: { check?: boolean; dryRun?: boolean; paths?: string[]; project?: string; tsconfig?: string; generatorVersion?: string; cache?: boolean; maxDescLen?: string; generateEmbeddedObjectMeta?: boolean; k8sVersion?: string; checkCompat?: string; allow?: string[] }) => {
       const { manifestsCommand } = await import('../../manifests/generate.js');
       await manifestsCommand(opts, ctx);
     });
