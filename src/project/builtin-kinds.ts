@@ -6,20 +6,9 @@
  * (test/scaffolds/builtin-kinds.test.ts; `UPDATE_GOLDEN=1` writes it again): a Kind is listed
  * when the server serves it with the verb create and client-node has a model for it.
  */
-import { BUILTIN_KINDS } from './builtin-kinds-data.js';
+import { BUILTIN_KINDS, type BuiltinKind } from './builtin-kinds-data.js';
 
-export { BUILTIN_KINDS, BUILTIN_KINDS_SERVER } from './builtin-kinds-data.js';
-
-export interface BuiltinKind {
-  /** The group's short name, as the commands take it (`core`, `apps`, `rbac`). */
-  group: string;
-  version: string;
-  kind: string;
-  plural: string;
-  namespaced: boolean;
-  /** The @kubernetes/client-node model class (`V1Deployment`, `CoreV1Event`). */
-  model: string;
-}
+export { BUILTIN_KINDS, BUILTIN_KINDS_SERVER, type BuiltinKind } from './builtin-kinds-data.js';
 
 /** The built-in Kind `group/version kind`, when Kubernetes serves it. */
 export function findBuiltinKind(group: string, version: string, kind: string): BuiltinKind | undefined {
