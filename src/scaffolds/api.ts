@@ -41,7 +41,7 @@ import {
   Tree,
 } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
-import { BOILERPLATE_FILE } from './init.js';
+import { BOILERPLATE_FILE } from './paths.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
 import { type ManifestsStep, scaffoldSteps } from './transaction.js';
 import { checkDeployImageFlags, type DeployImage, deployImageData, imageEnvName, MANAGER_FILE, resolveCreateApiPlugins, setImageEnv, withDeployImageResource } from './deployimage.js';

@@ -49,7 +49,7 @@ import {
 } from './api.js';
 import { uncommentBlock, uncommentLines } from './comments.js';
 import { deployImageSpecExample } from './deployimage.js';
-import { BOILERPLATE_FILE } from './init.js';
+import { BOILERPLATE_FILE } from './paths.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
 import { type ManifestsStep, scaffoldSteps } from './transaction.js';
 import { TsEditor } from './tsedit.js';
