@@ -8,6 +8,7 @@
  */
 import { parse } from '@bufbuild/cel';
 import { CEL_VERSIONS, NEWEST_CEL_TARGET, OVERLOADS, TYPE_IDENTS, type Overload } from './library.js';
+import { literalIssues, planError } from './plan.js';
 import { markOptionals, positionsOf, scanSource } from './syntax.js';
 import { RESERVED, T, typeName, type CelT } from './types.js';
 
@@ -47,6 +48,13 @@ export interface Checked {
   usesOldSelf: boolean;
   source: string;
   positions: Map<bigint, number>;
+  /**
+   * What cel-go's program planning refuses in the parsed expression (./plan.ts: a constant
+   * conversion that fails, a constant index of no qualifier type, a constant pattern RE2
+   * refuses). The API server reports it when the expression also checks: `program
+   * instantiation failed: <this>`.
+   */
+  programError?: string;
 }
 
 /** Line and column (1-based, columns in code points) of an offset in `src`. */
@@ -119,7 +127,18 @@ export function checkExpression(source: string, variables: Record<string, CelT>,
   out.ast = ast;
   const checker = new Checker(out, variables, target);
   const t = checker.check(ast, new Map());
+  // cel-go's AST validators run on an expression that checked
+  if (!out.issues.length) {
+    out.issues.push(
+      ...literalIssues(ast, (e) => {
+        const offset = out.positions.get(e.id) ?? 0;
+        const { line, column } = lineCol(source, offset);
+        return { prefix: `<input>:${line}:${column}: `, offset };
+      }),
+    );
+  }
   if (!out.issues.length) out.type = t;
+  out.programError = planError(ast);
   return out;
 }
 

@@ -49,7 +49,7 @@ export function typeName(t: CelT): string {
     case 'param':
       return t.name;
     case 'null':
-      return 'null_type';
+      return 'null';
     case 'timestamp':
       return 'google.protobuf.Timestamp';
     case 'duration':
