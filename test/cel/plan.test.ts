@@ -98,3 +98,34 @@ describe("Go's parsers, as cel-go uses them", () => {
     assert.equal(goRegexpError('(?P<n>a)|\\d'), undefined);
   });
 });
+
+describe("cel-go's homogeneous literals and format validator (checker)", () => {
+  it('counts null as a type of its own in a list or map literal (comparisons.textproto eq_literal)', () => {
+    assert.deepEqual(issues('[1, 2, null] == [1, null, 3]'), ["<input>:1:8: expected type 'int' but found 'null'", "<input>:1:21: expected type 'int' but found 'null'"]);
+    assert.deepEqual(issues("{1:'hello', 2:'world'} == {1:'goodbye', 2:null}"), ["<input>:1:43: expected type 'string' but found 'null'"]);
+    // a list reports its first mismatch only; a map each
+    assert.deepEqual(issues("[1, 'a', 2.0].size() == 3"), ["<input>:1:5: expected type 'int' but found 'string'"]);
+    assert.deepEqual(issues("{1: 'a', 'b': 2}.size() == 2"), ["<input>:1:10: expected type 'int' but found 'string'", "<input>:1:15: expected type 'string' but found 'int'"]);
+    assert.deepEqual(issues('[null, null].size() == 2'), []);
+  });
+
+  it('exempts every literal under a call of format (string_ext.textproto format)', () => {
+    assert.deepEqual(issues('"%s".format([["abc", 3.14, null, [9, 8, 7, 6], timestamp("2023-02-03T23:31:20Z")]])'), []);
+    assert.deepEqual(issues('"%s".format([{1: "value1", uint(2): "value2", true: double("NaN")}])'), []);
+    assert.deepEqual(issues('"%s".format([dyn([6, 4.2, "a string"])])'), []);
+  });
+
+  it("checks a literal format's clauses against its literal arguments, at the argument (cel-go places a call at its parenthesis)", () => {
+    assert.deepEqual(issues('"%d".format([double("NaN")])'), ['<input>:1:20: error during formatting: decimal clause can only be used on integers, was given double']);
+    assert.deepEqual(issues('"%x".format([[1]])'), ['<input>:1:14: error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given list']);
+    assert.deepEqual(issues('"%d %d".format([1])'), ['<input>:1:12: index 1 out of range']);
+    assert.deepEqual(issues('"%d".format([1, 2])'), ['<input>:1:12: too many arguments supplied to string.format (expected 1, got 2)']);
+    assert.deepEqual(issues('"%q".format([1])'), ['<input>:1:12: could not parse formatting clause: unrecognized formatting clause "q"']);
+    assert.deepEqual(issues('"%.2f %s %o %%".format([1.5, [1, "a"], 8u])'), []);
+  });
+
+  it('reports a call where cel-go does: its opening parenthesis', () => {
+    assert.deepEqual(checkExpression("s.charAt('a') == ''", { s: T.string }).issues.map((i) => i.message), ["<input>:1:9: found no matching overload for 'charAt' applied to 'string.(string)'"]);
+    assert.deepEqual(issues('size(1) == 1'), ["<input>:1:5: found no matching overload for 'size' applied to '(int)'"]);
+  });
+});
