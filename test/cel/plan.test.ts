@@ -118,7 +118,7 @@ describe("cel-go's homogeneous literals and format validator (checker)", () => {
   it("checks a literal format's clauses against its literal arguments, at the argument (cel-go places a call at its parenthesis)", () => {
     assert.deepEqual(issues('"%d".format([double("NaN")])'), ['<input>:1:20: error during formatting: decimal clause can only be used on integers, was given double']);
     assert.deepEqual(issues('"%x".format([[1]])'), ['<input>:1:14: error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given list']);
-    assert.deepEqual(issues('"%d %d".format([1])'), ['<input>:1:12: index 1 out of range']);
+    assert.deepEqual(issues('"%d %d".format([1])'), ['<input>:1:15: index 1 out of range']);
     assert.deepEqual(issues('"%d".format([1, 2])'), ['<input>:1:12: too many arguments supplied to string.format (expected 1, got 2)']);
     assert.deepEqual(issues('"%q".format([1])'), ['<input>:1:12: could not parse formatting clause: unrecognized formatting clause "q"']);
     assert.deepEqual(issues('"%.2f %s %o %%".format([1.5, [1, "a"], 8u])'), []);
