@@ -119,6 +119,11 @@ export function checkExpression(source: string, variables: Record<string, CelT>,
     return out;
   }
   markOptionals(ast, scanned, out.positions);
+  if (scanned.firstEscaped !== undefined && target < BACKQUOTES_SINCE) {
+    const { line, column } = lineCol(source, scanned.firstEscaped);
+    out.issues.push({ message: `<input>:${line}:${column}: Syntax error: backquoted field names are parsed by API servers from Kubernetes 1.${BACKQUOTES_SINCE} (cel-go 0.29); the project targets 1.${target}`, offset: scanned.firstEscaped });
+    return out;
+  }
   const firstOptional = Math.min(...scanned.selects, ...scanned.indexes, ...scanned.elements.keys(), ...scanned.entries.keys());
   if (Number.isFinite(firstOptional) && target < 29) {
     const { line, column } = lineCol(source, firstOptional);
@@ -189,6 +194,12 @@ function tooNew(what: string, since: number, target: number): string {
   const lib = CEL_VERSIONS.find((v) => v.since === since)?.what;
   return `${what} is in new CRD rules from Kubernetes 1.${since}${lib ? ` (${lib})` : ''}; the project targets 1.${target}`;
 }
+
+/**
+ * The first minor whose API server parses backquoted field names: its cel-go (0.29) enables
+ * them by default; 1.36's (0.26) refuses the backquote. A parser feature: every rule, new or stored.
+ */
+const BACKQUOTES_SINCE = 37;
 
 /** cel-go's parser recursion limit, as the API server configures it. */
 const MAX_RECURSION = 250;

@@ -449,6 +449,13 @@ export const CASES: Case[] = [
   r('self.s != null'),
   r('self.s.size() > 0 || int(1e99) > 0'),
   r('self.s.size() > 0', { messageExpression: 'string(int(1e99))' }),
+  // backquoted field names (cel-go 0.29, Kubernetes 1.37)
+  r('self.`x-y` == "a"'),
+  r('self.`s` == "a"'),
+  r('self.m.`a-b` == "x"'),
+  r('has(self.m.`a.b`) && self.m.?`a/b`.orValue("") == ""'),
+  r('self.`x__dash__y` == "a"'),
+  r('self.`namespace` == "a"'),
   // nesting at cel-go's limit (250): a chain of `+`, and parentheses
   r(`${Array.from({ length: 249 }, () => 'self.n').join(' + ')} > 0`),
   r(`${Array.from({ length: 250 }, () => 'self.n').join(' + ')} > 0`),
