@@ -129,3 +129,16 @@ describe("cel-go's homogeneous literals and format validator (checker)", () => {
     assert.deepEqual(issues('size(1) == 1'), ["<input>:1:5: found no matching overload for 'size' applied to '(int)'"]);
   });
 });
+
+describe('the Kubernetes lists library: sum() of numbers and durations, isSorted() / min() / max() of comparable elements (lists.go)', () => {
+  it("refuses other element types in cel-go's words (stdlib list functions/errors)", () => {
+    assert.deepEqual(issues("['a', 'b'].sum() == 'c'"), ["<input>:1:15: found no matching overload for 'sum' applied to 'list(string).()'"]);
+    assert.deepEqual(issues('[[1], [2]].min() == [1]'), ["<input>:1:15: found no matching overload for 'min' applied to 'list(list(int)).()'"]);
+    assert.deepEqual(issues("[{'a': 1}, {'b': 2}].max() == {'b': 2}"), ["<input>:1:25: found no matching overload for 'max' applied to 'list(map(string, int)).()'"]);
+    assert.deepEqual(issues('[true].isSorted() && [[1]].size() == 1'), []);
+    assert.deepEqual(issues('[[1]].isSorted()'), ["<input>:1:15: found no matching overload for 'isSorted' applied to 'list(list(int)).()'"]);
+  });
+  it('takes the summable and comparable ones, and a list of dyn', () => {
+    for (const ok of ['[1, 2].sum() == 3', '[1u].sum() == 1u', '[1.5].sum() == 1.5', "[duration('1s')].sum() == duration('1s')", "['a'].min() == 'a'", "[b'a'].max() == b'a'", '[true].max()', 'dyn([1]).sum() == 1']) assert.deepEqual(issues(ok), [], ok);
+  });
+});
