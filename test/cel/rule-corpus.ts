@@ -33,6 +33,8 @@ export const SPEC: Obj = {
     namespace: str(10),
     'x-y': str(10),
     raw: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    anyval: { 'x-kubernetes-preserve-unknown-fields': true },
+    anylist: { type: 'array', maxItems: 4, items: { 'x-kubernetes-preserve-unknown-fields': true } },
   },
 };
 
@@ -449,6 +451,10 @@ export const CASES: Case[] = [
   r('self.s != null'),
   r('self.s.size() > 0 || int(1e99) > 0'),
   r('self.s.size() > 0', { messageExpression: 'string(int(1e99))' }),
+  // fields without a type (x-kubernetes-preserve-unknown-fields alone) are no CEL fields
+  r('has(self.anyval)'),
+  r('self.anylist.size() > 0'),
+  r('has(self.raw.x)'),
   // backquoted field names (cel-go 0.29, Kubernetes 1.37)
   r('self.`x-y` == "a"'),
   r('self.`s` == "a"'),
