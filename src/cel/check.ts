@@ -319,6 +319,8 @@ class Checker {
         // A qualified type name (`google.protobuf.Timestamp`, `net.IP`) is a type value.
         const qualified = this.qualifiedName(e, scope);
         if (qualified && TYPE_IDENTS.has(qualified)) return T.type;
+        // a declared dotted variable (`a.b.c`) is one identifier; the longest declared prefix wins
+        if (qualified && this.variables[qualified]) return this.variables[qualified];
         const ft = this.selectField(e, this.check(operand, scope), field);
         return testOnly ? T.bool : ft;
       }

@@ -33,3 +33,14 @@ describe('fields under x-kubernetes-preserve-unknown-fields', () => {
     assert.equal(schemaType({ 'x-kubernetes-preserve-unknown-fields': true } as RuleSchema, false), undefined);
   });
 });
+
+describe('declared dotted variable names (cel-spec fields.textproto qualified_identifier_resolution)', () => {
+  it('a.b.c is the variable a.b.c, or field c of a declared a.b: the longest declared prefix', async () => {
+    const { checkExpression, T } = await import('../../src/cel/index.js');
+    const typeOf = (vars: Record<string, import('../../src/cel/index.js').CelT>) => checkExpression('a.b.c', vars);
+    assert.equal(typeOf({ 'a.b.c': T.string }).type?.kind, 'string');
+    assert.equal(typeOf({ 'a.b': T.map(T.string, T.int) }).type?.kind, 'int');
+    assert.equal(typeOf({ 'a.b': T.map(T.string, T.int), 'a.b.c': T.string }).type?.kind, 'string');
+    assert.deepEqual(typeOf({ x: T.int }).issues.map((i) => i.message), ["<input>:1:1: undeclared reference to 'a' (in container '')"]);
+  });
+});
