@@ -246,6 +246,12 @@ const isDyn = (t: CelT) => t.kind === 'dyn';
 /** cel-go's two-variable comprehension macros (ext.TwoVarComprehensions, enabled by current API servers). */
 const TWO_VAR_MACROS = new Set(['all', 'exists', 'existsOne', 'transformList', 'transformMap', 'transformMapEntry']);
 const ERR: CelT = { kind: 'dyn' };
+/**
+ * The element type of an empty list or map literal: cel-go types it with a type variable that
+ * takes the type its neighbours give it (`[[], [1]]` is a list(list(int))); a dyn everywhere
+ * else, one that fits any type in a literal.
+ */
+const FREE: CelT = { kind: 'dyn' };
 
 class Checker {
   /**
@@ -340,13 +346,14 @@ class Checker {
           // `format`, which it exempts: such a list of mixed types is a list(dyn).
           if (first && !mixed && !sameKind(first, t)) {
             mixed = true;
-            if (!this.underFormat) this.issue(el, `expected type '${typeName(first)}' but found '${typeName(t)}'`);
+            if (!this.underFormat) this.issue(el, mismatch(first, t));
           }
-          first ??= t;
+          // an empty literal's element type takes its neighbour's (cel-go's type variable)
+          first = first && !mixed ? join(first, t) : (first ?? t);
           elem = mixed ? T.dyn : elem ? join(elem, t) : t;
           max++;
         }
-        return T.list(elem ?? T.dyn, max);
+        return T.list(elem ?? FREE, max);
       }
       case 'structExpr': {
         // The protobuf well-known types are the only messages a rule can build.
@@ -365,7 +372,7 @@ class Checker {
           if (entry.keyKind.case === 'mapKey') {
             const kt = this.check(entry.keyKind.value as Expr, scope);
             if (firstKey && !sameKind(firstKey, kt)) {
-              if (!this.underFormat) this.issue(entry.keyKind.value as Expr, `expected type '${typeName(firstKey)}' but found '${typeName(kt)}'`);
+              if (!this.underFormat) this.issue(entry.keyKind.value as Expr, mismatch(firstKey, kt));
               key = T.dyn;
             } else key = key ? join(key, kt) : kt;
             firstKey ??= kt;
@@ -374,13 +381,13 @@ class Checker {
             let vt = this.check(entry.value, scope);
             if (entry.optionalEntry) vt = this.unwrapOptional(entry.value, vt);
             if (firstValue && !sameKind(firstValue, vt)) {
-              if (!this.underFormat) this.issue(entry.value, `expected type '${typeName(firstValue)}' but found '${typeName(vt)}'`);
+              if (!this.underFormat) this.issue(entry.value, mismatch(firstValue, vt));
               value = T.dyn;
             } else value = value ? join(value, vt) : vt;
             firstValue ??= vt;
           }
         }
-        return T.map(key ?? T.dyn, value ?? T.dyn, k.value.entries.length);
+        return T.map(key ?? FREE, value ?? FREE, k.value.entries.length);
       }
       case 'comprehensionExpr': {
         const c = k.value;
@@ -630,9 +637,24 @@ function optionalOf(t: CelT): CelT | undefined {
   return t.kind === 'opaque' && t.name === 'optional_type' ? (t.params?.[0] ?? T.dyn) : undefined;
 }
 
-/** Whether two element types of a literal are of one type (dyn fits any; null is a type of its own, as in cel-go). */
+/** cel-go's words for a literal's element of another type; two schema objects are told apart (the server names them by their paths). */
+function mismatch(expected: CelT, found: CelT): string {
+  const text = `expected type '${typeName(expected)}' but found '${typeName(found)}'`;
+  return typeName(expected) === typeName(found) ? `${text} (the objects of two schema nodes are two types)` : text;
+}
+
+/**
+ * Whether two element types of a literal are of one type, as cel-go's homogeneous-literal
+ * validator sees them: dyn and null are types of their own, and two objects are one type only
+ * when they are one schema node's (the API server names each node's type by its path).
+ */
 function sameKind(a: CelT, b: CelT): boolean {
-  if (a.kind === 'dyn' || b.kind === 'dyn') return true;
+  if (a === ERR || b === ERR) return true; // already reported
+  if (a === FREE || b === FREE) return true;
+  if (a.kind === 'dyn' || b.kind === 'dyn') return a.kind === b.kind;
+  if (a.kind === 'object' && b.kind === 'object') return a === b;
+  if (a.kind === 'list' && b.kind === 'list') return sameKind(a.elem, b.elem);
+  if (a.kind === 'map' && b.kind === 'map') return sameKind(a.key, b.key) && sameKind(a.value, b.value);
   return typeName(a) === typeName(b) || (a.kind === b.kind && a.kind !== 'object' && a.kind !== 'opaque' && a.kind !== 'list' && a.kind !== 'map');
 }
 
@@ -680,7 +702,7 @@ function sameObject(a: CelT & { kind: 'object' }, b: CelT & { kind: 'object' }):
 }
 
 function substitute(t: CelT, b: Map<string, CelT>): CelT {
-  if (t.kind === 'param') return b.get(t.name) ?? T.dyn;
+  if (t.kind === 'param') return b.get(t.name) ?? FREE; // unbound: a type variable, as cel-go leaves it
   if (t.kind === 'list') return T.list(substitute(t.elem, b));
   if (t.kind === 'map') return T.map(substitute(t.key, b), substitute(t.value, b));
   if (t.kind === 'opaque' && t.params) return T.opaque(t.name, t.params.map((p) => substitute(p, b)));

@@ -109,6 +109,18 @@ describe("cel-go's homogeneous literals and format validator (checker)", () => {
     assert.deepEqual(issues('[null, null].size() == 2'), []);
   });
 
+  it('counts dyn as a type of its own, and each schema object as its own (the API server names it by its path)', () => {
+    assert.deepEqual(issues('[dyn(1), 2].size() == 2'), ["<input>:1:10: expected type 'dyn' but found 'int'"]);
+    assert.deepEqual(issues('[dyn(1), dyn("a")].size() == 2'), []);
+    const obj = compileRule({ rule: '[self.a, self.b].size() == 2 && [self.a, self.a].size() == 2' }, { type: 'object', properties: { a: { type: 'object', properties: { x: { type: 'integer' } } }, b: { type: 'object', properties: { x: { type: 'integer' } } } } } as RuleSchema);
+    assert.equal(obj.problems.length, 1);
+    assert.equal(obj.problems[0].message, "<input>:1:14: expected type 'object' but found 'object' (the objects of two schema nodes are two types)");
+  });
+
+  it("lets an empty literal take its neighbours' type (cel-go's type variables)", () => {
+    for (const ok of ['[[], [1]].size() == 2', '[{}, {"a": 1}].size() == 2', '[[1], []].size() == 2', '[?optional.of(42), ?optional.none()].size() == 1']) assert.deepEqual(issues(ok), [], ok);
+  });
+
   it('exempts every literal under a call of format (string_ext.textproto format)', () => {
     assert.deepEqual(issues('"%s".format([["abc", 3.14, null, [9, 8, 7, 6], timestamp("2023-02-03T23:31:20Z")]])'), []);
     assert.deepEqual(issues('"%s".format([{1: "value1", uint(2): "value2", true: double("NaN")}])'), []);
