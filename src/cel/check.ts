@@ -8,6 +8,7 @@
  */
 import { parse } from '@bufbuild/cel';
 import { CEL_VERSIONS, NEWEST_CEL_TARGET, OVERLOADS, TYPE_IDENTS, type Overload } from './library.js';
+import { literalIssues, planError } from './plan.js';
 import { markOptionals, positionsOf, scanSource } from './syntax.js';
 import { RESERVED, T, typeName, type CelT } from './types.js';
 
@@ -47,6 +48,13 @@ export interface Checked {
   usesOldSelf: boolean;
   source: string;
   positions: Map<bigint, number>;
+  /**
+   * What cel-go's program planning refuses in the parsed expression (./plan.ts: a constant
+   * conversion that fails, a constant index of no qualifier type, a constant pattern RE2
+   * refuses). The API server reports it when the expression also checks: `program
+   * instantiation failed: <this>`.
+   */
+  programError?: string;
 }
 
 /** Line and column (1-based, columns in code points) of an offset in `src`. */
@@ -104,12 +112,18 @@ export function checkExpression(source: string, variables: Record<string, CelT>,
     }
   }
   const ast = parsed.expr as unknown as Expr;
+  callsAtParen(ast, scanned.text, out.positions);
   // ... and an expression nested 250 calls deep (a chain of 250 `+`): cel-go's limit.
   if (callDepth(ast) >= MAX_RECURSION) {
     out.issues.push({ message: '<input>:-1:0: max recursion depth exceeded', offset: 0 });
     return out;
   }
   markOptionals(ast, scanned, out.positions);
+  if (scanned.firstEscaped !== undefined && target < BACKQUOTES_SINCE) {
+    const { line, column } = lineCol(source, scanned.firstEscaped);
+    out.issues.push({ message: `<input>:${line}:${column}: Syntax error: backquoted field names are parsed by API servers from Kubernetes 1.${BACKQUOTES_SINCE} (cel-go 0.29); the project targets 1.${target}`, offset: scanned.firstEscaped });
+    return out;
+  }
   const firstOptional = Math.min(...scanned.selects, ...scanned.indexes, ...scanned.elements.keys(), ...scanned.entries.keys());
   if (Number.isFinite(firstOptional) && target < 29) {
     const { line, column } = lineCol(source, firstOptional);
@@ -119,8 +133,60 @@ export function checkExpression(source: string, variables: Record<string, CelT>,
   out.ast = ast;
   const checker = new Checker(out, variables, target);
   const t = checker.check(ast, new Map());
+  // cel-go's AST validators run on an expression that checked
+  if (!out.issues.length) {
+    for (const f of checker.formatCalls) {
+      const bad = formatProblem(f.text, f.args, out.types);
+      if (!bad) continue;
+      const offset = out.positions.get(bad.at?.id ?? f.call.id) ?? 0;
+      const { line, column } = lineCol(source, offset);
+      out.issues.push({ message: `<input>:${line}:${column}: ${bad.message}`, offset });
+    }
+    out.issues.push(
+      ...literalIssues(ast, (e) => {
+        const offset = out.positions.get(e.id) ?? 0;
+        const { line, column } = lineCol(source, offset);
+        return { prefix: `<input>:${line}:${column}: `, offset };
+      }),
+    );
+  }
+  out.issues.sort((a, b) => a.offset - b.offset);
   if (!out.issues.length) out.type = t;
+  out.programError = planError(ast);
   return out;
+}
+
+/**
+ * cel-go places a function call (`f(x)`, `x.f(y)`) at its opening parenthesis; @bufbuild/cel at
+ * the name (or the dot). Moves each named call's position to its `(`, so that errors reported
+ * at a call are where cel-go reports them.
+ */
+function callsAtParen(root: Expr, text: string, positions: Map<bigint, number>): void {
+  const stack = [root];
+  while (stack.length) {
+    const e = stack.pop()!;
+    const k = e.exprKind;
+    if (k.case === 'callExpr') {
+      stack.push(...(k.value.target ? [k.value.target] : []), ...k.value.args);
+      const fn = k.value.function;
+      let at = positions.get(e.id);
+      if (at === undefined || !/^[A-Za-z_][\w]*$/.test(fn)) continue;
+      const skipSpace = () => {
+        while (at! < text.length && /\s/.test(text[at!])) at!++;
+      };
+      if (text[at] === '.') {
+        at++;
+        skipSpace();
+      }
+      if (!text.startsWith(fn, at)) continue;
+      at += fn.length;
+      skipSpace();
+      if (text[at] === '(') positions.set(e.id, at);
+    } else if (k.case === 'selectExpr' && k.value.operand) stack.push(k.value.operand);
+    else if (k.case === 'listExpr') stack.push(...k.value.elements);
+    else if (k.case === 'structExpr') for (const x of k.value.entries) stack.push(...(x.keyKind.case === 'mapKey' ? [x.keyKind.value as Expr] : []), ...(x.value ? [x.value] : []));
+    else if (k.case === 'comprehensionExpr') stack.push(...[k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result].filter((x): x is Expr => !!x));
+  }
 }
 
 /** Why a function is refused at an older target: the version that has it (library.ts CEL_VERSIONS). */
@@ -128,6 +194,12 @@ function tooNew(what: string, since: number, target: number): string {
   const lib = CEL_VERSIONS.find((v) => v.since === since)?.what;
   return `${what} is in new CRD rules from Kubernetes 1.${since}${lib ? ` (${lib})` : ''}; the project targets 1.${target}`;
 }
+
+/**
+ * The first minor whose API server parses backquoted field names: its cel-go (0.29) enables
+ * them by default; 1.36's (0.26) refuses the backquote. A parser feature: every rule, new or stored.
+ */
+const BACKQUOTES_SINCE = 37;
 
 /** cel-go's parser recursion limit, as the API server configures it. */
 const MAX_RECURSION = 250;
@@ -174,10 +246,21 @@ const isDyn = (t: CelT) => t.kind === 'dyn';
 /** cel-go's two-variable comprehension macros (ext.TwoVarComprehensions, enabled by current API servers). */
 const TWO_VAR_MACROS = new Set(['all', 'exists', 'existsOne', 'transformList', 'transformMap', 'transformMapEntry']);
 const ERR: CelT = { kind: 'dyn' };
+/**
+ * The element type of an empty list or map literal: cel-go types it with a type variable that
+ * takes the type its neighbours give it (`[[], [1]]` is a list(list(int))); a dyn everywhere
+ * else, one that fits any type in a literal.
+ */
+const FREE: CelT = { kind: 'dyn' };
 
 class Checker {
-  /** List literals that are the argument of `string.format` (mixed element types allowed). */
-  private readonly formatArgs = new Set<bigint>();
+  /**
+   * How many calls named `format` enclose the node being checked: cel-go's homogeneous-literal
+   * validator exempts every list and map literal under one (ext strings' exemption).
+   */
+  private underFormat = 0;
+  /** `'...'.format([...])` calls with a literal format and a list literal, for cel-go's format validator. */
+  readonly formatCalls: { call: Expr; text: string; args: Expr[] }[] = [];
 
   constructor(
     private readonly out: Checked,
@@ -242,6 +325,8 @@ class Checker {
         // A qualified type name (`google.protobuf.Timestamp`, `net.IP`) is a type value.
         const qualified = this.qualifiedName(e, scope);
         if (qualified && TYPE_IDENTS.has(qualified)) return T.type;
+        // a declared dotted variable (`a.b.c`) is one identifier; the longest declared prefix wins
+        if (qualified && this.variables[qualified]) return this.variables[qualified];
         const ft = this.selectField(e, this.check(operand, scope), field);
         return testOnly ? T.bool : ft;
       }
@@ -249,23 +334,26 @@ class Checker {
         return this.checkCall(e, k.value, scope);
       case 'listExpr': {
         let elem: CelT | undefined;
+        let first: CelT | undefined;
+        let mixed = false;
         let max = 0;
         const optional = new Set(k.value.optionalIndices ?? []);
         for (const [i, el] of k.value.elements.entries()) {
           let t = this.check(el, scope);
           if (optional.has(i)) t = this.unwrapOptional(el, t);
-          // The API server's CEL takes only homogeneous aggregate literals, but for the argument
-          // list of string.format (cel-go's validator exempts it): that one is a list(dyn).
-          if (this.formatArgs.has(e.id)) {
-            elem = elem && !sameKind(elem, t) ? T.dyn : elem ? join(elem, t) : t;
-            max++;
-            continue;
+          // The API server's CEL takes only homogeneous aggregate literals (cel-go's validator:
+          // each element against the first, the first mismatch reported), but under a call of
+          // `format`, which it exempts: such a list of mixed types is a list(dyn).
+          if (first && !mixed && !sameKind(first, t)) {
+            mixed = true;
+            if (!this.underFormat) this.issue(el, mismatch(first, t));
           }
-          if (elem && !sameKind(elem, t)) this.issue(el, `expected type '${typeName(elem)}' but found '${typeName(t)}'`);
-          elem = elem ? join(elem, t) : t;
+          // an empty literal's element type takes its neighbour's (cel-go's type variable)
+          first = first && !mixed ? join(first, t) : (first ?? t);
+          elem = mixed ? T.dyn : elem ? join(elem, t) : t;
           max++;
         }
-        return T.list(elem ?? T.dyn, max);
+        return T.list(elem ?? FREE, max);
       }
       case 'structExpr': {
         // The protobuf well-known types are the only messages a rule can build.
@@ -274,22 +362,32 @@ class Checker {
           return k.value.messageName.endsWith('Timestamp') ? T.timestamp : T.duration;
         }
         if (k.value.messageName) return this.issue(e, `undeclared reference to '${k.value.messageName}' (in container '')`);
+        // cel-go's homogeneous-literal validator: every key and value against the first entry's
+        // (each mismatch reported), but under a call of `format`, where the map is of dyn
         let key: CelT | undefined;
         let value: CelT | undefined;
+        let firstKey: CelT | undefined;
+        let firstValue: CelT | undefined;
         for (const entry of k.value.entries) {
           if (entry.keyKind.case === 'mapKey') {
             const kt = this.check(entry.keyKind.value as Expr, scope);
-            if (key && !sameKind(key, kt)) this.issue(entry.keyKind.value as Expr, `expected type '${typeName(key)}' but found '${typeName(kt)}'`);
-            key = key ? join(key, kt) : kt;
+            if (firstKey && !sameKind(firstKey, kt)) {
+              if (!this.underFormat) this.issue(entry.keyKind.value as Expr, mismatch(firstKey, kt));
+              key = T.dyn;
+            } else key = key ? join(key, kt) : kt;
+            firstKey ??= kt;
           }
           if (entry.value) {
             let vt = this.check(entry.value, scope);
             if (entry.optionalEntry) vt = this.unwrapOptional(entry.value, vt);
-            if (value && !sameKind(value, vt)) this.issue(entry.value, `expected type '${typeName(value)}' but found '${typeName(vt)}'`);
-            value = value ? join(value, vt) : vt;
+            if (firstValue && !sameKind(firstValue, vt)) {
+              if (!this.underFormat) this.issue(entry.value, mismatch(firstValue, vt));
+              value = T.dyn;
+            } else value = value ? join(value, vt) : vt;
+            firstValue ??= vt;
           }
         }
-        return T.map(key ?? T.dyn, value ?? T.dyn, k.value.entries.length);
+        return T.map(key ?? FREE, value ?? FREE, k.value.entries.length);
       }
       case 'comprehensionExpr': {
         const c = k.value;
@@ -426,9 +524,10 @@ class Checker {
       this.check(call.args[1], scope);
       return this.selectField(e, ot, String(call.args[1].exprKind.value.constantKind.value), true);
     }
+    if (call.function === 'format') this.underFormat++;
     const tt = target ? this.check(target, scope) : undefined;
-    if (name === 'format' && tt && call.args[0]?.exprKind.case === 'listExpr') this.formatArgs.add(call.args[0].id);
     const ats = call.args.map((a) => this.check(a, scope));
+    if (call.function === 'format') this.underFormat--;
     const declared = OVERLOADS.get(name);
     if (!declared) return this.issue(e, `undeclared reference to '${name}' (in container '')`);
     const candidates = declared.filter((o) => (o.since ?? 0) <= this.target);
@@ -448,12 +547,9 @@ class Checker {
     }
     this.out.calls.set(e.id, matches[0].o);
     this.out.overloads?.set(e.id, matches.map((m) => m.o));
-    // cel-go checks a literal format string against a literal argument list.
-    if (name === 'format' && target?.exprKind.case === 'constExpr' && call.args[0]?.exprKind.case === 'listExpr') {
-      const text = String(target.exprKind.value.constantKind.value ?? '');
-      const verbs = (text.replace(/%%/g, '').match(/%[-+# 0]*\d*(?:\.\d+)?[sdfeboxX]/g) ?? []).length;
-      const given = call.args[0].exprKind.value.elements.length;
-      if (given > verbs) return this.issue(call.args[0], `too many arguments supplied to string.format (expected ${verbs}, got ${given})`);
+    // cel-go's format validator checks a literal format string against a literal argument list
+    if (name === 'format' && target?.exprKind.case === 'constExpr' && target.exprKind.value.constantKind.case === 'stringValue' && call.args[0]?.exprKind.case === 'listExpr') {
+      this.formatCalls.push({ call: e, text: String(target.exprKind.value.constantKind.value), args: call.args[0].exprKind.value.elements });
     }
     // several overloads matched a dyn argument: the result is dyn unless they agree
     let result = matches[0].result;
@@ -466,14 +562,99 @@ class Checker {
   }
 }
 
+/** A type's name as cel-go's TypeName() gives it (format's errors): `list`, `map`, `null_type`, `google.protobuf.Timestamp`. */
+function runtimeTypeName(t: CelT): string {
+  if (t.kind === 'list' || t.kind === 'map') return t.kind;
+  if (t.kind === 'null') return 'null_type';
+  if (t.kind === 'opaque') return t.name;
+  return typeName(t);
+}
+
+/**
+ * cel-go's string format validator (ext strings, formatting.go) on `'<text>'.format([<args>])`:
+ * each clause against the type of its argument, the clause syntax, the number of arguments.
+ * The problem and the node it is reported at (the argument; else the call).
+ */
+function formatProblem(text: string, args: Expr[], types: Map<bigint, CelT>): { message: string; at?: Expr } | undefined {
+  const typeOf = (e: Expr) => types.get(e.id) ?? T.dyn;
+  const oneOf = (e: Expr, kinds: string[]) => typeOf(e).kind === 'dyn' || kinds.includes(typeOf(e).kind);
+  const STRING_KINDS = ['list', 'map', 'int', 'uint', 'double', 'bool', 'string', 'timestamp', 'bytes', 'duration', 'type', 'null'];
+  /** %s: the argument, and every element of a list or map literal in it, of a kind %s formats. */
+  const badForString = (e: Expr): Expr | undefined => {
+    if (!oneOf(e, STRING_KINDS)) return e;
+    const k = e.exprKind;
+    if (k.case === 'listExpr') for (const x of k.value.elements) { const b = badForString(x); if (b) return b; }
+    if (k.case === 'structExpr' && !k.value.messageName) {
+      for (const x of k.value.entries) {
+        for (const part of [x.keyKind.case === 'mapKey' ? (x.keyKind.value as Expr) : undefined, x.value]) { const b = part && badForString(part); if (b) return b; }
+      }
+    }
+    return undefined;
+  };
+  const clauses: Record<string, [string[], string]> = {
+    d: [['int', 'uint'], 'decimal clause can only be used on integers'],
+    f: [['double', 'string'], 'fixed-point clause can only be used on doubles'],
+    e: [['double', 'string'], 'scientific clause can only be used on doubles'],
+    b: [['int', 'uint', 'bool'], 'only integers and bools can be formatted as binary'],
+    x: [['int', 'uint', 'string', 'bytes'], 'only integers, byte buffers, and strings can be formatted as hex'],
+    X: [['int', 'uint', 'string', 'bytes'], 'only integers, byte buffers, and strings can be formatted as hex'],
+    o: [['int', 'uint'], 'octal clause can only be used on integers'],
+  };
+  let requested = 0;
+  let argIndex = 0;
+  for (let i = 0; i < text.length; ) {
+    if (text[i] !== '%') { i++; continue; }
+    if (text[i + 1] === '%') { i += 2; continue; }
+    requested++;
+    if (i + 1 >= text.length) return { message: 'unexpected end of string' };
+    if (argIndex >= args.length) return { message: `index ${argIndex} out of range` };
+    let j = i + 1;
+    if (text[j] === '.') {
+      j++;
+      const digits = /^\d*/.exec(text.slice(j))![0];
+      j += digits.length;
+      if (j >= text.length) return { message: 'could not parse formatting clause: error while parsing precision: could not find end of precision specifier' };
+      if (!digits) return { message: 'could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing "": invalid syntax' };
+    }
+    const verb = text[j];
+    const arg = args[argIndex];
+    if (verb === 's') {
+      const bad = badForString(arg);
+      if (bad) return { message: `error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given ${runtimeTypeName(typeOf(bad))}`, at: bad };
+    } else if (clauses[verb]) {
+      const [kinds, what] = clauses[verb];
+      if (!oneOf(arg, kinds)) return { message: `error during formatting: ${what}, was given ${runtimeTypeName(typeOf(arg))}`, at: arg };
+    } else return { message: `could not parse formatting clause: unrecognized formatting clause "${verb}"` };
+    i = j + 1;
+    argIndex++;
+  }
+  if (args.length > requested) return { message: `too many arguments supplied to string.format (expected ${requested}, got ${args.length})` };
+  return undefined;
+}
+
 /** The value type of an `optional_type(T)` (dyn for an unparameterised one), else undefined. */
 function optionalOf(t: CelT): CelT | undefined {
   return t.kind === 'opaque' && t.name === 'optional_type' ? (t.params?.[0] ?? T.dyn) : undefined;
 }
 
-/** Whether two element types of a literal are of one type (dyn and null fit any). */
+/** cel-go's words for a literal's element of another type; two schema objects are told apart (the server names them by their paths). */
+function mismatch(expected: CelT, found: CelT): string {
+  const text = `expected type '${typeName(expected)}' but found '${typeName(found)}'`;
+  return typeName(expected) === typeName(found) ? `${text} (the objects of two schema nodes are two types)` : text;
+}
+
+/**
+ * Whether two element types of a literal are of one type, as cel-go's homogeneous-literal
+ * validator sees them: dyn and null are types of their own, and two objects are one type only
+ * when they are one schema node's (the API server names each node's type by its path).
+ */
 function sameKind(a: CelT, b: CelT): boolean {
-  if (a.kind === 'dyn' || b.kind === 'dyn' || a.kind === 'null' || b.kind === 'null') return true;
+  if (a === ERR || b === ERR) return true; // already reported
+  if (a === FREE || b === FREE) return true;
+  if (a.kind === 'dyn' || b.kind === 'dyn') return a.kind === b.kind;
+  if (a.kind === 'object' && b.kind === 'object') return a === b;
+  if (a.kind === 'list' && b.kind === 'list') return sameKind(a.elem, b.elem);
+  if (a.kind === 'map' && b.kind === 'map') return sameKind(a.key, b.key) && sameKind(a.value, b.value);
   return typeName(a) === typeName(b) || (a.kind === b.kind && a.kind !== 'object' && a.kind !== 'opaque' && a.kind !== 'list' && a.kind !== 'map');
 }
 
@@ -521,7 +702,7 @@ function sameObject(a: CelT & { kind: 'object' }, b: CelT & { kind: 'object' }):
 }
 
 function substitute(t: CelT, b: Map<string, CelT>): CelT {
-  if (t.kind === 'param') return b.get(t.name) ?? T.dyn;
+  if (t.kind === 'param') return b.get(t.name) ?? FREE; // unbound: a type variable, as cel-go leaves it
   if (t.kind === 'list') return T.list(substitute(t.elem, b));
   if (t.kind === 'map') return T.map(substitute(t.key, b), substitute(t.value, b));
   if (t.kind === 'opaque' && t.params) return T.opaque(t.name, t.params.map((p) => substitute(p, b)));

@@ -61,6 +61,8 @@ export function compileRule(rule: ValidationRule, schema: RuleSchema, isRoot = f
   if (checked.type && checked.type.kind !== 'bool' && checked.type.kind !== 'dyn') {
     problems.push({ part: 'rule', message: `cel expression must evaluate to a bool (it is ${typeName(checked.type)})`, offset: 0 });
   }
+  // cel-go plans the program of a rule that compiled to a bool (apiextensions' compilation.go wording)
+  if (!problems.length && checked.programError) problems.push({ part: 'rule', message: `program instantiation failed: ${checked.programError}`, offset: 0 });
   let messageChecked: Checked | undefined;
   if (rule.messageExpression !== undefined && rule.messageExpression.trim()) {
     messageChecked = checkExpression(rule.messageExpression, vars, options);
@@ -68,6 +70,7 @@ export function compileRule(rule: ValidationRule, schema: RuleSchema, isRoot = f
     if (messageChecked.type && messageChecked.type.kind !== 'string' && messageChecked.type.kind !== 'dyn') {
       problems.push({ part: 'messageExpression', message: `messageExpression must evaluate to a string (it is ${typeName(messageChecked.type)})`, offset: 0 });
     }
+    if (!problems.some((p) => p.part === 'messageExpression') && messageChecked.programError) problems.push({ part: 'messageExpression', message: `messageExpression instantiation failed: ${messageChecked.programError}`, offset: 0 });
   }
   const decl = schemaDecl(schema, isRoot || schema['x-kubernetes-embedded-resource'] === true);
   // The server estimates a rule that compiled, and its messageExpression only then.

@@ -171,10 +171,13 @@ method('format', 'string', ['list(dyn)'], 'string', 'linear');
 fn('strings.quote', 'string', 'string');
 
 // ---- lists (library.Lists) ----
-method('isSorted', 'list(A)', [], 'bool', 'linear');
-method('sum', 'list(A)', [], 'A', 'linear');
-method('min', 'list(A)', [], 'A', 'linear');
-method('max', 'list(A)', [], 'A', 'linear');
+// sum() of the summable types, isSorted() / min() / max() of the comparable ones (lists.go's templated overloads)
+for (const t of ['int', 'uint', 'double', 'duration']) method('sum', `list(${t})`, [], t, 'linear');
+for (const t of ['int', 'uint', 'double', 'bool', 'duration', 'timestamp', 'string', 'bytes']) {
+  method('isSorted', `list(${t})`, [], 'bool', 'linear');
+  method('max', `list(${t})`, [], t, 'linear');
+  method('min', `list(${t})`, [], t, 'linear');
+}
 method('indexOf', 'list(A)', ['A'], 'int', 'linear');
 method('lastIndexOf', 'list(A)', ['A'], 'int', 'linear');
 

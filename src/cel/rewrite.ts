@@ -92,6 +92,23 @@ export function rewrite(root: Node, r: Rewriter, optionalVars: ReadonlySet<strin
           if (entry.keyKind.case === 'mapKey') entry.keyKind.value = visit(entry.keyKind.value as Node);
           if (entry.value) entry.value = visit(entry.value as Node) as Expr;
         }
+        // cel-go keeps the last value of a repeated key; @bufbuild/cel refuses the literal. A
+        // constant key's earlier entries go where their values are constants (nothing to fail).
+        if (!k.value.messageName) {
+          const constKey = (x: (typeof k.value.entries)[number]) => {
+            const key = x.keyKind.value as Node;
+            return x.keyKind.case === 'mapKey' && key.exprKind.case === 'constExpr' && !x.optionalEntry ? `${key.exprKind.value.constantKind.case}:${String(key.exprKind.value.constantKind.value)}` : undefined;
+          };
+          const last = new Map<string, number>();
+          k.value.entries.forEach((x, i) => {
+            const key = constKey(x);
+            if (key !== undefined) last.set(key, i);
+          });
+          k.value.entries = k.value.entries.filter((x, i) => {
+            const key = constKey(x);
+            return key === undefined || last.get(key) === i || (x.value as Node | undefined)?.exprKind.case !== 'constExpr';
+          });
+        }
         if (k.value.messageName || !k.value.entries.some((x) => x.optionalEntry)) return e;
         const keys = k.value.entries.map((x) => x.keyKind.value as Node);
         const values = k.value.entries.map((x) => x.value as Node);

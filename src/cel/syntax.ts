@@ -1,6 +1,6 @@
 /**
  * What cel-go's lexer and parser accept that @bufbuild/cel's parser (0.6) does not see: CEL's
- * optional syntax and the escapes of string literals.
+ * optional syntax, backquoted field names and the escapes of string literals.
  *
  * - Optional syntax (`self.?x`, `m[?k]`, `[?a, b]`, `{?k: v}`), which current API servers enable
  *   (cel.OptionalTypes, Kubernetes 1.28+). The scan finds each optional marker `?` (outside string
@@ -8,6 +8,10 @@
  *   keeps every offset; the parser then reads a plain selection, index, list or map, and
  *   {@link markOptionals} turns those nodes into the form cel-go's parser gives them: the calls
  *   `_?._(x, "f")` and `_[?_](m, k)`, a list's optionalIndices, a map entry's optionalEntry.
+ * - Backquoted field names (`self.\`content-type\``, `has(m.\`foo.txt\`)`), which cel-go 0.29
+ *   parses (Kubernetes 1.37): the scan puts an identifier of the same length in place of each
+ *   (so every offset stays the user's) and {@link markOptionals} gives the selections their
+ *   real names back.
  * - String and bytes escapes: cel-go's lexer takes only `\a \b \f \n \r \t \v \\ \' \" \` \?`,
  *   `\xHH` / `\XHH`, `\uHHHH`, `\UHHHHHHHH` and `\[0-3][0-7][0-7]`; anything else (`"\p"`, `"\d"`)
  *   is a token recognition error, which the scan reports where cel-go does.
@@ -27,6 +31,10 @@ export interface Scanned {
   entries: Map<number, Set<number>>;
   /** A lexical error cel-go reports before parsing, with its offset. */
   error?: { offset: number; message: string };
+  /** Each backquoted field name's stand-in identifier in `text` -> the name (`content-type`). */
+  escaped: Map<string, string>;
+  /** Offset of the first backquoted field name, if any. */
+  firstEscaped?: number;
 }
 
 const IDENT_START = /[A-Za-z_]/;
@@ -54,12 +62,14 @@ function escapeLength(s: string, i: number): number {
 
 /** Scans `source` as cel-go's lexer does (see the module comment). Never throws. */
 export function scanSource(source: string): Scanned {
-  const out: Scanned = { text: source, selects: new Set(), indexes: new Set(), elements: new Map(), entries: new Map() };
+  const out: Scanned = { text: source, selects: new Set(), indexes: new Set(), elements: new Map(), entries: new Map(), escaped: new Map() };
   const chars = source.split('');
   /** Open brackets: where, which, whether a `[` starts a list literal (not an index), and the current element. */
   const stack: { ch: string; at: number; list: boolean; index: number }[] = [];
   /** Whether the last token ends an operand (so `[` indexes and `?` is a conditional). */
   let operand = false;
+  /** Whether the last token is the `?` of an optional selection `.?`. */
+  let afterOptionalDot = false;
   /** The last punctuation token and its offset ('' after an operand). */
   let last = '';
   let lastAt = -1;
@@ -111,6 +121,22 @@ export function scanSource(source: string): Scanned {
       last = '';
       continue;
     }
+    // a backquoted field name after `.` or `.?` (cel-go's ESC_IDENTIFIER); elsewhere the parser refuses the backquote
+    const escaped = c === '`' && (last === '.' || afterOptionalDot) ? /^`([A-Za-z0-9_.\-/ ]+)`/.exec(source.slice(i)) : null;
+    if (escaped) {
+      const standIn = standInFor(escaped[0].length, source, out.escaped);
+      if (standIn) {
+        out.escaped.set(standIn, escaped[1]);
+        out.firstEscaped ??= i;
+        for (let j = 0; j < standIn.length; j++) chars[i + j] = standIn[j];
+      }
+      i += escaped[0].length;
+      operand = true;
+      last = '';
+      afterOptionalDot = false;
+      continue;
+    }
+    afterOptionalDot = false;
     if (c === '?') {
       const top = stack[stack.length - 1];
       let optional = true;
@@ -120,6 +146,7 @@ export function scanSource(source: string): Scanned {
       else if ((last === '{' || last === ',') && top?.ch === '{') mark(out.entries, top.at, top.index);
       else optional = false; // the conditional operator
       if (optional) chars[i] = ' ';
+      afterOptionalDot = last === '.';
       operand = false;
       last = optional ? '' : '?';
       i++;
@@ -141,6 +168,20 @@ export function scanSource(source: string): Scanned {
   }
   out.text = chars.join('');
   return out;
+}
+
+/**
+ * An identifier of `length` characters that is no word of `source` and no stand-in yet, to
+ * stand for a backquoted name of that length (`\`a-b\`` is 5: `_0___`); undefined if none is found.
+ */
+function standInFor(length: number, source: string, taken: Map<string, string>): string | undefined {
+  for (let n = 0; n < 10000; n++) {
+    const id = `_${n.toString(36)}`.padEnd(length, '_');
+    if (id.length !== length || taken.has(id)) continue;
+    if (new RegExp(`(^|[^A-Za-z0-9_])${id}($|[^A-Za-z0-9_])`).test(source)) continue;
+    return id;
+  }
+  return undefined;
 }
 
 /**
@@ -193,12 +234,14 @@ export function markOptionals(root: Expr, scanned: Scanned, positions: Map<bigin
   let maxId = 0n;
   for (const id of positions.keys()) if (id > maxId) maxId = id;
   const nextId = () => ++maxId;
-  if (!scanned.selects.size && !scanned.indexes.size && !scanned.elements.size && !scanned.entries.size) return nextId;
+  if (!scanned.selects.size && !scanned.indexes.size && !scanned.elements.size && !scanned.entries.size && !scanned.escaped.size) return nextId;
   const stack: Expr[] = [root];
   while (stack.length) {
     const e = stack.pop()! as Mutable<Expr>;
     const at = positions.get(e.id);
     const k = e.exprKind;
+    // a backquoted field name's selection gets its name back
+    if (k.case === 'selectExpr' && scanned.escaped.has(k.value.field)) (k.value as { field: string }).field = scanned.escaped.get(k.value.field)!;
     if (k.case === 'selectExpr' && at !== undefined && scanned.selects.has(at) && k.value.operand && !k.value.testOnly) {
       const id = nextId();
       positions.set(id, at);

@@ -49,7 +49,7 @@ export function typeName(t: CelT): string {
     case 'param':
       return t.name;
     case 'null':
-      return 'null_type';
+      return 'null';
     case 'timestamp':
       return 'google.protobuf.Timestamp';
     case 'duration':
@@ -147,7 +147,10 @@ const maxItemsFor = (elem: CelT) => Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (m
  */
 export function schemaType(s: RuleSchema, isRoot = false): CelT | undefined {
   if (s['x-kubernetes-int-or-string']) return T.dyn;
-  const type = s.type ?? (s['x-kubernetes-preserve-unknown-fields'] || isRoot ? 'object' : undefined);
+  // A node without a type (x-kubernetes-preserve-unknown-fields alone) has no CEL type, and so
+  // a list or map of such nodes none, and an object no such field (apiserver's SchemaDeclType);
+  // a resource root is an object.
+  const type = s.type ?? (isRoot ? 'object' : undefined);
   switch (type) {
     case 'array': {
       if (!s.items) return undefined;

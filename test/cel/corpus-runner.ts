@@ -492,6 +492,8 @@ function runExpr(c: Case, file: CorpusFile): Verdict {
   // without type checking, only what the parser refuses is a compile error
   const issues = c.disableCheck || libraryResult ? checked.issues.filter((i) => /Syntax error|recursion/.test(i.message)) : checked.issues;
   if (issues.length) outcome = { compileError: issues.map((i) => i.message) };
+  // cel-go plans the program (env.Program) before it evaluates: what planning refuses is the case's compile error
+  else if (checked.programError && !libraryResult) outcome = { compileError: [checked.programError] };
   else {
     const bindings: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(c.bindings ?? {})) bindings[k] = toInput(x);

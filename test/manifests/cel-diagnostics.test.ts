@@ -48,7 +48,7 @@ describe('CEL rules in manifests', async () => {
     [`${f}:31:3`, 'KF4612', /type 'string' does not support field selection/],
     [`${f}:32:3`, 'KF4612', /undefined field 'dashed__name'/],
     [`${f}:33:3`, 'KF4612', /field "v" of RulesSpec \(Rules v1 \.spec\.v\[\*\]\): rule "self > 1" .*'_>_' applied to '\(string, int\)'/],
-    [`${f}:34:3`, 'KF4612', /rule "self.matches\('\(\?=a\)b'\)" does not compile: <input>:1:14: invalid regular expression "\(\?=a\)b": .*lookahead/],
+    [`${f}:34:3`, 'KF4612', /rule "self.matches\('\(\?=a\)b'\)" does not compile: <input>:1:14: invalid matches argument \(invalid regular expression "\(\?=a\)b": .*lookahead/],
     [`${f}:39:3`, 'KF4614', /estimated cost .* exceeds the API server's per-rule budget of 10000000 by a factor of more than 100x: the API server refuses the CRD/],
   ];
   for (const [where, code, message] of expected) {

@@ -4,6 +4,7 @@
  * when the CRD is created, and its cost is estimated against the server's budgets. Returns
  * violations in the schema walk's shape (chain and steps), located by the caller.
  */
+import { NEWEST_CEL_TARGET } from '../../cel/library.js';
 import { addSat, compileRule, costFactorText, lineCol, multiplyCapped, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, type RuleSchema, type ValidationRule } from '../../cel/index.js';
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { CODES } from './codes.js';
@@ -31,6 +32,7 @@ function hintFor(message: string): string {
   if (/undeclared reference/.test(message)) return 'use self (the field the rule is on), oldSelf (its previous value, update only) or a function of CEL or the Kubernetes libraries';
   if (/no matching overload/.test(message)) return 'the operand types do not fit: convert with int(), string(), double(), or compare values of one type';
   if (/Syntax error/.test(message)) return 'fix the CEL syntax (strings in single or double quotes, && || !, has(self.x))';
+  if (/invalid matches argument|error parsing regexp/.test(message)) return 'write the pattern in RE2 syntax (Go regexp): no lookarounds, backreferences, possessive or atomic forms';
   if (/must evaluate to a bool/.test(message)) return 'a rule is a condition: compare the value, e.g. self.x > 0';
   if (/must evaluate to a string/.test(message)) return "a messageExpression builds the message text, e.g. 'x is ' + string(self.x)";
   return 'see https://kubernetes.io/docs/reference/using-api/cel/';
@@ -104,10 +106,17 @@ function analyse(root: JSONSchemaProps, options: { k8sMinor?: number }) {
       const c = compileRule(rule, s as RuleSchema, isRoot, options);
       for (const p of c.problems) {
         const part = p.part === 'rule' ? `rule ${JSON.stringify(rule.rule)}` : `messageExpression ${JSON.stringify(rule.messageExpression)}`;
-        out.push({ code: p.part === 'rule' ? CEL_CODES.rule : CEL_CODES.messageExpression, severity: 'error', chain: [...chain], steps: [...steps], keyword: 'x-kubernetes-validations', rule, message: `${part} does not compile: ${p.message}`, hint: hintFor(p.message) });
+        // cel-go's words for a literal pattern RE2 refuses, and kubeforge's on what RE2 does not take
+        const why = /invalid matches argument|error parsing regexp/.test(p.message) ? badPatterns(p.part === 'rule' ? c.checked : c.messageChecked, true).map((b) => b.replace(/^<input>:\d+:\d+: /, '')) : [];
+        const message = `${part} does not compile: ${p.message}${why.length ? ` (${why.join('; ')})` : ''}`;
+        out.push({ code: p.part === 'rule' ? CEL_CODES.rule : CEL_CODES.messageExpression, severity: 'error', chain: [...chain], steps: [...steps], keyword: 'x-kubernetes-validations', rule, message, hint: hintFor(p.message) });
       }
       // literal patterns are compiled (RE2) when the rule is, as cel-go does
       for (const [part, checked] of [['rule', c.checked], ['messageExpression', c.messageChecked]] as const) {
+        // compileRule already refused it (a literal pattern of matches, or one program planning
+        // compiles: src/cel/plan.ts, which reads (?<name>) as the Go 1.22 that builds Kubernetes
+        // 1.30 and later does); for older servers RE2 as checkRE2 reads it still judges
+        if (c.problems.some((p) => p.part === part) || (options.k8sMinor ?? NEWEST_CEL_TARGET) >= 30) continue;
         for (const bad of badPatterns(checked)) {
           const text = part === 'rule' ? rule.rule : rule.messageExpression;
           out.push({ code: part === 'rule' ? CEL_CODES.rule : CEL_CODES.messageExpression, severity: 'error', chain: [...chain], steps: [...steps], keyword: 'x-kubernetes-validations', rule, message: `${part} ${JSON.stringify(text)} does not compile: ${bad}`, hint: 'write the pattern in RE2 syntax (Go regexp): no lookarounds, backreferences, possessive or atomic forms' });
@@ -192,7 +201,7 @@ type CheckedExpr = NonNullable<ReturnType<typeof compileRule>['messageChecked']>
 type Node = NonNullable<CheckedExpr['ast']>;
 
 /** `<input>:1:9: invalid regular expression ...` for each literal pattern of matches / find / findAll that RE2 refuses. */
-function badPatterns(checked: CheckedExpr | undefined): string[] {
+function badPatterns(checked: CheckedExpr | undefined, evenIfRefused = false): string[] {
   const out: string[] = [];
   const visit = (e: Node | undefined): void => {
     if (!e) return;
@@ -227,6 +236,6 @@ function badPatterns(checked: CheckedExpr | undefined): string[] {
       default:
     }
   };
-  if (checked?.ast && !checked.issues.length) visit(checked.ast);
+  if (checked?.ast && (evenIfRefused || !checked.issues.length)) visit(checked.ast);
   return out;
 }
