@@ -175,9 +175,10 @@ function filesOf(dir: string, under = ''): string[] {
 }
 
 /** The clean scaffold of `kf` for the project's PROJECT, made by that kubeforge's `alpha generate` into `out`. */
-function scaffoldWith(kf: Kubeforge, seed: string, out: string, io: CommandIo, what: string): void {
+function scaffoldWith(kf: Kubeforge, seed: string, out: string, source: string, io: CommandIo, what: string): void {
   io.err(`Scaffolding the ${what} with kubeforge ${kf.label}...\n`);
-  const r = spawnSync(process.execPath, [join(kf.dir, 'bin', 'kubeforge.js'), 'alpha', 'generate', '--input-dir', seed, '--output-dir', out, '--skip-install', '--no-color'], {
+  const args = ['alpha', 'generate', '--input-dir', seed, '--output-dir', out, '--skip-install', '--kubeforge-source', source, '--no-color'];
+  const r = spawnSync(process.execPath, [join(kf.dir, 'bin', 'kubeforge.js'), ...args], {
     cwd: seed,
     encoding: 'utf8',
     timeout: 10 * 60_000,
@@ -246,10 +247,10 @@ export async function runUpdate(options: UpdateOptions, io: CommandIo): Promise<
   if (inside.status !== 0) throw fail('KF1320', `${project} is not in a git repository`, 'alpha update writes its result on a git branch and merges with git: run git init && git add -A && git commit first');
   const prefix = git.text(['rev-parse', '--show-prefix']);
   if (!existsSync(join(project, PROJECT_FILE))) throw fail('KF1322', `no ${PROJECT_FILE} file in ${project}`, 'run alpha update in the folder of a project made by kubeforge init');
-  const dirty = git.text(['status', '--porcelain', '--untracked-files=normal', '--', '.']);
-  if (dirty) {
-    const files = dirty.split('\n').slice(0, 10).map((l) => l.slice(3));
-    throw fail('KF1321', `the work tree has changes that are not committed (${files.join(', ')}${dirty.split('\n').length > 10 ? ', ...' : ''})`, 'commit or stash them first (git stash -u): alpha update never touches uncommitted work');
+  const dirty = git(['status', '--porcelain', '--untracked-files=normal', '--', '.']).stdout.toString('utf8').split('\n').filter(Boolean);
+  if (dirty.length) {
+    const files = dirty.slice(0, 10).map((l) => l.slice(3));
+    throw fail('KF1321', `the work tree has changes that are not committed (${files.join(', ')}${dirty.length > 10 ? ', ...' : ''})`, 'commit or stash them first (git stash -u): alpha update never touches uncommitted work');
   }
   const current = git(['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFail: true }).stdout.toString('utf8').trim();
   const fromBranch = options.fromBranch ?? (current || 'HEAD');
@@ -293,8 +294,11 @@ export async function runUpdate(options: UpdateOptions, io: CommandIo): Promise<
         writeFileSync(join(seed, f), e.data);
       }
     }
-    scaffoldWith(from, seed, join(work, 'ancestor'), io, 'ancestor');
-    scaffoldWith(to, seed, join(work, 'upgrade'), io, 'upgrade');
+    // Both scaffolds depend on kubeforge the way the project does (init --kubeforge-source).
+    const userDep = /"kubeforge":\s*"([^"]*)"/.exec(userPackage ?? '')?.[1];
+    const source = userDep === undefined || userDep.startsWith(`file:${TARBALL_DIR}/`) ? 'tarball' : userDep.startsWith('file:') ? 'link' : 'registry';
+    scaffoldWith(from, seed, join(work, 'ancestor'), source, io, 'ancestor');
+    scaffoldWith(to, seed, join(work, 'upgrade'), source, io, 'upgrade');
     const ancestor = sideOf(join(work, 'ancestor'));
     const upgrade = sideOf(join(work, 'upgrade'));
     // The ancestor depends on kubeforge as the user's package.json did: that line is the user's, not a change of theirs.
@@ -353,7 +357,7 @@ export async function runUpdate(options: UpdateOptions, io: CommandIo): Promise<
     }
 
     // Write: a new branch from the user's (or the current work tree with --in-place).
-    if (branch !== undefined) git(['checkout', '--quiet', '-b', branch, fromBranch]);
+    if (branch !== undefined && result.size > 0) git(['checkout', '--quiet', '-b', branch, fromBranch]);
     const changed: string[] = [];
     const removed: string[] = [];
     for (const [f, v] of result) {
@@ -378,7 +382,8 @@ export async function runUpdate(options: UpdateOptions, io: CommandIo): Promise<
     }
 
     const where = branch === undefined ? 'the work tree' : `branch ${branch}`;
-    if (result.size === 0) io.out(`Nothing to update: the scaffolds of kubeforge ${from.version} and ${to.version} bring no change to this project${branch ? ` (branch ${branch} is ${fromBranch} as it was)` : ''}.\n`);
+    const written = result.size > 0;
+    if (result.size === 0) io.out(`Nothing to update: the scaffolds of kubeforge ${from.version} and ${to.version} bring no change to this project (no branch made).\n`);
     else io.out(`Updated the scaffold from kubeforge ${from.label} to ${to.label} on ${where}${committed ? ' (committed)' : ' (not committed)'}: ${changed.length} file${changed.length === 1 ? '' : 's'} written, ${removed.length} removed.\n`);
     if (conflicts.length) {
       io.out(`Conflicts (${conflicts.length}):\n${conflicts.map((c) => `  ${c}`).join('\n')}\n`);
@@ -393,7 +398,7 @@ export async function runUpdate(options: UpdateOptions, io: CommandIo): Promise<
       io.err(formatDiagnostics(notes, { color: io.color, cwd: io.cwd }));
     }
     if (result.size > 0) io.err('Next: npm install && npm run manifests, then build and test the project.\n');
-    return { from: from.version, to: to.version, branch, committed, changed, removed, conflicts };
+    return { from: from.version, to: to.version, branch: written ? branch : undefined, committed, changed, removed, conflicts };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
