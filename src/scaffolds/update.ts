@@ -144,7 +144,7 @@ function resolveKubeforge(spec: string | undefined, side: 'from' | 'to', project
   }
   // The exact kubeforge the project depends on, when init packed it into .kubeforge/.
   const referenced = /"kubeforge":\s*"file:(\.kubeforge\/kubeforge-[^"]+\.tgz)"/.exec(userPackageJson ?? '')?.[1];
-  const packed = existsSync(join(project, TARBALL_DIR)) ? readdirSync(join(project, TARBALL_DIR)).filter((n) => n.startsWith(`kubeforge-${spec}-`) && n.endsWith('.tgz')) : [];
+  const packed = existsSync(join(project, TARBALL_DIR)) ? readdirSync(join(project, TARBALL_DIR)).filter((n) => n === `kubeforge-${spec}.tgz` || (n.startsWith(`kubeforge-${spec}-`) && n.endsWith('.tgz'))) : [];
   const own = referenced && packed.includes(basename(referenced)) ? basename(referenced) : packed.length === 1 ? packed[0] : undefined;
   if (own && side === 'from') return { dir: runnable(unpack(join(project, TARBALL_DIR, own), work, spec), work, spec), version: spec, label: `${spec} (${TARBALL_DIR}/${own})` };
   if (spec === running) return { dir: packageRoot(), version: running, label: `${running} (running)` };

@@ -167,6 +167,30 @@ describe('kubeforge alpha update', () => {
     rmSync(join(project, 'build'), { recursive: true, force: true });
   });
 
+  it(`upgrades testdata/project as this repository had it at ${OLD_COMMIT} (the book's code over that scaffold) to today's, but where the book's code and the scaffold both changed`, async () => {
+    const dir = join(root, 'book');
+    mkdirSync(dir);
+    const archive = spawnSync('git', ['-C', repo, 'archive', '--format=tar', OLD_COMMIT, 'testdata/project'], { maxBuffer: 256 * 1024 * 1024 });
+    assert.equal(archive.status, 0, archive.stderr?.toString());
+    assert.equal(spawnSync('tar', ['-x', '-C', dir, '--strip-components=2'], { input: archive.stdout }).status, 0);
+    git(dir, 'init', '--quiet');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '--quiet', '-m', `testdata/project at ${OLD_COMMIT}`);
+    const r = await kubeforge(dir, 'alpha', 'update', '--from-version', old);
+    assert.equal(r.code, 1, r.out + r.err);
+    // The book's doc comments on the types and the tests' headers reword lines the scaffold reworded too.
+    const conflicts = ['src/api/v1/cronjob_types.ts', 'src/api/v2/cronjob_types.ts', 'test/controller/cronjob_controller.test.ts', 'test/webhook/v1/cronjob_webhook.test.ts'];
+    assert.match(r.out, new RegExp(`Conflicts \\(4\\):\n${conflicts.map((c) => `  ${c.replace(/\./g, '\\.')}\n`).join('')}`));
+    // Every other file is today's testdata/project, but the book's own code that changed since
+    // (testdata/overlay) and the CRDs `manifests` writes from the types.
+    const overlayChanged = git(repo, 'diff', '--name-only', OLD_COMMIT, 'HEAD', '--', 'testdata/overlay').split('\n').map((f) => f.replace('testdata/overlay/', ''));
+    const today = git(repo, 'ls-files', '--', 'testdata/project').split('\n').map((f) => f.replace('testdata/project/', ''));
+    assert.deepEqual(files(dir), today);
+    const compared = today.filter((f) => !conflicts.includes(f) && !overlayChanged.includes(f) && !f.startsWith('config/crd/bases/'));
+    assert.ok(compared.length > 60, `${compared.length} files compared`);
+    for (const f of compared) assert.equal(read(dir, f), read(join(repo, 'testdata/project'), f), `${f}: as in today's testdata/project`);
+  });
+
   it('--force commits the result, markers and all, and lists the conflicts; --restore-path keeps a file as the user has it', async () => {
     const forced = repoOf(FIXTURE, 'forced');
     const r = await kubeforge(forced, 'alpha', 'update', '--from-version', old, '--force', '--output-branch', 'upgrade-kubeforge');
