@@ -21,7 +21,9 @@ import { parseProject, PROJECT_FILE } from '../project/index.js';
 import type { CommandIo } from '../scaffold/runner.js';
 import { packageRoot, packageVersion } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './init.js';
-import { TARBALL_DIR } from './kubeforge-source.js';
+import { packFileList, TARBALL_DIR } from './kubeforge-source.js';
+import { DiskHost } from '../scaffold/index.js';
+import { createHash } from 'node:crypto';
 
 export interface UpdateOptions {
   /** The kubeforge that made the project: a version, or a path to a kubeforge package folder or .tgz (default: PROJECT's cliVersion). */
@@ -160,6 +162,17 @@ function resolveKubeforge(spec: string | undefined, side: 'from' | 'to', project
     );
   }
   return { dir: runnable(unpack(join(work, file), work, spec), work, spec), version: spec, label: `${spec} (npm)` };
+}
+
+/**
+ * What a kubeforge package is, for comparing two: the version and the bytes of the files it
+ * packs (package.json aside: npm and kubeforge's own packing write it differently).
+ */
+function packageIdentity(dir: string): string {
+  const host = new DiskHost(dir);
+  const h = createHash('sha256').update(readPackage(dir)?.version ?? '');
+  for (const f of packFileList(host)) if (f !== 'package.json') h.update(`\0${f}\0`).update(host.read(f) ?? Buffer.alloc(0));
+  return h.digest('hex');
 }
 
 /** Files of a folder (relative, sorted), without the ignored top-level folders. */
@@ -303,9 +316,11 @@ export async function runUpdate(options: UpdateOptions, io: CommandIo): Promise<
     const upgrade = sideOf(join(work, 'upgrade'));
     // The ancestor depends on kubeforge as the user's package.json did: that line is the user's, not a change of theirs.
     const dep = (text: string | undefined) => /"kubeforge":\s*"[^"]*"/.exec(text ?? '')?.[0];
-    const ancestorPkg = ancestor.get('package.json');
-    if (ancestorPkg && dep(userPackage) && dep(ancestorPkg.data.toString('utf8'))) {
-      ancestorPkg.data = Buffer.from(ancestorPkg.data.toString('utf8').replace(dep(ancestorPkg.data.toString('utf8'))!, dep(userPackage)!));
+    // So does the upgrade when both are the same kubeforge (its own packing would only rename the tarball).
+    const sameKubeforge = from.dir === to.dir || packageIdentity(from.dir) === packageIdentity(to.dir);
+    for (const side of sameKubeforge ? [ancestor, upgrade] : [ancestor]) {
+      const pkg = side.get('package.json');
+      if (pkg && dep(userPackage) && dep(pkg.data.toString('utf8'))) pkg.data = Buffer.from(pkg.data.toString('utf8').replace(dep(pkg.data.toString('utf8'))!, dep(userPackage)!));
     }
 
     io.err('Merging...\n');
