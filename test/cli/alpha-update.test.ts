@@ -276,6 +276,23 @@ describe('kubeforge alpha update', () => {
     assert.equal(git(dir, 'status', '--porcelain'), '');
   });
 
+  it('a project in a sub-folder of its repository: the other folders are left alone', async () => {
+    const top = join(root, 'mono');
+    mkdirSync(join(top, 'ops'), { recursive: true });
+    cpSync(FIXTURE, join(top, 'ops/guestbook'), { recursive: true });
+    writeFileSync(join(top, 'README.md'), 'the monorepo\n');
+    git(top, 'init', '--quiet');
+    git(top, 'add', '-A');
+    git(top, 'commit', '--quiet', '-m', 'monorepo');
+    const project = join(top, 'ops/guestbook');
+    const r = await kubeforge(project, 'alpha', 'update', '--from-version', old, '--restore-path', 'Makefile');
+    assert.equal(r.code, 0, r.out + r.err);
+    const changed = git(top, 'diff', '--name-only', 'main', 'HEAD').split('\n');
+    assert.ok(changed.length > 3 && changed.every((f) => f.startsWith('ops/guestbook/')), changed.join(', '));
+    assert.ok(changed.includes('ops/guestbook/src/api/v1/guestbook_types.ts'));
+    assert.match(read(project, 'src/api/v1/guestbook_types.ts'), /\n {2}size\?: number;\n/);
+  });
+
   it('--from-branch merges the project of another branch, leaving the current one alone', async () => {
     const dir = repoOf(FIXTURE, 'from-branch');
     git(dir, 'checkout', '--quiet', '-b', 'other');
