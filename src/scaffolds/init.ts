@@ -19,7 +19,7 @@ import {
   validateNpmPackageName,
 } from '../project/index.js';
 import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, hasManagedHeader, insertAtMarkers, InterruptedError, LOCK_FILE, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
-import { packageRoot } from '../util/package-root.js';
+import { packageRoot, packageVersion } from '../util/package-root.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles, resolvePlugins, withPlugin } from './grafana.js';
 import { isKubeforgeTarball, resolveKubeforgeSource, TARBALL_DIR } from './kubeforge-source.js';
 import { BOILERPLATE_FILE } from './paths.js';
@@ -272,6 +272,8 @@ export async function planInit(
   const config = newProjectConfig({ domain: valid.domain, projectName: valid.projectName, repo: valid.packageName, multigroup: options.multigroup, namespaced: options.namespaced });
   config.resources = existing?.resources ?? [];
   if (existing?.extra) config.extra = existing.extra;
+  // Kubebuilder's cliVersion: the kubeforge that scaffolded the project, which `alpha update` upgrades from.
+  config.extra = { ...config.extra, cliVersion: packageVersion() };
   const plugins = resolvePlugins(options.plugins, KUBEFORGE_LAYOUT);
   if (plugins.includes(GRAFANA_PLUGIN)) config.extra = withPlugin(config, GRAFANA_PLUGIN);
   const specs: FileSpec[] = [

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { run } from '../../src/cli/index.js';
+import { packageVersion } from '../../src/util/package-root.js';
 import { snapshot } from '../helpers/tree.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kf-cli-generate-'));
@@ -56,7 +57,7 @@ describe('kubeforge alpha generate', () => {
     // The user's own code, and a key of another tool in PROJECT.
     appendFileSync(join(original, 'src/controller/cronjob_controller.ts'), '\n// The user reconciles CronJobs here.\n');
     writeFileSync(join(original, 'grafana/custom-metrics/config.yaml'), 'customMetrics:\n  - metric: cronjob_runs_total\n    type: counter\n');
-    writeFileSync(join(original, 'PROJECT'), readFileSync(join(original, 'PROJECT'), 'utf8').replace('domain:', 'cliVersion: 4.9.0\ndomain:'));
+    writeFileSync(join(original, 'PROJECT'), readFileSync(join(original, 'PROJECT'), 'utf8').replace('cliVersion:', 'acmeTool: kept\ncliVersion:'));
 
     const regenerated = join(root, 'regenerated');
     const r = await kubeforge(original, 'alpha', 'generate', '--output-dir', regenerated, '--skip-install', '--kubeforge-source', 'link');
@@ -68,7 +69,9 @@ describe('kubeforge alpha generate', () => {
     // The custom-metrics dashboard is regenerated from the config on the next `edit --plugins grafana`, as in the original.
     assert.deepEqual(differ, [], `the same bytes; first difference:\n${differ.map((p) => `${p}:\n${a[p]}\n---\n${b[p]}`)[0] ?? ''}`);
     assert.match(b['src/controller/cronjob_controller.ts'], /The user reconciles CronJobs here/);
-    assert.match(b.PROJECT, /^cliVersion: 4\.9\.0$/m);
+    assert.match(b.PROJECT, /^acmeTool: kept$/m);
+    // The kubeforge that re-scaffolded it (here the same one that made the original).
+    assert.match(b.PROJECT, new RegExp(`^cliVersion: ${packageVersion().replace(/\./g, '\\.')}$`, 'm'));
     assert.match(b.PROJECT, /^ {2}controllers:\n {2}- name: captain\n {2}- name: captain-backup$/m);
     assert.match(b.PROJECT, /^ {2}external: true\n {2}group: cert-manager\n {2}kind: Issuer\n {2}module: github\.com\/cert-manager\/cert-manager@v1\.20\.2$/m);
     assert.match(b['package.json'], /"manifests": "kubeforge manifests --max-desc-len 40"/);

@@ -123,7 +123,7 @@ describe('kubeforge init: writing', () => {
     assert.ok(lines.length > 40);
     assert.ok(lines.every((l) => /^CREATE \S+ \((\+\d+ lines?|binary, .+)\)$/.test(l)), r.out);
     assert.deepEqual([...lines].sort(), lines);
-    assert.ok(lines.includes('CREATE PROJECT (+9 lines)'));
+    assert.ok(lines.includes('CREATE PROJECT (+10 lines)'));
     assert.deepEqual(readdirSync(dir), []);
   });
 

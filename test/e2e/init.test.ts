@@ -87,7 +87,7 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
   it('init scaffolds and installs (npm install against the packed kubeforge)', { timeout: 10 * MINUTES }, () => {
     const r = initProject(project, tarball, ['--owner', 'E2E Authors']);
     const out = ok(r, 'kubeforge init');
-    assert.match(out, /^CREATE PROJECT \(\+9 lines\)$/m);
+    assert.match(out, /^CREATE PROJECT \(\+10 lines\)$/m);
     assert.match(r.stderr, /Installing dependencies: npm install/);
     assert.match(r.stderr, /Dependencies installed in \d+s\./);
     const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };

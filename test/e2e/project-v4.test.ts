@@ -5,7 +5,8 @@
  * as generate.sh does, passes `make lint` and its own tests on a real API server; its
  * `config/default` builds with `kubectl kustomize`, and the installer `make build-installer` wrote
  * is applied to a real API server with server-side apply (as `make deploy` does), with stand-in
- * CRDs for cert-manager's Certificate and Issuer.
+ * CRDs for cert-manager's Certificate and Issuer. `alpha update` from the project's own record to
+ * the same kubeforge finds nothing to change.
  *
  * What is left out, and why:
  * - `--plugins go/v4` on init: the Go layout plugin (kubeforge's layout is its own);
@@ -154,6 +155,16 @@ describe("e2e: Kubebuilder's project-v4 command sequences run through kubeforge"
       const tests = ok(sh('node', ['--enable-source-maps', 'hack/test.mjs'], project), `${name}: the project's tests`);
       assert.doesNotMatch(tests, /^# pass 0$/m);
       assertAllPassed(tests, `${name}: the project's tests`);
+
+      // alpha update from the project's own record (cliVersion, the tarball in .kubeforge/) to the
+      // installed kubeforge, the same one: both re-scaffold the whole sequence from PROJECT, and
+      // the merge with the project, after make all, changes nothing (no spurious difference).
+      for (const args of [['init', '--quiet'], ['add', '-A'], ['-c', 'user.name=e2e', '-c', 'user.email=e2e@example.com', 'commit', '--quiet', '-m', name]]) ok(sh('git', args, project), `${name}: git ${args.join(' ')}`);
+      const update = sh(kubeforge, ['alpha', 'update'], project);
+      assert.equal(update.status, 0, `${name}: kubeforge alpha update:\n${update.stdout}${update.stderr}`);
+      assert.match(update.stdout, /^Nothing to update: the scaffolds of kubeforge \S+ and \S+ bring no change to this project/m);
+      assert.match(update.stderr, /Scaffolding the ancestor with kubeforge \S+ \(\.kubeforge\/kubeforge-[^)]+\.tgz\)/);
+      assert.equal(ok(sh('git', ['status', '--porcelain'], project), `${name}: git status`), '');
 
       // config/default renders, and the API server takes every object of the installer (make deploy's server-side apply).
       ok(sh('kubectl', ['kustomize', 'config/default'], project), `${name}: kubectl kustomize config/default`);

@@ -4,7 +4,7 @@
 // these tests with a message saying so: they are claims, not optional extras.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { findGo } from '../../src/envtest/go-build.js';
@@ -162,4 +162,34 @@ export async function twinsRequiring(
     cleanup();
     throw e;
   }
+}
+
+/**
+ * An earlier kubeforge, built from this repository's history at `commit` (git archive, then its
+ * own tsc against this checkout's node_modules) and cached under the oracle folder: the "old
+ * version" `alpha update` upgrades from. Needs the repository's history (not a shallow clone).
+ */
+export function kubeforgeAt(commit: string, repoRoot: string): string {
+  const target = join(dirname(cacheBin()), `kubeforge-${commit}`);
+  if (existsSync(join(target, 'dist', 'cli', 'index.js'))) return target;
+  const has = spawnSync('git', ['-C', repoRoot, 'cat-file', '-e', `${commit}^{commit}`]);
+  if (has.status !== 0) throw new Error(`kubeforge ${commit} is not in ${repoRoot}'s git history (a shallow clone?): fetch it (git fetch --unshallow) to build the old kubeforge alpha update starts from`);
+  mkdirSync(dirname(target), { recursive: true });
+  const tmp = mkdtempSync(join(dirname(target), `.kubeforge-${commit}-`));
+  try {
+    process.stderr.write(`oracle: building kubeforge ${commit} from git history (once per machine)\n`);
+    const archive = spawnSync('git', ['-C', repoRoot, 'archive', '--format=tar', commit], { maxBuffer: 1024 * 1024 * 1024 });
+    if (archive.status !== 0) throw new Error(`git archive ${commit} failed: ${archive.stderr.toString('utf8')}`);
+    const untar = spawnSync('tar', ['-x', '-C', tmp], { input: archive.stdout });
+    if (untar.status !== 0) throw new Error(`tar -x failed: ${untar.stderr.toString('utf8')}`);
+    // Its dependencies: this checkout's (the old package.json's may pin other versions; what it needs to scaffold is there).
+    symlinkSync(realpathSync(join(repoRoot, 'node_modules')), join(tmp, 'node_modules'), 'dir');
+    const tsc = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: tmp, encoding: 'utf8', timeout: 10 * 60_000 });
+    if (tsc.status !== 0) throw new Error(`building kubeforge ${commit} failed:\n${tsc.stdout}${tsc.stderr}`);
+    rmSync(target, { recursive: true, force: true });
+    renameSync(tmp, target);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return target;
 }

@@ -295,8 +295,8 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
     const before = new Map(host.files);
     const e = await expectDiagnostics(createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' }), ['KF1042', 'KF1042']);
     assert.match(e.diagnostics[0].message, /the API CronJob \(batch\.example\.com\/v1\) already exists in PROJECT/);
-    assert.deepEqual([e.diagnostics[0].file, e.diagnostics[0].line], ['PROJECT', 10], 'located at the entry');
-    assert.equal(host.read('PROJECT')!.toString().split('\n')[9], '- api:');
+    assert.deepEqual([e.diagnostics[0].file, e.diagnostics[0].line], ['PROJECT', 11], 'located at the entry (the resource line after the header, cliVersion, domain and layout)');
+    assert.equal(host.read('PROJECT')!.toString().split('\n')[10], '- api:');
     assert.match(e.diagnostics[0].hint!, /--force/);
     assert.deepEqual(host.files, before);
   });
