@@ -172,8 +172,16 @@ export async function twinsRequiring(
 export function kubeforgeAt(commit: string, repoRoot: string): string {
   const target = join(dirname(cacheBin()), `kubeforge-${commit}`);
   if (existsSync(join(target, 'dist', 'cli', 'index.js'))) return target;
-  const has = spawnSync('git', ['-C', repoRoot, 'cat-file', '-e', `${commit}^{commit}`]);
-  if (has.status !== 0) throw new Error(`kubeforge ${commit} is not in ${repoRoot}'s git history (a shallow clone?): fetch it (git fetch --unshallow) to build the old kubeforge alpha update starts from`);
+  const present = () => spawnSync('git', ['-C', repoRoot, 'cat-file', '-e', `${commit}^{commit}`]).status === 0;
+  if (!present()) {
+    // A shallow clone (CI's may be one) lacks the old commit: deepen it from its origin once.
+    const shallow = spawnSync('git', ['-C', repoRoot, 'rev-parse', '--is-shallow-repository'], { encoding: 'utf8' }).stdout.trim() === 'true';
+    if (shallow) {
+      process.stderr.write(`oracle: kubeforge ${commit} is not in this shallow clone; git fetch --unshallow\n`);
+      spawnSync('git', ['-C', repoRoot, 'fetch', '--quiet', '--unshallow'], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 10 * 60_000 });
+    }
+  }
+  if (!present()) throw new Error(`kubeforge ${commit} is not in ${repoRoot}'s git history (a shallow clone?): fetch it (git fetch --unshallow) to build the old kubeforge alpha update starts from`);
   mkdirSync(dirname(target), { recursive: true });
   const tmp = mkdtempSync(join(dirname(target), `.kubeforge-${commit}-`));
   try {
