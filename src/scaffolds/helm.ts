@@ -296,7 +296,7 @@ function templateResource(r: Obj, ctx: Context): { area: string; text: string } 
     const annotations: Obj = { [t.line((i) => [`${i}{{- if .Values.crd.keep }}`, `${i}helm.sh/resource-policy: keep`, `${i}{{- end }}`])]: null, ...((meta.annotations as Obj | undefined) ?? {}) };
     const spec = { ...(r.spec as Obj) };
     if (spec.conversion) spec.conversion = templateAll(spec.conversion, ctx, t);
-    doc = { ...r, metadata: { ...meta, annotations, ...(meta.labels ? { labels: helmLabels(meta.labels as Obj, t) } : {}) }, spec };
+    doc = { ...r, metadata: { ...meta, annotations, labels: helmLabels(meta.labels as Obj | undefined, t) }, spec };
   } else {
     const templated = (kind === 'Deployment' ? templateDeployment(r, t) : r) as Obj;
     doc = templateAll(templated, ctx, t) as Obj;

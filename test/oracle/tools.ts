@@ -47,6 +47,14 @@ export function controllerGen(): Promise<string> {
   return goInstall('sigs.k8s.io/controller-tools/cmd/controller-gen', CONTROLLER_GEN_VERSION, 'controller-gen');
 }
 
+/** The Helm release the chart tests render and lint with (helm.sh/helm/v3 builds from Go modules with CGO off). */
+export const HELM_VERSION = 'v3.22.0';
+
+/** helm, built once per machine. */
+export function helm(): Promise<string> {
+  return goInstall('helm.sh/helm/v3/cmd/helm', HELM_VERSION, 'helm');
+}
+
 /**
  * Runs a tool in a folder; throws with its output unless it exits 0. controller-gen loads
  * packages through the go command it finds on PATH, so the Go that findGo chose goes first

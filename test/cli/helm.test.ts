@@ -1,0 +1,229 @@
+/**
+ * `kubeforge edit --plugins helm/v2-alpha` on testdata/project (the CronJob tutorial: a CRD with a
+ * conversion webhook, defaulting and validating webhooks, cert-manager): the chart is judged by the
+ * real tools. helm (built from Go modules, test/oracle/tools.ts) lints it and renders it; with
+ * default values and release "project" in project-system the render equals `kubectl kustomize
+ * config/default` but for the listed differences (DIFFERENCES); the real kube-apiserver accepts
+ * every rendered object it knows (server-side apply, dry run); values.schema.json makes helm refuse
+ * bad values; `kubeforge manifests` keeps the chart's CRDs and manager role in step and
+ * `manifests --check` fails on drift.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parse, parseAllDocuments, stringify } from 'yaml';
+import { run } from '../../src/cli/index.js';
+import { TestEnvironment } from '../../src/testing/index.js';
+import { packageRoot } from '../../src/util/package-root.js';
+import { helm } from '../oracle/tools.js';
+
+type Obj = Record<string, any>;
+
+const root = mkdtempSync(join(tmpdir(), 'kf-cli-helm-'));
+const project = join(root, 'project');
+let helmBin = '';
+const env = new TestEnvironment();
+let started = false;
+after(async () => {
+  if (started) await env.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function kubeforge(cwd: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+  return { code, out, err };
+}
+
+function sh(bin: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(bin, args, { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: { ...process.env, ...extraEnv } });
+  return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+function ok(bin: string, args: string[], cwd: string): string {
+  const r = sh(bin, args, cwd);
+  assert.equal(r.status, 0, `${bin} ${args.join(' ')}:\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+const docs = (yaml: string): Obj[] => parseAllDocuments(yaml).map((d) => d.toJS() as Obj).filter((o) => o && typeof o === 'object');
+const key = (o: Obj) => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
+
+/**
+ * The differences between `helm template` (default values, release "project", namespace
+ * project-system) and `kubectl kustomize config/default`, each with its reason. The test applies
+ * exactly these to the kustomize output and then wants equality; each is also asserted to occur.
+ */
+const DIFFERENCES = {
+  namespace: 'the Namespace object is not in the chart: Helm installs into the release namespace (helm install --create-namespace)',
+  managedBy: 'app.kubernetes.io/managed-by is the release service (Helm), not kustomize',
+  helmLabels: 'every object carries app.kubernetes.io/instance (the release) and helm.sh/chart (<chart>-<version>) labels, as Helm charts do',
+  keepCrd: 'CRDs carry helm.sh/resource-policy: keep (crd.keep: true), so uninstalling the release does not delete every custom resource',
+};
+
+/** The kustomize output as the chart renders it: DIFFERENCES applied. */
+function asChartRendersIt(objects: Obj[]): { objects: Obj[]; applied: Set<keyof typeof DIFFERENCES> } {
+  const applied = new Set<keyof typeof DIFFERENCES>();
+  const out: Obj[] = [];
+  for (const o of structuredClone(objects)) {
+    if (o.kind === 'Namespace') {
+      applied.add('namespace');
+      continue;
+    }
+    o.metadata.labels ??= {};
+    if (o.metadata.labels['app.kubernetes.io/managed-by'] === 'kustomize') {
+      o.metadata.labels['app.kubernetes.io/managed-by'] = 'Helm';
+      applied.add('managedBy');
+    }
+    o.metadata.labels['app.kubernetes.io/instance'] = 'project';
+    o.metadata.labels['helm.sh/chart'] = 'project-0.1.0';
+    applied.add('helmLabels');
+    if (o.kind === 'CustomResourceDefinition') {
+      o.metadata.annotations = { 'helm.sh/resource-policy': 'keep', ...(o.metadata.annotations ?? {}) };
+      applied.add('keepCrd');
+    }
+    out.push(o);
+  }
+  return { objects: out, applied };
+}
+
+function helmTemplate(...args: string[]): string {
+  return ok(helmBin, ['template', 'project', 'dist/chart', '--namespace', 'project-system', ...args], project);
+}
+
+describe('edit --plugins helm/v2-alpha on testdata/project', { timeout: 15 * 60_000 }, () => {
+  let editOut = '';
+  before(async () => {
+    helmBin = await helm();
+    cpSync(join(packageRoot(), 'testdata/project'), project, { recursive: true });
+    const r = await kubeforge(project, 'edit', '--plugins', 'helm/v2-alpha');
+    assert.equal(r.code, 0, r.err);
+    editOut = r.out;
+  });
+
+  it('writes the chart, records the plugin in PROJECT as Kubebuilder does, adds make helm-* targets and the test-chart workflow', () => {
+    for (const f of ['Chart.yaml', 'values.yaml', 'values.schema.json', '.helmignore', 'templates/_helpers.tpl', 'templates/NOTES.txt', 'templates/manager/manager.yaml', 'templates/crd/cronjobs.batch.tutorial.kubebuilder.io.yaml', 'templates/rbac/manager-role.yaml', 'templates/webhook/webhook-service.yaml', 'templates/cert-manager/serving-cert.yaml', 'templates/metrics/controller-manager-metrics-service.yaml', 'templates/prometheus/controller-manager-metrics-monitor.yaml', 'templates/network-policy/allow-metrics-traffic.yaml']) {
+      assert.ok(existsSync(join(project, 'dist/chart', f)), `dist/chart/${f}`);
+    }
+    assert.match(editOut, /CREATE dist\/chart\/values\.yaml/);
+    const plugins = (parse(readFileSync(join(project, 'PROJECT'), 'utf8')) as Obj).plugins;
+    assert.deepEqual(plugins, { 'helm.kubebuilder.io/v2-alpha': { output: 'dist' } });
+    const makefile = readFileSync(join(project, 'Makefile'), 'utf8');
+    for (const t of ['helm-lint', 'helm-deploy', 'helm-uninstall', 'helm-status', 'helm-history', 'helm-rollback']) assert.match(makefile, new RegExp(`^${t}:`, 'm'), t);
+    assert.equal(sh('make', ['-n', 'helm-deploy', 'IMG=example.com/op:v2'], project).stdout.includes('--set manager.image.repository=${IMG%:*}'), true);
+    const workflow = parse(readFileSync(join(project, '.github/workflows/test-chart.yml'), 'utf8')) as Obj;
+    assert.ok(workflow.jobs['test-chart'].steps.some((s: Obj) => String(s.run ?? '').startsWith('helm lint dist/chart')));
+  });
+
+  it('a second run plans nothing, and keeps the Makefile targets single', async () => {
+    const r = await kubeforge(project, 'edit', '--plugins', 'helm.kubebuilder.io/v2-alpha');
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /Nothing to change/);
+    assert.equal(readFileSync(join(project, 'Makefile'), 'utf8').match(/^helm-deploy:/gm)?.length, 1);
+  });
+
+  it('helm lint passes', () => {
+    const out = ok(helmBin, ['lint', 'dist/chart'], project);
+    assert.match(out, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+    assert.doesNotMatch(out, /\[(ERROR|WARNING)\]/);
+  });
+
+  it('helm template with default values equals kubectl kustomize config/default, modulo the listed differences', () => {
+    const rendered = docs(helmTemplate());
+    const { objects: want, applied } = asChartRendersIt(docs(ok('kubectl', ['kustomize', 'config/default'], project)));
+    assert.deepEqual([...applied].sort(), Object.keys(DIFFERENCES).sort(), 'every listed difference occurs');
+    const byKey = (list: Obj[]) => new Map(list.map((o) => [key(o), o]));
+    const got = byKey(rendered);
+    const exp = byKey(want);
+    assert.deepEqual([...got.keys()].sort(), [...exp.keys()].sort());
+    for (const [k, o] of exp) assert.deepEqual(got.get(k), o, k);
+  });
+
+  it('the areas config/default leaves out (prometheus, network-policy) are in the chart, switched off', () => {
+    const on = docs(helmTemplate('--set', 'prometheus.enabled=true', '--set', 'networkPolicy.enabled=true'));
+    const monitor = on.find((o) => o.kind === 'ServiceMonitor');
+    assert.equal(monitor?.metadata.name, 'project-controller-manager-metrics-monitor');
+    assert.equal(monitor?.metadata.namespace, 'project-system');
+    const policies = on.filter((o) => o.kind === 'NetworkPolicy').map((o) => o.metadata.name).sort();
+    assert.deepEqual(policies, ['project-allow-metrics-traffic', 'project-allow-webhook-traffic']);
+    // The same objects kustomize makes of those folders, with config/default's prefix and namespace.
+    const fromConfig = docs(ok('kubectl', ['kustomize', 'config/prometheus'], project))[0]!;
+    assert.deepEqual(monitor?.spec, fromConfig.spec);
+  });
+
+  it('values set the image, replicas, env and resources; another release name renames every reference consistently', () => {
+    const out = docs(helmTemplate('--set', 'manager.image.repository=example.com/op', '--set', 'manager.image.tag=v2', '--set', 'manager.replicas=2', '--set', 'manager.env[0].name=LOG_LEVEL', '--set', 'manager.env[0].value=debug', '--set', 'manager.resources.limits.memory=1Gi'));
+    const d = out.find((o) => o.kind === 'Deployment')!;
+    const c = d.spec.template.spec.containers[0];
+    assert.equal(c.image, 'example.com/op:v2');
+    assert.equal(d.spec.replicas, 2);
+    assert.deepEqual(c.env, [{ name: 'LOG_LEVEL', value: 'debug' }]);
+    assert.equal(c.resources.limits.memory, '1Gi');
+    const other = docs(ok(helmBin, ['template', 'shop', 'dist/chart', '--namespace', 'ops'], project));
+    const names = other.filter((o) => o.kind !== 'CustomResourceDefinition').map((o) => o.metadata.name as string);
+    assert.ok(names.every((n) => n.startsWith('shop-project-')), names.join(', '));
+    const cert = other.find((o) => o.kind === 'Certificate' && o.metadata.name === 'shop-project-serving-cert')!;
+    assert.deepEqual(cert.spec.dnsNames, ['shop-project-webhook-service.ops.svc', 'shop-project-webhook-service.ops.svc.cluster.local']);
+    const hook = other.find((o) => o.kind === 'MutatingWebhookConfiguration')!;
+    assert.equal(hook.metadata.annotations['cert-manager.io/inject-ca-from'], 'ops/shop-project-serving-cert');
+    assert.deepEqual(hook.webhooks[0].clientConfig.service, { name: 'shop-project-webhook-service', namespace: 'ops', path: hook.webhooks[0].clientConfig.service.path });
+    const crd = other.find((o) => o.kind === 'CustomResourceDefinition')!;
+    assert.deepEqual(crd.spec.conversion.webhook.clientConfig.service.name, 'shop-project-webhook-service');
+    assert.equal(other.find((o) => o.kind === 'Deployment')!.spec.template.spec.serviceAccountName, 'shop-project-controller-manager');
+    const crdOff = docs(helmTemplate('--set', 'crd.enabled=false', '--set', 'webhook.enabled=false', '--set', 'certManager.enabled=false'));
+    assert.deepEqual(crdOff.filter((o) => ['CustomResourceDefinition', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration', 'Certificate', 'Issuer'].includes(o.kind)), []);
+  });
+
+  it('values.schema.json makes helm refuse values of the wrong shape or unknown keys', () => {
+    for (const args of [['--set', 'manager.replicas=-1'], ['--set', 'crd.enabled=yes'], ['--set', 'manager.imagee.tag=x'], ['--set', 'manager.image.pullPolicy=Sometimes']]) {
+      const r = sh(helmBin, ['template', 'project', 'dist/chart', ...args], project);
+      assert.notEqual(r.status, 0, `${args.join(' ')} is refused`);
+      assert.match(r.stderr, /values don't meet the specifications of the schema|schema/i, r.stderr);
+    }
+  });
+
+  it('the real API server accepts every rendered object whose kind it serves (server-side apply, dry run)', { timeout: 180_000 }, async () => {
+    const kubeconfig = join(root, 'kubeconfig');
+    writeFileSync(kubeconfig, (await env.start()).exportConfig());
+    started = true;
+    const rendered = docs(helmTemplate('--set', 'networkPolicy.enabled=true'));
+    // cert-manager's and the Prometheus Operator's kinds are not installed in the test API server: not checked there.
+    const unchecked = rendered.filter((o) => ['cert-manager.io/v1', 'monitoring.coreos.com/v1'].includes(o.apiVersion));
+    assert.deepEqual(unchecked.map((o) => o.kind).sort(), ['Certificate', 'Certificate', 'Issuer']);
+    const checked = rendered.filter((o) => !unchecked.includes(o));
+    ok('kubectl', ['--kubeconfig', kubeconfig, 'create', 'namespace', 'project-system'], project);
+    const file = join(root, 'rendered.yaml');
+    writeFileSync(file, checked.map((o) => stringify(o)).join('---\n'));
+    const out = ok('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--server-side', '--dry-run=server', '--field-manager', 'helm', '-f', file], project);
+    assert.equal(out.trim().split('\n').length, checked.length, out);
+  });
+
+  it('--manifests reads a kustomize output file and makes the same chart; bad input is a located error and writes nothing', async () => {
+    const other = join(root, 'other');
+    cpSync(join(packageRoot(), 'testdata/project'), other, { recursive: true });
+    writeFileSync(join(other, 'install.yaml'), ok('kubectl', ['kustomize', 'config/default'], other));
+    const r = await kubeforge(other, 'edit', '--plugins', 'helm', '--manifests', 'install.yaml');
+    assert.equal(r.code, 0, r.err);
+    for (const f of ['templates/manager/manager.yaml', 'templates/crd/cronjobs.batch.tutorial.kubebuilder.io.yaml', 'values.yaml']) {
+      assert.equal(readFileSync(join(other, 'dist/chart', f), 'utf8'), readFileSync(join(project, 'dist/chart', f), 'utf8'), f);
+    }
+    const fresh = join(root, 'fresh');
+    cpSync(join(packageRoot(), 'testdata/project'), fresh, { recursive: true });
+    const project0 = readFileSync(join(fresh, 'PROJECT'), 'utf8');
+    const missing = await kubeforge(fresh, 'edit', '--plugins', 'helm', '--manifests', 'nope.yaml');
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.err, /KF1303/);
+    writeFileSync(join(fresh, 'bad.yaml'), 'kind: Deployment\nmetadata: [\n');
+    const bad = await kubeforge(fresh, 'edit', '--plugins', 'helm', '--manifests', 'bad.yaml');
+    assert.match(bad.err, /KF1301 .*bad\.yaml/);
+    const noKubectl = spawnSync(process.execPath, [join(packageRoot(), 'bin/kubeforge.js'), 'edit', '--plugins', 'helm'], { cwd: fresh, encoding: 'utf8', env: { ...process.env, KUBECTL: join(root, 'no-such-kubectl') } });
+    assert.notEqual(noKubectl.status, 0);
+    assert.match(noKubectl.stderr, /KF1300 .*not found/);
+    assert.equal(readFileSync(join(fresh, 'PROJECT'), 'utf8'), project0);
+    assert.equal(existsSync(join(fresh, 'dist')), false);
+  });
+});
