@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -225,5 +225,52 @@ describe('edit --plugins helm/v2-alpha on testdata/project', { timeout: 15 * 60_
     assert.match(noKubectl.stderr, /KF1300 .*not found/);
     assert.equal(readFileSync(join(fresh, 'PROJECT'), 'utf8'), project0);
     assert.equal(existsSync(join(fresh, 'dist')), false);
+  });
+
+  it('kubeforge manifests keeps the chart\'s CRD and manager role in step with the types and markers; --check fails on drift', { timeout: 300_000 }, async () => {
+    mkdirSync(join(project, 'node_modules'));
+    const repo = packageRoot();
+    for (const name of readdirSync(join(repo, 'node_modules'))) if (name !== 'kubeforge') symlinkSync(join(repo, 'node_modules', name), join(project, 'node_modules', name));
+    symlinkSync(repo, join(project, 'node_modules', 'kubeforge'));
+    const crdTemplate = join(project, 'dist/chart/templates/crd/cronjobs.batch.tutorial.kubebuilder.io.yaml');
+    const roleTemplate = join(project, 'dist/chart/templates/rbac/manager-role.yaml');
+    const fresh = { crd: readFileSync(crdTemplate, 'utf8'), role: readFileSync(roleTemplate, 'utf8') };
+    // Nothing to do on the chart edit made.
+    let r = await kubeforge(project, 'manifests', '--check', '--no-cache');
+    assert.equal(r.code, 0, r.out + r.err);
+
+    // Drift in the chart (a hand edit of a generated template) is found by --check and undone by manifests.
+    writeFileSync(crdTemplate, fresh.crd.replace('shortNames:\n      - cj', 'shortNames:\n      - cjx'));
+    r = await kubeforge(project, 'manifests', '--check', '--no-cache');
+    assert.notEqual(r.code, 0);
+    assert.match(r.out + r.err, /UPDATE dist\/chart\/templates\/crd\/cronjobs\.batch\.tutorial\.kubebuilder\.io\.yaml/);
+    r = await kubeforge(project, 'manifests', '--no-cache');
+    assert.equal(r.code, 0, r.err);
+    assert.equal(readFileSync(crdTemplate, 'utf8'), fresh.crd);
+
+    // A new field and a new @Rbac marker reach the chart in the same run as config/.
+    const types = join(project, 'src/api/v1/cronjob_types.ts');
+    writeFileSync(types, readFileSync(types, 'utf8').replace('  suspend?: boolean;', '  suspend?: boolean;\n\n  /** Labels the Jobs carry. */\n  jobLabel?: string;'));
+    const controller = join(project, 'src/controller/cronjob_controller.ts');
+    writeFileSync(controller, readFileSync(controller, 'utf8').replace("@Rbac({ groups: ['batch'], resources: ['jobs/status'], verbs: ['get'] })", "@Rbac({ groups: ['batch'], resources: ['jobs/status'], verbs: ['get'] })\n@Rbac({ groups: [''], resources: ['configmaps'], verbs: ['get'] })"));
+    r = await kubeforge(project, 'manifests', '--check');
+    assert.notEqual(r.code, 0);
+    r = await kubeforge(project, 'manifests');
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /UPDATE dist\/chart\/templates\/crd\/cronjobs\.batch\.tutorial\.kubebuilder\.io\.yaml/);
+    assert.match(r.out, /UPDATE dist\/chart\/templates\/rbac\/manager-role\.yaml/);
+    // The chart renders what kustomize builds from the regenerated config/, as before.
+    const rendered = docs(helmTemplate());
+    const { objects: want } = asChartRendersIt(docs(ok('kubectl', ['kustomize', 'config/default'], project)));
+    for (const o of want.filter((x) => x.kind === 'CustomResourceDefinition' || x.metadata.name === 'project-manager-role')) {
+      assert.deepEqual(rendered.find((x) => key(x) === key(o)), o, key(o));
+    }
+    const crd = rendered.find((o) => o.kind === 'CustomResourceDefinition')!;
+    assert.ok(crd.spec.versions.find((v: Obj) => v.name === 'v1').schema.openAPIV3Schema.properties.spec.properties.jobLabel);
+    assert.equal(crd.spec.conversion.strategy, 'Webhook', 'the conversion webhook of config/crd/patches stays');
+    const role = rendered.find((o) => o.metadata.name === 'project-manager-role')!;
+    assert.ok(role.rules.some((x: Obj) => x.resources.includes('configmaps')));
+    r = await kubeforge(project, 'manifests', '--check', '--no-cache');
+    assert.equal(r.code, 0, r.out + r.err);
   });
 });
