@@ -14,13 +14,13 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parse, parseAllDocuments, stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { run } from '../../src/cli/index.js';
 import { TestEnvironment } from '../../src/testing/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
+import { asChartRendersIt, DIFFERENCES, docs, key, type Obj } from '../helpers/chart.js';
 import { helm } from '../oracle/tools.js';
 
-type Obj = Record<string, any>;
 
 const root = mkdtempSync(join(tmpdir(), 'kf-cli-helm-'));
 const project = join(root, 'project');
@@ -48,47 +48,6 @@ function ok(bin: string, args: string[], cwd: string): string {
   const r = sh(bin, args, cwd);
   assert.equal(r.status, 0, `${bin} ${args.join(' ')}:\n${r.stdout}${r.stderr}`);
   return r.stdout;
-}
-
-const docs = (yaml: string): Obj[] => parseAllDocuments(yaml).map((d) => d.toJS() as Obj).filter((o) => o && typeof o === 'object');
-const key = (o: Obj) => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
-
-/**
- * The differences between `helm template` (default values, release "project", namespace
- * project-system) and `kubectl kustomize config/default`, each with its reason. The test applies
- * exactly these to the kustomize output and then wants equality; each is also asserted to occur.
- */
-const DIFFERENCES = {
-  namespace: 'the Namespace object is not in the chart: Helm installs into the release namespace (helm install --create-namespace)',
-  managedBy: 'app.kubernetes.io/managed-by is the release service (Helm), not kustomize',
-  helmLabels: 'every object carries app.kubernetes.io/instance (the release) and helm.sh/chart (<chart>-<version>) labels, as Helm charts do',
-  keepCrd: 'CRDs carry helm.sh/resource-policy: keep (crd.keep: true), so uninstalling the release does not delete every custom resource',
-};
-
-/** The kustomize output as the chart renders it: DIFFERENCES applied. */
-function asChartRendersIt(objects: Obj[]): { objects: Obj[]; applied: Set<keyof typeof DIFFERENCES> } {
-  const applied = new Set<keyof typeof DIFFERENCES>();
-  const out: Obj[] = [];
-  for (const o of structuredClone(objects)) {
-    if (o.kind === 'Namespace') {
-      applied.add('namespace');
-      continue;
-    }
-    o.metadata.labels ??= {};
-    if (o.metadata.labels['app.kubernetes.io/managed-by'] === 'kustomize') {
-      o.metadata.labels['app.kubernetes.io/managed-by'] = 'Helm';
-      applied.add('managedBy');
-    }
-    o.metadata.labels['app.kubernetes.io/instance'] = 'project';
-    o.metadata.labels['helm.sh/chart'] = 'project-0.1.0';
-    applied.add('helmLabels');
-    if (o.kind === 'CustomResourceDefinition') {
-      o.metadata.annotations = { 'helm.sh/resource-policy': 'keep', ...(o.metadata.annotations ?? {}) };
-      applied.add('keepCrd');
-    }
-    out.push(o);
-  }
-  return { objects: out, applied };
 }
 
 function helmTemplate(...args: string[]): string {
@@ -134,7 +93,7 @@ describe('edit --plugins helm/v2-alpha on testdata/project', { timeout: 15 * 60_
 
   it('helm template with default values equals kubectl kustomize config/default, modulo the listed differences', () => {
     const rendered = docs(helmTemplate());
-    const { objects: want, applied } = asChartRendersIt(docs(ok('kubectl', ['kustomize', 'config/default'], project)));
+    const { objects: want, applied } = asChartRendersIt(docs(ok('kubectl', ['kustomize', 'config/default'], project)), 'project');
     assert.deepEqual([...applied].sort(), Object.keys(DIFFERENCES).sort(), 'every listed difference occurs');
     const byKey = (list: Obj[]) => new Map(list.map((o) => [key(o), o]));
     const got = byKey(rendered);
@@ -261,7 +220,7 @@ describe('edit --plugins helm/v2-alpha on testdata/project', { timeout: 15 * 60_
     assert.match(r.out, /UPDATE dist\/chart\/templates\/rbac\/manager-role\.yaml/);
     // The chart renders what kustomize builds from the regenerated config/, as before.
     const rendered = docs(helmTemplate());
-    const { objects: want } = asChartRendersIt(docs(ok('kubectl', ['kustomize', 'config/default'], project)));
+    const { objects: want } = asChartRendersIt(docs(ok('kubectl', ['kustomize', 'config/default'], project)), 'project');
     for (const o of want.filter((x) => x.kind === 'CustomResourceDefinition' || x.metadata.name === 'project-manager-role')) {
       assert.deepEqual(rendered.find((x) => key(x) === key(o)), o, key(o));
     }
