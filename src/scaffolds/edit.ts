@@ -39,6 +39,8 @@ export interface EditOptions {
   manifests?: string;
   /** helm/v2-alpha: the chart goes to `<outputDir>/chart` (default dist, or what PROJECT recorded). */
   outputDir?: string;
+  /** helm/v2-alpha: add the make helm-* targets even when PROJECT records the plugin already (alpha generate's replay). */
+  helmMakefile?: boolean;
   dryRun?: boolean;
   force?: boolean;
 }
@@ -146,8 +148,8 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
     const templates = `${chartDir({ output })}/templates`;
     const candidates = host.list(templates).flatMap((area) => (host.kind(`${templates}/${area}`) === 'directory' ? host.list(`${templates}/${area}`).map((f) => `${templates}/${area}/${f}`) : []));
     staleCharts.push({ candidates, produced: specs.map((s) => s.path) });
-    next.extra = withPlugin(next, HELM_PLUGIN, { ...(options.manifests !== undefined ? { manifests: options.manifests } : {}), output });
-    if (recorded === undefined) {
+    next.extra = withPlugin(next, HELM_PLUGIN, { ...(recorded ?? {}), ...(options.manifests !== undefined ? { manifests: options.manifests } : {}), output });
+    if (recorded === undefined || options.helmMakefile) {
       const makefile = host.read('Makefile')?.toString('utf8');
       if (makefile !== undefined && !/^##@ Helm\b/m.test(makefile)) {
         tree.write('Makefile', `${makefile.replace(/\n*$/, '\n')}${helmMakefileTargets(next.projectName, managerNamespace(next), chartDir({ output }))}`);

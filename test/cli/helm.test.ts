@@ -19,6 +19,7 @@ import { run } from '../../src/cli/index.js';
 import { TestEnvironment } from '../../src/testing/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { asChartRendersIt, DIFFERENCES, docs, key, type Obj } from '../helpers/chart.js';
+import { runGenerate } from '../../src/scaffolds/generate.js';
 import { helm } from '../oracle/tools.js';
 
 
@@ -231,5 +232,31 @@ describe('edit --plugins helm/v2-alpha on testdata/project', { timeout: 15 * 60_
     assert.ok(role.rules.some((x: Obj) => x.resources.includes('configmaps')));
     r = await kubeforge(project, 'manifests', '--check', '--no-cache');
     assert.equal(r.code, 0, r.out + r.err);
+  });
+
+  it('alpha generate replays the plugin: the new project has the same chart, PROJECT entry and make helm-* targets', { timeout: 300_000 }, async () => {
+    const regenerated = join(root, 'regenerated');
+    const repo = packageRoot();
+    let err = '';
+    await runGenerate(
+      { outputDir: regenerated, kubeforgeSource: 'link' },
+      {
+        cwd: project,
+        out: () => {},
+        err: (t: string) => void (err += t),
+        // npm install is not what this test checks: the new project gets the same node_modules links.
+        install: async (dir: string) => {
+          mkdirSync(join(dir, 'node_modules'));
+          for (const name of readdirSync(join(repo, 'node_modules'))) if (name !== 'kubeforge') symlinkSync(join(repo, 'node_modules', name), join(dir, 'node_modules', name));
+          symlinkSync(repo, join(dir, 'node_modules', 'kubeforge'));
+        },
+      },
+    );
+    assert.deepEqual((parse(readFileSync(join(regenerated, 'PROJECT'), 'utf8')) as Obj).plugins, { 'helm.kubebuilder.io/v2-alpha': { output: 'dist' } }, err);
+    assert.equal(readFileSync(join(regenerated, 'Makefile'), 'utf8').match(/^helm-deploy:/gm)?.length, 1);
+    // The user's types were copied, so the regenerated chart is the one manifests brought in step above.
+    for (const f of ['templates/crd/cronjobs.batch.tutorial.kubebuilder.io.yaml', 'templates/rbac/manager-role.yaml', 'templates/manager/manager.yaml', 'values.yaml', 'values.schema.json']) {
+      assert.equal(readFileSync(join(regenerated, 'dist/chart', f), 'utf8'), readFileSync(join(project, 'dist/chart', f), 'utf8'), f);
+    }
   });
 });
