@@ -237,8 +237,8 @@ function templateDeployment(d: Obj, t: Tokens): Obj {
   const template = { ...(spec.template as Obj) };
   const tmeta = { ...(template.metadata as Obj) };
   // Pod labels/annotations from values: added under the scaffold's.
-  tmeta.labels = { ...((template.metadata as Obj).labels as Obj | undefined), [t.line((i) => [`${i}{{- with .Values.manager.podLabels }}`, `${i}{{- toYaml . | nindent ${i.length} }}`, `${i}{{- end }}`])]: null };
-  tmeta.annotations = { ...((template.metadata as Obj).annotations as Obj | undefined), [t.line((i) => [`${i}{{- with .Values.manager.podAnnotations }}`, `${i}{{- toYaml . | nindent ${i.length} }}`, `${i}{{- end }}`])]: null };
+  tmeta.labels = { ...((template.metadata as Obj).labels as Obj | undefined), [t.line((i) => [`${i}{{- with .Values.manager.pod }}{{- with .labels }}`, `${i}{{- toYaml . | nindent ${i.length} }}`, `${i}{{- end }}{{- end }}`])]: null };
+  tmeta.annotations = { ...((template.metadata as Obj).annotations as Obj | undefined), [t.line((i) => [`${i}{{- with .Values.manager.pod }}{{- with .annotations }}`, `${i}{{- toYaml . | nindent ${i.length} }}`, `${i}{{- end }}{{- end }}`])]: null };
   template.metadata = tmeta;
   const pod = { ...(template.spec as Obj) };
   const containers = ((pod.containers as Obj[]) ?? []).map((c, i, all) => {
@@ -442,8 +442,9 @@ ${yamlValue('securityContext', m.securityContext, 2)}
 ${yamlValue('podSecurityContext', m.podSecurityContext, 2)}
   terminationGracePeriodSeconds: ${m.terminationGracePeriodSeconds ?? 10}
   # Extra labels and annotations of the manager pod.
-  podLabels: {}
-  podAnnotations: {}
+  pod:
+    labels: {}
+    annotations: {}
   # Scheduling.
   imagePullSecrets: []
   nodeSelector: {}
@@ -516,8 +517,7 @@ export function valuesSchemaObject(): Obj {
             securityContext: anyObj("The manager container's security context."),
             podSecurityContext: anyObj("The pod's security context."),
             terminationGracePeriodSeconds: { type: 'integer', minimum: 0 },
-            podLabels: { type: 'object', additionalProperties: { type: 'string' } },
-            podAnnotations: { type: 'object', additionalProperties: { type: 'string' } },
+            pod: obj({ labels: { type: 'object', additionalProperties: { type: 'string' } }, annotations: { type: 'object', additionalProperties: { type: 'string' } } }, { additionalProperties: false }),
             imagePullSecrets: anyList('Secrets to pull the image with.'),
             nodeSelector: { type: 'object', additionalProperties: { type: 'string' } },
             tolerations: anyList('Pod tolerations.'),
