@@ -368,13 +368,15 @@ export function chartFiles(input: ChartInput): FileSpec[] {
   };
   const specs: FileSpec[] = [...files].sort(([a], [b]) => a.localeCompare(b)).map(([path, content]) => ({ path, policy: 'managed' as const, content }));
   specs.push(
-    { path: `${dir}/Chart.yaml`, policy: 'scaffolded', content: chartYaml(project) },
-    { path: `${dir}/values.yaml`, policy: 'scaffolded', content: valuesYaml(defaults, switches) },
+    // Files of fixed text are handlebars templates (templates/helm); Helm's own template text
+    // (_helpers.tpl, NOTES.txt, the resources) is built here, where its {{ }} need no escaping.
+    { path: `${dir}/Chart.yaml`, policy: 'scaffolded', template: 'helm/Chart.yaml.hbs', data: { projectName: project } },
+    { path: `${dir}/values.yaml`, policy: 'scaffolded', template: 'helm/values.yaml.hbs', data: valuesData(defaults, switches) },
     { path: `${dir}/values.schema.json`, policy: 'scaffolded', content: valuesSchema() },
-    { path: `${dir}/.helmignore`, policy: 'scaffolded', content: HELMIGNORE },
+    { path: `${dir}/.helmignore`, policy: 'scaffolded', template: 'helm/helmignore.hbs', data: {} },
     { path: `${dir}/templates/_helpers.tpl`, policy: 'scaffolded', content: helpers(project) },
     { path: `${dir}/templates/NOTES.txt`, policy: 'scaffolded', content: notes(project) },
-    { path: '.github/workflows/test-chart.yml', policy: 'scaffolded', content: testChartWorkflow(project, dir) },
+    { path: '.github/workflows/test-chart.yml', policy: 'scaffolded', template: 'helm/test-chart.yml.hbs', data: { projectName: project, chartDir: dir } },
   );
   return specs;
 }
@@ -387,22 +389,6 @@ interface Switches {
   metrics: boolean;
 }
 
-function chartYaml(project: string): string {
-  return `apiVersion: v2
-name: ${project}
-description: A Helm chart to deploy ${project}, a kubeforge operator
-type: application
-# The chart's version: raise it with every change to the chart (Semantic Versioning).
-version: 0.1.0
-# The operator's version (the manager image tag when manager.image.tag is empty).
-appVersion: "0.1.0"
-keywords:
-  - kubernetes
-  - operator
-annotations:
-  kubeforge.io/generated-by: kubeforge
-`;
-}
 
 const indentYaml = (o: unknown, n: number) =>
   toYaml(o)
@@ -417,74 +403,20 @@ const yamlValue = (key: string, v: unknown, n: number): string => {
   return `${' '.repeat(n)}${key}:\n${indentYaml(v, n + 2)}`;
 };
 
-function valuesYaml(m: ManagerDefaults, s: Switches): string {
-  return `# Values of the ${'chart'}: each default is what config/default deploys.
-# values.schema.json describes them; helm install/upgrade/lint/template check values against it.
-
-## The manager Deployment.
-manager:
-  # false: install no manager (CRDs and RBAC only).
-  enabled: true
-  replicas: ${m.replicas}
-  image:
-    repository: ${m.repository}
-    # Empty: the repository is a full reference (e.g. with @sha256:...).
-    tag: ${JSON.stringify(m.tag)}
-${m.pullPolicy ? `    pullPolicy: ${m.pullPolicy}` : '    # IfNotPresent, Always or Never (empty: the cluster default).\n    pullPolicy: ""'}
-  # The manager's command-line arguments (src/main.ts reads them).
-${yamlValue('args', m.args, 2)}
-  # Environment variables of the manager container.
-${yamlValue('env', m.env, 2)}
-${yamlValue('resources', m.resources, 2)}
-  # The manager container's security context.
-${yamlValue('securityContext', m.securityContext, 2)}
-  # The pod's security context.
-${yamlValue('podSecurityContext', m.podSecurityContext, 2)}
-  terminationGracePeriodSeconds: ${m.terminationGracePeriodSeconds ?? 10}
-  # Extra labels and annotations of the manager pod.
-  pod:
-    labels: {}
-    annotations: {}
-  # Scheduling.
-  imagePullSecrets: []
-  nodeSelector: {}
-  tolerations: []
-  affinity: {}
-  topologySpreadConstraints: []
-
-## RBAC.
-rbac:
-  # The admin/editor/viewer ClusterRoles of each Kind (config/rbac/<kind>_*_role.yaml).
-  helpers:
-    enabled: true
-
-## The CustomResourceDefinitions (templates/crd).
-crd:
-  # Install the CRDs with the chart.
-  enabled: true
-  # Keep the CRDs (and so every custom resource) when the release is uninstalled.
-  keep: true
-
-## The Service in front of the manager's metrics endpoint.
-metrics:
-  enabled: ${s.metrics}
-
-## The webhook configurations and their Service (the manager serves the webhooks).
-webhook:
-  enabled: ${s.webhook}
-
-## cert-manager's Issuer and Certificates (cert-manager must run in the cluster).
-certManager:
-  enabled: ${s.certManager}
-
-## A Prometheus Operator ServiceMonitor for the metrics (its CRDs must be installed).
-prometheus:
-  enabled: ${s.prometheus}
-
-## NetworkPolicies that let only labelled namespaces reach the metrics and webhook ports.
-networkPolicy:
-  enabled: ${s.networkPolicy}
-`;
+function valuesData(m: ManagerDefaults, s: Switches): Record<string, unknown> {
+  return {
+    replicas: m.replicas,
+    repository: m.repository,
+    tag: JSON.stringify(m.tag),
+    pullPolicy: m.pullPolicy ?? '""',
+    argsYaml: yamlValue('args', m.args, 2),
+    envYaml: yamlValue('env', m.env, 2),
+    resourcesYaml: yamlValue('resources', m.resources, 2),
+    securityContextYaml: yamlValue('securityContext', m.securityContext, 2),
+    podSecurityContextYaml: yamlValue('podSecurityContext', m.podSecurityContext, 2),
+    terminationGracePeriodSeconds: m.terminationGracePeriodSeconds ?? 10,
+    ...s,
+  };
 }
 
 const obj = (properties: Obj, extra: Obj = {}) => ({ type: 'object', properties, ...extra });
@@ -543,18 +475,6 @@ export function valuesSchemaObject(): Obj {
 
 const valuesSchema = () => `${JSON.stringify(valuesSchemaObject(), null, 2)}\n`;
 
-const HELMIGNORE = `# Patterns to ignore when building packages (helm package).
-.DS_Store
-.git/
-.gitignore
-*.swp
-*.bak
-*.tmp
-*.orig
-*~
-.idea/
-.vscode/
-`;
 
 function helpers(project: string): string {
   return `{{/*
@@ -606,109 +526,10 @@ The CRDs are kept when the release is uninstalled (crd.keep): delete them by han
 `;
 }
 
-function testChartWorkflow(project: string, dir: string): string {
-  return `name: Test Chart
-
-on:
-  push:
-  pull_request:
-
-jobs:
-  test-chart:
-    name: Lint, template and install the chart
-    runs-on: ubuntu-latest
-    steps:
-      - name: Clone the code
-        uses: actions/checkout@v4
-
-      - name: Setup Node.js
-        uses: actions/setup-node@v4
-        with:
-          node-version: 22
-          cache: npm
-
-      - name: Install the dependencies
-        run: npm ci
-
-      - name: Install Helm
-        uses: azure/setup-helm@v4
-
-      - name: Check the chart is in step with config/
-        run: npx kubeforge manifests --check
-
-      - name: Lint the chart
-        run: helm lint ${dir}
-
-      - name: Render the chart
-        run: helm template ${project} ${dir} --namespace ${project}-system > /dev/null
-
-      - name: Install Kind
-        run: |
-          curl -Lo ./kind https://kind.sigs.k8s.io/dl/latest/kind-linux-amd64
-          chmod +x ./kind
-          sudo mv ./kind /usr/local/bin/kind
-
-      - name: Create a Kind cluster
-        run: kind create cluster
-
-      - name: Build and load the manager image
-        run: |
-          make docker-build IMG=${project}:v0.0.1
-          kind load docker-image ${project}:v0.0.1
-
-      - name: Install cert-manager
-        run: |
-          kubectl apply -f https://github.com/cert-manager/cert-manager/releases/download/v1.19.1/cert-manager.yaml
-          kubectl wait --for=condition=Available --timeout=300s -n cert-manager deployment --all
-
-      - name: Install the chart
-        run: |
-          helm install ${project} ${dir} --namespace ${project}-system --create-namespace \\
-            --set manager.image.repository=${project} --set manager.image.tag=v0.0.1 --wait --timeout 5m
-
-      - name: Check the release
-        run: helm status ${project} --namespace ${project}-system
-`;
-}
 
 /** The \`make helm-*\` targets (Kubebuilder's names), appended to the Makefile once. */
-export function helmMakefileTargets(project: string, namespace: string, dir: string): string {
-  return `
-##@ Helm
-
-HELM ?= helm
-HELM_NAMESPACE ?= ${namespace}
-HELM_RELEASE ?= ${project}
-HELM_CHART_DIR ?= ${dir}
-HELM_EXTRA_ARGS ?=
-
-.PHONY: helm-lint
-helm-lint: ## Lint the chart.
-	$(HELM) lint $(HELM_CHART_DIR)
-
-.PHONY: helm-deploy
-helm-deploy: ## Install or upgrade the release in the cluster of the current kubeconfig, with the image IMG.
-	IMG="$(IMG)"; $(HELM) upgrade --install $(HELM_RELEASE) $(HELM_CHART_DIR) \\
-		--namespace $(HELM_NAMESPACE) --create-namespace \\
-		--set manager.image.repository=$\${IMG%:*} --set manager.image.tag=$\${IMG##*:} \\
-		--wait --timeout 5m $(HELM_EXTRA_ARGS)
-
-.PHONY: helm-uninstall
-helm-uninstall: ## Uninstall the release (the CRDs stay while crd.keep is true).
-	$(HELM) uninstall $(HELM_RELEASE) --namespace $(HELM_NAMESPACE)
-
-.PHONY: helm-status
-helm-status: ## Show the release's status.
-	$(HELM) status $(HELM_RELEASE) --namespace $(HELM_NAMESPACE)
-
-.PHONY: helm-history
-helm-history: ## Show the release's history.
-	$(HELM) history $(HELM_RELEASE) --namespace $(HELM_NAMESPACE)
-
-.PHONY: helm-rollback
-helm-rollback: ## Roll the release back to its previous revision.
-	$(HELM) rollback $(HELM_RELEASE) --namespace $(HELM_NAMESPACE)
-`;
+export function helmMakefileData(project: string, namespace: string, dir: string): Record<string, unknown> {
+  return { projectName: project, namespace, chartDir: dir };
 }
 
 /** Runs `kubectl kustomize <dir>` in `cwd`; KF1300 when kubectl is missing or kustomize fails. */

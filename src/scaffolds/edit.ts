@@ -23,7 +23,7 @@ import type { ScaffoldEnvironment } from './environment.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles, resolvePlugins, withPlugin } from './grafana.js';
 import { BOILERPLATE_FILE, checkLicenseAndOwner, initFilePaths, ownerOfBoilerplate, planInit, renderLicenseHeader } from './init.js';
 import { defaultManifestsStep, lockRoot, type ManifestsStep, type PlannedManifests, planScaffoldManifests, previewScaffoldManifests, reportScaffoldManifests, type ScaffoldManifests, warnReplaced } from './transaction.js';
-import { chartDir, chartFiles, chartSources, DEFAULT_HELM_OUTPUT, HELM_PLUGIN, helmConfigOf, helmMakefileTargets } from '../manifests/helm.js';
+import { chartDir, chartFiles, chartSources, DEFAULT_HELM_OUTPUT, HELM_PLUGIN, helmConfigOf, helmMakefileData } from '../manifests/helm.js';
 import { isValidYaml, mergeYamlDocument } from './yaml-merge.js';
 
 export interface EditOptions {
@@ -118,6 +118,7 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
   const specs: FileSpec[] = [];
   const staleCharts: { candidates: string[]; produced: string[] }[] = [];
   const kubeforgeDir = env.kubeforgeDir ?? packageRoot();
+  const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));
   const boilerplate = host.read(BOILERPLATE_FILE)?.toString('utf8');
   const license = options.license ?? (boilerplate === undefined ? 'none' : 'apache2');
   if (options.license !== undefined || options.owner !== undefined) {
@@ -140,10 +141,11 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
     const recorded = helmConfigOf(next);
     const output = options.outputDir ?? recorded?.output ?? DEFAULT_HELM_OUTPUT;
     const sources = chartSources(env.cwd, options.manifests);
-    specs.push(...chartFiles({ config: next, ...sources, output }));
-    // Chart.yaml carries the user's chart version: never rewritten, not even with --force (as Kubebuilder).
+    // As Kubebuilder's plugin: the templates made from config/ are rewritten; the other files, once
+    // written, are the user's and kept as they are (rewritten by --force), and Chart.yaml, which
+    // carries the chart's version, is never rewritten.
     const chartYaml = `${chartDir({ output })}/Chart.yaml`;
-    if (options.force && host.read(chartYaml) !== undefined) specs.splice(specs.findIndex((s) => s.path === chartYaml), 1);
+    specs.push(...chartFiles({ config: next, ...sources, output }).filter((s) => s.policy === 'managed' || host.read(s.path) === undefined || (options.force && s.path !== chartYaml)));
     // Templates of resources config/ no longer has: removed (only the ones carrying kubeforge's header).
     const templates = `${chartDir({ output })}/templates`;
     const candidates = host.list(templates).flatMap((area) => (host.kind(`${templates}/${area}`) === 'directory' ? host.list(`${templates}/${area}`).map((f) => `${templates}/${area}/${f}`) : []));
@@ -152,12 +154,13 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
     if (recorded === undefined || options.helmMakefile) {
       const makefile = host.read('Makefile')?.toString('utf8');
       if (makefile !== undefined && !/^##@ Helm\b/m.test(makefile)) {
-        tree.write('Makefile', `${makefile.replace(/\n*$/, '\n')}${helmMakefileTargets(next.projectName, managerNamespace(next), chartDir({ output }))}`);
+        const targets = await renderer.render('helm/Makefile.hbs', helmMakefileData(next.projectName, managerNamespace(next), chartDir({ output })));
+        tree.write('Makefile', `${makefile.replace(/\n*$/, '\n')}\n${targets}`);
         notes.push('the Makefile has helm-lint, helm-deploy, helm-uninstall, helm-status, helm-history and helm-rollback targets');
       }
     }
   }
-  const replaced = [...replacedByScope, ...(await applySpecs(tree, specs, undefined, { force: options.force, tool: 'kubeforge' }))].sort();
+  const replaced = [...replacedByScope, ...(await applySpecs(tree, specs, renderer, { force: options.force, tool: 'kubeforge' }))].sort();
   for (const s of staleCharts) deleteStaleManaged(tree, s.candidates, s.produced, 'kubeforge');
   tree.write(PROJECT_FILE, serializeProject(next));
   return { tree, replaced, notes, scopeSwitched };
