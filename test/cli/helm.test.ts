@@ -4,7 +4,8 @@
  * real tools. helm (built from Go modules, test/oracle/tools.ts) lints it and renders it; with
  * default values and release "project" in project-system the render equals `kubectl kustomize
  * config/default` but for the listed differences (DIFFERENCES); the real kube-apiserver accepts
- * every rendered object it knows (server-side apply, dry run); values.schema.json makes helm refuse
+ * every rendered object, cert-manager and ServiceMonitor kinds against their released CRDs (server-side
+ * apply, dry run); values.schema.json makes helm refuse
  * bad values; `kubeforge manifests` keeps the chart's CRDs and manager role in step and
  * `manifests --check` fails on drift.
  */
@@ -24,6 +25,8 @@ import { goModuleDir, helm, kubebuilder } from '../oracle/tools.js';
 
 /** The cert-manager release whose CRDs check the chart's Certificates and Issuer. */
 const CERT_MANAGER_VERSION = 'v1.20.2';
+/** The Prometheus Operator release whose ServiceMonitor CRD checks the chart's monitor. */
+const PROMETHEUS_OPERATOR_VERSION = 'v0.85.0';
 
 
 const root = mkdtempSync(join(tmpdir(), 'kf-cli-helm-'));
@@ -149,7 +152,7 @@ describe('edit --plugins helm/v2-alpha on testdata/project', { timeout: 15 * 60_
     }
   });
 
-  it('the real API server accepts every rendered object (server-side apply, dry run), cert-manager\'s kinds checked with its released CRDs', { timeout: 180_000 }, async () => {
+  it('the real API server accepts every rendered object, every switch on (server-side apply, dry run); cert-manager\'s and the Prometheus Operator\'s kinds checked with their released CRDs', { timeout: 180_000 }, async () => {
     const kubeconfig = join(root, 'kubeconfig');
     writeFileSync(kubeconfig, (await env.start()).exportConfig());
     started = true;
@@ -159,10 +162,11 @@ describe('edit --plugins helm/v2-alpha on testdata/project', { timeout: 15 * 60_
     for (const kind of ['certificates', 'issuers']) {
       ok('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--server-side', '-f', join(certManager, 'deploy/crds', `cert-manager.io_${kind}.yaml`)], project);
     }
-    ok('kubectl', ['--kubeconfig', kubeconfig, 'wait', '--for=condition=Established', '--timeout=60s', 'crd/certificates.cert-manager.io', 'crd/issuers.cert-manager.io'], project);
-    const rendered = docs(helmTemplate('--set', 'networkPolicy.enabled=true'));
-    // The Prometheus Operator's ServiceMonitor (prometheus.enabled) is not rendered: its CRD is not at hand, so it is not checked here.
-    assert.equal(rendered.filter((o) => o.apiVersion === 'monitoring.coreos.com/v1').length, 0);
+    const prometheusOperator = await goModuleDir('github.com/prometheus-operator/prometheus-operator', PROMETHEUS_OPERATOR_VERSION);
+    ok('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--server-side', '-f', join(prometheusOperator, 'example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml')], project);
+    ok('kubectl', ['--kubeconfig', kubeconfig, 'wait', '--for=condition=Established', '--timeout=60s', 'crd/certificates.cert-manager.io', 'crd/issuers.cert-manager.io', 'crd/servicemonitors.monitoring.coreos.com'], project);
+    const rendered = docs(helmTemplate('--set', 'networkPolicy.enabled=true', '--set', 'prometheus.enabled=true'));
+    assert.deepEqual(rendered.filter((o) => o.apiVersion === 'monitoring.coreos.com/v1').map((o) => o.kind), ['ServiceMonitor']);
     assert.deepEqual(rendered.filter((o) => o.apiVersion === 'cert-manager.io/v1').map((o) => o.kind).sort(), ['Certificate', 'Certificate', 'Issuer']);
     const checked = rendered;
     ok('kubectl', ['--kubeconfig', kubeconfig, 'create', 'namespace', 'project-system'], project);
