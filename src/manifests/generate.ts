@@ -401,6 +401,12 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
   const helmChart = chartSync ? await import('./helm.js') : undefined;
   const chart = chartSync && helmChart ? { sync: chartSync, tool: helmChart.CHART_TOOL, files: helmChart.chartFilesFor, crdPath: helmChart.chartCrdPathOf, candidates: helmChart.chartCrdCandidates } : undefined;
   const { DEFAULT_GENERATORS, streamGenerators } = await import('./generators.js');
+  // A file kept as it is (incremental run): the chart templates that follow it are still made from it, so a chart edited by hand is brought back.
+  const acceptChartOf = (path: string) => {
+    if (!chart || planner.has(chart.crdPath(chart.sync, path) ?? '')) return;
+    const text = host.read(path)?.toString('utf8');
+    if (text !== undefined) for (const f of chart.files(chart.sync, { path, content: text })) if (!planner.has(f.path)) planner.accept(f.path, f.text, chart.tool);
+  };
   const planner = new OutputPlanner(host, { tool: MANIFESTS_TOOL, mode: !writes ? 'none' : host instanceof DiskHost ? 'stage' : 'memory' });
   const crdSources = new Map<string, string[]>();
   const crdWarnings = new Map<string, Diagnostic[]>();
@@ -413,7 +419,10 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
     const key = selection && inc && g.inputKey ? sha256(g.inputKey(input)) : undefined;
     const same = key !== undefined ? inc!.keptGenerator(g.name, key) : undefined;
     if (same) {
-      for (const f of same.files) planner.keep(f);
+      for (const f of same.files) {
+        planner.keep(f);
+        acceptChartOf(f);
+      }
       for (const w of same.warnings) reporter.report(w);
       generatorEntries.set(g.name, same);
     } else generators.push(key === undefined ? g : recorded(g, key, generatorEntries));
@@ -421,8 +430,7 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
   try {
     for (const path of kept) {
       planner.keep(path);
-      const chartCrd = chart && chart.crdPath(chart.sync, path);
-      if (chartCrd) planner.keep(chartCrd);
+      acceptChartOf(path);
       for (const w of inc!.previousCrdWarnings(path)) reporter.report(w);
     }
     let failed = false;
@@ -439,7 +447,7 @@ async function planDiskRun(options: ManifestsOptions, analyzer: Analyzer): Promi
         failed = hasErrors(reporter.diagnostics());
       }
       if (!failed) planner.accept(file.path, file.content);
-      if (!failed && chart) for (const f of chart.files(chart.sync, { path: file.path, content: file.content })) planner.accept(f.path, f.text, chart.tool);
+      if (!failed && chart) for (const f of chart.files(chart.sync, { path: file.path, content: file.content })) if (!planner.has(f.path)) planner.accept(f.path, f.text, chart.tool);
     });
     // A changed Kind writing the path of a CRD that was kept: start again cold (KF4502, or a renamed Kind).
     if (collision) {

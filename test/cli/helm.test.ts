@@ -246,6 +246,21 @@ describe('edit --plugins helm/v2-alpha on testdata/project', { timeout: 15 * 60_
     assert.ok(role.rules.some((x: Obj) => x.resources.includes('configmaps')));
     r = await kubeforge(project, 'manifests', '--check', '--no-cache');
     assert.equal(r.code, 0, r.out + r.err);
+
+    // With the cache: a run with nothing changed is a hit; a hand edit of a chart template misses it,
+    // and the incremental run (the CRD and role kept as they are) still brings the chart back.
+    r = await kubeforge(project, 'manifests');
+    assert.match(r.out, /up to date/);
+    const roleText = readFileSync(roleTemplate, 'utf8');
+    const crdText = readFileSync(crdTemplate, 'utf8');
+    writeFileSync(roleTemplate, roleText.replace('configmaps', 'secrets'));
+    writeFileSync(crdTemplate, crdText.replace('shortNames:\n      - cj', 'shortNames:\n      - cjx'));
+    r = await kubeforge(project, 'manifests', '--check');
+    assert.notEqual(r.code, 0);
+    r = await kubeforge(project, 'manifests');
+    assert.equal(r.code, 0, r.err);
+    assert.equal(readFileSync(roleTemplate, 'utf8'), roleText);
+    assert.equal(readFileSync(crdTemplate, 'utf8'), crdText);
   });
 
   it('alpha generate replays the plugin: the new project has the same chart, PROJECT entry and make helm-* targets', { timeout: 300_000 }, async () => {
