@@ -176,13 +176,24 @@ describe("e2e: Kubebuilder's project-v4 command sequences run through kubeforge"
     const helmBin = await helm();
     ok(sh(join(project, 'node_modules/.bin/kubeforge'), ['edit', '--plugins=helm.kubebuilder.io/v2-alpha'], project), 'kubeforge edit --plugins=helm.kubebuilder.io/v2-alpha');
     assert.match(readFileSync(join(project, 'PROJECT'), 'utf8'), /^plugins:\n(?: {2}\S.*\n(?: {4}.*\n)*)*? {2}helm\.kubebuilder\.io\/v2-alpha:\n {4}output: dist\n/m);
-    assert.match(ok(sh(helmBin, ['lint', 'dist/chart'], project), 'helm lint'), /0 chart\(s\) failed/);
+    assert.match(ok(sh('make', ['helm-lint', `HELM=${helmBin}`], project), 'make helm-lint'), /0 chart\(s\) failed/);
     const rendered = docs(ok(sh(helmBin, ['template', 'project-v4-with-plugins', 'dist/chart', '--namespace', 'project-v4-with-plugins-system'], project), 'helm template'));
     const { objects: want, applied } = asChartRendersIt(docs(ok(sh('kubectl', ['kustomize', 'config/default'], project), 'kubectl kustomize')), 'project-v4-with-plugins');
     assert.deepEqual([...applied].sort(), Object.keys(DIFFERENCES).sort());
     assert.deepEqual(rendered.map(key).sort(), want.map(key).sort());
     for (const o of want) assert.deepEqual(rendered.find((r) => key(r) === key(o)), o, key(o));
     assert.match(ok(sh(join(project, 'node_modules/.bin/kubeforge'), ['manifests', '--check'], project), 'kubeforge manifests --check'), /up to date/);
+    // The API server takes the render (server-side apply, dry run), as it takes the installer above.
+    const server = await apiServerFor('project-v4-with-plugins-chart');
+    try {
+      ok(sh('kubectl', ['--kubeconfig', server.kubeconfig, 'create', 'namespace', 'project-v4-with-plugins-system'], project), 'kubectl create namespace');
+      const file = join(work, 'project-v4-with-plugins-chart.yaml');
+      writeFileSync(file, ok(sh(helmBin, ['template', 'project-v4-with-plugins', 'dist/chart', '--namespace', 'project-v4-with-plugins-system'], project), 'helm template'));
+      const applied = ok(sh('kubectl', ['--kubeconfig', server.kubeconfig, 'apply', '--server-side', '--dry-run=server', '-f', file], project), 'kubectl apply --server-side --dry-run=server (the chart)');
+      assert.equal(applied.trim().split('\n').length, rendered.length, applied);
+    } finally {
+      await server.stop();
+    }
   });
 
   it("the plugin generate.sh adds after make all that kubeforge does not have is refused with a located message, the project unchanged", () => {
