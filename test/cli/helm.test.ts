@@ -367,4 +367,21 @@ describe('edit --plugins helm/v2-alpha on testdata/project', { timeout: 15 * 60_
     assert.equal(existsSync(join(dir, 'dist/chart/templates/rbac/gone.yaml')), false);
     assert.equal(existsSync(join(dir, 'dist/chart/templates/rbac/mine.yaml')), true);
   });
+
+  it('init takes --plugins helm/v2-alpha as Kubebuilder\'s init does (no chart yet) and says how to make the chart', async () => {
+    const dir = join(root, 'init');
+    mkdirSync(dir);
+    const r = await kubeforge(dir, 'init', '--domain', 'example.com', '--plugins', 'helm/v2-alpha', '--skip-install', '--kubeforge-source', 'link');
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, /warning: helm\/v2-alpha makes its chart from config\/default: run `kubeforge edit --plugins helm\/v2-alpha`/);
+    assert.equal(existsSync(join(dir, 'dist')), false);
+    // The edit then makes it (a project without APIs: RBAC, manager and metrics only).
+    const e = await kubeforge(dir, 'edit', '--plugins', 'helm/v2-alpha');
+    assert.equal(e.code, 0, e.err);
+    assert.match(ok(helmBin, ['lint', 'dist/chart'], dir), /0 chart\(s\) failed/);
+    const rendered = docs(ok(helmBin, ['template', 'init', 'dist/chart', '--namespace', 'init-system'], dir));
+    const { objects: want } = asChartRendersIt(docs(ok('kubectl', ['kustomize', 'config/default'], dir)), 'init');
+    assert.deepEqual(rendered.map(key).sort(), want.map(key).sort());
+    for (const o of want) assert.deepEqual(rendered.find((x) => key(x) === key(o)), o, key(o));
+  });
 });
