@@ -32,7 +32,7 @@ import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { DiskHost } from '../scaffold/host.js';
 import type { IncrementalRecord } from './incremental.js';
-import { existingManagedFiles } from './writer.js';
+import { existingManagedFiles, managedLocations } from './writer.js';
 
 const CACHE_FORMAT = 5;
 
@@ -354,8 +354,14 @@ export function checkCache(projectDir: string, tsconfigPath: string, parts: Cach
     const abs = absolutePath(projectDir, p);
     if ((hashed?.get(abs) ?? hashFile(abs)) !== hash) return { hit: false, reason: `input changed: ${p}` };
   }
-  const managed = existingManagedFiles(new DiskHost(projectDir));
-  const recorded = Object.keys(record.outputs).sort();
+  const host = new DiskHost(projectDir);
+  const managed = existingManagedFiles(host);
+  // Outputs outside config/'s managed locations (a Helm chart's templates kept in step) are
+  // checked below as written, not counted among the managed files found there.
+  const locations = new Set(managedLocations(host));
+  const recorded = Object.keys(record.outputs)
+    .filter((p) => locations.has(p))
+    .sort();
   if (managed.length !== recorded.length || managed.some((m, i) => m !== recorded[i])) return { hit: false, reason: 'managed files added or removed' };
   for (const [p, stamp] of Object.entries(record.outputs)) {
     // Outputs are large (a CRD embedding a pod template is ~600 kB): size and mtime as written

@@ -29,7 +29,7 @@ import { type GeneratorEntry, type IncrementalRecord, IncrementalPlanner, type S
 import type { MarkerUse } from './markeruse.js';
 import { EMBEDDED_OBJECT_META_FLAG, recordedK8sVersion, recordManifestsOptions } from './script.js';
 import { type K8sVersion, parseK8sVersion } from './k8s-version.js';
-import { type Change, CRD_DIR, formatPlan, MANIFESTS_TOOL, managedLocations, planManifests } from './writer.js';
+import { type Change, CRD_DIR, formatPlan, MANIFESTS_TOOL, managedLocations, type OutputFile, planManifests } from './writer.js';
 import type { CompatBase } from './compat.js';
 
 export type { AnalyzeOptions };
@@ -178,6 +178,38 @@ async function managerNamespaceOf(projectText: Buffer | undefined, projectDir: s
   return config.namespaced ? managerNamespace(config) : undefined;
 }
 
+/**
+ * With the helm plugin recorded in PROJECT, the chart's CRD and manager-role templates follow the
+ * files this run generates (see syncChart in ./helm.ts): planned in the same tree, so `--check`
+ * reports a chart out of step and one commit writes both.
+ */
+async function planChartSync(tree: Tree, projectText: Buffer, projectDir: string, outputs: readonly OutputFile[]): Promise<void> {
+  const sync = await chartSyncFor(projectText, projectDir, (p) => tree.read(p)?.toString('utf8'));
+  if (!sync) return;
+  const { CHART_TOOL, chartCrdCandidates, chartFilesFor } = await import('./helm.js');
+  const { withManagedHeader, hasManagedHeader } = await import('../scaffold/spec.js');
+  const produced = new Set<string>();
+  for (const o of outputs) {
+    for (const f of chartFilesFor(sync, { path: o.path, content: String(o.content ?? '') })) {
+      produced.add(f.path);
+      if (tree.read(f.path) !== undefined && !hasManagedHeader(tree.host, f.path, CHART_TOOL)) continue;
+      const text = Buffer.from(withManagedHeader(f.path, f.text, CHART_TOOL));
+      if (!tree.read(f.path)?.equals(text)) tree.write(f.path, text);
+    }
+  }
+  for (const p of chartCrdCandidates(sync, (d) => tree.host.list(d))) {
+    if (!produced.has(p) && hasManagedHeader(tree.host, p, CHART_TOOL)) tree.delete(p);
+  }
+}
+
+/** The chart `manifests` keeps in step (helm plugin recorded and its Chart.yaml there), else undefined. */
+async function chartSyncFor(projectText: Buffer, projectDir: string, read: (path: string) => string | undefined): Promise<import('./helm.js').ChartSync | undefined> {
+  const { parseProject } = await import('../project/config.js');
+  const config = parseProject(projectText.toString('utf8'), join(projectDir, PROJECT_FILE));
+  const { chartSyncOf } = await import('./helm.js');
+  return chartSyncOf(config, read);
+}
+
 /** The pipeline's plan, nothing written yet: see {@link planManifestsRun}. */
 export interface ManifestsPlan {
   /** The tree the manifests were planned into (the caller's, or one of its own over the host). */
@@ -247,6 +279,7 @@ export async function planManifestsRun(options: ManifestsOptions, analyzer: Anal
   const partial = paths !== undefined;
   const outputs = partial ? files.filter((o) => o.path.startsWith(`${CRD_DIR}/`)) : files;
   const planned = new Set(given ? tree.changes().map((c) => c.path) : []);
+  if (!partial && projectText !== undefined) await planChartSync(tree, projectText, projectDir, outputs);
   const changes = (await planManifests(tree, outputs, { removeStale: !partial })).filter((c) => !planned.has(c.path));
   if (!options.check && !options.dryRun) refuseBlindDeletion(changes, projectDir, tsconfigPath, partial);
   const recordCache =
@@ -388,7 +421,17 @@ async function planDiskRun(given: ManifestsOptions, analyzer: Analyzer): Promise
   // Each output is planned (and, for a run that writes on disk, staged) as soon as it is made,
   // so the outputs are never all in memory; nothing reaches the project before the commit.
   const writes = !options.check && !options.dryRun;
+  // With the helm plugin recorded, the chart's CRD and manager-role templates are planned with the files they follow.
+  const chartSync = !partial && projectText !== undefined ? await chartSyncFor(projectText, projectDir, (p) => host.read(p)?.toString('utf8')) : undefined;
+  const helmChart = chartSync ? await import('./helm.js') : undefined;
+  const chart = chartSync && helmChart ? { sync: chartSync, tool: helmChart.CHART_TOOL, files: helmChart.chartFilesFor, crdPath: helmChart.chartCrdPathOf, candidates: helmChart.chartCrdCandidates } : undefined;
   const { DEFAULT_GENERATORS, streamGenerators } = await import('./generators.js');
+  // A file kept as it is (incremental run): the chart templates that follow it are still made from it, so a chart edited by hand is brought back.
+  const acceptChartOf = (path: string) => {
+    if (!chart || planner.has(chart.crdPath(chart.sync, path) ?? '')) return;
+    const text = host.read(path)?.toString('utf8');
+    if (text !== undefined) for (const f of chart.files(chart.sync, { path, content: text })) if (!planner.has(f.path)) planner.accept(f.path, f.text, chart.tool);
+  };
   const planner = new OutputPlanner(host, { tool: MANIFESTS_TOOL, mode: !writes ? 'none' : host instanceof DiskHost ? 'stage' : 'memory' });
   const crdSources = new Map<string, string[]>();
   const crdWarnings = new Map<string, Diagnostic[]>();
@@ -401,7 +444,10 @@ async function planDiskRun(given: ManifestsOptions, analyzer: Analyzer): Promise
     const key = selection && inc && g.inputKey ? sha256(g.inputKey(input)) : undefined;
     const same = key !== undefined ? inc!.keptGenerator(g.name, key) : undefined;
     if (same) {
-      for (const f of same.files) planner.keep(f);
+      for (const f of same.files) {
+        planner.keep(f);
+        acceptChartOf(f);
+      }
       for (const w of same.warnings) reporter.report(w);
       generatorEntries.set(g.name, same);
     } else generators.push(key === undefined ? g : recorded(g, key, generatorEntries));
@@ -409,6 +455,7 @@ async function planDiskRun(given: ManifestsOptions, analyzer: Analyzer): Promise
   try {
     for (const path of kept) {
       planner.keep(path);
+      acceptChartOf(path);
       for (const w of inc!.previousCrdWarnings(path)) reporter.report(w);
     }
     let failed = false;
@@ -425,6 +472,7 @@ async function planDiskRun(given: ManifestsOptions, analyzer: Analyzer): Promise
         failed = hasErrors(reporter.diagnostics());
       }
       if (!failed) planner.accept(file.path, file.content);
+      if (!failed && chart) for (const f of chart.files(chart.sync, { path: file.path, content: file.content })) if (!planner.has(f.path)) planner.accept(f.path, f.text, chart.tool);
     });
     // A changed Kind writing the path of a CRD that was kept: start again cold (KF4502, or a renamed Kind).
     if (collision) {
@@ -437,6 +485,7 @@ async function planDiskRun(given: ManifestsOptions, analyzer: Analyzer): Promise
     const foreign = planner.foreignFiles();
     if (foreign.length) throw new DiagnosticError(foreign);
     if (!partial) planner.removeStale(managedLocations(host));
+    if (chart) planner.removeStale(chart.candidates(chart.sync, (d) => host.list(d)), chart.tool);
     const changes = planner.plan();
     // Said for this run's deletions only: not recorded with the warnings a no-change run repeats.
     const reported = [...warnings, ...crdsOfUnrootedKinds(changes, analysis.classes ?? [], projectDir)];

@@ -16,13 +16,14 @@
 import { join } from 'node:path';
 import { DiagnosticError, error, type Diagnostic } from '../diagnostics/index.js';
 import { managerNamespace, PROJECT_FILE, serializeProject, type ProjectConfig } from '../project/index.js';
-import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, type Host, merge3, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
+import { applySpecs, type Change, deleteStaleManaged, DiskHost, type FileSpec, formatPlan, type Host, merge3, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { readProject, renderRoleFiles } from './api.js';
 import type { ScaffoldEnvironment } from './environment.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles, resolvePlugins, withPlugin } from './grafana.js';
 import { BOILERPLATE_FILE, checkLicenseAndOwner, initFilePaths, ownerOfBoilerplate, planInit, renderLicenseHeader } from './init.js';
 import { defaultManifestsStep, lockRoot, type ManifestsStep, type PlannedManifests, planScaffoldManifests, previewScaffoldManifests, reportScaffoldManifests, type ScaffoldManifests, warnReplaced } from './transaction.js';
+import { chartDir, chartFiles, chartSources, DEFAULT_HELM_OUTPUT, HELM_PLUGIN, helmConfigOf, helmMakefileData } from '../manifests/helm.js';
 import { isValidYaml, mergeYamlDocument } from './yaml-merge.js';
 
 export interface EditOptions {
@@ -34,6 +35,12 @@ export interface EditOptions {
   license?: string;
   owner?: string;
   plugins?: string[];
+  /** helm/v2-alpha: the kustomize output to make the chart from (default: `kubectl kustomize config/default`). */
+  manifests?: string;
+  /** helm/v2-alpha: the chart goes to `<outputDir>/chart` (default dist, or what PROJECT recorded). */
+  outputDir?: string;
+  /** helm/v2-alpha: add the make helm-* targets even when PROJECT records the plugin already (alpha generate's replay). */
+  helmMakefile?: boolean;
   dryRun?: boolean;
   force?: boolean;
 }
@@ -68,7 +75,7 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
   if (options.multigroup === undefined && options.namespaced === undefined && options.license === undefined && options.owner === undefined && plugins.length === 0 && !options.plugins?.length) {
     problems.push(
       error('KF1072', '`kubeforge edit` needs something to change', {
-        hint: 'pass --multigroup[=false], --namespaced[=false], --license apache2|none, --owner "<name>" or --plugins grafana',
+        hint: 'pass --multigroup[=false], --namespaced[=false], --license apache2|none, --owner "<name>", --plugins grafana or --plugins helm/v2-alpha',
       }),
     );
   }
@@ -109,7 +116,9 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
   }
 
   const specs: FileSpec[] = [];
+  const staleCharts: { candidates: string[]; produced: string[] }[] = [];
   const kubeforgeDir = env.kubeforgeDir ?? packageRoot();
+  const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));
   const boilerplate = host.read(BOILERPLATE_FILE)?.toString('utf8');
   const license = options.license ?? (boilerplate === undefined ? 'none' : 'apache2');
   if (options.license !== undefined || options.owner !== undefined) {
@@ -128,7 +137,31 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
     specs.push(...grafanaFiles(next.projectName, config));
     next.extra = withPlugin(next, GRAFANA_PLUGIN);
   }
-  const replaced = [...replacedByScope, ...(await applySpecs(tree, specs, undefined, { force: options.force, tool: 'kubeforge' }))].sort();
+  if (plugins.includes(HELM_PLUGIN)) {
+    const recorded = helmConfigOf(next);
+    const output = options.outputDir ?? recorded?.output ?? DEFAULT_HELM_OUTPUT;
+    const sources = chartSources(env.cwd, options.manifests);
+    // As Kubebuilder's plugin: the templates made from config/ are rewritten; the other files, once
+    // written, are the user's and kept as they are (rewritten by --force), and Chart.yaml, which
+    // carries the chart's version, is never rewritten.
+    const chartYaml = `${chartDir({ output })}/Chart.yaml`;
+    specs.push(...chartFiles({ config: next, ...sources, output }).filter((s) => s.policy === 'managed' || host.read(s.path) === undefined || (options.force && s.path !== chartYaml)));
+    // Templates of resources config/ no longer has: removed (only the ones carrying kubeforge's header).
+    const templates = `${chartDir({ output })}/templates`;
+    const candidates = host.list(templates).flatMap((area) => (host.kind(`${templates}/${area}`) === 'directory' ? host.list(`${templates}/${area}`).map((f) => `${templates}/${area}/${f}`) : []));
+    staleCharts.push({ candidates, produced: specs.map((s) => s.path) });
+    next.extra = withPlugin(next, HELM_PLUGIN, { ...(recorded ?? {}), ...(options.manifests !== undefined ? { manifests: options.manifests } : {}), output });
+    if (recorded === undefined || options.helmMakefile) {
+      const makefile = host.read('Makefile')?.toString('utf8');
+      if (makefile !== undefined && !/^##@ Helm\b/m.test(makefile)) {
+        const targets = await renderer.render('helm/Makefile.hbs', helmMakefileData(next.projectName, managerNamespace(next), chartDir({ output })));
+        tree.write('Makefile', `${makefile.replace(/\n*$/, '\n')}\n${targets}`);
+        notes.push('the Makefile has helm-lint, helm-deploy, helm-uninstall, helm-status, helm-history and helm-rollback targets');
+      }
+    }
+  }
+  const replaced = [...replacedByScope, ...(await applySpecs(tree, specs, renderer, { force: options.force, tool: 'kubeforge' }))].sort();
+  for (const s of staleCharts) deleteStaleManaged(tree, s.candidates, s.produced, 'kubeforge');
   tree.write(PROJECT_FILE, serializeProject(next));
   return { tree, replaced, notes, scopeSwitched };
 }

@@ -17,6 +17,7 @@ import { DiskHost, InterruptedError } from '../scaffold/index.js';
 import { controllerNamesOf, externalTypeSource, readProject, runCreateApi } from './api.js';
 import type { ScaffoldEnvironment } from './environment.js';
 import { DEPLOY_IMAGE_PLUGIN, deployImageResources, flagsOf } from './deployimage.js';
+import { HELM_PLUGIN, helmConfigOf } from '../manifests/helm.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, pluginsOf } from './grafana.js';
 import { BOILERPLATE_FILE, type InitEnvironment, npmInstall, ownerOfBoilerplate, runInit } from './init.js';
 import { runCreateWebhook } from './webhook.js';
@@ -117,6 +118,14 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
     await (io.install ?? npmInstall)(output, { ...io, cwd: output, host: undefined });
     const { runManifests } = await import('../manifests/generate.js');
     await runManifests({ projectDir: output, ...result.manifests }, undefined);
+  }
+  // The helm plugin's chart is made from the new project's config/default, which needs its CRDs (the manifests step).
+  const helm = helmConfigOf(config);
+  if (helm && options.skipInstall) {
+    io.err('Skipped the Helm chart (--skip-install): run `kubeforge edit --plugins helm/v2-alpha` in the new project after `npm run manifests`.\n');
+  } else if (helm) {
+    const { runEdit } = await import('./edit.js');
+    await runEdit({ plugins: [HELM_PLUGIN], outputDir: helm.output, helmMakefile: true }, { ...io, cwd: output, host: undefined, out: () => {}, manifests: false });
   }
   return { copied: result.copied, differ: result.differ };
 }

@@ -257,6 +257,9 @@ const PLUGIN_ALIASES: Record<string, string> = {
   grafana: GRAFANA_PLUGIN,
   'grafana/v1-alpha': GRAFANA_PLUGIN,
   [GRAFANA_PLUGIN]: GRAFANA_PLUGIN,
+  helm: 'helm.kubebuilder.io/v2-alpha',
+  'helm/v2-alpha': 'helm.kubebuilder.io/v2-alpha',
+  'helm.kubebuilder.io/v2-alpha': 'helm.kubebuilder.io/v2-alpha',
 };
 
 /** Resolves `--plugins a,b` to plugin ids; an unknown one is KF1070. The layout plugin (kubeforge's own) is accepted and ignored. */
@@ -269,7 +272,7 @@ export function resolvePlugins(values: readonly string[] | undefined, layout: st
     if (id) out.add(id);
     else if (/^deploy-image(\/v1-alpha|\.go\.kubebuilder\.io\/v1-alpha)?$/.test(v)) {
       problems.push(error('KF1070', `plugin "${v}" is a plugin of create api: it scaffolds one Kind and its controller`, { hint: `run kubeforge create api --group <group> --version <version> --kind <Kind> --plugins ${v} --image <image>` }));
-    } else problems.push(error('KF1070', `unknown plugin "${v}"`, { hint: `kubeforge offers: grafana (${GRAFANA_PLUGIN}); the layout plugin ${layout} is always on; create api takes deploy-image/v1-alpha` }));
+    } else problems.push(error('KF1070', `unknown plugin "${v}"`, { hint: `kubeforge offers: grafana (${GRAFANA_PLUGIN}), helm/v2-alpha (edit only); the layout plugin ${layout} is always on; create api takes deploy-image/v1-alpha` }));
   }
   if (problems.length) throw new DiagnosticError(problems);
   return [...out].sort();
@@ -282,6 +285,6 @@ export function pluginsOf(config: Pick<ProjectConfig, 'extra'>): Record<string, 
 }
 
 /** PROJECT's extra keys with `id` recorded among the plugins (an empty config), the others kept. */
-export function withPlugin(config: Pick<ProjectConfig, 'extra'>, id: string): Record<string, unknown> {
-  return { ...(config.extra ?? {}), plugins: { ...pluginsOf(config), [id]: {} } };
+export function withPlugin(config: Pick<ProjectConfig, 'extra'>, id: string, value: Record<string, unknown> = {}): Record<string, unknown> {
+  return { ...(config.extra ?? {}), plugins: { ...pluginsOf(config), [id]: value } };
 }

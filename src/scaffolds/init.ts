@@ -20,6 +20,7 @@ import {
 } from '../project/index.js';
 import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, hasManagedHeader, insertAtMarkers, InterruptedError, LOCK_FILE, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot, packageVersion } from '../util/package-root.js';
+import { HELM_PLUGIN } from '../manifests/helm.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles, resolvePlugins, withPlugin } from './grafana.js';
 import { isKubeforgeTarball, resolveKubeforgeSource, TARBALL_DIR } from './kubeforge-source.js';
 import { BOILERPLATE_FILE } from './paths.js';
@@ -292,6 +293,8 @@ export async function planInit(
   const warnings = await keepApisInConfig(tree, config);
   warnings.push(...(await keepControllersWired(tree, config, renderer)));
   warnings.push(...(await keepImageVariables(tree, config)));
+  // Kubebuilder's init takes the helm plugin and makes no chart; the chart is made from config/ by edit.
+  if (plugins.includes(HELM_PLUGIN)) warnings.push('helm/v2-alpha makes its chart from config/default: run `kubeforge edit --plugins helm/v2-alpha` once the project has its APIs (after create api); init made no chart');
   // Managed: kubeforge tarballs other than the one depended on now are stale.
   for (const name of host.list(TARBALL_DIR)) {
     const path = `${TARBALL_DIR}/${name}`;

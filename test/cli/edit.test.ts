@@ -140,9 +140,9 @@ describe('kubeforge edit', () => {
     const none = await kubeforge(dir, 'edit');
     assert.equal(none.code, 1);
     assert.match(none.err, /KF1072/);
-    const unknown = await kubeforge(dir, 'edit', '--plugins', 'helm');
+    const unknown = await kubeforge(dir, 'edit', '--plugins', 'autoupdate');
     assert.equal(unknown.code, 1);
-    assert.match(unknown.err, /KF1070 +unknown plugin "helm"/);
+    assert.match(unknown.err, /KF1070 +unknown plugin "autoupdate"/);
     assert.match(unknown.err, /grafana/);
     assert.deepEqual(snapshot(dir), before);
     const empty = join(root, 'empty');

@@ -12,9 +12,12 @@
  * - `--plugins go/v4` on init: the Go layout plugin (kubeforge's layout is its own);
  * - `create api --ssa` (Navigator, Prawn): Go's server-side apply configurations, which
  *   TypeScript does not generate; the Kinds are created without it;
- * - `edit --plugins helm.kubebuilder.io/v2-alpha` and `autoupdate.kubebuilder.io/v1-alpha`, which
- *   generate.sh runs after `make all`: not plugins kubeforge has (the issue lists grafana and
- *   deploy-image). Asking for them is refused with KF1070, checked below.
+ * - `edit --plugins autoupdate.kubebuilder.io/v1-alpha`, which generate.sh runs after `make all`:
+ *   not a plugin kubeforge has. Asking for it is refused with KF1070, checked below.
+ *
+ * `edit --plugins helm.kubebuilder.io/v2-alpha`, which generate.sh runs on project-v4-with-plugins
+ * after `make all` and `make build-installer`, runs as there: helm (built from Go modules) lints
+ * the chart and renders it as config/default builds it (test/helpers/chart.ts lists the differences).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +25,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TestEnvironment } from '../../src/testing/index.js';
+import { asChartRendersIt, DIFFERENCES, docs, key } from '../helpers/chart.js';
+import { helm } from '../oracle/tools.js';
 import { assertAllPassed, MINUTES, ok, packKubeforge, repo, sh } from './helpers.js';
 import { CERT_MANAGER, PROJECT_V4_COMMANDS } from './sequences.js';
 
@@ -179,10 +184,35 @@ describe("e2e: Kubebuilder's project-v4 command sequences run through kubeforge"
     });
   }
 
-  it("the plugins generate.sh adds after make all that kubeforge does not have are refused with a located message, the project unchanged", () => {
+  it('project-v4-with-plugins: edit --plugins=helm.kubebuilder.io/v2-alpha as generate.sh runs it; helm lints the chart and renders config/default', { timeout: 10 * MINUTES }, async () => {
+    const project = join(work, 'project-v4-with-plugins');
+    const helmBin = await helm();
+    ok(sh(join(project, 'node_modules/.bin/kubeforge'), ['edit', '--plugins=helm.kubebuilder.io/v2-alpha'], project), 'kubeforge edit --plugins=helm.kubebuilder.io/v2-alpha');
+    assert.match(readFileSync(join(project, 'PROJECT'), 'utf8'), /^plugins:\n(?: {2}\S.*\n(?: {4}.*\n)*)*? {2}helm\.kubebuilder\.io\/v2-alpha:\n {4}output: dist\n/m);
+    assert.match(ok(sh('make', ['helm-lint', `HELM=${helmBin}`], project), 'make helm-lint'), /0 chart\(s\) failed/);
+    const rendered = docs(ok(sh(helmBin, ['template', 'project-v4-with-plugins', 'dist/chart', '--namespace', 'project-v4-with-plugins-system'], project), 'helm template'));
+    const { objects: want, applied } = asChartRendersIt(docs(ok(sh('kubectl', ['kustomize', 'config/default'], project), 'kubectl kustomize')), 'project-v4-with-plugins');
+    assert.deepEqual([...applied].sort(), Object.keys(DIFFERENCES).sort());
+    assert.deepEqual(rendered.map(key).sort(), want.map(key).sort());
+    for (const o of want) assert.deepEqual(rendered.find((r) => key(r) === key(o)), o, key(o));
+    assert.match(ok(sh(join(project, 'node_modules/.bin/kubeforge'), ['manifests', '--check'], project), 'kubeforge manifests --check'), /up to date/);
+    // The API server takes the render (server-side apply, dry run), as it takes the installer above.
+    const server = await apiServerFor('project-v4-with-plugins-chart');
+    try {
+      ok(sh('kubectl', ['--kubeconfig', server.kubeconfig, 'create', 'namespace', 'project-v4-with-plugins-system'], project), 'kubectl create namespace');
+      const file = join(work, 'project-v4-with-plugins-chart.yaml');
+      writeFileSync(file, ok(sh(helmBin, ['template', 'project-v4-with-plugins', 'dist/chart', '--namespace', 'project-v4-with-plugins-system'], project), 'helm template'));
+      const applied = ok(sh('kubectl', ['--kubeconfig', server.kubeconfig, 'apply', '--server-side', '--dry-run=server', '-f', file], project), 'kubectl apply --server-side --dry-run=server (the chart)');
+      assert.equal(applied.trim().split('\n').length, rendered.length, applied);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("the plugin generate.sh adds after make all that kubeforge does not have is refused with a located message, the project unchanged", () => {
     const project = join(work, 'project-v4-with-plugins');
     const before = readFileSync(join(project, 'PROJECT'), 'utf8');
-    for (const plugin of ['helm.kubebuilder.io/v2-alpha', 'autoupdate.kubebuilder.io/v1-alpha']) {
+    for (const plugin of ['autoupdate.kubebuilder.io/v1-alpha']) {
       const r = sh(join(project, 'node_modules/.bin/kubeforge'), ['edit', `--plugins=${plugin}`], project);
       assert.equal(r.status, 1, r.stdout + r.stderr);
       assert.match(r.stderr, /KF1070/);

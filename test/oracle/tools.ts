@@ -47,6 +47,26 @@ export function controllerGen(): Promise<string> {
   return goInstall('sigs.k8s.io/controller-tools/cmd/controller-gen', CONTROLLER_GEN_VERSION, 'controller-gen');
 }
 
+/** The Helm release the chart tests render and lint with (helm.sh/helm/v3 builds from Go modules with CGO off). */
+export const HELM_VERSION = 'v3.22.0';
+
+/** helm, built once per machine. */
+export function helm(): Promise<string> {
+  return goInstall('helm.sh/helm/v3/cmd/helm', HELM_VERSION, 'helm');
+}
+
+/**
+ * The folder of a Go module at a version in the module cache (downloaded through the Go module
+ * proxy once per machine): test fixtures from a project's own release, such as cert-manager's CRDs.
+ */
+export async function goModuleDir(path: string, version: string): Promise<string> {
+  const go = await findGo();
+  if (!go) throw new Error(`${path}@${version} is read from the Go module cache: Go 1.21+ is needed (go on PATH or /usr/local/go/bin/go)`);
+  const r = spawnSync(go, ['mod', 'download', '-json', `${path}@${version}`], { encoding: 'utf8', timeout: 10 * 60_000, cwd: tmpdir() });
+  if (r.status !== 0) throw new Error(`go mod download ${path}@${version} failed (exit ${r.status ?? r.signal}):\n${(r.stdout ?? '').slice(-1000)}${(r.stderr ?? '').slice(-1000)}`);
+  return (JSON.parse(r.stdout) as { Dir: string }).Dir;
+}
+
 /**
  * Runs a tool in a folder; throws with its output unless it exits 0. controller-gen loads
  * packages through the go command it finds on PATH, so the Go that findGo chose goes first

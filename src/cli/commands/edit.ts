@@ -9,7 +9,9 @@ export function registerEdit(program: Command, ctx: CliContext): void {
     .description("change a project after init: its layout, the manager's scope, license header or plugins (PROJECT records them)")
     .addOption(new Option('--license <license>', 'license header of the files scaffolded from now on (hack/boilerplate.ts.txt)').choices(['apache2', 'none']))
     .option('--owner <owner>', 'copyright owner in the license header')
-    .option('--plugins <plugins...>', 'plugins to add (comma or space separated): grafana (grafana.kubebuilder.io/v1-alpha); run again to regenerate their files')
+    .option('--plugins <plugins...>', 'plugins to add (comma or space separated): grafana (grafana.kubebuilder.io/v1-alpha), helm/v2-alpha (helm.kubebuilder.io/v2-alpha); run again to regenerate their files')
+    .option('--manifests <file>', 'helm/v2-alpha: make the chart from this kustomize output (e.g. dist/install.yaml) instead of `kubectl kustomize config/default`')
+    .option('--output-dir <dir>', 'helm/v2-alpha: write the chart to <dir>/chart (default dist, or the folder PROJECT recorded)')
     .option('--dry-run', 'print the plan (CREATE/UPDATE/DELETE lines) and write nothing', false)
     .option('--force', 'replace scaffolded files that differ: a plugin\'s, or (--namespaced) files whose changes collide with the scope switch', false);
   boolOption(edit, 'multigroup', 'lay new APIs out by group (src/api/<group>/<version>); --multigroup=false switches back');
@@ -30,7 +32,8 @@ Examples:
   $ kubeforge edit --namespaced               # watch and manage only the manager's own namespace
   $ kubeforge edit --namespaced=false         # back to every namespace
   $ kubeforge edit --license apache2 --owner "Example Corp"
-  $ kubeforge edit --plugins grafana          # grafana/ dashboards; again after editing grafana/custom-metrics/config.yaml`,
+  $ kubeforge edit --plugins grafana          # grafana/ dashboards; again after editing grafana/custom-metrics/config.yaml
+  $ kubeforge edit --plugins helm/v2-alpha     # dist/chart from config/default (kubectl kustomize); again after changing config/`,
     )
     .action(async (opts: Record<string, unknown>) => {
       const { runEdit } = await import('../../scaffolds/edit.js');
@@ -42,6 +45,8 @@ Examples:
           license: opts.license as string | undefined,
           owner: opts.owner as string | undefined,
           plugins: opts.plugins as string[] | undefined,
+          manifests: opts.manifests as string | undefined,
+          outputDir: opts.outputDir as string | undefined,
           dryRun: Boolean(opts.dryRun),
           force: Boolean(opts.force),
         },

@@ -13,7 +13,7 @@ export function registerInit(program: Command, ctx: CliContext): void {
     .option('--package-name <name>', 'npm package name of the project (default: the project name)')
     .option('--multigroup', 'lay APIs out by group (src/api/<group>/<version>)', false)
     .option('--namespaced', 'a namespace-scoped manager: it watches only its own namespace (WATCH_NAMESPACE), with a Role and RoleBinding instead of cluster-wide RBAC', false)
-    .option('--plugins <plugins...>', 'plugins to add (comma or space separated): grafana (grafana.kubebuilder.io/v1-alpha dashboards)')
+    .option('--plugins <plugins...>', 'plugins to add (comma or space separated): grafana (grafana.kubebuilder.io/v1-alpha dashboards); helm/v2-alpha is accepted and its chart made later by edit')
     .option('--skip-install', 'do not run npm install afterwards', false)
     .option('--dry-run', 'print the plan (CREATE/UPDATE lines) and write nothing', false)
     .option('--force', 'scaffold into a non-empty folder; replace files that differ', false)
