@@ -553,7 +553,8 @@ class Checker {
     }
     // several overloads matched a dyn argument: the result is dyn unless they agree
     let result = matches[0].result;
-    for (const m of matches.slice(1)) if (typeName(m.result) !== typeName(result)) result = T.dyn;
+    // (cel-go keeps a type variable there: in a literal it takes its neighbours' type)
+    for (const m of matches.slice(1)) if (typeName(m.result) !== typeName(result)) result = FREE;
     if (name === '_+_' && result.kind === 'string' && ats.every((a) => a.kind === 'string')) return { kind: 'string', max: sum(ats.map((a) => (a.kind === 'string' ? a.max : undefined))) };
     if (name === '_+_' && result.kind === 'list' && ats.every((a) => a.kind === 'list')) return { ...result, max: sum(ats.map((a) => (a.kind === 'list' ? a.max : undefined))) };
     if (result.kind === 'string' && tt && tt.kind === 'string' && result.max === undefined) return { kind: 'string', max: tt.max };
@@ -655,6 +656,7 @@ function sameKind(a: CelT, b: CelT): boolean {
   if (a.kind === 'object' && b.kind === 'object') return a === b;
   if (a.kind === 'list' && b.kind === 'list') return sameKind(a.elem, b.elem);
   if (a.kind === 'map' && b.kind === 'map') return sameKind(a.key, b.key) && sameKind(a.value, b.value);
+  if (a.kind === 'opaque' && b.kind === 'opaque' && a.name === b.name) return !a.params || !b.params || (a.params.length === b.params.length && a.params.every((p, i) => sameKind(p, b.params![i])));
   return typeName(a) === typeName(b) || (a.kind === b.kind && a.kind !== 'object' && a.kind !== 'opaque' && a.kind !== 'list' && a.kind !== 'map');
 }
 

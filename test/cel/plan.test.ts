@@ -118,7 +118,8 @@ describe("cel-go's homogeneous literals and format validator (checker)", () => {
   });
 
   it("lets an empty literal take its neighbours' type (cel-go's type variables)", () => {
-    for (const ok of ['[[], [1]].size() == 2', '[{}, {"a": 1}].size() == 2', '[[1], []].size() == 2', '[?optional.of(42), ?optional.none()].size() == 1']) assert.deepEqual(issues(ok), [], ok);
+    for (const ok of ['[[], [1]].size() == 2', '[{}, {"a": 1}].size() == 2', '[[1], []].size() == 2', '[?optional.of(42), ?optional.none()].size() == 1', '[optional.none(), optional.of(1)].size() == 2', '[[].sum(), 1].size() == 2']) assert.deepEqual(issues(ok), [], ok);
+    assert.deepEqual(issues('[optional.of("a"), optional.of(1)].size() == 2'), ["<input>:1:31: expected type 'optional_type(string)' but found 'optional_type(int)'"]);
   });
 
   it('exempts every literal under a call of format (string_ext.textproto format)', () => {
