@@ -18,7 +18,7 @@
  * attributes.go, common/types conversions) with Go's own parsers of durations
  * (time.ParseDuration), RFC 3339 times (time.Parse), numbers (strconv) and RE2 patterns.
  */
-import { checkRE2 } from '../manifests/crdcheck/re2.js';
+import { checkRE2 } from './re2.js';
 import type { CelIssue, Expr } from './check.js';
 
 /** A constant as cel-go's planner holds it; only what the folds below need. */
@@ -231,10 +231,7 @@ function goParseFloat(text: string): number | null | undefined {
 
 /** Go's regexp.Compile error for `pattern` (`error parsing regexp: <code>: `<arg>``), or undefined when RE2 takes it. */
 export function goRegexpError(pattern: string): string | undefined {
-  // Go 1.22 and later read (?<name>...) as (?P<name>...), as the API server's build does; Go
-  // takes a capture name twice (checkRE2 refuses it, for patterns read by people): each gets its own
-  let n = 0;
-  const text = pattern.replace(/\(\?<(?![=!])/g, '(?P<').replace(/\(\?P<\w+>/g, () => `(?P<g${n++}>`);
+  const text = pattern;
   const p = checkRE2(text);
   if (!p) return undefined;
   const codes = [

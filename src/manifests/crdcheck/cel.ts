@@ -9,7 +9,7 @@ import { addSat, compileRule, costFactorText, lineCol, multiplyCapped, STATIC_ES
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { CODES } from './codes.js';
 import { hasRules } from './rules.js';
-import { checkRE2 } from './re2.js';
+import { checkRE2 } from '../../cel/re2.js';
 import { schemaPath } from './schema.js';
 
 export interface RuleViolation {

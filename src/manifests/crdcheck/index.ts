@@ -20,7 +20,7 @@ import { hasRules } from './rules.js';
 import { checkSchema, schemaPath, type SchemaViolation } from './schema.js';
 
 export { CODES, CODE_HELP } from './codes.js';
-export { checkRE2 } from './re2.js';
+export { checkRE2 } from '../../cel/re2.js';
 export { validateValue } from './value.js';
 
 type Obj = Record<string, unknown>;

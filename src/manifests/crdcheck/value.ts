@@ -6,7 +6,7 @@
  */
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { deepEqual } from '../../schema/apply.js';
-import { checkRE2 } from './re2.js';
+import { checkRE2 } from '../../cel/re2.js';
 
 export interface ValueProblem {
   /** `.a.b[0]` inside the value ('' for the value itself). */

@@ -62,7 +62,6 @@ export function checkRE2(pattern: string): RE2Problem | undefined {
 
 class Parser {
   private i = 0;
-  private readonly names = new Set<string>();
   constructor(private readonly s: string) {}
 
   parse(): void {
@@ -156,10 +155,9 @@ class Parser {
       if (named || rest.startsWith('P<') || rest.startsWith('<')) {
         if (!named) throw new Fail(start, 'invalid named capture: missing >');
         const name = named[2];
-        if (named[1] === '<') throw new Fail(start, `named group (?<${name}> needs Go 1.22; write (?P<${name}>...) so that every API server reads it`);
+        // (?<name>...) is (?P<name>...) since Go 1.22, which builds every API server kubeforge targets (1.35+).
         if (!/^\w+$/.test(name)) throw new Fail(start, `invalid named capture (?P<${name}>: names are letters, digits and _`);
-        if (this.names.has(name)) throw new Fail(start, `duplicate capture group name ${name}`);
-        this.names.add(name);
+        // Go takes a name used twice ((?P<x>a)(?P<x>b)): SubexpIndex answers the leftmost.
         this.i += 1 + named[0].length;
       } else {
         // flags: (?flags) or (?flags:re), flags from imsU with at most one '-'
