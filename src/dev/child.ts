@@ -1,0 +1,92 @@
+/**
+ * The manager `kubeforge dev` runs: the project's compiled entry (node <out>/src/main.js) as a child
+ * process with the dev kubeconfig, webhook certificate and port. Its JSON log lines are handed to
+ * `onLine` parsed; `whenRunning` resolves at its "manager started" line (the caches synced, the
+ * webhook server serving), and rejects when it exits before that.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface ManagerLine {
+  /** The parsed JSON object, or undefined for a line that is not JSON (console.log, a stack). */
+  json?: Record<string, any>;
+  text: string;
+  stream: 'stdout' | 'stderr';
+}
+
+export interface ManagerChildOptions {
+  entry: string;
+  cwd: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  onLine: (line: ManagerLine) => void;
+}
+
+export class ManagerChild {
+  readonly process: ChildProcess;
+  readonly whenRunning: Promise<void>;
+  readonly whenExited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private exited = false;
+  /** The last lines it wrote (for the message when it dies before running). */
+  readonly tail: string[] = [];
+
+  constructor(readonly options: ManagerChildOptions) {
+    const child = spawn(process.execPath, ['--enable-source-maps', options.entry, ...options.args], {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.process = child;
+    let running: () => void;
+    let failed: (e: Error) => void;
+    this.whenRunning = new Promise<void>((res, rej) => {
+      running = res;
+      failed = rej;
+    });
+    // Handled by whoever awaits it; never an unhandled rejection when nobody does.
+    this.whenRunning.catch(() => {});
+    this.whenExited = new Promise((res) => {
+      child.on('exit', (code, signal) => {
+        this.exited = true;
+        failed(new Error(`the manager exited (${signal ?? `code ${code}`}) before it was running${this.tail.length ? `; its last lines:\n${this.tail.join('\n')}` : ''}`));
+        res({ code, signal });
+      });
+    });
+    child.on('error', (e) => failed(e));
+    for (const [name, stream] of [['stdout', child.stdout!], ['stderr', child.stderr!]] as const) {
+      createInterface({ input: stream }).on('line', (text) => {
+        let json: Record<string, any> | undefined;
+        if (text.startsWith('{')) {
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+        }
+        this.tail.push(text);
+        if (this.tail.length > 20) this.tail.shift();
+        if (json && (json.msg ?? json.message) === 'manager started') running();
+        options.onLine({ json, text, stream: name });
+      });
+    }
+  }
+
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
+  get running(): boolean {
+    return !this.exited;
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. */
+  async stop(graceMs = 5_000): Promise<void> {
+    if (this.exited) return;
+    this.process.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      if (!this.exited) this.process.kill('SIGKILL');
+    }, graceMs);
+    await this.whenExited;
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,464 @@
+/**
+ * `kubeforge dev`: the inner loop. One session:
+ *   1. a target cluster: a local control plane (kubeforge/testing's etcd + kube-apiserver, its data
+ *      under .kubeforge/dev, a kubeconfig written there) or the cluster of a kubeconfig/context;
+ *   2. a local CA and serving certificate (.kubeforge/dev/certs) for the manager's webhook server;
+ *   3. `manifests`, then the CRDs, ClusterRole and webhook configurations applied server-side
+ *      (webhooks and conversion pointed at https://<webhook-host>:<port> with the CA as caBundle);
+ *   4. the project compiled by its own tsc (incremental, into .kubeforge/dev/build, nothing emitted
+ *      on a type error), and the manager started as a child process on it;
+ *   5. src/ watched: each save runs the incremental manifests and tsc side by side, applies what
+ *      changed and restarts the manager; an error is printed located and the old manager keeps
+ *      running;
+ *   6. on stop (SIGINT/SIGTERM): the manager stopped, what the session created on a remote cluster
+ *      removed (unless --keep), the local plane stopped, the kubeconfig and plane data removed.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join, relative, resolve, sep } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { DiagnosticError, error, formatDiagnostics, type Diagnostic } from '../diagnostics/index.js';
+import { generateCACert, generateSignedCert } from '../runtime/manager/selfsigned.js';
+import { RestClient } from '../runtime/client/rest.js';
+import type { TestEnvironment } from '../testing/environment.js';
+import { freePorts } from '../testing/process.js';
+import { ManagerChild, type ManagerLine } from './child.js';
+import { crdFiles, DevInstaller } from './cluster.js';
+
+export interface DevOptions {
+  projectDir: string;
+  /** A kubeconfig file: use its cluster instead of starting a local control plane. */
+  kubeconfig?: string;
+  /** A context of the kubeconfig (default its current-context); implies the remote mode. */
+  context?: string;
+  /** Host the API server calls the webhooks at (default 127.0.0.1). */
+  webhookHost?: string;
+  /** Port of the manager's webhook server (default a free one). */
+  webhookPort?: number;
+  /** Leave the objects installed on a remote cluster at exit. */
+  keep?: boolean;
+  /** Milliseconds of quiet after a change before the rebuild (default 50). */
+  debounceMs?: number;
+  color?: boolean;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** What one save did, for the log and for bench/dev.ts. */
+export interface RebuildResult {
+  ok: boolean;
+  files: string[];
+  /** ms from the first change seen to the new manager running (ok only). */
+  saveToRunningMs?: number;
+  manifestsMs?: number;
+  compileMs?: number;
+  restartMs?: number;
+  crdsApplied: string[];
+}
+
+export const DEV_DIR = '.kubeforge/dev';
+
+/** The flags of package.json's `manifests` script that change what manifests writes. */
+export function recordedManifestsFlags(projectDir: string): { maxDescLen?: number; embeddedObjectMeta?: boolean; k8sVersion?: string } {
+  let script = '';
+  try {
+    script = (JSON.parse(readFileSync(join(projectDir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts?.manifests ?? '';
+  } catch {
+    return {};
+  }
+  const max = /--max-desc-len[= ](\d+)/.exec(script);
+  const k8s = /--k8s-version[= ](\S+)/.exec(script);
+  return {
+    maxDescLen: max ? Number(max[1]) : undefined,
+    embeddedObjectMeta: /--generate-embedded-object-meta\b/.test(script) || undefined,
+    k8sVersion: k8s?.[1],
+  };
+}
+
+function clock(): string {
+  return new Date().toISOString().slice(11, 23);
+}
+
+const ms = (n: number) => (n < 1000 ? `${Math.round(n)} ms` : `${(n / 1000).toFixed(2)} s`);
+
+export class DevSession {
+  readonly projectDir: string;
+  readonly devDir: string;
+  private env?: TestEnvironment;
+  private kc?: KubeConfig;
+  private kubeconfigFile?: string;
+  private installer?: DevInstaller;
+  private child?: ManagerChild;
+  private watcher?: FSWatcher;
+  private pending = new Set<string>();
+  private firstChangeAt = 0;
+  private timer?: NodeJS.Timeout;
+  private busy?: Promise<void>;
+  private events?: { destroy: () => void };
+  private stopped = false;
+  private certDir = '';
+  private webhookPort = 0;
+  /** Called after every rebuild (bench and tests). */
+  onRebuild?: (r: RebuildResult) => void;
+  /** Called with every manager log line (bench and tests). */
+  onManagerLine?: (l: ManagerLine) => void;
+
+  constructor(readonly options: DevOptions) {
+    this.projectDir = resolve(options.projectDir);
+    this.devDir = join(this.projectDir, DEV_DIR);
+  }
+
+  private log(tag: string, text: string): void {
+    this.options.out(`${clock()} ${tag.padEnd(8)} ${text}\n`);
+  }
+
+  get remote(): boolean {
+    return this.options.kubeconfig !== undefined || this.options.context !== undefined;
+  }
+
+  get kubeconfigPath(): string | undefined {
+    return this.kubeconfigFile;
+  }
+
+  get managerPid(): number | undefined {
+    return this.child?.running ? this.child.pid : undefined;
+  }
+
+  get controlPlanePids(): { etcd?: number; apiserver?: number } {
+    return this.env?.pids ?? {};
+  }
+
+  /** Checks the project, fails with a located KF14xx diagnostic before anything is started. */
+  private checkProject(): { tsc: string } {
+    const p = this.projectDir;
+    if (!existsSync(join(p, 'PROJECT')) || !existsSync(join(p, 'tsconfig.json'))) {
+      throw new DiagnosticError(error('KF1400', `${p} is not a kubeforge project (no PROJECT or tsconfig.json)`, { hint: 'run kubeforge dev in the folder kubeforge init made, or pass --project <dir>' }));
+    }
+    if (!existsSync(join(p, 'src/main.ts'))) {
+      throw new DiagnosticError(error('KF1400', 'the project has no src/main.ts: kubeforge dev runs the manager it defines', { file: join(p, 'src'), hint: 'kubeforge init scaffolds src/main.ts; restore it' }));
+    }
+    const tsc = join(p, 'node_modules/.bin/tsc');
+    if (!existsSync(tsc)) {
+      throw new DiagnosticError(error('KF1401', "the project's TypeScript compiler (node_modules/.bin/tsc) is missing: its dependencies are not installed", { file: join(p, 'package.json'), hint: 'run npm install (or make install-deps) in the project first' }));
+    }
+    return { tsc };
+  }
+
+  async start(): Promise<void> {
+    const started = Date.now();
+    const { tsc } = this.checkProject();
+    mkdirSync(this.devDir, { recursive: true });
+    // Ignored by git whatever the project's .gitignore says.
+    writeFileSync(join(this.devDir, '.gitignore'), '# kubeforge dev: local control plane, certificates and build; safe to delete\n*\n');
+    this.tsc = tsc;
+    try {
+      await this.connect();
+      await this.issueCertificate();
+      this.log('dev', `webhooks: https://${this.options.webhookHost ?? '127.0.0.1'}:${this.webhookPort} (certificate in ${relative(this.projectDir, this.certDir)})`);
+      // First manifests and compile, side by side.
+      const [man, comp] = await Promise.all([this.manifests(), this.compile()]);
+      if (man.diagnostics) throw new DiagnosticError(man.diagnostics);
+      if (comp.output !== undefined) throw new DiagnosticError(error('KF1405', `the project does not compile:\n${comp.output.trimEnd()}`, { file: join(this.projectDir, 'tsconfig.json'), hint: 'fix the errors above, then run kubeforge dev again' }));
+      this.log('manifests', `${man.changed.length ? `${man.changed.length} file(s) updated` : 'up to date'} (${ms(man.ms)}); compiled in ${ms(comp.ms)}`);
+      const crds = await this.installer!.applyCRDs(this.projectDir, crdFiles(this.projectDir));
+      const roles = await this.installer!.applyRBAC(this.projectDir);
+      const hooks = await this.installer!.applyWebhooks(this.projectDir);
+      this.log('apply', `${crds.length} CRD(s), ${roles.length} ClusterRole(s), ${hooks.length} webhook configuration(s) (server-side, field manager kubeforge-dev)`);
+      await this.startChild();
+      this.watchEvents();
+      this.watchSources();
+      this.log('dev', `manager running (pid ${this.child!.pid}) ${ms(Date.now() - started)} after start; watching src/ (Ctrl-C stops)`);
+    } catch (e) {
+      await this.stop().catch(() => {});
+      throw e;
+    }
+  }
+
+  private tsc = '';
+
+  private async connect(): Promise<void> {
+    if (this.remote) {
+      const kc = new KubeConfig();
+      const file = this.options.kubeconfig ?? (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean)[0] ?? join(homedir(), '.kube', 'config');
+      if (!existsSync(file)) throw new DiagnosticError(error('KF1402', `kubeconfig ${file} does not exist`, { hint: 'pass --kubeconfig <file>, or leave out --kubeconfig/--context to start a local control plane' }));
+      try {
+        kc.loadFromFile(file);
+      } catch (e) {
+        throw new DiagnosticError(error('KF1402', `kubeconfig ${file} cannot be read: ${(e as Error).message}`, { file, hint: 'pass a valid kubeconfig with --kubeconfig' }));
+      }
+      if (this.options.context !== undefined) {
+        if (!kc.getContexts().some((c) => c.name === this.options.context)) {
+          throw new DiagnosticError(error('KF1402', `kubeconfig ${file} has no context "${this.options.context}" (it has: ${kc.getContexts().map((c) => c.name).join(', ') || 'none'})`, { file, hint: 'pick one of its contexts with --context' }));
+        }
+        kc.setCurrentContext(this.options.context);
+      }
+      const rest = new RestClient(kc);
+      try {
+        await rest.request('GET', '/version', { timeoutMs: 10_000 });
+      } catch (e) {
+        throw new DiagnosticError(error('KF1403', `the cluster of ${file} (context ${kc.getCurrentContext()}) cannot be reached: ${(e as Error).message}`, { file, hint: 'check the cluster is up and the kubeconfig current (kubectl get --raw /version)' }));
+      } finally {
+        rest.close();
+      }
+      this.kc = kc;
+      // The manager gets a kubeconfig of its own with the chosen context current.
+      this.kubeconfigFile = join(this.devDir, 'kubeconfig');
+      writeFileSync(this.kubeconfigFile, kc.exportConfig(), { mode: 0o600 });
+      this.log('cluster', `${kc.getCurrentCluster()?.server} (context ${kc.getCurrentContext()} of ${file})`);
+      return;
+    }
+    const { TestEnvironment } = await import('../testing/environment.js');
+    // The plane's folders (etcd data, certificates, logs) go under .kubeforge/dev/plane: TestEnvironment makes them in the temp folder.
+    const planeRoot = join(this.devDir, 'plane');
+    mkdirSync(planeRoot, { recursive: true });
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = planeRoot;
+    this.log('cluster', 'starting etcd + kube-apiserver (KUBEBUILDER_ASSETS) ...');
+    const t = Date.now();
+    try {
+      this.env = new TestEnvironment({ celEnforcement: false, joinSharedControlPlane: false, useExistingCluster: false });
+      this.kc = await this.env.start();
+    } catch (e) {
+      throw new DiagnosticError(error('KF1404', `the local control plane did not start: ${(e as Error).message}`, { hint: 'run kubeforge setup-envtest and export KUBEBUILDER_ASSETS as it says, or pass --kubeconfig to use a cluster' }));
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    this.kubeconfigFile = join(this.devDir, 'kubeconfig');
+    writeFileSync(this.kubeconfigFile, readFileSync(this.env.kubeconfigPath), { mode: 0o600 });
+    this.log('cluster', `${this.env.serverURL} up in ${ms(Date.now() - t)} (etcd pid ${this.env.pids.etcd}, kube-apiserver pid ${this.env.pids.apiserver})`);
+    this.log('cluster', `kubectl: export KUBECONFIG=${this.kubeconfigFile}`);
+  }
+
+  private async issueCertificate(): Promise<void> {
+    const host = this.options.webhookHost ?? '127.0.0.1';
+    this.webhookPort = this.options.webhookPort ?? (await freePorts(1))[0];
+    this.certDir = join(this.devDir, 'certs');
+    mkdirSync(this.certDir, { recursive: true });
+    const ca = generateCACert({ commonName: 'kubeforge-dev-ca' });
+    const leaf = generateSignedCert(ca, { hosts: [...new Set([host, '127.0.0.1', 'localhost'])], commonName: host });
+    writeFileSync(join(this.certDir, 'ca.crt'), ca.cert);
+    writeFileSync(join(this.certDir, 'tls.crt'), leaf.cert);
+    writeFileSync(join(this.certDir, 'tls.key'), leaf.key, { mode: 0o600 });
+    this.installer = new DevInstaller(this.kc!, { host, port: this.webhookPort, caPem: ca.cert });
+  }
+
+  /** The incremental manifests run; diagnostics instead of a throw on an error. */
+  private async manifests(): Promise<{ changed: string[]; ms: number; diagnostics?: readonly Diagnostic[]; warnings: Diagnostic[] }> {
+    const t = Date.now();
+    const { runManifests } = await import('../manifests/generate.js');
+    try {
+      const run = await runManifests({ projectDir: this.projectDir, ...recordedManifestsFlags(this.projectDir) });
+      return { changed: run.changes.map((c) => c.path), ms: Date.now() - t, warnings: run.warnings };
+    } catch (e) {
+      if (e instanceof DiagnosticError) return { changed: [], ms: Date.now() - t, diagnostics: e.diagnostics, warnings: [] };
+      throw e;
+    }
+  }
+
+  /** The project's tsc, incremental, into .kubeforge/dev/build; `output` is its report when it failed. */
+  private compile(): Promise<{ ms: number; output?: string }> {
+    const t = Date.now();
+    const out = join(this.devDir, 'build');
+    return new Promise((res, rej) => {
+      const p = spawn(this.tsc, ['-p', 'tsconfig.json', '--outDir', out, '--incremental', '--tsBuildInfoFile', join(out, 'tsconfig.tsbuildinfo'), '--noEmitOnError', '--pretty', 'false'], {
+        cwd: this.projectDir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let text = '';
+      p.stdout!.on('data', (c) => (text += c));
+      p.stderr!.on('data', (c) => (text += c));
+      p.on('error', rej);
+      p.on('exit', (code) => res({ ms: Date.now() - t, output: code === 0 ? undefined : text || `tsc exited with ${code}` }));
+    });
+  }
+
+  private async startChild(): Promise<ManagerChild> {
+    const entry = join(this.devDir, 'build/src/main.js');
+    const child = new ManagerChild({
+      entry,
+      cwd: this.projectDir,
+      args: [`--kubeconfig=${this.kubeconfigFile}`, `--webhook-cert-path=${this.certDir}`, `--webhook-port=${this.webhookPort}`, '--health-probe-bind-address=0', '--metrics-bind-address=0'],
+      env: { KUBEFORGE_DEV: '1' },
+      onLine: (l) => this.managerLine(l),
+    });
+    this.child = child;
+    const died = child.whenExited.then(() => {
+      if (this.child === child && !this.stopped) this.log('manager', 'exited; fix the code and save: the next build starts it again');
+    });
+    void died;
+    await child.whenRunning;
+    return child;
+  }
+
+  private managerLine(l: ManagerLine): void {
+    this.onManagerLine?.(l);
+    if (!l.json) {
+      this.log('manager', l.text);
+      return;
+    }
+    const { msg, message, level, ts, time, caller, pid, hostname, v, ...rest } = l.json;
+    void ts, time, caller, pid, hostname, v;
+    const lvl = typeof level === 'string' ? level : typeof level === 'number' ? (level >= 50 ? 'error' : level >= 40 ? 'warn' : level >= 30 ? 'info' : 'debug') : 'info';
+    const kv = Object.entries(rest)
+      .map(([k, val]) => `${k}=${typeof val === 'string' ? val : JSON.stringify(val)}`)
+      .join(' ');
+    this.log(lvl === 'info' ? 'manager' : `manager:${lvl}`, `${msg ?? message ?? ''}${kv ? `  ${kv}` : ''}`);
+  }
+
+  /** Events of every namespace, as they come (the live log's "event" lines). */
+  private watchEvents(): void {
+    const rest = new RestClient(this.kc!);
+    let req: { destroy: () => void } | undefined;
+    let closed = false;
+    this.events = {
+      destroy: () => {
+        closed = true;
+        req?.destroy();
+        rest.close();
+      },
+    };
+    void (async () => {
+      try {
+        const list = await rest.get('/api/v1/events?limit=1');
+        const { res, req: r } = await rest.stream(`/api/v1/events?watch=true&allowWatchBookmarks=false&resourceVersion=${list.metadata.resourceVersion}`);
+        req = r;
+        if (closed) return r.destroy();
+        createInterfaceLines(res, (line) => {
+          try {
+            const ev = JSON.parse(line) as { type: string; object: Record<string, any> };
+            if (ev.type !== 'ADDED' && ev.type !== 'MODIFIED') return;
+            const o = ev.object;
+            const inv = o.involvedObject ?? {};
+            this.log('event', `${o.type} ${o.reason} ${String(inv.kind ?? '').toLowerCase()}/${inv.namespace ? `${inv.namespace}/` : ''}${inv.name}: ${o.message ?? ''}`);
+          } catch {
+            /* a partial line: skip */
+          }
+        });
+      } catch {
+        /* no event log: the loop works without it */
+      }
+    })();
+  }
+
+  private watchSources(): void {
+    const src = join(this.projectDir, 'src');
+    this.watcher = watch(src, { recursive: true }, (_type, name) => {
+      if (!name || this.stopped) return;
+      const file = String(name);
+      if (!/\.(ts|mts|cts|json)$/.test(file)) return;
+      if (this.pending.size === 0) this.firstChangeAt = Date.now();
+      this.pending.add(`src/${file.split(sep).join('/')}`);
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.kick(), this.options.debounceMs ?? 50);
+    });
+  }
+
+  /** Runs a rebuild for what is pending; a save during a rebuild is picked up after it. */
+  private kick(): void {
+    if (this.busy || this.stopped) return;
+    const files = [...this.pending].sort();
+    const at = this.firstChangeAt;
+    this.pending.clear();
+    this.busy = this.rebuild(files, at)
+      .catch((e) => this.log('error', (e as Error).message))
+      .finally(() => {
+        this.busy = undefined;
+        if (this.pending.size && !this.stopped) this.kick();
+      });
+  }
+
+  private async rebuild(files: string[], at: number): Promise<void> {
+    this.log('change', files.join(', '));
+    const result: RebuildResult = { ok: false, files, crdsApplied: [] };
+    try {
+      const [man, comp] = await Promise.all([this.manifests(), this.compile()]);
+      result.manifestsMs = man.ms;
+      result.compileMs = comp.ms;
+      if (man.warnings.length) this.options.err(formatDiagnostics(man.warnings, { color: this.options.color, cwd: this.projectDir }));
+      if (man.diagnostics) {
+        this.options.err(formatDiagnostics(man.diagnostics, { color: this.options.color, cwd: this.projectDir }));
+        this.log('error', `manifests failed: the running manager (pid ${this.managerPid ?? '-'}) is the previous build; save a fix`);
+        return;
+      }
+      if (man.changed.length) this.log('manifests', `${man.changed.join(', ')} (${ms(man.ms)})`);
+      // The CRDs, role and webhooks that changed go to the cluster even when the code does not
+      // compile: they are what the markers say now.
+      const changedCRDs = man.changed.filter((p) => p.startsWith('config/crd/bases/') && existsSync(join(this.projectDir, p)));
+      if (changedCRDs.length) {
+        result.crdsApplied = await this.installer!.applyCRDs(this.projectDir, changedCRDs);
+        this.log('apply', `CRD ${result.crdsApplied.join(', ')}`);
+      }
+      if (man.changed.includes('config/rbac/role.yaml')) this.log('apply', `ClusterRole ${(await this.installer!.applyRBAC(this.projectDir)).join(', ')}`);
+      if (man.changed.includes('config/webhook/manifests.yaml')) this.log('apply', `${(await this.installer!.applyWebhooks(this.projectDir)).join(', ') || 'no webhook configurations'}`);
+      if (comp.output !== undefined) {
+        this.options.err(formatDiagnostics([error('KF1405', `the project does not compile (${ms(comp.ms)}):\n${comp.output.trimEnd()}`, { file: join(this.projectDir, files[0] ?? 'tsconfig.json'), hint: 'fix the errors and save' })], { color: this.options.color, cwd: this.projectDir }));
+        this.log('error', `compile failed: the running manager (pid ${this.managerPid ?? '-'}) is the previous build; save a fix`);
+        return;
+      }
+      this.log('compile', `ok (${ms(comp.ms)})`);
+      const t = Date.now();
+      const old = this.child;
+      await old?.stop();
+      try {
+        await this.startChild();
+      } catch (e) {
+        this.options.err(formatDiagnostics([error('KF1406', `the new manager did not start: ${(e as Error).message}`, { file: join(this.projectDir, 'src/main.ts'), hint: 'fix the code and save; kubeforge dev starts it again' })], { color: this.options.color, cwd: this.projectDir }));
+        return;
+      }
+      result.restartMs = Date.now() - t;
+      result.saveToRunningMs = Date.now() - at;
+      result.ok = true;
+      this.log('ready', `manager pid ${this.child!.pid} runs the new code: save -> running in ${ms(result.saveToRunningMs)} (manifests ${ms(man.ms)} | compile ${ms(comp.ms)} | restart ${ms(result.restartMs)})`);
+    } finally {
+      this.onRebuild?.(result);
+    }
+  }
+
+  /** Stops everything the session started; idempotent. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.watcher?.close();
+    await this.busy?.catch(() => {});
+    this.events?.destroy();
+    if (this.child) {
+      await this.child.stop();
+      this.log('dev', 'manager stopped');
+    }
+    if (this.installer) {
+      if (this.remote && !this.options.keep) {
+        const gone = await this.installer.removeCreated().catch((e) => {
+          this.log('error', `removing what dev installed failed: ${(e as Error).message}`);
+          return [];
+        });
+        this.log('dev', gone.length ? `removed from the cluster: ${gone.map((o) => `${o.kind} ${o.name}`).join(', ')}` : 'nothing of ours to remove from the cluster');
+      } else if (this.remote) {
+        this.log('dev', `--keep: left on the cluster: ${this.installer.createdObjects.map((o) => `${o.kind} ${o.name}`).join(', ') || 'nothing'}`);
+      }
+      this.installer.close();
+    }
+    if (this.env) {
+      await this.env.stop();
+      this.log('dev', 'local control plane stopped');
+    }
+    rmSync(join(this.devDir, 'plane'), { recursive: true, force: true });
+    if (this.kubeconfigFile) rmSync(this.kubeconfigFile, { force: true });
+  }
+}
+
+function createInterfaceLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let buf = '';
+  stream.setEncoding?.('utf8');
+  stream.on('data', (c: string) => {
+    buf += c;
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      if (line.trim()) onLine(line);
+    }
+  });
+  stream.on('error', () => {});
+}
