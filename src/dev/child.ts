@@ -27,6 +27,8 @@ export class ManagerChild {
   readonly whenRunning: Promise<void>;
   readonly whenExited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private exited = false;
+  /** Set by stop(): an exit that follows was asked for. */
+  stopping = false;
   /** The last lines it wrote (for the message when it dies before running). */
   readonly tail: string[] = [];
 
@@ -35,8 +37,17 @@ export class ManagerChild {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: Ctrl-C in the terminal reaches kubeforge dev only, which stops the
+      // manager itself (one SIGTERM, not a SIGINT and then a SIGTERM it would take as "now").
+      detached: true,
     });
     this.process = child;
+    // Whatever way kubeforge dev ends, the manager does not outlive it.
+    const killAtExit = () => {
+      if (!this.exited) child.kill('SIGKILL');
+    };
+    process.on('exit', killAtExit);
+    child.on('exit', () => process.removeListener('exit', killAtExit));
     let running: () => void;
     let failed: (e: Error) => void;
     this.whenRunning = new Promise<void>((res, rej) => {
@@ -81,6 +92,7 @@ export class ManagerChild {
 
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. */
   async stop(graceMs = 5_000): Promise<void> {
+    this.stopping = true;
     if (this.exited) return;
     this.process.kill('SIGTERM');
     const timer = setTimeout(() => {

@@ -285,7 +285,7 @@ export class DevSession {
     });
     this.child = child;
     const died = child.whenExited.then(() => {
-      if (this.child === child && !this.stopped) this.log('manager', 'exited; fix the code and save: the next build starts it again');
+      if (!child.stopping && !this.stopped) this.log('manager', 'exited; fix the code and save: the next build starts it again');
     });
     void died;
     await child.whenRunning;
