@@ -1,11 +1,13 @@
 /**
- * The manager `kubeforge dev` runs: the project's compiled entry (node <out>/src/main.js) as a child
- * process with the dev kubeconfig, webhook certificate and port. Its JSON log lines are handed to
+ * The manager `kubeforge dev` runs: a child process started ahead (bootstrap.ts loads the
+ * project's dependencies), which runs the project's compiled entry (<out>/src/main.js) with the dev
+ * kubeconfig, webhook certificate and port when launch() is called. Its JSON log lines are handed to
  * `onLine` parsed; `whenRunning` resolves at its "manager started" line (the caches synced, the
  * webhook server serving), and rejects when it exits before that.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
 export interface ManagerLine {
   /** The parsed JSON object, or undefined for a line that is not JSON (console.log, a stack). */
@@ -15,9 +17,7 @@ export interface ManagerLine {
 }
 
 export interface ManagerChildOptions {
-  entry: string;
   cwd: string;
-  args: string[];
   env?: NodeJS.ProcessEnv;
   onLine: (line: ManagerLine) => void;
 }
@@ -33,10 +33,12 @@ export class ManagerChild {
   readonly tail: string[] = [];
 
   constructor(readonly options: ManagerChildOptions) {
-    const child = spawn(process.execPath, ['--enable-source-maps', options.entry, ...options.args], {
+    // bootstrap.js loads the dependencies now and runs the entry when launch() names it.
+    const bootstrap = fileURLToPath(new URL('./bootstrap.js', import.meta.url));
+    const child = spawn(process.execPath, ['--enable-source-maps', bootstrap], {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       // Its own process group: Ctrl-C in the terminal reaches kubeforge dev only, which stops the
       // manager itself (one SIGTERM, not a SIGINT and then a SIGTERM it would take as "now").
       detached: true,
@@ -81,6 +83,14 @@ export class ManagerChild {
       });
     }
   }
+
+  /** Runs the manager: `node <entry> <args...>` in this already started process. */
+  launch(entry: string, args: string[]): void {
+    this.launched = true;
+    this.process.send({ entry, args });
+  }
+
+  launched = false;
 
   get pid(): number | undefined {
     return this.process.pid;

@@ -13,7 +13,7 @@
  *   6. on stop (SIGINT/SIGTERM): the manager stopped, what the session created on a remote cluster
  *      removed (unless --keep), the local plane stopped, the kubeconfig and plane data removed.
  */
-import { spawn } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
 import { existsSync, mkdirSync, readFileSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join, relative, resolve, sep } from 'node:path';
@@ -24,6 +24,7 @@ import { RestClient } from '../runtime/client/rest.js';
 import type { TestEnvironment } from '../testing/environment.js';
 import { freePorts } from '../testing/process.js';
 import { ManagerChild, type ManagerLine } from './child.js';
+import type { CompileResult } from './compiler.js';
 import { crdFiles, DevInstaller } from './cluster.js';
 
 export interface DevOptions {
@@ -130,7 +131,7 @@ export class DevSession {
   }
 
   /** Checks the project, fails with a located KF14xx diagnostic before anything is started. */
-  private checkProject(): { tsc: string } {
+  private checkProject(): void {
     const p = this.projectDir;
     if (!existsSync(join(p, 'PROJECT')) || !existsSync(join(p, 'tsconfig.json'))) {
       throw new DiagnosticError(error('KF1400', `${p} is not a kubeforge project (no PROJECT or tsconfig.json)`, { hint: 'run kubeforge dev in the folder kubeforge init made, or pass --project <dir>' }));
@@ -138,20 +139,17 @@ export class DevSession {
     if (!existsSync(join(p, 'src/main.ts'))) {
       throw new DiagnosticError(error('KF1400', 'the project has no src/main.ts: kubeforge dev runs the manager it defines', { file: join(p, 'src'), hint: 'kubeforge init scaffolds src/main.ts; restore it' }));
     }
-    const tsc = join(p, 'node_modules/.bin/tsc');
-    if (!existsSync(tsc)) {
-      throw new DiagnosticError(error('KF1401', "the project's TypeScript compiler (node_modules/.bin/tsc) is missing: its dependencies are not installed", { file: join(p, 'package.json'), hint: 'run npm install (or make install-deps) in the project first' }));
+    if (!existsSync(join(p, 'node_modules/kubeforge/package.json'))) {
+      throw new DiagnosticError(error('KF1401', "the project's dependencies are not installed (no node_modules/kubeforge): the manager cannot run", { file: join(p, 'package.json'), hint: 'run npm install (or make install-deps) in the project first' }));
     }
-    return { tsc };
   }
 
   async start(): Promise<void> {
     const started = Date.now();
-    const { tsc } = this.checkProject();
+    this.checkProject();
     mkdirSync(this.devDir, { recursive: true });
     // Ignored by git whatever the project's .gitignore says.
     writeFileSync(join(this.devDir, '.gitignore'), '# kubeforge dev: local control plane, certificates and build; safe to delete\n*\n');
-    this.tsc = tsc;
     try {
       await this.connect();
       await this.issueCertificate();
@@ -174,8 +172,6 @@ export class DevSession {
       throw e;
     }
   }
-
-  private tsc = '';
 
   private async connect(): Promise<void> {
     if (this.remote) {
@@ -257,40 +253,52 @@ export class DevSession {
     }
   }
 
-  /** The project's tsc, incremental, into .kubeforge/dev/build; `output` is its report when it failed. */
+  /** The warm compiler (compile-worker.ts) into .kubeforge/dev/build; `output` is its located report when it failed. */
   private compile(): Promise<{ ms: number; output?: string }> {
-    const t = Date.now();
-    const out = join(this.devDir, 'build');
+    if (!this.worker) {
+      this.worker = new Worker(new URL('./compile-worker.js', import.meta.url), { workerData: { projectDir: this.projectDir, outDir: join(this.devDir, 'build') } });
+      this.worker.unref();
+    }
+    const worker = this.worker;
+    const id = ++this.compiles;
     return new Promise((res, rej) => {
-      const p = spawn(this.tsc, ['-p', 'tsconfig.json', '--outDir', out, '--incremental', '--tsBuildInfoFile', join(out, 'tsconfig.tsbuildinfo'), '--noEmitOnError', '--pretty', 'false'], {
-        cwd: this.projectDir,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let text = '';
-      p.stdout!.on('data', (c) => (text += c));
-      p.stderr!.on('data', (c) => (text += c));
-      p.on('error', rej);
-      p.on('exit', (code) => res({ ms: Date.now() - t, output: code === 0 ? undefined : text || `tsc exited with ${code}` }));
+      const onMessage = (m: { id: number; result: CompileResult }) => {
+        if (m.id !== id) return;
+        worker.off('message', onMessage);
+        worker.off('error', rej);
+        res({ ms: m.result.ms, output: m.result.ok ? undefined : m.result.text });
+      };
+      worker.on('message', onMessage);
+      worker.once('error', rej);
+      worker.postMessage({ id });
     });
+  }
+
+  private worker?: Worker;
+  private compiles = 0;
+
+  /** A manager process with the dependencies loaded, waiting for launch(). */
+  private spawnStandby(): ManagerChild {
+    const child = new ManagerChild({ cwd: this.projectDir, env: { KUBEFORGE_DEV: '1' }, onLine: (l) => this.managerLine(l) });
+    void child.whenExited.then(() => {
+      if (child.launched && !child.stopping && !this.stopped) this.log('manager', 'exited; fix the code and save: the next build starts it again');
+    });
+    return child;
   }
 
   private async startChild(): Promise<ManagerChild> {
     const entry = join(this.devDir, 'build/src/main.js');
-    const child = new ManagerChild({
-      entry,
-      cwd: this.projectDir,
-      args: [`--kubeconfig=${this.kubeconfigFile}`, `--webhook-cert-path=${this.certDir}`, `--webhook-port=${this.webhookPort}`, '--health-probe-bind-address=0', '--metrics-bind-address=0'],
-      env: { KUBEFORGE_DEV: '1' },
-      onLine: (l) => this.managerLine(l),
-    });
+    const child = this.standby?.running ? this.standby : this.spawnStandby();
+    this.standby = undefined;
     this.child = child;
-    const died = child.whenExited.then(() => {
-      if (!child.stopping && !this.stopped) this.log('manager', 'exited; fix the code and save: the next build starts it again');
-    });
-    void died;
+    child.launch(entry, [`--kubeconfig=${this.kubeconfigFile}`, `--webhook-cert-path=${this.certDir}`, `--webhook-port=${this.webhookPort}`, '--health-probe-bind-address=0', '--metrics-bind-address=0']);
     await child.whenRunning;
+    // The next one loads while this one runs.
+    if (!this.stopped) this.standby = this.spawnStandby();
     return child;
   }
+
+  private standby?: ManagerChild;
 
   private managerLine(l: ManagerLine): void {
     this.onManagerLine?.(l);
@@ -424,6 +432,7 @@ export class DevSession {
     this.watcher?.close();
     await this.busy?.catch(() => {});
     this.events?.destroy();
+    await this.standby?.stop();
     if (this.child) {
       await this.child.stop();
       this.log('dev', 'manager stopped');
@@ -440,6 +449,7 @@ export class DevSession {
       }
       this.installer.close();
     }
+    await this.worker?.terminate();
     if (this.env) {
       await this.env.stop();
       this.log('dev', 'local control plane stopped');

@@ -76,7 +76,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1112', 'Interrupted by SIGINT / SIGTERM; the message says what is on disk (nothing, or the whole command).'),
   c('KF1201', 'An insertion marker (`+kubebuilder:scaffold:*`) is missing from a file kubeforge edits.'),
   c('KF1400', '`dev`: the folder is not a kubeforge project (no PROJECT, tsconfig.json or src/main.ts).'),
-  c('KF1401', "`dev`: the project's dependencies are not installed (no node_modules/.bin/tsc)."),
+  c('KF1401', "`dev`: the project's dependencies are not installed (no node_modules/kubeforge)."),
   c('KF1402', '`dev`: the kubeconfig given with `--kubeconfig` / `--context` is missing, unreadable or has no such context.'),
   c('KF1403', '`dev`: the cluster of the kubeconfig cannot be reached.'),
   c('KF1404', '`dev`: the local control plane (etcd + kube-apiserver from KUBEBUILDER_ASSETS) did not start.'),

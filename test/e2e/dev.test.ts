@@ -169,7 +169,7 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
       api.request('POST', FRIGATES, { body: { apiVersion: `${GROUP}/v1`, kind: 'Frigate', metadata: { name: 'bare' }, spec: {} } }),
       (e: unknown) => e instanceof StatusError && /a frigate needs a foo \(edited validator\)/.test(e.message),
     );
-    await d.waitFor('out', /validation for Frigate upon creation +name=bare/, mark);
+    await d.waitFor('out', /validation for Frigate upon creation .*name=bare/, mark);
 
     // 4. A type error: located, and the old manager keeps reconciling.
     mark = d.out.length;
