@@ -39,7 +39,7 @@ export interface DevOptions {
   webhookPort?: number;
   /** Leave the objects installed on a remote cluster at exit. */
   keep?: boolean;
-  /** Milliseconds of quiet after a change before the rebuild (default 50). */
+  /** Milliseconds of quiet after a change before the rebuild (default 100). */
   debounceMs?: number;
   color?: boolean;
   out: (text: string) => void;
@@ -254,7 +254,7 @@ export class DevSession {
   }
 
   /** The warm compiler (compile-worker.ts) into .kubeforge/dev/build; `output` is its located report when it failed. */
-  private compile(): Promise<{ ms: number; output?: string }> {
+  private compile(): Promise<{ ms: number; output?: string; emitted: number }> {
     if (!this.worker) {
       this.worker = new Worker(new URL('./compile-worker.js', import.meta.url), { workerData: { projectDir: this.projectDir, outDir: join(this.devDir, 'build') } });
       this.worker.unref();
@@ -266,7 +266,7 @@ export class DevSession {
         if (m.id !== id) return;
         worker.off('message', onMessage);
         worker.off('error', rej);
-        res({ ms: m.result.ms, output: m.result.ok ? undefined : m.result.text });
+        res({ ms: m.result.ms, output: m.result.ok ? undefined : m.result.text, emitted: m.result.emitted });
       };
       worker.on('message', onMessage);
       worker.once('error', rej);
@@ -359,7 +359,7 @@ export class DevSession {
       if (this.pending.size === 0) this.firstChangeAt = Date.now();
       this.pending.add(`src/${file.split(sep).join('/')}`);
       clearTimeout(this.timer);
-      this.timer = setTimeout(() => this.kick(), this.options.debounceMs ?? 50);
+      this.timer = setTimeout(() => this.kick(), this.options.debounceMs ?? 100);
     });
   }
 
@@ -405,7 +405,12 @@ export class DevSession {
         this.log('error', `compile failed: the running manager (pid ${this.managerPid ?? '-'}) is the previous build; save a fix`);
         return;
       }
-      this.log('compile', `ok (${ms(comp.ms)})`);
+      if (comp.emitted === 0 && man.changed.length === 0) {
+        // A save that changed no output (the same bytes saved again, a second event for one save).
+        this.log('compile', `ok (${ms(comp.ms)}): no output changed, the manager (pid ${this.managerPid ?? '-'}) keeps running`);
+        return;
+      }
+      this.log('compile', `ok (${ms(comp.ms)}, ${comp.emitted} file(s) emitted)`);
       const t = Date.now();
       const old = this.child;
       await old?.stop();

@@ -50,6 +50,11 @@ class DevRun {
     this.proc.stderr!.on('data', (c) => (this.err += c));
     this.exited = new Promise((r) => this.proc.on('exit', (code) => r(code)));
   }
+  /** The rebuild of a save of `file`: its change line after `from`, then the ready line after that. */
+  async rebuilt(file: string, from: number): Promise<RegExpMatchArray> {
+    const change = await this.waitFor('out', new RegExp(`change +[^\\n]*${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`), from);
+    return this.waitFor('out', /ready +manager pid (\d+) runs the new code: save -> running in ([\d.]+ m?s)/, from + change.index!);
+  }
   async waitFor(stream: 'out' | 'err', re: RegExp, from: number, timeoutMs = 120_000): Promise<RegExpMatchArray> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -114,6 +119,16 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
   it('applies type, controller and validator edits while running; keeps the old manager on a type error; Ctrl-C leaves nothing behind', { timeout: 20 * MINUTES }, async () => {
     dev = new DevRun(project);
     const d = dev;
+    try {
+      await steps(d);
+    } catch (e) {
+      // The whole log of kubeforge dev explains a failure better than the assertion alone.
+      if (e instanceof Error) e.message += `\n--- kubeforge dev stdout ---\n${d.out}\n--- stderr ---\n${d.err}`;
+      throw e;
+    }
+  });
+
+  async function steps(d: DevRun): Promise<void> {
     const planeLine = await d.waitFor('out', /etcd pid (\d+), kube-apiserver pid (\d+)/, 0, 180_000);
     const [etcdPid, apiserverPid] = [Number(planeLine[1]), Number(planeLine[2])];
     const first = await d.waitFor('out', /manager running \(pid (\d+)\).*watching src\//, 0, 300_000);
@@ -137,7 +152,7 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
     let mark = d.out.length;
     edit('src/api/v1/frigate_types.ts', /import \{ /, 'import { Default, int32, ');
     edit('src/api/v1/frigate_types.ts', '  foo?: string;\n', '  foo?: string;\n\n  /** crew is how many sailors serve on board. */\n  @Default(12)\n  crew?: int32;\n');
-    let ready = await d.waitFor('out', /ready +manager pid (\d+) runs the new code: save -> running in ([\d.]+ m?s)/, mark);
+    let ready = await d.rebuilt('src/api/v1/frigate_types.ts', mark);
     managers.push(Number(ready[1]));
     const crd = await api.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD}`);
     const crew = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.crew;
@@ -148,7 +163,7 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
     // 2. The controller's event message changes: the next reconcile runs the new code.
     mark = d.out.length;
     edit('src/controller/frigate_controller.ts', "'generation %d reconciled', generation", "'generation %d reconciled by the edited controller', generation");
-    ready = await d.waitFor('out', /ready +manager pid (\d+) runs the new code/, mark);
+    ready = await d.rebuilt('src/controller/frigate_controller.ts', mark);
     managers.push(Number(ready[1]));
     await api.request('POST', FRIGATES, { body: { apiVersion: `${GROUP}/v1`, kind: 'Frigate', metadata: { name: 'two' }, spec: { foo: 'b' } } });
     const eventFor = (name: string) =>
@@ -163,7 +178,7 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
     mark = d.out.length;
     edit('src/webhook/v1/frigate_webhook.ts', /import \{ ([^}]*)\} from 'kubeforge\/runtime';/, "import { $1, FieldErrors, field } from 'kubeforge/runtime';");
     edit('src/webhook/v1/frigate_webhook.ts', "ctx.logger.info({ name: obj.metadata?.name }, 'validation for Frigate upon creation');", "ctx.logger.info({ name: obj.metadata?.name }, 'validation for Frigate upon creation');\n    if (!obj.spec?.foo) throw new FieldErrors([field.required('spec.foo', 'a frigate needs a foo (edited validator)')]);");
-    ready = await d.waitFor('out', /ready +manager pid (\d+) runs the new code/, mark);
+    ready = await d.rebuilt('src/webhook/v1/frigate_webhook.ts', mark);
     managers.push(Number(ready[1]));
     await assert.rejects(
       api.request('POST', FRIGATES, { body: { apiVersion: `${GROUP}/v1`, kind: 'Frigate', metadata: { name: 'bare' }, spec: {} } }),
@@ -199,5 +214,5 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
       ' M src/webhook/v1/frigate_webhook.ts',
     ]);
     ok(sh('git', ['check-ignore', '-q', '.kubeforge/dev/build/src/main.js'], project), '.kubeforge/dev is ignored by git');
-  });
+  }
 });
