@@ -82,12 +82,16 @@ async function eventually<T>(what: string, fn: () => Promise<T | undefined>, tim
   }
 }
 
-function edit(file: string, from: string | RegExp, to: string): void {
+/** Replaces each [from, to] in `file` and writes it once (one save). */
+function edit(file: string, ...replacements: [string | RegExp, string][]): void {
   const p = join(project, file);
-  const text = readFileSync(p, 'utf8');
-  const next = text.replace(from, to);
-  assert.notEqual(next, text, `${file}: ${from} not found`);
-  writeFileSync(p, next);
+  let text = readFileSync(p, 'utf8');
+  for (const [from, to] of replacements) {
+    const next = text.replace(from, to);
+    assert.notEqual(next, text, `${file}: ${from} not found`);
+    text = next;
+  }
+  writeFileSync(p, text);
 }
 
 describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 30 * MINUTES }, () => {
@@ -150,8 +154,7 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
 
     // 1. A type gains a field with a default: the CRD on the server gains it.
     let mark = d.out.length;
-    edit('src/api/v1/frigate_types.ts', /import \{ /, 'import { Default, int32, ');
-    edit('src/api/v1/frigate_types.ts', '  foo?: string;\n', '  foo?: string;\n\n  /** crew is how many sailors serve on board. */\n  @Default(12)\n  crew?: int32;\n');
+    edit('src/api/v1/frigate_types.ts', [/import \{ /, 'import { Default, int32, '], ['  foo?: string;\n', '  foo?: string;\n\n  /** crew is how many sailors serve on board. */\n  @Default(12)\n  crew?: int32;\n']);
     let ready = await d.rebuilt('src/api/v1/frigate_types.ts', mark);
     managers.push(Number(ready[1]));
     const crd = await api.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD}`);
@@ -162,7 +165,7 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
 
     // 2. The controller's event message changes: the next reconcile runs the new code.
     mark = d.out.length;
-    edit('src/controller/frigate_controller.ts', "'generation %d reconciled', generation", "'generation %d reconciled by the edited controller', generation");
+    edit('src/controller/frigate_controller.ts', ["'generation %d reconciled', generation", "'generation %d reconciled by the edited controller', generation"]);
     ready = await d.rebuilt('src/controller/frigate_controller.ts', mark);
     managers.push(Number(ready[1]));
     await api.request('POST', FRIGATES, { body: { apiVersion: `${GROUP}/v1`, kind: 'Frigate', metadata: { name: 'two' }, spec: { foo: 'b' } } });
@@ -176,8 +179,7 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
 
     // 3. The validator refuses an empty spec.foo: the next create is refused with the new message.
     mark = d.out.length;
-    edit('src/webhook/v1/frigate_webhook.ts', /import \{ ([^}]*)\} from 'kubeforge\/runtime';/, "import { $1, FieldErrors, field } from 'kubeforge/runtime';");
-    edit('src/webhook/v1/frigate_webhook.ts', "ctx.logger.info({ name: obj.metadata?.name }, 'validation for Frigate upon creation');", "ctx.logger.info({ name: obj.metadata?.name }, 'validation for Frigate upon creation');\n    if (!obj.spec?.foo) throw new FieldErrors([field.required('spec.foo', 'a frigate needs a foo (edited validator)')]);");
+    edit('src/webhook/v1/frigate_webhook.ts', [/import \{ ([^}]*)\} from 'kubeforge\/runtime';/, "import { $1, FieldErrors, field } from 'kubeforge/runtime';"], ["ctx.logger.info({ name: obj.metadata?.name }, 'validation for Frigate upon creation');", "ctx.logger.info({ name: obj.metadata?.name }, 'validation for Frigate upon creation');\n    if (!obj.spec?.foo) throw new FieldErrors([field.required('spec.foo', 'a frigate needs a foo (edited validator)')]);"]);
     ready = await d.rebuilt('src/webhook/v1/frigate_webhook.ts', mark);
     managers.push(Number(ready[1]));
     await assert.rejects(
@@ -189,7 +191,7 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
     // 4. A type error: located, and the old manager keeps reconciling.
     mark = d.out.length;
     const errMark = d.err.length;
-    edit('src/controller/frigate_controller.ts', '    return {};\n  }\n', "    const broken: number = 'not a number';\n    void broken;\n    return {};\n  }\n");
+    edit('src/controller/frigate_controller.ts', ['    return {};\n  }\n', "    const broken: number = 'not a number';\n    void broken;\n    return {};\n  }\n"]);
     await d.waitFor('err', /KF1405/, errMark);
     assert.match(d.err.slice(errMark), /src\/controller\/frigate_controller\.ts\(\d+,\d+\): error TS2322/);
     await d.waitFor('out', /compile failed: the running manager \(pid (\d+)\) is the previous build/, mark);
