@@ -147,9 +147,6 @@ export class DevSession {
   async start(): Promise<void> {
     const started = Date.now();
     this.checkProject();
-    mkdirSync(this.devDir, { recursive: true });
-    // Ignored by git whatever the project's .gitignore says.
-    writeFileSync(join(this.devDir, '.gitignore'), '# kubeforge dev: local control plane, certificates and build; safe to delete\n*\n');
     try {
       await this.connect();
       await this.issueCertificate();
@@ -169,8 +166,19 @@ export class DevSession {
       this.log('dev', `manager running (pid ${this.child!.pid}) ${ms(Date.now() - started)} after start; watching src/ (Ctrl-C stops)`);
     } catch (e) {
       await this.stop().catch(() => {});
+      // A start that failed leaves the disk as it was: no .kubeforge/dev when there was none.
+      if (this.createdDevDir) rmSync(this.devDir, { recursive: true, force: true });
       throw e;
     }
+  }
+
+  private createdDevDir = false;
+
+  /** .kubeforge/dev, made (and ignored by git whatever the project's .gitignore says) once the target is known good. */
+  private ensureDevDir(): void {
+    if (!existsSync(this.devDir)) this.createdDevDir = true;
+    mkdirSync(this.devDir, { recursive: true });
+    writeFileSync(join(this.devDir, '.gitignore'), '# kubeforge dev: local control plane, certificates and build; safe to delete\n*\n');
   }
 
   private async connect(): Promise<void> {
@@ -198,6 +206,7 @@ export class DevSession {
         rest.close();
       }
       this.kc = kc;
+      this.ensureDevDir();
       // The manager gets a kubeconfig of its own with the chosen context current.
       this.kubeconfigFile = join(this.devDir, 'kubeconfig');
       writeFileSync(this.kubeconfigFile, kc.exportConfig(), { mode: 0o600 });
@@ -206,6 +215,7 @@ export class DevSession {
     }
     const { TestEnvironment } = await import('../testing/environment.js');
     // The plane's folders (etcd data, certificates, logs) go under .kubeforge/dev/plane: TestEnvironment makes them in the temp folder.
+    this.ensureDevDir();
     const planeRoot = join(this.devDir, 'plane');
     mkdirSync(planeRoot, { recursive: true });
     const saved = process.env.TMPDIR;
