@@ -51,7 +51,8 @@ function generate(): void {
   for (const name of readdirSync(nm)) if (name !== 'kubeforge') symlinkSync(join(nm, name), join(dir, 'node_modules', name));
   symlinkSync(repo, join(dir, 'node_modules/kubeforge'), 'dir');
   for (let i = 1; i <= KINDS; i++) {
-    run(['create', 'api', '--group', 'fleet', '--version', 'v1', '--kind', `Widget${i}`, '--resource', '--controller'], dir);
+    // The manifests once at the end, not after each Kind.
+    run(['create', 'api', '--group', 'fleet', '--version', 'v1', '--kind', `Widget${i}`, '--resource', '--controller', `--make=${i === KINDS}`], dir);
     process.stdout.write(`  Widget${i}\r`);
   }
   writeFileSync(marker, String(KINDS));

@@ -87,8 +87,8 @@ export class DevInstaller {
   }
 
   /** Server-side applies one object (force: dev owns these fields while it runs). */
-  async apply(o: Record<string, any>): Promise<AppliedObject> {
-    const path = pathOf(o);
+  async apply(o: Record<string, any>, at?: string): Promise<AppliedObject> {
+    const path = at ?? pathOf(o);
     const ref: AppliedObject = { path, kind: o.kind, name: o.metadata.name };
     if (!this.created.has(path) && !this.preexisting.has(path)) {
       try {
@@ -186,6 +186,47 @@ export class DevInstaller {
     return names;
   }
 
+  /**
+   * Applies the objects of config/samples/*.yaml (kustomization.yaml aside) whose Kind is one of
+   * the project's CRDs (config/crd/bases), in `default` when namespaced and no namespace is given.
+   * Returns what was applied and what was skipped (a built-in Kind, a Kind without CRD), by name.
+   */
+  async applySamples(projectDir: string): Promise<{ applied: string[]; skipped: string[] }> {
+    const crds = new Map<string, { plural: string; namespaced: boolean }>();
+    for (const f of crdFiles(projectDir)) {
+      for (const c of readObjects(join(projectDir, f))) {
+        if (c.kind === 'CustomResourceDefinition') crds.set(`${c.spec.group}/${c.spec.names.kind}`, { plural: c.spec.names.plural, namespaced: c.spec.scope === 'Namespaced' });
+      }
+    }
+    const dir = join(projectDir, 'config/samples');
+    let files: string[] = [];
+    try {
+      files = readdirSync(dir)
+        .filter((f) => /\.ya?ml$/.test(f) && !/^kustomization\.ya?ml$/.test(f))
+        .sort();
+    } catch {
+      return { applied: [], skipped: [] };
+    }
+    const applied: string[] = [];
+    const skipped: string[] = [];
+    for (const f of files) {
+      for (const o of readObjects(join(dir, f))) {
+        const [group, version] = String(o.apiVersion ?? '').includes('/') ? String(o.apiVersion).split('/') : ['', String(o.apiVersion ?? '')];
+        const crd = crds.get(`${group}/${o.kind}`);
+        const name = o.metadata?.name;
+        if (!crd || !name) {
+          skipped.push(`${o.kind} ${name ?? '(no name)'} (${f})`);
+          continue;
+        }
+        const ns = crd.namespaced ? (o.metadata.namespace ?? 'default') : undefined;
+        const path = `/apis/${group}/${version}/${ns ? `namespaces/${encodeURIComponent(ns)}/` : ''}${crd.plural}/${encodeURIComponent(name)}`;
+        await this.apply(o, path);
+        applied.push(`${o.kind} ${ns ? `${ns}/` : ''}${name}`);
+      }
+    }
+    return { applied, skipped };
+  }
+
   private async remove(path: string): Promise<void> {
     try {
       await this.rest.request('DELETE', path);
@@ -197,7 +238,7 @@ export class DevInstaller {
 
   /** What this session created, webhook configurations first (so no call goes to a server that is gone). */
   get createdObjects(): AppliedObject[] {
-    const order = (o: AppliedObject) => (o.kind.endsWith('WebhookConfiguration') ? 0 : o.kind === 'ClusterRole' ? 1 : 2);
+    const order = (o: AppliedObject) => (o.kind.endsWith('WebhookConfiguration') ? 0 : o.kind === 'ClusterRole' ? 2 : o.kind === 'CustomResourceDefinition' ? 3 : 1);
     return [...this.created.values()].sort((a, b) => order(a) - order(b) || a.path.localeCompare(b.path));
   }
 

@@ -13,6 +13,7 @@ export interface DevFlags {
   webhookHost?: string;
   webhookPort?: number;
   keep?: boolean;
+  applySamples?: boolean;
 }
 
 export async function runDev(flags: DevFlags, ctx: CliContext): Promise<void> {
@@ -23,6 +24,7 @@ export async function runDev(flags: DevFlags, ctx: CliContext): Promise<void> {
     webhookHost: flags.webhookHost,
     webhookPort: flags.webhookPort,
     keep: flags.keep,
+    applySamples: flags.applySamples,
     color: ctx.color,
     out: ctx.out,
     err: ctx.err,

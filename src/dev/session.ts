@@ -39,6 +39,8 @@ export interface DevOptions {
   webhookPort?: number;
   /** Leave the objects installed on a remote cluster at exit. */
   keep?: boolean;
+  /** Apply config/samples at start and whenever a file there changes. */
+  applySamples?: boolean;
   /** Milliseconds of quiet after a change before the rebuild (default 100). */
   debounceMs?: number;
   color?: boolean;
@@ -162,6 +164,10 @@ export class DevSession {
       this.log('apply', `${crds.length} CRD(s), ${roles.length} ClusterRole(s), ${hooks.length} webhook configuration(s) (server-side, field manager kubeforge-dev)`);
       await this.startChild();
       this.watchEvents();
+      if (this.options.applySamples) {
+        await this.samples();
+        this.watchSamples();
+      }
       this.watchSources();
       this.log('dev', `manager running (pid ${this.child!.pid}) ${ms(Date.now() - started)} after start; watching src/ (Ctrl-C stops)`);
     } catch (e) {
@@ -373,6 +379,32 @@ export class DevSession {
     });
   }
 
+  /** --apply-samples: config/samples applied (the manager runs: its webhooks see them). */
+  private async samples(): Promise<void> {
+    try {
+      const { applied, skipped } = await this.installer!.applySamples(this.projectDir);
+      this.log('samples', `${applied.length ? `applied ${applied.join(', ')}` : 'nothing to apply'}${skipped.length ? `; skipped (not a Kind of this project): ${skipped.join(', ')}` : ''}`);
+    } catch (e) {
+      this.log('error', `applying config/samples failed: ${(e as Error).message}`);
+    }
+  }
+
+  private watchSamples(): void {
+    const dir = join(this.projectDir, 'config/samples');
+    if (!existsSync(dir)) return;
+    let timer: NodeJS.Timeout | undefined;
+    this.samplesWatcher = watch(dir, () => {
+      if (this.stopped) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        this.log('change', 'config/samples');
+        void this.samples();
+      }, this.options.debounceMs ?? 100);
+    });
+  }
+
+  private samplesWatcher?: FSWatcher;
+
   /** Runs a rebuild for what is pending; a save during a rebuild is picked up after it. */
   private kick(): void {
     if (this.busy || this.stopped) return;
@@ -445,6 +477,7 @@ export class DevSession {
     this.stopped = true;
     clearTimeout(this.timer);
     this.watcher?.close();
+    this.samplesWatcher?.close();
     await this.busy?.catch(() => {});
     this.events?.destroy();
     await this.standby?.stop();

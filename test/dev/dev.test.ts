@@ -4,7 +4,8 @@
  * the disk as it was; the warm compiler (a type error located, nothing emitted, the fix emitted);
  * and the remote mode against a real kube-apiserver (a TestEnvironment standing in for a cluster):
  * the CRD, ClusterRole and webhook configurations applied server-side and pointed at the local
- * server, then removed on stop, except an object that existed before the session.
+ * server, config/samples applied (--apply-samples), then removed on stop, except an object that
+ * existed before the session.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -132,7 +133,7 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
         // An object the session finds there: applied over, never removed.
         await rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'manager-role' }, rules: [] } });
         let log = '';
-        session = new DevSession({ projectDir: project, kubeconfig: env.kubeconfigPath, out: (t) => (log += t), err: (t) => (log += t) });
+        session = new DevSession({ projectDir: project, kubeconfig: env.kubeconfigPath, applySamples: true, out: (t) => (log += t), err: (t) => (log += t) });
         await session.start();
         assert.match(log, /cluster +https:\/\/127\.0\.0\.1:\d+ \(context /);
         assert.match(log, /1 CRD\(s\), 1 ClusterRole\(s\), 2 webhook configuration\(s\)/);
@@ -144,6 +145,11 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
         assert.match(mwc.webhooks[0].clientConfig.url, /^https:\/\/127\.0\.0\.1:\d+\/mutate-ship-example-com-v1-frigate$/);
         const role = await rest.get('/apis/rbac.authorization.k8s.io/v1/clusterroles/manager-role');
         assert.ok(role.rules.some((r: { resources: string[] }) => r.resources.includes('frigates')), 'the role is applied over the one that was there');
+        // --apply-samples: config/samples applied once the manager (its webhooks) runs.
+        assert.match(log, /samples +applied Frigate default\/frigate-sample/);
+        const sample = await rest.get('/apis/ship.example.com/v1/namespaces/default/frigates/frigate-sample');
+        assert.equal(sample.spec.foo, 'bar');
+        assert.match(log, /validation for Frigate upon creation .*name=frigate-sample/, 'the validating webhook saw the sample');
         // The webhooks answer: the defaulter and validator run in the manager.
         const created = await rest.request('POST', '/apis/ship.example.com/v1/namespaces/default/frigates', { body: { apiVersion: 'ship.example.com/v1', kind: 'Frigate', metadata: { name: 'one' }, spec: { foo: 'x' } } });
         assert.equal(created.metadata.name, 'one');

@@ -12,6 +12,7 @@ export function registerDev(program: Command, ctx: CliContext): void {
     .option('--context <name>', 'the kubeconfig context to use (implies a cluster, not a local control plane)')
     .option('--webhook-host <host>', 'host the API server calls the webhooks at; on a remote cluster, an address that reaches this machine (a tunnel or port-forward you run)', '127.0.0.1')
     .option('--webhook-port <port>', 'port of the local webhook server (default: a free port)')
+    .option('--apply-samples', 'apply config/samples (the Kinds of this project) once the manager runs, and again whenever a file there changes')
     .option('--keep', 'on a remote cluster, leave the CRDs, ClusterRole and webhook configurations dev installed when it stops')
     .addHelpText(
       'after',
@@ -28,10 +29,11 @@ manager, removes what it created on a remote cluster (unless --keep) and stops t
 
 Examples:
   $ kubeforge dev                                     # local control plane
+  $ kubeforge dev --apply-samples                     # and the samples of config/samples, kept applied
   $ KUBECONFIG=.kubeforge/dev/kubeconfig kubectl get crd   # from another terminal
   $ kubeforge dev --context kind-dev --webhook-host host.docker.internal`,
     )
-    .action(async (opts: { project?: string; kubeconfig?: string; context?: string; webhookHost?: string; webhookPort?: string; keep?: boolean }) => {
+    .action(async (opts: { project?: string; kubeconfig?: string; context?: string; webhookHost?: string; webhookPort?: string; keep?: boolean; applySamples?: boolean }) => {
       let port: number | undefined;
       if (opts.webhookPort !== undefined) {
         port = Number(opts.webhookPort);
