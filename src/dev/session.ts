@@ -405,6 +405,14 @@ export class DevSession {
 
   private samplesWatcher?: FSWatcher;
 
+  /** Stops watching src/ (the manager and cluster stay as they are); bench/dev.ts, before it edits for its cold baseline. */
+  pauseWatching(): void {
+    this.watcher?.close();
+    this.watcher = undefined;
+    clearTimeout(this.timer);
+    this.pending.clear();
+  }
+
   /** Runs a rebuild for what is pending; a save during a rebuild is picked up after it. */
   private kick(): void {
     if (this.busy || this.stopped) return;

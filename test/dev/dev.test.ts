@@ -149,7 +149,11 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
         assert.match(log, /samples +applied Frigate default\/frigate-sample/);
         const sample = await rest.get('/apis/ship.example.com/v1/namespaces/default/frigates/frigate-sample');
         assert.equal(sample.spec.foo, 'bar');
-        assert.match(log, /validation for Frigate upon creation .*name=frigate-sample/, 'the validating webhook saw the sample');
+        // The manager's log line arrives through its stdout: wait for it.
+        for (const deadline = Date.now() + 20_000; !/validation for Frigate upon creation .*name=frigate-sample/.test(log); ) {
+          assert.ok(Date.now() < deadline, `the validating webhook saw the sample:\n${log}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
         // The webhooks answer: the defaulter and validator run in the manager.
         const created = await rest.request('POST', '/apis/ship.example.com/v1/namespaces/default/frigates', { body: { apiVersion: 'ship.example.com/v1', kind: 'Frigate', metadata: { name: 'one' }, spec: { foo: 'x' } } });
         assert.equal(created.metadata.name, 'one');
@@ -157,7 +161,8 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
 
         await session.stop();
         assert.throws(() => process.kill(pid, 0), 'the manager is gone');
-        assert.match(log, /removed from the cluster: MutatingWebhookConfiguration mutating-webhook-configuration, ValidatingWebhookConfiguration validating-webhook-configuration, CustomResourceDefinition frigates\.ship\.example\.com/);
+        // Webhooks first (no call to a server that is gone), the CRD last; the ClusterRole that was there stays.
+        assert.match(log, /removed from the cluster: MutatingWebhookConfiguration mutating-webhook-configuration, ValidatingWebhookConfiguration validating-webhook-configuration, Frigate frigate-sample, CustomResourceDefinition frigates\.ship\.example\.com\n/);
         for (const path of [
           '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/mutating-webhook-configuration',
           '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration',
