@@ -78,6 +78,8 @@ export class DevInstaller {
   private readonly preexisting = new Set<string>();
   /** Webhook configurations applied by the last `applyWebhooks`, by path. */
   private webhooks = new Set<string>();
+  /** CRDs seen Established by this session. */
+  private readonly established = new Set<string>();
 
   constructor(
     readonly config: KubeConfig,
@@ -116,14 +118,20 @@ export class DevInstaller {
     const { host, port, caPem } = this.target;
     const caBundle = Buffer.from(caPem).toString('base64');
     const names: string[] = [];
+    const fresh: string[] = [];
     for (const f of files) {
       for (const o of readObjects(join(projectDir, f))) {
         if (o.kind !== 'CustomResourceDefinition') continue;
+        const before = this.established.has(o.metadata.name);
         await this.apply(withConversionWebhook(o as CRDObject, host, port, caBundle));
         names.push(o.metadata.name);
+        if (!before) fresh.push(o.metadata.name);
       }
     }
-    await this.waitEstablished(names, timeoutMs);
+    // A CRD seen Established stays so across updates (the new schema is served as soon as it is
+    // stored): only the ones not seen yet are waited for.
+    await this.waitEstablished(fresh, timeoutMs);
+    for (const n of fresh) this.established.add(n);
     return names;
   }
 

@@ -62,6 +62,9 @@ export interface RebuildResult {
 
 export const DEV_DIR = '.kubeforge/dev';
 
+/** How long a new manager gets to report "manager started". */
+const RUNNING_TIMEOUT_MS = 60_000;
+
 /** The flags of package.json's `manifests` script that change what manifests writes. */
 export function recordedManifestsFlags(projectDir: string): { maxDescLen?: number; embeddedObjectMeta?: boolean; k8sVersion?: string } {
   let script = '';
@@ -169,6 +172,9 @@ export class DevSession {
         this.watchSamples();
       }
       this.watchSources();
+      // The analysis (ts-morph's compiler) loads now, not on the first save (the start's manifests
+      // run usually answers from its cache without it).
+      void import('../analysis/analyze.js').catch(() => {});
       this.log('dev', `manager running (pid ${this.child!.pid}) ${ms(Date.now() - started)} after start; watching src/ (Ctrl-C stops)`);
     } catch (e) {
       await this.stop().catch(() => {});
@@ -308,7 +314,20 @@ export class DevSession {
     this.standby = undefined;
     this.child = child;
     child.launch(entry, [`--kubeconfig=${this.kubeconfigFile}`, `--webhook-cert-path=${this.certDir}`, `--webhook-port=${this.webhookPort}`, '--health-probe-bind-address=0', '--metrics-bind-address=0']);
-    await child.whenRunning;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        child.whenRunning,
+        new Promise((_, rej) => {
+          timer = setTimeout(() => rej(new Error(`it did not log "manager started" within ${RUNNING_TIMEOUT_MS / 1000} s (caches not syncing? a Kind without its CRD?); its last lines:\n${child.tail.join('\n')}`)), RUNNING_TIMEOUT_MS);
+        }),
+      ]);
+    } catch (e) {
+      await child.stop(1_000);
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
     // The next one loads while this one runs.
     if (!this.stopped) this.standby = this.spawnStandby();
     return child;
@@ -431,25 +450,30 @@ export class DevSession {
     this.log('change', files.join(', '));
     const result: RebuildResult = { ok: false, files, crdsApplied: [] };
     try {
-      const [man, comp] = await Promise.all([this.manifests(), this.compile()]);
+      // The manifests, then the apply of what changed, run beside the compile: the CRDs, role and
+      // webhooks go to the cluster even when the code does not compile (they are what the markers
+      // say now), and are there before the new manager starts.
+      const applied = this.manifests().then(async (man) => {
+        if (man.warnings.length) this.options.err(formatDiagnostics(man.warnings, { color: this.options.color, cwd: this.projectDir }));
+        if (man.diagnostics) return man;
+        if (man.changed.length) this.log('manifests', `${man.changed.join(', ')} (${ms(man.ms)})`);
+        const changedCRDs = man.changed.filter((p) => p.startsWith('config/crd/bases/') && existsSync(join(this.projectDir, p)));
+        if (changedCRDs.length) {
+          result.crdsApplied = await this.installer!.applyCRDs(this.projectDir, changedCRDs);
+          this.log('apply', `CRD ${result.crdsApplied.join(', ')}`);
+        }
+        if (man.changed.includes('config/rbac/role.yaml')) this.log('apply', `ClusterRole ${(await this.installer!.applyRBAC(this.projectDir)).join(', ')}`);
+        if (man.changed.includes('config/webhook/manifests.yaml')) this.log('apply', `${(await this.installer!.applyWebhooks(this.projectDir)).join(', ') || 'no webhook configurations'}`);
+        return man;
+      });
+      const [man, comp] = await Promise.all([applied, this.compile()]);
       result.manifestsMs = man.ms;
       result.compileMs = comp.ms;
-      if (man.warnings.length) this.options.err(formatDiagnostics(man.warnings, { color: this.options.color, cwd: this.projectDir }));
       if (man.diagnostics) {
         this.options.err(formatDiagnostics(man.diagnostics, { color: this.options.color, cwd: this.projectDir }));
         this.log('error', `manifests failed: the running manager (pid ${this.managerPid ?? '-'}) is the previous build; save a fix`);
         return;
       }
-      if (man.changed.length) this.log('manifests', `${man.changed.join(', ')} (${ms(man.ms)})`);
-      // The CRDs, role and webhooks that changed go to the cluster even when the code does not
-      // compile: they are what the markers say now.
-      const changedCRDs = man.changed.filter((p) => p.startsWith('config/crd/bases/') && existsSync(join(this.projectDir, p)));
-      if (changedCRDs.length) {
-        result.crdsApplied = await this.installer!.applyCRDs(this.projectDir, changedCRDs);
-        this.log('apply', `CRD ${result.crdsApplied.join(', ')}`);
-      }
-      if (man.changed.includes('config/rbac/role.yaml')) this.log('apply', `ClusterRole ${(await this.installer!.applyRBAC(this.projectDir)).join(', ')}`);
-      if (man.changed.includes('config/webhook/manifests.yaml')) this.log('apply', `${(await this.installer!.applyWebhooks(this.projectDir)).join(', ') || 'no webhook configurations'}`);
       if (comp.output !== undefined) {
         this.options.err(formatDiagnostics([error('KF1405', `the project does not compile (${ms(comp.ms)}):\n${comp.output.trimEnd()}`, { file: join(this.projectDir, files[0] ?? 'tsconfig.json'), hint: 'fix the errors and save' })], { color: this.options.color, cwd: this.projectDir }));
         this.log('error', `compile failed: the running manager (pid ${this.managerPid ?? '-'}) is the previous build; save a fix`);
