@@ -161,11 +161,20 @@ export class DevSession {
       if (man.diagnostics) throw new DiagnosticError(man.diagnostics);
       if (comp.output !== undefined) throw new DiagnosticError(error('KF1405', `the project does not compile:\n${comp.output.trimEnd()}`, { file: join(this.projectDir, 'tsconfig.json'), hint: 'fix the errors above, then run kubeforge dev again' }));
       this.log('manifests', `${man.changed.length ? `${man.changed.length} file(s) updated` : 'up to date'} (${ms(man.ms)}); compiled in ${ms(comp.ms)}`);
-      const crds = await this.installer!.applyCRDs(this.projectDir, crdFiles(this.projectDir));
-      const roles = await this.installer!.applyRBAC(this.projectDir);
-      const hooks = await this.installer!.applyWebhooks(this.projectDir);
+      let crds: string[], roles: string[], hooks: string[];
+      try {
+        crds = await this.installer!.applyCRDs(this.projectDir, crdFiles(this.projectDir));
+        roles = await this.installer!.applyRBAC(this.projectDir);
+        hooks = await this.installer!.applyWebhooks(this.projectDir);
+      } catch (e) {
+        throw new DiagnosticError(error('KF1408', `applying the project's manifests to the cluster failed: ${(e as Error).message}`, { file: join(this.projectDir, 'config'), hint: 'the API server says why above; fix the markers (or config/) and run kubeforge dev again' }));
+      }
       this.log('apply', `${crds.length} CRD(s), ${roles.length} ClusterRole(s), ${hooks.length} webhook configuration(s) (server-side, field manager kubeforge-dev)`);
-      await this.startChild();
+      try {
+        await this.startChild();
+      } catch (e) {
+        throw new DiagnosticError(error('KF1406', `the manager did not start: ${(e as Error).message}`, { file: join(this.projectDir, 'src/main.ts'), hint: 'fix the code (npm run build && npm start shows the same), then run kubeforge dev again' }));
+      }
       this.watchEvents();
       if (this.options.applySamples) {
         await this.samples();

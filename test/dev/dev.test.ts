@@ -190,6 +190,25 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
       }
     });
 
+    it('on a cluster with --keep: leaves what it installed, and says so', async () => {
+      const env = new TestEnvironment({ joinSharedControlPlane: false });
+      const kc = await env.start();
+      const rest = new RestClient(kc);
+      try {
+        let log = '';
+        const session = new DevSession({ projectDir: project, kubeconfig: env.kubeconfigPath, keep: true, out: (t) => (log += t), err: (t) => (log += t) });
+        await session.start();
+        await session.stop();
+        assert.match(log, /--keep: left on the cluster: MutatingWebhookConfiguration mutating-webhook-configuration, ValidatingWebhookConfiguration validating-webhook-configuration, ClusterRole manager-role, CustomResourceDefinition frigates\.ship\.example\.com\n/);
+        const crd = await rest.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/frigates.ship.example.com');
+        assert.ok(crd.metadata.managedFields.some((f: { manager: string }) => f.manager === 'kubeforge-dev'));
+        await rest.get('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration');
+      } finally {
+        rest.close();
+        await env.stop();
+      }
+    });
+
     it('refuses an unknown --context (KF1402) before starting anything', async () => {
       const dir = join(work, 'kc');
       mkdirSync(dir, { recursive: true });
