@@ -350,6 +350,11 @@ export class DevSession {
       this.log('manager', l.text);
       return;
     }
+    if (l.json.msg === 'kubeforge-dev:reconciled') {
+      const { controller, result, count } = l.json;
+      this.log('reconcile', `${controller}: ${count} ${result === 'success' ? 'done' : result}`);
+      return;
+    }
     const { msg, message, level, ts, time, caller, pid, hostname, v, ...rest } = l.json;
     void ts, time, caller, pid, hostname, v;
     const lvl = typeof level === 'string' ? level : typeof level === 'number' ? (level >= 50 ? 'error' : level >= 40 ? 'warn' : level >= 30 ? 'info' : 'debug') : 'info';

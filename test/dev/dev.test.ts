@@ -154,6 +154,11 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
           assert.ok(Date.now() < deadline, `the validating webhook saw the sample:\n${log}`);
           await new Promise((r) => setTimeout(r, 50));
         }
+        // The live log's reconciles (from the manager's reconcile counter): the sample is reconciled.
+        for (const deadline = Date.now() + 20_000; !/reconcile +frigate: \d+ done/.test(log); ) {
+          assert.ok(Date.now() < deadline, `a reconcile line:\n${log}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
         // The webhooks answer: the defaulter and validator run in the manager.
         const created = await rest.request('POST', '/apis/ship.example.com/v1/namespaces/default/frigates', { body: { apiVersion: 'ship.example.com/v1', kind: 'Frigate', metadata: { name: 'one' }, spec: { foo: 'x' } } });
         assert.equal(created.metadata.name, 'one');

@@ -176,6 +176,7 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
       });
     await eventFor('two');
     await d.waitFor('out', /event +Normal Reconciled frigate\/default\/two: generation 1 reconciled by the edited controller/, mark);
+    await d.waitFor('out', /reconcile +frigate: \d+ done/, mark);
 
     // 3. The validator refuses an empty spec.foo: the next create is refused with the new message.
     mark = d.out.length;
