@@ -156,7 +156,8 @@ export class DevSession {
       await this.connect();
       await this.issueCertificate();
       this.log('dev', `webhooks: https://${this.options.webhookHost ?? '127.0.0.1'}:${this.webhookPort} (certificate in ${relative(this.projectDir, this.certDir)})`);
-      // First manifests and compile, side by side.
+      // First manifests and compile, side by side (a cold compile takes seconds: say so first).
+      this.log('build', 'manifests and the first compile of the project ...');
       const [man, comp] = await Promise.all([this.manifests(), this.compile()]);
       if (man.diagnostics) throw new DiagnosticError(man.diagnostics);
       if (comp.output !== undefined) throw new DiagnosticError(error('KF1405', `the project does not compile:\n${comp.output.trimEnd()}`, { file: join(this.projectDir, 'tsconfig.json'), hint: 'fix the errors above, then run kubeforge dev again' }));
@@ -170,6 +171,7 @@ export class DevSession {
         throw new DiagnosticError(error('KF1408', `applying the project's manifests to the cluster failed: ${(e as Error).message}`, { file: join(this.projectDir, 'config'), hint: 'the API server says why above; fix the markers (or config/) and run kubeforge dev again' }));
       }
       this.log('apply', `${crds.length} CRD(s), ${roles.length} ClusterRole(s), ${hooks.length} webhook configuration(s) (server-side, field manager kubeforge-dev)`);
+      this.log('dev', 'starting the manager ...');
       try {
         await this.startChild();
       } catch (e) {
@@ -521,6 +523,7 @@ export class DevSession {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    if (this.child || this.env || this.installer) this.log('dev', 'stopping ...');
     clearTimeout(this.timer);
     this.watcher?.close();
     this.samplesWatcher?.close();
