@@ -12,6 +12,7 @@ import { type CliContext, UsageError } from './context.js';
 import { registerAlpha } from './commands/alpha.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerCreate } from './commands/create.js';
+import { registerDev } from './commands/dev.js';
 import { registerDocs } from './commands/docs.js';
 import { registerEdit } from './commands/edit.js';
 import { registerInit } from './commands/init.js';
@@ -46,6 +47,7 @@ Examples:
   registerEdit(program, ctx);
   registerAlpha(program, ctx);
   registerManifests(program, ctx);
+  registerDev(program, ctx);
   registerDocs(program, ctx);
   registerSetupEnvtest(program, ctx);
   registerVersion(program, ctx);

@@ -1,0 +1,47 @@
+// Registers `kubeforge dev`; the implementation is imported lazily.
+import type { Command } from 'commander';
+import { DiagnosticError, error } from '../../diagnostics/index.js';
+import type { CliContext } from '../context.js';
+
+export function registerDev(program: Command, ctx: CliContext): void {
+  program
+    .command('dev')
+    .description('the inner loop: run the manager against a local control plane (or a cluster), webhooks included, and rebuild, re-apply and restart it on every save under src/')
+    .option('--project <dir>', 'project folder', '.')
+    .option('--kubeconfig <file>', 'use the cluster of this kubeconfig instead of starting a local control plane')
+    .option('--context <name>', 'the kubeconfig context to use (implies a cluster, not a local control plane)')
+    .option('--webhook-host <host>', 'host the API server calls the webhooks at; on a remote cluster, an address that reaches this machine (a tunnel or port-forward you run)', '127.0.0.1')
+    .option('--webhook-port <port>', 'port of the local webhook server (default: a free port)')
+    .option('--apply-samples', 'apply config/samples (the Kinds of this project) once the manager runs, and again whenever a file there changes')
+    .option('--keep', 'on a remote cluster, leave the CRDs, ClusterRole and webhook configurations dev installed when it stops')
+    .addHelpText(
+      'after',
+      `
+Without --kubeconfig/--context it starts etcd + kube-apiserver (from KUBEBUILDER_ASSETS; see
+kubeforge setup-envtest), keeps their data in .kubeforge/dev and writes .kubeforge/dev/kubeconfig
+for kubectl. It then runs kubeforge manifests, applies the CRDs, the ClusterRole and the webhook
+configurations server-side (webhooks and conversion pointed at https://<webhook-host>:<port>, a
+local CA as caBundle), compiles the project with its own tsc into .kubeforge/dev/build and starts
+the manager (node .kubeforge/dev/build/src/main.js) as a child process. On each save under src/ it
+runs the incremental manifests and tsc, applies the CRDs that changed and restarts the manager; a
+manifests or compile error is printed and the previous manager keeps running. Ctrl-C stops the
+manager, removes what it created on a remote cluster (unless --keep) and stops the local plane.
+
+Examples:
+  $ kubeforge dev                                     # local control plane
+  $ kubeforge dev --apply-samples                     # and the samples of config/samples, kept applied
+  $ KUBECONFIG=.kubeforge/dev/kubeconfig kubectl get crd   # from another terminal
+  $ kubeforge dev --context kind-dev --webhook-host host.docker.internal`,
+    )
+    .action(async (opts: { project?: string; kubeconfig?: string; context?: string; webhookHost?: string; webhookPort?: string; keep?: boolean; applySamples?: boolean }) => {
+      let port: number | undefined;
+      if (opts.webhookPort !== undefined) {
+        port = Number(opts.webhookPort);
+        if (!/^\d+$/.test(opts.webhookPort) || port < 1 || port > 65535) {
+          throw new DiagnosticError(error('KF1407', `invalid --webhook-port "${opts.webhookPort}": expected a port number (1-65535)`, { hint: 'e.g. --webhook-port 9443, or leave it out for a free port' }));
+        }
+      }
+      const { runDev } = await import('../../dev/run.js');
+      await runDev({ ...opts, webhookPort: port }, ctx);
+    });
+}

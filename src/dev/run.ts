@@ -1,0 +1,60 @@
+/**
+ * The `kubeforge dev` action: starts a DevSession and runs until SIGINT/SIGTERM, then stops it
+ * (a second signal while stopping exits at once, the exit hooks killing the control plane).
+ */
+import { resolve } from 'node:path';
+import type { CliContext } from '../cli/context.js';
+import { DevSession } from './session.js';
+
+export interface DevFlags {
+  project?: string;
+  kubeconfig?: string;
+  context?: string;
+  webhookHost?: string;
+  webhookPort?: number;
+  keep?: boolean;
+  applySamples?: boolean;
+}
+
+export async function runDev(flags: DevFlags, ctx: CliContext): Promise<void> {
+  const session = new DevSession({
+    projectDir: resolve(ctx.cwd, flags.project ?? '.'),
+    kubeconfig: flags.kubeconfig === undefined ? undefined : resolve(ctx.cwd, flags.kubeconfig),
+    context: flags.context,
+    webhookHost: flags.webhookHost,
+    webhookPort: flags.webhookPort,
+    keep: flags.keep,
+    applySamples: flags.applySamples,
+    color: ctx.color,
+    out: ctx.out,
+    err: ctx.err,
+  });
+  let signalled: (sig: string) => void = () => {};
+  const stopping = new Promise<string>((r) => (signalled = r));
+  let count = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    count++;
+    if (count > 1) {
+      ctx.err(`kubeforge dev: ${sig} again: exiting without cleaning up\n`);
+      process.exit(130);
+    }
+    signalled(sig);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const start = session.start();
+    // A signal during the start stops it as soon as the current step ends.
+    const first = await Promise.race([start.then(() => undefined), stopping]);
+    if (first !== undefined) {
+      await start.catch(() => {});
+    } else {
+      const sig = await stopping;
+      ctx.out(`\nkubeforge dev: ${sig}: stopping\n`);
+    }
+    await session.stop();
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * `kubeforge dev` pieces on a project made by the CLI (init --skip-install, create api, create
+ * webhook; node_modules linked to this repository's): bad input refused with its KF14xx code and
+ * the disk as it was; the warm compiler (a type error located, nothing emitted, the fix emitted);
+ * and the remote mode against a real kube-apiserver (a TestEnvironment standing in for a cluster):
+ * the CRD, ClusterRole and webhook configurations applied server-side and pointed at the local
+ * server, config/samples applied (--apply-samples), then removed on stop, except an object that
+ * existed before the session.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { run } from '../../src/cli/index.js';
+import { WarmCompiler } from '../../src/dev/compiler.js';
+import { DevSession, recordedManifestsFlags } from '../../src/dev/session.js';
+import { RestClient } from '../../src/runtime/client/rest.js';
+import { isNotFound } from '../../src/runtime/client/errors.js';
+import { TestEnvironment } from '../../src/testing/environment.js';
+import { packageRoot } from '../../src/util/package-root.js';
+
+const repo = packageRoot();
+const work = mkdtempSync(join(tmpdir(), 'kf-dev-test-'));
+const project = join(work, 'fleet');
+
+async function cli(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+  return { code, out, err };
+}
+
+function listing(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string, rel: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.name === 'node_modules') continue;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(join(d, e.name), r);
+      else out.push(`${r} ${readFileSync(join(d, e.name)).length}`);
+    }
+  };
+  walk(dir, '');
+  return out.sort();
+}
+
+describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
+  before(async () => {
+    mkdirSync(project);
+    for (const args of [
+      ['init', '--domain', 'example.com', '--skip-install'],
+      ['create', 'api', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--resource', '--controller'],
+      ['create', 'webhook', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--defaulting', '--programmatic-validation'],
+    ]) {
+      const r = await cli(args, project);
+      assert.equal(r.code, 0, `kubeforge ${args.join(' ')}:\n${r.out}\n${r.err}`);
+    }
+  });
+
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  it('refuses a folder that is not a project (KF1400), a project without its dependencies (KF1401) and a bad --webhook-port (KF1407), writing nothing', async () => {
+    const empty = join(work, 'empty');
+    mkdirSync(empty);
+    let r = await cli(['dev'], empty);
+    assert.equal(r.code, 1);
+    assert.match(r.err, /KF1400 +.*is not a kubeforge project/);
+    assert.match(r.err, /hint: /);
+    assert.deepEqual(readdirSync(empty), []);
+
+    const before = listing(project);
+    r = await cli(['dev'], project);
+    assert.equal(r.code, 1);
+    assert.match(r.err, /package\.json +KF1401 +.*dependencies are not installed/);
+    assert.match(r.err, /hint: run npm install/);
+    assert.deepEqual(listing(project), before, 'the project is as it was');
+
+    r = await cli(['dev', '--webhook-port', '70000'], project);
+    assert.equal(r.code, 1);
+    assert.match(r.err, /KF1407 +invalid --webhook-port "70000"/);
+    assert.deepEqual(listing(project), before);
+  });
+
+  it('reads the manifests flags package.json records', () => {
+    const dir = join(work, 'flags');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ scripts: { manifests: 'kubeforge manifests --max-desc-len 0 --k8s-version 1.35 --generate-embedded-object-meta' } }));
+    assert.deepEqual(recordedManifestsFlags(dir), { maxDescLen: 0, k8sVersion: '1.35', embeddedObjectMeta: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ scripts: { manifests: 'kubeforge manifests' } }));
+    assert.deepEqual(recordedManifestsFlags(dir), { maxDescLen: undefined, k8sVersion: undefined, embeddedObjectMeta: undefined });
+  });
+
+  describe('with the dependencies linked', () => {
+    before(() => {
+      const nm = join(repo, 'node_modules');
+      mkdirSync(join(project, 'node_modules'));
+      for (const name of readdirSync(nm)) if (name !== 'kubeforge') symlinkSync(join(nm, name), join(project, 'node_modules', name));
+      symlinkSync(repo, join(project, 'node_modules/kubeforge'), 'dir');
+    });
+
+    it('the warm compiler: a type error is located and emits nothing; the fix is emitted, and only the affected files', () => {
+      const out = join(work, 'wc-out');
+      const c = new WarmCompiler(project, out);
+      const first = c.build();
+      assert.equal(first.ok, true, first.text);
+      assert.ok(existsSync(join(out, 'src/main.js')));
+      const file = join(project, 'src/controller/frigate_controller.ts');
+      const pristine = readFileSync(file, 'utf8');
+      try {
+        writeFileSync(file, pristine.replace('    return {};\n  }\n', "    const n: number = 'x';\n    void n;\n    return {};\n  }\n"));
+        const bad = c.build();
+        assert.equal(bad.ok, false);
+        assert.equal(bad.emitted, 0);
+        assert.match(bad.text, /^src\/controller\/frigate_controller\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'number'\./m);
+        assert.doesNotMatch(readFileSync(join(out, 'src/controller/frigate_controller.js'), 'utf8'), /const n = 'x'/);
+        writeFileSync(file, pristine.replace('    return {};\n  }\n', '    const n: number = 7;\n    void n;\n    return {};\n  }\n'));
+        const fixed = c.build();
+        assert.equal(fixed.ok, true, fixed.text);
+        assert.match(readFileSync(join(out, 'src/controller/frigate_controller.js'), 'utf8'), /const n = 7;/);
+        assert.ok(fixed.emitted > 0 && fixed.emitted < first.emitted, `only the affected files are emitted (${fixed.emitted} of ${first.emitted})`);
+      } finally {
+        writeFileSync(file, pristine);
+      }
+    });
+
+    it('on a cluster (--kubeconfig): applies the CRD, ClusterRole and webhooks pointed here, runs the manager, and removes what it created on stop', async () => {
+      const env = new TestEnvironment({ joinSharedControlPlane: false });
+      const kc = await env.start();
+      const rest = new RestClient(kc);
+      let session: DevSession | undefined;
+      try {
+        // An object the session finds there: applied over, never removed.
+        await rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'manager-role' }, rules: [] } });
+        let log = '';
+        session = new DevSession({ projectDir: project, kubeconfig: env.kubeconfigPath, applySamples: true, out: (t) => (log += t), err: (t) => (log += t) });
+        await session.start();
+        assert.match(log, /cluster +https:\/\/127\.0\.0\.1:\d+ \(context /);
+        assert.match(log, /1 CRD\(s\), 1 ClusterRole\(s\), 2 webhook configuration\(s\)/);
+        const pid = session.managerPid!;
+        assert.ok(pid > 0);
+        const crd = await rest.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/frigates.ship.example.com');
+        assert.ok(crd.metadata.managedFields.some((f: { manager: string; operation: string }) => f.manager === 'kubeforge-dev' && f.operation === 'Apply'), 'server-side applied by kubeforge-dev');
+        const mwc = await rest.get('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/mutating-webhook-configuration');
+        assert.match(mwc.webhooks[0].clientConfig.url, /^https:\/\/127\.0\.0\.1:\d+\/mutate-ship-example-com-v1-frigate$/);
+        const role = await rest.get('/apis/rbac.authorization.k8s.io/v1/clusterroles/manager-role');
+        assert.ok(role.rules.some((r: { resources: string[] }) => r.resources.includes('frigates')), 'the role is applied over the one that was there');
+        // --apply-samples: config/samples applied once the manager (its webhooks) runs.
+        assert.match(log, /samples +applied Frigate default\/frigate-sample/);
+        const sample = await rest.get('/apis/ship.example.com/v1/namespaces/default/frigates/frigate-sample');
+        assert.equal(sample.spec.foo, 'bar');
+        // The manager's log line arrives through its stdout: wait for it.
+        for (const deadline = Date.now() + 20_000; !/validation for Frigate upon creation .*name=frigate-sample/.test(log); ) {
+          assert.ok(Date.now() < deadline, `the validating webhook saw the sample:\n${log}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        // The live log's reconciles (from the manager's reconcile counter): the sample is reconciled.
+        for (const deadline = Date.now() + 20_000; !/reconcile +frigate: \d+ done/.test(log); ) {
+          assert.ok(Date.now() < deadline, `a reconcile line:\n${log}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        // The webhooks answer: the defaulter and validator run in the manager.
+        const created = await rest.request('POST', '/apis/ship.example.com/v1/namespaces/default/frigates', { body: { apiVersion: 'ship.example.com/v1', kind: 'Frigate', metadata: { name: 'one' }, spec: { foo: 'x' } } });
+        assert.equal(created.metadata.name, 'one');
+        await rest.request('DELETE', '/apis/ship.example.com/v1/namespaces/default/frigates/one');
+
+        await session.stop();
+        assert.throws(() => process.kill(pid, 0), 'the manager is gone');
+        // Webhooks first (no call to a server that is gone), the CRD last; the ClusterRole that was there stays.
+        assert.match(log, /removed from the cluster: MutatingWebhookConfiguration mutating-webhook-configuration, ValidatingWebhookConfiguration validating-webhook-configuration, Frigate frigate-sample, CustomResourceDefinition frigates\.ship\.example\.com\n/);
+        for (const path of [
+          '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/mutating-webhook-configuration',
+          '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration',
+        ]) {
+          await assert.rejects(rest.get(path), (e: unknown) => isNotFound(e), `${path} is removed`);
+        }
+        // A CRD deletion finishes asynchronously (its objects are removed first).
+        const deadline = Date.now() + 30_000;
+        for (;;) {
+          try {
+            await rest.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/frigates.ship.example.com');
+          } catch (e) {
+            if (isNotFound(e)) break;
+            throw e;
+          }
+          assert.ok(Date.now() < deadline, 'the CRD is removed');
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        await rest.get('/apis/rbac.authorization.k8s.io/v1/clusterroles/manager-role');
+        assert.equal(existsSync(join(project, '.kubeforge/dev/kubeconfig')), false);
+      } finally {
+        await session?.stop();
+        rest.close();
+        await env.stop();
+      }
+    });
+
+    it('on a cluster with --keep: leaves what it installed, and says so', async () => {
+      const env = new TestEnvironment({ joinSharedControlPlane: false });
+      const kc = await env.start();
+      const rest = new RestClient(kc);
+      try {
+        let log = '';
+        const session = new DevSession({ projectDir: project, kubeconfig: env.kubeconfigPath, keep: true, out: (t) => (log += t), err: (t) => (log += t) });
+        await session.start();
+        await session.stop();
+        assert.match(log, /--keep: left on the cluster: MutatingWebhookConfiguration mutating-webhook-configuration, ValidatingWebhookConfiguration validating-webhook-configuration, ClusterRole manager-role, CustomResourceDefinition frigates\.ship\.example\.com\n/);
+        const crd = await rest.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/frigates.ship.example.com');
+        assert.ok(crd.metadata.managedFields.some((f: { manager: string }) => f.manager === 'kubeforge-dev'));
+        await rest.get('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration');
+      } finally {
+        rest.close();
+        await env.stop();
+      }
+    });
+
+    it('refuses an unknown --context (KF1402) before starting anything', async () => {
+      const dir = join(work, 'kc');
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, 'config');
+      writeFileSync(file, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\ncontexts: [{name: one, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {token: t}}]\ncurrent-context: one\n');
+      const r = await cli(['dev', '--kubeconfig', file, '--context', 'two'], project);
+      assert.equal(r.code, 1);
+      assert.match(r.err, /KF1402 +kubeconfig .* has no context "two" \(it has: one\)/);
+      const unreachable = await cli(['dev', '--kubeconfig', file], project);
+      assert.equal(unreachable.code, 1);
+      assert.match(unreachable.err, /KF1403 +the cluster of .* cannot be reached/);
+    });
+  });
+});
