@@ -3,7 +3,6 @@
  * (a second signal while stopping exits at once, the exit hooks killing the control plane).
  */
 import { resolve } from 'node:path';
-import type { CliContext } from '../cli/context.js';
 import { DevSession } from './session.js';
 
 export interface DevFlags {
@@ -16,7 +15,15 @@ export interface DevFlags {
   applySamples?: boolean;
 }
 
-export async function runDev(flags: DevFlags, ctx: CliContext): Promise<void> {
+/** What the action needs from the CLI (the CLI's context has it): where it runs, and its output. */
+export interface DevIo {
+  cwd: string;
+  color: boolean;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export async function runDev(flags: DevFlags, ctx: DevIo): Promise<void> {
   const session = new DevSession({
     projectDir: resolve(ctx.cwd, flags.project ?? '.'),
     kubeconfig: flags.kubeconfig === undefined ? undefined : resolve(ctx.cwd, flags.kubeconfig),

@@ -29,7 +29,9 @@ const LAYERS: Record<string, string[]> = {
   runtime: [],
   // testing reads the built-in Kinds table (src/project/builtin-kinds-data.ts) for its fake API server.
   testing: ['cel', 'project', 'runtime', 'util'],
-  cli: ['analysis', 'diagnostics', 'envtest', 'loader', 'manifests', 'markers', 'project', 'scaffold', 'scaffolds', 'schema', 'util'],
+  // `kubeforge dev`: manifests on each save, a control plane from testing, the runtime's client to apply.
+  dev: ['analysis', 'diagnostics', 'manifests', 'runtime', 'testing', 'util'],
+  cli: ['analysis', 'dev', 'diagnostics', 'envtest', 'loader', 'manifests', 'markers', 'project', 'scaffold', 'scaffolds', 'schema', 'util'],
   index: ['cli', 'diagnostics'],
 };
 
