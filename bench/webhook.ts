@@ -31,7 +31,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { generateSelfSignedCert } from '../src/runtime/manager/selfsigned.js';
 import { newWebhookServer, webhookManagedBy, FieldErrors, field } from '../src/runtime/webhook/index.js';
-import type { ControllerManagerLike } from '../src/runtime/contracts.js';
+import type { ControllerManagerLike } from '../src/runtime/manager/types.js';
 
 const N = Number(process.env.KUBEFORGE_BENCH_N ?? 4000);
 const WARMUP = 2000;

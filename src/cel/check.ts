@@ -9,30 +9,10 @@
 import { parse } from '@bufbuild/cel';
 import { CEL_VERSIONS, NEWEST_CEL_TARGET, OVERLOADS, TYPE_IDENTS, type Overload } from './library.js';
 import { literalIssues, planError } from './plan.js';
-import { markOptionals, positionsOf, scanSource } from './syntax.js';
+import { type CelIssue, type Expr, markOptionals, positionsOf, scanSource } from './syntax.js';
 import { RESERVED, T, typeName, type CelT } from './types.js';
 
-/** The parts of cel-spec's Expr this module reads (kept structural: no import of generated protobuf types). */
-export interface Expr {
-  id: bigint;
-  exprKind:
-    | { case: 'constExpr'; value: { constantKind: { case: string | undefined; value?: unknown } } }
-    | { case: 'identExpr'; value: { name: string } }
-    | { case: 'selectExpr'; value: { operand?: Expr; field: string; testOnly: boolean } }
-    | { case: 'callExpr'; value: { target?: Expr; function: string; args: Expr[] } }
-    | { case: 'listExpr'; value: { elements: Expr[]; optionalIndices?: number[] } }
-    | { case: 'structExpr'; value: { messageName: string; entries: { keyKind: { case: string | undefined; value?: unknown }; value?: Expr; optionalEntry?: boolean }[] } }
-    | { case: 'comprehensionExpr'; value: { iterVar: string; iterRange?: Expr; accuVar: string; accuInit?: Expr; loopCondition?: Expr; loopStep?: Expr; result?: Expr } }
-    | { case: undefined; value?: undefined };
-}
-
-
-export interface CelIssue {
-  /** cel-go style: `<input>:1:6: undefined field 'foo'`. */
-  message: string;
-  /** 0-based offset in the expression. */
-  offset: number;
-}
+export type { CelIssue, Expr } from './syntax.js';
 
 export interface Checked {
   ast?: Expr;

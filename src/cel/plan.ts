@@ -19,7 +19,7 @@
  * (time.ParseDuration), RFC 3339 times (time.Parse), numbers (strconv) and RE2 patterns.
  */
 import { checkRE2 } from './re2.js';
-import type { CelIssue, Expr } from './check.js';
+import type { CelIssue, Expr } from './syntax.js';
 
 /** A constant as cel-go's planner holds it; only what the folds below need. */
 type Const =

@@ -16,7 +16,28 @@
  *   `\xHH` / `\XHH`, `\uHHHH`, `\UHHHHHHHH` and `\[0-3][0-7][0-7]`; anything else (`"\p"`, `"\d"`)
  *   is a token recognition error, which the scan reports where cel-go does.
  */
-import type { Expr } from './check.js';
+
+/** The parts of cel-spec's Expr this module reads (kept structural: no import of generated protobuf types). */
+export interface Expr {
+  id: bigint;
+  exprKind:
+    | { case: 'constExpr'; value: { constantKind: { case: string | undefined; value?: unknown } } }
+    | { case: 'identExpr'; value: { name: string } }
+    | { case: 'selectExpr'; value: { operand?: Expr; field: string; testOnly: boolean } }
+    | { case: 'callExpr'; value: { target?: Expr; function: string; args: Expr[] } }
+    | { case: 'listExpr'; value: { elements: Expr[]; optionalIndices?: number[] } }
+    | { case: 'structExpr'; value: { messageName: string; entries: { keyKind: { case: string | undefined; value?: unknown }; value?: Expr; optionalEntry?: boolean }[] } }
+    | { case: 'comprehensionExpr'; value: { iterVar: string; iterRange?: Expr; accuVar: string; accuInit?: Expr; loopCondition?: Expr; loopStep?: Expr; result?: Expr } }
+    | { case: undefined; value?: undefined };
+}
+
+/** A problem the checker reports, cel-go style, at an offset of the expression. */
+export interface CelIssue {
+  /** cel-go style: `<input>:1:6: undefined field 'foo'`. */
+  message: string;
+  /** 0-based offset in the expression. */
+  offset: number;
+}
 
 export interface Scanned {
   /** The source with each optional marker `?` replaced by a space (same length). */

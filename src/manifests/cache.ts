@@ -31,10 +31,36 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { DiskHost } from '../scaffold/host.js';
-import type { IncrementalRecord } from './incremental.js';
+import type { RootResult } from '../analysis/analyze.js';
 import { existingManagedFiles, managedLocations } from './writer.js';
 
 const CACHE_FORMAT = 5;
+
+// What the cache record keeps for incremental runs (src/manifests/incremental.ts plans with it).
+
+/** A root file's share of the last run and the key it was made under. */
+export interface RootEntry extends RootResult {
+  key: string;
+}
+
+/** What the cache record keeps for incremental runs. */
+export interface IncrementalRecord {
+  /** Project-relative (or absolute outside) root path -> entry. */
+  roots: Record<string, RootEntry>;
+  /** CRD path (project-relative) -> the roots (as in `roots`) declaring a version of its Kind. */
+  crds: Record<string, string[]>;
+  /** CRD path -> the warnings the CRD check reported for it (reported again while it is kept). */
+  crdWarnings?: Record<string, Diagnostic[]>;
+  /** Generator name -> what it made from which input (generators with an `inputKey`: role.yaml, the webhook manifests). */
+  generators?: Record<string, GeneratorEntry>;
+}
+
+/** A generator's share of the last run: the hash of its input, the files it wrote, the warnings it reported. */
+export interface GeneratorEntry {
+  key: string;
+  files: string[];
+  warnings: Diagnostic[];
+}
 
 export interface CacheRecord {
   format: number;

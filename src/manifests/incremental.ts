@@ -21,34 +21,11 @@
  */
 import { statSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
-import type { RootResult } from '../analysis/analyze.js';
 import type { Diagnostic } from '../diagnostics/index.js';
 import type { RootTools } from '../loader/program.js';
-import { displayPath, sha256 } from './cache.js';
+import { displayPath, type GeneratorEntry, type IncrementalRecord, type RootEntry, sha256 } from './cache.js';
 
-/** A root file's share of the last run and the key it was made under. */
-export interface RootEntry extends RootResult {
-  key: string;
-}
-
-/** What the cache record keeps for incremental runs. */
-export interface IncrementalRecord {
-  /** Project-relative (or absolute outside) root path -> entry. */
-  roots: Record<string, RootEntry>;
-  /** CRD path (project-relative) -> the roots (as in `roots`) declaring a version of its Kind. */
-  crds: Record<string, string[]>;
-  /** CRD path -> the warnings the CRD check reported for it (reported again while it is kept). */
-  crdWarnings?: Record<string, Diagnostic[]>;
-  /** Generator name -> what it made from which input (generators with an `inputKey`: role.yaml, the webhook manifests). */
-  generators?: Record<string, GeneratorEntry>;
-}
-
-/** A generator's share of the last run: the hash of its input, the files it wrote, the warnings it reported. */
-export interface GeneratorEntry {
-  key: string;
-  files: string[];
-  warnings: Diagnostic[];
-}
+export type { GeneratorEntry, IncrementalRecord, RootEntry } from './cache.js';
 
 /** The choice made before the analysis, and what the run needs after it. */
 export interface Selection {

@@ -102,8 +102,8 @@ describe('layers (ARCHITECTURE.md)', () => {
     assert.ok(parse.some((i) => i.spec === '../analysis/collector.js' && !i.typeOnly));
     const server = imports(join(SRC, 'runtime/webhook/server.ts'));
     assert.ok(server.some((i) => i.spec === '../manager/healthz.js' && i.typeOnly));
-    const contracts = imports(join(SRC, 'runtime/contracts.ts'));
-    assert.ok(contracts.some((i) => i.spec === './webhook/server.js' && i.typeOnly));
+    const managerTypes = imports(join(SRC, 'runtime/manager/types.ts'));
+    assert.ok(managerTypes.some((i) => i.spec === '../webhook/server.js' && i.typeOnly));
     const cli = sourceFiles(join(SRC, 'cli')).flatMap((f) => imports(f));
     assert.ok(cli.some((i) => !i.typeOnly && i.spec.includes('scaffolds')), 'the CLI loads its commands lazily with import()');
   });
@@ -132,6 +132,25 @@ describe('layers (ARCHITECTURE.md)', () => {
       }
     }
     assert.deepEqual(bad, []);
+  });
+
+  it('no files import each other in a cycle, within a folder or across folders (type-only imports count too)', () => {
+    const graph = new Map<string, string[]>();
+    for (const file of sourceFiles(SRC)) graph.set(relative(SRC, file), imports(file).map((i) => target(file, i.spec)));
+    const state = new Map<string, 'visiting' | 'done'>();
+    const cycles: string[] = [];
+    const visit = (n: string, path: string[]): void => {
+      if (state.get(n) === 'done' || !graph.has(n)) return;
+      if (state.get(n) === 'visiting') {
+        cycles.push([...path.slice(path.indexOf(n)), n].join(' -> '));
+        return;
+      }
+      state.set(n, 'visiting');
+      for (const d of graph.get(n)!) visit(d, [...path, n]);
+      state.set(n, 'done');
+    };
+    for (const n of [...graph.keys()].sort()) visit(n, []);
+    assert.deepEqual(cycles, []);
   });
 
   it('inside src/runtime, value imports follow its parts DAG (client < cache < controller < manager)', () => {

@@ -70,8 +70,10 @@ function report(program: ts.Program, file: string, exported: Set<ts.Symbol>): st
     blocks.push(`// ${exp.getName()}${target.getName() !== exp.getName() ? ` (declared as ${target.getName()})` : ''}\n${text}\n`);
     const visit = (node: ts.Node) => {
       const name = ts.isTypeReferenceNode(node) ? node.typeName : ts.isExpressionWithTypeArguments(node) ? node.expression : ts.isTypeQueryNode(node) ? node.exprName : undefined;
-      if (name) {
-        const symbol = checker.getSymbolAtLocation(name);
+      // `import('./x.js').T` in a declaration names T too.
+      const imported = ts.isImportTypeNode(node) ? (checker.getTypeFromTypeNode(node).aliasSymbol ?? checker.getTypeFromTypeNode(node).getSymbol()) : undefined;
+      if (name || imported) {
+        const symbol = imported ?? checker.getSymbolAtLocation(name!);
         if (symbol && !(symbol.flags & ts.SymbolFlags.TypeParameter)) {
           const used = resolveAlias(checker, symbol);
           const home = used.declarations?.[0]?.getSourceFile().fileName;

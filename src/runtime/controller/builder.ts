@@ -8,7 +8,8 @@
  * BuilderError listing every problem; nothing is registered with the manager in that case.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { ControllerManagerLike, TypeRef } from '../contracts.js';
+import type { TypeRef } from '../contracts.js';
+import type { ControllerManagerLike } from '../manager/types.js';
 import { metadataOnlyIn, resolveStatic, type TypeTable } from '../client/types.js';
 import { Controller } from './controller.js';
 import type { ControllerOptions } from './controller.js';

@@ -9,7 +9,8 @@
  * complete(), which throws a BuilderError listing every problem and registers nothing then.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { ControllerManagerLike, GroupVersionKind, TypeRef } from '../contracts.js';
+import type { GroupVersionKind, TypeRef } from '../contracts.js';
+import type { ControllerManagerLike } from '../manager/types.js';
 import { resolveStatic, splitAPIVersion } from '../client/types.js';
 import { BuilderError } from '../controller/builder.js';
 import { withCustomDefaulter, withCustomValidator, type CustomDefaulter, type CustomValidator } from './admission.js';
