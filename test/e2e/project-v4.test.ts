@@ -20,7 +20,7 @@
  * the chart and renders it as config/default builds it (test/helpers/chart.ts lists the differences).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -153,6 +153,12 @@ describe("e2e: Kubebuilder's project-v4 command sequences run through kubeforge"
       assert.match(installer, /^kind: CustomResourceDefinition$/m);
       ok(sh('make', ['lint'], project), `${name}: make lint`);
       assert.match(ok(sh(kubeforge, ['manifests', '--check'], project), `${name}: kubeforge manifests --check`), /up to date/);
+      // API reference pages (issue #28): make docs writes one page per CRD and an index, and a second run changes nothing.
+      ok(sh('make', ['docs'], project), `${name}: make docs`);
+      const pages = readdirSync(join(project, 'docs/reference')).sort();
+      const crds = readdirSync(join(project, 'config/crd/bases')).filter((f) => f.endsWith('.yaml'));
+      assert.deepEqual(pages, ['README.md', ...crds.map((f) => f.replace(/\.yaml$/, '.md'))].sort(), `${name}: docs/reference`);
+      assert.match(ok(sh(kubeforge, ['docs', '--check'], project), `${name}: kubeforge docs --check`), /up to date/);
       // CRD compatibility (issue #28): the project's CRDs against themselves as a released folder, through make.
       assert.match(ok(sh('make', ['check-compat', 'COMPAT_BASE=config/crd/bases'], project), `${name}: make check-compat`), /CRDs? compared with config\/crd\/bases: no incompatible change/);
 
