@@ -45,6 +45,8 @@ export const COMPAT_RULES: readonly CompatRule[] = [
   r('version-unserved', 'warning', 'a version the base serves is kept but no longer served'),
   r('storage-version-changed', 'error', 'another storage version, with a different schema and no conversion webhook'),
   r('field-removed', 'error', 'a field of the base is gone (removed or renamed): stored values are pruned'),
+  r('status-subresource-removed', 'error', 'the status subresource is gone from a served version: clients writing /status get 404'),
+  r('scale-subresource-removed', 'error', 'the scale subresource is gone from a served version: /scale (kubectl scale, HorizontalPodAutoscaler) gets 404'),
   r('type-changed', 'error', 'a field changed type (widening integer to number or to int-or-string is allowed)'),
   r('required-added', 'error', 'a field became required and has no default'),
   r('minimum-tightened', 'error', 'minimum raised, or exclusiveMinimum added at the same minimum'),
@@ -203,6 +205,7 @@ interface Version {
   served: boolean;
   storage: boolean;
   schema?: Schema;
+  subresources: Obj;
 }
 
 function versionsOf(crd: Obj): Version[] {
@@ -212,6 +215,8 @@ function versionsOf(crd: Obj): Version[] {
     served: v.served !== false,
     storage: v.storage === true,
     schema: ((v.schema ?? {}) as Obj).openAPIV3Schema as Schema | undefined,
+    // apiextensions.k8s.io/v1beta1 had one spec.subresources for every version.
+    subresources: ((v.subresources ?? spec.subresources ?? {}) as Obj),
   }));
 }
 
@@ -274,7 +279,7 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
   const bt = typeOf(b);
   const nt = typeOf(n);
   if (bt !== undefined && nt !== undefined && bt !== nt && !widens(bt, nt)) {
-    push(w, 'type-changed', at, chain, `${at} changed type from ${bt} to ${nt}: stored ${bt} values no longer validate, and clients reading it as ${bt} break`);
+    push(w, 'type-changed', at, chain, `${at} changed type from ${bt} to ${nt}: stored ${bt} values are served as they are (clients decoding ${nt} fail on them) and updates that leave them unchanged pass (ratcheting), but creates and updates that set a ${bt} value are refused, so old clients cannot write it`);
     return;
   }
 
@@ -316,7 +321,7 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
       if (gone.length) push(w, 'enum-narrowed', at, chain, `${at}: enum value${gone.length > 1 ? 's' : ''} ${gone.map(show).join(', ')} removed: ${RATCHET}`);
     }
   }
-  if (typeof n.format === 'string' && n.format !== b.format) push(w, 'format-changed', at, chain, `${at}: format ${b.format === undefined ? 'added' : `changed from ${show(b.format)}`} (${show(n.format)}): ${RATCHET}`);
+  if (typeof n.format === 'string' && n.format !== b.format) push(w, 'format-changed', at, chain, `${at}: format ${b.format === undefined ? 'added' : `changed from ${show(b.format)}`} (${show(n.format)}): values not of that format are refused (for the formats the API server checks); ${RATCHET}`);
   if (b.nullable === true && n.nullable !== true) push(w, 'nullable-removed', at, chain, `${at}: nullable removed: the API server drops null values, those sent from now on and stored ones as they are read, so clients that tell null from absent lose it`);
   if (b['x-kubernetes-preserve-unknown-fields'] === true && n['x-kubernetes-preserve-unknown-fields'] !== true) {
     push(w, 'preserve-unknown-fields-removed', at, chain, `${at}: x-kubernetes-preserve-unknown-fields removed: fields it does not declare are pruned from objects as they are written and read`);
@@ -334,7 +339,13 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
   }
   const bmt = b['x-kubernetes-map-type'] as string | undefined;
   const nmt = n['x-kubernetes-map-type'] as string | undefined;
-  if ((bmt ?? 'granular') !== (nmt ?? 'granular')) push(w, 'map-type-changed', at, chain, `${at}: x-kubernetes-map-type ${bmt ?? 'granular'} -> ${nmt ?? 'granular'}: server-side apply merges the object differently`);
+  if ((bmt ?? 'granular') !== (nmt ?? 'granular')) {
+    const how =
+      (nmt ?? 'granular') === 'atomic'
+        ? 'server-side apply now owns and replaces the object as a whole: an apply of some of its fields conflicts with the other managers of the object, and when forced drops the fields it does not send'
+        : 'server-side apply now merges the object field by field: an apply no longer replaces it as a whole, so fields another manager set (or this one set before) are kept instead of dropped';
+    push(w, 'map-type-changed', at, chain, `${at}: x-kubernetes-map-type ${bmt ?? 'granular'} -> ${nmt ?? 'granular'}: ${how} (stored objects are unchanged)`);
+  }
 
   // CEL rules: a rule text the base does not have is a new rule.
   const before = new Set(((b['x-kubernetes-validations'] ?? []) as Obj[]).map((x) => String(x.rule)));
@@ -376,6 +387,19 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
   if (b.additionalProperties && n.additionalProperties && typeof b.additionalProperties === 'object' && typeof n.additionalProperties === 'object') {
     compareSchema(w, b.additionalProperties as Schema, n.additionalProperties as Schema, `${path}[*]`, [...chain, n.additionalProperties as Schema]);
   }
+  // Junctors (controller-gen writes anyOf for int-or-string fields, and allOf/anyOf/oneOf can come
+  // from a schema override): their entries constrain the same value, so they keep the path.
+  // Entries are paired by index; an allOf entry the base lacks is compared with the empty schema,
+  // so each constraint it adds is reported. `not` is not descended: a tighter `not` loosens.
+  for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
+    const bj = Array.isArray(b[key]) ? (b[key] as Schema[]) : [];
+    const nj = Array.isArray(n[key]) ? (n[key] as Schema[]) : [];
+    for (let i = 0; i < nj.length; i++) {
+      if (!nj[i] || typeof nj[i] !== 'object') continue;
+      const base = bj[i] && typeof bj[i] === 'object' ? bj[i] : key === 'allOf' ? {} : undefined;
+      if (base) compareSchema(w, base, nj[i], path, [...chain, nj[i]]);
+    }
+  }
 }
 
 /** The findings of one CRD against its base (same group and Kind). Pure: used by the corpus test as it is. */
@@ -396,6 +420,13 @@ export function diffCRDs(before: Obj, after: Obj): Finding[] {
       out.push({ rule: 'served-version-removed', severity: 'error', version: bv.name, message: `version ${bv.name} is served by the base and is gone: its clients get 404, and the API server refuses the CRD while ${bv.name} is in status.storedVersions` });
     } else if (!nv.served) {
       out.push({ rule: 'version-unserved', severity: 'warning', version: bv.name, message: `version ${bv.name} is no longer served: its clients get 404 (objects stored as ${bv.name} stay readable through the served versions)` });
+    } else {
+      if (bv.subresources.status !== undefined && nv.subresources.status === undefined) {
+        out.push({ rule: 'status-subresource-removed', severity: 'error', version: bv.name, message: `version ${bv.name} no longer has the status subresource: reads and writes of /status get 404 (controllers updating status fail), and updates of the object itself now change its status instead of ignoring it` });
+      }
+      if (bv.subresources.scale !== undefined && nv.subresources.scale === undefined) {
+        out.push({ rule: 'scale-subresource-removed', severity: 'error', version: bv.name, message: `version ${bv.name} no longer has the scale subresource: /scale gets 404, so kubectl scale and HorizontalPodAutoscalers targeting it fail` });
+      }
     }
   }
   const bStorage = bvs.find((v) => v.storage);
