@@ -41,12 +41,14 @@ const r = (name: string, severity: CompatSeverity, summary: string): CompatRule 
 export const COMPAT_RULES: readonly CompatRule[] = [
   r('crd-removed', 'error', 'a CRD of the base is no longer generated (its Kind was removed or renamed)'),
   r('scope-changed', 'error', 'Namespaced <-> Cluster: the API server refuses the update of a CRD with stored objects'),
+  r('plural-changed', 'error', 'another plural name: the resource\'s URL and the CRD\'s name change, so it is a new CRD without the stored objects'),
   r('served-version-removed', 'error', 'a version the base serves is gone from the CRD: clients of it get 404'),
   r('version-unserved', 'warning', 'a version the base serves is kept but no longer served'),
   r('storage-version-changed', 'error', 'another storage version, with a different schema and no conversion webhook'),
   r('field-removed', 'error', 'a field of the base is gone (removed or renamed): stored values are pruned'),
   r('status-subresource-removed', 'error', 'the status subresource is gone from a served version: clients writing /status get 404'),
   r('scale-subresource-removed', 'error', 'the scale subresource is gone from a served version: /scale (kubectl scale, HorizontalPodAutoscaler) gets 404'),
+  r('status-subresource-added', 'warning', 'the status subresource added to a served version: updates of the object ignore status from now on'),
   r('type-changed', 'error', 'a field changed type (widening integer to number or to int-or-string is allowed)'),
   r('required-added', 'error', 'a field became required and has no default'),
   r('minimum-tightened', 'error', 'minimum raised, or exclusiveMinimum added at the same minimum'),
@@ -410,6 +412,11 @@ export function diffCRDs(before: Obj, after: Obj): Finding[] {
   if ((bspec.scope ?? 'Namespaced') !== (nspec.scope ?? 'Namespaced')) {
     out.push({ rule: 'scope-changed', severity: 'error', message: `scope changed from ${bspec.scope} to ${nspec.scope}: the API server refuses this update of a CRD that has stored objects (scope is immutable then), and every client's URLs change` });
   }
+  const bplural = ((bspec.names ?? {}) as Obj).plural;
+  const nplural = ((nspec.names ?? {}) as Obj).plural;
+  if (bplural !== undefined && nplural !== undefined && bplural !== nplural) {
+    out.push({ rule: 'plural-changed', severity: 'error', message: `plural ${show(bplural)} -> ${show(nplural)}: the API server refuses it in place (spec.names.plural is immutable), and the CRD is named <plural>.<group>, so this is another CRD, without the objects stored under ${bplural}; clients of .../${bplural} get 404, and applying the new manifests with pruning deletes the old CRD and its objects` });
+  }
   const bvs = versionsOf(before);
   const nvs = versionsOf(after);
   const nByName = new Map(nvs.map((v) => [v.name, v]));
@@ -423,6 +430,9 @@ export function diffCRDs(before: Obj, after: Obj): Finding[] {
     } else {
       if (bv.subresources.status !== undefined && nv.subresources.status === undefined) {
         out.push({ rule: 'status-subresource-removed', severity: 'error', version: bv.name, message: `version ${bv.name} no longer has the status subresource: reads and writes of /status get 404 (controllers updating status fail), and updates of the object itself now change its status instead of ignoring it` });
+      }
+      if (bv.subresources.status === undefined && nv.subresources.status !== undefined) {
+        out.push({ rule: 'status-subresource-added', severity: 'warning', version: bv.name, message: `version ${bv.name} has the status subresource now: updates of the object ignore changes to status, so clients that wrote status with the object must write /status instead` });
       }
       if (bv.subresources.scale !== undefined && nv.subresources.scale === undefined) {
         out.push({ rule: 'scale-subresource-removed', severity: 'error', version: bv.name, message: `version ${bv.name} no longer has the scale subresource: /scale gets 404, so kubectl scale and HorizontalPodAutoscalers targeting it fail` });
@@ -521,7 +531,7 @@ export function checkCompat(base: CompatBase, crds: readonly Obj[], options: Com
       if (f.chain) {
         const l = locateChain(f.chain, versionAt(f.version));
         emit(f, gk, l.at, l.where);
-      } else if (f.rule === 'scope-changed') emit(f, gk, markerAt('Resource') ?? versionAt(), undefined);
+      } else if (f.rule === 'scope-changed' || f.rule === 'plural-changed') emit(f, gk, markerAt('Resource') ?? versionAt(), undefined);
       else if (f.rule === 'storage-version-changed') emit(f, gk, markerAt('StorageVersion') ?? versionAt(f.version), undefined);
       else if (f.rule === 'version-unserved') emit(f, gk, markerAt('UnservedVersion') ?? versionAt(f.version), undefined);
       else emit(f, gk, versionAt(f.version), undefined);

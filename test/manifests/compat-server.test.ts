@@ -378,6 +378,40 @@ describe('check-compat claims on a real API server', () => {
     assert.equal(get(group, 'old').obj!.status.replicas, 4, 'without it, the object carries its status');
   });
 
+  it('status-subresource-added: updates of the object ignore status from now on', async () => {
+    const group = 'statusadd.compat.example.com';
+    const removed = pair('status-subresource-removed', group);
+    const p = { before: removed.after, after: removed.before };
+    assert.deepEqual(diffCRDs(p.before, p.after).map((f) => f.rule), ['status-subresource-added']);
+    assert.deepEqual(pair('subresources-added', group).rules, ['status-subresource-added']);
+    const patchStatus = (replicas: number) => kubectl(['patch', `widgets.${group}`, 'old', '-n', 'default', '--type=merge', '-p', JSON.stringify({ status: { replicas } })]);
+    await install(p.before);
+    ok(['create', '-f', '-'], widget(group, 'old', { size: 1 }));
+    assert.equal(patchStatus(1).status, 0);
+    assert.equal(get(group, 'old').obj!.status.replicas, 1);
+    await install(p.after);
+    await until('status written with the object is ignored', () => patchStatus(2).status === 0 && get(group, 'old').obj!.status.replicas === 1);
+    ok(['patch', `widgets.${group}`, 'old', '-n', 'default', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { replicas: 3 } })]);
+    assert.equal(get(group, 'old').obj!.status.replicas, 3, 'through /status it is written');
+  });
+
+  it('plural-changed: a CRD cannot change its plural in place; the new CRD has none of the stored objects', async () => {
+    const group = 'plural.compat.example.com';
+    const p = pair('plural-changed', group);
+    p.after.metadata.name = `gadgets.${group}`;
+    assert.deepEqual(diffCRDs(p.before, p.after).map((f) => f.rule), ['plural-changed']);
+    await install(p.before);
+    ok(['create', '-f', '-'], widget(group, 'old', { size: 1 }));
+    const inPlace = kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], { ...p.after, metadata: { name: `widgets.${group}` } });
+    assert.notEqual(inPlace.status, 0, 'the plural is immutable');
+    assert.match(inPlace.err, /spec\.names\.plural: Invalid value: "gadgets": field is immutable/);
+    assert.match(diffCRDs(p.before, p.after)[0].message, /spec\.names\.plural is immutable/);
+    ok(['apply', '--server-side', '-f', '-'], p.after);
+    const listed = kubectl(['get', `gadgets.${group}`, '-n', 'default', '-o', 'name']);
+    assert.equal(listed.out.includes('old'), false, `the objects stored under widgets are not gadgets: ${listed.out}${listed.err}`);
+    assert.equal(get(group, 'old').status, 0, 'they stay under the old CRD (until it is deleted, with them)');
+  });
+
   it('scale-subresource-removed: /scale gets 404 (kubectl scale fails)', async () => {
     const group = 'scale.compat.example.com';
     const p = pair('scale-subresource-removed', group);
