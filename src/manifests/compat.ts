@@ -49,6 +49,7 @@ export const COMPAT_RULES: readonly CompatRule[] = [
   r('status-subresource-removed', 'error', 'the status subresource is gone from a served version: clients writing /status get 404'),
   r('scale-subresource-removed', 'error', 'the scale subresource is gone from a served version: /scale (kubectl scale, HorizontalPodAutoscaler) gets 404'),
   r('status-subresource-added', 'warning', 'the status subresource added to a served version: updates of the object ignore status from now on'),
+  r('scale-paths-changed', 'error', 'the scale subresource reads and writes other fields (specReplicasPath, statusReplicasPath, labelSelectorPath)'),
   r('type-changed', 'error', 'a field changed type (widening integer to number or to int-or-string is allowed)'),
   r('required-added', 'error', 'a field became required and has no default'),
   r('minimum-tightened', 'error', 'minimum raised, or exclusiveMinimum added at the same minimum'),
@@ -433,6 +434,12 @@ export function diffCRDs(before: Obj, after: Obj): Finding[] {
       }
       if (bv.subresources.status === undefined && nv.subresources.status !== undefined) {
         out.push({ rule: 'status-subresource-added', severity: 'warning', version: bv.name, message: `version ${bv.name} has the status subresource now: updates of the object ignore changes to status, so clients that wrote status with the object must write /status instead` });
+      }
+      const bs = bv.subresources.scale as Obj | undefined;
+      const ns = nv.subresources.scale as Obj | undefined;
+      if (bs && ns) {
+        const moved = (['specReplicasPath', 'statusReplicasPath', 'labelSelectorPath'] as const).filter((k) => bs[k] !== ns[k]).map((k) => `${k} ${show(bs[k] ?? 'none')} -> ${show(ns[k] ?? 'none')}`);
+        if (moved.length) out.push({ rule: 'scale-paths-changed', severity: 'error', version: bv.name, message: `version ${bv.name}: the scale subresource maps other fields (${moved.join(', ')}): kubectl scale and HorizontalPodAutoscalers now read and write those, and the stored objects' values at the old paths are no longer what /scale shows` });
       }
       if (bv.subresources.scale !== undefined && nv.subresources.scale === undefined) {
         out.push({ rule: 'scale-subresource-removed', severity: 'error', version: bv.name, message: `version ${bv.name} no longer has the scale subresource: /scale gets 404, so kubectl scale and HorizontalPodAutoscalers targeting it fail` });

@@ -376,6 +376,22 @@ describe('check-compat claims on a real API server', () => {
     assert.equal(get(group, 'old').obj!.status.replicas, 4, 'without it, the object carries its status');
   });
 
+  it('scale-paths-changed: /scale reads and writes the new path, and shows what the stored objects hold there', async () => {
+    const group = 'scalepath.compat.example.com';
+    const p = pair('scale-spec-replicas-path-changed', group);
+    assert.deepEqual(p.rules, ['scale-paths-changed']);
+    const replicas = () => JSON.parse(ok(['get', '--raw', `/apis/${group}/v1/namespaces/default/widgets/old/scale`])).spec.replicas as number | undefined;
+    await install(p.before);
+    ok(['create', '-f', '-'], widget(group, 'old', { size: 3, count: 7 }));
+    assert.equal(replicas(), 3);
+    await install(p.after);
+    await until('/scale reads .spec.count', () => replicas() === 7);
+    ok(['scale', `widgets.${group}/old`, '-n', 'default', '--replicas=5']);
+    const o = get(group, 'old').obj!;
+    assert.equal(o.spec.count, 5, 'kubectl scale writes the new path');
+    assert.equal(o.spec.size, 3, 'the old path is left as it was');
+  });
+
   it('status-subresource-added: updates of the object ignore status from now on', async () => {
     const group = 'statusadd.compat.example.com';
     const removed = pair('status-subresource-removed', group);
