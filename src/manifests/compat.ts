@@ -63,7 +63,7 @@ export const COMPAT_RULES: readonly CompatRule[] = [
   r('multiple-of-changed', 'error', 'multipleOf added, or changed to a value the old one is not a multiple of'),
   r('pattern-changed', 'error', 'pattern added or changed'),
   r('enum-narrowed', 'error', 'enum added, or a value of the base enum removed'),
-  r('format-changed', 'error', 'format added or changed'),
+  r('format-changed', 'error', 'a format the API server checks added or changed (formats it ignores, and int64 or double, are no finding)'),
   r('nullable-removed', 'error', 'nullable: true removed: null values are dropped (the field reads as absent), stored ones too'),
   r('preserve-unknown-fields-removed', 'error', 'x-kubernetes-preserve-unknown-fields removed: undeclared fields are pruned'),
   r('list-type-changed', 'error', 'x-kubernetes-list-type changed (atomic, set, map): merge semantics and uniqueness change'),
@@ -254,6 +254,26 @@ function widens(from: string, to: string): boolean {
 
 const CEL_OLD_SELF = /\boldSelf\b/;
 
+/**
+ * The string formats kube-apiserver 1.37 validates in CRD schemas (apiextensions-apiserver's
+ * supported formats, names compared without dashes as go-openapi does); `password` is in that list
+ * but accepts any string. Other formats are ignored (the server warns about them).
+ */
+const CHECKED_STRING_FORMATS = new Set(['bsonobjectid', 'uri', 'email', 'hostname', 'ipv4', 'ipv6', 'cidr', 'mac', 'uuid', 'uuid3', 'uuid4', 'uuid5', 'isbn', 'isbn10', 'isbn13', 'creditcard', 'ssn', 'hexcolor', 'rgbcolor', 'byte', 'date', 'duration', 'datetime', 'k8s-short-name'.replace(/-/g, ''), 'k8s-long-name'.replace(/-/g, '')]);
+
+/** The format the API server enforces on this node's values, if any: int64 and double bound nothing the server can read (it reads integers as int64, numbers as float64). */
+function checkedFormat(s: Schema): string | undefined {
+  if (typeof s.format !== 'string') return undefined;
+  const t = typeof s.type === 'string' ? s.type : '';
+  if (t === '' || t === 'string') {
+    const f = s.format.replace(/-/g, '');
+    return CHECKED_STRING_FORMATS.has(f) ? f : undefined;
+  }
+  if (t === 'integer') return s.format === 'int32' ? 'int32' : undefined;
+  if (t === 'number') return s.format === 'float' ? 'float' : undefined;
+  return undefined;
+}
+
 interface Walk {
   version: string;
   out: Finding[];
@@ -324,7 +344,7 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
       if (gone.length) push(w, 'enum-narrowed', at, chain, `${at}: enum value${gone.length > 1 ? 's' : ''} ${gone.map(show).join(', ')} removed: ${RATCHET}`);
     }
   }
-  if (typeof n.format === 'string' && n.format !== b.format) push(w, 'format-changed', at, chain, `${at}: format ${b.format === undefined ? 'added' : `changed from ${show(b.format)}`} (${show(n.format)}): values not of that format are refused (for the formats the API server checks); ${RATCHET}`);
+  if (checkedFormat(n) !== undefined && checkedFormat(n) !== checkedFormat(b)) push(w, 'format-changed', at, chain, `${at}: format ${b.format === undefined ? 'added' : `changed from ${show(b.format)}`} (${show(n.format)}): values not of that format are refused; ${RATCHET}`);
   if (b.nullable === true && n.nullable !== true) push(w, 'nullable-removed', at, chain, `${at}: nullable removed: the API server drops null values, those sent from now on and stored ones as they are read, so clients that tell null from absent lose it`);
   if (b['x-kubernetes-preserve-unknown-fields'] === true && n['x-kubernetes-preserve-unknown-fields'] !== true) {
     push(w, 'preserve-unknown-fields-removed', at, chain, `${at}: x-kubernetes-preserve-unknown-fields removed: fields it does not declare are pruned from objects as they are written and read`);

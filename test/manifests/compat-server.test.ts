@@ -327,6 +327,23 @@ describe('check-compat claims on a real API server', () => {
     await tightened(pair('format-added', group), 'format-changed', group, { name: 'NOT_A_HOST!' }, (s) => void (s.name = 'ALSO_BAD!'), /spec\.name in body must be of type hostname/);
     const g2 = 'format2.compat.example.com';
     await tightened(pair('format-changed', g2), 'format-changed', g2, { email: 'someone@example.com' }, (s) => void (s.email = 'other@example.com'), /spec\.email in body must be of type uri/);
+    const g3 = 'int32.compat.example.com';
+    await tightened(pair('format-int64-to-int32', g3), 'format-changed', g3, { size: 2 ** 40 }, (s) => void (s.size = 2 ** 40 + 1), /Checked value must be of type integer with format int32/);
+  });
+
+  it('format changes that are no finding: the server does not enforce the new format', async () => {
+    for (const [name, spec] of [
+      ['format-unchecked-added', { name: '!! not a label !!' }],
+      ['format-password-added', { name: '!! anything !!' }],
+      ['format-int32-to-int64', { size: 2 ** 40 }],
+    ] as const) {
+      const group = `${name}.compat.example.com`;
+      const p = pair(name, group);
+      assert.deepEqual(p.rules, [], name);
+      await install(p.after);
+      const c = create(widget(group, 'new', spec));
+      assert.equal(c.status, 0, `${name}: ${c.err}`);
+    }
   });
 
   it('map-type-changed: atomic -> granular merges server-side applies field by field; granular -> atomic makes them conflict, and a forced apply drops the fields it does not send', async () => {
