@@ -41,10 +41,15 @@ const r = (name: string, severity: CompatSeverity, summary: string): CompatRule 
 export const COMPAT_RULES: readonly CompatRule[] = [
   r('crd-removed', 'error', 'a CRD of the base is no longer generated (its Kind was removed or renamed)'),
   r('scope-changed', 'error', 'Namespaced <-> Cluster: the API server refuses the update of a CRD with stored objects'),
+  r('plural-changed', 'error', 'another plural name: the resource\'s URL and the CRD\'s name change, so it is a new CRD without the stored objects'),
   r('served-version-removed', 'error', 'a version the base serves is gone from the CRD: clients of it get 404'),
   r('version-unserved', 'warning', 'a version the base serves is kept but no longer served'),
   r('storage-version-changed', 'error', 'another storage version, with a different schema and no conversion webhook'),
   r('field-removed', 'error', 'a field of the base is gone (removed or renamed): stored values are pruned'),
+  r('status-subresource-removed', 'error', 'the status subresource is gone from a served version: clients writing /status get 404'),
+  r('scale-subresource-removed', 'error', 'the scale subresource is gone from a served version: /scale (kubectl scale, HorizontalPodAutoscaler) gets 404'),
+  r('status-subresource-added', 'warning', 'the status subresource added to a served version: updates of the object ignore status from now on'),
+  r('scale-paths-changed', 'error', 'the scale subresource reads and writes other fields (specReplicasPath, statusReplicasPath, labelSelectorPath)'),
   r('type-changed', 'error', 'a field changed type (widening integer to number or to int-or-string is allowed)'),
   r('required-added', 'error', 'a field became required and has no default'),
   r('minimum-tightened', 'error', 'minimum raised, or exclusiveMinimum added at the same minimum'),
@@ -58,7 +63,7 @@ export const COMPAT_RULES: readonly CompatRule[] = [
   r('multiple-of-changed', 'error', 'multipleOf added, or changed to a value the old one is not a multiple of'),
   r('pattern-changed', 'error', 'pattern added or changed'),
   r('enum-narrowed', 'error', 'enum added, or a value of the base enum removed'),
-  r('format-changed', 'error', 'format added or changed'),
+  r('format-changed', 'error', 'a format the API server checks added or changed (formats it ignores, and int64 or double, are no finding)'),
   r('nullable-removed', 'error', 'nullable: true removed: null values are dropped (the field reads as absent), stored ones too'),
   r('preserve-unknown-fields-removed', 'error', 'x-kubernetes-preserve-unknown-fields removed: undeclared fields are pruned'),
   r('list-type-changed', 'error', 'x-kubernetes-list-type changed (atomic, set, map): merge semantics and uniqueness change'),
@@ -203,6 +208,7 @@ interface Version {
   served: boolean;
   storage: boolean;
   schema?: Schema;
+  subresources: Obj;
 }
 
 function versionsOf(crd: Obj): Version[] {
@@ -212,6 +218,8 @@ function versionsOf(crd: Obj): Version[] {
     served: v.served !== false,
     storage: v.storage === true,
     schema: ((v.schema ?? {}) as Obj).openAPIV3Schema as Schema | undefined,
+    // apiextensions.k8s.io/v1beta1 had one spec.subresources for every version.
+    subresources: ((v.subresources ?? spec.subresources ?? {}) as Obj),
   }));
 }
 
@@ -246,6 +254,26 @@ function widens(from: string, to: string): boolean {
 
 const CEL_OLD_SELF = /\boldSelf\b/;
 
+/**
+ * The string formats kube-apiserver 1.37 validates in CRD schemas (apiextensions-apiserver's
+ * supported formats, names compared without dashes as go-openapi does); `password` is in that list
+ * but accepts any string. Other formats are ignored (the server warns about them).
+ */
+const CHECKED_STRING_FORMATS = new Set(['bsonobjectid', 'uri', 'email', 'hostname', 'ipv4', 'ipv6', 'cidr', 'mac', 'uuid', 'uuid3', 'uuid4', 'uuid5', 'isbn', 'isbn10', 'isbn13', 'creditcard', 'ssn', 'hexcolor', 'rgbcolor', 'byte', 'date', 'duration', 'datetime', 'k8s-short-name'.replace(/-/g, ''), 'k8s-long-name'.replace(/-/g, '')]);
+
+/** The format the API server enforces on this node's values, if any: int64 and double bound nothing the server can read (it reads integers as int64, numbers as float64). */
+function checkedFormat(s: Schema): string | undefined {
+  if (typeof s.format !== 'string') return undefined;
+  const t = typeof s.type === 'string' ? s.type : '';
+  if (t === '' || t === 'string') {
+    const f = s.format.replace(/-/g, '');
+    return CHECKED_STRING_FORMATS.has(f) ? f : undefined;
+  }
+  if (t === 'integer') return s.format === 'int32' ? 'int32' : undefined;
+  if (t === 'number') return s.format === 'float' ? 'float' : undefined;
+  return undefined;
+}
+
 interface Walk {
   version: string;
   out: Finding[];
@@ -274,7 +302,7 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
   const bt = typeOf(b);
   const nt = typeOf(n);
   if (bt !== undefined && nt !== undefined && bt !== nt && !widens(bt, nt)) {
-    push(w, 'type-changed', at, chain, `${at} changed type from ${bt} to ${nt}: stored ${bt} values no longer validate, and clients reading it as ${bt} break`);
+    push(w, 'type-changed', at, chain, `${at} changed type from ${bt} to ${nt}: stored ${bt} values are served as they are (clients decoding ${nt} fail on them) and updates that leave them unchanged pass (ratcheting), but creates and updates that set a ${bt} value are refused, so old clients cannot write it`);
     return;
   }
 
@@ -316,7 +344,7 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
       if (gone.length) push(w, 'enum-narrowed', at, chain, `${at}: enum value${gone.length > 1 ? 's' : ''} ${gone.map(show).join(', ')} removed: ${RATCHET}`);
     }
   }
-  if (typeof n.format === 'string' && n.format !== b.format) push(w, 'format-changed', at, chain, `${at}: format ${b.format === undefined ? 'added' : `changed from ${show(b.format)}`} (${show(n.format)}): ${RATCHET}`);
+  if (checkedFormat(n) !== undefined && checkedFormat(n) !== checkedFormat(b)) push(w, 'format-changed', at, chain, `${at}: format ${b.format === undefined ? 'added' : `changed from ${show(b.format)}`} (${show(n.format)}): values not of that format are refused; ${RATCHET}`);
   if (b.nullable === true && n.nullable !== true) push(w, 'nullable-removed', at, chain, `${at}: nullable removed: the API server drops null values, those sent from now on and stored ones as they are read, so clients that tell null from absent lose it`);
   if (b['x-kubernetes-preserve-unknown-fields'] === true && n['x-kubernetes-preserve-unknown-fields'] !== true) {
     push(w, 'preserve-unknown-fields-removed', at, chain, `${at}: x-kubernetes-preserve-unknown-fields removed: fields it does not declare are pruned from objects as they are written and read`);
@@ -334,7 +362,13 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
   }
   const bmt = b['x-kubernetes-map-type'] as string | undefined;
   const nmt = n['x-kubernetes-map-type'] as string | undefined;
-  if ((bmt ?? 'granular') !== (nmt ?? 'granular')) push(w, 'map-type-changed', at, chain, `${at}: x-kubernetes-map-type ${bmt ?? 'granular'} -> ${nmt ?? 'granular'}: server-side apply merges the object differently`);
+  if ((bmt ?? 'granular') !== (nmt ?? 'granular')) {
+    const how =
+      (nmt ?? 'granular') === 'atomic'
+        ? 'server-side apply now owns and replaces the object as a whole: an apply of some of its fields conflicts with the other managers of the object, and when forced drops the fields it does not send'
+        : 'server-side apply now merges the object field by field: an apply no longer replaces it as a whole, so fields another manager set (or this one set before) are kept instead of dropped';
+    push(w, 'map-type-changed', at, chain, `${at}: x-kubernetes-map-type ${bmt ?? 'granular'} -> ${nmt ?? 'granular'}: ${how} (stored objects are unchanged)`);
+  }
 
   // CEL rules: a rule text the base does not have is a new rule.
   const before = new Set(((b['x-kubernetes-validations'] ?? []) as Obj[]).map((x) => String(x.rule)));
@@ -376,6 +410,19 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
   if (b.additionalProperties && n.additionalProperties && typeof b.additionalProperties === 'object' && typeof n.additionalProperties === 'object') {
     compareSchema(w, b.additionalProperties as Schema, n.additionalProperties as Schema, `${path}[*]`, [...chain, n.additionalProperties as Schema]);
   }
+  // Junctors (controller-gen writes anyOf for int-or-string fields, and allOf/anyOf/oneOf can come
+  // from a schema override): their entries constrain the same value, so they keep the path.
+  // Entries are paired by index; an allOf entry the base lacks is compared with the empty schema,
+  // so each constraint it adds is reported. `not` is not descended: a tighter `not` loosens.
+  for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
+    const bj = Array.isArray(b[key]) ? (b[key] as Schema[]) : [];
+    const nj = Array.isArray(n[key]) ? (n[key] as Schema[]) : [];
+    for (let i = 0; i < nj.length; i++) {
+      if (!nj[i] || typeof nj[i] !== 'object') continue;
+      const base = bj[i] && typeof bj[i] === 'object' ? bj[i] : key === 'allOf' ? {} : undefined;
+      if (base) compareSchema(w, base, nj[i], path, [...chain, nj[i]]);
+    }
+  }
 }
 
 /** The findings of one CRD against its base (same group and Kind). Pure: used by the corpus test as it is. */
@@ -385,6 +432,11 @@ export function diffCRDs(before: Obj, after: Obj): Finding[] {
   const nspec = (after.spec ?? {}) as Obj;
   if ((bspec.scope ?? 'Namespaced') !== (nspec.scope ?? 'Namespaced')) {
     out.push({ rule: 'scope-changed', severity: 'error', message: `scope changed from ${bspec.scope} to ${nspec.scope}: the API server refuses this update of a CRD that has stored objects (scope is immutable then), and every client's URLs change` });
+  }
+  const bplural = ((bspec.names ?? {}) as Obj).plural;
+  const nplural = ((nspec.names ?? {}) as Obj).plural;
+  if (bplural !== undefined && nplural !== undefined && bplural !== nplural) {
+    out.push({ rule: 'plural-changed', severity: 'error', message: `plural ${show(bplural)} -> ${show(nplural)}: the API server refuses it in place (spec.names.plural is immutable), and the CRD is named <plural>.<group>, so this is another CRD, without the objects stored under ${bplural}; clients of .../${bplural} get 404, and applying the new manifests with pruning deletes the old CRD and its objects` });
   }
   const bvs = versionsOf(before);
   const nvs = versionsOf(after);
@@ -396,6 +448,22 @@ export function diffCRDs(before: Obj, after: Obj): Finding[] {
       out.push({ rule: 'served-version-removed', severity: 'error', version: bv.name, message: `version ${bv.name} is served by the base and is gone: its clients get 404, and the API server refuses the CRD while ${bv.name} is in status.storedVersions` });
     } else if (!nv.served) {
       out.push({ rule: 'version-unserved', severity: 'warning', version: bv.name, message: `version ${bv.name} is no longer served: its clients get 404 (objects stored as ${bv.name} stay readable through the served versions)` });
+    } else {
+      if (bv.subresources.status !== undefined && nv.subresources.status === undefined) {
+        out.push({ rule: 'status-subresource-removed', severity: 'error', version: bv.name, message: `version ${bv.name} no longer has the status subresource: reads and writes of /status get 404 (controllers updating status fail), and updates of the object itself now change its status instead of ignoring it` });
+      }
+      if (bv.subresources.status === undefined && nv.subresources.status !== undefined) {
+        out.push({ rule: 'status-subresource-added', severity: 'warning', version: bv.name, message: `version ${bv.name} has the status subresource now: updates of the object ignore changes to status, so clients that wrote status with the object must write /status instead` });
+      }
+      const bs = bv.subresources.scale as Obj | undefined;
+      const ns = nv.subresources.scale as Obj | undefined;
+      if (bs && ns) {
+        const moved = (['specReplicasPath', 'statusReplicasPath', 'labelSelectorPath'] as const).filter((k) => bs[k] !== ns[k]).map((k) => `${k} ${show(bs[k] ?? 'none')} -> ${show(ns[k] ?? 'none')}`);
+        if (moved.length) out.push({ rule: 'scale-paths-changed', severity: 'error', version: bv.name, message: `version ${bv.name}: the scale subresource maps other fields (${moved.join(', ')}): kubectl scale and HorizontalPodAutoscalers now read and write those, and the stored objects' values at the old paths are no longer what /scale shows` });
+      }
+      if (bv.subresources.scale !== undefined && nv.subresources.scale === undefined) {
+        out.push({ rule: 'scale-subresource-removed', severity: 'error', version: bv.name, message: `version ${bv.name} no longer has the scale subresource: /scale gets 404, so kubectl scale and HorizontalPodAutoscalers targeting it fail` });
+      }
     }
   }
   const bStorage = bvs.find((v) => v.storage);
@@ -490,7 +558,7 @@ export function checkCompat(base: CompatBase, crds: readonly Obj[], options: Com
       if (f.chain) {
         const l = locateChain(f.chain, versionAt(f.version));
         emit(f, gk, l.at, l.where);
-      } else if (f.rule === 'scope-changed') emit(f, gk, markerAt('Resource') ?? versionAt(), undefined);
+      } else if (f.rule === 'scope-changed' || f.rule === 'plural-changed') emit(f, gk, markerAt('Resource') ?? versionAt(), undefined);
       else if (f.rule === 'storage-version-changed') emit(f, gk, markerAt('StorageVersion') ?? versionAt(f.version), undefined);
       else if (f.rule === 'version-unserved') emit(f, gk, markerAt('UnservedVersion') ?? versionAt(f.version), undefined);
       else emit(f, gk, versionAt(f.version), undefined);

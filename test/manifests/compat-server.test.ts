@@ -16,7 +16,11 @@
  *  - nullable removed: nulls dropped, sent ones and stored ones as they are read;
  *  - a changed default: new objects get it, stored objects keep the value written with them;
  *  - storage version changed without a webhook: apiVersion rewritten only, fields pruned through the other version;
- *  - a scope change: the server refuses the CRD update.
+ *  - a scope change: the server refuses the CRD update;
+ *  - a changed type or an added format: ratcheted like a bound, stored values served as they are;
+ *  - a map made granular (or atomic): how server-side apply merges it, field managers' conflicts;
+ *  - a removed status or scale subresource: /status and /scale get 404, status written through the object;
+ *  - every CRD of the corpus, before and after, is accepted by the server (so no pair tests a CRD that cannot exist).
  * Each pair's verdict (diffCRDs) is asserted too, so the test ties the words to the rule.
  */
 import assert from 'node:assert/strict';
@@ -106,8 +110,8 @@ describe('check-compat claims on a real API server', () => {
   });
 
   /** A tightening rule: readable, ratcheted when unchanged, refused when changed, refused on create. */
-  async function tightened(name: string, rule: string, group: string, spec: Obj, change: (s: Obj) => void, refusal: RegExp): Promise<void> {
-    const p = pair(name, group);
+  async function tightened(name: string | ReturnType<typeof pair>, rule: string, group: string, spec: Obj, change: (s: Obj) => void, refusal: RegExp): Promise<void> {
+    const p = typeof name === 'string' ? pair(name, group) : name;
     assert.deepEqual(p.rules, [rule]);
     await install(p.before);
     ok(['create', '-f', '-'], widget(group, 'old', { ...spec, note: 'first' }));
@@ -307,6 +311,163 @@ describe('check-compat claims on a real API server', () => {
     assert.equal(v1.apiVersion, `${group}/v1`);
     assert.equal('color' in v1.spec, false, 'read through v1: pruned');
     assert.equal(v1.spec.size, 1, 'the fields both declare are passed as they are');
+  });
+
+  it('type-changed: stored values are served as they are, unchanged ones ratcheted; updates and creates setting the old type refused', async () => {
+    const group = 'type.compat.example.com';
+    const p = pair('type-integer-to-string', group);
+    assert.deepEqual(p.rules, ['type-changed']);
+    await tightened(p, 'type-changed', group, { size: 8 }, (s) => void (s.size = 9), /spec\.size in body must be of type string: "integer"/);
+    assert.equal(typeof get(group, 'old').obj!.spec.size, 'number', 'the stored integer is served as an integer, not converted');
+    assert.equal(create(widget(group, 'new', { size: '8' })).status, 0, 'a string is accepted');
+  });
+
+  it('format-changed: values not of the new format are ratcheted when stored and unchanged, refused on create and change', async () => {
+    const group = 'format.compat.example.com';
+    await tightened(pair('format-added', group), 'format-changed', group, { name: 'NOT_A_HOST!' }, (s) => void (s.name = 'ALSO_BAD!'), /spec\.name in body must be of type hostname/);
+    const g2 = 'format2.compat.example.com';
+    await tightened(pair('format-changed', g2), 'format-changed', g2, { email: 'someone@example.com' }, (s) => void (s.email = 'other@example.com'), /spec\.email in body must be of type uri/);
+    const g3 = 'int32.compat.example.com';
+    await tightened(pair('format-int64-to-int32', g3), 'format-changed', g3, { size: 2 ** 40 }, (s) => void (s.size = 2 ** 40 + 1), /Checked value must be of type integer with format int32/);
+  });
+
+  it('format changes that are no finding: the server does not enforce the new format', async () => {
+    for (const [name, spec] of [
+      ['format-unchecked-added', { name: '!! not a label !!' }],
+      ['format-password-added', { name: '!! anything !!' }],
+      ['format-int32-to-int64', { size: 2 ** 40 }],
+    ] as const) {
+      const group = `${name}.compat.example.com`;
+      const p = pair(name, group);
+      assert.deepEqual(p.rules, [], name);
+      await install(p.after);
+      const c = create(widget(group, 'new', spec));
+      assert.equal(c.status, 0, `${name}: ${c.err}`);
+    }
+  });
+
+  it('map-type-changed: atomic -> granular merges server-side applies field by field; granular -> atomic makes them conflict, and a forced apply drops the fields it does not send', async () => {
+    const group = 'maptype.compat.example.com';
+    const p = pair('map-type-changed', group);
+    assert.deepEqual(p.rules, ['map-type-changed']);
+    for (const c of [p.before, p.after]) c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.selector.properties.b = { type: 'string' };
+    const apply = (manager: string, name: string, selector: Obj, force = false) =>
+      kubectl(['apply', '--server-side', `--field-manager=${manager}`, ...(force ? ['--force-conflicts'] : []), '-f', '-'], { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name, namespace: 'default' }, spec: { size: 1, selector } });
+    assert.match(diffCRDs(p.before, p.after)[0].message, /merges the object field by field/);
+    await install(p.before);
+    assert.equal(apply('a', 'old', { a: 'x' }).status, 0);
+    const atomic = apply('b', 'old', { b: 'y' });
+    assert.notEqual(atomic.status, 0, 'atomic: another manager applying part of the map conflicts');
+    assert.match(atomic.err, /conflict/i);
+    await install(p.after);
+    assert.deepEqual(get(group, 'old').obj!.spec.selector, { a: 'x' }, 'the stored object is unchanged');
+    await until('granular: the other manager merges its field', () => apply('b', 'old', { b: 'y' }).status === 0);
+    assert.deepEqual(get(group, 'old').obj!.spec.selector, { a: 'x', b: 'y' });
+
+    // The other way: granular -> atomic.
+    const back = diffCRDs(p.after, p.before);
+    assert.deepEqual(back.map((f) => f.rule), ['map-type-changed']);
+    assert.match(back[0].message, /conflicts with the other managers of the object, and when forced drops the fields it does not send/);
+    await install(p.before);
+    await until('atomic again: a partial apply conflicts', () => apply('a', 'old', { a: 'x2' }).status !== 0);
+    assert.match(apply('a', 'old', { a: 'x2' }).err, /conflict/i);
+    assert.equal(apply('a', 'old', { a: 'x2' }, true).status, 0);
+    assert.deepEqual(get(group, 'old').obj!.spec.selector, { a: 'x2' }, 'forced: the field it does not send is dropped');
+  });
+
+  it('status-subresource-removed: /status gets 404, and status is written through the object itself', async () => {
+    const group = 'status.compat.example.com';
+    const p = pair('status-subresource-removed', group);
+    assert.deepEqual(p.rules, ['status-subresource-removed']);
+    const patchStatus = (replicas: number, sub: boolean) =>
+      kubectl(['patch', `widgets.${group}`, 'old', '-n', 'default', ...(sub ? ['--subresource=status'] : []), '--type=merge', '-p', JSON.stringify({ status: { replicas } })]);
+    await install(p.before);
+    ok(['create', '-f', '-'], widget(group, 'old', { size: 1 }));
+    assert.equal(patchStatus(1, true).status, 0);
+    assert.equal(patchStatus(2, false).status, 0);
+    assert.equal(get(group, 'old').obj!.status.replicas, 1, 'with the subresource, an update of the object ignores status');
+    await install(p.after);
+    await until('/status is gone', () => patchStatus(3, true).status !== 0);
+    assert.match(patchStatus(3, true).err, /NotFound|not found/);
+    assert.equal(patchStatus(4, false).status, 0);
+    assert.equal(get(group, 'old').obj!.status.replicas, 4, 'without it, the object carries its status');
+  });
+
+  it('scale-paths-changed: /scale reads and writes the new path, and shows what the stored objects hold there', async () => {
+    const group = 'scalepath.compat.example.com';
+    const p = pair('scale-spec-replicas-path-changed', group);
+    assert.deepEqual(p.rules, ['scale-paths-changed']);
+    const replicas = () => JSON.parse(ok(['get', '--raw', `/apis/${group}/v1/namespaces/default/widgets/old/scale`])).spec.replicas as number | undefined;
+    await install(p.before);
+    ok(['create', '-f', '-'], widget(group, 'old', { size: 3, count: 7 }));
+    assert.equal(replicas(), 3);
+    await install(p.after);
+    await until('/scale reads .spec.count', () => replicas() === 7);
+    ok(['scale', `widgets.${group}/old`, '-n', 'default', '--replicas=5']);
+    const o = get(group, 'old').obj!;
+    assert.equal(o.spec.count, 5, 'kubectl scale writes the new path');
+    assert.equal(o.spec.size, 3, 'the old path is left as it was');
+  });
+
+  it('status-subresource-added: updates of the object ignore status from now on', async () => {
+    const group = 'statusadd.compat.example.com';
+    const removed = pair('status-subresource-removed', group);
+    const p = { before: removed.after, after: removed.before };
+    assert.deepEqual(diffCRDs(p.before, p.after).map((f) => f.rule), ['status-subresource-added']);
+    assert.deepEqual(pair('subresources-added', group).rules, ['status-subresource-added']);
+    const patchStatus = (replicas: number) => kubectl(['patch', `widgets.${group}`, 'old', '-n', 'default', '--type=merge', '-p', JSON.stringify({ status: { replicas } })]);
+    await install(p.before);
+    ok(['create', '-f', '-'], widget(group, 'old', { size: 1 }));
+    assert.equal(patchStatus(1).status, 0);
+    assert.equal(get(group, 'old').obj!.status.replicas, 1);
+    await install(p.after);
+    await until('status written with the object is ignored', () => patchStatus(2).status === 0 && get(group, 'old').obj!.status.replicas === 1);
+    ok(['patch', `widgets.${group}`, 'old', '-n', 'default', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { replicas: 3 } })]);
+    assert.equal(get(group, 'old').obj!.status.replicas, 3, 'through /status it is written');
+  });
+
+  it('plural-changed: a CRD cannot change its plural in place; the new CRD has none of the stored objects', async () => {
+    const group = 'plural.compat.example.com';
+    const p = pair('plural-changed', group);
+    p.after.metadata.name = `gadgets.${group}`;
+    assert.deepEqual(diffCRDs(p.before, p.after).map((f) => f.rule), ['plural-changed']);
+    await install(p.before);
+    ok(['create', '-f', '-'], widget(group, 'old', { size: 1 }));
+    const inPlace = kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], { ...p.after, metadata: { name: `widgets.${group}` } });
+    assert.notEqual(inPlace.status, 0, 'the plural is immutable');
+    assert.match(inPlace.err, /spec\.names\.plural: Invalid value: "gadgets": field is immutable/);
+    assert.match(diffCRDs(p.before, p.after)[0].message, /spec\.names\.plural is immutable/);
+    ok(['apply', '--server-side', '-f', '-'], p.after);
+    const listed = kubectl(['get', `gadgets.${group}`, '-n', 'default', '-o', 'name']);
+    assert.equal(listed.out.includes('old'), false, `the objects stored under widgets are not gadgets: ${listed.out}${listed.err}`);
+    assert.equal(get(group, 'old').status, 0, 'they stay under the old CRD (until it is deleted, with them)');
+  });
+
+  it('scale-subresource-removed: /scale gets 404 (kubectl scale fails)', async () => {
+    const group = 'scale.compat.example.com';
+    const p = pair('scale-subresource-removed', group);
+    assert.deepEqual(p.rules, ['scale-subresource-removed']);
+    const scale = (n: number) => kubectl(['scale', `widgets.${group}/old`, '-n', 'default', `--replicas=${n}`]);
+    await install(p.before);
+    ok(['create', '-f', '-'], widget(group, 'old', { size: 1 }));
+    assert.equal(scale(3).status, 0);
+    assert.equal(get(group, 'old').obj!.spec.size, 3);
+    await install(p.after);
+    await until('/scale is gone', () => scale(4).status !== 0);
+    assert.match(scale(4).err, /NotFound|not found/);
+    assert.equal(get(group, 'old').obj!.spec.size, 3);
+  });
+
+  it('every CRD of the corpus, before and after, is one the API server accepts (dry-run create)', () => {
+    const refused: string[] = [];
+    for (const f of readdirSync(corpus).filter((x) => x.endsWith('.yaml')).sort()) {
+      const c = parse(readFileSync(join(corpus, f), 'utf8')) as { before: Obj; after: Obj };
+      for (const [side, crd] of [['before', c.before], ['after', c.after]] as const) {
+        const r = kubectl(['create', '--dry-run=server', '-f', '-'], crd);
+        if (r.status !== 0) refused.push(`${f} ${side}: ${r.err.trim()}`);
+      }
+    }
+    assert.deepEqual(refused, []);
   });
 
   it('scope-changed: the server refuses the CRD update', async () => {

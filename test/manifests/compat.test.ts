@@ -216,6 +216,18 @@ describe('kubeforge manifests --check-compat (CLI, testdata/project)', () => {
     assert.deepEqual([d.file, d.line, d.column], [TYPES, lineOf(dir, '@Resource(').line, lineOf(dir, '@Resource(').column]);
   });
 
+  it('the status subresource removed: status-subresource-removed at the Kind class, exit 1', async () => {
+    const dir = project();
+    edit(dir, '@SubresourceStatus()\n', '');
+    const r = await cli(['manifests', '--check-compat', 'v1.0.0', '--check'], dir);
+    assert.equal(r.code, 1, r.out);
+    const found = diagnosticLines(r.err).filter((d) => d.code.startsWith('KF47'));
+    assert.deepEqual(found.map((d) => d.code), ['KF4710'], r.err);
+    assert.match(found[0].message, /^\[status-subresource-removed\] CronJob \(batch\.tutorial\.kubebuilder\.io\) v1: version v1 no longer has the status subresource: reads and writes of \/status get 404/);
+    const kind = lineOf(dir, 'export class CronJob {');
+    assert.deepEqual([found[0].file, found[0].line], [TYPES, kind.line]);
+  });
+
   it('refusals: unknown ref, unknown rule, --allow alone, a folder without CRDs; each with its code and nothing written', async () => {
     const dir = project();
     const before = treeHash(dir, ['node_modules', '.git']);
