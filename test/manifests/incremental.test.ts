@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { warning } from '../../src/diagnostics/index.js';
+import { dependencyParses } from '../../src/loader/program.js';
 import { type Analyzer, runManifests } from '../../src/manifests/generate.js';
 import { crdGenerator, type Generator, rbacGenerator, webhookGenerator } from '../../src/manifests/generators.js';
 import { textsUnder } from '../helpers/tree.js';
@@ -120,6 +121,27 @@ async function coldOutputs(dir: string): Promise<Record<string, string>> {
 }
 
 describe('incremental manifests', () => {
+  it("a process parses its dependencies' declarations once: the next run reuses them, a changed one is read again", async () => {
+    const dir = project({
+      ...base,
+      'node_modules/size-lib/package.json': '{"name":"size-lib","types":"index.d.ts"}\n',
+      'node_modules/size-lib/index.d.ts': "export type Size = 's' | 'm';\n",
+      'src/api/v1/delta_types.ts': kind('Delta', '  /** Size. */\n  size?: Size;', "import type { Size } from 'size-lib';"),
+    });
+    await runManifests({ projectDir: dir, generatorVersion: 'test' });
+    const first = { ...dependencyParses };
+    put(dir, { 'src/api/v1/delta_types.ts': kind('Delta', '  /** Size, edited. */\n  size?: Size;', "import type { Size } from 'size-lib';") });
+    await runManifests({ projectDir: dir, generatorVersion: 'test' });
+    assert.ok(dependencyParses.reused > first.reused, 'the second run (Delta analysed again) reused parsed declarations');
+    assert.equal(dependencyParses.parsed, first.parsed, 'and parsed none again');
+    const delta = () => readFileSync(join(dir, 'config/crd/bases/demo.example.com_deltas.yaml'), 'utf8');
+    assert.doesNotMatch(delta(), /- xl/);
+    put(dir, { 'node_modules/size-lib/index.d.ts': "export type Size = 's' | 'm' | 'xl';\n" });
+    await runManifests({ projectDir: dir, generatorVersion: 'test' });
+    assert.equal(dependencyParses.parsed, first.parsed + 1, 'the changed declaration file was parsed again');
+    assert.match(delta(), /- xl/, 'and the CRD follows it');
+  });
+
   it('an edited Kind file is the only file analysed again, and the outputs equal a cold run', async () => {
     const dir = project(base);
     const { analyzer, analysed } = recordingAnalyzer();
