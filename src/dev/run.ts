@@ -3,17 +3,10 @@
  * (a second signal while stopping exits at once, the exit hooks killing the control plane).
  */
 import { resolve } from 'node:path';
-import { DevSession } from './session.js';
+import { type DevOptions, DevSession } from './session.js';
 
-export interface DevFlags {
-  project?: string;
-  kubeconfig?: string;
-  context?: string;
-  webhookHost?: string;
-  webhookPort?: number;
-  keep?: boolean;
-  applySamples?: boolean;
-}
+/** The command's flags: the session's options, with the project folder as given (relative to the current one). */
+export type DevFlags = Pick<DevOptions, 'kubeconfig' | 'context' | 'webhookHost' | 'webhookPort' | 'keep' | 'applySamples'> & { project?: string };
 
 /** What the action needs from the CLI (the CLI's context has it): where it runs, and its output. */
 export interface DevIo {
