@@ -45,6 +45,8 @@ const LISTED: [RegExp, string][] = [
   [/^Makefile (controller-gen|envtest|golangci-lint|kustomize|lint-config): only in kubebuilder$/, "installers of Go tools and golangci-lint's config check: kubeforge's targets run its own commands (manifests, setup-envtest), kubectl kustomize and the project's npm tools"],
   [/^Makefile (install-deps|node_modules|set-image): only in kubeforge$/, "npm dependencies, and setting the manager's image without the kustomize binary"],
   [/^Makefile docs: only in kubeforge$/, "kubeforge docs writes the API reference from the CRDs; Kubebuilder scaffolds no documentation target"],
+  [/^Makefile check-compat: only in kubeforge$/, "kubeforge manifests --check-compat against a release's CRDs (issue #28); Kubebuilder projects bolt on crdify for that"],
+  [/^Makefile dev: only in kubeforge$/, "kubeforge dev, the inner loop with webhooks (issue #27); Kubebuilder's `make run` runs the manager once, without webhooks"],
   [/^Makefile test-unit: only in kubeforge$/, "the unit tier alone (the scaffolded tests on kubeforge/testing's fake API server, no etcd or kube-apiserver); Go's `go test` needs no target for that"],
   [/^config\/default ClusterRole\/\/project-v4-manager-role rule \{"apiGroups":\["events\.k8s\.io"\],"resources":\["events"\],"verbs":\["create","patch"\]\}: only in kubeforge$/, "kubeforge's scaffolded reconcilers record events (events.k8s.io/v1, as controller-runtime 0.23+ records them) and carry the @Rbac marker for it"],
   [/^config\/default CustomResourceDefinition\/\/[\w.]+\.metadata\.annotations\.controller-gen\.kubebuilder\.io\/version: only in kubebuilder$/, 'each generator stamps its own name and version'],
