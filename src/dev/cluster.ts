@@ -13,6 +13,7 @@ import { RestClient } from '../runtime/client/rest.js';
 import { isNotFound } from '../runtime/client/errors.js';
 import { rewriteWebhookClientConfig, withConversionWebhook, type WebhookConfigurationObject } from '../testing/webhooks.js';
 import type { CRDObject } from '../testing/crds.js';
+import { CRD_DIR } from '../manifests/writer.js';
 
 export const FIELD_MANAGER = 'kubeforge-dev';
 
@@ -42,12 +43,12 @@ export function readObjects(file: string): Record<string, any>[] {
 
 /** config/crd/bases/*.yaml of the project, sorted (relative paths). */
 export function crdFiles(projectDir: string): string[] {
-  const dir = join(projectDir, 'config/crd/bases');
+  const dir = join(projectDir, CRD_DIR);
   try {
     return readdirSync(dir)
       .filter((f) => /\.ya?ml$/.test(f))
       .sort()
-      .map((f) => `config/crd/bases/${f}`);
+      .map((f) => `${CRD_DIR}/${f}`);
   } catch {
     return [];
   }

@@ -26,6 +26,7 @@ import { freePorts } from '../testing/process.js';
 import { ManagerChild, type ManagerLine } from './child.js';
 import type { CompileResult } from './compiler.js';
 import { crdFiles, DevInstaller } from './cluster.js';
+import { CRD_DIR } from '../manifests/writer.js';
 
 export interface DevOptions {
   projectDir: string;
@@ -473,7 +474,7 @@ export class DevSession {
         if (man.warnings.length) this.options.err(formatDiagnostics(man.warnings, { color: this.options.color, cwd: this.projectDir }));
         if (man.diagnostics) return man;
         if (man.changed.length) this.log('manifests', `${man.changed.join(', ')} (${ms(man.ms)})`);
-        const changedCRDs = man.changed.filter((p) => p.startsWith('config/crd/bases/') && existsSync(join(this.projectDir, p)));
+        const changedCRDs = man.changed.filter((p) => p.startsWith(`${CRD_DIR}/`) && existsSync(join(this.projectDir, p)));
         if (changedCRDs.length) {
           result.crdsApplied = await this.installer!.applyCRDs(this.projectDir, changedCRDs);
           this.log('apply', `CRD ${result.crdsApplied.join(', ')}`);

@@ -21,6 +21,7 @@ import { parseAllDocuments } from 'yaml';
 import { type Diagnostic, DiagnosticError, error, warning } from '../diagnostics/index.js';
 import type { Location } from '../analysis/collector.js';
 import { crdOriginOf, schemaOriginOf, type SchemaOrigin } from '../schema/origin.js';
+import { CRD_DIR } from './writer.js';
 
 type Obj = Record<string, unknown>;
 type Schema = Record<string, unknown>;
@@ -165,7 +166,7 @@ export function loadGitBase(projectDir: string, ref: string): CompatBase {
   } catch {
     throw new DiagnosticError(error('KF4700', `--check-compat ${ref}: no such folder, and no such git ref (tag, branch or commit) in the repository`, { hint: 'check the name with `git tag` / `git branch -a`, or pass a folder of released CRD YAML files' }));
   }
-  const files = git(projectDir, ['ls-tree', '-r', '--full-name', '--name-only', commit, '--', 'config/crd/bases'])
+  const files = git(projectDir, ['ls-tree', '-r', '--full-name', '--name-only', commit, '--', CRD_DIR])
     .split('\n')
     .filter((f) => isYaml(f))
     .sort();

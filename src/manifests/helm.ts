@@ -27,6 +27,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import type { ProjectConfig } from '../project/index.js';
 import type { FileSpec } from '../scaffold/index.js';
+import { CRD_DIR } from './writer.js';
 
 export const HELM_PLUGIN = 'helm.kubebuilder.io/v2-alpha';
 export const DEFAULT_HELM_OUTPUT = 'dist';
@@ -670,7 +671,7 @@ export function chartCrdCandidates(sync: ChartSync, list: (dir: string) => strin
 export function chartFilesFor(sync: ChartSync, file: GeneratedFile): { path: string; text: string }[] {
   const { ctx, read } = sync;
   const out: { path: string; text: string }[] = [];
-  if (file.path.startsWith('config/crd/bases/')) {
+  if (file.path.startsWith(`${CRD_DIR}/`)) {
     for (const crd of parseManifests(file.content, file.path).filter((r) => r.kind === 'CustomResourceDefinition')) {
       const path = `${sync.dir}/templates/crd/${String((crd.metadata as Obj).name)}.yaml`;
       const old = read(path);
