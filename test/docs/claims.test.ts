@@ -13,7 +13,15 @@ import { describe, it } from 'node:test';
 import { packageRoot } from '../../src/util/package-root.js';
 
 const root = packageRoot();
-const DOCS = ['README.md', 'ARCHITECTURE.md', 'docs/tutorial.md', 'bench/README.md'].filter((d) => existsSync(join(root, d)));
+const DOCS = [
+  'README.md',
+  'ARCHITECTURE.md',
+  'bench/README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+].filter((d) => existsSync(join(root, d)));
 const PATH = /^(src|test|scripts|bench|templates|docs|testdata|bin)\/[\w./-]+$/;
 const CALL = /^(?:[A-Za-z_$][\w$]*\.)*([A-Za-z_$][\w$]*)\(\)$/;
 
