@@ -7,8 +7,8 @@
 // every backticked call `name()` or `a.b()` names a function defined or called somewhere in the
 // sources, tests, scripts or templates.
 // ARCHITECTURE.md, which describes what the code is, is held closer: every file it names, by a
-// repository path, by a path inside a folder (`scaffold/runner.ts`, `informer.ts`) or in its Layout
-// tree, exists; and every code symbol it backticks (`InformerCache`, `k8sModelSchemaShared`,
+// repository path (backticked or not), by a path inside a folder (`scaffold/runner.ts`,
+// `informer.ts`) or in its Layout tree, exists; and every code symbol it backticks (`InformerCache`, `k8sModelSchemaShared`,
 // `YamlWriter.intern`, `getIndexer()`) is declared in the repository's code (a function, class,
 // interface, type, const, enum, method, property or export), bar a listed few that name other
 // projects' code. A failure names each stale reference with its line.
@@ -186,6 +186,15 @@ export function staleReferences(text: string, files: string[], code: string, doc
       if (missing.length > 0) wrong.push(`${doc}:${line}: \`${span}\`: nothing declares ${missing.join(', ')}`);
     }
   }
+  // Repository paths written without backticks (`in src/loader/program.ts`), outside code blocks.
+  let fenced = false;
+  text.split('\n').forEach((raw, i) => {
+    if (/^\s*```/.test(raw)) fenced = !fenced;
+    if (fenced || /^\s*```/.test(raw)) return;
+    for (const m of raw.replace(/`[^`]*`/g, '').matchAll(/(?<![\w/.-])((?:src|test|templates|scripts|bench|docs|testdata|bin)\/[\w./-]*\w)/g)) {
+      if (!named(m[1])) wrong.push(`${doc}:${i + 1}: no file ${m[1]}`);
+    }
+  });
   return wrong;
 }
 
@@ -236,11 +245,12 @@ describe('ARCHITECTURE.md names what the code is', () => {
 
   it('a renamed file or symbol fails with its name and line', () => {
     const code = 'export class YamlWriter {\n  intern(x: unknown) {}\n}\nexport function planDiskRun() {}\n';
-    const doc = 'x\n`YamlWriter.intern` and `planDiskRun()`, `planManifestsRun()`, `k8sModelSchemaShared`, `stage.ts`, `gone.ts`\n';
+    const doc = 'x\n`YamlWriter.intern` and `planDiskRun()`, `planManifestsRun()`, `k8sModelSchemaShared`, `stage.ts`, `gone.ts`\nin src/manifests/stage.ts and src/manifests/gone.ts.\n';
     assert.deepEqual(staleReferences(doc, ['src/manifests/stage.ts'], code), [
       'ARCHITECTURE.md:2: `planManifestsRun()`: nothing declares planManifestsRun',
       'ARCHITECTURE.md:2: `k8sModelSchemaShared`: nothing declares k8sModelSchemaShared',
       'ARCHITECTURE.md:2: no file gone.ts (nor any path ending in it)',
+      'ARCHITECTURE.md:3: no file src/manifests/gone.ts',
     ]);
     assert.deepEqual(layoutPaths('## Layout\n\n```\nsrc/\n  cli/                  x\n    commands/<name>.ts  y\n                        z\n  client/ cache/      w\n```\n').map((p) => p.path), ['src', 'src/cli', 'src/client', 'src/cache']);
   });
