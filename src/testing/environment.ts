@@ -8,7 +8,8 @@ import { join, delimiter } from 'node:path';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { newKubeConfig } from '../runtime/client/kubeconfig.js';
 import { ControlPlaneProcess, freePorts, removeTempDir, trackTempDir } from './process.js';
 import { installCRDs, readCRDFiles, type CRDObject } from './crds.js';
 import {
@@ -314,13 +315,13 @@ export class TestEnvironment {
       if (!existsSync(shared)) {
         throw new TestEnvironmentError(`${SHARED_KUBECONFIG_ENV} names ${shared}, which does not exist`, `unset ${SHARED_KUBECONFIG_ENV} to start a control plane for this file, or run the tests through the project's test driver (npm test)`);
       }
-      const kc = new KubeConfig();
+      const kc = newKubeConfig();
       kc.loadFromFile(shared);
       this.kc = kc;
       this.kubeconfigFile = shared;
       this.sharedPlane = true;
     } else if (this.usesExistingCluster) {
-      const kc = new KubeConfig();
+      const kc = newKubeConfig();
       const files = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
       const file = files[0] ?? join(homedir(), '.kube', 'config');
       if (!existsSync(file)) {
@@ -603,7 +604,7 @@ export class TestEnvironment {
     const file = join(plane.dir, 'kubeconfig');
     writeFileSync(file, text, { mode: 0o600 });
     chmodSync(file, 0o600);
-    const kc = new KubeConfig();
+    const kc = newKubeConfig();
     kc.loadFromString(text);
     this.kc = kc;
     this.kubeconfigFile = file;
@@ -626,7 +627,7 @@ export class TestEnvironment {
     if (!plane) throw new TestEnvironmentError('userConfig() needs a started local control plane');
     const tok = plane.userTokens.get(name);
     if (!tok) throw new TestEnvironmentError(`unknown test user ${JSON.stringify(name)}`, 'declare it in the users option of TestEnvironment');
-    const kc = new KubeConfig();
+    const kc = newKubeConfig();
     kc.loadFromString(this.kubeconfigText(tok, name));
     return kc;
   }
