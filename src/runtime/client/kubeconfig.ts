@@ -18,7 +18,12 @@ let loaded: typeof ClientNode | undefined;
 
 /** The @kubernetes/client-node module, loaded on the first call. */
 export function clientNode(): typeof ClientNode {
-  loaded ??= createRequire(import.meta.url)('@kubernetes/client-node') as typeof ClientNode;
+  try {
+    loaded ??= createRequire(import.meta.url)('@kubernetes/client-node') as typeof ClientNode;
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'ERR_REQUIRE_ESM') throw e;
+    throw new Error(`kubeforge/runtime needs Node.js 20.19 or later to load @kubernetes/client-node (this is ${process.version}): upgrade Node.js`, { cause: e });
+  }
   return loaded;
 }
 
