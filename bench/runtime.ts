@@ -334,7 +334,7 @@ async function childCache(kubeconfigPath: string, ns: string, expected: number, 
   const type = CHILD_TYPES[what];
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
-  const cache = newCache(kc, { namespace: ns, logger: silent() });
+  const cache = newCache(kc, { namespaces: [ns], logger: silent() });
   const client = newClient(kc, {});
   await client.resolve(type); // warm the modules and a connection before measuring
   (globalThis as { gc?: () => void }).gc?.();

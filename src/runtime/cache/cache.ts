@@ -27,8 +27,6 @@ export interface CacheOptions {
    * cluster-wide. Empty or absent: all namespaces.
    */
   namespaces?: string[];
-  /** @deprecated One namespace: same as `namespaces: [namespace]`. */
-  namespace?: string;
   /** Logger for informer warnings (default: silent). */
   logger?: Logger;
   /** How long `get`/`list` wait for a new informer's first list before rejecting (ms). Default 120 000. */
@@ -131,7 +129,7 @@ export class InformerCache implements Cache {
   ) {
     this.resolver = options.mapper ?? new RESTMapper(rest);
     this.logger = options.logger ?? pino({ level: 'silent' });
-    const ns = options.namespaces ?? (options.namespace ? [options.namespace] : []);
+    const ns = options.namespaces ?? [];
     this.namespaces = [...new Set(ns.filter(Boolean))].sort();
   }
 

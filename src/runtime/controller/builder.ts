@@ -183,9 +183,7 @@ export class Builder {
       this.problems.push(`withOptions(): maxConcurrentReconciles must be a positive integer (got ${o.maxConcurrentReconciles})`);
     }
     if (o.reconciliationTimeoutMs !== undefined && !(o.reconciliationTimeoutMs > 0)) this.problems.push(`withOptions(): reconciliationTimeoutMs must be > 0 ms (got ${o.reconciliationTimeoutMs})`);
-    for (const k of ['cacheSyncTimeoutMs', 'cacheSyncTimeout'] as const) {
-      if (o[k] !== undefined && !(o[k]! > 0)) this.problems.push(`withOptions(): ${k} must be > 0 ms (got ${o[k]})`);
-    }
+    if (o.cacheSyncTimeoutMs !== undefined && !(o.cacheSyncTimeoutMs > 0)) this.problems.push(`withOptions(): cacheSyncTimeoutMs must be > 0 ms (got ${o.cacheSyncTimeoutMs})`);
     if (o.rateLimiter !== undefined && (typeof o.rateLimiter !== 'object' || typeof o.rateLimiter.when !== 'function')) this.problems.push('withOptions(): rateLimiter must implement when/forget/numRequeues');
     this.options = { ...this.options, ...o };
     return this;

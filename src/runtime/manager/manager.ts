@@ -11,7 +11,7 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ControllerManagerLike } from './types.js';
-import type { Cache, Client, FieldValidation, Leadership, ManagerContracts, Reader, Runnable, TypeRef } from '../contracts.js';
+import type { Cache, Client, FieldValidation, Leadership, Reader, Runnable, TypeRef } from '../contracts.js';
 import { newCache, type CacheByObject } from '../cache/index.js';
 import { newClient } from '../client/client.js';
 import { LeadershipLostError } from '../client/fence.js';
@@ -74,20 +74,12 @@ export interface ManagerOptions {
   renewDeadlineMs?: number;
   /** Wait between lease attempts, ms (default 2 000). */
   retryPeriodMs?: number;
-  /** @deprecated Use leaseDurationMs. */
-  leaseDuration?: number;
-  /** @deprecated Use renewDeadlineMs. */
-  renewDeadline?: number;
-  /** @deprecated Use retryPeriodMs. */
-  retryPeriod?: number;
   /**
    * Total time stop() waits for runnables to return after the signal (default 30 000).
    * 0 stops without waiting; a negative value waits forever. After leadership is lost it is 0,
    * as in controller-runtime: start() rejects at once, without waiting for running reconciles.
    */
   gracefulShutdownTimeoutMs?: number;
-  /** @deprecated Use gracefulShutdownTimeoutMs. */
-  gracefulShutdownTimeout?: number;
   /** Options of the Manager's informer cache (controller-runtime's cache.Options). */
   cache?: ManagerCacheOptions;
   /** Field manager of the client's writes (default "kubeforge-manager"). */
@@ -120,8 +112,6 @@ export interface ManagerCacheOptions {
   defaultNamespaces?: string[] | Record<string, unknown>;
   /** How long cached reads wait for a new informer's first list, ms (default 120 000; then CacheSyncTimeoutError). */
   syncTimeoutMs?: number;
-  /** @deprecated Use syncTimeoutMs. */
-  syncTimeout?: number;
   /**
    * Every this many ms (jittered), every cached object is handed to the controllers again
    * (controller-runtime's SyncPeriod; default 10 hours; 0 disables).
@@ -252,7 +242,7 @@ export function newManager(config: KubeConfig, options: ManagerOptions = {}): Ma
  * lease API answer rejects with a LeaderElectionError.
  * On requeue: not the Manager's business (controllers requeue).
  */
-export class Manager implements ControllerManagerLike, ManagerContracts {
+export class Manager implements ControllerManagerLike {
   private readonly config: KubeConfig;
   private readonly options: ManagerOptions;
   private readonly logger: Logger;
@@ -299,7 +289,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     this.options = options;
     this.logger = options.logger ?? defaultLogger();
     this.log = this.logger.child({ logger: 'manager' });
-    this.grace = options.gracefulShutdownTimeoutMs ?? options.gracefulShutdownTimeout ?? 30_000;
+    this.grace = options.gracefulShutdownTimeoutMs ?? 30_000;
     // Validate addresses now: bad options fail at construction, like controller-runtime's New().
     parseBindAddress(options.healthProbeBindAddress, 'healthProbeBindAddress');
     parseBindAddress(options.pprofBindAddress, 'pprofBindAddress');
@@ -330,9 +320,9 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
         namespace: this.leaseNamespace!,
         name: options.leaderElectionID!,
         identity: options.leaderElectionIdentity,
-        leaseDurationMs: options.leaseDurationMs ?? options.leaseDuration,
-        renewDeadlineMs: options.renewDeadlineMs ?? options.renewDeadline,
-        retryPeriodMs: options.retryPeriodMs ?? options.retryPeriod,
+        leaseDurationMs: options.leaseDurationMs,
+        renewDeadlineMs: options.renewDeadlineMs,
+        retryPeriodMs: options.retryPeriodMs,
         logger: this.logger.child({ logger: 'leaderelection' }),
         gauge: this.leaderGauge,
         labels: options.leaderElectionLabels,
@@ -360,7 +350,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
       logger: this.logger.child({ logger: 'cache' }),
       rest: this.clientRest,
       mapper: this.mapper,
-      syncTimeoutMs: options.cache?.syncTimeoutMs ?? options.cache?.syncTimeout,
+      syncTimeoutMs: options.cache?.syncTimeoutMs,
       syncPeriodMs: options.cache?.syncPeriodMs,
       transform: options.cache?.transform,
       defaultLabelSelector: options.cache?.defaultLabelSelector,

@@ -122,7 +122,7 @@ describe('informer cache', () => {
   });
 
   it('re-delivers cached objects every sync period', async () => {
-    await withCache(config, { syncPeriodMs: 300, namespace: 'a' }, async (cache) => {
+    await withCache(config, { syncPeriodMs: 300, namespaces: ['a'] }, async (cache) => {
       const inf = await cache.getInformer(Widget);
       await cache.waitForCacheSync();
       const resynced = new Set<string>();
@@ -138,7 +138,7 @@ describe('informer cache', () => {
   });
 
   it('restricts namespaced types to the cache namespace', async () => {
-    await withCache(config, { namespace: 'a' }, async (cache) => {
+    await withCache(config, { namespaces: ['a'] }, async (cache) => {
       const l = await cache.list(Widget);
       assert.ok(l.items.length > 0);
       assert.ok(l.items.every((w) => w.metadata?.namespace === 'a'));
