@@ -3,7 +3,6 @@
  * Depends on @kubernetes/client-node, prom-client and pino only.
  */
 export * from './contracts.js';
-export type { ControllerManagerLike } from './manager/types.js';
 export * from './manager/index.js';
 export * from './client/index.js';
 export * from './cache/index.js';
