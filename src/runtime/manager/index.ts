@@ -13,3 +13,4 @@ export type { MetricsServerOptions } from './servers.js';
 export { newLogger, zapLevel, zapEncoder, LoggerOptionsError } from './logging.js';
 export type { ZapOptions } from './logging.js';
 export type { Logger } from 'pino';
+export type { Leadership, Runnable } from '../contracts.js';
