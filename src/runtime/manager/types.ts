@@ -32,7 +32,7 @@ import type { Checker } from './healthz.js';
  * On requeue: not the Manager's business (controllers requeue).
  */
 export interface Manager {
-  /** The KubeConfig the Manager talks to the cluster with. */
+  /** The KubeConfig the Manager talks to the cluster with (controller-runtime's GetConfig). */
   getConfig(): KubeConfig;
 
   /**
@@ -52,8 +52,8 @@ export interface Manager {
   getRESTMapper(): RESTMapper;
 
   /**
-   * A discovery client on the Manager's connection (client-go's DiscoveryClient): the server's
-   * version, its API groups and the resources of a group/version. Each call asks the server.
+   * A discovery client on the Manager's connection (GetDiscoveryClient; client-go's DiscoveryClient):
+   * the server's version, its API groups and the resources of a group/version. Each call asks the server.
    */
   getDiscoveryClient(): DiscoveryClient;
 
