@@ -8,7 +8,7 @@ import { apiNames, type CreateApiOptions, planCreateApi, runCreateApi, uncomment
 import { type InitOptions, runInit } from '../../src/scaffolds/init.js';
 import { assertGoldenFile, assertGoldenTree } from '../helpers/golden.js';
 
-const CWD = '/work/guestbook';
+const CWD = '/projects/guestbook';
 const quiet = { out: () => {}, err: () => {} };
 
 /** A freshly initialised project in memory (no tarball, no npm install). */

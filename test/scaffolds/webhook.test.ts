@@ -10,7 +10,7 @@ import { type InitOptions, runInit } from '../../src/scaffolds/init.js';
 import { type CreateWebhookOptions, defaultWebhookPath, runCreateWebhook } from '../../src/scaffolds/webhook.js';
 import { assertGoldenFile, assertGoldenTree } from '../helpers/golden.js';
 
-const CWD = '/work/project-v4';
+const CWD = '/projects/project-v4';
 const quiet = { out: () => {}, err: () => {} };
 
 async function initialised(options: Partial<InitOptions> = {}): Promise<MemoryHost> {
