@@ -237,7 +237,7 @@ describe('kubeforge create webhook (idempotence and incremental additions)', () 
     await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', programmaticValidation: true });
     await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true });
     const file = text(host, 'src/webhook/v1/captain_webhook.ts');
-    assert.match(file, /^import \{ type AdmissionContext, type ControllerManagerLike, type CustomDefaulter, type CustomValidator, type Warnings, webhookManagedBy \} from 'kubeforge\/runtime';$/m);
+    assert.match(file, /^import \{ type AdmissionContext, type CustomDefaulter, type CustomValidator, type Manager, type Warnings, webhookManagedBy \} from 'kubeforge\/runtime';$/m);
     assert.equal(file.match(/\.withValidator\(/g)?.length, 1);
     assert.equal(file.match(/\.withDefaulter\(/g)?.length, 1);
     assert.ok(file.indexOf('class CaptainCustomValidator') < file.indexOf('class CaptainCustomDefaulter'), 'added in the order asked');
