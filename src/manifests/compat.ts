@@ -17,11 +17,11 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { type Diagnostic, DiagnosticError, error, warning } from '../diagnostics/index.js';
 import type { Location } from '../analysis/collector.js';
 import { crdOriginOf, schemaOriginOf, type SchemaOrigin } from '../schema/origin.js';
 import { CRD_DIR } from './writer.js';
+import { readYamlObjects, type YamlSyntaxError } from './yaml-documents.js';
 
 type Obj = Record<string, unknown>;
 type Schema = Record<string, unknown>;
@@ -111,22 +111,17 @@ export interface Finding {
 const isYaml = (f: string) => /\.ya?ml$/i.test(f);
 
 function crdsOfText(text: string, source: string, file: string | undefined): BaseCRD[] {
-  const out: BaseCRD[] = [];
-  for (const doc of parseAllDocuments(text)) {
-    if (doc.errors.length > 0) {
-      const e = doc.errors[0];
-      const line = e.linePos?.[0];
-      throw new DiagnosticError(
-        error('KF4701', `${source} is not valid YAML: ${e.message.split('\n')[0]}`, {
-          ...(file && { file, line: line?.line, column: line?.col }),
-          hint: 'the base of --check-compat must hold CustomResourceDefinition YAML documents',
-        }),
-      );
-    }
-    const value = doc.toJS() as Obj | null;
-    if (value && typeof value === 'object' && value.kind === 'CustomResourceDefinition' && String(value.apiVersion ?? '').startsWith('apiextensions.k8s.io/')) out.push({ crd: value, source, file });
-  }
-  return out;
+  const onError = (e: YamlSyntaxError): never => {
+    throw new DiagnosticError(
+      error('KF4701', `${source} is not valid YAML: ${e.message}`, {
+        ...(file && { file, line: e.line, column: e.column }),
+        hint: 'the base of --check-compat must hold CustomResourceDefinition YAML documents',
+      }),
+    );
+  };
+  return readYamlObjects(text, { kind: 'CustomResourceDefinition', onError })
+    .filter((crd) => String(crd.apiVersion ?? '').startsWith('apiextensions.k8s.io/'))
+    .map((crd) => ({ crd, source, file }));
 }
 
 function listYaml(dir: string): string[] {
