@@ -24,7 +24,7 @@ import type { SourceOverlay } from '../loader/program.js';
 import { type CacheKeyParts, checkCache, incrementalBase, enumerateSourceFiles, type InputSnapshot, sha256, snapshotInputs, writeCache } from './cache.js';
 // The generators bring the CRD check (and, for schemas with rules, its CEL compiler): loaded after the fast path misses.
 import type { Generator, GeneratorInput } from './generators.js';
-import { OutputPlanner, type PlannedChange } from './stage.js';
+import { OutputPlanner, type OutputSink, type PlannedChange, TreeSink } from './stage.js';
 import { type GeneratorEntry, type IncrementalRecord, IncrementalPlanner, type Selection } from './incremental.js';
 import type { MarkerUse } from './markeruse.js';
 import { EMBEDDED_OBJECT_META_FLAG, recordedK8sVersion, recordManifestsOptions } from './script.js';
@@ -178,30 +178,6 @@ async function managerNamespaceOf(projectText: Buffer | undefined, projectDir: s
   return config.namespaced ? managerNamespace(config) : undefined;
 }
 
-/**
- * With the helm plugin recorded in PROJECT, the chart's CRD and manager-role templates follow the
- * files this run generates (see syncChart in ./helm.ts): planned in the same tree, so `--check`
- * reports a chart out of step and one commit writes both.
- */
-async function planChartSync(tree: Tree, projectText: Buffer, projectDir: string, outputs: readonly OutputFile[]): Promise<void> {
-  const sync = await chartSyncFor(projectText, projectDir, (p) => tree.read(p)?.toString('utf8'));
-  if (!sync) return;
-  const { CHART_TOOL, chartCrdCandidates, chartFilesFor } = await import('./helm.js');
-  const { withManagedHeader, hasManagedHeader } = await import('../scaffold/spec.js');
-  const produced = new Set<string>();
-  for (const o of outputs) {
-    for (const f of chartFilesFor(sync, { path: o.path, content: String(o.content ?? '') })) {
-      produced.add(f.path);
-      if (tree.read(f.path) !== undefined && !hasManagedHeader(tree.host, f.path, CHART_TOOL)) continue;
-      const text = Buffer.from(withManagedHeader(f.path, f.text, CHART_TOOL));
-      if (!tree.read(f.path)?.equals(text)) tree.write(f.path, text);
-    }
-  }
-  for (const p of chartCrdCandidates(sync, (d) => tree.host.list(d))) {
-    if (!produced.has(p) && hasManagedHeader(tree.host, p, CHART_TOOL)) tree.delete(p);
-  }
-}
-
 /** The chart `manifests` keeps in step (helm plugin recorded and its Chart.yaml there), else undefined. */
 async function chartSyncFor(projectText: Buffer, projectDir: string, read: (path: string) => string | undefined): Promise<import('./helm.js').ChartSync | undefined> {
   const { parseProject } = await import('../project/config.js');
@@ -232,62 +208,17 @@ export interface ManifestsPlan {
 
 /**
  * The pipeline for a command that plans more than the manifests (`create api`, `create webhook`):
- * loader, analysis and generators, then the managed files planned into `tree` (default: a tree
- * of its own over the host), all in memory (no stage, no incremental reuse). Given a tree holding a
- * command's planned changes (a scaffold), the analysis reads the project as that tree has it: its
- * pending files laid over the disk (the loader's overlay), so the manifests of a Kind not yet
- * written are planned with it, and one commit writes both. Writes nothing; throws
- * DiagnosticError when any error is found.
+ * the one pipeline ({@link planRun}) with the command's tree as its sink (default: a tree of its
+ * own over the host), all in memory (no stage, no incremental reuse). The analysis reads the
+ * project as that tree has it: its pending files laid over the disk (the loader's overlay), so
+ * the manifests of a Kind not yet written are planned with it, and one commit writes both.
+ * Writes nothing; throws DiagnosticError when any error is found.
  */
 export async function planManifestsRun(options: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer, given?: Tree): Promise<ManifestsPlan> {
-  const host = given?.host ?? options.host ?? new DiskHost(resolve(options.projectDir));
-  const tree = given ?? new Tree(host);
-  const { projectDir, tsconfigPath, generatorVersion, paths, keyParts, projectText, k8sVersion } = runSettings(options, host, given);
-
-  // The planned changes of the caller's tree, laid over the disk for the analysis.
-  const overlay = given ? overlayOf(tree, projectDir) : undefined;
-  const useCache = host instanceof DiskHost && host.root === projectDir;
-  let cacheMiss: string | undefined = 'disabled';
-  // The record describes the disk; a tree with planned changes is not the disk.
-  if (!options.noCache && useCache && !overlay) {
-    const check = checkCache(projectDir, tsconfigPath, keyParts);
-    if (check.hit) return { tree, changes: [], warnings: check.record.warnings, cached: true };
-    cacheMiss = check.reason;
-  }
-  // Hashed before the analysis reads them, so that an edit saved during the run is seen next
-  // time; planned files count with the text the analysis reads (what the commit will write).
-  const snapshot: InputSnapshot | undefined = useCache && !options.check && !options.dryRun ? snapshotInputs(projectDir, tsconfigPath) : undefined;
-  if (snapshot && overlay) {
-    for (const [abs, text] of overlay.files) {
-      if (text === null) snapshot.hashes.delete(abs);
-      else snapshot.hashes.set(abs, sha256(text));
-    }
-  }
-
-  const reporter = options.reporter ?? new Reporter();
-  const analysis = await analyzer({ projectDir, tsconfigPath, paths, generatorVersion, embeddedObjectMeta: options.embeddedObjectMeta, k8sVersion, ...(overlay && { overlay }) }, reporter);
-  const { DEFAULT_GENERATORS, runGenerators } = await import('./generators.js');
-  const managerNamespace = await managerNamespaceOf(projectText, projectDir);
-  const files = await runGenerators({ ...analysis, managerNamespace, maxDescLen: options.maxDescLen, k8sVersion }, reporter, options.generators ?? DEFAULT_GENERATORS);
-  const diagnostics = reporter.diagnostics();
-  if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
-  const warnings = diagnostics.filter((d) => d.severity !== 'error');
-
-  // With --paths the analysis saw part of the project: only the CRDs of the Kinds it found are
-  // updated. role.yaml and the webhook manifests gather markers from the whole project, so a
-  // partial view would drop rules; they are left as they are, and nothing stale is removed.
-  const partial = paths !== undefined;
-  const outputs = partial ? files.filter((o) => o.path.startsWith(`${CRD_DIR}/`)) : files;
-  const planned = new Set(given ? tree.changes().map((c) => c.path) : []);
-  if (!partial && projectText !== undefined) await planChartSync(tree, projectText, projectDir, outputs);
-  const changes = (await planManifests(tree, outputs, { removeStale: !partial })).filter((c) => !planned.has(c.path));
-  if (!options.check && !options.dryRun) refuseBlindDeletion(changes, projectDir, tsconfigPath, partial);
-  const recordCache =
-    !partial && snapshot
-      ? () => writeCache(projectDir, tsconfigPath, keyParts, analysis.inputFiles, outputs.map((o) => o.path), warnings, snapshot)
-      : undefined;
-  // Said for this run's deletions only: not recorded with the warnings a no-change run repeats.
-  return { tree, changes, warnings: [...warnings, ...crdsOfUnrootedKinds(changes, analysis.classes ?? [], projectDir)], cached: false, cacheMiss, recordCache };
+  const tree = given ?? new Tree(options.host ?? new DiskHost(resolve(options.projectDir)));
+  const run = await planRun(options, analyzer, { tree, overlay: given !== undefined });
+  const { changes, warnings, cached, cacheMiss, recordCache } = run;
+  return { tree, changes: changes.map(({ summary: _, ...c }) => c), warnings, cached, cacheMiss, recordCache };
 }
 
 /** The pending changes of a tree over the disk, as the loader's overlay (absolute paths). */
@@ -297,16 +228,18 @@ function overlayOf(tree: Tree, projectDir: string): SourceOverlay | undefined {
   return files.size ? { files } : undefined;
 }
 
-/** A run planned on the host, its files staged, nothing in the project written yet: see {@link planDiskRun}. */
-interface DiskPlan {
+/** A run planned, nothing in the project written yet: see {@link planRun}. */
+export interface RunPlan {
   changes: PlannedChange[];
   warnings: Diagnostic[];
   cached: boolean;
   cacheMiss?: string;
-  /** Renames the staged files into place (rollback on failure) and records the cache. */
+  /** Applies the sink's plan (staged files renamed into place, rollback on failure) and records the cache. */
   commit(): void;
-  /** Removes the stage (also after a commit; idempotent). */
+  /** Drops what the sink prepared (also after a commit; idempotent). */
   discard(): void;
+  /** For a tree sink: records the no-change cache once the caller committed the tree. */
+  recordCache?: () => void;
   /** The project's sources as the run read them (absolute path -> text), for the warnings' code frames. */
   sources?: ReadonlyMap<string, string>;
   /** With --check-compat: the line saying what was compared (compat.ts). */
@@ -315,9 +248,9 @@ interface DiskPlan {
 
 const NOTHING = () => {};
 
-/** Runs the whole pipeline. Throws DiagnosticError (nothing written) when any error is found. */
+/** Runs the whole pipeline on the project. Throws DiagnosticError (nothing written) when any error is found. */
 export async function runManifests(options: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer): Promise<ManifestsRun> {
-  const plan = await planDiskRun(options, analyzer);
+  const plan = await planRun(options, analyzer);
   try {
     const { changes, warnings, cached, cacheMiss, compatSummary } = plan;
     if (cached || options.check || options.dryRun) return { changes, warnings, cached, cacheMiss, written: false, compatSummary };
@@ -329,191 +262,283 @@ export async function runManifests(options: ManifestsOptions, analyzer: Analyzer
   }
 }
 
+/** What a run settles before it analyses: its settings, the sink's target, the inputs' snapshot. */
+interface RunContext extends ReturnType<typeof runSettings> {
+  options: ManifestsOptions;
+  host: Host;
+  /** The caller's tree (the sink), or undefined: an {@link OutputPlanner} on the host. */
+  tree?: Tree;
+  overlay?: SourceOverlay;
+  /** The no-change cache describes this host (a DiskHost on the project). */
+  useCache: boolean;
+  /** Not --check / --dry-run. */
+  writes: boolean;
+  /** With --paths the analysis saw part of the project (see {@link planRun}). */
+  partial: boolean;
+  /** The inputs hashed (and read) before the analysis, for a run that writes on disk. */
+  snapshot?: InputSnapshot;
+  cacheMiss?: string;
+}
+
 /**
- * The pipeline up to the commit, for a run on the project itself: fast path, incremental
- * analysis, generators streamed into the stage. Throws DiagnosticError (the stage removed) when
- * any error is found.
+ * The one manifests pipeline: settings, no-change fast path, incremental pre-pass, analysis,
+ * generators streamed into a sink, plan. The sink is the caller's tree (a scaffold), the stage
+ * (a run that writes on disk), memory (another host) or nothing but the plan (--check /
+ * --dry-run). Throws DiagnosticError (the sink discarded) when any error is found.
+ *
+ * The incremental pre-pass keeps the results of the root files that did not change; when the
+ * new results cannot be joined to them (a Kind now declared by a changed and an unchanged file,
+ * a changed Kind writing the path of a kept CRD), the run is planned once more without reuse:
+ * a second, cold attempt, never a third.
  */
-async function planDiskRun(given: ManifestsOptions, analyzer: Analyzer): Promise<DiskPlan> {
+export async function planRun(given: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer, target?: { tree: Tree; overlay: boolean }): Promise<RunPlan> {
   // Every CRD must be generated to be compared with the base: no fast path, no kept CRDs.
   const options = given.compat ? { ...given, noCache: true } : given;
-  const host = options.host ?? new DiskHost(resolve(options.projectDir));
-  const { projectDir, tsconfigPath, generatorVersion, paths, keyParts, projectText, k8sVersion } = runSettings(options, host);
-
+  const tree = target?.tree;
+  const host = tree?.host ?? options.host ?? new DiskHost(resolve(options.projectDir));
+  const settings = runSettings(options, host, target?.overlay ? tree : undefined);
+  const { projectDir, tsconfigPath, keyParts } = settings;
+  // The planned changes of the caller's tree, laid over the disk for the analysis.
+  const overlay = target?.overlay && tree ? overlayOf(tree, projectDir) : undefined;
   const useCache = host instanceof DiskHost && host.root === projectDir;
+  const writes = !options.check && !options.dryRun;
   // Hashed before the analysis reads them, so that an edit saved during the run is seen next
-  // time; the fast path checks with the same hashes.
-  const snapshot: InputSnapshot | undefined = useCache && !options.check && !options.dryRun ? snapshotInputs(projectDir, tsconfigPath) : undefined;
+  // time; the fast path checks with the same hashes; planned files count with the text the
+  // analysis reads (what the commit will write).
+  const snapshot: InputSnapshot | undefined = useCache && writes ? snapshotInputs(projectDir, tsconfigPath) : undefined;
+  if (snapshot && overlay) {
+    for (const [abs, text] of overlay.files) {
+      if (text === null) snapshot.hashes.delete(abs);
+      else snapshot.hashes.set(abs, sha256(text));
+    }
+  }
   let cacheMiss: string | undefined = 'disabled';
-  if (!options.noCache && useCache) {
+  // The record describes the disk; a tree with planned changes is not the disk.
+  if (!options.noCache && useCache && !overlay) {
     const check = checkCache(projectDir, tsconfigPath, keyParts, snapshot);
     if (check.hit) return { changes: [], warnings: check.record.warnings, cached: true, commit: NOTHING, discard: NOTHING, sources: snapshot?.texts };
     cacheMiss = check.reason;
   }
+  const ctx: RunContext = { ...settings, options, host, tree, overlay, useCache, writes, partial: settings.paths !== undefined, snapshot, cacheMiss };
+  return (await attempt(ctx, analyzer, options.cold ?? false)) ?? (await attempt(ctx, analyzer, true))!;
+}
 
-  // With --paths the analysis saw part of the project: only the CRDs of the Kinds it found are
-  // updated. role.yaml and the webhook manifests gather markers from the whole project, so a
-  // partial view would drop rules; they are left as they are, and nothing stale is removed.
-  const partial = paths !== undefined;
+/** The incremental pre-pass: for a run that writes on disk, the last run's record, unless cold (incremental.ts). */
+function incrementalPrepass(ctx: RunContext, cold: boolean): { inc: IncrementalPlanner; outsideInputs: string[] } | undefined {
+  const { snapshot, options, projectDir, tsconfigPath, keyParts } = ctx;
+  // A scaffold's tree and a partial run analyse what they see, with no reuse.
+  if (!snapshot || ctx.partial || ctx.tree) return undefined;
+  const base = options.noCache || cold ? undefined : incrementalBase(projectDir, tsconfigPath, keyParts, snapshot);
+  const inc = new IncrementalPlanner(projectDir, base?.record ?? { roots: {}, crds: {} }, snapshot.hashes, base?.touchedOutputs ?? new Set());
+  return { inc, outsideInputs: base?.outsideInputs ?? [] };
+}
 
-  // A run that writes keys every root file (incremental.ts); after an edit, the roots whose keys
-  // are unchanged keep their results from the record and are not analysed again.
-  let inc: IncrementalPlanner | undefined;
-  let outsideInputs: string[] = [];
-  if (snapshot && !partial) {
-    const base = options.noCache || options.cold ? undefined : incrementalBase(projectDir, tsconfigPath, keyParts, snapshot);
-    inc = new IncrementalPlanner(projectDir, base?.record ?? { roots: {}, crds: {} }, snapshot.hashes, base?.touchedOutputs ?? new Set());
-    outsideInputs = base?.outsideInputs ?? [];
+/** The generators' input: the analysis, the PROJECT's scope, the flags, the --check-compat hook. */
+async function generatorInput(ctx: RunContext, analysis: AnalysisResult, compatSummary: { line?: string }): Promise<GeneratorInput> {
+  const managerNamespace = await managerNamespaceOf(ctx.projectText, ctx.projectDir);
+  const compat = ctx.options.compat;
+  let checkCRDs: GeneratorInput['checkCRDs'];
+  if (compat) {
+    const { checkCompat, compatSummary: summary } = await import('./compat.js');
+    checkCRDs = (crds, r) => {
+      const found = checkCompat(compat.base, crds, { allow: compat.allow, partial: ctx.partial });
+      for (const d of found) r.report(d);
+      compatSummary.line = summary(compat.base, crds, found);
+    };
   }
+  return { ...analysis, managerNamespace, maxDescLen: ctx.options.maxDescLen, k8sVersion: ctx.k8sVersion, ...(checkCRDs && { checkCRDs }) };
+}
 
+/**
+ * The kept roots' marker uses joined to the new ones, and their warnings reported again; the
+ * CRDs kept. Undefined when a changed root now declares a Kind an unchanged root declares (the
+ * CRD needs both: the run is planned cold).
+ */
+function joinKept(inc: IncrementalPlanner, selection: Selection, analysis: AnalysisResult, input: GeneratorInput, reporter: Reporter): { input: GeneratorInput; kept: Set<string> } | undefined {
+  const cleanKinds = inc.cleanKinds();
+  for (const r of analysis.byRoot!.values()) {
+    if (r.kinds.some((k) => cleanKinds.has(`${k.kind}.${k.group}`))) return undefined;
+  }
+  const rbac = [...analysis.rbac];
+  const webhooks = [...analysis.webhooks];
+  const webhookConfigurations = [...analysis.webhookConfigurations];
+  for (const root of selection.clean) {
+    const e = inc.entry(root);
+    if (!e) continue;
+    rbac.push(...e.rbac);
+    webhooks.push(...e.webhooks);
+    webhookConfigurations.push(...e.webhookConfigurations);
+    for (const w of e.warnings) reporter.report(w);
+  }
+  return { input: { ...input, rbac: rbac.sort(byPosition), webhooks: webhooks.sort(byPosition), webhookConfigurations: webhookConfigurations.sort(byPosition) }, kept: new Set(selection.keptCrds) };
+}
+
+/** The helm chart whose templates follow the manifests (helm plugin recorded in PROJECT), else undefined. */
+async function chartOf(ctx: RunContext) {
+  if (ctx.partial || ctx.projectText === undefined) return undefined;
+  const sync = await chartSyncFor(ctx.projectText, ctx.projectDir, (p) => (ctx.tree ?? ctx.host).read(p)?.toString('utf8'));
+  if (!sync) return undefined;
+  const helm = await import('./helm.js');
+  return { sync, tool: helm.CHART_TOOL, files: helm.chartFilesFor, crdPath: helm.chartCrdPathOf, candidates: helm.chartCrdCandidates };
+}
+
+/** The sink of a run: the caller's tree, else a planner on the host (stage, memory or none). */
+function sinkOf(ctx: RunContext, chartTool: string | undefined): OutputSink {
+  if (ctx.tree) return new TreeSink(ctx.tree, MANIFESTS_TOOL, chartTool);
+  return new OutputPlanner(ctx.host, { tool: MANIFESTS_TOOL, mode: !ctx.writes ? 'none' : ctx.host instanceof DiskHost ? 'stage' : 'memory' });
+}
+
+/**
+ * One attempt of {@link planRun}: analysis (the changed roots only, after the pre-pass),
+ * generators streamed into the sink, plan. Undefined when the kept results cannot be joined to
+ * the new ones (then the run is planned cold).
+ */
+async function attempt(ctx: RunContext, analyzer: Analyzer, cold: boolean): Promise<RunPlan | undefined> {
+  const { options, projectDir, tsconfigPath, snapshot, partial } = ctx;
+  const pre = incrementalPrepass(ctx, cold);
+  const inc = pre?.inc;
   const reporter = options.reporter ?? new Reporter();
   const analysis = await analyzer(
     {
       projectDir,
       tsconfigPath,
-      paths,
-      generatorVersion,
+      paths: ctx.paths,
+      generatorVersion: ctx.generatorVersion,
       embeddedObjectMeta: options.embeddedObjectMeta,
-      k8sVersion,
+      k8sVersion: ctx.k8sVersion,
+      ...(ctx.overlay && { overlay: ctx.overlay }),
       selectRoots: inc && ((roots, tools) => inc.select(roots, tools)),
       texts: snapshot?.texts,
     },
     reporter,
   );
   const selection = analysis.byRoot ? inc?.selection : undefined;
-  const managerNamespace = await managerNamespaceOf(projectText, projectDir);
-  let compatSummary: string | undefined;
-  const compat = options.compat;
-  const checkCRDs = compat
-    ? async () => {
-        const { checkCompat, compatSummary: summary } = await import('./compat.js');
-        return (crds: readonly Record<string, unknown>[], r: Reporter) => {
-          const found = checkCompat(compat.base, crds, { allow: compat.allow, partial });
-          for (const d of found) r.report(d);
-          compatSummary = summary(compat.base, crds, found);
-        };
-      }
-    : undefined;
-  let input: GeneratorInput = { ...analysis, managerNamespace, maxDescLen: options.maxDescLen, k8sVersion, ...(checkCRDs && { checkCRDs: await checkCRDs() }) };
-  let kept: Set<string> = new Set();
+  const compat: { line?: string } = {};
+  let input = await generatorInput(ctx, analysis, compat);
+  let kept = new Set<string>();
   if (selection && inc) {
-    // A changed root now declaring a Kind that an unchanged root declares: the CRD needs both, so
-    // the run starts again cold (rare: a version added or moved).
-    const cleanKinds = inc.cleanKinds();
-    for (const r of analysis.byRoot!.values()) {
-      if (r.kinds.some((k) => cleanKinds.has(`${k.kind}.${k.group}`))) return planDiskRun({ ...options, cold: true }, analyzer);
-    }
-    const rbac = [...analysis.rbac];
-    const webhooks = [...analysis.webhooks];
-    const webhookConfigurations = [...analysis.webhookConfigurations];
-    for (const root of selection.clean) {
-      const e = inc.entry(root);
-      if (!e) continue;
-      rbac.push(...e.rbac);
-      webhooks.push(...e.webhooks);
-      webhookConfigurations.push(...e.webhookConfigurations);
-      for (const w of e.warnings) reporter.report(w);
-    }
-    input = { ...input, rbac: rbac.sort(byPosition), webhooks: webhooks.sort(byPosition), webhookConfigurations: webhookConfigurations.sort(byPosition) };
-    kept = new Set(selection.keptCrds);
+    const joined = joinKept(inc, selection, analysis, input, reporter);
+    if (!joined) return undefined;
+    ({ input, kept } = joined);
   }
-
-  // Each output is planned (and, for a run that writes on disk, staged) as soon as it is made,
-  // so the outputs are never all in memory; nothing reaches the project before the commit.
-  const writes = !options.check && !options.dryRun;
-  // With the helm plugin recorded, the chart's CRD and manager-role templates are planned with the files they follow.
-  const chartSync = !partial && projectText !== undefined ? await chartSyncFor(projectText, projectDir, (p) => host.read(p)?.toString('utf8')) : undefined;
-  const helmChart = chartSync ? await import('./helm.js') : undefined;
-  const chart = chartSync && helmChart ? { sync: chartSync, tool: helmChart.CHART_TOOL, files: helmChart.chartFilesFor, crdPath: helmChart.chartCrdPathOf, candidates: helmChart.chartCrdCandidates } : undefined;
-  const { DEFAULT_GENERATORS, streamGenerators } = await import('./generators.js');
-  // A file kept as it is (incremental run): the chart templates that follow it are still made from it, so a chart edited by hand is brought back.
-  const acceptChartOf = (path: string) => {
-    if (!chart || planner.has(chart.crdPath(chart.sync, path) ?? '')) return;
-    const text = host.read(path)?.toString('utf8');
-    if (text !== undefined) for (const f of chart.files(chart.sync, { path, content: text })) if (!planner.has(f.path)) planner.accept(f.path, f.text, chart.tool);
-  };
-  const planner = new OutputPlanner(host, { tool: MANIFESTS_TOOL, mode: !writes ? 'none' : host instanceof DiskHost ? 'stage' : 'memory' });
-  const crdSources = new Map<string, string[]>();
-  const crdWarnings = new Map<string, Diagnostic[]>();
-  let collision = false;
-  // Generators whose input is the last run's exactly keep their files and warnings (incremental.ts);
-  // the others run, and what they make is recorded for the next run.
-  const generatorEntries = new Map<string, GeneratorEntry>();
-  const generators: Generator[] = [];
-  for (const g of options.generators ?? DEFAULT_GENERATORS) {
-    const key = selection && inc && g.inputKey ? sha256(g.inputKey(input)) : undefined;
-    const same = key !== undefined ? inc!.keptGenerator(g.name, key) : undefined;
-    if (same) {
-      for (const f of same.files) {
-        planner.keep(f);
-        acceptChartOf(f);
-      }
-      for (const w of same.warnings) reporter.report(w);
-      generatorEntries.set(g.name, same);
-    } else generators.push(key === undefined ? g : recorded(g, key, generatorEntries));
-  }
+  const chart = await chartOf(ctx);
+  const sink = sinkOf(ctx, chart?.tool);
   try {
-    for (const path of kept) {
-      planner.keep(path);
-      acceptChartOf(path);
-      for (const w of inc!.previousCrdWarnings(path)) reporter.report(w);
-    }
-    let failed = false;
-    let looked = -1;
-    await streamGenerators(input, reporter, generators, (file) => {
-      if (partial && !file.path.startsWith(`${CRD_DIR}/`)) return;
-      if (kept.has(file.path)) collision = true;
-      if (collision) return;
-      if (file.sources) crdSources.set(file.path, file.sources);
-      if (file.warnings) crdWarnings.set(file.path, file.warnings);
-      // Once an error is known nothing will be written: the rest is only made for its diagnostics.
-      if (!failed && reporter.count !== looked) {
-        looked = reporter.count;
-        failed = hasErrors(reporter.diagnostics());
-      }
-      if (!failed) planner.accept(file.path, file.content);
-      if (!failed && chart) for (const f of chart.files(chart.sync, { path: file.path, content: file.content })) if (!planner.has(f.path)) planner.accept(f.path, f.text, chart.tool);
-    });
-    // A changed Kind writing the path of a CRD that was kept: start again cold (KF4502, or a renamed Kind).
-    if (collision) {
-      planner.discard();
-      return planDiskRun({ ...options, cold: true }, analyzer);
+    const made = await fill(ctx, { sink, chart, inc, selection, kept, input, reporter });
+    if (!made) {
+      sink.discard();
+      return undefined;
     }
     const diagnostics = reporter.diagnostics();
     if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
     const warnings = diagnostics.filter((d) => d.severity !== 'error');
-    const foreign = planner.foreignFiles();
+    const foreign = sink.foreignFiles();
     if (foreign.length) throw new DiagnosticError(foreign);
-    if (!partial) planner.removeStale(managedLocations(host));
-    if (chart) planner.removeStale(chart.candidates(chart.sync, (d) => host.list(d)), chart.tool);
-    const changes = planner.plan();
+    if (!partial) sink.removeStale(managedLocations(ctx.host));
+    if (chart) sink.removeStale(chart.candidates(chart.sync, (d) => ctx.host.list(d)), chart.tool);
+    const changes = sink.plan();
     // Said for this run's deletions only: not recorded with the warnings a no-change run repeats.
     const reported = [...warnings, ...crdsOfUnrootedKinds(changes, analysis.classes ?? [], projectDir)];
-    if (!writes) {
-      planner.discard();
-      return { changes, warnings: reported, cached: false, cacheMiss, commit: NOTHING, discard: NOTHING, compatSummary };
+    if (!ctx.writes) {
+      sink.discard();
+      return { changes, warnings: reported, cached: false, cacheMiss: ctx.cacheMiss, commit: NOTHING, discard: NOTHING, compatSummary: compat.line };
     }
     refuseBlindDeletion(changes, projectDir, tsconfigPath, partial);
+    const recordCache =
+      !partial && ctx.useCache && snapshot
+        ? () => {
+            const record = selection && inc ? incrementalRecord(inc, selection, analysis.byRoot!, kept, made, made.generatorEntries) : undefined;
+            writeCache(projectDir, tsconfigPath, ctx.keyParts, [...new Set([...analysis.inputFiles, ...(pre?.outsideInputs ?? [])])], sink.producedPaths(), warnings, snapshot, record);
+          }
+        : undefined;
     return {
       changes,
       warnings: reported,
       cached: false,
-      cacheMiss,
+      cacheMiss: ctx.cacheMiss,
       commit: () => {
-        planner.commit();
-        if (!partial && useCache) {
-          const record = selection && inc ? incrementalRecord(inc, selection, analysis.byRoot!, kept, { sources: crdSources, warnings: crdWarnings }, generatorEntries) : undefined;
-          writeCache(projectDir, tsconfigPath, keyParts, [...new Set([...analysis.inputFiles, ...outsideInputs])], planner.producedPaths(), warnings, snapshot, record);
-        }
+        sink.commit();
+        recordCache?.();
       },
-      discard: () => planner.discard(),
+      discard: () => sink.discard(),
+      // A tree sink's caller commits the tree, then records the cache.
+      ...(ctx.tree && { recordCache }),
       sources: snapshot?.texts,
-      compatSummary,
+      compatSummary: compat.line,
     };
   } catch (e) {
-    planner.discard();
+    sink.discard();
     throw e;
   }
+}
+
+type Chart = NonNullable<Awaited<ReturnType<typeof chartOf>>>;
+
+/** What {@link fill} made, for the incremental record: each CRD's sources and warnings, each generator's files. */
+interface Made {
+  sources: Map<string, string[]>;
+  warnings: Map<string, Diagnostic[]>;
+  generatorEntries: Map<string, GeneratorEntry>;
+}
+
+/**
+ * Streams the generators' files into the sink, one at a time as they are made (never all in
+ * memory; nothing reaches the project before the commit), with the chart templates that follow
+ * them. Generators and CRDs the incremental pre-pass keeps are counted as produced, not made.
+ * Undefined when a changed Kind writes the path of a kept CRD (KF4502, or a renamed Kind).
+ */
+async function fill(
+  ctx: RunContext,
+  run: { sink: OutputSink; chart?: Chart; inc?: IncrementalPlanner; selection?: Selection; kept: ReadonlySet<string>; input: GeneratorInput; reporter: Reporter },
+): Promise<Made | undefined> {
+  const { sink, chart, inc, selection, kept, input, reporter } = run;
+  const made: Made = { sources: new Map(), warnings: new Map(), generatorEntries: new Map() };
+  const acceptChart = (path: string, content: string) => {
+    if (chart) for (const f of chart.files(chart.sync, { path, content })) if (!sink.has(f.path)) sink.accept(f.path, f.text, chart.tool);
+  };
+  // A file kept as it is: the chart templates that follow it are still made from it, so a chart edited by hand is brought back.
+  const keep = (path: string) => {
+    sink.keep(path);
+    if (!chart || sink.has(chart.crdPath(chart.sync, path) ?? '')) return;
+    const text = ctx.host.read(path)?.toString('utf8');
+    if (text !== undefined) acceptChart(path, text);
+  };
+  const { DEFAULT_GENERATORS, streamGenerators } = await import('./generators.js');
+  // Generators whose input is the last run's exactly keep their files and warnings (incremental.ts);
+  // the others run, and what they make is recorded for the next run.
+  const generators: Generator[] = [];
+  for (const g of ctx.options.generators ?? DEFAULT_GENERATORS) {
+    const key = selection && inc && g.inputKey ? sha256(g.inputKey(input)) : undefined;
+    const same = key !== undefined ? inc!.keptGenerator(g.name, key) : undefined;
+    if (same) {
+      for (const f of same.files) keep(f);
+      for (const w of same.warnings) reporter.report(w);
+      made.generatorEntries.set(g.name, same);
+    } else generators.push(key === undefined ? g : recorded(g, key, made.generatorEntries));
+  }
+  for (const path of kept) {
+    keep(path);
+    for (const w of inc!.previousCrdWarnings(path)) reporter.report(w);
+  }
+  let collision = false;
+  let failed = false;
+  let looked = -1;
+  await streamGenerators(input, reporter, generators, (file) => {
+    if (ctx.partial && !file.path.startsWith(`${CRD_DIR}/`)) return;
+    if (kept.has(file.path)) collision = true;
+    if (collision) return;
+    if (file.sources) made.sources.set(file.path, file.sources);
+    if (file.warnings) made.warnings.set(file.path, file.warnings);
+    // Once an error is known nothing will be written: the rest is only made for its diagnostics.
+    if (!failed && reporter.count !== looked) {
+      looked = reporter.count;
+      failed = hasErrors(reporter.diagnostics());
+    }
+    if (failed) return;
+    sink.accept(file.path, file.content);
+    acceptChart(file.path, file.content);
+  });
+  return collision ? undefined : made;
 }
 
 /** The order of marker uses in an analysis: by file, line, column. */
@@ -682,17 +707,17 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
   const printRecord = () => {
     if (record) io.out(`UPDATE package.json (scripts.manifests: ${record.script})\n`);
   };
-  const printWarnings = (run: DiskPlan) => {
+  const printWarnings = (run: RunPlan) => {
     if (run.warnings.length > 0) io.err(formatDiagnostics(run.warnings, { color: io.color, cwd: io.cwd, readSource: (f) => run.sources?.get(f) ?? readSource(f) }));
   };
-  let staged: DiskPlan | undefined;
+  let staged: RunPlan | undefined;
   try {
-    await runCommand<{ tree: Tree; run: DiskPlan }, void>(
+    await runCommand<{ tree: Tree; run: RunPlan }, void>(
       {
         name: 'manifests',
         lockRoot: existsSync(projectDir) ? projectDir : undefined,
         plan: async (ctx) => {
-          staged = await planDiskRun(
+          staged = await planRun(
             {
               projectDir,
               tsconfigPath: flags.tsconfig ? resolve(io.cwd, flags.tsconfig) : undefined,
