@@ -14,9 +14,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { type Diagnostic, DiagnosticError, error, formatDiagnostics, hasErrors, Reporter, TeeReporter } from '../diagnostics/index.js';
+import { type Diagnostic, DiagnosticError, error, hasErrors, Reporter, TeeReporter } from '../diagnostics/index.js';
 import { DiskHost, type Host } from '../scaffold/host.js';
-import { type CommandIo, runCommand } from '../scaffold/runner.js';
 import { Tree } from '../scaffold/tree.js';
 import { packageVersion } from '../util/package-root.js';
 import type { Analysis, AnalyzeOptions, ClassInfo, RootResult } from '../analysis/analyze.js';
@@ -27,9 +26,9 @@ import type { Generator, GeneratorInput } from './generators.js';
 import { OutputPlanner, type OutputSink, type PlannedChange, TreeSink } from './stage.js';
 import { type GeneratorEntry, type IncrementalRecord, IncrementalPlanner, type Selection } from './incremental.js';
 import type { MarkerUse } from './markeruse.js';
-import { EMBEDDED_OBJECT_META_FLAG, recordedK8sVersion, recordManifestsOptions } from './script.js';
+import { recordedK8sVersion } from './script.js';
 import { type K8sVersion, parseK8sVersion } from './k8s-version.js';
-import { type Change, CRD_DIR, formatPlan, MANIFESTS_TOOL, managedLocations, type OutputFile, planManifests } from './writer.js';
+import { type Change, CRD_DIR, MANIFESTS_TOOL, managedLocations } from './writer.js';
 import type { CompatBase } from './compat.js';
 
 export type { AnalyzeOptions };
@@ -643,152 +642,4 @@ function refuseBlindDeletion(changes: readonly Change[], projectDir: string, tsc
       hint: 'make its "include" (or "files") cover src/ again, e.g. "include": ["src/**/*.ts", "test/**/*.ts"]; to remove generated manifests on purpose, delete them yourself',
     }),
   );
-}
-
-export type { CommandIo };
-
-export interface ManifestsFlags {
-  check?: boolean;
-  dryRun?: boolean;
-  paths?: string[];
-  project?: string;
-  tsconfig?: string;
-  generatorVersion?: string;
-  cache?: boolean;
-  /** `--max-desc-len`, as typed (checked here: a whole number, 0 or more; KF1093). */
-  maxDescLen?: string | number;
-  generateEmbeddedObjectMeta?: boolean;
-  /** `--k8s-version`, as typed (checked here against the supported minors; KF1097). */
-  k8sVersion?: string;
-  /** `--check-compat <git-ref|dir>`: the base the generated CRDs are compared with (compat.ts). */
-  checkCompat?: string;
-  /** `--allow <rule>` (repeatable): compatibility rules whose errors become warnings and whose warnings are dropped. */
-  allow?: string[];
-}
-
-/** `--max-desc-len` as a number; KF1093 for anything but a whole number, 0 or more. */
-function parseMaxDescLen(value: string | number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'number' ? Number.isInteger(value) && value >= 0 : /^\d+$/.test(value.trim())) return Number(value);
-  throw new DiagnosticError(error('KF1093', `invalid --max-desc-len "${value}": expected a whole number of bytes, 0 or more`, { hint: 'e.g. --max-desc-len 0 (no descriptions) or --max-desc-len 80' }));
-}
-
-function readSource(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The `kubeforge manifests` action, through the command runner: a run that writes holds the
- * project's lock (one kubeforge command at a time) and stops before its commit when interrupted
- * (the stage removed, nothing written). Prints the plan; throws DiagnosticError to exit 1.
- */
-export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, analyzer?: Analyzer, generators?: readonly Generator[]): Promise<void> {
-  const projectDir = resolve(io.cwd, flags.project ?? '.');
-  const maxDescLen = parseMaxDescLen(flags.maxDescLen);
-  // Recorded in the manifests script like --max-desc-len (which make manifests runs).
-  const embeddedObjectMeta = flags.generateEmbeddedObjectMeta === true || undefined;
-  const k8sVersion = flags.k8sVersion === undefined ? undefined : parseK8sVersion(flags.k8sVersion, { flag: true });
-  let compat: ManifestsOptions['compat'];
-  if (flags.allow?.length && flags.checkCompat === undefined) {
-    throw new DiagnosticError(error('KF4703', '--allow names compatibility rules and needs --check-compat <git-ref|dir>', { hint: 'e.g. kubeforge manifests --check-compat v1.0.0 --allow field-removed' }));
-  }
-  if (flags.checkCompat !== undefined) {
-    const { loadCompatBase, parseAllow } = await import('./compat.js');
-    const allow = parseAllow(flags.allow);
-    compat = { base: loadCompatBase(flags.checkCompat, projectDir, io.cwd), allow };
-  }
-  // --max-desc-len is recorded in package.json's `manifests` script (script.ts), so that
-  // `make manifests` keeps using it: planned with the run, written after its commit.
-  let record: { text: string; script: string } | undefined;
-  const printRecord = () => {
-    if (record) io.out(`UPDATE package.json (scripts.manifests: ${record.script})\n`);
-  };
-  const printWarnings = (run: RunPlan) => {
-    if (run.warnings.length > 0) io.err(formatDiagnostics(run.warnings, { color: io.color, cwd: io.cwd, readSource: (f) => run.sources?.get(f) ?? readSource(f) }));
-  };
-  let staged: RunPlan | undefined;
-  try {
-    await runCommand<{ tree: Tree; run: RunPlan }, void>(
-      {
-        name: 'manifests',
-        lockRoot: existsSync(projectDir) ? projectDir : undefined,
-        plan: async (ctx) => {
-          staged = await planRun(
-            {
-              projectDir,
-              tsconfigPath: flags.tsconfig ? resolve(io.cwd, flags.tsconfig) : undefined,
-              paths: flags.paths?.map((p) => resolve(io.cwd, p)),
-              generatorVersion: flags.generatorVersion,
-              maxDescLen,
-              embeddedObjectMeta,
-              k8sVersion,
-              check: flags.check,
-              dryRun: flags.dryRun,
-              noCache: flags.cache === false,
-              generators,
-              reporter: ctx.reporter,
-              compat,
-            },
-            analyzer ?? defaultAnalyzer,
-          );
-          if ((maxDescLen !== undefined || embeddedObjectMeta || k8sVersion !== undefined) && !flags.check) {
-            const pkg = ctx.host.read('package.json')?.toString('utf8');
-            const text = pkg === undefined ? undefined : recordManifestsOptions(pkg, { maxDescLen, embeddedObjectMeta, k8sVersion });
-            const given = [
-              ...(maxDescLen !== undefined ? [`--max-desc-len ${maxDescLen}`] : []),
-              ...(embeddedObjectMeta ? [EMBEDDED_OBJECT_META_FLAG] : []),
-              ...(k8sVersion !== undefined ? [`--k8s-version ${k8sVersion}`] : []),
-            ].join(' ');
-            if (text === undefined) {
-              io.err(`warning: no package.json "manifests" script running kubeforge manifests to record ${given} in: pass it to every run yourself\n`);
-            } else if (text !== pkg) {
-              record = { text, script: (JSON.parse(text) as { scripts: Record<string, string> }).scripts.manifests };
-            }
-          }
-          // The files are staged by the pipeline, not planned in a tree: the runner's tree stays empty.
-          return { tree: new Tree(ctx.host), run: staged };
-        },
-        preview: ({ run }) => {
-          printWarnings(run);
-          if (run.compatSummary) io.out(run.compatSummary);
-          const plan = formatPlan(run.changes, { color: io.color });
-          if (flags.check) {
-            if (run.changes.length === 0) {
-              io.out('manifests are up to date\n');
-              return;
-            }
-            io.out(plan);
-            const n = run.changes.length;
-            throw new DiagnosticError(
-              error('KF4501', `${n} generated manifest file${n === 1 ? ' is' : 's are'} out of date`, {
-                hint: 'run `kubeforge manifests` (npm run manifests) and commit the result',
-              }),
-            );
-          }
-          io.out(run.changes.length === 0 ? 'nothing to do: manifests are up to date\n' : plan);
-          printRecord();
-        },
-        commit: ({ run }, ctx) => {
-          run.commit();
-          if (record) ctx.host.write('package.json', Buffer.from(record.text));
-        },
-        // The staged files are renamed into place synchronously, so a signal is seen once all are.
-        interrupted: { keep: 'the manifests were written (every file)' },
-        after: async ({ run }) => {
-          printWarnings(run);
-          if (run.compatSummary) io.out(run.compatSummary);
-          io.out(run.changes.length === 0 ? 'manifests are up to date\n' : formatPlan(run.changes, { color: io.color }));
-          printRecord();
-        },
-      },
-      io,
-      { host: new DiskHost(projectDir), dryRun: Boolean(flags.check || flags.dryRun) },
-    );
-  } finally {
-    staged?.discard();
-  }
 }

@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { manifestsCommand } from '../../src/manifests/generate.js';
+import { manifestsCommand } from '../../src/cli/commands/manifests.js';
 import { GENERATED_HEADER } from '../../src/manifests/writer.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { StatusError } from '../../src/runtime/client/errors.js';
