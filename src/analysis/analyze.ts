@@ -10,7 +10,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import { ts } from '../util/typescript.cjs';
 import { type Diagnostic, error, Reporter, TeeReporter } from '../diagnostics/index.js';
 import { loadProgram, type ProgramOptions, programInputFiles, type SourceOverlay } from '../loader/program.js';
-import { getMarkerDefinition, type MarkerArgs } from '../markers/definitions.js';
+import { getMarkerDefinition, type MarkerArgs, type MarkerName } from '../markers/definitions.js';
 import { isDns1123Subdomain } from '../project/naming.js';
 import { SchemaFormatter } from '../schema/format.js';
 import type { JSONSchemaProps } from '../schema/jsonschema.js';
@@ -21,16 +21,14 @@ import { isMarkerNamed, locationOf, MarkerCollector, type Location, type MarkerV
 import { NameResolver } from './resolve.js';
 import { checkKindStatics } from './statics.js';
 
-type UseName = 'Rbac' | 'Webhook' | 'WebhookConfiguration';
-
 /** One marker use handed to a generator: its validated, typed arguments and where it is written. */
-export type MarkerUse<N extends UseName = UseName> = {
+export type MarkerUse<N extends MarkerName = MarkerName> = {
   [K in N]: {
-    /** Decorator name, e.g. 'Rbac'. */
+    /** Marker name, e.g. 'Rbac'. */
     marker: K;
     /** The arguments, of the type the marker table declares. */
     args: MarkerArgs<K>;
-    /** Class the marker is on. */
+    /** What the marker is on: the class's name. */
     target: string;
     file: string;
     line: number;
@@ -76,12 +74,8 @@ export interface Analysis {
   classes: ClassInfo[];
   /** Every Kind version of a group-version that is not skipped, in file order. */
   kinds: KindVersion[];
-  /** Every @Rbac, in file/line order. */
-  rbac: MarkerUse<'Rbac'>[];
-  /** Every @Webhook. */
-  webhooks: MarkerUse<'Webhook'>[];
-  /** Every @WebhookConfiguration. */
-  webhookConfigurations: MarkerUse<'WebhookConfiguration'>[];
+  /** The marker uses generators read (the analysis does not know which generator reads which). */
+  markers: MarkerIndex;
   /** Absolute paths of every file the analysis read (sorted). */
   inputFiles: string[];
   /** Value of the `kubeforge.io/version` annotation of the CRDs. */
@@ -96,20 +90,36 @@ export interface Analysis {
   byRoot?: Map<string, RootResult>;
 }
 
+/**
+ * The marker index: every marker use of the analysed files that a generator may read, by what it
+ * is on, in file/line/column order (controller-tools' markers collected once, each generator
+ * reading those it registered). Kind-level markers reach the CRD generator with their Kind
+ * ({@link KindVersion}); field and type markers are the schemas'.
+ */
+export interface MarkerIndex {
+  /** Markers on top-level classes (`@Rbac`, `@Webhook`, ...), of the names indexed (see AnalyzeOptions.indexMarkers). */
+  class: MarkerUse[];
+}
+
+/** The uses of the markers named, typed by the marker table, in file/line/column order. */
+export function markerUses<N extends MarkerName>(index: MarkerIndex, ...names: N[]): MarkerUse<N>[] {
+  const wanted = new Set<MarkerName>(names);
+  return index.class.filter((u) => wanted.has(u.marker)) as MarkerUse<N>[];
+}
+
 /** One root file's share of an analysis: plain data (kept in the no-change cache as JSON). */
 export interface RootResult {
   /** The Kinds it declares (`group/version/Kind`, not skipped). */
   kinds: { group: string; version: string; kind: string }[];
-  rbac: MarkerUse<'Rbac'>[];
-  webhooks: MarkerUse<'Webhook'>[];
-  webhookConfigurations: MarkerUse<'WebhookConfiguration'>[];
+  /** Its class-level marker uses in the index. */
+  markers: MarkerUse[];
   /** Warnings the analysis reported while reading the file and parsing its Kinds. */
   warnings: Diagnostic[];
 }
 
 function rootResult(byRoot: Map<string, RootResult>, file: string): RootResult {
   let r = byRoot.get(file);
-  if (!r) byRoot.set(file, (r = { kinds: [], rbac: [], webhooks: [], webhookConfigurations: [], warnings: [] }));
+  if (!r) byRoot.set(file, (r = { kinds: [], markers: [], warnings: [] }));
   return r;
 }
 
@@ -130,6 +140,16 @@ export interface AnalyzeOptions {
   embeddedObjectMeta?: boolean;
   /** The Kubernetes minor whose types embedded Kubernetes types follow (`manifests --k8s-version`); default the newest supported. */
   k8sVersion?: K8sVersion;
+  /**
+   * The class-level markers to put in the index (those the generators that will run read:
+   * generators.ts' `markers`); default every class-level marker that is not a Kind's or a schema's.
+   */
+  indexMarkers?: ReadonlySet<MarkerName>;
+}
+
+/** Whether a class-level marker goes to the index by default: not a Kind's (the CRD's), not a schema's. */
+function indexedByDefault(m: MarkerValue): boolean {
+  return m.def.category !== 'kind' && m.def.category !== 'validation' && m.def.schema === undefined && m.def.targets.includes('class');
 }
 
 /** A version name: a DNS-1123 label that starts with a letter (`v1`, `v1beta1`). */
@@ -220,15 +240,13 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
     k8sHint: 'it is not a model class of @kubernetes/client-node (V1PodTemplateSpec, V1Condition, ...): check the name, or declare the type yourself',
   });
 
-  const rbac: MarkerUse<'Rbac'>[] = [];
-  const webhooks: MarkerUse<'Webhook'>[] = [];
-  const webhookConfigurations: MarkerUse<'WebhookConfiguration'>[] = [];
+  const indexed = options.indexMarkers ? (m: MarkerValue) => options.indexMarkers!.has(m.name) : indexedByDefault;
+  const classMarkerUses: MarkerUse[] = [];
   const kinds: KindVersion[] = [];
   const classes: ClassInfo[] = [];
   const kindDecls: { decl: ts.ClassDeclaration; file: string; gv: GroupVersionInfo; markers: MarkerValue[] }[] = [];
 
-  const use = <N extends UseName>(m: MarkerValue<N>, target: string): MarkerUse<N> =>
-    ({ marker: m.name, args: m.args, target, file: m.file, line: m.line, column: m.column }) as MarkerUse<N>;
+  const use = (m: MarkerValue, target: string): MarkerUse => ({ marker: m.name, args: m.args, target, file: m.file, line: m.line, column: m.column }) as MarkerUse;
 
   // 1. Classify and collect: every class of every file, its markers and its members' markers.
   for (const file of loaded.rootFiles) {
@@ -259,11 +277,7 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
       }
       const classMarkers = collector.classMarkers(st);
       classes.push({ name: className, file, isRoot, isKind, markers: classMarkers, at: locationOf(st.name ?? st) });
-      for (const m of classMarkers) {
-        if (isMarkerNamed(m, 'Rbac')) mine.rbac.push(use(m, className));
-        else if (isMarkerNamed(m, 'Webhook')) mine.webhooks.push(use(m, className));
-        else if (isMarkerNamed(m, 'WebhookConfiguration')) mine.webhookConfigurations.push(use(m, className));
-      }
+      for (const m of classMarkers) if (indexed(m)) mine.markers.push(use(m, className));
       // Validate the decorators of every member, even of classes no Kind uses.
       for (const member of st.members) {
         const label = member.name ? `${className}.${member.name.getText()}` : className;
@@ -312,11 +326,7 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
   }
 
   routing.current = undefined;
-  for (const r of byRoot.values()) {
-    rbac.push(...r.rbac);
-    webhooks.push(...r.webhooks);
-    webhookConfigurations.push(...r.webhookConfigurations);
-  }
+  for (const r of byRoot.values()) classMarkerUses.push(...r.markers);
 
   // 2. Parse each Kind's types into its schema.
   for (const { decl, gv, markers, file } of kindDecls) {
@@ -351,9 +361,7 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
     groupVersions,
     classes,
     kinds,
-    rbac: rbac.sort(byPos),
-    webhooks: webhooks.sort(byPos),
-    webhookConfigurations: webhookConfigurations.sort(byPos),
+    markers: { class: classMarkerUses.sort(byPos) },
     inputFiles: [...new Set([...programInputFiles(loaded), ...extraInputs])].sort(),
     generatorVersion: options.generatorVersion ?? `v${packageVersion()}`,
     rel,

@@ -358,18 +358,14 @@ function joinKept(inc: IncrementalPlanner, selection: Selection, analysis: Analy
   for (const r of analysis.byRoot!.values()) {
     if (r.kinds.some((k) => cleanKinds.has(`${k.kind}.${k.group}`))) return undefined;
   }
-  const rbac = [...analysis.rbac];
-  const webhooks = [...analysis.webhooks];
-  const webhookConfigurations = [...analysis.webhookConfigurations];
+  const uses = [...analysis.markers.class];
   for (const root of selection.clean) {
     const e = inc.entry(root);
     if (!e) continue;
-    rbac.push(...e.rbac);
-    webhooks.push(...e.webhooks);
-    webhookConfigurations.push(...e.webhookConfigurations);
+    uses.push(...e.markers);
     for (const w of e.warnings) reporter.report(w);
   }
-  return { input: { ...input, rbac: rbac.sort(byPosition), webhooks: webhooks.sort(byPosition), webhookConfigurations: webhookConfigurations.sort(byPosition) }, kept: new Set(selection.keptCrds) };
+  return { input: { ...input, markers: { ...analysis.markers, class: uses.sort(byPosition) } }, kept: new Set(selection.keptCrds) };
 }
 
 /** The helm chart whose templates follow the manifests (helm plugin recorded in PROJECT), else undefined. */
@@ -397,6 +393,7 @@ async function attempt(ctx: RunContext, analyzer: Analyzer, cold: boolean): Prom
   const pre = incrementalPrepass(ctx, cold);
   const inc = pre?.inc;
   const reporter = options.reporter ?? new Reporter();
+  const { DEFAULT_GENERATORS, indexedMarkers } = await import('./generators.js');
   const analysis = await analyzer(
     {
       projectDir,
@@ -408,6 +405,7 @@ async function attempt(ctx: RunContext, analyzer: Analyzer, cold: boolean): Prom
       ...(ctx.overlay && { overlay: ctx.overlay }),
       selectRoots: inc && ((roots, tools) => inc.select(roots, tools)),
       texts: snapshot?.texts,
+      indexMarkers: indexedMarkers(options.generators ?? DEFAULT_GENERATORS),
     },
     reporter,
   );
@@ -580,7 +578,7 @@ function incrementalRecord(
     const result: RootResult | undefined = selection.dirty.has(root)
       ? fresh && { ...fresh, warnings: fresh.warnings.filter((d) => d.severity !== 'error') }
       : inc.entry(root);
-    roots[inc.display(root)] = { key, ...(result ?? { kinds: [], rbac: [], webhooks: [], webhookConfigurations: [], warnings: [] }) };
+    roots[inc.display(root)] = { key, ...(result ?? { kinds: [], markers: [], warnings: [] }) };
   }
   const crds: IncrementalRecord['crds'] = {};
   const crdWarnings: Record<string, Diagnostic[]> = {};

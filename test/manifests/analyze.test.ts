@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { analyzeProject } from './analyze-helper.js';
+import { markerUses } from '../../src/analysis/analyze.js';
 
 const made: string[] = [];
 after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -63,17 +64,17 @@ describe('analyzeProject', () => {
       ['alphas.a.example.com', 'beta.b.example.com'], // flect (and so controller-gen): Beta stays beta, read as the plural of -etum
     );
     assert.deepEqual(
-      r.rbac.map((u) => [u.marker, u.target, u.line, (u.args as any).resources]),
+      markerUses(r.markers, 'Rbac').map((u) => [u.marker, u.target, u.line, (u.args as any).resources]),
       [
         ['Rbac', 'AlphaReconciler', 3, ['alphas']],
         ['Rbac', 'AlphaReconciler', 4, ['pods']],
       ],
     );
-    assert.equal(r.rbac[1].file, join(dir, 'src/controllers/alpha.ts'));
-    assert.deepEqual((r.rbac[1].args as any).namespace, 'system');
-    assert.equal(r.webhooks.length, 1);
-    assert.equal((r.webhooks[0].args as any).name, 'malpha.kb.io');
-    assert.deepEqual(r.webhookConfigurations.map((u) => u.args), [{ mutating: true, name: 'my-mutating' }]);
+    assert.equal(markerUses(r.markers, 'Rbac')[1].file, join(dir, 'src/controllers/alpha.ts'));
+    assert.deepEqual((markerUses(r.markers, 'Rbac')[1].args as any).namespace, 'system');
+    assert.equal(markerUses(r.markers, 'Webhook').length, 1);
+    assert.equal((markerUses(r.markers, 'Webhook')[0].args as any).name, 'malpha.kb.io');
+    assert.deepEqual(markerUses(r.markers, 'WebhookConfiguration').map((u) => u.args), [{ mutating: true, name: 'my-mutating' }]);
   });
 
   it('lists the project files it read, sorted and absolute (not main.ts, which has no markers)', async () => {
@@ -97,7 +98,7 @@ describe('analyzeProject', () => {
     const r = await analyzeProject({ projectDir: dir, paths: ['src/api/b'], generatorVersion: 'v0' });
     assert.deepEqual(r.diagnostics, []);
     assert.deepEqual(r.crds.map((c: any) => c.metadata.name), ['beta.b.example.com']);
-    assert.deepEqual(r.rbac, []);
+    assert.deepEqual(markerUses(r.markers, 'Rbac'), []);
     assert.ok(r.inputFiles.every((f) => !f.includes('/a/v1/') && !f.includes('controllers')));
   });
 
@@ -119,6 +120,7 @@ describe('analyzeProject', () => {
       'src/api/v1/groupversion.ts': gv('l.example.com', 'v1'),
       'src/api/v1/types.ts': `import type { V1ListMeta, V1ObjectMeta } from '@kubernetes/client-node';
 import { Root } from 'kubeforge/markers';
+import { markerUses } from '../src/analysis/analyze.js';
 @Root() export class Item { metadata?: V1ObjectMeta; }
 @Root() export class ItemList { metadata?: V1ListMeta; items!: Item[]; }
 `,

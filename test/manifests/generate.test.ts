@@ -51,7 +51,7 @@ interface Fake {
 /** The fake as an analyzer hands it on: its diagnostics reported, its CRDs carried for {@link fixedCrds}. */
 function asResult(f: Fake, reporter: Reporter): AnalysisResult {
   for (const d of f.diagnostics) reporter.report(d);
-  const result: AnalysisResult & { crds: Fake['crds'] } = { ...f, kinds: [], generatorVersion: 'v0', rel: (p) => p };
+  const result: AnalysisResult & { crds: Fake['crds'] } = { ...f, markers: { class: [...f.rbac, ...f.webhooks, ...f.webhookConfigurations] }, kinds: [], generatorVersion: 'v0', rel: (p) => p };
   return result;
 }
 
