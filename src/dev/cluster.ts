@@ -12,7 +12,7 @@ import { RestClient } from '../runtime/client/rest.js';
 import { isNotFound } from '../runtime/client/errors.js';
 import { rewriteWebhookClientConfig, withConversionWebhook, type WebhookConfigurationObject } from '../testing/webhooks.js';
 import type { CRDObject } from '../testing/crds.js';
-import { CRD_DIR } from '../manifests/writer.js';
+import { CRD_DIR } from '../manifests/managed-files.js';
 import { readYamlObjects } from '../manifests/yaml-documents.js';
 
 export const FIELD_MANAGER = 'kubeforge-dev';

@@ -20,7 +20,7 @@ import { join, relative, resolve } from 'node:path';
 import { type Diagnostic, DiagnosticError, error, warning } from '../diagnostics/index.js';
 import type { Location } from '../analysis/collector.js';
 import { crdOriginOf, schemaOriginOf, type SchemaOrigin } from '../schema/origin.js';
-import { CRD_DIR } from './writer.js';
+import { CRD_DIR } from './managed-files.js';
 import { readYamlObjects, type YamlSyntaxError } from './yaml-documents.js';
 
 type Obj = Record<string, unknown>;

@@ -61,7 +61,7 @@ export function generateCRDs(
   rel: (file: string) => string = (f) => f,
   /** controller-gen's crd:maxDescLen (desc.ts): undefined keeps descriptions whole. */
   maxDescLen?: number,
-): Record<string, unknown>[] {
+): CRDManifest[] {
   const byGroupKind = new Map<string, KindVersion[]>();
   for (const k of kinds) {
     const key = `${k.kind}.${k.group}`;
@@ -79,7 +79,7 @@ export function generateCRDs(
     list.push(k);
     byGroupKind.set(key, list);
   }
-  const out: Record<string, unknown>[] = [];
+  const out: CRDManifest[] = [];
   // One memo for every CRD: the shared (frozen) schemas of Kubernetes types are truncated once.
   const memo = new WeakMap<object, Record<string, unknown>>();
   const schemaOf = (s: Record<string, unknown>) => (maxDescLen === undefined ? s : truncateSchemaDescriptions(s, maxDescLen, memo));
@@ -87,7 +87,7 @@ export function generateCRDs(
     const crd = generateOne(groupKind, all, generatorVersion, reporter, rel, schemaOf);
     if (crd) out.push(crd);
   }
-  out.sort((a, b) => ((a.metadata as { name: string }).name < (b.metadata as { name: string }).name ? -1 : 1));
+  out.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   return out;
 }
 

@@ -13,7 +13,7 @@ import { posix, resolve } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { type Change, type CommandIo, deleteStaleManaged, DiskHost, hasManagedHeader, managedHeader, normalizePath, type Host, runCommand, Tree } from '../scaffold/index.js';
 import type { JSONSchemaProps } from '../schema/jsonschema.js';
-import { CRD_DIR, formatPlan } from './writer.js';
+import { CRD_DIR, formatPlan } from './managed-files.js';
 import { readYamlObjects, type YamlSyntaxError } from './yaml-documents.js';
 
 export const DOCS_TOOL = 'kubeforge docs';

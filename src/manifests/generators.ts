@@ -11,7 +11,7 @@ import { generateCRDs } from './crd.js';
 import { checkGeneratedCRDs, loadRuleCheck } from './crdcheck/index.js';
 import { generateRbac } from './rbac.js';
 import { generateWebhooks } from './webhook.js';
-import { CRD_DIR, type OutputFile, RBAC_FILE, WEBHOOK_FILE, output } from './writer.js';
+import { CRD_DIR, type OutputFile, RBAC_FILE, WEBHOOK_FILE, output } from './managed-files.js';
 import { YamlWriter, toYamlDocuments } from './yaml.js';
 
 /** What every generator receives: the analysis' findings (a type-only view; no ts-morph). */

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { manifestsCommand } from '../../src/cli/commands/manifests.js';
-import { GENERATED_HEADER } from '../../src/manifests/writer.js';
+import { GENERATED_HEADER } from '../../src/manifests/managed-files.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { StatusError } from '../../src/runtime/client/errors.js';
 import { TestEnvironment } from '../../src/testing/index.js';

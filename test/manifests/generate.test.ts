@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { type Diagnostic, DiagnosticError, type Reporter } from '../../src/diagnostics/index.js';
-import { type AnalysisResult, type Analyzer, runManifests } from '../../src/manifests/generate.js';
+import { type AnalysisResult, type Analyzer, runManifests } from '../../src/manifests/pipeline.js';
 import { type ManifestsFlags, manifestsCommand } from '../../src/cli/commands/manifests.js';
 import type { CommandIo } from '../../src/scaffold/runner.js';
 import { crdFiles, type Generator, rbacGenerator, webhookGenerator } from '../../src/manifests/generators.js';
 import type { MarkerUse } from '../../src/manifests/markeruse.js';
-import { GENERATED_HEADER, existingManagedFiles, formatPlan } from '../../src/manifests/writer.js';
+import { GENERATED_HEADER, existingManagedFiles, formatPlan } from '../../src/manifests/managed-files.js';
 import { MemoryHost } from '../../src/scaffold/index.js';
 import { treeHash } from '../helpers/tree.js';
 

@@ -7,7 +7,7 @@ import { dirname, join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { warning } from '../../src/diagnostics/index.js';
 import { dependencyParses } from '../../src/loader/program.js';
-import { type Analyzer, runManifests } from '../../src/manifests/generate.js';
+import { type Analyzer, runManifests } from '../../src/manifests/pipeline.js';
 import { crdGenerator, type Generator, rbacGenerator, webhookGenerator } from '../../src/manifests/generators.js';
 import { textsUnder } from '../helpers/tree.js';
 

@@ -7,7 +7,7 @@ import type { CliContext } from '../context.js';
 import { K8S_NEWEST_VERSION, K8S_VERSIONS } from '../../schema/k8s/data/source.js';
 import { DiagnosticError, error } from '../../diagnostics/index.js';
 import type { CommandIo, CommandContext } from '../../scaffold/runner.js';
-import type { Analyzer, ManifestsOptions, RunPlan } from '../../manifests/generate.js';
+import type { Analyzer, ManifestsOptions, RunPlan } from '../../manifests/pipeline.js';
 import type { Generator } from '../../manifests/generators.js';
 
 export function registerManifests(program: Command, ctx: CliContext): void {
@@ -148,11 +148,11 @@ async function recordedFlags(options: ManifestsOptions, ctx: CommandContext): Pr
 export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, analyzer?: Analyzer, generators?: readonly Generator[]): Promise<void> {
   const options = await manifestsOptions(flags, io, generators);
   const [{ planRun }, { formatDiagnostics }, { runCommand }, { DiskHost, Tree }, { formatPlan }] = await Promise.all([
-    import('../../manifests/generate.js'),
+    import('../../manifests/pipeline.js'),
     import('../../diagnostics/index.js'),
     import('../../scaffold/runner.js'),
     import('../../scaffold/index.js'),
-    import('../../manifests/writer.js'),
+    import('../../manifests/managed-files.js'),
   ]);
   let record: { text: string; script: string } | undefined;
   const printRecord = () => {
