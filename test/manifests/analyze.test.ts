@@ -6,7 +6,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { analyzeProject } from './analyze-helper.js';
-import { markerUses } from '../../src/analysis/analyze.js';
+import { analyzeProject as analyze, markerUses } from '../../src/analysis/analyze.js';
+import { Reporter } from '../../src/diagnostics/index.js';
+import { type Generator, indexedMarkers, rbacGenerator, runGenerators } from '../../src/manifests/generators.js';
+import { output } from '../../src/manifests/managed-files.js';
 
 const made: string[] = [];
 after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -120,7 +123,6 @@ describe('analyzeProject', () => {
       'src/api/v1/groupversion.ts': gv('l.example.com', 'v1'),
       'src/api/v1/types.ts': `import type { V1ListMeta, V1ObjectMeta } from '@kubernetes/client-node';
 import { Root } from 'kubeforge/markers';
-import { markerUses } from '../src/analysis/analyze.js';
 @Root() export class Item { metadata?: V1ObjectMeta; }
 @Root() export class ItemList { metadata?: V1ListMeta; items!: Item[]; }
 `,
@@ -145,5 +147,33 @@ import { markerUses } from '../src/analysis/analyze.js';
     const a = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
     const b = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
     assert.equal(JSON.stringify(a), JSON.stringify(b));
+  });
+
+  it('indexes the class-level markers generators read, not the Kind markers or schema markers (the marker index)', async () => {
+    const dir = project(files);
+    const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
+    assert.deepEqual(
+      r.markers.class.map((u) => `${u.marker}@${u.target}:${u.line}`),
+      ['Rbac@AlphaReconciler:3', 'Rbac@AlphaReconciler:4', 'Webhook@AlphaWebhook:7', 'WebhookConfiguration@AlphaWebhook:8'],
+    );
+    // A run indexes what its generators register (generators.ts `markers`), and nothing else.
+    const only = await analyzeProject({ projectDir: dir, generatorVersion: 'v0', indexMarkers: indexedMarkers([rbacGenerator]) });
+    assert.deepEqual(only.markers.class.map((u) => u.marker), ['Rbac', 'Rbac']);
+    assert.deepEqual(markerUses(only.markers, 'Webhook'), []);
+    assert.deepEqual(only.crds, r.crds);
+  });
+
+  it('a new generator registers its markers and reads them from the index, as the built-in ones do', async () => {
+    const dir = project(files);
+    const hooks: Generator = {
+      name: 'webhook-list',
+      markers: ['Webhook'],
+      generate: (input) => [output('config/webhook/names.txt', markerUses(input.markers, 'Webhook').map((u) => `${u.args.name} ${u.target}\n`).join(''))],
+    };
+    const reporter = new Reporter();
+    const analysis = await analyze({ projectDir: dir, generatorVersion: 'v0', indexMarkers: indexedMarkers([hooks]) }, reporter);
+    const made = await runGenerators(analysis, reporter, [hooks]);
+    assert.deepEqual(reporter.diagnostics(), []);
+    assert.deepEqual(made.map((f) => [f.path, f.content]), [['config/webhook/names.txt', 'malpha.kb.io AlphaWebhook\n']]);
   });
 });
