@@ -1,7 +1,7 @@
 /**
  * The generators behind `kubeforge manifests`, one interface for all: each reads the analysis and
  * returns the managed files it owns, reporting problems to the reporter passed in. New outputs
- * (conversion, CEL checks) are new generators; the pipeline (generate.ts) runs them in order and
+ * (conversion, CEL checks) are new generators; the pipeline (pipeline.ts) runs them in order and
  * never looks inside.
  */
 import { type Diagnostic, error, Reporter } from '../diagnostics/index.js';

@@ -1,15 +1,18 @@
 /**
- * `kubeforge manifests`: loader -> analysis -> generators -> YAML -> plan -> (check | dry run | write).
+ * The manifests pipeline, one for every caller (`kubeforge manifests`, `kubeforge dev`, the
+ * scaffolds' manifests step): loader -> analysis -> generators -> YAML -> a sink -> plan ->
+ * (check | dry run | write). The command around it is src/cli/commands/manifests.ts.
  *
  * Order of work, so that a failing run leaves the disk as it was:
  *   1. no-change fast path (hashes only; ts-morph is not loaded);
- *   2. loader and analysis (part of the project's TypeScript, through ts-morph, loaded lazily
- *      here); after an edit, only the root files whose results can have changed (incremental.ts);
- *   3. every generator's problems reported (to one Reporter made here), then its files made one
- *      at a time, each compared with the host and, for a run that writes on disk, staged in
- *      `.kubeforge/stage-<pid>/` (stage.ts) as soon as it is complete;
- *   4. on any error diagnostic: throw them all, the stage removed, nothing written;
- *   5. `--check` / `--dry-run` stop at the plan; otherwise every path is validated and the staged
+ *   2. the incremental pre-pass (incremental.ts): which root files' results are kept;
+ *   3. loader and analysis (part of the project's TypeScript, through ts-morph, loaded lazily
+ *      here); after an edit, only the root files whose results can have changed;
+ *   4. every generator's problems reported (to one Reporter), then its files made one at a time
+ *      and handed to the sink (stage.ts): a scaffold's tree, the stage `.kubeforge/stage-<pid>/`
+ *      for a run that writes on disk, memory for another host, or nothing but the plan;
+ *   5. on any error diagnostic: throw them all, the sink discarded, nothing written;
+ *   6. `--check` / `--dry-run` stop at the plan; otherwise every path is validated and the staged
  *      files renamed into place at once (rollback on failure).
  */
 import { existsSync, readFileSync } from 'node:fs';

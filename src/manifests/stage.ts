@@ -12,7 +12,7 @@
  * folder and leaves the project as it was; `--check` and `--dry-run` stage nothing. A stage
  * folder left by a killed run is removed by the next run (its pid no longer runs).
  *
- * The managed-file rules are writer.ts': a file at an output's path without our header is the
+ * The managed-file rules are managed-files.ts': a file at an output's path without our header is the
  * user's (KF4505, nothing written); stale removal only takes files that carry our header.
  */
 import { chmodSync, copyFileSync, linkSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -284,7 +284,7 @@ export class OutputPlanner implements OutputSink {
 }
 
 /**
- * Where the manifests pipeline puts its files (generate.ts): an {@link OutputPlanner} (staged on
+ * Where the manifests pipeline puts its files (pipeline.ts): an {@link OutputPlanner} (staged on
  * disk, in memory, or nothing but the plan for --check / --dry-run) or a {@link TreeSink} (a
  * scaffold's tree, committed with the scaffold).
  */

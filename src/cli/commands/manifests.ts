@@ -1,5 +1,5 @@
 // `kubeforge manifests`: its flags and the command around the manifests pipeline
-// (src/manifests/generate.ts, imported lazily: it brings the analysis).
+// (src/manifests/pipeline.ts, imported lazily: it brings the analysis).
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
