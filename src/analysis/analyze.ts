@@ -159,21 +159,78 @@ export async function analyzeProject(options: AnalyzeOptions, reporter: Reporter
   return analyzeProjectSync(options, reporter);
 }
 
-function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis {
-  const byRoot = new Map<string, RootResult>();
-  // Every diagnostic is also filed under the root file being analysed (`routing.current`).
-  const routing: { current: string | undefined } = { current: undefined };
-  const reporter = new TeeReporter(outer, (d) => {
-    if (routing.current !== undefined) rootResult(byRoot, routing.current).warnings.push(d);
-  });
-  const loaded = loadProgram(options, reporter);
-  const { checker } = loaded;
-  const names = new NameResolver({ resolveModule: loaded.resolveModule, sourceFile: (file) => loaded.parseExtra(file) });
-  const collector = new MarkerCollector(checker, reporter, names);
-  const extraInputs = new Set<string>();
-  const rel = (p: string) => relative(loaded.projectDir, p) || '.';
+/** A marker value as the index keeps it: its typed arguments, where it is, and the class it is on. */
+function use(m: MarkerValue, target: string): MarkerUse {
+  return { marker: m.name, args: m.args, target, file: m.file, line: m.line, column: m.column } as MarkerUse;
+}
 
-  // group-versions, by folder
+/** KF4012: a TypeScript syntax error, where it is. */
+function syntaxError(d: ts.DiagnosticWithLocation, sf: ts.SourceFile, file: string): Diagnostic {
+  const lc = d.start !== undefined ? sf.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
+  return error('KF4012', `syntax error: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`, { file, line: lc.line + 1, column: lc.character + 1, hint: 'fix the TypeScript syntax (tsc reports the same)' });
+}
+
+/** A Kind's version with its schema (types -> IR -> OpenAPI); KF9001 (undefined) when the parser fails on it. */
+function parseKind(decl: ts.ClassDeclaration, gv: GroupVersionInfo, markers: MarkerValue[], parser: TypeParser, formatter: SchemaFormatter, reporter: Reporter): KindVersion | undefined {
+  const className = decl.name?.text ?? '(anonymous class)';
+  const nameNode = decl.name ?? decl;
+  try {
+    const ir = parser.parseDeclaration(decl, [], nameNode, new Map(), `Kind ${className}`);
+    return { group: gv.group, version: gv.version, kind: className, schema: formatter.formatKind(ir), markers, at: locationOf(nameNode) };
+  } catch (e) {
+    reporter.report(
+      error('KF9001', `internal error while analysing Kind ${className}: ${(e as Error).message}`, {
+        ...locationOf(nameNode),
+        hint: 'this is a kubeforge bug: please report it with this type; meanwhile simplify the type to work around it',
+      }),
+    );
+    return undefined;
+  }
+}
+
+/** Validates the decorators of every member of a class (fields take field markers; nothing else takes any). */
+function validateMembers(st: ts.ClassDeclaration, className: string, collector: MarkerCollector): void {
+  for (const member of st.members) {
+    const label = member.name ? `${className}.${member.name.getText()}` : className;
+    if (ts.isPropertyDeclaration(member) && !(ts.getCombinedModifierFlags(member) & ts.ModifierFlags.Static)) {
+      const name = member.name.getText();
+      collector.decoratorMarkers(member, ['field'], `field "${name}" of ${className}`);
+    } else {
+      const kind = ts.isMethodDeclaration(member) ? 'method' : ts.isConstructorDeclaration(member) ? 'constructor' : ts.isPropertyDeclaration(member) ? 'static field' : 'accessor';
+      collector.decoratorMarkers(member, [], `${kind} ${label}`);
+    }
+    if (ts.isConstructorDeclaration(member) || ts.isMethodDeclaration(member)) {
+      for (const p of member.parameters) collector.decoratorMarkers(p, [], `parameter ${p.name.getText()} of ${label}`);
+    }
+  }
+}
+
+/**
+ * KF4009 for a `@Root()` class that is not a Kind and has no metadata at all: a root list type
+ * (ListMeta) gets no CRD, but a root without any metadata is most likely a Kind missing its
+ * metadata field; said rather than generating nothing silently.
+ */
+function reportRootWithoutMetadata(st: ts.ClassDeclaration, className: string, reporter: Reporter): void {
+  if (st.members.some((m) => m.name?.getText() === 'metadata') || st.heritageClauses?.length) return;
+  reporter.report({
+    code: 'KF4009',
+    severity: 'warning',
+    message: `@Root() class ${className} has no metadata field, so it is not a Kind and gets no CRD`,
+    hint: "add `metadata?: V1ObjectMeta;` (import type { V1ObjectMeta } from '@kubernetes/client-node') to make it a Kind",
+    ...locationOf(st.name ?? st),
+  });
+}
+
+/** KF4001: a Kind in a folder without groupversion.ts, with the file to create. */
+function noGroupVersion(className: string, file: string, nameNode: ts.Node, rel: (p: string) => string): Diagnostic {
+  return error('KF4001', `Kind ${className} is in ${rel(dirname(file))}, which has no groupversion.ts`, {
+    ...locationOf(nameNode),
+    hint: `create ${rel(join(dirname(file), 'groupversion.ts'))}: import { defineGroupVersion } from 'kubeforge/markers'; export const groupVersion = defineGroupVersion({ group: 'example.com', version: '${/^v\d/.test(basename(dirname(file))) ? basename(dirname(file)) : 'v1'}' });`,
+  });
+}
+
+/** The group-versions of the project, by folder (each folder's groupversion.ts, read once); KF4002 for a bad one. */
+function groupVersionReader(loaded: ReturnType<typeof loadProgram>, collector: MarkerCollector, reporter: Reporter, rel: (p: string) => string, extraInputs: Set<string>) {
   const gvCache = new Map<string, GroupVersionInfo | null>();
   const gvDef = getMarkerDefinition('defineGroupVersion')!;
   const groupVersionOf = (dir: string): GroupVersionInfo | null => {
@@ -226,6 +283,27 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
     return { group: a.group, version: a.version, fieldsOptionalByDefault: a.fieldsOptionalByDefault ?? false, skip: a.skip ?? false, file: sf.fileName };
   };
 
+  return { of: groupVersionOf, cache: gvCache };
+}
+
+function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis {
+  const byRoot = new Map<string, RootResult>();
+  // Every diagnostic is also filed under the root file being analysed (`routing.current`).
+  const routing: { current: string | undefined } = { current: undefined };
+  const reporter = new TeeReporter(outer, (d) => {
+    if (routing.current !== undefined) rootResult(byRoot, routing.current).warnings.push(d);
+  });
+  const loaded = loadProgram(options, reporter);
+  const { checker } = loaded;
+  const names = new NameResolver({ resolveModule: loaded.resolveModule, sourceFile: (file) => loaded.parseExtra(file) });
+  const collector = new MarkerCollector(checker, reporter, names);
+  const extraInputs = new Set<string>();
+  const rel = (p: string) => relative(loaded.projectDir, p) || '.';
+
+  const gvReader = groupVersionReader(loaded, collector, reporter, rel, extraInputs);
+  const groupVersionOf = gvReader.of;
+  const gvCache = gvReader.cache;
+
   const parser = new TypeParser({
     collector,
     reporter,
@@ -246,8 +324,6 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
   const classes: ClassInfo[] = [];
   const kindDecls: { decl: ts.ClassDeclaration; file: string; gv: GroupVersionInfo; markers: MarkerValue[] }[] = [];
 
-  const use = (m: MarkerValue, target: string): MarkerUse => ({ marker: m.name, args: m.args, target, file: m.file, line: m.line, column: m.column }) as MarkerUse;
-
   // 1. Classify and collect: every class of every file, its markers and its members' markers.
   for (const file of loaded.rootFiles) {
     const sf = loaded.program.getSourceFile(file);
@@ -255,12 +331,7 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
     routing.current = file;
     const mine = rootResult(byRoot, file);
     // Syntax errors make everything after them unreliable: report them (parsing already found them).
-    for (const d of loaded.program.getSyntacticDiagnostics(sf)) {
-      const lc = d.start !== undefined ? sf.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
-      reporter.report(
-        error('KF4012', `syntax error: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`, { file, line: lc.line + 1, column: lc.character + 1, hint: 'fix the TypeScript syntax (tsc reports the same)' }),
-      );
-    }
+    for (const d of loaded.program.getSyntacticDiagnostics(sf)) reporter.report(syntaxError(d, sf, file));
     reportUnreadClasses(sf, collector, reporter);
     for (const st of sf.statements) {
       if (!ts.isClassDeclaration(st)) continue;
@@ -279,45 +350,16 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
       classes.push({ name: className, file, isRoot, isKind, markers: classMarkers, at: locationOf(st.name ?? st) });
       for (const m of classMarkers) if (indexed(m)) mine.markers.push(use(m, className));
       // Validate the decorators of every member, even of classes no Kind uses.
-      for (const member of st.members) {
-        const label = member.name ? `${className}.${member.name.getText()}` : className;
-        if (ts.isPropertyDeclaration(member) && !(ts.getCombinedModifierFlags(member) & ts.ModifierFlags.Static)) {
-          const name = member.name.getText();
-          collector.decoratorMarkers(member, ['field'], `field "${name}" of ${className}`);
-        } else {
-          const kind = ts.isMethodDeclaration(member) ? 'method' : ts.isConstructorDeclaration(member) ? 'constructor' : ts.isPropertyDeclaration(member) ? 'static field' : 'accessor';
-          collector.decoratorMarkers(member, [], `${kind} ${label}`);
-        }
-        if (ts.isConstructorDeclaration(member) || ts.isMethodDeclaration(member)) {
-          for (const p of member.parameters) collector.decoratorMarkers(p, [], `parameter ${p.name.getText()} of ${label}`);
-        }
-      }
+      validateMembers(st, className, collector);
       if (!isRoot) continue;
       if (!isKind) {
-        // A root list type (ListMeta) gets no CRD. A root without any metadata is most likely a
-        // Kind missing its metadata field: say so rather than generate nothing silently.
-        if (!st.members.some((m) => m.name?.getText() === 'metadata') && !st.heritageClauses?.length) {
-          reporter.report({
-            code: 'KF4009',
-            severity: 'warning',
-            message: `@Root() class ${className} has no metadata field, so it is not a Kind and gets no CRD`,
-            hint: "add `metadata?: V1ObjectMeta;` (import type { V1ObjectMeta } from '@kubernetes/client-node') to make it a Kind",
-            ...locationOf(st.name ?? st),
-          });
-        }
+        reportRootWithoutMetadata(st, className, reporter);
         continue;
       }
       const gv = groupVersionOf(dirname(file));
       const nameNode = st.name ?? st;
       if (!gv) {
-        if (!gvCache.has(dirname(file)) || !loaded.fileExists(join(dirname(file), 'groupversion.ts'))) {
-          reporter.report(
-            error('KF4001', `Kind ${className} is in ${rel(dirname(file))}, which has no groupversion.ts`, {
-              ...locationOf(nameNode),
-              hint: `create ${rel(join(dirname(file), 'groupversion.ts'))}: import { defineGroupVersion } from 'kubeforge/markers'; export const groupVersion = defineGroupVersion({ group: 'example.com', version: '${/^v\d/.test(basename(dirname(file))) ? basename(dirname(file)) : 'v1'}' });`,
-            }),
-          );
-        }
+        if (!gvCache.has(dirname(file)) || !loaded.fileExists(join(dirname(file), 'groupversion.ts'))) reporter.report(noGroupVersion(className, file, nameNode, rel));
         continue;
       }
       if (gv.skip) continue;
@@ -331,21 +373,10 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
   // 2. Parse each Kind's types into its schema.
   for (const { decl, gv, markers, file } of kindDecls) {
     routing.current = file;
-    const className = decl.name?.text ?? '(anonymous class)';
-    const nameNode = decl.name ?? decl;
-    try {
-      const ir = parser.parseDeclaration(decl, [], nameNode, new Map(), `Kind ${className}`);
-      const schema = formatter.formatKind(ir);
-      kinds.push({ group: gv.group, version: gv.version, kind: className, schema, markers, at: locationOf(nameNode) });
-      rootResult(byRoot, file).kinds.push({ group: gv.group, version: gv.version, kind: className });
-    } catch (e) {
-      reporter.report(
-        error('KF9001', `internal error while analysing Kind ${className}: ${(e as Error).message}`, {
-          ...locationOf(nameNode),
-          hint: 'this is a kubeforge bug: please report it with this type; meanwhile simplify the type to work around it',
-        }),
-      );
-    }
+    const k = parseKind(decl, gv, markers, parser, formatter, reporter);
+    if (!k) continue;
+    kinds.push(k);
+    rootResult(byRoot, file).kinds.push({ group: k.group, version: k.version, kind: k.kind });
   }
 
   // 3. Each Kind class's static gvk / plural / namespaced against what its markers generate
