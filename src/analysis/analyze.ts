@@ -17,7 +17,7 @@ import type { JSONSchemaProps } from '../schema/jsonschema.js';
 import { type K8sVersion, k8sModelSchemaShared } from '../schema/k8s/index.js';
 import { TypeParser } from '../schema/parse.js';
 import { packageVersion } from '../util/package-root.js';
-import { isMarkerNamed, locationOf, MarkerCollector, type Location, type MarkerValue } from './collector.js';
+import { locationOf, MarkerCollector, type Location, type MarkerValue } from './collector.js';
 import { NameResolver } from './resolve.js';
 import { checkKindStatics } from './statics.js';
 
