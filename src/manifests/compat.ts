@@ -29,7 +29,7 @@ type Schema = Record<string, unknown>;
 export type CompatSeverity = 'error' | 'warning';
 
 export interface CompatRule {
-  /** Stable name, for `--allow` and the README. */
+  /** Stable name, for `--allow` and docs/manifests.md. */
   name: string;
   /** Severity in a served version (a version the new CRD does not serve gets warnings only). */
   severity: CompatSeverity;
@@ -38,7 +38,7 @@ export interface CompatRule {
 
 const r = (name: string, severity: CompatSeverity, summary: string): CompatRule => ({ name, severity, summary });
 
-/** Every rule, in the order the README lists them. */
+/** Every rule, in the order docs/manifests.md lists them. */
 export const COMPAT_RULES: readonly CompatRule[] = [
   r('crd-removed', 'error', 'a CRD of the base is no longer generated (its Kind was removed or renamed)'),
   r('scope-changed', 'error', 'Namespaced <-> Cluster: the API server refuses the update of a CRD with stored objects'),

@@ -25,7 +25,7 @@ export function registerManifests(program: Command, ctx: CliContext): void {
     .option('--k8s-version <minor>', `the Kubernetes minor whose types embedded Kubernetes types (V1PodTemplateSpec, V1Condition, ...) follow, as controller-gen writes them for that k8s.io/api: ${K8S_VERSIONS.join(', ')} (default ${K8S_NEWEST_VERSION}). Recorded in package.json's manifests script`)
     .option('--generate-embedded-object-meta', "keep name, namespace, labels, annotations and finalizers in the schema of an ObjectMeta below a Kind's top, such as a pod template's (controller-gen's crd:generateEmbeddedObjectMeta). Recorded in package.json's manifests script")
     .option('--check-compat <git-ref|dir>', "compare the CRDs being written with those of a base: config/crd/bases at a git ref of the project's repository, or a folder of released CRD YAML; breaking changes in served versions are errors (nothing written), others warnings")
-    .option('--allow <rule>', 'with --check-compat: a compatibility rule (README: CRD compatibility) whose errors become warnings and whose warnings are dropped; repeatable', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--allow <rule>', 'with --check-compat: a compatibility rule (docs/manifests.md: CRD compatibility) whose errors become warnings and whose warnings are dropped; repeatable', (v: string, prev: string[] = []) => [...prev, v])
     .addHelpText(
       'after',
       `
