@@ -17,8 +17,8 @@ import type { JSONSchemaProps } from '../schema/jsonschema.js';
 import { type K8sVersion, k8sModelSchemaShared } from '../schema/k8s/index.js';
 import { TypeParser } from '../schema/parse.js';
 import { packageVersion } from '../util/package-root.js';
-import { locationOf, MarkerCollector, type Location, type MarkerValue } from './collector.js';
-import { NameResolver } from './resolve.js';
+import { locationOf, MarkerCollector, type Location, type MarkerValue } from '../collector/collector.js';
+import { NameResolver } from '../collector/resolve.js';
 import { checkKindStatics } from './statics.js';
 
 /** One marker use handed to a generator: its validated, typed arguments and where it is written. */

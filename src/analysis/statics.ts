@@ -8,7 +8,7 @@
 import { ts } from '../util/typescript.cjs';
 import { error, type Reporter } from '../diagnostics/index.js';
 import { pluralize } from '../project/plural.js';
-import { isMarkerNamed, locationOf, type MarkerValue } from './collector.js';
+import { isMarkerNamed, locationOf, type MarkerValue } from '../collector/collector.js';
 
 /** A Kind version as the analysis found it: its class and what its markers make of it. */
 export interface KindStaticsInput {

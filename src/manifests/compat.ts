@@ -18,7 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { type Diagnostic, DiagnosticError, error, warning } from '../diagnostics/index.js';
-import type { Location } from '../analysis/collector.js';
+import type { Location } from '../collector/collector.js';
 import { crdOriginOf, schemaOriginOf, type SchemaOrigin } from '../schema/origin.js';
 import { CRD_DIR } from './managed-files.js';
 import { readYamlObjects, type YamlSyntaxError } from './yaml-documents.js';

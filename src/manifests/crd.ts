@@ -14,7 +14,7 @@
  */
 import { error, type Reporter } from '../diagnostics/index.js';
 import type { KindVersion } from '../analysis/analyze.js';
-import type { Location, MarkerValue } from '../analysis/collector.js';
+import type { Location, MarkerValue } from '../collector/collector.js';
 import type { KindMarkerName, MarkerName } from '../markers/definitions.js';
 import { pluralize } from '../project/plural.js';
 import { setCRDOrigin } from '../schema/origin.js';

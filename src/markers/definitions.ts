@@ -6,7 +6,7 @@
  * - the decorator's parameter types in `kubeforge/markers` (src/markers/index.ts imports these
  *   types with `import type`, so it still loads nothing at run time): {@link DecoratorArg},
  *   {@link MarkerOptions};
- * - the validation the analysis makes of every use (src/analysis/collector.ts walks `args`);
+ * - the validation the analysis makes of every use (src/collector/collector.ts walks `args`);
  * - the typed value generators and schema appliers read: {@link MarkerArgs};
  * - whether and when the marker applies to a schema (`schema.priority`, controller-tools'
  *   `ApplyPriority`; the appliers themselves are in src/schema/apply.ts);

@@ -16,7 +16,7 @@
  * an alias), and for the items of an array whose item type is named.
  */
 import type { JSONSchemaProps } from './jsonschema.js';
-import type { MarkerValue } from '../analysis/collector.js';
+import type { MarkerValue } from '../collector/collector.js';
 import type { MarkerArgs, SchemaMarkerName } from '../markers/definitions.js';
 import { flattenInto, NOT_MERGED } from './flatten.js';
 

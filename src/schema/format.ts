@@ -3,7 +3,7 @@
  * `definitions`: named types are inlined, their markers applied where they are used.
  */
 import { error, type Reporter } from '../diagnostics/index.js';
-import type { MarkerValue } from '../analysis/collector.js';
+import type { MarkerValue } from '../collector/collector.js';
 import { applyMarkers, type Fold } from './apply.js';
 import { flattenEmbedded } from './flatten.js';
 import type { IRProperty, IRType } from './ir.js';

@@ -3,7 +3,7 @@
  * TypeScript syntax; the formatter (format.ts) turns it into structural JSONSchemaProps. The
  * two never touch each other's inputs: the IR carries markers and descriptions, not TS nodes.
  */
-import type { Location, MarkerValue } from '../analysis/collector.js';
+import type { Location, MarkerValue } from '../collector/collector.js';
 
 export type IRType =
   | { kind: 'primitive'; type: 'string' | 'number' | 'integer' | 'boolean'; format?: string }

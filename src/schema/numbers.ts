@@ -5,7 +5,7 @@
  */
 import { ts } from '../util/typescript.cjs';
 import { type Diagnostic, warning } from '../diagnostics/index.js';
-import { locationOf } from '../analysis/collector.js';
+import { locationOf } from '../collector/collector.js';
 
 /** The KF3012 warning for a plain `number` (or `Number`) type node that `where` describes. */
 export function plainNumberWarning(node: ts.Node, where: string): Diagnostic {

@@ -7,7 +7,7 @@
  * A node without an origin (part of a Kubernetes model type, an `items` copy) is located through
  * its nearest ancestor that has one: the user's field that uses it.
  */
-import type { Location, MarkerValue } from '../analysis/collector.js';
+import type { Location, MarkerValue } from '../collector/collector.js';
 
 export interface SchemaOrigin {
   /** `field "size" of FooSpec`, `type Word`, `Kind Foo`: for messages. */

@@ -9,7 +9,7 @@
  */
 import { ts } from '../util/typescript.cjs';
 import { error, type Reporter } from '../diagnostics/index.js';
-import { locationOf, type MarkerCollector, type MarkerValue } from '../analysis/collector.js';
+import { locationOf, type MarkerCollector, type MarkerValue } from '../collector/collector.js';
 import { K8S_MODULE, MARKERS_MODULE } from '../loader/program.js';
 import type { IRProperty, IRType } from './ir.js';
 import { embeddedParts, irResolve } from './ir.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Reporter } from '../../src/diagnostics/index.js';
 import { getMarkerDefinition } from '../../src/markers/definitions.js';
-import type { MarkerValue } from '../../src/analysis/collector.js';
+import type { MarkerValue } from '../../src/collector/collector.js';
 import { generateCRDs, pluralize, type KindVersion } from '../../src/manifests/crd.js';
 
 const at = { file: 'x.ts', line: 1, column: 1 };

@@ -6,7 +6,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { parseJsDocText } from '../../src/analysis/collector.js';
+import { parseJsDocText } from '../../src/collector/collector.js';
 import { analyzeProject } from '../manifests/analyze-helper.js';
 import { markerUses } from '../../src/analysis/analyze.js';
 

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ts } from 'ts-morph';
 import { getMarkerDefinition } from '../../src/markers/definitions.js';
-import { MARKERS_MODULE_EXTRA_EXPORTS } from '../../src/analysis/resolve.js';
+import { MARKERS_MODULE_EXTRA_EXPORTS } from '../../src/collector/resolve.js';
 import { analyzeProject } from '../manifests/analyze-helper.js';
 import { markerUses } from '../../src/analysis/analyze.js';
 
@@ -235,7 +235,7 @@ describe('markers are found by what they are, not by how they are spelled', () =
       else if ((ts.isFunctionDeclaration(st) || ts.isTypeAliasDeclaration(st) || ts.isInterfaceDeclaration(st) || ts.isClassDeclaration(st)) && st.name) exported.push(st.name.text);
     }
     const known = new Set([...MARKERS_MODULE_EXTRA_EXPORTS, ...exported.filter((n) => getMarkerDefinition(n))]);
-    assert.deepEqual([...new Set(exported)].filter((n) => !known.has(n)).sort(), [], 'add these to MARKERS_MODULE_EXTRA_EXPORTS in src/analysis/resolve.ts');
+    assert.deepEqual([...new Set(exported)].filter((n) => !known.has(n)).sort(), [], 'add these to MARKERS_MODULE_EXTRA_EXPORTS in src/collector/resolve.ts');
     assert.deepEqual(MARKERS_MODULE_EXTRA_EXPORTS.filter((n) => !exported.includes(n)), [], 'kubeforge/markers no longer exports these');
   });
 });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { getMarkerDefinition } from '../../src/markers/definitions.js';
-import type { MarkerValue } from '../../src/analysis/collector.js';
+import type { MarkerValue } from '../../src/collector/collector.js';
 import { applyMarkers, type Fold } from '../../src/schema/apply.js';
 import type { JSONSchemaProps } from '../../src/schema/jsonschema.js';
 

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { error, warning as warningDiagnostic, type Diagnostic } from '../../diagnostics/index.js';
 import { missingField, parsePrintColumnPath } from './jsonpath.js';
 import { webhookPathProblem } from '../../project/naming.js';
-import type { Location, MarkerValue } from '../../analysis/collector.js';
+import type { Location, MarkerValue } from '../../collector/collector.js';
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { crdOriginOf, schemaOriginOf, type CRDOrigin, type SchemaOrigin } from '../../schema/origin.js';
 import { CODES } from './codes.js';
