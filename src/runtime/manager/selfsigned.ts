@@ -180,20 +180,12 @@ export function generateSelfSignedCert(options: SelfSignedCertOptions = {}): Sel
   const hosts = options.hosts?.length ? options.hosts : ['localhost', '127.0.0.1', '::1'];
   const key = keyMaterial(options.key, 'generateSelfSignedCert');
   const cn = options.commonName ?? hosts[0];
-  const cert = issue({
-    subject: key,
-    subjectName: cn,
-    issuer: key,
-    issuerName: cn,
-    days: options.days ?? 365,
-    extensions: [
-      seq(oid('2.5.29.19'), bool(true), octets(seq(bool(true)))), // basicConstraints: CA (self-signed root), critical
-      seq(oid('2.5.29.15'), bool(true), octets(tlv(0x03, Buffer.from([0x02, 0xa4])))), // keyUsage: digitalSignature, keyEncipherment, keyCertSign
-      seq(oid('2.5.29.37'), octets(seq(oid('1.3.6.1.5.5.7.3.1')))), // extKeyUsage: serverAuth
-      subjectAltName(hosts),
-    ],
-  });
-  return { cert, key: key.keyPem };
+  return selfIssued(key, cn, options.days, [
+    seq(oid('2.5.29.19'), bool(true), octets(seq(bool(true)))), // basicConstraints: CA (self-signed root), critical
+    seq(oid('2.5.29.15'), bool(true), octets(tlv(0x03, Buffer.from([0x02, 0xa4])))), // keyUsage: digitalSignature, keyEncipherment, keyCertSign
+    seq(oid('2.5.29.37'), octets(seq(oid('1.3.6.1.5.5.7.3.1')))), // extKeyUsage: serverAuth
+    subjectAltName(hosts),
+  ]);
 }
 
 /** Options of {@link generateCACert}. */
@@ -215,18 +207,16 @@ export function generateCACert(options: CACertOptions = {}): SelfSignedCert {
   const key = keyMaterial(options.key, 'generateCACert');
   const cn = options.commonName ?? 'kubeforge-ca';
   const ski = keyIdentifier(key.spki);
-  const cert = issue({
-    subject: key,
-    subjectName: cn,
-    issuer: key,
-    issuerName: cn,
-    days: options.days ?? 365,
-    extensions: [
-      seq(oid('2.5.29.19'), bool(true), octets(seq(bool(true)))), // basicConstraints: CA, critical
-      seq(oid('2.5.29.15'), bool(true), octets(tlv(0x03, Buffer.from([0x01, 0x86])))), // keyUsage: digitalSignature, keyCertSign, cRLSign
-      seq(oid('2.5.29.14'), octets(octets(ski))), // subjectKeyIdentifier
-    ],
-  });
+  return selfIssued(key, cn, options.days, [
+    seq(oid('2.5.29.19'), bool(true), octets(seq(bool(true)))), // basicConstraints: CA, critical
+    seq(oid('2.5.29.15'), bool(true), octets(tlv(0x03, Buffer.from([0x01, 0x86])))), // keyUsage: digitalSignature, keyCertSign, cRLSign
+    seq(oid('2.5.29.14'), octets(octets(ski))), // subjectKeyIdentifier
+  ]);
+}
+
+/** A certificate the key issues to itself (subject and issuer the same name), valid `days` (default 365). */
+function selfIssued(key: KeyMaterial, cn: string, days: number | undefined, extensions: Buffer[]): SelfSignedCert {
+  const cert = issue({ subject: key, subjectName: cn, issuer: key, issuerName: cn, days: days ?? 365, extensions });
   return { cert, key: key.keyPem };
 }
 

@@ -56,11 +56,8 @@ const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v ?? null)) as T;
 export async function createOrUpdate<T extends KubernetesObject>(client: Client, obj: T, mutate: MutateFn): Promise<OperationResult> {
   const key = keyOf(obj);
   const type = typeOf(obj);
-  let current: KubernetesObject;
-  try {
-    current = await client.get(type, key);
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
+  const current = await getIfExists(client, type, key);
+  if (current === undefined) {
     await mutateChecked(obj, key, mutate);
     replaceContents(obj, await client.create(obj));
     return 'created';
@@ -71,6 +68,16 @@ export async function createOrUpdate<T extends KubernetesObject>(client: Client,
   if (isDeepStrictEqual(before, clone(obj))) return 'unchanged';
   replaceContents(obj, await client.update(obj));
   return 'updated';
+}
+
+/** The object, or undefined when the server (or cache) answers NotFound; other errors are thrown. */
+async function getIfExists(client: Client, type: TypeDescriptor, key: ObjectKey): Promise<KubernetesObject | undefined> {
+  try {
+    return await client.get(type, key);
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
 }
 
 function isEmpty(p: unknown): boolean {
@@ -89,11 +96,8 @@ export async function createOrPatch<T extends KubernetesObject>(client: Client, 
   const key = keyOf(obj);
   const type = typeOf(obj);
   const statusOf = (o: KubernetesObject) => (o as { status?: unknown }).status;
-  let current: KubernetesObject;
-  try {
-    current = await client.get(type, key);
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
+  const current = await getIfExists(client, type, key);
+  if (current === undefined) {
     await mutateChecked(obj, key, mutate);
     const wanted = clone(statusOf(obj));
     const created = await client.create(obj);
