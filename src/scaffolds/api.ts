@@ -8,14 +8,10 @@
  */
 import type { ScaffoldEnvironment } from './environment.js';
 import { join, posix } from 'node:path';
-import { parseDocument } from 'yaml';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
 import { pluralize } from '../project/plural.js';
-import { BUILTIN_KINDS, type BuiltinKind, builtinKindsNamed, findBuiltinKind } from '../project/builtin-kinds.js';
 import {
-  isDns1123Subdomain,
   KUBEFORGE_LAYOUT,
-  parseProject,
   PROJECT_FILE,
   type ProjectConfig,
   type ProjectResource,
@@ -24,28 +20,19 @@ import {
   refusedKind,
   serializeProject,
   validateDns1123Label,
-  validateKind,
-  validateVersion,
 } from '../project/index.js';
-import {
-  applySpecs,
-  type Change,
-  DiskHost,
-  type FileSpec,
-  formatPlan,
-  type Host,
-  type Insertion,
-  insertAtMarkers,
-  runCommand,
-  TemplateRenderer,
-  Tree,
-} from '../scaffold/index.js';
+import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, type Host, type Insertion, insertAtMarkers, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './paths.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
 import { type ManifestsStep, scaffoldSteps } from './transaction.js';
 import { checkDeployImageFlags, type DeployImage, deployImageData, imageEnvName, MANAGER_FILE, resolveCreateApiPlugins, setImageEnv, withDeployImageResource } from './deployimage.js';
 import { TsEditor } from './tsedit.js';
+import { addExternalDependency, type ExternalApi, externalObjectImport, externalTypeSource, validateExternalApi } from './external-api.js';
+import { type ApiNames, apiNames, controllerNamesOf, CORE_GROUPS, importSpecifier, reconcilerName, requireBuiltinKind, sameGVK } from './resource-names.js';
+import { mainControllerInsertions, RBAC_KUSTOMIZATION, roleInsertions, uncommentCrd } from './api-wiring.js';
+import { readProject, resourceLines } from './project-file.js';
+import { ensureStorageVersion } from './storage-version.js';
 
 export interface CreateApiOptions {
   group?: string;
@@ -97,130 +84,6 @@ export interface CreateApiOptions {
   externalApiModule?: string;
 }
 
-/** The --external-api-* flags of `create api` and `create webhook`. */
-export interface ExternalApiOptions {
-  externalApiPath?: string;
-  externalApiDomain?: string;
-  externalApiModule?: string;
-}
-
-/** An external Kind as PROJECT records it (Kubebuilder's `external: true`, `path`, `domain`, `module`). */
-export interface ExternalApi {
-  path: string;
-  domain?: string;
-  module?: string;
-}
-
-/** Where the TypeScript type of an external Kind comes from; undefined: it has none (the code uses KubernetesObject). */
-export type ExternalTypeSource = { kind: 'file'; file: string } | { kind: 'module'; specifier: string; packageName: string; version?: string };
-
-const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
-
-/** `name[@version]` of --external-api-module: the package name, and the version when given. */
-export function parseModule(module: string): { name: string; version?: string } {
-  const at = module.lastIndexOf('@');
-  return at > 0 ? { name: module.slice(0, at), version: module.slice(at + 1) } : { name: module };
-}
-
-/** Whether --external-api-path names a file of the project (rather than a module). */
-function isLocalPath(path: string): boolean {
-  return path.startsWith('./') || path.startsWith('../') || path.startsWith('src/') || /\.(m|c)?ts$/.test(path);
-}
-
-/**
- * What --external-api-path means in TypeScript:
- * - a file of the project (`./`, `../`, `src/`, or a `.ts` name: `src/external/certmanager/v1.ts`)
- *   exporting a type named after the Kind: the scaffolded code imports it from there;
- * - an import specifier inside the npm package of --external-api-module (`@acme/cert-types` or
- *   `@acme/cert-types/v1`): the code imports the type from it, and the package is a dependency;
- * - anything else (a Go import path, as Kubebuilder records it): no TypeScript type; the code uses
- *   `KubernetesObject` with the Kind's apiVersion and kind.
- */
-export function externalTypeSource(ext: ExternalApi): ExternalTypeSource | undefined {
-  if (isLocalPath(ext.path)) return { kind: 'file', file: posix.normalize(ext.path).replace(/^\.\//, '') };
-  if (ext.module === undefined) return undefined;
-  const { name, version } = parseModule(ext.module);
-  if (!NPM_NAME.test(name) || !(ext.path === name || ext.path.startsWith(`${name}/`))) return undefined;
-  return { kind: 'module', specifier: ext.path, packageName: name, version };
-}
-
-/**
- * The import line of an external Kind's object type in a file of `fromDir`: the Kind's own type
- * (as `<Kind>Object`) when it has one, else client-node's KubernetesObject.
- */
-export function externalObjectImport(source: ExternalTypeSource | undefined, kind: string, fromDir: string): string {
-  if (source === undefined) return "import type { KubernetesObject } from '@kubernetes/client-node';";
-  return `import type { ${kind} as ${kind}Object } from '${source.kind === 'file' ? importSpecifier(fromDir, source.file) : source.specifier}';`;
-}
-
-/**
- * Checks the --external-api-* flags (KF1094, KF1095); returns the external Kind they describe, or
- * the one PROJECT records for this Kind, or undefined. `file` tells whether the project has a file.
- */
-export function validateExternalApi(
-  options: ExternalApiOptions,
-  existing: ProjectResource | undefined,
-  owned: string | undefined,
-  group: string,
-  exists: (file: string) => boolean,
-  problems: Diagnostic[],
-): ExternalApi | undefined {
-  const given = options.externalApiPath !== undefined || options.externalApiDomain !== undefined || options.externalApiModule !== undefined;
-  if (!given) return existing?.external && existing.path ? { path: existing.path, domain: existing.domain, module: existing.module } : undefined;
-  if (owned) {
-    problems.push(error('KF1094', `--external-api-path, --external-api-domain and --external-api-module are for a Kind another project owns; ${owned}`, { hint: 'drop the --external-api-* flags' }));
-    return undefined;
-  }
-  const path = options.externalApiPath?.trim();
-  if (!path) {
-    problems.push(error('KF1094', '--external-api-domain and --external-api-module need --external-api-path: where the type of the external Kind comes from', { hint: 'e.g. --external-api-path src/external/certmanager/v1.ts, or a module specifier' }));
-    return undefined;
-  }
-  const ext: ExternalApi = { path, domain: options.externalApiDomain, module: options.externalApiModule };
-  if (path.includes('@') && !path.startsWith('@')) {
-    problems.push(error('KF1095', `invalid --external-api-path "${path}": a version belongs in --external-api-module, not in the path`, { hint: 'e.g. --external-api-path @acme/cert-types/v1 --external-api-module @acme/cert-types@1.2.0' }));
-  }
-  const source = externalTypeSource(ext);
-  if (source?.kind === 'file') {
-    if (source.file.startsWith('../')) problems.push(error('KF1095', `invalid --external-api-path "${path}": the file is outside the project`, { hint: 'copy the type into the project, e.g. src/external/' }));
-    else if (!exists(source.file)) {
-      problems.push(error('KF1095', `--external-api-path ${path}: there is no such file in the project`, { file: source.file, hint: 'create it first: a module exporting the TypeScript type of the Kind (an interface with apiVersion, kind, metadata, spec, status)' }));
-    }
-  }
-  if (ext.domain !== undefined && !isDns1123Subdomain(qualifiedGroup(group, ext.domain))) {
-    problems.push(error('KF1095', `invalid --external-api-domain "${ext.domain}": the group ${qualifiedGroup(group, ext.domain)} is not a DNS-1123 subdomain`, { hint: 'e.g. --group cert-manager --external-api-domain io for cert-manager.io' }));
-  }
-  if (ext.module !== undefined && !/^\S+$/.test(ext.module)) problems.push(error('KF1095', `invalid --external-api-module "${ext.module}"`, { hint: 'e.g. --external-api-module @acme/cert-types@1.2.0' }));
-  return ext;
-}
-
-/**
- * The npm package an external Kind's type comes from becomes a dependency in package.json
- * (Kubebuilder runs `go get <module>`); a module that is not an npm package of the path (a Go
- * module) is only recorded, with a warning.
- */
-export function addExternalDependency(tree: Tree, external: ExternalApi | undefined, existing: ProjectResource | undefined, kind: string, warnings: string[]): void {
-  const source = external && externalTypeSource(external);
-  if (source?.kind === 'module') {
-    const pkg = tree.readText('package.json');
-    const updated = pkg === undefined ? undefined : withDependency(pkg, source.packageName, source.version);
-    if (pkg === undefined) warnings.push(`package.json is missing: add ${source.packageName} to its dependencies`);
-    else if (updated !== undefined) tree.write('package.json', updated);
-  } else if (external?.module !== undefined && !existing?.external) {
-    warnings.push(`--external-api-module ${external.module} is not an npm package of --external-api-path ${external.path}: recorded in ${PROJECT_FILE} only; ${kind} is addressed as an untyped KubernetesObject`);
-  }
-}
-
-/** package.json with the external type's package among its dependencies (sorted, as npm keeps them); undefined when unchanged. */
-export function withDependency(packageJson: string, name: string, version: string | undefined): string | undefined {
-  const json = JSON.parse(packageJson) as { dependencies?: Record<string, string> };
-  const wanted = version ?? '*';
-  if (json.dependencies?.[name] === wanted || (version === undefined && json.dependencies?.[name] !== undefined)) return undefined;
-  const deps = { ...(json.dependencies ?? {}), [name]: wanted };
-  json.dependencies = Object.fromEntries(Object.keys(deps).sort().map((k) => [k, deps[k]]));
-  return `${JSON.stringify(json, null, 2)}\n`;
-}
-
 export { defaultManifestsStep, type ManifestsStep } from './transaction.js';
 
 export interface CreateApiEnvironment extends ScaffoldEnvironment {
@@ -238,157 +101,6 @@ export interface CreateApiResult {
   resource: ProjectResource;
   /** Whether the manifests step ran and succeeded. */
   manifests: boolean;
-}
-
-/**
- * Kubernetes' own API groups, by the short name Kubebuilder accepts in --group, with their full
- * name. `--resource=false` on one of these (with no API of that name in PROJECT) scaffolds a
- * controller for the built-in Kind, as `kubebuilder create api --group apps --kind Deployment
- * --resource=false` does.
- */
-export const CORE_GROUPS: Readonly<Record<string, string>> = {
-  admissionregistration: 'admissionregistration.k8s.io',
-  apiextensions: 'apiextensions.k8s.io',
-  apps: 'apps',
-  authentication: 'authentication.k8s.io',
-  authorization: 'authorization.k8s.io',
-  autoscaling: 'autoscaling',
-  batch: 'batch',
-  certificates: 'certificates.k8s.io',
-  coordination: 'coordination.k8s.io',
-  core: '',
-  discovery: 'discovery.k8s.io',
-  events: 'events.k8s.io',
-  flowcontrol: 'flowcontrol.apiserver.k8s.io',
-  networking: 'networking.k8s.io',
-  node: 'node.k8s.io',
-  policy: 'policy',
-  rbac: 'rbac.authorization.k8s.io',
-  scheduling: 'scheduling.k8s.io',
-  storage: 'storage.k8s.io',
-};
-
-/**
- * The built-in Kind a command names by a Kubernetes group (`--group apps --version v1 --kind
- * Deployment`); throws KF1066 when Kubernetes serves no such Kind there (`apps/v2 Deployment`,
- * `core/v1 Deployment`): the scaffold would import a client-node model that does not exist, or
- * write the webhooks of another group's Kind. The hint names where a Kind of that name is.
- */
-export function requireBuiltinKind(group: string, version: string, kind: string): BuiltinKind {
-  const found = findBuiltinKind(group, version, kind);
-  if (found) return found;
-  const elsewhere = builtinKindsNamed(kind).map((k) => `--group ${k.group} --version ${k.version}`);
-  const caseless = elsewhere.length ? [] : BUILTIN_KINDS.filter((k) => k.kind.toLowerCase() === kind.toLowerCase()).map((k) => `--kind ${k.kind}`);
-  const sameGroup = [...new Set(BUILTIN_KINDS.filter((k) => k.group === group && k.version === version).map((k) => k.kind))];
-  throw new DiagnosticError(error('KF1066', `Kubernetes serves no built-in Kind ${kind} in ${group === 'core' ? '' : `${CORE_GROUPS[group]}/`}${version} (${group}/${version})`, {
-    hint: elsewhere.length
-      ? `${kind} is built in as ${elsewhere.join(', or ')}`
-      : caseless.length
-        ? `did you mean ${[...new Set(caseless)].join(' or ')}?`
-        : sameGroup.length
-          ? `${group}/${version} has ${sameGroup.slice(0, 12).join(', ')}${sameGroup.length > 12 ? ', ...' : ''}; for a Kind of your own, use a group of your domain`
-          : `Kubernetes serves no ${group}/${version}: check --version, or use a group of your domain for a Kind of your own`,
-  }));
-}
-
-/** Everything the templates and the PROJECT entry need about one Kind. */
-export interface ApiNames {
-  group: string;
-  version: string;
-  kind: string;
-  domain: string;
-  qualifiedGroup: string;
-  apiVersion: string;
-  plural: string;
-  /** A built-in Kubernetes Kind (controller only): its group is Kubernetes', not the project's. */
-  core: boolean;
-  /** A Kind another project owns (controller or webhooks only): its group's domain is its own. */
-  external: boolean;
-  /** True when the plural was given and differs from the derived one. */
-  irregularPlural: boolean;
-  namespaced: boolean;
-  multigroup: boolean;
-  /** `cronjob` */
-  fileName: string;
-  /** `src/api/v1` or `src/api/batch/v1` */
-  apiDir: string;
-  typesFile: string;
-  controllerFile: string;
-  controllerTestFile: string;
-  /** Its unit tier: the same assertions on kubeforge/testing's FakeAPIServer (`npm run test:unit`). */
-  controllerUnitTestFile: string;
-  /** Prefix of the rbac role files and names: `cronjob`, or `batch_cronjob` / `batch-cronjob` with multigroup. */
-  rbacFilePrefix: string;
-  roleName: string;
-  /** The runtime name of the controller (`.named()`, the event recorder): `<name>`, or `<group>-<name>` with multigroup. */
-  controllerName: string;
-  /** The controller's class: `<Kind>Reconciler`, or `<Name>Reconciler` for a named controller. */
-  reconciler: string;
-  sampleFile: string;
-  crdFile: string;
-}
-
-/** The layout of one Kind, following Kubebuilder's paths with TypeScript's folders. */
-export function apiNames(
-  config: ProjectConfig,
-  v: { group: string; version: string; kind: string; plural?: string; namespaced: boolean; core?: boolean; controllerName?: string; external?: { domain?: string } },
-): ApiNames {
-  const multigroup = config.multigroup === true;
-  const fileName = v.kind.toLowerCase();
-  const derived = pluralize(v.kind);
-  const plural = v.plural ?? derived;
-  const core = v.core === true;
-  const domain = v.external?.domain ?? config.domain;
-  const qg = core ? CORE_GROUPS[v.group] : qualifiedGroup(v.group, domain);
-  const grouped = multigroup && v.group !== '';
-  const apiDir = grouped ? `src/api/${v.group}/${v.version}` : `src/api/${v.version}`;
-  const controllerDir = grouped ? `src/controller/${v.group}` : 'src/controller';
-  const testDir = grouped ? `test/controller/${v.group}` : 'test/controller';
-  // A named controller (Kubebuilder's --controller-name): its own file and class; the default name is the lower-cased Kind.
-  const controller = v.controllerName ?? fileName;
-  const controllerFileName = controller.replace(/-/g, '_');
-  return {
-    group: v.group,
-    version: v.version,
-    kind: v.kind,
-    domain: core ? '' : domain,
-    qualifiedGroup: qg,
-    apiVersion: qg ? `${qg}/${v.version}` : v.version,
-    core,
-    external: v.external !== undefined,
-    plural,
-    irregularPlural: plural !== derived,
-    namespaced: v.namespaced,
-    multigroup,
-    fileName,
-    apiDir,
-    typesFile: `${apiDir}/${fileName}_types.ts`,
-    controllerFile: `${controllerDir}/${controllerFileName}_controller.ts`,
-    controllerTestFile: `${testDir}/${controllerFileName}_controller.test.ts`,
-    controllerUnitTestFile: `${testDir}/${controllerFileName}_controller.unit.test.ts`,
-    rbacFilePrefix: grouped ? `${v.group}_${fileName}` : fileName,
-    roleName: grouped ? `${v.group}-${fileName}` : fileName,
-    controllerName: grouped ? `${v.group}-${controller}` : controller,
-    reconciler: reconcilerName(controller, v.kind),
-    sampleFile: v.group ? `${v.group}_${v.version}_${fileName}.yaml` : `${v.version}_${fileName}.yaml`,
-    crdFile: `bases/${qg}_${plural}.yaml`,
-  };
-}
-
-/**
- * The class of a controller: `<Kind>Reconciler` for the default name (the lower-cased Kind),
- * else the name in PascalCase (`captain-backup` -> `CaptainBackupReconciler`), as Kubebuilder's
- * NormalizeReconcilerName.
- */
-export function reconcilerName(controllerName: string, kind: string): string {
-  if (controllerName === kind.toLowerCase()) return `${kind}Reconciler`;
-  return `${pascal(controllerName)}Reconciler`;
-}
-
-/** The names of a resource's controllers, as PROJECT records them (Kubebuilder's `controllers:`, or the legacy `controller: true`: the lower-cased Kind). */
-export function controllerNamesOf(r: ProjectResource): string[] {
-  if (r.controllers?.length) return r.controllers.map((c) => c.name);
-  return r.controller ? [r.kind.toLowerCase()] : [];
 }
 
 /** The Kind-derived names a template takes, all set to `placeholder` (to find the template's own names). */
@@ -415,35 +127,6 @@ function typesFileNames(kind: string, withResource: boolean, extraMarkers: reado
   return { clientNodeImports, markerImports, ids };
 }
 
-/** `./x.js`-style ESM specifier of `to` (a .ts file) as imported from a file in `fromDir`. */
-function importSpecifier(fromDir: string, to: string): string {
-  const rel = posix.relative(fromDir, to).replace(/\.ts$/, '.js');
-  return rel.startsWith('.') ? rel : `./${rel}`;
-}
-
-function pascal(s: string): string {
-  return s
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((p) => p[0].toUpperCase() + p.slice(1))
-    .join('');
-}
-
-const sameGVK = (r: ProjectResource, n: { group: string; version: string; kind: string }) => r.group === n.group && r.version === n.version && r.kind === n.kind;
-
-/** Reads PROJECT, or fails with "run kubeforge init first". */
-export function readProject(host: Host, cwd: string): ProjectConfig {
-  const text = host.read(PROJECT_FILE)?.toString('utf8');
-  if (text === undefined) {
-    throw new DiagnosticError(
-      error('KF1040', `no ${PROJECT_FILE} file in ${cwd}: this folder is not a kubeforge project`, {
-        hint: 'run kubeforge init first (e.g. kubeforge init --domain example.com), or run create api from the project root',
-      }),
-    );
-  }
-  return parseProject(text, join(cwd, PROJECT_FILE));
-}
-
 interface ValidApi {
   config: ProjectConfig;
   names: ApiNames;
@@ -458,14 +141,6 @@ interface ValidApi {
   external?: ExternalApi;
   /** Server-side apply: asked now, or recorded for the Kind in PROJECT. */
   ssa: boolean;
-}
-
-/** Where each resource entry starts in the PROJECT text (1-based lines), for located messages. */
-function resourceLines(text: string | undefined): number[] {
-  if (text === undefined) return [];
-  const doc = parseDocument(text);
-  const items = (doc.get('resources', true) as { items?: { range?: [number, number, number] }[] } | undefined)?.items ?? [];
-  return items.map((item) => (item.range ? text.slice(0, item.range[0]).split('\n').length : 0));
 }
 
 /**
@@ -689,60 +364,6 @@ function projectEntry(v: ValidApi): ProjectResource {
   return entry;
 }
 
-/** Flips `#- ../crd` to `- ../crd` in config/default/kustomization.yaml; returns undefined when there is no such line. */
-export function uncommentCrd(text: string): string | undefined {
-  const lines = text.split('\n');
-  if (lines.some((l) => l.trim() === '- ../crd')) return text;
-  const at = lines.findIndex((l) => /^\s*#\s*- \.\.\/crd\s*$/.test(l));
-  if (at < 0) return undefined;
-  lines[at] = lines[at].replace(/#\s*(- \.\.\/crd)/, '$1');
-  return lines.join('\n');
-}
-
-/**
- * The insertions that wire the controller of a Kind into src/main.ts (its import and its setup),
- * anchored on init's marker comments. Idempotent; `init --force` applies them again for every
- * controller PROJECT lists, so that a fresh main.ts keeps them.
- */
-export async function mainControllerInsertions(names: ApiNames, renderer: TemplateRenderer): Promise<Insertion[]> {
-  const grouped = names.multigroup && names.group !== '';
-  const mainImport = importSpecifier('src', names.controllerFile);
-  const reconcilerAlias = grouped ? `${pascal(names.group)}${names.reconciler}` : undefined;
-  const ref = reconcilerAlias ?? names.reconciler;
-  return [
-    { marker: '+kubebuilder:scaffold:imports', fragment: await renderer.render('api/fragments/main_imports.ts.hbs', { reconciler: names.reconciler, alias: reconcilerAlias ?? '', mainControllerImport: mainImport }) },
-    { marker: '+kubebuilder:scaffold:builder', fragment: await renderer.render('api/fragments/main_setup.ts.hbs', { reconciler: ref, controllerName: names.controllerName }) },
-  ];
-}
-
-export const RBAC_KUSTOMIZATION = 'config/rbac/kustomization.yaml';
-
-/** The admin, editor and viewer role files of a Kind. */
-export function roleFiles(names: ApiNames): string[] {
-  return ['admin', 'editor', 'viewer'].map((r) => `${names.rbacFilePrefix}_${r}_role.yaml`);
-}
-
-/** The role templates of a Kind: admin, editor, viewer (the order of {@link roleFiles}). */
-const ROLE_TEMPLATES = ['admin', 'editor', 'viewer'].map((r) => `api/config/rbac/${r}_role.yaml.hbs`);
-
-/**
- * A Kind's admin / editor / viewer role files (path under config/rbac/ -> text) as `create api`
- * writes them for a manager of the given scope: ClusterRoles, or Roles when namespace-scoped.
- */
-export async function renderRoleFiles(config: ProjectConfig, r: ProjectResource, namespacedManager: boolean, renderer: TemplateRenderer): Promise<Map<string, string>> {
-  const names = apiNames(config, { group: r.group, version: r.version, kind: r.kind, plural: r.plural, namespaced: r.api?.namespaced ?? true });
-  const data = { ...names, projectName: config.projectName, namespacedManager };
-  const out = new Map<string, string>();
-  const files = roleFiles(names);
-  for (let i = 0; i < files.length; i++) out.set(`config/rbac/${files[i]}`, await renderer.render(ROLE_TEMPLATES[i], data));
-  return out;
-}
-
-/** The entries of a Kind's roles in config/rbac/kustomization.yaml. */
-export function roleInsertions(names: ApiNames, files = roleFiles(names)): Insertion[] {
-  return files.map((f) => ({ marker: '+kubebuilder:scaffold:rbac-roles', fragment: `- ${f}` }));
-}
-
 /** Computes create api's virtual tree without writing anything. */
 export async function planCreateApi(
   options: CreateApiOptions,
@@ -934,51 +555,6 @@ export async function planCreateApi(
 
   const imageEnv = deployImage ? { name: imageEnvName(names.kind), image: deployImage.image } : undefined;
   return { tree, changes: tree.changes(), resource, warnings, replaced, imageEnv };
-}
-
-/** The file a resource entry's types live in. */
-export function typesFileOf(config: ProjectConfig, r: ProjectResource): string {
-  if (r.path?.endsWith('.ts')) return r.path;
-  return apiNames(config, { group: r.group, version: r.version, kind: r.kind, plural: r.plural, namespaced: true }).typesFile;
-}
-
-/**
- * Makes sure one version of a Kind with several carries `@StorageVersion()`: when none does, it
- * is added to `preferred` (ts-morph). Returns the problems (a missing file or class) and the
- * version that is (or becomes) the storage version. `others` are the Kind's version entries.
- */
-export async function ensureStorageVersion(
-  tree: Tree,
-  editor: TsEditor,
-  config: ProjectConfig,
-  versions: readonly ProjectResource[],
-  preferred: ProjectResource,
-): Promise<{ storage?: { version: string; file: string; line: number }; added: boolean; problems: Diagnostic[] }> {
-  const problems: Diagnostic[] = [];
-  for (const r of versions) {
-    const file = typesFileOf(config, r);
-    const text = tree.readText(file);
-    if (text === undefined) continue;
-    const sf = editor.parse(file, text);
-    const line = editor.decoratorLine(sf, r.kind, editor.importedAs(sf, 'kubeforge/markers', 'StorageVersion') ?? 'StorageVersion');
-    if (line !== undefined) return { storage: { version: r.version, file, line }, added: false, problems };
-  }
-  const file = typesFileOf(config, preferred);
-  const text = tree.readText(file);
-  if (text === undefined) {
-    problems.push(error('KF1068', `${file} is missing: kubeforge marks the ${preferred.kind} class there as the storage version`, { file, hint: `restore it, or record where ${preferred.kind} ${preferred.version} lives in the "path" of its ${PROJECT_FILE} entry` }));
-    return { added: false, problems };
-  }
-  const sf = editor.parse(file, text);
-  if (!editor.getClass(sf, preferred.kind)) {
-    problems.push(error('KF1068', `${file} declares no class ${preferred.kind}: kubeforge marks it as the storage version`, { file, hint: `add @StorageVersion() to the root class of ${preferred.kind} ${preferred.version} by hand` }));
-    return { added: false, problems };
-  }
-  // Under an alias when the file declares a StorageVersion of its own (a Kind of that name).
-  const decorator = editor.importName(sf, 'kubeforge/markers', 'StorageVersion');
-  editor.addDecorators(sf, preferred.kind, [decorator]);
-  tree.write(file, sf.getFullText());
-  return { storage: { version: preferred.version, file, line: editor.decoratorLine(sf, preferred.kind, decorator) ?? 0 }, added: true, problems };
 }
 
 /**

@@ -18,7 +18,8 @@ import { DiagnosticError, error, type Diagnostic } from '../diagnostics/index.js
 import { managerNamespace, PROJECT_FILE, serializeProject, type ProjectConfig } from '../project/index.js';
 import { applySpecs, type Change, deleteStaleManaged, DiskHost, type FileSpec, formatPlan, type Host, merge3, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
-import { readProject, renderRoleFiles } from './api.js';
+import { renderRoleFiles } from './api-wiring.js';
+import { readProject } from './project-file.js';
 import type { ScaffoldEnvironment } from './environment.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles, resolvePlugins, withPlugin } from './grafana.js';
 import { BOILERPLATE_FILE, checkLicenseAndOwner, initFilePaths, ownerOfBoilerplate, planInit, renderLicenseHeader } from './init.js';

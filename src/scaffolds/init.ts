@@ -319,7 +319,7 @@ export async function planInit(
 async function keepApisInConfig(tree: Tree, config: ProjectConfig): Promise<string[]> {
   const apis = config.resources.filter((r) => r.api && !r.core && !r.external);
   if (apis.length === 0) return [];
-  const { apiNames, RBAC_KUSTOMIZATION, roleFiles, roleInsertions, uncommentCrd } = await import('./api.js');
+  const [{ apiNames }, { RBAC_KUSTOMIZATION, roleFiles, roleInsertions, uncommentCrd }] = await Promise.all([import('./resource-names.js'), import('./api-wiring.js')]);
   const warnings: string[] = [];
   let rbac = tree.readText(RBAC_KUSTOMIZATION);
   if (rbac !== undefined) {
@@ -363,11 +363,11 @@ async function keepImageVariables(tree: Tree, config: ProjectConfig): Promise<st
  * `create api`). Returns warnings for what cannot be put back that way.
  */
 async function keepControllersWired(tree: Tree, config: ProjectConfig, renderer: TemplateRenderer): Promise<string[]> {
-  const { controllerNamesOf } = await import('./api.js');
+  const { controllerNamesOf } = await import('./resource-names.js');
   const controllers = config.resources.filter((r) => controllerNamesOf(r).length > 0);
   const warnings: string[] = [];
   if (controllers.length > 0) {
-    const { apiNames, mainControllerInsertions } = await import('./api.js');
+    const [{ apiNames }, { mainControllerInsertions }] = await Promise.all([import('./resource-names.js'), import('./api-wiring.js')]);
     let text = tree.readText(MAIN_FILE);
     if (text !== undefined) {
       for (const r of controllers) {

@@ -14,7 +14,6 @@
  */
 import type { ScaffoldEnvironment } from './environment.js';
 import { join, posix } from 'node:path';
-import { parseDocument } from 'yaml';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
 import { placeholderBody, validBody } from './builtin-bodies.js';
 import { pluralize } from '../project/plural.js';
@@ -28,25 +27,14 @@ import {
   type ResourceWebhooks,
   serializeProject,
   validateDns1123Label,
-  validateKind,
   validateVersion,
 } from '../project/index.js';
 import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, type Insertion, insertAtMarkers, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
-import {
-  addExternalDependency,
-  type ApiNames,
-  apiNames,
-  CORE_GROUPS,
-  ensureStorageVersion,
-  type ExternalApi,
-  externalObjectImport,
-  externalTypeSource,
-  readProject,
-  requireBuiltinKind,
-  typesFileOf,
-  validateExternalApi,
-} from './api.js';
+import { addExternalDependency, type ExternalApi, externalObjectImport, externalTypeSource, validateExternalApi } from './external-api.js';
+import { type ApiNames, apiNames, CORE_GROUPS, importSpecifier, pascal, requireBuiltinKind, sameGVK, typesFileOf } from './resource-names.js';
+import { readProject, resourceLines } from './project-file.js';
+import { ensureStorageVersion } from './storage-version.js';
 import { uncommentBlock, uncommentLines } from './comments.js';
 import { deployImageSpecExample } from './deployimage.js';
 import { BOILERPLATE_FILE } from './paths.js';
@@ -96,7 +84,6 @@ export interface CreateWebhookResult {
   manifests: boolean;
 }
 
-
 const DEFAULT_KUSTOMIZATION = 'config/default/kustomization.yaml';
 const WEBHOOK_PATCH = 'config/default/manager_webhook_patch.yaml';
 
@@ -116,29 +103,6 @@ export interface WebhookNames extends ApiNames {
 /** `/mutate-<group with . -> ->-<version>-<kind>`, controller-runtime's default path. */
 export function defaultWebhookPath(kind: 'mutate' | 'validate', qualifiedGroup: string, version: string, k: string): string {
   return `/${kind}-${qualifiedGroup.replace(/\./g, '-')}-${version}-${k.toLowerCase()}`;
-}
-
-function pascal(s: string): string {
-  return s
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((p) => p[0].toUpperCase() + p.slice(1))
-    .join('');
-}
-
-function importSpecifier(fromDir: string, to: string): string {
-  const rel = posix.relative(fromDir, to).replace(/\.ts$/, '.js');
-  return rel.startsWith('.') ? rel : `./${rel}`;
-}
-
-const sameGVK = (r: ProjectResource, n: { group: string; version: string; kind: string }) => r.group === n.group && r.version === n.version && r.kind === n.kind;
-
-/** Where each resource entry starts in the PROJECT text (1-based lines). */
-function resourceLines(text: string | undefined): number[] {
-  if (text === undefined) return [];
-  const doc = parseDocument(text);
-  const items = (doc.get('resources', true) as { items?: { range?: [number, number, number] }[] } | undefined)?.items ?? [];
-  return items.map((item) => (item.range ? text.slice(0, item.range[0]).split('\n').length : 0));
 }
 
 /** A webhook path: absolute, URL path characters only. */
