@@ -11,27 +11,25 @@ import { join, posix } from 'node:path';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
 import { pluralize } from '../project/plural.js';
 import {
-  KUBEFORGE_LAYOUT,
   PROJECT_FILE,
+  ProjectFile,
   type ProjectConfig,
   type ProjectResource,
   qualifiedGroup,
   checkGvkFlags,
   refusedKind,
-  serializeProject,
   validateDns1123Label,
 } from '../project/index.js';
-import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, type Host, type Insertion, insertAtMarkers, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
+import { applyInserters, applySpecs, type Change, DiskHost, type FileInserter, type FileSpec, formatPlan, type Host, type Insertion, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './paths.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
 import { type ManifestsStep, scaffoldSteps } from './transaction.js';
-import { checkDeployImageFlags, type DeployImage, deployImageData, imageEnvName, MANAGER_FILE, resolveCreateApiPlugins, setImageEnv, withDeployImageResource } from './deployimage.js';
+import { checkDeployImageFlags, type DeployImage, deployImageData, type DeployImageData, imageEnvName, MANAGER_FILE, resolveCreateApiPlugins, setImageEnv, withDeployImageResource } from './deployimage.js';
 import { TsEditor } from './tsedit.js';
 import { addExternalDependency, type ExternalApi, externalObjectImport, externalTypeSource, validateExternalApi } from './external-api.js';
-import { type ApiNames, apiNames, controllerNamesOf, CORE_GROUPS, importSpecifier, reconcilerName, requireBuiltinKind, sameGVK } from './resource-names.js';
+import { type ApiNames, apiNames, controllerNamesOf, CORE_GROUPS, importSpecifier, reconcilerName, requireBuiltinKind, requireKubeforgeLayout, sameGVK } from './resource-names.js';
 import { mainControllerInsertions, RBAC_KUSTOMIZATION, roleInsertions, uncommentCrd } from './api-wiring.js';
-import { readProject, resourceLines } from './project-file.js';
 import { ensureStorageVersion } from './storage-version.js';
 
 export interface CreateApiOptions {
@@ -143,26 +141,60 @@ interface ValidApi {
   ssa: boolean;
 }
 
+/** create api's flags, each checked on its own (before PROJECT's Kinds are looked at). */
+interface ApiFlags {
+  group: string;
+  version: string;
+  kind: string;
+  doResource: boolean;
+  doController: boolean;
+  namespaced: boolean;
+  /** --controller-name, undefined when it is the default one (the lower-cased Kind). */
+  controllerName?: string;
+  deployImage?: DeployImage;
+}
+
+/** The Kind the flags name, as PROJECT and Kubernetes know it. */
+interface ApiKind {
+  existing?: ProjectResource;
+  external?: ExternalApi;
+  /** A built-in Kind: --resource=false, a Kubernetes group, and no API of ours by that name. */
+  core: boolean;
+  names: ApiNames;
+}
+
 /**
  * Checks every flag against the rules and PROJECT; collects every problem before failing.
- * `projectText` (the PROJECT file's text) only serves to give line numbers.
+ * `host` tells whether a file --external-api-path names exists.
  */
-export function validateCreateApi(options: CreateApiOptions, config: ProjectConfig, projectText?: string, host?: Host): ValidApi {
-  const lines = resourceLines(projectText);
-  /** The location of a PROJECT entry. */
-  const at = (r: ProjectResource) => {
-    const line = lines[config.resources.indexOf(r)];
-    return line ? { file: PROJECT_FILE, line } : { file: PROJECT_FILE };
-  };
+export function validateCreateApi(options: CreateApiOptions, project: ProjectFile, host?: Host): ValidApi {
+  const { config } = project;
+  requireKubeforgeLayout(config, 'create api');
+  const flags = checkApiFlags(options, config);
   const problems: Diagnostic[] = [];
-  if (!config.layout.includes(KUBEFORGE_LAYOUT)) {
-    throw new DiagnosticError(
-      error('KF1049', `PROJECT has layout ${config.layout.join(', ') || '(none)'}, not ${KUBEFORGE_LAYOUT}: this is not a kubeforge project`, {
+  const kind = resolveApiKind(options, project, flags, host, problems);
+  checkApiConflicts(options, project, flags, kind, problems);
+  checkKindClashes(project, flags, kind, problems);
+  checkControllerClashes(options, project, flags, kind, problems);
+  const { doResource, doController, controllerName } = flags;
+  const { existing, external, core, names } = kind;
+  if (!doResource && !existing?.api && !core && !external) {
+    problems.push(
+      error('KF1046', `--resource=false needs the API of ${flags.kind} (${names.apiVersion}) in ${PROJECT_FILE}, and there is none`, {
         file: PROJECT_FILE,
-        hint: 'run kubeforge create api in a project made by kubeforge init (a Go Kubebuilder project takes `kubebuilder create api`)',
+        hint: `create the API first (drop --resource=false), name a built-in Kind by its Kubernetes group (${Object.keys(CORE_GROUPS).slice(0, 4).join(', ')}, ...), or a Kind of another project with --external-api-path`,
       }),
     );
   }
+  if (problems.length) throw new DiagnosticError(problems);
+  // Kubebuilder keeps a Kind's ssa once set (a later create api of it without the flag keeps it).
+  const ssa = options.ssa === true || existing?.api?.ssa === true;
+  return { config, names, doResource, doController, existing, deployImage: flags.deployImage, controllerName, external, ssa };
+}
+
+/** The flags on their own: the GVK, the plugins', --plural, --controller-name, --ssa; throws on any problem. */
+function checkApiFlags(options: CreateApiOptions, config: ProjectConfig): ApiFlags {
+  const problems: Diagnostic[] = [];
   const doResource = options.resource ?? true;
   const doController = options.controller ?? true;
   const namespaced = options.namespaced ?? true;
@@ -186,23 +218,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     const d = validateDns1123Label(options.plural, 'plural', '--plural', 'a lower-case DNS-1123 label such as "cronjobs"');
     if (d) problems.push(d);
   }
-  // --controller-name: the default name (the lower-cased Kind) is the same as no flag.
-  let controllerName = options.controllerName;
-  if (controllerName !== undefined) {
-    const d = validateDns1123Label(controllerName, 'controller name', '--controller-name', 'a lower-case DNS-1123 label such as "captain-backup"');
-    if (d) problems.push(d);
-    else if (!/^[a-z]/.test(controllerName)) {
-      problems.push(
-        error('KF1090', `invalid --controller-name "${controllerName}": it must start with a letter (it names the class ${reconcilerName(controllerName, kind ?? '')})`, {
-          hint: 'e.g. --controller-name captain-backup',
-        }),
-      );
-    }
-    if (options.controller === false) {
-      problems.push(error('KF1091', `--controller-name ${controllerName} names a controller, and --controller=false scaffolds none`, { hint: 'drop --controller=false (or --controller-name)' }));
-    }
-    if (kind && controllerName === kind.toLowerCase()) controllerName = undefined;
-  }
+  const controllerName = checkControllerName(options, kind, problems);
   if (options.ssa && !doResource) {
     problems.push(error('KF1096', "'--ssa' can only be used when creating an API resource ('--resource=true')", { hint: 'drop --resource=false, or --ssa (a controller of a Kind scaffolded with --ssa applies on its own)' }));
   }
@@ -213,7 +229,32 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     problems.push(error('KF1041', 'the group may only be empty when PROJECT has a domain (the group is then the domain)', { hint: 'pass --group' }));
   }
   if (problems.length) throw new DiagnosticError(problems);
+  return { group, version, kind, doResource, doController, namespaced, controllerName, deployImage: deployImage.value };
+}
 
+/** --controller-name: a DNS-1123 label starting with a letter; the default name (the lower-cased Kind) is the same as no flag. */
+function checkControllerName(options: CreateApiOptions, kind: string | undefined, problems: Diagnostic[]): string | undefined {
+  const controllerName = options.controllerName;
+  if (controllerName === undefined) return undefined;
+  const d = validateDns1123Label(controllerName, 'controller name', '--controller-name', 'a lower-case DNS-1123 label such as "captain-backup"');
+  if (d) problems.push(d);
+  else if (!/^[a-z]/.test(controllerName)) {
+    problems.push(
+      error('KF1090', `invalid --controller-name "${controllerName}": it must start with a letter (it names the class ${reconcilerName(controllerName, kind ?? '')})`, {
+        hint: 'e.g. --controller-name captain-backup',
+      }),
+    );
+  }
+  if (options.controller === false) {
+    problems.push(error('KF1091', `--controller-name ${controllerName} names a controller, and --controller=false scaffolds none`, { hint: 'drop --controller=false (or --controller-name)' }));
+  }
+  return kind && controllerName === kind.toLowerCase() ? undefined : controllerName;
+}
+
+/** The Kind the flags name: PROJECT's entry, an external or built-in Kind, and its names; throws on a bad --external-api-* flag. */
+function resolveApiKind(options: CreateApiOptions, project: ProjectFile, flags: ApiFlags, host: Host | undefined, problems: Diagnostic[]): ApiKind {
+  const { config } = project;
+  const { group, version, kind, doResource, namespaced, controllerName } = flags;
   const existing = config.resources.find((r) => sameGVK(r, { group, version, kind }));
   const externalGiven = options.externalApiPath !== undefined || options.externalApiDomain !== undefined || options.externalApiModule !== undefined;
   const owned = doResource
@@ -225,12 +266,28 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
         : undefined;
   const external = validateExternalApi(options, existing, externalGiven ? owned : undefined, group, (f) => (host ? host.kind(f) === 'file' : true), problems);
   if (problems.length) throw new DiagnosticError(problems);
-  // A controller for a built-in Kind: --resource=false, a Kubernetes group, and no API of ours by that name.
   const core = !external && !doResource && !existing?.api && Object.hasOwn(CORE_GROUPS, group);
   const builtin = core ? requireBuiltinKind(group, version, kind) : undefined;
   // Scaffolding again keeps the plural PROJECT recorded unless --plural changes it.
   // A built-in Kind's scope is Kubernetes' (a controller for Namespaces watches a cluster-scoped Kind).
-  const names = apiNames(config, { group, version, kind, plural: options.plural ?? existing?.plural ?? builtin?.plural, namespaced: builtin ? builtin.namespaced : namespaced, core, controllerName, external: external && { domain: external.domain } });
+  const names = apiNames(config, {
+    group,
+    version,
+    kind,
+    plural: options.plural ?? existing?.plural ?? builtin?.plural,
+    namespaced: builtin ? builtin.namespaced : namespaced,
+    core,
+    controllerName,
+    external: external && { domain: external.domain },
+  });
+  return { existing, external, core, names };
+}
+
+/** The CRD's name, a second group in a one-group project, an API or controller PROJECT already has. */
+function checkApiConflicts(options: CreateApiOptions, project: ProjectFile, flags: ApiFlags, k: ApiKind, problems: Diagnostic[]): void {
+  const { config } = project;
+  const { group, kind, doResource, doController, controllerName } = flags;
+  const { existing, external, core, names } = k;
   const gvkText = `${kind} (${names.apiVersion})`;
   const crdName = `${names.plural}.${names.qualifiedGroup}`;
   if (doResource && !core && crdName.length > 253) {
@@ -240,56 +297,69 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
       }),
     );
   }
-
   if (!config.multigroup && !core && !external) {
     const other = config.resources.find((r) => r.group !== group && !r.core && !r.external);
     if (other) {
       problems.push(
         error('KF1043', `this project holds one API group ("${other.group}", from ${other.kind}); --group "${group}" would start a second one`, {
-          ...at(other),
+          ...project.locate(other),
           hint: `use --group ${other.group || '""'}, or switch the project to several groups: add "multigroup: true" to PROJECT and move src/api/<version> to src/api/<group>/<version>`,
         }),
       );
     }
   }
-  if (existing && !options.force) {
-    if (doResource && existing.api) {
-      problems.push(
-        error('KF1042', `the API ${gvkText} already exists in ${PROJECT_FILE}`, {
-          ...at(existing),
-          hint: 'pick another Kind or version; pass --force to scaffold it again over the existing files (files that differ are replaced)',
-        }),
-      );
-    }
-    if (doController && controllerName === undefined && controllerNamesOf(existing).includes(kind.toLowerCase())) {
-      problems.push(
-        error('KF1042', `the controller for ${gvkText} already exists in ${PROJECT_FILE}`, {
-          ...at(existing),
-          hint: doResource ? 'pass --controller=false to add only the API, or --force to scaffold it again' : 'pass --force to scaffold it again',
-        }),
-      );
-    }
+  if (!existing || options.force) return;
+  if (doResource && existing.api) {
+    problems.push(
+      error('KF1042', `the API ${gvkText} already exists in ${PROJECT_FILE}`, {
+        ...project.locate(existing),
+        hint: 'pick another Kind or version; pass --force to scaffold it again over the existing files (files that differ are replaced)',
+      }),
+    );
   }
-  // Two Kinds of one group may not share a resource name (one CRD each), nor a file name.
-  for (const r of external ? [] : config.resources) {
+  if (doController && controllerName === undefined && controllerNamesOf(existing).includes(kind.toLowerCase())) {
+    problems.push(
+      error('KF1042', `the controller for ${gvkText} already exists in ${PROJECT_FILE}`, {
+        ...project.locate(existing),
+        hint: doResource ? 'pass --controller=false to add only the API, or --force to scaffold it again' : 'pass --force to scaffold it again',
+      }),
+    );
+  }
+}
+
+/** Two Kinds of one group may not share a resource name (one CRD each), nor a file name. */
+function checkKindClashes(project: ProjectFile, flags: ApiFlags, k: ApiKind, problems: Diagnostic[]): void {
+  const { config } = project;
+  const { version, kind } = flags;
+  const { names } = k;
+  for (const r of k.external ? [] : config.resources) {
     if (r.core || r.external || sameGVK(r, names) || qualifiedGroup(r.group, r.domain ?? config.domain) !== names.qualifiedGroup) continue;
     const theirPlural = r.plural ?? pluralize(r.kind);
-    const declared = (k: string) => [k, `${k}Spec`, `${k}Status`];
+    const declared = (n: string) => [n, `${n}Spec`, `${n}Status`];
     const clash = r.version === version && r.kind !== kind ? declared(kind).find((n) => declared(r.kind).includes(n)) : undefined;
     if (clash) {
-      problems.push(error('KF1048', `Kind ${kind} and ${r.kind} (already in ${PROJECT_FILE}) would both declare ${clash} in ${names.apiDir}`, { ...at(r), hint: 'pick a Kind that is not another Kind of this version plus "Spec" or "Status"' }));
+      problems.push(error('KF1048', `Kind ${kind} and ${r.kind} (already in ${PROJECT_FILE}) would both declare ${clash} in ${names.apiDir}`, { ...project.locate(r), hint: 'pick a Kind that is not another Kind of this version plus "Spec" or "Status"' }));
     } else if (r.kind !== kind && r.kind.toLowerCase() === names.fileName) {
-      problems.push(error('KF1048', `Kind ${kind} differs from ${r.kind} (already in ${PROJECT_FILE}) only in case: both would be ${names.fileName}_types.ts`, { ...at(r), hint: `use --kind ${r.kind}, or another name` }));
+      problems.push(error('KF1048', `Kind ${kind} differs from ${r.kind} (already in ${PROJECT_FILE}) only in case: both would be ${names.fileName}_types.ts`, { ...project.locate(r), hint: `use --kind ${r.kind}, or another name` }));
     } else if (r.kind !== kind && theirPlural === names.plural) {
-      problems.push(error('KF1048', `Kind ${kind} would have the resource name "${names.plural}", which ${r.kind} (already in ${PROJECT_FILE}) has in ${names.qualifiedGroup}`, { ...at(r), hint: 'give it another resource name with --plural' }));
+      problems.push(error('KF1048', `Kind ${kind} would have the resource name "${names.plural}", which ${r.kind} (already in ${PROJECT_FILE}) has in ${names.qualifiedGroup}`, { ...project.locate(r), hint: 'give it another resource name with --plural' }));
     }
   }
-  // A named controller: its file, class and runtime name are the Kind's (every version's), so its name is too.
-  if (doController && controllerName !== undefined) {
+}
+
+/**
+ * A named controller's file, class and runtime name are the Kind's (every version's), so its name
+ * is too; the default controller reconciles every version of a Kind, so there is one.
+ */
+function checkControllerClashes(options: CreateApiOptions, project: ProjectFile, flags: ApiFlags, k: ApiKind, problems: Diagnostic[]): void {
+  const { config } = project;
+  const { group, version, kind, doController, controllerName } = flags;
+  if (!doController) return;
+  if (controllerName !== undefined) {
     const squash = (n: string) => n.replace(/[^a-z0-9]/g, '');
     for (const r of config.resources) {
       if (r.group !== group || r.kind !== kind) continue;
-      const same: string | undefined = controllerNamesOf(r).find((n) => n === controllerName || squash(n) === squash(controllerName!));
+      const same: string | undefined = controllerNamesOf(r).find((n) => n === controllerName || squash(n) === squash(controllerName));
       if (!same || (options.force && sameGVK(r, { group, version, kind }) && same === controllerName)) continue;
       problems.push(
         error(
@@ -298,36 +368,24 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
             ? `${kind} (${r.version}) already has a controller named ${same} in ${PROJECT_FILE}`
             : `--controller-name ${controllerName} and the controller ${same} of ${kind} (${r.version}) differ only in "-": their classes and files are too easily confused`,
           {
-            ...at(r),
+            ...project.locate(r),
             hint: same === controllerName && sameGVK(r, { group, version, kind }) ? 'pick another --controller-name, or pass --force to scaffold it again' : 'pick another --controller-name',
           },
         ),
       );
     }
+    return;
   }
-  if (doController && !options.force && controllerName === undefined) {
-    const sibling = config.resources.find((r) => controllerNamesOf(r).includes(kind.toLowerCase()) && r.group === group && r.kind === kind && r.version !== version);
-    if (sibling) {
-      problems.push(
-        error('KF1044', `a controller for ${kind} in group ${names.qualifiedGroup} already exists (version ${sibling.version}); one controller reconciles every version of a Kind`, {
-          ...at(sibling),
-          hint: 'pass --controller=false to add only the new API version',
-        }),
-      );
-    }
-  }
-  if (!doResource && !existing?.api && !core && !external) {
+  if (options.force) return;
+  const sibling = config.resources.find((r) => controllerNamesOf(r).includes(kind.toLowerCase()) && r.group === group && r.kind === kind && r.version !== version);
+  if (sibling) {
     problems.push(
-      error('KF1046', `--resource=false needs the API of ${gvkText} in ${PROJECT_FILE}, and there is none`, {
-        file: PROJECT_FILE,
-        hint: `create the API first (drop --resource=false), name a built-in Kind by its Kubernetes group (${Object.keys(CORE_GROUPS).slice(0, 4).join(', ')}, ...), or a Kind of another project with --external-api-path`,
+      error('KF1044', `a controller for ${kind} in group ${k.names.qualifiedGroup} already exists (version ${sibling.version}); one controller reconciles every version of a Kind`, {
+        ...project.locate(sibling),
+        hint: 'pass --controller=false to add only the new API version',
       }),
     );
   }
-  if (problems.length) throw new DiagnosticError(problems);
-  // Kubebuilder keeps a Kind's ssa once set (a later create api of it without the flag keeps it).
-  const ssa = options.ssa === true || existing?.api?.ssa === true;
-  return { config, names, doResource, doController, existing, deployImage: deployImage.value, controllerName, external, ssa };
 }
 
 /** The PROJECT entry after this command: the existing one (if any) with what was scaffolded now. */
@@ -364,11 +422,45 @@ function projectEntry(v: ValidApi): ProjectResource {
   return entry;
 }
 
-/** Computes create api's virtual tree without writing anything. */
-export async function planCreateApi(
-  options: CreateApiOptions,
-  env: CreateApiEnvironment,
-): Promise<{
+/** What every template of create api sees (the controller's and its tests' add {@link KindIds}). */
+export interface ApiTemplateData extends ApiNames, Partial<DeployImageData> {
+  licenseHeader: string;
+  projectName: string;
+  namespacedManager: boolean;
+  /** The argument of the types' `@Resource(...)`, or '' when it needs none. */
+  resourceMarker: string;
+  typesImport: string;
+  testNamespace: string;
+  ssa: boolean;
+  /** The types file's imports, aliased where the Kind would collide with them (see typesFileNames). */
+  clientNodeImports: string;
+  markerImports: string;
+  ids: Record<string, string>;
+  /** A built-in or external Kind, addressed by a descriptor ({ apiVersion, kind }). */
+  descriptor: boolean;
+  /** An external Kind with a TypeScript type of its own. */
+  typedExternal: boolean;
+  objType: string;
+  objectTypeImport: string;
+}
+
+/** The Kind-derived names of one file, renamed where they would collide with the file's own. */
+interface KindIds {
+  kindRef: string;
+  kindImport: string;
+  varName: string;
+}
+
+/** What the controller's tests see over {@link ApiTemplateData}. */
+interface ControllerTestData {
+  typesImport: string;
+  controllerImport: string;
+  realTestFile: string;
+  unitTestFile: string;
+}
+
+/** What planCreateApi gives the command runner. */
+export interface CreateApiPlan {
   tree: Tree;
   changes: Change[];
   resource: ProjectResource;
@@ -377,29 +469,67 @@ export async function planCreateApi(
   replaced: string[];
   /** deploy-image: the variable the controller reads its image from, and the image. */
   imageEnv?: { name: string; image: string };
-}> {
+}
+
+/** Computes create api's virtual tree without writing anything. */
+export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnvironment): Promise<CreateApiPlan> {
   const host = env.host ?? new DiskHost(env.cwd);
-  const config = readProject(host, env.cwd);
-  const valid = validateCreateApi(options, config, host.read(PROJECT_FILE)?.toString('utf8'), host);
-  const { names } = valid;
+  const project = ProjectFile.read(host, env.cwd);
+  const valid = validateCreateApi(options, project, host);
+  const { names, deployImage } = valid;
   const warnings: string[] = [];
+  const renderer = new TemplateRenderer(new DiskHost(join(env.kubeforgeDir ?? packageRoot(), 'templates')));
+  const data = apiTemplateData(valid, host.read(BOILERPLATE_FILE)?.toString('utf8'));
+  if (valid.config.namespaced && !names.namespaced && valid.doController) {
+    warnings.push(
+      `${names.kind} is cluster-scoped, but this project's manager is namespace-scoped (PROJECT: namespaced: true): its Role cannot grant ${names.plural}.${names.qualifiedGroup}; give the controller's @Rbac markers a roleName of their own (a ClusterRole) and bind it with a ClusterRoleBinding in config/rbac`,
+    );
+  }
+  const template = apiTemplatePath(valid);
+  const specs: FileSpec<object>[] = [];
+  if (valid.doResource) specs.push(...resourceFiles(names, template));
+  if (valid.doController) specs.push(...(await controllerFiles(valid, data, renderer, template)));
+  const tree = new Tree(host);
+  const replaced = await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });
 
-  const kubeforgeDir = env.kubeforgeDir ?? packageRoot();
-  const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));
-  const boilerplate = host.read(BOILERPLATE_FILE)?.toString('utf8');
-  const licenseHeader = boilerplate ? `${boilerplate.replace(/\n+$/, '')}\n\n` : '';
+  const problems: Diagnostic[] = [];
+  applyInserters(tree, await apiInserters(valid, renderer), problems);
+  await ensureKindStorageVersion(tree, valid, warnings, problems);
+  if (deployImage) setManagerImage(tree, names.kind, deployImage, problems);
+  addExternalDependency(tree, valid.external, valid.existing, names.kind, warnings);
+  if (problems.length) throw new DiagnosticError(problems);
+  if (valid.doResource) switchOnCrds(tree, warnings);
 
+  // PROJECT: the entry replaces an existing one in place, or is appended.
+  const resource = projectEntry(valid);
+  const extra = deployImage ? withDeployImageResource(valid.config, resource, deployImage.flags) : valid.config.extra;
+  tree.write(PROJECT_FILE, project.withResource(resource, { extra }));
+
+  const imageEnv = deployImage ? { name: imageEnvName(names.kind), image: deployImage.image } : undefined;
+  return { tree, changes: tree.changes(), resource, warnings, replaced, imageEnv };
+}
+
+/** The template of a file: the deploy-image plugin has its own bodies for the types, sample, controller and its tests. */
+function apiTemplatePath(valid: ValidApi): (path: string) => string {
+  return (path) => (valid.deployImage ? path.replace(/^api\/(?:config\/samples\/)?/, 'api/deploy-image/') : path);
+}
+
+/** The data every template of create api sees. `boilerplate` is hack/boilerplate's text, when there is one. */
+function apiTemplateData(valid: ValidApi, boilerplate: string | undefined): ApiTemplateData {
+  const { names, config, deployImage } = valid;
   const resourceArgs: string[] = [];
   if (names.irregularPlural) resourceArgs.push(`path: '${names.plural}'`);
   if (!names.namespaced) resourceArgs.push(`scope: 'Cluster'`);
   const controllerDir = posix.dirname(names.controllerFile);
   const resourceMarker = resourceArgs.length ? `{ ${resourceArgs.join(', ')} }` : '';
-  const { deployImage } = valid;
   // deploy-image: spec.size (and spec.containerPort) need their validation markers and int32.
   const deployImageMarkers = deployImage ? ['Default', 'Minimum', ...(deployImage.port !== undefined ? ['Maximum'] : [])] : [];
-  const data = {
+  // A built-in or external Kind is addressed by a descriptor ({ apiVersion, kind }); its objects
+  // are client-node's KubernetesObject, or the external Kind's own type when it has one.
+  const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;
+  return {
     ...names,
-    licenseHeader,
+    licenseHeader: boilerplate ? `${boilerplate.replace(/\n+$/, '')}\n\n` : '',
     projectName: config.projectName,
     namespacedManager: config.namespaced === true,
     resourceMarker,
@@ -408,34 +538,70 @@ export async function planCreateApi(
     ssa: valid.ssa,
     ...typesFileNames(names.kind, resourceMarker !== '', deployImageMarkers, deployImage ? ['int32'] : []),
     ...(deployImage ? deployImageData(deployImage, names) : {}),
-  };
-  // The plugin's own bodies for the types, sample, controller and its test.
-  const template = (path: string) => (deployImage ? path.replace(/^api\/(?:config\/samples\/)?/, 'api/deploy-image/') : path);
-  // A built-in or external Kind is addressed by a descriptor ({ apiVersion, kind }); its objects
-  // are client-node's KubernetesObject, or the external Kind's own type when it has one.
-  const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;
-  const objectTypeImport = (kind: string, fromDir: string) => externalObjectImport(typeSource, kind, fromDir);
-  Object.assign(data, {
     descriptor: names.core || names.external,
     typedExternal: typeSource !== undefined,
     objType: typeSource ? `${names.kind}Object` : 'KubernetesObject',
-    objectTypeImport: objectTypeImport(names.kind, controllerDir),
-  });
-  const controllerTestData = {
-    typesImport: importSpecifier(posix.dirname(names.controllerTestFile), names.typesFile),
-    controllerImport: importSpecifier(posix.dirname(names.controllerTestFile), names.controllerFile),
+    objectTypeImport: externalObjectImport(typeSource, names.kind, controllerDir),
+  };
+}
+
+/** The files of the API types (--resource), as Kubebuilder's templates/api and config/ templates. */
+function resourceFiles(names: ApiNames, template: (path: string) => string): FileSpec<object>[] {
+  const role = (r: string): FileSpec<object> => ({ path: `config/rbac/${names.rbacFilePrefix}_${r}_role.yaml`, policy: 'scaffolded', template: `api/config/rbac/${r}_role.yaml.hbs` });
+  return [
+    // One per group-version, and the kustomizations every Kind shares: written once.
+    { path: `${names.apiDir}/groupversion.ts`, policy: 'kept', template: 'api/groupversion.ts.hbs' },
+    { path: names.typesFile, policy: 'scaffolded', template: template('api/types.ts.hbs') },
+    { path: `config/samples/${names.sampleFile}`, policy: 'scaffolded', template: template('api/config/samples/sample.yaml.hbs') },
+    role('admin'),
+    role('editor'),
+    role('viewer'),
+    { path: 'config/crd/kustomization.yaml', policy: 'kept', template: 'api/config/crd/kustomization.yaml.hbs' },
+    { path: 'config/crd/kustomizeconfig.yaml', policy: 'kept', template: 'api/config/crd/kustomizeconfig.yaml.hbs' },
+    { path: 'config/samples/kustomization.yaml', policy: 'kept', template: 'api/config/samples/kustomization.yaml.hbs' },
+  ];
+}
+
+/** The controller and its two test tiers (--controller), each with the Kind's names of its own file. */
+async function controllerFiles(valid: ValidApi, data: ApiTemplateData, renderer: TemplateRenderer, template: (path: string) => string): Promise<FileSpec<object>[]> {
+  const { names } = valid;
+  const testDir = posix.dirname(names.controllerTestFile);
+  const testData: ControllerTestData = {
+    typesImport: importSpecifier(testDir, names.typesFile),
+    controllerImport: importSpecifier(testDir, names.controllerFile),
     realTestFile: posix.basename(names.controllerTestFile),
     unitTestFile: posix.basename(names.controllerUnitTestFile),
   };
-  // The controller and its test import the Kind and name a variable after it: both are renamed
-  // where the Kind would collide with a name of the file (Promise, Client, request, ctx, ...).
-  const editor = valid.doController ? await TsEditor.create() : undefined;
-  const kindNames = async (template: string, extra: Record<string, unknown>) => {
-    const own = await templateNames((t) => editor!.scopeNames(t), (t, d) => renderer.render(t, d), [template], {
+  const ids = await kindIdsOf(valid, data, renderer);
+  const controllerIds = await ids(template('api/controller.ts.hbs'), {});
+  const testIds = await ids(template('api/controller_test.ts.hbs'), testData);
+  const unitTestIds = await ids(template('api/controller_unit_test.ts.hbs'), testData);
+  // The tests of a descriptor-addressed Kind import the descriptor the controller exports.
+  for (const t of [testIds, unitTestIds]) {
+    if (names.external) t.kindImport = controllerIds.kindRef === t.kindRef ? t.kindRef : `${controllerIds.kindRef} as ${t.kindRef}`;
+  }
+  const controller: FileSpec<KindIds> = { path: names.controllerFile, policy: 'scaffolded', template: template('api/controller.ts.hbs'), data: controllerIds };
+  const test: FileSpec<ControllerTestData & KindIds> = { path: names.controllerTestFile, policy: 'scaffolded', template: template('api/controller_test.ts.hbs'), data: { ...testData, ...testIds } };
+  // The unit tier: the same assertions on the fake API server, no control plane.
+  const unitTest: FileSpec<ControllerTestData & KindIds> = { path: names.controllerUnitTestFile, policy: 'scaffolded', template: template('api/controller_unit_test.ts.hbs'), data: { ...testData, ...unitTestIds } };
+  return [controller, test, unitTest];
+}
+
+/**
+ * The controller and its test import the Kind and name a variable after it: both are renamed
+ * where the Kind would collide with a name of the file (Promise, Client, request, ctx, ...).
+ */
+async function kindIdsOf(valid: ValidApi, data: ApiTemplateData, renderer: TemplateRenderer): Promise<(template: string, extra: object) => Promise<KindIds>> {
+  const { names } = valid;
+  const editor = await TsEditor.create();
+  const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;
+  const controllerDir = posix.dirname(names.controllerFile);
+  return async (template, extra) => {
+    const own = await templateNames((t) => editor.scopeNames(t), (t, d) => renderer.render(t, d), [template], {
       ...data,
       ...extra,
       ...placeholderNames(PLACEHOLDER_KIND),
-      ...(typeSource && { objType: `${PLACEHOLDER_KIND}Object`, objectTypeImport: objectTypeImport(PLACEHOLDER_KIND, controllerDir) }),
+      ...(typeSource && { objType: `${PLACEHOLDER_KIND}Object`, objectTypeImport: externalObjectImport(typeSource, PLACEHOLDER_KIND, controllerDir) }),
     });
     const scope = new Scope(own);
     scope.claimExact(names.reconciler);
@@ -444,117 +610,64 @@ export async function planCreateApi(
     const camel = lowerFirst(names.kind);
     return { kindRef: kind.ref, kindImport: kind.specifier, varName: scope.claim(camel, `${camel}Object`, `${camel}Obj`) };
   };
+}
 
-  if (config.namespaced && !names.namespaced && valid.doController) {
-    warnings.push(
-      `${names.kind} is cluster-scoped, but this project's manager is namespace-scoped (PROJECT: namespaced: true): its Role cannot grant ${names.plural}.${names.qualifiedGroup}; give the controller's @Rbac markers a roleName of their own (a ClusterRole) and bind it with a ClusterRoleBinding in config/rbac`,
+/** Insertions into files init wrote (and the ones created above), anchored on marker comments. */
+async function apiInserters(valid: ValidApi, renderer: TemplateRenderer): Promise<FileInserter[]> {
+  const { names } = valid;
+  const inserter = (path: string, insertions: Insertion[]): FileInserter => ({
+    path,
+    insertions,
+    missing: error('KF1047', `${path} is missing: kubeforge adds ${names.kind} to it`, {
+      file: path,
+      hint: 'restore it from `kubeforge init --dry-run` output in an empty folder, or create it with the marker comment kubeforge inserts above',
+    }),
+  });
+  const inserters: FileInserter[] = [];
+  if (valid.doResource) {
+    inserters.push(
+      inserter('config/samples/kustomization.yaml', [{ marker: '+kubebuilder:scaffold:manifestskustomizesamples', fragment: `- ${names.sampleFile}` }]),
+      inserter(RBAC_KUSTOMIZATION, roleInsertions(names)),
+      inserter('config/crd/kustomization.yaml', [{ marker: '+kubebuilder:scaffold:crdkustomizeresource', fragment: `- ${names.crdFile}` }]),
     );
   }
-  const specs: FileSpec[] = [];
-  if (valid.doResource) {
-    const gvFile = `${names.apiDir}/groupversion.ts`;
-    if (!host.read(gvFile)) specs.push({ path: gvFile, policy: 'scaffolded', template: 'api/groupversion.ts.hbs' });
-    specs.push(
-      { path: names.typesFile, policy: 'scaffolded', template: template('api/types.ts.hbs') },
-      { path: `config/samples/${names.sampleFile}`, policy: 'scaffolded', template: template('api/config/samples/sample.yaml.hbs') },
-      { path: `config/rbac/${names.rbacFilePrefix}_admin_role.yaml`, policy: 'scaffolded', template: 'api/config/rbac/admin_role.yaml.hbs' },
-      { path: `config/rbac/${names.rbacFilePrefix}_editor_role.yaml`, policy: 'scaffolded', template: 'api/config/rbac/editor_role.yaml.hbs' },
-      { path: `config/rbac/${names.rbacFilePrefix}_viewer_role.yaml`, policy: 'scaffolded', template: 'api/config/rbac/viewer_role.yaml.hbs' },
-    );
-    if (!host.read('config/crd/kustomization.yaml')) specs.push({ path: 'config/crd/kustomization.yaml', policy: 'scaffolded', template: 'api/config/crd/kustomization.yaml.hbs' });
-    if (!host.read('config/crd/kustomizeconfig.yaml')) specs.push({ path: 'config/crd/kustomizeconfig.yaml', policy: 'scaffolded', template: 'api/config/crd/kustomizeconfig.yaml.hbs' });
-    if (!host.read('config/samples/kustomization.yaml')) specs.push({ path: 'config/samples/kustomization.yaml', policy: 'scaffolded', template: 'api/config/samples/kustomization.yaml.hbs' });
-  }
-  if (valid.doController) {
-    const controllerIds = await kindNames(template('api/controller.ts.hbs'), {});
-    const testIds = await kindNames(template('api/controller_test.ts.hbs'), controllerTestData);
-    const unitTestIds = await kindNames(template('api/controller_unit_test.ts.hbs'), controllerTestData);
-    // The tests of a descriptor-addressed Kind import the descriptor the controller exports.
-    for (const ids of [testIds, unitTestIds]) {
-      if (names.external) ids.kindImport = controllerIds.kindRef === ids.kindRef ? ids.kindRef : `${controllerIds.kindRef} as ${ids.kindRef}`;
-    }
-    specs.push(
-      { path: names.controllerFile, policy: 'scaffolded', template: template('api/controller.ts.hbs'), data: controllerIds },
-      { path: names.controllerTestFile, policy: 'scaffolded', template: template('api/controller_test.ts.hbs'), data: { ...controllerTestData, ...testIds } },
-      // The unit tier: the same assertions on the fake API server, no control plane.
-      { path: names.controllerUnitTestFile, policy: 'scaffolded', template: template('api/controller_unit_test.ts.hbs'), data: { ...controllerTestData, ...unitTestIds } },
-    );
-  }
+  if (valid.doController) inserters.push(inserter('src/main.ts', await mainControllerInsertions(names, renderer)));
+  return inserters;
+}
 
-  const tree = new Tree(host);
-  const replaced = await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });
+/**
+ * A Kind's second version: a CRD with several versions needs one storage version. When none of
+ * the existing versions carries @StorageVersion(), the first one gets it (ts-morph), so that
+ * `kubeforge manifests` keeps working; `create webhook --conversion` makes that version the hub.
+ */
+async function ensureKindStorageVersion(tree: Tree, valid: ValidApi, warnings: string[], problems: Diagnostic[]): Promise<void> {
+  const { names, config } = valid;
+  if (!valid.doResource || valid.existing?.api) return;
+  const others = config.resources.filter((r) => r.api && !r.core && !r.external && r.group === names.group && r.kind === names.kind && r.version !== names.version);
+  if (!others.length) return;
+  const storage = await ensureStorageVersion(tree, await TsEditor.create(), config, others, others[0]);
+  problems.push(...storage.problems);
+  if (storage.added) warnings.push(`${storage.storage!.file}: added @StorageVersion() to ${names.kind} ${storage.storage!.version}: a Kind with several versions stores one of them (move it to store another)`);
+}
 
-  // Insertions into files init wrote (and the ones created above), anchored on marker comments.
-  const edits: { path: string; insertions: Insertion[] }[] = [];
-  if (valid.doResource) {
-    edits.push({ path: 'config/samples/kustomization.yaml', insertions: [{ marker: '+kubebuilder:scaffold:manifestskustomizesamples', fragment: `- ${names.sampleFile}` }] });
-    edits.push({ path: RBAC_KUSTOMIZATION, insertions: roleInsertions(names) });
-    edits.push({ path: 'config/crd/kustomization.yaml', insertions: [{ marker: '+kubebuilder:scaffold:crdkustomizeresource', fragment: `- ${names.crdFile}` }] });
-  }
-  if (valid.doController) edits.push({ path: 'src/main.ts', insertions: await mainControllerInsertions(names, renderer) });
-  const problems: Diagnostic[] = [];
-  for (const edit of edits) {
-    const text = tree.readText(edit.path);
-    if (text === undefined) {
-      problems.push(
-        error('KF1047', `${edit.path} is missing: kubeforge adds ${names.kind} to it`, {
-          file: edit.path,
-          hint: 'restore it from `kubeforge init --dry-run` output in an empty folder, or create it with the marker comment kubeforge inserts above',
-        }),
-      );
-      continue;
-    }
-    try {
-      const result = insertAtMarkers(text, edit.insertions, edit.path);
-      if (result.changed) tree.write(edit.path, result.text);
-    } catch (e) {
-      if (e instanceof DiagnosticError) problems.push(...e.diagnostics);
-      else throw e;
-    }
-  }
-  // A Kind's second version: a CRD with several versions needs one storage version. When none
-  // of the existing versions carries @StorageVersion(), the first one gets it (ts-morph), so that
-  // `kubeforge manifests` keeps working; `create webhook --conversion` makes that version the hub.
-  if (valid.doResource && !valid.existing?.api) {
-    const others = config.resources.filter((r) => r.api && !r.core && !r.external && r.group === names.group && r.kind === names.kind && r.version !== names.version);
-    if (others.length) {
-      const storage = await ensureStorageVersion(tree, await TsEditor.create(), config, others, others[0]);
-      problems.push(...storage.problems);
-      if (storage.added) warnings.push(`${storage.storage!.file}: added @StorageVersion() to ${names.kind} ${storage.storage!.version}: a Kind with several versions stores one of them (move it to store another)`);
-    }
-  }
-  // deploy-image: the manager gets the image in <KIND>_IMAGE, which the controller reads.
-  if (deployImage) {
-    const text = tree.readText(MANAGER_FILE);
-    const env = imageEnvName(names.kind);
-    const set = text === undefined ? undefined : setImageEnv(text, env, deployImage.image);
-    if (set === undefined) {
-      problems.push(error('KF1047', `${MANAGER_FILE} is missing: kubeforge sets ${env} in it`, { file: MANAGER_FILE, hint: 'restore it from `kubeforge init --dry-run` output in an empty folder' }));
-    } else if (set.problem) problems.push(set.problem);
-    else if (set.text !== text) tree.write(MANAGER_FILE, set.text!);
-  }
-  addExternalDependency(tree, valid.external, valid.existing, names.kind, warnings);
-  if (problems.length) throw new DiagnosticError(problems);
+/** deploy-image: the manager gets the image in <KIND>_IMAGE, which the controller reads. */
+function setManagerImage(tree: Tree, kind: string, deployImage: DeployImage, problems: Diagnostic[]): void {
+  const text = tree.readText(MANAGER_FILE);
+  const env = imageEnvName(kind);
+  const set = text === undefined ? undefined : setImageEnv(text, env, deployImage.image);
+  if (set === undefined) {
+    problems.push(error('KF1047', `${MANAGER_FILE} is missing: kubeforge sets ${env} in it`, { file: MANAGER_FILE, hint: 'restore it from `kubeforge init --dry-run` output in an empty folder' }));
+  } else if (set.problem) problems.push(set.problem);
+  else if (set.text !== text) tree.write(MANAGER_FILE, set.text!);
+}
 
-  if (valid.doResource) {
-    const path = 'config/default/kustomization.yaml';
-    const text = tree.readText(path);
-    const updated = text === undefined ? undefined : uncommentCrd(text);
-    if (updated === undefined) warnings.push(`${path}: no "#- ../crd" line to switch on; add "- ../crd" to its resources so that config/default installs the CRDs`);
-    else if (updated !== text) tree.write(path, updated);
-  }
-
-  // PROJECT: the entry replaces an existing one in place, or is appended.
-  const resource = projectEntry(valid);
-  const resources = [...config.resources];
-  const at = resources.findIndex((r) => sameGVK(r, names));
-  if (at >= 0) resources[at] = resource;
-  else resources.push(resource);
-  const extra = deployImage ? withDeployImageResource(config, resource, deployImage.flags) : config.extra;
-  tree.write(PROJECT_FILE, serializeProject({ ...config, resources, extra }));
-
-  const imageEnv = deployImage ? { name: imageEnvName(names.kind), image: deployImage.image } : undefined;
-  return { tree, changes: tree.changes(), resource, warnings, replaced, imageEnv };
+/** config/default installs the CRDs: its `#- ../crd` line is switched on. */
+function switchOnCrds(tree: Tree, warnings: string[]): void {
+  const path = 'config/default/kustomization.yaml';
+  const text = tree.readText(path);
+  const updated = text === undefined ? undefined : uncommentCrd(text);
+  if (updated === undefined) warnings.push(`${path}: no "#- ../crd" line to switch on; add "- ../crd" to its resources so that config/default installs the CRDs`);
+  else if (updated !== text) tree.write(path, updated);
 }
 
 /**

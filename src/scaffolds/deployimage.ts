@@ -196,7 +196,23 @@ export function imageEnvName(kind: string): string {
 }
 
 /** What the plugin's templates take about the image, besides the Kind's names. */
-export function deployImageData(d: DeployImage, names: { kind: string; qualifiedGroup: string }): Record<string, unknown> {
+/** What the deploy-image plugin's templates see, over create api's data. */
+export interface DeployImageData {
+  deployImage: true;
+  image: string;
+  /** `<KIND>_IMAGE`, the variable the controller reads the image from. */
+  imageEnv: string;
+  finalizer: string;
+  containerName: string;
+  portName: string;
+  managedBy: string;
+  /** The container's command as a TypeScript array literal, or ''. */
+  command: string;
+  containerPort?: number;
+  runAsUser?: number;
+}
+
+export function deployImageData(d: DeployImage, names: { kind: string; qualifiedGroup: string }): DeployImageData {
   const lower = names.kind.toLowerCase();
   return {
     deployImage: true,

@@ -15,11 +15,10 @@
  */
 import { join } from 'node:path';
 import { DiagnosticError, error, type Diagnostic } from '../diagnostics/index.js';
-import { managerNamespace, PROJECT_FILE, serializeProject, type ProjectConfig } from '../project/index.js';
+import { managerNamespace, PROJECT_FILE, ProjectFile, serializeProject, type ProjectConfig } from '../project/index.js';
 import { applySpecs, type Change, deleteStaleManaged, DiskHost, type FileSpec, formatPlan, type Host, merge3, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { renderRoleFiles } from './api-wiring.js';
-import { readProject } from './project-file.js';
 import type { ScaffoldEnvironment } from './environment.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles, resolvePlugins, withPlugin } from './grafana.js';
 import { BOILERPLATE_FILE, checkLicenseAndOwner, initFilePaths, ownerOfBoilerplate, planInit, renderLicenseHeader } from './init.js';
@@ -64,7 +63,7 @@ interface Plan {
 /** Plans the edit in a tree over the project; writes nothing. */
 export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): Promise<Plan> {
   const host = env.host ?? new DiskHost(env.cwd);
-  const config = readProject(host, env.cwd);
+  const { config } = ProjectFile.read(host, env.cwd);
   const problems: Diagnostic[] = checkLicenseAndOwner(options.license, options.owner);
   let plugins: string[] = [];
   try {

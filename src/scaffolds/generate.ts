@@ -11,12 +11,11 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, r
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { DiagnosticError, error } from '../diagnostics/index.js';
-import { parseProject, PROJECT_FILE, type ProjectConfig, type ProjectResource, serializeProject } from '../project/index.js';
+import { PROJECT_FILE, type ProjectConfig, ProjectFile, type ProjectResource, serializeProject } from '../project/index.js';
 import { type RecordedManifestsOptions, recordedManifestsOptions, recordManifestsOptions } from '../manifests/script.js';
 import { DiskHost, InterruptedError } from '../scaffold/index.js';
 import { runCreateApi } from './api.js';
 import { externalTypeSource } from './external-api.js';
-import { readProject } from './project-file.js';
 import { controllerNamesOf } from './resource-names.js';
 import type { ScaffoldEnvironment } from './environment.js';
 import { DEPLOY_IMAGE_PLUGIN, deployImageResources, flagsOf } from './deployimage.js';
@@ -95,7 +94,7 @@ function externalArgs(r: ProjectResource): { externalApiPath?: string; externalA
 export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironment & Pick<InitEnvironment, 'install'>): Promise<GenerateResult> {
   const input = resolve(io.cwd, options.inputDir ?? '.');
   const output = resolve(io.cwd, options.outputDir);
-  const config: ProjectConfig = readProject(new DiskHost(input), input);
+  const { config } = ProjectFile.read(new DiskHost(input), input);
   if (existsSync(output) && readdirSync(output).length > 0) {
     throw new DiagnosticError(
       error('KF1073', `${output} is not empty: alpha generate writes a new project there`, { hint: 'pass --output-dir with a folder that does not exist yet (or is empty)' }),
@@ -252,7 +251,7 @@ async function scaffoldInto(
   const pkg = host.read('package.json')?.toString('utf8');
   const updated = pkg === undefined ? undefined : recordManifestsOptions(pkg, recorded);
   if (updated !== undefined && updated !== pkg) host.write('package.json', Buffer.from(updated));
-  const regenerated = parseProject(host.read(PROJECT_FILE)!.toString('utf8'));
+  const regenerated = ProjectFile.parse(host.read(PROJECT_FILE)!.toString('utf8')).config;
   const mergedPlugins = { ...pluginsOf(config), ...pluginsOf(regenerated) };
   const extra = { ...(config.extra ?? {}), ...(regenerated.extra ?? {}), ...(Object.keys(mergedPlugins).length ? { plugins: mergedPlugins } : {}) };
   host.write(PROJECT_FILE, Buffer.from(serializeProject({ ...regenerated, extra: Object.keys(extra).length ? extra : undefined })));

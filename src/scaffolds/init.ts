@@ -10,7 +10,7 @@ import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js
 import {
   KUBEFORGE_LAYOUT,
   newProjectConfig,
-  parseProject,
+  ProjectFile,
   PROJECT_FILE,
   type ProjectConfig,
   serializeProject,
@@ -227,7 +227,7 @@ export async function planInit(
       );
     } else {
       const text = host.read(PROJECT_FILE)?.toString('utf8');
-      if (text !== undefined) existing = parseProject(text, join(env.cwd, PROJECT_FILE));
+      if (text !== undefined) existing = ProjectFile.parse(text, join(env.cwd, PROJECT_FILE)).config;
     }
   } else if (!options.force) {
     // `.kubeforge/` holding only the lock of this very command does not count.

@@ -7,7 +7,7 @@ import { posix } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { BUILTIN_KINDS, type BuiltinKind, builtinKindsNamed, findBuiltinKind } from '../project/builtin-kinds.js';
 import { pluralize } from '../project/plural.js';
-import { type ProjectConfig, type ProjectResource, qualifiedGroup } from '../project/index.js';
+import { KUBEFORGE_LAYOUT, PROJECT_FILE, type ProjectConfig, type ProjectResource, qualifiedGroup } from '../project/index.js';
 
 /**
  * Kubernetes' own API groups, by the short name Kubebuilder accepts in --group, with their full
@@ -183,3 +183,14 @@ export function pascal(s: string): string {
 
 /** Whether a PROJECT entry is the Kind of that group, version and kind. */
 export const sameGVK = (r: ProjectResource, n: { group: string; version: string; kind: string }) => r.group === n.group && r.version === n.version && r.kind === n.kind;
+
+/** KF1049 unless PROJECT is a kubeforge project's (`command` names the Kubebuilder command for a Go one). */
+export function requireKubeforgeLayout(config: ProjectConfig, command: string): void {
+  if (config.layout.includes(KUBEFORGE_LAYOUT)) return;
+  throw new DiagnosticError(
+    error('KF1049', `PROJECT has layout ${config.layout.join(', ') || '(none)'}, not ${KUBEFORGE_LAYOUT}: this is not a kubeforge project`, {
+      file: PROJECT_FILE,
+      hint: `run kubeforge ${command} in a project made by kubeforge init (a Go Kubebuilder project takes \`kubebuilder ${command}\`)`,
+    }),
+  );
+}

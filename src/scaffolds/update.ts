@@ -17,7 +17,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rea
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { DiagnosticError, type Diagnostic, error, formatDiagnostics, warning } from '../diagnostics/index.js';
-import { parseProject, PROJECT_FILE } from '../project/index.js';
+import { PROJECT_FILE, ProjectFile } from '../project/index.js';
 import type { CommandIo } from '../scaffold/runner.js';
 import { packageRoot, packageVersion } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './init.js';
@@ -277,7 +277,7 @@ export async function runUpdate(options: UpdateOptions, io: CommandIo): Promise<
   const original = committedSide(git, fromBranch, prefix);
   const projectText = original.get(PROJECT_FILE)?.data.toString('utf8');
   if (projectText === undefined) throw fail('KF1322', `${fromBranch} has no committed ${PROJECT_FILE}`, 'commit PROJECT, or pass --from-branch with the branch that has the project');
-  const config = parseProject(projectText, join(project, PROJECT_FILE));
+  const { config } = ProjectFile.parse(projectText, join(project, PROJECT_FILE));
   const recorded = typeof config.extra?.cliVersion === 'string' ? config.extra.cliVersion : undefined;
   const fromSpec = options.fromVersion ?? recorded;
   if (fromSpec === undefined) {
