@@ -3,3 +3,4 @@ export * from './config.js';
 export * from './naming.js';
 export * from './gvk.js';
 export * from './file.js';
+export * from './plugins.js';

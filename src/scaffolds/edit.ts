@@ -15,12 +15,13 @@
  */
 import { join } from 'node:path';
 import { DiagnosticError, error, type Diagnostic } from '../diagnostics/index.js';
-import { managerNamespace, PROJECT_FILE, ProjectFile, serializeProject, type ProjectConfig } from '../project/index.js';
+import { managerNamespace, PROJECT_FILE, ProjectFile, serializeProject, type ProjectConfig, withPlugin } from '../project/index.js';
 import { applySpecs, type Change, deleteStaleManaged, DiskHost, type FileSpec, formatPlan, type Host, merge3, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { renderRoleFiles } from './api-wiring.js';
 import type { ScaffoldEnvironment } from './environment.js';
-import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles, resolvePlugins, withPlugin } from './grafana.js';
+import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles } from './grafana.js';
+import { resolvePlugins } from './plugins.js';
 import { BOILERPLATE_FILE, checkLicenseAndOwner, initFilePaths, ownerOfBoilerplate, planInit, renderLicenseHeader } from './init.js';
 import { defaultManifestsStep, lockRoot, type ManifestsStep, type PlannedManifests, planScaffoldManifests, previewScaffoldManifests, reportScaffoldManifests, type ScaffoldManifests, warnReplaced } from './transaction.js';
 import { chartDir, chartFiles, chartSources, DEFAULT_HELM_OUTPUT, HELM_PLUGIN, helmConfigOf, helmMakefileData } from '../manifests/helm.js';

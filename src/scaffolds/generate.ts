@@ -11,7 +11,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, r
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { DiagnosticError, error } from '../diagnostics/index.js';
-import { PROJECT_FILE, type ProjectConfig, ProjectFile, type ProjectResource, serializeProject } from '../project/index.js';
+import { pluginsOf, PROJECT_FILE, type ProjectConfig, ProjectFile, type ProjectResource, serializeProject } from '../project/index.js';
 import { type RecordedManifestsOptions, recordedManifestsOptions, recordManifestsOptions } from '../manifests/script.js';
 import { DiskHost, InterruptedError } from '../scaffold/index.js';
 import { runCreateApi } from './api.js';
@@ -20,7 +20,7 @@ import { controllerNamesOf } from './resource-names.js';
 import type { ScaffoldEnvironment } from './environment.js';
 import { DEPLOY_IMAGE_PLUGIN, deployImageResources, flagsOf } from './deployimage.js';
 import { HELM_PLUGIN, helmConfigOf } from '../manifests/helm.js';
-import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, pluginsOf } from './grafana.js';
+import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN } from './grafana.js';
 import { BOILERPLATE_FILE, type InitEnvironment, npmInstall, ownerOfBoilerplate, runInit } from './init.js';
 import { runCreateWebhook } from './webhook.js';
 

@@ -17,11 +17,13 @@ import {
   validateDns1123Label,
   validateDns1123Subdomain,
   validateNpmPackageName,
+  withPlugin,
 } from '../project/index.js';
 import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, hasManagedHeader, insertAtMarkers, InterruptedError, LOCK_FILE, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot, packageVersion } from '../util/package-root.js';
 import { HELM_PLUGIN } from '../manifests/helm.js';
-import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles, resolvePlugins, withPlugin } from './grafana.js';
+import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles } from './grafana.js';
+import { resolvePlugins } from './plugins.js';
 import { isKubeforgeTarball, resolveKubeforgeSource, TARBALL_DIR } from './kubeforge-source.js';
 import { BOILERPLATE_FILE } from './paths.js';
 import { lockRoot, warnReplaced } from './transaction.js';
