@@ -24,7 +24,7 @@ import { applyInserters, applySpecs, type Change, DiskHost, type FileInserter, t
 import { packageRoot } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './paths.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
-import { type ManifestsStep, scaffoldSteps } from './transaction.js';
+import { type ManifestsStep, scaffoldSteps } from './manifests-step.js';
 import { checkDeployImageFlags, type DeployImage, deployImageData, type DeployImageData, imageEnvName, MANAGER_FILE, resolveCreateApiPlugins, setImageEnv, withDeployImageResource } from './deployimage.js';
 import { TsEditor } from './tsedit.js';
 import { addExternalDependency, type ExternalApi, externalObjectImport, externalTypeSource, validateExternalApi } from './external-api.js';
@@ -82,7 +82,7 @@ export interface CreateApiOptions {
   externalApiModule?: string;
 }
 
-export { defaultManifestsStep, type ManifestsStep } from './transaction.js';
+export { defaultManifestsStep, type ManifestsStep } from './manifests-step.js';
 
 export interface CreateApiEnvironment extends ScaffoldEnvironment {
   /**
@@ -673,7 +673,7 @@ function switchOnCrds(tree: Tree, warnings: string[]): void {
 /**
  * Runs `kubeforge create api` through the command runner (src/scaffold/runner.ts): under the
  * project's lock unless --dry-run; the scaffold and its manifests planned in one tree, then one
- * commit (see transaction.ts).
+ * commit (see manifests-step.ts).
  */
 export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvironment): Promise<CreateApiResult> {
   const host = env.host ?? new DiskHost(env.cwd);

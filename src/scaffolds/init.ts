@@ -26,7 +26,7 @@ import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles } from './grafana.j
 import { resolvePlugins } from './plugins.js';
 import { isKubeforgeTarball, resolveKubeforgeSource, TARBALL_DIR } from './kubeforge-source.js';
 import { BOILERPLATE_FILE } from './paths.js';
-import { lockRoot, warnReplaced } from './transaction.js';
+import { lockRoot, warnReplaced } from './manifests-step.js';
 
 export { BOILERPLATE_FILE };
 

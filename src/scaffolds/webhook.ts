@@ -38,7 +38,7 @@ import { uncommentBlock, uncommentLines } from './comments.js';
 import { deployImageSpecExample } from './deployimage.js';
 import { BOILERPLATE_FILE } from './paths.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
-import { type ManifestsStep, scaffoldSteps } from './transaction.js';
+import { type ManifestsStep, scaffoldSteps } from './manifests-step.js';
 import { TsEditor } from './tsedit.js';
 
 export interface CreateWebhookOptions {
@@ -876,7 +876,7 @@ async function switchOnWebhookConfig(plan: WebhookPlan, mainText: string | undef
 /**
  * Runs `kubeforge create webhook` through the command runner (src/scaffold/runner.ts): under the
  * project's lock unless --dry-run; the scaffold and its manifests planned in one tree, then one
- * commit (see transaction.ts).
+ * commit (see manifests-step.ts).
  */
 export async function runCreateWebhook(options: CreateWebhookOptions, env: CreateWebhookEnvironment): Promise<CreateWebhookResult> {
   const host = env.host ?? new DiskHost(env.cwd);

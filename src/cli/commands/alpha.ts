@@ -44,7 +44,7 @@ Example:
   $ diff -r --exclude=node_modules . ../guestbook-upgraded`,
     )
     .action(async (opts: Record<string, unknown>) => {
-      const { runGenerate } = await import('../../scaffolds/generate.js');
+      const { runGenerate } = await import('../../scaffolds/alpha-generate.js');
       await runGenerate(flagValues(ALPHA_GENERATE_FLAGS, opts), ctx);
     });
   addFlags(
