@@ -171,6 +171,26 @@ export function blockCommentText(text: string): string {
   return text.replace(/\*\//g, '*\\/');
 }
 
+/** What every template of init sees. */
+export interface InitTemplateData {
+  projectName: string;
+  domain: string;
+  packageName: string;
+  owner: string;
+  /** package.json's license: Apache-2.0, or UNLICENSED with --license none. */
+  licenseSpdx: string;
+  licenseApache: boolean;
+  /** The license header of generated TypeScript files, or ''. */
+  licenseHeader: string;
+  leaderElectionId: string;
+  /** package.json's kubeforge dependency (see --kubeforge-source). */
+  kubeforgeDependency: string;
+  hasTarball: boolean;
+  multigroup: boolean;
+  namespaced: boolean;
+  versions: typeof GENERATED_VERSIONS;
+}
+
 interface ValidInit {
   domain: string;
   projectName: string;
@@ -256,7 +276,7 @@ export async function planInit(
 
   const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));
   const licenseHeader = valid.license === 'apache2' ? `${await renderLicenseHeader(renderer, valid.owner)}\n` : '';
-  const data = {
+  const data: InitTemplateData = {
     projectName: valid.projectName,
     domain: valid.domain,
     packageName: valid.packageName,
