@@ -61,6 +61,12 @@ export class ProjectFile {
     return line ? { file: PROJECT_FILE, line } : { file: PROJECT_FILE };
   }
 
+  /** The line of the entry of that group, version and kind; undefined when PROJECT has none. */
+  lineOf(gvk: { group: string; version: string; kind: string }): number | undefined {
+    const r = this.config.resources.find((e) => e.group === gvk.group && e.version === gvk.version && e.kind === gvk.kind);
+    return r && this.locate(r).line;
+  }
+
   /**
    * PROJECT's text with `entry` in place of the entry of the same group, version and kind, or
    * appended after the others; `changes` (e.g. plugin records) are merged over the configuration.

@@ -9,7 +9,6 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { pluginsOf, PROJECT_FILE, type ProjectConfig, ProjectFile, type ProjectResource, serializeProject } from '../project/index.js';
 import { type RecordedManifestsOptions, recordedManifestsOptions, recordManifestsOptions } from '../manifests/script.js';
@@ -140,8 +139,7 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
  */
 function atProjectEntry(e: unknown, input: string, r: ProjectResource, command: string): unknown {
   if (!(e instanceof DiagnosticError) || e instanceof InterruptedError) return e;
-  const text = readFileSync(join(input, PROJECT_FILE), 'utf8');
-  const line = resourceLine(text, r);
+  const line = ProjectFile.parse(readFileSync(join(input, PROJECT_FILE), 'utf8')).lineOf(r);
   const what = `${r.group || 'core'}/${r.version} ${r.kind}`;
   const keys = (s: string | undefined) => s?.replace(/--(external-api-[a-z]+|[a-z][a-z-]*)/g, (_, flag: string) => `the "${flag.replace(/-([a-z])/g, (_m: string, c: string) => c.toUpperCase())}" key`);
   return new DiagnosticError(
@@ -158,17 +156,6 @@ function atProjectEntry(e: unknown, input: string, r: ProjectResource, command: 
         : d,
     ),
   );
-}
-
-/** The line of a resource's entry in PROJECT's text (its `- ` item), when it can be found. */
-function resourceLine(text: string, r: ProjectResource): number | undefined {
-  const doc = parseDocument(text);
-  const items = (doc.get('resources', true) as { items?: { range?: [number, number, number]; toJSON(): unknown }[] } | undefined)?.items ?? [];
-  for (const item of items) {
-    const v = item.toJSON() as Partial<ProjectResource> | null;
-    if (v && v.kind === r.kind && v.version === r.version && (v.group ?? '') === r.group && item.range) return text.slice(0, item.range[0]).split('\n').length;
-  }
-  return undefined;
 }
 
 /** Init, the replayed commands and the user's code, into `output` (a new, empty folder). */
