@@ -334,7 +334,7 @@ async function childCache(kubeconfigPath: string, ns: string, expected: number, 
   const type = CHILD_TYPES[what];
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
-  const cache = newCache(kc, { namespace: ns, logger: silent() });
+  const cache = newCache(kc, { namespaces: [ns], logger: silent() });
   const client = newClient(kc, {});
   await client.resolve(type); // warm the modules and a connection before measuring
   (globalThis as { gc?: () => void }).gc?.();
@@ -350,7 +350,8 @@ async function childCache(kubeconfigPath: string, ns: string, expected: number, 
   await cache.waitForCacheSync();
   const peak = peakRss(); // high-water mark: read before anything else allocates
   const syncMs = now() - t0;
-  const held = (await cache.informerFor(type)).store.size;
+  let held = 0;
+  for (const _key of (await cache.informerFor(type)).store.list()) held++;
   if (held !== expected) throw new Error(`cache holds ${held} objects, expected ${expected}`);
   (globalThis as { gc?: () => void }).gc?.();
   await sleep(200);

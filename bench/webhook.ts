@@ -31,7 +31,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { generateSelfSignedCert } from '../src/runtime/manager/selfsigned.js';
 import { newWebhookServer, webhookManagedBy, FieldErrors, field } from '../src/runtime/webhook/index.js';
-import type { ControllerManagerLike } from '../src/runtime/manager/types.js';
+import type { Manager } from '../src/runtime/manager/types.js';
 
 const N = Number(process.env.KUBEFORGE_BENCH_N ?? 4000);
 const WARMUP = 2000;
@@ -125,7 +125,7 @@ async function serve(which: 'ours' | 'baseline', certDir: string): Promise<void>
         if (recording) handled.push(ms);
       },
     });
-    const mgr = { getWebhookServer: () => server } as unknown as ControllerManagerLike;
+    const mgr = { getWebhookServer: () => server } as unknown as Manager;
     webhookManagedBy(mgr)
       .for(WidgetType)
       .withDefaulter({

@@ -23,13 +23,13 @@ async function preload(projectDir: string): Promise<void> {
   }
   const specifiers = ['kubeforge/runtime', ...deps.filter((d) => d !== 'kubeforge' && /^[@a-z0-9][\w./@-]*$/i.test(d))];
   const file = join(projectDir, '.kubeforge/dev/preload.mjs');
-  const text = `// kubeforge dev: loads the manager's dependencies before its code is compiled.\nexport let runtime;\nfor (const s of ${JSON.stringify(specifiers)}) {\n  try {\n    const m = await import(s);\n    if (s === 'kubeforge/runtime') runtime = m;\n  } catch {\n    // not importable by name: the manager loads what it needs itself\n  }\n}\n`;
+  const text = `// kubeforge dev: loads the manager's dependencies before its code is compiled.\nexport let runtime;\nfor (const s of ${JSON.stringify(specifiers)}) {\n  try {\n    await import(s);\n    // The Manager's class is not exported: its module, next to the entry point, is the one the project's code loads.\n    if (s === 'kubeforge/runtime') runtime = await import(new URL('./manager/manager.js', import.meta.resolve(s)).href);\n  } catch {\n    // not importable by name: the manager loads what it needs itself\n  }\n}\n`;
   try {
     if (readFileSync(file, 'utf8') !== text) writeFileSync(file, text);
   } catch {
     writeFileSync(file, text);
   }
-  const loaded = (await import(pathToFileURL(file).href)) as { runtime?: { Manager?: { prototype: { start: (...a: unknown[]) => unknown } } } };
+  const loaded = (await import(pathToFileURL(file).href)) as { runtime?: { ControllerManager?: { prototype: { start: (...a: unknown[]) => unknown } } } };
   reportReconciles(loaded.runtime);
 }
 
@@ -42,8 +42,8 @@ export const RECONCILE_MESSAGE = 'kubeforge-dev:reconciled';
  * code starts (the very class this process preloaded) is watched: every 200 ms, each count that
  * grew is written to stdout as one JSON line `{ msg: RECONCILE_MESSAGE, controller, result, count }`.
  */
-function reportReconciles(runtime: { Manager?: { prototype: { start: (...a: unknown[]) => unknown } } } | undefined): void {
-  const proto = runtime?.Manager?.prototype;
+function reportReconciles(runtime: { ControllerManager?: { prototype: { start: (...a: unknown[]) => unknown } } } | undefined): void {
+  const proto = runtime?.ControllerManager?.prototype;
   if (!proto || typeof proto.start !== 'function') return;
   const start = proto.start;
   proto.start = function (this: { getMetricsRegistry?: () => { getSingleMetric(name: string): { get(): Promise<{ values: { labels: Record<string, string>; value: number }[] }> } | undefined } }, ...args: unknown[]) {

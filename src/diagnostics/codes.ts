@@ -1,7 +1,7 @@
 /**
- * The catalogue of diagnostic codes: one line per code saying what it means. README.md carries
- * it between `<!-- diagnostics-reference:start -->` and `<!-- diagnostics-reference:end -->`
- * (rendered by {@link renderDiagnosticsReference}); a test fails when the README is stale or when
+ * The catalogue of diagnostic codes: one line per code saying what it means. docs/diagnostics.md
+ * carries it between `<!-- diagnostics-reference:start -->` and `<!-- diagnostics-reference:end -->`
+ * (rendered by {@link renderDiagnosticsReference}); a test fails when that page is stale or when
  * src/ reports a code that is not listed here.
  */
 
@@ -175,7 +175,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF4701', '`manifests --check-compat`: the base folder holds no CRD, or a base file is not valid YAML.'),
   c('KF4702', '`manifests --allow`: no compatibility rule has this name.'),
   c('KF4703', '`manifests --allow` without `--check-compat`.'),
-  c('KF4710', '`manifests --check-compat`: a breaking change to a served version of a CRD (the rule is named in the message; see README, CRD compatibility), located at the TypeScript field, class or marker.'),
+  c('KF4710', '`manifests --check-compat`: a breaking change to a served version of a CRD (the rule is named in the message; see docs/manifests.md, CRD compatibility), located at the TypeScript field, class or marker.'),
   c('KF4711', '`manifests --check-compat`: a CRD of the base is no longer generated.'),
   c('KF4712', '`manifests --check-compat`: a change that is not breaking for served versions (a version no longer served, a changed default, a change in an unserved version, or an allowed rule).'),
   c('KF9001', 'Internal error while analysing a Kind (a kubeforge bug).'),
@@ -193,7 +193,7 @@ const RANGES: [prefix: string, title: string][] = [
   ['KF9', 'Internal'],
 ];
 
-/** The catalogue as README Markdown, between (and including) its start and end comments. */
+/** The catalogue as the Markdown of docs/diagnostics.md, between (and including) its start and end comments. */
 export function renderDiagnosticsReference(): string {
   const lines = [DIAGNOSTICS_REFERENCE_START, '', '<!-- Generated from src/diagnostics/codes.ts by renderDiagnosticsReference(); do not edit by hand. -->', ''];
   for (const [prefix, title] of RANGES) {

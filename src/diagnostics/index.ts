@@ -9,12 +9,12 @@
  *   KF3xxx  TypeScript type -> schema (unsupported types, recursion)
  *   KF4xxx  manifests (versions, RBAC, webhooks, output); KF46xx: the CRD check (src/manifests/crdcheck)
  *   KF9xxx  internal / environment
- * Every code is listed, with its meaning, in ./codes.ts (rendered into README.md).
+ * Every code is listed, with its meaning, in ./codes.ts (rendered into docs/diagnostics.md).
  */
 export type Severity = 'error' | 'warning';
 
 export interface Diagnostic {
-  /** Stable code such as `KF2001`; listed in src/diagnostics/codes.ts and README.md. */
+  /** Stable code such as `KF2001`; listed in src/diagnostics/codes.ts and docs/diagnostics.md. */
   code: string;
   severity: Severity;
   /** What is wrong, naming the symbol concerned. */

@@ -10,7 +10,7 @@
  * - the typed value generators and schema appliers read: {@link MarkerArgs};
  * - whether and when the marker applies to a schema (`schema.priority`, controller-tools'
  *   `ApplyPriority`; the appliers themselves are in src/schema/apply.ts);
- * - the README reference (src/markers/reference.ts).
+ * - the markers reference in docs/markers.md (src/markers/reference.ts).
  *
  * Imports nothing at run time: a plain data module.
  */
@@ -67,7 +67,7 @@ export interface MarkerDefinition {
   readonly args: ArgShape;
   readonly repeatable: boolean;
   readonly help: string;
-  /** Section of the README reference. */
+  /** Section of the markers reference (docs/markers.md). */
   readonly category: MarkerCategory;
   /**
    * Set on markers that change the schema of what they are on. Lower priorities apply first

@@ -1,7 +1,7 @@
 /**
- * Renders the marker definition table as the Markdown reference that README.md carries between
- * `<!-- markers-reference:start -->` and `<!-- markers-reference:end -->`. A test keeps the two
- * equal, so the README cannot drift from what the analyzer accepts.
+ * Renders the marker definition table as the Markdown reference that docs/markers.md carries
+ * between `<!-- markers-reference:start -->` and `<!-- markers-reference:end -->`. A test keeps the
+ * two equal, so the reference cannot drift from what the analyzer accepts.
  */
 import { jsDocTagName, MARKER_DEFINITIONS, type ArgShape, type ArgType, type MarkerDefinition, type MarkerTarget } from './definitions.js';
 
@@ -86,7 +86,7 @@ export function renderMarkersReference(): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The reference section of a README text, or undefined when it has none. */
+/** The reference section of a Markdown text (docs/markers.md), or undefined when it has none. */
 export function extractReferenceSection(readme: string): string | undefined {
   const start = readme.indexOf(REFERENCE_START);
   const end = readme.indexOf(REFERENCE_END);

@@ -2,7 +2,7 @@
  * Contracts between the parts of kubeforge/runtime, fixed first so that the Manager and the
  * cache / client / controller can be built side by side. Names follow controller-runtime.
  */
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 
 /**
  * What the Manager hands the runnables that need a leader: a synchronous check of leadership.
@@ -58,11 +58,6 @@ export interface ObjectType<T extends KubernetesObject = KubernetesObject> {
   readonly gvk?: GroupVersionKind;
   readonly plural?: string;
   readonly namespaced?: boolean;
-}
-
-export interface ManagerContracts {
-  getConfig(): KubeConfig;
-  add(runnable: Runnable): void;
 }
 
 // ---------------------------------------------------------------------------------------------

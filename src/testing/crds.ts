@@ -122,8 +122,25 @@ const crdError: LocatedErrorFactory = (message, loc) => new CRDInstallError(mess
 export function readCRDFiles(paths: string[], errorIfPathMissing = false): CRDObject[] {
   const out: CRDObject[] = [];
   const missing = 'CRD path does not exist (fix the path, or set errorIfCRDPathMissing: false to skip it)';
-  for (const file of manifestFiles(paths, errorIfPathMissing, missing, crdError)) out.push(...parseCRDFile(file, readFileSync(file, 'utf8')));
+  for (const file of manifestFiles(paths, errorIfPathMissing, missing, crdError)) out.push(...parsedCRDFile(file, readFileSync(file, 'utf8')));
   return out;
+}
+
+/**
+ * The CRDs of each file read in this process, by path, with the text they were parsed from: the
+ * test files of a unit-tier process each start a FakeAPIServer with the same CRD folder, and
+ * parsing the YAML is most of a start. A file whose text changed is parsed again.
+ */
+const parsedFiles = new Map<string, { text: string; crds: CRDObject[] }>();
+
+/** parseCRDFile, parsing each (file, text) once per process; the caller gets its own copy. */
+function parsedCRDFile(file: string, text: string): CRDObject[] {
+  let entry = parsedFiles.get(file);
+  if (entry?.text !== text) {
+    entry = { text, crds: parseCRDFile(file, text) };
+    parsedFiles.set(file, entry);
+  }
+  return structuredClone(entry.crds);
 }
 
 /** Parses one (multi-document) YAML or JSON text and returns its CRDs. Throws CRDInstallError with file:line. */

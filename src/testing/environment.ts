@@ -2,14 +2,14 @@
  * TestEnvironment: a real etcd + kube-apiserver for tests (controller-runtime's envtest for
  * TypeScript), or an existing cluster when asked.
  */
-import { existsSync, mkdtempSync, writeFileSync, readFileSync, accessSync, constants, mkdirSync, chmodSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync, accessSync, constants } from 'node:fs';
 import { tmpdir, homedir } from 'node:os';
 import { join, delimiter } from 'node:path';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
-import { ControlPlaneProcess, freePorts, removeTempDir, trackTempDir } from './process.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { newKubeConfig } from '../runtime/client/kubeconfig.js';
+import { type ControlPlaneProcess, freePorts, removeTempDir, trackTempDir } from './process.js';
+import { ControlPlane, type TestUser } from './control-plane.js';
+import { TestEnvironmentError } from './errors.js';
 import { installCRDs, readCRDFiles, type CRDObject } from './crds.js';
 import {
   collectWebhookConfigurations,
@@ -28,13 +28,6 @@ import { generateCACert, generateSignedCert } from '../runtime/manager/selfsigne
 import { apiServerMinor } from '../util/kube-version.js';
 import { newClient, type ClientOptions } from '../runtime/client/index.js';
 import type { Client } from '../runtime/contracts.js';
-
-/** A user known to the test API server besides the admin (static token authentication). */
-export interface TestUser {
-  name: string;
-  /** Groups of the user; no group means RBAC gives it nothing until you bind a role. */
-  groups?: string[];
-}
 
 /** Options of {@link TestEnvironment}. */
 export interface TestEnvironmentOptions {
@@ -102,15 +95,11 @@ export interface TestEnvironmentOptions {
  */
 export const SHARED_KUBECONFIG_ENV = 'KUBEFORGE_TEST_KUBECONFIG';
 
-/** Thrown by TestEnvironment for setup problems; `hint` says how to fix them. */
-export class TestEnvironmentError extends Error {
-  readonly hint?: string;
-  constructor(message: string, hint?: string) {
-    super(hint ? `${message}\n  hint: ${hint}` : message);
-    this.name = 'TestEnvironmentError';
-    this.hint = hint;
-  }
-}
+export { apiServerMinor };
+
+export { TestEnvironmentError };
+export type { TestUser };
+export { API_SERVER_STOP_MS } from './apiserver.js';
 
 /**
  * What to run when the binaries are missing: commands a generated project has (kubeforge is its
@@ -119,23 +108,6 @@ export class TestEnvironmentError extends Error {
 export const MISSING_ASSETS_HINT =
   'run `export KUBEBUILDER_ASSETS="$(npx kubeforge setup-envtest)"` (it downloads etcd and kube-apiserver, cached per version, and prints their folder), or `make test`, which does that and runs the tests';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export { apiServerMinor };
-
-/** Whether the binary still has `--insecure-port` (before 1.24; assumed when its version is unknown). */
-function legacyInsecurePort(binary: string): boolean {
-  const minor = apiServerMinor(binary);
-  return minor === undefined || minor < 24;
-}
-
-/**
- * How long kube-apiserver gets between SIGTERM and SIGKILL (ms). Without open watches it exits in
- * about a second; with watches open it would wait for them (minutes), so stopping and restarting
- * it under load used to take the whole stop timeout.
- */
-export const API_SERVER_STOP_MS = 1_000;
-
 function isExecutable(p: string): boolean {
   try {
     accessSync(p, constants.X_OK);
@@ -143,31 +115,6 @@ function isExecutable(p: string): boolean {
   } catch {
     return false;
   }
-}
-
-function httpGet(url: string, opts: https.RequestOptions = {}): Promise<{ status: number; body: string }> {
-  const mod = url.startsWith('https:') ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = mod.get(url, { ...opts, timeout: 2000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-  });
-}
-
-interface Plane {
-  dir: string;
-  etcd: ControlPlaneProcess;
-  apiserver: ControlPlaneProcess;
-  apiserverPort: number;
-  etcdPort: number;
-  adminToken: string;
-  userTokens: Map<string, string>;
 }
 
 /**
@@ -183,7 +130,7 @@ interface Plane {
  */
 export class TestEnvironment {
   readonly options: TestEnvironmentOptions;
-  private plane?: Plane;
+  private plane?: ControlPlane;
   private kc?: KubeConfig;
   private kubeconfigFile?: string;
   private stopping?: Promise<void>;
@@ -275,7 +222,7 @@ export class TestEnvironment {
 
   /** pids of the etcd and kube-apiserver processes this environment runs (empty for an existing cluster). */
   get pids(): { etcd?: number; apiserver?: number } {
-    return { etcd: this.plane?.etcd.pid, apiserver: this.plane?.apiserver.pid };
+    return { etcd: this.plane?.etcd.process.pid, apiserver: this.plane?.apiserver.process.pid };
   }
 
   /** Folder holding this environment's logs, certs and data (undefined for an existing cluster). */
@@ -314,13 +261,13 @@ export class TestEnvironment {
       if (!existsSync(shared)) {
         throw new TestEnvironmentError(`${SHARED_KUBECONFIG_ENV} names ${shared}, which does not exist`, `unset ${SHARED_KUBECONFIG_ENV} to start a control plane for this file, or run the tests through the project's test driver (npm test)`);
       }
-      const kc = new KubeConfig();
+      const kc = newKubeConfig();
       kc.loadFromFile(shared);
       this.kc = kc;
       this.kubeconfigFile = shared;
       this.sharedPlane = true;
     } else if (this.usesExistingCluster) {
-      const kc = new KubeConfig();
+      const kc = newKubeConfig();
       const files = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
       const file = files[0] ?? join(homedir(), '.kube', 'config');
       if (!existsSync(file)) {
@@ -416,197 +363,19 @@ export class TestEnvironment {
   }
 
   private async startControlPlane(): Promise<void> {
-    const bins = this.assets();
-    const dir = mkdtempSync(join(tmpdir(), 'kubeforge-envtest-'));
-    trackTempDir(dir);
-    try {
-      mkdirSync(join(dir, 'certs'));
-      mkdirSync(join(dir, 'etcd-data'), { mode: 0o700 });
-      // Service-account signing keys, generated here (no openssl needed).
-      const { privateKey, publicKey } = generateKeyPairSync('rsa', {
-        modulusLength: 2048,
-        publicKeyEncoding: { type: 'spki', format: 'pem' },
-        privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
-      });
-      writeFileSync(join(dir, 'sa.key'), privateKey, { mode: 0o600 });
-      writeFileSync(join(dir, 'sa.pub'), publicKey);
-      const adminToken = randomBytes(24).toString('hex');
-      const userTokens = new Map<string, string>();
-      const lines = [`${adminToken},admin,admin-uid,"system:masters"`];
-      for (const u of this.options.users ?? []) {
-        if (!/^[^,"\n]+$/.test(u.name)) throw new TestEnvironmentError(`invalid test user name ${JSON.stringify(u.name)}`);
-        const tok = randomBytes(24).toString('hex');
-        userTokens.set(u.name, tok);
-        lines.push(`${tok},${u.name},${u.name}-uid${u.groups?.length ? `,"${u.groups.join(',')}"` : ''}`);
-      }
-      writeFileSync(join(dir, 'tokens.csv'), lines.join('\n') + '\n', { mode: 0o600 });
-
-      const timeout = this.options.controlPlaneStartTimeout ?? 60_000;
-      const deadline = Date.now() + timeout;
-      let lastError: Error | undefined;
-      // Ports are picked by binding port 0 and releasing it; another process may grab one in
-      // between, so a bind failure is retried with fresh ports.
-      for (let attempt = 1; attempt <= 4; attempt++) {
-        const [etcdPort, peerPort, apiserverPort] = await freePorts(3);
-        const etcd = new ControlPlaneProcess({
-          name: 'etcd',
-          binary: bins.etcd,
-          logFile: join(dir, 'etcd.log'),
-          attachOutput: !!this.options.attachControlPlaneOutput,
-          args: [
-            '--name=kubeforge',
-            `--data-dir=${join(dir, 'etcd-data')}`,
-            `--listen-client-urls=http://127.0.0.1:${etcdPort}`,
-            `--advertise-client-urls=http://127.0.0.1:${etcdPort}`,
-            `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
-            `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
-            `--initial-cluster=kubeforge=http://127.0.0.1:${peerPort}`,
-            '--initial-cluster-state=new',
-          ],
-        });
-        const apiserver = new ControlPlaneProcess({
-          name: 'kube-apiserver',
-          binary: bins.apiserver,
-          logFile: join(dir, 'kube-apiserver.log'),
-          attachOutput: !!this.options.attachControlPlaneOutput,
-          args: [
-            `--etcd-servers=http://127.0.0.1:${etcdPort}`,
-            '--bind-address=127.0.0.1',
-            '--advertise-address=127.0.0.1',
-            `--secure-port=${apiserverPort}`,
-            // Removed in 1.24; before it, the insecure port must be switched off explicitly.
-            ...(legacyInsecurePort(bins.apiserver) ? ['--insecure-port=0'] : []),
-            `--cert-dir=${join(dir, 'certs')}`,
-            `--token-auth-file=${join(dir, 'tokens.csv')}`,
-            '--authorization-mode=RBAC',
-            '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-            `--service-account-key-file=${join(dir, 'sa.pub')}`,
-            `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
-            '--service-cluster-ip-range=10.96.0.0/24',
-            '--endpoint-reconciler-type=none',
-            '--profiling=false',
-            ...(this.options.apiServerFlags ?? []),
-          ],
-        });
-        const plane: Plane = { dir, etcd, apiserver, apiserverPort, etcdPort, adminToken, userTokens };
-        this.plane = plane;
-        try {
-          etcd.start();
-          await this.waitEtcd(plane, deadline);
-          apiserver.start();
-          await this.waitAPIServer(plane, deadline);
-          lastError = undefined;
-          break;
-        } catch (e) {
-          lastError = e as Error;
-          const stopMs = this.options.controlPlaneStopTimeout ?? 10_000;
-          await apiserver.stop(Math.min(stopMs, API_SERVER_STOP_MS));
-          await etcd.stop(stopMs);
-          const portClash = /address already in use/i.test(etcd.outputTail(50) + apiserver.outputTail(50));
-          if (!portClash || Date.now() > deadline) break;
-          // A fresh etcd data folder for the next attempt.
-          removeTempDir(join(dir, 'etcd-data'));
-          trackTempDir(dir);
-          mkdirSync(join(dir, 'etcd-data'), { mode: 0o700 });
-        }
-      }
-      if (lastError) throw lastError;
-      this.writeKubeconfig();
-    } catch (e) {
-      this.plane = undefined;
-      removeTempDir(dir);
-      throw e;
-    }
-  }
-
-  private async waitEtcd(plane: Plane, deadline: number): Promise<void> {
-    for (;;) {
-      try {
-        const r = await httpGet(`http://127.0.0.1:${plane.etcdPort}/health`);
-        if (r.status === 200 && /"health":\s*"true"/.test(r.body)) return;
-      } catch {
-        /* not listening yet */
-      }
-      if (!plane.etcd.running) {
-        throw new TestEnvironmentError(`etcd ${plane.etcd.exitDescription ?? 'stopped'}; log ${plane.etcd.spec.logFile}:\n${plane.etcd.outputTail()}`);
-      }
-      if (Date.now() > deadline) {
-        throw new TestEnvironmentError(`etcd not healthy within ${this.options.controlPlaneStartTimeout ?? 60_000} ms; log ${plane.etcd.spec.logFile}:\n${plane.etcd.outputTail()}`, 'raise controlPlaneStartTimeoutMs on a slow machine');
-      }
-      await sleep(50);
-    }
-  }
-
-  private async waitAPIServer(plane: Plane, deadline: number): Promise<void> {
-    for (;;) {
-      try {
-        const r = await httpGet(`https://127.0.0.1:${plane.apiserverPort}/readyz`, {
-          headers: { Authorization: `Bearer ${plane.adminToken}` },
-          rejectUnauthorized: false,
-        });
-        if (r.status === 200) {
-          // The API server creates the "default" namespace just after it turns ready; tests
-          // expect it, so wait for it too.
-          const ns = await httpGet(`https://127.0.0.1:${plane.apiserverPort}/api/v1/namespaces/default`, {
-            headers: { Authorization: `Bearer ${plane.adminToken}` },
-            rejectUnauthorized: false,
-          });
-          if (ns.status === 200) return;
-        }
-      } catch {
-        /* not listening yet */
-      }
-      if (!plane.apiserver.running) {
-        throw new TestEnvironmentError(
-          `kube-apiserver ${plane.apiserver.exitDescription ?? 'stopped'}; log ${plane.apiserver.spec.logFile}:\n${plane.apiserver.outputTail()}`,
-        );
-      }
-      if (Date.now() > deadline) {
-        throw new TestEnvironmentError(
-          `kube-apiserver not ready within ${this.options.controlPlaneStartTimeout ?? 60_000} ms; log ${plane.apiserver.spec.logFile}:\n${plane.apiserver.outputTail()}`,
-          'raise controlPlaneStartTimeoutMs on a slow machine',
-        );
-      }
-      await sleep(100);
-    }
-  }
-
-  private kubeconfigText(token: string, user: string): string {
-    const plane = this.plane!;
-    const ca = readFileSync(join(plane.dir, 'certs', 'apiserver.crt')).toString('base64');
-    return [
-      'apiVersion: v1',
-      'kind: Config',
-      'clusters:',
-      '- name: envtest',
-      '  cluster:',
-      `    server: https://127.0.0.1:${plane.apiserverPort}`,
-      `    certificate-authority-data: ${ca}`,
-      'users:',
-      `- name: ${user}`,
-      '  user:',
-      `    token: ${token}`,
-      'contexts:',
-      '- name: envtest',
-      '  context:',
-      '    cluster: envtest',
-      `    user: ${user}`,
-      '    namespace: default',
-      'current-context: envtest',
-      '',
-    ].join('\n');
-  }
-
-  private writeKubeconfig(): void {
-    const plane = this.plane!;
-    const text = this.kubeconfigText(plane.adminToken, 'admin');
-    const file = join(plane.dir, 'kubeconfig');
-    writeFileSync(file, text, { mode: 0o600 });
-    chmodSync(file, 0o600);
-    const kc = new KubeConfig();
-    kc.loadFromString(text);
+    const plane = await ControlPlane.start({
+      binaries: this.assets(),
+      users: this.options.users ?? [],
+      apiServerFlags: this.options.apiServerFlags ?? [],
+      attachOutput: !!this.options.attachControlPlaneOutput,
+      startTimeoutMs: this.options.controlPlaneStartTimeout ?? 60_000,
+      stopTimeoutMs: this.options.controlPlaneStopTimeout ?? 10_000,
+    });
+    const kc = newKubeConfig();
+    kc.loadFromString(plane.kubeconfigText(plane.adminToken, 'admin'));
+    this.plane = plane;
     this.kc = kc;
-    this.kubeconfigFile = file;
+    this.kubeconfigFile = plane.kubeconfigFile;
   }
 
   /**
@@ -626,8 +395,8 @@ export class TestEnvironment {
     if (!plane) throw new TestEnvironmentError('userConfig() needs a started local control plane');
     const tok = plane.userTokens.get(name);
     if (!tok) throw new TestEnvironmentError(`unknown test user ${JSON.stringify(name)}`, 'declare it in the users option of TestEnvironment');
-    const kc = new KubeConfig();
-    kc.loadFromString(this.kubeconfigText(tok, name));
+    const kc = newKubeConfig();
+    kc.loadFromString(plane.kubeconfigText(tok, name));
     return kc;
   }
 
@@ -645,11 +414,7 @@ export class TestEnvironment {
   async stopAPIServer(): Promise<void> {
     const plane = this.plane;
     if (!plane) throw new TestEnvironmentError('stopAPIServer() needs a started local control plane');
-    await plane.apiserver.stop(this.apiServerStopMs());
-  }
-
-  private apiServerStopMs(): number {
-    return Math.min(this.options.controlPlaneStopTimeout ?? 10_000, API_SERVER_STOP_MS);
+    await plane.stopAPIServer();
   }
 
   /**
@@ -659,20 +424,7 @@ export class TestEnvironment {
   async startAPIServer(): Promise<void> {
     const plane = this.plane;
     if (!plane) throw new TestEnvironmentError('startAPIServer() needs a started local control plane');
-    if (plane.apiserver.running) return;
-    const deadline = Date.now() + (this.options.controlPlaneStartTimeout ?? 60_000);
-    for (;;) {
-      plane.apiserver.start();
-      try {
-        await this.waitAPIServer(plane, deadline);
-        return;
-      } catch (e) {
-        // The old socket may linger for a moment; retry a port clash until the deadline.
-        if (!/address already in use/i.test(plane.apiserver.outputTail(50)) || Date.now() > deadline) throw e;
-        await plane.apiserver.stop(1000);
-        await sleep(200);
-      }
-    }
+    await plane.startAPIServer();
   }
 
   /** stopAPIServer() then startAPIServer(): every open watch is cut. */
@@ -715,13 +467,10 @@ export class TestEnvironment {
       if (serving) removeTempDir(serving.localServingCertDir);
     }
     if (!plane) return;
-    const grace = this.options.controlPlaneStopTimeout ?? 10_000;
     try {
-      await plane.apiserver.stop(this.apiServerStopMs());
-      await plane.etcd.stop(grace);
+      await plane.stop();
     } finally {
       this.plane = undefined;
-      removeTempDir(plane.dir);
     }
   }
 }

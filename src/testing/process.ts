@@ -5,6 +5,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
 
 /** Everything started by any TestEnvironment in this process and not yet stopped. */
@@ -195,3 +197,21 @@ export async function freePorts(n: number, host = '127.0.0.1'): Promise<number[]
   }
   return out;
 }
+
+/** A GET with a 2 s timeout, answering status and body (the readiness probes of etcd and kube-apiserver). */
+export function httpGet(url: string, opts: https.RequestOptions = {}): Promise<{ status: number; body: string }> {
+  const mod = url.startsWith('https:') ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = mod.get(url, { ...opts, timeout: 2000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

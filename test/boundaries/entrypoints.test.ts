@@ -95,8 +95,9 @@ describe('entry point boundaries', () => {
     assert.deepEqual(packagesLoaded(importEntry('kubeforge/markers')), []);
   });
 
-  it('loading kubeforge/runtime and kubeforge/testing never loads CLI-only packages (run time)', () => {
-    for (const entry of ['kubeforge/runtime', 'kubeforge/testing']) {
+  it('loading kubeforge/runtime, its subpaths and kubeforge/testing never loads CLI-only packages (run time)', () => {
+    const subpaths = ['cache', 'client', 'controller', 'manager', 'util', 'webhook'].map((s) => `kubeforge/runtime/${s}`);
+    for (const entry of ['kubeforge/runtime', ...subpaths, 'kubeforge/testing']) {
       const loaded = packagesLoaded(importEntry(entry));
       assert.deepEqual(loaded.filter((p) => CLI_ONLY.includes(p)), [], `${entry} loaded ${loaded.join(', ')}`);
     }

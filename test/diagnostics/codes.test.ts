@@ -1,4 +1,4 @@
-// The diagnostic code catalogue: every code src/ reports is listed once, and README.md carries the
+// The diagnostic code catalogue: every code src/ reports is listed once, and docs/diagnostics.md carries the
 // current rendering of the catalogue.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -36,11 +36,11 @@ describe('diagnostic code catalogue', () => {
     assert.deepEqual([...listed].filter((c) => !used.has(c)).sort(), [], 'these codes are no longer reported: remove them from src/diagnostics/codes.ts');
   });
 
-  it('README.md carries the current catalogue', () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  it('docs/diagnostics.md carries the current catalogue', () => {
+    const readme = readFileSync(join(root, 'docs/diagnostics.md'), 'utf8');
     const start = readme.indexOf(DIAGNOSTICS_REFERENCE_START);
     const end = readme.indexOf(DIAGNOSTICS_REFERENCE_END);
-    assert.ok(start >= 0 && end > start, 'README.md has no diagnostics reference section');
-    assert.equal(`${readme.slice(start, end + DIAGNOSTICS_REFERENCE_END.length)}\n`, renderDiagnosticsReference(), 'README.md diagnostics reference is stale: paste renderDiagnosticsReference() into it');
+    assert.ok(start >= 0 && end > start, 'docs/diagnostics.md has no diagnostics reference section');
+    assert.equal(`${readme.slice(start, end + DIAGNOSTICS_REFERENCE_END.length)}\n`, renderDiagnosticsReference(), 'docs/diagnostics.md diagnostics reference is stale: paste renderDiagnosticsReference() into it');
   });
 });

@@ -6,6 +6,12 @@
 // under a folder only a generated project has (an example's own file); and
 // every backticked call `name()` or `a.b()` names a function defined or called somewhere in the
 // sources, tests, scripts or templates.
+// ARCHITECTURE.md, which describes what the code is, is held closer: every file it names, by a
+// repository path (backticked or not), by a path inside a folder (`scaffold/runner.ts`,
+// `informer.ts`) or in its Layout tree, exists; and every code symbol it backticks (`InformerCache`, `k8sModelSchemaShared`,
+// `YamlWriter.intern`, `getIndexer()`) is declared in the repository's code (a function, class,
+// interface, type, const, enum, method, property or export), bar a listed few that name other
+// projects' code. A failure names each stale reference with its line.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +19,15 @@ import { describe, it } from 'node:test';
 import { packageRoot } from '../../src/util/package-root.js';
 
 const root = packageRoot();
-const DOCS = ['README.md', 'ARCHITECTURE.md', 'docs/tutorial.md', 'bench/README.md'].filter((d) => existsSync(join(root, d)));
+const DOCS = [
+  'README.md',
+  'ARCHITECTURE.md',
+  'bench/README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+].filter((d) => existsSync(join(root, d)));
 const PATH = /^(src|test|scripts|bench|templates|docs|testdata|bin)\/[\w./-]+$/;
 const CALL = /^(?:[A-Za-z_$][\w$]*\.)*([A-Za-z_$][\w$]*)\(\)$/;
 
@@ -85,5 +99,159 @@ describe('the docs name what exists', () => {
     const [{ span }] = spans('see `src/no/such/file.ts`');
     assert.ok(PATH.test(span) && !existsSync(join(root, span)) && !existsSync(join(PROJECT, span)) && !projectExample(span));
     assert.ok(projectExample('src/controller/memcached_controller.ts') && !projectExample('src/runtime/nothing.ts'));
+  });
+});
+
+/** Every file of the repository (relative paths), outside node_modules and build outputs. */
+function repositoryFiles(): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const name of readdirSync(join(root, rel))) {
+      if (['node_modules', 'build', 'dist', 'out', '.git', 'coverage'].includes(name)) continue;
+      const p = rel ? `${rel}/${name}` : name;
+      if (statSync(join(root, p)).isDirectory()) walk(p);
+      else out.push(p);
+    }
+  };
+  walk('');
+  return out;
+}
+
+/** The code a symbol may be declared in: kubeforge's own, and the generated sample project's. */
+function declarationSources(): string {
+  const texts: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      if (['node_modules', 'out', 'fixtures', 'golden', 'data', 'build', 'dist'].includes(name)) continue;
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.(ts|mjs|js)$/.test(name)) texts.push(readFileSync(p, 'utf8'));
+    }
+  };
+  for (const d of ['src', 'scripts', 'bin', 'test', 'bench', 'testdata/project']) if (existsSync(join(root, d))) walk(join(root, d));
+  return texts.join('\n');
+}
+
+/**
+ * Backticked names in ARCHITECTURE.md that are other projects' code, not kubeforge's, so no
+ * declaration of ours can hold them: name -> whose it is.
+ */
+const FOREIGN_SYMBOLS: Record<string, string> = {
+  'reflect.Value': "Go's reflect package",
+  'etcdmain.Main': "etcd's Go entry point",
+  OnlyMetadata: "controller-runtime's builder option",
+  UnsafeDisableDeepCopy: "controller-runtime's cache option",
+  'JSON.stringify': 'JavaScript',
+  setSecureContext: "Node's tls.Server method",
+  optMap: 'a CEL macro',
+  optFlatMap: 'a CEL macro',
+  sendInitialEvents: "the Kubernetes list parameter (streaming lists)",
+  cliVersion: "a key of Kubebuilder's PROJECT file, kept as read",
+};
+
+const IDENT = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?$/;
+const FILE = /\.(?:ts|mjs|js|json|hbs|go|sh|md|yaml|txt)$/;
+
+/** A backticked identifier that reads as code: a call, a dotted name, camelCase or PascalCase. */
+function isCodeSymbol(span: string): boolean {
+  if (!IDENT.test(span) || FILE.test(span) || /\.(?:crt|key|pem|tgz)$/.test(span)) return false;
+  return span.endsWith('()') || span.includes('.') || /[a-z][A-Z]/.test(span) || /^[A-Z][a-z]/.test(span);
+}
+
+/** Whether `name` is declared in `code`: function, class, interface, type, const..., method, property, export. */
+function declares(code: string, name: string): boolean {
+  const n = name.replace(/\$/g, '\\$');
+  return (
+    new RegExp(`\\b(?:function\\*?|class|interface|type|const|let|var|enum|namespace)\\s+${n}\\b`).test(code) ||
+    new RegExp(`^\\s*(?:(?:export|public|private|protected|static|readonly|async|get|set|override|declare|abstract)\\s+)*${n}\\s*[?!]?\\s*[:(<=]`, 'm').test(code) ||
+    new RegExp(`\\bexport\\s*\\{[^}]*\\b${n}\\b`).test(code) ||
+    new RegExp(`['"]${n}['"]\\s*:`).test(code)
+  );
+}
+
+/** The stale references of an architecture text: files that are not there, symbols nothing declares. */
+export function staleReferences(text: string, files: string[], code: string, doc = 'ARCHITECTURE.md'): string[] {
+  const wrong: string[] = [];
+  const fileSet = new Set(files);
+  const named = (path: string) => fileSet.has(path) || files.some((f) => f.endsWith(`/${path}`)) || files.some((f) => f.startsWith(`${path}/`));
+  for (const { span, line } of spans(text)) {
+    // A file of kubeforge's (not one a run writes into a user's node_modules or .kubeforge/).
+    if (FILE.test(span) && /^[\w./-]+$/.test(span) && !/^(?:\.|node_modules\/)/.test(span) && !PATH.test(span)) {
+      if (!named(span)) wrong.push(`${doc}:${line}: no file ${span} (nor any path ending in it)`);
+    } else if (isCodeSymbol(span) && !(span in FOREIGN_SYMBOLS)) {
+      const parts = span.replace(/\(\)$/, '').split('.');
+      const last = parts[parts.length - 1];
+      // `YamlWriter.intern`: the class and its member; `cache.syncTimeoutMs`: the member (an option's path).
+      const missing = [last, ...(parts.length > 1 && /^[A-Z]/.test(parts[0]) ? [parts[0]] : [])].filter((p) => !declares(code, p));
+      if (missing.length > 0) wrong.push(`${doc}:${line}: \`${span}\`: nothing declares ${missing.join(', ')}`);
+    }
+  }
+  // Repository paths written without backticks (`in src/loader/program.ts`), outside code blocks.
+  let fenced = false;
+  text.split('\n').forEach((raw, i) => {
+    if (/^\s*```/.test(raw)) fenced = !fenced;
+    if (fenced || /^\s*```/.test(raw)) return;
+    for (const m of raw.replace(/`[^`]*`/g, '').matchAll(/(?<![\w/.-])((?:src|test|templates|scripts|bench|docs|testdata|bin)\/[\w./-]*\w)/g)) {
+      if (!named(m[1])) wrong.push(`${doc}:${i + 1}: no file ${m[1]}`);
+    }
+  });
+  return wrong;
+}
+
+/** Paths the Layout tree of ARCHITECTURE.md names (folders end in `/`), from its indentation. */
+export function layoutPaths(text: string): { path: string; line: number }[] {
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => l === '## Layout');
+  const open = lines.findIndex((l, i) => i > start && l.startsWith('```'));
+  const out: { path: string; line: number }[] = [];
+  const stack: string[] = [];
+  for (let i = open + 1; i < lines.length && !lines[i].startsWith('```'); i++) {
+    const m = /^( *)(\S+(?: \S+\/)*)(?: {2,}|$)/.exec(lines[i]);
+    if (!m || m[1].length >= 20) continue; // a description's continuation line
+    const depth = m[1].length / 2;
+    stack.length = depth;
+    const tokens = m[2].split(' ');
+    for (const token of tokens) {
+      if (token.includes('<')) continue; // a pattern (`commands/<name>.ts`)
+      out.push({ path: [...stack, token].join('').replace(/\/$/, ''), line: i + 1 });
+    }
+    // A lone folder is the parent of the lines indented below it (`client/ cache/` are siblings).
+    if (tokens.length === 1 && tokens[0].endsWith('/')) stack[depth] = tokens[0];
+  }
+  return out;
+}
+
+describe('ARCHITECTURE.md names what the code is', () => {
+  const text = readFileSync(join(root, 'ARCHITECTURE.md'), 'utf8');
+  const files = repositoryFiles();
+
+  it('every file and symbol it names exists', () => {
+    const symbols = spans(text).filter(({ span }) => isCodeSymbol(span) || FILE.test(span)).length;
+    assert.ok(symbols > 100, `ARCHITECTURE.md names ${symbols} files and symbols: the check would pass on anything`);
+    assert.deepEqual(staleReferences(text, files, declarationSources()), []);
+  });
+
+  it('every folder and file of its Layout tree exists', () => {
+    const paths = layoutPaths(text);
+    assert.ok(paths.length > 25, `the Layout tree names ${paths.length} paths`);
+    const wrong = paths.filter(({ path }) => !existsSync(join(root, path))).map(({ path, line }) => `ARCHITECTURE.md:${line}: Layout names ${path}, which does not exist`);
+    assert.deepEqual(wrong, []);
+  });
+
+  it('lists only foreign names it still uses', () => {
+    const used = new Set(spans(text).map(({ span }) => span));
+    assert.deepEqual(Object.keys(FOREIGN_SYMBOLS).filter((n) => !used.has(n)), []);
+  });
+
+  it('a renamed file or symbol fails with its name and line', () => {
+    const code = 'export class YamlWriter {\n  intern(x: unknown) {}\n}\nexport function planDiskRun() {}\n';
+    const doc = 'x\n`YamlWriter.intern` and `planDiskRun()`, `planManifestsRun()`, `k8sModelSchemaShared`, `stage.ts`, `gone.ts`\nin src/manifests/stage.ts and src/manifests/gone.ts.\n';
+    assert.deepEqual(staleReferences(doc, ['src/manifests/stage.ts'], code), [
+      'ARCHITECTURE.md:2: `planManifestsRun()`: nothing declares planManifestsRun',
+      'ARCHITECTURE.md:2: `k8sModelSchemaShared`: nothing declares k8sModelSchemaShared',
+      'ARCHITECTURE.md:2: no file gone.ts (nor any path ending in it)',
+      'ARCHITECTURE.md:3: no file src/manifests/gone.ts',
+    ]);
+    assert.deepEqual(layoutPaths('## Layout\n\n```\nsrc/\n  cli/                  x\n    commands/<name>.ts  y\n                        z\n  client/ cache/      w\n```\n').map((p) => p.path), ['src', 'src/cli', 'src/client', 'src/cache']);
   });
 });

@@ -1,4 +1,4 @@
-// The README's command reference lists every flag of every command (read from the CLI itself).
+// The command reference (docs/commands.md) lists every flag of every command (read from the CLI itself).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,10 +15,11 @@ function leaves(cmd: Command, prefix: string[] = []): { path: string; flags: str
   return [{ path: here.join(' '), flags }];
 }
 
-/** The README's "Flags:" block under "## Commands", one entry per `kubeforge <command>` (continuation lines joined). */
-function readmeFlags(): Map<string, string> {
-  const readme = readFileSync(join(packageRoot(), 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Commands\n'));
+/** The "Flags:" block of docs/commands.md, one entry per `kubeforge <command>` (continuation lines joined). */
+function documentedFlags(): Map<string, string> {
+  const doc = readFileSync(join(packageRoot(), 'docs/commands.md'), 'utf8');
+  assert.ok(doc.startsWith('# Commands\n') && doc.includes('Flags:\n\n```\n'), 'docs/commands.md has no "# Commands" page with a Flags block');
+  const section = doc;
   const block = section.slice(section.indexOf('Flags:\n\n```\n') + 'Flags:\n\n```\n'.length);
   const text = block.slice(0, block.indexOf('\n```'));
   const entries = new Map<string, string>();
@@ -33,14 +34,14 @@ function readmeFlags(): Map<string, string> {
   return entries;
 }
 
-describe('README command reference', () => {
+describe('docs/commands.md command reference', () => {
   const program = buildProgram({ cwd: '/', color: false, out: () => {}, err: () => {} });
   const commands = leaves(program).filter((c) => !['version', 'completion'].includes(c.path));
-  const documented = readmeFlags();
+  const documented = documentedFlags();
 
   it('has an entry for every command that takes flags', () => {
     const missing = commands.filter((c) => c.flags.length > 0 && !documented.has(c.path)).map((c) => c.path);
-    assert.deepEqual(missing, [], `README "## Commands" Flags block lacks: ${missing.join(', ')}`);
+    assert.deepEqual(missing, [], `docs/commands.md Flags block lacks: ${missing.join(', ')}`);
   });
 
   it('lists every flag of every command', () => {
@@ -52,6 +53,6 @@ describe('README command reference', () => {
         if (!new RegExp(`${f}(?![\\w-])`).test(line) && !(negated && new RegExp(`${negated}(?![\\w-])`).test(line))) missing.push(`kubeforge ${c.path} ${f}`);
       }
     }
-    assert.deepEqual(missing, [], 'flags missing from the README command reference');
+    assert.deepEqual(missing, [], 'flags missing from the command reference in docs/commands.md');
   });
 });

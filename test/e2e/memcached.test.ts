@@ -2,7 +2,7 @@
  * The first week of a Go operator author, end to end: operator-sdk's Memcached tutorial written in
  * a generated project (test/fixtures/memcached: the API types, a reconciler owning a Deployment
  * with conditions, events and a finalizer, and a manager test), `npm run manifests`, then the
- * project's own `npm test` on a real API server. The README's tutorial is taken from these files
+ * project's own `npm test` on a real API server. The tutorial in docs/memcached.md is taken from these files
  * (test/scaffolds/readme-tutorial.test.ts checks it).
  */
 import assert from 'node:assert/strict';

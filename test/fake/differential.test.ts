@@ -16,7 +16,7 @@ import { SCENARIOS, type Run } from './scenarios.js';
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const crdDir = join(root, 'test/fixtures/fake');
 
-/** Scenarios where the fake is known to answer otherwise, and why (README, "Testing without an API server"). */
+/** Scenarios where the fake is known to answer otherwise, and why (docs/testing.md, "Testing without an API server"). */
 const KNOWN: Record<string, string> = {
   'create refused: the body names another kind':
     'a body whose kind is not the URL\'s: the server validates it as the URL\'s Kind without its defaults (422, kind: must be Widget, and CEL errors); the fake refuses it with 400 BadRequest',

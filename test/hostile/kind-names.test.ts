@@ -44,7 +44,7 @@ const GLOBALS = [
 ];
 /** Names the scaffolded files (types, controller, tests, webhooks, conversion, main.ts) use. */
 const TEMPLATE_NAMES = [
-  'Client', 'ControllerManagerLike', 'ControllerManagedBy', 'IsNotFound', 'IsAlreadyExists', 'ReconcileContext', 'Request',
+  'Client', 'ControllerManagedBy', 'IsNotFound', 'IsAlreadyExists', 'ReconcileContext', 'Request',
   'Result', 'Rbac', 'KubernetesObject', 'TypeDescriptor', 'ListMapKey', 'ListType', 'Resource', 'Root', 'Subresource',
   'V1Condition', 'V1ObjectMeta', 'TestEnvironment', 'NewClient', 'NewManager', 'NewWebhookServer', 'WebhookServer',
   'Manager', 'AdmissionContext', 'CustomDefaulter', 'CustomValidator', 'Warnings', 'Webhook', 'WebhookManagedBy',

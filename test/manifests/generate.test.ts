@@ -12,9 +12,10 @@ import { GENERATED_HEADER, existingManagedFiles, formatPlan } from '../../src/ma
 import { MemoryHost } from '../../src/scaffold/index.js';
 import { treeHash } from '../helpers/tree.js';
 
-const conformance = '/work/shared/conformance/controller-gen';
-const jobsYaml = readFileSync(join(conformance, 'testdata.kubebuilder.io_jobs.yaml'), 'utf8');
-const foosYaml = readFileSync(join(conformance, 'bar.example.com_foos.yaml'), 'utf8');
+// Two of controller-gen's reference CRDs (controller-tools' test data), as analysis results.
+const conformance = join(process.env.KUBEFORGE_REPO_ROOT ?? process.cwd(), 'test/fixtures/manifests/conformance');
+const jobsYaml = readFileSync(join(conformance, 'testdata.kubebuilder.io_jobs/expected.yaml'), 'utf8');
+const foosYaml = readFileSync(join(conformance, 'bar.example.com_foos/expected.yaml'), 'utf8');
 
 const tmpRoots: string[] = [];
 after(() => {

@@ -1,18 +1,19 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { YamlWriter, goYamlKeyCompare, toYamlDocument, toYamlDocuments } from '../../src/manifests/yaml.js';
 
-const conformance = '/work/shared/conformance/controller-gen';
+// controller-gen's reference CRDs, copied from controller-tools' test data: <name>/expected.yaml.
+const conformance = join(process.env.KUBEFORGE_REPO_ROOT ?? process.cwd(), 'test/fixtures/manifests/conformance');
 
+/** The reference CRDs, as `<name>.yaml` (the file controller-gen writes). */
 function listConformance(): string[] {
-  try {
-    return readdirSync(conformance).filter((f) => f.endsWith('.yaml')).sort();
-  } catch {
-    return [];
-  }
+  return readdirSync(conformance)
+    .filter((d) => existsSync(join(conformance, d, 'expected.yaml')))
+    .map((d) => `${d}.yaml`)
+    .sort();
 }
 
 describe('YAML writer (controller-gen layout)', () => {
@@ -22,7 +23,7 @@ describe('YAML writer (controller-gen layout)', () => {
   });
   for (const file of files) {
     it(`re-serialises ${file} byte for byte`, () => {
-      const text = readFileSync(join(conformance, file), 'utf8');
+      const text = readFileSync(join(conformance, file.replace(/\.yaml$/, ''), 'expected.yaml'), 'utf8');
       const docs = parseAllDocuments(text).map((d) => d.toJS());
       // One conformance file was stored without controller-gen's leading document marker and
       // final newline; controller-gen always writes both.

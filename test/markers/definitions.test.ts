@@ -57,7 +57,7 @@ describe('marker definition table', () => {
     assert.ok(Object.isFrozen(markers.defineGroupVersion({ group: 'g.example.com', version: 'v1' })));
   });
 
-  it('exports the type aliases MARKERS.md lists', () => {
+  it('exports the type aliases docs/markers.md lists', () => {
     for (const alias of MARKER_TYPE_ALIASES) assert.ok(exportedTypes.includes(alias), `type ${alias} is not exported`);
     assert.deepEqual([...MARKER_TYPE_ALIASES].sort(), ['Duration', 'IntOrString', 'MicroTime', 'Quantity', 'Time', 'int32', 'int64']);
   });
@@ -79,7 +79,7 @@ describe('marker definition table', () => {
     assert.equal(markerForJsDocTag('resource'), undefined);
   });
 
-  it('covers every marker MARKERS.md names', () => {
+  it('covers every marker of the contract (docs/markers.md)', () => {
     const contract = [
       'Root', 'Resource', 'SubresourceStatus', 'SubresourceScale', 'PrintColumn', 'StorageVersion', 'UnservedVersion', 'DeprecatedVersion',
       'SkipVersion', 'Metadata', 'SelectableField', 'ExternalDocs', 'Maximum', 'Minimum', 'ExclusiveMaximum', 'ExclusiveMinimum', 'MultipleOf',

@@ -1,4 +1,4 @@
-// The README markers reference is rendered from the definition table.
+// The markers reference (docs/markers.md) is rendered from the definition table.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,13 +29,13 @@ describe('markers reference', () => {
     }
   });
 
-  it('matches the committed copy (UPDATE_GOLDEN=1 rewrites it; then copy it into README.md)', () => {
+  it('matches the committed copy (UPDATE_GOLDEN=1 rewrites it; then copy it into docs/markers.md)', () => {
     assertGoldenText(text, golden);
   });
 
-  it('README.md carries the current reference', () => {
-    const section = extractReferenceSection(readFileSync(join(root, 'README.md'), 'utf8'));
-    assert.notEqual(section, undefined, 'README.md has no markers reference section');
-    assert.equal(section, text, 'README.md markers reference is stale: replace it with test/fixtures/manifests/markers-reference.md');
+  it('docs/markers.md carries the current reference', () => {
+    const section = extractReferenceSection(readFileSync(join(root, 'docs/markers.md'), 'utf8'));
+    assert.notEqual(section, undefined, 'docs/markers.md has no markers reference section');
+    assert.equal(section, text, 'docs/markers.md markers reference is stale: replace it with test/fixtures/manifests/markers-reference.md');
   });
 });

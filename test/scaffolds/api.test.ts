@@ -10,7 +10,7 @@ import { apiNames } from '../../src/scaffolds/resource-names.js';
 import { type InitOptions, runInit } from '../../src/scaffolds/init.js';
 import { assertGoldenFile, assertGoldenTree } from '../helpers/golden.js';
 
-const CWD = '/work/guestbook';
+const CWD = '/projects/guestbook';
 const quiet = { out: () => {}, err: () => {} };
 
 /** A freshly initialised project in memory (no tarball, no npm install). */

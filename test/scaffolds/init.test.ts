@@ -7,7 +7,7 @@ import { DiagnosticError } from '../../src/diagnostics/index.js';
 import { parseProject } from '../../src/project/index.js';
 import { isBinary, MemoryHost } from '../../src/scaffold/index.js';
 import { type InitOptions, npmInstall, planInit, runInit } from '../../src/scaffolds/init.js';
-import { packageVersion } from '../../src/util/package-root.js';
+import { packageRoot, packageVersion } from '../../src/util/package-root.js';
 import { assertGoldenFile, assertGoldenTree } from '../helpers/golden.js';
 
 const VERSION = packageVersion();
@@ -43,14 +43,14 @@ function textTree(host: MemoryHost): Record<string, string> {
 }
 
 const CASES: { name: string; cwd: string; options: InitOptions }[] = [
-  { name: 'default', cwd: '/work/guestbook', options: { domain: 'example.com', owner: 'The Guestbook Authors' } },
+  { name: 'default', cwd: '/projects/guestbook', options: { domain: 'example.com', owner: 'The Guestbook Authors' } },
   {
     name: 'license-none-registry',
-    cwd: '/work/anything',
+    cwd: '/projects/anything',
     options: { domain: 'my-org.io', projectName: 'memcached-operator', packageName: '@acme/memcached-operator', license: 'none', multigroup: true, kubeforgeSource: 'registry' },
   },
   // A namespace-scoped manager: Role + RoleBinding, WATCH_NAMESPACE, main.ts restricting the cache.
-  { name: 'namespaced', cwd: '/work/guestbook', options: { domain: 'example.com', owner: 'The Guestbook Authors', namespaced: true } },
+  { name: 'namespaced', cwd: '/projects/guestbook', options: { domain: 'example.com', owner: 'The Guestbook Authors', namespaced: true } },
 ];
 
 describe('kubeforge init (golden trees)', () => {
@@ -89,7 +89,10 @@ describe('kubeforge init (golden trees)', () => {
 
   it('writes no absolute paths, except for --kubeforge-source link', async () => {
     const { host } = await scaffold({ domain: 'example.com' }, '/somewhere/deep/guestbook');
-    for (const [k, v] of host.files) if (!isBinary(v)) assert.doesNotMatch(v.toString('utf8'), /\/somewhere|\/work\/main|\/root\//, k);
+    // Neither the project's folder, nor kubeforge's own checkout, nor a home folder.
+    const checkout = packageRoot().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const absolute = new RegExp(`/somewhere|${checkout}|/root/`);
+    for (const [k, v] of host.files) if (!isBinary(v)) assert.doesNotMatch(v.toString('utf8'), absolute, k);
     const linked = await scaffold({ domain: 'example.com', kubeforgeSource: 'link' }, '/somewhere/guestbook');
     const pkg = JSON.parse(linked.host.read('package.json')!.toString('utf8')) as { dependencies: Record<string, string> };
     assert.match(pkg.dependencies.kubeforge, /^file:\//);

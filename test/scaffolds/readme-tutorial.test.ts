@@ -1,4 +1,4 @@
-// The Memcached tutorial in README.md and in the generated project's README shows code that
+// The Memcached tutorial in docs/memcached.md and in the generated project's README shows code that
 // compiles and runs: every line of its TypeScript blocks is a line of test/fixtures/memcached,
 // which test/e2e/memcached.test.ts builds and tests in a generated project.
 import assert from 'node:assert/strict';
@@ -28,7 +28,7 @@ function tsBlocks(text: string, from: string): string[][] {
 
 describe('the Memcached tutorial shows code that runs', () => {
   for (const [file, heading] of [
-    ['README.md', "## For Go users: the first week (operator-sdk's Memcached tutorial)"],
+    ['docs/memcached.md', "# For Go users: the first week (operator-sdk's Memcached tutorial)"],
     ['templates/init/README.md.hbs', '## Your first week: the Memcached tutorial'],
   ] as const) {
     it(`${file}: every line of its TypeScript blocks is in test/fixtures/memcached`, () => {

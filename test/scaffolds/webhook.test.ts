@@ -10,7 +10,7 @@ import { type InitOptions, runInit } from '../../src/scaffolds/init.js';
 import { type CreateWebhookOptions, defaultWebhookPath, runCreateWebhook } from '../../src/scaffolds/webhook.js';
 import { assertGoldenFile, assertGoldenTree } from '../helpers/golden.js';
 
-const CWD = '/work/project-v4';
+const CWD = '/projects/project-v4';
 const quiet = { out: () => {}, err: () => {} };
 
 async function initialised(options: Partial<InitOptions> = {}): Promise<MemoryHost> {
@@ -237,7 +237,7 @@ describe('kubeforge create webhook (idempotence and incremental additions)', () 
     await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', programmaticValidation: true });
     await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true });
     const file = text(host, 'src/webhook/v1/captain_webhook.ts');
-    assert.match(file, /^import \{ type AdmissionContext, type ControllerManagerLike, type CustomDefaulter, type CustomValidator, type Warnings, webhookManagedBy \} from 'kubeforge\/runtime';$/m);
+    assert.match(file, /^import \{ type AdmissionContext, type CustomDefaulter, type CustomValidator, type Manager, type Warnings, webhookManagedBy \} from 'kubeforge\/runtime';$/m);
     assert.equal(file.match(/\.withValidator\(/g)?.length, 1);
     assert.equal(file.match(/\.withDefaulter\(/g)?.length, 1);
     assert.ok(file.indexOf('class CaptainCustomValidator') < file.indexOf('class CaptainCustomDefaulter'), 'added in the order asked');

@@ -15,7 +15,7 @@ import { fullType, isMetadataOnly } from '../client/types.js';
 import { SharedInformer, nameOfKey, objectKey } from './informer.js';
 import { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } from './errors.js';
 export { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } from './errors.js';
-import type { StoreEntry } from './informer.js';
+import type { InformerStore, StoreEntry } from './informer.js';
 import type { SharedInformerOptions } from './informer.js';
 
 /** Options of `newCache`. */
@@ -27,8 +27,6 @@ export interface CacheOptions {
    * cluster-wide. Empty or absent: all namespaces.
    */
   namespaces?: string[];
-  /** @deprecated One namespace: same as `namespaces: [namespace]`. */
-  namespace?: string;
   /** Logger for informer warnings (default: silent). */
   logger?: Logger;
   /** How long `get`/`list` wait for a new informer's first list before rejecting (ms). Default 120 000. */
@@ -131,7 +129,7 @@ export class InformerCache implements Cache {
   ) {
     this.resolver = options.mapper ?? new RESTMapper(rest);
     this.logger = options.logger ?? pino({ level: 'silent' });
-    const ns = options.namespaces ?? (options.namespace ? [options.namespace] : []);
+    const ns = options.namespaces ?? [];
     this.namespaces = [...new Set(ns.filter(Boolean))].sort();
   }
 
@@ -274,9 +272,9 @@ export class InformerCache implements Cache {
     const infs = await this.synced(type, key.namespace, o.signal);
     const r = infs[0].resource;
     const k = objectKey(r.namespaced ? key.namespace : undefined, key.name);
-    for (const inf of infs) {
-      const e = inf.store.get(k);
-      if (e) return inf.parse(e) as T;
+    for (const { store } of infs) {
+      const e = store.get(k);
+      if (e) return store.object(e) as T;
     }
     throw new NotFoundError(404, {
       reason: 'NotFound',
@@ -296,27 +294,26 @@ export class InformerCache implements Cache {
     const labels = parseLabelSelector(o.labelSelector);
     const fields = parseFieldSelector(o.fieldSelector);
     for (const f of fields) {
-      if (f.field !== 'metadata.name' && f.field !== 'metadata.namespace' && !infs[0].indexers.has(f.field)) {
+      if (f.field !== 'metadata.name' && f.field !== 'metadata.namespace' && !infs[0].store.byIndex({ field: f.field }, f.value)) {
         throw new MissingIndexError(r.kind, f.field);
       }
     }
     const namespace = r.namespaced ? o.namespace || undefined : undefined;
-    const found: { key: string; inf: SharedInformer; e: StoreEntry }[] = [];
-    for (const inf of infs) {
+    const found: { key: string; store: InformerStore; e: StoreEntry }[] = [];
+    for (const { store } of infs) {
       // Narrow the candidates with the smallest matching index: field indexes, the label index for
       // equality requirements, the namespace index; every requirement is still checked below.
-      let candidates: Set<string> | undefined;
-      const consider = (s: Set<string> | undefined) => {
-        const set = s ?? new Set<string>();
-        if (!candidates || set.size < candidates.size) candidates = set;
+      let candidates: ReadonlySet<string> | undefined;
+      const consider = (set: ReadonlySet<string> | undefined) => {
+        if (set && (!candidates || set.size < candidates.size)) candidates = set;
       };
-      for (const f of fields) if (f.op === '=' && inf.indices.has(f.field)) consider(inf.indices.get(f.field)!.get(f.value));
-      for (const l of labels) if (l.op === '=' || (l.op === 'in' && l.values.length === 1)) consider(inf.byLabel.get(`${l.key}=${l.values[0]}`));
-      // (An informer of one namespace holds nothing else: no index needed; every entry is checked below.)
-      if (namespace && inf.oneNamespace() === undefined) consider(inf.byNamespace.get(namespace));
-      const keys = candidates ? [...candidates] : [...inf.store.keys()];
+      for (const f of fields) if (f.op === '=') consider(store.byIndex({ field: f.field }, f.value));
+      for (const l of labels) if (l.op === '=' || (l.op === 'in' && l.values.length === 1)) consider(store.byIndex('label', `${l.key}=${l.values[0]}`));
+      // (An informer of one namespace keeps no namespace index: it holds nothing else; every entry is checked below.)
+      if (namespace) consider(store.byIndex('namespace', namespace));
+      const keys = candidates ? [...candidates] : [...store.list()];
       for (const key of keys) {
-        const e = inf.store.get(key);
+        const e = store.get(key);
         if (!e) continue;
         if (namespace && e.namespace !== namespace) continue;
         if (labels.length && !matchesLabels(labels, e.labels)) continue;
@@ -329,11 +326,11 @@ export class InformerCache implements Cache {
             break;
           }
         }
-        if (ok) found.push({ key, inf, e });
+        if (ok) found.push({ key, store, e });
       }
     }
     found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const items = found.map(({ inf, e }) => inf.parse(e) as T);
+    const items = found.map(({ store, e }) => store.object(e) as T);
     // One informer: its resourceVersion; several: none is the list's (as controller-runtime's multi-namespace cache).
     return { apiVersion: r.apiVersion, kind: `${r.kind}List`, metadata: infs.length === 1 ? { resourceVersion: infs[0].lastResourceVersion() } : {}, items };
   }

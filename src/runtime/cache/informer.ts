@@ -127,6 +127,31 @@ export interface Indexer<T extends KubernetesObject = KubernetesObject> {
   indexNames(): string[];
 }
 
+/** An index of an informer's store: a field index (`cache.indexField`), the label index (values `key=value`) or the namespace index. */
+export type StoreIndex = { field: string } | 'label' | 'namespace';
+
+/**
+ * How the cache reads what an informer holds (the side of client-go's cache.Indexer a cached read
+ * needs): entries by key, every key, the keys under one value of an index. Entries stay encoded
+ * until `object()`, so that a read filters on an entry's namespace, labels and index values first.
+ * Sets returned are the store's own: copy them before the informer may change.
+ */
+export interface InformerStore<T extends KubernetesObject = KubernetesObject> {
+  /** The entry under `key` (`namespace/name`, or `name` for cluster-scoped objects), or undefined. */
+  get(key: string): StoreEntry | undefined;
+  /** Every key, in no order. */
+  list(): Iterable<string>;
+  /**
+   * The keys whose `index` has `value` (empty when none); undefined when this store keeps no such
+   * index: a field nobody registered, or the namespace of an informer that watches one namespace.
+   */
+  byIndex(index: StoreIndex, value: string): ReadonlySet<string> | undefined;
+  /** The caller's object for an entry: a fresh copy with Dates revived, or the cached instance with unsafeDisableDeepCopy. */
+  object(entry: StoreEntry): T;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
 /** Options of a SharedInformer. */
 export interface SharedInformerOptions {
   /** Watch only this namespace (namespaced types only). */
@@ -175,19 +200,31 @@ export interface SharedInformerOptions {
  * the watch connection is closed and run() resolves.
  */
 export class SharedInformer<T extends KubernetesObject = KubernetesObject> implements Informer<T> {
-  /** @internal The objects as JSON text, by `namespace/name` (storage of the cache; read through getIndexer()). */
-  readonly store = new Map<string, StoreEntry>();
-  /** @internal field -> value -> keys */
-  readonly indices = new Map<string, Map<string, Set<string>>>();
+  /** The objects as JSON text, by `namespace/name` (read through `store` and getIndexer()). */
+  private readonly entries = new Map<string, StoreEntry>();
+  /** field -> value -> keys */
+  private readonly indices = new Map<string, Map<string, Set<string>>>();
   /**
-   * @internal namespace -> keys; kept only by an informer of all namespaces (one of a single
-   * namespace holds nothing else: see `oneNamespace`).
+   * namespace -> keys; kept only by an informer of all namespaces (one of a single namespace holds
+   * nothing else: see `oneNamespace`).
    */
-  readonly byNamespace = new Map<string, Set<string>>();
-  /** @internal `key=value` label pair -> keys (the label index that narrows equality selectors). */
-  readonly byLabel = new Map<string, Set<string>>();
-  /** @internal field -> extractor */
-  readonly indexers = new Map<string, IndexExtractor>();
+  private readonly byNamespace = new Map<string, Set<string>>();
+  /** `key=value` label pair -> keys (the label index that narrows equality selectors). */
+  private readonly byLabel = new Map<string, Set<string>>();
+  /** field -> extractor */
+  private readonly indexers = new Map<string, IndexExtractor>();
+  /** @internal What the cache reads this informer through. */
+  readonly store: InformerStore<T> = {
+    get: (key) => this.entries.get(key),
+    list: () => this.entries.keys(),
+    byIndex: (index, value) => {
+      if (index === 'label') return this.byLabel.get(value) ?? NONE;
+      if (index === 'namespace') return this.oneNamespace() === undefined ? (this.byNamespace.get(value) ?? NONE) : undefined;
+      const values = this.indices.get(index.field);
+      return values ? (values.get(value) ?? NONE) : undefined;
+    },
+    object: (entry) => this.parse(entry),
+  };
   private readonly registrations = new Set<Registration>();
   private synced = false;
   private syncWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
@@ -307,7 +344,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     const reg = new Registration(handler as ResourceEventHandler);
     this.registrations.add(reg);
     if (this.synced) {
-      for (const e of this.store.values()) this.call(reg, 'onAdd', this.forHandlers(this.parse(e)), true);
+      for (const e of this.entries.values()) this.call(reg, 'onAdd', this.forHandlers(this.parse(e)), true);
       reg.synced = true;
     }
     return reg;
@@ -322,14 +359,13 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     if (this.indexers.has(field)) throw new Error(`kubeforge/runtime: an index for field "${field}" of ${this.resource.kind} already exists`);
     this.indexers.set(field, extractor);
     this.indices.set(field, new Map());
-    for (const [key, e] of this.store) {
+    for (const [key, e] of this.entries) {
       const values = this.extract(extractor, this.parse(e), field);
       (e.index ??= {})[field] = values;
       this.indexAdd(field, values, key);
     }
   }
 
-  /** Parses a stored entry into a fresh (mutable) object. */
   /**
    * Read access to what this informer holds (client-go's Indexer, read side): every object
    * returned is a fresh copy the caller owns, with Dates revived. Never throws; empty before sync.
@@ -338,22 +374,22 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     const copies = (keys: Iterable<string>): T[] => {
       const out: T[] = [];
       for (const k of [...keys].sort()) {
-        const e = this.store.get(k);
+        const e = this.entries.get(k);
         if (e) out.push(this.parse(e));
       }
       return out;
     };
     return {
       getByKey: (key) => {
-        const e = this.store.get(key);
+        const e = this.entries.get(key);
         return e ? this.parse(e) : undefined;
       },
-      listKeys: () => [...this.store.keys()].sort(),
-      list: () => copies(this.store.keys()),
+      listKeys: () => [...this.entries.keys()].sort(),
+      list: () => copies(this.entries.keys()),
       byIndex: (indexName, value) => {
         if (indexName === 'namespace') {
           const one = this.oneNamespace();
-          if (one !== undefined) return value === one ? copies(this.store.keys()) : [];
+          if (one !== undefined) return value === one ? copies(this.entries.keys()) : [];
           return copies(this.byNamespace.get(value) ?? []);
         }
         const index = this.indices.get(indexName);
@@ -364,11 +400,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     };
   }
 
-  /**
-   * @internal A stored entry as an object: a fresh copy (Dates revived), or with
-   * unsafeDisableDeepCopy the stored instance itself.
-   */
-  parse(e: StoreEntry): T {
+  /** A stored entry as an object: a fresh copy (Dates revived), or with unsafeDisableDeepCopy the stored instance itself. */
+  private parse(e: StoreEntry): T {
     if (e.obj) return e.obj as T;
     const json = e.json!;
     const text = !e.typeMetaStripped ? json : json === '{}' ? this.typeMetaPrefix.slice(0, -1) + '}' : this.typeMetaPrefix + json.slice(1);
@@ -473,7 +506,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     const namespace = this.share(md.namespace ?? '');
     const name = md.name ?? '';
     const key = objectKey(namespace, name);
-    const old = this.store.get(key);
+    const old = this.entries.get(key);
     const rv = md.resourceVersion ?? '';
     if (old && old.resourceVersion === rv) return;
     if (!obj.apiVersion || !obj.kind) obj = { ...obj, apiVersion: this.resource.apiVersion, kind: this.resource.kind };
@@ -492,7 +525,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     if (entry.index) for (const [f, v] of Object.entries(entry.index)) this.indexAdd(f, v, key);
     if (old?.labels) this.labelsRemove(old.labels, key);
     if (entry.labels) this.labelsAdd(entry.labels, key);
-    this.store.set(key, entry);
+    this.entries.set(key, entry);
     if (!old && this.oneNamespace() === undefined) {
       let s = this.byNamespace.get(namespace);
       if (!s) this.byNamespace.set(namespace, (s = new Set()));
@@ -507,9 +540,9 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   }
 
   private remove(key: string, last: KubernetesObject | undefined, finalStateUnknown: boolean): void {
-    const old = this.store.get(key);
+    const old = this.entries.get(key);
     if (!old) return;
-    this.store.delete(key);
+    this.entries.delete(key);
     if (old.index) for (const [f, v] of Object.entries(old.index)) this.indexRemove(f, v, key);
     if (old.labels) this.labelsRemove(old.labels, key);
     const s = this.byNamespace.get(old.namespace);
@@ -554,7 +587,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
       cont = page.metadata.continue || undefined;
       rv = page.metadata.resourceVersion;
     } while (cont);
-    for (const key of [...this.store.keys()]) if (!seen.has(key)) this.remove(key, undefined, true);
+    for (const key of [...this.entries.keys()]) if (!seen.has(key)) this.remove(key, undefined, true);
     return rv;
   }
 
@@ -653,7 +686,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   /** Delivers every cached object to every handler as an update with old === new. */
   resync(): void {
     if (!this.synced || this.registrations.size === 0) return;
-    for (const e of [...this.store.values()]) {
+    for (const e of [...this.entries.values()]) {
       const obj = this.forHandlers(this.parse(e));
       for (const reg of this.registrations) this.call(reg, 'onUpdate', obj, obj);
     }

@@ -4,21 +4,15 @@
  * JSON brings strings. client-node's own API turns them into Dates with its ObjectSerializer, which
  * also drops every field its models do not know (a newer API server's fields would then be lost by
  * the next update). We walk the same attribute tables client-node generates
- * (`getAttributeTypeMap()`) and replace only the `Date`-typed strings, in place, keeping every
- * other field as it came: a value then has the type it is declared with, and a write sends it back
- * (Date's toJSON is RFC 3339).
+ * (`getAttributeTypeMap()`), copied into ./client-node-dates.ts by
+ * scripts/gen-client-node-tables.mjs (a test compares the copy with client-node, so importing
+ * kubeforge/runtime need not load client-node), and replace only the `Date`-typed strings, in
+ * place, keeping every other field as it came: a value then has the type it is declared with, and
+ * a write sends it back (Date's toJSON is RFC 3339).
  */
-import * as k8s from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ResourceInfo } from '../contracts.js';
-
-interface Attribute {
-  baseName: string;
-  type: string;
-}
-interface ModelClass {
-  getAttributeTypeMap(): Attribute[];
-}
+import { DATE_STEPS } from './client-node-dates.js';
 
 /** A step of a revival plan: which attribute, and what is under it. */
 interface Step {
@@ -28,43 +22,21 @@ interface Step {
 }
 type Plan = Step[];
 
-const models = k8s as unknown as Record<string, unknown>;
 const plans = new Map<string, Plan | null>();
+const DATE_ELEMENT: Plan = [{ key: '', kind: 'date' }];
 
-function modelClass(name: string): ModelClass | undefined {
-  const c = models[name] as { getAttributeTypeMap?: unknown } | undefined;
-  return c && typeof c.getAttributeTypeMap === 'function' ? (c as ModelClass) : undefined;
-}
-
-/** The Date paths under a model (null when it has none); cycles (JSONSchemaProps) end at the model being planned. */
-function planFor(model: string, visiting = new Set<string>()): Plan | null {
+/** The Date paths under a model (null when it has none), from the generated table. */
+function planFor(model: string): Plan | null {
   if (plans.has(model)) return plans.get(model)!;
-  const cls = modelClass(model);
-  if (!cls || visiting.has(model)) return null;
-  visiting.add(model);
-  const plan: Plan = [];
-  for (const a of cls.getAttributeTypeMap()) {
-    let t = a.type;
-    let kind: 'object' | 'array' | 'map' = 'object';
-    let m = /^Array<(.+)>$/.exec(t);
-    if (m) {
-      kind = 'array';
-      t = m[1];
-    } else if ((m = /^\{ \[key: string\]: (.+); \}$/.exec(t))) {
-      kind = 'map';
-      t = m[1];
-    }
-    if (t === 'Date') {
-      plan.push(kind === 'object' ? { key: a.baseName, kind: 'date' } : { key: a.baseName, kind, sub: [{ key: '', kind: 'date' }] });
-      continue;
-    }
-    const sub = planFor(t, visiting);
-    if (sub) plan.push({ key: a.baseName, kind, sub });
-  }
-  visiting.delete(model);
-  const result = plan.length ? plan : null;
-  plans.set(model, result);
-  return result;
+  const steps = Object.hasOwn(DATE_STEPS, model) ? DATE_STEPS[model] : undefined;
+  const plan: Plan | null = steps
+    ? steps.map(([key, kind, element]): Step => {
+        if (kind === 'date') return { key, kind };
+        return { key, kind, sub: element === 'Date' ? DATE_ELEMENT : planFor(element)! };
+      })
+    : null;
+  plans.set(model, plan);
+  return plan;
 }
 
 function toDate(v: unknown): unknown {
@@ -111,7 +83,7 @@ function modelName(r: Pick<ResourceInfo, 'apiVersion' | 'group' | 'version' | 'k
   if (explicit) return explicit;
   if (!isBuiltInGroup(r.group)) return undefined;
   const name = r.version.charAt(0).toUpperCase() + r.version.slice(1) + r.kind;
-  return modelClass(name) ? name : undefined;
+  return Object.hasOwn(DATE_STEPS, name) ? name : undefined;
 }
 
 const CONDITION_PLAN: Plan = [{ key: 'lastTransitionTime', kind: 'date' }];

@@ -23,8 +23,36 @@ export {
 export type { Status } from './errors.js';
 export { Apply, mergeFrom, mergePatch, jsonPatch, strategicMergePatch, createMergePatch } from './patch.js';
 export { extractApplyConfiguration } from './extract.js';
-export type { JSONPatchOperation } from './patch.js';
+export type { JSONPatchOperation, Json } from './patch.js';
+export { RestClient } from './rest.js';
+export type { RequestOptions, RetryWait } from './rest.js';
+export type { RequestObserver } from './requestmetrics.js';
+export type { WriteFence } from './fence.js';
+export type { TypeTable } from './types.js';
 export { LeadershipLostError } from './fence.js';
 export type { RESTMapper, APIResource } from './restmapper.js';
 export { DiscoveryClient, type APIGroup, type ServerVersion } from './discovery.js';
 export { splitAPIVersion, apiVersionOf } from './types.js';
+export type {
+  ApplyConfiguration,
+  ApplyOptions,
+  Client,
+  DeepPartial,
+  DeleteOptions,
+  FieldValidation,
+  GetOptions,
+  GroupVersionKind,
+  ListOptions,
+  ObjectKey,
+  ObjectList,
+  ObjectType,
+  Patch,
+  PatchOptions,
+  Reader,
+  ResourceInfo,
+  StatusWriter,
+  TypeDescriptor,
+  TypeRef,
+  WriteOptions,
+  Writer,
+} from '../contracts.js';

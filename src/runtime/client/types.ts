@@ -3,51 +3,54 @@
  * client-node model class, a `{ apiVersion, kind }` descriptor, or an object) into the REST
  * coordinates the client and cache need.
  */
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { GroupVersionKind, ObjectType, ResourceInfo, TypeDescriptor, TypeRef } from '../contracts.js';
 
-type Row = [cls: unknown, apiVersion: string, kind: string, plural: string, namespaced: boolean];
+type Row = [model: string, apiVersion: string, kind: string, plural: string, namespaced: boolean];
 
-// The client-node models kubeforge knows without asking the API server.
-const ROWS: Row[] = [
-  [k8s.V1Pod, 'v1', 'Pod', 'pods', true],
-  [k8s.V1Service, 'v1', 'Service', 'services', true],
-  [k8s.V1ConfigMap, 'v1', 'ConfigMap', 'configmaps', true],
-  [k8s.V1Secret, 'v1', 'Secret', 'secrets', true],
-  [k8s.V1ServiceAccount, 'v1', 'ServiceAccount', 'serviceaccounts', true],
-  [k8s.V1Namespace, 'v1', 'Namespace', 'namespaces', false],
-  [k8s.V1Node, 'v1', 'Node', 'nodes', false],
-  [k8s.V1PersistentVolumeClaim, 'v1', 'PersistentVolumeClaim', 'persistentvolumeclaims', true],
-  [k8s.V1PersistentVolume, 'v1', 'PersistentVolume', 'persistentvolumes', false],
-  [k8s.V1Endpoints, 'v1', 'Endpoints', 'endpoints', true],
-  [k8s.CoreV1Event, 'v1', 'Event', 'events', true],
-  [k8s.V1LimitRange, 'v1', 'LimitRange', 'limitranges', true],
-  [k8s.V1ResourceQuota, 'v1', 'ResourceQuota', 'resourcequotas', true],
-  [k8s.V1ReplicationController, 'v1', 'ReplicationController', 'replicationcontrollers', true],
-  [k8s.V1Deployment, 'apps/v1', 'Deployment', 'deployments', true],
-  [k8s.V1StatefulSet, 'apps/v1', 'StatefulSet', 'statefulsets', true],
-  [k8s.V1DaemonSet, 'apps/v1', 'DaemonSet', 'daemonsets', true],
-  [k8s.V1ReplicaSet, 'apps/v1', 'ReplicaSet', 'replicasets', true],
-  [k8s.V1ControllerRevision, 'apps/v1', 'ControllerRevision', 'controllerrevisions', true],
-  [k8s.V1Job, 'batch/v1', 'Job', 'jobs', true],
-  [k8s.V1CronJob, 'batch/v1', 'CronJob', 'cronjobs', true],
-  [k8s.V1Ingress, 'networking.k8s.io/v1', 'Ingress', 'ingresses', true],
-  [k8s.V1IngressClass, 'networking.k8s.io/v1', 'IngressClass', 'ingressclasses', false],
-  [k8s.V1NetworkPolicy, 'networking.k8s.io/v1', 'NetworkPolicy', 'networkpolicies', true],
-  [k8s.V1EndpointSlice, 'discovery.k8s.io/v1', 'EndpointSlice', 'endpointslices', true],
-  [k8s.V1Role, 'rbac.authorization.k8s.io/v1', 'Role', 'roles', true],
-  [k8s.V1RoleBinding, 'rbac.authorization.k8s.io/v1', 'RoleBinding', 'rolebindings', true],
-  [k8s.V1ClusterRole, 'rbac.authorization.k8s.io/v1', 'ClusterRole', 'clusterroles', false],
-  [k8s.V1ClusterRoleBinding, 'rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'clusterrolebindings', false],
-  [k8s.V1Lease, 'coordination.k8s.io/v1', 'Lease', 'leases', true],
-  [k8s.EventsV1Event, 'events.k8s.io/v1', 'Event', 'events', true],
-  [k8s.V1PodDisruptionBudget, 'policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets', true],
-  [k8s.V2HorizontalPodAutoscaler, 'autoscaling/v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', true],
-  [k8s.V1StorageClass, 'storage.k8s.io/v1', 'StorageClass', 'storageclasses', false],
-  [k8s.V1CustomResourceDefinition, 'apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'customresourcedefinitions', false],
-  [k8s.V1MutatingWebhookConfiguration, 'admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', false],
-  [k8s.V1ValidatingWebhookConfiguration, 'admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', false],
+// The client-node models kubeforge knows without asking the API server, by class name: a class is
+// recognised by its name and client-node's static attributeTypeMap, so that neither this table nor
+// kubeforge/runtime's import loads client-node (test/runtime/client/client-node-tables.test.ts
+// checks each name against client-node's exports).
+export const BUILTIN_ROWS: readonly Row[] = [
+  ['V1Pod', 'v1', 'Pod', 'pods', true],
+  ['V1Service', 'v1', 'Service', 'services', true],
+  ['V1ConfigMap', 'v1', 'ConfigMap', 'configmaps', true],
+  ['V1Secret', 'v1', 'Secret', 'secrets', true],
+  ['V1ServiceAccount', 'v1', 'ServiceAccount', 'serviceaccounts', true],
+  ['V1Namespace', 'v1', 'Namespace', 'namespaces', false],
+  ['V1Node', 'v1', 'Node', 'nodes', false],
+  ['V1PersistentVolumeClaim', 'v1', 'PersistentVolumeClaim', 'persistentvolumeclaims', true],
+  ['V1PersistentVolume', 'v1', 'PersistentVolume', 'persistentvolumes', false],
+  ['V1Endpoints', 'v1', 'Endpoints', 'endpoints', true],
+  ['CoreV1Event', 'v1', 'Event', 'events', true],
+  ['V1LimitRange', 'v1', 'LimitRange', 'limitranges', true],
+  ['V1ResourceQuota', 'v1', 'ResourceQuota', 'resourcequotas', true],
+  ['V1ReplicationController', 'v1', 'ReplicationController', 'replicationcontrollers', true],
+  ['V1Deployment', 'apps/v1', 'Deployment', 'deployments', true],
+  ['V1StatefulSet', 'apps/v1', 'StatefulSet', 'statefulsets', true],
+  ['V1DaemonSet', 'apps/v1', 'DaemonSet', 'daemonsets', true],
+  ['V1ReplicaSet', 'apps/v1', 'ReplicaSet', 'replicasets', true],
+  ['V1ControllerRevision', 'apps/v1', 'ControllerRevision', 'controllerrevisions', true],
+  ['V1Job', 'batch/v1', 'Job', 'jobs', true],
+  ['V1CronJob', 'batch/v1', 'CronJob', 'cronjobs', true],
+  ['V1Ingress', 'networking.k8s.io/v1', 'Ingress', 'ingresses', true],
+  ['V1IngressClass', 'networking.k8s.io/v1', 'IngressClass', 'ingressclasses', false],
+  ['V1NetworkPolicy', 'networking.k8s.io/v1', 'NetworkPolicy', 'networkpolicies', true],
+  ['V1EndpointSlice', 'discovery.k8s.io/v1', 'EndpointSlice', 'endpointslices', true],
+  ['V1Role', 'rbac.authorization.k8s.io/v1', 'Role', 'roles', true],
+  ['V1RoleBinding', 'rbac.authorization.k8s.io/v1', 'RoleBinding', 'rolebindings', true],
+  ['V1ClusterRole', 'rbac.authorization.k8s.io/v1', 'ClusterRole', 'clusterroles', false],
+  ['V1ClusterRoleBinding', 'rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'clusterrolebindings', false],
+  ['V1Lease', 'coordination.k8s.io/v1', 'Lease', 'leases', true],
+  ['EventsV1Event', 'events.k8s.io/v1', 'Event', 'events', true],
+  ['V1PodDisruptionBudget', 'policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets', true],
+  ['V2HorizontalPodAutoscaler', 'autoscaling/v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', true],
+  ['V1StorageClass', 'storage.k8s.io/v1', 'StorageClass', 'storageclasses', false],
+  ['V1CustomResourceDefinition', 'apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'customresourcedefinitions', false],
+  ['V1MutatingWebhookConfiguration', 'admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', false],
+  ['V1ValidatingWebhookConfiguration', 'admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', false],
 ];
 
 function info(apiVersion: string, kind: string, plural: string, namespaced: boolean): ResourceInfo {
@@ -56,18 +59,16 @@ function info(apiVersion: string, kind: string, plural: string, namespaced: bool
 }
 
 /** The built-in table: read-only, shared by every mapper (what each registers is its own). */
-const BUILTIN_BY_CLASS = new Map<unknown, ResourceInfo>();
 const BUILTIN_BY_GVK = new Map<string, ResourceInfo>();
 /**
- * The same built-in classes by name: a project whose @kubernetes/client-node is another copy than
- * kubeforge's (two versions in node_modules, or kubeforge linked from a folder) hands in classes
- * that are equal in all but identity.
+ * The same built-in kinds by client-node model class name. Any copy of @kubernetes/client-node
+ * matches (a project whose copy is another than kubeforge's: two versions in node_modules, or
+ * kubeforge linked from a folder, hands in classes equal in all but identity).
  */
 const BUILTIN_BY_NAME = new Map<string, ResourceInfo>();
-for (const [cls, apiVersion, kind, plural, namespaced] of ROWS) {
+for (const [model, apiVersion, kind, plural, namespaced] of BUILTIN_ROWS) {
   const i = info(apiVersion, kind, plural, namespaced);
-  BUILTIN_BY_CLASS.set(cls, i);
-  BUILTIN_BY_NAME.set((cls as { name: string }).name, i);
+  BUILTIN_BY_NAME.set(model, i);
   BUILTIN_BY_GVK.set(`${apiVersion}/${kind}`, i);
 }
 
@@ -85,7 +86,7 @@ export class TypeTable {
   }
 
   byType(type: unknown): ResourceInfo | undefined {
-    return this.byClass.get(type) ?? BUILTIN_BY_CLASS.get(type) ?? builtinFromAnotherCopy(type);
+    return this.byClass.get(type) ?? builtinModel(type);
   }
 
   byKind(apiVersion: string, kind: string): ResourceInfo | undefined {
@@ -93,8 +94,8 @@ export class TypeTable {
   }
 }
 
-/** A built-in model class of another copy of @kubernetes/client-node: same name, same model shape. */
-function builtinFromAnotherCopy(type: unknown): ResourceInfo | undefined {
+/** A built-in model class of @kubernetes/client-node (any copy of it): its name, the model shape. */
+function builtinModel(type: unknown): ResourceInfo | undefined {
   if (typeof type !== 'function' || !Array.isArray((type as { attributeTypeMap?: unknown }).attributeTypeMap)) return undefined;
   return BUILTIN_BY_NAME.get(type.name);
 }

@@ -9,7 +9,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { TypeRef } from '../contracts.js';
-import type { ControllerManagerLike } from '../manager/types.js';
+import type { Manager } from '../manager/types.js';
 import { metadataOnlyIn, resolveStatic, type TypeTable } from '../client/types.js';
 import { Controller } from './controller.js';
 import type { ControllerOptions } from './controller.js';
@@ -99,13 +99,13 @@ export class Builder {
   private readonly problems: string[] = [];
   private done = false;
 
-  constructor(private readonly mgr: ControllerManagerLike) {
+  constructor(private readonly mgr: Manager) {
     if (!mgr || typeof mgr.getCache !== 'function' || typeof mgr.add !== 'function') this.problems.push('controllerManagedBy(mgr) needs a manager (getCache, getClient, getLogger, getMetricsRegistry, add)');
   }
 
   /** The manager's type registrations, when it has a RESTMapper. */
   private table(): TypeTable | undefined {
-    const m = this.mgr as Partial<ControllerManagerLike> | undefined;
+    const m = this.mgr as Partial<Manager> | undefined;
     return typeof m?.getRESTMapper === 'function' ? m.getRESTMapper().types() : undefined;
   }
 
@@ -183,9 +183,7 @@ export class Builder {
       this.problems.push(`withOptions(): maxConcurrentReconciles must be a positive integer (got ${o.maxConcurrentReconciles})`);
     }
     if (o.reconciliationTimeoutMs !== undefined && !(o.reconciliationTimeoutMs > 0)) this.problems.push(`withOptions(): reconciliationTimeoutMs must be > 0 ms (got ${o.reconciliationTimeoutMs})`);
-    for (const k of ['cacheSyncTimeoutMs', 'cacheSyncTimeout'] as const) {
-      if (o[k] !== undefined && !(o[k]! > 0)) this.problems.push(`withOptions(): ${k} must be > 0 ms (got ${o[k]})`);
-    }
+    if (o.cacheSyncTimeoutMs !== undefined && !(o.cacheSyncTimeoutMs > 0)) this.problems.push(`withOptions(): cacheSyncTimeoutMs must be > 0 ms (got ${o.cacheSyncTimeoutMs})`);
     if (o.rateLimiter !== undefined && (typeof o.rateLimiter !== 'object' || typeof o.rateLimiter.when !== 'function')) this.problems.push('withOptions(): rateLimiter must implement when/forget/numRequeues');
     this.options = { ...this.options, ...o };
     return this;
@@ -254,6 +252,6 @@ export class Builder {
 }
 
 /** Starts a builder for a controller managed by `mgr` (controller-runtime's builder.ControllerManagedBy). */
-export function controllerManagedBy(mgr: ControllerManagerLike): Builder {
+export function controllerManagedBy(mgr: Manager): Builder {
   return new Builder(mgr);
 }

@@ -42,8 +42,6 @@ export interface ControllerOptions {
    * once with a NoKindMatchError naming the likely cause.
    */
   cacheSyncTimeoutMs?: number;
-  /** @deprecated Use cacheSyncTimeoutMs (the same, in ms). */
-  cacheSyncTimeout?: number;
   /** Run only on the elected leader (default true). */
   needLeaderElection?: boolean;
   /**
@@ -134,7 +132,7 @@ export function isPanic(err: unknown): boolean {
  * - Leadership: given a `leadership` (the Manager passes one to leader-only controllers), the
  *   queue asks it before handing out every request; once it answers false nothing more starts
  *   (the Manager then aborts the signal and shuts down; its client refuses writes from then on).
- * - If the caches do not sync within cacheSyncTimeout, start() rejects.
+ * - If the caches do not sync within cacheSyncTimeoutMs, start() rejects.
  */
 export class Controller implements Runnable {
   readonly queue: WorkQueue<Request>;
@@ -347,7 +345,7 @@ export class Controller implements Runnable {
     }
     if (!this.sourcesStarted) log.info('Starting EventSource');
     await this.startSources(signal);
-    const timeoutMs = this.options.cacheSyncTimeoutMs ?? this.options.cacheSyncTimeout ?? 120_000;
+    const timeoutMs = this.options.cacheSyncTimeoutMs ?? 120_000;
     // A referenced timer (AbortSignal.timeout's is unref'd and would let a quiet process exit).
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), timeoutMs);
@@ -415,7 +413,7 @@ export class Controller implements Runnable {
 
   /**
    * Counts consecutive requeues under a second per request; at SUB_SECOND_STREAK in a row, warns
-   * once per controller (a `requeueAfter: 60` meant as seconds is a hot loop).
+   * once per controller (a hot loop).
    */
   private noteRequeue(req: Request, delayMs: number, result: Result): void {
     const key = requestKey(req);
@@ -427,11 +425,11 @@ export class Controller implements Runnable {
     this.quickRequeues.set(key, n);
     if (n >= SUB_SECOND_STREAK && !this.warnedQuickRequeue) {
       this.warnedQuickRequeue = true;
-      const field = typeof result.requeueAfterMs === 'number' ? 'requeueAfterMs' : typeof result.requeueAfterSeconds === 'number' ? 'requeueAfterSeconds' : 'requeueAfter';
+      const field = typeof result.requeueAfterMs === 'number' ? 'requeueAfterMs' : 'requeueAfterSeconds';
       this.log.warn(
         { namespace: req.namespace, name: req.name, requeueAfterMs: delayMs, times: n },
         `reconcile keeps asking to run again within a second (${field}: ${field === 'requeueAfterSeconds' ? delayMs / 1000 : delayMs}, i.e. ${delayMs} ms): ` +
-          (field === 'requeueAfter' ? 'requeueAfter is in milliseconds; for seconds return { requeueAfterSeconds: n }' : 'this is a hot loop; return a longer delay or rely on watch events'),
+          'this is a hot loop; return a longer delay or rely on watch events',
       );
     }
   }

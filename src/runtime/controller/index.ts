@@ -2,7 +2,8 @@
 export { controllerManagedBy, BuilderError } from './builder.js';
 export type { Builder, ForOptions, OwnsOptions, WatchesOptions } from './builder.js';
 export { Controller, ReconciliationTimeoutError } from './controller.js';
-export type { ControllerOptions, WatchHandle } from './controller.js';
+export type { ControllerDeps, ControllerOptions, WatchHandle } from './controller.js';
+export type { GetResult, WorkQueue, WorkQueueMetrics, WorkQueueOptions } from './workqueue.js';
 export { TerminalError, isTerminalError } from './reconcile.js';
 export type { Request, Result, ReconcileContext, ReconcileFunc, ReconcilerObject, Reconciler } from './reconcile.js';
 export { enqueueRequestForObject, enqueueRequestForOwner, enqueueRequestsFromMapFunc, handlerFuncs } from './handler.js';

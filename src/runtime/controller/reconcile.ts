@@ -25,11 +25,6 @@ export interface Result {
   /** Run again after this many milliseconds. */
   requeueAfterMs?: number;
   /**
-   * @deprecated Milliseconds, which a port of Go's `RequeueAfter` easily mistakes for seconds:
-   * use `requeueAfterSeconds` or `requeueAfterMs`. Still honoured (after those two).
-   */
-  requeueAfter?: number;
-  /**
    * The priority of the requeue this result asks for, and of the retry after an error (higher runs
    * first); unset keeps the priority the request was queued with (controller-runtime's
    * Result.Priority).
@@ -42,7 +37,6 @@ export function requeueDelayMs(result: Result | void | undefined): number {
   if (!result) return 0;
   if (typeof result.requeueAfterMs === 'number') return result.requeueAfterMs;
   if (typeof result.requeueAfterSeconds === 'number') return result.requeueAfterSeconds * 1000;
-  if (typeof result.requeueAfter === 'number') return result.requeueAfter;
   return 0;
 }
 

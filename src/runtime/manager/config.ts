@@ -5,7 +5,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { newKubeConfig } from '../client/kubeconfig.js';
 
 /** No usable cluster configuration was found, or the one found is broken. */
 export class ConfigError extends Error {
@@ -51,7 +52,7 @@ export function getConfigOrDie(options: GetConfigOptions = {}): KubeConfig {
   const env = options.env ?? process.env;
   const explicit = options.kubeconfig ?? flag(argv, 'kubeconfig');
   const context = options.context ?? flag(argv, 'context');
-  const kc = new KubeConfig();
+  const kc = newKubeConfig();
   const tried: string[] = [];
   const load = (file: string, source: string) => {
     if (!existsSync(file)) throw new ConfigError(`kubeconfig ${file} (from ${source}) does not exist`);
@@ -68,7 +69,7 @@ export function getConfigOrDie(options: GetConfigOptions = {}): KubeConfig {
     load(files[0], 'KUBECONFIG');
     for (const f of files.slice(1)) {
       if (!existsSync(f)) continue;
-      const more = new KubeConfig();
+      const more = newKubeConfig();
       more.loadFromFile(f);
       kc.mergeConfig(more, true);
     }

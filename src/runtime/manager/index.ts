@@ -1,5 +1,6 @@
 // kubeforge/runtime manager: lifecycle, probes, metrics, leader election, events, config.
-export { Manager, newManager, GracefulShutdownTimeoutError, LeaderElectionLostError } from './manager.js';
+export { newManager, GracefulShutdownTimeoutError, LeaderElectionLostError } from './manager.js';
+export type { Manager } from './types.js';
 export type { ManagerOptions, ManagerCacheOptions, ManagerClientOptions } from './manager.js';
 export { LeaderElectionError } from './leaderelection.js';
 export { getConfigOrDie, ConfigError } from './config.js';
@@ -12,3 +13,4 @@ export type { MetricsServerOptions } from './servers.js';
 export { newLogger, zapLevel, zapEncoder, LoggerOptionsError } from './logging.js';
 export type { ZapOptions } from './logging.js';
 export type { Logger } from 'pino';
+export type { Leadership, Runnable } from '../contracts.js';

@@ -10,8 +10,10 @@ import type { AddressInfo } from 'node:net';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ControllerManagerLike } from './types.js';
-import type { Cache, Client, FieldValidation, Leadership, ManagerContracts, Reader, Runnable, TypeRef } from '../contracts.js';
+import type { Manager } from './types.js';
+
+export type { Manager };
+import type { Cache, Client, FieldValidation, Leadership, Reader, Runnable, TypeRef } from '../contracts.js';
 import { newCache, type CacheByObject } from '../cache/index.js';
 import { newClient } from '../client/client.js';
 import { LeadershipLostError } from '../client/fence.js';
@@ -74,20 +76,12 @@ export interface ManagerOptions {
   renewDeadlineMs?: number;
   /** Wait between lease attempts, ms (default 2 000). */
   retryPeriodMs?: number;
-  /** @deprecated Use leaseDurationMs. */
-  leaseDuration?: number;
-  /** @deprecated Use renewDeadlineMs. */
-  renewDeadline?: number;
-  /** @deprecated Use retryPeriodMs. */
-  retryPeriod?: number;
   /**
    * Total time stop() waits for runnables to return after the signal (default 30 000).
    * 0 stops without waiting; a negative value waits forever. After leadership is lost it is 0,
    * as in controller-runtime: start() rejects at once, without waiting for running reconciles.
    */
   gracefulShutdownTimeoutMs?: number;
-  /** @deprecated Use gracefulShutdownTimeoutMs. */
-  gracefulShutdownTimeout?: number;
   /** Options of the Manager's informer cache (controller-runtime's cache.Options). */
   cache?: ManagerCacheOptions;
   /** Field manager of the client's writes (default "kubeforge-manager"). */
@@ -120,8 +114,6 @@ export interface ManagerCacheOptions {
   defaultNamespaces?: string[] | Record<string, unknown>;
   /** How long cached reads wait for a new informer's first list, ms (default 120 000; then CacheSyncTimeoutError). */
   syncTimeoutMs?: number;
-  /** @deprecated Use syncTimeoutMs. */
-  syncTimeout?: number;
   /**
    * Every this many ms (jittered), every cached object is handed to the controllers again
    * (controller-runtime's SyncPeriod; default 10 hours; 0 disables).
@@ -234,25 +226,11 @@ export class LeaderElectionLostError extends Error {
  * impossible timings, or a malformed bind address.
  */
 export function newManager(config: KubeConfig, options: ManagerOptions = {}): Manager {
-  return new Manager(config, options);
+  return new ControllerManager(config, options);
 }
 
-/**
- * See {@link newManager}. Lifecycle: `start(signal)` starts, in order, the probe and metrics
- * servers (and webhook server), the caches (waiting for their sync), the runnables that need no
- * leader, then, once elected (immediately without leader election), the leader runnables
- * (controllers). On abort it stops them in reverse order: controllers first (their in-flight
- * reconciles finish), then the lease is released (only if they all did), then the rest; all
- * within `gracefulShutdownTimeoutMs`.
- * On error: a runnable that rejects stops everything the same way and start() rejects with that
- * error. Lost leadership (another holder, or no renewal within the renew deadline by this
- * process's monotonic clock) first stops handing out work (controllers ask the lease before every
- * dequeue) and the client refuses writes (LeadershipLostError, unsent), then stops everything
- * without a grace period and start() rejects with a LeaderElectionLostError; a non-retryable
- * lease API answer rejects with a LeaderElectionError.
- * On requeue: not the Manager's business (controllers requeue).
- */
-export class Manager implements ControllerManagerLike, ManagerContracts {
+/** The Manager `newManager` builds (controller-runtime's controllerManager); kubeforge/runtime exports only its interface. */
+export class ControllerManager implements Manager {
   private readonly config: KubeConfig;
   private readonly options: ManagerOptions;
   private readonly logger: Logger;
@@ -299,7 +277,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     this.options = options;
     this.logger = options.logger ?? defaultLogger();
     this.log = this.logger.child({ logger: 'manager' });
-    this.grace = options.gracefulShutdownTimeoutMs ?? options.gracefulShutdownTimeout ?? 30_000;
+    this.grace = options.gracefulShutdownTimeoutMs ?? 30_000;
     // Validate addresses now: bad options fail at construction, like controller-runtime's New().
     parseBindAddress(options.healthProbeBindAddress, 'healthProbeBindAddress');
     parseBindAddress(options.pprofBindAddress, 'pprofBindAddress');
@@ -330,9 +308,9 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
         namespace: this.leaseNamespace!,
         name: options.leaderElectionID!,
         identity: options.leaderElectionIdentity,
-        leaseDurationMs: options.leaseDurationMs ?? options.leaseDuration,
-        renewDeadlineMs: options.renewDeadlineMs ?? options.renewDeadline,
-        retryPeriodMs: options.retryPeriodMs ?? options.retryPeriod,
+        leaseDurationMs: options.leaseDurationMs,
+        renewDeadlineMs: options.renewDeadlineMs,
+        retryPeriodMs: options.retryPeriodMs,
         logger: this.logger.child({ logger: 'leaderelection' }),
         gauge: this.leaderGauge,
         labels: options.leaderElectionLabels,
@@ -360,7 +338,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
       logger: this.logger.child({ logger: 'cache' }),
       rest: this.clientRest,
       mapper: this.mapper,
-      syncTimeoutMs: options.cache?.syncTimeoutMs ?? options.cache?.syncTimeout,
+      syncTimeoutMs: options.cache?.syncTimeoutMs,
       syncPeriodMs: options.cache?.syncPeriodMs,
       transform: options.cache?.transform,
       defaultLabelSelector: options.cache?.defaultLabelSelector,
@@ -394,73 +372,43 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     this.startedPromise.catch(() => undefined);
   }
 
-  /** The KubeConfig the Manager talks to the cluster with. */
-  getConfig(): KubeConfig {
+  getConfig(): KubeConfig{
     return this.config;
   }
 
-  /**
-   * The client: reads from the cache (informers start on first use), writes to the API server.
-   * Reads before start() reject with CacheNotStartedError.
-   */
-  getClient(): Client {
+  getClient(): Client{
     return this.client;
   }
 
-  /** A reader that always reads live from the API server (no cache, works before start()). */
-  getAPIReader(): Reader {
+  getAPIReader(): Reader{
     return this.client.apiReader();
   }
 
-  /**
-   * This Manager's RESTMapper (its client and cache resolve types through it): register kinds
-   * whose classes carry no statics with `register()`; discovery results are kept here, never
-   * shared with another Manager.
-   */
-  getRESTMapper(): RESTMapper {
+  getRESTMapper(): RESTMapper{
     return this.mapper;
   }
 
-  /**
-   * A discovery client on the Manager's connection (client-go's DiscoveryClient): the server's
-   * version, its API groups and the resources of a group/version. Each call asks the server.
-   */
-  getDiscoveryClient(): DiscoveryClient {
+  getDiscoveryClient(): DiscoveryClient{
     return (this.discovery ??= new DiscoveryClient(this.clientRest));
   }
 
-  /** The shared informer cache (started by start(), before the controllers). */
-  getCache(): Cache {
+  getCache(): Cache{
     return this.cache;
   }
 
-  /** The root pino logger; controllers derive `logger.child({ controller, namespace, name, reconcileID })`. */
-  getLogger(): Logger {
+  getLogger(): Logger{
     return this.logger;
   }
 
-  /** This Manager's prom-client Registry (not the global one), served on /metrics. */
-  getMetricsRegistry(): Registry {
+  getMetricsRegistry(): Registry{
     return this.registry;
   }
 
-  /**
-   * The webhook server: the one given in the options, or one built from the given (or default)
-   * options. Register webhooks on it (`webhookManagedBy(mgr)`) before start(); a server without
-   * handlers is not started.
-   */
-  getWebhookServer(): WebhookServer {
+  getWebhookServer(): WebhookServer{
     return this.webhookServer;
   }
 
-  /**
-   * A recorder of events.k8s.io/v1 Events whose `reportingController` is `name`
-   * (controller-runtime 0.23's GetEventRecorder): `eventf(regarding, related, type, reason,
-   * action, note, ...args)`. Recording is fire-and-forget: errors are logged (a 403 once, at error
-   * level, with the missing `@Rbac({ groups: ['events.k8s.io'], resources: ['events'], verbs:
-   * ['create', 'patch'] })`); the Manager flushes pending events on shutdown. One recorder per name.
-   */
-  getEventRecorder(name: string): EventRecorder {
+  getEventRecorder(name: string): EventRecorder{
     let r = this.recorders.get(name);
     if (!r) {
       r = this.broadcaster.recorder(name);
@@ -469,14 +417,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     return r;
   }
 
-  /**
-   * @deprecated Use {@link getEventRecorder}. A recorder of core/v1 Events whose
-   * `source.component` is `name` (controller-runtime's GetEventRecorderFor, client-go's
-   * record.EventRecorder: `event(obj, type, reason, message)`, `eventf(obj, type, reason, fmt,
-   * ...args)`). Needs `@Rbac({ groups: ['core'], resources: ['events'], verbs: ['create',
-   * 'patch'] })`; errors and shutdown as getEventRecorder.
-   */
-  getEventRecorderFor(name: string): LegacyEventRecorder {
+  getEventRecorderFor(name: string): LegacyEventRecorder{
     let r = this.legacyRecorders.get(name);
     if (!r) {
       r = this.broadcaster.legacyRecorder(name);
@@ -485,30 +426,17 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     return r;
   }
 
-  /**
-   * Adds a health check served on /healthz and /healthz/<name>. Throws if the name is taken.
-   * A failing check makes /healthz answer 500 (the kubelet then restarts the pod).
-   */
-  addHealthzCheck(name: string, check: Checker): void {
+  addHealthzCheck(name: string, check: Checker): void{
     if (this.healthChecks.has(name)) throw new Error(`healthz check ${JSON.stringify(name)} already exists`);
     this.healthChecks.set(name, check);
   }
 
-  /**
-   * Adds a readiness check served on /readyz and /readyz/<name>. Throws if the name is taken.
-   * A failing check makes /readyz answer 500 (the pod leaves its Services' endpoints).
-   */
-  addReadyzCheck(name: string, check: Checker): void {
+  addReadyzCheck(name: string, check: Checker): void{
     if (this.readyChecks.has(name)) throw new Error(`readyz check ${JSON.stringify(name)} already exists`);
     this.readyChecks.set(name, check);
   }
 
-  /**
-   * Adds a runnable. Objects with `waitForCacheSync` join the caches; `needLeaderElection()`
-   * false runs on every replica; anything else (controllers) only on the leader. Added after
-   * start(), it starts at once if its group is running. Throws once shutdown has begun.
-   */
-  add(runnable: Runnable): void {
+  add(runnable: Runnable): void{
     const name: GroupName = isCacheLike(runnable) ? 'caches' : runnable.needLeaderElection?.() === false ? 'others' : 'leader';
     const g = this.groups[name];
     if (g.stopping) throw new Error('cannot add a runnable: the manager is shutting down');
@@ -516,41 +444,31 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     if (g.started) this.run(g, runnable);
   }
 
-  /** Resolves once this replica leads (at once after start() without leader election). Never rejects. */
-  elected(): Promise<void> {
+  elected(): Promise<void>{
     return this.electedPromise;
   }
 
-  /**
-   * Resolves once the servers listen, the caches are synced and the non-leader runnables run
-   * (the probe and metrics addresses are then known). Rejects if start() fails before that.
-   */
-  started(): Promise<void> {
+  started(): Promise<void>{
     return this.startedPromise;
   }
 
-  /** The probe server's bound address after it started (undefined if disabled or not started). */
-  getHealthProbeAddress(): AddressInfo | undefined {
+  getHealthProbeAddress(): AddressInfo | undefined{
     return this.probeAddr;
   }
 
-  /** The profiling server's bound address after it started (undefined if disabled or not started). */
-  getPprofAddress(): AddressInfo | undefined {
+  getPprofAddress(): AddressInfo | undefined{
     return this.pprofAddr;
   }
 
-  /** The metrics server's bound address after it started (undefined if disabled or not started). */
-  getMetricsAddress(): AddressInfo | undefined {
+  getMetricsAddress(): AddressInfo | undefined{
     return this.metricsAddr;
   }
 
-  /** The PEM certificate the secure metrics server serves (self-signed unless certDir was given). */
-  getMetricsServingCert(): string | undefined {
+  getMetricsServingCert(): string | undefined{
     return this.metricsCert;
   }
 
-  /** The leader elector's identity, when leader election is on. */
-  getLeaderElectionIdentity(): string | undefined {
+  getLeaderElectionIdentity(): string | undefined{
     return this.elector?.identity;
   }
 
@@ -664,14 +582,7 @@ export class Manager implements ControllerManagerLike, ManagerContracts {
     }
   }
 
-  /**
-   * Runs everything until `signal` aborts, then shuts down in order (see the class comment).
-   * Resolves after a clean shutdown. Rejects with: the first runnable's error; a
-   * LeaderElectionLostError; a GracefulShutdownTimeoutError when runnables outlive
-   * `gracefulShutdownTimeoutMs`; or a listen error (port in use) before anything else started.
-   * Calling it twice rejects.
-   */
-  async start(signal?: AbortSignal): Promise<void> {
+  async start(signal?: AbortSignal): Promise<void>{
     if (this.startCalled) throw new Error('manager already started');
     this.startCalled = true;
     const onAbort = () => this.stopAC.abort();

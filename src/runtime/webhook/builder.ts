@@ -10,7 +10,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { GroupVersionKind, TypeRef } from '../contracts.js';
-import type { ControllerManagerLike } from '../manager/types.js';
+import type { Manager } from '../manager/types.js';
 import { resolveStatic, splitAPIVersion } from '../client/types.js';
 import { BuilderError } from '../controller/builder.js';
 import { withCustomDefaulter, withCustomValidator, type CustomDefaulter, type CustomValidator } from './admission.js';
@@ -57,8 +57,8 @@ export class WebhookBuilder<T = KubernetesObject> {
   private readonly problems: string[] = [];
   private done = false;
 
-  constructor(private readonly mgr: ControllerManagerLike) {
-    if (!mgr || typeof (mgr as Partial<ControllerManagerLike>).getWebhookServer !== 'function') {
+  constructor(private readonly mgr: Manager) {
+    if (!mgr || typeof (mgr as Partial<Manager>).getWebhookServer !== 'function') {
       this.problems.push('webhookManagedBy(mgr) needs a manager with getWebhookServer()');
     }
   }
@@ -193,6 +193,6 @@ export class WebhookBuilder<T = KubernetesObject> {
  * Starts a builder for the webhooks of one Kind on `mgr.getWebhookServer()`
  * (controller-runtime's builder.WebhookManagedBy). Errors are reported by complete().
  */
-export function webhookManagedBy(mgr: ControllerManagerLike): WebhookBuilder {
+export function webhookManagedBy(mgr: Manager): WebhookBuilder {
   return new WebhookBuilder(mgr);
 }

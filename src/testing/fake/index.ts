@@ -13,7 +13,8 @@
  * webhooks, garbage collection, built-in Kinds' validation beyond metadata and field types (their
  * defaults it applies: ./builtin.ts), RBAC.
  */
-import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { localKubeConfig } from '../../runtime/client/kubeconfig.js';
 import { newClient, type ClientOptions } from '../../runtime/client/client.js';
 import { RestClient } from '../../runtime/client/rest.js';
 import { statusErrorFrom, type StatusError } from '../../runtime/client/errors.js';
@@ -50,8 +51,8 @@ export class FakeAPIServer {
     await server.ready();
     for (const o of options.objects ?? []) seed(server, o as unknown as Obj);
     const url = await server.listen();
-    const config = new KubeConfig();
-    config.loadFromOptions({
+    // A KubeConfig that loads no client-node unless the test uses more of it than the REST client does.
+    const config = localKubeConfig({
       clusters: [{ name: 'fake', server: url, skipTLSVerify: true }],
       users: [{ name: 'fake' }],
       contexts: [{ name: 'fake', cluster: 'fake', user: 'fake', namespace: 'default' }],

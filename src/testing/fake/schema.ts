@@ -5,7 +5,7 @@
  * run separately (src/cel's validateObject). Validation ratcheting on update follows the API
  * server's rule: an error on a value that did not change is dropped.
  */
-import { fieldErrorBody, OMITTED_VALUE } from '../../runtime/webhook/fielderrors.js';
+import { type FieldErrorType, fieldErrorBody, OMITTED_VALUE } from '../../runtime/webhook/fielderrors.js';
 import { type Obj, clone, isObj } from './json.js';
 
 /** The part of JSONSchemaProps the server acts on. */
@@ -47,16 +47,7 @@ export interface Schema {
 
 /** One field error, as apimachinery's field.Error (type is the cause reason). */
 export interface FieldErr {
-  type:
-    | 'FieldValueRequired'
-    | 'FieldValueInvalid'
-    | 'FieldValueTypeInvalid'
-    | 'FieldValueNotSupported'
-    | 'FieldValueForbidden'
-    | 'FieldValueDuplicate'
-    | 'FieldValueTooLong'
-    | 'FieldValueTooMany'
-    | 'FieldValueNotFound';
+  type: FieldErrorType;
   field: string;
   /** Absent: the message shows no value. */
   value?: unknown;

@@ -70,6 +70,22 @@ describe('informer cache', () => {
       assert.deepEqual(names(await cache.list(Widget, { fieldSelector: 'metadata.name=w2' })), ['a/w2']);
       await assert.rejects(cache.list(Widget, { fieldSelector: 'spec.message=x' }), /needs an index/);
 
+      // What those reads go through: the informer's store (get, list, byIndex, object).
+      const { store } = await cache.informerFor(Widget);
+      assert.deepEqual([...store.list()].sort(), ['a/w1', 'a/w2', 'b/w3']);
+      assert.deepEqual([...store.byIndex('namespace', 'a')!].sort(), ['a/w1', 'a/w2']);
+      assert.deepEqual([...store.byIndex('label', 'app=web')!].sort(), ['a/w1', 'a/w2']);
+      assert.deepEqual([...store.byIndex({ field: 'spec.owner' }, 'alice')!].sort(), ['a/w1', 'b/w3']);
+      assert.equal(store.byIndex({ field: 'spec.owner' }, 'nobody')?.size, 0);
+      assert.equal(store.byIndex('label', 'app=nothing')?.size, 0);
+      assert.equal(store.byIndex({ field: 'spec.message' }, 'x'), undefined, 'an index nobody registered');
+      assert.equal(store.get('a/nope'), undefined);
+      const entry = store.get('a/w1')!;
+      assert.equal(entry.namespace, 'a');
+      assert.deepEqual(entry.labels, { app: 'web', tier: 'fe' });
+      assert.notEqual(store.object(entry), store.object(entry), 'a fresh copy per call');
+      assert.equal((store.object(entry) as Widget).spec?.owner, 'alice');
+
       // Copies: mutating a read object leaves the cache alone.
       w1.spec!.owner = 'mallory';
       assert.equal((await cache.get(Widget, { namespace: 'a', name: 'w1' })).spec?.owner, 'alice');
@@ -122,7 +138,7 @@ describe('informer cache', () => {
   });
 
   it('re-delivers cached objects every sync period', async () => {
-    await withCache(config, { syncPeriodMs: 300, namespace: 'a' }, async (cache) => {
+    await withCache(config, { syncPeriodMs: 300, namespaces: ['a'] }, async (cache) => {
       const inf = await cache.getInformer(Widget);
       await cache.waitForCacheSync();
       const resynced = new Set<string>();
@@ -138,11 +154,15 @@ describe('informer cache', () => {
   });
 
   it('restricts namespaced types to the cache namespace', async () => {
-    await withCache(config, { namespace: 'a' }, async (cache) => {
+    await withCache(config, { namespaces: ['a'] }, async (cache) => {
       const l = await cache.list(Widget);
       assert.ok(l.items.length > 0);
       assert.ok(l.items.every((w) => w.metadata?.namespace === 'a'));
       await assert.rejects(cache.get(Widget, { namespace: 'b', name: 'w3' }), /only watches namespace "a"/);
+      // Its one informer holds namespace "a" only: its store keeps no namespace index.
+      const { store } = await cache.informerFor(Widget);
+      assert.equal(store.byIndex('namespace', 'a'), undefined);
+      assert.ok([...store.list()].every((key) => key.startsWith('a/')));
       // cluster-scoped types are still visible
       const nss = await cache.list({ apiVersion: 'v1', kind: 'Namespace' });
       assert.ok(nss.items.some((n) => n.metadata?.name === 'b'));

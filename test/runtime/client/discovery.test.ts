@@ -4,15 +4,14 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { ControllerManagerLike } from '../../../src/runtime/manager/types.js';
-import { newManager } from '../../../src/runtime/manager/index.js';
+import { type Manager, newManager } from '../../../src/runtime/manager/index.js';
 import { isNoKindMatch, newClient } from '../../../src/runtime/client/index.js';
 import type { TestEnvironment } from '../../../src/testing/index.js';
 import { startEnv, testLogger } from '../controller/harness.js';
 
 describe('discovery client', () => {
   let env: TestEnvironment;
-  let mgr: ControllerManagerLike;
+  let mgr: Manager;
   before(async () => {
     const started = await startEnv();
     env = started.env;

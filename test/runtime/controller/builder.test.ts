@@ -67,7 +67,7 @@ describe('builder', () => {
         .for(Widget)
         .for(V1Deployment)
         .owns(NoStatics as never)
-        .withOptions({ maxConcurrentReconciles: 0, cacheSyncTimeout: -1 })
+        .withOptions({ maxConcurrentReconciles: 0, cacheSyncTimeoutMs: -1 })
         .withEventFilter(null as never)
         .named('bad name!')
         .complete(undefined as never),
@@ -76,7 +76,7 @@ describe('builder', () => {
     assert.match(problems.join('\n'), /for\(\) may only be called once/);
     assert.match(problems.join('\n'), /cannot tell the Kubernetes kind of class NoStatics/);
     assert.match(problems.join('\n'), /maxConcurrentReconciles must be a positive integer/);
-    assert.match(problems.join('\n'), /cacheSyncTimeout must be > 0/);
+    assert.match(problems.join('\n'), /cacheSyncTimeoutMs must be > 0/);
     assert.match(problems.join('\n'), /withEventFilter\(\): expected a predicate/);
     assert.match(problems.join('\n'), /not a valid controller name/);
     assert.match(problems.join('\n'), /needs a reconciler/);
@@ -204,14 +204,14 @@ describe('controller without an API server', () => {
     assert.equal(seen.length, 2, 'nothing after shutdown');
   });
 
-  it('rejects start() when a source does not sync within cacheSyncTimeout', async () => {
+  it('rejects start() when a source does not sync within cacheSyncTimeoutMs', async () => {
     const mgr = new MiniManager(offlineConfig());
     const never = {
       start: async () => {},
       waitForSync: (signal: AbortSignal) => new Promise<boolean>((r) => signal.addEventListener('abort', () => r(false))),
       toString: () => 'never-syncing source',
     };
-    const c = controllerManagedBy(mgr).named('slow').watches(never, enqueueRequestForObject()).withOptions({ cacheSyncTimeout: 50 }).complete(async () => {});
+    const c = controllerManagedBy(mgr).named('slow').watches(never, enqueueRequestForObject()).withOptions({ cacheSyncTimeoutMs: 50 }).complete(async () => {});
     await assert.rejects(c.start(new AbortController().signal), /timed out after 50 ms waiting for caches to sync \(never-syncing source\)/);
   });
 });

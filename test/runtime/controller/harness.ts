@@ -1,5 +1,5 @@
 // Shared helpers for the runtime tests: a real API server (kubeforge/testing), the Widget test
-// CRD, and a minimal ControllerManagerLike used until/unless the real Manager is wanted.
+// CRD, and a minimal Manager used until/unless the real one is wanted.
 import { DiscoveryClient } from '../../../src/runtime/client/discovery.js';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,8 +8,11 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { TestEnvironment } from '../../../src/testing/index.js';
-import type { Cache, Client, Runnable } from '../../../src/runtime/contracts.js';
-import type { ControllerManagerLike } from '../../../src/runtime/manager/types.js';
+import type { AddressInfo } from 'node:net';
+import type { Cache, Client, Reader, Runnable } from '../../../src/runtime/contracts.js';
+import type { Checker } from '../../../src/runtime/manager/healthz.js';
+import type { Manager } from '../../../src/runtime/manager/types.js';
+import { RESTMapper } from '../../../src/runtime/client/restmapper.js';
 import { newWebhookServer, type WebhookServer } from '../../../src/runtime/webhook/index.js';
 import { newCache } from '../../../src/runtime/cache/index.js';
 import type { CacheOptions, InformerCache } from '../../../src/runtime/cache/index.js';
@@ -66,10 +69,12 @@ export async function waitFor<T>(what: string, cond: () => T | Promise<T>, timeo
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * A minimal manager: the cache, a cache-backed client, a registry, and runnables started after
- * the cache synced. Enough for the controller tests to not depend on the Manager's extras.
+ * A minimal manager: the cache, a cache-backed client, a registry, and runnables started with
+ * the cache. Enough for the controller tests to not depend on the Manager's extras: it serves no
+ * probes, metrics or webhooks (their addresses are undefined) and has no leader election (it
+ * leads at once).
  */
-export class MiniManager implements ControllerManagerLike {
+export class MiniManager implements Manager {
   readonly cache: InformerCache;
   readonly client: Client;
   readonly registry = new Registry();
@@ -83,12 +88,18 @@ export class MiniManager implements ControllerManagerLike {
     cacheOptions: CacheOptions = {},
   ) {
     this.logger = testLogger();
-    this.discovery = new DiscoveryClient(new RestClient(config));
-    this.cache = newCache(config, { logger: this.logger, ...cacheOptions });
-    this.client = newClient(config, { cache: this.cache, fieldOwner: 'kubeforge-test' });
+    const rest = new RestClient(config);
+    this.discovery = new DiscoveryClient(rest);
+    this.mapper = new RESTMapper(rest);
+    this.cache = newCache(config, { logger: this.logger, rest, mapper: this.mapper, ...cacheOptions });
+    this.client = newClient(config, { cache: this.cache, rest, mapper: this.mapper, fieldOwner: 'kubeforge-test' });
     this.events = new EventBroadcaster({ rest: new RestClient(config), logger: this.logger });
   }
   private readonly discovery: DiscoveryClient;
+  private readonly mapper: RESTMapper;
+  private readonly checks = { healthz: new Map<string, Checker>(), readyz: new Map<string, Checker>() };
+  private startedResolve!: () => void;
+  private readonly startedPromise = new Promise<void>((r) => (this.startedResolve = r));
   getConfig(): KubeConfig {
     return this.config;
   }
@@ -100,6 +111,12 @@ export class MiniManager implements ControllerManagerLike {
   }
   getClient(): Client {
     return this.client;
+  }
+  getAPIReader(): Reader {
+    return this.client.apiReader();
+  }
+  getRESTMapper(): RESTMapper {
+    return this.mapper;
   }
   getLogger(): Logger {
     return this.logger;
@@ -118,6 +135,37 @@ export class MiniManager implements ControllerManagerLike {
   getEventRecorderFor(name: string): LegacyEventRecorder {
     return this.events.legacyRecorder(name);
   }
+  addHealthzCheck(name: string, check: Checker): void {
+    this.addCheck('healthz', name, check);
+  }
+  addReadyzCheck(name: string, check: Checker): void {
+    this.addCheck('readyz', name, check);
+  }
+  private addCheck(kind: 'healthz' | 'readyz', name: string, check: Checker): void {
+    if (this.checks[kind].has(name)) throw new Error(`${kind} check ${JSON.stringify(name)} already exists`);
+    this.checks[kind].set(name, check);
+  }
+  elected(): Promise<void> {
+    return Promise.resolve();
+  }
+  started(): Promise<void> {
+    return this.startedPromise;
+  }
+  getHealthProbeAddress(): AddressInfo | undefined {
+    return undefined;
+  }
+  getPprofAddress(): AddressInfo | undefined {
+    return undefined;
+  }
+  getMetricsAddress(): AddressInfo | undefined {
+    return undefined;
+  }
+  getMetricsServingCert(): string | undefined {
+    return undefined;
+  }
+  getLeaderElectionIdentity(): string | undefined {
+    return undefined;
+  }
   add(r: Runnable): void {
     this.runnables.push(r);
     if (this.running) this.runs.push(r.start(this.running));
@@ -127,6 +175,7 @@ export class MiniManager implements ControllerManagerLike {
     const cacheRun = this.cache.start(signal);
     this.running = signal;
     for (const r of this.runnables) this.runs.push(r.start(signal));
+    this.startedResolve();
     await Promise.all([cacheRun, ...this.runs]);
   }
 }

@@ -113,7 +113,7 @@ describe('controller (fake clock, channel source)', () => {
       if (req.name === 'panicky' && !panicked) {
         panicked = true;
         const o: { deep?: { x: number } } = {};
-        return { requeueAfter: o.deep!.x }; // TypeError: a programming error
+        return { requeueAfterMs: o.deep!.x }; // TypeError: a programming error
       }
     });
     t.src.send(obj('terminal'));

@@ -19,10 +19,10 @@ import { CronExpressionParser } from 'cron-parser';
 import {
   type Client,
   controllerManagedBy,
-  type ControllerManagerLike,
   type EventRecorder,
   getControllerOf,
   isNotFound,
+  type Manager,
   type ReconcileContext,
   type Request,
   type Result,
@@ -251,7 +251,7 @@ export class CronJobReconciler {
    * Sets up the controller with the Manager: reconcile on every change to a CronJob or to a Job
    * it controls. Events are recorded with the manager's recorder unless one was given.
    */
-  setupWithManager(mgr: ControllerManagerLike): void {
+  setupWithManager(mgr: Manager): void {
     this.recorder ??= mgr.getEventRecorder('cronjob-controller');
     controllerManagedBy(mgr).for(CronJob).owns(V1Job).named('cronjob').complete(this);
   }

@@ -24,12 +24,12 @@ limitations under the License.
 import { CronExpressionParser } from 'cron-parser';
 import {
   type AdmissionContext,
-  type ControllerManagerLike,
   type CustomDefaulter,
   type CustomValidator,
   type FieldError,
   FieldErrors,
   field,
+  type Manager,
   type Warnings,
   webhookManagedBy,
 } from 'kubeforge/runtime';
@@ -39,7 +39,7 @@ import { CronJob as CronJobV2 } from '../../api/v2/cronjob_types.js';
 import { cronJobConversion as cronJobConversionV2 } from '../../api/v2/cronjob_conversion.js';
 
 /** Registers the webhooks of CronJob with the manager's webhook server. Throws on misuse (see complete()). */
-export function setupCronJobWebhookWithManager(mgr: ControllerManagerLike): void {
+export function setupCronJobWebhookWithManager(mgr: Manager): void {
   webhookManagedBy(mgr)
     .for(CronJob)
     .withDefaulter(new CronJobCustomDefaulter())

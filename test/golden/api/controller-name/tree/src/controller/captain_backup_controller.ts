@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-import { type Client, controllerManagedBy, type ControllerManagerLike, type EventRecorder, isNotFound, type ReconcileContext, type Request, type Result, setStatusCondition } from 'kubeforge/runtime';
+import { type Client, controllerManagedBy, type EventRecorder, isNotFound, type Manager, type ReconcileContext, type Request, type Result, setStatusCondition } from 'kubeforge/runtime';
 import { Rbac } from 'kubeforge/markers';
 import { Captain } from '../api/v1/captain_types.js';
 
@@ -82,7 +82,7 @@ export class CaptainBackupReconciler {
    * `.owns(Type)` for the objects it creates with an owner reference to the Captain (a
    * Deployment, a ConfigMap...): their changes then reconcile their owner.
    */
-  setupWithManager(mgr: ControllerManagerLike): void {
+  setupWithManager(mgr: Manager): void {
     controllerManagedBy(mgr).for(Captain).named('captain-backup').complete(this);
   }
 }

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { type Client, controllerManagedBy, type ControllerManagerLike, type EventRecorder, isNotFound, type ReconcileContext, type Request, type Result, type TypeDescriptor } from 'kubeforge/runtime';
+import { type Client, controllerManagedBy, type EventRecorder, isNotFound, type Manager, type ReconcileContext, type Request, type Result, type TypeDescriptor } from 'kubeforge/runtime';
 import { Rbac } from 'kubeforge/markers';
 
 /** The built-in Kind this controller reconciles (kubeforge/runtime finds its resource by discovery). */
@@ -67,7 +67,7 @@ export class DeploymentReconciler {
    * `.owns(Type)` for the objects it creates with an owner reference to the Deployment (a
    * Deployment, a ConfigMap...): their changes then reconcile their owner.
    */
-  setupWithManager(mgr: ControllerManagerLike): void {
+  setupWithManager(mgr: Manager): void {
     controllerManagedBy(mgr).for(Deployment).named('deployment').complete(this);
   }
 }

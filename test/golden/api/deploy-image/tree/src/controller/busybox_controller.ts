@@ -22,9 +22,9 @@ import {
   type ConditionInput,
   containsFinalizer,
   controllerManagedBy,
-  type ControllerManagerLike,
   type EventRecorder,
   isNotFound,
+  type Manager,
   type ReconcileContext,
   removeFinalizer,
   type Request,
@@ -254,7 +254,7 @@ export class BusyboxReconciler {
    * Sets up the controller with the Manager: reconcile on every change to a Busybox, and to
    * the Deployments it owns (their owner reference names it).
    */
-  setupWithManager(mgr: ControllerManagerLike): void {
+  setupWithManager(mgr: Manager): void {
     controllerManagedBy(mgr).for(Busybox).owns(V1Deployment).named('busybox').complete(this);
   }
 }

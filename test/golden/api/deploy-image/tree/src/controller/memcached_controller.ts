@@ -22,9 +22,9 @@ import {
   type ConditionInput,
   containsFinalizer,
   controllerManagedBy,
-  type ControllerManagerLike,
   type EventRecorder,
   isNotFound,
+  type Manager,
   type ReconcileContext,
   removeFinalizer,
   type Request,
@@ -257,7 +257,7 @@ export class MemcachedReconciler {
    * Sets up the controller with the Manager: reconcile on every change to a Memcached, and to
    * the Deployments it owns (their owner reference names it).
    */
-  setupWithManager(mgr: ControllerManagerLike): void {
+  setupWithManager(mgr: Manager): void {
     controllerManagedBy(mgr).for(Memcached).owns(V1Deployment).named('memcached').complete(this);
   }
 }

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 import type { Certificate as CertificateObject } from '../external/certmanager/v1.js';
-import { type Client, controllerManagedBy, type ControllerManagerLike, type EventRecorder, isNoKindMatch, isNotFound, type ReconcileContext, type Request, type Result, type TypeDescriptor } from 'kubeforge/runtime';
+import { type Client, controllerManagedBy, type EventRecorder, isNoKindMatch, isNotFound, type Manager, type ReconcileContext, type Request, type Result, type TypeDescriptor } from 'kubeforge/runtime';
 import { Rbac } from 'kubeforge/markers';
 
 /**
@@ -71,7 +71,7 @@ export class CertificateAuditReconciler {
    * `.owns(Type)` for the objects it creates with an owner reference to the Certificate (a
    * Deployment, a ConfigMap...): their changes then reconcile their owner.
    */
-  setupWithManager(mgr: ControllerManagerLike): void {
+  setupWithManager(mgr: Manager): void {
     controllerManagedBy(mgr).for(Certificate).named('certificate-audit').complete(this);
   }
 }

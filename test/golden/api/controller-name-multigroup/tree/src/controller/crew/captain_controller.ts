@@ -1,4 +1,4 @@
-import { type Client, controllerManagedBy, type ControllerManagerLike, type EventRecorder, isNotFound, type ReconcileContext, type Request, type Result, setStatusCondition } from 'kubeforge/runtime';
+import { type Client, controllerManagedBy, type EventRecorder, isNotFound, type Manager, type ReconcileContext, type Request, type Result, setStatusCondition } from 'kubeforge/runtime';
 import { Rbac } from 'kubeforge/markers';
 import { Captain } from '../../api/crew/v1/captain_types.js';
 
@@ -66,7 +66,7 @@ export class CaptainReconciler {
    * `.owns(Type)` for the objects it creates with an owner reference to the Captain (a
    * Deployment, a ConfigMap...): their changes then reconcile their owner.
    */
-  setupWithManager(mgr: ControllerManagerLike): void {
+  setupWithManager(mgr: Manager): void {
     controllerManagedBy(mgr).for(Captain).named('crew-captain').complete(this);
   }
 }

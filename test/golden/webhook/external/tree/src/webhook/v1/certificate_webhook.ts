@@ -23,14 +23,14 @@ limitations under the License.
  * class, a builder line and imports for a webhook type this Kind does not have yet.
  */
 import type { Certificate as CertificateObject } from '@acme/cert-manager-types/v1';
-import { type AdmissionContext, type ControllerManagerLike, type CustomValidator, type TypeDescriptor, type Warnings, webhookManagedBy } from 'kubeforge/runtime';
+import { type AdmissionContext, type CustomValidator, type Manager, type TypeDescriptor, type Warnings, webhookManagedBy } from 'kubeforge/runtime';
 import { Webhook } from 'kubeforge/markers';
 
 /** The Kind of another project these webhooks handle (its CRD comes with that project). */
 export const Certificate: TypeDescriptor = { apiVersion: 'cert-manager.io/v1', kind: 'Certificate' };
 
 /** Registers the webhooks of Certificate with the manager's webhook server. Throws on misuse (see complete()). */
-export function setupCertificateWebhookWithManager(mgr: ControllerManagerLike): void {
+export function setupCertificateWebhookWithManager(mgr: Manager): void {
   webhookManagedBy(mgr)
     .for<CertificateObject>(Certificate)
     .withValidator(new CertificateCustomValidator())

@@ -23,14 +23,14 @@ limitations under the License.
  * class, a builder line and imports for a webhook type this Kind does not have yet.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { type AdmissionContext, type ControllerManagerLike, type CustomDefaulter, type CustomValidator, type TypeDescriptor, type Warnings, webhookManagedBy } from 'kubeforge/runtime';
+import { type AdmissionContext, type CustomDefaulter, type CustomValidator, type Manager, type TypeDescriptor, type Warnings, webhookManagedBy } from 'kubeforge/runtime';
 import { Webhook } from 'kubeforge/markers';
 
 /** The Kind of another project these webhooks handle (its CRD comes with that project). */
 export const Issuer: TypeDescriptor = { apiVersion: 'cert-manager.io/v1', kind: 'Issuer' };
 
 /** Registers the webhooks of Issuer with the manager's webhook server. Throws on misuse (see complete()). */
-export function setupIssuerWebhookWithManager(mgr: ControllerManagerLike): void {
+export function setupIssuerWebhookWithManager(mgr: Manager): void {
   webhookManagedBy(mgr)
     .for<KubernetesObject>(Issuer)
     .withDefaulter(new IssuerCustomDefaulter())

@@ -22,12 +22,12 @@ limitations under the License.
  * EDIT THIS FILE! It is scaffolding for you to own: `kubeforge create webhook` only adds a
  * class, a builder line and imports for a webhook type this Kind does not have yet.
  */
-import { type AdmissionContext, type ControllerManagerLike, type CustomDefaulter, type CustomValidator, type Warnings, webhookManagedBy } from 'kubeforge/runtime';
+import { type AdmissionContext, type CustomDefaulter, type CustomValidator, type Manager, type Warnings, webhookManagedBy } from 'kubeforge/runtime';
 import { Webhook } from 'kubeforge/markers';
 import { Captain } from '../../api/v1/captain_types.js';
 
 /** Registers the webhooks of Captain with the manager's webhook server. Throws on misuse (see complete()). */
-export function setupCaptainWebhookWithManager(mgr: ControllerManagerLike): void {
+export function setupCaptainWebhookWithManager(mgr: Manager): void {
   webhookManagedBy(mgr)
     .for(Captain)
     .withDefaulter(new CaptainCustomDefaulter())

@@ -23,14 +23,14 @@ limitations under the License.
  * class, a builder line and imports for a webhook type this Kind does not have yet.
  */
 import type { V1Deployment } from '@kubernetes/client-node';
-import { type AdmissionContext, type ControllerManagerLike, type CustomDefaulter, type CustomValidator, type TypeDescriptor, type Warnings, webhookManagedBy } from 'kubeforge/runtime';
+import { type AdmissionContext, type CustomDefaulter, type CustomValidator, type Manager, type TypeDescriptor, type Warnings, webhookManagedBy } from 'kubeforge/runtime';
 import { Webhook } from 'kubeforge/markers';
 
 /** The built-in Kind these webhooks handle (kubeforge/runtime finds its resource by discovery). */
 export const Deployment: TypeDescriptor = { apiVersion: 'apps/v1', kind: 'Deployment' };
 
 /** Registers the webhooks of Deployment with the manager's webhook server. Throws on misuse (see complete()). */
-export function setupDeploymentWebhookWithManager(mgr: ControllerManagerLike): void {
+export function setupDeploymentWebhookWithManager(mgr: Manager): void {
   webhookManagedBy(mgr)
     .for<V1Deployment>(Deployment)
     .withDefaulter(new DeploymentCustomDefaulter())

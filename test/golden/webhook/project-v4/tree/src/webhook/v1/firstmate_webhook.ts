@@ -22,13 +22,13 @@ limitations under the License.
  * EDIT THIS FILE! It is scaffolding for you to own: `kubeforge create webhook` only adds a
  * class, a builder line and imports for a webhook type this Kind does not have yet.
  */
-import { type ControllerManagerLike, webhookManagedBy } from 'kubeforge/runtime';
+import { type Manager, webhookManagedBy } from 'kubeforge/runtime';
 import { FirstMate } from '../../api/v1/firstmate_types.js';
 import { FirstMate as FirstMateV2 } from '../../api/v2/firstmate_types.js';
 import { firstMateConversion as firstMateConversionV2 } from '../../api/v2/firstmate_conversion.js';
 
 /** Registers the webhooks of FirstMate with the manager's webhook server. Throws on misuse (see complete()). */
-export function setupFirstMateWebhookWithManager(mgr: ControllerManagerLike): void {
+export function setupFirstMateWebhookWithManager(mgr: Manager): void {
   webhookManagedBy(mgr)
     .for(FirstMate)
     .withConversion(FirstMateV2, firstMateConversionV2)

@@ -23,14 +23,14 @@ limitations under the License.
  * class, a builder line and imports for a webhook type this Kind does not have yet.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { type AdmissionContext, type ControllerManagerLike, type CustomDefaulter, type TypeDescriptor, webhookManagedBy } from 'kubeforge/runtime';
+import { type AdmissionContext, type CustomDefaulter, type Manager, type TypeDescriptor, webhookManagedBy } from 'kubeforge/runtime';
 import { Webhook } from 'kubeforge/markers';
 
 /** The built-in Kind these webhooks handle (kubeforge/runtime finds its resource by discovery). */
 export const Pod: TypeDescriptor = { apiVersion: 'v1', kind: 'Pod' };
 
 /** Registers the webhooks of Pod with the manager's webhook server. Throws on misuse (see complete()). */
-export function setupPodWebhookWithManager(mgr: ControllerManagerLike): void {
+export function setupPodWebhookWithManager(mgr: Manager): void {
   webhookManagedBy(mgr)
     .for<V1Pod>(Pod)
     .withDefaulter(new PodCustomDefaulter())

@@ -6,14 +6,14 @@
  * EDIT THIS FILE! It is scaffolding for you to own: `kubeforge create webhook` only adds a
  * class, a builder line and imports for a webhook type this Kind does not have yet.
  */
-import { type AdmissionContext, type ControllerManagerLike, type CustomDefaulter, webhookManagedBy } from 'kubeforge/runtime';
+import { type AdmissionContext, type CustomDefaulter, type Manager, webhookManagedBy } from 'kubeforge/runtime';
 import { Webhook } from 'kubeforge/markers';
 import { Destroyer } from '../../../api/ship/v1/destroyer_types.js';
 import { Destroyer as DestroyerV1beta1 } from '../../../api/ship/v1beta1/destroyer_types.js';
 import { destroyerConversion as destroyerConversionV1beta1 } from '../../../api/ship/v1beta1/destroyer_conversion.js';
 
 /** Registers the webhooks of Destroyer with the manager's webhook server. Throws on misuse (see complete()). */
-export function setupDestroyerWebhookWithManager(mgr: ControllerManagerLike): void {
+export function setupDestroyerWebhookWithManager(mgr: Manager): void {
   webhookManagedBy(mgr)
     .for(Destroyer)
     .withDefaulter(new DestroyerCustomDefaulter())
