@@ -36,6 +36,16 @@ async function askAll(questions: string[], ctx: CliContext): Promise<boolean[]> 
   return answers;
 }
 
+/** --group, --version, --kind and --plural of `create api` and `create webhook`, each described for its command. */
+function gvkFlags(describe: { group: string; version: string; plural: string }) {
+  return {
+    group: { type: 'string', value: '<group>', description: describe.group },
+    version: { type: 'string', value: '<version>', description: describe.version },
+    kind: { type: 'string', value: '<kind>', description: 'Kind, in PascalCase, e.g. CronJob' },
+    plural: { type: 'string', value: '<plural>', description: describe.plural },
+  } as const satisfies FlagTable;
+}
+
 /** The --external-api-* flags, on `create api` and `create webhook`. */
 const EXTERNAL_API_FLAGS = {
   externalApiPath: {
@@ -49,10 +59,11 @@ const EXTERNAL_API_FLAGS = {
 
 /** The flags of `create api`, in the help's order. */
 export const CREATE_API_FLAGS = {
-  group: { type: 'string', value: '<group>', description: 'API group without the domain, e.g. batch or data.storage (a DNS-1123 subdomain; the full group is <group>.<domain>)' },
-  version: { type: 'string', value: '<version>', description: 'API version, e.g. v1, v1beta1, v2alpha3' },
-  kind: { type: 'string', value: '<kind>', description: 'Kind, in PascalCase, e.g. CronJob' },
-  plural: { type: 'string', value: '<plural>', description: 'resource name (default: the plural of the Kind, lower-cased, as kubeforge manifests and controller-gen derive it)' },
+  ...gvkFlags({
+    group: 'API group without the domain, e.g. batch or data.storage (a DNS-1123 subdomain; the full group is <group>.<domain>)',
+    version: 'API version, e.g. v1, v1beta1, v2alpha3',
+    plural: 'resource name (default: the plural of the Kind, lower-cased, as kubeforge manifests and controller-gen derive it)',
+  }),
   namespaced: { type: 'bool', description: 'namespaced Kind (default true); --namespaced=false or --no-namespaced makes it cluster-scoped' },
   resource: { type: 'bool', description: 'scaffold the API types (default true; asked on a terminal); --resource=false skips them' },
   controller: { type: 'bool', description: 'scaffold the controller (default true; asked on a terminal); --controller=false skips it' },
@@ -78,10 +89,11 @@ export const CREATE_API_FLAGS = {
 
 /** The flags of `create webhook`, in the help's order. */
 export const CREATE_WEBHOOK_FLAGS = {
-  group: { type: 'string', value: '<group>', description: 'API group of the Kind, without the domain (core, apps, batch, ... for a built-in Kind)' },
-  version: { type: 'string', value: '<version>', description: 'API version of the Kind; with --conversion, the hub (the storage version)' },
-  kind: { type: 'string', value: '<kind>', description: 'Kind, in PascalCase, e.g. CronJob' },
-  plural: { type: 'string', value: '<plural>', description: 'resource name (default: the one PROJECT records for the Kind, else its plural)' },
+  ...gvkFlags({
+    group: 'API group of the Kind, without the domain (core, apps, batch, ... for a built-in Kind)',
+    version: 'API version of the Kind; with --conversion, the hub (the storage version)',
+    plural: 'resource name (default: the one PROJECT records for the Kind, else its plural)',
+  }),
   defaulting: { type: 'bool', description: 'scaffold a mutating webhook with a CustomDefaulter' },
   programmaticValidation: { type: 'bool', description: 'scaffold a validating webhook with a CustomValidator' },
   conversion: { type: 'bool', description: 'scaffold conversion between the versions of the Kind (needs --spoke)' },
