@@ -10,27 +10,25 @@ import { basename, dirname, join, relative } from 'node:path';
 import { ts } from '../util/typescript.cjs';
 import { type Diagnostic, error, Reporter, TeeReporter } from '../diagnostics/index.js';
 import { loadProgram, type ProgramOptions, programInputFiles, type SourceOverlay } from '../loader/program.js';
-import { getMarkerDefinition, type MarkerArgs } from '../markers/definitions.js';
+import { getMarkerDefinition, type MarkerArgs, type MarkerName } from '../markers/definitions.js';
 import { isDns1123Subdomain } from '../project/naming.js';
 import { SchemaFormatter } from '../schema/format.js';
 import type { JSONSchemaProps } from '../schema/jsonschema.js';
 import { type K8sVersion, k8sModelSchemaShared } from '../schema/k8s/index.js';
 import { TypeParser } from '../schema/parse.js';
 import { packageVersion } from '../util/package-root.js';
-import { isMarkerNamed, locationOf, MarkerCollector, type Location, type MarkerValue } from './collector.js';
+import { locationOf, MarkerCollector, type Location, type MarkerValue } from './collector.js';
 import { NameResolver } from './resolve.js';
 import { checkKindStatics } from './statics.js';
 
-type UseName = 'Rbac' | 'Webhook' | 'WebhookConfiguration';
-
 /** One marker use handed to a generator: its validated, typed arguments and where it is written. */
-export type MarkerUse<N extends UseName = UseName> = {
+export type MarkerUse<N extends MarkerName = MarkerName> = {
   [K in N]: {
-    /** Decorator name, e.g. 'Rbac'. */
+    /** Marker name, e.g. 'Rbac'. */
     marker: K;
     /** The arguments, of the type the marker table declares. */
     args: MarkerArgs<K>;
-    /** Class the marker is on. */
+    /** What the marker is on: the class's name. */
     target: string;
     file: string;
     line: number;
@@ -76,12 +74,8 @@ export interface Analysis {
   classes: ClassInfo[];
   /** Every Kind version of a group-version that is not skipped, in file order. */
   kinds: KindVersion[];
-  /** Every @Rbac, in file/line order. */
-  rbac: MarkerUse<'Rbac'>[];
-  /** Every @Webhook. */
-  webhooks: MarkerUse<'Webhook'>[];
-  /** Every @WebhookConfiguration. */
-  webhookConfigurations: MarkerUse<'WebhookConfiguration'>[];
+  /** The marker uses generators read (the analysis does not know which generator reads which). */
+  markers: MarkerIndex;
   /** Absolute paths of every file the analysis read (sorted). */
   inputFiles: string[];
   /** Value of the `kubeforge.io/version` annotation of the CRDs. */
@@ -96,20 +90,36 @@ export interface Analysis {
   byRoot?: Map<string, RootResult>;
 }
 
+/**
+ * The marker index: every marker use of the analysed files that a generator may read, by what it
+ * is on, in file/line/column order (controller-tools' markers collected once, each generator
+ * reading those it registered). Kind-level markers reach the CRD generator with their Kind
+ * ({@link KindVersion}); field and type markers are the schemas'.
+ */
+export interface MarkerIndex {
+  /** Markers on top-level classes (`@Rbac`, `@Webhook`, ...), of the names indexed (see AnalyzeOptions.indexMarkers). */
+  class: MarkerUse[];
+}
+
+/** The uses of the markers named, typed by the marker table, in file/line/column order. */
+export function markerUses<N extends MarkerName>(index: MarkerIndex, ...names: N[]): MarkerUse<N>[] {
+  const wanted = new Set<MarkerName>(names);
+  return index.class.filter((u) => wanted.has(u.marker)) as MarkerUse<N>[];
+}
+
 /** One root file's share of an analysis: plain data (kept in the no-change cache as JSON). */
 export interface RootResult {
   /** The Kinds it declares (`group/version/Kind`, not skipped). */
   kinds: { group: string; version: string; kind: string }[];
-  rbac: MarkerUse<'Rbac'>[];
-  webhooks: MarkerUse<'Webhook'>[];
-  webhookConfigurations: MarkerUse<'WebhookConfiguration'>[];
+  /** Its class-level marker uses in the index. */
+  markers: MarkerUse[];
   /** Warnings the analysis reported while reading the file and parsing its Kinds. */
   warnings: Diagnostic[];
 }
 
 function rootResult(byRoot: Map<string, RootResult>, file: string): RootResult {
   let r = byRoot.get(file);
-  if (!r) byRoot.set(file, (r = { kinds: [], rbac: [], webhooks: [], webhookConfigurations: [], warnings: [] }));
+  if (!r) byRoot.set(file, (r = { kinds: [], markers: [], warnings: [] }));
   return r;
 }
 
@@ -130,6 +140,16 @@ export interface AnalyzeOptions {
   embeddedObjectMeta?: boolean;
   /** The Kubernetes minor whose types embedded Kubernetes types follow (`manifests --k8s-version`); default the newest supported. */
   k8sVersion?: K8sVersion;
+  /**
+   * The class-level markers to put in the index (those the generators that will run read:
+   * generators.ts' `markers`); default every class-level marker that is not a Kind's or a schema's.
+   */
+  indexMarkers?: ReadonlySet<MarkerName>;
+}
+
+/** Whether a class-level marker goes to the index by default: not a Kind's (the CRD's), not a schema's. */
+function indexedByDefault(m: MarkerValue): boolean {
+  return m.def.category !== 'kind' && m.def.category !== 'validation' && m.def.schema === undefined && m.def.targets.includes('class');
 }
 
 /** A version name: a DNS-1123 label that starts with a letter (`v1`, `v1beta1`). */
@@ -139,21 +159,78 @@ export async function analyzeProject(options: AnalyzeOptions, reporter: Reporter
   return analyzeProjectSync(options, reporter);
 }
 
-function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis {
-  const byRoot = new Map<string, RootResult>();
-  // Every diagnostic is also filed under the root file being analysed (`routing.current`).
-  const routing: { current: string | undefined } = { current: undefined };
-  const reporter = new TeeReporter(outer, (d) => {
-    if (routing.current !== undefined) rootResult(byRoot, routing.current).warnings.push(d);
-  });
-  const loaded = loadProgram(options, reporter);
-  const { checker } = loaded;
-  const names = new NameResolver({ resolveModule: loaded.resolveModule, sourceFile: (file) => loaded.parseExtra(file) });
-  const collector = new MarkerCollector(checker, reporter, names);
-  const extraInputs = new Set<string>();
-  const rel = (p: string) => relative(loaded.projectDir, p) || '.';
+/** A marker value as the index keeps it: its typed arguments, where it is, and the class it is on. */
+function use(m: MarkerValue, target: string): MarkerUse {
+  return { marker: m.name, args: m.args, target, file: m.file, line: m.line, column: m.column } as MarkerUse;
+}
 
-  // group-versions, by folder
+/** KF4012: a TypeScript syntax error, where it is. */
+function syntaxError(d: ts.DiagnosticWithLocation, sf: ts.SourceFile, file: string): Diagnostic {
+  const lc = d.start !== undefined ? sf.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
+  return error('KF4012', `syntax error: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`, { file, line: lc.line + 1, column: lc.character + 1, hint: 'fix the TypeScript syntax (tsc reports the same)' });
+}
+
+/** A Kind's version with its schema (types -> IR -> OpenAPI); KF9001 (undefined) when the parser fails on it. */
+function parseKind(decl: ts.ClassDeclaration, gv: GroupVersionInfo, markers: MarkerValue[], parser: TypeParser, formatter: SchemaFormatter, reporter: Reporter): KindVersion | undefined {
+  const className = decl.name?.text ?? '(anonymous class)';
+  const nameNode = decl.name ?? decl;
+  try {
+    const ir = parser.parseDeclaration(decl, [], nameNode, new Map(), `Kind ${className}`);
+    return { group: gv.group, version: gv.version, kind: className, schema: formatter.formatKind(ir), markers, at: locationOf(nameNode) };
+  } catch (e) {
+    reporter.report(
+      error('KF9001', `internal error while analysing Kind ${className}: ${(e as Error).message}`, {
+        ...locationOf(nameNode),
+        hint: 'this is a kubeforge bug: please report it with this type; meanwhile simplify the type to work around it',
+      }),
+    );
+    return undefined;
+  }
+}
+
+/** Validates the decorators of every member of a class (fields take field markers; nothing else takes any). */
+function validateMembers(st: ts.ClassDeclaration, className: string, collector: MarkerCollector): void {
+  for (const member of st.members) {
+    const label = member.name ? `${className}.${member.name.getText()}` : className;
+    if (ts.isPropertyDeclaration(member) && !(ts.getCombinedModifierFlags(member) & ts.ModifierFlags.Static)) {
+      const name = member.name.getText();
+      collector.decoratorMarkers(member, ['field'], `field "${name}" of ${className}`);
+    } else {
+      const kind = ts.isMethodDeclaration(member) ? 'method' : ts.isConstructorDeclaration(member) ? 'constructor' : ts.isPropertyDeclaration(member) ? 'static field' : 'accessor';
+      collector.decoratorMarkers(member, [], `${kind} ${label}`);
+    }
+    if (ts.isConstructorDeclaration(member) || ts.isMethodDeclaration(member)) {
+      for (const p of member.parameters) collector.decoratorMarkers(p, [], `parameter ${p.name.getText()} of ${label}`);
+    }
+  }
+}
+
+/**
+ * KF4009 for a `@Root()` class that is not a Kind and has no metadata at all: a root list type
+ * (ListMeta) gets no CRD, but a root without any metadata is most likely a Kind missing its
+ * metadata field; said rather than generating nothing silently.
+ */
+function reportRootWithoutMetadata(st: ts.ClassDeclaration, className: string, reporter: Reporter): void {
+  if (st.members.some((m) => m.name?.getText() === 'metadata') || st.heritageClauses?.length) return;
+  reporter.report({
+    code: 'KF4009',
+    severity: 'warning',
+    message: `@Root() class ${className} has no metadata field, so it is not a Kind and gets no CRD`,
+    hint: "add `metadata?: V1ObjectMeta;` (import type { V1ObjectMeta } from '@kubernetes/client-node') to make it a Kind",
+    ...locationOf(st.name ?? st),
+  });
+}
+
+/** KF4001: a Kind in a folder without groupversion.ts, with the file to create. */
+function noGroupVersion(className: string, file: string, nameNode: ts.Node, rel: (p: string) => string): Diagnostic {
+  return error('KF4001', `Kind ${className} is in ${rel(dirname(file))}, which has no groupversion.ts`, {
+    ...locationOf(nameNode),
+    hint: `create ${rel(join(dirname(file), 'groupversion.ts'))}: import { defineGroupVersion } from 'kubeforge/markers'; export const groupVersion = defineGroupVersion({ group: 'example.com', version: '${/^v\d/.test(basename(dirname(file))) ? basename(dirname(file)) : 'v1'}' });`,
+  });
+}
+
+/** The group-versions of the project, by folder (each folder's groupversion.ts, read once); KF4002 for a bad one. */
+function groupVersionReader(loaded: ReturnType<typeof loadProgram>, collector: MarkerCollector, reporter: Reporter, rel: (p: string) => string, extraInputs: Set<string>) {
   const gvCache = new Map<string, GroupVersionInfo | null>();
   const gvDef = getMarkerDefinition('defineGroupVersion')!;
   const groupVersionOf = (dir: string): GroupVersionInfo | null => {
@@ -206,6 +283,27 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
     return { group: a.group, version: a.version, fieldsOptionalByDefault: a.fieldsOptionalByDefault ?? false, skip: a.skip ?? false, file: sf.fileName };
   };
 
+  return { of: groupVersionOf, cache: gvCache };
+}
+
+function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis {
+  const byRoot = new Map<string, RootResult>();
+  // Every diagnostic is also filed under the root file being analysed (`routing.current`).
+  const routing: { current: string | undefined } = { current: undefined };
+  const reporter = new TeeReporter(outer, (d) => {
+    if (routing.current !== undefined) rootResult(byRoot, routing.current).warnings.push(d);
+  });
+  const loaded = loadProgram(options, reporter);
+  const { checker } = loaded;
+  const names = new NameResolver({ resolveModule: loaded.resolveModule, sourceFile: (file) => loaded.parseExtra(file) });
+  const collector = new MarkerCollector(checker, reporter, names);
+  const extraInputs = new Set<string>();
+  const rel = (p: string) => relative(loaded.projectDir, p) || '.';
+
+  const gvReader = groupVersionReader(loaded, collector, reporter, rel, extraInputs);
+  const groupVersionOf = gvReader.of;
+  const gvCache = gvReader.cache;
+
   const parser = new TypeParser({
     collector,
     reporter,
@@ -220,15 +318,11 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
     k8sHint: 'it is not a model class of @kubernetes/client-node (V1PodTemplateSpec, V1Condition, ...): check the name, or declare the type yourself',
   });
 
-  const rbac: MarkerUse<'Rbac'>[] = [];
-  const webhooks: MarkerUse<'Webhook'>[] = [];
-  const webhookConfigurations: MarkerUse<'WebhookConfiguration'>[] = [];
+  const indexed = options.indexMarkers ? (m: MarkerValue) => options.indexMarkers!.has(m.name) : indexedByDefault;
+  const classMarkerUses: MarkerUse[] = [];
   const kinds: KindVersion[] = [];
   const classes: ClassInfo[] = [];
   const kindDecls: { decl: ts.ClassDeclaration; file: string; gv: GroupVersionInfo; markers: MarkerValue[] }[] = [];
-
-  const use = <N extends UseName>(m: MarkerValue<N>, target: string): MarkerUse<N> =>
-    ({ marker: m.name, args: m.args, target, file: m.file, line: m.line, column: m.column }) as MarkerUse<N>;
 
   // 1. Classify and collect: every class of every file, its markers and its members' markers.
   for (const file of loaded.rootFiles) {
@@ -237,12 +331,7 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
     routing.current = file;
     const mine = rootResult(byRoot, file);
     // Syntax errors make everything after them unreliable: report them (parsing already found them).
-    for (const d of loaded.program.getSyntacticDiagnostics(sf)) {
-      const lc = d.start !== undefined ? sf.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
-      reporter.report(
-        error('KF4012', `syntax error: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`, { file, line: lc.line + 1, column: lc.character + 1, hint: 'fix the TypeScript syntax (tsc reports the same)' }),
-      );
-    }
+    for (const d of loaded.program.getSyntacticDiagnostics(sf)) reporter.report(syntaxError(d, sf, file));
     reportUnreadClasses(sf, collector, reporter);
     for (const st of sf.statements) {
       if (!ts.isClassDeclaration(st)) continue;
@@ -259,51 +348,18 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
       }
       const classMarkers = collector.classMarkers(st);
       classes.push({ name: className, file, isRoot, isKind, markers: classMarkers, at: locationOf(st.name ?? st) });
-      for (const m of classMarkers) {
-        if (isMarkerNamed(m, 'Rbac')) mine.rbac.push(use(m, className));
-        else if (isMarkerNamed(m, 'Webhook')) mine.webhooks.push(use(m, className));
-        else if (isMarkerNamed(m, 'WebhookConfiguration')) mine.webhookConfigurations.push(use(m, className));
-      }
+      for (const m of classMarkers) if (indexed(m)) mine.markers.push(use(m, className));
       // Validate the decorators of every member, even of classes no Kind uses.
-      for (const member of st.members) {
-        const label = member.name ? `${className}.${member.name.getText()}` : className;
-        if (ts.isPropertyDeclaration(member) && !(ts.getCombinedModifierFlags(member) & ts.ModifierFlags.Static)) {
-          const name = member.name.getText();
-          collector.decoratorMarkers(member, ['field'], `field "${name}" of ${className}`);
-        } else {
-          const kind = ts.isMethodDeclaration(member) ? 'method' : ts.isConstructorDeclaration(member) ? 'constructor' : ts.isPropertyDeclaration(member) ? 'static field' : 'accessor';
-          collector.decoratorMarkers(member, [], `${kind} ${label}`);
-        }
-        if (ts.isConstructorDeclaration(member) || ts.isMethodDeclaration(member)) {
-          for (const p of member.parameters) collector.decoratorMarkers(p, [], `parameter ${p.name.getText()} of ${label}`);
-        }
-      }
+      validateMembers(st, className, collector);
       if (!isRoot) continue;
       if (!isKind) {
-        // A root list type (ListMeta) gets no CRD. A root without any metadata is most likely a
-        // Kind missing its metadata field: say so rather than generate nothing silently.
-        if (!st.members.some((m) => m.name?.getText() === 'metadata') && !st.heritageClauses?.length) {
-          reporter.report({
-            code: 'KF4009',
-            severity: 'warning',
-            message: `@Root() class ${className} has no metadata field, so it is not a Kind and gets no CRD`,
-            hint: "add `metadata?: V1ObjectMeta;` (import type { V1ObjectMeta } from '@kubernetes/client-node') to make it a Kind",
-            ...locationOf(st.name ?? st),
-          });
-        }
+        reportRootWithoutMetadata(st, className, reporter);
         continue;
       }
       const gv = groupVersionOf(dirname(file));
       const nameNode = st.name ?? st;
       if (!gv) {
-        if (!gvCache.has(dirname(file)) || !loaded.fileExists(join(dirname(file), 'groupversion.ts'))) {
-          reporter.report(
-            error('KF4001', `Kind ${className} is in ${rel(dirname(file))}, which has no groupversion.ts`, {
-              ...locationOf(nameNode),
-              hint: `create ${rel(join(dirname(file), 'groupversion.ts'))}: import { defineGroupVersion } from 'kubeforge/markers'; export const groupVersion = defineGroupVersion({ group: 'example.com', version: '${/^v\d/.test(basename(dirname(file))) ? basename(dirname(file)) : 'v1'}' });`,
-            }),
-          );
-        }
+        if (!gvCache.has(dirname(file)) || !loaded.fileExists(join(dirname(file), 'groupversion.ts'))) reporter.report(noGroupVersion(className, file, nameNode, rel));
         continue;
       }
       if (gv.skip) continue;
@@ -312,30 +368,15 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
   }
 
   routing.current = undefined;
-  for (const r of byRoot.values()) {
-    rbac.push(...r.rbac);
-    webhooks.push(...r.webhooks);
-    webhookConfigurations.push(...r.webhookConfigurations);
-  }
+  for (const r of byRoot.values()) classMarkerUses.push(...r.markers);
 
   // 2. Parse each Kind's types into its schema.
   for (const { decl, gv, markers, file } of kindDecls) {
     routing.current = file;
-    const className = decl.name?.text ?? '(anonymous class)';
-    const nameNode = decl.name ?? decl;
-    try {
-      const ir = parser.parseDeclaration(decl, [], nameNode, new Map(), `Kind ${className}`);
-      const schema = formatter.formatKind(ir);
-      kinds.push({ group: gv.group, version: gv.version, kind: className, schema, markers, at: locationOf(nameNode) });
-      rootResult(byRoot, file).kinds.push({ group: gv.group, version: gv.version, kind: className });
-    } catch (e) {
-      reporter.report(
-        error('KF9001', `internal error while analysing Kind ${className}: ${(e as Error).message}`, {
-          ...locationOf(nameNode),
-          hint: 'this is a kubeforge bug: please report it with this type; meanwhile simplify the type to work around it',
-        }),
-      );
-    }
+    const k = parseKind(decl, gv, markers, parser, formatter, reporter);
+    if (!k) continue;
+    kinds.push(k);
+    rootResult(byRoot, file).kinds.push({ group: k.group, version: k.version, kind: k.kind });
   }
 
   // 3. Each Kind class's static gvk / plural / namespaced against what its markers generate
@@ -351,9 +392,7 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
     groupVersions,
     classes,
     kinds,
-    rbac: rbac.sort(byPos),
-    webhooks: webhooks.sort(byPos),
-    webhookConfigurations: webhookConfigurations.sort(byPos),
+    markers: { class: classMarkerUses.sort(byPos) },
     inputFiles: [...new Set([...programInputFiles(loaded), ...extraInputs])].sort(),
     generatorVersion: options.generatorVersion ?? `v${packageVersion()}`,
     rel,

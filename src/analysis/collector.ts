@@ -130,7 +130,7 @@ export class MarkerCollector {
       const def = getMarkerDefinition(name);
       if (!def || def.targets.includes('package')) {
         const guess = closest(name, MARKER_DEFINITIONS.filter((d) => !d.targets.includes('package')).map((d) => d.name));
-        this.report('KF2001', `unknown marker @${name} on ${placeName}`, dec, `${guess ? `did you mean @${guess}? ` : ''}kubeforge/markers exports no decorator named ${name}; see the markers reference in README.md`);
+        this.report('KF2001', `unknown marker @${name} on ${placeName}`, dec, `${guess ? `did you mean @${guess}? ` : ''}kubeforge/markers exports no decorator named ${name}; see the markers reference in docs/markers.md`);
         continue;
       }
       if (!isCall) {

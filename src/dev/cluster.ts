@@ -8,12 +8,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
 import { RestClient } from '../runtime/client/rest.js';
 import { isNotFound } from '../runtime/client/errors.js';
 import { rewriteWebhookClientConfig, withConversionWebhook, type WebhookConfigurationObject } from '../testing/webhooks.js';
 import type { CRDObject } from '../testing/crds.js';
-import { CRD_DIR } from '../manifests/writer.js';
+import { CRD_DIR } from '../manifests/managed-files.js';
+import { readYamlObjects } from '../manifests/yaml-documents.js';
 
 export const FIELD_MANAGER = 'kubeforge-dev';
 
@@ -36,9 +36,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The documents of a YAML file with a `kind` (comments-only documents dropped). */
 export function readObjects(file: string): Record<string, any>[] {
   const text = readFileSync(file, 'utf8');
-  return parseAllDocuments(text)
-    .map((d) => d.toJS() as Record<string, any> | null)
-    .filter((o): o is Record<string, any> => !!o && typeof o === 'object' && typeof o.kind === 'string');
+  return readYamlObjects(text) as Record<string, any>[];
 }
 
 /** config/crd/bases/*.yaml of the project, sorted (relative paths). */

@@ -26,7 +26,7 @@ import { freePorts } from '../testing/process.js';
 import { ManagerChild, type ManagerLine } from './child.js';
 import type { CompileResult } from './compiler.js';
 import { crdFiles, DevInstaller } from './cluster.js';
-import { CRD_DIR } from '../manifests/writer.js';
+import { CRD_DIR } from '../manifests/managed-files.js';
 
 export interface DevOptions {
   projectDir: string;
@@ -277,7 +277,7 @@ export class DevSession {
   /** The incremental manifests run; diagnostics instead of a throw on an error. */
   private async manifests(): Promise<{ changed: string[]; ms: number; diagnostics?: readonly Diagnostic[]; warnings: Diagnostic[] }> {
     const t = Date.now();
-    const { runManifests } = await import('../manifests/generate.js');
+    const { runManifests } = await import('../manifests/pipeline.js');
     try {
       const run = await runManifests({ projectDir: this.projectDir, ...recordedManifestsFlags(this.projectDir) });
       return { changed: run.changes.map((c) => c.path), ms: Date.now() - t, warnings: run.warnings };

@@ -32,7 +32,7 @@ import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { DiskHost } from '../scaffold/host.js';
 import type { RootResult } from '../analysis/analyze.js';
-import { existingManagedFiles, managedLocations } from './writer.js';
+import { existingManagedFiles, managedLocations } from './managed-files.js';
 
 const CACHE_FORMAT = 5;
 

@@ -17,11 +17,11 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { type Diagnostic, DiagnosticError, error, warning } from '../diagnostics/index.js';
 import type { Location } from '../analysis/collector.js';
 import { crdOriginOf, schemaOriginOf, type SchemaOrigin } from '../schema/origin.js';
-import { CRD_DIR } from './writer.js';
+import { CRD_DIR } from './managed-files.js';
+import { readYamlObjects, type YamlSyntaxError } from './yaml-documents.js';
 
 type Obj = Record<string, unknown>;
 type Schema = Record<string, unknown>;
@@ -29,7 +29,7 @@ type Schema = Record<string, unknown>;
 export type CompatSeverity = 'error' | 'warning';
 
 export interface CompatRule {
-  /** Stable name, for `--allow` and the README. */
+  /** Stable name, for `--allow` and docs/manifests.md. */
   name: string;
   /** Severity in a served version (a version the new CRD does not serve gets warnings only). */
   severity: CompatSeverity;
@@ -38,7 +38,7 @@ export interface CompatRule {
 
 const r = (name: string, severity: CompatSeverity, summary: string): CompatRule => ({ name, severity, summary });
 
-/** Every rule, in the order the README lists them. */
+/** Every rule, in the order docs/manifests.md lists them. */
 export const COMPAT_RULES: readonly CompatRule[] = [
   r('crd-removed', 'error', 'a CRD of the base is no longer generated (its Kind was removed or renamed)'),
   r('scope-changed', 'error', 'Namespaced <-> Cluster: the API server refuses the update of a CRD with stored objects'),
@@ -111,22 +111,17 @@ export interface Finding {
 const isYaml = (f: string) => /\.ya?ml$/i.test(f);
 
 function crdsOfText(text: string, source: string, file: string | undefined): BaseCRD[] {
-  const out: BaseCRD[] = [];
-  for (const doc of parseAllDocuments(text)) {
-    if (doc.errors.length > 0) {
-      const e = doc.errors[0];
-      const line = e.linePos?.[0];
-      throw new DiagnosticError(
-        error('KF4701', `${source} is not valid YAML: ${e.message.split('\n')[0]}`, {
-          ...(file && { file, line: line?.line, column: line?.col }),
-          hint: 'the base of --check-compat must hold CustomResourceDefinition YAML documents',
-        }),
-      );
-    }
-    const value = doc.toJS() as Obj | null;
-    if (value && typeof value === 'object' && value.kind === 'CustomResourceDefinition' && String(value.apiVersion ?? '').startsWith('apiextensions.k8s.io/')) out.push({ crd: value, source, file });
-  }
-  return out;
+  const onError = (e: YamlSyntaxError): never => {
+    throw new DiagnosticError(
+      error('KF4701', `${source} is not valid YAML: ${e.message}`, {
+        ...(file && { file, line: e.line, column: e.column }),
+        hint: 'the base of --check-compat must hold CustomResourceDefinition YAML documents',
+      }),
+    );
+  };
+  return readYamlObjects(text, { kind: 'CustomResourceDefinition', onError })
+    .filter((crd) => String(crd.apiVersion ?? '').startsWith('apiextensions.k8s.io/'))
+    .map((crd) => ({ crd, source, file }));
 }
 
 function listYaml(dir: string): string[] {
@@ -306,8 +301,16 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
     push(w, 'type-changed', at, chain, `${at} changed type from ${bt} to ${nt}: stored ${bt} values are served as they are (clients decoding ${nt} fail on them) and updates that leave them unchanged pass (ratcheting), but creates and updates that set a ${bt} value are refused, so old clients cannot write it`);
     return;
   }
+  compareBounds(w, b, n, at, chain);
+  compareValues(w, b, n, at, chain);
+  compareMerging(w, b, n, bt, nt, at, chain);
+  compareRules(w, b, n, at, chain);
+  compareRequired(w, b, n, at, chain);
+  compareChildren(w, b, n, path, chain);
+}
 
-  // Bounds
+/** Numeric bounds, lengths, counts and multipleOf: a tighter one refuses values the base took. */
+function compareBounds(w: Walk, b: Schema, n: Schema, at: string, chain: Schema[]): void {
   const bl = lowerBound(b);
   const nl = lowerBound(n);
   if (nl && (!bl || nl.v > bl.v || (nl.v === bl.v && nl.ex && !bl.ex))) push(w, 'minimum-tightened', at, chain, `${at}: minimum ${boundText(bl, '>')} -> ${boundText(nl, '>')}: ${RATCHET}`);
@@ -334,6 +337,10 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
     const still = typeof bm === 'number' && Number.isInteger(bm / n.multipleOf);
     if (!still) push(w, 'multiple-of-changed', at, chain, `${at}: multipleOf ${bm ?? 'none'} -> ${n.multipleOf}: ${RATCHET}`);
   }
+}
+
+/** What a value may be and what it becomes: pattern, enum, format, nullable, pruning, default. */
+function compareValues(w: Walk, b: Schema, n: Schema, at: string, chain: Schema[]): void {
   if (typeof n.pattern === 'string' && n.pattern !== b.pattern) {
     push(w, 'pattern-changed', at, chain, `${at}: pattern ${b.pattern === undefined ? 'added' : `changed from ${show(b.pattern)}`} (${show(n.pattern)}): ${RATCHET}`);
   }
@@ -353,6 +360,10 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
   if (b.default !== undefined && json(b.default) !== json(n.default)) {
     push(w, 'default-changed', at, chain, `${at}: default ${n.default === undefined ? `${show(b.default)} removed` : `changed from ${show(b.default)} to ${show(n.default)}`}: objects created without it from now on get ${n.default === undefined ? 'no value' : 'the new value'}, while stored objects keep the value written with them`);
   }
+}
+
+/** How server-side apply merges the value: list type, list-map keys, map type. */
+function compareMerging(w: Walk, b: Schema, n: Schema, bt: string | undefined, nt: string | undefined, at: string, chain: Schema[]): void {
   if (bt === 'array' || nt === 'array') {
     const blt = (b['x-kubernetes-list-type'] as string | undefined) ?? 'atomic';
     const nlt = (n['x-kubernetes-list-type'] as string | undefined) ?? 'atomic';
@@ -370,8 +381,10 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
         : 'server-side apply now merges the object field by field: an apply no longer replaces it as a whole, so fields another manager set (or this one set before) are kept instead of dropped';
     push(w, 'map-type-changed', at, chain, `${at}: x-kubernetes-map-type ${bmt ?? 'granular'} -> ${nmt ?? 'granular'}: ${how} (stored objects are unchanged)`);
   }
+}
 
-  // CEL rules: a rule text the base does not have is a new rule.
+/** CEL rules: a rule text the base does not have is a new rule (transition rules are ratcheted). */
+function compareRules(w: Walk, b: Schema, n: Schema, at: string, chain: Schema[]): void {
   const before = new Set(((b['x-kubernetes-validations'] ?? []) as Obj[]).map((x) => String(x.rule)));
   for (const rule of (n['x-kubernetes-validations'] ?? []) as Obj[]) {
     const text = String(rule.rule);
@@ -379,8 +392,10 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
     if (rule.optionalOldSelf === true || CEL_OLD_SELF.test(text)) continue; // ratcheted: a transition rule, or optionalOldSelf
     push(w, 'cel-rule-added', at, chain, `${at}: new rule \`${text}\`: objects stored before may fail it; they stay readable, and updates that leave ${at} unchanged are allowed (ratcheting), but creates and updates that change it must satisfy the rule (make it a transition rule with oldSelf, or optionalOldSelf: true, to spare old values)`);
   }
+}
 
-  // Required fields: new ones without a default.
+/** Required fields: new ones without a default. */
+function compareRequired(w: Walk, b: Schema, n: Schema, at: string, chain: Schema[]): void {
   const breq = new Set((b.required ?? []) as string[]);
   const nprops = (n.properties ?? {}) as Record<string, Schema>;
   for (const name of (n.required ?? []) as string[]) {
@@ -389,8 +404,11 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
     if (p && p.default !== undefined) continue;
     push(w, 'required-added', fieldPath(at === '.' ? '' : at, name), p ? [...chain, p] : chain, `${fieldPath(at === '.' ? '' : at, name)} is required now and has no default: creates without it are refused; stored objects without it stay readable and can be updated while ${at} is unchanged (ratcheting), but an update that changes ${at} must add it`);
   }
+}
 
-  // Properties
+/** Properties (a removed one reported), items, additionalProperties and junctors, compared in turn. */
+function compareChildren(w: Walk, b: Schema, n: Schema, path: string, chain: Schema[]): void {
+  const nprops = (n.properties ?? {}) as Record<string, Schema>;
   const bprops = (b.properties ?? {}) as Record<string, Schema>;
   const added = Object.keys(nprops).filter((k) => !(k in bprops));
   for (const key of Object.keys(bprops).sort()) {

@@ -15,7 +15,7 @@
 import { error, type Reporter } from '../diagnostics/index.js';
 import type { KindVersion } from '../analysis/analyze.js';
 import type { Location, MarkerValue } from '../analysis/collector.js';
-import type { MarkerName } from '../markers/definitions.js';
+import type { KindMarkerName, MarkerName } from '../markers/definitions.js';
 import { pluralize } from '../project/plural.js';
 import { setCRDOrigin } from '../schema/origin.js';
 import { truncateSchemaDescriptions } from './desc.js';
@@ -61,7 +61,7 @@ export function generateCRDs(
   rel: (file: string) => string = (f) => f,
   /** controller-gen's crd:maxDescLen (desc.ts): undefined keeps descriptions whole. */
   maxDescLen?: number,
-): Record<string, unknown>[] {
+): CRDManifest[] {
   const byGroupKind = new Map<string, KindVersion[]>();
   for (const k of kinds) {
     const key = `${k.kind}.${k.group}`;
@@ -79,7 +79,7 @@ export function generateCRDs(
     list.push(k);
     byGroupKind.set(key, list);
   }
-  const out: Record<string, unknown>[] = [];
+  const out: CRDManifest[] = [];
   // One memo for every CRD: the shared (frozen) schemas of Kubernetes types are truncated once.
   const memo = new WeakMap<object, Record<string, unknown>>();
   const schemaOf = (s: Record<string, unknown>) => (maxDescLen === undefined ? s : truncateSchemaDescriptions(s, maxDescLen, memo));
@@ -87,8 +87,166 @@ export function generateCRDs(
     const crd = generateOne(groupKind, all, generatorVersion, reporter, rel, schemaOf);
     if (crd) out.push(crd);
   }
-  out.sort((a, b) => ((a.metadata as { name: string }).name < (b.metadata as { name: string }).name ? -1 : 1));
+  out.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   return out;
+}
+
+/** A printer column of a CRD version (`kubectl get`). */
+export type CRDPrinterColumn = { jsonPath: string; name: string; type: string; description?: string; format?: string; priority?: number };
+
+/** One version of a CRD, as the API server reads it (the fields kubeforge writes). */
+export type CRDVersion = {
+  name: string;
+  schema: { openAPIV3Schema: Record<string, unknown> };
+  served: boolean;
+  storage: boolean;
+  deprecated?: boolean;
+  deprecationWarning?: string;
+  subresources?: { status?: Record<string, never>; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string } };
+  additionalPrinterColumns?: CRDPrinterColumn[];
+  selectableFields?: { jsonPath: string }[];
+};
+
+/** `spec.conversion` of a CRD converting through a webhook. */
+export type CRDConversion = {
+  strategy: 'Webhook';
+  webhook: { clientConfig: { service: { name: string; namespace: string; path: string; port?: number } }; conversionReviewVersions: string[] };
+};
+
+/** The CustomResourceDefinition manifest kubeforge generates (apiextensions.k8s.io/v1). */
+export type CRDManifest = {
+  apiVersion: 'apiextensions.k8s.io/v1';
+  kind: 'CustomResourceDefinition';
+  metadata: { name: string; annotations: Record<string, string>; labels?: Record<string, string> };
+  spec: {
+    group: string;
+    names: { kind: string; listKind: string; plural: string; singular: string; shortNames?: string[]; categories?: string[] };
+    scope: 'Namespaced' | 'Cluster';
+    versions: CRDVersion[];
+    conversion?: CRDConversion;
+  };
+};
+
+/** What a Kind-level marker applies to: the CRD being built and the version its class declares. */
+interface CRDTarget {
+  crd: CRDManifest;
+  version: CRDVersion;
+  groupKind: string;
+  reporter: Reporter;
+  rel: (file: string) => string;
+  /** Which marker set each `@Resource` argument, and `spec.conversion` (versions must agree). */
+  setBy: Map<string, MarkerValue>;
+}
+
+/** How a Kind-level marker reaches the CRD: applied to it, or read by another part (and which). */
+type CRDMarkerRule<N extends KindMarkerName> = { apply: (m: MarkerValue<N>, to: CRDTarget) => void } | { readBy: string };
+
+/**
+ * Every Kind-level marker (markers/definitions.ts' `kind` category), and what it does to the CRD
+ * (controller-tools' ApplyToCRD). Exhaustive by type: a marker added to that category does not
+ * compile until it is given a rule here.
+ */
+const CRD_MARKERS: { readonly [N in KindMarkerName]: CRDMarkerRule<N> } = {
+  Root: { readBy: 'the analysis: a @Root() class with a metadata field is a Kind' },
+  SkipVersion: { readBy: 'generateOne: the version is left out of the CRD before any marker applies' },
+  ExternalDocs: { readBy: "the schema formatter: externalDocs of the Kind's schema" },
+  Resource: { apply: applyResource },
+  StorageVersion: {
+    apply: (_, { crd, version }) => {
+      // Several storage versions are KF4003 (checkStorage); the first keeps the flag.
+      if (!crd.spec.versions.some((v) => v.storage)) version.storage = true;
+    },
+  },
+  UnservedVersion: { apply: (_, { version }) => void (version.served = false) },
+  DeprecatedVersion: {
+    apply: (m, { version }) => {
+      if (version.deprecated) return;
+      version.deprecated = true;
+      const w = m.args?.warning;
+      if (w !== undefined) version.deprecationWarning = w;
+    },
+  },
+  SubresourceStatus: { apply: (_, { version }) => void ((version.subresources ??= {}).status = {}) },
+  SubresourceScale: {
+    apply: (m, { version }) => {
+      const subresources = (version.subresources ??= {});
+      if (subresources.scale) return;
+      const a = m.args;
+      subresources.scale = { specReplicasPath: a.specpath, statusReplicasPath: a.statuspath, ...(a.selectorpath ? { labelSelectorPath: a.selectorpath } : {}) };
+    },
+  },
+  PrintColumn: {
+    apply: (m, { version }) => {
+      const a = m.args;
+      const col: CRDPrinterColumn = { jsonPath: a.jsonPath, name: a.name, type: a.type };
+      for (const k of ['description', 'format', 'priority'] as const) if (a[k] !== undefined) (col as Record<string, unknown>)[k] = a[k];
+      (version.additionalPrinterColumns ??= []).push(col);
+    },
+  },
+  SelectableField: { apply: (m, { version }) => void (version.selectableFields ??= []).push({ jsonPath: m.args.jsonPath }) },
+  Metadata: {
+    apply: (m, { crd }) => {
+      Object.assign(crd.metadata.annotations, m.args.annotations ?? {});
+      const labels = m.args.labels ?? {};
+      if (Object.keys(labels).length) Object.assign((crd.metadata.labels ??= {}), labels);
+    },
+  },
+  ConversionWebhook: { apply: applyConversionWebhook },
+};
+
+/** `@Resource`: names and scope; may sit on any version, and versions must agree (KF4007). */
+function applyResource(m: MarkerValue<'Resource'>, to: CRDTarget): void {
+  const { spec } = to.crd;
+  const set = {
+    path: (v: string) => void (spec.names.plural = v),
+    singular: (v: string) => void (spec.names.singular = v),
+    shortName: (v: string[]) => void (spec.names.shortNames = v),
+    categories: (v: string[]) => void (spec.names.categories = v),
+    scope: (v: 'Namespaced' | 'Cluster') => void (spec.scope = v),
+  };
+  for (const [k, val] of Object.entries(m.args) as [keyof typeof set, never][]) {
+    if (val === undefined) continue;
+    const from = to.setBy.get(`Resource.${k}`);
+    if (from && JSON.stringify((from.args as Record<string, unknown>)[k]) !== JSON.stringify(val)) {
+      to.reporter.report(
+        error('KF4007', `@Resource ${k} of ${to.groupKind} differs between versions (${JSON.stringify((from.args as Record<string, unknown>)[k])} at ${to.rel(from.file)}:${from.line}, ${JSON.stringify(val)} here)`, {
+          ...at(m),
+          hint: 'give every version the same resource names, or set them on one version only',
+        }),
+      );
+      continue;
+    }
+    to.setBy.set(`Resource.${k}`, m);
+    set[k](val);
+  }
+}
+
+/** `@ConversionWebhook`: spec.conversion through the manager's webhook Service; versions must agree (KF4008). */
+function applyConversionWebhook(m: MarkerValue<'ConversionWebhook'>, to: CRDTarget): void {
+  const a = m.args ?? {};
+  const service: CRDConversion['webhook']['clientConfig']['service'] = { name: a.serviceName ?? 'webhook-service', namespace: a.serviceNamespace ?? 'system', path: a.path ?? '/convert' };
+  if (a.servicePort !== undefined) service.port = a.servicePort;
+  const c: CRDConversion = { strategy: 'Webhook', webhook: { clientConfig: { service }, conversionReviewVersions: a.conversionReviewVersions ?? ['v1'] } };
+  const spec = to.crd.spec;
+  const from = to.setBy.get('ConversionWebhook');
+  if (spec.conversion && from && JSON.stringify(spec.conversion) !== JSON.stringify(c)) {
+    to.reporter.report(
+      error('KF4008', `@ConversionWebhook of ${to.groupKind} differs between versions (also at ${to.rel(from.file)}:${from.line})`, {
+        ...at(m),
+        hint: 'declare @ConversionWebhook() once, on the hub (storage) version',
+      }),
+    );
+  }
+  if (!spec.conversion) {
+    spec.conversion = c;
+    to.setBy.set('ConversionWebhook', m);
+  }
+}
+
+/** Applies one Kind-level marker through {@link CRD_MARKERS}; other markers (schema markers) are not the CRD's. */
+function applyToCRD(m: MarkerValue, to: CRDTarget): void {
+  const rule = (CRD_MARKERS as Record<string, CRDMarkerRule<KindMarkerName>>)[m.name];
+  if (rule && 'apply' in rule) (rule.apply as (m: MarkerValue, to: CRDTarget) => void)(m, to);
 }
 
 function generateOne(
@@ -98,38 +256,37 @@ function generateOne(
   reporter: Reporter,
   rel: (file: string) => string,
   schemaOf: (s: Record<string, unknown>) => Record<string, unknown>,
-): Record<string, unknown> | undefined {
+): CRDManifest | undefined {
   const versions = all.filter((v) => markersNamed(v, 'SkipVersion').length === 0).sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
   if (versions.length === 0) return undefined;
   const { kind, group } = versions[0];
-
-  // Names and scope: @Resource may sit on any version; versions must agree.
-  const resource: Record<string, unknown> = {};
-  const resourceFrom: Record<string, MarkerValue> = {};
+  const crd: CRDManifest = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { annotations: { [VERSION_ANNOTATION]: generatorVersion }, name: '' },
+    spec: { group, names: { kind, listKind: `${kind}List`, plural: pluralize(kind), singular: kind.toLowerCase() }, scope: 'Namespaced', versions: [] },
+  };
+  const setBy = new Map<string, MarkerValue>();
   for (const v of versions) {
-    for (const m of markersNamed(v, 'Resource')) {
-      for (const [k, val] of Object.entries(m.args)) {
-        if (resource[k] !== undefined && JSON.stringify(resource[k]) !== JSON.stringify(val)) {
-          reporter.report(
-            error('KF4007', `@Resource ${k} of ${groupKind} differs between versions (${JSON.stringify(resource[k])} at ${rel(resourceFrom[k].file)}:${resourceFrom[k].line}, ${JSON.stringify(val)} here)`, {
-              ...at(m),
-              hint: 'give every version the same resource names, or set them on one version only',
-            }),
-          );
-          continue;
-        }
-        resource[k] = val;
-        resourceFrom[k] = m;
-      }
-    }
+    const version: CRDVersion = { name: v.version, schema: { openAPIV3Schema: schemaOf(v.schema as Record<string, unknown>) }, served: true, storage: versions.length === 1 };
+    crd.spec.versions.push(version);
+    for (const m of v.markers) applyToCRD(m, { crd, version, groupKind, reporter, rel, setBy });
   }
-  const lower = kind.toLowerCase();
-  const plural = (resource.path as string | undefined) ?? pluralize(kind);
-  const names: Record<string, unknown> = { kind, listKind: `${kind}List`, plural, singular: (resource.singular as string | undefined) ?? lower };
-  if (resource.shortName) names.shortNames = resource.shortName;
-  if (resource.categories) names.categories = resource.categories;
+  crd.metadata.name = `${crd.spec.names.plural}.${group}`;
+  checkStorage(groupKind, versions, reporter, rel);
+  if (!crd.spec.versions.some((v) => v.served)) {
+    reporter.report(
+      error('KF4005', `CRD for ${groupKind} does not serve any version (${versions.map((v) => v.version).join(', ')} are all @UnservedVersion())`, {
+        ...versions[0].at,
+        hint: 'remove @UnservedVersion() from at least one version',
+      }),
+    );
+  }
+  return setCRDOrigin(sortKeys(crd), { versions }); // for the CRD check (src/manifests/crdcheck)
+}
 
-  // Storage version.
+/** Exactly one storage version when there are several (KF4004 none, KF4003 more than one). */
+function checkStorage(groupKind: string, versions: readonly KindVersion[], reporter: Reporter, rel: (file: string) => string): void {
   const storage = versions.filter((v) => markersNamed(v, 'StorageVersion').length > 0);
   if (versions.length > 1 && storage.length === 0) {
     reporter.report(
@@ -139,90 +296,13 @@ function generateOne(
       }),
     );
   }
-  if (storage.length > 1) {
-    for (const v of storage.slice(1)) {
-      const m = markersNamed(v, 'StorageVersion')[0];
-      reporter.report(
-        error('KF4003', `CRD for ${groupKind} has more than one storage version: ${storage.map((s) => s.version).join(', ')}`, {
-          ...at(m),
-          hint: `keep @StorageVersion() on one version only (also on ${storage[0].version} at ${rel(storage[0].at.file)}:${storage[0].at.line})`,
-        }),
-      );
-    }
-  }
-
-  const annotations: Record<string, string> = { [VERSION_ANNOTATION]: generatorVersion };
-  const labels: Record<string, string> = {};
-  let conversion: Record<string, unknown> | undefined;
-  let conversionFrom: MarkerValue | undefined;
-  const versionObjects: Record<string, unknown>[] = [];
-  for (const v of versions) {
-    const ver: Record<string, unknown> = {
-      name: v.version,
-      schema: { openAPIV3Schema: schemaOf(v.schema as Record<string, unknown>) },
-      served: markersNamed(v, 'UnservedVersion').length === 0,
-      storage: versions.length === 1 || storage[0] === v,
-    };
-    const dep = markersNamed(v, 'DeprecatedVersion')[0];
-    if (dep) {
-      ver.deprecated = true;
-      const w = dep.args.warning;
-      if (w !== undefined) ver.deprecationWarning = w;
-    }
-    const subresources: Record<string, unknown> = {};
-    if (markersNamed(v, 'SubresourceStatus').length) subresources.status = {};
-    const scale = markersNamed(v, 'SubresourceScale')[0];
-    if (scale) {
-      const a = scale.args;
-      const s: Record<string, unknown> = { specReplicasPath: a.specpath, statusReplicasPath: a.statuspath };
-      if (a.selectorpath) s.labelSelectorPath = a.selectorpath;
-      subresources.scale = s;
-    }
-    if (Object.keys(subresources).length) ver.subresources = subresources;
-    const cols = markersNamed(v, 'PrintColumn').map((m) => {
-      const a = m.args;
-      const col: Record<string, unknown> = { jsonPath: a.jsonPath, name: a.name, type: a.type };
-      for (const k of ['description', 'format', 'priority'] as const) if (a[k] !== undefined) col[k] = a[k];
-      return col;
-    });
-    if (cols.length) ver.additionalPrinterColumns = cols;
-    const sel = markersNamed(v, 'SelectableField').map((m) => ({ jsonPath: m.args.jsonPath }));
-    if (sel.length) ver.selectableFields = sel;
-    for (const m of markersNamed(v, 'Metadata')) {
-      const a = m.args;
-      Object.assign(annotations, a.annotations ?? {});
-      Object.assign(labels, a.labels ?? {});
-    }
-    for (const m of markersNamed(v, 'ConversionWebhook')) {
-      const a = m.args;
-      const service: Record<string, unknown> = { name: a.serviceName ?? 'webhook-service', namespace: a.serviceNamespace ?? 'system', path: a.path ?? '/convert' };
-      if (a.servicePort !== undefined) service.port = a.servicePort;
-      const c = { strategy: 'Webhook', webhook: { clientConfig: { service }, conversionReviewVersions: a.conversionReviewVersions ?? ['v1'] } };
-      if (conversion && JSON.stringify(conversion) !== JSON.stringify(c)) {
-        reporter.report(
-          error('KF4008', `@ConversionWebhook of ${groupKind} differs between versions (also at ${rel(conversionFrom!.file)}:${conversionFrom!.line})`, {
-            ...at(m),
-            hint: 'declare @ConversionWebhook() once, on the hub (storage) version',
-          }),
-        );
-      }
-      conversion ??= c;
-      conversionFrom ??= m;
-    }
-    versionObjects.push(ver);
-  }
-  if (!versionObjects.some((v) => v.served)) {
+  for (const v of storage.slice(1)) {
+    const m = markersNamed(v, 'StorageVersion')[0];
     reporter.report(
-      error('KF4005', `CRD for ${groupKind} does not serve any version (${versions.map((v) => v.version).join(', ')} are all @UnservedVersion())`, {
-        ...versions[0].at,
-        hint: 'remove @UnservedVersion() from at least one version',
+      error('KF4003', `CRD for ${groupKind} has more than one storage version: ${storage.map((s) => s.version).join(', ')}`, {
+        ...at(m),
+        hint: `keep @StorageVersion() on one version only (also on ${storage[0].version} at ${rel(storage[0].at.file)}:${storage[0].at.line})`,
       }),
     );
   }
-  const metadata: Record<string, unknown> = { annotations, name: `${plural}.${group}` };
-  if (Object.keys(labels).length) metadata.labels = labels;
-  const spec: Record<string, unknown> = { group, names, scope: (resource.scope as string | undefined) ?? 'Namespaced', versions: versionObjects };
-  if (conversion) spec.conversion = conversion;
-  const crd = sortKeys({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata, spec });
-  return setCRDOrigin(crd, { versions }); // for the CRD check (src/manifests/crdcheck)
 }

@@ -10,11 +10,11 @@
  */
 import { existsSync } from 'node:fs';
 import { posix, resolve } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { type Change, type CommandIo, deleteStaleManaged, DiskHost, hasManagedHeader, managedHeader, normalizePath, type Host, runCommand, Tree } from '../scaffold/index.js';
 import type { JSONSchemaProps } from '../schema/jsonschema.js';
-import { CRD_DIR, formatPlan } from './writer.js';
+import { CRD_DIR, formatPlan } from './managed-files.js';
+import { readYamlObjects, type YamlSyntaxError } from './yaml-documents.js';
 
 export const DOCS_TOOL = 'kubeforge docs';
 /** Where the pages go by default. */
@@ -43,10 +43,10 @@ export function readCRDs(host: Host, dir = CRD_DIR): CRD[] {
     const file = posix.join(dir, name);
     const text = host.read(file)?.toString('utf8');
     if (text === undefined) continue;
-    for (const doc of parseAllDocuments(text)) {
-      if ('errors' in doc && doc.errors.length) throw new DiagnosticError(error('KF4511', `${file}: not valid YAML: ${doc.errors[0].message}`, { file, hint: 'run kubeforge manifests to write the CRDs again' }));
-      const c = doc.toJSON() as Obj | null;
-      if (!c || c.kind !== 'CustomResourceDefinition') continue;
+    const onError = (e: YamlSyntaxError): never => {
+      throw new DiagnosticError(error('KF4511', `${file}: not valid YAML: ${e.message}`, { file, line: e.line, column: e.column, hint: 'run kubeforge manifests to write the CRDs again' }));
+    };
+    for (const c of readYamlObjects(text, { kind: 'CustomResourceDefinition', onError })) {
       const spec = (c.spec ?? {}) as Obj;
       const names = (spec.names ?? {}) as Obj;
       out.push({

@@ -1,20 +1,21 @@
 /**
  * The generators behind `kubeforge manifests`, one interface for all: each reads the analysis and
  * returns the managed files it owns, reporting problems to the reporter passed in. New outputs
- * (conversion, CEL checks) are new generators; the pipeline (generate.ts) runs them in order and
+ * (conversion, CEL checks) are new generators; the pipeline (pipeline.ts) runs them in order and
  * never looks inside.
  */
 import { type Diagnostic, error, Reporter } from '../diagnostics/index.js';
-import type { Analysis } from '../analysis/analyze.js';
+import { type Analysis, markerUses } from '../analysis/analyze.js';
+import type { MarkerName } from '../markers/definitions.js';
 import { generateCRDs } from './crd.js';
 import { checkGeneratedCRDs, loadRuleCheck } from './crdcheck/index.js';
 import { generateRbac } from './rbac.js';
 import { generateWebhooks } from './webhook.js';
-import { CRD_DIR, type OutputFile, RBAC_FILE, WEBHOOK_FILE, output } from './writer.js';
+import { CRD_DIR, type OutputFile, RBAC_FILE, WEBHOOK_FILE, output } from './managed-files.js';
 import { YamlWriter, toYamlDocuments } from './yaml.js';
 
 /** What every generator receives: the analysis' findings (a type-only view; no ts-morph). */
-export type GeneratorInput = Pick<Analysis, 'kinds' | 'rbac' | 'webhooks' | 'webhookConfigurations' | 'generatorVersion' | 'rel'> & {
+export type GeneratorInput = Pick<Analysis, 'kinds' | 'markers' | 'generatorVersion' | 'rel'> & {
   /**
    * Set for a namespace-scoped project (PROJECT `namespaced: true`): the manager's namespace, where
    * `manager-role` is a Role instead of a ClusterRole (see generateRbac).
@@ -31,6 +32,11 @@ export type GeneratorInput = Pick<Analysis, 'kinds' | 'rbac' | 'webhooks' | 'web
 export interface Generator {
   /** Short name (`crd`, `rbac`, `webhook`). */
   readonly name: string;
+  /**
+   * The class-level markers it reads from the marker index (`markerUses(input.markers, ...)`):
+   * the analysis indexes those of the generators that run, and nothing else reads them.
+   */
+  readonly markers?: readonly MarkerName[];
   /**
    * The files this generator owns; problems go to the reporter. Never writes. The problems are
    * found when `generate` is called; the files may be produced lazily, one at a time, as the
@@ -147,18 +153,25 @@ export const crdGenerator: Generator = {
 
 export const rbacGenerator: Generator = {
   name: 'rbac',
-  inputKey: (input) => JSON.stringify([input.managerNamespace ?? null, input.rbac]),
-  generate: (input, reporter) => [output(RBAC_FILE, toYamlDocuments(generateRbac(input.rbac, reporter, { managerNamespace: input.managerNamespace }).objects))],
+  markers: ['Rbac'],
+  inputKey: (input) => JSON.stringify([input.managerNamespace ?? null, markerUses(input.markers, 'Rbac')]),
+  generate: (input, reporter) => [output(RBAC_FILE, toYamlDocuments(generateRbac(markerUses(input.markers, 'Rbac'), reporter, { managerNamespace: input.managerNamespace }).objects))],
 };
 
 export const webhookGenerator: Generator = {
   name: 'webhook',
-  inputKey: (input) => JSON.stringify([input.webhooks, input.webhookConfigurations]),
+  markers: ['Webhook', 'WebhookConfiguration'],
+  inputKey: (input) => JSON.stringify([markerUses(input.markers, 'Webhook'), markerUses(input.markers, 'WebhookConfiguration')]),
   generate: (input, reporter) => {
-    const objects = generateWebhooks(input.webhooks, input.webhookConfigurations, reporter);
+    const objects = generateWebhooks(markerUses(input.markers, 'Webhook'), markerUses(input.markers, 'WebhookConfiguration'), reporter);
     return objects.length > 0 ? [output(WEBHOOK_FILE, toYamlDocuments(objects))] : [];
   },
 };
+
+/** The class-level markers the generators read: what the analysis indexes for them. */
+export function indexedMarkers(generators: readonly Generator[]): Set<MarkerName> {
+  return new Set(generators.flatMap((g) => g.markers ?? []));
+}
 
 /** The generators `kubeforge manifests` runs, in this order. */
 export const DEFAULT_GENERATORS: readonly Generator[] = [crdGenerator, rbacGenerator, webhookGenerator];

@@ -23,11 +23,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseAllDocuments, stringify } from 'yaml';
+import { stringify } from 'yaml';
+import { readYamlObjects, type YamlSyntaxError } from './yaml-documents.js';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import type { ProjectConfig } from '../project/index.js';
 import type { FileSpec } from '../scaffold/index.js';
-import { CRD_DIR } from './writer.js';
+import { CRD_DIR } from './managed-files.js';
 
 export const HELM_PLUGIN = 'helm.kubebuilder.io/v2-alpha';
 export const DEFAULT_HELM_OUTPUT = 'dist';
@@ -56,24 +57,16 @@ export function chartDir(cfg: HelmPluginConfig | undefined): string {
 
 /** Parses a multi-document YAML stream (kustomize output) into objects; KF1301 when it is not valid YAML. */
 export function parseManifests(text: string, file: string): Obj[] {
-  const docs = parseAllDocuments(text, { prettyErrors: false });
-  if (!Array.isArray(docs)) return [];
-  const out: Obj[] = [];
-  for (const d of docs) {
-    if (d.errors.length) {
-      const e = d.errors[0]!;
-      throw new DiagnosticError(
-        error('KF1301', `${file} is not valid YAML: ${e.message.split('\n')[0]}`, {
-          file,
-          line: text.slice(0, e.pos[0]).split('\n').length,
-          hint: 'pass the output of `kubectl kustomize config/default` (make build-installer writes it to dist/install.yaml)',
-        }),
-      );
-    }
-    const v = d.toJS() as unknown;
-    if (v && typeof v === 'object' && !Array.isArray(v) && typeof (v as Obj).kind === 'string') out.push(v as Obj);
-  }
-  return out;
+  const onError = (e: YamlSyntaxError): never => {
+    throw new DiagnosticError(
+      error('KF1301', `${file} is not valid YAML: ${e.message}`, {
+        file,
+        line: e.line,
+        hint: 'pass the output of `kubectl kustomize config/default` (make build-installer writes it to dist/install.yaml)',
+      }),
+    );
+  };
+  return readYamlObjects(text, { onError });
 }
 
 // ---------------------------------------------------------------------------------------------

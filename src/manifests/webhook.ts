@@ -86,9 +86,33 @@ function conventionalPath(mutating: boolean, groups: string[], versions: string[
  * the API server refuses).
  */
 export function generateWebhooks(hooks: readonly MarkerUse<'Webhook'>[], configurations: readonly MarkerUse<'WebhookConfiguration'>[], reporter: Reporter): WebhookConfigurationObject[] {
+  const names = configurationNames(configurations, reporter);
+  const mutatingHooks: PlacedHook[] = [];
+  const validatingHooks: PlacedHook[] = [];
+  for (const use of [...hooks].sort(bySource)) {
+    const before = reporter.count;
+    const operations = checkWebhook(use, reporter);
+    if (reporter.count > before) continue;
+    (use.args.mutating ? mutatingHooks : validatingHooks).push({ use, hook: webhookObject(use, operations) });
+  }
+  const objects: WebhookConfigurationObject[] = [];
+  const mutating = configurationObject(mutatingHooks, 'MutatingWebhookConfiguration', names.mutating ?? DEFAULT_MUTATING_NAME, reporter);
+  if (mutating) objects.push(mutating);
+  const validating = configurationObject(validatingHooks, 'ValidatingWebhookConfiguration', names.validating ?? DEFAULT_VALIDATING_NAME, reporter);
+  if (validating) objects.push(validating);
+  return objects;
+}
+
+/** A webhook and the marker that declared it. */
+interface PlacedHook {
+  use: MarkerUse<'Webhook'>;
+  hook: WebhookObject;
+}
+
+/** The configurations' names from `@WebhookConfiguration` (at most one per kind, valid names). */
+function configurationNames(configurations: readonly MarkerUse<'WebhookConfiguration'>[], reporter: Reporter): { mutating?: string; validating?: string } {
   const names: { mutating?: string; validating?: string } = {};
   const seenConfig: { mutating?: MarkerUse; validating?: MarkerUse } = {};
-
   for (const use of [...configurations].sort(bySource)) {
     const { mutating, name } = use.args;
     const kind = mutating ? 'mutating' : 'validating';
@@ -110,127 +134,131 @@ export function generateWebhooks(hooks: readonly MarkerUse<'Webhook'>[], configu
     seenConfig[kind] = use;
     names[kind] = name;
   }
+  return names;
+}
 
-  const mutatingHooks: { use: MarkerUse<'Webhook'>; hook: WebhookObject }[] = [];
-  const validatingHooks: { use: MarkerUse<'Webhook'>; hook: WebhookObject }[] = [];
-  for (const use of [...hooks].sort(bySource)) {
-    const a = use.args;
-    const fail = (message: string, hint?: string) => failAt(reporter, 'KF4201', use, message, hint);
-    const before = reporter.count;
-    const { name, mutating, failurePolicy, sideEffects, resources, verbs, versions, admissionReviewVersions, path, url, matchPolicy, timeoutSeconds, serviceName, serviceNamespace, servicePort } = a;
-    const groups = a.groups.map((g) => (g === 'core' ? '' : g));
-    const who = `@Webhook ${name ? `'${name}' ` : ''}on ${use.target}`;
-
-    if (!isDns1123Subdomain(name) || name.split('.').length < 3) {
-      fail(`${who}: name must be a fully qualified domain name with at least three segments`, `e.g. name: 'vcronjob.batch.example.com'`);
-    }
-    if ((path && url) || (!path && !url)) {
-      fail(
-        `${who}: \`url\` or \`path\` is required and they are mutually exclusive`,
-        path && url
-          ? 'keep path (served by the in-cluster webhook-service) or url (an external endpoint), not both'
-          : `add path: '${conventionalPath(mutating, groups, versions)}' (or url: 'https://host:port/path')`,
-      );
-    }
-    if (url && (serviceName !== undefined || serviceNamespace !== undefined || servicePort !== undefined)) {
-      fail(`${who}: serviceName/serviceNamespace/servicePort cannot be used with url`, 'drop the service arguments, or use path instead of url');
-    }
-    if (url !== undefined && url !== '' && !/^https:\/\//.test(url)) {
-      fail(`${who}: url '${url}' must begin with https://`, "write url: 'https://host:port/path'");
-    }
-    const pathProblem = path === undefined ? undefined : webhookPathProblem(path);
-    if (path !== undefined && path !== '' && !path.startsWith('/')) {
-      fail(`${who}: path '${path}' must begin with /`, `write path: '/${path}'`);
-    } else if (pathProblem) {
-      fail(`${who}: path '${path}' is refused by the API server: ${pathProblem}`, `write a path such as '${conventionalPath(mutating, groups, versions)}'`);
-    }
-    if (servicePort !== undefined && (servicePort < 1 || servicePort > 65535)) {
-      fail(`${who}: servicePort ${servicePort} is not a valid port`, 'use a port between 1 and 65535');
-    }
-    if (sideEffects === undefined) {
-      fail(`${who}: SideEffects is required for creating v1 {Mutating,Validating}WebhookConfiguration`, "add sideEffects: 'None' (or 'NoneOnDryRun')");
-    } else if (sideEffects === 'Some' || sideEffects === 'Unknown') {
-      fail(`${who}: SideEffects should not be set to \`Some\` or \`Unknown\` for v1 {Mutating,Validating}WebhookConfiguration`, "use sideEffects: 'None' or 'NoneOnDryRun'");
-    }
-    if (admissionReviewVersions.length === 0) {
-      fail(`${who}: AdmissionReviewVersions is mandatory for v1 {Mutating,Validating}WebhookConfiguration`, "add admissionReviewVersions: ['v1']");
-    } else {
-      for (const { problem, hint } of admissionReviewVersionsProblems(admissionReviewVersions)) {
-        failAt(reporter, 'KF4204', use, `${who}: admissionReviewVersions ${JSON.stringify(admissionReviewVersions)} ${problem}`, hint);
-      }
-    }
-    if (timeoutSeconds !== undefined && (timeoutSeconds < 1 || timeoutSeconds > 30)) {
-      fail(`${who}: TimeoutSeconds must be between 1 and 30 seconds (found ${timeoutSeconds})`, 'use timeoutSeconds between 1 and 30, or omit it (default 10)');
-    }
-    let reinvocationPolicy: string | undefined;
-    if (a.reinvocationPolicy !== undefined) {
-      if (!mutating) fail(`${who}: reinvocationPolicy applies to mutating webhooks only`, 'remove reinvocationPolicy, or set mutating: true');
-      else reinvocationPolicy = a.reinvocationPolicy;
-    }
-    const operations: string[] = [];
-    for (const v of verbs) {
-      const op = OPERATIONS.find((o) => o.toLowerCase() === v.toLowerCase());
-      if (!op) fail(`${who}: unknown verb "${v}"`, "verbs may be 'create', 'update', 'delete', 'connect' or '*'");
-      else operations.push(op);
-    }
-    for (const [field, list] of [['groups', groups], ['resources', resources], ['verbs', verbs], ['versions', versions]] as const) {
-      if (list.length === 0) {
-        fail(`${who}: '${field}' is empty`, `list at least one entry in ${field}`);
-      }
-    }
-    if (reporter.count > before) continue;
-
-    const rule: WebhookObject['rules'][number] = {};
-    if (groups.length) rule.apiGroups = groups;
-    if (versions.length) rule.apiVersions = versions;
-    if (operations.length) rule.operations = operations;
-    if (resources.length) rule.resources = resources;
-    const hook: WebhookObject = {
-      admissionReviewVersions,
-      clientConfig: path
-        ? {
-            service: {
-              name: serviceName || 'webhook-service',
-              namespace: serviceNamespace || 'system',
-              path,
-              ...(servicePort !== undefined ? { port: servicePort } : {}),
-            },
-          }
-        : { url: url! },
-      failurePolicy,
-      name,
-      rules: [rule],
-      sideEffects: sideEffects!,
-    };
-    if (matchPolicy) hook.matchPolicy = matchPolicy;
-    if (timeoutSeconds !== undefined) hook.timeoutSeconds = timeoutSeconds;
-    if (reinvocationPolicy) hook.reinvocationPolicy = reinvocationPolicy;
-    (mutating ? mutatingHooks : validatingHooks).push({ use, hook });
+/** What the API server would refuse in one `@Webhook` (reported); its operations, as the API spells them. */
+function checkWebhook(use: MarkerUse<'Webhook'>, reporter: Reporter): string[] {
+  const a = use.args;
+  const fail = (message: string, hint?: string) => failAt(reporter, 'KF4201', use, message, hint);
+  const { name, mutating, sideEffects, resources, verbs, versions, admissionReviewVersions, timeoutSeconds } = a;
+  const groups = a.groups.map((g) => (g === 'core' ? '' : g));
+  const who = `@Webhook ${name ? `'${name}' ` : ''}on ${use.target}`;
+  if (!isDns1123Subdomain(name) || name.split('.').length < 3) {
+    fail(`${who}: name must be a fully qualified domain name with at least three segments`, `e.g. name: 'vcronjob.batch.example.com'`);
   }
-
-  const objects: WebhookConfigurationObject[] = [];
-  const build = (list: typeof mutatingHooks, kind: WebhookConfigurationObject['kind'], name: string) => {
-    if (list.length === 0) return;
-    // Stable sort by name (the input is in source order).
-    const sorted = [...list].sort((a, b) => (a.hook.name < b.hook.name ? -1 : a.hook.name > b.hook.name ? 1 : 0));
-    for (let i = 1; i < sorted.length; i++) {
-      if (sorted[i].hook.name === sorted[i - 1].hook.name) {
-        const { use } = sorted[i];
-        const first = sorted[i - 1].use;
-        reporter.report({
-          code: 'KF4203',
-          severity: 'error',
-          message: `two webhooks in ${kind} ${name} are named '${sorted[i].hook.name}' (on ${first.target} at ${first.file}:${first.line} and on ${use.target})`,
-          hint: 'give each @Webhook a unique name',
-          file: use.file,
-          line: use.line,
-          column: use.column,
-        });
-      }
+  checkEndpoint(use, groups, fail);
+  if (sideEffects === undefined) {
+    fail(`${who}: SideEffects is required for creating v1 {Mutating,Validating}WebhookConfiguration`, "add sideEffects: 'None' (or 'NoneOnDryRun')");
+  } else if (sideEffects === 'Some' || sideEffects === 'Unknown') {
+    fail(`${who}: SideEffects should not be set to \`Some\` or \`Unknown\` for v1 {Mutating,Validating}WebhookConfiguration`, "use sideEffects: 'None' or 'NoneOnDryRun'");
+  }
+  if (admissionReviewVersions.length === 0) {
+    fail(`${who}: AdmissionReviewVersions is mandatory for v1 {Mutating,Validating}WebhookConfiguration`, "add admissionReviewVersions: ['v1']");
+  } else {
+    for (const { problem, hint } of admissionReviewVersionsProblems(admissionReviewVersions)) {
+      failAt(reporter, 'KF4204', use, `${who}: admissionReviewVersions ${JSON.stringify(admissionReviewVersions)} ${problem}`, hint);
     }
-    objects.push({ apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name }, webhooks: sorted.map((s) => s.hook) });
+  }
+  if (timeoutSeconds !== undefined && (timeoutSeconds < 1 || timeoutSeconds > 30)) {
+    fail(`${who}: TimeoutSeconds must be between 1 and 30 seconds (found ${timeoutSeconds})`, 'use timeoutSeconds between 1 and 30, or omit it (default 10)');
+  }
+  if (a.reinvocationPolicy !== undefined && !mutating) fail(`${who}: reinvocationPolicy applies to mutating webhooks only`, 'remove reinvocationPolicy, or set mutating: true');
+  const operations: string[] = [];
+  for (const v of verbs) {
+    const op = OPERATIONS.find((o) => o.toLowerCase() === v.toLowerCase());
+    if (!op) fail(`${who}: unknown verb "${v}"`, "verbs may be 'create', 'update', 'delete', 'connect' or '*'");
+    else operations.push(op);
+  }
+  for (const [field, list] of [['groups', groups], ['resources', resources], ['verbs', verbs], ['versions', versions]] as const) {
+    if (list.length === 0) {
+      fail(`${who}: '${field}' is empty`, `list at least one entry in ${field}`);
+    }
+  }
+  return operations;
+}
+
+/** Where the API server calls the webhook: a path on the in-cluster Service, or an https url. */
+function checkEndpoint(use: MarkerUse<'Webhook'>, groups: string[], fail: (message: string, hint?: string) => void): void {
+  const { name, mutating, versions, path, url, serviceName, serviceNamespace, servicePort } = use.args;
+  const who = `@Webhook ${name ? `'${name}' ` : ''}on ${use.target}`;
+  if ((path && url) || (!path && !url)) {
+    fail(
+      `${who}: \`url\` or \`path\` is required and they are mutually exclusive`,
+      path && url
+        ? 'keep path (served by the in-cluster webhook-service) or url (an external endpoint), not both'
+        : `add path: '${conventionalPath(mutating, groups, versions)}' (or url: 'https://host:port/path')`,
+    );
+  }
+  if (url && (serviceName !== undefined || serviceNamespace !== undefined || servicePort !== undefined)) {
+    fail(`${who}: serviceName/serviceNamespace/servicePort cannot be used with url`, 'drop the service arguments, or use path instead of url');
+  }
+  if (url !== undefined && url !== '' && !/^https:\/\//.test(url)) {
+    fail(`${who}: url '${url}' must begin with https://`, "write url: 'https://host:port/path'");
+  }
+  const pathProblem = path === undefined ? undefined : webhookPathProblem(path);
+  if (path !== undefined && path !== '' && !path.startsWith('/')) {
+    fail(`${who}: path '${path}' must begin with /`, `write path: '/${path}'`);
+  } else if (pathProblem) {
+    fail(`${who}: path '${path}' is refused by the API server: ${pathProblem}`, `write a path such as '${conventionalPath(mutating, groups, versions)}'`);
+  }
+  if (servicePort !== undefined && (servicePort < 1 || servicePort > 65535)) {
+    fail(`${who}: servicePort ${servicePort} is not a valid port`, 'use a port between 1 and 65535');
+  }
+}
+
+/** The webhook entry of a checked `@Webhook`. */
+function webhookObject(use: MarkerUse<'Webhook'>, operations: string[]): WebhookObject {
+  const a = use.args;
+  const { name, mutating, failurePolicy, sideEffects, resources, versions, admissionReviewVersions, path, url, matchPolicy, timeoutSeconds, serviceName, serviceNamespace, servicePort } = a;
+  const groups = a.groups.map((g) => (g === 'core' ? '' : g));
+  const rule: WebhookObject['rules'][number] = {};
+  if (groups.length) rule.apiGroups = groups;
+  if (versions.length) rule.apiVersions = versions;
+  if (operations.length) rule.operations = operations;
+  if (resources.length) rule.resources = resources;
+  const hook: WebhookObject = {
+    admissionReviewVersions,
+    clientConfig: path
+      ? {
+          service: {
+            name: serviceName || 'webhook-service',
+            namespace: serviceNamespace || 'system',
+            path,
+            ...(servicePort !== undefined ? { port: servicePort } : {}),
+          },
+        }
+      : { url: url! },
+    failurePolicy,
+    name,
+    rules: [rule],
+    sideEffects: sideEffects!,
   };
-  build(mutatingHooks, 'MutatingWebhookConfiguration', names.mutating ?? DEFAULT_MUTATING_NAME);
-  build(validatingHooks, 'ValidatingWebhookConfiguration', names.validating ?? DEFAULT_VALIDATING_NAME);
-  return objects;
+  if (matchPolicy) hook.matchPolicy = matchPolicy;
+  if (timeoutSeconds !== undefined) hook.timeoutSeconds = timeoutSeconds;
+  if (mutating && a.reinvocationPolicy) hook.reinvocationPolicy = a.reinvocationPolicy;
+  return hook;
+}
+
+/** One configuration of `list` (none when empty), its webhooks sorted by name; duplicate names reported. */
+function configurationObject(list: readonly PlacedHook[], kind: WebhookConfigurationObject['kind'], name: string, reporter: Reporter): WebhookConfigurationObject | undefined {
+  if (list.length === 0) return undefined;
+  // Stable sort by name (the input is in source order).
+  const sorted = [...list].sort((a, b) => (a.hook.name < b.hook.name ? -1 : a.hook.name > b.hook.name ? 1 : 0));
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i].hook.name === sorted[i - 1].hook.name) {
+      const { use } = sorted[i];
+      const first = sorted[i - 1].use;
+      reporter.report({
+        code: 'KF4203',
+        severity: 'error',
+        message: `two webhooks in ${kind} ${name} are named '${sorted[i].hook.name}' (on ${first.target} at ${first.file}:${first.line} and on ${use.target})`,
+        hint: 'give each @Webhook a unique name',
+        file: use.file,
+        line: use.line,
+        column: use.column,
+      });
+    }
+  }
+  return { apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name }, webhooks: sorted.map((s) => s.hook) };
 }

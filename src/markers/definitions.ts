@@ -405,6 +405,9 @@ export type MarkerArgs<N extends MarkerName> =
           : never;
 
 /** Markers that change a schema: every validation marker but `Schemaless`, and those whose definition has `schema`. */
+/** The markers of a Kind's root class (the `kind` category): what the CRD generator applies to the CRD. */
+export type KindMarkerName = keyof typeof KIND;
+
 export type SchemaMarkerName =
   | Exclude<keyof typeof VALIDATION, 'Schemaless'>
   | { [N in keyof Table]: Table[N] extends { schema: { priority: number } } ? N : never }[keyof Table];

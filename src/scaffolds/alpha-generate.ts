@@ -117,7 +117,7 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
     io.err('Skipped npm install and manifests (--skip-install): run `npm install && npm run manifests` in the new project.\n');
   } else {
     await (io.install ?? npmInstall)(output, { ...io, cwd: output, host: undefined });
-    const { runManifests } = await import('../manifests/generate.js');
+    const { runManifests } = await import('../manifests/pipeline.js');
     await runManifests({ projectDir: output, ...result.manifests }, undefined);
   }
   // The helm plugin's chart is made from the new project's config/default, which needs its CRDs (the manifests step).

@@ -11,7 +11,7 @@ import { after, describe, it } from 'node:test';
 import { ts } from 'ts-morph';
 import { DiagnosticError, Reporter } from '../../src/diagnostics/index.js';
 import { loadProgram } from '../../src/loader/program.js';
-import { runManifests } from '../../src/manifests/generate.js';
+import { runManifests } from '../../src/manifests/pipeline.js';
 import { DiskHost } from '../../src/scaffold/index.js';
 import { runCreateApi } from '../../src/scaffolds/api.js';
 import { runInit } from '../../src/scaffolds/init.js';

@@ -6,6 +6,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { analyzeProject } from './analyze-helper.js';
+import { analyzeProject as analyze, markerUses } from '../../src/analysis/analyze.js';
+import { Reporter } from '../../src/diagnostics/index.js';
+import { type Generator, indexedMarkers, rbacGenerator, runGenerators } from '../../src/manifests/generators.js';
+import { output } from '../../src/manifests/managed-files.js';
 
 const made: string[] = [];
 after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -63,17 +67,17 @@ describe('analyzeProject', () => {
       ['alphas.a.example.com', 'beta.b.example.com'], // flect (and so controller-gen): Beta stays beta, read as the plural of -etum
     );
     assert.deepEqual(
-      r.rbac.map((u) => [u.marker, u.target, u.line, (u.args as any).resources]),
+      markerUses(r.markers, 'Rbac').map((u) => [u.marker, u.target, u.line, (u.args as any).resources]),
       [
         ['Rbac', 'AlphaReconciler', 3, ['alphas']],
         ['Rbac', 'AlphaReconciler', 4, ['pods']],
       ],
     );
-    assert.equal(r.rbac[1].file, join(dir, 'src/controllers/alpha.ts'));
-    assert.deepEqual((r.rbac[1].args as any).namespace, 'system');
-    assert.equal(r.webhooks.length, 1);
-    assert.equal((r.webhooks[0].args as any).name, 'malpha.kb.io');
-    assert.deepEqual(r.webhookConfigurations.map((u) => u.args), [{ mutating: true, name: 'my-mutating' }]);
+    assert.equal(markerUses(r.markers, 'Rbac')[1].file, join(dir, 'src/controllers/alpha.ts'));
+    assert.deepEqual((markerUses(r.markers, 'Rbac')[1].args as any).namespace, 'system');
+    assert.equal(markerUses(r.markers, 'Webhook').length, 1);
+    assert.equal((markerUses(r.markers, 'Webhook')[0].args as any).name, 'malpha.kb.io');
+    assert.deepEqual(markerUses(r.markers, 'WebhookConfiguration').map((u) => u.args), [{ mutating: true, name: 'my-mutating' }]);
   });
 
   it('lists the project files it read, sorted and absolute (not main.ts, which has no markers)', async () => {
@@ -97,7 +101,7 @@ describe('analyzeProject', () => {
     const r = await analyzeProject({ projectDir: dir, paths: ['src/api/b'], generatorVersion: 'v0' });
     assert.deepEqual(r.diagnostics, []);
     assert.deepEqual(r.crds.map((c: any) => c.metadata.name), ['beta.b.example.com']);
-    assert.deepEqual(r.rbac, []);
+    assert.deepEqual(markerUses(r.markers, 'Rbac'), []);
     assert.ok(r.inputFiles.every((f) => !f.includes('/a/v1/') && !f.includes('controllers')));
   });
 
@@ -143,5 +147,33 @@ import { Root } from 'kubeforge/markers';
     const a = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
     const b = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
     assert.equal(JSON.stringify(a), JSON.stringify(b));
+  });
+
+  it('indexes the class-level markers generators read, not the Kind markers or schema markers (the marker index)', async () => {
+    const dir = project(files);
+    const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
+    assert.deepEqual(
+      r.markers.class.map((u) => `${u.marker}@${u.target}:${u.line}`),
+      ['Rbac@AlphaReconciler:3', 'Rbac@AlphaReconciler:4', 'Webhook@AlphaWebhook:7', 'WebhookConfiguration@AlphaWebhook:8'],
+    );
+    // A run indexes what its generators register (generators.ts `markers`), and nothing else.
+    const only = await analyzeProject({ projectDir: dir, generatorVersion: 'v0', indexMarkers: indexedMarkers([rbacGenerator]) });
+    assert.deepEqual(only.markers.class.map((u) => u.marker), ['Rbac', 'Rbac']);
+    assert.deepEqual(markerUses(only.markers, 'Webhook'), []);
+    assert.deepEqual(only.crds, r.crds);
+  });
+
+  it('a new generator registers its markers and reads them from the index, as the built-in ones do', async () => {
+    const dir = project(files);
+    const hooks: Generator = {
+      name: 'webhook-list',
+      markers: ['Webhook'],
+      generate: (input) => [output('config/webhook/names.txt', markerUses(input.markers, 'Webhook').map((u) => `${u.args.name} ${u.target}\n`).join(''))],
+    };
+    const reporter = new Reporter();
+    const analysis = await analyze({ projectDir: dir, generatorVersion: 'v0', indexMarkers: indexedMarkers([hooks]) }, reporter);
+    const made = await runGenerators(analysis, reporter, [hooks]);
+    assert.deepEqual(reporter.diagnostics(), []);
+    assert.deepEqual(made.map((f) => [f.path, f.content]), [['config/webhook/names.txt', 'malpha.kb.io AlphaWebhook\n']]);
   });
 });

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { type AnalysisResult, type Analyzer, runManifests } from '../../src/manifests/generate.js';
+import { type AnalysisResult, type Analyzer, runManifests } from '../../src/manifests/pipeline.js';
 
 const made: string[] = [];
 after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));

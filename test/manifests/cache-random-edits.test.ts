@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, write
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runManifests } from '../../src/manifests/generate.js';
+import { runManifests } from '../../src/manifests/pipeline.js';
 import { textsUnder } from '../helpers/tree.js';
 
 const made: string[] = [];

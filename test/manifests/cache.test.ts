@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { type CacheKeyParts, checkCache, enumerateSourceFiles, readTsconfig, writeCache } from '../../src/manifests/cache.js';
-import { GENERATED_HEADER } from '../../src/manifests/writer.js';
+import { GENERATED_HEADER } from '../../src/manifests/managed-files.js';
 
 const dirs: string[] = [];
 after(() => {

@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { run } from '../../src/cli/index.js';
-import { GENERATED_HEADER } from '../../src/manifests/writer.js';
+import { GENERATED_HEADER } from '../../src/manifests/managed-files.js';
 import { treeHash } from '../helpers/tree.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');

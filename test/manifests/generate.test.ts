@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { type Diagnostic, DiagnosticError, type Reporter } from '../../src/diagnostics/index.js';
-import { type AnalysisResult, type Analyzer, type CommandIo, type ManifestsFlags, manifestsCommand, runManifests } from '../../src/manifests/generate.js';
+import { type AnalysisResult, type Analyzer, runManifests } from '../../src/manifests/pipeline.js';
+import { type ManifestsFlags, manifestsCommand } from '../../src/cli/commands/manifests.js';
+import type { CommandIo } from '../../src/scaffold/runner.js';
 import { crdFiles, type Generator, rbacGenerator, webhookGenerator } from '../../src/manifests/generators.js';
 import type { MarkerUse } from '../../src/manifests/markeruse.js';
-import { GENERATED_HEADER, existingManagedFiles, formatPlan } from '../../src/manifests/writer.js';
+import { GENERATED_HEADER, existingManagedFiles, formatPlan } from '../../src/manifests/managed-files.js';
 import { MemoryHost } from '../../src/scaffold/index.js';
 import { treeHash } from '../helpers/tree.js';
 
@@ -50,7 +52,7 @@ interface Fake {
 /** The fake as an analyzer hands it on: its diagnostics reported, its CRDs carried for {@link fixedCrds}. */
 function asResult(f: Fake, reporter: Reporter): AnalysisResult {
   for (const d of f.diagnostics) reporter.report(d);
-  const result: AnalysisResult & { crds: Fake['crds'] } = { ...f, kinds: [], generatorVersion: 'v0', rel: (p) => p };
+  const result: AnalysisResult & { crds: Fake['crds'] } = { ...f, markers: { class: [...f.rbac, ...f.webhooks, ...f.webhookConfigurations] }, kinds: [], generatorVersion: 'v0', rel: (p) => p };
   return result;
 }
 

@@ -5,9 +5,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { warning } from '../../src/diagnostics/index.js';
+import { DiagnosticError, warning } from '../../src/diagnostics/index.js';
 import { dependencyParses } from '../../src/loader/program.js';
-import { type Analyzer, runManifests } from '../../src/manifests/generate.js';
+import { type Analyzer, runManifests } from '../../src/manifests/pipeline.js';
 import { crdGenerator, type Generator, rbacGenerator, webhookGenerator } from '../../src/manifests/generators.js';
 import { textsUnder } from '../helpers/tree.js';
 
@@ -205,6 +205,44 @@ describe('incremental manifests', () => {
     await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
     assert.deepEqual(analysed(), ['src/api/v1/alpha_types.ts']);
     assert.deepEqual(outputs(dir), await coldOutputs(dir));
+  });
+
+  it('a changed file now declaring a Kind an unchanged file declares: planned once more cold (every root analysed), as a cold run', async () => {
+    const dir = project(base);
+    let attempts = 0;
+    const { analyzer: recording, analysed } = recordingAnalyzer();
+    const analyzer: Analyzer = (options, reporter) => {
+      attempts++;
+      return recording(options, reporter);
+    };
+    await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
+    attempts = 0;
+    // A third version of Gamma, in a new file: the CRD needs the kept files of v1 and v2 too.
+    put(dir, { 'src/api/v3/groupversion.ts': gv('v3'), 'src/api/v3/gamma_types.ts': kind('Gamma', '  /** Replicas. */\n  replicas?: number;') });
+    const run = await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
+    assert.equal(attempts, 2, 'a warm attempt, then a cold one');
+    assert.equal(analysed()?.length, 11, 'the cold attempt analyses every root');
+    assert.deepEqual(run.changes.map((c) => `${c.kind} ${c.path}`), ['update config/crd/bases/demo.example.com_gammas.yaml']);
+    assert.match(readFileSync(join(dir, 'config/crd/bases/demo.example.com_gammas.yaml'), 'utf8'), /name: v3/);
+    assert.deepEqual(outputs(dir), await coldOutputs(dir));
+  });
+
+  it('a changed Kind writing the path of a kept CRD: planned once more cold, which reports KF4502 as a cold run does, nothing written', async () => {
+    const dir = project(base);
+    await runManifests({ projectDir: dir, generatorVersion: 'test' });
+    const before = outputs(dir);
+    put(dir, { 'src/api/v1/delta_types.ts': kind('Delta', '  /** Size. */\n  size?: string;', "import { Resource } from 'kubeforge/markers';", "@Resource({ path: 'alphas' })") });
+    const kf4502 = (e: unknown) => e instanceof DiagnosticError && e.diagnostics.some((d) => d.code === 'KF4502' && /demo\.example\.com_alphas\.yaml: Alpha .* and Delta /.test(d.message));
+    let attempts = 0;
+    const { analyzer: recording } = recordingAnalyzer();
+    const counting: Analyzer = (options, reporter) => {
+      attempts++;
+      return recording(options, reporter);
+    };
+    await assert.rejects(runManifests({ projectDir: dir, generatorVersion: 'test' }, counting), kf4502);
+    assert.equal(attempts, 2, 'a warm attempt (the kept Alpha CRD collides), then a cold one');
+    assert.deepEqual(outputs(dir), before);
+    await assert.rejects(runManifests({ projectDir: dir, generatorVersion: 'test', noCache: true }), kf4502);
   });
 
   it('a failed incremental run writes nothing and leaves no stage folder', async () => {

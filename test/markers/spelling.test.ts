@@ -13,6 +13,7 @@ import { ts } from 'ts-morph';
 import { getMarkerDefinition } from '../../src/markers/definitions.js';
 import { MARKERS_MODULE_EXTRA_EXPORTS } from '../../src/analysis/resolve.js';
 import { analyzeProject } from '../manifests/analyze-helper.js';
+import { markerUses } from '../../src/analysis/analyze.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const made: string[] = [];
@@ -105,8 +106,8 @@ async function expected() {
     assert.equal(props.tags.items.maxLength, 8);
     assert.equal(props.port['x-kubernetes-int-or-string'], true);
     assert.equal(props.memory['x-kubernetes-int-or-string'], true);
-    assert.equal(r.rbac.length, 1);
-    reference = { crds: r.crds, rbac: r.rbac.map((u) => u.args) };
+    assert.equal(markerUses(r.markers, 'Rbac').length, 1);
+    reference = { crds: r.crds, rbac: markerUses(r.markers, 'Rbac').map((u) => u.args) };
   }
   return reference;
 }
@@ -124,7 +125,7 @@ async function expectSame(files: Record<string, string>, paths?: string[]): Prom
   );
   assert.deepEqual(r.diagnostics, []);
   assert.deepEqual(r.crds, want.crds);
-  if (!paths) assert.deepEqual(r.rbac.map((u) => u.args), want.rbac);
+  if (!paths) assert.deepEqual(markerUses(r.markers, 'Rbac').map((u) => u.args), want.rbac);
 }
 
 const id = (n: string) => n;

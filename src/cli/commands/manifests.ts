@@ -1,7 +1,14 @@
-// Registers `kubeforge manifests`; the implementation is imported lazily.
+// `kubeforge manifests`: its flags and the command around the manifests pipeline
+// (src/manifests/pipeline.ts, imported lazily: it brings the analysis).
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { K8S_NEWEST_VERSION, K8S_VERSIONS } from '../../schema/k8s/data/source.js';
+import { DiagnosticError, error } from '../../diagnostics/index.js';
+import type { CommandIo, CommandContext } from '../../scaffold/runner.js';
+import type { Analyzer, ManifestsOptions, RunPlan } from '../../manifests/pipeline.js';
+import type { Generator } from '../../manifests/generators.js';
 
 export function registerManifests(program: Command, ctx: CliContext): void {
   program
@@ -18,7 +25,7 @@ export function registerManifests(program: Command, ctx: CliContext): void {
     .option('--k8s-version <minor>', `the Kubernetes minor whose types embedded Kubernetes types (V1PodTemplateSpec, V1Condition, ...) follow, as controller-gen writes them for that k8s.io/api: ${K8S_VERSIONS.join(', ')} (default ${K8S_NEWEST_VERSION}). Recorded in package.json's manifests script`)
     .option('--generate-embedded-object-meta', "keep name, namespace, labels, annotations and finalizers in the schema of an ObjectMeta below a Kind's top, such as a pod template's (controller-gen's crd:generateEmbeddedObjectMeta). Recorded in package.json's manifests script")
     .option('--check-compat <git-ref|dir>', "compare the CRDs being written with those of a base: config/crd/bases at a git ref of the project's repository, or a folder of released CRD YAML; breaking changes in served versions are errors (nothing written), others warnings")
-    .option('--allow <rule>', 'with --check-compat: a compatibility rule (README: CRD compatibility) whose errors become warnings and whose warnings are dropped; repeatable', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--allow <rule>', 'with --check-compat: a compatibility rule (docs/manifests.md: CRD compatibility) whose errors become warnings and whose warnings are dropped; repeatable', (v: string, prev: string[] = []) => [...prev, v])
     .addHelpText(
       'after',
       `
@@ -39,7 +46,174 @@ Examples:
   $ kubeforge manifests --project ../guestbook`,
     )
     .action(async (opts: { check?: boolean; dryRun?: boolean; paths?: string[]; project?: string; tsconfig?: string; generatorVersion?: string; cache?: boolean; maxDescLen?: string; generateEmbeddedObjectMeta?: boolean; k8sVersion?: string; checkCompat?: string; allow?: string[] }) => {
-      const { manifestsCommand } = await import('../../manifests/generate.js');
       await manifestsCommand(opts, ctx);
     });
+}
+
+export interface ManifestsFlags {
+  check?: boolean;
+  dryRun?: boolean;
+  paths?: string[];
+  project?: string;
+  tsconfig?: string;
+  generatorVersion?: string;
+  cache?: boolean;
+  /** `--max-desc-len`, as typed (checked here: a whole number, 0 or more; KF1093). */
+  maxDescLen?: string | number;
+  generateEmbeddedObjectMeta?: boolean;
+  /** `--k8s-version`, as typed (checked here against the supported minors; KF1097). */
+  k8sVersion?: string;
+  /** `--check-compat <git-ref|dir>`: the base the generated CRDs are compared with (compat.ts). */
+  checkCompat?: string;
+  /** `--allow <rule>` (repeatable): compatibility rules whose errors become warnings and whose warnings are dropped. */
+  allow?: string[];
+}
+
+/** `--max-desc-len` as a number; KF1093 for anything but a whole number, 0 or more. */
+function parseMaxDescLen(value: string | number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number' ? Number.isInteger(value) && value >= 0 : /^\d+$/.test(value.trim())) return Number(value);
+  throw new DiagnosticError(error('KF1093', `invalid --max-desc-len "${value}": expected a whole number of bytes, 0 or more`, { hint: 'e.g. --max-desc-len 0 (no descriptions) or --max-desc-len 80' }));
+}
+
+function readSource(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pipeline's options from the flags (checked: KF1093, KF1097, KF4703; the --check-compat base loaded). */
+async function manifestsOptions(flags: ManifestsFlags, io: CommandIo, generators?: readonly Generator[]): Promise<ManifestsOptions> {
+  const projectDir = resolve(io.cwd, flags.project ?? '.');
+  const { parseK8sVersion } = await import('../../manifests/k8s-version.js');
+  const maxDescLen = parseMaxDescLen(flags.maxDescLen);
+  // Recorded in the manifests script like --max-desc-len (which make manifests runs).
+  const embeddedObjectMeta = flags.generateEmbeddedObjectMeta === true || undefined;
+  const k8sVersion = flags.k8sVersion === undefined ? undefined : parseK8sVersion(flags.k8sVersion, { flag: true });
+  let compat: ManifestsOptions['compat'];
+  if (flags.allow?.length && flags.checkCompat === undefined) {
+    throw new DiagnosticError(error('KF4703', '--allow names compatibility rules and needs --check-compat <git-ref|dir>', { hint: 'e.g. kubeforge manifests --check-compat v1.0.0 --allow field-removed' }));
+  }
+  if (flags.checkCompat !== undefined) {
+    const { loadCompatBase, parseAllow } = await import('../../manifests/compat.js');
+    const allow = parseAllow(flags.allow);
+    compat = { base: loadCompatBase(flags.checkCompat, projectDir, io.cwd), allow };
+  }
+  return {
+    projectDir,
+    tsconfigPath: flags.tsconfig ? resolve(io.cwd, flags.tsconfig) : undefined,
+    paths: flags.paths?.map((p) => resolve(io.cwd, p)),
+    generatorVersion: flags.generatorVersion,
+    maxDescLen,
+    embeddedObjectMeta,
+    k8sVersion,
+    check: flags.check,
+    dryRun: flags.dryRun,
+    noCache: flags.cache === false,
+    generators,
+    compat,
+  };
+}
+
+/**
+ * --max-desc-len, --generate-embedded-object-meta and --k8s-version are recorded in package.json's
+ * `manifests` script (script.ts), so that `make manifests` keeps using them: the new text, planned
+ * with the run and written after its commit, or undefined (nothing to record; no script: a warning).
+ */
+async function recordedFlags(options: ManifestsOptions, ctx: CommandContext): Promise<{ text: string; script: string } | undefined> {
+  const { maxDescLen, embeddedObjectMeta, k8sVersion } = options;
+  if (maxDescLen === undefined && !embeddedObjectMeta && k8sVersion === undefined) return undefined;
+  const { EMBEDDED_OBJECT_META_FLAG, recordManifestsOptions } = await import('../../manifests/script.js');
+  const pkg = ctx.host.read('package.json')?.toString('utf8');
+  const text = pkg === undefined ? undefined : recordManifestsOptions(pkg, { maxDescLen, embeddedObjectMeta, k8sVersion });
+  if (text === undefined) {
+    const given = [
+      ...(maxDescLen !== undefined ? [`--max-desc-len ${maxDescLen}`] : []),
+      ...(embeddedObjectMeta ? [EMBEDDED_OBJECT_META_FLAG] : []),
+      ...(k8sVersion !== undefined ? [`--k8s-version ${k8sVersion}`] : []),
+    ].join(' ');
+    ctx.err(`warning: no package.json "manifests" script running kubeforge manifests to record ${given} in: pass it to every run yourself\n`);
+    return undefined;
+  }
+  return text === pkg ? undefined : { text, script: (JSON.parse(text) as { scripts: Record<string, string> }).scripts.manifests };
+}
+
+/**
+ * The `kubeforge manifests` action, through the command runner: a run that writes holds the
+ * project's lock (one kubeforge command at a time) and stops before its commit when interrupted
+ * (the stage removed, nothing written). Prints the plan; throws DiagnosticError to exit 1.
+ */
+export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, analyzer?: Analyzer, generators?: readonly Generator[]): Promise<void> {
+  const options = await manifestsOptions(flags, io, generators);
+  const [{ planRun }, { formatDiagnostics }, { runCommand }, { DiskHost, Tree }, { formatPlan }] = await Promise.all([
+    import('../../manifests/pipeline.js'),
+    import('../../diagnostics/index.js'),
+    import('../../scaffold/runner.js'),
+    import('../../scaffold/index.js'),
+    import('../../manifests/managed-files.js'),
+  ]);
+  let record: { text: string; script: string } | undefined;
+  const printRecord = () => {
+    if (record) io.out(`UPDATE package.json (scripts.manifests: ${record.script})\n`);
+  };
+  const printWarnings = (run: RunPlan) => {
+    if (run.warnings.length > 0) io.err(formatDiagnostics(run.warnings, { color: io.color, cwd: io.cwd, readSource: (f) => run.sources?.get(f) ?? readSource(f) }));
+  };
+  const printRun = (run: RunPlan) => {
+    printWarnings(run);
+    if (run.compatSummary) io.out(run.compatSummary);
+  };
+  let staged: RunPlan | undefined;
+  try {
+    await runCommand<{ tree: InstanceType<typeof Tree>; run: RunPlan }, void>(
+      {
+        name: 'manifests',
+        lockRoot: existsSync(options.projectDir) ? options.projectDir : undefined,
+        plan: async (ctx) => {
+          staged = await planRun({ ...options, reporter: ctx.reporter }, analyzer);
+          if (!flags.check) record = await recordedFlags(options, ctx);
+          // The files are staged by the pipeline, not planned in a tree: the runner's tree stays empty.
+          return { tree: new Tree(ctx.host), run: staged };
+        },
+        preview: ({ run }) => {
+          printRun(run);
+          if (flags.check) return checkVerdict(run, formatPlan(run.changes, { color: io.color }), io);
+          io.out(run.changes.length === 0 ? 'nothing to do: manifests are up to date\n' : formatPlan(run.changes, { color: io.color }));
+          printRecord();
+        },
+        commit: ({ run }, ctx) => {
+          run.commit();
+          if (record) ctx.host.write('package.json', Buffer.from(record.text));
+        },
+        // The staged files are renamed into place synchronously, so a signal is seen once all are.
+        interrupted: { keep: 'the manifests were written (every file)' },
+        after: async ({ run }) => {
+          printRun(run);
+          io.out(run.changes.length === 0 ? 'manifests are up to date\n' : formatPlan(run.changes, { color: io.color }));
+          printRecord();
+        },
+      },
+      io,
+      { host: new DiskHost(options.projectDir), dryRun: Boolean(flags.check || flags.dryRun) },
+    );
+  } finally {
+    staged?.discard();
+  }
+}
+
+/** --check: up to date, or the plan printed and KF4501. */
+function checkVerdict(run: RunPlan, plan: string, io: CommandIo): void {
+  if (run.changes.length === 0) {
+    io.out('manifests are up to date\n');
+    return;
+  }
+  io.out(plan);
+  const n = run.changes.length;
+  throw new DiagnosticError(
+    error('KF4501', `${n} generated manifest file${n === 1 ? ' is' : 's are'} out of date`, {
+      hint: 'run `kubeforge manifests` (npm run manifests) and commit the result',
+    }),
+  );
 }

@@ -1,7 +1,7 @@
 /**
  * The codes of the CRD check (KF46xx). Each generated CRD is checked against the API server's
  * own rules before anything is written; every violation is an error located at the marker or
- * field that caused it. README.md ("What manifests checks before it writes") lists them.
+ * field that caused it. docs/manifests.md ("What manifests checks before it writes") lists them.
  */
 import { DIAGNOSTIC_CODES } from '../../diagnostics/codes.js';
 

@@ -229,22 +229,49 @@ function markerOf(versions: readonly VersionOrigin[], name: string): MarkerValue
   return undefined;
 }
 
+/** What every rule family of the CRD check reads: the CRD, its origins, and where to report. */
+interface CRDCheck {
+  readonly crd: object;
+  readonly c: Obj;
+  readonly spec: Obj;
+  readonly names: Obj;
+  readonly kind: string;
+  readonly group: string;
+  /** The origins of the CRD's versions (markers, locations). */
+  readonly vo: readonly VersionOrigin[];
+  /** The first version's origin: where a problem without a better place is reported. */
+  readonly first: VersionOrigin;
+  push(code: string, at: Location, message: string, hint: string): void;
+  warn(code: string, at: Location, message: string, hint: string): void;
+}
+
 export function checkCRD(crd: object, options: CheckCRDOptions = {}): Diagnostic[] {
   const origin = crdOriginOf(crd);
   const c = crd as Obj;
   const spec = (c.spec ?? {}) as Obj;
   const names = (spec.names ?? {}) as Obj;
-  const versions = (spec.versions ?? []) as Obj[];
   const kind = String(names.kind ?? '');
   const group = String(spec.group ?? '');
   const vo = origin?.versions ?? [];
   const first: VersionOrigin = vo[0] ?? { version: '', kind, group, markers: [], at: { file: '', line: 0, column: 0 } };
   const out: Diagnostic[] = [];
-  const push = (code: string, at: Location, message: string, hint: string) => out.push(error(code, message, { ...loc(at), hint }));
-  const warn = (code: string, at: Location, message: string, hint: string) => out.push(warningDiagnostic(code, message, { ...loc(at), hint }));
-  const resource = markerOf(vo, 'Resource');
+  const k: CRDCheck = {
+    crd, c, spec, names, kind, group, vo, first,
+    push: (code, at, message, hint) => out.push(error(code, message, { ...loc(at), hint })),
+    warn: (code, at, message, hint) => out.push(warningDiagnostic(code, message, { ...loc(at), hint })),
+  };
+  checkNames(k);
+  checkGroup(k);
+  checkMetadata(k);
+  checkConversion(k);
+  for (const ver of (spec.versions ?? []) as Obj[]) checkVersion(k, ver, out, options);
+  return dedupe(out);
+}
 
-  // names
+/** Kind, list Kind, plural, singular, short names, categories and the CRD's own name. */
+function checkNames(k: CRDCheck): void {
+  const { names, kind, group, first, push } = k;
+  const resource = markerOf(k.vo, 'Resource');
   const nameAt = (key: string) => (resource && (resource.args as Obj)[key] !== undefined ? loc(resource) : first.at);
   const lowerKind = kind.toLowerCase();
   const kindProblem = kind.length > 63 ? 'is longer than 63 characters' : DNS1035.test(lowerKind) ? undefined : 'must be letters and digits (a \'-\' inside is allowed), starting with a letter';
@@ -271,166 +298,187 @@ export function checkCRD(crd: object, options: CheckCRDOptions = {}): Diagnostic
   }
   const crdName = `${String(names.plural ?? '')}.${group}`;
   if (!dns1035(String(names.plural ?? '')) && !isSubdomain(crdName)) push(CODES.names, nameAt('path'), `CRD name '${crdName}' is not a DNS subdomain of at most 253 characters`, 'shorten the plural name or the group');
+}
 
-  // group
-  if (group && !dns1035(lowerKind)) {
-    const at = first.at.file ? groupLocation(first) : first.at;
-    if (!isSubdomain(group)) push(CODES.group, at, `group '${group}' is not a DNS subdomain`, "use lower-case letters, digits, '-' and '.', e.g. 'batch.example.com'");
-    else if (!group.includes('.')) push(CODES.group, at, `group '${group}' has no dot: the API server requires a domain such as '${group}.example.com'`, `write group: '${group}.example.com' (or your own domain) in defineGroupVersion`);
-    const annotations = ((c.metadata as Obj | undefined)?.annotations ?? {}) as Obj;
-    if ((group === 'k8s.io' || group === 'kubernetes.io' || group.endsWith('.k8s.io') || group.endsWith('.kubernetes.io')) && annotations['api-approved.kubernetes.io'] === undefined) {
-      push(CODES.group, at, `group '${group}' is protected: the API server refuses CRDs in *.k8s.io and *.kubernetes.io without the api-approved.kubernetes.io annotation`, "use your own domain; a Kubernetes SIG API adds @Metadata({ annotations: { 'api-approved.kubernetes.io': '<PR URL>' } })");
-    }
+/** The API group: a DNS subdomain with a dot, and not a protected Kubernetes group. */
+function checkGroup(k: CRDCheck): void {
+  const { group, first, push } = k;
+  if (!group || dns1035(k.kind.toLowerCase())) return;
+  const at = first.at.file ? groupLocation(first) : first.at;
+  if (!isSubdomain(group)) push(CODES.group, at, `group '${group}' is not a DNS subdomain`, "use lower-case letters, digits, '-' and '.', e.g. 'batch.example.com'");
+  else if (!group.includes('.')) push(CODES.group, at, `group '${group}' has no dot: the API server requires a domain such as '${group}.example.com'`, `write group: '${group}.example.com' (or your own domain) in defineGroupVersion`);
+  const annotations = ((k.c.metadata as Obj | undefined)?.annotations ?? {}) as Obj;
+  if ((group === 'k8s.io' || group === 'kubernetes.io' || group.endsWith('.k8s.io') || group.endsWith('.kubernetes.io')) && annotations['api-approved.kubernetes.io'] === undefined) {
+    push(CODES.group, at, `group '${group}' is protected: the API server refuses CRDs in *.k8s.io and *.kubernetes.io without the api-approved.kubernetes.io annotation`, "use your own domain; a Kubernetes SIG API adds @Metadata({ annotations: { 'api-approved.kubernetes.io': '<PR URL>' } })");
   }
+}
 
-  // CRD metadata (from @Metadata)
-  const meta = (c.metadata ?? {}) as Obj;
-  const metaMarker = markerOf(vo, 'Metadata');
+/** The CRD's metadata (from @Metadata) and its size as etcd stores it. */
+function checkMetadata(k: CRDCheck): void {
+  const { kind, first, push } = k;
+  const meta = (k.c.metadata ?? {}) as Obj;
+  const metaMarker = markerOf(k.vo, 'Metadata');
   const metaAt = metaMarker ? loc(metaMarker) : first.at;
   let annotationBytes = 0;
-  for (const [k, v] of Object.entries((meta.annotations ?? {}) as Obj)) {
-    const p = qualifiedNameProblem(k);
-    if (p) push(CODES.metadata, metaAt, `annotation key '${k}' ${p}`, 'use keys such as example.com/owner');
-    annotationBytes += k.length + String(v).length;
+  for (const [key, v] of Object.entries((meta.annotations ?? {}) as Obj)) {
+    const p = qualifiedNameProblem(key);
+    if (p) push(CODES.metadata, metaAt, `annotation key '${key}' ${p}`, 'use keys such as example.com/owner');
+    annotationBytes += key.length + String(v).length;
   }
   if (annotationBytes > 256 * 1024) push(CODES.metadata, metaAt, `the CRD's annotations total ${annotationBytes} bytes; the API server allows 262144`, 'shorten the annotations');
   // etcd stores an object of at most --max-request-bytes (1.5 MiB by default): a CRD near it
   // installs on no cluster with the default once it grows a little more. A warning, since the
   // limit is the cluster's to raise.
-  const crdBytes = Buffer.byteLength(JSON.stringify(crd));
+  const crdBytes = Buffer.byteLength(JSON.stringify(k.crd));
   if (crdBytes > ETCD_WARN_BYTES) {
-    warn(
+    k.warn(
       CODES.metadata,
       first.at,
       `the CRD of ${kind} is ${(crdBytes / 1024 / 1024).toFixed(2)} MiB as JSON; etcd stores objects of at most ${ETCD_DEFAULT_MAX_BYTES} bytes (1.5 MiB) by default${crdBytes > ETCD_DEFAULT_MAX_BYTES ? ', so a cluster with the default refuses it (etcdserver: request is too large)' : ', and it is close'}`,
       'shorten descriptions (manifests --max-desc-len), or split the Kind; embedded Kubernetes types (a PodTemplateSpec is about 0.5 MiB per version) weigh most',
     );
   }
-  for (const [k, v] of Object.entries((meta.labels ?? {}) as Obj)) {
-    const p = qualifiedNameProblem(k);
-    if (p) push(CODES.metadata, metaAt, `label key '${k}' ${p}`, 'use keys such as app.kubernetes.io/part-of');
+  for (const [key, v] of Object.entries((meta.labels ?? {}) as Obj)) {
+    const p = qualifiedNameProblem(key);
+    if (p) push(CODES.metadata, metaAt, `label key '${key}' ${p}`, 'use keys such as app.kubernetes.io/part-of');
     const value = String(v);
-    if (value.length > 63 || !LABEL_VALUE.test(value)) push(CODES.metadata, metaAt, `label value '${value}' of '${k}' must be at most 63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit`, 'shorten or simplify the value');
+    if (value.length > 63 || !LABEL_VALUE.test(value)) push(CODES.metadata, metaAt, `label value '${value}' of '${key}' must be at most 63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit`, 'shorten or simplify the value');
   }
+}
 
-  // conversion
-  const conversion = spec.conversion as Obj | undefined;
-  const webhook = conversion?.webhook as Obj | undefined;
-  if (webhook) {
-    const cm = markerOf(vo, 'ConversionWebhook');
-    const at = cm ? loc(cm) : first.at;
-    const service = ((webhook.clientConfig as Obj | undefined)?.service ?? {}) as Obj;
-    if (dns1035(String(service.name ?? ''))) push(CODES.metadata, at, `conversion webhook service name '${String(service.name)}' ${dns1035(String(service.name ?? ''))}`, 'name the Service as Kubernetes names Services');
-    if (!DNS1123_LABEL.test(String(service.namespace ?? '')) || String(service.namespace).length > 63) push(CODES.metadata, at, `conversion webhook service namespace '${String(service.namespace)}' is not a DNS label`, 'use a namespace name such as system');
-    const path = service.path as string | undefined;
-    const pathProblem = path === undefined ? undefined : webhookPathProblem(path);
-    if (pathProblem) push(CODES.metadata, at, `conversion webhook path '${path}' is refused by the API server: ${pathProblem}`, "write a path such as '/convert'");
-    const port = service.port as number | undefined;
-    if (port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65535)) push(CODES.metadata, at, `conversion webhook port ${port} is not between 1 and 65535`, 'use a valid port (443 by default)');
-    const reviews = (webhook.conversionReviewVersions ?? []) as string[];
-    if (!reviews.some((r) => r === 'v1' || r === 'v1beta1')) push(CODES.metadata, at, `conversionReviewVersions ${JSON.stringify(reviews)} must include v1 or v1beta1`, "use conversionReviewVersions: ['v1']");
-    if (new Set(reviews).size !== reviews.length) push(CODES.metadata, at, `conversionReviewVersions ${JSON.stringify(reviews)} has duplicates`, 'list each version once');
-    for (const r of reviews) if (dns1035(r)) push(CODES.metadata, at, `conversionReviewVersions entry '${r}' is not a version name`, 'use v1');
+/** The conversion webhook's Service, path, port and review versions. */
+function checkConversion(k: CRDCheck): void {
+  const { push } = k;
+  const webhook = (k.spec.conversion as Obj | undefined)?.webhook as Obj | undefined;
+  if (!webhook) return;
+  const cm = markerOf(k.vo, 'ConversionWebhook');
+  const at = cm ? loc(cm) : k.first.at;
+  const service = ((webhook.clientConfig as Obj | undefined)?.service ?? {}) as Obj;
+  if (dns1035(String(service.name ?? ''))) push(CODES.metadata, at, `conversion webhook service name '${String(service.name)}' ${dns1035(String(service.name ?? ''))}`, 'name the Service as Kubernetes names Services');
+  if (!DNS1123_LABEL.test(String(service.namespace ?? '')) || String(service.namespace).length > 63) push(CODES.metadata, at, `conversion webhook service namespace '${String(service.namespace)}' is not a DNS label`, 'use a namespace name such as system');
+  const path = service.path as string | undefined;
+  const pathProblem = path === undefined ? undefined : webhookPathProblem(path);
+  if (pathProblem) push(CODES.metadata, at, `conversion webhook path '${path}' is refused by the API server: ${pathProblem}`, "write a path such as '/convert'");
+  const port = service.port as number | undefined;
+  if (port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65535)) push(CODES.metadata, at, `conversion webhook port ${port} is not between 1 and 65535`, 'use a valid port (443 by default)');
+  const reviews = (webhook.conversionReviewVersions ?? []) as string[];
+  if (!reviews.some((r) => r === 'v1' || r === 'v1beta1')) push(CODES.metadata, at, `conversionReviewVersions ${JSON.stringify(reviews)} must include v1 or v1beta1`, "use conversionReviewVersions: ['v1']");
+  if (new Set(reviews).size !== reviews.length) push(CODES.metadata, at, `conversionReviewVersions ${JSON.stringify(reviews)} has duplicates`, 'list each version once');
+  for (const r of reviews) if (dns1035(r)) push(CODES.metadata, at, `conversionReviewVersions entry '${r}' is not a version name`, 'use v1');
+}
+
+/** One served version of the CRD, with its schema and where its markers are. */
+interface VersionCheck {
+  readonly name: string;
+  readonly o: VersionOrigin;
+  readonly ver: Obj;
+  readonly schema: JSONSchemaProps;
+}
+
+/** One version: deprecation warning, subresources, columns, selectable fields, schema, CEL rules. */
+function checkVersion(k: CRDCheck, ver: Obj, out: Diagnostic[], options: CheckCRDOptions): void {
+  const name = String(ver.name ?? '');
+  const o = k.vo.find((x) => x.version === name) ?? k.first;
+  const dep = o.markers.find((m) => m.name === 'DeprecatedVersion');
+  const warning = ver.deprecationWarning as string | undefined;
+  if (warning !== undefined && (warning.length > 256 || !/^[\x20-\x7e\u00a0-\uffff]*$/.test(warning))) {
+    k.push(CODES.metadata, dep ? loc(dep) : o.at, `deprecation warning of ${k.kind} ${name} must be at most 256 printable characters on one line`, 'shorten the warning');
   }
-
-  // versions
-  for (const ver of versions) {
-    const name = String(ver.name ?? '');
-    const o = vo.find((x) => x.version === name) ?? first;
-    const dep = o.markers.find((m) => m.name === 'DeprecatedVersion');
-    const warning = ver.deprecationWarning as string | undefined;
-    if (warning !== undefined && (warning.length > 256 || !/^[\x20-\x7e\u00a0-\uffff]*$/.test(warning))) {
-      push(CODES.metadata, dep ? loc(dep) : o.at, `deprecation warning of ${kind} ${name} must be at most 256 printable characters on one line`, 'shorten the warning');
-    }
-    const schema = ((ver.schema as Obj | undefined)?.openAPIV3Schema ?? {}) as JSONSchemaProps;
-    const subresources = (ver.subresources ?? {}) as Obj;
-    const statusOn = subresources.status !== undefined;
-
-    // scale
-    const scale = subresources.scale as Obj | undefined;
-    if (scale) {
-      const sm = o.markers.find((m) => m.name === 'SubresourceScale');
-      const at = sm ? loc(sm) : o.at;
-      const paths: [string, string | undefined, string[]][] = [
-        ['specpath', scale.specReplicasPath as string | undefined, ['.spec.']],
-        ['statuspath', scale.statusReplicasPath as string | undefined, ['.status.']],
-        ['selectorpath', scale.labelSelectorPath as string | undefined, ['.spec.', '.status.']],
-      ];
-      for (const [arg, path, prefixes] of paths) {
-        if (path === undefined) continue;
-        const p = simplePathProblem(path);
-        const under = prefixes.join(' or ');
-        if (p) {
-          push(CODES.status, at, `@SubresourceScale ${arg} '${path}' ${p}`, `write a path under ${under}, e.g. '${prefixes[0]}${arg === 'selectorpath' ? 'selector' : 'replicas'}'`);
-          continue;
-        }
-        if (!prefixes.some((x) => path.startsWith(x))) {
-          push(CODES.status, at, `@SubresourceScale ${arg} '${path}' must be a JSON path under ${under}`, `write '${prefixes[0]}${arg === 'selectorpath' ? 'selector' : 'replicas'}'`);
-          continue;
-        }
-        const node = nodeAt(schema, path);
-        const wanted = arg === 'selectorpath' ? 'string' : 'integer';
-        if (node === undefined) push(CODES.status, at, `@SubresourceScale ${arg} '${path}' is not a field of ${kind} ${name}: the server would prune what the scale subresource writes there`, `declare the field (${wanted}) in the Kind's types`);
-        else if (node !== 'open' && node.type !== wanted) push(CODES.status, at, `@SubresourceScale ${arg} '${path}' must be ${wanted === 'integer' ? 'an integer' : 'a string'} field (found ${node.type ?? 'no type'})`, `declare it as ${wanted === 'integer' ? 'int32' : 'string'}`);
-      }
-    }
-
-    // printer columns
-    const cols = (ver.additionalPrinterColumns ?? []) as Obj[];
-    const colMarkers = o.markers.filter((m) => m.name === 'PrintColumn');
-    cols.forEach((col, i) => {
-      const at = colMarkers[i] ? loc(colMarkers[i]) : o.at;
-      if (!String(col.name ?? '').trim()) push(CODES.columns, at, `@PrintColumn of ${kind} has an empty name`, 'give the column a header');
-      const fmt = col.format as string | undefined;
-      const formats = ['int32', 'int64', 'float', 'double', 'byte', 'date', 'date-time', 'password'];
-      if (fmt !== undefined && !formats.includes(fmt)) push(CODES.columns, at, `@PrintColumn format '${fmt}' is not one of ${formats.join(', ')}`, 'use one of the listed formats or none');
-      // The server takes any path that starts with '.'; what kubectl cannot read, or a field the
-      // schema lacks, is worth a warning (the column would show an error or <none>), not a refusal.
-      const path = String(col.jsonPath ?? '');
-      if (!path || path[0] !== '.') push(CODES.columns, at, `@PrintColumn jsonPath '${path}' must be a JSON path starting with '.' (for example .status.phase)`, "write a path such as '.status.phase'");
-      else {
-        const parsed = parsePrintColumnPath(path);
-        const missing = parsed.ok ? missingField(schema, parsed.steps) : undefined;
-        if (!parsed.ok) warn(CODES.columns, at, `@PrintColumn jsonPath '${path}' ${parsed.problem}: the API server takes it but cannot parse it, so kubectl get shows none of ${kind}'s columns from this one on`, "write a path such as '.status.phase' or '.status.conditions[?(@.type==\"Ready\")].status'");
-        else if (missing) warn(CODES.columns, at, `@PrintColumn jsonPath '${path}': ${kind} ${name} has no field ${missing}, so the column always shows <none>`, 'name a field of the schema');
-      }
-      const prio = col.priority as number | undefined;
-      if (prio !== undefined && (prio < 0 || prio > 2147483647)) push(CODES.columns, at, `@PrintColumn priority ${prio} must be between 0 and 2147483647`, 'use 0 (shown by default) or a small positive number');
-    });
-
-    // selectable fields (Kubernetes 1.30+)
-    const sel = (ver.selectableFields ?? []) as Obj[];
-    const selMarkers = o.markers.filter((m) => m.name === 'SelectableField');
-    if (sel.length > 8) push(CODES.columns, selMarkers[8] ? loc(selMarkers[8]) : o.at, `${kind} ${name} has ${sel.length} selectable fields; the API server allows 8`, 'keep at most 8 @SelectableField markers');
-    const seenSel = new Set<string>();
-    sel.forEach((f, i) => {
-      const at = selMarkers[i] ? loc(selMarkers[i]) : o.at;
-      const path = String(f.jsonPath ?? '');
-      const p = simplePathProblem(path);
-      if (p) return push(CODES.columns, at, `@SelectableField jsonPath '${path}' ${p}`, "write a path such as '.spec.color'");
-      if (seenSel.has(path)) push(CODES.columns, at, `@SelectableField '${path}' is given twice`, 'remove the duplicate');
-      seenSel.add(path);
-      if (path === '.metadata.name' || path === '.metadata.namespace' || path.startsWith('.metadata.')) return push(CODES.columns, at, `@SelectableField '${path}' is under metadata, which the server selects on already`, 'select on a field of spec or status');
-      const node = nodeAt(schema, path);
-      if (node === undefined || node === 'open') return push(CODES.columns, at, `@SelectableField '${path}' is not a declared field of ${kind} ${name}`, 'name a string, integer or boolean field of the schema');
-      if (!['string', 'integer', 'boolean'].includes(node.type ?? '')) push(CODES.columns, at, `@SelectableField '${path}' must be a string, integer or boolean field (found ${node.type ?? 'no type'})`, 'select on a scalar field');
-    });
-
-    // the schema
-    for (const v of checkSchema(schema, statusOn)) {
-      const l = locate(v, o);
-      const path = schemaPath(v.steps);
-      out.push(error(v.code, `${l.where} (${kind} ${name} ${path}): ${v.message}`, { ...l.at, hint: v.hint }));
-    }
-
-    // CEL rules compiled against their schema, and their estimated cost (./cel.ts)
-    for (const v of checkRules(schema, options)) {
-      const l = locateRule(v, o);
-      const path = schemaPath(v.steps);
-      out.push((v.severity === 'error' ? error : warningDiagnostic)(v.code, `${l.where} (${kind} ${name} ${path}): ${v.message}`, { ...l.at, hint: v.hint }));
-    }
+  const schema = ((ver.schema as Obj | undefined)?.openAPIV3Schema ?? {}) as JSONSchemaProps;
+  const v: VersionCheck = { name, o, ver, schema };
+  const subresources = (ver.subresources ?? {}) as Obj;
+  checkScale(k, v, subresources.scale as Obj | undefined);
+  checkPrinterColumns(k, v);
+  checkSelectableFields(k, v);
+  const { kind } = k;
+  // the schema
+  for (const sv of checkSchema(schema, subresources.status !== undefined)) {
+    const l = locate(sv, o);
+    out.push(error(sv.code, `${l.where} (${kind} ${name} ${schemaPath(sv.steps)}): ${sv.message}`, { ...l.at, hint: sv.hint }));
   }
-  return dedupe(out);
+  // CEL rules compiled against their schema, and their estimated cost (./cel.ts)
+  for (const rv of checkRules(schema, options)) {
+    const l = locateRule(rv, o);
+    out.push((rv.severity === 'error' ? error : warningDiagnostic)(rv.code, `${l.where} (${kind} ${name} ${schemaPath(rv.steps)}): ${rv.message}`, { ...l.at, hint: rv.hint }));
+  }
+}
+
+/** The scale subresource's paths: under .spec/.status, declared, of the right type. */
+function checkScale(k: CRDCheck, v: VersionCheck, scale: Obj | undefined): void {
+  if (!scale) return;
+  const { kind, push } = k;
+  const sm = v.o.markers.find((m) => m.name === 'SubresourceScale');
+  const at = sm ? loc(sm) : v.o.at;
+  const paths: [string, string | undefined, string[]][] = [
+    ['specpath', scale.specReplicasPath as string | undefined, ['.spec.']],
+    ['statuspath', scale.statusReplicasPath as string | undefined, ['.status.']],
+    ['selectorpath', scale.labelSelectorPath as string | undefined, ['.spec.', '.status.']],
+  ];
+  for (const [arg, path, prefixes] of paths) {
+    if (path === undefined) continue;
+    const p = simplePathProblem(path);
+    const under = prefixes.join(' or ');
+    if (p) {
+      push(CODES.status, at, `@SubresourceScale ${arg} '${path}' ${p}`, `write a path under ${under}, e.g. '${prefixes[0]}${arg === 'selectorpath' ? 'selector' : 'replicas'}'`);
+      continue;
+    }
+    if (!prefixes.some((x) => path.startsWith(x))) {
+      push(CODES.status, at, `@SubresourceScale ${arg} '${path}' must be a JSON path under ${under}`, `write '${prefixes[0]}${arg === 'selectorpath' ? 'selector' : 'replicas'}'`);
+      continue;
+    }
+    const node = nodeAt(v.schema, path);
+    const wanted = arg === 'selectorpath' ? 'string' : 'integer';
+    if (node === undefined) push(CODES.status, at, `@SubresourceScale ${arg} '${path}' is not a field of ${kind} ${v.name}: the server would prune what the scale subresource writes there`, `declare the field (${wanted}) in the Kind's types`);
+    else if (node !== 'open' && node.type !== wanted) push(CODES.status, at, `@SubresourceScale ${arg} '${path}' must be ${wanted === 'integer' ? 'an integer' : 'a string'} field (found ${node.type ?? 'no type'})`, `declare it as ${wanted === 'integer' ? 'int32' : 'string'}`);
+  }
+}
+
+/** Printer columns: a name, a known format, a path kubectl can read, a priority in range. */
+function checkPrinterColumns(k: CRDCheck, v: VersionCheck): void {
+  const { kind, push } = k;
+  const cols = (v.ver.additionalPrinterColumns ?? []) as Obj[];
+  const colMarkers = v.o.markers.filter((m) => m.name === 'PrintColumn');
+  cols.forEach((col, i) => {
+    const at = colMarkers[i] ? loc(colMarkers[i]) : v.o.at;
+    if (!String(col.name ?? '').trim()) push(CODES.columns, at, `@PrintColumn of ${kind} has an empty name`, 'give the column a header');
+    const fmt = col.format as string | undefined;
+    const formats = ['int32', 'int64', 'float', 'double', 'byte', 'date', 'date-time', 'password'];
+    if (fmt !== undefined && !formats.includes(fmt)) push(CODES.columns, at, `@PrintColumn format '${fmt}' is not one of ${formats.join(', ')}`, 'use one of the listed formats or none');
+    // The server takes any path that starts with '.'; what kubectl cannot read, or a field the
+    // schema lacks, is worth a warning (the column would show an error or <none>), not a refusal.
+    const path = String(col.jsonPath ?? '');
+    if (!path || path[0] !== '.') push(CODES.columns, at, `@PrintColumn jsonPath '${path}' must be a JSON path starting with '.' (for example .status.phase)`, "write a path such as '.status.phase'");
+    else {
+      const parsed = parsePrintColumnPath(path);
+      const missing = parsed.ok ? missingField(v.schema, parsed.steps) : undefined;
+      if (!parsed.ok) k.warn(CODES.columns, at, `@PrintColumn jsonPath '${path}' ${parsed.problem}: the API server takes it but cannot parse it, so kubectl get shows none of ${kind}'s columns from this one on`, "write a path such as '.status.phase' or '.status.conditions[?(@.type==\"Ready\")].status'");
+      else if (missing) k.warn(CODES.columns, at, `@PrintColumn jsonPath '${path}': ${kind} ${v.name} has no field ${missing}, so the column always shows <none>`, 'name a field of the schema');
+    }
+    const prio = col.priority as number | undefined;
+    if (prio !== undefined && (prio < 0 || prio > 2147483647)) push(CODES.columns, at, `@PrintColumn priority ${prio} must be between 0 and 2147483647`, 'use 0 (shown by default) or a small positive number');
+  });
+}
+
+/** Selectable fields (Kubernetes 1.30+): at most 8, unique, declared scalar fields outside metadata. */
+function checkSelectableFields(k: CRDCheck, v: VersionCheck): void {
+  const { kind, push } = k;
+  const { name, o } = v;
+  const sel = (v.ver.selectableFields ?? []) as Obj[];
+  const selMarkers = o.markers.filter((m) => m.name === 'SelectableField');
+  if (sel.length > 8) push(CODES.columns, selMarkers[8] ? loc(selMarkers[8]) : o.at, `${kind} ${name} has ${sel.length} selectable fields; the API server allows 8`, 'keep at most 8 @SelectableField markers');
+  const seenSel = new Set<string>();
+  sel.forEach((f, i) => {
+    const at = selMarkers[i] ? loc(selMarkers[i]) : o.at;
+    const path = String(f.jsonPath ?? '');
+    const p = simplePathProblem(path);
+    if (p) return push(CODES.columns, at, `@SelectableField jsonPath '${path}' ${p}`, "write a path such as '.spec.color'");
+    if (seenSel.has(path)) push(CODES.columns, at, `@SelectableField '${path}' is given twice`, 'remove the duplicate');
+    seenSel.add(path);
+    if (path === '.metadata.name' || path === '.metadata.namespace' || path.startsWith('.metadata.')) return push(CODES.columns, at, `@SelectableField '${path}' is under metadata, which the server selects on already`, 'select on a field of spec or status');
+    const node = nodeAt(v.schema, path);
+    if (node === undefined || node === 'open') return push(CODES.columns, at, `@SelectableField '${path}' is not a declared field of ${kind} ${name}`, 'name a string, integer or boolean field of the schema');
+    if (!['string', 'integer', 'boolean'].includes(node.type ?? '')) push(CODES.columns, at, `@SelectableField '${path}' must be a string, integer or boolean field (found ${node.type ?? 'no type'})`, 'select on a scalar field');
+  });
 }
 
 function dedupe(list: Diagnostic[]): Diagnostic[] {

@@ -13,7 +13,7 @@
  *    (refused when it does not exist, as no controller creates `default` in a test control
  *    plane), the service-account token volume, priority, default tolerations and QoS class.
  * Each behaviour is a scenario of test/fake's differential suite, judged by a real kube-apiserver.
- * Not done (README, "Testing without an API server"): quantities are kept as written (the server
+ * Not done (docs/testing.md, "Testing without an API server"): quantities are kept as written (the server
  * prints them canonically: 0.5 -> 500m), a false / 0 / "" of a Go field that is not a pointer is
  * kept (the server drops it), and the built-in Kinds' validation beyond metadata.
  */

@@ -9,7 +9,7 @@
  * try { await reconciler.reconcile(...); } finally { await fake.close(); }
  * ```
  *
- * What it does not do (README, "Testing without an API server"): admission webhooks, conversion
+ * What it does not do (docs/testing.md, "Testing without an API server"): admission webhooks, conversion
  * webhooks, garbage collection, built-in Kinds' validation beyond metadata and field types (their
  * defaults it applies: ./builtin.ts), RBAC.
  */

@@ -3,7 +3,7 @@
  * merge key in Kubernetes' types (containers by name, ports by containerPort or port, ...) merge
  * item by item, `finalizers` merge as a set, other lists are replaced; `$patch: delete|replace`,
  * `$deleteFromPrimitiveList/<field>` and `$setElementOrder/<field>` are understood. Kinds and
- * fields outside this table behave as a JSON merge patch (see README, "Testing without an API server").
+ * fields outside this table behave as a JSON merge patch (see docs/testing.md, "Testing without an API server").
  */
 import { type Obj, clone, isObj } from './json.js';
 
