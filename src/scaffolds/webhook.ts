@@ -28,7 +28,7 @@ import {
   validateDns1123Label,
   validateVersion,
 } from '../project/index.js';
-import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, type Host, type Insertion, insertAtMarkers, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
+import { applyInserters, applySpecs, type Change, DiskHost, type FileInserter, type FileSpec, formatPlan, type Host, type Insertion, insertAtMarkers, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { addExternalDependency, type ExternalApi, externalObjectImport, externalTypeSource, validateExternalApi } from './external-api.js';
 import { type ApiNames, apiNames, CORE_GROUPS, importSpecifier, pascal, requireBuiltinKind, requireKubeforgeLayout, sameGVK, typesFileOf } from './resource-names.js';
@@ -801,22 +801,17 @@ async function registerInMain(plan: WebhookPlan): Promise<string | undefined> {
     );
   }
   const mainText = tree.readText('src/main.ts');
-  if (mainText === undefined) {
-    problems.push(error('KF1047', `src/main.ts is missing: kubeforge registers the ${names.kind} webhooks there`, { file: 'src/main.ts', hint: 'restore it from `kubeforge init --dry-run` output in an empty folder' }));
-  } else {
-    const updated = insertInto(
-      mainText,
-      [
-        { marker: '+kubebuilder:scaffold:imports', fragment: await render('webhook/fragments/main_imports.ts.hbs', { alias: setupAlias ?? '', mainWebhookImport: importSpecifier('src', names.webhookFile) }) },
-        { marker: '+kubebuilder:scaffold:builder', fragment: await render('webhook/fragments/main_setup.ts.hbs', { setupName: setupAlias ?? `setup${names.kind}WebhookWithManager` }) },
-      ],
-      'src/main.ts',
-      problems,
-    );
-    tree.write('src/main.ts', updated);
-    if (!updated.includes('newWebhookServer(')) {
-      warnings.push('src/main.ts builds no webhook server (it predates kubeforge create webhook): pass `webhookServer: newWebhookServer({ port: 9443, certDir: ... })` to newManager so that the webhooks are served');
-    }
+  const main: FileInserter = {
+    path: 'src/main.ts',
+    insertions: [
+      { marker: '+kubebuilder:scaffold:imports', fragment: await render('webhook/fragments/main_imports.ts.hbs', { alias: setupAlias ?? '', mainWebhookImport: importSpecifier('src', names.webhookFile) }) },
+      { marker: '+kubebuilder:scaffold:builder', fragment: await render('webhook/fragments/main_setup.ts.hbs', { setupName: setupAlias ?? `setup${names.kind}WebhookWithManager` }) },
+    ],
+    missing: error('KF1047', `src/main.ts is missing: kubeforge registers the ${names.kind} webhooks there`, { file: 'src/main.ts', hint: 'restore it from `kubeforge init --dry-run` output in an empty folder' }),
+  };
+  applyInserters(tree, [main], problems);
+  if (mainText !== undefined && !tree.readText('src/main.ts')!.includes('newWebhookServer(')) {
+    warnings.push('src/main.ts builds no webhook server (it predates kubeforge create webhook): pass `webhookServer: newWebhookServer({ port: 9443, certDir: ... })` to newManager so that the webhooks are served');
   }
   return mainText;
 }
