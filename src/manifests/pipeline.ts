@@ -175,15 +175,15 @@ const PROJECT_FILE = 'PROJECT';
  */
 async function managerNamespaceOf(projectText: Buffer | undefined, projectDir: string): Promise<string | undefined> {
   if (projectText === undefined) return undefined;
-  const { managerNamespace, parseProject } = await import('../project/config.js');
-  const config = parseProject(projectText.toString('utf8'), join(projectDir, PROJECT_FILE));
+  const [{ managerNamespace }, { ProjectFile }] = await Promise.all([import('../project/config.js'), import('../project/file.js')]);
+  const { config } = ProjectFile.parse(projectText.toString('utf8'), join(projectDir, PROJECT_FILE));
   return config.namespaced ? managerNamespace(config) : undefined;
 }
 
 /** The chart `manifests` keeps in step (helm plugin recorded and its Chart.yaml there), else undefined. */
 async function chartSyncFor(projectText: Buffer, projectDir: string, read: (path: string) => string | undefined): Promise<import('./helm.js').ChartSync | undefined> {
-  const { parseProject } = await import('../project/config.js');
-  const config = parseProject(projectText.toString('utf8'), join(projectDir, PROJECT_FILE));
+  const { ProjectFile } = await import('../project/file.js');
+  const { config } = ProjectFile.parse(projectText.toString('utf8'), join(projectDir, PROJECT_FILE));
   const { chartSyncOf } = await import('./helm.js');
   return chartSyncOf(config, read);
 }

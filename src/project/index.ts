@@ -2,3 +2,5 @@
 export * from './config.js';
 export * from './naming.js';
 export * from './gvk.js';
+export * from './file.js';
+export * from './plugins.js';

@@ -130,6 +130,102 @@ function refuseFileInTheWay(abs: string): void {
   );
 }
 
+/** Removes the folders a lock made, innermost first; a folder something was written into stays. */
+function removeCreatedDirs(createdDirs: readonly string[]): void {
+  for (const d of [...createdDirs].reverse()) {
+    try {
+      rmdirSync(d);
+    } catch {
+      /* not empty: left */
+    }
+  }
+}
+
+/**
+ * Makes the lock's folder (and the project folder) exist, one folder at a time (recursive
+ * mkdir spins on some file systems, such as /proc), recording each in `createdDirs` so that
+ * release() removes them, innermost first. Asked again when the previous holder removed
+ * `.kubeforge/` on release. False when nothing can be written here (read-only, no permission):
+ * the commit's checks say so before any write, so there is nothing to guard.
+ */
+function ensureLockFolders(abs: string, createdDirs: string[]): boolean {
+  const missing: string[] = [];
+  for (let d = join(abs, '.kubeforge'); !existsSync(d) && dirname(d) !== d; d = dirname(d)) missing.unshift(d);
+  for (const d of missing) {
+    try {
+      mkdirSync(d);
+      createdDirs.push(d);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * One try at creating the lock file with `info` in it: `taken`, `held` (it exists), `no-folder`
+ * (`.kubeforge/` went away; thrown unless `folderMayGo`) or `unwritable` (read-only, no
+ * permission). A lock that cannot be written in full (a full disk) is removed with its folders,
+ * and is KF1102.
+ */
+function tryCreateLock(path: string, info: LockInfo, createdDirs: readonly string[], folderMayGo: boolean): 'taken' | 'held' | 'no-folder' | 'unwritable' {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', 0o644);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? '';
+    if (code === 'ENOENT' && folderMayGo) return 'no-folder';
+    if (code === 'EEXIST') return 'held';
+    if (['EACCES', 'EPERM', 'EROFS'].includes(code)) return 'unwritable';
+    throw e;
+  }
+  try {
+    writeSync(fd, `${JSON.stringify(info)}\n`);
+  } catch (e) {
+    // A full disk: the lock and the folders made for it go, and the command stops before
+    // anything of the project is touched.
+    closeSync(fd);
+    rmSync(path, { force: true });
+    removeCreatedDirs(createdDirs);
+    throw new DiagnosticError(
+      error('KF1102', `writing failed: cannot write the lock ${LOCK_FILE}: ${(e as Error).message}`, {
+        file: path,
+        hint: `${isSystemError(e) ? systemErrorHint(e, LOCK_FILE) : 'see the message'}; nothing in the project was changed`,
+      }),
+    );
+  }
+  closeSync(fd);
+  return 'taken';
+}
+
+/**
+ * The holder of an existing lock, or `stale` when the lock was removed because no one holds it
+ * any more (junk older than 2 s, or a run that was killed: its temporary files go too), or
+ * `gone` when it vanished meanwhile.
+ */
+function lockHolder(path: string, abs: string): LockInfo | 'stale' | 'gone' | undefined {
+  const holder = readLock(path);
+  if (holder === undefined) {
+    // Being written by its holder right now (or unreadable junk: stale once it is old).
+    let age = 0;
+    try {
+      age = Date.now() - statSync(path).mtimeMs;
+    } catch {
+      return 'gone';
+    }
+    if (age <= 2000) return undefined;
+    rmSync(path, { force: true });
+    return 'stale';
+  }
+  if (holder.pid !== process.pid && !pidAlive(holder.pid)) {
+    // A run that was killed: its lock is stale, and it may have left temporary files.
+    rmSync(path, { force: true });
+    removeStaleTempFiles(abs);
+    return 'stale';
+  }
+  return holder;
+}
+
 /**
  * Takes the lock of the folder `root` (creating it and `.kubeforge/` when missing). Waits while a
  * live process holds it; takes over a lock whose process is gone, and then removes the
@@ -141,101 +237,30 @@ export async function acquireLock(root: string, options: LockOptions): Promise<L
   const path = join(abs, ...LOCK_FILE.split('/'));
   const createdDirs: string[] = [];
   const unlocked: Lock = { path, release: () => undefined };
-  /**
-   * Makes the lock's folder (and the project folder) exist, one folder at a time (recursive
-   * mkdir spins on some file systems, such as /proc), recording each so that release() removes
-   * them, innermost first. Asked again when the previous holder removed `.kubeforge/` on release.
-   * False when nothing can be written here (read-only, no permission): the commit's checks say
-   * so before any write, so there is nothing to guard.
-   */
-  const ensureFolders = (): boolean => {
-    const missing: string[] = [];
-    for (let d = join(abs, '.kubeforge'); !existsSync(d) && dirname(d) !== d; d = dirname(d)) missing.unshift(d);
-    for (const d of missing) {
-      try {
-        mkdirSync(d);
-        createdDirs.push(d);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false;
-      }
-    }
-    return true;
-  };
-  if (!ensureFolders()) return unlocked;
+  if (!ensureLockFolders(abs, createdDirs)) return unlocked;
   refuseFileInTheWay(abs);
   const info: LockInfo = { pid: process.pid, started: new Date().toISOString(), command: options.command };
-  const deadline = Date.now() + (options.timeoutMs ?? lockTimeout());
-  let holder: LockInfo | undefined;
+  const timeoutMs = options.timeoutMs ?? lockTimeout();
+  const deadline = Date.now() + timeoutMs;
   let recreated = 0;
   for (;;) {
-    try {
-      const fd = openSync(path, 'wx', 0o644);
-      try {
-        writeSync(fd, `${JSON.stringify(info)}\n`);
-      } catch (e) {
-        // A full disk: the lock and the folders made for it go, and the command stops before
-        // anything of the project is touched.
-        closeSync(fd);
-        rmSync(path, { force: true });
-        for (const d of [...createdDirs].reverse()) {
-          try {
-            rmdirSync(d);
-          } catch {
-            /* not empty: left */
-          }
-        }
-        throw new DiagnosticError(
-          error('KF1102', `writing failed: cannot write the lock ${LOCK_FILE}: ${(e as Error).message}`, {
-            file: path,
-            hint: `${isSystemError(e) ? systemErrorHint(e, LOCK_FILE) : 'see the message'}; nothing in the project was changed`,
-          }),
-        );
-      }
-      closeSync(fd);
-      break;
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code ?? '';
-      if (code === 'ENOENT' && ++recreated <= 100) {
-        // The previous holder removed `.kubeforge/` as it released the lock: make it again.
-        if (!ensureFolders()) return unlocked;
-        continue;
-      }
-      if (code !== 'EEXIST') {
-        if (['EACCES', 'EPERM', 'EROFS'].includes(code)) return unlocked;
-        throw e;
-      }
-    }
-    holder = readLock(path);
-    if (holder === undefined) {
-      // Being written by its holder right now (or unreadable junk: stale once it is old).
-      let age = 0;
-      try {
-        age = Date.now() - statSync(path).mtimeMs;
-      } catch {
-        continue;
-      }
-      if (age > 2000) {
-        rmSync(path, { force: true });
-        continue;
-      }
-    } else if (holder.pid !== process.pid && !pidAlive(holder.pid)) {
-      // A run that was killed: its lock is stale, and it may have left temporary files.
-      rmSync(path, { force: true });
-      removeStaleTempFiles(abs);
+    const tried = tryCreateLock(path, info, createdDirs, recreated < 100);
+    if (tried === 'taken') break;
+    if (tried === 'unwritable') return unlocked;
+    if (tried === 'no-folder') {
+      // The previous holder removed `.kubeforge/` as it released the lock: make it again.
+      recreated++;
+      if (!ensureLockFolders(abs, createdDirs)) return unlocked;
       continue;
     }
+    const holder = lockHolder(path, abs);
+    if (holder === 'stale' || holder === 'gone') continue;
     if (options.cancelled?.()) throw new InterruptedError('SIGINT', 'stopped while waiting for another kubeforge command; nothing was written');
     if (Date.now() >= deadline) {
       const who = holder ? `kubeforge ${holder.command} (pid ${holder.pid}, since ${holder.started})` : 'another kubeforge command';
-      for (const d of [...createdDirs].reverse()) {
-        try {
-          rmdirSync(d);
-        } catch {
-          /* not empty */
-        }
-      }
+      removeCreatedDirs(createdDirs);
       throw new DiagnosticError(
-        error('KF1110', `${who} is changing this project: ${options.command} waited ${Math.round((options.timeoutMs ?? lockTimeout()) / 1000)} s and did not start; nothing was written`, {
+        error('KF1110', `${who} is changing this project: ${options.command} waited ${Math.round(timeoutMs / 1000)} s and did not start; nothing was written`, {
           file: path,
           hint: 'run the command again when the other one has finished; if no kubeforge runs any more, remove the lock file',
         }),
@@ -250,13 +275,7 @@ export async function acquireLock(root: string, options: LockOptions): Promise<L
       if (released) return;
       released = true;
       if (readLock(path)?.pid === process.pid) rmSync(path, { force: true });
-      for (const d of [...createdDirs].reverse()) {
-        try {
-          rmdirSync(d);
-        } catch {
-          /* not empty: the command wrote into it */
-        }
-      }
+      removeCreatedDirs(createdDirs);
     },
   };
 }

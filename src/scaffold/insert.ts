@@ -3,7 +3,8 @@
  * anchored on marker comments such as `// +kubebuilder:scaffold:imports`. A fragment goes
  * just above its marker, indented like it; a fragment already present is not inserted again.
  */
-import { DiagnosticError, error } from '../diagnostics/index.js';
+import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
+import type { Tree } from './tree.js';
 
 export interface Insertion {
   /** The marker text, e.g. `+kubebuilder:scaffold:imports` (matched anywhere in a line). */
@@ -71,4 +72,36 @@ function containsBlock(lines: string[], block: string[]): boolean {
     return true;
   }
   return false;
+}
+
+/**
+ * Insertions into one file that must exist (Kubebuilder's machinery.Inserter): its path, what
+ * goes above which marker, and the problem said when the file is missing.
+ */
+export interface FileInserter {
+  path: string;
+  insertions: readonly Insertion[];
+  /** The diagnostic when the file is missing (KF1047 in the scaffolds: the user deleted it). */
+  missing: Diagnostic;
+}
+
+/**
+ * Applies each inserter to its file in the tree; a missing file or marker is a problem pushed to
+ * `problems` (all of them collected, so that one run names every file to fix).
+ */
+export function applyInserters(tree: Tree, inserters: readonly FileInserter[], problems: Diagnostic[]): void {
+  for (const ins of inserters) {
+    const text = tree.readText(ins.path);
+    if (text === undefined) {
+      problems.push(ins.missing);
+      continue;
+    }
+    try {
+      const result = insertAtMarkers(text, ins.insertions, ins.path);
+      if (result.changed) tree.write(ins.path, result.text);
+    } catch (e) {
+      if (e instanceof DiagnosticError) problems.push(...e.diagnostics);
+      else throw e;
+    }
+  }
 }

@@ -1,20 +1,23 @@
 /**
- * Typed file specs: what a scaffold produces. One spec per file: its path, its policy and how
- * to get its body (a handlebars template under templates/, or bytes computed in code).
+ * Typed file specs: what a scaffold produces (Kubebuilder's machinery.Template). One spec per
+ * file: its path, its policy (what happens when the file exists) and how to get its body (a
+ * handlebars template under templates/ with its typed data, or bytes computed in code).
  *
- * Two policies, as projen has them:
+ * Three policies, the first two as projen has them:
  *  - `scaffolded`: written once, then the user's. Never overwritten unless `force`.
  *  - `managed`: regenerated in full on every run, with a DO-NOT-EDIT header where the format
  *    has comments. Edits to it are lost, which the header says.
+ *  - `kept`: written when missing; a file that exists is left as it is, even with `force`
+ *    (Kubebuilder's SkipFile: a group's groupversion.ts, a kustomization other Kinds share).
  */
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
 import type { Host } from './host.js';
 import type { TemplateRenderer } from './render.js';
 import type { Tree } from './tree.js';
 
-export type FilePolicy = 'scaffolded' | 'managed';
+export type FilePolicy = 'scaffolded' | 'managed' | 'kept';
 
-export interface FileSpec {
+export interface FileSpec<D extends object = Record<string, unknown>> {
   path: string;
   policy: FilePolicy;
   /** A template under templates/ (e.g. `init/Makefile.hbs`), rendered with `data`. */
@@ -22,16 +25,16 @@ export interface FileSpec {
   /** Or the body itself. */
   content?: string | Buffer;
   /** Template data (merged over the scaffold's common data). */
-  data?: Record<string, unknown>;
+  data?: D;
   /** Managed files: false to write no header (formats without comments, binaries). */
   header?: boolean;
 }
 
-export interface ApplyOptions {
+export interface ApplyOptions<C extends object = Record<string, unknown>> {
   /** Overwrite scaffolded files that exist with other content. */
   force?: boolean;
   /** Data every template sees. */
-  data?: Record<string, unknown>;
+  data?: C;
   /** Name of the tool, used in managed headers. */
   tool?: string;
 }
@@ -86,7 +89,7 @@ export function deleteStaleManaged(tree: Tree, candidates: readonly string[], pr
 }
 
 /** The bytes a spec produces. */
-export async function renderSpec(spec: FileSpec, renderer: TemplateRenderer | undefined, options: ApplyOptions = {}): Promise<Buffer> {
+export async function renderSpec(spec: FileSpec<object>, renderer: TemplateRenderer | undefined, options: ApplyOptions<object> = {}): Promise<Buffer> {
   let body: string | Buffer;
   if (spec.template !== undefined) {
     if (!renderer) throw new Error(`${spec.path}: a template spec needs a renderer`);
@@ -108,13 +111,14 @@ export async function renderSpec(spec: FileSpec, renderer: TemplateRenderer | un
  * scaffolded files that `force` replaces (they exist on the host with other bytes), sorted, so
  * that the command can name them.
  */
-export async function applySpecs(tree: Tree, specs: readonly FileSpec[], renderer: TemplateRenderer | undefined, options: ApplyOptions = {}): Promise<string[]> {
+export async function applySpecs(tree: Tree, specs: readonly FileSpec<object>[], renderer: TemplateRenderer | undefined, options: ApplyOptions<object> = {}): Promise<string[]> {
   const conflicts: Diagnostic[] = [];
   const replaced: string[] = [];
   const seen = new Set<string>();
   for (const spec of specs) {
     if (seen.has(spec.path)) throw new Error(`two specs write ${spec.path}`);
     seen.add(spec.path);
+    if (spec.policy === 'kept' && tree.exists(spec.path)) continue;
     const data = await renderSpec(spec, renderer, options);
     // Only a scaffolded file's current bytes matter here (managed files are regenerated anyway).
     const existing = spec.policy === 'scaffolded' ? tree.read(spec.path) : undefined;

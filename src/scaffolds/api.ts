@@ -8,44 +8,29 @@
  */
 import type { ScaffoldEnvironment } from './environment.js';
 import { join, posix } from 'node:path';
-import { parseDocument } from 'yaml';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
 import { pluralize } from '../project/plural.js';
-import { BUILTIN_KINDS, type BuiltinKind, builtinKindsNamed, findBuiltinKind } from '../project/builtin-kinds.js';
 import {
-  isDns1123Subdomain,
-  KUBEFORGE_LAYOUT,
-  parseProject,
   PROJECT_FILE,
+  ProjectFile,
   type ProjectConfig,
   type ProjectResource,
   qualifiedGroup,
   checkGvkFlags,
   refusedKind,
-  serializeProject,
   validateDns1123Label,
-  validateKind,
-  validateVersion,
 } from '../project/index.js';
-import {
-  applySpecs,
-  type Change,
-  DiskHost,
-  type FileSpec,
-  formatPlan,
-  type Host,
-  type Insertion,
-  insertAtMarkers,
-  runCommand,
-  TemplateRenderer,
-  Tree,
-} from '../scaffold/index.js';
+import { applyInserters, applySpecs, type Change, DiskHost, type FileInserter, type FileSpec, formatPlan, type Host, type Insertion, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './paths.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
-import { type ManifestsStep, scaffoldSteps } from './transaction.js';
-import { checkDeployImageFlags, type DeployImage, deployImageData, imageEnvName, MANAGER_FILE, resolveCreateApiPlugins, setImageEnv, withDeployImageResource } from './deployimage.js';
+import { type ManifestsStep, scaffoldSteps } from './manifests-step.js';
+import { checkDeployImageFlags, type DeployImage, deployImageData, type DeployImageData, imageEnvName, MANAGER_FILE, resolveCreateApiPlugins, setImageEnv, withDeployImageResource } from './deployimage.js';
 import { TsEditor } from './tsedit.js';
+import { addExternalDependency, type ExternalApi, externalObjectImport, externalTypeSource, validateExternalApi } from './external-api.js';
+import { type ApiNames, apiNames, controllerNamesOf, CORE_GROUPS, importSpecifier, reconcilerName, requireBuiltinKind, requireKubeforgeLayout, sameGVK } from './resource-names.js';
+import { mainControllerInsertions, RBAC_KUSTOMIZATION, roleInsertions, uncommentCrd } from './api-wiring.js';
+import { ensureStorageVersion } from './storage-version.js';
 
 export interface CreateApiOptions {
   group?: string;
@@ -97,131 +82,7 @@ export interface CreateApiOptions {
   externalApiModule?: string;
 }
 
-/** The --external-api-* flags of `create api` and `create webhook`. */
-export interface ExternalApiOptions {
-  externalApiPath?: string;
-  externalApiDomain?: string;
-  externalApiModule?: string;
-}
-
-/** An external Kind as PROJECT records it (Kubebuilder's `external: true`, `path`, `domain`, `module`). */
-export interface ExternalApi {
-  path: string;
-  domain?: string;
-  module?: string;
-}
-
-/** Where the TypeScript type of an external Kind comes from; undefined: it has none (the code uses KubernetesObject). */
-export type ExternalTypeSource = { kind: 'file'; file: string } | { kind: 'module'; specifier: string; packageName: string; version?: string };
-
-const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
-
-/** `name[@version]` of --external-api-module: the package name, and the version when given. */
-export function parseModule(module: string): { name: string; version?: string } {
-  const at = module.lastIndexOf('@');
-  return at > 0 ? { name: module.slice(0, at), version: module.slice(at + 1) } : { name: module };
-}
-
-/** Whether --external-api-path names a file of the project (rather than a module). */
-function isLocalPath(path: string): boolean {
-  return path.startsWith('./') || path.startsWith('../') || path.startsWith('src/') || /\.(m|c)?ts$/.test(path);
-}
-
-/**
- * What --external-api-path means in TypeScript:
- * - a file of the project (`./`, `../`, `src/`, or a `.ts` name: `src/external/certmanager/v1.ts`)
- *   exporting a type named after the Kind: the scaffolded code imports it from there;
- * - an import specifier inside the npm package of --external-api-module (`@acme/cert-types` or
- *   `@acme/cert-types/v1`): the code imports the type from it, and the package is a dependency;
- * - anything else (a Go import path, as Kubebuilder records it): no TypeScript type; the code uses
- *   `KubernetesObject` with the Kind's apiVersion and kind.
- */
-export function externalTypeSource(ext: ExternalApi): ExternalTypeSource | undefined {
-  if (isLocalPath(ext.path)) return { kind: 'file', file: posix.normalize(ext.path).replace(/^\.\//, '') };
-  if (ext.module === undefined) return undefined;
-  const { name, version } = parseModule(ext.module);
-  if (!NPM_NAME.test(name) || !(ext.path === name || ext.path.startsWith(`${name}/`))) return undefined;
-  return { kind: 'module', specifier: ext.path, packageName: name, version };
-}
-
-/**
- * The import line of an external Kind's object type in a file of `fromDir`: the Kind's own type
- * (as `<Kind>Object`) when it has one, else client-node's KubernetesObject.
- */
-export function externalObjectImport(source: ExternalTypeSource | undefined, kind: string, fromDir: string): string {
-  if (source === undefined) return "import type { KubernetesObject } from '@kubernetes/client-node';";
-  return `import type { ${kind} as ${kind}Object } from '${source.kind === 'file' ? importSpecifier(fromDir, source.file) : source.specifier}';`;
-}
-
-/**
- * Checks the --external-api-* flags (KF1094, KF1095); returns the external Kind they describe, or
- * the one PROJECT records for this Kind, or undefined. `file` tells whether the project has a file.
- */
-export function validateExternalApi(
-  options: ExternalApiOptions,
-  existing: ProjectResource | undefined,
-  owned: string | undefined,
-  group: string,
-  exists: (file: string) => boolean,
-  problems: Diagnostic[],
-): ExternalApi | undefined {
-  const given = options.externalApiPath !== undefined || options.externalApiDomain !== undefined || options.externalApiModule !== undefined;
-  if (!given) return existing?.external && existing.path ? { path: existing.path, domain: existing.domain, module: existing.module } : undefined;
-  if (owned) {
-    problems.push(error('KF1094', `--external-api-path, --external-api-domain and --external-api-module are for a Kind another project owns; ${owned}`, { hint: 'drop the --external-api-* flags' }));
-    return undefined;
-  }
-  const path = options.externalApiPath?.trim();
-  if (!path) {
-    problems.push(error('KF1094', '--external-api-domain and --external-api-module need --external-api-path: where the type of the external Kind comes from', { hint: 'e.g. --external-api-path src/external/certmanager/v1.ts, or a module specifier' }));
-    return undefined;
-  }
-  const ext: ExternalApi = { path, domain: options.externalApiDomain, module: options.externalApiModule };
-  if (path.includes('@') && !path.startsWith('@')) {
-    problems.push(error('KF1095', `invalid --external-api-path "${path}": a version belongs in --external-api-module, not in the path`, { hint: 'e.g. --external-api-path @acme/cert-types/v1 --external-api-module @acme/cert-types@1.2.0' }));
-  }
-  const source = externalTypeSource(ext);
-  if (source?.kind === 'file') {
-    if (source.file.startsWith('../')) problems.push(error('KF1095', `invalid --external-api-path "${path}": the file is outside the project`, { hint: 'copy the type into the project, e.g. src/external/' }));
-    else if (!exists(source.file)) {
-      problems.push(error('KF1095', `--external-api-path ${path}: there is no such file in the project`, { file: source.file, hint: 'create it first: a module exporting the TypeScript type of the Kind (an interface with apiVersion, kind, metadata, spec, status)' }));
-    }
-  }
-  if (ext.domain !== undefined && !isDns1123Subdomain(qualifiedGroup(group, ext.domain))) {
-    problems.push(error('KF1095', `invalid --external-api-domain "${ext.domain}": the group ${qualifiedGroup(group, ext.domain)} is not a DNS-1123 subdomain`, { hint: 'e.g. --group cert-manager --external-api-domain io for cert-manager.io' }));
-  }
-  if (ext.module !== undefined && !/^\S+$/.test(ext.module)) problems.push(error('KF1095', `invalid --external-api-module "${ext.module}"`, { hint: 'e.g. --external-api-module @acme/cert-types@1.2.0' }));
-  return ext;
-}
-
-/**
- * The npm package an external Kind's type comes from becomes a dependency in package.json
- * (Kubebuilder runs `go get <module>`); a module that is not an npm package of the path (a Go
- * module) is only recorded, with a warning.
- */
-export function addExternalDependency(tree: Tree, external: ExternalApi | undefined, existing: ProjectResource | undefined, kind: string, warnings: string[]): void {
-  const source = external && externalTypeSource(external);
-  if (source?.kind === 'module') {
-    const pkg = tree.readText('package.json');
-    const updated = pkg === undefined ? undefined : withDependency(pkg, source.packageName, source.version);
-    if (pkg === undefined) warnings.push(`package.json is missing: add ${source.packageName} to its dependencies`);
-    else if (updated !== undefined) tree.write('package.json', updated);
-  } else if (external?.module !== undefined && !existing?.external) {
-    warnings.push(`--external-api-module ${external.module} is not an npm package of --external-api-path ${external.path}: recorded in ${PROJECT_FILE} only; ${kind} is addressed as an untyped KubernetesObject`);
-  }
-}
-
-/** package.json with the external type's package among its dependencies (sorted, as npm keeps them); undefined when unchanged. */
-export function withDependency(packageJson: string, name: string, version: string | undefined): string | undefined {
-  const json = JSON.parse(packageJson) as { dependencies?: Record<string, string> };
-  const wanted = version ?? '*';
-  if (json.dependencies?.[name] === wanted || (version === undefined && json.dependencies?.[name] !== undefined)) return undefined;
-  const deps = { ...(json.dependencies ?? {}), [name]: wanted };
-  json.dependencies = Object.fromEntries(Object.keys(deps).sort().map((k) => [k, deps[k]]));
-  return `${JSON.stringify(json, null, 2)}\n`;
-}
-
-export { defaultManifestsStep, type ManifestsStep } from './transaction.js';
+export { defaultManifestsStep, type ManifestsStep } from './manifests-step.js';
 
 export interface CreateApiEnvironment extends ScaffoldEnvironment {
   /**
@@ -238,157 +99,6 @@ export interface CreateApiResult {
   resource: ProjectResource;
   /** Whether the manifests step ran and succeeded. */
   manifests: boolean;
-}
-
-/**
- * Kubernetes' own API groups, by the short name Kubebuilder accepts in --group, with their full
- * name. `--resource=false` on one of these (with no API of that name in PROJECT) scaffolds a
- * controller for the built-in Kind, as `kubebuilder create api --group apps --kind Deployment
- * --resource=false` does.
- */
-export const CORE_GROUPS: Readonly<Record<string, string>> = {
-  admissionregistration: 'admissionregistration.k8s.io',
-  apiextensions: 'apiextensions.k8s.io',
-  apps: 'apps',
-  authentication: 'authentication.k8s.io',
-  authorization: 'authorization.k8s.io',
-  autoscaling: 'autoscaling',
-  batch: 'batch',
-  certificates: 'certificates.k8s.io',
-  coordination: 'coordination.k8s.io',
-  core: '',
-  discovery: 'discovery.k8s.io',
-  events: 'events.k8s.io',
-  flowcontrol: 'flowcontrol.apiserver.k8s.io',
-  networking: 'networking.k8s.io',
-  node: 'node.k8s.io',
-  policy: 'policy',
-  rbac: 'rbac.authorization.k8s.io',
-  scheduling: 'scheduling.k8s.io',
-  storage: 'storage.k8s.io',
-};
-
-/**
- * The built-in Kind a command names by a Kubernetes group (`--group apps --version v1 --kind
- * Deployment`); throws KF1066 when Kubernetes serves no such Kind there (`apps/v2 Deployment`,
- * `core/v1 Deployment`): the scaffold would import a client-node model that does not exist, or
- * write the webhooks of another group's Kind. The hint names where a Kind of that name is.
- */
-export function requireBuiltinKind(group: string, version: string, kind: string): BuiltinKind {
-  const found = findBuiltinKind(group, version, kind);
-  if (found) return found;
-  const elsewhere = builtinKindsNamed(kind).map((k) => `--group ${k.group} --version ${k.version}`);
-  const caseless = elsewhere.length ? [] : BUILTIN_KINDS.filter((k) => k.kind.toLowerCase() === kind.toLowerCase()).map((k) => `--kind ${k.kind}`);
-  const sameGroup = [...new Set(BUILTIN_KINDS.filter((k) => k.group === group && k.version === version).map((k) => k.kind))];
-  throw new DiagnosticError(error('KF1066', `Kubernetes serves no built-in Kind ${kind} in ${group === 'core' ? '' : `${CORE_GROUPS[group]}/`}${version} (${group}/${version})`, {
-    hint: elsewhere.length
-      ? `${kind} is built in as ${elsewhere.join(', or ')}`
-      : caseless.length
-        ? `did you mean ${[...new Set(caseless)].join(' or ')}?`
-        : sameGroup.length
-          ? `${group}/${version} has ${sameGroup.slice(0, 12).join(', ')}${sameGroup.length > 12 ? ', ...' : ''}; for a Kind of your own, use a group of your domain`
-          : `Kubernetes serves no ${group}/${version}: check --version, or use a group of your domain for a Kind of your own`,
-  }));
-}
-
-/** Everything the templates and the PROJECT entry need about one Kind. */
-export interface ApiNames {
-  group: string;
-  version: string;
-  kind: string;
-  domain: string;
-  qualifiedGroup: string;
-  apiVersion: string;
-  plural: string;
-  /** A built-in Kubernetes Kind (controller only): its group is Kubernetes', not the project's. */
-  core: boolean;
-  /** A Kind another project owns (controller or webhooks only): its group's domain is its own. */
-  external: boolean;
-  /** True when the plural was given and differs from the derived one. */
-  irregularPlural: boolean;
-  namespaced: boolean;
-  multigroup: boolean;
-  /** `cronjob` */
-  fileName: string;
-  /** `src/api/v1` or `src/api/batch/v1` */
-  apiDir: string;
-  typesFile: string;
-  controllerFile: string;
-  controllerTestFile: string;
-  /** Its unit tier: the same assertions on kubeforge/testing's FakeAPIServer (`npm run test:unit`). */
-  controllerUnitTestFile: string;
-  /** Prefix of the rbac role files and names: `cronjob`, or `batch_cronjob` / `batch-cronjob` with multigroup. */
-  rbacFilePrefix: string;
-  roleName: string;
-  /** The runtime name of the controller (`.named()`, the event recorder): `<name>`, or `<group>-<name>` with multigroup. */
-  controllerName: string;
-  /** The controller's class: `<Kind>Reconciler`, or `<Name>Reconciler` for a named controller. */
-  reconciler: string;
-  sampleFile: string;
-  crdFile: string;
-}
-
-/** The layout of one Kind, following Kubebuilder's paths with TypeScript's folders. */
-export function apiNames(
-  config: ProjectConfig,
-  v: { group: string; version: string; kind: string; plural?: string; namespaced: boolean; core?: boolean; controllerName?: string; external?: { domain?: string } },
-): ApiNames {
-  const multigroup = config.multigroup === true;
-  const fileName = v.kind.toLowerCase();
-  const derived = pluralize(v.kind);
-  const plural = v.plural ?? derived;
-  const core = v.core === true;
-  const domain = v.external?.domain ?? config.domain;
-  const qg = core ? CORE_GROUPS[v.group] : qualifiedGroup(v.group, domain);
-  const grouped = multigroup && v.group !== '';
-  const apiDir = grouped ? `src/api/${v.group}/${v.version}` : `src/api/${v.version}`;
-  const controllerDir = grouped ? `src/controller/${v.group}` : 'src/controller';
-  const testDir = grouped ? `test/controller/${v.group}` : 'test/controller';
-  // A named controller (Kubebuilder's --controller-name): its own file and class; the default name is the lower-cased Kind.
-  const controller = v.controllerName ?? fileName;
-  const controllerFileName = controller.replace(/-/g, '_');
-  return {
-    group: v.group,
-    version: v.version,
-    kind: v.kind,
-    domain: core ? '' : domain,
-    qualifiedGroup: qg,
-    apiVersion: qg ? `${qg}/${v.version}` : v.version,
-    core,
-    external: v.external !== undefined,
-    plural,
-    irregularPlural: plural !== derived,
-    namespaced: v.namespaced,
-    multigroup,
-    fileName,
-    apiDir,
-    typesFile: `${apiDir}/${fileName}_types.ts`,
-    controllerFile: `${controllerDir}/${controllerFileName}_controller.ts`,
-    controllerTestFile: `${testDir}/${controllerFileName}_controller.test.ts`,
-    controllerUnitTestFile: `${testDir}/${controllerFileName}_controller.unit.test.ts`,
-    rbacFilePrefix: grouped ? `${v.group}_${fileName}` : fileName,
-    roleName: grouped ? `${v.group}-${fileName}` : fileName,
-    controllerName: grouped ? `${v.group}-${controller}` : controller,
-    reconciler: reconcilerName(controller, v.kind),
-    sampleFile: v.group ? `${v.group}_${v.version}_${fileName}.yaml` : `${v.version}_${fileName}.yaml`,
-    crdFile: `bases/${qg}_${plural}.yaml`,
-  };
-}
-
-/**
- * The class of a controller: `<Kind>Reconciler` for the default name (the lower-cased Kind),
- * else the name in PascalCase (`captain-backup` -> `CaptainBackupReconciler`), as Kubebuilder's
- * NormalizeReconcilerName.
- */
-export function reconcilerName(controllerName: string, kind: string): string {
-  if (controllerName === kind.toLowerCase()) return `${kind}Reconciler`;
-  return `${pascal(controllerName)}Reconciler`;
-}
-
-/** The names of a resource's controllers, as PROJECT records them (Kubebuilder's `controllers:`, or the legacy `controller: true`: the lower-cased Kind). */
-export function controllerNamesOf(r: ProjectResource): string[] {
-  if (r.controllers?.length) return r.controllers.map((c) => c.name);
-  return r.controller ? [r.kind.toLowerCase()] : [];
 }
 
 /** The Kind-derived names a template takes, all set to `placeholder` (to find the template's own names). */
@@ -415,35 +125,6 @@ function typesFileNames(kind: string, withResource: boolean, extraMarkers: reado
   return { clientNodeImports, markerImports, ids };
 }
 
-/** `./x.js`-style ESM specifier of `to` (a .ts file) as imported from a file in `fromDir`. */
-function importSpecifier(fromDir: string, to: string): string {
-  const rel = posix.relative(fromDir, to).replace(/\.ts$/, '.js');
-  return rel.startsWith('.') ? rel : `./${rel}`;
-}
-
-function pascal(s: string): string {
-  return s
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((p) => p[0].toUpperCase() + p.slice(1))
-    .join('');
-}
-
-const sameGVK = (r: ProjectResource, n: { group: string; version: string; kind: string }) => r.group === n.group && r.version === n.version && r.kind === n.kind;
-
-/** Reads PROJECT, or fails with "run kubeforge init first". */
-export function readProject(host: Host, cwd: string): ProjectConfig {
-  const text = host.read(PROJECT_FILE)?.toString('utf8');
-  if (text === undefined) {
-    throw new DiagnosticError(
-      error('KF1040', `no ${PROJECT_FILE} file in ${cwd}: this folder is not a kubeforge project`, {
-        hint: 'run kubeforge init first (e.g. kubeforge init --domain example.com), or run create api from the project root',
-      }),
-    );
-  }
-  return parseProject(text, join(cwd, PROJECT_FILE));
-}
-
 interface ValidApi {
   config: ProjectConfig;
   names: ApiNames;
@@ -460,34 +141,60 @@ interface ValidApi {
   ssa: boolean;
 }
 
-/** Where each resource entry starts in the PROJECT text (1-based lines), for located messages. */
-function resourceLines(text: string | undefined): number[] {
-  if (text === undefined) return [];
-  const doc = parseDocument(text);
-  const items = (doc.get('resources', true) as { items?: { range?: [number, number, number] }[] } | undefined)?.items ?? [];
-  return items.map((item) => (item.range ? text.slice(0, item.range[0]).split('\n').length : 0));
+/** create api's flags, each checked on its own (before PROJECT's Kinds are looked at). */
+interface ApiFlags {
+  group: string;
+  version: string;
+  kind: string;
+  doResource: boolean;
+  doController: boolean;
+  namespaced: boolean;
+  /** --controller-name, undefined when it is the default one (the lower-cased Kind). */
+  controllerName?: string;
+  deployImage?: DeployImage;
+}
+
+/** The Kind the flags name, as PROJECT and Kubernetes know it. */
+interface ApiKind {
+  existing?: ProjectResource;
+  external?: ExternalApi;
+  /** A built-in Kind: --resource=false, a Kubernetes group, and no API of ours by that name. */
+  core: boolean;
+  names: ApiNames;
 }
 
 /**
  * Checks every flag against the rules and PROJECT; collects every problem before failing.
- * `projectText` (the PROJECT file's text) only serves to give line numbers.
+ * `host` tells whether a file --external-api-path names exists.
  */
-export function validateCreateApi(options: CreateApiOptions, config: ProjectConfig, projectText?: string, host?: Host): ValidApi {
-  const lines = resourceLines(projectText);
-  /** The location of a PROJECT entry. */
-  const at = (r: ProjectResource) => {
-    const line = lines[config.resources.indexOf(r)];
-    return line ? { file: PROJECT_FILE, line } : { file: PROJECT_FILE };
-  };
+export function validateCreateApi(options: CreateApiOptions, project: ProjectFile, host?: Host): ValidApi {
+  const { config } = project;
+  requireKubeforgeLayout(config, 'create api');
+  const flags = checkApiFlags(options, config);
   const problems: Diagnostic[] = [];
-  if (!config.layout.includes(KUBEFORGE_LAYOUT)) {
-    throw new DiagnosticError(
-      error('KF1049', `PROJECT has layout ${config.layout.join(', ') || '(none)'}, not ${KUBEFORGE_LAYOUT}: this is not a kubeforge project`, {
+  const kind = resolveApiKind(options, project, flags, host, problems);
+  checkApiConflicts(options, project, flags, kind, problems);
+  checkKindClashes(project, flags, kind, problems);
+  checkControllerClashes(options, project, flags, kind, problems);
+  const { doResource, doController, controllerName } = flags;
+  const { existing, external, core, names } = kind;
+  if (!doResource && !existing?.api && !core && !external) {
+    problems.push(
+      error('KF1046', `--resource=false needs the API of ${flags.kind} (${names.apiVersion}) in ${PROJECT_FILE}, and there is none`, {
         file: PROJECT_FILE,
-        hint: 'run kubeforge create api in a project made by kubeforge init (a Go Kubebuilder project takes `kubebuilder create api`)',
+        hint: `create the API first (drop --resource=false), name a built-in Kind by its Kubernetes group (${Object.keys(CORE_GROUPS).slice(0, 4).join(', ')}, ...), or a Kind of another project with --external-api-path`,
       }),
     );
   }
+  if (problems.length) throw new DiagnosticError(problems);
+  // Kubebuilder keeps a Kind's ssa once set (a later create api of it without the flag keeps it).
+  const ssa = options.ssa === true || existing?.api?.ssa === true;
+  return { config, names, doResource, doController, existing, deployImage: flags.deployImage, controllerName, external, ssa };
+}
+
+/** The flags on their own: the GVK, the plugins', --plural, --controller-name, --ssa; throws on any problem. */
+function checkApiFlags(options: CreateApiOptions, config: ProjectConfig): ApiFlags {
+  const problems: Diagnostic[] = [];
   const doResource = options.resource ?? true;
   const doController = options.controller ?? true;
   const namespaced = options.namespaced ?? true;
@@ -511,23 +218,7 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     const d = validateDns1123Label(options.plural, 'plural', '--plural', 'a lower-case DNS-1123 label such as "cronjobs"');
     if (d) problems.push(d);
   }
-  // --controller-name: the default name (the lower-cased Kind) is the same as no flag.
-  let controllerName = options.controllerName;
-  if (controllerName !== undefined) {
-    const d = validateDns1123Label(controllerName, 'controller name', '--controller-name', 'a lower-case DNS-1123 label such as "captain-backup"');
-    if (d) problems.push(d);
-    else if (!/^[a-z]/.test(controllerName)) {
-      problems.push(
-        error('KF1090', `invalid --controller-name "${controllerName}": it must start with a letter (it names the class ${reconcilerName(controllerName, kind ?? '')})`, {
-          hint: 'e.g. --controller-name captain-backup',
-        }),
-      );
-    }
-    if (options.controller === false) {
-      problems.push(error('KF1091', `--controller-name ${controllerName} names a controller, and --controller=false scaffolds none`, { hint: 'drop --controller=false (or --controller-name)' }));
-    }
-    if (kind && controllerName === kind.toLowerCase()) controllerName = undefined;
-  }
+  const controllerName = checkControllerName(options, kind, problems);
   if (options.ssa && !doResource) {
     problems.push(error('KF1096', "'--ssa' can only be used when creating an API resource ('--resource=true')", { hint: 'drop --resource=false, or --ssa (a controller of a Kind scaffolded with --ssa applies on its own)' }));
   }
@@ -538,7 +229,32 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
     problems.push(error('KF1041', 'the group may only be empty when PROJECT has a domain (the group is then the domain)', { hint: 'pass --group' }));
   }
   if (problems.length) throw new DiagnosticError(problems);
+  return { group, version, kind, doResource, doController, namespaced, controllerName, deployImage: deployImage.value };
+}
 
+/** --controller-name: a DNS-1123 label starting with a letter; the default name (the lower-cased Kind) is the same as no flag. */
+function checkControllerName(options: CreateApiOptions, kind: string | undefined, problems: Diagnostic[]): string | undefined {
+  const controllerName = options.controllerName;
+  if (controllerName === undefined) return undefined;
+  const d = validateDns1123Label(controllerName, 'controller name', '--controller-name', 'a lower-case DNS-1123 label such as "captain-backup"');
+  if (d) problems.push(d);
+  else if (!/^[a-z]/.test(controllerName)) {
+    problems.push(
+      error('KF1090', `invalid --controller-name "${controllerName}": it must start with a letter (it names the class ${reconcilerName(controllerName, kind ?? '')})`, {
+        hint: 'e.g. --controller-name captain-backup',
+      }),
+    );
+  }
+  if (options.controller === false) {
+    problems.push(error('KF1091', `--controller-name ${controllerName} names a controller, and --controller=false scaffolds none`, { hint: 'drop --controller=false (or --controller-name)' }));
+  }
+  return kind && controllerName === kind.toLowerCase() ? undefined : controllerName;
+}
+
+/** The Kind the flags name: PROJECT's entry, an external or built-in Kind, and its names; throws on a bad --external-api-* flag. */
+function resolveApiKind(options: CreateApiOptions, project: ProjectFile, flags: ApiFlags, host: Host | undefined, problems: Diagnostic[]): ApiKind {
+  const { config } = project;
+  const { group, version, kind, doResource, namespaced, controllerName } = flags;
   const existing = config.resources.find((r) => sameGVK(r, { group, version, kind }));
   const externalGiven = options.externalApiPath !== undefined || options.externalApiDomain !== undefined || options.externalApiModule !== undefined;
   const owned = doResource
@@ -550,12 +266,28 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
         : undefined;
   const external = validateExternalApi(options, existing, externalGiven ? owned : undefined, group, (f) => (host ? host.kind(f) === 'file' : true), problems);
   if (problems.length) throw new DiagnosticError(problems);
-  // A controller for a built-in Kind: --resource=false, a Kubernetes group, and no API of ours by that name.
   const core = !external && !doResource && !existing?.api && Object.hasOwn(CORE_GROUPS, group);
   const builtin = core ? requireBuiltinKind(group, version, kind) : undefined;
   // Scaffolding again keeps the plural PROJECT recorded unless --plural changes it.
   // A built-in Kind's scope is Kubernetes' (a controller for Namespaces watches a cluster-scoped Kind).
-  const names = apiNames(config, { group, version, kind, plural: options.plural ?? existing?.plural ?? builtin?.plural, namespaced: builtin ? builtin.namespaced : namespaced, core, controllerName, external: external && { domain: external.domain } });
+  const names = apiNames(config, {
+    group,
+    version,
+    kind,
+    plural: options.plural ?? existing?.plural ?? builtin?.plural,
+    namespaced: builtin ? builtin.namespaced : namespaced,
+    core,
+    controllerName,
+    external: external && { domain: external.domain },
+  });
+  return { existing, external, core, names };
+}
+
+/** The CRD's name, a second group in a one-group project, an API or controller PROJECT already has. */
+function checkApiConflicts(options: CreateApiOptions, project: ProjectFile, flags: ApiFlags, k: ApiKind, problems: Diagnostic[]): void {
+  const { config } = project;
+  const { group, kind, doResource, doController, controllerName } = flags;
+  const { existing, external, core, names } = k;
   const gvkText = `${kind} (${names.apiVersion})`;
   const crdName = `${names.plural}.${names.qualifiedGroup}`;
   if (doResource && !core && crdName.length > 253) {
@@ -565,56 +297,69 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
       }),
     );
   }
-
   if (!config.multigroup && !core && !external) {
     const other = config.resources.find((r) => r.group !== group && !r.core && !r.external);
     if (other) {
       problems.push(
         error('KF1043', `this project holds one API group ("${other.group}", from ${other.kind}); --group "${group}" would start a second one`, {
-          ...at(other),
+          ...project.locate(other),
           hint: `use --group ${other.group || '""'}, or switch the project to several groups: add "multigroup: true" to PROJECT and move src/api/<version> to src/api/<group>/<version>`,
         }),
       );
     }
   }
-  if (existing && !options.force) {
-    if (doResource && existing.api) {
-      problems.push(
-        error('KF1042', `the API ${gvkText} already exists in ${PROJECT_FILE}`, {
-          ...at(existing),
-          hint: 'pick another Kind or version; pass --force to scaffold it again over the existing files (files that differ are replaced)',
-        }),
-      );
-    }
-    if (doController && controllerName === undefined && controllerNamesOf(existing).includes(kind.toLowerCase())) {
-      problems.push(
-        error('KF1042', `the controller for ${gvkText} already exists in ${PROJECT_FILE}`, {
-          ...at(existing),
-          hint: doResource ? 'pass --controller=false to add only the API, or --force to scaffold it again' : 'pass --force to scaffold it again',
-        }),
-      );
-    }
+  if (!existing || options.force) return;
+  if (doResource && existing.api) {
+    problems.push(
+      error('KF1042', `the API ${gvkText} already exists in ${PROJECT_FILE}`, {
+        ...project.locate(existing),
+        hint: 'pick another Kind or version; pass --force to scaffold it again over the existing files (files that differ are replaced)',
+      }),
+    );
   }
-  // Two Kinds of one group may not share a resource name (one CRD each), nor a file name.
-  for (const r of external ? [] : config.resources) {
+  if (doController && controllerName === undefined && controllerNamesOf(existing).includes(kind.toLowerCase())) {
+    problems.push(
+      error('KF1042', `the controller for ${gvkText} already exists in ${PROJECT_FILE}`, {
+        ...project.locate(existing),
+        hint: doResource ? 'pass --controller=false to add only the API, or --force to scaffold it again' : 'pass --force to scaffold it again',
+      }),
+    );
+  }
+}
+
+/** Two Kinds of one group may not share a resource name (one CRD each), nor a file name. */
+function checkKindClashes(project: ProjectFile, flags: ApiFlags, k: ApiKind, problems: Diagnostic[]): void {
+  const { config } = project;
+  const { version, kind } = flags;
+  const { names } = k;
+  for (const r of k.external ? [] : config.resources) {
     if (r.core || r.external || sameGVK(r, names) || qualifiedGroup(r.group, r.domain ?? config.domain) !== names.qualifiedGroup) continue;
     const theirPlural = r.plural ?? pluralize(r.kind);
-    const declared = (k: string) => [k, `${k}Spec`, `${k}Status`];
+    const declared = (n: string) => [n, `${n}Spec`, `${n}Status`];
     const clash = r.version === version && r.kind !== kind ? declared(kind).find((n) => declared(r.kind).includes(n)) : undefined;
     if (clash) {
-      problems.push(error('KF1048', `Kind ${kind} and ${r.kind} (already in ${PROJECT_FILE}) would both declare ${clash} in ${names.apiDir}`, { ...at(r), hint: 'pick a Kind that is not another Kind of this version plus "Spec" or "Status"' }));
+      problems.push(error('KF1048', `Kind ${kind} and ${r.kind} (already in ${PROJECT_FILE}) would both declare ${clash} in ${names.apiDir}`, { ...project.locate(r), hint: 'pick a Kind that is not another Kind of this version plus "Spec" or "Status"' }));
     } else if (r.kind !== kind && r.kind.toLowerCase() === names.fileName) {
-      problems.push(error('KF1048', `Kind ${kind} differs from ${r.kind} (already in ${PROJECT_FILE}) only in case: both would be ${names.fileName}_types.ts`, { ...at(r), hint: `use --kind ${r.kind}, or another name` }));
+      problems.push(error('KF1048', `Kind ${kind} differs from ${r.kind} (already in ${PROJECT_FILE}) only in case: both would be ${names.fileName}_types.ts`, { ...project.locate(r), hint: `use --kind ${r.kind}, or another name` }));
     } else if (r.kind !== kind && theirPlural === names.plural) {
-      problems.push(error('KF1048', `Kind ${kind} would have the resource name "${names.plural}", which ${r.kind} (already in ${PROJECT_FILE}) has in ${names.qualifiedGroup}`, { ...at(r), hint: 'give it another resource name with --plural' }));
+      problems.push(error('KF1048', `Kind ${kind} would have the resource name "${names.plural}", which ${r.kind} (already in ${PROJECT_FILE}) has in ${names.qualifiedGroup}`, { ...project.locate(r), hint: 'give it another resource name with --plural' }));
     }
   }
-  // A named controller: its file, class and runtime name are the Kind's (every version's), so its name is too.
-  if (doController && controllerName !== undefined) {
+}
+
+/**
+ * A named controller's file, class and runtime name are the Kind's (every version's), so its name
+ * is too; the default controller reconciles every version of a Kind, so there is one.
+ */
+function checkControllerClashes(options: CreateApiOptions, project: ProjectFile, flags: ApiFlags, k: ApiKind, problems: Diagnostic[]): void {
+  const { config } = project;
+  const { group, version, kind, doController, controllerName } = flags;
+  if (!doController) return;
+  if (controllerName !== undefined) {
     const squash = (n: string) => n.replace(/[^a-z0-9]/g, '');
     for (const r of config.resources) {
       if (r.group !== group || r.kind !== kind) continue;
-      const same: string | undefined = controllerNamesOf(r).find((n) => n === controllerName || squash(n) === squash(controllerName!));
+      const same: string | undefined = controllerNamesOf(r).find((n) => n === controllerName || squash(n) === squash(controllerName));
       if (!same || (options.force && sameGVK(r, { group, version, kind }) && same === controllerName)) continue;
       problems.push(
         error(
@@ -623,36 +368,24 @@ export function validateCreateApi(options: CreateApiOptions, config: ProjectConf
             ? `${kind} (${r.version}) already has a controller named ${same} in ${PROJECT_FILE}`
             : `--controller-name ${controllerName} and the controller ${same} of ${kind} (${r.version}) differ only in "-": their classes and files are too easily confused`,
           {
-            ...at(r),
+            ...project.locate(r),
             hint: same === controllerName && sameGVK(r, { group, version, kind }) ? 'pick another --controller-name, or pass --force to scaffold it again' : 'pick another --controller-name',
           },
         ),
       );
     }
+    return;
   }
-  if (doController && !options.force && controllerName === undefined) {
-    const sibling = config.resources.find((r) => controllerNamesOf(r).includes(kind.toLowerCase()) && r.group === group && r.kind === kind && r.version !== version);
-    if (sibling) {
-      problems.push(
-        error('KF1044', `a controller for ${kind} in group ${names.qualifiedGroup} already exists (version ${sibling.version}); one controller reconciles every version of a Kind`, {
-          ...at(sibling),
-          hint: 'pass --controller=false to add only the new API version',
-        }),
-      );
-    }
-  }
-  if (!doResource && !existing?.api && !core && !external) {
+  if (options.force) return;
+  const sibling = config.resources.find((r) => controllerNamesOf(r).includes(kind.toLowerCase()) && r.group === group && r.kind === kind && r.version !== version);
+  if (sibling) {
     problems.push(
-      error('KF1046', `--resource=false needs the API of ${gvkText} in ${PROJECT_FILE}, and there is none`, {
-        file: PROJECT_FILE,
-        hint: `create the API first (drop --resource=false), name a built-in Kind by its Kubernetes group (${Object.keys(CORE_GROUPS).slice(0, 4).join(', ')}, ...), or a Kind of another project with --external-api-path`,
+      error('KF1044', `a controller for ${kind} in group ${k.names.qualifiedGroup} already exists (version ${sibling.version}); one controller reconciles every version of a Kind`, {
+        ...project.locate(sibling),
+        hint: 'pass --controller=false to add only the new API version',
       }),
     );
   }
-  if (problems.length) throw new DiagnosticError(problems);
-  // Kubebuilder keeps a Kind's ssa once set (a later create api of it without the flag keeps it).
-  const ssa = options.ssa === true || existing?.api?.ssa === true;
-  return { config, names, doResource, doController, existing, deployImage: deployImage.value, controllerName, external, ssa };
 }
 
 /** The PROJECT entry after this command: the existing one (if any) with what was scaffolded now. */
@@ -689,65 +422,45 @@ function projectEntry(v: ValidApi): ProjectResource {
   return entry;
 }
 
-/** Flips `#- ../crd` to `- ../crd` in config/default/kustomization.yaml; returns undefined when there is no such line. */
-export function uncommentCrd(text: string): string | undefined {
-  const lines = text.split('\n');
-  if (lines.some((l) => l.trim() === '- ../crd')) return text;
-  const at = lines.findIndex((l) => /^\s*#\s*- \.\.\/crd\s*$/.test(l));
-  if (at < 0) return undefined;
-  lines[at] = lines[at].replace(/#\s*(- \.\.\/crd)/, '$1');
-  return lines.join('\n');
+/** What every template of create api sees (the controller's and its tests' add {@link KindIds}). */
+export interface ApiTemplateData extends ApiNames, Partial<DeployImageData> {
+  licenseHeader: string;
+  projectName: string;
+  namespacedManager: boolean;
+  /** The argument of the types' `@Resource(...)`, or '' when it needs none. */
+  resourceMarker: string;
+  typesImport: string;
+  testNamespace: string;
+  ssa: boolean;
+  /** The types file's imports, aliased where the Kind would collide with them (see typesFileNames). */
+  clientNodeImports: string;
+  markerImports: string;
+  ids: Record<string, string>;
+  /** A built-in or external Kind, addressed by a descriptor ({ apiVersion, kind }). */
+  descriptor: boolean;
+  /** An external Kind with a TypeScript type of its own. */
+  typedExternal: boolean;
+  objType: string;
+  objectTypeImport: string;
 }
 
-/**
- * The insertions that wire the controller of a Kind into src/main.ts (its import and its setup),
- * anchored on init's marker comments. Idempotent; `init --force` applies them again for every
- * controller PROJECT lists, so that a fresh main.ts keeps them.
- */
-export async function mainControllerInsertions(names: ApiNames, renderer: TemplateRenderer): Promise<Insertion[]> {
-  const grouped = names.multigroup && names.group !== '';
-  const mainImport = importSpecifier('src', names.controllerFile);
-  const reconcilerAlias = grouped ? `${pascal(names.group)}${names.reconciler}` : undefined;
-  const ref = reconcilerAlias ?? names.reconciler;
-  return [
-    { marker: '+kubebuilder:scaffold:imports', fragment: await renderer.render('api/fragments/main_imports.ts.hbs', { reconciler: names.reconciler, alias: reconcilerAlias ?? '', mainControllerImport: mainImport }) },
-    { marker: '+kubebuilder:scaffold:builder', fragment: await renderer.render('api/fragments/main_setup.ts.hbs', { reconciler: ref, controllerName: names.controllerName }) },
-  ];
+/** The Kind-derived names of one file, renamed where they would collide with the file's own. */
+interface KindIds {
+  kindRef: string;
+  kindImport: string;
+  varName: string;
 }
 
-export const RBAC_KUSTOMIZATION = 'config/rbac/kustomization.yaml';
-
-/** The admin, editor and viewer role files of a Kind. */
-export function roleFiles(names: ApiNames): string[] {
-  return ['admin', 'editor', 'viewer'].map((r) => `${names.rbacFilePrefix}_${r}_role.yaml`);
+/** What the controller's tests see over {@link ApiTemplateData}. */
+interface ControllerTestData {
+  typesImport: string;
+  controllerImport: string;
+  realTestFile: string;
+  unitTestFile: string;
 }
 
-/** The role templates of a Kind: admin, editor, viewer (the order of {@link roleFiles}). */
-const ROLE_TEMPLATES = ['admin', 'editor', 'viewer'].map((r) => `api/config/rbac/${r}_role.yaml.hbs`);
-
-/**
- * A Kind's admin / editor / viewer role files (path under config/rbac/ -> text) as `create api`
- * writes them for a manager of the given scope: ClusterRoles, or Roles when namespace-scoped.
- */
-export async function renderRoleFiles(config: ProjectConfig, r: ProjectResource, namespacedManager: boolean, renderer: TemplateRenderer): Promise<Map<string, string>> {
-  const names = apiNames(config, { group: r.group, version: r.version, kind: r.kind, plural: r.plural, namespaced: r.api?.namespaced ?? true });
-  const data = { ...names, projectName: config.projectName, namespacedManager };
-  const out = new Map<string, string>();
-  const files = roleFiles(names);
-  for (let i = 0; i < files.length; i++) out.set(`config/rbac/${files[i]}`, await renderer.render(ROLE_TEMPLATES[i], data));
-  return out;
-}
-
-/** The entries of a Kind's roles in config/rbac/kustomization.yaml. */
-export function roleInsertions(names: ApiNames, files = roleFiles(names)): Insertion[] {
-  return files.map((f) => ({ marker: '+kubebuilder:scaffold:rbac-roles', fragment: `- ${f}` }));
-}
-
-/** Computes create api's virtual tree without writing anything. */
-export async function planCreateApi(
-  options: CreateApiOptions,
-  env: CreateApiEnvironment,
-): Promise<{
+/** What planCreateApi gives the command runner. */
+export interface CreateApiPlan {
   tree: Tree;
   changes: Change[];
   resource: ProjectResource;
@@ -756,29 +469,67 @@ export async function planCreateApi(
   replaced: string[];
   /** deploy-image: the variable the controller reads its image from, and the image. */
   imageEnv?: { name: string; image: string };
-}> {
+}
+
+/** Computes create api's virtual tree without writing anything. */
+export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnvironment): Promise<CreateApiPlan> {
   const host = env.host ?? new DiskHost(env.cwd);
-  const config = readProject(host, env.cwd);
-  const valid = validateCreateApi(options, config, host.read(PROJECT_FILE)?.toString('utf8'), host);
-  const { names } = valid;
+  const project = ProjectFile.read(host, env.cwd);
+  const valid = validateCreateApi(options, project, host);
+  const { names, deployImage } = valid;
   const warnings: string[] = [];
+  const renderer = new TemplateRenderer(new DiskHost(join(env.kubeforgeDir ?? packageRoot(), 'templates')));
+  const data = apiTemplateData(valid, host.read(BOILERPLATE_FILE)?.toString('utf8'));
+  if (valid.config.namespaced && !names.namespaced && valid.doController) {
+    warnings.push(
+      `${names.kind} is cluster-scoped, but this project's manager is namespace-scoped (PROJECT: namespaced: true): its Role cannot grant ${names.plural}.${names.qualifiedGroup}; give the controller's @Rbac markers a roleName of their own (a ClusterRole) and bind it with a ClusterRoleBinding in config/rbac`,
+    );
+  }
+  const template = apiTemplatePath(valid);
+  const specs: FileSpec<object>[] = [];
+  if (valid.doResource) specs.push(...resourceFiles(names, template));
+  if (valid.doController) specs.push(...(await controllerFiles(valid, data, renderer, template)));
+  const tree = new Tree(host);
+  const replaced = await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });
 
-  const kubeforgeDir = env.kubeforgeDir ?? packageRoot();
-  const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));
-  const boilerplate = host.read(BOILERPLATE_FILE)?.toString('utf8');
-  const licenseHeader = boilerplate ? `${boilerplate.replace(/\n+$/, '')}\n\n` : '';
+  const problems: Diagnostic[] = [];
+  applyInserters(tree, await apiInserters(valid, renderer), problems);
+  await ensureKindStorageVersion(tree, valid, warnings, problems);
+  if (deployImage) setManagerImage(tree, names.kind, deployImage, problems);
+  addExternalDependency(tree, valid.external, valid.existing, names.kind, warnings);
+  if (problems.length) throw new DiagnosticError(problems);
+  if (valid.doResource) switchOnCrds(tree, warnings);
 
+  // PROJECT: the entry replaces an existing one in place, or is appended.
+  const resource = projectEntry(valid);
+  const extra = deployImage ? withDeployImageResource(valid.config, resource, deployImage.flags) : valid.config.extra;
+  tree.write(PROJECT_FILE, project.withResource(resource, { extra }));
+
+  const imageEnv = deployImage ? { name: imageEnvName(names.kind), image: deployImage.image } : undefined;
+  return { tree, changes: tree.changes(), resource, warnings, replaced, imageEnv };
+}
+
+/** The template of a file: the deploy-image plugin has its own bodies for the types, sample, controller and its tests. */
+function apiTemplatePath(valid: ValidApi): (path: string) => string {
+  return (path) => (valid.deployImage ? path.replace(/^api\/(?:config\/samples\/)?/, 'api/deploy-image/') : path);
+}
+
+/** The data every template of create api sees. `boilerplate` is hack/boilerplate's text, when there is one. */
+function apiTemplateData(valid: ValidApi, boilerplate: string | undefined): ApiTemplateData {
+  const { names, config, deployImage } = valid;
   const resourceArgs: string[] = [];
   if (names.irregularPlural) resourceArgs.push(`path: '${names.plural}'`);
   if (!names.namespaced) resourceArgs.push(`scope: 'Cluster'`);
   const controllerDir = posix.dirname(names.controllerFile);
   const resourceMarker = resourceArgs.length ? `{ ${resourceArgs.join(', ')} }` : '';
-  const { deployImage } = valid;
   // deploy-image: spec.size (and spec.containerPort) need their validation markers and int32.
   const deployImageMarkers = deployImage ? ['Default', 'Minimum', ...(deployImage.port !== undefined ? ['Maximum'] : [])] : [];
-  const data = {
+  // A built-in or external Kind is addressed by a descriptor ({ apiVersion, kind }); its objects
+  // are client-node's KubernetesObject, or the external Kind's own type when it has one.
+  const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;
+  return {
     ...names,
-    licenseHeader,
+    licenseHeader: boilerplate ? `${boilerplate.replace(/\n+$/, '')}\n\n` : '',
     projectName: config.projectName,
     namespacedManager: config.namespaced === true,
     resourceMarker,
@@ -787,34 +538,70 @@ export async function planCreateApi(
     ssa: valid.ssa,
     ...typesFileNames(names.kind, resourceMarker !== '', deployImageMarkers, deployImage ? ['int32'] : []),
     ...(deployImage ? deployImageData(deployImage, names) : {}),
-  };
-  // The plugin's own bodies for the types, sample, controller and its test.
-  const template = (path: string) => (deployImage ? path.replace(/^api\/(?:config\/samples\/)?/, 'api/deploy-image/') : path);
-  // A built-in or external Kind is addressed by a descriptor ({ apiVersion, kind }); its objects
-  // are client-node's KubernetesObject, or the external Kind's own type when it has one.
-  const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;
-  const objectTypeImport = (kind: string, fromDir: string) => externalObjectImport(typeSource, kind, fromDir);
-  Object.assign(data, {
     descriptor: names.core || names.external,
     typedExternal: typeSource !== undefined,
     objType: typeSource ? `${names.kind}Object` : 'KubernetesObject',
-    objectTypeImport: objectTypeImport(names.kind, controllerDir),
-  });
-  const controllerTestData = {
-    typesImport: importSpecifier(posix.dirname(names.controllerTestFile), names.typesFile),
-    controllerImport: importSpecifier(posix.dirname(names.controllerTestFile), names.controllerFile),
+    objectTypeImport: externalObjectImport(typeSource, names.kind, controllerDir),
+  };
+}
+
+/** The files of the API types (--resource), as Kubebuilder's templates/api and config/ templates. */
+function resourceFiles(names: ApiNames, template: (path: string) => string): FileSpec<object>[] {
+  const role = (r: string): FileSpec<object> => ({ path: `config/rbac/${names.rbacFilePrefix}_${r}_role.yaml`, policy: 'scaffolded', template: `api/config/rbac/${r}_role.yaml.hbs` });
+  return [
+    // One per group-version, and the kustomizations every Kind shares: written once.
+    { path: `${names.apiDir}/groupversion.ts`, policy: 'kept', template: 'api/groupversion.ts.hbs' },
+    { path: names.typesFile, policy: 'scaffolded', template: template('api/types.ts.hbs') },
+    { path: `config/samples/${names.sampleFile}`, policy: 'scaffolded', template: template('api/config/samples/sample.yaml.hbs') },
+    role('admin'),
+    role('editor'),
+    role('viewer'),
+    { path: 'config/crd/kustomization.yaml', policy: 'kept', template: 'api/config/crd/kustomization.yaml.hbs' },
+    { path: 'config/crd/kustomizeconfig.yaml', policy: 'kept', template: 'api/config/crd/kustomizeconfig.yaml.hbs' },
+    { path: 'config/samples/kustomization.yaml', policy: 'kept', template: 'api/config/samples/kustomization.yaml.hbs' },
+  ];
+}
+
+/** The controller and its two test tiers (--controller), each with the Kind's names of its own file. */
+async function controllerFiles(valid: ValidApi, data: ApiTemplateData, renderer: TemplateRenderer, template: (path: string) => string): Promise<FileSpec<object>[]> {
+  const { names } = valid;
+  const testDir = posix.dirname(names.controllerTestFile);
+  const testData: ControllerTestData = {
+    typesImport: importSpecifier(testDir, names.typesFile),
+    controllerImport: importSpecifier(testDir, names.controllerFile),
     realTestFile: posix.basename(names.controllerTestFile),
     unitTestFile: posix.basename(names.controllerUnitTestFile),
   };
-  // The controller and its test import the Kind and name a variable after it: both are renamed
-  // where the Kind would collide with a name of the file (Promise, Client, request, ctx, ...).
-  const editor = valid.doController ? await TsEditor.create() : undefined;
-  const kindNames = async (template: string, extra: Record<string, unknown>) => {
-    const own = await templateNames((t) => editor!.scopeNames(t), (t, d) => renderer.render(t, d), [template], {
+  const ids = await kindIdsOf(valid, data, renderer);
+  const controllerIds = await ids(template('api/controller.ts.hbs'), {});
+  const testIds = await ids(template('api/controller_test.ts.hbs'), testData);
+  const unitTestIds = await ids(template('api/controller_unit_test.ts.hbs'), testData);
+  // The tests of a descriptor-addressed Kind import the descriptor the controller exports.
+  for (const t of [testIds, unitTestIds]) {
+    if (names.external) t.kindImport = controllerIds.kindRef === t.kindRef ? t.kindRef : `${controllerIds.kindRef} as ${t.kindRef}`;
+  }
+  const controller: FileSpec<KindIds> = { path: names.controllerFile, policy: 'scaffolded', template: template('api/controller.ts.hbs'), data: controllerIds };
+  const test: FileSpec<ControllerTestData & KindIds> = { path: names.controllerTestFile, policy: 'scaffolded', template: template('api/controller_test.ts.hbs'), data: { ...testData, ...testIds } };
+  // The unit tier: the same assertions on the fake API server, no control plane.
+  const unitTest: FileSpec<ControllerTestData & KindIds> = { path: names.controllerUnitTestFile, policy: 'scaffolded', template: template('api/controller_unit_test.ts.hbs'), data: { ...testData, ...unitTestIds } };
+  return [controller, test, unitTest];
+}
+
+/**
+ * The controller and its test import the Kind and name a variable after it: both are renamed
+ * where the Kind would collide with a name of the file (Promise, Client, request, ctx, ...).
+ */
+async function kindIdsOf(valid: ValidApi, data: ApiTemplateData, renderer: TemplateRenderer): Promise<(template: string, extra: object) => Promise<KindIds>> {
+  const { names } = valid;
+  const editor = await TsEditor.create();
+  const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;
+  const controllerDir = posix.dirname(names.controllerFile);
+  return async (template, extra) => {
+    const own = await templateNames((t) => editor.scopeNames(t), (t, d) => renderer.render(t, d), [template], {
       ...data,
       ...extra,
       ...placeholderNames(PLACEHOLDER_KIND),
-      ...(typeSource && { objType: `${PLACEHOLDER_KIND}Object`, objectTypeImport: objectTypeImport(PLACEHOLDER_KIND, controllerDir) }),
+      ...(typeSource && { objType: `${PLACEHOLDER_KIND}Object`, objectTypeImport: externalObjectImport(typeSource, PLACEHOLDER_KIND, controllerDir) }),
     });
     const scope = new Scope(own);
     scope.claimExact(names.reconciler);
@@ -823,168 +610,70 @@ export async function planCreateApi(
     const camel = lowerFirst(names.kind);
     return { kindRef: kind.ref, kindImport: kind.specifier, varName: scope.claim(camel, `${camel}Object`, `${camel}Obj`) };
   };
-
-  if (config.namespaced && !names.namespaced && valid.doController) {
-    warnings.push(
-      `${names.kind} is cluster-scoped, but this project's manager is namespace-scoped (PROJECT: namespaced: true): its Role cannot grant ${names.plural}.${names.qualifiedGroup}; give the controller's @Rbac markers a roleName of their own (a ClusterRole) and bind it with a ClusterRoleBinding in config/rbac`,
-    );
-  }
-  const specs: FileSpec[] = [];
-  if (valid.doResource) {
-    const gvFile = `${names.apiDir}/groupversion.ts`;
-    if (!host.read(gvFile)) specs.push({ path: gvFile, policy: 'scaffolded', template: 'api/groupversion.ts.hbs' });
-    specs.push(
-      { path: names.typesFile, policy: 'scaffolded', template: template('api/types.ts.hbs') },
-      { path: `config/samples/${names.sampleFile}`, policy: 'scaffolded', template: template('api/config/samples/sample.yaml.hbs') },
-      { path: `config/rbac/${names.rbacFilePrefix}_admin_role.yaml`, policy: 'scaffolded', template: 'api/config/rbac/admin_role.yaml.hbs' },
-      { path: `config/rbac/${names.rbacFilePrefix}_editor_role.yaml`, policy: 'scaffolded', template: 'api/config/rbac/editor_role.yaml.hbs' },
-      { path: `config/rbac/${names.rbacFilePrefix}_viewer_role.yaml`, policy: 'scaffolded', template: 'api/config/rbac/viewer_role.yaml.hbs' },
-    );
-    if (!host.read('config/crd/kustomization.yaml')) specs.push({ path: 'config/crd/kustomization.yaml', policy: 'scaffolded', template: 'api/config/crd/kustomization.yaml.hbs' });
-    if (!host.read('config/crd/kustomizeconfig.yaml')) specs.push({ path: 'config/crd/kustomizeconfig.yaml', policy: 'scaffolded', template: 'api/config/crd/kustomizeconfig.yaml.hbs' });
-    if (!host.read('config/samples/kustomization.yaml')) specs.push({ path: 'config/samples/kustomization.yaml', policy: 'scaffolded', template: 'api/config/samples/kustomization.yaml.hbs' });
-  }
-  if (valid.doController) {
-    const controllerIds = await kindNames(template('api/controller.ts.hbs'), {});
-    const testIds = await kindNames(template('api/controller_test.ts.hbs'), controllerTestData);
-    const unitTestIds = await kindNames(template('api/controller_unit_test.ts.hbs'), controllerTestData);
-    // The tests of a descriptor-addressed Kind import the descriptor the controller exports.
-    for (const ids of [testIds, unitTestIds]) {
-      if (names.external) ids.kindImport = controllerIds.kindRef === ids.kindRef ? ids.kindRef : `${controllerIds.kindRef} as ${ids.kindRef}`;
-    }
-    specs.push(
-      { path: names.controllerFile, policy: 'scaffolded', template: template('api/controller.ts.hbs'), data: controllerIds },
-      { path: names.controllerTestFile, policy: 'scaffolded', template: template('api/controller_test.ts.hbs'), data: { ...controllerTestData, ...testIds } },
-      // The unit tier: the same assertions on the fake API server, no control plane.
-      { path: names.controllerUnitTestFile, policy: 'scaffolded', template: template('api/controller_unit_test.ts.hbs'), data: { ...controllerTestData, ...unitTestIds } },
-    );
-  }
-
-  const tree = new Tree(host);
-  const replaced = await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });
-
-  // Insertions into files init wrote (and the ones created above), anchored on marker comments.
-  const edits: { path: string; insertions: Insertion[] }[] = [];
-  if (valid.doResource) {
-    edits.push({ path: 'config/samples/kustomization.yaml', insertions: [{ marker: '+kubebuilder:scaffold:manifestskustomizesamples', fragment: `- ${names.sampleFile}` }] });
-    edits.push({ path: RBAC_KUSTOMIZATION, insertions: roleInsertions(names) });
-    edits.push({ path: 'config/crd/kustomization.yaml', insertions: [{ marker: '+kubebuilder:scaffold:crdkustomizeresource', fragment: `- ${names.crdFile}` }] });
-  }
-  if (valid.doController) edits.push({ path: 'src/main.ts', insertions: await mainControllerInsertions(names, renderer) });
-  const problems: Diagnostic[] = [];
-  for (const edit of edits) {
-    const text = tree.readText(edit.path);
-    if (text === undefined) {
-      problems.push(
-        error('KF1047', `${edit.path} is missing: kubeforge adds ${names.kind} to it`, {
-          file: edit.path,
-          hint: 'restore it from `kubeforge init --dry-run` output in an empty folder, or create it with the marker comment kubeforge inserts above',
-        }),
-      );
-      continue;
-    }
-    try {
-      const result = insertAtMarkers(text, edit.insertions, edit.path);
-      if (result.changed) tree.write(edit.path, result.text);
-    } catch (e) {
-      if (e instanceof DiagnosticError) problems.push(...e.diagnostics);
-      else throw e;
-    }
-  }
-  // A Kind's second version: a CRD with several versions needs one storage version. When none
-  // of the existing versions carries @StorageVersion(), the first one gets it (ts-morph), so that
-  // `kubeforge manifests` keeps working; `create webhook --conversion` makes that version the hub.
-  if (valid.doResource && !valid.existing?.api) {
-    const others = config.resources.filter((r) => r.api && !r.core && !r.external && r.group === names.group && r.kind === names.kind && r.version !== names.version);
-    if (others.length) {
-      const storage = await ensureStorageVersion(tree, await TsEditor.create(), config, others, others[0]);
-      problems.push(...storage.problems);
-      if (storage.added) warnings.push(`${storage.storage!.file}: added @StorageVersion() to ${names.kind} ${storage.storage!.version}: a Kind with several versions stores one of them (move it to store another)`);
-    }
-  }
-  // deploy-image: the manager gets the image in <KIND>_IMAGE, which the controller reads.
-  if (deployImage) {
-    const text = tree.readText(MANAGER_FILE);
-    const env = imageEnvName(names.kind);
-    const set = text === undefined ? undefined : setImageEnv(text, env, deployImage.image);
-    if (set === undefined) {
-      problems.push(error('KF1047', `${MANAGER_FILE} is missing: kubeforge sets ${env} in it`, { file: MANAGER_FILE, hint: 'restore it from `kubeforge init --dry-run` output in an empty folder' }));
-    } else if (set.problem) problems.push(set.problem);
-    else if (set.text !== text) tree.write(MANAGER_FILE, set.text!);
-  }
-  addExternalDependency(tree, valid.external, valid.existing, names.kind, warnings);
-  if (problems.length) throw new DiagnosticError(problems);
-
-  if (valid.doResource) {
-    const path = 'config/default/kustomization.yaml';
-    const text = tree.readText(path);
-    const updated = text === undefined ? undefined : uncommentCrd(text);
-    if (updated === undefined) warnings.push(`${path}: no "#- ../crd" line to switch on; add "- ../crd" to its resources so that config/default installs the CRDs`);
-    else if (updated !== text) tree.write(path, updated);
-  }
-
-  // PROJECT: the entry replaces an existing one in place, or is appended.
-  const resource = projectEntry(valid);
-  const resources = [...config.resources];
-  const at = resources.findIndex((r) => sameGVK(r, names));
-  if (at >= 0) resources[at] = resource;
-  else resources.push(resource);
-  const extra = deployImage ? withDeployImageResource(config, resource, deployImage.flags) : config.extra;
-  tree.write(PROJECT_FILE, serializeProject({ ...config, resources, extra }));
-
-  const imageEnv = deployImage ? { name: imageEnvName(names.kind), image: deployImage.image } : undefined;
-  return { tree, changes: tree.changes(), resource, warnings, replaced, imageEnv };
 }
 
-/** The file a resource entry's types live in. */
-export function typesFileOf(config: ProjectConfig, r: ProjectResource): string {
-  if (r.path?.endsWith('.ts')) return r.path;
-  return apiNames(config, { group: r.group, version: r.version, kind: r.kind, plural: r.plural, namespaced: true }).typesFile;
+/** Insertions into files init wrote (and the ones created above), anchored on marker comments. */
+async function apiInserters(valid: ValidApi, renderer: TemplateRenderer): Promise<FileInserter[]> {
+  const { names } = valid;
+  const inserter = (path: string, insertions: Insertion[]): FileInserter => ({
+    path,
+    insertions,
+    missing: error('KF1047', `${path} is missing: kubeforge adds ${names.kind} to it`, {
+      file: path,
+      hint: 'restore it from `kubeforge init --dry-run` output in an empty folder, or create it with the marker comment kubeforge inserts above',
+    }),
+  });
+  const inserters: FileInserter[] = [];
+  if (valid.doResource) {
+    inserters.push(
+      inserter('config/samples/kustomization.yaml', [{ marker: '+kubebuilder:scaffold:manifestskustomizesamples', fragment: `- ${names.sampleFile}` }]),
+      inserter(RBAC_KUSTOMIZATION, roleInsertions(names)),
+      inserter('config/crd/kustomization.yaml', [{ marker: '+kubebuilder:scaffold:crdkustomizeresource', fragment: `- ${names.crdFile}` }]),
+    );
+  }
+  if (valid.doController) inserters.push(inserter('src/main.ts', await mainControllerInsertions(names, renderer)));
+  return inserters;
 }
 
 /**
- * Makes sure one version of a Kind with several carries `@StorageVersion()`: when none does, it
- * is added to `preferred` (ts-morph). Returns the problems (a missing file or class) and the
- * version that is (or becomes) the storage version. `others` are the Kind's version entries.
+ * A Kind's second version: a CRD with several versions needs one storage version. When none of
+ * the existing versions carries @StorageVersion(), the first one gets it (ts-morph), so that
+ * `kubeforge manifests` keeps working; `create webhook --conversion` makes that version the hub.
  */
-export async function ensureStorageVersion(
-  tree: Tree,
-  editor: TsEditor,
-  config: ProjectConfig,
-  versions: readonly ProjectResource[],
-  preferred: ProjectResource,
-): Promise<{ storage?: { version: string; file: string; line: number }; added: boolean; problems: Diagnostic[] }> {
-  const problems: Diagnostic[] = [];
-  for (const r of versions) {
-    const file = typesFileOf(config, r);
-    const text = tree.readText(file);
-    if (text === undefined) continue;
-    const sf = editor.parse(file, text);
-    const line = editor.decoratorLine(sf, r.kind, editor.importedAs(sf, 'kubeforge/markers', 'StorageVersion') ?? 'StorageVersion');
-    if (line !== undefined) return { storage: { version: r.version, file, line }, added: false, problems };
-  }
-  const file = typesFileOf(config, preferred);
-  const text = tree.readText(file);
-  if (text === undefined) {
-    problems.push(error('KF1068', `${file} is missing: kubeforge marks the ${preferred.kind} class there as the storage version`, { file, hint: `restore it, or record where ${preferred.kind} ${preferred.version} lives in the "path" of its ${PROJECT_FILE} entry` }));
-    return { added: false, problems };
-  }
-  const sf = editor.parse(file, text);
-  if (!editor.getClass(sf, preferred.kind)) {
-    problems.push(error('KF1068', `${file} declares no class ${preferred.kind}: kubeforge marks it as the storage version`, { file, hint: `add @StorageVersion() to the root class of ${preferred.kind} ${preferred.version} by hand` }));
-    return { added: false, problems };
-  }
-  // Under an alias when the file declares a StorageVersion of its own (a Kind of that name).
-  const decorator = editor.importName(sf, 'kubeforge/markers', 'StorageVersion');
-  editor.addDecorators(sf, preferred.kind, [decorator]);
-  tree.write(file, sf.getFullText());
-  return { storage: { version: preferred.version, file, line: editor.decoratorLine(sf, preferred.kind, decorator) ?? 0 }, added: true, problems };
+async function ensureKindStorageVersion(tree: Tree, valid: ValidApi, warnings: string[], problems: Diagnostic[]): Promise<void> {
+  const { names, config } = valid;
+  if (!valid.doResource || valid.existing?.api) return;
+  const others = config.resources.filter((r) => r.api && !r.core && !r.external && r.group === names.group && r.kind === names.kind && r.version !== names.version);
+  if (!others.length) return;
+  const storage = await ensureStorageVersion(tree, await TsEditor.create(), config, others, others[0]);
+  problems.push(...storage.problems);
+  if (storage.added) warnings.push(`${storage.storage!.file}: added @StorageVersion() to ${names.kind} ${storage.storage!.version}: a Kind with several versions stores one of them (move it to store another)`);
+}
+
+/** deploy-image: the manager gets the image in <KIND>_IMAGE, which the controller reads. */
+function setManagerImage(tree: Tree, kind: string, deployImage: DeployImage, problems: Diagnostic[]): void {
+  const text = tree.readText(MANAGER_FILE);
+  const env = imageEnvName(kind);
+  const set = text === undefined ? undefined : setImageEnv(text, env, deployImage.image);
+  if (set === undefined) {
+    problems.push(error('KF1047', `${MANAGER_FILE} is missing: kubeforge sets ${env} in it`, { file: MANAGER_FILE, hint: 'restore it from `kubeforge init --dry-run` output in an empty folder' }));
+  } else if (set.problem) problems.push(set.problem);
+  else if (set.text !== text) tree.write(MANAGER_FILE, set.text!);
+}
+
+/** config/default installs the CRDs: its `#- ../crd` line is switched on. */
+function switchOnCrds(tree: Tree, warnings: string[]): void {
+  const path = 'config/default/kustomization.yaml';
+  const text = tree.readText(path);
+  const updated = text === undefined ? undefined : uncommentCrd(text);
+  if (updated === undefined) warnings.push(`${path}: no "#- ../crd" line to switch on; add "- ../crd" to its resources so that config/default installs the CRDs`);
+  else if (updated !== text) tree.write(path, updated);
 }
 
 /**
  * Runs `kubeforge create api` through the command runner (src/scaffold/runner.ts): under the
  * project's lock unless --dry-run; the scaffold and its manifests planned in one tree, then one
- * commit (see transaction.ts).
+ * commit (see manifests-step.ts).
  */
 export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvironment): Promise<CreateApiResult> {
   const host = env.host ?? new DiskHost(env.cwd);

@@ -11,11 +11,10 @@
  */
 import { isMap, isScalar, isSeq, parseAllDocuments, type YAMLMap } from 'yaml';
 import { type Diagnostic, error } from '../diagnostics/index.js';
-import type { ProjectConfig } from '../project/index.js';
-import { pluginsOf } from './grafana.js';
+import { DEPLOY_IMAGE_PLUGIN, type DeployImageResource, pluginConfig, pluginsOf, type ProjectConfig } from '../project/index.js';
 
 /** The plugin's id, as Kubebuilder records it in PROJECT. */
-export const DEPLOY_IMAGE_PLUGIN = 'deploy-image.go.kubebuilder.io/v1-alpha';
+export { DEPLOY_IMAGE_PLUGIN, type DeployImageResource } from '../project/index.js';
 export const MANAGER_FILE = 'config/manager/manager.yaml';
 
 /** What users type for it in `create api --plugins`. */
@@ -44,15 +43,6 @@ export interface DeployImage {
   runAsUser?: number;
   /** As given, for PROJECT (Kubebuilder records the flags' strings). */
   flags: DeployImageFlags;
-}
-
-/** One entry of the plugin's `resources` in PROJECT. */
-export interface DeployImageResource {
-  domain?: string;
-  group: string;
-  kind: string;
-  version: string;
-  options?: { image?: string; containerCommand?: string; containerPort?: string; runAsUser?: string };
 }
 
 const FLAG_NAMES: [keyof DeployImageFlags, string][] = [
@@ -196,7 +186,23 @@ export function imageEnvName(kind: string): string {
 }
 
 /** What the plugin's templates take about the image, besides the Kind's names. */
-export function deployImageData(d: DeployImage, names: { kind: string; qualifiedGroup: string }): Record<string, unknown> {
+/** What the deploy-image plugin's templates see, over create api's data. */
+export interface DeployImageData {
+  deployImage: true;
+  image: string;
+  /** `<KIND>_IMAGE`, the variable the controller reads the image from. */
+  imageEnv: string;
+  finalizer: string;
+  containerName: string;
+  portName: string;
+  managedBy: string;
+  /** The container's command as a TypeScript array literal, or ''. */
+  command: string;
+  containerPort?: number;
+  runAsUser?: number;
+}
+
+export function deployImageData(d: DeployImage, names: { kind: string; qualifiedGroup: string }): DeployImageData {
   const lower = names.kind.toLowerCase();
   return {
     deployImage: true,
@@ -274,9 +280,9 @@ export function setImageEnv(text: string, envName: string, image: string): { tex
 
 /** The plugin's `resources` in PROJECT (an empty list when it has none). */
 export function deployImageResources(config: Pick<ProjectConfig, 'extra'>): DeployImageResource[] {
-  const entry = pluginsOf(config)[DEPLOY_IMAGE_PLUGIN] as { resources?: unknown } | undefined;
-  const list = entry && typeof entry === 'object' && Array.isArray(entry.resources) ? entry.resources : [];
-  return list.filter((r): r is DeployImageResource => !!r && typeof r === 'object' && typeof (r as DeployImageResource).kind === 'string' && typeof (r as DeployImageResource).version === 'string');
+  // PROJECT is the user's: an entry that is not a Kind's record is skipped, whatever the type says.
+  const list: unknown[] = pluginConfig(config, DEPLOY_IMAGE_PLUGIN)?.resources ?? [];
+  return (Array.isArray(list) ? list : []).filter((r): r is DeployImageResource => !!r && typeof r === 'object' && typeof (r as DeployImageResource).kind === 'string' && typeof (r as DeployImageResource).version === 'string');
 }
 
 /**
@@ -303,7 +309,7 @@ export function flagsOf(r: DeployImageResource): DeployImageFlags {
  */
 export function withDeployImageResource(config: Pick<ProjectConfig, 'extra'>, r: { group: string; version: string; kind: string; domain?: string }, flags: DeployImageFlags): Record<string, unknown> {
   const plugins = pluginsOf(config);
-  const current = (plugins[DEPLOY_IMAGE_PLUGIN] ?? {}) as Record<string, unknown>;
+  const current = pluginConfig(config, DEPLOY_IMAGE_PLUGIN) ?? {};
   const entry: DeployImageResource = {
     domain: r.domain || undefined,
     group: r.group,
@@ -311,7 +317,7 @@ export function withDeployImageResource(config: Pick<ProjectConfig, 'extra'>, r:
     options: { containerCommand: flags.imageContainerCommand, containerPort: flags.imageContainerPort?.trim(), image: flags.image?.trim(), runAsUser: flags.runAsUser?.trim() },
     version: r.version,
   };
-  const resources = Array.isArray(current.resources) ? [...(current.resources as DeployImageResource[])] : [];
+  const resources = Array.isArray(current.resources) ? [...current.resources] : [];
   const at = resources.findIndex((e) => e && e.group === r.group && e.version === r.version && e.kind === r.kind);
   if (at >= 0) resources[at] = entry;
   else resources.push(entry);

@@ -15,14 +15,15 @@
  */
 import { join } from 'node:path';
 import { DiagnosticError, error, type Diagnostic } from '../diagnostics/index.js';
-import { managerNamespace, PROJECT_FILE, serializeProject, type ProjectConfig } from '../project/index.js';
+import { managerNamespace, PROJECT_FILE, ProjectFile, serializeProject, type ProjectConfig, withPlugin } from '../project/index.js';
 import { applySpecs, type Change, deleteStaleManaged, DiskHost, type FileSpec, formatPlan, type Host, merge3, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot } from '../util/package-root.js';
-import { readProject, renderRoleFiles } from './api.js';
+import { renderRoleFiles } from './api-wiring.js';
 import type { ScaffoldEnvironment } from './environment.js';
-import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles, resolvePlugins, withPlugin } from './grafana.js';
+import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles } from './grafana.js';
+import { resolvePlugins } from './plugins.js';
 import { BOILERPLATE_FILE, checkLicenseAndOwner, initFilePaths, ownerOfBoilerplate, planInit, renderLicenseHeader } from './init.js';
-import { defaultManifestsStep, lockRoot, type ManifestsStep, type PlannedManifests, planScaffoldManifests, previewScaffoldManifests, reportScaffoldManifests, type ScaffoldManifests, warnReplaced } from './transaction.js';
+import { defaultManifestsStep, lockRoot, type ManifestsStep, type PlannedManifests, planScaffoldManifests, previewScaffoldManifests, reportScaffoldManifests, type ScaffoldManifests, warnReplaced } from './manifests-step.js';
 import { chartDir, chartFiles, chartSources, DEFAULT_HELM_OUTPUT, HELM_PLUGIN, helmConfigOf, helmMakefileData } from '../manifests/helm.js';
 import { isValidYaml, mergeYamlDocument } from './yaml-merge.js';
 
@@ -63,7 +64,7 @@ interface Plan {
 /** Plans the edit in a tree over the project; writes nothing. */
 export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): Promise<Plan> {
   const host = env.host ?? new DiskHost(env.cwd);
-  const config = readProject(host, env.cwd);
+  const { config } = ProjectFile.read(host, env.cwd);
   const problems: Diagnostic[] = checkLicenseAndOwner(options.license, options.owner);
   let plugins: string[] = [];
   try {

@@ -12,10 +12,9 @@
  */
 import { parseDocument } from 'yaml';
 import { DiagnosticError, error, type Diagnostic } from '../diagnostics/index.js';
-import type { ProjectConfig } from '../project/index.js';
 import type { FileSpec } from '../scaffold/index.js';
 
-export const GRAFANA_PLUGIN = 'grafana.kubebuilder.io/v1-alpha';
+export { GRAFANA_PLUGIN } from '../project/index.js';
 export const CUSTOM_METRICS_CONFIG = 'grafana/custom-metrics/config.yaml';
 
 interface Target {
@@ -250,41 +249,4 @@ export function grafanaFiles(projectName: string, config: string | undefined): F
     });
   }
   return specs;
-}
-
-/** The plugin ids `--plugins` accepts, by what users type. */
-const PLUGIN_ALIASES: Record<string, string> = {
-  grafana: GRAFANA_PLUGIN,
-  'grafana/v1-alpha': GRAFANA_PLUGIN,
-  [GRAFANA_PLUGIN]: GRAFANA_PLUGIN,
-  helm: 'helm.kubebuilder.io/v2-alpha',
-  'helm/v2-alpha': 'helm.kubebuilder.io/v2-alpha',
-  'helm.kubebuilder.io/v2-alpha': 'helm.kubebuilder.io/v2-alpha',
-};
-
-/** Resolves `--plugins a,b` to plugin ids; an unknown one is KF1070. The layout plugin (kubeforge's own) is accepted and ignored. */
-export function resolvePlugins(values: readonly string[] | undefined, layout: string): string[] {
-  const out = new Set<string>();
-  const problems: Diagnostic[] = [];
-  for (const v of (values ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)) {
-    if (v === layout || v === 'typescript' || v === 'typescript/v1') continue;
-    const id = PLUGIN_ALIASES[v];
-    if (id) out.add(id);
-    else if (/^deploy-image(\/v1-alpha|\.go\.kubebuilder\.io\/v1-alpha)?$/.test(v)) {
-      problems.push(error('KF1070', `plugin "${v}" is a plugin of create api: it scaffolds one Kind and its controller`, { hint: `run kubeforge create api --group <group> --version <version> --kind <Kind> --plugins ${v} --image <image>` }));
-    } else problems.push(error('KF1070', `unknown plugin "${v}"`, { hint: `kubeforge offers: grafana (${GRAFANA_PLUGIN}), helm/v2-alpha (edit only); the layout plugin ${layout} is always on; create api takes deploy-image/v1-alpha` }));
-  }
-  if (problems.length) throw new DiagnosticError(problems);
-  return [...out].sort();
-}
-
-/** The plugin configs PROJECT records (its `plugins` map; empty when there is none). */
-export function pluginsOf(config: Pick<ProjectConfig, 'extra'>): Record<string, unknown> {
-  const p = config.extra?.plugins;
-  return p && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : {};
-}
-
-/** PROJECT's extra keys with `id` recorded among the plugins (an empty config), the others kept. */
-export function withPlugin(config: Pick<ProjectConfig, 'extra'>, id: string, value: Record<string, unknown> = {}): Record<string, unknown> {
-  return { ...(config.extra ?? {}), plugins: { ...pluginsOf(config), [id]: value } };
 }

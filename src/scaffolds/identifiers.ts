@@ -87,9 +87,9 @@ export const PLACEHOLDER_KIND = 'Kf0Placeholder';
  */
 export async function templateNames(
   scopeNames: (text: string) => Set<string>,
-  render: (template: string, data: Record<string, unknown>) => Promise<string>,
+  render: (template: string, data: object) => Promise<string>,
   templates: readonly string[],
-  data: Record<string, unknown>,
+  data: object,
 ): Promise<Set<string>> {
   const out = new Set<string>();
   for (const t of templates) {

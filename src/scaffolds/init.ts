@@ -10,21 +10,23 @@ import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js
 import {
   KUBEFORGE_LAYOUT,
   newProjectConfig,
-  parseProject,
+  ProjectFile,
   PROJECT_FILE,
   type ProjectConfig,
   serializeProject,
   validateDns1123Label,
   validateDns1123Subdomain,
   validateNpmPackageName,
+  withPlugin,
 } from '../project/index.js';
 import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, hasManagedHeader, insertAtMarkers, InterruptedError, LOCK_FILE, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
 import { packageRoot, packageVersion } from '../util/package-root.js';
 import { HELM_PLUGIN } from '../manifests/helm.js';
-import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles, resolvePlugins, withPlugin } from './grafana.js';
+import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles } from './grafana.js';
+import { resolvePlugins } from './plugins.js';
 import { isKubeforgeTarball, resolveKubeforgeSource, TARBALL_DIR } from './kubeforge-source.js';
 import { BOILERPLATE_FILE } from './paths.js';
-import { lockRoot, warnReplaced } from './transaction.js';
+import { lockRoot, warnReplaced } from './manifests-step.js';
 
 export { BOILERPLATE_FILE };
 
@@ -169,6 +171,26 @@ export function blockCommentText(text: string): string {
   return text.replace(/\*\//g, '*\\/');
 }
 
+/** What every template of init sees. */
+export interface InitTemplateData {
+  projectName: string;
+  domain: string;
+  packageName: string;
+  owner: string;
+  /** package.json's license: Apache-2.0, or UNLICENSED with --license none. */
+  licenseSpdx: string;
+  licenseApache: boolean;
+  /** The license header of generated TypeScript files, or ''. */
+  licenseHeader: string;
+  leaderElectionId: string;
+  /** package.json's kubeforge dependency (see --kubeforge-source). */
+  kubeforgeDependency: string;
+  hasTarball: boolean;
+  multigroup: boolean;
+  namespaced: boolean;
+  versions: typeof GENERATED_VERSIONS;
+}
+
 interface ValidInit {
   domain: string;
   projectName: string;
@@ -227,7 +249,7 @@ export async function planInit(
       );
     } else {
       const text = host.read(PROJECT_FILE)?.toString('utf8');
-      if (text !== undefined) existing = parseProject(text, join(env.cwd, PROJECT_FILE));
+      if (text !== undefined) existing = ProjectFile.parse(text, join(env.cwd, PROJECT_FILE)).config;
     }
   } else if (!options.force) {
     // `.kubeforge/` holding only the lock of this very command does not count.
@@ -254,7 +276,7 @@ export async function planInit(
 
   const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));
   const licenseHeader = valid.license === 'apache2' ? `${await renderLicenseHeader(renderer, valid.owner)}\n` : '';
-  const data = {
+  const data: InitTemplateData = {
     projectName: valid.projectName,
     domain: valid.domain,
     packageName: valid.packageName,
@@ -319,7 +341,7 @@ export async function planInit(
 async function keepApisInConfig(tree: Tree, config: ProjectConfig): Promise<string[]> {
   const apis = config.resources.filter((r) => r.api && !r.core && !r.external);
   if (apis.length === 0) return [];
-  const { apiNames, RBAC_KUSTOMIZATION, roleFiles, roleInsertions, uncommentCrd } = await import('./api.js');
+  const [{ apiNames }, { RBAC_KUSTOMIZATION, roleFiles, roleInsertions, uncommentCrd }] = await Promise.all([import('./resource-names.js'), import('./api-wiring.js')]);
   const warnings: string[] = [];
   let rbac = tree.readText(RBAC_KUSTOMIZATION);
   if (rbac !== undefined) {
@@ -363,11 +385,11 @@ async function keepImageVariables(tree: Tree, config: ProjectConfig): Promise<st
  * `create api`). Returns warnings for what cannot be put back that way.
  */
 async function keepControllersWired(tree: Tree, config: ProjectConfig, renderer: TemplateRenderer): Promise<string[]> {
-  const { controllerNamesOf } = await import('./api.js');
+  const { controllerNamesOf } = await import('./resource-names.js');
   const controllers = config.resources.filter((r) => controllerNamesOf(r).length > 0);
   const warnings: string[] = [];
   if (controllers.length > 0) {
-    const { apiNames, mainControllerInsertions } = await import('./api.js');
+    const [{ apiNames }, { mainControllerInsertions }] = await Promise.all([import('./resource-names.js'), import('./api-wiring.js')]);
     let text = tree.readText(MAIN_FILE);
     if (text !== undefined) {
       for (const r of controllers) {

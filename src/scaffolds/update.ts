@@ -17,7 +17,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rea
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { DiagnosticError, type Diagnostic, error, formatDiagnostics, warning } from '../diagnostics/index.js';
-import { parseProject, PROJECT_FILE } from '../project/index.js';
+import { PROJECT_FILE, ProjectFile } from '../project/index.js';
 import type { CommandIo } from '../scaffold/runner.js';
 import { packageRoot, packageVersion } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './init.js';
@@ -252,10 +252,59 @@ function mergeFile(git: Git, work: string, path: string, ancestor: Buffer, ours:
 
 const isBinary = (b: Buffer) => b.subarray(0, 8000).includes(0);
 
+/** The result of the three-way merge: per file its new bytes (null: removed), the conflicts and their notes. */
+interface Merged {
+  result: Map<string, { data: Buffer; mode: string } | null>;
+  conflicts: string[];
+  notes: Diagnostic[];
+}
+
+/** Where and how the merge ran, for the steps after it. */
+interface UpdateRun {
+  git: Git;
+  project: string;
+  work: string;
+  fromBranch: string;
+  prefix: string;
+  from: Kubeforge;
+  to: Kubeforge;
+  /** The output branch; undefined with --in-place. */
+  branch?: string;
+}
+
 /** Runs the update; see the file's comment. */
 export async function runUpdate(options: UpdateOptions, io: CommandIo): Promise<UpdateResult> {
   const project = resolve(io.cwd);
   const git = gitIn(project);
+  const { prefix, fromBranch } = checkRepository(git, project, options);
+  const original = committedSide(git, fromBranch, prefix);
+  const recorded = recordedVersion(original, fromBranch, project);
+  const fromSpec = options.fromVersion ?? recorded;
+  if (fromSpec === undefined) {
+    throw fail('KF1322', `${PROJECT_FILE} does not record the kubeforge version that made the project (no cliVersion)`, 'pass --from-version <version, or path to that kubeforge package folder or .tgz>', { file: join(project, PROJECT_FILE), line: 1 });
+  }
+  const work = mkdtempSync(join(tmpdir(), 'kubeforge-update-'));
+  try {
+    const userPackage = original.get('package.json')?.data.toString('utf8');
+    const from = resolveKubeforge(fromSpec, 'from', project, io.cwd, work, userPackage, io);
+    const to = resolveKubeforge(options.toVersion, 'to', project, io.cwd, work, userPackage, io);
+    const branch = options.inPlace ? undefined : (options.outputBranch ?? `kubeforge-update-from-${from.version}-to-${to.version}`);
+    if (branch !== undefined) checkOutputBranch(git, branch);
+    const run: UpdateRun = { git, project, work, fromBranch, prefix, from, to, branch };
+    const { ancestor, upgrade } = scaffoldSides(run, original, userPackage, io);
+    io.err('Merging...\n');
+    const merged = mergeSides(run, options, { ancestor, original, upgrade });
+    carryTarball(run, merged.result, upgrade, userPackage, original);
+    const { changed, removed, committed } = writeResult(run, options, merged);
+    reportUpdate(run, options, io, merged, changed, removed, committed);
+    return { from: from.version, to: to.version, branch: merged.result.size > 0 ? branch : undefined, committed, changed, removed, conflicts: merged.conflicts };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** A git work tree with PROJECT, nothing uncommitted, and a --from-branch that exists; its prefix and that branch. */
+function checkRepository(git: Git, project: string, options: UpdateOptions): { prefix: string; fromBranch: string } {
   const inside = git(['rev-parse', '--is-inside-work-tree'], { allowFail: true });
   if (inside.status !== 0) throw fail('KF1320', `${project} is not in a git repository`, 'alpha update writes its result on a git branch and merges with git: run git init && git add -A && git commit first');
   const prefix = git.text(['rev-parse', '--show-prefix']);
@@ -273,148 +322,162 @@ export async function runUpdate(options: UpdateOptions, io: CommandIo): Promise<
   if (options.inPlace && options.fromBranch && git.text(['rev-parse', `${fromBranch}^{commit}`]) !== git.text(['rev-parse', 'HEAD'])) {
     throw fail('KF1325', `--in-place writes into the current work tree, which is not --from-branch ${fromBranch}`, `git checkout ${fromBranch} first, or leave out --in-place`);
   }
+  return { prefix, fromBranch };
+}
 
-  const original = committedSide(git, fromBranch, prefix);
+/** The kubeforge version PROJECT records (cliVersion) on the branch; KF1322 without a committed PROJECT. */
+function recordedVersion(original: Side, fromBranch: string, project: string): string | undefined {
   const projectText = original.get(PROJECT_FILE)?.data.toString('utf8');
   if (projectText === undefined) throw fail('KF1322', `${fromBranch} has no committed ${PROJECT_FILE}`, 'commit PROJECT, or pass --from-branch with the branch that has the project');
-  const config = parseProject(projectText, join(project, PROJECT_FILE));
+  const { config } = ProjectFile.parse(projectText, join(project, PROJECT_FILE));
   const recorded = typeof config.extra?.cliVersion === 'string' ? config.extra.cliVersion : undefined;
-  const fromSpec = options.fromVersion ?? recorded;
-  if (fromSpec === undefined) {
-    throw fail('KF1322', `${PROJECT_FILE} does not record the kubeforge version that made the project (no cliVersion)`, 'pass --from-version <version, or path to that kubeforge package folder or .tgz>', { file: join(project, PROJECT_FILE), line: 1 });
+  return recorded;
+}
+
+/** --output-branch: a valid name, not taken. */
+function checkOutputBranch(git: Git, branch: string): void {
+  if (git(['check-ref-format', '--branch', branch], { allowFail: true }).status !== 0) throw fail('KF1325', `--output-branch ${branch}: not a valid branch name`, 'pass a name git accepts (git check-ref-format --branch <name>)');
+  if (git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { allowFail: true }).status === 0) {
+    throw fail('KF1325', `branch ${branch} already exists`, `delete it (git branch -D ${branch}) or pass --output-branch <another name>`);
   }
+}
 
-  const work = mkdtempSync(join(tmpdir(), 'kubeforge-update-'));
-  try {
-    const userPackage = original.get('package.json')?.data.toString('utf8');
-    const from = resolveKubeforge(fromSpec, 'from', project, io.cwd, work, userPackage, io);
-    const to = resolveKubeforge(options.toVersion, 'to', project, io.cwd, work, userPackage, io);
-    const branch = options.inPlace ? undefined : (options.outputBranch ?? `kubeforge-update-from-${from.version}-to-${to.version}`);
-    if (branch !== undefined) {
-      if (git(['check-ref-format', '--branch', branch], { allowFail: true }).status !== 0) throw fail('KF1325', `--output-branch ${branch}: not a valid branch name`, 'pass a name git accepts (git check-ref-format --branch <name>)');
-      if (git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { allowFail: true }).status === 0) {
-        throw fail('KF1325', `branch ${branch} already exists`, `delete it (git branch -D ${branch}) or pass --output-branch <another name>`);
-      }
+/** The ancestor (the old kubeforge's scaffold) and the upgrade (the new one's), both made with alpha generate from the project's PROJECT. */
+function scaffoldSides(run: UpdateRun, original: Side, userPackage: string | undefined, io: CommandIo): { ancestor: Side; upgrade: Side } {
+  const { work, from, to } = run;
+  // What alpha generate reads: PROJECT, the license header, package.json (the manifests options); no user code.
+  const seed = join(work, 'seed');
+  mkdirSync(seed);
+  for (const f of [PROJECT_FILE, BOILERPLATE_FILE, 'package.json']) {
+    const e = original.get(f);
+    if (e) {
+      mkdirSync(dirname(join(seed, f)), { recursive: true });
+      writeFileSync(join(seed, f), e.data);
     }
-
-    // What alpha generate reads: PROJECT, the license header, package.json (the manifests options); no user code.
-    const seed = join(work, 'seed');
-    mkdirSync(seed);
-    for (const f of [PROJECT_FILE, BOILERPLATE_FILE, 'package.json']) {
-      const e = original.get(f);
-      if (e) {
-        mkdirSync(dirname(join(seed, f)), { recursive: true });
-        writeFileSync(join(seed, f), e.data);
-      }
-    }
-    // Both scaffolds depend on kubeforge the way the project does (init --kubeforge-source).
-    const userDep = /"kubeforge":\s*"([^"]*)"/.exec(userPackage ?? '')?.[1];
-    const source = userDep === undefined || userDep.startsWith(`file:${TARBALL_DIR}/`) ? 'tarball' : userDep.startsWith('file:') ? 'link' : 'registry';
-    scaffoldWith(from, seed, join(work, 'ancestor'), source, io, 'ancestor');
-    scaffoldWith(to, seed, join(work, 'upgrade'), source, io, 'upgrade');
-    const ancestor = sideOf(join(work, 'ancestor'));
-    const upgrade = sideOf(join(work, 'upgrade'));
-    // The ancestor depends on kubeforge as the user's package.json did: that line is the user's, not a change of theirs.
-    const dep = (text: string | undefined) => /"kubeforge":\s*"[^"]*"/.exec(text ?? '')?.[0];
-    // So does the upgrade when both are the same kubeforge (its own packing would only rename the tarball).
-    const sameKubeforge = from.dir === to.dir || packageIdentity(from.dir) === packageIdentity(to.dir);
-    for (const side of sameKubeforge ? [ancestor, upgrade] : [ancestor]) {
-      const pkg = side.get('package.json');
-      if (pkg && dep(userPackage) && dep(pkg.data.toString('utf8'))) pkg.data = Buffer.from(pkg.data.toString('utf8').replace(dep(pkg.data.toString('utf8'))!, dep(userPackage)!));
-    }
-
-    io.err('Merging...\n');
-    const restore = (options.restorePath ?? []).map((p) => p.replace(/^\.\//, '').replace(/\/+$/, ''));
-    const restored = (f: string) => restore.some((p) => f === p || f.startsWith(`${p}/`));
-    const labels: [string, string, string] = [`original (${fromBranch})`, `ancestor (kubeforge ${from.version})`, `upgrade (kubeforge ${to.version})`];
-    const result = new Map<string, { data: Buffer; mode: string } | null>();
-    const conflicts: string[] = [];
-    const notes: Diagnostic[] = [];
-    const all = [...new Set([...ancestor.keys(), ...original.keys(), ...upgrade.keys()])].sort();
-    for (const f of all) {
-      const a = ancestor.get(f);
-      const o = original.get(f);
-      const u = upgrade.get(f);
-      if (restored(f)) continue;
-      const same = (x?: { data: Buffer }, y?: { data: Buffer }) => (x === undefined ? y === undefined : y !== undefined && x.data.equals(y.data));
-      if (same(o, u) || same(a, u)) continue; // nothing new from the upgrade for this file
-      if (same(a, o)) {
-        result.set(f, u ?? null); // unchanged by the user: the upgrade's version (or its removal)
-        continue;
-      }
-      // Both sides changed the file.
-      if (!o || !u) {
-        conflicts.push(f);
-        notes.push(warning('KF1326', o ? `${f}: you changed it and kubeforge ${to.version} no longer scaffolds it; kept as yours` : `${f}: you deleted it and kubeforge ${to.version} changed it; left deleted`, { file: join(project, f), hint: 'decide whether the project still needs it' }));
-        continue;
-      }
-      if (isBinary(o.data) || isBinary(u.data) || (a && isBinary(a.data))) {
-        conflicts.push(f);
-        notes.push(warning('KF1326', `${f}: a binary file both you and kubeforge ${to.version} changed; kept as yours`, { file: join(project, f), hint: 'compare it with the new scaffold by hand' }));
-        continue;
-      }
-      const merged = mergeFile(git, work, f, a?.data ?? Buffer.alloc(0), o.data, u.data, labels);
-      if (!merged.data.equals(o.data)) result.set(f, { data: merged.data, mode: o.mode });
-      if (merged.conflicted) {
-        conflicts.push(f);
-        const line = merged.data.toString('utf8').split('\n').findIndex((l) => l.startsWith('<<<<<<< ')) + 1;
-        notes.push(warning('KF1326', `${f}: your changes and kubeforge ${to.version}'s overlap; both are kept between conflict markers`, { file: join(project, f), line: line || undefined, hint: 'keep what you want between <<<<<<< and >>>>>>>, remove the markers' }));
-      }
-    }
-    // The new kubeforge's tarball, when the upgrade's package.json depends on one (init packs it).
-    const newTarball = /"kubeforge":\s*"file:(\.kubeforge\/kubeforge-[^"]+\.tgz)"/.exec(upgrade.get('package.json')?.data.toString('utf8') ?? '')?.[1];
-    const isCommitted = (f: string) => git(['cat-file', '-e', `${fromBranch}:${prefix}${f}`], { allowFail: true }).status === 0;
-    if (newTarball && existsSync(join(work, 'upgrade', newTarball)) && !isCommitted(newTarball)) {
-      result.set(newTarball, { data: readFileSync(join(work, 'upgrade', newTarball)), mode: '100644' });
-      const oldTarball = /"kubeforge":\s*"file:(\.kubeforge\/kubeforge-[^"]+\.tgz)"/.exec(userPackage ?? '')?.[1];
-      const mergedPkg = (result.get('package.json') ?? original.get('package.json'))?.data.toString('utf8') ?? '';
-      if (oldTarball && isCommitted(oldTarball) && !mergedPkg.includes(oldTarball)) result.set(oldTarball, null);
-    }
-
-    // Write: a new branch from the user's (or the current work tree with --in-place).
-    if (branch !== undefined && result.size > 0) git(['checkout', '--quiet', '-b', branch, fromBranch]);
-    const changed: string[] = [];
-    const removed: string[] = [];
-    for (const [f, v] of result) {
-      const target = join(project, f);
-      if (v === null) {
-        if (existsSync(target)) unlinkSync(target);
-        removed.push(f);
-      } else {
-        mkdirSync(dirname(target), { recursive: true });
-        writeFileSync(target, v.data);
-        chmodSync(target, v.mode === '100755' ? 0o755 : 0o644);
-        changed.push(f);
-      }
-    }
-    let committed = false;
-    if (branch !== undefined && (conflicts.length === 0 || options.force) && result.size > 0) {
-      git(['add', '-A', '--', ...[...result.keys()]]);
-      const identity = git(['config', 'user.email'], { allowFail: true }).status === 0 ? [] : ['-c', 'user.name=kubeforge', '-c', 'user.email=kubeforge@localhost'];
-      const message = `kubeforge alpha update: scaffold from kubeforge ${from.version} to ${to.version}\n\nThree-way merge of ${fromBranch} with the scaffolds of both versions.${conflicts.length ? `\nConflicts (markers committed, --force):\n${conflicts.map((c) => `  ${c}`).join('\n')}` : ''}\n`;
-      git([...identity, 'commit', '--quiet', '--no-verify', '-m', message]);
-      committed = true;
-    }
-
-    const where = branch === undefined ? 'the work tree' : `branch ${branch}`;
-    const written = result.size > 0;
-    if (result.size === 0) io.out(`Nothing to update: the scaffolds of kubeforge ${from.version} and ${to.version} bring no change to this project (no branch made).\n`);
-    else io.out(`Updated the scaffold from kubeforge ${from.label} to ${to.label} on ${where}${committed ? ' (committed)' : ' (not committed)'}: ${changed.length} file${changed.length === 1 ? '' : 's'} written, ${removed.length} removed.\n`);
-    if (conflicts.length) {
-      io.out(`Conflicts (${conflicts.length}):\n${conflicts.map((c) => `  ${c}`).join('\n')}\n`);
-      if (!options.force) {
-        throw new DiagnosticError([
-          ...notes.map((n) => ({ ...n, severity: 'error' as const })),
-          error('KF1326', `${conflicts.length} file${conflicts.length === 1 ? '' : 's'} need${conflicts.length === 1 ? 's' : ''} your merge; the result is in ${where}, not committed (${fromBranch} is unchanged)`, {
-            hint: 'resolve the markers, then git add -A && git commit (or rerun with --force to commit them as they are)',
-          }),
-        ]);
-      }
-      io.err(formatDiagnostics(notes, { color: io.color, cwd: io.cwd }));
-    }
-    if (result.size > 0) io.err('Next: npm install && npm run manifests, then build and test the project.\n');
-    return { from: from.version, to: to.version, branch: written ? branch : undefined, committed, changed, removed, conflicts };
-  } finally {
-    rmSync(work, { recursive: true, force: true });
   }
+  // Both scaffolds depend on kubeforge the way the project does (init --kubeforge-source).
+  const userDep = /"kubeforge":\s*"([^"]*)"/.exec(userPackage ?? '')?.[1];
+  const source = userDep === undefined || userDep.startsWith(`file:${TARBALL_DIR}/`) ? 'tarball' : userDep.startsWith('file:') ? 'link' : 'registry';
+  scaffoldWith(from, seed, join(work, 'ancestor'), source, io, 'ancestor');
+  scaffoldWith(to, seed, join(work, 'upgrade'), source, io, 'upgrade');
+  const ancestor = sideOf(join(work, 'ancestor'));
+  const upgrade = sideOf(join(work, 'upgrade'));
+  // The ancestor depends on kubeforge as the user's package.json did: that line is the user's, not a change of theirs.
+  const dep = (text: string | undefined) => /"kubeforge":\s*"[^"]*"/.exec(text ?? '')?.[0];
+  // So does the upgrade when both are the same kubeforge (its own packing would only rename the tarball).
+  const sameKubeforge = from.dir === to.dir || packageIdentity(from.dir) === packageIdentity(to.dir);
+  for (const side of sameKubeforge ? [ancestor, upgrade] : [ancestor]) {
+    const pkg = side.get('package.json');
+    if (pkg && dep(userPackage) && dep(pkg.data.toString('utf8'))) pkg.data = Buffer.from(pkg.data.toString('utf8').replace(dep(pkg.data.toString('utf8'))!, dep(userPackage)!));
+  }
+  return { ancestor, upgrade };
+}
+
+/** The three-way merge of every file: the upgrade's change where the user made none, git merge-file where both did. */
+function mergeSides(run: UpdateRun, options: UpdateOptions, sides: { ancestor: Side; original: Side; upgrade: Side }): Merged {
+  const { git, project, work, fromBranch, from, to } = run;
+  const { ancestor, original, upgrade } = sides;
+  const restore = (options.restorePath ?? []).map((p) => p.replace(/^\.\//, '').replace(/\/+$/, ''));
+  const restored = (f: string) => restore.some((p) => f === p || f.startsWith(`${p}/`));
+  const labels: [string, string, string] = [`original (${fromBranch})`, `ancestor (kubeforge ${from.version})`, `upgrade (kubeforge ${to.version})`];
+  const result = new Map<string, { data: Buffer; mode: string } | null>();
+  const conflicts: string[] = [];
+  const notes: Diagnostic[] = [];
+  const all = [...new Set([...ancestor.keys(), ...original.keys(), ...upgrade.keys()])].sort();
+  for (const f of all) {
+    const a = ancestor.get(f);
+    const o = original.get(f);
+    const u = upgrade.get(f);
+    if (restored(f)) continue;
+    const same = (x?: { data: Buffer }, y?: { data: Buffer }) => (x === undefined ? y === undefined : y !== undefined && x.data.equals(y.data));
+    if (same(o, u) || same(a, u)) continue; // nothing new from the upgrade for this file
+    if (same(a, o)) {
+      result.set(f, u ?? null); // unchanged by the user: the upgrade's version (or its removal)
+      continue;
+    }
+    // Both sides changed the file.
+    if (!o || !u) {
+      conflicts.push(f);
+      notes.push(warning('KF1326', o ? `${f}: you changed it and kubeforge ${to.version} no longer scaffolds it; kept as yours` : `${f}: you deleted it and kubeforge ${to.version} changed it; left deleted`, { file: join(project, f), hint: 'decide whether the project still needs it' }));
+      continue;
+    }
+    if (isBinary(o.data) || isBinary(u.data) || (a && isBinary(a.data))) {
+      conflicts.push(f);
+      notes.push(warning('KF1326', `${f}: a binary file both you and kubeforge ${to.version} changed; kept as yours`, { file: join(project, f), hint: 'compare it with the new scaffold by hand' }));
+      continue;
+    }
+    const merged = mergeFile(git, work, f, a?.data ?? Buffer.alloc(0), o.data, u.data, labels);
+    if (!merged.data.equals(o.data)) result.set(f, { data: merged.data, mode: o.mode });
+    if (merged.conflicted) {
+      conflicts.push(f);
+      const line = merged.data.toString('utf8').split('\n').findIndex((l) => l.startsWith('<<<<<<< ')) + 1;
+      notes.push(warning('KF1326', `${f}: your changes and kubeforge ${to.version}'s overlap; both are kept between conflict markers`, { file: join(project, f), line: line || undefined, hint: 'keep what you want between <<<<<<< and >>>>>>>, remove the markers' }));
+    }
+  }
+  return { result, conflicts, notes };
+}
+
+/** The new kubeforge's tarball, when the upgrade's package.json depends on one (init packs it); the old one goes when nothing names it. */
+function carryTarball(run: UpdateRun, result: Merged['result'], upgrade: Side, userPackage: string | undefined, original: Side): void {
+  const { git, work, fromBranch, prefix } = run;
+  const newTarball = /"kubeforge":\s*"file:(\.kubeforge\/kubeforge-[^"]+\.tgz)"/.exec(upgrade.get('package.json')?.data.toString('utf8') ?? '')?.[1];
+  const isCommitted = (f: string) => git(['cat-file', '-e', `${fromBranch}:${prefix}${f}`], { allowFail: true }).status === 0;
+  if (newTarball && existsSync(join(work, 'upgrade', newTarball)) && !isCommitted(newTarball)) {
+    result.set(newTarball, { data: readFileSync(join(work, 'upgrade', newTarball)), mode: '100644' });
+    const oldTarball = /"kubeforge":\s*"file:(\.kubeforge\/kubeforge-[^"]+\.tgz)"/.exec(userPackage ?? '')?.[1];
+    const mergedPkg = (result.get('package.json') ?? original.get('package.json'))?.data.toString('utf8') ?? '';
+    if (oldTarball && isCommitted(oldTarball) && !mergedPkg.includes(oldTarball)) result.set(oldTarball, null);
+  }
+}
+
+/** Writes the result: on a new branch from the user's (or the current work tree with --in-place), committed unless it has conflicts. */
+function writeResult(run: UpdateRun, options: UpdateOptions, merged: Merged): { changed: string[]; removed: string[]; committed: boolean } {
+  const { git, project, fromBranch, from, to, branch } = run;
+  const { result, conflicts } = merged;
+  if (branch !== undefined && result.size > 0) git(['checkout', '--quiet', '-b', branch, fromBranch]);
+  const changed: string[] = [];
+  const removed: string[] = [];
+  for (const [f, v] of result) {
+    const target = join(project, f);
+    if (v === null) {
+      if (existsSync(target)) unlinkSync(target);
+      removed.push(f);
+    } else {
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, v.data);
+      chmodSync(target, v.mode === '100755' ? 0o755 : 0o644);
+      changed.push(f);
+    }
+  }
+  let committed = false;
+  if (branch !== undefined && (conflicts.length === 0 || options.force) && result.size > 0) {
+    git(['add', '-A', '--', ...[...result.keys()]]);
+    const identity = git(['config', 'user.email'], { allowFail: true }).status === 0 ? [] : ['-c', 'user.name=kubeforge', '-c', 'user.email=kubeforge@localhost'];
+    const message = `kubeforge alpha update: scaffold from kubeforge ${from.version} to ${to.version}\n\nThree-way merge of ${fromBranch} with the scaffolds of both versions.${conflicts.length ? `\nConflicts (markers committed, --force):\n${conflicts.map((c) => `  ${c}`).join('\n')}` : ''}\n`;
+    git([...identity, 'commit', '--quiet', '--no-verify', '-m', message]);
+    committed = true;
+  }
+  return { changed, removed, committed };
+}
+
+/** Says what was done; the conflicts are an error (KF1326) unless --force. */
+function reportUpdate(run: UpdateRun, options: UpdateOptions, io: CommandIo, merged: Merged, changed: string[], removed: string[], committed: boolean): void {
+  const { fromBranch, from, to, branch } = run;
+  const { result, conflicts, notes } = merged;
+  const where = branch === undefined ? 'the work tree' : `branch ${branch}`;
+  if (result.size === 0) io.out(`Nothing to update: the scaffolds of kubeforge ${from.version} and ${to.version} bring no change to this project (no branch made).\n`);
+  else io.out(`Updated the scaffold from kubeforge ${from.label} to ${to.label} on ${where}${committed ? ' (committed)' : ' (not committed)'}: ${changed.length} file${changed.length === 1 ? '' : 's'} written, ${removed.length} removed.\n`);
+  if (conflicts.length) {
+    io.out(`Conflicts (${conflicts.length}):\n${conflicts.map((c) => `  ${c}`).join('\n')}\n`);
+    if (!options.force) {
+      throw new DiagnosticError([
+        ...notes.map((n) => ({ ...n, severity: 'error' as const })),
+        error('KF1326', `${conflicts.length} file${conflicts.length === 1 ? '' : 's'} need${conflicts.length === 1 ? 's' : ''} your merge; the result is in ${where}, not committed (${fromBranch} is unchanged)`, {
+          hint: 'resolve the markers, then git add -A && git commit (or rerun with --force to commit them as they are)',
+        }),
+      ]);
+    }
+    io.err(formatDiagnostics(notes, { color: io.color, cwd: io.cwd }));
+  }
+  if (result.size > 0) io.err('Next: npm install && npm run manifests, then build and test the project.\n');
 }

@@ -20,7 +20,7 @@ import { run } from '../../src/cli/index.js';
 import { TestEnvironment } from '../../src/testing/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { asChartRendersIt, DIFFERENCES, docs, key, type Obj } from '../helpers/chart.js';
-import { runGenerate } from '../../src/scaffolds/generate.js';
+import { runGenerate } from '../../src/scaffolds/alpha-generate.js';
 import { goModuleDir, helm, kubebuilder } from '../oracle/tools.js';
 
 /** The cert-manager release whose CRDs check the chart's Certificates and Issuer. */

@@ -18,7 +18,7 @@ import { recordedMaxDescLen, recordMaxDescLen } from '../../src/manifests/script
 import { Reporter } from '../../src/diagnostics/index.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { DiskHost, Tree } from '../../src/scaffold/index.js';
-import { defaultManifestsStep } from '../../src/scaffolds/transaction.js';
+import { defaultManifestsStep } from '../../src/scaffolds/manifests-step.js';
 import { TestEnvironment } from '../../src/testing/index.js';
 import { treeHash } from '../helpers/tree.js';
 

@@ -4,7 +4,9 @@ import { DiagnosticError } from '../../src/diagnostics/index.js';
 import { pluralize } from '../../src/manifests/crd.js';
 import { parseProject } from '../../src/project/index.js';
 import { type Change, MemoryHost } from '../../src/scaffold/index.js';
-import { apiNames, type CreateApiOptions, planCreateApi, runCreateApi, uncommentCrd } from '../../src/scaffolds/api.js';
+import { type CreateApiOptions, planCreateApi, runCreateApi } from '../../src/scaffolds/api.js';
+import { uncommentCrd } from '../../src/scaffolds/api-wiring.js';
+import { apiNames } from '../../src/scaffolds/resource-names.js';
 import { type InitOptions, runInit } from '../../src/scaffolds/init.js';
 import { assertGoldenFile, assertGoldenTree } from '../helpers/golden.js';
 

@@ -14,7 +14,7 @@ import { VALID_BODIES, validBody } from '../../src/scaffolds/builtin-bodies.js';
 import { BUILTIN_KINDS, BUILTIN_KINDS_SERVER, type BuiltinKind } from '../../src/project/builtin-kinds.js';
 import { newClient } from '../../src/runtime/client/index.js';
 import { newManager } from '../../src/runtime/manager/index.js';
-import { CORE_GROUPS } from '../../src/scaffolds/api.js';
+import { CORE_GROUPS } from '../../src/scaffolds/resource-names.js';
 import type { TestEnvironment } from '../../src/testing/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { startEnv, testLogger } from '../runtime/controller/harness.js';

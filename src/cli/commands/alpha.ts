@@ -1,16 +1,37 @@
 // `kubeforge alpha ...`: experimental commands, as Kubebuilder's alpha group. The implementation is imported lazily.
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { addFlags, type FlagTable, flagValues } from '../flags.js';
+
+/** The flags of `alpha generate`, in the help's order. */
+export const ALPHA_GENERATE_FLAGS = {
+  outputDir: { type: 'string', value: '<dir>', required: true, description: 'folder for the new project (must not exist, or be empty)' },
+  inputDir: { type: 'string', value: '<dir>', default: '.', description: 'the project to re-scaffold' },
+  skipInstall: { type: 'switch', default: false, description: 'do not run npm install and manifests in the new project' },
+  kubeforgeSource: { type: 'string', value: '<source>', default: 'tarball', description: 'how the new project depends on kubeforge (as init --kubeforge-source)' },
+} as const satisfies FlagTable;
+
+/** The flags of `alpha update`, in the help's order. */
+export const ALPHA_UPDATE_FLAGS = {
+  fromVersion: {
+    type: 'string',
+    value: '<version|path>',
+    description: "the kubeforge that made the project: a version (default: PROJECT's cliVersion; found in .kubeforge/, else with npm) or a path to a kubeforge package folder or .tgz",
+  },
+  toVersion: { type: 'string', value: '<version|path>', description: 'the kubeforge to upgrade to, as --from-version (default: this kubeforge)' },
+  fromBranch: { type: 'string', value: '<branch>', description: 'the branch holding your project (default: the current branch)' },
+  outputBranch: { type: 'string', value: '<branch>', description: 'the branch the result goes on (default: kubeforge-update-from-<from>-to-<to>)' },
+  force: { type: 'switch', default: false, description: 'commit the result even when files have conflicts (markers committed, files listed)' },
+  inPlace: { type: 'switch', default: false, description: 'write the result into the current work tree instead of a new branch (nothing committed)' },
+  restorePath: { type: 'list', value: '<path...>', description: 'files or folders kept exactly as on your branch, never merged (repeatable)' },
+} as const satisfies FlagTable;
 
 export function registerAlpha(program: Command, ctx: CliContext): void {
   const alpha = program.command('alpha').description('experimental commands (Kubebuilder: kubebuilder alpha)');
-  alpha
-    .command('generate')
-    .description("re-scaffold a project from its PROJECT file with this kubeforge into a new folder, copying your code over (the upgrade path)")
-    .requiredOption('--output-dir <dir>', 'folder for the new project (must not exist, or be empty)')
-    .option('--input-dir <dir>', 'the project to re-scaffold', '.')
-    .option('--skip-install', 'do not run npm install and manifests in the new project', false)
-    .option('--kubeforge-source <source>', 'how the new project depends on kubeforge (as init --kubeforge-source)', 'tarball')
+  addFlags(
+    alpha.command('generate').description("re-scaffold a project from its PROJECT file with this kubeforge into a new folder, copying your code over (the upgrade path)"),
+    ALPHA_GENERATE_FLAGS,
+  )
     .addHelpText(
       'after',
       `
@@ -22,20 +43,14 @@ Example:
   $ kubeforge alpha generate --output-dir ../guestbook-upgraded
   $ diff -r --exclude=node_modules . ../guestbook-upgraded`,
     )
-    .action(async (opts: { outputDir: string; inputDir?: string; skipInstall?: boolean; kubeforgeSource?: string }) => {
-      const { runGenerate } = await import('../../scaffolds/generate.js');
-      await runGenerate({ outputDir: opts.outputDir, inputDir: opts.inputDir, skipInstall: Boolean(opts.skipInstall), kubeforgeSource: opts.kubeforgeSource }, ctx);
+    .action(async (opts: Record<string, unknown>) => {
+      const { runGenerate } = await import('../../scaffolds/alpha-generate.js');
+      await runGenerate(flagValues(ALPHA_GENERATE_FLAGS, opts), ctx);
     });
-  alpha
-    .command('update')
-    .description("upgrade the project's scaffold to this kubeforge: a three-way merge (old scaffold, your project, new scaffold) with git, on a new branch")
-    .option('--from-version <version|path>', "the kubeforge that made the project: a version (default: PROJECT's cliVersion; found in .kubeforge/, else with npm) or a path to a kubeforge package folder or .tgz")
-    .option('--to-version <version|path>', 'the kubeforge to upgrade to, as --from-version (default: this kubeforge)')
-    .option('--from-branch <branch>', 'the branch holding your project (default: the current branch)')
-    .option('--output-branch <branch>', 'the branch the result goes on (default: kubeforge-update-from-<from>-to-<to>)')
-    .option('--force', 'commit the result even when files have conflicts (markers committed, files listed)', false)
-    .option('--in-place', 'write the result into the current work tree instead of a new branch (nothing committed)', false)
-    .option('--restore-path <path...>', 'files or folders kept exactly as on your branch, never merged (repeatable)')
+  addFlags(
+    alpha.command('update').description("upgrade the project's scaffold to this kubeforge: a three-way merge (old scaffold, your project, new scaffold) with git, on a new branch"),
+    ALPHA_UPDATE_FLAGS,
+  )
     .addHelpText(
       'after',
       `
@@ -51,21 +66,8 @@ Example:
   $ kubeforge alpha update
   $ kubeforge alpha update --from-version ../kubeforge-0.1.0.tgz --output-branch upgrade-kubeforge`,
     )
-    .action(
-      async (opts: { fromVersion?: string; toVersion?: string; fromBranch?: string; outputBranch?: string; force?: boolean; inPlace?: boolean; restorePath?: string[] }) => {
-        const { runUpdate } = await import('../../scaffolds/update.js');
-        await runUpdate(
-          {
-            fromVersion: opts.fromVersion,
-            toVersion: opts.toVersion,
-            fromBranch: opts.fromBranch,
-            outputBranch: opts.outputBranch,
-            force: Boolean(opts.force),
-            inPlace: Boolean(opts.inPlace),
-            restorePath: opts.restorePath,
-          },
-          ctx,
-        );
-      },
-    );
+    .action(async (opts: Record<string, unknown>) => {
+      const { runUpdate } = await import('../../scaffolds/update.js');
+      await runUpdate(flagValues(ALPHA_UPDATE_FLAGS, opts), ctx);
+    });
 }

@@ -1,20 +1,8 @@
 // `kubeforge create api` and `create webhook`: flags declared here cheaply; the scaffold
 // (handlebars, and ts-morph for the manifests step) is imported lazily inside the action.
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../context.js';
-
-/**
- * A Go-style boolean flag: `--resource`, `--resource=false`, `--resource false` and
- * `--no-resource` all work, as Kubebuilder users type them.
- */
-function parseBool(flag: string) {
-  return (value: string): boolean => {
-    const v = value.toLowerCase();
-    if (['true', '1', 't', 'yes', 'y'].includes(v)) return true;
-    if (['false', '0', 'f', 'no', 'n'].includes(v)) return false;
-    throw new UsageError(`invalid value "${value}" for --${flag}: expected true or false`, `e.g. --${flag}=false, or --no-${flag}`);
-  };
-}
+import { addFlags, type FlagTable, flagValues } from '../flags.js';
 
 /**
  * Kubebuilder asks "Create Resource [y/n]" and "Create Controller [y/n]" when the flag is not
@@ -48,18 +36,75 @@ async function askAll(questions: string[], ctx: CliContext): Promise<boolean[]> 
   return answers;
 }
 
-export function boolOption(program: Command, flag: string, description: string): void {
-  program.addOption(new Option(`--${flag} [bool]`, description).argParser(parseBool(flag)));
-  program.addOption(new Option(`--no-${flag}`).hideHelp());
+/** --group, --version, --kind and --plural of `create api` and `create webhook`, each described for its command. */
+function gvkFlags(describe: { group: string; version: string; plural: string }) {
+  return {
+    group: { type: 'string', value: '<group>', description: describe.group },
+    version: { type: 'string', value: '<version>', description: describe.version },
+    kind: { type: 'string', value: '<kind>', description: 'Kind, in PascalCase, e.g. CronJob' },
+    plural: { type: 'string', value: '<plural>', description: describe.plural },
+  } as const satisfies FlagTable;
 }
 
 /** The --external-api-* flags, on `create api` and `create webhook`. */
-function externalOptions(cmd: Command): void {
-  cmd
-    .option('--external-api-path <path>', 'for a Kind another project owns (with --resource=false): where its TypeScript type is, a file of the project (src/external/certmanager/v1.ts) or a module specifier inside --external-api-module; anything else (a Go import path) is recorded, and the code uses an untyped KubernetesObject')
-    .option('--external-api-domain <domain>', 'domain of the external Kind\'s group (io for cert-manager.io; default: the project\'s): the RBAC markers and webhook rules name <group>.<domain>')
-    .option('--external-api-module <module>', 'npm package (name[@version]) the type at --external-api-path comes from: added to package.json\'s dependencies');
-}
+const EXTERNAL_API_FLAGS = {
+  externalApiPath: {
+    type: 'string',
+    value: '<path>',
+    description: 'for a Kind another project owns (with --resource=false): where its TypeScript type is, a file of the project (src/external/certmanager/v1.ts) or a module specifier inside --external-api-module; anything else (a Go import path) is recorded, and the code uses an untyped KubernetesObject',
+  },
+  externalApiDomain: { type: 'string', value: '<domain>', description: 'domain of the external Kind\'s group (io for cert-manager.io; default: the project\'s): the RBAC markers and webhook rules name <group>.<domain>' },
+  externalApiModule: { type: 'string', value: '<module>', description: 'npm package (name[@version]) the type at --external-api-path comes from: added to package.json\'s dependencies' },
+} as const satisfies FlagTable;
+
+/** The flags of `create api`, in the help's order. */
+export const CREATE_API_FLAGS = {
+  ...gvkFlags({
+    group: 'API group without the domain, e.g. batch or data.storage (a DNS-1123 subdomain; the full group is <group>.<domain>)',
+    version: 'API version, e.g. v1, v1beta1, v2alpha3',
+    plural: 'resource name (default: the plural of the Kind, lower-cased, as kubeforge manifests and controller-gen derive it)',
+  }),
+  namespaced: { type: 'bool', description: 'namespaced Kind (default true); --namespaced=false or --no-namespaced makes it cluster-scoped' },
+  resource: { type: 'bool', description: 'scaffold the API types (default true; asked on a terminal); --resource=false skips them' },
+  controller: { type: 'bool', description: 'scaffold the controller (default true; asked on a terminal); --controller=false skips it' },
+  make: { type: 'bool', description: 'run kubeforge manifests afterwards, so the CRD exists (default true); --make=false skips it' },
+  ssa: {
+    type: 'bool',
+    description: "(alpha, as in Kubebuilder) server-side apply: the controller writes the status it owns with client.status().apply as its field manager, merged by the API server; PROJECT records api.ssa. TypeScript needs no generated apply configurations (ApplyConfiguration<T> is the Kind's type made partial)",
+  },
+  ...EXTERNAL_API_FLAGS,
+  plugins: { type: 'list', value: '<plugins...>', description: 'plugins of create api (comma or space separated): deploy-image/v1-alpha (deploy-image.go.kubebuilder.io/v1-alpha), a controller that runs --image in a Deployment' },
+  image: { type: 'string', value: '<image>', description: 'deploy-image: the image the controller deploys (required with the plugin), e.g. memcached:1.6.26-alpine3.19' },
+  imageContainerCommand: { type: 'string', value: '<command>', description: 'deploy-image: the container command, comma-separated, e.g. "memcached,--memory-limit=64,-o,modern,-v"' },
+  imageContainerPort: { type: 'string', value: '<port>', description: 'deploy-image: the container port (1-65535); adds spec.containerPort to the Kind' },
+  runAsUser: { type: 'string', value: '<uid>', description: 'deploy-image: the user id the container runs as (securityContext.runAsUser)' },
+  controllerName: {
+    type: 'string',
+    value: '<name>',
+    description: 'name of the controller (DNS-1123 label, e.g. captain-backup): a further controller for the Kind, in <name>_controller.ts with the class <Name>Reconciler (default: the lower-cased Kind)',
+  },
+  force: { type: 'switch', default: false, description: 'scaffold even if the Kind exists in PROJECT; replace files that differ' },
+  dryRun: { type: 'switch', default: false, description: 'print the plan (CREATE/UPDATE lines) and write nothing' },
+} as const satisfies FlagTable;
+
+/** The flags of `create webhook`, in the help's order. */
+export const CREATE_WEBHOOK_FLAGS = {
+  ...gvkFlags({
+    group: 'API group of the Kind, without the domain (core, apps, batch, ... for a built-in Kind)',
+    version: 'API version of the Kind; with --conversion, the hub (the storage version)',
+    plural: 'resource name (default: the one PROJECT records for the Kind, else its plural)',
+  }),
+  defaulting: { type: 'bool', description: 'scaffold a mutating webhook with a CustomDefaulter' },
+  programmaticValidation: { type: 'bool', description: 'scaffold a validating webhook with a CustomValidator' },
+  conversion: { type: 'bool', description: 'scaffold conversion between the versions of the Kind (needs --spoke)' },
+  spoke: { type: 'string', value: '<versions>', description: 'with --conversion: the versions converted to and from the hub, comma-separated (e.g. v2 or v2,v3)' },
+  defaultingPath: { type: 'string', value: '<path>', description: 'serve the defaulting webhook at this path (default /mutate-<group>-<version>-<kind>)' },
+  validationPath: { type: 'string', value: '<path>', description: 'serve the validating webhook at this path (default /validate-<group>-<version>-<kind>)' },
+  ...EXTERNAL_API_FLAGS,
+  make: { type: 'bool', description: 'run kubeforge manifests afterwards (default true); --make=false skips it' },
+  force: { type: 'switch', default: false, description: 'scaffold a webhook type PROJECT already records; replace files that differ (code already in the webhook file is kept)' },
+  dryRun: { type: 'switch', default: false, description: 'print the plan (CREATE/UPDATE lines) and write nothing' },
+} as const satisfies FlagTable;
 
 export function registerCreate(program: Command, ctx: CliContext): void {
   const create = program
@@ -75,28 +120,7 @@ Examples:
   $ kubeforge create webhook --group core --version v1 --kind Pod --defaulting`,
     );
 
-  const api = create
-    .command('api')
-    .description('scaffold a Kind: its API types, a controller, samples and roles; then generate its CRD')
-    .option('--group <group>', 'API group without the domain, e.g. batch or data.storage (a DNS-1123 subdomain; the full group is <group>.<domain>)')
-    .option('--version <version>', 'API version, e.g. v1, v1beta1, v2alpha3')
-    .option('--kind <kind>', 'Kind, in PascalCase, e.g. CronJob')
-    .option('--plural <plural>', 'resource name (default: the plural of the Kind, lower-cased, as kubeforge manifests and controller-gen derive it)');
-  boolOption(api, 'namespaced', 'namespaced Kind (default true); --namespaced=false or --no-namespaced makes it cluster-scoped');
-  boolOption(api, 'resource', 'scaffold the API types (default true; asked on a terminal); --resource=false skips them');
-  boolOption(api, 'controller', 'scaffold the controller (default true; asked on a terminal); --controller=false skips it');
-  boolOption(api, 'make', 'run kubeforge manifests afterwards, so the CRD exists (default true); --make=false skips it');
-  boolOption(api, 'ssa', "(alpha, as in Kubebuilder) server-side apply: the controller writes the status it owns with client.status().apply as its field manager, merged by the API server; PROJECT records api.ssa. TypeScript needs no generated apply configurations (ApplyConfiguration<T> is the Kind's type made partial)");
-  externalOptions(api);
-  api
-    .option('--plugins <plugins...>', 'plugins of create api (comma or space separated): deploy-image/v1-alpha (deploy-image.go.kubebuilder.io/v1-alpha), a controller that runs --image in a Deployment')
-    .option('--image <image>', 'deploy-image: the image the controller deploys (required with the plugin), e.g. memcached:1.6.26-alpine3.19')
-    .option('--image-container-command <command>', 'deploy-image: the container command, comma-separated, e.g. "memcached,--memory-limit=64,-o,modern,-v"')
-    .option('--image-container-port <port>', 'deploy-image: the container port (1-65535); adds spec.containerPort to the Kind')
-    .option('--run-as-user <uid>', "deploy-image: the user id the container runs as (securityContext.runAsUser)")
-    .option('--controller-name <name>', 'name of the controller (DNS-1123 label, e.g. captain-backup): a further controller for the Kind, in <name>_controller.ts with the class <Name>Reconciler (default: the lower-cased Kind)')
-    .option('--force', 'scaffold even if the Kind exists in PROJECT; replace files that differ', false)
-    .option('--dry-run', 'print the plan (CREATE/UPDATE lines) and write nothing', false)
+  addFlags(create.command('api').description('scaffold a Kind: its API types, a controller, samples and roles; then generate its CRD'), CREATE_API_FLAGS)
     .addHelpText(
       'after',
       `
@@ -116,63 +140,22 @@ Examples:
     )
     .action(async (opts: Record<string, unknown>) => {
       const { runCreateApi } = await import('../../scaffolds/api.js');
-      // --no-x sets x to false; --x without a value sets it to true.
-      const bool = (v: unknown) => (v === undefined ? undefined : v !== false);
+      const flags = flagValues(CREATE_API_FLAGS, opts);
       const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-      let resource = bool(opts.resource);
-      let controller = bool(opts.controller);
+      let { resource, controller } = flags;
       if (interactive && (resource === undefined || controller === undefined)) {
         const asked = [resource === undefined && 'Create Resource', controller === undefined && 'Create Controller'].filter((q): q is string => q !== false);
         const answers = await askAll(asked, ctx);
         if (resource === undefined) resource = answers.shift();
         if (controller === undefined) controller = answers.shift();
       }
-      await runCreateApi(
-        {
-          group: opts.group as string | undefined,
-          version: opts.version as string | undefined,
-          kind: opts.kind as string | undefined,
-          plural: opts.plural as string | undefined,
-          namespaced: bool(opts.namespaced),
-          resource,
-          controller,
-          force: Boolean(opts.force),
-          dryRun: Boolean(opts.dryRun),
-          make: bool(opts.make),
-          ssa: bool(opts.ssa),
-          plugins: opts.plugins as string[] | undefined,
-          image: opts.image as string | undefined,
-          imageContainerCommand: opts.imageContainerCommand as string | undefined,
-          imageContainerPort: opts.imageContainerPort as string | undefined,
-          runAsUser: opts.runAsUser as string | undefined,
-          controllerName: opts.controllerName as string | undefined,
-          externalApiPath: opts.externalApiPath as string | undefined,
-          externalApiDomain: opts.externalApiDomain as string | undefined,
-          externalApiModule: opts.externalApiModule as string | undefined,
-        },
-        ctx,
-      );
+      await runCreateApi({ ...flags, resource, controller }, ctx);
     });
 
-  const webhook = create
-    .command('webhook')
-    .description('scaffold webhooks for a Kind: a defaulter, a validator and/or conversion between its versions; then generate the webhook manifests')
-    .option('--group <group>', 'API group of the Kind, without the domain (core, apps, batch, ... for a built-in Kind)')
-    .option('--version <version>', 'API version of the Kind; with --conversion, the hub (the storage version)')
-    .option('--kind <kind>', 'Kind, in PascalCase, e.g. CronJob')
-    .option('--plural <plural>', 'resource name (default: the one PROJECT records for the Kind, else its plural)');
-  boolOption(webhook, 'defaulting', 'scaffold a mutating webhook with a CustomDefaulter');
-  boolOption(webhook, 'programmatic-validation', 'scaffold a validating webhook with a CustomValidator');
-  boolOption(webhook, 'conversion', 'scaffold conversion between the versions of the Kind (needs --spoke)');
-  webhook
-    .option('--spoke <versions>', 'with --conversion: the versions converted to and from the hub, comma-separated (e.g. v2 or v2,v3)')
-    .option('--defaulting-path <path>', 'serve the defaulting webhook at this path (default /mutate-<group>-<version>-<kind>)')
-    .option('--validation-path <path>', 'serve the validating webhook at this path (default /validate-<group>-<version>-<kind>)');
-  externalOptions(webhook);
-  boolOption(webhook, 'make', 'run kubeforge manifests afterwards (default true); --make=false skips it');
-  webhook
-    .option('--force', 'scaffold a webhook type PROJECT already records; replace files that differ (code already in the webhook file is kept)', false)
-    .option('--dry-run', 'print the plan (CREATE/UPDATE lines) and write nothing', false)
+  addFlags(
+    create.command('webhook').description('scaffold webhooks for a Kind: a defaulter, a validator and/or conversion between its versions; then generate the webhook manifests'),
+    CREATE_WEBHOOK_FLAGS,
+  )
     .addHelpText(
       'after',
       `
@@ -187,28 +170,8 @@ Examples:
     )
     .action(async (opts: Record<string, unknown>) => {
       const { runCreateWebhook } = await import('../../scaffolds/webhook.js');
-      const bool = (v: unknown) => (v === undefined ? undefined : v !== false);
-      const spoke = typeof opts.spoke === 'string' ? opts.spoke.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
-      await runCreateWebhook(
-        {
-          group: opts.group as string | undefined,
-          version: opts.version as string | undefined,
-          kind: opts.kind as string | undefined,
-          plural: opts.plural as string | undefined,
-          defaulting: bool(opts.defaulting),
-          programmaticValidation: bool(opts.programmaticValidation),
-          conversion: bool(opts.conversion),
-          spoke,
-          defaultingPath: opts.defaultingPath as string | undefined,
-          validationPath: opts.validationPath as string | undefined,
-          externalApiPath: opts.externalApiPath as string | undefined,
-          externalApiDomain: opts.externalApiDomain as string | undefined,
-          externalApiModule: opts.externalApiModule as string | undefined,
-          force: Boolean(opts.force),
-          dryRun: Boolean(opts.dryRun),
-          make: bool(opts.make),
-        },
-        ctx,
-      );
+      const flags = flagValues(CREATE_WEBHOOK_FLAGS, opts);
+      const spoke = flags.spoke?.split(',').map((s) => s.trim()).filter(Boolean);
+      await runCreateWebhook({ ...flags, spoke }, ctx);
     });
 }

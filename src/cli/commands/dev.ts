@@ -2,18 +2,31 @@
 import type { Command } from 'commander';
 import { DiagnosticError, error } from '../../diagnostics/index.js';
 import type { CliContext } from '../context.js';
+import { addFlags, type FlagTable, flagValues } from '../flags.js';
+
+/** The flags of `dev`, in the help's order. */
+export const DEV_FLAGS = {
+  project: { type: 'string', value: '<dir>', default: '.', description: 'project folder' },
+  kubeconfig: { type: 'string', value: '<file>', description: 'use the cluster of this kubeconfig instead of starting a local control plane' },
+  context: { type: 'string', value: '<name>', description: 'the kubeconfig context to use (implies a cluster, not a local control plane)' },
+  webhookHost: {
+    type: 'string',
+    value: '<host>',
+    default: '127.0.0.1',
+    description: 'host the API server calls the webhooks at; on a remote cluster, an address that reaches this machine (a tunnel or port-forward you run)',
+  },
+  webhookPort: { type: 'string', value: '<port>', description: 'port of the local webhook server (default: a free port)' },
+  applySamples: { type: 'switch', description: 'apply config/samples (the Kinds of this project) once the manager runs, and again whenever a file there changes' },
+  keep: { type: 'switch', description: 'on a remote cluster, leave the CRDs, ClusterRole and webhook configurations dev installed when it stops' },
+} as const satisfies FlagTable;
 
 export function registerDev(program: Command, ctx: CliContext): void {
-  program
-    .command('dev')
-    .description('the inner loop: run the manager against a local control plane (or a cluster), webhooks included, and rebuild, re-apply and restart it on every save under src/')
-    .option('--project <dir>', 'project folder', '.')
-    .option('--kubeconfig <file>', 'use the cluster of this kubeconfig instead of starting a local control plane')
-    .option('--context <name>', 'the kubeconfig context to use (implies a cluster, not a local control plane)')
-    .option('--webhook-host <host>', 'host the API server calls the webhooks at; on a remote cluster, an address that reaches this machine (a tunnel or port-forward you run)', '127.0.0.1')
-    .option('--webhook-port <port>', 'port of the local webhook server (default: a free port)')
-    .option('--apply-samples', 'apply config/samples (the Kinds of this project) once the manager runs, and again whenever a file there changes')
-    .option('--keep', 'on a remote cluster, leave the CRDs, ClusterRole and webhook configurations dev installed when it stops')
+  addFlags(
+    program
+      .command('dev')
+      .description('the inner loop: run the manager against a local control plane (or a cluster), webhooks included, and rebuild, re-apply and restart it on every save under src/'),
+    DEV_FLAGS,
+  )
     .addHelpText(
       'after',
       `
@@ -33,7 +46,8 @@ Examples:
   $ KUBECONFIG=.kubeforge/dev/kubeconfig kubectl get crd   # from another terminal
   $ kubeforge dev --context kind-dev --webhook-host host.docker.internal`,
     )
-    .action(async (opts: { project?: string; kubeconfig?: string; context?: string; webhookHost?: string; webhookPort?: string; keep?: boolean; applySamples?: boolean }) => {
+    .action(async (parsed: Record<string, unknown>) => {
+      const opts = flagValues(DEV_FLAGS, parsed);
       let port: number | undefined;
       if (opts.webhookPort !== undefined) {
         port = Number(opts.webhookPort);

@@ -1,27 +1,31 @@
 // `kubeforge init`: flags declared here cheaply; the scaffold (handlebars, execa) is imported in the action.
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { addFlags, type FlagTable, flagValues } from '../flags.js';
+
+/** The flags of `init`, in the help's order. */
+export const INIT_FLAGS = {
+  domain: { type: 'string', value: '<domain>', description: 'domain of the API groups, e.g. example.com (required; DNS-1123 subdomain)' },
+  projectName: { type: 'string', value: '<name>', description: 'project name (DNS-1123 label; default: the folder name)' },
+  owner: { type: 'string', value: '<owner>', description: 'copyright owner in the license header (default: "The <project> Authors")' },
+  license: { type: 'string', value: '<license>', choices: ['apache2', 'none'], default: 'apache2', description: 'license header of the generated files' },
+  packageName: { type: 'string', value: '<name>', description: 'npm package name of the project (default: the project name)' },
+  multigroup: { type: 'switch', default: false, description: 'lay APIs out by group (src/api/<group>/<version>)' },
+  namespaced: { type: 'switch', default: false, description: 'a namespace-scoped manager: it watches only its own namespace (WATCH_NAMESPACE), with a Role and RoleBinding instead of cluster-wide RBAC' },
+  plugins: { type: 'list', value: '<plugins...>', description: 'plugins to add (comma or space separated): grafana (grafana.kubebuilder.io/v1-alpha dashboards); helm/v2-alpha is accepted and its chart made later by edit' },
+  skipInstall: { type: 'switch', default: false, description: 'do not run npm install afterwards' },
+  dryRun: { type: 'switch', default: false, description: 'print the plan (CREATE/UPDATE lines) and write nothing' },
+  force: { type: 'switch', default: false, description: 'scaffold into a non-empty folder; replace files that differ' },
+  kubeforgeSource: {
+    type: 'string',
+    value: '<source>',
+    default: 'tarball',
+    description: 'how the project depends on kubeforge: tarball (pack this kubeforge into .kubeforge/), link (file: its folder), registry, or a .tgz path',
+  },
+} as const satisfies FlagTable;
 
 export function registerInit(program: Command, ctx: CliContext): void {
-  program
-    .command('init')
-    .description('scaffold a new TypeScript operator project in the current folder')
-    .option('--domain <domain>', 'domain of the API groups, e.g. example.com (required; DNS-1123 subdomain)')
-    .option('--project-name <name>', 'project name (DNS-1123 label; default: the folder name)')
-    .option('--owner <owner>', 'copyright owner in the license header (default: "The <project> Authors")')
-    .addOption(new Option('--license <license>', 'license header of the generated files').choices(['apache2', 'none']).default('apache2'))
-    .option('--package-name <name>', 'npm package name of the project (default: the project name)')
-    .option('--multigroup', 'lay APIs out by group (src/api/<group>/<version>)', false)
-    .option('--namespaced', 'a namespace-scoped manager: it watches only its own namespace (WATCH_NAMESPACE), with a Role and RoleBinding instead of cluster-wide RBAC', false)
-    .option('--plugins <plugins...>', 'plugins to add (comma or space separated): grafana (grafana.kubebuilder.io/v1-alpha dashboards); helm/v2-alpha is accepted and its chart made later by edit')
-    .option('--skip-install', 'do not run npm install afterwards', false)
-    .option('--dry-run', 'print the plan (CREATE/UPDATE lines) and write nothing', false)
-    .option('--force', 'scaffold into a non-empty folder; replace files that differ', false)
-    .option(
-      '--kubeforge-source <source>',
-      'how the project depends on kubeforge: tarball (pack this kubeforge into .kubeforge/), link (file: its folder), registry, or a .tgz path',
-      'tarball',
-    )
+  addFlags(program.command('init').description('scaffold a new TypeScript operator project in the current folder'), INIT_FLAGS)
     .addHelpText(
       'after',
       `
@@ -35,22 +39,6 @@ Examples:
     )
     .action(async (opts: Record<string, unknown>) => {
       const { runInit } = await import('../../scaffolds/init.js');
-      await runInit(
-        {
-          domain: opts.domain as string | undefined,
-          projectName: opts.projectName as string | undefined,
-          owner: opts.owner as string | undefined,
-          license: opts.license as string | undefined,
-          packageName: opts.packageName as string | undefined,
-          multigroup: Boolean(opts.multigroup),
-          namespaced: Boolean(opts.namespaced),
-          skipInstall: Boolean(opts.skipInstall),
-          dryRun: Boolean(opts.dryRun),
-          force: Boolean(opts.force),
-          kubeforgeSource: opts.kubeforgeSource as string | undefined,
-          plugins: opts.plugins as string[] | undefined,
-        },
-        ctx,
-      );
+      await runInit(flagValues(INIT_FLAGS, opts), ctx);
     });
 }

@@ -1,24 +1,33 @@
 // `kubeforge setup-envtest`: provisions etcd + kube-apiserver for kubeforge/testing and prints
 // their folder (KUBEBUILDER_ASSETS), as controller-runtime's `setup-envtest use -p path`.
-import { type Command, Option } from 'commander';
-import type { EnvtestSource } from '../../envtest/setup.js';
+import type { Command } from 'commander';
 import { DEFAULT_K8S_MINOR } from '../../envtest/version.js';
 import { type CliContext, UsageError } from '../context.js';
+import { addFlags, type FlagTable, flagValues } from '../flags.js';
+
+/** The flags of `setup-envtest`, in the help's order. */
+export const SETUP_ENVTEST_FLAGS = {
+  binDir: { type: 'string', value: '<dir>', description: 'cache folder (default: ${XDG_CACHE_HOME:-~/.cache}/kubeforge/envtest)' },
+  index: { type: 'string', value: '<url>', description: "release index (default: env KUBEFORGE_ENVTEST_INDEX, else controller-tools' envtest-releases.yaml)" },
+  source: {
+    type: 'string',
+    value: '<source>',
+    choices: ['auto', 'download', 'go', 'debian'],
+    default: 'auto',
+    description: 'auto: KUBEBUILDER_ASSETS, else download, else build from Go modules (go on PATH), else the legacy v1.20 Debian build',
+  },
+  os: { type: 'string', value: '<os>', description: 'GOOS of the binaries (default: this machine)' },
+  arch: { type: 'string', value: '<arch>', description: 'GOARCH of the binaries (default: this machine)' },
+} as const satisfies FlagTable;
 
 export function registerSetupEnvtest(program: Command, ctx: CliContext): void {
-  program
-    .command('setup-envtest')
-    .description('download (or build) the etcd and kube-apiserver the tests run against, and print their folder')
-    .argument('[version]', `Kubernetes version: 1.37.2, 1.37 or 1.37.x (default: env ENVTEST_K8S_VERSION, else the newest ${DEFAULT_K8S_MINOR}.x)`)
-    .option('--bin-dir <dir>', 'cache folder (default: ${XDG_CACHE_HOME:-~/.cache}/kubeforge/envtest)')
-    .option('--index <url>', "release index (default: env KUBEFORGE_ENVTEST_INDEX, else controller-tools' envtest-releases.yaml)")
-    .addOption(
-      new Option('--source <source>', 'auto: KUBEBUILDER_ASSETS, else download, else build from Go modules (go on PATH), else the legacy v1.20 Debian build')
-        .choices(['auto', 'download', 'go', 'debian'])
-        .default('auto'),
-    )
-    .option('--os <os>', 'GOOS of the binaries (default: this machine)')
-    .option('--arch <arch>', 'GOARCH of the binaries (default: this machine)')
+  addFlags(
+    program
+      .command('setup-envtest')
+      .description('download (or build) the etcd and kube-apiserver the tests run against, and print their folder')
+      .argument('[version]', `Kubernetes version: 1.37.2, 1.37 or 1.37.x (default: env ENVTEST_K8S_VERSION, else the newest ${DEFAULT_K8S_MINOR}.x)`),
+    SETUP_ENVTEST_FLAGS,
+  )
     .addHelpText(
       'after',
       `
@@ -35,7 +44,8 @@ Examples:
   $ kubeforge setup-envtest --source go     # build from Go modules (no download)
   $ kubeforge setup-envtest --source debian # the legacy v1.20 build from Debian's sources (root)`,
     )
-    .action(async (version: string | undefined, opts: { binDir?: string; index?: string; source: EnvtestSource; os?: string; arch?: string }) => {
+    .action(async (version: string | undefined, parsed: Record<string, unknown>) => {
+      const opts = flagValues(SETUP_ENVTEST_FLAGS, parsed);
       const { setupEnvtest, SetupEnvtestError } = await import('../../envtest/setup.js');
       const goos: Record<string, NodeJS.Platform> = { linux: 'linux', darwin: 'darwin', windows: 'win32', freebsd: 'freebsd' };
       const goarch: Record<string, string> = { amd64: 'x64', arm64: 'arm64', '386': 'ia32', ppc64le: 'ppc64', s390x: 's390x' };

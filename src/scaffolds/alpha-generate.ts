@@ -9,16 +9,17 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
 import { DiagnosticError, error } from '../diagnostics/index.js';
-import { parseProject, PROJECT_FILE, type ProjectConfig, type ProjectResource, serializeProject } from '../project/index.js';
+import { pluginsOf, PROJECT_FILE, type ProjectConfig, ProjectFile, type ProjectResource, serializeProject } from '../project/index.js';
 import { type RecordedManifestsOptions, recordedManifestsOptions, recordManifestsOptions } from '../manifests/script.js';
 import { DiskHost, InterruptedError } from '../scaffold/index.js';
-import { controllerNamesOf, externalTypeSource, readProject, runCreateApi } from './api.js';
+import { runCreateApi } from './api.js';
+import { externalTypeSource } from './external-api.js';
+import { controllerNamesOf } from './resource-names.js';
 import type { ScaffoldEnvironment } from './environment.js';
 import { DEPLOY_IMAGE_PLUGIN, deployImageResources, flagsOf } from './deployimage.js';
 import { HELM_PLUGIN, helmConfigOf } from '../manifests/helm.js';
-import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, pluginsOf } from './grafana.js';
+import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN } from './grafana.js';
 import { BOILERPLATE_FILE, type InitEnvironment, npmInstall, ownerOfBoilerplate, runInit } from './init.js';
 import { runCreateWebhook } from './webhook.js';
 
@@ -92,7 +93,7 @@ function externalArgs(r: ProjectResource): { externalApiPath?: string; externalA
 export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironment & Pick<InitEnvironment, 'install'>): Promise<GenerateResult> {
   const input = resolve(io.cwd, options.inputDir ?? '.');
   const output = resolve(io.cwd, options.outputDir);
-  const config: ProjectConfig = readProject(new DiskHost(input), input);
+  const { config } = ProjectFile.read(new DiskHost(input), input);
   if (existsSync(output) && readdirSync(output).length > 0) {
     throw new DiagnosticError(
       error('KF1073', `${output} is not empty: alpha generate writes a new project there`, { hint: 'pass --output-dir with a folder that does not exist yet (or is empty)' }),
@@ -116,7 +117,7 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
     io.err('Skipped npm install and manifests (--skip-install): run `npm install && npm run manifests` in the new project.\n');
   } else {
     await (io.install ?? npmInstall)(output, { ...io, cwd: output, host: undefined });
-    const { runManifests } = await import('../manifests/generate.js');
+    const { runManifests } = await import('../manifests/pipeline.js');
     await runManifests({ projectDir: output, ...result.manifests }, undefined);
   }
   // The helm plugin's chart is made from the new project's config/default, which needs its CRDs (the manifests step).
@@ -138,8 +139,7 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
  */
 function atProjectEntry(e: unknown, input: string, r: ProjectResource, command: string): unknown {
   if (!(e instanceof DiagnosticError) || e instanceof InterruptedError) return e;
-  const text = readFileSync(join(input, PROJECT_FILE), 'utf8');
-  const line = resourceLine(text, r);
+  const line = ProjectFile.parse(readFileSync(join(input, PROJECT_FILE), 'utf8')).lineOf(r);
   const what = `${r.group || 'core'}/${r.version} ${r.kind}`;
   const keys = (s: string | undefined) => s?.replace(/--(external-api-[a-z]+|[a-z][a-z-]*)/g, (_, flag: string) => `the "${flag.replace(/-([a-z])/g, (_m: string, c: string) => c.toUpperCase())}" key`);
   return new DiagnosticError(
@@ -156,17 +156,6 @@ function atProjectEntry(e: unknown, input: string, r: ProjectResource, command: 
         : d,
     ),
   );
-}
-
-/** The line of a resource's entry in PROJECT's text (its `- ` item), when it can be found. */
-function resourceLine(text: string, r: ProjectResource): number | undefined {
-  const doc = parseDocument(text);
-  const items = (doc.get('resources', true) as { items?: { range?: [number, number, number]; toJSON(): unknown }[] } | undefined)?.items ?? [];
-  for (const item of items) {
-    const v = item.toJSON() as Partial<ProjectResource> | null;
-    if (v && v.kind === r.kind && v.version === r.version && (v.group ?? '') === r.group && item.range) return text.slice(0, item.range[0]).split('\n').length;
-  }
-  return undefined;
 }
 
 /** Init, the replayed commands and the user's code, into `output` (a new, empty folder). */
@@ -249,7 +238,7 @@ async function scaffoldInto(
   const pkg = host.read('package.json')?.toString('utf8');
   const updated = pkg === undefined ? undefined : recordManifestsOptions(pkg, recorded);
   if (updated !== undefined && updated !== pkg) host.write('package.json', Buffer.from(updated));
-  const regenerated = parseProject(host.read(PROJECT_FILE)!.toString('utf8'));
+  const regenerated = ProjectFile.parse(host.read(PROJECT_FILE)!.toString('utf8')).config;
   const mergedPlugins = { ...pluginsOf(config), ...pluginsOf(regenerated) };
   const extra = { ...(config.extra ?? {}), ...(regenerated.extra ?? {}), ...(Object.keys(mergedPlugins).length ? { plugins: mergedPlugins } : {}) };
   host.write(PROJECT_FILE, Buffer.from(serializeProject({ ...regenerated, extra: Object.keys(extra).length ? extra : undefined })));

@@ -1,0 +1,56 @@
+/**
+ * The plugin records of PROJECT (Kubebuilder's `plugins:` map, pkg/config's PluginConfigs), typed
+ * per plugin: read and written here, so that no command casts the map.
+ */
+import type { ProjectConfig } from './config.js';
+
+export const GRAFANA_PLUGIN = 'grafana.kubebuilder.io/v1-alpha';
+export const DEPLOY_IMAGE_PLUGIN = 'deploy-image.go.kubebuilder.io/v1-alpha';
+
+/** The grafana plugin records nothing of its own (Kubebuilder writes `{}`). */
+export type GrafanaPluginConfig = Record<string, unknown>;
+
+/** One entry of the deploy-image plugin's `resources`: a Kind it scaffolded, and its flags' strings. */
+export interface DeployImageResource {
+  domain?: string;
+  group: string;
+  kind: string;
+  version: string;
+  options?: { image?: string; containerCommand?: string; containerPort?: string; runAsUser?: string };
+}
+
+/** The deploy-image plugin's record (other keys Kubebuilder may add are kept as they are). */
+export interface DeployImagePluginConfig {
+  resources?: DeployImageResource[];
+  [key: string]: unknown;
+}
+
+/** The plugins whose records kubeforge reads, by id. */
+export interface KnownPluginConfigs {
+  [GRAFANA_PLUGIN]: GrafanaPluginConfig;
+  [DEPLOY_IMAGE_PLUGIN]: DeployImagePluginConfig;
+}
+
+/** The `plugins` map of PROJECT: the known plugins' records typed, any other plugin's kept as it is. */
+export type PluginConfigs = Partial<KnownPluginConfigs> & Record<string, unknown>;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The plugin configs PROJECT records (its `plugins` map; empty when there is none). */
+export function pluginsOf(config: Pick<ProjectConfig, 'extra'>): PluginConfigs {
+  const p = config.extra?.plugins;
+  return isRecord(p) ? (p as PluginConfigs) : {};
+}
+
+/** The record of one known plugin; undefined when PROJECT has none (a record that is not a map reads as empty). */
+export function pluginConfig<K extends keyof KnownPluginConfigs>(config: Pick<ProjectConfig, 'extra'>, id: K): KnownPluginConfigs[K] | undefined {
+  const plugins = pluginsOf(config);
+  if (!(id in plugins)) return undefined;
+  const v = plugins[id];
+  return isRecord(v) ? (v as KnownPluginConfigs[K]) : {};
+}
+
+/** PROJECT's extra keys with `id` recorded among the plugins (an empty config), the others kept. */
+export function withPlugin(config: Pick<ProjectConfig, 'extra'>, id: string, value: Record<string, unknown> = {}): Record<string, unknown> {
+  return { ...(config.extra ?? {}), plugins: { ...pluginsOf(config), [id]: value } };
+}
