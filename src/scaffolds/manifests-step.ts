@@ -32,7 +32,7 @@ export function lockRoot(env: ScaffoldEnvironment): string | undefined {
 /** Runs `kubeforge manifests` in-process over the scaffold's tree (loaded lazily: it brings ts-morph). */
 export async function defaultManifestsStep(tree: Tree, dir: string, reporter: Reporter): Promise<PlannedManifests> {
   const { planManifestsRun } = await import('../manifests/pipeline.js');
-  const { formatPlan } = await import('../manifests/writer.js');
+  const { formatPlan } = await import('../manifests/managed-files.js');
   const { recordedManifestsOptions } = await import('../manifests/script.js');
   // The options `make manifests` passes (package.json's manifests script), as Kubebuilder runs make.
   const run = await planManifestsRun({ projectDir: dir, reporter, ...recordedManifestsOptions(tree.readText('package.json')) }, undefined, tree);

@@ -114,7 +114,7 @@ describe('kubeforge init (golden trees)', () => {
   it('config/rbac/role.yaml is byte for byte what `kubeforge manifests` writes for a project without @Rbac markers', async () => {
     const { generateRbac } = await import('../../src/manifests/rbac.js');
     const { toYamlDocuments } = await import('../../src/manifests/yaml.js');
-    const { withHeader, RBAC_FILE } = await import('../../src/manifests/writer.js');
+    const { withHeader, RBAC_FILE } = await import('../../src/manifests/managed-files.js');
     const { host } = await scaffold({ domain: 'example.com' }, '/w/guestbook');
     assert.equal(host.read(RBAC_FILE)!.toString('utf8'), withHeader(toYamlDocuments(generateRbac([]).objects)));
     const namespaced = await scaffold({ domain: 'example.com', namespaced: true }, '/w/guestbook');
