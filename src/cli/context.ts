@@ -1,8 +1,8 @@
-import type { CommandIo } from '../scaffold/runner.js';
+import type { CommandIo } from '../machinery/runner.js';
 
 /**
  * What every command needs from the process, injected so tests can capture output: the one IO
- * context of the command runner (src/scaffold/runner.ts), with colour decided (stdout is a TTY,
+ * context of the command runner (src/machinery/runner.ts), with colour decided (stdout is a TTY,
  * --no-color absent, NO_COLOR unset).
  */
 export interface CliContext extends CommandIo {

@@ -30,7 +30,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../diagnostics/index.js';
-import { DiskHost } from '../scaffold/host.js';
+import { DiskHost } from '../machinery/host.js';
 import type { RootResult } from '../analysis/analyze.js';
 import { existingManagedFiles, managedLocations } from './managed-files.js';
 

@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { posix, resolve } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
-import { type Change, type CommandIo, deleteStaleManaged, DiskHost, hasManagedHeader, managedHeader, normalizePath, type Host, runCommand, Tree } from '../scaffold/index.js';
+import { type Change, type CommandIo, deleteStaleManaged, DiskHost, hasManagedHeader, managedHeader, normalizePath, type Host, runCommand, Tree } from '../machinery/index.js';
 import type { JSONSchemaProps } from '../schema/jsonschema.js';
 import { CRD_DIR, formatPlan } from './managed-files.js';
 import { readYamlObjects, type YamlSyntaxError } from './yaml-documents.js';

@@ -27,7 +27,7 @@ import { stringify } from 'yaml';
 import { readYamlObjects, type YamlSyntaxError } from './yaml-documents.js';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import type { ProjectConfig } from '../project/index.js';
-import type { FileSpec } from '../scaffold/index.js';
+import type { FileSpec } from '../machinery/index.js';
 import { CRD_DIR } from './managed-files.js';
 
 export const HELM_PLUGIN = 'helm.kubebuilder.io/v2-alpha';

@@ -13,10 +13,10 @@
  * produced any more, and begins with our header. A file a user wrote there is never touched.
  */
 import type { Diagnostic } from '../diagnostics/index.js';
-import type { Host } from '../scaffold/host.js';
-import { type FileSpec, hasManagedHeader, managedHeader, withManagedHeader } from '../scaffold/spec.js';
-import type { Change } from '../scaffold/tree.js';
-import { describeChange } from '../scaffold/plan.js';
+import type { Host } from '../machinery/host.js';
+import { type FileSpec, hasManagedHeader, managedHeader, withManagedHeader } from '../machinery/spec.js';
+import type { Change } from '../machinery/tree.js';
+import { describeChange } from '../machinery/plan.js';
 
 /**
  * The printed plan (as the scaffold engine's `formatPlan`), for changes that may carry their line
@@ -34,7 +34,7 @@ export function formatPlan(changes: readonly (Change & { summary?: string })[], 
     .join('\n')}\n`;
 }
 
-export type { Change } from '../scaffold/tree.js';
+export type { Change } from '../machinery/tree.js';
 
 /** The tool named in the headers of the files `kubeforge manifests` manages. */
 export const MANIFESTS_TOOL = 'kubeforge manifests';

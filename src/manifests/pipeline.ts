@@ -18,8 +18,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { type Diagnostic, DiagnosticError, error, hasErrors, Reporter, TeeReporter } from '../diagnostics/index.js';
-import { DiskHost, type Host } from '../scaffold/host.js';
-import { Tree } from '../scaffold/tree.js';
+import { DiskHost, type Host } from '../machinery/host.js';
+import { Tree } from '../machinery/tree.js';
 import { packageVersion } from '../util/package-root.js';
 import type { Analysis, AnalyzeOptions, ClassInfo, RootResult } from '../analysis/analyze.js';
 import type { SourceOverlay } from '../loader/program.js';

@@ -18,12 +18,12 @@
 import { chmodSync, copyFileSync, linkSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
-import { foldersToCreate, validateChanges } from '../scaffold/commit.js';
-import { DiskHost, type Host, normalizePath } from '../scaffold/host.js';
-import { pidAlive } from '../scaffold/guard.js';
-import { describeChange } from '../scaffold/plan.js';
-import { hasManagedHeader, withManagedHeader } from '../scaffold/spec.js';
-import type { Change, Tree } from '../scaffold/tree.js';
+import { foldersToCreate, validateChanges } from '../machinery/commit.js';
+import { DiskHost, type Host, normalizePath } from '../machinery/host.js';
+import { pidAlive } from '../machinery/guard.js';
+import { describeChange } from '../machinery/plan.js';
+import { hasManagedHeader, withManagedHeader } from '../machinery/spec.js';
+import type { Change, Tree } from '../machinery/tree.js';
 import { isSystemError, systemErrorHint } from '../util/fs-errors.js';
 
 /** A planned change: the plan's line for it, and where its new bytes wait (staged) or the bytes themselves (in memory). */
@@ -47,7 +47,7 @@ export interface OutputPlannerOptions {
 
 const STAGE_DIR = /^stage-(\d+)$/;
 
-/** Test only: as the disk host's (scaffold/host.ts), milliseconds each staged file waits before its rename into place. */
+/** Test only: as the disk host's (machinery/host.ts), milliseconds each staged file waits before its rename into place. */
 const TEST_COMMIT_DELAY_MS = Number(process.env.KUBEFORGE_TEST_COMMIT_DELAY_MS) || 0;
 
 /** Removes `.kubeforge/stage-<pid>` folders of processes that no longer run. */

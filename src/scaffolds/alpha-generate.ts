@@ -12,7 +12,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { pluginsOf, PROJECT_FILE, type ProjectConfig, ProjectFile, type ProjectResource, serializeProject } from '../project/index.js';
 import { type RecordedManifestsOptions, recordedManifestsOptions, recordManifestsOptions } from '../manifests/script.js';
-import { DiskHost, InterruptedError } from '../scaffold/index.js';
+import { DiskHost, InterruptedError } from '../machinery/index.js';
 import { runCreateApi } from './api.js';
 import { externalTypeSource } from './external-api.js';
 import { controllerNamesOf } from './resource-names.js';

@@ -4,7 +4,7 @@
  * `edit` apply them again for every Kind PROJECT lists.
  */
 import type { ProjectConfig, ProjectResource } from '../project/index.js';
-import type { Insertion, TemplateRenderer } from '../scaffold/index.js';
+import type { Insertion, TemplateRenderer } from '../machinery/index.js';
 import { type ApiNames, apiNames, importSpecifier, pascal } from './resource-names.js';
 
 /** Flips `#- ../crd` to `- ../crd` in config/default/kustomization.yaml; returns undefined when there is no such line. */

@@ -20,7 +20,7 @@ import {
   refusedKind,
   validateDns1123Label,
 } from '../project/index.js';
-import { applyInserters, applySpecs, type Change, DiskHost, type FileInserter, type FileSpec, formatPlan, type Host, type Insertion, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
+import { applyInserters, applySpecs, type Change, DiskHost, type FileInserter, type FileSpec, formatPlan, type Host, type Insertion, runCommand, TemplateRenderer, Tree } from '../machinery/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './paths.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
@@ -671,7 +671,7 @@ function switchOnCrds(tree: Tree, warnings: string[]): void {
 }
 
 /**
- * Runs `kubeforge create api` through the command runner (src/scaffold/runner.ts): under the
+ * Runs `kubeforge create api` through the command runner (src/machinery/runner.ts): under the
  * project's lock unless --dry-run; the scaffold and its manifests planned in one tree, then one
  * commit (see manifests-step.ts).
  */

@@ -1,4 +1,4 @@
-import type { CommandIo, Host } from '../scaffold/index.js';
+import type { CommandIo, Host } from '../machinery/index.js';
 
 /**
  * What a scaffolding command (init, create api, create webhook) needs from its caller: the one

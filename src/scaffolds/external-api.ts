@@ -6,7 +6,7 @@
 import { posix } from 'node:path';
 import { type Diagnostic, error } from '../diagnostics/index.js';
 import { isDns1123Subdomain, PROJECT_FILE, type ProjectResource, qualifiedGroup } from '../project/index.js';
-import type { Tree } from '../scaffold/index.js';
+import type { Tree } from '../machinery/index.js';
 import { importSpecifier } from './resource-names.js';
 
 /** The --external-api-* flags of `create api` and `create webhook`. */

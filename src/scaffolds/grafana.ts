@@ -12,7 +12,7 @@
  */
 import { parseDocument } from 'yaml';
 import { DiagnosticError, error, type Diagnostic } from '../diagnostics/index.js';
-import type { FileSpec } from '../scaffold/index.js';
+import type { FileSpec } from '../machinery/index.js';
 
 export { GRAFANA_PLUGIN } from '../project/index.js';
 export const CUSTOM_METRICS_CONFIG = 'grafana/custom-metrics/config.yaml';

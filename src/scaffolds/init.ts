@@ -19,7 +19,7 @@ import {
   validateNpmPackageName,
   withPlugin,
 } from '../project/index.js';
-import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, hasManagedHeader, insertAtMarkers, InterruptedError, LOCK_FILE, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
+import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, hasManagedHeader, insertAtMarkers, InterruptedError, LOCK_FILE, runCommand, TemplateRenderer, Tree } from '../machinery/index.js';
 import { packageRoot, packageVersion } from '../util/package-root.js';
 import { HELM_PLUGIN } from '../manifests/helm.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles } from './grafana.js';
@@ -417,7 +417,7 @@ async function keepControllersWired(tree: Tree, config: ProjectConfig, renderer:
 }
 
 /**
- * Runs `kubeforge init` through the command runner (src/scaffold/runner.ts): under the folder's
+ * Runs `kubeforge init` through the command runner (src/machinery/runner.ts): under the folder's
  * lock unless --dry-run; one commit, PROJECT last; then npm install.
  */
 export async function runInit(options: InitOptions, env: InitEnvironment): Promise<InitResult> {

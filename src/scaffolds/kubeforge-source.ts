@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { basename, dirname, resolve } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
-import { createTgz, type Host, type TarEntry } from '../scaffold/index.js';
+import { createTgz, type Host, type TarEntry } from '../machinery/index.js';
 
 export interface KubeforgeSource {
   /** The spec in the generated package.json's dependencies. */

@@ -7,7 +7,7 @@
  */
 import { DiagnosticError, error, formatDiagnostics, type Reporter } from '../diagnostics/index.js';
 import { PROJECT_FILE } from '../project/index.js';
-import { type Change, type CommandContext, type CommandIo, type CommandSteps, DiskHost, formatPlan, type Tree } from '../scaffold/index.js';
+import { type Change, type CommandContext, type CommandIo, type CommandSteps, DiskHost, formatPlan, type Tree } from '../machinery/index.js';
 import type { ScaffoldEnvironment } from './environment.js';
 
 /** The manifests planned into a scaffold's tree. */

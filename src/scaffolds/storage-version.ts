@@ -1,7 +1,7 @@
 /** The storage version of a Kind with several versions: the one whose class carries `@StorageVersion()`. */
 import { type Diagnostic, error } from '../diagnostics/index.js';
 import { PROJECT_FILE, type ProjectConfig, type ProjectResource } from '../project/index.js';
-import type { Tree } from '../scaffold/index.js';
+import type { Tree } from '../machinery/index.js';
 import { typesFileOf } from './resource-names.js';
 import type { TsEditor } from './tsedit.js';
 

@@ -18,11 +18,11 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { DiagnosticError, type Diagnostic, error, formatDiagnostics, warning } from '../diagnostics/index.js';
 import { PROJECT_FILE, ProjectFile } from '../project/index.js';
-import type { CommandIo } from '../scaffold/runner.js';
+import type { CommandIo } from '../machinery/runner.js';
 import { packageRoot, packageVersion } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './init.js';
 import { packFileList, TARBALL_DIR } from './kubeforge-source.js';
-import { DiskHost } from '../scaffold/index.js';
+import { DiskHost } from '../machinery/index.js';
 import { createHash } from 'node:crypto';
 
 export interface UpdateOptions {

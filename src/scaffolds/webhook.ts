@@ -28,7 +28,7 @@ import {
   validateDns1123Label,
   validateVersion,
 } from '../project/index.js';
-import { applyInserters, applySpecs, type Change, DiskHost, type FileInserter, type FileSpec, formatPlan, type Host, type Insertion, insertAtMarkers, runCommand, TemplateRenderer, Tree } from '../scaffold/index.js';
+import { applyInserters, applySpecs, type Change, DiskHost, type FileInserter, type FileSpec, formatPlan, type Host, type Insertion, insertAtMarkers, runCommand, TemplateRenderer, Tree } from '../machinery/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { addExternalDependency, type ExternalApi, externalObjectImport, externalTypeSource, validateExternalApi } from './external-api.js';
 import { type ApiNames, apiNames, CORE_GROUPS, importSpecifier, pascal, requireBuiltinKind, requireKubeforgeLayout, sameGVK, typesFileOf } from './resource-names.js';
@@ -869,7 +869,7 @@ async function switchOnWebhookConfig(plan: WebhookPlan, mainText: string | undef
 }
 
 /**
- * Runs `kubeforge create webhook` through the command runner (src/scaffold/runner.ts): under the
+ * Runs `kubeforge create webhook` through the command runner (src/machinery/runner.ts): under the
  * project's lock unless --dry-run; the scaffold and its manifests planned in one tree, then one
  * commit (see manifests-step.ts).
  */

@@ -18,21 +18,21 @@ const LAYERS: Record<string, string[]> = {
   // CEL: parse, type-check, cost and evaluate rules (npm: @bufbuild/cel); no ts-morph, so kubeforge/testing can load it.
   cel: [],
   project: ['diagnostics', 'util'],
-  scaffold: ['diagnostics', 'util'],
+  machinery: ['diagnostics', 'util'],
   loader: ['diagnostics', 'util'],
   // Marker uses found in the source (decorators and JSDoc tags), and the names they resolve to.
   collector: ['diagnostics', 'loader', 'markers', 'util'],
   schema: ['collector', 'diagnostics', 'loader', 'markers', 'util'],
   analysis: ['collector', 'diagnostics', 'loader', 'markers', 'project', 'schema', 'util'],
-  manifests: ['analysis', 'cel', 'collector', 'diagnostics', 'loader', 'markers', 'project', 'scaffold', 'schema', 'util'],
-  scaffolds: ['diagnostics', 'manifests', 'project', 'scaffold', 'schema', 'util'],
+  manifests: ['analysis', 'cel', 'collector', 'diagnostics', 'loader', 'machinery', 'markers', 'project', 'schema', 'util'],
+  scaffolds: ['diagnostics', 'machinery', 'manifests', 'project', 'schema', 'util'],
   envtest: ['diagnostics', 'util'],
   runtime: [],
   // testing reads the built-in Kinds table (src/project/builtin-kinds-data.ts) for its fake API server.
   testing: ['cel', 'project', 'runtime', 'util'],
   // `kubeforge dev`: manifests on each save, a control plane from testing, the runtime's client to apply.
   dev: ['analysis', 'diagnostics', 'manifests', 'runtime', 'testing', 'util'],
-  cli: ['analysis', 'dev', 'diagnostics', 'envtest', 'loader', 'manifests', 'markers', 'project', 'scaffold', 'scaffolds', 'schema', 'util'],
+  cli: ['analysis', 'dev', 'diagnostics', 'envtest', 'loader', 'machinery', 'manifests', 'markers', 'project', 'scaffolds', 'schema', 'util'],
   index: ['cli', 'diagnostics'],
 };
 

@@ -7,7 +7,7 @@
 // every backticked call `name()` or `a.b()` names a function defined or called somewhere in the
 // sources, tests, scripts or templates.
 // ARCHITECTURE.md, which describes what the code is, is held closer: every file it names, by a
-// repository path (backticked or not), by a path inside a folder (`scaffold/runner.ts`,
+// repository path (backticked or not), by a path inside a folder (`machinery/runner.ts`,
 // `informer.ts`) or in its Layout tree, exists; and every code symbol it backticks (`InformerCache`, `k8sModelSchemaShared`,
 // `YamlWriter.intern`, `getIndexer()`) is declared in the repository's code (a function, class,
 // interface, type, const, enum, method, property or export), bar a listed few that name other

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, it } from 'node:test';
-import { DiskHost } from '../../src/scaffold/host.js';
+import { DiskHost } from '../../src/machinery/host.js';
 import { packFileList } from '../../src/scaffolds/kubeforge-source.js';
 import { packageRoot } from '../../src/util/package-root.js';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GoBuildError, newestPatch, requiredVersion, stagingReplaces } from '../../src/envtest/go-build.js';
 import { DEFAULT_K8S_MINOR, goPlatform, parseIndex, selectArchive, setupEnvtest, SetupEnvtestError } from '../../src/envtest/setup.js';
-import { createTgz } from '../../src/scaffold/tar.js';
+import { createTgz } from '../../src/machinery/tar.js';
 import { run } from '../../src/cli/index.js';
 
 const script = (name: string, version: string) => Buffer.from(`#!/bin/sh\necho "${name} ${version}"\n`);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { unifiedDiff } from '../../src/scaffold/index.js';
+import { unifiedDiff } from '../../src/machinery/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
 
 export const GOLDEN_ROOT = join(packageRoot(), 'test', 'golden');

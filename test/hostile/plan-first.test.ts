@@ -12,7 +12,7 @@ import { ts } from 'ts-morph';
 import { DiagnosticError, Reporter } from '../../src/diagnostics/index.js';
 import { loadProgram } from '../../src/loader/program.js';
 import { runManifests } from '../../src/manifests/pipeline.js';
-import { DiskHost } from '../../src/scaffold/index.js';
+import { DiskHost } from '../../src/machinery/index.js';
 import { runCreateApi } from '../../src/scaffolds/api.js';
 import { runInit } from '../../src/scaffolds/init.js';
 import { runCreateWebhook } from '../../src/scaffolds/webhook.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DiagnosticError } from '../../src/diagnostics/index.js';
 import { planDocs, readCRDs, renderKindPage } from '../../src/manifests/docs.js';
-import { MemoryHost } from '../../src/scaffold/index.js';
+import { MemoryHost } from '../../src/machinery/index.js';
 import { run } from '../../src/cli/index.js';
 import { assertGoldenFile } from '../helpers/golden.js';
 import { packageRoot } from '../../src/util/package-root.js';
@@ -82,7 +82,7 @@ describe('kubeforge docs', () => {
     const page = join(project, 'docs/reference/batch.tutorial.kubebuilder.io_cronjobs.md');
     writeFileSync(page, readFileSync(page, 'utf8').replace('# CronJob', '# CronJob (edited)'));
     assert.equal((await cli('docs', '--check')).code, 1, 'an edited page is stale');
-    const md = renderKindPage(readCRDs(new (await import('../../src/scaffold/index.js')).DiskHost(project))[0]);
+    const md = renderKindPage(readCRDs(new (await import('../../src/machinery/index.js')).DiskHost(project))[0]);
     assert.match(md, /^# CronJob$/m);
   });
 });

@@ -7,11 +7,11 @@ import { parse } from 'yaml';
 import { type Diagnostic, DiagnosticError, type Reporter } from '../../src/diagnostics/index.js';
 import { type AnalysisResult, type Analyzer, runManifests } from '../../src/manifests/pipeline.js';
 import { type ManifestsFlags, manifestsCommand } from '../../src/cli/commands/manifests.js';
-import type { CommandIo } from '../../src/scaffold/runner.js';
+import type { CommandIo } from '../../src/machinery/runner.js';
 import { crdFiles, type Generator, rbacGenerator, webhookGenerator } from '../../src/manifests/generators.js';
 import type { MarkerUse } from '../../src/manifests/markeruse.js';
 import { GENERATED_HEADER, existingManagedFiles, formatPlan } from '../../src/manifests/managed-files.js';
-import { MemoryHost } from '../../src/scaffold/index.js';
+import { MemoryHost } from '../../src/machinery/index.js';
 import { treeHash } from '../helpers/tree.js';
 
 // Two of controller-gen's reference CRDs (controller-tools' test data), as analysis results.

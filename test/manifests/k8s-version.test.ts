@@ -17,7 +17,7 @@ import { run } from '../../src/cli/index.js';
 import { DiagnosticError, Reporter } from '../../src/diagnostics/index.js';
 import { K8S_NEWEST_VERSION, K8S_VERSIONS, parseK8sVersion } from '../../src/manifests/k8s-version.js';
 import { recordedK8sVersion, recordedManifestsOptions, recordK8sVersion, recordManifestsOptions } from '../../src/manifests/script.js';
-import { DiskHost, Tree } from '../../src/scaffold/index.js';
+import { DiskHost, Tree } from '../../src/machinery/index.js';
 import { defaultManifestsStep } from '../../src/scaffolds/manifests-step.js';
 import { k8sModelSchema } from '../../src/schema/k8s/index.js';
 import { treeHash } from '../helpers/tree.js';

@@ -17,7 +17,7 @@ import { truncateDescription, truncateSchemaDescriptions } from '../../src/manif
 import { recordedMaxDescLen, recordMaxDescLen } from '../../src/manifests/script.js';
 import { Reporter } from '../../src/diagnostics/index.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
-import { DiskHost, Tree } from '../../src/scaffold/index.js';
+import { DiskHost, Tree } from '../../src/machinery/index.js';
 import { defaultManifestsStep } from '../../src/scaffolds/manifests-step.js';
 import { TestEnvironment } from '../../src/testing/index.js';
 import { treeHash } from '../helpers/tree.js';

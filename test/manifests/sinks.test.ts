@@ -9,8 +9,8 @@ import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DiagnosticError } from '../../src/diagnostics/index.js';
 import { planManifestsRun, runManifests } from '../../src/manifests/pipeline.js';
-import { DiskHost } from '../../src/scaffold/host.js';
-import { Tree } from '../../src/scaffold/tree.js';
+import { DiskHost } from '../../src/machinery/host.js';
+import { Tree } from '../../src/machinery/tree.js';
 
 const made: string[] = [];
 after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));

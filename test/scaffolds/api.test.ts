@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { DiagnosticError } from '../../src/diagnostics/index.js';
 import { pluralize } from '../../src/manifests/crd.js';
 import { parseProject } from '../../src/project/index.js';
-import { type Change, MemoryHost } from '../../src/scaffold/index.js';
+import { type Change, MemoryHost } from '../../src/machinery/index.js';
 import { type CreateApiOptions, planCreateApi, runCreateApi } from '../../src/scaffolds/api.js';
 import { uncommentCrd } from '../../src/scaffolds/api-wiring.js';
 import { apiNames } from '../../src/scaffolds/resource-names.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DiagnosticError } from '../../src/diagnostics/index.js';
 import { parseProject } from '../../src/project/index.js';
-import { isBinary, MemoryHost } from '../../src/scaffold/index.js';
+import { isBinary, MemoryHost } from '../../src/machinery/index.js';
 import { type InitOptions, npmInstall, planInit, runInit } from '../../src/scaffolds/init.js';
 import { packageRoot, packageVersion } from '../../src/util/package-root.js';
 import { assertGoldenFile, assertGoldenTree } from '../helpers/golden.js';

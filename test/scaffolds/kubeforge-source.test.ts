@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { DiagnosticError } from '../../src/diagnostics/index.js';
-import { MemoryHost } from '../../src/scaffold/index.js';
+import { MemoryHost } from '../../src/machinery/index.js';
 import { packFileList, packKubeforge, resolveKubeforgeSource } from '../../src/scaffolds/kubeforge-source.js';
 
 const PKG = {

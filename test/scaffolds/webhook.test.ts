@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { DiagnosticError } from '../../src/diagnostics/index.js';
 import { parseProject } from '../../src/project/index.js';
-import { type Change, MemoryHost } from '../../src/scaffold/index.js';
+import { type Change, MemoryHost } from '../../src/machinery/index.js';
 import { type CreateApiOptions, runCreateApi } from '../../src/scaffolds/api.js';
 import { uncommentBlock, uncommentLines } from '../../src/scaffolds/comments.js';
 import { type InitOptions, runInit } from '../../src/scaffolds/init.js';

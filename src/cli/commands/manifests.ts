@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { K8S_NEWEST_VERSION, K8S_VERSIONS } from '../../schema/k8s/data/source.js';
 import { DiagnosticError, error } from '../../diagnostics/index.js';
-import type { CommandIo, CommandContext } from '../../scaffold/runner.js';
+import type { CommandIo, CommandContext } from '../../machinery/runner.js';
 import type { Analyzer, ManifestsOptions, RunPlan } from '../../manifests/pipeline.js';
 import type { Generator } from '../../manifests/generators.js';
 
@@ -150,8 +150,8 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
   const [{ planRun }, { formatDiagnostics }, { runCommand }, { DiskHost, Tree }, { formatPlan }] = await Promise.all([
     import('../../manifests/pipeline.js'),
     import('../../diagnostics/index.js'),
-    import('../../scaffold/runner.js'),
-    import('../../scaffold/index.js'),
+    import('../../machinery/runner.js'),
+    import('../../machinery/index.js'),
     import('../../manifests/managed-files.js'),
   ]);
   let record: { text: string; script: string } | undefined;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { error } from '../../src/diagnostics/index.js';
-import { applyInserters, applySpecs, type FileInserter, MemoryHost, Tree } from '../../src/scaffold/index.js';
+import { applyInserters, applySpecs, type FileInserter, MemoryHost, Tree } from '../../src/machinery/index.js';
 
 describe("FileSpec policy 'kept'", () => {
   it('writes a missing file, and leaves one that exists as it is, even with force', async () => {

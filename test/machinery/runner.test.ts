@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DiagnosticError } from '../../src/diagnostics/index.js';
-import { type CommandSteps, MemoryHost, runCommand, Tree } from '../../src/scaffold/index.js';
+import { type CommandSteps, MemoryHost, runCommand, Tree } from '../../src/machinery/index.js';
 
 class RecordingHost extends MemoryHost {
   readonly log: string[] = [];

@@ -19,7 +19,7 @@ import {
   TemplateRenderer,
   Tree,
   withManagedHeader,
-} from '../../src/scaffold/index.js';
+} from '../../src/machinery/index.js';
 
 describe('Tree', () => {
   it('records creates, updates and deletes, sorted by path, and nothing for identical bytes', () => {
@@ -308,9 +308,9 @@ describe('templates and specs', () => {
 
 describe('simple templates skip handlebars', () => {
   it('renders exactly what handlebars renders, for every template under templates/', async () => {
-    const { DiskHost: Disk } = await import('../../src/scaffold/index.js');
+    const { DiskHost: Disk } = await import('../../src/machinery/index.js');
     const { packageRoot } = await import('../../src/util/package-root.js');
-    const { compileSimple } = await import('../../src/scaffold/render.js');
+    const { compileSimple } = await import('../../src/machinery/render.js');
     const { join } = await import('node:path');
     const templates = new Disk(join(packageRoot(), 'templates'));
     const walk = (dir: string): string[] => templates.list(dir).flatMap((n) => (templates.kind(`${dir}/${n}`) === 'directory' ? walk(`${dir}/${n}`) : [`${dir}/${n}`]));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DiagnosticError } from '../../src/diagnostics/index.js';
-import { insertAtMarkers } from '../../src/scaffold/index.js';
+import { insertAtMarkers } from '../../src/machinery/index.js';
 
 const MAIN = [
   "import { newManager } from 'kubeforge/runtime';",

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { countChanges, countLines, createTgz, diffLines, merge3, splitLines, unifiedDiff } from '../../src/scaffold/index.js';
+import { countChanges, countLines, createTgz, diffLines, merge3, splitLines, unifiedDiff } from '../../src/machinery/index.js';
 
 /** The counts read off the LCS table's edit script (what the plan printed before countChanges had its own algorithm). */
 function tableCounts(before: string, after: string): { added: number; removed: number } {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DiagnosticError } from '../../src/diagnostics/index.js';
-import { acquireLock, applySpecs, CommandGuard, commit, InterruptedError, LOCK_FILE, MemoryHost, removeStaleTempFiles, Tree } from '../../src/scaffold/index.js';
+import { acquireLock, applySpecs, CommandGuard, commit, InterruptedError, LOCK_FILE, MemoryHost, removeStaleTempFiles, Tree } from '../../src/machinery/index.js';
 
 const folder = () => mkdtempSync(join(tmpdir(), 'kf-guard-'));
 
