@@ -54,6 +54,10 @@ try {
 const ratio = median(help) / median(baseline);
 const initSeconds = median(init) / 1000;
 console.log(`node -e 0              median ${fmt(median(baseline))} (min ${fmt(Math.min(...baseline))}, ${RUNS} runs)`);
-console.log(`kubeforge --help       median ${fmt(median(help))} (min ${fmt(Math.min(...help))}, ${RUNS} runs)  ${ratio.toFixed(2)}x  target <= 2x`);
-console.log(`init --skip-install    median ${fmt(median(init))} (min ${fmt(Math.min(...init))}, ${INIT_RUNS} runs)  target < 1 s`);
+console.log(
+  `kubeforge --help       median ${fmt(median(help))} (min ${fmt(Math.min(...help))}, ${RUNS} runs)  ${ratio.toFixed(2)}x  target <= 2x`,
+);
+console.log(
+  `init --skip-install    median ${fmt(median(init))} (min ${fmt(Math.min(...init))}, ${INIT_RUNS} runs)  target < 1 s`,
+);
 console.log(`bench:cli help=${ratio.toFixed(2)}x init=${initSeconds.toFixed(3)}s`);

@@ -50,11 +50,27 @@ function generate(): void {
   // The project's dependencies: this repository's node_modules, and kubeforge itself.
   mkdirSync(join(dir, 'node_modules'));
   const nm = join(repo, 'node_modules');
-  for (const name of readdirSync(nm)) if (name !== 'kubeforge') symlinkSync(join(nm, name), join(dir, 'node_modules', name));
+  for (const name of readdirSync(nm))
+    if (name !== 'kubeforge') symlinkSync(join(nm, name), join(dir, 'node_modules', name));
   symlinkSync(repo, join(dir, 'node_modules/kubeforge'), 'dir');
   for (let i = 1; i <= KINDS; i++) {
     // The manifests once at the end, not after each Kind.
-    run(['create', 'api', '--group', 'fleet', '--version', 'v1', '--kind', `Widget${i}`, '--resource', '--controller', `--make=${i === KINDS}`], dir);
+    run(
+      [
+        'create',
+        'api',
+        '--group',
+        'fleet',
+        '--version',
+        'v1',
+        '--kind',
+        `Widget${i}`,
+        '--resource',
+        '--controller',
+        `--make=${i === KINDS}`,
+      ],
+      dir,
+    );
     process.stdout.write(`  Widget${i}\r`);
   }
   writeFileSync(marker, String(KINDS));
@@ -69,9 +85,16 @@ function save(n: number, pristine: { types: string; controller: string }): strin
   const marker = `bench-reconcile-${n}-${Date.now()}`;
   const types = pristine.types
     .replace(/import \{ /, 'import { Default, int32, ')
-    .replace('  foo?: string;\n', `  foo?: string;\n\n  /** bench${n} is a field added by bench:dev. */\n  @Default(${n})\n  bench${n}?: int32;\n`);
-  const controller = pristine.controller.replace(/(async reconcile\([^)]*\)[^{]*\{\n)/, `$1    console.log(${JSON.stringify(marker)});\n`);
-  if (types === pristine.types || controller === pristine.controller) throw new Error('the scaffold changed: bench:dev cannot place its edits');
+    .replace(
+      '  foo?: string;\n',
+      `  foo?: string;\n\n  /** bench${n} is a field added by bench:dev. */\n  @Default(${n})\n  bench${n}?: int32;\n`,
+    );
+  const controller = pristine.controller.replace(
+    /(async reconcile\([^)]*\)[^{]*\{\n)/,
+    `$1    console.log(${JSON.stringify(marker)});\n`,
+  );
+  if (types === pristine.types || controller === pristine.controller)
+    throw new Error('the scaffold changed: bench:dev cannot place its edits');
   writeFileSync(join(dir, TYPES), types);
   writeFileSync(join(dir, CONTROLLER), controller);
   return marker;
@@ -95,10 +118,22 @@ async function cold(session: DevSession, pristine: { types: string; controller: 
   const t = Date.now();
   run(['manifests', '--no-cache'], dir);
   const out = join(dir, '.kubeforge/dev/bench-cold');
-  const tsc = spawnSync(join(dir, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json', '--outDir', out], { cwd: dir, encoding: 'utf8' });
+  const tsc = spawnSync(join(dir, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json', '--outDir', out], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
   if (tsc.status !== 0) throw new Error(`tsc failed:\n${tsc.stdout}${tsc.stderr}`);
   const lines: string[] = [];
-  const child = spawn(process.execPath, [join(out, 'src/main.js'), `--kubeconfig=${session.kubeconfigPath}`, '--health-probe-bind-address=0', '--metrics-bind-address=0'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      join(out, 'src/main.js'),
+      `--kubeconfig=${session.kubeconfigPath}`,
+      '--health-probe-bind-address=0',
+      '--metrics-bind-address=0',
+    ],
+    { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   child.stdout.setEncoding('utf8').on('data', (c: string) => lines.push(...c.split('\n')));
   child.stderr.setEncoding('utf8').on('data', (c: string) => lines.push(...c.split('\n')));
   try {
@@ -111,9 +146,15 @@ async function cold(session: DevSession, pristine: { types: string; controller: 
 }
 
 async function main(): Promise<void> {
-  if (!process.env.KUBEBUILDER_ASSETS) throw new Error('KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (kubeforge setup-envtest prints it)');
+  if (!process.env.KUBEBUILDER_ASSETS)
+    throw new Error(
+      'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (kubeforge setup-envtest prints it)',
+    );
   generate();
-  const pristine = { types: readFileSync(join(dir, TYPES), 'utf8'), controller: readFileSync(join(dir, CONTROLLER), 'utf8') };
+  const pristine = {
+    types: readFileSync(join(dir, TYPES), 'utf8'),
+    controller: readFileSync(join(dir, CONTROLLER), 'utf8'),
+  };
   const saves = Number(process.env.KUBEFORGE_BENCH_SAVES ?? 5);
   const colds = Number(process.env.KUBEFORGE_BENCH_COLD ?? 2);
   const lines: string[] = [];
@@ -130,7 +171,9 @@ async function main(): Promise<void> {
     const kc = new KubeConfig();
     kc.loadFromFile(session.kubeconfigPath!);
     rest = new RestClient(kc);
-    await rest.request('POST', '/apis/fleet.example.com/v1/namespaces/default/widget1s', { body: { apiVersion: 'fleet.example.com/v1', kind: 'Widget1', metadata: { name: 'bench' }, spec: { foo: 'x' } } });
+    await rest.request('POST', '/apis/fleet.example.com/v1/namespaces/default/widget1s', {
+      body: { apiVersion: 'fleet.example.com/v1', kind: 'Widget1', metadata: { name: 'bench' }, spec: { foo: 'x' } },
+    });
     // The first save after start is not special (the compiler primed itself); wait for that to finish.
     await new Promise((r) => setTimeout(r, 2_000));
     for (let n = 1; n <= saves; n++) {
@@ -145,7 +188,9 @@ async function main(): Promise<void> {
       const field = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties[`bench${n}`];
       if (field?.default !== n) throw new Error(`save ${n}: the CRD on the server has no bench${n} with default ${n}`);
       results.push(ms);
-      process.stdout.write(`save ${n}: ${ms} ms to the new code reconciling (CRD field bench${n} default ${n} on the server); CPU of kubeforge dev (manifests + compile threads) ${cpus[cpus.length - 1]} ms\n`);
+      process.stdout.write(
+        `save ${n}: ${ms} ms to the new code reconciling (CRD field bench${n} default ${n} on the server); CPU of kubeforge dev (manifests + compile threads) ${cpus[cpus.length - 1]} ms\n`,
+      );
       // Let the standby manager load before the next save, as between a user's saves.
       await new Promise((r) => setTimeout(r, 1_500));
     }
@@ -167,8 +212,15 @@ async function main(): Promise<void> {
   }
   const med = median(results);
   const coldMed = median(coldResults);
-  process.stdout.write(`rebuild lines:\n${log.split('\n').filter((l) => / ready /.test(l)).join('\n')}\n`);
-  process.stdout.write(`bench:dev saves=${results.length} median=${med}ms cold=${coldMed}ms ratio=${(med / coldMed).toFixed(2)} goal=1500ms cpu=${median(cpus)}ms load=${loadavg()[0].toFixed(1)}\n`);
+  process.stdout.write(
+    `rebuild lines:\n${log
+      .split('\n')
+      .filter((l) => / ready /.test(l))
+      .join('\n')}\n`,
+  );
+  process.stdout.write(
+    `bench:dev saves=${results.length} median=${med}ms cold=${coldMed}ms ratio=${(med / coldMed).toFixed(2)} goal=1500ms cpu=${median(cpus)}ms load=${loadavg()[0].toFixed(1)}\n`,
+  );
 }
 
 main().catch((e) => {

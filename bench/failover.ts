@@ -40,22 +40,46 @@ export interface FailoverResult {
 }
 
 /** Runs the failover measurement against the API server of `config`; progress on stderr. */
-export async function runFailoverBench(config: KubeConfig, objects = Number(process.env.KUBEFORGE_FAILOVER_OBJECTS ?? 2000), runs = Number(process.env.BENCH_RUNS ?? 3)): Promise<FailoverResult> {
+export async function runFailoverBench(
+  config: KubeConfig,
+  objects = Number(process.env.KUBEFORGE_FAILOVER_OBJECTS ?? 2000),
+  runs = Number(process.env.BENCH_RUNS ?? 3),
+): Promise<FailoverResult> {
   const rest = new RestClient(config);
   const ns = `failover-${Date.now().toString(36)}`;
   const progress = (s: string) => process.stderr.write(`bench:failover: ${s}\n`);
   try {
-    await rest.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+    await rest.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+    });
     progress(`creating ${objects} ConfigMaps`);
     for (let i = 0; i < objects; i += 50) {
       await Promise.all(
-        Array.from({ length: Math.min(50, objects - i) }, (_, j) => rest.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i + j}` }, data: { k: 'v'.repeat(64) } } })),
+        Array.from({ length: Math.min(50, objects - i) }, (_, j) =>
+          rest.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+            body: {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              metadata: { name: `cm-${i + j}` },
+              data: { k: 'v'.repeat(64) },
+            },
+          }),
+        ),
       );
     }
     const quiet = pino({ level: 'silent' });
     const timings = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 };
     const replica = (lease: string, id: string, warm: boolean) => {
-      const mgr = newManager(config, { leaderElection: true, leaderElectionID: lease, leaderElectionNamespace: ns, leaderElectionIdentity: id, cache: { defaultNamespaces: [ns] }, metrics: { bindAddress: '0' }, logger: quiet, ...timings });
+      const mgr = newManager(config, {
+        leaderElection: true,
+        leaderElectionID: lease,
+        leaderElectionNamespace: ns,
+        leaderElectionIdentity: id,
+        cache: { defaultNamespaces: [ns] },
+        metrics: { bindAddress: '0' },
+        logger: quiet,
+        ...timings,
+      });
       const seen = new Set<string>();
       let first = 0;
       let all = 0;
@@ -73,7 +97,10 @@ export async function runFailoverBench(config: KubeConfig, objects = Number(proc
       done.catch(() => undefined);
       return { mgr, ctrl, seen, ac, done, firstAt: () => first, allAt: () => all };
     };
-    const results: Record<'cold' | 'warm', { first: number[]; all: number[] }> = { cold: { first: [], all: [] }, warm: { first: [], all: [] } };
+    const results: Record<'cold' | 'warm', { first: number[]; all: number[] }> = {
+      cold: { first: [], all: [] },
+      warm: { first: [], all: [] },
+    };
     for (let run = 0; run < runs; run++) {
       for (const mode of ['cold', 'warm'] as const) {
         progress(`run ${run + 1} of ${runs}: ${mode} standby`);
@@ -86,7 +113,8 @@ export async function runFailoverBench(config: KubeConfig, objects = Number(proc
         let elected = 0;
         void standby.mgr.elected().then(() => (elected = now()));
         await standby.mgr.started();
-        if (mode === 'warm') await until('the warm standby queueing everything', () => standby.ctrl.queue.len() === objects);
+        if (mode === 'warm')
+          await until('the warm standby queueing everything', () => standby.ctrl.queue.len() === objects);
         else await sleep(timings.retryPeriodMs * 2);
         leader.ac.abort();
         await leader.done;

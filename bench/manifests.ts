@@ -70,7 +70,13 @@ async function tsMorphTsc(tsconfig: string): Promise<number> {
   const program = ts.createProgram({ rootNames: parsed.fileNames, options, host });
   const diagnostics = ts.getPreEmitDiagnostics(program);
   if (diagnostics.length > 0) {
-    process.stderr.write(ts.formatDiagnostics(diagnostics.slice(0, 5), { getCanonicalFileName: (f) => f, getCurrentDirectory: () => dirname(tsconfig), getNewLine: () => '\n' }));
+    process.stderr.write(
+      ts.formatDiagnostics(diagnostics.slice(0, 5), {
+        getCanonicalFileName: (f) => f,
+        getCurrentDirectory: () => dirname(tsconfig),
+        getNewLine: () => '\n',
+      }),
+    );
     return 1;
   }
   return 0;
@@ -276,7 +282,10 @@ ${webhook}`;
 
 /** Kind 1's file with one more field (a different one per repetition, so every edit changes it). */
 function editedKindSource(r: number): string {
-  return kindSource(1).replace('  paused?: boolean;\n', `  paused?: boolean;\n\n  /** Added by the bench's edit ${r}. */\n  edited${r}?: string;\n`);
+  return kindSource(1).replace(
+    '  paused?: boolean;\n',
+    `  paused?: boolean;\n\n  /** Added by the bench's edit ${r}. */\n  edited${r}?: string;\n`,
+  );
 }
 
 function link(target: string, path: string): void {
@@ -288,7 +297,10 @@ function generateProject(dir: string, kinds: number): void {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'src/api/v1'), { recursive: true });
   mkdirSync(join(dir, 'src/controller'), { recursive: true });
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `bench-${kinds}`, private: true, type: 'module' }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ name: `bench-${kinds}`, private: true, type: 'module' }, null, 2)}\n`,
+  );
   // The same compiler options as the tsconfig `kubeforge init` writes.
   writeFileSync(
     join(dir, 'tsconfig.json'),
@@ -504,7 +516,10 @@ function generateGoTwin(dir: string, kinds: number): void {
   mkdirSync(join(dir, 'api/v1'), { recursive: true });
   mkdirSync(join(dir, 'internal/controller'), { recursive: true });
   for (const f of ['go.mod', 'go.sum']) writeFileSync(join(dir, f), readFileSync(join(repo, 'test/oracle/go', f)));
-  writeFileSync(join(dir, 'api/v1/groupversion_info.go'), '// Package v1 holds the bench API.\n// +kubebuilder:object:generate=true\n// +groupName=bench.kubeforge.io\npackage v1\n');
+  writeFileSync(
+    join(dir, 'api/v1/groupversion_info.go'),
+    '// Package v1 holds the bench API.\n// +kubebuilder:object:generate=true\n// +groupName=bench.kubeforge.io\npackage v1\n',
+  );
   for (let i = 1; i <= kinds; i++) {
     writeFileSync(join(dir, `api/v1/widget${i}_types.go`), goKindSource(i));
     writeFileSync(join(dir, `internal/controller/widget${i}_controller.go`), goControllerSource(i));
@@ -603,7 +618,13 @@ async function main(): Promise<void> {
       const goDir = join(repo, 'bench/out/manifests-go', `kinds-${kinds}`);
       generateGoTwin(goDir, kinds);
       // allowDangerousTypes: the twin's float64 is the TypeScript's plain number (kubeforge warns, KF3012).
-      const args = ['rbac:roleName=manager-role', 'crd:allowDangerousTypes=true', 'webhook', 'paths=./...', 'output:crd:artifacts:config=config/crd/bases'];
+      const args = [
+        'rbac:roleName=manager-role',
+        'crd:allowDangerousTypes=true',
+        'webhook',
+        'paths=./...',
+        'output:crd:artifacts:config=config/crd/bases',
+      ];
       row.controllerGen = [];
       measure(peer, args, goDir);
       for (let r = 0; r < repeat; r++) row.controllerGen.push(measure(peer, args, goDir));
@@ -616,9 +637,24 @@ async function main(): Promise<void> {
     const p = summary(row.tscProject);
     const fmt = (name: string, x: ReturnType<typeof summary>) =>
       `${name} ${x.ms.toFixed(0).padStart(6)} ms (cpu ${x.cpu.toFixed(0).padStart(5)}) ${x.rss.toFixed(0).padStart(4)} MB${x.ok ? '' : ' (FAILED)'}`;
-    console.log(`kinds=${String(kinds).padStart(3)}  ${[fmt('cold', c), fmt('nochange', n), fmt('edit', e), fmt('tsc(ts-morph TS)', m), fmt('tsc(project TS)', p), ...(row.controllerGen ? [fmt(`controller-gen ${CONTROLLER_GEN_VERSION}`, summary(row.controllerGen))] : [])].join(' | ')}`);
-    for (const [name, s] of [['cold', c], ['nochange', n], ['edit', e], ['tsc(ts-morph TS)', m], ['tsc(project TS)', p]] as const) {
-      if (!s.ok) console.log(`  ${name} failed:\n${s.err.split('\n').slice(0, 12).map((l) => `    ${l}`).join('\n')}`);
+    console.log(
+      `kinds=${String(kinds).padStart(3)}  ${[fmt('cold', c), fmt('nochange', n), fmt('edit', e), fmt('tsc(ts-morph TS)', m), fmt('tsc(project TS)', p), ...(row.controllerGen ? [fmt(`controller-gen ${CONTROLLER_GEN_VERSION}`, summary(row.controllerGen))] : [])].join(' | ')}`,
+    );
+    for (const [name, s] of [
+      ['cold', c],
+      ['nochange', n],
+      ['edit', e],
+      ['tsc(ts-morph TS)', m],
+      ['tsc(project TS)', p],
+    ] as const) {
+      if (!s.ok)
+        console.log(
+          `  ${name} failed:\n${s.err
+            .split('\n')
+            .slice(0, 12)
+            .map((l) => `    ${l}`)
+            .join('\n')}`,
+        );
     }
   }
 
@@ -647,7 +683,9 @@ async function main(): Promise<void> {
   // vs controller-gen: kubeforge's time over controller-gen's on the Go twin, cold and no change.
   let peerLine = '';
   if (rows.every((r) => r.controllerGen)) {
-    console.log(`\nvs controller-gen ${CONTROLLER_GEN_VERSION} (crd rbac webhook on the Go twin; wall, best of the repetitions)`);
+    console.log(
+      `\nvs controller-gen ${CONTROLLER_GEN_VERSION} (crd rbac webhook on the Go twin; wall, best of the repetitions)`,
+    );
     let worstPeerCold = 0;
     let worstPeerNochange = 0;
     for (const row of rows) {
@@ -656,7 +694,9 @@ async function main(): Promise<void> {
       const n = summary(row.nochange).ms / g;
       worstPeerCold = Math.max(worstPeerCold, c);
       worstPeerNochange = Math.max(worstPeerNochange, n);
-      console.log(`kinds=${String(row.kinds).padStart(3)}  controller-gen ${g.toFixed(0)} ms  cold ${c.toFixed(2)}x  nochange ${n.toFixed(2)}x`);
+      console.log(
+        `kinds=${String(row.kinds).padStart(3)}  controller-gen ${g.toFixed(0)} ms  cold ${c.toFixed(2)}x  nochange ${n.toFixed(2)}x`,
+      );
     }
     peerLine = ` vs_controller_gen=${worstPeerCold.toFixed(2)}x(cold),${worstPeerNochange.toFixed(2)}x(nochange)`;
   }
@@ -681,12 +721,16 @@ async function main(): Promise<void> {
   if (r50 && r200 && r2000) {
     const per = (a: Row, b: Row) => (summary(b.cold).ms - summary(a.cold).ms) / (b.kinds - a.kinds);
     const linear = per(r200, r2000) / per(r50, r200);
-    console.log(`linearity: ${per(r200, r2000).toFixed(1)} ms/Kind (200->2000) / ${per(r50, r200).toFixed(1)} ms/Kind (50->200) = ${linear.toFixed(2)}x (target <= 1.3); peak RSS at 2000 Kinds ${summary(r2000.cold).rss.toFixed(0)} MB (target < 1200)`);
+    console.log(
+      `linearity: ${per(r200, r2000).toFixed(1)} ms/Kind (200->2000) / ${per(r50, r200).toFixed(1)} ms/Kind (50->200) = ${linear.toFixed(2)}x (target <= 1.3); peak RSS at 2000 Kinds ${summary(r2000.cold).rss.toFixed(0)} MB (target < 1200)`,
+    );
     scale = ` linear=${linear.toFixed(2)}x rss2000=${summary(r2000.cold).rss.toFixed(0)}MB`;
   }
   const ok = rows.every((r) => [r.cold, r.nochange, r.edit, r.tscMorph, r.tscProject].every((s) => summary(s).ok));
   if (!ok) console.log('\nsome runs FAILED (see above): the ratios are not meaningful');
-  console.log(`bench:manifests cold=${worstCold.toFixed(2)}x nochange=${worstNochange.toFixed(2)}x edit=${editRatio.toFixed(2)}x${scale}${peerLine}`);
+  console.log(
+    `bench:manifests cold=${worstCold.toFixed(2)}x nochange=${worstNochange.toFixed(2)}x edit=${editRatio.toFixed(2)}x${scale}${peerLine}`,
+  );
   if (!ok) process.exitCode = 1;
 }
 
@@ -695,4 +739,3 @@ if (process.argv[2] === '--tsmorph-tsc') {
 } else {
   await main();
 }
-

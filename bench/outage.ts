@@ -29,7 +29,8 @@ const now = () => performance.now();
 async function main(): Promise<void> {
   const outages = (process.env.KUBEFORGE_OUTAGE_SECONDS ?? '10,60').split(',').map(Number);
   const defaultAssets = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kubeforge/envtest/bin');
-  if (!process.env.KUBEBUILDER_ASSETS && existsSync(join(defaultAssets, 'kube-apiserver'))) process.env.KUBEBUILDER_ASSETS = defaultAssets;
+  if (!process.env.KUBEBUILDER_ASSETS && existsSync(join(defaultAssets, 'kube-apiserver')))
+    process.env.KUBEBUILDER_ASSETS = defaultAssets;
   const env = new TestEnvironment({});
   const config = await env.start();
   const live = env.getClient();
@@ -65,7 +66,13 @@ async function main(): Promise<void> {
   const done = mgr.start(ac.signal);
   await mgr.started();
 
-  for (let i = 0; i < 20; i++) await live.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `load-${i}`, namespace: ns }, data: { n: '0' } });
+  for (let i = 0; i < 20; i++)
+    await live.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `load-${i}`, namespace: ns },
+      data: { n: '0' },
+    });
   let writes = 0;
   let failed = 0;
   let stopWriter = false;
@@ -73,13 +80,25 @@ async function main(): Promise<void> {
     for (let n = 0; !stopWriter; n++) {
       const t = now();
       live
-        .patch({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `load-${n % 20}`, namespace: ns } }, mergePatch({ data: { n: String(n) } }))
-        .then(() => writes++, () => failed++);
+        .patch(
+          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `load-${n % 20}`, namespace: ns } },
+          mergePatch({ data: { n: String(n) } }),
+        )
+        .then(
+          () => writes++,
+          () => failed++,
+        );
       await sleep(Math.max(0, 25 - (now() - t)));
     }
   })();
 
-  const results: { seconds: number; readyToReconcile: number; writeToReconcile: number; backoffLeft: number; startMs: number }[] = [];
+  const results: {
+    seconds: number;
+    readyToReconcile: number;
+    writeToReconcile: number;
+    backoffLeft: number;
+    startMs: number;
+  }[] = [];
   for (const seconds of outages) {
     await sleep(3000);
     retry.last = undefined;
@@ -95,7 +114,13 @@ async function main(): Promise<void> {
     await live.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns } });
     while (!firstSeen.has(name)) await sleep(5);
     const seen = firstSeen.get(name)!;
-    results.push({ seconds, readyToReconcile: seen - ready, writeToReconcile: seen - sent, backoffLeft, startMs: ready - t0 });
+    results.push({
+      seconds,
+      readyToReconcile: seen - ready,
+      writeToReconcile: seen - sent,
+      backoffLeft,
+      startMs: ready - t0,
+    });
     console.log(
       `outage ${seconds}s: API server start ${Math.round(ready - t0)} ms; ready->reconcile ${Math.round(seen - ready)} ms; ` +
         `write->reconcile ${Math.round(seen - sent)} ms; informer back-off left at ready (baseline: old behaviour's extra wait) ${Math.round(backoffLeft)} ms`,
@@ -103,7 +128,9 @@ async function main(): Promise<void> {
   }
   stopWriter = true;
   await writer;
-  console.log(`writer: ${writes} patches acknowledged, ${failed} failed (during the outages); ${reconciles} reconciles`);
+  console.log(
+    `writer: ${writes} patches acknowledged, ${failed} failed (during the outages); ${reconciles} reconciles`,
+  );
   ac.abort();
   await done;
   await env.stop();

@@ -30,17 +30,39 @@ export interface OwnWritesResult {
   with: { conflicts: number; reconciles: number; seconds: number };
 }
 
-type CM = { apiVersion: string; kind: string; metadata: { name: string; namespace: string; annotations?: Record<string, string>; labels?: Record<string, string> } };
+type CM = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace: string; annotations?: Record<string, string>; labels?: Record<string, string> };
+};
 
-async function once(config: KubeConfig, objects: number, ryow: boolean, tag: string): Promise<{ conflicts: number; reconciles: number; seconds: number }> {
+async function once(
+  config: KubeConfig,
+  objects: number,
+  ryow: boolean,
+  tag: string,
+): Promise<{ conflicts: number; reconciles: number; seconds: number }> {
   const rest = new RestClient(config);
   const ns = `ownwrites-${tag}`;
-  await rest.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+  await rest.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+  });
   try {
     for (let i = 0; i < objects; i += 50) {
-      await Promise.all(Array.from({ length: Math.min(50, objects - i) }, (_, j) => rest.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i + j}` } } })));
+      await Promise.all(
+        Array.from({ length: Math.min(50, objects - i) }, (_, j) =>
+          rest.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+            body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i + j}` } },
+          }),
+        ),
+      );
     }
-    const mgr = newManager(config, { logger: pino({ level: 'silent' }), cache: { defaultNamespaces: [ns] }, metrics: { bindAddress: '0' }, client: { readYourOwnWrites: ryow } });
+    const mgr = newManager(config, {
+      logger: pino({ level: 'silent' }),
+      cache: { defaultNamespaces: [ns] },
+      metrics: { bindAddress: '0' },
+      client: { readYourOwnWrites: ryow },
+    });
     const c = mgr.getClient();
     let reconciles = 0;
     let conflicts = 0;
@@ -54,9 +76,14 @@ async function once(config: KubeConfig, objects: number, ryow: boolean, tag: str
         reconciles++;
         try {
           let cm = (await c.get(type, req)) as CM;
-          if (!cm.metadata.annotations?.first) cm = (await c.update({ ...cm, metadata: { ...cm.metadata, annotations: { ...cm.metadata.annotations, first: 'yes' } } })) as CM;
+          if (!cm.metadata.annotations?.first)
+            cm = (await c.update({
+              ...cm,
+              metadata: { ...cm.metadata, annotations: { ...cm.metadata.annotations, first: 'yes' } },
+            })) as CM;
           cm = (await c.get(type, req)) as CM;
-          if (!cm.metadata.labels?.second) await c.update({ ...cm, metadata: { ...cm.metadata, labels: { ...cm.metadata.labels, second: 'yes' } } });
+          if (!cm.metadata.labels?.second)
+            await c.update({ ...cm, metadata: { ...cm.metadata, labels: { ...cm.metadata.labels, second: 'yes' } } });
           done.add(req.name);
         } catch (e) {
           if (isConflict(e)) conflicts++;
@@ -86,16 +113,29 @@ async function once(config: KubeConfig, objects: number, ryow: boolean, tag: str
 }
 
 /** Runs the comparison against the API server of `config`; progress on stderr. */
-export async function runOwnWritesBench(config: KubeConfig, objects = Number(process.env.KUBEFORGE_OWNWRITES_OBJECTS ?? 2000), runs = Number(process.env.BENCH_RUNS ?? 3)): Promise<OwnWritesResult> {
-  const all = { without: [] as { conflicts: number; reconciles: number; seconds: number }[], with: [] as { conflicts: number; reconciles: number; seconds: number }[] };
+export async function runOwnWritesBench(
+  config: KubeConfig,
+  objects = Number(process.env.KUBEFORGE_OWNWRITES_OBJECTS ?? 2000),
+  runs = Number(process.env.BENCH_RUNS ?? 3),
+): Promise<OwnWritesResult> {
+  const all = {
+    without: [] as { conflicts: number; reconciles: number; seconds: number }[],
+    with: [] as { conflicts: number; reconciles: number; seconds: number }[],
+  };
   const stamp = Date.now().toString(36);
   for (let i = 0; i < runs; i++) {
     for (const mode of ['without', 'with'] as const) {
-      process.stderr.write(`bench:ownwrites: run ${i + 1} of ${runs}, ${mode} read-your-own-writes (${objects} objects)\n`);
+      process.stderr.write(
+        `bench:ownwrites: run ${i + 1} of ${runs}, ${mode} read-your-own-writes (${objects} objects)\n`,
+      );
       all[mode].push(await once(config, objects, mode === 'with', `${mode}-${i}-${stamp}`));
     }
   }
-  const med = (xs: { conflicts: number; reconciles: number; seconds: number }[]) => ({ conflicts: median(xs.map((x) => x.conflicts)), reconciles: median(xs.map((x) => x.reconciles)), seconds: median(xs.map((x) => x.seconds)) });
+  const med = (xs: { conflicts: number; reconciles: number; seconds: number }[]) => ({
+    conflicts: median(xs.map((x) => x.conflicts)),
+    reconciles: median(xs.map((x) => x.reconciles)),
+    seconds: median(xs.map((x) => x.seconds)),
+  });
   return { objects, without: med(all.without), with: med(all.with) };
 }
 

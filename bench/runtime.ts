@@ -64,7 +64,16 @@ import { spawn } from 'node:child_process';
 import { failoverLine, runFailoverBench } from './failover.js';
 import { ownWritesLine, runOwnWritesBench } from './ownwrites.js';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -115,9 +124,18 @@ const CRD = {
             properties: {
               spec: {
                 type: 'object',
-                properties: { size: { type: 'integer' }, image: { type: 'string' }, tier: { type: 'string' }, replicas: { type: 'integer' }, message: { type: 'string' } },
+                properties: {
+                  size: { type: 'integer' },
+                  image: { type: 'string' },
+                  tier: { type: 'string' },
+                  replicas: { type: 'integer' },
+                  message: { type: 'string' },
+                },
               },
-              status: { type: 'object', properties: { observedGeneration: { type: 'integer', format: 'int64' }, phase: { type: 'string' } } },
+              status: {
+                type: 'object',
+                properties: { observedGeneration: { type: 'integer', format: 'int64' }, phase: { type: 'string' } },
+              },
             },
           },
         },
@@ -130,8 +148,19 @@ function gizmo(ns: string, i: number): Gizmo {
   return {
     apiVersion: `${GROUP}/${VERSION}`,
     kind: 'Gizmo',
-    metadata: { namespace: ns, name: `g-${String(i).padStart(5, '0')}`, labels: { app: 'bench', shard: String(i % 16) }, annotations: { 'bench.kubeforge.io/note': 'a typical small custom resource' } },
-    spec: { size: i, image: 'registry.example.com/team/app:1.2.3', tier: i % 2 ? 'frontend' : 'backend', replicas: 3, message: 'hello from the benchmark' },
+    metadata: {
+      namespace: ns,
+      name: `g-${String(i).padStart(5, '0')}`,
+      labels: { app: 'bench', shard: String(i % 16) },
+      annotations: { 'bench.kubeforge.io/note': 'a typical small custom resource' },
+    },
+    spec: {
+      size: i,
+      image: 'registry.example.com/team/app:1.2.3',
+      tier: i % 2 ? 'frontend' : 'backend',
+      replicas: 3,
+      message: 'hello from the benchmark',
+    },
   };
 }
 
@@ -146,7 +175,9 @@ const goOperatorDir = join(repo, 'bench/go-operator');
 
 /** controller-runtime's version as bench/go-operator/go.mod requires it (Kubebuilder's pin). */
 function controllerRuntimeVersion(): string {
-  return /sigs\.k8s\.io\/controller-runtime (v\S+)/.exec(readFileSync(join(goOperatorDir, 'go.mod'), 'utf8'))?.[1] ?? '?';
+  return (
+    /sigs\.k8s\.io\/controller-runtime (v\S+)/.exec(readFileSync(join(goOperatorDir, 'go.mod'), 'utf8'))?.[1] ?? '?'
+  );
 }
 
 /**
@@ -156,7 +187,13 @@ function controllerRuntimeVersion(): string {
  */
 async function goOperator(log: (s: string) => void): Promise<string | undefined> {
   const hash = createHash('sha256');
-  for (const f of readdirSync(goOperatorDir).filter((f) => /\.go$|^go\.(mod|sum)$/.test(f)).sort()) hash.update(`${f}\0`).update(readFileSync(join(goOperatorDir, f))).update('\0');
+  for (const f of readdirSync(goOperatorDir)
+    .filter((f) => /\.go$|^go\.(mod|sum)$/.test(f))
+    .sort())
+    hash
+      .update(`${f}\0`)
+      .update(readFileSync(join(goOperatorDir, f)))
+      .update('\0');
   const bin = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'kubeforge', 'bench', 'bin');
   const target = join(bin, `go-operator-${hash.digest('hex').slice(0, 16)}`);
   if (existsSync(target)) return target;
@@ -168,12 +205,24 @@ async function goOperator(log: (s: string) => void): Promise<string | undefined>
   mkdirSync(bin, { recursive: true });
   const tmp = mkdtempSync(join(bin, '.go-operator-'));
   try {
-    process.stderr.write(`bench:runtime: building bench/go-operator (controller-runtime ${controllerRuntimeVersion()}) from Go modules (once per machine)\n`);
+    process.stderr.write(
+      `bench:runtime: building bench/go-operator (controller-runtime ${controllerRuntimeVersion()}) from Go modules (once per machine)\n`,
+    );
     const started = now();
     let compiled = 0;
-    const tick = setInterval(() => process.stderr.write(`bench:runtime: building bench/go-operator: ${compiled} packages compiled, ${Math.round((now() - started) / 1000)} s\n`), 10_000);
+    const tick = setInterval(
+      () =>
+        process.stderr.write(
+          `bench:runtime: building bench/go-operator: ${compiled} packages compiled, ${Math.round((now() - started) / 1000)} s\n`,
+        ),
+      10_000,
+    );
     const r = await new Promise<{ code: number | null; err: string }>((done) => {
-      const p = spawn(go, ['build', '-v', '-o', join(tmp, 'go-operator'), '.'], { cwd: goOperatorDir, env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-buildvcs=false' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const p = spawn(go, ['build', '-v', '-o', join(tmp, 'go-operator'), '.'], {
+        cwd: goOperatorDir,
+        env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-buildvcs=false' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let err = '';
       p.stderr.setEncoding('utf8').on('data', (d: string) => {
         err = (err + d).slice(-4000);
@@ -184,7 +233,9 @@ async function goOperator(log: (s: string) => void): Promise<string | undefined>
     });
     clearInterval(tick);
     if (r.code !== 0) {
-      log(`note: building bench/go-operator failed (exit ${r.code}): the vs_controller_runtime peer not measured\n${r.err.trim()}`);
+      log(
+        `note: building bench/go-operator failed (exit ${r.code}): the vs_controller_runtime peer not measured\n${r.err.trim()}`,
+      );
       return undefined;
     }
     renameSync(join(tmp, 'go-operator'), target);
@@ -202,13 +253,33 @@ function runGoOperator<T>(bin: string, args: string[]): Promise<T> {
     let s = '';
     p.stdout.setEncoding('utf8').on('data', (d: string) => (s += d));
     p.on('error', reject);
-    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(s.trim().split('\n').pop()!) as T) : reject(new Error(`go-operator ${args[0]} exited ${code}`))));
+    p.on('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(s.trim().split('\n').pop()!) as T)
+        : reject(new Error(`go-operator ${args[0]} exited ${code}`)),
+    );
   });
 }
 
 /** The Go peer of (a): its own process creates the objects and reconciles them; the wall and CPU time it reports. */
-async function goOperatorRun(bin: string, kubeconfigPath: string, ns: string, n: number, c: number): Promise<{ ms: number; cpuMs: number }> {
-  return runGoOperator<{ ms: number; cpuMs: number }>(bin, ['reconcile', '--kubeconfig', kubeconfigPath, '--namespace', ns, '--n', String(n), '--c', String(c)]);
+async function goOperatorRun(
+  bin: string,
+  kubeconfigPath: string,
+  ns: string,
+  n: number,
+  c: number,
+): Promise<{ ms: number; cpuMs: number }> {
+  return runGoOperator<{ ms: number; cpuMs: number }>(bin, [
+    'reconcile',
+    '--kubeconfig',
+    kubeconfigPath,
+    '--namespace',
+    ns,
+    '--n',
+    String(n),
+    '--c',
+    String(c),
+  ]);
 }
 
 async function pool<T>(n: number, items: T[], fn: (x: T) => Promise<void>): Promise<void> {
@@ -230,7 +301,13 @@ async function newNamespace(client: Client, name: string): Promise<string> {
 }
 
 /** Operator variant of (a). */
-async function operatorRun(config: KubeConfig, ns: string, n: number, c: number, creator: 'client-node' | 'kubeforge'): Promise<{ ms: number; cpuMs: number }> {
+async function operatorRun(
+  config: KubeConfig,
+  ns: string,
+  n: number,
+  c: number,
+  creator: 'client-node' | 'kubeforge',
+): Promise<{ ms: number; cpuMs: number }> {
   const api = config.makeApiClient(CustomObjectsApi);
   const kf = newClient(config, {});
   const mgr = newManager(config, { logger: silent(), cache: { defaultNamespaces: [ns] } });
@@ -256,7 +333,14 @@ async function operatorRun(config: KubeConfig, ns: string, n: number, c: number,
   const cpu0 = process.cpuUsage();
   await pool(c, ids, async (i) => {
     if (creator === 'kubeforge') await kf.create(gizmo(ns, i));
-    else await api.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: PLURAL, body: gizmo(ns, i) });
+    else
+      await api.createNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: ns,
+        plural: PLURAL,
+        body: gizmo(ns, i),
+      });
   });
   await allDone;
   const elapsed = now() - t0;
@@ -272,9 +356,22 @@ async function baselineRun(config: KubeConfig, ns: string, n: number, c: number)
   const ids = Array.from({ length: n }, (_, i) => i);
   const t0 = now();
   await pool(c, ids, async (i) => {
-    const created = (await api.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: PLURAL, body: gizmo(ns, i) })) as Gizmo;
+    const created = (await api.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: ns,
+      plural: PLURAL,
+      body: gizmo(ns, i),
+    })) as Gizmo;
     created.status = { observedGeneration: created.metadata!.generation, phase: 'Ready' };
-    await api.replaceNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, namespace: ns, plural: PLURAL, name: created.metadata!.name!, body: created });
+    await api.replaceNamespacedCustomObjectStatus({
+      group: GROUP,
+      version: VERSION,
+      namespace: ns,
+      plural: PLURAL,
+      name: created.metadata!.name!,
+      body: created,
+    });
   });
   return now() - t0;
 }
@@ -320,9 +417,18 @@ function benchSecret(ns: string, i: number): V1Secret {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { namespace: ns, name: `s-${String(i).padStart(5, '0')}`, labels: { app: 'bench', shard: String(i % 16) }, annotations: { 'bench.kubeforge.io/note': 'a typical small secret' } },
+    metadata: {
+      namespace: ns,
+      name: `s-${String(i).padStart(5, '0')}`,
+      labels: { app: 'bench', shard: String(i % 16) },
+      annotations: { 'bench.kubeforge.io/note': 'a typical small secret' },
+    },
     type: 'Opaque',
-    stringData: { username: `user-${i}`, password: 'correct-horse-battery-staple', config: 'endpoint=https://db.example.com:5432;pool=10' },
+    stringData: {
+      username: `user-${i}`,
+      password: 'correct-horse-battery-staple',
+      config: 'endpoint=https://db.example.com:5432;pool=10',
+    },
   };
 }
 
@@ -330,7 +436,12 @@ function benchSecret(ns: string, i: number): V1Secret {
 const CHILD_TYPES = { gizmo: Gizmo, secret: V1Secret, 'secret-metadata': metadataOnly(V1Secret) } as const;
 
 /** (b)/(d) child process: start a cache on `ns`, wait for `expected` objects of `what`, print memory figures. */
-async function childCache(kubeconfigPath: string, ns: string, expected: number, what: keyof typeof CHILD_TYPES = 'gizmo'): Promise<void> {
+async function childCache(
+  kubeconfigPath: string,
+  ns: string,
+  expected: number,
+  what: keyof typeof CHILD_TYPES = 'gizmo',
+): Promise<void> {
   const type = CHILD_TYPES[what];
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
@@ -357,17 +468,28 @@ async function childCache(kubeconfigPath: string, ns: string, expected: number, 
   await sleep(200);
   const after = process.memoryUsage().rss;
   const heapAfter = process.memoryUsage().heapUsed;
-  const bytes = JSON.stringify(await cache.get(type, { namespace: ns, name: what === 'gizmo' ? 'g-00000' : 's-00000' })).length;
-  process.stdout.write(JSON.stringify({ before, beforeMax, after, peak, bytes, heap: heapAfter - heapBefore, syncMs }) + '\n');
+  const bytes = JSON.stringify(
+    await cache.get(type, { namespace: ns, name: what === 'gizmo' ? 'g-00000' : 's-00000' }),
+  ).length;
+  process.stdout.write(
+    `${JSON.stringify({ before, beforeMax, after, peak, bytes, heap: heapAfter - heapBefore, syncMs })}\n`,
+  );
   ac.abort();
   await run;
 }
 
 /** Runs childCache in a fresh process (`node --expose-gc`) and returns its figures. */
-async function cacheChild(kubeconfigPath: string, ns: string, n: number, what: keyof typeof CHILD_TYPES): Promise<MemFigures> {
+async function cacheChild(
+  kubeconfigPath: string,
+  ns: string,
+  n: number,
+  what: keyof typeof CHILD_TYPES,
+): Promise<MemFigures> {
   const script = fileURLToPath(import.meta.url);
   const out = await new Promise<string>((resolve, reject) => {
-    const p = spawn(process.execPath, ['--expose-gc', script, '--child-cache', kubeconfigPath, ns, String(n), what], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(process.execPath, ['--expose-gc', script, '--child-cache', kubeconfigPath, ns, String(n), what], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let s = '';
     p.stdout.on('data', (d) => (s += d));
     p.on('exit', (code) => (code === 0 ? resolve(s) : reject(new Error(`cache child (${what}) exited ${code}`))));
@@ -393,12 +515,19 @@ function describeMemory(m: MemFigures, n: number, heap: string): string {
   );
 }
 
-async function latencyRun(config: KubeConfig, ns: string): Promise<{ lat: number[]; fromAck: number[]; fromEvent: number[] }> {
+async function latencyRun(
+  config: KubeConfig,
+  ns: string,
+): Promise<{ lat: number[]; fromAck: number[]; fromEvent: number[] }> {
   const client = newClient(config, { fieldOwner: 'bench' });
   const objects = 100;
-  await pool(8, Array.from({ length: objects }, (_, i) => i), async (i) => {
-    await client.create(gizmo(ns, i));
-  });
+  await pool(
+    8,
+    Array.from({ length: objects }, (_, i) => i),
+    async (i) => {
+      await client.create(gizmo(ns, i));
+    },
+  );
   const sent = new Map<number, number>();
   const acked = new Map<number, number>();
   const lat: number[] = [];
@@ -461,7 +590,8 @@ async function latencyRun(config: KubeConfig, ns: string): Promise<{ lat: number
   ac.abort();
   await running;
   rest.close();
-  if (lat.length < total) process.stderr.write(`latency: ${total - lat.length} of ${total} updates were coalesced or not observed\n`);
+  if (lat.length < total)
+    process.stderr.write(`latency: ${total - lat.length} of ${total} updates were coalesced or not observed\n`);
   return { lat, fromAck, fromEvent };
 }
 
@@ -472,7 +602,12 @@ function pct(xs: number[], p: number): number {
 
 async function main(): Promise<void> {
   if (process.argv[2] === '--child-cache') {
-    await childCache(process.argv[3], process.argv[4], Number(process.argv[5]), (process.argv[6] ?? 'gizmo') as keyof typeof CHILD_TYPES);
+    await childCache(
+      process.argv[3],
+      process.argv[4],
+      Number(process.argv[5]),
+      (process.argv[6] ?? 'gizmo') as keyof typeof CHILD_TYPES,
+    );
     return;
   }
   const N = Number(process.env.KUBEFORGE_BENCH_N ?? 2000);
@@ -481,18 +616,22 @@ async function main(): Promise<void> {
   const parts = (process.env.KUBEFORGE_BENCH_PARTS ?? 'a,b,c,d,e,f').split(',');
   // Like `npm test`: default to where `npm run setup-envtest` puts the binaries.
   const defaultAssets = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kubeforge/envtest/bin');
-  if (!process.env.KUBEBUILDER_ASSETS && existsSync(join(defaultAssets, 'kube-apiserver'))) process.env.KUBEBUILDER_ASSETS = defaultAssets;
+  if (!process.env.KUBEBUILDER_ASSETS && existsSync(join(defaultAssets, 'kube-apiserver')))
+    process.env.KUBEBUILDER_ASSETS = defaultAssets;
   const env = new TestEnvironment({ crds: [CRD] });
   const config = await env.start();
   try {
     const admin = newClient(config, {});
-    const log = (s: string) => process.stdout.write(s + '\n');
+    const log = (s: string) => process.stdout.write(`${s}\n`);
     log(`bench:runtime: kube-apiserver ${env.serverURL}, ${N} objects per run`);
 
     // The controller-runtime peer (bench/go-operator), built before it is needed.
     const crVersion = controllerRuntimeVersion();
     const peer = parts.includes('a') || parts.includes('b') ? await goOperator(log) : undefined;
-    const peerFailed = (what: string, e: unknown) => log(`note: the controller-runtime operator failed in ${what} (${e instanceof Error ? e.message : String(e)}): its figure is n/a`);
+    const peerFailed = (what: string, e: unknown) =>
+      log(
+        `note: the controller-runtime operator failed in ${what} (${e instanceof Error ? e.message : String(e)}): its figure is n/a`,
+      );
 
     // (a)
     const ratios: number[] = [];
@@ -507,11 +646,20 @@ async function main(): Promise<void> {
       let opKaCpu = NaN;
       let goMs = NaN;
       let goCpu = NaN;
-      const ours = async () => ({ ms: opKa, cpuMs: opKaCpu } = await operatorRun(config, await newNamespace(admin, `opka-${c}`), N, c, 'kubeforge'));
+      const ours = async () =>
+        ({ ms: opKa, cpuMs: opKaCpu } = await operatorRun(
+          config,
+          await newNamespace(admin, `opka-${c}`),
+          N,
+          c,
+          'kubeforge',
+        ));
       const theirs = async () => {
         if (!peer) return;
         const ns = await newNamespace(admin, `cr-${c}`);
-        ({ ms: goMs, cpuMs: goCpu } = await goOperatorRun(peer, env.kubeconfigPath, ns, N, c).catch((e: unknown) => (peerFailed(`(a) at concurrency ${c}`, e), { ms: NaN, cpuMs: NaN })));
+        ({ ms: goMs, cpuMs: goCpu } = await goOperatorRun(peer, env.kubeconfigPath, ns, N, c).catch(
+          (e: unknown) => (peerFailed(`(a) at concurrency ${c}`, e), { ms: NaN, cpuMs: NaN }),
+        ));
       };
       if (c === 1) await ours().then(theirs);
       else await theirs().then(ours);
@@ -535,9 +683,13 @@ async function main(): Promise<void> {
     if (parts.includes('b')) {
       const memNs = await newNamespace(admin, 'mem');
       const fast = newClient(config, {});
-      await pool(16, Array.from({ length: CACHE_N }, (_, i) => i), async (i) => {
-        await fast.create(gizmo(memNs, i));
-      });
+      await pool(
+        16,
+        Array.from({ length: CACHE_N }, (_, i) => i),
+        async (i) => {
+          await fast.create(gizmo(memNs, i));
+        },
+      );
       const m = await cacheChild(env.kubeconfigPath, memNs, CACHE_N, 'gizmo');
       perObjKB = (m.peak - m.before) / CACHE_N / 1024;
       log(`(b) ${CACHE_N} cached objects (${m.bytes} B of JSON each): ${describeMemory(m, CACHE_N, 'JS heap')}`);
@@ -546,7 +698,17 @@ async function main(): Promise<void> {
       // compared; unstructured is printed for context.
       for (const object of peer ? ['typed', 'unstructured'] : []) {
         try {
-          const g = await runGoOperator<MemFigures>(peer!, ['cache', '--kubeconfig', env.kubeconfigPath, '--namespace', memNs, '--expected', String(CACHE_N), '--object', object]);
+          const g = await runGoOperator<MemFigures>(peer!, [
+            'cache',
+            '--kubeconfig',
+            env.kubeconfigPath,
+            '--namespace',
+            memNs,
+            '--expected',
+            String(CACHE_N),
+            '--object',
+            object,
+          ]);
           const kb = (g.peak - g.before) / CACHE_N / 1024;
           if (object === 'typed') goPerObjKB = kb;
           log(`    controller-runtime ${crVersion} cache, ${object} Gizmo: ${describeMemory(g, CACHE_N, 'Go heap')}`);
@@ -554,7 +716,10 @@ async function main(): Promise<void> {
           peerFailed(`(b), ${object}`, e);
         }
       }
-      if (Number.isFinite(goPerObjKB)) log(`    vs controller-runtime (typed): kubeforge ${perObjKB.toFixed(2)} KB / controller-runtime ${goPerObjKB.toFixed(2)} KB per object at peak -> ${(perObjKB / goPerObjKB).toFixed(2)}x`);
+      if (Number.isFinite(goPerObjKB))
+        log(
+          `    vs controller-runtime (typed): kubeforge ${perObjKB.toFixed(2)} KB / controller-runtime ${goPerObjKB.toFixed(2)} KB per object at peak -> ${(perObjKB / goPerObjKB).toFixed(2)}x`,
+        );
     }
 
     // (d)
@@ -565,12 +730,22 @@ async function main(): Promise<void> {
       const fast = newClient(config, {});
       let created = 0;
       const started = now();
-      const tick = setInterval(() => process.stderr.write(`bench:runtime: (d) ${created} of ${SECRETS_N} Secrets created, ${Math.round((now() - started) / 1000)} s\n`), 10_000);
+      const tick = setInterval(
+        () =>
+          process.stderr.write(
+            `bench:runtime: (d) ${created} of ${SECRETS_N} Secrets created, ${Math.round((now() - started) / 1000)} s\n`,
+          ),
+        10_000,
+      );
       try {
-        await pool(16, Array.from({ length: SECRETS_N }, (_, i) => i), async (i) => {
-          await fast.create(benchSecret(secNs, i));
-          created++;
-        });
+        await pool(
+          16,
+          Array.from({ length: SECRETS_N }, (_, i) => i),
+          async (i) => {
+            await fast.create(benchSecret(secNs, i));
+            created++;
+          },
+        );
       } finally {
         clearInterval(tick);
       }
@@ -578,8 +753,12 @@ async function main(): Promise<void> {
       const meta = await cacheChild(env.kubeconfigPath, secNs, SECRETS_N, 'secret-metadata');
       fullBytes = (full.peak - full.before) / SECRETS_N;
       metaBytes = (meta.peak - meta.before) / SECRETS_N;
-      log(`(d) ${SECRETS_N} cached Secrets, full (${full.bytes} B of JSON each): ${describeMemory(full, SECRETS_N, 'JS heap')}; synced in ${((full.syncMs ?? NaN) / 1000).toFixed(2)} s`);
-      log(`    metadata-only (PartialObjectMetadata, ${meta.bytes} B of JSON each): ${describeMemory(meta, SECRETS_N, 'JS heap')}; synced in ${((meta.syncMs ?? NaN) / 1000).toFixed(2)} s`);
+      log(
+        `(d) ${SECRETS_N} cached Secrets, full (${full.bytes} B of JSON each): ${describeMemory(full, SECRETS_N, 'JS heap')}; synced in ${((full.syncMs ?? NaN) / 1000).toFixed(2)} s`,
+      );
+      log(
+        `    metadata-only (PartialObjectMetadata, ${meta.bytes} B of JSON each): ${describeMemory(meta, SECRETS_N, 'JS heap')}; synced in ${((meta.syncMs ?? NaN) / 1000).toFixed(2)} s`,
+      );
     }
 
     // (c)
@@ -607,7 +786,9 @@ async function main(): Promise<void> {
       log(ownWritesLine(await runOwnWritesBench(config)));
     }
     log(`bytes_per_object full=${Math.round(fullBytes)} metadata_only=${Math.round(metaBytes)}`);
-    log(`bench:runtime ratio=${worst.toFixed(2)}x rss_per_object=${perObjKB.toFixed(2)}KB p99=${p99.toFixed(1)}ms vs_controller_runtime=${x(vsTime)}(time),${x(perObjKB / goPerObjKB)}(memory)`);
+    log(
+      `bench:runtime ratio=${worst.toFixed(2)}x rss_per_object=${perObjKB.toFixed(2)}KB p99=${p99.toFixed(1)}ms vs_controller_runtime=${x(vsTime)}(time),${x(perObjKB / goPerObjKB)}(memory)`,
+    );
   } finally {
     await env.stop();
   }

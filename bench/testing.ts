@@ -60,14 +60,34 @@ const KINDS = ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo', 'Foxtrot'];
 const dir = mkdtempSync(join(tmpdir(), 'kubeforge-bench-testing-'));
 try {
   const started = Date.now();
-  const progress = (what: string) => console.error(`bench:testing: ${what} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  const progress = (what: string) =>
+    console.error(`bench:testing: ${what} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   progress('packing kubeforge and generating a project with 6 Kinds');
   const tarball = packKubeforge(dir);
   const project = join(dir, 'project');
   ok(sh('mkdir', ['-p', project], dir), 'mkdir');
   ok(initProject(project, tarball), 'kubeforge init');
   for (const kind of KINDS) {
-    ok(sh(process.execPath, [join(repo, 'bin/kubeforge.js'), 'create', 'api', '--group', 'bench', '--version', 'v1', '--kind', kind, '--resource', '--controller'], project), `create api ${kind}`);
+    ok(
+      sh(
+        process.execPath,
+        [
+          join(repo, 'bin/kubeforge.js'),
+          'create',
+          'api',
+          '--group',
+          'bench',
+          '--version',
+          'v1',
+          '--kind',
+          kind,
+          '--resource',
+          '--controller',
+        ],
+        project,
+      ),
+      `create api ${kind}`,
+    );
   }
   progress('npm run manifests and build');
   ok(sh('npm', ['run', 'manifests'], project), 'npm run manifests');
@@ -76,14 +96,20 @@ try {
   const files = readdirSync(testDir).sort();
   const unit = files.filter((f) => f.endsWith('.unit.test.js')).map((f) => join('build/test/controller', f));
   const real = files.filter((f) => f.endsWith('_controller.test.js')).map((f) => join('build/test/controller', f));
-  if (unit.length !== KINDS.length || real.length !== KINDS.length) throw new Error(`expected ${KINDS.length} unit and ${KINDS.length} real-server controller tests, found ${unit.length} and ${real.length}`);
+  if (unit.length !== KINDS.length || real.length !== KINDS.length)
+    throw new Error(
+      `expected ${KINDS.length} unit and ${KINDS.length} real-server controller tests, found ${unit.length} and ${real.length}`,
+    );
 
   const tests = { fast: 0, real: 0 };
   const time = (tier: 'fast' | 'real', args: string[], env: NodeJS.ProcessEnv = {}) => {
     const t = process.hrtime.bigint();
     const r = sh(process.execPath, ['hack/test.mjs', ...args], project, env);
     const s = Number(process.hrtime.bigint() - t) / 1e9;
-    if (r.status !== 0) throw new Error(`node hack/test.mjs ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`);
+    if (r.status !== 0)
+      throw new Error(
+        `node hack/test.mjs ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`,
+      );
     tests[tier] = [...r.stdout.matchAll(/^# pass (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
     return s;
   };
@@ -98,10 +124,19 @@ try {
   }
   const f = median(fast);
   const r = median(slow);
-  if (tests.fast !== tests.real) throw new Error(`the tiers ran different numbers of tests: ${tests.fast} on the fake, ${tests.real} on the real server`);
-  console.log(`controller tests of ${KINDS.length} Kinds (${tests.fast} passing tests per tier), medians of ${RUNS} interleaved runs, wall time with Node start:`);
-  console.log(`  fake API server (unit tier)      ${f.toFixed(2)} s   runs: ${fast.map((x) => x.toFixed(2)).join(' ')}`);
-  console.log(`  real etcd + kube-apiserver       ${r.toFixed(2)} s   runs: ${slow.map((x) => x.toFixed(2)).join(' ')}`);
+  if (tests.fast !== tests.real)
+    throw new Error(
+      `the tiers ran different numbers of tests: ${tests.fast} on the fake, ${tests.real} on the real server`,
+    );
+  console.log(
+    `controller tests of ${KINDS.length} Kinds (${tests.fast} passing tests per tier), medians of ${RUNS} interleaved runs, wall time with Node start:`,
+  );
+  console.log(
+    `  fake API server (unit tier)      ${f.toFixed(2)} s   runs: ${fast.map((x) => x.toFixed(2)).join(' ')}`,
+  );
+  console.log(
+    `  real etcd + kube-apiserver       ${r.toFixed(2)} s   runs: ${slow.map((x) => x.toFixed(2)).join(' ')}`,
+  );
   console.log(`bench:testing fast=${f.toFixed(2)}s real=${r.toFixed(2)}s ratio=${(r / f).toFixed(1)}x`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -69,7 +69,11 @@ function widget(i: number): Record<string, unknown> {
       generation: 1,
       creationTimestamp: '2024-05-01T10:00:00Z',
       labels: { app: 'bench', shard: String(i % 16), 'app.kubernetes.io/managed-by': 'kubeforge' },
-      annotations: { 'bench.kubeforge.io/note': 'a typical small custom resource', 'kubectl.kubernetes.io/last-applied-configuration': '{"apiVersion":"bench.kubeforge.io/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"size":3}}' },
+      annotations: {
+        'bench.kubeforge.io/note': 'a typical small custom resource',
+        'kubectl.kubernetes.io/last-applied-configuration':
+          '{"apiVersion":"bench.kubeforge.io/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"size":3}}',
+      },
       managedFields: [
         {
           manager: 'kubectl-client-side-apply',
@@ -77,11 +81,25 @@ function widget(i: number): Record<string, unknown> {
           apiVersion: 'bench.kubeforge.io/v1',
           time: '2024-05-01T10:00:00Z',
           fieldsType: 'FieldsV1',
-          fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} }, 'f:labels': { '.': {}, 'f:app': {}, 'f:shard': {} } }, 'f:spec': { '.': {}, 'f:size': {}, 'f:image': {}, 'f:message': {} } },
+          fieldsV1: {
+            'f:metadata': {
+              'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} },
+              'f:labels': { '.': {}, 'f:app': {}, 'f:shard': {} },
+            },
+            'f:spec': { '.': {}, 'f:size': {}, 'f:image': {}, 'f:message': {} },
+          },
         },
       ],
     },
-    spec: { size: i % 10, image: 'registry.example.com/team/app:1.2.3', message: 'hello from the benchmark', ports: [{ name: 'http', port: 8080 }, { name: 'metrics', port: 9090 }] },
+    spec: {
+      size: i % 10,
+      image: 'registry.example.com/team/app:1.2.3',
+      message: 'hello from the benchmark',
+      ports: [
+        { name: 'http', port: 8080 },
+        { name: 'metrics', port: 9090 },
+      ],
+    },
   };
 }
 
@@ -137,7 +155,8 @@ async function serve(which: 'ours' | 'baseline', certDir: string): Promise<void>
       })
       .withValidator({
         validateCreate(w: WidgetType) {
-          if ((w.spec?.size ?? 0) < 0) throw new FieldErrors([field.invalid('spec.size', w.spec?.size, 'must be >= 0')]);
+          if ((w.spec?.size ?? 0) < 0)
+            throw new FieldErrors([field.invalid('spec.size', w.spec?.size, 'must be >= 0')]);
         },
         validateUpdate() {},
         validateDelete() {},
@@ -148,16 +167,23 @@ async function serve(which: 'ours' | 'baseline', certDir: string): Promise<void>
     port = server.port!;
   } else {
     const { readFileSync } = await import('node:fs');
-    const srv = https.createServer({ cert: readFileSync(join(certDir, 'tls.crt')), key: readFileSync(join(certDir, 'tls.key')) }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        const out = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: body.request.uid, allowed: true } });
-        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(out) });
-        res.end(out);
-      });
-    });
+    const srv = https.createServer(
+      { cert: readFileSync(join(certDir, 'tls.crt')), key: readFileSync(join(certDir, 'tls.key')) },
+      (req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          const out = JSON.stringify({
+            apiVersion: 'admission.k8s.io/v1',
+            kind: 'AdmissionReview',
+            response: { uid: body.request.uid, allowed: true },
+          });
+          res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(out) });
+          res.end(out);
+        });
+      },
+    );
     srv.keepAliveTimeout = 120_000;
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     port = (srv.address() as { port: number }).port;
@@ -188,7 +214,9 @@ interface Child {
 }
 
 function startChild(which: 'ours' | 'baseline', certDir: string): Promise<Child> {
-  const proc = fork(fileURLToPath(import.meta.url), ['--serve', which, certDir], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const proc = fork(fileURLToPath(import.meta.url), ['--serve', which, certDir], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     proc.once('error', reject);
     proc.once('exit', (code) => reject(new Error(`${which} server exited with ${code}`)));
@@ -209,12 +237,21 @@ function startChild(which: 'ours' | 'baseline', certDir: string): Promise<Child>
 function post(agent: https.Agent, port: number, path: string, body: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const req = https.request(
-      { host: '127.0.0.1', port, path, method: 'POST', agent, rejectUnauthorized: false, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        agent,
+        rejectUnauthorized: false,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode} from ${path}: ${Buffer.concat(chunks).toString('utf8')}`));
+          if (res.statusCode !== 200)
+            return reject(new Error(`HTTP ${res.statusCode} from ${path}: ${Buffer.concat(chunks).toString('utf8')}`));
           const r = JSON.parse(Buffer.concat(chunks).toString('utf8'));
           if (!r.response?.allowed) return reject(new Error(`not allowed by ${path}: ${JSON.stringify(r)}`));
           resolve();
@@ -247,7 +284,7 @@ const pct = (xs: number[], p: number) => {
 };
 
 async function main(): Promise<void> {
-  const log = (s: string) => process.stdout.write(s + '\n');
+  const log = (s: string) => process.stdout.write(`${s}\n`);
   const certDir = mkdtempSync(join(tmpdir(), 'kf-bench-webhook-'));
   const { cert, key } = generateSelfSignedCert({ hosts: ['127.0.0.1'] });
   writeFileSync(join(certDir, 'tls.crt'), cert);
@@ -261,7 +298,10 @@ async function main(): Promise<void> {
     const ratios: number[] = [];
     const p99s: number[] = [];
     for (const c of [1, 16]) {
-      const agents = { ours: new https.Agent({ keepAlive: true, maxSockets: c }), baseline: new https.Agent({ keepAlive: true, maxSockets: c }) };
+      const agents = {
+        ours: new https.Agent({ keepAlive: true, maxSockets: c }),
+        baseline: new https.Agent({ keepAlive: true, maxSockets: c }),
+      };
       await load(agents.ours, ours.port, warm, c);
       await load(agents.baseline, base.port, warm, c);
       const time = { ours: 0, baseline: 0 };
@@ -276,7 +316,8 @@ async function main(): Promise<void> {
           const chunk = bodies.slice(k, k + CHUNK);
           const order: ('ours' | 'baseline')[] = (k / CHUNK + round) % 2 ? ['ours', 'baseline'] : ['baseline', 'ours'];
           const pair = { ours: 0, baseline: 0 };
-          for (const which of order) pair[which] = await load(agents[which], which === 'ours' ? ours.port : base.port, chunk, c);
+          for (const which of order)
+            pair[which] = await load(agents[which], which === 'ours' ? ours.port : base.port, chunk, c);
           time.ours += pair.ours;
           time.baseline += pair.baseline;
           pairRatios.push(pair.ours / pair.baseline);

@@ -66,7 +66,8 @@ function say(line) {
  */
 function positive(name, raw, min) {
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) throw new DemoError(`invalid --${name} "${raw}"`, `give a number >= ${min} (npm run demo -- --help)`);
+  if (!Number.isFinite(n) || n < min)
+    throw new DemoError(`invalid --${name} "${raw}"`, `give a number >= ${min} (npm run demo -- --help)`);
   return n;
 }
 
@@ -111,7 +112,12 @@ function readFlags() {
  * @param {boolean} verbose
  */
 function run(what, hint, cmd, args, cwd, verbose) {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } });
+  const r = spawnSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+  });
   const output = `${r.stdout ?? ''}${r.stderr ?? ''}`;
   if (r.status !== 0) {
     const why = r.error ? r.error.message : `exit ${r.status ?? r.signal}`;
@@ -157,19 +163,35 @@ function apiServerAssets(verbose) {
   const given = process.env.KUBEBUILDER_ASSETS;
   if (given) {
     if (!complete(given)) {
-      throw new DemoError(`KUBEBUILDER_ASSETS=${given} holds no etcd and kube-apiserver`, 'point it at a folder that does: `npx kubeforge setup-envtest` or `npm run setup-envtest` prints one');
+      throw new DemoError(
+        `KUBEBUILDER_ASSETS=${given} holds no etcd and kube-apiserver`,
+        'point it at a folder that does: `npx kubeforge setup-envtest` or `npm run setup-envtest` prints one',
+      );
     }
     return given;
   }
-  say('    KUBEBUILDER_ASSETS is unset: provisioning etcd + kube-apiserver with `kubeforge setup-envtest` (cached; the first build from Go modules takes about 10 minutes: its progress follows)');
+  say(
+    '    KUBEBUILDER_ASSETS is unset: provisioning etcd + kube-apiserver with `kubeforge setup-envtest` (cached; the first build from Go modules takes about 10 minutes: its progress follows)',
+  );
   // Progress (stderr) goes straight to the terminal: a first build is long, and must show it.
-  const r = spawnSync(process.execPath, [join(root, 'bin/kubeforge.js'), 'setup-envtest'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const r = spawnSync(process.execPath, [join(root, 'bin/kubeforge.js'), 'setup-envtest'], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   if (r.status !== 0) {
-    throw new DemoError(`provisioning the test API server failed ('kubeforge setup-envtest': ${r.error ? r.error.message : `exit ${r.status ?? r.signal}`})`, 'set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver; see the lines above for what failed');
+    throw new DemoError(
+      `provisioning the test API server failed ('kubeforge setup-envtest': ${r.error ? r.error.message : `exit ${r.status ?? r.signal}`})`,
+      'set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver; see the lines above for what failed',
+    );
   }
   const lines = (r.stdout ?? '').trim().split('\n');
   const dir = lines[lines.length - 1];
-  if (!complete(dir)) throw new DemoError(`kubeforge setup-envtest printed ${dir}, which holds no etcd and kube-apiserver`, 'set KUBEBUILDER_ASSETS to a folder holding them');
+  if (!complete(dir))
+    throw new DemoError(
+      `kubeforge setup-envtest printed ${dir}, which holds no etcd and kube-apiserver`,
+      'set KUBEBUILDER_ASSETS to a folder holding them',
+    );
   return dir;
 }
 
@@ -186,7 +208,10 @@ function projectFolder(out) {
   }
   const project = resolve(out);
   if (existsSync(project) && readdirSync(project).length > 0 && !existsSync(join(project, 'PROJECT'))) {
-    throw new DemoError(`--out ${out} is a non-empty folder that is no kubeforge project`, 'give a new or empty folder (the demo replaces its content)');
+    throw new DemoError(
+      `--out ${out} is a non-empty folder that is no kubeforge project`,
+      'give a new or empty folder (the demo replaces its content)',
+    );
   }
   return { project };
 }
@@ -213,16 +238,33 @@ async function demo(flags, where, life) {
     return dir;
   });
 
-  await step(`regenerate the sample into ${project} (scripts/generate-testdata.mjs: builds kubeforge first when dist/ is stale)`, () => {
-    const out = run('regenerating the sample', 'run `npm run generate:testdata -- --out /tmp/x` to see why', process.execPath, [join(root, 'scripts/generate-testdata.mjs'), '--out', project], root, flags.verbose);
-    const built = out.split('\n').find((l) => l.startsWith('==> build kubeforge'));
-    if (built && !flags.verbose) say(`    ${built.slice(4)}`);
-  });
+  await step(
+    `regenerate the sample into ${project} (scripts/generate-testdata.mjs: builds kubeforge first when dist/ is stale)`,
+    () => {
+      const out = run(
+        'regenerating the sample',
+        'run `npm run generate:testdata -- --out /tmp/x` to see why',
+        process.execPath,
+        [join(root, 'scripts/generate-testdata.mjs'), '--out', project],
+        root,
+        flags.verbose,
+      );
+      const built = out.split('\n').find((l) => l.startsWith('==> build kubeforge'));
+      if (built && !flags.verbose) say(`    ${built.slice(4)}`);
+    },
+  );
 
   await step('install it against this kubeforge (npm pack, npm install)', () => {
     const dir = join(project, '.kubeforge');
     mkdirSync(dir, { recursive: true });
-    const packed = run('npm pack of kubeforge', 'check that `npm pack` works in the kubeforge checkout', 'npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], root, false);
+    const packed = run(
+      'npm pack of kubeforge',
+      'check that `npm pack` works in the kubeforge checkout',
+      'npm',
+      ['pack', '--ignore-scripts', '--json', '--pack-destination', dir],
+      root,
+      false,
+    );
     /** @type {{ filename: string }[]} */
     const [{ filename }] = JSON.parse(packed.slice(packed.indexOf('[')));
     const pkgFile = join(project, 'package.json');
@@ -230,12 +272,33 @@ async function demo(flags, where, life) {
     // The sample asks for kubeforge from the registry; this demo shows this checkout's.
     pkg.dependencies.kubeforge = `file:.kubeforge/${filename}`;
     writeFileSync(pkgFile, `${JSON.stringify(pkg, null, 2)}\n`);
-    run('npm install in the sample', 'check the network or the npm cache (npm install must reach the registry)', 'npm', ['install', '--no-audit', '--no-fund'], project, flags.verbose);
+    run(
+      'npm install in the sample',
+      'check the network or the npm cache (npm install must reach the registry)',
+      'npm',
+      ['install', '--no-audit', '--no-fund'],
+      project,
+      flags.verbose,
+    );
   });
 
   await step('kubeforge manifests, npm run build', () => {
-    run('kubeforge manifests', 'run `npx kubeforge manifests` in the sample (--out <dir> --keep) to see the diagnostics', join(project, 'node_modules/.bin/kubeforge'), ['manifests', '--no-color'], project, flags.verbose);
-    run('building the sample (tsc)', 'run `npm run build` in the sample (--out <dir>) to see the errors', 'npm', ['run', 'build'], project, flags.verbose);
+    run(
+      'kubeforge manifests',
+      'run `npx kubeforge manifests` in the sample (--out <dir> --keep) to see the diagnostics',
+      join(project, 'node_modules/.bin/kubeforge'),
+      ['manifests', '--no-color'],
+      project,
+      flags.verbose,
+    );
+    run(
+      'building the sample (tsc)',
+      'run `npm run build` in the sample (--out <dir>) to see the errors',
+      'npm',
+      ['run', 'build'],
+      project,
+      flags.verbose,
+    );
   });
   if (life.stop.aborted) return;
 
@@ -250,7 +313,9 @@ async function demo(flags, where, life) {
   const { EventsV1Api, V1Job } = await load('@kubernetes/client-node');
   const { CronJob } = await loadBuilt('src/api/v1/cronjob_types.js');
   const { CronJob: CronJobV2 } = await loadBuilt('src/api/v2/cronjob_types.js');
-  const { CronJobReconciler, cronJobNameLabel, scheduledTimeAnnotation } = await loadBuilt('src/controller/cronjob_controller.js');
+  const { CronJobReconciler, cronJobNameLabel, scheduledTimeAnnotation } = await loadBuilt(
+    'src/controller/cronjob_controller.js',
+  );
   const { setupCronJobWebhookWithManager } = await loadBuilt('src/webhook/v1/cronjob_webhook.js');
   // pino as kubeforge/runtime has it, writing one readable line per record into the live log.
   const requireFromKubeforge = createRequire(requireFromProject.resolve('kubeforge/package.json'));
@@ -270,7 +335,11 @@ async function demo(flags, where, life) {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const [first, ...rest] = message.split('\n');
-      throw new DemoError(`the test API server did not start: ${first}`, 'check KUBEBUILDER_ASSETS (`npx kubeforge setup-envtest`) and that no other process holds its ports', rest.join('\n'));
+      throw new DemoError(
+        `the test API server did not start: ${first}`,
+        'check KUBEBUILDER_ASSETS (`npx kubeforge setup-envtest`) and that no other process holds its ports',
+        rest.join('\n'),
+      );
     }
     const { apiserver, etcd } = env.pids;
     say(`    ${env.serverURL}  (kube-apiserver pid ${apiserver}, etcd pid ${etcd}; data in ${env.dataDirectory})`);
@@ -283,7 +352,8 @@ async function demo(flags, where, life) {
   /** Wall seconds since the CronJob was applied, and the operator's time. */
   let applied = Date.now();
   /** @param {string} what @param {string} text */
-  const log = (what, text) => say(`[${((Date.now() - applied) / 1000).toFixed(1).padStart(5)} s | ${clock(now())}] ${what.padEnd(7)} ${text}`);
+  const log = (what, text) =>
+    say(`[${((Date.now() - applied) / 1000).toFixed(1).padStart(5)} s | ${clock(now())}] ${what.padEnd(7)} ${text}`);
   /** @type {Record<number, string>} */
   const levels = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
   const logger = pino(
@@ -292,8 +362,14 @@ async function demo(flags, where, life) {
       /** @param {string} line */
       write(line) {
         const r = JSON.parse(line);
-        const fields = ['job', 'scheduledAt'].filter((k) => r[k] !== undefined).map((k) => ` ${k}=${r[k]}`).join('');
-        log('manager', `${levels[r.level] ?? r.level}${r.controller ? ` [${r.controller}]` : ''}: ${r.msg}${r.err?.message ? `: ${r.err.message}` : ''}${fields}`);
+        const fields = ['job', 'scheduledAt']
+          .filter((k) => r[k] !== undefined)
+          .map((k) => ` ${k}=${r[k]}`)
+          .join('');
+        log(
+          'manager',
+          `${levels[r.level] ?? r.level}${r.controller ? ` [${r.controller}]` : ''}: ${r.msg}${r.err?.message ? `: ${r.err.message}` : ''}${fields}`,
+        );
       },
     },
   );
@@ -301,30 +377,42 @@ async function demo(flags, where, life) {
   const stopManager = new AbortController();
   /** @type {Promise<void> | undefined} */
   let running;
-  const mgr = runtime.newManager(config, { logger, webhookServer: runtime.newWebhookServer(env.webhookServerOptions()) });
+  const mgr = runtime.newManager(config, {
+    logger,
+    webhookServer: runtime.newWebhookServer(env.webhookServerOptions()),
+  });
   life.cleanups.unshift(async () => {
     stopManager.abort();
     await running;
   });
-  await step(`run the operator: the CronJob reconciler (clock x${speed}) and webhooks, in a manager in this process`, async () => {
-    // The sample's reconciler as its main.ts sets it up, with the fast clock; its requeue delays
-    // ("come back at the next run") are in the fast clock's time, so they are divided by the speed.
-    const reconciler = new CronJobReconciler(mgr.getClient(), undefined, { now });
-    const reconcile = reconciler.reconcile.bind(reconciler);
-    /** @param {unknown} request @param {unknown} ctx @returns {Promise<{ requeueAfterMs?: number }>} */
-    reconciler.reconcile = async (request, ctx) => {
-      const result = await reconcile(request, ctx);
-      return result.requeueAfterMs === undefined ? result : { ...result, requeueAfterMs: Math.max(1, Math.ceil(result.requeueAfterMs / speed)) };
-    };
-    reconciler.setupWithManager(mgr);
-    setupCronJobWebhookWithManager(mgr);
-    running = mgr.start(stopManager.signal);
-    await mgr.started();
-    for (let i = 0; mgr.getWebhookServer().port === undefined; i++) {
-      if (i === 200) throw new DemoError('the webhook server did not start listening within 10 s', 'run with --verbose to see the manager log');
-      await sleep(50);
-    }
-  });
+  await step(
+    `run the operator: the CronJob reconciler (clock x${speed}) and webhooks, in a manager in this process`,
+    async () => {
+      // The sample's reconciler as its main.ts sets it up, with the fast clock; its requeue delays
+      // ("come back at the next run") are in the fast clock's time, so they are divided by the speed.
+      const reconciler = new CronJobReconciler(mgr.getClient(), undefined, { now });
+      const reconcile = reconciler.reconcile.bind(reconciler);
+      /** @param {unknown} request @param {unknown} ctx @returns {Promise<{ requeueAfterMs?: number }>} */
+      reconciler.reconcile = async (request, ctx) => {
+        const result = await reconcile(request, ctx);
+        return result.requeueAfterMs === undefined
+          ? result
+          : { ...result, requeueAfterMs: Math.max(1, Math.ceil(result.requeueAfterMs / speed)) };
+      };
+      reconciler.setupWithManager(mgr);
+      setupCronJobWebhookWithManager(mgr);
+      running = mgr.start(stopManager.signal);
+      await mgr.started();
+      for (let i = 0; mgr.getWebhookServer().port === undefined; i++) {
+        if (i === 200)
+          throw new DemoError(
+            'the webhook server did not start listening within 10 s',
+            'run with --verbose to see the manager log',
+          );
+        await sleep(50);
+      }
+    },
+  );
   if (life.stop.aborted) return;
 
   const client = runtime.newClient(config);
@@ -336,21 +424,30 @@ async function demo(flags, where, life) {
   // Keep two finished Jobs (the default is 3), so the history limit shows sooner.
   sample.spec.successfulJobsHistoryLimit = 2;
 
-
   say(`==> live log for ${flags.duration} s: [wall seconds | the operator's clock (x${speed})]`);
   applied = Date.now();
   let created;
   try {
     created = await client.create(sample);
   } catch (err) {
-    throw new DemoError(`applying config/samples/batch_v1_cronjob.yaml failed: ${err instanceof Error ? err.message.split('\n')[0] : err}`, 'run with --verbose to see the operator log');
+    throw new DemoError(
+      `applying config/samples/batch_v1_cronjob.yaml failed: ${err instanceof Error ? err.message.split('\n')[0] : err}`,
+      'run with --verbose to see the operator log',
+    );
   }
   const s = created.spec;
-  log('apply', `CronJob ${namespace}/${name}: schedule "${s.schedule}", startingDeadlineSeconds ${s.startingDeadlineSeconds}, successfulJobsHistoryLimit ${s.successfulJobsHistoryLimit}, failedJobsHistoryLimit ${s.failedJobsHistoryLimit} (defaulted by the webhook), concurrencyPolicy ${s.concurrencyPolicy}`);
+  log(
+    'apply',
+    `CronJob ${namespace}/${name}: schedule "${s.schedule}", startingDeadlineSeconds ${s.startingDeadlineSeconds}, successfulJobsHistoryLimit ${s.successfulJobsHistoryLimit}, failedJobsHistoryLimit ${s.failedJobsHistoryLimit} (defaulted by the webhook), concurrencyPolicy ${s.concurrencyPolicy}`,
+  );
 
   // The validating webhook refuses a schedule that does not parse.
   try {
-    await client.create({ ...sample, metadata: { name: `${name}-invalid`, namespace }, spec: { ...sample.spec, schedule: 'every minute' } });
+    await client.create({
+      ...sample,
+      metadata: { name: `${name}-invalid`, namespace },
+      spec: { ...sample.spec, schedule: 'every minute' },
+    });
     log('webhook', 'a CronJob with schedule "every minute" was accepted (expected a refusal)');
   } catch (err) {
     log('webhook', `refused: ${err instanceof Error ? err.message.split('\n')[0] : err}`);
@@ -371,14 +468,21 @@ async function demo(flags, where, life) {
     } catch (err) {
       // A slow or briefly failing API server: say so and go on; five in a row end the demo.
       const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
-      if (++failures === 5) throw new DemoError(`reading the Jobs, the CronJob and the events failed 5 times in a row: ${message}`, 'run with --verbose to see the manager log');
+      if (++failures === 5)
+        throw new DemoError(
+          `reading the Jobs, the CronJob and the events failed 5 times in a row: ${message}`,
+          'run with --verbose to see the manager log',
+        );
       log('demo', `reading failed (${message}); retrying`);
     }
     await sleep(250, undefined, { signal: life.stop }).catch(() => {});
   }
   if (life.stop.aborted) return;
   if (jobCount === 0 && flags.duration * speed >= 120) {
-    throw new DemoError(`the operator created no Job in ${flags.duration} s (${Math.round((flags.duration * speed) / 60)} minutes of its clock)`, 'run with --verbose to see the manager log');
+    throw new DemoError(
+      `the operator created no Job in ${flags.duration} s (${Math.round((flags.duration * speed) / 60)} minutes of its clock)`,
+      'run with --verbose to see the manager log',
+    );
   }
 
   /** One look at the Jobs, the CronJob's status and the events; prints what changed. */
@@ -393,15 +497,29 @@ async function demo(flags, where, life) {
         jobs.set(jobName, { created: Date.now(), finished: false });
         jobCount++;
         const owner = job.metadata.ownerReferences?.find((/** @type {{ controller?: boolean }} */ o) => o.controller);
-        log('job', `${jobName} created by the operator, scheduled for ${clock(job.metadata.annotations?.[scheduledTimeAnnotation])} (controller: ${owner?.kind}/${owner?.name})`);
+        log(
+          'job',
+          `${jobName} created by the operator, scheduled for ${clock(job.metadata.annotations?.[scheduledTimeAnnotation])} (controller: ${owner?.kind}/${owner?.name})`,
+        );
       }
       const seen = jobs.get(jobName);
       if (seen && !seen.finished && Date.now() - seen.created >= flags.jobSeconds * 1000) {
         const at = new Date();
         // As the Job controller finishes a Job: since 1.31 the API server takes Complete=True only
         // beside SuccessCriteriaMet=True (older servers take any condition type).
-        const condition = (/** @type {string} */ type) => ({ type, status: 'True', lastProbeTime: at, lastTransitionTime: at });
-        job.status = { ...job.status, startTime: job.status?.startTime ?? job.metadata.creationTimestamp, completionTime: at, succeeded: 1, conditions: [condition('SuccessCriteriaMet'), condition('Complete')] };
+        const condition = (/** @type {string} */ type) => ({
+          type,
+          status: 'True',
+          lastProbeTime: at,
+          lastTransitionTime: at,
+        });
+        job.status = {
+          ...job.status,
+          startTime: job.status?.startTime ?? job.metadata.creationTimestamp,
+          completionTime: at,
+          succeeded: 1,
+          conditions: [condition('SuccessCriteriaMet'), condition('Complete')],
+        };
         try {
           await client.status().update(job);
           seen.finished = true;
@@ -444,7 +562,9 @@ async function demo(flags, where, life) {
   } catch (err) {
     log('convert', `reading as v2 failed: ${err instanceof Error ? err.message.split('\n')[0] : err}`);
   }
-  say(`==> ${jobCount} Jobs created in ${((Date.now() - applied) / 1000).toFixed(0)} s (${((Date.now() - started) / 1000).toFixed(0)} s in all); stopping the operator and the API server`);
+  say(
+    `==> ${jobCount} Jobs created in ${((Date.now() - applied) / 1000).toFixed(0)} s (${((Date.now() - started) / 1000).toFixed(0)} s in all); stopping the operator and the API server`,
+  );
 }
 
 async function main() {
@@ -493,7 +613,9 @@ async function main() {
       if (err.output?.trim()) console.error(indent(err.output.trim().split('\n').slice(-20).join('\n')));
       console.error(`demo: ${err.message}; ${err.hint}`);
     } else {
-      console.error(`demo: unexpected failure: ${err instanceof Error ? err.message.split('\n')[0] : err}; run with --verbose, and report it`);
+      console.error(
+        `demo: unexpected failure: ${err instanceof Error ? err.message.split('\n')[0] : err}; run with --verbose, and report it`,
+      );
     }
   }
   if (failed) process.exitCode = 1;

@@ -122,7 +122,7 @@ function readKubernetesTypesDts(text) {
     const props = new Map();
     // Properties sit at four spaces of indentation; nested object types are deeper.
     const pre = /(?:(\/\*\*(?:(?!\*\/)[\s\S])*?\*\/)\n)? {4}("?[\w$-]+"?)(\?)?: ([\s\S]*?);\n(?= {4}\S|$)/g;
-    const bodyText = m[3].replace(/\s+$/, '') + '\n';
+    const bodyText = `${m[3].replace(/\s+$/, '')}\n`;
     let p;
     while ((p = pre.exec(bodyText))) {
       props.set(p[2].replace(/"/g, ''), { description: p[1] ? jsdocText(p[1].trim()) : undefined, type: p[4] });
@@ -292,7 +292,8 @@ export async function generate() {
       const ktProp = ktIface?.props.get(a.baseName);
       const node = convert(parseCnType(a.type), a.format, ktSpecial(ktProp?.type), `${name}.${a.baseName}`);
       // client-node gives MicroTime and IntOrString fields the description of the type, not the field's.
-      const cnDescription = /\b(V1MicroTime|IntOrString)\b/.test(a.type) && ktProp?.description ? undefined : info?.description;
+      const cnDescription =
+        /\b(V1MicroTime|IntOrString)\b/.test(a.type) && ktProp?.description ? undefined : info?.description;
       const description = pickDescription(cnDescription, ktProp?.description);
       if (description) node.description = description;
       properties[a.baseName] = node;
@@ -366,11 +367,15 @@ export async function generate() {
     '',
   ].join('\n');
   /** @type {Record<string, string>} */
-  const files = { 'models.json': JSON.stringify(data) + '\n' };
+  const files = { 'models.json': `${JSON.stringify(data)}\n` };
   for (const minor of minors) {
     if (minor === newest) continue;
-    const patch = mergePatch(newestModels, /** @type {{ models: Record<string, Model> }} */ (perMinor.get(minor)).models, 'models');
-    files[`models.${minor}.patch.json`] = JSON.stringify(patch ?? {}) + '\n';
+    const patch = mergePatch(
+      newestModels,
+      /** @type {{ models: Record<string, Model> }} */ (perMinor.get(minor)).models,
+      'models',
+    );
+    files[`models.${minor}.patch.json`] = `${JSON.stringify(patch ?? {})}\n`;
   }
   files['source.ts'] = source;
   files['go-types-report.md'] = goTypesReport(perMinor, data.source, names.length);
@@ -406,10 +411,11 @@ export function mergePatch(from, to, at) {
     return to;
   }
   if (JSON.stringify(from) === JSON.stringify(to)) return undefined;
-  if (Array.isArray(to)) JSON.stringify(to, (k, v) => {
-    if (v === null) throw new Error(`gen-k8s-schemas: ${at}[${k}] is null`);
-    return v;
-  });
+  if (Array.isArray(to))
+    JSON.stringify(to, (k, v) => {
+      if (v === null) throw new Error(`gen-k8s-schemas: ${at}[${k}] is null`);
+      return v;
+    });
   return to;
 }
 

@@ -35,9 +35,31 @@ const extraDependencies = { 'cron-parser': '^5.10.5' };
 
 /** The CLI runs of the tutorial, in order (each after the previous one, in the project folder). */
 const commands = [
-  ['init', '--domain', 'tutorial.kubebuilder.io', '--project-name', 'project', '--owner', 'The Kubernetes authors', '--kubeforge-source', 'registry', '--skip-install'],
+  [
+    'init',
+    '--domain',
+    'tutorial.kubebuilder.io',
+    '--project-name',
+    'project',
+    '--owner',
+    'The Kubernetes authors',
+    '--kubeforge-source',
+    'registry',
+    '--skip-install',
+  ],
   ['create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob'],
-  ['create', 'webhook', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob', '--defaulting', '--programmatic-validation'],
+  [
+    'create',
+    'webhook',
+    '--group',
+    'batch',
+    '--version',
+    'v1',
+    '--kind',
+    'CronJob',
+    '--defaulting',
+    '--programmatic-validation',
+  ],
   ['create', 'api', '--group', 'batch', '--version', 'v2', '--kind', 'CronJob', '--controller=false'],
   ['create', 'webhook', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob', '--conversion', '--spoke', 'v2'],
 ];
@@ -46,7 +68,10 @@ const commands = [
 const excluded = new Set(['node_modules', 'build', '.kubeforge/cache', '.kubeforge/lock']);
 
 const { values: flags } = parseArgs({
-  options: { out: { type: 'string', default: join(root, 'testdata/project') }, quiet: { type: 'boolean', default: false } },
+  options: {
+    out: { type: 'string', default: join(root, 'testdata/project') },
+    quiet: { type: 'boolean', default: false },
+  },
   strict: true,
 });
 const out = resolve(flags.out ?? join(root, 'testdata/project'));
@@ -66,7 +91,9 @@ function say(line) {
 function run(cmd, args, cwd, env = process.env) {
   const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 });
   if (r.status !== 0) {
-    throw new Error(`generate-testdata: '${[cmd, ...args].join(' ')}' failed in ${cwd} (exit ${r.status ?? r.signal}):\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`);
+    throw new Error(
+      `generate-testdata: '${[cmd, ...args].join(' ')}' failed in ${cwd} (exit ${r.status ?? r.signal}):\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`,
+    );
   }
   return r.stdout;
 }
@@ -93,7 +120,9 @@ function cliEnv() {
  */
 function copyProject(from, to, rel = '') {
   mkdirSync(join(to, rel), { recursive: true });
-  for (const entry of readdirSync(join(from, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  for (const entry of readdirSync(join(from, rel), { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? -1 : 1,
+  )) {
     const path = rel ? `${rel}/${entry.name}` : entry.name;
     if (excluded.has(path)) continue;
     if (entry.isDirectory()) copyProject(from, to, path);

@@ -44,7 +44,23 @@ import { docText, markersOf } from './k8s-go-types.mjs';
  */
 
 const META = 'k8s.io/apimachinery/pkg/apis/meta/v1';
-const BASIC = new Set(['string', 'bool', 'byte', 'int', 'int8', 'int16', 'int32', 'int64', 'uint', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64']);
+const BASIC = new Set([
+  'string',
+  'bool',
+  'byte',
+  'int',
+  'int8',
+  'int16',
+  'int32',
+  'int64',
+  'uint',
+  'uint8',
+  'uint16',
+  'uint32',
+  'uint64',
+  'float32',
+  'float64',
+]);
 
 /** @type {Map<string, string>} apimachinery types controller-gen writes in fixed forms (its known types). */
 const KNOWN = new Map([
@@ -79,7 +95,8 @@ const VALIDATION = {
 };
 
 /** Marker names that change nothing in a schema (code generators', documentation, lifecycle). */
-const IGNORED = /^(optional|required|k8s:|genclient|patchStrategy|patchMergeKey|enum$|featureGate|union|unionDiscriminator|oneOf|protobuf|deprecated|kubebuilder:validation:(Optional|Required)$|groupName|listType$|listMapKey$|mapType$|structType$|default$|kubebuilder:default$|-+|build|k8s\.io|unionMember)/;
+const IGNORED =
+  /^(optional|required|k8s:|genclient|patchStrategy|patchMergeKey|enum$|featureGate|union|unionDiscriminator|oneOf|protobuf|deprecated|kubebuilder:validation:(Optional|Required)$|groupName|listType$|listMapKey$|mapType$|structType$|default$|kubebuilder:default$|-+|build|k8s\.io|unionMember)/;
 
 /**
  * A Go string literal or bare word as controller-gen's marker parser reads it.
@@ -271,7 +288,9 @@ export function overlap(want, have) {
 function matchGo(name, fieldNames, byVersionKind) {
   const split = splitModelName(name);
   if (!split) return { why: 'not a versioned model name' };
-  const candidates = (byVersionKind.get(`${split.version}/${split.kind}`) ?? []).filter((c) => groupFits(split, c.group));
+  const candidates = (byVersionKind.get(`${split.version}/${split.kind}`) ?? []).filter((c) =>
+    groupFits(split, c.group),
+  );
   if (!candidates.length) return { why: 'no Go type of that group/version/kind' };
   const want = new Set(fieldNames);
   const scored = candidates.map((c) => {
@@ -279,9 +298,11 @@ function matchGo(name, fieldNames, byVersionKind) {
     return { ...c, ...overlap(want, have), have: have.length };
   });
   scored.sort((a, b) => b.score - a.score);
-  if (scored.length > 1 && scored[0].score === scored[1].score) return { why: `ambiguous: ${scored.map((c) => c.full).join(', ')}` };
+  if (scored.length > 1 && scored[0].score === scored[1].score)
+    return { why: `ambiguous: ${scored.map((c) => c.full).join(', ')}` };
   const best = scored[0];
-  if (best.have > 0 && best.shared * 2 < best.have) return { why: `only ${best.shared} of ${best.have} fields shared with ${best.full}` };
+  if (best.have > 0 && best.shared * 2 < best.have)
+    return { why: `only ${best.shared} of ${best.have} fields shared with ${best.full}` };
   return best;
 }
 
@@ -468,12 +489,16 @@ export function overlayGo(models, names, goPkgs) {
    * @returns {Model}
    */
   const goModel = (decl, flat, where) => {
-    if (flat.unreadable.length) throw new Error(`k8s-go-overlay: ${where} (${decl.pkg}.${decl.name}): fields not understood: ${flat.unreadable.join('; ')}`);
+    if (flat.unreadable.length)
+      throw new Error(
+        `k8s-go-overlay: ${where} (${decl.pkg}.${decl.name}): fields not understood: ${flat.unreadable.join('; ')}`,
+      );
     /** @type {Model} */
     const model = { properties: {} };
     const description = docText(decl.doc);
     if (description) model.description = description;
-    const mapType = markersOf(decl.doc).find((m) => m.name === 'structType' || m.name === 'mapType')?.value ?? flat.mapType;
+    const mapType =
+      markersOf(decl.doc).find((m) => m.name === 'structType' || m.name === 'mapType')?.value ?? flat.mapType;
     if (mapType) {
       model['x-kubernetes-map-type'] = mapType;
       count('x-kubernetes-map-type');
@@ -495,7 +520,11 @@ export function overlayGo(models, names, goPkgs) {
     /** @type {{ message: string; rule: string }[]} */
     const rules = [];
     for (const [field, go] of flat.fields) {
-      if (go.markers.some((m) => m.name === 'k8s:immutable') && !go.required) rules.push({ message: `field ${field} is immutable once set`, rule: `!has(oldSelf.${field}) || has(self.${field})` });
+      if (go.markers.some((m) => m.name === 'k8s:immutable') && !go.required)
+        rules.push({
+          message: `field ${field} is immutable once set`,
+          rule: `!has(oldSelf.${field}) || has(self.${field})`,
+        });
     }
     if (rules.length) {
       model['x-kubernetes-validations'] = rules;
@@ -517,9 +546,11 @@ export function overlayGo(models, names, goPkgs) {
         continue;
       }
       report.fieldsBoth++;
-      if (shapeOf(go) !== shapeOf(node)) report.shapeMismatches.push(`${name}.${field}: Go ${shapeOf(go)}, client-node ${shapeOf(node)}`);
+      if (shapeOf(go) !== shapeOf(node))
+        report.shapeMismatches.push(`${name}.${field}: Go ${shapeOf(go)}, client-node ${shapeOf(node)}`);
     }
-    for (const field of Object.keys(model.properties)) if (!(field in cn.properties)) report.goOnlyFields.push(`${name}.${field}`);
+    for (const field of Object.keys(model.properties))
+      if (!(field in cn.properties)) report.goOnlyFields.push(`${name}.${field}`);
     const before = [...(cn.required ?? [])].sort().join(',');
     const after = (model.required ?? []).join(',');
     if (before !== after) report.requiredChanged.push(`${name}: client-node [${before}], Go [${after}]`);
@@ -537,7 +568,9 @@ export function overlayGo(models, names, goPkgs) {
       if (node['x-kubernetes-list-type'] !== 'map') continue;
       const problem = listMapProblem(models, node);
       if (problem) {
-        report.droppedListMaps.push(`${name}.${field}: x-kubernetes-list-map-keys ${JSON.stringify(node['x-kubernetes-list-map-keys'])}: ${problem}`);
+        report.droppedListMaps.push(
+          `${name}.${field}: x-kubernetes-list-map-keys ${JSON.stringify(node['x-kubernetes-list-map-keys'])}: ${problem}`,
+        );
         delete node['x-kubernetes-list-type'];
         delete node['x-kubernetes-list-map-keys'];
       }
@@ -564,7 +597,8 @@ function applyMarkers(node, markers, at, report, count, type) {
   const listMapKeys = [];
   for (const marker of markers) {
     const value = marker.value;
-    const name = marker.name === 'k8s:listType' || marker.name === 'k8s:listMapKey' ? marker.name.slice(4) : marker.name;
+    const name =
+      marker.name === 'k8s:listType' || marker.name === 'k8s:listMapKey' ? marker.name.slice(4) : marker.name;
     /** @type {(key: string, v: unknown) => void} */
     const set = (key, v) => {
       if (JSON.stringify(node[key]) !== JSON.stringify(v)) count(key);
@@ -577,7 +611,9 @@ function applyMarkers(node, markers, at, report, count, type) {
       // array"); the API server too. Kubernetes has a few (a []byte with +listType=atomic).
       const fits = name.startsWith('list') ? isList : isObject;
       if (!fits) {
-        report.notApplicable.push(`${at}: +${marker.name}=${value} (the field is ${node.format ? `${node.type}/${node.format}` : node.type ?? node.$special ?? 'not a list'})`);
+        report.notApplicable.push(
+          `${at}: +${marker.name}=${value} (the field is ${node.format ? `${node.type}/${node.format}` : (node.type ?? node.$special ?? 'not a list')})`,
+        );
         continue;
       }
     }
@@ -586,16 +622,26 @@ function applyMarkers(node, markers, at, report, count, type) {
       if (!listMapKeys.includes(/** @type {string} */ (value))) listMapKeys.push(/** @type {string} */ (value));
     } else if (name === 'mapType' || name === 'structType') set('x-kubernetes-map-type', value);
     else if (name === 'k8s:immutable' && !type) {
-      node['x-kubernetes-validations'] = [...(/** @type {unknown[]} */ (node['x-kubernetes-validations']) ?? []), { message: 'field is immutable', rule: 'self == oldSelf' }];
+      node['x-kubernetes-validations'] = [
+        .../** @type {unknown[]} */ (node['x-kubernetes-validations'] ?? []),
+        { message: 'field is immutable', rule: 'self == oldSelf' },
+      ];
       count('x-kubernetes-validations');
     } else if (name === 'k8s:enum') {
-      const values = type?.kind === 'named' ? type.constants ?? [] : [];
+      const values = type?.kind === 'named' ? (type.constants ?? []) : [];
       if (!type || node.type !== 'string' || !values.length) {
         // controller-gen refuses it on a field, on a type that is not a string, and without constants.
-        report.notApplicable.push(`${at}: +k8s:enum (${!type ? 'on a field' : node.type !== 'string' ? `the type is ${node.type}` : 'no constants of the type'})`);
+        report.notApplicable.push(
+          `${at}: +k8s:enum (${!type ? 'on a field' : node.type !== 'string' ? `the type is ${node.type}` : 'no constants of the type'})`,
+        );
         continue;
       }
-      set('enum', [...values].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : JSON.stringify(a) > JSON.stringify(b) ? 1 : 0)));
+      set(
+        'enum',
+        [...values].sort((a, b) =>
+          JSON.stringify(a) < JSON.stringify(b) ? -1 : JSON.stringify(a) > JSON.stringify(b) ? 1 : 0,
+        ),
+      );
     } else if (name === 'default' || name === 'kubebuilder:default') {
       if (/^ref\(/.test(/** @type {string} */ (value))) {
         // controller-gen writes no default for a reference to a Go constant.
@@ -616,7 +662,9 @@ function applyMarkers(node, markers, at, report, count, type) {
     // controller-gen refuses list-map keys on a list that is not a map ("must apply listMapKey to an
     // associative-list"), and the API server too: 1.35's DRA lists pair +listType=atomic with
     // +k8s:listMapKey (which Kubernetes' own declarative validation reads).
-    report.notApplicable.push(`${at}: +listMapKey=${listMapKeys.join(',')} (the list is ${node['x-kubernetes-list-type'] ?? 'not a list-map'})`);
+    report.notApplicable.push(
+      `${at}: +listMapKey=${listMapKeys.join(',')} (the list is ${node['x-kubernetes-list-type'] ?? 'not a list-map'})`,
+    );
   } else if (listMapKeys.length) {
     node['x-kubernetes-list-map-keys'] = listMapKeys;
     count('x-kubernetes-list-map-keys');
@@ -638,8 +686,10 @@ export function listMapProblem(models, node) {
   for (const key of keys) {
     const prop = model.properties[key];
     if (!prop) return `${item} has no property ${key}`;
-    if (prop.$model || prop.type === 'array' || prop.type === 'object' || !prop.type) return `${item}.${key} is not a scalar`;
-    if (!model.required?.includes(key) && prop.default === undefined) return `${item}.${key} is neither required nor defaulted`;
+    if (prop.$model || prop.type === 'array' || prop.type === 'object' || !prop.type)
+      return `${item}.${key} is not a scalar`;
+    if (!model.required?.includes(key) && prop.default === undefined)
+      return `${item}.${key} is neither required nor defaulted`;
   }
   return undefined;
 }

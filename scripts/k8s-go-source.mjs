@@ -32,22 +32,52 @@ export const GO_MINORS = [
   {
     kubernetes: '1.35',
     modules: [
-      { path: 'k8s.io/api', version: 'v0.35.10', sum: 'h1:QwowbQKtMVBxxOi6dlfyU2vuP0eRQ3E7gStSIne4gso=', goModSum: 'h1:/1Xs0OajWXOFkRDqyAkSb4UvMrev2YntKBCP5/VJTmU=' },
-      { path: 'k8s.io/apimachinery', version: 'v0.35.10', sum: 'h1:SV9Ku0Z+Ju0Zp193d8dprvMIwY0WiX1/khUgXwDbxtI=', goModSum: 'h1:z9Vq5oR1X38pkhh0wV531iKSeqmOVjqgHdYMjvzq2+o=' },
+      {
+        path: 'k8s.io/api',
+        version: 'v0.35.10',
+        sum: 'h1:QwowbQKtMVBxxOi6dlfyU2vuP0eRQ3E7gStSIne4gso=',
+        goModSum: 'h1:/1Xs0OajWXOFkRDqyAkSb4UvMrev2YntKBCP5/VJTmU=',
+      },
+      {
+        path: 'k8s.io/apimachinery',
+        version: 'v0.35.10',
+        sum: 'h1:SV9Ku0Z+Ju0Zp193d8dprvMIwY0WiX1/khUgXwDbxtI=',
+        goModSum: 'h1:z9Vq5oR1X38pkhh0wV531iKSeqmOVjqgHdYMjvzq2+o=',
+      },
     ],
   },
   {
     kubernetes: '1.36',
     modules: [
-      { path: 'k8s.io/api', version: 'v0.36.6', sum: 'h1:3rpdtvtevl++F7XJ9lnSsNje6+032Lc9bUQRoMWFyDk=', goModSum: 'h1:t4s02pfQlPzbaIaSgWPmKGuSa4xwHbZGf5plDrTOXvE=' },
-      { path: 'k8s.io/apimachinery', version: 'v0.36.6', sum: 'h1:XYM5fEI+Vs6QZ8G+pcl95dXrLpNXVJ7Yhzfao/T+qK0=', goModSum: 'h1:NJ0t6ukzsf4Lq+njD6EcKVDZBx0CACk678v8lSfx880=' },
+      {
+        path: 'k8s.io/api',
+        version: 'v0.36.6',
+        sum: 'h1:3rpdtvtevl++F7XJ9lnSsNje6+032Lc9bUQRoMWFyDk=',
+        goModSum: 'h1:t4s02pfQlPzbaIaSgWPmKGuSa4xwHbZGf5plDrTOXvE=',
+      },
+      {
+        path: 'k8s.io/apimachinery',
+        version: 'v0.36.6',
+        sum: 'h1:XYM5fEI+Vs6QZ8G+pcl95dXrLpNXVJ7Yhzfao/T+qK0=',
+        goModSum: 'h1:NJ0t6ukzsf4Lq+njD6EcKVDZBx0CACk678v8lSfx880=',
+      },
     ],
   },
   {
     kubernetes: '1.37',
     modules: [
-      { path: 'k8s.io/api', version: 'v0.37.2', sum: 'h1:PnxqnUFy93jr2GcpWDkKOm8wfy25kT9wa572MuQS8oc=', goModSum: 'h1:+NVRLft99kx+Jg9v34GmHw867Dapim89TSyCsn2hK+M=' },
-      { path: 'k8s.io/apimachinery', version: 'v0.37.2', sum: 'h1:G4t9RGoPDbQML38hz/kQQiltttgd3egg2ODCR8aIc2o=', goModSum: 'h1:qaAvSNvgU2x07wRM95MSHSJTPQ/ob/LeNAGbeDgqQJg=' },
+      {
+        path: 'k8s.io/api',
+        version: 'v0.37.2',
+        sum: 'h1:PnxqnUFy93jr2GcpWDkKOm8wfy25kT9wa572MuQS8oc=',
+        goModSum: 'h1:+NVRLft99kx+Jg9v34GmHw867Dapim89TSyCsn2hK+M=',
+      },
+      {
+        path: 'k8s.io/apimachinery',
+        version: 'v0.37.2',
+        sum: 'h1:G4t9RGoPDbQML38hz/kQQiltttgd3egg2ODCR8aIc2o=',
+        goModSum: 'h1:qaAvSNvgU2x07wRM95MSHSJTPQ/ob/LeNAGbeDgqQJg=',
+      },
     ],
   },
 ];
@@ -68,7 +98,10 @@ function sourceError(message) {
  */
 export function minorPin(kubernetes, minors = GO_MINORS) {
   const pin = minors.find((m) => m.kubernetes === kubernetes);
-  if (!pin) throw sourceError(`no Go module pins for Kubernetes ${kubernetes} (pinned: ${minors.map((m) => m.kubernetes).join(', ')})`);
+  if (!pin)
+    throw sourceError(
+      `no Go module pins for Kubernetes ${kubernetes} (pinned: ${minors.map((m) => m.kubernetes).join(', ')})`,
+    );
   return pin;
 }
 
@@ -84,7 +117,9 @@ export function findGoCommand(options = {}) {
     const minor = r.status === 0 ? /^go1\.(\d+)/.exec(r.stdout.trim())?.[1] : undefined;
     if (minor !== undefined && Number(minor) >= 21) return go;
   }
-  throw sourceError(`no Go 1.21 or newer (tried ${candidates.join(', ')}): the generator reads the Go modules k8s.io/api and k8s.io/apimachinery from the Go module cache; install Go (https://go.dev/dl/) or put it on PATH`);
+  throw sourceError(
+    `no Go 1.21 or newer (tried ${candidates.join(', ')}): the generator reads the Go modules k8s.io/api and k8s.io/apimachinery from the Go module cache; install Go (https://go.dev/dl/) or put it on PATH`,
+  );
 }
 
 /**
@@ -92,7 +127,9 @@ export function findGoCommand(options = {}) {
  * @param {readonly GoModulePin[]} modules
  */
 function byHand(modules) {
-  return modules.map((m) => `  go mod download -json ${m.path}@${m.version}   # Sum ${m.sum}, GoModSum ${m.goModSum}`).join('\n');
+  return modules
+    .map((m) => `  go mod download -json ${m.path}@${m.version}   # Sum ${m.sum}, GoModSum ${m.goModSum}`)
+    .join('\n');
 }
 
 /**
@@ -122,13 +159,20 @@ export function goModuleDir(pin, options = {}) {
       /* reported below */
     }
     if (r.error || r.status !== 0 || info.Error || !info.Dir) {
-      const why = r.error ? r.error.message : info.Error ?? `exit ${r.status ?? r.signal}${r.stderr.trim() ? `:\n${r.stderr.trim()}` : ''}`;
-      throw sourceError(`go mod download ${pin.path}@${pin.version} failed: ${why}\nIs the Go module proxy (GOPROXY) reachable? To fetch by hand, run:\n${byHand([pin])}`);
+      const why = r.error
+        ? r.error.message
+        : (info.Error ?? `exit ${r.status ?? r.signal}${r.stderr.trim() ? `:\n${r.stderr.trim()}` : ''}`);
+      throw sourceError(
+        `go mod download ${pin.path}@${pin.version} failed: ${why}\nIs the Go module proxy (GOPROXY) reachable? To fetch by hand, run:\n${byHand([pin])}`,
+      );
     }
     if (info.Sum !== pin.sum || info.GoModSum !== pin.goModSum) {
-      throw sourceError(`${pin.path}@${pin.version} in the module cache has hashes ${info.Sum} / ${info.GoModSum}, expected ${pin.sum} / ${pin.goModSum} (the pinned go.sum lines). Refusing to use it.`);
+      throw sourceError(
+        `${pin.path}@${pin.version} in the module cache has hashes ${info.Sum} / ${info.GoModSum}, expected ${pin.sum} / ${pin.goModSum} (the pinned go.sum lines). Refusing to use it.`,
+      );
     }
-    if (!existsSync(info.Dir)) throw sourceError(`${pin.path}@${pin.version}: go mod download names ${info.Dir}, which does not exist`);
+    if (!existsSync(info.Dir))
+      throw sourceError(`${pin.path}@${pin.version}: go mod download names ${info.Dir}, which does not exist`);
     return info.Dir;
   } finally {
     rmSync(cwd, { recursive: true, force: true });

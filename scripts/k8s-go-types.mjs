@@ -86,7 +86,9 @@ export function markersOf(commentLines) {
     if (!isMarkerComment(c)) continue;
     const text = c.slice(2).trim().slice(1);
     const eq = text.indexOf('=');
-    out.push(eq < 0 ? { name: text.trim(), value: undefined } : { name: text.slice(0, eq).trim(), value: text.slice(eq + 1) });
+    out.push(
+      eq < 0 ? { name: text.trim(), value: undefined } : { name: text.slice(0, eq).trim(), value: text.slice(eq + 1) },
+    );
   }
   return out;
 }
@@ -160,7 +162,7 @@ export function readGoFile(text, file) {
     const fields = [];
     if (struct) {
       for (i++; i < lines.length && lines[i] !== '}'; i++) {
-        const f = /^\t(?:(\w+)\s+)?([*\[\]\w.]+)(?:\s+`([^`]*)`)?\s*(?:\/\/.*)?$/.exec(lines[i]);
+        const f = /^\t(?:(\w+)\s+)?([*[\]\w.]+)(?:\s+`([^`]*)`)?\s*(?:\/\/.*)?$/.exec(lines[i]);
         if (!f) {
           // Not a field this reader understands (several names, func or anonymous struct types):
           // kept, so that using the type fails loudly instead of silently losing the field.
@@ -197,7 +199,8 @@ export function readGoConstants(text) {
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     if (/^const\s*\(\s*$/.test(lines[i])) {
-      for (i++; i < lines.length && lines[i] !== ')'; i++) if (lines[i].startsWith('\t') && !lines[i].startsWith('\t\t')) take(lines[i].slice(1));
+      for (i++; i < lines.length && lines[i] !== ')'; i++)
+        if (lines[i].startsWith('\t') && !lines[i].startsWith('\t\t')) take(lines[i].slice(1));
     } else if (lines[i].startsWith('const ')) take(lines[i].slice(6).trim());
   }
   return out;
@@ -209,7 +212,15 @@ export function readGoConstants(text) {
  */
 function packageFiles(dir) {
   return readdirSync(dir)
-    .filter((f) => f.endsWith('.go') && !f.endsWith('_test.go') && !f.startsWith('zz_generated') && !f.startsWith('generated.') && !f.includes('swagger_doc_generated') && !f.endsWith('_fuzz.go'))
+    .filter(
+      (f) =>
+        f.endsWith('.go') &&
+        !f.endsWith('_test.go') &&
+        !f.startsWith('zz_generated') &&
+        !f.startsWith('generated.') &&
+        !f.includes('swagger_doc_generated') &&
+        !f.endsWith('_fuzz.go'),
+    )
     .sort();
 }
 
@@ -231,7 +242,8 @@ export function packageDir(roots, pkg) {
   const mod = Object.keys(roots)
     .filter((m) => pkg === m || pkg.startsWith(`${m}/`))
     .sort((a, b) => b.length - a.length)[0];
-  if (mod === undefined) throw new Error(`k8s-go-types: no module holds package ${pkg} (modules: ${Object.keys(roots).join(', ')})`);
+  if (mod === undefined)
+    throw new Error(`k8s-go-types: no module holds package ${pkg} (modules: ${Object.keys(roots).join(', ')})`);
   return join(roots[mod], pkg.slice(mod.length));
 }
 
@@ -273,7 +285,8 @@ export function apiPackages(roots) {
   for (const group of readdirSync(base, { withFileTypes: true })) {
     if (!group.isDirectory() || group.name === 'testdata') continue;
     for (const version of readdirSync(join(base, group.name), { withFileTypes: true })) {
-      if (version.isDirectory() && /^v\d+(?:alpha\d+|beta\d+)?$/.test(version.name)) out.push(`k8s.io/api/${group.name}/${version.name}`);
+      if (version.isDirectory() && /^v\d+(?:alpha\d+|beta\d+)?$/.test(version.name))
+        out.push(`k8s.io/api/${group.name}/${version.name}`);
     }
   }
   return out.sort();

@@ -41,14 +41,21 @@ run(tsc, ['-p', 'tsconfig.json']);
 // minor, else a download, else a build from Go modules, else the legacy Debian v1.20 build).
 // Its progress goes to stderr; the last line of stdout is the folder.
 function provisionControlPlane() {
-  const r = spawnSync(process.execPath, [join(root, 'bin/kubeforge.js'), 'setup-envtest'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(root, 'bin/kubeforge.js'), 'setup-envtest'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
   if (r.status !== 0) {
-    console.error('test: setup-envtest failed; see above. Set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver to skip it.');
+    console.error(
+      'test: setup-envtest failed; see above. Set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver to skip it.',
+    );
     process.exit(1);
   }
   process.env.KUBEBUILDER_ASSETS = r.stdout.trim().split('\n').at(-1);
   console.error(`test: KUBEBUILDER_ASSETS=${process.env.KUBEBUILDER_ASSETS}`);
-  const v = spawnSync(join(process.env.KUBEBUILDER_ASSETS ?? '', 'kube-apiserver'), ['--version'], { encoding: 'utf8' });
+  const v = spawnSync(join(process.env.KUBEBUILDER_ASSETS ?? '', 'kube-apiserver'), ['--version'], {
+    encoding: 'utf8',
+  });
   console.error(`test: kube-apiserver ${(v.stdout ?? '').trim() || 'version unknown'}`);
 }
 
@@ -75,7 +82,9 @@ const args = process.argv.slice(2);
 const fastOnly = args.includes('--fast');
 const selected = args.filter((a) => !a.startsWith('-'));
 const flags = args.filter((a) => a.startsWith('-') && a !== '--fast');
-const roots = (selected.length ? selected : ['test']).map((p) => join('build', relative(root, resolve(p)).replace(/\.ts$/, '.js')));
+const roots = (selected.length ? selected : ['test']).map((p) =>
+  join('build', relative(root, resolve(p)).replace(/\.ts$/, '.js')),
+);
 const files = roots.flatMap((p) => (existsSync(p) ? collect(p, []) : []));
 if (files.length === 0) {
   console.error(`test: no test files under ${roots.join(', ')}`);
@@ -95,7 +104,7 @@ if (missing.length) {
 }
 const fastSet = new Set(listed.map((f) => join('build', f.replace(/\.ts$/, '.js'))));
 const fast = files.filter((f) => fastSet.has(f));
-const isE2e = (/** @type {string} */ f) => f.startsWith(join('build', 'test', 'e2e') + '/');
+const isE2e = (/** @type {string} */ f) => f.startsWith(`${join('build', 'test', 'e2e')}/`);
 const server = fastOnly ? [] : files.filter((f) => !fastSet.has(f) && !isE2e(f));
 const e2e = fastOnly ? [] : files.filter((f) => !fastSet.has(f) && isE2e(f));
 if (fastOnly && fast.length === 0) {
@@ -106,7 +115,9 @@ if (fastOnly && fast.length === 0) {
 // Every test must run: a skipped or todo test is a claim not checked, so it fails the run (a
 // `--test-name-pattern` run skips by design and is exempt). Node's runner writes a TAP copy of
 // its report to a file beside the reporter the terminal sees; its SKIP / TODO lines are counted.
-const filtered = flags.some((f) => f.startsWith('--test-name-pattern') || f.startsWith('--test-skip-pattern') || f.startsWith('--test-only'));
+const filtered = flags.some(
+  (f) => f.startsWith('--test-name-pattern') || f.startsWith('--test-skip-pattern') || f.startsWith('--test-only'),
+);
 /** @type {string[]} */
 const times = [];
 let failed = false;
@@ -120,11 +131,26 @@ let failed = false;
  */
 function runLane(lane, laneFiles, concurrency, env) {
   const tap = join(root, 'build', `test-report-${lane}.tap`);
-  const reporter = flags.some((f) => f.startsWith('--test-reporter')) ? [] : ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout', '--test-reporter', 'tap', '--test-reporter-destination', tap];
+  const reporter = flags.some((f) => f.startsWith('--test-reporter'))
+    ? []
+    : [
+        '--test-reporter',
+        process.stdout.isTTY ? 'spec' : 'tap',
+        '--test-reporter-destination',
+        'stdout',
+        '--test-reporter',
+        'tap',
+        '--test-reporter-destination',
+        tap,
+      ];
   rmSync(tap, { force: true });
   console.error(`test: ${lane} lane: ${laneFiles.length} file(s), ${concurrency} at a time`);
   const started = Date.now();
-  const r = spawnSync(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...reporter, ...flags, ...laneFiles], { stdio: 'inherit', env });
+  const r = spawnSync(
+    process.execPath,
+    ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...reporter, ...flags, ...laneFiles],
+    { stdio: 'inherit', env },
+  );
   const seconds = (Date.now() - started) / 1000;
   times.push(`${lane} ${Math.floor(seconds / 60)}m${Math.round(seconds % 60)}s (${laneFiles.length} files)`);
   if (r.status !== 0) {
@@ -137,7 +163,9 @@ function runLane(lane, laneFiles, concurrency, env) {
       .filter((l) => /^\s*ok \d+ - .* # (SKIP|TODO)\b/.test(l))
       .map((l) => l.trim());
     if (notRun.length) {
-      console.error(`test: ${notRun.length} test(s) did not run in the ${lane} lane (skipped or todo); every test must run:\n  ${notRun.join('\n  ')}`);
+      console.error(
+        `test: ${notRun.length} test(s) did not run in the ${lane} lane (skipped or todo); every test must run:\n  ${notRun.join('\n  ')}`,
+      );
       failed = true;
     }
   }

@@ -8,7 +8,7 @@
  */
 import { basename, dirname, join, relative } from 'node:path';
 import { ts } from '../util/typescript.cjs';
-import { type Diagnostic, error, Reporter, TeeReporter } from '../diagnostics/index.js';
+import { type Diagnostic, error, type Reporter, TeeReporter } from '../diagnostics/index.js';
 import { loadProgram, type ProgramOptions, programInputFiles, type SourceOverlay } from '../loader/program.js';
 import { getMarkerDefinition, type MarkerArgs, type MarkerName } from '../markers/definitions.js';
 import { isDns1123Subdomain } from '../project/naming.js';
@@ -149,7 +149,12 @@ export interface AnalyzeOptions {
 
 /** Whether a class-level marker goes to the index by default: not a Kind's (the CRD's), not a schema's. */
 function indexedByDefault(m: MarkerValue): boolean {
-  return m.def.category !== 'kind' && m.def.category !== 'validation' && m.def.schema === undefined && m.def.targets.includes('class');
+  return (
+    m.def.category !== 'kind' &&
+    m.def.category !== 'validation' &&
+    m.def.schema === undefined &&
+    m.def.targets.includes('class')
+  );
 }
 
 /** A version name: a DNS-1123 label that starts with a letter (`v1`, `v1beta1`). */
@@ -167,16 +172,35 @@ function use(m: MarkerValue, target: string): MarkerUse {
 /** KF4012: a TypeScript syntax error, where it is. */
 function syntaxError(d: ts.DiagnosticWithLocation, sf: ts.SourceFile, file: string): Diagnostic {
   const lc = d.start !== undefined ? sf.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
-  return error('KF4012', `syntax error: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`, { file, line: lc.line + 1, column: lc.character + 1, hint: 'fix the TypeScript syntax (tsc reports the same)' });
+  return error('KF4012', `syntax error: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`, {
+    file,
+    line: lc.line + 1,
+    column: lc.character + 1,
+    hint: 'fix the TypeScript syntax (tsc reports the same)',
+  });
 }
 
 /** A Kind's version with its schema (types -> IR -> OpenAPI); KF9001 (undefined) when the parser fails on it. */
-function parseKind(decl: ts.ClassDeclaration, gv: GroupVersionInfo, markers: MarkerValue[], parser: TypeParser, formatter: SchemaFormatter, reporter: Reporter): KindVersion | undefined {
+function parseKind(
+  decl: ts.ClassDeclaration,
+  gv: GroupVersionInfo,
+  markers: MarkerValue[],
+  parser: TypeParser,
+  formatter: SchemaFormatter,
+  reporter: Reporter,
+): KindVersion | undefined {
   const className = decl.name?.text ?? '(anonymous class)';
   const nameNode = decl.name ?? decl;
   try {
     const ir = parser.parseDeclaration(decl, [], nameNode, new Map(), `Kind ${className}`);
-    return { group: gv.group, version: gv.version, kind: className, schema: formatter.formatKind(ir), markers, at: locationOf(nameNode) };
+    return {
+      group: gv.group,
+      version: gv.version,
+      kind: className,
+      schema: formatter.formatKind(ir),
+      markers,
+      at: locationOf(nameNode),
+    };
   } catch (e) {
     reporter.report(
       error('KF9001', `internal error while analysing Kind ${className}: ${(e as Error).message}`, {
@@ -196,7 +220,13 @@ function validateMembers(st: ts.ClassDeclaration, className: string, collector: 
       const name = member.name.getText();
       collector.decoratorMarkers(member, ['field'], `field "${name}" of ${className}`);
     } else {
-      const kind = ts.isMethodDeclaration(member) ? 'method' : ts.isConstructorDeclaration(member) ? 'constructor' : ts.isPropertyDeclaration(member) ? 'static field' : 'accessor';
+      const kind = ts.isMethodDeclaration(member)
+        ? 'method'
+        : ts.isConstructorDeclaration(member)
+          ? 'constructor'
+          : ts.isPropertyDeclaration(member)
+            ? 'static field'
+            : 'accessor';
       collector.decoratorMarkers(member, [], `${kind} ${label}`);
     }
     if (ts.isConstructorDeclaration(member) || ts.isMethodDeclaration(member)) {
@@ -230,7 +260,13 @@ function noGroupVersion(className: string, file: string, nameNode: ts.Node, rel:
 }
 
 /** The group-versions of the project, by folder (each folder's groupversion.ts, read once); KF4002 for a bad one. */
-function groupVersionReader(loaded: ReturnType<typeof loadProgram>, collector: MarkerCollector, reporter: Reporter, rel: (p: string) => string, extraInputs: Set<string>) {
+function groupVersionReader(
+  loaded: ReturnType<typeof loadProgram>,
+  collector: MarkerCollector,
+  reporter: Reporter,
+  rel: (p: string) => string,
+  extraInputs: Set<string>,
+) {
   const gvCache = new Map<string, GroupVersionInfo | null>();
   const gvDef = getMarkerDefinition('defineGroupVersion')!;
   const groupVersionOf = (dir: string): GroupVersionInfo | null => {
@@ -272,15 +308,31 @@ function groupVersionReader(loaded: ReturnType<typeof loadProgram>, collector: M
     const a = r.value as MarkerArgs<'defineGroupVersion'>;
     let ok = true;
     if (!isDns1123Subdomain(a.group)) {
-      reporter.report(error('KF4002', `group '${a.group}' in defineGroupVersion is not a valid DNS subdomain`, { ...locationOf(call.arguments[0] ?? call), hint: "use lower-case letters, digits, '-' and '.', e.g. 'batch.example.com'" }));
+      reporter.report(
+        error('KF4002', `group '${a.group}' in defineGroupVersion is not a valid DNS subdomain`, {
+          ...locationOf(call.arguments[0] ?? call),
+          hint: "use lower-case letters, digits, '-' and '.', e.g. 'batch.example.com'",
+        }),
+      );
       ok = false;
     }
     if (!VERSION_NAME.test(a.version) || a.version.length > 63) {
-      reporter.report(error('KF4002', `version '${a.version}' in defineGroupVersion is not a valid version name`, { ...locationOf(call.arguments[0] ?? call), hint: "use a DNS label starting with a letter, e.g. 'v1', 'v1beta1'" }));
+      reporter.report(
+        error('KF4002', `version '${a.version}' in defineGroupVersion is not a valid version name`, {
+          ...locationOf(call.arguments[0] ?? call),
+          hint: "use a DNS label starting with a letter, e.g. 'v1', 'v1beta1'",
+        }),
+      );
       ok = false;
     }
     if (!ok) return null;
-    return { group: a.group, version: a.version, fieldsOptionalByDefault: a.fieldsOptionalByDefault ?? false, skip: a.skip ?? false, file: sf.fileName };
+    return {
+      group: a.group,
+      version: a.version,
+      fieldsOptionalByDefault: a.fieldsOptionalByDefault ?? false,
+      skip: a.skip ?? false,
+      file: sf.fileName,
+    };
   };
 
   return { of: groupVersionOf, cache: gvCache };
@@ -295,7 +347,10 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
   });
   const loaded = loadProgram(options, reporter);
   const { checker } = loaded;
-  const names = new NameResolver({ resolveModule: loaded.resolveModule, sourceFile: (file) => loaded.parseExtra(file) });
+  const names = new NameResolver({
+    resolveModule: loaded.resolveModule,
+    sourceFile: (file) => loaded.parseExtra(file),
+  });
   const collector = new MarkerCollector(checker, reporter, names);
   const extraInputs = new Set<string>();
   const rel = (p: string) => relative(loaded.projectDir, p) || '.';
@@ -313,9 +368,14 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
   });
   const formatter = new SchemaFormatter({
     reporter,
-    k8sSchema: (name) => k8sModelSchemaShared(name, { embeddedObjectMeta: options.embeddedObjectMeta, kubernetesVersion: options.k8sVersion }),
+    k8sSchema: (name) =>
+      k8sModelSchemaShared(name, {
+        embeddedObjectMeta: options.embeddedObjectMeta,
+        kubernetesVersion: options.k8sVersion,
+      }),
     embeddedObjectMeta: options.embeddedObjectMeta,
-    k8sHint: 'it is not a model class of @kubernetes/client-node (V1PodTemplateSpec, V1Condition, ...): check the name, or declare the type yourself',
+    k8sHint:
+      'it is not a model class of @kubernetes/client-node (V1PodTemplateSpec, V1Condition, ...): check the name, or declare the type yourself',
   });
 
   const indexed = options.indexMarkers ? (m: MarkerValue) => options.indexMarkers!.has(m.name) : indexedByDefault;
@@ -341,7 +401,7 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
         reporter.report(
           error('KF4013', '@Root() class has no name, so the analysis cannot name its Kind', {
             ...locationOf(st),
-            hint: 'give the class the Kind\'s name: `export class Guestbook { ... }` (a default export may keep `export default`)',
+            hint: "give the class the Kind's name: `export class Guestbook { ... }` (a default export may keep `export default`)",
           }),
         );
         continue;
@@ -359,7 +419,8 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
       const gv = groupVersionOf(dirname(file));
       const nameNode = st.name ?? st;
       if (!gv) {
-        if (!gvCache.has(dirname(file)) || !loaded.fileExists(join(dirname(file), 'groupversion.ts'))) reporter.report(noGroupVersion(className, file, nameNode, rel));
+        if (!gvCache.has(dirname(file)) || !loaded.fileExists(join(dirname(file), 'groupversion.ts')))
+          reporter.report(noGroupVersion(className, file, nameNode, rel));
         continue;
       }
       if (gv.skip) continue;
@@ -386,8 +447,11 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
     checkKindStatics([{ decl, group: gv.group, version: gv.version, kind: decl.name?.text ?? '', markers }], reporter);
   }
   routing.current = undefined;
-  const byPos = (a: MarkerUse, b: MarkerUse) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column);
-  const groupVersions = [...gvCache.values()].filter((g): g is GroupVersionInfo => g !== null).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const byPos = (a: MarkerUse, b: MarkerUse) =>
+    a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column;
+  const groupVersions = [...gvCache.values()]
+    .filter((g): g is GroupVersionInfo => g !== null)
+    .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return {
     groupVersions,
     classes,
@@ -413,8 +477,17 @@ function placeOf(node: ts.ClassLikeDeclaration): { reach: 'namespace' | 'hidden'
   let name = node.name?.text;
   if (ts.isClassExpression(node)) {
     const p = node.parent;
-    if (!name && (ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p)) && ts.isIdentifier(p.name)) name = p.name.text;
-    return { reach: 'hidden', where: `is a class expression${name ? ` (${name})` : ''}`, name: name ?? '(anonymous class)' };
+    if (
+      !name &&
+      (ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p)) &&
+      ts.isIdentifier(p.name)
+    )
+      name = p.name.text;
+    return {
+      reach: 'hidden',
+      where: `is a class expression${name ? ` (${name})` : ''}`,
+      name: name ?? '(anonymous class)',
+    };
   }
   const namespaces: string[] = [];
   const hidden = (where: string) => ({ reach: 'hidden' as const, where, name: name ?? '(anonymous class)' });
@@ -423,12 +496,17 @@ function placeOf(node: ts.ClassLikeDeclaration): { reach: 'namespace' | 'hidden'
     if (ts.isModuleDeclaration(p)) namespaces.unshift(p.name.getText());
     else if (ts.isModuleBlock(p)) continue;
     else if (ts.isFunctionLike(p)) {
-      const fn = 'name' in p && p.name && (ts.isIdentifier(p.name) || ts.isPrivateIdentifier(p.name)) ? p.name.text : undefined;
+      const fn =
+        'name' in p && p.name && (ts.isIdentifier(p.name) || ts.isPrivateIdentifier(p.name)) ? p.name.text : undefined;
       return hidden(`is declared inside ${fn ? `function ${fn}` : 'a function'}`);
     } else inBlock = true;
   }
   if (inBlock) return hidden('is declared inside a block');
-  return { reach: 'namespace', where: `is declared inside namespace ${namespaces.join('.')}`, name: name ?? '(anonymous class)' };
+  return {
+    reach: 'namespace',
+    where: `is declared inside namespace ${namespaces.join('.')}`,
+    name: name ?? '(anonymous class)',
+  };
 }
 
 /**
@@ -442,7 +520,8 @@ function placeOf(node: ts.ClassLikeDeclaration): { reach: 'namespace' | 'hidden'
  */
 function reportUnreadClasses(sf: ts.SourceFile, collector: MarkerCollector, reporter: Reporter): void {
   if (!sf.text.includes('@')) return;
-  const markerOf = (d: ts.Decorator) => collector.markerNameOf(ts.isCallExpression(d.expression) ? d.expression.expression : d.expression);
+  const markerOf = (d: ts.Decorator) =>
+    collector.markerNameOf(ts.isCallExpression(d.expression) ? d.expression.expression : d.expression);
   const hint = (name: string) =>
     `declare it at the top level of the file, \`export class ${/^[A-Za-z_$][\w$]*$/.test(name) ? name : 'Name'} { ... }\`: the analysis reads classes declared there, statically`;
   const check = (node: ts.ClassLikeDeclaration) => {
@@ -450,18 +529,28 @@ function reportUnreadClasses(sf: ts.SourceFile, collector: MarkerCollector, repo
     const rootDecorator = (ts.getDecorators(node) ?? []).find((d) => markerOf(d) === 'Root');
     if (rootDecorator) {
       reporter.report(
-        error('KF4013', `@Root() class ${place.name} ${place.where}, where the analysis cannot read it: it would get no CRD`, {
-          ...locationOf(node.name ?? rootDecorator),
-          hint: hint(place.name),
-        }),
+        error(
+          'KF4013',
+          `@Root() class ${place.name} ${place.where}, where the analysis cannot read it: it would get no CRD`,
+          {
+            ...locationOf(node.name ?? rootDecorator),
+            hint: hint(place.name),
+          },
+        ),
       );
       return;
     }
     const unread = (d: ts.Decorator, what: string, classLevel: boolean) => {
       const marker = markerOf(d);
       if (!marker) return;
-      if (place.reach === 'namespace' && !(classLevel && !getMarkerDefinition(marker)?.targets.includes('type'))) return;
-      reporter.report(error('KF2016', `@${marker} on ${what} is never read: class ${place.name} ${place.where}`, { ...locationOf(d), hint: hint(place.name) }));
+      if (place.reach === 'namespace' && !(classLevel && !getMarkerDefinition(marker)?.targets.includes('type')))
+        return;
+      reporter.report(
+        error('KF2016', `@${marker} on ${what} is never read: class ${place.name} ${place.where}`, {
+          ...locationOf(d),
+          hint: hint(place.name),
+        }),
+      );
     };
     for (const d of ts.getDecorators(node) ?? []) unread(d, `class ${place.name}`, true);
     if (place.reach === 'namespace') return;
@@ -469,7 +558,8 @@ function reportUnreadClasses(sf: ts.SourceFile, collector: MarkerCollector, repo
       const label = m.name ? `${place.name}.${m.name.getText()}` : place.name;
       if (ts.canHaveDecorators(m)) for (const d of ts.getDecorators(m) ?? []) unread(d, label, false);
       if (ts.isConstructorDeclaration(m) || ts.isMethodDeclaration(m)) {
-        for (const p of m.parameters) for (const d of ts.getDecorators(p) ?? []) unread(d, `parameter ${p.name.getText()} of ${label}`, false);
+        for (const p of m.parameters)
+          for (const d of ts.getDecorators(p) ?? []) unread(d, `parameter ${p.name.getText()} of ${label}`, false);
       }
     }
   };

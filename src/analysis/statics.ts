@@ -21,7 +21,14 @@ export interface KindStaticsInput {
 
 /** The literal string or boolean of an expression (through `as const`, `satisfies`, parentheses), else undefined. */
 function literal(e: ts.Expression | undefined): string | boolean | undefined {
-  while (e && (ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isParenthesizedExpression(e) || ts.isTypeAssertionExpression(e))) e = e.expression;
+  while (
+    e &&
+    (ts.isAsExpression(e) ||
+      ts.isSatisfiesExpression(e) ||
+      ts.isParenthesizedExpression(e) ||
+      ts.isTypeAssertionExpression(e))
+  )
+    e = e.expression;
   if (!e) return undefined;
   if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return e.text;
   if (e.kind === ts.SyntaxKind.TrueKeyword) return true;
@@ -30,14 +37,24 @@ function literal(e: ts.Expression | undefined): string | boolean | undefined {
 }
 
 function objectLiteral(e: ts.Expression | undefined): ts.ObjectLiteralExpression | undefined {
-  while (e && (ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isParenthesizedExpression(e) || ts.isTypeAssertionExpression(e))) e = e.expression;
+  while (
+    e &&
+    (ts.isAsExpression(e) ||
+      ts.isSatisfiesExpression(e) ||
+      ts.isParenthesizedExpression(e) ||
+      ts.isTypeAssertionExpression(e))
+  )
+    e = e.expression;
   return e && ts.isObjectLiteralExpression(e) ? e : undefined;
 }
 
 function staticProperty(decl: ts.ClassDeclaration, name: string): ts.PropertyDeclaration | undefined {
   return decl.members.find(
     (m): m is ts.PropertyDeclaration =>
-      ts.isPropertyDeclaration(m) && !!(ts.getCombinedModifierFlags(m) & ts.ModifierFlags.Static) && (ts.isIdentifier(m.name) || ts.isStringLiteral(m.name)) && m.name.text === name,
+      ts.isPropertyDeclaration(m) &&
+      !!(ts.getCombinedModifierFlags(m) & ts.ModifierFlags.Static) &&
+      (ts.isIdentifier(m.name) || ts.isStringLiteral(m.name)) &&
+      m.name.text === name,
   );
 }
 
@@ -66,10 +83,14 @@ export function checkKindStatics(kinds: readonly KindStaticsInput[], reporter: R
     const expected = `static readonly gvk = { group: '${k.group}', version: '${k.version}', kind: '${k.kind}' } as const;`;
     const report = (node: ts.Node, what: string, has: unknown, want: unknown, from: string, hint: string) =>
       reporter.report(
-        error('KF4015', `Kind ${k.kind}: ${what} is ${JSON.stringify(has)}, but its CRD says ${JSON.stringify(want)} (${from}); kubeforge/runtime would address a resource that does not exist (404)`, {
-          ...locationOf(node),
-          hint,
-        }),
+        error(
+          'KF4015',
+          `Kind ${k.kind}: ${what} is ${JSON.stringify(has)}, but its CRD says ${JSON.stringify(want)} (${from}); kubeforge/runtime would address a resource that does not exist (404)`,
+          {
+            ...locationOf(node),
+            hint,
+          },
+        ),
       );
 
     const gvk = staticProperty(k.decl, 'gvk');
@@ -85,7 +106,8 @@ export function checkKindStatics(kinds: readonly KindStaticsInput[], reporter: R
         const field = p.name.text;
         if (!Object.hasOwn(want, field)) continue;
         const has = literal(p.initializer);
-        if (typeof has === 'string' && has !== want[field][0]) report(p.initializer, `static gvk.${field}`, has, want[field][0], want[field][1], `write ${expected}`);
+        if (typeof has === 'string' && has !== want[field][0])
+          report(p.initializer, `static gvk.${field}`, has, want[field][0], want[field][1], `write ${expected}`);
       }
     }
     const pluralProp = staticProperty(k.decl, 'plural');

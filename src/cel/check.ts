@@ -52,9 +52,21 @@ export function lineCol(src: string, offset: number): { line: number; column: nu
 }
 
 /** Parses and checks `source` with the given variables. Never throws: problems are issues. */
-export function checkExpression(source: string, variables: Record<string, CelT>, options: { k8sMinor?: number } = {}): Checked {
+export function checkExpression(
+  source: string,
+  variables: Record<string, CelT>,
+  options: { k8sMinor?: number } = {},
+): Checked {
   const target = options.k8sMinor ?? NEWEST_CEL_TARGET;
-  const out: Checked = { types: new Map(), calls: new Map(), overloads: new Map(), issues: [], usesOldSelf: false, source, positions: new Map() };
+  const out: Checked = {
+    types: new Map(),
+    calls: new Map(),
+    overloads: new Map(),
+    issues: [],
+    usesOldSelf: false,
+    source,
+    positions: new Map(),
+  };
   // cel-go refuses nesting past 250 levels (parentheses, brackets, braces) before it parses:
   // refuse the same, before a recursive parser or checker can overflow the stack.
   if (bracketDepth(source) >= MAX_RECURSION) {
@@ -101,13 +113,24 @@ export function checkExpression(source: string, variables: Record<string, CelT>,
   markOptionals(ast, scanned, out.positions);
   if (scanned.firstEscaped !== undefined && target < BACKQUOTES_SINCE) {
     const { line, column } = lineCol(source, scanned.firstEscaped);
-    out.issues.push({ message: `<input>:${line}:${column}: Syntax error: backquoted field names are parsed by API servers from Kubernetes 1.${BACKQUOTES_SINCE} (cel-go 0.29); the project targets 1.${target}`, offset: scanned.firstEscaped });
+    out.issues.push({
+      message: `<input>:${line}:${column}: Syntax error: backquoted field names are parsed by API servers from Kubernetes 1.${BACKQUOTES_SINCE} (cel-go 0.29); the project targets 1.${target}`,
+      offset: scanned.firstEscaped,
+    });
     return out;
   }
-  const firstOptional = Math.min(...scanned.selects, ...scanned.indexes, ...scanned.elements.keys(), ...scanned.entries.keys());
+  const firstOptional = Math.min(
+    ...scanned.selects,
+    ...scanned.indexes,
+    ...scanned.elements.keys(),
+    ...scanned.entries.keys(),
+  );
   if (Number.isFinite(firstOptional) && target < 29) {
     const { line, column } = lineCol(source, firstOptional);
-    out.issues.push({ message: `<input>:${line}:${column}: Syntax error: ${tooNew('optional syntax', 29, target)}`, offset: firstOptional });
+    out.issues.push({
+      message: `<input>:${line}:${column}: Syntax error: ${tooNew('optional syntax', 29, target)}`,
+      offset: firstOptional,
+    });
     return out;
   }
   out.ast = ast;
@@ -164,8 +187,15 @@ function callsAtParen(root: Expr, text: string, positions: Map<bigint, number>):
       if (text[at] === '(') positions.set(e.id, at);
     } else if (k.case === 'selectExpr' && k.value.operand) stack.push(k.value.operand);
     else if (k.case === 'listExpr') stack.push(...k.value.elements);
-    else if (k.case === 'structExpr') for (const x of k.value.entries) stack.push(...(x.keyKind.case === 'mapKey' ? [x.keyKind.value as Expr] : []), ...(x.value ? [x.value] : []));
-    else if (k.case === 'comprehensionExpr') stack.push(...[k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result].filter((x): x is Expr => !!x));
+    else if (k.case === 'structExpr')
+      for (const x of k.value.entries)
+        stack.push(...(x.keyKind.case === 'mapKey' ? [x.keyKind.value as Expr] : []), ...(x.value ? [x.value] : []));
+    else if (k.case === 'comprehensionExpr')
+      stack.push(
+        ...[k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result].filter(
+          (x): x is Expr => !!x,
+        ),
+      );
   }
 }
 
@@ -209,12 +239,20 @@ function callDepth(root: Expr): number {
     const [e, d] = stack.pop()!;
     const k = e.exprKind;
     const children: (Expr | undefined)[] =
-      k.case === 'callExpr' ? [k.value.target, ...k.value.args]
-      : k.case === 'selectExpr' ? [k.value.operand]
-      : k.case === 'listExpr' ? k.value.elements
-      : k.case === 'structExpr' ? k.value.entries.flatMap((x) => [x.keyKind.case === 'mapKey' ? (x.keyKind.value as Expr) : undefined, x.value])
-      : k.case === 'comprehensionExpr' ? [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result]
-      : [];
+      k.case === 'callExpr'
+        ? [k.value.target, ...k.value.args]
+        : k.case === 'selectExpr'
+          ? [k.value.operand]
+          : k.case === 'listExpr'
+            ? k.value.elements
+            : k.case === 'structExpr'
+              ? k.value.entries.flatMap((x) => [
+                  x.keyKind.case === 'mapKey' ? (x.keyKind.value as Expr) : undefined,
+                  x.value,
+                ])
+              : k.case === 'comprehensionExpr'
+                ? [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result]
+                : [];
     const depth = k.case === 'callExpr' ? d + 1 : d;
     max = Math.max(max, depth);
     for (const c of children) if (c) stack.push([c, depth]);
@@ -341,7 +379,8 @@ class Checker {
           for (const entry of k.value.entries) if (entry.value) this.check(entry.value, scope);
           return k.value.messageName.endsWith('Timestamp') ? T.timestamp : T.duration;
         }
-        if (k.value.messageName) return this.issue(e, `undeclared reference to '${k.value.messageName}' (in container '')`);
+        if (k.value.messageName)
+          return this.issue(e, `undeclared reference to '${k.value.messageName}' (in container '')`);
         // cel-go's homogeneous-literal validator: every key and value against the first entry's
         // (each mismatch reported), but under a call of `format`, where the map is of dyn
         let key: CelT | undefined;
@@ -376,7 +415,11 @@ class Checker {
         if (rt.kind === 'list') iter = rt.elem;
         else if (rt.kind === 'map') iter = rt.key;
         else if (rt.kind === 'dyn') iter = T.dyn;
-        else iter = this.issue(c.iterRange!, `expression of type '${typeName(rt)}' cannot be range of a comprehension (must be list, map, or dynamic)`);
+        else
+          iter = this.issue(
+            c.iterRange!,
+            `expression of type '${typeName(rt)}' cannot be range of a comprehension (must be list, map, or dynamic)`,
+          );
         let accu = c.accuInit ? this.check(c.accuInit, scope) : T.dyn;
         const inner = new Map(scope);
         inner.set(c.iterVar, iter);
@@ -413,7 +456,8 @@ class Checker {
       }
       case 'map':
         ft = target.value;
-        if (!isDyn(target.key) && target.key.kind !== 'string') ft = this.issue(e, `type '${typeName(target)}' does not support field selection`);
+        if (!isDyn(target.key) && target.key.kind !== 'string')
+          ft = this.issue(e, `type '${typeName(target)}' does not support field selection`);
         break;
       case 'dyn':
         ft = T.dyn;
@@ -452,22 +496,34 @@ class Checker {
    * and ext lists' `sortBy(e, key)`. Types them as cel-go does; undefined when `name` is none
    * of them (or not in macro form).
    */
-  private checkMacroCall(e: Expr, name: string, target: Expr, args: Expr[], scope: Map<string, CelT>): CelT | undefined {
+  private checkMacroCall(
+    e: Expr,
+    name: string,
+    target: Expr,
+    args: Expr[],
+    scope: Map<string, CelT>,
+  ): CelT | undefined {
     const two = TWO_VAR_MACROS.has(name) && (args.length === 3 || (args.length === 4 && name.startsWith('transform')));
     const sortBy = name === 'sortBy' && args.length === 2;
     if ((name === 'optMap' || name === 'optFlatMap') && args.length === 2 && args[0].exprKind.case === 'identExpr') {
       // cel-go's optional macros: the body sees the optional's value
       const ot = this.check(target, scope);
       const inner = optionalOf(ot);
-      if (!inner && !isDyn(ot)) return this.issue(target, `found no matching overload for '${name}' applied to '${typeName(ot)}'`);
+      if (!inner && !isDyn(ot))
+        return this.issue(target, `found no matching overload for '${name}' applied to '${typeName(ot)}'`);
       const body = this.check(args[1], new Map(scope).set(args[0].exprKind.value.name, inner ?? T.dyn));
       if (name === 'optMap') return T.optional(body);
-      if (!optionalOf(body) && !isDyn(body)) return this.issue(args[1], `expected type '${typeName(T.optional(body))}' but found '${typeName(body)}'`);
+      if (!optionalOf(body) && !isDyn(body))
+        return this.issue(args[1], `expected type '${typeName(T.optional(body))}' but found '${typeName(body)}'`);
       return body;
     }
     if (!two && !sortBy) return undefined;
     const needs = two ? 33 : 35;
-    if (this.target < needs) return this.issue(e, `undeclared reference to '${name}' (in container ''): ${tooNew(two ? `the two-variable form of ${name}` : name, needs, this.target)}`);
+    if (this.target < needs)
+      return this.issue(
+        e,
+        `undeclared reference to '${name}' (in container ''): ${tooNew(two ? `the two-variable form of ${name}` : name, needs, this.target)}`,
+      );
     const vars = args.slice(0, two ? 2 : 1);
     if (!vars.every((a) => a.exprKind.case === 'identExpr')) return undefined;
     const rt = this.check(target, scope);
@@ -478,13 +534,22 @@ class Checker {
       else inner.set(names[0], rt.elem);
     } else if (rt.kind === 'map' && two) inner.set(names[0], rt.key).set(names[1], rt.value);
     else if (rt.kind === 'dyn') for (const n of names) inner.set(n, T.dyn);
-    else return this.issue(target, `expression of type '${typeName(rt)}' cannot be range of a comprehension (must be list, map, or dynamic)`);
+    else
+      return this.issue(
+        target,
+        `expression of type '${typeName(rt)}' cannot be range of a comprehension (must be list, map, or dynamic)`,
+      );
     const bodies = args.slice(vars.length).map((a) => this.check(a, inner));
     const last = bodies[bodies.length - 1];
     if (sortBy) return rt.kind === 'list' ? rt : T.dyn;
     if (name === 'all' || name === 'exists' || name === 'existsOne') return T.bool;
     if (name === 'transformList') return T.list(last, rt.kind === 'list' || rt.kind === 'map' ? rt.max : undefined);
-    if (name === 'transformMap') return T.map(rt.kind === 'map' ? rt.key : T.int, last, rt.kind === 'list' || rt.kind === 'map' ? rt.max : undefined);
+    if (name === 'transformMap')
+      return T.map(
+        rt.kind === 'map' ? rt.key : T.int,
+        last,
+        rt.kind === 'list' || rt.kind === 'map' ? rt.max : undefined,
+      );
     return last.kind === 'map' ? last : T.dyn; // transformMapEntry: the entries' map type
   }
 
@@ -492,7 +557,13 @@ class Checker {
     let name = call.function;
     let target = call.target;
     // `format.dns1123Label()`, `ip.isCanonical(x)`, `strings.quote(x)`: qualified global functions.
-    if (target && target.exprKind.case === 'identExpr' && !scope.has(target.exprKind.value.name) && !this.variables[target.exprKind.value.name] && OVERLOADS.has(`${target.exprKind.value.name}.${name}`)) {
+    if (
+      target &&
+      target.exprKind.case === 'identExpr' &&
+      !scope.has(target.exprKind.value.name) &&
+      !this.variables[target.exprKind.value.name] &&
+      OVERLOADS.has(`${target.exprKind.value.name}.${name}`)
+    ) {
       name = `${target.exprKind.value.name}.${name}`;
       target = undefined;
     }
@@ -511,7 +582,11 @@ class Checker {
     const declared = OVERLOADS.get(name);
     if (!declared) return this.issue(e, `undeclared reference to '${name}' (in container '')`);
     const candidates = declared.filter((o) => (o.since ?? 0) <= this.target);
-    if (!candidates.length) return this.issue(e, `undeclared reference to '${name}' (in container ''): ${tooNew(name, Math.min(...declared.map((o) => o.since ?? 0)), this.target)}`);
+    if (!candidates.length)
+      return this.issue(
+        e,
+        `undeclared reference to '${name}' (in container ''): ${tooNew(name, Math.min(...declared.map((o) => o.since ?? 0)), this.target)}`,
+      );
     const matches: { o: Overload; result: CelT }[] = [];
     for (const o of candidates) {
       if (!!o.target !== !!tt || o.args.length !== ats.length) continue;
@@ -523,22 +598,41 @@ class Checker {
     if (!matches.length) {
       if (ats.some((t) => t === ERR) || tt === ERR) return ERR;
       const sig = `(${ats.map(typeName).join(', ')})`;
-      return this.issue(e, `found no matching overload for '${name}' applied to '${tt ? `${typeName(tt)}.` : ''}${sig}'`);
+      return this.issue(
+        e,
+        `found no matching overload for '${name}' applied to '${tt ? `${typeName(tt)}.` : ''}${sig}'`,
+      );
     }
     this.out.calls.set(e.id, matches[0].o);
-    this.out.overloads?.set(e.id, matches.map((m) => m.o));
+    this.out.overloads?.set(
+      e.id,
+      matches.map((m) => m.o),
+    );
     // cel-go's format validator checks a literal format string against a literal argument list
-    if (name === 'format' && target?.exprKind.case === 'constExpr' && target.exprKind.value.constantKind.case === 'stringValue' && call.args[0]?.exprKind.case === 'listExpr') {
-      this.formatCalls.push({ call: e, text: String(target.exprKind.value.constantKind.value), args: call.args[0].exprKind.value.elements });
+    if (
+      name === 'format' &&
+      target?.exprKind.case === 'constExpr' &&
+      target.exprKind.value.constantKind.case === 'stringValue' &&
+      call.args[0]?.exprKind.case === 'listExpr'
+    ) {
+      this.formatCalls.push({
+        call: e,
+        text: String(target.exprKind.value.constantKind.value),
+        args: call.args[0].exprKind.value.elements,
+      });
     }
     // several overloads matched a dyn argument: the result is dyn unless they agree
     let result = matches[0].result;
     // (cel-go keeps a type variable there: in a literal it takes its neighbours' type)
     for (const m of matches.slice(1)) if (typeName(m.result) !== typeName(result)) result = FREE;
-    if (name === '_+_' && result.kind === 'string' && ats.every((a) => a.kind === 'string')) return { kind: 'string', max: sum(ats.map((a) => (a.kind === 'string' ? a.max : undefined))) };
-    if (name === '_+_' && result.kind === 'list' && ats.every((a) => a.kind === 'list')) return { ...result, max: sum(ats.map((a) => (a.kind === 'list' ? a.max : undefined))) };
-    if (result.kind === 'string' && tt && tt.kind === 'string' && result.max === undefined) return { kind: 'string', max: tt.max };
-    if (result.kind === 'list' && result.elem.kind === 'string' && tt && tt.kind === 'string') return { ...result, max: tt.max };
+    if (name === '_+_' && result.kind === 'string' && ats.every((a) => a.kind === 'string'))
+      return { kind: 'string', max: sum(ats.map((a) => (a.kind === 'string' ? a.max : undefined))) };
+    if (name === '_+_' && result.kind === 'list' && ats.every((a) => a.kind === 'list'))
+      return { ...result, max: sum(ats.map((a) => (a.kind === 'list' ? a.max : undefined))) };
+    if (result.kind === 'string' && tt && tt.kind === 'string' && result.max === undefined)
+      return { kind: 'string', max: tt.max };
+    if (result.kind === 'list' && result.elem.kind === 'string' && tt && tt.kind === 'string')
+      return { ...result, max: tt.max };
     return result;
   }
 }
@@ -556,18 +650,42 @@ function runtimeTypeName(t: CelT): string {
  * each clause against the type of its argument, the clause syntax, the number of arguments.
  * The problem and the node it is reported at (the argument; else the call).
  */
-function formatProblem(text: string, args: Expr[], types: Map<bigint, CelT>): { message: string; at?: Expr } | undefined {
+function formatProblem(
+  text: string,
+  args: Expr[],
+  types: Map<bigint, CelT>,
+): { message: string; at?: Expr } | undefined {
   const typeOf = (e: Expr) => types.get(e.id) ?? T.dyn;
   const oneOf = (e: Expr, kinds: string[]) => typeOf(e).kind === 'dyn' || kinds.includes(typeOf(e).kind);
-  const STRING_KINDS = ['list', 'map', 'int', 'uint', 'double', 'bool', 'string', 'timestamp', 'bytes', 'duration', 'type', 'null'];
+  const STRING_KINDS = [
+    'list',
+    'map',
+    'int',
+    'uint',
+    'double',
+    'bool',
+    'string',
+    'timestamp',
+    'bytes',
+    'duration',
+    'type',
+    'null',
+  ];
   /** %s: the argument, and every element of a list or map literal in it, of a kind %s formats. */
   const badForString = (e: Expr): Expr | undefined => {
     if (!oneOf(e, STRING_KINDS)) return e;
     const k = e.exprKind;
-    if (k.case === 'listExpr') for (const x of k.value.elements) { const b = badForString(x); if (b) return b; }
+    if (k.case === 'listExpr')
+      for (const x of k.value.elements) {
+        const b = badForString(x);
+        if (b) return b;
+      }
     if (k.case === 'structExpr' && !k.value.messageName) {
       for (const x of k.value.entries) {
-        for (const part of [x.keyKind.case === 'mapKey' ? (x.keyKind.value as Expr) : undefined, x.value]) { const b = part && badForString(part); if (b) return b; }
+        for (const part of [x.keyKind.case === 'mapKey' ? (x.keyKind.value as Expr) : undefined, x.value]) {
+          const b = part && badForString(part);
+          if (b) return b;
+        }
       }
     }
     return undefined;
@@ -584,8 +702,14 @@ function formatProblem(text: string, args: Expr[], types: Map<bigint, CelT>): { 
   let requested = 0;
   let argIndex = 0;
   for (let i = 0; i < text.length; ) {
-    if (text[i] !== '%') { i++; continue; }
-    if (text[i + 1] === '%') { i += 2; continue; }
+    if (text[i] !== '%') {
+      i++;
+      continue;
+    }
+    if (text[i + 1] === '%') {
+      i += 2;
+      continue;
+    }
     requested++;
     if (i + 1 >= text.length) return { message: 'unexpected end of string' };
     if (argIndex >= args.length) return { message: `index ${argIndex} out of range` };
@@ -594,22 +718,36 @@ function formatProblem(text: string, args: Expr[], types: Map<bigint, CelT>): { 
       j++;
       const digits = /^\d*/.exec(text.slice(j))![0];
       j += digits.length;
-      if (j >= text.length) return { message: 'could not parse formatting clause: error while parsing precision: could not find end of precision specifier' };
-      if (!digits) return { message: 'could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing "": invalid syntax' };
+      if (j >= text.length)
+        return {
+          message:
+            'could not parse formatting clause: error while parsing precision: could not find end of precision specifier',
+        };
+      if (!digits)
+        return {
+          message:
+            'could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing "": invalid syntax',
+        };
     }
     const verb = text[j];
     const arg = args[argIndex];
     if (verb === 's') {
       const bad = badForString(arg);
-      if (bad) return { message: `error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given ${runtimeTypeName(typeOf(bad))}`, at: bad };
+      if (bad)
+        return {
+          message: `error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given ${runtimeTypeName(typeOf(bad))}`,
+          at: bad,
+        };
     } else if (clauses[verb]) {
       const [kinds, what] = clauses[verb];
-      if (!oneOf(arg, kinds)) return { message: `error during formatting: ${what}, was given ${runtimeTypeName(typeOf(arg))}`, at: arg };
+      if (!oneOf(arg, kinds))
+        return { message: `error during formatting: ${what}, was given ${runtimeTypeName(typeOf(arg))}`, at: arg };
     } else return { message: `could not parse formatting clause: unrecognized formatting clause "${verb}"` };
     i = j + 1;
     argIndex++;
   }
-  if (args.length > requested) return { message: `too many arguments supplied to string.format (expected ${requested}, got ${args.length})` };
+  if (args.length > requested)
+    return { message: `too many arguments supplied to string.format (expected ${requested}, got ${args.length})` };
   return undefined;
 }
 
@@ -636,8 +774,16 @@ function sameKind(a: CelT, b: CelT): boolean {
   if (a.kind === 'object' && b.kind === 'object') return a === b;
   if (a.kind === 'list' && b.kind === 'list') return sameKind(a.elem, b.elem);
   if (a.kind === 'map' && b.kind === 'map') return sameKind(a.key, b.key) && sameKind(a.value, b.value);
-  if (a.kind === 'opaque' && b.kind === 'opaque' && a.name === b.name) return !a.params || !b.params || (a.params.length === b.params.length && a.params.every((p, i) => sameKind(p, b.params![i])));
-  return typeName(a) === typeName(b) || (a.kind === b.kind && a.kind !== 'object' && a.kind !== 'opaque' && a.kind !== 'list' && a.kind !== 'map');
+  if (a.kind === 'opaque' && b.kind === 'opaque' && a.name === b.name)
+    return (
+      !a.params ||
+      !b.params ||
+      (a.params.length === b.params.length && a.params.every((p, i) => sameKind(p, b.params![i])))
+    );
+  return (
+    typeName(a) === typeName(b) ||
+    (a.kind === b.kind && a.kind !== 'object' && a.kind !== 'opaque' && a.kind !== 'list' && a.kind !== 'map')
+  );
 }
 
 function sum(xs: (number | undefined)[]): number | undefined {
@@ -663,11 +809,14 @@ function assign(param: CelT, actual: CelT, b: Map<string, CelT>): boolean {
   if (actual.kind === 'null') return param.kind === 'null' || param.kind === 'object' || param.kind === 'opaque';
   if (param.kind !== actual.kind) return false;
   if (param.kind === 'list' && actual.kind === 'list') return assign(param.elem, actual.elem, b);
-  if (param.kind === 'map' && actual.kind === 'map') return assign(param.key, actual.key, b) && assign(param.value, actual.value, b);
+  if (param.kind === 'map' && actual.kind === 'map')
+    return assign(param.key, actual.key, b) && assign(param.value, actual.value, b);
   if (param.kind === 'opaque' && actual.kind === 'opaque') {
     if (param.name !== actual.name) return false;
     if (!param.params || !actual.params) return true;
-    return param.params.length === actual.params.length && param.params.every((p, i) => assign(p, actual.params![i], b));
+    return (
+      param.params.length === actual.params.length && param.params.every((p, i) => assign(p, actual.params![i], b))
+    );
   }
   if (param.kind === 'object' && actual.kind === 'object') return sameObject(param, actual);
   return true;
@@ -687,7 +836,11 @@ function substitute(t: CelT, b: Map<string, CelT>): CelT {
   if (t.kind === 'param') return b.get(t.name) ?? FREE; // unbound: a type variable, as cel-go leaves it
   if (t.kind === 'list') return T.list(substitute(t.elem, b));
   if (t.kind === 'map') return T.map(substitute(t.key, b), substitute(t.value, b));
-  if (t.kind === 'opaque' && t.params) return T.opaque(t.name, t.params.map((p) => substitute(p, b)));
+  if (t.kind === 'opaque' && t.params)
+    return T.opaque(
+      t.name,
+      t.params.map((p) => substitute(p, b)),
+    );
   return t;
 }
 
@@ -697,13 +850,21 @@ export function join(a: CelT, b: CelT): CelT {
   if (b.kind === 'dyn') return a;
   if (a.kind === 'null') return b;
   if (b.kind === 'null') return a;
-  if (a.kind === 'list' && b.kind === 'list') return T.list(join(a.elem, b.elem), a.max !== undefined && b.max !== undefined ? Math.max(a.max, b.max) : undefined);
+  if (a.kind === 'list' && b.kind === 'list')
+    return T.list(
+      join(a.elem, b.elem),
+      a.max !== undefined && b.max !== undefined ? Math.max(a.max, b.max) : undefined,
+    );
   if (a.kind === 'map' && b.kind === 'map') return T.map(join(a.key, b.key), join(a.value, b.value));
-  if ((a.kind === 'string' && b.kind === 'string') || (a.kind === 'bytes' && b.kind === 'bytes')) return { kind: a.kind, max: a.max !== undefined && b.max !== undefined ? Math.max(a.max, b.max) : undefined };
+  if ((a.kind === 'string' && b.kind === 'string') || (a.kind === 'bytes' && b.kind === 'bytes'))
+    return { kind: a.kind, max: a.max !== undefined && b.max !== undefined ? Math.max(a.max, b.max) : undefined };
   if (a.kind === b.kind && a.kind !== 'object' && a.kind !== 'opaque') return a;
   if (a.kind === 'opaque' && b.kind === 'opaque' && a.name === b.name) {
     if (!a.params || !b.params || a.params.length !== b.params.length) return a.params ? a : b;
-    return T.opaque(a.name, a.params.map((p, i) => join(p, b.params![i])));
+    return T.opaque(
+      a.name,
+      a.params.map((p, i) => join(p, b.params![i])),
+    );
   }
   if (a.kind === 'object' && b.kind === 'object' && sameObject(a, b)) return a;
   return T.dyn;

@@ -6,7 +6,16 @@
  */
 import { checkExpression, type Checked } from './check.js';
 import { estimateCostRange } from './cost.js';
-import { schemaDecl, schemaType, T, typeName, unboundedCardinality, type CelT, type RuleSchema, type ValidationRule } from './types.js';
+import {
+  schemaDecl,
+  schemaType,
+  T,
+  typeName,
+  unboundedCardinality,
+  type CelT,
+  type RuleSchema,
+  type ValidationRule,
+} from './types.js';
 
 export interface RuleProblem {
   /** Which expression of the rule is wrong. */
@@ -52,25 +61,47 @@ export interface CompileOptions {
   k8sMinor?: number;
 }
 
-export function compileRule(rule: ValidationRule, schema: RuleSchema, isRoot = false, options: CompileOptions = {}): CompiledRule {
+export function compileRule(
+  rule: ValidationRule,
+  schema: RuleSchema,
+  isRoot = false,
+  options: CompileOptions = {},
+): CompiledRule {
   const vars = ruleVariables(schema, isRoot, rule.optionalOldSelf === true);
   const problems: RuleProblem[] = [];
   // a blank rule compiles to nothing to run (apiextensions' Compile: no error, no program)
-  const checked = (rule.rule ?? '').trim() ? checkExpression(rule.rule ?? '', vars, options) : checkExpression('true', vars, options);
+  const checked = (rule.rule ?? '').trim()
+    ? checkExpression(rule.rule ?? '', vars, options)
+    : checkExpression('true', vars, options);
   for (const i of checked.issues) problems.push({ part: 'rule', message: i.message, offset: i.offset });
   if (checked.type && checked.type.kind !== 'bool' && checked.type.kind !== 'dyn') {
-    problems.push({ part: 'rule', message: `cel expression must evaluate to a bool (it is ${typeName(checked.type)})`, offset: 0 });
+    problems.push({
+      part: 'rule',
+      message: `cel expression must evaluate to a bool (it is ${typeName(checked.type)})`,
+      offset: 0,
+    });
   }
   // cel-go plans the program of a rule that compiled to a bool (apiextensions' compilation.go wording)
-  if (!problems.length && checked.programError) problems.push({ part: 'rule', message: `program instantiation failed: ${checked.programError}`, offset: 0 });
+  if (!problems.length && checked.programError)
+    problems.push({ part: 'rule', message: `program instantiation failed: ${checked.programError}`, offset: 0 });
   let messageChecked: Checked | undefined;
   if (rule.messageExpression !== undefined && rule.messageExpression.trim()) {
     messageChecked = checkExpression(rule.messageExpression, vars, options);
-    for (const i of messageChecked.issues) problems.push({ part: 'messageExpression', message: i.message, offset: i.offset });
+    for (const i of messageChecked.issues)
+      problems.push({ part: 'messageExpression', message: i.message, offset: i.offset });
     if (messageChecked.type && messageChecked.type.kind !== 'string' && messageChecked.type.kind !== 'dyn') {
-      problems.push({ part: 'messageExpression', message: `messageExpression must evaluate to a string (it is ${typeName(messageChecked.type)})`, offset: 0 });
+      problems.push({
+        part: 'messageExpression',
+        message: `messageExpression must evaluate to a string (it is ${typeName(messageChecked.type)})`,
+        offset: 0,
+      });
     }
-    if (!problems.some((p) => p.part === 'messageExpression') && messageChecked.programError) problems.push({ part: 'messageExpression', message: `messageExpression instantiation failed: ${messageChecked.programError}`, offset: 0 });
+    if (!problems.some((p) => p.part === 'messageExpression') && messageChecked.programError)
+      problems.push({
+        part: 'messageExpression',
+        message: `messageExpression instantiation failed: ${messageChecked.programError}`,
+        offset: 0,
+      });
   }
   const decl = schemaDecl(schema, isRoot || schema['x-kubernetes-embedded-resource'] === true);
   // The server estimates a rule that compiled, and its messageExpression only then.

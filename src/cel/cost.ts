@@ -63,7 +63,10 @@ function mulFactor(x: bigint, factor: number): bigint {
 const add = (a: Range, b: Range): Range => ({ min: addSat(a.min, b.min), max: addSat(a.max, b.max) });
 const mul = (a: Range, b: Range): Range => ({ min: mulSat(a.min, b.min), max: mulSat(a.max, b.max) });
 const byFactor = (a: Range, f: number): Range => ({ min: mulFactor(a.min, f), max: mulFactor(a.max, f) });
-const union = (a: Range, b: Range): Range => ({ min: a.min < b.min ? a.min : b.min, max: a.max > b.max ? a.max : b.max });
+const union = (a: Range, b: Range): Range => ({
+  min: a.min < b.min ? a.min : b.min,
+  max: a.max > b.max ? a.max : b.max,
+});
 const sum = (rs: readonly Range[]): Range => rs.reduce(add, ZERO);
 
 /** cel-go's per-unit costs (common/cost.go). */
@@ -82,7 +85,11 @@ const RESULT = '@result';
 // ---------------------------------------------------------------------------------------------
 // The tree the estimator walks: cel-go's shape, each node with its checked type.
 
-type Lit = { type: 'string' | 'bytes'; size: number } | { type: 'int'; value: bigint } | { type: 'bool'; value: boolean } | { type: 'uint' | 'double' | 'null' };
+type Lit =
+  | { type: 'string' | 'bytes'; size: number }
+  | { type: 'int'; value: bigint }
+  | { type: 'bool'; value: boolean }
+  | { type: 'uint' | 'double' | 'null' };
 
 type Node = { t: CelT } & (
   | { kind: 'lit'; lit: Lit }
@@ -92,16 +99,42 @@ type Node = { t: CelT } & (
   | { kind: 'list'; elems: Node[] }
   | { kind: 'map'; entries: { key: Node; value: Node }[] }
   | { kind: 'struct'; values: Node[] }
-  | { kind: 'comp'; iterVar: string; iterVar2?: string; accuVar: string; range: Node; init: Node; cond: Node; step: Node; result: Node }
+  | {
+      kind: 'comp';
+      iterVar: string;
+      iterVar2?: string;
+      accuVar: string;
+      range: Node;
+      init: Node;
+      cond: Node;
+      step: Node;
+      result: Node;
+    }
 );
 
 const ident = (name: string, t: CelT): Node => ({ kind: 'ident', name, t });
-const call = (fn: string, args: Node[], ids: string[], t: CelT, target?: Node): Node => ({ kind: 'call', fn, args, ids, t, target });
+const call = (fn: string, args: Node[], ids: string[], t: CelT, target?: Node): Node => ({
+  kind: 'call',
+  fn,
+  args,
+  ids,
+  t,
+  target,
+});
 const boolLit = (value: boolean): Node => ({ kind: 'lit', lit: { type: 'bool', value }, t: T.bool });
 const intLit = (value: bigint): Node => ({ kind: 'lit', lit: { type: 'int', value }, t: T.int });
 
 /** The types ext lists' sort and sortBy are declared for (one overload each). */
-const COMPARABLE = ['int', 'uint', 'double', 'bool', 'google.protobuf.Duration', 'google.protobuf.Timestamp', 'string', 'bytes'];
+const COMPARABLE = [
+  'int',
+  'uint',
+  'double',
+  'bool',
+  'google.protobuf.Duration',
+  'google.protobuf.Timestamp',
+  'string',
+  'bytes',
+];
 
 /** cel-go's overload id for the overloads whose cost depends on it; a distinct name for the rest. */
 function overloadId(o: Overload): string {
@@ -134,7 +167,8 @@ function overloadId(o: Overload): string {
     case '_<=_':
     case '_>_':
     case '_>=_':
-      if ((a[0] === 'string' || a[0] === 'bytes') && a[1] === a[0]) return `${{ '_<_': 'less', '_<=_': 'less_equals', '_>_': 'greater', '_>=_': 'greater_equals' }[o.name]}_${a[0]}`;
+      if ((a[0] === 'string' || a[0] === 'bytes') && a[1] === a[0])
+        return `${{ '_<_': 'less', '_<=_': 'less_equals', '_>_': 'greater', '_>=_': 'greater_equals' }[o.name]}_${a[0]}`;
       break;
     case 'matches':
       return o.target ? 'matches_string' : 'matches';
@@ -250,18 +284,42 @@ function build(c: Checked): Node {
           }
           if (cur?.exprKind.case === 'identExpr') return ident([cur.exprKind.value.name, ...parts].join('.'), t);
         }
-        return { kind: 'select', operand: operand ? conv(operand) : ident('', T.dyn), field: k.value.field, testOnly: k.value.testOnly, t };
+        return {
+          kind: 'select',
+          operand: operand ? conv(operand) : ident('', T.dyn),
+          field: k.value.field,
+          testOnly: k.value.testOnly,
+          t,
+        };
       }
       case 'callExpr':
         return convCall(e, k.value, t);
       case 'listExpr':
         return { kind: 'list', elems: k.value.elements.map(conv), t };
       case 'structExpr':
-        if (k.value.messageName) return { kind: 'struct', values: k.value.entries.flatMap((x) => (x.value ? [conv(x.value)] : [])), t };
-        return { kind: 'map', entries: k.value.entries.map((x) => ({ key: conv(x.keyKind.value as Expr), value: x.value ? conv(x.value) : boolLit(false) })), t };
+        if (k.value.messageName)
+          return { kind: 'struct', values: k.value.entries.flatMap((x) => (x.value ? [conv(x.value)] : [])), t };
+        return {
+          kind: 'map',
+          entries: k.value.entries.map((x) => ({
+            key: conv(x.keyKind.value as Expr),
+            value: x.value ? conv(x.value) : boolLit(false),
+          })),
+          t,
+        };
       case 'comprehensionExpr': {
         const v = k.value;
-        return { kind: 'comp', iterVar: v.iterVar, accuVar: v.accuVar, range: conv(v.iterRange!), init: conv(v.accuInit!), cond: conv(v.loopCondition!), step: conv(v.loopStep!), result: conv(v.result!), t };
+        return {
+          kind: 'comp',
+          iterVar: v.iterVar,
+          accuVar: v.accuVar,
+          range: conv(v.iterRange!),
+          init: conv(v.accuInit!),
+          cond: conv(v.loopCondition!),
+          step: conv(v.loopStep!),
+          result: conv(v.result!),
+          t,
+        };
       }
       default:
         return { kind: 'lit', lit: { type: 'null' }, t };
@@ -283,7 +341,8 @@ function build(c: Checked): Node {
     let ids = (overloads ?? []).map(overloadId);
     // the checker types `x.?f` itself (no overload recorded): cel-go's select_optional_field
     if (!overloads && fn === '_?._') ids = ['select_optional_field'];
-    if (fn === 'sort' && target && overloads?.some((o) => o.target)) ids = sortIds('sort', target.t.kind === 'list' ? target.t.elem : undefined);
+    if (fn === 'sort' && target && overloads?.some((o) => o.target))
+      ids = sortIds('sort', target.t.kind === 'list' ? target.t.elem : undefined);
     return call(fn, args, [...new Set(ids)], t, target);
   };
 
@@ -291,22 +350,58 @@ function build(c: Checked): Node {
   const expandMacro = (name: string, target: Expr, args: Expr[], t: CelT): Node | undefined => {
     const isIdent = (x: Expr | undefined) => x?.exprKind.case === 'identExpr';
     const nameOf = (x: Expr) => (x.exprKind.value as { name: string }).name;
-    if (TWO_VAR.has(name) && (args.length === 3 || (args.length === 4 && name.startsWith('transform'))) && isIdent(args[0]) && isIdent(args[1])) {
+    if (
+      TWO_VAR.has(name) &&
+      (args.length === 3 || (args.length === 4 && name.startsWith('transform'))) &&
+      isIdent(args[0]) &&
+      isIdent(args[1])
+    ) {
       const range = conv(target);
       const [k, val] = [nameOf(args[0]), nameOf(args[1])];
       const body = args.slice(2).map(conv);
       const accu = (at: CelT) => ident(RESULT, at);
-      const comp = (init: Node, cond: Node, step: Node, result: Node): Node => ({ kind: 'comp', iterVar: k, iterVar2: val, accuVar: RESULT, range, init, cond, step, result, t });
+      const comp = (init: Node, cond: Node, step: Node, result: Node): Node => ({
+        kind: 'comp',
+        iterVar: k,
+        iterVar2: val,
+        accuVar: RESULT,
+        range,
+        init,
+        cond,
+        step,
+        result,
+        t,
+      });
       switch (name) {
         case 'all':
-          return comp(boolLit(true), call('@not_strictly_false', [accu(T.bool)], ['not_strictly_false'], T.bool), call('_&&_', [accu(T.bool), body[0]], ['logical_and'], T.bool), accu(T.bool));
+          return comp(
+            boolLit(true),
+            call('@not_strictly_false', [accu(T.bool)], ['not_strictly_false'], T.bool),
+            call('_&&_', [accu(T.bool), body[0]], ['logical_and'], T.bool),
+            accu(T.bool),
+          );
         case 'exists':
-          return comp(boolLit(false), call('@not_strictly_false', [call('!_', [accu(T.bool)], ['logical_not'], T.bool)], ['not_strictly_false'], T.bool), call('_||_', [accu(T.bool), body[0]], ['logical_or'], T.bool), accu(T.bool));
+          return comp(
+            boolLit(false),
+            call(
+              '@not_strictly_false',
+              [call('!_', [accu(T.bool)], ['logical_not'], T.bool)],
+              ['not_strictly_false'],
+              T.bool,
+            ),
+            call('_||_', [accu(T.bool), body[0]], ['logical_or'], T.bool),
+            accu(T.bool),
+          );
         case 'existsOne':
           return comp(
             intLit(0n),
             boolLit(true),
-            call('_?_:_', [body[0], call('_+_', [accu(T.int), intLit(1n)], ['add_int64'], T.int), accu(T.int)], ['conditional'], T.int),
+            call(
+              '_?_:_',
+              [body[0], call('_+_', [accu(T.int), intLit(1n)], ['add_int64'], T.int), accu(T.int)],
+              ['conditional'],
+              T.int,
+            ),
             call('_==_', [accu(T.int), intLit(1n)], ['equals'], T.bool),
           );
         default: {
@@ -315,7 +410,12 @@ function build(c: Checked): Node {
           let init: Node;
           if (name === 'transformList') {
             init = { kind: 'list', elems: [], t: T.list(T.dyn) };
-            step = call('_+_', [accu(t), { kind: 'list', elems: [transform], t: T.list(transform.t) }], ['add_list'], t);
+            step = call(
+              '_+_',
+              [accu(t), { kind: 'list', elems: [transform], t: T.list(transform.t) }],
+              ['add_list'],
+              t,
+            );
           } else {
             init = { kind: 'map', entries: [], t: T.map(T.dyn, T.dyn) };
             const keyType = range.t.kind === 'map' ? range.t.key : range.t.kind === 'list' ? T.int : T.dyn;
@@ -341,12 +441,33 @@ function build(c: Checked): Node {
         range: ident(input, listT),
         init: { kind: 'list', elems: [], t: T.list(T.dyn) },
         cond: boolLit(true),
-        step: call('_+_', [ident(RESULT, T.list(key.t)), { kind: 'list', elems: [key], t: T.list(key.t) }], ['add_list'], T.list(key.t)),
+        step: call(
+          '_+_',
+          [ident(RESULT, T.list(key.t)), { kind: 'list', elems: [key], t: T.list(key.t) }],
+          ['add_list'],
+          T.list(key.t),
+        ),
         result: ident(RESULT, T.list(key.t)),
         t: T.list(key.t),
       };
-      const sorted = call('@sortByAssociatedKeys', [keys], sortIds('sortByAssociatedKeys', key.t), listT, ident(input, listT));
-      return { kind: 'comp', iterVar: '#unused', accuVar: input, range: { kind: 'list', elems: [], t: T.list(T.dyn) }, init: conv(target), cond: boolLit(false), step: ident(input, listT), result: sorted, t };
+      const sorted = call(
+        '@sortByAssociatedKeys',
+        [keys],
+        sortIds('sortByAssociatedKeys', key.t),
+        listT,
+        ident(input, listT),
+      );
+      return {
+        kind: 'comp',
+        iterVar: '#unused',
+        accuVar: input,
+        range: { kind: 'list', elems: [], t: T.list(T.dyn) },
+        init: conv(target),
+        cond: boolLit(false),
+        step: ident(input, listT),
+        result: sorted,
+        t,
+      };
     }
     if ((name === 'optMap' || name === 'optFlatMap') && args.length === 2 && isIdent(args[0])) {
       const ot = typeOf(target);
@@ -366,7 +487,16 @@ function build(c: Checked): Node {
         t: body.t,
       };
       const some = name === 'optMap' ? call('optional.of', [bind], ['optional_of'], t) : bind;
-      return call('_?_:_', [call('hasValue', [], ['optional_hasValue'], T.bool, conv(target)), some, call('optional.none', [], ['optional_none'], t)], ['conditional'], t);
+      return call(
+        '_?_:_',
+        [
+          call('hasValue', [], ['optional_hasValue'], T.bool, conv(target)),
+          some,
+          call('optional.none', [], ['optional_none'], t),
+        ],
+        ['conditional'],
+        t,
+      );
     }
     return undefined;
   };
@@ -590,7 +720,14 @@ class Coster {
 
   /** cel.bind's shape (and sortBy's, optMap's): an empty range, a false condition, a named accumulator. */
   private isBind(e: Node & { kind: 'comp' }): boolean {
-    return e.range.kind === 'list' && e.range.elems.length === 0 && e.cond.kind === 'lit' && e.cond.lit.type === 'bool' && e.cond.lit.value === false && e.accuVar !== '__result__';
+    return (
+      e.range.kind === 'list' &&
+      e.range.elems.length === 0 &&
+      e.cond.kind === 'lit' &&
+      e.cond.lit.type === 'bool' &&
+      e.cond.lit.value === false &&
+      e.accuVar !== '__result__'
+    );
   }
 
   private costBind(e: Node & { kind: 'comp' }): Range {
@@ -722,7 +859,13 @@ class Coster {
 
   // ---- function costs ----
 
-  private functionCost(e: Node & { kind: 'call' }, id: string, target: AstNode | undefined, args: AstNode[], argCosts: Range[]): CallEstimate {
+  private functionCost(
+    e: Node & { kind: 'call' },
+    id: string,
+    target: AstNode | undefined,
+    args: AstNode[],
+    argCosts: Range[],
+  ): CallEstimate {
     const argSum = sum(argCosts);
     const ext = this.extEstimate(id, target, args);
     if (ext) return { cost: add(ext.cost, argSum), resultSize: ext.resultSize };
@@ -736,7 +879,10 @@ class Coster {
       case 'string_to_bytes':
         if (args.length === 1) {
           const sz = sizeOf(args[0]);
-          return { cost: add(byFactor(sz, STRING_TRAVERSAL), argSum), resultSize: { min: sz.min, max: wrap(sz.max * 4n) } };
+          return {
+            cost: add(byFactor(sz, STRING_TRAVERSAL), argSum),
+            resultSize: { min: sz.min, max: wrap(sz.max * 4n) },
+          };
         }
         break;
       case 'bytes_to_string':
@@ -748,7 +894,10 @@ class Coster {
       case 'strings_quote':
         if (args.length === 1) {
           const sz = sizeOf(args[0]);
-          return { cost: add(byFactor(sz, STRING_TRAVERSAL), argSum), resultSize: { min: wrap(sz.min + 2n), max: wrap(sz.max * 2n + 2n) } };
+          return {
+            cost: add(byFactor(sz, STRING_TRAVERSAL), argSum),
+            resultSize: { min: wrap(sz.min + 2n), max: wrap(sz.max * 2n + 2n) },
+          };
         }
         break;
       case 'starts_with_string':
@@ -760,7 +909,12 @@ class Coster {
         break;
       case 'matches':
       case 'matches_string': {
-        const [str, re] = id === 'matches_string' && target && args.length === 1 ? [target, args[0]] : id === 'matches' && !target && args.length === 2 ? [args[0], args[1]] : [];
+        const [str, re] =
+          id === 'matches_string' && target && args.length === 1
+            ? [target, args[0]]
+            : id === 'matches' && !target && args.length === 2
+              ? [args[0], args[1]]
+              : [];
         if (str && re) {
           const strCost = byFactor(add(sizeOf(str), ONE), STRING_TRAVERSAL);
           const reCost = byFactor(sizeOf(re), REGEX_LENGTH);
@@ -769,7 +923,13 @@ class Coster {
         break;
       }
       case 'contains_string':
-        if (target && args.length === 1) return { cost: add(mul(byFactor(sizeOf(target), STRING_TRAVERSAL), byFactor(sizeOf(args[0]), STRING_TRAVERSAL)), argSum) };
+        if (target && args.length === 1)
+          return {
+            cost: add(
+              mul(byFactor(sizeOf(target), STRING_TRAVERSAL), byFactor(sizeOf(args[0]), STRING_TRAVERSAL)),
+              argSum,
+            ),
+          };
         break;
       case 'logical_or':
       case 'logical_and': {
@@ -790,7 +950,8 @@ class Coster {
           const resultSize = add(sizeOf(args[0]), sizeOf(args[1]));
           const a = this.entrySize(args[0].expr!);
           const b = this.entrySize(args[1].expr!);
-          if (a && b) this.entries.set(e, { container: a.container, key: union(a.key, b.key), val: union(a.val, b.val) });
+          if (a && b)
+            this.entries.set(e, { container: a.container, key: union(a.key, b.key), val: union(a.val, b.val) });
           if (id === 'add_list') return { cost: add(ONE, argSum), resultSize };
           return { cost: add(byFactor(resultSize, STRING_TRAVERSAL), argSum), resultSize };
         }
@@ -817,7 +978,10 @@ class Coster {
 
   /** cel-go's estimators of the ext lists and sets overloads (registered by overload id). */
   private extEstimate(id: string, target: AstNode | undefined, args: AstNode[]): CallEstimate | undefined {
-    const allocating = (factor: number, size: Range): CallEstimate => ({ cost: add(add(byFactor(size, factor), ONE), fixed(LIST_CREATE)), resultSize: size });
+    const allocating = (factor: number, size: Range): CallEstimate => ({
+      cost: add(add(byFactor(size, factor), ONE), fixed(LIST_CREATE)),
+      resultSize: size,
+    });
     const sortCost = (n: AstNode, elem: string) => {
       const sz = this.sizeOf(n);
       let factor = 2.0;
@@ -880,7 +1044,8 @@ class Coster {
         let elCost = ONE;
         const el = this.elementNode(target);
         if (el) {
-          if (el.t.kind === 'string' || el.t.kind === 'bytes') elCost = add(elCost, byFactor(this.sizeOf(el), STRING_TRAVERSAL));
+          if (el.t.kind === 'string' || el.t.kind === 'bytes')
+            elCost = add(elCost, byFactor(this.sizeOf(el), STRING_TRAVERSAL));
           return { cost: mul(this.sizeOf(target), elCost) };
         }
         if (fn === 'includes') return { cost: mul(this.sizeOf(target), elCost) };

@@ -16,7 +16,28 @@
  * libraries of ./k8slib.ts (quantity, url, ip, cidr, semver, format). Values keep their schema's
  * list type and unknown fields (./values.ts). There is no runtime cost budget.
  */
-import { celEnv, celFunc, celList, celMap, celMethod, celUint, CelScalar, isCelError, isCelList, isCelMap, isCelUint, listType, mapType, objectType, parse, plan, type CelFunc, type CelList, type CelMap, type CelValue } from '@bufbuild/cel';
+import {
+  celEnv,
+  celFunc,
+  celList,
+  celMap,
+  celMethod,
+  celUint,
+  CelScalar,
+  isCelError,
+  isCelList,
+  isCelMap,
+  isCelUint,
+  listType,
+  mapType,
+  objectType,
+  parse,
+  plan,
+  type CelFunc,
+  type CelList,
+  type CelMap,
+  type CelValue,
+} from '@bufbuild/cel';
 import { create } from '@bufbuild/protobuf';
 import { DurationSchema, timestampFromMs } from '@bufbuild/protobuf/wkt';
 import type { Expr } from './check.js';
@@ -25,7 +46,20 @@ import { rewrite } from './rewrite.js';
 import { STRINGS_V2 } from './strings.js';
 import { markOptionals, positionsOf, scanSource } from './syntax.js';
 import { escapeProperty, RESERVED, type RuleSchema, type ValidationRule } from './types.js';
-import { celEquals, compareValues, concatLists, durationFromNanos, isDuration, listInfo, nanosOf, objectValue, timestampFromText, typedList, wkt, type ListSemantics } from './values.js';
+import {
+  celEquals,
+  compareValues,
+  concatLists,
+  durationFromNanos,
+  isDuration,
+  listInfo,
+  nanosOf,
+  objectValue,
+  timestampFromText,
+  typedList,
+  wkt,
+  type ListSemantics,
+} from './values.js';
 
 export type RuleErrorType = 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
 
@@ -73,14 +107,22 @@ function lookup(x: CelValue, f: CelValue): CelValue | undefined {
     return undefined;
   }
   if (isCelList(x)) {
-    const n = typeof f === 'bigint' ? f : isCelUint(f) ? f.value : typeof f === 'number' && Number.isInteger(f) ? BigInt(f) : undefined;
+    const n =
+      typeof f === 'bigint'
+        ? f
+        : isCelUint(f)
+          ? f.value
+          : typeof f === 'number' && Number.isInteger(f)
+            ? BigInt(f)
+            : undefined;
     if (n === undefined) throw new Error('unsupported index type');
     return n >= 0n && n < BigInt(x.size) ? x.get(Number(n)) : undefined;
   }
   throw noSuchOverload();
 }
 
-const missing = (x: CelValue, f: CelValue) => new Error(isCelList(x) ? `index out of bounds: ${String(f)}` : `no such key: ${String(f)}`);
+const missing = (x: CelValue, f: CelValue) =>
+  new Error(isCelList(x) ? `index out of bounds: ${String(f)}` : `no such key: ${String(f)}`);
 
 /** `x.?f` and `x[?k]`: an optional of the field, none when absent (an optional operand is looked into). */
 function optAccess(x: CelValue, f: CelValue): never {
@@ -122,9 +164,16 @@ function sumOf(list: CelList): CelValue {
   const xs = [...list];
   if (!xs.length) {
     const elem = listInfo(list)?.elem;
-    return (elem === 'duration' ? create(DurationSchema, {}) : elem === 'double' ? 0 : elem === 'uint' ? celUint(0n) : 0n) as unknown as CelValue;
+    return (elem === 'duration'
+      ? create(DurationSchema, {})
+      : elem === 'double'
+        ? 0
+        : elem === 'uint'
+          ? celUint(0n)
+          : 0n) as unknown as CelValue;
   }
-  if (xs.every(isDuration)) return durationFromNanos(xs.reduce<bigint>((a, x) => a + nanosOf(wkt(x)!), 0n)) as unknown as CelValue;
+  if (xs.every(isDuration))
+    return durationFromNanos(xs.reduce<bigint>((a, x) => a + nanosOf(wkt(x)!), 0n)) as unknown as CelValue;
   if (xs.every((x) => typeof x === 'bigint')) {
     const s = (xs as bigint[]).reduce((a, b) => a + b, 0n);
     if (s > 9223372036854775807n || s < -9223372036854775808n) throw new Error('integer overflow');
@@ -145,13 +194,29 @@ function extreme(name: string, prefer: number) {
 }
 
 function sortByKeys(list: CelList, keys: CelList): never {
-  if (list.size !== keys.size) throw new Error(`@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got ${list.size} and ${keys.size} elements respectively`);
+  if (list.size !== keys.size)
+    throw new Error(
+      `@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got ${list.size} and ${keys.size} elements respectively`,
+    );
   const xs = [...list];
   const ks = [...keys];
   if (!xs.length) return list as never;
-  const kind = (v: CelValue) => (isCelUint(v) ? 'uint' : wkt(v)?.type ?? (v instanceof Uint8Array ? 'bytes' : typeof v));
+  const kind = (v: CelValue) =>
+    isCelUint(v) ? 'uint' : (wkt(v)?.type ?? (v instanceof Uint8Array ? 'bytes' : typeof v));
   const k0 = kind(ks[0]);
-  if (!['bigint', 'uint', 'number', 'string', 'boolean', 'bytes', 'google.protobuf.Timestamp', 'google.protobuf.Duration'].includes(k0)) throw new Error('list elements must be comparable');
+  if (
+    ![
+      'bigint',
+      'uint',
+      'number',
+      'string',
+      'boolean',
+      'bytes',
+      'google.protobuf.Timestamp',
+      'google.protobuf.Duration',
+    ].includes(k0)
+  )
+    throw new Error('list elements must be comparable');
   if (ks.some((k) => kind(k) !== k0)) throw new Error('list elements must have the same type');
   const order = xs.map((_, i) => i).sort((a, b) => compareValues(ks[a], ks[b]));
   return celList(order.map((i) => xs[i]) as never) as never;
@@ -191,7 +256,9 @@ const EVAL_FUNCS: CelFunc[] = [
   celFunc('_==_', [DYN, DYN], BOOL, celEquals),
   celFunc('_!=_', [DYN, DYN], BOOL, (a, b) => !celEquals(a, b)),
   celFunc('@in', [DYN, LIST], BOOL, (v, l) => contains(l, v)),
-  ...[STRING, DOUBLE, INT, BOOL, UINT, DYN].map((t) => celFunc('@in', [t, MAP], BOOL, (k: CelValue, m: CelMap) => mapHas(m, k))),
+  ...[STRING, DOUBLE, INT, BOOL, UINT, DYN].map((t) =>
+    celFunc('@in', [t, MAP], BOOL, (k: CelValue, m: CelMap) => mapHas(m, k)),
+  ),
   celFunc('_+_', [LIST, LIST], LIST, (a, b) => concatLists(a, b)),
   // durations: cel-go's getters give the whole duration in the unit
   celMethod('getMilliseconds', DURATION, [], INT, function () {
@@ -231,7 +298,12 @@ const EVAL_FUNCS: CelFunc[] = [
   }),
   // cel-go's sets extension
   celFunc('sets.contains', [LIST, LIST], BOOL, (a, b) => [...b].every((x) => contains(a, x))),
-  celFunc('sets.equivalent', [LIST, LIST], BOOL, (a, b) => [...b].every((x) => contains(a, x)) && [...a].every((x) => contains(b, x))),
+  celFunc(
+    'sets.equivalent',
+    [LIST, LIST],
+    BOOL,
+    (a, b) => [...b].every((x) => contains(a, x)) && [...a].every((x) => contains(b, x)),
+  ),
   celFunc('sets.intersects', [LIST, LIST], BOOL, (a, b) => [...a].some((x) => contains(b, x))),
   // cel-go's lists extension, version 3
   celFunc('lists.range', [INT], LIST, (n) => {
@@ -243,7 +315,8 @@ const EVAL_FUNCS: CelFunc[] = [
   }),
   celMethod('slice', LIST, [INT, INT], LIST, function (start, end) {
     if (start < 0n || end < 0n) throw new Error(`cannot slice(${start}, ${end}), negative indexes not supported`);
-    if (start > end) throw new Error(`cannot slice(${start}, ${end}), start index must be less than or equal to end index`);
+    if (start > end)
+      throw new Error(`cannot slice(${start}, ${end}), start index must be less than or equal to end index`);
     if (BigInt(this.size) < end) throw new Error(`cannot slice(${start}, ${end}), list is length ${this.size}`);
     return celList([...this].slice(Number(start), Number(end)) as never);
   }),
@@ -274,7 +347,9 @@ const EVAL_FUNCS: CelFunc[] = [
     if (isCelMap(x)) return x;
     throw noSuchOverload();
   }),
-  celFunc('@kf.mapInsert', [MAP, DYN, DYN], MAP, (m, k, v) => celMap(new Map([...m.entries(), [k as never, v]]) as never)),
+  celFunc('@kf.mapInsert', [MAP, DYN, DYN], MAP, (m, k, v) =>
+    celMap(new Map([...m.entries(), [k as never, v]]) as never),
+  ),
   celFunc('@kf.mapMerge', [MAP, MAP], MAP, (m, add) => {
     const out = new Map(m.entries());
     for (const [k, v] of add) {
@@ -301,7 +376,8 @@ const EVAL_FUNCS: CelFunc[] = [
     const out: CelValue[] = [];
     [...xs].forEach((x, i) => {
       if (!flags[i]) out.push(x);
-      else if (!isOptional(x)) throw new Error(`found no matching overload for 'optional element' applied to '${String(x)}'`);
+      else if (!isOptional(x))
+        throw new Error(`found no matching overload for 'optional element' applied to '${String(x)}'`);
       else if (optValue(x) !== undefined) out.push(optValue(x)!);
     });
     return celList(out as never);
@@ -356,7 +432,17 @@ const EVAL_FUNCS: CelFunc[] = [
 const env = celEnv({ funcs: [...STRINGS_V2, ...K8S_TYPED_FUNCS, ...EVAL_FUNCS] });
 
 /** The type identifiers of the Kubernetes types, which @bufbuild/cel's scope does not know. */
-const TYPE_VARIABLES: Record<string, unknown> = Object.fromEntries(['net.IP', 'net.CIDR', 'kubernetes.Quantity', 'kubernetes.URL', 'kubernetes.Semver', 'kubernetes.NamedFormat', 'optional_type'].map((n) => [n, objectType(n)]));
+const TYPE_VARIABLES: Record<string, unknown> = Object.fromEntries(
+  [
+    'net.IP',
+    'net.CIDR',
+    'kubernetes.Quantity',
+    'kubernetes.URL',
+    'kubernetes.Semver',
+    'kubernetes.NamedFormat',
+    'optional_type',
+  ].map((n) => [n, objectType(n)]),
+);
 
 /** cel-go's words for the errors @bufbuild/cel words its own way (the API server shows them in field errors). */
 function celGoMessage(m: string): string {
@@ -412,7 +498,7 @@ const GO_DURATION = /^([-+]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+$/;
 function parseDuration(s: string): unknown {
   if (s === '0') return create(DurationSchema, {});
   if (!GO_DURATION.test(s)) return s;
-  const unit: Record<string, number> = { ns: 1e-9, us: 1e-6, 'µs': 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
+  const unit: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
   let secs = 0;
   for (const m of s.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/g)) secs += Number(m[1]) * unit[m[2]];
   if (s.startsWith('-')) secs = -secs;
@@ -432,7 +518,8 @@ function elemType(s: RuleSchema | undefined): string | undefined {
 
 function listSemantics(s: RuleSchema): ListSemantics | undefined {
   if (s['x-kubernetes-list-type'] === 'set') return { type: 'set' };
-  if (s['x-kubernetes-list-type'] === 'map') return { type: 'map', keys: (s['x-kubernetes-list-map-keys'] ?? []).map((k) => escapeProperty(k) ?? k) };
+  if (s['x-kubernetes-list-type'] === 'map')
+    return { type: 'map', keys: (s['x-kubernetes-list-map-keys'] ?? []).map((k) => escapeProperty(k) ?? k) };
   return undefined;
 }
 
@@ -441,10 +528,20 @@ export function toCel(v: unknown, s: RuleSchema | undefined, isRoot = false): un
   if (v === null || v === undefined) return null;
   if (!s) return plain(v);
   if (s['x-kubernetes-int-or-string']) return typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : v;
-  if (Array.isArray(v)) return typedList(v.map((x) => toCel(x, s.items, s.items?.['x-kubernetes-embedded-resource'] === true)), { semantics: listSemantics(s), elem: elemType(s.items) });
+  if (Array.isArray(v))
+    return typedList(
+      v.map((x) => toCel(x, s.items, s.items?.['x-kubernetes-embedded-resource'] === true)),
+      { semantics: listSemantics(s), elem: elemType(s.items) },
+    );
   switch (typeof v) {
     case 'number':
-      return s.type === 'integer' && Number.isInteger(v) ? BigInt(v) : s.type === 'number' ? v : Number.isInteger(v) ? BigInt(v) : v;
+      return s.type === 'integer' && Number.isInteger(v)
+        ? BigInt(v)
+        : s.type === 'number'
+          ? v
+          : Number.isInteger(v)
+            ? BigInt(v)
+            : v;
     case 'string':
       if (s.format === 'date-time') {
         // RFC 3339 (the offset kept); other forms strfmt takes, as JavaScript reads them
@@ -463,7 +560,8 @@ export function toCel(v: unknown, s: RuleSchema | undefined, isRoot = false): un
       const o = v as Record<string, unknown>;
       if (typeof s.additionalProperties === 'object') {
         const out: Record<string, unknown> = {};
-        for (const [k, x] of Object.entries(o)) out[k] = toCel(x, s.additionalProperties, s.additionalProperties['x-kubernetes-embedded-resource'] === true);
+        for (const [k, x] of Object.entries(o))
+          out[k] = toCel(x, s.additionalProperties, s.additionalProperties['x-kubernetes-embedded-resource'] === true);
         return celMap(new Map(Object.entries(out)) as never);
       }
       if (!s.type && !s.properties && s['x-kubernetes-preserve-unknown-fields']) return plain(v);
@@ -515,7 +613,12 @@ function childPath(base: string, fieldPath: string): string {
   return out || '<nil>';
 }
 
-const REASONS = new Set<RuleErrorType>(['FieldValueInvalid', 'FieldValueForbidden', 'FieldValueRequired', 'FieldValueDuplicate']);
+const REASONS = new Set<RuleErrorType>([
+  'FieldValueInvalid',
+  'FieldValueForbidden',
+  'FieldValueRequired',
+  'FieldValueDuplicate',
+]);
 
 /** The longest message a messageExpression may give (apiextensions' MaxEvaluatedMessageExpressionSizeBytes). */
 const MAX_MESSAGE_EXPRESSION_LENGTH = 5 * 1024;
@@ -535,7 +638,13 @@ export interface ValidateOptions {
  * them (a node's own rules, its allOf entries' rules, then its properties in name order,
  * items, map values).
  */
-export function validateObject(schema: RuleSchema, obj: unknown, old?: unknown, warnings: string[] = [], options: ValidateOptions = {}): RuleFailure[] {
+export function validateObject(
+  schema: RuleSchema,
+  obj: unknown,
+  old?: unknown,
+  warnings: string[] = [],
+  options: ValidateOptions = {},
+): RuleFailure[] {
   void warnings;
   const out: RuleFailure[] = [];
   walk(schema, schema, obj, old, '<nil>', options.isRoot ?? true, out);
@@ -548,7 +657,15 @@ const join = (base: string, key: string) => (base === '<nil>' ? key : `${base}.$
  * The API server's validator: the rules of `validation` are judged on `v`, typed by `node` (they
  * differ under allOf, whose entries carry rules but take their types from the node they apply to).
  */
-function walk(validation: RuleSchema, node: RuleSchema, v: unknown, old: unknown, path: string, isRoot: boolean, out: RuleFailure[]): void {
+function walk(
+  validation: RuleSchema,
+  node: RuleSchema,
+  v: unknown,
+  old: unknown,
+  path: string,
+  isRoot: boolean,
+  out: RuleFailure[],
+): void {
   if (v === undefined || v === null) return;
   const rules = validation['x-kubernetes-validations'] ?? [];
   if (rules.length) {
@@ -560,11 +677,31 @@ function walk(validation: RuleSchema, node: RuleSchema, v: unknown, old: unknown
   if (Array.isArray(v)) {
     const items = node.items;
     if (!items || !validation.items) return;
-    const keys = node['x-kubernetes-list-type'] === 'map' ? node['x-kubernetes-list-map-keys'] ?? [] : undefined;
+    const keys = node['x-kubernetes-list-type'] === 'map' ? (node['x-kubernetes-list-map-keys'] ?? []) : undefined;
     const olds = Array.isArray(old) ? (old as Record<string, unknown>[]) : [];
     v.forEach((x, i) => {
-      const o = keys && x && typeof x === 'object' ? olds.find((y) => y && typeof y === 'object' && keys.every((k) => JSON.stringify((y as Record<string, unknown>)[k]) === JSON.stringify((x as Record<string, unknown>)[k]))) : undefined;
-      walk(validation.items!, items, x, o, `${path === '<nil>' ? '' : path}[${i}]`, items['x-kubernetes-embedded-resource'] === true, out);
+      const o =
+        keys && x && typeof x === 'object'
+          ? olds.find(
+              (y) =>
+                y &&
+                typeof y === 'object' &&
+                keys.every(
+                  (k) =>
+                    JSON.stringify((y as Record<string, unknown>)[k]) ===
+                    JSON.stringify((x as Record<string, unknown>)[k]),
+                ),
+            )
+          : undefined;
+      walk(
+        validation.items!,
+        items,
+        x,
+        o,
+        `${path === '<nil>' ? '' : path}[${i}]`,
+        items['x-kubernetes-embedded-resource'] === true,
+        out,
+      );
     });
     return;
   }
@@ -574,7 +711,16 @@ function walk(validation: RuleSchema, node: RuleSchema, v: unknown, old: unknown
   if (typeof node.additionalProperties === 'object') {
     if (typeof validation.additionalProperties !== 'object') return;
     const ap = node.additionalProperties;
-    for (const k of Object.keys(o).sort()) walk(validation.additionalProperties, ap, o[k], oo?.[k], `${path === '<nil>' ? '' : path}[${k}]`, ap['x-kubernetes-embedded-resource'] === true, out);
+    for (const k of Object.keys(o).sort())
+      walk(
+        validation.additionalProperties,
+        ap,
+        o[k],
+        oo?.[k],
+        `${path === '<nil>' ? '' : path}[${k}]`,
+        ap['x-kubernetes-embedded-resource'] === true,
+        out,
+      );
     return;
   }
   for (const k of Object.keys(validation.properties ?? {}).sort()) {
@@ -584,7 +730,15 @@ function walk(validation: RuleSchema, node: RuleSchema, v: unknown, old: unknown
   }
 }
 
-function evaluateRule(rule: ValidationRule, s: RuleSchema, raw: unknown, self: unknown, oldSelf: unknown, path: string, out: RuleFailure[]): void {
+function evaluateRule(
+  rule: ValidationRule,
+  s: RuleSchema,
+  raw: unknown,
+  self: unknown,
+  oldSelf: unknown,
+  path: string,
+  out: RuleFailure[],
+): void {
   const source = rule.rule ?? '';
   if (!source.trim()) return; // an empty rule: nothing to run
   const usesOldSelf = /\boldSelf\b/.test(source);
@@ -595,36 +749,58 @@ function evaluateRule(rule: ValidationRule, s: RuleSchema, raw: unknown, self: u
     if (rule.optionalOldSelf) {
       vars.oldSelf = oldSelf === undefined ? { [OPTIONAL_KEY]: true } : { [OPTIONAL_KEY]: true, value: oldSelf };
       optionalVars.push('oldSelf');
-    } else if (oldSelf === undefined) return; // a transition rule: update only, and only where an old value exists
+    } else if (oldSelf === undefined)
+      return; // a transition rule: update only, and only where an old value exists
     else vars.oldSelf = oldSelf;
   }
   const r = program(source, optionalVars).run(vars);
   if (r.error !== undefined) {
-    const detail = r.error.startsWith('no such overload') ? `'${r.error}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}` : `${r.error} evaluating rule: ${ruleErrorString(rule)}`;
+    const detail = r.error.startsWith('no such overload')
+      ? `'${r.error}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}`
+      : `${r.error} evaluating rule: ${ruleErrorString(rule)}`;
     out.push({ type: 'FieldValueInvalid', field: path, value: type, detail });
     return;
   }
   if (r.value === true) return;
   if (typeof r.value !== 'boolean') {
-    out.push({ type: 'FieldValueInvalid', field: path, value: type, detail: `rule ${source} evaluated to a non-boolean value` });
+    out.push({
+      type: 'FieldValueInvalid',
+      field: path,
+      value: type,
+      detail: `rule ${source} evaluated to a non-boolean value`,
+    });
     return;
   }
   const field = rule.fieldPath ? childPath(path, rule.fieldPath) : path;
   let detail: string | undefined;
   if (rule.messageExpression?.trim()) {
     const m = program(rule.messageExpression, optionalVars).run(vars);
-    if (typeof m.value === 'string' && m.value.trim() && !/[\r\n]/.test(m.value) && m.value.length <= MAX_MESSAGE_EXPRESSION_LENGTH) detail = m.value;
+    if (
+      typeof m.value === 'string' &&
+      m.value.trim() &&
+      !/[\r\n]/.test(m.value) &&
+      m.value.length <= MAX_MESSAGE_EXPRESSION_LENGTH
+    )
+      detail = m.value;
   }
   detail ??= rule.message?.trim() ? rule.message.trim() : `failed rule: ${ruleErrorString(rule)}`;
-  const reason = rule.reason && REASONS.has(rule.reason as RuleErrorType) ? (rule.reason as RuleErrorType) : 'FieldValueInvalid';
+  const reason =
+    rule.reason && REASONS.has(rule.reason as RuleErrorType) ? (rule.reason as RuleErrorType) : 'FieldValueInvalid';
   // The value itself, except for objects and arrays, whose value the API server leaves out.
-  out.push(type === 'object' || type === 'array' ? { type: reason, field, value: undefined, omitted: true, detail } : { type: reason, field, value: raw, detail });
+  out.push(
+    type === 'object' || type === 'array'
+      ? { type: reason, field, value: undefined, omitted: true, detail }
+      : { type: reason, field, value: raw, detail },
+  );
 }
 
 /** True when `v` is a list value of the evaluator (exported for tests of conversions). */
 export const isList = (v: unknown): boolean => isCelList(v);
 
 /** Evaluates one expression with already converted variables (see {@link toCel}); for tests and tools. */
-export function evaluateExpression(source: string, vars: Record<string, unknown> = {}): { value?: unknown; error?: string } {
+export function evaluateExpression(
+  source: string,
+  vars: Record<string, unknown> = {},
+): { value?: unknown; error?: string } {
   return program(source).run(vars);
 }

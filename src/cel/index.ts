@@ -6,6 +6,35 @@
  */
 export { checkExpression, lineCol, type Checked, type CelIssue } from './check.js';
 export { compileRule, ruleVariables, type CompiledRule, type RuleProblem } from './compile.js';
-export { estimateCost, estimateCostRange, multiplyCapped, addSat, costFactorText, MAX_UINT64, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, type Range } from './cost.js';
-export { schemaType, schemaDecl, unboundedCardinality, escapeProperty, unescapeProperty, typeName, T, type CelT, type RuleSchema, type ValidationRule, type Decl } from './types.js';
-export { validateObject, toCel, evaluateExpression, type RuleFailure, type RuleErrorType, type ValidateOptions } from './eval.js';
+export {
+  estimateCost,
+  estimateCostRange,
+  multiplyCapped,
+  addSat,
+  costFactorText,
+  MAX_UINT64,
+  STATIC_ESTIMATED_COST_LIMIT,
+  STATIC_ESTIMATED_CRD_COST_LIMIT,
+  type Range,
+} from './cost.js';
+export {
+  schemaType,
+  schemaDecl,
+  unboundedCardinality,
+  escapeProperty,
+  unescapeProperty,
+  typeName,
+  T,
+  type CelT,
+  type RuleSchema,
+  type ValidationRule,
+  type Decl,
+} from './types.js';
+export {
+  validateObject,
+  toCel,
+  evaluateExpression,
+  type RuleFailure,
+  type RuleErrorType,
+  type ValidateOptions,
+} from './eval.js';

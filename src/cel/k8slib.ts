@@ -5,7 +5,19 @@
  * canonical form: two quantities of the same amount are equal maps, as they are equal in CEL.
  * The checker (./library.ts) gives them their own types, so a rule cannot treat them as maps.
  */
-import { celFunc, celMethod, CelScalar, celType, isCelMap, mapType, objectType, type CelFunc, type CelMap, type CelType, type CelValue } from '@bufbuild/cel';
+import {
+  celFunc,
+  celMethod,
+  CelScalar,
+  celType,
+  isCelMap,
+  mapType,
+  objectType,
+  type CelFunc,
+  type CelMap,
+  type CelType,
+  type CelValue,
+} from '@bufbuild/cel';
 
 const MAP = mapType(CelScalar.STRING, CelScalar.DYN);
 const { STRING, INT, BOOL, DOUBLE, DYN } = CelScalar;
@@ -28,7 +40,15 @@ const expect = (m: CelMap, k: string) => {
   return str(m, k);
 };
 
-const TYPE_NAMES: Record<string, string> = { [Q]: 'kubernetes.Quantity', [U]: 'kubernetes.URL', [IPK]: 'net.IP', [CIDRK]: 'net.CIDR', [SV]: 'kubernetes.Semver', [FMT]: 'kubernetes.NamedFormat', [OPTIONAL_KEY]: 'optional_type' };
+const TYPE_NAMES: Record<string, string> = {
+  [Q]: 'kubernetes.Quantity',
+  [U]: 'kubernetes.URL',
+  [IPK]: 'net.IP',
+  [CIDRK]: 'net.CIDR',
+  [SV]: 'kubernetes.Semver',
+  [FMT]: 'kubernetes.NamedFormat',
+  [OPTIONAL_KEY]: 'optional_type',
+};
 
 /** `type(v)`: the Kubernetes types and optionals by their CEL names, the rest as @bufbuild/cel types them. */
 export function typeOfTagged(v: CelValue): CelType {
@@ -37,20 +57,33 @@ export function typeOfTagged(v: CelValue): CelType {
 }
 
 /** An optional (none when `value` is undefined), as a map the evaluator accepts. */
-export const optional = (value?: unknown): Record<string, never> => (value === undefined ? { [OPTIONAL_KEY]: true } : { [OPTIONAL_KEY]: true, value }) as unknown as Record<string, never>;
+export const optional = (value?: unknown): Record<string, never> =>
+  (value === undefined ? { [OPTIONAL_KEY]: true } : { [OPTIONAL_KEY]: true, value }) as unknown as Record<
+    string,
+    never
+  >;
 
 // ---- quantity: amounts as BigInt nano-units (k8s Quantities carry at most nano precision in practice) ----
 /** apimachinery's first check of a quantity (ParseQuantity), and its message. */
 const QUANTITY_SHAPE = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
-const QUANTITY_SHAPE_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const QUANTITY_SHAPE_MESSAGE =
+  "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 const QUANTITY = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?\d+|n|u|m|k|M|G|T|P|E)?$/;
-const BIN: Record<string, bigint> = { Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n };
+const BIN: Record<string, bigint> = {
+  Ki: 1n << 10n,
+  Mi: 1n << 20n,
+  Gi: 1n << 30n,
+  Ti: 1n << 40n,
+  Pi: 1n << 50n,
+  Ei: 1n << 60n,
+};
 const DEC: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 
 function parseQuantity(s: string): bigint {
   if (!QUANTITY_SHAPE.test(s)) throw new Error(QUANTITY_SHAPE_MESSAGE);
   const m = QUANTITY.exec(s);
-  if (!m) throw new Error(/^[+-]?(\d+(\.\d*)?|\.\d+)/.test(s) ? "unable to parse quantity's suffix" : QUANTITY_SHAPE_MESSAGE);
+  if (!m)
+    throw new Error(/^[+-]?(\d+(\.\d*)?|\.\d+)/.test(s) ? "unable to parse quantity's suffix" : QUANTITY_SHAPE_MESSAGE);
   const [int, frac = ''] = m[1].replace(/^[+-]/, '').split('.');
   const sign = m[1].startsWith('-') ? -1n : 1n;
   const digits = BigInt(`${int || '0'}${frac}`);
@@ -100,7 +133,8 @@ function parseSemver(s: string, normalize: boolean): string {
       }
     }
     if (parts.length < 3) {
-      if (/[+-]/.test(parts[parts.length - 1])) throw new Error('short version cannot contain PreRelease/Build meta data');
+      if (/[+-]/.test(parts[parts.length - 1]))
+        throw new Error('short version cannot contain PreRelease/Build meta data');
       while (parts.length < 3) parts.push('0');
     }
     v = parts.join('.');
@@ -110,9 +144,13 @@ function parseSemver(s: string, normalize: boolean): string {
   if (parts.length !== 3) throw new Error('No Major.Minor.Patch elements found');
   const [major, minor] = parts;
   let patch = parts[2];
-  for (const [name, n] of [['major', major], ['minor', minor]] as const) {
+  for (const [name, n] of [
+    ['major', major],
+    ['minor', minor],
+  ] as const) {
     if (!NUMBERS.test(n)) throw new Error(`Invalid character(s) found in ${name} number "${n}"`);
-    if (leadingZero(n)) throw new Error(`${name[0].toUpperCase()}${name.slice(1)} number must not contain leading zeroes "${n}"`);
+    if (leadingZero(n))
+      throw new Error(`${name[0].toUpperCase()}${name.slice(1)} number must not contain leading zeroes "${n}"`);
     if (!n.length) throw new Error('strconv.ParseUint: parsing "": invalid syntax');
   }
   let build: string[] = [];
@@ -132,7 +170,8 @@ function parseSemver(s: string, normalize: boolean): string {
   if (!patch.length) throw new Error('strconv.ParseUint: parsing "": invalid syntax');
   for (const x of pre) {
     if (!x.length) throw new Error('Prerelease is empty');
-    if (NUMBERS.test(x) && leadingZero(x)) throw new Error(`Numeric PreRelease version must not contain leading zeroes "${x}"`);
+    if (NUMBERS.test(x) && leadingZero(x))
+      throw new Error(`Numeric PreRelease version must not contain leading zeroes "${x}"`);
     if (!ALPHANUM.test(x)) throw new Error(`Invalid character(s) found in prerelease "${x}"`);
   }
   for (const x of build) {
@@ -189,7 +228,8 @@ interface GoURL {
   rawQuery: string;
 }
 
-const urlError = (s: string, msg: string) => new Error(`URL parse error during conversion from string: parse ${JSON.stringify(s)}: ${msg}`);
+const urlError = (s: string, msg: string) =>
+  new Error(`URL parse error during conversion from string: parse ${JSON.stringify(s)}: ${msg}`);
 
 /** An absolute URI or an absolute path, as Go's url.ParseRequestURI reads it (no fragment: a `#` is part of the text). */
 function parseURL(s: string): GoURL {
@@ -226,19 +266,34 @@ function parseURL(s: string): GoURL {
     }
     const at = authority.lastIndexOf('@');
     const host = at >= 0 ? authority.slice(at + 1) : authority;
-    const port = host.startsWith('[') ? host.slice(host.indexOf(']') + 1) : host.slice(host.lastIndexOf(':') >= 0 ? host.lastIndexOf(':') : host.length);
+    const port = host.startsWith('[')
+      ? host.slice(host.indexOf(']') + 1)
+      : host.slice(host.lastIndexOf(':') >= 0 ? host.lastIndexOf(':') : host.length);
     if (port && !/^:[0-9]*$/.test(port)) throw urlError(s, `invalid port ${JSON.stringify(port)} after host`);
     u.host = host;
   }
-  if (/%(?![0-9A-Fa-f]{2})/.test(rest)) throw urlError(s, `invalid URL escape ${JSON.stringify(/%.{0,2}/.exec(rest.slice(rest.search(/%(?![0-9A-Fa-f]{2})/)))![0])}`);
+  if (/%(?![0-9A-Fa-f]{2})/.test(rest))
+    throw urlError(
+      s,
+      `invalid URL escape ${JSON.stringify(/%.{0,2}/.exec(rest.slice(rest.search(/%(?![0-9A-Fa-f]{2})/)))![0])}`,
+    );
   u.rawPath = rest;
   return u;
 }
 /** The parts url() gives: Go's url.Parse, which cuts the fragment first (ParseRequestURI only checked the text). */
 const urlOf = (m: CelMap) => parseURL(expect(m, U).split('#')[0]);
-const hostname = (host: string) => (host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.includes(':') ? host.slice(0, host.lastIndexOf(':')) : host);
+const hostname = (host: string) =>
+  host.startsWith('[')
+    ? host.slice(1, host.indexOf(']'))
+    : host.includes(':')
+      ? host.slice(0, host.lastIndexOf(':'))
+      : host;
 const port = (host: string) => {
-  const h = host.startsWith('[') ? host.slice(host.indexOf(']') + 1) : host.includes(':') ? host.slice(host.lastIndexOf(':')) : '';
+  const h = host.startsWith('[')
+    ? host.slice(host.indexOf(']') + 1)
+    : host.includes(':')
+      ? host.slice(host.lastIndexOf(':'))
+      : '';
   return h.startsWith(':') ? h.slice(1) : '';
 };
 /** Go's URL.EscapedPath: the path as written when that is a valid escaping of it, else escaped. */
@@ -289,7 +344,8 @@ function ipv4Fields(input: string, off: number, end: number): number[] {
       digits++;
       if (val > 255) throw new ParseAddrError(input, 'IPv4 field has value >255');
     } else if (c === '.') {
-      if (i === 0 || i === s.length - 1 || s[i - 1] === '.') throw new ParseAddrError(input, 'IPv4 field must have at least one digit', s.slice(i));
+      if (i === 0 || i === s.length - 1 || s[i - 1] === '.')
+        throw new ParseAddrError(input, 'IPv4 field must have at least one digit', s.slice(i));
       if (fields.length === 3) throw new ParseAddrError(input, 'IPv4 address too long');
       fields.push(val);
       val = 0;
@@ -347,8 +403,10 @@ function parseIPv6(input: string): Addr {
     }
     if (off === 0) throw new ParseAddrError(input, 'each colon-separated field must have at least one digit', s);
     if (off < s.length && s[off] === '.') {
-      if (ellipsis < 0 && i !== 12) throw new ParseAddrError(input, 'embedded IPv4 address must replace the final 2 fields of the address', s);
-      if (i + 4 > 16) throw new ParseAddrError(input, 'too many hex fields to fit an embedded IPv4 at the end of the address', s);
+      if (ellipsis < 0 && i !== 12)
+        throw new ParseAddrError(input, 'embedded IPv4 address must replace the final 2 fields of the address', s);
+      if (i + 4 > 16)
+        throw new ParseAddrError(input, 'too many hex fields to fit an embedded IPv4 at the end of the address', s);
       const end = input.length - (zone ? zone.length + 1 : 0);
       ipv4Fields(input, end - s.length, end).forEach((b, j) => (ip[i + j] = b));
       s = '';
@@ -380,7 +438,8 @@ function parseIPv6(input: string): Addr {
   return { family: 6, bytes: ip, zone };
 }
 
-const isV4Mapped = (a: Addr) => a.family === 6 && a.bytes.slice(0, 10).every((b) => b === 0) && a.bytes[10] === 0xff && a.bytes[11] === 0xff;
+const isV4Mapped = (a: Addr) =>
+  a.family === 6 && a.bytes.slice(0, 10).every((b) => b === 0) && a.bytes[10] === 0xff && a.bytes[11] === 0xff;
 
 /** Go's Addr.String(): dotted quad, or RFC 5952 (the longest run of zero groups as ::, lower case, ::ffff:a.b.c.d). */
 function addrString(a: Addr): string {
@@ -442,7 +501,8 @@ const ipValue = (s: string) => {
 
 /** Go's netip.ParsePrefix, and the library's refusals. */
 function parseCIDR(s: string): { ip: string; family: 4 | 6; len: number } {
-  const fail = (msg: string) => new Error(`network address parse error during conversion from string: netip.ParsePrefix(${quoteGo(s)}): ${msg}`);
+  const fail = (msg: string) =>
+    new Error(`network address parse error during conversion from string: netip.ParsePrefix(${quoteGo(s)}): ${msg}`);
   const i = s.lastIndexOf('/');
   if (i < 0) throw fail("no '/'");
   let a: Addr;
@@ -453,7 +513,8 @@ function parseCIDR(s: string): { ip: string; family: 4 | 6; len: number } {
   }
   if (a.family === 6 && a.zone) throw fail('IPv6 zones cannot be present in a prefix');
   const bits = s.slice(i + 1);
-  if ((bits.length > 1 && (bits[0] < '1' || bits[0] > '9')) || !/^[0-9]+$/.test(bits)) throw fail(`bad bits after slash: ${quoteGo(bits)}`);
+  if ((bits.length > 1 && (bits[0] < '1' || bits[0] > '9')) || !/^[0-9]+$/.test(bits))
+    throw fail(`bad bits after slash: ${quoteGo(bits)}`);
   const len = Number(bits);
   if (len > (a.family === 4 ? 32 : 128)) throw fail('prefix length out of range');
   if (isV4Mapped(a)) throw new Error(`IPv4-mapped IPv6 address ${quoteGo(s)} is not allowed`);
@@ -501,16 +562,26 @@ function regexError(msg: string, fmt: string, ...examples: string[]): string {
   return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
 }
 
-const LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-const DNS1035_MSG = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
-const LABEL_KEY_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_MSG = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_MSG =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const SUBDOMAIN_MSG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const DNS1035_MSG =
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+const LABEL_KEY_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_VALUE_MSG =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
 function dns1123Label(s: string): string[] {
   const errs: string[] = [];
   if (bytes(s) > 63) errs.push('must be no more than 63 characters');
-  if (!DNS1123_LABEL.test(s)) errs.push(DNS1123_SUBDOMAIN.test(s) ? 'must not contain dots' : regexError(LABEL_MSG, DNS1123_LABEL_FMT, 'my-name', '123-abc'));
+  if (!DNS1123_LABEL.test(s))
+    errs.push(
+      DNS1123_SUBDOMAIN.test(s)
+        ? 'must not contain dots'
+        : regexError(LABEL_MSG, DNS1123_LABEL_FMT, 'my-name', '123-abc'),
+    );
   return errs;
 }
 /** `unit`: util/validation says "characters", the newer api/validate/content "bytes". */
@@ -536,10 +607,14 @@ function qualifiedName(s: string): string[] {
     name = parts[1];
     if (!parts[0].length) errs.push('prefix part must be non-empty');
     else errs.push(...dns1123Subdomain(parts[0], 'bytes').map((m) => `prefix part ${m}`));
-  } else return [`a valid label key ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+  } else
+    return [
+      `a valid label key ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
   if (!name.length) errs.push('name part must be non-empty');
   else if (bytes(name) > 63) errs.push('name part must be no more than 63 bytes');
-  if (!LABEL_KEY.test(name)) errs.push(`name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')}`);
+  if (!LABEL_KEY.test(name))
+    errs.push(`name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')}`);
   return errs;
 }
 function labelValue(s: string): string[] {
@@ -568,10 +643,16 @@ const FORMATS: Record<string, (s: string) => string[]> = {
       return [(e as Error).message.replace(/^URL parse error during conversion from string: /, '')];
     }
   },
-  uuid: (s) => (/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(s) ? [] : ['does not match the UUID format']),
+  uuid: (s) =>
+    /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(s)
+      ? []
+      : ['does not match the UUID format'],
   byte: (s) => (/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s) ? [] : ['invalid base64']),
   date: (s) => (/^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(s)) ? [] : ['invalid date']),
-  datetime: (s) => (/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)) ? [] : ['invalid datetime']),
+  datetime: (s) =>
+    /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s))
+      ? []
+      : ['invalid datetime'],
 };
 
 function compareTagged(a: CelMap, b: CelMap): number {
@@ -706,7 +787,13 @@ export const K8S_TYPED_FUNCS: CelFunc[] = [
       ['isLoopback', (v: bigint, f: number) => (f === 4 ? v >> 24n === 127n : v === 1n)],
       ['isLinkLocalMulticast', (v: bigint, f: number) => (f === 4 ? v >> 8n === 0xe00000n : v >> 112n === 0xff02n)],
       ['isLinkLocalUnicast', (v: bigint, f: number) => (f === 4 ? v >> 16n === 0xa9fen : v >> 118n === 0x3fan)],
-      ['isGlobalUnicast', (v: bigint, f: number) => (f === 4 ? v !== 0xffffffffn && v !== 0n && v >> 24n !== 127n && v >> 16n !== 0xa9fen && v >> 28n !== 0xen : v !== 0n && v !== 1n && v >> 118n !== 0x3fan && v >> 120n !== 0xffn)],
+      [
+        'isGlobalUnicast',
+        (v: bigint, f: number) =>
+          f === 4
+            ? v !== 0xffffffffn && v !== 0n && v >> 24n !== 127n && v >> 16n !== 0xa9fen && v >> 28n !== 0xen
+            : v !== 0n && v !== 1n && v >> 118n !== 0x3fan && v >> 120n !== 0xffn,
+      ],
     ] as const
   ).map(([name, test]) =>
     celMethod(name, MAP, [], BOOL, function () {
@@ -749,7 +836,13 @@ export const K8S_TYPED_FUNCS: CelFunc[] = [
   celFunc('optional.of', [DYN], MAP, (v: CelValue) => optional(v)),
   celFunc('optional.none', [], MAP, () => optional()),
   celFunc('optional.ofNonZeroValue', [DYN], MAP, (v: CelValue) => {
-    const zero = v === null || v === false || v === 0n || v === 0 || v === '' || (typeof v === 'object' && 'size' in v && (v as { size: number }).size === 0);
+    const zero =
+      v === null ||
+      v === false ||
+      v === 0n ||
+      v === 0 ||
+      v === '' ||
+      (typeof v === 'object' && 'size' in v && (v as { size: number }).size === 0);
     return optional(zero ? undefined : v);
   }),
   // format

@@ -38,8 +38,11 @@ export const CEL_VERSIONS: readonly { since: number; what: string }[] = [
   { since: 32, what: 'format' },
   { since: 33, what: 'two-variable comprehensions' },
   { since: 34, what: 'semver' },
-  { since: 35, what: 'the lists extension version 3 (slice, flatten, distinct, reverse, sort, sortBy, lists.range, first, last)' },
-  { since: 38, what: "the Kubernetes lists library version 1 (includes)" },
+  {
+    since: 35,
+    what: 'the lists extension version 3 (slice, flatten, distinct, reverse, sort, sortBy, lists.range, first, last)',
+  },
+  { since: 38, what: 'the Kubernetes lists library version 1 (includes)' },
 ];
 /** The oldest target the table above describes completely (the strings extension before version 2 is not modelled). */
 export const OLDEST_CEL_TARGET = 30;
@@ -70,7 +73,12 @@ function ty(src: string): CelT {
     if (name === 'list') return T.list(params[0]);
     if (name === 'map') return T.map(params[0], params[1]);
     if (/^[A-Z]$/.test(name)) return { kind: 'param', name };
-    if (['int', 'uint', 'double', 'bool', 'null', 'dyn', 'string', 'bytes', 'timestamp', 'duration', 'type'].includes(name)) return { kind: name } as CelT;
+    if (
+      ['int', 'uint', 'double', 'bool', 'null', 'dyn', 'string', 'bytes', 'timestamp', 'duration', 'type'].includes(
+        name,
+      )
+    )
+      return { kind: name } as CelT;
     return T.opaque(name, params.length ? params : undefined);
   };
   return parse();
@@ -107,7 +115,15 @@ const ordered = ['int', 'uint', 'double', 'string', 'bytes', 'bool', 'timestamp'
 for (const op of ['_<_', '_<=_', '_>_', '_>=_']) {
   for (const t of ordered) fn(op, t, t, 'bool');
   // cross-type numeric comparisons (enabled on the API server)
-  for (const [a, b] of [['int', 'uint'], ['int', 'double'], ['uint', 'int'], ['uint', 'double'], ['double', 'int'], ['double', 'uint']]) fn(op, a, b, 'bool');
+  for (const [a, b] of [
+    ['int', 'uint'],
+    ['int', 'double'],
+    ['uint', 'int'],
+    ['uint', 'double'],
+    ['double', 'int'],
+    ['double', 'uint'],
+  ])
+    fn(op, a, b, 'bool');
 }
 fn('_==_', 'A', 'A', 'bool');
 fn('_!=_', 'A', 'A', 'bool');
@@ -132,7 +148,8 @@ fn('matches', 'string', 'string', 'bool');
 for (const t of ['int', 'uint', 'double', 'string', 'timestamp']) fn('int', t, 'int');
 for (const t of ['int', 'uint', 'double', 'string']) fn('uint', t, 'uint');
 for (const t of ['int', 'uint', 'double', 'string']) fn('double', t, 'double');
-for (const t of ['int', 'uint', 'double', 'bool', 'bytes', 'string', 'timestamp', 'duration']) fn('string', t, 'string');
+for (const t of ['int', 'uint', 'double', 'bool', 'bytes', 'string', 'timestamp', 'duration'])
+  fn('string', t, 'string');
 fn('bytes', 'string', 'bytes');
 fn('bytes', 'bytes', 'bytes');
 fn('bool', 'bool', 'bool');
@@ -144,7 +161,18 @@ fn('duration', 'string', 'duration');
 fn('duration', 'duration', 'duration');
 fn('dyn', 'A', 'dyn');
 fn('type', 'A', 'type');
-for (const m of ['getFullYear', 'getMonth', 'getDate', 'getDayOfMonth', 'getDayOfWeek', 'getDayOfYear', 'getHours', 'getMinutes', 'getSeconds', 'getMilliseconds']) {
+for (const m of [
+  'getFullYear',
+  'getMonth',
+  'getDate',
+  'getDayOfMonth',
+  'getDayOfWeek',
+  'getDayOfYear',
+  'getHours',
+  'getMinutes',
+  'getSeconds',
+  'getMilliseconds',
+]) {
   method(m, 'timestamp', [], 'int');
   method(m, 'timestamp', ['string'], 'int');
 }
@@ -189,7 +217,8 @@ method('findAll', 'string', ['string', 'int'], 'list(string)', 'regex');
 // ---- url (library.URLs) ----
 fn('url', 'string', 'kubernetes.URL');
 fn('isURL', 'string', 'bool');
-for (const m of ['getScheme', 'getHost', 'getHostname', 'getPort', 'getEscapedPath']) method(m, 'kubernetes.URL', [], 'string');
+for (const m of ['getScheme', 'getHost', 'getHostname', 'getPort', 'getEscapedPath'])
+  method(m, 'kubernetes.URL', [], 'string');
 method('getQuery', 'kubernetes.URL', [], 'map(string, list(string))');
 
 // ---- quantity (library.Quantity) ----
@@ -214,7 +243,8 @@ fn('isIP', 'string', 'bool');
 fn('ip.isCanonical', 'string', 'bool');
 fn('string', 'net.IP', 'string');
 method('family', 'net.IP', [], 'int');
-for (const m of ['isUnspecified', 'isLoopback', 'isLinkLocalMulticast', 'isLinkLocalUnicast', 'isGlobalUnicast']) method(m, 'net.IP', [], 'bool');
+for (const m of ['isUnspecified', 'isLoopback', 'isLinkLocalMulticast', 'isLinkLocalUnicast', 'isGlobalUnicast'])
+  method(m, 'net.IP', [], 'bool');
 fn('cidr', 'string', 'net.CIDR');
 fn('isCIDR', 'string', 'bool');
 fn('string', 'net.CIDR', 'string');
@@ -239,13 +269,47 @@ method('compareTo', 'kubernetes.Semver', ['kubernetes.Semver'], 'int');
 
 // ---- format (library.Format): format.named(name) and format.<name>() give an optional format ----
 since = 32;
-export const FORMAT_NAMES = ['dns1123Label', 'dns1123Subdomain', 'dns1035Label', 'qualifiedName', 'dns1123LabelPrefix', 'dns1123SubdomainPrefix', 'dns1035LabelPrefix', 'labelValue', 'uri', 'uuid', 'byte', 'date', 'datetime'];
+export const FORMAT_NAMES = [
+  'dns1123Label',
+  'dns1123Subdomain',
+  'dns1035Label',
+  'qualifiedName',
+  'dns1123LabelPrefix',
+  'dns1123SubdomainPrefix',
+  'dns1035LabelPrefix',
+  'labelValue',
+  'uri',
+  'uuid',
+  'byte',
+  'date',
+  'datetime',
+];
 for (const n of FORMAT_NAMES) fn(`format.${n}`, 'kubernetes.NamedFormat');
 fn('format.named', 'string', 'optional_type(kubernetes.NamedFormat)');
 method('validate', 'kubernetes.NamedFormat', ['string'], 'optional_type(list(string))', 'linear');
 
 /** Type names usable as identifiers (`type(x) == string`, `type(x) == google.protobuf.Timestamp`). */
-export const TYPE_IDENTS = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn', 'google.protobuf.Timestamp', 'google.protobuf.Duration', 'net.IP', 'net.CIDR', 'kubernetes.URL', 'kubernetes.Quantity', 'kubernetes.Semver', 'optional_type']);
+export const TYPE_IDENTS = new Set([
+  'int',
+  'uint',
+  'double',
+  'bool',
+  'string',
+  'bytes',
+  'list',
+  'map',
+  'null_type',
+  'type',
+  'dyn',
+  'google.protobuf.Timestamp',
+  'google.protobuf.Duration',
+  'net.IP',
+  'net.CIDR',
+  'kubernetes.URL',
+  'kubernetes.Quantity',
+  'kubernetes.Semver',
+  'optional_type',
+]);
 
 // ---- sets (ext.Sets) ----
 since = 30;
@@ -292,4 +356,3 @@ export const OVERLOADS: ReadonlyMap<string, readonly Overload[]> = (() => {
   }
   return m;
 })();
-

@@ -45,9 +45,34 @@ const UINT_MAX = 18446744073709551615n;
 const MIN_UNIX = -62135596800n;
 const MAX_UNIX = 253402300799n;
 /** Go's type names of the values a constant index can hold (`%T` in the planner's error). */
-const GO_VALUE_TYPE: Partial<Record<Const['k'], string>> = { bytes: 'types.Bytes', null: 'types.Null', duration: 'types.Duration', timestamp: 'types.Timestamp' };
-const CEL_TYPE: Record<string, string> = { int: 'int', uint: 'uint', double: 'double', bool: 'bool', string: 'string', bytes: 'bytes', duration: 'google.protobuf.Duration', timestamp: 'google.protobuf.Timestamp' };
-const CONVERSIONS = new Set(['bool', 'bytes', 'double', 'duration', 'dyn', 'int', 'string', 'timestamp', 'type', 'uint']);
+const GO_VALUE_TYPE: Partial<Record<Const['k'], string>> = {
+  bytes: 'types.Bytes',
+  null: 'types.Null',
+  duration: 'types.Duration',
+  timestamp: 'types.Timestamp',
+};
+const CEL_TYPE: Record<string, string> = {
+  int: 'int',
+  uint: 'uint',
+  double: 'double',
+  bool: 'bool',
+  string: 'string',
+  bytes: 'bytes',
+  duration: 'google.protobuf.Duration',
+  timestamp: 'google.protobuf.Timestamp',
+};
+const CONVERSIONS = new Set([
+  'bool',
+  'bytes',
+  'double',
+  'duration',
+  'dyn',
+  'int',
+  'string',
+  'timestamp',
+  'type',
+  'uint',
+]);
 
 function constOf(e: Expr): Const | undefined {
   if (e.exprKind.case !== 'constExpr') return undefined;
@@ -72,7 +97,8 @@ function constOf(e: Expr): Const | undefined {
   }
 }
 
-const conversionError = (from: string, to: string) => new Refused(`type conversion error from '${from}' to '${CEL_TYPE[to] ?? to}'`);
+const conversionError = (from: string, to: string) =>
+  new Refused(`type conversion error from '${from}' to '${CEL_TYPE[to] ?? to}'`);
 
 /**
  * cel-go's conversion `fn(v)` of a constant: the value, a Refused, or undefined where this port
@@ -85,7 +111,10 @@ function convert(fn: string, v: Const): Const | Refused | undefined {
   switch (fn) {
     case 'int':
       if (v.k === 'uint') return v.v > INT_MAX ? new Refused('integer overflow') : { k: 'int', v: v.v };
-      if (v.k === 'double') return !Number.isFinite(v.v) || v.v <= -(2 ** 63) || v.v >= 2 ** 63 ? new Refused('integer overflow') : { k: 'int', v: BigInt(Math.trunc(v.v)) };
+      if (v.k === 'double')
+        return !Number.isFinite(v.v) || v.v <= -(2 ** 63) || v.v >= 2 ** 63
+          ? new Refused('integer overflow')
+          : { k: 'int', v: BigInt(Math.trunc(v.v)) };
       if (v.k === 'string') {
         const n = /^[+-]?\d+$/.test(v.v) ? BigInt(v.v) : undefined;
         return n === undefined || n > INT_MAX || n < INT_MIN ? conversionError('string', 'int') : { k: 'int', v: n };
@@ -95,7 +124,10 @@ function convert(fn: string, v: Const): Const | Refused | undefined {
       return undefined;
     case 'uint':
       if (v.k === 'int') return v.v < 0n ? new Refused('unsigned integer overflow') : { k: 'uint', v: v.v };
-      if (v.k === 'double') return !Number.isFinite(v.v) || v.v < 0 || v.v >= 2 ** 64 ? new Refused('unsigned integer overflow') : { k: 'uint', v: BigInt(Math.trunc(v.v)) };
+      if (v.k === 'double')
+        return !Number.isFinite(v.v) || v.v < 0 || v.v >= 2 ** 64
+          ? new Refused('unsigned integer overflow')
+          : { k: 'uint', v: BigInt(Math.trunc(v.v)) };
       if (v.k === 'string') {
         const n = /^\d+$/.test(v.v) ? BigInt(v.v) : undefined;
         return n === undefined || n > UINT_MAX ? conversionError('string', 'uint') : { k: 'uint', v: n };
@@ -133,7 +165,8 @@ function convert(fn: string, v: Const): Const | Refused | undefined {
       }
       return undefined;
     case 'timestamp':
-      if (v.k === 'int') return v.v < MIN_UNIX || v.v > MAX_UNIX ? new Refused('timestamp overflow') : { k: 'timestamp', s: v.v };
+      if (v.k === 'int')
+        return v.v < MIN_UNIX || v.v > MAX_UNIX ? new Refused('timestamp overflow') : { k: 'timestamp', s: v.v };
       if (v.k === 'string') {
         const s = goParseRFC3339(v.v);
         if (s === undefined) return conversionError('string', 'timestamp');
@@ -149,7 +182,16 @@ function convert(fn: string, v: Const): Const | Refused | undefined {
  * unknown unit, beyond int64 nanoseconds).
  */
 export function goParseDuration(text: string): bigint | undefined {
-  const units: Record<string, bigint> = { ns: 1n, us: 1000n, 'µs': 1000n, 'μs': 1000n, ms: 1000000n, s: 1000000000n, m: 60000000000n, h: 3600000000000n };
+  const units: Record<string, bigint> = {
+    ns: 1n,
+    us: 1000n,
+    µs: 1000n,
+    μs: 1000n,
+    ms: 1000000n,
+    s: 1000000000n,
+    m: 60000000000n,
+    h: 3600000000000n,
+  };
   let s = text;
   let neg = false;
   if (s[0] === '-' || s[0] === '+') {
@@ -186,7 +228,14 @@ export function goParseDuration(text: string): bigint | undefined {
   return d > LIMIT - 1n ? undefined : d;
 }
 
-const daysIn = (month: number, year: number) => (month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31);
+const daysIn = (month: number, year: number) =>
+  month === 2
+    ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+      ? 29
+      : 28
+    : [4, 6, 9, 11].includes(month)
+      ? 30
+      : 31;
 
 /**
  * Go's time.Parse(time.RFC3339, text): the Unix seconds of the instant, or undefined where Go
@@ -196,7 +245,8 @@ export function goParseRFC3339(text: string): bigint | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{1,2}):(\d{2}):(\d{2})(?:[.,]\d+)?(?:Z|([+-])(\d{2}):(\d{2}))$/.exec(text);
   if (!m) return undefined;
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
-  if (month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || second > 59)
+    return undefined;
   let offset = 0;
   if (m[7]) {
     const oh = Number(m[8]);
@@ -235,12 +285,23 @@ export function goRegexpError(pattern: string): string | undefined {
   const p = checkRE2(text);
   if (!p) return undefined;
   const codes = [
-    'unexpected )', 'missing closing )', 'missing closing ]', 'invalid nested repetition operator', 'invalid repeat count', 'missing argument to repetition operator',
-    'invalid character class range', 'invalid escape sequence', 'invalid named capture', 'invalid or unsupported Perl syntax',
-    'trailing backslash at end of expression', 'expression nests too deeply', 'missing flags',
+    'unexpected )',
+    'missing closing )',
+    'missing closing ]',
+    'invalid nested repetition operator',
+    'invalid repeat count',
+    'missing argument to repetition operator',
+    'invalid character class range',
+    'invalid escape sequence',
+    'invalid named capture',
+    'invalid or unsupported Perl syntax',
+    'trailing backslash at end of expression',
+    'expression nests too deeply',
+    'missing flags',
   ];
   // lookarounds and atomic groups: Go names the group's opening; a lookbehind reads as a bad name
-  if (/^(lookahead|atomic)/.test(p.message)) return `error parsing regexp: invalid or unsupported Perl syntax: \`${text.slice(p.offset, p.offset + 3)}\``;
+  if (/^(lookahead|atomic)/.test(p.message))
+    return `error parsing regexp: invalid or unsupported Perl syntax: \`${text.slice(p.offset, p.offset + 3)}\``;
   if (/^lookbehind/.test(p.message)) {
     const close = text.indexOf(')', p.offset);
     return `error parsing regexp: invalid named capture: \`${text.slice(p.offset, close < 0 ? text.length : close + 1)}\``;
@@ -248,7 +309,14 @@ export function goRegexpError(pattern: string): string | undefined {
   const code = codes.find((c) => p.message.startsWith(c)) ?? 'invalid or unsupported Perl syntax';
   // Go names the offending part; where kubeforge's wording gives it, after the code, so does this
   const named = p.message.slice(code.length).match(/^ (\S+?)(?=: | \(|$)/)?.[1];
-  const arg = code === 'unexpected )' || code === 'missing closing )' || code === 'expression nests too deeply' ? text : code === 'missing closing ]' ? text.slice(p.offset) : code === 'trailing backslash at end of expression' ? '' : (named ?? text.slice(p.offset));
+  const arg =
+    code === 'unexpected )' || code === 'missing closing )' || code === 'expression nests too deeply'
+      ? text
+      : code === 'missing closing ]'
+        ? text.slice(p.offset)
+        : code === 'trailing backslash at end of expression'
+          ? ''
+          : (named ?? text.slice(p.offset));
   return `error parsing regexp: ${code}: \`${arg}\``;
 }
 
@@ -262,9 +330,14 @@ function children(e: Expr): Expr[] {
     case 'listExpr':
       return k.value.elements;
     case 'structExpr':
-      return k.value.entries.flatMap((x) => [...(x.keyKind.case === 'mapKey' ? [x.keyKind.value as Expr] : []), ...(x.value ? [x.value] : [])]);
+      return k.value.entries.flatMap((x) => [
+        ...(x.keyKind.case === 'mapKey' ? [x.keyKind.value as Expr] : []),
+        ...(x.value ? [x.value] : []),
+      ]);
     case 'comprehensionExpr':
-      return [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result].filter((x): x is Expr => !!x);
+      return [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result].filter(
+        (x): x is Expr => !!x,
+      );
     default:
       return [];
   }
@@ -287,7 +360,8 @@ export function literalIssues(root: Expr, at: (e: Expr) => { prefix: string; off
     // cel-go's FunctionMatcher: any call of that name; its first argument (the receiver is no argument)
     const lit = args[0] && constOf(args[0]);
     if (!lit) continue;
-    const bad = fn === 'matches' ? lit.k === 'string' && goRegexpError(lit.v) !== undefined : convert(fn, lit) instanceof Refused;
+    const bad =
+      fn === 'matches' ? lit.k === 'string' && goRegexpError(lit.v) !== undefined : convert(fn, lit) instanceof Refused;
     if (!bad) continue;
     const { prefix, offset } = at(args[0]);
     out.push({ message: `${prefix}invalid ${fn} argument`, offset });

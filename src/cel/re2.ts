@@ -18,7 +18,22 @@ export interface RE2Problem {
 const MAX_REPEAT = 1000;
 const MAX_DEPTH = 1000;
 const PERL_CLASSES = new Set(['d', 'D', 's', 'S', 'w', 'W']);
-const POSIX_CLASSES = new Set(['alnum', 'alpha', 'ascii', 'blank', 'cntrl', 'digit', 'graph', 'lower', 'print', 'punct', 'space', 'upper', 'word', 'xdigit']);
+const POSIX_CLASSES = new Set([
+  'alnum',
+  'alpha',
+  'ascii',
+  'blank',
+  'cntrl',
+  'digit',
+  'graph',
+  'lower',
+  'print',
+  'punct',
+  'space',
+  'upper',
+  'word',
+  'xdigit',
+]);
 const SIMPLE_ESCAPES = new Set(['a', 'f', 't', 'n', 'r', 'v']);
 /** Unicode general categories and scripts Go knows (the common ones; `\p{...}` names). */
 const UNICODE_CATEGORIES = new Set(
@@ -103,8 +118,10 @@ class Parser {
         if (c === '{') {
           const r = this.repeatCount()!;
           op = this.s.slice(this.i, r.end);
-          if (r.min > MAX_REPEAT || (r.max !== undefined && r.max > MAX_REPEAT)) throw new Fail(start, `invalid repeat count ${op}: RE2 allows at most ${MAX_REPEAT}`);
-          if (r.max !== undefined && r.max < r.min) throw new Fail(start, `invalid repeat count ${op}: the maximum is smaller than the minimum`);
+          if (r.min > MAX_REPEAT || (r.max !== undefined && r.max > MAX_REPEAT))
+            throw new Fail(start, `invalid repeat count ${op}: RE2 allows at most ${MAX_REPEAT}`);
+          if (r.max !== undefined && r.max < r.min)
+            throw new Fail(start, `invalid repeat count ${op}: the maximum is smaller than the minimum`);
           this.i = r.end;
         } else this.i++;
         if (this.peek() === '?') {
@@ -148,15 +165,18 @@ class Parser {
     this.i++; // (
     if (this.peek() === '?') {
       const rest = this.s.slice(this.i + 1);
-      if (rest.startsWith('=') || rest.startsWith('!')) throw new Fail(start, `lookahead (?${rest[0]} is not supported by RE2`);
-      if (rest.startsWith('<=') || rest.startsWith('<!')) throw new Fail(start, `lookbehind (?${rest.slice(0, 2)} is not supported by RE2`);
+      if (rest.startsWith('=') || rest.startsWith('!'))
+        throw new Fail(start, `lookahead (?${rest[0]} is not supported by RE2`);
+      if (rest.startsWith('<=') || rest.startsWith('<!'))
+        throw new Fail(start, `lookbehind (?${rest.slice(0, 2)} is not supported by RE2`);
       if (rest.startsWith('>')) throw new Fail(start, 'atomic groups (?> are not supported by RE2');
       const named = /^(P<|<)([^>]*)>/.exec(rest);
       if (named || rest.startsWith('P<') || rest.startsWith('<')) {
         if (!named) throw new Fail(start, 'invalid named capture: missing >');
         const name = named[2];
         // (?<name>...) is (?P<name>...) since Go 1.22, which builds every API server kubeforge targets (1.35+).
-        if (!/^\w+$/.test(name)) throw new Fail(start, `invalid named capture (?P<${name}>: names are letters, digits and _`);
+        if (!/^\w+$/.test(name))
+          throw new Fail(start, `invalid named capture (?P<${name}>: names are letters, digits and _`);
         // Go takes a name used twice ((?P<x>a)(?P<x>b)): SubexpIndex answers the leftmost.
         this.i += 1 + named[0].length;
       } else {
@@ -164,9 +184,13 @@ class Parser {
         const fm = /^([imsU]*)(-([imsU]*))?([:)])/.exec(rest);
         if (!fm) {
           const bad = rest[0] === undefined ? 'the end of the pattern' : `'${rest[0]}'`;
-          throw new Fail(start, `invalid or unsupported Perl syntax (?${rest.slice(0, 1)}: RE2 groups are (?:...), (?P<name>...) and flags (?i) (found ${bad})`);
+          throw new Fail(
+            start,
+            `invalid or unsupported Perl syntax (?${rest.slice(0, 1)}: RE2 groups are (?:...), (?P<name>...) and flags (?i) (found ${bad})`,
+          );
         }
-        if (fm[2] !== undefined && fm[3] === '') throw new Fail(start, 'invalid or unsupported Perl syntax: a flag group with - names no flags after it');
+        if (fm[2] !== undefined && fm[3] === '')
+          throw new Fail(start, 'invalid or unsupported Perl syntax: a flag group with - names no flags after it');
         if (fm[1] === '' && fm[2] === undefined && fm[4] === ')') throw new Fail(start, 'missing flags in (?)');
         this.i += 1 + fm[0].length;
         if (fm[4] === ')') return; // (?i): sets flags, no group
@@ -199,8 +223,16 @@ class Parser {
         const dash = this.i;
         this.i++;
         const hi = this.classChar();
-        if (lo === undefined || hi === undefined) throw new Fail(dash, `invalid character class range ${this.s.slice(dash - 1, this.i)}: a range cannot start or end at a class such as \\d`);
-        if (hi < lo) throw new Fail(dash, `invalid character class range ${this.s.slice(dash - 1 - (lo > 0xffff ? 1 : 0), this.i)}: the end comes before the start`);
+        if (lo === undefined || hi === undefined)
+          throw new Fail(
+            dash,
+            `invalid character class range ${this.s.slice(dash - 1, this.i)}: a range cannot start or end at a class such as \\d`,
+          );
+        if (hi < lo)
+          throw new Fail(
+            dash,
+            `invalid character class range ${this.s.slice(dash - 1 - (lo > 0xffff ? 1 : 0), this.i)}: the end comes before the start`,
+          );
       }
     }
     if (this.peek() !== ']') throw new Fail(start, 'missing closing ] for the character class opened here');
@@ -249,7 +281,7 @@ class Parser {
       }
       const bare = name.startsWith('^') ? name.slice(1) : name;
       if (!UNICODE_CATEGORIES.has(bare) && !UNICODE_SCRIPTS.has(bare)) {
-        const js = /[=]/.test(bare) ? ' (JavaScript\'s \\p{Name=Value} form is not RE2)' : '';
+        const js = /[=]/.test(bare) ? " (JavaScript's \\p{Name=Value} form is not RE2)" : '';
         throw new Fail(start, `invalid character class range \\${c}{${name}}: unknown Unicode class${js}`);
       }
       return undefined;
@@ -286,7 +318,7 @@ class Parser {
     // Punctuation may always be escaped.
     if (c.charCodeAt(0) < 0x80 && !/[A-Za-z0-9_]/.test(c)) return c.charCodeAt(0);
     const why: Record<string, string> = {
-      u: ': write \\x{hhhh} instead of JavaScript\'s \\uhhhh',
+      u: ": write \\x{hhhh} instead of JavaScript's \\uhhhh",
       k: ': named backreferences are not supported by RE2',
       c: ': control escapes (\\cX) are not RE2; write \\x{..}',
       b: ' inside a character class (JavaScript reads it as backspace; write \\x08)',

@@ -28,29 +28,75 @@ export interface Rewriter {
 }
 
 const ident = (r: Rewriter, name: string): Node => ({ id: r.next(), exprKind: { case: 'identExpr', value: { name } } });
-const call = (r: Rewriter, fn: string, args: Node[], target?: Node): Node => ({ id: r.next(), exprKind: { case: 'callExpr', value: { function: fn, args: args as Expr[], target: target as Expr | undefined } } });
-const lit = (r: Rewriter, kind: 'boolValue' | 'int64Value' | 'stringValue', value: unknown): Node => ({ id: r.next(), exprKind: { case: 'constExpr', value: { constantKind: { case: kind, value } } } });
-const list = (r: Rewriter, elements: Node[]): Node => ({ id: r.next(), exprKind: { case: 'listExpr', value: { elements: elements as Expr[], optionalIndices: [] } } });
-const emptyMap = (r: Rewriter): Node => ({ id: r.next(), exprKind: { case: 'structExpr', value: { messageName: '', entries: [] } } });
+const call = (r: Rewriter, fn: string, args: Node[], target?: Node): Node => ({
+  id: r.next(),
+  exprKind: { case: 'callExpr', value: { function: fn, args: args as Expr[], target: target as Expr | undefined } },
+});
+const lit = (r: Rewriter, kind: 'boolValue' | 'int64Value' | 'stringValue', value: unknown): Node => ({
+  id: r.next(),
+  exprKind: { case: 'constExpr', value: { constantKind: { case: kind, value } } },
+});
+const list = (r: Rewriter, elements: Node[]): Node => ({
+  id: r.next(),
+  exprKind: { case: 'listExpr', value: { elements: elements as Expr[], optionalIndices: [] } },
+});
+const emptyMap = (r: Rewriter): Node => ({
+  id: r.next(),
+  exprKind: { case: 'structExpr', value: { messageName: '', entries: [] } },
+});
 
-function fold(r: Rewriter, f: { iterVar: string; range: Node; accuVar: string; init: Node; cond: Node; step: Node; result: Node }): Node {
+function fold(
+  r: Rewriter,
+  f: { iterVar: string; range: Node; accuVar: string; init: Node; cond: Node; step: Node; result: Node },
+): Node {
   return {
     id: r.next(),
     exprKind: {
       case: 'comprehensionExpr',
-      value: { iterVar: f.iterVar, iterRange: f.range as Expr, accuVar: f.accuVar, accuInit: f.init as Expr, loopCondition: f.cond as Expr, loopStep: f.step as Expr, result: f.result as Expr },
+      value: {
+        iterVar: f.iterVar,
+        iterRange: f.range as Expr,
+        accuVar: f.accuVar,
+        accuInit: f.init as Expr,
+        loopCondition: f.cond as Expr,
+        loopStep: f.step as Expr,
+        result: f.result as Expr,
+      },
     },
   };
 }
 
 /** `body` with `name` bound to `value`. */
-const bind = (r: Rewriter, name: string, value: Node, body: Node): Node => fold(r, { iterVar: '#unused', range: list(r, []), accuVar: name, init: value, cond: lit(r, 'boolValue', false), step: ident(r, name), result: body });
+const bind = (r: Rewriter, name: string, value: Node, body: Node): Node =>
+  fold(r, {
+    iterVar: '#unused',
+    range: list(r, []),
+    accuVar: name,
+    init: value,
+    cond: lit(r, 'boolValue', false),
+    step: ident(r, name),
+    result: body,
+  });
 
 const TWO_VAR = new Set(['all', 'exists', 'existsOne', 'transformList', 'transformMap', 'transformMapEntry']);
 /** Calls whose result may be an optional: selections and indexes on them look inside. */
-const OPTIONAL_MAKERS = new Set(['@kf.optSelect', '@kf.optIndex', '@kf.select', '@kf.index', 'optional.of', 'optional.ofNonZeroValue', 'optional.none', 'or', 'optMap', 'optFlatMap', 'first', 'last']);
+const OPTIONAL_MAKERS = new Set([
+  '@kf.optSelect',
+  '@kf.optIndex',
+  '@kf.select',
+  '@kf.index',
+  'optional.of',
+  'optional.ofNonZeroValue',
+  'optional.none',
+  'or',
+  'optMap',
+  'optFlatMap',
+  'first',
+  'last',
+]);
 
-const identName = (e: Node | undefined): string | undefined => (e?.exprKind.case === 'identExpr' ? e.exprKind.value.name : undefined);
+const identName = (e: Node | undefined): string | undefined =>
+  e?.exprKind.case === 'identExpr' ? e.exprKind.value.name : undefined;
 
 /** Rewrites the tree rooted at `root` (see the module comment); `optionalVars` are variables holding optionals (oldSelf). */
 export function rewrite(root: Node, r: Rewriter, optionalVars: ReadonlySet<string> = new Set()): Node {
@@ -60,7 +106,10 @@ export function rewrite(root: Node, r: Rewriter, optionalVars: ReadonlySet<strin
     const k = e.exprKind;
     if (k.case === 'identExpr') return optionalVars.has(k.value.name);
     if (k.case === 'callExpr') {
-      const fn = k.value.target && identName(k.value.target as Node) === 'optional' ? `optional.${k.value.function}` : k.value.function;
+      const fn =
+        k.value.target && identName(k.value.target as Node) === 'optional'
+          ? `optional.${k.value.function}`
+          : k.value.function;
       return OPTIONAL_MAKERS.has(fn);
     }
     return false;
@@ -73,8 +122,10 @@ export function rewrite(root: Node, r: Rewriter, optionalVars: ReadonlySet<strin
         const operand = visit(k.value.operand as Node);
         const field = lit(r, 'stringValue', k.value.field);
         // a reserved word selects its escaped property too (`self.namespace` for `__namespace__`)
-        if (k.value.testOnly && (RESERVED.has(k.value.field) || mayBeOptional(operand))) return call(r, '@kf.has', [operand, field]);
-        if (!k.value.testOnly && (mayBeOptional(operand) || RESERVED.has(k.value.field))) return call(r, '@kf.select', [operand, field]);
+        if (k.value.testOnly && (RESERVED.has(k.value.field) || mayBeOptional(operand)))
+          return call(r, '@kf.has', [operand, field]);
+        if (!k.value.testOnly && (mayBeOptional(operand) || RESERVED.has(k.value.field)))
+          return call(r, '@kf.select', [operand, field]);
         k.value.operand = operand as Expr;
         return e;
       }
@@ -85,7 +136,13 @@ export function rewrite(root: Node, r: Rewriter, optionalVars: ReadonlySet<strin
           k.value.elements = elements as Expr[];
           return e;
         }
-        return call(r, '@kf.optList', [list(r, elements), list(r, elements.map((_, i) => lit(r, 'boolValue', opt.includes(i))))]);
+        return call(r, '@kf.optList', [
+          list(r, elements),
+          list(
+            r,
+            elements.map((_, i) => lit(r, 'boolValue', opt.includes(i))),
+          ),
+        ]);
       }
       case 'structExpr': {
         for (const entry of k.value.entries) {
@@ -97,7 +154,9 @@ export function rewrite(root: Node, r: Rewriter, optionalVars: ReadonlySet<strin
         if (!k.value.messageName) {
           const constKey = (x: (typeof k.value.entries)[number]) => {
             const key = x.keyKind.value as Node;
-            return x.keyKind.case === 'mapKey' && key.exprKind.case === 'constExpr' && !x.optionalEntry ? `${key.exprKind.value.constantKind.case}:${String(key.exprKind.value.constantKind.value)}` : undefined;
+            return x.keyKind.case === 'mapKey' && key.exprKind.case === 'constExpr' && !x.optionalEntry
+              ? `${key.exprKind.value.constantKind.case}:${String(key.exprKind.value.constantKind.value)}`
+              : undefined;
           };
           const last = new Map<string, number>();
           k.value.entries.forEach((x, i) => {
@@ -106,17 +165,27 @@ export function rewrite(root: Node, r: Rewriter, optionalVars: ReadonlySet<strin
           });
           k.value.entries = k.value.entries.filter((x, i) => {
             const key = constKey(x);
-            return key === undefined || last.get(key) === i || (x.value as Node | undefined)?.exprKind.case !== 'constExpr';
+            return (
+              key === undefined || last.get(key) === i || (x.value as Node | undefined)?.exprKind.case !== 'constExpr'
+            );
           });
         }
         if (k.value.messageName || !k.value.entries.some((x) => x.optionalEntry)) return e;
         const keys = k.value.entries.map((x) => x.keyKind.value as Node);
         const values = k.value.entries.map((x) => x.value as Node);
-        return call(r, '@kf.optMap', [list(r, keys), list(r, values), list(r, k.value.entries.map((x) => lit(r, 'boolValue', x.optionalEntry === true)))]);
+        return call(r, '@kf.optMap', [
+          list(r, keys),
+          list(r, values),
+          list(
+            r,
+            k.value.entries.map((x) => lit(r, 'boolValue', x.optionalEntry === true)),
+          ),
+        ]);
       }
       case 'comprehensionExpr': {
         const c = k.value;
-        for (const f of ['iterRange', 'accuInit', 'loopCondition', 'loopStep', 'result'] as const) if (c[f]) c[f] = visit(c[f] as Node) as Expr;
+        for (const f of ['iterRange', 'accuInit', 'loopCondition', 'loopStep', 'result'] as const)
+          if (c[f]) c[f] = visit(c[f] as Node) as Expr;
         return e;
       }
       case 'callExpr': {
@@ -124,25 +193,65 @@ export function rewrite(root: Node, r: Rewriter, optionalVars: ReadonlySet<strin
         const target = c.target as Node | undefined;
         const args = c.args as Node[];
         // macros: the loop variables are identifiers, the operand is the target
-        if (target && TWO_VAR.has(c.function) && (args.length === 3 || (args.length === 4 && c.function.startsWith('transform'))) && identName(args[0]) && identName(args[1])) {
-          return twoVar(r, c.function, visit(target), identName(args[0])!, identName(args[1])!, args.slice(2).map(visit), temp());
+        if (
+          target &&
+          TWO_VAR.has(c.function) &&
+          (args.length === 3 || (args.length === 4 && c.function.startsWith('transform'))) &&
+          identName(args[0]) &&
+          identName(args[1])
+        ) {
+          return twoVar(
+            r,
+            c.function,
+            visit(target),
+            identName(args[0])!,
+            identName(args[1])!,
+            args.slice(2).map(visit),
+            temp(),
+          );
         }
         if (target && c.function === 'existsOne' && args.length === 2 && identName(args[0])) {
           const accu = '@kf.accu';
           const one = (n: bigint) => lit(r, 'int64Value', n);
           const step = call(r, '_?_:_', [visit(args[1]), call(r, '_+_', [ident(r, accu), one(1n)]), ident(r, accu)]);
-          return fold(r, { iterVar: identName(args[0])!, range: visit(target), accuVar: accu, init: one(0n), cond: lit(r, 'boolValue', true), step, result: call(r, '_==_', [ident(r, accu), one(1n)]) });
+          return fold(r, {
+            iterVar: identName(args[0])!,
+            range: visit(target),
+            accuVar: accu,
+            init: one(0n),
+            cond: lit(r, 'boolValue', true),
+            step,
+            result: call(r, '_==_', [ident(r, accu), one(1n)]),
+          });
         }
         if (target && c.function === 'sortBy' && args.length === 2 && identName(args[0])) {
           const t = temp();
-          const keys = fold(r, { iterVar: identName(args[0])!, range: ident(r, t), accuVar: '@kf.keys', init: list(r, []), cond: lit(r, 'boolValue', true), step: call(r, '_+_', [ident(r, '@kf.keys'), list(r, [visit(args[1])])]), result: ident(r, '@kf.keys') });
+          const keys = fold(r, {
+            iterVar: identName(args[0])!,
+            range: ident(r, t),
+            accuVar: '@kf.keys',
+            init: list(r, []),
+            cond: lit(r, 'boolValue', true),
+            step: call(r, '_+_', [ident(r, '@kf.keys'), list(r, [visit(args[1])])]),
+            result: ident(r, '@kf.keys'),
+          });
           return bind(r, t, visit(target), call(r, '@kf.sortByKeys', [ident(r, t), keys]));
         }
-        if (target && (c.function === 'optMap' || c.function === 'optFlatMap') && args.length === 2 && identName(args[0])) {
+        if (
+          target &&
+          (c.function === 'optMap' || c.function === 'optFlatMap') &&
+          args.length === 2 &&
+          identName(args[0])
+        ) {
           const t = temp();
           const body = bind(r, identName(args[0])!, call(r, 'value', [], ident(r, t)), visit(args[1]));
           const some = c.function === 'optMap' ? call(r, 'optional.of', [body]) : body;
-          return bind(r, t, visit(target), call(r, '_?_:_', [call(r, 'hasValue', [], ident(r, t)), some, call(r, 'optional.none', [])]));
+          return bind(
+            r,
+            t,
+            visit(target),
+            call(r, '_?_:_', [call(r, 'hasValue', [], ident(r, t)), some, call(r, 'optional.none', [])]),
+          );
         }
         const newArgs = args.map(visit);
         const newTarget = target ? visit(target) : undefined;
@@ -207,5 +316,10 @@ function twoVar(r: Rewriter, fn: string, target: Node, k: string, v: string, res
       cond = lit(r, 'boolValue', true);
       step = guarded(call(r, '@kf.mapMerge', [a(), expr]));
   }
-  return bind(r, t, target, fold(r, { iterVar: k, range: call(r, '@kf.keysOf', [ident(r, t)]), accuVar: accu, init, cond, step, result }));
+  return bind(
+    r,
+    t,
+    target,
+    fold(r, { iterVar: k, range: call(r, '@kf.keysOf', [ident(r, t)]), accuVar: accu, init, cond, step, result }),
+  );
 }

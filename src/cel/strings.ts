@@ -5,7 +5,20 @@
  * `format` writes numbers as Go's formatter does for the en_US locale (`%f` with thousands
  * separators, `%e` as `1.052033×10⁰³`). Also Go's shortest float text (`string(1e21)`).
  */
-import { celFunc, celMethod, CelScalar, isCelList, isCelMap, isCelType, isCelUint, listType, objectType, type CelFunc, type CelList, type CelValue } from '@bufbuild/cel';
+import {
+  celFunc,
+  celMethod,
+  CelScalar,
+  isCelList,
+  isCelMap,
+  isCelType,
+  isCelUint,
+  listType,
+  objectType,
+  type CelFunc,
+  type CelList,
+  type CelValue,
+} from '@bufbuild/cel';
 import { isDuration, isTimestamp, timestampOffset, wkt } from './values.js';
 
 const { STRING, INT, DYN } = CelScalar;
@@ -107,9 +120,11 @@ function substring(s: string, start: bigint, end?: bigint): string {
 }
 
 /** Go's unicode.IsSpace. */
-const SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+const SPACE =
+  /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
 
-const asciiCase = (s: string, upper: boolean) => s.replace(upper ? /[a-z]+/g : /[A-Z]+/g, (m) => (upper ? m.toUpperCase() : m.toLowerCase()));
+const asciiCase = (s: string, upper: boolean) =>
+  s.replace(upper ? /[a-z]+/g : /[A-Z]+/g, (m) => (upper ? m.toUpperCase() : m.toLowerCase()));
 
 function join(l: CelList, sep: string): string {
   const parts: string[] = [];
@@ -122,7 +137,17 @@ function join(l: CelList, sep: string): string {
 
 /** Go's strconv.Quote-like quoting of strings.quote (invalid code points become U+FFFD). */
 function quote(s: string): string {
-  const esc: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"' };
+  const esc: Record<string, string> = {
+    '\x07': '\\a',
+    '\b': '\\b',
+    '\f': '\\f',
+    '\n': '\\n',
+    '\r': '\\r',
+    '\t': '\\t',
+    '\v': '\\v',
+    '\\': '\\\\',
+    '"': '\\"',
+  };
   const wellFormed = s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
   return `"${[...wellFormed].map((c) => esc[c] ?? c).join('')}"`;
 }
@@ -159,7 +184,9 @@ function roundDigits(d: { digits: string; point: number }, keepAfterPoint: numbe
   if (n < 0) return { digits: '0', point: 1 };
   const head = d.digits.slice(0, n);
   const rest = d.digits.slice(n);
-  const half = rest[0] > '5' || (rest[0] === '5' && (/[1-9]/.test(rest.slice(1)) || (head.length > 0 && Number(head[head.length - 1]) % 2 === 1)));
+  const half =
+    rest[0] > '5' ||
+    (rest[0] === '5' && (/[1-9]/.test(rest.slice(1)) || (head.length > 0 && Number(head[head.length - 1]) % 2 === 1)));
   if (!half) return { digits: head || '0', point: head ? d.point : 1 };
   const up = (BigInt(head || '0') + 1n).toString();
   const padded = head.length ? up.padStart(head.length, '0') : up;
@@ -188,10 +215,16 @@ export function goFloatString(x: number): string {
   const exp = Number(e);
   const digits = m.replace(/^-/, '').replace('.', '');
   const sign = x < 0 ? '-' : '';
-  if (exp < -4 || exp >= Math.max(digits.length, 21) || (exp >= 6 && exp >= digits.length) || (exp >= 6 && digits.length <= exp)) {
+  if (
+    exp < -4 ||
+    exp >= Math.max(digits.length, 21) ||
+    (exp >= 6 && exp >= digits.length) ||
+    (exp >= 6 && digits.length <= exp)
+  ) {
     return `${sign}${digits[0]}${digits.length > 1 ? `.${digits.slice(1)}` : ''}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
   }
-  if (exp >= 6) return `${sign}${digits[0]}${digits.length > 1 ? `.${digits.slice(1)}` : ''}e+${String(exp).padStart(2, '0')}`;
+  if (exp >= 6)
+    return `${sign}${digits[0]}${digits.length > 1 ? `.${digits.slice(1)}` : ''}e+${String(exp).padStart(2, '0')}`;
   if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
   const int = digits.slice(0, exp + 1).padEnd(exp + 1, '0');
   const frac = digits.slice(exp + 1);
@@ -210,7 +243,19 @@ function fixedEnUS(x: number, prec: number): string {
   return `${neg ? '-' : ''}${group(int)}${frac !== undefined ? `.${frac}` : ''}`;
 }
 
-const SUPER: Record<string, string> = { '0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹', '-': '⁻' };
+const SUPER: Record<string, string> = {
+  '0': '⁰',
+  '1': '¹',
+  '2': '²',
+  '3': '³',
+  '4': '⁴',
+  '5': '⁵',
+  '6': '⁶',
+  '7': '⁷',
+  '8': '⁸',
+  '9': '⁹',
+  '-': '⁻',
+};
 
 /** `%e` as cel-go's formatter prints it for en_US (`2.718280×10⁰⁰`; the clause's precision is read as a width of 6). */
 function scientificEnUS(x: number): string {
@@ -250,7 +295,10 @@ const fmtError = (msg: string) => new Error(`error during formatting: ${msg}`);
 
 /** Go's %q (strconv.Quote) for the string forms of lists and maps. */
 function goQuote(s: string): string {
-  return JSON.stringify(s).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(s).replace(
+    /[\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** A value as `string(x)` gives it (the `%s` clause of scalars). */
@@ -285,7 +333,9 @@ export function durationString(seconds: bigint, nanos: number): string {
 /** RFC 3339 with the fraction's trailing zeros dropped (Go's time.RFC3339Nano), at the given UTC offset (minutes). */
 export function timestampString(seconds: bigint, nanos: number, offset = 0): string {
   const base = new Date((Number(seconds) + offset * 60) * 1000).toISOString().slice(0, 19);
-  const zone = offset ? `${offset < 0 ? '-' : '+'}${String(Math.trunc(Math.abs(offset) / 60)).padStart(2, '0')}:${String(Math.abs(offset) % 60).padStart(2, '0')}` : 'Z';
+  const zone = offset
+    ? `${offset < 0 ? '-' : '+'}${String(Math.trunc(Math.abs(offset) / 60)).padStart(2, '0')}:${String(Math.abs(offset) % 60).padStart(2, '0')}`
+    : 'Z';
   return `${base}${nanos ? `.${String(nanos).padStart(9, '0').replace(/0+$/, '')}` : ''}${zone}`;
 }
 
@@ -306,7 +356,8 @@ function formatString(v: CelValue): string {
   if (isCelList(v)) return `[${[...v].map(formatMember).join(', ')}]`;
   if (isCelMap(v)) {
     const entries = [...v.entries()].map(([k, x]) => {
-      if (typeof k !== 'string' && typeof k !== 'boolean' && typeof k !== 'bigint' && !isCelUint(k)) throw fmtError(`no formatting function for map key of type ${typeName(k as CelValue)}`);
+      if (typeof k !== 'string' && typeof k !== 'boolean' && typeof k !== 'bigint' && !isCelUint(k))
+        throw fmtError(`no formatting function for map key of type ${typeName(k as CelValue)}`);
       return [typeof k === 'string' ? goQuote(k) : toStringValue(k as CelValue), formatMember(x)];
     });
     entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
@@ -337,7 +388,10 @@ export function format(fmt: string, args: CelList): string {
     let prec: number | undefined;
     if (fmt[j] === '.') {
       const m = /^\.(\d+)/.exec(fmt.slice(j));
-      if (!m) throw new Error('could not parse formatting clause: error while parsing precision: could not find end of precision specifier');
+      if (!m)
+        throw new Error(
+          'could not parse formatting clause: error while parsing precision: could not find end of precision specifier',
+        );
       prec = Number(m[1]);
       j += m[0].length;
     }
@@ -354,11 +408,13 @@ export function format(fmt: string, args: CelList): string {
         out += toStringValue(v);
         break;
       case 'f':
-        if (t !== 'double' && !numericString) throw fmtError(`fixed-point clause can only be used on doubles, was given ${t}`);
+        if (t !== 'double' && !numericString)
+          throw fmtError(`fixed-point clause can only be used on doubles, was given ${t}`);
         out += fixedEnUS(Number(v), prec ?? 6);
         break;
       case 'e':
-        if (t !== 'double' && !numericString) throw fmtError(`scientific clause can only be used on doubles, was given ${t}`);
+        if (t !== 'double' && !numericString)
+          throw fmtError(`scientific clause can only be used on doubles, was given ${t}`);
         out += scientificEnUS(Number(v));
         break;
       case 'b':
@@ -449,4 +505,3 @@ export const STRINGS_V2: CelFunc[] = [
   celFunc('string', [objectType('google.protobuf.Timestamp')], STRING, (x) => toStringValue(x as CelValue)),
   celFunc('string', [objectType('google.protobuf.Duration')], STRING, (x) => toStringValue(x as CelValue)),
 ];
-

@@ -26,8 +26,25 @@ export interface Expr {
     | { case: 'selectExpr'; value: { operand?: Expr; field: string; testOnly: boolean } }
     | { case: 'callExpr'; value: { target?: Expr; function: string; args: Expr[] } }
     | { case: 'listExpr'; value: { elements: Expr[]; optionalIndices?: number[] } }
-    | { case: 'structExpr'; value: { messageName: string; entries: { keyKind: { case: string | undefined; value?: unknown }; value?: Expr; optionalEntry?: boolean }[] } }
-    | { case: 'comprehensionExpr'; value: { iterVar: string; iterRange?: Expr; accuVar: string; accuInit?: Expr; loopCondition?: Expr; loopStep?: Expr; result?: Expr } }
+    | {
+        case: 'structExpr';
+        value: {
+          messageName: string;
+          entries: { keyKind: { case: string | undefined; value?: unknown }; value?: Expr; optionalEntry?: boolean }[];
+        };
+      }
+    | {
+        case: 'comprehensionExpr';
+        value: {
+          iterVar: string;
+          iterRange?: Expr;
+          accuVar: string;
+          accuInit?: Expr;
+          loopCondition?: Expr;
+          loopStep?: Expr;
+          result?: Expr;
+        };
+      }
     | { case: undefined; value?: undefined };
 }
 
@@ -83,7 +100,14 @@ function escapeLength(s: string, i: number): number {
 
 /** Scans `source` as cel-go's lexer does (see the module comment). Never throws. */
 export function scanSource(source: string): Scanned {
-  const out: Scanned = { text: source, selects: new Set(), indexes: new Set(), elements: new Map(), entries: new Map(), escaped: new Map() };
+  const out: Scanned = {
+    text: source,
+    selects: new Set(),
+    indexes: new Set(),
+    elements: new Map(),
+    entries: new Map(),
+    escaped: new Map(),
+  };
   const chars = source.split('');
   /** Open brackets: where, which, whether a `[` starts a list literal (not an index), and the current element. */
   const stack: { ch: string; at: number; list: boolean; index: number }[] = [];
@@ -143,7 +167,8 @@ export function scanSource(source: string): Scanned {
       continue;
     }
     // a backquoted field name after `.` or `.?` (cel-go's ESC_IDENTIFIER); elsewhere the parser refuses the backquote
-    const escaped = c === '`' && (last === '.' || afterOptionalDot) ? /^`([A-Za-z0-9_.\-/ ]+)`/.exec(source.slice(i)) : null;
+    const escaped =
+      c === '`' && (last === '.' || afterOptionalDot) ? /^`([A-Za-z0-9_.\-/ ]+)`/.exec(source.slice(i)) : null;
     if (escaped) {
       const standIn = standInFor(escaped[0].length, source, out.escaped);
       if (standIn) {
@@ -255,23 +280,48 @@ export function markOptionals(root: Expr, scanned: Scanned, positions: Map<bigin
   let maxId = 0n;
   for (const id of positions.keys()) if (id > maxId) maxId = id;
   const nextId = () => ++maxId;
-  if (!scanned.selects.size && !scanned.indexes.size && !scanned.elements.size && !scanned.entries.size && !scanned.escaped.size) return nextId;
+  if (
+    !scanned.selects.size &&
+    !scanned.indexes.size &&
+    !scanned.elements.size &&
+    !scanned.entries.size &&
+    !scanned.escaped.size
+  )
+    return nextId;
   const stack: Expr[] = [root];
   while (stack.length) {
     const e = stack.pop()! as Mutable<Expr>;
     const at = positions.get(e.id);
     const k = e.exprKind;
     // a backquoted field name's selection gets its name back
-    if (k.case === 'selectExpr' && scanned.escaped.has(k.value.field)) (k.value as { field: string }).field = scanned.escaped.get(k.value.field)!;
-    if (k.case === 'selectExpr' && at !== undefined && scanned.selects.has(at) && k.value.operand && !k.value.testOnly) {
+    if (k.case === 'selectExpr' && scanned.escaped.has(k.value.field))
+      (k.value as { field: string }).field = scanned.escaped.get(k.value.field)!;
+    if (
+      k.case === 'selectExpr' &&
+      at !== undefined &&
+      scanned.selects.has(at) &&
+      k.value.operand &&
+      !k.value.testOnly
+    ) {
       const id = nextId();
       positions.set(id, at);
-      const field: Expr = { id, exprKind: { case: 'constExpr', value: { constantKind: { case: 'stringValue', value: k.value.field } } } };
+      const field: Expr = {
+        id,
+        exprKind: { case: 'constExpr', value: { constantKind: { case: 'stringValue', value: k.value.field } } },
+      };
       e.exprKind = { case: 'callExpr', value: { function: '_?._', args: [k.value.operand, field] } };
-    } else if (k.case === 'callExpr' && k.value.function === '_[_]' && !k.value.target && at !== undefined && scanned.indexes.has(at)) {
+    } else if (
+      k.case === 'callExpr' &&
+      k.value.function === '_[_]' &&
+      !k.value.target &&
+      at !== undefined &&
+      scanned.indexes.has(at)
+    ) {
       e.exprKind = { case: 'callExpr', value: { function: '_[?_]', args: k.value.args } };
     } else if (k.case === 'listExpr' && at !== undefined && scanned.elements.has(at)) {
-      (k.value as { optionalIndices?: number[] }).optionalIndices = [...scanned.elements.get(at)!].sort((a, b) => a - b);
+      (k.value as { optionalIndices?: number[] }).optionalIndices = [...scanned.elements.get(at)!].sort(
+        (a, b) => a - b,
+      );
     } else if (k.case === 'structExpr' && at !== undefined && scanned.entries.has(at)) {
       for (const i of scanned.entries.get(at)!) {
         const entry = k.value.entries[i] as { optionalEntry?: boolean } | undefined;
@@ -282,8 +332,18 @@ export function markOptionals(root: Expr, scanned: Scanned, positions: Map<bigin
     if (kk.case === 'callExpr') stack.push(...(kk.value.target ? [kk.value.target] : []), ...kk.value.args);
     else if (kk.case === 'selectExpr' && kk.value.operand) stack.push(kk.value.operand);
     else if (kk.case === 'listExpr') stack.push(...kk.value.elements);
-    else if (kk.case === 'structExpr') for (const x of kk.value.entries) stack.push(...(x.keyKind.case === 'mapKey' ? [x.keyKind.value as Expr] : []), ...(x.value ? [x.value] : []));
-    else if (kk.case === 'comprehensionExpr') for (const x of [kk.value.iterRange, kk.value.accuInit, kk.value.loopCondition, kk.value.loopStep, kk.value.result]) if (x) stack.push(x);
+    else if (kk.case === 'structExpr')
+      for (const x of kk.value.entries)
+        stack.push(...(x.keyKind.case === 'mapKey' ? [x.keyKind.value as Expr] : []), ...(x.value ? [x.value] : []));
+    else if (kk.case === 'comprehensionExpr')
+      for (const x of [
+        kk.value.iterRange,
+        kk.value.accuInit,
+        kk.value.loopCondition,
+        kk.value.loopStep,
+        kk.value.result,
+      ])
+        if (x) stack.push(x);
   }
   return nextId;
 }

@@ -30,7 +30,8 @@ export const T = {
   type: { kind: 'type' } as CelT,
   list: (elem: CelT, max?: number): CelT => ({ kind: 'list', elem, max }),
   map: (key: CelT, value: CelT, max?: number): CelT => ({ kind: 'map', key, value, max }),
-  opaque: (name: string, params?: CelT[]): CelT => (params ? { kind: 'opaque', name, params } : { kind: 'opaque', name }),
+  opaque: (name: string, params?: CelT[]): CelT =>
+    params ? { kind: 'opaque', name, params } : { kind: 'opaque', name },
   /** `optional_type(T)`: optional selections and indexes, `optionalOldSelf`, `optional.of(x)`. */
   optional: (elem: CelT): CelT => ({ kind: 'opaque', name: 'optional_type', params: [elem] }),
 };
@@ -96,7 +97,29 @@ export interface ValidationRule {
 export const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
 
 /** CEL's reserved words, which the API server spells `__word__` as field names. */
-export const RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+export const RESERVED = new Set([
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
+]);
 
 /**
  * The name a property has in CEL (apiserver's cel.Escape): reserved words become `__word__`,
@@ -106,14 +129,19 @@ export const RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', '
 export function escapeProperty(name: string): string | undefined {
   if (RESERVED.has(name)) return `__${name}__`;
   if (!/^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$/.test(name)) return undefined;
-  return name.replace(/__|\.|-|\//g, (m) => (m === '__' ? '__underscores__' : m === '.' ? '__dot__' : m === '-' ? '__dash__' : '__slash__'));
+  return name.replace(/__|\.|-|\//g, (m) =>
+    m === '__' ? '__underscores__' : m === '.' ? '__dot__' : m === '-' ? '__dash__' : '__slash__',
+  );
 }
 
 /** The property a CEL field name stands for (the inverse of {@link escapeProperty}). */
 export function unescapeProperty(name: string): string {
   const m = /^__(\w+)__$/.exec(name);
   if (m && RESERVED.has(m[1])) return m[1];
-  return name.replace(/__(underscores|dot|dash|slash)__/g, (_, w: string) => ({ underscores: '__', dot: '.', dash: '-', slash: '/' })[w] ?? w);
+  return name.replace(
+    /__(underscores|dot|dash|slash)__/g,
+    (_, w: string) => ({ underscores: '__', dot: '.', dash: '-', slash: '/' })[w] ?? w,
+  );
 }
 
 /** Smallest serialized size of a value of the type (apiserver's MinSerializedSize), for unbounded estimates. */
@@ -160,10 +188,17 @@ export function schemaType(s: RuleSchema, isRoot = false): CelT | undefined {
     }
     case 'object': {
       if (typeof s.additionalProperties === 'object') {
-        const value = schemaType(s.additionalProperties, s.additionalProperties['x-kubernetes-embedded-resource'] === true);
+        const value = schemaType(
+          s.additionalProperties,
+          s.additionalProperties['x-kubernetes-embedded-resource'] === true,
+        );
         if (!value) return undefined;
         // an entry is at least `"":` plus the value and a comma (apiserver: minSize + 6)
-        return T.map(T.string, value, s.maxProperties ?? Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (minSize(value) + 6)));
+        return T.map(
+          T.string,
+          value,
+          s.maxProperties ?? Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (minSize(value) + 6)),
+        );
       }
       const fields = new Map<string, CelT>();
       for (const [name, prop] of Object.entries(s.properties ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -229,7 +264,7 @@ const NAME_MAX_LENGTH = 253;
 /** A map's key: a string the estimator has no bound for (it reports 0, as the server's shared string type does). */
 const MAP_KEY: Decl = { kind: 'string', maxElements: 0, minSize: 2 };
 
-const nonNegative = (n: number) => (n < 0 ? 0 : n);
+const nonNegative = (n: number) => Math.max(n, 0);
 
 /**
  * The schema a resource root is typed from: `kind`, `apiVersion` and `metadata` with only `name`
@@ -239,15 +274,32 @@ const nonNegative = (n: number) => (n < 0 ? 0 : n);
 function withTypeAndObjectMeta(s: RuleSchema): RuleSchema {
   const p = s.properties;
   const meta = p?.metadata;
-  if (p?.kind?.type === 'string' && p.apiVersion?.type === 'string' && meta?.type === 'object' && meta.properties && meta.properties.name?.type === 'string' && meta.properties.generateName?.type === 'string') return s;
-  const capped = (existing: RuleSchema | undefined, max: number): RuleSchema => ({ type: 'string', maxLength: existing?.maxLength !== undefined && existing.maxLength < max ? existing.maxLength : max });
+  if (
+    p?.kind?.type === 'string' &&
+    p.apiVersion?.type === 'string' &&
+    meta?.type === 'object' &&
+    meta.properties &&
+    meta.properties.name?.type === 'string' &&
+    meta.properties.generateName?.type === 'string'
+  )
+    return s;
+  const capped = (existing: RuleSchema | undefined, max: number): RuleSchema => ({
+    type: 'string',
+    maxLength: existing?.maxLength !== undefined && existing.maxLength < max ? existing.maxLength : max,
+  });
   return {
     ...s,
     properties: {
       ...p,
       kind: { type: 'string' },
       apiVersion: { type: 'string' },
-      metadata: { type: 'object', properties: { name: capped(meta?.properties?.name, NAME_MAX_LENGTH), generateName: capped(meta?.properties?.generateName, NAME_MAX_LENGTH - 1) } },
+      metadata: {
+        type: 'object',
+        properties: {
+          name: capped(meta?.properties?.name, NAME_MAX_LENGTH),
+          generateName: capped(meta?.properties?.generateName, NAME_MAX_LENGTH - 1),
+        },
+      },
     },
   };
 }
@@ -258,7 +310,11 @@ function withTypeAndObjectMeta(s: RuleSchema): RuleSchema {
  */
 export function schemaDecl(s: RuleSchema, isRoot = false): Decl | undefined {
   if (s['x-kubernetes-int-or-string']) {
-    return { kind: 'dyn', minSize: 1, maxElements: s.maxLength !== undefined ? nonNegative(s.maxLength) * 4 : REQUEST_BYTES - 2 };
+    return {
+      kind: 'dyn',
+      minSize: 1,
+      maxElements: s.maxLength !== undefined ? nonNegative(s.maxLength) * 4 : REQUEST_BYTES - 2,
+    };
   }
   if (isRoot) s = withTypeAndObjectMeta(s);
   switch (s.type) {
@@ -267,7 +323,8 @@ export function schemaDecl(s: RuleSchema, isRoot = false): Decl | undefined {
       const elem = schemaDecl(s.items, s.items['x-kubernetes-embedded-resource'] === true);
       if (!elem) return undefined;
       // unbounded: as many of the smallest items (and a comma each) as fit between [ and ]
-      const maxElements = s.maxItems !== undefined ? nonNegative(s.maxItems) : Math.floor((REQUEST_BYTES - 2) / (elem.minSize + 1));
+      const maxElements =
+        s.maxItems !== undefined ? nonNegative(s.maxItems) : Math.floor((REQUEST_BYTES - 2) / (elem.minSize + 1));
       return { kind: 'list', elem, maxElements, minSize: 2 };
     }
     case 'object': {
@@ -276,7 +333,10 @@ export function schemaDecl(s: RuleSchema, isRoot = false): Decl | undefined {
         const elem = schemaDecl(ap, ap['x-kubernetes-embedded-resource'] === true);
         if (!elem) return undefined;
         // unbounded: entries of the smallest value with a one-character key ("k":v,) between { and }
-        const maxElements = s.maxProperties !== undefined ? nonNegative(s.maxProperties) : Math.floor((REQUEST_BYTES - 2) / (elem.minSize + 6));
+        const maxElements =
+          s.maxProperties !== undefined
+            ? nonNegative(s.maxProperties)
+            : Math.floor((REQUEST_BYTES - 2) / (elem.minSize + 6));
         return { kind: 'map', key: MAP_KEY, elem, maxElements, minSize: 2 };
       }
       const required = new Set(s.required ?? []);
@@ -288,14 +348,19 @@ export function schemaDecl(s: RuleSchema, isRoot = false): Decl | undefined {
         const escaped = escapeProperty(name);
         if (escaped) fields.set(escaped, ft);
         // a required field without a default is always written: "name": value and a comma
-        if (required.has(name) && (prop.default === undefined || prop.default === null)) minSize += Buffer.byteLength(name) + ft.minSize + 4;
+        if (required.has(name) && (prop.default === undefined || prop.default === null))
+          minSize += Buffer.byteLength(name) + ft.minSize + 4;
       }
       return { kind: 'object', fields, maxElements: 0, minSize };
     }
     case 'string':
       switch (s.format) {
         case 'byte':
-          return { kind: 'bytes', minSize: 2, maxElements: s.maxLength !== undefined ? nonNegative(s.maxLength) : REQUEST_BYTES - 2 };
+          return {
+            kind: 'bytes',
+            minSize: 2,
+            maxElements: s.maxLength !== undefined ? nonNegative(s.maxLength) : REQUEST_BYTES - 2,
+          };
         case 'duration':
           return { kind: 'duration', minSize: 3, maxElements: MAX_DURATION_JSON };
         case 'date':
@@ -306,7 +371,8 @@ export function schemaDecl(s: RuleSchema, isRoot = false): Decl | undefined {
           // maxLength counts code points; the estimator sizes bytes, up to 4 per code point
           let maxElements = REQUEST_BYTES - 2;
           if (s.maxLength !== undefined) maxElements = nonNegative(s.maxLength) * 4;
-          else if (s.enum?.length) maxElements = Math.max(0, ...s.enum.map((e) => (typeof e === 'string' ? Buffer.byteLength(e) : 0)));
+          else if (s.enum?.length)
+            maxElements = Math.max(0, ...s.enum.map((e) => (typeof e === 'string' ? Buffer.byteLength(e) : 0)));
           return { kind: 'string', minSize: 2, maxElements };
         }
       }

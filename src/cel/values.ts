@@ -8,7 +8,18 @@
  * operand's kind decides. The side tables are weak maps keyed by the CEL list and map objects,
  * which @bufbuild/cel passes through unchanged.
  */
-import { celList, celMap, celUint, isCelList, isCelMap, isCelType, isCelUint, type CelList, type CelMap, type CelValue } from '@bufbuild/cel';
+import {
+  celList,
+  celMap,
+  celUint,
+  isCelList,
+  isCelMap,
+  isCelType,
+  isCelUint,
+  type CelList,
+  type CelMap,
+  type CelValue,
+} from '@bufbuild/cel';
 import { create, isMessage } from '@bufbuild/protobuf';
 import { isReflectMessage } from '@bufbuild/protobuf/reflect';
 import { DurationSchema, TimestampSchema } from '@bufbuild/protobuf/wkt';
@@ -32,7 +43,8 @@ export function typedList(items: unknown[], info: ListInfo): CelList {
   return l;
 }
 
-export const listInfo = (l: unknown): ListInfo | undefined => (typeof l === 'object' && l !== null ? LISTS.get(l) : undefined);
+export const listInfo = (l: unknown): ListInfo | undefined =>
+  typeof l === 'object' && l !== null ? LISTS.get(l) : undefined;
 
 /**
  * An object value: `fields` (its declared properties as CEL values, by escaped name), and the
@@ -40,7 +52,11 @@ export const listInfo = (l: unknown): ListInfo | undefined => (typeof l === 'obj
  * preserve-unknown-fields, compare as JSON; map-list keys are read from the JSON, as the API
  * server reads them, so keys whose names CEL cannot spell still count).
  */
-export function objectValue(fields: Record<string, unknown>, json?: Record<string, unknown>, known?: ReadonlySet<string>): CelMap {
+export function objectValue(
+  fields: Record<string, unknown>,
+  json?: Record<string, unknown>,
+  known?: ReadonlySet<string>,
+): CelMap {
   const m = celMap(new Map(Object.entries(fields)) as never);
   if (json) RAW.set(m, { json, known: known ?? new Set(Object.keys(json)) });
   return m;
@@ -95,8 +111,13 @@ export function timestampFromText(text: string) {
   if (!m) return undefined;
   const ms = Date.parse(`${m[1]}T${m[2]}${m[4].toUpperCase()}`);
   if (Number.isNaN(ms)) return undefined;
-  const t = create(TimestampSchema, { seconds: BigInt(Math.floor(ms / 1000)), nanos: Number((m[3] ?? '').slice(0, 9).padEnd(9, '0')) });
-  const offset = /^[Zz]$/.test(m[4]) ? 0 : (m[4][0] === '-' ? -1 : 1) * (Number(m[4].slice(1, 3)) * 60 + Number(m[4].slice(4, 6)));
+  const t = create(TimestampSchema, {
+    seconds: BigInt(Math.floor(ms / 1000)),
+    nanos: Number((m[3] ?? '').slice(0, 9).padEnd(9, '0')),
+  });
+  const offset = /^[Zz]$/.test(m[4])
+    ? 0
+    : (m[4][0] === '-' ? -1 : 1) * (Number(m[4].slice(1, 3)) * 60 + Number(m[4].slice(4, 6)));
   if (offset) OFFSETS.set(t, offset);
   return t;
 }
@@ -159,11 +180,17 @@ export function compareValues(a: unknown, b: unknown): number {
 
 function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
   if (a && b && typeof a === 'object' && typeof b === 'object') {
     const ka = Object.keys(a);
     const kb = Object.keys(b);
-    return ka.length === kb.length && ka.every((k) => k in (b as object) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+    return (
+      ka.length === kb.length &&
+      ka.every(
+        (k) => k in (b as object) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+      )
+    );
   }
   return false;
 }
@@ -191,13 +218,23 @@ export function celEquals(a: unknown, b: unknown): boolean {
   if (a === b) return typeof a !== 'number' || !Number.isNaN(a);
   const x = numOf(a);
   const y = numOf(b);
-  if (x !== undefined || y !== undefined) return x !== undefined && y !== undefined && compareNumbers(x, y) === 0 && !Number.isNaN(Number(x)) && !Number.isNaN(Number(y));
+  if (x !== undefined || y !== undefined)
+    return (
+      x !== undefined &&
+      y !== undefined &&
+      compareNumbers(x, y) === 0 &&
+      !Number.isNaN(Number(x)) &&
+      !Number.isNaN(Number(y))
+    );
   if (isCelList(a)) {
     if (!isCelList(b) || a.size !== b.size) return false;
     const info = LISTS.get(a)?.semantics;
     const left = [...a];
     const right = [...b];
-    if (info?.type === 'set') return right.every((r) => left.some((l) => celEquals(l, r))) && left.every((l) => right.some((r) => celEquals(l, r)));
+    if (info?.type === 'set')
+      return (
+        right.every((r) => left.some((l) => celEquals(l, r))) && left.every((l) => right.some((r) => celEquals(l, r)))
+      );
     if (info?.type === 'map') {
       return right.every((r) => {
         const l = left.find((e) => sameKeys(e, r, info.keys));

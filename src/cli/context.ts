@@ -11,7 +11,10 @@ export interface CliContext extends CommandIo {
 
 /** A usage mistake (bad flag value, missing argument): printed without a stack, exit 1. */
 export class UsageError extends Error {
-  constructor(message: string, readonly hint?: string) {
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
     super(message);
     this.name = 'UsageError';
   }

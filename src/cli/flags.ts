@@ -77,7 +77,10 @@ function parseBool(flag: string) {
     const v = value.toLowerCase();
     if (['true', '1', 't', 'yes', 'y'].includes(v)) return true;
     if (['false', '0', 'f', 'no', 'n'].includes(v)) return false;
-    throw new UsageError(`invalid value "${value}" for --${flag}: expected true or false`, `e.g. --${flag}=false, or --no-${flag}`);
+    throw new UsageError(
+      `invalid value "${value}" for --${flag}: expected true or false`,
+      `e.g. --${flag}=false, or --no-${flag}`,
+    );
   };
 }
 
@@ -135,4 +138,3 @@ export function flagValues<T extends FlagTable>(table: T, opts: Readonly<Record<
   // Each entry was read by its declared type just above: this is the one place that says so.
   return out as FlagValues<T>;
 }
-

@@ -114,10 +114,19 @@ export async function run(argv: readonly string[], ctx: CliContext = defaultCont
     streamFailure = undefined;
     if (lost.stream === 'stdout')
       ctx.err(
-        formatDiagnostics([error('KF1105', `standard output could not be written (${lost.error.message}): what the command printed there is lost; its work on disk is as it left it`, { hint: systemErrorHint(lost.error as SystemError) })], {
-          color: ctx.color,
-          cwd: ctx.cwd,
-        }),
+        formatDiagnostics(
+          [
+            error(
+              'KF1105',
+              `standard output could not be written (${lost.error.message}): what the command printed there is lost; its work on disk is as it left it`,
+              { hint: systemErrorHint(lost.error as SystemError) },
+            ),
+          ],
+          {
+            color: ctx.color,
+            cwd: ctx.cwd,
+          },
+        ),
       );
     code ||= 1;
   }
@@ -156,7 +165,12 @@ function reportError(e: unknown, ctx: CliContext): number {
   if (isSystemError(e)) {
     // A file-system failure no command foresaw (a full disk, a file where a folder should be):
     // still a code, the path and what to do; the stack only with KUBEFORGE_DEBUG.
-    ctx.err(formatDiagnostics([error('KF1105', e.message, { ...(e.path && { file: e.path }), hint: systemErrorHint(e) })], { color: ctx.color, cwd: ctx.cwd }));
+    ctx.err(
+      formatDiagnostics([error('KF1105', e.message, { ...(e.path && { file: e.path }), hint: systemErrorHint(e) })], {
+        color: ctx.color,
+        cwd: ctx.cwd,
+      }),
+    );
     if (process.env.KUBEFORGE_DEBUG) ctx.err(`${e.stack}\n`);
     return 1;
   }

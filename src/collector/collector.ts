@@ -84,7 +84,9 @@ export class MarkerCollector {
   classify(decl: ts.ClassDeclaration): ClassKind {
     let kind = this.classKinds.get(decl);
     if (kind) return kind;
-    const decorated = (ts.getDecorators(decl) ?? []).map((d) => this.markerNameOf(ts.isCallExpression(d.expression) ? d.expression.expression : d.expression));
+    const decorated = (ts.getDecorators(decl) ?? []).map((d) =>
+      this.markerNameOf(ts.isCallExpression(d.expression) ? d.expression.expression : d.expression),
+    );
     const isRoot = decorated.includes('Root');
     kind = { isRoot, isKind: isRoot && looksLikeKind(decl) };
     this.classKinds.set(decl, kind);
@@ -99,7 +101,11 @@ export class MarkerCollector {
   classMarkers(decl: ts.ClassDeclaration): MarkerValue[] {
     const { isKind } = this.classify(decl);
     const className = decl.name?.text ?? '(anonymous class)';
-    return this.decoratorMarkers(decl, isKind ? ['kind', 'type', 'class'] : ['type', 'class'], isKind ? `Kind ${className}` : `class ${className}`);
+    return this.decoratorMarkers(
+      decl,
+      isKind ? ['kind', 'type', 'class'] : ['type', 'class'],
+      isKind ? `Kind ${className}` : `class ${className}`,
+    );
   }
 
   /**
@@ -123,22 +129,45 @@ export class MarkerCollector {
       const name = this.markerNameOf(callee);
       if (!name) {
         if (ts.isIdentifier(callee) && getMarkerDefinition(callee.text) && !this.checker.getSymbolAtLocation(callee)) {
-          this.report('KF2012', `@${callee.text} on ${placeName} is not imported`, dec, `add ${callee.text} to the import from 'kubeforge/markers'`);
+          this.report(
+            'KF2012',
+            `@${callee.text} on ${placeName} is not imported`,
+            dec,
+            `add ${callee.text} to the import from 'kubeforge/markers'`,
+          );
         }
         continue;
       }
       const def = getMarkerDefinition(name);
       if (!def || def.targets.includes('package')) {
-        const guess = closest(name, MARKER_DEFINITIONS.filter((d) => !d.targets.includes('package')).map((d) => d.name));
-        this.report('KF2001', `unknown marker @${name} on ${placeName}`, dec, `${guess ? `did you mean @${guess}? ` : ''}kubeforge/markers exports no decorator named ${name}; see the markers reference in docs/markers.md`);
+        const guess = closest(
+          name,
+          MARKER_DEFINITIONS.filter((d) => !d.targets.includes('package')).map((d) => d.name),
+        );
+        this.report(
+          'KF2001',
+          `unknown marker @${name} on ${placeName}`,
+          dec,
+          `${guess ? `did you mean @${guess}? ` : ''}kubeforge/markers exports no decorator named ${name}; see the markers reference in docs/markers.md`,
+        );
         continue;
       }
       if (!isCall) {
-        this.report('KF2004', `@${name} on ${placeName} must be called: write @${name}(${def.args.shape === 'none' ? '' : '...'})`, dec, `decorators from kubeforge/markers are factories: @${name}()`);
+        this.report(
+          'KF2004',
+          `@${name} on ${placeName} must be called: write @${name}(${def.args.shape === 'none' ? '' : '...'})`,
+          dec,
+          `decorators from kubeforge/markers are factories: @${name}()`,
+        );
         continue;
       }
       if (!def.targets.some((t) => allowed.includes(t))) {
-        this.report('KF2002', `@${name} cannot be used on ${placeName}: it belongs on ${describeTargets(def.targets)}`, dec, `move @${name} to ${describeTargets(def.targets)} or remove it`);
+        this.report(
+          'KF2002',
+          `@${name} cannot be used on ${placeName}: it belongs on ${describeTargets(def.targets)}`,
+          dec,
+          `move @${name} to ${describeTargets(def.targets)} or remove it`,
+        );
         continue;
       }
       const args = this.validateCall(def, (expr as ts.CallExpression).arguments, expr, placeName);
@@ -155,7 +184,14 @@ export class MarkerCollector {
     for (let i = 0; i < list.length; i++) {
       const m = list[i];
       if (seen.has(m.name) && !m.def.repeatable) {
-        this.reporter.report(error('KF2008', `@${m.name} is given more than once on ${placeName}`, { file: m.file, line: m.line, column: m.column, hint: `keep one @${m.name}` }));
+        this.reporter.report(
+          error('KF2008', `@${m.name} is given more than once on ${placeName}`, {
+            file: m.file,
+            line: m.line,
+            column: m.column,
+            hint: `keep one @${m.name}`,
+          }),
+        );
         list.splice(i, 1);
         i--;
       }
@@ -164,7 +200,11 @@ export class MarkerCollector {
   }
 
   /** Description and JSDoc-tag markers of a declaration (cached). Tags are markers only where `tagMarkers` is set. */
-  jsDoc(node: ts.Node, allowed: readonly MarkerTarget[] | undefined, placeName: string): { description?: string; markers: MarkerValue[] } {
+  jsDoc(
+    node: ts.Node,
+    allowed: readonly MarkerTarget[] | undefined,
+    placeName: string,
+  ): { description?: string; markers: MarkerValue[] } {
     const cached = this.jsDocCache.get(node);
     if (cached) return cached;
     const result: { description?: string; markers: MarkerValue[] } = { markers: [] };
@@ -186,7 +226,11 @@ export class MarkerCollector {
         }
         const def = markerForJsDocTag(tagName);
         if (!def) continue;
-        const loc: Location = { file: sf.fileName, line: startLine + tag.line + 1, column: (tag.line === 0 ? startCol : 0) + tag.column + 1 };
+        const loc: Location = {
+          file: sf.fileName,
+          line: startLine + tag.line + 1,
+          column: (tag.line === 0 ? startCol : 0) + tag.column + 1,
+        };
         if (!allowed) {
           // Classes and their fields take decorators; a marker tag there would be silently lost.
           this.reporter.report({
@@ -199,11 +243,18 @@ export class MarkerCollector {
           continue;
         }
         if (!def.targets.some((t) => allowed.includes(t))) {
-          this.reporter.report(error('KF2002', `@${tagName} cannot be used on ${placeName}: it belongs on ${describeTargets(def.targets)}`, { ...loc, hint: `move the tag or remove it` }));
+          this.reporter.report(
+            error(
+              'KF2002',
+              `@${tagName} cannot be used on ${placeName}: it belongs on ${describeTargets(def.targets)}`,
+              { ...loc, hint: `move the tag or remove it` },
+            ),
+          );
           continue;
         }
         const value = this.jsDocArgs(def, tagName, text, loc, placeName);
-        if (value.ok) result.markers.push({ name: def.name, def, args: value.value, source: 'jsdoc', ...loc } as MarkerValue);
+        if (value.ok)
+          result.markers.push({ name: def.name, def, args: value.value, source: 'jsdoc', ...loc } as MarkerValue);
       }
       this.checkRepeats(result.markers, placeName);
     }
@@ -211,7 +262,13 @@ export class MarkerCollector {
     return result;
   }
 
-  private jsDocArgs(def: MarkerDefinition, tag: string, text: string, loc: Location, placeName: string): { ok: true; value: unknown } | { ok: false } {
+  private jsDocArgs(
+    def: MarkerDefinition,
+    tag: string,
+    text: string,
+    loc: Location,
+    placeName: string,
+  ): { ok: true; value: unknown } | { ok: false } {
     const fail = (msg: string, hint: string) => {
       this.reporter.report(error('KF2011', `@${tag} on ${placeName}: ${msg}`, { ...loc, hint }));
       return { ok: false as const };
@@ -232,7 +289,8 @@ export class MarkerCollector {
       } catch {
         if (shape.shape === 'variadic' && shape.arg.type === 'string' && /^[\w.-]+$/.test(trimmed)) raw = [trimmed];
         else if (shape.shape === 'value' && shape.arg.type === 'json' && !/^[[{"]/.test(trimmed)) raw = trimmed;
-        else return fail(`cannot parse '${trimmed}' as JSON`, `write the value as JSON, e.g. @${tag} ${exampleFor(def)}`);
+        else
+          return fail(`cannot parse '${trimmed}' as JSON`, `write the value as JSON, e.g. @${tag} ${exampleFor(def)}`);
       }
     }
     if (shape.shape === 'variadic') {
@@ -250,38 +308,71 @@ export class MarkerCollector {
       return { ok: true, value: raw };
     }
     // object
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fail('expects a JSON object', `write @${tag} ${exampleFor(def)}`);
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+      return fail('expects a JSON object', `write @${tag} ${exampleFor(def)}`);
     const problems = checkObjectFields(shape.fields, raw as Record<string, unknown>);
     if (problems.length) return fail(problems.join('; '), `write @${tag} ${exampleFor(def)}`);
     return { ok: true, value: raw };
   }
 
-  validateCall(def: MarkerDefinition, args: ts.NodeArray<ts.Expression>, call: ts.CallExpression, placeName: string): { ok: true; value: unknown } | { ok: false } {
+  validateCall(
+    def: MarkerDefinition,
+    args: ts.NodeArray<ts.Expression>,
+    call: ts.CallExpression,
+    placeName: string,
+  ): { ok: true; value: unknown } | { ok: false } {
     const shape = def.args;
     const bad = (code: string, msg: string, node: ts.Node, hint: string) => {
       this.report(code, `@${def.name} on ${placeName}: ${msg}`, node, hint);
       return { ok: false as const };
     };
     const spread = args.find((a) => ts.isSpreadElement(a));
-    if (spread) return bad('KF2003', 'spread arguments cannot be read statically', spread, 'write the values out as literals');
+    if (spread)
+      return bad('KF2003', 'spread arguments cannot be read statically', spread, 'write the values out as literals');
     if (shape.shape === 'none') {
-      if (args.length > 0) return bad('KF2004', `takes no argument, found ${args.length}`, args[0], `write @${def.name}()`);
+      if (args.length > 0)
+        return bad('KF2004', `takes no argument, found ${args.length}`, args[0], `write @${def.name}()`);
       return { ok: true, value: undefined };
     }
     if (shape.shape === 'value') {
-      if (args.length !== 1) return bad('KF2004', `takes exactly one argument (${shape.label}), found ${args.length}`, args[0] ?? call, `write @${def.name}(${exampleFor(def)})`);
+      if (args.length !== 1)
+        return bad(
+          'KF2004',
+          `takes exactly one argument (${shape.label}), found ${args.length}`,
+          args[0] ?? call,
+          `write @${def.name}(${exampleFor(def)})`,
+        );
       const v = this.evaluate(args[0]);
-      if (!v.ok) return bad('KF2003', `argument ${shape.label} is not a literal: ${v.what}`, v.node, 'marker arguments must be literals or references to const literals');
+      if (!v.ok)
+        return bad(
+          'KF2003',
+          `argument ${shape.label} is not a literal: ${v.what}`,
+          v.node,
+          'marker arguments must be literals or references to const literals',
+        );
       const err = checkArgType(shape.arg, v.value);
-      if (err) return bad('KF2007', `argument ${shape.label}: ${err}`, args[0], `write @${def.name}(${exampleFor(def)})`);
+      if (err)
+        return bad('KF2007', `argument ${shape.label}: ${err}`, args[0], `write @${def.name}(${exampleFor(def)})`);
       return { ok: true, value: v.value };
     }
     if (shape.shape === 'variadic') {
-      if (args.length === 0) return bad('KF2004', `needs at least one argument (${shape.label})`, call, `write @${def.name}(${exampleFor(def)})`);
+      if (args.length === 0)
+        return bad(
+          'KF2004',
+          `needs at least one argument (${shape.label})`,
+          call,
+          `write @${def.name}(${exampleFor(def)})`,
+        );
       const values: unknown[] = [];
       for (const a of args) {
         const v = this.evaluate(a);
-        if (!v.ok) return bad('KF2003', `argument is not a literal: ${v.what}`, v.node, 'marker arguments must be literals or references to const literals');
+        if (!v.ok)
+          return bad(
+            'KF2003',
+            `argument is not a literal: ${v.what}`,
+            v.node,
+            'marker arguments must be literals or references to const literals',
+          );
         const err = checkArgType(shape.arg, v.value);
         if (err) return bad('KF2007', `${shape.label}: ${err}`, a, `write @${def.name}(${exampleFor(def)})`);
         values.push(v.value);
@@ -292,9 +383,20 @@ export class MarkerCollector {
     if (args.length === 0) {
       if (shape.optional) return { ok: true, value: {} };
       const required = shape.fields.filter((x) => x.required).map((x) => x.name);
-      return bad('KF2006', `missing its options object${required.length ? ` (required: ${required.join(', ')})` : ''}`, call, `write @${def.name}(${exampleFor(def)})`);
+      return bad(
+        'KF2006',
+        `missing its options object${required.length ? ` (required: ${required.join(', ')})` : ''}`,
+        call,
+        `write @${def.name}(${exampleFor(def)})`,
+      );
     }
-    if (args.length > 1) return bad('KF2004', `takes one options object, found ${args.length} arguments`, args[1], `write @${def.name}(${exampleFor(def)})`);
+    if (args.length > 1)
+      return bad(
+        'KF2004',
+        `takes one options object, found ${args.length} arguments`,
+        args[1],
+        `write @${def.name}(${exampleFor(def)})`,
+      );
     const arg = unwrap(args[0]);
     const known = new Set(shape.fields.map((x) => x.name));
     let okAll = true;
@@ -304,29 +406,49 @@ export class MarkerCollector {
         const pname = p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? p.name.text : undefined;
         if (pname !== undefined && !known.has(pname)) {
           const close = closest(pname, [...known]);
-          this.report('KF2005', `@${def.name} on ${placeName}: unknown argument '${pname}'`, p, `${close ? `did you mean '${close}'? ` : ''}known arguments: ${[...known].join(', ')}`);
+          this.report(
+            'KF2005',
+            `@${def.name} on ${placeName}: unknown argument '${pname}'`,
+            p,
+            `${close ? `did you mean '${close}'? ` : ''}known arguments: ${[...known].join(', ')}`,
+          );
           okAll = false;
         }
       }
     }
     const v = this.evaluate(arg);
-    if (!v.ok) return bad('KF2003', `argument is not a literal: ${v.what}`, v.node, 'marker arguments must be literals or references to const literals');
+    if (!v.ok)
+      return bad(
+        'KF2003',
+        `argument is not a literal: ${v.what}`,
+        v.node,
+        'marker arguments must be literals or references to const literals',
+      );
     if (!okAll) return { ok: false };
-    if (v.value === null || typeof v.value !== 'object' || Array.isArray(v.value)) return bad('KF2007', 'expects an options object', arg, `write @${def.name}(${exampleFor(def)})`);
+    if (v.value === null || typeof v.value !== 'object' || Array.isArray(v.value))
+      return bad('KF2007', 'expects an options object', arg, `write @${def.name}(${exampleFor(def)})`);
     const obj = v.value as Record<string, unknown>;
     const problems: { code: string; msg: string; node: ts.Node }[] = [];
     for (const field of shape.fields) {
       if (obj[field.name] === undefined) {
-        if (field.required) problems.push({ code: 'KF2006', msg: `missing required argument '${field.name}'`, node: arg });
+        if (field.required)
+          problems.push({ code: 'KF2006', msg: `missing required argument '${field.name}'`, node: arg });
         continue;
       }
       const err = checkArgType(field.arg, obj[field.name]);
-      if (err) problems.push({ code: 'KF2007', msg: `argument '${field.name}': ${err}`, node: propertyNode(arg, field.name) ?? arg });
+      if (err)
+        problems.push({
+          code: 'KF2007',
+          msg: `argument '${field.name}': ${err}`,
+          node: propertyNode(arg, field.name) ?? arg,
+        });
     }
     for (const key of Object.keys(obj)) {
-      if (!known.has(key) && !ts.isObjectLiteralExpression(arg)) problems.push({ code: 'KF2005', msg: `unknown argument '${key}'`, node: arg });
+      if (!known.has(key) && !ts.isObjectLiteralExpression(arg))
+        problems.push({ code: 'KF2005', msg: `unknown argument '${key}'`, node: arg });
     }
-    for (const p of problems) this.report(p.code, `@${def.name} on ${placeName}: ${p.msg}`, p.node, `write @${def.name}(${exampleFor(def)})`);
+    for (const p of problems)
+      this.report(p.code, `@${def.name} on ${placeName}: ${p.msg}`, p.node, `write @${def.name}(${exampleFor(def)})`);
     if (problems.length) return { ok: false };
     return { ok: true, value: obj };
   }
@@ -340,7 +462,10 @@ export class MarkerCollector {
     if (e.kind === ts.SyntaxKind.TrueKeyword) return { ok: true, value: true };
     if (e.kind === ts.SyntaxKind.FalseKeyword) return { ok: true, value: false };
     if (e.kind === ts.SyntaxKind.NullKeyword) return { ok: true, value: null };
-    if (ts.isPrefixUnaryExpression(e) && (e.operator === ts.SyntaxKind.MinusToken || e.operator === ts.SyntaxKind.PlusToken)) {
+    if (
+      ts.isPrefixUnaryExpression(e) &&
+      (e.operator === ts.SyntaxKind.MinusToken || e.operator === ts.SyntaxKind.PlusToken)
+    ) {
       const inner = this.evaluate(e.operand, depth + 1);
       if (!inner.ok) return inner;
       if (typeof inner.value !== 'number') return { ok: false, node: e, what: 'a sign applied to a non-number' };
@@ -392,7 +517,12 @@ export class MarkerCollector {
       }
       const base = this.evaluate(e.expression, depth + 1);
       if (!base.ok) return base;
-      if (base.value && typeof base.value === 'object' && !Array.isArray(base.value) && e.name.text in (base.value as object)) {
+      if (
+        base.value &&
+        typeof base.value === 'object' &&
+        !Array.isArray(base.value) &&
+        e.name.text in (base.value as object)
+      ) {
         return { ok: true, value: (base.value as Record<string, unknown>)[e.name.text] };
       }
       return { ok: false, node: e, what: `'${e.getText()}' is not a property of a const object literal` };
@@ -411,7 +541,13 @@ export class MarkerCollector {
       }
     }
     const decl = sym?.valueDeclaration;
-    if (decl && ts.isVariableDeclaration(decl) && decl.initializer && ts.isVariableDeclarationList(decl.parent) && decl.parent.flags & ts.NodeFlags.Const) {
+    if (
+      decl &&
+      ts.isVariableDeclaration(decl) &&
+      decl.initializer &&
+      ts.isVariableDeclarationList(decl.parent) &&
+      decl.parent.flags & ts.NodeFlags.Const
+    ) {
       return this.evaluate(decl.initializer, depth + 1);
     }
     if (decl && ts.isEnumMember(decl)) {
@@ -437,13 +573,26 @@ class RegExpSource {
 
 function unwrap(e: ts.Expression): ts.Expression {
   for (;;) {
-    if (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isTypeAssertionExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
+    if (
+      ts.isParenthesizedExpression(e) ||
+      ts.isAsExpression(e) ||
+      ts.isSatisfiesExpression(e) ||
+      ts.isTypeAssertionExpression(e) ||
+      ts.isNonNullExpression(e)
+    )
+      e = e.expression;
     else return e;
   }
 }
 
 function propertyKey(name: ts.PropertyName): string | undefined {
-  if (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name)) return name.text;
+  if (
+    ts.isIdentifier(name) ||
+    ts.isStringLiteral(name) ||
+    ts.isNumericLiteral(name) ||
+    ts.isNoSubstitutionTemplateLiteral(name)
+  )
+    return name.text;
   return undefined;
 }
 
@@ -457,7 +606,12 @@ function truncate(s: string): string {
   return one.length > 40 ? `${one.slice(0, 37)}...` : one;
 }
 
-const SYNONYMS: Record<string, string> = { plural: 'path', shortNames: 'shortName', JSONPath: 'jsonPath', jsonpath: 'jsonPath' };
+const SYNONYMS: Record<string, string> = {
+  plural: 'path',
+  shortNames: 'shortName',
+  JSONPath: 'jsonPath',
+  jsonpath: 'jsonPath',
+};
 
 function editDistance(a: string, b: string): number {
   const d = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -507,25 +661,30 @@ function checkArgType(arg: ArgType, v: unknown): string | undefined {
       if (arg.enum && !arg.enum.includes(v)) return `'${v}' is not one of ${arg.enum.map((x) => `'${x}'`).join(', ')}`;
       return undefined;
     case 'pattern':
-      if (typeof v !== 'string' && !(v instanceof RegExpSource)) return `expected a string or a RegExp literal, found ${typeLabel(v)}`;
+      if (typeof v !== 'string' && !(v instanceof RegExpSource))
+        return `expected a string or a RegExp literal, found ${typeLabel(v)}`;
       return undefined;
     case 'number':
       return typeof v === 'number' && Number.isFinite(v) ? undefined : `expected a number, found ${typeLabel(v)}`;
     case 'integer':
-      return typeof v === 'number' && Number.isInteger(v) ? undefined : `expected an integer, found ${typeof v === 'number' ? v : typeLabel(v)}`;
+      return typeof v === 'number' && Number.isInteger(v)
+        ? undefined
+        : `expected an integer, found ${typeof v === 'number' ? v : typeLabel(v)}`;
     case 'boolean':
       return typeof v === 'boolean' ? undefined : `expected a boolean, found ${typeLabel(v)}`;
     case 'json':
       return v instanceof RegExpSource ? 'expected a JSON value, found a RegExp' : undefined;
     case 'string[]':
-      if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) return `expected an array of strings, found ${typeLabel(v)}`;
+      if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
+        return `expected an array of strings, found ${typeLabel(v)}`;
       if (arg.enum) {
         const badOne = v.find((x) => !arg.enum!.includes(x));
         if (badOne !== undefined) return `'${badOne}' is not one of ${arg.enum.join(', ')}`;
       }
       return undefined;
     case 'record':
-      if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof RegExpSource) return `expected an object of strings, found ${typeLabel(v)}`;
+      if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof RegExpSource)
+        return `expected an object of strings, found ${typeLabel(v)}`;
       for (const [k, x] of Object.entries(v)) if (typeof x !== 'string') return `value of '${k}' must be a string`;
       return undefined;
   }
@@ -602,10 +761,12 @@ function decoratorArgsFor(def: MarkerDefinition, text: string): string {
   const t = text.trim();
   if (def.args.shape === 'none' || t === '') return '';
   const quoted = (v: string) => `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-  if (def.args.shape === 'value' && (def.args.arg.type === 'string' || def.args.arg.type === 'pattern')) return quoted(t);
+  if (def.args.shape === 'value' && (def.args.arg.type === 'string' || def.args.arg.type === 'pattern'))
+    return quoted(t);
   try {
     const v: unknown = JSON.parse(t);
-    if (def.args.shape === 'variadic' && Array.isArray(v)) return v.map((x) => (typeof x === 'string' ? quoted(x) : JSON.stringify(x))).join(', ');
+    if (def.args.shape === 'variadic' && Array.isArray(v))
+      return v.map((x) => (typeof x === 'string' ? quoted(x) : JSON.stringify(x))).join(', ');
     return typeof v === 'string' ? quoted(v) : t;
   } catch {
     // A bare word where a JSON value is expected (`@default fast`): the string it most likely means.
@@ -626,12 +787,24 @@ function jsDocRange(node: ts.Node, sf: ts.SourceFile): { start: number; end: num
     return { start: doc.getStart(sf), end: doc.end };
   }
   // On the line of the `{`, the compiler counts the comment as trailing the `{`, not leading the member.
-  const last = [...(ts.getTrailingCommentRanges(sf.text, node.pos) ?? []), ...(ts.getLeadingCommentRanges(sf.text, node.pos) ?? [])]
-    .filter((r) => r.kind === ts.SyntaxKind.MultiLineCommentTrivia && sf.text.startsWith('/**', r.pos) && !sf.text.startsWith('/**/', r.pos))
+  const last = [
+    ...(ts.getTrailingCommentRanges(sf.text, node.pos) ?? []),
+    ...(ts.getLeadingCommentRanges(sf.text, node.pos) ?? []),
+  ]
+    .filter(
+      (r) =>
+        r.kind === ts.SyntaxKind.MultiLineCommentTrivia &&
+        sf.text.startsWith('/**', r.pos) &&
+        !sf.text.startsWith('/**/', r.pos),
+    )
     .at(-1);
   // Only a comment that ends on the line where the declaration starts: one left after the previous
   // member (`a?: string; /** of a? *\/` then a line break) is not this one's.
-  if (!last || sf.getLineAndCharacterOfPosition(last.end).line !== sf.getLineAndCharacterOfPosition(node.getStart(sf)).line) return undefined;
+  if (
+    !last ||
+    sf.getLineAndCharacterOfPosition(last.end).line !== sf.getLineAndCharacterOfPosition(node.getStart(sf)).line
+  )
+    return undefined;
   return { start: last.pos, end: last.end };
 }
 
@@ -685,5 +858,8 @@ function looksLikeKind(decl: ts.ClassDeclaration): boolean {
     }
   }
   // metadata may come from a base class
-  return !!decl.heritageClauses?.some((h) => h.token === ts.SyntaxKind.ExtendsKeyword) && !/List$/.test(decl.name?.text ?? '');
+  return (
+    !!decl.heritageClauses?.some((h) => h.token === ts.SyntaxKind.ExtendsKeyword) &&
+    !/List$/.test(decl.name?.text ?? '')
+  );
 }

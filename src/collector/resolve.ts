@@ -106,11 +106,17 @@ export class NameResolver {
   }
 
   /** `target` then the property names `parts`: through module namespaces, into kubeforge/markers' exports. */
-  private follow(target: NameTarget | undefined, parts: string[], seen: Set<string>): { target: NameTarget; rest: string[] } | undefined {
+  private follow(
+    target: NameTarget | undefined,
+    parts: string[],
+    seen: Set<string>,
+  ): { target: NameTarget; rest: string[] } | undefined {
     parts = [...parts];
-    while (target && target.kind === 'module' && parts.length > 0) target = this.resolveExport(target.file, parts.shift()!, seen);
+    while (target && target.kind === 'module' && parts.length > 0)
+      target = this.resolveExport(target.file, parts.shift()!, seen);
     if (!target) return undefined;
-    if (target.kind === 'external' && target.name === '*' && parts.length > 0) return { target: { kind: 'external', module: target.module, name: parts[0] }, rest: parts.slice(1) };
+    if (target.kind === 'external' && target.name === '*' && parts.length > 0)
+      return { target: { kind: 'external', module: target.module, name: parts[0] }, rest: parts.slice(1) };
     return { target, rest: parts };
   }
 
@@ -118,7 +124,12 @@ export class NameResolver {
    * What an alias' right-hand side names, as a single target: `Maximum`, `m.Maximum`,
    * `m.Items.MaxLength` (an export of kubeforge/markers is named with its dots).
    */
-  private resolveAliasExpr(sf: ts.SourceFile, expr: ts.Expression, path: readonly string[], seen: Set<string>): NameTarget | undefined {
+  private resolveAliasExpr(
+    sf: ts.SourceFile,
+    expr: ts.Expression,
+    path: readonly string[],
+    seen: Set<string>,
+  ): NameTarget | undefined {
     const parts: string[] = [];
     let e: ts.Expression = expr;
     for (;;) {
@@ -133,13 +144,16 @@ export class NameResolver {
     if (!r) return undefined;
     if (r.rest.length === 0) return r.target;
     // A marker's namespace member (`Items.MaxLength`) stays an export of kubeforge/markers.
-    return r.target.kind === 'external' && r.target.name !== '*' ? { kind: 'external', module: r.target.module, name: [r.target.name, ...r.rest].join('.') } : undefined;
+    return r.target.kind === 'external' && r.target.name !== '*'
+      ? { kind: 'external', module: r.target.module, name: [r.target.name, ...r.rest].join('.') }
+      : undefined;
   }
 
   /** The marker name an expression refers to (`Maximum`, `Items.MaxLength`) when it leads to kubeforge/markers. */
   markerName(expr: ts.Expression): string | undefined {
     const r = this.resolveAccess(expr);
-    if (!r || r.target.kind !== 'external' || r.target.module !== MARKERS_MODULE || r.target.name === '*') return undefined;
+    if (!r || r.target.kind !== 'external' || r.target.module !== MARKERS_MODULE || r.target.name === '*')
+      return undefined;
     return [r.target.name, ...r.rest].join('.');
   }
 
@@ -160,7 +174,8 @@ export class NameResolver {
     if (ts.isExportSpecifier(decl)) {
       const exportDecl = decl.parent.parent;
       const local = (decl.propertyName ?? decl.name).text;
-      if (exportDecl.moduleSpecifier && ts.isStringLiteral(exportDecl.moduleSpecifier)) return this.resolveFrom(exportDecl.moduleSpecifier, local, seen);
+      if (exportDecl.moduleSpecifier && ts.isStringLiteral(exportDecl.moduleSpecifier))
+        return this.resolveFrom(exportDecl.moduleSpecifier, local, seen);
       return this.resolveLocal(decl.getSourceFile(), local, seen);
     }
     if (ts.isNamespaceExport(decl)) {
@@ -210,7 +225,8 @@ export class NameResolver {
         } else if (ts.isExportAssignment(st) && !st.isExportEquals && name === 'default') {
           // `export default markers` / `export default Maximum`: an alias of what it names.
           return this.resolveAliasExpr(sf, st.expression, [], seen) ?? { kind: 'local', file, name };
-        } else if (isExported(st) && declaredNames(st).includes(name)) return this.resolveLocal(sf, name, seen) ?? { kind: 'local', file, name };
+        } else if (isExported(st) && declaredNames(st).includes(name))
+          return this.resolveLocal(sf, name, seen) ?? { kind: 'local', file, name };
       }
       if (stars.length === 0) return undefined;
       // `export *`: a name found in exactly one local module is that one; a module recognised by
@@ -222,7 +238,8 @@ export class NameResolver {
         const target = this.host.resolveModule(spec.text, sf, spec);
         if (!target) continue;
         if (target.kind === 'external') {
-          if (target.module === MARKERS_MODULE && markersModuleExports(name)) return { kind: 'external', module: MARKERS_MODULE, name };
+          if (target.module === MARKERS_MODULE && markersModuleExports(name))
+            return { kind: 'external', module: MARKERS_MODULE, name };
           externals.push(target.module);
           continue;
         }
@@ -276,10 +293,15 @@ export class NameResolver {
         const nb = clause.namedBindings;
         if (!nb) continue;
         if (ts.isNamespaceImport(nb)) map.set(nb.name.text, { kind: 'namespaceImport', spec });
-        else for (const el of nb.elements) map.set(el.name.text, { kind: 'import', spec, name: (el.propertyName ?? el.name).text });
+        else
+          for (const el of nb.elements)
+            map.set(el.name.text, { kind: 'import', spec, name: (el.propertyName ?? el.name).text });
       } else {
         if (ts.isVariableStatement(st) && st.declarationList.flags & ts.NodeFlags.Const) {
-          for (const d of st.declarationList.declarations) if (d.initializer) for (const [n, path] of aliasNames(d.name)) if (!map.has(n)) map.set(n, { kind: 'alias', expr: d.initializer, path });
+          for (const d of st.declarationList.declarations)
+            if (d.initializer)
+              for (const [n, path] of aliasNames(d.name))
+                if (!map.has(n)) map.set(n, { kind: 'alias', expr: d.initializer, path });
         }
         for (const n of declaredNames(st)) if (!map.has(n)) map.set(n, { kind: 'declared' });
       }
@@ -294,7 +316,14 @@ function isExported(st: ts.Statement): boolean {
 }
 
 function unwrapExpression(e: ts.Expression): ts.Expression {
-  while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e) || ts.isTypeAssertionExpression(e)) e = e.expression;
+  while (
+    ts.isParenthesizedExpression(e) ||
+    ts.isAsExpression(e) ||
+    ts.isSatisfiesExpression(e) ||
+    ts.isNonNullExpression(e) ||
+    ts.isTypeAssertionExpression(e)
+  )
+    e = e.expression;
   return e;
 }
 
@@ -305,7 +334,13 @@ function aliasNames(name: ts.BindingName, path: string[] = []): [string, string[
   const out: [string, string[]][] = [];
   for (const el of name.elements) {
     if (el.dotDotDotToken) continue;
-    const key = el.propertyName ? (ts.isIdentifier(el.propertyName) || ts.isStringLiteral(el.propertyName) ? el.propertyName.text : undefined) : ts.isIdentifier(el.name) ? el.name.text : undefined;
+    const key = el.propertyName
+      ? ts.isIdentifier(el.propertyName) || ts.isStringLiteral(el.propertyName)
+        ? el.propertyName.text
+        : undefined
+      : ts.isIdentifier(el.name)
+        ? el.name.text
+        : undefined;
     if (key !== undefined) out.push(...aliasNames(el.name, [...path, key]));
   }
   return out;
@@ -313,7 +348,8 @@ function aliasNames(name: ts.BindingName, path: string[] = []): [string, string[
 
 /** The names a top-level statement declares. */
 function declaredNames(st: ts.Statement): string[] {
-  if (ts.isVariableStatement(st)) return st.declarationList.declarations.flatMap((d) => aliasNames(d.name).map(([n]) => n));
+  if (ts.isVariableStatement(st))
+    return st.declarationList.declarations.flatMap((d) => aliasNames(d.name).map(([n]) => n));
   if (
     ts.isClassDeclaration(st) ||
     ts.isFunctionDeclaration(st) ||

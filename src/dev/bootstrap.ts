@@ -17,7 +17,10 @@ import { pathToFileURL } from 'node:url';
 async function preload(projectDir: string): Promise<void> {
   let deps: string[] = [];
   try {
-    deps = Object.keys((JSON.parse(readFileSync(join(projectDir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {});
+    deps = Object.keys(
+      (JSON.parse(readFileSync(join(projectDir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> })
+        .dependencies ?? {},
+    );
   } catch {
     /* no package.json: nothing to preload */
   }
@@ -29,7 +32,9 @@ async function preload(projectDir: string): Promise<void> {
   } catch {
     writeFileSync(file, text);
   }
-  const loaded = (await import(pathToFileURL(file).href)) as { runtime?: { ControllerManager?: { prototype: { start: (...a: unknown[]) => unknown } } } };
+  const loaded = (await import(pathToFileURL(file).href)) as {
+    runtime?: { ControllerManager?: { prototype: { start: (...a: unknown[]) => unknown } } };
+  };
   reportReconciles(loaded.runtime);
 }
 
@@ -42,11 +47,22 @@ export const RECONCILE_MESSAGE = 'kubeforge-dev:reconciled';
  * code starts (the very class this process preloaded) is watched: every 200 ms, each count that
  * grew is written to stdout as one JSON line `{ msg: RECONCILE_MESSAGE, controller, result, count }`.
  */
-function reportReconciles(runtime: { ControllerManager?: { prototype: { start: (...a: unknown[]) => unknown } } } | undefined): void {
+function reportReconciles(
+  runtime: { ControllerManager?: { prototype: { start: (...a: unknown[]) => unknown } } } | undefined,
+): void {
   const proto = runtime?.ControllerManager?.prototype;
   if (!proto || typeof proto.start !== 'function') return;
   const start = proto.start;
-  proto.start = function (this: { getMetricsRegistry?: () => { getSingleMetric(name: string): { get(): Promise<{ values: { labels: Record<string, string>; value: number }[] }> } | undefined } }, ...args: unknown[]) {
+  proto.start = function (
+    this: {
+      getMetricsRegistry?: () => {
+        getSingleMetric(
+          name: string,
+        ): { get(): Promise<{ values: { labels: Record<string, string>; value: number }[] }> } | undefined;
+      };
+    },
+    ...args: unknown[]
+  ) {
     const registry = this.getMetricsRegistry?.();
     if (registry) {
       const seen = new Map<string, number>();
@@ -59,7 +75,10 @@ function reportReconciles(runtime: { ControllerManager?: { prototype: { start: (
               const key = `${v.labels.controller}/${v.labels.result}`;
               const delta = v.value - (seen.get(key) ?? 0);
               seen.set(key, v.value);
-              if (delta > 0) process.stdout.write(`${JSON.stringify({ msg: RECONCILE_MESSAGE, controller: v.labels.controller, result: v.labels.result, count: delta })}\n`);
+              if (delta > 0)
+                process.stdout.write(
+                  `${JSON.stringify({ msg: RECONCILE_MESSAGE, controller: v.labels.controller, result: v.labels.result, count: delta })}\n`,
+                );
             }
           })
           .catch(() => {});

@@ -61,12 +61,19 @@ export class ManagerChild {
     this.whenExited = new Promise((res) => {
       child.on('exit', (code, signal) => {
         this.exited = true;
-        failed(new Error(`the manager exited (${signal ?? `code ${code}`}) before it was running${this.tail.length ? `; its last lines:\n${this.tail.join('\n')}` : ''}`));
+        failed(
+          new Error(
+            `the manager exited (${signal ?? `code ${code}`}) before it was running${this.tail.length ? `; its last lines:\n${this.tail.join('\n')}` : ''}`,
+          ),
+        );
         res({ code, signal });
       });
     });
     child.on('error', (e) => failed(e));
-    for (const [name, stream] of [['stdout', child.stdout!], ['stderr', child.stderr!]] as const) {
+    for (const [name, stream] of [
+      ['stdout', child.stdout!],
+      ['stderr', child.stderr!],
+    ] as const) {
       createInterface({ input: stream }).on('line', (text) => {
         let json: Record<string, any> | undefined;
         if (text.startsWith('{')) {

@@ -10,7 +10,11 @@ import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { RestClient } from '../runtime/client/rest.js';
 import { isNotFound } from '../runtime/client/errors.js';
-import { rewriteWebhookClientConfig, withConversionWebhook, type WebhookConfigurationObject } from '../testing/webhooks.js';
+import {
+  rewriteWebhookClientConfig,
+  withConversionWebhook,
+  type WebhookConfigurationObject,
+} from '../testing/webhooks.js';
 import type { CRDObject } from '../testing/crds.js';
 import { CRD_DIR } from '../manifests/managed-files.js';
 import { readYamlObjects } from '../manifests/yaml-documents.js';
@@ -138,10 +142,13 @@ export class DevInstaller {
     const deadline = Date.now() + timeoutMs;
     for (const name of names) {
       for (;;) {
-        const live = await this.rest.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${encodeURIComponent(name)}`);
+        const live = await this.rest.get(
+          `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${encodeURIComponent(name)}`,
+        );
         const conds: Array<{ type: string; status: string; message?: string }> = live.status?.conditions ?? [];
         if (conds.some((c) => c.type === 'Established' && c.status === 'True')) break;
-        if (Date.now() > deadline) throw new Error(`CustomResourceDefinition ${name} not Established within ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`CustomResourceDefinition ${name} not Established within ${timeoutMs} ms`);
         await sleep(25);
       }
     }
@@ -202,7 +209,11 @@ export class DevInstaller {
     const crds = new Map<string, { plural: string; namespaced: boolean }>();
     for (const f of crdFiles(projectDir)) {
       for (const c of readObjects(join(projectDir, f))) {
-        if (c.kind === 'CustomResourceDefinition') crds.set(`${c.spec.group}/${c.spec.names.kind}`, { plural: c.spec.names.plural, namespaced: c.spec.scope === 'Namespaced' });
+        if (c.kind === 'CustomResourceDefinition')
+          crds.set(`${c.spec.group}/${c.spec.names.kind}`, {
+            plural: c.spec.names.plural,
+            namespaced: c.spec.scope === 'Namespaced',
+          });
       }
     }
     const dir = join(projectDir, 'config/samples');
@@ -218,7 +229,9 @@ export class DevInstaller {
     const skipped: string[] = [];
     for (const f of files) {
       for (const o of readObjects(join(dir, f))) {
-        const [group, version] = String(o.apiVersion ?? '').includes('/') ? String(o.apiVersion).split('/') : ['', String(o.apiVersion ?? '')];
+        const [group, version] = String(o.apiVersion ?? '').includes('/')
+          ? String(o.apiVersion).split('/')
+          : ['', String(o.apiVersion ?? '')];
         const crd = crds.get(`${group}/${o.kind}`);
         const name = o.metadata?.name;
         if (!crd || !name) {
@@ -245,7 +258,14 @@ export class DevInstaller {
 
   /** What this session created, webhook configurations first (so no call goes to a server that is gone). */
   get createdObjects(): AppliedObject[] {
-    const order = (o: AppliedObject) => (o.kind.endsWith('WebhookConfiguration') ? 0 : o.kind === 'ClusterRole' ? 2 : o.kind === 'CustomResourceDefinition' ? 3 : 1);
+    const order = (o: AppliedObject) =>
+      o.kind.endsWith('WebhookConfiguration')
+        ? 0
+        : o.kind === 'ClusterRole'
+          ? 2
+          : o.kind === 'CustomResourceDefinition'
+            ? 3
+            : 1;
     return [...this.created.values()].sort((a, b) => order(a) - order(b) || a.path.localeCompare(b.path));
   }
 

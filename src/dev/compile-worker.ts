@@ -19,6 +19,9 @@ parentPort!.on('message', (msg: { id: number }) => {
       compiler.build();
     }
   } catch (e) {
-    parentPort!.postMessage({ id: msg.id, result: { ok: false, text: `the compiler failed: ${(e as Error).stack ?? e}`, ms: 0, emitted: 0 } });
+    parentPort!.postMessage({
+      id: msg.id,
+      result: { ok: false, text: `the compiler failed: ${(e as Error).stack ?? e}`, ms: 0, emitted: 0 },
+    });
   }
 });

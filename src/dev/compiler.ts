@@ -43,7 +43,7 @@ export class WarmCompiler {
    * prime() pays that at start, not on the user's first save.
    */
   prime(): void {
-    const src = join(this.projectDir, 'src') + '/';
+    const src = `${join(this.projectDir, 'src')}/`;
     for (const [key, entry] of this.files) {
       if (key.startsWith(src)) {
         entry.stamp = 'primed';
@@ -55,20 +55,48 @@ export class WarmCompiler {
   build(): CompileResult {
     const t = Date.now();
     const format = (diags: readonly ts.Diagnostic[]) =>
-      ts.formatDiagnostics(diags, { getCanonicalFileName: (f: string) => f, getCurrentDirectory: () => this.projectDir, getNewLine: () => '\n' });
+      ts.formatDiagnostics(diags, {
+        getCanonicalFileName: (f: string) => f,
+        getCurrentDirectory: () => this.projectDir,
+        getNewLine: () => '\n',
+      });
     const read = ts.readConfigFile(this.tsconfig, ts.sys.readFile);
     if (read.error) return { ok: false, text: format([read.error]), ms: Date.now() - t, emitted: 0 };
-    const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, dirname(this.tsconfig), { outDir: this.outDir, noEmitOnError: true, noEmit: false, incremental: false, composite: false, declaration: false, declarationMap: false }, this.tsconfig);
+    const parsed = ts.parseJsonConfigFileContent(
+      read.config,
+      ts.sys,
+      dirname(this.tsconfig),
+      {
+        outDir: this.outDir,
+        noEmitOnError: true,
+        noEmit: false,
+        incremental: false,
+        composite: false,
+        declaration: false,
+        declarationMap: false,
+      },
+      this.tsconfig,
+    );
     const options = parsed.options;
     const host = ts.createCompilerHost(options, true);
     const libDir = libLocation(this.projectDir);
     if (!libDir) {
-      return { ok: false, text: `TypeScript's library declarations (lib.es5.d.ts ...) are not in the project's node_modules (looked in ${libCandidates(this.projectDir).join(', ')}): run npm install\n`, ms: Date.now() - t, emitted: 0 };
+      return {
+        ok: false,
+        text: `TypeScript's library declarations (lib.es5.d.ts ...) are not in the project's node_modules (looked in ${libCandidates(this.projectDir).join(', ')}): run npm install\n`,
+        ms: Date.now() - t,
+        emitted: 0,
+      };
     }
     host.getDefaultLibLocation = () => libDir;
     host.getDefaultLibFileName = (o) => join(libDir, ts.getDefaultLibFileName(o));
     const readSource = host.getSourceFile.bind(host);
-    host.getSourceFile = (fileName: string, languageVersion: any, onError?: (message: string) => void, shouldCreate?: boolean) => {
+    host.getSourceFile = (
+      fileName: string,
+      languageVersion: any,
+      onError?: (message: string) => void,
+      shouldCreate?: boolean,
+    ) => {
       const key = resolve(fileName);
       let stamp: string;
       try {
@@ -79,7 +107,8 @@ export class WarmCompiler {
         return undefined;
       }
       const cached = this.files.get(key);
-      if (cached && cached.stamp === stamp && cached.languageVersion === JSON.stringify(languageVersion)) return cached.sf;
+      if (cached && cached.stamp === stamp && cached.languageVersion === JSON.stringify(languageVersion))
+        return cached.sf;
       const sf = readSource(fileName, languageVersion, onError, shouldCreate);
       if (!sf) return undefined;
       // The builder compares versions to find what changed.
@@ -93,7 +122,14 @@ export class WarmCompiler {
       emitted++;
       write(...args);
     };
-    const builder = ts.createEmitAndSemanticDiagnosticsBuilderProgram(parsed.fileNames, options, host, this.builder, ts.getConfigFileParsingDiagnostics(parsed), parsed.projectReferences);
+    const builder = ts.createEmitAndSemanticDiagnosticsBuilderProgram(
+      parsed.fileNames,
+      options,
+      host,
+      this.builder,
+      ts.getConfigFileParsingDiagnostics(parsed),
+      parsed.projectReferences,
+    );
     this.builder = builder;
     const errors = [
       ...builder.getConfigFileParsingDiagnostics(),

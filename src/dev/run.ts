@@ -6,7 +6,10 @@ import { resolve } from 'node:path';
 import { type DevOptions, DevSession } from './session.js';
 
 /** The command's flags: the session's options, with the project folder as given (relative to the current one). */
-export type DevFlags = Pick<DevOptions, 'kubeconfig' | 'context' | 'webhookHost' | 'webhookPort' | 'keep' | 'applySamples'> & { project?: string };
+export type DevFlags = Pick<
+  DevOptions,
+  'kubeconfig' | 'context' | 'webhookHost' | 'webhookPort' | 'keep' | 'applySamples'
+> & { project?: string };
 
 /** What the action needs from the CLI (the CLI's context has it): where it runs, and its output. */
 export interface DevIo {

@@ -67,10 +67,16 @@ export const DEV_DIR = '.kubeforge/dev';
 const RUNNING_TIMEOUT_MS = 60_000;
 
 /** The flags of package.json's `manifests` script that change what manifests writes. */
-export function recordedManifestsFlags(projectDir: string): { maxDescLen?: number; embeddedObjectMeta?: boolean; k8sVersion?: string } {
+export function recordedManifestsFlags(projectDir: string): {
+  maxDescLen?: number;
+  embeddedObjectMeta?: boolean;
+  k8sVersion?: string;
+} {
   let script = '';
   try {
-    script = (JSON.parse(readFileSync(join(projectDir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts?.manifests ?? '';
+    script =
+      (JSON.parse(readFileSync(join(projectDir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> })
+        .scripts?.manifests ?? '';
   } catch {
     return {};
   }
@@ -140,13 +146,28 @@ export class DevSession {
   private checkProject(): void {
     const p = this.projectDir;
     if (!existsSync(join(p, 'PROJECT')) || !existsSync(join(p, 'tsconfig.json'))) {
-      throw new DiagnosticError(error('KF1400', `${p} is not a kubeforge project (no PROJECT or tsconfig.json)`, { hint: 'run kubeforge dev in the folder kubeforge init made, or pass --project <dir>' }));
+      throw new DiagnosticError(
+        error('KF1400', `${p} is not a kubeforge project (no PROJECT or tsconfig.json)`, {
+          hint: 'run kubeforge dev in the folder kubeforge init made, or pass --project <dir>',
+        }),
+      );
     }
     if (!existsSync(join(p, 'src/main.ts'))) {
-      throw new DiagnosticError(error('KF1400', 'the project has no src/main.ts: kubeforge dev runs the manager it defines', { file: join(p, 'src'), hint: 'kubeforge init scaffolds src/main.ts; restore it' }));
+      throw new DiagnosticError(
+        error('KF1400', 'the project has no src/main.ts: kubeforge dev runs the manager it defines', {
+          file: join(p, 'src'),
+          hint: 'kubeforge init scaffolds src/main.ts; restore it',
+        }),
+      );
     }
     if (!existsSync(join(p, 'node_modules/kubeforge/package.json'))) {
-      throw new DiagnosticError(error('KF1401', "the project's dependencies are not installed (no node_modules/kubeforge): the manager cannot run", { file: join(p, 'package.json'), hint: 'run npm install (or make install-deps) in the project first' }));
+      throw new DiagnosticError(
+        error(
+          'KF1401',
+          "the project's dependencies are not installed (no node_modules/kubeforge): the manager cannot run",
+          { file: join(p, 'package.json'), hint: 'run npm install (or make install-deps) in the project first' },
+        ),
+      );
     }
   }
 
@@ -156,27 +177,52 @@ export class DevSession {
     try {
       await this.connect();
       await this.issueCertificate();
-      this.log('dev', `webhooks: https://${this.options.webhookHost ?? '127.0.0.1'}:${this.webhookPort} (certificate in ${relative(this.projectDir, this.certDir)})`);
+      this.log(
+        'dev',
+        `webhooks: https://${this.options.webhookHost ?? '127.0.0.1'}:${this.webhookPort} (certificate in ${relative(this.projectDir, this.certDir)})`,
+      );
       // First manifests and compile, side by side (a cold compile takes seconds: say so first).
       this.log('build', 'manifests and the first compile of the project ...');
       const [man, comp] = await Promise.all([this.manifests(), this.compile()]);
       if (man.diagnostics) throw new DiagnosticError(man.diagnostics);
-      if (comp.output !== undefined) throw new DiagnosticError(error('KF1405', `the project does not compile:\n${comp.output.trimEnd()}`, { file: join(this.projectDir, 'tsconfig.json'), hint: 'fix the errors above, then run kubeforge dev again' }));
-      this.log('manifests', `${man.changed.length ? `${man.changed.length} file(s) updated` : 'up to date'} (${ms(man.ms)}); compiled in ${ms(comp.ms)}`);
+      if (comp.output !== undefined)
+        throw new DiagnosticError(
+          error('KF1405', `the project does not compile:\n${comp.output.trimEnd()}`, {
+            file: join(this.projectDir, 'tsconfig.json'),
+            hint: 'fix the errors above, then run kubeforge dev again',
+          }),
+        );
+      this.log(
+        'manifests',
+        `${man.changed.length ? `${man.changed.length} file(s) updated` : 'up to date'} (${ms(man.ms)}); compiled in ${ms(comp.ms)}`,
+      );
       let crds: string[], roles: string[], hooks: string[];
       try {
         crds = await this.installer!.applyCRDs(this.projectDir, crdFiles(this.projectDir));
         roles = await this.installer!.applyRBAC(this.projectDir);
         hooks = await this.installer!.applyWebhooks(this.projectDir);
       } catch (e) {
-        throw new DiagnosticError(error('KF1408', `applying the project's manifests to the cluster failed: ${(e as Error).message}`, { file: join(this.projectDir, 'config'), hint: 'the API server says why above; fix the markers (or config/) and run kubeforge dev again' }));
+        throw new DiagnosticError(
+          error('KF1408', `applying the project's manifests to the cluster failed: ${(e as Error).message}`, {
+            file: join(this.projectDir, 'config'),
+            hint: 'the API server says why above; fix the markers (or config/) and run kubeforge dev again',
+          }),
+        );
       }
-      this.log('apply', `${crds.length} CRD(s), ${roles.length} ClusterRole(s), ${hooks.length} webhook configuration(s) (server-side, field manager kubeforge-dev)`);
+      this.log(
+        'apply',
+        `${crds.length} CRD(s), ${roles.length} ClusterRole(s), ${hooks.length} webhook configuration(s) (server-side, field manager kubeforge-dev)`,
+      );
       this.log('dev', 'starting the manager ...');
       try {
         await this.startChild();
       } catch (e) {
-        throw new DiagnosticError(error('KF1406', `the manager did not start: ${(e as Error).message}`, { file: join(this.projectDir, 'src/main.ts'), hint: 'fix the code (npm run build && npm start shows the same), then run kubeforge dev again' }));
+        throw new DiagnosticError(
+          error('KF1406', `the manager did not start: ${(e as Error).message}`, {
+            file: join(this.projectDir, 'src/main.ts'),
+            hint: 'fix the code (npm run build && npm start shows the same), then run kubeforge dev again',
+          }),
+        );
       }
       this.watchEvents();
       if (this.options.applySamples) {
@@ -187,7 +233,10 @@ export class DevSession {
       // The analysis (ts-morph's compiler) loads now, not on the first save (the start's manifests
       // run usually answers from its cache without it).
       void import('../analysis/analyze.js').catch(() => {});
-      this.log('dev', `manager running (pid ${this.child!.pid}) ${ms(Date.now() - started)} after start; watching src/ (Ctrl-C stops)`);
+      this.log(
+        'dev',
+        `manager running (pid ${this.child!.pid}) ${ms(Date.now() - started)} after start; watching src/ (Ctrl-C stops)`,
+      );
     } catch (e) {
       await this.stop().catch(() => {});
       // A start that failed leaves the disk as it was: no .kubeforge/dev when there was none.
@@ -202,22 +251,49 @@ export class DevSession {
   private ensureDevDir(): void {
     if (!existsSync(this.devDir)) this.createdDevDir = true;
     mkdirSync(this.devDir, { recursive: true });
-    writeFileSync(join(this.devDir, '.gitignore'), '# kubeforge dev: local control plane, certificates and build; safe to delete\n*\n');
+    writeFileSync(
+      join(this.devDir, '.gitignore'),
+      '# kubeforge dev: local control plane, certificates and build; safe to delete\n*\n',
+    );
   }
 
   private async connect(): Promise<void> {
     if (this.remote) {
       const kc = new KubeConfig();
-      const file = this.options.kubeconfig ?? (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean)[0] ?? join(homedir(), '.kube', 'config');
-      if (!existsSync(file)) throw new DiagnosticError(error('KF1402', `kubeconfig ${file} does not exist`, { hint: 'pass --kubeconfig <file>, or leave out --kubeconfig/--context to start a local control plane' }));
+      const file =
+        this.options.kubeconfig ??
+        (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean)[0] ??
+        join(homedir(), '.kube', 'config');
+      if (!existsSync(file))
+        throw new DiagnosticError(
+          error('KF1402', `kubeconfig ${file} does not exist`, {
+            hint: 'pass --kubeconfig <file>, or leave out --kubeconfig/--context to start a local control plane',
+          }),
+        );
       try {
         kc.loadFromFile(file);
       } catch (e) {
-        throw new DiagnosticError(error('KF1402', `kubeconfig ${file} cannot be read: ${(e as Error).message}`, { file, hint: 'pass a valid kubeconfig with --kubeconfig' }));
+        throw new DiagnosticError(
+          error('KF1402', `kubeconfig ${file} cannot be read: ${(e as Error).message}`, {
+            file,
+            hint: 'pass a valid kubeconfig with --kubeconfig',
+          }),
+        );
       }
       if (this.options.context !== undefined) {
         if (!kc.getContexts().some((c) => c.name === this.options.context)) {
-          throw new DiagnosticError(error('KF1402', `kubeconfig ${file} has no context "${this.options.context}" (it has: ${kc.getContexts().map((c) => c.name).join(', ') || 'none'})`, { file, hint: 'pick one of its contexts with --context' }));
+          throw new DiagnosticError(
+            error(
+              'KF1402',
+              `kubeconfig ${file} has no context "${this.options.context}" (it has: ${
+                kc
+                  .getContexts()
+                  .map((c) => c.name)
+                  .join(', ') || 'none'
+              })`,
+              { file, hint: 'pick one of its contexts with --context' },
+            ),
+          );
         }
         kc.setCurrentContext(this.options.context);
       }
@@ -225,7 +301,13 @@ export class DevSession {
       try {
         await rest.request('GET', '/version', { timeoutMs: 10_000 });
       } catch (e) {
-        throw new DiagnosticError(error('KF1403', `the cluster of ${file} (context ${kc.getCurrentContext()}) cannot be reached: ${(e as Error).message}`, { file, hint: 'check the cluster is up and the kubeconfig current (kubectl get --raw /version)' }));
+        throw new DiagnosticError(
+          error(
+            'KF1403',
+            `the cluster of ${file} (context ${kc.getCurrentContext()}) cannot be reached: ${(e as Error).message}`,
+            { file, hint: 'check the cluster is up and the kubeconfig current (kubectl get --raw /version)' },
+          ),
+        );
       } finally {
         rest.close();
       }
@@ -247,17 +329,28 @@ export class DevSession {
     this.log('cluster', 'starting etcd + kube-apiserver (KUBEBUILDER_ASSETS) ...');
     const t = Date.now();
     try {
-      this.env = new TestEnvironment({ celEnforcement: false, joinSharedControlPlane: false, useExistingCluster: false });
+      this.env = new TestEnvironment({
+        celEnforcement: false,
+        joinSharedControlPlane: false,
+        useExistingCluster: false,
+      });
       this.kc = await this.env.start();
     } catch (e) {
-      throw new DiagnosticError(error('KF1404', `the local control plane did not start: ${(e as Error).message}`, { hint: 'run kubeforge setup-envtest and export KUBEBUILDER_ASSETS as it says, or pass --kubeconfig to use a cluster' }));
+      throw new DiagnosticError(
+        error('KF1404', `the local control plane did not start: ${(e as Error).message}`, {
+          hint: 'run kubeforge setup-envtest and export KUBEBUILDER_ASSETS as it says, or pass --kubeconfig to use a cluster',
+        }),
+      );
     } finally {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;
     }
     this.kubeconfigFile = join(this.devDir, 'kubeconfig');
     writeFileSync(this.kubeconfigFile, readFileSync(this.env.kubeconfigPath), { mode: 0o600 });
-    this.log('cluster', `${this.env.serverURL} up in ${ms(Date.now() - t)} (etcd pid ${this.env.pids.etcd}, kube-apiserver pid ${this.env.pids.apiserver})`);
+    this.log(
+      'cluster',
+      `${this.env.serverURL} up in ${ms(Date.now() - t)} (etcd pid ${this.env.pids.etcd}, kube-apiserver pid ${this.env.pids.apiserver})`,
+    );
     this.log('cluster', `kubectl: export KUBECONFIG=${this.kubeconfigFile}`);
   }
 
@@ -275,14 +368,20 @@ export class DevSession {
   }
 
   /** The incremental manifests run; diagnostics instead of a throw on an error. */
-  private async manifests(): Promise<{ changed: string[]; ms: number; diagnostics?: readonly Diagnostic[]; warnings: Diagnostic[] }> {
+  private async manifests(): Promise<{
+    changed: string[];
+    ms: number;
+    diagnostics?: readonly Diagnostic[];
+    warnings: Diagnostic[];
+  }> {
     const t = Date.now();
     const { runManifests } = await import('../manifests/pipeline.js');
     try {
       const run = await runManifests({ projectDir: this.projectDir, ...recordedManifestsFlags(this.projectDir) });
       return { changed: run.changes.map((c) => c.path), ms: Date.now() - t, warnings: run.warnings };
     } catch (e) {
-      if (e instanceof DiagnosticError) return { changed: [], ms: Date.now() - t, diagnostics: e.diagnostics, warnings: [] };
+      if (e instanceof DiagnosticError)
+        return { changed: [], ms: Date.now() - t, diagnostics: e.diagnostics, warnings: [] };
       throw e;
     }
   }
@@ -290,7 +389,9 @@ export class DevSession {
   /** The warm compiler (compile-worker.ts) into .kubeforge/dev/build; `output` is its located report when it failed. */
   private compile(): Promise<{ ms: number; output?: string; emitted: number }> {
     if (!this.worker) {
-      this.worker = new Worker(new URL('./compile-worker.js', import.meta.url), { workerData: { projectDir: this.projectDir, outDir: join(this.devDir, 'build') } });
+      this.worker = new Worker(new URL('./compile-worker.js', import.meta.url), {
+        workerData: { projectDir: this.projectDir, outDir: join(this.devDir, 'build') },
+      });
       this.worker.unref();
     }
     const worker = this.worker;
@@ -313,9 +414,14 @@ export class DevSession {
 
   /** A manager process with the dependencies loaded, waiting for launch(). */
   private spawnStandby(): ManagerChild {
-    const child = new ManagerChild({ cwd: this.projectDir, env: { KUBEFORGE_DEV: '1' }, onLine: (l) => this.managerLine(l) });
+    const child = new ManagerChild({
+      cwd: this.projectDir,
+      env: { KUBEFORGE_DEV: '1' },
+      onLine: (l) => this.managerLine(l),
+    });
     void child.whenExited.then(() => {
-      if (child.launched && !child.stopping && !this.stopped) this.log('manager', 'exited; fix the code and save: the next build starts it again');
+      if (child.launched && !child.stopping && !this.stopped)
+        this.log('manager', 'exited; fix the code and save: the next build starts it again');
     });
     return child;
   }
@@ -325,13 +431,27 @@ export class DevSession {
     const child = this.standby?.running ? this.standby : this.spawnStandby();
     this.standby = undefined;
     this.child = child;
-    child.launch(entry, [`--kubeconfig=${this.kubeconfigFile}`, `--webhook-cert-path=${this.certDir}`, `--webhook-port=${this.webhookPort}`, '--health-probe-bind-address=0', '--metrics-bind-address=0']);
+    child.launch(entry, [
+      `--kubeconfig=${this.kubeconfigFile}`,
+      `--webhook-cert-path=${this.certDir}`,
+      `--webhook-port=${this.webhookPort}`,
+      '--health-probe-bind-address=0',
+      '--metrics-bind-address=0',
+    ]);
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
         child.whenRunning,
         new Promise((_, rej) => {
-          timer = setTimeout(() => rej(new Error(`it did not log "manager started" within ${RUNNING_TIMEOUT_MS / 1000} s (caches not syncing? a Kind without its CRD?); its last lines:\n${child.tail.join('\n')}`)), RUNNING_TIMEOUT_MS);
+          timer = setTimeout(
+            () =>
+              rej(
+                new Error(
+                  `it did not log "manager started" within ${RUNNING_TIMEOUT_MS / 1000} s (caches not syncing? a Kind without its CRD?); its last lines:\n${child.tail.join('\n')}`,
+                ),
+              ),
+            RUNNING_TIMEOUT_MS,
+          );
         }),
       ]);
     } catch (e) {
@@ -360,7 +480,18 @@ export class DevSession {
     }
     const { msg, message, level, ts, time, caller, pid, hostname, v, ...rest } = l.json;
     void ts, time, caller, pid, hostname, v;
-    const lvl = typeof level === 'string' ? level : typeof level === 'number' ? (level >= 50 ? 'error' : level >= 40 ? 'warn' : level >= 30 ? 'info' : 'debug') : 'info';
+    const lvl =
+      typeof level === 'string'
+        ? level
+        : typeof level === 'number'
+          ? level >= 50
+            ? 'error'
+            : level >= 40
+              ? 'warn'
+              : level >= 30
+                ? 'info'
+                : 'debug'
+          : 'info';
     const kv = Object.entries(rest)
       .map(([k, val]) => `${k}=${typeof val === 'string' ? val : JSON.stringify(val)}`)
       .join(' ');
@@ -382,7 +513,9 @@ export class DevSession {
     void (async () => {
       try {
         const list = await rest.get('/api/v1/events?limit=1');
-        const { res, req: r } = await rest.stream(`/api/v1/events?watch=true&allowWatchBookmarks=false&resourceVersion=${list.metadata.resourceVersion}`);
+        const { res, req: r } = await rest.stream(
+          `/api/v1/events?watch=true&allowWatchBookmarks=false&resourceVersion=${list.metadata.resourceVersion}`,
+        );
         req = r;
         if (closed) return r.destroy();
         createInterfaceLines(res, (line) => {
@@ -391,7 +524,10 @@ export class DevSession {
             if (ev.type !== 'ADDED' && ev.type !== 'MODIFIED') return;
             const o = ev.object;
             const inv = o.involvedObject ?? {};
-            this.log('event', `${o.type} ${o.reason} ${String(inv.kind ?? '').toLowerCase()}/${inv.namespace ? `${inv.namespace}/` : ''}${inv.name}: ${o.message ?? ''}`);
+            this.log(
+              'event',
+              `${o.type} ${o.reason} ${String(inv.kind ?? '').toLowerCase()}/${inv.namespace ? `${inv.namespace}/` : ''}${inv.name}: ${o.message ?? ''}`,
+            );
           } catch {
             /* a partial line: skip */
           }
@@ -419,7 +555,10 @@ export class DevSession {
   private async samples(): Promise<void> {
     try {
       const { applied, skipped } = await this.installer!.applySamples(this.projectDir);
-      this.log('samples', `${applied.length ? `applied ${applied.join(', ')}` : 'nothing to apply'}${skipped.length ? `; skipped (not a Kind of this project): ${skipped.join(', ')}` : ''}`);
+      this.log(
+        'samples',
+        `${applied.length ? `applied ${applied.join(', ')}` : 'nothing to apply'}${skipped.length ? `; skipped (not a Kind of this project): ${skipped.join(', ')}` : ''}`,
+      );
     } catch (e) {
       this.log('error', `applying config/samples failed: ${(e as Error).message}`);
     }
@@ -471,16 +610,24 @@ export class DevSession {
       // webhooks go to the cluster even when the code does not compile (they are what the markers
       // say now), and are there before the new manager starts.
       const applied = this.manifests().then(async (man) => {
-        if (man.warnings.length) this.options.err(formatDiagnostics(man.warnings, { color: this.options.color, cwd: this.projectDir }));
+        if (man.warnings.length)
+          this.options.err(formatDiagnostics(man.warnings, { color: this.options.color, cwd: this.projectDir }));
         if (man.diagnostics) return man;
         if (man.changed.length) this.log('manifests', `${man.changed.join(', ')} (${ms(man.ms)})`);
-        const changedCRDs = man.changed.filter((p) => p.startsWith(`${CRD_DIR}/`) && existsSync(join(this.projectDir, p)));
+        const changedCRDs = man.changed.filter(
+          (p) => p.startsWith(`${CRD_DIR}/`) && existsSync(join(this.projectDir, p)),
+        );
         if (changedCRDs.length) {
           result.crdsApplied = await this.installer!.applyCRDs(this.projectDir, changedCRDs);
           this.log('apply', `CRD ${result.crdsApplied.join(', ')}`);
         }
-        if (man.changed.includes('config/rbac/role.yaml')) this.log('apply', `ClusterRole ${(await this.installer!.applyRBAC(this.projectDir)).join(', ')}`);
-        if (man.changed.includes('config/webhook/manifests.yaml')) this.log('apply', `${(await this.installer!.applyWebhooks(this.projectDir)).join(', ') || 'no webhook configurations'}`);
+        if (man.changed.includes('config/rbac/role.yaml'))
+          this.log('apply', `ClusterRole ${(await this.installer!.applyRBAC(this.projectDir)).join(', ')}`);
+        if (man.changed.includes('config/webhook/manifests.yaml'))
+          this.log(
+            'apply',
+            `${(await this.installer!.applyWebhooks(this.projectDir)).join(', ') || 'no webhook configurations'}`,
+          );
         return man;
       });
       const [man, comp] = await Promise.all([applied, this.compile()]);
@@ -488,17 +635,36 @@ export class DevSession {
       result.compileMs = comp.ms;
       if (man.diagnostics) {
         this.options.err(formatDiagnostics(man.diagnostics, { color: this.options.color, cwd: this.projectDir }));
-        this.log('error', `manifests failed: the running manager (pid ${this.managerPid ?? '-'}) is the previous build; save a fix`);
+        this.log(
+          'error',
+          `manifests failed: the running manager (pid ${this.managerPid ?? '-'}) is the previous build; save a fix`,
+        );
         return;
       }
       if (comp.output !== undefined) {
-        this.options.err(formatDiagnostics([error('KF1405', `the project does not compile (${ms(comp.ms)}):\n${comp.output.trimEnd()}`, { file: join(this.projectDir, files[0] ?? 'tsconfig.json'), hint: 'fix the errors and save' })], { color: this.options.color, cwd: this.projectDir }));
-        this.log('error', `compile failed: the running manager (pid ${this.managerPid ?? '-'}) is the previous build; save a fix`);
+        this.options.err(
+          formatDiagnostics(
+            [
+              error('KF1405', `the project does not compile (${ms(comp.ms)}):\n${comp.output.trimEnd()}`, {
+                file: join(this.projectDir, files[0] ?? 'tsconfig.json'),
+                hint: 'fix the errors and save',
+              }),
+            ],
+            { color: this.options.color, cwd: this.projectDir },
+          ),
+        );
+        this.log(
+          'error',
+          `compile failed: the running manager (pid ${this.managerPid ?? '-'}) is the previous build; save a fix`,
+        );
         return;
       }
       if (comp.emitted === 0 && man.changed.length === 0) {
         // A save that changed no output (the same bytes saved again, a second event for one save).
-        this.log('compile', `ok (${ms(comp.ms)}): no output changed, the manager (pid ${this.managerPid ?? '-'}) keeps running`);
+        this.log(
+          'compile',
+          `ok (${ms(comp.ms)}): no output changed, the manager (pid ${this.managerPid ?? '-'}) keeps running`,
+        );
         return;
       }
       this.log('compile', `ok (${ms(comp.ms)}, ${comp.emitted} file(s) emitted)`);
@@ -508,13 +674,26 @@ export class DevSession {
       try {
         await this.startChild();
       } catch (e) {
-        this.options.err(formatDiagnostics([error('KF1406', `the new manager did not start: ${(e as Error).message}`, { file: join(this.projectDir, 'src/main.ts'), hint: 'fix the code and save; kubeforge dev starts it again' })], { color: this.options.color, cwd: this.projectDir }));
+        this.options.err(
+          formatDiagnostics(
+            [
+              error('KF1406', `the new manager did not start: ${(e as Error).message}`, {
+                file: join(this.projectDir, 'src/main.ts'),
+                hint: 'fix the code and save; kubeforge dev starts it again',
+              }),
+            ],
+            { color: this.options.color, cwd: this.projectDir },
+          ),
+        );
         return;
       }
       result.restartMs = Date.now() - t;
       result.saveToRunningMs = Date.now() - at;
       result.ok = true;
-      this.log('ready', `manager pid ${this.child!.pid} runs the new code: save -> running in ${ms(result.saveToRunningMs)} (manifests ${ms(man.ms)} | compile ${ms(comp.ms)} | restart ${ms(result.restartMs)})`);
+      this.log(
+        'ready',
+        `manager pid ${this.child!.pid} runs the new code: save -> running in ${ms(result.saveToRunningMs)} (manifests ${ms(man.ms)} | compile ${ms(comp.ms)} | restart ${ms(result.restartMs)})`,
+      );
     } finally {
       this.onRebuild?.(result);
     }
@@ -541,9 +720,17 @@ export class DevSession {
           this.log('error', `removing what dev installed failed: ${(e as Error).message}`);
           return [];
         });
-        this.log('dev', gone.length ? `removed from the cluster: ${gone.map((o) => `${o.kind} ${o.name}`).join(', ')}` : 'nothing of ours to remove from the cluster');
+        this.log(
+          'dev',
+          gone.length
+            ? `removed from the cluster: ${gone.map((o) => `${o.kind} ${o.name}`).join(', ')}`
+            : 'nothing of ours to remove from the cluster',
+        );
       } else if (this.remote) {
-        this.log('dev', `--keep: left on the cluster: ${this.installer.createdObjects.map((o) => `${o.kind} ${o.name}`).join(', ') || 'nothing'}`);
+        this.log(
+          'dev',
+          `--keep: left on the cluster: ${this.installer.createdObjects.map((o) => `${o.kind} ${o.name}`).join(', ') || 'nothing'}`,
+        );
       }
       this.installer.close();
     }

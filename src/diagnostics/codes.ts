@@ -37,16 +37,34 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1046', '`create api --resource=false`: the API is not in PROJECT.'),
   c('KF1047', '`create api`: a file kubeforge inserts into is missing.'),
   c('KF1048', '`create api`: two Kinds would declare the same name in one API folder.'),
-  c('KF1049', 'PROJECT has a layout other than kubeforge\'s.'),
+  c('KF1049', "PROJECT has a layout other than kubeforge's."),
   c('KF1050', '`create api`: the manifests step after scaffolding failed.'),
-  c('KF1051', '`create api` / `create webhook`: a Kind that cannot be served: it ends in "List", or its list Kind, resource name or CRD name would be longer than the API server allows.'),
-  c('KF1060', '`create webhook`: no webhook type chosen (`--defaulting`, `--programmatic-validation`, `--conversion`).'),
-  c('KF1061', '`create webhook`: the Kind is not in PROJECT, not a built-in Kind, and no `--external-api-path` names it as another project\'s.'),
+  c(
+    'KF1051',
+    '`create api` / `create webhook`: a Kind that cannot be served: it ends in "List", or its list Kind, resource name or CRD name would be longer than the API server allows.',
+  ),
+  c(
+    'KF1060',
+    '`create webhook`: no webhook type chosen (`--defaulting`, `--programmatic-validation`, `--conversion`).',
+  ),
+  c(
+    'KF1061',
+    "`create webhook`: the Kind is not in PROJECT, not a built-in Kind, and no `--external-api-path` names it as another project's.",
+  ),
   c('KF1062', '`create webhook`: the Kind already has that webhook (pass `--force` to scaffold it again).'),
-  c('KF1063', '`create webhook --conversion`: no spoke, a spoke that is the hub or not a version of the Kind, or a Kind with one version.'),
+  c(
+    'KF1063',
+    '`create webhook --conversion`: no spoke, a spoke that is the hub or not a version of the Kind, or a Kind with one version.',
+  ),
   c('KF1064', '`create webhook --conversion`: another version is the storage version; the hub must be it.'),
-  c('KF1065', '`create webhook`: an invalid `--defaulting-path` / `--validation-path`, or one without its webhook type.'),
-  c('KF1066', '`create api --resource=false` / `create webhook` on a Kubernetes group: Kubernetes serves no such built-in Kind in that group/version (the hint names where a Kind of that name is).'),
+  c(
+    'KF1065',
+    '`create webhook`: an invalid `--defaulting-path` / `--validation-path`, or one without its webhook type.',
+  ),
+  c(
+    'KF1066',
+    '`create api --resource=false` / `create webhook` on a Kubernetes group: Kubernetes serves no such built-in Kind in that group/version (the hint names where a Kind of that name is).',
+  ),
   c('KF1067', '`create webhook`: `--plural` differs from the resource name PROJECT records.'),
   c('KF1068', 'The types file or Kind class that gets `@StorageVersion()` is missing.'),
   c('KF1070', '`--plugins`: an unknown plugin.'),
@@ -55,27 +73,63 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1073', '`alpha generate`: the output folder is not empty, or is the project itself.'),
   c('KF1080', '`edit --namespaced`: a file you changed collides with the scope switch (pass `--force` to replace it).'),
   c('KF1085', '`create api --plugins deploy-image`: `--image` is missing, or is not one image reference.'),
-  c('KF1086', '`create api --plugins deploy-image`: `--image-container-port` is not an integer from 1 to 65535, `--run-as-user` not a non-root user id, or `--image-container-command` empty.'),
-  c('KF1087', '`create api`: a deploy-image flag (`--image`, `--image-container-command`, `--image-container-port`, `--run-as-user`) without `--plugins deploy-image/v1-alpha`.'),
-  c('KF1088', '`create api --plugins deploy-image`: with `--resource=false`, `--controller=false` or `--namespaced=false` (the plugin scaffolds a namespaced API and its controller).'),
-  c('KF1089', '`create api --plugins deploy-image`: config/manager/manager.yaml has no `manager` container to set the `<KIND>_IMAGE` variable in.'),
-  c('KF1090', '`create api --controller-name`: the name does not start with a letter (it names the class `<Name>Reconciler`).'),
+  c(
+    'KF1086',
+    '`create api --plugins deploy-image`: `--image-container-port` is not an integer from 1 to 65535, `--run-as-user` not a non-root user id, or `--image-container-command` empty.',
+  ),
+  c(
+    'KF1087',
+    '`create api`: a deploy-image flag (`--image`, `--image-container-command`, `--image-container-port`, `--run-as-user`) without `--plugins deploy-image/v1-alpha`.',
+  ),
+  c(
+    'KF1088',
+    '`create api --plugins deploy-image`: with `--resource=false`, `--controller=false` or `--namespaced=false` (the plugin scaffolds a namespaced API and its controller).',
+  ),
+  c(
+    'KF1089',
+    '`create api --plugins deploy-image`: config/manager/manager.yaml has no `manager` container to set the `<KIND>_IMAGE` variable in.',
+  ),
+  c(
+    'KF1090',
+    '`create api --controller-name`: the name does not start with a letter (it names the class `<Name>Reconciler`).',
+  ),
   c('KF1091', '`create api --controller-name` with `--controller=false`.'),
-  c('KF1092', '`create api --controller-name`: the Kind already has a controller of that name, or one differing only in "-" (pass `--force` to scaffold the same one again).'),
+  c(
+    'KF1092',
+    '`create api --controller-name`: the Kind already has a controller of that name, or one differing only in "-" (pass `--force` to scaffold the same one again).',
+  ),
   c('KF1093', '`manifests --max-desc-len`: not a whole number of bytes, 0 or more.'),
-  c('KF1094', '`create api` / `create webhook`: `--external-api-*` for a Kind of this project or a built-in one, with `--resource=true`, or without `--external-api-path`.'),
-  c('KF1095', '`--external-api-path` / `--external-api-domain` / `--external-api-module`: a missing or outside file, a version in the path, a group that is not a DNS-1123 subdomain.'),
+  c(
+    'KF1094',
+    '`create api` / `create webhook`: `--external-api-*` for a Kind of this project or a built-in one, with `--resource=true`, or without `--external-api-path`.',
+  ),
+  c(
+    'KF1095',
+    '`--external-api-path` / `--external-api-domain` / `--external-api-module`: a missing or outside file, a version in the path, a group that is not a DNS-1123 subdomain.',
+  ),
   c('KF1096', '`create api --ssa` with `--resource=false` (server-side apply is scaffolded with the API).'),
-  c('KF1097', '`manifests --k8s-version` (or the one package.json\'s manifests script records): not a Kubernetes minor kubeforge has the types of.'),
+  c(
+    'KF1097',
+    "`manifests --k8s-version` (or the one package.json's manifests script records): not a Kubernetes minor kubeforge has the types of.",
+  ),
   c('KF1101', 'A planned file cannot be written (permissions, a file in the way); nothing was written.'),
   c('KF1102', 'Writing failed part way; what was written is rolled back.'),
   c('KF1103', 'A scaffolded file exists and differs (pass `--force` to overwrite it).'),
   c('KF1104', 'A file the command edits is missing.'),
-  c('KF1105', 'A file-system or output failure no check foresaw (a full disk, a file where a folder should be, standard output to a full device): the message names the path and what to do.'),
-  c('KF1110', 'Another kubeforge command holds the project\'s lock (`.kubeforge/lock`) and did not finish in time; nothing was written.'),
+  c(
+    'KF1105',
+    'A file-system or output failure no check foresaw (a full disk, a file where a folder should be, standard output to a full device): the message names the path and what to do.',
+  ),
+  c(
+    'KF1110',
+    "Another kubeforge command holds the project's lock (`.kubeforge/lock`) and did not finish in time; nothing was written.",
+  ),
   c('KF1112', 'Interrupted by SIGINT / SIGTERM; the message says what is on disk (nothing, or the whole command).'),
   c('KF1201', 'An insertion marker (`+kubebuilder:scaffold:*`) is missing from a file kubeforge edits.'),
-  c('KF1300', '`edit --plugins helm/v2-alpha`: `kubectl kustomize` of config/ failed or kubectl is missing, so no chart can be made.'),
+  c(
+    'KF1300',
+    '`edit --plugins helm/v2-alpha`: `kubectl kustomize` of config/ failed or kubectl is missing, so no chart can be made.',
+  ),
   c('KF1301', '`edit --plugins helm/v2-alpha`: the kustomize output (`--manifests`) is not valid YAML.'),
   c('KF1302', '`edit --plugins helm/v2-alpha`: the kustomize output has no manager Deployment.'),
   c('KF1303', '`edit --plugins helm/v2-alpha`: the `--manifests` file does not exist.'),
@@ -84,17 +138,32 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1322', '`alpha update`: no PROJECT, or PROJECT records no `cliVersion` and `--from-version` is not given.'),
   c('KF1323', '`alpha update`: the kubeforge of `--from-version` / `--to-version` cannot be found, unpacked or run.'),
   c('KF1324', '`alpha update`: a kubeforge could not re-scaffold the project (its `alpha generate` failed).'),
-  c('KF1325', '`alpha update`: `--from-branch` does not exist, the output branch exists or is not a valid name, or `--in-place` on another branch.'),
-  c('KF1326', '`alpha update`: a file changed both by you and by the new scaffold overlaps (conflict markers) or was deleted on one side.'),
+  c(
+    'KF1325',
+    '`alpha update`: `--from-branch` does not exist, the output branch exists or is not a valid name, or `--in-place` on another branch.',
+  ),
+  c(
+    'KF1326',
+    '`alpha update`: a file changed both by you and by the new scaffold overlaps (conflict markers) or was deleted on one side.',
+  ),
   c('KF1400', '`dev`: the folder is not a kubeforge project (no PROJECT, tsconfig.json or src/main.ts).'),
   c('KF1401', "`dev`: the project's dependencies are not installed (no node_modules/kubeforge)."),
-  c('KF1402', '`dev`: the kubeconfig given with `--kubeconfig` / `--context` is missing, unreadable or has no such context.'),
+  c(
+    'KF1402',
+    '`dev`: the kubeconfig given with `--kubeconfig` / `--context` is missing, unreadable or has no such context.',
+  ),
   c('KF1403', '`dev`: the cluster of the kubeconfig cannot be reached.'),
   c('KF1404', '`dev`: the local control plane (etcd + kube-apiserver from KUBEBUILDER_ASSETS) did not start.'),
-  c('KF1405', '`dev`: the project does not compile (tsc\'s located errors follow); the previous manager keeps running.'),
-  c('KF1406', '`dev`: the manager (at start, or rebuilt after a save) exited or did not log "manager started" within 60 s (its last log lines follow).'),
+  c('KF1405', "`dev`: the project does not compile (tsc's located errors follow); the previous manager keeps running."),
+  c(
+    'KF1406',
+    '`dev`: the manager (at start, or rebuilt after a save) exited or did not log "manager started" within 60 s (its last log lines follow).',
+  ),
   c('KF1407', '`dev`: `--webhook-port` is not a port number.'),
-  c('KF1408', "`dev`: the API server refused the project's CRDs, ClusterRole or webhook configurations (its message follows)."),
+  c(
+    'KF1408',
+    "`dev`: the API server refused the project's CRDs, ClusterRole or webhook configurations (its message follows).",
+  ),
   c('KF2001', 'Unknown marker (not exported by `kubeforge/markers`).'),
   c('KF2002', 'A marker is used where it does not belong (e.g. `@Resource` on a field).'),
   c('KF2003', 'A marker argument is not a literal (or a const reference to one).'),
@@ -108,10 +177,22 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF2012', 'A marker decorator is used without being imported.'),
   c('KF2013', 'A field is both `@Required()` and `@Optional()`.'),
   c('KF2014', 'Warning: a JSDoc marker tag on a class or class field is ignored (use the decorator).'),
-  c('KF2015', 'Warning: a marker applies but will not work as meant (e.g. `uniqueItems`, which the API server refuses; an `@Enum` value given twice).'),
-  c('KF2016', 'A `kubeforge/markers` decorator on a class the analysis cannot read (a class expression, a class inside a function; class-level markers of a class inside a namespace).'),
-  c('KF2017', 'Warning: a `private`, `protected` or `#private` field of an API class is left out of the schema (the API server would prune it).'),
-  c('KF2018', 'Warning: a field initializer (`replicas?: int32 = 3`) is not a CRD default (it fills only objects made with `new`); write `@Default(3)`.'),
+  c(
+    'KF2015',
+    'Warning: a marker applies but will not work as meant (e.g. `uniqueItems`, which the API server refuses; an `@Enum` value given twice).',
+  ),
+  c(
+    'KF2016',
+    'A `kubeforge/markers` decorator on a class the analysis cannot read (a class expression, a class inside a function; class-level markers of a class inside a namespace).',
+  ),
+  c(
+    'KF2017',
+    'Warning: a `private`, `protected` or `#private` field of an API class is left out of the schema (the API server would prune it).',
+  ),
+  c(
+    'KF2018',
+    'Warning: a field initializer (`replicas?: int32 = 3`) is not a CRD default (it fills only objects made with `new`); write `@Default(3)`.',
+  ),
   c('KF3001', 'A type has no schema (`any`, `unknown`, functions...).'),
   c('KF3002', 'A type is recursive; CRD schemas cannot be.'),
   c('KF3003', 'A tuple type; CRD schemas have none.'),
@@ -123,8 +204,14 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF3009', 'A `@kubernetes/client-node` type with no known schema.'),
   c('KF3010', 'A type name that cannot be resolved.'),
   c('KF3011', 'A computed property name.'),
-  c('KF3012', 'Warning: a field of plain `number` type (`type: number` takes fractions): use `int32` / `int64`, or `float64` to say it on purpose.'),
-  c('KF3013', 'Warning: a template literal type (`` `v${number}` ``) is `type: string` to the API server; the hint gives the `@Pattern` that checks the form.'),
+  c(
+    'KF3012',
+    'Warning: a field of plain `number` type (`type: number` takes fractions): use `int32` / `int64`, or `float64` to say it on purpose.',
+  ),
+  c(
+    'KF3013',
+    'Warning: a template literal type (`` `v${number}` ``) is `type: string` to the API server; the hint gives the `@Pattern` that checks the form.',
+  ),
   c('KF3014', '`apiVersion` or `kind` of a Kind declared as another type than string.'),
   c('KF4001', 'A Kind in a folder without `groupversion.ts`.'),
   c('KF4002', '`groupversion.ts` is missing `defineGroupVersion`, or its group or version is invalid.'),
@@ -138,15 +225,27 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF4010', 'tsconfig.json cannot be read.'),
   c('KF4011', 'The tsconfig given does not exist.'),
   c('KF4012', 'A TypeScript syntax error in an analysed file.'),
-  c('KF4013', 'A `@Root()` class the analysis cannot read (inside a namespace or function, a class expression, no name): it would get no CRD.'),
+  c(
+    'KF4013',
+    'A `@Root()` class the analysis cannot read (inside a namespace or function, a class expression, no name): it would get no CRD.',
+  ),
   c('KF4014', '`manifests --paths`: a path that does not exist, or holds no TypeScript source of the project.'),
-  c('KF4015', "A Kind class's `static gvk`, `plural` or `namespaced` differs from the CRD its markers generate (group and version of `defineGroupVersion`, class name, `@Resource` path and scope): the runtime would get 404s."),
+  c(
+    'KF4015',
+    "A Kind class's `static gvk`, `plural` or `namespaced` differs from the CRD its markers generate (group and version of `defineGroupVersion`, class name, `@Resource` path and scope): the runtime would get 404s.",
+  ),
   c('KF4016', 'Warning: a CRD is deleted because the class of its Kind no longer has `@Root()`.'),
-  c('KF4101', '`@Rbac`: a rule the API server would refuse (URLs in a Role, URLs mixed with resources, no groups, invalid names).'),
+  c(
+    'KF4101',
+    '`@Rbac`: a rule the API server would refuse (URLs in a Role, URLs mixed with resources, no groups, invalid names).',
+  ),
   c('KF4201', '`@Webhook`: an invalid webhook (path and url, side effects, timeouts, names, verbs...).'),
   c('KF4202', '`@WebhookConfiguration`: an invalid name, or two for one kind of configuration.'),
   c('KF4203', 'Two webhooks of one configuration have the same name.'),
-  c('KF4204', "`@Webhook`: admissionReviewVersions the API server refuses: none of `v1` and `v1beta1` (the versions it sends), a version listed twice, or an entry that is not a version name."),
+  c(
+    'KF4204',
+    '`@Webhook`: admissionReviewVersions the API server refuses: none of `v1` and `v1beta1` (the versions it sends), a version listed twice, or an entry that is not a version name.',
+  ),
   c('KF4501', '`manifests --check`: generated files are out of date.'),
   c('KF4502', 'Two CRDs would be written to the same file.'),
   c('KF4503', '`manifests`: the project folder does not exist.'),
@@ -155,29 +254,74 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF4506', '`manifests`: the tsconfig includes no file under src/; generated manifests are not deleted.'),
   c('KF4510', '`docs`: no CustomResourceDefinition in config/crd/bases (run `kubeforge manifests` first).'),
   c('KF4511', '`docs`: a CRD file that is not valid YAML, or two CRDs of one group with the same resource name.'),
-  c('KF4512', '`docs`: a file at a page\'s path was not written by it (no header); it is never replaced.'),
+  c('KF4512', "`docs`: a file at a page's path was not written by it (no header); it is never replaced."),
   c('KF4513', '`docs --check`: pages of the API reference are out of date.'),
-  c('KF4601', 'The CRD check: a resource name (plural, singular, short name, category) is not a lower-case DNS-1035 label, or a Kind / list Kind is not one when lower-cased'),
-  c('KF4602', 'The CRD check: the group is not a DNS subdomain with at least one dot, or is a protected *.k8s.io / *.kubernetes.io group'),
-  c('KF4603', 'The CRD check: the schema is not structural: a node without a type, an empty schema (@Schemaless() alone), uniqueItems, properties beside additionalProperties, metadata restrictions, x-kubernetes-* combinations'),
-  c('KF4604', 'The CRD check: @ListType / @ListMapKey / @MapType misuse: \'set\' on objects, \'map\' without keys or on scalars, keys that are optional without a default, nullable, or not scalar'),
-  c('KF4605', 'The CRD check: @Pattern is not valid RE2: lookarounds, backreferences, possessive or atomic forms, \\u escapes, bad ranges or brackets'),
-  c('KF4606', 'The CRD check: @Default does not validate against the field (wrong type, enum, bounds, pattern, missing required fields) or has fields the type does not declare'),
-  c('KF4607', 'The CRD check: @Minimum above @Maximum, @MinLength above @MaxLength, @MinItems above @MaxItems, @MinProperties above @MaxProperties, negative counts, @MultipleOf not positive'),
-  c('KF4608', 'The CRD check: @SubresourceScale paths not under .spec / .status or not integer fields of the schema; a root schema with more than the status subresource allows'),
+  c(
+    'KF4601',
+    'The CRD check: a resource name (plural, singular, short name, category) is not a lower-case DNS-1035 label, or a Kind / list Kind is not one when lower-cased',
+  ),
+  c(
+    'KF4602',
+    'The CRD check: the group is not a DNS subdomain with at least one dot, or is a protected *.k8s.io / *.kubernetes.io group',
+  ),
+  c(
+    'KF4603',
+    'The CRD check: the schema is not structural: a node without a type, an empty schema (@Schemaless() alone), uniqueItems, properties beside additionalProperties, metadata restrictions, x-kubernetes-* combinations',
+  ),
+  c(
+    'KF4604',
+    "The CRD check: @ListType / @ListMapKey / @MapType misuse: 'set' on objects, 'map' without keys or on scalars, keys that are optional without a default, nullable, or not scalar",
+  ),
+  c(
+    'KF4605',
+    'The CRD check: @Pattern is not valid RE2: lookarounds, backreferences, possessive or atomic forms, \\u escapes, bad ranges or brackets',
+  ),
+  c(
+    'KF4606',
+    'The CRD check: @Default does not validate against the field (wrong type, enum, bounds, pattern, missing required fields) or has fields the type does not declare',
+  ),
+  c(
+    'KF4607',
+    'The CRD check: @Minimum above @Maximum, @MinLength above @MaxLength, @MinItems above @MaxItems, @MinProperties above @MaxProperties, negative counts, @MultipleOf not positive',
+  ),
+  c(
+    'KF4608',
+    'The CRD check: @SubresourceScale paths not under .spec / .status or not integer fields of the schema; a root schema with more than the status subresource allows',
+  ),
   c('KF4609', 'The CRD check: @PrintColumn / @SelectableField: JSON paths, formats and selectable field types'),
-  c('KF4610', 'The CRD check: @Metadata label and annotation keys and values, @DeprecatedVersion warnings, @ConversionWebhook service settings'),
-  c('KF4611', 'The CRD check: @XValidation / @Immutable rules a current server refuses before compiling them: empty rule or message, multi-line rule without message, unknown reason, bad fieldPath, oldSelf where values do not correlate'),
-  c('KF4612', 'The CRD check: an @XValidation rule that does not compile against the schema it is on (CEL syntax, undefined field, no matching overload, undeclared name, not a bool, a literal regex that is not RE2, a string escape cel-go does not lex), with the CEL error located in the rule; CEL\'s optional syntax (`self.?x`, `m[?k]`) is checked as cel-go checks it'),
-  c('KF4613', 'The CRD check: an @XValidation messageExpression that does not compile against the schema or does not evaluate to a string'),
-  c('KF4614', "The CRD check: a CEL rule's estimated cost (the API server's estimate, times the lists and maps above it), or a messageExpression's, exceeds the server's budget per rule (10,000,000) or per CRD (100,000,000), so the server refuses the CRD; names the maxItems / maxLength / maxProperties bounds to add"),
-  c('KF4700', '`manifests --check-compat`: the base is neither a folder nor a git ref of the project\'s repository.'),
+  c(
+    'KF4610',
+    'The CRD check: @Metadata label and annotation keys and values, @DeprecatedVersion warnings, @ConversionWebhook service settings',
+  ),
+  c(
+    'KF4611',
+    'The CRD check: @XValidation / @Immutable rules a current server refuses before compiling them: empty rule or message, multi-line rule without message, unknown reason, bad fieldPath, oldSelf where values do not correlate',
+  ),
+  c(
+    'KF4612',
+    "The CRD check: an @XValidation rule that does not compile against the schema it is on (CEL syntax, undefined field, no matching overload, undeclared name, not a bool, a literal regex that is not RE2, a string escape cel-go does not lex), with the CEL error located in the rule; CEL's optional syntax (`self.?x`, `m[?k]`) is checked as cel-go checks it",
+  ),
+  c(
+    'KF4613',
+    'The CRD check: an @XValidation messageExpression that does not compile against the schema or does not evaluate to a string',
+  ),
+  c(
+    'KF4614',
+    "The CRD check: a CEL rule's estimated cost (the API server's estimate, times the lists and maps above it), or a messageExpression's, exceeds the server's budget per rule (10,000,000) or per CRD (100,000,000), so the server refuses the CRD; names the maxItems / maxLength / maxProperties bounds to add",
+  ),
+  c('KF4700', "`manifests --check-compat`: the base is neither a folder nor a git ref of the project's repository."),
   c('KF4701', '`manifests --check-compat`: the base folder holds no CRD, or a base file is not valid YAML.'),
   c('KF4702', '`manifests --allow`: no compatibility rule has this name.'),
   c('KF4703', '`manifests --allow` without `--check-compat`.'),
-  c('KF4710', '`manifests --check-compat`: a breaking change to a served version of a CRD (the rule is named in the message; see docs/manifests.md, CRD compatibility), located at the TypeScript field, class or marker.'),
+  c(
+    'KF4710',
+    '`manifests --check-compat`: a breaking change to a served version of a CRD (the rule is named in the message; see docs/manifests.md, CRD compatibility), located at the TypeScript field, class or marker.',
+  ),
   c('KF4711', '`manifests --check-compat`: a CRD of the base is no longer generated.'),
-  c('KF4712', '`manifests --check-compat`: a change that is not breaking for served versions (a version no longer served, a changed default, a change in an unserved version, or an allowed rule).'),
+  c(
+    'KF4712',
+    '`manifests --check-compat`: a change that is not breaking for served versions (a version no longer served, a changed default, a change in an unserved version, or an allowed rule).',
+  ),
   c('KF9001', 'Internal error while analysing a Kind (a kubeforge bug).'),
 ];
 
@@ -195,12 +339,19 @@ const RANGES: [prefix: string, title: string][] = [
 
 /** The catalogue as the Markdown of docs/diagnostics.md, between (and including) its start and end comments. */
 export function renderDiagnosticsReference(): string {
-  const lines = [DIAGNOSTICS_REFERENCE_START, '', '<!-- Generated from src/diagnostics/codes.ts by renderDiagnosticsReference(); do not edit by hand. -->', ''];
+  const lines = [
+    DIAGNOSTICS_REFERENCE_START,
+    '',
+    '<!-- Generated from src/diagnostics/codes.ts by renderDiagnosticsReference(); do not edit by hand. -->',
+    '',
+  ];
   for (const [prefix, title] of RANGES) {
     lines.push(`### ${prefix}${'x'.repeat(6 - prefix.length)}: ${title}`, '', '| code | meaning |', '|---|---|');
     // A code belongs to the longest range prefix it starts with (KF47xx: CRD compatibility, not KF4).
-    const own = (code: string) => RANGES.filter(([p]) => code.startsWith(p)).sort((a, b) => b[0].length - a[0].length)[0]?.[0] === prefix;
-    for (const d of DIAGNOSTIC_CODES.filter((x) => own(x.code))) lines.push(`| ${d.code} | ${d.summary.replace(/\|/g, '\\|')} |`);
+    const own = (code: string) =>
+      RANGES.filter(([p]) => code.startsWith(p)).sort((a, b) => b[0].length - a[0].length)[0]?.[0] === prefix;
+    for (const d of DIAGNOSTIC_CODES.filter((x) => own(x.code)))
+      lines.push(`| ${d.code} | ${d.summary.replace(/\|/g, '\\|')} |`);
     lines.push('');
   }
   lines.push(DIAGNOSTICS_REFERENCE_END);

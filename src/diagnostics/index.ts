@@ -40,11 +40,19 @@ export class DiagnosticError extends Error {
   }
 }
 
-export function error(code: string, message: string, extra: Partial<Omit<Diagnostic, 'code' | 'message'>> = {}): Diagnostic {
+export function error(
+  code: string,
+  message: string,
+  extra: Partial<Omit<Diagnostic, 'code' | 'message'>> = {},
+): Diagnostic {
   return { code, severity: 'error', message, ...extra };
 }
 
-export function warning(code: string, message: string, extra: Partial<Omit<Diagnostic, 'code' | 'message'>> = {}): Diagnostic {
+export function warning(
+  code: string,
+  message: string,
+  extra: Partial<Omit<Diagnostic, 'code' | 'message'>> = {},
+): Diagnostic {
   return { code, severity: 'warning', message, ...extra };
 }
 
@@ -160,7 +168,10 @@ export function formatDiagnostics(diagnostics: readonly Diagnostic[], options: F
   const sorted = sortDiagnostics(diagnostics);
   const errors = sorted.filter((d) => d.severity === 'error').length;
   const warnings = sorted.length - errors;
-  const summary = [errors ? `${errors} error${errors === 1 ? '' : 's'}` : '', warnings ? `${warnings} warning${warnings === 1 ? '' : 's'}` : '']
+  const summary = [
+    errors ? `${errors} error${errors === 1 ? '' : 's'}` : '',
+    warnings ? `${warnings} warning${warnings === 1 ? '' : 's'}` : '',
+  ]
     .filter(Boolean)
     .join(', ');
   return `${sorted.map((d) => formatDiagnostic(d, options)).join('\n\n')}\n\n${summary}\n`;

@@ -58,9 +58,18 @@ interface Exec {
   stderr: string;
 }
 
-function exec(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal; onStderrLine?: (l: string) => void } = {}): Promise<Exec> {
+function exec(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal; onStderrLine?: (l: string) => void } = {},
+): Promise<Exec> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
+    const child = spawn(cmd, args, {
+      cwd: opts.cwd,
+      env: opts.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      signal: opts.signal,
+    });
     let stdout = '';
     let stderr = '';
     let partial = '';
@@ -129,7 +138,10 @@ export function stagingReplaces(kubernetesGoMod: string, version: string): strin
   for (const m of kubernetesGoMod.matchAll(/^\s*(k8s\.io\/[\w.-]+)\s*=>\s*\.\/staging\/src\/\S+\s*$/gm)) {
     out.push(`\t${m[1]} => ${m[1]} v0.${s.minor}.${s.patch}`);
   }
-  if (!out.length) throw new GoBuildError(`k8s.io/kubernetes v${version}'s go.mod replaces no staging module; this recipe does not know how to build it`);
+  if (!out.length)
+    throw new GoBuildError(
+      `k8s.io/kubernetes v${version}'s go.mod replaces no staging module; this recipe does not know how to build it`,
+    );
   return out;
 }
 
@@ -164,17 +176,25 @@ class GoRunner {
     } catch (e) {
       throw new GoBuildError(`${what}: cannot run ${this.go}: ${(e as Error).message}`);
     }
-    if (r.code !== 0) throw new GoBuildError(`${what} failed (go ${args.join(' ')}, exit ${r.code}):\n${tail(r.stderr)}`, 'the Go module proxy must be reachable (GOPROXY); or set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver');
+    if (r.code !== 0)
+      throw new GoBuildError(
+        `${what} failed (go ${args.join(' ')}, exit ${r.code}):\n${tail(r.stderr)}`,
+        'the Go module proxy must be reachable (GOPROXY); or set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver',
+      );
     return r.stdout;
   }
 
   /** `go build -v` with a progress line every few seconds: packages compiled of those the binary needs. */
   async build(pkg: string, out: string, cwd: string, ldflags: string, label: string): Promise<void> {
-    const deps = (await this.run(['list', '-deps', pkg], cwd, `listing the packages of ${label}`)).split('\n').filter(Boolean).length;
+    const deps = (await this.run(['list', '-deps', pkg], cwd, `listing the packages of ${label}`))
+      .split('\n')
+      .filter(Boolean).length;
     const started = Date.now();
     let done = 0;
     let last = started;
-    this.log(`compiling ${label}: ${deps} packages (the first build takes minutes on 2 cores; the Go build cache makes the next fast)`);
+    this.log(
+      `compiling ${label}: ${deps} packages (the first build takes minutes on 2 cores; the Go build cache makes the next fast)`,
+    );
     let r: Exec;
     try {
       r = await exec(this.go, ['build', '-v', '-trimpath', '-ldflags', ldflags, '-o', out, pkg], {
@@ -187,7 +207,9 @@ class GoRunner {
           const now = Date.now();
           if (now - last >= this.progressEvery * 1000) {
             last = now;
-            this.log(`compiling ${label}: ${Math.min(done, deps)}/${deps} packages, ${Math.round((now - started) / 1000)} s`);
+            this.log(
+              `compiling ${label}: ${Math.min(done, deps)}/${deps} packages, ${Math.round((now - started) / 1000)} s`,
+            );
           }
         },
       });
@@ -210,10 +232,16 @@ function writeIfChanged(path: string, text: string): void {
 export async function goBuildEnvtest(options: GoBuildOptions): Promise<GoBuildResult> {
   const { log, root, signal } = options;
   const go = await findGo(options.go);
-  if (!go) throw new GoBuildError('no Go 1.21 or newer found (go on PATH, /usr/local/go/bin/go)', 'install Go, or set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver');
+  if (!go)
+    throw new GoBuildError(
+      'no Go 1.21 or newer found (go on PATH, /usr/local/go/bin/go)',
+      'install Go, or set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver',
+    );
   const runner = new GoRunner(go, log, signal, options.progressEvery ?? 10);
   mkdirSync(root, { recursive: true });
-  const [goos, goarch] = (await runner.run(['env', 'GOOS', 'GOARCH'], root, 'asking go for its platform')).trim().split('\n');
+  const [goos, goarch] = (await runner.run(['env', 'GOOS', 'GOARCH'], root, 'asking go for its platform'))
+    .trim()
+    .split('\n');
   const k8sDir = join(root, 'k8s');
   mkdirSync(k8sDir, { recursive: true });
 
@@ -223,13 +251,23 @@ export async function goBuildEnvtest(options: GoBuildOptions): Promise<GoBuildRe
   const stampOk = (v: string) => {
     const dir = join(k8sDir, `${v}-${goos}-${goarch}`);
     const stamp = join(dir, '.go-build');
-    return existsSync(join(dir, 'kube-apiserver')) && existsSync(join(dir, 'etcd')) && existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === `${GO_BUILD_RECIPE} ${v}`;
+    return (
+      existsSync(join(dir, 'kube-apiserver')) &&
+      existsSync(join(dir, 'etcd')) &&
+      existsSync(stamp) &&
+      readFileSync(stamp, 'utf8').trim() === `${GO_BUILD_RECIPE} ${v}`
+    );
   };
   if (!version) {
     const minor = /^(\d+)\.(\d+)(?:\.x)?$/.exec(wanted);
-    if (!minor || minor[1] !== '1') throw new GoBuildError(`not a Kubernetes version: ${options.version}`, 'name one as 1.37.2, 1.37 or 1.37.x');
+    if (!minor || minor[1] !== '1')
+      throw new GoBuildError(`not a Kubernetes version: ${options.version}`, 'name one as 1.37.2, 1.37 or 1.37.x');
     log(`asking the Go module proxy for the newest k8s.io/kubernetes v${wanted.replace(/\.x$/, '')}.x`);
-    const listed = await runner.run(['list', '-m', '-versions', 'k8s.io/kubernetes'], root, 'listing k8s.io/kubernetes versions');
+    const listed = await runner.run(
+      ['list', '-m', '-versions', 'k8s.io/kubernetes'],
+      root,
+      'listing k8s.io/kubernetes versions',
+    );
     version = newestPatch(listed.trim().split(/\s+/).slice(1), Number(minor[2]));
     if (!version) throw new GoBuildError(`the Go module proxy lists no k8s.io/kubernetes v1.${minor[2]}.x release`);
   }
@@ -243,27 +281,56 @@ export async function goBuildEnvtest(options: GoBuildOptions): Promise<GoBuildRe
   const work = join(root, 'go-build', version);
   const apiWork = join(work, 'kube-apiserver');
   mkdirSync(apiWork, { recursive: true });
-  log(`building kube-apiserver and etcd ${version} from Go modules with ${go} (${(await runner.run(['env', 'GOVERSION'], root, 'go version')).trim()}) in ${work}`);
+  log(
+    `building kube-apiserver and etcd ${version} from Go modules with ${go} (${(await runner.run(['env', 'GOVERSION'], root, 'go version')).trim()}) in ${work}`,
+  );
   log(`downloading k8s.io/kubernetes v${version}'s go.mod`);
-  const info = JSON.parse(await runner.run(['mod', 'download', '-json', `k8s.io/kubernetes@v${version}`], root, `downloading k8s.io/kubernetes v${version}`)) as { GoMod?: string };
+  const info = JSON.parse(
+    await runner.run(
+      ['mod', 'download', '-json', `k8s.io/kubernetes@v${version}`],
+      root,
+      `downloading k8s.io/kubernetes v${version}`,
+    ),
+  ) as { GoMod?: string };
   if (!info.GoMod) throw new GoBuildError(`go mod download gave no go.mod for k8s.io/kubernetes v${version}`);
   const k8sGoMod = readFileSync(info.GoMod, 'utf8');
   const goLine = goDirective(k8sGoMod);
   writeIfChanged(
     join(apiWork, 'go.mod'),
-    [`module kubeforge.invalid/envtest/kube-apiserver`, '', `go ${goLine}`, '', `require k8s.io/kubernetes v${version}`, '', 'replace (', ...stagingReplaces(k8sGoMod, version), ')', ''].join('\n'),
+    [
+      `module kubeforge.invalid/envtest/kube-apiserver`,
+      '',
+      `go ${goLine}`,
+      '',
+      `require k8s.io/kubernetes v${version}`,
+      '',
+      'replace (',
+      ...stagingReplaces(k8sGoMod, version),
+      ')',
+      '',
+    ].join('\n'),
   );
   // The one import that makes `go mod tidy` resolve the binary's whole dependency graph.
-  writeIfChanged(join(apiWork, 'tools.go'), '//go:build tools\n\npackage tools\n\nimport _ "k8s.io/kubernetes/cmd/kube-apiserver"\n');
-  log('resolving kube-apiserver\'s module graph (go mod tidy; downloads the modules the first time)');
-  await runner.run(['mod', 'tidy'], apiWork, 'resolving kube-apiserver\'s modules');
+  writeIfChanged(
+    join(apiWork, 'tools.go'),
+    '//go:build tools\n\npackage tools\n\nimport _ "k8s.io/kubernetes/cmd/kube-apiserver"\n',
+  );
+  log("resolving kube-apiserver's module graph (go mod tidy; downloads the modules the first time)");
+  await runner.run(['mod', 'tidy'], apiWork, "resolving kube-apiserver's modules");
 
   const etcdVersion = requiredVersion(k8sGoMod, 'go.etcd.io/etcd/server/v3');
-  if (!etcdVersion) throw new GoBuildError(`k8s.io/kubernetes v${version}'s go.mod names no go.etcd.io/etcd/server/v3 version`);
+  if (!etcdVersion)
+    throw new GoBuildError(`k8s.io/kubernetes v${version}'s go.mod names no go.etcd.io/etcd/server/v3 version`);
   const etcdWork = join(work, 'etcd');
   mkdirSync(etcdWork, { recursive: true });
-  writeIfChanged(join(etcdWork, 'go.mod'), `module kubeforge.invalid/envtest/etcd\n\ngo ${goLine}\n\nrequire go.etcd.io/etcd/server/v3 ${etcdVersion}\n`);
-  writeIfChanged(join(etcdWork, 'main.go'), '// etcd\'s own entry point, from its published server module.\npackage main\n\nimport (\n\t"os"\n\n\t"go.etcd.io/etcd/server/v3/etcdmain"\n)\n\nfunc main() { etcdmain.Main(os.Args) }\n');
+  writeIfChanged(
+    join(etcdWork, 'go.mod'),
+    `module kubeforge.invalid/envtest/etcd\n\ngo ${goLine}\n\nrequire go.etcd.io/etcd/server/v3 ${etcdVersion}\n`,
+  );
+  writeIfChanged(
+    join(etcdWork, 'main.go'),
+    '// etcd\'s own entry point, from its published server module.\npackage main\n\nimport (\n\t"os"\n\n\t"go.etcd.io/etcd/server/v3/etcdmain"\n)\n\nfunc main() { etcdmain.Main(os.Args) }\n',
+  );
   log(`resolving etcd ${etcdVersion}'s module graph`);
   await runner.run(['mod', 'tidy'], etcdWork, `resolving etcd ${etcdVersion}'s modules`);
 
@@ -274,8 +341,19 @@ export async function goBuildEnvtest(options: GoBuildOptions): Promise<GoBuildRe
   mkdirSync(staging, { recursive: true });
   try {
     const stamp = (pkg: string) =>
-      [`-X ${pkg}.gitVersion=v${version}`, `-X ${pkg}.gitMajor=1`, `-X ${pkg}.gitMinor=${s.minor}`, `-X ${pkg}.gitTreeState=clean`].join(' ');
-    await runner.build('k8s.io/kubernetes/cmd/kube-apiserver', join(staging, 'kube-apiserver'), apiWork, `-s -w ${stamp('k8s.io/component-base/version')} ${stamp('k8s.io/client-go/pkg/version')}`, `kube-apiserver ${version}`);
+      [
+        `-X ${pkg}.gitVersion=v${version}`,
+        `-X ${pkg}.gitMajor=1`,
+        `-X ${pkg}.gitMinor=${s.minor}`,
+        `-X ${pkg}.gitTreeState=clean`,
+      ].join(' ');
+    await runner.build(
+      'k8s.io/kubernetes/cmd/kube-apiserver',
+      join(staging, 'kube-apiserver'),
+      apiWork,
+      `-s -w ${stamp('k8s.io/component-base/version')} ${stamp('k8s.io/client-go/pkg/version')}`,
+      `kube-apiserver ${version}`,
+    );
     await runner.build('.', join(staging, 'etcd'), etcdWork, '-s -w', `etcd ${etcdVersion}`);
     writeFileSync(join(staging, '.go-build'), `${GO_BUILD_RECIPE} ${version}\n`);
     rmSync(dir, { recursive: true, force: true });

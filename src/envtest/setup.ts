@@ -20,7 +20,18 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -34,7 +45,8 @@ import { DEFAULT_K8S_MINOR } from './version.js';
 export { DEFAULT_K8S_MINOR };
 
 /** controller-tools' release index, as controller-runtime's setup-envtest reads it. */
-export const DEFAULT_INDEX_URL = 'https://raw.githubusercontent.com/kubernetes-sigs/controller-tools/HEAD/envtest-releases.yaml';
+export const DEFAULT_INDEX_URL =
+  'https://raw.githubusercontent.com/kubernetes-sigs/controller-tools/HEAD/envtest-releases.yaml';
 
 /** The binaries a usable folder must hold (kubectl is optional: envtest runs without it). */
 const REQUIRED = ['etcd', 'kube-apiserver'] as const;
@@ -105,13 +117,20 @@ function parseSemVer(v: string): SemVer | undefined {
 }
 
 function compareSemVer(a: SemVer, b: SemVer): number {
-  return a.major - b.major || a.minor - b.minor || a.patch - b.patch || (a.pre === b.pre ? 0 : a.pre === '' ? 1 : b.pre === '' ? -1 : a.pre < b.pre ? -1 : 1);
+  return (
+    a.major - b.major ||
+    a.minor - b.minor ||
+    a.patch - b.patch ||
+    (a.pre === b.pre ? 0 : a.pre === '' ? 1 : b.pre === '' ? -1 : a.pre < b.pre ? -1 : 1)
+  );
 }
 
 /** Go's GOOS/GOARCH names, which the tarballs use. */
 export function goPlatform(platform: NodeJS.Platform, arch: string): { os: string; arch: string } {
   const os = platform === 'win32' ? 'windows' : platform;
-  const goArch = ({ x64: 'amd64', ia32: '386', arm64: 'arm64', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[arch] ?? arch;
+  const goArch =
+    ({ x64: 'amd64', ia32: '386', arm64: 'arm64', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[arch] ??
+    arch;
   return { os, arch: goArch };
 }
 
@@ -139,7 +158,11 @@ export function parseIndex(text: string, os: string, arch: string): EnvtestArchi
 }
 
 /** Picks the archive for a requested version (exact, `1.34`, `1.34.x`), or the default minor's newest. */
-export function selectArchive(archives: readonly EnvtestArchive[], requested: string | undefined, defaultMinor: string | undefined): EnvtestArchive {
+export function selectArchive(
+  archives: readonly EnvtestArchive[],
+  requested: string | undefined,
+  defaultMinor: string | undefined,
+): EnvtestArchive {
   const releases = archives.filter((a) => parseSemVer(a.version)!.pre === '');
   if (requested) {
     const want = requested.replace(/^v/, '');
@@ -149,11 +172,18 @@ export function selectArchive(archives: readonly EnvtestArchive[], requested: st
     const match = minor ? releases.find((a) => a.version.startsWith(`${minor}.`)) : undefined;
     if (match) return match;
     const known = [...new Set(releases.map((a) => a.version))].slice(0, 8).join(', ');
-    throw new SetupEnvtestError(`Kubernetes ${requested} is not in the envtest release index for this OS/arch`, `pick one it lists (newest first: ${known || 'none'}), e.g. ENVTEST_K8S_VERSION=${releases[0]?.version ?? '1.34'}`);
+    throw new SetupEnvtestError(
+      `Kubernetes ${requested} is not in the envtest release index for this OS/arch`,
+      `pick one it lists (newest first: ${known || 'none'}), e.g. ENVTEST_K8S_VERSION=${releases[0]?.version ?? '1.34'}`,
+    );
   }
   const match = defaultMinor ? releases.find((a) => a.version.startsWith(`${defaultMinor}.`)) : undefined;
   const pick = match ?? releases[0];
-  if (!pick) throw new SetupEnvtestError('the envtest release index has no release for this OS/arch', 'set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver you obtained yourself');
+  if (!pick)
+    throw new SetupEnvtestError(
+      'the envtest release index has no release for this OS/arch',
+      'set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver you obtained yourself',
+    );
   return pick;
 }
 
@@ -189,8 +219,16 @@ function run(cmd: string, args: string[]): Promise<void> {
     const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
-    child.on('error', (e) => reject(new SetupEnvtestError(`cannot run ${cmd}: ${e.message}`, `install ${cmd}, or set KUBEBUILDER_ASSETS yourself`)));
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new SetupEnvtestError(`${cmd} ${args.join(' ')} failed (exit ${code}): ${err.trim().slice(-500)}`))));
+    child.on('error', (e) =>
+      reject(
+        new SetupEnvtestError(`cannot run ${cmd}: ${e.message}`, `install ${cmd}, or set KUBEBUILDER_ASSETS yourself`),
+      ),
+    );
+    child.on('close', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new SetupEnvtestError(`${cmd} ${args.join(' ')} failed (exit ${code}): ${err.trim().slice(-500)}`)),
+    );
   });
 }
 
@@ -206,7 +244,13 @@ function binariesFolder(root: string, os: string): string | undefined {
 }
 
 /** Downloads, checks and unpacks one archive into `<root>/k8s/<version>-<os>-<arch>`. */
-async function download(archive: EnvtestArchive, target: string, os: string, signal: AbortSignal, log: (l: string) => void): Promise<void> {
+async function download(
+  archive: EnvtestArchive,
+  target: string,
+  os: string,
+  signal: AbortSignal,
+  log: (l: string) => void,
+): Promise<void> {
   const parent = join(target, '..');
   mkdirSync(parent, { recursive: true });
   const work = mkdtempSync(join(parent, '.download-'));
@@ -240,11 +284,18 @@ async function download(archive: EnvtestArchive, target: string, os: string, sig
 }
 
 /** The newest complete cached folder of a minor (offline fallback), e.g. `1.34.1-linux-amd64`. */
-function newestCached(k8sDir: string, minor: string | undefined, os: string, arch: string): { dir: string; version: string } | undefined {
+function newestCached(
+  k8sDir: string,
+  minor: string | undefined,
+  os: string,
+  arch: string,
+): { dir: string; version: string } | undefined {
   if (!existsSync(k8sDir)) return undefined;
   const suffix = `-${os}-${arch}`;
   const found = readdirSync(k8sDir)
-    .filter((n) => n.endsWith(suffix) && parseSemVer(n.slice(0, -suffix.length)) && (!minor || n.startsWith(`${minor}.`)))
+    .filter(
+      (n) => n.endsWith(suffix) && parseSemVer(n.slice(0, -suffix.length)) && (!minor || n.startsWith(`${minor}.`)),
+    )
     .map((n) => ({ dir: join(k8sDir, n), version: n.slice(0, -suffix.length) }))
     .filter((c) => statSync(c.dir).isDirectory() && complete(c.dir, os))
     .sort((a, b) => compareSemVer(parseSemVer(b.version)!, parseSemVer(a.version)!));
@@ -265,7 +316,13 @@ export function runDebianBuild(log: (line: string) => void): Promise<string> {
     child.on('close', (code) => {
       const folder = out.trim().split('\n').at(-1);
       if (code === 0 && folder) resolve(folder);
-      else reject(new SetupEnvtestError(`the Debian build (scripts/setup-envtest.sh) failed (exit ${code})`, 'see its output above; it needs Debian (or Ubuntu) and root or sudo'));
+      else
+        reject(
+          new SetupEnvtestError(
+            `the Debian build (scripts/setup-envtest.sh) failed (exit ${code})`,
+            'see its output above; it needs Debian (or Ubuntu) and root or sudo',
+          ),
+        );
     });
   });
 }
@@ -292,14 +349,21 @@ export async function setupEnvtest(options: SetupEnvtestOptions = {}): Promise<S
       log(`using KUBEBUILDER_ASSETS=${options.assets}${have ? ` (Kubernetes ${have})` : ''}`);
       return { dir: options.assets, source: 'assets', version: have };
     }
-    log(`KUBEBUILDER_ASSETS holds Kubernetes ${have ?? 'of an unknown version'}, not the ${minor} asked for; looking further`);
+    log(
+      `KUBEBUILDER_ASSETS holds Kubernetes ${have ?? 'of an unknown version'}, not the ${minor} asked for; looking further`,
+    );
   }
 
   const debian = async (why: string): Promise<SetupEnvtestResult> => {
     if (os !== 'linux') {
-      throw new SetupEnvtestError(`cannot provide envtest binaries: ${why}`, 'on this OS only the download works: check the network (or KUBEFORGE_ENVTEST_INDEX), or set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver');
+      throw new SetupEnvtestError(
+        `cannot provide envtest binaries: ${why}`,
+        'on this OS only the download works: check the network (or KUBEFORGE_ENVTEST_INDEX), or set KUBEBUILDER_ASSETS to a folder holding etcd and kube-apiserver',
+      );
     }
-    log(`${why}: the LEGACY kube-apiserver v1.20.2 (a 2021 release), built from Debian's sources once and cached (scripts/setup-envtest.sh)`);
+    log(
+      `${why}: the LEGACY kube-apiserver v1.20.2 (a 2021 release), built from Debian's sources once and cached (scripts/setup-envtest.sh)`,
+    );
     const dir = await (options.debianBuild ?? runDebianBuild)(log);
     log(`using the legacy Debian build (Kubernetes 1.20): ${dir}`);
     return { dir, source: 'debian', version: '1.20.2' };
@@ -308,12 +372,19 @@ export async function setupEnvtest(options: SetupEnvtestOptions = {}): Promise<S
     if (why) log(`${why}; building from Go modules instead`);
     const want = requested ?? DEFAULT_K8S_MINOR;
     try {
-      const r = await (options.goBuild ?? ((version, dir, l) => goBuildEnvtest({ version, root: dir, log: l })))(want, root, log);
+      const r = await (options.goBuild ?? ((version, dir, l) => goBuildEnvtest({ version, root: dir, log: l })))(
+        want,
+        root,
+        log,
+      );
       return { dir: r.dir, source: r.cached ? 'cache' : 'go', version: r.version };
     } catch (e) {
       if (!(e instanceof GoBuildError)) throw e;
       const cached = newestCached(k8sDir, minor, os, arch);
-      if (cached && (!requested || cached.version === requested.replace(/^v/, '') || !parseSemVer(requested.replace(/^v/, '')))) {
+      if (
+        cached &&
+        (!requested || cached.version === requested.replace(/^v/, '') || !parseSemVer(requested.replace(/^v/, '')))
+      ) {
         log(`${e.message.split('\n')[0]}; using cached envtest ${cached.version}: ${cached.dir}`);
         return { dir: cached.dir, source: 'cache', version: cached.version };
       }
@@ -347,7 +418,10 @@ export async function setupEnvtest(options: SetupEnvtestOptions = {}): Promise<S
         log(`${e.message}; using cached envtest ${cached.version}: ${cached.dir}`);
         return { dir: cached.dir, source: 'cache', version: cached.version };
       }
-      throw new SetupEnvtestError(e.message, 'check the network, or pass --source auto to fall back to a Go or Debian build');
+      throw new SetupEnvtestError(
+        e.message,
+        'check the network, or pass --source auto to fall back to a Go or Debian build',
+      );
     }
     return goBuild(`download not possible (${e.message})`);
   }
@@ -362,7 +436,11 @@ export async function setupEnvtest(options: SetupEnvtestOptions = {}): Promise<S
     await download(archive, dir, os, signal, log);
   } catch (e) {
     if (!(e instanceof DownloadError)) throw e;
-    if (source === 'download') throw new SetupEnvtestError(e.message, 'check the network, or pass --source auto to fall back to a Go or Debian build');
+    if (source === 'download')
+      throw new SetupEnvtestError(
+        e.message,
+        'check the network, or pass --source auto to fall back to a Go or Debian build',
+      );
     return goBuild(`download not possible (${e.message})`);
   }
   log(`using downloaded envtest ${archive.version} (${os}/${arch}), sha512 verified: ${dir}`);

@@ -161,7 +161,9 @@ export const dependencyParses = { parsed: 0, reused: 0 };
 export function loadProgram(options: ProgramOptions, reporter: Reporter): LoadedProgram {
   const projectDir = resolve(options.projectDir);
   const fsys = overlaySystem(options.overlay);
-  const tsconfigPath = options.tsconfigPath ? resolve(projectDir, options.tsconfigPath) : join(projectDir, 'tsconfig.json');
+  const tsconfigPath = options.tsconfigPath
+    ? resolve(projectDir, options.tsconfigPath)
+    : join(projectDir, 'tsconfig.json');
   let compilerOptions: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.NodeNext,
@@ -171,7 +173,13 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
   if (fsys.fileExists(tsconfigPath)) {
     const read = ts.readConfigFile(tsconfigPath, fsys.readFile);
     if (read.error) {
-      reporter.report(error('KF4010', `cannot read ${tsconfigPath}: ${ts.flattenDiagnosticMessageText(read.error.messageText, ' ')}`, { file: tsconfigPath, hint: 'fix the JSON of tsconfig.json' }));
+      reporter.report(
+        error(
+          'KF4010',
+          `cannot read ${tsconfigPath}: ${ts.flattenDiagnosticMessageText(read.error.messageText, ' ')}`,
+          { file: tsconfigPath, hint: 'fix the JSON of tsconfig.json' },
+        ),
+      );
       fileNames = fsys.sourcesUnder(join(projectDir, 'src'));
     } else {
       const parsed = ts.parseJsonConfigFileContent(read.config, fsys, dirname(tsconfigPath), undefined, tsconfigPath);
@@ -179,7 +187,9 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
       fileNames = parsed.fileNames.filter((f) => !/\.d\.(c|m)?ts$/.test(f)).map((f) => resolve(f));
     }
   } else if (options.tsconfigPath) {
-    reporter.report(error('KF4011', `tsconfig not found: ${tsconfigPath}`, { hint: 'pass the path of an existing tsconfig.json' }));
+    reporter.report(
+      error('KF4011', `tsconfig not found: ${tsconfigPath}`, { hint: 'pass the path of an existing tsconfig.json' }),
+    );
     fileNames = [];
   } else {
     fileNames = fsys.sourcesUnder(join(projectDir, 'src'));
@@ -279,7 +289,8 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
   host.getDefaultLibFileName = () => LIB_FILE;
   const resolutionCache = ts.createModuleResolutionCache(projectDir, (x) => x, opts);
   const resolveFile = (name: string, containingFile: string, mode: ts.ResolutionMode): string | undefined =>
-    ts.resolveModuleName(name, containingFile, opts, host, resolutionCache, undefined, mode).resolvedModule?.resolvedFileName;
+    ts.resolveModuleName(name, containingFile, opts, host, resolutionCache, undefined, mode).resolvedModule
+      ?.resolvedFileName;
   host.resolveModuleNameLiterals = (literals, containingFile, _redirect, options, containingSourceFile) =>
     literals.map((lit) => {
       const name = lit.text;
@@ -302,7 +313,8 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
       if (isExternalModule(name) || name.startsWith('node:')) continue;
       if (!pathMapped && !name.startsWith('.') && !name.startsWith('#')) continue;
       const resolved = resolveFile(name, file, mode);
-      if (resolved && !/\.d\.(c|m)?ts$/.test(resolved) && !resolved.includes(`${sep}node_modules${sep}`)) out.push(resolve(resolved));
+      if (resolved && !/\.d\.(c|m)?ts$/.test(resolved) && !resolved.includes(`${sep}node_modules${sep}`))
+        out.push(resolve(resolved));
     }
     return out;
   };
@@ -341,7 +353,11 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
   for (const file of [...new Set(fileNames)].sort()) {
     const text = readText(file);
     if (text === undefined) continue;
-    if (IMPORTS_MARKERS.test(text) || localTargets(file, text).some((t) => t !== file && reexports(t, new Set([file])).value)) rootFiles.push(file);
+    if (
+      IMPORTS_MARKERS.test(text) ||
+      localTargets(file, text).some((t) => t !== file && reexports(t, new Set([file])).value)
+    )
+      rootFiles.push(file);
   }
 
   const chosen = options.selectRoots
@@ -352,14 +368,17 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
           if (text === undefined) return [];
           const local = localTargets(file, text);
           if (!text.includes('/// <reference')) return local;
-          const refs = ts.preProcessFile(text, true, false).referencedFiles.map((r) => resolve(dirname(file), r.fileName));
+          const refs = ts
+            .preProcessFile(text, true, false)
+            .referencedFiles.map((r) => resolve(dirname(file), r.fileName));
           return [...new Set([...local, ...refs])];
         },
       })
     : rootFiles;
   const program = ts.createProgram({ rootNames: [LIB_FILE, ...chosen], options: opts, host });
   const checker = program.getTypeChecker();
-  const sourceFile = (file: string): ts.SourceFile | undefined => program.getSourceFile(file) ?? host.getSourceFile(file, target);
+  const sourceFile = (file: string): ts.SourceFile | undefined =>
+    program.getSourceFile(file) ?? host.getSourceFile(file, target);
   return {
     program,
     checker,
@@ -369,7 +388,9 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
     parseExtra: (file) => sourceFile(resolve(file)),
     resolveModule: (specifier, from, usage) => {
       if (isExternalModule(specifier)) return { kind: 'external', module: specifier };
-      const mode = usage ? ts.getModeForUsageLocation(from, usage, opts) : ts.getImpliedNodeFormatForFile(from.fileName, resolutionCache.getPackageJsonInfoCache(), host, opts);
+      const mode = usage
+        ? ts.getModeForUsageLocation(from, usage, opts)
+        : ts.getImpliedNodeFormatForFile(from.fileName, resolutionCache.getPackageJsonInfoCache(), host, opts);
       const file = resolveFile(specifier, from.fileName, mode);
       return file ? { kind: 'file', file: resolve(file) } : undefined;
     },
@@ -438,7 +459,11 @@ function overlaySystem(overlay: SourceOverlay | undefined): LoaderSystem {
   };
   const directoryExists = (p: string): boolean => {
     const dir = resolve(p);
-    return ts.sys.directoryExists(dir) || plannedBelow(dir).directories.size > 0 || [...plannedBelow(dir).files.values()].some(Boolean);
+    return (
+      ts.sys.directoryExists(dir) ||
+      plannedBelow(dir).directories.size > 0 ||
+      [...plannedBelow(dir).files.values()].some(Boolean)
+    );
   };
   const entries = (p: string) => {
     const dir = resolve(p);
@@ -478,7 +503,17 @@ function overlaySystem(overlay: SourceOverlay | undefined): LoaderSystem {
   const system: LoaderSystem = {
     useCaseSensitiveFileNames: ts.sys.useCaseSensitiveFileNames,
     readDirectory: (rootDir, extensions, excludes, includes, depth) =>
-      matchFiles(rootDir, extensions, excludes, includes, ts.sys.useCaseSensitiveFileNames, process.cwd(), depth, entries, (p) => ts.sys.realpath?.(p) ?? p),
+      matchFiles(
+        rootDir,
+        extensions,
+        excludes,
+        includes,
+        ts.sys.useCaseSensitiveFileNames,
+        process.cwd(),
+        depth,
+        entries,
+        (p) => ts.sys.realpath?.(p) ?? p,
+      ),
     fileExists: (p) => {
       const text = planned.get(resolve(p));
       return text === undefined ? ts.sys.fileExists(p) : text !== null;
@@ -513,4 +548,3 @@ export function programInputFiles(loaded: LoadedProgram): string[] {
   const files = new Set([...loaded.program.getSourceFiles().map((sf) => sf.fileName), ...loaded.readFiles()]);
   return [...files].filter((f) => f !== LIB_FILE && isAbsolute(f)).sort();
 }
-

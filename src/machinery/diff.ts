@@ -104,7 +104,8 @@ function editDistance(a: readonly number[], b: readonly number[]): number {
   const v = new Int32Array(2 * max + 3);
   for (let d = 0; d <= max; d++) {
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1]) ? v[offset + k + 1] : v[offset + k - 1] + 1;
+      let x =
+        k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1]) ? v[offset + k + 1] : v[offset + k - 1] + 1;
       let y = x - k;
       while (x < n && y < m && a[x] === b[y]) {
         x++;
@@ -191,7 +192,11 @@ export function merge3(base: string, mine: string, theirs: string): { merged: st
   const baseLines = splitLines(base);
   const ours = hunksOf(diffLines(base, mine));
   const others = hunksOf(diffLines(base, theirs));
-  const same = (a: Hunk, b: Hunk) => a.start === b.start && a.end === b.end && a.lines.length === b.lines.length && a.lines.every((l, i) => l === b.lines[i]);
+  const same = (a: Hunk, b: Hunk) =>
+    a.start === b.start &&
+    a.end === b.end &&
+    a.lines.length === b.lines.length &&
+    a.lines.every((l, i) => l === b.lines[i]);
   const apply: Hunk[] = [...ours];
   for (const t of others) {
     const touching = ours.filter((m) => m.start <= t.end && t.start <= m.end);
@@ -199,7 +204,9 @@ export function merge3(base: string, mine: string, theirs: string): { merged: st
     else if (!(touching.length === 1 && same(touching[0], t))) {
       // Where the first colliding change of ours sits in `mine`: its base position moved by our earlier hunks.
       const first = touching[0];
-      const shift = ours.filter((m) => m.end <= first.start && m !== first).reduce((n, m) => n + m.lines.length - (m.end - m.start), 0);
+      const shift = ours
+        .filter((m) => m.end <= first.start && m !== first)
+        .reduce((n, m) => n + m.lines.length - (m.end - m.start), 0);
       return { conflictLine: first.start + shift + 1 };
     }
   }

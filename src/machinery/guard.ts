@@ -15,7 +15,18 @@
  *
  * Knows nothing of Kubernetes.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { isSystemError, systemErrorHint } from '../util/fs-errors.js';
@@ -123,10 +134,14 @@ function refuseFileInTheWay(abs: string): void {
   }
   if (isDir) return;
   throw new DiagnosticError(
-    error('KF1101', `.kubeforge is a file, but kubeforge keeps its lock, cache and staging folder in a .kubeforge folder; nothing was written`, {
-      file: dir,
-      hint: 'move or remove the file .kubeforge (kubeforge makes the folder itself, and git-ignores it)',
-    }),
+    error(
+      'KF1101',
+      `.kubeforge is a file, but kubeforge keeps its lock, cache and staging folder in a .kubeforge folder; nothing was written`,
+      {
+        file: dir,
+        hint: 'move or remove the file .kubeforge (kubeforge makes the folder itself, and git-ignores it)',
+      },
+    ),
   );
 }
 
@@ -168,7 +183,12 @@ function ensureLockFolders(abs: string, createdDirs: string[]): boolean {
  * permission). A lock that cannot be written in full (a full disk) is removed with its folders,
  * and is KF1102.
  */
-function tryCreateLock(path: string, info: LockInfo, createdDirs: readonly string[], folderMayGo: boolean): 'taken' | 'held' | 'no-folder' | 'unwritable' {
+function tryCreateLock(
+  path: string,
+  info: LockInfo,
+  createdDirs: readonly string[],
+  folderMayGo: boolean,
+): 'taken' | 'held' | 'no-folder' | 'unwritable' {
   let fd: number;
   try {
     fd = openSync(path, 'wx', 0o644);
@@ -255,15 +275,22 @@ export async function acquireLock(root: string, options: LockOptions): Promise<L
     }
     const holder = lockHolder(path, abs);
     if (holder === 'stale' || holder === 'gone') continue;
-    if (options.cancelled?.()) throw new InterruptedError('SIGINT', 'stopped while waiting for another kubeforge command; nothing was written');
+    if (options.cancelled?.())
+      throw new InterruptedError('SIGINT', 'stopped while waiting for another kubeforge command; nothing was written');
     if (Date.now() >= deadline) {
-      const who = holder ? `kubeforge ${holder.command} (pid ${holder.pid}, since ${holder.started})` : 'another kubeforge command';
+      const who = holder
+        ? `kubeforge ${holder.command} (pid ${holder.pid}, since ${holder.started})`
+        : 'another kubeforge command';
       removeCreatedDirs(createdDirs);
       throw new DiagnosticError(
-        error('KF1110', `${who} is changing this project: ${options.command} waited ${Math.round(timeoutMs / 1000)} s and did not start; nothing was written`, {
-          file: path,
-          hint: 'run the command again when the other one has finished; if no kubeforge runs any more, remove the lock file',
-        }),
+        error(
+          'KF1110',
+          `${who} is changing this project: ${options.command} waited ${Math.round(timeoutMs / 1000)} s and did not start; nothing was written`,
+          {
+            file: path,
+            hint: 'run the command again when the other one has finished; if no kubeforge runs any more, remove the lock file',
+          },
+        ),
       );
     }
     await new Promise((r) => setTimeout(r, 50));
@@ -300,7 +327,9 @@ export class CommandGuard {
   private readonly onSignal = (s: NodeJS.Signals) => {
     if (this.signal === undefined) {
       this.signal = s;
-      process.stderr.write(`kubeforge: ${s} received; stopping at the next safe point (send it again to stop at once)\n`);
+      process.stderr.write(
+        `kubeforge: ${s} received; stopping at the next safe point (send it again to stop at once)\n`,
+      );
       return;
     }
     // A second signal: the user insists. Listeners run between two synchronous steps, never in
@@ -348,7 +377,10 @@ export class CommandGuard {
     for (let i = 0; i < 2; i++) await new Promise((r) => setImmediate(r));
     if (this.signal === undefined) return;
     const failed = undo?.() ?? [];
-    throw new InterruptedError(this.signal, failed.length ? `${state}, except: could not restore ${failed.join(', ')}` : state);
+    throw new InterruptedError(
+      this.signal,
+      failed.length ? `${state}, except: could not restore ${failed.join(', ')}` : state,
+    );
   }
 
   release(): void {

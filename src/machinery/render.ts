@@ -44,7 +44,12 @@ export function compileSimple(source: string): Compiled | undefined {
     source.replace(SIMPLE_MUSTACHE, (_m, path: string) => {
       let value: unknown = data;
       for (const key of path.split('.')) {
-        if (value === null || value === undefined || !(typeof value === 'object' || typeof value === 'function') || !(key in (value as object))) {
+        if (
+          value === null ||
+          value === undefined ||
+          !(typeof value === 'object' || typeof value === 'function') ||
+          !(key in (value as object))
+        ) {
           throw new Error(`"${key}" not defined in ${path === key ? 'the data' : path}`);
         }
         value = (value as Record<string, unknown>)[key];

@@ -83,7 +83,11 @@ export interface RunFlags {
  * Throws DiagnosticError with the disk as it was when planning or validating fails; a write that
  * fails part way is rolled back by the commit (KF1102).
  */
-export async function runCommand<P extends Planned, R>(steps: CommandSteps<P, R>, io: CommandIo, flags: RunFlags): Promise<R> {
+export async function runCommand<P extends Planned, R>(
+  steps: CommandSteps<P, R>,
+  io: CommandIo,
+  flags: RunFlags,
+): Promise<R> {
   const dryRun = flags.dryRun ?? false;
   const guard = dryRun ? undefined : await CommandGuard.enter(steps.lockRoot, steps.name);
   const ctx: CommandContext = {
@@ -105,10 +109,13 @@ export async function runCommand<P extends Planned, R>(steps: CommandSteps<P, R>
     if (problems.length) throw new DiagnosticError(problems);
     if (!guard) return await steps.preview(planned, changes, ctx);
     await guard.checkpoint('nothing was written');
-    const committed = steps.commit ? (steps.commit(planned, ctx), undefined) : commit(ctx.host, changes, { last: steps.last });
+    const committed = steps.commit
+      ? (steps.commit(planned, ctx), undefined)
+      : commit(ctx.host, changes, { last: steps.last });
     const { interrupted } = steps;
     steps.committed?.(planned, changes, ctx);
-    if ('revert' in interrupted) await guard.checkpoint(interrupted.revert, () => (committed ? revert(ctx.host, committed) : []));
+    if ('revert' in interrupted)
+      await guard.checkpoint(interrupted.revert, () => (committed ? revert(ctx.host, committed) : []));
     else await guard.checkpoint(interrupted.keep);
     return await steps.after(planned, changes, ctx);
   } finally {

@@ -38,7 +38,9 @@ export class Tree {
   readTextOrThrow(path: string, hint?: string): string {
     const text = this.readText(path);
     if (text === undefined) {
-      throw new DiagnosticError(error('KF1104', `${normalizePath(path)} not found in ${this.host.root}`, { file: normalizePath(path), hint }));
+      throw new DiagnosticError(
+        error('KF1104', `${normalizePath(path)} not found in ${this.host.root}`, { file: normalizePath(path), hint }),
+      );
     }
     return text;
   }

@@ -103,7 +103,9 @@ export function sha256(data: string | Buffer): string {
 
 /** Where the record lives, relative to the project (`/`-separated). */
 function cacheRecordPath(projectDir: string): string {
-  return existsSync(join(projectDir, 'node_modules')) ? 'node_modules/.cache/kubeforge/manifests.json' : '.kubeforge/cache/manifests.json';
+  return existsSync(join(projectDir, 'node_modules'))
+    ? 'node_modules/.cache/kubeforge/manifests.json'
+    : '.kubeforge/cache/manifests.json';
 }
 
 function cacheFile(projectDir: string): string {
@@ -172,7 +174,12 @@ export function readTsconfig(tsconfigPath: string): TsconfigView {
   while (current && !seen.has(current)) {
     seen.add(current);
     view.chain.push(current);
-    let json: { extends?: string | string[]; include?: string[]; files?: string[]; compilerOptions?: { outDir?: string } };
+    let json: {
+      extends?: string | string[];
+      include?: string[];
+      files?: string[];
+      compilerOptions?: { outDir?: string };
+    };
     try {
       json = parseJsonc(readFileSync(current, 'utf8')) as typeof json;
     } catch {
@@ -231,10 +238,14 @@ function walk(dir: string, skip: (abs: string) => boolean, out: Set<string>): vo
 }
 
 /** The source files the tsconfig could include (absolute paths, sorted). Cheap: no TypeScript. */
-export function enumerateSourceFiles(projectDir: string, tsconfigPath: string): { files: string[]; tsconfigChain: string[] } {
+export function enumerateSourceFiles(
+  projectDir: string,
+  tsconfigPath: string,
+): { files: string[]; tsconfigChain: string[] } {
   const view = readTsconfig(tsconfigPath);
   const found = new Set<string>();
-  const skip = (abs: string) => (view.outDir !== undefined && abs === view.outDir) || abs === join(projectDir, 'config');
+  const skip = (abs: string) =>
+    (view.outDir !== undefined && abs === view.outDir) || abs === join(projectDir, 'config');
   const includes = view.include ?? (view.files ? [] : ['**/*']);
   for (const pattern of includes) {
     const base = resolve(view.base, staticBase(pattern));
@@ -251,7 +262,8 @@ export function displayPath(projectDir: string, abs: string): string {
   // Most paths are inside the project: a prefix test is much cheaper than path.relative (4,000
   // inputs per run at 2,000 Kinds).
   const prefix = projectDir.endsWith(sep) ? projectDir : projectDir + sep;
-  if (abs.startsWith(prefix) && !abs.includes(`${sep}.`)) return sep === '/' ? abs.slice(prefix.length) : abs.slice(prefix.length).split(sep).join('/');
+  if (abs.startsWith(prefix) && !abs.includes(`${sep}.`))
+    return sep === '/' ? abs.slice(prefix.length) : abs.slice(prefix.length).split(sep).join('/');
   const rel = relative(projectDir, abs);
   return rel.startsWith('..') || isAbsolute(rel) ? abs : rel.split(sep).join('/');
 }
@@ -279,7 +291,10 @@ function hashFile(abs: string): string | undefined {
 
 function dependencyVersion(projectDir: string, name: string): string {
   try {
-    return (JSON.parse(readFileSync(join(projectDir, 'node_modules', name, 'package.json'), 'utf8')) as { version?: string }).version ?? '';
+    return (
+      (JSON.parse(readFileSync(join(projectDir, 'node_modules', name, 'package.json'), 'utf8')) as { version?: string })
+        .version ?? ''
+    );
   } catch {
     return '';
   }
@@ -317,19 +332,21 @@ function toolFingerprint(): string {
 
 function cacheKey(projectDir: string, tsconfigChain: readonly string[], parts: CacheKeyParts): string {
   const h = createHash('sha256');
-  h.update(JSON.stringify({
-    format: CACHE_FORMAT,
-    kubeforge: parts.kubeforgeVersion,
-    build: toolFingerprint(),
-    generator: parts.generatorVersion,
-    maxDescLen: parts.maxDescLen ?? null,
-    embeddedObjectMeta: parts.embeddedObjectMeta === true,
-    k8sVersion: parts.k8sVersion ?? null,
-    paths: parts.paths ? [...parts.paths].sort() : null,
-    tsconfig: parts.tsconfigPath ?? null,
-    project: parts.project ?? null,
-    clientNode: dependencyVersion(projectDir, '@kubernetes/client-node'),
-  }));
+  h.update(
+    JSON.stringify({
+      format: CACHE_FORMAT,
+      kubeforge: parts.kubeforgeVersion,
+      build: toolFingerprint(),
+      generator: parts.generatorVersion,
+      maxDescLen: parts.maxDescLen ?? null,
+      embeddedObjectMeta: parts.embeddedObjectMeta === true,
+      k8sVersion: parts.k8sVersion ?? null,
+      paths: parts.paths ? [...parts.paths].sort() : null,
+      tsconfig: parts.tsconfigPath ?? null,
+      project: parts.project ?? null,
+      clientNode: dependencyVersion(projectDir, '@kubernetes/client-node'),
+    }),
+  );
   for (const f of [...tsconfigChain, join(projectDir, 'package.json')]) {
     h.update(`\0${f}\0`);
     h.update(hashFile(f) ?? 'missing');
@@ -348,7 +365,8 @@ function readCache(projectDir: string): CacheRecord | undefined {
   } catch {
     return undefined;
   }
-  if (lastRead && lastRead.file === file && lastRead.mtimeMs === st.mtimeMs && lastRead.size === st.size) return lastRead.record;
+  if (lastRead && lastRead.file === file && lastRead.mtimeMs === st.mtimeMs && lastRead.size === st.size)
+    return lastRead.record;
   const record = readCacheFile(projectDir);
   lastRead = { file, mtimeMs: st.mtimeMs, size: st.size, record };
   return record;
@@ -366,12 +384,18 @@ function readCacheFile(projectDir: string): CacheRecord | undefined {
 export type CacheCheck = { hit: true; record: CacheRecord } | { hit: false; reason: string };
 
 /** True when the inputs hash the same as at the last successful run and the outputs are as written. */
-export function checkCache(projectDir: string, tsconfigPath: string, parts: CacheKeyParts, snapshot?: InputSnapshot): CacheCheck {
+export function checkCache(
+  projectDir: string,
+  tsconfigPath: string,
+  parts: CacheKeyParts,
+  snapshot?: InputSnapshot,
+): CacheCheck {
   const record = readCache(projectDir);
   if (!record) return { hit: false, reason: 'no cache record' };
   const hashed = snapshot?.hashes;
   const { files, tsconfigChain } = snapshot ?? enumerateSourceFiles(projectDir, tsconfigPath);
-  if (record.key !== cacheKey(projectDir, tsconfigChain, parts)) return { hit: false, reason: 'flags, versions or tsconfig changed' };
+  if (record.key !== cacheKey(projectDir, tsconfigChain, parts))
+    return { hit: false, reason: 'flags, versions or tsconfig changed' };
   const current = new Set(files.map((f) => displayPath(projectDir, f)));
   // Files the last analysis read from outside the scanned folders stay inputs.
   for (const p of Object.keys(record.inputs)) current.add(p);
@@ -388,7 +412,8 @@ export function checkCache(projectDir: string, tsconfigPath: string, parts: Cach
   const recorded = Object.keys(record.outputs)
     .filter((p) => locations.has(p))
     .sort();
-  if (managed.length !== recorded.length || managed.some((m, i) => m !== recorded[i])) return { hit: false, reason: 'managed files added or removed' };
+  if (managed.length !== recorded.length || managed.some((m, i) => m !== recorded[i]))
+    return { hit: false, reason: 'managed files added or removed' };
   for (const [p, stamp] of Object.entries(record.outputs)) {
     // Outputs are large (a CRD embedding a pod template is ~600 kB): size and mtime as written
     // vouch for them. A file merely touched costs one full run, which confirms and re-stamps it.

@@ -42,15 +42,35 @@ const r = (name: string, severity: CompatSeverity, summary: string): CompatRule 
 export const COMPAT_RULES: readonly CompatRule[] = [
   r('crd-removed', 'error', 'a CRD of the base is no longer generated (its Kind was removed or renamed)'),
   r('scope-changed', 'error', 'Namespaced <-> Cluster: the API server refuses the update of a CRD with stored objects'),
-  r('plural-changed', 'error', 'another plural name: the resource\'s URL and the CRD\'s name change, so it is a new CRD without the stored objects'),
+  r(
+    'plural-changed',
+    'error',
+    "another plural name: the resource's URL and the CRD's name change, so it is a new CRD without the stored objects",
+  ),
   r('served-version-removed', 'error', 'a version the base serves is gone from the CRD: clients of it get 404'),
   r('version-unserved', 'warning', 'a version the base serves is kept but no longer served'),
   r('storage-version-changed', 'error', 'another storage version, with a different schema and no conversion webhook'),
   r('field-removed', 'error', 'a field of the base is gone (removed or renamed): stored values are pruned'),
-  r('status-subresource-removed', 'error', 'the status subresource is gone from a served version: clients writing /status get 404'),
-  r('scale-subresource-removed', 'error', 'the scale subresource is gone from a served version: /scale (kubectl scale, HorizontalPodAutoscaler) gets 404'),
-  r('status-subresource-added', 'warning', 'the status subresource added to a served version: updates of the object ignore status from now on'),
-  r('scale-paths-changed', 'error', 'the scale subresource reads and writes other fields (specReplicasPath, statusReplicasPath, labelSelectorPath)'),
+  r(
+    'status-subresource-removed',
+    'error',
+    'the status subresource is gone from a served version: clients writing /status get 404',
+  ),
+  r(
+    'scale-subresource-removed',
+    'error',
+    'the scale subresource is gone from a served version: /scale (kubectl scale, HorizontalPodAutoscaler) gets 404',
+  ),
+  r(
+    'status-subresource-added',
+    'warning',
+    'the status subresource added to a served version: updates of the object ignore status from now on',
+  ),
+  r(
+    'scale-paths-changed',
+    'error',
+    'the scale subresource reads and writes other fields (specReplicasPath, statusReplicasPath, labelSelectorPath)',
+  ),
   r('type-changed', 'error', 'a field changed type (widening integer to number or to int-or-string is allowed)'),
   r('required-added', 'error', 'a field became required and has no default'),
   r('minimum-tightened', 'error', 'minimum raised, or exclusiveMinimum added at the same minimum'),
@@ -64,14 +84,38 @@ export const COMPAT_RULES: readonly CompatRule[] = [
   r('multiple-of-changed', 'error', 'multipleOf added, or changed to a value the old one is not a multiple of'),
   r('pattern-changed', 'error', 'pattern added or changed'),
   r('enum-narrowed', 'error', 'enum added, or a value of the base enum removed'),
-  r('format-changed', 'error', 'a format the API server checks added or changed (formats it ignores, and int64 or double, are no finding)'),
-  r('nullable-removed', 'error', 'nullable: true removed: null values are dropped (the field reads as absent), stored ones too'),
-  r('preserve-unknown-fields-removed', 'error', 'x-kubernetes-preserve-unknown-fields removed: undeclared fields are pruned'),
-  r('list-type-changed', 'error', 'x-kubernetes-list-type changed (atomic, set, map): merge semantics and uniqueness change'),
+  r(
+    'format-changed',
+    'error',
+    'a format the API server checks added or changed (formats it ignores, and int64 or double, are no finding)',
+  ),
+  r(
+    'nullable-removed',
+    'error',
+    'nullable: true removed: null values are dropped (the field reads as absent), stored ones too',
+  ),
+  r(
+    'preserve-unknown-fields-removed',
+    'error',
+    'x-kubernetes-preserve-unknown-fields removed: undeclared fields are pruned',
+  ),
+  r(
+    'list-type-changed',
+    'error',
+    'x-kubernetes-list-type changed (atomic, set, map): merge semantics and uniqueness change',
+  ),
   r('list-map-keys-changed', 'error', 'x-kubernetes-list-map-keys changed'),
   r('map-type-changed', 'error', 'x-kubernetes-map-type changed (granular, atomic)'),
-  r('cel-rule-added', 'error', 'a new x-kubernetes-validations rule that existing objects could fail, not ratcheted (no oldSelf, no optionalOldSelf)'),
-  r('default-changed', 'warning', 'a default changed or removed: objects created from now on get another value (stored ones keep theirs)'),
+  r(
+    'cel-rule-added',
+    'error',
+    'a new x-kubernetes-validations rule that existing objects could fail, not ratcheted (no oldSelf, no optionalOldSelf)',
+  ),
+  r(
+    'default-changed',
+    'warning',
+    'a default changed or removed: objects created from now on get another value (stored ones keep theirs)',
+  ),
 ];
 
 const RULES = new Map(COMPAT_RULES.map((x) => [x.name, x]));
@@ -126,7 +170,9 @@ function crdsOfText(text: string, source: string, file: string | undefined): Bas
 
 function listYaml(dir: string): string[] {
   const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  )) {
     const p = join(dir, e.name);
     if (e.isDirectory()) out.push(...listYaml(p));
     else if (e.isFile() && isYaml(e.name)) out.push(p);
@@ -139,13 +185,22 @@ export function loadFolderBase(dir: string, label = dir): CompatBase {
   const crds: BaseCRD[] = [];
   for (const f of listYaml(dir)) crds.push(...crdsOfText(readFileSync(f, 'utf8'), relative(process.cwd(), f) || f, f));
   if (crds.length === 0) {
-    throw new DiagnosticError(error('KF4701', `--check-compat ${label}: no CustomResourceDefinition in any .yaml file of the folder`, { file: dir, hint: 'pass the folder of the released CRDs (e.g. config/crd/bases of the release), or a git ref' }));
+    throw new DiagnosticError(
+      error('KF4701', `--check-compat ${label}: no CustomResourceDefinition in any .yaml file of the folder`, {
+        file: dir,
+        hint: 'pass the folder of the released CRDs (e.g. config/crd/bases of the release), or a git ref',
+      }),
+    );
   }
   return { label, kind: 'folder', crds };
 }
 
 function git(projectDir: string, args: string[]): string {
-  return execFileSync('git', ['-C', projectDir, ...args], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync('git', ['-C', projectDir, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** The CRDs under config/crd/bases of the project at a git ref (read from the object store; no checkout). */
@@ -153,20 +208,35 @@ export function loadGitBase(projectDir: string, ref: string): CompatBase {
   try {
     git(projectDir, ['rev-parse', '--git-dir']);
   } catch {
-    throw new DiagnosticError(error('KF4700', `--check-compat ${ref}: not a folder, and ${projectDir} is not in a git repository to read it as a ref from`, { hint: 'pass a git ref (tag, branch, commit) of the project\'s repository, or a folder of released CRD YAML files' }));
+    throw new DiagnosticError(
+      error(
+        'KF4700',
+        `--check-compat ${ref}: not a folder, and ${projectDir} is not in a git repository to read it as a ref from`,
+        {
+          hint: "pass a git ref (tag, branch, commit) of the project's repository, or a folder of released CRD YAML files",
+        },
+      ),
+    );
   }
   let commit: string;
   try {
     commit = git(projectDir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]).trim();
   } catch {
-    throw new DiagnosticError(error('KF4700', `--check-compat ${ref}: no such folder, and no such git ref (tag, branch or commit) in the repository`, { hint: 'check the name with `git tag` / `git branch -a`, or pass a folder of released CRD YAML files' }));
+    throw new DiagnosticError(
+      error(
+        'KF4700',
+        `--check-compat ${ref}: no such folder, and no such git ref (tag, branch or commit) in the repository`,
+        { hint: 'check the name with `git tag` / `git branch -a`, or pass a folder of released CRD YAML files' },
+      ),
+    );
   }
   const files = git(projectDir, ['ls-tree', '-r', '--full-name', '--name-only', commit, '--', CRD_DIR])
     .split('\n')
     .filter((f) => isYaml(f))
     .sort();
   const crds: BaseCRD[] = [];
-  for (const f of files) crds.push(...crdsOfText(git(projectDir, ['show', `${commit}:${f}`]), `${f} at ${ref}`, undefined));
+  for (const f of files)
+    crds.push(...crdsOfText(git(projectDir, ['show', `${commit}:${f}`]), `${f} at ${ref}`, undefined));
   return { label: ref, kind: 'git', crds };
 }
 
@@ -186,9 +256,16 @@ export function loadCompatBase(base: string, projectDir: string, cwd: string): C
 export function parseAllow(names: readonly string[] | undefined): Set<string> {
   const out = new Set<string>();
   for (const raw of names ?? []) {
-    for (const name of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const name of raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       if (!RULES.has(name)) {
-        throw new DiagnosticError(error('KF4702', `--allow ${name}: no compatibility rule has this name`, { hint: `the rules: ${COMPAT_RULES.map((x) => x.name).join(', ')}` }));
+        throw new DiagnosticError(
+          error('KF4702', `--allow ${name}: no compatibility rule has this name`, {
+            hint: `the rules: ${COMPAT_RULES.map((x) => x.name).join(', ')}`,
+          }),
+        );
       }
       out.add(name);
     }
@@ -215,7 +292,7 @@ function versionsOf(crd: Obj): Version[] {
     storage: v.storage === true,
     schema: ((v.schema ?? {}) as Obj).openAPIV3Schema as Schema | undefined,
     // apiextensions.k8s.io/v1beta1 had one spec.subresources for every version.
-    subresources: ((v.subresources ?? spec.subresources ?? {}) as Obj),
+    subresources: (v.subresources ?? spec.subresources ?? {}) as Obj,
   }));
 }
 
@@ -232,7 +309,9 @@ function stripDocs(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(stripDocs);
   if (v && typeof v === 'object') {
     const out: Obj = {};
-    for (const k of Object.keys(v).sort()) if (k !== 'description' && k !== 'title' && k !== 'example' && k !== 'externalDocs') out[k] = stripDocs((v as Obj)[k]);
+    for (const k of Object.keys(v).sort())
+      if (k !== 'description' && k !== 'title' && k !== 'example' && k !== 'externalDocs')
+        out[k] = stripDocs((v as Obj)[k]);
     return out;
   }
   return v;
@@ -245,7 +324,9 @@ function typeOf(s: Schema): string | undefined {
 
 /** A change of type that keeps every old value valid. */
 function widens(from: string, to: string): boolean {
-  return (from === 'integer' && to === 'number') || ((from === 'integer' || from === 'string') && to === 'int-or-string');
+  return (
+    (from === 'integer' && to === 'number') || ((from === 'integer' || from === 'string') && to === 'int-or-string')
+  );
 }
 
 const CEL_OLD_SELF = /\boldSelf\b/;
@@ -255,7 +336,33 @@ const CEL_OLD_SELF = /\boldSelf\b/;
  * supported formats, names compared without dashes as go-openapi does); `password` is in that list
  * but accepts any string. Other formats are ignored (the server warns about them).
  */
-const CHECKED_STRING_FORMATS = new Set(['bsonobjectid', 'uri', 'email', 'hostname', 'ipv4', 'ipv6', 'cidr', 'mac', 'uuid', 'uuid3', 'uuid4', 'uuid5', 'isbn', 'isbn10', 'isbn13', 'creditcard', 'ssn', 'hexcolor', 'rgbcolor', 'byte', 'date', 'duration', 'datetime', 'k8s-short-name'.replace(/-/g, ''), 'k8s-long-name'.replace(/-/g, '')]);
+const CHECKED_STRING_FORMATS = new Set([
+  'bsonobjectid',
+  'uri',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'cidr',
+  'mac',
+  'uuid',
+  'uuid3',
+  'uuid4',
+  'uuid5',
+  'isbn',
+  'isbn10',
+  'isbn13',
+  'creditcard',
+  'ssn',
+  'hexcolor',
+  'rgbcolor',
+  'byte',
+  'date',
+  'duration',
+  'datetime',
+  'k8s-short-name'.replace(/-/g, ''),
+  'k8s-long-name'.replace(/-/g, ''),
+]);
 
 /** The format the API server enforces on this node's values, if any: int64 and double bound nothing the server can read (it reads integers as int64, numbers as float64). */
 function checkedFormat(s: Schema): string | undefined {
@@ -289,16 +396,24 @@ function lowerBound(s: Schema): { v: number; ex: boolean } | undefined {
 function upperBound(s: Schema): { v: number; ex: boolean } | undefined {
   return typeof s.maximum === 'number' ? { v: s.maximum, ex: s.exclusiveMaximum === true } : undefined;
 }
-const boundText = (b: { v: number; ex: boolean } | undefined, sign: string) => (b ? `${sign}${b.ex ? '' : '='} ${b.v}` : 'none');
+const boundText = (b: { v: number; ex: boolean } | undefined, sign: string) =>
+  b ? `${sign}${b.ex ? '' : '='} ${b.v}` : 'none';
 
-const RATCHET = 'objects stored with values it refuses stay readable, and updates that leave such a value unchanged are allowed (ratcheting); creates, and updates that change the value, must satisfy it';
+const RATCHET =
+  'objects stored with values it refuses stay readable, and updates that leave such a value unchanged are allowed (ratcheting); creates, and updates that change the value, must satisfy it';
 
 function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schema[]): void {
   const at = path || '.';
   const bt = typeOf(b);
   const nt = typeOf(n);
   if (bt !== undefined && nt !== undefined && bt !== nt && !widens(bt, nt)) {
-    push(w, 'type-changed', at, chain, `${at} changed type from ${bt} to ${nt}: stored ${bt} values are served as they are (clients decoding ${nt} fail on them) and updates that leave them unchanged pass (ratcheting), but creates and updates that set a ${bt} value are refused, so old clients cannot write it`);
+    push(
+      w,
+      'type-changed',
+      at,
+      chain,
+      `${at} changed type from ${bt} to ${nt}: stored ${bt} values are served as they are (clients decoding ${nt} fail on them) and updates that leave them unchanged pass (ratcheting), but creates and updates that set a ${bt} value are refused, so old clients cannot write it`,
+    );
     return;
   }
   compareBounds(w, b, n, at, chain);
@@ -313,63 +428,150 @@ function compareSchema(w: Walk, b: Schema, n: Schema, path: string, chain: Schem
 function compareBounds(w: Walk, b: Schema, n: Schema, at: string, chain: Schema[]): void {
   const bl = lowerBound(b);
   const nl = lowerBound(n);
-  if (nl && (!bl || nl.v > bl.v || (nl.v === bl.v && nl.ex && !bl.ex))) push(w, 'minimum-tightened', at, chain, `${at}: minimum ${boundText(bl, '>')} -> ${boundText(nl, '>')}: ${RATCHET}`);
+  if (nl && (!bl || nl.v > bl.v || (nl.v === bl.v && nl.ex && !bl.ex)))
+    push(
+      w,
+      'minimum-tightened',
+      at,
+      chain,
+      `${at}: minimum ${boundText(bl, '>')} -> ${boundText(nl, '>')}: ${RATCHET}`,
+    );
   const bu = upperBound(b);
   const nu = upperBound(n);
-  if (nu && (!bu || nu.v < bu.v || (nu.v === bu.v && nu.ex && !bu.ex))) push(w, 'maximum-tightened', at, chain, `${at}: maximum ${boundText(bu, '<')} -> ${boundText(nu, '<')}: ${RATCHET}`);
+  if (nu && (!bu || nu.v < bu.v || (nu.v === bu.v && nu.ex && !bu.ex)))
+    push(
+      w,
+      'maximum-tightened',
+      at,
+      chain,
+      `${at}: maximum ${boundText(bu, '<')} -> ${boundText(nu, '<')}: ${RATCHET}`,
+    );
   for (const [key, rule] of [
     ['minLength', 'min-length-tightened'],
     ['minItems', 'min-items-tightened'],
     ['minProperties', 'min-properties-tightened'],
   ] as const) {
     const bv = typeof b[key] === 'number' ? (b[key] as number) : 0;
-    if (typeof n[key] === 'number' && (n[key] as number) > bv) push(w, rule, at, chain, `${at}: ${key} ${b[key] ?? 'none'} -> ${n[key]}: ${RATCHET}`);
+    if (typeof n[key] === 'number' && (n[key] as number) > bv)
+      push(w, rule, at, chain, `${at}: ${key} ${b[key] ?? 'none'} -> ${n[key]}: ${RATCHET}`);
   }
   for (const [key, rule] of [
     ['maxLength', 'max-length-tightened'],
     ['maxItems', 'max-items-tightened'],
     ['maxProperties', 'max-properties-tightened'],
   ] as const) {
-    if (typeof n[key] === 'number' && (typeof b[key] !== 'number' || (n[key] as number) < (b[key] as number))) push(w, rule, at, chain, `${at}: ${key} ${b[key] ?? 'none'} -> ${n[key]}: ${RATCHET}`);
+    if (typeof n[key] === 'number' && (typeof b[key] !== 'number' || (n[key] as number) < (b[key] as number)))
+      push(w, rule, at, chain, `${at}: ${key} ${b[key] ?? 'none'} -> ${n[key]}: ${RATCHET}`);
   }
   if (typeof n.multipleOf === 'number' && n.multipleOf !== b.multipleOf) {
     const bm = b.multipleOf;
     const still = typeof bm === 'number' && Number.isInteger(bm / n.multipleOf);
-    if (!still) push(w, 'multiple-of-changed', at, chain, `${at}: multipleOf ${bm ?? 'none'} -> ${n.multipleOf}: ${RATCHET}`);
+    if (!still)
+      push(w, 'multiple-of-changed', at, chain, `${at}: multipleOf ${bm ?? 'none'} -> ${n.multipleOf}: ${RATCHET}`);
   }
 }
 
 /** What a value may be and what it becomes: pattern, enum, format, nullable, pruning, default. */
 function compareValues(w: Walk, b: Schema, n: Schema, at: string, chain: Schema[]): void {
   if (typeof n.pattern === 'string' && n.pattern !== b.pattern) {
-    push(w, 'pattern-changed', at, chain, `${at}: pattern ${b.pattern === undefined ? 'added' : `changed from ${show(b.pattern)}`} (${show(n.pattern)}): ${RATCHET}`);
+    push(
+      w,
+      'pattern-changed',
+      at,
+      chain,
+      `${at}: pattern ${b.pattern === undefined ? 'added' : `changed from ${show(b.pattern)}`} (${show(n.pattern)}): ${RATCHET}`,
+    );
   }
   if (Array.isArray(n.enum)) {
     const kept = new Set((n.enum as unknown[]).map(json));
-    if (!Array.isArray(b.enum)) push(w, 'enum-narrowed', at, chain, `${at}: enum added (${(n.enum as unknown[]).map(show).join(', ')}): ${RATCHET}`);
+    if (!Array.isArray(b.enum))
+      push(
+        w,
+        'enum-narrowed',
+        at,
+        chain,
+        `${at}: enum added (${(n.enum as unknown[]).map(show).join(', ')}): ${RATCHET}`,
+      );
     else {
       const gone = (b.enum as unknown[]).filter((v) => !kept.has(json(v)));
-      if (gone.length) push(w, 'enum-narrowed', at, chain, `${at}: enum value${gone.length > 1 ? 's' : ''} ${gone.map(show).join(', ')} removed: ${RATCHET}`);
+      if (gone.length)
+        push(
+          w,
+          'enum-narrowed',
+          at,
+          chain,
+          `${at}: enum value${gone.length > 1 ? 's' : ''} ${gone.map(show).join(', ')} removed: ${RATCHET}`,
+        );
     }
   }
-  if (checkedFormat(n) !== undefined && checkedFormat(n) !== checkedFormat(b)) push(w, 'format-changed', at, chain, `${at}: format ${b.format === undefined ? 'added' : `changed from ${show(b.format)}`} (${show(n.format)}): values not of that format are refused; ${RATCHET}`);
-  if (b.nullable === true && n.nullable !== true) push(w, 'nullable-removed', at, chain, `${at}: nullable removed: the API server drops null values, those sent from now on and stored ones as they are read, so clients that tell null from absent lose it`);
+  if (checkedFormat(n) !== undefined && checkedFormat(n) !== checkedFormat(b))
+    push(
+      w,
+      'format-changed',
+      at,
+      chain,
+      `${at}: format ${b.format === undefined ? 'added' : `changed from ${show(b.format)}`} (${show(n.format)}): values not of that format are refused; ${RATCHET}`,
+    );
+  if (b.nullable === true && n.nullable !== true)
+    push(
+      w,
+      'nullable-removed',
+      at,
+      chain,
+      `${at}: nullable removed: the API server drops null values, those sent from now on and stored ones as they are read, so clients that tell null from absent lose it`,
+    );
   if (b['x-kubernetes-preserve-unknown-fields'] === true && n['x-kubernetes-preserve-unknown-fields'] !== true) {
-    push(w, 'preserve-unknown-fields-removed', at, chain, `${at}: x-kubernetes-preserve-unknown-fields removed: fields it does not declare are pruned from objects as they are written and read`);
+    push(
+      w,
+      'preserve-unknown-fields-removed',
+      at,
+      chain,
+      `${at}: x-kubernetes-preserve-unknown-fields removed: fields it does not declare are pruned from objects as they are written and read`,
+    );
   }
   if (b.default !== undefined && json(b.default) !== json(n.default)) {
-    push(w, 'default-changed', at, chain, `${at}: default ${n.default === undefined ? `${show(b.default)} removed` : `changed from ${show(b.default)} to ${show(n.default)}`}: objects created without it from now on get ${n.default === undefined ? 'no value' : 'the new value'}, while stored objects keep the value written with them`);
+    push(
+      w,
+      'default-changed',
+      at,
+      chain,
+      `${at}: default ${n.default === undefined ? `${show(b.default)} removed` : `changed from ${show(b.default)} to ${show(n.default)}`}: objects created without it from now on get ${n.default === undefined ? 'no value' : 'the new value'}, while stored objects keep the value written with them`,
+    );
   }
 }
 
 /** How server-side apply merges the value: list type, list-map keys, map type. */
-function compareMerging(w: Walk, b: Schema, n: Schema, bt: string | undefined, nt: string | undefined, at: string, chain: Schema[]): void {
+function compareMerging(
+  w: Walk,
+  b: Schema,
+  n: Schema,
+  bt: string | undefined,
+  nt: string | undefined,
+  at: string,
+  chain: Schema[],
+): void {
   if (bt === 'array' || nt === 'array') {
     const blt = (b['x-kubernetes-list-type'] as string | undefined) ?? 'atomic';
     const nlt = (n['x-kubernetes-list-type'] as string | undefined) ?? 'atomic';
-    if (blt !== nlt) push(w, 'list-type-changed', at, chain, `${at}: x-kubernetes-list-type ${blt} -> ${nlt}: server-side apply merges the list differently${nlt !== 'atomic' ? ', and creates with duplicate items (keys) are refused (lists stored with duplicates stay readable and updatable: ratcheting)' : ''}`);
-    else if (nlt === 'map' && json(b['x-kubernetes-list-map-keys'] ?? []) !== json(n['x-kubernetes-list-map-keys'] ?? [])) {
-      push(w, 'list-map-keys-changed', at, chain, `${at}: x-kubernetes-list-map-keys ${json(b['x-kubernetes-list-map-keys'] ?? [])} -> ${json(n['x-kubernetes-list-map-keys'] ?? [])}: server-side apply identifies items differently, and stored lists may hold duplicate keys`);
+    if (blt !== nlt)
+      push(
+        w,
+        'list-type-changed',
+        at,
+        chain,
+        `${at}: x-kubernetes-list-type ${blt} -> ${nlt}: server-side apply merges the list differently${nlt !== 'atomic' ? ', and creates with duplicate items (keys) are refused (lists stored with duplicates stay readable and updatable: ratcheting)' : ''}`,
+      );
+    else if (
+      nlt === 'map' &&
+      json(b['x-kubernetes-list-map-keys'] ?? []) !== json(n['x-kubernetes-list-map-keys'] ?? [])
+    ) {
+      push(
+        w,
+        'list-map-keys-changed',
+        at,
+        chain,
+        `${at}: x-kubernetes-list-map-keys ${json(b['x-kubernetes-list-map-keys'] ?? [])} -> ${json(n['x-kubernetes-list-map-keys'] ?? [])}: server-side apply identifies items differently, and stored lists may hold duplicate keys`,
+      );
     }
   }
   const bmt = b['x-kubernetes-map-type'] as string | undefined;
@@ -379,7 +581,13 @@ function compareMerging(w: Walk, b: Schema, n: Schema, bt: string | undefined, n
       (nmt ?? 'granular') === 'atomic'
         ? 'server-side apply now owns and replaces the object as a whole: an apply of some of its fields conflicts with the other managers of the object, and when forced drops the fields it does not send'
         : 'server-side apply now merges the object field by field: an apply no longer replaces it as a whole, so fields another manager set (or this one set before) are kept instead of dropped';
-    push(w, 'map-type-changed', at, chain, `${at}: x-kubernetes-map-type ${bmt ?? 'granular'} -> ${nmt ?? 'granular'}: ${how} (stored objects are unchanged)`);
+    push(
+      w,
+      'map-type-changed',
+      at,
+      chain,
+      `${at}: x-kubernetes-map-type ${bmt ?? 'granular'} -> ${nmt ?? 'granular'}: ${how} (stored objects are unchanged)`,
+    );
   }
 }
 
@@ -390,7 +598,13 @@ function compareRules(w: Walk, b: Schema, n: Schema, at: string, chain: Schema[]
     const text = String(rule.rule);
     if (before.has(text)) continue;
     if (rule.optionalOldSelf === true || CEL_OLD_SELF.test(text)) continue; // ratcheted: a transition rule, or optionalOldSelf
-    push(w, 'cel-rule-added', at, chain, `${at}: new rule \`${text}\`: objects stored before may fail it; they stay readable, and updates that leave ${at} unchanged are allowed (ratcheting), but creates and updates that change it must satisfy the rule (make it a transition rule with oldSelf, or optionalOldSelf: true, to spare old values)`);
+    push(
+      w,
+      'cel-rule-added',
+      at,
+      chain,
+      `${at}: new rule \`${text}\`: objects stored before may fail it; they stay readable, and updates that leave ${at} unchanged are allowed (ratcheting), but creates and updates that change it must satisfy the rule (make it a transition rule with oldSelf, or optionalOldSelf: true, to spare old values)`,
+    );
   }
 }
 
@@ -402,7 +616,13 @@ function compareRequired(w: Walk, b: Schema, n: Schema, at: string, chain: Schem
     if (breq.has(name)) continue;
     const p = nprops[name];
     if (p && p.default !== undefined) continue;
-    push(w, 'required-added', fieldPath(at === '.' ? '' : at, name), p ? [...chain, p] : chain, `${fieldPath(at === '.' ? '' : at, name)} is required now and has no default: creates without it are refused; stored objects without it stay readable and can be updated while ${at} is unchanged (ratcheting), but an update that changes ${at} must add it`);
+    push(
+      w,
+      'required-added',
+      fieldPath(at === '.' ? '' : at, name),
+      p ? [...chain, p] : chain,
+      `${fieldPath(at === '.' ? '' : at, name)} is required now and has no default: creates without it are refused; stored objects without it stay readable and can be updated while ${at} is unchanged (ratcheting), but an update that changes ${at} must add it`,
+    );
   }
 }
 
@@ -418,16 +638,37 @@ function compareChildren(w: Walk, b: Schema, n: Schema, path: string, chain: Sch
       if (n['x-kubernetes-preserve-unknown-fields'] === true) continue; // the values are kept, undeclared
       const same = added.filter((k) => json(stripDocs(nprops[k])) === json(stripDocs(bprops[key])));
       const renamed = same.length ? ` (renamed to ${same.map((k) => fieldPath(path, k)).join(' or ')}?)` : '';
-      push(w, 'field-removed', p, chain, `${p} is removed${renamed}: the API server prunes it from objects as they are written and read (stored values are lost), and clients that set it get an unknown-field warning, or an error with strict field validation`);
+      push(
+        w,
+        'field-removed',
+        p,
+        chain,
+        `${p} is removed${renamed}: the API server prunes it from objects as they are written and read (stored values are lost), and clients that set it get an unknown-field warning, or an error with strict field validation`,
+      );
       continue;
     }
     compareSchema(w, bprops[key], np, p, [...chain, np]);
   }
-  if (b.items && n.items && typeof b.items === 'object' && typeof n.items === 'object' && !Array.isArray(b.items) && !Array.isArray(n.items)) {
+  if (
+    b.items &&
+    n.items &&
+    typeof b.items === 'object' &&
+    typeof n.items === 'object' &&
+    !Array.isArray(b.items) &&
+    !Array.isArray(n.items)
+  ) {
     compareSchema(w, b.items as Schema, n.items as Schema, `${path}[*]`, [...chain, n.items as Schema]);
   }
-  if (b.additionalProperties && n.additionalProperties && typeof b.additionalProperties === 'object' && typeof n.additionalProperties === 'object') {
-    compareSchema(w, b.additionalProperties as Schema, n.additionalProperties as Schema, `${path}[*]`, [...chain, n.additionalProperties as Schema]);
+  if (
+    b.additionalProperties &&
+    n.additionalProperties &&
+    typeof b.additionalProperties === 'object' &&
+    typeof n.additionalProperties === 'object'
+  ) {
+    compareSchema(w, b.additionalProperties as Schema, n.additionalProperties as Schema, `${path}[*]`, [
+      ...chain,
+      n.additionalProperties as Schema,
+    ]);
   }
   // Junctors (controller-gen writes anyOf for int-or-string fields, and allOf/anyOf/oneOf can come
   // from a schema override): their entries constrain the same value, so they keep the path.
@@ -450,12 +691,20 @@ export function diffCRDs(before: Obj, after: Obj): Finding[] {
   const bspec = (before.spec ?? {}) as Obj;
   const nspec = (after.spec ?? {}) as Obj;
   if ((bspec.scope ?? 'Namespaced') !== (nspec.scope ?? 'Namespaced')) {
-    out.push({ rule: 'scope-changed', severity: 'error', message: `scope changed from ${bspec.scope} to ${nspec.scope}: the API server refuses this update of a CRD that has stored objects (scope is immutable then), and every client's URLs change` });
+    out.push({
+      rule: 'scope-changed',
+      severity: 'error',
+      message: `scope changed from ${bspec.scope} to ${nspec.scope}: the API server refuses this update of a CRD that has stored objects (scope is immutable then), and every client's URLs change`,
+    });
   }
   const bplural = ((bspec.names ?? {}) as Obj).plural;
   const nplural = ((nspec.names ?? {}) as Obj).plural;
   if (bplural !== undefined && nplural !== undefined && bplural !== nplural) {
-    out.push({ rule: 'plural-changed', severity: 'error', message: `plural ${show(bplural)} -> ${show(nplural)}: the API server refuses it in place (spec.names.plural is immutable), and the CRD is named <plural>.<group>, so this is another CRD, without the objects stored under ${bplural}; clients of .../${bplural} get 404, and applying the new manifests with pruning deletes the old CRD and its objects` });
+    out.push({
+      rule: 'plural-changed',
+      severity: 'error',
+      message: `plural ${show(bplural)} -> ${show(nplural)}: the API server refuses it in place (spec.names.plural is immutable), and the CRD is named <plural>.<group>, so this is another CRD, without the objects stored under ${bplural}; clients of .../${bplural} get 404, and applying the new manifests with pruning deletes the old CRD and its objects`,
+    });
   }
   const bvs = versionsOf(before);
   const nvs = versionsOf(after);
@@ -464,24 +713,57 @@ export function diffCRDs(before: Obj, after: Obj): Finding[] {
     if (!bv.served) continue;
     const nv = nByName.get(bv.name);
     if (!nv) {
-      out.push({ rule: 'served-version-removed', severity: 'error', version: bv.name, message: `version ${bv.name} is served by the base and is gone: its clients get 404, and the API server refuses the CRD while ${bv.name} is in status.storedVersions` });
+      out.push({
+        rule: 'served-version-removed',
+        severity: 'error',
+        version: bv.name,
+        message: `version ${bv.name} is served by the base and is gone: its clients get 404, and the API server refuses the CRD while ${bv.name} is in status.storedVersions`,
+      });
     } else if (!nv.served) {
-      out.push({ rule: 'version-unserved', severity: 'warning', version: bv.name, message: `version ${bv.name} is no longer served: its clients get 404 (objects stored as ${bv.name} stay readable through the served versions)` });
+      out.push({
+        rule: 'version-unserved',
+        severity: 'warning',
+        version: bv.name,
+        message: `version ${bv.name} is no longer served: its clients get 404 (objects stored as ${bv.name} stay readable through the served versions)`,
+      });
     } else {
       if (bv.subresources.status !== undefined && nv.subresources.status === undefined) {
-        out.push({ rule: 'status-subresource-removed', severity: 'error', version: bv.name, message: `version ${bv.name} no longer has the status subresource: reads and writes of /status get 404 (controllers updating status fail), and updates of the object itself now change its status instead of ignoring it` });
+        out.push({
+          rule: 'status-subresource-removed',
+          severity: 'error',
+          version: bv.name,
+          message: `version ${bv.name} no longer has the status subresource: reads and writes of /status get 404 (controllers updating status fail), and updates of the object itself now change its status instead of ignoring it`,
+        });
       }
       if (bv.subresources.status === undefined && nv.subresources.status !== undefined) {
-        out.push({ rule: 'status-subresource-added', severity: 'warning', version: bv.name, message: `version ${bv.name} has the status subresource now: updates of the object ignore changes to status, so clients that wrote status with the object must write /status instead` });
+        out.push({
+          rule: 'status-subresource-added',
+          severity: 'warning',
+          version: bv.name,
+          message: `version ${bv.name} has the status subresource now: updates of the object ignore changes to status, so clients that wrote status with the object must write /status instead`,
+        });
       }
       const bs = bv.subresources.scale as Obj | undefined;
       const ns = nv.subresources.scale as Obj | undefined;
       if (bs && ns) {
-        const moved = (['specReplicasPath', 'statusReplicasPath', 'labelSelectorPath'] as const).filter((k) => bs[k] !== ns[k]).map((k) => `${k} ${show(bs[k] ?? 'none')} -> ${show(ns[k] ?? 'none')}`);
-        if (moved.length) out.push({ rule: 'scale-paths-changed', severity: 'error', version: bv.name, message: `version ${bv.name}: the scale subresource maps other fields (${moved.join(', ')}): kubectl scale and HorizontalPodAutoscalers now read and write those, and the stored objects' values at the old paths are no longer what /scale shows` });
+        const moved = (['specReplicasPath', 'statusReplicasPath', 'labelSelectorPath'] as const)
+          .filter((k) => bs[k] !== ns[k])
+          .map((k) => `${k} ${show(bs[k] ?? 'none')} -> ${show(ns[k] ?? 'none')}`);
+        if (moved.length)
+          out.push({
+            rule: 'scale-paths-changed',
+            severity: 'error',
+            version: bv.name,
+            message: `version ${bv.name}: the scale subresource maps other fields (${moved.join(', ')}): kubectl scale and HorizontalPodAutoscalers now read and write those, and the stored objects' values at the old paths are no longer what /scale shows`,
+          });
       }
       if (bv.subresources.scale !== undefined && nv.subresources.scale === undefined) {
-        out.push({ rule: 'scale-subresource-removed', severity: 'error', version: bv.name, message: `version ${bv.name} no longer has the scale subresource: /scale gets 404, so kubectl scale and HorizontalPodAutoscalers targeting it fail` });
+        out.push({
+          rule: 'scale-subresource-removed',
+          severity: 'error',
+          version: bv.name,
+          message: `version ${bv.name} no longer has the scale subresource: /scale gets 404, so kubectl scale and HorizontalPodAutoscalers targeting it fail`,
+        });
       }
     }
   }
@@ -505,7 +787,12 @@ export function diffCRDs(before: Obj, after: Obj): Finding[] {
     if (!nv || !bv.schema || !nv.schema) continue;
     const w: Walk = { version: bv.name, out: [] };
     compareSchema(w, bv.schema, nv.schema, '', [nv.schema]);
-    for (const f of w.out) out.push(nv.served ? f : { ...f, severity: 'warning', message: `${f.message} (version ${bv.name} is not served: a warning only)` });
+    for (const f of w.out)
+      out.push(
+        nv.served
+          ? f
+          : { ...f, severity: 'warning', message: `${f.message} (version ${bv.name} is not served: a warning only)` },
+      );
   }
   return out;
 }
@@ -516,7 +803,10 @@ export function diffCRDs(before: Obj, after: Obj): Finding[] {
 const loc = (l: Location): Location => ({ file: l.file, line: l.line, column: l.column });
 
 /** The nearest origin with a declaration on the chain (the user's field); else the version's Kind class. */
-function locateChain(chain: readonly Schema[] | undefined, fallback: Location | undefined): { at?: Location; where?: string } {
+function locateChain(
+  chain: readonly Schema[] | undefined,
+  fallback: Location | undefined,
+): { at?: Location; where?: string } {
   for (let i = (chain?.length ?? 0) - 1; i >= 0; i--) {
     for (let o: SchemaOrigin | undefined = schemaOriginOf(chain![i]); o; o = o.type) {
       if (o.at && !o.at.file.includes('/node_modules/')) return { at: loc(o.at), where: o.where };
@@ -552,7 +842,11 @@ export function checkCompat(base: CompatBase, crds: readonly Obj[], options: Com
         ? `keep the API compatible (add a new version for the change), or accept the break with --allow ${f.rule}`
         : `pass --allow ${f.rule} to silence this`;
     const extra = { ...(at ?? (extraFile ? { file: extraFile } : {})), hint };
-    out.push(severity === 'error' ? error(f.rule === 'crd-removed' ? 'KF4711' : 'KF4710', message, extra) : warning('KF4712', message, extra));
+    out.push(
+      severity === 'error'
+        ? error(f.rule === 'crd-removed' ? 'KF4711' : 'KF4710', message, extra)
+        : warning('KF4712', message, extra),
+    );
   };
   const seen = new Set<string>();
   for (const b of base.crds) {
@@ -561,7 +855,18 @@ export function checkCompat(base: CompatBase, crds: readonly Obj[], options: Com
     seen.add(gk);
     const crd = byGK.get(gk);
     if (!crd) {
-      if (!options.partial) emit({ rule: 'crd-removed', severity: 'error', message: `the CRD of ${base.label} (${b.source}) is no longer generated: applying the new manifests with pruning deletes it and every object of it` }, gk, undefined, undefined, b.file);
+      if (!options.partial)
+        emit(
+          {
+            rule: 'crd-removed',
+            severity: 'error',
+            message: `the CRD of ${base.label} (${b.source}) is no longer generated: applying the new manifests with pruning deletes it and every object of it`,
+          },
+          gk,
+          undefined,
+          undefined,
+          b.file,
+        );
       continue;
     }
     const origin = crdOriginOf(crd);
@@ -577,9 +882,12 @@ export function checkCompat(base: CompatBase, crds: readonly Obj[], options: Com
       if (f.chain) {
         const l = locateChain(f.chain, versionAt(f.version));
         emit(f, gk, l.at, l.where);
-      } else if (f.rule === 'scope-changed' || f.rule === 'plural-changed') emit(f, gk, markerAt('Resource') ?? versionAt(), undefined);
-      else if (f.rule === 'storage-version-changed') emit(f, gk, markerAt('StorageVersion') ?? versionAt(f.version), undefined);
-      else if (f.rule === 'version-unserved') emit(f, gk, markerAt('UnservedVersion') ?? versionAt(f.version), undefined);
+      } else if (f.rule === 'scope-changed' || f.rule === 'plural-changed')
+        emit(f, gk, markerAt('Resource') ?? versionAt(), undefined);
+      else if (f.rule === 'storage-version-changed')
+        emit(f, gk, markerAt('StorageVersion') ?? versionAt(f.version), undefined);
+      else if (f.rule === 'version-unserved')
+        emit(f, gk, markerAt('UnservedVersion') ?? versionAt(f.version), undefined);
       else emit(f, gk, versionAt(f.version), undefined);
     }
   }

@@ -43,7 +43,10 @@ export function sortKeys<T>(v: T): T {
     return Object.fromEntries(
       Object.keys(v)
         .sort()
-        .map((k) => [k, k === 'openAPIV3Schema' ? (v as Record<string, unknown>)[k] : sortKeys((v as Record<string, unknown>)[k])]),
+        .map((k) => [
+          k,
+          k === 'openAPIV3Schema' ? (v as Record<string, unknown>)[k] : sortKeys((v as Record<string, unknown>)[k]),
+        ]),
     ) as T;
   }
   return v;
@@ -69,10 +72,14 @@ export function generateCRDs(
     const dup = list.find((x) => x.version === k.version);
     if (dup) {
       reporter.report(
-        error('KF4006', `Kind ${k.kind} is declared twice in ${k.group}/${k.version} (also at ${rel(dup.at.file)}:${dup.at.line})`, {
-          ...k.at,
-          hint: 'each group-version may declare a Kind once: rename or remove one of them',
-        }),
+        error(
+          'KF4006',
+          `Kind ${k.kind} is declared twice in ${k.group}/${k.version} (also at ${rel(dup.at.file)}:${dup.at.line})`,
+          {
+            ...k.at,
+            hint: 'each group-version may declare a Kind once: rename or remove one of them',
+          },
+        ),
       );
       continue;
     }
@@ -82,7 +89,8 @@ export function generateCRDs(
   const out: CRDManifest[] = [];
   // One memo for every CRD: the shared (frozen) schemas of Kubernetes types are truncated once.
   const memo = new WeakMap<object, Record<string, unknown>>();
-  const schemaOf = (s: Record<string, unknown>) => (maxDescLen === undefined ? s : truncateSchemaDescriptions(s, maxDescLen, memo));
+  const schemaOf = (s: Record<string, unknown>) =>
+    maxDescLen === undefined ? s : truncateSchemaDescriptions(s, maxDescLen, memo);
   for (const [groupKind, all] of byGroupKind) {
     const crd = generateOne(groupKind, all, generatorVersion, reporter, rel, schemaOf);
     if (crd) out.push(crd);
@@ -92,7 +100,14 @@ export function generateCRDs(
 }
 
 /** A printer column of a CRD version (`kubectl get`). */
-export type CRDPrinterColumn = { jsonPath: string; name: string; type: string; description?: string; format?: string; priority?: number };
+export type CRDPrinterColumn = {
+  jsonPath: string;
+  name: string;
+  type: string;
+  description?: string;
+  format?: string;
+  priority?: number;
+};
 
 /** One version of a CRD, as the API server reads it (the fields kubeforge writes). */
 export type CRDVersion = {
@@ -102,7 +117,10 @@ export type CRDVersion = {
   storage: boolean;
   deprecated?: boolean;
   deprecationWarning?: string;
-  subresources?: { status?: Record<string, never>; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string } };
+  subresources?: {
+    status?: Record<string, never>;
+    scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+  };
   additionalPrinterColumns?: CRDPrinterColumn[];
   selectableFields?: { jsonPath: string }[];
 };
@@ -110,7 +128,10 @@ export type CRDVersion = {
 /** `spec.conversion` of a CRD converting through a webhook. */
 export type CRDConversion = {
   strategy: 'Webhook';
-  webhook: { clientConfig: { service: { name: string; namespace: string; path: string; port?: number } }; conversionReviewVersions: string[] };
+  webhook: {
+    clientConfig: { service: { name: string; namespace: string; path: string; port?: number } };
+    conversionReviewVersions: string[];
+  };
 };
 
 /** The CustomResourceDefinition manifest kubeforge generates (apiextensions.k8s.io/v1). */
@@ -120,7 +141,14 @@ export type CRDManifest = {
   metadata: { name: string; annotations: Record<string, string>; labels?: Record<string, string> };
   spec: {
     group: string;
-    names: { kind: string; listKind: string; plural: string; singular: string; shortNames?: string[]; categories?: string[] };
+    names: {
+      kind: string;
+      listKind: string;
+      plural: string;
+      singular: string;
+      shortNames?: string[];
+      categories?: string[];
+    };
     scope: 'Namespaced' | 'Cluster';
     versions: CRDVersion[];
     conversion?: CRDConversion;
@@ -139,7 +167,9 @@ interface CRDTarget {
 }
 
 /** How a Kind-level marker reaches the CRD: applied to it, or read by another part (and which). */
-type CRDMarkerRule<N extends KindMarkerName> = { apply: (m: MarkerValue<N>, to: CRDTarget) => void } | { readBy: string };
+type CRDMarkerRule<N extends KindMarkerName> =
+  | { apply: (m: MarkerValue<N>, to: CRDTarget) => void }
+  | { readBy: string };
 
 /**
  * Every Kind-level marker (markers/definitions.ts' `kind` category), and what it does to the CRD
@@ -172,18 +202,25 @@ const CRD_MARKERS: { readonly [N in KindMarkerName]: CRDMarkerRule<N> } = {
       const subresources = (version.subresources ??= {});
       if (subresources.scale) return;
       const a = m.args;
-      subresources.scale = { specReplicasPath: a.specpath, statusReplicasPath: a.statuspath, ...(a.selectorpath ? { labelSelectorPath: a.selectorpath } : {}) };
+      subresources.scale = {
+        specReplicasPath: a.specpath,
+        statusReplicasPath: a.statuspath,
+        ...(a.selectorpath ? { labelSelectorPath: a.selectorpath } : {}),
+      };
     },
   },
   PrintColumn: {
     apply: (m, { version }) => {
       const a = m.args;
       const col: CRDPrinterColumn = { jsonPath: a.jsonPath, name: a.name, type: a.type };
-      for (const k of ['description', 'format', 'priority'] as const) if (a[k] !== undefined) (col as Record<string, unknown>)[k] = a[k];
+      for (const k of ['description', 'format', 'priority'] as const)
+        if (a[k] !== undefined) (col as Record<string, unknown>)[k] = a[k];
       (version.additionalPrinterColumns ??= []).push(col);
     },
   },
-  SelectableField: { apply: (m, { version }) => void (version.selectableFields ??= []).push({ jsonPath: m.args.jsonPath }) },
+  SelectableField: {
+    apply: (m, { version }) => void (version.selectableFields ??= []).push({ jsonPath: m.args.jsonPath }),
+  },
   Metadata: {
     apply: (m, { crd }) => {
       Object.assign(crd.metadata.annotations, m.args.annotations ?? {});
@@ -209,10 +246,14 @@ function applyResource(m: MarkerValue<'Resource'>, to: CRDTarget): void {
     const from = to.setBy.get(`Resource.${k}`);
     if (from && JSON.stringify((from.args as Record<string, unknown>)[k]) !== JSON.stringify(val)) {
       to.reporter.report(
-        error('KF4007', `@Resource ${k} of ${to.groupKind} differs between versions (${JSON.stringify((from.args as Record<string, unknown>)[k])} at ${to.rel(from.file)}:${from.line}, ${JSON.stringify(val)} here)`, {
-          ...at(m),
-          hint: 'give every version the same resource names, or set them on one version only',
-        }),
+        error(
+          'KF4007',
+          `@Resource ${k} of ${to.groupKind} differs between versions (${JSON.stringify((from.args as Record<string, unknown>)[k])} at ${to.rel(from.file)}:${from.line}, ${JSON.stringify(val)} here)`,
+          {
+            ...at(m),
+            hint: 'give every version the same resource names, or set them on one version only',
+          },
+        ),
       );
       continue;
     }
@@ -224,17 +265,28 @@ function applyResource(m: MarkerValue<'Resource'>, to: CRDTarget): void {
 /** `@ConversionWebhook`: spec.conversion through the manager's webhook Service; versions must agree (KF4008). */
 function applyConversionWebhook(m: MarkerValue<'ConversionWebhook'>, to: CRDTarget): void {
   const a = m.args ?? {};
-  const service: CRDConversion['webhook']['clientConfig']['service'] = { name: a.serviceName ?? 'webhook-service', namespace: a.serviceNamespace ?? 'system', path: a.path ?? '/convert' };
+  const service: CRDConversion['webhook']['clientConfig']['service'] = {
+    name: a.serviceName ?? 'webhook-service',
+    namespace: a.serviceNamespace ?? 'system',
+    path: a.path ?? '/convert',
+  };
   if (a.servicePort !== undefined) service.port = a.servicePort;
-  const c: CRDConversion = { strategy: 'Webhook', webhook: { clientConfig: { service }, conversionReviewVersions: a.conversionReviewVersions ?? ['v1'] } };
+  const c: CRDConversion = {
+    strategy: 'Webhook',
+    webhook: { clientConfig: { service }, conversionReviewVersions: a.conversionReviewVersions ?? ['v1'] },
+  };
   const spec = to.crd.spec;
   const from = to.setBy.get('ConversionWebhook');
   if (spec.conversion && from && JSON.stringify(spec.conversion) !== JSON.stringify(c)) {
     to.reporter.report(
-      error('KF4008', `@ConversionWebhook of ${to.groupKind} differs between versions (also at ${to.rel(from.file)}:${from.line})`, {
-        ...at(m),
-        hint: 'declare @ConversionWebhook() once, on the hub (storage) version',
-      }),
+      error(
+        'KF4008',
+        `@ConversionWebhook of ${to.groupKind} differs between versions (also at ${to.rel(from.file)}:${from.line})`,
+        {
+          ...at(m),
+          hint: 'declare @ConversionWebhook() once, on the hub (storage) version',
+        },
+      ),
     );
   }
   if (!spec.conversion) {
@@ -257,18 +309,30 @@ function generateOne(
   rel: (file: string) => string,
   schemaOf: (s: Record<string, unknown>) => Record<string, unknown>,
 ): CRDManifest | undefined {
-  const versions = all.filter((v) => markersNamed(v, 'SkipVersion').length === 0).sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+  const versions = all
+    .filter((v) => markersNamed(v, 'SkipVersion').length === 0)
+    .sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
   if (versions.length === 0) return undefined;
   const { kind, group } = versions[0];
   const crd: CRDManifest = {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
     metadata: { annotations: { [VERSION_ANNOTATION]: generatorVersion }, name: '' },
-    spec: { group, names: { kind, listKind: `${kind}List`, plural: pluralize(kind), singular: kind.toLowerCase() }, scope: 'Namespaced', versions: [] },
+    spec: {
+      group,
+      names: { kind, listKind: `${kind}List`, plural: pluralize(kind), singular: kind.toLowerCase() },
+      scope: 'Namespaced',
+      versions: [],
+    },
   };
   const setBy = new Map<string, MarkerValue>();
   for (const v of versions) {
-    const version: CRDVersion = { name: v.version, schema: { openAPIV3Schema: schemaOf(v.schema as Record<string, unknown>) }, served: true, storage: versions.length === 1 };
+    const version: CRDVersion = {
+      name: v.version,
+      schema: { openAPIV3Schema: schemaOf(v.schema as Record<string, unknown>) },
+      served: true,
+      storage: versions.length === 1,
+    };
     crd.spec.versions.push(version);
     for (const m of v.markers) applyToCRD(m, { crd, version, groupKind, reporter, rel, setBy });
   }
@@ -276,33 +340,50 @@ function generateOne(
   checkStorage(groupKind, versions, reporter, rel);
   if (!crd.spec.versions.some((v) => v.served)) {
     reporter.report(
-      error('KF4005', `CRD for ${groupKind} does not serve any version (${versions.map((v) => v.version).join(', ')} are all @UnservedVersion())`, {
-        ...versions[0].at,
-        hint: 'remove @UnservedVersion() from at least one version',
-      }),
+      error(
+        'KF4005',
+        `CRD for ${groupKind} does not serve any version (${versions.map((v) => v.version).join(', ')} are all @UnservedVersion())`,
+        {
+          ...versions[0].at,
+          hint: 'remove @UnservedVersion() from at least one version',
+        },
+      ),
     );
   }
   return setCRDOrigin(sortKeys(crd), { versions }); // for the CRD check (src/manifests/crdcheck)
 }
 
 /** Exactly one storage version when there are several (KF4004 none, KF4003 more than one). */
-function checkStorage(groupKind: string, versions: readonly KindVersion[], reporter: Reporter, rel: (file: string) => string): void {
+function checkStorage(
+  groupKind: string,
+  versions: readonly KindVersion[],
+  reporter: Reporter,
+  rel: (file: string) => string,
+): void {
   const storage = versions.filter((v) => markersNamed(v, 'StorageVersion').length > 0);
   if (versions.length > 1 && storage.length === 0) {
     reporter.report(
-      error('KF4004', `CRD for ${groupKind} has no storage version: versions ${versions.map((v) => v.version).join(', ')} and none is marked`, {
-        ...versions[versions.length - 1].at,
-        hint: 'add @StorageVersion() to the root class of exactly one version (conventionally the hub)',
-      }),
+      error(
+        'KF4004',
+        `CRD for ${groupKind} has no storage version: versions ${versions.map((v) => v.version).join(', ')} and none is marked`,
+        {
+          ...versions[versions.length - 1].at,
+          hint: 'add @StorageVersion() to the root class of exactly one version (conventionally the hub)',
+        },
+      ),
     );
   }
   for (const v of storage.slice(1)) {
     const m = markersNamed(v, 'StorageVersion')[0];
     reporter.report(
-      error('KF4003', `CRD for ${groupKind} has more than one storage version: ${storage.map((s) => s.version).join(', ')}`, {
-        ...at(m),
-        hint: `keep @StorageVersion() on one version only (also on ${storage[0].version} at ${rel(storage[0].at.file)}:${storage[0].at.line})`,
-      }),
+      error(
+        'KF4003',
+        `CRD for ${groupKind} has more than one storage version: ${storage.map((s) => s.version).join(', ')}`,
+        {
+          ...at(m),
+          hint: `keep @StorageVersion() on one version only (also on ${storage[0].version} at ${rel(storage[0].at.file)}:${storage[0].at.line})`,
+        },
+      ),
     );
   }
 }

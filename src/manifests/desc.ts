@@ -66,7 +66,8 @@ export function truncateDescription(desc: string, maxLen: number): string {
   const cut = bytes.subarray(0, maxLen);
   const runes = decodeRunes(cut);
   const last = (test: RegExp) => {
-    for (let i = runes.length - 1; i >= 0; i--) if (test.test(String.fromCodePoint(runes[i].rune))) return runes[i].start;
+    for (let i = runes.length - 1; i >= 0; i--)
+      if (test.test(String.fromCodePoint(runes[i].rune))) return runes[i].start;
     return -1;
   };
   const sentence = last(STERM);
@@ -91,7 +92,11 @@ function copyOf(schema: Schema): Schema {
  * The schema with every description truncated to `maxLen` (0: removed). Returns `schema` itself
  * when nothing changes. `memo` carries the copies of frozen subtrees through one run.
  */
-export function truncateSchemaDescriptions(schema: Schema, maxLen: number, memo: WeakMap<object, Schema> = new WeakMap()): Schema {
+export function truncateSchemaDescriptions(
+  schema: Schema,
+  maxLen: number,
+  memo: WeakMap<object, Schema> = new WeakMap(),
+): Schema {
   if (maxLen < 0) return schema;
   const known = memo.get(schema);
   if (known) return known;
@@ -105,7 +110,10 @@ export function truncateSchemaDescriptions(schema: Schema, maxLen: number, memo:
     const d = maxLen === 0 ? undefined : truncateDescription(schema.description, maxLen);
     if (d !== schema.description) set('description', d === '' ? undefined : d);
   }
-  const walk = (child: unknown): unknown => (child && typeof child === 'object' && !Array.isArray(child) ? truncateSchemaDescriptions(child as Schema, maxLen, memo) : child);
+  const walk = (child: unknown): unknown =>
+    child && typeof child === 'object' && !Array.isArray(child)
+      ? truncateSchemaDescriptions(child as Schema, maxLen, memo)
+      : child;
   const items = schema.items;
   if (Array.isArray(items)) {
     const next = items.map(walk);

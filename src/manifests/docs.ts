@@ -11,7 +11,18 @@
 import { existsSync } from 'node:fs';
 import { posix, resolve } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
-import { type Change, type CommandIo, deleteStaleManaged, DiskHost, hasManagedHeader, managedHeader, normalizePath, type Host, runCommand, Tree } from '../machinery/index.js';
+import {
+  type Change,
+  type CommandIo,
+  deleteStaleManaged,
+  DiskHost,
+  hasManagedHeader,
+  managedHeader,
+  normalizePath,
+  type Host,
+  runCommand,
+  Tree,
+} from '../machinery/index.js';
 import type { JSONSchemaProps } from '../schema/jsonschema.js';
 import { CRD_DIR, formatPlan } from './managed-files.js';
 import { readYamlObjects, type YamlSyntaxError } from './yaml-documents.js';
@@ -32,19 +43,37 @@ interface CRD {
   scope: string;
   shortNames: string[];
   categories: string[];
-  versions: { name: string; served: boolean; storage: boolean; deprecated: boolean; deprecationWarning?: string; schema?: Schema; columns: Obj[] }[];
+  versions: {
+    name: string;
+    served: boolean;
+    storage: boolean;
+    deprecated: boolean;
+    deprecationWarning?: string;
+    schema?: Schema;
+    columns: Obj[];
+  }[];
 }
 
 /** Reads the CRDs of `dir` (every CustomResourceDefinition of every YAML file), sorted by group and Kind. */
 export function readCRDs(host: Host, dir = CRD_DIR): CRD[] {
   const out: CRD[] = [];
-  const files = (host.list(dir)).filter((f) => /\.ya?ml$/.test(f)).sort();
+  const files = host
+    .list(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort();
   for (const name of files) {
     const file = posix.join(dir, name);
     const text = host.read(file)?.toString('utf8');
     if (text === undefined) continue;
     const onError = (e: YamlSyntaxError): never => {
-      throw new DiagnosticError(error('KF4511', `${file}: not valid YAML: ${e.message}`, { file, line: e.line, column: e.column, hint: 'run kubeforge manifests to write the CRDs again' }));
+      throw new DiagnosticError(
+        error('KF4511', `${file}: not valid YAML: ${e.message}`, {
+          file,
+          line: e.line,
+          column: e.column,
+          hint: 'run kubeforge manifests to write the CRDs again',
+        }),
+      );
     };
     for (const c of readYamlObjects(text, { kind: 'CustomResourceDefinition', onError })) {
       const spec = (c.spec ?? {}) as Obj;
@@ -69,7 +98,9 @@ export function readCRDs(host: Host, dir = CRD_DIR): CRD[] {
       });
     }
   }
-  return out.sort((a, b) => (a.group === b.group ? (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0) : a.group < b.group ? -1 : 1));
+  return out.sort((a, b) =>
+    a.group === b.group ? (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0) : a.group < b.group ? -1 : 1,
+  );
 }
 
 /** A table cell: pipes escaped, line breaks as <br>. */
@@ -101,7 +132,8 @@ function typeOf(s: Schema, path: string[]): string {
         const named = path.filter((p) => p !== '[]' && p !== '{}');
         return `[${named[named.length - 1]}](#${id})`;
       }
-      if (typeof s.additionalProperties === 'object') return `map of string to ${typeOf(s.additionalProperties, [...path, '{}'])}`;
+      if (typeof s.additionalProperties === 'object')
+        return `map of string to ${typeOf(s.additionalProperties, [...path, '{}'])}`;
       return s['x-kubernetes-preserve-unknown-fields'] ? 'object (any fields)' : 'object';
     }
     default:
@@ -133,8 +165,14 @@ function constraints(s: Schema): string[] {
 }
 
 function rules(s: Schema): string[] {
-  const all = [...(s['x-kubernetes-validations'] ?? []), ...(s.allOf ?? []).flatMap((a) => a['x-kubernetes-validations'] ?? [])];
-  return all.map((r) => `rule ${code(r.rule ?? '')}${r.message ? `: "${r.message}"` : r.messageExpression ? `: message ${code(r.messageExpression)}` : ''}`);
+  const all = [
+    ...(s['x-kubernetes-validations'] ?? []),
+    ...(s.allOf ?? []).flatMap((a) => a['x-kubernetes-validations'] ?? []),
+  ];
+  return all.map(
+    (r) =>
+      `rule ${code(r.rule ?? '')}${r.message ? `: "${r.message}"` : r.messageExpression ? `: message ${code(r.messageExpression)}` : ''}`,
+  );
 }
 
 /** Renders the page of one CRD. */
@@ -142,17 +180,27 @@ export function renderKindPage(crd: CRD): string {
   const lines: string[] = [];
   const push = (...l: string[]) => lines.push(...l);
   push(`# ${crd.kind}`, '');
-  const names = [`Group ${code(crd.group)}`, crd.scope === 'Cluster' ? 'cluster-scoped' : 'namespaced', `resource ${code(crd.plural)}`];
+  const names = [
+    `Group ${code(crd.group)}`,
+    crd.scope === 'Cluster' ? 'cluster-scoped' : 'namespaced',
+    `resource ${code(crd.plural)}`,
+  ];
   if (crd.shortNames.length) names.push(`short names ${crd.shortNames.map(code).join(', ')}`);
   if (crd.categories.length) names.push(`categories ${crd.categories.map(code).join(', ')}`);
   push(`${names.join(', ')}. Generated from ${code(crd.file)}.`, '');
   push('| Version | Served | Storage | Deprecated |', '|---|---|---|---|');
-  for (const v of crd.versions) push(`| [${v.name}](#${anchor([v.name])}) | ${v.served ? 'yes' : 'no'} | ${v.storage ? 'yes' : 'no'} | ${v.deprecated ? cell(v.deprecationWarning ?? 'yes') : 'no'} |`);
+  for (const v of crd.versions)
+    push(
+      `| [${v.name}](#${anchor([v.name])}) | ${v.served ? 'yes' : 'no'} | ${v.storage ? 'yes' : 'no'} | ${v.deprecated ? cell(v.deprecationWarning ?? 'yes') : 'no'} |`,
+    );
   for (const v of crd.versions) {
     push('', `<a id="${anchor([v.name])}"></a>`, '', `## ${crd.group}/${v.name}`, '');
     if (v.columns.length) {
       push('`kubectl get` shows:', '', '| Column | Type | JSONPath | Description |', '|---|---|---|---|');
-      for (const c of v.columns) push(`| ${cell(String(c.name ?? ''))}${Number(c.priority ?? 0) > 0 ? ' (wide)' : ''} | ${cell(String(c.type ?? ''))} | ${code(String(c.jsonPath ?? ''))} | ${cell(String(c.description ?? ''))} |`);
+      for (const c of v.columns)
+        push(
+          `| ${cell(String(c.name ?? ''))}${Number(c.priority ?? 0) > 0 ? ' (wide)' : ''} | ${cell(String(c.type ?? ''))} | ${code(String(c.jsonPath ?? ''))} | ${cell(String(c.description ?? ''))} |`,
+        );
       push('');
     }
     if (!v.schema) {
@@ -160,7 +208,9 @@ export function renderKindPage(crd: CRD): string {
       continue;
     }
     // sections to render: the Kind itself, then every object type reached, in order of appearance
-    const queue: { path: string[]; schema: Schema; title: string }[] = [{ path: [v.name, crd.kind], schema: v.schema, title: crd.kind }];
+    const queue: { path: string[]; schema: Schema; title: string }[] = [
+      { path: [v.name, crd.kind], schema: v.schema, title: crd.kind },
+    ];
     const done = new Set<string>();
     while (queue.length) {
       const { path, schema, title } = queue.shift()!;
@@ -172,7 +222,9 @@ export function renderKindPage(crd: CRD): string {
       const root = path.length === 2;
       const found = constraints(schema);
       if (found.length) push(`Checked: ${found.join('; ')}.`, '');
-      const props = Object.entries(schema.properties ?? {}).filter(([k]) => !(root && (k === 'apiVersion' || k === 'kind' || k === 'metadata')));
+      const props = Object.entries(schema.properties ?? {}).filter(
+        ([k]) => !(root && (k === 'apiVersion' || k === 'kind' || k === 'metadata')),
+      );
       if (root) push('With the standard `apiVersion`, `kind` and `metadata`.', '');
       if (!props.length) continue;
       push('| Field | Type | Description |', '|---|---|---|');
@@ -206,19 +258,40 @@ export function renderKindPage(crd: CRD): string {
           }
         }
         if (inner && inner.type === 'object' && inner.properties && Object.keys(inner.properties).length) {
-          queue.push({ path: innerPath, schema: inner, title: `${crd.kind}.${innerPath.slice(2).join('.').replace(/\.\[\]/g, '[]').replace(/\.\{\}/g, '{}')}` });
+          queue.push({
+            path: innerPath,
+            schema: inner,
+            title: `${crd.kind}.${innerPath
+              .slice(2)
+              .join('.')
+              .replace(/\.\[\]/g, '[]')
+              .replace(/\.\{\}/g, '{}')}`,
+          });
         }
       }
       push('');
     }
   }
-  return `${lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return `${lines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
 }
 
 /** The index page: every Kind, by group. */
 export function renderIndex(crds: readonly CRD[]): string {
-  const lines = ['# API reference', '', 'Generated by `kubeforge docs` from the CRDs in `config/crd/bases`.', '', '| Group | Kind | Versions | Scope |', '|---|---|---|---|'];
-  for (const c of crds) lines.push(`| ${code(c.group)} | [${c.kind}](${pageName(c)}) | ${c.versions.map((v) => v.name).join(', ')} | ${c.scope} |`);
+  const lines = [
+    '# API reference',
+    '',
+    'Generated by `kubeforge docs` from the CRDs in `config/crd/bases`.',
+    '',
+    '| Group | Kind | Versions | Scope |',
+    '|---|---|---|---|',
+  ];
+  for (const c of crds)
+    lines.push(
+      `| ${code(c.group)} | [${c.kind}](${pageName(c)}) | ${c.versions.map((v) => v.name).join(', ')} | ${c.scope} |`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -237,19 +310,38 @@ function withHeader(path: string, body: string): string {
  */
 export function planDocs(host: Host, out = DOCS_DIR): Tree {
   const crds = readCRDs(host);
-  if (!crds.length) throw new DiagnosticError(error('KF4510', `no CustomResourceDefinition in ${CRD_DIR}: the reference is written from the CRDs`, { hint: 'run kubeforge manifests (npm run manifests) first; it writes the CRDs from your types' }));
+  if (!crds.length)
+    throw new DiagnosticError(
+      error('KF4510', `no CustomResourceDefinition in ${CRD_DIR}: the reference is written from the CRDs`, {
+        hint: 'run kubeforge manifests (npm run manifests) first; it writes the CRDs from your types',
+      }),
+    );
   const pages = new Map<string, string>();
   for (const c of crds) {
     const path = posix.join(out, pageName(c));
-    if (pages.has(path)) throw new DiagnosticError(error('KF4511', `two CRDs of ${c.group} have the resource name ${c.plural}`, { file: c.file, hint: 'give one of the Kinds another plural' }));
+    if (pages.has(path))
+      throw new DiagnosticError(
+        error('KF4511', `two CRDs of ${c.group} have the resource name ${c.plural}`, {
+          file: c.file,
+          hint: 'give one of the Kinds another plural',
+        }),
+      );
     pages.set(path, withHeader(path, renderKindPage(c)));
   }
   const index = posix.join(out, 'README.md');
   pages.set(index, withHeader(index, renderIndex(crds)));
-  const foreign = [...pages.keys()].filter((p) => host.kind(p) !== undefined && !hasManagedHeader(host, p, DOCS_TOOL)).sort();
+  const foreign = [...pages.keys()]
+    .filter((p) => host.kind(p) !== undefined && !hasManagedHeader(host, p, DOCS_TOOL))
+    .sort();
   if (foreign.length) {
     throw new DiagnosticError(
-      foreign.map((p) => error('KF4512', `${p} exists and was not written by kubeforge docs (its first line is not "${managedHeader(p, DOCS_TOOL)}"); it is not replaced`, { file: p, hint: 'move your file, or write the reference elsewhere with --out <dir>; nothing was written' })),
+      foreign.map((p) =>
+        error(
+          'KF4512',
+          `${p} exists and was not written by kubeforge docs (its first line is not "${managedHeader(p, DOCS_TOOL)}"); it is not replaced`,
+          { file: p, hint: 'move your file, or write the reference elsewhere with --out <dir>; nothing was written' },
+        ),
+      ),
     );
   }
   const tree = new Tree(host);
@@ -274,7 +366,12 @@ export interface DocsFlags {
  */
 export async function docsCommand(flags: DocsFlags, io: CommandIo): Promise<void> {
   const projectDir = resolve(io.cwd, flags.project ?? '.');
-  if (!existsSync(projectDir)) throw new DiagnosticError(error('KF4503', `project folder ${projectDir} does not exist`, { hint: 'pass --project <dir> of a kubeforge project' }));
+  if (!existsSync(projectDir))
+    throw new DiagnosticError(
+      error('KF4503', `project folder ${projectDir} does not exist`, {
+        hint: 'pass --project <dir> of a kubeforge project',
+      }),
+    );
   const out = normalizePath(flags.out ?? DOCS_DIR);
   const preview = Boolean(flags.check || flags.dryRun);
   await runCommand<{ tree: Tree }, void>(
@@ -289,7 +386,11 @@ export async function docsCommand(flags: DocsFlags, io: CommandIo): Promise<void
         }
         io.out(formatPlan(changes, { color: io.color }));
         if (flags.check) {
-          throw new DiagnosticError(error('KF4513', `${changes.length} page${changes.length === 1 ? ' is' : 's are'} out of date`, { hint: 'run `kubeforge docs` and commit the result' }));
+          throw new DiagnosticError(
+            error('KF4513', `${changes.length} page${changes.length === 1 ? ' is' : 's are'} out of date`, {
+              hint: 'run `kubeforge docs` and commit the result',
+            }),
+          );
         }
       },
       interrupted: { revert: 'the pages written so far were removed again' },

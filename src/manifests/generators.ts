@@ -60,10 +60,19 @@ function crdName(crd: Record<string, unknown>): string {
   return `${spec.names?.kind ?? '?'} (${spec.group})`;
 }
 
-function reportDuplicate(reporter: Reporter, path: string, first: string | Record<string, unknown>, second: string | Record<string, unknown>): void {
+function reportDuplicate(
+  reporter: Reporter,
+  path: string,
+  first: string | Record<string, unknown>,
+  second: string | Record<string, unknown>,
+): void {
   const a = typeof first === 'string' ? first : crdName(first);
   const b = typeof second === 'string' ? second : crdName(second);
-  reporter.report(error('KF4502', `two CustomResourceDefinitions would be written to ${path}: ${a} and ${b}`, { hint: 'give the Kinds different plural names with @Resource({ path })' }));
+  reporter.report(
+    error('KF4502', `two CustomResourceDefinitions would be written to ${path}: ${a} and ${b}`, {
+      hint: 'give the Kinds different plural names with @Resource({ path })',
+    }),
+  );
 }
 
 /**
@@ -155,15 +164,27 @@ export const rbacGenerator: Generator = {
   name: 'rbac',
   markers: ['Rbac'],
   inputKey: (input) => JSON.stringify([input.managerNamespace ?? null, markerUses(input.markers, 'Rbac')]),
-  generate: (input, reporter) => [output(RBAC_FILE, toYamlDocuments(generateRbac(markerUses(input.markers, 'Rbac'), reporter, { managerNamespace: input.managerNamespace }).objects))],
+  generate: (input, reporter) => [
+    output(
+      RBAC_FILE,
+      toYamlDocuments(
+        generateRbac(markerUses(input.markers, 'Rbac'), reporter, { managerNamespace: input.managerNamespace }).objects,
+      ),
+    ),
+  ],
 };
 
 export const webhookGenerator: Generator = {
   name: 'webhook',
   markers: ['Webhook', 'WebhookConfiguration'],
-  inputKey: (input) => JSON.stringify([markerUses(input.markers, 'Webhook'), markerUses(input.markers, 'WebhookConfiguration')]),
+  inputKey: (input) =>
+    JSON.stringify([markerUses(input.markers, 'Webhook'), markerUses(input.markers, 'WebhookConfiguration')]),
   generate: (input, reporter) => {
-    const objects = generateWebhooks(markerUses(input.markers, 'Webhook'), markerUses(input.markers, 'WebhookConfiguration'), reporter);
+    const objects = generateWebhooks(
+      markerUses(input.markers, 'Webhook'),
+      markerUses(input.markers, 'WebhookConfiguration'),
+      reporter,
+    );
     return objects.length > 0 ? [output(WEBHOOK_FILE, toYamlDocuments(objects))] : [];
   },
 };
@@ -181,16 +202,27 @@ async function prepare(input: GeneratorInput, generators: readonly Generator[]):
 }
 
 /** Runs the generators; their files sorted by path. */
-export async function runGenerators(input: GeneratorInput, reporter: Reporter, generators: readonly Generator[] = DEFAULT_GENERATORS): Promise<OutputFile[]> {
+export async function runGenerators(
+  input: GeneratorInput,
+  reporter: Reporter,
+  generators: readonly Generator[] = DEFAULT_GENERATORS,
+): Promise<OutputFile[]> {
   await prepare(input, generators);
-  return generators.flatMap((g) => [...g.generate(input, reporter)]).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return generators
+    .flatMap((g) => [...g.generate(input, reporter)])
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /**
  * Runs the generators and hands their files to `emit` one at a time, as they are made (not
  * sorted). Every generator's problems are reported before the first file is emitted.
  */
-export async function streamGenerators(input: GeneratorInput, reporter: Reporter, generators: readonly Generator[], emit: (file: OutputFile) => void): Promise<void> {
+export async function streamGenerators(
+  input: GeneratorInput,
+  reporter: Reporter,
+  generators: readonly Generator[],
+  emit: (file: OutputFile) => void,
+): Promise<void> {
   await prepare(input, generators);
   const streams = generators.map((g) => g.generate(input, reporter));
   for (const stream of streams) for (const file of stream) emit(file);

@@ -87,10 +87,13 @@ class Tokens {
     return `__KFL${this.lines.length - 1}__`;
   }
   apply(yaml: string): string {
-    let out = yaml.replace(/^( *)(- )?__KFL(\d+)__: null$/gm, (_m, indent: string, dash: string | undefined, n: string) => {
-      const lines = this.lines[Number(n)]!(indent + (dash ? '  ' : ''));
-      return lines.join('\n');
-    });
+    let out = yaml.replace(
+      /^( *)(- )?__KFL(\d+)__: null$/gm,
+      (_m, indent: string, dash: string | undefined, n: string) => {
+        const lines = this.lines[Number(n)]!(indent + (dash ? '  ' : ''));
+        return lines.join('\n');
+      },
+    );
     out = out.replace(/__KFH(\d+)__/g, (_m, n: string) => this.inline[Number(n)]!);
     return out;
   }
@@ -106,7 +109,8 @@ interface Context {
   suffixes: string[];
 }
 
-const include = (ctx: Context, suffix: string) => `{{ include "${ctx.project}.resourceName" (dict "suffix" "${suffix}" "context" $) }}`;
+const include = (ctx: Context, suffix: string) =>
+  `{{ include "${ctx.project}.resourceName" (dict "suffix" "${suffix}" "context" $) }}`;
 
 /** A string with the namespace and the prefixed names replaced by template expressions. */
 function templateString(s: string, ctx: Context, t: Tokens): string {
@@ -115,9 +119,15 @@ function templateString(s: string, ctx: Context, t: Tokens): string {
   // Names first (project-webhook-service.project-system.svc), then the namespace.
   for (const suffix of ctx.suffixes) {
     const name = ctx.prefix + suffix;
-    out = out.replace(new RegExp(`(^|[^A-Za-z0-9-])${escapeRe(name)}(?=$|[^A-Za-z0-9-])`, 'g'), (_m, before: string) => before + t.expr(include(ctx, suffix)));
+    out = out.replace(
+      new RegExp(`(^|[^A-Za-z0-9-])${escapeRe(name)}(?=$|[^A-Za-z0-9-])`, 'g'),
+      (_m, before: string) => before + t.expr(include(ctx, suffix)),
+    );
   }
-  out = out.replace(new RegExp(`(^|[^A-Za-z0-9-])${escapeRe(ctx.namespace)}(?=$|[^A-Za-z0-9-])`, 'g'), (_m, before: string) => before + t.expr('{{ .Release.Namespace }}'));
+  out = out.replace(
+    new RegExp(`(^|[^A-Za-z0-9-])${escapeRe(ctx.namespace)}(?=$|[^A-Za-z0-9-])`, 'g'),
+    (_m, before: string) => before + t.expr('{{ .Release.Namespace }}'),
+  );
   return out;
 }
 
@@ -127,14 +137,16 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 function templateAll(v: unknown, ctx: Context, t: Tokens): unknown {
   if (typeof v === 'string') return templateString(v, ctx, t);
   if (Array.isArray(v)) return v.map((x) => templateAll(x, ctx, t));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v as Obj).map(([k, x]) => [k, templateAll(x, ctx, t)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v as Obj).map(([k, x]) => [k, templateAll(x, ctx, t)]));
   return v;
 }
 
 /** The chart's standard labels over kustomize's: managed-by the release service, plus instance and chart. */
 function helmLabels(labels: Obj | undefined, t: Tokens): Obj {
   const out: Obj = { ...(labels ?? {}) };
-  if (out['app.kubernetes.io/managed-by'] === 'kustomize') out['app.kubernetes.io/managed-by'] = t.expr('{{ .Release.Service }}');
+  if (out['app.kubernetes.io/managed-by'] === 'kustomize')
+    out['app.kubernetes.io/managed-by'] = t.expr('{{ .Release.Service }}');
   out['app.kubernetes.io/instance'] = t.expr('{{ .Release.Name }}');
   out['helm.sh/chart'] = t.expr('{{ .Chart.Name }}-{{ .Chart.Version | replace "+" "_" }}');
   return out;
@@ -156,7 +168,9 @@ function areaOf(r: Obj, ctx: Context): { area: string; condition?: string } {
     case 'ClusterRole':
     case 'RoleBinding':
     case 'ClusterRoleBinding':
-      return /-(admin|editor|viewer)-role$/.test(suffix) ? { area: 'rbac', condition: '.Values.rbac.helpers.enabled' } : { area: 'rbac' };
+      return /-(admin|editor|viewer)-role$/.test(suffix)
+        ? { area: 'rbac', condition: '.Values.rbac.helpers.enabled' }
+        : { area: 'rbac' };
     case 'MutatingWebhookConfiguration':
     case 'ValidatingWebhookConfiguration':
       return { area: 'webhook', condition: '.Values.webhook.enabled' };
@@ -218,11 +232,19 @@ function managerDefaults(d: Obj): ManagerDefaults {
     resources: (c.resources as Obj) ?? {},
     securityContext: (c.securityContext as Obj) ?? {},
     podSecurityContext: (pod?.securityContext as Obj) ?? {},
-    terminationGracePeriodSeconds: typeof pod?.terminationGracePeriodSeconds === 'number' ? (pod.terminationGracePeriodSeconds as number) : undefined,
+    terminationGracePeriodSeconds:
+      typeof pod?.terminationGracePeriodSeconds === 'number'
+        ? (pod.terminationGracePeriodSeconds as number)
+        : undefined,
   };
 }
 
-const block = (key: string, value: string) => (indent: string) => [`${indent}{{- with ${value} }}`, `${indent}${key}:`, `${indent}  {{- toYaml . | nindent ${indent.length + 2} }}`, `${indent}{{- end }}`];
+const block = (key: string, value: string) => (indent: string) => [
+  `${indent}{{- with ${value} }}`,
+  `${indent}${key}:`,
+  `${indent}  {{- toYaml . | nindent ${indent.length + 2} }}`,
+  `${indent}{{- end }}`,
+];
 
 /** The manager Deployment with its values in place (tokens). */
 function templateDeployment(d: Obj, t: Tokens): Obj {
@@ -231,8 +253,22 @@ function templateDeployment(d: Obj, t: Tokens): Obj {
   const template = { ...(spec.template as Obj) };
   const tmeta = { ...(template.metadata as Obj) };
   // Pod labels/annotations from values: added under the scaffold's.
-  tmeta.labels = { ...((template.metadata as Obj).labels as Obj | undefined), [t.line((i) => [`${i}{{- with .Values.manager.pod }}{{- with .labels }}`, `${i}{{- toYaml . | nindent ${i.length} }}`, `${i}{{- end }}{{- end }}`])]: null };
-  tmeta.annotations = { ...((template.metadata as Obj).annotations as Obj | undefined), [t.line((i) => [`${i}{{- with .Values.manager.pod }}{{- with .annotations }}`, `${i}{{- toYaml . | nindent ${i.length} }}`, `${i}{{- end }}{{- end }}`])]: null };
+  tmeta.labels = {
+    ...((template.metadata as Obj).labels as Obj | undefined),
+    [t.line((i) => [
+      `${i}{{- with .Values.manager.pod }}{{- with .labels }}`,
+      `${i}{{- toYaml . | nindent ${i.length} }}`,
+      `${i}{{- end }}{{- end }}`,
+    ])]: null,
+  };
+  tmeta.annotations = {
+    ...((template.metadata as Obj).annotations as Obj | undefined),
+    [t.line((i) => [
+      `${i}{{- with .Values.manager.pod }}{{- with .annotations }}`,
+      `${i}{{- toYaml . | nindent ${i.length} }}`,
+      `${i}{{- end }}{{- end }}`,
+    ])]: null,
+  };
   template.metadata = tmeta;
   const pod = { ...(template.spec as Obj) };
   const containers = ((pod.containers as Obj[]) ?? []).map((c, i, all) => {
@@ -241,13 +277,22 @@ function templateDeployment(d: Obj, t: Tokens): Obj {
     const out: Obj = { name: c.name };
     for (const [k, v] of Object.entries(c)) {
       if (k === 'args') out[t.line(block('args', '.Values.manager.args'))] = null;
-      else if (k === 'image') out.image = t.expr('{{ .Values.manager.image.repository }}{{ if .Values.manager.image.tag }}:{{ .Values.manager.image.tag }}{{ end }}');
+      else if (k === 'image')
+        out.image = t.expr(
+          '{{ .Values.manager.image.repository }}{{ if .Values.manager.image.tag }}:{{ .Values.manager.image.tag }}{{ end }}',
+        );
       else if (k === 'imagePullPolicy' || k === 'env') continue;
       else if (k === 'resources') out[t.line(block('resources', '.Values.manager.resources'))] = null;
       else if (k === 'securityContext') out[t.line(block('securityContext', '.Values.manager.securityContext'))] = null;
       else out[k] = v;
       if (k === 'image') {
-        out[t.line((i) => [`${i}{{- with .Values.manager.image.pullPolicy }}`, `${i}imagePullPolicy: {{ . }}`, `${i}{{- end }}`])] = null;
+        out[
+          t.line((i) => [
+            `${i}{{- with .Values.manager.image.pullPolicy }}`,
+            `${i}imagePullPolicy: {{ . }}`,
+            `${i}{{- end }}`,
+          ])
+        ] = null;
         out[t.line(block('env', '.Values.manager.env'))] = null;
       }
     }
@@ -259,11 +304,14 @@ function templateDeployment(d: Obj, t: Tokens): Obj {
   const podOut: Obj = {};
   for (const [k, v] of Object.entries(pod)) {
     if (k === 'containers') podOut.containers = containers;
-    else if (k === 'securityContext') podOut[t.line(block('securityContext', '.Values.manager.podSecurityContext'))] = null;
-    else if (k === 'terminationGracePeriodSeconds') podOut[k] = t.expr('{{ .Values.manager.terminationGracePeriodSeconds }}');
+    else if (k === 'securityContext')
+      podOut[t.line(block('securityContext', '.Values.manager.podSecurityContext'))] = null;
+    else if (k === 'terminationGracePeriodSeconds')
+      podOut[k] = t.expr('{{ .Values.manager.terminationGracePeriodSeconds }}');
     else podOut[k] = v;
   }
-  if (!('securityContext' in pod)) podOut[t.line(block('securityContext', '.Values.manager.podSecurityContext'))] = null;
+  if (!('securityContext' in pod))
+    podOut[t.line(block('securityContext', '.Values.manager.podSecurityContext'))] = null;
   for (const [key, value] of [
     ['imagePullSecrets', '.Values.manager.imagePullSecrets'],
     ['nodeSelector', '.Values.manager.nodeSelector'],
@@ -287,7 +335,10 @@ function templateResource(r: Obj, ctx: Context): { area: string; text: string } 
   if (kind === 'CustomResourceDefinition') {
     // Only the metadata and the conversion webhook's service refer to the release; the schemas are kept as they are.
     const meta = templateAll(r.metadata, ctx, t) as Obj;
-    const annotations: Obj = { [t.line((i) => [`${i}{{- if .Values.crd.keep }}`, `${i}helm.sh/resource-policy: keep`, `${i}{{- end }}`])]: null, ...((meta.annotations as Obj | undefined) ?? {}) };
+    const annotations: Obj = {
+      [t.line((i) => [`${i}{{- if .Values.crd.keep }}`, `${i}helm.sh/resource-policy: keep`, `${i}{{- end }}`])]: null,
+      ...((meta.annotations as Obj | undefined) ?? {}),
+    };
     const spec = { ...(r.spec as Obj) };
     if (spec.conversion) spec.conversion = templateAll(spec.conversion, ctx, t);
     doc = { ...r, metadata: { ...meta, annotations, labels: helmLabels(meta.labels as Obj | undefined, t) }, spec };
@@ -333,7 +384,12 @@ export function chartFiles(input: ChartInput): FileSpec[] {
   }
   const namespace = String((deployment.metadata as Obj).namespace ?? `${project}-system`);
   const prefix = namespace.endsWith('-system') ? namespace.slice(0, -'system'.length) : `${project}-`;
-  const all = [...input.resources.filter((r) => r.kind !== 'Namespace'), ...(input.optional ?? []).filter((o) => !input.resources.some((r) => r.kind === o.kind && (r.metadata as Obj)?.name === (o.metadata as Obj)?.name))];
+  const all = [
+    ...input.resources.filter((r) => r.kind !== 'Namespace'),
+    ...(input.optional ?? []).filter(
+      (o) => !input.resources.some((r) => r.kind === o.kind && (r.metadata as Obj)?.name === (o.metadata as Obj)?.name),
+    ),
+  ];
   const suffixes = [
     ...new Set(
       all
@@ -354,23 +410,43 @@ export function chartFiles(input: ChartInput): FileSpec[] {
   const defaults = managerDefaults(deployment);
   const has = (kind: string) => all.some((r) => r.kind === kind);
   const switches: Switches = {
-    webhook: has('MutatingWebhookConfiguration') || has('ValidatingWebhookConfiguration') || all.some((r) => String((r.metadata as Obj)?.name) === `${prefix}webhook-service`),
+    webhook:
+      has('MutatingWebhookConfiguration') ||
+      has('ValidatingWebhookConfiguration') ||
+      all.some((r) => String((r.metadata as Obj)?.name) === `${prefix}webhook-service`),
     certManager: input.resources.some((r) => r.kind === 'Certificate' || r.kind === 'Issuer'),
     prometheus: input.resources.some((r) => r.kind === 'ServiceMonitor'),
     networkPolicy: input.resources.some((r) => r.kind === 'NetworkPolicy'),
     metrics: all.some((r) => r.kind === 'Service' && /metrics/.test(String((r.metadata as Obj)?.name))),
   };
-  const specs: FileSpec[] = [...files].sort(([a], [b]) => a.localeCompare(b)).map(([path, content]) => ({ path, policy: 'managed' as const, content }));
+  const specs: FileSpec[] = [...files]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([path, content]) => ({ path, policy: 'managed' as const, content }));
   specs.push(
     // Files of fixed text are handlebars templates (templates/helm); Helm's own template text
     // (_helpers.tpl, NOTES.txt, the resources) is built here, where its {{ }} need no escaping.
-    { path: `${dir}/Chart.yaml`, policy: 'scaffolded', template: 'helm/Chart.yaml.hbs', data: { projectName: project } },
-    { path: `${dir}/values.yaml`, policy: 'scaffolded', template: 'helm/values.yaml.hbs', data: valuesData(defaults, switches) },
+    {
+      path: `${dir}/Chart.yaml`,
+      policy: 'scaffolded',
+      template: 'helm/Chart.yaml.hbs',
+      data: { projectName: project },
+    },
+    {
+      path: `${dir}/values.yaml`,
+      policy: 'scaffolded',
+      template: 'helm/values.yaml.hbs',
+      data: valuesData(defaults, switches),
+    },
     { path: `${dir}/values.schema.json`, policy: 'scaffolded', content: valuesSchema() },
     { path: `${dir}/.helmignore`, policy: 'scaffolded', template: 'helm/helmignore.hbs', data: {} },
     { path: `${dir}/templates/_helpers.tpl`, policy: 'scaffolded', content: helpers(project) },
     { path: `${dir}/templates/NOTES.txt`, policy: 'scaffolded', content: notes(project) },
-    { path: '.github/workflows/test-chart.yml', policy: 'scaffolded', template: 'helm/test-chart.yml.hbs', data: { projectName: project, chartDir: dir } },
+    {
+      path: '.github/workflows/test-chart.yml',
+      policy: 'scaffolded',
+      template: 'helm/test-chart.yml.hbs',
+      data: { projectName: project, chartDir: dir },
+    },
   );
   return specs;
 }
@@ -383,7 +459,6 @@ interface Switches {
   metrics: boolean;
 }
 
-
 const indentYaml = (o: unknown, n: number) =>
   toYaml(o)
     .trimEnd()
@@ -392,8 +467,11 @@ const indentYaml = (o: unknown, n: number) =>
     .join('\n');
 
 const yamlValue = (key: string, v: unknown, n: number): string => {
-  const empty = (Array.isArray(v) && v.length === 0) || (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0);
-  if (empty || v === null || typeof v !== 'object') return `${' '.repeat(n)}${key}: ${empty ? (Array.isArray(v) ? '[]' : '{}') : toYaml(v).trimEnd()}`;
+  const empty =
+    (Array.isArray(v) && v.length === 0) ||
+    (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0);
+  if (empty || v === null || typeof v !== 'object')
+    return `${' '.repeat(n)}${key}: ${empty ? (Array.isArray(v) ? '[]' : '{}') : toYaml(v).trimEnd()}`;
   return `${' '.repeat(n)}${key}:\n${indentYaml(v, n + 2)}`;
 };
 
@@ -428,22 +506,40 @@ export function valuesSchemaObject(): Obj {
         manager: obj(
           {
             enabled: bool('Install the manager Deployment.'),
-            replicas: { type: 'integer', minimum: 0, description: 'Replicas of the manager (leader election picks one to reconcile).' },
+            replicas: {
+              type: 'integer',
+              minimum: 0,
+              description: 'Replicas of the manager (leader election picks one to reconcile).',
+            },
             image: obj(
               {
                 repository: { type: 'string', minLength: 1, description: 'The manager image, without its tag.' },
                 tag: { type: 'string', description: 'The image tag; empty when the repository is a full reference.' },
-                pullPolicy: { type: 'string', enum: ['', 'Always', 'IfNotPresent', 'Never'], description: 'The image pull policy (empty: the cluster default).' },
+                pullPolicy: {
+                  type: 'string',
+                  enum: ['', 'Always', 'IfNotPresent', 'Never'],
+                  description: 'The image pull policy (empty: the cluster default).',
+                },
               },
               { required: ['repository'], additionalProperties: false },
             ),
             args: { type: 'array', items: { type: 'string' }, description: "The manager's command-line arguments." },
-            env: { type: 'array', items: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } }, description: 'Environment variables of the manager container.' },
+            env: {
+              type: 'array',
+              items: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+              description: 'Environment variables of the manager container.',
+            },
             resources: anyObj('Resource requests and limits of the manager container.'),
             securityContext: anyObj("The manager container's security context."),
             podSecurityContext: anyObj("The pod's security context."),
             terminationGracePeriodSeconds: { type: 'integer', minimum: 0 },
-            pod: obj({ labels: { type: 'object', additionalProperties: { type: 'string' } }, annotations: { type: 'object', additionalProperties: { type: 'string' } } }, { additionalProperties: false }),
+            pod: obj(
+              {
+                labels: { type: 'object', additionalProperties: { type: 'string' } },
+                annotations: { type: 'object', additionalProperties: { type: 'string' } },
+              },
+              { additionalProperties: false },
+            ),
             imagePullSecrets: anyList('Secrets to pull the image with.'),
             nodeSelector: { type: 'object', additionalProperties: { type: 'string' } },
             tolerations: anyList('Pod tolerations.'),
@@ -452,13 +548,39 @@ export function valuesSchemaObject(): Obj {
           },
           { required: ['enabled', 'replicas', 'image'], additionalProperties: false },
         ),
-        rbac: obj({ helpers: obj({ enabled: bool('Install the admin/editor/viewer roles of each Kind.') }, { additionalProperties: false }) }, { additionalProperties: false }),
-        crd: obj({ enabled: bool('Install the CRDs.'), keep: bool('Keep the CRDs when the release is uninstalled.') }, { required: ['enabled', 'keep'], additionalProperties: false }),
-        metrics: obj({ enabled: bool('Install the metrics Service.') }, { required: ['enabled'], additionalProperties: false }),
-        webhook: obj({ enabled: bool('Install the webhook configurations and Service.') }, { required: ['enabled'], additionalProperties: false }),
-        certManager: obj({ enabled: bool("Install cert-manager's Issuer and Certificates.") }, { required: ['enabled'], additionalProperties: false }),
-        prometheus: obj({ enabled: bool('Install the ServiceMonitor.') }, { required: ['enabled'], additionalProperties: false }),
-        networkPolicy: obj({ enabled: bool('Install the NetworkPolicies.') }, { required: ['enabled'], additionalProperties: false }),
+        rbac: obj(
+          {
+            helpers: obj(
+              { enabled: bool('Install the admin/editor/viewer roles of each Kind.') },
+              { additionalProperties: false },
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        crd: obj(
+          { enabled: bool('Install the CRDs.'), keep: bool('Keep the CRDs when the release is uninstalled.') },
+          { required: ['enabled', 'keep'], additionalProperties: false },
+        ),
+        metrics: obj(
+          { enabled: bool('Install the metrics Service.') },
+          { required: ['enabled'], additionalProperties: false },
+        ),
+        webhook: obj(
+          { enabled: bool('Install the webhook configurations and Service.') },
+          { required: ['enabled'], additionalProperties: false },
+        ),
+        certManager: obj(
+          { enabled: bool("Install cert-manager's Issuer and Certificates.") },
+          { required: ['enabled'], additionalProperties: false },
+        ),
+        prometheus: obj(
+          { enabled: bool('Install the ServiceMonitor.') },
+          { required: ['enabled'], additionalProperties: false },
+        ),
+        networkPolicy: obj(
+          { enabled: bool('Install the NetworkPolicies.') },
+          { required: ['enabled'], additionalProperties: false },
+        ),
         nameOverride: { type: 'string', description: "Replaces the chart's name in resource names." },
         fullnameOverride: { type: 'string', description: 'Replaces the release-and-chart prefix of resource names.' },
       },
@@ -468,7 +590,6 @@ export function valuesSchemaObject(): Obj {
 }
 
 const valuesSchema = () => `${JSON.stringify(valuesSchemaObject(), null, 2)}\n`;
-
 
 function helpers(project: string): string {
   return `{{/*
@@ -520,7 +641,6 @@ The CRDs are kept when the release is uninstalled (crd.keep): delete them by han
 `;
 }
 
-
 /** The \`make helm-*\` targets (Kubebuilder's names), appended to the Makefile once. */
 export function helmMakefileData(project: string, namespace: string, dir: string): Record<string, unknown> {
   return { projectName: project, namespace, chartDir: dir };
@@ -529,9 +649,18 @@ export function helmMakefileData(project: string, namespace: string, dir: string
 /** Runs `kubectl kustomize <dir>` in `cwd`; KF1300 when kubectl is missing or kustomize fails. */
 function kustomize(cwd: string, dir: string): string {
   const kubectl = process.env.KUBECTL || 'kubectl';
-  const r = spawnSync(kubectl, ['kustomize', dir], { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 120_000 });
+  const r = spawnSync(kubectl, ['kustomize', dir], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    timeout: 120_000,
+  });
   if (r.error || r.status !== 0) {
-    const why = r.error ? (r.error as NodeJS.ErrnoException).code === 'ENOENT' ? `${kubectl} was not found` : r.error.message : (r.stderr || '').trim().split('\n').slice(-3).join('; ');
+    const why = r.error
+      ? (r.error as NodeJS.ErrnoException).code === 'ENOENT'
+        ? `${kubectl} was not found`
+        : r.error.message
+      : (r.stderr || '').trim().split('\n').slice(-3).join('; ');
     throw new DiagnosticError(
       error('KF1300', `\`${kubectl} kustomize ${dir}\` failed, so the chart cannot be made from config/: ${why}`, {
         file: join(cwd, dir, 'kustomization.yaml'),
@@ -560,7 +689,12 @@ export function chartSources(cwd: string, manifests: string | undefined): { reso
   if (manifests !== undefined) {
     const path = resolve(cwd, manifests);
     if (!existsSync(path)) {
-      throw new DiagnosticError(error('KF1303', `--manifests ${manifests} does not exist`, { file: path, hint: 'run `make build-installer` to write dist/install.yaml, or leave --manifests out to read config/default' }));
+      throw new DiagnosticError(
+        error('KF1303', `--manifests ${manifests} does not exist`, {
+          file: path,
+          hint: 'run `make build-installer` to write dist/install.yaml, or leave --manifests out to read config/default',
+        }),
+      );
     }
     resources = parseManifests(readFileSync(path, 'utf8'), manifests);
   } else {
@@ -571,9 +705,14 @@ export function chartSources(cwd: string, manifests: string | undefined): { reso
   const optional: Obj[] = [];
   if (namespace.endsWith('-system')) {
     const prefix = namespace.slice(0, -'system'.length);
-    for (const [dir, kind] of [['config/prometheus', 'ServiceMonitor'], ['config/network-policy', 'NetworkPolicy']] as const) {
+    for (const [dir, kind] of [
+      ['config/prometheus', 'ServiceMonitor'],
+      ['config/network-policy', 'NetworkPolicy'],
+    ] as const) {
       if (resources.some((r) => r.kind === kind) || !existsSync(join(cwd, dir, 'kustomization.yaml'))) continue;
-      optional.push(...parseManifests(kustomize(cwd, dir), `kubectl kustomize ${dir}`).map((r) => withPrefix(r, prefix, namespace)));
+      optional.push(
+        ...parseManifests(kustomize(cwd, dir), `kubectl kustomize ${dir}`).map((r) => withPrefix(r, prefix, namespace)),
+      );
     }
   }
   return { resources, optional };
@@ -592,10 +731,13 @@ function untemplate(text: string, ctx: Context): { doc: Obj; suffixes: string[] 
     .split('\n')
     .filter((l) => !/^\s*\{\{-.*\}\}\s*$/.test(l) && !/^# Code generated by /.test(l))
     .join('\n')
-    .replace(/\{\{ include "[^"]+\.resourceName" \(dict "suffix" "([^"]+)" "context" \$\) \}\}/g, (_m, suffix: string) => {
-      suffixes.add(suffix);
-      return ctx.prefix + suffix;
-    })
+    .replace(
+      /\{\{ include "[^"]+\.resourceName" \(dict "suffix" "([^"]+)" "context" \$\) \}\}/g,
+      (_m, suffix: string) => {
+        suffixes.add(suffix);
+        return ctx.prefix + suffix;
+      },
+    )
     .replace(/\{\{ \.Release\.Namespace \}\}/g, ctx.namespace)
     .replace(/\{\{ \.Release\.Service \}\}/g, 'kustomize')
     .replace(/\{\{[^}]*\}\}(-\{\{[^}]*\}\})?/g, 'templated');
@@ -611,7 +753,10 @@ function untemplate(text: string, ctx: Context): { doc: Obj; suffixes: string[] 
     delete annotations['helm.sh/resource-policy'];
     meta.annotations = annotations;
   }
-  return { doc: { ...doc, metadata: meta }, suffixes: [...suffixes].sort((a, b) => b.length - a.length || a.localeCompare(b)) };
+  return {
+    doc: { ...doc, metadata: meta },
+    suffixes: [...suffixes].sort((a, b) => b.length - a.length || a.localeCompare(b)),
+  };
 }
 
 /** A file of the manifests run (path relative to the project, YAML text). */
@@ -636,7 +781,16 @@ export function chartSyncOf(config: ProjectConfig, read: (path: string) => strin
   if (cfg === undefined) return undefined;
   const dir = chartDir(cfg);
   if (read(`${dir}/Chart.yaml`) === undefined) return undefined;
-  return { dir, read, ctx: { project: config.projectName, prefix: `${config.projectName}-`, namespace: `${config.projectName}-system`, suffixes: [] } };
+  return {
+    dir,
+    read,
+    ctx: {
+      project: config.projectName,
+      prefix: `${config.projectName}-`,
+      namespace: `${config.projectName}-system`,
+      suffixes: [],
+    },
+  };
 }
 
 /** The chart template path of a CRD file of config/crd/bases (`<group>_<plural>.yaml` holds `<plural>.<group>`). */
@@ -675,10 +829,15 @@ export function chartFilesFor(sync: ChartSync, file: GeneratedFile): { path: str
         const oldSpec = (before.spec as Obj | undefined) ?? {};
         const spec: Obj = {};
         // The chart's key order, the generated values; conversion stays the chart's (config/crd/patches).
-        for (const k of Object.keys(oldSpec)) if (k === 'conversion' || k in (crd.spec as Obj)) spec[k] = k === 'conversion' ? oldSpec[k] : (crd.spec as Obj)[k];
+        for (const k of Object.keys(oldSpec))
+          if (k === 'conversion' || k in (crd.spec as Obj))
+            spec[k] = k === 'conversion' ? oldSpec[k] : (crd.spec as Obj)[k];
         for (const [k, v] of Object.entries(crd.spec as Obj)) if (!(k in spec)) spec[k] = v;
         const meta = { ...(before.metadata as Obj) };
-        meta.annotations = { ...((meta.annotations as Obj | undefined) ?? {}), ...(((crd.metadata as Obj).annotations as Obj | undefined) ?? {}) };
+        meta.annotations = {
+          ...((meta.annotations as Obj | undefined) ?? {}),
+          ...(((crd.metadata as Obj).annotations as Obj | undefined) ?? {}),
+        };
         resource = { ...before, metadata: meta, spec };
       }
       out.push({ path, text: templateResource(resource, { ...ctx, suffixes: back?.suffixes ?? [] }).text });
@@ -688,7 +847,11 @@ export function chartFilesFor(sync: ChartSync, file: GeneratedFile): { path: str
     const old = read(rolePath);
     const generated = parseManifests(file.content, file.path).find((r) => (r.metadata as Obj)?.name === 'manager-role');
     const back = old === undefined ? undefined : untemplate(old, ctx);
-    if (generated && back) out.push({ path: rolePath, text: templateResource({ ...back.doc, rules: generated.rules ?? [] }, { ...ctx, suffixes: back.suffixes }).text });
+    if (generated && back)
+      out.push({
+        path: rolePath,
+        text: templateResource({ ...back.doc, rules: generated.rules ?? [] }, { ...ctx, suffixes: back.suffixes }).text,
+      });
   }
   return out;
 }

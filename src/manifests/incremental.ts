@@ -137,7 +137,8 @@ export class IncrementalPlanner {
     for (const p of Object.keys(prev.roots)) if (!current.has(p)) changed.push(p);
     for (const p of changed) {
       for (const k of prev.roots[p]?.kinds ?? []) {
-        for (const peer of declaredBy.get(`${k.kind}.${k.group}`) ?? []) if (current.has(peer)) dirty.add(this.absolute(peer));
+        for (const peer of declaredBy.get(`${k.kind}.${k.group}`) ?? [])
+          if (current.has(peer)) dirty.add(this.absolute(peer));
       }
     }
     const clean = new Set(roots.filter((r) => !dirty.has(r)));
@@ -177,13 +178,18 @@ export class IncrementalPlanner {
   /** The group-kinds clean roots declare (`Kind.group` -> root), to find a changed root now declaring one of them. */
   cleanKinds(): Map<string, string> {
     const out = new Map<string, string>();
-    for (const r of this.selection?.clean ?? []) for (const k of this.entry(r)?.kinds ?? []) out.set(`${k.kind}.${k.group}`, r);
+    for (const r of this.selection?.clean ?? [])
+      for (const k of this.entry(r)?.kinds ?? []) out.set(`${k.kind}.${k.group}`, r);
     return out;
   }
 }
 
 /** Whether a managed output still has the size and mtime recorded when it was written. */
-export function outputAsWritten(projectDir: string, path: string, stamp: { size: number; mtimeMs: number } | undefined): boolean {
+export function outputAsWritten(
+  projectDir: string,
+  path: string,
+  stamp: { size: number; mtimeMs: number } | undefined,
+): boolean {
   if (!stamp) return false;
   try {
     const st = statSync(join(projectDir, path));

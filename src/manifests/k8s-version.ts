@@ -21,10 +21,13 @@ export function parseK8sVersion(value: string, origin: K8sVersionOrigin): K8sVer
   const minor = /^v?(1\.\d+)(?:\.\d+)?$/.exec(value.trim())?.[1];
   if (minor !== undefined && isK8sVersion(minor)) return minor;
   const supported = K8S_VERSIONS.join(', ');
-  const what = minor === undefined ? 'is not a Kubernetes minor version' : 'is not one kubeforge has the Kubernetes types of';
+  const what =
+    minor === undefined ? 'is not a Kubernetes minor version' : 'is not one kubeforge has the Kubernetes types of';
   const extra: Partial<Diagnostic> =
     'flag' in origin
-      ? { hint: `pass one of ${supported}, e.g. --k8s-version ${K8S_NEWEST_VERSION} (without the flag kubeforge uses ${K8S_NEWEST_VERSION})` }
+      ? {
+          hint: `pass one of ${supported}, e.g. --k8s-version ${K8S_NEWEST_VERSION} (without the flag kubeforge uses ${K8S_NEWEST_VERSION})`,
+        }
       : {
           file: origin.file,
           line: origin.line,

@@ -22,7 +22,10 @@ import { describeChange } from '../machinery/plan.js';
  * The printed plan (as the scaffold engine's `formatPlan`), for changes that may carry their line
  * already (`summary`: the bytes of a staged change are not kept in memory).
  */
-export function formatPlan(changes: readonly (Change & { summary?: string })[], options: { color?: boolean } = {}): string {
+export function formatPlan(
+  changes: readonly (Change & { summary?: string })[],
+  options: { color?: boolean } = {},
+): string {
   if (changes.length === 0) return 'Nothing to change.\n';
   const color = options.color ?? false;
   const codes = { create: '32', update: '33', delete: '31' };

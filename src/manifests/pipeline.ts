@@ -23,7 +23,16 @@ import { Tree } from '../machinery/tree.js';
 import { packageVersion } from '../util/package-root.js';
 import type { Analysis, AnalyzeOptions, ClassInfo, RootResult } from '../analysis/analyze.js';
 import type { SourceOverlay } from '../loader/program.js';
-import { type CacheKeyParts, checkCache, incrementalBase, enumerateSourceFiles, type InputSnapshot, sha256, snapshotInputs, writeCache } from './cache.js';
+import {
+  type CacheKeyParts,
+  checkCache,
+  incrementalBase,
+  enumerateSourceFiles,
+  type InputSnapshot,
+  sha256,
+  snapshotInputs,
+  writeCache,
+} from './cache.js';
 // The generators bring the CRD check (and, for schemas with rules, its CEL compiler): loaded after the fast path misses.
 import type { Generator, GeneratorInput } from './generators.js';
 import { OutputPlanner, type OutputSink, type PlannedChange, TreeSink } from './stage.js';
@@ -37,7 +46,9 @@ import type { CompatBase } from './compat.js';
 export type { AnalyzeOptions };
 
 /** What an analyzer returns: the generators' input and the files it read (a type-only view: the analysis and ts-morph load lazily, below). */
-export type AnalysisResult = GeneratorInput & Pick<Analysis, 'inputFiles' | 'byRoot'> & Partial<Pick<Analysis, 'classes'>>;
+export type AnalysisResult = GeneratorInput &
+  Pick<Analysis, 'inputFiles' | 'byRoot'> &
+  Partial<Pick<Analysis, 'classes'>>;
 
 /** Runs the analysis, reporting its problems to the reporter it is given. */
 export type Analyzer = (options: AnalyzeOptions, reporter: Reporter) => Promise<AnalysisResult>;
@@ -126,21 +137,39 @@ function resolveGeneratorVersion(flag?: string): string {
 function runSettings(options: ManifestsOptions, host: Host, tree?: Tree) {
   const projectDir = resolve(options.projectDir);
   if (host.kind('') !== 'directory') {
-    throw new DiagnosticError(error('KF4503', `project folder ${projectDir} does not exist`, { hint: 'pass the folder holding tsconfig.json with --project' }));
+    throw new DiagnosticError(
+      error('KF4503', `project folder ${projectDir} does not exist`, {
+        hint: 'pass the folder holding tsconfig.json with --project',
+      }),
+    );
   }
-  const tsconfigPath = options.tsconfigPath ? resolve(projectDir, options.tsconfigPath) : resolve(projectDir, 'tsconfig.json');
+  const tsconfigPath = options.tsconfigPath
+    ? resolve(projectDir, options.tsconfigPath)
+    : resolve(projectDir, 'tsconfig.json');
   const tsconfigRel = relative(projectDir, tsconfigPath).split(sep).join('/');
   const tsconfigInside = tsconfigRel !== '' && !tsconfigRel.startsWith('..') && !isAbsolute(tsconfigRel);
   const planned = tree?.exists(tsconfigRel) ?? false;
   if (tsconfigInside ? !planned && host.kind(tsconfigRel) === undefined : !existsSync(tsconfigPath)) {
-    throw new DiagnosticError(error('KF4504', `no tsconfig.json in ${projectDir}`, { file: tsconfigPath, hint: 'run kubeforge manifests from the project root, or pass --project <dir>' }));
+    throw new DiagnosticError(
+      error('KF4504', `no tsconfig.json in ${projectDir}`, {
+        file: tsconfigPath,
+        hint: 'run kubeforge manifests from the project root, or pass --project <dir>',
+      }),
+    );
   }
   const generatorVersion = resolveGeneratorVersion(options.generatorVersion);
   const paths = options.paths?.map((p) => (isAbsolute(p) ? p : resolve(projectDir, p)));
   if (options.maxDescLen !== undefined && !(Number.isInteger(options.maxDescLen) && options.maxDescLen >= 0)) {
-    throw new DiagnosticError(error('KF1093', `invalid --max-desc-len ${options.maxDescLen}: expected a whole number of bytes, 0 or more`, { hint: 'e.g. --max-desc-len 0 (no descriptions) or --max-desc-len 80' }));
+    throw new DiagnosticError(
+      error('KF1093', `invalid --max-desc-len ${options.maxDescLen}: expected a whole number of bytes, 0 or more`, {
+        hint: 'e.g. --max-desc-len 0 (no descriptions) or --max-desc-len 80',
+      }),
+    );
   }
-  const k8sVersion = options.k8sVersion === undefined ? undefined : k8sVersionOf(options.k8sVersion, (tree ?? host).read('package.json')?.toString('utf8'), projectDir);
+  const k8sVersion =
+    options.k8sVersion === undefined
+      ? undefined
+      : k8sVersionOf(options.k8sVersion, (tree ?? host).read('package.json')?.toString('utf8'), projectDir);
   // PROJECT (as a scaffold's tree has it) scopes role.yaml: hashed into the cache key here, read
   // only once the fast path misses (managerNamespaceOf), so the fast path never loads YAML.
   const projectText = (tree ?? host).read(PROJECT_FILE);
@@ -163,7 +192,10 @@ function runSettings(options: ManifestsOptions, host: Host, tree?: Tree) {
  */
 function k8sVersionOf(value: string, packageJson: string | undefined, projectDir: string): K8sVersion {
   const recorded = recordedK8sVersion(packageJson);
-  return parseK8sVersion(value, recorded?.value === value ? { file: join(projectDir, 'package.json'), line: recorded.line } : { flag: true });
+  return parseK8sVersion(
+    value,
+    recorded?.value === value ? { file: join(projectDir, 'package.json'), line: recorded.line } : { flag: true },
+  );
 }
 
 const PROJECT_FILE = 'PROJECT';
@@ -175,13 +207,20 @@ const PROJECT_FILE = 'PROJECT';
  */
 async function managerNamespaceOf(projectText: Buffer | undefined, projectDir: string): Promise<string | undefined> {
   if (projectText === undefined) return undefined;
-  const [{ managerNamespace }, { ProjectFile }] = await Promise.all([import('../project/config.js'), import('../project/file.js')]);
+  const [{ managerNamespace }, { ProjectFile }] = await Promise.all([
+    import('../project/config.js'),
+    import('../project/file.js'),
+  ]);
   const { config } = ProjectFile.parse(projectText.toString('utf8'), join(projectDir, PROJECT_FILE));
   return config.namespaced ? managerNamespace(config) : undefined;
 }
 
 /** The chart `manifests` keeps in step (helm plugin recorded and its Chart.yaml there), else undefined. */
-async function chartSyncFor(projectText: Buffer, projectDir: string, read: (path: string) => string | undefined): Promise<import('./helm.js').ChartSync | undefined> {
+async function chartSyncFor(
+  projectText: Buffer,
+  projectDir: string,
+  read: (path: string) => string | undefined,
+): Promise<import('./helm.js').ChartSync | undefined> {
   const { ProjectFile } = await import('../project/file.js');
   const { config } = ProjectFile.parse(projectText.toString('utf8'), join(projectDir, PROJECT_FILE));
   const { chartSyncOf } = await import('./helm.js');
@@ -216,7 +255,11 @@ export interface ManifestsPlan {
  * the manifests of a Kind not yet written are planned with it, and one commit writes both.
  * Writes nothing; throws DiagnosticError when any error is found.
  */
-export async function planManifestsRun(options: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer, given?: Tree): Promise<ManifestsPlan> {
+export async function planManifestsRun(
+  options: ManifestsOptions,
+  analyzer: Analyzer = defaultAnalyzer,
+  given?: Tree,
+): Promise<ManifestsPlan> {
   const tree = given ?? new Tree(options.host ?? new DiskHost(resolve(options.projectDir)));
   const run = await planRun(options, analyzer, { tree, overlay: given !== undefined });
   const { changes, warnings, cached, cacheMiss, recordCache } = run;
@@ -226,7 +269,8 @@ export async function planManifestsRun(options: ManifestsOptions, analyzer: Anal
 /** The pending changes of a tree over the disk, as the loader's overlay (absolute paths). */
 function overlayOf(tree: Tree, projectDir: string): SourceOverlay | undefined {
   const files = new Map<string, string | null>();
-  for (const [path, data] of tree.planned()) files.set(join(projectDir, path), data === null ? null : data.toString('utf8'));
+  for (const [path, data] of tree.planned())
+    files.set(join(projectDir, path), data === null ? null : data.toString('utf8'));
   return files.size ? { files } : undefined;
 }
 
@@ -251,11 +295,15 @@ export interface RunPlan {
 const NOTHING = () => {};
 
 /** Runs the whole pipeline on the project. Throws DiagnosticError (nothing written) when any error is found. */
-export async function runManifests(options: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer): Promise<ManifestsRun> {
+export async function runManifests(
+  options: ManifestsOptions,
+  analyzer: Analyzer = defaultAnalyzer,
+): Promise<ManifestsRun> {
   const plan = await planRun(options, analyzer);
   try {
     const { changes, warnings, cached, cacheMiss, compatSummary } = plan;
-    if (cached || options.check || options.dryRun) return { changes, warnings, cached, cacheMiss, written: false, compatSummary };
+    if (cached || options.check || options.dryRun)
+      return { changes, warnings, cached, cacheMiss, written: false, compatSummary };
     await options.beforeCommit?.();
     plan.commit();
     return { changes, warnings, cached: false, cacheMiss, written: true, compatSummary };
@@ -293,7 +341,11 @@ interface RunContext extends ReturnType<typeof runSettings> {
  * a changed Kind writing the path of a kept CRD), the run is planned once more without reuse:
  * a second, cold attempt, never a third.
  */
-export async function planRun(given: ManifestsOptions, analyzer: Analyzer = defaultAnalyzer, target?: { tree: Tree; overlay: boolean }): Promise<RunPlan> {
+export async function planRun(
+  given: ManifestsOptions,
+  analyzer: Analyzer = defaultAnalyzer,
+  target?: { tree: Tree; overlay: boolean },
+): Promise<RunPlan> {
   // Every CRD must be generated to be compared with the base: no fast path, no kept CRDs.
   const options = given.compat ? { ...given, noCache: true } : given;
   const tree = target?.tree;
@@ -318,25 +370,56 @@ export async function planRun(given: ManifestsOptions, analyzer: Analyzer = defa
   // The record describes the disk; a tree with planned changes is not the disk.
   if (!options.noCache && useCache && !overlay) {
     const check = checkCache(projectDir, tsconfigPath, keyParts, snapshot);
-    if (check.hit) return { changes: [], warnings: check.record.warnings, cached: true, commit: NOTHING, discard: NOTHING, sources: snapshot?.texts };
+    if (check.hit)
+      return {
+        changes: [],
+        warnings: check.record.warnings,
+        cached: true,
+        commit: NOTHING,
+        discard: NOTHING,
+        sources: snapshot?.texts,
+      };
     cacheMiss = check.reason;
   }
-  const ctx: RunContext = { ...settings, options, host, tree, overlay, useCache, writes, partial: settings.paths !== undefined, snapshot, cacheMiss };
+  const ctx: RunContext = {
+    ...settings,
+    options,
+    host,
+    tree,
+    overlay,
+    useCache,
+    writes,
+    partial: settings.paths !== undefined,
+    snapshot,
+    cacheMiss,
+  };
   return (await attempt(ctx, analyzer, options.cold ?? false)) ?? (await attempt(ctx, analyzer, true))!;
 }
 
 /** The incremental pre-pass: for a run that writes on disk, the last run's record, unless cold (incremental.ts). */
-function incrementalPrepass(ctx: RunContext, cold: boolean): { inc: IncrementalPlanner; outsideInputs: string[] } | undefined {
+function incrementalPrepass(
+  ctx: RunContext,
+  cold: boolean,
+): { inc: IncrementalPlanner; outsideInputs: string[] } | undefined {
   const { snapshot, options, projectDir, tsconfigPath, keyParts } = ctx;
   // A scaffold's tree and a partial run analyse what they see, with no reuse.
   if (!snapshot || ctx.partial || ctx.tree) return undefined;
   const base = options.noCache || cold ? undefined : incrementalBase(projectDir, tsconfigPath, keyParts, snapshot);
-  const inc = new IncrementalPlanner(projectDir, base?.record ?? { roots: {}, crds: {} }, snapshot.hashes, base?.touchedOutputs ?? new Set());
+  const inc = new IncrementalPlanner(
+    projectDir,
+    base?.record ?? { roots: {}, crds: {} },
+    snapshot.hashes,
+    base?.touchedOutputs ?? new Set(),
+  );
   return { inc, outsideInputs: base?.outsideInputs ?? [] };
 }
 
 /** The generators' input: the analysis, the PROJECT's scope, the flags, the --check-compat hook. */
-async function generatorInput(ctx: RunContext, analysis: AnalysisResult, compatSummary: { line?: string }): Promise<GeneratorInput> {
+async function generatorInput(
+  ctx: RunContext,
+  analysis: AnalysisResult,
+  compatSummary: { line?: string },
+): Promise<GeneratorInput> {
   const managerNamespace = await managerNamespaceOf(ctx.projectText, ctx.projectDir);
   const compat = ctx.options.compat;
   let checkCRDs: GeneratorInput['checkCRDs'];
@@ -348,7 +431,13 @@ async function generatorInput(ctx: RunContext, analysis: AnalysisResult, compatS
       compatSummary.line = summary(compat.base, crds, found);
     };
   }
-  return { ...analysis, managerNamespace, maxDescLen: ctx.options.maxDescLen, k8sVersion: ctx.k8sVersion, ...(checkCRDs && { checkCRDs }) };
+  return {
+    ...analysis,
+    managerNamespace,
+    maxDescLen: ctx.options.maxDescLen,
+    k8sVersion: ctx.k8sVersion,
+    ...(checkCRDs && { checkCRDs }),
+  };
 }
 
 /**
@@ -356,7 +445,13 @@ async function generatorInput(ctx: RunContext, analysis: AnalysisResult, compatS
  * CRDs kept. Undefined when a changed root now declares a Kind an unchanged root declares (the
  * CRD needs both: the run is planned cold).
  */
-function joinKept(inc: IncrementalPlanner, selection: Selection, analysis: AnalysisResult, input: GeneratorInput, reporter: Reporter): { input: GeneratorInput; kept: Set<string> } | undefined {
+function joinKept(
+  inc: IncrementalPlanner,
+  selection: Selection,
+  analysis: AnalysisResult,
+  input: GeneratorInput,
+  reporter: Reporter,
+): { input: GeneratorInput; kept: Set<string> } | undefined {
   const cleanKinds = inc.cleanKinds();
   for (const r of analysis.byRoot!.values()) {
     if (r.kinds.some((k) => cleanKinds.has(`${k.kind}.${k.group}`))) return undefined;
@@ -368,22 +463,36 @@ function joinKept(inc: IncrementalPlanner, selection: Selection, analysis: Analy
     uses.push(...e.markers);
     for (const w of e.warnings) reporter.report(w);
   }
-  return { input: { ...input, markers: { ...analysis.markers, class: uses.sort(byPosition) } }, kept: new Set(selection.keptCrds) };
+  return {
+    input: { ...input, markers: { ...analysis.markers, class: uses.sort(byPosition) } },
+    kept: new Set(selection.keptCrds),
+  };
 }
 
 /** The helm chart whose templates follow the manifests (helm plugin recorded in PROJECT), else undefined. */
 async function chartOf(ctx: RunContext) {
   if (ctx.partial || ctx.projectText === undefined) return undefined;
-  const sync = await chartSyncFor(ctx.projectText, ctx.projectDir, (p) => (ctx.tree ?? ctx.host).read(p)?.toString('utf8'));
+  const sync = await chartSyncFor(ctx.projectText, ctx.projectDir, (p) =>
+    (ctx.tree ?? ctx.host).read(p)?.toString('utf8'),
+  );
   if (!sync) return undefined;
   const helm = await import('./helm.js');
-  return { sync, tool: helm.CHART_TOOL, files: helm.chartFilesFor, crdPath: helm.chartCrdPathOf, candidates: helm.chartCrdCandidates };
+  return {
+    sync,
+    tool: helm.CHART_TOOL,
+    files: helm.chartFilesFor,
+    crdPath: helm.chartCrdPathOf,
+    candidates: helm.chartCrdCandidates,
+  };
 }
 
 /** The sink of a run: the caller's tree, else a planner on the host (stage, memory or none). */
 function sinkOf(ctx: RunContext, chartTool: string | undefined): OutputSink {
   if (ctx.tree) return new TreeSink(ctx.tree, MANIFESTS_TOOL, chartTool);
-  return new OutputPlanner(ctx.host, { tool: MANIFESTS_TOOL, mode: !ctx.writes ? 'none' : ctx.host instanceof DiskHost ? 'stage' : 'memory' });
+  return new OutputPlanner(ctx.host, {
+    tool: MANIFESTS_TOOL,
+    mode: !ctx.writes ? 'none' : ctx.host instanceof DiskHost ? 'stage' : 'memory',
+  });
 }
 
 /**
@@ -435,20 +544,44 @@ async function attempt(ctx: RunContext, analyzer: Analyzer, cold: boolean): Prom
     const foreign = sink.foreignFiles();
     if (foreign.length) throw new DiagnosticError(foreign);
     if (!partial) sink.removeStale(managedLocations(ctx.host));
-    if (chart) sink.removeStale(chart.candidates(chart.sync, (d) => ctx.host.list(d)), chart.tool);
+    if (chart)
+      sink.removeStale(
+        chart.candidates(chart.sync, (d) => ctx.host.list(d)),
+        chart.tool,
+      );
     const changes = sink.plan();
     // Said for this run's deletions only: not recorded with the warnings a no-change run repeats.
     const reported = [...warnings, ...crdsOfUnrootedKinds(changes, analysis.classes ?? [], projectDir)];
     if (!ctx.writes) {
       sink.discard();
-      return { changes, warnings: reported, cached: false, cacheMiss: ctx.cacheMiss, commit: NOTHING, discard: NOTHING, compatSummary: compat.line };
+      return {
+        changes,
+        warnings: reported,
+        cached: false,
+        cacheMiss: ctx.cacheMiss,
+        commit: NOTHING,
+        discard: NOTHING,
+        compatSummary: compat.line,
+      };
     }
     refuseBlindDeletion(changes, projectDir, tsconfigPath, partial);
     const recordCache =
       !partial && ctx.useCache && snapshot
         ? () => {
-            const record = selection && inc ? incrementalRecord(inc, selection, analysis.byRoot!, kept, made, made.generatorEntries) : undefined;
-            writeCache(projectDir, tsconfigPath, ctx.keyParts, [...new Set([...analysis.inputFiles, ...(pre?.outsideInputs ?? [])])], sink.producedPaths(), warnings, snapshot, record);
+            const record =
+              selection && inc
+                ? incrementalRecord(inc, selection, analysis.byRoot!, kept, made, made.generatorEntries)
+                : undefined;
+            writeCache(
+              projectDir,
+              tsconfigPath,
+              ctx.keyParts,
+              [...new Set([...analysis.inputFiles, ...(pre?.outsideInputs ?? [])])],
+              sink.producedPaths(),
+              warnings,
+              snapshot,
+              record,
+            );
           }
         : undefined;
     return {
@@ -489,12 +622,22 @@ interface Made {
  */
 async function fill(
   ctx: RunContext,
-  run: { sink: OutputSink; chart?: Chart; inc?: IncrementalPlanner; selection?: Selection; kept: ReadonlySet<string>; input: GeneratorInput; reporter: Reporter },
+  run: {
+    sink: OutputSink;
+    chart?: Chart;
+    inc?: IncrementalPlanner;
+    selection?: Selection;
+    kept: ReadonlySet<string>;
+    input: GeneratorInput;
+    reporter: Reporter;
+  },
 ): Promise<Made | undefined> {
   const { sink, chart, inc, selection, kept, input, reporter } = run;
   const made: Made = { sources: new Map(), warnings: new Map(), generatorEntries: new Map() };
   const acceptChart = (path: string, content: string) => {
-    if (chart) for (const f of chart.files(chart.sync, { path, content })) if (!sink.has(f.path)) sink.accept(f.path, f.text, chart.tool);
+    if (chart)
+      for (const f of chart.files(chart.sync, { path, content }))
+        if (!sink.has(f.path)) sink.accept(f.path, f.text, chart.tool);
   };
   // A file kept as it is: the chart templates that follow it are still made from it, so a chart edited by hand is brought back.
   const keep = (path: string) => {
@@ -553,9 +696,12 @@ function recorded(g: Generator, key: string, into: Map<string, GeneratorEntry>):
     generate(input, reporter) {
       const entry: GeneratorEntry = { key, files: [], warnings: [] };
       into.set(g.name, entry);
-      const files = g.generate(input, new TeeReporter(reporter, (d) => {
-        if (d.severity !== 'error') entry.warnings.push(d);
-      }));
+      const files = g.generate(
+        input,
+        new TeeReporter(reporter, (d) => {
+          if (d.severity !== 'error') entry.warnings.push(d);
+        }),
+      );
       return (function* () {
         for (const f of files) {
           entry.files.push(f.path);
@@ -593,8 +739,15 @@ function incrementalRecord(
   for (const [path, sources] of made.sources) crds[path] = sources.map((f) => inc.display(f));
   for (const [path, warnings] of made.warnings) crdWarnings[path] = warnings;
   const generators = Object.fromEntries([...generatorEntries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  const sortedWarnings = Object.fromEntries(Object.entries(crdWarnings).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return { roots, crds, ...(Object.keys(crdWarnings).length > 0 && { crdWarnings: sortedWarnings }), ...(generatorEntries.size > 0 && { generators }) };
+  const sortedWarnings = Object.fromEntries(
+    Object.entries(crdWarnings).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
+  return {
+    roots,
+    crds,
+    ...(Object.keys(crdWarnings).length > 0 && { crdWarnings: sortedWarnings }),
+    ...(generatorEntries.size > 0 && { generators }),
+  };
 }
 
 /**
@@ -602,7 +755,11 @@ function incrementalRecord(
  * under the CRD's Kind name, without it). Deleting is right for a Kind removed on purpose; for a
  * decorator removed by mistake it would silently uninstall the resource, so it is said.
  */
-function crdsOfUnrootedKinds(changes: readonly Change[], classes: readonly ClassInfo[], projectDir: string): Diagnostic[] {
+function crdsOfUnrootedKinds(
+  changes: readonly Change[],
+  classes: readonly ClassInfo[],
+  projectDir: string,
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   if (!classes.some((k) => !k.isRoot)) return out;
   for (const c of changes) {
@@ -632,15 +789,24 @@ function crdsOfUnrootedKinds(changes: readonly Change[], classes: readonly Class
  * deletes every generated manifest. That is a broken tsconfig, not a project without APIs:
  * KF4506, nothing written.
  */
-function refuseBlindDeletion(changes: readonly Change[], projectDir: string, tsconfigPath: string, partial: boolean): void {
+function refuseBlindDeletion(
+  changes: readonly Change[],
+  projectDir: string,
+  tsconfigPath: string,
+  partial: boolean,
+): void {
   const deleted = changes.filter((c) => c.kind === 'delete').map((c) => c.path);
   if (partial || deleted.length === 0 || !existsSync(tsconfigPath)) return;
   const src = resolve(projectDir, 'src') + sep;
   if (enumerateSourceFiles(projectDir, tsconfigPath).files.some((f) => resolve(projectDir, f).startsWith(src))) return;
   throw new DiagnosticError(
-    error('KF4506', `${relative(projectDir, tsconfigPath) || 'tsconfig.json'} includes no file under src/, so kubeforge manifests found no API there and would delete ${deleted.join(', ')}; nothing was written`, {
-      file: tsconfigPath,
-      hint: 'make its "include" (or "files") cover src/ again, e.g. "include": ["src/**/*.ts", "test/**/*.ts"]; to remove generated manifests on purpose, delete them yourself',
-    }),
+    error(
+      'KF4506',
+      `${relative(projectDir, tsconfigPath) || 'tsconfig.json'} includes no file under src/, so kubeforge manifests found no API there and would delete ${deleted.join(', ')}; nothing was written`,
+      {
+        file: tsconfigPath,
+        hint: 'make its "include" (or "files") cover src/ again, e.g. "include": ["src/**/*.ts", "test/**/*.ts"]; to remove generated manifests on purpose, delete them yourself',
+      },
+    ),
   );
 }

@@ -31,7 +31,23 @@ import { bySource, failAt, type MarkerUse } from './markeruse.js';
 const DEFAULT_ROLE_NAME = 'manager-role';
 
 /** The verbs the API server authorizes on resources (the standard ones and the special ones of RBAC, PSP, CSRs and impersonation). */
-export const RESOURCE_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection', 'use', 'bind', 'escalate', 'impersonate', 'approve', 'sign', 'attest'];
+export const RESOURCE_VERBS = [
+  'get',
+  'list',
+  'watch',
+  'create',
+  'update',
+  'patch',
+  'delete',
+  'deletecollection',
+  'use',
+  'bind',
+  'escalate',
+  'impersonate',
+  'approve',
+  'sign',
+  'attest',
+];
 /** The verbs of non-resource URLs (lower-cased HTTP methods). */
 export const URL_VERBS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
 
@@ -117,9 +133,15 @@ function normalizeRules(input: readonly Rule[]): PolicyRule[] {
   }
   const j = (l: string[]) => l.join('&');
   // Each key is computed after normalising the rule, as controller-gen's key helpers do.
-  const withoutResources = (r: Rule) => (normalize(r), `${j(r.groups)} + ${j(r.resourceNames)} + ${j(r.urls)} + ${j(r.verbs)}`);
-  const withoutGroups = (r: Rule) => (normalize(r), `${j(r.resources)} + ${j(r.resourceNames)} + ${j(r.urls)} + ${j(r.verbs)}`);
-  const withoutUrls = (r: Rule) => (normalize(r), `${j(r.groups)} + ${j(r.resources)} + ${j(r.resourceNames)} + ${j(r.verbs)}`);
+  const withoutResources = (r: Rule) => (
+    normalize(r), `${j(r.groups)} + ${j(r.resourceNames)} + ${j(r.urls)} + ${j(r.verbs)}`
+  );
+  const withoutGroups = (r: Rule) => (
+    normalize(r), `${j(r.resources)} + ${j(r.resourceNames)} + ${j(r.urls)} + ${j(r.verbs)}`
+  );
+  const withoutUrls = (r: Rule) => (
+    normalize(r), `${j(r.groups)} + ${j(r.resources)} + ${j(r.resourceNames)} + ${j(r.verbs)}`
+  );
   byKey = foldBy(byKey.values(), withoutResources, 'resources');
   byKey = foldBy(byKey.values(), withoutGroups, 'groups');
   byKey = foldBy(byKey.values(), withoutUrls, 'urls');
@@ -140,7 +162,10 @@ function normalizeRules(input: readonly Rule[]): PolicyRule[] {
 export function generateRbac(
   uses: readonly MarkerUse<'Rbac'>[],
   reporter: Reporter = new Reporter(),
-  options: { roleName?: string; /** A namespace-scoped project's manager namespace: the default role is a Role there. */ managerNamespace?: string } = {},
+  options: {
+    roleName?: string /** A namespace-scoped project's manager namespace: the default role is a Role there. */;
+    managerNamespace?: string;
+  } = {},
 ): { objects: RoleObject[] } {
   const defaultRoleName = options.roleName ?? DEFAULT_ROLE_NAME;
   const managerNamespace = options.managerNamespace ?? '';
@@ -167,20 +192,33 @@ export function generateRbac(
     const toManagerRole = managerNamespace !== '' && !a.namespace && roleName === defaultRoleName;
     const namespace = toManagerRole ? managerNamespace : (a.namespace ?? '');
     const where = `@Rbac on ${use.target}`;
-    if (verbs.length === 0) fail(`${where} has an empty 'verbs' list`, "list the verbs the rule grants, e.g. verbs: ['get', 'list', 'watch']");
+    if (verbs.length === 0)
+      fail(
+        `${where} has an empty 'verbs' list`,
+        "list the verbs the rule grants, e.g. verbs: ['get', 'list', 'watch']",
+      );
     if (verbs.some((v) => v === '')) fail(`${where} has an empty verb`, 'remove the empty string from verbs');
     if (namespace && !isDns1123Label(namespace)) {
-      fail(`${where}: namespace '${namespace}' is not a valid namespace name`, 'use lower-case letters, digits and "-" (RFC 1123 label)');
+      fail(
+        `${where}: namespace '${namespace}' is not a valid namespace name`,
+        'use lower-case letters, digits and "-" (RFC 1123 label)',
+      );
     }
     for (const v of verbs) {
       const known = urls.length > 0 ? URL_VERBS : RESOURCE_VERBS;
       if (v !== '' && v !== '*' && !known.includes(v)) {
         const lower = known.find((k) => k === v.toLowerCase());
-        fail(`${where}: '${v}' is not a Kubernetes ${urls.length > 0 ? 'non-resource URL ' : ''}verb`, `${lower ? `did you mean '${lower}'? ` : ''}verbs are ${known.join(', ')} (or '*')`);
+        fail(
+          `${where}: '${v}' is not a Kubernetes ${urls.length > 0 ? 'non-resource URL ' : ''}verb`,
+          `${lower ? `did you mean '${lower}'? ` : ''}verbs are ${known.join(', ')} (or '*')`,
+        );
       }
     }
     if (a.roleName !== undefined && roleName && !isDns1123Subdomain(roleName)) {
-      fail(`${where}: roleName '${roleName}' is not a valid role name`, 'use lower-case letters, digits, "-" and "." (RFC 1123 subdomain)');
+      fail(
+        `${where}: roleName '${roleName}' is not a valid role name`,
+        'use lower-case letters, digits, "-" and "." (RFC 1123 subdomain)',
+      );
     }
     if (urls.length > 0) {
       if (toManagerRole) {
@@ -189,16 +227,25 @@ export function generateRbac(
           `give this @Rbac a roleName of its own (a ClusterRole) and bind it to the manager's service account with a ClusterRoleBinding in config/rbac; or make the project cluster-scoped (kubeforge edit --namespaced=false)`,
         );
       } else if (namespace) {
-        fail(`${where} grants non-resource URLs in namespace '${namespace}'`, 'non-resource URLs can only be granted by a ClusterRole: drop namespace, or move the URLs to another @Rbac');
+        fail(
+          `${where} grants non-resource URLs in namespace '${namespace}'`,
+          'non-resource URLs can only be granted by a ClusterRole: drop namespace, or move the URLs to another @Rbac',
+        );
       }
       if (groups.length || resources.length || resourceNames.length) {
-        fail(`${where} mixes 'urls' with 'groups'/'resources'/'resourceNames'`, 'a rule applies either to resources or to non-resource URLs: split it into two @Rbac markers');
+        fail(
+          `${where} mixes 'urls' with 'groups'/'resources'/'resourceNames'`,
+          'a rule applies either to resources or to non-resource URLs: split it into two @Rbac markers',
+        );
       }
     } else {
       if (resources.length === 0) {
         fail(`${where} names no resources and no urls`, "add resources: ['...'] (with groups) or urls: ['/metrics']");
       } else if (groups.length === 0) {
-        fail(`${where} names resources but no API groups`, "add groups: [''] for the core group (pods, services...) or the group of the resources, e.g. groups: ['apps']");
+        fail(
+          `${where} names resources but no API groups`,
+          "add groups: [''] for the core group (pods, services...) or the group of the resources, e.g. groups: ['apps']",
+        );
       }
     }
     if (reporter.count > before) continue;
@@ -210,7 +257,9 @@ export function generateRbac(
     }
   }
 
-  const entries = [...byScope.values()].sort((a, b) => compareBytes(a.namespace, b.namespace) || compareBytes(a.roleName, b.roleName));
+  const entries = [...byScope.values()].sort(
+    (a, b) => compareBytes(a.namespace, b.namespace) || compareBytes(a.roleName, b.roleName),
+  );
   const objects: RoleObject[] = [];
   for (const e of entries) {
     const rules = normalizeRules(e.rules);
@@ -219,7 +268,12 @@ export function generateRbac(
     objects.push(
       e.namespace === ''
         ? { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: e.roleName }, rules }
-        : { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: e.roleName, namespace: e.namespace }, rules },
+        : {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'Role',
+            metadata: { name: e.roleName, namespace: e.namespace },
+            rules,
+          },
     );
   }
   return { objects };

@@ -44,7 +44,8 @@ export function firstCommandEnd(script: string): number {
       continue;
     }
     if (c === "'" || c === '"') quote = c;
-    else if (c === ';' || c === '|' || c === '&' || c === '\n' || (c === '#' && (i === 0 || /\s/.test(script[i - 1])))) return i;
+    else if (c === ';' || c === '|' || c === '&' || c === '\n' || (c === '#' && (i === 0 || /\s/.test(script[i - 1]))))
+      return i;
   }
   return script.length;
 }
@@ -87,7 +88,9 @@ function recordValue(packageJson: string, re: RegExp, arg: string): string | und
   const script = manifestsScript(packageJson);
   if (script === undefined) return undefined;
   const command = firstCommand(script);
-  const updated = re.test(command) ? command.replace(re, `$1${arg}`) + script.slice(command.length) : withArgument(script, arg);
+  const updated = re.test(command)
+    ? command.replace(re, `$1${arg}`) + script.slice(command.length)
+    : withArgument(script, arg);
   if (updated === script) return packageJson;
   return replaceScript(packageJson, script, updated);
 }
@@ -157,7 +160,8 @@ export function recordManifestsOptions(packageJson: string, options: RecordedMan
 function replaceScript(packageJson: string, from: string, to: string): string {
   const quoted = JSON.stringify(from);
   const at = packageJson.indexOf(`"manifests": ${quoted}`);
-  if (at >= 0) return packageJson.slice(0, at) + `"manifests": ${JSON.stringify(to)}` + packageJson.slice(at + `"manifests": ${quoted}`.length);
+  if (at >= 0)
+    return `${packageJson.slice(0, at)}"manifests": ${JSON.stringify(to)}${packageJson.slice(at + `"manifests": ${quoted}`.length)}`;
   const json = JSON.parse(packageJson) as { scripts: Record<string, string> };
   json.scripts.manifests = to;
   const indent = packageJson.match(/^[ \t]+(?=")/m)?.[0] ?? '  ';

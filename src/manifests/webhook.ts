@@ -60,14 +60,22 @@ const VERSION_NAME = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 function admissionReviewVersionsProblems(versions: readonly string[]): { problem: string; hint: string }[] {
   const problems: { problem: string; hint: string }[] = [];
   for (const [i, v] of versions.entries()) {
-    if (versions.indexOf(v) !== i) problems.push({ problem: `lists '${v}' twice: the API server refuses a duplicate version`, hint: 'list each version once' });
+    if (versions.indexOf(v) !== i)
+      problems.push({
+        problem: `lists '${v}' twice: the API server refuses a duplicate version`,
+        hint: 'list each version once',
+      });
     else if (v.length > 63 || !VERSION_NAME.test(v)) {
-      problems.push({ problem: `has '${v}', which is not a version name (lower-case letters, digits and '-', starting with a letter)`, hint: "write versions as the API names them: admissionReviewVersions: ['v1']" });
+      problems.push({
+        problem: `has '${v}', which is not a version name (lower-case letters, digits and '-', starting with a letter)`,
+        hint: "write versions as the API names them: admissionReviewVersions: ['v1']",
+      });
     }
   }
   if (!versions.some((v) => ADMISSION_REVIEW_VERSIONS.includes(v))) {
     problems.push({
-      problem: 'must include at least one of v1, v1beta1: the API server refuses the webhook configuration, as it sends AdmissionReviews in those versions only',
+      problem:
+        'must include at least one of v1, v1beta1: the API server refuses the webhook configuration, as it sends AdmissionReviews in those versions only',
       hint: "use admissionReviewVersions: ['v1'] (kubeforge/runtime answers v1 and v1beta1 reviews)",
     });
   }
@@ -85,7 +93,11 @@ function conventionalPath(mutating: boolean, groups: string[], versions: string[
  * (KF4201 webhooks, KF4202 configurations, KF4203 duplicate names, KF4204 admissionReviewVersions
  * the API server refuses).
  */
-export function generateWebhooks(hooks: readonly MarkerUse<'Webhook'>[], configurations: readonly MarkerUse<'WebhookConfiguration'>[], reporter: Reporter): WebhookConfigurationObject[] {
+export function generateWebhooks(
+  hooks: readonly MarkerUse<'Webhook'>[],
+  configurations: readonly MarkerUse<'WebhookConfiguration'>[],
+  reporter: Reporter,
+): WebhookConfigurationObject[] {
   const names = configurationNames(configurations, reporter);
   const mutatingHooks: PlacedHook[] = [];
   const validatingHooks: PlacedHook[] = [];
@@ -96,9 +108,19 @@ export function generateWebhooks(hooks: readonly MarkerUse<'Webhook'>[], configu
     (use.args.mutating ? mutatingHooks : validatingHooks).push({ use, hook: webhookObject(use, operations) });
   }
   const objects: WebhookConfigurationObject[] = [];
-  const mutating = configurationObject(mutatingHooks, 'MutatingWebhookConfiguration', names.mutating ?? DEFAULT_MUTATING_NAME, reporter);
+  const mutating = configurationObject(
+    mutatingHooks,
+    'MutatingWebhookConfiguration',
+    names.mutating ?? DEFAULT_MUTATING_NAME,
+    reporter,
+  );
   if (mutating) objects.push(mutating);
-  const validating = configurationObject(validatingHooks, 'ValidatingWebhookConfiguration', names.validating ?? DEFAULT_VALIDATING_NAME, reporter);
+  const validating = configurationObject(
+    validatingHooks,
+    'ValidatingWebhookConfiguration',
+    names.validating ?? DEFAULT_VALIDATING_NAME,
+    reporter,
+  );
   if (validating) objects.push(validating);
   return objects;
 }
@@ -110,14 +132,23 @@ interface PlacedHook {
 }
 
 /** The configurations' names from `@WebhookConfiguration` (at most one per kind, valid names). */
-function configurationNames(configurations: readonly MarkerUse<'WebhookConfiguration'>[], reporter: Reporter): { mutating?: string; validating?: string } {
+function configurationNames(
+  configurations: readonly MarkerUse<'WebhookConfiguration'>[],
+  reporter: Reporter,
+): { mutating?: string; validating?: string } {
   const names: { mutating?: string; validating?: string } = {};
   const seenConfig: { mutating?: MarkerUse; validating?: MarkerUse } = {};
   for (const use of [...configurations].sort(bySource)) {
     const { mutating, name } = use.args;
     const kind = mutating ? 'mutating' : 'validating';
     if (!isDns1123Subdomain(name)) {
-      failAt(reporter, 'KF4202', use, `@WebhookConfiguration on ${use.target}: name '${name}' is not a valid object name`, 'use lower-case letters, digits, "-" and "." (RFC 1123 subdomain)');
+      failAt(
+        reporter,
+        'KF4202',
+        use,
+        `@WebhookConfiguration on ${use.target}: name '${name}' is not a valid object name`,
+        'use lower-case letters, digits, "-" and "." (RFC 1123 subdomain)',
+      );
       continue;
     }
     const previous = seenConfig[kind];
@@ -145,32 +176,62 @@ function checkWebhook(use: MarkerUse<'Webhook'>, reporter: Reporter): string[] {
   const groups = a.groups.map((g) => (g === 'core' ? '' : g));
   const who = `@Webhook ${name ? `'${name}' ` : ''}on ${use.target}`;
   if (!isDns1123Subdomain(name) || name.split('.').length < 3) {
-    fail(`${who}: name must be a fully qualified domain name with at least three segments`, `e.g. name: 'vcronjob.batch.example.com'`);
+    fail(
+      `${who}: name must be a fully qualified domain name with at least three segments`,
+      `e.g. name: 'vcronjob.batch.example.com'`,
+    );
   }
   checkEndpoint(use, groups, fail);
   if (sideEffects === undefined) {
-    fail(`${who}: SideEffects is required for creating v1 {Mutating,Validating}WebhookConfiguration`, "add sideEffects: 'None' (or 'NoneOnDryRun')");
+    fail(
+      `${who}: SideEffects is required for creating v1 {Mutating,Validating}WebhookConfiguration`,
+      "add sideEffects: 'None' (or 'NoneOnDryRun')",
+    );
   } else if (sideEffects === 'Some' || sideEffects === 'Unknown') {
-    fail(`${who}: SideEffects should not be set to \`Some\` or \`Unknown\` for v1 {Mutating,Validating}WebhookConfiguration`, "use sideEffects: 'None' or 'NoneOnDryRun'");
+    fail(
+      `${who}: SideEffects should not be set to \`Some\` or \`Unknown\` for v1 {Mutating,Validating}WebhookConfiguration`,
+      "use sideEffects: 'None' or 'NoneOnDryRun'",
+    );
   }
   if (admissionReviewVersions.length === 0) {
-    fail(`${who}: AdmissionReviewVersions is mandatory for v1 {Mutating,Validating}WebhookConfiguration`, "add admissionReviewVersions: ['v1']");
+    fail(
+      `${who}: AdmissionReviewVersions is mandatory for v1 {Mutating,Validating}WebhookConfiguration`,
+      "add admissionReviewVersions: ['v1']",
+    );
   } else {
     for (const { problem, hint } of admissionReviewVersionsProblems(admissionReviewVersions)) {
-      failAt(reporter, 'KF4204', use, `${who}: admissionReviewVersions ${JSON.stringify(admissionReviewVersions)} ${problem}`, hint);
+      failAt(
+        reporter,
+        'KF4204',
+        use,
+        `${who}: admissionReviewVersions ${JSON.stringify(admissionReviewVersions)} ${problem}`,
+        hint,
+      );
     }
   }
   if (timeoutSeconds !== undefined && (timeoutSeconds < 1 || timeoutSeconds > 30)) {
-    fail(`${who}: TimeoutSeconds must be between 1 and 30 seconds (found ${timeoutSeconds})`, 'use timeoutSeconds between 1 and 30, or omit it (default 10)');
+    fail(
+      `${who}: TimeoutSeconds must be between 1 and 30 seconds (found ${timeoutSeconds})`,
+      'use timeoutSeconds between 1 and 30, or omit it (default 10)',
+    );
   }
-  if (a.reinvocationPolicy !== undefined && !mutating) fail(`${who}: reinvocationPolicy applies to mutating webhooks only`, 'remove reinvocationPolicy, or set mutating: true');
+  if (a.reinvocationPolicy !== undefined && !mutating)
+    fail(
+      `${who}: reinvocationPolicy applies to mutating webhooks only`,
+      'remove reinvocationPolicy, or set mutating: true',
+    );
   const operations: string[] = [];
   for (const v of verbs) {
     const op = OPERATIONS.find((o) => o.toLowerCase() === v.toLowerCase());
     if (!op) fail(`${who}: unknown verb "${v}"`, "verbs may be 'create', 'update', 'delete', 'connect' or '*'");
     else operations.push(op);
   }
-  for (const [field, list] of [['groups', groups], ['resources', resources], ['verbs', verbs], ['versions', versions]] as const) {
+  for (const [field, list] of [
+    ['groups', groups],
+    ['resources', resources],
+    ['verbs', verbs],
+    ['versions', versions],
+  ] as const) {
     if (list.length === 0) {
       fail(`${who}: '${field}' is empty`, `list at least one entry in ${field}`);
     }
@@ -179,7 +240,11 @@ function checkWebhook(use: MarkerUse<'Webhook'>, reporter: Reporter): string[] {
 }
 
 /** Where the API server calls the webhook: a path on the in-cluster Service, or an https url. */
-function checkEndpoint(use: MarkerUse<'Webhook'>, groups: string[], fail: (message: string, hint?: string) => void): void {
+function checkEndpoint(
+  use: MarkerUse<'Webhook'>,
+  groups: string[],
+  fail: (message: string, hint?: string) => void,
+): void {
   const { name, mutating, versions, path, url, serviceName, serviceNamespace, servicePort } = use.args;
   const who = `@Webhook ${name ? `'${name}' ` : ''}on ${use.target}`;
   if ((path && url) || (!path && !url)) {
@@ -191,7 +256,10 @@ function checkEndpoint(use: MarkerUse<'Webhook'>, groups: string[], fail: (messa
     );
   }
   if (url && (serviceName !== undefined || serviceNamespace !== undefined || servicePort !== undefined)) {
-    fail(`${who}: serviceName/serviceNamespace/servicePort cannot be used with url`, 'drop the service arguments, or use path instead of url');
+    fail(
+      `${who}: serviceName/serviceNamespace/servicePort cannot be used with url`,
+      'drop the service arguments, or use path instead of url',
+    );
   }
   if (url !== undefined && url !== '' && !/^https:\/\//.test(url)) {
     fail(`${who}: url '${url}' must begin with https://`, "write url: 'https://host:port/path'");
@@ -200,7 +268,10 @@ function checkEndpoint(use: MarkerUse<'Webhook'>, groups: string[], fail: (messa
   if (path !== undefined && path !== '' && !path.startsWith('/')) {
     fail(`${who}: path '${path}' must begin with /`, `write path: '/${path}'`);
   } else if (pathProblem) {
-    fail(`${who}: path '${path}' is refused by the API server: ${pathProblem}`, `write a path such as '${conventionalPath(mutating, groups, versions)}'`);
+    fail(
+      `${who}: path '${path}' is refused by the API server: ${pathProblem}`,
+      `write a path such as '${conventionalPath(mutating, groups, versions)}'`,
+    );
   }
   if (servicePort !== undefined && (servicePort < 1 || servicePort > 65535)) {
     fail(`${who}: servicePort ${servicePort} is not a valid port`, 'use a port between 1 and 65535');
@@ -210,7 +281,22 @@ function checkEndpoint(use: MarkerUse<'Webhook'>, groups: string[], fail: (messa
 /** The webhook entry of a checked `@Webhook`. */
 function webhookObject(use: MarkerUse<'Webhook'>, operations: string[]): WebhookObject {
   const a = use.args;
-  const { name, mutating, failurePolicy, sideEffects, resources, versions, admissionReviewVersions, path, url, matchPolicy, timeoutSeconds, serviceName, serviceNamespace, servicePort } = a;
+  const {
+    name,
+    mutating,
+    failurePolicy,
+    sideEffects,
+    resources,
+    versions,
+    admissionReviewVersions,
+    path,
+    url,
+    matchPolicy,
+    timeoutSeconds,
+    serviceName,
+    serviceNamespace,
+    servicePort,
+  } = a;
   const groups = a.groups.map((g) => (g === 'core' ? '' : g));
   const rule: WebhookObject['rules'][number] = {};
   if (groups.length) rule.apiGroups = groups;
@@ -241,7 +327,12 @@ function webhookObject(use: MarkerUse<'Webhook'>, operations: string[]): Webhook
 }
 
 /** One configuration of `list` (none when empty), its webhooks sorted by name; duplicate names reported. */
-function configurationObject(list: readonly PlacedHook[], kind: WebhookConfigurationObject['kind'], name: string, reporter: Reporter): WebhookConfigurationObject | undefined {
+function configurationObject(
+  list: readonly PlacedHook[],
+  kind: WebhookConfigurationObject['kind'],
+  name: string,
+  reporter: Reporter,
+): WebhookConfigurationObject | undefined {
   if (list.length === 0) return undefined;
   // Stable sort by name (the input is in source order).
   const sorted = [...list].sort((a, b) => (a.hook.name < b.hook.name ? -1 : a.hook.name > b.hook.name ? 1 : 0));
@@ -260,5 +351,10 @@ function configurationObject(list: readonly PlacedHook[], kind: WebhookConfigura
       });
     }
   }
-  return { apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name }, webhooks: sorted.map((s) => s.hook) };
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind,
+    metadata: { name },
+    webhooks: sorted.map((s) => s.hook),
+  };
 }

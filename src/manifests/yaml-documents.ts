@@ -30,7 +30,11 @@ export function readYamlObjects(text: string, options: ReadYamlOptions = {}): Re
     const e = doc.errors[0];
     if (e && options.onError) {
       const before = text.slice(0, e.pos[0]);
-      options.onError({ message: e.message.split('\n')[0], line: before.split('\n').length, column: e.pos[0] - before.lastIndexOf('\n') });
+      options.onError({
+        message: e.message.split('\n')[0],
+        line: before.split('\n').length,
+        column: e.pos[0] - before.lastIndexOf('\n'),
+      });
     }
     const v = doc.toJS() as unknown;
     if (!v || typeof v !== 'object' || Array.isArray(v)) continue;

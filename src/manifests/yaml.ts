@@ -100,7 +100,12 @@ export class YamlWriter {
 
   private scalarId(value: unknown): number {
     const map = typeof value === 'string' ? this.stringIds : this.otherIds;
-    const key = typeof value === 'string' ? value : value instanceof RegExp ? `r/${value.source}` : `${typeof value}:${String(value)}`;
+    const key =
+      typeof value === 'string'
+        ? value
+        : value instanceof RegExp
+          ? `r/${value.source}`
+          : `${typeof value}:${String(value)}`;
     let id = map.get(key);
     if (id === undefined) map.set(key, (id = this.newId(1)));
     return id;
@@ -153,7 +158,11 @@ export class YamlWriter {
     const bucket = this.buckets.get(h);
     if (bucket) {
       for (const candidate of bucket) {
-        if (this.isArray[candidate] === array && sameIds(this.keysOf[candidate]!, keys) && sameIds(this.childrenOf[candidate]!, children)) {
+        if (
+          this.isArray[candidate] === array &&
+          sameIds(this.keysOf[candidate]!, keys) &&
+          sameIds(this.childrenOf[candidate]!, children)
+        ) {
           id = candidate;
           break;
         }
@@ -244,22 +253,58 @@ export function goYamlKeyCompare(a: string, b: string): number {
 // type must be quoted.
 
 const RESOLVE_MAP = new Set([
-  '', '~', 'null', 'Null', 'NULL',
-  'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON',
-  'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF',
-  '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF',
+  '',
+  '~',
+  'null',
+  'Null',
+  'NULL',
+  'y',
+  'Y',
+  'yes',
+  'Yes',
+  'YES',
+  'true',
+  'True',
+  'TRUE',
+  'on',
+  'On',
+  'ON',
+  'n',
+  'N',
+  'no',
+  'No',
+  'NO',
+  'false',
+  'False',
+  'FALSE',
+  'off',
+  'Off',
+  'OFF',
+  '.nan',
+  '.NaN',
+  '.NAN',
+  '.inf',
+  '.Inf',
+  '.INF',
+  '+.inf',
+  '+.Inf',
+  '+.INF',
+  '-.inf',
+  '-.Inf',
+  '-.INF',
   '<<',
 ]);
 const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
-const TIMESTAMP = /^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::?[0-9]{2})?))?)?$/;
+const TIMESTAMP =
+  /^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::?[0-9]{2})?))?)?$/;
 const GO_INT = /^[-+]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/;
 
 /** True when go-yaml would read the unquoted string back as something other than a string. */
 function resolvesToNonString(s: string): boolean {
   if (RESOLVE_MAP.has(s)) return true;
   const c = s[0];
-  if (c === '.') return YAML_STYLE_FLOAT.test(s) || /^\.[0-9]/.test(s) && !Number.isNaN(Number(s));
+  if (c === '.') return YAML_STYLE_FLOAT.test(s) || (/^\.[0-9]/.test(s) && !Number.isNaN(Number(s)));
   const isD = c >= '0' && c <= '9';
   const isS = c === '+' || c === '-';
   if (!isD && !isS) return false;
@@ -669,7 +714,14 @@ class Emitter {
     for (let i = 0; i < chars.length; i++) {
       const ch = chars[i];
       if (ch === ' ') {
-        if (allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < chars.length - 1 && chars[i + 1] !== ' ') {
+        if (
+          allowBreaks &&
+          !spaces &&
+          this.column > BEST_WIDTH &&
+          i > 0 &&
+          i < chars.length - 1 &&
+          chars[i + 1] !== ' '
+        ) {
           this.writeIndent(indent);
         } else {
           this.put(ch);
@@ -704,14 +756,31 @@ class Emitter {
       if (!isPrintable(ch) || cp === 0xfeff || isBreakCh(ch) || ch === '"' || ch === '\\') {
         this.put('\\');
         const named: Record<number, string> = {
-          0x00: '0', 0x07: 'a', 0x08: 'b', 0x09: 't', 0x0a: 'n', 0x0b: 'v', 0x0c: 'f', 0x0d: 'r',
-          0x1b: 'e', 0x22: '"', 0x5c: '\\', 0x85: 'N', 0xa0: '_', 0x2028: 'L', 0x2029: 'P',
+          0: '0',
+          7: 'a',
+          8: 'b',
+          9: 't',
+          10: 'n',
+          11: 'v',
+          12: 'f',
+          13: 'r',
+          27: 'e',
+          34: '"',
+          92: '\\',
+          133: 'N',
+          160: '_',
+          8232: 'L',
+          8233: 'P',
         };
         if (named[cp] !== undefined) this.put(named[cp]);
         else {
           const [letter, width] = cp <= 0xff ? ['x', 2] : cp <= 0xffff ? ['u', 4] : ['U', 8];
           this.put(letter as string);
-          for (const d of cp.toString(16).toUpperCase().padStart(width as number, '0')) this.put(d);
+          for (const d of cp
+            .toString(16)
+            .toUpperCase()
+            .padStart(width as number, '0'))
+            this.put(d);
         }
         spaces = false;
       } else if (ch === ' ') {

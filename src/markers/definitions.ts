@@ -88,12 +88,21 @@ const strs = { type: 'string[]' } as const;
 const json = { type: 'json' } as const;
 const oneOf = <const E extends readonly string[]>(...values: E) => ({ type: 'string', enum: values }) as const;
 
-const f = <const N extends string, const A extends ArgType, const R extends boolean>(name: N, arg: A, required: R, help: string) => ({ name, arg, required, help }) as const;
+const f = <const N extends string, const A extends ArgType, const R extends boolean>(
+  name: N,
+  arg: A,
+  required: R,
+  help: string,
+) => ({ name, arg, required, help }) as const;
 const none = { shape: 'none' } as const;
-const value = <const A extends ArgType, const L extends string>(arg: A, label: L) => ({ shape: 'value', arg, label }) as const;
-const variadic = <const A extends ArgType, const L extends string>(arg: A, label: L) => ({ shape: 'variadic', arg, label }) as const;
-const object = <const F extends readonly ArgField[]>(...fields: F) => ({ shape: 'object', fields, optional: false }) as const;
-const optionalObject = <const F extends readonly ArgField[]>(...fields: F) => ({ shape: 'object', fields, optional: true }) as const;
+const value = <const A extends ArgType, const L extends string>(arg: A, label: L) =>
+  ({ shape: 'value', arg, label }) as const;
+const variadic = <const A extends ArgType, const L extends string>(arg: A, label: L) =>
+  ({ shape: 'variadic', arg, label }) as const;
+const object = <const F extends readonly ArgField[]>(...fields: F) =>
+  ({ shape: 'object', fields, optional: false }) as const;
+const optionalObject = <const F extends readonly ArgField[]>(...fields: F) =>
+  ({ shape: 'object', fields, optional: true }) as const;
 
 interface Entry {
   readonly controllerGen: string;
@@ -110,21 +119,81 @@ const LAST = { priority: 2 } as const;
 
 /** Validation markers: allowed on fields and types; each also exists as `Items.<Name>`. */
 const VALIDATION = {
-  Maximum: { controllerGen: 'kubebuilder:validation:Maximum', args: value(num, 'n'), help: 'Largest value allowed (numeric fields).' },
-  Minimum: { controllerGen: 'kubebuilder:validation:Minimum', args: value(num, 'n'), help: 'Smallest value allowed (numeric fields).' },
-  ExclusiveMaximum: { controllerGen: 'kubebuilder:validation:ExclusiveMaximum', args: none, help: 'Makes `@Maximum` exclusive.' },
-  ExclusiveMinimum: { controllerGen: 'kubebuilder:validation:ExclusiveMinimum', args: none, help: 'Makes `@Minimum` exclusive.' },
-  MultipleOf: { controllerGen: 'kubebuilder:validation:MultipleOf', args: value(num, 'n'), help: 'The value must be a multiple of n (numeric fields).' },
-  MinLength: { controllerGen: 'kubebuilder:validation:MinLength', args: value(int, 'n'), help: 'Shortest string allowed.' },
-  MaxLength: { controllerGen: 'kubebuilder:validation:MaxLength', args: value(int, 'n'), help: 'Longest string allowed.' },
-  Pattern: { controllerGen: 'kubebuilder:validation:Pattern', args: value({ type: 'pattern' }, 're'), help: 'Regular expression the string must match (a string or a RegExp literal without flags).' },
-  MinItems: { controllerGen: 'kubebuilder:validation:MinItems', args: value(int, 'n'), help: 'Fewest items allowed (arrays).' },
-  MaxItems: { controllerGen: 'kubebuilder:validation:MaxItems', args: value(int, 'n'), help: 'Most items allowed (arrays).' },
-  UniqueItems: { controllerGen: 'kubebuilder:validation:UniqueItems', args: none, help: 'All items must be distinct (arrays).' },
-  MinProperties: { controllerGen: 'kubebuilder:validation:MinProperties', args: value(int, 'n'), help: 'Fewest properties allowed (objects and maps).' },
-  MaxProperties: { controllerGen: 'kubebuilder:validation:MaxProperties', args: value(int, 'n'), help: 'Most properties allowed (objects and maps).' },
-  Enum: { controllerGen: 'kubebuilder:validation:Enum', args: variadic(json, 'values'), help: 'The value must be one of these.' },
-  Format: { controllerGen: 'kubebuilder:validation:Format', args: value(str, 'format'), help: 'OpenAPI format (`date-time`, `byte`, `int32`, ...).' },
+  Maximum: {
+    controllerGen: 'kubebuilder:validation:Maximum',
+    args: value(num, 'n'),
+    help: 'Largest value allowed (numeric fields).',
+  },
+  Minimum: {
+    controllerGen: 'kubebuilder:validation:Minimum',
+    args: value(num, 'n'),
+    help: 'Smallest value allowed (numeric fields).',
+  },
+  ExclusiveMaximum: {
+    controllerGen: 'kubebuilder:validation:ExclusiveMaximum',
+    args: none,
+    help: 'Makes `@Maximum` exclusive.',
+  },
+  ExclusiveMinimum: {
+    controllerGen: 'kubebuilder:validation:ExclusiveMinimum',
+    args: none,
+    help: 'Makes `@Minimum` exclusive.',
+  },
+  MultipleOf: {
+    controllerGen: 'kubebuilder:validation:MultipleOf',
+    args: value(num, 'n'),
+    help: 'The value must be a multiple of n (numeric fields).',
+  },
+  MinLength: {
+    controllerGen: 'kubebuilder:validation:MinLength',
+    args: value(int, 'n'),
+    help: 'Shortest string allowed.',
+  },
+  MaxLength: {
+    controllerGen: 'kubebuilder:validation:MaxLength',
+    args: value(int, 'n'),
+    help: 'Longest string allowed.',
+  },
+  Pattern: {
+    controllerGen: 'kubebuilder:validation:Pattern',
+    args: value({ type: 'pattern' }, 're'),
+    help: 'Regular expression the string must match (a string or a RegExp literal without flags).',
+  },
+  MinItems: {
+    controllerGen: 'kubebuilder:validation:MinItems',
+    args: value(int, 'n'),
+    help: 'Fewest items allowed (arrays).',
+  },
+  MaxItems: {
+    controllerGen: 'kubebuilder:validation:MaxItems',
+    args: value(int, 'n'),
+    help: 'Most items allowed (arrays).',
+  },
+  UniqueItems: {
+    controllerGen: 'kubebuilder:validation:UniqueItems',
+    args: none,
+    help: 'All items must be distinct (arrays).',
+  },
+  MinProperties: {
+    controllerGen: 'kubebuilder:validation:MinProperties',
+    args: value(int, 'n'),
+    help: 'Fewest properties allowed (objects and maps).',
+  },
+  MaxProperties: {
+    controllerGen: 'kubebuilder:validation:MaxProperties',
+    args: value(int, 'n'),
+    help: 'Most properties allowed (objects and maps).',
+  },
+  Enum: {
+    controllerGen: 'kubebuilder:validation:Enum',
+    args: variadic(json, 'values'),
+    help: 'The value must be one of these.',
+  },
+  Format: {
+    controllerGen: 'kubebuilder:validation:Format',
+    args: value(str, 'format'),
+    help: 'OpenAPI format (`date-time`, `byte`, `int32`, ...).',
+  },
   Type: {
     controllerGen: 'kubebuilder:validation:Type',
     args: value(oneOf('object', 'array', 'string', 'integer', 'number', 'boolean'), 't'),
@@ -137,18 +206,41 @@ const VALIDATION = {
       f('rule', str, true, 'CEL expression'),
       f('message', str, false, 'message shown when the rule fails'),
       f('messageExpression', str, false, 'CEL expression producing the message'),
-      f('reason', oneOf('FieldValueInvalid', 'FieldValueForbidden', 'FieldValueRequired', 'FieldValueDuplicate'), false, 'machine-readable reason'),
+      f(
+        'reason',
+        oneOf('FieldValueInvalid', 'FieldValueForbidden', 'FieldValueRequired', 'FieldValueDuplicate'),
+        false,
+        'machine-readable reason',
+      ),
       f('fieldPath', str, false, 'path of the field the error is reported on'),
       f('optionalOldSelf', bool, false, 'evaluate the rule on create too, with oldSelf unset'),
     ),
     help: 'A CEL validation rule (`x-kubernetes-validations`); repeatable.',
     repeatable: true,
   },
-  PreserveUnknownFields: { controllerGen: 'kubebuilder:pruning:PreserveUnknownFields', args: none, help: 'Keeps fields the schema does not describe (`x-kubernetes-preserve-unknown-fields`).' },
+  PreserveUnknownFields: {
+    controllerGen: 'kubebuilder:pruning:PreserveUnknownFields',
+    args: none,
+    help: 'Keeps fields the schema does not describe (`x-kubernetes-preserve-unknown-fields`).',
+  },
   // `kubebuilder:validation:EmbeddedResource` is controller-gen's field-only spelling; the X form works on types too.
-  EmbeddedResource: { controllerGen: 'kubebuilder:validation:XEmbeddedResource', args: none, help: 'The object is a whole Kubernetes object with apiVersion, kind and metadata (`x-kubernetes-embedded-resource`).' },
-  IntOrString: { controllerGen: 'kubebuilder:validation:XIntOrString', args: none, help: 'Accepts an integer or a string (`x-kubernetes-int-or-string`).', schema: FIRST },
-  Schemaless: { controllerGen: 'kubebuilder:validation:Schemaless', args: none, help: 'Emits an empty schema for the field (combine with `@PreserveUnknownFields()`).', targets: ['field'] },
+  EmbeddedResource: {
+    controllerGen: 'kubebuilder:validation:XEmbeddedResource',
+    args: none,
+    help: 'The object is a whole Kubernetes object with apiVersion, kind and metadata (`x-kubernetes-embedded-resource`).',
+  },
+  IntOrString: {
+    controllerGen: 'kubebuilder:validation:XIntOrString',
+    args: none,
+    help: 'Accepts an integer or a string (`x-kubernetes-int-or-string`).',
+    schema: FIRST,
+  },
+  Schemaless: {
+    controllerGen: 'kubebuilder:validation:Schemaless',
+    args: none,
+    help: 'Emits an empty schema for the field (combine with `@PreserveUnknownFields()`).',
+    targets: ['field'],
+  },
   Title: { controllerGen: 'kubebuilder:title', args: value(str, 's'), help: 'Schema title.' },
 } as const satisfies Record<string, Entry>;
 
@@ -156,11 +248,21 @@ const VALIDATION = {
 type ItemName = Exclude<keyof typeof VALIDATION, 'Schemaless' | 'Title'>;
 
 const KIND = {
-  Root: { controllerGen: 'kubebuilder:object:root=true', targets: ['class'], args: none, help: 'Marks a root type. A `@Root()` class with a `metadata` field is a Kind.' },
+  Root: {
+    controllerGen: 'kubebuilder:object:root=true',
+    targets: ['class'],
+    args: none,
+    help: 'Marks a root type. A `@Root()` class with a `metadata` field is a Kind.',
+  },
   Resource: {
     controllerGen: 'kubebuilder:resource',
     args: object(
-      f('path', str, false, 'plural resource name (default: the plural of the Kind, lower-cased, by the rules controller-gen uses)'),
+      f(
+        'path',
+        str,
+        false,
+        'plural resource name (default: the plural of the Kind, lower-cased, by the rules controller-gen uses)',
+      ),
       f('shortName', strs, false, 'short names for kubectl'),
       f('categories', strs, false, 'categories (`all`, ...)'),
       f('singular', str, false, 'singular name (default: the lower-cased Kind)'),
@@ -168,7 +270,11 @@ const KIND = {
     ),
     help: 'Resource names and scope.',
   },
-  SubresourceStatus: { controllerGen: 'kubebuilder:subresource:status', args: none, help: 'Enables the status subresource.' },
+  SubresourceStatus: {
+    controllerGen: 'kubebuilder:subresource:status',
+    args: none,
+    help: 'Enables the status subresource.',
+  },
   SubresourceScale: {
     controllerGen: 'kubebuilder:subresource:scale',
     args: object(
@@ -191,13 +297,24 @@ const KIND = {
     repeatable: true,
     help: 'An additional printer column for `kubectl get`.',
   },
-  StorageVersion: { controllerGen: 'kubebuilder:storageversion', args: none, help: 'This version is the storage version (needed when a Kind has several versions).' },
+  StorageVersion: {
+    controllerGen: 'kubebuilder:storageversion',
+    args: none,
+    help: 'This version is the storage version (needed when a Kind has several versions).',
+  },
   UnservedVersion: { controllerGen: 'kubebuilder:unservedversion', args: none, help: 'This version is not served.' },
-  DeprecatedVersion: { controllerGen: 'kubebuilder:deprecatedversion', args: optionalObject(f('warning', str, false, 'warning returned to clients')), help: 'This version is deprecated.' },
+  DeprecatedVersion: {
+    controllerGen: 'kubebuilder:deprecatedversion',
+    args: optionalObject(f('warning', str, false, 'warning returned to clients')),
+    help: 'This version is deprecated.',
+  },
   SkipVersion: { controllerGen: 'kubebuilder:skipversion', args: none, help: 'Leaves this version out of the CRD.' },
   Metadata: {
     controllerGen: 'kubebuilder:metadata',
-    args: object(f('annotations', { type: 'record' }, false, 'annotations of the CRD object'), f('labels', { type: 'record' }, false, 'labels of the CRD object')),
+    args: object(
+      f('annotations', { type: 'record' }, false, 'annotations of the CRD object'),
+      f('labels', { type: 'record' }, false, 'labels of the CRD object'),
+    ),
     help: 'Annotations and labels on the generated CRD object.',
   },
   SelectableField: {
@@ -229,11 +346,39 @@ const KIND = {
 const FIELD_OR_TYPE = ['field', 'type'] as const;
 
 const FIELD = {
-  Default: { controllerGen: 'kubebuilder:default', targets: ['field'], args: value(json, 'value'), help: 'Default value (any JSON value).', schema: NORMAL },
-  Example: { controllerGen: 'kubebuilder:example', targets: ['field'], args: value(json, 'value'), help: 'Example value (any JSON value).', schema: NORMAL },
-  Nullable: { controllerGen: 'nullable', targets: ['field'], args: none, help: 'The field accepts null (`nullable: true`).', schema: NORMAL },
-  Optional: { controllerGen: 'kubebuilder:validation:Optional', targets: ['field'], args: none, help: 'The field is not required even without `?`.' },
-  Required: { controllerGen: 'kubebuilder:validation:Required', targets: ['field'], args: none, help: 'The field is required even with `?` or `fieldsOptionalByDefault`.' },
+  Default: {
+    controllerGen: 'kubebuilder:default',
+    targets: ['field'],
+    args: value(json, 'value'),
+    help: 'Default value (any JSON value).',
+    schema: NORMAL,
+  },
+  Example: {
+    controllerGen: 'kubebuilder:example',
+    targets: ['field'],
+    args: value(json, 'value'),
+    help: 'Example value (any JSON value).',
+    schema: NORMAL,
+  },
+  Nullable: {
+    controllerGen: 'nullable',
+    targets: ['field'],
+    args: none,
+    help: 'The field accepts null (`nullable: true`).',
+    schema: NORMAL,
+  },
+  Optional: {
+    controllerGen: 'kubebuilder:validation:Optional',
+    targets: ['field'],
+    args: none,
+    help: 'The field is not required even without `?`.',
+  },
+  Required: {
+    controllerGen: 'kubebuilder:validation:Required',
+    targets: ['field'],
+    args: none,
+    help: 'The field is required even with `?` or `fieldsOptionalByDefault`.',
+  },
   ListType: {
     controllerGen: 'listType',
     targets: FIELD_OR_TYPE,
@@ -249,18 +394,49 @@ const FIELD = {
     help: "Key fields of a `@ListType('map')` list (`x-kubernetes-list-map-keys`).",
     schema: NORMAL,
   },
-  MapType: { controllerGen: 'mapType', targets: FIELD_OR_TYPE, args: value(oneOf('atomic', 'granular'), 'type'), help: 'Map semantics for server-side apply (`x-kubernetes-map-type`).', schema: NORMAL },
-  StructType: { controllerGen: 'structType', targets: FIELD_OR_TYPE, args: value(oneOf('atomic', 'granular'), 'type'), help: 'Object semantics for server-side apply (`x-kubernetes-map-type`).', schema: NORMAL },
-  Immutable: { controllerGen: 'k8s:immutable', targets: ['field'], args: none, help: 'The value cannot change once set (a `self == oldSelf` CEL rule; on an optional field, also a rule on its object that keeps it set).', schema: NORMAL },
+  MapType: {
+    controllerGen: 'mapType',
+    targets: FIELD_OR_TYPE,
+    args: value(oneOf('atomic', 'granular'), 'type'),
+    help: 'Map semantics for server-side apply (`x-kubernetes-map-type`).',
+    schema: NORMAL,
+  },
+  StructType: {
+    controllerGen: 'structType',
+    targets: FIELD_OR_TYPE,
+    args: value(oneOf('atomic', 'granular'), 'type'),
+    help: 'Object semantics for server-side apply (`x-kubernetes-map-type`).',
+    schema: NORMAL,
+  },
+  Immutable: {
+    controllerGen: 'k8s:immutable',
+    targets: ['field'],
+    args: none,
+    help: 'The value cannot change once set (a `self == oldSelf` CEL rule; on an optional field, also a rule on its object that keeps it set).',
+    schema: NORMAL,
+  },
 } as const satisfies Record<string, Entry>;
 
 const oneOfLike = <const C extends string>(controllerGen: C, help: string) =>
-  ({ controllerGen, targets: ['type', 'kind'], args: variadic(str, 'fields'), repeatable: true, help, schema: LAST }) as const;
+  ({
+    controllerGen,
+    targets: ['type', 'kind'],
+    args: variadic(str, 'fields'),
+    repeatable: true,
+    help,
+    schema: LAST,
+  }) as const;
 
 const CLASS = {
   AtMostOneOf: oneOfLike('kubebuilder:validation:AtMostOneOf', 'At most one of these fields may be set (a CEL rule).'),
-  ExactlyOneOf: oneOfLike('kubebuilder:validation:ExactlyOneOf', 'Exactly one of these fields must be set (a CEL rule).'),
-  AtLeastOneOf: oneOfLike('kubebuilder:validation:AtLeastOneOf', 'At least one of these fields must be set (a CEL rule).'),
+  ExactlyOneOf: oneOfLike(
+    'kubebuilder:validation:ExactlyOneOf',
+    'Exactly one of these fields must be set (a CEL rule).',
+  ),
+  AtLeastOneOf: oneOfLike(
+    'kubebuilder:validation:AtLeastOneOf',
+    'At least one of these fields must be set (a CEL rule).',
+  ),
 } as const satisfies Record<string, Entry>;
 
 const RBAC = {
@@ -323,23 +499,38 @@ const PACKAGE = {
     args: object(
       f('group', str, true, 'API group (`+groupName`)'),
       f('version', str, true, 'API version (`+versionName`)'),
-      f('fieldsOptionalByDefault', bool, false, 'fields without `?` are optional too (package-level `+kubebuilder:validation:Optional`)'),
+      f(
+        'fieldsOptionalByDefault',
+        bool,
+        false,
+        'fields without `?` are optional too (package-level `+kubebuilder:validation:Optional`)',
+      ),
       f('skip', bool, false, 'generate nothing for this group-version (`+kubebuilder:skip`)'),
     ),
-    help: "Declares the group-version of the Kinds in this directory; lives in `groupversion.ts` (`export const groupVersion = defineGroupVersion({...})`).",
+    help: 'Declares the group-version of the Kinds in this directory; lives in `groupversion.ts` (`export const groupVersion = defineGroupVersion({...})`).',
   },
 } as const satisfies Record<string, Entry>;
 
 // ---------------------------------------------------------------------------------------------
 // Types derived from the table
 
-type Table = typeof PACKAGE & typeof KIND & typeof VALIDATION & typeof FIELD & typeof CLASS & typeof RBAC & typeof WEBHOOK;
+type Table = typeof PACKAGE &
+  typeof KIND &
+  typeof VALIDATION &
+  typeof FIELD &
+  typeof CLASS &
+  typeof RBAC &
+  typeof WEBHOOK;
 
 /** Every marker's name: `Maximum`, `Items.MaxLength`, `Rbac`, `defineGroupVersion`. */
 export type MarkerName = keyof Table | `Items.${ItemName}`;
 
 /** The argument shape a marker's definition declares. */
-export type ArgShapeOf<N extends MarkerName> = N extends `Items.${infer B extends ItemName}` ? (typeof VALIDATION)[B]['args'] : N extends keyof Table ? Table[N]['args'] : never;
+export type ArgShapeOf<N extends MarkerName> = N extends `Items.${infer B extends ItemName}`
+  ? (typeof VALIDATION)[B]['args']
+  : N extends keyof Table
+    ? Table[N]['args']
+    : never;
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
@@ -364,16 +555,24 @@ type ValueOf<A extends ArgType> = A extends { type: 'string'; enum: readonly (in
 type InputOf<A extends ArgType> = A extends { type: 'pattern' } ? string | RegExp : ValueOf<A>;
 
 type ObjectOf<F extends readonly ArgField[], Input extends boolean> = Simplify<
-  { -readonly [X in F[number] as X['required'] extends true ? X['name'] : never]: Input extends true ? InputOf<X['arg']> : ValueOf<X['arg']> } & {
-    -readonly [X in F[number] as X['required'] extends true ? never : X['name']]?: Input extends true ? InputOf<X['arg']> : ValueOf<X['arg']>;
+  {
+    -readonly [X in F[number] as X['required'] extends true ? X['name'] : never]: Input extends true
+      ? InputOf<X['arg']>
+      : ValueOf<X['arg']>;
+  } & {
+    -readonly [X in F[number] as X['required'] extends true ? never : X['name']]?: Input extends true
+      ? InputOf<X['arg']>
+      : ValueOf<X['arg']>;
   }
 >;
 
 /** The options object of a marker that takes one (`MarkerOptions<'Resource'>`). */
-export type MarkerOptions<N extends MarkerName> = ArgShapeOf<N> extends { shape: 'object'; fields: infer F extends readonly ArgField[] } ? ObjectOf<F, true> : never;
+export type MarkerOptions<N extends MarkerName> =
+  ArgShapeOf<N> extends { shape: 'object'; fields: infer F extends readonly ArgField[] } ? ObjectOf<F, true> : never;
 
 /** The one value (shape `value`) or each value (shape `variadic`) a decorator takes. */
-export type DecoratorArg<N extends MarkerName> = ArgShapeOf<N> extends { shape: 'value' | 'variadic'; arg: infer A extends ArgType } ? InputOf<A> : never;
+export type DecoratorArg<N extends MarkerName> =
+  ArgShapeOf<N> extends { shape: 'value' | 'variadic'; arg: infer A extends ArgType } ? InputOf<A> : never;
 
 /** The parameter list of a marker's decorator, as its definition declares it. */
 export type DecoratorParams<N extends MarkerName> =
@@ -415,7 +614,11 @@ export type SchemaMarkerName =
 // ---------------------------------------------------------------------------------------------
 // The runtime table
 
-const entries = (category: MarkerCategory, table: Record<string, Entry>, defaults: { targets: readonly MarkerTarget[] }): MarkerDefinition[] =>
+const entries = (
+  category: MarkerCategory,
+  table: Record<string, Entry>,
+  defaults: { targets: readonly MarkerTarget[] },
+): MarkerDefinition[] =>
   Object.entries(table).map(([name, e]) => ({
     name,
     controllerGen: e.controllerGen,
@@ -427,16 +630,23 @@ const entries = (category: MarkerCategory, table: Record<string, Entry>, default
     ...(e.schema ? { schema: e.schema } : {}),
   }));
 
-const VALIDATION_DEFS = entries('validation', VALIDATION, { targets: FIELD_OR_TYPE }).map((d) => (d.name === 'Schemaless' || d.schema ? d : { ...d, schema: NORMAL }));
+const VALIDATION_DEFS = entries('validation', VALIDATION, { targets: FIELD_OR_TYPE }).map((d) =>
+  d.name === 'Schemaless' || d.schema ? d : { ...d, schema: NORMAL },
+);
 
 /** `validation:items:<X>`: the same validations applied to an array's items. */
-const ITEMS_DEFS: MarkerDefinition[] = VALIDATION_DEFS.filter((d) => d.name !== 'Schemaless' && d.name !== 'Title').map((d) => ({
-  ...d,
-  name: `Items.${d.name}`,
-  // controller-gen names the items markers after its types: items:XPreserveUnknownFields, items:XEmbeddedResource.
-  controllerGen: d.name === 'PreserveUnknownFields' ? 'kubebuilder:validation:items:XPreserveUnknownFields' : d.controllerGen.replace(/^kubebuilder:validation:/, 'kubebuilder:validation:items:'),
-  help: `${d.help} Applies to each item of an array.`,
-}));
+const ITEMS_DEFS: MarkerDefinition[] = VALIDATION_DEFS.filter((d) => d.name !== 'Schemaless' && d.name !== 'Title').map(
+  (d) => ({
+    ...d,
+    name: `Items.${d.name}`,
+    // controller-gen names the items markers after its types: items:XPreserveUnknownFields, items:XEmbeddedResource.
+    controllerGen:
+      d.name === 'PreserveUnknownFields'
+        ? 'kubebuilder:validation:items:XPreserveUnknownFields'
+        : d.controllerGen.replace(/^kubebuilder:validation:/, 'kubebuilder:validation:items:'),
+    help: `${d.help} Applies to each item of an array.`,
+  }),
+);
 
 export const MARKER_DEFINITIONS: readonly MarkerDefinition[] = [
   ...entries('package', PACKAGE, { targets: ['package'] }),
@@ -463,7 +673,12 @@ export function jsDocTagName(name: string): string {
     .join('.');
 }
 
-const BY_TAG = new Map(MARKER_DEFINITIONS.filter((d) => d.targets.includes('field') || d.targets.includes('type')).map((d) => [jsDocTagName(d.name).toLowerCase(), d]));
+const BY_TAG = new Map(
+  MARKER_DEFINITIONS.filter((d) => d.targets.includes('field') || d.targets.includes('type')).map((d) => [
+    jsDocTagName(d.name).toLowerCase(),
+    d,
+  ]),
+);
 
 /** The marker a JSDoc tag names (case-insensitive), if any. */
 export function markerForJsDocTag(tag: string): MarkerDefinition | undefined {
@@ -471,4 +686,12 @@ export function markerForJsDocTag(tag: string): MarkerDefinition | undefined {
 }
 
 /** Type aliases `kubeforge/markers` exports (mapped to schemas by name). */
-export const MARKER_TYPE_ALIASES = ['int32', 'int64', 'Quantity', 'IntOrString', 'Duration', 'Time', 'MicroTime'] as const;
+export const MARKER_TYPE_ALIASES = [
+  'int32',
+  'int64',
+  'Quantity',
+  'IntOrString',
+  'Duration',
+  'Time',
+  'MicroTime',
+] as const;

@@ -12,7 +12,10 @@ export type FieldDecorator = (value: undefined, context: ClassFieldDecoratorCont
 /** A decorator usable on a class. */
 export type ClassMarker = (value: abstract new (...args: never[]) => unknown, context: ClassDecoratorContext) => void;
 /** A decorator usable on a class field or on a class (a type-level marker). */
-export type FieldOrClassDecorator = (value: unknown, context: ClassFieldDecoratorContext | ClassDecoratorContext) => void;
+export type FieldOrClassDecorator = (
+  value: unknown,
+  context: ClassFieldDecoratorContext | ClassDecoratorContext,
+) => void;
 
 const noop = (): void => undefined;
 

@@ -3,7 +3,14 @@
  * between `<!-- markers-reference:start -->` and `<!-- markers-reference:end -->`. A test keeps the
  * two equal, so the reference cannot drift from what the analyzer accepts.
  */
-import { jsDocTagName, MARKER_DEFINITIONS, type ArgShape, type ArgType, type MarkerDefinition, type MarkerTarget } from './definitions.js';
+import {
+  jsDocTagName,
+  MARKER_DEFINITIONS,
+  type ArgShape,
+  type ArgType,
+  type MarkerDefinition,
+  type MarkerTarget,
+} from './definitions.js';
 
 export const REFERENCE_START = '<!-- markers-reference:start -->';
 export const REFERENCE_END = '<!-- markers-reference:end -->';
@@ -11,9 +18,21 @@ export const REFERENCE_END = '<!-- markers-reference:end -->';
 const SECTIONS: { category: MarkerDefinition['category']; title: string; intro: string }[] = [
   { category: 'package', title: 'Group and version', intro: 'In `groupversion.ts` of each API version folder.' },
   { category: 'kind', title: 'Kind-level markers', intro: 'On the `@Root()` class of a Kind.' },
-  { category: 'validation', title: 'Validation markers', intro: 'On fields, and on types (classes by decorator; type aliases, interfaces and enums by JSDoc tag).' },
-  { category: 'field', title: 'Field markers', intro: 'On fields (decorators on class properties, JSDoc tags on interface members).' },
-  { category: 'class', title: 'Class markers', intro: 'On a class (or interface / type alias by JSDoc tag): CEL rules over its fields.' },
+  {
+    category: 'validation',
+    title: 'Validation markers',
+    intro: 'On fields, and on types (classes by decorator; type aliases, interfaces and enums by JSDoc tag).',
+  },
+  {
+    category: 'field',
+    title: 'Field markers',
+    intro: 'On fields (decorators on class properties, JSDoc tags on interface members).',
+  },
+  {
+    category: 'class',
+    title: 'Class markers',
+    intro: 'On a class (or interface / type alias by JSDoc tag): CEL rules over its fields.',
+  },
   { category: 'rbac', title: 'RBAC', intro: 'On any class, conventionally the reconciler.' },
   { category: 'webhook', title: 'Webhooks', intro: 'On the webhook class.' },
 ];
@@ -52,15 +71,33 @@ function signature(d: MarkerDefinition): string {
   }
 }
 
-const TARGET_WORDS: Record<MarkerTarget, string> = { field: 'field', type: 'type', kind: 'Kind', class: 'class', package: 'groupversion.ts' };
+const TARGET_WORDS: Record<MarkerTarget, string> = {
+  field: 'field',
+  type: 'type',
+  kind: 'Kind',
+  class: 'class',
+  package: 'groupversion.ts',
+};
 
 /** The whole reference, between (and including) the start and end comments, LF, trailing newline. */
 export function renderMarkersReference(): string {
-  const lines: string[] = [REFERENCE_START, '', '<!-- Generated from src/markers/definitions.ts by renderMarkersReference(); do not edit by hand. -->', ''];
+  const lines: string[] = [
+    REFERENCE_START,
+    '',
+    '<!-- Generated from src/markers/definitions.ts by renderMarkersReference(); do not edit by hand. -->',
+    '',
+  ];
   for (const s of SECTIONS) {
     const defs = MARKER_DEFINITIONS.filter((d) => d.category === s.category);
     if (!defs.length) continue;
-    lines.push(`### ${s.title}`, '', s.intro, '', '| marker | controller-gen | on | repeatable | JSDoc tag | what it does |', '|---|---|---|---|---|---|');
+    lines.push(
+      `### ${s.title}`,
+      '',
+      s.intro,
+      '',
+      '| marker | controller-gen | on | repeatable | JSDoc tag | what it does |',
+      '|---|---|---|---|---|---|',
+    );
     for (const d of defs) {
       const canTag = d.targets.includes('field') || d.targets.includes('type');
       lines.push(
@@ -71,15 +108,21 @@ export function renderMarkersReference(): string {
     const withFields = defs.filter((d) => d.args.shape === 'object' && d.args.fields.length > 0);
     for (const d of withFields) {
       if (d.args.shape !== 'object') continue;
-      lines.push(`<details><summary>${d.name} arguments</summary>`, '', '| argument | type | required | meaning |', '|---|---|---|---|');
-      for (const f of d.args.fields) lines.push(`| \`${f.name}\` | ${cell(argType(f.arg))} | ${f.required ? 'yes' : ''} | ${cell(f.help)} |`);
+      lines.push(
+        `<details><summary>${d.name} arguments</summary>`,
+        '',
+        '| argument | type | required | meaning |',
+        '|---|---|---|---|',
+      );
+      for (const f of d.args.fields)
+        lines.push(`| \`${f.name}\` | ${cell(argType(f.arg))} | ${f.required ? 'yes' : ''} | ${cell(f.help)} |`);
       lines.push('', '</details>', '');
     }
   }
   lines.push(
     '### Type aliases',
     '',
-    '`int32`, `int64` (integers with that format), `float64` (`type: number`, fractions on purpose: a plain `number` warns, KF3012), `Quantity` (controller-gen\'s Quantity schema), `IntOrString`, `Duration` (string), `Time` and `MicroTime` (date-time strings), exported by `kubeforge/markers`.',
+    "`int32`, `int64` (integers with that format), `float64` (`type: number`, fractions on purpose: a plain `number` warns, KF3012), `Quantity` (controller-gen's Quantity schema), `IntOrString`, `Duration` (string), `Time` and `MicroTime` (date-time strings), exported by `kubeforge/markers`.",
     '',
     REFERENCE_END,
   );

@@ -49,7 +49,8 @@ export class ProjectFile {
   resourceLines(): readonly number[] {
     if (this.lines === undefined) {
       const doc = parseDocument(this.text);
-      const items = (doc.get('resources', true) as { items?: { range?: [number, number, number] }[] } | undefined)?.items ?? [];
+      const items =
+        (doc.get('resources', true) as { items?: { range?: [number, number, number] }[] } | undefined)?.items ?? [];
       this.lines = items.map((item) => (item.range ? this.text.slice(0, item.range[0]).split('\n').length : 0));
     }
     return this.lines;
@@ -63,7 +64,9 @@ export class ProjectFile {
 
   /** The line of the entry of that group, version and kind; undefined when PROJECT has none. */
   lineOf(gvk: { group: string; version: string; kind: string }): number | undefined {
-    const r = this.config.resources.find((e) => e.group === gvk.group && e.version === gvk.version && e.kind === gvk.kind);
+    const r = this.config.resources.find(
+      (e) => e.group === gvk.group && e.version === gvk.version && e.kind === gvk.kind,
+    );
     return r && this.locate(r).line;
   }
 
@@ -73,7 +76,9 @@ export class ProjectFile {
    */
   withResource(entry: ProjectResource, changes: Partial<ProjectConfig> = {}): string {
     const resources = [...this.config.resources];
-    const at = resources.findIndex((r) => r.group === entry.group && r.version === entry.version && r.kind === entry.kind);
+    const at = resources.findIndex(
+      (r) => r.group === entry.group && r.version === entry.version && r.kind === entry.kind,
+    );
     if (at >= 0) resources[at] = entry;
     else resources.push(entry);
     return serializeProject({ ...this.config, ...changes, resources });

@@ -35,19 +35,30 @@ function labelRule(value: string, max: number, allowDots: boolean): string | und
         ? `each dot-separated part must start and end with a letter or digit ("${part}" does not)`
         : 'must start and end with a letter or digit';
     }
-    if (allowDots && part.length > 63) return `each dot-separated part must be at most 63 characters ("${part}" has ${part.length})`;
+    if (allowDots && part.length > 63)
+      return `each dot-separated part must be at most 63 characters ("${part}" has ${part.length})`;
   }
   return undefined;
 }
 
 /** DNS-1123 subdomain (RFC 1123): lower-case alphanumerics, '-' and '.', at most 253 characters. */
-export function validateDns1123Subdomain(value: string, what = 'domain', flag?: string, example = 'a DNS-1123 subdomain such as "example.com" or "my-org.io"'): Diagnostic | undefined {
+export function validateDns1123Subdomain(
+  value: string,
+  what = 'domain',
+  flag?: string,
+  example = 'a DNS-1123 subdomain such as "example.com" or "my-org.io"',
+): Diagnostic | undefined {
   const rule = labelRule(value, 253, true);
   return rule ? problem(what, value, `a DNS-1123 subdomain ${rule}`, example, flag) : undefined;
 }
 
 /** DNS-1123 label: lower-case alphanumerics and '-', at most 63 characters. */
-export function validateDns1123Label(value: string, what = 'project name', flag?: string, example = 'a DNS-1123 label such as "my-operator"'): Diagnostic | undefined {
+export function validateDns1123Label(
+  value: string,
+  what = 'project name',
+  flag?: string,
+  example = 'a DNS-1123 label such as "my-operator"',
+): Diagnostic | undefined {
   const rule = labelRule(value, 63, false);
   return rule ? problem(what, value, `a DNS-1123 label ${rule}`, example, flag) : undefined;
 }
@@ -104,13 +115,22 @@ export function validateKind(value: string, flag = '--kind'): Diagnostic | undef
 export function refusedKind(kind: string, plural?: string, flag = '--kind'): Diagnostic | undefined {
   const refuse = (rule: string, hint: string) => error('KF1051', `${flag} ${kind}: ${rule}`, { hint });
   if (kind.endsWith('List')) {
-    return refuse(`a Kind may not end in "List": Kubernetes names the list of a Kind X "XList", so ${kind} reads as the list of ${kind.slice(0, -4) || 'nothing'}`, `pick a name that does not end in "List", e.g. ${kind.slice(0, -4) || 'Item'}Set or ${kind.slice(0, -4) || 'Item'}Collection`);
+    return refuse(
+      `a Kind may not end in "List": Kubernetes names the list of a Kind X "XList", so ${kind} reads as the list of ${kind.slice(0, -4) || 'nothing'}`,
+      `pick a name that does not end in "List", e.g. ${kind.slice(0, -4) || 'Item'}Set or ${kind.slice(0, -4) || 'Item'}Collection`,
+    );
   }
   if (kind.length + 'List'.length > 63) {
-    return refuse(`the API server refuses it: its list Kind ${kind}List would be ${kind.length + 4} characters, and a (lower-cased) list Kind must be a DNS-1035 label of at most 63`, 'use a Kind of at most 59 characters');
+    return refuse(
+      `the API server refuses it: its list Kind ${kind}List would be ${kind.length + 4} characters, and a (lower-cased) list Kind must be a DNS-1035 label of at most 63`,
+      'use a Kind of at most 59 characters',
+    );
   }
   if (plural !== undefined && plural.length > 63) {
-    return refuse(`the API server refuses it: its resource name "${plural}" would be ${plural.length} characters, and a resource name must be a DNS-1035 label of at most 63`, 'use a shorter Kind, or give a resource name of at most 63 characters with --plural');
+    return refuse(
+      `the API server refuses it: its resource name "${plural}" would be ${plural.length} characters, and a resource name must be a DNS-1035 label of at most 63`,
+      'use a shorter Kind, or give a resource name of at most 63 characters with --plural',
+    );
   }
   return undefined;
 }
@@ -118,7 +138,13 @@ export function refusedKind(kind: string, plural?: string, flag = '--kind'): Dia
 /** A Kubernetes API version: v1, v1alpha1, v2beta3. */
 export function validateVersion(value: string, flag = '--version'): Diagnostic | undefined {
   if (/^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/.test(value)) return undefined;
-  return problem('version', value, 'must be "v" then a number, optionally followed by alpha or beta and a number', 'a version such as "v1", "v1alpha1" or "v2beta1"', flag);
+  return problem(
+    'version',
+    value,
+    'must be "v" then a number, optionally followed by alpha or beta and a number',
+    'a version such as "v1", "v1alpha1" or "v2beta1"',
+    flag,
+  );
 }
 
 /**
@@ -166,7 +192,8 @@ export function webhookPathProblem(path: string): string | undefined {
   const steps = rest.split('/');
   for (const [i, step] of steps.entries()) {
     if (step === '') return `segment[${i}] may not be empty`;
-    if (!isDns1123Subdomain(step)) return `segment[${i}] '${step.length > 40 ? `${step.slice(0, 40)}...` : step}' is not a lowercase DNS-1123 subdomain (a-z, 0-9, '-' and '.', starting and ending with a letter or digit, at most 253 characters)`;
+    if (!isDns1123Subdomain(step))
+      return `segment[${i}] '${step.length > 40 ? `${step.slice(0, 40)}...` : step}' is not a lowercase DNS-1123 subdomain (a-z, 0-9, '-' and '.', starting and ending with a letter or digit, at most 253 characters)`;
   }
   return undefined;
 }

@@ -43,7 +43,10 @@ export function pluginsOf(config: Pick<ProjectConfig, 'extra'>): PluginConfigs {
 }
 
 /** The record of one known plugin; undefined when PROJECT has none (a record that is not a map reads as empty). */
-export function pluginConfig<K extends keyof KnownPluginConfigs>(config: Pick<ProjectConfig, 'extra'>, id: K): KnownPluginConfigs[K] | undefined {
+export function pluginConfig<K extends keyof KnownPluginConfigs>(
+  config: Pick<ProjectConfig, 'extra'>,
+  id: K,
+): KnownPluginConfigs[K] | undefined {
   const plugins = pluginsOf(config);
   if (!(id in plugins)) return undefined;
   const v = plugins[id];
@@ -51,6 +54,10 @@ export function pluginConfig<K extends keyof KnownPluginConfigs>(config: Pick<Pr
 }
 
 /** PROJECT's extra keys with `id` recorded among the plugins (an empty config), the others kept. */
-export function withPlugin(config: Pick<ProjectConfig, 'extra'>, id: string, value: Record<string, unknown> = {}): Record<string, unknown> {
+export function withPlugin(
+  config: Pick<ProjectConfig, 'extra'>,
+  id: string,
+  value: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { ...(config.extra ?? {}), plugins: { ...pluginsOf(config), [id]: value } };
 }

@@ -35,7 +35,11 @@ interface Word {
   exact?: boolean;
 }
 
-const w = (singular: string, plural: string, more: Omit<Word, 'singular' | 'plural'> = {}): Word => ({ singular, plural, ...more });
+const w = (singular: string, plural: string, more: Omit<Word, 'singular' | 'plural'> = {}): Word => ({
+  singular,
+  plural,
+  ...more,
+});
 const alt = (singular: string, plural: string, alternative: string): Word => ({ singular, plural, alternative });
 const exact = (singular: string, plural: string): Word => ({ singular, plural, exact: true });
 const uncountable = (singular: string): Word => ({ singular, uncountable: true });
@@ -43,61 +47,148 @@ const uncountable = (singular: string): Word => ({ singular, uncountable: true }
 /** flect's dictionary (plural_rules.go `dictionary`), in its order. */
 const DICTIONARY: readonly Word[] = [
   // same in both numbers
-  w('aircraft', 'aircraft'), alt('beef', 'beef', 'beefs'), w('bison', 'bison'), w('blues', 'blues', { unidirectional: true }),
-  w('chassis', 'chassis'), w('deer', 'deer'), alt('fish', 'fish', 'fishes'), w('moose', 'moose'), w('police', 'police'),
-  alt('salmon', 'salmon', 'salmons'), w('series', 'series'), w('sheep', 'sheep'), alt('shrimp', 'shrimp', 'shrimps'),
-  w('species', 'species'), alt('swine', 'swine', 'swines'), alt('trout', 'trout', 'trouts'), alt('tuna', 'tuna', 'tunas'),
+  w('aircraft', 'aircraft'),
+  alt('beef', 'beef', 'beefs'),
+  w('bison', 'bison'),
+  w('blues', 'blues', { unidirectional: true }),
+  w('chassis', 'chassis'),
+  w('deer', 'deer'),
+  alt('fish', 'fish', 'fishes'),
+  w('moose', 'moose'),
+  w('police', 'police'),
+  alt('salmon', 'salmon', 'salmons'),
+  w('series', 'series'),
+  w('sheep', 'sheep'),
+  alt('shrimp', 'shrimp', 'shrimps'),
+  w('species', 'species'),
+  alt('swine', 'swine', 'swines'),
+  alt('trout', 'trout', 'trouts'),
+  alt('tuna', 'tuna', 'tunas'),
   w('you', 'you'),
   // -en
-  w('child', 'children'), exact('ox', 'oxen'),
+  w('child', 'children'),
+  exact('ox', 'oxen'),
   // vowel change
-  w('foot', 'feet'), w('goose', 'geese'), w('man', 'men'), w('human', 'humans'), exact('louse', 'lice'), w('mouse', 'mice'),
-  w('tooth', 'teeth'), w('woman', 'women'),
+  w('foot', 'feet'),
+  w('goose', 'geese'),
+  w('man', 'men'),
+  w('human', 'humans'),
+  exact('louse', 'lice'),
+  w('mouse', 'mice'),
+  w('tooth', 'teeth'),
+  w('woman', 'women'),
   // other irregulars
-  exact('die', 'dice'), w('person', 'people'),
+  exact('die', 'dice'),
+  w('person', 'people'),
   // French -u
-  alt('adieu', 'adieux', 'adieus'), w('fabliau', 'fabliaux'), alt('bureau', 'bureaus', 'bureaux'),
+  alt('adieu', 'adieux', 'adieus'),
+  w('fabliau', 'fabliaux'),
+  alt('bureau', 'bureaus', 'bureaux'),
   // Greek -on
-  w('criterion', 'criteria'), alt('ganglion', 'ganglia', 'ganglions'), alt('lexicon', 'lexica', 'lexicons'),
-  alt('mitochondrion', 'mitochondria', 'mitochondrions'), w('noumenon', 'noumena'), w('phenomenon', 'phenomena'), w('taxon', 'taxa'),
+  w('criterion', 'criteria'),
+  alt('ganglion', 'ganglia', 'ganglions'),
+  alt('lexicon', 'lexica', 'lexicons'),
+  alt('mitochondrion', 'mitochondria', 'mitochondrions'),
+  w('noumenon', 'noumena'),
+  w('phenomenon', 'phenomena'),
+  w('taxon', 'taxa'),
   // Latin -um
-  w('media', 'media'), w('medium', 'media', { alternative: 'mediums', unidirectional: true }), alt('stadium', 'stadiums', 'stadia'),
-  alt('aquarium', 'aquaria', 'aquariums'), alt('auditorium', 'auditoria', 'auditoriums'), alt('symposium', 'symposia', 'symposiums'),
-  alt('curriculum', 'curriculums', 'curricula'), w('quota', 'quotas'),
+  w('media', 'media'),
+  w('medium', 'media', { alternative: 'mediums', unidirectional: true }),
+  alt('stadium', 'stadiums', 'stadia'),
+  alt('aquarium', 'aquaria', 'aquariums'),
+  alt('auditorium', 'auditoria', 'auditoriums'),
+  alt('symposium', 'symposia', 'symposiums'),
+  alt('curriculum', 'curriculums', 'curricula'),
+  w('quota', 'quotas'),
   // Latin -us
-  alt('alumnus', 'alumni', 'alumnuses'), w('bacillus', 'bacilli'), alt('cactus', 'cacti', 'cactuses'), w('coccus', 'cocci'),
-  alt('focus', 'foci', 'focuses'), alt('locus', 'loci', 'locuses'), alt('nucleus', 'nuclei', 'nucleuses'),
-  alt('octopus', 'octupuses', 'octopi'), alt('radius', 'radii', 'radiuses'), w('syllabus', 'syllabi'),
-  alt('corpus', 'corpora', 'corpuses'), w('genus', 'genera'),
+  alt('alumnus', 'alumni', 'alumnuses'),
+  w('bacillus', 'bacilli'),
+  alt('cactus', 'cacti', 'cactuses'),
+  w('coccus', 'cocci'),
+  alt('focus', 'foci', 'focuses'),
+  alt('locus', 'loci', 'locuses'),
+  alt('nucleus', 'nuclei', 'nucleuses'),
+  alt('octopus', 'octupuses', 'octopi'),
+  alt('radius', 'radii', 'radiuses'),
+  w('syllabus', 'syllabi'),
+  alt('corpus', 'corpora', 'corpuses'),
+  w('genus', 'genera'),
   // Latin -a
-  w('alumna', 'alumnae'), w('vertebra', 'vertebrae'), w('differentia', 'differentiae'), w('minutia', 'minutiae'), w('vita', 'vitae'),
-  w('larva', 'larvae'), w('postcava', 'postcavae'), w('praecava', 'praecavae'), w('uva', 'uvae'),
+  w('alumna', 'alumnae'),
+  w('vertebra', 'vertebrae'),
+  w('differentia', 'differentiae'),
+  w('minutia', 'minutiae'),
+  w('vita', 'vitae'),
+  w('larva', 'larvae'),
+  w('postcava', 'postcavae'),
+  w('praecava', 'praecavae'),
+  w('uva', 'uvae'),
   // Latin -ex
-  alt('apex', 'apices', 'apexes'), alt('codex', 'codices', 'codexes'), alt('index', 'indices', 'indexes'),
-  alt('latex', 'latices', 'latexes'), alt('vertex', 'vertices', 'vertexes'), alt('vortex', 'vortices', 'vortexes'),
+  alt('apex', 'apices', 'apexes'),
+  alt('codex', 'codices', 'codexes'),
+  alt('index', 'indices', 'indexes'),
+  alt('latex', 'latices', 'latexes'),
+  alt('vertex', 'vertices', 'vertexes'),
+  alt('vortex', 'vortices', 'vortexes'),
   // Latin -ix
-  alt('appendix', 'appendices', 'appendixes'), alt('radix', 'radices', 'radixes'), alt('helix', 'helices', 'helixes'),
+  alt('appendix', 'appendices', 'appendixes'),
+  alt('radix', 'radices', 'radixes'),
+  alt('helix', 'helices', 'helixes'),
   // Latin -is
-  exact('axis', 'axes'), w('crisis', 'crises'), w('ellipsis', 'ellipses', { unidirectional: true }), w('genesis', 'geneses'),
-  w('oasis', 'oases'), w('thesis', 'theses'), w('testis', 'testes'), w('base', 'bases'), w('basis', 'bases', { unidirectional: true }),
-  exact('alias', 'aliases'), w('vedalia', 'vedalias'),
+  exact('axis', 'axes'),
+  w('crisis', 'crises'),
+  w('ellipsis', 'ellipses', { unidirectional: true }),
+  w('genesis', 'geneses'),
+  w('oasis', 'oases'),
+  w('thesis', 'theses'),
+  w('testis', 'testes'),
+  w('base', 'bases'),
+  w('basis', 'bases', { unidirectional: true }),
+  exact('alias', 'aliases'),
+  w('vedalia', 'vedalias'),
   // -ch -o -s -sh -x -z words the suffix rules would get wrong
-  exact('use', 'uses'), w('abuse', 'abuses'), w('cause', 'causes'), w('clause', 'clauses'), w('cruse', 'cruses'),
-  w('excuse', 'excuses'), w('fuse', 'fuses'), w('house', 'houses'), w('misuse', 'misuses'), w('muse', 'muses'),
-  w('pause', 'pauses'), w('ache', 'aches'), w('topaz', 'topazes'), alt('buffalo', 'buffaloes', 'buffalos'),
-  w('potato', 'potatoes'), w('tomato', 'tomatoes'),
+  exact('use', 'uses'),
+  w('abuse', 'abuses'),
+  w('cause', 'causes'),
+  w('clause', 'clauses'),
+  w('cruse', 'cruses'),
+  w('excuse', 'excuses'),
+  w('fuse', 'fuses'),
+  w('house', 'houses'),
+  w('misuse', 'misuses'),
+  w('muse', 'muses'),
+  w('pause', 'pauses'),
+  w('ache', 'aches'),
+  w('topaz', 'topazes'),
+  alt('buffalo', 'buffaloes', 'buffalos'),
+  w('potato', 'potatoes'),
+  w('tomato', 'tomatoes'),
   // uncountable
-  uncountable('equipment'), uncountable('information'), uncountable('jeans'), uncountable('money'), uncountable('news'), uncountable('rice'),
+  uncountable('equipment'),
+  uncountable('information'),
+  uncountable('jeans'),
+  uncountable('money'),
+  uncountable('news'),
+  uncountable('rice'),
   // -f words that keep -fs, or -ve words that are no -f plural
-  alt('dwarf', 'dwarfs', 'dwarves'), alt('hoof', 'hoofs', 'hooves'), w('thief', 'thieves'),
-  w('chive', 'chives'), w('hive', 'hives'), w('move', 'moves'),
+  alt('dwarf', 'dwarfs', 'dwarves'),
+  alt('hoof', 'hoofs', 'hooves'),
+  w('thief', 'thieves'),
+  w('chive', 'chives'),
+  w('hive', 'hives'),
+  w('move', 'moves'),
   // -ie words that are no -y plural
-  w('movie', 'movies'), w('cookie', 'cookies'),
+  w('movie', 'movies'),
+  w('cookie', 'cookies'),
   // -um words that keep -ums, and an -a that is no -um plural
-  w('pretorium', 'pretoriums'), w('agenda', 'agendas'),
+  w('pretorium', 'pretoriums'),
+  w('agenda', 'agendas'),
   alt('formula', 'formulas', 'formulae'),
   // -oe words, and a word that is its own plural
-  w('shoe', 'shoes'), exact('toe', 'toes'), w('graffiti', 'graffiti'),
+  w('shoe', 'shoes'),
+  exact('toe', 'toes'),
+  w('graffiti', 'graffiti'),
   // abbreviations
   exact('ID', 'IDs'),
 ];
@@ -108,31 +199,90 @@ const DICTIONARY: readonly Word[] = [
  */
 const SUFFIXES: readonly (readonly [string, string])[] = [
   // -f / -fe -> -ves
-  ['tive', 'tives'], ['eaf', 'eaves'], ['oaf', 'oaves'], ['afe', 'aves'], ['arf', 'arves'], ['rfe', 'rves'], ['rf', 'rves'],
-  ['lf', 'lves'], ['fe', 'ves'],
+  ['tive', 'tives'],
+  ['eaf', 'eaves'],
+  ['oaf', 'oaves'],
+  ['afe', 'aves'],
+  ['arf', 'arves'],
+  ['rfe', 'rves'],
+  ['rf', 'rves'],
+  ['lf', 'lves'],
+  ['fe', 'ves'],
   // consonant + y -> -ies
-  ['ay', 'ays'], ['ey', 'eys'], ['oy', 'oys'], ['quy', 'quies'], ['uy', 'uys'], ['y', 'ies'],
+  ['ay', 'ays'],
+  ['ey', 'eys'],
+  ['oy', 'oys'],
+  ['quy', 'quies'],
+  ['uy', 'uys'],
+  ['y', 'ies'],
   // French -eau
   ['eau', 'eaux'],
   // Latin -a -> -ae
-  ['bula', 'bulae'], ['dula', 'bulae'], ['lula', 'bulae'], ['nula', 'bulae'], ['vula', 'bulae'],
+  ['bula', 'bulae'],
+  ['dula', 'bulae'],
+  ['lula', 'bulae'],
+  ['nula', 'bulae'],
+  ['vula', 'bulae'],
   // Greek -on -> -a
   ['hedron', 'hedra'],
   // Latin -um -> -a
-  ['ium', 'ia'], ['seum', 'seums'], ['eum', 'ea'], ['oum', 'oa'], ['stracum', 'straca'], ['dum', 'da'], ['elum', 'ela'],
-  ['ilum', 'ila'], ['olum', 'ola'], ['ulum', 'ula'], ['llum', 'lla'], ['ylum', 'yla'], ['imum', 'ima'], ['ernum', 'erna'],
-  ['gnum', 'gna'], ['brum', 'bra'], ['crum', 'cra'], ['terum', 'tera'], ['serum', 'sera'], ['trum', 'tra'], ['antum', 'anta'],
-  ['atum', 'ata'], ['entum', 'enta'], ['etum', 'eta'], ['itum', 'ita'], ['otum', 'ota'], ['utum', 'uta'], ['ctum', 'cta'],
+  ['ium', 'ia'],
+  ['seum', 'seums'],
+  ['eum', 'ea'],
+  ['oum', 'oa'],
+  ['stracum', 'straca'],
+  ['dum', 'da'],
+  ['elum', 'ela'],
+  ['ilum', 'ila'],
+  ['olum', 'ola'],
+  ['ulum', 'ula'],
+  ['llum', 'lla'],
+  ['ylum', 'yla'],
+  ['imum', 'ima'],
+  ['ernum', 'erna'],
+  ['gnum', 'gna'],
+  ['brum', 'bra'],
+  ['crum', 'cra'],
+  ['terum', 'tera'],
+  ['serum', 'sera'],
+  ['trum', 'tra'],
+  ['antum', 'anta'],
+  ['atum', 'ata'],
+  ['entum', 'enta'],
+  ['etum', 'eta'],
+  ['itum', 'ita'],
+  ['otum', 'ota'],
+  ['utum', 'uta'],
+  ['ctum', 'cta'],
   ['ovum', 'ova'],
   // Latin -ix -> -ices
   ['trix', 'trices'],
   // Latin -is -> -es
-  ['iasis', 'iases'], ['mesis', 'meses'], ['kinesis', 'kineses'], ['resis', 'reses'], ['gnosis', 'gnoses'], ['opsis', 'opses'],
+  ['iasis', 'iases'],
+  ['mesis', 'meses'],
+  ['kinesis', 'kineses'],
+  ['resis', 'reses'],
+  ['gnosis', 'gnoses'],
+  ['opsis', 'opses'],
   ['ysis', 'yses'],
   // -ch -o -s -sh -x -z
-  ['ouse', 'ouses'], ['lause', 'lauses'], ['us', 'uses'],
-  ['ch', 'ches'], ['io', 'ios'], ['sh', 'shes'], ['ss', 'sses'], ['ez', 'ezzes'], ['iz', 'izzes'], ['tz', 'tzes'], ['zz', 'zzes'],
-  ['ano', 'anos'], ['lo', 'los'], ['to', 'tos'], ['oo', 'oos'], ['o', 'oes'], ['x', 'xes'],
+  ['ouse', 'ouses'],
+  ['lause', 'lauses'],
+  ['us', 'uses'],
+  ['ch', 'ches'],
+  ['io', 'ios'],
+  ['sh', 'shes'],
+  ['ss', 'sses'],
+  ['ez', 'ezzes'],
+  ['iz', 'izzes'],
+  ['tz', 'tzes'],
+  ['zz', 'zzes'],
+  ['ano', 'anos'],
+  ['lo', 'los'],
+  ['to', 'tos'],
+  ['oo', 'oos'],
+  ['o', 'oes'],
+  ['x', 'xes'],
   // abbreviations ending in a capital S
   ['S', 'Ses'],
 ];
@@ -142,12 +292,14 @@ const SUFFIXES: readonly (readonly [string, string])[] = [
  * mixed-case entries never match; they are listed because flect lists them.
  */
 const ACRONYMS: ReadonlySet<string> = new Set(
-  ('OK UTF8 HTML JSON JWT ID UUID SQL ACK ACL ADSL AES ANSI API ARP ATM BGP BSS CCITT CHAP CIDR CIR CLI CPE CPU CRC CRT CSMA ' +
+  (
+    'OK UTF8 HTML JSON JWT ID UUID SQL ACK ACL ADSL AES ANSI API ARP ATM BGP BSS CCITT CHAP CIDR CIR CLI CPE CPU CRC CRT CSMA ' +
     'CMOS DCE DEC DES DHCP DNS DRAM DSL DSLAM DTE DMI EHA EIA EIGRP EOF ESS FCC FCS FDDI FTP GBIC gbps GEPOF HDLC HTTP HTTPS ' +
     'IANA ICMP IDF IDS IEEE IETF IMAP IP IPS ISDN ISP kbps LACP LAN LAPB LAPF LLC MAC Mbps MC MDF MIB MoCA MPLS MTU NAC NAT ' +
     'NBMA NIC NRZ NRZI NVRAM OSI OSPF OUI PAP PAT PC PIM PCM PDU POP3 POTS PPP PPTP PTT PVST RAM RARP RFC RIP RLL ROM RSTP ' +
     'RTP RCP SDLC SFD SFP SLARP SLIP SMTP SNA SNAP SNMP SOF SRAM SSH SSID STP SYN TDM TFTP TIA TOFU UDP URL URI USB UTP VC ' +
-    'VLAN VLSM VPN W3C WAN WEP WiFi WPA WWW').split(' '),
+    'VLAN VLSM VPN W3C WAN WEP WiFi WPA WWW'
+  ).split(' '),
 );
 
 /** A suffix rule: words ending in `suffix` become `stem + replacement`; null keeps the word. */
@@ -164,7 +316,8 @@ function buildTables(): void {
   const pluralOf = (wd: Word) => wd.plural ?? (wd.uncountable ? wd.singular : undefined);
   for (const wd of DICTIONARY) {
     const plural = pluralOf(wd);
-    if (plural === undefined || singularToPlural.has(wd.singular)) throw new Error(`plural table: bad entry ${wd.singular}`);
+    if (plural === undefined || singularToPlural.has(wd.singular))
+      throw new Error(`plural table: bad entry ${wd.singular}`);
     singularToPlural.set(wd.singular, plural);
     if (wd.unidirectional) continue;
     for (const p of wd.alternative ? [plural, wd.alternative] : [plural]) {
@@ -174,7 +327,10 @@ function buildTables(): void {
   }
   // Priority: non-exact dictionary words, last listed first; then the suffix list in order.
   // Within each pair the "already plural" check comes first.
-  const pair = (singular: string, plural: string): Rule[] => [{ suffix: plural, replacement: null }, { suffix: singular, replacement: plural }];
+  const pair = (singular: string, plural: string): Rule[] => [
+    { suffix: plural, replacement: null },
+    { suffix: singular, replacement: plural },
+  ];
   const words = DICTIONARY.filter((wd) => !wd.exact).reverse();
   for (const wd of words) rules.push(...pair(wd.singular, pluralOf(wd)!));
   for (const [singular, plural] of SUFFIXES) rules.push(...pair(singular, plural));
@@ -267,7 +423,8 @@ export function flectPluralize(input: string): string {
   if (known !== undefined) return replaceEnd(input, last, last === capitalised(last) ? capitalised(known) : known);
   for (const rule of rules) {
     if (!last.endsWith(rule.suffix)) continue;
-    const plural = rule.replacement === null ? last : last.slice(0, last.length - rule.suffix.length) + rule.replacement;
+    const plural =
+      rule.replacement === null ? last : last.slice(0, last.length - rule.suffix.length) + rule.replacement;
     return replaceEnd(input, last, plural);
   }
   return lower.endsWith('s') ? input : `${input}s`;

@@ -269,10 +269,14 @@ export type DeepPartial<T> = T extends Date
  * `kind` and `metadata.name` are required, every other field optional at any depth. Lists that
  * are maps by key (a pod's containers by name) merge with other managers' items by that key.
  */
-export type ApplyConfiguration<T extends KubernetesObject = KubernetesObject> = DeepPartial<Omit<T, 'apiVersion' | 'kind' | 'metadata'>> & {
+export type ApplyConfiguration<T extends KubernetesObject = KubernetesObject> = DeepPartial<
+  Omit<T, 'apiVersion' | 'kind' | 'metadata'>
+> & {
   apiVersion: string;
   kind: string;
-  metadata: DeepPartial<Omit<NonNullable<T['metadata']>, 'managedFields' | 'resourceVersion' | 'uid' | 'creationTimestamp'>> & { name: string; namespace?: string };
+  metadata: DeepPartial<
+    Omit<NonNullable<T['metadata']>, 'managedFields' | 'resourceVersion' | 'uid' | 'creationTimestamp'>
+  > & { name: string; namespace?: string };
 };
 
 /** Options of `apply`. */

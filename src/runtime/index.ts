@@ -14,6 +14,21 @@ export type { Client, TypeDescriptor } from './client/index.js';
 export { controllerManagedBy, TerminalError } from './controller/index.js';
 export type { ReconcileContext, Request, Result } from './controller/index.js';
 export { field, FieldErrors, newWebhookServer, webhookManagedBy } from './webhook/index.js';
-export type { AdmissionContext, Conversion, CustomDefaulter, CustomValidator, FieldError, Warnings } from './webhook/index.js';
-export { addFinalizer, containsFinalizer, findStatusCondition, getControllerOf, removeFinalizer, setControllerReference, setStatusCondition } from './util/index.js';
+export type {
+  AdmissionContext,
+  Conversion,
+  CustomDefaulter,
+  CustomValidator,
+  FieldError,
+  Warnings,
+} from './webhook/index.js';
+export {
+  addFinalizer,
+  containsFinalizer,
+  findStatusCondition,
+  getControllerOf,
+  removeFinalizer,
+  setControllerReference,
+  setStatusCondition,
+} from './util/index.js';
 export type { ConditionInput } from './util/index.js';

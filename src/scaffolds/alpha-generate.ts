@@ -7,11 +7,32 @@
  * custom-metrics config), keeps PROJECT's keys of other tools, and lists the scaffolded files
  * that differ from the old project, to merge by hand.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
-import { pluginsOf, PROJECT_FILE, type ProjectConfig, ProjectFile, type ProjectResource, serializeProject } from '../project/index.js';
-import { type RecordedManifestsOptions, recordedManifestsOptions, recordManifestsOptions } from '../manifests/script.js';
+import {
+  pluginsOf,
+  PROJECT_FILE,
+  type ProjectConfig,
+  ProjectFile,
+  type ProjectResource,
+  serializeProject,
+} from '../project/index.js';
+import {
+  type RecordedManifestsOptions,
+  recordedManifestsOptions,
+  recordManifestsOptions,
+} from '../manifests/script.js';
 import { DiskHost, InterruptedError } from '../machinery/index.js';
 import { runCreateApi } from './api.js';
 import { externalTypeSource } from './external-api.js';
@@ -42,7 +63,15 @@ export interface GenerateResult {
 }
 
 /** The folders and files that hold the user's own code: copied over the re-scaffolded ones. */
-const USER_CODE = ['src/api', 'src/controller', 'src/webhook', 'test', 'config/samples', 'config/crd/external', CUSTOM_METRICS_CONFIG];
+const USER_CODE = [
+  'src/api',
+  'src/controller',
+  'src/webhook',
+  'test',
+  'config/samples',
+  'config/crd/external',
+  CUSTOM_METRICS_CONFIG,
+];
 /** Not compared: dependencies, build output, kubeforge's own state. */
 const IGNORED = new Set(['node_modules', 'build', 'dist', '.kubeforge', '.git']);
 
@@ -65,7 +94,10 @@ function createApiArgs(r: ProjectResource, config: ProjectConfig): Parameters<ty
   const controller = first !== undefined;
   if (!resource && !controller) return [];
   // A Kind the deploy-image plugin scaffolded: the same plugin, with the flags PROJECT recorded.
-  const deployImage = resource && controller ? deployImageResources(config).find((d) => d.group === r.group && d.version === r.version && d.kind === r.kind) : undefined;
+  const deployImage =
+    resource && controller
+      ? deployImageResources(config).find((d) => d.group === r.group && d.version === r.version && d.kind === r.kind)
+      : undefined;
   const base = {
     group: r.group === '' && r.core ? 'core' : r.group,
     version: r.version,
@@ -78,28 +110,46 @@ function createApiArgs(r: ProjectResource, config: ProjectConfig): Parameters<ty
     make: false,
   };
   return [
-    { ...base, ...(deployImage ? { plugins: [DEPLOY_IMAGE_PLUGIN], ...flagsOf(deployImage) } : {}), resource, controller, controllerName: first },
+    {
+      ...base,
+      ...(deployImage ? { plugins: [DEPLOY_IMAGE_PLUGIN], ...flagsOf(deployImage) } : {}),
+      resource,
+      controller,
+      controllerName: first,
+    },
     ...more.map((name) => ({ ...base, resource: false, controller: true, controllerName: name })),
   ];
 }
 
 /** The --external-api-* flags that recorded an external Kind. */
-function externalArgs(r: ProjectResource): { externalApiPath?: string; externalApiDomain?: string; externalApiModule?: string } {
+function externalArgs(r: ProjectResource): {
+  externalApiPath?: string;
+  externalApiDomain?: string;
+  externalApiModule?: string;
+} {
   if (!r.external || !r.path) return {};
   return { externalApiPath: r.path, externalApiDomain: r.domain, externalApiModule: r.module };
 }
 
 /** Re-scaffolds `inputDir`'s project into `outputDir`. */
-export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironment & Pick<InitEnvironment, 'install'>): Promise<GenerateResult> {
+export async function runGenerate(
+  options: GenerateOptions,
+  io: ScaffoldEnvironment & Pick<InitEnvironment, 'install'>,
+): Promise<GenerateResult> {
   const input = resolve(io.cwd, options.inputDir ?? '.');
   const output = resolve(io.cwd, options.outputDir);
   const { config } = ProjectFile.read(new DiskHost(input), input);
   if (existsSync(output) && readdirSync(output).length > 0) {
     throw new DiagnosticError(
-      error('KF1073', `${output} is not empty: alpha generate writes a new project there`, { hint: 'pass --output-dir with a folder that does not exist yet (or is empty)' }),
+      error('KF1073', `${output} is not empty: alpha generate writes a new project there`, {
+        hint: 'pass --output-dir with a folder that does not exist yet (or is empty)',
+      }),
     );
   }
-  if (output === input) throw new DiagnosticError(error('KF1073', 'the output folder is the project itself', { hint: 'pass --output-dir <another folder>' }));
+  if (output === input)
+    throw new DiagnosticError(
+      error('KF1073', 'the output folder is the project itself', { hint: 'pass --output-dir <another folder>' }),
+    );
   // The new project is made in a sibling folder and renamed into place once whole: a replayed
   // command that fails (a PROJECT value it refuses) leaves the output folder as it was.
   const stage = join(dirname(output), `.${basename(output)}.kubeforge-${process.pid}.tmp`);
@@ -114,7 +164,9 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
     rmSync(stage, { recursive: true, force: true });
   }
   if (options.skipInstall) {
-    io.err('Skipped npm install and manifests (--skip-install): run `npm install && npm run manifests` in the new project.\n');
+    io.err(
+      'Skipped npm install and manifests (--skip-install): run `npm install && npm run manifests` in the new project.\n',
+    );
   } else {
     await (io.install ?? npmInstall)(output, { ...io, cwd: output, host: undefined });
     const { runManifests } = await import('../manifests/pipeline.js');
@@ -123,10 +175,15 @@ export async function runGenerate(options: GenerateOptions, io: ScaffoldEnvironm
   // The helm plugin's chart is made from the new project's config/default, which needs its CRDs (the manifests step).
   const helm = helmConfigOf(config);
   if (helm && options.skipInstall) {
-    io.err('Skipped the Helm chart (--skip-install): run `kubeforge edit --plugins helm/v2-alpha` in the new project after `npm run manifests`.\n');
+    io.err(
+      'Skipped the Helm chart (--skip-install): run `kubeforge edit --plugins helm/v2-alpha` in the new project after `npm run manifests`.\n',
+    );
   } else if (helm) {
     const { runEdit } = await import('./edit.js');
-    await runEdit({ plugins: [HELM_PLUGIN], outputDir: helm.output, helmMakefile: true }, { ...io, cwd: output, host: undefined, out: () => {}, manifests: false });
+    await runEdit(
+      { plugins: [HELM_PLUGIN], outputDir: helm.output, helmMakefile: true },
+      { ...io, cwd: output, host: undefined, out: () => {}, manifests: false },
+    );
   }
   return { copied: result.copied, differ: result.differ };
 }
@@ -141,7 +198,11 @@ function atProjectEntry(e: unknown, input: string, r: ProjectResource, command: 
   if (!(e instanceof DiagnosticError) || e instanceof InterruptedError) return e;
   const line = ProjectFile.parse(readFileSync(join(input, PROJECT_FILE), 'utf8')).lineOf(r);
   const what = `${r.group || 'core'}/${r.version} ${r.kind}`;
-  const keys = (s: string | undefined) => s?.replace(/--(external-api-[a-z]+|[a-z][a-z-]*)/g, (_, flag: string) => `the "${flag.replace(/-([a-z])/g, (_m: string, c: string) => c.toUpperCase())}" key`);
+  const keys = (s: string | undefined) =>
+    s?.replace(
+      /--(external-api-[a-z]+|[a-z][a-z-]*)/g,
+      (_, flag: string) => `the "${flag.replace(/-([a-z])/g, (_m: string, c: string) => c.toUpperCase())}" key`,
+    );
   return new DiagnosticError(
     e.diagnostics.map((d) =>
       d.severity === 'error' && (d.file === undefined || basename(d.file) === PROJECT_FILE)
@@ -168,7 +229,9 @@ async function scaffoldInto(
   /** The output folder as the user named it (`output` is its stage). */
   finalOutput: string,
 ): Promise<GenerateResult & { manifests: RecordedManifestsOptions }> {
-  const boilerplate = existsSync(join(input, BOILERPLATE_FILE)) ? readFileSync(join(input, BOILERPLATE_FILE), 'utf8') : undefined;
+  const boilerplate = existsSync(join(input, BOILERPLATE_FILE))
+    ? readFileSync(join(input, BOILERPLATE_FILE), 'utf8')
+    : undefined;
   const plugins = Object.keys(pluginsOf(config)).filter((p) => p === GRAFANA_PLUGIN);
   const env = { ...io, cwd: output, host: undefined };
   // The replayed commands' plans, hints and notes are not the user's to act on (they throw their errors).
@@ -240,20 +303,40 @@ async function scaffoldInto(
   if (updated !== undefined && updated !== pkg) host.write('package.json', Buffer.from(updated));
   const regenerated = ProjectFile.parse(host.read(PROJECT_FILE)!.toString('utf8')).config;
   const mergedPlugins = { ...pluginsOf(config), ...pluginsOf(regenerated) };
-  const extra = { ...(config.extra ?? {}), ...(regenerated.extra ?? {}), ...(Object.keys(mergedPlugins).length ? { plugins: mergedPlugins } : {}) };
-  host.write(PROJECT_FILE, Buffer.from(serializeProject({ ...regenerated, extra: Object.keys(extra).length ? extra : undefined })));
+  const extra = {
+    ...(config.extra ?? {}),
+    ...(regenerated.extra ?? {}),
+    ...(Object.keys(mergedPlugins).length ? { plugins: mergedPlugins } : {}),
+  };
+  host.write(
+    PROJECT_FILE,
+    Buffer.from(serializeProject({ ...regenerated, extra: Object.keys(extra).length ? extra : undefined })),
+  );
 
   for (const path of USER_CODE.flatMap((p) => files(input, p))) {
     mkdirSync(join(output, path, '..'), { recursive: true });
     cpSync(join(input, path), join(output, path));
     copied.push(path);
   }
-  const differ = files(output).filter((p) => !copied.includes(p) && p !== PROJECT_FILE && existsSync(join(input, p)) && !readFileSync(join(input, p)).equals(readFileSync(join(output, p))));
+  const differ = files(output).filter(
+    (p) =>
+      !copied.includes(p) &&
+      p !== PROJECT_FILE &&
+      existsSync(join(input, p)) &&
+      !readFileSync(join(input, p)).equals(readFileSync(join(output, p))),
+  );
   const added = files(output).filter((p) => !existsSync(join(input, p)));
 
-  io.out(`Re-scaffolded ${config.projectName} into ${relative(io.cwd, finalOutput) || '.'} with ${config.resources.length} resource${config.resources.length === 1 ? '' : 's'} from PROJECT.\n`);
-  io.out(`Copied your code (${copied.length} file${copied.length === 1 ? '' : 's'}): ${USER_CODE.filter((p) => existsSync(join(input, p))).join(', ')}.\n`);
+  io.out(
+    `Re-scaffolded ${config.projectName} into ${relative(io.cwd, finalOutput) || '.'} with ${config.resources.length} resource${config.resources.length === 1 ? '' : 's'} from PROJECT.\n`,
+  );
+  io.out(
+    `Copied your code (${copied.length} file${copied.length === 1 ? '' : 's'}): ${USER_CODE.filter((p) => existsSync(join(input, p))).join(', ')}.\n`,
+  );
   if (added.length) io.out(`New in this kubeforge: ${added.join(', ')}\n`);
-  if (differ.length) io.out(`Review (scaffolded files that differ from your project; merge your own changes by hand): ${differ.join(', ')}\n`);
+  if (differ.length)
+    io.out(
+      `Review (scaffolded files that differ from your project; merge your own changes by hand): ${differ.join(', ')}\n`,
+    );
   return { copied, differ, manifests: recorded };
 }

@@ -28,8 +28,21 @@ export async function mainControllerInsertions(names: ApiNames, renderer: Templa
   const reconcilerAlias = grouped ? `${pascal(names.group)}${names.reconciler}` : undefined;
   const ref = reconcilerAlias ?? names.reconciler;
   return [
-    { marker: '+kubebuilder:scaffold:imports', fragment: await renderer.render('api/fragments/main_imports.ts.hbs', { reconciler: names.reconciler, alias: reconcilerAlias ?? '', mainControllerImport: mainImport }) },
-    { marker: '+kubebuilder:scaffold:builder', fragment: await renderer.render('api/fragments/main_setup.ts.hbs', { reconciler: ref, controllerName: names.controllerName }) },
+    {
+      marker: '+kubebuilder:scaffold:imports',
+      fragment: await renderer.render('api/fragments/main_imports.ts.hbs', {
+        reconciler: names.reconciler,
+        alias: reconcilerAlias ?? '',
+        mainControllerImport: mainImport,
+      }),
+    },
+    {
+      marker: '+kubebuilder:scaffold:builder',
+      fragment: await renderer.render('api/fragments/main_setup.ts.hbs', {
+        reconciler: ref,
+        controllerName: names.controllerName,
+      }),
+    },
   ];
 }
 
@@ -47,12 +60,24 @@ const ROLE_TEMPLATES = ['admin', 'editor', 'viewer'].map((r) => `api/config/rbac
  * A Kind's admin / editor / viewer role files (path under config/rbac/ -> text) as `create api`
  * writes them for a manager of the given scope: ClusterRoles, or Roles when namespace-scoped.
  */
-export async function renderRoleFiles(config: ProjectConfig, r: ProjectResource, namespacedManager: boolean, renderer: TemplateRenderer): Promise<Map<string, string>> {
-  const names = apiNames(config, { group: r.group, version: r.version, kind: r.kind, plural: r.plural, namespaced: r.api?.namespaced ?? true });
+export async function renderRoleFiles(
+  config: ProjectConfig,
+  r: ProjectResource,
+  namespacedManager: boolean,
+  renderer: TemplateRenderer,
+): Promise<Map<string, string>> {
+  const names = apiNames(config, {
+    group: r.group,
+    version: r.version,
+    kind: r.kind,
+    plural: r.plural,
+    namespaced: r.api?.namespaced ?? true,
+  });
   const data = { ...names, projectName: config.projectName, namespacedManager };
   const out = new Map<string, string>();
   const files = roleFiles(names);
-  for (let i = 0; i < files.length; i++) out.set(`config/rbac/${files[i]}`, await renderer.render(ROLE_TEMPLATES[i], data));
+  for (let i = 0; i < files.length; i++)
+    out.set(`config/rbac/${files[i]}`, await renderer.render(ROLE_TEMPLATES[i], data));
   return out;
 }
 

@@ -20,15 +20,54 @@ import {
   refusedKind,
   validateDns1123Label,
 } from '../project/index.js';
-import { applyInserters, applySpecs, type Change, DiskHost, type FileInserter, type FileSpec, formatPlan, type Host, type Insertion, runCommand, TemplateRenderer, Tree } from '../machinery/index.js';
+import {
+  applyInserters,
+  applySpecs,
+  type Change,
+  DiskHost,
+  type FileInserter,
+  type FileSpec,
+  formatPlan,
+  type Host,
+  type Insertion,
+  runCommand,
+  TemplateRenderer,
+  Tree,
+} from '../machinery/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './paths.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
 import { type ManifestsStep, scaffoldSteps } from './manifests-step.js';
-import { checkDeployImageFlags, type DeployImage, deployImageData, type DeployImageData, imageEnvName, MANAGER_FILE, resolveCreateApiPlugins, setImageEnv, withDeployImageResource } from './deployimage.js';
+import {
+  checkDeployImageFlags,
+  type DeployImage,
+  deployImageData,
+  type DeployImageData,
+  imageEnvName,
+  MANAGER_FILE,
+  resolveCreateApiPlugins,
+  setImageEnv,
+  withDeployImageResource,
+} from './deployimage.js';
 import { TsEditor } from './tsedit.js';
-import { addExternalDependency, type ExternalApi, externalObjectImport, externalTypeSource, validateExternalApi } from './external-api.js';
-import { type ApiNames, apiNames, controllerNamesOf, CORE_GROUPS, importSpecifier, reconcilerName, requireBuiltinKind, requireKubeforgeLayout, sameGVK } from './resource-names.js';
+import {
+  addExternalDependency,
+  type ExternalApi,
+  externalObjectImport,
+  externalTypeSource,
+  validateExternalApi,
+} from './external-api.js';
+import {
+  type ApiNames,
+  apiNames,
+  controllerNamesOf,
+  CORE_GROUPS,
+  importSpecifier,
+  reconcilerName,
+  requireBuiltinKind,
+  requireKubeforgeLayout,
+  sameGVK,
+} from './resource-names.js';
 import { mainControllerInsertions, RBAC_KUSTOMIZATION, roleInsertions, uncommentCrd } from './api-wiring.js';
 import { ensureStorageVersion } from './storage-version.js';
 
@@ -103,7 +142,13 @@ export interface CreateApiResult {
 
 /** The Kind-derived names a template takes, all set to `placeholder` (to find the template's own names). */
 function placeholderNames(placeholder: string): Record<string, string> {
-  return { kind: placeholder, kindRef: placeholder, kindImport: placeholder, varName: lowerFirst(placeholder), reconciler: `${placeholder}Reconciler` };
+  return {
+    kind: placeholder,
+    kindRef: placeholder,
+    kindImport: placeholder,
+    varName: lowerFirst(placeholder),
+    reconciler: `${placeholder}Reconciler`,
+  };
 }
 
 /**
@@ -112,7 +157,12 @@ function placeholderNames(placeholder: string): Record<string, string> {
  * Kind Resource, `V1Condition as K8sV1Condition`, `SubresourceStatus as SubresourceStatusMarker`
  * for Kind Subresource).
  */
-function typesFileNames(kind: string, withResource: boolean, extraMarkers: readonly string[] = [], typeImports: readonly string[] = []): { clientNodeImports: string; markerImports: string; ids: Record<string, string> } {
+function typesFileNames(
+  kind: string,
+  withResource: boolean,
+  extraMarkers: readonly string[] = [],
+  typeImports: readonly string[] = [],
+): { clientNodeImports: string; markerImports: string; ids: Record<string, string> } {
   const scope = new Scope([kind, `${kind}Spec`, `${kind}Status`]);
   const ids: Record<string, string> = {};
   const imported = (name: string, alias: string) => {
@@ -120,8 +170,18 @@ function typesFileNames(kind: string, withResource: boolean, extraMarkers: reado
     return ids[name] === name ? name : `${name} as ${ids[name]}`;
   };
   const clientNodeImports = ['V1Condition', 'V1ObjectMeta'].map((n) => imported(n, `K8s${n}`)).join(', ');
-  const markers = ['ListMapKey', 'ListType', ...(withResource ? ['Resource'] : []), 'Root', 'SubresourceStatus', ...extraMarkers].sort();
-  const markerImports = [...markers.map((n) => imported(n, `${n}Marker`)), ...typeImports.map((n) => `type ${imported(n, `${n}Type`)}`)].join(', ');
+  const markers = [
+    'ListMapKey',
+    'ListType',
+    ...(withResource ? ['Resource'] : []),
+    'Root',
+    'SubresourceStatus',
+    ...extraMarkers,
+  ].sort();
+  const markerImports = [
+    ...markers.map((n) => imported(n, `${n}Marker`)),
+    ...typeImports.map((n) => `type ${imported(n, `${n}Type`)}`),
+  ].join(', ');
   return { clientNodeImports, markerImports, ids };
 }
 
@@ -180,16 +240,30 @@ export function validateCreateApi(options: CreateApiOptions, project: ProjectFil
   const { existing, external, core, names } = kind;
   if (!doResource && !existing?.api && !core && !external) {
     problems.push(
-      error('KF1046', `--resource=false needs the API of ${flags.kind} (${names.apiVersion}) in ${PROJECT_FILE}, and there is none`, {
-        file: PROJECT_FILE,
-        hint: `create the API first (drop --resource=false), name a built-in Kind by its Kubernetes group (${Object.keys(CORE_GROUPS).slice(0, 4).join(', ')}, ...), or a Kind of another project with --external-api-path`,
-      }),
+      error(
+        'KF1046',
+        `--resource=false needs the API of ${flags.kind} (${names.apiVersion}) in ${PROJECT_FILE}, and there is none`,
+        {
+          file: PROJECT_FILE,
+          hint: `create the API first (drop --resource=false), name a built-in Kind by its Kubernetes group (${Object.keys(CORE_GROUPS).slice(0, 4).join(', ')}, ...), or a Kind of another project with --external-api-path`,
+        },
+      ),
     );
   }
   if (problems.length) throw new DiagnosticError(problems);
   // Kubebuilder keeps a Kind's ssa once set (a later create api of it without the flag keeps it).
   const ssa = options.ssa === true || existing?.api?.ssa === true;
-  return { config, names, doResource, doController, existing, deployImage: flags.deployImage, controllerName, external, ssa };
+  return {
+    config,
+    names,
+    doResource,
+    doController,
+    existing,
+    deployImage: flags.deployImage,
+    controllerName,
+    external,
+    ssa,
+  };
 }
 
 /** The flags on their own: the GVK, the plugins', --plural, --controller-name, --ssa; throws on any problem. */
@@ -199,64 +273,122 @@ function checkApiFlags(options: CreateApiOptions, config: ProjectConfig): ApiFla
   const doController = options.controller ?? true;
   const namespaced = options.namespaced ?? true;
 
-  const { group, version, kind, problems: flagProblems } = checkGvkFlags(
+  const {
+    group,
+    version,
+    kind,
+    problems: flagProblems,
+  } = checkGvkFlags(
     options,
     {
-      group: error('KF1041', 'missing --group: the API group, without the domain', { hint: `pass --group, e.g. --group batch (the full group is then batch.${config.domain})` }),
-      version: error('KF1041', 'missing --version: the API version', { hint: 'pass --version, e.g. --version v1 (or v1alpha1, v2beta1)' }),
-      kind: error('KF1041', 'missing --kind: the Kind of the new API', { hint: 'pass --kind in PascalCase, e.g. --kind CronJob' }),
+      group: error('KF1041', 'missing --group: the API group, without the domain', {
+        hint: `pass --group, e.g. --group batch (the full group is then batch.${config.domain})`,
+      }),
+      version: error('KF1041', 'missing --version: the API version', {
+        hint: 'pass --version, e.g. --version v1 (or v1alpha1, v2beta1)',
+      }),
+      kind: error('KF1041', 'missing --kind: the Kind of the new API', {
+        hint: 'pass --kind in PascalCase, e.g. --kind CronJob',
+      }),
     },
     (k) => refusedKind(k, options.plural === undefined ? pluralize(k) : undefined),
   );
   problems.push(...flagProblems);
   const plugins = resolveCreateApiPlugins(options.plugins, config.layout[0] ?? '');
   problems.push(...plugins.problems);
-  const deployImage = checkDeployImageFlags(options, plugins.deployImage, { resource: doResource, controller: doController, namespaced });
+  const deployImage = checkDeployImageFlags(options, plugins.deployImage, {
+    resource: doResource,
+    controller: doController,
+    namespaced,
+  });
   // Its flags without the plugin: already said by a misspelled plugin's KF1070.
   if (plugins.deployImage || plugins.problems.length === 0) problems.push(...deployImage.problems);
   if (options.plural !== undefined) {
-    const d = validateDns1123Label(options.plural, 'plural', '--plural', 'a lower-case DNS-1123 label such as "cronjobs"');
+    const d = validateDns1123Label(
+      options.plural,
+      'plural',
+      '--plural',
+      'a lower-case DNS-1123 label such as "cronjobs"',
+    );
     if (d) problems.push(d);
   }
   const controllerName = checkControllerName(options, kind, problems);
   if (options.ssa && !doResource) {
-    problems.push(error('KF1096', "'--ssa' can only be used when creating an API resource ('--resource=true')", { hint: 'drop --resource=false, or --ssa (a controller of a Kind scaffolded with --ssa applies on its own)' }));
+    problems.push(
+      error('KF1096', "'--ssa' can only be used when creating an API resource ('--resource=true')", {
+        hint: 'drop --resource=false, or --ssa (a controller of a Kind scaffolded with --ssa applies on its own)',
+      }),
+    );
   }
   if (!doResource && !doController) {
-    problems.push(error('KF1045', 'nothing to scaffold: --resource=false and --controller=false', { hint: 'keep --resource (the API types), --controller (its reconciler), or both' }));
+    problems.push(
+      error('KF1045', 'nothing to scaffold: --resource=false and --controller=false', {
+        hint: 'keep --resource (the API types), --controller (its reconciler), or both',
+      }),
+    );
   }
   if (group === '' && config.domain === '') {
-    problems.push(error('KF1041', 'the group may only be empty when PROJECT has a domain (the group is then the domain)', { hint: 'pass --group' }));
+    problems.push(
+      error('KF1041', 'the group may only be empty when PROJECT has a domain (the group is then the domain)', {
+        hint: 'pass --group',
+      }),
+    );
   }
   if (problems.length) throw new DiagnosticError(problems);
   return { group, version, kind, doResource, doController, namespaced, controllerName, deployImage: deployImage.value };
 }
 
 /** --controller-name: a DNS-1123 label starting with a letter; the default name (the lower-cased Kind) is the same as no flag. */
-function checkControllerName(options: CreateApiOptions, kind: string | undefined, problems: Diagnostic[]): string | undefined {
+function checkControllerName(
+  options: CreateApiOptions,
+  kind: string | undefined,
+  problems: Diagnostic[],
+): string | undefined {
   const controllerName = options.controllerName;
   if (controllerName === undefined) return undefined;
-  const d = validateDns1123Label(controllerName, 'controller name', '--controller-name', 'a lower-case DNS-1123 label such as "captain-backup"');
+  const d = validateDns1123Label(
+    controllerName,
+    'controller name',
+    '--controller-name',
+    'a lower-case DNS-1123 label such as "captain-backup"',
+  );
   if (d) problems.push(d);
   else if (!/^[a-z]/.test(controllerName)) {
     problems.push(
-      error('KF1090', `invalid --controller-name "${controllerName}": it must start with a letter (it names the class ${reconcilerName(controllerName, kind ?? '')})`, {
-        hint: 'e.g. --controller-name captain-backup',
-      }),
+      error(
+        'KF1090',
+        `invalid --controller-name "${controllerName}": it must start with a letter (it names the class ${reconcilerName(controllerName, kind ?? '')})`,
+        {
+          hint: 'e.g. --controller-name captain-backup',
+        },
+      ),
     );
   }
   if (options.controller === false) {
-    problems.push(error('KF1091', `--controller-name ${controllerName} names a controller, and --controller=false scaffolds none`, { hint: 'drop --controller=false (or --controller-name)' }));
+    problems.push(
+      error('KF1091', `--controller-name ${controllerName} names a controller, and --controller=false scaffolds none`, {
+        hint: 'drop --controller=false (or --controller-name)',
+      }),
+    );
   }
   return kind && controllerName === kind.toLowerCase() ? undefined : controllerName;
 }
 
 /** The Kind the flags name: PROJECT's entry, an external or built-in Kind, and its names; throws on a bad --external-api-* flag. */
-function resolveApiKind(options: CreateApiOptions, project: ProjectFile, flags: ApiFlags, host: Host | undefined, problems: Diagnostic[]): ApiKind {
+function resolveApiKind(
+  options: CreateApiOptions,
+  project: ProjectFile,
+  flags: ApiFlags,
+  host: Host | undefined,
+  problems: Diagnostic[],
+): ApiKind {
   const { config } = project;
   const { group, version, kind, doResource, namespaced, controllerName } = flags;
   const existing = config.resources.find((r) => sameGVK(r, { group, version, kind }));
-  const externalGiven = options.externalApiPath !== undefined || options.externalApiDomain !== undefined || options.externalApiModule !== undefined;
+  const externalGiven =
+    options.externalApiPath !== undefined ||
+    options.externalApiDomain !== undefined ||
+    options.externalApiModule !== undefined;
   const owned = doResource
     ? `--resource=true scaffolds an API of this project (pass --resource=false to scaffold a controller for the external ${kind})`
     : existing?.api
@@ -264,7 +396,14 @@ function resolveApiKind(options: CreateApiOptions, project: ProjectFile, flags: 
       : existing?.core
         ? `${kind} (${group}/${version}) is a built-in Kind (${PROJECT_FILE} records it)`
         : undefined;
-  const external = validateExternalApi(options, existing, externalGiven ? owned : undefined, group, (f) => (host ? host.kind(f) === 'file' : true), problems);
+  const external = validateExternalApi(
+    options,
+    existing,
+    externalGiven ? owned : undefined,
+    group,
+    (f) => (host ? host.kind(f) === 'file' : true),
+    problems,
+  );
   if (problems.length) throw new DiagnosticError(problems);
   const core = !external && !doResource && !existing?.api && Object.hasOwn(CORE_GROUPS, group);
   const builtin = core ? requireBuiltinKind(group, version, kind) : undefined;
@@ -284,7 +423,13 @@ function resolveApiKind(options: CreateApiOptions, project: ProjectFile, flags: 
 }
 
 /** The CRD's name, a second group in a one-group project, an API or controller PROJECT already has. */
-function checkApiConflicts(options: CreateApiOptions, project: ProjectFile, flags: ApiFlags, k: ApiKind, problems: Diagnostic[]): void {
+function checkApiConflicts(
+  options: CreateApiOptions,
+  project: ProjectFile,
+  flags: ApiFlags,
+  k: ApiKind,
+  problems: Diagnostic[],
+): void {
   const { config } = project;
   const { group, kind, doResource, doController, controllerName } = flags;
   const { existing, external, core, names } = k;
@@ -292,19 +437,27 @@ function checkApiConflicts(options: CreateApiOptions, project: ProjectFile, flag
   const crdName = `${names.plural}.${names.qualifiedGroup}`;
   if (doResource && !core && crdName.length > 253) {
     problems.push(
-      error('KF1051', `--kind ${kind}: the API server refuses its CRD name "${crdName}": ${crdName.length} characters, where a CRD name (a DNS-1123 subdomain) has at most 253`, {
-        hint: 'use a shorter Kind, --plural or --group (or a shorter domain)',
-      }),
+      error(
+        'KF1051',
+        `--kind ${kind}: the API server refuses its CRD name "${crdName}": ${crdName.length} characters, where a CRD name (a DNS-1123 subdomain) has at most 253`,
+        {
+          hint: 'use a shorter Kind, --plural or --group (or a shorter domain)',
+        },
+      ),
     );
   }
   if (!config.multigroup && !core && !external) {
     const other = config.resources.find((r) => r.group !== group && !r.core && !r.external);
     if (other) {
       problems.push(
-        error('KF1043', `this project holds one API group ("${other.group}", from ${other.kind}); --group "${group}" would start a second one`, {
-          ...project.locate(other),
-          hint: `use --group ${other.group || '""'}, or switch the project to several groups: add "multigroup: true" to PROJECT and move src/api/<version> to src/api/<group>/<version>`,
-        }),
+        error(
+          'KF1043',
+          `this project holds one API group ("${other.group}", from ${other.kind}); --group "${group}" would start a second one`,
+          {
+            ...project.locate(other),
+            hint: `use --group ${other.group || '""'}, or switch the project to several groups: add "multigroup: true" to PROJECT and move src/api/<version> to src/api/<group>/<version>`,
+          },
+        ),
       );
     }
   }
@@ -321,7 +474,9 @@ function checkApiConflicts(options: CreateApiOptions, project: ProjectFile, flag
     problems.push(
       error('KF1042', `the controller for ${gvkText} already exists in ${PROJECT_FILE}`, {
         ...project.locate(existing),
-        hint: doResource ? 'pass --controller=false to add only the API, or --force to scaffold it again' : 'pass --force to scaffold it again',
+        hint: doResource
+          ? 'pass --controller=false to add only the API, or --force to scaffold it again'
+          : 'pass --force to scaffold it again',
       }),
     );
   }
@@ -333,16 +488,44 @@ function checkKindClashes(project: ProjectFile, flags: ApiFlags, k: ApiKind, pro
   const { version, kind } = flags;
   const { names } = k;
   for (const r of k.external ? [] : config.resources) {
-    if (r.core || r.external || sameGVK(r, names) || qualifiedGroup(r.group, r.domain ?? config.domain) !== names.qualifiedGroup) continue;
+    if (
+      r.core ||
+      r.external ||
+      sameGVK(r, names) ||
+      qualifiedGroup(r.group, r.domain ?? config.domain) !== names.qualifiedGroup
+    )
+      continue;
     const theirPlural = r.plural ?? pluralize(r.kind);
     const declared = (n: string) => [n, `${n}Spec`, `${n}Status`];
-    const clash = r.version === version && r.kind !== kind ? declared(kind).find((n) => declared(r.kind).includes(n)) : undefined;
+    const clash =
+      r.version === version && r.kind !== kind ? declared(kind).find((n) => declared(r.kind).includes(n)) : undefined;
     if (clash) {
-      problems.push(error('KF1048', `Kind ${kind} and ${r.kind} (already in ${PROJECT_FILE}) would both declare ${clash} in ${names.apiDir}`, { ...project.locate(r), hint: 'pick a Kind that is not another Kind of this version plus "Spec" or "Status"' }));
+      problems.push(
+        error(
+          'KF1048',
+          `Kind ${kind} and ${r.kind} (already in ${PROJECT_FILE}) would both declare ${clash} in ${names.apiDir}`,
+          {
+            ...project.locate(r),
+            hint: 'pick a Kind that is not another Kind of this version plus "Spec" or "Status"',
+          },
+        ),
+      );
     } else if (r.kind !== kind && r.kind.toLowerCase() === names.fileName) {
-      problems.push(error('KF1048', `Kind ${kind} differs from ${r.kind} (already in ${PROJECT_FILE}) only in case: both would be ${names.fileName}_types.ts`, { ...project.locate(r), hint: `use --kind ${r.kind}, or another name` }));
+      problems.push(
+        error(
+          'KF1048',
+          `Kind ${kind} differs from ${r.kind} (already in ${PROJECT_FILE}) only in case: both would be ${names.fileName}_types.ts`,
+          { ...project.locate(r), hint: `use --kind ${r.kind}, or another name` },
+        ),
+      );
     } else if (r.kind !== kind && theirPlural === names.plural) {
-      problems.push(error('KF1048', `Kind ${kind} would have the resource name "${names.plural}", which ${r.kind} (already in ${PROJECT_FILE}) has in ${names.qualifiedGroup}`, { ...project.locate(r), hint: 'give it another resource name with --plural' }));
+      problems.push(
+        error(
+          'KF1048',
+          `Kind ${kind} would have the resource name "${names.plural}", which ${r.kind} (already in ${PROJECT_FILE}) has in ${names.qualifiedGroup}`,
+          { ...project.locate(r), hint: 'give it another resource name with --plural' },
+        ),
+      );
     }
   }
 }
@@ -351,7 +534,13 @@ function checkKindClashes(project: ProjectFile, flags: ApiFlags, k: ApiKind, pro
  * A named controller's file, class and runtime name are the Kind's (every version's), so its name
  * is too; the default controller reconciles every version of a Kind, so there is one.
  */
-function checkControllerClashes(options: CreateApiOptions, project: ProjectFile, flags: ApiFlags, k: ApiKind, problems: Diagnostic[]): void {
+function checkControllerClashes(
+  options: CreateApiOptions,
+  project: ProjectFile,
+  flags: ApiFlags,
+  k: ApiKind,
+  problems: Diagnostic[],
+): void {
   const { config } = project;
   const { group, version, kind, doController, controllerName } = flags;
   if (!doController) return;
@@ -359,7 +548,9 @@ function checkControllerClashes(options: CreateApiOptions, project: ProjectFile,
     const squash = (n: string) => n.replace(/[^a-z0-9]/g, '');
     for (const r of config.resources) {
       if (r.group !== group || r.kind !== kind) continue;
-      const same: string | undefined = controllerNamesOf(r).find((n) => n === controllerName || squash(n) === squash(controllerName));
+      const same: string | undefined = controllerNamesOf(r).find(
+        (n) => n === controllerName || squash(n) === squash(controllerName),
+      );
       if (!same || (options.force && sameGVK(r, { group, version, kind }) && same === controllerName)) continue;
       problems.push(
         error(
@@ -369,7 +560,10 @@ function checkControllerClashes(options: CreateApiOptions, project: ProjectFile,
             : `--controller-name ${controllerName} and the controller ${same} of ${kind} (${r.version}) differ only in "-": their classes and files are too easily confused`,
           {
             ...project.locate(r),
-            hint: same === controllerName && sameGVK(r, { group, version, kind }) ? 'pick another --controller-name, or pass --force to scaffold it again' : 'pick another --controller-name',
+            hint:
+              same === controllerName && sameGVK(r, { group, version, kind })
+                ? 'pick another --controller-name, or pass --force to scaffold it again'
+                : 'pick another --controller-name',
           },
         ),
       );
@@ -377,13 +571,23 @@ function checkControllerClashes(options: CreateApiOptions, project: ProjectFile,
     return;
   }
   if (options.force) return;
-  const sibling = config.resources.find((r) => controllerNamesOf(r).includes(kind.toLowerCase()) && r.group === group && r.kind === kind && r.version !== version);
+  const sibling = config.resources.find(
+    (r) =>
+      controllerNamesOf(r).includes(kind.toLowerCase()) &&
+      r.group === group &&
+      r.kind === kind &&
+      r.version !== version,
+  );
   if (sibling) {
     problems.push(
-      error('KF1044', `a controller for ${kind} in group ${k.names.qualifiedGroup} already exists (version ${sibling.version}); one controller reconciles every version of a Kind`, {
-        ...project.locate(sibling),
-        hint: 'pass --controller=false to add only the new API version',
-      }),
+      error(
+        'KF1044',
+        `a controller for ${kind} in group ${k.names.qualifiedGroup} already exists (version ${sibling.version}); one controller reconciles every version of a Kind`,
+        {
+          ...project.locate(sibling),
+          hint: 'pass --controller=false to add only the new API version',
+        },
+      ),
     );
   }
 }
@@ -391,7 +595,9 @@ function checkControllerClashes(options: CreateApiOptions, project: ProjectFile,
 /** The PROJECT entry after this command: the existing one (if any) with what was scaffolded now. */
 function projectEntry(v: ValidApi): ProjectResource {
   const { names, existing, doResource, doController } = v;
-  const entry: ProjectResource = existing ? { ...existing } : { group: names.group, version: names.version, kind: names.kind };
+  const entry: ProjectResource = existing
+    ? { ...existing }
+    : { group: names.group, version: names.version, kind: names.kind };
   if (names.core) {
     // Kubebuilder's record of a built-in Kind: its Go package path, no domain of ours.
     entry.core = true;
@@ -523,7 +729,9 @@ function apiTemplateData(valid: ValidApi, boilerplate: string | undefined): ApiT
   const controllerDir = posix.dirname(names.controllerFile);
   const resourceMarker = resourceArgs.length ? `{ ${resourceArgs.join(', ')} }` : '';
   // deploy-image: spec.size (and spec.containerPort) need their validation markers and int32.
-  const deployImageMarkers = deployImage ? ['Default', 'Minimum', ...(deployImage.port !== undefined ? ['Maximum'] : [])] : [];
+  const deployImageMarkers = deployImage
+    ? ['Default', 'Minimum', ...(deployImage.port !== undefined ? ['Maximum'] : [])]
+    : [];
   // A built-in or external Kind is addressed by a descriptor ({ apiVersion, kind }); its objects
   // are client-node's KubernetesObject, or the external Kind's own type when it has one.
   const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;
@@ -547,23 +755,40 @@ function apiTemplateData(valid: ValidApi, boilerplate: string | undefined): ApiT
 
 /** The files of the API types (--resource), as Kubebuilder's templates/api and config/ templates. */
 function resourceFiles(names: ApiNames, template: (path: string) => string): FileSpec<object>[] {
-  const role = (r: string): FileSpec<object> => ({ path: `config/rbac/${names.rbacFilePrefix}_${r}_role.yaml`, policy: 'scaffolded', template: `api/config/rbac/${r}_role.yaml.hbs` });
+  const role = (r: string): FileSpec<object> => ({
+    path: `config/rbac/${names.rbacFilePrefix}_${r}_role.yaml`,
+    policy: 'scaffolded',
+    template: `api/config/rbac/${r}_role.yaml.hbs`,
+  });
   return [
     // One per group-version, and the kustomizations every Kind shares: written once.
     { path: `${names.apiDir}/groupversion.ts`, policy: 'kept', template: 'api/groupversion.ts.hbs' },
     { path: names.typesFile, policy: 'scaffolded', template: template('api/types.ts.hbs') },
-    { path: `config/samples/${names.sampleFile}`, policy: 'scaffolded', template: template('api/config/samples/sample.yaml.hbs') },
+    {
+      path: `config/samples/${names.sampleFile}`,
+      policy: 'scaffolded',
+      template: template('api/config/samples/sample.yaml.hbs'),
+    },
     role('admin'),
     role('editor'),
     role('viewer'),
     { path: 'config/crd/kustomization.yaml', policy: 'kept', template: 'api/config/crd/kustomization.yaml.hbs' },
     { path: 'config/crd/kustomizeconfig.yaml', policy: 'kept', template: 'api/config/crd/kustomizeconfig.yaml.hbs' },
-    { path: 'config/samples/kustomization.yaml', policy: 'kept', template: 'api/config/samples/kustomization.yaml.hbs' },
+    {
+      path: 'config/samples/kustomization.yaml',
+      policy: 'kept',
+      template: 'api/config/samples/kustomization.yaml.hbs',
+    },
   ];
 }
 
 /** The controller and its two test tiers (--controller), each with the Kind's names of its own file. */
-async function controllerFiles(valid: ValidApi, data: ApiTemplateData, renderer: TemplateRenderer, template: (path: string) => string): Promise<FileSpec<object>[]> {
+async function controllerFiles(
+  valid: ValidApi,
+  data: ApiTemplateData,
+  renderer: TemplateRenderer,
+  template: (path: string) => string,
+): Promise<FileSpec<object>[]> {
   const { names } = valid;
   const testDir = posix.dirname(names.controllerTestFile);
   const testData: ControllerTestData = {
@@ -578,12 +803,28 @@ async function controllerFiles(valid: ValidApi, data: ApiTemplateData, renderer:
   const unitTestIds = await ids(template('api/controller_unit_test.ts.hbs'), testData);
   // The tests of a descriptor-addressed Kind import the descriptor the controller exports.
   for (const t of [testIds, unitTestIds]) {
-    if (names.external) t.kindImport = controllerIds.kindRef === t.kindRef ? t.kindRef : `${controllerIds.kindRef} as ${t.kindRef}`;
+    if (names.external)
+      t.kindImport = controllerIds.kindRef === t.kindRef ? t.kindRef : `${controllerIds.kindRef} as ${t.kindRef}`;
   }
-  const controller: FileSpec<KindIds> = { path: names.controllerFile, policy: 'scaffolded', template: template('api/controller.ts.hbs'), data: controllerIds };
-  const test: FileSpec<ControllerTestData & KindIds> = { path: names.controllerTestFile, policy: 'scaffolded', template: template('api/controller_test.ts.hbs'), data: { ...testData, ...testIds } };
+  const controller: FileSpec<KindIds> = {
+    path: names.controllerFile,
+    policy: 'scaffolded',
+    template: template('api/controller.ts.hbs'),
+    data: controllerIds,
+  };
+  const test: FileSpec<ControllerTestData & KindIds> = {
+    path: names.controllerTestFile,
+    policy: 'scaffolded',
+    template: template('api/controller_test.ts.hbs'),
+    data: { ...testData, ...testIds },
+  };
   // The unit tier: the same assertions on the fake API server, no control plane.
-  const unitTest: FileSpec<ControllerTestData & KindIds> = { path: names.controllerUnitTestFile, policy: 'scaffolded', template: template('api/controller_unit_test.ts.hbs'), data: { ...testData, ...unitTestIds } };
+  const unitTest: FileSpec<ControllerTestData & KindIds> = {
+    path: names.controllerUnitTestFile,
+    policy: 'scaffolded',
+    template: template('api/controller_unit_test.ts.hbs'),
+    data: { ...testData, ...unitTestIds },
+  };
   return [controller, test, unitTest];
 }
 
@@ -591,24 +832,40 @@ async function controllerFiles(valid: ValidApi, data: ApiTemplateData, renderer:
  * The controller and its test import the Kind and name a variable after it: both are renamed
  * where the Kind would collide with a name of the file (Promise, Client, request, ctx, ...).
  */
-async function kindIdsOf(valid: ValidApi, data: ApiTemplateData, renderer: TemplateRenderer): Promise<(template: string, extra: object) => Promise<KindIds>> {
+async function kindIdsOf(
+  valid: ValidApi,
+  data: ApiTemplateData,
+  renderer: TemplateRenderer,
+): Promise<(template: string, extra: object) => Promise<KindIds>> {
   const { names } = valid;
   const editor = await TsEditor.create();
   const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;
   const controllerDir = posix.dirname(names.controllerFile);
   return async (template, extra) => {
-    const own = await templateNames((t) => editor.scopeNames(t), (t, d) => renderer.render(t, d), [template], {
-      ...data,
-      ...extra,
-      ...placeholderNames(PLACEHOLDER_KIND),
-      ...(typeSource && { objType: `${PLACEHOLDER_KIND}Object`, objectTypeImport: externalObjectImport(typeSource, PLACEHOLDER_KIND, controllerDir) }),
-    });
+    const own = await templateNames(
+      (t) => editor.scopeNames(t),
+      (t, d) => renderer.render(t, d),
+      [template],
+      {
+        ...data,
+        ...extra,
+        ...placeholderNames(PLACEHOLDER_KIND),
+        ...(typeSource && {
+          objType: `${PLACEHOLDER_KIND}Object`,
+          objectTypeImport: externalObjectImport(typeSource, PLACEHOLDER_KIND, controllerDir),
+        }),
+      },
+    );
     const scope = new Scope(own);
     scope.claimExact(names.reconciler);
     if (typeSource) scope.claimExact(`${names.kind}Object`);
     const kind = importKind(scope, names.kind);
     const camel = lowerFirst(names.kind);
-    return { kindRef: kind.ref, kindImport: kind.specifier, varName: scope.claim(camel, `${camel}Object`, `${camel}Obj`) };
+    return {
+      kindRef: kind.ref,
+      kindImport: kind.specifier,
+      varName: scope.claim(camel, `${camel}Object`, `${camel}Obj`),
+    };
   };
 }
 
@@ -626,9 +883,13 @@ async function apiInserters(valid: ValidApi, renderer: TemplateRenderer): Promis
   const inserters: FileInserter[] = [];
   if (valid.doResource) {
     inserters.push(
-      inserter('config/samples/kustomization.yaml', [{ marker: '+kubebuilder:scaffold:manifestskustomizesamples', fragment: `- ${names.sampleFile}` }]),
+      inserter('config/samples/kustomization.yaml', [
+        { marker: '+kubebuilder:scaffold:manifestskustomizesamples', fragment: `- ${names.sampleFile}` },
+      ]),
       inserter(RBAC_KUSTOMIZATION, roleInsertions(names)),
-      inserter('config/crd/kustomization.yaml', [{ marker: '+kubebuilder:scaffold:crdkustomizeresource', fragment: `- ${names.crdFile}` }]),
+      inserter('config/crd/kustomization.yaml', [
+        { marker: '+kubebuilder:scaffold:crdkustomizeresource', fragment: `- ${names.crdFile}` },
+      ]),
     );
   }
   if (valid.doController) inserters.push(inserter('src/main.ts', await mainControllerInsertions(names, renderer)));
@@ -640,14 +901,30 @@ async function apiInserters(valid: ValidApi, renderer: TemplateRenderer): Promis
  * the existing versions carries @StorageVersion(), the first one gets it (ts-morph), so that
  * `kubeforge manifests` keeps working; `create webhook --conversion` makes that version the hub.
  */
-async function ensureKindStorageVersion(tree: Tree, valid: ValidApi, warnings: string[], problems: Diagnostic[]): Promise<void> {
+async function ensureKindStorageVersion(
+  tree: Tree,
+  valid: ValidApi,
+  warnings: string[],
+  problems: Diagnostic[],
+): Promise<void> {
   const { names, config } = valid;
   if (!valid.doResource || valid.existing?.api) return;
-  const others = config.resources.filter((r) => r.api && !r.core && !r.external && r.group === names.group && r.kind === names.kind && r.version !== names.version);
+  const others = config.resources.filter(
+    (r) =>
+      r.api &&
+      !r.core &&
+      !r.external &&
+      r.group === names.group &&
+      r.kind === names.kind &&
+      r.version !== names.version,
+  );
   if (!others.length) return;
   const storage = await ensureStorageVersion(tree, await TsEditor.create(), config, others, others[0]);
   problems.push(...storage.problems);
-  if (storage.added) warnings.push(`${storage.storage!.file}: added @StorageVersion() to ${names.kind} ${storage.storage!.version}: a Kind with several versions stores one of them (move it to store another)`);
+  if (storage.added)
+    warnings.push(
+      `${storage.storage!.file}: added @StorageVersion() to ${names.kind} ${storage.storage!.version}: a Kind with several versions stores one of them (move it to store another)`,
+    );
 }
 
 /** deploy-image: the manager gets the image in <KIND>_IMAGE, which the controller reads. */
@@ -656,7 +933,12 @@ function setManagerImage(tree: Tree, kind: string, deployImage: DeployImage, pro
   const env = imageEnvName(kind);
   const set = text === undefined ? undefined : setImageEnv(text, env, deployImage.image);
   if (set === undefined) {
-    problems.push(error('KF1047', `${MANAGER_FILE} is missing: kubeforge sets ${env} in it`, { file: MANAGER_FILE, hint: 'restore it from `kubeforge init --dry-run` output in an empty folder' }));
+    problems.push(
+      error('KF1047', `${MANAGER_FILE} is missing: kubeforge sets ${env} in it`, {
+        file: MANAGER_FILE,
+        hint: 'restore it from `kubeforge init --dry-run` output in an empty folder',
+      }),
+    );
   } else if (set.problem) problems.push(set.problem);
   else if (set.text !== text) tree.write(MANAGER_FILE, set.text!);
 }
@@ -666,7 +948,10 @@ function switchOnCrds(tree: Tree, warnings: string[]): void {
   const path = 'config/default/kustomization.yaml';
   const text = tree.readText(path);
   const updated = text === undefined ? undefined : uncommentCrd(text);
-  if (updated === undefined) warnings.push(`${path}: no "#- ../crd" line to switch on; add "- ../crd" to its resources so that config/default installs the CRDs`);
+  if (updated === undefined)
+    warnings.push(
+      `${path}: no "#- ../crd" line to switch on; add "- ../crd" to its resources so that config/default installs the CRDs`,
+    );
   else if (updated !== text) tree.write(path, updated);
 }
 
@@ -682,8 +967,14 @@ export async function runCreateApi(options: CreateApiOptions, env: CreateApiEnvi
     env,
     make: options.make,
     plan: () => planCreateApi(options, { ...env, host }),
-    failure: ({ resource: { kind } }) => `generating the manifests (CRDs, RBAC role) with ${kind} failed (see above), so ${kind} was not scaffolded: nothing was written`,
-    result: (p, manifests): CreateApiResult => ({ changes: p.changes, plan: formatPlan(p.changes, { color: env.color }), resource: p.resource, manifests }),
+    failure: ({ resource: { kind } }) =>
+      `generating the manifests (CRDs, RBAC role) with ${kind} failed (see above), so ${kind} was not scaffolded: nothing was written`,
+    result: (p, manifests): CreateApiResult => ({
+      changes: p.changes,
+      plan: formatPlan(p.changes, { color: env.color }),
+      resource: p.resource,
+      manifests,
+    }),
     nextSteps: (p) => nextSteps(p.resource, p.imageEnv),
   });
   return runCommand(steps, env, { host, dryRun: options.dryRun, force: options.force });
@@ -693,9 +984,12 @@ function nextSteps(r: ProjectResource, imageEnv?: { name: string; image: string 
   const lines = ['', 'Next:'];
   if (r.api) lines.push(`  edit ${r.path} (the ${r.kind} spec and status), then: npm run manifests`);
   if (imageEnv) {
-    lines.push(`  check the reconcile of ${r.kind} in src/controller (it deploys $${imageEnv.name}, which config/manager/manager.yaml sets), then: make test`);
+    lines.push(
+      `  check the reconcile of ${r.kind} in src/controller (it deploys $${imageEnv.name}, which config/manager/manager.yaml sets), then: make test`,
+    );
     lines.push(`  export ${imageEnv.name}=${imageEnv.image}   # for make run`);
-  } else if (controllerNamesOf(r).length) lines.push(`  implement the reconcile of ${r.kind} in src/controller, then: make test`);
+  } else if (controllerNamesOf(r).length)
+    lines.push(`  implement the reconcile of ${r.kind} in src/controller, then: make test`);
   lines.push('  make run        # the manager against the cluster of your current kubeconfig', '');
   return lines.join('\n');
 }

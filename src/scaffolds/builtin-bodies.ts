@@ -34,15 +34,23 @@ export const VALID_BODIES: Readonly<Record<string, Readonly<Record<string, strin
   ServiceAccount: {},
   Namespace: {},
   PersistentVolumeClaim: { spec: "{ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } }" },
-  PersistentVolume: { spec: "{ capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/test' } }" },
+  PersistentVolume: {
+    spec: "{ capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/test' } }",
+  },
   Ingress: { spec: "{ defaultBackend: { service: { name: 'test', port: { number: 80 } } } }" },
   IngressClass: { spec: "{ controller: 'example.com/ingress-controller' }" },
-  NetworkPolicy: { spec: "{ podSelector: {} }" },
+  NetworkPolicy: { spec: '{ podSelector: {} }' },
   PodDisruptionBudget: { spec: "{ minAvailable: 1, selector: { matchLabels: { app: 'test' } } }" },
   Role: { rules: "[{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]" },
   ClusterRole: { rules: "[{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]" },
-  RoleBinding: { roleRef: "{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'test' }", subjects: "[{ kind: 'ServiceAccount', name: 'default', namespace: 'default' }]" },
-  ClusterRoleBinding: { roleRef: "{ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'test' }", subjects: "[{ kind: 'ServiceAccount', name: 'default', namespace: 'default' }]" },
+  RoleBinding: {
+    roleRef: "{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'test' }",
+    subjects: "[{ kind: 'ServiceAccount', name: 'default', namespace: 'default' }]",
+  },
+  ClusterRoleBinding: {
+    roleRef: "{ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'test' }",
+    subjects: "[{ kind: 'ServiceAccount', name: 'default', namespace: 'default' }]",
+  },
   LimitRange: { spec: "{ limits: [{ type: 'Container', max: { cpu: '1' } }] }" },
   ResourceQuota: { spec: "{ hard: { pods: '10' } }" },
   PriorityClass: { value: '1000' },
@@ -61,7 +69,15 @@ export function validBody(version: string, kind: string): Readonly<Record<string
   return VALID_BODIES[`${version}/${kind}`] ?? VALID_BODIES[kind];
 }
 
-type Schema = { type?: string; format?: string; items?: Schema; properties?: Record<string, Schema>; required?: string[]; additionalProperties?: unknown; 'x-kubernetes-int-or-string'?: boolean };
+type Schema = {
+  type?: string;
+  format?: string;
+  items?: Schema;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: unknown;
+  'x-kubernetes-int-or-string'?: boolean;
+};
 
 /** A value of `schema` that type-checks as client-node's type: required fields only, placeholders. */
 function placeholder(schema: Schema | undefined, depth = 0): string {
@@ -89,6 +105,7 @@ function placeholder(schema: Schema | undefined, depth = 0): string {
 export function placeholderBody(model: string): Record<string, string> {
   const schema = k8sModelSchemaShared(model, { descriptions: false }) as Schema | undefined;
   const out: Record<string, string> = {};
-  for (const name of schema?.required ?? []) if (!['apiVersion', 'kind', 'metadata'].includes(name)) out[name] = placeholder(schema?.properties?.[name]);
+  for (const name of schema?.required ?? [])
+    if (!['apiVersion', 'kind', 'metadata'].includes(name)) out[name] = placeholder(schema?.properties?.[name]);
   return out;
 }

@@ -15,16 +15,60 @@
  */
 import { join } from 'node:path';
 import { DiagnosticError, error, type Diagnostic } from '../diagnostics/index.js';
-import { managerNamespace, PROJECT_FILE, ProjectFile, serializeProject, type ProjectConfig, withPlugin } from '../project/index.js';
-import { applySpecs, type Change, deleteStaleManaged, DiskHost, type FileSpec, formatPlan, type Host, merge3, runCommand, TemplateRenderer, Tree } from '../machinery/index.js';
+import {
+  managerNamespace,
+  PROJECT_FILE,
+  ProjectFile,
+  serializeProject,
+  type ProjectConfig,
+  withPlugin,
+} from '../project/index.js';
+import {
+  applySpecs,
+  type Change,
+  deleteStaleManaged,
+  DiskHost,
+  type FileSpec,
+  formatPlan,
+  type Host,
+  merge3,
+  runCommand,
+  TemplateRenderer,
+  Tree,
+} from '../machinery/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { renderRoleFiles } from './api-wiring.js';
 import type { ScaffoldEnvironment } from './environment.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles } from './grafana.js';
 import { resolvePlugins } from './plugins.js';
-import { BOILERPLATE_FILE, checkLicenseAndOwner, initFilePaths, ownerOfBoilerplate, planInit, renderLicenseHeader } from './init.js';
-import { defaultManifestsStep, lockRoot, type ManifestsStep, type PlannedManifests, planScaffoldManifests, previewScaffoldManifests, reportScaffoldManifests, type ScaffoldManifests, warnReplaced } from './manifests-step.js';
-import { chartDir, chartFiles, chartSources, DEFAULT_HELM_OUTPUT, HELM_PLUGIN, helmConfigOf, helmMakefileData } from '../manifests/helm.js';
+import {
+  BOILERPLATE_FILE,
+  checkLicenseAndOwner,
+  initFilePaths,
+  ownerOfBoilerplate,
+  planInit,
+  renderLicenseHeader,
+} from './init.js';
+import {
+  defaultManifestsStep,
+  lockRoot,
+  type ManifestsStep,
+  type PlannedManifests,
+  planScaffoldManifests,
+  previewScaffoldManifests,
+  reportScaffoldManifests,
+  type ScaffoldManifests,
+  warnReplaced,
+} from './manifests-step.js';
+import {
+  chartDir,
+  chartFiles,
+  chartSources,
+  DEFAULT_HELM_OUTPUT,
+  HELM_PLUGIN,
+  helmConfigOf,
+  helmMakefileData,
+} from '../manifests/helm.js';
 import { isValidYaml, mergeYamlDocument } from './yaml-merge.js';
 
 export interface EditOptions {
@@ -73,7 +117,14 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
     if (e instanceof DiagnosticError) problems.push(...e.diagnostics);
     else throw e;
   }
-  if (options.multigroup === undefined && options.namespaced === undefined && options.license === undefined && options.owner === undefined && plugins.length === 0 && !options.plugins?.length) {
+  if (
+    options.multigroup === undefined &&
+    options.namespaced === undefined &&
+    options.license === undefined &&
+    options.owner === undefined &&
+    plugins.length === 0 &&
+    !options.plugins?.length
+  ) {
     problems.push(
       error('KF1072', '`kubeforge edit` needs something to change', {
         hint: 'pass --multigroup[=false], --namespaced[=false], --license apache2|none, --owner "<name>", --plugins grafana or --plugins helm/v2-alpha',
@@ -110,7 +161,10 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
     const filesSwitched = tree.changes().length > changesBefore;
     if (projectChanges || filesSwitched) {
       replacedByScope = scope.replaced;
-      if (!projectChanges) notes.push(`PROJECT already said namespaced: ${options.namespaced}; the files still of the other scope were switched to match it`);
+      if (!projectChanges)
+        notes.push(
+          `PROJECT already said namespaced: ${options.namespaced}; the files still of the other scope were switched to match it`,
+        );
       notes.push(...scope.notes);
       scopeSwitched = true;
     }
@@ -128,9 +182,14 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
       if (boilerplate !== undefined) tree.delete(BOILERPLATE_FILE);
     } else {
       const owner = options.owner ?? ownerOfBoilerplate(boilerplate) ?? `The ${config.projectName} Authors`;
-      tree.write(BOILERPLATE_FILE, await renderLicenseHeader(new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates'))), owner));
+      tree.write(
+        BOILERPLATE_FILE,
+        await renderLicenseHeader(new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates'))), owner),
+      );
     }
-    notes.push(`${BOILERPLATE_FILE} is the header of the files kubeforge scaffolds from now on; files already written keep theirs`);
+    notes.push(
+      `${BOILERPLATE_FILE} is the header of the files kubeforge scaffolds from now on; files already written keep theirs`,
+    );
   }
 
   if (plugins.includes(GRAFANA_PLUGIN)) {
@@ -146,22 +205,44 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
     // written, are the user's and kept as they are (rewritten by --force), and Chart.yaml, which
     // carries the chart's version, is never rewritten.
     const chartYaml = `${chartDir({ output })}/Chart.yaml`;
-    specs.push(...chartFiles({ config: next, ...sources, output }).filter((s) => s.policy === 'managed' || host.read(s.path) === undefined || (options.force && s.path !== chartYaml)));
+    specs.push(
+      ...chartFiles({ config: next, ...sources, output }).filter(
+        (s) => s.policy === 'managed' || host.read(s.path) === undefined || (options.force && s.path !== chartYaml),
+      ),
+    );
     // Templates of resources config/ no longer has: removed (only the ones carrying kubeforge's header).
     const templates = `${chartDir({ output })}/templates`;
-    const candidates = host.list(templates).flatMap((area) => (host.kind(`${templates}/${area}`) === 'directory' ? host.list(`${templates}/${area}`).map((f) => `${templates}/${area}/${f}`) : []));
+    const candidates = host
+      .list(templates)
+      .flatMap((area) =>
+        host.kind(`${templates}/${area}`) === 'directory'
+          ? host.list(`${templates}/${area}`).map((f) => `${templates}/${area}/${f}`)
+          : [],
+      );
     staleCharts.push({ candidates, produced: specs.map((s) => s.path) });
-    next.extra = withPlugin(next, HELM_PLUGIN, { ...(recorded ?? {}), ...(options.manifests !== undefined ? { manifests: options.manifests } : {}), output });
+    next.extra = withPlugin(next, HELM_PLUGIN, {
+      ...(recorded ?? {}),
+      ...(options.manifests !== undefined ? { manifests: options.manifests } : {}),
+      output,
+    });
     if (recorded === undefined || options.helmMakefile) {
       const makefile = host.read('Makefile')?.toString('utf8');
       if (makefile !== undefined && !/^##@ Helm\b/m.test(makefile)) {
-        const targets = await renderer.render('helm/Makefile.hbs', helmMakefileData(next.projectName, managerNamespace(next), chartDir({ output })));
+        const targets = await renderer.render(
+          'helm/Makefile.hbs',
+          helmMakefileData(next.projectName, managerNamespace(next), chartDir({ output })),
+        );
         tree.write('Makefile', `${makefile.replace(/\n*$/, '\n')}\n${targets}`);
-        notes.push('the Makefile has helm-lint, helm-deploy, helm-uninstall, helm-status, helm-history and helm-rollback targets');
+        notes.push(
+          'the Makefile has helm-lint, helm-deploy, helm-uninstall, helm-status, helm-history and helm-rollback targets',
+        );
       }
     }
   }
-  const replaced = [...replacedByScope, ...(await applySpecs(tree, specs, renderer, { force: options.force, tool: 'kubeforge' }))].sort();
+  const replaced = [
+    ...replacedByScope,
+    ...(await applySpecs(tree, specs, renderer, { force: options.force, tool: 'kubeforge' })),
+  ].sort();
   for (const s of staleCharts) deleteStaleManaged(tree, s.candidates, s.produced, 'kubeforge');
   tree.write(PROJECT_FILE, serializeProject(next));
   return { tree, replaced, notes, scopeSwitched };
@@ -178,7 +259,13 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
  * which writes the new scope's file over it (Kubebuilder's `edit --namespaced --force`). A file
  * the user deleted stays deleted. Returns the files `force` replaced and notes for the user.
  */
-async function planScopeSwitch(tree: Tree, config: ProjectConfig, namespaced: boolean, env: ScaffoldEnvironment & { host: Host }, force: boolean): Promise<{ replaced: string[]; notes: string[] }> {
+async function planScopeSwitch(
+  tree: Tree,
+  config: ProjectConfig,
+  namespaced: boolean,
+  env: ScaffoldEnvironment & { host: Host },
+  force: boolean,
+): Promise<{ replaced: string[]; notes: string[] }> {
   const boilerplate = env.host.read(BOILERPLATE_FILE)?.toString('utf8');
   const render = async (scope: boolean): Promise<Map<string, Buffer | undefined>> => {
     const planned = await planInit(
@@ -229,7 +316,10 @@ async function planScopeSwitch(tree: Tree, config: ProjectConfig, namespaced: bo
     // scaffold's env: key side by side): YAML files are then merged by their structure.
     if (yamlFile && (!('merged' in result) || !isValidYaml(result.merged))) {
       const structural = mergeYamlDocument(base.toString('utf8'), mine.toString('utf8'), next.toString('utf8'));
-      result = structural !== undefined && isValidYaml(structural) ? { merged: structural } : { conflictLine: 'conflictLine' in result ? result.conflictLine : 1 };
+      result =
+        structural !== undefined && isValidYaml(structural)
+          ? { merged: structural }
+          : { conflictLine: 'conflictLine' in result ? result.conflictLine : 1 };
     }
     if ('merged' in result) {
       tree.write(path, result.merged);
@@ -239,25 +329,44 @@ async function planScopeSwitch(tree: Tree, config: ProjectConfig, namespaced: bo
       replaced.push(path);
     } else {
       conflicts.push(
-        error('KF1080', `${path} was changed where switching to a ${scopeName(namespaced)} manager changes it, so kubeforge cannot switch it without losing your changes`, {
-          file: join(env.cwd, path),
-          line: result.conflictLine,
-          hint: `run again with --force to replace it with the ${scopeName(namespaced)} file (then bring your changes back: compare with your version control), or make the change by hand (\`kubeforge init${namespaced ? ' --namespaced' : ''}\` in an empty folder shows the file)`,
-        }),
+        error(
+          'KF1080',
+          `${path} was changed where switching to a ${scopeName(namespaced)} manager changes it, so kubeforge cannot switch it without losing your changes`,
+          {
+            file: join(env.cwd, path),
+            line: result.conflictLine,
+            hint: `run again with --force to replace it with the ${scopeName(namespaced)} file (then bring your changes back: compare with your version control), or make the change by hand (\`kubeforge init${namespaced ? ' --namespaced' : ''}\` in an empty folder shows the file)`,
+          },
+        ),
       );
     }
   }
   if (conflicts.length) throw new DiagnosticError(conflicts);
   const notes: string[] = [];
-  if (merged.length) notes.push(`switched ${merged.join(', ')} to a ${scopeName(namespaced)} manager, keeping your own changes in ${merged.length === 1 ? 'it' : 'them'}`);
-  if (missing.length) notes.push(`${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist, so ${missing.length === 1 ? 'it was' : 'they were'} not switched to a ${scopeName(namespaced)} manager`);
+  if (merged.length)
+    notes.push(
+      `switched ${merged.join(', ')} to a ${scopeName(namespaced)} manager, keeping your own changes in ${merged.length === 1 ? 'it' : 'them'}`,
+    );
+  if (missing.length)
+    notes.push(
+      `${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist, so ${missing.length === 1 ? 'it was' : 'they were'} not switched to a ${scopeName(namespaced)} manager`,
+    );
   if (namespaced) {
-    notes.push(`the manager now watches only its own namespace (WATCH_NAMESPACE); @Rbac markers without a namespace make the Role manager-role in ${managerNamespace(config)}: no marker needs a change`);
+    notes.push(
+      `the manager now watches only its own namespace (WATCH_NAMESPACE); @Rbac markers without a namespace make the Role manager-role in ${managerNamespace(config)}: no marker needs a change`,
+    );
     if (config.resources.some((r) => r.webhooks && (r.webhooks.defaulting || r.webhooks.validation))) {
-      notes.push('webhooks stay cluster-scoped: the API server calls them for objects of every namespace; give them a namespaceSelector (config/webhook) to match the manager');
+      notes.push(
+        'webhooks stay cluster-scoped: the API server calls them for objects of every namespace; give them a namespaceSelector (config/webhook) to match the manager',
+      );
     }
-    const clusterKinds = config.resources.filter((r) => r.controller && r.api && r.api.namespaced !== true && !r.core && !r.external).map((r) => r.kind);
-    if (clusterKinds.length) notes.push(`${clusterKinds.join(', ')} ${clusterKinds.length === 1 ? 'is' : 'are'} cluster-scoped: a Role cannot grant ${clusterKinds.length === 1 ? 'it' : 'them'}; add a ClusterRole and ClusterRoleBinding of your own for ${clusterKinds.length === 1 ? 'its' : 'their'} controller`);
+    const clusterKinds = config.resources
+      .filter((r) => r.controller && r.api && r.api.namespaced !== true && !r.core && !r.external)
+      .map((r) => r.kind);
+    if (clusterKinds.length)
+      notes.push(
+        `${clusterKinds.join(', ')} ${clusterKinds.length === 1 ? 'is' : 'are'} cluster-scoped: a Role cannot grant ${clusterKinds.length === 1 ? 'it' : 'them'}; add a ClusterRole and ClusterRoleBinding of your own for ${clusterKinds.length === 1 ? 'its' : 'their'} controller`,
+      );
   } else {
     notes.push('the manager now watches every namespace; manager-role is a ClusterRole again');
   }
@@ -265,7 +374,12 @@ async function planScopeSwitch(tree: Tree, config: ProjectConfig, namespaced: bo
 }
 
 /** Runs `kubeforge edit`: under the folder's lock unless --dry-run; one commit, PROJECT last. */
-export async function runEdit(options: EditOptions, env: ScaffoldEnvironment & { /** The manifests step (false: none); default: kubeforge manifests in-process. */ manifests?: ManifestsStep | false }): Promise<EditResult> {
+export async function runEdit(
+  options: EditOptions,
+  env: ScaffoldEnvironment & {
+    /** The manifests step (false: none); default: kubeforge manifests in-process. */ manifests?: ManifestsStep | false;
+  },
+): Promise<EditResult> {
   const host = env.host ?? new DiskHost(env.cwd);
   return runCommand<Plan, EditResult>(
     {
@@ -279,7 +393,8 @@ export async function runEdit(options: EditOptions, env: ScaffoldEnvironment & {
         const m: ScaffoldManifests = {
           step: env.manifests === undefined ? defaultManifestsStep : env.manifests || undefined,
           make: options.make,
-          failure: 'regenerating config/rbac/role.yaml for the new scope failed (see above), so the scope was not switched: nothing was written',
+          failure:
+            'regenerating config/rbac/role.yaml for the new scope failed (see above), so the scope was not switched: nothing was written',
         };
         return { ...p, m, manifests: await planScaffoldManifests(p.tree, ctx, m) };
       },
@@ -299,7 +414,8 @@ export async function runEdit(options: EditOptions, env: ScaffoldEnvironment & {
         ctx.out(plan || 'Nothing to change: the project already has these settings.\n');
         if (p.m) {
           const ran = reportScaffoldManifests(p.manifests, ctx, p.m);
-          if (!ran && p.m.make !== false) ctx.err('note: run `npm run manifests` to make config/rbac/role.yaml follow the new scope\n');
+          if (!ran && p.m.make !== false)
+            ctx.err('note: run `npm run manifests` to make config/rbac/role.yaml follow the new scope\n');
         }
         warnReplaced(ctx, p.replaced, 'replaced');
         for (const note of p.notes) ctx.err(`note: ${note}\n`);

@@ -24,7 +24,9 @@ export interface ExternalApi {
 }
 
 /** Where the TypeScript type of an external Kind comes from; undefined: it has none (the code uses KubernetesObject). */
-export type ExternalTypeSource = { kind: 'file'; file: string } | { kind: 'module'; specifier: string; packageName: string; version?: string };
+export type ExternalTypeSource =
+  | { kind: 'file'; file: string }
+  | { kind: 'module'; specifier: string; packageName: string; version?: string };
 
 const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 
@@ -77,32 +79,77 @@ export function validateExternalApi(
   exists: (file: string) => boolean,
   problems: Diagnostic[],
 ): ExternalApi | undefined {
-  const given = options.externalApiPath !== undefined || options.externalApiDomain !== undefined || options.externalApiModule !== undefined;
-  if (!given) return existing?.external && existing.path ? { path: existing.path, domain: existing.domain, module: existing.module } : undefined;
+  const given =
+    options.externalApiPath !== undefined ||
+    options.externalApiDomain !== undefined ||
+    options.externalApiModule !== undefined;
+  if (!given)
+    return existing?.external && existing.path
+      ? { path: existing.path, domain: existing.domain, module: existing.module }
+      : undefined;
   if (owned) {
-    problems.push(error('KF1094', `--external-api-path, --external-api-domain and --external-api-module are for a Kind another project owns; ${owned}`, { hint: 'drop the --external-api-* flags' }));
+    problems.push(
+      error(
+        'KF1094',
+        `--external-api-path, --external-api-domain and --external-api-module are for a Kind another project owns; ${owned}`,
+        { hint: 'drop the --external-api-* flags' },
+      ),
+    );
     return undefined;
   }
   const path = options.externalApiPath?.trim();
   if (!path) {
-    problems.push(error('KF1094', '--external-api-domain and --external-api-module need --external-api-path: where the type of the external Kind comes from', { hint: 'e.g. --external-api-path src/external/certmanager/v1.ts, or a module specifier' }));
+    problems.push(
+      error(
+        'KF1094',
+        '--external-api-domain and --external-api-module need --external-api-path: where the type of the external Kind comes from',
+        { hint: 'e.g. --external-api-path src/external/certmanager/v1.ts, or a module specifier' },
+      ),
+    );
     return undefined;
   }
   const ext: ExternalApi = { path, domain: options.externalApiDomain, module: options.externalApiModule };
   if (path.includes('@') && !path.startsWith('@')) {
-    problems.push(error('KF1095', `invalid --external-api-path "${path}": a version belongs in --external-api-module, not in the path`, { hint: 'e.g. --external-api-path @acme/cert-types/v1 --external-api-module @acme/cert-types@1.2.0' }));
+    problems.push(
+      error(
+        'KF1095',
+        `invalid --external-api-path "${path}": a version belongs in --external-api-module, not in the path`,
+        { hint: 'e.g. --external-api-path @acme/cert-types/v1 --external-api-module @acme/cert-types@1.2.0' },
+      ),
+    );
   }
   const source = externalTypeSource(ext);
   if (source?.kind === 'file') {
-    if (source.file.startsWith('../')) problems.push(error('KF1095', `invalid --external-api-path "${path}": the file is outside the project`, { hint: 'copy the type into the project, e.g. src/external/' }));
+    if (source.file.startsWith('../'))
+      problems.push(
+        error('KF1095', `invalid --external-api-path "${path}": the file is outside the project`, {
+          hint: 'copy the type into the project, e.g. src/external/',
+        }),
+      );
     else if (!exists(source.file)) {
-      problems.push(error('KF1095', `--external-api-path ${path}: there is no such file in the project`, { file: source.file, hint: 'create it first: a module exporting the TypeScript type of the Kind (an interface with apiVersion, kind, metadata, spec, status)' }));
+      problems.push(
+        error('KF1095', `--external-api-path ${path}: there is no such file in the project`, {
+          file: source.file,
+          hint: 'create it first: a module exporting the TypeScript type of the Kind (an interface with apiVersion, kind, metadata, spec, status)',
+        }),
+      );
     }
   }
   if (ext.domain !== undefined && !isDns1123Subdomain(qualifiedGroup(group, ext.domain))) {
-    problems.push(error('KF1095', `invalid --external-api-domain "${ext.domain}": the group ${qualifiedGroup(group, ext.domain)} is not a DNS-1123 subdomain`, { hint: 'e.g. --group cert-manager --external-api-domain io for cert-manager.io' }));
+    problems.push(
+      error(
+        'KF1095',
+        `invalid --external-api-domain "${ext.domain}": the group ${qualifiedGroup(group, ext.domain)} is not a DNS-1123 subdomain`,
+        { hint: 'e.g. --group cert-manager --external-api-domain io for cert-manager.io' },
+      ),
+    );
   }
-  if (ext.module !== undefined && !/^\S+$/.test(ext.module)) problems.push(error('KF1095', `invalid --external-api-module "${ext.module}"`, { hint: 'e.g. --external-api-module @acme/cert-types@1.2.0' }));
+  if (ext.module !== undefined && !/^\S+$/.test(ext.module))
+    problems.push(
+      error('KF1095', `invalid --external-api-module "${ext.module}"`, {
+        hint: 'e.g. --external-api-module @acme/cert-types@1.2.0',
+      }),
+    );
   return ext;
 }
 
@@ -111,7 +158,13 @@ export function validateExternalApi(
  * (Kubebuilder runs `go get <module>`); a module that is not an npm package of the path (a Go
  * module) is only recorded, with a warning.
  */
-export function addExternalDependency(tree: Tree, external: ExternalApi | undefined, existing: ProjectResource | undefined, kind: string, warnings: string[]): void {
+export function addExternalDependency(
+  tree: Tree,
+  external: ExternalApi | undefined,
+  existing: ProjectResource | undefined,
+  kind: string,
+  warnings: string[],
+): void {
   const source = external && externalTypeSource(external);
   if (source?.kind === 'module') {
     const pkg = tree.readText('package.json');
@@ -119,7 +172,9 @@ export function addExternalDependency(tree: Tree, external: ExternalApi | undefi
     if (pkg === undefined) warnings.push(`package.json is missing: add ${source.packageName} to its dependencies`);
     else if (updated !== undefined) tree.write('package.json', updated);
   } else if (external?.module !== undefined && !existing?.external) {
-    warnings.push(`--external-api-module ${external.module} is not an npm package of --external-api-path ${external.path}: recorded in ${PROJECT_FILE} only; ${kind} is addressed as an untyped KubernetesObject`);
+    warnings.push(
+      `--external-api-module ${external.module} is not an npm package of --external-api-path ${external.path}: recorded in ${PROJECT_FILE} only; ${kind} is addressed as an untyped KubernetesObject`,
+    );
   }
 }
 
@@ -127,8 +182,13 @@ export function addExternalDependency(tree: Tree, external: ExternalApi | undefi
 export function withDependency(packageJson: string, name: string, version: string | undefined): string | undefined {
   const json = JSON.parse(packageJson) as { dependencies?: Record<string, string> };
   const wanted = version ?? '*';
-  if (json.dependencies?.[name] === wanted || (version === undefined && json.dependencies?.[name] !== undefined)) return undefined;
+  if (json.dependencies?.[name] === wanted || (version === undefined && json.dependencies?.[name] !== undefined))
+    return undefined;
   const deps = { ...(json.dependencies ?? {}), [name]: wanted };
-  json.dependencies = Object.fromEntries(Object.keys(deps).sort().map((k) => [k, deps[k]]));
+  json.dependencies = Object.fromEntries(
+    Object.keys(deps)
+      .sort()
+      .map((k) => [k, deps[k]]),
+  );
   return `${JSON.stringify(json, null, 2)}\n`;
 }

@@ -19,7 +19,20 @@ import {
   validateNpmPackageName,
   withPlugin,
 } from '../project/index.js';
-import { applySpecs, type Change, DiskHost, type FileSpec, formatPlan, hasManagedHeader, insertAtMarkers, InterruptedError, LOCK_FILE, runCommand, TemplateRenderer, Tree } from '../machinery/index.js';
+import {
+  applySpecs,
+  type Change,
+  DiskHost,
+  type FileSpec,
+  formatPlan,
+  hasManagedHeader,
+  insertAtMarkers,
+  InterruptedError,
+  LOCK_FILE,
+  runCommand,
+  TemplateRenderer,
+  Tree,
+} from '../machinery/index.js';
 import { packageRoot, packageVersion } from '../util/package-root.js';
 import { HELM_PLUGIN } from '../manifests/helm.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles } from './grafana.js';
@@ -144,10 +157,16 @@ const ROLE_FILE = 'config/rbac/role.yaml';
 export function checkLicenseAndOwner(license: string | undefined, owner: string | undefined): Diagnostic[] {
   const problems: Diagnostic[] = [];
   if (license !== undefined && !(LICENSES as readonly string[]).includes(license)) {
-    problems.push(error('KF1004', `invalid --license "${license}": must be one of ${LICENSES.join(', ')}`, { hint: 'pass --license apache2 or --license none' }));
+    problems.push(
+      error('KF1004', `invalid --license "${license}": must be one of ${LICENSES.join(', ')}`, {
+        hint: 'pass --license apache2 or --license none',
+      }),
+    );
   }
   if (owner !== undefined && /[\r\n]/.test(owner)) {
-    problems.push(error('KF1005', 'invalid --owner: must be a single line', { hint: 'e.g. --owner "The Example Authors"' }));
+    problems.push(
+      error('KF1005', 'invalid --owner: must be a single line', { hint: 'e.g. --owner "The Example Authors"' }),
+    );
   }
   return problems;
 }
@@ -204,7 +223,11 @@ export function validateInitOptions(options: InitOptions, folder: string): Valid
   const problems: Diagnostic[] = [];
   const domain = options.domain;
   if (domain === undefined || domain === '') {
-    problems.push(error('KF1000', 'missing --domain: the domain of the API groups (group.domain)', { hint: 'pass --domain, e.g. --domain example.com' }));
+    problems.push(
+      error('KF1000', 'missing --domain: the domain of the API groups (group.domain)', {
+        hint: 'pass --domain, e.g. --domain example.com',
+      }),
+    );
   } else {
     const d = validateDns1123Subdomain(domain, 'domain', '--domain');
     if (d) problems.push(d);
@@ -233,7 +256,13 @@ export function validateInitOptions(options: InitOptions, folder: string): Valid
 export async function planInit(
   options: InitOptions,
   env: InitEnvironment,
-): Promise<{ tree: Tree; changes: Change[]; hasTarball: boolean; /** Files of the user's that --force replaces. */ replaced: string[]; warnings: string[] }> {
+): Promise<{
+  tree: Tree;
+  changes: Change[];
+  hasTarball: boolean /** Files of the user's that --force replaces. */;
+  replaced: string[];
+  warnings: string[];
+}> {
   const valid = validateInitOptions(options, env.cwd);
   const host = env.host ?? new DiskHost(env.cwd);
 
@@ -243,9 +272,13 @@ export async function planInit(
   if (host.kind(PROJECT_FILE) !== undefined) {
     if (!options.force) {
       problems.push(
-        error('KF1002', `${join(env.cwd, PROJECT_FILE)} exists: this folder already holds a kubeforge (or Kubebuilder) project`, {
-          hint: 'run init in an empty folder; pass --force to scaffold over it (files that differ are then replaced)',
-        }),
+        error(
+          'KF1002',
+          `${join(env.cwd, PROJECT_FILE)} exists: this folder already holds a kubeforge (or Kubebuilder) project`,
+          {
+            hint: 'run init in an empty folder; pass --force to scaffold over it (files that differ are then replaced)',
+          },
+        ),
       );
     } else {
       const text = host.read(PROJECT_FILE)?.toString('utf8');
@@ -292,7 +325,13 @@ export async function planInit(
     versions: GENERATED_VERSIONS,
   };
 
-  const config = newProjectConfig({ domain: valid.domain, projectName: valid.projectName, repo: valid.packageName, multigroup: options.multigroup, namespaced: options.namespaced });
+  const config = newProjectConfig({
+    domain: valid.domain,
+    projectName: valid.projectName,
+    repo: valid.packageName,
+    multigroup: options.multigroup,
+    namespaced: options.namespaced,
+  });
   config.resources = existing?.resources ?? [];
   if (existing?.extra) config.extra = existing.extra;
   // Kubebuilder's cliVersion: the kubeforge that scaffolded the project, which `alpha update` upgrades from.
@@ -301,13 +340,16 @@ export async function planInit(
   if (plugins.includes(GRAFANA_PLUGIN)) config.extra = withPlugin(config, GRAFANA_PLUGIN);
   const specs: FileSpec[] = [
     { path: PROJECT_FILE, policy: 'managed', header: false, content: serializeProject(config) },
-    ...INIT_FILES.filter(([path]) => !(path === ROLE_FILE && hasManagedHeader(host, ROLE_FILE, 'kubeforge manifests'))).map(
-      ([path, template]): FileSpec => ({ path, policy: 'scaffolded', template: `init/${template}` }),
-    ),
+    ...INIT_FILES.filter(
+      ([path]) => !(path === ROLE_FILE && hasManagedHeader(host, ROLE_FILE, 'kubeforge manifests')),
+    ).map(([path, template]): FileSpec => ({ path, policy: 'scaffolded', template: `init/${template}` })),
   ];
-  if (licenseHeader) specs.push({ path: BOILERPLATE_FILE, policy: 'scaffolded', content: licenseHeader.replace(/\n+$/, '\n') });
-  if (source.tarball) specs.push({ path: source.tarball.path, policy: 'managed', header: false, content: source.tarball.data });
-  if (plugins.includes(GRAFANA_PLUGIN)) specs.push(...grafanaFiles(valid.projectName, host.read(CUSTOM_METRICS_CONFIG)?.toString('utf8')));
+  if (licenseHeader)
+    specs.push({ path: BOILERPLATE_FILE, policy: 'scaffolded', content: licenseHeader.replace(/\n+$/, '\n') });
+  if (source.tarball)
+    specs.push({ path: source.tarball.path, policy: 'managed', header: false, content: source.tarball.data });
+  if (plugins.includes(GRAFANA_PLUGIN))
+    specs.push(...grafanaFiles(valid.projectName, host.read(CUSTOM_METRICS_CONFIG)?.toString('utf8')));
 
   const tree = new Tree(host);
   await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });
@@ -316,7 +358,10 @@ export async function planInit(
   warnings.push(...(await keepControllersWired(tree, config, renderer)));
   warnings.push(...(await keepImageVariables(tree, config)));
   // Kubebuilder's init takes the helm plugin and makes no chart; the chart is made from config/ by edit.
-  if (plugins.includes(HELM_PLUGIN)) warnings.push('helm/v2-alpha makes its chart from config/default: run `kubeforge edit --plugins helm/v2-alpha` once the project has its APIs (after create api); init made no chart');
+  if (plugins.includes(HELM_PLUGIN))
+    warnings.push(
+      'helm/v2-alpha makes its chart from config/default: run `kubeforge edit --plugins helm/v2-alpha` once the project has its APIs (after create api); init made no chart',
+    );
   // Managed: kubeforge tarballs other than the one depended on now are stale.
   for (const name of host.list(TARBALL_DIR)) {
     const path = `${TARBALL_DIR}/${name}`;
@@ -341,12 +386,21 @@ export async function planInit(
 async function keepApisInConfig(tree: Tree, config: ProjectConfig): Promise<string[]> {
   const apis = config.resources.filter((r) => r.api && !r.core && !r.external);
   if (apis.length === 0) return [];
-  const [{ apiNames }, { RBAC_KUSTOMIZATION, roleFiles, roleInsertions, uncommentCrd }] = await Promise.all([import('./resource-names.js'), import('./api-wiring.js')]);
+  const [{ apiNames }, { RBAC_KUSTOMIZATION, roleFiles, roleInsertions, uncommentCrd }] = await Promise.all([
+    import('./resource-names.js'),
+    import('./api-wiring.js'),
+  ]);
   const warnings: string[] = [];
   let rbac = tree.readText(RBAC_KUSTOMIZATION);
   if (rbac !== undefined) {
     for (const r of apis) {
-      const names = apiNames(config, { group: r.group, version: r.version, kind: r.kind, plural: r.plural, namespaced: r.api?.namespaced ?? true });
+      const names = apiNames(config, {
+        group: r.group,
+        version: r.version,
+        kind: r.kind,
+        plural: r.plural,
+        namespaced: r.api?.namespaced ?? true,
+      });
       const files = roleFiles(names).filter((f) => tree.exists(`config/rbac/${f}`));
       if (files.length) rbac = insertAtMarkers(rbac, roleInsertions(names, files), RBAC_KUSTOMIZATION).text;
     }
@@ -355,7 +409,10 @@ async function keepApisInConfig(tree: Tree, config: ProjectConfig): Promise<stri
   const def = 'config/default/kustomization.yaml';
   const text = tree.readText(def);
   const updated = text === undefined ? undefined : uncommentCrd(text);
-  if (updated === undefined) warnings.push(`${def}: no "#- ../crd" line to switch on; add "- ../crd" to its resources so that config/default installs the CRDs`);
+  if (updated === undefined)
+    warnings.push(
+      `${def}: no "#- ../crd" line to switch on; add "- ../crd" to its resources so that config/default installs the CRDs`,
+    );
   else tree.write(def, updated);
   return warnings;
 }
@@ -389,13 +446,24 @@ async function keepControllersWired(tree: Tree, config: ProjectConfig, renderer:
   const controllers = config.resources.filter((r) => controllerNamesOf(r).length > 0);
   const warnings: string[] = [];
   if (controllers.length > 0) {
-    const [{ apiNames }, { mainControllerInsertions }] = await Promise.all([import('./resource-names.js'), import('./api-wiring.js')]);
+    const [{ apiNames }, { mainControllerInsertions }] = await Promise.all([
+      import('./resource-names.js'),
+      import('./api-wiring.js'),
+    ]);
     let text = tree.readText(MAIN_FILE);
     if (text !== undefined) {
       for (const r of controllers) {
         for (const name of controllerNamesOf(r)) {
           const controllerName = name === r.kind.toLowerCase() ? undefined : name;
-          const names = apiNames(config, { group: r.group, version: r.version, kind: r.kind, plural: r.plural, namespaced: r.api?.namespaced ?? true, core: r.core, controllerName });
+          const names = apiNames(config, {
+            group: r.group,
+            version: r.version,
+            kind: r.kind,
+            plural: r.plural,
+            namespaced: r.api?.namespaced ?? true,
+            core: r.core,
+            controllerName,
+          });
           text = insertAtMarkers(text, await mainControllerInsertions(names, renderer), MAIN_FILE).text;
         }
       }
@@ -404,9 +472,13 @@ async function keepControllersWired(tree: Tree, config: ProjectConfig, renderer:
   }
   // Webhooks are wired in src/main.ts and switched on in config/ (kustomizations, patches):
   // `create webhook --force` puts both back.
-  const rewritten = [MAIN_FILE, 'config/default/kustomization.yaml', 'config/default/manager_webhook_patch.yaml', 'config/network-policy/kustomization.yaml', 'config/webhook/kustomization.yaml'].filter(
-    (p) => tree.existsOnHost(p) && !tree.host.read(p)!.equals(tree.read(p) ?? Buffer.alloc(0)),
-  );
+  const rewritten = [
+    MAIN_FILE,
+    'config/default/kustomization.yaml',
+    'config/default/manager_webhook_patch.yaml',
+    'config/network-policy/kustomization.yaml',
+    'config/webhook/kustomization.yaml',
+  ].filter((p) => tree.existsOnHost(p) && !tree.host.read(p)!.equals(tree.read(p) ?? Buffer.alloc(0)));
   const webhooks = config.resources.filter((r) => r.webhooks && rewritten.length > 0);
   if (webhooks.length) {
     warnings.push(
@@ -441,7 +513,9 @@ export async function runInit(options: InitOptions, env: InitEnvironment): Promi
         return { changes, plan, installed: false };
       },
       // A signal during the commit is handled once it has written everything: init is complete then.
-      interrupted: { keep: 'the project is scaffolded (every file written); npm install did not run: run it in the project folder' },
+      interrupted: {
+        keep: 'the project is scaffolded (every file written); npm install did not run: run it in the project folder',
+      },
       committed: (p, changes, ctx) => {
         ctx.out(formatPlan(changes, { color: ctx.color }));
         warnReplaced(ctx, p.replaced, 'replaced');
@@ -458,7 +532,11 @@ export async function runInit(options: InitOptions, env: InitEnvironment): Promi
           try {
             await (env.install ?? npmInstall)(env.cwd, env);
           } catch (e) {
-            if (ctx.guard?.interrupted) throw new InterruptedError(ctx.guard.interrupted, 'the project is scaffolded (every file written); npm install was stopped: run it in the project folder');
+            if (ctx.guard?.interrupted)
+              throw new InterruptedError(
+                ctx.guard.interrupted,
+                'the project is scaffolded (every file written); npm install was stopped: run it in the project folder',
+              );
             throw e;
           }
           installed = true;
@@ -489,16 +567,28 @@ export async function npmInstall(dir: string, env: InitEnvironment): Promise<voi
   const { execa } = await import('execa');
   env.err('Installing dependencies: npm install (this can take a minute)...\n');
   const started = Date.now();
-  const timer = setInterval(() => env.err(`  still installing (${Math.round((Date.now() - started) / 1000)}s)\n`), 15_000);
+  const timer = setInterval(
+    () => env.err(`  still installing (${Math.round((Date.now() - started) / 1000)}s)\n`),
+    15_000,
+  );
   try {
-    const child = execa('npm', ['install', '--no-audit', '--no-fund'], { cwd: dir, all: true, reject: false, stdin: 'ignore' });
+    const child = execa('npm', ['install', '--no-audit', '--no-fund'], {
+      cwd: dir,
+      all: true,
+      reject: false,
+      stdin: 'ignore',
+    });
     child.all?.on('data', (chunk: Buffer) => env.err(chunk.toString('utf8')));
     const result = await child;
     if (result.exitCode !== 0 || result.failed) {
       throw new DiagnosticError(
-        error('KF1030', `npm install failed in ${dir} (${result.exitCode !== undefined ? `exit ${result.exitCode}` : result.shortMessage})`, {
-          hint: `the project is scaffolded; finish by hand: cd ${dir} && npm install`,
-        }),
+        error(
+          'KF1030',
+          `npm install failed in ${dir} (${result.exitCode !== undefined ? `exit ${result.exitCode}` : result.shortMessage})`,
+          {
+            hint: `the project is scaffolded; finish by hand: cd ${dir} && npm install`,
+          },
+        ),
       );
     }
     env.err(`Dependencies installed in ${Math.round((Date.now() - started) / 1000)}s.\n`);

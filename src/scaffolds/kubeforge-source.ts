@@ -68,7 +68,9 @@ export function packFileList(host: Host): string[] {
     if (kind === 'file') out.add(path);
     else if (kind === 'directory') for (const child of host.list(path)) walk(`${path}/${child}`);
   };
-  const negated = (pkg.files ?? []).filter((f) => f.startsWith('!')).map((f) => f.slice(1).replace(/^\.\//, '').replace(/\/$/, ''));
+  const negated = (pkg.files ?? [])
+    .filter((f) => f.startsWith('!'))
+    .map((f) => f.slice(1).replace(/^\.\//, '').replace(/\/$/, ''));
   for (const raw of pkg.files ?? []) {
     if (raw.startsWith('!')) continue;
     const entry = raw.replace(/^\.\//, '').replace(/\/$/, '');
@@ -96,7 +98,9 @@ export function packFileList(host: Host): string[] {
  */
 function installablePackageJson(raw: Buffer): Buffer {
   const pkg = JSON.parse(raw.toString('utf8')) as { scripts?: Record<string, string> };
-  const dropped = ['prepare', 'prepack', 'postpack', 'preinstall', 'install', 'postinstall'].filter((s) => pkg.scripts?.[s] !== undefined);
+  const dropped = ['prepare', 'prepack', 'postpack', 'preinstall', 'install', 'postinstall'].filter(
+    (s) => pkg.scripts?.[s] !== undefined,
+  );
   if (dropped.length === 0) return raw;
   for (const s of dropped) delete pkg.scripts![s];
   return Buffer.from(`${JSON.stringify(pkg, null, 2)}\n`, 'utf8');
@@ -113,7 +117,9 @@ export function packKubeforge(host: Host): { name: string; data: Buffer } {
       }),
     );
   }
-  const bins = new Set((typeof pkg.bin === 'string' ? [pkg.bin] : Object.values(pkg.bin ?? {})).map((b) => b.replace(/^\.\//, '')));
+  const bins = new Set(
+    (typeof pkg.bin === 'string' ? [pkg.bin] : Object.values(pkg.bin ?? {})).map((b) => b.replace(/^\.\//, '')),
+  );
   const entries: TarEntry[] = files.map((f) => ({
     path: `package/${f}`,
     data: f === 'package.json' ? installablePackageJson(host.read(f)!) : host.read(f)!,
@@ -148,12 +154,16 @@ export function resolveKubeforgeSource(value: string | undefined, ctx: SourceCon
     const data = ctx.openHost(dirname(abs)).read(basename(abs));
     if (!data) {
       throw new DiagnosticError(
-        error('KF1022', `--kubeforge-source: no tarball at ${abs}`, { hint: 'make one with `npm pack` in the kubeforge folder, or use tarball|link|registry' }),
+        error('KF1022', `--kubeforge-source: no tarball at ${abs}`, {
+          hint: 'make one with `npm pack` in the kubeforge folder, or use tarball|link|registry',
+        }),
       );
     }
     return tarballSource(basename(abs), data);
   }
   throw new DiagnosticError(
-    error('KF1023', `--kubeforge-source: unknown value "${choice}"`, { hint: 'use tarball (default), link, registry, or the path of a .tgz made by npm pack' }),
+    error('KF1023', `--kubeforge-source: unknown value "${choice}"`, {
+      hint: 'use tarball (default), link, registry, or the path of a .tgz made by npm pack',
+    }),
   );
 }

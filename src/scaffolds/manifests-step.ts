@@ -7,7 +7,15 @@
  */
 import { DiagnosticError, error, formatDiagnostics, type Reporter } from '../diagnostics/index.js';
 import { PROJECT_FILE } from '../project/index.js';
-import { type Change, type CommandContext, type CommandIo, type CommandSteps, DiskHost, formatPlan, type Tree } from '../machinery/index.js';
+import {
+  type Change,
+  type CommandContext,
+  type CommandIo,
+  type CommandSteps,
+  DiskHost,
+  formatPlan,
+  type Tree,
+} from '../machinery/index.js';
 import type { ScaffoldEnvironment } from './environment.js';
 
 /** The manifests planned into a scaffold's tree. */
@@ -35,9 +43,17 @@ export async function defaultManifestsStep(tree: Tree, dir: string, reporter: Re
   const { formatPlan } = await import('../manifests/managed-files.js');
   const { recordedManifestsOptions } = await import('../manifests/script.js');
   // The options `make manifests` passes (package.json's manifests script), as Kubebuilder runs make.
-  const run = await planManifestsRun({ projectDir: dir, reporter, ...recordedManifestsOptions(tree.readText('package.json')) }, undefined, tree);
+  const run = await planManifestsRun(
+    { projectDir: dir, reporter, ...recordedManifestsOptions(tree.readText('package.json')) },
+    undefined,
+    tree,
+  );
   const warnings = run.warnings.length ? formatDiagnostics(run.warnings, { cwd: dir }) : '';
-  return { output: warnings + (run.changes.length ? formatPlan(run.changes) : 'manifests are up to date\n'), changes: run.changes, recordCache: run.recordCache };
+  return {
+    output: warnings + (run.changes.length ? formatPlan(run.changes) : 'manifests are up to date\n'),
+    changes: run.changes,
+    recordCache: run.recordCache,
+  };
 }
 
 export interface ScaffoldManifests {
@@ -54,7 +70,11 @@ export interface ScaffoldManifests {
  * the real run fails); a failure is KF1050 with the step's own diagnostics, and nothing has been
  * written. Returns undefined when the step does not run.
  */
-export async function planScaffoldManifests(tree: Tree, ctx: CommandContext, m: ScaffoldManifests): Promise<PlannedManifests | undefined> {
+export async function planScaffoldManifests(
+  tree: Tree,
+  ctx: CommandContext,
+  m: ScaffoldManifests,
+): Promise<PlannedManifests | undefined> {
   if (!m.step || m.make === false) return undefined;
   ctx.err('Generating manifests (kubeforge manifests)...\n');
   try {
@@ -71,14 +91,22 @@ export async function planScaffoldManifests(tree: Tree, ctx: CommandContext, m: 
 }
 
 /** On --dry-run: what the manifests step would write (its plan and warnings), or why it would not run. */
-export function previewScaffoldManifests(planned: PlannedManifests | undefined, ctx: CommandContext, m: ScaffoldManifests): void {
+export function previewScaffoldManifests(
+  planned: PlannedManifests | undefined,
+  ctx: CommandContext,
+  m: ScaffoldManifests,
+): void {
   if (!m.step) return;
   if (m.make === false) ctx.err('Would skip kubeforge manifests (--make=false).\n');
   else if (planned) ctx.out(planned.output);
 }
 
 /** After the commit: what the manifests step prints (or why it did not run); records its cache. */
-export function reportScaffoldManifests(planned: PlannedManifests | undefined, ctx: CommandContext, m: ScaffoldManifests): boolean {
+export function reportScaffoldManifests(
+  planned: PlannedManifests | undefined,
+  ctx: CommandContext,
+  m: ScaffoldManifests,
+): boolean {
   if (!m.step) return false;
   if (m.make === false) {
     ctx.err('Skipped kubeforge manifests (--make=false): run `npm run manifests` before building.\n');
@@ -92,7 +120,10 @@ export function reportScaffoldManifests(planned: PlannedManifests | undefined, c
 
 /** `warning: --force replaced N existing files that differed: ...` (verb: `replaced`, `would replace`). */
 export function warnReplaced(ctx: CommandIo, replaced: readonly string[] | undefined, verb: string): void {
-  if (replaced?.length) ctx.err(`warning: --force ${verb} ${replaced.length} existing file${replaced.length === 1 ? '' : 's'} that differed: ${replaced.join(', ')}\n`);
+  if (replaced?.length)
+    ctx.err(
+      `warning: --force ${verb} ${replaced.length} existing file${replaced.length === 1 ? '' : 's'} that differed: ${replaced.join(', ')}\n`,
+    );
 }
 
 /** What a scaffold's planner returns. */
@@ -130,7 +161,11 @@ export function scaffoldSteps<P extends ScaffoldPlan, R>(s: {
     plan: async (ctx) => {
       const planned = await s.plan();
       for (const w of planned.warnings) ctx.err(`warning: ${w}\n`);
-      const m: ScaffoldManifests = { step: s.env.manifests === undefined ? defaultManifestsStep : s.env.manifests || undefined, make: s.make, failure: s.failure(planned) };
+      const m: ScaffoldManifests = {
+        step: s.env.manifests === undefined ? defaultManifestsStep : s.env.manifests || undefined,
+        make: s.make,
+        failure: s.failure(planned),
+      };
       return { ...planned, m, manifests: await planScaffoldManifests(planned.tree, ctx, m) };
     },
     preview: (p, _changes, ctx) => {

@@ -21,13 +21,25 @@ const PLUGIN_ALIASES: Record<string, string> = {
 export function resolvePlugins(values: readonly string[] | undefined, layout: string): string[] {
   const out = new Set<string>();
   const problems: Diagnostic[] = [];
-  for (const v of (values ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)) {
+  for (const v of (values ?? [])
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     if (v === layout || v === 'typescript' || v === 'typescript/v1') continue;
     const id = PLUGIN_ALIASES[v];
     if (id) out.add(id);
     else if (/^deploy-image(\/v1-alpha|\.go\.kubebuilder\.io\/v1-alpha)?$/.test(v)) {
-      problems.push(error('KF1070', `plugin "${v}" is a plugin of create api: it scaffolds one Kind and its controller`, { hint: `run kubeforge create api --group <group> --version <version> --kind <Kind> --plugins ${v} --image <image>` }));
-    } else problems.push(error('KF1070', `unknown plugin "${v}"`, { hint: `kubeforge offers: grafana (${GRAFANA_PLUGIN}), helm/v2-alpha (edit only); the layout plugin ${layout} is always on; create api takes deploy-image/v1-alpha` }));
+      problems.push(
+        error('KF1070', `plugin "${v}" is a plugin of create api: it scaffolds one Kind and its controller`, {
+          hint: `run kubeforge create api --group <group> --version <version> --kind <Kind> --plugins ${v} --image <image>`,
+        }),
+      );
+    } else
+      problems.push(
+        error('KF1070', `unknown plugin "${v}"`, {
+          hint: `kubeforge offers: grafana (${GRAFANA_PLUGIN}), helm/v2-alpha (edit only); the layout plugin ${layout} is always on; create api takes deploy-image/v1-alpha`,
+        }),
+      );
   }
   if (problems.length) throw new DiagnosticError(problems);
   return [...out].sort();

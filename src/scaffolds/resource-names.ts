@@ -7,7 +7,13 @@ import { posix } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { BUILTIN_KINDS, type BuiltinKind, builtinKindsNamed, findBuiltinKind } from '../project/builtin-kinds.js';
 import { pluralize } from '../project/plural.js';
-import { KUBEFORGE_LAYOUT, PROJECT_FILE, type ProjectConfig, type ProjectResource, qualifiedGroup } from '../project/index.js';
+import {
+  KUBEFORGE_LAYOUT,
+  PROJECT_FILE,
+  type ProjectConfig,
+  type ProjectResource,
+  qualifiedGroup,
+} from '../project/index.js';
 
 /**
  * Kubernetes' own API groups, by the short name Kubebuilder accepts in --group, with their full
@@ -47,17 +53,27 @@ export function requireBuiltinKind(group: string, version: string, kind: string)
   const found = findBuiltinKind(group, version, kind);
   if (found) return found;
   const elsewhere = builtinKindsNamed(kind).map((k) => `--group ${k.group} --version ${k.version}`);
-  const caseless = elsewhere.length ? [] : BUILTIN_KINDS.filter((k) => k.kind.toLowerCase() === kind.toLowerCase()).map((k) => `--kind ${k.kind}`);
-  const sameGroup = [...new Set(BUILTIN_KINDS.filter((k) => k.group === group && k.version === version).map((k) => k.kind))];
-  throw new DiagnosticError(error('KF1066', `Kubernetes serves no built-in Kind ${kind} in ${group === 'core' ? '' : `${CORE_GROUPS[group]}/`}${version} (${group}/${version})`, {
-    hint: elsewhere.length
-      ? `${kind} is built in as ${elsewhere.join(', or ')}`
-      : caseless.length
-        ? `did you mean ${[...new Set(caseless)].join(' or ')}?`
-        : sameGroup.length
-          ? `${group}/${version} has ${sameGroup.slice(0, 12).join(', ')}${sameGroup.length > 12 ? ', ...' : ''}; for a Kind of your own, use a group of your domain`
-          : `Kubernetes serves no ${group}/${version}: check --version, or use a group of your domain for a Kind of your own`,
-  }));
+  const caseless = elsewhere.length
+    ? []
+    : BUILTIN_KINDS.filter((k) => k.kind.toLowerCase() === kind.toLowerCase()).map((k) => `--kind ${k.kind}`);
+  const sameGroup = [
+    ...new Set(BUILTIN_KINDS.filter((k) => k.group === group && k.version === version).map((k) => k.kind)),
+  ];
+  throw new DiagnosticError(
+    error(
+      'KF1066',
+      `Kubernetes serves no built-in Kind ${kind} in ${group === 'core' ? '' : `${CORE_GROUPS[group]}/`}${version} (${group}/${version})`,
+      {
+        hint: elsewhere.length
+          ? `${kind} is built in as ${elsewhere.join(', or ')}`
+          : caseless.length
+            ? `did you mean ${[...new Set(caseless)].join(' or ')}?`
+            : sameGroup.length
+              ? `${group}/${version} has ${sameGroup.slice(0, 12).join(', ')}${sameGroup.length > 12 ? ', ...' : ''}; for a Kind of your own, use a group of your domain`
+              : `Kubernetes serves no ${group}/${version}: check --version, or use a group of your domain for a Kind of your own`,
+      },
+    ),
+  );
 }
 
 /** Everything the templates and the PROJECT entry need about one Kind. */
@@ -100,7 +116,16 @@ export interface ApiNames {
 /** The layout of one Kind, following Kubebuilder's paths with TypeScript's folders. */
 export function apiNames(
   config: ProjectConfig,
-  v: { group: string; version: string; kind: string; plural?: string; namespaced: boolean; core?: boolean; controllerName?: string; external?: { domain?: string } },
+  v: {
+    group: string;
+    version: string;
+    kind: string;
+    plural?: string;
+    namespaced: boolean;
+    core?: boolean;
+    controllerName?: string;
+    external?: { domain?: string };
+  },
 ): ApiNames {
   const multigroup = config.multigroup === true;
   const fileName = v.kind.toLowerCase();
@@ -163,7 +188,8 @@ export function controllerNamesOf(r: ProjectResource): string[] {
 /** The file a resource entry's types live in. */
 export function typesFileOf(config: ProjectConfig, r: ProjectResource): string {
   if (r.path?.endsWith('.ts')) return r.path;
-  return apiNames(config, { group: r.group, version: r.version, kind: r.kind, plural: r.plural, namespaced: true }).typesFile;
+  return apiNames(config, { group: r.group, version: r.version, kind: r.kind, plural: r.plural, namespaced: true })
+    .typesFile;
 }
 
 /** `./x.js`-style ESM specifier of `to` (a .ts file) as imported from a file in `fromDir`. */
@@ -182,15 +208,20 @@ export function pascal(s: string): string {
 }
 
 /** Whether a PROJECT entry is the Kind of that group, version and kind. */
-export const sameGVK = (r: ProjectResource, n: { group: string; version: string; kind: string }) => r.group === n.group && r.version === n.version && r.kind === n.kind;
+export const sameGVK = (r: ProjectResource, n: { group: string; version: string; kind: string }) =>
+  r.group === n.group && r.version === n.version && r.kind === n.kind;
 
 /** KF1049 unless PROJECT is a kubeforge project's (`command` names the Kubebuilder command for a Go one). */
 export function requireKubeforgeLayout(config: ProjectConfig, command: string): void {
   if (config.layout.includes(KUBEFORGE_LAYOUT)) return;
   throw new DiagnosticError(
-    error('KF1049', `PROJECT has layout ${config.layout.join(', ') || '(none)'}, not ${KUBEFORGE_LAYOUT}: this is not a kubeforge project`, {
-      file: PROJECT_FILE,
-      hint: `run kubeforge ${command} in a project made by kubeforge init (a Go Kubebuilder project takes \`kubebuilder ${command}\`)`,
-    }),
+    error(
+      'KF1049',
+      `PROJECT has layout ${config.layout.join(', ') || '(none)'}, not ${KUBEFORGE_LAYOUT}: this is not a kubeforge project`,
+      {
+        file: PROJECT_FILE,
+        hint: `run kubeforge ${command} in a project made by kubeforge init (a Go Kubebuilder project takes \`kubebuilder ${command}\`)`,
+      },
+    ),
   );
 }

@@ -70,7 +70,11 @@ export class TsEditor {
    * declaration is added (a package's after the other package imports, a relative module's last). `alias` imports `name as alias`; `typeOnly` marks
    * the specifier `type`. A name already imported (under the same local name) is left alone.
    */
-  ensureNamedImports(file: SourceFile, module: string, names: readonly { name: string; alias?: string; typeOnly?: boolean }[]): void {
+  ensureNamedImports(
+    file: SourceFile,
+    module: string,
+    names: readonly { name: string; alias?: string; typeOnly?: boolean }[],
+  ): void {
     const local = (n: { name: string; alias?: string }) => n.alias ?? n.name;
     const imported = new Set(
       file
@@ -79,17 +83,32 @@ export class TsEditor {
         .flatMap((d) => d.getNamedImports().map((s) => s.getAliasNode()?.getText() ?? s.getName())),
     );
     // Each local name once, even when `names` repeats one.
-    const missing = names.filter((n, i) => !imported.has(local(n)) && names.findIndex((m) => local(m) === local(n)) === i);
+    const missing = names.filter(
+      (n, i) => !imported.has(local(n)) && names.findIndex((m) => local(m) === local(n)) === i,
+    );
     if (missing.length === 0) return;
-    const decl = file.getImportDeclarations().find((d) => d.getModuleSpecifierValue() === module && !d.isTypeOnly() && !d.getNamespaceImport() && !d.getDefaultImport());
+    const decl = file
+      .getImportDeclarations()
+      .find(
+        (d) =>
+          d.getModuleSpecifierValue() === module && !d.isTypeOnly() && !d.getNamespaceImport() && !d.getDefaultImport(),
+      );
     if (!decl) {
       // Packages go after the other package imports, relative modules after every import.
       const imports = file.getImportDeclarations();
-      const before = module.startsWith('.') ? imports : imports.filter((d) => !d.getModuleSpecifierValue().startsWith('.'));
-      const index = before.length ? before[before.length - 1].getChildIndex() + 1 : imports.length ? imports[0].getChildIndex() : 0;
+      const before = module.startsWith('.')
+        ? imports
+        : imports.filter((d) => !d.getModuleSpecifierValue().startsWith('.'));
+      const index = before.length
+        ? before[before.length - 1].getChildIndex() + 1
+        : imports.length
+          ? imports[0].getChildIndex()
+          : 0;
       file.insertImportDeclaration(index, {
         moduleSpecifier: module,
-        namedImports: [...missing].sort((a, b) => compare(local(a), local(b))).map((n) => ({ name: n.name, alias: n.alias, isTypeOnly: n.typeOnly })),
+        namedImports: [...missing]
+          .sort((a, b) => compare(local(a), local(b)))
+          .map((n) => ({ name: n.name, alias: n.alias, isTypeOnly: n.typeOnly })),
       });
       return;
     }
@@ -114,7 +133,14 @@ export class TsEditor {
       const p = id.parent;
       if (ts.isPropertyAccessExpression(p)) return p.name === id;
       if (ts.isQualifiedName(p)) return p.right === id;
-      if (ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p) || ts.isPropertySignature(p) || ts.isMethodDeclaration(p) || ts.isMethodSignature(p)) return p.name === id;
+      if (
+        ts.isPropertyAssignment(p) ||
+        ts.isPropertyDeclaration(p) ||
+        ts.isPropertySignature(p) ||
+        ts.isMethodDeclaration(p) ||
+        ts.isMethodSignature(p)
+      )
+        return p.name === id;
       if (ts.isGetAccessorDeclaration(p) || ts.isSetAccessorDeclaration(p) || ts.isEnumMember(p)) return p.name === id;
       // `import { a as b }` binds b; `{ a: b }` destructuring binds b
       if (ts.isImportSpecifier(p) || ts.isExportSpecifier(p)) return p.propertyName === id;
@@ -156,12 +182,18 @@ export class TsEditor {
 
   /** Whether the file declares a top-level class or variable named `name`. */
   declares(file: SourceFile, name: string): boolean {
-    return file.getClass(name) !== undefined || file.getVariableDeclaration(name) !== undefined || file.getFunction(name) !== undefined;
+    return (
+      file.getClass(name) !== undefined ||
+      file.getVariableDeclaration(name) !== undefined ||
+      file.getFunction(name) !== undefined
+    );
   }
 
   /** Syntax errors of a file as `line: message` texts (empty when it parses). */
   syntaxErrors(file: SourceFile): string[] {
-    const diagnostics = (file.compilerNode as unknown as { parseDiagnostics?: { start?: number; messageText: unknown }[] }).parseDiagnostics ?? [];
+    const diagnostics =
+      (file.compilerNode as unknown as { parseDiagnostics?: { start?: number; messageText: unknown }[] })
+        .parseDiagnostics ?? [];
     return diagnostics.map((d) => {
       const line = d.start === undefined ? 0 : file.getLineAndColumnAtPos(d.start).line;
       return `${line}: ${this.morph.ts.flattenDiagnosticMessageText(d.messageText as string, '\n')}`;

@@ -13,7 +13,20 @@
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { DiagnosticError, type Diagnostic, error, formatDiagnostics, warning } from '../diagnostics/index.js';
@@ -60,7 +73,8 @@ export interface UpdateResult {
 /** Never merged: dependencies, build output, kubeforge's own state (the tarball is handled on its own). */
 const IGNORED_TOP = new Set(['node_modules', 'build', 'dist', '.git', TARBALL_DIR]);
 
-const fail = (code: string, message: string, hint: string, extra: Partial<Diagnostic> = {}) => new DiagnosticError(error(code, message, { hint, ...extra }));
+const fail = (code: string, message: string, hint: string, extra: Partial<Diagnostic> = {}) =>
+  new DiagnosticError(error(code, message, { hint, ...extra }));
 
 interface Git {
   (args: string[], opts?: { input?: string | Buffer; allowFail?: boolean }): SpawnSyncReturns<Buffer>;
@@ -70,8 +84,18 @@ interface Git {
 function gitIn(cwd: string): Git {
   const run = ((args: string[], opts: { input?: string | Buffer; allowFail?: boolean } = {}) => {
     const r = spawnSync('git', args, { cwd, input: opts.input, maxBuffer: 512 * 1024 * 1024 });
-    if (r.error) throw fail('KF1320', `git could not be run (${r.error.message})`, 'alpha update uses git for its branches and its line merge: install git and make sure it is on PATH');
-    if (r.status !== 0 && !opts.allowFail) throw fail('KF1320', `git ${args.join(' ')} failed: ${r.stderr.toString('utf8').trim()}`, 'see git\'s message above; nothing was changed');
+    if (r.error)
+      throw fail(
+        'KF1320',
+        `git could not be run (${r.error.message})`,
+        'alpha update uses git for its branches and its line merge: install git and make sure it is on PATH',
+      );
+    if (r.status !== 0 && !opts.allowFail)
+      throw fail(
+        'KF1320',
+        `git ${args.join(' ')} failed: ${r.stderr.toString('utf8').trim()}`,
+        "see git's message above; nothing was changed",
+      );
     return r;
   }) as Git;
   run.text = (args) => run(args).stdout.toString('utf8').trim();
@@ -100,9 +124,15 @@ function runnable(dir: string, work: string, label: string): string {
     return dir;
   } catch {
     const deps = dependencyDir();
-    if (!deps) throw fail('KF1323', `kubeforge ${label} has no dependencies installed, and the running kubeforge's cannot be found to run it with`, `run npm install in ${dir}`);
+    if (!deps)
+      throw fail(
+        'KF1323',
+        `kubeforge ${label} has no dependencies installed, and the running kubeforge's cannot be found to run it with`,
+        `run npm install in ${dir}`,
+      );
     const copy = mkdtempSync(join(work, 'pkg-'));
-    for (const name of readdirSync(dir)) if (name !== 'node_modules' && name !== '.git') cpSync(join(dir, name), join(copy, name), { recursive: true });
+    for (const name of readdirSync(dir))
+      if (name !== 'node_modules' && name !== '.git') cpSync(join(dir, name), join(copy, name), { recursive: true });
     symlinkSync(deps, join(copy, 'node_modules'), 'dir');
     return copy;
   }
@@ -120,9 +150,19 @@ function readPackage(dir: string): { name?: string; version?: string } | undefin
 function unpack(tgz: string, work: string, label: string): string {
   const out = mkdtempSync(join(work, 'tgz-'));
   const r = spawnSync('tar', ['-xzf', tgz, '-C', out]);
-  if (r.error || r.status !== 0) throw fail('KF1323', `kubeforge ${label}: ${tgz} could not be unpacked (${r.error?.message ?? r.stderr.toString('utf8').trim()})`, 'pass a kubeforge package .tgz (as npm pack writes) or a package folder');
+  if (r.error || r.status !== 0)
+    throw fail(
+      'KF1323',
+      `kubeforge ${label}: ${tgz} could not be unpacked (${r.error?.message ?? r.stderr.toString('utf8').trim()})`,
+      'pass a kubeforge package .tgz (as npm pack writes) or a package folder',
+    );
   const dir = join(out, 'package');
-  if (readPackage(dir)?.name !== 'kubeforge') throw fail('KF1323', `kubeforge ${label}: ${tgz} is not a kubeforge package (no package/package.json named "kubeforge")`, 'pass a kubeforge package .tgz (as npm pack writes) or a package folder');
+  if (readPackage(dir)?.name !== 'kubeforge')
+    throw fail(
+      'KF1323',
+      `kubeforge ${label}: ${tgz} is not a kubeforge package (no package/package.json named "kubeforge")`,
+      'pass a kubeforge package .tgz (as npm pack writes) or a package folder',
+    );
   return dir;
 }
 
@@ -131,28 +171,69 @@ function unpack(tgz: string, work: string, label: string): string {
  * up in the project's own .kubeforge/ (the tarball init packed), then the running kubeforge when
  * the versions are equal, then npm (`npm pack kubeforge@<version>`, when a registry has it).
  */
-function resolveKubeforge(spec: string | undefined, side: 'from' | 'to', project: string, cwd: string, work: string, userPackageJson: string | undefined, io: CommandIo): Kubeforge {
+function resolveKubeforge(
+  spec: string | undefined,
+  side: 'from' | 'to',
+  project: string,
+  cwd: string,
+  work: string,
+  userPackageJson: string | undefined,
+  io: CommandIo,
+): Kubeforge {
   const running = packageVersion();
   const flag = side === 'from' ? '--from-version' : '--to-version';
   if (spec === undefined) return { dir: packageRoot(), version: running, label: `${running} (running)` };
   const path = resolve(cwd, spec);
   if (spec.includes('/') || spec.endsWith('.tgz') || isAbsolute(spec) || spec.startsWith('.')) {
-    if (!existsSync(path)) throw fail('KF1323', `${flag} ${spec}: no such file or folder`, `pass a kubeforge version, a kubeforge package folder or a .tgz of one`);
+    if (!existsSync(path))
+      throw fail(
+        'KF1323',
+        `${flag} ${spec}: no such file or folder`,
+        `pass a kubeforge version, a kubeforge package folder or a .tgz of one`,
+      );
     const dir = statSync(path).isDirectory() ? path : unpack(path, work, spec);
     const pkg = readPackage(dir);
-    if (pkg?.name !== 'kubeforge' || !existsSync(join(dir, 'bin', 'kubeforge.js'))) throw fail('KF1323', `${flag} ${spec}: not a kubeforge package (package.json named "kubeforge" and bin/kubeforge.js)`, 'pass the folder of a built kubeforge (with dist/) or a .tgz of one');
-    if (!existsSync(join(dir, 'dist', 'cli', 'index.js'))) throw fail('KF1323', `${flag} ${spec}: kubeforge is not built (no dist/cli/index.js)`, `run npm run build in ${dir}`);
+    if (pkg?.name !== 'kubeforge' || !existsSync(join(dir, 'bin', 'kubeforge.js')))
+      throw fail(
+        'KF1323',
+        `${flag} ${spec}: not a kubeforge package (package.json named "kubeforge" and bin/kubeforge.js)`,
+        'pass the folder of a built kubeforge (with dist/) or a .tgz of one',
+      );
+    if (!existsSync(join(dir, 'dist', 'cli', 'index.js')))
+      throw fail(
+        'KF1323',
+        `${flag} ${spec}: kubeforge is not built (no dist/cli/index.js)`,
+        `run npm run build in ${dir}`,
+      );
     return { dir: runnable(dir, work, spec), version: pkg.version ?? spec, label: `${pkg.version ?? '?'} (${spec})` };
   }
   // The exact kubeforge the project depends on, when init packed it into .kubeforge/.
   const referenced = /"kubeforge":\s*"file:(\.kubeforge\/kubeforge-[^"]+\.tgz)"/.exec(userPackageJson ?? '')?.[1];
-  const packed = existsSync(join(project, TARBALL_DIR)) ? readdirSync(join(project, TARBALL_DIR)).filter((n) => n === `kubeforge-${spec}.tgz` || (n.startsWith(`kubeforge-${spec}-`) && n.endsWith('.tgz'))) : [];
-  const own = referenced && packed.includes(basename(referenced)) ? basename(referenced) : packed.length === 1 ? packed[0] : undefined;
-  if (own && side === 'from') return { dir: runnable(unpack(join(project, TARBALL_DIR, own), work, spec), work, spec), version: spec, label: `${spec} (${TARBALL_DIR}/${own})` };
+  const packed = existsSync(join(project, TARBALL_DIR))
+    ? readdirSync(join(project, TARBALL_DIR)).filter(
+        (n) => n === `kubeforge-${spec}.tgz` || (n.startsWith(`kubeforge-${spec}-`) && n.endsWith('.tgz')),
+      )
+    : [];
+  const own =
+    referenced && packed.includes(basename(referenced))
+      ? basename(referenced)
+      : packed.length === 1
+        ? packed[0]
+        : undefined;
+  if (own && side === 'from')
+    return {
+      dir: runnable(unpack(join(project, TARBALL_DIR, own), work, spec), work, spec),
+      version: spec,
+      label: `${spec} (${TARBALL_DIR}/${own})`,
+    };
   if (spec === running) return { dir: packageRoot(), version: running, label: `${running} (running)` };
   io.err(`Fetching kubeforge ${spec} with npm pack...\n`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const r = spawnSync(npm, ['pack', `kubeforge@${spec}`, '--pack-destination', work, '--silent'], { cwd: work, encoding: 'utf8', timeout: 5 * 60_000 });
+  const r = spawnSync(npm, ['pack', `kubeforge@${spec}`, '--pack-destination', work, '--silent'], {
+    cwd: work,
+    encoding: 'utf8',
+    timeout: 5 * 60_000,
+  });
   const file = r.status === 0 ? r.stdout.trim().split('\n').pop() : undefined;
   if (!file || !existsSync(join(work, file))) {
     throw fail(
@@ -171,7 +252,8 @@ function resolveKubeforge(spec: string | undefined, side: 'from' | 'to', project
 function packageIdentity(dir: string): string {
   const host = new DiskHost(dir);
   const h = createHash('sha256').update(readPackage(dir)?.version ?? '');
-  for (const f of packFileList(host)) if (f !== 'package.json') h.update(`\0${f}\0`).update(host.read(f) ?? Buffer.alloc(0));
+  for (const f of packFileList(host))
+    if (f !== 'package.json') h.update(`\0${f}\0`).update(host.read(f) ?? Buffer.alloc(0));
   return h.digest('hex');
 }
 
@@ -190,7 +272,18 @@ function filesOf(dir: string, under = ''): string[] {
 /** The clean scaffold of `kf` for the project's PROJECT, made by that kubeforge's `alpha generate` into `out`. */
 function scaffoldWith(kf: Kubeforge, seed: string, out: string, source: string, io: CommandIo, what: string): void {
   io.err(`Scaffolding the ${what} with kubeforge ${kf.label}...\n`);
-  const args = ['alpha', 'generate', '--input-dir', seed, '--output-dir', out, '--skip-install', '--kubeforge-source', source, '--no-color'];
+  const args = [
+    'alpha',
+    'generate',
+    '--input-dir',
+    seed,
+    '--output-dir',
+    out,
+    '--skip-install',
+    '--kubeforge-source',
+    source,
+    '--no-color',
+  ];
   const r = spawnSync(process.execPath, [join(kf.dir, 'bin', 'kubeforge.js'), ...args], {
     cwd: seed,
     encoding: 'utf8',
@@ -199,7 +292,11 @@ function scaffoldWith(kf: Kubeforge, seed: string, out: string, source: string, 
   });
   if (r.status !== 0) {
     const said = `${r.stderr ?? ''}${r.error ? r.error.message : ''}`.trim().split('\n').slice(-8).join('\n');
-    throw fail('KF1324', `kubeforge ${kf.label} could not re-scaffold the project for the ${what} (alpha generate exited ${r.status ?? r.signal}):\n${said}`, 'alpha update needs a kubeforge with `alpha generate` on both sides; pass --from-version / --to-version with one that has it');
+    throw fail(
+      'KF1324',
+      `kubeforge ${kf.label} could not re-scaffold the project for the ${what} (alpha generate exited ${r.status ?? r.signal}):\n${said}`,
+      'alpha update needs a kubeforge with `alpha generate` on both sides; pass --from-version / --to-version with one that has it',
+    );
   }
 }
 
@@ -207,7 +304,8 @@ type Side = Map<string, { data: Buffer; mode: string }>;
 
 function sideOf(dir: string): Side {
   const m: Side = new Map();
-  for (const f of filesOf(dir)) m.set(f, { data: readFileSync(join(dir, f)), mode: statSync(join(dir, f)).mode & 0o111 ? '100755' : '100644' });
+  for (const f of filesOf(dir))
+    m.set(f, { data: readFileSync(join(dir, f)), mode: statSync(join(dir, f)).mode & 0o111 ? '100755' : '100644' });
   return m;
 }
 
@@ -237,16 +335,44 @@ function committedSide(git: Git, ref: string, prefix: string): Side {
 }
 
 /** git merge-file's three-way merge of one file: the merged bytes and whether it has conflicts. */
-function mergeFile(git: Git, work: string, path: string, ancestor: Buffer, ours: Buffer, theirs: Buffer, labels: [string, string, string]): { data: Buffer; conflicted: boolean } {
+function mergeFile(
+  git: Git,
+  work: string,
+  path: string,
+  ancestor: Buffer,
+  ours: Buffer,
+  theirs: Buffer,
+  labels: [string, string, string],
+): { data: Buffer; conflicted: boolean } {
   const dir = mkdtempSync(join(work, 'merge-'));
   const [o, b, t] = ['ours', 'base', 'theirs'].map((n) => join(dir, n));
   writeFileSync(o, ours);
   writeFileSync(b, ancestor);
   writeFileSync(t, theirs);
-  const r = git(['merge-file', '-p', '-L', `${labels[0]}:${path}`, '-L', `${labels[1]}:${path}`, '-L', `${labels[2]}:${path}`, o, b, t], { allowFail: true });
+  const r = git(
+    [
+      'merge-file',
+      '-p',
+      '-L',
+      `${labels[0]}:${path}`,
+      '-L',
+      `${labels[1]}:${path}`,
+      '-L',
+      `${labels[2]}:${path}`,
+      o,
+      b,
+      t,
+    ],
+    { allowFail: true },
+  );
   rmSync(dir, { recursive: true, force: true });
   // Exit status: the number of conflicts (capped at 127); negative (>127 as a byte) on an error.
-  if (r.status === null || r.status > 127) throw fail('KF1320', `git merge-file failed on ${path}: ${r.stderr.toString('utf8').trim()}`, 'see git\'s message; nothing was changed');
+  if (r.status === null || r.status > 127)
+    throw fail(
+      'KF1320',
+      `git merge-file failed on ${path}: ${r.stderr.toString('utf8').trim()}`,
+      "see git's message; nothing was changed",
+    );
   return { data: r.stdout, conflicted: r.status > 0 };
 }
 
@@ -281,14 +407,21 @@ export async function runUpdate(options: UpdateOptions, io: CommandIo): Promise<
   const recorded = recordedVersion(original, fromBranch, project);
   const fromSpec = options.fromVersion ?? recorded;
   if (fromSpec === undefined) {
-    throw fail('KF1322', `${PROJECT_FILE} does not record the kubeforge version that made the project (no cliVersion)`, 'pass --from-version <version, or path to that kubeforge package folder or .tgz>', { file: join(project, PROJECT_FILE), line: 1 });
+    throw fail(
+      'KF1322',
+      `${PROJECT_FILE} does not record the kubeforge version that made the project (no cliVersion)`,
+      'pass --from-version <version, or path to that kubeforge package folder or .tgz>',
+      { file: join(project, PROJECT_FILE), line: 1 },
+    );
   }
   const work = mkdtempSync(join(tmpdir(), 'kubeforge-update-'));
   try {
     const userPackage = original.get('package.json')?.data.toString('utf8');
     const from = resolveKubeforge(fromSpec, 'from', project, io.cwd, work, userPackage, io);
     const to = resolveKubeforge(options.toVersion, 'to', project, io.cwd, work, userPackage, io);
-    const branch = options.inPlace ? undefined : (options.outputBranch ?? `kubeforge-update-from-${from.version}-to-${to.version}`);
+    const branch = options.inPlace
+      ? undefined
+      : (options.outputBranch ?? `kubeforge-update-from-${from.version}-to-${to.version}`);
     if (branch !== undefined) checkOutputBranch(git, branch);
     const run: UpdateRun = { git, project, work, fromBranch, prefix, from, to, branch };
     const { ancestor, upgrade } = scaffoldSides(run, original, userPackage, io);
@@ -297,7 +430,15 @@ export async function runUpdate(options: UpdateOptions, io: CommandIo): Promise<
     carryTarball(run, merged.result, upgrade, userPackage, original);
     const { changed, removed, committed } = writeResult(run, options, merged);
     reportUpdate(run, options, io, merged, changed, removed, committed);
-    return { from: from.version, to: to.version, branch: merged.result.size > 0 ? branch : undefined, committed, changed, removed, conflicts: merged.conflicts };
+    return {
+      from: from.version,
+      to: to.version,
+      branch: merged.result.size > 0 ? branch : undefined,
+      committed,
+      changed,
+      removed,
+      conflicts: merged.conflicts,
+    };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -306,21 +447,52 @@ export async function runUpdate(options: UpdateOptions, io: CommandIo): Promise<
 /** A git work tree with PROJECT, nothing uncommitted, and a --from-branch that exists; its prefix and that branch. */
 function checkRepository(git: Git, project: string, options: UpdateOptions): { prefix: string; fromBranch: string } {
   const inside = git(['rev-parse', '--is-inside-work-tree'], { allowFail: true });
-  if (inside.status !== 0) throw fail('KF1320', `${project} is not in a git repository`, 'alpha update writes its result on a git branch and merges with git: run git init && git add -A && git commit first');
+  if (inside.status !== 0)
+    throw fail(
+      'KF1320',
+      `${project} is not in a git repository`,
+      'alpha update writes its result on a git branch and merges with git: run git init && git add -A && git commit first',
+    );
   const prefix = git.text(['rev-parse', '--show-prefix']);
-  if (!existsSync(join(project, PROJECT_FILE))) throw fail('KF1322', `no ${PROJECT_FILE} file in ${project}`, 'run alpha update in the folder of a project made by kubeforge init');
-  const dirty = git(['status', '--porcelain', '--untracked-files=normal', '--', '.']).stdout.toString('utf8').split('\n').filter(Boolean);
+  if (!existsSync(join(project, PROJECT_FILE)))
+    throw fail(
+      'KF1322',
+      `no ${PROJECT_FILE} file in ${project}`,
+      'run alpha update in the folder of a project made by kubeforge init',
+    );
+  const dirty = git(['status', '--porcelain', '--untracked-files=normal', '--', '.'])
+    .stdout.toString('utf8')
+    .split('\n')
+    .filter(Boolean);
   if (dirty.length) {
     const files = dirty.slice(0, 10).map((l) => l.slice(3));
-    throw fail('KF1321', `the work tree has changes that are not committed (${files.join(', ')}${dirty.length > 10 ? ', ...' : ''})`, 'commit or stash them first (git stash -u): alpha update never touches uncommitted work');
+    throw fail(
+      'KF1321',
+      `the work tree has changes that are not committed (${files.join(', ')}${dirty.length > 10 ? ', ...' : ''})`,
+      'commit or stash them first (git stash -u): alpha update never touches uncommitted work',
+    );
   }
-  const current = git(['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFail: true }).stdout.toString('utf8').trim();
+  const current = git(['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFail: true })
+    .stdout.toString('utf8')
+    .trim();
   const fromBranch = options.fromBranch ?? (current || 'HEAD');
   if (git(['rev-parse', '--verify', '--quiet', `${fromBranch}^{commit}`], { allowFail: true }).status !== 0) {
-    throw fail('KF1325', `--from-branch ${fromBranch}: no such branch or commit`, 'name a branch that holds the project (git branch --list)');
+    throw fail(
+      'KF1325',
+      `--from-branch ${fromBranch}: no such branch or commit`,
+      'name a branch that holds the project (git branch --list)',
+    );
   }
-  if (options.inPlace && options.fromBranch && git.text(['rev-parse', `${fromBranch}^{commit}`]) !== git.text(['rev-parse', 'HEAD'])) {
-    throw fail('KF1325', `--in-place writes into the current work tree, which is not --from-branch ${fromBranch}`, `git checkout ${fromBranch} first, or leave out --in-place`);
+  if (
+    options.inPlace &&
+    options.fromBranch &&
+    git.text(['rev-parse', `${fromBranch}^{commit}`]) !== git.text(['rev-parse', 'HEAD'])
+  ) {
+    throw fail(
+      'KF1325',
+      `--in-place writes into the current work tree, which is not --from-branch ${fromBranch}`,
+      `git checkout ${fromBranch} first, or leave out --in-place`,
+    );
   }
   return { prefix, fromBranch };
 }
@@ -328,7 +500,12 @@ function checkRepository(git: Git, project: string, options: UpdateOptions): { p
 /** The kubeforge version PROJECT records (cliVersion) on the branch; KF1322 without a committed PROJECT. */
 function recordedVersion(original: Side, fromBranch: string, project: string): string | undefined {
   const projectText = original.get(PROJECT_FILE)?.data.toString('utf8');
-  if (projectText === undefined) throw fail('KF1322', `${fromBranch} has no committed ${PROJECT_FILE}`, 'commit PROJECT, or pass --from-branch with the branch that has the project');
+  if (projectText === undefined)
+    throw fail(
+      'KF1322',
+      `${fromBranch} has no committed ${PROJECT_FILE}`,
+      'commit PROJECT, or pass --from-branch with the branch that has the project',
+    );
   const { config } = ProjectFile.parse(projectText, join(project, PROJECT_FILE));
   const recorded = typeof config.extra?.cliVersion === 'string' ? config.extra.cliVersion : undefined;
   return recorded;
@@ -336,14 +513,28 @@ function recordedVersion(original: Side, fromBranch: string, project: string): s
 
 /** --output-branch: a valid name, not taken. */
 function checkOutputBranch(git: Git, branch: string): void {
-  if (git(['check-ref-format', '--branch', branch], { allowFail: true }).status !== 0) throw fail('KF1325', `--output-branch ${branch}: not a valid branch name`, 'pass a name git accepts (git check-ref-format --branch <name>)');
+  if (git(['check-ref-format', '--branch', branch], { allowFail: true }).status !== 0)
+    throw fail(
+      'KF1325',
+      `--output-branch ${branch}: not a valid branch name`,
+      'pass a name git accepts (git check-ref-format --branch <name>)',
+    );
   if (git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { allowFail: true }).status === 0) {
-    throw fail('KF1325', `branch ${branch} already exists`, `delete it (git branch -D ${branch}) or pass --output-branch <another name>`);
+    throw fail(
+      'KF1325',
+      `branch ${branch} already exists`,
+      `delete it (git branch -D ${branch}) or pass --output-branch <another name>`,
+    );
   }
 }
 
 /** The ancestor (the old kubeforge's scaffold) and the upgrade (the new one's), both made with alpha generate from the project's PROJECT. */
-function scaffoldSides(run: UpdateRun, original: Side, userPackage: string | undefined, io: CommandIo): { ancestor: Side; upgrade: Side } {
+function scaffoldSides(
+  run: UpdateRun,
+  original: Side,
+  userPackage: string | undefined,
+  io: CommandIo,
+): { ancestor: Side; upgrade: Side } {
   const { work, from, to } = run;
   // What alpha generate reads: PROJECT, the license header, package.json (the manifests options); no user code.
   const seed = join(work, 'seed');
@@ -357,7 +548,12 @@ function scaffoldSides(run: UpdateRun, original: Side, userPackage: string | und
   }
   // Both scaffolds depend on kubeforge the way the project does (init --kubeforge-source).
   const userDep = /"kubeforge":\s*"([^"]*)"/.exec(userPackage ?? '')?.[1];
-  const source = userDep === undefined || userDep.startsWith(`file:${TARBALL_DIR}/`) ? 'tarball' : userDep.startsWith('file:') ? 'link' : 'registry';
+  const source =
+    userDep === undefined || userDep.startsWith(`file:${TARBALL_DIR}/`)
+      ? 'tarball'
+      : userDep.startsWith('file:')
+        ? 'link'
+        : 'registry';
   scaffoldWith(from, seed, join(work, 'ancestor'), source, io, 'ancestor');
   scaffoldWith(to, seed, join(work, 'upgrade'), source, io, 'upgrade');
   const ancestor = sideOf(join(work, 'ancestor'));
@@ -368,18 +564,27 @@ function scaffoldSides(run: UpdateRun, original: Side, userPackage: string | und
   const sameKubeforge = from.dir === to.dir || packageIdentity(from.dir) === packageIdentity(to.dir);
   for (const side of sameKubeforge ? [ancestor, upgrade] : [ancestor]) {
     const pkg = side.get('package.json');
-    if (pkg && dep(userPackage) && dep(pkg.data.toString('utf8'))) pkg.data = Buffer.from(pkg.data.toString('utf8').replace(dep(pkg.data.toString('utf8'))!, dep(userPackage)!));
+    if (pkg && dep(userPackage) && dep(pkg.data.toString('utf8')))
+      pkg.data = Buffer.from(pkg.data.toString('utf8').replace(dep(pkg.data.toString('utf8'))!, dep(userPackage)!));
   }
   return { ancestor, upgrade };
 }
 
 /** The three-way merge of every file: the upgrade's change where the user made none, git merge-file where both did. */
-function mergeSides(run: UpdateRun, options: UpdateOptions, sides: { ancestor: Side; original: Side; upgrade: Side }): Merged {
+function mergeSides(
+  run: UpdateRun,
+  options: UpdateOptions,
+  sides: { ancestor: Side; original: Side; upgrade: Side },
+): Merged {
   const { git, project, work, fromBranch, from, to } = run;
   const { ancestor, original, upgrade } = sides;
   const restore = (options.restorePath ?? []).map((p) => p.replace(/^\.\//, '').replace(/\/+$/, ''));
   const restored = (f: string) => restore.some((p) => f === p || f.startsWith(`${p}/`));
-  const labels: [string, string, string] = [`original (${fromBranch})`, `ancestor (kubeforge ${from.version})`, `upgrade (kubeforge ${to.version})`];
+  const labels: [string, string, string] = [
+    `original (${fromBranch})`,
+    `ancestor (kubeforge ${from.version})`,
+    `upgrade (kubeforge ${to.version})`,
+  ];
   const result = new Map<string, { data: Buffer; mode: string } | null>();
   const conflicts: string[] = [];
   const notes: Diagnostic[] = [];
@@ -389,7 +594,8 @@ function mergeSides(run: UpdateRun, options: UpdateOptions, sides: { ancestor: S
     const o = original.get(f);
     const u = upgrade.get(f);
     if (restored(f)) continue;
-    const same = (x?: { data: Buffer }, y?: { data: Buffer }) => (x === undefined ? y === undefined : y !== undefined && x.data.equals(y.data));
+    const same = (x?: { data: Buffer }, y?: { data: Buffer }) =>
+      x === undefined ? y === undefined : y !== undefined && x.data.equals(y.data);
     if (same(o, u) || same(a, u)) continue; // nothing new from the upgrade for this file
     if (same(a, o)) {
       result.set(f, u ?? null); // unchanged by the user: the upgrade's version (or its removal)
@@ -398,30 +604,66 @@ function mergeSides(run: UpdateRun, options: UpdateOptions, sides: { ancestor: S
     // Both sides changed the file.
     if (!o || !u) {
       conflicts.push(f);
-      notes.push(warning('KF1326', o ? `${f}: you changed it and kubeforge ${to.version} no longer scaffolds it; kept as yours` : `${f}: you deleted it and kubeforge ${to.version} changed it; left deleted`, { file: join(project, f), hint: 'decide whether the project still needs it' }));
+      notes.push(
+        warning(
+          'KF1326',
+          o
+            ? `${f}: you changed it and kubeforge ${to.version} no longer scaffolds it; kept as yours`
+            : `${f}: you deleted it and kubeforge ${to.version} changed it; left deleted`,
+          { file: join(project, f), hint: 'decide whether the project still needs it' },
+        ),
+      );
       continue;
     }
     if (isBinary(o.data) || isBinary(u.data) || (a && isBinary(a.data))) {
       conflicts.push(f);
-      notes.push(warning('KF1326', `${f}: a binary file both you and kubeforge ${to.version} changed; kept as yours`, { file: join(project, f), hint: 'compare it with the new scaffold by hand' }));
+      notes.push(
+        warning('KF1326', `${f}: a binary file both you and kubeforge ${to.version} changed; kept as yours`, {
+          file: join(project, f),
+          hint: 'compare it with the new scaffold by hand',
+        }),
+      );
       continue;
     }
     const merged = mergeFile(git, work, f, a?.data ?? Buffer.alloc(0), o.data, u.data, labels);
     if (!merged.data.equals(o.data)) result.set(f, { data: merged.data, mode: o.mode });
     if (merged.conflicted) {
       conflicts.push(f);
-      const line = merged.data.toString('utf8').split('\n').findIndex((l) => l.startsWith('<<<<<<< ')) + 1;
-      notes.push(warning('KF1326', `${f}: your changes and kubeforge ${to.version}'s overlap; both are kept between conflict markers`, { file: join(project, f), line: line || undefined, hint: 'keep what you want between <<<<<<< and >>>>>>>, remove the markers' }));
+      const line =
+        merged.data
+          .toString('utf8')
+          .split('\n')
+          .findIndex((l) => l.startsWith('<<<<<<< ')) + 1;
+      notes.push(
+        warning(
+          'KF1326',
+          `${f}: your changes and kubeforge ${to.version}'s overlap; both are kept between conflict markers`,
+          {
+            file: join(project, f),
+            line: line || undefined,
+            hint: 'keep what you want between <<<<<<< and >>>>>>>, remove the markers',
+          },
+        ),
+      );
     }
   }
   return { result, conflicts, notes };
 }
 
 /** The new kubeforge's tarball, when the upgrade's package.json depends on one (init packs it); the old one goes when nothing names it. */
-function carryTarball(run: UpdateRun, result: Merged['result'], upgrade: Side, userPackage: string | undefined, original: Side): void {
+function carryTarball(
+  run: UpdateRun,
+  result: Merged['result'],
+  upgrade: Side,
+  userPackage: string | undefined,
+  original: Side,
+): void {
   const { git, work, fromBranch, prefix } = run;
-  const newTarball = /"kubeforge":\s*"file:(\.kubeforge\/kubeforge-[^"]+\.tgz)"/.exec(upgrade.get('package.json')?.data.toString('utf8') ?? '')?.[1];
-  const isCommitted = (f: string) => git(['cat-file', '-e', `${fromBranch}:${prefix}${f}`], { allowFail: true }).status === 0;
+  const newTarball = /"kubeforge":\s*"file:(\.kubeforge\/kubeforge-[^"]+\.tgz)"/.exec(
+    upgrade.get('package.json')?.data.toString('utf8') ?? '',
+  )?.[1];
+  const isCommitted = (f: string) =>
+    git(['cat-file', '-e', `${fromBranch}:${prefix}${f}`], { allowFail: true }).status === 0;
   if (newTarball && existsSync(join(work, 'upgrade', newTarball)) && !isCommitted(newTarball)) {
     result.set(newTarball, { data: readFileSync(join(work, 'upgrade', newTarball)), mode: '100644' });
     const oldTarball = /"kubeforge":\s*"file:(\.kubeforge\/kubeforge-[^"]+\.tgz)"/.exec(userPackage ?? '')?.[1];
@@ -431,7 +673,11 @@ function carryTarball(run: UpdateRun, result: Merged['result'], upgrade: Side, u
 }
 
 /** Writes the result: on a new branch from the user's (or the current work tree with --in-place), committed unless it has conflicts. */
-function writeResult(run: UpdateRun, options: UpdateOptions, merged: Merged): { changed: string[]; removed: string[]; committed: boolean } {
+function writeResult(
+  run: UpdateRun,
+  options: UpdateOptions,
+  merged: Merged,
+): { changed: string[]; removed: string[]; committed: boolean } {
   const { git, project, fromBranch, from, to, branch } = run;
   const { result, conflicts } = merged;
   if (branch !== undefined && result.size > 0) git(['checkout', '--quiet', '-b', branch, fromBranch]);
@@ -452,7 +698,10 @@ function writeResult(run: UpdateRun, options: UpdateOptions, merged: Merged): { 
   let committed = false;
   if (branch !== undefined && (conflicts.length === 0 || options.force) && result.size > 0) {
     git(['add', '-A', '--', ...[...result.keys()]]);
-    const identity = git(['config', 'user.email'], { allowFail: true }).status === 0 ? [] : ['-c', 'user.name=kubeforge', '-c', 'user.email=kubeforge@localhost'];
+    const identity =
+      git(['config', 'user.email'], { allowFail: true }).status === 0
+        ? []
+        : ['-c', 'user.name=kubeforge', '-c', 'user.email=kubeforge@localhost'];
     const message = `kubeforge alpha update: scaffold from kubeforge ${from.version} to ${to.version}\n\nThree-way merge of ${fromBranch} with the scaffolds of both versions.${conflicts.length ? `\nConflicts (markers committed, --force):\n${conflicts.map((c) => `  ${c}`).join('\n')}` : ''}\n`;
     git([...identity, 'commit', '--quiet', '--no-verify', '-m', message]);
     committed = true;
@@ -461,20 +710,38 @@ function writeResult(run: UpdateRun, options: UpdateOptions, merged: Merged): { 
 }
 
 /** Says what was done; the conflicts are an error (KF1326) unless --force. */
-function reportUpdate(run: UpdateRun, options: UpdateOptions, io: CommandIo, merged: Merged, changed: string[], removed: string[], committed: boolean): void {
+function reportUpdate(
+  run: UpdateRun,
+  options: UpdateOptions,
+  io: CommandIo,
+  merged: Merged,
+  changed: string[],
+  removed: string[],
+  committed: boolean,
+): void {
   const { fromBranch, from, to, branch } = run;
   const { result, conflicts, notes } = merged;
   const where = branch === undefined ? 'the work tree' : `branch ${branch}`;
-  if (result.size === 0) io.out(`Nothing to update: the scaffolds of kubeforge ${from.version} and ${to.version} bring no change to this project (no branch made).\n`);
-  else io.out(`Updated the scaffold from kubeforge ${from.label} to ${to.label} on ${where}${committed ? ' (committed)' : ' (not committed)'}: ${changed.length} file${changed.length === 1 ? '' : 's'} written, ${removed.length} removed.\n`);
+  if (result.size === 0)
+    io.out(
+      `Nothing to update: the scaffolds of kubeforge ${from.version} and ${to.version} bring no change to this project (no branch made).\n`,
+    );
+  else
+    io.out(
+      `Updated the scaffold from kubeforge ${from.label} to ${to.label} on ${where}${committed ? ' (committed)' : ' (not committed)'}: ${changed.length} file${changed.length === 1 ? '' : 's'} written, ${removed.length} removed.\n`,
+    );
   if (conflicts.length) {
     io.out(`Conflicts (${conflicts.length}):\n${conflicts.map((c) => `  ${c}`).join('\n')}\n`);
     if (!options.force) {
       throw new DiagnosticError([
         ...notes.map((n) => ({ ...n, severity: 'error' as const })),
-        error('KF1326', `${conflicts.length} file${conflicts.length === 1 ? '' : 's'} need${conflicts.length === 1 ? 's' : ''} your merge; the result is in ${where}, not committed (${fromBranch} is unchanged)`, {
-          hint: 'resolve the markers, then git add -A && git commit (or rerun with --force to commit them as they are)',
-        }),
+        error(
+          'KF1326',
+          `${conflicts.length} file${conflicts.length === 1 ? '' : 's'} need${conflicts.length === 1 ? 's' : ''} your merge; the result is in ${where}, not committed (${fromBranch} is unchanged)`,
+          {
+            hint: 'resolve the markers, then git add -A && git commit (or rerun with --force to commit them as they are)',
+          },
+        ),
       ]);
     }
     io.err(formatDiagnostics(notes, { color: io.color, cwd: io.cwd }));

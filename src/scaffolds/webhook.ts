@@ -28,10 +28,40 @@ import {
   validateDns1123Label,
   validateVersion,
 } from '../project/index.js';
-import { applyInserters, applySpecs, type Change, DiskHost, type FileInserter, type FileSpec, formatPlan, type Host, type Insertion, insertAtMarkers, runCommand, TemplateRenderer, Tree } from '../machinery/index.js';
+import {
+  applyInserters,
+  applySpecs,
+  type Change,
+  DiskHost,
+  type FileInserter,
+  type FileSpec,
+  formatPlan,
+  type Host,
+  type Insertion,
+  insertAtMarkers,
+  runCommand,
+  TemplateRenderer,
+  Tree,
+} from '../machinery/index.js';
 import { packageRoot } from '../util/package-root.js';
-import { addExternalDependency, type ExternalApi, externalObjectImport, externalTypeSource, validateExternalApi } from './external-api.js';
-import { type ApiNames, apiNames, CORE_GROUPS, importSpecifier, pascal, requireBuiltinKind, requireKubeforgeLayout, sameGVK, typesFileOf } from './resource-names.js';
+import {
+  addExternalDependency,
+  type ExternalApi,
+  externalObjectImport,
+  externalTypeSource,
+  validateExternalApi,
+} from './external-api.js';
+import {
+  type ApiNames,
+  apiNames,
+  CORE_GROUPS,
+  importSpecifier,
+  pascal,
+  requireBuiltinKind,
+  requireKubeforgeLayout,
+  sameGVK,
+  typesFileOf,
+} from './resource-names.js';
 import type { BuiltinKind } from '../project/builtin-kinds.js';
 import { ensureStorageVersion } from './storage-version.js';
 import { uncommentBlock, uncommentLines } from './comments.js';
@@ -100,17 +130,32 @@ export interface WebhookNames extends ApiNames {
 }
 
 /** `/mutate-<group with . -> ->-<version>-<kind>`, controller-runtime's default path. */
-export function defaultWebhookPath(kind: 'mutate' | 'validate', qualifiedGroup: string, version: string, k: string): string {
+export function defaultWebhookPath(
+  kind: 'mutate' | 'validate',
+  qualifiedGroup: string,
+  version: string,
+  k: string,
+): string {
   return `/${kind}-${qualifiedGroup.replace(/\./g, '-')}-${version}-${k.toLowerCase()}`;
 }
 
 /** A webhook path: absolute, URL path characters only. */
 function validatePath(value: string, flag: string): Diagnostic | undefined {
-  if (!value.startsWith('/')) return error('KF1065', `invalid ${flag} "${value}": a webhook path must start with "/"`, { hint: `e.g. ${flag}=/custom-mutate-sailor` });
+  if (!value.startsWith('/'))
+    return error('KF1065', `invalid ${flag} "${value}": a webhook path must start with "/"`, {
+      hint: `e.g. ${flag}=/custom-mutate-sailor`,
+    });
   if (!/^\/[A-Za-z0-9\-._~/]*$/.test(value) || value.includes('//')) {
-    return error('KF1065', `invalid ${flag} "${value}": only letters, digits and - . _ ~ / may appear in a webhook path`, { hint: `e.g. ${flag}=/custom-mutate-sailor` });
+    return error(
+      'KF1065',
+      `invalid ${flag} "${value}": only letters, digits and - . _ ~ / may appear in a webhook path`,
+      { hint: `e.g. ${flag}=/custom-mutate-sailor` },
+    );
   }
-  if (value === '/convert') return error('KF1065', `invalid ${flag} "${value}": /convert is the conversion webhook's path`, { hint: 'pick another path' });
+  if (value === '/convert')
+    return error('KF1065', `invalid ${flag} "${value}": /convert is the conversion webhook's path`, {
+      hint: 'pick another path',
+    });
   return undefined;
 }
 
@@ -155,7 +200,11 @@ interface WebhookKind {
  * Checks every flag against the rules and PROJECT; collects every problem before failing.
  * `exists` tells whether a file --external-api-path names exists.
  */
-export function validateCreateWebhook(options: CreateWebhookOptions, project: ProjectFile, exists: (file: string) => boolean = () => true): ValidWebhook {
+export function validateCreateWebhook(
+  options: CreateWebhookOptions,
+  project: ProjectFile,
+  exists: (file: string) => boolean = () => true,
+): ValidWebhook {
   const { config } = project;
   requireKubeforgeLayout(config, 'create webhook');
   const flags = checkWebhookFlags(options);
@@ -164,25 +213,50 @@ export function validateCreateWebhook(options: CreateWebhookOptions, project: Pr
   checkWebhookPlural(options, project, flags, kind, problems);
   const names = webhookNames(options, config, flags, kind);
   if (flags.defaulting && flags.validation && names.defaultingPath === names.validationPath) {
-    problems.push(error('KF1065', `the defaulting and the validating webhook would share the path ${names.defaultingPath}`, { hint: 'give them different paths' }));
+    problems.push(
+      error('KF1065', `the defaulting and the validating webhook would share the path ${names.defaultingPath}`, {
+        hint: 'give them different paths',
+      }),
+    );
   }
   checkWebhookTypes(options, project, flags, kind, names, problems);
   const spokes = flags.conversion ? conversionSpokes(project, flags, kind, problems) : [];
   if (problems.length) throw new DiagnosticError(problems);
   const entry = webhookEntry(options, flags, kind, names, spokes);
   const { defaulting, validation, conversion } = flags;
-  return { config, names, existing: kind.existing, defaulting, validation, conversion, spokes, entry, external: kind.external };
+  return {
+    config,
+    names,
+    existing: kind.existing,
+    defaulting,
+    validation,
+    conversion,
+    spokes,
+    entry,
+    external: kind.external,
+  };
 }
 
 /** The GVK, the webhook types, their paths and the spokes; throws on any problem. */
 function checkWebhookFlags(options: CreateWebhookOptions): WebhookFlags {
   const problems: Diagnostic[] = [];
-  const { group, version, kind, problems: flagProblems } = checkGvkFlags(
+  const {
+    group,
+    version,
+    kind,
+    problems: flagProblems,
+  } = checkGvkFlags(
     options,
     {
-      group: error('KF1041', 'missing --group: the API group of the Kind, without the domain', { hint: 'pass --group, e.g. --group batch (or core, apps for a built-in Kind)' }),
-      version: error('KF1041', 'missing --version: the API version of the Kind', { hint: 'pass --version, e.g. --version v1' }),
-      kind: error('KF1041', 'missing --kind: the Kind the webhooks handle', { hint: 'pass --kind in PascalCase, e.g. --kind CronJob' }),
+      group: error('KF1041', 'missing --group: the API group of the Kind, without the domain', {
+        hint: 'pass --group, e.g. --group batch (or core, apps for a built-in Kind)',
+      }),
+      version: error('KF1041', 'missing --version: the API version of the Kind', {
+        hint: 'pass --version, e.g. --version v1',
+      }),
+      kind: error('KF1041', 'missing --kind: the Kind the webhooks handle', {
+        hint: 'pass --kind in PascalCase, e.g. --kind CronJob',
+      }),
     },
     (k) => refusedKind(k),
   );
@@ -204,10 +278,20 @@ function checkWebhookFlags(options: CreateWebhookOptions): WebhookFlags {
     if (value === undefined) continue;
     const d = validatePath(value, flag);
     if (d) problems.push(d);
-    else if (!on) problems.push(error('KF1065', `${flag} names the path of the ${type} webhook, and ${type} is not given`, { hint: `add ${type}, or drop ${flag}` }));
+    else if (!on)
+      problems.push(
+        error('KF1065', `${flag} names the path of the ${type} webhook, and ${type} is not given`, {
+          hint: `add ${type}, or drop ${flag}`,
+        }),
+      );
   }
   const spokes = options.spoke ?? [];
-  if (spokes.length && !conversion) problems.push(error('KF1063', '--spoke only goes with --conversion', { hint: 'add --conversion (the --version given is the hub), or drop --spoke' }));
+  if (spokes.length && !conversion)
+    problems.push(
+      error('KF1063', '--spoke only goes with --conversion', {
+        hint: 'add --conversion (the --version given is the hub), or drop --spoke',
+      }),
+    );
   for (const s of spokes) {
     const d = validateVersion(s, '--spoke');
     if (d) problems.push(d);
@@ -217,20 +301,40 @@ function checkWebhookFlags(options: CreateWebhookOptions): WebhookFlags {
 }
 
 /** The Kind: an API of this project, a built-in or an external one; KF1061 when it is none. */
-function resolveWebhookKind(options: CreateWebhookOptions, project: ProjectFile, flags: WebhookFlags, exists: (file: string) => boolean, problems: Diagnostic[]): WebhookKind {
+function resolveWebhookKind(
+  options: CreateWebhookOptions,
+  project: ProjectFile,
+  flags: WebhookFlags,
+  exists: (file: string) => boolean,
+  problems: Diagnostic[],
+): WebhookKind {
   const { config } = project;
   const { group, version, kind } = flags;
   const existing = config.resources.find((r) => sameGVK(r, { group, version, kind }));
   const ours = existing?.api !== undefined;
   const gvText = `${kind} (${group ? `${group}/` : ''}${version})`;
-  const externalGiven = options.externalApiPath !== undefined || options.externalApiDomain !== undefined || options.externalApiModule !== undefined;
-  const owned = ours ? `${gvText} is an API of this project (${PROJECT_FILE} records it)` : existing?.core ? `${gvText} is a built-in Kind (${PROJECT_FILE} records it)` : undefined;
+  const externalGiven =
+    options.externalApiPath !== undefined ||
+    options.externalApiDomain !== undefined ||
+    options.externalApiModule !== undefined;
+  const owned = ours
+    ? `${gvText} is an API of this project (${PROJECT_FILE} records it)`
+    : existing?.core
+      ? `${gvText} is a built-in Kind (${PROJECT_FILE} records it)`
+      : undefined;
   const external = validateExternalApi(options, existing, externalGiven ? owned : undefined, group, exists, problems);
   if (problems.length) throw new DiagnosticError(problems);
-  const core = !external && (existing?.core === true || (!ours && Object.hasOwn(CORE_GROUPS, group) && !config.resources.some((r) => r.api && r.group === group && r.kind === kind)));
+  const core =
+    !external &&
+    (existing?.core === true ||
+      (!ours &&
+        Object.hasOwn(CORE_GROUPS, group) &&
+        !config.resources.some((r) => r.api && r.group === group && r.kind === kind)));
   const builtin = core ? requireBuiltinKind(group, version, kind) : undefined;
   if (!ours && !core && !external) {
-    const versions = config.resources.filter((r) => r.api && r.group === group && r.kind === kind).map((r) => r.version);
+    const versions = config.resources
+      .filter((r) => r.api && r.group === group && r.kind === kind)
+      .map((r) => r.version);
     throw new DiagnosticError(
       error('KF1061', `there is no API ${gvText} in ${PROJECT_FILE}: a webhook needs the Kind first`, {
         file: PROJECT_FILE,
@@ -244,7 +348,13 @@ function resolveWebhookKind(options: CreateWebhookOptions, project: ProjectFile,
 }
 
 /** --plural: an API of this project keeps the resource name it has; another Kind's is a DNS-1123 label. */
-function checkWebhookPlural(options: CreateWebhookOptions, project: ProjectFile, flags: WebhookFlags, k: WebhookKind, problems: Diagnostic[]): void {
+function checkWebhookPlural(
+  options: CreateWebhookOptions,
+  project: ProjectFile,
+  flags: WebhookFlags,
+  k: WebhookKind,
+  problems: Diagnostic[],
+): void {
   if (options.plural === undefined) return;
   if (!k.ours) {
     const d = validateDns1123Label(options.plural, 'plural', '--plural', 'a lower-case resource name such as "pods"');
@@ -257,19 +367,34 @@ function checkWebhookPlural(options: CreateWebhookOptions, project: ProjectFile,
     problems.push(
       error('KF1067', `--plural ${options.plural} differs from the resource name of ${flags.kind}, "${current}"`, {
         ...project.locate(k.existing!),
-        hint: recordedPlural ? `pass --plural ${recordedPlural}, or drop --plural` : 'drop --plural (the API was created without it)',
+        hint: recordedPlural
+          ? `pass --plural ${recordedPlural}, or drop --plural`
+          : 'drop --plural (the API was created without it)',
       }),
     );
   }
 }
 
 /** The webhooks' names and paths (the paths PROJECT records are kept unless the flags change them). */
-function webhookNames(options: CreateWebhookOptions, config: ProjectConfig, flags: WebhookFlags, k: WebhookKind): WebhookNames {
+function webhookNames(
+  options: CreateWebhookOptions,
+  config: ProjectConfig,
+  flags: WebhookFlags,
+  k: WebhookKind,
+): WebhookNames {
   const { group, version, kind } = flags;
   const { existing, builtin, external } = k;
   // An external Kind is taken as namespaced (its scope is its own project's; the test objects only).
   const namespaced = builtin ? builtin.namespaced : external ? true : existing?.api?.namespaced === true;
-  const base = apiNames(config, { group, version, kind, plural: options.plural ?? existing?.plural ?? builtin?.plural, namespaced, core: k.core, external: external && { domain: external.domain } });
+  const base = apiNames(config, {
+    group,
+    version,
+    kind,
+    plural: options.plural ?? existing?.plural ?? builtin?.plural,
+    namespaced,
+    core: k.core,
+    external: external && { domain: external.domain },
+  });
   const typeSource = external ? externalTypeSource(external) : undefined;
   if (k.ours && existing?.path?.endsWith('.ts')) base.typesFile = existing.path;
   const grouped = base.multigroup && group !== '';
@@ -281,14 +406,25 @@ function webhookNames(options: CreateWebhookOptions, config: ProjectConfig, flag
     webhookFile: `${webhookDir}/${base.fileName}_webhook.ts`,
     webhookTestFile: `${testDir}/${base.fileName}_webhook.test.ts`,
     webhookUnitTestFile: `${testDir}/${base.fileName}_webhook.unit.test.ts`,
-    defaultingPath: options.defaultingPath ?? had.defaultingPath ?? defaultWebhookPath('mutate', base.qualifiedGroup, version, kind),
-    validationPath: options.validationPath ?? had.validationPath ?? defaultWebhookPath('validate', base.qualifiedGroup, version, kind),
+    defaultingPath:
+      options.defaultingPath ?? had.defaultingPath ?? defaultWebhookPath('mutate', base.qualifiedGroup, version, kind),
+    validationPath:
+      options.validationPath ??
+      had.validationPath ??
+      defaultWebhookPath('validate', base.qualifiedGroup, version, kind),
     objType: builtin ? builtin.model : external ? (typeSource ? `${kind}Object` : 'KubernetesObject') : kind,
   };
 }
 
 /** KF1062: a webhook type PROJECT already records for the Kind, unless --force. */
-function checkWebhookTypes(options: CreateWebhookOptions, project: ProjectFile, flags: WebhookFlags, k: WebhookKind, names: WebhookNames, problems: Diagnostic[]): void {
+function checkWebhookTypes(
+  options: CreateWebhookOptions,
+  project: ProjectFile,
+  flags: WebhookFlags,
+  k: WebhookKind,
+  names: WebhookNames,
+  problems: Diagnostic[],
+): void {
   const { existing } = k;
   if (!existing || options.force) return;
   const had: ResourceWebhooks = existing.webhooks ?? {};
@@ -309,11 +445,22 @@ function checkWebhookTypes(options: CreateWebhookOptions, project: ProjectFile, 
 }
 
 /** --conversion: the spokes, other versions of a Kind of this project (KF1063). */
-function conversionSpokes(project: ProjectFile, flags: WebhookFlags, k: WebhookKind, problems: Diagnostic[]): ProjectResource[] {
+function conversionSpokes(
+  project: ProjectFile,
+  flags: WebhookFlags,
+  k: WebhookKind,
+  problems: Diagnostic[],
+): ProjectResource[] {
   const { group, version, kind } = flags;
   const versions = project.config.resources.filter((r) => r.api && r.group === group && r.kind === kind);
   if (k.core || k.external) {
-    problems.push(error('KF1063', `--conversion is for Kinds of this project; ${k.core ? 'the API server itself converts' : 'the project that owns it converts'} the versions of ${kind}`, { hint: 'drop --conversion' }));
+    problems.push(
+      error(
+        'KF1063',
+        `--conversion is for Kinds of this project; ${k.core ? 'the API server itself converts' : 'the project that owns it converts'} the versions of ${kind}`,
+        { hint: 'drop --conversion' },
+      ),
+    );
     return [];
   }
   if (versions.length < 2) {
@@ -327,19 +474,32 @@ function conversionSpokes(project: ProjectFile, flags: WebhookFlags, k: WebhookK
   }
   if (flags.spokes.length === 0) {
     const others = versions.filter((r) => r.version !== version).map((r) => r.version);
-    problems.push(error('KF1063', '--conversion needs --spoke: the versions that convert to and from the hub', { hint: `e.g. --spoke ${others.join(',')}` }));
+    problems.push(
+      error('KF1063', '--conversion needs --spoke: the versions that convert to and from the hub', {
+        hint: `e.g. --spoke ${others.join(',')}`,
+      }),
+    );
     return [];
   }
   const spokes: ProjectResource[] = [];
   for (const s of [...new Set(flags.spokes)]) {
     const entry = versions.find((r) => r.version === s);
-    if (s === version) problems.push(error('KF1063', `--spoke ${s} is the hub itself (--version ${version})`, { hint: 'the hub converts to itself; list only the other versions' }));
+    if (s === version)
+      problems.push(
+        error('KF1063', `--spoke ${s} is the hub itself (--version ${version})`, {
+          hint: 'the hub converts to itself; list only the other versions',
+        }),
+      );
     else if (!entry) {
       problems.push(
-        error('KF1063', `--spoke ${s}: ${PROJECT_FILE} has no version ${s} of ${kind} (it has ${versions.map((r) => r.version).join(', ')})`, {
-          file: PROJECT_FILE,
-          hint: `create it first: kubeforge create api --group ${group} --version ${s} --kind ${kind} --controller=false`,
-        }),
+        error(
+          'KF1063',
+          `--spoke ${s}: ${PROJECT_FILE} has no version ${s} of ${kind} (it has ${versions.map((r) => r.version).join(', ')})`,
+          {
+            file: PROJECT_FILE,
+            hint: `create it first: kubeforge create api --group ${group} --version ${s} --kind ${kind} --controller=false`,
+          },
+        ),
       );
     } else spokes.push(entry);
   }
@@ -347,7 +507,13 @@ function conversionSpokes(project: ProjectFile, flags: WebhookFlags, k: WebhookK
 }
 
 /** The PROJECT entry after this command: the existing one (if any) with the webhooks scaffolded now. */
-function webhookEntry(options: CreateWebhookOptions, flags: WebhookFlags, k: WebhookKind, names: WebhookNames, spokes: readonly ProjectResource[]): ProjectResource {
+function webhookEntry(
+  options: CreateWebhookOptions,
+  flags: WebhookFlags,
+  k: WebhookKind,
+  names: WebhookNames,
+  spokes: readonly ProjectResource[],
+): ProjectResource {
   const { group, version, kind } = flags;
   const { existing, external } = k;
   const entry: ProjectResource = existing ? { ...existing } : { group, version, kind };
@@ -476,7 +642,11 @@ export async function planCreateWebhook(
     problems: [],
   };
   const ids = await webhookIdentifiers(plan);
-  await applySpecs(plan.tree, await conversionFiles(plan, ids), renderer, { force: options.force, data, tool: 'kubeforge' });
+  await applySpecs(plan.tree, await conversionFiles(plan, ids), renderer, {
+    force: options.force,
+    data,
+    tool: 'kubeforge',
+  });
   if (valid.conversion) await markHub(plan);
   await writeWebhookFile(plan, ids);
   await writeWebhookTests(plan, ids);
@@ -498,14 +668,28 @@ function webhookTemplateData(valid: ValidWebhook, host: Host): WebhookTemplateDa
   // An external Kind's fields are its project's (KubernetesObject has none but metadata). A Kind of
   // this project has create api's example field `foo` until the user (or a plugin such as
   // deploy-image) gives it others: the examples then use the metadata, the test an empty spec.
-  const hasFoo = !names.core && !names.external && /^\s*foo\?: string;$/m.test(host.read(names.typesFile)?.toString('utf8') ?? '');
+  const hasFoo =
+    !names.core && !names.external && /^\s*foo\?: string;$/m.test(host.read(names.typesFile)?.toString('utf8') ?? '');
   // A built-in Kind: the fields its test object needs (builtin-bodies.ts): written by hand and
   // accepted by the API server for the common Kinds, else its required fields with placeholders.
   const handWritten = names.core ? validBody(names.version, names.kind) : undefined;
   const coreBody = names.core ? (handWritten ?? placeholderBody(names.objType)) : {};
   const onlySpec = Object.keys(coreBody).length === 1 && coreBody.spec !== undefined;
-  const coreFields = names.core && !onlySpec ? Object.entries(coreBody).map(([f, v]) => `    ${f}: ${v},`).join('\n') : '';
-  const specExample = names.core ? (onlySpec ? coreBody.spec : '') : names.external ? '' : hasFoo ? "{ foo: 'bar' }" : (deployImageSpecExample(config, names) ?? '{}');
+  const coreFields =
+    names.core && !onlySpec
+      ? Object.entries(coreBody)
+          .map(([f, v]) => `    ${f}: ${v},`)
+          .join('\n')
+      : '';
+  const specExample = names.core
+    ? onlySpec
+      ? coreBody.spec
+      : ''
+    : names.external
+      ? ''
+      : hasFoo
+        ? "{ foo: 'bar' }"
+        : (deployImageSpecExample(config, names) ?? '{}');
   const modelImport = modelImportOf(valid);
   const metadataExamples = names.core || names.external || !hasFoo;
   return {
@@ -525,7 +709,9 @@ function webhookTemplateData(valid: ValidWebhook, host: Host): WebhookTemplateDa
     coreFields,
     placeholderBody: names.core && !handWritten && Object.keys(coreBody).length > 0,
     podLike: names.core && names.kind === 'Pod',
-    defaultExample: metadataExamples ? `obj.metadata!.labels = { ...obj.metadata?.labels, 'example.com/defaulted': 'true' };` : `obj.spec.foo ??= 'bar';`,
+    defaultExample: metadataExamples
+      ? `obj.metadata!.labels = { ...obj.metadata?.labels, 'example.com/defaulted': 'true' };`
+      : `obj.spec.foo ??= 'bar';`,
     validateExample: metadataExamples ? `!obj.metadata?.labels?.app` : `!obj.spec.foo`,
     validateField: metadataExamples ? 'metadata.labels.app' : 'spec.foo',
     validateValue: metadataExamples ? 'obj.metadata?.labels?.app' : 'obj.spec.foo',
@@ -543,7 +729,10 @@ function modelImportOf(valid: ValidWebhook): (kind: string, fromDir: string) => 
   const { names } = valid;
   const modelPrefix = names.core ? names.objType.slice(0, -names.kind.length) : '';
   const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;
-  return (kind, fromDir) => (names.core ? `import type { ${modelPrefix}${kind} } from '@kubernetes/client-node';` : externalObjectImport(typeSource, kind, fromDir));
+  return (kind, fromDir) =>
+    names.core
+      ? `import type { ${modelPrefix}${kind} } from '@kubernetes/client-node';`
+      : externalObjectImport(typeSource, kind, fromDir);
 }
 
 /** The Kind's names in the webhook file, in the two test files, and per spoke. */
@@ -562,13 +751,32 @@ interface WebhookFileIds {
 async function webhookIdentifiers(plan: WebhookPlan): Promise<WebhookFileIds> {
   const { valid, data } = plan;
   const { names, config } = valid;
-  const webhookScope = await scopeOf(plan, ['webhook/webhook.ts.hbs', ...['builder_defaulter', 'builder_validator', 'builder_conversion', 'defaulter', 'validator'].map((f) => `webhook/fragments/${f}.ts.hbs`)]);
-  const exported = [`setup${names.kind}WebhookWithManager`, `${names.kind}CustomDefaulter`, `${names.kind}CustomValidator`];
+  const webhookScope = await scopeOf(plan, [
+    'webhook/webhook.ts.hbs',
+    ...['builder_defaulter', 'builder_validator', 'builder_conversion', 'defaulter', 'validator'].map(
+      (f) => `webhook/fragments/${f}.ts.hbs`,
+    ),
+  ]);
+  const exported = [
+    `setup${names.kind}WebhookWithManager`,
+    `${names.kind}CustomDefaulter`,
+    `${names.kind}CustomValidator`,
+  ];
   for (const n of exported) webhookScope.claimExact(n);
   const wk = importKind(webhookScope, names.kind);
-  const webhook = { kindRef: wk.ref, kindImport: wk.specifier, objType: names.core || names.external ? names.objType : wk.ref };
+  const webhook = {
+    kindRef: wk.ref,
+    kindImport: wk.specifier,
+    objType: names.core || names.external ? names.objType : wk.ref,
+  };
   // One scope for both test files, so that they name the Kind's things alike.
-  const testScope = await scopeOf(plan, ['webhook/webhook_test.ts.hbs', 'webhook/webhook_unit_test.ts.hbs', ...['defaulter_test', 'validator_test', 'conversion_test', 'conversion_server_test'].map((f) => `webhook/fragments/${f}.ts.hbs`)]);
+  const testScope = await scopeOf(plan, [
+    'webhook/webhook_test.ts.hbs',
+    'webhook/webhook_unit_test.ts.hbs',
+    ...['defaulter_test', 'validator_test', 'conversion_test', 'conversion_server_test'].map(
+      (f) => `webhook/fragments/${f}.ts.hbs`,
+    ),
+  ]);
   for (const n of exported) testScope.claimExact(n);
   const tk = importKind(testScope, names.kind);
   const test = {
@@ -583,7 +791,13 @@ async function webhookIdentifiers(plan: WebhookPlan): Promise<WebhookFileIds> {
     conversionAlias: scope.claim(`${data.varName}Conversion${pascal(version)}`),
   });
   const spokes = valid.spokes.map((s): SpokeData => {
-    const spokeNames = apiNames(config, { group: s.group, version: s.version, kind: s.kind, plural: s.plural, namespaced: names.namespaced });
+    const spokeNames = apiNames(config, {
+      group: s.group,
+      version: s.version,
+      kind: s.kind,
+      plural: s.plural,
+      namespaced: names.namespaced,
+    });
     const spokeTypes = typesFileOf(config, s);
     return {
       version: s.version,
@@ -604,7 +818,13 @@ async function scopeOf(plan: WebhookPlan, templates: string[]): Promise<Scope> {
   const modelImport = modelImportOf(plan.valid);
   const typeSource = plan.valid.external ? externalTypeSource(plan.valid.external) : undefined;
   const modelPrefix = names.core ? names.objType.slice(0, -names.kind.length) : '';
-  const model = names.core ? `${modelPrefix}${P}` : names.external ? (typeSource ? `${P}Object` : 'KubernetesObject') : P;
+  const model = names.core
+    ? `${modelPrefix}${P}`
+    : names.external
+      ? typeSource
+        ? `${P}Object`
+        : 'KubernetesObject'
+      : P;
   const placeholders = {
     kind: P,
     kindRef: P,
@@ -676,11 +896,15 @@ async function markHub(plan: WebhookPlan): Promise<void> {
   problems.push(...storage.problems);
   if (storage.storage && storage.storage.version !== names.version) {
     problems.push(
-      error('KF1064', `${names.kind} ${storage.storage.version} is the storage version (@StorageVersion() in ${storage.storage.file}), so it must be the hub, not ${names.version}`, {
-        file: storage.storage.file,
-        line: storage.storage.line,
-        hint: `run with --version ${storage.storage.version} --spoke ${[...versions.map((r) => r.version).filter((v) => v !== storage.storage!.version)].join(',')}; or move @StorageVersion() to ${names.version} first`,
-      }),
+      error(
+        'KF1064',
+        `${names.kind} ${storage.storage.version} is the storage version (@StorageVersion() in ${storage.storage.file}), so it must be the hub, not ${names.version}`,
+        {
+          file: storage.storage.file,
+          line: storage.storage.line,
+          hint: `run with --version ${storage.storage.version} --spoke ${[...versions.map((r) => r.version).filter((v) => v !== storage.storage!.version)].join(',')}; or move @StorageVersion() to ${names.version} first`,
+        },
+      ),
     );
   } else if (storage.storage) {
     const text = tree.readText(names.typesFile)!;
@@ -703,23 +927,51 @@ async function writeWebhookFile(plan: WebhookPlan, ids: WebhookFileIds): Promise
   const webhookImports: { module: string; names: { name: string; alias?: string; typeOnly?: boolean }[] }[] = [];
   const classes: string[] = [];
   if (valid.defaulting && !editor.declares(wsf, `${names.kind}CustomDefaulter`)) {
-    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook-builder', fragment: await render('webhook/fragments/builder_defaulter.ts.hbs', ids.webhook) });
-    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook', fragment: await render('webhook/fragments/defaulter.ts.hbs', ids.webhook), separate: true });
+    webhookInsertions.push({
+      marker: '+kubebuilder:scaffold:webhook-builder',
+      fragment: await render('webhook/fragments/builder_defaulter.ts.hbs', ids.webhook),
+    });
+    webhookInsertions.push({
+      marker: '+kubebuilder:scaffold:webhook',
+      fragment: await render('webhook/fragments/defaulter.ts.hbs', ids.webhook),
+      separate: true,
+    });
     runtimeImports.push({ name: 'AdmissionContext', typeOnly: true }, { name: 'CustomDefaulter', typeOnly: true });
     classes.push(`${names.kind}CustomDefaulter`);
   }
   if (valid.validation && !editor.declares(wsf, `${names.kind}CustomValidator`)) {
-    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook-builder', fragment: await render('webhook/fragments/builder_validator.ts.hbs', ids.webhook) });
-    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook', fragment: await render('webhook/fragments/validator.ts.hbs', ids.webhook), separate: true });
-    runtimeImports.push({ name: 'AdmissionContext', typeOnly: true }, { name: 'CustomValidator', typeOnly: true }, { name: 'Warnings', typeOnly: true });
+    webhookInsertions.push({
+      marker: '+kubebuilder:scaffold:webhook-builder',
+      fragment: await render('webhook/fragments/builder_validator.ts.hbs', ids.webhook),
+    });
+    webhookInsertions.push({
+      marker: '+kubebuilder:scaffold:webhook',
+      fragment: await render('webhook/fragments/validator.ts.hbs', ids.webhook),
+      separate: true,
+    });
+    runtimeImports.push(
+      { name: 'AdmissionContext', typeOnly: true },
+      { name: 'CustomValidator', typeOnly: true },
+      { name: 'Warnings', typeOnly: true },
+    );
     classes.push(`${names.kind}CustomValidator`);
   }
   if (classes.length) webhookImports.push({ module: 'kubeforge/markers', names: [{ name: 'Webhook' }] });
   for (const s of ids.spokes) {
-    webhookInsertions.push({ marker: '+kubebuilder:scaffold:webhook-builder', fragment: await render('webhook/fragments/builder_conversion.ts.hbs', { ...ids.webhook, spokeAlias: s.spokeAlias, conversionAlias: s.conversionAlias }) });
+    webhookInsertions.push({
+      marker: '+kubebuilder:scaffold:webhook-builder',
+      fragment: await render('webhook/fragments/builder_conversion.ts.hbs', {
+        ...ids.webhook,
+        spokeAlias: s.spokeAlias,
+        conversionAlias: s.conversionAlias,
+      }),
+    });
     webhookImports.push(
       { module: importSpecifier(webhookDir, s.spokeTypes), names: [{ name: names.kind, alias: s.spokeAlias }] },
-      { module: importSpecifier(webhookDir, s.conversionFile), names: [{ name: `${varName}Conversion`, alias: s.conversionAlias }] },
+      {
+        module: importSpecifier(webhookDir, s.conversionFile),
+        names: [{ name: `${varName}Conversion`, alias: s.conversionAlias }],
+      },
     );
   }
   let webhookOut = insertInto(webhookText, webhookInsertions, names.webhookFile, problems);
@@ -744,29 +996,65 @@ async function writeWebhookTests(plan: WebhookPlan, ids: WebhookFileIds): Promis
   const testExists = tree.exists(names.webhookTestFile);
   const testText = tree.readText(names.webhookTestFile) ?? (await render('webhook/webhook_test.ts.hbs', ids.test));
   const unitExists = tree.exists(names.webhookUnitTestFile);
-  const unitText = tree.readText(names.webhookUnitTestFile) ?? (await render('webhook/webhook_unit_test.ts.hbs', ids.test));
+  const unitText =
+    tree.readText(names.webhookUnitTestFile) ?? (await render('webhook/webhook_unit_test.ts.hbs', ids.test));
   const testInsertions: Insertion[] = [];
   const unitInsertions: Insertion[] = [];
   const testImports: { module: string; names: { name: string; alias?: string }[] }[] = [];
   const unitImports: { module: string; names: { name: string; alias?: string }[] }[] = [];
   const mentions = (title: string) => testText.includes(title) || (unitExists && unitText.includes(title));
   if (valid.defaulting && !mentions(`it('${names.kind}CustomDefaulter `)) {
-    unitInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/defaulter_test.ts.hbs', ids.test), separate: true });
-    unitImports.push({ module: importSpecifier(testDir, names.webhookFile), names: [{ name: `${names.kind}CustomDefaulter` }] });
+    unitInsertions.push({
+      marker: '+kubebuilder:scaffold:webhook-tests',
+      fragment: await render('webhook/fragments/defaulter_test.ts.hbs', ids.test),
+      separate: true,
+    });
+    unitImports.push({
+      module: importSpecifier(testDir, names.webhookFile),
+      names: [{ name: `${names.kind}CustomDefaulter` }],
+    });
   }
   if (valid.validation && !mentions(`it('${names.kind}CustomValidator `)) {
-    unitInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/validator_test.ts.hbs', ids.test), separate: true });
-    unitImports.push({ module: importSpecifier(testDir, names.webhookFile), names: [{ name: `${names.kind}CustomValidator` }] });
+    unitInsertions.push({
+      marker: '+kubebuilder:scaffold:webhook-tests',
+      fragment: await render('webhook/fragments/validator_test.ts.hbs', ids.test),
+      separate: true,
+    });
+    unitImports.push({
+      module: importSpecifier(testDir, names.webhookFile),
+      names: [{ name: `${names.kind}CustomValidator` }],
+    });
   }
   for (const s of ids.spokes) {
-    const extra = { ...ids.test, spokeVersion: s.version, hubVersion: names.version, spokeAlias: s.test.spokeAlias, conversionAlias: s.test.conversionAlias, spokeApiVersion: s.spokeApiVersion };
-    const spokeImport = { module: importSpecifier(testDir, s.spokeTypes), names: [{ name: names.kind, alias: s.test.spokeAlias }] };
+    const extra = {
+      ...ids.test,
+      spokeVersion: s.version,
+      hubVersion: names.version,
+      spokeAlias: s.test.spokeAlias,
+      conversionAlias: s.test.conversionAlias,
+      spokeApiVersion: s.spokeApiVersion,
+    };
+    const spokeImport = {
+      module: importSpecifier(testDir, s.spokeTypes),
+      names: [{ name: names.kind, alias: s.test.spokeAlias }],
+    };
     if (!mentions(`it('${varName}Conversion (${s.version})`)) {
-      unitInsertions.push({ marker: '+kubebuilder:scaffold:webhook-tests', fragment: await render('webhook/fragments/conversion_test.ts.hbs', extra), separate: true });
-      unitImports.push(spokeImport, { module: importSpecifier(testDir, s.conversionFile), names: [{ name: `${varName}Conversion`, alias: s.test.conversionAlias }] });
+      unitInsertions.push({
+        marker: '+kubebuilder:scaffold:webhook-tests',
+        fragment: await render('webhook/fragments/conversion_test.ts.hbs', extra),
+        separate: true,
+      });
+      unitImports.push(spokeImport, {
+        module: importSpecifier(testDir, s.conversionFile),
+        names: [{ name: `${varName}Conversion`, alias: s.test.conversionAlias }],
+      });
     }
     if (!mentions(`it('${data.aKind} ${s.version} created through the API server`)) {
-      testInsertions.push({ marker: '+kubebuilder:scaffold:webhook-server-tests', fragment: await render('webhook/fragments/conversion_server_test.ts.hbs', extra), separate: true });
+      testInsertions.push({
+        marker: '+kubebuilder:scaffold:webhook-server-tests',
+        fragment: await render('webhook/fragments/conversion_server_test.ts.hbs', extra),
+        separate: true,
+      });
       testImports.push(spokeImport);
     }
   }
@@ -789,8 +1077,13 @@ async function registerInMain(plan: WebhookPlan): Promise<string | undefined> {
   // main.ts imports every setup function: the group (multigroup) and the version (when another
   // version of the Kind has webhooks too) keep the names apart.
   const grouped = names.multigroup && names.group !== '';
-  const otherVersion = config.resources.some((r) => r.webhooks && r.group === names.group && r.kind === names.kind && r.version !== names.version);
-  const setupAlias = grouped || otherVersion ? `setup${grouped ? pascal(names.group) : ''}${names.kind}${otherVersion ? pascal(names.version) : ''}WebhookWithManager` : undefined;
+  const otherVersion = config.resources.some(
+    (r) => r.webhooks && r.group === names.group && r.kind === names.kind && r.version !== names.version,
+  );
+  const setupAlias =
+    grouped || otherVersion
+      ? `setup${grouped ? pascal(names.group) : ''}${names.kind}${otherVersion ? pascal(names.version) : ''}WebhookWithManager`
+      : undefined;
   // The webhook imports the Kind's types: without the file the scaffold would not compile.
   if (!names.core && !names.external && tree.readText(names.typesFile) === undefined) {
     problems.push(
@@ -804,14 +1097,30 @@ async function registerInMain(plan: WebhookPlan): Promise<string | undefined> {
   const main: FileInserter = {
     path: 'src/main.ts',
     insertions: [
-      { marker: '+kubebuilder:scaffold:imports', fragment: await render('webhook/fragments/main_imports.ts.hbs', { alias: setupAlias ?? '', mainWebhookImport: importSpecifier('src', names.webhookFile) }) },
-      { marker: '+kubebuilder:scaffold:builder', fragment: await render('webhook/fragments/main_setup.ts.hbs', { setupName: setupAlias ?? `setup${names.kind}WebhookWithManager` }) },
+      {
+        marker: '+kubebuilder:scaffold:imports',
+        fragment: await render('webhook/fragments/main_imports.ts.hbs', {
+          alias: setupAlias ?? '',
+          mainWebhookImport: importSpecifier('src', names.webhookFile),
+        }),
+      },
+      {
+        marker: '+kubebuilder:scaffold:builder',
+        fragment: await render('webhook/fragments/main_setup.ts.hbs', {
+          setupName: setupAlias ?? `setup${names.kind}WebhookWithManager`,
+        }),
+      },
     ],
-    missing: error('KF1047', `src/main.ts is missing: kubeforge registers the ${names.kind} webhooks there`, { file: 'src/main.ts', hint: 'restore it from `kubeforge init --dry-run` output in an empty folder' }),
+    missing: error('KF1047', `src/main.ts is missing: kubeforge registers the ${names.kind} webhooks there`, {
+      file: 'src/main.ts',
+      hint: 'restore it from `kubeforge init --dry-run` output in an empty folder',
+    }),
   };
   applyInserters(tree, [main], problems);
   if (mainText !== undefined && !tree.readText('src/main.ts')!.includes('newWebhookServer(')) {
-    warnings.push('src/main.ts builds no webhook server (it predates kubeforge create webhook): pass `webhookServer: newWebhookServer({ port: 9443, certDir: ... })` to newManager so that the webhooks are served');
+    warnings.push(
+      'src/main.ts builds no webhook server (it predates kubeforge create webhook): pass `webhookServer: newWebhookServer({ port: 9443, certDir: ... })` to newManager so that the webhooks are served',
+    );
   }
   return mainText;
 }
@@ -829,7 +1138,10 @@ async function switchOnWebhookConfig(plan: WebhookPlan, mainText: string | undef
   const edit = (path: string, change: (text: string) => string | undefined, missing: string) => {
     const text = tree.readText(path);
     if (text === undefined) {
-      if (!saidMissing.has(path)) warnings.push(`${path} is missing, so it was not changed: without it the webhooks are not deployed by config/default (restore it, or wire them in your own deployment)`);
+      if (!saidMissing.has(path))
+        warnings.push(
+          `${path} is missing, so it was not changed: without it the webhooks are not deployed by config/default (restore it, or wire them in your own deployment)`,
+        );
       saidMissing.add(path);
       return;
     }
@@ -839,32 +1151,84 @@ async function switchOnWebhookConfig(plan: WebhookPlan, mainText: string | undef
   };
   const admission = entry.webhooks?.defaulting || entry.webhooks?.validation;
   const def = DEFAULT_KUSTOMIZATION;
-  edit(def, (t) => uncommentLines(t, ['- ../webhook']), 'no "#- ../webhook" line to switch on; add "- ../webhook" to its resources');
-  edit(def, (t) => uncommentLines(t, ['- ../certmanager']), 'no "#- ../certmanager" line to switch on; add "- ../certmanager" to its resources');
-  edit(def, (t) => uncommentBlock(t, '# [WEBHOOK-PATCH]'), 'no [WEBHOOK-PATCH] block to switch on; add the patch manager_webhook_patch.yaml (target kind: Deployment)');
-  edit(def, (t) => uncommentBlock(t, '# [CERTMANAGER-WEBHOOK]'), "no [CERTMANAGER-WEBHOOK] block to switch on; add the replacements of the serving certificate's DNS names");
-  if (valid.defaulting) edit(def, (t) => uncommentBlock(t, '# [CERTMANAGER-MUTATING]'), 'no [CERTMANAGER-MUTATING] block to switch on; add the cert-manager.io/inject-ca-from replacement of the MutatingWebhookConfiguration');
-  if (valid.validation) edit(def, (t) => uncommentBlock(t, '# [CERTMANAGER-VALIDATING]'), 'no [CERTMANAGER-VALIDATING] block to switch on; add the cert-manager.io/inject-ca-from replacement of the ValidatingWebhookConfiguration');
+  edit(
+    def,
+    (t) => uncommentLines(t, ['- ../webhook']),
+    'no "#- ../webhook" line to switch on; add "- ../webhook" to its resources',
+  );
+  edit(
+    def,
+    (t) => uncommentLines(t, ['- ../certmanager']),
+    'no "#- ../certmanager" line to switch on; add "- ../certmanager" to its resources',
+  );
+  edit(
+    def,
+    (t) => uncommentBlock(t, '# [WEBHOOK-PATCH]'),
+    'no [WEBHOOK-PATCH] block to switch on; add the patch manager_webhook_patch.yaml (target kind: Deployment)',
+  );
+  edit(
+    def,
+    (t) => uncommentBlock(t, '# [CERTMANAGER-WEBHOOK]'),
+    "no [CERTMANAGER-WEBHOOK] block to switch on; add the replacements of the serving certificate's DNS names",
+  );
+  if (valid.defaulting)
+    edit(
+      def,
+      (t) => uncommentBlock(t, '# [CERTMANAGER-MUTATING]'),
+      'no [CERTMANAGER-MUTATING] block to switch on; add the cert-manager.io/inject-ca-from replacement of the MutatingWebhookConfiguration',
+    );
+  if (valid.validation)
+    edit(
+      def,
+      (t) => uncommentBlock(t, '# [CERTMANAGER-VALIDATING]'),
+      'no [CERTMANAGER-VALIDATING] block to switch on; add the cert-manager.io/inject-ca-from replacement of the ValidatingWebhookConfiguration',
+    );
   if (valid.conversion) {
     const crdName = `${names.plural}.${names.qualifiedGroup}`;
     const text = tree.readText(def);
     if (text !== undefined && text.includes('+kubebuilder:scaffold:crdkustomizecainjection')) {
       const fragment = await render('webhook/fragments/crd_cainjection.yaml.hbs', { crdName });
-      tree.write(def, insertInto(text, [{ marker: '+kubebuilder:scaffold:crdkustomizecainjection', fragment }], def, problems));
-    } else warnings.push(`${def}: no "+kubebuilder:scaffold:crdkustomizecainjection" marker; add the cert-manager.io/inject-ca-from replacements of the CRD ${crdName} to its replacements`);
-    edit('config/crd/kustomization.yaml', (t) => uncommentLines(t, ['configurations:', '- kustomizeconfig.yaml']), 'no "#configurations: / #- kustomizeconfig.yaml" lines to switch on; add them so that kustomize names the conversion webhook Service');
+      tree.write(
+        def,
+        insertInto(text, [{ marker: '+kubebuilder:scaffold:crdkustomizecainjection', fragment }], def, problems),
+      );
+    } else
+      warnings.push(
+        `${def}: no "+kubebuilder:scaffold:crdkustomizecainjection" marker; add the cert-manager.io/inject-ca-from replacements of the CRD ${crdName} to its replacements`,
+      );
+    edit(
+      'config/crd/kustomization.yaml',
+      (t) => uncommentLines(t, ['configurations:', '- kustomizeconfig.yaml']),
+      'no "#configurations: / #- kustomizeconfig.yaml" lines to switch on; add them so that kustomize names the conversion webhook Service',
+    );
   }
-  if (admission) edit('config/webhook/kustomization.yaml', (t) => uncommentLines(t, ['- manifests.yaml']), 'no "#- manifests.yaml" line to switch on; add "- manifests.yaml" to its resources');
-  edit('config/network-policy/kustomization.yaml', (t) => uncommentLines(t, ['- allow-webhook-traffic.yaml']), 'no "#- allow-webhook-traffic.yaml" line to switch on; add it to its resources');
+  if (admission)
+    edit(
+      'config/webhook/kustomization.yaml',
+      (t) => uncommentLines(t, ['- manifests.yaml']),
+      'no "#- manifests.yaml" line to switch on; add "- manifests.yaml" to its resources',
+    );
+  edit(
+    'config/network-policy/kustomization.yaml',
+    (t) => uncommentLines(t, ['- allow-webhook-traffic.yaml']),
+    'no "#- allow-webhook-traffic.yaml" line to switch on; add it to its resources',
+  );
   // The manager takes --webhook-port: the patch passes the port the Service targets.
   const patch = tree.readText(WEBHOOK_PATCH);
   if (patch !== undefined && mainText?.includes("'webhook-port'") && !patch.includes('--webhook-port=')) {
     const lines = patch.split('\n');
     const at = lines.findIndex((l) => l.includes('value: --webhook-cert-path='));
     if (at >= 0) {
-      lines.splice(at + 1, 0, ...(await render('webhook/fragments/webhook_port_patch.yaml.hbs')).replace(/\n$/, '').split('\n'));
+      lines.splice(
+        at + 1,
+        0,
+        ...(await render('webhook/fragments/webhook_port_patch.yaml.hbs')).replace(/\n$/, '').split('\n'),
+      );
       tree.write(WEBHOOK_PATCH, lines.join('\n'));
-    } else warnings.push(`${WEBHOOK_PATCH}: no --webhook-cert-path argument to put --webhook-port=9443 after; add it to the manager's args`);
+    } else
+      warnings.push(
+        `${WEBHOOK_PATCH}: no --webhook-cert-path argument to put --webhook-port=9443 after; add it to the manager's args`,
+      );
   }
 }
 
@@ -873,15 +1237,24 @@ async function switchOnWebhookConfig(plan: WebhookPlan, mainText: string | undef
  * project's lock unless --dry-run; the scaffold and its manifests planned in one tree, then one
  * commit (see manifests-step.ts).
  */
-export async function runCreateWebhook(options: CreateWebhookOptions, env: CreateWebhookEnvironment): Promise<CreateWebhookResult> {
+export async function runCreateWebhook(
+  options: CreateWebhookOptions,
+  env: CreateWebhookEnvironment,
+): Promise<CreateWebhookResult> {
   const host = env.host ?? new DiskHost(env.cwd);
   const steps = scaffoldSteps({
     name: 'create webhook',
     env,
     make: options.make,
     plan: () => planCreateWebhook(options, { ...env, host }),
-    failure: ({ resource: { kind } }) => `generating the manifests with the ${kind} webhooks failed (see above), so they were not scaffolded: nothing was written`,
-    result: (p, manifests): CreateWebhookResult => ({ changes: p.changes, plan: formatPlan(p.changes, { color: env.color }), resource: p.resource, manifests }),
+    failure: ({ resource: { kind } }) =>
+      `generating the manifests with the ${kind} webhooks failed (see above), so they were not scaffolded: nothing was written`,
+    result: (p, manifests): CreateWebhookResult => ({
+      changes: p.changes,
+      plan: formatPlan(p.changes, { color: env.color }),
+      resource: p.resource,
+      manifests,
+    }),
     nextSteps: (p) => nextSteps(p.resource, options),
   });
   return runCommand(steps, env, { host, dryRun: options.dryRun, force: options.force });
@@ -889,8 +1262,15 @@ export async function runCreateWebhook(options: CreateWebhookOptions, env: Creat
 
 function nextSteps(r: ProjectResource, options: CreateWebhookOptions): string {
   const lines = ['', 'Next:'];
-  if (options.defaulting || options.programmaticValidation) lines.push(`  fill in the TODO(user) parts of the ${r.kind} defaulter / validator, then: npm test`);
-  if (options.conversion) lines.push(`  write the conversion of each spoke of ${r.kind} (<kind>_conversion.ts next to its types), then: npm run manifests`);
-  lines.push('  make deploy     # config/default installs the webhooks with cert-manager certificates (cert-manager must run in the cluster)', '');
+  if (options.defaulting || options.programmaticValidation)
+    lines.push(`  fill in the TODO(user) parts of the ${r.kind} defaulter / validator, then: npm test`);
+  if (options.conversion)
+    lines.push(
+      `  write the conversion of each spoke of ${r.kind} (<kind>_conversion.ts next to its types), then: npm run manifests`,
+    );
+  lines.push(
+    '  make deploy     # config/default installs the webhooks with cert-manager certificates (cert-manager must run in the cluster)',
+    '',
+  );
   return lines.join('\n');
 }

@@ -9,7 +9,17 @@
  * written with the sequence style of Kubebuilder's files. Undefined when both sides changed one
  * value differently, or the text is not one YAML document: the caller reports the conflict.
  */
-import { isMap, isScalar, isSeq, type Node, parseAllDocuments, parseDocument, type YAMLMap, type YAMLSeq, YAMLSeq as YAMLSeqClass } from 'yaml';
+import {
+  isMap,
+  isScalar,
+  isSeq,
+  type Node,
+  parseAllDocuments,
+  type parseDocument,
+  type YAMLMap,
+  type YAMLSeq,
+  YAMLSeq as YAMLSeqClass,
+} from 'yaml';
 
 const CONFLICT = Symbol('conflict');
 type Result = Node | undefined | typeof CONFLICT;
@@ -31,8 +41,10 @@ function nameOf(n: unknown): string | undefined {
 function mergeNode(base: Node | undefined, mine: Node | undefined, next: Node | undefined): Result {
   if (same(base, next)) return mine;
   if (same(base, mine) || same(mine, next)) return next;
-  if (isMap(mine) && isMap(next) && (base === undefined || isMap(base))) return mergeMap(base as YAMLMap | undefined, mine, next);
-  if (isSeq(mine) && isSeq(next) && (base === undefined || isSeq(base))) return mergeNamedSeq(base as YAMLSeq | undefined, mine, next);
+  if (isMap(mine) && isMap(next) && (base === undefined || isMap(base)))
+    return mergeMap(base as YAMLMap | undefined, mine, next);
+  if (isSeq(mine) && isSeq(next) && (base === undefined || isSeq(base)))
+    return mergeNamedSeq(base as YAMLSeq | undefined, mine, next);
   // The scaffold dropped a list the user added to (`env:` when switching back to cluster scope):
   // its items go, the user's stay, and the key goes with the last item.
   if (isSeq(mine) && isSeq(base) && next === undefined) {
@@ -46,7 +58,11 @@ function mergeMap(base: YAMLMap | undefined, mine: YAMLMap, next: YAMLMap): Resu
   const keys: string[] = [];
   for (const m of [mine, base, next]) for (const p of m?.items ?? []) if (!keys.includes(keyOf(p))) keys.push(keyOf(p));
   for (const k of keys) {
-    const r = mergeNode(base?.get(k, true) as Node | undefined, mine.get(k, true) as Node | undefined, next.get(k, true) as Node | undefined);
+    const r = mergeNode(
+      base?.get(k, true) as Node | undefined,
+      mine.get(k, true) as Node | undefined,
+      next.get(k, true) as Node | undefined,
+    );
     if (r === CONFLICT) return CONFLICT;
     if (r === undefined) mine.delete(k);
     else if (r !== mine.get(k, true)) mine.set(k, r);
@@ -87,7 +103,11 @@ export function mergeYamlDocument(base: string, mine: string, next: string): str
   if (bd.length !== md.length || nd.length !== md.length) return undefined;
   const out: string[] = [];
   for (let i = 0; i < md.length; i++) {
-    const r = mergeNode(bd[i].contents as Node | undefined, md[i].contents as Node | undefined, nd[i].contents as Node | undefined);
+    const r = mergeNode(
+      bd[i].contents as Node | undefined,
+      md[i].contents as Node | undefined,
+      nd[i].contents as Node | undefined,
+    );
     if (r === CONFLICT) return undefined;
     md[i].contents = r as never;
     out.push(md[i].toString({ indentSeq: false, lineWidth: 0 }));

@@ -18,9 +18,30 @@
 import type { JSONSchemaProps } from './jsonschema.js';
 
 /** Keywords the properties and types of the merge already account for, or that are not merged. */
-export const NOT_MERGED = new Set(['properties', 'required', 'type', 'title', 'description', 'example', 'externalDocs', 'items', 'additionalProperties']);
+export const NOT_MERGED = new Set([
+  'properties',
+  'required',
+  'type',
+  'title',
+  'description',
+  'example',
+  'externalDocs',
+  'items',
+  'additionalProperties',
+]);
 /** Keywords Go holds as plain strings or booleans: equal values are one value. */
-const BY_VALUE = new Set(['format', 'pattern', 'exclusiveMaximum', 'exclusiveMinimum', 'uniqueItems', 'nullable', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string', 'minProperties', 'maxProperties']);
+const BY_VALUE = new Set([
+  'format',
+  'pattern',
+  'exclusiveMaximum',
+  'exclusiveMinimum',
+  'uniqueItems',
+  'nullable',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-int-or-string',
+  'minProperties',
+  'maxProperties',
+]);
 
 type Schema = Record<string, unknown>;
 

@@ -42,14 +42,29 @@ export class SchemaFormatter {
   /** Reports a marker whose precondition fails (KF2009), at the marker. */
   private report(place: string) {
     return (marker: MarkerValue, message: string, hint?: string) => {
-      this.host.reporter.report(error('KF2009', `@${marker.name} on ${place}: ${message}`, { file: marker.file, line: marker.line, column: marker.column, hint }));
+      this.host.reporter.report(
+        error('KF2009', `@${marker.name} on ${place}: ${message}`, {
+          file: marker.file,
+          line: marker.line,
+          column: marker.column,
+          hint,
+        }),
+      );
     };
   }
 
   /** Warns about a marker that applies but will not work as meant (KF2015), at the marker. */
   private warn(place: string) {
     return (marker: MarkerValue, message: string, hint?: string) => {
-      this.host.reporter.report({ code: 'KF2015', severity: 'warning', message: `@${marker.name} on ${place}: ${message}`, hint, file: marker.file, line: marker.line, column: marker.column });
+      this.host.reporter.report({
+        code: 'KF2015',
+        severity: 'warning',
+        message: `@${marker.name} on ${place}: ${message}`,
+        hint,
+        file: marker.file,
+        line: marker.line,
+        column: marker.column,
+      });
     };
   }
 
@@ -65,7 +80,11 @@ export class SchemaFormatter {
         return { type: 'object', additionalProperties: this.format(t.values, ctx) };
       case 'object': {
         const schema = this.formatObject(t.properties);
-        if (t.embedded?.length) flattenEmbedded(schema, t.embedded.map((p) => this.format(p, ctx)));
+        if (t.embedded?.length)
+          flattenEmbedded(
+            schema,
+            t.embedded.map((p) => this.format(p, ctx)),
+          );
         return schema;
       }
       case 'builtin':
@@ -90,7 +109,9 @@ export class SchemaFormatter {
           this.host.reporter.report(
             error('KF3009', `${ctx.where} has type ${t.name} from @kubernetes/client-node, which has no known schema`, {
               ...t.at,
-              hint: this.host.k8sHint ?? 'use a @kubernetes/client-node model class (V1PodTemplateSpec, V1Condition, ...) or declare the type yourself',
+              hint:
+                this.host.k8sHint ??
+                'use a @kubernetes/client-node model class (V1PodTemplateSpec, V1Condition, ...) or declare the type yourself',
             }),
           );
           return {};
@@ -107,14 +128,27 @@ export class SchemaFormatter {
           );
           return {};
         }
-        return t.what === 'object' ? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } : { 'x-kubernetes-preserve-unknown-fields': true };
+        return t.what === 'object'
+          ? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }
+          : { 'x-kubernetes-preserve-unknown-fields': true };
       case 'named': {
-        const allow = ctx.allowUnknown || t.markers.some((m) => m.name === 'PreserveUnknownFields' || m.name === 'Items.PreserveUnknownFields' || m.name === 'Schemaless');
+        const allow =
+          ctx.allowUnknown ||
+          t.markers.some(
+            (m) =>
+              m.name === 'PreserveUnknownFields' || m.name === 'Items.PreserveUnknownFields' || m.name === 'Schemaless',
+          );
         // An object that embeds marked types: its own markers first, then folded with theirs.
         const embedded = t.target.kind === 'object' ? t.target.embedded : undefined;
-        const schema = embedded?.length ? this.formatObject((t.target as { properties: IRProperty[] }).properties) : this.format(t.target, { ...ctx, allowUnknown: allow });
+        const schema = embedded?.length
+          ? this.formatObject((t.target as { properties: IRProperty[] }).properties)
+          : this.format(t.target, { ...ctx, allowUnknown: allow });
         applyMarkers(schema, t.markers, this.report(`type ${t.name}`), foldOf(t.target), this.warn(`type ${t.name}`));
-        if (embedded?.length) flattenEmbedded(schema, embedded.map((p) => this.format(p, { ...ctx, allowUnknown: allow })));
+        if (embedded?.length)
+          flattenEmbedded(
+            schema,
+            embedded.map((p) => this.format(p, { ...ctx, allowUnknown: allow })),
+          );
         if (t.description) schema.description = t.description;
         return setSchemaOrigin(schema, { where: `type ${t.name}`, markers: t.markers, type: schemaOriginOf(schema) });
       }
@@ -134,7 +168,14 @@ export class SchemaFormatter {
     const req = p.markers.find((m) => m.name === 'Required');
     const opt = p.markers.find((m) => m.name === 'Optional');
     if (req && opt) {
-      this.host.reporter.report(error('KF2013', `field "${p.name}" of ${p.owner} has both @Required() and @Optional()`, { file: opt.file, line: opt.line, column: opt.column, hint: 'keep one of them' }));
+      this.host.reporter.report(
+        error('KF2013', `field "${p.name}" of ${p.owner} has both @Required() and @Optional()`, {
+          file: opt.file,
+          line: opt.line,
+          column: opt.column,
+          hint: 'keep one of them',
+        }),
+      );
     }
     if (req) return true;
     if (opt) return false;
@@ -145,12 +186,19 @@ export class SchemaFormatter {
   formatProperty(p: IRProperty): JSONSchemaProps {
     const where = `field "${p.name}" of ${p.owner}`;
     const schemaless = p.markers.some((m) => m.name === 'Schemaless');
-    const allowUnknown = schemaless || p.markers.some((m) => m.name === 'PreserveUnknownFields' || m.name === 'Items.PreserveUnknownFields');
+    const allowUnknown =
+      schemaless ||
+      p.markers.some((m) => m.name === 'PreserveUnknownFields' || m.name === 'Items.PreserveUnknownFields');
     let base: JSONSchemaProps;
     if (schemaless) base = {};
     else {
       const r = irResolve(p.type);
-      base = allowUnknown && r.kind === 'unknown' && p.type.kind === 'unknown' ? (r.what === 'object' ? { type: 'object' } : {}) : this.format(p.type, { where, allowUnknown });
+      base =
+        allowUnknown && r.kind === 'unknown' && p.type.kind === 'unknown'
+          ? r.what === 'object'
+            ? { type: 'object' }
+            : {}
+          : this.format(p.type, { where, allowUnknown });
     }
     // Markers change only the top level and `items` (applyMarkers copies what it changes).
     const schema: JSONSchemaProps = { ...base };
@@ -180,13 +228,27 @@ export class SchemaFormatter {
    */
   private checkTypeMetaField(p: IRProperty, kind: string | undefined): void {
     const t = irResolve(p.type);
-    if (t.kind === 'error' || (t.kind === 'primitive' && t.type === 'string') || (t.kind === 'enum' && t.type === 'string')) return;
-    const found = t.kind === 'primitive' || t.kind === 'enum' ? `${t.type}${t.kind === 'enum' ? ' literals' : ''}` : t.kind === 'named' ? t.name : t.kind;
+    if (
+      t.kind === 'error' ||
+      (t.kind === 'primitive' && t.type === 'string') ||
+      (t.kind === 'enum' && t.type === 'string')
+    )
+      return;
+    const found =
+      t.kind === 'primitive' || t.kind === 'enum'
+        ? `${t.type}${t.kind === 'enum' ? ' literals' : ''}`
+        : t.kind === 'named'
+          ? t.name
+          : t.kind;
     this.host.reporter.report(
-      error('KF3014', `field ${p.name} of Kind ${kind ?? p.owner} is declared as ${found}, but the API server sends and takes it as a string`, {
-        ...p.at,
-        hint: `declare it ${p.name}?: string (or leave it out: the CRD describes it in any case)`,
-      }),
+      error(
+        'KF3014',
+        `field ${p.name} of Kind ${kind ?? p.owner} is declared as ${found}, but the API server sends and takes it as a string`,
+        {
+          ...p.at,
+          hint: `declare it ${p.name}?: string (or leave it out: the CRD describes it in any case)`,
+        },
+      ),
     );
   }
 
@@ -214,10 +276,21 @@ export class SchemaFormatter {
     if (required.length) schema.required = required;
     keepImmutableSet(schema, props, required);
     if (named) {
-      applyMarkers(schema, named.markers, this.report(`Kind ${named.name}`), undefined, this.warn(`Kind ${named.name}`));
+      applyMarkers(
+        schema,
+        named.markers,
+        this.report(`Kind ${named.name}`),
+        undefined,
+        this.warn(`Kind ${named.name}`),
+      );
       if (named.description) schema.description = named.description;
     }
-    if (obj.kind === 'object' && obj.embedded?.length) flattenEmbedded(schema, obj.embedded.map((p) => this.format(p, { where: `Kind ${named?.name ?? ''}`, allowUnknown: false })), true);
+    if (obj.kind === 'object' && obj.embedded?.length)
+      flattenEmbedded(
+        schema,
+        obj.embedded.map((p) => this.format(p, { where: `Kind ${named?.name ?? ''}`, allowUnknown: false })),
+        true,
+      );
     return setSchemaOrigin(schema, { where: named ? `Kind ${named.name}` : 'the Kind', markers: named?.markers ?? [] });
   }
 }
@@ -230,7 +303,10 @@ export class SchemaFormatter {
 function keepImmutableSet(schema: JSONSchemaProps, props: readonly IRProperty[], required: readonly string[]): void {
   const rules = props
     .filter((p) => !required.includes(p.name) && p.markers.some((m) => m.name === 'Immutable'))
-    .map((p) => ({ message: `field ${p.name} is immutable once set`, rule: `!has(oldSelf.${p.name}) || has(self.${p.name})` }));
+    .map((p) => ({
+      message: `field ${p.name} is immutable once set`,
+      rule: `!has(oldSelf.${p.name}) || has(self.${p.name})`,
+    }));
   if (rules.length) schema['x-kubernetes-validations'] = [...(schema['x-kubernetes-validations'] ?? []), ...rules];
 }
 
@@ -252,6 +328,9 @@ function foldOf(t: IRType): Fold {
 }
 
 function sortedRecord<T>(r: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.keys(r).sort().map((k) => [k, r[k]]));
+  return Object.fromEntries(
+    Object.keys(r)
+      .sort()
+      .map((k) => [k, r[k]]),
+  );
 }
-

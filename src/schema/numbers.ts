@@ -9,10 +9,14 @@ import { locationOf } from '../collector/collector.js';
 
 /** The KF3012 warning for a plain `number` (or `Number`) type node that `where` describes. */
 export function plainNumberWarning(node: ts.Node, where: string): Diagnostic {
-  return warning('KF3012', `${where} is a plain number, so its schema is \`type: number\` and the API server accepts fractions (1.5)`, {
-    ...locationOf(node),
-    hint: "use int32 or int64 from 'kubeforge/markers' for a whole number (type: integer), or float64 to say that it takes fractions on purpose",
-  });
+  return warning(
+    'KF3012',
+    `${where} is a plain number, so its schema is \`type: number\` and the API server accepts fractions (1.5)`,
+    {
+      ...locationOf(node),
+      hint: "use int32 or int64 from 'kubeforge/markers' for a whole number (type: integer), or float64 to say that it takes fractions on purpose",
+    },
+  );
 }
 
 /**
@@ -23,8 +27,20 @@ export function plainNumberWarning(node: ts.Node, where: string): Diagnostic {
 export function isValueNumber(node: ts.Node): boolean {
   const p = node.parent;
   if (p && ts.isUnionTypeNode(p)) {
-    return p.types.every((t) => t.kind === ts.SyntaxKind.NumberKeyword || t.kind === ts.SyntaxKind.UndefinedKeyword || (ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword));
+    return p.types.every(
+      (t) =>
+        t.kind === ts.SyntaxKind.NumberKeyword ||
+        t.kind === ts.SyntaxKind.UndefinedKeyword ||
+        (ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword),
+    );
   }
-  if (p && ts.isTypeReferenceNode(p) && p.typeArguments?.[0] === node && ts.isIdentifier(p.typeName) && p.typeName.text === 'Record') return false;
+  if (
+    p &&
+    ts.isTypeReferenceNode(p) &&
+    p.typeArguments?.[0] === node &&
+    ts.isIdentifier(p.typeName) &&
+    p.typeName.text === 'Record'
+  )
+    return false;
   return true;
 }

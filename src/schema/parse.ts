@@ -67,7 +67,13 @@ export class TypeParser {
   private warnTemplateLiteral(node: ts.TemplateLiteralTypeNode, where: string): void {
     if (this.patterned.has(node) || isDependencyFile(node.getSourceFile().fileName)) return;
     const hole = (t: ts.TypeNode) =>
-      t.kind === ts.SyntaxKind.NumberKeyword ? '-?[0-9]+(\\.[0-9]+)?' : t.kind === ts.SyntaxKind.BigIntKeyword ? '-?[0-9]+' : t.kind === ts.SyntaxKind.BooleanKeyword ? '(true|false)' : '.*';
+      t.kind === ts.SyntaxKind.NumberKeyword
+        ? '-?[0-9]+(\\.[0-9]+)?'
+        : t.kind === ts.SyntaxKind.BigIntKeyword
+          ? '-?[0-9]+'
+          : t.kind === ts.SyntaxKind.BooleanKeyword
+            ? '(true|false)'
+            : '.*';
     const quote = (text: string) => text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
     const pattern = `^${quote(node.head.text)}${node.templateSpans.map((sp) => hole(sp.type) + quote(sp.literal.text)).join('')}$`;
     this.host.reporter.report({
@@ -84,7 +90,12 @@ export class TypeParser {
     const site = this.userSites[this.userSites.length - 1];
     if (site && isDependencyFile(at.file)) {
       const dep = at.file.slice(at.file.lastIndexOf('/node_modules/') + 1);
-      this.host.reporter.report(error(code, `${message} (in ${dep}:${at.line}:${at.column}, a dependency's type this field uses)`, { ...locationOf(site), hint }));
+      this.host.reporter.report(
+        error(code, `${message} (in ${dep}:${at.line}:${at.column}, a dependency's type this field uses)`, {
+          ...locationOf(site),
+          hint,
+        }),
+      );
     } else this.host.reporter.report(error(code, message, { ...at, hint }));
     return { kind: 'error' };
   }
@@ -96,7 +107,8 @@ export class TypeParser {
   private externalOf(decl: ts.Declaration | undefined): { module: string; name: string } | undefined {
     if (!decl) return undefined;
     const target = this.host.collector.names.resolveAliasDeclaration(decl);
-    if (target?.kind === 'external' && isExternalModule(target.module)) return { module: target.module, name: target.name };
+    if (target?.kind === 'external' && isExternalModule(target.module))
+      return { module: target.module, name: target.name };
     return undefined;
   }
 
@@ -134,7 +146,13 @@ export class TypeParser {
       }
       // m.Name through a barrel's namespace (`import * as m from './markers'`, `export * as m`)
       const via = this.host.collector.names.resolveAccess(name);
-      if (via && via.rest.length === 0 && via.target.kind === 'external' && isExternalModule(via.target.module) && via.target.name !== '*') {
+      if (
+        via &&
+        via.rest.length === 0 &&
+        via.target.kind === 'external' &&
+        isExternalModule(via.target.module) &&
+        via.target.name !== '*'
+      ) {
         return { kind: 'external', module: via.target.module, name: via.target.name };
       }
       return this.resolveSymbol(this.host.checker.getSymbolAtLocation(right));
@@ -173,30 +191,56 @@ export class TypeParser {
       case ts.SyntaxKind.ObjectKeyword:
         return { kind: 'unknown', what: 'object', at: locationOf(node) };
       case ts.SyntaxKind.BigIntKeyword:
-        return this.report('KF3005', `${where} has type 'bigint', which JSON cannot carry`, node, "use int64 (from 'kubeforge/markers') or a string");
+        return this.report(
+          'KF3005',
+          `${where} has type 'bigint', which JSON cannot carry`,
+          node,
+          "use int64 (from 'kubeforge/markers') or a string",
+        );
       case ts.SyntaxKind.SymbolKeyword:
         return this.report('KF3005', `${where} has type 'symbol', which JSON cannot carry`, node, 'use a string');
       case ts.SyntaxKind.NeverKeyword:
       case ts.SyntaxKind.VoidKeyword:
       case ts.SyntaxKind.UndefinedKeyword:
       case ts.SyntaxKind.NullKeyword:
-        return this.report('KF3005', `${where} has type '${node.getText()}', which has no schema`, node, 'give the field a data type (string, number, a class, ...)');
+        return this.report(
+          'KF3005',
+          `${where} has type '${node.getText()}', which has no schema`,
+          node,
+          'give the field a data type (string, number, a class, ...)',
+        );
     }
     if (ts.isParenthesizedTypeNode(node)) return this.parseType(node.type, env, where);
     if (ts.isLiteralTypeNode(node)) return this.parseUnion([node], node, env, where);
     if (ts.isUnionTypeNode(node)) {
       const hasUndefined = node.types.some((t) => t.kind === ts.SyntaxKind.UndefinedKeyword);
       if (hasUndefined) {
-        return this.report('KF3006', `${where}: '| undefined' is only allowed at the top of a field's type`, node, 'make the field optional with `?` instead');
+        return this.report(
+          'KF3006',
+          `${where}: '| undefined' is only allowed at the top of a field's type`,
+          node,
+          'make the field optional with `?` instead',
+        );
       }
       return this.parseUnion(node.types, node, env, where);
     }
     if (ts.isArrayTypeNode(node)) return { kind: 'array', items: this.parseType(node.elementType, env, where) };
-    if (ts.isTypeOperatorNode(node) && node.operator === ts.SyntaxKind.ReadonlyKeyword) return this.parseType(node.type, env, where);
+    if (ts.isTypeOperatorNode(node) && node.operator === ts.SyntaxKind.ReadonlyKeyword)
+      return this.parseType(node.type, env, where);
     if (ts.isTupleTypeNode(node))
-      return this.report('KF3003', `${where} is a tuple (${truncate(node.getText())}); CRD schemas have no tuples`, node, 'use an array (T[]) or a class with named fields');
+      return this.report(
+        'KF3003',
+        `${where} is a tuple (${truncate(node.getText())}); CRD schemas have no tuples`,
+        node,
+        'use an array (T[]) or a class with named fields',
+      );
     if (ts.isFunctionTypeNode(node) || ts.isConstructorTypeNode(node))
-      return this.report('KF3004', `${where} is a function type (${truncate(node.getText())}), which is not data`, node, 'remove the field from the API type, or make it a method');
+      return this.report(
+        'KF3004',
+        `${where} is a function type (${truncate(node.getText())}), which is not data`,
+        node,
+        'remove the field from the API type, or make it a method',
+      );
     if (ts.isTypeLiteralNode(node)) return this.parseMembers(node.members, 'type literal', env, where, node);
     if (ts.isIntersectionTypeNode(node)) return this.parseIntersection(node, env, where);
     if (ts.isTypeReferenceNode(node)) return this.parseReference(node, env, where);
@@ -216,17 +260,29 @@ export class TypeParser {
     let nullable = false;
     const parts: IRType[] = [];
     for (const t of types) {
-      if (t.kind === ts.SyntaxKind.NullKeyword || (ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword)) {
+      if (
+        t.kind === ts.SyntaxKind.NullKeyword ||
+        (ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword)
+      ) {
         nullable = true;
         continue;
       }
       if (ts.isLiteralTypeNode(t)) {
         const lit = t.literal;
-        if (ts.isStringLiteral(lit) || ts.isNoSubstitutionTemplateLiteral(lit)) parts.push({ kind: 'enum', type: 'string', values: [lit.text] });
+        if (ts.isStringLiteral(lit) || ts.isNoSubstitutionTemplateLiteral(lit))
+          parts.push({ kind: 'enum', type: 'string', values: [lit.text] });
         else if (ts.isNumericLiteral(lit)) parts.push({ kind: 'enum', type: 'number', values: [Number(lit.text)] });
-        else if (ts.isPrefixUnaryExpression(lit) && ts.isNumericLiteral(lit.operand)) parts.push({ kind: 'enum', type: 'number', values: [-Number(lit.operand.text)] });
-        else if (lit.kind === ts.SyntaxKind.TrueKeyword || lit.kind === ts.SyntaxKind.FalseKeyword) parts.push({ kind: 'enum', type: 'boolean', values: [lit.kind === ts.SyntaxKind.TrueKeyword] });
-        else return this.report('KF3007', `${where}: unsupported literal type ${t.getText()}`, t, 'use string or numeric literals');
+        else if (ts.isPrefixUnaryExpression(lit) && ts.isNumericLiteral(lit.operand))
+          parts.push({ kind: 'enum', type: 'number', values: [-Number(lit.operand.text)] });
+        else if (lit.kind === ts.SyntaxKind.TrueKeyword || lit.kind === ts.SyntaxKind.FalseKeyword)
+          parts.push({ kind: 'enum', type: 'boolean', values: [lit.kind === ts.SyntaxKind.TrueKeyword] });
+        else
+          return this.report(
+            'KF3007',
+            `${where}: unsupported literal type ${t.getText()}`,
+            t,
+            'use string or numeric literals',
+          );
         continue;
       }
       parts.push(this.parseType(t, env, where));
@@ -238,19 +294,32 @@ export class TypeParser {
       // A union of literals (possibly through aliases and enums): merge into one enum.
       const resolved = parts.map(irResolve);
       if (resolved.every((p) => p.kind === 'enum' || (p.kind === 'primitive' && p.type === 'boolean'))) {
-        const kinds = new Set(resolved.map((p) => (p.kind === 'enum' ? (p.type === 'integer' ? 'number' : p.type) : 'boolean')));
+        const kinds = new Set(
+          resolved.map((p) => (p.kind === 'enum' ? (p.type === 'integer' ? 'number' : p.type) : 'boolean')),
+        );
         if (kinds.size > 1)
-          return this.report('KF3006', `${where} mixes literal types (${[...kinds].join(', ')}): ${truncate(whole.getText())}`, whole, 'use literals of one type (all strings or all numbers)');
+          return this.report(
+            'KF3006',
+            `${where} mixes literal types (${[...kinds].join(', ')}): ${truncate(whole.getText())}`,
+            whole,
+            'use literals of one type (all strings or all numbers)',
+          );
         const kind = [...kinds][0];
         if (kind === 'boolean') result = { kind: 'primitive', type: 'boolean' };
         else {
           const values: (string | number | boolean)[] = [];
-          for (const p of resolved) if (p.kind === 'enum') for (const v of p.values) if (!values.includes(v)) values.push(v);
+          for (const p of resolved)
+            if (p.kind === 'enum') for (const v of p.values) if (!values.includes(v)) values.push(v);
           const type = kind === 'string' ? 'string' : values.every((v) => Number.isInteger(v)) ? 'integer' : 'number';
           result = { kind: 'enum', type, values };
         }
       } else if (parts.length === 0) {
-        return this.report('KF3005', `${where} has type 'null', which has no schema`, whole, 'give the field a data type and add `| null` to it');
+        return this.report(
+          'KF3005',
+          `${where} has type 'null', which has no schema`,
+          whole,
+          'give the field a data type and add `| null` to it',
+        );
       } else {
         const names = parts.map((p) => (p.kind === 'named' ? p.name : describe(irResolve(p))));
         const objects = parts.filter((p) => ['object', 'map', 'k8s'].includes(irResolve(p).kind)).length;
@@ -261,7 +330,12 @@ export class TypeParser {
             : objects > 1
               ? 'structural schemas cannot express a union of object types: merge them into one class with optional fields (and @ExactlyOneOf to pick one)'
               : 'use one type, or a class with one optional field per alternative';
-        return this.report('KF3006', `${where} is a union of ${names.join(' | ')} (${truncate(whole.getText())}), which a structural schema cannot express`, whole, hint);
+        return this.report(
+          'KF3006',
+          `${where} is a union of ${names.join(' | ')} (${truncate(whole.getText())}), which a structural schema cannot express`,
+          whole,
+          hint,
+        );
       }
     }
     return nullable ? { kind: 'nullable', target: result } : result;
@@ -272,7 +346,15 @@ export class TypeParser {
     if (parts.some((p) => p.kind === 'error')) return { kind: 'error' };
     const props: IRProperty[] = [];
     const primitives = parts.filter((p) => irResolve(p).kind !== 'object');
-    if (primitives.length === 1 && parts.length > 1 && parts.every((p) => p === primitives[0] || (irResolve(p).kind === 'object' && (irResolve(p) as { properties: IRProperty[] }).properties.length <= 1))) {
+    if (
+      primitives.length === 1 &&
+      parts.length > 1 &&
+      parts.every(
+        (p) =>
+          p === primitives[0] ||
+          (irResolve(p).kind === 'object' && (irResolve(p) as { properties: IRProperty[] }).properties.length <= 1),
+      )
+    ) {
       // Branded primitive (`string & { __brand: 'X' }`): the primitive.
       return primitives[0];
     }
@@ -280,7 +362,12 @@ export class TypeParser {
     for (const p of parts) {
       const r = irResolve(p);
       if (r.kind !== 'object')
-        return this.report('KF3006', `${where} intersects a non-object type (${describe(r)}) in ${truncate(node.getText())}`, node, 'intersect only classes, interfaces and type literals');
+        return this.report(
+          'KF3006',
+          `${where} intersects a non-object type (${describe(r)}) in ${truncate(node.getText())}`,
+          node,
+          'intersect only classes, interfaces and type literals',
+        );
       for (const prop of r.properties) {
         const i = props.findIndex((x) => x.name === prop.name);
         if (i >= 0) props.splice(i, 1);
@@ -299,7 +386,13 @@ export class TypeParser {
     switch (res.kind) {
       case 'typeParam': {
         const b = env.get(res.decl);
-        if (!b) return this.report('KF3010', `${where}: type parameter ${name} has no type argument here`, node, 'instantiate the generic type with concrete type arguments');
+        if (!b)
+          return this.report(
+            'KF3010',
+            `${where}: type parameter ${name} has no type argument here`,
+            node,
+            'instantiate the generic type with concrete type arguments',
+          );
         return this.parseType(b.node, b.env, where);
       }
       case 'external':
@@ -307,7 +400,12 @@ export class TypeParser {
       case 'global':
         return this.parseGlobal(res.name, args, node, env, where);
       case 'unresolved':
-        return this.report('KF3010', `${where}: cannot resolve type '${name}'`, node, 'import the type, or check its spelling');
+        return this.report(
+          'KF3010',
+          `${where}: cannot resolve type '${name}'`,
+          node,
+          'import the type, or check its spelling',
+        );
       case 'decl':
         return this.parseDeclaration(res.decl, args, node, env, where);
     }
@@ -331,14 +429,25 @@ export class TypeParser {
         case 'MicroTime':
           return { kind: 'builtin', name: 'DateTime' };
       }
-      return this.report('KF3010', `${where}: '${name}' from kubeforge/markers is not a type with a schema`, node, 'use int32, int64, float64, Quantity, IntOrString, Duration, Time or MicroTime');
+      return this.report(
+        'KF3010',
+        `${where}: '${name}' from kubeforge/markers is not a type with a schema`,
+        node,
+        'use int32, int64, float64, Quantity, IntOrString, Duration, Time or MicroTime',
+      );
     }
     if (name === 'V1ObjectMeta') return { kind: 'builtin', name: 'ObjectMeta' };
     if (name === 'IntOrString') return { kind: 'builtin', name: 'IntOrString' };
     return { kind: 'k8s', name, at: locationOf(node) };
   }
 
-  private parseGlobal(name: string, args: readonly ts.TypeNode[], node: ts.TypeReferenceNode, env: Env, where: string): IRType {
+  private parseGlobal(
+    name: string,
+    args: readonly ts.TypeNode[],
+    node: ts.TypeReferenceNode,
+    env: Env,
+    where: string,
+  ): IRType {
     switch (name) {
       case 'Array':
       case 'ReadonlyArray':
@@ -348,7 +457,12 @@ export class TypeParser {
         if (args.length !== 2) return this.report('KF3007', `${where}: Record needs two type arguments`, node);
         const key = irResolve(this.parseType(args[0], env, where));
         if (!(key.kind === 'primitive' && key.type === 'string'))
-          return this.report('KF3007', `${where}: Record keys must be string, found ${truncate(args[0].getText())}`, args[0], 'use Record<string, T> (or a class with one field per key)');
+          return this.report(
+            'KF3007',
+            `${where}: Record keys must be string, found ${truncate(args[0].getText())}`,
+            args[0],
+            'use Record<string, T> (or a class with one field per key)',
+          );
         return { kind: 'map', values: this.parseType(args[1], env, where) };
       }
       case 'Partial':
@@ -369,7 +483,12 @@ export class TypeParser {
         return this.report('KF3007', `${where} is a ${name}, which JSON cannot carry`, node, 'use Record<string, T>');
       case 'Set':
       case 'ReadonlySet':
-        return this.report('KF3007', `${where} is a ${name}, which JSON cannot carry`, node, "use T[] with @ListType('set')");
+        return this.report(
+          'KF3007',
+          `${where} is a ${name}, which JSON cannot carry`,
+          node,
+          "use T[] with @ListType('set')",
+        );
       case 'String':
       case 'Number':
       case 'Boolean':
@@ -378,33 +497,76 @@ export class TypeParser {
       case 'Object':
         return { kind: 'unknown', what: 'object', at: locationOf(node) };
     }
-    return this.report('KF3007', `${where} uses ${name}<...>, which kubeforge cannot map`, node, 'write the resulting type out as a class or interface');
+    return this.report(
+      'KF3007',
+      `${where} uses ${name}<...>, which kubeforge cannot map`,
+      node,
+      'write the resulting type out as a class or interface',
+    );
   }
 
   /** Partial / Required / Pick / Omit over an object type: the resulting members. */
-  private parseUtility(name: string, args: readonly ts.TypeNode[], node: ts.TypeReferenceNode, env: Env, where: string): IRType {
+  private parseUtility(
+    name: string,
+    args: readonly ts.TypeNode[],
+    node: ts.TypeReferenceNode,
+    env: Env,
+    where: string,
+  ): IRType {
     const arity = name === 'Pick' || name === 'Omit' ? 2 : 1;
-    if (args.length !== arity) return this.report('KF3007', `${where}: ${name} needs ${arity} type argument${arity > 1 ? 's' : ''}`, node);
+    if (args.length !== arity)
+      return this.report('KF3007', `${where}: ${name} needs ${arity} type argument${arity > 1 ? 's' : ''}`, node);
     const base = irResolve(this.parseType(args[0], env, where));
     if (base.kind === 'error') return base;
-    if (base.kind !== 'object') return this.report('KF3007', `${where}: ${name}<...> applies to object types, found ${describe(base)}`, args[0], 'apply it to a class, interface or type literal');
+    if (base.kind !== 'object')
+      return this.report(
+        'KF3007',
+        `${where}: ${name}<...> applies to object types, found ${describe(base)}`,
+        args[0],
+        'apply it to a class, interface or type literal',
+      );
     let keys: (string | number | boolean)[] | undefined;
     if (arity === 2) {
       const k = irResolve(this.parseType(args[1], env, where));
-      if (k.kind !== 'enum' || k.type !== 'string') return this.report('KF3007', `${where}: the keys of ${name} must be string literals ('a' | 'b')`, args[1], "write the field names as a union of string literals");
+      if (k.kind !== 'enum' || k.type !== 'string')
+        return this.report(
+          'KF3007',
+          `${where}: the keys of ${name} must be string literals ('a' | 'b')`,
+          args[1],
+          'write the field names as a union of string literals',
+        );
       keys = k.values;
       const unknownKeys = keys.filter((x) => !base.properties.some((p) => p.name === x));
-      if (unknownKeys.length) return this.report('KF3007', `${where}: ${name} names ${unknownKeys.map((x) => `'${String(x)}'`).join(', ')}, not a field of the type`, args[1], `fields: ${base.properties.map((p) => p.name).join(', ')}`);
+      if (unknownKeys.length)
+        return this.report(
+          'KF3007',
+          `${where}: ${name} names ${unknownKeys.map((x) => `'${String(x)}'`).join(', ')}, not a field of the type`,
+          args[1],
+          `fields: ${base.properties.map((p) => p.name).join(', ')}`,
+        );
     }
     let props = base.properties;
     if (name === 'Pick') props = props.filter((p) => keys!.includes(p.name));
     if (name === 'Omit') props = props.filter((p) => !keys!.includes(p.name));
-    if (name === 'Partial') props = props.map((p) => ({ ...p, optional: true, markers: p.markers.filter((m) => m.name !== 'Required') }));
-    if (name === 'Required') props = props.map((p) => ({ ...p, optional: false, optionalByDefault: false, markers: p.markers.filter((m) => m.name !== 'Optional') }));
+    if (name === 'Partial')
+      props = props.map((p) => ({ ...p, optional: true, markers: p.markers.filter((m) => m.name !== 'Required') }));
+    if (name === 'Required')
+      props = props.map((p) => ({
+        ...p,
+        optional: false,
+        optionalByDefault: false,
+        markers: p.markers.filter((m) => m.name !== 'Optional'),
+      }));
     return { kind: 'object', properties: props };
   }
 
-  private bind(params: readonly ts.TypeParameterDeclaration[] | undefined, args: readonly ts.TypeNode[], useEnv: Env, node: ts.Node, name: string): Env | undefined {
+  private bind(
+    params: readonly ts.TypeParameterDeclaration[] | undefined,
+    args: readonly ts.TypeNode[],
+    useEnv: Env,
+    node: ts.Node,
+    name: string,
+  ): Env | undefined {
     if (!params || params.length === 0) return EMPTY;
     const m = new Map<ts.TypeParameterDeclaration, Binding>();
     for (let i = 0; i < params.length; i++) {
@@ -412,7 +574,12 @@ export class TypeParser {
       if (args[i]) m.set(p, { node: args[i], env: useEnv });
       else if (p.default) m.set(p, { node: p.default, env: m });
       else {
-        this.report('KF3010', `generic type ${name} is used without its type argument ${p.name.text}`, node, `write ${name}<...> with concrete type arguments`);
+        this.report(
+          'KF3010',
+          `generic type ${name} is used without its type argument ${p.name.text}`,
+          node,
+          `write ${name}<...> with concrete type arguments`,
+        );
         return undefined;
       }
     }
@@ -420,18 +587,39 @@ export class TypeParser {
   }
 
   private placeName(decl: NamedDecl): string {
-    const kind = ts.isClassDeclaration(decl) ? 'class' : ts.isInterfaceDeclaration(decl) ? 'interface' : ts.isEnumDeclaration(decl) ? 'enum' : 'type';
+    const kind = ts.isClassDeclaration(decl)
+      ? 'class'
+      : ts.isInterfaceDeclaration(decl)
+        ? 'interface'
+        : ts.isEnumDeclaration(decl)
+          ? 'enum'
+          : 'type';
     return `${kind} ${decl.name?.text ?? '(anonymous)'}`;
   }
 
   parseDeclaration(decl: ts.Declaration, args: readonly ts.TypeNode[], use: ts.Node, env: Env, where: string): IRType {
     if (ts.isEnumMember(decl)) {
       const v = this.host.checker.getConstantValue(decl);
-      if (v === undefined) return this.report('KF3007', `${where}: enum member ${decl.name.getText()} has no constant value`, use);
-      return typeof v === 'string' ? { kind: 'enum', type: 'string', values: [v] } : { kind: 'enum', type: Number.isInteger(v) ? 'integer' : 'number', values: [v] };
+      if (v === undefined)
+        return this.report('KF3007', `${where}: enum member ${decl.name.getText()} has no constant value`, use);
+      return typeof v === 'string'
+        ? { kind: 'enum', type: 'string', values: [v] }
+        : { kind: 'enum', type: Number.isInteger(v) ? 'integer' : 'number', values: [v] };
     }
-    if (!(ts.isClassDeclaration(decl) || ts.isInterfaceDeclaration(decl) || ts.isTypeAliasDeclaration(decl) || ts.isEnumDeclaration(decl)))
-      return this.report('KF3007', `${where}: '${use.getText()}' is not a class, interface, type alias or enum`, use, 'refer to a type declaration');
+    if (
+      !(
+        ts.isClassDeclaration(decl) ||
+        ts.isInterfaceDeclaration(decl) ||
+        ts.isTypeAliasDeclaration(decl) ||
+        ts.isEnumDeclaration(decl)
+      )
+    )
+      return this.report(
+        'KF3007',
+        `${where}: '${use.getText()}' is not a class, interface, type alias or enum`,
+        use,
+        'refer to a type declaration',
+      );
     const name = decl.name?.text ?? '(anonymous)';
     const generic = (decl as { typeParameters?: ts.NodeArray<ts.TypeParameterDeclaration> }).typeParameters;
     const cacheable = !generic || generic.length === 0;
@@ -441,7 +629,10 @@ export class TypeParser {
     }
     if (this.stack.includes(decl)) {
       const chain = this.stack
-        .filter((n): n is NamedDecl => ts.isClassDeclaration(n) || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n))
+        .filter(
+          (n): n is NamedDecl =>
+            ts.isClassDeclaration(n) || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n),
+        )
         .map((n) => n.name?.text)
         .slice(this.stack.indexOf(decl));
       return this.report(
@@ -484,7 +675,10 @@ export class TypeParser {
         const parts = (sym?.declarations ?? [decl]).filter(ts.isInterfaceDeclaration);
         target = { kind: 'object', properties: [] };
         for (const part of parts.length ? parts : [decl]) {
-          target = mergeObjects(target, mergeObjects(this.heritageProperties(part, env), this.parseMembers(part.members, place, env, name, part)));
+          target = mergeObjects(
+            target,
+            mergeObjects(this.heritageProperties(part, env), this.parseMembers(part.members, place, env, name, part)),
+          );
         }
       } else if (ts.isTypeAliasDeclaration(decl)) {
         target = this.parseType(decl.type, env, `type ${name}`);
@@ -497,12 +691,24 @@ export class TypeParser {
     const values: (string | number)[] = [];
     for (const m of decl.members) {
       const v = this.host.checker.getConstantValue(m);
-      if (v === undefined) return this.report('KF3007', `enum ${decl.name.text}: member ${m.name.getText()} has no constant value`, m, 'give every member a literal value');
+      if (v === undefined)
+        return this.report(
+          'KF3007',
+          `enum ${decl.name.text}: member ${m.name.getText()} has no constant value`,
+          m,
+          'give every member a literal value',
+        );
       values.push(v);
     }
     if (values.every((v) => typeof v === 'string')) return { kind: 'enum', type: 'string', values };
-    if (values.every((v) => typeof v === 'number')) return { kind: 'enum', type: values.every((v) => Number.isInteger(v)) ? 'integer' : 'number', values };
-    return this.report('KF3006', `enum ${decl.name.text} mixes string and numeric members`, decl, 'use members of one type');
+    if (values.every((v) => typeof v === 'number'))
+      return { kind: 'enum', type: values.every((v) => Number.isInteger(v)) ? 'integer' : 'number', values };
+    return this.report(
+      'KF3006',
+      `enum ${decl.name.text} mixes string and numeric members`,
+      decl,
+      'use members of one type',
+    );
   }
 
   private heritageProperties(decl: ts.ClassDeclaration | ts.InterfaceDeclaration, env: Env): IRType | undefined {
@@ -514,7 +720,13 @@ export class TypeParser {
         const where = `${this.placeName(decl)} (extends ${truncate(t.getText())})`;
         let base: IRType;
         if (res.kind === 'decl') base = this.parseDeclaration(res.decl, t.typeArguments ?? [], t, env, where);
-        else if (res.kind === 'external') base = this.report('KF3007', `${where}: cannot extend ${res.name} from ${res.module}`, t, 'declare the fields in the class itself');
+        else if (res.kind === 'external')
+          base = this.report(
+            'KF3007',
+            `${where}: cannot extend ${res.name} from ${res.module}`,
+            t,
+            'declare the fields in the class itself',
+          );
         else base = this.report('KF3010', `${where}: cannot resolve the base type`, t, 'import the base type');
         const r = irResolve(base);
         if (r.kind === 'error') continue;
@@ -524,7 +736,9 @@ export class TypeParser {
         }
         // The base's type-level markers stay with the class (as a Go embedded struct's).
         const parts = embeddedParts(base);
-        const own: IRType = parts.length ? { kind: 'object', properties: r.properties, embedded: parts } : { kind: 'object', properties: r.properties };
+        const own: IRType = parts.length
+          ? { kind: 'object', properties: r.properties, embedded: parts }
+          : { kind: 'object', properties: r.properties };
         merged = merged ? mergeObjects(merged, own) : own;
       }
     }
@@ -544,7 +758,11 @@ export class TypeParser {
         if (mods & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected) || ts.isPrivateIdentifier(member.name)) {
           // Left out of the schema, as Go's unexported fields; said, because a TypeScript
           // `private` field is still in the JSON, and the API server would prune it.
-          const how = ts.isPrivateIdentifier(member.name) ? 'an ECMAScript private field' : mods & ts.ModifierFlags.Private ? 'private' : 'protected';
+          const how = ts.isPrivateIdentifier(member.name)
+            ? 'an ECMAScript private field'
+            : mods & ts.ModifierFlags.Private
+              ? 'private'
+              : 'protected';
           this.host.reporter.report({
             code: 'KF2017',
             severity: 'warning',
@@ -557,34 +775,68 @@ export class TypeParser {
         const p = this.parseProperty(member, className, env, optionalByDefault, true);
         if (p) props.push(p);
       } else if (ts.isIndexSignatureDeclaration(member)) {
-        this.report('KF3007', `class ${className} has an index signature; classes describe fixed fields`, member, 'use a field of type Record<string, T>');
+        this.report(
+          'KF3007',
+          `class ${className} has an index signature; classes describe fixed fields`,
+          member,
+          'use a field of type Record<string, T>',
+        );
       } else if (ts.isConstructorDeclaration(member)) {
         // Parameter properties (`constructor(public name: string)`) are fields too.
         for (const param of member.parameters) {
           const mods = ts.getCombinedModifierFlags(param as unknown as ts.Declaration);
-          if (!(mods & (ts.ModifierFlags.Public | ts.ModifierFlags.Readonly)) || mods & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) continue;
+          if (
+            !(mods & (ts.ModifierFlags.Public | ts.ModifierFlags.Readonly)) ||
+            mods & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)
+          )
+            continue;
           if (!ts.isIdentifier(param.name)) continue;
           const place = `field "${param.name.text}" of ${className}`;
           const doc = this.host.collector.jsDoc(param, undefined, place);
           let type: IRType;
           let optional = !!param.questionToken;
-          if (!param.type) type = this.report('KF3008', `${place} has no type annotation`, param.name, `write its type: ${param.name.text}: string (or whatever it holds)`);
+          if (!param.type)
+            type = this.report(
+              'KF3008',
+              `${place} has no type annotation`,
+              param.name,
+              `write its type: ${param.name.text}: string (or whatever it holds)`,
+            );
           else {
             const a = this.parseAnnotation(param.type, env, place);
             type = a.type;
             optional ||= a.optional || !!param.initializer;
           }
-          props.push({ name: param.name.text, type, optional, optionalByDefault, markers: [], description: doc.description, owner: className, at: locationOf(param.name) });
+          props.push({
+            name: param.name.text,
+            type,
+            optional,
+            optionalByDefault,
+            markers: [],
+            description: doc.description,
+            owner: className,
+            at: locationOf(param.name),
+          });
         }
       } else {
         // Methods and accessors: not data. Markers on them are misplaced.
-        const kind = ts.isMethodDeclaration(member) ? 'method' : ts.isConstructorDeclaration(member) ? 'constructor' : 'accessor';
+        const kind = ts.isMethodDeclaration(member)
+          ? 'method'
+          : ts.isConstructorDeclaration(member)
+            ? 'constructor'
+            : 'accessor';
         const label = member.name ? `${kind} ${className}.${member.name.getText()}` : `${kind} of ${className}`;
         this.host.collector.decoratorMarkers(member, [], label);
         // Objects from the client, the cache and webhooks are plain JSON, never instances of the
         // class: a method (Go's GetConditions()) would type-check and then be undefined at run time.
         const isStatic = ts.getCombinedModifierFlags(member as ts.Declaration) & ts.ModifierFlags.Static;
-        if ((ts.isMethodDeclaration(member) || ts.isGetAccessorDeclaration(member) || ts.isSetAccessorDeclaration(member)) && !isStatic && member.name) {
+        if (
+          (ts.isMethodDeclaration(member) ||
+            ts.isGetAccessorDeclaration(member) ||
+            ts.isSetAccessorDeclaration(member)) &&
+          !isStatic &&
+          member.name
+        ) {
           const name = member.name.getText();
           this.report(
             'KF3004',
@@ -598,7 +850,13 @@ export class TypeParser {
     return mergeObjects(base, { kind: 'object', properties: props });
   }
 
-  private parseMembers(members: ts.NodeArray<ts.TypeElement>, place: string, env: Env, owner: string, node: ts.Node): IRType {
+  private parseMembers(
+    members: ts.NodeArray<ts.TypeElement>,
+    place: string,
+    env: Env,
+    owner: string,
+    node: ts.Node,
+  ): IRType {
     const props: IRProperty[] = [];
     let index: ts.IndexSignatureDeclaration | undefined;
     const optionalByDefault = this.host.optionalByDefault(node.getSourceFile().fileName);
@@ -608,26 +866,54 @@ export class TypeParser {
         if (p) props.push(p);
       } else if (ts.isIndexSignatureDeclaration(m)) index = m;
       else
-        this.report('KF3004', `${place} declares ${ts.isMethodSignature(m) ? `method ${m.name.getText()}` : 'a call or construct signature'}, which is not data`, m, 'API types hold data only: remove it');
+        this.report(
+          'KF3004',
+          `${place} declares ${ts.isMethodSignature(m) ? `method ${m.name.getText()}` : 'a call or construct signature'}, which is not data`,
+          m,
+          'API types hold data only: remove it',
+        );
     }
     if (index) {
       const keyType = index.parameters[0]?.type;
-      if (!keyType || keyType.kind !== ts.SyntaxKind.StringKeyword) return this.report('KF3007', `${place}: index signatures must have string keys`, index, 'write { [key: string]: T }');
+      if (!keyType || keyType.kind !== ts.SyntaxKind.StringKeyword)
+        return this.report(
+          'KF3007',
+          `${place}: index signatures must have string keys`,
+          index,
+          'write { [key: string]: T }',
+        );
       if (props.length)
-        return this.report('KF3007', `${place} mixes named members with an index signature; a structural schema cannot have both`, index, 'move the named members into their own type');
+        return this.report(
+          'KF3007',
+          `${place} mixes named members with an index signature; a structural schema cannot have both`,
+          index,
+          'move the named members into their own type',
+        );
       if (!index.type) return this.report('KF3008', `${place}: the index signature has no value type`, index);
       return { kind: 'map', values: this.parseType(index.type, env, `${place} [key: string]`) };
     }
     return { kind: 'object', properties: props };
   }
 
-  private parseProperty(member: ts.PropertyDeclaration | ts.PropertySignature, owner: string, env: Env, optionalByDefault: boolean, isClass: boolean): IRProperty | undefined {
+  private parseProperty(
+    member: ts.PropertyDeclaration | ts.PropertySignature,
+    owner: string,
+    env: Env,
+    optionalByDefault: boolean,
+    isClass: boolean,
+  ): IRProperty | undefined {
     const collector = this.host.collector;
     const n = member.name;
     let name: string;
-    if (ts.isIdentifier(n) || ts.isStringLiteral(n) || ts.isNumericLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) name = n.text;
+    if (ts.isIdentifier(n) || ts.isStringLiteral(n) || ts.isNumericLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n))
+      name = n.text;
     else {
-      this.report('KF3011', `${owner} has a computed property name ${n.getText()}`, n, 'use a plain identifier or string as the field name');
+      this.report(
+        'KF3011',
+        `${owner} has a computed property name ${n.getText()}`,
+        n,
+        'use a plain identifier or string as the field name',
+      );
       return undefined;
     }
     const place = `field "${name}" of ${owner}`;
@@ -635,7 +921,13 @@ export class TypeParser {
     const markers = isClass ? collector.decoratorMarkers(member, ['field'], place) : doc.markers;
     const hasSchemaless = markers.some((m) => m.name === 'Schemaless');
     if (member.type && markers.some((m) => m.name === 'Pattern')) this.patterned.add(member.type);
-    if (ts.isPropertyDeclaration(member) && member.type && member.initializer && !TYPE_META.has(name) && !isDependencyFile(member.getSourceFile().fileName)) {
+    if (
+      ts.isPropertyDeclaration(member) &&
+      member.type &&
+      member.initializer &&
+      !TYPE_META.has(name) &&
+      !isDependencyFile(member.getSourceFile().fileName)
+    ) {
       // An initializer fills objects the operator makes with `new`; objects from the API server
       // (client, cache, webhooks) are plain JSON it never touched, and the CRD gets no default.
       // (apiVersion and kind, which the scaffold initializes for `new`, are not schema fields.)
@@ -644,7 +936,9 @@ export class TypeParser {
         code: 'KF2018',
         severity: 'warning',
         message: `${place} has the initializer ${truncate(text)}, which is not a CRD default: it fills only objects made with \`new\` in your code, not those the API server stores or sends`,
-        hint: markers.some((m) => m.name === 'Default') ? 'remove the initializer: @Default already gives the default' : `to have the API server default it, write @Default(${truncate(text)}) and remove the initializer`,
+        hint: markers.some((m) => m.name === 'Default')
+          ? 'remove the initializer: @Default already gives the default'
+          : `to have the API server default it, write @Default(${truncate(text)}) and remove the initializer`,
         ...locationOf(member.initializer),
       });
     }
@@ -652,7 +946,12 @@ export class TypeParser {
     let optional = !!member.questionToken;
     if (hasSchemaless) type = { kind: 'unknown', what: 'unknown', at: locationOf(member) };
     else if (!member.type) {
-      type = this.report('KF3008', `${place} has no type annotation`, member.name, `write its type: ${name}${member.questionToken ? '?' : '!'}: string (or whatever it holds)`);
+      type = this.report(
+        'KF3008',
+        `${place} has no type annotation`,
+        member.name,
+        `write its type: ${name}${member.questionToken ? '?' : '!'}: string (or whatever it holds)`,
+      );
     } else {
       const user = !isDependencyFile(member.getSourceFile().fileName);
       if (user) this.userSites.push(member.type);
@@ -665,7 +964,16 @@ export class TypeParser {
       type = a.type;
       optional ||= a.optional;
     }
-    return { name, type, optional, optionalByDefault, markers, description: doc.description, owner, at: locationOf(member.name) };
+    return {
+      name,
+      type,
+      optional,
+      optionalByDefault,
+      markers,
+      description: doc.description,
+      owner,
+      at: locationOf(member.name),
+    };
   }
 }
 

@@ -116,7 +116,10 @@ export class APIServer {
         /* not listening yet */
       }
       const p = this.process;
-      if (!p.running) throw new TestEnvironmentError(`kube-apiserver ${p.exitDescription ?? 'stopped'}; log ${p.spec.logFile}:\n${p.outputTail()}`);
+      if (!p.running)
+        throw new TestEnvironmentError(
+          `kube-apiserver ${p.exitDescription ?? 'stopped'}; log ${p.spec.logFile}:\n${p.outputTail()}`,
+        );
       if (Date.now() > deadline) {
         throw new TestEnvironmentError(
           `kube-apiserver not ready within ${timeoutMs} ms; log ${p.spec.logFile}:\n${p.outputTail()}`,

@@ -30,11 +30,20 @@ export function reviewCEL(schemas: ReadonlyMap<string, RuleSchema>, review: unkn
   const uid = String(req.uid ?? '');
   const kind = (req.kind ?? {}) as { group?: string; version?: string; kind?: string };
   const schema = schemas.get(`${kind.group}/${kind.version}/${kind.kind}`);
-  const answer = (response: Obj) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid, ...response } });
+  const answer = (response: Obj) => ({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    response: { uid, ...response },
+  });
   const op = req.operation;
   if (!schema || (op !== 'CREATE' && op !== 'UPDATE') || !req.object) return answer({ allowed: true });
   const warnings: string[] = [];
-  const failures = validateObject(schema, req.object, op === 'UPDATE' ? req.oldObject ?? undefined : undefined, warnings);
+  const failures = validateObject(
+    schema,
+    req.object,
+    op === 'UPDATE' ? (req.oldObject ?? undefined) : undefined,
+    warnings,
+  );
   if (!failures.length) return answer(warnings.length ? { allowed: true, warnings } : { allowed: true });
   const obj = req.object as Obj;
   const name = String(((obj.metadata ?? {}) as Obj).name ?? req.name ?? '');
@@ -61,7 +70,12 @@ export interface CELWebhook {
 }
 
 /** Starts the runtime's webhook server on `host:port` (certificate from `certDir`) answering {@link reviewCEL}. */
-export async function startCELWebhook(schemas: ReadonlyMap<string, RuleSchema>, host: string, port: number, certDir: string): Promise<CELWebhook> {
+export async function startCELWebhook(
+  schemas: ReadonlyMap<string, RuleSchema>,
+  host: string,
+  port: number,
+  certDir: string,
+): Promise<CELWebhook> {
   const server: WebhookServer = newWebhookServer({ host, port, certDir });
   server.register(CEL_WEBHOOK_PATH, { handle: async (body) => reviewCEL(schemas, body) });
   const abort = new AbortController();
@@ -76,4 +90,3 @@ export async function startCELWebhook(schemas: ReadonlyMap<string, RuleSchema>, 
     },
   };
 }
-

@@ -29,14 +29,20 @@ export function celSchemas(crds: readonly CRDObject[]): Map<string, RuleSchema> 
   for (const crd of crds) {
     for (const v of crd.spec.versions ?? []) {
       const schema = ((v.schema as Obj | undefined)?.openAPIV3Schema ?? undefined) as RuleSchema | undefined;
-      if (schema && JSON.stringify(schema).includes('"x-kubernetes-validations"')) out.set(`${crd.spec.group}/${v.name}/${crd.spec.names.kind}`, schema);
+      if (schema && JSON.stringify(schema).includes('"x-kubernetes-validations"'))
+        out.set(`${crd.spec.group}/${v.name}/${crd.spec.names.kind}`, schema);
     }
   }
   return out;
 }
 
 /** The configuration that sends every create and update of the CRDs' resources to the CEL webhook. */
-export function celWebhookConfiguration(crds: readonly CRDObject[], schemas: ReadonlyMap<string, RuleSchema>, url: string, caBundle: string): WebhookConfigurationObject {
+export function celWebhookConfiguration(
+  crds: readonly CRDObject[],
+  schemas: ReadonlyMap<string, RuleSchema>,
+  url: string,
+  caBundle: string,
+): WebhookConfigurationObject {
   const rules = crds
     .filter((c) => (c.spec.versions ?? []).some((v) => schemas.has(`${c.spec.group}/${v.name}/${c.spec.names.kind}`)))
     .map((c) => ({
@@ -70,7 +76,14 @@ export function celWebhookConfiguration(crds: readonly CRDObject[], schemas: Rea
  * answers while the test's own event loop is blocked. Resolves once it serves; rejects with its
  * output when it exits first or does not serve within 30 s. Stopped with the control plane.
  */
-export async function startCELWebhookProcess(schemas: ReadonlyMap<string, RuleSchema>, host: string, port: number, certDir: string, logDir: string, attachOutput: boolean): Promise<ControlPlaneProcess> {
+export async function startCELWebhookProcess(
+  schemas: ReadonlyMap<string, RuleSchema>,
+  host: string,
+  port: number,
+  certDir: string,
+  logDir: string,
+  attachOutput: boolean,
+): Promise<ControlPlaneProcess> {
   const settings = join(logDir, 'cel-webhook.json');
   writeFileSync(settings, JSON.stringify({ host, port, certDir, schemas: [...schemas] }), { mode: 0o600 });
   const child = new ControlPlaneProcess({
@@ -84,7 +97,9 @@ export async function startCELWebhookProcess(schemas: ReadonlyMap<string, RuleSc
   for (let i = 0; !child.outputTail().includes('listening '); i++) {
     if (!child.running || i > 600) {
       await child.stop(1000);
-      throw new Error(`the CEL webhook process ${child.running ? 'did not serve within 30 s' : child.exitDescription}:\n${child.outputTail()}`);
+      throw new Error(
+        `the CEL webhook process ${child.running ? 'did not serve within 30 s' : child.exitDescription}:\n${child.outputTail()}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 50));
   }

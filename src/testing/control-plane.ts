@@ -127,12 +127,16 @@ function writeCredentials(dir: string, users: TestUser[]): { adminToken: string;
     userTokens.set(u.name, tok);
     lines.push(`${tok},${u.name},${u.name}-uid${u.groups?.length ? `,"${u.groups.join(',')}"` : ''}`);
   }
-  writeFileSync(join(dir, 'tokens.csv'), lines.join('\n') + '\n', { mode: 0o600 });
+  writeFileSync(join(dir, 'tokens.csv'), `${lines.join('\n')}\n`, { mode: 0o600 });
   return { adminToken, userTokens };
 }
 
 /** etcd then kube-apiserver on fresh ports, retrying a port clash until the start deadline. */
-async function startProcesses(dir: string, adminToken: string, o: ControlPlaneOptions): Promise<{ etcd: Etcd; apiserver: APIServer }> {
+async function startProcesses(
+  dir: string,
+  adminToken: string,
+  o: ControlPlaneOptions,
+): Promise<{ etcd: Etcd; apiserver: APIServer }> {
   const deadline = Date.now() + o.startTimeoutMs;
   let lastError: Error | undefined;
   for (let attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {

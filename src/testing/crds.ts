@@ -42,7 +42,10 @@ export class CRDInstallError extends Error {
   readonly line?: number;
   /** `cause`: the API error behind it (a StatusError: `isInvalid(err.cause)`...), when there was one. */
   constructor(message: string, loc: { file?: string; line?: number; cause?: unknown } = {}) {
-    super(loc.file ? `${loc.file}${loc.line ? `:${loc.line}` : ''}: ${message}` : message, loc.cause === undefined ? undefined : { cause: loc.cause });
+    super(
+      loc.file ? `${loc.file}${loc.line ? `:${loc.line}` : ''}: ${message}` : message,
+      loc.cause === undefined ? undefined : { cause: loc.cause },
+    );
     this.name = 'CRDInstallError';
     this.file = loc.file;
     this.line = loc.line;
@@ -59,7 +62,12 @@ type LocatedErrorFactory = (message: string, loc: { file?: string; line?: number
  * (not recursive) in sorted order. A missing path is skipped, or with `errorIfPathMissing`
  * reported through `fail` with `missingMessage`.
  */
-export function manifestFiles(paths: string[], errorIfPathMissing: boolean, missingMessage: string, fail: LocatedErrorFactory): string[] {
+export function manifestFiles(
+  paths: string[],
+  errorIfPathMissing: boolean,
+  missingMessage: string,
+  fail: LocatedErrorFactory,
+): string[] {
   const out: string[] = [];
   for (const p of paths) {
     const abs = resolve(p);
@@ -87,7 +95,11 @@ export function manifestFiles(paths: string[], errorIfPathMissing: boolean, miss
  * items of a `List` are returned one by one (with the List's line). Empty documents are skipped.
  * Throws through `fail` (file and line) on a YAML syntax error or a document that is not a mapping.
  */
-export function parseManifestObjects(file: string, text: string, fail: LocatedErrorFactory): Array<{ object: Record<string, any>; line: number }> {
+export function parseManifestObjects(
+  file: string,
+  text: string,
+  fail: LocatedErrorFactory,
+): Array<{ object: Record<string, any>; line: number }> {
   const out: Array<{ object: Record<string, any>; line: number }> = [];
   const lineOf = (offset: number) => text.slice(0, offset).split('\n').length;
   for (const doc of parseAllDocuments(text, { prettyErrors: false })) {
@@ -97,13 +109,16 @@ export function parseManifestObjects(file: string, text: string, fail: LocatedEr
     }
     const v = doc.toJS() as unknown;
     if (v === null || v === undefined) continue;
-    const line = lineOf((doc.contents as { range?: [number, number, number] } | null)?.range?.[0] ?? doc.range?.[0] ?? 0);
+    const line = lineOf(
+      (doc.contents as { range?: [number, number, number] } | null)?.range?.[0] ?? doc.range?.[0] ?? 0,
+    );
     if (typeof v !== 'object' || Array.isArray(v)) {
       throw fail('expected a Kubernetes object (a mapping with apiVersion and kind)', { file, line });
     }
     const o = v as Record<string, any>;
     if (o.kind === 'List' && Array.isArray(o.items)) {
-      for (const item of o.items) if (item && typeof item === 'object' && !Array.isArray(item)) out.push({ object: item, line });
+      for (const item of o.items)
+        if (item && typeof item === 'object' && !Array.isArray(item)) out.push({ object: item, line });
       continue;
     }
     out.push({ object: o, line });
@@ -122,7 +137,8 @@ const crdError: LocatedErrorFactory = (message, loc) => new CRDInstallError(mess
 export function readCRDFiles(paths: string[], errorIfPathMissing = false): CRDObject[] {
   const out: CRDObject[] = [];
   const missing = 'CRD path does not exist (fix the path, or set errorIfCRDPathMissing: false to skip it)';
-  for (const file of manifestFiles(paths, errorIfPathMissing, missing, crdError)) out.push(...parsedCRDFile(file, readFileSync(file, 'utf8')));
+  for (const file of manifestFiles(paths, errorIfPathMissing, missing, crdError))
+    out.push(...parsedCRDFile(file, readFileSync(file, 'utf8')));
   return out;
 }
 
@@ -153,11 +169,15 @@ export function parseCRDFile(file: string, text: string): CRDObject[] {
 function checkCRD(o: Record<string, any>, file: string | undefined, line: number | undefined): CRDObject {
   const where = { file, line };
   if (typeof o.apiVersion !== 'string' || !o.apiVersion.startsWith('apiextensions.k8s.io/')) {
-    throw new CRDInstallError(`CustomResourceDefinition has apiVersion ${JSON.stringify(o.apiVersion)}; expected apiextensions.k8s.io/v1`, where);
+    throw new CRDInstallError(
+      `CustomResourceDefinition has apiVersion ${JSON.stringify(o.apiVersion)}; expected apiextensions.k8s.io/v1`,
+      where,
+    );
   }
   if (!o.metadata?.name) throw new CRDInstallError('CustomResourceDefinition without metadata.name', where);
   if (!o.spec?.group) throw new CRDInstallError(`CustomResourceDefinition ${o.metadata.name} has no spec.group`, where);
-  if (!o.spec?.names?.plural) throw new CRDInstallError(`CustomResourceDefinition ${o.metadata.name} has no spec.names.plural`, where);
+  if (!o.spec?.names?.plural)
+    throw new CRDInstallError(`CustomResourceDefinition ${o.metadata.name} has no spec.names.plural`, where);
   return o as CRDObject;
 }
 
@@ -180,7 +200,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * when the CRDs are not established within `timeoutMs`.
  */
 export async function installCRDs(config: KubeConfig, options: CRDInstallOptions): Promise<CRDObject[]> {
-  const crds = [...(options.crds ?? []).map((c) => checkCRD(c as any, undefined, undefined)), ...readCRDFiles(options.paths ?? [], options.errorIfPathMissing)];
+  const crds = [
+    ...(options.crds ?? []).map((c) => checkCRD(c as any, undefined, undefined)),
+    ...readCRDFiles(options.paths ?? [], options.errorIfPathMissing),
+  ];
   if (crds.length === 0) return [];
   const rest = new RestClient(config);
   try {
@@ -229,7 +252,9 @@ async function waitForCRDs(rest: RestClient, crds: CRDObject[], timeoutMs: numbe
         const established = conds.some((c) => c.type === 'Established' && c.status === 'True');
         const names = conds.find((c) => c.type === 'NamesAccepted');
         if (names && names.status === 'False') {
-          throw new CRDInstallError(`CustomResourceDefinition ${crd.metadata.name}: names not accepted: ${names.message ?? ''}`);
+          throw new CRDInstallError(
+            `CustomResourceDefinition ${crd.metadata.name}: names not accepted: ${names.message ?? ''}`,
+          );
         }
         if (!established) {
           last = `${crd.metadata.name} not yet Established`;
@@ -256,7 +281,9 @@ async function waitForCRDs(rest: RestClient, crds: CRDObject[], timeoutMs: numbe
     }
     if (pending.size === 0) break;
     if (Date.now() > deadline) {
-      throw new CRDInstallError(`CRDs not established within ${timeoutMs} ms: ${[...pending].map((c) => c.metadata.name).join(', ')} (${last})`);
+      throw new CRDInstallError(
+        `CRDs not established within ${timeoutMs} ms: ${[...pending].map((c) => c.metadata.name).join(', ')} (${last})`,
+      );
     }
     await sleep(50);
   }
@@ -274,7 +301,7 @@ export async function uninstallCRDs(config: KubeConfig, options: CRDInstallOptio
       try {
         await rest.request('DELETE', crdPath(crd, crd.metadata.name));
       } catch (e) {
-        if (!(isNotFound(e))) throw wrapApiError(crd, e);
+        if (!isNotFound(e)) throw wrapApiError(crd, e);
       }
     }
     const deadline = Date.now() + (options.timeoutMs ?? 30_000);
@@ -286,7 +313,8 @@ export async function uninstallCRDs(config: KubeConfig, options: CRDInstallOptio
           if (isNotFound(e)) break;
           throw wrapApiError(crd, e);
         }
-        if (Date.now() > deadline) throw new CRDInstallError(`CustomResourceDefinition ${crd.metadata.name} still present after deletion`);
+        if (Date.now() > deadline)
+          throw new CRDInstallError(`CustomResourceDefinition ${crd.metadata.name} still present after deletion`);
         await sleep(50);
       }
     }

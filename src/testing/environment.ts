@@ -164,7 +164,8 @@ export class TestEnvironment {
     const file = process.env[SHARED_KUBECONFIG_ENV];
     if (!file || this.options.joinSharedControlPlane === false) return undefined;
     const o = this.options;
-    if (o.users?.length || o.apiServerFlags?.length || o.binaryAssetsDirectory || o.useExistingCluster !== undefined) return undefined;
+    if (o.users?.length || o.apiServerFlags?.length || o.binaryAssetsDirectory || o.useExistingCluster !== undefined)
+      return undefined;
     return file;
   }
 
@@ -181,7 +182,8 @@ export class TestEnvironment {
 
   /** Path of a kubeconfig file for child processes (a generated operator, kubectl). Throws before start(). */
   get kubeconfigPath(): string {
-    if (!this.kubeconfigFile) throw new TestEnvironmentError('TestEnvironment is not started', 'await env.start() first');
+    if (!this.kubeconfigFile)
+      throw new TestEnvironmentError('TestEnvironment is not started', 'await env.start() first');
     return this.kubeconfigFile;
   }
 
@@ -250,7 +252,10 @@ export class TestEnvironment {
     if (this.stopping) await this.stopping.catch(() => {});
     this.stopping = undefined;
     // Read every input first: a bad file fails start() before a process is spawned.
-    const crds = [...(this.options.crds ?? []), ...readCRDFiles(this.options.crdDirectoryPaths ?? [], this.options.errorIfCRDPathMissing)];
+    const crds = [
+      ...(this.options.crds ?? []),
+      ...readCRDFiles(this.options.crdDirectoryPaths ?? [], this.options.errorIfCRDPathMissing),
+    ];
     const hooks = collectWebhookConfigurations(this.options.webhookInstallOptions ?? {});
     const port = this.options.webhookInstallOptions?.localServingPort;
     if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) {
@@ -259,7 +264,10 @@ export class TestEnvironment {
     const shared = this.sharedKubeconfig;
     if (shared) {
       if (!existsSync(shared)) {
-        throw new TestEnvironmentError(`${SHARED_KUBECONFIG_ENV} names ${shared}, which does not exist`, `unset ${SHARED_KUBECONFIG_ENV} to start a control plane for this file, or run the tests through the project's test driver (npm test)`);
+        throw new TestEnvironmentError(
+          `${SHARED_KUBECONFIG_ENV} names ${shared}, which does not exist`,
+          `unset ${SHARED_KUBECONFIG_ENV} to start a control plane for this file, or run the tests through the project's test driver (npm test)`,
+        );
       }
       const kc = newKubeConfig();
       kc.loadFromFile(shared);
@@ -271,7 +279,10 @@ export class TestEnvironment {
       const files = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
       const file = files[0] ?? join(homedir(), '.kube', 'config');
       if (!existsSync(file)) {
-        throw new TestEnvironmentError(`useExistingCluster is set but no kubeconfig was found (${file})`, 'set KUBECONFIG to the cluster to test against');
+        throw new TestEnvironmentError(
+          `useExistingCluster is set but no kubeconfig was found (${file})`,
+          'set KUBECONFIG to the cluster to test against',
+        );
       }
       kc.loadFromDefault();
       this.kc = kc;
@@ -316,7 +327,12 @@ export class TestEnvironment {
    * Starts the CEL webhook (its own port, the serving certificate) when the API server is older
    * than 1.25 and a CRD has rules; returns its configuration, to be installed with the others.
    */
-  private async startCELEnforcement(crds: CRDObject[], host: string, certDir: string, caBundle: string): Promise<WebhookConfigurationObject | undefined> {
+  private async startCELEnforcement(
+    crds: CRDObject[],
+    host: string,
+    certDir: string,
+    caBundle: string,
+  ): Promise<WebhookConfigurationObject | undefined> {
     // Our own plane, or the one a test driver shares (same binaries): never an existing cluster.
     if (this.options.celEnforcement === false || (!this.plane && !this.sharedPlane)) return undefined;
     const schemas = celSchemas(crds);
@@ -324,8 +340,20 @@ export class TestEnvironment {
     const minor = apiServerMinor(this.assets().apiserver);
     if (minor !== undefined && minor >= 25) return undefined;
     const [celPort] = await freePorts(1);
-    this.celWebhook = await startCELWebhookProcess(schemas, host, celPort, certDir, certDir, !!this.options.attachControlPlaneOutput);
-    return celWebhookConfiguration(crds, schemas, `https://${host.includes(':') ? `[${host}]` : host}:${celPort}${CEL_WEBHOOK_PATH}`, caBundle);
+    this.celWebhook = await startCELWebhookProcess(
+      schemas,
+      host,
+      celPort,
+      certDir,
+      certDir,
+      !!this.options.attachControlPlaneOutput,
+    );
+    return celWebhookConfiguration(
+      crds,
+      schemas,
+      `https://${host.includes(':') ? `[${host}]` : host}:${celPort}${CEL_WEBHOOK_PATH}`,
+      caBundle,
+    );
   }
 
   /**
@@ -351,11 +379,15 @@ export class TestEnvironment {
   private assets(): { etcd: string; apiserver: string } {
     const dir = this.options.binaryAssetsDirectory ?? process.env.KUBEBUILDER_ASSETS;
     const hint = MISSING_ASSETS_HINT;
-    if (!dir) throw new TestEnvironmentError('KUBEBUILDER_ASSETS is not set: cannot find etcd and kube-apiserver', hint);
+    if (!dir)
+      throw new TestEnvironmentError('KUBEBUILDER_ASSETS is not set: cannot find etcd and kube-apiserver', hint);
     const exe = process.platform === 'win32' ? '.exe' : '';
     const etcd = join(dir, `etcd${exe}`);
     const apiserver = join(dir, `kube-apiserver${exe}`);
-    for (const [name, p] of [['etcd', etcd], ['kube-apiserver', apiserver]] as const) {
+    for (const [name, p] of [
+      ['etcd', etcd],
+      ['kube-apiserver', apiserver],
+    ] as const) {
       if (!existsSync(p)) throw new TestEnvironmentError(`${name} not found in ${dir}`, hint);
       if (!isExecutable(p)) throw new TestEnvironmentError(`${p} is not executable`, hint);
     }
@@ -394,7 +426,11 @@ export class TestEnvironment {
     const plane = this.plane;
     if (!plane) throw new TestEnvironmentError('userConfig() needs a started local control plane');
     const tok = plane.userTokens.get(name);
-    if (!tok) throw new TestEnvironmentError(`unknown test user ${JSON.stringify(name)}`, 'declare it in the users option of TestEnvironment');
+    if (!tok)
+      throw new TestEnvironmentError(
+        `unknown test user ${JSON.stringify(name)}`,
+        'declare it in the users option of TestEnvironment',
+      );
     const kc = newKubeConfig();
     kc.loadFromString(plane.kubeconfigText(tok, name));
     return kc;

@@ -56,9 +56,15 @@ export class Etcd {
         /* not listening yet */
       }
       const p = this.process;
-      if (!p.running) throw new TestEnvironmentError(`etcd ${p.exitDescription ?? 'stopped'}; log ${p.spec.logFile}:\n${p.outputTail()}`);
+      if (!p.running)
+        throw new TestEnvironmentError(
+          `etcd ${p.exitDescription ?? 'stopped'}; log ${p.spec.logFile}:\n${p.outputTail()}`,
+        );
       if (Date.now() > deadline) {
-        throw new TestEnvironmentError(`etcd not healthy within ${timeoutMs} ms; log ${p.spec.logFile}:\n${p.outputTail()}`, 'raise controlPlaneStartTimeoutMs on a slow machine');
+        throw new TestEnvironmentError(
+          `etcd not healthy within ${timeoutMs} ms; log ${p.spec.logFile}:\n${p.outputTail()}`,
+          'raise controlPlaneStartTimeoutMs on a slow machine',
+        );
       }
       await sleep(50);
     }

@@ -28,7 +28,13 @@ export {
   uninstallWebhookConfigurations,
   withConversionWebhook,
 } from './webhooks.js';
-export type { WebhookConfigurationObject, WebhookInstallOptions, WebhookObject, WebhookServingInfo, WebhookServingOptions } from './webhooks.js';
+export type {
+  WebhookConfigurationObject,
+  WebhookInstallOptions,
+  WebhookObject,
+  WebhookServingInfo,
+  WebhookServingOptions,
+} from './webhooks.js';
 export { runningControlPlanePids } from './process.js';
 export { eventually, consistently, WaitError } from './wait.js';
 export type { EventuallyOptions, ConsistentlyOptions } from './wait.js';

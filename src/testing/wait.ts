@@ -95,7 +95,10 @@ async function attempt<T>(fn: (signal: AbortSignal) => T | Promise<T>, signal: A
  * On timeout: rejects with a WaitError naming the attempts and the last error or value (the
  * last error is its `cause`). Never resolves after the timeout.
  */
-export async function eventually<T>(fn: (signal: AbortSignal) => T | Promise<T>, options: EventuallyOptions = {}): Promise<T> {
+export async function eventually<T>(
+  fn: (signal: AbortSignal) => T | Promise<T>,
+  options: EventuallyOptions = {},
+): Promise<T> {
   const timeout = options.timeout ?? 10_000;
   const interval = options.interval ?? 250;
   const { signal, clear } = deadline(timeout);
@@ -121,9 +124,14 @@ export async function eventually<T>(fn: (signal: AbortSignal) => T | Promise<T>,
     : last.error !== undefined
       ? `last error: ${describe(last.error)}`
       : `last value: ${describe(last.value)}`;
-  throw new WaitError(`${prefix}eventually timed out after ${Date.now() - started} ms (${attempts} attempt${attempts === 1 ? '' : 's'}); ${lastWords}`, attempts, last?.value, {
-    cause: last?.error,
-  });
+  throw new WaitError(
+    `${prefix}eventually timed out after ${Date.now() - started} ms (${attempts} attempt${attempts === 1 ? '' : 's'}); ${lastWords}`,
+    attempts,
+    last?.value,
+    {
+      cause: last?.error,
+    },
+  );
 }
 
 /**
@@ -131,7 +139,10 @@ export async function eventually<T>(fn: (signal: AbortSignal) => T | Promise<T>,
  * Consistently: "this stays true", e.g. nothing is created while suspended). Resolves with the
  * last value; rejects at the first failure with a WaitError saying when it failed and why.
  */
-export async function consistently<T>(fn: (signal: AbortSignal) => T | Promise<T>, options: ConsistentlyOptions = {}): Promise<T> {
+export async function consistently<T>(
+  fn: (signal: AbortSignal) => T | Promise<T>,
+  options: ConsistentlyOptions = {},
+): Promise<T> {
   const duration = options.duration ?? 2_000;
   const interval = options.interval ?? 250;
   const started = Date.now();
@@ -144,8 +155,17 @@ export async function consistently<T>(fn: (signal: AbortSignal) => T | Promise<T
       const outcome = await attempt(fn, signal);
       const elapsed = Date.now() - started;
       if (!outcome.ok) {
-        const why = outcome.timedOut ? 'the attempt did not finish in time' : outcome.error !== undefined ? describe(outcome.error) : `returned ${describe(outcome.value)}`;
-        throw new WaitError(`${prefix}consistently failed after ${elapsed} ms (attempt ${attempts}): ${why}`, attempts, outcome.value, { cause: outcome.error });
+        const why = outcome.timedOut
+          ? 'the attempt did not finish in time'
+          : outcome.error !== undefined
+            ? describe(outcome.error)
+            : `returned ${describe(outcome.value)}`;
+        throw new WaitError(
+          `${prefix}consistently failed after ${elapsed} ms (attempt ${attempts}): ${why}`,
+          attempts,
+          outcome.value,
+          { cause: outcome.error },
+        );
       }
       if (elapsed >= duration) return outcome.value;
       await sleep(Math.min(interval, duration - elapsed));

@@ -63,7 +63,10 @@ export class WebhookInstallError extends Error {
   readonly line?: number;
   /** `cause`: the API error behind it (a StatusError: `isInvalid(err.cause)`...), when there was one. */
   constructor(message: string, loc: { file?: string; line?: number; cause?: unknown } = {}) {
-    super(loc.file ? `${loc.file}${loc.line ? `:${loc.line}` : ''}: ${message}` : message, loc.cause === undefined ? undefined : { cause: loc.cause });
+    super(
+      loc.file ? `${loc.file}${loc.line ? `:${loc.line}` : ''}: ${message}` : message,
+      loc.cause === undefined ? undefined : { cause: loc.cause },
+    );
     this.name = 'WebhookInstallError';
     this.file = loc.file;
     this.line = loc.line;
@@ -93,7 +96,11 @@ export interface WebhookConfigurationObject {
 const KINDS = new Set(['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
 const webhookError = (message: string, loc: { file?: string; line?: number }) => new WebhookInstallError(message, loc);
 
-function checkConfiguration(o: Record<string, any>, where: { file?: string; line?: number }, kind?: WebhookConfigurationObject['kind']): WebhookConfigurationObject {
+function checkConfiguration(
+  o: Record<string, any>,
+  where: { file?: string; line?: number },
+  kind?: WebhookConfigurationObject['kind'],
+): WebhookConfigurationObject {
   const c = JSON.parse(JSON.stringify(o)) as Record<string, any>;
   if (kind) {
     c.kind ??= kind;
@@ -102,19 +109,29 @@ function checkConfiguration(o: Record<string, any>, where: { file?: string; line
   }
   const what = `${c.kind}${c.metadata?.name ? ` ${c.metadata.name}` : ''}`;
   if (typeof c.apiVersion !== 'string' || !c.apiVersion.startsWith('admissionregistration.k8s.io/')) {
-    throw new WebhookInstallError(`${what} has apiVersion ${JSON.stringify(c.apiVersion)}; expected admissionregistration.k8s.io/v1`, where);
+    throw new WebhookInstallError(
+      `${what} has apiVersion ${JSON.stringify(c.apiVersion)}; expected admissionregistration.k8s.io/v1`,
+      where,
+    );
   }
-  if (typeof c.metadata?.name !== 'string' || !c.metadata.name) throw new WebhookInstallError(`${c.kind} without metadata.name`, where);
-  if (c.webhooks !== undefined && c.webhooks !== null && !Array.isArray(c.webhooks)) throw new WebhookInstallError(`${what}: webhooks must be a list`, where);
+  if (typeof c.metadata?.name !== 'string' || !c.metadata.name)
+    throw new WebhookInstallError(`${c.kind} without metadata.name`, where);
+  if (c.webhooks !== undefined && c.webhooks !== null && !Array.isArray(c.webhooks))
+    throw new WebhookInstallError(`${what}: webhooks must be a list`, where);
   for (const [i, w] of (c.webhooks ?? []).entries()) {
-    if (!w || typeof w !== 'object' || typeof w.name !== 'string' || !w.name) throw new WebhookInstallError(`${what}: webhooks[${i}] has no name`, where);
+    if (!w || typeof w !== 'object' || typeof w.name !== 'string' || !w.name)
+      throw new WebhookInstallError(`${what}: webhooks[${i}] has no name`, where);
     const cc = w.clientConfig;
-    if (cc !== undefined && (typeof cc !== 'object' || cc === null || Array.isArray(cc))) throw new WebhookInstallError(`${what}: webhook ${w.name}: clientConfig must be a mapping`, where);
+    if (cc !== undefined && (typeof cc !== 'object' || cc === null || Array.isArray(cc)))
+      throw new WebhookInstallError(`${what}: webhook ${w.name}: clientConfig must be a mapping`, where);
     if (cc?.url !== undefined) {
       try {
         new URL(cc.url);
       } catch {
-        throw new WebhookInstallError(`${what}: webhook ${w.name}: clientConfig.url ${JSON.stringify(cc.url)} is not a URL`, where);
+        throw new WebhookInstallError(
+          `${what}: webhook ${w.name}: clientConfig.url ${JSON.stringify(cc.url)} is not a URL`,
+          where,
+        );
       }
     }
   }
@@ -139,8 +156,11 @@ export function parseWebhookFile(file: string, text: string): WebhookConfigurati
  * like {@link parseWebhookFile}.
  */
 export function readWebhookFiles(paths: string[], errorIfPathMissing = false): WebhookConfigurationObject[] {
-  const missing = 'webhook path does not exist (fix the path, or leave webhookInstallOptions.errorIfPathMissing unset to skip it)';
-  return manifestFiles(paths, errorIfPathMissing, missing, webhookError).flatMap((file) => parseWebhookFile(file, readFileSync(file, 'utf8')));
+  const missing =
+    'webhook path does not exist (fix the path, or leave webhookInstallOptions.errorIfPathMissing unset to skip it)';
+  return manifestFiles(paths, errorIfPathMissing, missing, webhookError).flatMap((file) =>
+    parseWebhookFile(file, readFileSync(file, 'utf8')),
+  );
 }
 
 /**
@@ -155,7 +175,8 @@ export function collectWebhookConfigurations(options: WebhookInstallOptions): We
     ['validatingWebhooks', 'ValidatingWebhookConfiguration'],
   ] as const) {
     for (const [i, o] of (options[key] ?? []).entries()) {
-      if (!o || typeof o !== 'object' || Array.isArray(o)) throw new WebhookInstallError(`webhookInstallOptions.${key}[${i}] is not an object`);
+      if (!o || typeof o !== 'object' || Array.isArray(o))
+        throw new WebhookInstallError(`webhookInstallOptions.${key}[${i}] is not an object`);
       out.push(checkConfiguration(o as Record<string, any>, { file: `webhookInstallOptions.${key}[${i}]` }, kind));
     }
   }
@@ -174,7 +195,12 @@ export function webhookURL(host: string, port: number, path = ''): string {
  * the path is the service's (`clientConfig.service.path`), or the existing url's path when the
  * webhook uses `url` (the API server permits no query). The service is dropped.
  */
-export function rewriteWebhookClientConfig(config: WebhookConfigurationObject, host: string, port: number, caBundle: string): WebhookConfigurationObject {
+export function rewriteWebhookClientConfig(
+  config: WebhookConfigurationObject,
+  host: string,
+  port: number,
+  caBundle: string,
+): WebhookConfigurationObject {
   const c = JSON.parse(JSON.stringify(config)) as WebhookConfigurationObject;
   for (const w of c.webhooks ?? []) {
     const cc = w.clientConfig ?? {};
@@ -202,25 +228,36 @@ export function withConversionWebhook(crd: CRDObject, host: string, port: number
     conv.webhookClientConfig = clientConfig;
     conv.conversionReviewVersions ??= ['v1beta1'];
   } else {
-    conv.webhook = { ...(conv.webhook ?? {}), clientConfig, conversionReviewVersions: conv.webhook?.conversionReviewVersions ?? ['v1'] };
+    conv.webhook = {
+      ...(conv.webhook ?? {}),
+      clientConfig,
+      conversionReviewVersions: conv.webhook?.conversionReviewVersions ?? ['v1'],
+    };
   }
   return c;
 }
 
 function resourcePath(c: WebhookConfigurationObject, name?: string): string {
-  const plural = c.kind === 'MutatingWebhookConfiguration' ? 'mutatingwebhookconfigurations' : 'validatingwebhookconfigurations';
+  const plural =
+    c.kind === 'MutatingWebhookConfiguration' ? 'mutatingwebhookconfigurations' : 'validatingwebhookconfigurations';
   return `/apis/${c.apiVersion}/${plural}${name ? `/${encodeURIComponent(name)}` : ''}`;
 }
 
 function wrap(c: WebhookConfigurationObject, verb: string, e: unknown): WebhookInstallError {
-  return new WebhookInstallError(`${verb} ${c.kind} ${c.metadata.name} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  return new WebhookInstallError(
+    `${verb} ${c.kind} ${c.metadata.name} failed: ${e instanceof Error ? e.message : String(e)}`,
+    { cause: e },
+  );
 }
 
 /**
  * Creates every configuration (replacing one of the same name that exists). Resolves with what the
  * API server stored; rejects with WebhookInstallError carrying the server's message.
  */
-export async function installWebhookConfigurations(config: KubeConfig, configs: WebhookConfigurationObject[]): Promise<WebhookConfigurationObject[]> {
+export async function installWebhookConfigurations(
+  config: KubeConfig,
+  configs: WebhookConfigurationObject[],
+): Promise<WebhookConfigurationObject[]> {
   const rest = new RestClient(config);
   const out: WebhookConfigurationObject[] = [];
   try {
@@ -256,7 +293,10 @@ export async function installWebhookConfigurations(config: KubeConfig, configs: 
  * Deletes the given configurations; one already gone is not an error. Tries every one and then
  * rejects with a WebhookInstallError naming the first failure, if any.
  */
-export async function uninstallWebhookConfigurations(config: KubeConfig, configs: WebhookConfigurationObject[]): Promise<void> {
+export async function uninstallWebhookConfigurations(
+  config: KubeConfig,
+  configs: WebhookConfigurationObject[],
+): Promise<void> {
   const rest = new RestClient(config);
   let first: Error | undefined;
   try {
@@ -264,7 +304,7 @@ export async function uninstallWebhookConfigurations(config: KubeConfig, configs
       try {
         await rest.request('DELETE', resourcePath(c, c.metadata.name));
       } catch (e) {
-        if (!(isNotFound(e))) first ??= wrap(c, 'deleting', e);
+        if (!isNotFound(e)) first ??= wrap(c, 'deleting', e);
       }
     }
   } finally {
@@ -307,7 +347,13 @@ export async function waitForWebhooksActive(
       }
       seen.add(new URL(req.url ?? '/', 'https://probe').pathname); // the API server adds ?timeout=5s
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid, allowed: true } }));
+      res.end(
+        JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          response: { uid, allowed: true },
+        }),
+      );
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -322,17 +368,33 @@ export async function waitForWebhooksActive(
     timeoutSeconds: 5,
     clientConfig: { url: webhookURL(serving.host, serving.port, `/${name}/${kind}`), caBundle: serving.caBundle },
     objectSelector: { matchLabels: { 'kubeforge.io/envtest-sentinel': id } },
-    rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'], scope: 'Namespaced' }],
+    rules: [
+      { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'], scope: 'Namespaced' },
+    ],
   });
   const sentinels: WebhookConfigurationObject[] = [
-    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name }, webhooks: [webhook('mutate')] } as WebhookConfigurationObject,
-    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name }, webhooks: [webhook('validate')] } as WebhookConfigurationObject,
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name },
+      webhooks: [webhook('mutate')],
+    } as WebhookConfigurationObject,
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name },
+      webhooks: [webhook('validate')],
+    } as WebhookConfigurationObject,
   ];
   const rest = new RestClient(config);
   try {
     await installWebhookConfigurations(config, sentinels);
     const deadline = Date.now() + timeoutMs;
-    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'sentinel-', namespace: 'default', labels: { 'kubeforge.io/envtest-sentinel': id } } };
+    const cm = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { generateName: 'sentinel-', namespace: 'default', labels: { 'kubeforge.io/envtest-sentinel': id } },
+    };
     for (;;) {
       try {
         await rest.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm, query: { dryRun: 'All' } });
@@ -341,7 +403,9 @@ export async function waitForWebhooksActive(
       }
       if (seen.has(`/${name}/mutate`) && seen.has(`/${name}/validate`)) return;
       if (Date.now() > deadline) {
-        throw new WebhookInstallError(`the API server did not start calling the installed webhooks within ${timeoutMs} ms`);
+        throw new WebhookInstallError(
+          `the API server did not start calling the installed webhooks within ${timeoutMs} ms`,
+        );
       }
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -12,7 +12,9 @@ export interface SystemError extends Error {
 }
 
 export function isSystemError(e: unknown): e is SystemError {
-  return e instanceof Error && typeof (e as SystemError).code === 'string' && /^E[A-Z0-9]+$/.test((e as SystemError).code);
+  return (
+    e instanceof Error && typeof (e as SystemError).code === 'string' && /^E[A-Z0-9]+$/.test((e as SystemError).code)
+  );
 }
 
 /** What to do about a system error, for a hint (`path` is where it happened, when known). */

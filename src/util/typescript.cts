@@ -44,7 +44,10 @@ function cacheDir(): string | undefined {
 function loadWithCodeCache(module: { exports: unknown }, filename: string, dir: string): void {
   const source = fs.readFileSync(filename, 'utf8');
   const st = fs.statSync(filename);
-  const file = path.join(dir, `typescript-${process.versions.v8}-${process.arch}-${st.size}-${Math.floor(st.mtimeMs)}.bin`);
+  const file = path.join(
+    dir,
+    `typescript-${process.versions.v8}-${process.arch}-${st.size}-${Math.floor(st.mtimeMs)}.bin`,
+  );
   let cachedData: Buffer | undefined;
   try {
     cachedData = fs.readFileSync(file);
@@ -66,7 +69,14 @@ function loadWithCodeCache(module: { exports: unknown }, filename: string, dir: 
     });
   }
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
-  wrapper.call(module.exports, module.exports, Module.createRequire(filename), module, filename, path.dirname(filename));
+  wrapper.call(
+    module.exports,
+    module.exports,
+    Module.createRequire(filename),
+    module,
+    filename,
+    path.dirname(filename),
+  );
 }
 
 /** Loads typescript.js from the code cache while it is required; returns the undo. */

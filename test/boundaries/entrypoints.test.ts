@@ -49,10 +49,14 @@ function packagesLoaded(args: string[]): string[] {
     }`;
   const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
   try {
-    const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, ...args], {
-      cwd: root,
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', `data:text/javascript,${encodeURIComponent(register)}`, ...args],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    );
     assert.equal(r.status, 0, `node ${args.join(' ')} failed: ${r.stderr}`);
     let text = '';
     try {
@@ -71,10 +75,15 @@ const importEntry = (specifier: string) => ['--input-type=module', '-e', `await 
 describe('entry point boundaries', () => {
   it('kubeforge/markers imports nothing at run time (source: only the types of its definition table)', () => {
     const text = readFileSync(join(root, 'src/markers/index.ts'), 'utf8');
-    const valueImports = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s(?!type\s)[^;]*?from\s*['"]([^'"]+)['"]/g)].map((m) => m[1]);
+    const valueImports = [
+      ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s(?!type\s)[^;]*?from\s*['"]([^'"]+)['"]/g),
+    ].map((m) => m[1]);
     assert.deepEqual(valueImports, []);
     assert.match(text, /\nimport type \{[^}]*\} from '\.\/definitions\.js';\n/);
-    assert.doesNotMatch(readFileSync(join(root, 'dist/markers/index.js'), 'utf8'), /^\s*(import|export)\s[^;]*from\s|\brequire\(|\bimport\(/m);
+    assert.doesNotMatch(
+      readFileSync(join(root, 'dist/markers/index.js'), 'utf8'),
+      /^\s*(import|export)\s[^;]*from\s|\brequire\(|\bimport\(/m,
+    );
   });
 
   it('src/runtime and src/testing never import CLI-only packages (source)', () => {
@@ -84,7 +93,8 @@ describe('entry point boundaries', () => {
         if (spec.startsWith('.')) {
           // One file of schema is allowed: the shipped models (no ts-morph, no CLI package), with which the fake API server decodes built-in Kinds.
           if (/\/schema\/k8s\/index\.js$/.test(spec)) continue;
-          if (/\/(cli|scaffold|scaffolds|markers\/collector|schema|manifests)\//.test(`/${spec}`)) offenders.push(`${file}: ${spec}`);
+          if (/\/(cli|scaffold|scaffolds|markers\/collector|schema|manifests)\//.test(`/${spec}`))
+            offenders.push(`${file}: ${spec}`);
         } else if (CLI_ONLY.includes(packageOf(spec))) offenders.push(`${file}: ${spec}`);
       }
     }
@@ -96,10 +106,16 @@ describe('entry point boundaries', () => {
   });
 
   it('loading kubeforge/runtime, its subpaths and kubeforge/testing never loads CLI-only packages (run time)', () => {
-    const subpaths = ['cache', 'client', 'controller', 'manager', 'util', 'webhook'].map((s) => `kubeforge/runtime/${s}`);
+    const subpaths = ['cache', 'client', 'controller', 'manager', 'util', 'webhook'].map(
+      (s) => `kubeforge/runtime/${s}`,
+    );
     for (const entry of ['kubeforge/runtime', ...subpaths, 'kubeforge/testing']) {
       const loaded = packagesLoaded(importEntry(entry));
-      assert.deepEqual(loaded.filter((p) => CLI_ONLY.includes(p)), [], `${entry} loaded ${loaded.join(', ')}`);
+      assert.deepEqual(
+        loaded.filter((p) => CLI_ONLY.includes(p)),
+        [],
+        `${entry} loaded ${loaded.join(', ')}`,
+      );
     }
   });
 

@@ -24,7 +24,18 @@ const LAYERS: Record<string, string[]> = {
   collector: ['diagnostics', 'loader', 'markers', 'util'],
   schema: ['collector', 'diagnostics', 'loader', 'markers', 'util'],
   analysis: ['collector', 'diagnostics', 'loader', 'markers', 'project', 'schema', 'util'],
-  manifests: ['analysis', 'cel', 'collector', 'diagnostics', 'loader', 'machinery', 'markers', 'project', 'schema', 'util'],
+  manifests: [
+    'analysis',
+    'cel',
+    'collector',
+    'diagnostics',
+    'loader',
+    'machinery',
+    'markers',
+    'project',
+    'schema',
+    'util',
+  ],
   scaffolds: ['diagnostics', 'machinery', 'manifests', 'project', 'schema', 'util'],
   envtest: ['diagnostics', 'util'],
   runtime: [],
@@ -32,7 +43,20 @@ const LAYERS: Record<string, string[]> = {
   testing: ['cel', 'project', 'runtime', 'util'],
   // `kubeforge dev`: manifests on each save, a control plane from testing, the runtime's client to apply.
   dev: ['analysis', 'diagnostics', 'manifests', 'runtime', 'testing', 'util'],
-  cli: ['analysis', 'dev', 'diagnostics', 'envtest', 'loader', 'machinery', 'manifests', 'markers', 'project', 'scaffolds', 'schema', 'util'],
+  cli: [
+    'analysis',
+    'dev',
+    'diagnostics',
+    'envtest',
+    'loader',
+    'machinery',
+    'manifests',
+    'markers',
+    'project',
+    'scaffolds',
+    'schema',
+    'util',
+  ],
   index: ['cli', 'diagnostics'],
 };
 
@@ -79,13 +103,17 @@ function imports(file: string): Import[] {
   }
   for (const m of text.matchAll(/(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g)) out.push({ spec: m[1], typeOnly: false });
   // import('x') in a type position (`: import('x').T`) is type-only; as an expression it loads x.
-  for (const m of text.matchAll(/(\bawait\s+|=\s*|\(\s*|return\s+)?import\(\s*['"]([^'"]+)['"]\s*\)(\.[A-Z])?/g)) out.push({ spec: m[2], typeOnly: !!m[3] && !m[1] });
+  for (const m of text.matchAll(/(\bawait\s+|=\s*|\(\s*|return\s+)?import\(\s*['"]([^'"]+)['"]\s*\)(\.[A-Z])?/g))
+    out.push({ spec: m[2], typeOnly: !!m[3] && !m[1] });
   return out.filter((i) => i.spec.startsWith('.'));
 }
 
 /** `a/b.ts` for a relative specifier of `file` (the `.js` of ESM specifiers mapped back). */
 function target(file: string, spec: string): string {
-  return relative(SRC, resolve(dirname(file), spec)).split('\\').join('/').replace(/\.js$/, '.ts');
+  return relative(SRC, resolve(dirname(file), spec))
+    .split('\\')
+    .join('/')
+    .replace(/\.js$/, '.ts');
 }
 
 const layerOf = (rel: string) => (rel.includes('/') ? rel.split('/')[0] : rel.replace(/\.ts$/, ''));
@@ -105,7 +133,10 @@ describe('layers (ARCHITECTURE.md)', () => {
     const managerTypes = imports(join(SRC, 'runtime/manager/types.ts'));
     assert.ok(managerTypes.some((i) => i.spec === '../webhook/server.js' && i.typeOnly));
     const cli = sourceFiles(join(SRC, 'cli')).flatMap((f) => imports(f));
-    assert.ok(cli.some((i) => !i.typeOnly && i.spec.includes('scaffolds')), 'the CLI loads its commands lazily with import()');
+    assert.ok(
+      cli.some((i) => !i.typeOnly && i.spec.includes('scaffolds')),
+      'the CLI loads its commands lazily with import()',
+    );
   });
 
   it('the DAG has no cycle', () => {
@@ -136,7 +167,11 @@ describe('layers (ARCHITECTURE.md)', () => {
 
   it('no files import each other in a cycle, within a folder or across folders (type-only imports count too)', () => {
     const graph = new Map<string, string[]>();
-    for (const file of sourceFiles(SRC)) graph.set(relative(SRC, file), imports(file).map((i) => target(file, i.spec)));
+    for (const file of sourceFiles(SRC))
+      graph.set(
+        relative(SRC, file),
+        imports(file).map((i) => target(file, i.spec)),
+      );
     const state = new Map<string, 'visiting' | 'done'>();
     const cycles: string[] = [];
     const visit = (n: string, path: string[]): void => {
@@ -161,7 +196,9 @@ describe('layers (ARCHITECTURE.md)', () => {
       const from = layerOf(rel);
       for (const { spec, typeOnly } of imports(file)) {
         if (typeOnly) continue;
-        const to = relative(RT, resolve(dirname(file), spec)).split('\\').join('/');
+        const to = relative(RT, resolve(dirname(file), spec))
+          .split('\\')
+          .join('/');
         if (to.startsWith('..')) {
           bad.push(`${relative(root, file)}: imports ${spec}, outside src/runtime`);
           continue;

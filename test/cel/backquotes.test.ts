@@ -24,12 +24,18 @@ describe('backquoted field names', () => {
 
   it("report errors where the user wrote them (cel-go's position)", () => {
     assert.deepEqual(
-      checkExpression("{'content-type': 'application/json', 'content-length': 145}.`content-type` == 'application/json'", {}).issues.map((i) => i.message),
+      checkExpression(
+        "{'content-type': 'application/json', 'content-length': 145}.`content-type` == 'application/json'",
+        {},
+      ).issues.map((i) => i.message),
       ["<input>:1:56: expected type 'string' but found 'int'"],
     );
     const schema: RuleSchema = { type: 'object', properties: { 'x-y': { type: 'string' }, s: { type: 'string' } } };
     // an object's field is its declared (escaped) name: the API server refuses self.`x-y` too
-    assert.deepEqual(compileRule({ rule: 'self.`s` == "a" && self.`x-y` == "a"' }, schema).problems.map((p) => p.message), ["<input>:1:24: undefined field 'x-y'"]);
+    assert.deepEqual(
+      compileRule({ rule: 'self.`s` == "a" && self.`x-y` == "a"' }, schema).problems.map((p) => p.message),
+      ["<input>:1:24: undefined field 'x-y'"],
+    );
   });
 
   it('a stand-in never takes the name of a field the rule also uses', () => {
@@ -43,7 +49,10 @@ describe('backquoted field names', () => {
 
   it('are refused when the project targets Kubernetes 1.36 or older (cel-go 0.26 refuses the backquote)', () => {
     const m = T.map(T.string, T.int);
-    assert.match(checkExpression('m.`a-b` == 1', { m }, { k8sMinor: 36 }).issues[0]?.message ?? '', /^<input>:1:3: Syntax error: backquoted field names .*1\.37.*targets 1\.36$/);
+    assert.match(
+      checkExpression('m.`a-b` == 1', { m }, { k8sMinor: 36 }).issues[0]?.message ?? '',
+      /^<input>:1:3: Syntax error: backquoted field names .*1\.37.*targets 1\.36$/,
+    );
     assert.deepEqual(checkExpression('m.`a-b` == 1', { m }, { k8sMinor: 37 }).issues, []);
   });
 

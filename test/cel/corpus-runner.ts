@@ -14,8 +14,24 @@ import { join } from 'node:path';
 import { celUint, isCelList, isCelMap, isCelType, isCelUint, type CelMap } from '@bufbuild/cel';
 import { create, isMessage, type Message } from '@bufbuild/protobuf';
 import { DurationSchema, TimestampSchema } from '@bufbuild/protobuf/wkt';
-import { checkExpression, compileRule, estimateCost, evaluateExpression, T, validateObject, type CelT, type CompiledRule, type RuleSchema, type ValidationRule } from '../../src/cel/index.js';
-import { fieldErrorString, OMITTED_VALUE, type FieldError, type FieldErrorType } from '../../src/runtime/webhook/fielderrors.js';
+import {
+  checkExpression,
+  compileRule,
+  estimateCost,
+  evaluateExpression,
+  T,
+  validateObject,
+  type CelT,
+  type CompiledRule,
+  type RuleSchema,
+  type ValidationRule,
+} from '../../src/cel/index.js';
+import {
+  fieldErrorString,
+  OMITTED_VALUE,
+  type FieldError,
+  type FieldErrorType,
+} from '../../src/runtime/webhook/fielderrors.js';
 
 // ---- the corpus files ----
 
@@ -102,7 +118,9 @@ function compileErrorDetail(r: CompiledRule): string | undefined {
   const rule = r.problems.filter((p) => p.part === 'rule');
   if (!rule.length) return undefined;
   // checker issues come as `compilation failed: ERROR: <input>:l:c: ...`; the rest (a result that is not a bool) bare
-  return rule.some((p) => p.message.startsWith('<input>')) ? `compilation failed: ${rule.map((p) => `ERROR: ${p.message}`).join('\n')}` : rule.map((p) => p.message).join('\n');
+  return rule.some((p) => p.message.startsWith('<input>'))
+    ? `compilation failed: ${rule.map((p) => `ERROR: ${p.message}`).join('\n')}`
+    : rule.map((p) => p.message).join('\n');
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -114,7 +132,15 @@ function isObj(v: unknown): v is Record<string, unknown> {
  * they apply to, as the API server's validator does); records an error per value for each rule
  * that does not compile and drops that rule from `validation`, so that it is not evaluated.
  */
-function compileWalk(validation: RuleSchema, node: RuleSchema, value: unknown, path: string, isRoot: boolean, out: ErrorRecord[], cache: Map<ValidationRule, CompiledRule>): void {
+function compileWalk(
+  validation: RuleSchema,
+  node: RuleSchema,
+  value: unknown,
+  path: string,
+  isRoot: boolean,
+  out: ErrorRecord[],
+  cache: Map<ValidationRule, CompiledRule>,
+): void {
   if (value === null || value === undefined) return;
   const rules = validation['x-kubernetes-validations'];
   if (rules?.length) {
@@ -125,7 +151,17 @@ function compileWalk(validation: RuleSchema, node: RuleSchema, value: unknown, p
       const detail = compileErrorDetail(r);
       // a messageExpression that does not compile leaves the rule its message (the server runs no messageExpression then)
       if (detail === undefined) kept.push(r.problems.length ? { ...rule, messageExpression: undefined } : rule);
-      else out.push({ type: 'FieldValueInvalid', field: rootPath(path), text: fieldErrorString({ type: 'FieldValueInvalid', field: rootPath(path), badValue: node.type ?? '', detail: `rule compile error: ${detail}` }) });
+      else
+        out.push({
+          type: 'FieldValueInvalid',
+          field: rootPath(path),
+          text: fieldErrorString({
+            type: 'FieldValueInvalid',
+            field: rootPath(path),
+            badValue: node.type ?? '',
+            detail: `rule compile error: ${detail}`,
+          }),
+        });
     }
     validation['x-kubernetes-validations'] = kept;
   }
@@ -138,12 +174,31 @@ function compileWalk(validation: RuleSchema, node: RuleSchema, value: unknown, p
     }
   }
   if (validation.items && node.items && Array.isArray(value)) {
-    value.forEach((x, i) => compileWalk(validation.items!, node.items!, x, `${path === '<nil>' ? '' : path}[${i}]`, node.items!['x-kubernetes-embedded-resource'] === true, out, cache));
+    value.forEach((x, i) =>
+      compileWalk(
+        validation.items!,
+        node.items!,
+        x,
+        `${path === '<nil>' ? '' : path}[${i}]`,
+        node.items!['x-kubernetes-embedded-resource'] === true,
+        out,
+        cache,
+      ),
+    );
   }
   if (isObj(validation.additionalProperties) && isObj(node.additionalProperties) && isObj(value)) {
     const a = validation.additionalProperties;
     const n = node.additionalProperties;
-    for (const k of Object.keys(value)) compileWalk(a, n, value[k], `${path === '<nil>' ? '' : path}[${k}]`, n['x-kubernetes-embedded-resource'] === true, out, cache);
+    for (const k of Object.keys(value))
+      compileWalk(
+        a,
+        n,
+        value[k],
+        `${path === '<nil>' ? '' : path}[${k}]`,
+        n['x-kubernetes-embedded-resource'] === true,
+        out,
+        cache,
+      );
   }
 }
 
@@ -160,14 +215,19 @@ function validateErrors(c: Case, file: CorpusFile): ErrorRecord[] {
     const field = rootPath(f.field);
     const e: FieldError = { type: f.type as FieldErrorType, field };
     if (f.type !== 'FieldValueDuplicate') e.detail = f.detail;
-    if (f.type === 'FieldValueInvalid' || f.type === 'FieldValueDuplicate') e.badValue = f.omitted ? OMITTED_VALUE : f.value;
+    if (f.type === 'FieldValueInvalid' || f.type === 'FieldValueDuplicate')
+      e.badValue = f.omitted ? OMITTED_VALUE : f.value;
     out.push({ type: f.type, field, text: fieldErrorString(e) });
   }
   return out;
 }
 
 function matches(e: ErrorRecord, x: ErrorExpect): boolean {
-  return (x.type === undefined || x.type === e.type) && (x.field === undefined || x.field === e.field) && (x.contains === undefined || e.text.includes(x.contains));
+  return (
+    (x.type === undefined || x.type === e.type) &&
+    (x.field === undefined || x.field === e.field) &&
+    (x.contains === undefined || e.text.includes(x.contains))
+  );
 }
 
 function runValidate(c: Case, file: CorpusFile): Verdict {
@@ -234,14 +294,25 @@ function sampleOf(s: RuleSchema): unknown {
 function runCompile(c: Case, file: CorpusFile): Verdict {
   const schema = file.schemas[c.schema!];
   const r = compileRule(c.rule!, schema, c.isRoot === true);
-  const exp = c.expect as { ok?: boolean; transition?: boolean; error?: string; messageExpressionError?: string; noProgram?: boolean };
-  const ruleText = r.problems.filter((p) => p.part === 'rule').map((p) => (p.message.startsWith('<input>') ? `compilation failed: ERROR: ${p.message}` : p.message));
-  const msgText = r.problems.filter((p) => p.part === 'messageExpression').map((p) => `messageExpression compilation failed: ERROR: ${p.message}`);
+  const exp = c.expect as {
+    ok?: boolean;
+    transition?: boolean;
+    error?: string;
+    messageExpressionError?: string;
+    noProgram?: boolean;
+  };
+  const ruleText = r.problems
+    .filter((p) => p.part === 'rule')
+    .map((p) => (p.message.startsWith('<input>') ? `compilation failed: ERROR: ${p.message}` : p.message));
+  const msgText = r.problems
+    .filter((p) => p.part === 'messageExpression')
+    .map((p) => `messageExpression compilation failed: ERROR: ${p.message}`);
   const checks: boolean[] = [];
   if (exp.ok) checks.push(ruleText.length === 0);
   if (exp.transition !== undefined) checks.push(r.usesOldSelf === exp.transition);
   if (exp.error !== undefined) checks.push(ruleText.some((t) => t.includes(exp.error!)));
-  if (exp.messageExpressionError !== undefined) checks.push(msgText.some((t) => t.includes(exp.messageExpressionError!)));
+  if (exp.messageExpressionError !== undefined)
+    checks.push(msgText.some((t) => t.includes(exp.messageExpressionError!)));
   if (exp.noProgram) {
     // nothing to run: no value fails the rule
     const s = { ...schema, 'x-kubernetes-validations': [c.rule!] };
@@ -270,7 +341,14 @@ function runCost(c: Case, file: CorpusFile): Verdict {
     problems = ruleProblems.map((p) => p.message).join(' | ');
     cost = compiles ? r.cost : NaN;
   }
-  const exp = c.expect as { compiles?: boolean; cost?: number; max?: number; atLeast?: number; above?: number; atMost?: number };
+  const exp = c.expect as {
+    compiles?: boolean;
+    cost?: number;
+    max?: number;
+    atLeast?: number;
+    above?: number;
+    atMost?: number;
+  };
   const checks: boolean[] = [];
   if (exp.compiles || exp.max !== undefined || exp.cost !== undefined) checks.push(compiles);
   if (exp.cost !== undefined) checks.push(cost === exp.cost);
@@ -279,7 +357,11 @@ function runCost(c: Case, file: CorpusFile): Verdict {
   if (exp.atLeast !== undefined) checks.push(cost >= exp.atLeast);
   if (exp.above !== undefined) checks.push(cost > exp.above);
   if (exp.atMost !== undefined) checks.push(cost <= exp.atMost);
-  return { agree: checks.every(Boolean), want: show(exp), got: compiles ? `cost ${cost}` : `compile error: ${clip(problems)}` };
+  return {
+    agree: checks.every(Boolean),
+    want: show(exp),
+    got: compiles ? `cost ${cost}` : `compile error: ${clip(problems)}`,
+  };
 }
 
 // ---- expr ----
@@ -326,7 +408,8 @@ export function parseType(s: string): CelT {
 }
 
 const OPTIONAL = '@kubeforge.optional';
-const num = (v: unknown): number => (v === 'NaN' ? NaN : v === 'Infinity' ? Infinity : v === '-Infinity' ? -Infinity : v === '-0' ? -0 : Number(v));
+const num = (v: unknown): number =>
+  v === 'NaN' ? NaN : v === 'Infinity' ? Infinity : v === '-Infinity' ? -Infinity : v === '-0' ? -0 : Number(v);
 
 /** A corpus value as an input of the evaluator. */
 export function toInput(v: CelJSON): unknown {
@@ -353,12 +436,18 @@ export function toInput(v: CelJSON): unknown {
     case 'timestamp': {
       const ms = Date.parse(x as string);
       const frac = /\.(\d+)Z$/.exec(x as string)?.[1] ?? '';
-      return create(TimestampSchema, { seconds: BigInt(Math.floor(ms / 1000)), nanos: Number(frac.padEnd(9, '0').slice(0, 9)) });
+      return create(TimestampSchema, {
+        seconds: BigInt(Math.floor(ms / 1000)),
+        nanos: Number(frac.padEnd(9, '0').slice(0, 9)),
+      });
     }
     case 'duration': {
       const m = /^(-?)(\d+)(?:\.(\d+))?s$/.exec(x as string)!;
       const sign = m[1] ? -1 : 1;
-      return create(DurationSchema, { seconds: BigInt(sign) * BigInt(m[2]), nanos: sign * Number((m[3] ?? '').padEnd(9, '0')) });
+      return create(DurationSchema, {
+        seconds: BigInt(sign) * BigInt(m[2]),
+        nanos: sign * Number((m[3] ?? '').padEnd(9, '0')),
+      });
     }
     case 'optional':
       return { [OPTIONAL]: true, value: toInput(x as CelJSON) };
@@ -414,7 +503,17 @@ export function fromValue(v: unknown): CelJSON {
     case 'bigint':
       return { int: v.toString() };
     case 'number':
-      return { double: Number.isNaN(v) ? 'NaN' : v === Infinity ? 'Infinity' : v === -Infinity ? '-Infinity' : Object.is(v, -0) ? '-0' : v };
+      return {
+        double: Number.isNaN(v)
+          ? 'NaN'
+          : v === Infinity
+            ? 'Infinity'
+            : v === -Infinity
+              ? '-Infinity'
+              : Object.is(v, -0)
+                ? '-0'
+                : v,
+      };
     case 'string':
       return { string: v };
   }
@@ -424,7 +523,9 @@ export function fromValue(v: unknown): CelJSON {
   if (isCelType(v)) return { type: v.name };
   if (isCelMap(v)) return fromMap(v);
   const msg = (v as { message?: unknown }).message;
-  const m = (isMessage(v) ? v : msg && isMessage(msg) ? msg : undefined) as (Message & { seconds?: bigint; nanos?: number }) | undefined;
+  const m = (isMessage(v) ? v : msg && isMessage(msg) ? msg : undefined) as
+    | (Message & { seconds?: bigint; nanos?: number })
+    | undefined;
   if (m?.$typeName === 'google.protobuf.Timestamp') return { timestamp: rfc3339(m.seconds ?? 0n, m.nanos ?? 0) };
   if (m?.$typeName === 'google.protobuf.Duration') return { duration: durationText(m.seconds ?? 0n, m.nanos ?? 0) };
   return { other: String(v) };
@@ -450,7 +551,8 @@ function fromMap(m: CelMap): CelJSON {
 export function sameValue(a: CelJSON, b: CelJSON): boolean {
   const [ka, xa] = Object.entries(a)[0] ?? [];
   const [kb, xb] = Object.entries(b)[0] ?? [];
-  if (ka === 'quantity' || kb === 'quantity') return 'decimal' in a && 'decimal' in b && decimalEqual(String(a.decimal), String(b.decimal));
+  if (ka === 'quantity' || kb === 'quantity')
+    return 'decimal' in a && 'decimal' in b && decimalEqual(String(a.decimal), String(b.decimal));
   if (ka !== kb) return false;
   switch (ka) {
     case 'double': {
@@ -490,7 +592,10 @@ function runExpr(c: Case, file: CorpusFile): Verdict {
   // are compared, and kubeforge's compile verdict only where the test expects a compile error.
   const libraryResult = file.file === 'k8s-library.json' && c.expect.compileErrors === undefined;
   // without type checking, only what the parser refuses is a compile error
-  const issues = c.disableCheck || libraryResult ? checked.issues.filter((i) => /Syntax error|recursion/.test(i.message)) : checked.issues;
+  const issues =
+    c.disableCheck || libraryResult
+      ? checked.issues.filter((i) => /Syntax error|recursion/.test(i.message))
+      : checked.issues;
   if (issues.length) outcome = { compileError: issues.map((i) => i.message) };
   // cel-go plans the program (env.Program) before it evaluates: what planning refuses is the case's compile error
   else if (checked.programError && !libraryResult) outcome = { compileError: [checked.programError] };
@@ -500,12 +605,21 @@ function runExpr(c: Case, file: CorpusFile): Verdict {
     const r = evaluateExpression(c.expr!, bindings);
     outcome = r.error !== undefined ? { evalError: r.error } : { value: fromValue(r.value) };
   }
-  const exp = c.expect as { value?: CelJSON; evaluates?: boolean; evalError?: string; evalErrorMatches?: string; compileError?: string; compileErrors?: string[] };
+  const exp = c.expect as {
+    value?: CelJSON;
+    evaluates?: boolean;
+    evalError?: string;
+    evalErrorMatches?: string;
+    compileError?: string;
+    compileErrors?: string[];
+  };
   let agree = false;
   if (exp.value !== undefined) agree = 'value' in outcome && sameValue(exp.value, outcome.value);
   else if (exp.evaluates) agree = 'value' in outcome;
-  else if (exp.evalError !== undefined) agree = 'evalError' in outcome && (exp.evalError === '' || outcome.evalError === exp.evalError);
-  else if (exp.evalErrorMatches !== undefined) agree = 'evalError' in outcome && new RegExp(exp.evalErrorMatches).test(outcome.evalError);
+  else if (exp.evalError !== undefined)
+    agree = 'evalError' in outcome && (exp.evalError === '' || outcome.evalError === exp.evalError);
+  else if (exp.evalErrorMatches !== undefined)
+    agree = 'evalError' in outcome && new RegExp(exp.evalErrorMatches).test(outcome.evalError);
   else if (exp.compileError !== undefined) {
     // refused, and where cel-go says (its first error's line and column)
     const at = location(exp.compileError);
@@ -515,7 +629,8 @@ function runExpr(c: Case, file: CorpusFile): Verdict {
     if ('compileError' in outcome) {
       const messages = outcome.compileError.map((m) => m.replace(/^<input>:-?\d+:\d+: /, ''));
       const res = exp.compileErrors.map((p) => new RegExp(p));
-      agree = res.every((re) => messages.some((m) => re.test(m))) && messages.every((m) => res.some((re) => re.test(m)));
+      agree =
+        res.every((re) => messages.some((m) => re.test(m))) && messages.every((m) => res.some((re) => re.test(m)));
     }
   } else throw new Error(`${c.id}: unknown expectation ${show(exp)}`);
   return { agree, want: show(exp), got: show(outcome) };

@@ -44,7 +44,8 @@ describe('the CEL corpus (Kubernetes test tables and cel-spec conformance data)'
     assert.deepEqual(counts, COUNTS);
     assert.ok(ids.size >= 1000, `${ids.size} cases`);
     for (const id of Object.keys(KNOWN)) assert.ok(ids.has(id), `KNOWN names ${id}, which is not in the corpus`);
-    for (const [id, reason] of Object.entries(KNOWN)) assert.ok(reason.trim().length > 10, `KNOWN ${id} needs a reason`);
+    for (const [id, reason] of Object.entries(KNOWN))
+      assert.ok(reason.trim().length > 10, `KNOWN ${id} needs a reason`);
   });
 
   const report: { id: string; source: string; want: string; got: string }[] = [];
@@ -71,7 +72,11 @@ describe('the CEL corpus (Kubernetes test tables and cel-spec conformance data)'
         }
         if (process.env.KF_CORPUS_REPORT) writeFileSync(process.env.KF_CORPUS_REPORT, JSON.stringify(report, null, 1));
         t.diagnostic(`${agreed} of ${cases.length} agree`);
-        assert.deepEqual({ newlyWrong, nowRight }, { newlyWrong: [], nowRight: [] }, `${agreed} of ${cases.length} agree`);
+        assert.deepEqual(
+          { newlyWrong, nowRight },
+          { newlyWrong: [], nowRight: [] },
+          `${agreed} of ${cases.length} agree`,
+        );
       });
     }
   }

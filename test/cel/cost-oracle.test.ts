@@ -48,13 +48,35 @@ interface OracleCRD {
 }
 
 // ---- schema helpers ----
-const str = (maxLength?: number, extra: Obj = {}): Obj => ({ type: 'string', ...(maxLength === undefined ? {} : { maxLength }), ...extra });
+const str = (maxLength?: number, extra: Obj = {}): Obj => ({
+  type: 'string',
+  ...(maxLength === undefined ? {} : { maxLength }),
+  ...extra,
+});
 const int = (): Obj => ({ type: 'integer' });
-const list = (items: Obj, maxItems?: number, extra: Obj = {}): Obj => ({ type: 'array', items, ...(maxItems === undefined ? {} : { maxItems }), ...extra });
-const map = (values: Obj, maxProperties?: number, extra: Obj = {}): Obj => ({ type: 'object', additionalProperties: values, ...(maxProperties === undefined ? {} : { maxProperties }), ...extra });
+const list = (items: Obj, maxItems?: number, extra: Obj = {}): Obj => ({
+  type: 'array',
+  items,
+  ...(maxItems === undefined ? {} : { maxItems }),
+  ...extra,
+});
+const map = (values: Obj, maxProperties?: number, extra: Obj = {}): Obj => ({
+  type: 'object',
+  additionalProperties: values,
+  ...(maxProperties === undefined ? {} : { maxProperties }),
+  ...extra,
+});
 const obj = (properties: Record<string, Obj>, extra: Obj = {}): Obj => ({ type: 'object', properties, ...extra });
-const rules = (...rs: (string | Obj)[]): Obj => ({ 'x-kubernetes-validations': rs.map((r, i) => (typeof r === 'string' ? { rule: r, message: `m${i}` } : { message: `m${i}`, ...r })) });
-const intOrString = (extra: Obj = {}): Obj => ({ 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }], ...extra });
+const rules = (...rs: (string | Obj)[]): Obj => ({
+  'x-kubernetes-validations': rs.map((r, i) =>
+    typeof r === 'string' ? { rule: r, message: `m${i}` } : { message: `m${i}`, ...r },
+  ),
+});
+const intOrString = (extra: Obj = {}): Obj => ({
+  'x-kubernetes-int-or-string': true,
+  anyOf: [{ type: 'integer' }, { type: 'string' }],
+  ...extra,
+});
 
 /** A CRD named `<name>s.costs.kubeforge.io` with `schema` as its openAPIV3Schema. */
 function crd(name: string, schema: Obj): Obj {
@@ -64,13 +86,22 @@ function crd(name: string, schema: Obj): Obj {
     metadata: { name: `${name}s.costs.kubeforge.io` },
     spec: {
       group: 'costs.kubeforge.io',
-      names: { kind: name[0].toUpperCase() + name.slice(1), listKind: `${name[0].toUpperCase() + name.slice(1)}List`, plural: `${name}s`, singular: name },
+      names: {
+        kind: name[0].toUpperCase() + name.slice(1),
+        listKind: `${name[0].toUpperCase() + name.slice(1)}List`,
+        plural: `${name}s`,
+        singular: name,
+      },
       scope: 'Namespaced',
       versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }],
     },
   };
 }
-const resource = (spec: Obj, extra: Obj = {}): Obj => ({ type: 'object', properties: { apiVersion: str(), kind: str(), metadata: { type: 'object' }, spec }, ...extra });
+const resource = (spec: Obj, extra: Obj = {}): Obj => ({
+  type: 'object',
+  properties: { apiVersion: str(), kind: str(), metadata: { type: 'object' }, spec },
+  ...extra,
+});
 
 /** A worker: an object of a list, with required fields (one with a default) that size its smallest form. */
 const WORKER = obj(
@@ -83,17 +114,34 @@ const WORKER = obj(
     labels: map(str(63)),
     env: list(obj({ name: str(32), value: str(256) }, { required: ['name'] }), 20),
   },
-  { required: ['name', 'image', 'port', 'enabled', 'replicas'], ...rules('self.name.startsWith("w")', 'self.image.contains(self.name)', 'self.port > 0 && self.port < 65536', 'self.env.all(e, e.name != self.name)') },
+  {
+    required: ['name', 'image', 'port', 'enabled', 'replicas'],
+    ...rules(
+      'self.name.startsWith("w")',
+      'self.image.contains(self.name)',
+      'self.port > 0 && self.port < 65536',
+      'self.env.all(e, e.name != self.name)',
+    ),
+  },
 );
 
 const MAIN = resource(
   obj(
     {
       workers: list(WORKER),
-      groups: list(list(obj({ id: str(8) }, { required: ['id'], ...rules('self.id != ""', 'self.id.matches("^[a-z]+$")') }), 4), 5),
+      groups: list(
+        list(obj({ id: str(8) }, { required: ['id'], ...rules('self.id != ""', 'self.id.matches("^[a-z]+$")') }), 4),
+        5,
+      ),
       grid: list(list(int(), undefined, rules('self.all(x, x >= 0)', 'self.size() < 100'))),
       tags: map(list(str(16), undefined, rules('self.size() <= 3', 'self.all(t, t.size() > 1)'))),
-      limits: map(obj({ cpu: intOrString(), memory: intOrString({ maxLength: 16 }) }, rules('!has(self.memory) || isQuantity(string(self.memory))', 'has(self.cpu)')), 8),
+      limits: map(
+        obj(
+          { cpu: intOrString(), memory: intOrString({ maxLength: 16 }) },
+          rules('!has(self.memory) || isQuantity(string(self.memory))', 'has(self.cpu)'),
+        ),
+        8,
+      ),
       zones: list(map(str(10), 4, rules('self.all(k, self[k] != k)')), 3),
       none: list(obj({ a: str() }, rules('self.a.size() > 0')), 0),
       host: str(),
@@ -114,7 +162,12 @@ const MAIN = resource(
         'x-kubernetes-embedded-resource': true,
         'x-kubernetes-preserve-unknown-fields': true,
         properties: { spec: obj({ replicas: int() }) },
-        ...rules('self.metadata.name != ""', 'self.kind.size() > 0', 'self.apiVersion == "v1"', 'self.spec.replicas > 0'),
+        ...rules(
+          'self.metadata.name != ""',
+          'self.kind.size() > 0',
+          'self.apiVersion == "v1"',
+          'self.spec.replicas > 0',
+        ),
       },
     },
     rules(
@@ -260,7 +313,14 @@ const MAIN = resource(
       { rule: 'self.opt != ""', messageExpression: 'self.opt' },
     ),
   ),
-  rules('self.metadata.name.size() < 64', 'self.metadata.name.matches("^[a-z]+$")', 'self.kind == "Main"', 'self.apiVersion.startsWith("costs")', 'self.spec.workers.all(w, w.name != self.metadata.name)', 'self.metadata.generateName.size() < 10'),
+  rules(
+    'self.metadata.name.size() < 64',
+    'self.metadata.name.matches("^[a-z]+$")',
+    'self.kind == "Main"',
+    'self.apiVersion.startsWith("costs")',
+    'self.spec.workers.all(w, w.name != self.metadata.name)',
+    'self.metadata.generateName.size() < 10',
+  ),
 );
 
 /** A root that declares kind, apiVersion and metadata.name / generateName itself (the server keeps its bounds). */
@@ -272,26 +332,41 @@ const DECLARED = {
     metadata: obj({ name: str(30), generateName: str(300) }),
     spec: obj({ a: str(5) }, rules('self.a.size() > 0')),
   },
-  ...rules('self.metadata.name.size() < 20', 'self.kind == self.apiVersion', 'self.metadata.generateName.startsWith(self.spec.a)'),
+  ...rules(
+    'self.metadata.name.size() < 20',
+    'self.kind == self.apiVersion',
+    'self.metadata.generateName.startsWith(self.spec.a)',
+  ),
 };
 
 /** A root whose metadata declares a longer name than the server allows (capped at 253 characters). */
-const CAPPED = resource(obj({ a: str(5) }), { properties: { apiVersion: str(), kind: str(), metadata: obj({ name: str(1000) }), spec: obj({ a: str(5) }) }, ...rules('self.metadata.name.contains("x")') });
+const CAPPED = resource(obj({ a: str(5) }), {
+  properties: { apiVersion: str(), kind: str(), metadata: obj({ name: str(1000) }), spec: obj({ a: str(5) }) },
+  ...rules('self.metadata.name.contains("x")'),
+});
 
 /** Rules whose cost is near the per-rule budget: a pairwise comparison over a list of `n` strings (the budget is crossed between 816 and 817). */
-const pairwise = (n: number, len: number) => resource(obj({ l: list(str(len), n) }, rules('self.l.all(x, self.l.all(y, x == y || x != y))')));
+const pairwise = (n: number, len: number) =>
+  resource(obj({ l: list(str(len), n) }, rules('self.l.all(x, self.l.all(y, x == y || x != y))')));
 /** A rule on the items of a list of `n` objects (cardinality `n`): the per-rule budget is crossed between 20491 and 20492. */
-const perItem = (n: number) => resource(obj({ l: list(obj({ s: str(200) }, rules('self.s.matches("^[a-z]+([-.][a-z0-9]+)*$")')), n) }));
+const perItem = (n: number) =>
+  resource(obj({ l: list(obj({ s: str(200) }, rules('self.s.matches("^[a-z]+([-.][a-z0-9]+)*$")')), n) }));
 /** `k` rules of the same cost on one node: with 92500 strings, 10 are within the per-CRD budget and 11 over it. */
 const many = (k: number, n: number) =>
   resource(
     obj(
       { l: list(str(64), n) },
-      rules(...Array.from({ length: k }, (_, i) => `self.l.all(x, x.matches("^[a-z]+[0-9]*${String.fromCharCode(97 + i)}$"))`)),
+      rules(
+        ...Array.from(
+          { length: k },
+          (_, i) => `self.l.all(x, x.matches("^[a-z]+[0-9]*${String.fromCharCode(97 + i)}$"))`,
+        ),
+      ),
     ),
   );
 /** A map of lists of objects: the rule's cardinality is the product of both bounds, or unbounded. */
-const nested = (mp: number | undefined, mi: number | undefined) => resource(obj({ m: map(list(obj({ v: str(10) }, { required: ['v'], ...rules('self.v.size() > 1') }), mi), mp) }));
+const nested = (mp: number | undefined, mi: number | undefined) =>
+  resource(obj({ m: map(list(obj({ v: str(10) }, { required: ['v'], ...rules('self.v.size() > 1') }), mi), mp) }));
 
 const EXTRA: Obj[] = [
   crd('main', MAIN),
@@ -321,7 +396,9 @@ const KNOWN: Record<string, string> = {};
 
 /** The server's field path of a node's rule: `spec.validation.openAPIV3Schema.properties[spec].items.x-kubernetes-validations[0].rule`. */
 function fieldPath(steps: string[], index: number, part: 'rule' | 'messageExpression'): string {
-  const node = steps.map((s) => (s.startsWith('properties.') ? `.properties[${s.slice('properties.'.length)}]` : `.${s}`)).join('');
+  const node = steps
+    .map((s) => (s.startsWith('properties.') ? `.properties[${s.slice('properties.'.length)}]` : `.${s}`))
+    .join('');
   return `spec.validation.openAPIV3Schema${node}.x-kubernetes-validations[${index}].${part}`;
 }
 
@@ -347,7 +424,9 @@ describe('the API server judges kubeforge CEL cost estimates (Go oracle from api
     assert.ok(all.length >= 500, `${all.length} rules`);
     assert.ok(compiled.length >= 420, `${compiled.length} rules compile on the server`);
     const over = oracle.filter((o) => o.errors.some((e) => /estimated rule cost exceeds budget/.test(e)));
-    const overTotal = oracle.filter((o) => o.errors.some((e) => /estimated rule cost total for entire OpenAPIv3 schema exceeds budget/.test(e)));
+    const overTotal = oracle.filter((o) =>
+      o.errors.some((e) => /estimated rule cost total for entire OpenAPIv3 schema exceeds budget/.test(e)),
+    );
     assert.ok(over.length >= 10 && over.length <= crds.length - 300, `${over.length} CRDs over the per-rule budget`);
     assert.ok(overTotal.length >= 5, `${overTotal.length} CRDs over the per-CRD budget`);
     // costs near the budgets: within a factor of two on either side
@@ -389,7 +468,9 @@ describe('the API server judges kubeforge CEL cost estimates (Go oracle from api
         };
         // a rule neither side compiles has no cardinality on the server (the compilation is not run)
         if (!server.compiled && !kubeforge.compiled) continue;
-        if (JSON.stringify(server) !== JSON.stringify(kubeforge)) differences[key] = `server ${JSON.stringify(server)}, kubeforge ${JSON.stringify(kubeforge)}${r.error ? ` (${r.error.slice(0, 200)})` : ''}`;
+        if (JSON.stringify(server) !== JSON.stringify(kubeforge))
+          differences[key] =
+            `server ${JSON.stringify(server)}, kubeforge ${JSON.stringify(kubeforge)}${r.error ? ` (${r.error.slice(0, 200)})` : ''}`;
       }
     }
     assert.ok(compared >= 500, `${compared} rules compared`);
@@ -402,19 +483,32 @@ describe('the API server judges kubeforge CEL cost estimates (Go oracle from api
     const differences: Record<string, string> = {};
     for (const [i, c] of crds.entries()) {
       const o = oracle[i];
-      const serverOver = new Set(o.errors.filter((e) => /: Forbidden: estimated (rule|messageExpression) cost exceeds budget/.test(e)).map((e) => e.slice(0, e.indexOf(': Forbidden'))));
+      const serverOver = new Set(
+        o.errors
+          .filter((e) => /: Forbidden: estimated (rule|messageExpression) cost exceeds budget/.test(e))
+          .map((e) => e.slice(0, e.indexOf(': Forbidden'))),
+      );
       const mine = ours.get(o.name)!;
       const ourOver = new Set<string>();
       for (const r of mine.rules) {
         if (r.index < 0) continue;
         if (r.cost > BigInt(STATIC_ESTIMATED_COST_LIMIT)) ourOver.add(fieldPath(r.steps, r.index, 'rule'));
-        if (r.messageExpressionMaxCost > BigInt(STATIC_ESTIMATED_COST_LIMIT)) ourOver.add(fieldPath(r.steps, r.index, 'messageExpression'));
+        if (r.messageExpressionMaxCost > BigInt(STATIC_ESTIMATED_COST_LIMIT))
+          ourOver.add(fieldPath(r.steps, r.index, 'messageExpression'));
       }
       const serverRefused = o.errors.some((e) => /estimated (rule|messageExpression) cost/.test(e));
       const checked = checkCRD(c).filter((d) => d.code === 'KF4614');
       const ourRefused = checked.some((d) => d.severity === 'error');
-      const same = serverRefused === ourRefused && [...serverOver].sort().join() === [...ourOver].sort().join() && checked.every((d) => d.severity === 'error');
-      if (!same) differences[o.name] = `server ${JSON.stringify([...serverOver])}${serverRefused ? ' refused' : ''}; kubeforge ${JSON.stringify([...ourOver])}${ourRefused ? ' refused' : ''} ${checked.map((d) => d.message).join(' | ').slice(0, 300)}`;
+      const same =
+        serverRefused === ourRefused &&
+        [...serverOver].sort().join() === [...ourOver].sort().join() &&
+        checked.every((d) => d.severity === 'error');
+      if (!same)
+        differences[o.name] =
+          `server ${JSON.stringify([...serverOver])}${serverRefused ? ' refused' : ''}; kubeforge ${JSON.stringify([...ourOver])}${ourRefused ? ' refused' : ''} ${checked
+            .map((d) => d.message)
+            .join(' | ')
+            .slice(0, 300)}`;
     }
     assert.deepEqual(differences, {});
   });
@@ -424,10 +518,22 @@ describe('the API server judges kubeforge CEL cost estimates (Go oracle from api
     let over = 0;
     for (const o of oracle) {
       const total = ours.get(o.name)!.total;
-      const said = o.errors.map((e) => /x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of (.+?) \(try/.exec(e)?.[1]).find((x) => x);
-      const mine = total > BigInt(STATIC_ESTIMATED_CRD_COST_LIMIT) ? costFactorText(total, STATIC_ESTIMATED_CRD_COST_LIMIT) : undefined;
+      const said = o.errors
+        .map(
+          (e) =>
+            /x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of (.+?) \(try/.exec(
+              e,
+            )?.[1],
+        )
+        .find((x) => x);
+      const mine =
+        total > BigInt(STATIC_ESTIMATED_CRD_COST_LIMIT)
+          ? costFactorText(total, STATIC_ESTIMATED_CRD_COST_LIMIT)
+          : undefined;
       if (said) over++;
-      if (said !== mine) differences[o.name] = `server ${said ?? 'within the budget'}, kubeforge ${mine ?? 'within the budget'} (${total})`;
+      if (said !== mine)
+        differences[o.name] =
+          `server ${said ?? 'within the budget'}, kubeforge ${mine ?? 'within the budget'} (${total})`;
     }
     assert.ok(over >= 5, `${over} CRDs over the per-CRD budget`);
     assert.deepEqual(differences, {});

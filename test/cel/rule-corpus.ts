@@ -104,8 +104,14 @@ export const CASES: Case[] = [
   r('self.s.format([1]) != ""'),
   r('"%s-%d".format([self.s, self.n]) != ""'),
   r('[self.s, self.n].size() > 0'),
-  r("!oldSelf.hasValue() || self.su == oldSelf.value().su", { messageExpression: "'was ' + oldSelf.?su.orValue('nothing')", optionalOldSelf: true }),
-  r("!oldSelf.hasValue() || self.s == oldSelf.value().s", { messageExpression: "'was ' + oldSelf.?s.orValue('nothing')", optionalOldSelf: true }),
+  r('!oldSelf.hasValue() || self.su == oldSelf.value().su', {
+    messageExpression: "'was ' + oldSelf.?su.orValue('nothing')",
+    optionalOldSelf: true,
+  }),
+  r('!oldSelf.hasValue() || self.s == oldSelf.value().s', {
+    messageExpression: "'was ' + oldSelf.?s.orValue('nothing')",
+    optionalOldSelf: true,
+  }),
   r('"%s".format([self.s]) != ""'),
   r('self.s.contains("a")'),
   r('self.s.endsWith("a")'),
@@ -359,7 +365,7 @@ export const CASES: Case[] = [
   r('self.n / 0 == 1'),
   r('0x10 == 16'),
   r('1e3 == 1000.0'),
-  r("'single' == \"single\""),
+  r('\'single\' == "single"'),
   r('r"raw\\d" != ""'),
   r('"""triple""" != ""'),
   r('self.s in ["a", "b"]'),
@@ -557,7 +563,8 @@ export const CASES: Case[] = [
 ];
 
 /** The rule's key in KNOWN lists: the rule, and its messageExpression and optionalOldSelf when set. */
-export const caseKey = (c: Case): string => `${c.rule}${c.messageExpression ? ` | messageExpression ${c.messageExpression}` : ''}${c.optionalOldSelf ? ' | optionalOldSelf' : ''}`;
+export const caseKey = (c: Case): string =>
+  `${c.rule}${c.messageExpression ? ` | messageExpression ${c.messageExpression}` : ''}${c.optionalOldSelf ? ' | optionalOldSelf' : ''}`;
 
 /** A CRD with the rule on `spec` (SPEC, or `spec` when given). */
 export function crdFor(c: Case, i: number, spec: Obj = SPEC): Obj {
@@ -577,10 +584,19 @@ export function crdFor(c: Case, i: number, spec: Obj = SPEC): Obj {
           name: 'v1',
           served: true,
           storage: true,
-          schema: { openAPIV3Schema: { type: 'object', properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object' }, spec: { ...spec, 'x-kubernetes-validations': [rule] } } } },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                apiVersion: { type: 'string' },
+                kind: { type: 'string' },
+                metadata: { type: 'object' },
+                spec: { ...spec, 'x-kubernetes-validations': [rule] },
+              },
+            },
+          },
         },
       ],
     },
   };
 }
-

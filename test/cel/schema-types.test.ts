@@ -41,6 +41,9 @@ describe('declared dotted variable names (cel-spec fields.textproto qualified_id
     assert.equal(typeOf({ 'a.b.c': T.string }).type?.kind, 'string');
     assert.equal(typeOf({ 'a.b': T.map(T.string, T.int) }).type?.kind, 'int');
     assert.equal(typeOf({ 'a.b': T.map(T.string, T.int), 'a.b.c': T.string }).type?.kind, 'string');
-    assert.deepEqual(typeOf({ x: T.int }).issues.map((i) => i.message), ["<input>:1:1: undeclared reference to 'a' (in container '')"]);
+    assert.deepEqual(
+      typeOf({ x: T.int }).issues.map((i) => i.message),
+      ["<input>:1:1: undeclared reference to 'a' (in container '')"],
+    );
   });
 });

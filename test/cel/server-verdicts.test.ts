@@ -46,13 +46,20 @@ describe('the API server judges kubeforge CEL verdicts', () => {
       let server: 'created' | 'refused' = 'created';
       let said = '';
       try {
-        await rest.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd, query: { dryRun: 'All' } });
+        await rest.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+          body: crd,
+          query: { dryRun: 'All' },
+        });
       } catch (e) {
         if (!(e instanceof StatusError) || e.code !== 422) throw e;
         server = 'refused';
         said = e.message;
       }
-      verdicts.set(i, { ours: errors.length ? 'refused' : 'written', server, why: errors.length ? errors.map((d) => `${d.code} ${d.message}`).join('; ') : said });
+      verdicts.set(i, {
+        ours: errors.length ? 'refused' : 'written',
+        server,
+        why: errors.length ? errors.map((d) => `${d.code} ${d.message}`).join('; ') : said,
+      });
     }
   });
   after(async () => {

@@ -14,7 +14,18 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -28,8 +39,29 @@ const OLD_COMMIT = 'a2987c0';
 const FIXTURE = join(repo, 'test/fixtures/alpha-update/guestbook');
 const VERSION = packageVersion();
 const BRANCH = `kubeforge-update-from-${VERSION}-to-${VERSION}`;
-const INIT = ['init', '--domain', 'example.com', '--project-name', 'guestbook', '--skip-install', '--kubeforge-source', 'registry'];
-const CREATE_API = ['create', 'api', '--group', 'webapp', '--version', 'v1', '--kind', 'Guestbook', '--resource', '--controller', '--make=false'];
+const INIT = [
+  'init',
+  '--domain',
+  'example.com',
+  '--project-name',
+  'guestbook',
+  '--skip-install',
+  '--kubeforge-source',
+  'registry',
+];
+const CREATE_API = [
+  'create',
+  'api',
+  '--group',
+  'webapp',
+  '--version',
+  'v1',
+  '--kind',
+  'Guestbook',
+  '--resource',
+  '--controller',
+  '--make=false',
+];
 
 const root = mkdtempSync(join(tmpdir(), 'kf-cli-update-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -41,12 +73,31 @@ before(() => {
 async function kubeforge(cwd: string, ...args: string[]) {
   let out = '';
   let err = '';
-  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+  const code = await run(['node', 'kubeforge', ...args], {
+    cwd,
+    color: false,
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+  });
   return { code, out, err };
 }
 
 function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', '-c', 'commit.gpgsign=false', ...args], { cwd, encoding: 'utf8' });
+  const r = spawnSync(
+    'git',
+    [
+      '-c',
+      'user.name=test',
+      '-c',
+      'user.email=test@example.com',
+      '-c',
+      'init.defaultBranch=main',
+      '-c',
+      'commit.gpgsign=false',
+      ...args,
+    ],
+    { cwd, encoding: 'utf8' },
+  );
   assert.equal(r.status, 0, `git ${args.join(' ')}:\n${r.stdout}${r.stderr}`);
   return r.stdout.trim();
 }
@@ -97,7 +148,12 @@ describe('kubeforge alpha update', () => {
   it(`upgrades a project made by kubeforge ${OLD_COMMIT}: user edits kept, scaffold changes applied, the overlap marked and listed; as git merge does`, async () => {
     // The fixture is the old scaffold plus the user's edits: the old kubeforge writes the rest byte for byte.
     const ancestor = scaffold(old, 'ancestor');
-    const edited = ['Makefile', 'src/api/v1/guestbook_types.ts', 'src/controller/guestbook_controller.ts', 'src/main.ts'];
+    const edited = [
+      'Makefile',
+      'src/api/v1/guestbook_types.ts',
+      'src/controller/guestbook_controller.ts',
+      'src/main.ts',
+    ];
     assert.deepEqual(files(FIXTURE), files(ancestor));
     for (const f of files(FIXTURE)) {
       if (edited.includes(f)) assert.notEqual(read(FIXTURE, f), read(ancestor, f), `${f} carries the user's edit`);
@@ -112,7 +168,11 @@ describe('kubeforge alpha update', () => {
     assert.match(r.out, /Conflicts \(1\):\n {2}Makefile\n/);
     assert.match(r.err, /Makefile:\d+ {2}KF1326 {2}Makefile: your changes and kubeforge .*'s overlap/);
     assert.match(r.err, /KF1326 {2}1 file needs your merge; the result is in branch kubeforge-update-from-/);
-    assert.match(r.err, /Scaffolding the ancestor with kubeforge .*\nScaffolding the upgrade with kubeforge .*\nMerging\.\.\./, 'progress on stderr');
+    assert.match(
+      r.err,
+      /Scaffolding the ancestor with kubeforge .*\nScaffolding the upgrade with kubeforge .*\nMerging\.\.\./,
+      'progress on stderr',
+    );
     // The user's branch is untouched; the result waits on the new branch, not committed.
     assert.equal(git(project, 'rev-parse', 'main'), before);
     assert.equal(git(project, 'rev-parse', '--abbrev-ref', 'HEAD'), BRANCH);
@@ -120,19 +180,30 @@ describe('kubeforge alpha update', () => {
 
     // The user's edits are kept.
     assert.match(read(project, 'src/main.ts'), /setupLog\.info\(`guestbook operator, watching/);
-    assert.match(read(project, 'src/controller/guestbook_controller.ts'), /const owner = guestbook\.metadata\?\.labels\?\.\['example\.com\/owner'\]/);
+    assert.match(
+      read(project, 'src/controller/guestbook_controller.ts'),
+      /const owner = guestbook\.metadata\?\.labels\?\.\['example\.com\/owner'\]/,
+    );
     assert.match(read(project, 'src/api/v1/guestbook_types.ts'), /\n {2}size\?: number;\n/);
     assert.match(read(project, 'Makefile'), /\nseed: ## Create the sample Guestbook/);
     // The new scaffold's changes are applied, in files the user edited and in others.
     const upgrade = scaffold(repo, 'upgrade');
     assert.match(read(project, 'Makefile'), /\ndocs: manifests ##/);
     assert.match(read(project, 'Makefile'), /\ntest-unit: manifests ##/);
-    assert.notEqual(read(project, 'src/api/v1/guestbook_types.ts'), read(FIXTURE, 'src/api/v1/guestbook_types.ts'), 'the types file took the new scaffold\'s changes');
-    for (const f of files(upgrade).filter((f) => !edited.includes(f))) assert.equal(read(project, f), read(upgrade, f), `${f}: unedited, so as this kubeforge scaffolds it`);
+    assert.notEqual(
+      read(project, 'src/api/v1/guestbook_types.ts'),
+      read(FIXTURE, 'src/api/v1/guestbook_types.ts'),
+      "the types file took the new scaffold's changes",
+    );
+    for (const f of files(upgrade).filter((f) => !edited.includes(f)))
+      assert.equal(read(project, f), read(upgrade, f), `${f}: unedited, so as this kubeforge scaffolds it`);
     assert.match(read(project, 'PROJECT'), new RegExp(`\ncliVersion: ${VERSION.replace(/\./g, '\\.')}\n`));
     // The overlap, marked as git marks it.
     const makefile = read(project, 'Makefile');
-    assert.match(makefile, /\n<<<<<<< original \(main\):Makefile\ntest: manifests ## Run the tests against a real kube-apiserver and etcd; our CI runs this target on every pull request\.\n=======\ntest: manifests ## .*\n>>>>>>> upgrade \(kubeforge [^)]*\):Makefile\n/);
+    assert.match(
+      makefile,
+      /\n<<<<<<< original \(main\):Makefile\ntest: manifests ## Run the tests against a real kube-apiserver and etcd; our CI runs this target on every pull request\.\n=======\ntest: manifests ## .*\n>>>>>>> upgrade \(kubeforge [^)]*\):Makefile\n/,
+    );
 
     // git merge of the same three trees gives the same files.
     const oracle = join(root, 'git-merge');
@@ -155,13 +226,18 @@ describe('kubeforge alpha update', () => {
     assert.equal(merge.status, 1, `git merge reports the conflict:\n${merge.stdout}`);
     assert.equal(git(oracle, 'diff', '--name-only', '--diff-filter=U'), 'Makefile');
     assert.deepEqual(files(project), files(oracle));
-    for (const f of files(oracle)) assert.equal(unlabelled(read(project, f)), unlabelled(read(oracle, f)), `${f}: as git merge merges it`);
+    for (const f of files(oracle))
+      assert.equal(unlabelled(read(project, f)), unlabelled(read(oracle, f)), `${f}: as git merge merges it`);
 
     // The TypeScript has no conflict: the project builds (its dependencies: this checkout's, kubeforge itself as this repository).
     mkdirSync(join(project, 'node_modules'));
-    for (const name of readdirSync(join(repo, 'node_modules'))) if (name !== 'kubeforge') symlinkSync(join(repo, 'node_modules', name), join(project, 'node_modules', name));
+    for (const name of readdirSync(join(repo, 'node_modules')))
+      if (name !== 'kubeforge') symlinkSync(join(repo, 'node_modules', name), join(project, 'node_modules', name));
     symlinkSync(repo, join(project, 'node_modules', 'kubeforge'));
-    const tsc = spawnSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8' });
+    const tsc = spawnSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
     assert.equal(tsc.status, 0, `tsc:\n${tsc.stdout}${tsc.stderr}`);
     rmSync(join(project, 'node_modules'), { recursive: true });
     rmSync(join(project, 'build'), { recursive: true, force: true });
@@ -170,7 +246,9 @@ describe('kubeforge alpha update', () => {
   it(`upgrades testdata/project as this repository had it at ${OLD_COMMIT} (the book's code over that scaffold) to today's, but where the book's code and the scaffold both changed`, async () => {
     const dir = join(root, 'book');
     mkdirSync(dir);
-    const archive = spawnSync('git', ['-C', repo, 'archive', '--format=tar', OLD_COMMIT, 'testdata/project'], { maxBuffer: 256 * 1024 * 1024 });
+    const archive = spawnSync('git', ['-C', repo, 'archive', '--format=tar', OLD_COMMIT, 'testdata/project'], {
+      maxBuffer: 256 * 1024 * 1024,
+    });
     assert.equal(archive.status, 0, archive.stderr?.toString());
     assert.equal(spawnSync('tar', ['-x', '-C', dir, '--strip-components=2'], { input: archive.stdout }).status, 0);
     git(dir, 'init', '--quiet');
@@ -189,20 +267,41 @@ describe('kubeforge alpha update', () => {
       'test/controller/cronjob_controller.test.ts',
       'test/webhook/v1/cronjob_webhook.test.ts',
     ];
-    assert.match(r.out, new RegExp(`Conflicts \\(${conflicts.length}\\):\n${conflicts.map((c) => `  ${c.replace(/\./g, '\\.')}\n`).join('')}`));
+    assert.match(
+      r.out,
+      new RegExp(
+        `Conflicts \\(${conflicts.length}\\):\n${conflicts.map((c) => `  ${c.replace(/\./g, '\\.')}\n`).join('')}`,
+      ),
+    );
     // Every other file is today's testdata/project, but the book's own code that changed since
     // (testdata/overlay) and the CRDs `manifests` writes from the types.
-    const overlayChanged = git(repo, 'diff', '--name-only', OLD_COMMIT, 'HEAD', '--', 'testdata/overlay').split('\n').map((f) => f.replace('testdata/overlay/', ''));
-    const today = git(repo, 'ls-files', '--', 'testdata/project').split('\n').map((f) => f.replace('testdata/project/', ''));
+    const overlayChanged = git(repo, 'diff', '--name-only', OLD_COMMIT, 'HEAD', '--', 'testdata/overlay')
+      .split('\n')
+      .map((f) => f.replace('testdata/overlay/', ''));
+    const today = git(repo, 'ls-files', '--', 'testdata/project')
+      .split('\n')
+      .map((f) => f.replace('testdata/project/', ''));
     assert.deepEqual(files(dir), today);
-    const compared = today.filter((f) => !conflicts.includes(f) && !overlayChanged.includes(f) && !f.startsWith('config/crd/bases/'));
+    const compared = today.filter(
+      (f) => !conflicts.includes(f) && !overlayChanged.includes(f) && !f.startsWith('config/crd/bases/'),
+    );
     assert.ok(compared.length > 60, `${compared.length} files compared`);
-    for (const f of compared) assert.equal(read(dir, f), read(join(repo, 'testdata/project'), f), `${f}: as in today's testdata/project`);
+    for (const f of compared)
+      assert.equal(read(dir, f), read(join(repo, 'testdata/project'), f), `${f}: as in today's testdata/project`);
   });
 
   it('--force commits the result, markers and all, and lists the conflicts; --restore-path keeps a file as the user has it', async () => {
     const forced = repoOf(FIXTURE, 'forced');
-    const r = await kubeforge(forced, 'alpha', 'update', '--from-version', old, '--force', '--output-branch', 'upgrade-kubeforge');
+    const r = await kubeforge(
+      forced,
+      'alpha',
+      'update',
+      '--from-version',
+      old,
+      '--force',
+      '--output-branch',
+      'upgrade-kubeforge',
+    );
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(r.out, /on branch upgrade-kubeforge \(committed\)/);
     assert.match(r.err, /Makefile:\d+ {2}warning KF1326|Makefile:\d+ {2}KF1326/);
@@ -222,7 +321,16 @@ describe('kubeforge alpha update', () => {
   it('--in-place writes the result into the work tree of the current branch, nothing committed', async () => {
     const dir = repoOf(FIXTURE, 'in-place');
     const head = git(dir, 'rev-parse', 'HEAD');
-    const r = await kubeforge(dir, 'alpha', 'update', '--from-version', old, '--in-place', '--restore-path', 'Makefile');
+    const r = await kubeforge(
+      dir,
+      'alpha',
+      'update',
+      '--from-version',
+      old,
+      '--in-place',
+      '--restore-path',
+      'Makefile',
+    );
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(r.out, /on the work tree \(not committed\)/);
     assert.equal(git(dir, 'rev-parse', '--abbrev-ref', 'HEAD'), 'main');
@@ -258,7 +366,10 @@ describe('kubeforge alpha update', () => {
     hash = treeHash(dir, ['.git']);
     r = await kubeforge(dir, 'alpha', 'update', '--from-version', old);
     assert.equal(r.code, 1);
-    assert.match(r.err, /KF1321 {2}the work tree has changes that are not committed \(src\/main\.ts, notes\.txt\)[\s\S]*hint: commit or stash them first/);
+    assert.match(
+      r.err,
+      /KF1321 {2}the work tree has changes that are not committed \(src\/main\.ts, notes\.txt\)[\s\S]*hint: commit or stash them first/,
+    );
     assert.equal(treeHash(dir, ['.git']), hash);
     git(dir, 'checkout', '--quiet', '--', '.');
     rmSync(join(dir, 'notes.txt'));
@@ -266,7 +377,10 @@ describe('kubeforge alpha update', () => {
     // The fixture's PROJECT predates cliVersion.
     r = await kubeforge(dir, 'alpha', 'update');
     assert.equal(r.code, 1);
-    assert.match(r.err, /PROJECT:1 {2}KF1322 {2}PROJECT does not record the kubeforge version[\s\S]*hint: pass --from-version/);
+    assert.match(
+      r.err,
+      /PROJECT:1 {2}KF1322 {2}PROJECT does not record the kubeforge version[\s\S]*hint: pass --from-version/,
+    );
 
     // A kubeforge that is not there, or not a kubeforge.
     r = await kubeforge(dir, 'alpha', 'update', '--from-version', './no/such/kubeforge');
@@ -292,7 +406,10 @@ describe('kubeforge alpha update', () => {
     const r = await kubeforge(dir, 'alpha', 'update', '--from-version', old, '--force', '--restore-path', 'Makefile');
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(r.out, /Conflicts \(1\):\n {2}AGENTS\.md\n/);
-    assert.match(r.err, /AGENTS\.md {2}KF1326 {2}AGENTS\.md: you deleted it and kubeforge \S+ changed it; left deleted/);
+    assert.match(
+      r.err,
+      /AGENTS\.md {2}KF1326 {2}AGENTS\.md: you deleted it and kubeforge \S+ changed it; left deleted/,
+    );
     assert.equal(existsSync(join(dir, 'AGENTS.md')), false);
     assert.equal(existsSync(join(dir, '.github/workflows/lint.yml')), false);
   });
@@ -320,9 +437,19 @@ describe('kubeforge alpha update', () => {
     writeFileSync(join(dir, 'scratch.txt'), 'another branch\n');
     git(dir, 'add', '-A');
     git(dir, 'commit', '--quiet', '-m', 'other');
-    const r = await kubeforge(dir, 'alpha', 'update', '--from-version', old, '--from-branch', 'main', '--restore-path', 'Makefile');
+    const r = await kubeforge(
+      dir,
+      'alpha',
+      'update',
+      '--from-version',
+      old,
+      '--from-branch',
+      'main',
+      '--restore-path',
+      'Makefile',
+    );
     assert.equal(r.code, 0, r.out + r.err);
     assert.equal(git(dir, 'rev-parse', `${BRANCH}^`), git(dir, 'rev-parse', 'main'));
-    assert.equal(existsSync(join(dir, 'scratch.txt')), false, 'the result is main\'s project, not other\'s');
+    assert.equal(existsSync(join(dir, 'scratch.txt')), false, "the result is main's project, not other's");
   });
 });

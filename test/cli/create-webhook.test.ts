@@ -30,10 +30,41 @@ function snapshot(): Record<string, string> {
 describe('kubeforge create webhook (CLI)', () => {
   before(async () => {
     for (const args of [
-      ['init', '--domain', 'testproject.org', '--project-name', 'project-v4', '--skip-install', '--kubeforge-source', 'link'],
+      [
+        'init',
+        '--domain',
+        'testproject.org',
+        '--project-name',
+        'project-v4',
+        '--skip-install',
+        '--kubeforge-source',
+        'link',
+      ],
       ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'FirstMate', '--make=false'],
-      ['create', 'api', '--group', 'crew', '--version', 'v2', '--kind', 'FirstMate', '--controller=false', '--make=false'],
-      ['create', 'api', '--group', 'crew', '--version', 'v3', '--kind', 'FirstMate', '--controller=false', '--make=false'],
+      [
+        'create',
+        'api',
+        '--group',
+        'crew',
+        '--version',
+        'v2',
+        '--kind',
+        'FirstMate',
+        '--controller=false',
+        '--make=false',
+      ],
+      [
+        'create',
+        'api',
+        '--group',
+        'crew',
+        '--version',
+        'v3',
+        '--kind',
+        'FirstMate',
+        '--controller=false',
+        '--make=false',
+      ],
     ]) {
       const r = await kubeforge(...args);
       assert.equal(r.code, 0, r.err);
@@ -42,21 +73,76 @@ describe('kubeforge create webhook (CLI)', () => {
 
   it('bad input exits 1 with a located message and a hint; the project is unchanged', async () => {
     const before = snapshot();
-    const none = await kubeforge('create', 'webhook', '--group', 'crew', '--version', 'v1', '--kind', 'FirstMate', '--defaulting=false', '--make=false');
+    const none = await kubeforge(
+      'create',
+      'webhook',
+      '--group',
+      'crew',
+      '--version',
+      'v1',
+      '--kind',
+      'FirstMate',
+      '--defaulting=false',
+      '--make=false',
+    );
     assert.equal(none.code, 1);
     assert.match(none.err, /KF1060 +no webhook type chosen/);
-    const spoke = await kubeforge('create', 'webhook', '--group', 'crew', '--version', 'v1', '--kind', 'FirstMate', '--conversion', '--spoke', 'v2,v9', '--make=false');
+    const spoke = await kubeforge(
+      'create',
+      'webhook',
+      '--group',
+      'crew',
+      '--version',
+      'v1',
+      '--kind',
+      'FirstMate',
+      '--conversion',
+      '--spoke',
+      'v2,v9',
+      '--make=false',
+    );
     assert.equal(spoke.code, 1);
-    assert.match(spoke.err, /PROJECT.*KF1063 +--spoke v9: PROJECT has no version v9 of FirstMate \(it has v1, v2, v3\)/);
-    assert.match(spoke.err, /hint: create it first: kubeforge create api --group crew --version v9 --kind FirstMate --controller=false/);
-    const bool = await kubeforge('create', 'webhook', '--group', 'crew', '--version', 'v1', '--kind', 'FirstMate', '--defaulting=maybe');
+    assert.match(
+      spoke.err,
+      /PROJECT.*KF1063 +--spoke v9: PROJECT has no version v9 of FirstMate \(it has v1, v2, v3\)/,
+    );
+    assert.match(
+      spoke.err,
+      /hint: create it first: kubeforge create api --group crew --version v9 --kind FirstMate --controller=false/,
+    );
+    const bool = await kubeforge(
+      'create',
+      'webhook',
+      '--group',
+      'crew',
+      '--version',
+      'v1',
+      '--kind',
+      'FirstMate',
+      '--defaulting=maybe',
+    );
     assert.equal(bool.code, 1);
     assert.match(bool.err, /invalid value "maybe" for --defaulting/);
     assert.deepEqual(snapshot(), before);
   });
 
   it('--conversion --spoke v2,v3 with Go-style booleans; a second run with --force plans nothing', async () => {
-    const args = ['create', 'webhook', '--group', 'crew', '--version', 'v1', '--kind', 'FirstMate', '--conversion', '--spoke', 'v2,v3', '--defaulting=true', '--programmatic-validation=false', '--make=false'];
+    const args = [
+      'create',
+      'webhook',
+      '--group',
+      'crew',
+      '--version',
+      'v1',
+      '--kind',
+      'FirstMate',
+      '--conversion',
+      '--spoke',
+      'v2,v3',
+      '--defaulting=true',
+      '--programmatic-validation=false',
+      '--make=false',
+    ];
     const r = await kubeforge(...args);
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /^CREATE src\/api\/v2\/firstmate_conversion\.ts/m);
@@ -76,10 +162,27 @@ describe('kubeforge create webhook (CLI)', () => {
   it('create webhook --help lists every flag with examples; create --help shows both commands', async () => {
     const h = await kubeforge('create', 'webhook', '--help');
     assert.equal(h.code, 0);
-    for (const flag of ['--group', '--version', '--kind', '--plural', '--defaulting', '--programmatic-validation', '--conversion', '--spoke', '--defaulting-path', '--validation-path', '--make', '--force', '--dry-run']) {
+    for (const flag of [
+      '--group',
+      '--version',
+      '--kind',
+      '--plural',
+      '--defaulting',
+      '--programmatic-validation',
+      '--conversion',
+      '--spoke',
+      '--defaulting-path',
+      '--validation-path',
+      '--make',
+      '--force',
+      '--dry-run',
+    ]) {
       assert.ok(h.out.includes(flag), flag);
     }
-    assert.match(h.out, /Examples:\n {2}\$ kubeforge create webhook --group batch --version v1 --kind CronJob --defaulting --programmatic-validation/);
+    assert.match(
+      h.out,
+      /Examples:\n {2}\$ kubeforge create webhook --group batch --version v1 --kind CronJob --defaulting --programmatic-validation/,
+    );
     const c = await kubeforge('create', '--help');
     assert.match(c.out, /webhook \[options\]/);
     assert.match(c.out, /\$ kubeforge create webhook --group core --version v1 --kind Pod --defaulting/);
@@ -93,10 +196,23 @@ describe('kubeforge create webhook (CLI)', () => {
     );
     try {
       const before = snapshot();
-      const r = await kubeforge('create', 'webhook', '--group', 'crew', '--version', 'v2', '--kind', 'FirstMate', '--programmatic-validation');
+      const r = await kubeforge(
+        'create',
+        'webhook',
+        '--group',
+        'crew',
+        '--version',
+        'v2',
+        '--kind',
+        'FirstMate',
+        '--programmatic-validation',
+      );
       assert.equal(r.code, 1, r.out + r.err);
       assert.match(r.err, /bad_types\.ts/);
-      assert.match(r.err, /KF1050 +generating the manifests with the FirstMate webhooks failed \(see above\), so they were not scaffolded: nothing was written/);
+      assert.match(
+        r.err,
+        /KF1050 +generating the manifests with the FirstMate webhooks failed \(see above\), so they were not scaffolded: nothing was written/,
+      );
       assert.deepEqual(snapshot(), before);
     } finally {
       rmSync(bad);

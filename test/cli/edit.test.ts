@@ -4,9 +4,18 @@
  * and every metric the dashboards chart is one kubeforge/runtime really exports.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { parse } from 'yaml';
@@ -20,14 +29,28 @@ after(() => rmSync(root, { recursive: true, force: true }));
 async function kubeforge(cwd: string, ...args: string[]) {
   let out = '';
   let err = '';
-  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+  const code = await run(['node', 'kubeforge', ...args], {
+    cwd,
+    color: false,
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+  });
   return { code, out, err };
 }
 
 async function project(name: string, ...initArgs: string[]): Promise<string> {
   const dir = join(root, name);
   mkdirSync(dir);
-  const r = await kubeforge(dir, 'init', '--domain', 'example.com', '--skip-install', '--kubeforge-source', 'link', ...initArgs);
+  const r = await kubeforge(
+    dir,
+    'init',
+    '--domain',
+    'example.com',
+    '--skip-install',
+    '--kubeforge-source',
+    'link',
+    ...initArgs,
+  );
   assert.equal(r.code, 0, r.err);
   return dir;
 }
@@ -41,7 +64,11 @@ async function exportedMetrics(): Promise<Set<string>> {
     for (const name of readdirSync(d)) {
       const p = join(d, name);
       if (statSync(p).isDirectory()) walk(p);
-      else if (p.endsWith('.ts')) for (const m of readFileSync(p, 'utf8').matchAll(/'([a-z][a-z0-9_:]*_(?:total|seconds|depth|workers|reconciles|status|flight))'/g)) names.add(m[1]);
+      else if (p.endsWith('.ts'))
+        for (const m of readFileSync(p, 'utf8').matchAll(
+          /'([a-z][a-z0-9_:]*_(?:total|seconds|depth|workers|reconciles|status|flight))'/g,
+        ))
+          names.add(m[1]);
     }
   };
   walk(join(packageRoot(), 'src/runtime'));
@@ -77,7 +104,11 @@ describe('kubeforge edit', () => {
       const dashboard = JSON.parse(readFileSync(join(dir, 'grafana', file), 'utf8'));
       const charted = chartedMetrics(dashboard);
       assert.ok(charted.length >= 4, `${file} charts metrics`);
-      assert.deepEqual(charted.filter((m) => !exported.has(m)), [], `${file}: every charted metric is exported`);
+      assert.deepEqual(
+        charted.filter((m) => !exported.has(m)),
+        [],
+        `${file}: every charted metric is exported`,
+      );
     }
     const before = snapshot(dir);
     const again = await kubeforge(dir, 'edit', '--plugins', 'grafana.kubebuilder.io/v1-alpha');
@@ -90,14 +121,20 @@ describe('kubeforge edit', () => {
     assert.ok(existsSync(join(dir, 'grafana/controller-runtime-metrics.json')), 'init --plugins grafana');
     assert.deepEqual(projectFile(dir).plugins, { 'grafana.kubebuilder.io/v1-alpha': {} });
     const config = join(dir, 'grafana/custom-metrics/config.yaml');
-    writeFileSync(config, 'customMetrics:\n  - metric: guestbook_visits_total\n    type: counter\n  - metric: guestbook_render_seconds\n    type: histogram\n');
+    writeFileSync(
+      config,
+      'customMetrics:\n  - metric: guestbook_visits_total\n    type: counter\n  - metric: guestbook_render_seconds\n    type: histogram\n',
+    );
     const r = await kubeforge(dir, 'edit', '--plugins', 'grafana');
     assert.equal(r.code, 0, r.err);
     const custom = JSON.parse(readFileSync(join(dir, 'grafana/custom-metrics/custom-metrics-dashboard.json'), 'utf8'));
     assert.deepEqual(chartedMetrics(custom), ['guestbook_render_seconds', 'guestbook_visits_total']);
     assert.equal(readFileSync(config, 'utf8').startsWith('customMetrics:'), true, 'the config is the user’s: kept');
 
-    writeFileSync(config, 'customMetrics:\n  - metric: ok_total\n    type: counter\n  - metric: bad\n    type: summary\n');
+    writeFileSync(
+      config,
+      'customMetrics:\n  - metric: ok_total\n    type: counter\n  - metric: bad\n    type: summary\n',
+    );
     const before = snapshot(dir);
     const bad = await kubeforge(dir, 'edit', '--plugins', 'grafana');
     assert.equal(bad.code, 1);
@@ -111,7 +148,18 @@ describe('kubeforge edit', () => {
     const dir = await project('layout');
     assert.equal((await kubeforge(dir, 'edit', '--multigroup')).code, 0);
     assert.equal(projectFile(dir).multigroup, true);
-    const api = await kubeforge(dir, 'create', 'api', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--make=false');
+    const api = await kubeforge(
+      dir,
+      'create',
+      'api',
+      '--group',
+      'ship',
+      '--version',
+      'v1',
+      '--kind',
+      'Frigate',
+      '--make=false',
+    );
     assert.equal(api.code, 0, api.err);
     assert.ok(existsSync(join(dir, 'src/api/ship/v1/frigate_types.ts')));
     const back = await kubeforge(dir, 'edit', '--multigroup=false');
@@ -125,7 +173,18 @@ describe('kubeforge edit', () => {
     assert.ok(!existsSync(join(dir, 'hack/boilerplate.ts.txt')));
     assert.equal((await kubeforge(dir, 'edit', '--license', 'apache2', '--owner', 'Example Corp')).code, 0);
     assert.match(readFileSync(join(dir, 'hack/boilerplate.ts.txt'), 'utf8'), /^Copyright Example Corp\.$/m);
-    const api = await kubeforge(dir, 'create', 'api', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--make=false');
+    const api = await kubeforge(
+      dir,
+      'create',
+      'api',
+      '--group',
+      'ship',
+      '--version',
+      'v1',
+      '--kind',
+      'Frigate',
+      '--make=false',
+    );
     assert.equal(api.code, 0, api.err);
     assert.match(readFileSync(join(dir, 'src/api/v1/frigate_types.ts'), 'utf8'), /Copyright Example Corp\./);
     assert.equal((await kubeforge(dir, 'edit', '--owner', 'Other Corp')).code, 0);
@@ -155,10 +214,16 @@ describe('kubeforge edit', () => {
 
   it('keeps what PROJECT holds that kubeforge does not use (plugin configs of other tools)', async () => {
     const dir = await project('keep');
-    const text = readFileSync(join(dir, 'PROJECT'), 'utf8').replace('projectName:', 'plugins:\n  helm.kubebuilder.io/v2-alpha:\n    output: dist\nprojectName:');
+    const text = readFileSync(join(dir, 'PROJECT'), 'utf8').replace(
+      'projectName:',
+      'plugins:\n  helm.kubebuilder.io/v2-alpha:\n    output: dist\nprojectName:',
+    );
     writeFileSync(join(dir, 'PROJECT'), text);
     assert.equal((await kubeforge(dir, 'edit', '--plugins', 'grafana')).code, 0);
-    assert.deepEqual(projectFile(dir).plugins, { 'grafana.kubebuilder.io/v1-alpha': {}, 'helm.kubebuilder.io/v2-alpha': { output: 'dist' } });
+    assert.deepEqual(projectFile(dir).plugins, {
+      'grafana.kubebuilder.io/v1-alpha': {},
+      'helm.kubebuilder.io/v2-alpha': { output: 'dist' },
+    });
   });
 
   it('--namespaced=false and --namespaced switch the scope both ways: the files of a project made in that scope, byte for byte; again changes nothing', async () => {
@@ -169,18 +234,31 @@ describe('kubeforge edit', () => {
       assert.equal(api.code, 0, api.err);
     }
     // What init --namespaced and create api made in a namespaced project.
-    assert.match(read(scoped, 'config/rbac/role.yaml'), /^kind: Role\nmetadata:\n {2}name: manager-role\n {2}namespace: fleet-system\nrules:\n- apiGroups:\n {2}- events\.k8s\.io\n/m);
+    assert.match(
+      read(scoped, 'config/rbac/role.yaml'),
+      /^kind: Role\nmetadata:\n {2}name: manager-role\n {2}namespace: fleet-system\nrules:\n- apiGroups:\n {2}- events\.k8s\.io\n/m,
+    );
     assert.match(read(scoped, 'config/rbac/role.yaml'), /^ {2}- ship\.example\.com\n {2}resources:\n {2}- frigates\n/m);
     assert.match(read(scoped, 'config/rbac/role_binding.yaml'), /^kind: RoleBinding$/m);
     assert.match(read(scoped, 'config/rbac/frigate_editor_role.yaml'), /^kind: Role$/m);
-    assert.match(read(scoped, 'config/manager/manager.yaml'), /- name: WATCH_NAMESPACE\n {10}valueFrom:\n {12}fieldRef:\n {14}fieldPath: metadata\.namespace/);
+    assert.match(
+      read(scoped, 'config/manager/manager.yaml'),
+      /- name: WATCH_NAMESPACE\n {10}valueFrom:\n {12}fieldRef:\n {14}fieldPath: metadata\.namespace/,
+    );
     assert.match(read(scoped, 'src/main.ts'), /cache: \{ defaultNamespaces: namespaces \}/);
     assert.equal(projectFile(scoped).namespaced, true);
     const namespacedFiles = files(scoped);
 
     const off = await kubeforge(scoped, 'edit', '--namespaced=false');
     assert.equal(off.code, 0, off.err);
-    for (const f of ['src/main.ts', 'config/manager/manager.yaml', 'config/rbac/role_binding.yaml', 'config/rbac/frigate_admin_role.yaml', 'PROJECT']) assert.match(off.out, new RegExp(`^UPDATE ${f} `, 'm'));
+    for (const f of [
+      'src/main.ts',
+      'config/manager/manager.yaml',
+      'config/rbac/role_binding.yaml',
+      'config/rbac/frigate_admin_role.yaml',
+      'PROJECT',
+    ])
+      assert.match(off.out, new RegExp(`^UPDATE ${f} `, 'm'));
     // role.yaml comes from the manifests step (in the same commit), printed once, after the edit's plan.
     assert.equal(off.out.match(/config\/rbac\/role\.yaml/g)?.length, 1);
     assert.match(off.err, /manager-role is a ClusterRole again/);
@@ -200,16 +278,31 @@ describe('kubeforge edit', () => {
   it('--namespaced keeps your own changes where they do not touch the switch; a collision (your own WATCH_NAMESPACE) is KF1080 with nothing written, --force replaces the file', async () => {
     const dir = await project('edited', '--project-name', 'fleet');
     const main = join(dir, 'src/main.ts');
-    writeFileSync(main, readFileSync(main, 'utf8').replace("setupLog.info('starting manager');", "setupLog.info('starting manager');\n  setupLog.info('my own line');"));
+    writeFileSync(
+      main,
+      readFileSync(main, 'utf8').replace(
+        "setupLog.info('starting manager');",
+        "setupLog.info('starting manager');\n  setupLog.info('my own line');",
+      ),
+    );
     const manager = join(dir, 'config/manager/manager.yaml');
     // An env list of your own merges (test/hostile/edit-scope.test.ts); your own WATCH_NAMESPACE with another value cannot.
-    writeFileSync(manager, readFileSync(manager, 'utf8').replace('        name: manager\n', '        name: manager\n        env:\n        - name: WATCH_NAMESPACE\n          value: team-a\n'));
+    writeFileSync(
+      manager,
+      readFileSync(manager, 'utf8').replace(
+        '        name: manager\n',
+        '        name: manager\n        env:\n        - name: WATCH_NAMESPACE\n          value: team-a\n',
+      ),
+    );
     const before = snapshot(dir);
     const dry = await kubeforge(dir, 'edit', '--namespaced', '--dry-run');
     assert.equal(dry.code, 1);
     const refused = await kubeforge(dir, 'edit', '--namespaced');
     assert.equal(refused.code, 1);
-    assert.match(refused.err, /config\/manager\/manager\.yaml:47 +KF1080 +config\/manager\/manager\.yaml was changed where switching to a namespace-scoped manager changes it/);
+    assert.match(
+      refused.err,
+      /config\/manager\/manager\.yaml:47 +KF1080 +config\/manager\/manager\.yaml was changed where switching to a namespace-scoped manager changes it/,
+    );
     assert.match(refused.err, /run again with --force/);
     assert.doesNotMatch(refused.err, /src\/main\.ts +KF1080/, 'main.ts merges');
     assert.deepEqual(snapshot(dir), before, 'nothing written');
@@ -233,7 +326,10 @@ describe('kubeforge edit', () => {
     const r = await kubeforge(dir, 'manifests');
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /^UPDATE config\/rbac\/role\.yaml/m);
-    assert.match(read(dir, 'config/rbac/role.yaml'), /^kind: Role\nmetadata:\n {2}name: manager-role\n {2}namespace: fleet-system$/m);
+    assert.match(
+      read(dir, 'config/rbac/role.yaml'),
+      /^kind: Role\nmetadata:\n {2}name: manager-role\n {2}namespace: fleet-system$/m,
+    );
   });
 });
 

@@ -23,7 +23,15 @@ function parse(argv: string[]): FlagValues<typeof TABLE> {
 describe('flag tables', () => {
   it('yields each flag by its type, defaults included', () => {
     const v = parse(['--output-dir', 'out']);
-    assert.deepEqual(v, { group: undefined, source: 'auto', outputDir: 'out', plugins: undefined, dryRun: false, keep: undefined, make: undefined });
+    assert.deepEqual(v, {
+      group: undefined,
+      source: 'auto',
+      outputDir: 'out',
+      plugins: undefined,
+      dryRun: false,
+      keep: undefined,
+      make: undefined,
+    });
     // The options type: a default or a required flag is never undefined, choices are their union.
     const source: 'auto' | 'go' = v.source;
     const dir: string = v.outputDir;
@@ -32,15 +40,30 @@ describe('flag tables', () => {
   });
 
   it('reads Go-style booleans, lists, switches and strings as given', () => {
-    assert.deepEqual(parse(['--output-dir=o', '--group', 'batch', '--plugins', 'a', 'b', '--dry-run', '--keep', '--make=false', '--source', 'go']), {
-      group: 'batch',
-      source: 'go',
-      outputDir: 'o',
-      plugins: ['a', 'b'],
-      dryRun: true,
-      keep: true,
-      make: false,
-    });
+    assert.deepEqual(
+      parse([
+        '--output-dir=o',
+        '--group',
+        'batch',
+        '--plugins',
+        'a',
+        'b',
+        '--dry-run',
+        '--keep',
+        '--make=false',
+        '--source',
+        'go',
+      ]),
+      {
+        group: 'batch',
+        source: 'go',
+        outputDir: 'o',
+        plugins: ['a', 'b'],
+        dryRun: true,
+        keep: true,
+        make: false,
+      },
+    );
     assert.equal(parse(['--output-dir=o', '--make']).make, true);
     assert.equal(parse(['--output-dir=o', '--no-make']).make, false);
     assert.equal(parse(['--output-dir=o', '--make', 'no']).make, false);

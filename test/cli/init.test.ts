@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { run } from '../../src/cli/index.js';
 import { snapshot } from '../helpers/tree.js';
@@ -30,7 +30,12 @@ function folder(name = 'guestbook', files: Record<string, string> = {}): string 
 async function kubeforge(cwd: string, ...args: string[]) {
   let out = '';
   let err = '';
-  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+  const code = await run(['node', 'kubeforge', ...args], {
+    cwd,
+    color: false,
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+  });
   return { code, out, err };
 }
 
@@ -47,11 +52,16 @@ async function rejects(dir: string, args: string[], ...expected: RegExp[]) {
 
 describe('kubeforge init: bad input', () => {
   it('missing --domain', async () => {
-    await rejects(folder(), [], /KF1000  missing --domain/, /hint: pass --domain, e\.g\. --domain example\.com/);
+    await rejects(folder(), [], /KF1000 {2}missing --domain/, /hint: pass --domain, e\.g\. --domain example\.com/);
   });
 
   it('a domain with upper case names the rule and a valid example', async () => {
-    await rejects(folder(), ['--domain', 'Example.com'], /KF1001  invalid domain "Example\.com": a DNS-1123 subdomain must consist of lower-case letters, digits, '-' and '\.'; found upper-case "E" at position 1/, /hint: --domain needs a DNS-1123 subdomain such as "example\.com"/);
+    await rejects(
+      folder(),
+      ['--domain', 'Example.com'],
+      /KF1001 {2}invalid domain "Example\.com": a DNS-1123 subdomain must consist of lower-case letters, digits, '-' and '\.'; found upper-case "E" at position 1/,
+      /hint: --domain needs a DNS-1123 subdomain such as "example\.com"/,
+    );
   });
 
   it('a domain starting with a dash', async () => {
@@ -59,36 +69,73 @@ describe('kubeforge init: bad input', () => {
   });
 
   it('an invalid --project-name', async () => {
-    await rejects(folder(), ['--domain', 'example.com', '--project-name', 'My_Operator'], /invalid project name "My_Operator": a DNS-1123 label/, /"my-operator"/);
+    await rejects(
+      folder(),
+      ['--domain', 'example.com', '--project-name', 'My_Operator'],
+      /invalid project name "My_Operator": a DNS-1123 label/,
+      /"my-operator"/,
+    );
   });
 
   it('a folder name that is no DNS-1123 label asks for --project-name', async () => {
-    await rejects(folder('My_Project'), ['--domain', 'example.com'], /the folder name "My_Project" cannot be the project name/, /hint: pass --project-name/);
+    await rejects(
+      folder('My_Project'),
+      ['--domain', 'example.com'],
+      /the folder name "My_Project" cannot be the project name/,
+      /hint: pass --project-name/,
+    );
   });
 
   it('an invalid --package-name', async () => {
-    await rejects(folder(), ['--domain', 'example.com', '--package-name', 'Guest Book'], /invalid npm package name "Guest Book": must be lower case/);
+    await rejects(
+      folder(),
+      ['--domain', 'example.com', '--package-name', 'Guest Book'],
+      /invalid npm package name "Guest Book": must be lower case/,
+    );
   });
 
   it('an unknown --license', async () => {
-    await rejects(folder(), ['--domain', 'example.com', '--license', 'mit'], /argument 'mit' is invalid\. Allowed choices are apache2, none/);
+    await rejects(
+      folder(),
+      ['--domain', 'example.com', '--license', 'mit'],
+      /argument 'mit' is invalid\. Allowed choices are apache2, none/,
+    );
   });
 
   it('all flag problems at once', async () => {
-    const r = await rejects(folder(), ['--domain', 'BAD', '--project-name', 'x.y'], /invalid domain/, /invalid project name/);
+    const r = await rejects(
+      folder(),
+      ['--domain', 'BAD', '--project-name', 'x.y'],
+      /invalid domain/,
+      /invalid project name/,
+    );
     assert.match(r.err, /2 errors/);
   });
 
   it('an existing PROJECT file', async () => {
-    await rejects(folder('guestbook', { PROJECT: 'domain: example.com\n' }), ['--domain', 'example.com'], /KF1002  .*PROJECT exists: this folder already holds a kubeforge \(or Kubebuilder\) project/);
+    await rejects(
+      folder('guestbook', { PROJECT: 'domain: example.com\n' }),
+      ['--domain', 'example.com'],
+      /KF1002 {2}.*PROJECT exists: this folder already holds a kubeforge \(or Kubebuilder\) project/,
+    );
   });
 
   it('a non-empty folder without --force', async () => {
-    await rejects(folder('guestbook', { 'notes.txt': 'mine\n', 'src/x.ts': '' }), ['--domain', 'example.com'], /KF1003  .*guestbook is not empty \(notes\.txt, src\)/, /--force/);
+    await rejects(
+      folder('guestbook', { 'notes.txt': 'mine\n', 'src/x.ts': '' }),
+      ['--domain', 'example.com'],
+      /KF1003 {2}.*guestbook is not empty \(notes\.txt, src\)/,
+      /--force/,
+    );
   });
 
   it('an unwritable path (a file where config/ must go) fails before writing anything', async () => {
-    await rejects(folder('guestbook', { config: 'not a folder\n' }), ['--domain', 'example.com', '--force'], /KF1101  cannot create config\/default\/kustomization\.yaml: .*config is a file/, /nothing was written/);
+    await rejects(
+      folder('guestbook', { config: 'not a folder\n' }),
+      ['--domain', 'example.com', '--force'],
+      /KF1101 {2}cannot create config\/default\/kustomization\.yaml: .*config is a file/,
+      /nothing was written/,
+    );
   });
 
   it('a folder on a read-only file system', async (t) => {
@@ -100,17 +147,34 @@ describe('kubeforge init: bad input', () => {
       t.skip('no /proc');
       return;
     }
-    const r = await kubeforge(dir, 'init', '--skip-install', '--force', '--domain', 'example.com', '--project-name', 'x');
+    const r = await kubeforge(
+      dir,
+      'init',
+      '--skip-install',
+      '--force',
+      '--domain',
+      'example.com',
+      '--project-name',
+      'x',
+    );
     assert.equal(r.code, 1);
-    assert.match(r.err, /KF1101  cannot create .*is not writable/);
+    assert.match(r.err, /KF1101 {2}cannot create .*is not writable/);
   });
 
   it('a --kubeforge-source tarball that does not exist', async () => {
-    await rejects(folder(), ['--domain', 'example.com', '--kubeforge-source', 'nope/kubeforge-9.9.9.tgz'], /KF1022  --kubeforge-source: no tarball at .*nope\/kubeforge-9\.9\.9\.tgz/);
+    await rejects(
+      folder(),
+      ['--domain', 'example.com', '--kubeforge-source', 'nope/kubeforge-9.9.9.tgz'],
+      /KF1022 {2}--kubeforge-source: no tarball at .*nope\/kubeforge-9\.9\.9\.tgz/,
+    );
   });
 
   it('an unknown --kubeforge-source', async () => {
-    await rejects(folder(), ['--domain', 'example.com', '--kubeforge-source', 'git'], /KF1023  --kubeforge-source: unknown value "git"/);
+    await rejects(
+      folder(),
+      ['--domain', 'example.com', '--kubeforge-source', 'git'],
+      /KF1023 {2}--kubeforge-source: unknown value "git"/,
+    );
   });
 });
 
@@ -121,7 +185,10 @@ describe('kubeforge init: writing', () => {
     assert.equal(r.code, 0, r.err);
     const lines = r.out.trim().split('\n');
     assert.ok(lines.length > 40);
-    assert.ok(lines.every((l) => /^CREATE \S+ \((\+\d+ lines?|binary, .+)\)$/.test(l)), r.out);
+    assert.ok(
+      lines.every((l) => /^CREATE \S+ \((\+\d+ lines?|binary, .+)\)$/.test(l)),
+      r.out,
+    );
     assert.deepEqual([...lines].sort(), lines);
     assert.ok(lines.includes('CREATE PROJECT (+10 lines)'));
     assert.deepEqual(readdirSync(dir), []);
@@ -134,7 +201,10 @@ describe('kubeforge init: writing', () => {
     assert.match(first.out, /^CREATE \.dockerignore/);
     assert.match(first.err, /Skipped npm install \(--skip-install\)/);
     assert.ok(statSync(join(dir, 'src/main.ts')).isFile());
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      name: string;
+      dependencies: Record<string, string>;
+    };
     assert.equal(pkg.name, 'guestbook');
     assert.match(pkg.dependencies.kubeforge, /^file:\.kubeforge\/kubeforge-\d+\.\d+\.\d+.*-[0-9a-f]{8}\.tgz$/);
     assert.ok(statSync(join(dir, pkg.dependencies.kubeforge.slice(5))).size > 10_000);
@@ -165,7 +235,12 @@ describe('kubeforge init: writing', () => {
   it('colours the plan only when the context asks for colour', async () => {
     const dir = folder();
     let out = '';
-    const code = await run(['node', 'kubeforge', 'init', '--domain', 'example.com', '--dry-run'], { cwd: dir, color: true, out: (t) => void (out += t), err: () => {} });
+    const code = await run(['node', 'kubeforge', 'init', '--domain', 'example.com', '--dry-run'], {
+      cwd: dir,
+      color: true,
+      out: (t) => void (out += t),
+      err: () => {},
+    });
     assert.equal(code, 0);
     assert.match(out, /\u001b\[32mCREATE\u001b\[0m PROJECT/);
   });
@@ -175,7 +250,18 @@ describe('kubeforge help', () => {
   it('init --help lists the flags and examples', async () => {
     const r = await kubeforge(folder(), 'init', '--help');
     assert.equal(r.code, 0);
-    for (const flag of ['--domain', '--project-name', '--owner', '--license', '--package-name', '--multigroup', '--skip-install', '--dry-run', '--force', '--kubeforge-source']) {
+    for (const flag of [
+      '--domain',
+      '--project-name',
+      '--owner',
+      '--license',
+      '--package-name',
+      '--multigroup',
+      '--skip-install',
+      '--dry-run',
+      '--force',
+      '--kubeforge-source',
+    ]) {
       assert.ok(r.out.includes(flag), flag);
     }
     assert.match(r.out, /Examples:\n {2}\$ mkdir guestbook && cd guestbook/);

@@ -25,7 +25,12 @@ after(async () => {
 
 async function kubeforge(cwd: string, ...args: string[]): Promise<string> {
   let err = '';
-  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: () => {}, err: (t) => void (err += t) });
+  const code = await run(['node', 'kubeforge', ...args], {
+    cwd,
+    color: false,
+    out: () => {},
+    err: (t) => void (err += t),
+  });
   assert.equal(code, 0, `kubeforge ${args.join(' ')}:\n${err}`);
   return err;
 }
@@ -55,32 +60,68 @@ interface K8sObject {
 }
 
 describe('a namespaced project deploys', () => {
-  it('config/default builds Role + RoleBinding in the manager namespace and a real API server accepts it (server-side dry run)', { timeout: 180_000 }, async () => {
+  it('config/default builds Role + RoleBinding in the manager namespace and a real API server accepts it (server-side dry run)', {
+    timeout: 180_000,
+  }, async () => {
     const dir = join(root, 'fleet');
     mkdirSync(dir);
-    await kubeforge(dir, 'init', '--domain', 'example.com', '--namespaced', '--skip-install', '--kubeforge-source', 'link');
+    await kubeforge(
+      dir,
+      'init',
+      '--domain',
+      'example.com',
+      '--namespaced',
+      '--skip-install',
+      '--kubeforge-source',
+      'link',
+    );
     await kubeforge(dir, 'create', 'api', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate');
 
     const yaml = kubectl(dir, 'kustomize', 'config/default');
     const objects = parseAllDocuments(yaml).map((d) => d.toJS() as K8sObject);
     const find = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
-    const role = find('Role', 'fleet-manager-role') as K8sObject & { rules: { apiGroups: string[]; resources: string[] }[] };
+    const role = find('Role', 'fleet-manager-role') as K8sObject & {
+      rules: { apiGroups: string[]; resources: string[] }[];
+    };
     assert.ok(role, 'the manager Role');
     assert.equal(role.metadata.namespace, 'fleet-system');
-    assert.ok(role.rules.some((r) => r.apiGroups.includes('ship.example.com') && r.resources.includes('frigates')), 'with the rules of the @Rbac markers');
+    assert.ok(
+      role.rules.some((r) => r.apiGroups.includes('ship.example.com') && r.resources.includes('frigates')),
+      'with the rules of the @Rbac markers',
+    );
     assert.equal(find('ClusterRole', 'fleet-manager-role'), undefined, 'no cluster-wide manager role');
     assert.equal(find('ClusterRoleBinding', 'fleet-manager-rolebinding'), undefined);
-    const binding = find('RoleBinding', 'fleet-manager-rolebinding') as K8sObject & { roleRef: unknown; subjects: unknown };
+    const binding = find('RoleBinding', 'fleet-manager-rolebinding') as K8sObject & {
+      roleRef: unknown;
+      subjects: unknown;
+    };
     assert.equal(binding.metadata.namespace, 'fleet-system');
-    assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'fleet-manager-role' });
-    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: 'fleet-controller-manager', namespace: 'fleet-system' }]);
+    assert.deepEqual(binding.roleRef, {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'Role',
+      name: 'fleet-manager-role',
+    });
+    assert.deepEqual(binding.subjects, [
+      { kind: 'ServiceAccount', name: 'fleet-controller-manager', namespace: 'fleet-system' },
+    ]);
     // Leader election stays a Role in the namespace; metrics authentication needs cluster-wide reviews.
     assert.equal(find('Role', 'fleet-leader-election-role')?.metadata.namespace, 'fleet-system');
-    assert.ok(find('ClusterRole', 'fleet-metrics-auth-role'), 'metrics auth stays a ClusterRole (TokenReviews, SubjectAccessReviews)');
+    assert.ok(
+      find('ClusterRole', 'fleet-metrics-auth-role'),
+      'metrics auth stays a ClusterRole (TokenReviews, SubjectAccessReviews)',
+    );
     assert.ok(find('ClusterRoleBinding', 'fleet-metrics-auth-rolebinding'));
-    assert.equal(find('Role', 'fleet-frigate-editor-role')?.metadata.namespace, 'fleet-system', "the Kind's helper roles are Roles too");
-    const deployment = find('Deployment', 'fleet-controller-manager') as K8sObject & { spec: { template: { spec: { containers: { env?: unknown[] }[] } } } };
-    assert.deepEqual(deployment.spec.template.spec.containers[0].env, [{ name: 'WATCH_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }]);
+    assert.equal(
+      find('Role', 'fleet-frigate-editor-role')?.metadata.namespace,
+      'fleet-system',
+      "the Kind's helper roles are Roles too",
+    );
+    const deployment = find('Deployment', 'fleet-controller-manager') as K8sObject & {
+      spec: { template: { spec: { containers: { env?: unknown[] }[] } } };
+    };
+    assert.deepEqual(deployment.spec.template.spec.containers[0].env, [
+      { name: 'WATCH_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+    ]);
 
     const kubeconfig = await startEnv();
     const manifest = join(root, 'install.yaml');
@@ -88,26 +129,58 @@ describe('a namespaced project deploys', () => {
     // A dry run creates nothing, so the objects in the namespace need the namespace for real.
     kubectl(dir, '--kubeconfig', kubeconfig, 'create', 'namespace', 'fleet-system');
     const out = kubectl(dir, '--kubeconfig', kubeconfig, 'apply', '--server-side', '--dry-run=server', '-f', manifest);
-    for (const line of ['role.rbac.authorization.k8s.io/fleet-manager-role', 'rolebinding.rbac.authorization.k8s.io/fleet-manager-rolebinding', 'deployment.apps/fleet-controller-manager', 'customresourcedefinition.apiextensions.k8s.io/frigates.ship.example.com']) {
+    for (const line of [
+      'role.rbac.authorization.k8s.io/fleet-manager-role',
+      'rolebinding.rbac.authorization.k8s.io/fleet-manager-rolebinding',
+      'deployment.apps/fleet-controller-manager',
+      'customresourcedefinition.apiextensions.k8s.io/frigates.ship.example.com',
+    ]) {
       assert.match(out, new RegExp(`^${line.replace(/\./g, '\\.')} serverside-applied \\(server dry run\\)$`, 'm'));
     }
   });
 
   it('create webhook warns that admission webhooks stay cluster-wide', async () => {
     const dir = join(root, 'fleet');
-    const err = await kubeforge(dir, 'create', 'webhook', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--defaulting', '--make=false');
-    assert.match(err, /warning: this project's manager is namespace-scoped \(PROJECT: namespaced: true\), but admission webhooks are cluster-wide: .*namespaceSelector/);
+    const err = await kubeforge(
+      dir,
+      'create',
+      'webhook',
+      '--group',
+      'ship',
+      '--version',
+      'v1',
+      '--kind',
+      'Frigate',
+      '--defaulting',
+      '--make=false',
+    );
+    assert.match(
+      err,
+      /warning: this project's manager is namespace-scoped \(PROJECT: namespaced: true\), but admission webhooks are cluster-wide: .*namespaceSelector/,
+    );
   });
 
-  it('the generated manager (src/main.ts) refuses to start without WATCH_NAMESPACE and reconciles only that namespace', { timeout: 180_000 }, async () => {
+  it('the generated manager (src/main.ts) refuses to start without WATCH_NAMESPACE and reconciles only that namespace', {
+    timeout: 180_000,
+  }, async () => {
     const dir = join(root, 'runner');
     mkdirSync(dir);
-    await kubeforge(dir, 'init', '--domain', 'example.com', '--namespaced', '--skip-install', '--kubeforge-source', 'link');
+    await kubeforge(
+      dir,
+      'init',
+      '--domain',
+      'example.com',
+      '--namespaced',
+      '--skip-install',
+      '--kubeforge-source',
+      'link',
+    );
     await kubeforge(dir, 'create', 'api', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate');
     // node_modules: this repository's packages, kubeforge itself as the repository (its dist/).
     const repo = packageRoot();
     mkdirSync(join(dir, 'node_modules'));
-    for (const name of readdirSync(join(repo, 'node_modules'))) if (name !== 'kubeforge') symlinkSync(join(repo, 'node_modules', name), join(dir, 'node_modules', name));
+    for (const name of readdirSync(join(repo, 'node_modules')))
+      if (name !== 'kubeforge') symlinkSync(join(repo, 'node_modules', name), join(dir, 'node_modules', name));
     symlinkSync(repo, join(dir, 'node_modules', 'kubeforge'));
     const tsc = spawnSync(join(repo, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], { cwd: dir, encoding: 'utf8' });
     assert.equal(tsc.status, 0, `tsc:\n${tsc.stdout}${tsc.stderr}`);
@@ -115,20 +188,50 @@ describe('a namespaced project deploys', () => {
     const kubeconfig = await startEnv();
     const args = ['build/src/main.js', '--kubeconfig', kubeconfig, '--health-probe-bind-address=127.0.0.1:0'];
     const { WATCH_NAMESPACE: _, ...environment } = process.env;
-    const refused = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', env: environment, timeout: 60_000 });
+    const refused = spawnSync(process.execPath, args, {
+      cwd: dir,
+      encoding: 'utf8',
+      env: environment,
+      timeout: 60_000,
+    });
     assert.equal(refused.status, 1, refused.stderr);
     assert.match(refused.stderr, /WATCH_NAMESPACE must be set to the namespace\(s\) the manager watches/);
 
     kubectl(dir, '--kubeconfig', kubeconfig, 'apply', '-f', 'config/crd/bases');
     for (const ns of ['fleet-a', 'fleet-b']) kubectl(dir, '--kubeconfig', kubeconfig, 'create', 'namespace', ns);
-    const frigate = (ns: string) => JSON.stringify({ apiVersion: 'ship.example.com/v1', kind: 'Frigate', metadata: { name: 'f', namespace: ns }, spec: {} });
-    const status = (ns: string) => kubectl(dir, '--kubeconfig', kubeconfig, 'get', 'frigates.ship.example.com', 'f', '-n', ns, '-o', 'jsonpath={.status.conditions[0].type}');
-    const child = spawn(process.execPath, args, { cwd: dir, env: { ...environment, WATCH_NAMESPACE: 'fleet-a' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const frigate = (ns: string) =>
+      JSON.stringify({
+        apiVersion: 'ship.example.com/v1',
+        kind: 'Frigate',
+        metadata: { name: 'f', namespace: ns },
+        spec: {},
+      });
+    const status = (ns: string) =>
+      kubectl(
+        dir,
+        '--kubeconfig',
+        kubeconfig,
+        'get',
+        'frigates.ship.example.com',
+        'f',
+        '-n',
+        ns,
+        '-o',
+        'jsonpath={.status.conditions[0].type}',
+      );
+    const child = spawn(process.execPath, args, {
+      cwd: dir,
+      env: { ...environment, WATCH_NAMESPACE: 'fleet-a' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let logs = '';
     child.stdout.on('data', (d) => (logs += d));
     child.stderr.on('data', (d) => (logs += d));
     try {
-      await eventually(() => assert.match(logs, /"namespaces":\["fleet-a"\].*"msg":"watching namespaces"/), { timeout: 60_000, interval: 200 });
+      await eventually(() => assert.match(logs, /"namespaces":\["fleet-a"\].*"msg":"watching namespaces"/), {
+        timeout: 60_000,
+        interval: 200,
+      });
       // fleet-b's first: a manager watching every namespace would reconcile it first (one watch, one worker).
       for (const ns of ['fleet-b', 'fleet-a']) {
         const file = join(root, `frigate-${ns}.json`);

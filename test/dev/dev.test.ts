@@ -8,7 +8,16 @@
  * existed before the session.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -27,7 +36,12 @@ const project = join(work, 'fleet');
 async function cli(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+  const code = await run(['node', 'kubeforge', ...args], {
+    cwd,
+    color: false,
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+  });
   return { code, out, err };
 }
 
@@ -51,7 +65,18 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
     for (const args of [
       ['init', '--domain', 'example.com', '--skip-install'],
       ['create', 'api', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--resource', '--controller'],
-      ['create', 'webhook', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--defaulting', '--programmatic-validation'],
+      [
+        'create',
+        'webhook',
+        '--group',
+        'ship',
+        '--version',
+        'v1',
+        '--kind',
+        'Frigate',
+        '--defaulting',
+        '--programmatic-validation',
+      ],
     ]) {
       const r = await cli(args, project);
       assert.equal(r.code, 0, `kubeforge ${args.join(' ')}:\n${r.out}\n${r.err}`);
@@ -85,17 +110,29 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
   it('reads the manifests flags package.json records', () => {
     const dir = join(work, 'flags');
     mkdirSync(dir);
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ scripts: { manifests: 'kubeforge manifests --max-desc-len 0 --k8s-version 1.35 --generate-embedded-object-meta' } }));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        scripts: {
+          manifests: 'kubeforge manifests --max-desc-len 0 --k8s-version 1.35 --generate-embedded-object-meta',
+        },
+      }),
+    );
     assert.deepEqual(recordedManifestsFlags(dir), { maxDescLen: 0, k8sVersion: '1.35', embeddedObjectMeta: true });
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ scripts: { manifests: 'kubeforge manifests' } }));
-    assert.deepEqual(recordedManifestsFlags(dir), { maxDescLen: undefined, k8sVersion: undefined, embeddedObjectMeta: undefined });
+    assert.deepEqual(recordedManifestsFlags(dir), {
+      maxDescLen: undefined,
+      k8sVersion: undefined,
+      embeddedObjectMeta: undefined,
+    });
   });
 
   describe('with the dependencies linked', () => {
     before(() => {
       const nm = join(repo, 'node_modules');
       mkdirSync(join(project, 'node_modules'));
-      for (const name of readdirSync(nm)) if (name !== 'kubeforge') symlinkSync(join(nm, name), join(project, 'node_modules', name));
+      for (const name of readdirSync(nm))
+        if (name !== 'kubeforge') symlinkSync(join(nm, name), join(project, 'node_modules', name));
       symlinkSync(repo, join(project, 'node_modules/kubeforge'), 'dir');
     });
 
@@ -108,17 +145,29 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
       const file = join(project, 'src/controller/frigate_controller.ts');
       const pristine = readFileSync(file, 'utf8');
       try {
-        writeFileSync(file, pristine.replace('    return {};\n  }\n', "    const n: number = 'x';\n    void n;\n    return {};\n  }\n"));
+        writeFileSync(
+          file,
+          pristine.replace('    return {};\n  }\n', "    const n: number = 'x';\n    void n;\n    return {};\n  }\n"),
+        );
         const bad = c.build();
         assert.equal(bad.ok, false);
         assert.equal(bad.emitted, 0);
-        assert.match(bad.text, /^src\/controller\/frigate_controller\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'number'\./m);
+        assert.match(
+          bad.text,
+          /^src\/controller\/frigate_controller\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'number'\./m,
+        );
         assert.doesNotMatch(readFileSync(join(out, 'src/controller/frigate_controller.js'), 'utf8'), /const n = 'x'/);
-        writeFileSync(file, pristine.replace('    return {};\n  }\n', '    const n: number = 7;\n    void n;\n    return {};\n  }\n'));
+        writeFileSync(
+          file,
+          pristine.replace('    return {};\n  }\n', '    const n: number = 7;\n    void n;\n    return {};\n  }\n'),
+        );
         const fixed = c.build();
         assert.equal(fixed.ok, true, fixed.text);
         assert.match(readFileSync(join(out, 'src/controller/frigate_controller.js'), 'utf8'), /const n = 7;/);
-        assert.ok(fixed.emitted > 0 && fixed.emitted < first.emitted, `only the affected files are emitted (${fixed.emitted} of ${first.emitted})`);
+        assert.ok(
+          fixed.emitted > 0 && fixed.emitted < first.emitted,
+          `only the affected files are emitted (${fixed.emitted} of ${first.emitted})`,
+        );
       } finally {
         writeFileSync(file, pristine);
       }
@@ -131,26 +180,55 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
       let session: DevSession | undefined;
       try {
         // An object the session finds there: applied over, never removed.
-        await rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'manager-role' }, rules: [] } });
+        await rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+          body: {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'ClusterRole',
+            metadata: { name: 'manager-role' },
+            rules: [],
+          },
+        });
         let log = '';
-        session = new DevSession({ projectDir: project, kubeconfig: env.kubeconfigPath, applySamples: true, out: (t) => (log += t), err: (t) => (log += t) });
+        session = new DevSession({
+          projectDir: project,
+          kubeconfig: env.kubeconfigPath,
+          applySamples: true,
+          out: (t) => (log += t),
+          err: (t) => (log += t),
+        });
         await session.start();
         assert.match(log, /cluster +https:\/\/127\.0\.0\.1:\d+ \(context /);
         assert.match(log, /1 CRD\(s\), 1 ClusterRole\(s\), 2 webhook configuration\(s\)/);
         const pid = session.managerPid!;
         assert.ok(pid > 0);
         const crd = await rest.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/frigates.ship.example.com');
-        assert.ok(crd.metadata.managedFields.some((f: { manager: string; operation: string }) => f.manager === 'kubeforge-dev' && f.operation === 'Apply'), 'server-side applied by kubeforge-dev');
-        const mwc = await rest.get('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/mutating-webhook-configuration');
-        assert.match(mwc.webhooks[0].clientConfig.url, /^https:\/\/127\.0\.0\.1:\d+\/mutate-ship-example-com-v1-frigate$/);
+        assert.ok(
+          crd.metadata.managedFields.some(
+            (f: { manager: string; operation: string }) => f.manager === 'kubeforge-dev' && f.operation === 'Apply',
+          ),
+          'server-side applied by kubeforge-dev',
+        );
+        const mwc = await rest.get(
+          '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/mutating-webhook-configuration',
+        );
+        assert.match(
+          mwc.webhooks[0].clientConfig.url,
+          /^https:\/\/127\.0\.0\.1:\d+\/mutate-ship-example-com-v1-frigate$/,
+        );
         const role = await rest.get('/apis/rbac.authorization.k8s.io/v1/clusterroles/manager-role');
-        assert.ok(role.rules.some((r: { resources: string[] }) => r.resources.includes('frigates')), 'the role is applied over the one that was there');
+        assert.ok(
+          role.rules.some((r: { resources: string[] }) => r.resources.includes('frigates')),
+          'the role is applied over the one that was there',
+        );
         // --apply-samples: config/samples applied once the manager (its webhooks) runs.
         assert.match(log, /samples +applied Frigate default\/frigate-sample/);
         const sample = await rest.get('/apis/ship.example.com/v1/namespaces/default/frigates/frigate-sample');
         assert.equal(sample.spec.foo, 'bar');
         // The manager's log line arrives through its stdout: wait for it.
-        for (const deadline = Date.now() + 20_000; !/validation for Frigate upon creation .*name=frigate-sample/.test(log); ) {
+        for (
+          const deadline = Date.now() + 20_000;
+          !/validation for Frigate upon creation .*name=frigate-sample/.test(log);
+        ) {
           assert.ok(Date.now() < deadline, `the validating webhook saw the sample:\n${log}`);
           await new Promise((r) => setTimeout(r, 50));
         }
@@ -160,14 +238,19 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
           await new Promise((r) => setTimeout(r, 50));
         }
         // The webhooks answer: the defaulter and validator run in the manager.
-        const created = await rest.request('POST', '/apis/ship.example.com/v1/namespaces/default/frigates', { body: { apiVersion: 'ship.example.com/v1', kind: 'Frigate', metadata: { name: 'one' }, spec: { foo: 'x' } } });
+        const created = await rest.request('POST', '/apis/ship.example.com/v1/namespaces/default/frigates', {
+          body: { apiVersion: 'ship.example.com/v1', kind: 'Frigate', metadata: { name: 'one' }, spec: { foo: 'x' } },
+        });
         assert.equal(created.metadata.name, 'one');
         await rest.request('DELETE', '/apis/ship.example.com/v1/namespaces/default/frigates/one');
 
         await session.stop();
         assert.throws(() => process.kill(pid, 0), 'the manager is gone');
         // Webhooks first (no call to a server that is gone), the CRD last; the ClusterRole that was there stays.
-        assert.match(log, /removed from the cluster: MutatingWebhookConfiguration mutating-webhook-configuration, ValidatingWebhookConfiguration validating-webhook-configuration, Frigate frigate-sample, CustomResourceDefinition frigates\.ship\.example\.com\n/);
+        assert.match(
+          log,
+          /removed from the cluster: MutatingWebhookConfiguration mutating-webhook-configuration, ValidatingWebhookConfiguration validating-webhook-configuration, Frigate frigate-sample, CustomResourceDefinition frigates\.ship\.example\.com\n/,
+        );
         for (const path of [
           '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/mutating-webhook-configuration',
           '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration',
@@ -201,13 +284,24 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
       const rest = new RestClient(kc);
       try {
         let log = '';
-        const session = new DevSession({ projectDir: project, kubeconfig: env.kubeconfigPath, keep: true, out: (t) => (log += t), err: (t) => (log += t) });
+        const session = new DevSession({
+          projectDir: project,
+          kubeconfig: env.kubeconfigPath,
+          keep: true,
+          out: (t) => (log += t),
+          err: (t) => (log += t),
+        });
         await session.start();
         await session.stop();
-        assert.match(log, /--keep: left on the cluster: MutatingWebhookConfiguration mutating-webhook-configuration, ValidatingWebhookConfiguration validating-webhook-configuration, ClusterRole manager-role, CustomResourceDefinition frigates\.ship\.example\.com\n/);
+        assert.match(
+          log,
+          /--keep: left on the cluster: MutatingWebhookConfiguration mutating-webhook-configuration, ValidatingWebhookConfiguration validating-webhook-configuration, ClusterRole manager-role, CustomResourceDefinition frigates\.ship\.example\.com\n/,
+        );
         const crd = await rest.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/frigates.ship.example.com');
         assert.ok(crd.metadata.managedFields.some((f: { manager: string }) => f.manager === 'kubeforge-dev'));
-        await rest.get('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration');
+        await rest.get(
+          '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration',
+        );
       } finally {
         rest.close();
         await env.stop();
@@ -218,7 +312,10 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
       const dir = join(work, 'kc');
       mkdirSync(dir, { recursive: true });
       const file = join(dir, 'config');
-      writeFileSync(file, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\ncontexts: [{name: one, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {token: t}}]\ncurrent-context: one\n');
+      writeFileSync(
+        file,
+        'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\ncontexts: [{name: one, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {token: t}}]\ncurrent-context: one\n',
+      );
       const r = await cli(['dev', '--kubeconfig', file, '--context', 'two'], project);
       assert.equal(r.code, 1);
       assert.match(r.err, /KF1402 +kubeconfig .* has no context "two" \(it has: one\)/);

@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { DIAGNOSTIC_CODES, DIAGNOSTICS_REFERENCE_END, DIAGNOSTICS_REFERENCE_START, renderDiagnosticsReference } from '../../src/diagnostics/codes.js';
+import {
+  DIAGNOSTIC_CODES,
+  DIAGNOSTICS_REFERENCE_END,
+  DIAGNOSTICS_REFERENCE_START,
+  renderDiagnosticsReference,
+} from '../../src/diagnostics/codes.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 
@@ -33,7 +38,11 @@ describe('diagnostic code catalogue', () => {
     }
     const listed = new Set(DIAGNOSTIC_CODES.map((d) => d.code));
     assert.deepEqual([...used].filter((c) => !listed.has(c)).sort(), [], 'add these codes to src/diagnostics/codes.ts');
-    assert.deepEqual([...listed].filter((c) => !used.has(c)).sort(), [], 'these codes are no longer reported: remove them from src/diagnostics/codes.ts');
+    assert.deepEqual(
+      [...listed].filter((c) => !used.has(c)).sort(),
+      [],
+      'these codes are no longer reported: remove them from src/diagnostics/codes.ts',
+    );
   });
 
   it('docs/diagnostics.md carries the current catalogue', () => {
@@ -41,6 +50,10 @@ describe('diagnostic code catalogue', () => {
     const start = readme.indexOf(DIAGNOSTICS_REFERENCE_START);
     const end = readme.indexOf(DIAGNOSTICS_REFERENCE_END);
     assert.ok(start >= 0 && end > start, 'docs/diagnostics.md has no diagnostics reference section');
-    assert.equal(`${readme.slice(start, end + DIAGNOSTICS_REFERENCE_END.length)}\n`, renderDiagnosticsReference(), 'docs/diagnostics.md diagnostics reference is stale: paste renderDiagnosticsReference() into it');
+    assert.equal(
+      `${readme.slice(start, end + DIAGNOSTICS_REFERENCE_END.length)}\n`,
+      renderDiagnosticsReference(),
+      'docs/diagnostics.md diagnostics reference is stale: paste renderDiagnosticsReference() into it',
+    );
   });
 });

@@ -33,7 +33,10 @@ describe('diagnostics', () => {
     const a = error('KF1', 'a', { file: 'b.ts', line: 1 });
     const b = error('KF1', 'b', { file: 'a.ts', line: 9 });
     const c = error('KF1', 'c', { file: 'a.ts', line: 2 });
-    assert.deepEqual(sortDiagnostics([a, b, c]).map((d) => d.message), ['c', 'b', 'a']);
+    assert.deepEqual(
+      sortDiagnostics([a, b, c]).map((d) => d.message),
+      ['c', 'b', 'a'],
+    );
   });
 
   it('DiagnosticError carries every diagnostic', () => {

@@ -47,13 +47,15 @@ function sources(): string {
   const texts: string[] = [];
   const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {
-      if (name === 'node_modules' || name === 'out' || name === 'fixtures' || name === 'golden' || name === 'data') continue;
+      if (name === 'node_modules' || name === 'out' || name === 'fixtures' || name === 'golden' || name === 'data')
+        continue;
       const p = join(dir, name);
       if (statSync(p).isDirectory()) walk(p);
       else if (/\.(ts|mjs|js|hbs)$/.test(name)) texts.push(readFileSync(p, 'utf8'));
     }
   };
-  for (const d of ['src', 'scripts', 'bin', 'templates', 'test', 'bench', 'testdata']) if (existsSync(join(root, d))) walk(join(root, d));
+  for (const d of ['src', 'scripts', 'bin', 'templates', 'test', 'bench', 'testdata'])
+    if (existsSync(join(root, d))) walk(join(root, d));
   return texts.join('\n');
 }
 
@@ -82,12 +84,14 @@ describe('the docs name what exists', () => {
         if (PATH.test(span)) {
           checked++;
           const path = span.replace(/[:#].*$/, '');
-          if (!existsSync(join(root, path)) && !existsSync(join(PROJECT, path)) && !projectExample(path)) wrong.push(`${doc}:${line}: no file ${path}`);
+          if (!existsSync(join(root, path)) && !existsSync(join(PROJECT, path)) && !projectExample(path))
+            wrong.push(`${doc}:${line}: no file ${path}`);
         } else {
           const call = CALL.exec(span);
           if (!call) continue;
           checked++;
-          if (!new RegExp(`\\b${call[1].replace(/\$/g, '\\$')}\\b`).test(code)) wrong.push(`${doc}:${line}: no function ${span}`);
+          if (!new RegExp(`\\b${call[1].replace(/\$/g, '\\$')}\\b`).test(code))
+            wrong.push(`${doc}:${line}: no function ${span}`);
         }
       }
       assert.ok(checked > 0, `${doc} names no file or function: the check would pass on anything`);
@@ -97,7 +101,9 @@ describe('the docs name what exists', () => {
 
   it('a named file that does not exist fails the check', () => {
     const [{ span }] = spans('see `src/no/such/file.ts`');
-    assert.ok(PATH.test(span) && !existsSync(join(root, span)) && !existsSync(join(PROJECT, span)) && !projectExample(span));
+    assert.ok(
+      PATH.test(span) && !existsSync(join(root, span)) && !existsSync(join(PROJECT, span)) && !projectExample(span),
+    );
     assert.ok(projectExample('src/controller/memcached_controller.ts') && !projectExample('src/runtime/nothing.ts'));
   });
 });
@@ -128,7 +134,8 @@ function declarationSources(): string {
       else if (/\.(ts|mjs|js)$/.test(name)) texts.push(readFileSync(p, 'utf8'));
     }
   };
-  for (const d of ['src', 'scripts', 'bin', 'test', 'bench', 'testdata/project']) if (existsSync(join(root, d))) walk(join(root, d));
+  for (const d of ['src', 'scripts', 'bin', 'test', 'bench', 'testdata/project'])
+    if (existsSync(join(root, d))) walk(join(root, d));
   return texts.join('\n');
 }
 
@@ -145,7 +152,7 @@ const FOREIGN_SYMBOLS: Record<string, string> = {
   setSecureContext: "Node's tls.Server method",
   optMap: 'a CEL macro',
   optFlatMap: 'a CEL macro',
-  sendInitialEvents: "the Kubernetes list parameter (streaming lists)",
+  sendInitialEvents: 'the Kubernetes list parameter (streaming lists)',
   cliVersion: "a key of Kubebuilder's PROJECT file, kept as read",
 };
 
@@ -163,7 +170,10 @@ function declares(code: string, name: string): boolean {
   const n = name.replace(/\$/g, '\\$');
   return (
     new RegExp(`\\b(?:function\\*?|class|interface|type|const|let|var|enum|namespace)\\s+${n}\\b`).test(code) ||
-    new RegExp(`^\\s*(?:(?:export|public|private|protected|static|readonly|async|get|set|override|declare|abstract)\\s+)*${n}\\s*[?!]?\\s*[:(<=]`, 'm').test(code) ||
+    new RegExp(
+      `^\\s*(?:(?:export|public|private|protected|static|readonly|async|get|set|override|declare|abstract)\\s+)*${n}\\s*[?!]?\\s*[:(<=]`,
+      'm',
+    ).test(code) ||
     new RegExp(`\\bexport\\s*\\{[^}]*\\b${n}\\b`).test(code) ||
     new RegExp(`['"]${n}['"]\\s*:`).test(code)
   );
@@ -173,7 +183,8 @@ function declares(code: string, name: string): boolean {
 export function staleReferences(text: string, files: string[], code: string, doc = 'ARCHITECTURE.md'): string[] {
   const wrong: string[] = [];
   const fileSet = new Set(files);
-  const named = (path: string) => fileSet.has(path) || files.some((f) => f.endsWith(`/${path}`)) || files.some((f) => f.startsWith(`${path}/`));
+  const named = (path: string) =>
+    fileSet.has(path) || files.some((f) => f.endsWith(`/${path}`)) || files.some((f) => f.startsWith(`${path}/`));
   for (const { span, line } of spans(text)) {
     // A file of kubeforge's (not one a run writes into a user's node_modules or .kubeforge/).
     if (FILE.test(span) && /^[\w./-]+$/.test(span) && !/^(?:\.|node_modules\/)/.test(span) && !PATH.test(span)) {
@@ -182,7 +193,9 @@ export function staleReferences(text: string, files: string[], code: string, doc
       const parts = span.replace(/\(\)$/, '').split('.');
       const last = parts[parts.length - 1];
       // `YamlWriter.intern`: the class and its member; `cache.syncTimeoutMs`: the member (an option's path).
-      const missing = [last, ...(parts.length > 1 && /^[A-Z]/.test(parts[0]) ? [parts[0]] : [])].filter((p) => !declares(code, p));
+      const missing = [last, ...(parts.length > 1 && /^[A-Z]/.test(parts[0]) ? [parts[0]] : [])].filter(
+        (p) => !declares(code, p),
+      );
       if (missing.length > 0) wrong.push(`${doc}:${line}: \`${span}\`: nothing declares ${missing.join(', ')}`);
     }
   }
@@ -191,7 +204,9 @@ export function staleReferences(text: string, files: string[], code: string, doc
   text.split('\n').forEach((raw, i) => {
     if (/^\s*```/.test(raw)) fenced = !fenced;
     if (fenced || /^\s*```/.test(raw)) return;
-    for (const m of raw.replace(/`[^`]*`/g, '').matchAll(/(?<![\w/.-])((?:src|test|templates|scripts|bench|docs|testdata|bin)\/[\w./-]*\w)/g)) {
+    for (const m of raw
+      .replace(/`[^`]*`/g, '')
+      .matchAll(/(?<![\w/.-])((?:src|test|templates|scripts|bench|docs|testdata|bin)\/[\w./-]*\w)/g)) {
       if (!named(m[1])) wrong.push(`${doc}:${i + 1}: no file ${m[1]}`);
     }
   });
@@ -234,24 +249,35 @@ describe('ARCHITECTURE.md names what the code is', () => {
   it('every folder and file of its Layout tree exists', () => {
     const paths = layoutPaths(text);
     assert.ok(paths.length > 25, `the Layout tree names ${paths.length} paths`);
-    const wrong = paths.filter(({ path }) => !existsSync(join(root, path))).map(({ path, line }) => `ARCHITECTURE.md:${line}: Layout names ${path}, which does not exist`);
+    const wrong = paths
+      .filter(({ path }) => !existsSync(join(root, path)))
+      .map(({ path, line }) => `ARCHITECTURE.md:${line}: Layout names ${path}, which does not exist`);
     assert.deepEqual(wrong, []);
   });
 
   it('lists only foreign names it still uses', () => {
     const used = new Set(spans(text).map(({ span }) => span));
-    assert.deepEqual(Object.keys(FOREIGN_SYMBOLS).filter((n) => !used.has(n)), []);
+    assert.deepEqual(
+      Object.keys(FOREIGN_SYMBOLS).filter((n) => !used.has(n)),
+      [],
+    );
   });
 
   it('a renamed file or symbol fails with its name and line', () => {
     const code = 'export class YamlWriter {\n  intern(x: unknown) {}\n}\nexport function planDiskRun() {}\n';
-    const doc = 'x\n`YamlWriter.intern` and `planDiskRun()`, `planManifestsRun()`, `k8sModelSchemaShared`, `stage.ts`, `gone.ts`\nin src/manifests/stage.ts and src/manifests/gone.ts.\n';
+    const doc =
+      'x\n`YamlWriter.intern` and `planDiskRun()`, `planManifestsRun()`, `k8sModelSchemaShared`, `stage.ts`, `gone.ts`\nin src/manifests/stage.ts and src/manifests/gone.ts.\n';
     assert.deepEqual(staleReferences(doc, ['src/manifests/stage.ts'], code), [
       'ARCHITECTURE.md:2: `planManifestsRun()`: nothing declares planManifestsRun',
       'ARCHITECTURE.md:2: `k8sModelSchemaShared`: nothing declares k8sModelSchemaShared',
       'ARCHITECTURE.md:2: no file gone.ts (nor any path ending in it)',
       'ARCHITECTURE.md:3: no file src/manifests/gone.ts',
     ]);
-    assert.deepEqual(layoutPaths('## Layout\n\n```\nsrc/\n  cli/                  x\n    commands/<name>.ts  y\n                        z\n  client/ cache/      w\n```\n').map((p) => p.path), ['src', 'src/cli', 'src/client', 'src/cache']);
+    assert.deepEqual(
+      layoutPaths(
+        '## Layout\n\n```\nsrc/\n  cli/                  x\n    commands/<name>.ts  y\n                        z\n  client/ cache/      w\n```\n',
+      ).map((p) => p.path),
+      ['src', 'src/cli', 'src/client', 'src/cache'],
+    );
   });
 });

@@ -10,7 +10,8 @@ import { packageRoot } from '../../src/util/package-root.js';
 /** Every leaf command: its path (`create api`) and its long flags. */
 function leaves(cmd: Command, prefix: string[] = []): { path: string; flags: string[] }[] {
   const here = [...prefix, cmd.name()];
-  if (cmd.commands.length > 0) return cmd.commands.flatMap((c) => leaves(c, prefix.length === 0 && cmd.name() === 'kubeforge' ? [] : here));
+  if (cmd.commands.length > 0)
+    return cmd.commands.flatMap((c) => leaves(c, prefix.length === 0 && cmd.name() === 'kubeforge' ? [] : here));
   const flags = cmd.options.map((o) => o.long).filter((l): l is string => !!l && l !== '--help');
   return [{ path: here.join(' '), flags }];
 }
@@ -18,7 +19,10 @@ function leaves(cmd: Command, prefix: string[] = []): { path: string; flags: str
 /** The "Flags:" block of docs/commands.md, one entry per `kubeforge <command>` (continuation lines joined). */
 function documentedFlags(): Map<string, string> {
   const doc = readFileSync(join(packageRoot(), 'docs/commands.md'), 'utf8');
-  assert.ok(doc.startsWith('# Commands\n') && doc.includes('Flags:\n\n```\n'), 'docs/commands.md has no "# Commands" page with a Flags block');
+  assert.ok(
+    doc.startsWith('# Commands\n') && doc.includes('Flags:\n\n```\n'),
+    'docs/commands.md has no "# Commands" page with a Flags block',
+  );
   const section = doc;
   const block = section.slice(section.indexOf('Flags:\n\n```\n') + 'Flags:\n\n```\n'.length);
   const text = block.slice(0, block.indexOf('\n```'));
@@ -50,7 +54,8 @@ describe('docs/commands.md command reference', () => {
       const line = documented.get(c.path) ?? '';
       for (const f of c.flags) {
         const negated = f.startsWith('--no-') ? `--${f.slice(5)}` : undefined;
-        if (!new RegExp(`${f}(?![\\w-])`).test(line) && !(negated && new RegExp(`${negated}(?![\\w-])`).test(line))) missing.push(`kubeforge ${c.path} ${f}`);
+        if (!new RegExp(`${f}(?![\\w-])`).test(line) && !(negated && new RegExp(`${negated}(?![\\w-])`).test(line)))
+          missing.push(`kubeforge ${c.path} ${f}`);
       }
     }
     assert.deepEqual(missing, [], 'flags missing from the command reference in docs/commands.md');

@@ -17,7 +17,8 @@ import { packageRoot } from '../../src/util/package-root.js';
 const root = packageRoot();
 /** Files a shipped doc links to that the package leaves out, and why the link stays. */
 const NOT_SHIPPED: Record<string, string> = {
-  'testdata/project': "the tutorial's finished project: a repository folder of its own, too large to ship; the tutorial names its path",
+  'testdata/project':
+    "the tutorial's finished project: a repository folder of its own, too large to ship; the tutorial names its path",
 };
 const README_MAX_LINES = 400;
 const DOCS = [
@@ -86,7 +87,8 @@ function brokenLinks(doc: string, text = readFileSync(join(root, doc), 'utf8')):
       continue;
     }
     if (anchor === undefined || statSync(join(root, file)).isDirectory() || !file.endsWith('.md')) continue;
-    if (!headingIds(readFileSync(join(root, file), 'utf8')).has(anchor)) wrong.push(`${doc}:${line}: ${target}: ${file} has no heading #${anchor}`);
+    if (!headingIds(readFileSync(join(root, file), 'utf8')).has(anchor))
+      wrong.push(`${doc}:${line}: ${target}: ${file} has no heading #${anchor}`);
   }
   return wrong;
 }
@@ -114,12 +116,21 @@ describe('the docs link to what exists', () => {
         const path = target.split('#')[0];
         if (path === '') continue;
         const file = normalize(join(dirname(doc), decodeURI(path))).replace(/\/$/, '');
-        if (!isShipped(file) && !(file in NOT_SHIPPED)) missing.push(`${doc}:${line}: ${target} (${file} is not in the package)`);
+        if (!isShipped(file) && !(file in NOT_SHIPPED))
+          missing.push(`${doc}:${line}: ${target} (${file} is not in the package)`);
       }
     }
     assert.deepEqual(missing, [], 'add the files to package.json "files", or link otherwise');
-    const linked = new Set(docs.flatMap((d) => links(readFileSync(join(root, d), 'utf8')).map((l) => normalize(join(dirname(d), l.target.split('#')[0])))));
-    assert.deepEqual(Object.keys(NOT_SHIPPED).filter((f) => !linked.has(f)), [], 'NOT_SHIPPED lists a file no doc links to');
+    const linked = new Set(
+      docs.flatMap((d) =>
+        links(readFileSync(join(root, d), 'utf8')).map((l) => normalize(join(dirname(d), l.target.split('#')[0]))),
+      ),
+    );
+    assert.deepEqual(
+      Object.keys(NOT_SHIPPED).filter((f) => !linked.has(f)),
+      [],
+      'NOT_SHIPPED lists a file no doc links to',
+    );
   });
 
   it('the checks catch a wrong file, a wrong anchor and a link out of the repository', () => {
@@ -127,12 +138,23 @@ describe('the docs link to what exists', () => {
       links('[a](docs/x.md) `[b](not/a/link.md)` [c](https://example.com) [d](#here)').map((l) => l.target),
       ['docs/x.md', '#here'],
     );
-    const ids = headingIds('# Ship it with Helm\n## The inner loop: `kubeforge dev`\n## Upgrading a project (`alpha update`)\n# Ship it with Helm\n```\n# not a heading\n```\n');
-    assert.deepEqual([...ids], ['ship-it-with-helm', 'the-inner-loop-kubeforge-dev', 'upgrading-a-project-alpha-update', 'ship-it-with-helm-1']);
-    assert.deepEqual(brokenLinks('docs/x.md', '[a](nope.md) [b](commands.md#no-such-heading) [c](../../outside.md) [d](commands.md#ship-it-with-helm) [e](../README.md)'), [
-      'docs/x.md:1: nope.md: no file docs/nope.md',
-      'docs/x.md:1: commands.md#no-such-heading: docs/commands.md has no heading #no-such-heading',
-      'docs/x.md:1: ../../outside.md leaves the repository',
-    ]);
+    const ids = headingIds(
+      '# Ship it with Helm\n## The inner loop: `kubeforge dev`\n## Upgrading a project (`alpha update`)\n# Ship it with Helm\n```\n# not a heading\n```\n',
+    );
+    assert.deepEqual(
+      [...ids],
+      ['ship-it-with-helm', 'the-inner-loop-kubeforge-dev', 'upgrading-a-project-alpha-update', 'ship-it-with-helm-1'],
+    );
+    assert.deepEqual(
+      brokenLinks(
+        'docs/x.md',
+        '[a](nope.md) [b](commands.md#no-such-heading) [c](../../outside.md) [d](commands.md#ship-it-with-helm) [e](../README.md)',
+      ),
+      [
+        'docs/x.md:1: nope.md: no file docs/nope.md',
+        'docs/x.md:1: commands.md#no-such-heading: docs/commands.md has no heading #no-such-heading',
+        'docs/x.md:1: ../../outside.md leaves the repository',
+      ],
+    );
   });
 });

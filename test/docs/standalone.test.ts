@@ -41,7 +41,8 @@ export function outsideReferences(file: string, text: string): string[] {
   if (text.includes('\0')) return [];
   const found: string[] = [];
   text.split('\n').forEach((line, i) => {
-    for (const { what, pattern } of OUTSIDE) if (pattern.test(line)) found.push(`${file}:${i + 1}: names ${what}: ${line.trim().slice(0, 120)}`);
+    for (const { what, pattern } of OUTSIDE)
+      if (pattern.test(line)) found.push(`${file}:${i + 1}: names ${what}: ${line.trim().slice(0, 120)}`);
   });
   return found;
 }
@@ -57,7 +58,15 @@ describe('the repository stands alone', () => {
   });
 
   it('the check finds each kind of reference, and not lookalikes', () => {
-    const text = [`const dir = '/${'work'}/shared/x';`, `see ${'DESIGN'}.md`, `${'MARKERS'}.md lists`, `'../../${'shared'}/conformance/a'`, 'WORKDIR /workspace', 'https://k8s.io/docs/working-with-objects/', "import '../../../shared/types.js'"].join('\n');
+    const text = [
+      `const dir = '/${'work'}/shared/x';`,
+      `see ${'DESIGN'}.md`,
+      `${'MARKERS'}.md lists`,
+      `'../../${'shared'}/conformance/a'`,
+      'WORKDIR /workspace',
+      'https://k8s.io/docs/working-with-objects/',
+      "import '../../../shared/types.js'",
+    ].join('\n');
     assert.deepEqual(
       outsideReferences('x.ts', text).map((l) => l.split(': ')[0]),
       ['x.ts:1', 'x.ts:2', 'x.ts:3', 'x.ts:4'],

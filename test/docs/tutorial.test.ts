@@ -42,8 +42,14 @@ describe('docs/tutorial.md', () => {
 
   it('has code blocks, each marked with its source or a shell block', () => {
     assert.ok(all.length > 10, `found ${all.length} code blocks`);
-    const unmarked = all.filter((b) => !b.source && b.lang !== 'sh').map((b) => `line ${b.line} (${b.lang || 'no language'})`);
-    assert.deepEqual(unmarked, [], 'code blocks other than shell commands need a <!-- snippet: <file of testdata/project> --> line above them');
+    const unmarked = all
+      .filter((b) => !b.source && b.lang !== 'sh')
+      .map((b) => `line ${b.line} (${b.lang || 'no language'})`);
+    assert.deepEqual(
+      unmarked,
+      [],
+      'code blocks other than shell commands need a <!-- snippet: <file of testdata/project> --> line above them',
+    );
   });
 
   it('every snippet is, word for word, in the file of testdata/project it names', () => {
@@ -52,13 +58,17 @@ describe('docs/tutorial.md', () => {
       if (!b.source) continue;
       const file = join(project, b.source);
       if (!existsSync(file)) stale.push(`line ${b.line}: ${b.source} does not exist`);
-      else if (!readFileSync(file, 'utf8').includes(b.body)) stale.push(`line ${b.line}: not in ${b.source}:\n${b.body.split('\n').slice(0, 3).join('\n')}\n...`);
+      else if (!readFileSync(file, 'utf8').includes(b.body))
+        stale.push(`line ${b.line}: not in ${b.source}:\n${b.body.split('\n').slice(0, 3).join('\n')}\n...`);
     }
     assert.deepEqual(stale, [], 'update docs/tutorial.md from testdata/project');
   });
 
   it('every kubeforge command is one that generate-testdata runs to make the sample', () => {
-    const script = readFileSync(join(root, 'scripts/generate-testdata.mjs'), 'utf8');
+    // Array literals as written on one line, however the formatter broke them.
+    const script = readFileSync(join(root, 'scripts/generate-testdata.mjs'), 'utf8')
+      .replace(/\[\s+/g, '[')
+      .replace(/,\s+/g, ', ');
     const commands = all
       .filter((b) => b.lang === 'sh')
       .flatMap((b) => b.body.split('\n'))
@@ -69,7 +79,10 @@ describe('docs/tutorial.md', () => {
       // The script writes each command as an array of quoted words; the tutorial may leave out
       // trailing flags of the script's (init's --kubeforge-source registry --skip-install).
       const literal = `[${args.map((a) => `'${a}'`).join(', ')}`;
-      assert.ok(script.includes(literal), `kubeforge ${args.join(' ')}: not a command of scripts/generate-testdata.mjs`);
+      assert.ok(
+        script.includes(literal),
+        `kubeforge ${args.join(' ')}: not a command of scripts/generate-testdata.mjs`,
+      );
     }
   });
 });

@@ -37,17 +37,27 @@ const SEQUENCE: string[][] = [
   webhook(...crew('Sailor'), '--programmatic-validation', '--validation-path=/custom-validate-sailor'),
   api(...crew('Admiral'), '--plural=admirales', '--namespaced=false'),
   webhook(...crew('Admiral'), '--plural=admirales', '--defaulting'),
-  webhook(...crew('Admiral'), '--plural=admirales', '--programmatic-validation', '--validation-path=/custom-validate-admiral'),
+  webhook(
+    ...crew('Admiral'),
+    '--plural=admirales',
+    '--programmatic-validation',
+    '--validation-path=/custom-validate-admiral',
+  ),
   webhook('--group', 'core', '--version', 'v1', '--kind', 'Pod', '--defaulting'),
   webhook('--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--defaulting'),
   webhook('--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--programmatic-validation'),
 ];
 
-describe('e2e: kubeforge init -> project-v4 create api / create webhook sequence -> build -> kustomize -> test', { timeout: 30 * MINUTES }, () => {
+describe('e2e: kubeforge init -> project-v4 create api / create webhook sequence -> build -> kustomize -> test', {
+  timeout: 30 * MINUTES,
+}, () => {
   const kubeforge = (args: string[]) => sh(join(project, 'node_modules/.bin/kubeforge'), args, project);
 
   before(() => {
-    assert.ok(process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)');
+    assert.ok(
+      process.env.KUBEBUILDER_ASSETS,
+      'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)',
+    );
     const tarball = packKubeforge(work);
     mkdirSync(project);
     ok(initProject(project, tarball), 'kubeforge init');
@@ -57,15 +67,20 @@ describe('e2e: kubeforge init -> project-v4 create api / create webhook sequence
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('runs the whole sequence with the installed CLI; every step generates its manifests', { timeout: 10 * MINUTES }, () => {
+  it('runs the whole sequence with the installed CLI; every step generates its manifests', {
+    timeout: 10 * MINUTES,
+  }, () => {
     for (const args of SEQUENCE) {
       const r = kubeforge(args);
       ok(r, `kubeforge ${args.join(' ')}`);
       assert.doesNotMatch(r.stderr, /KF\d{4}/, `${args.join(' ')}: no diagnostic`);
     }
     const manifests = readFileSync(join(project, 'config/webhook/manifests.yaml'), 'utf8');
-    const docs = parseAllDocuments(manifests).map((d) => d.toJS() as { kind: string; webhooks: { name: string; clientConfig: { service: { path: string } } }[] });
-    const paths = (kind: string) => docs.find((d) => d.kind === kind)!.webhooks.map((w) => `${w.name} ${w.clientConfig.service.path}`);
+    const docs = parseAllDocuments(manifests).map(
+      (d) => d.toJS() as { kind: string; webhooks: { name: string; clientConfig: { service: { path: string } } }[] },
+    );
+    const paths = (kind: string) =>
+      docs.find((d) => d.kind === kind)!.webhooks.map((w) => `${w.name} ${w.clientConfig.service.path}`);
     assert.deepEqual(paths('MutatingWebhookConfiguration'), [
       'madmiral-v1.kb.io /mutate-crew-example-com-v1-admiral',
       'mcaptain-v1.kb.io /mutate-crew-example-com-v1-captain',
@@ -83,9 +98,14 @@ describe('e2e: kubeforge init -> project-v4 create api / create webhook sequence
     assert.match(crd, /conversion:\n {4}strategy: Webhook\n/);
   });
 
-  it('the webhook commands again with --force change nothing; without --force they are refused', { timeout: 5 * MINUTES }, () => {
+  it('the webhook commands again with --force change nothing; without --force they are refused', {
+    timeout: 5 * MINUTES,
+  }, () => {
     for (const args of SEQUENCE.filter((a) => a[1] === 'webhook')) {
-      assert.equal(ok(kubeforge([...args, '--force']), `${args.join(' ')} --force`), 'Nothing to change.\nmanifests are up to date\n');
+      assert.equal(
+        ok(kubeforge([...args, '--force']), `${args.join(' ')} --force`),
+        'Nothing to change.\nmanifests are up to date\n',
+      );
       const refused = kubeforge(args);
       assert.equal(refused.status, 1);
       assert.match(refused.stderr, /KF1062/);
@@ -97,13 +117,22 @@ describe('e2e: kubeforge init -> project-v4 create api / create webhook sequence
     ok(sh('npm', ['run', 'build'], project), 'npm run build');
     const main = readFileSync(join(project, 'src/main.ts'), 'utf8');
     for (const kind of ['Captain', 'FirstMate', 'Sailor', 'Admiral', 'Pod', 'Deployment']) {
-      assert.match(main, new RegExp(`if \\(process\\.env\\.ENABLE_WEBHOOKS !== 'false'\\) setup${kind}WebhookWithManager\\(mgr\\);`), kind);
+      assert.match(
+        main,
+        new RegExp(`if \\(process\\.env\\.ENABLE_WEBHOOKS !== 'false'\\) setup${kind}WebhookWithManager\\(mgr\\);`),
+        kind,
+      );
     }
   });
 
   it('kubectl kustomize config/default holds both webhook configurations and the conversion CRD, each with its CA injection', () => {
     const yaml = ok(sh('kubectl', ['kustomize', 'config/default'], project), 'kubectl kustomize config/default');
-    type Doc = { kind: string; metadata: { name: string; annotations?: Record<string, string> }; spec?: Record<string, unknown>; webhooks?: { clientConfig: { service: { name: string; namespace: string } } }[] };
+    type Doc = {
+      kind: string;
+      metadata: { name: string; annotations?: Record<string, string> };
+      spec?: Record<string, unknown>;
+      webhooks?: { clientConfig: { service: { name: string; namespace: string } } }[];
+    };
     const docs = parseAllDocuments(yaml).map((d) => d.toJS() as Doc);
     const find = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata.name === name);
     const inject = 'project-v4-system/project-v4-serving-cert';
@@ -114,17 +143,34 @@ describe('e2e: kubeforge init -> project-v4 create api / create webhook sequence
       const d = find(kind, name);
       assert.ok(d, `${kind} ${name}`);
       assert.equal(d.metadata.annotations?.['cert-manager.io/inject-ca-from'], inject, kind);
-      for (const w of d.webhooks!) assert.deepEqual(w.clientConfig.service, { ...w.clientConfig.service, name: 'project-v4-webhook-service', namespace: 'project-v4-system' });
+      for (const w of d.webhooks!)
+        assert.deepEqual(w.clientConfig.service, {
+          ...w.clientConfig.service,
+          name: 'project-v4-webhook-service',
+          namespace: 'project-v4-system',
+        });
     }
     const crd = find('CustomResourceDefinition', 'firstmates.crew.example.com');
     assert.ok(crd, 'the FirstMate CRD');
     assert.equal(crd.metadata.annotations?.['cert-manager.io/inject-ca-from'], inject);
-    assert.deepEqual((crd.spec!.conversion as { webhook: { clientConfig: unknown } }).webhook.clientConfig, { service: { name: 'project-v4-webhook-service', namespace: 'project-v4-system', path: '/convert' } });
+    assert.deepEqual((crd.spec!.conversion as { webhook: { clientConfig: unknown } }).webhook.clientConfig, {
+      service: { name: 'project-v4-webhook-service', namespace: 'project-v4-system', path: '/convert' },
+    });
     // Only the CRD with a conversion webhook gets the annotation.
-    assert.equal(find('CustomResourceDefinition', 'captains.crew.example.com')?.metadata.annotations?.['cert-manager.io/inject-ca-from'], undefined);
+    assert.equal(
+      find('CustomResourceDefinition', 'captains.crew.example.com')?.metadata.annotations?.[
+        'cert-manager.io/inject-ca-from'
+      ],
+      undefined,
+    );
     const cert = find('Certificate', 'project-v4-serving-cert') as unknown as { spec: { dnsNames: string[] } };
-    assert.deepEqual(cert.spec.dnsNames, ['project-v4-webhook-service.project-v4-system.svc', 'project-v4-webhook-service.project-v4-system.svc.cluster.local']);
-    const deployment = find('Deployment', 'project-v4-controller-manager') as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } };
+    assert.deepEqual(cert.spec.dnsNames, [
+      'project-v4-webhook-service.project-v4-system.svc',
+      'project-v4-webhook-service.project-v4-system.svc.cluster.local',
+    ]);
+    const deployment = find('Deployment', 'project-v4-controller-manager') as unknown as {
+      spec: { template: { spec: { containers: { args: string[] }[] } } };
+    };
     assert.ok(deployment.spec.template.spec.containers[0].args.includes('--webhook-port=9443'));
     ok(sh('kubectl', ['kustomize', 'config/network-policy'], project), 'kubectl kustomize config/network-policy');
   });

@@ -39,11 +39,16 @@ const MEMCACHED = [
   '1001',
 ];
 
-describe('e2e: create api --plugins deploy-image/v1-alpha -> build -> npm test -> kustomize', { timeout: 20 * MINUTES }, () => {
+describe('e2e: create api --plugins deploy-image/v1-alpha -> build -> npm test -> kustomize', {
+  timeout: 20 * MINUTES,
+}, () => {
   const kubeforge = (args: string[]) => sh(join(project, 'node_modules/.bin/kubeforge'), args, project);
 
   before(() => {
-    assert.ok(process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver');
+    assert.ok(
+      process.env.KUBEBUILDER_ASSETS,
+      'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver',
+    );
     const tarball = packKubeforge(work);
     mkdirSync(project);
     ok(initProject(project, tarball), 'kubeforge init');
@@ -53,25 +58,35 @@ describe('e2e: create api --plugins deploy-image/v1-alpha -> build -> npm test -
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('create api with the plugin scaffolds the Kind, its controller, the image variable and the plugin record', { timeout: 3 * MINUTES }, () => {
+  it('create api with the plugin scaffolds the Kind, its controller, the image variable and the plugin record', {
+    timeout: 3 * MINUTES,
+  }, () => {
     const out = ok(kubeforge(MEMCACHED), 'kubeforge create api --plugins deploy-image/v1-alpha');
     assert.match(out, /^UPDATE config\/manager\/manager\.yaml/m);
     assert.match(out, /^CREATE config\/crd\/bases\/example\.com\.example\.com_memcacheds\.yaml/m);
     const project_ = readFileSync(join(project, 'PROJECT'), 'utf8');
-    assert.match(project_, /^ {2}deploy-image\.go\.kubebuilder\.io\/v1-alpha:\n {4}resources:\n {4}- domain: example\.com\n/m);
+    assert.match(
+      project_,
+      /^ {2}deploy-image\.go\.kubebuilder\.io\/v1-alpha:\n {4}resources:\n {4}- domain: example\.com\n/m,
+    );
     assert.match(project_, /^ {8}image: memcached:1\.6\.26-alpine3\.19$/m);
     const role = readFileSync(join(project, 'config/rbac/role.yaml'), 'utf8');
     assert.match(role, /- apps\n {2}resources:\n {2}- deployments\n/);
     assert.match(role, /resources:\n {2}- pods\n {2}verbs:\n {2}- get\n {2}- list\n {2}- watch\n/);
     // Again with --force: nothing to change (the plugin's record and the variable included).
-    assert.equal(ok(kubeforge([...MEMCACHED, '--force']), 'create api --force'), 'Nothing to change.\nmanifests are up to date\n');
+    assert.equal(
+      ok(kubeforge([...MEMCACHED, '--force']), 'create api --force'),
+      'Nothing to change.\nmanifests are up to date\n',
+    );
   });
 
   it('npm run build compiles the project', { timeout: 3 * MINUTES }, () => {
     ok(sh('npm', ['run', 'build'], project), 'npm run build');
   });
 
-  it("the project's npm test is green: the Deployment of the image, spec.size, Available, the finalizer", { timeout: 8 * MINUTES }, () => {
+  it("the project's npm test is green: the Deployment of the image, spec.size, Available, the finalizer", {
+    timeout: 8 * MINUTES,
+  }, () => {
     const r = sh('npm', ['test'], project);
     const out = ok(r, 'npm test');
     assertAllPassed(out, 'npm test');
@@ -83,7 +98,11 @@ describe('e2e: create api --plugins deploy-image/v1-alpha -> build -> npm test -
       'runs in a manager: follows spec.size, and a deleted Memcached goes once its finalizer ran',
       'ignores a Memcached that no longer exists',
     ]) {
-      assert.match(out, new RegExp(`^\\s*ok \\d+ - ${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'), `${name} passed:\n${out}`);
+      assert.match(
+        out,
+        new RegExp(`^\\s*ok \\d+ - ${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'),
+        `${name} passed:\n${out}`,
+      );
     }
   });
 
@@ -99,17 +118,31 @@ describe('e2e: create api --plugins deploy-image/v1-alpha -> build -> npm test -
     assert.deepEqual(spec.required, ['containerPort']);
     assert.equal(spec.properties.size.default, 1);
     ok(sh('kubectl', ['kustomize', 'config/samples'], project), 'kubectl kustomize config/samples');
-    const sample = parseAllDocuments(readFileSync(join(project, 'config/samples/example.com_v1alpha1_memcached.yaml'), 'utf8'))[0].toJS();
+    const sample = parseAllDocuments(
+      readFileSync(join(project, 'config/samples/example.com_v1alpha1_memcached.yaml'), 'utf8'),
+    )[0].toJS();
     assert.deepEqual(sample.spec, { size: 1, containerPort: 11211 });
   });
 
-  it('the sample is accepted by a real API server with the generated CRD; a negative size or no containerPort is not', { timeout: 3 * MINUTES }, async () => {
-    const env = new TestEnvironment({ crdDirectoryPaths: [join(project, 'config/crd/bases')], errorIfCRDPathMissing: true });
+  it('the sample is accepted by a real API server with the generated CRD; a negative size or no containerPort is not', {
+    timeout: 3 * MINUTES,
+  }, async () => {
+    const env = new TestEnvironment({
+      crdDirectoryPaths: [join(project, 'config/crd/bases')],
+      errorIfCRDPathMissing: true,
+    });
     const kc = await env.start();
     try {
       const kubeconfig = join(work, 'kubeconfig');
       writeFileSync(kubeconfig, kc.exportConfig());
-      const out = ok(sh('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--dry-run=server', '-n', 'default', '-k', 'config/samples'], project), 'kubectl apply --dry-run=server -k config/samples');
+      const out = ok(
+        sh(
+          'kubectl',
+          ['--kubeconfig', kubeconfig, 'apply', '--dry-run=server', '-n', 'default', '-k', 'config/samples'],
+          project,
+        ),
+        'kubectl apply --dry-run=server -k config/samples',
+      );
       assert.match(out, /memcached\.example\.com\.example\.com\/memcached-sample created \(server dry run\)/);
       const sample = readFileSync(join(project, 'config/samples/example.com_v1alpha1_memcached.yaml'), 'utf8');
       for (const [bad, field] of [
@@ -118,7 +151,11 @@ describe('e2e: create api --plugins deploy-image/v1-alpha -> build -> npm test -
       ] as const) {
         const file = join(work, 'bad.yaml');
         writeFileSync(file, bad);
-        const rejected = sh('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--dry-run=server', '-n', 'default', '-f', file], project);
+        const rejected = sh(
+          'kubectl',
+          ['--kubeconfig', kubeconfig, 'apply', '--dry-run=server', '-n', 'default', '-f', file],
+          project,
+        );
         assert.notEqual(rejected.status, 0, rejected.stdout);
         assert.match(rejected.stderr, field);
       }

@@ -45,22 +45,35 @@ class DevRun {
   constructor(cwd: string) {
     const env: NodeJS.ProcessEnv = { ...process.env };
     delete env.NODE_TEST_CONTEXT;
-    this.proc = spawn(join(cwd, 'node_modules/.bin/kubeforge'), ['dev'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = spawn(join(cwd, 'node_modules/.bin/kubeforge'), ['dev'], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.proc.stdout!.on('data', (c) => (this.out += c));
     this.proc.stderr!.on('data', (c) => (this.err += c));
     this.exited = new Promise((r) => this.proc.on('exit', (code) => r(code)));
   }
   /** The rebuild of a save of `file`: its change line after `from`, then the ready line after that. */
   async rebuilt(file: string, from: number): Promise<RegExpMatchArray> {
-    const change = await this.waitFor('out', new RegExp(`change +[^\\n]*${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`), from);
-    return this.waitFor('out', /ready +manager pid (\d+) runs the new code: save -> running in ([\d.]+ m?s)/, from + change.index!);
+    const change = await this.waitFor(
+      'out',
+      new RegExp(`change +[^\\n]*${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+      from,
+    );
+    return this.waitFor(
+      'out',
+      /ready +manager pid (\d+) runs the new code: save -> running in ([\d.]+ m?s)/,
+      from + change.index!,
+    );
   }
   async waitFor(stream: 'out' | 'err', re: RegExp, from: number, timeoutMs = 120_000): Promise<RegExpMatchArray> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const m = this[stream].slice(from).match(re);
       if (m) return m;
-      if (this.proc.exitCode !== null) assert.fail(`kubeforge dev exited (${this.proc.exitCode}) before ${re}:\n${this.out}\n${this.err}`);
+      if (this.proc.exitCode !== null)
+        assert.fail(`kubeforge dev exited (${this.proc.exitCode}) before ${re}:\n${this.out}\n${this.err}`);
       if (Date.now() > deadline) assert.fail(`no ${re} within ${timeoutMs} ms:\n${this.out}\n${this.err}`);
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -77,7 +90,8 @@ async function eventually<T>(what: string, fn: () => Promise<T | undefined>, tim
     } catch (e) {
       last = e;
     }
-    if (Date.now() > deadline) assert.fail(`${what}: not within ${timeoutMs} ms${last ? ` (${(last as Error).message})` : ''}`);
+    if (Date.now() > deadline)
+      assert.fail(`${what}: not within ${timeoutMs} ms${last ? ` (${(last as Error).message})` : ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -99,16 +113,34 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
   let rest: RestClient | undefined;
 
   before(() => {
-    assert.ok(process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver');
+    assert.ok(
+      process.env.KUBEBUILDER_ASSETS,
+      'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver',
+    );
     const tarball = packKubeforge(work);
     mkdirSync(project);
     ok(initProject(project, tarball), 'kubeforge init');
-    const kf = (args: string[]) => ok(sh(join(project, 'node_modules/.bin/kubeforge'), args, project), `kubeforge ${args.join(' ')}`);
+    const kf = (args: string[]) =>
+      ok(sh(join(project, 'node_modules/.bin/kubeforge'), args, project), `kubeforge ${args.join(' ')}`);
     kf(['create', 'api', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--resource', '--controller']);
-    kf(['create', 'webhook', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--defaulting', '--programmatic-validation']);
+    kf([
+      'create',
+      'webhook',
+      '--group',
+      'ship',
+      '--version',
+      'v1',
+      '--kind',
+      'Frigate',
+      '--defaulting',
+      '--programmatic-validation',
+    ]);
     ok(sh('git', ['init', '-q'], project), 'git init');
     ok(sh('git', ['add', '-A'], project), 'git add');
-    ok(sh('git', ['-c', 'user.email=e2e@example.com', '-c', 'user.name=e2e', 'commit', '-qm', 'scaffold'], project), 'git commit');
+    ok(
+      sh('git', ['-c', 'user.email=e2e@example.com', '-c', 'user.name=e2e', 'commit', '-qm', 'scaffold'], project),
+      'git commit',
+    );
   });
 
   after(async () => {
@@ -120,7 +152,9 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('applies type, controller and validator edits while running; keeps the old manager on a type error; Ctrl-C leaves nothing behind', { timeout: 20 * MINUTES }, async () => {
+  it('applies type, controller and validator edits while running; keeps the old manager on a type error; Ctrl-C leaves nothing behind', {
+    timeout: 20 * MINUTES,
+  }, async () => {
     dev = new DevRun(project);
     const d = dev;
     try {
@@ -148,43 +182,85 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
     const api = rest;
 
     // The webhook configurations point at the local server with the dev CA.
-    const vwc = await api.get('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration');
-    assert.match(vwc.webhooks[0].clientConfig.url, /^https:\/\/127\.0\.0\.1:\d+\/validate-ship-example-com-v1-frigate$/);
-    assert.equal(Buffer.from(vwc.webhooks[0].clientConfig.caBundle, 'base64').toString(), readFileSync(join(project, '.kubeforge/dev/certs/ca.crt'), 'utf8'));
+    const vwc = await api.get(
+      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration',
+    );
+    assert.match(
+      vwc.webhooks[0].clientConfig.url,
+      /^https:\/\/127\.0\.0\.1:\d+\/validate-ship-example-com-v1-frigate$/,
+    );
+    assert.equal(
+      Buffer.from(vwc.webhooks[0].clientConfig.caBundle, 'base64').toString(),
+      readFileSync(join(project, '.kubeforge/dev/certs/ca.crt'), 'utf8'),
+    );
 
     // 1. A type gains a field with a default: the CRD on the server gains it.
     let mark = d.out.length;
-    edit('src/api/v1/frigate_types.ts', [/import \{ /, 'import { Default, int32, '], ['  foo?: string;\n', '  foo?: string;\n\n  /** crew is how many sailors serve on board. */\n  @Default(12)\n  crew?: int32;\n']);
+    edit(
+      'src/api/v1/frigate_types.ts',
+      [/import \{ /, 'import { Default, int32, '],
+      [
+        '  foo?: string;\n',
+        '  foo?: string;\n\n  /** crew is how many sailors serve on board. */\n  @Default(12)\n  crew?: int32;\n',
+      ],
+    );
     let ready = await d.rebuilt('src/api/v1/frigate_types.ts', mark);
     managers.push(Number(ready[1]));
     const crd = await api.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD}`);
     const crew = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.crew;
-    assert.deepEqual({ type: crew.type, format: crew.format, default: crew.default }, { type: 'integer', format: 'int32', default: 12 });
-    const created = await api.request('POST', FRIGATES, { body: { apiVersion: `${GROUP}/v1`, kind: 'Frigate', metadata: { name: 'one' }, spec: { foo: 'a' } } });
+    assert.deepEqual(
+      { type: crew.type, format: crew.format, default: crew.default },
+      { type: 'integer', format: 'int32', default: 12 },
+    );
+    const created = await api.request('POST', FRIGATES, {
+      body: { apiVersion: `${GROUP}/v1`, kind: 'Frigate', metadata: { name: 'one' }, spec: { foo: 'a' } },
+    });
     assert.equal(created.spec.crew, 12, 'the API server defaults the new field');
 
     // 2. The controller's event message changes: the next reconcile runs the new code.
     mark = d.out.length;
-    edit('src/controller/frigate_controller.ts', ["'generation %d reconciled', generation", "'generation %d reconciled by the edited controller', generation"]);
+    edit('src/controller/frigate_controller.ts', [
+      "'generation %d reconciled', generation",
+      "'generation %d reconciled by the edited controller', generation",
+    ]);
     ready = await d.rebuilt('src/controller/frigate_controller.ts', mark);
     managers.push(Number(ready[1]));
-    await api.request('POST', FRIGATES, { body: { apiVersion: `${GROUP}/v1`, kind: 'Frigate', metadata: { name: 'two' }, spec: { foo: 'b' } } });
+    await api.request('POST', FRIGATES, {
+      body: { apiVersion: `${GROUP}/v1`, kind: 'Frigate', metadata: { name: 'two' }, spec: { foo: 'b' } },
+    });
     const eventFor = (name: string) =>
       eventually(`an event of the edited controller for ${name}`, async () => {
-        const list = await api.get(`/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent(`involvedObject.name=${name}`)}`);
-        return (list.items as { message: string }[]).find((e) => e.message === 'generation 1 reconciled by the edited controller');
+        const list = await api.get(
+          `/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent(`involvedObject.name=${name}`)}`,
+        );
+        return (list.items as { message: string }[]).find(
+          (e) => e.message === 'generation 1 reconciled by the edited controller',
+        );
       });
     await eventFor('two');
-    await d.waitFor('out', /event +Normal Reconciled frigate\/default\/two: generation 1 reconciled by the edited controller/, mark);
+    await d.waitFor(
+      'out',
+      /event +Normal Reconciled frigate\/default\/two: generation 1 reconciled by the edited controller/,
+      mark,
+    );
     await d.waitFor('out', /reconcile +frigate: \d+ done/, mark);
 
     // 3. The validator refuses an empty spec.foo: the next create is refused with the new message.
     mark = d.out.length;
-    edit('src/webhook/v1/frigate_webhook.ts', [/import \{ ([^}]*)\} from 'kubeforge\/runtime';/, "import { $1, FieldErrors, field } from 'kubeforge/runtime';"], ["ctx.logger.info({ name: obj.metadata?.name }, 'validation for Frigate upon creation');", "ctx.logger.info({ name: obj.metadata?.name }, 'validation for Frigate upon creation');\n    if (!obj.spec?.foo) throw new FieldErrors([field.required('spec.foo', 'a frigate needs a foo (edited validator)')]);"]);
+    edit(
+      'src/webhook/v1/frigate_webhook.ts',
+      [/import \{ ([^}]*)\} from 'kubeforge\/runtime';/, "import { $1, FieldErrors, field } from 'kubeforge/runtime';"],
+      [
+        "ctx.logger.info({ name: obj.metadata?.name }, 'validation for Frigate upon creation');",
+        "ctx.logger.info({ name: obj.metadata?.name }, 'validation for Frigate upon creation');\n    if (!obj.spec?.foo) throw new FieldErrors([field.required('spec.foo', 'a frigate needs a foo (edited validator)')]);",
+      ],
+    );
     ready = await d.rebuilt('src/webhook/v1/frigate_webhook.ts', mark);
     managers.push(Number(ready[1]));
     await assert.rejects(
-      api.request('POST', FRIGATES, { body: { apiVersion: `${GROUP}/v1`, kind: 'Frigate', metadata: { name: 'bare' }, spec: {} } }),
+      api.request('POST', FRIGATES, {
+        body: { apiVersion: `${GROUP}/v1`, kind: 'Frigate', metadata: { name: 'bare' }, spec: {} },
+      }),
       (e: unknown) => e instanceof StatusError && /a frigate needs a foo \(edited validator\)/.test(e.message),
     );
     await d.waitFor('out', /validation for Frigate upon creation .*name=bare/, mark);
@@ -192,14 +268,19 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
     // 4. A type error: located, and the old manager keeps reconciling.
     mark = d.out.length;
     const errMark = d.err.length;
-    edit('src/controller/frigate_controller.ts', ['    return {};\n  }\n', "    const broken: number = 'not a number';\n    void broken;\n    return {};\n  }\n"]);
+    edit('src/controller/frigate_controller.ts', [
+      '    return {};\n  }\n',
+      "    const broken: number = 'not a number';\n    void broken;\n    return {};\n  }\n",
+    ]);
     await d.waitFor('err', /KF1405/, errMark);
     assert.match(d.err.slice(errMark), /src\/controller\/frigate_controller\.ts\(\d+,\d+\): error TS2322/);
     await d.waitFor('out', /compile failed: the running manager \(pid (\d+)\) is the previous build/, mark);
     const current = managers[managers.length - 1];
     assert.ok(alive(current), 'the previous manager still runs');
     assert.doesNotMatch(d.out.slice(mark), /runs the new code/);
-    await api.request('POST', FRIGATES, { body: { apiVersion: `${GROUP}/v1`, kind: 'Frigate', metadata: { name: 'three' }, spec: { foo: 'c' } } });
+    await api.request('POST', FRIGATES, {
+      body: { apiVersion: `${GROUP}/v1`, kind: 'Frigate', metadata: { name: 'three' }, spec: { foo: 'c' } },
+    });
     await eventFor('three');
 
     // 5. Ctrl-C: nothing left behind.
@@ -216,6 +297,9 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
       ' M src/controller/frigate_controller.ts',
       ' M src/webhook/v1/frigate_webhook.ts',
     ]);
-    ok(sh('git', ['check-ignore', '-q', '.kubeforge/dev/build/src/main.js'], project), '.kubeforge/dev is ignored by git');
+    ok(
+      sh('git', ['check-ignore', '-q', '.kubeforge/dev/build/src/main.js'], project),
+      '.kubeforge/dev is ignored by git',
+    );
   }
 });

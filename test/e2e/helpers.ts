@@ -13,7 +13,12 @@ export const repo = packageRoot();
 export const MINUTES = 60_000;
 
 /** Runs a command; its output is returned, not printed. */
-export function sh(cmd: string, args: string[], cwd: string, extraEnv: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
+export function sh(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  extraEnv: NodeJS.ProcessEnv = {},
+): SpawnSyncReturns<string> {
   // NODE_TEST_CONTEXT would make the project's own `node --test` report to this runner instead of printing.
   const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
   delete env.NODE_TEST_CONTEXT;
@@ -35,7 +40,11 @@ export function packKubeforge(dir: string): string {
 
 /** `kubeforge init` (the repository's CLI) in `dir`, depending on `tarball`; runs npm install. */
 export function initProject(dir: string, tarball: string, extraArgs: string[] = []): SpawnSyncReturns<string> {
-  return sh(process.execPath, [join(repo, 'bin/kubeforge.js'), 'init', '--domain', 'example.com', '--kubeforge-source', tarball, ...extraArgs], dir);
+  return sh(
+    process.execPath,
+    [join(repo, 'bin/kubeforge.js'), 'init', '--domain', 'example.com', '--kubeforge-source', tarball, ...extraArgs],
+    dir,
+  );
 }
 
 /**
@@ -46,7 +55,11 @@ export function initProject(dir: string, tarball: string, extraArgs: string[] = 
 export function assertAllPassed(out: string, what = 'the test run'): number {
   const fails = [...out.matchAll(/^# fail (\d+)$/gm)].map((m) => Number(m[1]));
   assert.ok(fails.length > 0, `${what} printed no TAP summary:\n${out}`);
-  assert.deepEqual(fails.filter((n) => n !== 0), [], `${what} had failing tests:\n${out}`);
+  assert.deepEqual(
+    fails.filter((n) => n !== 0),
+    [],
+    `${what} had failing tests:\n${out}`,
+  );
   return [...out.matchAll(/^# pass (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 

@@ -18,22 +18,40 @@ const fixtures = join(repo, 'test/fixtures/memcached');
 
 describe('e2e: the Memcached tutorial in a generated project', { timeout: 20 * MINUTES }, () => {
   before(() => {
-    assert.ok(process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver');
+    assert.ok(
+      process.env.KUBEBUILDER_ASSETS,
+      'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver',
+    );
     const tarball = packKubeforge(work);
     mkdirSync(project);
     ok(initProject(project, tarball), 'kubeforge init');
-    ok(sh(join(project, 'node_modules/.bin/kubeforge'), ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached'], project), 'kubeforge create api');
+    ok(
+      sh(
+        join(project, 'node_modules/.bin/kubeforge'),
+        ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached'],
+        project,
+      ),
+      'kubeforge create api',
+    );
   });
 
   after(() => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('the tutorial code replaces the scaffolded files and the manifests follow its markers', { timeout: 3 * MINUTES }, () => {
+  it('the tutorial code replaces the scaffolded files and the manifests follow its markers', {
+    timeout: 3 * MINUTES,
+  }, () => {
     copyFileSync(join(fixtures, 'memcached_types.ts'), join(project, 'src/api/v1alpha1/memcached_types.ts'));
     copyFileSync(join(fixtures, 'memcached_controller.ts'), join(project, 'src/controller/memcached_controller.ts'));
-    copyFileSync(join(fixtures, 'memcached_controller.test.ts'), join(project, 'test/controller/memcached_controller.test.ts'));
-    copyFileSync(join(fixtures, 'memcached_controller.unit.test.ts'), join(project, 'test/controller/memcached_controller.unit.test.ts'));
+    copyFileSync(
+      join(fixtures, 'memcached_controller.test.ts'),
+      join(project, 'test/controller/memcached_controller.test.ts'),
+    );
+    copyFileSync(
+      join(fixtures, 'memcached_controller.unit.test.ts'),
+      join(project, 'test/controller/memcached_controller.unit.test.ts'),
+    );
     const r = sh('npm', ['run', 'manifests'], project);
     ok(r, 'npm run manifests');
     assert.doesNotMatch(r.stderr, /KF\d{4}/, 'no warning: size is an int32');
@@ -41,10 +59,15 @@ describe('e2e: the Memcached tutorial in a generated project', { timeout: 20 * M
     assert.match(role, /- apps\n {2}resources:\n {2}- deployments\n/);
     assert.match(role, /- events\.k8s\.io\n {2}resources:\n {2}- events\n {2}verbs:\n {2}- create\n {2}- patch\n/);
     const crd = readFileSync(join(project, 'config/crd/bases/cache.example.com_memcacheds.yaml'), 'utf8');
-    assert.match(crd, /size:\n\s+description: size is the number of Memcached Pods\.\n\s+format: int32\n\s+maximum: 3\n\s+minimum: 1\n\s+type: integer/);
+    assert.match(
+      crd,
+      /size:\n\s+description: size is the number of Memcached Pods\.\n\s+format: int32\n\s+maximum: 3\n\s+minimum: 1\n\s+type: integer/,
+    );
   });
 
-  it("the project's npm test is green: Deployment, spec.size, owns(), events, finalizer", { timeout: 8 * MINUTES }, () => {
+  it("the project's npm test is green: Deployment, spec.size, owns(), events, finalizer", {
+    timeout: 8 * MINUTES,
+  }, () => {
     const out = ok(sh('npm', ['test'], project), 'npm test');
     assertAllPassed(out, 'npm test');
     // Both tiers: the same tests on the fake API server, then on the real one.

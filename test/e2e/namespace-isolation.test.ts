@@ -23,7 +23,20 @@ const work = mkdtempSync(join(tmpdir(), 'kf-e2e-isolation-'));
 const project = join(work, 'fleet');
 
 const FRIGATE = ['create', 'api', '--group', 'fleet', '--version', 'v1', '--kind', 'Frigate'];
-const TENDER = ['create', 'api', '--group', 'fleet', '--version', 'v1', '--kind', 'Tender', '--plugins', 'deploy-image/v1-alpha', '--image', 'busybox:1.36'];
+const TENDER = [
+  'create',
+  'api',
+  '--group',
+  'fleet',
+  '--version',
+  'v1',
+  '--kind',
+  'Tender',
+  '--plugins',
+  'deploy-image/v1-alpha',
+  '--image',
+  'busybox:1.36',
+];
 
 const FRIGATE_TEST = 'build/test/controller/frigate_controller.test.js';
 const TENDER_TEST = 'build/test/controller/tender_controller.test.js';
@@ -82,18 +95,29 @@ function instrument(kind: string, leftover: string): void {
   writeFileSync(file, text);
 }
 
-describe("e2e: two scaffolded test files' managers on one API server never reconcile each other's objects", { timeout: 20 * MINUTES }, () => {
+describe("e2e: two scaffolded test files' managers on one API server never reconcile each other's objects", {
+  timeout: 20 * MINUTES,
+}, () => {
   const kubeforge = (args: string[]) => sh(join(project, 'node_modules/.bin/kubeforge'), args, project);
 
   before(() => {
-    assert.ok(process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)');
+    assert.ok(
+      process.env.KUBEBUILDER_ASSETS,
+      'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)',
+    );
     const tarball = packKubeforge(work);
     mkdirSync(project);
     ok(initProject(project, tarball), 'kubeforge init');
     ok(kubeforge(FRIGATE), 'kubeforge create api Frigate');
     ok(kubeforge(TENDER), 'kubeforge create api Tender --plugins deploy-image/v1-alpha');
-    instrument('Frigate', "{ apiVersion: 'fleet.example.com/v1', kind: 'Tender', metadata: { name: 'left-behind', namespace }, spec: { size: 1 } }");
-    instrument('Tender', "{ apiVersion: 'fleet.example.com/v1', kind: 'Frigate', metadata: { name: 'left-behind', namespace }, spec: { foo: 'bar' } }");
+    instrument(
+      'Frigate',
+      "{ apiVersion: 'fleet.example.com/v1', kind: 'Tender', metadata: { name: 'left-behind', namespace }, spec: { size: 1 } }",
+    );
+    instrument(
+      'Tender',
+      "{ apiVersion: 'fleet.example.com/v1', kind: 'Frigate', metadata: { name: 'left-behind', namespace }, spec: { foo: 'bar' } }",
+    );
     ok(sh('npm', ['run', 'build'], project), 'npm run build');
   });
 
@@ -106,18 +130,30 @@ describe("e2e: two scaffolded test files' managers on one API server never recon
     [TENDER_TEST, FRIGATE_TEST],
   ]) {
     const kindOf = (file: string) => (file === FRIGATE_TEST ? 'Frigate' : 'Tender');
-    it(`${kindOf(first)}'s file, then ${kindOf(second)}'s on the same control plane: the second manager leaves the first file's ${kindOf(second)} alone`, { timeout: 5 * MINUTES }, () => {
+    it(`${kindOf(first)}'s file, then ${kindOf(second)}'s on the same control plane: the second manager leaves the first file's ${kindOf(second)} alone`, {
+      timeout: 5 * MINUTES,
+    }, () => {
       const r = sh(process.execPath, ['hack/test.mjs', first, second], project);
       const out = ok(r, `hack/test.mjs ${first} ${second}`);
       assert.match(r.stderr, /^test: one control plane \(kube-apiserver pid \d+\) for 2 test file\(s\)$/m);
       assert.match(out, /^# fail 0$/m);
       for (const kind of ['Frigate', 'Tender']) {
-        assert.match(out, new RegExp(`^\\s*ok \\d+ - runs in a manager: .*${kind}`, 'm'), `the ${kind} manager test passed:\n${out}`);
+        assert.match(
+          out,
+          new RegExp(`^\\s*ok \\d+ - runs in a manager: .*${kind}`, 'm'),
+          `the ${kind} manager test passed:\n${out}`,
+        );
       }
       // Not vacuous: while the second file's manager ran, the first had left a Kind it watches.
-      const line = new RegExp(`^\\s*# isolation ${kindOf(second)}: reconciled \\["(test-[0-9a-f]{8})"\\] in \\1; ${kindOf(second)} objects in other namespaces: (\\d+)$`, 'm').exec(out);
+      const line = new RegExp(
+        `^\\s*# isolation ${kindOf(second)}: reconciled \\["(test-[0-9a-f]{8})"\\] in \\1; ${kindOf(second)} objects in other namespaces: (\\d+)$`,
+        'm',
+      ).exec(out);
       assert.ok(line, `the ${kindOf(second)} manager test reported what it reconciled:\n${out}`);
-      assert.ok(Number(line[2]) >= 1, `a ${kindOf(second)} of the first file existed in another namespace:\n${line[0]}`);
+      assert.ok(
+        Number(line[2]) >= 1,
+        `a ${kindOf(second)} of the first file existed in another namespace:\n${line[0]}`,
+      );
     });
   }
 });

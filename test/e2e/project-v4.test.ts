@@ -30,7 +30,6 @@ import { helm } from '../oracle/tools.js';
 import { assertAllPassed, MINUTES, ok, packKubeforge, repo, sh } from './helpers.js';
 import { CERT_MANAGER, PROJECT_V4_COMMANDS } from './sequences.js';
 
-
 /** generate.sh's `$kb` lines for each project, as written there (Go-only flags removed, see above). */
 const SEQUENCES: Record<string, { init: string; commands: string }> = {
   'project-v4': { init: '', commands: PROJECT_V4_COMMANDS },
@@ -110,7 +109,10 @@ let tarball: string;
 
 describe("e2e: Kubebuilder's project-v4 command sequences run through kubeforge", { timeout: 45 * MINUTES }, () => {
   before(() => {
-    assert.ok(process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)');
+    assert.ok(
+      process.env.KUBEBUILDER_ASSETS,
+      'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)',
+    );
     tarball = packKubeforge(work);
   });
 
@@ -130,21 +132,43 @@ describe("e2e: Kubebuilder's project-v4 command sequences run through kubeforge"
     writeFileSync(kubeconfig, kc.exportConfig());
     const crds = join(work, 'cert-manager-crds.yaml');
     writeFileSync(crds, ['Certificate', 'Issuer'].map(standInCrd).join('---\n'));
-    ok(sh('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--server-side', '-f', crds], work), 'kubectl apply the stand-in cert-manager CRDs');
+    ok(
+      sh('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--server-side', '-f', crds], work),
+      'kubectl apply the stand-in cert-manager CRDs',
+    );
     return { kubeconfig, stop: () => env.stop() };
   }
 
   for (const [name, { init, commands }] of Object.entries(SEQUENCES)) {
-    it(`${name}: every command exits 0; make all, build-installer, lint and the project's tests pass; the installer applies`, { timeout: 15 * MINUTES }, async () => {
+    it(`${name}: every command exits 0; make all, build-installer, lint and the project's tests pass; the installer applies`, {
+      timeout: 15 * MINUTES,
+    }, async () => {
       const project = join(work, name);
       mkdirSync(project);
       const repoCli = join(repo, 'bin/kubeforge.js');
       ok(
-        sh(process.execPath, [repoCli, 'init', ...words(init), '--domain', 'testproject.org', '--license', 'apache2', '--owner', 'The Kubernetes authors', '--kubeforge-source', tarball], project),
+        sh(
+          process.execPath,
+          [
+            repoCli,
+            'init',
+            ...words(init),
+            '--domain',
+            'testproject.org',
+            '--license',
+            'apache2',
+            '--owner',
+            'The Kubernetes authors',
+            '--kubeforge-source',
+            tarball,
+          ],
+          project,
+        ),
         `${name}: kubeforge init ${init}`,
       );
       const kubeforge = join(project, 'node_modules/.bin/kubeforge');
-      for (const line of commands.trim().split('\n')) ok(sh(kubeforge, words(line), project), `${name}: kubeforge ${line}`);
+      for (const line of commands.trim().split('\n'))
+        ok(sh(kubeforge, words(line), project), `${name}: kubeforge ${line}`);
 
       // generate.sh: make all, make build-installer.
       ok(sh('make', ['all'], project), `${name}: make all`);
@@ -152,15 +176,25 @@ describe("e2e: Kubebuilder's project-v4 command sequences run through kubeforge"
       const installer = readFileSync(join(project, 'dist/install.yaml'), 'utf8');
       assert.match(installer, /^kind: CustomResourceDefinition$/m);
       ok(sh('make', ['lint'], project), `${name}: make lint`);
-      assert.match(ok(sh(kubeforge, ['manifests', '--check'], project), `${name}: kubeforge manifests --check`), /up to date/);
+      assert.match(
+        ok(sh(kubeforge, ['manifests', '--check'], project), `${name}: kubeforge manifests --check`),
+        /up to date/,
+      );
       // API reference pages (issue #28): make docs writes one page per CRD and an index, and a second run changes nothing.
       ok(sh('make', ['docs'], project), `${name}: make docs`);
       const pages = readdirSync(join(project, 'docs/reference')).sort();
       const crds = readdirSync(join(project, 'config/crd/bases')).filter((f) => f.endsWith('.yaml'));
-      assert.deepEqual(pages, ['README.md', ...crds.map((f) => f.replace(/\.yaml$/, '.md'))].sort(), `${name}: docs/reference`);
+      assert.deepEqual(
+        pages,
+        ['README.md', ...crds.map((f) => f.replace(/\.yaml$/, '.md'))].sort(),
+        `${name}: docs/reference`,
+      );
       assert.match(ok(sh(kubeforge, ['docs', '--check'], project), `${name}: kubeforge docs --check`), /up to date/);
       // CRD compatibility (issue #28): the project's CRDs against themselves as a released folder, through make.
-      assert.match(ok(sh('make', ['check-compat', 'COMPAT_BASE=config/crd/bases'], project), `${name}: make check-compat`), /CRDs? compared with config\/crd\/bases: no incompatible change/);
+      assert.match(
+        ok(sh('make', ['check-compat', 'COMPAT_BASE=config/crd/bases'], project), `${name}: make check-compat`),
+        /CRDs? compared with config\/crd\/bases: no incompatible change/,
+      );
 
       // The project's own tests: every scaffolded controller and webhook test, on a real API server.
       const tests = ok(sh('node', ['--enable-source-maps', 'hack/test.mjs'], project), `${name}: the project's tests`);
@@ -170,10 +204,18 @@ describe("e2e: Kubebuilder's project-v4 command sequences run through kubeforge"
       // alpha update from the project's own record (cliVersion, the tarball in .kubeforge/) to the
       // installed kubeforge, the same one: both re-scaffold the whole sequence from PROJECT, and
       // the merge with the project, after make all, changes nothing (no spurious difference).
-      for (const args of [['init', '--quiet'], ['add', '-A'], ['-c', 'user.name=e2e', '-c', 'user.email=e2e@example.com', 'commit', '--quiet', '-m', name]]) ok(sh('git', args, project), `${name}: git ${args.join(' ')}`);
+      for (const args of [
+        ['init', '--quiet'],
+        ['add', '-A'],
+        ['-c', 'user.name=e2e', '-c', 'user.email=e2e@example.com', 'commit', '--quiet', '-m', name],
+      ])
+        ok(sh('git', args, project), `${name}: git ${args.join(' ')}`);
       const update = sh(kubeforge, ['alpha', 'update'], project);
       assert.equal(update.status, 0, `${name}: kubeforge alpha update:\n${update.stdout}${update.stderr}`);
-      assert.match(update.stdout, /^Nothing to update: the scaffolds of kubeforge \S+ and \S+ bring no change to this project/m);
+      assert.match(
+        update.stdout,
+        /^Nothing to update: the scaffolds of kubeforge \S+ and \S+ bring no change to this project/m,
+      );
       assert.match(update.stderr, /Scaffolding the ancestor with kubeforge \S+ \(\.kubeforge\/kubeforge-[^)]+\.tgz\)/);
       assert.equal(ok(sh('git', ['status', '--porcelain'], project), `${name}: git status`), '');
 
@@ -181,7 +223,14 @@ describe("e2e: Kubebuilder's project-v4 command sequences run through kubeforge"
       ok(sh('kubectl', ['kustomize', 'config/default'], project), `${name}: kubectl kustomize config/default`);
       const server = await apiServerFor(name);
       try {
-        const applied = ok(sh('kubectl', ['--kubeconfig', server.kubeconfig, 'apply', '--server-side', '-f', 'dist/install.yaml'], project), `${name}: kubectl apply --server-side -f dist/install.yaml`);
+        const applied = ok(
+          sh(
+            'kubectl',
+            ['--kubeconfig', server.kubeconfig, 'apply', '--server-side', '-f', 'dist/install.yaml'],
+            project,
+          ),
+          `${name}: kubectl apply --server-side -f dist/install.yaml`,
+        );
         assert.match(applied, new RegExp(`^deployment\\.apps/${name}-controller-manager serverside-applied$`, 'm'));
         assert.match(applied, /^customresourcedefinition\.apiextensions\.k8s\.io\/\S+ serverside-applied$/m);
       } finally {
@@ -190,32 +239,87 @@ describe("e2e: Kubebuilder's project-v4 command sequences run through kubeforge"
     });
   }
 
-  it('project-v4-with-plugins: edit --plugins=helm.kubebuilder.io/v2-alpha as generate.sh runs it; helm lints the chart and renders config/default', { timeout: 10 * MINUTES }, async () => {
+  it('project-v4-with-plugins: edit --plugins=helm.kubebuilder.io/v2-alpha as generate.sh runs it; helm lints the chart and renders config/default', {
+    timeout: 10 * MINUTES,
+  }, async () => {
     const project = join(work, 'project-v4-with-plugins');
     const helmBin = await helm();
-    ok(sh(join(project, 'node_modules/.bin/kubeforge'), ['edit', '--plugins=helm.kubebuilder.io/v2-alpha'], project), 'kubeforge edit --plugins=helm.kubebuilder.io/v2-alpha');
-    assert.match(readFileSync(join(project, 'PROJECT'), 'utf8'), /^plugins:\n(?: {2}\S.*\n(?: {4}.*\n)*)*? {2}helm\.kubebuilder\.io\/v2-alpha:\n {4}output: dist\n/m);
+    ok(
+      sh(join(project, 'node_modules/.bin/kubeforge'), ['edit', '--plugins=helm.kubebuilder.io/v2-alpha'], project),
+      'kubeforge edit --plugins=helm.kubebuilder.io/v2-alpha',
+    );
+    assert.match(
+      readFileSync(join(project, 'PROJECT'), 'utf8'),
+      /^plugins:\n(?: {2}\S.*\n(?: {4}.*\n)*)*? {2}helm\.kubebuilder\.io\/v2-alpha:\n {4}output: dist\n/m,
+    );
     assert.match(ok(sh('make', ['helm-lint', `HELM=${helmBin}`], project), 'make helm-lint'), /0 chart\(s\) failed/);
-    const rendered = docs(ok(sh(helmBin, ['template', 'project-v4-with-plugins', 'dist/chart', '--namespace', 'project-v4-with-plugins-system'], project), 'helm template'));
-    const { objects: want, applied } = asChartRendersIt(docs(ok(sh('kubectl', ['kustomize', 'config/default'], project), 'kubectl kustomize')), 'project-v4-with-plugins');
+    const rendered = docs(
+      ok(
+        sh(
+          helmBin,
+          ['template', 'project-v4-with-plugins', 'dist/chart', '--namespace', 'project-v4-with-plugins-system'],
+          project,
+        ),
+        'helm template',
+      ),
+    );
+    const { objects: want, applied } = asChartRendersIt(
+      docs(ok(sh('kubectl', ['kustomize', 'config/default'], project), 'kubectl kustomize')),
+      'project-v4-with-plugins',
+    );
     assert.deepEqual([...applied].sort(), Object.keys(DIFFERENCES).sort());
     assert.deepEqual(rendered.map(key).sort(), want.map(key).sort());
-    for (const o of want) assert.deepEqual(rendered.find((r) => key(r) === key(o)), o, key(o));
-    assert.match(ok(sh(join(project, 'node_modules/.bin/kubeforge'), ['manifests', '--check'], project), 'kubeforge manifests --check'), /up to date/);
+    for (const o of want)
+      assert.deepEqual(
+        rendered.find((r) => key(r) === key(o)),
+        o,
+        key(o),
+      );
+    assert.match(
+      ok(
+        sh(join(project, 'node_modules/.bin/kubeforge'), ['manifests', '--check'], project),
+        'kubeforge manifests --check',
+      ),
+      /up to date/,
+    );
     // The API server takes the render (server-side apply, dry run), as it takes the installer above.
     const server = await apiServerFor('project-v4-with-plugins-chart');
     try {
-      ok(sh('kubectl', ['--kubeconfig', server.kubeconfig, 'create', 'namespace', 'project-v4-with-plugins-system'], project), 'kubectl create namespace');
+      ok(
+        sh(
+          'kubectl',
+          ['--kubeconfig', server.kubeconfig, 'create', 'namespace', 'project-v4-with-plugins-system'],
+          project,
+        ),
+        'kubectl create namespace',
+      );
       const file = join(work, 'project-v4-with-plugins-chart.yaml');
-      writeFileSync(file, ok(sh(helmBin, ['template', 'project-v4-with-plugins', 'dist/chart', '--namespace', 'project-v4-with-plugins-system'], project), 'helm template'));
-      const applied = ok(sh('kubectl', ['--kubeconfig', server.kubeconfig, 'apply', '--server-side', '--dry-run=server', '-f', file], project), 'kubectl apply --server-side --dry-run=server (the chart)');
+      writeFileSync(
+        file,
+        ok(
+          sh(
+            helmBin,
+            ['template', 'project-v4-with-plugins', 'dist/chart', '--namespace', 'project-v4-with-plugins-system'],
+            project,
+          ),
+          'helm template',
+        ),
+      );
+      const applied = ok(
+        sh(
+          'kubectl',
+          ['--kubeconfig', server.kubeconfig, 'apply', '--server-side', '--dry-run=server', '-f', file],
+          project,
+        ),
+        'kubectl apply --server-side --dry-run=server (the chart)',
+      );
       assert.equal(applied.trim().split('\n').length, rendered.length, applied);
     } finally {
       await server.stop();
     }
   });
 
-  it("the plugin generate.sh adds after make all that kubeforge does not have is refused with a located message, the project unchanged", () => {
+  it('the plugin generate.sh adds after make all that kubeforge does not have is refused with a located message, the project unchanged', () => {
     const project = join(work, 'project-v4-with-plugins');
     const before = readFileSync(join(project, 'PROJECT'), 'utf8');
     for (const plugin of ['autoupdate.kubebuilder.io/v1-alpha']) {

@@ -2,7 +2,8 @@
 // test/e2e/project-v4.test.ts), shared by the e2e test that runs them through kubeforge and by
 // test/oracle/kubebuilder.test.ts, which runs them through kubebuilder too.
 
-export const CERT_MANAGER = '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1 --external-api-domain=io --external-api-module=github.com/cert-manager/cert-manager@v1.20.2';
+export const CERT_MANAGER =
+  '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1 --external-api-domain=io --external-api-module=github.com/cert-manager/cert-manager@v1.20.2';
 
 /** generate.sh's `$kb` lines for project-v4, as written there. */
 export const PROJECT_V4_COMMANDS = `

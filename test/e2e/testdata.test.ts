@@ -25,9 +25,14 @@ function files(dir: string): string[] {
     .sort();
 }
 
-describe('e2e: testdata/project is what npm run generate:testdata makes, and it builds and passes its tests', { timeout: 10 * MINUTES }, () => {
+describe('e2e: testdata/project is what npm run generate:testdata makes, and it builds and passes its tests', {
+  timeout: 10 * MINUTES,
+}, () => {
   before(() => {
-    ok(sh(process.execPath, [join(repo, 'scripts/generate-testdata.mjs'), '--out', project, '--quiet'], repo), 'generate-testdata');
+    ok(
+      sh(process.execPath, [join(repo, 'scripts/generate-testdata.mjs'), '--out', project, '--quiet'], repo),
+      'generate-testdata',
+    );
   });
 
   after(() => {
@@ -50,7 +55,13 @@ describe('e2e: testdata/project is what npm run generate:testdata makes, and it 
     pkg.dependencies.kubeforge = `file:${tarball}`;
     writeFileSync(pkgFile, `${JSON.stringify(pkg, null, 2)}\n`);
     ok(sh('npm', ['install', '--no-audit', '--no-fund'], project), 'npm install');
-    assert.match(ok(sh(join(project, 'node_modules/.bin/kubeforge'), ['manifests', '--check'], project), 'kubeforge manifests --check'), /manifests are up to date/);
+    assert.match(
+      ok(
+        sh(join(project, 'node_modules/.bin/kubeforge'), ['manifests', '--check'], project),
+        'kubeforge manifests --check',
+      ),
+      /manifests are up to date/,
+    );
     ok(sh('npm', ['run', 'build'], project), 'npm run build');
     // The book's code passes the project's own linter (make lint: tsc + Biome).
     ok(sh('npm', ['run', 'lint'], project), 'npm run lint');
@@ -59,14 +70,24 @@ describe('e2e: testdata/project is what npm run generate:testdata makes, and it 
   it('kubectl kustomize config/default renders the operator with its webhooks, certificates and conversion', () => {
     const yaml = ok(sh('kubectl', ['kustomize', 'config/default'], project), 'kubectl kustomize config/default');
     const kinds = new Set([...yaml.matchAll(/^kind: (\S+)$/gm)].map((m) => m[1]));
-    for (const kind of ['CustomResourceDefinition', 'Deployment', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration', 'Certificate', 'Issuer']) {
+    for (const kind of [
+      'CustomResourceDefinition',
+      'Deployment',
+      'MutatingWebhookConfiguration',
+      'ValidatingWebhookConfiguration',
+      'Certificate',
+      'Issuer',
+    ]) {
       assert.ok(kinds.has(kind), `config/default renders a ${kind}`);
     }
     assert.match(yaml, /^ {4}strategy: Webhook$/m, 'the CRD converts through the webhook');
   });
 
   it("the sample's own tests pass on a real API server", { timeout: 5 * MINUTES }, () => {
-    assert.ok(process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)');
+    assert.ok(
+      process.env.KUBEBUILDER_ASSETS,
+      'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)',
+    );
     const r = sh('node', ['--enable-source-maps', 'hack/test.mjs'], project);
     const out = ok(r, 'the sample tests');
     assertAllPassed(out, 'the sample tests');
@@ -84,7 +105,11 @@ describe('e2e: testdata/project is what npm run generate:testdata makes, and it 
       'cronJobConversion (v2) round-trips v1 -> v2 -> v1 and splits the schedule into its fields',
       'a CronJob v1 read as v2 through the API server has its schedule split by the webhook',
     ]) {
-      assert.match(out, new RegExp(`^ +ok \\d+ - ${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'), `test "${name}" passed`);
+      assert.match(
+        out,
+        new RegExp(`^ +ok \\d+ - ${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'),
+        `test "${name}" passed`,
+      );
     }
   });
 });

@@ -11,7 +11,17 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -28,7 +38,15 @@ const COMMANDS: string[][] = [
   api(...fleet('Frigate')),
   api(...fleet('Harbor'), '--namespaced=false'),
   api('--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--resource=false'),
-  api(...fleet('Tender', 'v1alpha1'), '--plugins', 'deploy-image/v1-alpha', '--image', 'busybox:1.36', '--image-container-port', '8080'),
+  api(
+    ...fleet('Tender', 'v1alpha1'),
+    '--plugins',
+    'deploy-image/v1-alpha',
+    '--image',
+    'busybox:1.36',
+    '--image-container-port',
+    '8080',
+  ),
   webhook(...fleet('Frigate'), '--defaulting', '--programmatic-validation'),
   api(...fleet('Frigate', 'v2'), '--controller=false'),
   webhook(...fleet('Frigate'), '--conversion', '--spoke', 'v2'),
@@ -78,7 +96,11 @@ function descendants(root: number): string[] {
  * Runs a command to its end while sampling its process tree every 50 ms; returns its output, exit
  * code, wall time and every command name seen below it.
  */
-function watched(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string; ms: number; seen: Set<string> }> {
+function watched(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ status: number | null; stdout: string; stderr: string; ms: number; seen: Set<string> }> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const child = spawn(cmd, args, { cwd: project, env });
@@ -106,13 +128,19 @@ function baseEnv(): NodeJS.ProcessEnv {
 }
 
 /** `# duration_ms` of each TAP summary in `out`, in order (one per tier). */
-const tierDurations = (out: string) => [...out.matchAll(/^# duration_ms ([\d.]+)$/gm)].map((m) => Math.round(Number(m[1])));
+const tierDurations = (out: string) =>
+  [...out.matchAll(/^# duration_ms ([\d.]+)$/gm)].map((m) => Math.round(Number(m[1])));
 
-describe('e2e: a generated project runs its unit tier with no API server binaries, and npm test runs it first', { timeout: 25 * MINUTES }, () => {
+describe('e2e: a generated project runs its unit tier with no API server binaries, and npm test runs it first', {
+  timeout: 25 * MINUTES,
+}, () => {
   const kubeforge = (args: string[]) => sh(join(project, 'node_modules/.bin/kubeforge'), args, project);
 
   before(() => {
-    assert.ok(process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)');
+    assert.ok(
+      process.env.KUBEBUILDER_ASSETS,
+      'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)',
+    );
     const tarball = packKubeforge(work);
     mkdirSync(project);
     ok(initProject(project, tarball), 'kubeforge init');
@@ -122,7 +150,9 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('create api and create webhook put a unit-tier test beside every controller and webhook test', { timeout: 10 * MINUTES }, () => {
+  it('create api and create webhook put a unit-tier test beside every controller and webhook test', {
+    timeout: 10 * MINUTES,
+  }, () => {
     for (const args of COMMANDS) {
       const r = kubeforge(args);
       ok(r, `kubeforge ${args.join(' ')}`);
@@ -136,28 +166,39 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
     assert.equal(pkg.scripts['test:unit'], 'npm run build && node --enable-source-maps hack/test.mjs --unit');
   });
 
-  it('npm run test:unit passes without KUBEBUILDER_ASSETS and with no etcd or kube-apiserver on PATH, and starts neither', { timeout: 5 * MINUTES }, async (t) => {
+  it('npm run test:unit passes without KUBEBUILDER_ASSETS and with no etcd or kube-apiserver on PATH, and starts neither', {
+    timeout: 5 * MINUTES,
+  }, async (t) => {
     // A PATH of node, npm and the shell npm runs scripts with, nothing else: a machine may keep
     // etcd next to node in /usr/bin.
     const bin = join(work, 'bin-without-control-plane');
     mkdirSync(bin);
     symlinkSync(process.execPath, join(bin, 'node'));
-    for (const tool of ['npm', 'sh']) symlinkSync(realpathSync(sh('sh', ['-c', `command -v ${tool}`], project).stdout.trim()), join(bin, tool));
+    for (const tool of ['npm', 'sh'])
+      symlinkSync(realpathSync(sh('sh', ['-c', `command -v ${tool}`], project).stdout.trim()), join(bin, tool));
     const env = baseEnv();
     delete env.KUBEBUILDER_ASSETS;
     delete env.KUBEFORGE_TEST_KUBECONFIG;
     env.PATH = bin;
     for (const tool of ['etcd', 'kube-apiserver']) {
-      assert.ok(!env.PATH.split(delimiter).some((dir) => existsSync(join(dir, tool))), `no ${tool} on the PATH of the run`);
+      assert.ok(
+        !env.PATH.split(delimiter).some((dir) => existsSync(join(dir, tool))),
+        `no ${tool} on the PATH of the run`,
+      );
     }
 
     const r = await watched(join(bin, 'npm'), ['run', 'test:unit'], env);
     assert.equal(r.status, 0, `npm run test:unit failed:\n${r.stdout}\n${r.stderr}`);
     const pass = assertAllPassed(r.stdout, 'npm run test:unit');
-    assert.match(r.stderr, new RegExp(`^test: unit tier: ${PAIRS.length} test file\\(s\\) in \\d+ process\\(es\\), no control plane$`, 'm'));
+    assert.match(
+      r.stderr,
+      new RegExp(`^test: unit tier: ${PAIRS.length} test file\\(s\\) in \\d+ process\\(es\\), no control plane$`, 'm'),
+    );
     assert.doesNotMatch(r.stderr, /control plane \(kube-apiserver|cannot start the test control plane/);
-    for (const kind of ['Frigate', 'Harbor', 'Deployment', 'Tender']) assert.match(r.stdout, new RegExp(`^ok \\d+ - ${kind} controller on the fake API server$`, 'm'));
-    for (const kind of ['Frigate', 'Pod']) assert.match(r.stdout, new RegExp(`^ok \\d+ - ${kind} webhook, called directly$`, 'm'));
+    for (const kind of ['Frigate', 'Harbor', 'Deployment', 'Tender'])
+      assert.match(r.stdout, new RegExp(`^ok \\d+ - ${kind} controller on the fake API server$`, 'm'));
+    for (const kind of ['Frigate', 'Pod'])
+      assert.match(r.stdout, new RegExp(`^ok \\d+ - ${kind} webhook, called directly$`, 'm'));
     for (const name of [
       'reconciles a created Frigate',
       'runs in a manager: a created or changed Harbor is reconciled and reported in an event',
@@ -172,25 +213,48 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
     const started = [...r.seen].filter((n) => /^(etcd|kube-apiserver)$/.test(n));
     assert.deepEqual(started, [], 'no etcd or kube-apiserver ran below npm run test:unit');
     assert.ok(r.seen.has('node'), `the sampling saw the run's processes: ${[...r.seen].join(', ')}`);
-    t.diagnostic(`npm run test:unit: ${pass} tests in ${(r.ms / 1000).toFixed(1)} s wall (build included); unit tier ${tierDurations(r.stdout).join(', ')} ms`);
+    t.diagnostic(
+      `npm run test:unit: ${pass} tests in ${(r.ms / 1000).toFixed(1)} s wall (build included); unit tier ${tierDurations(r.stdout).join(', ')} ms`,
+    );
   });
 
-  it('a failing unit test fails the run though its file shares a process with passing ones; --isolate runs a process per file', { timeout: 5 * MINUTES }, () => {
+  it('a failing unit test fails the run though its file shares a process with passing ones; --isolate runs a process per file', {
+    timeout: 5 * MINUTES,
+  }, () => {
     // After test:unit's build: a file of the unit tier with one failing test, beside the passing ones.
     const failing = join(project, 'build/test/zz_failing.unit.test.js');
-    writeFileSync(failing, "import { it } from 'node:test';\nimport assert from 'node:assert/strict';\nit('fails on purpose', () => assert.equal(1, 2));\n");
+    writeFileSync(
+      failing,
+      "import { it } from 'node:test';\nimport assert from 'node:assert/strict';\nit('fails on purpose', () => assert.equal(1, 2));\n",
+    );
     try {
       const env = { ...baseEnv(), KUBEBUILDER_ASSETS: '/nonexistent' };
       const shared = sh(process.execPath, ['hack/test.mjs', '--unit'], project, env);
       assert.equal(shared.status, 1, `the run fails:\n${shared.stdout}\n${shared.stderr}`);
-      assert.match(shared.stderr, new RegExp(`^test: unit tier: ${PAIRS.length + 1} test file\\(s\\) in \\d+ process\\(es\\), no control plane$`, 'm'));
+      assert.match(
+        shared.stderr,
+        new RegExp(
+          `^test: unit tier: ${PAIRS.length + 1} test file\\(s\\) in \\d+ process\\(es\\), no control plane$`,
+          'm',
+        ),
+      );
       assert.match(shared.stdout, /^not ok \d+ - fails on purpose$/m);
-      assert.match(shared.stdout, /^ok \d+ - Frigate controller on the fake API server$/m, 'the files sharing its process still ran');
+      assert.match(
+        shared.stdout,
+        /^ok \d+ - Frigate controller on the fake API server$/m,
+        'the files sharing its process still ran',
+      );
       assert.match(shared.stdout, /^# fail 1$/m);
 
       const isolated = sh(process.execPath, ['hack/test.mjs', '--unit', '--isolate'], project, env);
       assert.equal(isolated.status, 1, `the run fails:\n${isolated.stdout}\n${isolated.stderr}`);
-      assert.match(isolated.stderr, new RegExp(`^test: unit tier: ${PAIRS.length + 1} test file\\(s\\) in ${PAIRS.length + 1} process\\(es\\), no control plane$`, 'm'));
+      assert.match(
+        isolated.stderr,
+        new RegExp(
+          `^test: unit tier: ${PAIRS.length + 1} test file\\(s\\) in ${PAIRS.length + 1} process\\(es\\), no control plane$`,
+          'm',
+        ),
+      );
       assert.match(isolated.stdout, /^# fail 1$/m);
       assert.match(isolated.stdout, /^# pass \d+$/m);
     } finally {
@@ -198,7 +262,9 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
     }
   });
 
-  it('npm test runs the unit tier first, then the rest on one control plane, and passes', { timeout: 10 * MINUTES }, async (t) => {
+  it('npm test runs the unit tier first, then the rest on one control plane, and passes', {
+    timeout: 10 * MINUTES,
+  }, async (t) => {
     const counter = countingAssets(join(work, 'assets'));
     const env = { ...baseEnv(), KUBEBUILDER_ASSETS: counter.assets };
     const r = await watched('npm', ['test'], env);
@@ -206,21 +272,33 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
     assertAllPassed(r.stdout, 'npm test');
     const unit = r.stderr.search(/^test: unit tier: \d+ test file\(s\) in \d+ process\(es\), no control plane$/m);
     const plane = r.stderr.search(/^test: one control plane \(kube-apiserver pid \d+\) for 7 test file\(s\)$/m);
-    assert.ok(unit >= 0 && plane > unit, `the unit tier, then one control plane for the suite and the six real-server tests:\n${r.stderr}`);
+    assert.ok(
+      unit >= 0 && plane > unit,
+      `the unit tier, then one control plane for the suite and the six real-server tests:\n${r.stderr}`,
+    );
     assert.equal([...r.stdout.matchAll(/^# fail 0$/gm)].length, 2, 'a TAP summary per tier');
     for (const kind of ['Frigate', 'Harbor', 'Deployment', 'Tender']) {
       assert.match(r.stdout, new RegExp(`^ok \\d+ - ${kind} controller on the fake API server$`, 'm'));
       assert.match(r.stdout, new RegExp(`^ok \\d+ - ${kind} controller$`, 'm'));
     }
-    assert.ok(r.stdout.search(/^ok \d+ - Frigate controller on the fake API server$/m) < r.stdout.search(/^ok \d+ - Frigate controller$/m), 'the unit tier ran first');
+    assert.ok(
+      r.stdout.search(/^ok \d+ - Frigate controller on the fake API server$/m) <
+        r.stdout.search(/^ok \d+ - Frigate controller$/m),
+      'the unit tier ran first',
+    );
     assert.equal(counter.starts(), 1, 'npm test started exactly one kube-apiserver');
     // The sampling that saw none under npm run test:unit sees them here.
-    for (const tool of ['etcd', 'kube-apiserver']) assert.ok(r.seen.has(tool), `${tool} seen below npm test: ${[...r.seen].join(', ')}`);
+    for (const tool of ['etcd', 'kube-apiserver'])
+      assert.ok(r.seen.has(tool), `${tool} seen below npm test: ${[...r.seen].join(', ')}`);
     const [unitMs, serverMs] = tierDurations(r.stdout);
-    t.diagnostic(`npm test: ${(r.ms / 1000).toFixed(1)} s wall (build, coverage, control plane start included); unit tier ${unitMs} ms, real-server tier ${serverMs} ms (TAP duration_ms)`);
+    t.diagnostic(
+      `npm test: ${(r.ms / 1000).toFixed(1)} s wall (build, coverage, control plane start included); unit tier ${unitMs} ms, real-server tier ${serverMs} ms (TAP duration_ms)`,
+    );
   });
 
-  it('the wall time of each tier alone (hack/test.mjs, built): the unit tier, and the real-server tier with its control plane', { timeout: 5 * MINUTES }, async (t) => {
+  it('the wall time of each tier alone (hack/test.mjs, built): the unit tier, and the real-server tier with its control plane', {
+    timeout: 5 * MINUTES,
+  }, async (t) => {
     const env = { ...baseEnv(), KUBEBUILDER_ASSETS: process.env.KUBEBUILDER_ASSETS };
     const unit = await watched(process.execPath, ['hack/test.mjs', '--unit'], env);
     assert.equal(unit.status, 0, unit.stdout + unit.stderr);
@@ -229,6 +307,8 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
     assert.equal(server.status, 0, server.stdout + server.stderr);
     assertAllPassed(server.stdout, 'the real-server tier');
     assert.doesNotMatch(server.stderr, /unit tier/);
-    t.diagnostic(`unit tier ${(unit.ms / 1000).toFixed(1)} s wall (${PAIRS.length} files); real-server tier ${(server.ms / 1000).toFixed(1)} s wall (${files.length} files, one control plane started and stopped); ratio ${(unit.ms / server.ms).toFixed(2)}`);
+    t.diagnostic(
+      `unit tier ${(unit.ms / 1000).toFixed(1)} s wall (${PAIRS.length} files); real-server tier ${(server.ms / 1000).toFixed(1)} s wall (${files.length} files, one control plane started and stopped); ratio ${(unit.ms / server.ms).toFixed(2)}`,
+    );
   });
 });

@@ -11,14 +11,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GoBuildError, newestPatch, requiredVersion, stagingReplaces } from '../../src/envtest/go-build.js';
-import { DEFAULT_K8S_MINOR, goPlatform, parseIndex, selectArchive, setupEnvtest, SetupEnvtestError } from '../../src/envtest/setup.js';
+import {
+  DEFAULT_K8S_MINOR,
+  goPlatform,
+  parseIndex,
+  selectArchive,
+  setupEnvtest,
+  SetupEnvtestError,
+} from '../../src/envtest/setup.js';
 import { createTgz } from '../../src/machinery/tar.js';
 import { run } from '../../src/cli/index.js';
 
 const script = (name: string, version: string) => Buffer.from(`#!/bin/sh\necho "${name} ${version}"\n`);
 function tarball(version: string): Buffer {
   return createTgz(
-    ['etcd', 'kube-apiserver', 'kubectl'].map((b) => ({ path: `controller-tools/envtest/${b}`, data: script(b, version), mode: 0o755 })),
+    ['etcd', 'kube-apiserver', 'kubectl'].map((b) => ({
+      path: `controller-tools/envtest/${b}`,
+      data: script(b, version),
+      mode: 0o755,
+    })),
   );
 }
 const sha512 = (b: Buffer) => createHash('sha512').update(b).digest('hex');
@@ -65,12 +76,21 @@ describe('setup-envtest: download path', () => {
       // 1.34.0 is served through a redirect, as GitHub's release downloads are.
       const link = v === '1.34.0' ? `${base}/redirect/files/${name}` : `${base}/files/${name}`;
       entries.push(`  v${v}:`, `    ${name}:`, `      hash: ${sha512(body)}`, `      selfLink: ${link}`);
-      entries.push(`    envtest-v${v}-plan9-mips.tar.gz:`, `      hash: ${'0'.repeat(128)}`, `      selfLink: ${base}/nope`);
+      entries.push(
+        `    envtest-v${v}-plan9-mips.tar.gz:`,
+        `      hash: ${'0'.repeat(128)}`,
+        `      selfLink: ${base}/nope`,
+      );
     }
     // A release whose tarball does not match its hash.
     const bad = `envtest-v1.32.9-${os}-${arch}.tar.gz`;
     files.set(`/files/${bad}`, tarball('1.32.9'));
-    entries.push('  v1.32.9:', `    ${bad}:`, `      hash: ${sha512(Buffer.from('something else'))}`, `      selfLink: ${base}/files/${bad}`);
+    entries.push(
+      '  v1.32.9:',
+      `    ${bad}:`,
+      `      hash: ${sha512(Buffer.from('something else'))}`,
+      `      selfLink: ${base}/files/${bad}`,
+    );
     index = `${entries.join('\n')}\n`;
     files.set('/envtest-releases.yaml', Buffer.from(index));
   });
@@ -81,15 +101,33 @@ describe('setup-envtest: download path', () => {
   });
 
   it('parses the index for one OS/arch, newest first, and picks versions as setup-envtest does', () => {
-    const archives = parseIndex(index, goPlatform(process.platform, process.arch).os, goPlatform(process.platform, process.arch).arch);
-    assert.deepEqual(archives.map((a) => a.version), ['1.35.0-alpha.1', '1.34.1', '1.34.0', '1.33.0', '1.32.9']);
+    const archives = parseIndex(
+      index,
+      goPlatform(process.platform, process.arch).os,
+      goPlatform(process.platform, process.arch).arch,
+    );
+    assert.deepEqual(
+      archives.map((a) => a.version),
+      ['1.35.0-alpha.1', '1.34.1', '1.34.0', '1.33.0', '1.32.9'],
+    );
     assert.equal(selectArchive(archives, '1.34', undefined).version, '1.34.1');
     assert.equal(selectArchive(archives, '1.34.x', undefined).version, '1.34.1');
     assert.equal(selectArchive(archives, 'v1.34.0', undefined).version, '1.34.0');
-    assert.equal(selectArchive(archives, '1.35.0-alpha.1', undefined).version, '1.35.0-alpha.1', 'a pre-release named exactly');
+    assert.equal(
+      selectArchive(archives, '1.35.0-alpha.1', undefined).version,
+      '1.35.0-alpha.1',
+      'a pre-release named exactly',
+    );
     assert.equal(selectArchive(archives, undefined, '1.33').version, '1.33.0', 'the default follows the default minor');
-    assert.equal(selectArchive(archives, undefined, '1.99').version, '1.34.1', 'else the newest release, never a pre-release');
-    assert.throws(() => selectArchive(archives, '1.20', undefined), (e: unknown) => e instanceof SetupEnvtestError && /1\.34\.1, 1\.34\.0, 1\.33\.0/.test(e.hint ?? ''));
+    assert.equal(
+      selectArchive(archives, undefined, '1.99').version,
+      '1.34.1',
+      'else the newest release, never a pre-release',
+    );
+    assert.throws(
+      () => selectArchive(archives, '1.20', undefined),
+      (e: unknown) => e instanceof SetupEnvtestError && /1\.34\.1, 1\.34\.0, 1\.33\.0/.test(e.hint ?? ''),
+    );
     assert.throws(() => parseIndex('nope: [', 'linux', 'amd64'), SetupEnvtestError);
     assert.throws(() => parseIndex('other: 1\n', 'linux', 'amd64'), /no "releases" map/);
   });
@@ -102,7 +140,12 @@ describe('setup-envtest: download path', () => {
   it('downloads, checks the sha512, unpacks into k8s/<version>-<os>-<arch> and then answers from the cache', async () => {
     const dir = tmp();
     const log: string[] = [];
-    const first = await setupEnvtest({ version: '1.34', dir, indexUrl: `${base}/envtest-releases.yaml`, log: (l) => log.push(l) });
+    const first = await setupEnvtest({
+      version: '1.34',
+      dir,
+      indexUrl: `${base}/envtest-releases.yaml`,
+      log: (l) => log.push(l),
+    });
     const { os, arch } = goPlatform(process.platform, process.arch);
     assert.equal(first.dir, join(dir, 'k8s', `1.34.1-${os}-${arch}`));
     assert.equal(first.source, 'download');
@@ -110,7 +153,10 @@ describe('setup-envtest: download path', () => {
       assert.equal(readFileSync(join(first.dir, b), 'utf8'), `#!/bin/sh\necho "${b} 1.34.1"\n`);
       assert.ok(statSync(join(first.dir, b)).mode & 0o100, `${b} is executable`);
     }
-    assert.ok(log.some((l) => /sha512 verified/.test(l)), log.join('\n'));
+    assert.ok(
+      log.some((l) => /sha512 verified/.test(l)),
+      log.join('\n'),
+    );
 
     // Same request again: the index is read, the tarball is not downloaded again.
     const before = hits.length;
@@ -133,7 +179,12 @@ describe('setup-envtest: download path', () => {
     const dir = tmp();
     let built = false;
     await assert.rejects(
-      setupEnvtest({ version: '1.32.9', dir, indexUrl: `${base}/envtest-releases.yaml`, debianBuild: async () => ((built = true), '/never') }),
+      setupEnvtest({
+        version: '1.32.9',
+        dir,
+        indexUrl: `${base}/envtest-releases.yaml`,
+        debianBuild: async () => ((built = true), '/never'),
+      }),
       (e: unknown) => e instanceof SetupEnvtestError && /sha512 mismatch/.test(e.message),
     );
     assert.equal(built, false);
@@ -142,7 +193,10 @@ describe('setup-envtest: download path', () => {
   });
 
   it('an unknown version lists what the index has', async () => {
-    await assert.rejects(setupEnvtest({ version: '1.21', dir: tmp(), indexUrl: `${base}/envtest-releases.yaml` }), /not in the envtest release index/);
+    await assert.rejects(
+      setupEnvtest({ version: '1.21', dir: tmp(), indexUrl: `${base}/envtest-releases.yaml` }),
+      /not in the envtest release index/,
+    );
   });
 
   it('without a network: the newest cached release of the minor, else the Go build, else the Debian build (auto) or an error (download)', async () => {
@@ -154,8 +208,17 @@ describe('setup-envtest: download path', () => {
     // The Go build is tried next, for the default minor when no version is asked for.
     const asked: string[] = [];
     const fresh = tmp();
-    const goBuilt = await setupEnvtest({ dir: fresh, indexUrl: closed, goBuild: async (v, root) => (asked.push(`${v} ${root}`), { dir: '/opt/go-envtest', version: `${DEFAULT_K8S_MINOR}.9`, cached: false }) });
-    assert.deepEqual([goBuilt.dir, goBuilt.source, goBuilt.version], ['/opt/go-envtest', 'go', `${DEFAULT_K8S_MINOR}.9`]);
+    const goBuilt = await setupEnvtest({
+      dir: fresh,
+      indexUrl: closed,
+      goBuild: async (v, root) => (
+        asked.push(`${v} ${root}`), { dir: '/opt/go-envtest', version: `${DEFAULT_K8S_MINOR}.9`, cached: false }
+      ),
+    });
+    assert.deepEqual(
+      [goBuilt.dir, goBuilt.source, goBuilt.version],
+      ['/opt/go-envtest', 'go', `${DEFAULT_K8S_MINOR}.9`],
+    );
     assert.deepEqual(asked, [`${DEFAULT_K8S_MINOR} ${fresh}`]);
 
     // No Go (or no proxy): the legacy Debian build, said to be legacy.
@@ -163,42 +226,92 @@ describe('setup-envtest: download path', () => {
     const noGo = async () => {
       throw new GoBuildError('no Go 1.21 or newer found');
     };
-    const built = await setupEnvtest({ dir: fresh, indexUrl: closed, platform: 'linux', arch: 'x64', goBuild: noGo, debianBuild: async () => '/opt/debian-envtest/bin', log: (l) => log.push(l) });
+    const built = await setupEnvtest({
+      dir: fresh,
+      indexUrl: closed,
+      platform: 'linux',
+      arch: 'x64',
+      goBuild: noGo,
+      debianBuild: async () => '/opt/debian-envtest/bin',
+      log: (l) => log.push(l),
+    });
     assert.deepEqual([built.dir, built.source], ['/opt/debian-envtest/bin', 'debian']);
-    assert.ok(log.some((l) => /download not possible .*ECONNREFUSED.*building from Go modules/.test(l)), log.join('\n'));
-    assert.ok(log.some((l) => /Go build is not possible \(no Go .*: the LEGACY kube-apiserver v1\.20\.2/.test(l)), log.join('\n'));
+    assert.ok(
+      log.some((l) => /download not possible .*ECONNREFUSED.*building from Go modules/.test(l)),
+      log.join('\n'),
+    );
+    assert.ok(
+      log.some((l) => /Go build is not possible \(no Go .*: the LEGACY kube-apiserver v1\.20\.2/.test(l)),
+      log.join('\n'),
+    );
     // --source go does not fall back to Debian.
-    await assert.rejects(setupEnvtest({ dir: fresh, source: 'go', goBuild: noGo, debianBuild: async () => '/never' }), (e: unknown) => e instanceof SetupEnvtestError && /no Go/.test(e.message));
+    await assert.rejects(
+      setupEnvtest({ dir: fresh, source: 'go', goBuild: noGo, debianBuild: async () => '/never' }),
+      (e: unknown) => e instanceof SetupEnvtestError && /no Go/.test(e.message),
+    );
 
     await assert.rejects(setupEnvtest({ dir: fresh, indexUrl: closed, source: 'download' }), /cannot reach/);
-    await assert.rejects(setupEnvtest({ dir: fresh, indexUrl: closed, platform: 'darwin', arch: 'arm64', goBuild: noGo }), (e: unknown) => e instanceof SetupEnvtestError && /only the download works/.test(e.hint ?? ''));
+    await assert.rejects(
+      setupEnvtest({ dir: fresh, indexUrl: closed, platform: 'darwin', arch: 'arm64', goBuild: noGo }),
+      (e: unknown) => e instanceof SetupEnvtestError && /only the download works/.test(e.hint ?? ''),
+    );
   });
 
   it('KUBEBUILDER_ASSETS comes first when it holds both binaries of the requested minor', async () => {
     const assets = tmp();
-    for (const b of ['etcd', 'kube-apiserver']) writeFileSync(join(assets, b), `#!/bin/sh\necho "Kubernetes v1.35.2"\n`, { mode: 0o755 });
+    for (const b of ['etcd', 'kube-apiserver'])
+      writeFileSync(join(assets, b), `#!/bin/sh\necho "Kubernetes v1.35.2"\n`, { mode: 0o755 });
     const none = async () => {
       throw new GoBuildError('not asked');
     };
     const used = await setupEnvtest({ dir: tmp(), assets, indexUrl: closed, goBuild: none });
     assert.deepEqual([used.dir, used.source, used.version], [assets, 'assets', '1.35']);
-    assert.equal((await setupEnvtest({ dir: tmp(), assets, version: '1.35', indexUrl: closed, goBuild: none })).source, 'assets');
+    assert.equal(
+      (await setupEnvtest({ dir: tmp(), assets, version: '1.35', indexUrl: closed, goBuild: none })).source,
+      'assets',
+    );
     // Another minor asked for: looked up as usual (here: the index).
-    const other = await setupEnvtest({ dir: tmp(), assets, version: '1.34', indexUrl: `${base}/envtest-releases.yaml` });
+    const other = await setupEnvtest({
+      dir: tmp(),
+      assets,
+      version: '1.34',
+      indexUrl: `${base}/envtest-releases.yaml`,
+    });
     assert.deepEqual([other.source, other.version], ['download', '1.34.1']);
     // A folder missing kube-apiserver is not used.
     const half = tmp();
     writeFileSync(join(half, 'etcd'), '#!/bin/sh\n', { mode: 0o755 });
-    assert.equal((await setupEnvtest({ dir: tmp(), assets: half, version: '1.34', indexUrl: `${base}/envtest-releases.yaml` })).source, 'download');
+    assert.equal(
+      (await setupEnvtest({ dir: tmp(), assets: half, version: '1.34', indexUrl: `${base}/envtest-releases.yaml` }))
+        .source,
+      'download',
+    );
   });
 
   it("the Go build's module: staging modules replaced by their published versions, etcd as Kubernetes pins it", () => {
-    const goMod = ['module k8s.io/kubernetes', 'go 1.26.0', 'require (', '\tgo.etcd.io/etcd/server/v3 v3.6.8 // indirect', ')', 'replace (', '\tk8s.io/api => ./staging/src/k8s.io/api', '\tk8s.io/client-go => ./staging/src/k8s.io/client-go', '\tgithub.com/x/y => github.com/x/y v1.0.0', ')'].join('\n');
-    assert.deepEqual(stagingReplaces(goMod, '1.36.3'), ['\tk8s.io/api => k8s.io/api v0.36.3', '\tk8s.io/client-go => k8s.io/client-go v0.36.3']);
+    const goMod = [
+      'module k8s.io/kubernetes',
+      'go 1.26.0',
+      'require (',
+      '\tgo.etcd.io/etcd/server/v3 v3.6.8 // indirect',
+      ')',
+      'replace (',
+      '\tk8s.io/api => ./staging/src/k8s.io/api',
+      '\tk8s.io/client-go => ./staging/src/k8s.io/client-go',
+      '\tgithub.com/x/y => github.com/x/y v1.0.0',
+      ')',
+    ].join('\n');
+    assert.deepEqual(stagingReplaces(goMod, '1.36.3'), [
+      '\tk8s.io/api => k8s.io/api v0.36.3',
+      '\tk8s.io/client-go => k8s.io/client-go v0.36.3',
+    ]);
     assert.throws(() => stagingReplaces('module k8s.io/kubernetes\n', '1.36.3'), GoBuildError);
     assert.equal(requiredVersion(goMod, 'go.etcd.io/etcd/server/v3'), 'v3.6.8');
     assert.equal(requiredVersion(goMod, 'go.etcd.io/etcd/client/v3'), undefined);
-    assert.equal(newestPatch(['v1.35.4', 'v1.36.1', 'v1.36.10', 'v1.36.3', 'v1.37.0-alpha.1', 'v1.37.2'], 36), '1.36.10');
+    assert.equal(
+      newestPatch(['v1.35.4', 'v1.36.1', 'v1.36.10', 'v1.36.3', 'v1.37.0-alpha.1', 'v1.37.2'], 36),
+      '1.36.10',
+    );
     assert.equal(newestPatch(['v1.36.0-rc.1'], 36), undefined);
   });
 
@@ -207,7 +320,10 @@ describe('setup-envtest: download path', () => {
     let err = '';
     const ctx = { cwd: tmp(), color: false, out: (t: string) => void (out += t), err: (t: string) => void (err += t) };
     const dir = tmp();
-    const code = await run(['node', 'kubeforge', 'setup-envtest', '1.33', '--bin-dir', dir, '--index', `${base}/envtest-releases.yaml`], ctx);
+    const code = await run(
+      ['node', 'kubeforge', 'setup-envtest', '1.33', '--bin-dir', dir, '--index', `${base}/envtest-releases.yaml`],
+      ctx,
+    );
     assert.equal(code, 0, err);
     const { os, arch } = goPlatform(process.platform, process.arch);
     assert.equal(out, `${join(dir, 'k8s', `1.33.0-${os}-${arch}`)}\n`);
@@ -215,7 +331,13 @@ describe('setup-envtest: download path', () => {
 
     out = '';
     err = '';
-    assert.equal(await run(['node', 'kubeforge', 'setup-envtest', '1.21', '--bin-dir', dir, '--index', `${base}/envtest-releases.yaml`], ctx), 1);
+    assert.equal(
+      await run(
+        ['node', 'kubeforge', 'setup-envtest', '1.21', '--bin-dir', dir, '--index', `${base}/envtest-releases.yaml`],
+        ctx,
+      ),
+      1,
+    );
     assert.equal(out, '');
     assert.match(err, /error: Kubernetes 1\.21 is not in the envtest release index[^\n]*\nhint: pick one it lists/);
   });

@@ -4,15 +4,32 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ConflictError, isConflict, isInvalid, isNotFound, StatusError } from '../../src/runtime/client/errors.js';
+import { ConflictError, isConflict, isInvalid, isNotFound, type StatusError } from '../../src/runtime/client/errors.js';
 import { controllerManagedBy } from '../../src/runtime/controller/index.js';
-import { FakeAPIServer, newFakeClient, newTestManager, reconcileContext, RecordingEventRecorder, withInterceptors } from '../../src/testing/index.js';
+import {
+  FakeAPIServer,
+  newFakeClient,
+  newTestManager,
+  reconcileContext,
+  RecordingEventRecorder,
+  withInterceptors,
+} from '../../src/testing/index.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const crdDir = join(root, 'test/fixtures/fake');
 const W = { apiVersion: 'fake.kubeforge.io/v1', kind: 'Widget' };
-type Widget = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; resourceVersion?: string; generation?: number }; spec: Record<string, unknown>; status?: Record<string, unknown> };
-const widget = (name: string, spec: Record<string, unknown> = { size: 2 }, status?: Record<string, unknown>): Widget => ({ ...W, metadata: { name, namespace: 'team-a' }, spec, ...(status ? { status } : {}) });
+type Widget = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; resourceVersion?: string; generation?: number };
+  spec: Record<string, unknown>;
+  status?: Record<string, unknown>;
+};
+const widget = (
+  name: string,
+  spec: Record<string, unknown> = { size: 2 },
+  status?: Record<string, unknown>,
+): Widget => ({ ...W, metadata: { name, namespace: 'team-a' }, spec, ...(status ? { status } : {}) });
 
 describe('the fake client', () => {
   const closers: (() => Promise<void>)[] = [];
@@ -26,14 +43,20 @@ describe('the fake client', () => {
     try {
       const c = await newFakeClient({ crdDirectoryPaths: [crdDir] });
       closers.push(() => c.close());
-      assert.equal((await c.list({ apiVersion: 'v1', kind: 'Namespace' })).items.some((n) => n.metadata?.name === 'default'), true);
+      assert.equal(
+        (await c.list({ apiVersion: 'v1', kind: 'Namespace' })).items.some((n) => n.metadata?.name === 'default'),
+        true,
+      );
     } finally {
       if (saved !== undefined) process.env.KUBEBUILDER_ASSETS = saved;
     }
   });
 
   it('seeds objects with their status, creating their namespace; defaults applied', async () => {
-    const c = await newFakeClient({ crdDirectoryPaths: [crdDir], objects: [widget('seeded', { size: 2 }, { ready: true })] });
+    const c = await newFakeClient({
+      crdDirectoryPaths: [crdDir],
+      objects: [widget('seeded', { size: 2 }, { ready: true })],
+    });
     closers.push(() => c.close());
     const got = await c.get<Widget>(W, { namespace: 'team-a', name: 'seeded' });
     assert.deepEqual(got.status, { ready: true });
@@ -42,10 +65,13 @@ describe('the fake client', () => {
   });
 
   it('refuses a seed object the API server would refuse, naming it', async () => {
-    await assert.rejects(newFakeClient({ crdDirectoryPaths: [crdDir], objects: [widget('bad', { size: 99 })] }), /Widget bad: Widget\.fake\.kubeforge\.io "bad" is invalid: spec\.size/);
+    await assert.rejects(
+      newFakeClient({ crdDirectoryPaths: [crdDir], objects: [widget('bad', { size: 99 })] }),
+      /Widget bad: Widget\.fake\.kubeforge\.io "bad" is invalid: spec\.size/,
+    );
   });
 
-  it('answers with the client\'s typed errors: NotFound, Conflict, Invalid', async () => {
+  it("answers with the client's typed errors: NotFound, Conflict, Invalid", async () => {
     const c = await newFakeClient({ crdDirectoryPaths: [crdDir], objects: [widget('w')] });
     closers.push(() => c.close());
     await assert.rejects(c.get(W, { namespace: 'team-a', name: 'nope' }), (e) => isNotFound(e));
@@ -55,22 +81,38 @@ describe('the fake client', () => {
     await c.update(a);
     b.spec.size = 4;
     await assert.rejects(c.update(b), (e) => isConflict(e) && e instanceof ConflictError);
-    await assert.rejects(c.create(widget('x', { size: 0 })), (e) => isInvalid(e) && (e as StatusError).status.details?.causes?.[0]?.field === 'spec.size');
+    await assert.rejects(
+      c.create(widget('x', { size: 0 })),
+      (e) => isInvalid(e) && (e as StatusError).status.details?.causes?.[0]?.field === 'spec.size',
+    );
   });
 
   it('validate and validateUpdate say what the API server would, without storing', async () => {
-    const server = await FakeAPIServer.start({ crdDirectoryPaths: [crdDir], objects: [widget('w', { size: 2, frozen: 'ice' })] });
+    const server = await FakeAPIServer.start({
+      crdDirectoryPaths: [crdDir],
+      objects: [widget('w', { size: 2, frozen: 'ice' })],
+    });
     closers.push(() => server.stop());
     assert.equal(server.validate(widget('ok')), undefined);
     const refused = server.validate(widget('bad', { size: 3, minReplicas: 5 }));
     assert.ok(refused && isInvalid(refused));
     // As the API server words a failed rule on an object: the value is left out.
     assert.match(refused.message, /spec\.minReplicas: Invalid value: minReplicas must not exceed replicas$/);
-    const update = server.validateUpdate(widget('w', { size: 2, frozen: 'ice' }), widget('w', { size: 2, frozen: 'water' }));
+    const update = server.validateUpdate(
+      widget('w', { size: 2, frozen: 'ice' }),
+      widget('w', { size: 2, frozen: 'water' }),
+    );
     assert.ok(update && isInvalid(update));
     assert.match(update.message, /frozen is immutable/);
-    assert.equal(server.validateUpdate(widget('w', { size: 2, frozen: 'ice' }), widget('w', { size: 5, frozen: 'ice' })), undefined);
-    assert.equal((await server.client().get<Widget>(W, { namespace: 'team-a', name: 'w' })).spec.size, 2, 'nothing was stored');
+    assert.equal(
+      server.validateUpdate(widget('w', { size: 2, frozen: 'ice' }), widget('w', { size: 5, frozen: 'ice' })),
+      undefined,
+    );
+    assert.equal(
+      (await server.client().get<Widget>(W, { namespace: 'team-a', name: 'w' })).spec.size,
+      2,
+      'nothing was stored',
+    );
   });
 
   it('withInterceptors injects faults and passes the rest through', async () => {
@@ -104,7 +146,15 @@ describe('the fake client', () => {
           const w = await mgr.getClient().get<Widget>(W, req);
           w.status = { ready: true, replicas: Number(w.spec.replicas) };
           await mgr.getClient().status().update(w);
-          recorder.eventf(w, null, 'Normal', 'Reconciled', 'Reconcile', 'generation %d reconciled', w.metadata.generation);
+          recorder.eventf(
+            w,
+            null,
+            'Normal',
+            'Reconciled',
+            'Reconcile',
+            'generation %d reconciled',
+            w.metadata.generation,
+          );
           return {};
         },
       });
@@ -153,7 +203,13 @@ describe('the fake client', () => {
             schema: {
               openAPIV3Schema: {
                 type: 'object',
-                properties: { spec: { type: 'object', properties: { min: { type: 'integer' }, max: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.min <= self.max', message: 'min must not exceed max' }] } },
+                properties: {
+                  spec: {
+                    type: 'object',
+                    properties: { min: { type: 'integer' }, max: { type: 'integer' } },
+                    'x-kubernetes-validations': [{ rule: 'self.min <= self.max', message: 'min must not exceed max' }],
+                  },
+                },
               },
             },
           },
@@ -163,10 +219,13 @@ describe('the fake client', () => {
     await c.create(crd);
     const G = { apiVersion: 'late.kubeforge.io/v1', kind: 'Gadget' };
     await c.create({ ...G, metadata: { name: 'fine', namespace: 'default' }, spec: { min: 1, max: 2 } });
-    await assert.rejects(c.create({ ...G, metadata: { name: 'upside-down', namespace: 'default' }, spec: { min: 3, max: 2 } }), (e: unknown) => {
-      assert.ok(isInvalid(e), String(e));
-      assert.match((e as StatusError).message, /is invalid: spec: Invalid value: .*min must not exceed max/);
-      return true;
-    });
+    await assert.rejects(
+      c.create({ ...G, metadata: { name: 'upside-down', namespace: 'default' }, spec: { min: 3, max: 2 } }),
+      (e: unknown) => {
+        assert.ok(isInvalid(e), String(e));
+        assert.match((e as StatusError).message, /is invalid: spec: Invalid value: .*min must not exceed max/);
+        return true;
+      },
+    );
   });
 });

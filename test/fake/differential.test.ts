@@ -19,14 +19,17 @@ const crdDir = join(root, 'test/fixtures/fake');
 /** Scenarios where the fake is known to answer otherwise, and why (docs/testing.md, "Testing without an API server"). */
 const KNOWN: Record<string, string> = {
   'create refused: the body names another kind':
-    'a body whose kind is not the URL\'s: the server validates it as the URL\'s Kind without its defaults (422, kind: must be Widget, and CEL errors); the fake refuses it with 400 BadRequest',
+    "a body whose kind is not the URL's: the server validates it as the URL's Kind without its defaults (422, kind: must be Widget, and CEL errors); the fake refuses it with 400 BadRequest",
   'built-in: a false, 0 or "" in a Go field that is not a pointer is not kept':
     'the server prints a Go struct, whose zero values of fields that are not pointers are omitted (paused: false, minReadySeconds: 0); the models the fake decodes with do not say which fields are pointers, so it keeps them as sent',
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-type Step = { label: string; ok?: unknown; error?: unknown } | { label: string; events: unknown[] } | { label: string; note: unknown };
+type Step =
+  | { label: string; ok?: unknown; error?: unknown }
+  | { label: string; events: unknown[] }
+  | { label: string; note: unknown };
 
 /** Replaces what differs by nature between two servers: uids, times, resourceVersion numbers, generated name suffixes. */
 class Normalizer {
@@ -43,10 +46,12 @@ class Normalizer {
         out[k] = this.value(o[k], k);
       }
       const m = out.metadata as Record<string, unknown> | undefined;
-      if (m && typeof m.generateName === 'string' && typeof m.name === 'string' && m.name.startsWith(m.generateName)) m.name = `${m.generateName}<suffix>`;
+      if (m && typeof m.generateName === 'string' && typeof m.name === 'string' && m.name.startsWith(m.generateName))
+        m.name = `${m.generateName}<suffix>`;
       // A list's resourceVersion is the store's current revision: on a real server other writers
       // (leases, other scenarios) move it, so only its presence is compared.
-      if (typeof out.kind === 'string' && out.kind.endsWith('List') && m && 'resourceVersion' in m) m.resourceVersion = '<list>';
+      if (typeof out.kind === 'string' && out.kind.endsWith('List') && m && 'resourceVersion' in m)
+        m.resourceVersion = '<list>';
       if (m && typeof m.continue === 'string' && m.continue !== '') m.continue = '<token>';
       return out;
     }
@@ -69,15 +74,40 @@ class Normalizer {
 
   error(e: unknown): unknown {
     if (!(e instanceof StatusError)) return { thrown: String(e) };
-    const st = e.status as { message?: string; details?: { name?: string; group?: string; kind?: string; causes?: { reason?: string; message?: string; field?: string }[] } };
-    const causes = [...(st.details?.causes ?? [])].map((c) => ({ reason: c.reason, field: c.field, message: c.message?.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z/g, '<time>') })).sort((a, b) => `${a.field} ${a.message}`.localeCompare(`${b.field} ${b.message}`));
+    const st = e.status as {
+      message?: string;
+      details?: {
+        name?: string;
+        group?: string;
+        kind?: string;
+        causes?: { reason?: string; message?: string; field?: string }[];
+      };
+    };
+    const causes = [...(st.details?.causes ?? [])]
+      .map((c) => ({
+        reason: c.reason,
+        field: c.field,
+        message: c.message?.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z/g, '<time>'),
+      }))
+      .sort((a, b) => `${a.field} ${a.message}`.localeCompare(`${b.field} ${b.message}`));
     let message = (st.message ?? '')
       .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (u) => this.map(this.ids, u, 'uid'))
-      .replace(/ResourceVersion in record \((\d+)\)/, (_, rv: string) => `ResourceVersion in record (${this.map(this.rvs, rv, 'rv')})`)
+      .replace(
+        /ResourceVersion in record \((\d+)\)/,
+        (_, rv: string) => `ResourceVersion in record (${this.map(this.rvs, rv, 'rv')})`,
+      )
       .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z/g, '<time>');
     // The API server lists several errors in map order: compare them as a set.
-    if (causes.length > 1 && message.includes(': [')) message = `${message.slice(0, message.indexOf(': [') + 2)}{${causes.map((c) => `${c.field}: ${c.message}`).join(' | ')}}`;
-    const details = st.details ? { name: st.details.name, group: st.details.group, kind: st.details.kind, causes: causes.length ? causes : undefined } : undefined;
+    if (causes.length > 1 && message.includes(': ['))
+      message = `${message.slice(0, message.indexOf(': [') + 2)}{${causes.map((c) => `${c.field}: ${c.message}`).join(' | ')}}`;
+    const details = st.details
+      ? {
+          name: st.details.name,
+          group: st.details.group,
+          kind: st.details.kind,
+          causes: causes.length ? causes : undefined,
+        }
+      : undefined;
     return { code: e.code, reason: e.reason, message, details: this.value(details) };
   }
 }
@@ -85,14 +115,31 @@ class Normalizer {
 async function runScenario(rest: RestClient, ns: string, run: (s: Run) => Promise<void>): Promise<Step[]> {
   const steps: Step[] = [];
   const n = new Normalizer();
-  await rest.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+  await rest.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+  });
   const s: Run = {
     ns,
     rest,
     async do(label, method, path, body, o = {}) {
       try {
-        const answer = await rest.request(method, path, { body, contentType: o.contentType, query: o.query, accept: o.accept, what: '' });
-        steps.push({ label, ok: o.quiet ? true : n.value(method === 'DELETE' && (answer as { kind?: string })?.kind === 'Status' ? { kind: 'Status', status: (answer as { status?: string }).status } : answer) });
+        const answer = await rest.request(method, path, {
+          body,
+          contentType: o.contentType,
+          query: o.query,
+          accept: o.accept,
+          what: '',
+        });
+        steps.push({
+          label,
+          ok: o.quiet
+            ? true
+            : n.value(
+                method === 'DELETE' && (answer as { kind?: string })?.kind === 'Status'
+                  ? { kind: 'Status', status: (answer as { status?: string }).status }
+                  : answer,
+              ),
+        });
         return answer;
       } catch (e) {
         steps.push({ label, error: n.error(e) });
@@ -123,7 +170,8 @@ async function runScenario(rest: RestClient, ns: string, run: (s: Run) => Promis
           // Events of the last write reach the watch shortly after its answer: wait until none
           // came for 600 ms (at most 5 s), so a loaded machine does not cut the transcript short.
           const since = Date.now();
-          while (Date.now() - Math.max(lastEvent, since) < 600 && Date.now() - since < 5_000) await new Promise((r) => setTimeout(r, 50));
+          while (Date.now() - Math.max(lastEvent, since) < 600 && Date.now() - since < 5_000)
+            await new Promise((r) => setTimeout(r, 50));
           req.destroy();
           steps.push({ label, events: events.map((e) => n.value(e)) });
         },
@@ -159,7 +207,11 @@ describe('the fake API server answers as a real kube-apiserver (differential)', 
   it('has at least 150 scenarios, each named once', () => {
     assert.ok(SCENARIOS.length >= 150, `${SCENARIOS.length} scenarios`);
     assert.equal(new Set(SCENARIOS.map((s) => s.name)).size, SCENARIOS.length);
-    for (const k of Object.keys(KNOWN)) assert.ok(SCENARIOS.some((s) => s.name === k), `KNOWN names a scenario that does not exist: ${k}`);
+    for (const k of Object.keys(KNOWN))
+      assert.ok(
+        SCENARIOS.some((s) => s.name === k),
+        `KNOWN names a scenario that does not exist: ${k}`,
+      );
   });
 
   SCENARIOS.forEach((scenario, i) => {
@@ -169,11 +221,18 @@ describe('the fake API server answers as a real kube-apiserver (differential)', 
       const fromReal = await runScenario(real, ns, scenario.run);
       if (process.env.FAKE_DIFF_DUMP) {
         mkdirSync(process.env.FAKE_DIFF_DUMP, { recursive: true });
-        writeFileSync(join(process.env.FAKE_DIFF_DUMP, `${i}.json`), JSON.stringify({ name: scenario.name, fake: fromFake, real: fromReal }, null, 1));
+        writeFileSync(
+          join(process.env.FAKE_DIFF_DUMP, `${i}.json`),
+          JSON.stringify({ name: scenario.name, fake: fromFake, real: fromReal }, null, 1),
+        );
       }
       const why = KNOWN[scenario.name];
       if (why) {
-        assert.notDeepEqual(fromFake, fromReal, `listed as a known difference (${why}) but the fake now answers as the server: remove it from KNOWN`);
+        assert.notDeepEqual(
+          fromFake,
+          fromReal,
+          `listed as a known difference (${why}) but the fake now answers as the server: remove it from KNOWN`,
+        );
         return;
       }
       assert.deepEqual(fromFake, fromReal);

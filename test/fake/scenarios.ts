@@ -15,9 +15,20 @@ export interface Run {
   ns: string;
   rest: RestClient;
   /** Sends a request and records its outcome under `label`; returns the answer (undefined on error). */
-  do(label: string, method: string, path: string, body?: unknown, o?: { contentType?: string; query?: Record<string, string>; quiet?: boolean; accept?: string }): Promise<any>;
+  do(
+    label: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    o?: { contentType?: string; query?: Record<string, string>; quiet?: boolean; accept?: string },
+  ): Promise<any>;
   /** Opens a watch on a collection path (from the list's resourceVersion when given) and records its events until `stop()`. */
-  watch(label: string, path: string, query?: Record<string, string>, accept?: string): Promise<{ stop(): Promise<void> }>;
+  watch(
+    label: string,
+    path: string,
+    query?: Record<string, string>,
+    accept?: string,
+  ): Promise<{ stop(): Promise<void> }>;
   /** Records a value computed by the scenario. */
   note(label: string, value: unknown): void;
 }
@@ -27,12 +38,19 @@ export interface Scenario {
   run(s: Run): Promise<void>;
 }
 
-export const W = (ns: string, name?: string, sub?: string) => `/apis/${V1}/namespaces/${ns}/widgets${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
-export const W2 = (ns: string, name?: string, sub?: string) => `/apis/${GROUP}/v2/namespaces/${ns}/widgets${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
+export const W = (ns: string, name?: string, sub?: string) =>
+  `/apis/${V1}/namespaces/${ns}/widgets${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
+export const W2 = (ns: string, name?: string, sub?: string) =>
+  `/apis/${GROUP}/v2/namespaces/${ns}/widgets${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
 export const G = (name?: string, sub?: string) => `/apis/${V1}/gadgets${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
 export const CM = (ns: string, name?: string) => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`;
 
-export function widget(name: string, spec: Record<string, unknown> = { size: 3 }, metadata: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+export function widget(
+  name: string,
+  spec: Record<string, unknown> = { size: 3 },
+  metadata: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+) {
   return { apiVersion: V1, kind: 'Widget', metadata: { name, ...metadata }, spec, ...extra };
 }
 
@@ -45,7 +63,10 @@ const META = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 const META_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 const JSONPATCH = { contentType: 'application/json-patch+json' };
 const SMP = { contentType: 'application/strategic-merge-patch+json' };
-const APPLY = (manager: string, force = false) => ({ contentType: 'application/apply-patch+yaml', query: { fieldManager: manager, ...(force ? { force: 'true' } : {}) } });
+const APPLY = (manager: string, force = false) => ({
+  contentType: 'application/apply-patch+yaml',
+  query: { fieldManager: manager, ...(force ? { force: 'true' } : {}) },
+});
 
 /** A spec value per invalid-value scenario: each is created and must be refused alike. */
 const INVALID_SPECS: Record<string, Record<string, unknown>> = {
@@ -100,7 +121,16 @@ const VALID_SPECS: Record<string, Record<string, unknown>> = {
   'intOrString as an integer': { size: 3, intOrString: 5 },
   'intOrString as a string': { size: 3, intOrString: '50%' },
   'a date-time and a ratio': { size: 3, when: '2026-01-02T03:04:05Z', ratio: 0.75 },
-  'a full spec': { size: 10, replicas: 4, minReplicas: 4, mode: 'Slow', name: 'abc', tags: ['x', 'y'], config: { a: 'b' }, frozen: 'ice' },
+  'a full spec': {
+    size: 10,
+    replicas: 4,
+    minReplicas: 4,
+    mode: 'Slow',
+    name: 'abc',
+    tags: ['x', 'y'],
+    config: { a: 'b' },
+    frozen: 'ice',
+  },
   'size at its bounds': { size: 1 },
   'replicas zero and minReplicas zero': { size: 10, replicas: 0 },
   'a ratio that is a multiple': { size: 3, ratio: 0.5 },
@@ -136,7 +166,16 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'create: metadata the server owns is ignored',
     run: async (s) => {
-      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { uid: '0c0c0c0c-0000-0000-0000-000000000000', generation: 7, creationTimestamp: '2001-01-01T00:00:00Z' }));
+      await s.do(
+        'create',
+        'POST',
+        W(s.ns),
+        widget(
+          'w',
+          { size: 3 },
+          { uid: '0c0c0c0c-0000-0000-0000-000000000000', generation: 7, creationTimestamp: '2001-01-01T00:00:00Z' },
+        ),
+      );
     },
   },
   {
@@ -155,7 +194,12 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'create: generateName',
     run: async (s) => {
-      await s.do('create', 'POST', W(s.ns), { apiVersion: V1, kind: 'Widget', metadata: { generateName: 'gen-' }, spec: { size: 3 } });
+      await s.do('create', 'POST', W(s.ns), {
+        apiVersion: V1,
+        kind: 'Widget',
+        metadata: { generateName: 'gen-' },
+        spec: { size: 3 },
+      });
     },
   },
   {
@@ -197,7 +241,12 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'create refused: invalid label key and value',
     run: async (s) => {
-      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { labels: { 'bad key': 'ok', good: 'bad value!' } }));
+      await s.do(
+        'create',
+        'POST',
+        W(s.ns),
+        widget('w', { size: 3 }, { labels: { 'bad key': 'ok', good: 'bad value!' } }),
+      );
     },
   },
   {
@@ -209,15 +258,32 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'create refused: an owner reference without uid and kind',
     run: async (s) => {
-      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { ownerReferences: [{ apiVersion: 'v1', name: 'x' }] }));
+      await s.do(
+        'create',
+        'POST',
+        W(s.ns),
+        widget('w', { size: 3 }, { ownerReferences: [{ apiVersion: 'v1', name: 'x' }] }),
+      );
     },
   },
   {
     name: 'create refused: two controller owner references',
     run: async (s) => {
       const refs = [
-        { apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: '11111111-1111-1111-1111-111111111111', controller: true },
-        { apiVersion: 'v1', kind: 'ConfigMap', name: 'b', uid: '22222222-2222-2222-2222-222222222222', controller: true },
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          name: 'a',
+          uid: '11111111-1111-1111-1111-111111111111',
+          controller: true,
+        },
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          name: 'b',
+          uid: '22222222-2222-2222-2222-222222222222',
+          controller: true,
+        },
       ];
       await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { ownerReferences: refs }));
     },
@@ -230,7 +296,25 @@ export const SCENARIOS: Scenario[] = [
         'create',
         'POST',
         W(s.ns),
-        widget('w', { size: 3 }, { labels: { app: 'x' }, annotations: { 'example.com/a': 'b' }, finalizers: ['example.com/f'], ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner?.metadata?.uid, controller: true, blockOwnerDeletion: true }] }),
+        widget(
+          'w',
+          { size: 3 },
+          {
+            labels: { app: 'x' },
+            annotations: { 'example.com/a': 'b' },
+            finalizers: ['example.com/f'],
+            ownerReferences: [
+              {
+                apiVersion: 'v1',
+                kind: 'ConfigMap',
+                name: 'owner',
+                uid: owner?.metadata?.uid,
+                controller: true,
+                blockOwnerDeletion: true,
+              },
+            ],
+          },
+        ),
       );
     },
   },
@@ -244,7 +328,11 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'create: a cluster-scoped Kind under a namespace path is not found',
     run: async (s) => {
-      await s.do('create', 'POST', `/apis/${V1}/namespaces/${s.ns}/gadgets`, { apiVersion: V1, kind: 'Gadget', metadata: { name: `${s.ns}-g` } });
+      await s.do('create', 'POST', `/apis/${V1}/namespaces/${s.ns}/gadgets`, {
+        apiVersion: V1,
+        kind: 'Gadget',
+        metadata: { name: `${s.ns}-g` },
+      });
     },
   },
   {
@@ -284,7 +372,19 @@ export const SCENARIOS: Scenario[] = [
       await s.do('b', 'POST', W(s.ns), widget('b', { size: 1 }, { labels: { tier: 'db', env: 'prod' } }));
       await s.do('c', 'POST', W(s.ns), widget('c', { size: 1 }, { labels: { tier: 'web' } }));
       await s.do('d', 'POST', W(s.ns), widget('d', { size: 1 }, { labels: { n: '5' } }));
-      for (const sel of ['tier=web', 'tier==web', 'tier!=web', 'tier in (web,db)', 'tier notin (web)', 'env', '!env', 'tier=web,env=prod', 'n>3', 'n<3', '']) {
+      for (const sel of [
+        'tier=web',
+        'tier==web',
+        'tier!=web',
+        'tier in (web,db)',
+        'tier notin (web)',
+        'env',
+        '!env',
+        'tier=web,env=prod',
+        'n>3',
+        'n<3',
+        '',
+      ]) {
         await s.do(`list ${sel}`, 'GET', W(s.ns), undefined, { query: { labelSelector: sel } });
       }
     },
@@ -300,7 +400,14 @@ export const SCENARIOS: Scenario[] = [
     run: async (s) => {
       await s.do('a', 'POST', W(s.ns), widget('a', { size: 1, mode: 'Slow' }));
       await s.do('b', 'POST', W(s.ns), widget('b', { size: 1 }));
-      for (const sel of ['metadata.name=a', 'metadata.name!=a', `metadata.namespace=${s.ns}`, 'spec.mode=Slow', 'spec.mode==Fast', 'spec.mode!=Fast']) {
+      for (const sel of [
+        'metadata.name=a',
+        'metadata.name!=a',
+        `metadata.namespace=${s.ns}`,
+        'spec.mode=Slow',
+        'spec.mode==Fast',
+        'spec.mode!=Fast',
+      ]) {
         await s.do(`list ${sel}`, 'GET', W(s.ns), undefined, { query: { fieldSelector: sel } });
       }
     },
@@ -317,15 +424,22 @@ export const SCENARIOS: Scenario[] = [
     run: async (s) => {
       for (const n of ['a', 'b', 'c', 'd', 'e']) await s.do(n, 'POST', W(s.ns), widget(n, { size: 1 }));
       const p1 = await s.do('page 1', 'GET', W(s.ns), undefined, { query: { limit: '2' } });
-      const p2 = await s.do('page 2', 'GET', W(s.ns), undefined, { query: { limit: '2', continue: p1?.metadata?.continue ?? '' } });
-      await s.do('page 3', 'GET', W(s.ns), undefined, { query: { limit: '2', continue: p2?.metadata?.continue ?? '' } });
+      const p2 = await s.do('page 2', 'GET', W(s.ns), undefined, {
+        query: { limit: '2', continue: p1?.metadata?.continue ?? '' },
+      });
+      await s.do('page 3', 'GET', W(s.ns), undefined, {
+        query: { limit: '2', continue: p2?.metadata?.continue ?? '' },
+      });
     },
   },
   {
     name: 'list: in key order, across namespaces by label',
     run: async (s) => {
-      for (const n of ['zeta', 'alpha', 'mid']) await s.do(n, 'POST', W(s.ns), widget(n, { size: 1 }, { labels: { scenario: s.ns } }));
-      await s.do('list all namespaces', 'GET', `/apis/${V1}/widgets`, undefined, { query: { labelSelector: `scenario=${s.ns}` } });
+      for (const n of ['zeta', 'alpha', 'mid'])
+        await s.do(n, 'POST', W(s.ns), widget(n, { size: 1 }, { labels: { scenario: s.ns } }));
+      await s.do('list all namespaces', 'GET', `/apis/${V1}/widgets`, undefined, {
+        query: { labelSelector: `scenario=${s.ns}` },
+      });
     },
   },
 
@@ -394,7 +508,10 @@ export const SCENARIOS: Scenario[] = [
     name: 'update status refused: invalid status, stale resourceVersion',
     run: async (s) => {
       const w = await s.do('create', 'POST', W(s.ns), widget('w'));
-      await s.do('invalid', 'PUT', W(s.ns, 'w', 'status'), { ...w, status: { message: 'this message is far too long' } });
+      await s.do('invalid', 'PUT', W(s.ns, 'w', 'status'), {
+        ...w,
+        status: { message: 'this message is far too long' },
+      });
       await s.do('ok', 'PUT', W(s.ns, 'w', 'status'), { ...w, status: { ready: false } });
       await s.do('stale', 'PUT', W(s.ns, 'w', 'status'), { ...w, status: { ready: true } });
     },
@@ -423,8 +540,15 @@ export const SCENARIOS: Scenario[] = [
     name: 'update: uid and creationTimestamp cannot change',
     run: async (s) => {
       const w = await s.do('create', 'POST', W(s.ns), widget('w'));
-      await s.do('other uid', 'PUT', W(s.ns, 'w'), { ...w, metadata: { ...w.metadata, uid: '0c0c0c0c-0000-0000-0000-000000000000' } });
-      await s.do('other creationTimestamp', 'PUT', W(s.ns, 'w'), { ...w, metadata: { ...w.metadata, creationTimestamp: '2001-01-01T00:00:00Z' }, spec: { size: 2 } });
+      await s.do('other uid', 'PUT', W(s.ns, 'w'), {
+        ...w,
+        metadata: { ...w.metadata, uid: '0c0c0c0c-0000-0000-0000-000000000000' },
+      });
+      await s.do('other creationTimestamp', 'PUT', W(s.ns, 'w'), {
+        ...w,
+        metadata: { ...w.metadata, creationTimestamp: '2001-01-01T00:00:00Z' },
+        spec: { size: 2 },
+      });
     },
   },
   {
@@ -438,7 +562,12 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'update: a Kind without status subresource bumps generation for status too',
     run: async (s) => {
-      const g = await s.do('create', 'POST', G(), { apiVersion: V1, kind: 'Gadget', metadata: { name: `${s.ns}-g` }, spec: {} });
+      const g = await s.do('create', 'POST', G(), {
+        apiVersion: V1,
+        kind: 'Gadget',
+        metadata: { name: `${s.ns}-g` },
+        spec: {},
+      });
       await s.do('status via main', 'PUT', G(`${s.ns}-g`), { ...g, status: { seen: 1 } });
       await s.do('no status subresource', 'GET', G(`${s.ns}-g`, 'status'));
       await s.do('delete', 'DELETE', G(`${s.ns}-g`));
@@ -466,8 +595,20 @@ export const SCENARIOS: Scenario[] = [
     name: 'patch (merge): a resourceVersion in the patch is a precondition',
     run: async (s) => {
       const w = await s.do('create', 'POST', W(s.ns), widget('w'));
-      await s.do('current', 'PATCH', W(s.ns, 'w'), { metadata: { resourceVersion: w.metadata.resourceVersion }, spec: { size: 4 } }, MERGE);
-      await s.do('stale', 'PATCH', W(s.ns, 'w'), { metadata: { resourceVersion: w.metadata.resourceVersion }, spec: { size: 5 } }, MERGE);
+      await s.do(
+        'current',
+        'PATCH',
+        W(s.ns, 'w'),
+        { metadata: { resourceVersion: w.metadata.resourceVersion }, spec: { size: 4 } },
+        MERGE,
+      );
+      await s.do(
+        'stale',
+        'PATCH',
+        W(s.ns, 'w'),
+        { metadata: { resourceVersion: w.metadata.resourceVersion }, spec: { size: 5 } },
+        MERGE,
+      );
     },
   },
   {
@@ -491,7 +632,16 @@ export const SCENARIOS: Scenario[] = [
     name: 'patch (JSON) refused: a failing test op',
     run: async (s) => {
       await s.do('create', 'POST', W(s.ns), widget('w'));
-      await s.do('test', 'PATCH', W(s.ns, 'w'), [{ op: 'test', path: '/spec/size', value: 4 }, { op: 'replace', path: '/spec/size', value: 5 }], JSONPATCH);
+      await s.do(
+        'test',
+        'PATCH',
+        W(s.ns, 'w'),
+        [
+          { op: 'test', path: '/spec/size', value: 4 },
+          { op: 'replace', path: '/spec/size', value: 5 },
+        ],
+        JSONPATCH,
+      );
     },
   },
   {
@@ -507,20 +657,81 @@ export const SCENARIOS: Scenario[] = [
       await s.do('create', 'POST', CM(s.ns), cm('c', { a: '1', b: '2' }, { finalizers: ['example.com/a'] }));
       await s.do('data', 'PATCH', CM(s.ns, 'c'), { data: { b: null, c: '3' } }, SMP);
       await s.do('finalizers', 'PATCH', CM(s.ns, 'c'), { metadata: { finalizers: ['example.com/b'] } }, SMP);
-      await s.do('remove finalizer', 'PATCH', CM(s.ns, 'c'), { metadata: { $deleteFromPrimitiveList: undefined, '$deleteFromPrimitiveList/finalizers': ['example.com/a'] } }, SMP);
+      await s.do(
+        'remove finalizer',
+        'PATCH',
+        CM(s.ns, 'c'),
+        { metadata: { $deleteFromPrimitiveList: undefined, '$deleteFromPrimitiveList/finalizers': ['example.com/a'] } },
+        SMP,
+      );
       const ref = (n: string, uid: string) => ({ apiVersion: 'v1', kind: 'Secret', name: n, uid });
-      await s.do('owners', 'PATCH', CM(s.ns, 'c'), { metadata: { ownerReferences: [ref('x', '11111111-1111-1111-1111-111111111111')] } }, SMP);
-      await s.do('more owners', 'PATCH', CM(s.ns, 'c'), { metadata: { ownerReferences: [ref('y', '22222222-2222-2222-2222-222222222222')] } }, SMP);
+      await s.do(
+        'owners',
+        'PATCH',
+        CM(s.ns, 'c'),
+        { metadata: { ownerReferences: [ref('x', '11111111-1111-1111-1111-111111111111')] } },
+        SMP,
+      );
+      await s.do(
+        'more owners',
+        'PATCH',
+        CM(s.ns, 'c'),
+        { metadata: { ownerReferences: [ref('y', '22222222-2222-2222-2222-222222222222')] } },
+        SMP,
+      );
       await s.do('clear finalizers', 'PATCH', CM(s.ns, 'c'), { metadata: { finalizers: null } }, SMP);
     },
   },
   {
     name: 'patch (strategic): an item the object has keeps its place, a new one comes first',
     run: async (s) => {
-      const ref = (n: string, uid: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'Secret', name: n, uid, ...extra });
-      await s.do('create', 'POST', CM(s.ns), cm('c', { a: '1' }, { ownerReferences: [ref('x', '11111111-1111-1111-1111-111111111111'), ref('y', '22222222-2222-2222-2222-222222222222')] }));
-      await s.do('change y', 'PATCH', CM(s.ns, 'c'), { metadata: { ownerReferences: [ref('y', '22222222-2222-2222-2222-222222222222', { blockOwnerDeletion: true })] } }, SMP);
-      await s.do('add z, change x', 'PATCH', CM(s.ns, 'c'), { metadata: { ownerReferences: [ref('z', '33333333-3333-3333-3333-333333333333'), ref('x', '11111111-1111-1111-1111-111111111111', { controller: true })] } }, SMP);
+      const ref = (n: string, uid: string, extra: Record<string, unknown> = {}) => ({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        name: n,
+        uid,
+        ...extra,
+      });
+      await s.do(
+        'create',
+        'POST',
+        CM(s.ns),
+        cm(
+          'c',
+          { a: '1' },
+          {
+            ownerReferences: [
+              ref('x', '11111111-1111-1111-1111-111111111111'),
+              ref('y', '22222222-2222-2222-2222-222222222222'),
+            ],
+          },
+        ),
+      );
+      await s.do(
+        'change y',
+        'PATCH',
+        CM(s.ns, 'c'),
+        {
+          metadata: {
+            ownerReferences: [ref('y', '22222222-2222-2222-2222-222222222222', { blockOwnerDeletion: true })],
+          },
+        },
+        SMP,
+      );
+      await s.do(
+        'add z, change x',
+        'PATCH',
+        CM(s.ns, 'c'),
+        {
+          metadata: {
+            ownerReferences: [
+              ref('z', '33333333-3333-3333-3333-333333333333'),
+              ref('x', '11111111-1111-1111-1111-111111111111', { controller: true }),
+            ],
+          },
+        },
+        SMP,
+      );
     },
   },
   {
@@ -569,29 +780,85 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'apply: a conflict with the field manager of an update',
     run: async (s) => {
-      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3, name: 'abc' }), { query: { fieldManager: 'creator' } });
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3, name: 'abc' }), {
+        query: { fieldManager: 'creator' },
+      });
       await s.do('apply other size', 'PATCH', W(s.ns, 'w'), widget('w', { size: 4 }), APPLY('one'));
       await s.do('apply same size', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3 }), APPLY('one'));
-      await s.do('update by editor', 'PATCH', W(s.ns, 'w'), { spec: { size: 5 } }, { ...MERGE, query: { fieldManager: 'editor' } });
+      await s.do(
+        'update by editor',
+        'PATCH',
+        W(s.ns, 'w'),
+        { spec: { size: 5 } },
+        { ...MERGE, query: { fieldManager: 'editor' } },
+      );
       await s.do('apply again', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3, name: 'xyz' }), APPLY('one'));
     },
   },
   {
     name: 'apply: list-map items owned per key, sets per value, labels per key',
     run: async (s) => {
-      await s.do('one', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3, ports: [{ name: 'a', port: 1 }], tags: ['x'] }, { labels: { one: '1' } }), APPLY('one'));
-      await s.do('two', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3, ports: [{ name: 'b', port: 2 }], tags: ['y'] }, { labels: { two: '2' } }), APPLY('two'));
-      await s.do('one drops its item', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3, tags: ['x'] }, { labels: { one: '1' } }), APPLY('one'));
-      await s.do('two changes a port of one', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3, ports: [{ name: 'b', port: 2 }, { name: 'a', port: 9 }] }), APPLY('two'));
+      await s.do(
+        'one',
+        'PATCH',
+        W(s.ns, 'w'),
+        widget('w', { size: 3, ports: [{ name: 'a', port: 1 }], tags: ['x'] }, { labels: { one: '1' } }),
+        APPLY('one'),
+      );
+      await s.do(
+        'two',
+        'PATCH',
+        W(s.ns, 'w'),
+        widget('w', { size: 3, ports: [{ name: 'b', port: 2 }], tags: ['y'] }, { labels: { two: '2' } }),
+        APPLY('two'),
+      );
+      await s.do(
+        'one drops its item',
+        'PATCH',
+        W(s.ns, 'w'),
+        widget('w', { size: 3, tags: ['x'] }, { labels: { one: '1' } }),
+        APPLY('one'),
+      );
+      await s.do(
+        'two changes a port of one',
+        'PATCH',
+        W(s.ns, 'w'),
+        widget('w', {
+          size: 3,
+          ports: [
+            { name: 'b', port: 2 },
+            { name: 'a', port: 9 },
+          ],
+        }),
+        APPLY('two'),
+      );
     },
   },
   {
     name: 'apply: the status subresource',
     run: async (s) => {
       await s.do('create', 'POST', W(s.ns), widget('w'), { query: { fieldManager: 'creator' } });
-      await s.do('apply status', 'PATCH', W(s.ns, 'w', 'status'), { apiVersion: V1, kind: 'Widget', metadata: { name: 'w' }, status: { ready: true, replicas: 1 } }, APPLY('ctrl'));
-      await s.do('apply status again', 'PATCH', W(s.ns, 'w', 'status'), { apiVersion: V1, kind: 'Widget', metadata: { name: 'w' }, status: { ready: false } }, APPLY('ctrl'));
-      await s.do('another status manager', 'PATCH', W(s.ns, 'w', 'status'), { apiVersion: V1, kind: 'Widget', metadata: { name: 'w' }, status: { ready: true } }, APPLY('other'));
+      await s.do(
+        'apply status',
+        'PATCH',
+        W(s.ns, 'w', 'status'),
+        { apiVersion: V1, kind: 'Widget', metadata: { name: 'w' }, status: { ready: true, replicas: 1 } },
+        APPLY('ctrl'),
+      );
+      await s.do(
+        'apply status again',
+        'PATCH',
+        W(s.ns, 'w', 'status'),
+        { apiVersion: V1, kind: 'Widget', metadata: { name: 'w' }, status: { ready: false } },
+        APPLY('ctrl'),
+      );
+      await s.do(
+        'another status manager',
+        'PATCH',
+        W(s.ns, 'w', 'status'),
+        { apiVersion: V1, kind: 'Widget', metadata: { name: 'w' }, status: { ready: true } },
+        APPLY('other'),
+      );
     },
   },
   {
@@ -626,7 +893,12 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'delete: removing the last finalizer deletes',
     run: async (s) => {
-      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { finalizers: ['example.com/f', 'example.com/g'] }));
+      await s.do(
+        'create',
+        'POST',
+        W(s.ns),
+        widget('w', { size: 3 }, { finalizers: ['example.com/f', 'example.com/g'] }),
+      );
       await s.do('delete', 'DELETE', W(s.ns, 'w'));
       await s.do('one left', 'PATCH', W(s.ns, 'w'), [{ op: 'remove', path: '/metadata/finalizers/0' }], JSONPATCH);
       const w = await s.do('get', 'GET', W(s.ns, 'w'));
@@ -639,7 +911,13 @@ export const SCENARIOS: Scenario[] = [
     run: async (s) => {
       await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { finalizers: ['example.com/f'] }));
       await s.do('delete', 'DELETE', W(s.ns, 'w'));
-      await s.do('add finalizer', 'PATCH', W(s.ns, 'w'), { metadata: { finalizers: ['example.com/f', 'example.com/new'] } }, MERGE);
+      await s.do(
+        'add finalizer',
+        'PATCH',
+        W(s.ns, 'w'),
+        { metadata: { finalizers: ['example.com/f', 'example.com/new'] } },
+        MERGE,
+      );
       await s.do('change spec', 'PATCH', W(s.ns, 'w'), { spec: { size: 4 } }, MERGE);
     },
   },
@@ -647,9 +925,21 @@ export const SCENARIOS: Scenario[] = [
     name: 'delete refused: uid and resourceVersion preconditions',
     run: async (s) => {
       const w = await s.do('create', 'POST', W(s.ns), widget('w'));
-      await s.do('uid', 'DELETE', W(s.ns, 'w'), { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: '0c0c0c0c-0000-0000-0000-000000000000' } });
-      await s.do('rv', 'DELETE', W(s.ns, 'w'), { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: '1' } });
-      await s.do('both right', 'DELETE', W(s.ns, 'w'), { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: w?.metadata?.uid, resourceVersion: w?.metadata?.resourceVersion } });
+      await s.do('uid', 'DELETE', W(s.ns, 'w'), {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        preconditions: { uid: '0c0c0c0c-0000-0000-0000-000000000000' },
+      });
+      await s.do('rv', 'DELETE', W(s.ns, 'w'), {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        preconditions: { resourceVersion: '1' },
+      });
+      await s.do('both right', 'DELETE', W(s.ns, 'w'), {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        preconditions: { uid: w?.metadata?.uid, resourceVersion: w?.metadata?.resourceVersion },
+      });
     },
   },
   {
@@ -664,7 +954,11 @@ export const SCENARIOS: Scenario[] = [
     name: 'delete: Foreground propagation adds its finalizer',
     run: async (s) => {
       await s.do('create', 'POST', W(s.ns), widget('w'));
-      await s.do('delete', 'DELETE', W(s.ns, 'w'), { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Foreground' });
+      await s.do('delete', 'DELETE', W(s.ns, 'w'), {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        propagationPolicy: 'Foreground',
+      });
       await s.do('get', 'GET', W(s.ns, 'w'));
     },
   },
@@ -681,7 +975,11 @@ export const SCENARIOS: Scenario[] = [
     name: 'delete: a namespace is Terminating, and nothing new may be created in it',
     run: async (s) => {
       const ns = `${s.ns}-t`;
-      await s.do('create namespace', 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      await s.do('create namespace', 'POST', '/api/v1/namespaces', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: ns },
+      });
       await s.do('delete namespace', 'DELETE', `/api/v1/namespaces/${ns}`);
       await s.do('get namespace', 'GET', `/api/v1/namespaces/${ns}`);
       await s.do('create in it', 'POST', W(ns), widget('w'));
@@ -692,7 +990,12 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'metadata only: get and paginated list of custom resources and ConfigMaps',
     run: async (s) => {
-      await s.do('create a', 'POST', W(s.ns), widget('a', { size: 3 }, { labels: { app: 'x' }, annotations: { note: 'n' } }));
+      await s.do(
+        'create a',
+        'POST',
+        W(s.ns),
+        widget('a', { size: 3 }, { labels: { app: 'x' }, annotations: { note: 'n' } }),
+      );
       await s.do('create b', 'POST', W(s.ns), widget('b'));
       await s.do('create cm', 'POST', CM(s.ns), cm('c', { k: 'v' }, { labels: { app: 'y' } }));
       await s.do('get', 'GET', W(s.ns, 'a'), undefined, { accept: META });
@@ -701,8 +1004,13 @@ export const SCENARIOS: Scenario[] = [
       await s.do('get cm', 'GET', CM(s.ns, 'c'), undefined, { accept: META });
       await s.do('list cm', 'GET', CM(s.ns), undefined, { accept: META_LIST });
       await s.do('get, missing', 'GET', W(s.ns, 'nope'), undefined, { accept: META });
-      await s.do('with a fallback type after it', 'GET', W(s.ns, 'a'), undefined, { accept: `${META},application/json` });
-      await s.do('list, nothing matches', 'GET', W(s.ns), undefined, { accept: META_LIST, query: { labelSelector: 'app=none' } });
+      await s.do('with a fallback type after it', 'GET', W(s.ns, 'a'), undefined, {
+        accept: `${META},application/json`,
+      });
+      await s.do('list, nothing matches', 'GET', W(s.ns), undefined, {
+        accept: META_LIST,
+        query: { labelSelector: 'app=none' },
+      });
     },
   },
   {
@@ -723,7 +1031,11 @@ export const SCENARIOS: Scenario[] = [
       const w = await s.watch('watch', W(s.ns), { resourceVersion: list?.metadata?.resourceVersion ?? '' }, META);
       const a = await s.do('create', 'POST', W(s.ns), widget('a', { size: 3 }, { labels: { app: 'x' } }));
       await s.do('label', 'PATCH', W(s.ns, 'a'), { metadata: { labels: { app: 'z' } } }, MERGE);
-      await s.do('update spec', 'PUT', W(s.ns, 'a'), { ...a, metadata: { ...a?.metadata, labels: { app: 'z' }, resourceVersion: undefined }, spec: { size: 4 } });
+      await s.do('update spec', 'PUT', W(s.ns, 'a'), {
+        ...a,
+        metadata: { ...a?.metadata, labels: { app: 'z' }, resourceVersion: undefined },
+        spec: { size: 4 },
+      });
       await s.do('delete', 'DELETE', W(s.ns, 'a'));
       await w.stop();
     },
@@ -756,7 +1068,10 @@ export const SCENARIOS: Scenario[] = [
     name: 'watch: objects entering and leaving a label selector',
     run: async (s) => {
       const list = await s.do('list', 'GET', W(s.ns));
-      const w = await s.watch('watch', W(s.ns), { resourceVersion: list?.metadata?.resourceVersion ?? '', labelSelector: 'on=yes' });
+      const w = await s.watch('watch', W(s.ns), {
+        resourceVersion: list?.metadata?.resourceVersion ?? '',
+        labelSelector: 'on=yes',
+      });
       await s.do('create off', 'POST', W(s.ns), widget('a', { size: 1 }, { labels: { on: 'no' } }));
       await s.do('turn on', 'PATCH', W(s.ns, 'a'), { metadata: { labels: { on: 'yes' } } }, MERGE);
       await s.do('change while on', 'PATCH', W(s.ns, 'a'), { spec: { size: 2 } }, MERGE);
@@ -780,7 +1095,10 @@ export const SCENARIOS: Scenario[] = [
     name: 'watch: a field selector on a selectable field',
     run: async (s) => {
       const list = await s.do('list', 'GET', W(s.ns));
-      const w = await s.watch('watch', W(s.ns), { resourceVersion: list?.metadata?.resourceVersion ?? '', fieldSelector: 'spec.mode=Slow' });
+      const w = await s.watch('watch', W(s.ns), {
+        resourceVersion: list?.metadata?.resourceVersion ?? '',
+        fieldSelector: 'spec.mode=Slow',
+      });
       await s.do('fast', 'POST', W(s.ns), widget('a', { size: 1 }));
       await s.do('slow', 'POST', W(s.ns), widget('b', { size: 1, mode: 'Slow' }));
       await s.do('to slow', 'PATCH', W(s.ns, 'a'), { spec: { mode: 'Slow' } }, MERGE);
@@ -797,7 +1115,6 @@ export const SCENARIOS: Scenario[] = [
       await w.stop();
     },
   },
-
 
   // --- built-in Kinds (no schema: metadata and the strategy's rules)
   {
@@ -816,7 +1133,12 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'configmap: metadata only changes keep it as sent; a generateName',
     run: async (s) => {
-      await s.do('create', 'POST', CM(s.ns), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'cm-', annotations: { 'a.example.com/x': 'y' } }, data: { k: 'v' } });
+      await s.do('create', 'POST', CM(s.ns), {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { generateName: 'cm-', annotations: { 'a.example.com/x': 'y' } },
+        data: { k: 'v' },
+      });
     },
   },
   {
@@ -828,23 +1150,43 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'lease: update without resourceVersion',
     run: async (s) => {
-      const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 15 } };
+      const lease = {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'l' },
+        spec: { holderIdentity: 'a', leaseDurationSeconds: 15 },
+      };
       await s.do('create', 'POST', `/apis/coordination.k8s.io/v1/namespaces/${s.ns}/leases`, lease);
-      await s.do('update', 'PUT', `/apis/coordination.k8s.io/v1/namespaces/${s.ns}/leases/l`, { ...lease, spec: { holderIdentity: 'b', leaseDurationSeconds: 15 } });
+      await s.do('update', 'PUT', `/apis/coordination.k8s.io/v1/namespaces/${s.ns}/leases/l`, {
+        ...lease,
+        spec: { holderIdentity: 'b', leaseDurationSeconds: 15 },
+      });
     },
   },
   {
     name: 'secret: data kept as sent',
     run: async (s) => {
-      await s.do('create', 'POST', `/api/v1/namespaces/${s.ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, type: 'Opaque', data: { a: 'YQ==' } });
+      await s.do('create', 'POST', `/api/v1/namespaces/${s.ns}/secrets`, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 's' },
+        type: 'Opaque',
+        data: { a: 'YQ==' },
+      });
       await s.do('get', 'GET', `/api/v1/namespaces/${s.ns}/secrets/s`);
     },
   },
   {
     name: 'serviceaccount: created and listed',
     run: async (s) => {
-      await s.do('create', 'POST', `/api/v1/namespaces/${s.ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa' } });
-      await s.do('list', 'GET', `/api/v1/namespaces/${s.ns}/serviceaccounts`, undefined, { query: { fieldSelector: 'metadata.name=sa' } });
+      await s.do('create', 'POST', `/api/v1/namespaces/${s.ns}/serviceaccounts`, {
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: { name: 'sa' },
+      });
+      await s.do('list', 'GET', `/api/v1/namespaces/${s.ns}/serviceaccounts`, undefined, {
+        query: { fieldSelector: 'metadata.name=sa' },
+      });
     },
   },
 
@@ -853,7 +1195,13 @@ export const SCENARIOS: Scenario[] = [
     name: 'update (dry run): nothing stored, generation computed',
     run: async (s) => {
       const w = await s.do('create', 'POST', W(s.ns), widget('w'));
-      await s.do('dry update', 'PUT', W(s.ns, 'w'), { ...w, spec: { ...w?.spec, size: 7 } }, { query: { dryRun: 'All' } });
+      await s.do(
+        'dry update',
+        'PUT',
+        W(s.ns, 'w'),
+        { ...w, spec: { ...w?.spec, size: 7 } },
+        { query: { dryRun: 'All' } },
+      );
       await s.do('get', 'GET', W(s.ns, 'w'));
     },
   },
@@ -890,14 +1238,33 @@ export const SCENARIOS: Scenario[] = [
     name: 'patch (JSON) on status',
     run: async (s) => {
       await s.do('create', 'POST', W(s.ns), widget('w'));
-      await s.do('status', 'PATCH', W(s.ns, 'w', 'status'), [{ op: 'add', path: '/status', value: { ready: true } }], JSONPATCH);
+      await s.do(
+        'status',
+        'PATCH',
+        W(s.ns, 'w', 'status'),
+        [{ op: 'add', path: '/status', value: { ready: true } }],
+        JSONPATCH,
+      );
     },
   },
   {
     name: 'update: labels and annotations removed, finalizer added',
     run: async (s) => {
-      const w = await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { labels: { a: 'b' }, annotations: { 'x.example.com/y': 'z' } }));
-      await s.do('update', 'PUT', W(s.ns, 'w'), { ...w, metadata: { name: 'w', namespace: s.ns, resourceVersion: w?.metadata?.resourceVersion, finalizers: ['example.com/f'] } });
+      const w = await s.do(
+        'create',
+        'POST',
+        W(s.ns),
+        widget('w', { size: 3 }, { labels: { a: 'b' }, annotations: { 'x.example.com/y': 'z' } }),
+      );
+      await s.do('update', 'PUT', W(s.ns, 'w'), {
+        ...w,
+        metadata: {
+          name: 'w',
+          namespace: s.ns,
+          resourceVersion: w?.metadata?.resourceVersion,
+          finalizers: ['example.com/f'],
+        },
+      });
       await s.do('release', 'PATCH', W(s.ns, 'w'), { metadata: { finalizers: null } }, MERGE);
     },
   },
@@ -919,14 +1286,22 @@ export const SCENARIOS: Scenario[] = [
     name: 'delete: Orphan propagation adds its finalizer',
     run: async (s) => {
       await s.do('create', 'POST', W(s.ns), widget('w'));
-      await s.do('delete', 'DELETE', W(s.ns, 'w'), { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Orphan' });
+      await s.do('delete', 'DELETE', W(s.ns, 'w'), {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        propagationPolicy: 'Orphan',
+      });
       await s.do('get', 'GET', W(s.ns, 'w'));
     },
   },
   {
     name: 'delete: a cluster-scoped object with a finalizer',
     run: async (s) => {
-      await s.do('create', 'POST', G(), { apiVersion: V1, kind: 'Gadget', metadata: { name: `${s.ns}-g`, finalizers: ['example.com/f'] } });
+      await s.do('create', 'POST', G(), {
+        apiVersion: V1,
+        kind: 'Gadget',
+        metadata: { name: `${s.ns}-g`, finalizers: ['example.com/f'] },
+      });
       await s.do('delete', 'DELETE', G(`${s.ns}-g`));
       await s.do('get', 'GET', G(`${s.ns}-g`));
       await s.do('release', 'PATCH', G(`${s.ns}-g`), { metadata: { finalizers: null } }, MERGE);
@@ -938,7 +1313,11 @@ export const SCENARIOS: Scenario[] = [
     run: async (s) => {
       const w = await s.do('create', 'POST', W(s.ns), widget('w', { size: 3 }, { finalizers: ['example.com/f'] }));
       await s.do('delete', 'DELETE', W(s.ns, 'w'));
-      await s.do('delete with old uid', 'DELETE', W(s.ns, 'w'), { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: w?.metadata?.uid } });
+      await s.do('delete with old uid', 'DELETE', W(s.ns, 'w'), {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        preconditions: { uid: w?.metadata?.uid },
+      });
     },
   },
   {
@@ -948,16 +1327,26 @@ export const SCENARIOS: Scenario[] = [
       const sc = await s.do('get scale', 'GET', W(s.ns, 'w', 'scale'));
       await s.do('put scale', 'PUT', W(s.ns, 'w', 'scale'), { ...sc, spec: { replicas: 4 } });
       await s.do('stale scale', 'PUT', W(s.ns, 'w', 'scale'), { ...sc, spec: { replicas: 5 } });
-      await s.do('negative', 'PUT', W(s.ns, 'w', 'scale'), { ...sc, metadata: { name: 'w', namespace: s.ns }, spec: { replicas: -1 } });
+      await s.do('negative', 'PUT', W(s.ns, 'w', 'scale'), {
+        ...sc,
+        metadata: { name: 'w', namespace: s.ns },
+        spec: { replicas: -1 },
+      });
     },
   },
   {
     name: 'list: a cluster-scoped Kind by label, and a namespaced Kind across namespaces by field',
     run: async (s) => {
-      await s.do('g', 'POST', G(), { apiVersion: V1, kind: 'Gadget', metadata: { name: `${s.ns}-g`, labels: { scenario: s.ns } } });
+      await s.do('g', 'POST', G(), {
+        apiVersion: V1,
+        kind: 'Gadget',
+        metadata: { name: `${s.ns}-g`, labels: { scenario: s.ns } },
+      });
       await s.do('list gadgets', 'GET', G(), undefined, { query: { labelSelector: `scenario=${s.ns}` } });
       await s.do('w', 'POST', W(s.ns), widget('w'));
-      await s.do('list widgets by namespace', 'GET', `/apis/${V1}/widgets`, undefined, { query: { fieldSelector: `metadata.namespace=${s.ns}` } });
+      await s.do('list widgets by namespace', 'GET', `/apis/${V1}/widgets`, undefined, {
+        query: { fieldSelector: `metadata.namespace=${s.ns}` },
+      });
       await s.do('delete g', 'DELETE', G(`${s.ns}-g`));
     },
   },
@@ -1015,7 +1404,12 @@ export const SCENARIOS: Scenario[] = [
     name: 'discovery: the group/version lists its resources and subresources',
     run: async (s) => {
       const list = await s.do('resources', 'GET', `/apis/${V1}`, undefined, { quiet: true });
-      s.note('names', (list?.resources ?? []).map((r: { name: string; kind: string; namespaced: boolean }) => `${r.name} ${r.kind} ${r.namespaced}`).sort());
+      s.note(
+        'names',
+        (list?.resources ?? [])
+          .map((r: { name: string; kind: string; namespaced: boolean }) => `${r.name} ${r.kind} ${r.namespaced}`)
+          .sort(),
+      );
       const v2 = await s.do('resources v2', 'GET', `/apis/${GROUP}/v2`, undefined, { quiet: true });
       s.note('names v2', (v2?.resources ?? []).map((r: { name: string }) => r.name).sort());
     },
@@ -1023,7 +1417,11 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'namespace: created with its name label and finalizer, Active',
     run: async (s) => {
-      await s.do('create', 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: `${s.ns}-n` } });
+      await s.do('create', 'POST', '/api/v1/namespaces', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: `${s.ns}-n` },
+      });
       await s.do('get', 'GET', `/api/v1/namespaces/${s.ns}-n`);
     },
   },
@@ -1032,13 +1430,19 @@ export const SCENARIOS: Scenario[] = [
   ...BUILTIN_SCENARIOS(),
 ];
 
-const APPS = (ns: string, plural: string, name?: string) => `/apis/apps/v1/namespaces/${ns}/${plural}${name ? `/${name}` : ''}`;
-const BATCH = (ns: string, plural: string, name?: string) => `/apis/batch/v1/namespaces/${ns}/${plural}${name ? `/${name}` : ''}`;
-const CORE = (ns: string, plural: string, name?: string) => `/api/v1/namespaces/${ns}/${plural}${name ? `/${name}` : ''}`;
+const APPS = (ns: string, plural: string, name?: string) =>
+  `/apis/apps/v1/namespaces/${ns}/${plural}${name ? `/${name}` : ''}`;
+const BATCH = (ns: string, plural: string, name?: string) =>
+  `/apis/batch/v1/namespaces/${ns}/${plural}${name ? `/${name}` : ''}`;
+const CORE = (ns: string, plural: string, name?: string) =>
+  `/api/v1/namespaces/${ns}/${plural}${name ? `/${name}` : ''}`;
 
 /** A pod template as an operator writes one: one container, its image, a label. */
 function podTemplate(spec: Record<string, unknown> = {}, container: Record<string, unknown> = {}) {
-  return { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.27', ...container }], ...spec } };
+  return {
+    metadata: { labels: { app: 'x' } },
+    spec: { containers: [{ name: 'c', image: 'nginx:1.27', ...container }], ...spec },
+  };
 }
 
 /** Everything a pod spec's defaulting touches: probes, ports, env from fields, volumes of each common source, an init container. */
@@ -1052,14 +1456,29 @@ function richPodTemplate() {
         { name: 'scratch', emptyDir: {} },
         { name: 'data', persistentVolumeClaim: { claimName: 'data' } },
         { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
-        { name: 'all', projected: { sources: [{ configMap: { name: 'settings' } }, { secret: { name: 'creds' } }, { serviceAccountToken: { path: 'token' } }] } },
+        {
+          name: 'all',
+          projected: {
+            sources: [
+              { configMap: { name: 'settings' } },
+              { secret: { name: 'creds' } },
+              { serviceAccountToken: { path: 'token' } },
+            ],
+          },
+        },
         { name: 'host', hostPath: { path: '/var/log' } },
       ],
     },
     {
       image: 'example.com/app:latest',
-      ports: [{ containerPort: 8080, name: 'http' }, { containerPort: 9090, protocol: 'UDP' }],
-      env: [{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, { name: 'PLAIN', value: 'x' }],
+      ports: [
+        { containerPort: 8080, name: 'http' },
+        { containerPort: 9090, protocol: 'UDP' },
+      ],
+      env: [
+        { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+        { name: 'PLAIN', value: 'x' },
+      ],
       livenessProbe: { httpGet: { path: '/healthz', port: 8081 } },
       readinessProbe: { tcpSocket: { port: 'http' }, periodSeconds: 5 },
       startupProbe: { exec: { command: ['true'] } },
@@ -1070,7 +1489,12 @@ function richPodTemplate() {
 }
 
 function BUILTIN_SCENARIOS(): Scenario[] {
-  const deployment = (name: string, spec: Record<string, unknown> = {}) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name }, spec: { selector: { matchLabels: { app: 'x' } }, template: podTemplate(), ...spec } });
+  const deployment = (name: string, spec: Record<string, unknown> = {}) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: { selector: { matchLabels: { app: 'x' } }, template: podTemplate(), ...spec },
+  });
   return [
     {
       name: 'built-in defaults: a Deployment as an operator creates one',
@@ -1082,7 +1506,12 @@ function BUILTIN_SCENARIOS(): Scenario[] {
     {
       name: 'built-in defaults: a Deployment with probes, ports, env, volumes, limits and an init container',
       run: async (s) => {
-        await s.do('create', 'POST', APPS(s.ns, 'deployments'), deployment('d', { replicas: 2, template: richPodTemplate() }));
+        await s.do(
+          'create',
+          'POST',
+          APPS(s.ns, 'deployments'),
+          deployment('d', { replicas: 2, template: richPodTemplate() }),
+        );
       },
     },
     {
@@ -1097,7 +1526,13 @@ function BUILTIN_SCENARIOS(): Scenario[] {
         const d = await s.do('create', 'POST', APPS(s.ns, 'deployments'), deployment('d'));
         if (d) d.spec.replicas = 3;
         await s.do('update', 'PUT', APPS(s.ns, 'deployments', 'd'), d);
-        await s.do('patch', 'PATCH', APPS(s.ns, 'deployments', 'd'), { spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:1.28' }] } } } }, SMP);
+        await s.do(
+          'patch',
+          'PATCH',
+          APPS(s.ns, 'deployments', 'd'),
+          { spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:1.28' }] } } } },
+          SMP,
+        );
       },
     },
     {
@@ -1107,21 +1542,46 @@ function BUILTIN_SCENARIOS(): Scenario[] {
           apiVersion: 'apps/v1',
           kind: 'StatefulSet',
           metadata: { name: 'st' },
-          spec: { serviceName: 'st', selector: { matchLabels: { app: 'x' } }, template: podTemplate(), volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }] },
+          spec: {
+            serviceName: 'st',
+            selector: { matchLabels: { app: 'x' } },
+            template: podTemplate(),
+            volumeClaimTemplates: [
+              {
+                metadata: { name: 'data' },
+                spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+              },
+            ],
+          },
         });
       },
     },
     {
       name: 'built-in defaults: a DaemonSet and a ReplicaSet',
       run: async (s) => {
-        await s.do('daemonset', 'POST', APPS(s.ns, 'daemonsets'), { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'ds' }, spec: { selector: { matchLabels: { app: 'x' } }, template: podTemplate() } });
-        await s.do('replicaset', 'POST', APPS(s.ns, 'replicasets'), { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'rs' }, spec: { selector: { matchLabels: { app: 'x' } }, template: podTemplate() } });
+        await s.do('daemonset', 'POST', APPS(s.ns, 'daemonsets'), {
+          apiVersion: 'apps/v1',
+          kind: 'DaemonSet',
+          metadata: { name: 'ds' },
+          spec: { selector: { matchLabels: { app: 'x' } }, template: podTemplate() },
+        });
+        await s.do('replicaset', 'POST', APPS(s.ns, 'replicasets'), {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          metadata: { name: 'rs' },
+          spec: { selector: { matchLabels: { app: 'x' } }, template: podTemplate() },
+        });
       },
     },
     {
       name: 'built-in defaults: a Job gets its selector and labels from its uid',
       run: async (s) => {
-        await s.do('create', 'POST', BATCH(s.ns, 'jobs'), { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } });
+        await s.do('create', 'POST', BATCH(s.ns, 'jobs'), {
+          apiVersion: 'batch/v1',
+          kind: 'Job',
+          metadata: { name: 'j' },
+          spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } },
+        });
       },
     },
     {
@@ -1131,54 +1591,112 @@ function BUILTIN_SCENARIOS(): Scenario[] {
           apiVersion: 'batch/v1',
           kind: 'CronJob',
           metadata: { name: 'cj' },
-          spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox' }] } } } } },
+          spec: {
+            schedule: '*/5 * * * *',
+            jobTemplate: {
+              spec: {
+                template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox' }] } },
+              },
+            },
+          },
         });
       },
     },
     {
       name: 'built-in refused: a Pod whose service account does not exist (no controller makes "default" in a test control plane)',
       run: async (s) => {
-        await s.do('default', 'POST', CORE(s.ns, 'pods'), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: podTemplate().spec });
-        await s.do('named', 'POST', CORE(s.ns, 'pods'), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'q' }, spec: { ...podTemplate().spec, serviceAccountName: 'robot' } });
+        await s.do('default', 'POST', CORE(s.ns, 'pods'), {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'p' },
+          spec: podTemplate().spec,
+        });
+        await s.do('named', 'POST', CORE(s.ns, 'pods'), {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'q' },
+          spec: { ...podTemplate().spec, serviceAccountName: 'robot' },
+        });
       },
     },
     {
       name: 'built-in defaults: a Pod with its service account',
       run: async (s) => {
-        await s.do('service account', 'POST', CORE(s.ns, 'serviceaccounts'), { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
-        await s.do('create', 'POST', CORE(s.ns, 'pods'), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: richPodTemplate().spec });
+        await s.do('service account', 'POST', CORE(s.ns, 'serviceaccounts'), {
+          apiVersion: 'v1',
+          kind: 'ServiceAccount',
+          metadata: { name: 'default' },
+        });
+        await s.do('create', 'POST', CORE(s.ns, 'pods'), {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'p' },
+          spec: richPodTemplate().spec,
+        });
       },
     },
     {
       name: 'built-in defaults: a Service: target ports, protocol, session affinity, IP families',
       run: async (s) => {
-        await s.do('create', 'POST', CORE(s.ns, 'services'), { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc' }, spec: { selector: { app: 'x' }, ports: [{ name: 'http', port: 80 }, { name: 'metrics', port: 8443, targetPort: 'https' }] } });
+        await s.do('create', 'POST', CORE(s.ns, 'services'), {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'svc' },
+          spec: {
+            selector: { app: 'x' },
+            ports: [
+              { name: 'http', port: 80 },
+              { name: 'metrics', port: 8443, targetPort: 'https' },
+            ],
+          },
+        });
       },
     },
     {
       name: 'built-in defaults: a headless Service',
       run: async (s) => {
-        await s.do('create', 'POST', CORE(s.ns, 'services'), { apiVersion: 'v1', kind: 'Service', metadata: { name: 'headless' }, spec: { clusterIP: 'None', selector: { app: 'x' }, ports: [{ port: 80 }] } });
+        await s.do('create', 'POST', CORE(s.ns, 'services'), {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'headless' },
+          spec: { clusterIP: 'None', selector: { app: 'x' }, ports: [{ port: 80 }] },
+        });
       },
     },
     {
       name: 'built-in defaults: a Secret of stringData is stored as data, type Opaque',
       run: async (s) => {
-        await s.do('create', 'POST', CORE(s.ns, 'secrets'), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { a: 'YQ==' }, stringData: { b: 'bee', a: 'override' } });
+        await s.do('create', 'POST', CORE(s.ns, 'secrets'), {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 's' },
+          data: { a: 'YQ==' },
+          stringData: { b: 'bee', a: 'override' },
+        });
         await s.do('update', 'PATCH', CORE(s.ns, 'secrets', 's'), { stringData: { c: 'sea' } }, MERGE);
       },
     },
     {
       name: 'built-in defaults: a PersistentVolumeClaim',
       run: async (s) => {
-        await s.do('create', 'POST', CORE(s.ns, 'persistentvolumeclaims'), { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'pvc' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+        await s.do('create', 'POST', CORE(s.ns, 'persistentvolumeclaims'), {
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          metadata: { name: 'pvc' },
+          spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+        });
       },
     },
     {
       name: 'built-in: unknown fields are dropped',
       run: async (s) => {
         await s.do('configmap', 'POST', CM(s.ns), { ...cm('c'), spec: { x: 1 } });
-        await s.do('deployment', 'POST', APPS(s.ns, 'deployments'), deployment('d', { surprise: true, template: podTemplate({}, { colour: 'red' }) }));
+        await s.do(
+          'deployment',
+          'POST',
+          APPS(s.ns, 'deployments'),
+          deployment('d', { surprise: true, template: podTemplate({}, { colour: 'red' }) }),
+        );
       },
     },
     {
@@ -1186,29 +1704,57 @@ function BUILTIN_SCENARIOS(): Scenario[] {
       run: async (s) => {
         const STRICT = { query: { fieldValidation: 'Strict' } };
         await s.do('configmap, strict', 'POST', CM(s.ns), { ...cm('c'), spec: { x: 1 }, extra: true }, STRICT);
-        await s.do('deployment, strict', 'POST', APPS(s.ns, 'deployments'), deployment('d', { surprise: true, template: podTemplate({}, { colour: 'red' }) }), STRICT);
+        await s.do(
+          'deployment, strict',
+          'POST',
+          APPS(s.ns, 'deployments'),
+          deployment('d', { surprise: true, template: podTemplate({}, { colour: 'red' }) }),
+          STRICT,
+        );
         await s.do('widget, strict', 'POST', W(s.ns), widget('w', { size: 3, colour: 'red', shade: 'dark' }), STRICT);
-        await s.do('widget, ignore', 'POST', W(s.ns), widget('w', { size: 3, colour: 'red' }), { query: { fieldValidation: 'Ignore' } });
-        await s.do('widget, warn', 'POST', W(s.ns), widget('w2', { size: 3, colour: 'red' }), { query: { fieldValidation: 'Warn' } });
+        await s.do('widget, ignore', 'POST', W(s.ns), widget('w', { size: 3, colour: 'red' }), {
+          query: { fieldValidation: 'Ignore' },
+        });
+        await s.do('widget, warn', 'POST', W(s.ns), widget('w2', { size: 3, colour: 'red' }), {
+          query: { fieldValidation: 'Warn' },
+        });
         // A strict patch is refused as an invalid patch that quotes the patched object (resourceVersion and
         // all, which differ by nature): compared by code, reason and field.
-        await s.rest.request('PATCH', W(s.ns, 'w'), { body: { spec: { colour: 'blue' } }, contentType: MERGE.contentType, query: { fieldValidation: 'Strict' } }).then(
-          () => s.note('strict patch', 'accepted'),
-          (e: { code?: number; reason?: string; status?: { message?: string; details?: { causes?: { field?: string; message?: string }[] } } }) =>
-            s.note('strict patch', {
-              code: e.code,
-              reason: e.reason,
-              fields: e.status?.details?.causes?.map((c) => c.field),
-              says: /: strict decoding error: unknown field "spec\.colour"$/.test(e.status?.message ?? ''),
-              quotes: /^ "" is invalid: patch: Invalid value: "\{\\"apiVersion\\":\\"fake\.kubeforge\.io\/v1\\",\\"kind\\":\\"Widget\\",\\"metadata\\":/.test(e.status?.message ?? ''),
-            }),
-        );
+        await s.rest
+          .request('PATCH', W(s.ns, 'w'), {
+            body: { spec: { colour: 'blue' } },
+            contentType: MERGE.contentType,
+            query: { fieldValidation: 'Strict' },
+          })
+          .then(
+            () => s.note('strict patch', 'accepted'),
+            (e: {
+              code?: number;
+              reason?: string;
+              status?: { message?: string; details?: { causes?: { field?: string; message?: string }[] } };
+            }) =>
+              s.note('strict patch', {
+                code: e.code,
+                reason: e.reason,
+                fields: e.status?.details?.causes?.map((c) => c.field),
+                says: /: strict decoding error: unknown field "spec\.colour"$/.test(e.status?.message ?? ''),
+                quotes:
+                  /^ "" is invalid: patch: Invalid value: "\{\\"apiVersion\\":\\"fake\.kubeforge\.io\/v1\\",\\"kind\\":\\"Widget\\",\\"metadata\\":/.test(
+                    e.status?.message ?? '',
+                  ),
+              }),
+          );
       },
     },
     {
       name: 'built-in: a false, 0 or "" in a Go field that is not a pointer is not kept',
       run: async (s) => {
-        await s.do('deployment', 'POST', APPS(s.ns, 'deployments'), deployment('d', { paused: false, minReadySeconds: 0 }));
+        await s.do(
+          'deployment',
+          'POST',
+          APPS(s.ns, 'deployments'),
+          deployment('d', { paused: false, minReadySeconds: 0 }),
+        );
       },
     },
     {
@@ -1216,18 +1762,61 @@ function BUILTIN_SCENARIOS(): Scenario[] {
       run: async (s) => {
         await s.do('replicas a string', 'POST', APPS(s.ns, 'deployments'), deployment('d', { replicas: 'two' }));
         await s.do('data not strings', 'POST', CM(s.ns), { ...cm('c'), data: { a: 1 } });
-        await s.do('containers an object', 'POST', APPS(s.ns, 'deployments'), deployment('d', { template: { metadata: { labels: { app: 'x' } }, spec: { containers: { name: 'c' } } } }));
+        await s.do(
+          'containers an object',
+          'POST',
+          APPS(s.ns, 'deployments'),
+          deployment('d', { template: { metadata: { labels: { app: 'x' } }, spec: { containers: { name: 'c' } } } }),
+        );
         await s.do('template a string', 'POST', APPS(s.ns, 'deployments'), deployment('d', { template: 'pod' }));
-        await s.do('image a number', 'POST', APPS(s.ns, 'deployments'), deployment('d', { template: podTemplate({}, { image: 7 }) }));
-        await s.do('an arg a number', 'POST', APPS(s.ns, 'deployments'), deployment('d', { template: podTemplate({}, { args: ['a', 1] }) }));
-        await s.do('a label a number', 'POST', APPS(s.ns, 'deployments'), { ...deployment('d'), metadata: { name: 'd', labels: { a: 1 } } });
-        await s.do('a template label a number', 'POST', APPS(s.ns, 'deployments'), deployment('d', { template: { ...podTemplate(), metadata: { labels: { app: 1 } } } }));
+        await s.do(
+          'image a number',
+          'POST',
+          APPS(s.ns, 'deployments'),
+          deployment('d', { template: podTemplate({}, { image: 7 }) }),
+        );
+        await s.do(
+          'an arg a number',
+          'POST',
+          APPS(s.ns, 'deployments'),
+          deployment('d', { template: podTemplate({}, { args: ['a', 1] }) }),
+        );
+        await s.do('a label a number', 'POST', APPS(s.ns, 'deployments'), {
+          ...deployment('d'),
+          metadata: { name: 'd', labels: { a: 1 } },
+        });
+        await s.do(
+          'a template label a number',
+          'POST',
+          APPS(s.ns, 'deployments'),
+          deployment('d', { template: { ...podTemplate(), metadata: { labels: { app: 1 } } } }),
+        );
         await s.do('paused a string', 'POST', APPS(s.ns, 'deployments'), deployment('d', { paused: 'yes' }));
-        await s.do('maxSurge a boolean', 'POST', APPS(s.ns, 'deployments'), deployment('d', { strategy: { rollingUpdate: { maxSurge: true } } }));
-        await s.do('a limit a boolean', 'POST', APPS(s.ns, 'deployments'), deployment('d', { template: podTemplate({}, { resources: { limits: { cpu: true } } }) }));
+        await s.do(
+          'maxSurge a boolean',
+          'POST',
+          APPS(s.ns, 'deployments'),
+          deployment('d', { strategy: { rollingUpdate: { maxSurge: true } } }),
+        );
+        await s.do(
+          'a limit a boolean',
+          'POST',
+          APPS(s.ns, 'deployments'),
+          deployment('d', { template: podTemplate({}, { resources: { limits: { cpu: true } } }) }),
+        );
         await s.do('a fraction for an int32', 'POST', APPS(s.ns, 'deployments'), deployment('d', { replicas: 1.5 }));
-        await s.do('two errors: the first in the body wins', 'POST', APPS(s.ns, 'deployments'), deployment('d', { revisionHistoryLimit: 'x', replicas: 'y' }));
-        await s.do('a secret value not base64', 'POST', CORE(s.ns, 'secrets'), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { a: 'not base64!' } });
+        await s.do(
+          'two errors: the first in the body wins',
+          'POST',
+          APPS(s.ns, 'deployments'),
+          deployment('d', { revisionHistoryLimit: 'x', replicas: 'y' }),
+        );
+        await s.do('a secret value not base64', 'POST', CORE(s.ns, 'secrets'), {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 's' },
+          data: { a: 'not base64!' },
+        });
       },
     },
   ];

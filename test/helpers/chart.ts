@@ -3,7 +3,6 @@
 // output, then the two must be equal.
 import { parseAllDocuments } from 'yaml';
 
-// biome-ignore lint/suspicious/noExplicitAny: rendered Kubernetes objects of any kind
 export type Obj = Record<string, any>;
 
 /** The objects of a multi-document YAML stream. */
@@ -20,14 +19,20 @@ export const key = (o: Obj): string => `${o.kind}/${o.metadata?.namespace ?? ''}
  * and `kubectl kustomize config/default`, each with its reason.
  */
 export const DIFFERENCES = {
-  namespace: 'the Namespace object is not in the chart: Helm installs into the release namespace (helm install --create-namespace)',
+  namespace:
+    'the Namespace object is not in the chart: Helm installs into the release namespace (helm install --create-namespace)',
   managedBy: 'app.kubernetes.io/managed-by is the release service (Helm), not kustomize',
-  helmLabels: 'every object carries app.kubernetes.io/instance (the release) and helm.sh/chart (<chart>-<version>) labels, as Helm charts do',
-  keepCrd: 'CRDs carry helm.sh/resource-policy: keep (crd.keep: true), so uninstalling the release does not delete every custom resource',
+  helmLabels:
+    'every object carries app.kubernetes.io/instance (the release) and helm.sh/chart (<chart>-<version>) labels, as Helm charts do',
+  keepCrd:
+    'CRDs carry helm.sh/resource-policy: keep (crd.keep: true), so uninstalling the release does not delete every custom resource',
 };
 
 /** The kustomize output as the chart renders it (release `release`, chart version 0.1.0): DIFFERENCES applied. */
-export function asChartRendersIt(objects: Obj[], release: string): { objects: Obj[]; applied: Set<keyof typeof DIFFERENCES> } {
+export function asChartRendersIt(
+  objects: Obj[],
+  release: string,
+): { objects: Obj[]; applied: Set<keyof typeof DIFFERENCES> } {
   const applied = new Set<keyof typeof DIFFERENCES>();
   const out: Obj[] = [];
   for (const o of structuredClone(objects)) {

@@ -13,6 +13,11 @@ export interface CliResult {
 export async function kubeforgeIn(cwd: string, ...args: string[]): Promise<CliResult> {
   let out = '';
   let err = '';
-  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+  const code = await run(['node', 'kubeforge', ...args], {
+    cwd,
+    color: false,
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+  });
   return { code, out, err };
 }

@@ -33,12 +33,17 @@ export function assertGoldenTree(actual: Record<string, string>, goldenDir: stri
     return;
   }
   const golden = listFiles(dir);
-  assert.deepEqual(Object.keys(actual).sort(), golden, `file list differs from test/golden/${goldenDir} (UPDATE_GOLDEN=1 rewrites it)`);
+  assert.deepEqual(
+    Object.keys(actual).sort(),
+    golden,
+    `file list differs from test/golden/${goldenDir} (UPDATE_GOLDEN=1 rewrites it)`,
+  );
   const diffs: string[] = [];
   for (const path of golden) {
     const want = readFileSync(join(dir, path), 'utf8');
     const got = actual[path];
-    if (want !== got) diffs.push(unifiedDiff(want, got, { from: `test/golden/${goldenDir}/${path}`, to: `actual/${path}` }));
+    if (want !== got)
+      diffs.push(unifiedDiff(want, got, { from: `test/golden/${goldenDir}/${path}`, to: `actual/${path}` }));
   }
   assert.ok(diffs.length === 0, `golden files differ (UPDATE_GOLDEN=1 rewrites them):\n${diffs.join('\n')}`);
 }
@@ -58,7 +63,10 @@ export function assertGoldenText(actual: string, file: string): void {
   }
   assert.ok(existsSync(file), `missing golden file ${shown} (UPDATE_GOLDEN=1 writes it)`);
   const want = readFileSync(file, 'utf8');
-  assert.ok(want === actual, `golden file differs (UPDATE_GOLDEN=1 rewrites it):\n${unifiedDiff(want, actual, { from: shown, to: 'actual' })}`);
+  assert.ok(
+    want === actual,
+    `golden file differs (UPDATE_GOLDEN=1 rewrites it):\n${unifiedDiff(want, actual, { from: shown, to: 'actual' })}`,
+  );
 }
 
 /** A CRD without the generator's version annotation (an empty annotations map goes too), for comparing generators. */

@@ -19,10 +19,33 @@ describe('hostile: built-in Kinds are the ones Kubernetes serves (CLI)', () => {
     const dir = await project();
     const before = fingerprint(dir);
     for (const [args, where] of [
-      [['create', 'webhook', '--group', 'apps', '--version', 'v2', '--kind', 'Deployment', '--defaulting'], /Deployment is built in as --group apps --version v1/],
-      [['create', 'webhook', '--group', 'core', '--version', 'v1', '--kind', 'Deployment', '--defaulting'], /Deployment is built in as --group apps --version v1/],
-      [['create', 'api', '--group', 'apps', '--version', 'v2', '--kind', 'Deployment', '--resource=false', '--controller'], /Deployment is built in as --group apps --version v1/],
-      [['create', 'webhook', '--group', 'apps', '--version', 'v1', '--kind', 'Widget', '--defaulting'], /apps\/v1 has ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet/],
+      [
+        ['create', 'webhook', '--group', 'apps', '--version', 'v2', '--kind', 'Deployment', '--defaulting'],
+        /Deployment is built in as --group apps --version v1/,
+      ],
+      [
+        ['create', 'webhook', '--group', 'core', '--version', 'v1', '--kind', 'Deployment', '--defaulting'],
+        /Deployment is built in as --group apps --version v1/,
+      ],
+      [
+        [
+          'create',
+          'api',
+          '--group',
+          'apps',
+          '--version',
+          'v2',
+          '--kind',
+          'Deployment',
+          '--resource=false',
+          '--controller',
+        ],
+        /Deployment is built in as --group apps --version v1/,
+      ],
+      [
+        ['create', 'webhook', '--group', 'apps', '--version', 'v1', '--kind', 'Widget', '--defaulting'],
+        /apps\/v1 has ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet/,
+      ],
     ] as const) {
       const r = await cli(dir, [...args, '--make=false']);
       assert.equal(r.code, 1, `${args.join(' ')}\n${r.out}${r.err}`);
@@ -37,11 +60,30 @@ describe('hostile: built-in Kinds are the ones Kubernetes serves (CLI)', () => {
     const expect: [string, string, string, RegExp][] = [
       ['batch', 'v1', 'CronJob', /spec: \{ schedule: '\*\/5 \* \* \* \*', jobTemplate:/],
       ['apps', 'v1', 'StatefulSet', /spec: \{ serviceName: 'test', selector:/],
-      ['core', 'v1', 'ConfigMap', /    data: \{ example: 'value' \},\n/],
-      ['rbac', 'v1', 'RoleBinding', /    roleRef: \{ apiGroup: 'rbac\.authorization\.k8s\.io', kind: 'Role', name: 'test' \},\n/],
+      ['core', 'v1', 'ConfigMap', / {4}data: \{ example: 'value' \},\n/],
+      [
+        'rbac',
+        'v1',
+        'RoleBinding',
+        / {4}roleRef: \{ apiGroup: 'rbac\.authorization\.k8s\.io', kind: 'Role', name: 'test' \},\n/,
+      ],
     ];
     for (const [group, version, kind, body] of expect) {
-      ok(await cli(dir, ['create', 'webhook', '--group', group, '--version', version, '--kind', kind, '--defaulting', '--make=false']), `create webhook ${kind}`);
+      ok(
+        await cli(dir, [
+          'create',
+          'webhook',
+          '--group',
+          group,
+          '--version',
+          version,
+          '--kind',
+          kind,
+          '--defaulting',
+          '--make=false',
+        ]),
+        `create webhook ${kind}`,
+      );
       const test = readFileSync(join(dir, `test/webhook/${version}/${kind.toLowerCase()}_webhook.test.ts`), 'utf8');
       assert.match(test, body, kind);
       assert.doesNotMatch(test, /spec: \{\},/, kind);

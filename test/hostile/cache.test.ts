@@ -39,9 +39,13 @@ function write(dir: string, files: Record<string, string>): void {
 function project(): string {
   const dir = freshFolder();
   write(dir, {
-    'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true }, include: ['src/**/*.ts'] }),
+    'tsconfig.json': JSON.stringify({
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true },
+      include: ['src/**/*.ts'],
+    }),
     'package.json': '{"name":"demo","private":true,"type":"module"}\n',
-    'src/api/v1/groupversion.ts': "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'demo.example.com', version: 'v1' });\n",
+    'src/api/v1/groupversion.ts':
+      "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'demo.example.com', version: 'v1' });\n",
     'src/api/v1/widget_types.ts': widget('size?: number;'),
     ...shapes('1.0.0', 'sides?: number;'),
   });
@@ -65,7 +69,8 @@ describe('hostile: the no-change cache of manifests (through the CLI)', () => {
     const dir = project();
     write(dir, {
       'src/api/group.ts': "export const GROUP = 'demo.example.com';\n",
-      'src/api/v1/groupversion.ts': "import { defineGroupVersion } from 'kubeforge/markers';\nimport { GROUP } from '../group.js';\nexport const groupVersion = defineGroupVersion({ group: GROUP, version: 'v1' });\n",
+      'src/api/v1/groupversion.ts':
+        "import { defineGroupVersion } from 'kubeforge/markers';\nimport { GROUP } from '../group.js';\nexport const groupVersion = defineGroupVersion({ group: GROUP, version: 'v1' });\n",
     });
     ok(await cli(dir, ['manifests']), 'manifests');
     write(dir, { 'src/api/group.ts': "export const GROUP = 'other.example.com';\n" });

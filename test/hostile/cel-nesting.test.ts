@@ -14,9 +14,13 @@ describe('hostile: a CEL rule nested past the limit (CLI)', () => {
     const dir = freshFolder();
     const rule = `self.a${' + 1'.repeat(1_500)} > 0`;
     const files: Record<string, string> = {
-      'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true }, include: ['src/**/*.ts'] }),
+      'tsconfig.json': JSON.stringify({
+        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true },
+        include: ['src/**/*.ts'],
+      }),
       'package.json': '{"name":"cel","private":true,"type":"module"}\n',
-      'src/api/v1/groupversion.ts': "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'cel.example.com', version: 'v1' });\n",
+      'src/api/v1/groupversion.ts':
+        "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'cel.example.com', version: 'v1' });\n",
       'src/api/v1/widget_types.ts': `import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Root, XValidation, type int32 } from 'kubeforge/markers';
 

@@ -6,7 +6,17 @@
 // where mounting is not permitted those two cases are skipped, and say why.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,9 +25,13 @@ import { BIN, cleanup, cli, fingerprint, freshFolder, ok } from './helpers.js';
 after(cleanup);
 
 const FILES: Record<string, string> = {
-  'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true }, include: ['src/**/*.ts'] }),
+  'tsconfig.json': JSON.stringify({
+    compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true },
+    include: ['src/**/*.ts'],
+  }),
   'package.json': '{"name":"disk","private":true,"type":"module"}\n',
-  'src/api/v1/groupversion.ts': "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'disk.example.com', version: 'v1' });\n",
+  'src/api/v1/groupversion.ts':
+    "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'disk.example.com', version: 'v1' });\n",
   'src/api/v1/widget_types.ts': `import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Maximum, Rbac, Root, type int32 } from 'kubeforge/markers';
 
@@ -59,7 +73,10 @@ describe('hostile: a file named .kubeforge, and standard output on a full device
     const beforeRun = fingerprint(dir);
     const r = await cli(dir, ['manifests']);
     assert.equal(r.code, 1, r.out + r.err);
-    assert.match(r.err, /\.kubeforge {2}KF1101 {2}\.kubeforge is a file, but kubeforge keeps its lock, cache and staging folder in a \.kubeforge folder; nothing was written/);
+    assert.match(
+      r.err,
+      /\.kubeforge {2}KF1101 {2}\.kubeforge is a file, but kubeforge keeps its lock, cache and staging folder in a \.kubeforge folder; nothing was written/,
+    );
     assert.match(r.err, /hint: move or remove the file \.kubeforge/);
     assertNoCrash(r.err);
     assert.deepEqual(fingerprint(dir), beforeRun);
@@ -67,35 +84,60 @@ describe('hostile: a file named .kubeforge, and standard output on a full device
     // A scaffolding command takes the same lock: the same answer, the project as it was.
     const project = freshFolder('proj');
     mkdirSync(project, { recursive: true });
-    ok(await cli(project, ['init', '--domain', 'example.com', '--skip-install', '--kubeforge-source', 'link']), 'kubeforge init');
+    ok(
+      await cli(project, ['init', '--domain', 'example.com', '--skip-install', '--kubeforge-source', 'link']),
+      'kubeforge init',
+    );
     writeFileSync(join(project, '.kubeforge'), 'mine\n');
     const beforeCreate = fingerprint(project);
-    const c = await cli(project, ['create', 'api', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--resource', '--controller']);
+    const c = await cli(project, [
+      'create',
+      'api',
+      '--group',
+      'ship',
+      '--version',
+      'v1',
+      '--kind',
+      'Frigate',
+      '--resource',
+      '--controller',
+    ]);
     assert.equal(c.code, 1, c.out + c.err);
     assert.match(c.err, /KF1101 {2}\.kubeforge is a file/);
     assertNoCrash(c.err);
     assert.deepEqual(fingerprint(project), beforeCreate);
   });
 
-  it('standard output on /dev/full: KF1105 on stderr, exit 1, the command\'s files written all the same', async (t) => {
+  it("standard output on /dev/full: KF1105 on stderr, exit 1, the command's files written all the same", async (t) => {
     if (!existsSync('/dev/full')) return t.skip('this machine has no /dev/full');
     const dir = freshFolder();
     write(dir, FILES);
     const full = openSync('/dev/full', 'w');
     try {
       for (const args of [['manifests'], ['--help'], ['manifests', '--dry-run']]) {
-        const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', full, 'pipe'] });
+        const child = spawn(process.execPath, [BIN, ...args], {
+          cwd: dir,
+          env: { ...process.env, NO_COLOR: '1' },
+          stdio: ['ignore', full, 'pipe'],
+        });
         let err = '';
         child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
         const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
         assert.equal(code, 1, `${args.join(' ')}: ${err}`);
-        assert.match(err, /KF1105 {2}standard output could not be written \(ENOSPC: no space left on device, write\)/, args.join(' '));
+        assert.match(
+          err,
+          /KF1105 {2}standard output could not be written \(ENOSPC: no space left on device, write\)/,
+          args.join(' '),
+        );
         assertNoCrash(err);
       }
     } finally {
       closeSync(full);
     }
-    assert.ok(existsSync(join(dir, 'config/crd/bases/disk.example.com_widgets.yaml')), 'manifests wrote its files; only its report was lost');
+    assert.ok(
+      existsSync(join(dir, 'config/crd/bases/disk.example.com_widgets.yaml')),
+      'manifests wrote its files; only its report was lost',
+    );
   });
 });
 
@@ -138,8 +180,16 @@ describe('hostile: manifests on a full disk (CLI)', () => {
   }
 
   for (const c of [
-    { name: 'no space at all: the lock cannot be written', free: 0, message: /\.kubeforge\/lock {2}KF1102 {2}writing failed: cannot write the lock \.kubeforge\/lock: ENOSPC/ },
-    { name: 'space for the lock only: staging the outputs fails', free: 4096, message: /KF1102 {2}writing failed while preparing config\/\S+: ENOSPC/ },
+    {
+      name: 'no space at all: the lock cannot be written',
+      free: 0,
+      message: /\.kubeforge\/lock {2}KF1102 {2}writing failed: cannot write the lock \.kubeforge\/lock: ENOSPC/,
+    },
+    {
+      name: 'space for the lock only: staging the outputs fails',
+      free: 4096,
+      message: /KF1102 {2}writing failed while preparing config\/\S+: ENOSPC/,
+    },
   ]) {
     it(`${c.name}: KF1102 with the path, a hint, exit 1, the project as it was and no .kubeforge left`, async (t) => {
       if (!mnt) return t.skip(why);
@@ -148,7 +198,10 @@ describe('hostile: manifests on a full disk (CLI)', () => {
       const r = await cli(dir, ['manifests']);
       assert.equal(r.code, 1, r.out + r.err);
       assert.match(r.err, c.message);
-      assert.match(r.err, /hint: the disk \([^)]+\) is full: free some space and run the command again; nothing in the project was changed/);
+      assert.match(
+        r.err,
+        /hint: the disk \([^)]+\) is full: free some space and run the command again; nothing in the project was changed/,
+      );
       assertNoCrash(r.err);
       assert.deepEqual(fingerprint(dir), beforeRun);
       assert.ok(!existsSync(join(dir, '.kubeforge')), 'a .kubeforge folder was left behind');

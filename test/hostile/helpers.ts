@@ -23,12 +23,18 @@ export interface Running {
 
 /** Starts the real CLI in `cwd`. `env` is laid over this process' environment. */
 export function start(cwd: string, args: readonly string[], env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
   child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
-  const done = new Promise<CliResult>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, out, err })));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, out, err })),
+  );
   return { child, done };
 }
 
@@ -114,6 +120,9 @@ export function cleanup(): void {
 export async function initProject(extra: string[] = []): Promise<string> {
   const dir = freshFolder();
   mkdirSync(dir, { recursive: true });
-  ok(await cli(dir, ['init', '--domain', 'example.com', '--skip-install', '--kubeforge-source', 'link', ...extra]), 'kubeforge init');
+  ok(
+    await cli(dir, ['init', '--domain', 'example.com', '--skip-install', '--kubeforge-source', 'link', ...extra]),
+    'kubeforge init',
+  );
   return dir;
 }

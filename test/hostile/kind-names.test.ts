@@ -21,51 +21,263 @@ const repo = packageRoot();
 
 /** JavaScript's reserved words (strict mode and modules included), in PascalCase. */
 const RESERVED = [
-  'Await', 'Break', 'Case', 'Catch', 'Class', 'Const', 'Continue', 'Debugger', 'Default', 'Delete', 'Do', 'Else', 'Enum',
-  'Export', 'Extends', 'False', 'Finally', 'For', 'Function', 'If', 'Implements', 'Import', 'In', 'Instanceof', 'Interface',
-  'Let', 'New', 'Null', 'Package', 'Private', 'Protected', 'Public', 'Return', 'Static', 'Super', 'Switch', 'This', 'Throw',
-  'True', 'Try', 'Typeof', 'Var', 'Void', 'While', 'With', 'Yield', 'Arguments', 'Eval',
+  'Await',
+  'Break',
+  'Case',
+  'Catch',
+  'Class',
+  'Const',
+  'Continue',
+  'Debugger',
+  'Default',
+  'Delete',
+  'Do',
+  'Else',
+  'Enum',
+  'Export',
+  'Extends',
+  'False',
+  'Finally',
+  'For',
+  'Function',
+  'If',
+  'Implements',
+  'Import',
+  'In',
+  'Instanceof',
+  'Interface',
+  'Let',
+  'New',
+  'Null',
+  'Package',
+  'Private',
+  'Protected',
+  'Public',
+  'Return',
+  'Static',
+  'Super',
+  'Switch',
+  'This',
+  'Throw',
+  'True',
+  'Try',
+  'Typeof',
+  'Var',
+  'Void',
+  'While',
+  'With',
+  'Yield',
+  'Arguments',
+  'Eval',
 ];
 /**
  * TypeScript's contextual and type keywords (Asserts and Exports are left out: their resource
  * names would be those of Assert and Export, which one API group cannot have twice).
  */
 const CONTEXTUAL = [
-  'Abstract', 'Accessor', 'Any', 'As', 'Assert', 'Async', 'Constructor', 'Declare', 'From', 'Get', 'Global', 'Infer',
-  'Intrinsic', 'Is', 'Keyof', 'Module', 'Namespace', 'Never', 'Of', 'Out', 'Override', 'Readonly', 'Require', 'Satisfies',
-  'Type', 'Unique', 'Unknown', 'Using', 'Undefined',
+  'Abstract',
+  'Accessor',
+  'Any',
+  'As',
+  'Assert',
+  'Async',
+  'Constructor',
+  'Declare',
+  'From',
+  'Get',
+  'Global',
+  'Infer',
+  'Intrinsic',
+  'Is',
+  'Keyof',
+  'Module',
+  'Namespace',
+  'Never',
+  'Of',
+  'Out',
+  'Override',
+  'Readonly',
+  'Require',
+  'Satisfies',
+  'Type',
+  'Unique',
+  'Unknown',
+  'Using',
+  'Undefined',
 ];
 /** Global values and types of JavaScript, Node.js and TypeScript's lib. */
 const GLOBALS = [
-  'Promise', 'AbortSignal', 'AbortController', 'Error', 'Object', 'Array', 'Map', 'Set', 'Symbol', 'Date', 'JSON', 'Math',
-  'Number', 'String', 'Boolean', 'BigInt', 'RegExp', 'Proxy', 'Reflect', 'Buffer', 'Record', 'Partial', 'ReturnType',
-  'Required', 'Pick', 'Omit', 'Awaited', 'Parameters', 'URL', 'Console', 'Process', 'Intl', 'WeakMap', 'Uint8Array',
-  'Response', 'Headers', 'Event', 'EventTarget', 'Iterator', 'NaN', 'Infinity', 'GlobalThis',
+  'Promise',
+  'AbortSignal',
+  'AbortController',
+  'Error',
+  'Object',
+  'Array',
+  'Map',
+  'Set',
+  'Symbol',
+  'Date',
+  'JSON',
+  'Math',
+  'Number',
+  'String',
+  'Boolean',
+  'BigInt',
+  'RegExp',
+  'Proxy',
+  'Reflect',
+  'Buffer',
+  'Record',
+  'Partial',
+  'ReturnType',
+  'Required',
+  'Pick',
+  'Omit',
+  'Awaited',
+  'Parameters',
+  'URL',
+  'Console',
+  'Process',
+  'Intl',
+  'WeakMap',
+  'Uint8Array',
+  'Response',
+  'Headers',
+  'Event',
+  'EventTarget',
+  'Iterator',
+  'NaN',
+  'Infinity',
+  'GlobalThis',
 ];
 /** Names the scaffolded files (types, controller, tests, webhooks, conversion, main.ts) use. */
 const TEMPLATE_NAMES = [
-  'Client', 'ControllerManagedBy', 'IsNotFound', 'IsAlreadyExists', 'ReconcileContext', 'Request',
-  'Result', 'Rbac', 'KubernetesObject', 'TypeDescriptor', 'ListMapKey', 'ListType', 'Resource', 'Root', 'Subresource',
-  'V1Condition', 'V1ObjectMeta', 'TestEnvironment', 'NewClient', 'NewManager', 'NewWebhookServer', 'WebhookServer',
-  'Manager', 'AdmissionContext', 'CustomDefaulter', 'CustomValidator', 'Warnings', 'Webhook', 'WebhookManagedBy',
-  'Conversion', 'StorageVersion', 'ConversionWebhook', 'DefineGroupVersion', 'GroupVersion', 'Ctx', 'Err', 'Mgr', 'Env',
-  'Config', 'Logger', 'Context', 'Created', 'Reconciler', 'ResourceName', 'RandomUUID', 'Describe', 'It', 'Before', 'After',
-  'Sleep', 'Stop', 'Running', 'Admission', 'Obj', 'OldObj', 'NewObj', 'Spoke', 'Hub', 'Back', 'Src', 'Main', 'Usage',
-  'ParseArgs', 'ParseFlags', 'NormaliseArgs', 'GetConfigOrDie', 'Healthz', 'SetupSignalHandler', 'SetupLog', 'Flags',
-  'WebhookPort', 'Operation', 'Name', 'Spec', 'Status', 'Metadata', 'Foo', 'Kind', 'Gvk', 'Plural', 'Namespaced',
+  'Client',
+  'ControllerManagedBy',
+  'IsNotFound',
+  'IsAlreadyExists',
+  'ReconcileContext',
+  'Request',
+  'Result',
+  'Rbac',
+  'KubernetesObject',
+  'TypeDescriptor',
+  'ListMapKey',
+  'ListType',
+  'Resource',
+  'Root',
+  'Subresource',
+  'V1Condition',
+  'V1ObjectMeta',
+  'TestEnvironment',
+  'NewClient',
+  'NewManager',
+  'NewWebhookServer',
+  'WebhookServer',
+  'Manager',
+  'AdmissionContext',
+  'CustomDefaulter',
+  'CustomValidator',
+  'Warnings',
+  'Webhook',
+  'WebhookManagedBy',
+  'Conversion',
+  'StorageVersion',
+  'ConversionWebhook',
+  'DefineGroupVersion',
+  'GroupVersion',
+  'Ctx',
+  'Err',
+  'Mgr',
+  'Env',
+  'Config',
+  'Logger',
+  'Context',
+  'Created',
+  'Reconciler',
+  'ResourceName',
+  'RandomUUID',
+  'Describe',
+  'It',
+  'Before',
+  'After',
+  'Sleep',
+  'Stop',
+  'Running',
+  'Admission',
+  'Obj',
+  'OldObj',
+  'NewObj',
+  'Spoke',
+  'Hub',
+  'Back',
+  'Src',
+  'Main',
+  'Usage',
+  'ParseArgs',
+  'ParseFlags',
+  'NormaliseArgs',
+  'GetConfigOrDie',
+  'Healthz',
+  'SetupSignalHandler',
+  'SetupLog',
+  'Flags',
+  'WebhookPort',
+  'Operation',
+  'Name',
+  'Spec',
+  'Status',
+  'Metadata',
+  'Foo',
+  'Kind',
+  'Gvk',
+  'Plural',
+  'Namespaced',
 ];
 /** Kinds whose Spec / Status class is another Kind of the list: they live in a second version. */
 const SECOND_VERSION = ['SubresourceStatus', 'ResourceSpec', 'SpecStatus'];
 /** Kinds that also get a version v2 and a conversion webhook (v1 the hub, v2 the spoke). */
-const CONVERTED = ['Conversion', 'ConversionWebhook', 'StorageVersion', 'Src', 'Hub', 'Spoke', 'Back', 'Promise', 'Package'];
+const CONVERTED = [
+  'Conversion',
+  'ConversionWebhook',
+  'StorageVersion',
+  'Src',
+  'Hub',
+  'Spoke',
+  'Back',
+  'Promise',
+  'Package',
+];
 /**
  * Kinds that also get admission webhooks (--defaulting --programmatic-validation): every name the
  * templates use, and the reserved words and globals the issue names.
  */
 const WITH_WEBHOOKS = new Set([
   ...TEMPLATE_NAMES,
-  'Package', 'Interface', 'Promise', 'Import', 'Default', 'Enum', 'Function', 'Switch', 'Await', 'Assert', 'AbortSignal',
-  'Error', 'Object', 'Symbol', 'Delete', 'New', 'This', 'Var', 'Let', 'Yield', 'Type', 'Set', 'Array', 'Record',
+  'Package',
+  'Interface',
+  'Promise',
+  'Import',
+  'Default',
+  'Enum',
+  'Function',
+  'Switch',
+  'Await',
+  'Assert',
+  'AbortSignal',
+  'Error',
+  'Object',
+  'Symbol',
+  'Delete',
+  'New',
+  'This',
+  'Var',
+  'Let',
+  'Yield',
+  'Type',
+  'Set',
+  'Array',
+  'Record',
 ]);
 
 const KINDS = [...RESERVED, ...CONTEXTUAL, ...GLOBALS, ...TEMPLATE_NAMES];
@@ -75,7 +287,12 @@ const dir = join(work, 'project');
 
 async function kubeforge(args: string[]): Promise<{ code: number; err: string }> {
   let err = '';
-  const code = await run(['node', 'kubeforge', ...args], { cwd: dir, color: false, out: () => {}, err: (t) => void (err += t) });
+  const code = await run(['node', 'kubeforge', ...args], {
+    cwd: dir,
+    color: false,
+    out: () => {},
+    err: (t) => void (err += t),
+  });
   return { code, err };
 }
 
@@ -113,7 +330,19 @@ describe('every valid Kind name scaffolds code that compiles', () => {
   it('create api and create webhook accept each of them; tsc --noEmit passes on the project; manifests generates', async () => {
     for (const kind of KINDS) {
       await ok(['create', 'api', ...g, '--version', 'v1', '--kind', kind, '--make=false']);
-      if (WITH_WEBHOOKS.has(kind)) await ok(['create', 'webhook', ...g, '--version', 'v1', '--kind', kind, '--defaulting', '--programmatic-validation', '--make=false']);
+      if (WITH_WEBHOOKS.has(kind))
+        await ok([
+          'create',
+          'webhook',
+          ...g,
+          '--version',
+          'v1',
+          '--kind',
+          kind,
+          '--defaulting',
+          '--programmatic-validation',
+          '--make=false',
+        ]);
     }
     for (const kind of SECOND_VERSION) {
       await ok(['create', 'api', ...g, '--version', 'v1alpha1', '--kind', kind, '--make=false']);
@@ -121,16 +350,35 @@ describe('every valid Kind name scaffolds code that compiles', () => {
     }
     for (const kind of CONVERTED) {
       await ok(['create', 'api', ...g, '--version', 'v2', '--kind', kind, '--controller=false', '--make=false']);
-      await ok(['create', 'webhook', ...g, '--version', 'v1', '--kind', kind, '--conversion', '--spoke', 'v2', '--make=false']);
+      await ok([
+        'create',
+        'webhook',
+        ...g,
+        '--version',
+        'v1',
+        '--kind',
+        kind,
+        '--conversion',
+        '--spoke',
+        'v2',
+        '--make=false',
+      ]);
     }
     linkModules();
-    const tsc = spawnSync(join(repo, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json', '--noEmit'], { cwd: dir, encoding: 'utf8' });
+    const tsc = spawnSync(join(repo, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json', '--noEmit'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     assert.equal(tsc.status, 0, `tsc found errors:\n${tsc.stdout}${tsc.stderr}`);
 
     await ok(['manifests']);
     const bases = readdirSync(join(dir, 'config/crd/bases'));
     assert.equal(bases.length, KINDS.length + SECOND_VERSION.length, 'one CRD per Kind');
-    const crdKinds = bases.map((b) => (parse(readFileSync(join(dir, 'config/crd/bases', b), 'utf8')) as { spec: { names: { kind: string } } }).spec.names.kind);
+    const crdKinds = bases.map(
+      (b) =>
+        (parse(readFileSync(join(dir, 'config/crd/bases', b), 'utf8')) as { spec: { names: { kind: string } } }).spec
+          .names.kind,
+    );
     assert.deepEqual(crdKinds.sort(), [...KINDS, ...SECOND_VERSION].sort());
     const webhooks = readFileSync(join(dir, 'config/webhook/manifests.yaml'), 'utf8');
     assert.match(webhooks, /path: \/mutate-hostile-example-com-v1-package\n/);

@@ -17,9 +17,13 @@ const CRD = 'config/crd/bases/quiet.example.com_widgets.yaml';
 function project(types: string): string {
   const dir = freshFolder();
   const files: Record<string, string> = {
-    'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true }, include: ['src/**/*.ts'] }),
+    'tsconfig.json': JSON.stringify({
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true },
+      include: ['src/**/*.ts'],
+    }),
     'package.json': '{"name":"quiet","private":true,"type":"module"}\n',
-    'src/api/v1/groupversion.ts': "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'quiet.example.com', version: 'v1' });\n",
+    'src/api/v1/groupversion.ts':
+      "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'quiet.example.com', version: 'v1' });\n",
     'src/api/v1/widget_types.ts': types,
   };
   for (const [path, text] of Object.entries(files)) {
@@ -47,9 +51,11 @@ function codes(text: string): string[] {
 }
 
 describe('hostile: markers and fields are read or reported, never dropped (CLI)', () => {
-  it('a JSDoc marker on the line of its interface\'s or type literal\'s `{` is read', async () => {
+  it("a JSDoc marker on the line of its interface's or type literal's `{` is read", async () => {
     const dir = project(
-      kind(`export interface WidgetSpec { /** @maxLength 3 */ name?: string; inner?: { /** @minLength 2 */ label?: string }; /** @maxLength 9 */ other?: string }`),
+      kind(
+        `export interface WidgetSpec { /** @maxLength 3 */ name?: string; inner?: { /** @minLength 2 */ label?: string }; /** @maxLength 9 */ other?: string }`,
+      ),
     );
     ok(await cli(dir, ['manifests']), 'manifests');
     const crd = readFileSync(join(dir, CRD), 'utf8');
@@ -73,11 +79,22 @@ describe('hostile: markers and fields are read or reported, never dropped (CLI)'
 }`),
     );
     const r = ok(await cli(dir, ['manifests']), 'manifests');
-    assert.deepEqual(codes(r.err), ['5:11 KF2017', '6:3 KF2017', '7:13 KF2017', '8:22 KF2018', '9:3 KF2015', '10:9 KF3013', '12:7 KF2014']);
+    assert.deepEqual(codes(r.err), [
+      '5:11 KF2017',
+      '6:3 KF2017',
+      '7:13 KF2017',
+      '8:22 KF2018',
+      '9:3 KF2015',
+      '10:9 KF3013',
+      '12:7 KF2014',
+    ]);
     assert.match(r.err, /field secret of WidgetSpec is private, so it is left out of the CRD schema/);
     assert.match(r.err, /hint: to have the API server default it, write @Default\(3\) and remove the initializer/);
     assert.match(r.err, /@Enum on field "mode" of WidgetSpec: the value "a" is given more than once/);
-    assert.match(r.err, /hint: to have the API server check the form too, add @Pattern\('\^v-\?\[0-9\]\+\(\\\\\.\[0-9\]\+\)\?-\.\*\$'\)/);
+    assert.match(
+      r.err,
+      /hint: to have the API server check the form too, add @Pattern\('\^v-\?\[0-9\]\+\(\\\\\.\[0-9\]\+\)\?-\.\*\$'\)/,
+    );
     assert.match(r.err, /hint: write the decorator @Default\('fast'\) imported from 'kubeforge\/markers' instead/);
     // What is written is unchanged by the warnings: the API server takes repeated enum values.
     const crd = readFileSync(join(dir, CRD), 'utf8');
@@ -86,15 +103,22 @@ describe('hostile: markers and fields are read or reported, never dropped (CLI)'
   });
 
   it('apiVersion or kind of another type than string: KF3014, exit 1, nothing written', async () => {
-    const dir = project(kind('export class WidgetSpec {\n  size?: int32;\n}', '  apiVersion?: int32;\n  kind?: boolean;\n'));
+    const dir = project(
+      kind('export class WidgetSpec {\n  size?: int32;\n}', '  apiVersion?: int32;\n  kind?: boolean;\n'),
+    );
     const before = treeHash(dir);
     const r = await cli(dir, ['manifests']);
     assert.equal(r.code, 1, r.out + r.err);
     assert.deepEqual(codes(r.err), ['10:3 KF3014', '11:3 KF3014']);
-    assert.match(r.err, /field apiVersion of Kind Widget is declared as integer, but the API server sends and takes it as a string/);
+    assert.match(
+      r.err,
+      /field apiVersion of Kind Widget is declared as integer, but the API server sends and takes it as a string/,
+    );
     assert.equal(treeHash(dir), before);
     // A string, a literal of one, or nothing at all: accepted.
-    const fine = project(kind('export class WidgetSpec {\n  size?: int32;\n}', "  apiVersion?: string;\n  kind?: 'Widget';\n"));
+    const fine = project(
+      kind('export class WidgetSpec {\n  size?: int32;\n}', "  apiVersion?: string;\n  kind?: 'Widget';\n"),
+    );
     ok(await cli(fine, ['manifests']), 'manifests with string apiVersion and kind');
   });
 

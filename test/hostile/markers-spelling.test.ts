@@ -33,15 +33,23 @@ function project(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'kf-hostile-spelling-'));
   made.push(dir);
   write(dir, {
-    'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true }, include: ['src/**/*.ts'] }),
-    'src/api/v1/groupversion.ts': "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'spell.example.com', version: 'v1' });\n",
+    'tsconfig.json': JSON.stringify({
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true },
+      include: ['src/**/*.ts'],
+    }),
+    'src/api/v1/groupversion.ts':
+      "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'spell.example.com', version: 'v1' });\n",
     ...files,
   });
   return dir;
 }
 
 function kubeforge(args: string[], cwd: string): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [join(repo, 'bin/kubeforge.js'), ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', KUBEFORGE_GENERATOR_VERSION: 'test' } });
+  const r = spawnSync(process.execPath, [join(repo, 'bin/kubeforge.js'), ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', KUBEFORGE_GENERATOR_VERSION: 'test' },
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -89,17 +97,32 @@ function directOutput(max: number): { crd: string; role: string } {
 }
 
 const SPELLINGS: { name: string; files: Record<string, string>; imports: string; r: (n: string) => string }[] = [
-  { name: 'a barrel: export * from kubeforge/markers', files: { 'src/api/v1/markers.ts': "export * from 'kubeforge/markers';\n" }, imports: `import { ${NAMES.join(', ')}, type int32, type Quantity } from './markers.js';`, r: id },
+  {
+    name: 'a barrel: export * from kubeforge/markers',
+    files: { 'src/api/v1/markers.ts': "export * from 'kubeforge/markers';\n" },
+    imports: `import { ${NAMES.join(', ')}, type int32, type Quantity } from './markers.js';`,
+    r: id,
+  },
   {
     name: 'a barrel of named re-exports, imported under aliases',
-    files: { 'src/api/v1/markers.ts': `export { ${NAMES.join(', ')} } from 'kubeforge/markers';\nexport type { int32, Quantity } from 'kubeforge/markers';\n` },
+    files: {
+      'src/api/v1/markers.ts': `export { ${NAMES.join(', ')} } from 'kubeforge/markers';\nexport type { int32, Quantity } from 'kubeforge/markers';\n`,
+    },
     imports: `import { ${[...NAMES, 'int32', 'Quantity'].map((n) => `${n} as My${n}`).join(', ')} } from './markers.js';`,
     r: (n) => `My${n}`,
   },
-  { name: 'a namespace import of a barrel', files: { 'src/api/v1/markers.ts': "export * from 'kubeforge/markers';\n" }, imports: "import * as kf from './markers.js';", r: (n) => `kf.${n}` },
+  {
+    name: 'a namespace import of a barrel',
+    files: { 'src/api/v1/markers.ts': "export * from 'kubeforge/markers';\n" },
+    imports: "import * as kf from './markers.js';",
+    r: (n) => `kf.${n}`,
+  },
   {
     name: 'a barrel of a barrel',
-    files: { 'src/lib/markers.ts': "export * from 'kubeforge/markers';\n", 'src/api/v1/barrel.ts': "export * from '../../lib/markers.js';\n" },
+    files: {
+      'src/lib/markers.ts': "export * from 'kubeforge/markers';\n",
+      'src/api/v1/barrel.ts': "export * from '../../lib/markers.js';\n",
+    },
     imports: `import { ${NAMES.join(', ')}, type int32, type Quantity } from './barrel.js';`,
     r: id,
   },
@@ -124,7 +147,9 @@ const SPELLINGS: { name: string; files: Record<string, string>; imports: string;
   },
   {
     name: 'aliases exported from a local module (export const MyMaximum = Maximum)',
-    files: { 'src/api/v1/markers.ts': `import { ${NAMES.join(', ')} } from 'kubeforge/markers';\n${NAMES.map((n) => `export const My${n} = ${n};`).join('\n')}\n` },
+    files: {
+      'src/api/v1/markers.ts': `import { ${NAMES.join(', ')} } from 'kubeforge/markers';\n${NAMES.map((n) => `export const My${n} = ${n};`).join('\n')}\n`,
+    },
     imports: `import { ${NAMES.map((n) => `My${n}`).join(', ')} } from './markers.js';\nimport type { int32, Quantity } from 'kubeforge/markers';`,
     r: (n) => (n === 'int32' || n === 'Quantity' ? n : `My${n}`),
   },
@@ -156,14 +181,27 @@ describe('hostile: markers imported through barrels, aliases and namespaces (CLI
   }
 
   it('a Kind moved into a namespace: located KF4013, exit 1, its CRD and every other file kept', () => {
-    const dir = project({ 'src/api/v1/markers.ts': "export * from 'kubeforge/markers';\n", ...sources(SPELLINGS[0].imports, id, 10) });
+    const dir = project({
+      'src/api/v1/markers.ts': "export * from 'kubeforge/markers';\n",
+      ...sources(SPELLINGS[0].imports, id, 10),
+    });
     assert.equal(kubeforge(['manifests'], dir).code, 0);
     const types = readFileSync(join(dir, 'src/api/v1/widget_types.ts'), 'utf8');
-    write(dir, { 'src/api/v1/widget_types.ts': types.replace('@Root()\n@SubresourceStatus()\nexport class Widget {', 'export namespace v1 {\n@Root()\n@SubresourceStatus()\nexport class Widget {').replace(/\}\n$/, '}\n}\n') });
+    write(dir, {
+      'src/api/v1/widget_types.ts': types
+        .replace(
+          '@Root()\n@SubresourceStatus()\nexport class Widget {',
+          'export namespace v1 {\n@Root()\n@SubresourceStatus()\nexport class Widget {',
+        )
+        .replace(/\}\n$/, '}\n}\n'),
+    });
     const before = treeHash(dir);
     const r = kubeforge(['manifests'], dir);
     assert.equal(r.code, 1);
-    assert.match(r.err, /src\/api\/v1\/widget_types\.ts:16:14 {2}KF4013 {2}@Root\(\) class Widget is declared inside namespace v1/);
+    assert.match(
+      r.err,
+      /src\/api\/v1\/widget_types\.ts:16:14 {2}KF4013 {2}@Root\(\) class Widget is declared inside namespace v1/,
+    );
     assert.match(r.err, /hint: declare it at the top level of the file/);
     assert.equal(treeHash(dir), before);
   });

@@ -59,12 +59,18 @@ describe('hostile: the manifests are planned with the scaffold, one commit', () 
     const host = new SpyHost(dir);
     let out = '';
     await assert.rejects(
-      runCreateApi({ group: 'batch', version: 'v1', kind: 'Fleet' }, { cwd: dir, host, out: (t) => void (out += t), err: () => {} }),
+      runCreateApi(
+        { group: 'batch', version: 'v1', kind: 'Fleet' },
+        { cwd: dir, host, out: (t) => void (out += t), err: () => {} },
+      ),
       (e: unknown) => {
         assert.ok(e instanceof DiagnosticError);
         const codes = e.diagnostics.map((d) => d.code);
         assert.ok(codes.includes('KF2007'), codes.join(', '));
-        assert.match(e.diagnostics.find((d) => d.code === 'KF1050')!.message, /Fleet was not scaffolded: nothing was written$/);
+        assert.match(
+          e.diagnostics.find((d) => d.code === 'KF1050')!.message,
+          /Fleet was not scaffolded: nothing was written$/,
+        );
         return true;
       },
     );
@@ -96,7 +102,10 @@ describe('hostile: the manifests are planned with the scaffold, one commit', () 
     assert.equal(written.at(-1), 'write PROJECT', 'PROJECT is written last');
     assert.ok(!written.some((w) => w.startsWith('remove ')), 'nothing taken back');
     // The scaffold's plan, then the manifests' plan, as before.
-    assert.match(out, /CREATE src\/api\/v1\/cronjob_types\.ts[^]*\nCREATE config\/crd\/bases\/batch\.example\.com_cronjobs\.yaml/);
+    assert.match(
+      out,
+      /CREATE src\/api\/v1\/cronjob_types\.ts[\s\S]*\nCREATE config\/crd\/bases\/batch\.example\.com_cronjobs\.yaml/,
+    );
     const again = await runManifests({ projectDir: dir });
     assert.equal(again.cached, true, `the cache records what create api analysed (${again.cacheMiss})`);
     assert.deepEqual(again.changes, []);
@@ -109,7 +118,10 @@ describe('hostile: the manifests are planned with the scaffold, one commit', () 
     assert.deepEqual(host.writes, []);
     let err = '';
     const spy = new SpyHost(dir);
-    const r = await runCreateApi({ ...API, make: false }, { cwd: dir, host: spy, out: () => {}, err: (t) => void (err += t) });
+    const r = await runCreateApi(
+      { ...API, make: false },
+      { cwd: dir, host: spy, out: () => {}, err: (t) => void (err += t) },
+    );
     assert.equal(r.manifests, false);
     assert.match(err, /Skipped kubeforge manifests \(--make=false\)/);
     assert.ok(spy.writes.includes('write PROJECT'));
@@ -123,8 +135,17 @@ describe('loader overlay: planned files are the project as the program reads it'
     const dir = mkdtempSync(join(tmpdir(), 'kf-overlay-'));
     made.push(dir);
     mkdirSync(join(dir, 'src/old'), { recursive: true });
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' }, include: ['src/**/*.ts'] }));
-    writeFileSync(join(dir, 'src/old/gone.ts'), "import { Root } from 'kubeforge/markers';\n@Root() export class Gone {}\n");
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' },
+        include: ['src/**/*.ts'],
+      }),
+    );
+    writeFileSync(
+      join(dir, 'src/old/gone.ts'),
+      "import { Root } from 'kubeforge/markers';\n@Root() export class Gone {}\n",
+    );
     const files = new Map<string, string | null>([
       // A new folder and a barrel only the plan has: found by the glob and by module resolution.
       [join(dir, 'src/api/v9/markers.ts'), "export * from 'kubeforge/markers';\n"],
@@ -138,7 +159,10 @@ describe('loader overlay: planned files are the project as the program reads it'
     assert.deepEqual(loaded.rootFiles, [join(dir, 'src/api/v9/markers.ts'), join(dir, 'src/api/v9/thing.ts')]);
     assert.equal(loaded.fileExists(join(dir, 'src/api/v9/markers.ts')), true);
     assert.equal(loaded.fileExists(join(dir, 'src/old/gone.ts')), false);
-    assert.ok(loaded.program.getSourceFile(join(dir, 'src/api/v9/markers.ts')), 'the barrel was resolved through the overlay');
+    assert.ok(
+      loaded.program.getSourceFile(join(dir, 'src/api/v9/markers.ts')),
+      'the barrel was resolved through the overlay',
+    );
 
     // Without the overlay the disk is what it reads.
     const plain = loadProgram({ projectDir: dir }, new Reporter());

@@ -10,7 +10,9 @@ import { admissionReview, metricValue, request, startServer } from '../runtime/w
 
 describe('hostile: deeply nested JSON at the webhook server (HTTPS)', () => {
   it('a review nested 2,000,000 deep is refused 400 before any parse, and a small review beside it is not held up', async () => {
-    const srv = await startServer((s) => s.register('/validate', withCustomValidator({ validateCreate() {}, validateUpdate() {}, validateDelete() {} })));
+    const srv = await startServer((s) =>
+      s.register('/validate', withCustomValidator({ validateCreate() {}, validateUpdate() {}, validateDelete() {} })),
+    );
     try {
       const port = srv.server.port!;
       const depth = 2_000_000;
@@ -20,7 +22,9 @@ describe('hostile: deeply nested JSON at the webhook server (HTTPS)', () => {
       const [deep, small] = await Promise.all([
         request(port, '/validate', undefined, { raw: nested }),
         // Sent just after: answered while (or as soon as) the deep one is refused.
-        new Promise((r) => setTimeout(r, 20)).then(() => request(port, '/validate', admissionReview('CREATE', { object: {} }))),
+        new Promise((r) => setTimeout(r, 20)).then(() =>
+          request(port, '/validate', admissionReview('CREATE', { object: {} })),
+        ),
       ]);
       const elapsed = performance.now() - started;
       assert.equal(deep.status, 400);
@@ -28,7 +32,11 @@ describe('hostile: deeply nested JSON at the webhook server (HTTPS)', () => {
       assert.equal(small.json.response.allowed, true);
       // Not a timing threshold on speed, a bound on blocking: the old path took about 15 s.
       assert.ok(elapsed < 5_000, `${Math.round(elapsed)} ms`);
-      assert.equal(await metricValue(srv.registry, 'controller_runtime_webhook_panics_total'), 0, 'no user code ran: no panic');
+      assert.equal(
+        await metricValue(srv.registry, 'controller_runtime_webhook_panics_total'),
+        0,
+        'no user code ran: no panic',
+      );
       // 10,000 levels are still JSON a handler gets (Go's limit, inclusive).
       const edge = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","operation":"CREATE","object":{"x":${'['.repeat(9_996)}${']'.repeat(9_996)}}}}`;
       assert.equal((await request(port, '/validate', undefined, { raw: edge })).status, 200);

@@ -48,11 +48,22 @@ describe('webhook service paths: kubeforge refuses what the API server refuses',
         apiVersion: 'admissionregistration.k8s.io/v1',
         kind: 'ValidatingWebhookConfiguration',
         metadata: { name: 'paths.kubeforge.io' },
-        webhooks: [{ name: 'v.paths.kubeforge.io', admissionReviewVersions: ['v1'], sideEffects: 'None', clientConfig: { service: { name: 'webhook-service', namespace: 'system', path } }, rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] }],
+        webhooks: [
+          {
+            name: 'v.paths.kubeforge.io',
+            admissionReviewVersions: ['v1'],
+            sideEffects: 'None',
+            clientConfig: { service: { name: 'webhook-service', namespace: 'system', path } },
+            rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }],
+          },
+        ],
       };
       let server = 'accepted';
       try {
-        await rest.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', { body, query: { dryRun: 'All' } });
+        await rest.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
+          body,
+          query: { dryRun: 'All' },
+        });
       } catch (e) {
         if (!(e instanceof StatusError) || e.code !== 422) throw e;
         server = 'refused';

@@ -4,7 +4,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { countChanges, countLines, createTgz, diffLines, merge3, splitLines, unifiedDiff } from '../../src/machinery/index.js';
+import {
+  countChanges,
+  countLines,
+  createTgz,
+  diffLines,
+  merge3,
+  splitLines,
+  unifiedDiff,
+} from '../../src/machinery/index.js';
 
 /** The counts read off the LCS table's edit script (what the plan printed before countChanges had its own algorithm). */
 function tableCounts(before: string, after: string): { added: number; removed: number } {
@@ -38,7 +46,8 @@ describe('diff', () => {
     const random = prng(42);
     for (let round = 0; round < 400; round++) {
       // Few distinct lines, so that repeats, moves and partial matches are common.
-      const text = () => Array.from({ length: Math.floor(random() * 25) }, () => `l${Math.floor(random() * 5)}\n`).join('');
+      const text = () =>
+        Array.from({ length: Math.floor(random() * 25) }, () => `l${Math.floor(random() * 5)}\n`).join('');
       const before = text();
       const after = round % 3 === 0 ? before.replace(/l1\n/g, 'l7\n') : text();
       assert.deepEqual(countChanges(before, after), tableCounts(before, after), JSON.stringify({ before, after }));
@@ -62,11 +71,13 @@ describe('diff', () => {
   });
 
   it('prints a unified diff with hunk headers', () => {
-    const before = Array.from({ length: 10 }, (_, i) => `l${i + 1}`).join('\n') + '\n';
+    const before = `${Array.from({ length: 10 }, (_, i) => `l${i + 1}`).join('\n')}\n`;
     const after = before.replace('l5\n', 'L5\n');
     assert.equal(
       unifiedDiff(before, after, { from: 'golden', to: 'actual' }),
-      ['--- golden', '+++ actual', '@@ -2,7 +2,7 @@', ' l2', ' l3', ' l4', '-l5', '+L5', ' l6', ' l7', ' l8', ''].join('\n'),
+      ['--- golden', '+++ actual', '@@ -2,7 +2,7 @@', ' l2', ' l3', ' l4', '-l5', '+L5', ' l6', ' l7', ' l8', ''].join(
+        '\n',
+      ),
     );
     assert.equal(unifiedDiff('a\n', 'a\n', { from: 'x', to: 'y' }), '');
   });
@@ -85,7 +96,9 @@ describe('createTgz', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kf-tar-'));
     try {
       writeFileSync(join(dir, 'x.tgz'), a);
-      const listing = execFileSync('tar', ['tzvf', join(dir, 'x.tgz')], { encoding: 'utf8' }).trim().split('\n');
+      const listing = execFileSync('tar', ['tzvf', join(dir, 'x.tgz')], { encoding: 'utf8' })
+        .trim()
+        .split('\n');
       assert.equal(listing.length, 3);
       assert.match(listing[0], /^-rwxr-xr-x 0\/0\s+20 1985-10-26 \d\d:\d\d package\/bin\/x\.js$/);
       assert.ok(listing[1].endsWith(long), listing[1]);
@@ -117,11 +130,24 @@ describe('merge3 (three-way merge of lines)', () => {
   it('no conflict for the same change on both sides; a conflict for changes that touch', () => {
     const same = lines('a', 'b', 'c', 'D', 'e', 'f', 'g');
     assert.deepEqual(merge3(base, same, same), { merged: same });
-    assert.deepEqual(merge3(base, lines('a', 'b', 'c', 'mine', 'e', 'f', 'g'), lines('a', 'b', 'c', 'theirs', 'e', 'f', 'g')), { conflictLine: 4 });
+    assert.deepEqual(
+      merge3(base, lines('a', 'b', 'c', 'mine', 'e', 'f', 'g'), lines('a', 'b', 'c', 'theirs', 'e', 'f', 'g')),
+      { conflictLine: 4 },
+    );
     // Adjacent lines count as touching (as git merges them); the line is mine's, after my earlier changes.
-    assert.deepEqual(merge3(base, lines('new', 'a', 'b', 'C', 'd', 'e', 'f', 'g'), lines('a', 'b', 'c', 'D', 'e', 'f', 'g')), { conflictLine: 4 });
+    assert.deepEqual(
+      merge3(base, lines('new', 'a', 'b', 'C', 'd', 'e', 'f', 'g'), lines('a', 'b', 'c', 'D', 'e', 'f', 'g')),
+      { conflictLine: 4 },
+    );
     // Two insertions at the same place.
-    assert.deepEqual(merge3(base, lines('a', 'mine', 'b', 'c', 'd', 'e', 'f', 'g'), lines('a', 'theirs', 'b', 'c', 'd', 'e', 'f', 'g')), { conflictLine: 2 });
+    assert.deepEqual(
+      merge3(
+        base,
+        lines('a', 'mine', 'b', 'c', 'd', 'e', 'f', 'g'),
+        lines('a', 'theirs', 'b', 'c', 'd', 'e', 'f', 'g'),
+      ),
+      { conflictLine: 2 },
+    );
     assert.deepEqual(merge3(base, base, ''), { merged: '' });
   });
 });

@@ -7,7 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DiagnosticError } from '../../src/diagnostics/index.js';
-import { acquireLock, applySpecs, CommandGuard, commit, InterruptedError, LOCK_FILE, MemoryHost, removeStaleTempFiles, Tree } from '../../src/machinery/index.js';
+import {
+  acquireLock,
+  applySpecs,
+  CommandGuard,
+  commit,
+  InterruptedError,
+  LOCK_FILE,
+  MemoryHost,
+  removeStaleTempFiles,
+  Tree,
+} from '../../src/machinery/index.js';
 
 const folder = () => mkdtempSync(join(tmpdir(), 'kf-guard-'));
 
@@ -50,13 +60,21 @@ describe('the project lock', () => {
   it('refuses after the timeout with a located message naming the live holder', async () => {
     const dir = folder();
     mkdirSync(join(dir, '.kubeforge'));
-    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: process.pid, started: '2026-01-01T00:00:00.000Z', command: 'init' }));
+    writeFileSync(
+      join(dir, LOCK_FILE),
+      JSON.stringify({ pid: process.pid, started: '2026-01-01T00:00:00.000Z', command: 'init' }),
+    );
     await assert.rejects(acquireLock(dir, { command: 'create api', timeoutMs: 0 }), (e: unknown) => {
       assert.ok(e instanceof DiagnosticError);
       const [d] = e.diagnostics;
       assert.equal(d.code, 'KF1110');
       assert.equal(d.file, join(dir, LOCK_FILE));
-      assert.match(d.message, new RegExp(`^kubeforge init \\(pid ${process.pid}, since 2026-01-01T00:00:00\\.000Z\\) is changing this project`));
+      assert.match(
+        d.message,
+        new RegExp(
+          `^kubeforge init \\(pid ${process.pid}, since 2026-01-01T00:00:00\\.000Z\\) is changing this project`,
+        ),
+      );
       return true;
     });
   });
@@ -66,13 +84,20 @@ describe('the project lock', () => {
     const dead = deadPid();
     mkdirSync(join(dir, '.kubeforge'));
     mkdirSync(join(dir, 'src/api'), { recursive: true });
-    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: dead, started: '2026-01-01T00:00:00.000Z', command: 'create api' }));
+    writeFileSync(
+      join(dir, LOCK_FILE),
+      JSON.stringify({ pid: dead, started: '2026-01-01T00:00:00.000Z', command: 'create api' }),
+    );
     writeFileSync(join(dir, `src/api/x.ts.kubeforge-${dead}.tmp`), 'half');
     writeFileSync(join(dir, `PROJECT.kubeforge-${process.pid}.tmp`), 'ours, being written');
     const lock = await acquireLock(dir, { command: 'manifests', timeoutMs: 0 });
     assert.equal(JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')).pid, process.pid);
     assert.equal(existsSync(join(dir, `src/api/x.ts.kubeforge-${dead}.tmp`)), false);
-    assert.equal(existsSync(join(dir, `PROJECT.kubeforge-${process.pid}.tmp`)), true, 'a live process keeps its temporary file');
+    assert.equal(
+      existsSync(join(dir, `PROJECT.kubeforge-${process.pid}.tmp`)),
+      true,
+      'a live process keeps its temporary file',
+    );
     assert.deepEqual(removeStaleTempFiles(dir), []);
     lock.release();
   });
@@ -95,7 +120,10 @@ describe('CommandGuard', () => {
         assert.ok(e instanceof InterruptedError);
         assert.equal(e.signal, 'SIGINT');
         assert.equal(e.diagnostics[0].code, 'KF1112');
-        assert.equal(e.diagnostics[0].message, 'interrupted (SIGINT): nothing was scaffolded, except: could not restore PROJECT');
+        assert.equal(
+          e.diagnostics[0].message,
+          'interrupted (SIGINT): nothing was scaffolded, except: could not restore PROJECT',
+        );
         return true;
       },
     );

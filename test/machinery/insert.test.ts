@@ -16,7 +16,10 @@ const MAIN = [
 
 describe('insertAtMarkers', () => {
   const insertions = [
-    { marker: '+kubebuilder:scaffold:imports', fragment: "import { CronJobReconciler } from './controllers/cronjob.js';" },
+    {
+      marker: '+kubebuilder:scaffold:imports',
+      fragment: "import { CronJobReconciler } from './controllers/cronjob.js';",
+    },
     { marker: '+kubebuilder:scaffold:builder', fragment: 'await new CronJobReconciler().setupWithManager(mgr);\n' },
   ];
 
@@ -55,7 +58,9 @@ describe('insertAtMarkers', () => {
 
   it('works with # comments (YAML, Makefile)', () => {
     const yaml = 'resources:\n- a.yaml\n# +kubebuilder:scaffold:crdkustomizeresource\n';
-    const { text } = insertAtMarkers(yaml, [{ marker: '+kubebuilder:scaffold:crdkustomizeresource', fragment: '- b.yaml' }]);
+    const { text } = insertAtMarkers(yaml, [
+      { marker: '+kubebuilder:scaffold:crdkustomizeresource', fragment: '- b.yaml' },
+    ]);
     assert.equal(text, 'resources:\n- a.yaml\n- b.yaml\n# +kubebuilder:scaffold:crdkustomizeresource\n');
   });
 

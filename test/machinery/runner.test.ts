@@ -62,7 +62,10 @@ describe('runCommand', () => {
     const calls: string[] = [];
     await assert.rejects(runCommand(steps(calls, { a: '1', 'locked/b': '2' }), io, { host }), (e: unknown) => {
       assert.ok(e instanceof DiagnosticError);
-      assert.deepEqual(e.diagnostics.map((d) => d.code), ['KF1101']);
+      assert.deepEqual(
+        e.diagnostics.map((d) => d.code),
+        ['KF1101'],
+      );
       return true;
     });
     assert.deepEqual(host.log, []);

@@ -26,7 +26,7 @@ describe("FileSpec policy 'kept'", () => {
     );
   });
 
-  it("is not rendered when the file exists (a template that would fail is not asked for)", async () => {
+  it('is not rendered when the file exists (a template that would fail is not asked for)', async () => {
     const tree = new Tree(new MemoryHost({ 'a.ts': 'x\n' }));
     await applySpecs(tree, [{ path: 'a.ts', policy: 'kept', template: 'no/such/template.hbs' }], undefined);
     assert.deepEqual(tree.changes(), []);
@@ -39,9 +39,21 @@ describe('applyInserters', () => {
     const host = new MemoryHost({ 'k.yaml': 'resources:\n# +kubebuilder:scaffold:x\n', 'nomarker.yaml': 'a\n' });
     const tree = new Tree(host);
     const inserters: FileInserter[] = [
-      { path: 'k.yaml', insertions: [{ marker: '+kubebuilder:scaffold:x', fragment: '- a.yaml' }], missing: missing('k.yaml') },
-      { path: 'gone.yaml', insertions: [{ marker: '+kubebuilder:scaffold:x', fragment: '- a.yaml' }], missing: missing('gone.yaml') },
-      { path: 'nomarker.yaml', insertions: [{ marker: '+kubebuilder:scaffold:y', fragment: 'b' }], missing: missing('nomarker.yaml') },
+      {
+        path: 'k.yaml',
+        insertions: [{ marker: '+kubebuilder:scaffold:x', fragment: '- a.yaml' }],
+        missing: missing('k.yaml'),
+      },
+      {
+        path: 'gone.yaml',
+        insertions: [{ marker: '+kubebuilder:scaffold:x', fragment: '- a.yaml' }],
+        missing: missing('gone.yaml'),
+      },
+      {
+        path: 'nomarker.yaml',
+        insertions: [{ marker: '+kubebuilder:scaffold:y', fragment: 'b' }],
+        missing: missing('nomarker.yaml'),
+      },
     ];
     const problems: ReturnType<typeof missing>[] = [];
     applyInserters(tree, inserters, problems);

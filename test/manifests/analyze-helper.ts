@@ -4,7 +4,9 @@ import { type Analysis, type AnalyzeOptions, analyzeProject as analyze } from '.
 import { type Diagnostic, Reporter } from '../../src/diagnostics/index.js';
 import { generateCRDs } from '../../src/manifests/crd.js';
 
-export async function analyzeProject(options: AnalyzeOptions): Promise<Analysis & { crds: Record<string, unknown>[]; diagnostics: Diagnostic[] }> {
+export async function analyzeProject(
+  options: AnalyzeOptions,
+): Promise<Analysis & { crds: Record<string, unknown>[]; diagnostics: Diagnostic[] }> {
   const reporter = new Reporter();
   const analysis = await analyze(options, reporter);
   const crds = generateCRDs(analysis.kinds, analysis.generatorVersion, reporter, analysis.rel);

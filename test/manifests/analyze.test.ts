@@ -38,7 +38,10 @@ export class ${name} {
 `;
 
 const files = {
-  'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true }, include: ['src/**/*.ts'] }),
+  'tsconfig.json': JSON.stringify({
+    compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true },
+    include: ['src/**/*.ts'],
+  }),
   'src/shared/types.ts': 'export interface Shared { name?: string }\n',
   'src/api/a/v1/groupversion.ts': gv('a.example.com', 'v1'),
   'src/api/a/v1/alpha_types.ts': kind('Alpha'),
@@ -77,7 +80,10 @@ describe('analyzeProject', () => {
     assert.deepEqual((markerUses(r.markers, 'Rbac')[1].args as any).namespace, 'system');
     assert.equal(markerUses(r.markers, 'Webhook').length, 1);
     assert.equal((markerUses(r.markers, 'Webhook')[0].args as any).name, 'malpha.kb.io');
-    assert.deepEqual(markerUses(r.markers, 'WebhookConfiguration').map((u) => u.args), [{ mutating: true, name: 'my-mutating' }]);
+    assert.deepEqual(
+      markerUses(r.markers, 'WebhookConfiguration').map((u) => u.args),
+      [{ mutating: true, name: 'my-mutating' }],
+    );
   });
 
   it('lists the project files it read, sorted and absolute (not main.ts, which has no markers)', async () => {
@@ -100,21 +106,36 @@ describe('analyzeProject', () => {
     const dir = project(files);
     const r = await analyzeProject({ projectDir: dir, paths: ['src/api/b'], generatorVersion: 'v0' });
     assert.deepEqual(r.diagnostics, []);
-    assert.deepEqual(r.crds.map((c: any) => c.metadata.name), ['beta.b.example.com']);
+    assert.deepEqual(
+      r.crds.map((c: any) => c.metadata.name),
+      ['beta.b.example.com'],
+    );
     assert.deepEqual(markerUses(r.markers, 'Rbac'), []);
     assert.ok(r.inputFiles.every((f) => !f.includes('/a/v1/') && !f.includes('controllers')));
   });
 
   it('follows the tsconfig: files it does not include are not analysed', async () => {
-    const dir = project({ ...files, 'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' }, include: ['src/api/a/**/*.ts'] }) });
+    const dir = project({
+      ...files,
+      'tsconfig.json': JSON.stringify({
+        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' },
+        include: ['src/api/a/**/*.ts'],
+      }),
+    });
     const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
-    assert.deepEqual(r.crds.map((c: any) => c.metadata.name), ['alphas.a.example.com']);
+    assert.deepEqual(
+      r.crds.map((c: any) => c.metadata.name),
+      ['alphas.a.example.com'],
+    );
   });
 
   it('reports an unreadable tsconfig', async () => {
     const dir = project({ ...files, 'tsconfig.json': '{ "compilerOptions": ' });
     const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
-    assert.deepEqual(r.diagnostics.map((d) => d.code), ['KF4010']);
+    assert.deepEqual(
+      r.diagnostics.map((d) => d.code),
+      ['KF4010'],
+    );
     assert.equal(r.diagnostics[0].file, join(dir, 'tsconfig.json'));
   });
 
@@ -129,7 +150,10 @@ import { Root } from 'kubeforge/markers';
     });
     const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
     assert.deepEqual(r.diagnostics, []);
-    assert.deepEqual(r.crds.map((c: any) => c.spec.names.kind), ['Item']);
+    assert.deepEqual(
+      r.crds.map((c: any) => c.spec.names.kind),
+      ['Item'],
+    );
   });
 
   it('skips a group-version declared with skip: true', async () => {
@@ -154,11 +178,23 @@ import { Root } from 'kubeforge/markers';
     const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
     assert.deepEqual(
       r.markers.class.map((u) => `${u.marker}@${u.target}:${u.line}`),
-      ['Rbac@AlphaReconciler:3', 'Rbac@AlphaReconciler:4', 'Webhook@AlphaWebhook:7', 'WebhookConfiguration@AlphaWebhook:8'],
+      [
+        'Rbac@AlphaReconciler:3',
+        'Rbac@AlphaReconciler:4',
+        'Webhook@AlphaWebhook:7',
+        'WebhookConfiguration@AlphaWebhook:8',
+      ],
     );
     // A run indexes what its generators register (generators.ts `markers`), and nothing else.
-    const only = await analyzeProject({ projectDir: dir, generatorVersion: 'v0', indexMarkers: indexedMarkers([rbacGenerator]) });
-    assert.deepEqual(only.markers.class.map((u) => u.marker), ['Rbac', 'Rbac']);
+    const only = await analyzeProject({
+      projectDir: dir,
+      generatorVersion: 'v0',
+      indexMarkers: indexedMarkers([rbacGenerator]),
+    });
+    assert.deepEqual(
+      only.markers.class.map((u) => u.marker),
+      ['Rbac', 'Rbac'],
+    );
     assert.deepEqual(markerUses(only.markers, 'Webhook'), []);
     assert.deepEqual(only.crds, r.crds);
   });
@@ -168,12 +204,25 @@ import { Root } from 'kubeforge/markers';
     const hooks: Generator = {
       name: 'webhook-list',
       markers: ['Webhook'],
-      generate: (input) => [output('config/webhook/names.txt', markerUses(input.markers, 'Webhook').map((u) => `${u.args.name} ${u.target}\n`).join(''))],
+      generate: (input) => [
+        output(
+          'config/webhook/names.txt',
+          markerUses(input.markers, 'Webhook')
+            .map((u) => `${u.args.name} ${u.target}\n`)
+            .join(''),
+        ),
+      ],
     };
     const reporter = new Reporter();
-    const analysis = await analyze({ projectDir: dir, generatorVersion: 'v0', indexMarkers: indexedMarkers([hooks]) }, reporter);
+    const analysis = await analyze(
+      { projectDir: dir, generatorVersion: 'v0', indexMarkers: indexedMarkers([hooks]) },
+      reporter,
+    );
     const made = await runGenerators(analysis, reporter, [hooks]);
     assert.deepEqual(reporter.diagnostics(), []);
-    assert.deepEqual(made.map((f) => [f.path, f.content]), [['config/webhook/names.txt', 'malpha.kb.io AlphaWebhook\n']]);
+    assert.deepEqual(
+      made.map((f) => [f.path, f.content]),
+      [['config/webhook/names.txt', 'malpha.kb.io AlphaWebhook\n']],
+    );
   });
 });

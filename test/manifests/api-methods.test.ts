@@ -14,7 +14,10 @@ describe('methods and accessors of API classes', () => {
 
   it('are located errors (KF3004) naming the function to write instead; statics and constructors are not', async () => {
     mkdirSync(join(dir, 'src/api/v1'), { recursive: true });
-    writeFileSync(join(dir, 'src/api/v1/groupversion.ts'), "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'port.example.com', version: 'v1' });\n");
+    writeFileSync(
+      join(dir, 'src/api/v1/groupversion.ts'),
+      "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'port.example.com', version: 'v1' });\n",
+    );
     writeFileSync(
       join(dir, 'src/api/v1/site_types.ts'),
       [
@@ -39,9 +42,14 @@ describe('methods and accessors of API classes', () => {
       ].join('\n'),
     );
     const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
-    const errs = r.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.line}:${d.column} ${d.code} ${d.message}`);
+    const errs = r.diagnostics
+      .filter((d) => d.severity === 'error')
+      .map((d) => `${d.line}:${d.column} ${d.code} ${d.message}`);
     assert.equal(errs.length, 2, errs.join('\n'));
-    assert.match(errs[0], /^5:7 KF3004 class SiteStatus declares accessor ready, but the objects kubeforge\/runtime hands out \(client, cache, webhooks\) are plain JSON/);
+    assert.match(
+      errs[0],
+      /^5:7 KF3004 class SiteStatus declares accessor ready, but the objects kubeforge\/runtime hands out \(client, cache, webhooks\) are plain JSON/,
+    );
     assert.match(errs[1], /^15:3 KF3004 class Site declares method getConditions/);
     assert.match(r.diagnostics.find((d) => d.line === 15)?.hint ?? '', /export function getConditions\(obj: Site\)/);
   });

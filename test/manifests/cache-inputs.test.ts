@@ -25,7 +25,8 @@ function project(files: Record<string, string>): string {
   return dir;
 }
 
-const gv = "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'demo.example.com', version: 'v1' });\n";
+const gv =
+  "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'demo.example.com', version: 'v1' });\n";
 const types = (specType: string, extraImport = '') => `import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Root } from 'kubeforge/markers';
 ${extraImport}
@@ -36,7 +37,10 @@ export class Widget {
 }
 `;
 const base = {
-  'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true }, include: ['src/**/*.ts'] }),
+  'tsconfig.json': JSON.stringify({
+    compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true },
+    include: ['src/**/*.ts'],
+  }),
   'package.json': '{"name":"demo","private":true,"type":"module"}\n',
   'src/api/v1/groupversion.ts': gv,
 };
@@ -68,7 +72,11 @@ describe('no-change cache: what the analysis read', () => {
 
     const check = await runManifests({ projectDir: dir, check: true }, analyzer);
     assert.equal(calls(), 2, '--check analysed instead of trusting the cache');
-    assert.deepEqual(check.changes.map((c) => c.path), [CRD], '--check must see the CRD is stale');
+    assert.deepEqual(
+      check.changes.map((c) => c.path),
+      [CRD],
+      '--check must see the CRD is stale',
+    );
     await runManifests({ projectDir: dir }, analyzer);
     assert.equal(calls(), 3);
     assert.match(readFileSync(join(dir, CRD), 'utf8'), /color:/);
@@ -84,7 +92,8 @@ describe('no-change cache: what the analysis read', () => {
       'shared/types.ts': 'export interface Shared { name?: string }\n',
     });
     const { analyzer, calls } = countingAnalyzer((call) => {
-      if (call === 1) writeFileSync(join(dir, 'shared/types.ts'), 'export interface Shared { name?: string; zone?: string }\n');
+      if (call === 1)
+        writeFileSync(join(dir, 'shared/types.ts'), 'export interface Shared { name?: string; zone?: string }\n');
     });
     await runManifests({ projectDir: dir }, analyzer);
     await runManifests({ projectDir: dir }, analyzer);
@@ -106,8 +115,14 @@ describe('no-change cache: what the analysis read', () => {
     assert.equal(calls(), 1, 'nothing changed: answered from the cache');
 
     // "npm install widget-types@2": a new field in the package's declarations.
-    writeFileSync(join(dir, 'node_modules/widget-types/package.json'), '{"name":"widget-types","version":"2.0.0","types":"index.d.ts"}\n');
-    writeFileSync(join(dir, 'node_modules/widget-types/index.d.ts'), 'export interface WidgetSpec { replicas?: number; paused?: boolean }\n');
+    writeFileSync(
+      join(dir, 'node_modules/widget-types/package.json'),
+      '{"name":"widget-types","version":"2.0.0","types":"index.d.ts"}\n',
+    );
+    writeFileSync(
+      join(dir, 'node_modules/widget-types/index.d.ts'),
+      'export interface WidgetSpec { replicas?: number; paused?: boolean }\n',
+    );
     await runManifests({ projectDir: dir }, analyzer);
     assert.equal(calls(), 2, 'the upgraded package did not invalidate the cache');
     assert.match(readFileSync(join(dir, CRD), 'utf8'), /paused:/);
@@ -117,12 +132,18 @@ describe('no-change cache: what the analysis read', () => {
       ...base,
       'src/api/v1/widget_types.ts': types('{ size?: number }'),
       // Not imported by any file that uses markers, and outside the tsconfig's include.
-      'lib/markers.ts': 'export function Rbac(_rule: unknown): (v: unknown, c: unknown) => void { return () => undefined; }\n',
-      'src/controllers/widget.ts': "import { Rbac } from '../../lib/markers.js';\n@Rbac({ groups: ['demo.example.com'], resources: ['widgets'], verbs: ['get'] })\nexport class WidgetReconciler {}\n",
+      'lib/markers.ts':
+        'export function Rbac(_rule: unknown): (v: unknown, c: unknown) => void { return () => undefined; }\n',
+      'src/controllers/widget.ts':
+        "import { Rbac } from '../../lib/markers.js';\n@Rbac({ groups: ['demo.example.com'], resources: ['widgets'], verbs: ['get'] })\nexport class WidgetReconciler {}\n",
     });
     const { analyzer, calls } = countingAnalyzer();
     await runManifests({ projectDir: dir }, analyzer);
-    assert.doesNotMatch(readFileSync(join(dir, 'config/rbac/role.yaml'), 'utf8'), /widgets/, "the project's own Rbac decorator is not a marker");
+    assert.doesNotMatch(
+      readFileSync(join(dir, 'config/rbac/role.yaml'), 'utf8'),
+      /widgets/,
+      "the project's own Rbac decorator is not a marker",
+    );
     writeFileSync(join(dir, 'lib/markers.ts'), "export * from 'kubeforge/markers';\n");
     await runManifests({ projectDir: dir }, analyzer);
     assert.equal(calls(), 2, 'the cache answered although the barrel changed');

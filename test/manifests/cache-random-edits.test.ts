@@ -26,7 +26,10 @@ function put(dir: string, path: string, text: string): void {
 }
 
 const FILES: Record<string, string> = {
-  'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true }, include: ['src/**/*.ts'] }),
+  'tsconfig.json': JSON.stringify({
+    compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true },
+    include: ['src/**/*.ts'],
+  }),
   'package.json': '{"name":"demo","private":true,"type":"module"}\n',
   'src/api/group.ts': "export const GROUP = 'demo.example.com';\n",
   'src/api/names.ts': 'export const MAX_SIZE = 10;\n',
@@ -92,8 +95,10 @@ export class Gadget {
   spec?: GadgetSpec;
 }
 `,
-  'src/api/v1/index.ts': "export * from './shared.js';\nexport * from './widget_types.js';\nexport * from './gadget_types.js';\nexport { groupVersion } from './groupversion.js';\n",
-  'src/controller/names.ts': "export const RESOURCES = ['widgets', 'gadgets'];\nexport const VERBS = ['get', 'list', 'watch'];\n",
+  'src/api/v1/index.ts':
+    "export * from './shared.js';\nexport * from './widget_types.js';\nexport * from './gadget_types.js';\nexport { groupVersion } from './groupversion.js';\n",
+  'src/controller/names.ts':
+    "export const RESOURCES = ['widgets', 'gadgets'];\nexport const VERBS = ['get', 'list', 'watch'];\n",
   'src/controller/widget_controller.ts': `import { Rbac } from 'kubeforge/markers';
 import { RESOURCES, VERBS } from './names.js';
 
@@ -126,7 +131,8 @@ function stringLiterals(text: string): { index: number; value: string }[] {
   const out: { index: number; value: string }[] = [];
   let offset = 0;
   for (const line of text.split('\n')) {
-    if (!/^\s*(import|export \*|export \{)/.test(line)) for (const m of line.matchAll(/'([^'\n]*)'/g)) out.push({ index: offset + m.index! + 1, value: m[1]! });
+    if (!/^\s*(import|export \*|export \{)/.test(line))
+      for (const m of line.matchAll(/'([^'\n]*)'/g)) out.push({ index: offset + m.index! + 1, value: m[1]! });
     offset += line.length + 1;
   }
   return out;
@@ -141,7 +147,7 @@ const EDITS: Edit[] = [
       const all = stringLiterals(t);
       if (!all.length) return undefined;
       const s = all[Math.floor(pick() * all.length)]!;
-      return t.slice(0, s.index + s.value.length) + 'z' + t.slice(s.index + s.value.length);
+      return `${t.slice(0, s.index + s.value.length)}z${t.slice(s.index + s.value.length)}`;
     },
   },
   {
@@ -209,7 +215,12 @@ describe('incremental manifests under random edits', () => {
       const steps: string[] = [];
       // Every kind of edit once per file, at random places, in a random order but for the new
       // export last (its literal would otherwise be a candidate for the string edit).
-      const order = [...EDITS.slice(0, -1).map((e) => ({ e, k: pick() })).sort((a, b) => a.k - b.k), { e: EDITS.at(-1)!, k: 1 }];
+      const order = [
+        ...EDITS.slice(0, -1)
+          .map((e) => ({ e, k: pick() }))
+          .sort((a, b) => a.k - b.k),
+        { e: EDITS.at(-1)!, k: 1 },
+      ];
       for (const { e: edit } of order) {
         const before = readFileSync(join(dir, path), 'utf8');
         const after = edit.apply(before);
@@ -219,7 +230,11 @@ describe('incremental manifests under random edits', () => {
         const cached = await run(dir, false);
         const expected = await cold(dir);
         const where = `${path} after: ${steps.join(', ')}`;
-        assert.equal(cached.ok, expected.ok, `${where}: cached ${cached.ok ? 'succeeded' : `failed (${(cached as { error: string }).error})`}, cold ${expected.ok ? 'succeeded' : `failed (${(expected as { error: string }).error})`}`);
+        assert.equal(
+          cached.ok,
+          expected.ok,
+          `${where}: cached ${cached.ok ? 'succeeded' : `failed (${(cached as { error: string }).error})`}, cold ${expected.ok ? 'succeeded' : `failed (${(expected as { error: string }).error})`}`,
+        );
         if (cached.ok && expected.ok) {
           assert.deepEqual(cached.files, expected.files, `${where}: the cached outputs differ from a cold run's`);
           compared++;
@@ -246,7 +261,10 @@ describe('incremental manifests under random edits', () => {
     put(dir, 'src/api/group.ts', "export const GROUP = 'other.example.com';\n");
     const cached = await run(dir, false);
     assert.ok(cached.ok);
-    assert.ok(Object.keys(cached.files).some((f) => f.endsWith('other.example.com_widgets.yaml')), Object.keys(cached.files).join(', '));
+    assert.ok(
+      Object.keys(cached.files).some((f) => f.endsWith('other.example.com_widgets.yaml')),
+      Object.keys(cached.files).join(', '),
+    );
     assert.deepEqual(cached.files, ((await cold(dir)) as { files: Record<string, string> }).files);
   });
 });

@@ -3,7 +3,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { type CacheKeyParts, checkCache, enumerateSourceFiles, readTsconfig, writeCache } from '../../src/manifests/cache.js';
+import {
+  type CacheKeyParts,
+  checkCache,
+  enumerateSourceFiles,
+  readTsconfig,
+  writeCache,
+} from '../../src/manifests/cache.js';
 import { GENERATED_HEADER } from '../../src/manifests/managed-files.js';
 
 const dirs: string[] = [];
@@ -26,8 +32,10 @@ const parts: CacheKeyParts = { kubeforgeVersion: '0.0.0', generatorVersion: 'tes
 describe('no-change cache', () => {
   it('reads tsconfig with comments, trailing commas and an extends chain', () => {
     const dir = tree({
-      'tsconfig.base.json': '{\n  // shared\n  "compilerOptions": { "outDir": "out", },\n  "include": ["lib/**/*.ts", "src"],\n}\n',
-      'tsconfig.json': '{ "extends": "./tsconfig.base.json", /* no include here */ "compilerOptions": { "strict": true } }\n',
+      'tsconfig.base.json':
+        '{\n  // shared\n  "compilerOptions": { "outDir": "out", },\n  "include": ["lib/**/*.ts", "src"],\n}\n',
+      'tsconfig.json':
+        '{ "extends": "./tsconfig.base.json", /* no include here */ "compilerOptions": { "strict": true } }\n',
     });
     const view = readTsconfig(join(dir, 'tsconfig.json'));
     assert.deepEqual(view.include, ['lib/**/*.ts', 'src']);
@@ -49,7 +57,10 @@ describe('no-change cache', () => {
       'other/ignored.ts': '',
     });
     const { files } = enumerateSourceFiles(dir, join(dir, 'tsconfig.json'));
-    assert.deepEqual(files.map((f) => f.slice(dir.length + 1)), ['src/a.ts', 'src/api/v1/b.mts', 'src/c.tsx', 'test/t.cts']);
+    assert.deepEqual(
+      files.map((f) => f.slice(dir.length + 1)),
+      ['src/a.ts', 'src/api/v1/b.mts', 'src/c.tsx', 'test/t.cts'],
+    );
   });
 
   it('hits only while inputs, flags and managed outputs are as recorded', () => {
@@ -63,7 +74,10 @@ describe('no-change cache', () => {
     assert.deepEqual(checkCache(dir, tsconfig, parts), { hit: false, reason: 'no cache record' });
     writeCache(dir, tsconfig, parts, [], ['config/rbac/role.yaml'], []);
     assert.equal(checkCache(dir, tsconfig, parts).hit, true);
-    assert.deepEqual(checkCache(dir, tsconfig, { ...parts, generatorVersion: 'other' }), { hit: false, reason: 'flags, versions or tsconfig changed' });
+    assert.deepEqual(checkCache(dir, tsconfig, { ...parts, generatorVersion: 'other' }), {
+      hit: false,
+      reason: 'flags, versions or tsconfig changed',
+    });
     writeFileSync(join(dir, 'src/b.ts'), '');
     assert.deepEqual(checkCache(dir, tsconfig, parts), { hit: false, reason: 'source files added' });
     rmSync(join(dir, 'src/b.ts'));

@@ -17,7 +17,11 @@ describe('CEL rules in manifests', async () => {
   const at = (d: (typeof diags)[number]) => `${relative(dir, d.file ?? '')}:${d.line}:${d.column}`;
   const f = 'src/api/v1/cel_types.ts';
 
-  it('the analysis itself is clean', () => assert.deepEqual(r.diagnostics.filter((d) => d.severity === 'error'), []));
+  it('the analysis itself is clean', () =>
+    assert.deepEqual(
+      r.diagnostics.filter((d) => d.severity === 'error'),
+      [],
+    ));
 
   const expected: [string, string, RegExp][] = [
     [`${f}:5:1`, 'KF4612', /rule "self.nope > 0" does not compile: <input>:1:5: undefined field 'nope'/],
@@ -32,7 +36,11 @@ describe('CEL rules in manifests', async () => {
     [`${f}:15:24`, 'KF4612', /'_<_' applied to '\(google.protobuf.Timestamp, int\)'/],
     [`${f}:16:3`, 'KF4612', /'_%_' applied to '\(double, double\)'/],
     [`${f}:17:3`, 'KF4612', /'_>_' applied to '\(string, int\)'/],
-    [`${f}:18:3`, 'KF4613', /messageExpression "self" does not compile: messageExpression must evaluate to a string \(it is int\)/],
+    [
+      `${f}:18:3`,
+      'KF4613',
+      /messageExpression "self" does not compile: messageExpression must evaluate to a string \(it is int\)/,
+    ],
     [`${f}:19:3`, 'KF4613', /messageExpression "'x' \+ self" does not compile: .*'_\+_' applied to '\(string, int\)'/],
     [`${f}:20:3`, 'KF4612', /'_==_' applied to '\(string, int\)'/],
     [`${f}:21:3`, 'KF4612', /'_\*_' applied to '\(string, int\)'/],
@@ -47,9 +55,21 @@ describe('CEL rules in manifests', async () => {
     [`${f}:30:3`, 'KF4612', /'isSorted' applied to '\(list\(int\)\)'/],
     [`${f}:31:3`, 'KF4612', /type 'string' does not support field selection/],
     [`${f}:32:3`, 'KF4612', /undefined field 'dashed__name'/],
-    [`${f}:33:3`, 'KF4612', /field "v" of RulesSpec \(Rules v1 \.spec\.v\[\*\]\): rule "self > 1" .*'_>_' applied to '\(string, int\)'/],
-    [`${f}:34:3`, 'KF4612', /rule "self.matches\('\(\?=a\)b'\)" does not compile: <input>:1:14: invalid matches argument \(invalid regular expression "\(\?=a\)b": .*lookahead/],
-    [`${f}:39:3`, 'KF4614', /estimated cost .* exceeds the API server's per-rule budget of 10000000 by a factor of more than 100x: the API server refuses the CRD/],
+    [
+      `${f}:33:3`,
+      'KF4612',
+      /field "v" of RulesSpec \(Rules v1 \.spec\.v\[\*\]\): rule "self > 1" .*'_>_' applied to '\(string, int\)'/,
+    ],
+    [
+      `${f}:34:3`,
+      'KF4612',
+      /rule "self.matches\('\(\?=a\)b'\)" does not compile: <input>:1:14: invalid matches argument \(invalid regular expression "\(\?=a\)b": .*lookahead/,
+    ],
+    [
+      `${f}:39:3`,
+      'KF4614',
+      /estimated cost .* exceeds the API server's per-rule budget of 10000000 by a factor of more than 100x: the API server refuses the CRD/,
+    ],
   ];
   for (const [where, code, message] of expected) {
     it(`${where} ${code} ${message.source.slice(0, 60)}`, () => {
@@ -68,7 +88,10 @@ describe('CEL rules in manifests', async () => {
 
   it('a rule over the per-rule cost budget is an error naming the bounds to add; nothing is a warning', () => {
     // (the per-CRD total is over too; it is not reported again when a rule already is)
-    assert.deepEqual(diags.filter((d) => d.severity === 'warning').map((x) => x.message), []);
+    assert.deepEqual(
+      diags.filter((d) => d.severity === 'warning').map((x) => x.message),
+      [],
+    );
     const cost = diags.filter((d) => d.code === 'KF4614');
     assert.equal(cost.length, 1, cost.map((x) => x.message).join('\n'));
     assert.equal(at(cost[0]), `${f}:39:3`);
@@ -86,10 +109,15 @@ describe('CEL rules: nothing is written', () => {
     const d = mkdtempSync(join(tmpdir(), 'kf-cel-'));
     try {
       const files: Record<string, string> = {
-        'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true }, include: ['src/**/*.ts'] }),
+        'tsconfig.json': JSON.stringify({
+          compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true },
+          include: ['src/**/*.ts'],
+        }),
         'package.json': '{"name":"demo","private":true,"type":"module"}\n',
-        'src/api/v1/groupversion.ts': "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'demo.example.com', version: 'v1' });\n",
-        'src/api/v1/widget_types.ts': "import { Root, XValidation, type int32 } from 'kubeforge/markers';\nexport class WidgetSpec {\n  @XValidation({ rule: 'self.replica > 0' }) replicas?: int32;\n}\n@Root() export class Widget { metadata?: object; spec?: WidgetSpec }\n",
+        'src/api/v1/groupversion.ts':
+          "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'demo.example.com', version: 'v1' });\n",
+        'src/api/v1/widget_types.ts':
+          "import { Root, XValidation, type int32 } from 'kubeforge/markers';\nexport class WidgetSpec {\n  @XValidation({ rule: 'self.replica > 0' }) replicas?: int32;\n}\n@Root() export class Widget { metadata?: object; spec?: WidgetSpec }\n",
       };
       for (const [p, text] of Object.entries(files)) {
         mkdirSync(join(d, p, '..'), { recursive: true });
@@ -99,7 +127,10 @@ describe('CEL rules: nothing is written', () => {
         assert.ok(e instanceof DiagnosticError);
         const [diag] = e.diagnostics.filter((x) => x.code === 'KF4612');
         assert.equal(`${relative(d, diag.file ?? '')}:${diag.line}:${diag.column}`, 'src/api/v1/widget_types.ts:3:3');
-        assert.match(diag.message, /rule "self.replica > 0" does not compile: <input>:1:5: type 'int' does not support field selection/);
+        assert.match(
+          diag.message,
+          /rule "self.replica > 0" does not compile: <input>:1:5: type 'int' does not support field selection/,
+        );
         return true;
       });
       assert.equal(existsSync(join(d, 'config')), false);

@@ -6,7 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,7 +52,12 @@ function stage(fixture: string): string {
 async function cli(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+  const code = await run(['node', 'kubeforge', ...args], {
+    cwd,
+    color: false,
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+  });
   return { code, out, err };
 }
 
@@ -86,20 +101,26 @@ function binPackages(args: string[], cwd: string): { code: number | null; packag
       return file;
     };`;
   const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)}); ${requires}`;
-  const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, join(repo, 'bin/kubeforge.js'), ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['--import', `data:text/javascript,${encodeURIComponent(register)}`, join(repo, 'bin/kubeforge.js'), ...args],
+    {
+      cwd,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    },
+  );
   const text = existsSync(log) ? readFileSync(log, 'utf8') : '';
   return { code: r.status, packages: [...new Set(text.split('\n').filter(Boolean))].sort() };
 }
 
 /** The `file:line:col  CODE  message` lines of a diagnostics report. */
-function diagnosticLines(stderr: string): { file: string; line: number; column: number; code: string; message: string }[] {
+function diagnosticLines(
+  stderr: string,
+): { file: string; line: number; column: number; code: string; message: string }[] {
   const out = [];
   for (const l of stderr.split('\n')) {
-    const m = /^(\S+):(\d+):(\d+)  (KF\d{4})  (.*)$/.exec(l);
+    const m = /^(\S+):(\d+):(\d+) {2}(KF\d{4}) {2}(.*)$/.exec(l);
     if (m) out.push({ file: m[1], line: Number(m[2]), column: Number(m[3]), code: m[4], message: m[5] });
   }
   return out;
@@ -109,7 +130,15 @@ describe('kubeforge manifests (CLI)', () => {
   it('--help lists the flags with examples', async () => {
     const { code, out } = await cli(['manifests', '--help'], repo);
     assert.equal(code, 0);
-    for (const flag of ['--check', '--dry-run', '--paths', '--project', '--generator-version', 'Examples:', 'kubeforge manifests --check']) {
+    for (const flag of [
+      '--check',
+      '--dry-run',
+      '--paths',
+      '--project',
+      '--generator-version',
+      'Examples:',
+      'kubeforge manifests --check',
+    ]) {
       assert.ok(out.includes(flag), `--help does not mention ${flag}`);
     }
   });
@@ -119,7 +148,7 @@ describe('kubeforge manifests (CLI)', () => {
     staged.push(dir);
     const { code, err } = await cli(['manifests', '--project', dir], repo);
     assert.equal(code, 1);
-    assert.match(err, /KF4504  no tsconfig\.json in /);
+    assert.match(err, /KF4504 {2}no tsconfig\.json in /);
     assert.match(err, /hint: run kubeforge manifests from the project root, or pass --project <dir>/);
     assert.deepEqual(readdirSync(dir), []);
   });
@@ -127,7 +156,7 @@ describe('kubeforge manifests (CLI)', () => {
   it('the real binary exits 1 on a missing project folder', () => {
     const r = bin(['manifests', '--project', join(tmpdir(), 'kf-does-not-exist')], repo);
     assert.equal(r.code, 1);
-    assert.match(r.err, /KF4503  project folder .* does not exist/);
+    assert.match(r.err, /KF4503 {2}project folder .* does not exist/);
   });
 
   it('RBAC: writes the merged ClusterRole and namespaced Role; a second run and --check find nothing to do', async () => {
@@ -207,10 +236,18 @@ rules:
     const dir = stage('rbac/valid');
     const cold = binPackages(['manifests'], dir);
     assert.equal(cold.code, 0);
-    assert.ok(cold.packages.includes('ts-morph'), `the cold run should load ts-morph (the detection works): ${cold.packages.join(', ')}`);
+    assert.ok(
+      cold.packages.includes('ts-morph'),
+      `the cold run should load ts-morph (the detection works): ${cold.packages.join(', ')}`,
+    );
     const again = binPackages(['manifests'], dir);
     assert.equal(again.code, 0);
-    assert.deepEqual(again.packages.filter((p) => ['ts-morph', '@ts-morph/common', 'typescript', '@kubernetes/client-node'].includes(p)), []);
+    assert.deepEqual(
+      again.packages.filter((p) =>
+        ['ts-morph', '@ts-morph/common', 'typescript', '@kubernetes/client-node'].includes(p),
+      ),
+      [],
+    );
     const check = binPackages(['manifests', '--check'], dir);
     assert.equal(check.code, 0);
     assert.ok(!check.packages.includes('ts-morph'));
@@ -221,11 +258,21 @@ rules:
     const r = await cli(['manifests', '--generator-version', 'test'], dir);
     assert.equal(r.code, 0, r.err);
     const text = readFileSync(join(dir, 'config/webhook/manifests.yaml'), 'utf8');
-    assert.ok(text.startsWith(`${GENERATED_HEADER}---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: widget-mutator\n`));
-    assert.match(text, /\n---\napiVersion: admissionregistration.k8s.io\/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: validating-webhook-configuration\n/);
-    assert.match(text, /  reinvocationPolicy: IfNeeded\n/);
-    assert.match(text, /  timeoutSeconds: 5\n/);
-    assert.match(text, /    service:\n      name: webhook-service\n      namespace: system\n      path: \/validate-fixtures-kubeforge-io-v1-widget\n/);
+    assert.ok(
+      text.startsWith(
+        `${GENERATED_HEADER}---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: widget-mutator\n`,
+      ),
+    );
+    assert.match(
+      text,
+      /\n---\napiVersion: admissionregistration.k8s.io\/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n {2}name: validating-webhook-configuration\n/,
+    );
+    assert.match(text, / {2}reinvocationPolicy: IfNeeded\n/);
+    assert.match(text, / {2}timeoutSeconds: 5\n/);
+    assert.match(
+      text,
+      / {4}service:\n {6}name: webhook-service\n {6}namespace: system\n {6}path: \/validate-fixtures-kubeforge-io-v1-widget\n/,
+    );
   });
 
   it('webhooks: admissionReviewVersions without v1 or v1beta1 is refused at its @Webhook (KF4204), exit 1, the disk unchanged; [v1] and [v1beta1, v1] pass', async () => {
@@ -237,7 +284,10 @@ rules:
     const at = source.slice(0, vwidget).split('\n').length;
     const withVersions = (versions: string) => {
       const i = source.indexOf("admissionReviewVersions: ['v1'],", vwidget);
-      writeFileSync(file, `${source.slice(0, i)}admissionReviewVersions: ${versions},${source.slice(i + "admissionReviewVersions: ['v1'],".length)}`);
+      writeFileSync(
+        file,
+        `${source.slice(0, i)}admissionReviewVersions: ${versions},${source.slice(i + "admissionReviewVersions: ['v1'],".length)}`,
+      );
     };
     const manifests = join(dir, 'config/webhook/manifests.yaml');
 
@@ -257,7 +307,14 @@ rules:
       assert.equal(r.out, '');
       assert.deepEqual(
         diagnosticLines(r.err).map((l) => [l.file, l.line, l.code, l.message]),
-        [['src/webhook/widget_webhook.ts', at, 'KF4204', `@Webhook 'vwidget.kb.io' on WidgetWebhook: admissionReviewVersions ["v2"] must include at least one of v1, v1beta1: the API server refuses the webhook configuration, as it sends AdmissionReviews in those versions only`]],
+        [
+          [
+            'src/webhook/widget_webhook.ts',
+            at,
+            'KF4204',
+            `@Webhook 'vwidget.kb.io' on WidgetWebhook: admissionReviewVersions ["v2"] must include at least one of v1, v1beta1: the API server refuses the webhook configuration, as it sends AdmissionReviews in those versions only`,
+          ],
+        ],
         r.err,
       );
       assert.match(r.err, /^ {2}hint: use admissionReviewVersions: \['v1'\]/m);
@@ -266,24 +323,41 @@ rules:
     assert.equal(readFileSync(manifests, 'utf8'), written);
   });
 
-  const invalid: { fixture: string; file: string; expect: { code: RegExp; message: RegExp; at?: [number, number] }[] }[] = [
+  const invalid: {
+    fixture: string;
+    file: string;
+    expect: { code: RegExp; message: RegExp; at?: [number, number] }[];
+  }[] = [
     {
       fixture: 'rbac/invalid',
       file: 'src/controller/widget_controller.ts',
       expect: [
         { code: /KF4101/, message: /@Rbac on WidgetReconciler grants non-resource URLs in namespace 'system'/ },
         { code: /KF4101/, message: /@Rbac on WidgetReconciler names resources but no API groups/ },
-        { code: /KF4101/, message: /@Rbac on WidgetReconciler mixes 'urls' with 'groups'\/'resources'\/'resourceNames'/ },
+        {
+          code: /KF4101/,
+          message: /@Rbac on WidgetReconciler mixes 'urls' with 'groups'\/'resources'\/'resourceNames'/,
+        },
       ],
     },
     {
       fixture: 'webhook/invalid',
       file: 'src/webhook/widget_webhook.ts',
       expect: [
-        { code: /KF4201/, message: /@Webhook 'mwidget\.kb\.io' on WidgetWebhook: `url` or `path` is required and they are mutually exclusive/ },
-        { code: /KF4201/, message: /@Webhook 'vwidget\.kb\.io' on WidgetWebhook: reinvocationPolicy applies to mutating webhooks only/ },
+        {
+          code: /KF4201/,
+          message:
+            /@Webhook 'mwidget\.kb\.io' on WidgetWebhook: `url` or `path` is required and they are mutually exclusive/,
+        },
+        {
+          code: /KF4201/,
+          message: /@Webhook 'vwidget\.kb\.io' on WidgetWebhook: reinvocationPolicy applies to mutating webhooks only/,
+        },
         { code: /KF4201/, message: /@Webhook 'dwidget\.kb\.io' on WidgetWebhook: SideEffects is required/ },
-        { code: /KF4201/, message: /@Webhook 'dwidget\.kb\.io' on WidgetWebhook: TimeoutSeconds must be between 1 and 30 seconds/ },
+        {
+          code: /KF4201/,
+          message: /@Webhook 'dwidget\.kb\.io' on WidgetWebhook: TimeoutSeconds must be between 1 and 30 seconds/,
+        },
       ],
     },
   ];
@@ -304,14 +378,20 @@ rules:
       fixture: 'invalid-cli/non-literal-argument',
       file: V1,
       expect: [
-        { code: /KF2003/, message: /@Maximum on field "replicas" of WidgetSpec: .*not a literal: 'Math\.max\(1, 2\)'/, at: [10, 12] },
+        {
+          code: /KF2003/,
+          message: /@Maximum on field "replicas" of WidgetSpec: .*not a literal: 'Math\.max\(1, 2\)'/,
+          at: [10, 12],
+        },
         { code: /KF2003/, message: /@MaxLength on field "name" of WidgetSpec: .*'limit' is not a const/, at: [14, 14] },
       ],
     },
     {
       fixture: 'invalid-cli/maximum-on-string',
       file: V1,
-      expect: [{ code: /KF2009/, message: /@Maximum on field "name" of WidgetSpec: .*numeric.*found string/, at: [7, 3] }],
+      expect: [
+        { code: /KF2009/, message: /@Maximum on field "name" of WidgetSpec: .*numeric.*found string/, at: [7, 3] },
+      ],
     },
     {
       fixture: 'invalid-cli/listmapkey-without-listtype',
@@ -321,12 +401,20 @@ rules:
     {
       fixture: 'invalid-cli/missing-groupversion',
       file: 'src/api/v2/gadget_types.ts',
-      expect: [{ code: /KF4001/, message: /Kind Gadget is in .*src\/api\/v2, which has no groupversion\.ts/, at: [13, 14] }],
+      expect: [
+        { code: /KF4001/, message: /Kind Gadget is in .*src\/api\/v2, which has no groupversion\.ts/, at: [13, 14] },
+      ],
     },
     {
       fixture: 'invalid-cli/two-storage-versions',
       file: 'src/api/v2/widget_types.ts',
-      expect: [{ code: /KF4003/, message: /Widget\.fixtures\.kubeforge\.io has more than one storage version: v1, v2/, at: [13, 1] }],
+      expect: [
+        {
+          code: /KF4003/,
+          message: /Widget\.fixtures\.kubeforge\.io has more than one storage version: v1, v2/,
+          at: [13, 1],
+        },
+      ],
     },
     {
       fixture: 'invalid-cli/recursive-type',
@@ -338,9 +426,22 @@ rules:
       fixture: 'invalid-cli/crd-refused',
       file: V1,
       expect: [
-        { code: /KF4605/, message: /field "name" of WidgetSpec .*pattern "\^\(\?!admin\)\[a-z\]\+\$" is not a valid RE2 expression.*lookahead/, at: [18, 3] },
-        { code: /KF4604/, message: /field "ports" of WidgetSpec .*map key 'name' is optional and has no default/, at: [22, 3] },
-        { code: /KF4606/, message: /field "options" of WidgetSpec .*\.colour is a field the schema does not declare/, at: [26, 3] },
+        {
+          code: /KF4605/,
+          message:
+            /field "name" of WidgetSpec .*pattern "\^\(\?!admin\)\[a-z\]\+\$" is not a valid RE2 expression.*lookahead/,
+          at: [18, 3],
+        },
+        {
+          code: /KF4604/,
+          message: /field "ports" of WidgetSpec .*map key 'name' is optional and has no default/,
+          at: [22, 3],
+        },
+        {
+          code: /KF4606/,
+          message: /field "options" of WidgetSpec .*\.colour is a field the schema does not declare/,
+          at: [26, 3],
+        },
         { code: /KF4601/, message: /resource plural name 'Widgets' of Kind Widget/, at: [33, 1] },
       ],
     },
@@ -381,7 +482,25 @@ rules:
     const lines = diagnosticLines(r.err);
     assert.deepEqual(
       lines.map((l) => l.code).sort(),
-      ['KF2003', 'KF2003', 'KF2005', 'KF2009', 'KF2009', 'KF3002', 'KF3004', 'KF3005', 'KF4001', 'KF4003', 'KF4101', 'KF4101', 'KF4101', 'KF4201', 'KF4201', 'KF4201', 'KF4201'],
+      [
+        'KF2003',
+        'KF2003',
+        'KF2005',
+        'KF2009',
+        'KF2009',
+        'KF3002',
+        'KF3004',
+        'KF3005',
+        'KF4001',
+        'KF4003',
+        'KF4101',
+        'KF4101',
+        'KF4101',
+        'KF4201',
+        'KF4201',
+        'KF4201',
+        'KF4201',
+      ],
       r.err,
     );
     // Sorted by file, line, column: the output order does not depend on discovery order.
@@ -405,11 +524,14 @@ rules:
     const before = treeHash(dir);
     const dry = await cli(['manifests', '--dry-run'], dir);
     assert.equal(dry.code, 0, dry.err);
-    assert.match(dry.out, /^CREATE config\/crd\/bases\/fixtures\.kubeforge\.io_widgets\.yaml \(\+\d+ lines\)\nCREATE config\/rbac\/role\.yaml \(\+\d+ lines\)\n$/);
+    assert.match(
+      dry.out,
+      /^CREATE config\/crd\/bases\/fixtures\.kubeforge\.io_widgets\.yaml \(\+\d+ lines\)\nCREATE config\/rbac\/role\.yaml \(\+\d+ lines\)\n$/,
+    );
     const check = await cli(['manifests', '--check'], dir);
     assert.equal(check.code, 1);
     assert.match(check.out, /^CREATE config\/crd\/bases\/fixtures\.kubeforge\.io_widgets\.yaml/);
-    assert.match(check.err, /KF4501  2 generated manifest files are out of date/);
+    assert.match(check.err, /KF4501 {2}2 generated manifest files are out of date/);
     assert.equal(treeHash(dir), before);
   });
 });

@@ -51,7 +51,10 @@ function pair(name: string, group: string): { before: Obj; after: Obj; rules: st
 let env: TestEnvironment;
 
 function kubectl(args: string[], input?: unknown): { status: number | null; out: string; err: string } {
-  const r = spawnSync('kubectl', ['--kubeconfig', env.kubeconfigPath, ...args], { input: input === undefined ? undefined : JSON.stringify(input), encoding: 'utf8' });
+  const r = spawnSync('kubectl', ['--kubeconfig', env.kubeconfigPath, ...args], {
+    input: input === undefined ? undefined : JSON.stringify(input),
+    encoding: 'utf8',
+  });
   return { status: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -79,7 +82,12 @@ async function install(crd: Obj): Promise<void> {
 
 /** A Widget; size is set (the corpus' base CRD has the rule `self.size >= 0` on spec) unless given. */
 function widget(group: string, name: string, spec: Obj, version = 'v1'): Obj {
-  return { apiVersion: `${group}/${version}`, kind: 'Widget', metadata: { name, namespace: 'default' }, spec: { size: 1, ...spec } };
+  return {
+    apiVersion: `${group}/${version}`,
+    kind: 'Widget',
+    metadata: { name, namespace: 'default' },
+    spec: { size: 1, ...spec },
+  };
 }
 
 function get(group: string, name: string, version = 'v1'): { status: number | null; obj?: Obj; err: string } {
@@ -88,7 +96,12 @@ function get(group: string, name: string, version = 'v1'): { status: number | nu
 }
 
 /** Replaces the object with `change` applied to what the server returns. */
-function update(group: string, name: string, change: (o: Obj) => void, version = 'v1'): { status: number | null; err: string } {
+function update(
+  group: string,
+  name: string,
+  change: (o: Obj) => void,
+  version = 'v1',
+): { status: number | null; err: string } {
   const o = get(group, name, version).obj!;
   change(o);
   const r = kubectl(['replace', '-f', '-'], o);
@@ -110,7 +123,14 @@ describe('check-compat claims on a real API server', () => {
   });
 
   /** A tightening rule: readable, ratcheted when unchanged, refused when changed, refused on create. */
-  async function tightened(name: string | ReturnType<typeof pair>, rule: string, group: string, spec: Obj, change: (s: Obj) => void, refusal: RegExp): Promise<void> {
+  async function tightened(
+    name: string | ReturnType<typeof pair>,
+    rule: string,
+    group: string,
+    spec: Obj,
+    change: (s: Obj) => void,
+    refusal: RegExp,
+  ): Promise<void> {
     const p = typeof name === 'string' ? pair(name, group) : name;
     assert.deepEqual(p.rules, [rule]);
     await install(p.before);
@@ -131,15 +151,36 @@ describe('check-compat claims on a real API server', () => {
   }
 
   it('maximum-tightened: stored objects readable, unchanged values ratcheted, changes and creates refused', async () => {
-    await tightened('maximum-lowered', 'maximum-tightened', 'max.compat.example.com', { size: 8 }, (s) => void (s.size = 7), /spec\.size: Invalid value: \d+: spec\.size in body should be less than or equal to 5/);
+    await tightened(
+      'maximum-lowered',
+      'maximum-tightened',
+      'max.compat.example.com',
+      { size: 8 },
+      (s) => void (s.size = 7),
+      /spec\.size: Invalid value: \d+: spec\.size in body should be less than or equal to 5/,
+    );
   });
 
   it('enum-narrowed: likewise', async () => {
-    await tightened('enum-value-removed', 'enum-narrowed', 'enum.compat.example.com', { mode: 'c' }, (s) => void (s.mode = 'd'), /spec\.mode: Unsupported value: "[cd]": supported values: "a", "b"/);
+    await tightened(
+      'enum-value-removed',
+      'enum-narrowed',
+      'enum.compat.example.com',
+      { mode: 'c' },
+      (s) => void (s.mode = 'd'),
+      /spec\.mode: Unsupported value: "[cd]": supported values: "a", "b"/,
+    );
   });
 
   it('pattern-changed: likewise', async () => {
-    await tightened('pattern-added', 'pattern-changed', 'pattern.compat.example.com', { name: 'ABC' }, (s) => void (s.name = 'DEF'), /spec\.name in body should match/);
+    await tightened(
+      'pattern-added',
+      'pattern-changed',
+      'pattern.compat.example.com',
+      { name: 'ABC' },
+      (s) => void (s.name = 'DEF'),
+      /spec\.name in body should match/,
+    );
   });
 
   it('cel-rule-added: stored objects readable, an update leaving the field unchanged passes, one that changes it is refused', async () => {
@@ -162,7 +203,10 @@ describe('check-compat claims on a real API server', () => {
     await install(t.before);
     ok(['create', '-f', '-'], widget('celt.compat.example.com', 'old', { size: 8 }));
     await install(t.after);
-    await until('the transition rule refuses a shrink', () => update('celt.compat.example.com', 'old', (o) => void (o.spec.size = 1)).status !== 0);
+    await until(
+      'the transition rule refuses a shrink',
+      () => update('celt.compat.example.com', 'old', (o) => void (o.spec.size = 1)).status !== 0,
+    );
     assert.equal(update('celt.compat.example.com', 'old', (o) => void (o.spec.name = 'kept')).status, 0);
     assert.equal(create(widget('celt.compat.example.com', 'new', { size: 9 })).status, 0);
   });
@@ -257,7 +301,10 @@ describe('check-compat claims on a real API server', () => {
     assert.equal(get(group, 'old').obj!.spec.note, null);
     await install(p.after);
     const dropped = () => {
-      const r = kubectl(['create', '--dry-run=server', '-o', 'json', '-f', '-'], widget(group, 'probe', { note: null }));
+      const r = kubectl(
+        ['create', '--dry-run=server', '-o', 'json', '-f', '-'],
+        widget(group, 'probe', { note: null }),
+      );
       return r.status === 0 && !('note' in (JSON.parse(r.out) as Obj).spec);
     };
     await until('a null note is dropped on create', dropped);
@@ -269,10 +316,16 @@ describe('check-compat claims on a real API server', () => {
     const p = pair('list-type-atomic-to-map', group);
     assert.deepEqual(p.rules, ['list-type-changed']);
     await install(p.before);
-    const dup = [{ name: 'a', port: 1 }, { name: 'a', port: 2 }];
+    const dup = [
+      { name: 'a', port: 1 },
+      { name: 'a', port: 2 },
+    ];
     ok(['create', '-f', '-'], widget(group, 'old', { ports: dup }));
     await install(p.after);
-    await until('duplicate keys are refused on create', () => create(widget(group, 'probe', { ports: dup })).status !== 0);
+    await until(
+      'duplicate keys are refused on create',
+      () => create(widget(group, 'probe', { ports: dup })).status !== 0,
+    );
     assert.match(create(widget(group, 'probe', { ports: dup })).err, /spec\.ports\[1\]: Duplicate value/);
     assert.equal(get(group, 'old').obj!.spec.ports.length, 2);
     const same = update(group, 'old', (o) => void (o.spec.size = 2));
@@ -317,18 +370,50 @@ describe('check-compat claims on a real API server', () => {
     const group = 'type.compat.example.com';
     const p = pair('type-integer-to-string', group);
     assert.deepEqual(p.rules, ['type-changed']);
-    await tightened(p, 'type-changed', group, { size: 8 }, (s) => void (s.size = 9), /spec\.size in body must be of type string: "integer"/);
-    assert.equal(typeof get(group, 'old').obj!.spec.size, 'number', 'the stored integer is served as an integer, not converted');
+    await tightened(
+      p,
+      'type-changed',
+      group,
+      { size: 8 },
+      (s) => void (s.size = 9),
+      /spec\.size in body must be of type string: "integer"/,
+    );
+    assert.equal(
+      typeof get(group, 'old').obj!.spec.size,
+      'number',
+      'the stored integer is served as an integer, not converted',
+    );
     assert.equal(create(widget(group, 'new', { size: '8' })).status, 0, 'a string is accepted');
   });
 
   it('format-changed: values not of the new format are ratcheted when stored and unchanged, refused on create and change', async () => {
     const group = 'format.compat.example.com';
-    await tightened(pair('format-added', group), 'format-changed', group, { name: 'NOT_A_HOST!' }, (s) => void (s.name = 'ALSO_BAD!'), /spec\.name in body must be of type hostname/);
+    await tightened(
+      pair('format-added', group),
+      'format-changed',
+      group,
+      { name: 'NOT_A_HOST!' },
+      (s) => void (s.name = 'ALSO_BAD!'),
+      /spec\.name in body must be of type hostname/,
+    );
     const g2 = 'format2.compat.example.com';
-    await tightened(pair('format-changed', g2), 'format-changed', g2, { email: 'someone@example.com' }, (s) => void (s.email = 'other@example.com'), /spec\.email in body must be of type uri/);
+    await tightened(
+      pair('format-changed', g2),
+      'format-changed',
+      g2,
+      { email: 'someone@example.com' },
+      (s) => void (s.email = 'other@example.com'),
+      /spec\.email in body must be of type uri/,
+    );
     const g3 = 'int32.compat.example.com';
-    await tightened(pair('format-int64-to-int32', g3), 'format-changed', g3, { size: 2 ** 40 }, (s) => void (s.size = 2 ** 40 + 1), /Checked value must be of type integer with format int32/);
+    await tightened(
+      pair('format-int64-to-int32', g3),
+      'format-changed',
+      g3,
+      { size: 2 ** 40 },
+      (s) => void (s.size = 2 ** 40 + 1),
+      /Checked value must be of type integer with format int32/,
+    );
   });
 
   it('format changes that are no finding: the server does not enforce the new format', async () => {
@@ -350,9 +435,18 @@ describe('check-compat claims on a real API server', () => {
     const group = 'maptype.compat.example.com';
     const p = pair('map-type-changed', group);
     assert.deepEqual(p.rules, ['map-type-changed']);
-    for (const c of [p.before, p.after]) c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.selector.properties.b = { type: 'string' };
+    for (const c of [p.before, p.after])
+      c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.selector.properties.b = { type: 'string' };
     const apply = (manager: string, name: string, selector: Obj, force = false) =>
-      kubectl(['apply', '--server-side', `--field-manager=${manager}`, ...(force ? ['--force-conflicts'] : []), '-f', '-'], { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name, namespace: 'default' }, spec: { size: 1, selector } });
+      kubectl(
+        ['apply', '--server-side', `--field-manager=${manager}`, ...(force ? ['--force-conflicts'] : []), '-f', '-'],
+        {
+          apiVersion: `${group}/v1`,
+          kind: 'Widget',
+          metadata: { name, namespace: 'default' },
+          spec: { size: 1, selector },
+        },
+      );
     assert.match(diffCRDs(p.before, p.after)[0].message, /merges the object field by field/);
     await install(p.before);
     assert.equal(apply('a', 'old', { a: 'x' }).status, 0);
@@ -366,13 +460,23 @@ describe('check-compat claims on a real API server', () => {
 
     // The other way: granular -> atomic.
     const back = diffCRDs(p.after, p.before);
-    assert.deepEqual(back.map((f) => f.rule), ['map-type-changed']);
-    assert.match(back[0].message, /conflicts with the other managers of the object, and when forced drops the fields it does not send/);
+    assert.deepEqual(
+      back.map((f) => f.rule),
+      ['map-type-changed'],
+    );
+    assert.match(
+      back[0].message,
+      /conflicts with the other managers of the object, and when forced drops the fields it does not send/,
+    );
     await install(p.before);
     await until('atomic again: a partial apply conflicts', () => apply('a', 'old', { a: 'x2' }).status !== 0);
     assert.match(apply('a', 'old', { a: 'x2' }).err, /conflict/i);
     assert.equal(apply('a', 'old', { a: 'x2' }, true).status, 0);
-    assert.deepEqual(get(group, 'old').obj!.spec.selector, { a: 'x2' }, 'forced: the field it does not send is dropped');
+    assert.deepEqual(
+      get(group, 'old').obj!.spec.selector,
+      { a: 'x2' },
+      'forced: the field it does not send is dropped',
+    );
   });
 
   it('status-subresource-removed: /status gets 404, and status is written through the object itself', async () => {
@@ -380,12 +484,26 @@ describe('check-compat claims on a real API server', () => {
     const p = pair('status-subresource-removed', group);
     assert.deepEqual(p.rules, ['status-subresource-removed']);
     const patchStatus = (replicas: number, sub: boolean) =>
-      kubectl(['patch', `widgets.${group}`, 'old', '-n', 'default', ...(sub ? ['--subresource=status'] : []), '--type=merge', '-p', JSON.stringify({ status: { replicas } })]);
+      kubectl([
+        'patch',
+        `widgets.${group}`,
+        'old',
+        '-n',
+        'default',
+        ...(sub ? ['--subresource=status'] : []),
+        '--type=merge',
+        '-p',
+        JSON.stringify({ status: { replicas } }),
+      ]);
     await install(p.before);
     ok(['create', '-f', '-'], widget(group, 'old', { size: 1 }));
     assert.equal(patchStatus(1, true).status, 0);
     assert.equal(patchStatus(2, false).status, 0);
-    assert.equal(get(group, 'old').obj!.status.replicas, 1, 'with the subresource, an update of the object ignores status');
+    assert.equal(
+      get(group, 'old').obj!.status.replicas,
+      1,
+      'with the subresource, an update of the object ignores status',
+    );
     await install(p.after);
     await until('/status is gone', () => patchStatus(3, true).status !== 0);
     assert.match(patchStatus(3, true).err, /NotFound|not found/);
@@ -397,7 +515,10 @@ describe('check-compat claims on a real API server', () => {
     const group = 'scalepath.compat.example.com';
     const p = pair('scale-spec-replicas-path-changed', group);
     assert.deepEqual(p.rules, ['scale-paths-changed']);
-    const replicas = () => JSON.parse(ok(['get', '--raw', `/apis/${group}/v1/namespaces/default/widgets/old/scale`])).spec.replicas as number | undefined;
+    const replicas = () =>
+      JSON.parse(ok(['get', '--raw', `/apis/${group}/v1/namespaces/default/widgets/old/scale`])).spec.replicas as
+        | number
+        | undefined;
     await install(p.before);
     ok(['create', '-f', '-'], widget(group, 'old', { size: 3, count: 7 }));
     assert.equal(replicas(), 3);
@@ -413,16 +534,42 @@ describe('check-compat claims on a real API server', () => {
     const group = 'statusadd.compat.example.com';
     const removed = pair('status-subresource-removed', group);
     const p = { before: removed.after, after: removed.before };
-    assert.deepEqual(diffCRDs(p.before, p.after).map((f) => f.rule), ['status-subresource-added']);
+    assert.deepEqual(
+      diffCRDs(p.before, p.after).map((f) => f.rule),
+      ['status-subresource-added'],
+    );
     assert.deepEqual(pair('subresources-added', group).rules, ['status-subresource-added']);
-    const patchStatus = (replicas: number) => kubectl(['patch', `widgets.${group}`, 'old', '-n', 'default', '--type=merge', '-p', JSON.stringify({ status: { replicas } })]);
+    const patchStatus = (replicas: number) =>
+      kubectl([
+        'patch',
+        `widgets.${group}`,
+        'old',
+        '-n',
+        'default',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ status: { replicas } }),
+      ]);
     await install(p.before);
     ok(['create', '-f', '-'], widget(group, 'old', { size: 1 }));
     assert.equal(patchStatus(1).status, 0);
     assert.equal(get(group, 'old').obj!.status.replicas, 1);
     await install(p.after);
-    await until('status written with the object is ignored', () => patchStatus(2).status === 0 && get(group, 'old').obj!.status.replicas === 1);
-    ok(['patch', `widgets.${group}`, 'old', '-n', 'default', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { replicas: 3 } })]);
+    await until(
+      'status written with the object is ignored',
+      () => patchStatus(2).status === 0 && get(group, 'old').obj!.status.replicas === 1,
+    );
+    ok([
+      'patch',
+      `widgets.${group}`,
+      'old',
+      '-n',
+      'default',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status: { replicas: 3 } }),
+    ]);
     assert.equal(get(group, 'old').obj!.status.replicas, 3, 'through /status it is written');
   });
 
@@ -430,16 +577,26 @@ describe('check-compat claims on a real API server', () => {
     const group = 'plural.compat.example.com';
     const p = pair('plural-changed', group);
     p.after.metadata.name = `gadgets.${group}`;
-    assert.deepEqual(diffCRDs(p.before, p.after).map((f) => f.rule), ['plural-changed']);
+    assert.deepEqual(
+      diffCRDs(p.before, p.after).map((f) => f.rule),
+      ['plural-changed'],
+    );
     await install(p.before);
     ok(['create', '-f', '-'], widget(group, 'old', { size: 1 }));
-    const inPlace = kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], { ...p.after, metadata: { name: `widgets.${group}` } });
+    const inPlace = kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], {
+      ...p.after,
+      metadata: { name: `widgets.${group}` },
+    });
     assert.notEqual(inPlace.status, 0, 'the plural is immutable');
     assert.match(inPlace.err, /spec\.names\.plural: Invalid value: "gadgets": field is immutable/);
     assert.match(diffCRDs(p.before, p.after)[0].message, /spec\.names\.plural is immutable/);
     ok(['apply', '--server-side', '-f', '-'], p.after);
     const listed = kubectl(['get', `gadgets.${group}`, '-n', 'default', '-o', 'name']);
-    assert.equal(listed.out.includes('old'), false, `the objects stored under widgets are not gadgets: ${listed.out}${listed.err}`);
+    assert.equal(
+      listed.out.includes('old'),
+      false,
+      `the objects stored under widgets are not gadgets: ${listed.out}${listed.err}`,
+    );
     assert.equal(get(group, 'old').status, 0, 'they stay under the old CRD (until it is deleted, with them)');
   });
 
@@ -460,9 +617,14 @@ describe('check-compat claims on a real API server', () => {
 
   it('every CRD of the corpus, before and after, is one the API server accepts (dry-run create)', () => {
     const refused: string[] = [];
-    for (const f of readdirSync(corpus).filter((x) => x.endsWith('.yaml')).sort()) {
+    for (const f of readdirSync(corpus)
+      .filter((x) => x.endsWith('.yaml'))
+      .sort()) {
       const c = parse(readFileSync(join(corpus, f), 'utf8')) as { before: Obj; after: Obj };
-      for (const [side, crd] of [['before', c.before], ['after', c.after]] as const) {
+      for (const [side, crd] of [
+        ['before', c.before],
+        ['after', c.after],
+      ] as const) {
         const r = kubectl(['create', '--dry-run=server', '-f', '-'], crd);
         if (r.status !== 0) refused.push(`${f} ${side}: ${r.err.trim()}`);
       }

@@ -30,10 +30,16 @@ interface Expected {
 const key = (f: Expected) => `${f.rule} ${f.severity} ${f.version ?? '-'} ${f.path ?? '-'}`;
 
 describe('check-compat corpus: before/after CRD pairs', () => {
-  const files = readdirSync(corpus).filter((f) => f.endsWith('.yaml')).sort();
+  const files = readdirSync(corpus)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
   it('holds at least 40 pairs, and every rule is met by one', () => {
     assert.ok(files.length >= 40, `${files.length} pairs`);
-    const met = new Set(files.flatMap((f) => ((parse(readFileSync(join(corpus, f), 'utf8')) as { expect: Expected[] }).expect ?? []).map((e) => e.rule)));
+    const met = new Set(
+      files.flatMap((f) =>
+        ((parse(readFileSync(join(corpus, f), 'utf8')) as { expect: Expected[] }).expect ?? []).map((e) => e.rule),
+      ),
+    );
     const unmet = COMPAT_RULES.map((r) => r.name).filter((n) => !met.has(n) && n !== 'crd-removed');
     assert.deepEqual(unmet, [], 'rules no corpus pair shows');
   });
@@ -41,19 +47,35 @@ describe('check-compat corpus: before/after CRD pairs', () => {
     it(f, () => {
       const c = parse(readFileSync(join(corpus, f), 'utf8')) as { expect: Expected[]; before: Obj; after: Obj };
       const found = diffCRDs(c.before, c.after);
-      assert.deepEqual(found.map((x) => key({ rule: x.rule, severity: x.severity, version: x.version, path: x.path })).sort(), c.expect.map(key).sort());
+      assert.deepEqual(
+        found.map((x) => key({ rule: x.rule, severity: x.severity, version: x.version, path: x.path })).sort(),
+        c.expect.map(key).sort(),
+      );
       for (const x of found) assert.ok(x.message.length > 20, `a message says why: ${x.message}`);
     });
   }
   it('a renamed field: the message names the likely new name', () => {
-    const c = parse(readFileSync(join(corpus, files.find((f) => f.includes('field-renamed'))!), 'utf8')) as { before: Obj; after: Obj };
+    const c = parse(readFileSync(join(corpus, files.find((f) => f.includes('field-renamed'))!), 'utf8')) as {
+      before: Obj;
+      after: Obj;
+    };
     assert.match(diffCRDs(c.before, c.after)[0].message, /renamed to \.spec\.title\?/);
   });
   it('a CRD of the base that is no longer generated is crd-removed (not with --paths), and --allow downgrades errors and drops warnings', () => {
-    const c = parse(readFileSync(join(corpus, files.find((f) => f.includes('several-changes'))!), 'utf8')) as { before: Obj; after: Obj };
+    const c = parse(readFileSync(join(corpus, files.find((f) => f.includes('several-changes'))!), 'utf8')) as {
+      before: Obj;
+      after: Obj;
+    };
     const other = structuredClone(c.before) as { spec: { names: { kind: string } } };
     other.spec.names.kind = 'Gadget';
-    const base: CompatBase = { label: 'v1.0.0', kind: 'folder', crds: [{ crd: c.before, source: 'a.yaml' }, { crd: other as unknown as Obj, source: 'b.yaml' }] };
+    const base: CompatBase = {
+      label: 'v1.0.0',
+      kind: 'folder',
+      crds: [
+        { crd: c.before, source: 'a.yaml' },
+        { crd: other as unknown as Obj, source: 'b.yaml' },
+      ],
+    };
     const all = checkCompat(base, [c.after]);
     assert.deepEqual(all.map((d) => `${d.code} ${d.severity} ${/^\[([a-z-]+)\]/.exec(d.message)![1]}`).sort(), [
       'KF4710 error enum-narrowed',
@@ -63,7 +85,10 @@ describe('check-compat corpus: before/after CRD pairs', () => {
     ]);
     assert.equal(checkCompat(base, [c.after], { partial: true }).length, 3);
     const allowed = checkCompat(base, [c.after], { allow: new Set(['field-removed', 'crd-removed']) });
-    assert.deepEqual(allowed.filter((d) => d.severity === 'warning').map((d) => d.code), ['KF4712', 'KF4712']);
+    assert.deepEqual(
+      allowed.filter((d) => d.severity === 'warning').map((d) => d.code),
+      ['KF4712', 'KF4712'],
+    );
     assert.ok(allowed.filter((d) => d.severity === 'warning').every((d) => d.message.endsWith('(allowed by --allow)')));
   });
 });
@@ -82,7 +107,11 @@ function link(target: string, path: string): void {
 }
 
 function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], { encoding: 'utf8' });
+  return execFileSync(
+    'git',
+    ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args],
+    { encoding: 'utf8' },
+  );
 }
 
 function project(): string {
@@ -104,14 +133,21 @@ function project(): string {
 async function cli(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+  const code = await run(['node', 'kubeforge', ...args], {
+    cwd,
+    color: false,
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+  });
   return { code, out, err };
 }
 
-function diagnosticLines(stderr: string): { file: string; line: number; column: number; code: string; message: string }[] {
+function diagnosticLines(
+  stderr: string,
+): { file: string; line: number; column: number; code: string; message: string }[] {
   const out = [];
   for (const l of stderr.split('\n')) {
-    const m = /^(\S+):(\d+):(\d+)  (KF\d{4})  (.*)$/.exec(l);
+    const m = /^(\S+):(\d+):(\d+) {2}(KF\d{4}) {2}(.*)$/.exec(l);
     if (m) out.push({ file: m[1], line: Number(m[2]), column: Number(m[3]), code: m[4], message: m[5] });
   }
   return out;
@@ -140,7 +176,10 @@ describe('kubeforge manifests --check-compat (CLI, testdata/project)', () => {
     const byRef = await cli(['manifests', '--check-compat', 'v1.0.0', '--check'], dir);
     assert.equal(byRef.code, 0, byRef.err);
     assert.match(byRef.out, /check-compat: 1 CRD compared with v1\.0\.0: no incompatible change/);
-    const byFolder = await cli(['manifests', '--check-compat', join(repo, 'testdata/project/config/crd/bases'), '--check'], dir);
+    const byFolder = await cli(
+      ['manifests', '--check-compat', join(repo, 'testdata/project/config/crd/bases'), '--check'],
+      dir,
+    );
     assert.equal(byFolder.code, 0, byFolder.err);
     assert.match(byFolder.out, /no incompatible change/);
     // The project's Makefile: make check-compat compares with the latest tag, writing nothing.
@@ -155,7 +194,7 @@ describe('kubeforge manifests --check-compat (CLI, testdata/project)', () => {
     const before = treeHash(dir, ['node_modules', '.git']);
     const make = spawnSync('make', ['check-compat'], { cwd: dir, encoding: 'utf8' });
     assert.notEqual(make.status, 0);
-    assert.match(make.stderr, /KF4710  \[minimum-tightened\]/);
+    assert.match(make.stderr, /KF4710 {2}\[minimum-tightened\]/);
     assert.equal(treeHash(dir, ['node_modules', '.git']), before);
     git(dir, 'tag', '-d', 'v1.0.0');
     const untagged = spawnSync('make', ['check-compat'], { cwd: dir, encoding: 'utf8' });
@@ -166,17 +205,28 @@ describe('kubeforge manifests --check-compat (CLI, testdata/project)', () => {
   it('breaking edits of the types: errors located at the TypeScript fields, exit 1, nothing written', async () => {
     const dir = project();
     edit(dir, '  @Minimum(0)\n  startingDeadlineSeconds?: int64;', '  @Minimum(5)\n  startingDeadlineSeconds?: int64;');
-    edit(dir, "export type ConcurrencyPolicy = 'Allow' | 'Forbid' | 'Replace';", "export type ConcurrencyPolicy = 'Allow' | 'Forbid';");
+    edit(
+      dir,
+      "export type ConcurrencyPolicy = 'Allow' | 'Forbid' | 'Replace';",
+      "export type ConcurrencyPolicy = 'Allow' | 'Forbid';",
+    );
     edit(dir, '  suspend?: boolean;\n', '');
     edit(dir, '  MinLength,\n  Minimum,', '  Maximum,\n  MinLength,\n  Minimum,');
-    edit(dir, '  @Minimum(0)\n  failedJobsHistoryLimit?: int32;', '  @Minimum(0)\n  @Maximum(10)\n  failedJobsHistoryLimit?: int32;');
+    edit(
+      dir,
+      '  @Minimum(0)\n  failedJobsHistoryLimit?: int32;',
+      '  @Minimum(0)\n  @Maximum(10)\n  failedJobsHistoryLimit?: int32;',
+    );
     const before = treeHash(dir, ['node_modules', '.git']);
     const r = await cli(['manifests', '--check-compat', 'v1.0.0'], dir);
     assert.equal(r.code, 1, r.out);
     const found = diagnosticLines(r.err).filter((d) => d.code.startsWith('KF47'));
     const at = (rule: string) => found.find((d) => d.message.startsWith(`[${rule}]`));
     const deadline = lineOf(dir, 'startingDeadlineSeconds?: int64;');
-    assert.deepEqual({ ...at('minimum-tightened'), message: undefined }, { file: TYPES, ...deadline, code: 'KF4710', message: undefined });
+    assert.deepEqual(
+      { ...at('minimum-tightened'), message: undefined },
+      { file: TYPES, ...deadline, code: 'KF4710', message: undefined },
+    );
     assert.match(at('minimum-tightened')!.message, /\.spec\.startingDeadlineSeconds: minimum >= 0 -> >= 5/);
     const policy = lineOf(dir, 'concurrencyPolicy?: ConcurrencyPolicy;');
     assert.deepEqual([at('enum-narrowed')!.line, at('enum-narrowed')!.column], [policy.line, policy.column]);
@@ -191,7 +241,22 @@ describe('kubeforge manifests --check-compat (CLI, testdata/project)', () => {
     assert.equal(treeHash(dir, ['node_modules', '.git']), before, 'nothing written');
 
     // --allow by rule name: the errors become warnings, the run writes.
-    const allowed = await cli(['manifests', '--check-compat', 'v1.0.0', '--allow', 'minimum-tightened', '--allow', 'enum-narrowed', '--allow', 'field-removed', '--allow', 'maximum-tightened'], dir);
+    const allowed = await cli(
+      [
+        'manifests',
+        '--check-compat',
+        'v1.0.0',
+        '--allow',
+        'minimum-tightened',
+        '--allow',
+        'enum-narrowed',
+        '--allow',
+        'field-removed',
+        '--allow',
+        'maximum-tightened',
+      ],
+      dir,
+    );
     assert.equal(allowed.code, 0, allowed.err);
     assert.equal(diagnosticLines(allowed.err).filter((d) => d.code === 'KF4712').length, 4);
     assert.match(allowed.out, /UPDATE config\/crd\/bases\/batch\.tutorial\.kubebuilder\.io_cronjobs\.yaml/);
@@ -200,20 +265,34 @@ describe('kubeforge manifests --check-compat (CLI, testdata/project)', () => {
 
   it('compatible edits (a new optional field, a loosened bound) pass and write', async () => {
     const dir = project();
-    edit(dir, '  @Minimum(0)\n  startingDeadlineSeconds?: int64;', '  @Minimum(-1)\n  startingDeadlineSeconds?: int64;\n\n  /** A new field. */\n  paused?: boolean;');
+    edit(
+      dir,
+      '  @Minimum(0)\n  startingDeadlineSeconds?: int64;',
+      '  @Minimum(-1)\n  startingDeadlineSeconds?: int64;\n\n  /** A new field. */\n  paused?: boolean;',
+    );
     const r = await cli(['manifests', '--check-compat', 'v1.0.0'], dir);
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /no incompatible change/);
-    assert.match(readFileSync(join(dir, 'config/crd/bases/batch.tutorial.kubebuilder.io_cronjobs.yaml'), 'utf8'), /paused:/);
+    assert.match(
+      readFileSync(join(dir, 'config/crd/bases/batch.tutorial.kubebuilder.io_cronjobs.yaml'), 'utf8'),
+      /paused:/,
+    );
   });
 
   it('a Kind class renamed: crd-removed at the released file; scope changed at @Resource', async () => {
     const dir = project();
-    edit(dir, "@Resource({ shortName: ['cj'], categories: ['all'] })", "@Resource({ shortName: ['cj'], categories: ['all'], scope: 'Cluster' })");
+    edit(
+      dir,
+      "@Resource({ shortName: ['cj'], categories: ['all'] })",
+      "@Resource({ shortName: ['cj'], categories: ['all'], scope: 'Cluster' })",
+    );
     const r = await cli(['manifests', '--check-compat', 'v1.0.0', '--check'], dir);
     assert.equal(r.code, 1);
     const d = diagnosticLines(r.err).find((x) => x.message.startsWith('[scope-changed]'))!;
-    assert.deepEqual([d.file, d.line, d.column], [TYPES, lineOf(dir, '@Resource(').line, lineOf(dir, '@Resource(').column]);
+    assert.deepEqual(
+      [d.file, d.line, d.column],
+      [TYPES, lineOf(dir, '@Resource(').line, lineOf(dir, '@Resource(').column],
+    );
   });
 
   it('the status subresource removed: status-subresource-removed at the Kind class, exit 1', async () => {
@@ -222,8 +301,15 @@ describe('kubeforge manifests --check-compat (CLI, testdata/project)', () => {
     const r = await cli(['manifests', '--check-compat', 'v1.0.0', '--check'], dir);
     assert.equal(r.code, 1, r.out);
     const found = diagnosticLines(r.err).filter((d) => d.code.startsWith('KF47'));
-    assert.deepEqual(found.map((d) => d.code), ['KF4710'], r.err);
-    assert.match(found[0].message, /^\[status-subresource-removed\] CronJob \(batch\.tutorial\.kubebuilder\.io\) v1: version v1 no longer has the status subresource: reads and writes of \/status get 404/);
+    assert.deepEqual(
+      found.map((d) => d.code),
+      ['KF4710'],
+      r.err,
+    );
+    assert.match(
+      found[0].message,
+      /^\[status-subresource-removed\] CronJob \(batch\.tutorial\.kubebuilder\.io\) v1: version v1 no longer has the status subresource: reads and writes of \/status get 404/,
+    );
     const kind = lineOf(dir, 'export class CronJob {');
     assert.deepEqual([found[0].file, found[0].line], [TYPES, kind.line]);
   });
@@ -232,10 +318,13 @@ describe('kubeforge manifests --check-compat (CLI, testdata/project)', () => {
     const dir = project();
     const before = treeHash(dir, ['node_modules', '.git']);
     const cases: [string[], RegExp][] = [
-      [['--check-compat', 'v9.9.9'], /KF4700  --check-compat v9\.9\.9: no such folder, and no such git ref/],
-      [['--check-compat', 'v1.0.0', '--allow', 'no-such-rule'], /KF4702  --allow no-such-rule: no compatibility rule has this name/],
-      [['--allow', 'field-removed'], /KF4703  --allow names compatibility rules and needs --check-compat/],
-      [['--check-compat', 'src'], /KF4701  --check-compat src: no CustomResourceDefinition/],
+      [['--check-compat', 'v9.9.9'], /KF4700 {2}--check-compat v9\.9\.9: no such folder, and no such git ref/],
+      [
+        ['--check-compat', 'v1.0.0', '--allow', 'no-such-rule'],
+        /KF4702 {2}--allow no-such-rule: no compatibility rule has this name/,
+      ],
+      [['--allow', 'field-removed'], /KF4703 {2}--allow names compatibility rules and needs --check-compat/],
+      [['--check-compat', 'src'], /KF4701 {2}--check-compat src: no CustomResourceDefinition/],
     ];
     for (const [args, message] of cases) {
       const r = await cli(['manifests', ...args], dir);
@@ -248,7 +337,7 @@ describe('kubeforge manifests --check-compat (CLI, testdata/project)', () => {
     cpSync(join(repo, 'testdata/project'), notGit, { recursive: true });
     const r = await cli(['manifests', '--check-compat', 'v1.0.0'], notGit);
     assert.equal(r.code, 1);
-    assert.match(r.err, /KF4700  --check-compat v1\.0\.0: not a folder, and .* is not in a git repository/);
+    assert.match(r.err, /KF4700 {2}--check-compat v1\.0\.0: not a folder, and .* is not in a git repository/);
     assert.equal(treeHash(dir, ['node_modules', '.git']), before);
   });
 
@@ -259,7 +348,7 @@ describe('kubeforge manifests --check-compat (CLI, testdata/project)', () => {
     writeFileSync(join(base, 'bad.yaml'), 'kind: [unclosed\n');
     const r = await cli(['manifests', '--check-compat', 'released'], dir);
     assert.equal(r.code, 1);
-    assert.match(r.err, /released\/bad\.yaml:\d+:\d+  KF4701  .* is not valid YAML/);
+    assert.match(r.err, /released\/bad\.yaml:\d+:\d+ {2}KF4701 {2}.* is not valid YAML/);
   });
 });
 
@@ -269,6 +358,7 @@ describe('docs/manifests.md: CRD compatibility', () => {
     const start = doc.indexOf('## CRD compatibility (`manifests --check-compat`)');
     assert.ok(start >= 0, 'docs/manifests.md has no CRD compatibility section');
     const section = doc.slice(start);
-    for (const r of COMPAT_RULES) assert.ok(section.includes(`| \`${r.name}\` | ${r.severity} | ${r.summary.replace(/\|/g, '\\|')} |`), r.name);
+    for (const r of COMPAT_RULES)
+      assert.ok(section.includes(`| \`${r.name}\` | ${r.severity} | ${r.summary.replace(/\|/g, '\\|')} |`), r.name);
   });
 });

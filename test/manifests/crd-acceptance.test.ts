@@ -48,7 +48,9 @@ function contains(actual: unknown, subset: unknown, path: string): void {
 }
 
 function get(obj: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
+  return path
+    .split('.')
+    .reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
 }
 
 const cases = readdirSync(goldenDir)
@@ -62,7 +64,10 @@ describe('generated CRDs on a real API server', () => {
     for (const name of cases) {
       const r = await analyzeProject({ projectDir: join(goldenDir, name), generatorVersion: 'v0.0.0-golden' });
       // What manifests would refuse (the analysis and the CRD check) is no golden to install.
-      assert.deepEqual([...r.diagnostics, ...(await checked(r))].filter((d) => d.severity === 'error'), []);
+      assert.deepEqual(
+        [...r.diagnostics, ...(await checked(r))].filter((d) => d.severity === 'error'),
+        [],
+      );
       crds.push(...(r.crds as unknown as CRDObject[]));
     }
     env = new TestEnvironment({ crds, useExistingCluster: false });
@@ -78,10 +83,24 @@ describe('generated CRDs on a real API server', () => {
       for (const s of samples) {
         it(`${s.accept ? 'accepts' : 'rejects'}: ${s.name}`, () => {
           const obj = s.object;
-          const r = spawnSync('kubectl', ['--kubeconfig', env.kubeconfigPath, 'create', '--dry-run=server', '--validate=false', '-o', 'json', '-f', '-'], {
-            input: JSON.stringify(obj),
-            encoding: 'utf8',
-          });
+          const r = spawnSync(
+            'kubectl',
+            [
+              '--kubeconfig',
+              env.kubeconfigPath,
+              'create',
+              '--dry-run=server',
+              '--validate=false',
+              '-o',
+              'json',
+              '-f',
+              '-',
+            ],
+            {
+              input: JSON.stringify(obj),
+              encoding: 'utf8',
+            },
+          );
           if (s.accept) {
             assert.equal(r.status, 0, `expected acceptance, server said: ${r.stderr}`);
             const stored = JSON.parse(r.stdout) as Record<string, unknown>;
@@ -91,7 +110,11 @@ describe('generated CRDs on a real API server', () => {
             assert.notEqual(r.status, 0, `expected rejection, but the server accepted: ${r.stdout.slice(0, 400)}`);
             // Current servers name list items by index (`containers[0].name`), v1.20 did not:
             // the samples name the field without indexes, and the server's words are read so too.
-            if (s.error) assert.ok(r.stderr.replace(/\[\d+\]/g, '').includes(s.error), `error should mention ${JSON.stringify(s.error)}; got: ${r.stderr}`);
+            if (s.error)
+              assert.ok(
+                r.stderr.replace(/\[\d+\]/g, '').includes(s.error),
+                `error should mention ${JSON.stringify(s.error)}; got: ${r.stderr}`,
+              );
           }
         });
       }
@@ -112,20 +135,40 @@ describe('what the API server refuses (why kubeforge refuses it first)', () => {
   it('a schema with uniqueItems: true (the CRD check refuses @UniqueItems, KF4603)', async () => {
     const r = await analyzeProject({ projectDir: join(goldenDir, 'schema-only'), generatorVersion: 'v0.0.0-golden' });
     const found = await checked(r);
-    assert.ok(found.some((d) => d.code === 'KF4603' && d.severity === 'error' && d.message.includes('uniqueItems') && d.line === 12), found.map((d) => `${d.line} ${d.code} ${d.message}`).join('\n'));
-    await assert.rejects(installCRDs(env.config, { crds: r.crds as unknown as CRDObject[], timeoutMs: 20_000 }), /uniqueItems cannot be set to true/);
+    assert.ok(
+      found.some(
+        (d) => d.code === 'KF4603' && d.severity === 'error' && d.message.includes('uniqueItems') && d.line === 12,
+      ),
+      found.map((d) => `${d.line} ${d.code} ${d.message}`).join('\n'),
+    );
+    await assert.rejects(
+      installCRDs(env.config, { crds: r.crds as unknown as CRDObject[], timeoutMs: 20_000 }),
+      /uniqueItems cannot be set to true/,
+    );
   });
 
   it('an empty schema from @Schemaless() alone (the CRD check refuses it, KF4603)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kf-schemaless-'));
     try {
       mkdirSync(join(dir, 'src/api/v1'), { recursive: true });
-      writeFileSync(join(dir, 'src/api/v1/groupversion.ts'), "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'schemaless.example.com', version: 'v1' });\n");
-      writeFileSync(join(dir, 'src/api/v1/types.ts'), "import { Root, Schemaless } from 'kubeforge/markers';\nexport class S { @Schemaless() free?: unknown; }\n@Root() export class Loose { metadata?: object; spec?: S; }\n");
+      writeFileSync(
+        join(dir, 'src/api/v1/groupversion.ts'),
+        "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'schemaless.example.com', version: 'v1' });\n",
+      );
+      writeFileSync(
+        join(dir, 'src/api/v1/types.ts'),
+        "import { Root, Schemaless } from 'kubeforge/markers';\nexport class S { @Schemaless() free?: unknown; }\n@Root() export class Loose { metadata?: object; spec?: S; }\n",
+      );
       const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
       assert.deepEqual(r.diagnostics, []);
-      assert.deepEqual((await checked(r)).map((d) => `${d.severity} ${d.code} ${d.line}:${d.column}`), ['error KF4603 2:18']);
-      await assert.rejects(installCRDs(env.config, { crds: r.crds as unknown as CRDObject[], timeoutMs: 20_000 }), /properties\[free\]\.type: Required value/);
+      assert.deepEqual(
+        (await checked(r)).map((d) => `${d.severity} ${d.code} ${d.line}:${d.column}`),
+        ['error KF4603 2:18'],
+      );
+      await assert.rejects(
+        installCRDs(env.config, { crds: r.crds as unknown as CRDObject[], timeoutMs: 20_000 }),
+        /properties\[free\]\.type: Required value/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -19,8 +19,14 @@ describe('CRD golden cases', () => {
       const result = await analyzeProject({ projectDir: dir, generatorVersion: 'v0.0.0-golden' });
       // No errors; warnings only those the case expects (expected-warnings.txt: `file:line CODE` per line).
       const warningsFile = join(dir, 'expected-warnings.txt');
-      const expectedWarnings = existsSync(warningsFile) ? readFileSync(warningsFile, 'utf8').split('\n').filter(Boolean) : [];
-      assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), [], 'a golden case must analyse without errors');
+      const expectedWarnings = existsSync(warningsFile)
+        ? readFileSync(warningsFile, 'utf8').split('\n').filter(Boolean)
+        : [];
+      assert.deepEqual(
+        result.diagnostics.filter((d) => d.severity === 'error'),
+        [],
+        'a golden case must analyse without errors',
+      );
       assert.deepEqual(
         result.diagnostics.map((d) => `${relative(dir, d.file ?? '')}:${d.line} ${d.code}`),
         expectedWarnings,
@@ -50,8 +56,14 @@ describe('golden coverage', () => {
     walk(goldenDir);
     walk(join(root, 'test/fixtures/manifests/conformance'));
     const text = sources.join('\n');
-    const missing = MARKER_DEFINITIONS.filter((d) => !['rbac', 'webhook'].includes(d.category) && !d.name.startsWith('Items.'))
-      .filter((d) => !new RegExp(`(^|[^\\w.])${d.name}\\(`, 'm').test(text) && !new RegExp(`@${jsDocTagName(d.name)}\\b`).test(text))
+    const missing = MARKER_DEFINITIONS.filter(
+      (d) => !['rbac', 'webhook'].includes(d.category) && !d.name.startsWith('Items.'),
+    )
+      .filter(
+        (d) =>
+          !new RegExp(`(^|[^\\w.])${d.name}\\(`, 'm').test(text) &&
+          !new RegExp(`@${jsDocTagName(d.name)}\\b`).test(text),
+      )
       .map((d) => d.name);
     assert.deepEqual(missing, []);
     assert.match(text, /@Items\.\w+\(/);

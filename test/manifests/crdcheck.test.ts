@@ -2,7 +2,14 @@
 // test/hostile/crd-corpus.test.ts runs them through the real analysis and API server).
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { CODE_HELP, CODES, checkCRD, checkRE2, loadRuleCheck, validateValue } from '../../src/manifests/crdcheck/index.js';
+import {
+  CODE_HELP,
+  CODES,
+  checkCRD,
+  checkRE2,
+  loadRuleCheck,
+  validateValue,
+} from '../../src/manifests/crdcheck/index.js';
 import { checkSchema } from '../../src/manifests/crdcheck/schema.js';
 import type { JSONSchemaProps } from '../../src/schema/jsonschema.js';
 import { spawnSync } from 'node:child_process';
@@ -14,7 +21,12 @@ const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 
 const spec = (props: Record<string, JSONSchemaProps>, extra: Partial<JSONSchemaProps> = {}): JSONSchemaProps => ({
   type: 'object',
-  properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object' }, spec: { type: 'object', properties: props, ...extra } },
+  properties: {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object' },
+    spec: { type: 'object', properties: props, ...extra },
+  },
 });
 const codes = (s: JSONSchemaProps, status = false) => checkSchema(s, status).map((v) => `${v.code} ${v.message}`);
 
@@ -22,7 +34,26 @@ const codes = (s: JSONSchemaProps, status = false) => checkSchema(s, status).map
 before(() => loadRuleCheck());
 
 describe('RE2 syntax', () => {
-  const ok = ['', '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', '(?i)abc', '(?P<n>x)', '[[:alpha:]]+', '\\pL\\p{Greek}', 'a{2,5}?', 'a{,3}', '\\Qa.b\\E', '[]a]', '[^]a]', '[a-]', '\\x41\\x{263a}', '\\012', 'a|', '(?:a|b)*', '\\/', '\\z'];
+  const ok = [
+    '',
+    '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+    '(?i)abc',
+    '(?P<n>x)',
+    '[[:alpha:]]+',
+    '\\pL\\p{Greek}',
+    'a{2,5}?',
+    'a{,3}',
+    '\\Qa.b\\E',
+    '[]a]',
+    '[^]a]',
+    '[a-]',
+    '\\x41\\x{263a}',
+    '\\012',
+    'a|',
+    '(?:a|b)*',
+    '\\/',
+    '\\z',
+  ];
   for (const p of ok) it(`accepts ${JSON.stringify(p)}`, () => assert.equal(checkRE2(p), undefined));
   const bad: [string, RegExp][] = [
     ['[a-', /missing closing \]/],
@@ -66,7 +97,11 @@ describe('RE2 syntax', () => {
 
 describe('default values', () => {
   it('must validate and survive pruning', () => {
-    const obj: JSONSchemaProps = { type: 'object', properties: { a: { type: 'string' }, n: { type: 'integer', maximum: 3 } }, required: ['a'] };
+    const obj: JSONSchemaProps = {
+      type: 'object',
+      properties: { a: { type: 'string' }, n: { type: 'integer', maximum: 3 } },
+      required: ['a'],
+    };
     assert.deepEqual(validateValue({ a: 'x', n: 2 }, obj), []);
     assert.match(validateValue({ a: 'x', b: 1 }, obj)[0].message, /does not declare/);
     assert.ok(validateValue({ a: 'x', b: 1 }, obj)[0].pruned);
@@ -76,14 +111,23 @@ describe('default values', () => {
     assert.match(validateValue(null, { type: 'string' })[0].message, /not nullable/);
     assert.deepEqual(validateValue(null, { type: 'string', nullable: true }), []);
     assert.match(validateValue('ABC', { type: 'string', pattern: '^[a-z]+$' })[0].message, /does not match/);
-    assert.match(validateValue(['a', 'a'], { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' })[0].message, /duplicate/);
+    assert.match(
+      validateValue(['a', 'a'], { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' })[0]
+        .message,
+      /duplicate/,
+    );
     assert.match(validateValue('soon', { type: 'string', format: 'date-time' })[0].message, /RFC 3339/);
     assert.deepEqual(validateValue({ any: 1 }, { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }), []);
-    assert.deepEqual(validateValue('x', { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] }), []);
+    assert.deepEqual(
+      validateValue('x', { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] }),
+      [],
+    );
   });
 
   it('are reported by the schema check, and refused inside metadata', () => {
-    assert.deepEqual(codes(spec({ n: { type: 'integer', default: 'x' } })), [`${CODES.default} default "x" is a string, but the schema's type is integer`]);
+    assert.deepEqual(codes(spec({ n: { type: 'integer', default: 'x' } })), [
+      `${CODES.default} default "x" is a string, but the schema's type is integer`,
+    ]);
     const s = spec({});
     s.properties!.metadata = { type: 'object', default: {} } as JSONSchemaProps;
     assert.ok(codes(s).some((c) => c.includes('metadata')));
@@ -94,19 +138,41 @@ describe('structural rules', () => {
   it('needs a type on every field, except int-or-string and preserved nodes', () => {
     assert.match(codes(spec({ free: {} }))[0], /KF4603 has no type/);
     assert.deepEqual(codes(spec({ free: { 'x-kubernetes-preserve-unknown-fields': true } })), []);
-    assert.deepEqual(codes(spec({ q: { anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true } })), []);
+    assert.deepEqual(
+      codes(spec({ q: { anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true } })),
+      [],
+    );
   });
   it('refuses uniqueItems, properties beside additionalProperties, arrays without items', () => {
-    assert.match(codes(spec({ xs: { type: 'array', items: { type: 'string' }, uniqueItems: true } }))[0], /uniqueItems/);
-    assert.match(codes(spec({ o: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } } }))[0], /both properties and additionalProperties/);
+    assert.match(
+      codes(spec({ xs: { type: 'array', items: { type: 'string' }, uniqueItems: true } }))[0],
+      /uniqueItems/,
+    );
+    assert.match(
+      codes(
+        spec({
+          o: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } },
+        }),
+      )[0],
+      /both properties and additionalProperties/,
+    );
     assert.match(codes(spec({ xs: { type: 'array' } }))[0], /without an items schema/);
   });
   it('refuses embedded resources that are not objects or declare nothing', () => {
-    assert.match(codes(spec({ e: { type: 'string', 'x-kubernetes-embedded-resource': true } }))[0], /must be of type object/);
-    assert.match(codes(spec({ e: { type: 'object', 'x-kubernetes-embedded-resource': true } }))[0], /declares no properties/);
+    assert.match(
+      codes(spec({ e: { type: 'string', 'x-kubernetes-embedded-resource': true } }))[0],
+      /must be of type object/,
+    );
+    assert.match(
+      codes(spec({ e: { type: 'object', 'x-kubernetes-embedded-resource': true } }))[0],
+      /declares no properties/,
+    );
   });
   it('keeps value validations free of structural keywords', () => {
-    assert.match(codes(spec({ s: { type: 'string', allOf: [{ type: 'string' } as JSONSchemaProps] } }))[0], /allOf\[0\] sets type/);
+    assert.match(
+      codes(spec({ s: { type: 'string', allOf: [{ type: 'string' } as JSONSchemaProps] } }))[0],
+      /allOf\[0\] sets type/,
+    );
   });
   it('limits the root schema when the status subresource is on', () => {
     const s = spec({});
@@ -117,45 +183,114 @@ describe('structural rules', () => {
 });
 
 describe('list and map types', () => {
-  const item = (props: Record<string, JSONSchemaProps>, required: string[] = [], extra: Partial<JSONSchemaProps> = {}): JSONSchemaProps => ({ type: 'object', properties: props, ...(required.length ? { required } : {}), ...extra });
+  const item = (
+    props: Record<string, JSONSchemaProps>,
+    required: string[] = [],
+    extra: Partial<JSONSchemaProps> = {},
+  ): JSONSchemaProps => ({ type: 'object', properties: props, ...(required.length ? { required } : {}), ...extra });
   it('needs map keys that are required or defaulted scalars', () => {
-    const list = (it: JSONSchemaProps, keys = ['name']): JSONSchemaProps => ({ type: 'array', items: it, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': keys });
+    const list = (it: JSONSchemaProps, keys = ['name']): JSONSchemaProps => ({
+      type: 'array',
+      items: it,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': keys,
+    });
     assert.deepEqual(codes(spec({ l: list(item({ name: { type: 'string' } }, ['name'])) })), []);
     assert.deepEqual(codes(spec({ l: list(item({ name: { type: 'string', default: 'a' } })) })), []);
     assert.match(codes(spec({ l: list(item({ name: { type: 'string' } })) }))[0], /optional and has no default/);
-    assert.match(codes(spec({ l: list(item({ name: { type: 'array', items: { type: 'string' } } }, ['name'])) }))[0], /must be a scalar/);
+    assert.match(
+      codes(spec({ l: list(item({ name: { type: 'array', items: { type: 'string' } } }, ['name'])) }))[0],
+      /must be a scalar/,
+    );
     assert.match(codes(spec({ l: list(item({ a: { type: 'string' } }, ['a'])) }))[0], /not a field of the items/);
     assert.match(codes(spec({ l: list(item({ name: { type: 'string' } }, ['name']), []) }))[0], /without keys/);
-    assert.match(codes(spec({ l: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['a'] } })).join('\n'), /items are not objects/);
+    assert.match(
+      codes(
+        spec({
+          l: {
+            type: 'array',
+            items: { type: 'string' },
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['a'],
+          },
+        }),
+      ).join('\n'),
+      /items are not objects/,
+    );
   });
   it('accepts sets of scalars and atomic objects only', () => {
-    assert.deepEqual(codes(spec({ l: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' } })), []);
-    assert.match(codes(spec({ l: { type: 'array', items: item({ a: { type: 'string' } }), 'x-kubernetes-list-type': 'set' } }))[0], /set of objects/);
-    assert.deepEqual(codes(spec({ l: { type: 'array', items: item({ a: { type: 'string' } }, [], { 'x-kubernetes-map-type': 'atomic' }), 'x-kubernetes-list-type': 'set' } })), []);
-    assert.match(codes(spec({ l: { type: 'array', items: { type: 'string', nullable: true }, 'x-kubernetes-list-type': 'set' } }))[0], /must not be nullable/);
+    assert.deepEqual(
+      codes(spec({ l: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' } })),
+      [],
+    );
+    assert.match(
+      codes(spec({ l: { type: 'array', items: item({ a: { type: 'string' } }), 'x-kubernetes-list-type': 'set' } }))[0],
+      /set of objects/,
+    );
+    assert.deepEqual(
+      codes(
+        spec({
+          l: {
+            type: 'array',
+            items: item({ a: { type: 'string' } }, [], { 'x-kubernetes-map-type': 'atomic' }),
+            'x-kubernetes-list-type': 'set',
+          },
+        }),
+      ),
+      [],
+    );
+    assert.match(
+      codes(
+        spec({ l: { type: 'array', items: { type: 'string', nullable: true }, 'x-kubernetes-list-type': 'set' } }),
+      )[0],
+      /must not be nullable/,
+    );
   });
   it('puts listType on arrays and mapType on objects', () => {
     assert.match(codes(spec({ s: { type: 'string', 'x-kubernetes-list-type': 'set' } }))[0], /only allowed on arrays/);
-    assert.match(codes(spec({ s: { type: 'string', 'x-kubernetes-map-type': 'atomic' } }))[0], /only allowed on objects/);
+    assert.match(
+      codes(spec({ s: { type: 'string', 'x-kubernetes-map-type': 'atomic' } }))[0],
+      /only allowed on objects/,
+    );
   });
 });
 
 describe('CEL rules (x-kubernetes-validations)', () => {
-  const rule = (r: Record<string, unknown>): JSONSchemaProps => ({ type: 'string', 'x-kubernetes-validations': [r as { rule: string }] });
+  const rule = (r: Record<string, unknown>): JSONSchemaProps => ({
+    type: 'string',
+    'x-kubernetes-validations': [r as { rule: string }],
+  });
   it('refuses oldSelf where old and new values cannot be matched', () => {
     const immutable = rule({ rule: 'self == oldSelf', message: 'immutable' });
     assert.deepEqual(codes(spec({ s: immutable })), []);
-    const inItems = (listType?: 'map') => spec({ l: { type: 'array', ...(listType ? { 'x-kubernetes-list-type': listType, 'x-kubernetes-list-map-keys': ['k'] } : {}), items: { type: 'object', required: ['k'], properties: { k: { type: 'string' }, s: immutable } } } });
+    const inItems = (listType?: 'map') =>
+      spec({
+        l: {
+          type: 'array',
+          ...(listType ? { 'x-kubernetes-list-type': listType, 'x-kubernetes-list-map-keys': ['k'] } : {}),
+          items: { type: 'object', required: ['k'], properties: { k: { type: 'string' }, s: immutable } },
+        },
+      });
     assert.match(codes(inItems())[0], /KF4611 rule "self == oldSelf" uses oldSelf .*inside \.spec\.l/);
     assert.deepEqual(codes(inItems('map')), []);
-    assert.match(codes(spec({ o: { type: 'object', 'x-kubernetes-map-type': 'atomic', properties: { s: immutable } } }))[0], /uses oldSelf/);
+    assert.match(
+      codes(spec({ o: { type: 'object', 'x-kubernetes-map-type': 'atomic', properties: { s: immutable } } }))[0],
+      /uses oldSelf/,
+    );
   });
   it('checks messages, reasons and field paths', () => {
     assert.match(codes(spec({ s: rule({ rule: 'self.size() > 1\n&& true' }) }))[0], /several lines without a message/);
     assert.match(codes(spec({ s: rule({ rule: 'true', message: ' ' }) }))[0], /must be non-empty and on one line/);
     assert.match(codes(spec({ s: rule({ rule: 'true', reason: 'Nope' }) }))[0], /reason 'Nope'/);
     assert.match(codes(spec({ s: rule({ rule: 'true', optionalOldSelf: true }) }))[0], /optionalOldSelf/);
-    const obj = (fieldPath: string) => spec({ o: { type: 'object', properties: { a: { type: 'array', items: { type: 'string' } } }, 'x-kubernetes-validations': [{ rule: 'true', fieldPath }] } });
+    const obj = (fieldPath: string) =>
+      spec({
+        o: {
+          type: 'object',
+          properties: { a: { type: 'array', items: { type: 'string' } } },
+          'x-kubernetes-validations': [{ rule: 'true', fieldPath }],
+        },
+      });
     assert.deepEqual(codes(obj('.a')), []);
     assert.deepEqual(codes(obj("['a']")), []);
     assert.match(codes(obj('.a[0]'))[0], /fieldPath ".a\[0\]" does not name a field/);
@@ -165,11 +300,26 @@ describe('CEL rules (x-kubernetes-validations)', () => {
 
 describe('bounds', () => {
   it('refuses ranges no value can satisfy', () => {
-    assert.match(codes(spec({ n: { type: 'integer', minimum: 5, maximum: 1 } }))[0], /KF4607 minimum 5 is greater than maximum 1/);
-    assert.match(codes(spec({ n: { type: 'integer', minimum: 1, exclusiveMinimum: true, maximum: 1 } }))[0], /minimum 1 \(exclusive\)/);
-    assert.match(codes(spec({ n: { type: 'integer', maximum: 1, allOf: [{ minimum: 4 }] } }))[0], /minimum 4 is greater than maximum 1/);
-    assert.match(codes(spec({ s: { type: 'string', minLength: 3, maxLength: 1 } }))[0], /minLength 3 is greater than maxLength 1/);
-    assert.match(codes(spec({ s: { type: 'array', items: { type: 'string' }, minItems: 3, maxItems: 1 } }))[0], /minItems 3/);
+    assert.match(
+      codes(spec({ n: { type: 'integer', minimum: 5, maximum: 1 } }))[0],
+      /KF4607 minimum 5 is greater than maximum 1/,
+    );
+    assert.match(
+      codes(spec({ n: { type: 'integer', minimum: 1, exclusiveMinimum: true, maximum: 1 } }))[0],
+      /minimum 1 \(exclusive\)/,
+    );
+    assert.match(
+      codes(spec({ n: { type: 'integer', maximum: 1, allOf: [{ minimum: 4 }] } }))[0],
+      /minimum 4 is greater than maximum 1/,
+    );
+    assert.match(
+      codes(spec({ s: { type: 'string', minLength: 3, maxLength: 1 } }))[0],
+      /minLength 3 is greater than maxLength 1/,
+    );
+    assert.match(
+      codes(spec({ s: { type: 'array', items: { type: 'string' }, minItems: 3, maxItems: 1 } }))[0],
+      /minItems 3/,
+    );
     assert.match(codes(spec({ s: { type: 'object', minProperties: 3, maxProperties: 1 } }))[0], /minProperties 3/);
     assert.match(codes(spec({ s: { type: 'string', maxLength: -1 } }))[0], /negative/);
     assert.match(codes(spec({ n: { type: 'number', multipleOf: 0 } }))[0], /greater than 0/);
@@ -179,7 +329,14 @@ describe('bounds', () => {
 });
 
 describe('CRD-level rules', () => {
-  const crd = (over: { group?: string; names?: Record<string, unknown>; version?: Record<string, unknown>; metadata?: Record<string, unknown> } = {}) => ({
+  const crd = (
+    over: {
+      group?: string;
+      names?: Record<string, unknown>;
+      version?: Record<string, unknown>;
+      metadata?: Record<string, unknown>;
+    } = {},
+  ) => ({
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
     metadata: { name: 'x', ...(over.metadata ?? {}) },
@@ -187,29 +344,54 @@ describe('CRD-level rules', () => {
       group: over.group ?? 'example.com',
       names: { kind: 'Thing', listKind: 'ThingList', plural: 'things', singular: 'thing', ...(over.names ?? {}) },
       scope: 'Namespaced',
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: spec({ replicas: { type: 'integer' } }) }, ...(over.version ?? {}) }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: spec({ replicas: { type: 'integer' } }) },
+          ...(over.version ?? {}),
+        },
+      ],
     },
   });
   const msgs = (c: object) => checkCRD(c).map((d) => `${d.code} ${d.message}`);
   it('accepts a plain CRD', () => assert.deepEqual(msgs(crd()), []));
   it('checks names', () => {
     assert.match(msgs(crd({ names: { plural: 'Things' } }))[0], /KF4601 resource plural name 'Things'/);
-    assert.match(msgs(crd({ names: { kind: 'Bad_Kind', listKind: 'Bad_KindList' } }))[0], /KF4601 Kind name 'Bad_Kind'/);
+    assert.match(
+      msgs(crd({ names: { kind: 'Bad_Kind', listKind: 'Bad_KindList' } }))[0],
+      /KF4601 Kind name 'Bad_Kind'/,
+    );
     assert.match(msgs(crd({ names: { shortNames: ['A'] } }))[0], /short name 'A'/);
   });
   it('checks the group', () => {
     assert.match(msgs(crd({ group: 'nodot' }))[0], /KF4602 .*no dot/);
     assert.match(msgs(crd({ group: 'apps.k8s.io' }))[0], /protected/);
-    assert.deepEqual(msgs(crd({ group: 'apps.k8s.io', metadata: { annotations: { 'api-approved.kubernetes.io': 'https://x' } } })), []);
+    assert.deepEqual(
+      msgs(crd({ group: 'apps.k8s.io', metadata: { annotations: { 'api-approved.kubernetes.io': 'https://x' } } })),
+      [],
+    );
   });
   it('checks scale paths', () => {
     const scale = (s: Record<string, string>) => msgs(crd({ version: { subresources: { scale: s } } }));
-    assert.deepEqual(scale({ specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' }).filter((m) => !m.includes('status.replicas')), []);
-    assert.match(scale({ specReplicasPath: 'spec.replicas', statusReplicasPath: '.status.x' })[0], /starting with '\.'/);
+    assert.deepEqual(
+      scale({ specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' }).filter(
+        (m) => !m.includes('status.replicas'),
+      ),
+      [],
+    );
+    assert.match(
+      scale({ specReplicasPath: 'spec.replicas', statusReplicasPath: '.status.x' })[0],
+      /starting with '\.'/,
+    );
     assert.match(scale({ specReplicasPath: '.status.replicas', statusReplicasPath: '.status.x' })[0], /under \.spec\./);
   });
   it('checks printer columns and labels', () => {
-    assert.match(msgs(crd({ version: { additionalPrinterColumns: [{ name: 'A', type: 'string', jsonPath: 'spec.a' }] } }))[0], /KF4609/);
+    assert.match(
+      msgs(crd({ version: { additionalPrinterColumns: [{ name: 'A', type: 'string', jsonPath: 'spec.a' }] } }))[0],
+      /KF4609/,
+    );
     assert.match(msgs(crd({ metadata: { labels: { 'a b': 'x' } } }))[0], /KF4610 label key/);
   });
 });

@@ -16,13 +16,22 @@ import { packageRoot } from '../../src/util/package-root.js';
 
 const root = packageRoot();
 const SOURCES = [
-  ...['bar.example.com_foos', 'plural.example.com_testquotas', 'testdata.kubebuilder.io_enums', 'testdata.kubebuilder.io_externaldocs', 'testdata.kubebuilder.io_jobs', 'testdata.kubebuilder.io_versionedresources'].map((n) => `test/fixtures/manifests/conformance/${n}/expected.yaml`),
+  ...[
+    'bar.example.com_foos',
+    'plural.example.com_testquotas',
+    'testdata.kubebuilder.io_enums',
+    'testdata.kubebuilder.io_externaldocs',
+    'testdata.kubebuilder.io_jobs',
+    'testdata.kubebuilder.io_versionedresources',
+  ].map((n) => `test/fixtures/manifests/conformance/${n}/expected.yaml`),
   ...['kinds', 'types', 'validation'].map((n) => `test/fixtures/manifests/golden/${n}/expected.yaml`),
 ];
 
 function hostWithCRDs(): MemoryHost {
   const host = new MemoryHost();
-  SOURCES.forEach((src, i) => host.write(`config/crd/bases/${String(i).padStart(2, '0')}.yaml`, readFileSync(join(root, src))));
+  SOURCES.forEach((src, i) =>
+    host.write(`config/crd/bases/${String(i).padStart(2, '0')}.yaml`, readFileSync(join(root, src))),
+  );
   return host;
 }
 
@@ -34,31 +43,64 @@ describe('kubeforge docs', () => {
     const host = hostWithCRDs();
     const changes = planDocs(host).changes();
     assert.ok(changes.length >= 10, `${changes.length} pages`);
-    for (const c of changes) assertGoldenFile(c.content!.toString('utf8'), join('docs', c.path.replace(/^docs\/reference\//, '')));
+    for (const c of changes)
+      assertGoldenFile(c.content!.toString('utf8'), join('docs', c.path.replace(/^docs\/reference\//, '')));
     const validation = changes.map((c) => c.content!.toString('utf8')).join('\n');
-    for (const shown of [/Checked: .*>= \d/, /one of `"/, /matches `/, /Default: `/, /rule `self/, /`kubectl get` shows:/, /\| Version \| Served \| Storage \| Deprecated \|/]) assert.match(validation, shown);
+    for (const shown of [
+      /Checked: .*>= \d/,
+      /one of `"/,
+      /matches `/,
+      /Default: `/,
+      /rule `self/,
+      /`kubectl get` shows:/,
+      /\| Version \| Served \| Storage \| Deprecated \|/,
+    ])
+      assert.match(validation, shown);
   });
 
   it('is deterministic, and a second run after the first plans nothing', () => {
     const a = hostWithCRDs();
     const b = hostWithCRDs();
     const first = planDocs(a).changes();
-    assert.deepEqual(planDocs(b).changes().map((c) => [c.path, c.content!.toString('utf8')]), first.map((c) => [c.path, c.content!.toString('utf8')]));
+    assert.deepEqual(
+      planDocs(b)
+        .changes()
+        .map((c) => [c.path, c.content!.toString('utf8')]),
+      first.map((c) => [c.path, c.content!.toString('utf8')]),
+    );
     for (const c of first) a.write(c.path, c.content!);
     assert.deepEqual(planDocs(a).changes(), []);
     // the CRD of a Kind removed: its page goes, the rest stays
     const crds = readCRDs(a);
     a.remove('config/crd/bases/00.yaml');
     const gone = planDocs(a).changes();
-    assert.deepEqual(gone.filter((c) => c.kind === 'delete').map((c) => c.path), [`docs/reference/${crds.find((c) => c.kind === 'Foo')!.group}_foos.md`]);
-    assert.deepEqual(gone.filter((c) => c.kind !== 'delete').map((c) => c.path), ['docs/reference/README.md']);
+    assert.deepEqual(
+      gone.filter((c) => c.kind === 'delete').map((c) => c.path),
+      [`docs/reference/${crds.find((c) => c.kind === 'Foo')!.group}_foos.md`],
+    );
+    assert.deepEqual(
+      gone.filter((c) => c.kind !== 'delete').map((c) => c.path),
+      ['docs/reference/README.md'],
+    );
   });
 
   it('refuses to replace a file it did not write (KF4512), and needs CRDs (KF4510)', () => {
     const host = hostWithCRDs();
     host.write('docs/reference/README.md', Buffer.from('# my own notes\n'));
-    assert.throws(() => planDocs(host), (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === 'KF4512' && /docs\/reference\/README\.md exists and was not written by kubeforge docs/.test(e.diagnostics[0].message));
-    assert.throws(() => planDocs(new MemoryHost()), (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === 'KF4510' && /run kubeforge manifests/.test(e.diagnostics[0].hint ?? ''));
+    assert.throws(
+      () => planDocs(host),
+      (e: unknown) =>
+        e instanceof DiagnosticError &&
+        e.diagnostics[0].code === 'KF4512' &&
+        /docs\/reference\/README\.md exists and was not written by kubeforge docs/.test(e.diagnostics[0].message),
+    );
+    assert.throws(
+      () => planDocs(new MemoryHost()),
+      (e: unknown) =>
+        e instanceof DiagnosticError &&
+        e.diagnostics[0].code === 'KF4510' &&
+        /run kubeforge manifests/.test(e.diagnostics[0].hint ?? ''),
+    );
   });
 
   it('the command writes the pages, --check fails on a stale page (KF4513) and passes once written', async () => {
@@ -68,7 +110,12 @@ describe('kubeforge docs', () => {
     const cli = async (...args: string[]) => {
       let out = '';
       let err = '';
-      const code = await run(['node', 'kubeforge', ...args], { cwd: project, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+      const code = await run(['node', 'kubeforge', ...args], {
+        cwd: project,
+        color: false,
+        out: (t) => void (out += t),
+        err: (t) => void (err += t),
+      });
       return { code, out, err };
     };
     const check1 = await cli('docs', '--check');

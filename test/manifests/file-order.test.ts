@@ -51,10 +51,17 @@ export class VolumeSpec {
 `;
 
 /** Every managed file and every diagnostic (paths relative to the project) of one layout. */
-async function manifestsOf(backupFile: string, volumeFile: string): Promise<{ files: Record<string, string>; diagnostics: string[] }> {
+async function manifestsOf(
+  backupFile: string,
+  volumeFile: string,
+): Promise<{ files: Record<string, string>; diagnostics: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'kf-order-'));
   made.push(dir);
-  const files = { 'src/api/v1/groupversion.ts': GV, [`src/api/v1/${backupFile}.ts`]: backup(volumeFile), [`src/api/v1/${volumeFile}.ts`]: volume };
+  const files = {
+    'src/api/v1/groupversion.ts': GV,
+    [`src/api/v1/${backupFile}.ts`]: backup(volumeFile),
+    [`src/api/v1/${volumeFile}.ts`]: volume,
+  };
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
@@ -85,6 +92,11 @@ describe('analysis: file order', () => {
       'config/rbac/role.yaml',
     ]);
     assert.match(results[0].files['config/crd/bases/order.example.com_volumes.yaml'], /scope: Cluster/);
-    for (let i = 1; i < results.length; i++) assert.deepEqual(results[i], results[0], `layout ${layouts[i].join(' + ')} differs from ${layouts[0].join(' + ')}`);
+    for (let i = 1; i < results.length; i++)
+      assert.deepEqual(
+        results[i],
+        results[0],
+        `layout ${layouts[i].join(' + ')} differs from ${layouts[0].join(' + ')}`,
+      );
   });
 });

@@ -27,17 +27,27 @@ after(() => {
 function project(): string {
   const dir = mkdtempSync(join(tmpdir(), 'kf-manifests-'));
   tmpRoots.push(dir);
-  writeFileSync(join(dir, 'tsconfig.json'), '{\n  // comments are allowed\n  "compilerOptions": { "outDir": "dist" },\n  "include": ["src/**/*.ts",],\n}\n');
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    '{\n  // comments are allowed\n  "compilerOptions": { "outDir": "dist" },\n  "include": ["src/**/*.ts",],\n}\n',
+  );
   writeFileSync(join(dir, 'package.json'), '{"name":"demo","private":true}\n');
   mkdirSync(join(dir, 'src/api/v1'), { recursive: true });
   mkdirSync(join(dir, 'src/controller'), { recursive: true });
-  writeFileSync(join(dir, 'src/api/v1/groupversion.ts'), "export const groupVersion = { group: 'testdata.kubebuilder.io', version: 'v1' };\n");
+  writeFileSync(
+    join(dir, 'src/api/v1/groupversion.ts'),
+    "export const groupVersion = { group: 'testdata.kubebuilder.io', version: 'v1' };\n",
+  );
   writeFileSync(join(dir, 'src/controller/job.ts'), 'export class JobReconciler {}\n');
   return dir;
 }
 
-const at = <N extends MarkerUse['marker']>(marker: N, args: unknown, line: number, target = 'JobReconciler'): MarkerUse<N> =>
-  ({ marker, args, target, file: 'src/controller/job.ts', line, column: 1 }) as MarkerUse<N>;
+const at = <N extends MarkerUse['marker']>(
+  marker: N,
+  args: unknown,
+  line: number,
+  target = 'JobReconciler',
+): MarkerUse<N> => ({ marker, args, target, file: 'src/controller/job.ts', line, column: 1 }) as MarkerUse<N>;
 
 /** What the injected analysis finds: ready-made CRDs (controller-gen's own) instead of Kinds, and its diagnostics. */
 interface Fake {
@@ -52,12 +62,21 @@ interface Fake {
 /** The fake as an analyzer hands it on: its diagnostics reported, its CRDs carried for {@link fixedCrds}. */
 function asResult(f: Fake, reporter: Reporter): AnalysisResult {
   for (const d of f.diagnostics) reporter.report(d);
-  const result: AnalysisResult & { crds: Fake['crds'] } = { ...f, markers: { class: [...f.rbac, ...f.webhooks, ...f.webhookConfigurations] }, kinds: [], generatorVersion: 'v0', rel: (p) => p };
+  const result: AnalysisResult & { crds: Fake['crds'] } = {
+    ...f,
+    markers: { class: [...f.rbac, ...f.webhooks, ...f.webhookConfigurations] },
+    kinds: [],
+    generatorVersion: 'v0',
+    rel: (p) => p,
+  };
   return result;
 }
 
 /** The CRD generator's file step over the fake's ready-made CRDs; RBAC and webhooks are the real generators. */
-const fixedCrds: Generator = { name: 'crd', generate: (input, reporter) => crdFiles((input as unknown as Fake).crds, reporter) };
+const fixedCrds: Generator = {
+  name: 'crd',
+  generate: (input, reporter) => crdFiles((input as unknown as Fake).crds, reporter),
+};
 const GENERATORS = [fixedCrds, rbacGenerator, webhookGenerator];
 
 function fakeAnalysis(overrides: Partial<Fake> = {}): Fake {
@@ -65,7 +84,23 @@ function fakeAnalysis(overrides: Partial<Fake> = {}): Fake {
     crds: [parse(jobsYaml) as Record<string, unknown>, parse(foosYaml) as Record<string, unknown>],
     rbac: [at('Rbac', { groups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch'] }, 3)],
     webhooks: [
-      at('Webhook', { path: '/validate-batch-v1-job', mutating: false, failurePolicy: 'Fail', sideEffects: 'None', groups: ['batch'], resources: ['jobs'], verbs: ['create'], versions: ['v1'], name: 'vjob.kb.io', admissionReviewVersions: ['v1'] }, 8, 'JobWebhook'),
+      at(
+        'Webhook',
+        {
+          path: '/validate-batch-v1-job',
+          mutating: false,
+          failurePolicy: 'Fail',
+          sideEffects: 'None',
+          groups: ['batch'],
+          resources: ['jobs'],
+          verbs: ['create'],
+          versions: ['v1'],
+          name: 'vjob.kb.io',
+          admissionReviewVersions: ['v1'],
+        },
+        8,
+        'JobWebhook',
+      ),
     ],
     webhookConfigurations: [],
     diagnostics: [],
@@ -78,7 +113,10 @@ class Harness {
   calls = 0;
   out = '';
   err = '';
-  constructor(readonly dir: string, public analysis: Fake = fakeAnalysis()) {}
+  constructor(
+    readonly dir: string,
+    public analysis: Fake = fakeAnalysis(),
+  ) {}
   readonly analyzer: Analyzer = async (o, reporter) => {
     this.calls++;
     assert.equal(o.projectDir, this.dir);
@@ -121,7 +159,9 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     assert.equal(h.read('config/crd/bases/bar.example.com_foos.yaml'), GENERATED_HEADER + foosYaml);
     const role = h.read('config/rbac/role.yaml');
     assert.ok(role.startsWith(`${GENERATED_HEADER}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n`));
-    assert.deepEqual(parse(role.slice(GENERATED_HEADER.length)).rules, [{ apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch'] }]);
+    assert.deepEqual(parse(role.slice(GENERATED_HEADER.length)).rules, [
+      { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch'] },
+    ]);
     assert.match(h.read('config/webhook/manifests.yaml'), /kind: ValidatingWebhookConfiguration/);
   });
 
@@ -194,7 +234,10 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     const h = new Harness(project());
     const before = treeHashOf(h.dir);
     assert.equal(await h.run({ dryRun: true }), undefined);
-    assert.match(h.out, /^CREATE config\/crd\/bases\/bar\.example\.com_foos\.yaml \(\+57 lines\)\nCREATE config\/crd\/bases\/testdata/);
+    assert.match(
+      h.out,
+      /^CREATE config\/crd\/bases\/bar\.example\.com_foos\.yaml \(\+57 lines\)\nCREATE config\/crd\/bases\/testdata/,
+    );
     assert.equal(treeHashOf(h.dir), before);
   });
 
@@ -204,7 +247,10 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     writeFileSync(join(h.dir, 'config/crd/bases/user_owned.yaml'), '# written by hand\n---\nkind: Thing\n');
     h.analysis = fakeAnalysis({ crds: [parse(jobsYaml) as Record<string, unknown>], webhooks: [] });
     assert.equal(await h.run({ cache: false }), undefined);
-    assert.equal(h.out, 'DELETE config/crd/bases/bar.example.com_foos.yaml (-57 lines)\nDELETE config/webhook/manifests.yaml (-26 lines)\n');
+    assert.equal(
+      h.out,
+      'DELETE config/crd/bases/bar.example.com_foos.yaml (-57 lines)\nDELETE config/webhook/manifests.yaml (-26 lines)\n',
+    );
     assert.ok(!existsSync(join(h.dir, 'config/crd/bases/bar.example.com_foos.yaml')));
     assert.ok(!existsSync(join(h.dir, 'config/webhook/manifests.yaml')));
     assert.ok(existsSync(join(h.dir, 'config/crd/bases/user_owned.yaml')));
@@ -240,9 +286,34 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     const before = treeHashOf(h.dir);
     h.analysis = fakeAnalysis({
       crds: [],
-      diagnostics: [{ code: 'KF3001', severity: 'error', message: 'unsupported type', file: 'src/api/v1/job_types.ts', line: 4, column: 3, hint: 'fix it' }],
+      diagnostics: [
+        {
+          code: 'KF3001',
+          severity: 'error',
+          message: 'unsupported type',
+          file: 'src/api/v1/job_types.ts',
+          line: 4,
+          column: 3,
+          hint: 'fix it',
+        },
+      ],
       rbac: [at('Rbac', { urls: ['/metrics'], verbs: ['get'], namespace: 'system' }, 5)],
-      webhooks: [at('Webhook', { mutating: false, failurePolicy: 'Fail', groups: ['batch'], resources: ['jobs'], verbs: ['create'], versions: ['v1'], name: 'vjob.kb.io', admissionReviewVersions: ['v1'] }, 9)],
+      webhooks: [
+        at(
+          'Webhook',
+          {
+            mutating: false,
+            failurePolicy: 'Fail',
+            groups: ['batch'],
+            resources: ['jobs'],
+            verbs: ['create'],
+            versions: ['v1'],
+            name: 'vjob.kb.io',
+            admissionReviewVersions: ['v1'],
+          },
+          9,
+        ),
+      ],
     });
     const err = await h.run({ cache: false });
     assert.ok(err);
@@ -255,7 +326,11 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     const b = new Harness(project());
     await a.run();
     await b.run();
-    for (const f of ['config/rbac/role.yaml', 'config/webhook/manifests.yaml', 'config/crd/bases/testdata.kubebuilder.io_jobs.yaml']) {
+    for (const f of [
+      'config/rbac/role.yaml',
+      'config/webhook/manifests.yaml',
+      'config/crd/bases/testdata.kubebuilder.io_jobs.yaml',
+    ]) {
       assert.equal(a.read(f), b.read(f));
       assert.ok(a.read(f).endsWith('\n') && !a.read(f).includes('\r'));
     }
@@ -264,7 +339,8 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
 
 describe('kubeforge manifests on the scaffold engine (injected host)', () => {
   const virtualDir = '/virtual/demo';
-  const memoryProject = (files: Record<string, string> = {}) => new MemoryHost({ 'tsconfig.json': '{}\n', 'package.json': '{}\n', ...files });
+  const memoryProject = (files: Record<string, string> = {}) =>
+    new MemoryHost({ 'tsconfig.json': '{}\n', 'package.json': '{}\n', ...files });
   const analyzer =
     (analysis: Fake = fakeAnalysis()): Analyzer =>
     async (o, reporter) => {
@@ -309,29 +385,44 @@ describe('kubeforge manifests on the scaffold engine (injected host)', () => {
     const host = memoryProject();
     await runManifests({ projectDir: virtualDir, host, generators: GENERATORS }, analyzer());
     host.files.set('config/crd/bases/user_owned.yaml', Buffer.from('# written by hand\n---\nkind: Thing\n'));
-    host.files.set('config/crd/bases/other_tool.yaml', Buffer.from('# Code generated by kubeforge. DO NOT EDIT.\n---\n'));
-    const run = await runManifests({ projectDir: virtualDir, host, generators: GENERATORS }, analyzer(fakeAnalysis({ crds: [parse(jobsYaml) as Record<string, unknown>], webhooks: [] })));
-    assert.equal(formatPlan(run.changes), 'DELETE config/crd/bases/bar.example.com_foos.yaml (-57 lines)\nDELETE config/webhook/manifests.yaml (-26 lines)\n');
-    assert.deepEqual(Object.keys(host.snapshot()).filter((p) => p.startsWith('config/')), [
+    host.files.set(
       'config/crd/bases/other_tool.yaml',
-      'config/crd/bases/testdata.kubebuilder.io_jobs.yaml',
-      'config/crd/bases/user_owned.yaml',
-      'config/rbac/role.yaml',
-    ]);
+      Buffer.from('# Code generated by kubeforge. DO NOT EDIT.\n---\n'),
+    );
+    const run = await runManifests(
+      { projectDir: virtualDir, host, generators: GENERATORS },
+      analyzer(fakeAnalysis({ crds: [parse(jobsYaml) as Record<string, unknown>], webhooks: [] })),
+    );
+    assert.equal(
+      formatPlan(run.changes),
+      'DELETE config/crd/bases/bar.example.com_foos.yaml (-57 lines)\nDELETE config/webhook/manifests.yaml (-26 lines)\n',
+    );
+    assert.deepEqual(
+      Object.keys(host.snapshot()).filter((p) => p.startsWith('config/')),
+      [
+        'config/crd/bases/other_tool.yaml',
+        'config/crd/bases/testdata.kubebuilder.io_jobs.yaml',
+        'config/crd/bases/user_owned.yaml',
+        'config/rbac/role.yaml',
+      ],
+    );
   });
 
   it('an unwritable path fails validation (KF1101) before anything is written', async () => {
     const host = memoryProject();
     host.readOnly.add('config/webhook');
     const before = host.snapshot();
-    await assert.rejects(runManifests({ projectDir: virtualDir, host, generators: GENERATORS }, analyzer()), (e: unknown) => {
-      assert.ok(e instanceof DiagnosticError);
-      assert.deepEqual(
-        e.diagnostics.map((d) => `${d.code} ${d.message}`),
-        ['KF1101 cannot create config/webhook/manifests.yaml: config/webhook/manifests.yaml is read-only'],
-      );
-      return true;
-    });
+    await assert.rejects(
+      runManifests({ projectDir: virtualDir, host, generators: GENERATORS }, analyzer()),
+      (e: unknown) => {
+        assert.ok(e instanceof DiagnosticError);
+        assert.deepEqual(
+          e.diagnostics.map((d) => `${d.code} ${d.message}`),
+          ['KF1101 cannot create config/webhook/manifests.yaml: config/webhook/manifests.yaml is read-only'],
+        );
+        return true;
+      },
+    );
     assert.deepEqual(host.snapshot(), before);
   });
 
@@ -344,14 +435,42 @@ describe('kubeforge manifests on the scaffold engine (injected host)', () => {
       }
     }
     const host = new FailingHost({ 'tsconfig.json': '{}\n' });
-    await runManifests({ projectDir: virtualDir, host, generators: GENERATORS }, analyzer(fakeAnalysis({ crds: [parse(foosYaml) as Record<string, unknown>] })));
+    await runManifests(
+      { projectDir: virtualDir, host, generators: GENERATORS },
+      analyzer(fakeAnalysis({ crds: [parse(foosYaml) as Record<string, unknown>] })),
+    );
     const before = host.snapshot();
     const jobs = parse(jobsYaml) as { spec: { versions: { served: boolean }[] } };
     jobs.spec.versions[0].served = false;
     host.failOn = 'config/webhook/manifests.yaml';
     // Plan: DELETE foos, CREATE jobs, UPDATE role.yaml, then the failing webhook update.
-    const analysis = fakeAnalysis({ crds: [jobs as unknown as Record<string, unknown>], rbac: [], webhooks: [at('Webhook', { path: '/v', mutating: true, failurePolicy: 'Ignore', sideEffects: 'None', groups: ['batch'], resources: ['jobs'], verbs: ['update'], versions: ['v1'], name: 'mjob.kb.io', admissionReviewVersions: ['v1'] }, 8, 'JobWebhook')] });
-    await assert.rejects(runManifests({ projectDir: virtualDir, host, generators: GENERATORS }, analyzer(analysis)), /KF1102 writing failed: disk full/);
+    const analysis = fakeAnalysis({
+      crds: [jobs as unknown as Record<string, unknown>],
+      rbac: [],
+      webhooks: [
+        at(
+          'Webhook',
+          {
+            path: '/v',
+            mutating: true,
+            failurePolicy: 'Ignore',
+            sideEffects: 'None',
+            groups: ['batch'],
+            resources: ['jobs'],
+            verbs: ['update'],
+            versions: ['v1'],
+            name: 'mjob.kb.io',
+            admissionReviewVersions: ['v1'],
+          },
+          8,
+          'JobWebhook',
+        ),
+      ],
+    });
+    await assert.rejects(
+      runManifests({ projectDir: virtualDir, host, generators: GENERATORS }, analyzer(analysis)),
+      /KF1102 writing failed: disk full/,
+    );
     assert.deepEqual(host.snapshot(), before);
   });
 
@@ -362,7 +481,10 @@ describe('kubeforge manifests on the scaffold engine (injected host)', () => {
     const err = await h.run();
     assert.ok(err);
     assert.ok(err.diagnostics.length > 0 && err.diagnostics.every((d) => d.code === 'KF1101'), err.message);
-    assert.match(err.diagnostics[0].message, /config is a file, so config\/crd\/bases\/bar\.example\.com_foos\.yaml cannot be created below it/);
+    assert.match(
+      err.diagnostics[0].message,
+      /config is a file, so config\/crd\/bases\/bar\.example\.com_foos\.yaml cannot be created below it/,
+    );
     assert.equal(treeHashOf(h.dir), before);
   });
 });

@@ -1,7 +1,17 @@
 // Incremental `manifests`: after an edit, only the files whose results can have changed are
 // analysed again, and the outputs are byte for byte those of a cold run of the edited project.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -38,7 +48,12 @@ function project(files: Record<string, string>): string {
 
 const gv = (version: string) =>
   `import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'demo.example.com', version: '${version}' });\n`;
-const kind = (name: string, spec: string, imports = '', classMarkers = '') => `import type { V1ObjectMeta } from '@kubernetes/client-node';
+const kind = (
+  name: string,
+  spec: string,
+  imports = '',
+  classMarkers = '',
+) => `import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Maximum, Root, SubresourceStatus${classMarkers.includes('StorageVersion') ? ', StorageVersion' : ''} } from 'kubeforge/markers';
 ${imports}
 export class ${name}Spec {
@@ -72,14 +87,30 @@ export class Reconciler {}
 `;
 
 const base = {
-  'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true }, include: ['src/**/*.ts'] }),
+  'tsconfig.json': JSON.stringify({
+    compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true },
+    include: ['src/**/*.ts'],
+  }),
   'package.json': '{"name":"demo","private":true,"type":"module"}\n',
   'src/api/v1/groupversion.ts': gv('v1'),
   'src/api/v2/groupversion.ts': gv('v2'),
   'src/api/v1/shared.ts': shared(),
-  'src/api/v1/alpha_types.ts': kind('Alpha', '  /** Uses the shared type. */\n  shared?: Shared;', "import { Shared } from './shared.js';"),
-  'src/api/v1/beta_types.ts': kind('Beta', '  /** Uses the shared type too. */\n  shared?: Shared[];', "import { Shared } from './shared.js';"),
-  'src/api/v1/gamma_types.ts': kind('Gamma', '  /** Replicas. */\n  @Maximum(5)\n  replicas?: number;', '', '@StorageVersion()'),
+  'src/api/v1/alpha_types.ts': kind(
+    'Alpha',
+    '  /** Uses the shared type. */\n  shared?: Shared;',
+    "import { Shared } from './shared.js';",
+  ),
+  'src/api/v1/beta_types.ts': kind(
+    'Beta',
+    '  /** Uses the shared type too. */\n  shared?: Shared[];',
+    "import { Shared } from './shared.js';",
+  ),
+  'src/api/v1/gamma_types.ts': kind(
+    'Gamma',
+    '  /** Replicas. */\n  @Maximum(5)\n  replicas?: number;',
+    '',
+    '@StorageVersion()',
+  ),
   'src/api/v2/gamma_types.ts': kind('Gamma', '  /** Replicas. */\n  replicas?: number;'),
   'src/api/v1/delta_types.ts': kind('Delta', '  /** Size. */\n  size?: string;'),
   'src/controller/reconciler.ts': controller("'alphas', 'betas'"),
@@ -95,11 +126,13 @@ function recordingAnalyzer(): { analyzer: Analyzer; analysed: () => string[] | u
     return analyzeProject(
       {
         ...options,
-        selectRoots: select && ((roots, tools) => {
-          const chosen = select(roots, tools);
-          analysed = chosen.map((f) => relative(options.projectDir, f).split('\\').join('/')).sort();
-          return chosen;
-        }),
+        selectRoots:
+          select &&
+          ((roots, tools) => {
+            const chosen = select(roots, tools);
+            analysed = chosen.map((f) => relative(options.projectDir, f).split('\\').join('/')).sort();
+            return chosen;
+          }),
       },
       reporter,
     );
@@ -126,13 +159,26 @@ describe('incremental manifests', () => {
       ...base,
       'node_modules/size-lib/package.json': '{"name":"size-lib","types":"index.d.ts"}\n',
       'node_modules/size-lib/index.d.ts': "export type Size = 's' | 'm';\n",
-      'src/api/v1/delta_types.ts': kind('Delta', '  /** Size. */\n  size?: Size;', "import type { Size } from 'size-lib';"),
+      'src/api/v1/delta_types.ts': kind(
+        'Delta',
+        '  /** Size. */\n  size?: Size;',
+        "import type { Size } from 'size-lib';",
+      ),
     });
     await runManifests({ projectDir: dir, generatorVersion: 'test' });
     const first = { ...dependencyParses };
-    put(dir, { 'src/api/v1/delta_types.ts': kind('Delta', '  /** Size, edited. */\n  size?: Size;', "import type { Size } from 'size-lib';") });
+    put(dir, {
+      'src/api/v1/delta_types.ts': kind(
+        'Delta',
+        '  /** Size, edited. */\n  size?: Size;',
+        "import type { Size } from 'size-lib';",
+      ),
+    });
     await runManifests({ projectDir: dir, generatorVersion: 'test' });
-    assert.ok(dependencyParses.reused > first.reused, 'the second run (Delta analysed again) reused parsed declarations');
+    assert.ok(
+      dependencyParses.reused > first.reused,
+      'the second run (Delta analysed again) reused parsed declarations',
+    );
     assert.equal(dependencyParses.parsed, first.parsed, 'and parsed none again');
     const delta = () => readFileSync(join(dir, 'config/crd/bases/demo.example.com_deltas.yaml'), 'utf8');
     assert.doesNotMatch(delta(), /- xl/);
@@ -147,7 +193,12 @@ describe('incremental manifests', () => {
     const { analyzer, analysed } = recordingAnalyzer();
     await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
     assert.equal(analysed()?.length, 9, 'the first run analyses every root');
-    put(dir, { 'src/api/v1/delta_types.ts': kind('Delta', '  /** Size. */\n  size?: string;\n  /** Added. */\n  color?: string;') });
+    put(dir, {
+      'src/api/v1/delta_types.ts': kind(
+        'Delta',
+        '  /** Size. */\n  size?: string;\n  /** Added. */\n  color?: string;',
+      ),
+    });
     const run = await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
     assert.deepEqual(analysed(), ['src/api/v1/delta_types.ts']);
     assert.deepEqual(
@@ -176,7 +227,12 @@ describe('incremental manifests', () => {
     const dir = project(base);
     const { analyzer, analysed } = recordingAnalyzer();
     await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
-    put(dir, { 'src/api/v2/gamma_types.ts': kind('Gamma', '  /** Replicas. */\n  replicas?: number;\n  /** New in v2. */\n  paused?: boolean;') });
+    put(dir, {
+      'src/api/v2/gamma_types.ts': kind(
+        'Gamma',
+        '  /** Replicas. */\n  replicas?: number;\n  /** New in v2. */\n  paused?: boolean;',
+      ),
+    });
     await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
     assert.deepEqual(analysed(), ['src/api/v1/gamma_types.ts', 'src/api/v2/gamma_types.ts']);
     assert.deepEqual(outputs(dir), await coldOutputs(dir));
@@ -218,11 +274,17 @@ describe('incremental manifests', () => {
     await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
     attempts = 0;
     // A third version of Gamma, in a new file: the CRD needs the kept files of v1 and v2 too.
-    put(dir, { 'src/api/v3/groupversion.ts': gv('v3'), 'src/api/v3/gamma_types.ts': kind('Gamma', '  /** Replicas. */\n  replicas?: number;') });
+    put(dir, {
+      'src/api/v3/groupversion.ts': gv('v3'),
+      'src/api/v3/gamma_types.ts': kind('Gamma', '  /** Replicas. */\n  replicas?: number;'),
+    });
     const run = await runManifests({ projectDir: dir, generatorVersion: 'test' }, analyzer);
     assert.equal(attempts, 2, 'a warm attempt, then a cold one');
     assert.equal(analysed()?.length, 11, 'the cold attempt analyses every root');
-    assert.deepEqual(run.changes.map((c) => `${c.kind} ${c.path}`), ['update config/crd/bases/demo.example.com_gammas.yaml']);
+    assert.deepEqual(
+      run.changes.map((c) => `${c.kind} ${c.path}`),
+      ['update config/crd/bases/demo.example.com_gammas.yaml'],
+    );
     assert.match(readFileSync(join(dir, 'config/crd/bases/demo.example.com_gammas.yaml'), 'utf8'), /name: v3/);
     assert.deepEqual(outputs(dir), await coldOutputs(dir));
   });
@@ -231,8 +293,19 @@ describe('incremental manifests', () => {
     const dir = project(base);
     await runManifests({ projectDir: dir, generatorVersion: 'test' });
     const before = outputs(dir);
-    put(dir, { 'src/api/v1/delta_types.ts': kind('Delta', '  /** Size. */\n  size?: string;', "import { Resource } from 'kubeforge/markers';", "@Resource({ path: 'alphas' })") });
-    const kf4502 = (e: unknown) => e instanceof DiagnosticError && e.diagnostics.some((d) => d.code === 'KF4502' && /demo\.example\.com_alphas\.yaml: Alpha .* and Delta /.test(d.message));
+    put(dir, {
+      'src/api/v1/delta_types.ts': kind(
+        'Delta',
+        '  /** Size. */\n  size?: string;',
+        "import { Resource } from 'kubeforge/markers';",
+        "@Resource({ path: 'alphas' })",
+      ),
+    });
+    const kf4502 = (e: unknown) =>
+      e instanceof DiagnosticError &&
+      e.diagnostics.some(
+        (d) => d.code === 'KF4502' && /demo\.example\.com_alphas\.yaml: Alpha .* and Delta /.test(d.message),
+      );
     let attempts = 0;
     const { analyzer: recording } = recordingAnalyzer();
     const counting: Analyzer = (options, reporter) => {
@@ -252,10 +325,15 @@ describe('incremental manifests', () => {
     put(dir, { 'src/api/v1/delta_types.ts': kind('Delta', '  /** Size. */\n  size?: NoSuchType;') });
     await assert.rejects(runManifests({ projectDir: dir, generatorVersion: 'test' }));
     assert.deepEqual(outputs(dir), before);
-    assert.deepEqual(existsSync(join(dir, '.kubeforge')) ? readdirSync(join(dir, '.kubeforge')).filter((n) => n.startsWith('stage-')) : [], []);
+    assert.deepEqual(
+      existsSync(join(dir, '.kubeforge'))
+        ? readdirSync(join(dir, '.kubeforge')).filter((n) => n.startsWith('stage-'))
+        : [],
+      [],
+    );
   });
 
-  it('role.yaml is kept with its warnings while the @Rbac markers are the last run\'s; edited by hand or by a marker, it is made again', async () => {
+  it("role.yaml is kept with its warnings while the @Rbac markers are the last run's; edited by hand or by a marker, it is made again", async () => {
     const dir = project(base);
     let calls = 0;
     // The real RBAC generator, counting its calls and reporting a warning of its own.
@@ -263,7 +341,13 @@ describe('incremental manifests', () => {
       ...rbacGenerator,
       generate: (input, reporter) => {
         calls++;
-        reporter.report(warning('KF9999', 'a warning of the RBAC generator', { file: join(dir, 'src/controller/reconciler.ts'), line: 3, column: 1 }));
+        reporter.report(
+          warning('KF9999', 'a warning of the RBAC generator', {
+            file: join(dir, 'src/controller/reconciler.ts'),
+            line: 3,
+            column: 1,
+          }),
+        );
         return rbacGenerator.generate(input, reporter);
       },
     };
@@ -273,11 +357,19 @@ describe('incremental manifests', () => {
     assert.deepEqual(codes(await run()), ['KF9999']);
     assert.equal(calls, 1);
 
-    put(dir, { 'src/api/v1/delta_types.ts': kind('Delta', '  /** Size. */\n  size?: string;\n  /** Added. */\n  color?: string;') });
+    put(dir, {
+      'src/api/v1/delta_types.ts': kind(
+        'Delta',
+        '  /** Size. */\n  size?: string;\n  /** Added. */\n  color?: string;',
+      ),
+    });
     const kept = await run();
     assert.equal(calls, 1, 'a Kind edited: the RBAC markers are the same, role.yaml is kept');
     assert.deepEqual(codes(kept), ['KF9999'], 'its warning is reported again');
-    assert.deepEqual(kept.changes.map((c) => c.path), ['config/crd/bases/demo.example.com_deltas.yaml']);
+    assert.deepEqual(
+      kept.changes.map((c) => c.path),
+      ['config/crd/bases/demo.example.com_deltas.yaml'],
+    );
     assert.deepEqual(outputs(dir), await coldOutputs(dir));
 
     const role = join(dir, 'config/rbac/role.yaml');
@@ -295,7 +387,7 @@ describe('incremental manifests', () => {
     assert.deepEqual(outputs(dir), await coldOutputs(dir));
   });
 
-  it('a kept CRD\'s warnings from the CRD check (a print column naming no field) are reported again, as by a cold run', async () => {
+  it("a kept CRD's warnings from the CRD check (a print column naming no field) are reported again, as by a cold run", async () => {
     const columns = `import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { PrintColumn, Root } from 'kubeforge/markers';
 
@@ -313,11 +405,23 @@ export class Omega {
 }
 `;
     const dir = project({ ...base, 'src/api/v1/omega_types.ts': columns });
-    const warned = (r: { warnings: { code: string; file?: string }[] }) => r.warnings.filter((w) => w.code === 'KF4609').map((w) => relative(dir, w.file ?? ''));
-    assert.deepEqual(warned(await runManifests({ projectDir: dir, generatorVersion: 'test' })), ['src/api/v1/omega_types.ts']);
-    put(dir, { 'src/api/v1/delta_types.ts': kind('Delta', '  /** Size. */\n  size?: string;\n  /** Added. */\n  color?: string;') });
+    const warned = (r: { warnings: { code: string; file?: string }[] }) =>
+      r.warnings.filter((w) => w.code === 'KF4609').map((w) => relative(dir, w.file ?? ''));
+    assert.deepEqual(warned(await runManifests({ projectDir: dir, generatorVersion: 'test' })), [
+      'src/api/v1/omega_types.ts',
+    ]);
+    put(dir, {
+      'src/api/v1/delta_types.ts': kind(
+        'Delta',
+        '  /** Size. */\n  size?: string;\n  /** Added. */\n  color?: string;',
+      ),
+    });
     const edited = await runManifests({ projectDir: dir, generatorVersion: 'test' });
-    assert.deepEqual(edited.changes.map((c) => c.path), ['config/crd/bases/demo.example.com_deltas.yaml'], 'the Omega CRD is kept');
+    assert.deepEqual(
+      edited.changes.map((c) => c.path),
+      ['config/crd/bases/demo.example.com_deltas.yaml'],
+      'the Omega CRD is kept',
+    );
     assert.deepEqual(warned(edited), ['src/api/v1/omega_types.ts'], 'its warning is reported again');
     const cached = await runManifests({ projectDir: dir, generatorVersion: 'test' });
     assert.equal(cached.cached, true);

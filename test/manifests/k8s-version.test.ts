@@ -16,7 +16,12 @@ import { parseAllDocuments } from 'yaml';
 import { run } from '../../src/cli/index.js';
 import { DiagnosticError, Reporter } from '../../src/diagnostics/index.js';
 import { K8S_NEWEST_VERSION, K8S_VERSIONS, parseK8sVersion } from '../../src/manifests/k8s-version.js';
-import { recordedK8sVersion, recordedManifestsOptions, recordK8sVersion, recordManifestsOptions } from '../../src/manifests/script.js';
+import {
+  recordedK8sVersion,
+  recordedManifestsOptions,
+  recordK8sVersion,
+  recordManifestsOptions,
+} from '../../src/manifests/script.js';
 import { DiskHost, Tree } from '../../src/machinery/index.js';
 import { defaultManifestsStep } from '../../src/scaffolds/manifests-step.js';
 import { k8sModelSchema } from '../../src/schema/k8s/index.js';
@@ -62,7 +67,10 @@ describe('--k8s-version values', () => {
         (e: unknown) => {
           const d = kf1097(e).diagnostics[0];
           assert.equal(d.message, `--k8s-version "${value}" ${what} (supported: ${supported})`);
-          assert.equal(d.hint, `pass one of ${supported}, e.g. --k8s-version ${K8S_NEWEST_VERSION} (without the flag kubeforge uses ${K8S_NEWEST_VERSION})`);
+          assert.equal(
+            d.hint,
+            `pass one of ${supported}, e.g. --k8s-version ${K8S_NEWEST_VERSION} (without the flag kubeforge uses ${K8S_NEWEST_VERSION})`,
+          );
           assert.equal(d.file, undefined);
           return true;
         },
@@ -82,7 +90,8 @@ describe('--k8s-version values', () => {
 
 describe('the manifests script records --k8s-version', () => {
   it('adds, replaces and reads the flag with its line; leaves a package.json without a kubeforge manifests script alone', () => {
-    const pkg = '{\n  "name": "x",\n  "scripts": {\n    "manifests": "kubeforge manifests --max-desc-len 0 && echo --k8s-version 1.1",\n    "test": "node --test"\n  }\n}\n';
+    const pkg =
+      '{\n  "name": "x",\n  "scripts": {\n    "manifests": "kubeforge manifests --max-desc-len 0 && echo --k8s-version 1.1",\n    "test": "node --test"\n  }\n}\n';
     const once = recordK8sVersion(pkg, '1.35')!;
     assert.equal(once, pkg.replace('--max-desc-len 0 &&', '--max-desc-len 0 --k8s-version 1.35 &&'));
     assert.deepEqual(recordedK8sVersion(once), { value: '1.35', line: 4 });
@@ -90,7 +99,11 @@ describe('the manifests script records --k8s-version', () => {
     assert.deepEqual(recordedK8sVersion(recordK8sVersion(once, '1.36')), { value: '1.36', line: 4 });
     assert.equal(recordedK8sVersion(pkg), undefined, 'read after &&');
     assert.equal(recordK8sVersion('{"scripts":{"manifests":"controller-gen crd"}}', '1.35'), undefined);
-    assert.deepEqual(recordedManifestsOptions(once), { maxDescLen: 0, embeddedObjectMeta: undefined, k8sVersion: '1.35' });
+    assert.deepEqual(recordedManifestsOptions(once), {
+      maxDescLen: 0,
+      embeddedObjectMeta: undefined,
+      k8sVersion: '1.35',
+    });
     assert.equal(recordManifestsOptions(pkg, { k8sVersion: '1.36' }), recordK8sVersion(pkg, '1.36'));
   });
 });
@@ -104,7 +117,8 @@ function link(target: string, path: string): void {
 function stage(name: string): string {
   const dir = join(work, name);
   cpSync(join(repo, 'test/fixtures/manifests/golden/k8s/src'), join(dir, 'src'), { recursive: true });
-  for (const f of ['package.json', 'tsconfig.json']) cpSync(join(repo, 'test/fixtures/manifests/maxdesclen', f), join(dir, f));
+  for (const f of ['package.json', 'tsconfig.json'])
+    cpSync(join(repo, 'test/fixtures/manifests/maxdesclen', f), join(dir, f));
   link(join(repo, 'node_modules/@kubernetes'), join(dir, 'node_modules/@kubernetes'));
   link(join(repo, 'node_modules/@types'), join(dir, 'node_modules/@types'));
   link(repo, join(dir, 'node_modules/kubeforge'));
@@ -114,14 +128,21 @@ function stage(name: string): string {
 async function kubeforge(cwd: string, ...args: string[]) {
   let out = '';
   let err = '';
-  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+  const code = await run(['node', 'kubeforge', ...args], {
+    cwd,
+    color: false,
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+  });
   return { code, out, err };
 }
 
 const CRD = 'config/crd/bases/k8s.golden.kubeforge.io_deployers.yaml';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const templateOf = (text: string): any => (parseAllDocuments(text)[0].toJS() as any).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.template;
+const templateOf = (text: string): any =>
+  (parseAllDocuments(text)[0].toJS() as any).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties
+    .template;
 
 describe('kubeforge manifests --k8s-version (CLI)', () => {
   it('embeds the types of the minor asked for, changes the cache key, and is recorded in package.json', async () => {
@@ -133,11 +154,27 @@ describe('kubeforge manifests --k8s-version (CLI)', () => {
 
     const old = await kubeforge(dir, 'manifests', '--generator-version', 'test', '--k8s-version', `v${OLDEST}`);
     assert.equal(old.code, 0, old.err);
-    assert.match(old.out, /^UPDATE config\/crd\/bases\/k8s\.golden\.kubeforge\.io_deployers\.yaml/m, 'a new minor is a new cache key: the CRD is made again');
-    assert.match(old.out, new RegExp(`^UPDATE package\\.json \\(scripts\\.manifests: kubeforge manifests --k8s-version ${OLDEST.replace('.', '\\.')}\\)$`, 'm'));
-    assert.equal(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts.manifests, `kubeforge manifests --k8s-version ${OLDEST}`);
+    assert.match(
+      old.out,
+      /^UPDATE config\/crd\/bases\/k8s\.golden\.kubeforge\.io_deployers\.yaml/m,
+      'a new minor is a new cache key: the CRD is made again',
+    );
+    assert.match(
+      old.out,
+      new RegExp(
+        `^UPDATE package\\.json \\(scripts\\.manifests: kubeforge manifests --k8s-version ${OLDEST.replace('.', '\\.')}\\)$`,
+        'm',
+      ),
+    );
+    assert.equal(
+      JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts.manifests,
+      `kubeforge manifests --k8s-version ${OLDEST}`,
+    );
     const oldTemplate = templateOf(readFileSync(join(dir, CRD), 'utf8'));
-    assert.deepEqual(oldTemplate, { ...k8sModelSchema('V1PodTemplateSpec', { kubernetesVersion: OLDEST })!, description: 'Pods to run.' });
+    assert.deepEqual(oldTemplate, {
+      ...k8sModelSchema('V1PodTemplateSpec', { kubernetesVersion: OLDEST })!,
+      description: 'Pods to run.',
+    });
     assert.notDeepEqual(oldTemplate, newestTemplate, 'the minors differ in the pod template');
 
     const again = await kubeforge(dir, 'manifests', '--generator-version', 'test', '--k8s-version', OLDEST);
@@ -147,7 +184,10 @@ describe('kubeforge manifests --k8s-version (CLI)', () => {
     // create api / create webhook plan the manifests in-process with what package.json records.
     const tree = new Tree(new DiskHost(dir));
     const types = 'src/api/v1/deployer_types.ts';
-    tree.write(types, tree.readText(types)!.replace('  ref?: V1ObjectReference;', '  ref?: V1ObjectReference;\n  replicas?: number;'));
+    tree.write(
+      types,
+      tree.readText(types)!.replace('  ref?: V1ObjectReference;', '  ref?: V1ObjectReference;\n  replicas?: number;'),
+    );
     await defaultManifestsStep(tree, dir, new Reporter());
     assert.deepEqual(templateOf(tree.readText(CRD)!), oldTemplate);
 

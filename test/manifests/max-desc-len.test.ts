@@ -55,7 +55,11 @@ describe('truncateDescription (controller-tools TruncateDescription)', () => {
   });
 
   it('walks every schema node, drops descriptions at 0, and never writes to a frozen shared subtree', () => {
-    const shared = Object.freeze({ type: 'object', description: 'A shared Kubernetes type. It is frozen.', properties: Object.freeze({ x: Object.freeze({ type: 'string', description: 'x is a field. Long.' }) }) });
+    const shared = Object.freeze({
+      type: 'object',
+      description: 'A shared Kubernetes type. It is frozen.',
+      properties: Object.freeze({ x: Object.freeze({ type: 'string', description: 'x is a field. Long.' }) }),
+    });
     const schema = {
       type: 'object',
       description: 'Root. More words here.',
@@ -64,7 +68,10 @@ describe('truncateDescription (controller-tools TruncateDescription)', () => {
         b: shared,
         list: { type: 'array', items: { type: 'string', description: 'An item. Of a list.' } },
         map: { type: 'object', additionalProperties: { type: 'string', description: 'A value. Of a map.' } },
-        one: { anyOf: [{ type: 'integer', description: 'Int. Or.' }, { type: 'string' }], 'x-kubernetes-int-or-string': true },
+        one: {
+          anyOf: [{ type: 'integer', description: 'Int. Or.' }, { type: 'string' }],
+          'x-kubernetes-int-or-string': true,
+        },
         same: { type: 'string', description: 'Short.' },
       },
     };
@@ -90,7 +97,8 @@ describe('truncateDescription (controller-tools TruncateDescription)', () => {
 
 describe('the manifests script records --max-desc-len', () => {
   it('adds, replaces and reads the flag; leaves a package.json without a kubeforge manifests script alone', () => {
-    const pkg = '{\n  "name": "x",\n  "scripts": {\n    "manifests": "kubeforge manifests",\n    "test": "node --test"\n  }\n}\n';
+    const pkg =
+      '{\n  "name": "x",\n  "scripts": {\n    "manifests": "kubeforge manifests",\n    "test": "node --test"\n  }\n}\n';
     const once = recordMaxDescLen(pkg, 0)!;
     assert.equal(once, pkg.replace('"kubeforge manifests"', '"kubeforge manifests --max-desc-len 0"'));
     assert.equal(recordedMaxDescLen(once), 0);
@@ -102,7 +110,8 @@ describe('the manifests script records --max-desc-len', () => {
   });
 
   it('a compound script: the flag goes into (and is read from) the kubeforge command only, never after && or into a # comment', () => {
-    const script = (pkg: string | undefined) => (JSON.parse(pkg!) as { scripts: { manifests: string } }).scripts.manifests;
+    const script = (pkg: string | undefined) =>
+      (JSON.parse(pkg!) as { scripts: { manifests: string } }).scripts.manifests;
     const pkg = (s: string) => JSON.stringify({ scripts: { manifests: s } });
     const cases: [string, string][] = [
       ['kubeforge manifests && prettier -w config', 'kubeforge manifests --max-desc-len 0 && prettier -w config'],
@@ -110,8 +119,14 @@ describe('the manifests script records --max-desc-len', () => {
       ['kubeforge manifests; echo done', 'kubeforge manifests --max-desc-len 0 ; echo done'],
       ['kubeforge manifests&&x', 'kubeforge manifests --max-desc-len 0 &&x'],
       ['kubeforge manifests | tee log', 'kubeforge manifests --max-desc-len 0 | tee log'],
-      ["kubeforge manifests --paths 'src/a;b' || true", "kubeforge manifests --paths 'src/a;b' --max-desc-len 0 || true"],
-      ['kubeforge manifests --max-desc-len 3 && echo --max-desc-len 9', 'kubeforge manifests --max-desc-len 0 && echo --max-desc-len 9'],
+      [
+        "kubeforge manifests --paths 'src/a;b' || true",
+        "kubeforge manifests --paths 'src/a;b' --max-desc-len 0 || true",
+      ],
+      [
+        'kubeforge manifests --max-desc-len 3 && echo --max-desc-len 9',
+        'kubeforge manifests --max-desc-len 0 && echo --max-desc-len 9',
+      ],
     ];
     for (const [before, after] of cases) assert.equal(script(recordMaxDescLen(pkg(before), 0)), after, before);
     assert.equal(recordedMaxDescLen(pkg('kubeforge manifests && echo --max-desc-len 9')), undefined);
@@ -137,7 +152,12 @@ function stage(name: string): string {
 async function kubeforge(cwd: string, ...args: string[]) {
   let out = '';
   let err = '';
-  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+  const code = await run(['node', 'kubeforge', ...args], {
+    cwd,
+    color: false,
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+  });
   return { code, out, err };
 }
 
@@ -153,7 +173,8 @@ function descriptions(schema: any, path = '', out: Record<string, string> = {}):
   if (typeof schema.description === 'string') out[path || '.'] = schema.description;
   for (const [k, v] of Object.entries(schema.properties ?? {})) descriptions(v, `${path}.${k}`, out);
   if (schema.items) descriptions(schema.items, `${path}[]`, out);
-  if (schema.additionalProperties && typeof schema.additionalProperties === 'object') descriptions(schema.additionalProperties, `${path}{}`, out);
+  if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
+    descriptions(schema.additionalProperties, `${path}{}`, out);
   return out;
 }
 
@@ -163,13 +184,23 @@ describe('kubeforge manifests --max-desc-len (CLI, real API server)', () => {
     const full = await kubeforge(dir, 'manifests', '--generator-version', 'test');
     assert.equal(full.code, 0, full.err);
     const whole = descriptions(crdOf(dir).spec.versions[0].schema.openAPIV3Schema);
-    assert.ok(Object.values(whole).some((d) => bytes(d) > 40), 'the fixture has long descriptions');
+    assert.ok(
+      Object.values(whole).some((d) => bytes(d) > 40),
+      'the fixture has long descriptions',
+    );
 
     const cut = await kubeforge(dir, 'manifests', '--generator-version', 'test', '--max-desc-len', '40');
     assert.equal(cut.code, 0, cut.err);
-    assert.match(cut.out, /^UPDATE config\/crd\/bases\/fixtures\.kubeforge\.io_ships\.yaml/m, 'a new flag is a new cache key: the CRD is made again');
+    assert.match(
+      cut.out,
+      /^UPDATE config\/crd\/bases\/fixtures\.kubeforge\.io_ships\.yaml/m,
+      'a new flag is a new cache key: the CRD is made again',
+    );
     assert.match(cut.out, /^UPDATE package\.json \(scripts\.manifests: kubeforge manifests --max-desc-len 40\)$/m);
-    assert.equal(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts.manifests, 'kubeforge manifests --max-desc-len 40');
+    assert.equal(
+      JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts.manifests,
+      'kubeforge manifests --max-desc-len 40',
+    );
     const schema40 = crdOf(dir).spec.versions[0].schema.openAPIV3Schema;
     const got = descriptions(schema40);
     assert.deepEqual(Object.keys(got), Object.keys(whole));
@@ -187,19 +218,38 @@ describe('kubeforge manifests --max-desc-len (CLI, real API server)', () => {
     // create api / create webhook plan the manifests in-process with what package.json records.
     const tree = new Tree(new DiskHost(dir));
     const types = 'src/api/v1/ship_types.ts';
-    tree.write(types, tree.readText(types)!.replace('  crew?: int32;', '  crew?: int32;\n  /** The port the ship calls at next, written by the navigator before every journey begins */\n  nextPort?: string;'));
+    tree.write(
+      types,
+      tree
+        .readText(types)!
+        .replace(
+          '  crew?: int32;',
+          '  crew?: int32;\n  /** The port the ship calls at next, written by the navigator before every journey begins */\n  nextPort?: string;',
+        ),
+    );
     await defaultManifestsStep(tree, dir, new Reporter());
     const planned = parseAllDocuments(tree.readText(CRD)!)[0].toJS() as any;
-    assert.equal(planned.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.nextPort.description, 'The port the ship calls at next,...');
+    assert.equal(
+      planned.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.nextPort.description,
+      'The port the ship calls at next,...',
+    );
 
     // Installs on the API server, then the CRD without descriptions replaces it.
-    const env = new TestEnvironment({ crdDirectoryPaths: [join(dir, 'config/crd/bases')], errorIfCRDPathMissing: true, crdInstallTimeout: 120_000, controlPlaneStartTimeout: 120_000 });
+    const env = new TestEnvironment({
+      crdDirectoryPaths: [join(dir, 'config/crd/bases')],
+      errorIfCRDPathMissing: true,
+      crdInstallTimeout: 120_000,
+      controlPlaneStartTimeout: 120_000,
+    });
     await env.start();
     try {
       const rest = new RestClient(env.config);
       const path = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/ships.fixtures.kubeforge.io';
       const installed = await rest.request('GET', path);
-      assert.equal(installed.spec.versions[0].schema.openAPIV3Schema.properties.spec.description, 'ShipSpec defines the desired state of a...');
+      assert.equal(
+        installed.spec.versions[0].schema.openAPIV3Schema.properties.spec.description,
+        'ShipSpec defines the desired state of a...',
+      );
 
       const zero = await kubeforge(dir, 'manifests', '--generator-version', 'test', '--max-desc-len', '0');
       assert.equal(zero.code, 0, zero.err);
@@ -210,7 +260,9 @@ describe('kubeforge manifests --max-desc-len (CLI, real API server)', () => {
       crd0.metadata.resourceVersion = installed.metadata.resourceVersion;
       const replaced = await rest.request('PUT', path, { body: crd0 });
       assert.equal(replaced.spec.versions[0].schema.openAPIV3Schema.properties.spec.description, undefined);
-      await rest.request('POST', '/apis/fixtures.kubeforge.io/v1/namespaces/default/ships', { body: { apiVersion: 'fixtures.kubeforge.io/v1', kind: 'Ship', metadata: { name: 'one' }, spec: { crew: 3 } } });
+      await rest.request('POST', '/apis/fixtures.kubeforge.io/v1/namespaces/default/ships', {
+        body: { apiVersion: 'fixtures.kubeforge.io/v1', kind: 'Ship', metadata: { name: 'one' }, spec: { crew: 3 } },
+      });
     } finally {
       await env.stop();
     }
@@ -222,7 +274,12 @@ describe('kubeforge manifests --max-desc-len (CLI, real API server)', () => {
     for (const value of ['-1', 'ten', '1.5']) {
       const r = await kubeforge(dir, 'manifests', `--max-desc-len=${value}`);
       assert.equal(r.code, 1, value);
-      assert.match(r.err, new RegExp(`KF1093 +invalid --max-desc-len "${value.replace('.', '\\.')}": expected a whole number of bytes, 0 or more`));
+      assert.match(
+        r.err,
+        new RegExp(
+          `KF1093 +invalid --max-desc-len "${value.replace('.', '\\.')}": expected a whole number of bytes, 0 or more`,
+        ),
+      );
       assert.match(r.err, /hint: e\.g\. --max-desc-len 0/);
     }
     assert.equal(treeHash(dir), before);

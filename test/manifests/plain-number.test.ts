@@ -17,15 +17,22 @@ function project(types: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'kf-number-'));
   made.push(dir);
   const files: Record<string, string> = {
-    'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022' }, include: ['src/**/*.ts'] }),
-    'src/api/v1/groupversion.ts': "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'n.example.com', version: 'v1' });\n",
+    'tsconfig.json': JSON.stringify({
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022' },
+      include: ['src/**/*.ts'],
+    }),
+    'src/api/v1/groupversion.ts':
+      "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'n.example.com', version: 'v1' });\n",
     'src/api/v1/thing_types.ts': types,
   };
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
   }
-  for (const [target, path] of [[join(repo, 'node_modules/@kubernetes'), 'node_modules/@kubernetes'], [repo, 'node_modules/kubeforge']]) {
+  for (const [target, path] of [
+    [join(repo, 'node_modules/@kubernetes'), 'node_modules/@kubernetes'],
+    [repo, 'node_modules/kubeforge'],
+  ]) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     symlinkSync(target, join(dir, path), 'dir');
   }
@@ -76,10 +83,18 @@ describe('a plain number field (KF3012)', () => {
     const dir = project(TYPES);
     let out = '';
     let err = '';
-    const code = await run(['node', 'kubeforge', 'manifests', '--generator-version', 'test'], { cwd: dir, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+    const code = await run(['node', 'kubeforge', 'manifests', '--generator-version', 'test'], {
+      cwd: dir,
+      color: false,
+      out: (t) => void (out += t),
+      err: (t) => void (err += t),
+    });
     assert.equal(code, 0, err);
     assert.equal(err.match(/KF3012/g)?.length, 4);
     assert.doesNotMatch(out, /KF3012/);
-    assert.match(readFileSync(join(dir, 'config/crd/bases/n.example.com_things.yaml'), 'utf8'), /size:\n\s+type: number/);
+    assert.match(
+      readFileSync(join(dir, 'config/crd/bases/n.example.com_things.yaml'), 'utf8'),
+      /size:\n\s+type: number/,
+    );
   });
 });

@@ -18,7 +18,11 @@ const conditions: JSONSchemaProps = {
   type: 'array',
   'x-kubernetes-list-type': 'map',
   'x-kubernetes-list-map-keys': ['type'],
-  items: { type: 'object', required: ['type', 'status'], properties: { type: str, status: str, message: str, reason: str } },
+  items: {
+    type: 'object',
+    required: ['type', 'status'],
+    properties: { type: str, status: str, message: str, reason: str },
+  },
 };
 const schema: JSONSchemaProps = obj({
   apiVersion: str,
@@ -27,7 +31,10 @@ const schema: JSONSchemaProps = obj({
   spec: obj({
     secretName: str,
     replicas: { type: 'integer' },
-    template: obj({ image: str, ports: { type: 'array', items: obj({ containerPort: { type: 'integer' }, name: str }) } }),
+    template: obj({
+      image: str,
+      ports: { type: 'array', items: obj({ containerPort: { type: 'integer' }, name: str }) },
+    }),
     selector: { type: 'object', additionalProperties: str },
     extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
   }),
@@ -66,11 +73,22 @@ const CORPUS: { path: string; shows: string | null }[] = [
 const OBJECT = {
   apiVersion: 'printcolumns.example.com/v1',
   kind: 'Site',
-  metadata: { name: 'one', namespace: 'default', labels: { team: 'blue' }, annotations: { 'example.com/owner': 'ops' } },
+  metadata: {
+    name: 'one',
+    namespace: 'default',
+    labels: { team: 'blue' },
+    annotations: { 'example.com/owner': 'ops' },
+  },
   spec: {
     secretName: 'tls',
     replicas: 3,
-    template: { image: 'nginx', ports: [{ containerPort: 80, name: 'http' }, { containerPort: 443, name: 'https' }] },
+    template: {
+      image: 'nginx',
+      ports: [
+        { containerPort: 80, name: 'http' },
+        { containerPort: 443, name: 'https' },
+      ],
+    },
     selector: { 'app.kubernetes.io/name': 'web', tier: 'front' },
     extra: { anything: 'kept' },
   },
@@ -96,7 +114,16 @@ const crd = (columns: { name: string; type: string; jsonPath: string }[]): CRDOb
       group: 'printcolumns.example.com',
       names: { kind: 'Site', listKind: 'SiteList', plural: 'sites', singular: 'site' },
       scope: 'Namespaced',
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema }, subresources: { status: {} }, additionalPrinterColumns: columns }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: schema },
+          subresources: { status: {} },
+          additionalPrinterColumns: columns,
+        },
+      ],
     },
   }) as unknown as CRDObject;
 
@@ -107,11 +134,33 @@ describe('printer column paths', () => {
     for (const { path } of CORPUS) assert.ok(parsePrintColumnPath(path).ok, path);
     assert.deepEqual(parsePrintColumnPath('.status.conditions[?(@.type=="Ready")].status'), {
       ok: true,
-      steps: [{ kind: 'field', name: 'status' }, { kind: 'field', name: 'conditions' }, { kind: 'elements' }, { kind: 'field', name: 'status' }],
+      steps: [
+        { kind: 'field', name: 'status' },
+        { kind: 'field', name: 'conditions' },
+        { kind: 'elements' },
+        { kind: 'field', name: 'status' },
+      ],
     });
-    assert.deepEqual(parsePrintColumnPath(".metadata.labels['a\\.b/c']"), { ok: true, steps: [{ kind: 'field', name: 'metadata' }, { kind: 'field', name: 'labels' }, { kind: 'field', name: 'a.b/c' }] });
-    assert.deepEqual(parsePrintColumnPath(".metadata.labels['a.b/c']"), { ok: true, steps: ['metadata', 'labels', 'a', 'b/c'].map((name) => ({ kind: 'field', name })) });
-    for (const bad of ['.status.conditions[?(@.type=="Ready")', ".spec['x]", '.spec[foo]', '.status.conditions[?@.type]', '.spec["x"]', '.spec[0']) {
+    assert.deepEqual(parsePrintColumnPath(".metadata.labels['a\\.b/c']"), {
+      ok: true,
+      steps: [
+        { kind: 'field', name: 'metadata' },
+        { kind: 'field', name: 'labels' },
+        { kind: 'field', name: 'a.b/c' },
+      ],
+    });
+    assert.deepEqual(parsePrintColumnPath(".metadata.labels['a.b/c']"), {
+      ok: true,
+      steps: ['metadata', 'labels', 'a', 'b/c'].map((name) => ({ kind: 'field', name })),
+    });
+    for (const bad of [
+      '.status.conditions[?(@.type=="Ready")',
+      ".spec['x]",
+      '.spec[foo]',
+      '.status.conditions[?@.type]',
+      '.spec["x"]',
+      '.spec[0',
+    ]) {
       assert.equal(parsePrintColumnPath(bad).ok, false, bad);
     }
   });
@@ -126,15 +175,21 @@ describe('printer column paths', () => {
     assert.equal(missingField(schema, steps('.status.conditions[?(@.type=="Ready")].stat')), '.status.conditions.stat');
     assert.equal(missingField(schema, steps('.spec.secretname')), '.spec.secretname');
     assert.equal(missingField(schema, steps('.sptec.replicas')), '.sptec');
-    assert.equal(missingField(schema, steps('.metadata.whatever')), undefined, 'ObjectMeta is the server\'s');
+    assert.equal(missingField(schema, steps('.metadata.whatever')), undefined, "ObjectMeta is the server's");
     assert.equal(missingField(schema, steps('..whatever')), undefined, 'a recursive step is not followed');
   });
 
   it('manifests refuses only what the API server refuses; the rest is a warning', () => {
     const diags = checkCRD(crd(columns));
-    assert.deepEqual(diags.map((d) => `${d.severity} ${d.code} ${d.message}`), []);
+    assert.deepEqual(
+      diags.map((d) => `${d.severity} ${d.code} ${d.message}`),
+      [],
+    );
     const refused = checkCRD(crd([{ name: 'A', type: 'string', jsonPath: 'status.phase' }]));
-    assert.deepEqual(refused.map((d) => `${d.severity} ${d.code}`), ['error KF4609']);
+    assert.deepEqual(
+      refused.map((d) => `${d.severity} ${d.code}`),
+      ['error KF4609'],
+    );
     const warned = checkCRD(
       crd([
         { name: 'A', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")' },
@@ -145,7 +200,10 @@ describe('printer column paths', () => {
       warned.map((d) => `${d.severity} ${d.code}`),
       ['warning KF4609', 'warning KF4609'],
     );
-    assert.match(warned[0].message, /filter at character 19 that is not closed with '\)\]'.*API server takes it but cannot parse it/);
+    assert.match(
+      warned[0].message,
+      /filter at character 19 that is not closed with '\)\]'.*API server takes it but cannot parse it/,
+    );
     assert.match(warned[1].message, /has no field \.status\.phaze/);
   });
 });
@@ -163,9 +221,26 @@ describe('printer column paths on the real API server and kubectl', () => {
   });
 
   it('the server takes every path of the corpus and of the warnings, and refuses one without the dot', async () => {
-    await installCRDs(env.config, { crds: [crd([...columns, { name: 'Bad', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")' }, { name: 'Gone', type: 'string', jsonPath: '.status.phaze' }])], timeoutMs: 60_000 });
+    await installCRDs(env.config, {
+      crds: [
+        crd([
+          ...columns,
+          { name: 'Bad', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")' },
+          { name: 'Gone', type: 'string', jsonPath: '.status.phaze' },
+        ]),
+      ],
+      timeoutMs: 60_000,
+    });
     await assert.rejects(
-      installCRDs(env.config, { crds: [{ ...crd([{ name: 'A', type: 'string', jsonPath: 'status.phase' }]), metadata: { name: 'sites.printcolumns.example.com' } } as CRDObject], timeoutMs: 20_000 }),
+      installCRDs(env.config, {
+        crds: [
+          {
+            ...crd([{ name: 'A', type: 'string', jsonPath: 'status.phase' }]),
+            metadata: { name: 'sites.printcolumns.example.com' },
+          } as CRDObject,
+        ],
+        timeoutMs: 20_000,
+      }),
       /jsonPath|must be a simple json path/,
     );
   });
@@ -176,17 +251,30 @@ describe('printer column paths on the real API server and kubectl', () => {
     let table: { columnDefinitions: { name: string }[]; rows: { cells: unknown[] }[] };
     try {
       const { status, ...rest } = OBJECT;
-      const created = (await client.request('POST', '/apis/printcolumns.example.com/v1/namespaces/default/sites', { body: rest })) as { metadata: { resourceVersion: string } };
-      await client.request('PUT', '/apis/printcolumns.example.com/v1/namespaces/default/sites/one/status', { body: { ...OBJECT, metadata: { ...OBJECT.metadata, resourceVersion: created.metadata.resourceVersion } } });
+      const created = (await client.request('POST', '/apis/printcolumns.example.com/v1/namespaces/default/sites', {
+        body: rest,
+      })) as { metadata: { resourceVersion: string } };
+      await client.request('PUT', '/apis/printcolumns.example.com/v1/namespaces/default/sites/one/status', {
+        body: { ...OBJECT, metadata: { ...OBJECT.metadata, resourceVersion: created.metadata.resourceVersion } },
+      });
       // What kubectl get asks for: the server-side Table.
-      table = await client.request('GET', '/apis/printcolumns.example.com/v1/namespaces/default/sites/one', { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+      table = await client.request('GET', '/apis/printcolumns.example.com/v1/namespaces/default/sites/one', {
+        accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+      });
     } finally {
       client.close();
     }
-    assert.deepEqual(table.columnDefinitions.map((c) => c.name), ['Name', ...columns.map((c) => c.name)]);
+    assert.deepEqual(
+      table.columnDefinitions.map((c) => c.name),
+      ['Name', ...columns.map((c) => c.name)],
+    );
     assert.deepEqual(table.rows[0].cells, ['one', ...CORPUS.map((c) => c.shows)]);
     if (!kubectl) assert.fail('kubectl is not on PATH: install kubernetes-client (Debian) to run this check');
-    const r = spawnSync('kubectl', ['--kubeconfig', env.kubeconfigPath, 'get', 'sites.printcolumns.example.com', 'one', '-n', 'default'], { encoding: 'utf8' });
+    const r = spawnSync(
+      'kubectl',
+      ['--kubeconfig', env.kubeconfigPath, 'get', 'sites.printcolumns.example.com', 'one', '-n', 'default'],
+      { encoding: 'utf8' },
+    );
     assert.equal(r.status, 0, r.stderr);
     const [header, row] = r.stdout.trim().split('\n');
     assert.deepEqual(header.trim().split(/\s+/), ['NAME', ...columns.map((c) => c.name)]);

@@ -58,7 +58,12 @@ const CONTROLLER_TOOLS_MARKERS = [
   { groups: ['core', '', 'some-other-to-deduplicate-with-core'], resources: ['me'], verbs: s('list;get') },
   { groups: ['deduplicate-groups5'], resources: ['abc'], verbs: s('get;update;patch;create'), namespace: 'here' },
   { groups: ['deduplicate-groups5'], resources: ['abc'], verbs: ['*'], namespace: 'here' },
-  { groups: ['apps'], namespace: 'infrastructure', resources: ['deployments'], verbs: s('get;list;watch;update;patch') },
+  {
+    groups: ['apps'],
+    namespace: 'infrastructure',
+    resources: ['deployments'],
+    verbs: s('get;list;watch;update;patch'),
+  },
   { groups: [''], namespace: 'users', resources: ['secrets'], verbs: s('get;list;watch') },
 ];
 
@@ -110,12 +115,21 @@ describe('RBAC generator', () => {
 
   it('always writes the ClusterRole manager-role, with no rules when there is no marker', () => {
     const result = generateRbac([]);
-    assert.equal(toYamlDocuments(result.objects), '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: manager-role\nrules: []\n');
+    assert.equal(
+      toYamlDocuments(result.objects),
+      '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: manager-role\nrules: []\n',
+    );
   });
 
   it('writes a Role per namespace and honours roleName', () => {
     const result = generateRbac([
-      rbac({ groups: ['apps'], resources: ['deployments'], verbs: ['get'], namespace: 'infra', roleName: 'infra-manager' }),
+      rbac({
+        groups: ['apps'],
+        resources: ['deployments'],
+        verbs: ['get'],
+        namespace: 'infra',
+        roleName: 'infra-manager',
+      }),
       rbac({ groups: [''], resources: ['secrets'], verbs: ['get'], namespace: 'users', roleName: 'user-secrets' }),
       rbac({ groups: [''], resources: ['pods'], verbs: ['list'], roleName: 'pod-lister' }),
     ]);
@@ -137,7 +151,8 @@ describe('RBAC generator', () => {
       rbac({ groups: ['apps'], resources: ['deployments'], verbs: ['get'], namespace: 'Bad_NS' }),
     ];
     const { diagnostics } = generateRbac(uses);
-    const byLine = (n: number) => diagnostics.filter((d) => d.line === uses[n].line).map((d) => `${d.code} ${d.message}`);
+    const byLine = (n: number) =>
+      diagnostics.filter((d) => d.line === uses[n].line).map((d) => `${d.code} ${d.message}`);
     assert.match(byLine(0).join('\n'), /KF4101 .*non-resource URLs in namespace 'system'/);
     assert.match(byLine(1).join('\n'), /KF4101 .*mixes 'urls' with/);
     assert.match(byLine(2).join('\n'), /KF4101 .*names resources but no API groups/);
@@ -157,7 +172,14 @@ describe('RBAC generator', () => {
       return { objects, diagnostics: reporter.diagnostics() };
     };
     // No marker: the Role alone (config/rbac's RoleBinding always has something to bind), no empty ClusterRole.
-    assert.deepEqual(ns([]).objects, [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'manager-role', namespace: 'guestbook-system' }, rules: [] }]);
+    assert.deepEqual(ns([]).objects, [
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'manager-role', namespace: 'guestbook-system' },
+        rules: [],
+      },
+    ]);
     const { objects, diagnostics } = ns([
       rbac({ groups: ['batch.example.com'], resources: ['cronjobs'], verbs: ['get', 'list'] }),
       // Kubebuilder's namespaced scaffold names the namespace: the same Role.
@@ -167,12 +189,28 @@ describe('RBAC generator', () => {
     ]);
     assert.deepEqual(diagnostics, []);
     assert.deepEqual(
-      objects.map((o) => `${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}: ${o.rules.map((r) => `${r.resources}=${r.verbs}`).join(' ')}`),
-      ['ClusterRole /node-reader: nodes=get', 'Role guestbook-system/manager-role: cronjobs=get,list,watch', 'Role vault/manager-role: secrets=get'],
+      objects.map(
+        (o) =>
+          `${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}: ${o.rules.map((r) => `${r.resources}=${r.verbs}`).join(' ')}`,
+      ),
+      [
+        'ClusterRole /node-reader: nodes=get',
+        'Role guestbook-system/manager-role: cronjobs=get,list,watch',
+        'Role vault/manager-role: secrets=get',
+      ],
     );
-    const urls = ns([rbac({ urls: ['/metrics'], verbs: ['get'] }), rbac({ urls: ['/healthz'], verbs: ['get'], roleName: 'probe-reader' })]);
-    assert.deepEqual(urls.diagnostics.map((d) => [d.code, d.line]), [['KF4101', line - 1]]);
-    assert.match(urls.diagnostics[0].message, /namespace-scoped \(PROJECT: namespaced: true\): manager-role is a Role in 'guestbook-system', and only a ClusterRole can grant URLs/);
+    const urls = ns([
+      rbac({ urls: ['/metrics'], verbs: ['get'] }),
+      rbac({ urls: ['/healthz'], verbs: ['get'], roleName: 'probe-reader' }),
+    ]);
+    assert.deepEqual(
+      urls.diagnostics.map((d) => [d.code, d.line]),
+      [['KF4101', line - 1]],
+    );
+    assert.match(
+      urls.diagnostics[0].message,
+      /namespace-scoped \(PROJECT: namespaced: true\): manager-role is a Role in 'guestbook-system', and only a ClusterRole can grant URLs/,
+    );
     assert.match(urls.diagnostics[0].hint!, /roleName of its own/);
   });
 });

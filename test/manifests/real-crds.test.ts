@@ -45,15 +45,29 @@ const NO_OBJECT: Record<string, string> = {};
  * for more than `required` says (each found from the server's refusal of the minimal object).
  */
 const SPEC_EXTRA: Record<string, Obj> = {
-  'crossplane/apiextensions.crossplane.io_compositions.yaml': { mode: 'Pipeline', pipeline: [{ step: 'a', functionRef: { name: 'a' } }] },
-  'crossplane/apiextensions.crossplane.io_usages.yaml': { reason: 'a', of: { apiVersion: 'v1', kind: 'A', resourceRef: { name: 'a' } } },
-  'crossplane/protection.crossplane.io_usages.yaml': { reason: 'a', of: { apiVersion: 'v1', kind: 'A', resourceRef: { name: 'a' } } },
-  'crossplane/protection.crossplane.io_clusterusages.yaml': { reason: 'a', of: { apiVersion: 'v1', kind: 'A', resourceRef: { name: 'a' } } },
+  'crossplane/apiextensions.crossplane.io_compositions.yaml': {
+    mode: 'Pipeline',
+    pipeline: [{ step: 'a', functionRef: { name: 'a' } }],
+  },
+  'crossplane/apiextensions.crossplane.io_usages.yaml': {
+    reason: 'a',
+    of: { apiVersion: 'v1', kind: 'A', resourceRef: { name: 'a' } },
+  },
+  'crossplane/protection.crossplane.io_usages.yaml': {
+    reason: 'a',
+    of: { apiVersion: 'v1', kind: 'A', resourceRef: { name: 'a' } },
+  },
+  'crossplane/protection.crossplane.io_clusterusages.yaml': {
+    reason: 'a',
+    of: { apiVersion: 'v1', kind: 'A', resourceRef: { name: 'a' } },
+  },
   'crossplane/pkg.crossplane.io_configurations.yaml': { package: 'registry.example.com/repo/package:tag' },
   'crossplane/pkg.crossplane.io_functions.yaml': { package: 'registry.example.com/repo/package:tag' },
   'crossplane/pkg.crossplane.io_providers.yaml': { package: 'registry.example.com/repo/package:tag' },
   'crossplane/pkg.crossplane.io_imageconfigs.yaml': { matchImages: [{ prefix: 'a' }] },
-  'gateway-api/gateway.networking.k8s.io_backendtlspolicies.yaml': { validation: { hostname: 'a.example.com', wellKnownCACertificates: 'System' } },
+  'gateway-api/gateway.networking.k8s.io_backendtlspolicies.yaml': {
+    validation: { hostname: 'a.example.com', wellKnownCACertificates: 'System' },
+  },
   'gateway-api/gateway.networking.k8s.io_tcproutes.yaml': { rules: [{ backendRefs: [{ name: 'a', port: 80 }] }] },
   'gateway-api/gateway.networking.k8s.io_tlsroutes.yaml': { rules: [{ backendRefs: [{ name: 'a', port: 80 }] }] },
   'gateway-api/gateway.networking.k8s.io_udproutes.yaml': { rules: [{ backendRefs: [{ name: 'a', port: 80 }] }] },
@@ -63,7 +77,9 @@ const SPEC_EXTRA: Record<string, Obj> = {
 function loadCorpus(): Entry[] {
   const out: Entry[] = [];
   for (const project of readdirSync(CORPUS_DIR).sort()) {
-    for (const file of readdirSync(join(CORPUS_DIR, project)).filter((f) => f.endsWith('.yaml')).sort()) {
+    for (const file of readdirSync(join(CORPUS_DIR, project))
+      .filter((f) => f.endsWith('.yaml'))
+      .sort()) {
       const crd = parse(readFileSync(join(CORPUS_DIR, project, file), 'utf8')) as Obj;
       out.push({ project, file, crd });
     }
@@ -94,7 +110,11 @@ function minimalValue(s: Obj | undefined): unknown {
       if (typeof s.pattern !== 'string') return plain;
       // A few shapes real patterns ask for (qualified names, group/version, host/path, image refs).
       const re = new RegExp(s.pattern, 'u');
-      return [plain, 'a/b', 'example.com/a', 'v1', 'a.b', 'a-b', '1', 'A', 'a:b', 'registry.example.com/a/b:c'].find((c) => re.test(c)) ?? plain;
+      return (
+        [plain, 'a/b', 'example.com/a', 'v1', 'a.b', 'a-b', '1', 'A', 'a:b', 'registry.example.com/a/b:c'].find((c) =>
+          re.test(c),
+        ) ?? plain
+      );
     }
     case 'integer':
     case 'number':
@@ -108,10 +128,16 @@ function minimalValue(s: Obj | undefined): unknown {
       });
     default: {
       const o: Obj = {};
-      for (const name of (s.required ?? []) as string[]) o[name] = minimalValue(s.properties?.[name] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined));
+      for (const name of (s.required ?? []) as string[])
+        o[name] = minimalValue(
+          s.properties?.[name] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined),
+        );
       // minProperties: add optional properties in schema order, the scalar ones first.
       const optional = Object.entries((s.properties ?? {}) as Record<string, Obj>).filter(([n]) => !(n in o));
-      optional.sort(([, a], [, b]) => Number(a.type === 'object' || a.type === 'array') - Number(b.type === 'object' || b.type === 'array'));
+      optional.sort(
+        ([, a], [, b]) =>
+          Number(a.type === 'object' || a.type === 'array') - Number(b.type === 'object' || b.type === 'array'),
+      );
       for (const [n, p] of optional) {
         if (Object.keys(o).length >= (s.minProperties ?? 0)) break;
         o[n] = minimalValue(p);
@@ -123,10 +149,15 @@ function minimalValue(s: Obj | undefined): unknown {
 
 function minimalObject(crd: Obj, version: Obj, name: string, namespace: string | undefined): Obj {
   const schema = version.schema?.openAPIV3Schema ?? {};
-  const body: Obj = { apiVersion: `${crd.spec.group}/${version.name}`, kind: crd.spec.names.kind, metadata: { name, ...(namespace ? { namespace } : {}) } };
+  const body: Obj = {
+    apiVersion: `${crd.spec.group}/${version.name}`,
+    kind: crd.spec.names.kind,
+    metadata: { name, ...(namespace ? { namespace } : {}) },
+  };
   const required = new Set<string>(schema.required ?? []);
   if (schema.properties?.spec) required.add('spec');
-  for (const f of required) if (!['apiVersion', 'kind', 'metadata', 'status'].includes(f)) body[f] = minimalValue(schema.properties?.[f]);
+  for (const f of required)
+    if (!['apiVersion', 'kind', 'metadata', 'status'].includes(f)) body[f] = minimalValue(schema.properties?.[f]);
   return body;
 }
 
@@ -134,11 +165,13 @@ function verdictOf(e: Entry): { errors: string[]; refusalWarnings: string[] } {
   const diags = checkCRD(e.crd);
   return {
     errors: diags.filter((d) => d.severity === 'error').map((d) => `${d.code}: ${d.message}`),
-    refusalWarnings: diags.filter((d) => d.severity !== 'error' && /the API server refuses/.test(d.message)).map((d) => `${d.code}: ${d.message}`),
+    refusalWarnings: diags
+      .filter((d) => d.severity !== 'error' && /the API server refuses/.test(d.message))
+      .map((d) => `${d.code}: ${d.message}`),
   };
 }
 
-describe('real projects\' CRDs: kubeforge refuses exactly what the API server refuses', () => {
+describe("real projects' CRDs: kubeforge refuses exactly what the API server refuses", () => {
   let env: TestEnvironment;
   before(async () => {
     await loadRuleCheck();
@@ -155,7 +188,7 @@ describe('real projects\' CRDs: kubeforge refuses exactly what the API server re
     for (const e of corpus) assert.equal(e.crd.kind, 'CustomResourceDefinition', key(e));
   });
 
-  it('every CRD: our verdict equals the server\'s dry-run create, or is listed in KNOWN', async () => {
+  it("every CRD: our verdict equals the server's dry-run create, or is listed in KNOWN", async () => {
     const client = new RestClient(env.config);
     const disagree: Record<string, string> = {};
     const falseWarnings: Record<string, string> = {};
@@ -165,7 +198,10 @@ describe('real projects\' CRDs: kubeforge refuses exactly what the API server re
         const { errors: ours, refusalWarnings } = verdictOf(e);
         let server: string | undefined;
         try {
-          await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: e.crd, query: { dryRun: 'All' } });
+          await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+            body: e.crd,
+            query: { dryRun: 'All' },
+          });
         } catch (err) {
           if (!(err instanceof StatusError)) throw err;
           server = err.message;
@@ -175,52 +211,80 @@ describe('real projects\' CRDs: kubeforge refuses exactly what the API server re
         if (server !== undefined) t.server++;
         if (ours.length) t.ours++;
         totals.set(e.project, t);
-        if (server === undefined && refusalWarnings.length) falseWarnings[key(e)] = refusalWarnings.slice(0, 2).join(' | ');
-        if ((server !== undefined) !== (ours.length > 0)) {
-          disagree[key(e)] = server !== undefined ? `server refuses (${server.slice(0, 300)}), we write it` : `we refuse (${ours.slice(0, 3).join(' | ')}), the server creates it`;
+        if (server === undefined && refusalWarnings.length)
+          falseWarnings[key(e)] = refusalWarnings.slice(0, 2).join(' | ');
+        if ((server !== undefined) !== ours.length > 0) {
+          disagree[key(e)] =
+            server !== undefined
+              ? `server refuses (${server.slice(0, 300)}), we write it`
+              : `we refuse (${ours.slice(0, 3).join(' | ')}), the server creates it`;
         }
       }
     } finally {
       client.close();
     }
-    const lines = [...totals].map(([p, t]) => `${p}: ${t.crds} CRDs, refused by the server ${t.server}, refused by us ${t.ours}`);
-    const sum = [...totals.values()].reduce((a, t) => ({ crds: a.crds + t.crds, server: a.server + t.server, ours: a.ours + t.ours }), { crds: 0, server: 0, ours: 0 });
+    const lines = [...totals].map(
+      ([p, t]) => `${p}: ${t.crds} CRDs, refused by the server ${t.server}, refused by us ${t.ours}`,
+    );
+    const sum = [...totals.values()].reduce(
+      (a, t) => ({ crds: a.crds + t.crds, server: a.server + t.server, ours: a.ours + t.ours }),
+      { crds: 0, server: 0, ours: 0 },
+    );
     lines.push(`total: ${sum.crds} CRDs, refused by the server ${sum.server}, refused by us ${sum.ours}`);
     lines.push(`created by the server but warned as refused by us: ${Object.keys(falseWarnings).length}`);
     console.log(lines.join('\n'));
     const unexpected = Object.keys(disagree).filter((k) => !(k in KNOWN));
     const agreeing = Object.keys(KNOWN).filter((k) => !(k in disagree));
-    assert.deepEqual(unexpected.map((k) => `${k}: ${disagree[k]}`), [], 'new disagreements with the API server');
+    assert.deepEqual(
+      unexpected.map((k) => `${k}: ${disagree[k]}`),
+      [],
+      'new disagreements with the API server',
+    );
     assert.deepEqual(agreeing, [], 'KNOWN cases that now agree: remove them from KNOWN');
     assert.deepEqual(
-      Object.keys(falseWarnings).filter((k) => !(k in KNOWN_FALSE_WARNINGS)).map((k) => `${k}: ${falseWarnings[k]}`),
+      Object.keys(falseWarnings)
+        .filter((k) => !(k in KNOWN_FALSE_WARNINGS))
+        .map((k) => `${k}: ${falseWarnings[k]}`),
       [],
       'new warnings that say the server refuses a CRD it creates',
     );
-    assert.deepEqual(Object.keys(KNOWN_FALSE_WARNINGS).filter((k) => !(k in falseWarnings)), [], 'KNOWN_FALSE_WARNINGS cases no longer warned: remove them');
+    assert.deepEqual(
+      Object.keys(KNOWN_FALSE_WARNINGS).filter((k) => !(k in falseWarnings)),
+      [],
+      'KNOWN_FALSE_WARNINGS cases no longer warned: remove them',
+    );
   });
 
   it('printer columns: each path is accepted, the CRDs install, and kubectl get -o wide prints every header', async () => {
     // Every path of the corpus, with its type; none may draw a column diagnostic.
     const columns: { at: string; name: string; type: string; jsonPath: string }[] = [];
     for (const e of corpus) {
-      for (const v of e.crd.spec.versions as Obj[]) for (const c of (v.additionalPrinterColumns ?? []) as Obj[]) columns.push({ at: `${key(e)} ${v.name}`, name: c.name, type: c.type, jsonPath: c.jsonPath });
+      for (const v of e.crd.spec.versions as Obj[])
+        for (const c of (v.additionalPrinterColumns ?? []) as Obj[])
+          columns.push({ at: `${key(e)} ${v.name}`, name: c.name, type: c.type, jsonPath: c.jsonPath });
     }
     for (const c of columns) {
       const parsed = parsePrintColumnPath(c.jsonPath);
       assert.ok(parsed.ok, `${c.at} ${c.name} ${c.jsonPath}: ${parsed.ok ? '' : parsed.problem}`);
     }
-    const withColumns = corpus.filter((e) => (e.crd.spec.versions as Obj[]).some((v) => v.additionalPrinterColumns?.length));
+    const withColumns = corpus.filter((e) =>
+      (e.crd.spec.versions as Obj[]).some((v) => v.additionalPrinterColumns?.length),
+    );
     for (const e of withColumns) {
       const diags = checkCRD(e.crd).filter((d) => d.code === CODES.columns);
-      assert.deepEqual(diags.map((d) => d.message), [], `${key(e)}: column diagnostics`);
+      assert.deepEqual(
+        diags.map((d) => d.message),
+        [],
+        `${key(e)}: column diagnostics`,
+      );
     }
     const distinct = new Set(columns.map((c) => `${c.type} ${c.jsonPath}`));
 
     // The whole corpus, really installed.
     await installCRDs(env.config, { crds: corpus.map((e) => e.crd) as CRDObject[], timeoutMs: 120_000 });
     const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
-    if (kubectl.status !== 0) assert.fail('kubectl is not on PATH: install kubernetes-client (Debian) to run this check');
+    if (kubectl.status !== 0)
+      assert.fail('kubectl is not on PATH: install kubernetes-client (Debian) to run this check');
 
     const client = new RestClient(env.config);
     const refused: Record<string, string> = {};
@@ -252,13 +316,32 @@ describe('real projects\' CRDs: kubeforge refuses exactly what the API server re
             continue;
           }
           const resource = `${crd.spec.names.plural}.${v.name}.${crd.spec.group}`;
-          const r = spawnSync('kubectl', ['--kubeconfig', env.kubeconfigPath, 'get', resource, ...(namespaced ? ['-n', 'default'] : []), '-o', 'wide'], { encoding: 'utf8' });
+          const r = spawnSync(
+            'kubectl',
+            [
+              '--kubeconfig',
+              env.kubeconfigPath,
+              'get',
+              resource,
+              ...(namespaced ? ['-n', 'default'] : []),
+              '-o',
+              'wide',
+            ],
+            { encoding: 'utf8' },
+          );
           assert.equal(r.status, 0, `${key(e)} kubectl get ${resource}: ${r.stderr}`);
           gets++;
           const header = r.stdout.split('\n')[0];
           assert.match(header, /^NAME\b/, `${resource}: ${r.stdout}`);
-          for (const c of v.additionalPrinterColumns as Obj[]) assert.ok(header.includes(String(c.name).toUpperCase()), `${resource}: header ${JSON.stringify(header)} lacks ${c.name}`);
-          assert.ok(r.stdout.split('\n')[1]?.startsWith('corpus-sample'), `${resource}: no row for the object: ${r.stdout}`);
+          for (const c of v.additionalPrinterColumns as Obj[])
+            assert.ok(
+              header.includes(String(c.name).toUpperCase()),
+              `${resource}: header ${JSON.stringify(header)} lacks ${c.name}`,
+            );
+          assert.ok(
+            r.stdout.split('\n')[1]?.startsWith('corpus-sample'),
+            `${resource}: no row for the object: ${r.stdout}`,
+          );
         }
       }
     } finally {
@@ -270,7 +353,11 @@ describe('real projects\' CRDs: kubeforge refuses exactly what the API server re
     );
     const unexpected = Object.keys(refused).filter((k) => !(k in NO_OBJECT));
     const nowBuilt = Object.keys(NO_OBJECT).filter((k) => !(k in refused));
-    assert.deepEqual(unexpected.map((k) => `${k}: ${refused[k]}`), [], 'minimal objects the server refuses');
+    assert.deepEqual(
+      unexpected.map((k) => `${k}: ${refused[k]}`),
+      [],
+      'minimal objects the server refuses',
+    );
     assert.deepEqual(nowBuilt, [], 'NO_OBJECT cases that are now created: remove them');
   });
 });

@@ -40,10 +40,15 @@ export class ${name} {
 `;
 
 const files = {
-  'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true }, include: ['src/**/*.ts'] }),
-  'src/api/v1/groupversion.ts': "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'sink.example.com', version: 'v1' });\n",
+  'tsconfig.json': JSON.stringify({
+    compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true },
+    include: ['src/**/*.ts'],
+  }),
+  'src/api/v1/groupversion.ts':
+    "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'sink.example.com', version: 'v1' });\n",
   'src/api/v1/ship_types.ts': kind('Ship'),
-  'src/controller/ship.ts': "import { Rbac } from 'kubeforge/markers';\n\n@Rbac({ groups: ['sink.example.com'], resources: ['ships'], verbs: ['get'] })\nexport class ShipReconciler {}\n",
+  'src/controller/ship.ts':
+    "import { Rbac } from 'kubeforge/markers';\n\n@Rbac({ groups: ['sink.example.com'], resources: ['ships'], verbs: ['get'] })\nexport class ShipReconciler {}\n",
 };
 
 const lines = (changes: readonly { kind: string; path: string }[]) => changes.map((c) => `${c.kind} ${c.path}`);
@@ -53,12 +58,16 @@ describe('the manifests pipeline and its sinks', () => {
     const dir = project(files);
     const tree = await planManifestsRun({ projectDir: dir, generatorVersion: 'test', noCache: true });
     const dry = await runManifests({ projectDir: dir, generatorVersion: 'test', dryRun: true, noCache: true });
-    assert.deepEqual(lines(tree.changes), ['create config/crd/bases/sink.example.com_ships.yaml', 'create config/rbac/role.yaml']);
+    assert.deepEqual(lines(tree.changes), [
+      'create config/crd/bases/sink.example.com_ships.yaml',
+      'create config/rbac/role.yaml',
+    ]);
     assert.deepEqual(lines(tree.changes), lines(dry.changes));
     assert.equal(existsSync(join(dir, 'config')), false, 'planning writes nothing');
     const written = await runManifests({ projectDir: dir, generatorVersion: 'test', noCache: true });
     assert.deepEqual(lines(written.changes), lines(tree.changes));
-    for (const c of tree.changes) assert.equal(readFileSync(join(dir, c.path), 'utf8'), tree.tree.read(c.path)?.toString('utf8'), c.path);
+    for (const c of tree.changes)
+      assert.equal(readFileSync(join(dir, c.path), 'utf8'), tree.tree.read(c.path)?.toString('utf8'), c.path);
   });
 
   it("a tree's pending Kind is analysed (the loader's overlay) and its own files stay out of the manifests' plan", async () => {
@@ -66,14 +75,22 @@ describe('the manifests pipeline and its sinks', () => {
     const tree = new Tree(new DiskHost(dir));
     tree.write('src/api/v1/boat_types.ts', kind('Boat'));
     const run = await planManifestsRun({ projectDir: dir, generatorVersion: 'test', noCache: true }, undefined, tree);
-    assert.deepEqual(lines(run.changes), ['create config/crd/bases/sink.example.com_boats.yaml', 'create config/crd/bases/sink.example.com_ships.yaml', 'create config/rbac/role.yaml']);
+    assert.deepEqual(lines(run.changes), [
+      'create config/crd/bases/sink.example.com_boats.yaml',
+      'create config/crd/bases/sink.example.com_ships.yaml',
+      'create config/rbac/role.yaml',
+    ]);
     assert.ok(tree.read('src/api/v1/boat_types.ts'), 'the scaffold file is still planned in the tree');
     assert.equal(existsSync(join(dir, 'src/api/v1/boat_types.ts')), false);
   });
 
   it("a file of the user's at an output's path is KF4505 for both sinks, nothing written", async () => {
     const dir = project({ ...files, 'config/rbac/role.yaml': '# mine\n' });
-    const kf4505 = (e: unknown) => e instanceof DiagnosticError && e.diagnostics.length === 1 && e.diagnostics[0].code === 'KF4505' && e.diagnostics[0].file === 'config/rbac/role.yaml';
+    const kf4505 = (e: unknown) =>
+      e instanceof DiagnosticError &&
+      e.diagnostics.length === 1 &&
+      e.diagnostics[0].code === 'KF4505' &&
+      e.diagnostics[0].file === 'config/rbac/role.yaml';
     await assert.rejects(planManifestsRun({ projectDir: dir, generatorVersion: 'test', noCache: true }), kf4505);
     await assert.rejects(runManifests({ projectDir: dir, generatorVersion: 'test', noCache: true }), kf4505);
     assert.equal(readFileSync(join(dir, 'config/rbac/role.yaml'), 'utf8'), '# mine\n');

@@ -16,8 +16,12 @@ function project(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'kf-unread-'));
   made.push(dir);
   const all: Record<string, string> = {
-    'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022' }, include: ['src/**/*.ts'] }),
-    'src/api/v1/groupversion.ts': "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'u.example.com', version: 'v1' });\n",
+    'tsconfig.json': JSON.stringify({
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022' },
+      include: ['src/**/*.ts'],
+    }),
+    'src/api/v1/groupversion.ts':
+      "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'u.example.com', version: 'v1' });\n",
     ...files,
   };
   for (const [path, text] of Object.entries(all)) {
@@ -46,10 +50,20 @@ export namespace api {
 `,
       'src/api/v1/markers.ts': "export * from 'kubeforge/markers';\n",
     });
-    assert.deepEqual(list, [['KF4013', 4, 16, '@Root() class Hidden is declared inside namespace api, where the analysis cannot read it: it would get no CRD']]);
+    assert.deepEqual(list, [
+      [
+        'KF4013',
+        4,
+        16,
+        '@Root() class Hidden is declared inside namespace api, where the analysis cannot read it: it would get no CRD',
+      ],
+    ]);
     assert.match(r.diagnostics[0].hint ?? '', /export class Hidden \{ \.\.\. \}/);
     assert.equal(r.diagnostics[0].severity, 'error');
-    assert.deepEqual(r.kinds.map((k) => k.kind), ['Visible']);
+    assert.deepEqual(
+      r.kinds.map((k) => k.kind),
+      ['Visible'],
+    );
   });
 
   it('a @Root() class expression, a @Root() class inside a function and an anonymous default @Root() class are KF4013', async () => {
@@ -69,8 +83,18 @@ export default class { metadata?: unknown; }
     });
     assert.deepEqual(list, [
       ['KF4013', 2, 1, '@Root() class has no name, so the analysis cannot name its Kind'],
-      ['KF4013', 2, 21, '@Root() class Expr is a class expression (Expr), where the analysis cannot read it: it would get no CRD'],
-      ['KF4013', 5, 9, '@Root() class Local is declared inside function make, where the analysis cannot read it: it would get no CRD'],
+      [
+        'KF4013',
+        2,
+        21,
+        '@Root() class Expr is a class expression (Expr), where the analysis cannot read it: it would get no CRD',
+      ],
+      [
+        'KF4013',
+        5,
+        9,
+        '@Root() class Local is declared inside function make, where the analysis cannot read it: it would get no CRD',
+      ],
     ]);
   });
 
@@ -87,7 +111,8 @@ export const Spec = class {
 };
 @Traced() export class Plain {}
 `,
-      'src/controllers/tracing.ts': 'export function Traced(): (v: unknown, c: unknown) => void { return () => undefined; }\n',
+      'src/controllers/tracing.ts':
+        'export function Traced(): (v: unknown, c: unknown) => void { return () => undefined; }\n',
     });
     assert.deepEqual(list, [
       ['KF2016', 4, 3, '@Rbac on class Reconciler is never read: class Reconciler is declared inside namespace ctl'],
@@ -112,7 +137,11 @@ export namespace parts {
 });
 
 describe('--paths', () => {
-  const files = { 'src/api/v1/types.ts': "import { Root } from 'kubeforge/markers';\n@Root() export class Thing { metadata?: unknown; }\n", 'docs/notes.md': '# notes\n' };
+  const files = {
+    'src/api/v1/types.ts':
+      "import { Root } from 'kubeforge/markers';\n@Root() export class Thing { metadata?: unknown; }\n",
+    'docs/notes.md': '# notes\n',
+  };
 
   it('a path that does not exist is KF4014, as is one holding no source of the project; nothing is analysed', async () => {
     const { list, r } = await problems(files, ['src/api/v9', 'docs']);
@@ -131,6 +160,9 @@ describe('--paths', () => {
   it('existing paths are not an error', async () => {
     const { list, r } = await problems(files, ['src/api/v1/types.ts']);
     assert.deepEqual(list, []);
-    assert.deepEqual(r.kinds.map((k) => k.kind), ['Thing']);
+    assert.deepEqual(
+      r.kinds.map((k) => k.kind),
+      ['Thing'],
+    );
   });
 });

@@ -10,7 +10,8 @@ const fail = (e: YamlSyntaxError): never => {
 
 describe('readYamlObjects', () => {
   it('returns the mappings with a kind, in order; empty, comment-only, scalar and kind-less documents are dropped', () => {
-    const text = '# header\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n# only a comment\n---\njust a string\n---\nname: no-kind\n---\napiVersion: v1\nkind: Secret\n';
+    const text =
+      '# header\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n# only a comment\n---\njust a string\n---\nname: no-kind\n---\napiVersion: v1\nkind: Secret\n';
     assert.deepEqual(
       readYamlObjects(text, { onError: fail }).map((o) => o.kind),
       ['ConfigMap', 'Secret'],
@@ -19,7 +20,9 @@ describe('readYamlObjects', () => {
 
   it('keeps one kind when asked', () => {
     const text = 'kind: CustomResourceDefinition\nspec: {group: a.example.com}\n---\nkind: ClusterRole\n';
-    assert.deepEqual(readYamlObjects(text, { kind: 'CustomResourceDefinition' }), [{ kind: 'CustomResourceDefinition', spec: { group: 'a.example.com' } }]);
+    assert.deepEqual(readYamlObjects(text, { kind: 'CustomResourceDefinition' }), [
+      { kind: 'CustomResourceDefinition', spec: { group: 'a.example.com' } },
+    ]);
   });
 
   it('hands the first syntax error to the caller with its 1-based line and column', () => {

@@ -35,11 +35,44 @@ describe('YAML writer (controller-gen layout)', () => {
 
   it('sorts keys as go-yaml does (letters before symbols, digit runs numerically)', () => {
     const keys = ['b', 'a-b', 'ab', 'x10', 'x9', 'x-kubernetes-int-or-string', 'xa', 'A', 'resources', 'resourceNames'];
-    assert.deepEqual([...keys].sort(goYamlKeyCompare), ['A', 'a-b', 'ab', 'b', 'resourceNames', 'resources', 'x-kubernetes-int-or-string', 'x9', 'x10', 'xa']);
+    assert.deepEqual([...keys].sort(goYamlKeyCompare), [
+      'A',
+      'a-b',
+      'ab',
+      'b',
+      'resourceNames',
+      'resources',
+      'x-kubernetes-int-or-string',
+      'x9',
+      'x10',
+      'xa',
+    ]);
   });
 
   it('quotes strings that would read back as other YAML 1.1 types', () => {
-    const out = toYamlDocument({ v: ['', 'true', 'yes', 'on', 'No', '1', '1.5', '0x1F', '2024-01-02', '1:20', '~', 'null', '.inf', 'plain', '*', '- x', 'a: b', '#c', 'x #y'] });
+    const out = toYamlDocument({
+      v: [
+        '',
+        'true',
+        'yes',
+        'on',
+        'No',
+        '1',
+        '1.5',
+        '0x1F',
+        '2024-01-02',
+        '1:20',
+        '~',
+        'null',
+        '.inf',
+        'plain',
+        '*',
+        '- x',
+        'a: b',
+        '#c',
+        'x #y',
+      ],
+    });
     assert.equal(
       out,
       `---\nv:\n- ""\n- "true"\n- "yes"\n- "on"\n- "No"\n- "1"\n- "1.5"\n- "0x1F"\n- "2024-01-02"\n- "1:20"\n- "~"\n- "null"\n- ".inf"\n- plain\n- '*'\n- '- x'\n- 'a: b'\n- '#c'\n- 'x #y'\n`,
@@ -61,13 +94,19 @@ describe('YAML writer (controller-gen layout)', () => {
     const lines = out.split('\n').filter(Boolean).slice(1);
     assert.ok(lines.length > 1);
     for (const line of lines.slice(0, -1)) assert.ok(line.length > 80, `line folded too early: ${line}`);
-    assert.ok(lines.slice(1).every((l) => l.startsWith('  ')), 'continuation lines are indented by 2');
+    assert.ok(
+      lines.slice(1).every((l) => l.startsWith('  ')),
+      'continuation lines are indented by 2',
+    );
     const back = parseAllDocuments(out)[0].toJS() as { description: string };
     assert.equal(back.description, words);
   });
 
   it('prints numbers as Go does, and empty collections in flow style', () => {
-    assert.equal(toYamlDocument({ a: 10, b: 1.5, c: 1234567.5, d: 0.00001, e: -3, f: {}, g: [], h: null, i: false }), '---\na: 10\nb: 1.5\nc: 1.2345675e+06\nd: 1e-05\ne: -3\nf: {}\ng: []\nh: null\ni: false\n');
+    assert.equal(
+      toYamlDocument({ a: 10, b: 1.5, c: 1234567.5, d: 0.00001, e: -3, f: {}, g: [], h: null, i: false }),
+      '---\na: 10\nb: 1.5\nc: 1.2345675e+06\nd: 1e-05\ne: -3\nf: {}\ng: []\nh: null\ni: false\n',
+    );
   });
 
   it('indents sequences of mappings like controller-gen and omits undefined keys', () => {
@@ -83,7 +122,12 @@ describe('YAML writer (controller-gen layout)', () => {
     const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
     const big = {
       description: words,
-      properties: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}`, { type: 'string', description: `field ${i}\nsecond line`, enum: ['a', 'b'] }])),
+      properties: Object.fromEntries(
+        Array.from({ length: 30 }, (_, i) => [
+          `f${i}`,
+          { type: 'string', description: `field ${i}\nsecond line`, enum: ['a', 'b'] },
+        ]),
+      ),
       type: 'object',
     };
     // The same content by identity, by deep copy, at different depths, in sequences and maps.

@@ -57,7 +57,8 @@ export class Spec {
   });
 
   it('recognises renamed and namespace imports, and ignores same-named decorators from elsewhere', async () => {
-    const props = await specSchema(`
+    const props = await specSchema(
+      `
 import * as kf from 'kubeforge/markers';
 import { Maximum as Max, Root, type float64 } from 'kubeforge/markers';
 function MinLength(_n: number) { return (_v: unknown, _c: unknown) => {}; }
@@ -67,7 +68,10 @@ export class Spec {
   @MinLength(99) c?: string;
 }
 @Root() export class K { metadata?: unknown; spec?: Spec; }
-`.replace('b?: string[] | number;', 'b?: string[];').replace('@kf.Minimum(1) ', ''));
+`
+        .replace('b?: string[] | number;', 'b?: string[];')
+        .replace('@kf.Minimum(1) ', ''),
+    );
     assert.equal(props.a.maximum, 3);
     assert.equal(props.b.items.maxLength, 4);
     assert.equal(props.c.minLength, undefined, 'a local decorator named MinLength is not a kubeforge marker');
@@ -105,7 +109,10 @@ export class JobWebhook {}
 `,
     });
     const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
-    assert.deepEqual(r.diagnostics.map((d) => `${d.code} ${d.message}`), ["KF2007 @Webhook on class JobWebhook: argument 'failurePolicy': 'fail' is not one of 'Fail', 'Ignore'"]);
+    assert.deepEqual(
+      r.diagnostics.map((d) => `${d.code} ${d.message}`),
+      ["KF2007 @Webhook on class JobWebhook: argument 'failurePolicy': 'fail' is not one of 'Fail', 'Ignore'"],
+    );
   });
 });
 
@@ -177,7 +184,13 @@ export interface Spec {
 }
 @Root() export class K { metadata?: unknown; spec?: Spec; }
 `);
-    assert.deepEqual(props.items, { description: 'The items.', items: { pattern: '^x', type: 'string' }, minItems: 1, type: 'array', 'x-kubernetes-list-type': 'set' });
+    assert.deepEqual(props.items, {
+      description: 'The items.',
+      items: { pattern: '^x', type: 'string' },
+      minItems: 1,
+      type: 'array',
+      'x-kubernetes-list-type': 'set',
+    });
     assert.deepEqual(props.map.default, { k: 'v' });
     assert.deepEqual(props.name, { description: 'A name.', enum: ['a', 'b'], maxLength: 10, type: 'string' });
   });

@@ -18,11 +18,24 @@ type DecoratorOf<N extends MarkerName> = N extends `Items.${infer B}`
 type ParamsOf<F> = F extends (...args: infer P) => unknown ? P : never;
 
 /** The markers whose decorator does not take what their definition declares (must be none). */
-type Mismatched = { [N in MarkerName]: Equal<ParamsOf<DecoratorOf<N>>, DecoratorParams<N>> extends true ? never : N }[MarkerName];
+type Mismatched = {
+  [N in MarkerName]: Equal<ParamsOf<DecoratorOf<N>>, DecoratorParams<N>> extends true ? never : N;
+}[MarkerName];
 const everyDecoratorMatches: [Mismatched] extends [never] ? true : Mismatched = true;
 
 // The derived types, spelled out for a few markers.
-const rbac: Equal<MarkerOptions<'Rbac'>, { verbs: string[]; groups?: string[]; resources?: string[]; resourceNames?: string[]; urls?: string[]; namespace?: string; roleName?: string }> = true;
+const rbac: Equal<
+  MarkerOptions<'Rbac'>,
+  {
+    verbs: string[];
+    groups?: string[];
+    resources?: string[];
+    resourceNames?: string[];
+    urls?: string[];
+    namespace?: string;
+    roleName?: string;
+  }
+> = true;
 const failurePolicy: Equal<MarkerOptions<'Webhook'>['failurePolicy'], 'Fail' | 'Ignore'> = true;
 const pattern: Equal<DecoratorParams<'Pattern'>, [string | RegExp]> = true;
 const patternValue: Equal<MarkerArgs<'Items.Pattern'>, string> = true;
@@ -33,12 +46,24 @@ const none: Equal<MarkerArgs<'UniqueItems'>, undefined> = true;
 describe('decorator types come from the marker table', () => {
   it('compiles with every decorator typed by its definition', () => {
     assert.equal(everyDecoratorMatches, true);
-    assert.deepEqual([rbac, failurePolicy, pattern, patternValue, listMapKey, deprecated, none], [true, true, true, true, true, true, true]);
+    assert.deepEqual(
+      [rbac, failurePolicy, pattern, patternValue, listMapKey, deprecated, none],
+      [true, true, true, true, true, true, true],
+    );
   });
 
   it('rejects, at compile time, arguments the table does not allow', () => {
-    // @ts-expect-error failurePolicy is 'Fail' | 'Ignore' (the analysis rejects any other spelling too)
-    markers.Webhook({ mutating: true, failurePolicy: 'fail', groups: [], resources: [], verbs: [], versions: [], name: 'x', admissionReviewVersions: [] });
+    markers.Webhook({
+      mutating: true,
+      // @ts-expect-error failurePolicy is 'Fail' | 'Ignore' (the analysis rejects any other spelling too)
+      failurePolicy: 'fail',
+      groups: [],
+      resources: [],
+      verbs: [],
+      versions: [],
+      name: 'x',
+      admissionReviewVersions: [],
+    });
     // @ts-expect-error verbs is a list, not a string
     markers.Rbac({ verbs: 'get' });
     // @ts-expect-error unknown argument

@@ -5,7 +5,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ts } from 'ts-morph';
-import { getMarkerDefinition, jsDocTagName, MARKER_DEFINITIONS, MARKER_TYPE_ALIASES, markerForJsDocTag } from '../../src/markers/definitions.js';
+import {
+  getMarkerDefinition,
+  jsDocTagName,
+  MARKER_DEFINITIONS,
+  MARKER_TYPE_ALIASES,
+  markerForJsDocTag,
+} from '../../src/markers/definitions.js';
 import * as markers from '../../src/markers/index.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
@@ -14,7 +20,10 @@ const sf = ts.createSourceFile('index.ts', indexSource, ts.ScriptTarget.ES2022, 
 
 const exportedValues = Object.keys(markers).sort();
 const exportedTypes = sf.statements
-  .filter((s): s is ts.TypeAliasDeclaration => ts.isTypeAliasDeclaration(s) && !!s.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword))
+  .filter(
+    (s): s is ts.TypeAliasDeclaration =>
+      ts.isTypeAliasDeclaration(s) && !!s.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword),
+  )
   .map((s) => s.name.text);
 
 describe('marker definition table', () => {
@@ -28,14 +37,20 @@ describe('marker definition table', () => {
       if (d.name.startsWith('Items.')) {
         const member = d.name.slice(6) as keyof typeof markers.Items;
         assert.equal(typeof markers.Items[member], 'function', `Items.${member} missing`);
-      } else assert.equal(typeof (markers as Record<string, unknown>)[d.name], 'function', `${d.name} is not exported by kubeforge/markers`);
+      } else
+        assert.equal(
+          typeof (markers as Record<string, unknown>)[d.name],
+          'function',
+          `${d.name} is not exported by kubeforge/markers`,
+        );
     }
   });
 
   it('every value export of kubeforge/markers is in the table', () => {
     for (const name of exportedValues) {
       if (name === 'Items') {
-        for (const member of Object.keys(markers.Items)) assert.ok(getMarkerDefinition(`Items.${member}`), `Items.${member} has no definition`);
+        for (const member of Object.keys(markers.Items))
+          assert.ok(getMarkerDefinition(`Items.${member}`), `Items.${member} has no definition`);
         continue;
       }
       assert.ok(getMarkerDefinition(name), `export ${name} has no definition in the table`);
@@ -44,7 +59,11 @@ describe('marker definition table', () => {
 
   it('the argument count of each decorator matches its argument shape', () => {
     for (const d of MARKER_DEFINITIONS) {
-      const fn = (d.name.startsWith('Items.') ? (markers.Items as Record<string, unknown>)[d.name.slice(6)] : (markers as Record<string, unknown>)[d.name]) as (...a: unknown[]) => unknown;
+      const fn = (
+        d.name.startsWith('Items.')
+          ? (markers.Items as Record<string, unknown>)[d.name.slice(6)]
+          : (markers as Record<string, unknown>)[d.name]
+      ) as (...a: unknown[]) => unknown;
       const expected = d.args.shape === 'none' || d.args.shape === 'variadic' ? 0 : 1;
       assert.equal(fn.length, expected, `${d.name}: declared ${fn.length} parameters, table says ${d.args.shape}`);
     }
@@ -53,18 +72,37 @@ describe('marker definition table', () => {
   it('decorators are no-ops that return a function', () => {
     assert.equal(typeof markers.Maximum(3), 'function');
     assert.equal(markers.Maximum(3)(undefined, {} as ClassFieldDecoratorContext), undefined);
-    assert.deepEqual(markers.defineGroupVersion({ group: 'g.example.com', version: 'v1' }), { group: 'g.example.com', version: 'v1' });
+    assert.deepEqual(markers.defineGroupVersion({ group: 'g.example.com', version: 'v1' }), {
+      group: 'g.example.com',
+      version: 'v1',
+    });
     assert.ok(Object.isFrozen(markers.defineGroupVersion({ group: 'g.example.com', version: 'v1' })));
   });
 
   it('exports the type aliases docs/markers.md lists', () => {
     for (const alias of MARKER_TYPE_ALIASES) assert.ok(exportedTypes.includes(alias), `type ${alias} is not exported`);
-    assert.deepEqual([...MARKER_TYPE_ALIASES].sort(), ['Duration', 'IntOrString', 'MicroTime', 'Quantity', 'Time', 'int32', 'int64']);
+    assert.deepEqual([...MARKER_TYPE_ALIASES].sort(), [
+      'Duration',
+      'IntOrString',
+      'MicroTime',
+      'Quantity',
+      'Time',
+      'int32',
+      'int64',
+    ]);
   });
 
   it('imports nothing at run time: only the types of its own definition table', () => {
-    const imports = sf.statements.filter((s) => ts.isImportDeclaration(s) || ts.isImportEqualsDeclaration(s) || (ts.isExportDeclaration(s) && s.moduleSpecifier));
-    assert.deepEqual(imports.map((s) => s.getText()), ["import type { DecoratorArg, MarkerOptions } from './definitions.js';"]);
+    const imports = sf.statements.filter(
+      (s) =>
+        ts.isImportDeclaration(s) ||
+        ts.isImportEqualsDeclaration(s) ||
+        (ts.isExportDeclaration(s) && s.moduleSpecifier),
+    );
+    assert.deepEqual(
+      imports.map((s) => s.getText()),
+      ["import type { DecoratorArg, MarkerOptions } from './definitions.js';"],
+    );
     assert.doesNotMatch(indexSource, /\brequire\(|import\(/);
   });
 
@@ -81,12 +119,58 @@ describe('marker definition table', () => {
 
   it('covers every marker of the contract (docs/markers.md)', () => {
     const contract = [
-      'Root', 'Resource', 'SubresourceStatus', 'SubresourceScale', 'PrintColumn', 'StorageVersion', 'UnservedVersion', 'DeprecatedVersion',
-      'SkipVersion', 'Metadata', 'SelectableField', 'ExternalDocs', 'Maximum', 'Minimum', 'ExclusiveMaximum', 'ExclusiveMinimum', 'MultipleOf',
-      'MinLength', 'MaxLength', 'Pattern', 'MinItems', 'MaxItems', 'UniqueItems', 'MinProperties', 'MaxProperties', 'Enum', 'Format', 'Type',
-      'XValidation', 'PreserveUnknownFields', 'EmbeddedResource', 'IntOrString', 'Schemaless', 'Title', 'Default', 'Example', 'Nullable',
-      'Optional', 'Required', 'ListType', 'ListMapKey', 'MapType', 'StructType', 'Immutable', 'AtMostOneOf', 'ExactlyOneOf', 'AtLeastOneOf',
-      'Rbac', 'Webhook', 'WebhookConfiguration', 'defineGroupVersion', 'Items.MaxLength',
+      'Root',
+      'Resource',
+      'SubresourceStatus',
+      'SubresourceScale',
+      'PrintColumn',
+      'StorageVersion',
+      'UnservedVersion',
+      'DeprecatedVersion',
+      'SkipVersion',
+      'Metadata',
+      'SelectableField',
+      'ExternalDocs',
+      'Maximum',
+      'Minimum',
+      'ExclusiveMaximum',
+      'ExclusiveMinimum',
+      'MultipleOf',
+      'MinLength',
+      'MaxLength',
+      'Pattern',
+      'MinItems',
+      'MaxItems',
+      'UniqueItems',
+      'MinProperties',
+      'MaxProperties',
+      'Enum',
+      'Format',
+      'Type',
+      'XValidation',
+      'PreserveUnknownFields',
+      'EmbeddedResource',
+      'IntOrString',
+      'Schemaless',
+      'Title',
+      'Default',
+      'Example',
+      'Nullable',
+      'Optional',
+      'Required',
+      'ListType',
+      'ListMapKey',
+      'MapType',
+      'StructType',
+      'Immutable',
+      'AtMostOneOf',
+      'ExactlyOneOf',
+      'AtLeastOneOf',
+      'Rbac',
+      'Webhook',
+      'WebhookConfiguration',
+      'defineGroupVersion',
+      'Items.MaxLength',
     ];
     for (const name of contract) assert.ok(getMarkerDefinition(name), `${name} missing from the table`);
   });

@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { MARKER_DEFINITIONS } from '../../src/markers/definitions.js';
 import { assertGoldenText } from '../helpers/golden.js';
-import { extractReferenceSection, REFERENCE_END, REFERENCE_START, renderMarkersReference } from '../../src/markers/reference.js';
+import {
+  extractReferenceSection,
+  REFERENCE_END,
+  REFERENCE_START,
+  renderMarkersReference,
+} from '../../src/markers/reference.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const golden = join(root, 'test/fixtures/manifests/markers-reference.md');
@@ -25,7 +30,9 @@ describe('markers reference', () => {
     for (const d of MARKER_DEFINITIONS) {
       const call = d.targets.includes('package') ? d.name : `@${d.name}`;
       assert.ok(text.includes(`\`${call}(`), `${d.name} is missing from the reference`);
-      if (d.args.shape === 'object') for (const f of d.args.fields) assert.ok(text.includes(`| \`${f.name}\` |`), `${d.name}.${f.name} is undocumented`);
+      if (d.args.shape === 'object')
+        for (const f of d.args.fields)
+          assert.ok(text.includes(`| \`${f.name}\` |`), `${d.name}.${f.name} is undocumented`);
     }
   });
 
@@ -36,6 +43,10 @@ describe('markers reference', () => {
   it('docs/markers.md carries the current reference', () => {
     const section = extractReferenceSection(readFileSync(join(root, 'docs/markers.md'), 'utf8'));
     assert.notEqual(section, undefined, 'docs/markers.md has no markers reference section');
-    assert.equal(section, text, 'docs/markers.md markers reference is stale: replace it with test/fixtures/manifests/markers-reference.md');
+    assert.equal(
+      section,
+      text,
+      'docs/markers.md markers reference is stale: replace it with test/fixtures/manifests/markers-reference.md',
+    );
   });
 });

@@ -23,7 +23,10 @@ function project(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'kf-spelling-'));
   made.push(dir);
   const all: Record<string, string> = {
-    'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true }, include: ['src/**/*.ts'] }),
+    'tsconfig.json': JSON.stringify({
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true },
+      include: ['src/**/*.ts'],
+    }),
     ...files,
   };
   for (const [path, text] of Object.entries(all)) {
@@ -34,7 +37,23 @@ function project(files: Record<string, string>): string {
 }
 
 /** Every kubeforge/markers name the Kind below uses. */
-const USED = ['Root', 'Resource', 'SubresourceStatus', 'PrintColumn', 'Maximum', 'Minimum', 'Pattern', 'Enum', 'Default', 'Items', 'XValidation', 'int32', 'int64', 'Quantity', 'IntOrString'];
+const USED = [
+  'Root',
+  'Resource',
+  'SubresourceStatus',
+  'PrintColumn',
+  'Maximum',
+  'Minimum',
+  'Pattern',
+  'Enum',
+  'Default',
+  'Items',
+  'XValidation',
+  'int32',
+  'int64',
+  'Quantity',
+  'IntOrString',
+];
 const TYPES = ['int32', 'int64', 'Quantity', 'IntOrString'];
 /** IntOrString is both a decorator and a type. */
 const DECORATORS = USED.filter((n) => !TYPES.includes(n) || n === 'IntOrString');
@@ -81,7 +100,8 @@ const CONTROLLER_DIRECT = `import { Rbac } from 'kubeforge/markers';
 @Rbac({ groups: ['spell.example.com'], resources: ['widgets'], verbs: ['get', 'list', 'watch'] })
 export class WidgetReconciler {}
 `;
-const named = (names: string[], r: (n: string) => string = (n) => n) => names.map((n) => (r(n) === n ? n : `${n} as ${r(n)}`)).join(', ');
+const named = (names: string[], r: (n: string) => string = (n) => n) =>
+  names.map((n) => (r(n) === n ? n : `${n} as ${r(n)}`)).join(', ');
 const DIRECT_IMPORT = `import { ${named(DECORATORS)}, type ${TYPES.filter((t) => t !== 'IntOrString').join(', type ')} } from 'kubeforge/markers';`;
 
 async function crdsOf(files: Record<string, string>, paths?: string[]) {
@@ -102,7 +122,14 @@ async function expected() {
     assert.equal(r.crds.length, 1);
     const props = (r.crds[0] as any).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
     // The reference really carries what every spelling must keep.
-    assert.deepEqual(props.replicas, { default: 1, description: 'Replicas.', format: 'int32', maximum: 10, minimum: 0, type: 'integer' });
+    assert.deepEqual(props.replicas, {
+      default: 1,
+      description: 'Replicas.',
+      format: 'int32',
+      maximum: 10,
+      minimum: 0,
+      type: 'integer',
+    });
     assert.equal(props.tags.items.maxLength, 8);
     assert.equal(props.port['x-kubernetes-int-or-string'], true);
     assert.equal(props.memory['x-kubernetes-int-or-string'], true);
@@ -125,7 +152,11 @@ async function expectSame(files: Record<string, string>, paths?: string[]): Prom
   );
   assert.deepEqual(r.diagnostics, []);
   assert.deepEqual(r.crds, want.crds);
-  if (!paths) assert.deepEqual(markerUses(r.markers, 'Rbac').map((u) => u.args), want.rbac);
+  if (!paths)
+    assert.deepEqual(
+      markerUses(r.markers, 'Rbac').map((u) => u.args),
+      want.rbac,
+    );
 }
 
 const id = (n: string) => n;
@@ -148,7 +179,12 @@ describe('markers are found by what they are, not by how they are spelled', () =
   it('aliases: `import { Maximum as Max }` directly, through a barrel, and `export { X as Y }` in the barrel', async () => {
     const alias = (n: string) => `K${n}`;
     await expectSame({
-      'src/api/v1/widget_types.ts': kindSource(`import { ${named(DECORATORS, alias)}, type ${TYPES.filter((t) => t !== 'IntOrString').map((t) => `${t} as K${t}`).join(', type ')} } from 'kubeforge/markers';`, alias),
+      'src/api/v1/widget_types.ts': kindSource(
+        `import { ${named(DECORATORS, alias)}, type ${TYPES.filter((t) => t !== 'IntOrString')
+          .map((t) => `${t} as K${t}`)
+          .join(', type ')} } from 'kubeforge/markers';`,
+        alias,
+      ),
     });
     await expectSame({
       'src/api/v1/markers.ts': "export * from 'kubeforge/markers';\n",
@@ -156,7 +192,10 @@ describe('markers are found by what they are, not by how they are spelled', () =
     });
     await expectSame({
       'src/api/v1/markers.ts': `export { ${USED.map((n) => `${n} as Kf${n}`).join(', ')} } from 'kubeforge/markers';\n`,
-      'src/api/v1/widget_types.ts': kindSource(`import { ${USED.map((n) => `Kf${n} as Z${n}`).join(', ')} } from './markers.js';`, (n) => `Z${n}`),
+      'src/api/v1/widget_types.ts': kindSource(
+        `import { ${USED.map((n) => `Kf${n} as Z${n}`).join(', ')} } from './markers.js';`,
+        (n) => `Z${n}`,
+      ),
     });
   });
 
@@ -178,7 +217,8 @@ describe('markers are found by what they are, not by how they are spelled', () =
       'src/markers/index.ts': "export * from 'kubeforge/markers';\n",
       'src/api/v1/markers.ts': "export * from '../../markers/index.js';\n",
       'src/api/v1/widget_types.ts': kindSource(`import { ${named(USED)} } from './markers.js';`, id),
-      'src/api/v1/groupversion.ts': "import { defineGroupVersion } from '../../markers/index.js';\nexport const groupVersion = defineGroupVersion({ group: 'spell.example.com', version: 'v1' });\n",
+      'src/api/v1/groupversion.ts':
+        "import { defineGroupVersion } from '../../markers/index.js';\nexport const groupVersion = defineGroupVersion({ group: 'spell.example.com', version: 'v1' });\n",
       'src/controllers/widget.ts': CONTROLLER_DIRECT.replace("'kubeforge/markers'", "'../api/v1/markers.js'"),
     };
     await expectSame(files);
@@ -192,7 +232,10 @@ describe('markers are found by what they are, not by how they are spelled', () =
     });
     await expectSame({
       'src/api/v1/types.ts': "export type { int32, int64, Quantity, IntOrString } from 'kubeforge/markers';\n",
-      'src/api/v1/widget_types.ts': kindSource(`import { ${named(DECORATORS.filter((d) => d !== 'IntOrString'))} } from 'kubeforge/markers';\nimport { IntOrString } from 'kubeforge/markers';\nimport type { int32, int64, Quantity } from './types.js';`, id),
+      'src/api/v1/widget_types.ts': kindSource(
+        `import { ${named(DECORATORS.filter((d) => d !== 'IntOrString'))} } from 'kubeforge/markers';\nimport { IntOrString } from 'kubeforge/markers';\nimport type { int32, int64, Quantity } from './types.js';`,
+        id,
+      ),
     });
   });
 
@@ -201,27 +244,40 @@ describe('markers are found by what they are, not by how they are spelled', () =
       'src/api/v1/a.ts': "export * from './b.js';\nexport * from 'kubeforge/markers';\n",
       'src/api/v1/b.ts': "export * from './a.js';\nexport { Nothing } from './c.js';\n",
       'src/api/v1/c.ts': "export { Nothing } from './b.js';\n",
-      'src/api/v1/widget_types.ts': kindSource(`import { ${named(USED)}, Nothing } from './b.js';`, id).replace('export class WidgetStatus {', '@Nothing()\nexport class WidgetStatus {'),
+      'src/api/v1/widget_types.ts': kindSource(`import { ${named(USED)}, Nothing } from './b.js';`, id).replace(
+        'export class WidgetStatus {',
+        '@Nothing()\nexport class WidgetStatus {',
+      ),
     });
   });
 
-  it("decorators that lead elsewhere stay ignored, even in a barrel that also re-exports kubeforge/markers", async () => {
+  it('decorators that lead elsewhere stay ignored, even in a barrel that also re-exports kubeforge/markers', async () => {
     await expectSame({
       'src/api/v1/markers.ts': "export * from 'kubeforge/markers';\nexport * from './tracing.js';\n",
-      'src/api/v1/tracing.ts': 'export function Traced(): (v: unknown, c: unknown) => void { return () => undefined; }\nexport function Maximum2(): (v: unknown, c: unknown) => void { return () => undefined; }\n',
-      'src/api/v1/widget_types.ts': kindSource(`import { ${named(USED)}, Traced, Maximum2 } from './markers.js';`, id).replace('  ready?: boolean;', '  @Traced() @Maximum2()\n  ready?: boolean;'),
+      'src/api/v1/tracing.ts':
+        'export function Traced(): (v: unknown, c: unknown) => void { return () => undefined; }\nexport function Maximum2(): (v: unknown, c: unknown) => void { return () => undefined; }\n',
+      'src/api/v1/widget_types.ts': kindSource(
+        `import { ${named(USED)}, Traced, Maximum2 } from './markers.js';`,
+        id,
+      ).replace('  ready?: boolean;', '  @Traced() @Maximum2()\n  ready?: boolean;'),
     });
   });
 
   it('an unknown name through `export * from kubeforge/markers` is reported as an unknown marker, as with a direct import', async () => {
-    const types = kindSource(`import { ${named(USED)}, Maximun, type float64 } from './markers.js';`, id).replace('  ready?: boolean;', '  @Maximun(3)\n  ready?: float64;');
+    const types = kindSource(`import { ${named(USED)}, Maximun, type float64 } from './markers.js';`, id).replace(
+      '  ready?: boolean;',
+      '  @Maximun(3)\n  ready?: float64;',
+    );
     const { r } = await crdsOf({
       'src/api/v1/groupversion.ts': GV_DIRECT,
       'src/api/v1/markers.ts': "export * from 'kubeforge/markers';\n",
       'src/api/v1/widget_types.ts': types,
     });
     const line = types.split('\n').findIndex((l) => l.includes('@Maximun(3)')) + 1;
-    assert.deepEqual(r.diagnostics.map((d) => [d.code, d.line, d.column]), [['KF2001', line, 3]]);
+    assert.deepEqual(
+      r.diagnostics.map((d) => [d.code, d.line, d.column]),
+      [['KF2001', line, 3]],
+    );
     assert.match(r.diagnostics[0].hint ?? '', /did you mean @Maximum\?/);
   });
 
@@ -230,12 +286,28 @@ describe('markers are found by what they are, not by how they are spelled', () =
     const sf = ts.createSourceFile('index.ts', text, ts.ScriptTarget.ES2022, true);
     const exported: string[] = [];
     for (const st of sf.statements) {
-      if (!ts.canHaveModifiers(st) || !ts.getModifiers(st)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) continue;
+      if (!ts.canHaveModifiers(st) || !ts.getModifiers(st)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword))
+        continue;
       if (ts.isVariableStatement(st)) for (const d of st.declarationList.declarations) exported.push(d.name.getText());
-      else if ((ts.isFunctionDeclaration(st) || ts.isTypeAliasDeclaration(st) || ts.isInterfaceDeclaration(st) || ts.isClassDeclaration(st)) && st.name) exported.push(st.name.text);
+      else if (
+        (ts.isFunctionDeclaration(st) ||
+          ts.isTypeAliasDeclaration(st) ||
+          ts.isInterfaceDeclaration(st) ||
+          ts.isClassDeclaration(st)) &&
+        st.name
+      )
+        exported.push(st.name.text);
     }
     const known = new Set([...MARKERS_MODULE_EXTRA_EXPORTS, ...exported.filter((n) => getMarkerDefinition(n))]);
-    assert.deepEqual([...new Set(exported)].filter((n) => !known.has(n)).sort(), [], 'add these to MARKERS_MODULE_EXTRA_EXPORTS in src/collector/resolve.ts');
-    assert.deepEqual(MARKERS_MODULE_EXTRA_EXPORTS.filter((n) => !exported.includes(n)), [], 'kubeforge/markers no longer exports these');
+    assert.deepEqual(
+      [...new Set(exported)].filter((n) => !known.has(n)).sort(),
+      [],
+      'add these to MARKERS_MODULE_EXTRA_EXPORTS in src/collector/resolve.ts',
+    );
+    assert.deepEqual(
+      MARKERS_MODULE_EXTRA_EXPORTS.filter((n) => !exported.includes(n)),
+      [],
+      'kubeforge/markers no longer exports these',
+    );
   });
 });

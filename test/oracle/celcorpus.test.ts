@@ -19,18 +19,36 @@ const committed = join(root, 'test/cel/corpus');
 describe('the CEL corpus is what its extractor writes today', () => {
   it('go run ./test/oracle/celcorpus writes the committed test/cel/corpus/*.json byte for byte', async () => {
     const go = await findGo();
-    if (!go) throw new Error('the CEL corpus extractor needs Go 1.21+ (go on PATH or /usr/local/go/bin/go): it runs Kubernetes\' own CEL tests');
+    if (!go)
+      throw new Error(
+        "the CEL corpus extractor needs Go 1.21+ (go on PATH or /usr/local/go/bin/go): it runs Kubernetes' own CEL tests",
+      );
     const out = mkdtempSync(join(tmpdir(), 'kf-celcorpus-'));
     try {
       process.stderr.write('celcorpus: running the extractor (about a minute)\n');
       // the extractor runs `go test` itself: the Go that findGo chose goes first on PATH
       const path = go.includes('/') ? `${dirname(go)}:${process.env.PATH ?? ''}` : process.env.PATH;
-      const r = spawnSync(go, ['run', '.', '-out', out], { cwd: extractor, encoding: 'utf8', env: { ...process.env, PATH: path, GOFLAGS: '-buildvcs=false' }, timeout: 20 * 60_000 });
-      assert.equal(r.status, 0, `the extractor failed (exit ${r.status ?? r.signal}):\n${(r.stderr ?? '').slice(-3000)}`);
-      const files = readdirSync(committed).filter((f) => f.endsWith('.json')).sort();
+      const r = spawnSync(go, ['run', '.', '-out', out], {
+        cwd: extractor,
+        encoding: 'utf8',
+        env: { ...process.env, PATH: path, GOFLAGS: '-buildvcs=false' },
+        timeout: 20 * 60_000,
+      });
+      assert.equal(
+        r.status,
+        0,
+        `the extractor failed (exit ${r.status ?? r.signal}):\n${(r.stderr ?? '').slice(-3000)}`,
+      );
+      const files = readdirSync(committed)
+        .filter((f) => f.endsWith('.json'))
+        .sort();
       assert.deepEqual(readdirSync(out).sort(), files);
       const stale = files.filter((f) => !readFileSync(join(out, f)).equals(readFileSync(join(committed, f))));
-      assert.deepEqual(stale, [], 'regenerate them: cd test/oracle/celcorpus && go run . (then update test/cel/corpus.test.ts COUNTS and corpus-known.ts)');
+      assert.deepEqual(
+        stale,
+        [],
+        'regenerate them: cd test/oracle/celcorpus && go run . (then update test/cel/corpus.test.ts COUNTS and corpus-known.ts)',
+      );
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

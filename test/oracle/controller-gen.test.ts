@@ -54,7 +54,9 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} as the judge of the conforman
   for (const [name, twin] of Object.entries(CASES)) {
     it(`${name}: kubeforge on the TypeScript = controller-gen on the Go twin (${twin}) = the committed expected.yaml`, async () => {
       const said = withoutGeneratorVersion(YAML.parse(readFileSync(join(out, `${name}.yaml`), 'utf8')) as Obj);
-      const committed = withoutGeneratorVersion(YAML.parse(readFileSync(join(fixtures, name, 'expected.yaml'), 'utf8')) as Obj);
+      const committed = withoutGeneratorVersion(
+        YAML.parse(readFileSync(join(fixtures, name, 'expected.yaml'), 'utf8')) as Obj,
+      );
       assert.deepEqual(committed, said, 'the committed expected.yaml is what controller-gen says today');
       const result = await analyzeProject({ projectDir: join(fixtures, name), generatorVersion: 'v0.0.0-test' });
       assert.deepEqual(result.diagnostics, []);
@@ -106,9 +108,19 @@ function readKnown(file: string): Known[] {
 /** The fixtures embedding Kubernetes types: TypeScript project, Go twin folder (in test/oracle/go), controller-gen's CRD file. */
 const K8S_CASES = [
   // A PodTemplateSpec, LabelSelector, ResourceRequirements, ObjectReference and metav1.Conditions.
-  { name: 'golden/k8s', project: 'test/fixtures/manifests/golden/k8s', twin: 'golden/k8s', crd: 'k8s.golden.kubeforge.io_deployers.yaml' },
+  {
+    name: 'golden/k8s',
+    project: 'test/fixtures/manifests/golden/k8s',
+    twin: 'golden/k8s',
+    crd: 'k8s.golden.kubeforge.io_deployers.yaml',
+  },
   // A JobTemplateSpec, PersistentVolumeClaimSpec, ServiceSpec and PodStatus: +k8s:immutable, +k8s:enum, +k8s:listType.
-  { name: 'oracle/k8sjobs', project: 'test/fixtures/manifests/oracle/k8sjobs', twin: 'cases/k8sjobs', crd: 'k8sjobs.oracle.kubeforge.io_batches.yaml' },
+  {
+    name: 'oracle/k8sjobs',
+    project: 'test/fixtures/manifests/oracle/k8sjobs',
+    twin: 'cases/k8sjobs',
+    crd: 'k8sjobs.oracle.kubeforge.io_batches.yaml',
+  },
 ] as const;
 
 describe(`controller-gen ${CONTROLLER_GEN_VERSION} on embedded Kubernetes types, at each Kubernetes minor kubeforge ships`, async () => {
@@ -127,17 +139,24 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on embedded Kubernetes types,
   const modes = ['default', 'embedded-object-meta'] as const;
   const found = new Map<string, string[]>();
   after(() => {
-    if (process.env.UPDATE_GOLDEN !== '1' || found.size !== K8S_VERSIONS.length * modes.length * K8S_CASES.length) return;
+    if (process.env.UPDATE_GOLDEN !== '1' || found.size !== K8S_VERSIONS.length * modes.length * K8S_CASES.length)
+      return;
     const reasons = new Map(readKnown(known).map((k) => [k.key, k.reason]));
     const keys = [...found.keys()].sort().flatMap((k) => found.get(k)!);
-    const head = readFileSync(known, 'utf8').split('\n').filter((l) => l.startsWith('#'));
+    const head = readFileSync(known, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('#'));
     writeFileSync(known, `${[...head, ...keys.map((k) => `${k} # ${reasons.get(k) || '?'}`)].join('\n')}\n`);
   });
 
   it('the data covers the minors the Go sources are pinned for, and the twins module requires the newest', () => {
-    assert.deepEqual(source.GO_MINORS.map((m) => m.kubernetes), [...K8S_VERSIONS]);
+    assert.deepEqual(
+      source.GO_MINORS.map((m) => m.kubernetes),
+      [...K8S_VERSIONS],
+    );
     const goMod = readFileSync(join(twins, 'go.mod'), 'utf8');
-    for (const m of source.GO_MINORS[source.GO_MINORS.length - 1].modules) assert.match(goMod, new RegExp(`^\\t${m.path.replace(/\./g, '\\.')} ${m.version.replace(/\./g, '\\.')}$`, 'm'));
+    for (const m of source.GO_MINORS[source.GO_MINORS.length - 1].modules)
+      assert.match(goMod, new RegExp(`^\\t${m.path.replace(/\./g, '\\.')} ${m.version.replace(/\./g, '\\.')}$`, 'm'));
   });
 
   it('every listed difference says why', () => {
@@ -150,9 +169,20 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on embedded Kubernetes types,
       let module: { dir: string; cleanup(): void } | undefined;
       const outs = new Map<string, { out: string; cleanup(): void }>();
       before(async () => {
-        module = await twinsRequiring(twins, K8S_CASES.map((c) => c.twin), pin.modules);
+        module = await twinsRequiring(
+          twins,
+          K8S_CASES.map((c) => c.twin),
+          pin.modules,
+        );
         for (const mode of modes) {
-          outs.set(mode, await controllerGenCRDs(module.dir, K8S_CASES.map((c) => `./${c.twin}/...`).join(';'), mode === 'embedded-object-meta' ? ':generateEmbeddedObjectMeta=true' : ''));
+          outs.set(
+            mode,
+            await controllerGenCRDs(
+              module.dir,
+              K8S_CASES.map((c) => `./${c.twin}/...`).join(';'),
+              mode === 'embedded-object-meta' ? ':generateEmbeddedObjectMeta=true' : '',
+            ),
+          );
         }
       });
       after(() => {
@@ -164,19 +194,41 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on embedded Kubernetes types,
         for (const mode of modes) {
           const embeddedObjectMeta = mode === 'embedded-object-meta';
           it(`${c.name}${embeddedObjectMeta ? ' with crd:generateEmbeddedObjectMeta=true = --generate-embedded-object-meta' : ''}: the same CRD, or a listed difference`, async () => {
-            const said = withoutGeneratorVersion(YAML.parse(readFileSync(join(outs.get(mode)!.out, c.crd), 'utf8')) as Obj);
-            const result = await analyzeProject({ projectDir: join(root, c.project), generatorVersion: 'v0.0.0-test', embeddedObjectMeta, k8sVersion: minor });
-            assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
+            const said = withoutGeneratorVersion(
+              YAML.parse(readFileSync(join(outs.get(mode)!.out, c.crd), 'utf8')) as Obj,
+            );
+            const result = await analyzeProject({
+              projectDir: join(root, c.project),
+              generatorVersion: 'v0.0.0-test',
+              embeddedObjectMeta,
+              k8sVersion: minor,
+            });
+            assert.deepEqual(
+              result.diagnostics.filter((d) => d.severity === 'error'),
+              [],
+            );
             const ours = withoutGeneratorVersion(result.crds[0] as Obj);
             if (embeddedObjectMeta && c.name === 'golden/k8s') {
               // The option did something: an embedded ObjectMeta with labels, in controller-gen's output and ours.
-              assert.match(JSON.stringify(said), /"labels":\{"additionalProperties":\{"type":"string"\},"type":"object"\}/);
-              assert.match(JSON.stringify(ours), /"labels":\{"additionalProperties":\{"type":"string"\},"type":"object"\}/);
+              assert.match(
+                JSON.stringify(said),
+                /"labels":\{"additionalProperties":\{"type":"string"\},"type":"object"\}/,
+              );
+              assert.match(
+                JSON.stringify(ours),
+                /"labels":\{"additionalProperties":\{"type":"string"\},"type":"object"\}/,
+              );
             }
             if (!embeddedObjectMeta && minor === K8S_NEWEST_VERSION && c.name === 'golden/k8s') {
               // The golden test (test/manifests/crd-golden.test.ts) compares with this file offline.
-              const committed = withoutGeneratorVersion(YAML.parse(readFileSync(join(root, c.project, 'expected.yaml'), 'utf8')) as Obj);
-              assert.deepEqual(differences(said, committed), [], 'the committed golden/k8s/expected.yaml is what controller-gen says at the newest minor');
+              const committed = withoutGeneratorVersion(
+                YAML.parse(readFileSync(join(root, c.project, 'expected.yaml'), 'utf8')) as Obj,
+              );
+              assert.deepEqual(
+                differences(said, committed),
+                [],
+                'the committed golden/k8s/expected.yaml is what controller-gen says at the newest minor',
+              );
             }
             const prefix = `${minor} ${mode} ${c.name} `;
             const lines = differences(said, ours).map((d) => `${prefix}${d}`);
@@ -184,7 +236,11 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on embedded Kubernetes types,
             const listed = readKnown(known)
               .map((k) => k.key)
               .filter((k) => k.startsWith(prefix));
-            assert.deepEqual(lines, listed, 'the differences from controller-gen are the listed ones (UPDATE_GOLDEN=1 rewrites the list)');
+            assert.deepEqual(
+              lines,
+              listed,
+              'the differences from controller-gen are the listed ones (UPDATE_GOLDEN=1 rewrites the list)',
+            );
           });
         }
       }
@@ -221,7 +277,9 @@ const HARD: Record<string, HardCase> = {
   // field into the type it refers to (the field's rules first, both values of a bound in allOf).
   fieldtype: {
     crd: 'fieldtype.oracle.kubeforge.io_things.yaml',
-    warnings: ['KF2015 @Enum on field "mode" of ThingSpec: the type already has an enum ("Fast", "Slow"), which stays: controller-gen keeps a type\'s enum over its field\'s'],
+    warnings: [
+      'KF2015 @Enum on field "mode" of ThingSpec: the type already has an enum ("Fast", "Slow"), which stays: controller-gen keeps a type\'s enum over its field\'s',
+    ],
   },
   // Aliases of aliases (Go: named types of named types), markers at each level.
   aliases: { crd: 'aliases.oracle.kubeforge.io_things.yaml' },
@@ -229,7 +287,8 @@ const HARD: Record<string, HardCase> = {
   enums: {
     crd: 'enums.oracle.kubeforge.io_things.yaml',
     known: {
-      [`${SPEC}.color.enum differs`]: 'Go\'s +k8s:enum lists the constants of the type sorted; kubeforge keeps a TypeScript enum\'s member order (what +kubebuilder:validation:Enum=red;green;blue writes)',
+      [`${SPEC}.color.enum differs`]:
+        "Go's +k8s:enum lists the constants of the type sorted; kubeforge keeps a TypeScript enum's member order (what +kubebuilder:validation:Enum=red;green;blue writes)",
       [`${SPEC}.colors.items.enum differs`]: 'the same enum, as list items',
     },
   },
@@ -252,7 +311,8 @@ const HARD: Record<string, HardCase> = {
     crd: 'uniqueitems.oracle.kubeforge.io_things.yaml',
     checks: {
       lines: ['error KF4603 8', 'error KF4603 14', 'error KF4603 19', 'error KF4603 22'],
-      reason: 'the API server refuses uniqueItems: true (its cost is quadratic): controller-gen writes a CRD that does not install, manifests refuses to write it',
+      reason:
+        'the API server refuses uniqueItems: true (its cost is quadratic): controller-gen writes a CRD that does not install, manifests refuses to write it',
     },
   },
 };
@@ -283,19 +343,37 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on the hard cases (test/fixtu
     const { readdirSync } = await import('node:fs');
     // oracle/k8sjobs is judged at every Kubernetes minor by the suite above (K8S_CASES).
     const perMinor = new Set(K8S_CASES.map((c) => c.twin.replace(/^cases\//, '')));
-    assert.deepEqual(readdirSync(cases).filter((n) => !perMinor.has(n)).sort(), Object.keys(HARD).sort());
-    assert.deepEqual(readdirSync(join(twins, 'cases')).filter((n) => !perMinor.has(n)).sort(), Object.keys(HARD).sort());
+    assert.deepEqual(
+      readdirSync(cases)
+        .filter((n) => !perMinor.has(n))
+        .sort(),
+      Object.keys(HARD).sort(),
+    );
+    assert.deepEqual(
+      readdirSync(join(twins, 'cases'))
+        .filter((n) => !perMinor.has(n))
+        .sort(),
+      Object.keys(HARD).sort(),
+    );
   });
 
   for (const [name, c] of Object.entries(HARD)) {
     it(`${name}: kubeforge on the TypeScript = controller-gen on the Go twin${c.known || c.knownFile ? ', but for the listed differences' : ''}`, async () => {
       const said = withoutGeneratorVersion(YAML.parse(readFileSync(join(out, c.crd), 'utf8')) as Obj);
       const result = await analyzeProject({ projectDir: join(cases, name), generatorVersion: 'v0.0.0-test' });
-      assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
-      assert.deepEqual(result.diagnostics.map((d) => `${d.code} ${d.message}`), c.warnings ?? []);
+      assert.deepEqual(
+        result.diagnostics.filter((d) => d.severity === 'error'),
+        [],
+      );
+      assert.deepEqual(
+        result.diagnostics.map((d) => `${d.code} ${d.message}`),
+        c.warnings ?? [],
+      );
       assert.equal(result.crds.length, 1);
       const lines = differences(said, withoutGeneratorVersion(result.crds[0] as Obj));
-      const known = c.knownFile ? readFileSync(join(root, c.knownFile.path), 'utf8').split('\n').filter(Boolean) : Object.keys(c.known ?? {});
+      const known = c.knownFile
+        ? readFileSync(join(root, c.knownFile.path), 'utf8').split('\n').filter(Boolean)
+        : Object.keys(c.known ?? {});
       assert.deepEqual(lines, known, 'a listed difference that no longer occurs, or a new one');
       const check = (await checked(result)).map((d) => `${d.severity} ${d.code} ${d.line}`);
       assert.deepEqual(check, c.checks?.lines ?? [], 'what the CRD check says before manifests writes');
@@ -311,7 +389,10 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on the hard cases (test/fixtu
   });
 
   it('the markers case uses every field-level and type-level marker of the reference', () => {
-    const uses = markerUses([join(cases, 'markers/src/api/v1/thing_types.ts'), join(cases, 'uniqueitems/src/api/v1/thing_types.ts')]);
+    const uses = markerUses([
+      join(cases, 'markers/src/api/v1/thing_types.ts'),
+      join(cases, 'uniqueitems/src/api/v1/thing_types.ts'),
+    ]);
     const missing: string[] = [];
     for (const d of MARKER_DEFINITIONS) {
       if (d.targets.includes('field') && !uses.field.has(d.name)) missing.push(`${d.name} on a field`);
@@ -330,7 +411,12 @@ function markerUses(files: string[]): { field: Set<string>; type: Set<string> } 
   for (const file of files) {
     const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
-      const into = ts.isPropertyDeclaration(node) || ts.isPropertySignature(node) ? field : ts.isClassDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isInterfaceDeclaration(node) ? type : undefined;
+      const into =
+        ts.isPropertyDeclaration(node) || ts.isPropertySignature(node)
+          ? field
+          : ts.isClassDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isInterfaceDeclaration(node)
+            ? type
+            : undefined;
       if (into) {
         for (const dec of ts.canHaveDecorators(node) ? (ts.getDecorators(node) ?? []) : []) {
           const call = dec.expression;
@@ -357,12 +443,16 @@ function markerUses(files: string[]): { field: Set<string>; type: Set<string> } 
  */
 describe(`controller-gen ${CONTROLLER_GEN_VERSION} refuses, kubeforge writes (test/fixtures/manifests/oracle-refused)`, () => {
   const REFUSED: Record<string, string> = {
-    '29 must apply minitems to an array': 'a field of a named list type is a $ref without a type when controller-gen checks the marker; kubeforge checks it against the type\'s schema and folds it in',
-    '32 must apply kubebuilder:validation:items:MaxLength to an array value, found ': 'the same, for items markers on a field of a named list type',
+    '29 must apply minitems to an array':
+      "a field of a named list type is a $ref without a type when controller-gen checks the marker; kubeforge checks it against the type's schema and folds it in",
+    '32 must apply kubebuilder:validation:items:MaxLength to an array value, found ':
+      'the same, for items markers on a field of a named list type',
     '35 must apply maxproperties to an object': 'the same, for a named map type',
     '38 must apply minproperties to an object': 'the same, for a named struct type',
-    '41 must apply maximum to a numeric value, found ': 'the same, for IntOrString (an external type); kubeforge applies it to the int-or-string schema',
-    '44 must apply pattern to a textual value, found type ""': 'the same, for Quantity; kubeforge puts both patterns in allOf',
+    '41 must apply maximum to a numeric value, found ':
+      'the same, for IntOrString (an external type); kubeforge applies it to the int-or-string schema',
+    '44 must apply pattern to a textual value, found type ""':
+      'the same, for Quantity; kubeforge puts both patterns in allOf',
     '46 found float, the usage of which is highly discouraged, as support for them varies across languages. Please consider serializing your float as string instead. If you are really sure you want to use them, re-run with crd:allowDangerousTypes=true':
       'floats need crd:allowDangerousTypes=true; kubeforge takes float64 as a float on purpose (a plain number warns, KF3012)',
   };
@@ -385,7 +475,10 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} refuses, kubeforge writes (te
   });
 
   it('kubeforge writes a CRD for them that installs on a real API server', async () => {
-    const result = await analyzeProject({ projectDir: join(root, 'test/fixtures/manifests/oracle-refused'), generatorVersion: 'v0.0.0-test' });
+    const result = await analyzeProject({
+      projectDir: join(root, 'test/fixtures/manifests/oracle-refused'),
+      generatorVersion: 'v0.0.0-test',
+    });
     assert.deepEqual(result.diagnostics, []);
     assert.deepEqual(await checked(result), []);
     env = new TestEnvironment({ useExistingCluster: false });

@@ -13,30 +13,78 @@ import { findGo } from '../../src/envtest/go-build.js';
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 
 const PATTERNS = [
-  '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', '(?i)abc', '\\pL', '\\p{Greek}', '[[:alpha:]]', 'a{2,3}', 'a{,3}', '(?P<n>a)', '(?<n>a)', '(?P<n>a)(?P<n>b)', '\\Qa.b\\E', '(?s).', '(?U)a+', 'x*?',
-  ')', 'x++', 'a**', '(?=a)', '(?!a)', '(?>a)', '(?<=a)', 'a{1001}', 'a{2,1}', '\\8', '\\1', '[z-a]', '(a', '[a', 'a\\', '*a', '[[:foo:]]', '\\C', '\\xZ', '(?z)', '(?i-)', '\\u0041', '\\pX', '\\x{110000}',
+  '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+  '(?i)abc',
+  '\\pL',
+  '\\p{Greek}',
+  '[[:alpha:]]',
+  'a{2,3}',
+  'a{,3}',
+  '(?P<n>a)',
+  '(?<n>a)',
+  '(?P<n>a)(?P<n>b)',
+  '\\Qa.b\\E',
+  '(?s).',
+  '(?U)a+',
+  'x*?',
+  ')',
+  'x++',
+  'a**',
+  '(?=a)',
+  '(?!a)',
+  '(?>a)',
+  '(?<=a)',
+  'a{1001}',
+  'a{2,1}',
+  '\\8',
+  '\\1',
+  '[z-a]',
+  '(a',
+  '[a',
+  'a\\',
+  '*a',
+  '[[:foo:]]',
+  '\\C',
+  '\\xZ',
+  '(?z)',
+  '(?i-)',
+  '\\u0041',
+  '\\pX',
+  '\\x{110000}',
 ];
 /** Where kubeforge's error text is not Go's (the verdict is): the reason. */
 const WORDING: Record<string, string> = {
-  '\\pX': "checkRE2 names the class as \\p{X}; Go quotes what was written",
+  '\\pX': 'checkRE2 names the class as \\p{X}; Go quotes what was written',
   '\\x{110000}': 'Go quotes the escape without its closing brace',
   '\\xZ': 'Go quotes the escape with the bad digit',
 };
 
 describe("literal patterns: kubeforge's RE2 verdict is Go's regexp.Compile's", () => {
-  it('every pattern compiles in both or fails in both, with Go\'s error text', async () => {
+  it("every pattern compiles in both or fails in both, with Go's error text", async () => {
     const go = await findGo();
-    if (!go) throw new Error('this oracle needs Go (go on PATH or /usr/local/go/bin/go): it compiles the patterns with Go\'s regexp');
-    const r = spawnSync(go, ['run', '.'], { cwd: join(root, 'test/oracle/goregexp'), input: JSON.stringify(PATTERNS), encoding: 'utf8', env: { ...process.env, GOFLAGS: '-buildvcs=false', GOTOOLCHAIN: 'local' }, timeout: 5 * 60_000 });
+    if (!go)
+      throw new Error(
+        "this oracle needs Go (go on PATH or /usr/local/go/bin/go): it compiles the patterns with Go's regexp",
+      );
+    const r = spawnSync(go, ['run', '.'], {
+      cwd: join(root, 'test/oracle/goregexp'),
+      input: JSON.stringify(PATTERNS),
+      encoding: 'utf8',
+      env: { ...process.env, GOFLAGS: '-buildvcs=false', GOTOOLCHAIN: 'local' },
+      timeout: 5 * 60_000,
+    });
     assert.equal(r.status, 0, `go run failed: ${r.stderr}`);
     const goSays = JSON.parse(r.stdout) as string[];
     const verdicts: string[] = [];
     const wording: string[] = [];
     PATTERNS.forEach((p, i) => {
       const ours = goRegexpError(p) ?? '';
-      if ((ours === '') !== (goSays[i] === '')) verdicts.push(`${JSON.stringify(p)}: go ${goSays[i] || 'compiles'}, kubeforge ${ours || 'compiles'}`);
-      else if (ours !== goSays[i] && !(p in WORDING)) wording.push(`${JSON.stringify(p)}: go ${goSays[i]}, kubeforge ${ours}`);
-      else if (ours === goSays[i] && p in WORDING) wording.push(`${JSON.stringify(p)}: now worded as Go words it; remove it from WORDING`);
+      if ((ours === '') !== (goSays[i] === ''))
+        verdicts.push(`${JSON.stringify(p)}: go ${goSays[i] || 'compiles'}, kubeforge ${ours || 'compiles'}`);
+      else if (ours !== goSays[i] && !(p in WORDING))
+        wording.push(`${JSON.stringify(p)}: go ${goSays[i]}, kubeforge ${ours}`);
+      else if (ours === goSays[i] && p in WORDING)
+        wording.push(`${JSON.stringify(p)}: now worded as Go words it; remove it from WORDING`);
     });
     assert.deepEqual({ verdicts, wording }, { verdicts: [], wording: [] });
     assert.ok(goSays.filter((x) => x).length >= 20, 'most of the patterns are ones Go refuses');

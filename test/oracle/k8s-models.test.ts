@@ -17,7 +17,13 @@ import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
 import type { JSONSchemaProps } from '../../src/schema/jsonschema.js';
 import { MODEL_NAMES } from '../../src/schema/k8s/data/source.js';
-import { type DataNode, K8S_VERSIONS, type K8sVersion, k8sModelSchema, k8sModelSource } from '../../src/schema/k8s/index.js';
+import {
+  type DataNode,
+  K8S_VERSIONS,
+  type K8sVersion,
+  k8sModelSchema,
+  k8sModelSource,
+} from '../../src/schema/k8s/index.js';
 import { diffSchemas } from '../schema/k8s/compare.js';
 import { CONTROLLER_GEN_VERSION, controllerGen, runToolAllowingErrors, twinsRequiring } from './tools.js';
 
@@ -90,7 +96,11 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on every Kubernetes model, at
   after(() => {
     if (process.env.UPDATE_GOLDEN !== '1' || found.size !== K8S_VERSIONS.length) return;
     const reasons = new Map(readKnown().map((k) => [k.key, k.reason]));
-    const head = existsSync(known) ? readFileSync(known, 'utf8').split('\n').filter((l) => l.startsWith('#')) : [];
+    const head = existsSync(known)
+      ? readFileSync(known, 'utf8')
+          .split('\n')
+          .filter((l) => l.startsWith('#'))
+      : [];
     const keys = [...found.keys()].sort().flatMap((k) => found.get(k)!);
     writeFileSync(known, `${[...head, ...keys.map((k) => `${k} # ${reasons.get(k) || '?'}`)].join('\n')}\n`);
   });
@@ -140,7 +150,11 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on every Kubernetes model, at
         cleanup = module.cleanup;
         const out = mkdtempSync(join(tmpdir(), 'kf-sweep-'));
         // controller-gen writes the CRD also when it refuses a marker somewhere (its errors are listed).
-        const r = await runToolAllowingErrors(await controllerGen(), ['crd', 'paths=./sweep/...', `output:crd:dir=${out}`], module.dir);
+        const r = await runToolAllowingErrors(
+          await controllerGen(),
+          ['crd', 'paths=./sweep/...', `output:crd:dir=${out}`],
+          module.dir,
+        );
         // Each error once (controller-gen repeats one per use of the type), the module cache's path left out.
         errors = [
           ...new Set(
@@ -151,9 +165,14 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on every Kubernetes model, at
           ),
         ].sort();
         const file = join(out, 'sweep.oracle.kubeforge.io_sweeps.yaml');
-        if (!existsSync(file)) throw new Error(`controller-gen wrote no CRD (exit ${r.status}):\n${r.stderr.slice(-3000)}`);
+        if (!existsSync(file))
+          throw new Error(`controller-gen wrote no CRD (exit ${r.status}):\n${r.stderr.slice(-3000)}`);
         const crd = YAML.parse(readFileSync(file, 'utf8')) as {
-          spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, JSONSchemaProps> } } } } }[] };
+          spec: {
+            versions: {
+              schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, JSONSchemaProps> } } } };
+            }[];
+          };
         };
         said = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
         rmSync(out, { recursive: true, force: true });
@@ -169,7 +188,8 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on every Kubernetes model, at
           assert.ok(theirs, `controller-gen wrote no schema for ${model}`);
           const ours = k8sModelSchema(model, { kubernetesVersion: minor })!;
           const below: string[] = [];
-          for (const [field, node] of Object.entries(k8sModelSource(model, minor)!.properties)) delegated(node, `/properties/${field}`, compared, below);
+          for (const [field, node] of Object.entries(k8sModelSource(model, minor)!.properties))
+            delegated(node, `/properties/${field}`, compared, below);
           for (const d of diffSchemas(ours, theirs)) {
             if (below.some((p) => d.path.startsWith(`${p}/`))) continue;
             lines.push(`${minor} ${model}${d.path} ${d.key} ${d.kind}`);
@@ -179,7 +199,11 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on every Kubernetes model, at
         const listed = readKnown()
           .map((k) => k.key)
           .filter((k) => k.startsWith(`${minor} `));
-        assert.deepEqual(lines, listed, 'the differences from controller-gen are the listed ones (UPDATE_GOLDEN=1 rewrites the list)');
+        assert.deepEqual(
+          lines,
+          listed,
+          'the differences from controller-gen are the listed ones (UPDATE_GOLDEN=1 rewrites the list)',
+        );
       });
     });
   }

@@ -4,7 +4,18 @@
 // these tests with a message saying so: they are claims, not optional extras.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { findGo } from '../../src/envtest/go-build.js';
@@ -20,13 +31,23 @@ async function goInstall(pkg: string, version: string, name: string): Promise<st
   const target = join(bin, `${name}-${version}`);
   if (existsSync(target)) return target;
   const go = await findGo();
-  if (!go) throw new Error(`building ${name} ${version} needs Go 1.21+ (go on PATH or /usr/local/go/bin/go): the oracle tests compare kubeforge with the real tool`);
+  if (!go)
+    throw new Error(
+      `building ${name} ${version} needs Go 1.21+ (go on PATH or /usr/local/go/bin/go): the oracle tests compare kubeforge with the real tool`,
+    );
   mkdirSync(bin, { recursive: true });
   const tmp = mkdtempSync(join(bin, `.${name}-`));
   try {
     process.stderr.write(`oracle: building ${pkg}@${version} from Go modules (once per machine)\n`);
-    const r = spawnSync(go, ['install', `${pkg}@${version}`], { env: { ...process.env, GOBIN: tmp, CGO_ENABLED: '0', GOFLAGS: '-buildvcs=false' }, encoding: 'utf8', timeout: 20 * 60_000 });
-    if (r.status !== 0) throw new Error(`go install ${pkg}@${version} failed (exit ${r.status ?? r.signal}):\n${(r.stderr ?? '').slice(-2000)}`);
+    const r = spawnSync(go, ['install', `${pkg}@${version}`], {
+      env: { ...process.env, GOBIN: tmp, CGO_ENABLED: '0', GOFLAGS: '-buildvcs=false' },
+      encoding: 'utf8',
+      timeout: 20 * 60_000,
+    });
+    if (r.status !== 0)
+      throw new Error(
+        `go install ${pkg}@${version} failed (exit ${r.status ?? r.signal}):\n${(r.stderr ?? '').slice(-2000)}`,
+      );
     renameSync(join(tmp, name), target);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -61,9 +82,19 @@ export function helm(): Promise<string> {
  */
 export async function goModuleDir(path: string, version: string): Promise<string> {
   const go = await findGo();
-  if (!go) throw new Error(`${path}@${version} is read from the Go module cache: Go 1.21+ is needed (go on PATH or /usr/local/go/bin/go)`);
-  const r = spawnSync(go, ['mod', 'download', '-json', `${path}@${version}`], { encoding: 'utf8', timeout: 10 * 60_000, cwd: tmpdir() });
-  if (r.status !== 0) throw new Error(`go mod download ${path}@${version} failed (exit ${r.status ?? r.signal}):\n${(r.stdout ?? '').slice(-1000)}${(r.stderr ?? '').slice(-1000)}`);
+  if (!go)
+    throw new Error(
+      `${path}@${version} is read from the Go module cache: Go 1.21+ is needed (go on PATH or /usr/local/go/bin/go)`,
+    );
+  const r = spawnSync(go, ['mod', 'download', '-json', `${path}@${version}`], {
+    encoding: 'utf8',
+    timeout: 10 * 60_000,
+    cwd: tmpdir(),
+  });
+  if (r.status !== 0)
+    throw new Error(
+      `go mod download ${path}@${version} failed (exit ${r.status ?? r.signal}):\n${(r.stdout ?? '').slice(-1000)}${(r.stderr ?? '').slice(-1000)}`,
+    );
   return (JSON.parse(r.stdout) as { Dir: string }).Dir;
 }
 
@@ -79,10 +110,20 @@ export async function runTool(bin: string, args: string[], cwd: string): Promise
 }
 
 /** {@link runTool} that returns the exit status and output instead of throwing on a failure. */
-export async function runToolAllowingErrors(bin: string, args: string[], cwd: string): Promise<{ status: number | string; stdout: string; stderr: string }> {
+export async function runToolAllowingErrors(
+  bin: string,
+  args: string[],
+  cwd: string,
+): Promise<{ status: number | string; stdout: string; stderr: string }> {
   const go = await findGo();
   const path = go && go.includes('/') ? `${dirname(go)}:${process.env.PATH ?? ''}` : process.env.PATH;
-  const r = spawnSync(bin, args, { cwd, encoding: 'utf8', env: { ...process.env, PATH: path, GOFLAGS: '-buildvcs=false' }, timeout: 10 * 60_000, maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(bin, args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: path, GOFLAGS: '-buildvcs=false' },
+    timeout: 10 * 60_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return { status: r.status ?? String(r.signal), stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
@@ -91,7 +132,11 @@ export async function runToolAllowingErrors(bin: string, args: string[], cwd: st
  * `./conformance/...`) into a new temporary folder; returns it and a function that removes it.
  * `crdOptions` are the generator's own (`:generateEmbeddedObjectMeta=true`).
  */
-export async function controllerGenCRDs(twins: string, paths: string, crdOptions = ''): Promise<{ out: string; cleanup(): void }> {
+export async function controllerGenCRDs(
+  twins: string,
+  paths: string,
+  crdOptions = '',
+): Promise<{ out: string; cleanup(): void }> {
   const bin = await controllerGen();
   const out = mkdtempSync(join(tmpdir(), 'kf-controller-gen-'));
   await runTool(bin, [`crd${crdOptions}`, `paths=${paths}`, `output:crd:dir=${out}`], twins);
@@ -112,13 +157,24 @@ export async function celCostOracle(repoRoot: string): Promise<string> {
   const target = join(bin, `celcost-${hash.digest('hex').slice(0, 16)}`);
   if (existsSync(target)) return target;
   const go = await findGo();
-  if (!go) throw new Error('building the CEL cost oracle needs Go 1.21+ (go on PATH or /usr/local/go/bin/go): the cost tests compare kubeforge with the API server\'s own code');
+  if (!go)
+    throw new Error(
+      "building the CEL cost oracle needs Go 1.21+ (go on PATH or /usr/local/go/bin/go): the cost tests compare kubeforge with the API server's own code",
+    );
   mkdirSync(bin, { recursive: true });
   const tmp = mkdtempSync(join(bin, '.celcost-'));
   try {
     process.stderr.write('oracle: building the CEL cost oracle from Go modules (once per machine; a few minutes)\n');
-    const r = spawnSync(go, ['build', '-o', join(tmp, 'celcost'), '.'], { cwd: src, env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-buildvcs=false' }, encoding: 'utf8', timeout: 30 * 60_000 });
-    if (r.status !== 0) throw new Error(`go build of the CEL cost oracle failed (exit ${r.status ?? r.signal}):\n${(r.stderr ?? '').slice(-2000)}`);
+    const r = spawnSync(go, ['build', '-o', join(tmp, 'celcost'), '.'], {
+      cwd: src,
+      env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-buildvcs=false' },
+      encoding: 'utf8',
+      timeout: 30 * 60_000,
+    });
+    if (r.status !== 0)
+      throw new Error(
+        `go build of the CEL cost oracle failed (exit ${r.status ?? r.signal}):\n${(r.stderr ?? '').slice(-2000)}`,
+      );
     renameSync(join(tmp, 'celcost'), target);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -128,8 +184,14 @@ export async function celCostOracle(repoRoot: string): Promise<string> {
 
 /** Runs the CEL cost oracle on CRD objects; returns its parsed answer (one entry per CRD). */
 export function runCelCostOracle<T = unknown>(bin: string, crds: readonly unknown[]): T[] {
-  const r = spawnSync(bin, [], { input: JSON.stringify(crds), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 10 * 60_000 });
-  if (r.status !== 0) throw new Error(`the CEL cost oracle failed (exit ${r.status ?? r.signal}):\n${(r.stderr ?? '').slice(-2000)}`);
+  const r = spawnSync(bin, [], {
+    input: JSON.stringify(crds),
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    timeout: 10 * 60_000,
+  });
+  if (r.status !== 0)
+    throw new Error(`the CEL cost oracle failed (exit ${r.status ?? r.signal}):\n${(r.stderr ?? '').slice(-2000)}`);
   return JSON.parse(r.stdout) as T[];
 }
 
@@ -154,7 +216,10 @@ export async function twinsRequiring(
   files: Readonly<Record<string, string>> = {},
 ): Promise<{ dir: string; cleanup(): void }> {
   const go = await findGo();
-  if (!go) throw new Error('the twins module needs Go 1.21+ (go on PATH or /usr/local/go/bin/go): the oracle tests compare kubeforge with the real tool');
+  if (!go)
+    throw new Error(
+      'the twins module needs Go 1.21+ (go on PATH or /usr/local/go/bin/go): the oracle tests compare kubeforge with the real tool',
+    );
   const dir = mkdtempSync(join(tmpdir(), 'kf-twins-'));
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   try {
@@ -168,15 +233,26 @@ export async function twinsRequiring(
     }
     // A go.mod of its own (no indirect requirements of the committed one, which could raise a
     // module above the pinned version), with the committed go.sum as a head start.
-    writeFileSync(join(dir, 'go.mod'), `module kubeforge.invalid/oracle\n\ngo 1.26.0\n\nrequire (\n${modules.map((m) => `\t${m.path} ${m.version}\n`).join('')})\n`);
+    writeFileSync(
+      join(dir, 'go.mod'),
+      `module kubeforge.invalid/oracle\n\ngo 1.26.0\n\nrequire (\n${modules.map((m) => `\t${m.path} ${m.version}\n`).join('')})\n`,
+    );
     cpSync(join(twins, 'go.sum'), join(dir, 'go.sum'));
     const env = { ...process.env, GOFLAGS: '-mod=mod -buildvcs=false' };
     const tidy = spawnSync(go, ['mod', 'tidy'], { cwd: dir, env, encoding: 'utf8', timeout: 10 * 60_000 });
-    if (tidy.status !== 0) throw new Error(`go mod tidy in ${dir} failed (exit ${tidy.status ?? tidy.signal}):\n${(tidy.stderr ?? '').slice(-2000)}`);
-    const list = spawnSync(go, ['list', '-m', '-f', '{{.Path}} {{.Version}}', ...modules.map((m) => m.path)], { cwd: dir, env, encoding: 'utf8' });
+    if (tidy.status !== 0)
+      throw new Error(
+        `go mod tidy in ${dir} failed (exit ${tidy.status ?? tidy.signal}):\n${(tidy.stderr ?? '').slice(-2000)}`,
+      );
+    const list = spawnSync(go, ['list', '-m', '-f', '{{.Path}} {{.Version}}', ...modules.map((m) => m.path)], {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+    });
     const got = (list.stdout ?? '').trim().split('\n');
     const want = modules.map((m) => `${m.path} ${m.version}`);
-    if (list.status !== 0 || got.join('\n') !== want.join('\n')) throw new Error(`the twins module at ${dir} resolved ${got.join(', ')}, not ${want.join(', ')}`);
+    if (list.status !== 0 || got.join('\n') !== want.join('\n'))
+      throw new Error(`the twins module at ${dir} resolved ${got.join(', ')}, not ${want.join(', ')}`);
     return { dir, cleanup };
   } catch (e) {
     cleanup();
@@ -195,24 +271,38 @@ export function kubeforgeAt(commit: string, repoRoot: string): string {
   const present = () => spawnSync('git', ['-C', repoRoot, 'cat-file', '-e', `${commit}^{commit}`]).status === 0;
   if (!present()) {
     // A shallow clone (CI's may be one) lacks the old commit: deepen it from its origin once.
-    const shallow = spawnSync('git', ['-C', repoRoot, 'rev-parse', '--is-shallow-repository'], { encoding: 'utf8' }).stdout.trim() === 'true';
+    const shallow =
+      spawnSync('git', ['-C', repoRoot, 'rev-parse', '--is-shallow-repository'], { encoding: 'utf8' }).stdout.trim() ===
+      'true';
     if (shallow) {
       process.stderr.write(`oracle: kubeforge ${commit} is not in this shallow clone; git fetch --unshallow\n`);
-      spawnSync('git', ['-C', repoRoot, 'fetch', '--quiet', '--unshallow'], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 10 * 60_000 });
+      spawnSync('git', ['-C', repoRoot, 'fetch', '--quiet', '--unshallow'], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        timeout: 10 * 60_000,
+      });
     }
   }
-  if (!present()) throw new Error(`kubeforge ${commit} is not in ${repoRoot}'s git history (a shallow clone?): fetch it (git fetch --unshallow) to build the old kubeforge alpha update starts from`);
+  if (!present())
+    throw new Error(
+      `kubeforge ${commit} is not in ${repoRoot}'s git history (a shallow clone?): fetch it (git fetch --unshallow) to build the old kubeforge alpha update starts from`,
+    );
   mkdirSync(dirname(target), { recursive: true });
   const tmp = mkdtempSync(join(dirname(target), `.kubeforge-${commit}-`));
   try {
     process.stderr.write(`oracle: building kubeforge ${commit} from git history (once per machine)\n`);
-    const archive = spawnSync('git', ['-C', repoRoot, 'archive', '--format=tar', commit], { maxBuffer: 1024 * 1024 * 1024 });
+    const archive = spawnSync('git', ['-C', repoRoot, 'archive', '--format=tar', commit], {
+      maxBuffer: 1024 * 1024 * 1024,
+    });
     if (archive.status !== 0) throw new Error(`git archive ${commit} failed: ${archive.stderr.toString('utf8')}`);
     const untar = spawnSync('tar', ['-x', '-C', tmp], { input: archive.stdout });
     if (untar.status !== 0) throw new Error(`tar -x failed: ${untar.stderr.toString('utf8')}`);
     // Its dependencies: this checkout's (the old package.json's may pin other versions; what it needs to scaffold is there).
     symlinkSync(realpathSync(join(repoRoot, 'node_modules')), join(tmp, 'node_modules'), 'dir');
-    const tsc = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: tmp, encoding: 'utf8', timeout: 10 * 60_000 });
+    const tsc = spawnSync(
+      process.execPath,
+      [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: tmp, encoding: 'utf8', timeout: 10 * 60_000 },
+    );
     if (tsc.status !== 0) throw new Error(`building kubeforge ${commit} failed:\n${tsc.stdout}${tsc.stderr}`);
     rmSync(target, { recursive: true, force: true });
     renameSync(tmp, target);

@@ -47,9 +47,18 @@ describe('ProjectFile', () => {
     const p = ProjectFile.parse(TEXT);
     const job = { ...p.config.resources[1], controller: true };
     const replaced = ProjectFile.parse(p.withResource(job));
-    assert.deepEqual(replaced.config.resources.map((r) => [r.kind, r.controller === true]), [['CronJob', true], ['Job', true]]);
+    assert.deepEqual(
+      replaced.config.resources.map((r) => [r.kind, r.controller === true]),
+      [
+        ['CronJob', true],
+        ['Job', true],
+      ],
+    );
     const added = ProjectFile.parse(p.withResource({ group: 'batch', version: 'v2', kind: 'Job' }));
-    assert.deepEqual(added.config.resources.map((r) => `${r.kind}/${r.version}`), ['CronJob/v1', 'Job/v1', 'Job/v2']);
+    assert.deepEqual(
+      added.config.resources.map((r) => `${r.kind}/${r.version}`),
+      ['CronJob/v1', 'Job/v1', 'Job/v2'],
+    );
     // Unchanged entries: the same bytes as serializing the config.
     assert.equal(p.withResource(p.config.resources[0]), serializeProject(p.config));
   });
@@ -57,17 +66,31 @@ describe('ProjectFile', () => {
   it('KF1040 when the folder has no PROJECT; the parse error names the file', () => {
     assert.throws(
       () => ProjectFile.read({ read: () => undefined }, '/tmp/empty'),
-      (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === 'KF1040' && e.diagnostics[0].message.includes('/tmp/empty'),
+      (e: unknown) =>
+        e instanceof DiagnosticError &&
+        e.diagnostics[0].code === 'KF1040' &&
+        e.diagnostics[0].message.includes('/tmp/empty'),
     );
-    assert.throws(() => ProjectFile.read({ read: () => Buffer.from('domain: [unclosed\n') }, '/p'), /KF1010 PROJECT is not valid YAML/);
+    assert.throws(
+      () => ProjectFile.read({ read: () => Buffer.from('domain: [unclosed\n') }, '/p'),
+      /KF1010 PROJECT is not valid YAML/,
+    );
   });
 });
 
 describe('plugin records', () => {
   it('reads a known plugin typed, an absent one as undefined, a malformed one as empty', () => {
-    const extra = withPlugin({}, 'deploy-image.go.kubebuilder.io/v1-alpha', { resources: [{ group: 'g', version: 'v1', kind: 'K' }] });
+    const extra = withPlugin({}, 'deploy-image.go.kubebuilder.io/v1-alpha', {
+      resources: [{ group: 'g', version: 'v1', kind: 'K' }],
+    });
     assert.deepEqual(pluginConfig({ extra }, 'deploy-image.go.kubebuilder.io/v1-alpha')?.resources?.[0].kind, 'K');
     assert.equal(pluginConfig({ extra }, 'grafana.kubebuilder.io/v1-alpha'), undefined);
-    assert.deepEqual(pluginConfig({ extra: { plugins: { 'grafana.kubebuilder.io/v1-alpha': 'x' } } }, 'grafana.kubebuilder.io/v1-alpha'), {});
+    assert.deepEqual(
+      pluginConfig(
+        { extra: { plugins: { 'grafana.kubebuilder.io/v1-alpha': 'x' } } },
+        'grafana.kubebuilder.io/v1-alpha',
+      ),
+      {},
+    );
   });
 });

@@ -11,7 +11,8 @@ import {
 
 describe('DNS-1123 subdomain (--domain)', () => {
   for (const ok of ['example.com', 'my-org.io', 'a', 'x1.y2.z3', `${'a'.repeat(63)}.com`]) {
-    it(`accepts ${ok.length > 20 ? `${ok.slice(0, 12)}...` : ok}`, () => assert.equal(validateDns1123Subdomain(ok), undefined));
+    it(`accepts ${ok.length > 20 ? `${ok.slice(0, 12)}...` : ok}`, () =>
+      assert.equal(validateDns1123Subdomain(ok), undefined));
   }
   const cases: [string, RegExp][] = [
     ['', /must not be empty/],
@@ -23,7 +24,7 @@ describe('DNS-1123 subdomain (--domain)', () => {
     ['example..com', /empty parts/],
     ['.example.com', /empty parts/],
     [`${'a'.repeat(64)}.com`, /at most 63 characters/],
-    ['a.'.repeat(127) + 'a', /at most 253 characters \(it has 255\)/],
+    [`${'a.'.repeat(127)}a`, /at most 253 characters \(it has 255\)/],
   ];
   for (const [value, rule] of cases) {
     it(`rejects ${JSON.stringify(value.length > 20 ? `${value.slice(0, 12)}...` : value)} naming the rule and a valid example`, () => {
@@ -46,7 +47,10 @@ describe('DNS-1123 label (--project-name)', () => {
     assert.match(validateDns1123Label('MyOperator')!.message, /upper-case "M"/);
     assert.match(validateDns1123Label('operator-')!.message, /must start and end with a letter or digit/);
     assert.match(validateDns1123Label('a'.repeat(64))!.message, /at most 63 characters \(it has 64\)/);
-    assert.match(validateDns1123Label('x_y', 'project name', '--project-name')!.hint!, /--project-name needs a DNS-1123 label such as "my-operator"/);
+    assert.match(
+      validateDns1123Label('x_y', 'project name', '--project-name')!.hint!,
+      /--project-name needs a DNS-1123 label such as "my-operator"/,
+    );
   });
 });
 

@@ -20,7 +20,12 @@ import { assertGoldenFile } from '../helpers/golden.js';
  * keyed by subpath with "/" as "-" (`runtime/client` is runtime-client).
  */
 const ENTRIES: Record<string, string> = Object.fromEntries(
-  Object.entries(JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).exports as Record<string, string | { types?: string }>)
+  Object.entries(
+    JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).exports as Record<
+      string,
+      string | { types?: string }
+    >,
+  )
     .filter(([key, target]) => key !== '.' && typeof target === 'object' && target.types)
     .map(([key, target]) => [key.slice(2).replaceAll('/', '-'), (target as { types: string }).types.slice(2)]),
 );
@@ -40,7 +45,13 @@ function kindOf(symbol: ts.Symbol, typeOnly: boolean): string {
   return typeOnly && (kind === 'class' || kind === 'function' || kind === 'const') ? `${kind} (type only)` : kind;
 }
 
-const COMPILER_OPTIONS: ts.CompilerOptions = { noEmit: true, skipLibCheck: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022 };
+const COMPILER_OPTIONS: ts.CompilerOptions = {
+  noEmit: true,
+  skipLibCheck: true,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  target: ts.ScriptTarget.ES2022,
+};
 
 /**
  * The only forgotten exports allowed, with their reason. kubeforge/markers: DecoratorArg and
@@ -76,15 +87,29 @@ function report(program: ts.Program, file: string, exported: Set<ts.Symbol>): st
   const printer = ts.createPrinter({ removeComments: true, newLine: ts.NewLineKind.LineFeed });
   const blocks: string[] = [];
   const forgotten = new Map<string, Set<string>>();
-  for (const exp of [...checker.getExportsOfModule(moduleSymbol)].sort((a, b) => a.getName().localeCompare(b.getName()))) {
+  for (const exp of [...checker.getExportsOfModule(moduleSymbol)].sort((a, b) =>
+    a.getName().localeCompare(b.getName()),
+  )) {
     const target = resolveAlias(checker, exp);
     const decls = (target.declarations ?? []).filter((d) => !ts.isSourceFile(d));
-    const text = decls.map((d) => printer.printNode(ts.EmitHint.Unspecified, d, d.getSourceFile()).replace(/^export (declare )?/, '')).join('\n');
-    blocks.push(`// ${exp.getName()}${target.getName() !== exp.getName() ? ` (declared as ${target.getName()})` : ''}\n${text}\n`);
+    const text = decls
+      .map((d) => printer.printNode(ts.EmitHint.Unspecified, d, d.getSourceFile()).replace(/^export (declare )?/, ''))
+      .join('\n');
+    blocks.push(
+      `// ${exp.getName()}${target.getName() !== exp.getName() ? ` (declared as ${target.getName()})` : ''}\n${text}\n`,
+    );
     const visit = (node: ts.Node) => {
-      const name = ts.isTypeReferenceNode(node) ? node.typeName : ts.isExpressionWithTypeArguments(node) ? node.expression : ts.isTypeQueryNode(node) ? node.exprName : undefined;
+      const name = ts.isTypeReferenceNode(node)
+        ? node.typeName
+        : ts.isExpressionWithTypeArguments(node)
+          ? node.expression
+          : ts.isTypeQueryNode(node)
+            ? node.exprName
+            : undefined;
       // `import('./x.js').T` in a declaration names T too.
-      const imported = ts.isImportTypeNode(node) ? (checker.getTypeFromTypeNode(node).aliasSymbol ?? checker.getTypeFromTypeNode(node).getSymbol()) : undefined;
+      const imported = ts.isImportTypeNode(node)
+        ? (checker.getTypeFromTypeNode(node).aliasSymbol ?? checker.getTypeFromTypeNode(node).getSymbol())
+        : undefined;
       if (name || imported) {
         const symbol = imported ?? checker.getSymbolAtLocation(name!);
         if (symbol && !(symbol.flags & ts.SymbolFlags.TypeParameter)) {
@@ -101,7 +126,9 @@ function report(program: ts.Program, file: string, exported: Set<ts.Symbol>): st
     };
     decls.forEach(visit);
   }
-  const lines = [...forgotten].sort(([a], [b]) => a.localeCompare(b)).map(([k, users]) => `//   ${k}: named by ${[...users].sort().join(', ')}`);
+  const lines = [...forgotten]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, users]) => `//   ${k}: named by ${[...users].sort().join(', ')}`);
   return `${blocks.join('\n')}\n// Forgotten exports (${lines.length}): kubeforge types a public declaration names that no entry point exports.\n${lines.join('\n')}\n`;
 }
 
@@ -139,7 +166,7 @@ function surface(file: string): string {
     }
     lines.push(`${exp.getName()} ${kindOf(target, typeOnly)}`);
   }
-  return lines.sort().join('\n') + '\n';
+  return `${lines.sort().join('\n')}\n`;
 }
 
 describe('public API surface', () => {
@@ -151,18 +178,38 @@ describe('public API surface', () => {
 
   it('lists every entry point of kubeforge/runtime, kubeforge/testing and kubeforge/markers', () => {
     assert.deepEqual(Object.keys(ENTRIES).sort(), [
-      'markers', 'runtime', 'runtime-cache', 'runtime-client', 'runtime-controller', 'runtime-manager', 'runtime-util', 'runtime-webhook', 'testing',
+      'markers',
+      'runtime',
+      'runtime-cache',
+      'runtime-client',
+      'runtime-controller',
+      'runtime-manager',
+      'runtime-util',
+      'runtime-webhook',
+      'testing',
     ]);
   });
 
   it("each name of kubeforge/runtime's subpaths is exported by exactly one of them; the root's names are among them", () => {
-    const names = (entry: string) => surface(join(packageRoot(), ENTRIES[entry])).split('\n').filter(Boolean).map((l) => l.split(' ')[0]);
+    const names = (entry: string) =>
+      surface(join(packageRoot(), ENTRIES[entry]))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(' ')[0]);
     const home = new Map<string, string[]>();
     for (const entry of Object.keys(ENTRIES).filter((e) => e.startsWith('runtime-'))) {
       for (const n of names(entry)) home.set(n, [...(home.get(n) ?? []), entry]);
     }
-    assert.deepEqual([...home].filter(([, where]) => where.length > 1), [], 'names in two subpaths');
-    assert.deepEqual(names('runtime').filter((n) => !home.has(n)), [], 'root names in no subpath');
+    assert.deepEqual(
+      [...home].filter(([, where]) => where.length > 1),
+      [],
+      'names in two subpaths',
+    );
+    assert.deepEqual(
+      names('runtime').filter((n) => !home.has(n)),
+      [],
+      'root names in no subpath',
+    );
     assert.ok(names('runtime').length <= 40, `the root stays curated (${names('runtime').length} names)`);
   });
 
@@ -174,7 +221,9 @@ describe('public API surface', () => {
       it(`kubeforge/${name}'s declarations are what test/golden/api-report/${name}.api.txt records, with no forgotten export`, () => {
         const text = report(program, join(packageRoot(), file), exported);
         assertGoldenFile(text, `api-report/${name}.api.txt`);
-        const forgotten = [...text.slice(text.indexOf('// Forgotten exports')).matchAll(/^\/\/ {3}(\w+) /gm)].map((m) => m[1]);
+        const forgotten = [...text.slice(text.indexOf('// Forgotten exports')).matchAll(/^\/\/ {3}(\w+) /gm)].map(
+          (m) => m[1],
+        );
         assert.deepEqual(forgotten, KNOWN_FORGOTTEN[name] ?? [], text.slice(text.indexOf('// Forgotten exports')));
       });
     }

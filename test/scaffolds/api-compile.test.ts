@@ -18,7 +18,12 @@ const work = mkdtempSync(join(tmpdir(), 'kf-api-tsc-'));
 
 async function kubeforge(cwd: string, args: string[]): Promise<void> {
   let err = '';
-  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: () => {}, err: (t) => void (err += t) });
+  const code = await run(['node', 'kubeforge', ...args], {
+    cwd,
+    color: false,
+    out: () => {},
+    err: (t) => void (err += t),
+  });
   assert.equal(code, 0, `kubeforge ${args.join(' ')}:\n${err}`);
 }
 
@@ -33,11 +38,27 @@ function linkModules(dir: string): void {
   symlinkSync(repo, join(modules, 'kubeforge'));
 }
 
-const CASES: { name: string; init?: string[]; apis: string[][]; then?: string[][]; files?: string[]; /** [file, what it must hold] */ contains?: [string, RegExp][] }[] = [
-  { name: 'single group, namespaced and cluster-scoped', apis: [['--group', 'batch', '--version', 'v1', '--kind', 'CronJob'], ['--group', 'batch', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false', '--plural', 'fleetz']] },
+const CASES: {
+  name: string;
+  init?: string[];
+  apis: string[][];
+  then?: string[][];
+  files?: string[] /** [file, what it must hold] */;
+  contains?: [string, RegExp][];
+}[] = [
+  {
+    name: 'single group, namespaced and cluster-scoped',
+    apis: [
+      ['--group', 'batch', '--version', 'v1', '--kind', 'CronJob'],
+      ['--group', 'batch', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false', '--plural', 'fleetz'],
+    ],
+  },
   {
     name: '--ssa, namespaced and cluster-scoped (the controller applies its condition)',
-    apis: [['--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--ssa'], ['--group', 'crew', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false', '--ssa']],
+    apis: [
+      ['--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--ssa'],
+      ['--group', 'crew', '--version', 'v1', '--kind', 'Fleet', '--namespaced=false', '--ssa'],
+    ],
     contains: [['src/controller/fleet_controller.ts', /this\.client\.status\(\)\.apply<Fleet>\(/]],
   },
   {
@@ -56,7 +77,20 @@ const CASES: { name: string; init?: string[]; apis: string[][]; then?: string[][
       ['--group', 'foo.policy', '--version', 'v1', '--kind', 'HealthCheckPolicy', '--make=true'],
       ['--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--make=true'],
     ],
-    then: [['create', 'webhook', '--group', 'foo.policy', '--version', 'v1', '--kind', 'HealthCheckPolicy', '--defaulting', '--programmatic-validation']],
+    then: [
+      [
+        'create',
+        'webhook',
+        '--group',
+        'foo.policy',
+        '--version',
+        'v1',
+        '--kind',
+        'HealthCheckPolicy',
+        '--defaulting',
+        '--programmatic-validation',
+      ],
+    ],
     files: [
       'src/api/foo.policy/v1/healthcheckpolicy_types.ts',
       'src/controller/foo.policy/healthcheckpolicy_controller.ts',
@@ -80,7 +114,7 @@ const CASES: { name: string; init?: string[]; apis: string[][]; then?: string[][
       ['edit', '--namespaced', '--make=false'],
     ],
     // The switch merged into main.ts next to the controller and webhook wiring.
-    contains: [['src/main.ts', /cache: \{ defaultNamespaces: namespaces \}[^]*setupCronJobWebhookWithManager/]],
+    contains: [['src/main.ts', /cache: \{ defaultNamespaces: namespaces \}[\s\S]*setupCronJobWebhookWithManager/]],
   },
   {
     name: 'controllers for built-in Kinds next to a CRD',
@@ -91,14 +125,80 @@ const CASES: { name: string; init?: string[]; apis: string[][]; then?: string[][
     ],
   },
   {
-    name: 'deploy-image: every flag, only --image, and Kinds named like the controller\'s own names (multigroup)',
+    name: "deploy-image: every flag, only --image, and Kinds named like the controller's own names (multigroup)",
     init: ['--multigroup'],
     apis: [
-      ['--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--plugins', 'deploy-image/v1-alpha', '--image', 'memcached:1.6.26-alpine3.19', '--image-container-command', 'memcached,--memory-limit=64,-o,modern,-v', '--image-container-port', '11211', '--run-as-user', '1001', '--make=true'],
-      ['--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Busybox', '--plugins', 'deploy-image.go.kubebuilder.io/v1-alpha', '--image', 'busybox:1.36.1'],
-      ['--group', 'tools', '--version', 'v1', '--kind', 'Name', '--plugins', 'deploy-image', '--image', 'busybox', '--image-container-port', '80'],
-      ['--group', 'tools', '--version', 'v1', '--kind', 'V1Deployment', '--plugins', 'deploy-image', '--image', 'busybox'],
-      ['--group', 'tools', '--version', 'v1', '--kind', 'Default', '--plugins', 'deploy-image', '--image', 'busybox', '--image-container-port', '80'],
+      [
+        '--group',
+        'example.com',
+        '--version',
+        'v1alpha1',
+        '--kind',
+        'Memcached',
+        '--plugins',
+        'deploy-image/v1-alpha',
+        '--image',
+        'memcached:1.6.26-alpine3.19',
+        '--image-container-command',
+        'memcached,--memory-limit=64,-o,modern,-v',
+        '--image-container-port',
+        '11211',
+        '--run-as-user',
+        '1001',
+        '--make=true',
+      ],
+      [
+        '--group',
+        'example.com',
+        '--version',
+        'v1alpha1',
+        '--kind',
+        'Busybox',
+        '--plugins',
+        'deploy-image.go.kubebuilder.io/v1-alpha',
+        '--image',
+        'busybox:1.36.1',
+      ],
+      [
+        '--group',
+        'tools',
+        '--version',
+        'v1',
+        '--kind',
+        'Name',
+        '--plugins',
+        'deploy-image',
+        '--image',
+        'busybox',
+        '--image-container-port',
+        '80',
+      ],
+      [
+        '--group',
+        'tools',
+        '--version',
+        'v1',
+        '--kind',
+        'V1Deployment',
+        '--plugins',
+        'deploy-image',
+        '--image',
+        'busybox',
+      ],
+      [
+        '--group',
+        'tools',
+        '--version',
+        'v1',
+        '--kind',
+        'Default',
+        '--plugins',
+        'deploy-image',
+        '--image',
+        'busybox',
+        '--image-container-port',
+        '80',
+      ],
     ],
   },
   {
@@ -106,10 +206,54 @@ const CASES: { name: string; init?: string[]; apis: string[][]; then?: string[][
     // imports the Kind under an alias or renames its own variable.
     name: 'deploy-image: Kinds named like the names of its controller and test',
     apis: [
-      'TerminalError', 'V1Deployment', 'ConditionInput', 'SetControllerReference', 'AddFinalizer', 'Found', 'Deployment', 'Size',
-      'Image', 'Labels', 'Latest', 'Changed', 'Tag', 'LabelValue', 'LabelsFor', 'ImageFromEnv', 'Minimum', 'Maximum', 'Int32',
-      'Container', 'Owner', 'Available', 'Key', 'Sample', 'EventsV1Event', 'Signal', 'Logger', 'Promise', 'Delete', 'Record',
-    ].map((kind) => ['--group', 'tools', '--version', 'v1', '--kind', kind, '--plugins', 'deploy-image', '--image', 'busybox', '--image-container-port', '80', '--image-container-command', 'sh,-c,sleep 1d', '--run-as-user', '1000']),
+      'TerminalError',
+      'V1Deployment',
+      'ConditionInput',
+      'SetControllerReference',
+      'AddFinalizer',
+      'Found',
+      'Deployment',
+      'Size',
+      'Image',
+      'Labels',
+      'Latest',
+      'Changed',
+      'Tag',
+      'LabelValue',
+      'LabelsFor',
+      'ImageFromEnv',
+      'Minimum',
+      'Maximum',
+      'Int32',
+      'Container',
+      'Owner',
+      'Available',
+      'Key',
+      'Sample',
+      'EventsV1Event',
+      'Signal',
+      'Logger',
+      'Promise',
+      'Delete',
+      'Record',
+    ].map((kind) => [
+      '--group',
+      'tools',
+      '--version',
+      'v1',
+      '--kind',
+      kind,
+      '--plugins',
+      'deploy-image',
+      '--image',
+      'busybox',
+      '--image-container-port',
+      '80',
+      '--image-container-command',
+      'sh,-c,sleep 1d',
+      '--run-as-user',
+      '1000',
+    ]),
   },
 ];
 
@@ -120,13 +264,30 @@ describe('create api output type-checks (tsc --noEmit, strict)', () => {
     it(c.name, async () => {
       const dir = join(work, `p${i}`);
       mkdirSync(dir);
-      await kubeforge(dir, ['init', '--domain', 'example.com', '--skip-install', '--kubeforge-source', 'link', ...(c.init ?? [])]);
+      await kubeforge(dir, [
+        'init',
+        '--domain',
+        'example.com',
+        '--skip-install',
+        '--kubeforge-source',
+        'link',
+        ...(c.init ?? []),
+      ]);
       linkModules(dir);
-      for (const api of c.apis) await kubeforge(dir, ['create', 'api', ...(api.some((a) => a.startsWith('--make')) ? api : [...api, '--make=false'])]);
+      for (const api of c.apis)
+        await kubeforge(dir, [
+          'create',
+          'api',
+          ...(api.some((a) => a.startsWith('--make')) ? api : [...api, '--make=false']),
+        ]);
       for (const command of c.then ?? []) await kubeforge(dir, command);
       for (const file of c.files ?? []) assert.ok(existsSync(join(dir, file)), `${file} was written`);
-      for (const [file, pattern] of c.contains ?? []) assert.match(readFileSync(join(dir, file), 'utf8'), pattern, file);
-      const r = spawnSync(join(repo, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json', '--noEmit'], { cwd: dir, encoding: 'utf8' });
+      for (const [file, pattern] of c.contains ?? [])
+        assert.match(readFileSync(join(dir, file), 'utf8'), pattern, file);
+      const r = spawnSync(join(repo, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json', '--noEmit'], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
       assert.equal(r.status, 0, `tsc found errors:\n${r.stdout}${r.stderr}`);
     });
   });

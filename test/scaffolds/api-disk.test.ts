@@ -5,7 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -17,7 +26,12 @@ const work = mkdtempSync(join(tmpdir(), 'kf-create-api-'));
 async function kubeforge(cwd: string, ...args: string[]) {
   let out = '';
   let err = '';
-  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: (t) => void (out += t), err: (t) => void (err += t) });
+  const code = await run(['node', 'kubeforge', ...args], {
+    cwd,
+    color: false,
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+  });
   return { code, out, err };
 }
 
@@ -74,11 +88,22 @@ describe('kubeforge create api (CLI, on disk)', () => {
   });
 
   it('--namespaced=false (Go-style) makes a cluster-scoped Kind', async () => {
-    const r = await kubeforge(project, 'create', 'api', '--group=batch', '--version=v1', '--kind=Fleet', '--namespaced=false');
+    const r = await kubeforge(
+      project,
+      'create',
+      'api',
+      '--group=batch',
+      '--version=v1',
+      '--kind=Fleet',
+      '--namespaced=false',
+    );
     assert.equal(r.code, 0, r.err);
     const crd = parse(readFileSync(join(project, 'config/crd/bases/batch.example.com_fleets.yaml'), 'utf8'));
     assert.equal(crd.spec.scope, 'Cluster');
-    assert.match(readFileSync(join(project, 'src/api/v1/fleet_types.ts'), 'utf8'), /@Resource\(\{ scope: 'Cluster' \}\)/);
+    assert.match(
+      readFileSync(join(project, 'src/api/v1/fleet_types.ts'), 'utf8'),
+      /@Resource\(\{ scope: 'Cluster' \}\)/,
+    );
   });
 
   it('the same command again with --force plans nothing and the manifests are up to date', async () => {
@@ -96,7 +121,18 @@ describe('kubeforge create api (CLI, on disk)', () => {
 
   it('an existing Kind without --force: exit 1, the reason, the folder byte-identical', async () => {
     const before = fingerprint(project);
-    const r = await kubeforge(project, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob', '--controller=false');
+    const r = await kubeforge(
+      project,
+      'create',
+      'api',
+      '--group',
+      'batch',
+      '--version',
+      'v1',
+      '--kind',
+      'CronJob',
+      '--controller=false',
+    );
     assert.equal(r.code, 1);
     assert.match(r.err, /KF1042 {2}the API CronJob \(batch\.example\.com\/v1\) already exists in PROJECT/);
     assert.deepEqual(fingerprint(project), before);
@@ -116,15 +152,38 @@ describe('kubeforge create api (CLI, on disk)', () => {
 
   it('a bad boolean value is a usage error', async () => {
     const before = fingerprint(project);
-    const r = await kubeforge(project, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'Ship', '--namespaced=maybe');
+    const r = await kubeforge(
+      project,
+      'create',
+      'api',
+      '--group',
+      'batch',
+      '--version',
+      'v1',
+      '--kind',
+      'Ship',
+      '--namespaced=maybe',
+    );
     assert.equal(r.code, 1);
     assert.match(r.err, /invalid value "maybe" for --namespaced: expected true or false/);
     assert.deepEqual(fingerprint(project), before);
   });
 
-  it('--dry-run prints the plan, the manifests step\'s included, and writes nothing', async () => {
+  it("--dry-run prints the plan, the manifests step's included, and writes nothing", async () => {
     const before = fingerprint(project);
-    const r = await kubeforge(project, 'create', 'api', '--group', 'batch', '--version', 'v2', '--kind', 'CronJob', '--controller=false', '--dry-run');
+    const r = await kubeforge(
+      project,
+      'create',
+      'api',
+      '--group',
+      'batch',
+      '--version',
+      'v2',
+      '--kind',
+      'CronJob',
+      '--controller=false',
+      '--dry-run',
+    );
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /^CREATE src\/api\/v2\/cronjob_types\.ts/m);
     // The dry run is the real plan (test/hostile/dry-run.test.ts): the CRD the real run would update.
@@ -134,7 +193,18 @@ describe('kubeforge create api (CLI, on disk)', () => {
 
   it('--make=false skips the manifests step and says how to finish', async () => {
     const dir = await initProject('nomake');
-    const r = await kubeforge(dir, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob', '--make=false');
+    const r = await kubeforge(
+      dir,
+      'create',
+      'api',
+      '--group',
+      'batch',
+      '--version',
+      'v1',
+      '--kind',
+      'CronJob',
+      '--make=false',
+    );
     assert.equal(r.code, 0, r.err);
     assert.match(r.err, /Skipped kubeforge manifests \(--make=false\): run `npm run manifests`/);
     assert.ok(existsSync(join(dir, 'src/api/v1/cronjob_types.ts')));
@@ -156,7 +226,10 @@ describe('kubeforge create api (CLI, on disk)', () => {
     const dir = await initProject('broken');
     // A Kind the analysis rejects, already in the project: the new API's manifests step fails on it.
     mkdirSync(join(dir, 'src/api/v1'), { recursive: true });
-    writeFileSync(join(dir, 'src/api/v1/groupversion.ts'), "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'batch.example.com', version: 'v1' });\n");
+    writeFileSync(
+      join(dir, 'src/api/v1/groupversion.ts'),
+      "import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'batch.example.com', version: 'v1' });\n",
+    );
     writeFileSync(
       join(dir, 'src/api/v1/bad_types.ts'),
       "import type { V1ObjectMeta } from '@kubernetes/client-node';\nimport { Maximum, Root } from 'kubeforge/markers';\nexport class BadSpec {\n  @Maximum(3)\n  name?: string;\n}\n@Root()\nexport class Bad {\n  metadata?: V1ObjectMeta;\n  spec?: BadSpec;\n}\n",
@@ -166,12 +239,30 @@ describe('kubeforge create api (CLI, on disk)', () => {
     const r = await kubeforge(dir, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob');
     assert.equal(r.code, 1);
     assert.match(r.err, /bad_types\.ts/);
-    assert.match(r.err, /KF1050 {2}generating the manifests \(CRDs, RBAC role\) with CronJob failed \(see above\), so CronJob was not scaffolded: nothing was written/);
+    assert.match(
+      r.err,
+      /KF1050 {2}generating the manifests \(CRDs, RBAC role\) with CronJob failed \(see above\), so CronJob was not scaffolded: nothing was written/,
+    );
     assert.match(r.err, /--make=false/);
     assert.equal(readFileSync(join(dir, 'PROJECT'), 'utf8'), before);
-    assert.deepEqual(readdirSync(dir, { recursive: true }).map(String).sort(), listing, 'no file or folder left behind');
+    assert.deepEqual(
+      readdirSync(dir, { recursive: true }).map(String).sort(),
+      listing,
+      'no file or folder left behind',
+    );
     // --make=false scaffolds all the same.
-    const made = await kubeforge(dir, 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob', '--make=false');
+    const made = await kubeforge(
+      dir,
+      'create',
+      'api',
+      '--group',
+      'batch',
+      '--version',
+      'v1',
+      '--kind',
+      'CronJob',
+      '--make=false',
+    );
     assert.equal(made.code, 0, made.err);
     assert.ok(existsSync(join(dir, 'src/api/v1/cronjob_types.ts')));
   });

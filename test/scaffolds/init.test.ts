@@ -15,7 +15,10 @@ const VERSION = packageVersion();
 /** Golden files must not change with kubeforge's version: its tarball name and spec are normalised. */
 export function normalise(text: string): string {
   return text
-    .replace(new RegExp(`kubeforge-${VERSION.replace(/\./g, '\\.')}-[0-9a-f]{8}\\.tgz`, 'g'), 'kubeforge-VERSION-HASH.tgz')
+    .replace(
+      new RegExp(`kubeforge-${VERSION.replace(/\./g, '\\.')}-[0-9a-f]{8}\\.tgz`, 'g'),
+      'kubeforge-VERSION-HASH.tgz',
+    )
     .split(`"kubeforge": "^${VERSION}"`)
     .join('"kubeforge": "^VERSION"')
     .replace(/\(binary, [0-9.]+ (KiB|bytes)\)/g, '(binary)');
@@ -47,10 +50,21 @@ const CASES: { name: string; cwd: string; options: InitOptions }[] = [
   {
     name: 'license-none-registry',
     cwd: '/projects/anything',
-    options: { domain: 'my-org.io', projectName: 'memcached-operator', packageName: '@acme/memcached-operator', license: 'none', multigroup: true, kubeforgeSource: 'registry' },
+    options: {
+      domain: 'my-org.io',
+      projectName: 'memcached-operator',
+      packageName: '@acme/memcached-operator',
+      license: 'none',
+      multigroup: true,
+      kubeforgeSource: 'registry',
+    },
   },
   // A namespace-scoped manager: Role + RoleBinding, WATCH_NAMESPACE, main.ts restricting the cache.
-  { name: 'namespaced', cwd: '/projects/guestbook', options: { domain: 'example.com', owner: 'The Guestbook Authors', namespaced: true } },
+  {
+    name: 'namespaced',
+    cwd: '/projects/guestbook',
+    options: { domain: 'example.com', owner: 'The Guestbook Authors', namespaced: true },
+  },
 ];
 
 describe('kubeforge init (golden trees)', () => {
@@ -94,9 +108,14 @@ describe('kubeforge init (golden trees)', () => {
     const absolute = new RegExp(`/somewhere|${checkout}|/root/`);
     for (const [k, v] of host.files) if (!isBinary(v)) assert.doesNotMatch(v.toString('utf8'), absolute, k);
     const linked = await scaffold({ domain: 'example.com', kubeforgeSource: 'link' }, '/somewhere/guestbook');
-    const pkg = JSON.parse(linked.host.read('package.json')!.toString('utf8')) as { dependencies: Record<string, string> };
+    const pkg = JSON.parse(linked.host.read('package.json')!.toString('utf8')) as {
+      dependencies: Record<string, string>;
+    };
     assert.match(pkg.dependencies.kubeforge, /^file:\//);
-    assert.equal([...linked.host.files.keys()].some((k) => k.startsWith('.kubeforge/')), false);
+    assert.equal(
+      [...linked.host.files.keys()].some((k) => k.startsWith('.kubeforge/')),
+      false,
+    );
     assert.doesNotMatch(linked.host.read('Dockerfile')!.toString('utf8'), /\.kubeforge/);
   });
 
@@ -118,13 +137,19 @@ describe('kubeforge init (golden trees)', () => {
     const { host } = await scaffold({ domain: 'example.com' }, '/w/guestbook');
     assert.equal(host.read(RBAC_FILE)!.toString('utf8'), withHeader(toYamlDocuments(generateRbac([]).objects)));
     const namespaced = await scaffold({ domain: 'example.com', namespaced: true }, '/w/guestbook');
-    assert.equal(namespaced.host.read(RBAC_FILE)!.toString('utf8'), withHeader(toYamlDocuments(generateRbac([], undefined, { managerNamespace: 'guestbook-system' }).objects)));
+    assert.equal(
+      namespaced.host.read(RBAC_FILE)!.toString('utf8'),
+      withHeader(toYamlDocuments(generateRbac([], undefined, { managerNamespace: 'guestbook-system' }).objects)),
+    );
     assert.match(namespaced.host.read('PROJECT')!.toString('utf8'), /^namespaced: true$/m);
   });
 
   it('--force keeps the resources of an existing PROJECT file', async () => {
     const { host } = await scaffold({ domain: 'example.com' }, '/w/guestbook');
-    const project = host.read('PROJECT')!.toString('utf8').replace('version: "3"', 'resources:\n- group: batch\n  kind: CronJob\n  version: v1\nversion: "3"');
+    const project = host
+      .read('PROJECT')!
+      .toString('utf8')
+      .replace('version: "3"', 'resources:\n- group: batch\n  kind: CronJob\n  version: v1\nversion: "3"');
     host.files.set('PROJECT', Buffer.from(project));
     const { result } = await scaffold({ domain: 'example.com', force: true }, '/w/guestbook', host);
     assert.deepEqual(result.changes, []);
@@ -133,7 +158,10 @@ describe('kubeforge init (golden trees)', () => {
 
   it('collects every invalid flag in one error', async () => {
     await assert.rejects(
-      planInit({ domain: 'Bad_Domain', projectName: 'Bad.Name', license: 'mit' }, { cwd: '/w/x', host: new MemoryHost(), out: () => {}, err: () => {} }),
+      planInit(
+        { domain: 'Bad_Domain', projectName: 'Bad.Name', license: 'mit' },
+        { cwd: '/w/x', host: new MemoryHost(), out: () => {}, err: () => {} },
+      ),
       (e: unknown) => {
         assert.ok(e instanceof DiagnosticError);
         assert.deepEqual(
@@ -149,20 +177,31 @@ describe('kubeforge init (golden trees)', () => {
     const host = new MemoryHost();
     const calls: string[] = [];
     const io = capture();
-    await runInit({ domain: 'example.com' }, { cwd: '/w/guestbook', host, ...io.env, install: async (dir) => void calls.push(`${dir}:${host.files.size}`) });
+    await runInit(
+      { domain: 'example.com' },
+      { cwd: '/w/guestbook', host, ...io.env, install: async (dir) => void calls.push(`${dir}:${host.files.size}`) },
+    );
     assert.equal(calls.length, 1);
     assert.match(calls[0], /^\/w\/guestbook:\d+$/);
     assert.ok(Number(calls[0].split(':')[1]) > 40, 'installed after the files were written');
     const failing = new MemoryHost();
     await assert.rejects(
-      runInit({ domain: 'example.com' }, {
-        cwd: '/w/guestbook',
-        host: failing,
-        ...io.env,
-        install: async () => {
-          throw new DiagnosticError({ code: 'KF1030', severity: 'error', message: 'npm install failed', hint: 'cd /w/guestbook && npm install' });
+      runInit(
+        { domain: 'example.com' },
+        {
+          cwd: '/w/guestbook',
+          host: failing,
+          ...io.env,
+          install: async () => {
+            throw new DiagnosticError({
+              code: 'KF1030',
+              severity: 'error',
+              message: 'npm install failed',
+              hint: 'cd /w/guestbook && npm install',
+            });
+          },
         },
-      }),
+      ),
       /KF1030/,
     );
     assert.ok(failing.files.has('package.json'), 'the scaffold stays when npm install fails');
@@ -171,7 +210,10 @@ describe('kubeforge init (golden trees)', () => {
   it('--dry-run skips the install step', async () => {
     let calls = 0;
     const io = capture();
-    await runInit({ domain: 'example.com', dryRun: true }, { cwd: '/w/guestbook', host: new MemoryHost(), ...io.env, install: async () => void calls++ });
+    await runInit(
+      { domain: 'example.com', dryRun: true },
+      { cwd: '/w/guestbook', host: new MemoryHost(), ...io.env, install: async () => void calls++ },
+    );
     assert.equal(calls, 0);
   });
 

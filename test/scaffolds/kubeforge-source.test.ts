@@ -18,7 +18,7 @@ function kubeforgeHost(pkg: object = PKG) {
   return new MemoryHost({
     'package.json': `${JSON.stringify(pkg, null, 2)}\n`,
     'README.md': '# kubeforge\n',
-    'LICENSE': 'Apache\n',
+    LICENSE: 'Apache\n',
     'bin/kubeforge.js': '#!/usr/bin/env node\n',
     'dist/index.js': 'export {};\n',
     'dist/cli/index.js': 'export {};\n',
@@ -40,7 +40,11 @@ function untar(tgz: Buffer): Map<string, { mode: number; text: string }> {
   for (let at = 0; at + 512 <= tar.length; ) {
     const h = tar.subarray(at, at + 512);
     if (h.every((b) => b === 0)) break;
-    const str = (from: number, len: number) => h.subarray(from, from + len).toString('utf8').replace(/\0.*$/s, '');
+    const str = (from: number, len: number) =>
+      h
+        .subarray(from, from + len)
+        .toString('utf8')
+        .replace(/\0.*$/s, '');
     const name = (str(345, 155) ? `${str(345, 155)}/` : '') + str(0, 100);
     const size = parseInt(str(124, 12), 8);
     const mode = parseInt(str(100, 8), 8);
@@ -69,14 +73,22 @@ describe('packing kubeforge (as npm pack does)', () => {
     host.write('dist/.tsbuildinfo', Buffer.from('{}'));
     const files = packFileList(host);
     assert.ok(files.includes('dist/index.js') && files.includes('templates/init/a.hbs'), files.join(' '));
-    assert.deepEqual(files.filter((f) => f === 'dist/.tsbuildinfo' || f.startsWith('dist/cli/')), []);
+    assert.deepEqual(
+      files.filter((f) => f === 'dist/.tsbuildinfo' || f.startsWith('dist/cli/')),
+      [],
+    );
   });
 
   it('writes entries under package/, bin executable, and drops lifecycle scripts that would build on install', () => {
     const { name, data } = packKubeforge(kubeforgeHost());
     assert.equal(name, 'kubeforge-1.2.3.tgz');
     const entries = untar(data);
-    assert.deepEqual([...entries.keys()].sort(), packFileList(kubeforgeHost()).map((f) => `package/${f}`).sort());
+    assert.deepEqual(
+      [...entries.keys()].sort(),
+      packFileList(kubeforgeHost())
+        .map((f) => `package/${f}`)
+        .sort(),
+    );
     assert.equal(entries.get('package/bin/kubeforge.js')!.mode, 0o755);
     assert.equal(entries.get('package/dist/index.js')!.mode, 0o644);
     const pkg = JSON.parse(entries.get('package/package.json')!.text) as typeof PKG;
@@ -87,13 +99,21 @@ describe('packing kubeforge (as npm pack does)', () => {
   it('refuses to pack a kubeforge without dist/', () => {
     const host = kubeforgeHost();
     for (const k of [...host.files.keys()]) if (k.startsWith('dist/')) host.files.delete(k);
-    assert.throws(() => packKubeforge(host), (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === 'KF1021');
+    assert.throws(
+      () => packKubeforge(host),
+      (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === 'KF1021',
+    );
   });
 });
 
 describe('--kubeforge-source', () => {
   const external = new MemoryHost({ 'kubeforge-1.2.3.tgz': Buffer.from([31, 139, 8, 0]) });
-  const ctx = { kubeforge: kubeforgeHost(), kubeforgeDir: '/opt/kubeforge', openHost: (dir: string) => (dir === '/tmp/packs' ? external : new MemoryHost()), cwd: '/tmp/packs' };
+  const ctx = {
+    kubeforge: kubeforgeHost(),
+    kubeforgeDir: '/opt/kubeforge',
+    openHost: (dir: string) => (dir === '/tmp/packs' ? external : new MemoryHost()),
+    cwd: '/tmp/packs',
+  };
 
   it('tarball (default): a file: spec to .kubeforge/<name>-<hash>.tgz', () => {
     const s = resolveKubeforgeSource(undefined, ctx);
@@ -111,7 +131,10 @@ describe('--kubeforge-source', () => {
   });
 
   it('names a missing tarball and an unknown choice', () => {
-    assert.throws(() => resolveKubeforgeSource('missing.tgz', ctx), /KF1022 --kubeforge-source: no tarball at \/tmp\/packs\/missing\.tgz/);
+    assert.throws(
+      () => resolveKubeforgeSource('missing.tgz', ctx),
+      /KF1022 --kubeforge-source: no tarball at \/tmp\/packs\/missing\.tgz/,
+    );
     assert.throws(() => resolveKubeforgeSource('npm', ctx), /KF1023 --kubeforge-source: unknown value "npm"/);
   });
 });

@@ -23,7 +23,12 @@ function tsBlocks(text: string, from: string): string[][] {
   const rest = text.slice(start + from.length);
   const end = rest.search(new RegExp(`^${level} `, 'm'));
   const section = end < 0 ? rest : rest.slice(0, end);
-  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1].split('\n').map((l) => l.trim()).filter(Boolean));
+  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) =>
+    m[1]
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean),
+  );
 }
 
 describe('the Memcached tutorial shows code that runs', () => {
@@ -34,7 +39,8 @@ describe('the Memcached tutorial shows code that runs', () => {
     it(`${file}: every line of its TypeScript blocks is in test/fixtures/memcached`, () => {
       const blocks = tsBlocks(readFileSync(join(root, file), 'utf8'), heading);
       assert.ok(blocks.length >= 3, `${file} shows the tutorial's code (${blocks.length} blocks)`);
-      for (const line of blocks.flat()) assert.ok(fixtureLines.has(line), `${file}: "${line}" is not a line of test/fixtures/memcached`);
+      for (const line of blocks.flat())
+        assert.ok(fixtureLines.has(line), `${file}: "${line}" is not a line of test/fixtures/memcached`);
     });
   }
 });

@@ -23,7 +23,12 @@ const work = mkdtempSync(join(tmpdir(), 'kf-webhook-tsc-'));
 
 async function kubeforge(cwd: string, args: string[]): Promise<void> {
   let err = '';
-  const code = await run(['node', 'kubeforge', ...args], { cwd, color: false, out: () => {}, err: (t) => void (err += t) });
+  const code = await run(['node', 'kubeforge', ...args], {
+    cwd,
+    color: false,
+    out: () => {},
+    err: (t) => void (err += t),
+  });
   assert.equal(code, 0, `kubeforge ${args.join(' ')}:\n${err}`);
 }
 
@@ -41,7 +46,12 @@ const api = (...a: string[]) => ['create', 'api', ...a, '--make=false'];
 const webhook = (...a: string[]) => ['create', 'webhook', ...a, '--make=false'];
 
 /** `packages`: npm packages (name -> files) the project has installed besides kubeforge's own dependencies. */
-const CASES: { name: string; init?: string[]; commands: string[][]; packages?: Record<string, Record<string, string>> }[] = [
+const CASES: {
+  name: string;
+  init?: string[];
+  commands: string[][];
+  packages?: Record<string, Record<string, string>>;
+}[] = [
   {
     name: "project-v4's webhook sequence",
     commands: [
@@ -52,11 +62,39 @@ const CASES: { name: string; init?: string[]; commands: string[][]; packages?: R
       api('--group', 'crew', '--version', 'v2', '--kind', 'FirstMate', '--controller=false'),
       webhook('--group', 'crew', '--version', 'v1', '--kind', 'FirstMate', '--conversion', '--spoke', 'v2'),
       api('--group', 'crew', '--version', 'v1', '--kind', 'Sailor'),
-      webhook('--group', 'crew', '--version', 'v1', '--kind', 'Sailor', '--defaulting', '--defaulting-path=/custom-mutate-sailor'),
-      webhook('--group', 'crew', '--version', 'v1', '--kind', 'Sailor', '--programmatic-validation', '--validation-path=/custom-validate-sailor'),
+      webhook(
+        '--group',
+        'crew',
+        '--version',
+        'v1',
+        '--kind',
+        'Sailor',
+        '--defaulting',
+        '--defaulting-path=/custom-mutate-sailor',
+      ),
+      webhook(
+        '--group',
+        'crew',
+        '--version',
+        'v1',
+        '--kind',
+        'Sailor',
+        '--programmatic-validation',
+        '--validation-path=/custom-validate-sailor',
+      ),
       api('--group', 'crew', '--version', 'v1', '--kind', 'Admiral', '--plural=admirales', '--namespaced=false'),
       webhook('--group', 'crew', '--version', 'v1', '--kind', 'Admiral', '--plural=admirales', '--defaulting'),
-      webhook('--group', 'crew', '--version', 'v1', '--kind', 'Admiral', '--plural=admirales', '--programmatic-validation', '--validation-path=/custom-validate-admiral'),
+      webhook(
+        '--group',
+        'crew',
+        '--version',
+        'v1',
+        '--kind',
+        'Admiral',
+        '--plural=admirales',
+        '--programmatic-validation',
+        '--validation-path=/custom-validate-admiral',
+      ),
       webhook('--group', 'core', '--version', 'v1', '--kind', 'Pod', '--defaulting'),
       api('--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--resource=false'),
       webhook('--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--defaulting'),
@@ -70,7 +108,18 @@ const CASES: { name: string; init?: string[]; commands: string[][]; packages?: R
       api('--group', 'ship', '--version', 'v1', '--kind', 'Frigate'),
       api('--group', 'sea', '--version', 'v1', '--kind', 'Frigate'),
       api('--group', 'ship', '--version', 'v1beta1', '--kind', 'Frigate', '--controller=false'),
-      webhook('--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--programmatic-validation', '--conversion', '--spoke', 'v1beta1'),
+      webhook(
+        '--group',
+        'ship',
+        '--version',
+        'v1',
+        '--kind',
+        'Frigate',
+        '--programmatic-validation',
+        '--conversion',
+        '--spoke',
+        'v1beta1',
+      ),
       webhook('--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--defaulting'),
       webhook('--group', 'sea', '--version', 'v1', '--kind', 'Frigate', '--defaulting'),
       webhook('--group', 'core', '--version', 'v1', '--kind', 'Pod', '--programmatic-validation'),
@@ -80,12 +129,50 @@ const CASES: { name: string; init?: string[]; commands: string[][]; packages?: R
     // A Kind without create api's example field: deploy-image's (size), and one whose user removed `foo`.
     name: 'webhooks for Kinds whose spec has no foo: a deploy-image Kind, a Kind the user edited',
     commands: [
-      api('--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--plugins', 'deploy-image/v1-alpha', '--image', 'memcached:1.6.26-alpine3.19', '--image-container-port', '11211'),
-      api('--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Busybox', '--plugins', 'deploy-image/v1-alpha', '--image', 'busybox:1.36.1'),
+      api(
+        '--group',
+        'example.com',
+        '--version',
+        'v1alpha1',
+        '--kind',
+        'Memcached',
+        '--plugins',
+        'deploy-image/v1-alpha',
+        '--image',
+        'memcached:1.6.26-alpine3.19',
+        '--image-container-port',
+        '11211',
+      ),
+      api(
+        '--group',
+        'example.com',
+        '--version',
+        'v1alpha1',
+        '--kind',
+        'Busybox',
+        '--plugins',
+        'deploy-image/v1-alpha',
+        '--image',
+        'busybox:1.36.1',
+      ),
       webhook('--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Busybox', '--defaulting'),
-      webhook('--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--programmatic-validation', '--defaulting'),
+      webhook(
+        '--group',
+        'example.com',
+        '--version',
+        'v1alpha1',
+        '--kind',
+        'Memcached',
+        '--programmatic-validation',
+        '--defaulting',
+      ),
       api('--group', 'example.com', '--version', 'v1', '--kind', 'Wordpress'),
-      ['edit-types', 'src/api/v1/wordpress_types.ts', 'test/controller/wordpress_controller.test.ts', 'test/controller/wordpress_controller.unit.test.ts'],
+      [
+        'edit-types',
+        'src/api/v1/wordpress_types.ts',
+        'test/controller/wordpress_controller.test.ts',
+        'test/controller/wordpress_controller.unit.test.ts',
+      ],
       webhook('--group', 'example.com', '--version', 'v1', '--kind', 'Wordpress', '--defaulting'),
     ],
   },
@@ -93,15 +180,64 @@ const CASES: { name: string; init?: string[]; commands: string[][]; packages?: R
     // Kinds of another project typed from an npm package (a stand-in installed below), and untyped.
     name: 'external Kinds: typed from an npm package, and untyped (a Go path), with controllers and webhooks',
     commands: [
-      api('--group', 'cert-manager', '--version', 'v1', '--kind', 'Issuer', '--resource=false', '--external-api-path', '@acme/cert-manager-types/v1', '--external-api-module', '@acme/cert-manager-types@1.2.0', '--external-api-domain', 'io'),
-      webhook('--group', 'cert-manager', '--version', 'v1', '--kind', 'Issuer', '--defaulting', '--programmatic-validation'),
-      api('--group', 'cert-manager', '--version', 'v1', '--kind', 'Certificate', '--resource=false', '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', '--external-api-domain=io'),
-      webhook('--group', 'cert-manager', '--version', 'v1', '--kind', 'Certificate', '--defaulting', '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', '--external-api-domain=io'),
+      api(
+        '--group',
+        'cert-manager',
+        '--version',
+        'v1',
+        '--kind',
+        'Issuer',
+        '--resource=false',
+        '--external-api-path',
+        '@acme/cert-manager-types/v1',
+        '--external-api-module',
+        '@acme/cert-manager-types@1.2.0',
+        '--external-api-domain',
+        'io',
+      ),
+      webhook(
+        '--group',
+        'cert-manager',
+        '--version',
+        'v1',
+        '--kind',
+        'Issuer',
+        '--defaulting',
+        '--programmatic-validation',
+      ),
+      api(
+        '--group',
+        'cert-manager',
+        '--version',
+        'v1',
+        '--kind',
+        'Certificate',
+        '--resource=false',
+        '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1',
+        '--external-api-domain=io',
+      ),
+      webhook(
+        '--group',
+        'cert-manager',
+        '--version',
+        'v1',
+        '--kind',
+        'Certificate',
+        '--defaulting',
+        '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1',
+        '--external-api-domain=io',
+      ),
     ],
     packages: {
       '@acme/cert-manager-types': {
-        'package.json': JSON.stringify({ name: '@acme/cert-manager-types', version: '1.2.0', type: 'module', exports: { './v1': { types: './v1.d.ts' } } }),
-        'v1.d.ts': "import type { KubernetesObject } from '@kubernetes/client-node';\nexport interface Issuer extends KubernetesObject {\n  spec?: { selfSigned?: Record<string, never> };\n}\n",
+        'package.json': JSON.stringify({
+          name: '@acme/cert-manager-types',
+          version: '1.2.0',
+          type: 'module',
+          exports: { './v1': { types: './v1.d.ts' } },
+        }),
+        'v1.d.ts':
+          "import type { KubernetesObject } from '@kubernetes/client-node';\nexport interface Issuer extends KubernetesObject {\n  spec?: { selfSigned?: Record<string, never> };\n}\n",
       },
     },
   },
@@ -110,7 +246,18 @@ const CASES: { name: string; init?: string[]; commands: string[][]; packages?: R
     // object of each type-checks as its client-node model, placeholders included.
     name: 'every built-in Kind (multigroup): webhooks and their tests',
     init: ['--multigroup', '--license', 'none'],
-    commands: BUILTIN_KINDS.map((k) => webhook('--group', k.group, '--version', k.version, '--kind', k.kind, '--defaulting', '--programmatic-validation')),
+    commands: BUILTIN_KINDS.map((k) =>
+      webhook(
+        '--group',
+        k.group,
+        '--version',
+        k.version,
+        '--kind',
+        k.kind,
+        '--defaulting',
+        '--programmatic-validation',
+      ),
+    ),
   },
 ];
 
@@ -121,14 +268,23 @@ describe('create webhook output type-checks (tsc --noEmit, strict)', () => {
     it(c.name, async () => {
       const dir = join(work, `p${i}`);
       mkdirSync(dir);
-      await kubeforge(dir, ['init', '--domain', 'testproject.org', '--skip-install', '--kubeforge-source', 'link', ...(c.init ?? [])]);
+      await kubeforge(dir, [
+        'init',
+        '--domain',
+        'testproject.org',
+        '--skip-install',
+        '--kubeforge-source',
+        'link',
+        ...(c.init ?? []),
+      ]);
       for (const command of c.commands) {
         if (command[0] !== 'edit-types') await kubeforge(dir, command);
         // The user replaces the example field with a field of their own, in the types and the controller's tests.
         else {
           const [types, ...tests] = command.slice(1).map((f) => join(dir, f));
           writeFileSync(types, readFileSync(types, 'utf8').replace(/^(\s*)foo\?: string;$/m, '$1replicas?: number;'));
-          for (const test of tests) writeFileSync(test, readFileSync(test, 'utf8').replace(/foo: 'ba[rz]'/g, 'replicas: 1'));
+          for (const test of tests)
+            writeFileSync(test, readFileSync(test, 'utf8').replace(/foo: 'ba[rz]'/g, 'replicas: 1'));
         }
       }
       linkModules(dir);
@@ -137,11 +293,16 @@ describe('create webhook output type-checks (tsc --noEmit, strict)', () => {
         mkdirSync(at, { recursive: true });
         for (const [file, text] of Object.entries(files)) writeFileSync(join(at, file), text);
       }
-      const r = spawnSync(join(repo, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json', '--noEmit'], { cwd: dir, encoding: 'utf8' });
+      const r = spawnSync(join(repo, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json', '--noEmit'], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
       assert.equal(r.status, 0, `tsc found errors:\n${r.stdout}${r.stderr}`);
       if (i === 0) {
         await kubeforge(dir, ['manifests']);
-        const docs = parseAllDocuments(readFileSync(join(dir, 'config/webhook/manifests.yaml'), 'utf8')).map((d) => d.toJS());
+        const docs = parseAllDocuments(readFileSync(join(dir, 'config/webhook/manifests.yaml'), 'utf8')).map((d) =>
+          d.toJS(),
+        );
         assert.deepEqual(docs, PROJECT_V4_WEBHOOKS);
       }
     });

@@ -15,25 +15,48 @@ const quiet = { out: () => {}, err: () => {} };
 
 async function initialised(options: Partial<InitOptions> = {}): Promise<MemoryHost> {
   const host = new MemoryHost();
-  await runInit({ domain: 'testproject.org', owner: 'The Kubernetes authors', kubeforgeSource: 'registry', skipInstall: true, ...options }, { cwd: CWD, host, ...quiet });
+  await runInit(
+    {
+      domain: 'testproject.org',
+      owner: 'The Kubernetes authors',
+      kubeforgeSource: 'registry',
+      skipInstall: true,
+      ...options,
+    },
+    { cwd: CWD, host, ...quiet },
+  );
   return host;
 }
 
 async function createApi(host: MemoryHost, options: CreateApiOptions) {
   const err: string[] = [];
-  const result = await runCreateApi(options, { cwd: CWD, host, out: () => {}, err: (t) => err.push(t), manifests: false });
+  const result = await runCreateApi(options, {
+    cwd: CWD,
+    host,
+    out: () => {},
+    err: (t) => err.push(t),
+    manifests: false,
+  });
   return { result, err: err.join('') };
 }
 
 async function createWebhook(host: MemoryHost, options: CreateWebhookOptions) {
   const out: string[] = [];
   const err: string[] = [];
-  const result = await runCreateWebhook(options, { cwd: CWD, host, out: (t) => out.push(t), err: (t) => err.push(t), manifests: false });
+  const result = await runCreateWebhook(options, {
+    cwd: CWD,
+    host,
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+    manifests: false,
+  });
   return { result, out: out.join(''), err: err.join('') };
 }
 
 function written(changes: readonly Change[]): Record<string, string> {
-  return Object.fromEntries(changes.filter((c) => c.kind !== 'delete').map((c) => [c.path, c.content!.toString('utf8')]));
+  return Object.fromEntries(
+    changes.filter((c) => c.kind !== 'delete').map((c) => [c.path, c.content!.toString('utf8')]),
+  );
 }
 
 const text = (host: MemoryHost, path: string) => host.read(path)!.toString('utf8');
@@ -66,15 +89,33 @@ const V4_WEBHOOKS: CreateWebhookOptions[] = [
   { group: 'crew', version: 'v1', kind: 'Captain', programmaticValidation: true },
   { group: 'crew', version: 'v1', kind: 'FirstMate', conversion: true, spoke: ['v2'] },
   { group: 'crew', version: 'v1', kind: 'Sailor', defaulting: true, defaultingPath: '/custom-mutate-sailor' },
-  { group: 'crew', version: 'v1', kind: 'Sailor', programmaticValidation: true, validationPath: '/custom-validate-sailor' },
+  {
+    group: 'crew',
+    version: 'v1',
+    kind: 'Sailor',
+    programmaticValidation: true,
+    validationPath: '/custom-validate-sailor',
+  },
   { group: 'crew', version: 'v1', kind: 'Admiral', plural: 'admirales', defaulting: true },
-  { group: 'crew', version: 'v1', kind: 'Admiral', plural: 'admirales', programmaticValidation: true, validationPath: '/custom-validate-admiral' },
+  {
+    group: 'crew',
+    version: 'v1',
+    kind: 'Admiral',
+    plural: 'admirales',
+    programmaticValidation: true,
+    validationPath: '/custom-validate-admiral',
+  },
   { group: 'core', version: 'v1', kind: 'Pod', defaulting: true },
   { group: 'apps', version: 'v1', kind: 'Deployment', defaulting: true },
   { group: 'apps', version: 'v1', kind: 'Deployment', programmaticValidation: true },
 ];
 
-const CASES: { name: string; init?: Partial<InitOptions>; apis: CreateApiOptions[]; webhooks: CreateWebhookOptions[] }[] = [
+const CASES: {
+  name: string;
+  init?: Partial<InitOptions>;
+  apis: CreateApiOptions[];
+  webhooks: CreateWebhookOptions[];
+}[] = [
   { name: 'project-v4', apis: V4_APIS, webhooks: V4_WEBHOOKS },
   {
     name: 'multigroup',
@@ -143,26 +184,72 @@ describe('kubeforge create webhook (golden files)', () => {
   it("project-v4: PROJECT's webhooks entries are Kubebuilder's", async () => {
     const { host } = await scaffold(CASES[0]);
     const project = parseProject(text(host, 'PROJECT'));
-    const byKind = (kind: string, version = 'v1') => project.resources.find((r) => r.kind === kind && r.version === version)!;
+    const byKind = (kind: string, version = 'v1') =>
+      project.resources.find((r) => r.kind === kind && r.version === version)!;
     assert.deepEqual(byKind('Captain').webhooks, { defaulting: true, validation: true, webhookVersion: 'v1' });
     assert.deepEqual(byKind('FirstMate').webhooks, { conversion: true, spoke: ['v2'], webhookVersion: 'v1' });
     assert.equal(byKind('FirstMate', 'v2').webhooks, undefined);
-    assert.deepEqual(byKind('Sailor').webhooks, { defaulting: true, defaultingPath: '/custom-mutate-sailor', validation: true, validationPath: '/custom-validate-sailor', webhookVersion: 'v1' });
-    assert.deepEqual(byKind('Admiral').webhooks, { defaulting: true, validation: true, validationPath: '/custom-validate-admiral', webhookVersion: 'v1' });
-    assert.deepEqual(byKind('Pod'), { core: true, group: 'core', kind: 'Pod', path: 'k8s.io/api/core/v1', version: 'v1', webhooks: { defaulting: true, webhookVersion: 'v1' } });
-    assert.deepEqual(byKind('Deployment'), { core: true, group: 'apps', kind: 'Deployment', path: 'k8s.io/api/apps/v1', version: 'v1', webhooks: { defaulting: true, validation: true, webhookVersion: 'v1' } });
-    assert.match(text(host, 'PROJECT'), /  webhooks:\n {4}defaulting: true\n {4}defaultingPath: \/custom-mutate-sailor\n {4}validation: true\n {4}validationPath: \/custom-validate-sailor\n {4}webhookVersion: v1\n/);
+    assert.deepEqual(byKind('Sailor').webhooks, {
+      defaulting: true,
+      defaultingPath: '/custom-mutate-sailor',
+      validation: true,
+      validationPath: '/custom-validate-sailor',
+      webhookVersion: 'v1',
+    });
+    assert.deepEqual(byKind('Admiral').webhooks, {
+      defaulting: true,
+      validation: true,
+      validationPath: '/custom-validate-admiral',
+      webhookVersion: 'v1',
+    });
+    assert.deepEqual(byKind('Pod'), {
+      core: true,
+      group: 'core',
+      kind: 'Pod',
+      path: 'k8s.io/api/core/v1',
+      version: 'v1',
+      webhooks: { defaulting: true, webhookVersion: 'v1' },
+    });
+    assert.deepEqual(byKind('Deployment'), {
+      core: true,
+      group: 'apps',
+      kind: 'Deployment',
+      path: 'k8s.io/api/apps/v1',
+      version: 'v1',
+      webhooks: { defaulting: true, validation: true, webhookVersion: 'v1' },
+    });
+    assert.match(
+      text(host, 'PROJECT'),
+      / {2}webhooks:\n {4}defaulting: true\n {4}defaultingPath: \/custom-mutate-sailor\n {4}validation: true\n {4}validationPath: \/custom-validate-sailor\n {4}webhookVersion: v1\n/,
+    );
   });
 
   it('project-v4: config/ is switched on as project-v4 has it, and stays valid YAML', async () => {
     const { host } = await scaffold(CASES[0]);
-    const def = parse(text(host, 'config/default/kustomization.yaml')) as { resources: string[]; patches: { path: string }[]; replacements: { source: { kind: string; fieldPath: string }; targets: { select: { kind: string; name?: string } }[] }[] };
-    assert.deepEqual(def.resources, ['../crd', '../rbac', '../manager', '../webhook', '../certmanager', 'metrics_service.yaml']);
+    const def = parse(text(host, 'config/default/kustomization.yaml')) as {
+      resources: string[];
+      patches: { path: string }[];
+      replacements: {
+        source: { kind: string; fieldPath: string };
+        targets: { select: { kind: string; name?: string } }[];
+      }[];
+    };
+    assert.deepEqual(def.resources, [
+      '../crd',
+      '../rbac',
+      '../manager',
+      '../webhook',
+      '../certmanager',
+      'metrics_service.yaml',
+    ]);
     assert.deepEqual(
       def.patches.map((p) => p.path),
       ['manager_metrics_patch.yaml', 'manager_webhook_patch.yaml'],
     );
-    const targets = def.replacements.map((r) => `${r.source.kind}${r.source.fieldPath} -> ${r.targets.map((t) => `${t.select.kind}${t.select.name ? `/${t.select.name}` : ''}`).join(',')}`);
+    const targets = def.replacements.map(
+      (r) =>
+        `${r.source.kind}${r.source.fieldPath} -> ${r.targets.map((t) => `${t.select.kind}${t.select.name ? `/${t.select.name}` : ''}`).join(',')}`,
+    );
     assert.deepEqual(targets, [
       'Service.metadata.name -> Certificate/serving-cert',
       'Service.metadata.namespace -> Certificate/serving-cert',
@@ -173,22 +260,60 @@ describe('kubeforge create webhook (golden files)', () => {
       'Certificate.metadata.namespace -> CustomResourceDefinition/firstmates.crew.testproject.org',
       'Certificate.metadata.name -> CustomResourceDefinition/firstmates.crew.testproject.org',
     ]);
-    assert.deepEqual((parse(text(host, 'config/webhook/kustomization.yaml')) as { resources: string[] }).resources, ['manifests.yaml', 'service.yaml']);
-    assert.deepEqual((parse(text(host, 'config/network-policy/kustomization.yaml')) as { resources: string[] }).resources, ['allow-metrics-traffic.yaml', 'allow-webhook-traffic.yaml']);
-    assert.deepEqual((parse(text(host, 'config/crd/kustomization.yaml')) as { configurations: string[] }).configurations, ['kustomizeconfig.yaml']);
-    assert.match(text(host, 'config/network-policy/allow-webhook-traffic.yaml'), /matchLabels:\n {10}webhook: enabled\n/);
-    const patch = parseAllDocuments(text(host, 'config/default/manager_webhook_patch.yaml'))[0].toJS() as { value: unknown }[];
-    assert.ok(patch.some((op) => op.value === '--webhook-port=9443'), 'the manager is given --webhook-port');
+    assert.deepEqual((parse(text(host, 'config/webhook/kustomization.yaml')) as { resources: string[] }).resources, [
+      'manifests.yaml',
+      'service.yaml',
+    ]);
+    assert.deepEqual(
+      (parse(text(host, 'config/network-policy/kustomization.yaml')) as { resources: string[] }).resources,
+      ['allow-metrics-traffic.yaml', 'allow-webhook-traffic.yaml'],
+    );
+    assert.deepEqual(
+      (parse(text(host, 'config/crd/kustomization.yaml')) as { configurations: string[] }).configurations,
+      ['kustomizeconfig.yaml'],
+    );
+    assert.match(
+      text(host, 'config/network-policy/allow-webhook-traffic.yaml'),
+      /matchLabels:\n {10}webhook: enabled\n/,
+    );
+    const patch = parseAllDocuments(text(host, 'config/default/manager_webhook_patch.yaml'))[0].toJS() as {
+      value: unknown;
+    }[];
+    assert.ok(
+      patch.some((op) => op.value === '--webhook-port=9443'),
+      'the manager is given --webhook-port',
+    );
   });
 
   it('project-v4: src/main.ts registers each Kind once, unless ENABLE_WEBHOOKS=false', async () => {
     const { host } = await scaffold(CASES[0]);
     const main = text(host, 'src/main.ts');
     for (const kind of ['Captain', 'FirstMate', 'Sailor', 'Admiral', 'Pod', 'Deployment']) {
-      assert.equal(main.match(new RegExp(`^import \\{ setup${kind}WebhookWithManager \\} from './webhook/v1/${kind.toLowerCase()}_webhook\\.js';$`, 'gm'))?.length, 1, kind);
-      assert.equal(main.match(new RegExp(`^ {2}if \\(process\\.env\\.ENABLE_WEBHOOKS !== 'false'\\) setup${kind}WebhookWithManager\\(mgr\\);$`, 'gm'))?.length, 1, kind);
+      assert.equal(
+        main.match(
+          new RegExp(
+            `^import \\{ setup${kind}WebhookWithManager \\} from './webhook/v1/${kind.toLowerCase()}_webhook\\.js';$`,
+            'gm',
+          ),
+        )?.length,
+        1,
+        kind,
+      );
+      assert.equal(
+        main.match(
+          new RegExp(
+            `^ {2}if \\(process\\.env\\.ENABLE_WEBHOOKS !== 'false'\\) setup${kind}WebhookWithManager\\(mgr\\);$`,
+            'gm',
+          ),
+        )?.length,
+        1,
+        kind,
+      );
     }
-    assert.match(main, /webhookServer: newWebhookServer\(\{\n\s+port: webhookPort,\n\s+certDir: flags\['webhook-cert-path'\] \|\| undefined,/);
+    assert.match(
+      main,
+      /webhookServer: newWebhookServer\(\{\n\s+port: webhookPort,\n\s+certDir: flags\['webhook-cert-path'\] \|\| undefined,/,
+    );
     assert.match(main, /mgr\.addReadyzCheck\('webhook', mgr\.getWebhookServer\(\)\.startedChecker\(\)\);/);
   });
 
@@ -207,13 +332,28 @@ describe('kubeforge create webhook (golden files)', () => {
     assert.match(pod, /export class PodCustomDefaulter implements CustomDefaulter<V1Pod> \{/);
     const firstmate = text(host, 'src/webhook/v1/firstmate_webhook.ts');
     assert.match(firstmate, /\.for\(FirstMate\)\n\s+\.withConversion\(FirstMateV2, firstMateConversionV2\)\n/);
-    assert.match(firstmate, /^import \{ firstMateConversion as firstMateConversionV2 \} from '\.\.\/\.\.\/api\/v2\/firstmate_conversion\.js';$/m);
+    assert.match(
+      firstmate,
+      /^import \{ firstMateConversion as firstMateConversionV2 \} from '\.\.\/\.\.\/api\/v2\/firstmate_conversion\.js';$/m,
+    );
     const hub = text(host, 'src/api/v1/firstmate_types.ts');
-    assert.match(hub, /^@Root\(\)\n@SubresourceStatus\(\)\n@StorageVersion\(\)\n@ConversionWebhook\(\)\nexport class FirstMate \{$/m);
-    assert.match(hub, /^import \{ ConversionWebhook, ListMapKey, ListType, Root, StorageVersion, SubresourceStatus \} from 'kubeforge\/markers';$/m);
+    assert.match(
+      hub,
+      /^@Root\(\)\n@SubresourceStatus\(\)\n@StorageVersion\(\)\n@ConversionWebhook\(\)\nexport class FirstMate \{$/m,
+    );
+    assert.match(
+      hub,
+      /^import \{ ConversionWebhook, ListMapKey, ListType, Root, StorageVersion, SubresourceStatus \} from 'kubeforge\/markers';$/m,
+    );
     assert.doesNotMatch(text(host, 'src/api/v2/firstmate_types.ts'), /StorageVersion|ConversionWebhook/);
-    assert.match(text(host, 'src/api/v2/firstmate_conversion.ts'), /export const firstMateConversion: Conversion<FirstMate, FirstMateV1> = \{/);
-    assert.equal(defaultWebhookPath('validate', 'crew.testproject.org', 'v1', 'Captain'), '/validate-crew-testproject-org-v1-captain');
+    assert.match(
+      text(host, 'src/api/v2/firstmate_conversion.ts'),
+      /export const firstMateConversion: Conversion<FirstMate, FirstMateV1> = \{/,
+    );
+    assert.equal(
+      defaultWebhookPath('validate', 'crew.testproject.org', 'v1', 'Captain'),
+      '/validate-crew-testproject-org-v1-captain',
+    );
   });
 });
 
@@ -237,16 +377,31 @@ describe('kubeforge create webhook (idempotence and incremental additions)', () 
     await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', programmaticValidation: true });
     await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true });
     const file = text(host, 'src/webhook/v1/captain_webhook.ts');
-    assert.match(file, /^import \{ type AdmissionContext, type CustomDefaulter, type CustomValidator, type Manager, type Warnings, webhookManagedBy \} from 'kubeforge\/runtime';$/m);
+    assert.match(
+      file,
+      /^import \{ type AdmissionContext, type CustomDefaulter, type CustomValidator, type Manager, type Warnings, webhookManagedBy \} from 'kubeforge\/runtime';$/m,
+    );
     assert.equal(file.match(/\.withValidator\(/g)?.length, 1);
     assert.equal(file.match(/\.withDefaulter\(/g)?.length, 1);
-    assert.ok(file.indexOf('class CaptainCustomValidator') < file.indexOf('class CaptainCustomDefaulter'), 'added in the order asked');
+    assert.ok(
+      file.indexOf('class CaptainCustomValidator') < file.indexOf('class CaptainCustomDefaulter'),
+      'added in the order asked',
+    );
     // The classes are tested directly in the unit tier; the API server's test needs only the setup.
     const unit = text(host, 'test/webhook/v1/captain_webhook.unit.test.ts');
-    assert.match(unit, /^import \{ CaptainCustomDefaulter, CaptainCustomValidator \} from '\.\.\/\.\.\/\.\.\/src\/webhook\/v1\/captain_webhook\.js';$/m);
-    assert.ok(unit.indexOf("it('CaptainCustomValidator ") < unit.indexOf("it('CaptainCustomDefaulter "), 'added in the order asked');
+    assert.match(
+      unit,
+      /^import \{ CaptainCustomDefaulter, CaptainCustomValidator \} from '\.\.\/\.\.\/\.\.\/src\/webhook\/v1\/captain_webhook\.js';$/m,
+    );
+    assert.ok(
+      unit.indexOf("it('CaptainCustomValidator ") < unit.indexOf("it('CaptainCustomDefaulter "),
+      'added in the order asked',
+    );
     const test = text(host, 'test/webhook/v1/captain_webhook.test.ts');
-    assert.match(test, /^import \{ setupCaptainWebhookWithManager \} from '\.\.\/\.\.\/\.\.\/src\/webhook\/v1\/captain_webhook\.js';$/m);
+    assert.match(
+      test,
+      /^import \{ setupCaptainWebhookWithManager \} from '\.\.\/\.\.\/\.\.\/src\/webhook\/v1\/captain_webhook\.js';$/m,
+    );
     assert.doesNotMatch(test, /CustomDefaulter|CustomValidator|webhook-tests/);
     assert.equal(parseProject(text(host, 'PROJECT')).resources[0].webhooks?.defaulting, true);
   });
@@ -259,14 +414,23 @@ describe('kubeforge create webhook (idempotence and incremental additions)', () 
     const serverPath = 'test/webhook/v1/captain_webhook.test.ts';
     const unitPath = 'test/webhook/v1/captain_webhook.unit.test.ts';
     const direct = /\n {2}it\('CaptainCustomDefaulter [\s\S]*?\n {2}\}\);\n/.exec(text(host, unitPath))![0];
-    const old = text(host, serverPath).replace('  // +kubebuilder:scaffold:webhook-server-tests', `  // +kubebuilder:scaffold:webhook-tests\n${direct}\n  // +kubebuilder:scaffold:webhook-server-tests`);
+    const old = text(host, serverPath).replace(
+      '  // +kubebuilder:scaffold:webhook-server-tests',
+      `  // +kubebuilder:scaffold:webhook-tests\n${direct}\n  // +kubebuilder:scaffold:webhook-server-tests`,
+    );
     host.files.set(serverPath, Buffer.from(old));
     host.files.delete(unitPath);
 
-    const again = await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true, force: true });
+    const again = await createWebhook(host, {
+      group: 'crew',
+      version: 'v1',
+      kind: 'Captain',
+      defaulting: true,
+      force: true,
+    });
     assert.deepEqual(again.result.changes, [], again.out);
     await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', programmaticValidation: true });
-    assert.equal(text(host, serverPath), old, "the older file is left as it was");
+    assert.equal(text(host, serverPath), old, 'the older file is left as it was');
     const unit = text(host, unitPath);
     assert.match(unit, /it\('CaptainCustomValidator allows a valid Captain'/);
     assert.doesNotMatch(unit, /CaptainCustomDefaulter/);
@@ -283,7 +447,14 @@ describe('kubeforge create webhook (idempotence and incremental additions)', () 
     const after = text(host, path);
     assert.match(after, /obj\.spec\.foo \?\?= 'mine';/);
     assert.match(after, /class CaptainCustomValidator/);
-    const again = await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true, programmaticValidation: true, force: true });
+    const again = await createWebhook(host, {
+      group: 'crew',
+      version: 'v1',
+      kind: 'Captain',
+      defaulting: true,
+      programmaticValidation: true,
+      force: true,
+    });
     assert.deepEqual(again.result.changes, []);
     assert.equal(text(host, path), after);
   });
@@ -292,7 +463,13 @@ describe('kubeforge create webhook (idempotence and incremental additions)', () 
     const host = await initialised();
     await createApi(host, { group: 'crew', version: 'v1', kind: 'Captain' });
     const before = new Map(host.files);
-    const dry = await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true, dryRun: true });
+    const dry = await createWebhook(host, {
+      group: 'crew',
+      version: 'v1',
+      kind: 'Captain',
+      defaulting: true,
+      dryRun: true,
+    });
     assert.deepEqual(host.files, before);
     assert.match(dry.out, /^CREATE src\/webhook\/v1\/captain_webhook\.ts \(\+\d+ lines\)$/m);
     const real = await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true });
@@ -301,15 +478,29 @@ describe('kubeforge create webhook (idempotence and incremental additions)', () 
 
   it('a second spoke later adds its conversion file, builder line and imports', async () => {
     const host = await initialised();
-    for (const v of ['v1', 'v2', 'v3']) await createApi(host, { group: 'crew', version: v, kind: 'FirstMate', controller: v === 'v1' });
+    for (const v of ['v1', 'v2', 'v3'])
+      await createApi(host, { group: 'crew', version: v, kind: 'FirstMate', controller: v === 'v1' });
     await createWebhook(host, { group: 'crew', version: 'v1', kind: 'FirstMate', conversion: true, spoke: ['v2'] });
-    const { result } = await createWebhook(host, { group: 'crew', version: 'v1', kind: 'FirstMate', conversion: true, spoke: ['v3'], force: true });
+    const { result } = await createWebhook(host, {
+      group: 'crew',
+      version: 'v1',
+      kind: 'FirstMate',
+      conversion: true,
+      spoke: ['v3'],
+      force: true,
+    });
     assert.ok(written(result.changes)['src/api/v3/firstmate_conversion.ts']);
     const file = text(host, 'src/webhook/v1/firstmate_webhook.ts');
-    assert.match(file, /\.withConversion\(FirstMateV2, firstMateConversionV2\)\n\s+\.withConversion\(FirstMateV3, firstMateConversionV3\)/);
+    assert.match(
+      file,
+      /\.withConversion\(FirstMateV2, firstMateConversionV2\)\n\s+\.withConversion\(FirstMateV3, firstMateConversionV3\)/,
+    );
     assert.deepEqual(parseProject(text(host, 'PROJECT')).resources[0].webhooks?.spoke, ['v2', 'v3']);
     // The CRD is listed once in the CA injection.
-    assert.equal(text(host, 'config/default/kustomization.yaml').match(/name: firstmates\.crew\.testproject\.org/g)?.length, 2);
+    assert.equal(
+      text(host, 'config/default/kustomization.yaml').match(/name: firstmates\.crew\.testproject\.org/g)?.length,
+      2,
+    );
   });
 
   it('webhooks for two versions of a Kind are told apart in src/main.ts', async () => {
@@ -319,9 +510,18 @@ describe('kubeforge create webhook (idempotence and incremental additions)', () 
     await createWebhook(host, { group: 'crew', version: 'v1', kind: 'FirstMate', defaulting: true });
     await createWebhook(host, { group: 'crew', version: 'v2', kind: 'FirstMate', defaulting: true });
     const main = text(host, 'src/main.ts');
-    assert.match(main, /^import \{ setupFirstMateWebhookWithManager \} from '\.\/webhook\/v1\/firstmate_webhook\.js';$/m);
-    assert.match(main, /^import \{ setupFirstMateWebhookWithManager as setupFirstMateV2WebhookWithManager \} from '\.\/webhook\/v2\/firstmate_webhook\.js';$/m);
-    assert.match(main, /setupFirstMateWebhookWithManager\(mgr\);\n\s+if \(process\.env\.ENABLE_WEBHOOKS !== 'false'\) setupFirstMateV2WebhookWithManager\(mgr\);/);
+    assert.match(
+      main,
+      /^import \{ setupFirstMateWebhookWithManager \} from '\.\/webhook\/v1\/firstmate_webhook\.js';$/m,
+    );
+    assert.match(
+      main,
+      /^import \{ setupFirstMateWebhookWithManager as setupFirstMateV2WebhookWithManager \} from '\.\/webhook\/v2\/firstmate_webhook\.js';$/m,
+    );
+    assert.match(
+      main,
+      /setupFirstMateWebhookWithManager\(mgr\);\n\s+if \(process\.env\.ENABLE_WEBHOOKS !== 'false'\) setupFirstMateV2WebhookWithManager\(mgr\);/,
+    );
   });
 });
 
@@ -329,13 +529,28 @@ describe('kubeforge create api: a second version of a Kind gets a storage versio
   it('the first version gets @StorageVersion() in the same plan; a third version adds nothing more', async () => {
     const host = await initialised();
     await createApi(host, { group: 'crew', version: 'v1', kind: 'FirstMate' });
-    const { result, err } = await createApi(host, { group: 'crew', version: 'v2', kind: 'FirstMate', controller: false });
+    const { result, err } = await createApi(host, {
+      group: 'crew',
+      version: 'v2',
+      kind: 'FirstMate',
+      controller: false,
+    });
     assert.ok(result.changes.some((c) => c.kind === 'update' && c.path === 'src/api/v1/firstmate_types.ts'));
     assert.match(err, /added @StorageVersion\(\) to FirstMate v1/);
-    assert.match(text(host, 'src/api/v1/firstmate_types.ts'), /^@SubresourceStatus\(\)\n@StorageVersion\(\)\nexport class FirstMate \{$/m);
-    assert.match(text(host, 'src/api/v1/firstmate_types.ts'), /import \{ ListMapKey, ListType, Root, StorageVersion, SubresourceStatus \} from 'kubeforge\/markers';/);
+    assert.match(
+      text(host, 'src/api/v1/firstmate_types.ts'),
+      /^@SubresourceStatus\(\)\n@StorageVersion\(\)\nexport class FirstMate \{$/m,
+    );
+    assert.match(
+      text(host, 'src/api/v1/firstmate_types.ts'),
+      /import \{ ListMapKey, ListType, Root, StorageVersion, SubresourceStatus \} from 'kubeforge\/markers';/,
+    );
     const third = await createApi(host, { group: 'crew', version: 'v3', kind: 'FirstMate', controller: false });
-    assert.ok(!third.result.changes.some((c) => c.path.endsWith('v1/firstmate_types.ts') || c.path.endsWith('v2/firstmate_types.ts')));
+    assert.ok(
+      !third.result.changes.some(
+        (c) => c.path.endsWith('v1/firstmate_types.ts') || c.path.endsWith('v2/firstmate_types.ts'),
+      ),
+    );
     assert.doesNotMatch(text(host, 'src/api/v3/firstmate_types.ts'), /StorageVersion/);
   });
 
@@ -343,7 +558,14 @@ describe('kubeforge create api: a second version of a Kind gets a storage versio
     const host = await initialised();
     await createApi(host, { group: 'crew', version: 'v1', kind: 'FirstMate' });
     const path = 'src/api/v1/firstmate_types.ts';
-    host.files.set(path, Buffer.from(text(host, path).replace('@Root()\n', '@Root()\n@StorageVersion()\n').replace('Root, SubresourceStatus', 'Root, StorageVersion, SubresourceStatus')));
+    host.files.set(
+      path,
+      Buffer.from(
+        text(host, path)
+          .replace('@Root()\n', '@Root()\n@StorageVersion()\n')
+          .replace('Root, SubresourceStatus', 'Root, StorageVersion, SubresourceStatus'),
+      ),
+    );
     const before = text(host, path);
     const { result } = await createApi(host, { group: 'crew', version: 'v2', kind: 'FirstMate', controller: false });
     assert.ok(!result.changes.some((c) => c.path === path));
@@ -353,21 +575,109 @@ describe('kubeforge create api: a second version of a Kind gets a storage versio
 
 describe('kubeforge create webhook (bad input: clear message, nothing written)', () => {
   const bad: { name: string; options: CreateWebhookOptions; codes: string[]; message: RegExp; hint?: RegExp }[] = [
-    { name: 'no webhook type', options: { group: 'crew', version: 'v1', kind: 'Captain' }, codes: ['KF1060'], message: /no webhook type chosen/, hint: /--defaulting --programmatic-validation/ },
-    { name: 'missing flags', options: { defaulting: true }, codes: ['KF1041', 'KF1041', 'KF1041'], message: /missing --group/ },
-    { name: 'unknown Kind', options: { group: 'crew', version: 'v1', kind: 'Pirate', defaulting: true }, codes: ['KF1061'], message: /there is no API Pirate \(crew\/v1\) in PROJECT/, hint: /kubeforge create api --group crew --version v1 --kind Pirate/ },
-    { name: 'unknown version of a Kind', options: { group: 'crew', version: 'v9', kind: 'Captain', defaulting: true }, codes: ['KF1061'], message: /no API Captain \(crew\/v9\)/, hint: /versions v1/ },
-    { name: 'path without a slash', options: { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true, defaultingPath: 'mutate' }, codes: ['KF1065'], message: /must start with "\/"/ },
-    { name: 'path with spaces', options: { group: 'crew', version: 'v1', kind: 'Captain', programmaticValidation: true, validationPath: '/a b' }, codes: ['KF1065'], message: /only letters, digits/ },
-    { name: 'path without its type', options: { group: 'crew', version: 'v1', kind: 'Captain', programmaticValidation: true, defaultingPath: '/m' }, codes: ['KF1065'], message: /--defaulting is not given/ },
-    { name: 'one path for both', options: { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true, programmaticValidation: true, defaultingPath: '/x', validationPath: '/x' }, codes: ['KF1065'], message: /share the path \/x/ },
-    { name: 'conversion of a Kind with one version', options: { group: 'crew', version: 'v1', kind: 'Captain', conversion: true, spoke: ['v2'] }, codes: ['KF1063'], message: /Captain has one version \(v1\)/, hint: /create api --group crew --version v2 --kind Captain/ },
-    { name: 'conversion without --spoke', options: { group: 'crew', version: 'v1', kind: 'FirstMate', conversion: true }, codes: ['KF1063'], message: /needs --spoke/, hint: /--spoke v2/ },
-    { name: 'spoke not in PROJECT', options: { group: 'crew', version: 'v1', kind: 'FirstMate', conversion: true, spoke: ['v3'] }, codes: ['KF1063'], message: /has no version v3 of FirstMate \(it has v1, v2\)/ },
-    { name: 'spoke is the hub', options: { group: 'crew', version: 'v1', kind: 'FirstMate', conversion: true, spoke: ['v1'] }, codes: ['KF1063'], message: /--spoke v1 is the hub itself/ },
-    { name: '--spoke without --conversion', options: { group: 'crew', version: 'v1', kind: 'FirstMate', defaulting: true, spoke: ['v2'] }, codes: ['KF1063'], message: /--spoke only goes with --conversion/ },
-    { name: 'conversion of a built-in Kind', options: { group: 'apps', version: 'v1', kind: 'Deployment', conversion: true, spoke: ['v1beta1'] }, codes: ['KF1063'], message: /the API server itself converts/ },
-    { name: 'a --plural that is not the recorded one', options: { group: 'crew', version: 'v1', kind: 'Captain', plural: 'captainz', defaulting: true }, codes: ['KF1067'], message: /--plural captainz differs from the resource name of Captain, "captains"/ },
+    {
+      name: 'no webhook type',
+      options: { group: 'crew', version: 'v1', kind: 'Captain' },
+      codes: ['KF1060'],
+      message: /no webhook type chosen/,
+      hint: /--defaulting --programmatic-validation/,
+    },
+    {
+      name: 'missing flags',
+      options: { defaulting: true },
+      codes: ['KF1041', 'KF1041', 'KF1041'],
+      message: /missing --group/,
+    },
+    {
+      name: 'unknown Kind',
+      options: { group: 'crew', version: 'v1', kind: 'Pirate', defaulting: true },
+      codes: ['KF1061'],
+      message: /there is no API Pirate \(crew\/v1\) in PROJECT/,
+      hint: /kubeforge create api --group crew --version v1 --kind Pirate/,
+    },
+    {
+      name: 'unknown version of a Kind',
+      options: { group: 'crew', version: 'v9', kind: 'Captain', defaulting: true },
+      codes: ['KF1061'],
+      message: /no API Captain \(crew\/v9\)/,
+      hint: /versions v1/,
+    },
+    {
+      name: 'path without a slash',
+      options: { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true, defaultingPath: 'mutate' },
+      codes: ['KF1065'],
+      message: /must start with "\/"/,
+    },
+    {
+      name: 'path with spaces',
+      options: { group: 'crew', version: 'v1', kind: 'Captain', programmaticValidation: true, validationPath: '/a b' },
+      codes: ['KF1065'],
+      message: /only letters, digits/,
+    },
+    {
+      name: 'path without its type',
+      options: { group: 'crew', version: 'v1', kind: 'Captain', programmaticValidation: true, defaultingPath: '/m' },
+      codes: ['KF1065'],
+      message: /--defaulting is not given/,
+    },
+    {
+      name: 'one path for both',
+      options: {
+        group: 'crew',
+        version: 'v1',
+        kind: 'Captain',
+        defaulting: true,
+        programmaticValidation: true,
+        defaultingPath: '/x',
+        validationPath: '/x',
+      },
+      codes: ['KF1065'],
+      message: /share the path \/x/,
+    },
+    {
+      name: 'conversion of a Kind with one version',
+      options: { group: 'crew', version: 'v1', kind: 'Captain', conversion: true, spoke: ['v2'] },
+      codes: ['KF1063'],
+      message: /Captain has one version \(v1\)/,
+      hint: /create api --group crew --version v2 --kind Captain/,
+    },
+    {
+      name: 'conversion without --spoke',
+      options: { group: 'crew', version: 'v1', kind: 'FirstMate', conversion: true },
+      codes: ['KF1063'],
+      message: /needs --spoke/,
+      hint: /--spoke v2/,
+    },
+    {
+      name: 'spoke not in PROJECT',
+      options: { group: 'crew', version: 'v1', kind: 'FirstMate', conversion: true, spoke: ['v3'] },
+      codes: ['KF1063'],
+      message: /has no version v3 of FirstMate \(it has v1, v2\)/,
+    },
+    {
+      name: 'spoke is the hub',
+      options: { group: 'crew', version: 'v1', kind: 'FirstMate', conversion: true, spoke: ['v1'] },
+      codes: ['KF1063'],
+      message: /--spoke v1 is the hub itself/,
+    },
+    {
+      name: '--spoke without --conversion',
+      options: { group: 'crew', version: 'v1', kind: 'FirstMate', defaulting: true, spoke: ['v2'] },
+      codes: ['KF1063'],
+      message: /--spoke only goes with --conversion/,
+    },
+    {
+      name: 'conversion of a built-in Kind',
+      options: { group: 'apps', version: 'v1', kind: 'Deployment', conversion: true, spoke: ['v1beta1'] },
+      codes: ['KF1063'],
+      message: /the API server itself converts/,
+    },
+    {
+      name: 'a --plural that is not the recorded one',
+      options: { group: 'crew', version: 'v1', kind: 'Captain', plural: 'captainz', defaulting: true },
+      codes: ['KF1067'],
+      message: /--plural captainz differs from the resource name of Captain, "captains"/,
+    },
   ];
   for (const b of bad) {
     it(`${b.name}: ${b.codes.join(', ')}`, async () => {
@@ -388,7 +698,16 @@ describe('kubeforge create webhook (bad input: clear message, nothing written)',
     await createApi(host, { group: 'crew', version: 'v1', kind: 'Captain' });
     await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true });
     const before = new Map(host.files);
-    const e = await expectDiagnostics(createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true, programmaticValidation: true }), ['KF1062']);
+    const e = await expectDiagnostics(
+      createWebhook(host, {
+        group: 'crew',
+        version: 'v1',
+        kind: 'Captain',
+        defaulting: true,
+        programmaticValidation: true,
+      }),
+      ['KF1062'],
+    );
     assert.match(e.diagnostics[0].message, /Captain \(crew\/v1\) already has a defaulting webhook/);
     assert.equal(e.diagnostics[0].file, 'PROJECT');
     assert.equal(text(host, 'PROJECT').split('\n')[(e.diagnostics[0].line ?? 0) - 1], '- api:');
@@ -401,10 +720,19 @@ describe('kubeforge create webhook (bad input: clear message, nothing written)',
     await createApi(host, { group: 'crew', version: 'v1', kind: 'FirstMate' });
     await createApi(host, { group: 'crew', version: 'v2', kind: 'FirstMate', controller: false });
     const before = new Map(host.files);
-    const e = await expectDiagnostics(createWebhook(host, { group: 'crew', version: 'v2', kind: 'FirstMate', conversion: true, spoke: ['v1'] }), ['KF1064']);
-    assert.match(e.diagnostics[0].message, /FirstMate v1 is the storage version \(@StorageVersion\(\) in src\/api\/v1\/firstmate_types\.ts\), so it must be the hub, not v2/);
+    const e = await expectDiagnostics(
+      createWebhook(host, { group: 'crew', version: 'v2', kind: 'FirstMate', conversion: true, spoke: ['v1'] }),
+      ['KF1064'],
+    );
+    assert.match(
+      e.diagnostics[0].message,
+      /FirstMate v1 is the storage version \(@StorageVersion\(\) in src\/api\/v1\/firstmate_types\.ts\), so it must be the hub, not v2/,
+    );
     assert.equal(e.diagnostics[0].file, 'src/api/v1/firstmate_types.ts');
-    assert.equal(text(host, 'src/api/v1/firstmate_types.ts').split('\n')[e.diagnostics[0].line! - 1], '@StorageVersion()');
+    assert.equal(
+      text(host, 'src/api/v1/firstmate_types.ts').split('\n')[e.diagnostics[0].line! - 1],
+      '@StorageVersion()',
+    );
     assert.match(e.diagnostics[0].hint!, /--version v1 --spoke v2/);
     assert.deepEqual(host.files, before);
   });
@@ -416,7 +744,10 @@ describe('kubeforge create webhook (bad input: clear message, nothing written)',
     const path = 'src/webhook/v1/captain_webhook.ts';
     host.files.set(path, Buffer.from(text(host, path).replace('    // +kubebuilder:scaffold:webhook-builder\n', '')));
     const before = new Map(host.files);
-    const e = await expectDiagnostics(createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', programmaticValidation: true }), ['KF1201']);
+    const e = await expectDiagnostics(
+      createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', programmaticValidation: true }),
+      ['KF1201'],
+    );
     assert.equal(e.diagnostics[0].file, path);
     assert.deepEqual(host.files, before);
   });
@@ -429,9 +760,13 @@ describe('switching on commented YAML', () => {
     assert.equal(on, 'a:\nconfigurations:\n- kustomizeconfig.yaml\n');
     assert.equal(uncommentLines(on, ['configurations:', '- kustomizeconfig.yaml']), on);
     assert.equal(uncommentLines('a: 1\n', ['- x']), undefined);
-    const block = '# [TAG] prose line\n#- source:\n#    kind: X\n#  targets:\n# +kubebuilder:scaffold:here\n\n#- other: 1\n';
+    const block =
+      '# [TAG] prose line\n#- source:\n#    kind: X\n#  targets:\n# +kubebuilder:scaffold:here\n\n#- other: 1\n';
     const b = uncommentBlock(block, '# [TAG]')!;
-    assert.equal(b, '# [TAG] prose line\n- source:\n    kind: X\n  targets:\n# +kubebuilder:scaffold:here\n\n#- other: 1\n');
+    assert.equal(
+      b,
+      '# [TAG] prose line\n- source:\n    kind: X\n  targets:\n# +kubebuilder:scaffold:here\n\n#- other: 1\n',
+    );
     assert.equal(uncommentBlock(b, '# [TAG]'), b);
     assert.equal(uncommentBlock(block, '# [NONE]'), undefined);
   });
@@ -442,13 +777,30 @@ describe('kubeforge create webhook in a project init made before it', () => {
     const host = await initialised();
     await createApi(host, { group: 'crew', version: 'v1', kind: 'Captain' });
     const patch = 'config/default/manager_webhook_patch.yaml';
-    host.files.set(patch, Buffer.from(text(host, patch).replace('- op: add\n  path: /spec/template/spec/containers/0/args/-\n  value: --webhook-port=9443\n', '')));
+    host.files.set(
+      patch,
+      Buffer.from(
+        text(host, patch).replace(
+          '- op: add\n  path: /spec/template/spec/containers/0/args/-\n  value: --webhook-port=9443\n',
+          '',
+        ),
+      ),
+    );
     const def = 'config/default/kustomization.yaml';
     host.files.set(def, Buffer.from(text(host, def).replace('# [CERTMANAGER-MUTATING]', '# [OTHER]')));
     const { err } = await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true });
-    assert.match(text(host, patch), /value: --webhook-cert-path=\/tmp\/k8s-webhook-server\/serving-certs\n- op: add\n {2}path: \/spec\/template\/spec\/containers\/0\/args\/-\n {2}value: --webhook-port=9443\n/);
+    assert.match(
+      text(host, patch),
+      /value: --webhook-cert-path=\/tmp\/k8s-webhook-server\/serving-certs\n- op: add\n {2}path: \/spec\/template\/spec\/containers\/0\/args\/-\n {2}value: --webhook-port=9443\n/,
+    );
     assert.match(err, /warning: config\/default\/kustomization\.yaml: no \[CERTMANAGER-MUTATING\] block to switch on/);
-    const again = await createWebhook(host, { group: 'crew', version: 'v1', kind: 'Captain', defaulting: true, force: true });
+    const again = await createWebhook(host, {
+      group: 'crew',
+      version: 'v1',
+      kind: 'Captain',
+      defaulting: true,
+      force: true,
+    });
     assert.deepEqual(again.result.changes, []);
   });
 });

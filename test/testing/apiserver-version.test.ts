@@ -28,14 +28,23 @@ function assets(version: string): { dir: string; argsFile: string } {
 
 describe('TestEnvironment and kube-apiserver versions', () => {
   it('reads the minor version a binary reports', () => {
-    assert.equal(apiServerMinor(assets('v1.34.1').dir + '/kube-apiserver'), 34);
-    assert.equal(apiServerMinor(assets('v1.20.2').dir + '/kube-apiserver'), 20);
-    assert.equal(apiServerMinor(assets('something else').dir + '/kube-apiserver'), undefined);
-    const real = spawnSync(join(process.env.KUBEBUILDER_ASSETS!, 'kube-apiserver'), ['--version'], { encoding: 'utf8' }).stdout;
-    assert.equal(apiServerMinor(join(process.env.KUBEBUILDER_ASSETS!, 'kube-apiserver')), Number(/v1\.(\d+)\./.exec(real)?.[1]), `the binary this suite runs on: ${real}`);
+    assert.equal(apiServerMinor(`${assets('v1.34.1').dir}/kube-apiserver`), 34);
+    assert.equal(apiServerMinor(`${assets('v1.20.2').dir}/kube-apiserver`), 20);
+    assert.equal(apiServerMinor(`${assets('something else').dir}/kube-apiserver`), undefined);
+    const real = spawnSync(join(process.env.KUBEBUILDER_ASSETS!, 'kube-apiserver'), ['--version'], {
+      encoding: 'utf8',
+    }).stdout;
+    assert.equal(
+      apiServerMinor(join(process.env.KUBEBUILDER_ASSETS!, 'kube-apiserver')),
+      Number(/v1\.(\d+)\./.exec(real)?.[1]),
+      `the binary this suite runs on: ${real}`,
+    );
   });
 
-  for (const [version, insecure] of [['v1.34.1', false], ['v1.23.4', true]] as const) {
+  for (const [version, insecure] of [
+    ['v1.34.1', false],
+    ['v1.23.4', true],
+  ] as const) {
     it(`${version}: ${insecure ? 'passes' : 'does not pass'} --insecure-port`, async () => {
       const { dir, argsFile } = assets(version);
       const env = new TestEnvironment({ binaryAssetsDirectory: dir, controlPlaneStartTimeoutMs: 20_000 });
@@ -43,7 +52,10 @@ describe('TestEnvironment and kube-apiserver versions', () => {
       await env.stop();
       assert.ok(existsSync(argsFile), 'the stand-in was started');
       const args = readFileSync(argsFile, 'utf8').split('\n');
-      assert.ok(args.some((a) => a.startsWith('--etcd-servers=')), args.join(' '));
+      assert.ok(
+        args.some((a) => a.startsWith('--etcd-servers=')),
+        args.join(' '),
+      );
       assert.equal(args.includes('--insecure-port=0'), insecure);
     });
   }

@@ -37,7 +37,10 @@ describe('readCRDFiles', () => {
 
   it('parses a file again when its text changed, and reports its errors each time', () => {
     writeFileSync(join(dir, 'a.yaml'), crd('gadgets'));
-    assert.deepEqual(readCRDFiles([dir]).map((c) => c.spec.names.plural), ['gadgets']);
+    assert.deepEqual(
+      readCRDFiles([dir]).map((c) => c.spec.names.plural),
+      ['gadgets'],
+    );
     writeFileSync(join(dir, 'a.yaml'), 'kind: CustomResourceDefinition\n  bad: [\n');
     for (let i = 0; i < 2; i++) assert.throws(() => readCRDFiles([dir]), /a\.yaml:\d+: YAML syntax error/);
   });

@@ -51,7 +51,14 @@ const gizmoCRD = {
     group: 'test.kubeforge.io',
     names: { kind: 'Gizmo', plural: 'gizmos', singular: 'gizmo', listKind: 'GizmoList' },
     scope: 'Namespaced',
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
   },
 };
 
@@ -68,12 +75,14 @@ describe('CRD files', () => {
     const file = join(fixtures, 'bad', 'broken.yaml');
     assert.throws(
       () => readCRDFiles([file]),
-      (e: unknown) => e instanceof CRDInstallError && e.file === file && (e.line ?? 0) >= 5 && /YAML syntax error/.test(e.message),
+      (e: unknown) =>
+        e instanceof CRDInstallError && e.file === file && (e.line ?? 0) >= 5 && /YAML syntax error/.test(e.message),
     );
   });
 
   it('rejects a CRD without spec.group, located', () => {
-    const text = 'kind: ConfigMap\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x\nspec:\n  names: {plural: xs}\n';
+    const text =
+      'kind: ConfigMap\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x\nspec:\n  names: {plural: xs}\n';
     assert.throws(
       () => parseCRDFile('mem.yaml', text),
       (e: unknown) => e instanceof CRDInstallError && e.line === 3 && /no spec\.group/.test(e.message),
@@ -92,7 +101,13 @@ describe('TestEnvironment setup errors', () => {
     delete process.env.KUBEBUILDER_ASSETS;
     try {
       const env = new TestEnvironment({ useExistingCluster: false });
-      await assert.rejects(env.start(), (e: unknown) => e instanceof TestEnvironmentError && /KUBEBUILDER_ASSETS is not set/.test(e.message) && /npx kubeforge setup-envtest.*`make test`/.test(e.message));
+      await assert.rejects(
+        env.start(),
+        (e: unknown) =>
+          e instanceof TestEnvironmentError &&
+          /KUBEBUILDER_ASSETS is not set/.test(e.message) &&
+          /npx kubeforge setup-envtest.*`make test`/.test(e.message),
+      );
     } finally {
       process.env.KUBEBUILDER_ASSETS = saved;
     }
@@ -100,11 +115,19 @@ describe('TestEnvironment setup errors', () => {
 
   it('names the missing binary when the assets folder lacks it', async () => {
     const env = new TestEnvironment({ binaryAssetsDirectory: fixtures, useExistingCluster: false });
-    await assert.rejects(env.start(), (e: unknown) => e instanceof TestEnvironmentError && /etcd not found in/.test(e.message) && /setup-envtest/.test(e.message));
+    await assert.rejects(
+      env.start(),
+      (e: unknown) =>
+        e instanceof TestEnvironmentError && /etcd not found in/.test(e.message) && /setup-envtest/.test(e.message),
+    );
   });
 
   it('fails start() on a missing CRD path with errorIfCRDPathMissing and leaves nothing running', async () => {
-    const env = new TestEnvironment({ crdDirectoryPaths: [join(fixtures, 'missing')], errorIfCRDPathMissing: true, useExistingCluster: false });
+    const env = new TestEnvironment({
+      crdDirectoryPaths: [join(fixtures, 'missing')],
+      errorIfCRDPathMissing: true,
+      useExistingCluster: false,
+    });
     await assert.rejects(env.start(), CRDInstallError);
     assert.deepEqual(env.pids, { etcd: undefined, apiserver: undefined });
     assert.deepEqual(runningControlPlanePids(), []);
@@ -137,11 +160,19 @@ describe('TestEnvironment on a real API server', () => {
   });
 
   it('installed the CRDs, Established, and their resources accept objects', async () => {
-    assert.deepEqual(env.crds.map((c) => c.metadata.name).sort(), ['gadgets.test.kubeforge.io', 'widgets.test.kubeforge.io']);
+    assert.deepEqual(env.crds.map((c) => c.metadata.name).sort(), [
+      'gadgets.test.kubeforge.io',
+      'widgets.test.kubeforge.io',
+    ]);
     const crd = await rest.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.test.kubeforge.io');
     assert.ok(crd.status.conditions.some((c: any) => c.type === 'Established' && c.status === 'True'));
     const created = await rest.request('POST', '/apis/test.kubeforge.io/v1/namespaces/default/widgets', {
-      body: { apiVersion: 'test.kubeforge.io/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 3, dropped: true } },
+      body: {
+        apiVersion: 'test.kubeforge.io/v1',
+        kind: 'Widget',
+        metadata: { name: 'w1' },
+        spec: { size: 3, dropped: true },
+      },
     });
     assert.equal(created.spec.size, 3);
     assert.equal(created.spec.dropped, undefined, 'unknown fields are pruned by the structural schema');
@@ -149,7 +180,11 @@ describe('TestEnvironment on a real API server', () => {
 
   it('getClient() reads and writes live with the admin credentials', async () => {
     const client = env.getClient();
-    await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'via-client', namespace: 'default' } });
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'via-client', namespace: 'default' },
+    });
     const cm = await client.get({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default', name: 'via-client' });
     assert.equal(cm.metadata!.name, 'via-client');
   });
@@ -157,7 +192,10 @@ describe('TestEnvironment on a real API server', () => {
   it('authenticates extra users without privileges (RBAC on)', async () => {
     const jane = new RestClient(env.userConfig('jane'));
     try {
-      await assert.rejects(jane.get('/api/v1/namespaces'), (e: unknown) => e instanceof StatusError && e.code === 403 && /"jane"/.test(e.message));
+      await assert.rejects(
+        jane.get('/api/v1/namespaces'),
+        (e: unknown) => e instanceof StatusError && e.code === 403 && /"jane"/.test(e.message),
+      );
     } finally {
       jane.close();
     }

@@ -30,9 +30,14 @@ describe('TestEnvironment.restartAPIServer', () => {
       const stopMs = performance.now() - t0;
       assert.ok(stopMs < STOP_TIMEOUT, `stopAPIServer took ${stopMs} ms: it waited for the open watches`);
       await env.startAPIServer();
-      t.diagnostic(`stop with 3 watches open: ${Math.round(stopMs)} ms; stop + start: ${Math.round(performance.now() - t0)} ms`);
+      t.diagnostic(
+        `stop with 3 watches open: ${Math.round(stopMs)} ms; stop + start: ${Math.round(performance.now() - t0)} ms`,
+      );
       const again = await env.getClient().list({ apiVersion: 'v1', kind: 'Namespace' });
-      assert.ok(again.items.some((n) => n.metadata?.name === 'default'), 'the restarted server serves the same data');
+      assert.ok(
+        again.items.some((n) => n.metadata?.name === 'default'),
+        'the restarted server serves the same data',
+      );
     } finally {
       ac.abort();
       await run;

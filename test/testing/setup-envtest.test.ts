@@ -14,9 +14,14 @@ const script = join(root, 'scripts/setup-envtest.sh');
 /** The stamp the script expects of a cached kube-apiserver (read from the script, so the test follows it). */
 const stamp = /^STAMP="(.*)"$/m.exec(readFileSync(script, 'utf8'))?.[1];
 
-function runScript(envtestDir: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+function runScript(
+  envtestDir: string,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [script], { env: { ...process.env, KUBEFORGE_ENVTEST_DIR: envtestDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', [script], {
+      env: { ...process.env, KUBEFORGE_ENVTEST_DIR: envtestDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -39,7 +44,10 @@ describe('setup-envtest.sh, cached path', () => {
     // --version, so any reader that stops after the first line (head -1) makes it die of SIGPIPE:
     // with the old pipeline the script exited 141 every time, not one time in six.
     const etcd = join(bin, 'etcd');
-    writeFileSync(etcd, '#!/usr/bin/env bash\necho "etcd Version: 3.4.23"\nfor i in $(seq 1 20000); do echo "Git SHA: line $i of a long version banner"; done\n');
+    writeFileSync(
+      etcd,
+      '#!/usr/bin/env bash\necho "etcd Version: 3.4.23"\nfor i in $(seq 1 20000); do echo "Git SHA: line $i of a long version banner"; done\n',
+    );
     const apiserver = join(bin, 'kube-apiserver');
     writeFileSync(apiserver, '#!/usr/bin/env bash\necho "Kubernetes v1.20.2"\n');
     chmodSync(etcd, 0o755);
@@ -63,7 +71,8 @@ describe('setup-envtest.sh, cached path', () => {
       const results = await Promise.all([0, 1, 2, 3].map(() => runScript(dir)));
       for (const r of results) {
         const last = r.stdout.trim().split('\n').at(-1);
-        if (r.code !== 0 || last !== bin) failures.push(`exit ${r.code ?? r.signal}, last line ${JSON.stringify(last)}: ${r.stderr.slice(-300)}`);
+        if (r.code !== 0 || last !== bin)
+          failures.push(`exit ${r.code ?? r.signal}, last line ${JSON.stringify(last)}: ${r.stderr.slice(-300)}`);
       }
     }
     assert.deepEqual(failures, []);

@@ -81,7 +81,10 @@ describe('a control plane shared by the test files of a run', () => {
       await env.start();
       console.log(JSON.stringify({ joined: env.joinedSharedControlPlane, server: env.serverURL, pids: env.pids }));
       await env.stop();`;
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: process.env });
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env: process.env,
+    });
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), { joined: true, server: shared.serverURL, pids: {} });
   });

@@ -6,11 +6,14 @@ import { consistently, eventually, WaitError } from '../../src/testing/index.js'
 describe('eventually', () => {
   it('retries until the function passes and resolves with its value', async () => {
     let calls = 0;
-    const value = await eventually(() => {
-      calls++;
-      assert.ok(calls >= 3, `not yet (${calls})`);
-      return { ready: true, calls };
-    }, { interval: 5 });
+    const value = await eventually(
+      () => {
+        calls++;
+        assert.ok(calls >= 3, `not yet (${calls})`);
+        return { ready: true, calls };
+      },
+      { interval: 5 },
+    );
     assert.deepEqual(value, { ready: true, calls: 3 });
   });
 
@@ -33,24 +36,33 @@ describe('eventually', () => {
       (e: unknown) => e,
     );
     assert.ok(err instanceof WaitError);
-    assert.match(err.message, /^the Deployment scales: eventually timed out after \d+ ms \(\d+ attempts\); last error: replicas is \d+, want 3$/);
+    assert.match(
+      err.message,
+      /^the Deployment scales: eventually timed out after \d+ ms \(\d+ attempts\); last error: replicas is \d+, want 3$/,
+    );
     assert.equal(err.attempts, n);
     assert.ok(n >= 2);
     assert.equal((err.cause as Error).message, `replicas is ${n}, want 3`);
   });
 
   it('reports the last value when the function kept returning false', async () => {
-    await assert.rejects(eventually(() => false, { timeout: 50, interval: 10 }), /last value: false$/);
+    await assert.rejects(
+      eventually(() => false, { timeout: 50, interval: 10 }),
+      /last value: false$/,
+    );
   });
 
   it('gives the function a signal aborted at the timeout, and does not wait for a hung attempt', async () => {
     let seen: AbortSignal | undefined;
     const started = Date.now();
     await assert.rejects(
-      eventually((signal) => {
-        seen = signal;
-        return new Promise(() => {}); // never settles
-      }, { timeout: 80 }),
+      eventually(
+        (signal) => {
+          seen = signal;
+          return new Promise(() => {}); // never settles
+        },
+        { timeout: 80 },
+      ),
       /the first attempt had not finished/,
     );
     assert.ok(Date.now() - started < 5_000);
@@ -68,19 +80,28 @@ describe('consistently', () => {
 
   it('fails at the first failing attempt, saying when and why', async () => {
     let calls = 0;
-    const err = await consistently(() => {
-      calls++;
-      if (calls === 3) throw new Error('a Job was created while suspended');
-    }, { duration: 10_000, interval: 5, message: 'nothing runs' }).then(
+    const err = await consistently(
+      () => {
+        calls++;
+        if (calls === 3) throw new Error('a Job was created while suspended');
+      },
+      { duration: 10_000, interval: 5, message: 'nothing runs' },
+    ).then(
       () => undefined,
       (e: unknown) => e,
     );
     assert.ok(err instanceof WaitError);
-    assert.match(err.message, /^nothing runs: consistently failed after \d+ ms \(attempt 3\): a Job was created while suspended$/);
+    assert.match(
+      err.message,
+      /^nothing runs: consistently failed after \d+ ms \(attempt 3\): a Job was created while suspended$/,
+    );
     assert.equal(calls, 3, 'no attempt after the failure');
   });
 
   it('a false return is a failure', async () => {
-    await assert.rejects(consistently(() => false, { duration: 50 }), /attempt 1\): returned false/);
+    await assert.rejects(
+      consistently(() => false, { duration: 50 }),
+      /attempt 1\): returned false/,
+    );
   });
 });

@@ -88,7 +88,10 @@ class RecordingServer {
     for (;;) {
       const found = this.calls.find(pred);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching webhook call; ${this.calls.length} calls: ${[...new Set(this.calls.map((c) => c.path))].join(', ')}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `no matching webhook call; ${this.calls.length} calls: ${[...new Set(this.calls.map((c) => c.path))].join(', ')}`,
+        );
       const arrived = new Promise<void>((r) => this.waiters.push(r));
       await poke().catch(() => undefined);
       await Promise.race([arrived, new Promise((r) => setTimeout(r, 100))]);
@@ -112,11 +115,16 @@ const handlers: Record<string, (body: any, url: URL) => unknown> = {
     review(body, {
       allowed: true,
       patchType: 'JSONPatch',
-      patch: Buffer.from(JSON.stringify([{ op: 'add', path: '/metadata/annotations', value: { 'kubeforge.io/mutated': 'yes' } }])).toString('base64'),
+      patch: Buffer.from(
+        JSON.stringify([{ op: 'add', path: '/metadata/annotations', value: { 'kubeforge.io/mutated': 'yes' } }]),
+      ).toString('base64'),
     }),
   '/validate--v1-configmap': (body) =>
     body.request.object?.data?.forbidden !== undefined
-      ? review(body, { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'the key "forbidden" is not allowed' } })
+      ? review(body, {
+          allowed: false,
+          status: { code: 403, reason: 'Forbidden', message: 'the key "forbidden" is not allowed' },
+        })
       : review(body, { allowed: true }),
   '/validate-by-url': (body) => review(body, { allowed: true }),
   '/convert': (body) => ({
@@ -135,7 +143,10 @@ describe('webhook configuration files', () => {
     const configs = readWebhookFiles([webhookDir]);
     assert.deepEqual(
       configs.map((c) => `${c.kind}/${c.metadata.name}`),
-      ['MutatingWebhookConfiguration/mutating-webhook-configuration', 'ValidatingWebhookConfiguration/validating-webhook-configuration'],
+      [
+        'MutatingWebhookConfiguration/mutating-webhook-configuration',
+        'ValidatingWebhookConfiguration/validating-webhook-configuration',
+      ],
     );
     assert.deepEqual(
       readWebhookFiles([join(webhookDir, 'manifests.yaml')]).map((c) => c.webhooks!.length),
@@ -149,7 +160,8 @@ describe('webhook configuration files', () => {
     assert.deepEqual(readWebhookFiles([missing]), []);
     assert.throws(
       () => readWebhookFiles([missing], true),
-      (e: unknown) => e instanceof WebhookInstallError && e.file === missing && /webhook path does not exist/.test(e.message),
+      (e: unknown) =>
+        e instanceof WebhookInstallError && e.file === missing && /webhook path does not exist/.test(e.message),
     );
   });
 
@@ -157,20 +169,36 @@ describe('webhook configuration files', () => {
     const file = join(fixtures, 'webhook-bad', 'manifests.yaml');
     assert.throws(
       () => readWebhookFiles([join(fixtures, 'webhook-bad')]),
-      (e: unknown) => e instanceof WebhookInstallError && e.file === file && (e.line ?? 0) >= 7 && e.message.startsWith(`${file}:${e.line}: YAML syntax error`),
+      (e: unknown) =>
+        e instanceof WebhookInstallError &&
+        e.file === file &&
+        (e.line ?? 0) >= 7 &&
+        e.message.startsWith(`${file}:${e.line}: YAML syntax error`),
     );
   });
 
   it('rejects a configuration without a name or with a nameless webhook, located', () => {
-    const noName = 'kind: Service\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {}\n';
+    const noName =
+      'kind: Service\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {}\n';
     assert.throws(
       () => parseWebhookFile('mem.yaml', noName),
-      (e: unknown) => e instanceof WebhookInstallError && e.line === 3 && /MutatingWebhookConfiguration without metadata\.name/.test(e.message),
+      (e: unknown) =>
+        e instanceof WebhookInstallError &&
+        e.line === 3 &&
+        /MutatingWebhookConfiguration without metadata\.name/.test(e.message),
     );
-    const namelessHook = 'apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: v}\nwebhooks:\n- clientConfig: {url: "https://x/y"}\n';
-    assert.throws(() => parseWebhookFile('mem.yaml', namelessHook), /mem\.yaml:1: ValidatingWebhookConfiguration v: webhooks\[0\] has no name/);
-    const badURL = 'apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: v}\nwebhooks:\n- name: a.kb.io\n  clientConfig: {url: "not a url"}\n';
-    assert.throws(() => parseWebhookFile('mem.yaml', badURL), /webhook a\.kb\.io: clientConfig\.url "not a url" is not a URL/);
+    const namelessHook =
+      'apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: v}\nwebhooks:\n- clientConfig: {url: "https://x/y"}\n';
+    assert.throws(
+      () => parseWebhookFile('mem.yaml', namelessHook),
+      /mem\.yaml:1: ValidatingWebhookConfiguration v: webhooks\[0\] has no name/,
+    );
+    const badURL =
+      'apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: v}\nwebhooks:\n- name: a.kb.io\n  clientConfig: {url: "not a url"}\n';
+    assert.throws(
+      () => parseWebhookFile('mem.yaml', badURL),
+      /webhook a\.kb\.io: clientConfig\.url "not a url" is not a URL/,
+    );
   });
 
   it('rewrites service and url client configs to the local address, keeping the path', () => {
@@ -197,28 +225,47 @@ describe('webhook configuration files', () => {
     assert.equal(withConversionWebhook(none, '127.0.0.1', 1, 'Q0E='), none);
     assert.deepEqual(withConversionWebhook(crd({ strategy: 'Webhook' }), '127.0.0.1', 8443, 'Q0E=').spec.conversion, {
       strategy: 'Webhook',
-      webhook: { clientConfig: { url: 'https://127.0.0.1:8443/convert', caBundle: 'Q0E=' }, conversionReviewVersions: ['v1'] },
+      webhook: {
+        clientConfig: { url: 'https://127.0.0.1:8443/convert', caBundle: 'Q0E=' },
+        conversionReviewVersions: ['v1'],
+      },
     });
   });
 });
 
 describe('TestEnvironment webhook setup errors', () => {
   it('fails start() on a missing webhook path with errorIfPathMissing before starting anything', async () => {
-    const env = new TestEnvironment({ useExistingCluster: false, webhookInstallOptions: { paths: [join(fixtures, 'nope')], errorIfPathMissing: true } });
-    await assert.rejects(env.start(), (e: unknown) => e instanceof WebhookInstallError && /webhook path does not exist/.test(e.message));
+    const env = new TestEnvironment({
+      useExistingCluster: false,
+      webhookInstallOptions: { paths: [join(fixtures, 'nope')], errorIfPathMissing: true },
+    });
+    await assert.rejects(
+      env.start(),
+      (e: unknown) => e instanceof WebhookInstallError && /webhook path does not exist/.test(e.message),
+    );
     assert.deepEqual(runningControlPlanePids(), []);
     assert.throws(() => env.webhookInstallOptions, TestEnvironmentError);
   });
 
   it('fails start() on a malformed webhook file, located, before starting anything', async () => {
-    const env = new TestEnvironment({ useExistingCluster: false, webhookInstallOptions: { paths: [join(fixtures, 'webhook-bad')] } });
-    await assert.rejects(env.start(), (e: unknown) => e instanceof WebhookInstallError && e.file === join(fixtures, 'webhook-bad', 'manifests.yaml') && !!e.line);
+    const env = new TestEnvironment({
+      useExistingCluster: false,
+      webhookInstallOptions: { paths: [join(fixtures, 'webhook-bad')] },
+    });
+    await assert.rejects(
+      env.start(),
+      (e: unknown) =>
+        e instanceof WebhookInstallError && e.file === join(fixtures, 'webhook-bad', 'manifests.yaml') && !!e.line,
+    );
     assert.deepEqual(runningControlPlanePids(), []);
   });
 
   it('rejects a localServingPort that is not a port', async () => {
     const env = new TestEnvironment({ useExistingCluster: false, webhookInstallOptions: { localServingPort: 70000 } });
-    await assert.rejects(env.start(), (e: unknown) => e instanceof TestEnvironmentError && /localServingPort 70000 is not a port/.test(e.message));
+    await assert.rejects(
+      env.start(),
+      (e: unknown) => e instanceof TestEnvironmentError && /localServingPort 70000 is not a port/.test(e.message),
+    );
     assert.deepEqual(runningControlPlanePids(), []);
   });
 });
@@ -248,7 +295,11 @@ describe('TestEnvironment with webhooks on a real API server', () => {
     // for it (sentinel configurations created after the real ones answered first).
     await rest.request('POST', '/api/v1/namespaces/default/configmaps', {
       query: { dryRun: 'All' },
-      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'first', labels: { 'kubeforge.io/webhook-test': 'service' } } },
+      body: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'first', labels: { 'kubeforge.io/webhook-test': 'service' } },
+      },
     });
     assert.ok(
       server.calls.some((c) => c.path === '/validate--v1-configmap' && c.body.request.name === 'first'),
@@ -256,7 +307,9 @@ describe('TestEnvironment with webhooks on a real API server', () => {
     );
     const sentinels = await rest.get('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations');
     assert.deepEqual(
-      sentinels.items.map((i: { metadata: { name: string } }) => i.metadata.name).filter((n: string) => n.startsWith('kubeforge-envtest-sentinel')),
+      sentinels.items
+        .map((i: { metadata: { name: string } }) => i.metadata.name)
+        .filter((n: string) => n.startsWith('kubeforge-envtest-sentinel')),
       [],
       'the sentinel configurations are gone',
     );
@@ -266,7 +319,11 @@ describe('TestEnvironment with webhooks on a real API server', () => {
     const o = env.webhookInstallOptions;
     assert.equal(o.localServingHost, '127.0.0.1');
     assert.ok(o.localServingPort > 0);
-    assert.deepEqual(env.webhookServerOptions(), { host: '127.0.0.1', port: o.localServingPort, certDir: o.localServingCertDir });
+    assert.deepEqual(env.webhookServerOptions(), {
+      host: '127.0.0.1',
+      port: o.localServingPort,
+      certDir: o.localServingCertDir,
+    });
     const ca = new X509Certificate(o.localServingCAData);
     const leaf = new X509Certificate(readFileSync(join(o.localServingCertDir, 'tls.crt')));
     assert.equal(ca.ca, true);
@@ -282,9 +339,16 @@ describe('TestEnvironment with webhooks on a real API server', () => {
   it('installs the configurations with every clientConfig rewritten to the local server', async () => {
     const { localServingPort: port, localServingCAData } = env.webhookInstallOptions;
     const caBundle = Buffer.from(localServingCAData).toString('base64');
-    const mutating = await rest.get('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/mutating-webhook-configuration');
-    assert.deepEqual(mutating.webhooks[0].clientConfig, { url: `https://127.0.0.1:${port}/mutate-webhook-kubeforge-io-v1-sprocket`, caBundle });
-    const validating = await rest.get('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration');
+    const mutating = await rest.get(
+      '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/mutating-webhook-configuration',
+    );
+    assert.deepEqual(mutating.webhooks[0].clientConfig, {
+      url: `https://127.0.0.1:${port}/mutate-webhook-kubeforge-io-v1-sprocket`,
+      caBundle,
+    });
+    const validating = await rest.get(
+      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration',
+    );
     assert.deepEqual(
       validating.webhooks.map((w: any) => w.clientConfig),
       [
@@ -306,7 +370,9 @@ describe('TestEnvironment with webhooks on a real API server', () => {
       data,
     });
     const before = server.calls.length;
-    const created = await rest.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('allowed', { a: '1' }) });
+    const created = await rest.request('POST', '/api/v1/namespaces/default/configmaps', {
+      body: cm('allowed', { a: '1' }),
+    });
     assert.equal(created.metadata.name, 'allowed');
     const call = server.calls.slice(before).find((c) => c.body.request?.name === 'allowed');
     assert.ok(call, 'the API server called the webhook');
@@ -323,39 +389,64 @@ describe('TestEnvironment with webhooks on a real API server', () => {
       (e: unknown) =>
         e instanceof StatusError &&
         e.code === 403 &&
-        /admission webhook "vconfigmap-v1\.kb\.io" denied the request: the key "forbidden" is not allowed/.test(e.message),
+        /admission webhook "vconfigmap-v1\.kb\.io" denied the request: the key "forbidden" is not allowed/.test(
+          e.message,
+        ),
     );
-    await assert.rejects(rest.get('/api/v1/namespaces/default/configmaps/denied'), (e: unknown) => e instanceof StatusError && e.code === 404);
+    await assert.rejects(
+      rest.get('/api/v1/namespaces/default/configmaps/denied'),
+      (e: unknown) => e instanceof StatusError && e.code === 404,
+    );
   });
 
   it('a webhook given by url is called on its own path', async () => {
     await rest.request('POST', '/api/v1/namespaces/default/configmaps', {
-      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'by-url', labels: { 'kubeforge.io/webhook-test': 'url' } } },
+      body: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'by-url', labels: { 'kubeforge.io/webhook-test': 'url' } },
+      },
     });
     const call = server.calls.find((c) => c.body.request?.name === 'by-url');
     assert.equal(call?.path, '/validate-by-url');
   });
 
   it('a custom resource create is mutated by the test server', async () => {
-    const body = { apiVersion: 'webhook.kubeforge.io/v1', kind: 'Sprocket', metadata: { name: 's1' }, spec: { teeth: 12 } };
+    const body = {
+      apiVersion: 'webhook.kubeforge.io/v1',
+      kind: 'Sprocket',
+      metadata: { name: 's1' },
+      spec: { teeth: 12 },
+    };
     // The mutating configuration may reach the API server's informer after the validating one.
     await server.waitFor(
       (c) => c.path === '/mutate-webhook-kubeforge-io-v1-sprocket',
-      () => rest.request('POST', '/apis/webhook.kubeforge.io/v1/namespaces/default/sprockets', { query: { dryRun: 'All' }, body }),
+      () =>
+        rest.request('POST', '/apis/webhook.kubeforge.io/v1/namespaces/default/sprockets', {
+          query: { dryRun: 'All' },
+          body,
+        }),
     );
     const created = await rest.request('POST', '/apis/webhook.kubeforge.io/v1/namespaces/default/sprockets', { body });
     assert.equal(created.metadata.annotations['kubeforge.io/mutated'], 'yes');
-    const call = server.calls.find((c) => c.path.startsWith('/mutate') && c.body.request.name === 's1' && !c.body.request.dryRun);
+    const call = server.calls.find(
+      (c) => c.path.startsWith('/mutate') && c.body.request.name === 's1' && !c.body.request.dryRun,
+    );
     assert.deepEqual(call?.body.request.kind, { group: 'webhook.kubeforge.io', version: 'v1', kind: 'Sprocket' });
   });
 
   it('installs a CRD with conversion strategy Webhook pointed at /convert, and the API server converts through it', async () => {
     const { localServingPort: port, localServingCAData } = env.webhookInstallOptions;
-    const crd = await rest.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/sprockets.webhook.kubeforge.io');
+    const crd = await rest.get(
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/sprockets.webhook.kubeforge.io',
+    );
     assert.deepEqual(crd.spec.conversion, {
       strategy: 'Webhook',
       webhook: {
-        clientConfig: { url: `https://127.0.0.1:${port}/convert`, caBundle: Buffer.from(localServingCAData).toString('base64') },
+        clientConfig: {
+          url: `https://127.0.0.1:${port}/convert`,
+          caBundle: Buffer.from(localServingCAData).toString('base64'),
+        },
         conversionReviewVersions: ['v1'],
       },
     });
@@ -368,11 +459,17 @@ describe('TestEnvironment with webhooks on a real API server', () => {
     assert.equal(v2.apiVersion, 'webhook.kubeforge.io/v2');
     assert.equal(v2.spec.teeth, 7);
     const call = server.calls.find(
-      (c) => c.path === '/convert' && c.body.request.desiredAPIVersion === 'webhook.kubeforge.io/v2' && c.body.request.objects.some((o: any) => o.metadata.name === 's2'),
+      (c) =>
+        c.path === '/convert' &&
+        c.body.request.desiredAPIVersion === 'webhook.kubeforge.io/v2' &&
+        c.body.request.objects.some((o: any) => o.metadata.name === 's2'),
     );
     assert.ok(call, 'the API server called /convert');
     assert.equal(call.body.kind, 'ConversionReview');
-    assert.equal(call.body.request.objects.find((o: any) => o.metadata.name === 's2').apiVersion, 'webhook.kubeforge.io/v1');
+    assert.equal(
+      call.body.request.objects.find((o: any) => o.metadata.name === 's2').apiVersion,
+      'webhook.kubeforge.io/v1',
+    );
   });
 
   it('the API server verifies the serving certificate against the CA', async () => {
@@ -388,7 +485,11 @@ describe('TestEnvironment with webhooks on a real API server', () => {
         await rest
           .request('POST', '/api/v1/namespaces/default/configmaps', {
             query: { dryRun: 'All' },
-            body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `untrusted-${i}`, labels: { 'kubeforge.io/webhook-test': 'service' } } },
+            body: {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              metadata: { name: `untrusted-${i}`, labels: { 'kubeforge.io/webhook-test': 'service' } },
+            },
           })
           .catch((e: unknown) => (refusal = e));
       }
@@ -398,7 +499,10 @@ describe('TestEnvironment with webhooks on a real API server', () => {
       assert.match(refusal.message, /x509|certificate/);
     } finally {
       const dir = env.webhookInstallOptions.localServingCertDir;
-      await server.useCertificate({ cert: readFileSync(join(dir, 'tls.crt')), key: readFileSync(join(dir, 'tls.key')) });
+      await server.useCertificate({
+        cert: readFileSync(join(dir, 'tls.crt')),
+        key: readFileSync(join(dir, 'tls.key')),
+      });
     }
   });
 
@@ -418,7 +522,14 @@ describe('TestEnvironment with webhooks on a real API server', () => {
                 admissionReviewVersions: ['v1'],
                 sideEffects: 'None',
                 clientConfig: { service: { name: 'webhook-service', namespace: 'system', path: '/validate-nothing' } },
-                rules: [{ apiGroups: ['nothing.kubeforge.io'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['nothings'] }],
+                rules: [
+                  {
+                    apiGroups: ['nothing.kubeforge.io'],
+                    apiVersions: ['v1'],
+                    operations: ['CREATE'],
+                    resources: ['nothings'],
+                  },
+                ],
               },
             ],
           },
@@ -433,7 +544,10 @@ describe('TestEnvironment with webhooks on a real API server', () => {
       assert.notEqual(certDir, env.webhookInstallOptions.localServingCertDir);
       const installed = await rest.get(path);
       assert.equal(installed.webhooks[0].clientConfig.url, 'https://127.0.0.1:18443/validate-nothing');
-      assert.equal(installed.webhooks[0].clientConfig.caBundle, Buffer.from(existing.webhookInstallOptions.localServingCAData).toString('base64'));
+      assert.equal(
+        installed.webhooks[0].clientConfig.caBundle,
+        Buffer.from(existing.webhookInstallOptions.localServingCAData).toString('base64'),
+      );
     } finally {
       await existing.stop();
       if (saved === undefined) delete process.env.KUBECONFIG;
@@ -441,7 +555,9 @@ describe('TestEnvironment with webhooks on a real API server', () => {
     }
     await assert.rejects(rest.get(path), (e: unknown) => e instanceof StatusError && e.code === 404);
     assert.equal(existsSync(certDir!), false, 'the certificate folder is removed');
-    await rest.get('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration');
+    await rest.get(
+      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration',
+    );
   });
 
   it('stop() removes the certificate folder with the control plane', async () => {

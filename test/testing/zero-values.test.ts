@@ -26,7 +26,12 @@ const crd = {
             properties: {
               spec: {
                 type: 'object',
-                properties: { text: { type: 'string' }, count: { type: 'integer' }, ratio: { type: 'number' }, on: { type: 'boolean' } },
+                properties: {
+                  text: { type: 'string' },
+                  count: { type: 'integer' },
+                  ratio: { type: 'number' },
+                  on: { type: 'boolean' },
+                },
               },
             },
           },

@@ -12,7 +12,10 @@ const module = resolve(fileURLToPath(import.meta.url), '../../../src/util/typesc
 const probe = `const m = require(${JSON.stringify(module)}); const sf = m.ts.createSourceFile('a.ts', 'class A { x?: number }', m.ts.ScriptTarget.ES2022); console.log(JSON.stringify([m.codeCacheStatus(), m.ts.SyntaxKind[sf.statements[0].kind]]));`;
 
 function load(cache: string, env: NodeJS.ProcessEnv = {}): [string, string] {
-  const r = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: cache, KUBEFORGE_NO_CODE_CACHE: '', ...env } });
+  const r = spawnSync(process.execPath, ['-e', probe], {
+    encoding: 'utf8',
+    env: { ...process.env, XDG_CACHE_HOME: cache, KUBEFORGE_NO_CODE_CACHE: '', ...env },
+  });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout) as [string, string];
 }
@@ -35,14 +38,17 @@ describe('typescript.js through the V8 code cache', () => {
     }
   });
 
-  it('loads only the compiler, the very module behind ts-morph\'s `ts`', () => {
+  it("loads only the compiler, the very module behind ts-morph's `ts`", () => {
     const probe = `const m = require(${JSON.stringify(module)});
-const loaded = () => Object.keys(require.cache).filter((f) => /[\\/](ts-morph|minimatch|tinyglobby)[\\/]/.test(f) || /ts-morph-common\.js$/.test(f));
+const loaded = () => Object.keys(require.cache).filter((f) => /[\\/](ts-morph|minimatch|tinyglobby)[\\/]/.test(f) || /ts-morph-common.js$/.test(f));
 const before = loaded();
 const morph = require('ts-morph').ts;
 const same = morph.createSourceFile === m.ts.createSourceFile && morph.SyntaxKind === m.ts.SyntaxKind && morph.ScriptTarget === m.ts.ScriptTarget;
 console.log(JSON.stringify({ before, same }));`;
-    const r = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8', env: { ...process.env, KUBEFORGE_NO_CODE_CACHE: '1' } });
+    const r = spawnSync(process.execPath, ['-e', probe], {
+      encoding: 'utf8',
+      env: { ...process.env, KUBEFORGE_NO_CODE_CACHE: '1' },
+    });
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), { before: [], same: true });
   });

@@ -5,10 +5,24 @@ import { addFlags, type FlagTable, flagValues } from '../flags.js';
 
 /** The flags of `alpha generate`, in the help's order. */
 export const ALPHA_GENERATE_FLAGS = {
-  outputDir: { type: 'string', value: '<dir>', required: true, description: 'folder for the new project (must not exist, or be empty)' },
+  outputDir: {
+    type: 'string',
+    value: '<dir>',
+    required: true,
+    description: 'folder for the new project (must not exist, or be empty)',
+  },
   inputDir: { type: 'string', value: '<dir>', default: '.', description: 'the project to re-scaffold' },
-  skipInstall: { type: 'switch', default: false, description: 'do not run npm install and manifests in the new project' },
-  kubeforgeSource: { type: 'string', value: '<source>', default: 'tarball', description: 'how the new project depends on kubeforge (as init --kubeforge-source)' },
+  skipInstall: {
+    type: 'switch',
+    default: false,
+    description: 'do not run npm install and manifests in the new project',
+  },
+  kubeforgeSource: {
+    type: 'string',
+    value: '<source>',
+    default: 'tarball',
+    description: 'how the new project depends on kubeforge (as init --kubeforge-source)',
+  },
 } as const satisfies FlagTable;
 
 /** The flags of `alpha update`, in the help's order. */
@@ -16,20 +30,49 @@ export const ALPHA_UPDATE_FLAGS = {
   fromVersion: {
     type: 'string',
     value: '<version|path>',
-    description: "the kubeforge that made the project: a version (default: PROJECT's cliVersion; found in .kubeforge/, else with npm) or a path to a kubeforge package folder or .tgz",
+    description:
+      "the kubeforge that made the project: a version (default: PROJECT's cliVersion; found in .kubeforge/, else with npm) or a path to a kubeforge package folder or .tgz",
   },
-  toVersion: { type: 'string', value: '<version|path>', description: 'the kubeforge to upgrade to, as --from-version (default: this kubeforge)' },
-  fromBranch: { type: 'string', value: '<branch>', description: 'the branch holding your project (default: the current branch)' },
-  outputBranch: { type: 'string', value: '<branch>', description: 'the branch the result goes on (default: kubeforge-update-from-<from>-to-<to>)' },
-  force: { type: 'switch', default: false, description: 'commit the result even when files have conflicts (markers committed, files listed)' },
-  inPlace: { type: 'switch', default: false, description: 'write the result into the current work tree instead of a new branch (nothing committed)' },
-  restorePath: { type: 'list', value: '<path...>', description: 'files or folders kept exactly as on your branch, never merged (repeatable)' },
+  toVersion: {
+    type: 'string',
+    value: '<version|path>',
+    description: 'the kubeforge to upgrade to, as --from-version (default: this kubeforge)',
+  },
+  fromBranch: {
+    type: 'string',
+    value: '<branch>',
+    description: 'the branch holding your project (default: the current branch)',
+  },
+  outputBranch: {
+    type: 'string',
+    value: '<branch>',
+    description: 'the branch the result goes on (default: kubeforge-update-from-<from>-to-<to>)',
+  },
+  force: {
+    type: 'switch',
+    default: false,
+    description: 'commit the result even when files have conflicts (markers committed, files listed)',
+  },
+  inPlace: {
+    type: 'switch',
+    default: false,
+    description: 'write the result into the current work tree instead of a new branch (nothing committed)',
+  },
+  restorePath: {
+    type: 'list',
+    value: '<path...>',
+    description: 'files or folders kept exactly as on your branch, never merged (repeatable)',
+  },
 } as const satisfies FlagTable;
 
 export function registerAlpha(program: Command, ctx: CliContext): void {
   const alpha = program.command('alpha').description('experimental commands (Kubebuilder: kubebuilder alpha)');
   addFlags(
-    alpha.command('generate').description("re-scaffold a project from its PROJECT file with this kubeforge into a new folder, copying your code over (the upgrade path)"),
+    alpha
+      .command('generate')
+      .description(
+        're-scaffold a project from its PROJECT file with this kubeforge into a new folder, copying your code over (the upgrade path)',
+      ),
     ALPHA_GENERATE_FLAGS,
   )
     .addHelpText(
@@ -48,7 +91,11 @@ Example:
       await runGenerate(flagValues(ALPHA_GENERATE_FLAGS, opts), ctx);
     });
   addFlags(
-    alpha.command('update').description("upgrade the project's scaffold to this kubeforge: a three-way merge (old scaffold, your project, new scaffold) with git, on a new branch"),
+    alpha
+      .command('update')
+      .description(
+        "upgrade the project's scaffold to this kubeforge: a three-way merge (old scaffold, your project, new scaffold) with git, on a new branch",
+      ),
     ALPHA_UPDATE_FLAGS,
   )
     .addHelpText(

@@ -1,6 +1,6 @@
 // `kubeforge completion bash|zsh|fish`: shell completion scripts built from the commander tree,
 // so that every command and flag registered (including later ones) is completed.
-import { type Command, type Option } from 'commander';
+import type { Command, Option } from 'commander';
 import { type CliContext, UsageError } from '../context.js';
 
 interface Node {
@@ -34,7 +34,13 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 export function bashCompletion(root: Command): string {
   const nodes = collect(root, '', []);
-  const valueFlags = [...new Set(nodes.flatMap((n) => n.flags.filter((f) => f.takesValue).flatMap((f) => [f.long, f.short].filter((x): x is string => Boolean(x)))))];
+  const valueFlags = [
+    ...new Set(
+      nodes.flatMap((n) =>
+        n.flags.filter((f) => f.takesValue).flatMap((f) => [f.long, f.short].filter((x): x is string => Boolean(x))),
+      ),
+    ),
+  ];
   const cases = nodes
     .map((n) => {
       const words = [...n.subcommands, ...n.flags.map((f) => f.long)].join(' ');
@@ -42,7 +48,13 @@ export function bashCompletion(root: Command): string {
     })
     .join('\n');
   const choiceCases = nodes
-    .flatMap((n) => n.flags.filter((f) => f.choices?.length).map((f) => `    ${quote(f.long)}) COMPREPLY=($(compgen -W ${quote(f.choices!.join(' '))} -- "$cur")); return ;;`))
+    .flatMap((n) =>
+      n.flags
+        .filter((f) => f.choices?.length)
+        .map(
+          (f) => `    ${quote(f.long)}) COMPREPLY=($(compgen -W ${quote(f.choices!.join(' '))} -- "$cur")); return ;;`,
+        ),
+    )
     .filter((v, i, a) => a.indexOf(v) === i)
     .join('\n');
   const completionArgs = `    'completion') words='bash zsh fish --help' ;;`;
@@ -85,7 +97,10 @@ ${bashCompletion(root)}`;
 
 export function fishCompletion(root: Command): string {
   const nodes = collect(root, '', []);
-  const lines = ['# fish completion for kubeforge. Load it with:  kubeforge completion fish | source', 'complete -c kubeforge -f'];
+  const lines = [
+    '# fish completion for kubeforge. Load it with:  kubeforge completion fish | source',
+    'complete -c kubeforge -f',
+  ];
   const condition = (path: string) => {
     if (path === '') return '__fish_use_subcommand';
     const parts = path.split(' ');
@@ -94,7 +109,9 @@ export function fishCompletion(root: Command): string {
   for (const n of nodes) {
     for (const sub of n.subcommands) {
       const child = nodes.find((c) => c.path === (n.path ? `${n.path} ${sub}` : sub));
-      lines.push(`complete -c kubeforge -n ${quote(condition(n.path))} -a ${quote(sub)} -d ${quote(child?.description ?? '')}`);
+      lines.push(
+        `complete -c kubeforge -n ${quote(condition(n.path))} -a ${quote(sub)} -d ${quote(child?.description ?? '')}`,
+      );
     }
     for (const f of n.flags) {
       let line = `complete -c kubeforge -n ${quote(n.path === '' ? 'true' : condition(n.path))} -l ${f.long.replace(/^--/, '')}`;
@@ -104,7 +121,8 @@ export function fishCompletion(root: Command): string {
       line += ` -d ${quote(f.description)}`;
       lines.push(line);
     }
-    if (n.path === 'completion') lines.push(`complete -c kubeforge -n ${quote(condition('completion'))} -a 'bash zsh fish'`);
+    if (n.path === 'completion')
+      lines.push(`complete -c kubeforge -n ${quote(condition('completion'))} -a 'bash zsh fish'`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -19,7 +19,11 @@ async function askAll(questions: string[], ctx: CliContext): Promise<boolean[]> 
       for (;;) {
         ctx.out(`${question} [y/n]\n`);
         const next = await lines.next();
-        if (next.done) throw new UsageError(`no answer to "${question}"`, 'pass --resource / --controller (true or false) to run without questions');
+        if (next.done)
+          throw new UsageError(
+            `no answer to "${question}"`,
+            'pass --resource / --controller (true or false) to run without questions',
+          );
         const answer = String(next.value).trim().toLowerCase();
         if (answer === '' || answer === 'y' || answer === 'yes') answers.push(true);
         else if (answer === 'n' || answer === 'no') answers.push(false);
@@ -51,39 +55,93 @@ const EXTERNAL_API_FLAGS = {
   externalApiPath: {
     type: 'string',
     value: '<path>',
-    description: 'for a Kind another project owns (with --resource=false): where its TypeScript type is, a file of the project (src/external/certmanager/v1.ts) or a module specifier inside --external-api-module; anything else (a Go import path) is recorded, and the code uses an untyped KubernetesObject',
+    description:
+      'for a Kind another project owns (with --resource=false): where its TypeScript type is, a file of the project (src/external/certmanager/v1.ts) or a module specifier inside --external-api-module; anything else (a Go import path) is recorded, and the code uses an untyped KubernetesObject',
   },
-  externalApiDomain: { type: 'string', value: '<domain>', description: 'domain of the external Kind\'s group (io for cert-manager.io; default: the project\'s): the RBAC markers and webhook rules name <group>.<domain>' },
-  externalApiModule: { type: 'string', value: '<module>', description: 'npm package (name[@version]) the type at --external-api-path comes from: added to package.json\'s dependencies' },
+  externalApiDomain: {
+    type: 'string',
+    value: '<domain>',
+    description:
+      "domain of the external Kind's group (io for cert-manager.io; default: the project's): the RBAC markers and webhook rules name <group>.<domain>",
+  },
+  externalApiModule: {
+    type: 'string',
+    value: '<module>',
+    description:
+      "npm package (name[@version]) the type at --external-api-path comes from: added to package.json's dependencies",
+  },
 } as const satisfies FlagTable;
 
 /** The flags of `create api`, in the help's order. */
 export const CREATE_API_FLAGS = {
   ...gvkFlags({
-    group: 'API group without the domain, e.g. batch or data.storage (a DNS-1123 subdomain; the full group is <group>.<domain>)',
+    group:
+      'API group without the domain, e.g. batch or data.storage (a DNS-1123 subdomain; the full group is <group>.<domain>)',
     version: 'API version, e.g. v1, v1beta1, v2alpha3',
-    plural: 'resource name (default: the plural of the Kind, lower-cased, as kubeforge manifests and controller-gen derive it)',
+    plural:
+      'resource name (default: the plural of the Kind, lower-cased, as kubeforge manifests and controller-gen derive it)',
   }),
-  namespaced: { type: 'bool', description: 'namespaced Kind (default true); --namespaced=false or --no-namespaced makes it cluster-scoped' },
-  resource: { type: 'bool', description: 'scaffold the API types (default true; asked on a terminal); --resource=false skips them' },
-  controller: { type: 'bool', description: 'scaffold the controller (default true; asked on a terminal); --controller=false skips it' },
-  make: { type: 'bool', description: 'run kubeforge manifests afterwards, so the CRD exists (default true); --make=false skips it' },
+  namespaced: {
+    type: 'bool',
+    description: 'namespaced Kind (default true); --namespaced=false or --no-namespaced makes it cluster-scoped',
+  },
+  resource: {
+    type: 'bool',
+    description: 'scaffold the API types (default true; asked on a terminal); --resource=false skips them',
+  },
+  controller: {
+    type: 'bool',
+    description: 'scaffold the controller (default true; asked on a terminal); --controller=false skips it',
+  },
+  make: {
+    type: 'bool',
+    description: 'run kubeforge manifests afterwards, so the CRD exists (default true); --make=false skips it',
+  },
   ssa: {
     type: 'bool',
-    description: "(alpha, as in Kubebuilder) server-side apply: the controller writes the status it owns with client.status().apply as its field manager, merged by the API server; PROJECT records api.ssa. TypeScript needs no generated apply configurations (ApplyConfiguration<T> is the Kind's type made partial)",
+    description:
+      "(alpha, as in Kubebuilder) server-side apply: the controller writes the status it owns with client.status().apply as its field manager, merged by the API server; PROJECT records api.ssa. TypeScript needs no generated apply configurations (ApplyConfiguration<T> is the Kind's type made partial)",
   },
   ...EXTERNAL_API_FLAGS,
-  plugins: { type: 'list', value: '<plugins...>', description: 'plugins of create api (comma or space separated): deploy-image/v1-alpha (deploy-image.go.kubebuilder.io/v1-alpha), a controller that runs --image in a Deployment' },
-  image: { type: 'string', value: '<image>', description: 'deploy-image: the image the controller deploys (required with the plugin), e.g. memcached:1.6.26-alpine3.19' },
-  imageContainerCommand: { type: 'string', value: '<command>', description: 'deploy-image: the container command, comma-separated, e.g. "memcached,--memory-limit=64,-o,modern,-v"' },
-  imageContainerPort: { type: 'string', value: '<port>', description: 'deploy-image: the container port (1-65535); adds spec.containerPort to the Kind' },
-  runAsUser: { type: 'string', value: '<uid>', description: 'deploy-image: the user id the container runs as (securityContext.runAsUser)' },
+  plugins: {
+    type: 'list',
+    value: '<plugins...>',
+    description:
+      'plugins of create api (comma or space separated): deploy-image/v1-alpha (deploy-image.go.kubebuilder.io/v1-alpha), a controller that runs --image in a Deployment',
+  },
+  image: {
+    type: 'string',
+    value: '<image>',
+    description:
+      'deploy-image: the image the controller deploys (required with the plugin), e.g. memcached:1.6.26-alpine3.19',
+  },
+  imageContainerCommand: {
+    type: 'string',
+    value: '<command>',
+    description:
+      'deploy-image: the container command, comma-separated, e.g. "memcached,--memory-limit=64,-o,modern,-v"',
+  },
+  imageContainerPort: {
+    type: 'string',
+    value: '<port>',
+    description: 'deploy-image: the container port (1-65535); adds spec.containerPort to the Kind',
+  },
+  runAsUser: {
+    type: 'string',
+    value: '<uid>',
+    description: 'deploy-image: the user id the container runs as (securityContext.runAsUser)',
+  },
   controllerName: {
     type: 'string',
     value: '<name>',
-    description: 'name of the controller (DNS-1123 label, e.g. captain-backup): a further controller for the Kind, in <name>_controller.ts with the class <Name>Reconciler (default: the lower-cased Kind)',
+    description:
+      'name of the controller (DNS-1123 label, e.g. captain-backup): a further controller for the Kind, in <name>_controller.ts with the class <Name>Reconciler (default: the lower-cased Kind)',
   },
-  force: { type: 'switch', default: false, description: 'scaffold even if the Kind exists in PROJECT; replace files that differ' },
+  force: {
+    type: 'switch',
+    default: false,
+    description: 'scaffold even if the Kind exists in PROJECT; replace files that differ',
+  },
   dryRun: { type: 'switch', default: false, description: 'print the plan (CREATE/UPDATE lines) and write nothing' },
 } as const satisfies FlagTable;
 
@@ -97,12 +155,29 @@ export const CREATE_WEBHOOK_FLAGS = {
   defaulting: { type: 'bool', description: 'scaffold a mutating webhook with a CustomDefaulter' },
   programmaticValidation: { type: 'bool', description: 'scaffold a validating webhook with a CustomValidator' },
   conversion: { type: 'bool', description: 'scaffold conversion between the versions of the Kind (needs --spoke)' },
-  spoke: { type: 'string', value: '<versions>', description: 'with --conversion: the versions converted to and from the hub, comma-separated (e.g. v2 or v2,v3)' },
-  defaultingPath: { type: 'string', value: '<path>', description: 'serve the defaulting webhook at this path (default /mutate-<group>-<version>-<kind>)' },
-  validationPath: { type: 'string', value: '<path>', description: 'serve the validating webhook at this path (default /validate-<group>-<version>-<kind>)' },
+  spoke: {
+    type: 'string',
+    value: '<versions>',
+    description: 'with --conversion: the versions converted to and from the hub, comma-separated (e.g. v2 or v2,v3)',
+  },
+  defaultingPath: {
+    type: 'string',
+    value: '<path>',
+    description: 'serve the defaulting webhook at this path (default /mutate-<group>-<version>-<kind>)',
+  },
+  validationPath: {
+    type: 'string',
+    value: '<path>',
+    description: 'serve the validating webhook at this path (default /validate-<group>-<version>-<kind>)',
+  },
   ...EXTERNAL_API_FLAGS,
   make: { type: 'bool', description: 'run kubeforge manifests afterwards (default true); --make=false skips it' },
-  force: { type: 'switch', default: false, description: 'scaffold a webhook type PROJECT already records; replace files that differ (code already in the webhook file is kept)' },
+  force: {
+    type: 'switch',
+    default: false,
+    description:
+      'scaffold a webhook type PROJECT already records; replace files that differ (code already in the webhook file is kept)',
+  },
   dryRun: { type: 'switch', default: false, description: 'print the plan (CREATE/UPDATE lines) and write nothing' },
 } as const satisfies FlagTable;
 
@@ -120,7 +195,12 @@ Examples:
   $ kubeforge create webhook --group core --version v1 --kind Pod --defaulting`,
     );
 
-  addFlags(create.command('api').description('scaffold a Kind: its API types, a controller, samples and roles; then generate its CRD'), CREATE_API_FLAGS)
+  addFlags(
+    create
+      .command('api')
+      .description('scaffold a Kind: its API types, a controller, samples and roles; then generate its CRD'),
+    CREATE_API_FLAGS,
+  )
     .addHelpText(
       'after',
       `
@@ -144,7 +224,10 @@ Examples:
       const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
       let { resource, controller } = flags;
       if (interactive && (resource === undefined || controller === undefined)) {
-        const asked = [resource === undefined && 'Create Resource', controller === undefined && 'Create Controller'].filter((q): q is string => q !== false);
+        const asked = [
+          resource === undefined && 'Create Resource',
+          controller === undefined && 'Create Controller',
+        ].filter((q): q is string => q !== false);
         const answers = await askAll(asked, ctx);
         if (resource === undefined) resource = answers.shift();
         if (controller === undefined) controller = answers.shift();
@@ -153,7 +236,11 @@ Examples:
     });
 
   addFlags(
-    create.command('webhook').description('scaffold webhooks for a Kind: a defaulter, a validator and/or conversion between its versions; then generate the webhook manifests'),
+    create
+      .command('webhook')
+      .description(
+        'scaffold webhooks for a Kind: a defaulter, a validator and/or conversion between its versions; then generate the webhook manifests',
+      ),
     CREATE_WEBHOOK_FLAGS,
   )
     .addHelpText(
@@ -171,7 +258,10 @@ Examples:
     .action(async (opts: Record<string, unknown>) => {
       const { runCreateWebhook } = await import('../../scaffolds/webhook.js');
       const flags = flagValues(CREATE_WEBHOOK_FLAGS, opts);
-      const spoke = flags.spoke?.split(',').map((s) => s.trim()).filter(Boolean);
+      const spoke = flags.spoke
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       await runCreateWebhook({ ...flags, spoke }, ctx);
     });
 }

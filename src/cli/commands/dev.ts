@@ -7,24 +7,47 @@ import { addFlags, type FlagTable, flagValues } from '../flags.js';
 /** The flags of `dev`, in the help's order. */
 export const DEV_FLAGS = {
   project: { type: 'string', value: '<dir>', default: '.', description: 'project folder' },
-  kubeconfig: { type: 'string', value: '<file>', description: 'use the cluster of this kubeconfig instead of starting a local control plane' },
-  context: { type: 'string', value: '<name>', description: 'the kubeconfig context to use (implies a cluster, not a local control plane)' },
+  kubeconfig: {
+    type: 'string',
+    value: '<file>',
+    description: 'use the cluster of this kubeconfig instead of starting a local control plane',
+  },
+  context: {
+    type: 'string',
+    value: '<name>',
+    description: 'the kubeconfig context to use (implies a cluster, not a local control plane)',
+  },
   webhookHost: {
     type: 'string',
     value: '<host>',
     default: '127.0.0.1',
-    description: 'host the API server calls the webhooks at; on a remote cluster, an address that reaches this machine (a tunnel or port-forward you run)',
+    description:
+      'host the API server calls the webhooks at; on a remote cluster, an address that reaches this machine (a tunnel or port-forward you run)',
   },
-  webhookPort: { type: 'string', value: '<port>', description: 'port of the local webhook server (default: a free port)' },
-  applySamples: { type: 'switch', description: 'apply config/samples (the Kinds of this project) once the manager runs, and again whenever a file there changes' },
-  keep: { type: 'switch', description: 'on a remote cluster, leave the CRDs, ClusterRole and webhook configurations dev installed when it stops' },
+  webhookPort: {
+    type: 'string',
+    value: '<port>',
+    description: 'port of the local webhook server (default: a free port)',
+  },
+  applySamples: {
+    type: 'switch',
+    description:
+      'apply config/samples (the Kinds of this project) once the manager runs, and again whenever a file there changes',
+  },
+  keep: {
+    type: 'switch',
+    description:
+      'on a remote cluster, leave the CRDs, ClusterRole and webhook configurations dev installed when it stops',
+  },
 } as const satisfies FlagTable;
 
 export function registerDev(program: Command, ctx: CliContext): void {
   addFlags(
     program
       .command('dev')
-      .description('the inner loop: run the manager against a local control plane (or a cluster), webhooks included, and rebuild, re-apply and restart it on every save under src/'),
+      .description(
+        'the inner loop: run the manager against a local control plane (or a cluster), webhooks included, and rebuild, re-apply and restart it on every save under src/',
+      ),
     DEV_FLAGS,
   )
     .addHelpText(
@@ -52,7 +75,11 @@ Examples:
       if (opts.webhookPort !== undefined) {
         port = Number(opts.webhookPort);
         if (!/^\d+$/.test(opts.webhookPort) || port < 1 || port > 65535) {
-          throw new DiagnosticError(error('KF1407', `invalid --webhook-port "${opts.webhookPort}": expected a port number (1-65535)`, { hint: 'e.g. --webhook-port 9443, or leave it out for a free port' }));
+          throw new DiagnosticError(
+            error('KF1407', `invalid --webhook-port "${opts.webhookPort}": expected a port number (1-65535)`, {
+              hint: 'e.g. --webhook-port 9443, or leave it out for a free port',
+            }),
+          );
         }
       }
       const { runDev } = await import('../../dev/run.js');

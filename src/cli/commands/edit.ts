@@ -5,21 +5,64 @@ import { addFlags, type FlagTable, flagValues } from '../flags.js';
 
 /** The flags of `edit`, in the help's order. */
 export const EDIT_FLAGS = {
-  license: { type: 'string', value: '<license>', choices: ['apache2', 'none'], description: 'license header of the files scaffolded from now on (hack/boilerplate.ts.txt)' },
+  license: {
+    type: 'string',
+    value: '<license>',
+    choices: ['apache2', 'none'],
+    description: 'license header of the files scaffolded from now on (hack/boilerplate.ts.txt)',
+  },
   owner: { type: 'string', value: '<owner>', description: 'copyright owner in the license header' },
-  plugins: { type: 'list', value: '<plugins...>', description: 'plugins to add (comma or space separated): grafana (grafana.kubebuilder.io/v1-alpha), helm/v2-alpha (helm.kubebuilder.io/v2-alpha); run again to regenerate their files' },
-  manifests: { type: 'string', value: '<file>', description: 'helm/v2-alpha: make the chart from this kustomize output (e.g. dist/install.yaml) instead of `kubectl kustomize config/default`' },
-  outputDir: { type: 'string', value: '<dir>', description: 'helm/v2-alpha: write the chart to <dir>/chart (default dist, or the folder PROJECT recorded)' },
-  dryRun: { type: 'switch', default: false, description: 'print the plan (CREATE/UPDATE/DELETE lines) and write nothing' },
-  force: { type: 'switch', default: false, description: "replace scaffolded files that differ: a plugin's, or (--namespaced) files whose changes collide with the scope switch" },
-  multigroup: { type: 'bool', description: 'lay new APIs out by group (src/api/<group>/<version>); --multigroup=false switches back' },
-  namespaced: { type: 'bool', description: 'make the manager namespace-scoped (only its own namespace; Role and RoleBinding); --namespaced=false makes it cluster-scoped again' },
-  make: { type: 'bool', description: 'after --namespaced, run kubeforge manifests so config/rbac/role.yaml follows the scope (default true); --make=false skips it' },
+  plugins: {
+    type: 'list',
+    value: '<plugins...>',
+    description:
+      'plugins to add (comma or space separated): grafana (grafana.kubebuilder.io/v1-alpha), helm/v2-alpha (helm.kubebuilder.io/v2-alpha); run again to regenerate their files',
+  },
+  manifests: {
+    type: 'string',
+    value: '<file>',
+    description:
+      'helm/v2-alpha: make the chart from this kustomize output (e.g. dist/install.yaml) instead of `kubectl kustomize config/default`',
+  },
+  outputDir: {
+    type: 'string',
+    value: '<dir>',
+    description: 'helm/v2-alpha: write the chart to <dir>/chart (default dist, or the folder PROJECT recorded)',
+  },
+  dryRun: {
+    type: 'switch',
+    default: false,
+    description: 'print the plan (CREATE/UPDATE/DELETE lines) and write nothing',
+  },
+  force: {
+    type: 'switch',
+    default: false,
+    description:
+      "replace scaffolded files that differ: a plugin's, or (--namespaced) files whose changes collide with the scope switch",
+  },
+  multigroup: {
+    type: 'bool',
+    description: 'lay new APIs out by group (src/api/<group>/<version>); --multigroup=false switches back',
+  },
+  namespaced: {
+    type: 'bool',
+    description:
+      'make the manager namespace-scoped (only its own namespace; Role and RoleBinding); --namespaced=false makes it cluster-scoped again',
+  },
+  make: {
+    type: 'bool',
+    description:
+      'after --namespaced, run kubeforge manifests so config/rbac/role.yaml follows the scope (default true); --make=false skips it',
+  },
 } as const satisfies FlagTable;
 
 export function registerEdit(program: Command, ctx: CliContext): void {
   const edit = addFlags(
-    program.command('edit').description("change a project after init: its layout, the manager's scope, license header or plugins (PROJECT records them)"),
+    program
+      .command('edit')
+      .description(
+        "change a project after init: its layout, the manager's scope, license header or plugins (PROJECT records them)",
+      ),
     EDIT_FLAGS,
   );
   edit

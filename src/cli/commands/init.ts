@@ -5,14 +5,46 @@ import { addFlags, type FlagTable, flagValues } from '../flags.js';
 
 /** The flags of `init`, in the help's order. */
 export const INIT_FLAGS = {
-  domain: { type: 'string', value: '<domain>', description: 'domain of the API groups, e.g. example.com (required; DNS-1123 subdomain)' },
-  projectName: { type: 'string', value: '<name>', description: 'project name (DNS-1123 label; default: the folder name)' },
-  owner: { type: 'string', value: '<owner>', description: 'copyright owner in the license header (default: "The <project> Authors")' },
-  license: { type: 'string', value: '<license>', choices: ['apache2', 'none'], default: 'apache2', description: 'license header of the generated files' },
-  packageName: { type: 'string', value: '<name>', description: 'npm package name of the project (default: the project name)' },
+  domain: {
+    type: 'string',
+    value: '<domain>',
+    description: 'domain of the API groups, e.g. example.com (required; DNS-1123 subdomain)',
+  },
+  projectName: {
+    type: 'string',
+    value: '<name>',
+    description: 'project name (DNS-1123 label; default: the folder name)',
+  },
+  owner: {
+    type: 'string',
+    value: '<owner>',
+    description: 'copyright owner in the license header (default: "The <project> Authors")',
+  },
+  license: {
+    type: 'string',
+    value: '<license>',
+    choices: ['apache2', 'none'],
+    default: 'apache2',
+    description: 'license header of the generated files',
+  },
+  packageName: {
+    type: 'string',
+    value: '<name>',
+    description: 'npm package name of the project (default: the project name)',
+  },
   multigroup: { type: 'switch', default: false, description: 'lay APIs out by group (src/api/<group>/<version>)' },
-  namespaced: { type: 'switch', default: false, description: 'a namespace-scoped manager: it watches only its own namespace (WATCH_NAMESPACE), with a Role and RoleBinding instead of cluster-wide RBAC' },
-  plugins: { type: 'list', value: '<plugins...>', description: 'plugins to add (comma or space separated): grafana (grafana.kubebuilder.io/v1-alpha dashboards); helm/v2-alpha is accepted and its chart made later by edit' },
+  namespaced: {
+    type: 'switch',
+    default: false,
+    description:
+      'a namespace-scoped manager: it watches only its own namespace (WATCH_NAMESPACE), with a Role and RoleBinding instead of cluster-wide RBAC',
+  },
+  plugins: {
+    type: 'list',
+    value: '<plugins...>',
+    description:
+      'plugins to add (comma or space separated): grafana (grafana.kubebuilder.io/v1-alpha dashboards); helm/v2-alpha is accepted and its chart made later by edit',
+  },
   skipInstall: { type: 'switch', default: false, description: 'do not run npm install afterwards' },
   dryRun: { type: 'switch', default: false, description: 'print the plan (CREATE/UPDATE lines) and write nothing' },
   force: { type: 'switch', default: false, description: 'scaffold into a non-empty folder; replace files that differ' },
@@ -20,12 +52,16 @@ export const INIT_FLAGS = {
     type: 'string',
     value: '<source>',
     default: 'tarball',
-    description: 'how the project depends on kubeforge: tarball (pack this kubeforge into .kubeforge/), link (file: its folder), registry, or a .tgz path',
+    description:
+      'how the project depends on kubeforge: tarball (pack this kubeforge into .kubeforge/), link (file: its folder), registry, or a .tgz path',
   },
 } as const satisfies FlagTable;
 
 export function registerInit(program: Command, ctx: CliContext): void {
-  addFlags(program.command('init').description('scaffold a new TypeScript operator project in the current folder'), INIT_FLAGS)
+  addFlags(
+    program.command('init').description('scaffold a new TypeScript operator project in the current folder'),
+    INIT_FLAGS,
+  )
     .addHelpText(
       'after',
       `

@@ -16,16 +16,38 @@ export function registerManifests(program: Command, ctx: CliContext): void {
     .description('generate CRD, RBAC and webhook manifests from the decorator markers (like controller-gen)')
     .option('--check', 'write nothing; exit 1 and list the files that would change (for CI drift checks)')
     .option('--dry-run', 'print the plan (CREATE / UPDATE / DELETE) and write nothing')
-    .option('--paths <paths...>', 'analyse only these files or folders and update only the CRDs of the Kinds found there (role.yaml, webhook manifests and stale files are left as they are)')
+    .option(
+      '--paths <paths...>',
+      'analyse only these files or folders and update only the CRDs of the Kinds found there (role.yaml, webhook manifests and stale files are left as they are)',
+    )
     .option('--project <dir>', 'project folder (holds tsconfig.json)', '.')
     .option('--tsconfig <file>', 'tsconfig to load (default: <project>/tsconfig.json)')
-    .option('--generator-version <version>', 'value of the generator-version annotation (default: env KUBEFORGE_GENERATOR_VERSION, else the kubeforge version)')
+    .option(
+      '--generator-version <version>',
+      'value of the generator-version annotation (default: env KUBEFORGE_GENERATOR_VERSION, else the kubeforge version)',
+    )
     .option('--no-cache', 'always analyse, even when no input changed since the last run')
-    .option('--max-desc-len <n>', "cut every description in the CRD schemas to at most n bytes, at a sentence or word boundary (controller-gen's crd:maxDescLen); 0 drops them. Recorded in package.json's manifests script, which make manifests runs")
-    .option('--k8s-version <minor>', `the Kubernetes minor whose types embedded Kubernetes types (V1PodTemplateSpec, V1Condition, ...) follow, as controller-gen writes them for that k8s.io/api: ${K8S_VERSIONS.join(', ')} (default ${K8S_NEWEST_VERSION}). Recorded in package.json's manifests script`)
-    .option('--generate-embedded-object-meta', "keep name, namespace, labels, annotations and finalizers in the schema of an ObjectMeta below a Kind's top, such as a pod template's (controller-gen's crd:generateEmbeddedObjectMeta). Recorded in package.json's manifests script")
-    .option('--check-compat <git-ref|dir>', "compare the CRDs being written with those of a base: config/crd/bases at a git ref of the project's repository, or a folder of released CRD YAML; breaking changes in served versions are errors (nothing written), others warnings")
-    .option('--allow <rule>', 'with --check-compat: a compatibility rule (docs/manifests.md: CRD compatibility) whose errors become warnings and whose warnings are dropped; repeatable', (v: string, prev: string[] = []) => [...prev, v])
+    .option(
+      '--max-desc-len <n>',
+      "cut every description in the CRD schemas to at most n bytes, at a sentence or word boundary (controller-gen's crd:maxDescLen); 0 drops them. Recorded in package.json's manifests script, which make manifests runs",
+    )
+    .option(
+      '--k8s-version <minor>',
+      `the Kubernetes minor whose types embedded Kubernetes types (V1PodTemplateSpec, V1Condition, ...) follow, as controller-gen writes them for that k8s.io/api: ${K8S_VERSIONS.join(', ')} (default ${K8S_NEWEST_VERSION}). Recorded in package.json's manifests script`,
+    )
+    .option(
+      '--generate-embedded-object-meta',
+      "keep name, namespace, labels, annotations and finalizers in the schema of an ObjectMeta below a Kind's top, such as a pod template's (controller-gen's crd:generateEmbeddedObjectMeta). Recorded in package.json's manifests script",
+    )
+    .option(
+      '--check-compat <git-ref|dir>',
+      "compare the CRDs being written with those of a base: config/crd/bases at a git ref of the project's repository, or a folder of released CRD YAML; breaking changes in served versions are errors (nothing written), others warnings",
+    )
+    .option(
+      '--allow <rule>',
+      'with --check-compat: a compatibility rule (docs/manifests.md: CRD compatibility) whose errors become warnings and whose warnings are dropped; repeatable',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .addHelpText(
       'after',
       `
@@ -45,9 +67,24 @@ Examples:
   $ kubeforge manifests --check-compat release/crds --allow field-removed
   $ kubeforge manifests --project ../guestbook`,
     )
-    .action(async (opts: { check?: boolean; dryRun?: boolean; paths?: string[]; project?: string; tsconfig?: string; generatorVersion?: string; cache?: boolean; maxDescLen?: string; generateEmbeddedObjectMeta?: boolean; k8sVersion?: string; checkCompat?: string; allow?: string[] }) => {
-      await manifestsCommand(opts, ctx);
-    });
+    .action(
+      async (opts: {
+        check?: boolean;
+        dryRun?: boolean;
+        paths?: string[];
+        project?: string;
+        tsconfig?: string;
+        generatorVersion?: string;
+        cache?: boolean;
+        maxDescLen?: string;
+        generateEmbeddedObjectMeta?: boolean;
+        k8sVersion?: string;
+        checkCompat?: string;
+        allow?: string[];
+      }) => {
+        await manifestsCommand(opts, ctx);
+      },
+    );
 }
 
 export interface ManifestsFlags {
@@ -72,8 +109,13 @@ export interface ManifestsFlags {
 /** `--max-desc-len` as a number; KF1093 for anything but a whole number, 0 or more. */
 function parseMaxDescLen(value: string | number | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === 'number' ? Number.isInteger(value) && value >= 0 : /^\d+$/.test(value.trim())) return Number(value);
-  throw new DiagnosticError(error('KF1093', `invalid --max-desc-len "${value}": expected a whole number of bytes, 0 or more`, { hint: 'e.g. --max-desc-len 0 (no descriptions) or --max-desc-len 80' }));
+  if (typeof value === 'number' ? Number.isInteger(value) && value >= 0 : /^\d+$/.test(value.trim()))
+    return Number(value);
+  throw new DiagnosticError(
+    error('KF1093', `invalid --max-desc-len "${value}": expected a whole number of bytes, 0 or more`, {
+      hint: 'e.g. --max-desc-len 0 (no descriptions) or --max-desc-len 80',
+    }),
+  );
 }
 
 function readSource(file: string): string | undefined {
@@ -85,7 +127,11 @@ function readSource(file: string): string | undefined {
 }
 
 /** The pipeline's options from the flags (checked: KF1093, KF1097, KF4703; the --check-compat base loaded). */
-async function manifestsOptions(flags: ManifestsFlags, io: CommandIo, generators?: readonly Generator[]): Promise<ManifestsOptions> {
+async function manifestsOptions(
+  flags: ManifestsFlags,
+  io: CommandIo,
+  generators?: readonly Generator[],
+): Promise<ManifestsOptions> {
   const projectDir = resolve(io.cwd, flags.project ?? '.');
   const { parseK8sVersion } = await import('../../manifests/k8s-version.js');
   const maxDescLen = parseMaxDescLen(flags.maxDescLen);
@@ -94,7 +140,11 @@ async function manifestsOptions(flags: ManifestsFlags, io: CommandIo, generators
   const k8sVersion = flags.k8sVersion === undefined ? undefined : parseK8sVersion(flags.k8sVersion, { flag: true });
   let compat: ManifestsOptions['compat'];
   if (flags.allow?.length && flags.checkCompat === undefined) {
-    throw new DiagnosticError(error('KF4703', '--allow names compatibility rules and needs --check-compat <git-ref|dir>', { hint: 'e.g. kubeforge manifests --check-compat v1.0.0 --allow field-removed' }));
+    throw new DiagnosticError(
+      error('KF4703', '--allow names compatibility rules and needs --check-compat <git-ref|dir>', {
+        hint: 'e.g. kubeforge manifests --check-compat v1.0.0 --allow field-removed',
+      }),
+    );
   }
   if (flags.checkCompat !== undefined) {
     const { loadCompatBase, parseAllow } = await import('../../manifests/compat.js');
@@ -122,22 +172,30 @@ async function manifestsOptions(flags: ManifestsFlags, io: CommandIo, generators
  * `manifests` script (script.ts), so that `make manifests` keeps using them: the new text, planned
  * with the run and written after its commit, or undefined (nothing to record; no script: a warning).
  */
-async function recordedFlags(options: ManifestsOptions, ctx: CommandContext): Promise<{ text: string; script: string } | undefined> {
+async function recordedFlags(
+  options: ManifestsOptions,
+  ctx: CommandContext,
+): Promise<{ text: string; script: string } | undefined> {
   const { maxDescLen, embeddedObjectMeta, k8sVersion } = options;
   if (maxDescLen === undefined && !embeddedObjectMeta && k8sVersion === undefined) return undefined;
   const { EMBEDDED_OBJECT_META_FLAG, recordManifestsOptions } = await import('../../manifests/script.js');
   const pkg = ctx.host.read('package.json')?.toString('utf8');
-  const text = pkg === undefined ? undefined : recordManifestsOptions(pkg, { maxDescLen, embeddedObjectMeta, k8sVersion });
+  const text =
+    pkg === undefined ? undefined : recordManifestsOptions(pkg, { maxDescLen, embeddedObjectMeta, k8sVersion });
   if (text === undefined) {
     const given = [
       ...(maxDescLen !== undefined ? [`--max-desc-len ${maxDescLen}`] : []),
       ...(embeddedObjectMeta ? [EMBEDDED_OBJECT_META_FLAG] : []),
       ...(k8sVersion !== undefined ? [`--k8s-version ${k8sVersion}`] : []),
     ].join(' ');
-    ctx.err(`warning: no package.json "manifests" script running kubeforge manifests to record ${given} in: pass it to every run yourself\n`);
+    ctx.err(
+      `warning: no package.json "manifests" script running kubeforge manifests to record ${given} in: pass it to every run yourself\n`,
+    );
     return undefined;
   }
-  return text === pkg ? undefined : { text, script: (JSON.parse(text) as { scripts: Record<string, string> }).scripts.manifests };
+  return text === pkg
+    ? undefined
+    : { text, script: (JSON.parse(text) as { scripts: Record<string, string> }).scripts.manifests };
 }
 
 /**
@@ -145,7 +203,12 @@ async function recordedFlags(options: ManifestsOptions, ctx: CommandContext): Pr
  * project's lock (one kubeforge command at a time) and stops before its commit when interrupted
  * (the stage removed, nothing written). Prints the plan; throws DiagnosticError to exit 1.
  */
-export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, analyzer?: Analyzer, generators?: readonly Generator[]): Promise<void> {
+export async function manifestsCommand(
+  flags: ManifestsFlags,
+  io: CommandIo,
+  analyzer?: Analyzer,
+  generators?: readonly Generator[],
+): Promise<void> {
   const options = await manifestsOptions(flags, io, generators);
   const [{ planRun }, { formatDiagnostics }, { runCommand }, { DiskHost, Tree }, { formatPlan }] = await Promise.all([
     import('../../manifests/pipeline.js'),
@@ -159,7 +222,14 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
     if (record) io.out(`UPDATE package.json (scripts.manifests: ${record.script})\n`);
   };
   const printWarnings = (run: RunPlan) => {
-    if (run.warnings.length > 0) io.err(formatDiagnostics(run.warnings, { color: io.color, cwd: io.cwd, readSource: (f) => run.sources?.get(f) ?? readSource(f) }));
+    if (run.warnings.length > 0)
+      io.err(
+        formatDiagnostics(run.warnings, {
+          color: io.color,
+          cwd: io.cwd,
+          readSource: (f) => run.sources?.get(f) ?? readSource(f),
+        }),
+      );
   };
   const printRun = (run: RunPlan) => {
     printWarnings(run);
@@ -180,7 +250,11 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
         preview: ({ run }) => {
           printRun(run);
           if (flags.check) return checkVerdict(run, formatPlan(run.changes, { color: io.color }), io);
-          io.out(run.changes.length === 0 ? 'nothing to do: manifests are up to date\n' : formatPlan(run.changes, { color: io.color }));
+          io.out(
+            run.changes.length === 0
+              ? 'nothing to do: manifests are up to date\n'
+              : formatPlan(run.changes, { color: io.color }),
+          );
           printRecord();
         },
         commit: ({ run }, ctx) => {
@@ -191,7 +265,9 @@ export async function manifestsCommand(flags: ManifestsFlags, io: CommandIo, ana
         interrupted: { keep: 'the manifests were written (every file)' },
         after: async ({ run }) => {
           printRun(run);
-          io.out(run.changes.length === 0 ? 'manifests are up to date\n' : formatPlan(run.changes, { color: io.color }));
+          io.out(
+            run.changes.length === 0 ? 'manifests are up to date\n' : formatPlan(run.changes, { color: io.color }),
+          );
           printRecord();
         },
       },

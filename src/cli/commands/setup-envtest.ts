@@ -7,14 +7,23 @@ import { addFlags, type FlagTable, flagValues } from '../flags.js';
 
 /** The flags of `setup-envtest`, in the help's order. */
 export const SETUP_ENVTEST_FLAGS = {
-  binDir: { type: 'string', value: '<dir>', description: 'cache folder (default: ${XDG_CACHE_HOME:-~/.cache}/kubeforge/envtest)' },
-  index: { type: 'string', value: '<url>', description: "release index (default: env KUBEFORGE_ENVTEST_INDEX, else controller-tools' envtest-releases.yaml)" },
+  binDir: {
+    type: 'string',
+    value: '<dir>',
+    description: 'cache folder (default: ${XDG_CACHE_HOME:-~/.cache}/kubeforge/envtest)',
+  },
+  index: {
+    type: 'string',
+    value: '<url>',
+    description: "release index (default: env KUBEFORGE_ENVTEST_INDEX, else controller-tools' envtest-releases.yaml)",
+  },
   source: {
     type: 'string',
     value: '<source>',
     choices: ['auto', 'download', 'go', 'debian'],
     default: 'auto',
-    description: 'auto: KUBEBUILDER_ASSETS, else download, else build from Go modules (go on PATH), else the legacy v1.20 Debian build',
+    description:
+      'auto: KUBEBUILDER_ASSETS, else download, else build from Go modules (go on PATH), else the legacy v1.20 Debian build',
   },
   os: { type: 'string', value: '<os>', description: 'GOOS of the binaries (default: this machine)' },
   arch: { type: 'string', value: '<arch>', description: 'GOARCH of the binaries (default: this machine)' },
@@ -25,7 +34,10 @@ export function registerSetupEnvtest(program: Command, ctx: CliContext): void {
     program
       .command('setup-envtest')
       .description('download (or build) the etcd and kube-apiserver the tests run against, and print their folder')
-      .argument('[version]', `Kubernetes version: 1.37.2, 1.37 or 1.37.x (default: env ENVTEST_K8S_VERSION, else the newest ${DEFAULT_K8S_MINOR}.x)`),
+      .argument(
+        '[version]',
+        `Kubernetes version: 1.37.2, 1.37 or 1.37.x (default: env ENVTEST_K8S_VERSION, else the newest ${DEFAULT_K8S_MINOR}.x)`,
+      ),
     SETUP_ENVTEST_FLAGS,
   )
     .addHelpText(
@@ -47,10 +59,23 @@ Examples:
     .action(async (version: string | undefined, parsed: Record<string, unknown>) => {
       const opts = flagValues(SETUP_ENVTEST_FLAGS, parsed);
       const { setupEnvtest, SetupEnvtestError } = await import('../../envtest/setup.js');
-      const goos: Record<string, NodeJS.Platform> = { linux: 'linux', darwin: 'darwin', windows: 'win32', freebsd: 'freebsd' };
-      const goarch: Record<string, string> = { amd64: 'x64', arm64: 'arm64', '386': 'ia32', ppc64le: 'ppc64', s390x: 's390x' };
-      if (opts.os !== undefined && !goos[opts.os]) throw new UsageError(`unknown --os ${opts.os}`, `one of ${Object.keys(goos).join(', ')}`);
-      if (opts.arch !== undefined && !goarch[opts.arch]) throw new UsageError(`unknown --arch ${opts.arch}`, `one of ${Object.keys(goarch).join(', ')}`);
+      const goos: Record<string, NodeJS.Platform> = {
+        linux: 'linux',
+        darwin: 'darwin',
+        windows: 'win32',
+        freebsd: 'freebsd',
+      };
+      const goarch: Record<string, string> = {
+        amd64: 'x64',
+        arm64: 'arm64',
+        '386': 'ia32',
+        ppc64le: 'ppc64',
+        s390x: 's390x',
+      };
+      if (opts.os !== undefined && !goos[opts.os])
+        throw new UsageError(`unknown --os ${opts.os}`, `one of ${Object.keys(goos).join(', ')}`);
+      if (opts.arch !== undefined && !goarch[opts.arch])
+        throw new UsageError(`unknown --arch ${opts.arch}`, `one of ${Object.keys(goarch).join(', ')}`);
       try {
         const result = await setupEnvtest({
           version,

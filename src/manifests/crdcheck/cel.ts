@@ -5,7 +5,17 @@
  * violations in the schema walk's shape (chain and steps), located by the caller.
  */
 import { NEWEST_CEL_TARGET } from '../../cel/library.js';
-import { addSat, compileRule, costFactorText, lineCol, multiplyCapped, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, type RuleSchema, type ValidationRule } from '../../cel/index.js';
+import {
+  addSat,
+  compileRule,
+  costFactorText,
+  lineCol,
+  multiplyCapped,
+  STATIC_ESTIMATED_COST_LIMIT,
+  STATIC_ESTIMATED_CRD_COST_LIMIT,
+  type RuleSchema,
+  type ValidationRule,
+} from '../../cel/index.js';
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { CODES } from './codes.js';
 import { hasRules } from './rules.js';
@@ -25,16 +35,23 @@ export interface RuleViolation {
 
 const CEL_CODES = { rule: CODES.celRule, messageExpression: CODES.celMessage, cost: CODES.celCost } as const;
 
-const HINT_BOUNDS = 'add @MaxItems to the lists, @MaxLength to the strings and @MaxProperties to the maps the rule walks (or that hold the field the rule is on)';
+const HINT_BOUNDS =
+  'add @MaxItems to the lists, @MaxLength to the strings and @MaxProperties to the maps the rule walks (or that hold the field the rule is on)';
 
 function hintFor(message: string): string {
-  if (/undefined field/.test(message)) return 'name a field the schema declares (its JSON name; names with - . / are written __dash__ __dot__ __slash__), or guard optional fields with has()';
-  if (/undeclared reference/.test(message)) return 'use self (the field the rule is on), oldSelf (its previous value, update only) or a function of CEL or the Kubernetes libraries';
-  if (/no matching overload/.test(message)) return 'the operand types do not fit: convert with int(), string(), double(), or compare values of one type';
-  if (/Syntax error/.test(message)) return 'fix the CEL syntax (strings in single or double quotes, && || !, has(self.x))';
-  if (/invalid matches argument|error parsing regexp/.test(message)) return 'write the pattern in RE2 syntax (Go regexp): no lookarounds, backreferences, possessive or atomic forms';
+  if (/undefined field/.test(message))
+    return 'name a field the schema declares (its JSON name; names with - . / are written __dash__ __dot__ __slash__), or guard optional fields with has()';
+  if (/undeclared reference/.test(message))
+    return 'use self (the field the rule is on), oldSelf (its previous value, update only) or a function of CEL or the Kubernetes libraries';
+  if (/no matching overload/.test(message))
+    return 'the operand types do not fit: convert with int(), string(), double(), or compare values of one type';
+  if (/Syntax error/.test(message))
+    return 'fix the CEL syntax (strings in single or double quotes, && || !, has(self.x))';
+  if (/invalid matches argument|error parsing regexp/.test(message))
+    return 'write the pattern in RE2 syntax (Go regexp): no lookarounds, backreferences, possessive or atomic forms';
   if (/must evaluate to a bool/.test(message)) return 'a rule is a condition: compare the value, e.g. self.x > 0';
-  if (/must evaluate to a string/.test(message)) return "a messageExpression builds the message text, e.g. 'x is ' + string(self.x)";
+  if (/must evaluate to a string/.test(message))
+    return "a messageExpression builds the message text, e.g. 'x is ' + string(self.x)";
   return 'see https://kubernetes.io/docs/reference/using-api/cel/';
 }
 
@@ -75,7 +92,10 @@ export interface RuleCost {
  * The cost figures of every rule of one version's schema, and their sum as the server adds them
  * up against the per-CRD budget (each rule's cost, plus each messageExpression's, unmultiplied).
  */
-export function ruleCosts(root: JSONSchemaProps, options: { k8sMinor?: number } = {}): { rules: RuleCost[]; total: bigint } {
+export function ruleCosts(
+  root: JSONSchemaProps,
+  options: { k8sMinor?: number } = {},
+): { rules: RuleCost[]; total: bigint } {
   const { costs, total } = analyse(root, options);
   return { rules: costs.map((c) => c.figures), total };
 }
@@ -93,10 +113,17 @@ export function checkRules(root: JSONSchemaProps, options: { k8sMinor?: number }
 
 function analyse(root: JSONSchemaProps, options: { k8sMinor?: number }) {
   const out: RuleViolation[] = [];
-  const costs: { chain: JSONSchemaProps[]; steps: string[]; rule: ValidationRule; cost: bigint; figures: RuleCost }[] = [];
+  const costs: { chain: JSONSchemaProps[]; steps: string[]; rule: ValidationRule; cost: bigint; figures: RuleCost }[] =
+    [];
   let total = 0n;
   let overRule = false;
-  const walk = (s: JSONSchemaProps, chain: JSONSchemaProps[], steps: string[], cardinality: bigint | undefined, isRoot: boolean) => {
+  const walk = (
+    s: JSONSchemaProps,
+    chain: JSONSchemaProps[],
+    steps: string[],
+    cardinality: bigint | undefined,
+    isRoot: boolean,
+  ) => {
     // Subtrees without rules (most of an embedded PodTemplateSpec) need no CEL types at all.
     if (!hasRules(s)) return;
     const own = (s['x-kubernetes-validations'] ?? []) as ValidationRule[];
@@ -105,21 +132,49 @@ function analyse(root: JSONSchemaProps, options: { k8sMinor?: number }) {
       if (!rule.rule?.trim()) continue; // reported by the schema check (KF4611)
       const c = compileRule(rule, s as RuleSchema, isRoot, options);
       for (const p of c.problems) {
-        const part = p.part === 'rule' ? `rule ${JSON.stringify(rule.rule)}` : `messageExpression ${JSON.stringify(rule.messageExpression)}`;
+        const part =
+          p.part === 'rule'
+            ? `rule ${JSON.stringify(rule.rule)}`
+            : `messageExpression ${JSON.stringify(rule.messageExpression)}`;
         // cel-go's words for a literal pattern RE2 refuses, and kubeforge's on what RE2 does not take
-        const why = /invalid matches argument|error parsing regexp/.test(p.message) ? badPatterns(p.part === 'rule' ? c.checked : c.messageChecked, true).map((b) => b.replace(/^<input>:\d+:\d+: /, '')) : [];
+        const why = /invalid matches argument|error parsing regexp/.test(p.message)
+          ? badPatterns(p.part === 'rule' ? c.checked : c.messageChecked, true).map((b) =>
+              b.replace(/^<input>:\d+:\d+: /, ''),
+            )
+          : [];
         const message = `${part} does not compile: ${p.message}${why.length ? ` (${why.join('; ')})` : ''}`;
-        out.push({ code: p.part === 'rule' ? CEL_CODES.rule : CEL_CODES.messageExpression, severity: 'error', chain: [...chain], steps: [...steps], keyword: 'x-kubernetes-validations', rule, message, hint: hintFor(p.message) });
+        out.push({
+          code: p.part === 'rule' ? CEL_CODES.rule : CEL_CODES.messageExpression,
+          severity: 'error',
+          chain: [...chain],
+          steps: [...steps],
+          keyword: 'x-kubernetes-validations',
+          rule,
+          message,
+          hint: hintFor(p.message),
+        });
       }
       // literal patterns are compiled (RE2) when the rule is, as cel-go does
-      for (const [part, checked] of [['rule', c.checked], ['messageExpression', c.messageChecked]] as const) {
+      for (const [part, checked] of [
+        ['rule', c.checked],
+        ['messageExpression', c.messageChecked],
+      ] as const) {
         // compileRule already refused it (a literal pattern of matches, or one program planning
         // compiles: src/cel/plan.ts, which reads (?<name>) as the Go 1.22 that builds Kubernetes
         // 1.30 and later does); for older servers RE2 as checkRE2 reads it still judges
         if (c.problems.some((p) => p.part === part) || (options.k8sMinor ?? NEWEST_CEL_TARGET) >= 30) continue;
         for (const bad of badPatterns(checked)) {
           const text = part === 'rule' ? rule.rule : rule.messageExpression;
-          out.push({ code: part === 'rule' ? CEL_CODES.rule : CEL_CODES.messageExpression, severity: 'error', chain: [...chain], steps: [...steps], keyword: 'x-kubernetes-validations', rule, message: `${part} ${JSON.stringify(text)} does not compile: ${bad}`, hint: 'write the pattern in RE2 syntax (Go regexp): no lookarounds, backreferences, possessive or atomic forms' });
+          out.push({
+            code: part === 'rule' ? CEL_CODES.rule : CEL_CODES.messageExpression,
+            severity: 'error',
+            chain: [...chain],
+            steps: [...steps],
+            keyword: 'x-kubernetes-validations',
+            rule,
+            message: `${part} ${JSON.stringify(text)} does not compile: ${bad}`,
+            hint: 'write the pattern in RE2 syntax (Go regexp): no lookarounds, backreferences, possessive or atomic forms',
+          });
           c.problems.push({ part, message: bad, offset: 0 });
         }
       }
@@ -140,13 +195,31 @@ function analyse(root: JSONSchemaProps, options: { k8sMinor?: number }) {
         unboundedCardinality: c.unboundedCardinality,
         cost,
       };
-      costs.push({ chain: [...chain], steps: [...steps], rule, cost: cost + figures.messageExpressionMaxCost, figures });
+      costs.push({
+        chain: [...chain],
+        steps: [...steps],
+        rule,
+        cost: cost + figures.messageExpressionMaxCost,
+        figures,
+      });
       if (!compiled) continue;
       total = addSat(total, cost);
       if (cost > BigInt(STATIC_ESTIMATED_COST_LIMIT)) {
         overRule = true;
-        const per = times > 1n ? ` (${c.maxCost} per evaluation, run up to ${times} times${cardinality === undefined ? ', as many as fit in a request: a list or map above has no bound' : ''})` : '';
-        out.push({ code: CEL_CODES.cost, severity: 'error', chain: [...chain], steps: [...steps], keyword: 'x-kubernetes-validations', rule, message: `rule ${JSON.stringify(rule.rule)}: estimated cost ${big(cost)}${per} exceeds the API server's per-rule budget of ${STATIC_ESTIMATED_COST_LIMIT} by a factor of ${costFactorText(cost, STATIC_ESTIMATED_COST_LIMIT)}: the API server refuses the CRD`, hint: `${HINT_BOUNDS}${unboundedAt(s, chain, steps)}` });
+        const per =
+          times > 1n
+            ? ` (${c.maxCost} per evaluation, run up to ${times} times${cardinality === undefined ? ', as many as fit in a request: a list or map above has no bound' : ''})`
+            : '';
+        out.push({
+          code: CEL_CODES.cost,
+          severity: 'error',
+          chain: [...chain],
+          steps: [...steps],
+          keyword: 'x-kubernetes-validations',
+          rule,
+          message: `rule ${JSON.stringify(rule.rule)}: estimated cost ${big(cost)}${per} exceeds the API server's per-rule budget of ${STATIC_ESTIMATED_COST_LIMIT} by a factor of ${costFactorText(cost, STATIC_ESTIMATED_COST_LIMIT)}: the API server refuses the CRD`,
+          hint: `${HINT_BOUNDS}${unboundedAt(s, chain, steps)}`,
+        });
       }
       if (!messageCompiled) continue;
       // a messageExpression runs once per failure of its rule: its cost is not multiplied
@@ -154,7 +227,16 @@ function analyse(root: JSONSchemaProps, options: { k8sMinor?: number }) {
       total = addSat(total, messageCost);
       if (messageCost > BigInt(STATIC_ESTIMATED_COST_LIMIT)) {
         overRule = true;
-        out.push({ code: CEL_CODES.cost, severity: 'error', chain: [...chain], steps: [...steps], keyword: 'x-kubernetes-validations', rule, message: `messageExpression ${JSON.stringify(rule.messageExpression)}: estimated cost ${big(messageCost)} exceeds the API server's per-expression budget of ${STATIC_ESTIMATED_COST_LIMIT} by a factor of ${costFactorText(messageCost, STATIC_ESTIMATED_COST_LIMIT)}: the API server refuses the CRD`, hint: 'bound what the message reads (string(x) of a number has no known length: prefer a fixed message, or a field with @MaxLength)' });
+        out.push({
+          code: CEL_CODES.cost,
+          severity: 'error',
+          chain: [...chain],
+          steps: [...steps],
+          keyword: 'x-kubernetes-validations',
+          rule,
+          message: `messageExpression ${JSON.stringify(rule.messageExpression)}: estimated cost ${big(messageCost)} exceeds the API server's per-expression budget of ${STATIC_ESTIMATED_COST_LIMIT} by a factor of ${costFactorText(messageCost, STATIC_ESTIMATED_COST_LIMIT)}: the API server refuses the CRD`,
+          hint: 'bound what the message reads (string(x) of a number has no known length: prefer a fixed message, or a field with @MaxLength)',
+        });
       }
     }
     const props = Object.entries(s.properties ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -162,14 +244,37 @@ function analyse(root: JSONSchemaProps, options: { k8sMinor?: number }) {
     const factor = maxElements(s);
     const below = cardinality === undefined || factor === undefined ? undefined : multiplyCapped(cardinality, factor);
     for (const [k, p] of props) walk(p, [...chain, p], [...steps, `properties.${k}`], below, false);
-    if (s.items && hasRules(s.items)) walk(s.items, [...chain, s.items], [...steps, 'items'], below, s.items['x-kubernetes-embedded-resource'] === true);
-    if (typeof s.additionalProperties === 'object' && hasRules(s.additionalProperties)) walk(s.additionalProperties, [...chain, s.additionalProperties], [...steps, 'additionalProperties'], below, false);
+    if (s.items && hasRules(s.items))
+      walk(
+        s.items,
+        [...chain, s.items],
+        [...steps, 'items'],
+        below,
+        s.items['x-kubernetes-embedded-resource'] === true,
+      );
+    if (typeof s.additionalProperties === 'object' && hasRules(s.additionalProperties))
+      walk(
+        s.additionalProperties,
+        [...chain, s.additionalProperties],
+        [...steps, 'additionalProperties'],
+        below,
+        false,
+      );
   };
   walk(root, [root], [], 1n, true);
   // Over the total with no single rule over its own budget (else the bound to add is already named).
   if (total > BigInt(STATIC_ESTIMATED_CRD_COST_LIMIT) && !overRule) {
     const worst = [...costs].sort((a, b) => (b.cost > a.cost ? 1 : b.cost < a.cost ? -1 : 0))[0];
-    out.push({ code: CEL_CODES.cost, severity: 'error', chain: worst.chain, steps: worst.steps, keyword: 'x-kubernetes-validations', rule: worst.rule, message: `the rules of this schema have an estimated total cost of ${big(total)}, over the API server's per-CRD budget of ${STATIC_ESTIMATED_CRD_COST_LIMIT} (by a factor of ${costFactorText(total, STATIC_ESTIMATED_CRD_COST_LIMIT)}): the API server refuses the CRD; the most expensive is ${JSON.stringify(worst.rule.rule)} (${big(worst.cost)})`, hint: HINT_BOUNDS });
+    out.push({
+      code: CEL_CODES.cost,
+      severity: 'error',
+      chain: worst.chain,
+      steps: worst.steps,
+      keyword: 'x-kubernetes-validations',
+      rule: worst.rule,
+      message: `the rules of this schema have an estimated total cost of ${big(total)}, over the API server's per-CRD budget of ${STATIC_ESTIMATED_CRD_COST_LIMIT} (by a factor of ${costFactorText(total, STATIC_ESTIMATED_CRD_COST_LIMIT)}): the API server refuses the CRD; the most expensive is ${JSON.stringify(worst.rule.rule)} (${big(worst.cost)})`,
+      hint: HINT_BOUNDS,
+    });
   }
   return { out, costs, total };
 }
@@ -185,14 +290,17 @@ function unboundedAt(s: JSONSchemaProps, chain: JSONSchemaProps[], steps: string
   const look = (n: JSONSchemaProps, path: string, depth: number) => {
     if (depth > 3 || found.length >= 4) return;
     if (n.type === 'array' && n.maxItems === undefined) found.push(`maxItems on ${path || 'the field itself'}`);
-    if (n.type === 'string' && n.maxLength === undefined && !n.enum && !n.format) found.push(`maxLength on ${path || 'the field itself'}`);
-    if (typeof n.additionalProperties === 'object' && n.maxProperties === undefined) found.push(`maxProperties on ${path || 'the field itself'}`);
+    if (n.type === 'string' && n.maxLength === undefined && !n.enum && !n.format)
+      found.push(`maxLength on ${path || 'the field itself'}`);
+    if (typeof n.additionalProperties === 'object' && n.maxProperties === undefined)
+      found.push(`maxProperties on ${path || 'the field itself'}`);
     for (const [k, p] of Object.entries(n.properties ?? {})) look(p, `${path}.${k}`, depth + 1);
     if (n.items) look(n.items, `${path}[*]`, depth + 1);
   };
   look(s, '', 0);
   for (let i = chain.length - 2; i >= 0; i--) {
-    if (steps[i] === 'items' && chain[i].maxItems === undefined) found.push(`maxItems on the list ${schemaPath(steps.slice(0, i))}`);
+    if (steps[i] === 'items' && chain[i].maxItems === undefined)
+      found.push(`maxItems on the list ${schemaPath(steps.slice(0, i))}`);
   }
   return found.length ? ` (unbounded here: ${found.join(', ')})` : '';
 }
@@ -217,7 +325,8 @@ function badPatterns(checked: CheckedExpr | undefined, evenIfRefused = false): s
           visit(x.value);
         });
       case 'comprehensionExpr':
-        for (const x of [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result]) visit(x);
+        for (const x of [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result])
+          visit(x);
         return;
       case 'callExpr': {
         visit(k.value.target);
@@ -230,7 +339,9 @@ function badPatterns(checked: CheckedExpr | undefined, evenIfRefused = false): s
         const problem = checkRE2(String(c.value.constantKind.value));
         if (!problem) return;
         const { line, column } = lineCol(checked!.source, checked!.positions.get(pattern!.id) ?? 0);
-        out.push(`<input>:${line}:${column}: invalid regular expression ${JSON.stringify(String(c.value.constantKind.value))}: ${problem.message} (RE2, as the API server compiles it)`);
+        out.push(
+          `<input>:${line}:${column}: invalid regular expression ${JSON.stringify(String(c.value.constantKind.value))}: ${problem.message} (RE2, as the API server compiles it)`,
+        );
         return;
       }
       default:

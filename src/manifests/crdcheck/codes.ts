@@ -38,5 +38,8 @@ export const CODES = {
 
 /** One line of help per code, from the catalogue of every code (src/diagnostics/codes.ts). */
 export const CODE_HELP: Record<string, string> = Object.fromEntries(
-  DIAGNOSTIC_CODES.filter((d) => /^KF46\d\d$/.test(d.code)).map((d) => [d.code, d.summary.replace(/^The CRD check: /, '')]),
+  DIAGNOSTIC_CODES.filter((d) => /^KF46\d\d$/.test(d.code)).map((d) => [
+    d.code,
+    d.summary.replace(/^The CRD check: /, ''),
+  ]),
 );

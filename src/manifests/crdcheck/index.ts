@@ -48,7 +48,10 @@ export interface CheckCRDOptions {
 function checkRules(schema: JSONSchemaProps, options: CheckCRDOptions): RuleViolation[] {
   if (!hasRules(schema)) return [];
   // A programming error, never silence: a CRD with rules is not checked without its rules.
-  if (!ruleCheck) throw new Error('the CEL rule check is not loaded: await loadRuleCheck() before checking CRDs with x-kubernetes-validations');
+  if (!ruleCheck)
+    throw new Error(
+      'the CEL rule check is not loaded: await loadRuleCheck() before checking CRDs with x-kubernetes-validations',
+    );
   return ruleCheck.checkRules(schema, options);
 }
 type VersionOrigin = CRDOrigin['versions'][number];
@@ -61,7 +64,8 @@ const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 function dns1035(v: string): string | undefined {
   if (v.length > 63) return `is longer than 63 characters`;
-  if (!DNS1035.test(v)) return "must consist of lower-case letters, digits and '-', start with a letter and end with a letter or digit";
+  if (!DNS1035.test(v))
+    return "must consist of lower-case letters, digits and '-', start with a letter and end with a letter or digit";
   return undefined;
 }
 
@@ -78,7 +82,8 @@ function qualifiedNameProblem(key: string): string | undefined {
   if (parts.length > 2) return 'has more than one /';
   const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]];
   if (prefix !== undefined && !isSubdomain(prefix)) return `prefix '${prefix}' is not a DNS subdomain`;
-  if (!name || name.length > 63 || !QUALIFIED_NAME.test(name)) return `name part '${name}' must be 1-63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit`;
+  if (!name || name.length > 63 || !QUALIFIED_NAME.test(name))
+    return `name part '${name}' must be 1-63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit`;
   return undefined;
 }
 
@@ -86,7 +91,14 @@ function qualifiedNameProblem(key: string): string | undefined {
 function simplePathProblem(p: string): string | undefined {
   if (!p) return 'must not be empty';
   if (p[0] !== '.') return "must be a simple JSON path starting with '.' (for example .spec.replicas)";
-  if (p !== '.' && p.slice(1).split('.').some((seg) => !/^[A-Za-z0-9_-]+$/.test(seg) && !/^[A-Za-z0-9_-]+\[\d+\]$/.test(seg))) return 'must be a JSON path in dot notation (.spec.field)';
+  if (
+    p !== '.' &&
+    p
+      .slice(1)
+      .split('.')
+      .some((seg) => !/^[A-Za-z0-9_-]+$/.test(seg) && !/^[A-Za-z0-9_-]+\[\d+\]$/.test(seg))
+  )
+    return 'must be a JSON path in dot notation (.spec.field)';
   return undefined;
 }
 
@@ -97,7 +109,8 @@ function nodeAt(schema: JSONSchemaProps, path: string): JSONSchemaProps | 'open'
     if (!node) return undefined;
     const seg = raw.replace(/\[\d+\]$/, '');
     if (node['x-kubernetes-preserve-unknown-fields'] && !node.properties?.[seg]) return 'open';
-    node = node.properties?.[seg] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined);
+    node =
+      node.properties?.[seg] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined);
     if (node && raw !== seg) node = node.items;
   }
   return node;
@@ -178,7 +191,13 @@ function locate(v: SchemaViolation, version: VersionOrigin): Located {
   // A cause inside an installed package is reported at the user's field that uses the type.
   let inDependency: Located | undefined;
   const found = (l: Located): Located => {
-    if (!l.at.file.includes('/node_modules/')) return inDependency ? { at: l.at, where: `${l.where}, through ${inDependency.where} (${inDependency.at.file.slice(inDependency.at.file.lastIndexOf('/node_modules/') + 1)}:${inDependency.at.line}:${inDependency.at.column}, a dependency's type)` } : l;
+    if (!l.at.file.includes('/node_modules/'))
+      return inDependency
+        ? {
+            at: l.at,
+            where: `${l.where}, through ${inDependency.where} (${inDependency.at.file.slice(inDependency.at.file.lastIndexOf('/node_modules/') + 1)}:${inDependency.at.line}:${inDependency.at.column}, a dependency's type)`,
+          }
+        : l;
     inDependency ??= l;
     return undefined as unknown as Located;
   };
@@ -199,7 +218,11 @@ function locateAt(v: SchemaViolation, o: SchemaOrigin, i: number, version: Versi
     const names = KEYWORD_MARKERS[v.keyword] ?? [];
     let marker: MarkerValue | undefined;
     if (rel.length === 0) marker = findMarker(o, names);
-    else if (rel.length === 1 && rel[0] === 'items') marker = findMarker(o, names.map((n) => `Items.${n}`));
+    else if (rel.length === 1 && rel[0] === 'items')
+      marker = findMarker(
+        o,
+        names.map((n) => `Items.${n}`),
+      );
     // A list-map key without a default is caused by the map list's markers or the key field.
     if (marker) return { at: loc(marker), where: o.where };
     if (o.at) return { at: loc(o.at), where: o.where };
@@ -214,11 +237,16 @@ function locateRule(v: RuleViolation, version: VersionOrigin): Located {
     const o = schemaOriginOf(v.chain[i]);
     if (!o) continue;
     for (let x: SchemaOrigin | undefined = o; x; x = x.type) {
-      const m = x.markers.find((mk) => (mk.name === 'XValidation' || mk.name === 'Items.XValidation') && (mk.args as Obj).rule === v.rule.rule);
+      const m = x.markers.find(
+        (mk) => (mk.name === 'XValidation' || mk.name === 'Items.XValidation') && (mk.args as Obj).rule === v.rule.rule,
+      );
       if (m && !m.file.includes('/node_modules/')) return { at: loc(m), where: o.where };
     }
   }
-  return locate({ code: v.code, chain: v.chain, steps: v.steps, keyword: v.keyword, message: v.message, hint: v.hint }, version);
+  return locate(
+    { code: v.code, chain: v.chain, steps: v.steps, keyword: v.keyword, message: v.message, hint: v.hint },
+    version,
+  );
 }
 
 function markerOf(versions: readonly VersionOrigin[], name: string): MarkerValue | undefined {
@@ -256,7 +284,14 @@ export function checkCRD(crd: object, options: CheckCRDOptions = {}): Diagnostic
   const first: VersionOrigin = vo[0] ?? { version: '', kind, group, markers: [], at: { file: '', line: 0, column: 0 } };
   const out: Diagnostic[] = [];
   const k: CRDCheck = {
-    crd, c, spec, names, kind, group, vo, first,
+    crd,
+    c,
+    spec,
+    names,
+    kind,
+    group,
+    vo,
+    first,
     push: (code, at, message, hint) => out.push(error(code, message, { ...loc(at), hint })),
     warn: (code, at, message, hint) => out.push(warningDiagnostic(code, message, { ...loc(at), hint })),
   };
@@ -274,11 +309,28 @@ function checkNames(k: CRDCheck): void {
   const resource = markerOf(k.vo, 'Resource');
   const nameAt = (key: string) => (resource && (resource.args as Obj)[key] !== undefined ? loc(resource) : first.at);
   const lowerKind = kind.toLowerCase();
-  const kindProblem = kind.length > 63 ? 'is longer than 63 characters' : DNS1035.test(lowerKind) ? undefined : 'must be letters and digits (a \'-\' inside is allowed), starting with a letter';
-  if (kindProblem) push(CODES.names, first.at, `Kind name '${kind}' is not valid for the API server: ${kindProblem}`, 'rename the class: Kinds are CamelCase ASCII names such as CronJob');
+  const kindProblem =
+    kind.length > 63
+      ? 'is longer than 63 characters'
+      : DNS1035.test(lowerKind)
+        ? undefined
+        : "must be letters and digits (a '-' inside is allowed), starting with a letter";
+  if (kindProblem)
+    push(
+      CODES.names,
+      first.at,
+      `Kind name '${kind}' is not valid for the API server: ${kindProblem}`,
+      'rename the class: Kinds are CamelCase ASCII names such as CronJob',
+    );
   else {
     const listKind = String(names.listKind ?? '');
-    if (dns1035(listKind.toLowerCase())) push(CODES.names, first.at, `list Kind '${listKind}' is not valid: ${dns1035(listKind.toLowerCase())}`, 'shorten the Kind name');
+    if (dns1035(listKind.toLowerCase()))
+      push(
+        CODES.names,
+        first.at,
+        `list Kind '${listKind}' is not valid: ${dns1035(listKind.toLowerCase())}`,
+        'shorten the Kind name',
+      );
   }
   for (const key of ['plural', 'singular'] as const) {
     const value = String(names[key] ?? '');
@@ -287,17 +339,36 @@ function checkNames(k: CRDCheck): void {
       const from = key === 'plural' ? 'path' : 'singular';
       const set = resource && (resource.args as Obj)[from] !== undefined;
       if (!set && kindProblem) continue; // derived from the Kind name, reported above
-      push(CODES.names, nameAt(from), `resource ${key} name '${value}' of Kind ${kind} ${p}`, set ? `write @Resource({ ${from}: '${value.toLowerCase().replace(/[^a-z0-9-]/g, '')}' }) (lower case)` : 'rename the Kind, or set the name with @Resource({ path, singular })');
+      push(
+        CODES.names,
+        nameAt(from),
+        `resource ${key} name '${value}' of Kind ${kind} ${p}`,
+        set
+          ? `write @Resource({ ${from}: '${value.toLowerCase().replace(/[^a-z0-9-]/g, '')}' }) (lower case)`
+          : 'rename the Kind, or set the name with @Resource({ path, singular })',
+      );
     }
   }
   for (const key of ['shortNames', 'categories'] as const) {
     for (const value of (names[key] ?? []) as string[]) {
       const p = dns1035(value);
-      if (p) push(CODES.names, nameAt(key === 'shortNames' ? 'shortName' : 'categories'), `${key === 'shortNames' ? 'short name' : 'category'} '${value}' of Kind ${kind} ${p}`, 'use lower-case names such as cj or all');
+      if (p)
+        push(
+          CODES.names,
+          nameAt(key === 'shortNames' ? 'shortName' : 'categories'),
+          `${key === 'shortNames' ? 'short name' : 'category'} '${value}' of Kind ${kind} ${p}`,
+          'use lower-case names such as cj or all',
+        );
     }
   }
   const crdName = `${String(names.plural ?? '')}.${group}`;
-  if (!dns1035(String(names.plural ?? '')) && !isSubdomain(crdName)) push(CODES.names, nameAt('path'), `CRD name '${crdName}' is not a DNS subdomain of at most 253 characters`, 'shorten the plural name or the group');
+  if (!dns1035(String(names.plural ?? '')) && !isSubdomain(crdName))
+    push(
+      CODES.names,
+      nameAt('path'),
+      `CRD name '${crdName}' is not a DNS subdomain of at most 253 characters`,
+      'shorten the plural name or the group',
+    );
 }
 
 /** The API group: a DNS subdomain with a dot, and not a protected Kubernetes group. */
@@ -305,11 +376,34 @@ function checkGroup(k: CRDCheck): void {
   const { group, first, push } = k;
   if (!group || dns1035(k.kind.toLowerCase())) return;
   const at = first.at.file ? groupLocation(first) : first.at;
-  if (!isSubdomain(group)) push(CODES.group, at, `group '${group}' is not a DNS subdomain`, "use lower-case letters, digits, '-' and '.', e.g. 'batch.example.com'");
-  else if (!group.includes('.')) push(CODES.group, at, `group '${group}' has no dot: the API server requires a domain such as '${group}.example.com'`, `write group: '${group}.example.com' (or your own domain) in defineGroupVersion`);
+  if (!isSubdomain(group))
+    push(
+      CODES.group,
+      at,
+      `group '${group}' is not a DNS subdomain`,
+      "use lower-case letters, digits, '-' and '.', e.g. 'batch.example.com'",
+    );
+  else if (!group.includes('.'))
+    push(
+      CODES.group,
+      at,
+      `group '${group}' has no dot: the API server requires a domain such as '${group}.example.com'`,
+      `write group: '${group}.example.com' (or your own domain) in defineGroupVersion`,
+    );
   const annotations = ((k.c.metadata as Obj | undefined)?.annotations ?? {}) as Obj;
-  if ((group === 'k8s.io' || group === 'kubernetes.io' || group.endsWith('.k8s.io') || group.endsWith('.kubernetes.io')) && annotations['api-approved.kubernetes.io'] === undefined) {
-    push(CODES.group, at, `group '${group}' is protected: the API server refuses CRDs in *.k8s.io and *.kubernetes.io without the api-approved.kubernetes.io annotation`, "use your own domain; a Kubernetes SIG API adds @Metadata({ annotations: { 'api-approved.kubernetes.io': '<PR URL>' } })");
+  if (
+    (group === 'k8s.io' ||
+      group === 'kubernetes.io' ||
+      group.endsWith('.k8s.io') ||
+      group.endsWith('.kubernetes.io')) &&
+    annotations['api-approved.kubernetes.io'] === undefined
+  ) {
+    push(
+      CODES.group,
+      at,
+      `group '${group}' is protected: the API server refuses CRDs in *.k8s.io and *.kubernetes.io without the api-approved.kubernetes.io annotation`,
+      "use your own domain; a Kubernetes SIG API adds @Metadata({ annotations: { 'api-approved.kubernetes.io': '<PR URL>' } })",
+    );
   }
 }
 
@@ -325,7 +419,13 @@ function checkMetadata(k: CRDCheck): void {
     if (p) push(CODES.metadata, metaAt, `annotation key '${key}' ${p}`, 'use keys such as example.com/owner');
     annotationBytes += key.length + String(v).length;
   }
-  if (annotationBytes > 256 * 1024) push(CODES.metadata, metaAt, `the CRD's annotations total ${annotationBytes} bytes; the API server allows 262144`, 'shorten the annotations');
+  if (annotationBytes > 256 * 1024)
+    push(
+      CODES.metadata,
+      metaAt,
+      `the CRD's annotations total ${annotationBytes} bytes; the API server allows 262144`,
+      'shorten the annotations',
+    );
   // etcd stores an object of at most --max-request-bytes (1.5 MiB by default): a CRD near it
   // installs on no cluster with the default once it grows a little more. A warning, since the
   // limit is the cluster's to raise.
@@ -342,7 +442,13 @@ function checkMetadata(k: CRDCheck): void {
     const p = qualifiedNameProblem(key);
     if (p) push(CODES.metadata, metaAt, `label key '${key}' ${p}`, 'use keys such as app.kubernetes.io/part-of');
     const value = String(v);
-    if (value.length > 63 || !LABEL_VALUE.test(value)) push(CODES.metadata, metaAt, `label value '${value}' of '${key}' must be at most 63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit`, 'shorten or simplify the value');
+    if (value.length > 63 || !LABEL_VALUE.test(value))
+      push(
+        CODES.metadata,
+        metaAt,
+        `label value '${value}' of '${key}' must be at most 63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit`,
+        'shorten or simplify the value',
+      );
   }
 }
 
@@ -354,17 +460,54 @@ function checkConversion(k: CRDCheck): void {
   const cm = markerOf(k.vo, 'ConversionWebhook');
   const at = cm ? loc(cm) : k.first.at;
   const service = ((webhook.clientConfig as Obj | undefined)?.service ?? {}) as Obj;
-  if (dns1035(String(service.name ?? ''))) push(CODES.metadata, at, `conversion webhook service name '${String(service.name)}' ${dns1035(String(service.name ?? ''))}`, 'name the Service as Kubernetes names Services');
-  if (!DNS1123_LABEL.test(String(service.namespace ?? '')) || String(service.namespace).length > 63) push(CODES.metadata, at, `conversion webhook service namespace '${String(service.namespace)}' is not a DNS label`, 'use a namespace name such as system');
+  if (dns1035(String(service.name ?? '')))
+    push(
+      CODES.metadata,
+      at,
+      `conversion webhook service name '${String(service.name)}' ${dns1035(String(service.name ?? ''))}`,
+      'name the Service as Kubernetes names Services',
+    );
+  if (!DNS1123_LABEL.test(String(service.namespace ?? '')) || String(service.namespace).length > 63)
+    push(
+      CODES.metadata,
+      at,
+      `conversion webhook service namespace '${String(service.namespace)}' is not a DNS label`,
+      'use a namespace name such as system',
+    );
   const path = service.path as string | undefined;
   const pathProblem = path === undefined ? undefined : webhookPathProblem(path);
-  if (pathProblem) push(CODES.metadata, at, `conversion webhook path '${path}' is refused by the API server: ${pathProblem}`, "write a path such as '/convert'");
+  if (pathProblem)
+    push(
+      CODES.metadata,
+      at,
+      `conversion webhook path '${path}' is refused by the API server: ${pathProblem}`,
+      "write a path such as '/convert'",
+    );
   const port = service.port as number | undefined;
-  if (port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65535)) push(CODES.metadata, at, `conversion webhook port ${port} is not between 1 and 65535`, 'use a valid port (443 by default)');
+  if (port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65535))
+    push(
+      CODES.metadata,
+      at,
+      `conversion webhook port ${port} is not between 1 and 65535`,
+      'use a valid port (443 by default)',
+    );
   const reviews = (webhook.conversionReviewVersions ?? []) as string[];
-  if (!reviews.some((r) => r === 'v1' || r === 'v1beta1')) push(CODES.metadata, at, `conversionReviewVersions ${JSON.stringify(reviews)} must include v1 or v1beta1`, "use conversionReviewVersions: ['v1']");
-  if (new Set(reviews).size !== reviews.length) push(CODES.metadata, at, `conversionReviewVersions ${JSON.stringify(reviews)} has duplicates`, 'list each version once');
-  for (const r of reviews) if (dns1035(r)) push(CODES.metadata, at, `conversionReviewVersions entry '${r}' is not a version name`, 'use v1');
+  if (!reviews.some((r) => r === 'v1' || r === 'v1beta1'))
+    push(
+      CODES.metadata,
+      at,
+      `conversionReviewVersions ${JSON.stringify(reviews)} must include v1 or v1beta1`,
+      "use conversionReviewVersions: ['v1']",
+    );
+  if (new Set(reviews).size !== reviews.length)
+    push(
+      CODES.metadata,
+      at,
+      `conversionReviewVersions ${JSON.stringify(reviews)} has duplicates`,
+      'list each version once',
+    );
+  for (const r of reviews)
+    if (dns1035(r)) push(CODES.metadata, at, `conversionReviewVersions entry '${r}' is not a version name`, 'use v1');
 }
 
 /** One served version of the CRD, with its schema and where its markers are. */
@@ -382,7 +525,12 @@ function checkVersion(k: CRDCheck, ver: Obj, out: Diagnostic[], options: CheckCR
   const dep = o.markers.find((m) => m.name === 'DeprecatedVersion');
   const warning = ver.deprecationWarning as string | undefined;
   if (warning !== undefined && (warning.length > 256 || !/^[\x20-\x7e\u00a0-\uffff]*$/.test(warning))) {
-    k.push(CODES.metadata, dep ? loc(dep) : o.at, `deprecation warning of ${k.kind} ${name} must be at most 256 printable characters on one line`, 'shorten the warning');
+    k.push(
+      CODES.metadata,
+      dep ? loc(dep) : o.at,
+      `deprecation warning of ${k.kind} ${name} must be at most 256 printable characters on one line`,
+      'shorten the warning',
+    );
   }
   const schema = ((ver.schema as Obj | undefined)?.openAPIV3Schema ?? {}) as JSONSchemaProps;
   const v: VersionCheck = { name, o, ver, schema };
@@ -394,12 +542,20 @@ function checkVersion(k: CRDCheck, ver: Obj, out: Diagnostic[], options: CheckCR
   // the schema
   for (const sv of checkSchema(schema, subresources.status !== undefined)) {
     const l = locate(sv, o);
-    out.push(error(sv.code, `${l.where} (${kind} ${name} ${schemaPath(sv.steps)}): ${sv.message}`, { ...l.at, hint: sv.hint }));
+    out.push(
+      error(sv.code, `${l.where} (${kind} ${name} ${schemaPath(sv.steps)}): ${sv.message}`, { ...l.at, hint: sv.hint }),
+    );
   }
   // CEL rules compiled against their schema, and their estimated cost (./cel.ts)
   for (const rv of checkRules(schema, options)) {
     const l = locateRule(rv, o);
-    out.push((rv.severity === 'error' ? error : warningDiagnostic)(rv.code, `${l.where} (${kind} ${name} ${schemaPath(rv.steps)}): ${rv.message}`, { ...l.at, hint: rv.hint }));
+    out.push(
+      (rv.severity === 'error' ? error : warningDiagnostic)(
+        rv.code,
+        `${l.where} (${kind} ${name} ${schemaPath(rv.steps)}): ${rv.message}`,
+        { ...l.at, hint: rv.hint },
+      ),
+    );
   }
 }
 
@@ -419,17 +575,39 @@ function checkScale(k: CRDCheck, v: VersionCheck, scale: Obj | undefined): void 
     const p = simplePathProblem(path);
     const under = prefixes.join(' or ');
     if (p) {
-      push(CODES.status, at, `@SubresourceScale ${arg} '${path}' ${p}`, `write a path under ${under}, e.g. '${prefixes[0]}${arg === 'selectorpath' ? 'selector' : 'replicas'}'`);
+      push(
+        CODES.status,
+        at,
+        `@SubresourceScale ${arg} '${path}' ${p}`,
+        `write a path under ${under}, e.g. '${prefixes[0]}${arg === 'selectorpath' ? 'selector' : 'replicas'}'`,
+      );
       continue;
     }
     if (!prefixes.some((x) => path.startsWith(x))) {
-      push(CODES.status, at, `@SubresourceScale ${arg} '${path}' must be a JSON path under ${under}`, `write '${prefixes[0]}${arg === 'selectorpath' ? 'selector' : 'replicas'}'`);
+      push(
+        CODES.status,
+        at,
+        `@SubresourceScale ${arg} '${path}' must be a JSON path under ${under}`,
+        `write '${prefixes[0]}${arg === 'selectorpath' ? 'selector' : 'replicas'}'`,
+      );
       continue;
     }
     const node = nodeAt(v.schema, path);
     const wanted = arg === 'selectorpath' ? 'string' : 'integer';
-    if (node === undefined) push(CODES.status, at, `@SubresourceScale ${arg} '${path}' is not a field of ${kind} ${v.name}: the server would prune what the scale subresource writes there`, `declare the field (${wanted}) in the Kind's types`);
-    else if (node !== 'open' && node.type !== wanted) push(CODES.status, at, `@SubresourceScale ${arg} '${path}' must be ${wanted === 'integer' ? 'an integer' : 'a string'} field (found ${node.type ?? 'no type'})`, `declare it as ${wanted === 'integer' ? 'int32' : 'string'}`);
+    if (node === undefined)
+      push(
+        CODES.status,
+        at,
+        `@SubresourceScale ${arg} '${path}' is not a field of ${kind} ${v.name}: the server would prune what the scale subresource writes there`,
+        `declare the field (${wanted}) in the Kind's types`,
+      );
+    else if (node !== 'open' && node.type !== wanted)
+      push(
+        CODES.status,
+        at,
+        `@SubresourceScale ${arg} '${path}' must be ${wanted === 'integer' ? 'an integer' : 'a string'} field (found ${node.type ?? 'no type'})`,
+        `declare it as ${wanted === 'integer' ? 'int32' : 'string'}`,
+      );
   }
 }
 
@@ -440,22 +618,53 @@ function checkPrinterColumns(k: CRDCheck, v: VersionCheck): void {
   const colMarkers = v.o.markers.filter((m) => m.name === 'PrintColumn');
   cols.forEach((col, i) => {
     const at = colMarkers[i] ? loc(colMarkers[i]) : v.o.at;
-    if (!String(col.name ?? '').trim()) push(CODES.columns, at, `@PrintColumn of ${kind} has an empty name`, 'give the column a header');
+    if (!String(col.name ?? '').trim())
+      push(CODES.columns, at, `@PrintColumn of ${kind} has an empty name`, 'give the column a header');
     const fmt = col.format as string | undefined;
     const formats = ['int32', 'int64', 'float', 'double', 'byte', 'date', 'date-time', 'password'];
-    if (fmt !== undefined && !formats.includes(fmt)) push(CODES.columns, at, `@PrintColumn format '${fmt}' is not one of ${formats.join(', ')}`, 'use one of the listed formats or none');
+    if (fmt !== undefined && !formats.includes(fmt))
+      push(
+        CODES.columns,
+        at,
+        `@PrintColumn format '${fmt}' is not one of ${formats.join(', ')}`,
+        'use one of the listed formats or none',
+      );
     // The server takes any path that starts with '.'; what kubectl cannot read, or a field the
     // schema lacks, is worth a warning (the column would show an error or <none>), not a refusal.
     const path = String(col.jsonPath ?? '');
-    if (!path || path[0] !== '.') push(CODES.columns, at, `@PrintColumn jsonPath '${path}' must be a JSON path starting with '.' (for example .status.phase)`, "write a path such as '.status.phase'");
+    if (!path || path[0] !== '.')
+      push(
+        CODES.columns,
+        at,
+        `@PrintColumn jsonPath '${path}' must be a JSON path starting with '.' (for example .status.phase)`,
+        "write a path such as '.status.phase'",
+      );
     else {
       const parsed = parsePrintColumnPath(path);
       const missing = parsed.ok ? missingField(v.schema, parsed.steps) : undefined;
-      if (!parsed.ok) k.warn(CODES.columns, at, `@PrintColumn jsonPath '${path}' ${parsed.problem}: the API server takes it but cannot parse it, so kubectl get shows none of ${kind}'s columns from this one on`, "write a path such as '.status.phase' or '.status.conditions[?(@.type==\"Ready\")].status'");
-      else if (missing) k.warn(CODES.columns, at, `@PrintColumn jsonPath '${path}': ${kind} ${v.name} has no field ${missing}, so the column always shows <none>`, 'name a field of the schema');
+      if (!parsed.ok)
+        k.warn(
+          CODES.columns,
+          at,
+          `@PrintColumn jsonPath '${path}' ${parsed.problem}: the API server takes it but cannot parse it, so kubectl get shows none of ${kind}'s columns from this one on`,
+          "write a path such as '.status.phase' or '.status.conditions[?(@.type==\"Ready\")].status'",
+        );
+      else if (missing)
+        k.warn(
+          CODES.columns,
+          at,
+          `@PrintColumn jsonPath '${path}': ${kind} ${v.name} has no field ${missing}, so the column always shows <none>`,
+          'name a field of the schema',
+        );
     }
     const prio = col.priority as number | undefined;
-    if (prio !== undefined && (prio < 0 || prio > 2147483647)) push(CODES.columns, at, `@PrintColumn priority ${prio} must be between 0 and 2147483647`, 'use 0 (shown by default) or a small positive number');
+    if (prio !== undefined && (prio < 0 || prio > 2147483647))
+      push(
+        CODES.columns,
+        at,
+        `@PrintColumn priority ${prio} must be between 0 and 2147483647`,
+        'use 0 (shown by default) or a small positive number',
+      );
   });
 }
 
@@ -465,19 +674,44 @@ function checkSelectableFields(k: CRDCheck, v: VersionCheck): void {
   const { name, o } = v;
   const sel = (v.ver.selectableFields ?? []) as Obj[];
   const selMarkers = o.markers.filter((m) => m.name === 'SelectableField');
-  if (sel.length > 8) push(CODES.columns, selMarkers[8] ? loc(selMarkers[8]) : o.at, `${kind} ${name} has ${sel.length} selectable fields; the API server allows 8`, 'keep at most 8 @SelectableField markers');
+  if (sel.length > 8)
+    push(
+      CODES.columns,
+      selMarkers[8] ? loc(selMarkers[8]) : o.at,
+      `${kind} ${name} has ${sel.length} selectable fields; the API server allows 8`,
+      'keep at most 8 @SelectableField markers',
+    );
   const seenSel = new Set<string>();
   sel.forEach((f, i) => {
     const at = selMarkers[i] ? loc(selMarkers[i]) : o.at;
     const path = String(f.jsonPath ?? '');
     const p = simplePathProblem(path);
-    if (p) return push(CODES.columns, at, `@SelectableField jsonPath '${path}' ${p}`, "write a path such as '.spec.color'");
+    if (p)
+      return push(CODES.columns, at, `@SelectableField jsonPath '${path}' ${p}`, "write a path such as '.spec.color'");
     if (seenSel.has(path)) push(CODES.columns, at, `@SelectableField '${path}' is given twice`, 'remove the duplicate');
     seenSel.add(path);
-    if (path === '.metadata.name' || path === '.metadata.namespace' || path.startsWith('.metadata.')) return push(CODES.columns, at, `@SelectableField '${path}' is under metadata, which the server selects on already`, 'select on a field of spec or status');
+    if (path === '.metadata.name' || path === '.metadata.namespace' || path.startsWith('.metadata.'))
+      return push(
+        CODES.columns,
+        at,
+        `@SelectableField '${path}' is under metadata, which the server selects on already`,
+        'select on a field of spec or status',
+      );
     const node = nodeAt(v.schema, path);
-    if (node === undefined || node === 'open') return push(CODES.columns, at, `@SelectableField '${path}' is not a declared field of ${kind} ${name}`, 'name a string, integer or boolean field of the schema');
-    if (!['string', 'integer', 'boolean'].includes(node.type ?? '')) push(CODES.columns, at, `@SelectableField '${path}' must be a string, integer or boolean field (found ${node.type ?? 'no type'})`, 'select on a scalar field');
+    if (node === undefined || node === 'open')
+      return push(
+        CODES.columns,
+        at,
+        `@SelectableField '${path}' is not a declared field of ${kind} ${name}`,
+        'name a string, integer or boolean field of the schema',
+      );
+    if (!['string', 'integer', 'boolean'].includes(node.type ?? ''))
+      push(
+        CODES.columns,
+        at,
+        `@SelectableField '${path}' must be a string, integer or boolean field (found ${node.type ?? 'no type'})`,
+        'select on a scalar field',
+      );
   });
 }
 
@@ -497,7 +731,13 @@ function dedupe(list: Diagnostic[]): Diagnostic[] {
  * analysis already reported an error (a field whose type failed has a broken schema; the
  * analysis said why, once).
  */
-export function checkGeneratedCRDs(crds: readonly object[], analysisDiagnostics: readonly Diagnostic[], options: CheckCRDOptions = {}): Diagnostic[][] {
-  const errorLines = new Set(analysisDiagnostics.filter((d) => d.severity === 'error').map((d) => `${d.file}:${d.line}`));
+export function checkGeneratedCRDs(
+  crds: readonly object[],
+  analysisDiagnostics: readonly Diagnostic[],
+  options: CheckCRDOptions = {},
+): Diagnostic[][] {
+  const errorLines = new Set(
+    analysisDiagnostics.filter((d) => d.severity === 'error').map((d) => `${d.file}:${d.line}`),
+  );
   return crds.map((crd) => checkCRD(crd, options).filter((d) => !errorLines.has(`${d.file}:${d.line}`)));
 }

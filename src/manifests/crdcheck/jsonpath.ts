@@ -52,7 +52,8 @@ function bracketSteps(inner: string): PathStep[] | string {
     const r = parsePrintColumnPath(`.${key[1]}`);
     return r.ok ? r.steps : `has a key [${inner}] that cannot be read: ${r.problem}`;
   }
-  if (!SLICE.test(text)) return `has an invalid array index [${inner}] (an index, slice, '*', a single-quoted key or a filter [?(...)])`;
+  if (!SLICE.test(text))
+    return `has an invalid array index [${inner}] (an index, slice, '*', a single-quoted key or a filter [?(...)])`;
   return [{ kind: 'elements' }];
 }
 
@@ -103,7 +104,8 @@ export function parsePrintColumnPath(path: string): ParsedPath {
     } else if (c === '[') {
       const close = s.indexOf(']', i);
       const nl = s.indexOf('\n', i);
-      if (close < 0 || (nl >= 0 && nl < close)) return { ok: false, problem: `has an unterminated '[' at character ${i + 1}` };
+      if (close < 0 || (nl >= 0 && nl < close))
+        return { ok: false, problem: `has an unterminated '[' at character ${i + 1}` };
       const r = bracketSteps(s.slice(i + 1, close));
       if (typeof r === 'string') return { ok: false, problem: r };
       steps.push(...r);
@@ -149,7 +151,9 @@ export function missingField(schema: SchemaNode, steps: readonly PathStep[]): st
     }
     at += `.${step.name}`;
     if (node['x-kubernetes-preserve-unknown-fields'] && !node.properties?.[step.name]) return undefined;
-    const next: SchemaNode | undefined = node.properties?.[step.name] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined);
+    const next: SchemaNode | undefined =
+      node.properties?.[step.name] ??
+      (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined);
     if (!next) return node.properties && Object.keys(node.properties).length ? at : undefined;
     node = next;
   }

@@ -16,7 +16,6 @@ export interface ValueProblem {
   pruned?: boolean;
 }
 
-
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function typeOf(v: unknown): string {
@@ -34,7 +33,9 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 function formatProblem(format: string | undefined, v: string): string | undefined {
   switch (format) {
     case 'date-time':
-      return RFC3339.test(v) && !Number.isNaN(Date.parse(v.replace(' ', 'T'))) ? undefined : 'is not an RFC 3339 date-time (2006-01-02T15:04:05Z)';
+      return RFC3339.test(v) && !Number.isNaN(Date.parse(v.replace(' ', 'T')))
+        ? undefined
+        : 'is not an RFC 3339 date-time (2006-01-02T15:04:05Z)';
     case 'date':
       return DATE.test(v) ? undefined : 'is not a date (2006-01-02)';
     case 'byte':
@@ -57,22 +58,27 @@ function jsPattern(p: string): RegExp | undefined {
 
 export function validateValue(v: unknown, s: JSONSchemaProps, path = ''): ValueProblem[] {
   const out: ValueProblem[] = [];
-  const fail = (message: string, at = path, pruned = false) => out.push({ path: at, message, pruned: pruned || undefined });
+  const fail = (message: string, at = path, pruned = false) =>
+    out.push({ path: at, message, pruned: pruned || undefined });
   if (v === null) {
     if (!s.nullable) fail('is null, but the schema is not nullable');
     return out;
   }
   const t = typeOf(v);
   if (s['x-kubernetes-int-or-string']) {
-    if (t !== 'integer' && t !== 'string') fail(`is ${t === 'object' ? 'an object' : `a ${t}`}, but must be an integer or a string`);
+    if (t !== 'integer' && t !== 'string')
+      fail(`is ${t === 'object' ? 'an object' : `a ${t}`}, but must be an integer or a string`);
   } else if (s.type) {
     const ok = s.type === t || (s.type === 'number' && t === 'integer');
     if (!ok) {
-      fail(`is ${t === 'object' || t === 'array' || t === 'integer' ? `an ${t}` : `a ${t}`}, but the schema's type is ${s.type}`);
+      fail(
+        `is ${t === 'object' || t === 'array' || t === 'integer' ? `an ${t}` : `a ${t}`}, but the schema's type is ${s.type}`,
+      );
       return out;
     }
   }
-  if (s.enum && !s.enum.some((e) => deepEqual(e, v))) fail(`is not one of the allowed values ${s.enum.map((e) => JSON.stringify(e)).join(', ')}`);
+  if (s.enum && !s.enum.some((e) => deepEqual(e, v)))
+    fail(`is not one of the allowed values ${s.enum.map((e) => JSON.stringify(e)).join(', ')}`);
   if (typeof v === 'string') {
     const len = [...v].length;
     if (s.maxLength !== undefined && len > s.maxLength) fail(`is longer than maxLength ${s.maxLength}`);
@@ -85,9 +91,12 @@ export function validateValue(v: unknown, s: JSONSchemaProps, path = ''): ValueP
     if (fp) fail(fp);
   }
   if (typeof v === 'number') {
-    if (s.maximum !== undefined && (s.exclusiveMaximum ? v >= s.maximum : v > s.maximum)) fail(`is above the maximum ${s.maximum}${s.exclusiveMaximum ? ' (exclusive)' : ''}`);
-    if (s.minimum !== undefined && (s.exclusiveMinimum ? v <= s.minimum : v < s.minimum)) fail(`is below the minimum ${s.minimum}${s.exclusiveMinimum ? ' (exclusive)' : ''}`);
-    if (s.multipleOf !== undefined && s.multipleOf > 0 && !Number.isInteger(v / s.multipleOf)) fail(`is not a multiple of ${s.multipleOf}`);
+    if (s.maximum !== undefined && (s.exclusiveMaximum ? v >= s.maximum : v > s.maximum))
+      fail(`is above the maximum ${s.maximum}${s.exclusiveMaximum ? ' (exclusive)' : ''}`);
+    if (s.minimum !== undefined && (s.exclusiveMinimum ? v <= s.minimum : v < s.minimum))
+      fail(`is below the minimum ${s.minimum}${s.exclusiveMinimum ? ' (exclusive)' : ''}`);
+    if (s.multipleOf !== undefined && s.multipleOf > 0 && !Number.isInteger(v / s.multipleOf))
+      fail(`is not a multiple of ${s.multipleOf}`);
   }
   if (Array.isArray(v)) {
     if (s.maxItems !== undefined && v.length > s.maxItems) fail(`has more than maxItems ${s.maxItems} items`);
@@ -95,7 +104,10 @@ export function validateValue(v: unknown, s: JSONSchemaProps, path = ''): ValueP
     if (s.items) v.forEach((x, i) => out.push(...validateValue(x, s.items!, `${path}[${i}]`)));
     const lt = s['x-kubernetes-list-type'];
     if (lt === 'set') {
-      for (let i = 0; i < v.length; i++) for (let j = 0; j < i; j++) if (deepEqual(v[i], v[j])) fail(`has a duplicate item ${JSON.stringify(v[i])} in a set list`, `${path}[${i}]`);
+      for (let i = 0; i < v.length; i++)
+        for (let j = 0; j < i; j++)
+          if (deepEqual(v[i], v[j]))
+            fail(`has a duplicate item ${JSON.stringify(v[i])} in a set list`, `${path}[${i}]`);
     }
     if (lt === 'map') {
       const keys = s['x-kubernetes-list-map-keys'] ?? [];
@@ -110,8 +122,10 @@ export function validateValue(v: unknown, s: JSONSchemaProps, path = ''): ValueP
   }
   if (isObject(v) && (s.type === 'object' || s.properties || s.additionalProperties)) {
     const n = Object.keys(v).length;
-    if (s.maxProperties !== undefined && n > s.maxProperties) fail(`has more than maxProperties ${s.maxProperties} properties`);
-    if (s.minProperties !== undefined && n < s.minProperties) fail(`has fewer than minProperties ${s.minProperties} properties`);
+    if (s.maxProperties !== undefined && n > s.maxProperties)
+      fail(`has more than maxProperties ${s.maxProperties} properties`);
+    if (s.minProperties !== undefined && n < s.minProperties)
+      fail(`has fewer than minProperties ${s.minProperties} properties`);
     for (const r of s.required ?? []) if (!(r in v)) fail(`has no '${r}', which the schema requires`);
     const embedded = s['x-kubernetes-embedded-resource'];
     for (const [k, x] of Object.entries(v)) {
@@ -125,8 +139,10 @@ export function validateValue(v: unknown, s: JSONSchemaProps, path = ''): ValueP
     }
   }
   for (const sub of s.allOf ?? []) out.push(...validateValue(v, sub, path));
-  if (s.anyOf && !s['x-kubernetes-int-or-string'] && !s.anyOf.some((sub) => validateValue(v, sub, path).length === 0)) fail('matches none of the anyOf schemas');
-  if (s.oneOf && s.oneOf.filter((sub) => validateValue(v, sub, path).length === 0).length !== 1) fail('does not match exactly one of the oneOf schemas');
+  if (s.anyOf && !s['x-kubernetes-int-or-string'] && !s.anyOf.some((sub) => validateValue(v, sub, path).length === 0))
+    fail('matches none of the anyOf schemas');
+  if (s.oneOf && s.oneOf.filter((sub) => validateValue(v, sub, path).length === 0).length !== 1)
+    fail('does not match exactly one of the oneOf schemas');
   if (s.not && validateValue(v, s.not, path).length === 0) fail('matches the schema under not');
   return out;
 }

@@ -6,7 +6,19 @@ import { setMaxListeners } from 'node:events';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import pino from 'pino';
 import type { Logger } from 'pino';
-import type { Cache, GetOptions, HandlerRegistration, IndexExtractor, Informer, ListOptions, ObjectKey, ObjectList, ResourceEventHandler, ResourceInfo, TypeRef } from '../contracts.js';
+import type {
+  Cache,
+  GetOptions,
+  HandlerRegistration,
+  IndexExtractor,
+  Informer,
+  ListOptions,
+  ObjectKey,
+  ObjectList,
+  ResourceEventHandler,
+  ResourceInfo,
+  TypeRef,
+} from '../contracts.js';
 import { NotFoundError } from '../client/errors.js';
 import { RESTMapper } from '../client/restmapper.js';
 import { RestClient } from '../client/rest.js';
@@ -187,7 +199,10 @@ export class InformerCache implements Cache {
    */
   async informerFor(type: TypeRef | KubernetesObject): Promise<SharedInformer> {
     const infs = await this.informersFor(type);
-    if (infs.length !== 1) throw new Error(`kubeforge/runtime: ${infs[0].resource.kind} is watched in ${infs.length} namespaces; use informersFor()`);
+    if (infs.length !== 1)
+      throw new Error(
+        `kubeforge/runtime: ${infs[0].resource.kind} is watched in ${infs.length} namespaces; use informersFor()`,
+      );
     return infs[0];
   }
 
@@ -208,13 +223,29 @@ export class InformerCache implements Cache {
   private byObject?: Promise<Map<string, CacheByObject>>;
 
   private settingsOf(r: ResourceInfo, metadata: boolean): Promise<CacheByObject | undefined> {
-    this.byObject ??= Promise.all((this.options.byObject ?? []).map(async (b) => [await this.resolver.resolve(fullType(b.object)), b] as const)).then(
-      (entries) => new Map(entries.map(([info, b]) => [`${isMetadataOnly(b.object) ? 'metadata:' : ''}${info.apiVersion}/${info.kind}`, b])),
+    this.byObject ??= Promise.all(
+      (this.options.byObject ?? []).map(async (b) => [await this.resolver.resolve(fullType(b.object)), b] as const),
+    ).then(
+      (entries) =>
+        new Map(
+          entries.map(([info, b]) => [
+            `${isMetadataOnly(b.object) ? 'metadata:' : ''}${info.apiVersion}/${info.kind}`,
+            b,
+          ]),
+        ),
     );
-    return this.byObject.then((m) => (metadata ? m.get(`metadata:${r.apiVersion}/${r.kind}`) : undefined) ?? m.get(`${r.apiVersion}/${r.kind}`));
+    return this.byObject.then(
+      (m) => (metadata ? m.get(`metadata:${r.apiVersion}/${r.kind}`) : undefined) ?? m.get(`${r.apiVersion}/${r.kind}`),
+    );
   }
 
-  private informerIn(r: ResourceInfo, namespace: string | undefined, k: string, own: CacheByObject | undefined, metadataOnly: boolean): SharedInformer {
+  private informerIn(
+    r: ResourceInfo,
+    namespace: string | undefined,
+    k: string,
+    own: CacheByObject | undefined,
+    metadataOnly: boolean,
+  ): SharedInformer {
     let inf = this.informers.get(k);
     if (!inf) {
       const o: SharedInformerOptions = {
@@ -237,12 +268,20 @@ export class InformerCache implements Cache {
     return inf;
   }
 
-  async indexField<T extends KubernetesObject>(type: TypeRef<T>, field: string, extractor: IndexExtractor<T>): Promise<void> {
+  async indexField<T extends KubernetesObject>(
+    type: TypeRef<T>,
+    field: string,
+    extractor: IndexExtractor<T>,
+  ): Promise<void> {
     for (const inf of await this.informersFor(type)) inf.addIndexer(field, extractor as IndexExtractor);
   }
 
   /** The informers that hold `namespace` (all of the type when undefined), once synced. */
-  private async synced(type: TypeRef, namespace: string | undefined, signal: AbortSignal | undefined): Promise<SharedInformer[]> {
+  private async synced(
+    type: TypeRef,
+    namespace: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<SharedInformer[]> {
     if (!this.signal) throw new CacheNotStartedError();
     signal?.throwIfAborted();
     let infs = await this.informersFor(type);
@@ -258,7 +297,12 @@ export class InformerCache implements Cache {
       const timeoutMs = this.options.syncTimeoutMs ?? 120_000;
       const ok = await inf.waitForSync(anySignal(AbortSignal.timeout(timeoutMs), this.signal, signal));
       signal?.throwIfAborted();
-      if (!ok) throw new CacheSyncTimeoutError(`kubeforge/runtime: timed out after ${timeoutMs} ms waiting for the ${inf.resource.kind} informer to sync (is the list allowed by RBAC and the API server reachable?)`, [inf.resource.kind], timeoutMs);
+      if (!ok)
+        throw new CacheSyncTimeoutError(
+          `kubeforge/runtime: timed out after ${timeoutMs} ms waiting for the ${inf.resource.kind} informer to sync (is the list allowed by RBAC and the API server reachable?)`,
+          [inf.resource.kind],
+          timeoutMs,
+        );
     }
     return infs;
   }
@@ -294,7 +338,11 @@ export class InformerCache implements Cache {
     const labels = parseLabelSelector(o.labelSelector);
     const fields = parseFieldSelector(o.fieldSelector);
     for (const f of fields) {
-      if (f.field !== 'metadata.name' && f.field !== 'metadata.namespace' && !infs[0].store.byIndex({ field: f.field }, f.value)) {
+      if (
+        f.field !== 'metadata.name' &&
+        f.field !== 'metadata.namespace' &&
+        !infs[0].store.byIndex({ field: f.field }, f.value)
+      ) {
         throw new MissingIndexError(r.kind, f.field);
       }
     }
@@ -308,7 +356,9 @@ export class InformerCache implements Cache {
         if (set && (!candidates || set.size < candidates.size)) candidates = set;
       };
       for (const f of fields) if (f.op === '=') consider(store.byIndex({ field: f.field }, f.value));
-      for (const l of labels) if (l.op === '=' || (l.op === 'in' && l.values.length === 1)) consider(store.byIndex('label', `${l.key}=${l.values[0]}`));
+      for (const l of labels)
+        if (l.op === '=' || (l.op === 'in' && l.values.length === 1))
+          consider(store.byIndex('label', `${l.key}=${l.values[0]}`));
       // (An informer of one namespace keeps no namespace index: it holds nothing else; every entry is checked below.)
       if (namespace) consider(store.byIndex('namespace', namespace));
       const keys = candidates ? [...candidates] : [...store.list()];
@@ -319,7 +369,12 @@ export class InformerCache implements Cache {
         if (labels.length && !matchesLabels(labels, e.labels)) continue;
         let ok = true;
         for (const f of fields) {
-          const values = f.field === 'metadata.name' ? [nameOfKey(key, e.namespace)] : f.field === 'metadata.namespace' ? [e.namespace] : (e.index?.[f.field] ?? []);
+          const values =
+            f.field === 'metadata.name'
+              ? [nameOfKey(key, e.namespace)]
+              : f.field === 'metadata.namespace'
+                ? [e.namespace]
+                : (e.index?.[f.field] ?? []);
           const has = values.includes(f.value);
           if ((f.op === '=') !== has) {
             ok = false;
@@ -332,7 +387,12 @@ export class InformerCache implements Cache {
     found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const items = found.map(({ store, e }) => store.object(e) as T);
     // One informer: its resourceVersion; several: none is the list's (as controller-runtime's multi-namespace cache).
-    return { apiVersion: r.apiVersion, kind: `${r.kind}List`, metadata: infs.length === 1 ? { resourceVersion: infs[0].lastResourceVersion() } : {}, items };
+    return {
+      apiVersion: r.apiVersion,
+      kind: `${r.kind}List`,
+      metadata: infs.length === 1 ? { resourceVersion: infs[0].lastResourceVersion() } : {},
+      items,
+    };
   }
 }
 

@@ -44,7 +44,9 @@ export class MissingIndexError extends Error {
     readonly kind: string,
     readonly field: string,
   ) {
-    super(`kubeforge/runtime: field selector "${field}" on ${kind} needs an index: call cache.indexField(${kind}, '${field}', extractor) before starting (or use metadata.name / metadata.namespace)`);
+    super(
+      `kubeforge/runtime: field selector "${field}" on ${kind} needs an index: call cache.indexField(${kind}, '${field}', extractor) before starting (or use metadata.name / metadata.namespace)`,
+    );
     this.name = 'MissingIndexError';
   }
 }

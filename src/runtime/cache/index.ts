@@ -1,5 +1,18 @@
 // kubeforge/runtime cache: shared informers and in-memory reads.
-export { newCache, CacheNotStartedError, CacheSyncTimeoutError, NamespaceNotWatchedError, MissingIndexError } from './cache.js';
+export {
+  newCache,
+  CacheNotStartedError,
+  CacheSyncTimeoutError,
+  NamespaceNotWatchedError,
+  MissingIndexError,
+} from './cache.js';
 export type { CacheByObject, CacheOptions, InformerCache, MultiNamespaceInformer } from './cache.js';
 export type { Indexer, InformerStats, SharedInformer, SharedInformerOptions } from './informer.js';
-export type { Cache, HandlerRegistration, IndexExtractor, Informer, ResourceEventHandler, WatchEventType } from '../contracts.js';
+export type {
+  Cache,
+  HandlerRegistration,
+  IndexExtractor,
+  Informer,
+  ResourceEventHandler,
+  WatchEventType,
+} from '../contracts.js';

@@ -32,7 +32,13 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { HandlerRegistration, IndexExtractor, Informer, ResourceEventHandler, ResourceInfo } from '../contracts.js';
+import type {
+  HandlerRegistration,
+  IndexExtractor,
+  Informer,
+  ResourceEventHandler,
+  ResourceInfo,
+} from '../contracts.js';
 import { NoKindMatchError, StatusError, isGone, isNotFound, statusErrorFrom } from '../client/errors.js';
 import type { RESTMapper } from '../client/restmapper.js';
 import { MissingIndexError } from './errors.js';
@@ -219,7 +225,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     list: () => this.entries.keys(),
     byIndex: (index, value) => {
       if (index === 'label') return this.byLabel.get(value) ?? NONE;
-      if (index === 'namespace') return this.oneNamespace() === undefined ? (this.byNamespace.get(value) ?? NONE) : undefined;
+      if (index === 'namespace')
+        return this.oneNamespace() === undefined ? (this.byNamespace.get(value) ?? NONE) : undefined;
       const values = this.indices.get(index.field);
       return values ? (values.get(value) ?? NONE) : undefined;
     },
@@ -232,7 +239,14 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   private notServed?: NoKindMatchError;
   private lastRV = '';
   private running = false;
-  private readonly stats_: InformerStats = { lists: 0, watches: 0, relistsAfterGone: 0, watchErrors: 0, events: 0, recoveries: 0 };
+  private readonly stats_: InformerStats = {
+    lists: 0,
+    watches: 0,
+    relistsAfterGone: 0,
+    watchErrors: 0,
+    events: 0,
+    recoveries: 0,
+  };
   private readonly log: Logger;
   /** Namespaces, label keys and values shared between entries. */
   private readonly shared = new Map<string, string>();
@@ -244,8 +258,10 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     readonly resource: ResourceInfo,
     private readonly opts: SharedInformerOptions,
   ) {
-    this.log = opts.logger.child({ informer: `${opts.metadataOnly ? 'metadata ' : ''}${resource.apiVersion}/${resource.kind}` });
-    this.typeMetaPrefix = JSON.stringify({ apiVersion: resource.apiVersion, kind: resource.kind }).slice(0, -1) + ',';
+    this.log = opts.logger.child({
+      informer: `${opts.metadataOnly ? 'metadata ' : ''}${resource.apiVersion}/${resource.kind}`,
+    });
+    this.typeMetaPrefix = `${JSON.stringify({ apiVersion: resource.apiVersion, kind: resource.kind }).slice(0, -1)},`;
   }
 
   /** The namespace every object of this informer is in, when it watches one namespace of a namespaced type. */
@@ -328,7 +344,12 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
         const top = resources.filter((x) => !x.name.includes('/'));
         why = same
           ? `the CRD serves ${r.kind} as plural "${same.name}", but the class says plural "${r.plural}": the class's static plural is out of sync with the CRD (run \`kubeforge manifests\` and \`make install\`, or fix the static)`
-          : `${r.apiVersion} is served but has no kind ${r.kind} (it serves ${top.map((x) => `${x.kind} (${x.name})`).sort().join(', ') || 'nothing'}): the class's static gvk is out of sync with the CRD, or its CRD is not installed (\`make install\`)`;
+          : `${r.apiVersion} is served but has no kind ${r.kind} (it serves ${
+              top
+                .map((x) => `${x.kind} (${x.name})`)
+                .sort()
+                .join(', ') || 'nothing'
+            }): the class's static gvk is out of sync with the CRD, or its CRD is not installed (\`make install\`)`;
       } catch (e) {
         if (!isNotFound(e)) return; // discovery failed for another reason: keep retrying quietly
         why = `the API server does not serve ${r.apiVersion} at all: the CRD of ${r.kind} is not installed (\`make install\`), or the class's static gvk names the wrong group/version`;
@@ -356,7 +377,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
 
   /** Adds a field index, computing it for objects already stored. */
   addIndexer(field: string, extractor: IndexExtractor): void {
-    if (this.indexers.has(field)) throw new Error(`kubeforge/runtime: an index for field "${field}" of ${this.resource.kind} already exists`);
+    if (this.indexers.has(field))
+      throw new Error(`kubeforge/runtime: an index for field "${field}" of ${this.resource.kind} already exists`);
     this.indexers.set(field, extractor);
     this.indices.set(field, new Map());
     for (const [key, e] of this.entries) {
@@ -404,7 +426,11 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   private parse(e: StoreEntry): T {
     if (e.obj) return e.obj as T;
     const json = e.json!;
-    const text = !e.typeMetaStripped ? json : json === '{}' ? this.typeMetaPrefix.slice(0, -1) + '}' : this.typeMetaPrefix + json.slice(1);
+    const text = !e.typeMetaStripped
+      ? json
+      : json === '{}'
+        ? `${this.typeMetaPrefix.slice(0, -1)}}`
+        : this.typeMetaPrefix + json.slice(1);
     // Timestamps become the Dates client-node's types declare (see client/dates.ts).
     return reviveDates(JSON.parse(text) as T, this.resource);
   }
@@ -519,7 +545,15 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
       index = {};
       for (const [field, ex] of this.indexers) index[field] = this.extract(ex, obj, field);
     }
-    const entry = new StoreEntry(enc?.json, enc ? undefined : obj, namespace, rv, this.sharedLabels(md.labels), index, enc?.stripped ?? false);
+    const entry = new StoreEntry(
+      enc?.json,
+      enc ? undefined : obj,
+      namespace,
+      rv,
+      this.sharedLabels(md.labels),
+      index,
+      enc?.stripped ?? false,
+    );
     const oldObj = old && this.registrations.size > 0 ? this.forHandlers(this.parse(old)) : undefined;
     if (old?.index) for (const [f, v] of Object.entries(old.index)) this.indexRemove(f, v, key);
     if (entry.index) for (const [f, v] of Object.entries(entry.index)) this.indexAdd(f, v, key);
@@ -573,8 +607,16 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     let rv = '';
     const initial = !this.synced;
     do {
-      const page = await this.rest.request<{ metadata: { resourceVersion: string; continue?: string }; items: KubernetesObject[] }>('GET', this.collectionPath(), {
-        query: { limit: this.opts.pageSize ?? 100, continue: cont, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector },
+      const page = await this.rest.request<{
+        metadata: { resourceVersion: string; continue?: string };
+        items: KubernetesObject[];
+      }>('GET', this.collectionPath(), {
+        query: {
+          limit: this.opts.pageSize ?? 100,
+          continue: cont,
+          labelSelector: this.opts.labelSelector,
+          fieldSelector: this.opts.fieldSelector,
+        },
         signal,
         accept: this.opts.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
         what: `list ${this.opts.metadataOnly ? 'metadata of ' : ''}${this.resource.apiVersion} ${this.resource.kind}`,
@@ -599,7 +641,14 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     this.stats_.watches++;
     const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
     const { res, req } = await this.rest.stream(this.collectionPath(), {
-      query: { watch: 'true', resourceVersion: this.lastRV, allowWatchBookmarks: 'true', timeoutSeconds, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector },
+      query: {
+        watch: 'true',
+        resourceVersion: this.lastRV,
+        allowWatchBookmarks: 'true',
+        timeoutSeconds,
+        labelSelector: this.opts.labelSelector,
+        fieldSelector: this.opts.fieldSelector,
+      },
       signal,
       accept: this.opts.metadataOnly ? METADATA_ACCEPT : undefined,
       what: `watch ${this.opts.metadataOnly ? 'metadata of ' : ''}${this.resource.apiVersion} ${this.resource.kind}`,
@@ -619,7 +668,10 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
       };
       // The server ends every watch after timeoutSeconds; if nothing at all arrives well past that,
       // the connection died silently (no RST): give up on it and reconnect.
-      const watchdog = setTimeout(() => finish(Object.assign(new Error('watch stalled past its timeout'), { code: 'ETIMEDOUT' })), (timeoutSeconds + 30) * 1000);
+      const watchdog = setTimeout(
+        () => finish(Object.assign(new Error('watch stalled past its timeout'), { code: 'ETIMEDOUT' })),
+        (timeoutSeconds + 30) * 1000,
+      );
       watchdog.unref();
       res.on('close', () => clearTimeout(watchdog));
       res.on('data', (chunk: string) => {
@@ -641,7 +693,15 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
       res.on('aborted', () => finish(Object.assign(new Error('watch connection aborted'), { code: 'ECONNRESET' })));
       res.on('error', (err) => finish(err));
       req.on('error', (err) => finish(err));
-      res.on('close', () => finish(signal.aborted ? undefined : res.complete ? undefined : Object.assign(new Error('watch connection closed'), { code: 'ECONNRESET' })));
+      res.on('close', () =>
+        finish(
+          signal.aborted
+            ? undefined
+            : res.complete
+              ? undefined
+              : Object.assign(new Error('watch connection closed'), { code: 'ECONNRESET' }),
+        ),
+      );
     });
   }
 
@@ -656,14 +716,19 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
       case 'DELETED': {
         let last: KubernetesObject = ev.object;
         if (this.opts.metadataOnly) last = asPartialObjectMetadata(last, this.resource);
-        this.remove(objectKey(last.metadata?.namespace, last.metadata?.name ?? ''), this.opts.transform ? this.opts.transform(last) : last, false);
+        this.remove(
+          objectKey(last.metadata?.namespace, last.metadata?.name ?? ''),
+          this.opts.transform ? this.opts.transform(last) : last,
+          false,
+        );
         break;
       }
       case 'BOOKMARK':
         break;
       case 'ERROR': {
         const code = ev.object.code ?? 500;
-        if (code === 410 || ev.object.reason === 'Expired' || ev.object.reason === 'Gone') throw new GoneError(String((ev.object as { message?: string }).message ?? 'resourceVersion too old'));
+        if (code === 410 || ev.object.reason === 'Expired' || ev.object.reason === 'Gone')
+          throw new GoneError(String((ev.object as { message?: string }).message ?? 'resourceVersion too old'));
         throw statusErrorFrom(code, ev.object, `watch ${this.resource.kind}`);
       }
       default:
@@ -705,10 +770,13 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     let resyncTimer: NodeJS.Timeout | undefined;
     const scheduleResync = () => {
       if (period <= 0 || signal.aborted) return;
-      resyncTimer = setTimeout(() => {
-        this.resync();
-        scheduleResync();
-      }, period * (0.9 + Math.random() * 0.2));
+      resyncTimer = setTimeout(
+        () => {
+          this.resync();
+          scheduleResync();
+        },
+        period * (0.9 + Math.random() * 0.2),
+      );
       resyncTimer.unref();
     };
     scheduleResync();
@@ -739,7 +807,14 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
           if (healthySince && Date.now() - healthySince > 120_000) backoff = initialBackoff;
           const delay = Math.min(maxBackoff, backoff) * (1 + Math.random());
           backoff = Math.min(maxBackoff, backoff * 2);
-          this.log.warn({ err: err instanceof StatusError ? err.message : String((err as Error)?.message ?? err), retryInMs: Math.round(delay), relist: needList }, 'list/watch failed; retrying');
+          this.log.warn(
+            {
+              err: err instanceof StatusError ? err.message : String((err as Error)?.message ?? err),
+              retryInMs: Math.round(delay),
+              relist: needList,
+            },
+            'list/watch failed; retrying',
+          );
           if ((await this.rest.waitForRetry(delay, signal, err)) === 'recovered') {
             // The server is back: start again from the first step, spread over 100 ms so that
             // many informers do not list in the same instant.

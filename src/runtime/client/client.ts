@@ -26,7 +26,14 @@ import { RESTMapper } from './restmapper.js';
 import { RestClient } from './rest.js';
 import { selectorString } from './selector.js';
 import { Apply } from './patch.js';
-import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, asPartialObjectMetadata, isMetadataOnly, resourcePath, withTypeMeta } from './types.js';
+import {
+  METADATA_ACCEPT,
+  METADATA_LIST_ACCEPT,
+  asPartialObjectMetadata,
+  isMetadataOnly,
+  resourcePath,
+  withTypeMeta,
+} from './types.js';
 import { reviveDates } from './dates.js';
 import { OwnWrites, objectKey } from './ownwrites.js';
 import { isNotFound } from './errors.js';
@@ -111,7 +118,12 @@ class LiveReader implements Reader {
     const r = await this.resolver.resolve(type);
     const meta = isMetadataOnly(type);
     const list = await this.rest.request<ObjectList<T>>('GET', resourcePath(r, ns(r, o.namespace)), {
-      query: { labelSelector: selectorString(o.labelSelector), fieldSelector: selectorString(o.fieldSelector), limit: o.limit, continue: o.continue },
+      query: {
+        labelSelector: selectorString(o.labelSelector),
+        fieldSelector: selectorString(o.fieldSelector),
+        limit: o.limit,
+        continue: o.continue,
+      },
       what: `list ${meta ? 'metadata of ' : ''}${describe(r)}`,
       signal: o.signal,
       accept: meta ? METADATA_LIST_ACCEPT : undefined,
@@ -119,7 +131,11 @@ class LiveReader implements Reader {
     list.items ??= []; // a metadata-only list with no items says null
     for (let i = 0; i < list.items.length; i++) {
       const it = list.items[i];
-      const typed = meta ? (asPartialObjectMetadata(it, r) as KubernetesObject as T) : !it.apiVersion || !it.kind ? ({ ...it, apiVersion: r.apiVersion, kind: r.kind } as T) : it;
+      const typed = meta
+        ? (asPartialObjectMetadata(it, r) as KubernetesObject as T)
+        : !it.apiVersion || !it.kind
+          ? ({ ...it, apiVersion: r.apiVersion, kind: r.kind } as T)
+          : it;
       list.items[i] = reviveDates(typed, r);
     }
     if (meta) Object.assign(list, { apiVersion: r.apiVersion, kind: `${r.kind}List` });
@@ -181,7 +197,9 @@ class KubeClient extends LiveReader implements Client {
   /** The read-your-own-writes key of an event's object. */
   private eventKey(obj: KubernetesObject): string | undefined {
     const m = obj.metadata;
-    return obj.apiVersion && obj.kind && m?.name ? objectKey(obj.apiVersion, obj.kind, m.namespace || undefined, m.name) : undefined;
+    return obj.apiVersion && obj.kind && m?.name
+      ? objectKey(obj.apiVersion, obj.kind, m.namespace || undefined, m.name)
+      : undefined;
   }
 
   /** Whether `obj` (an event's object) is at the version this client's last write of it made. */
@@ -200,7 +218,13 @@ class KubeClient extends LiveReader implements Client {
    * Sends a write with read-your-own-writes bookkeeping: the object is marked in flight while the
    * request is out, and the answer recorded before that mark is lifted.
    */
-  private async tracked<T extends KubernetesObject>(r: ResourceInfo, namespace: string | undefined, name: string, o: WriteOptions | undefined, send: () => Promise<T>): Promise<T> {
+  private async tracked<T extends KubernetesObject>(
+    r: ResourceInfo,
+    namespace: string | undefined,
+    name: string,
+    o: WriteOptions | undefined,
+    send: () => Promise<T>,
+  ): Promise<T> {
     if (!this.own || o?.dryRun || !name) return send();
     const k = objectKey(r.apiVersion, r.kind, namespace, name);
     this.own.begin(k);
@@ -220,7 +244,9 @@ class KubeClient extends LiveReader implements Client {
   /** Whether reads of `type` skip the cache (cacheDisableFor). */
   private async isUncached(type: TypeRef): Promise<boolean> {
     if (this.uncached.length === 0) return false;
-    this.uncachedKeys ??= Promise.all(this.uncached.map((t) => this.resolver.resolve(t))).then((rs) => new Set(rs.map((r) => `${r.apiVersion}/${r.kind}`)));
+    this.uncachedKeys ??= Promise.all(this.uncached.map((t) => this.resolver.resolve(t))).then(
+      (rs) => new Set(rs.map((r) => `${r.apiVersion}/${r.kind}`)),
+    );
     const r = await this.resolver.resolve(type);
     return (await this.uncachedKeys).has(`${r.apiVersion}/${r.kind}`);
   }
@@ -236,14 +262,20 @@ class KubeClient extends LiveReader implements Client {
   private async target(obj: KubernetesObject): Promise<{ r: ResourceInfo; namespace?: string; name: string }> {
     const r = await this.resolver.resolve(obj);
     const name = obj.metadata?.name;
-    if (!name && !obj.metadata?.generateName) throw new Error(`kubeforge/runtime: ${r.kind} object has no metadata.name`);
+    if (!name && !obj.metadata?.generateName)
+      throw new Error(`kubeforge/runtime: ${r.kind} object has no metadata.name`);
     const namespace = ns(r, obj.metadata?.namespace);
-    if (r.namespaced && !namespace) throw new Error(`kubeforge/runtime: ${r.kind} ${name ?? ''} is namespaced but metadata.namespace is empty`);
+    if (r.namespaced && !namespace)
+      throw new Error(`kubeforge/runtime: ${r.kind} ${name ?? ''} is namespaced but metadata.namespace is empty`);
     return { r, namespace, name: name ?? '' };
   }
 
   private writeQuery(o: WriteOptions | undefined): Record<string, string | undefined> {
-    return { fieldManager: o?.fieldManager ?? this.fieldOwner, fieldValidation: o?.fieldValidation ?? this.fieldValidation, dryRun: o?.dryRun ? 'All' : undefined };
+    return {
+      fieldManager: o?.fieldManager ?? this.fieldOwner,
+      fieldValidation: o?.fieldValidation ?? this.fieldValidation,
+      dryRun: o?.dryRun ? 'All' : undefined,
+    };
   }
 
   async create<T extends KubernetesObject>(obj: T, o?: WriteOptions): Promise<T> {
@@ -264,7 +296,11 @@ class KubeClient extends LiveReader implements Client {
     return this.put(obj, o, undefined);
   }
 
-  private async put<T extends KubernetesObject>(obj: T, o: WriteOptions | undefined, sub: string | undefined): Promise<T> {
+  private async put<T extends KubernetesObject>(
+    obj: T,
+    o: WriteOptions | undefined,
+    sub: string | undefined,
+  ): Promise<T> {
     o?.signal?.throwIfAborted();
     const { r, namespace, name } = await this.target(obj);
     const answer = await this.tracked(r, namespace, name, o, () =>
@@ -286,22 +322,39 @@ class KubeClient extends LiveReader implements Client {
     return this.sendApply(config, o, undefined);
   }
 
-  private async sendApply<T extends KubernetesObject>(config: ApplyConfiguration<T>, o: ApplyOptions | undefined, sub: string | undefined): Promise<T> {
+  private async sendApply<T extends KubernetesObject>(
+    config: ApplyConfiguration<T>,
+    o: ApplyOptions | undefined,
+    sub: string | undefined,
+  ): Promise<T> {
     const obj = config as unknown as KubernetesObject;
     if (!obj || typeof obj !== 'object' || !obj.apiVersion || !obj.kind || !obj.metadata?.name) {
       throw new Error('kubeforge/runtime: apply needs a configuration with apiVersion, kind and metadata.name');
     }
-    const answer = await this.sendPatch({ ...obj }, Apply, { ...o, fieldManager: o?.fieldOwner ?? o?.fieldManager }, sub);
+    const answer = await this.sendPatch(
+      { ...obj },
+      Apply,
+      { ...o, fieldManager: o?.fieldOwner ?? o?.fieldManager },
+      sub,
+    );
     return answer as T;
   }
 
-  private async sendPatch<T extends KubernetesObject>(obj: T, patch: Patch, o: PatchOptions | undefined, sub: string | undefined): Promise<T> {
+  private async sendPatch<T extends KubernetesObject>(
+    obj: T,
+    patch: Patch,
+    o: PatchOptions | undefined,
+    sub: string | undefined,
+  ): Promise<T> {
     o?.signal?.throwIfAborted();
     const { r, namespace, name } = await this.target(obj);
     const query: Record<string, string | undefined> = this.writeQuery(o);
     const isApply = patch.type === 'application/apply-patch+yaml';
     if (isApply) {
-      if (!query.fieldManager) throw new Error('kubeforge/runtime: server-side apply needs a field manager: set fieldOwner on the client or pass { fieldManager }');
+      if (!query.fieldManager)
+        throw new Error(
+          'kubeforge/runtime: server-side apply needs a field manager: set fieldOwner on the client or pass { fieldManager }',
+        );
       if (o?.force) query.force = 'true';
     }
     const body = patch.data(isApply ? withTypeMeta(obj, r) : obj);
@@ -332,11 +385,18 @@ class KubeClient extends LiveReader implements Client {
   async deleteAllOf(type: TypeRef, o: ListOptions & DeleteOptions = {}): Promise<void> {
     const r = await this.resolver.resolve(type);
     const namespace = ns(r, o.namespace);
-    if (r.namespaced && !namespace) throw new Error(`kubeforge/runtime: deleteAllOf(${r.kind}) needs { namespace } (the API server deletes collections per namespace)`);
+    if (r.namespaced && !namespace)
+      throw new Error(
+        `kubeforge/runtime: deleteAllOf(${r.kind}) needs { namespace } (the API server deletes collections per namespace)`,
+      );
     o.signal?.throwIfAborted();
     await this.rest.request('DELETE', resourcePath(r, namespace), {
       body: deleteBody(o),
-      query: { labelSelector: selectorString(o.labelSelector), fieldSelector: selectorString(o.fieldSelector), dryRun: o.dryRun ? 'All' : undefined },
+      query: {
+        labelSelector: selectorString(o.labelSelector),
+        fieldSelector: selectorString(o.fieldSelector),
+        dryRun: o.dryRun ? 'All' : undefined,
+      },
       what: `deleteAllOf ${describe(r, namespace)}`,
       signal: o.signal,
     });

@@ -25,7 +25,11 @@ export interface APIGroup {
 }
 
 interface GroupList {
-  groups: { name: string; versions: { groupVersion: string; version: string }[]; preferredVersion?: { version: string } }[];
+  groups: {
+    name: string;
+    versions: { groupVersion: string; version: string }[];
+    preferredVersion?: { version: string };
+  }[];
 }
 
 export class DiscoveryClient {
@@ -42,14 +46,19 @@ export class DiscoveryClient {
     const named = await this.rest.request<GroupList>('GET', '/apis', { what: 'discover the API groups' });
     return [
       { name: '', versions: core.versions, preferredVersion: core.versions[0] ?? 'v1' },
-      ...named.groups.map((g) => ({ name: g.name, versions: g.versions.map((v) => v.version), preferredVersion: g.preferredVersion?.version ?? g.versions[0]?.version ?? '' })),
+      ...named.groups.map((g) => ({
+        name: g.name,
+        versions: g.versions.map((v) => v.version),
+        preferredVersion: g.preferredVersion?.version ?? g.versions[0]?.version ?? '',
+      })),
     ];
   }
 
   /** The resources of a group/version (`v1`, `apps/v1`); rejects with NotFoundError when it is not served. */
   async serverResourcesForGroupVersion(apiVersion: string): Promise<APIResource[]> {
     const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-    return (await this.rest.request<{ resources: APIResource[] }>('GET', path, { what: `discover ${apiVersion}` })).resources;
+    return (await this.rest.request<{ resources: APIResource[] }>('GET', path, { what: `discover ${apiVersion}` }))
+      .resources;
   }
 
   /** Whether the server serves a group/version, and when `kind` is given, that Kind in it. */

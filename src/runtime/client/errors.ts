@@ -12,7 +12,13 @@ export interface Status {
   message?: string;
   reason?: string;
   code?: number;
-  details?: { name?: string; group?: string; kind?: string; causes?: { reason?: string; message?: string; field?: string }[]; retryAfterSeconds?: number };
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    causes?: { reason?: string; message?: string; field?: string }[];
+    retryAfterSeconds?: number;
+  };
 }
 
 /**
@@ -77,28 +83,48 @@ export function isNoKindMatch(err: unknown): err is NoKindMatchError {
 
 function reasonForCode(code: number): string {
   switch (code) {
-    case 400: return 'BadRequest';
-    case 401: return 'Unauthorized';
-    case 403: return 'Forbidden';
-    case 404: return 'NotFound';
-    case 405: return 'MethodNotAllowed';
-    case 409: return 'Conflict';
-    case 410: return 'Expired';
-    case 415: return 'UnsupportedMediaType';
-    case 422: return 'Invalid';
-    case 429: return 'TooManyRequests';
-    case 500: return 'InternalError';
-    case 503: return 'ServiceUnavailable';
-    case 504: return 'Timeout';
-    default: return 'Unknown';
+    case 400:
+      return 'BadRequest';
+    case 401:
+      return 'Unauthorized';
+    case 403:
+      return 'Forbidden';
+    case 404:
+      return 'NotFound';
+    case 405:
+      return 'MethodNotAllowed';
+    case 409:
+      return 'Conflict';
+    case 410:
+      return 'Expired';
+    case 415:
+      return 'UnsupportedMediaType';
+    case 422:
+      return 'Invalid';
+    case 429:
+      return 'TooManyRequests';
+    case 500:
+      return 'InternalError';
+    case 503:
+      return 'ServiceUnavailable';
+    case 504:
+      return 'Timeout';
+    default:
+      return 'Unknown';
   }
 }
 
 /** Builds the right StatusError subclass for an HTTP code and (possibly empty) body. */
 export function statusErrorFrom(code: number, body: unknown, what?: string): StatusError {
-  const status: Status = body && typeof body === 'object' && (body as Status).kind === 'Status' ? (body as Status) : { code, message: typeof body === 'string' && body ? body.slice(0, 500) : undefined };
+  const status: Status =
+    body && typeof body === 'object' && (body as Status).kind === 'Status'
+      ? (body as Status)
+      : { code, message: typeof body === 'string' && body ? body.slice(0, 500) : undefined };
   if (code === 404) return new NotFoundError(code, status, what);
-  if (code === 409) return status.reason === 'AlreadyExists' ? new AlreadyExistsError(code, status, what) : new ConflictError(code, status, what);
+  if (code === 409)
+    return status.reason === 'AlreadyExists'
+      ? new AlreadyExistsError(code, status, what)
+      : new ConflictError(code, status, what);
   return new StatusError(code, status, what);
 }
 

@@ -28,11 +28,17 @@ interface ManagedFieldsEntry {
  * 'status'), with `apiVersion`, `kind`, `metadata.name` and `metadata.namespace`; undefined when
  * the manager never applied to it. Values are the object's current ones (Dates as JSON strings).
  */
-export function extractApplyConfiguration<T extends KubernetesObject>(obj: T, fieldManager: string, subresource = ''): ApplyConfiguration<T> | undefined {
+export function extractApplyConfiguration<T extends KubernetesObject>(
+  obj: T,
+  fieldManager: string,
+  subresource = '',
+): ApplyConfiguration<T> | undefined {
   const plain = JSON.parse(JSON.stringify(obj)) as Obj;
   const meta = (plain.metadata ?? {}) as Obj;
   const entries = (Array.isArray(meta.managedFields) ? meta.managedFields : []) as ManagedFieldsEntry[];
-  const entry = entries.find((e) => e.manager === fieldManager && e.operation === 'Apply' && (e.subresource ?? '') === subresource);
+  const entry = entries.find(
+    (e) => e.manager === fieldManager && e.operation === 'Apply' && (e.subresource ?? '') === subresource,
+  );
   if (!entry || entry.fieldsType !== 'FieldsV1' || !isObj(entry.fieldsV1)) return undefined;
   const out = (pick(plain, entry.fieldsV1) ?? {}) as Obj;
   const outMeta = isObj(out.metadata) ? out.metadata : {};
@@ -49,7 +55,9 @@ function pick(value: unknown, set: Obj): unknown {
     for (const [k, sub] of Object.entries(set)) {
       if (k.startsWith('k:')) {
         const key = JSON.parse(k.slice(2)) as Obj;
-        const item = value.find((it) => isObj(it) && Object.entries(key).every(([kk, kv]) => JSON.stringify(it[kk]) === JSON.stringify(kv)));
+        const item = value.find(
+          (it) => isObj(it) && Object.entries(key).every(([kk, kv]) => JSON.stringify(it[kk]) === JSON.stringify(kv)),
+        );
         if (item === undefined) continue;
         // The key fields identify the item: always part of it.
         items.push({ ...key, ...((isObj(sub) ? pick(item, sub) : {}) as Obj) });
@@ -57,7 +65,8 @@ function pick(value: unknown, set: Obj): unknown {
         items.push(JSON.parse(k.slice(2)));
       } else if (k.startsWith('i:')) {
         const item = value[Number(k.slice(2))];
-        if (item !== undefined) items.push(isObj(sub) && Object.keys(sub).some((s) => s !== '.') ? pick(item, sub) : item);
+        if (item !== undefined)
+          items.push(isObj(sub) && Object.keys(sub).some((s) => s !== '.') ? pick(item, sub) : item);
       }
     }
     return items;

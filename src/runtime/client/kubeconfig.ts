@@ -22,7 +22,10 @@ export function clientNode(): typeof ClientNode {
     loaded ??= createRequire(import.meta.url)('@kubernetes/client-node') as typeof ClientNode;
   } catch (e) {
     if ((e as { code?: string }).code !== 'ERR_REQUIRE_ESM') throw e;
-    throw new Error(`kubeforge/runtime needs Node.js 20.19 or later to load @kubernetes/client-node (this is ${process.version}): upgrade Node.js`, { cause: e });
+    throw new Error(
+      `kubeforge/runtime needs Node.js 20.19 or later to load @kubernetes/client-node (this is ${process.version}): upgrade Node.js`,
+      { cause: e },
+    );
   }
   return loaded;
 }
@@ -51,7 +54,10 @@ export interface KubeConfigData {
 export function localKubeConfig(data: KubeConfigData): KubeConfig {
   for (const u of data.users) {
     const credentials = Object.entries(u).filter(([k, v]) => k !== 'name' && v !== undefined);
-    if (credentials.length > 0) throw new Error(`kubeforge/runtime: localKubeConfig: user ${u.name} has credentials (${credentials.map(([k]) => k).join(', ')}); use a KubeConfig`);
+    if (credentials.length > 0)
+      throw new Error(
+        `kubeforge/runtime: localKubeConfig: user ${u.name} has credentials (${credentials.map(([k]) => k).join(', ')}); use a KubeConfig`,
+      );
   }
   let real: KubeConfig | undefined;
   const materialize = (): KubeConfig => {
@@ -74,7 +80,11 @@ export function localKubeConfig(data: KubeConfigData): KubeConfig {
     getCurrentUser: () => data.users.find((u) => u.name === context()?.user) ?? null,
     // What client-node's applyToHTTPSOptions sets for a user without credentials: no auth
     // header (an empty header map), the cluster's TLS choices.
-    applyToHTTPSOptions: async (opts: { headers?: Record<string, unknown>; rejectUnauthorized?: boolean; servername?: string }) => {
+    applyToHTTPSOptions: async (opts: {
+      headers?: Record<string, unknown>;
+      rejectUnauthorized?: boolean;
+      servername?: string;
+    }) => {
       const cluster = local.getCurrentCluster as () => Cluster | null;
       if (!(local.getCurrentUser as () => User | null)()) return;
       const c = cluster();

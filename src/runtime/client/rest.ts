@@ -129,11 +129,13 @@ export class RestClient {
       await this.kubeConfig.applyToHTTPSOptions(opts);
       const cluster = this.kubeConfig.getCurrentCluster()!;
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+      for (const [k, v] of Object.entries(opts.headers ?? {}))
+        if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
       if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
       const tls: https.RequestOptions = {};
       for (const k of ['ca', 'cert', 'key', 'pfx', 'passphrase', 'servername', 'rejectUnauthorized'] as const) {
-        if ((opts as Record<string, unknown>)[k] !== undefined) (tls as Record<string, unknown>)[k] = (opts as Record<string, unknown>)[k];
+        if ((opts as Record<string, unknown>)[k] !== undefined)
+          (tls as Record<string, unknown>)[k] = (opts as Record<string, unknown>)[k];
       }
       if (cluster.skipTLSVerify) tls.rejectUnauthorized = false;
       if (cluster.tlsServerName) tls.servername = cluster.tlsServerName;
@@ -142,7 +144,12 @@ export class RestClient {
     return this.prepared;
   }
 
-  private async open(method: string, path: string, o: RequestOptions, watch: boolean): Promise<{ res: IncomingMessage; req: http.ClientRequest }> {
+  private async open(
+    method: string,
+    path: string,
+    o: RequestOptions,
+    watch: boolean,
+  ): Promise<{ res: IncomingMessage; req: http.ClientRequest }> {
     // Synchronously, before anything is awaited: see fence.ts.
     if (method !== 'GET') this.fence?.(`${method} ${path}`);
     const p = await this.prepare();
@@ -180,7 +187,10 @@ export class RestClient {
         resolve({ res, req });
       });
       const timeout = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      if (timeout > 0) req.setTimeout(timeout, () => req.destroy(Object.assign(new Error(`request timed out after ${timeout} ms`), { code: 'ETIMEDOUT' })));
+      if (timeout > 0)
+        req.setTimeout(timeout, () =>
+          req.destroy(Object.assign(new Error(`request timed out after ${timeout} ms`), { code: 'ETIMEDOUT' })),
+        );
       let answered = false;
       req.on('response', () => (answered = true));
       req.on('error', (e) => {
@@ -294,7 +304,8 @@ export class RestClient {
 
   private warnings(res: IncomingMessage): void {
     if (!this.warningHandler) return;
-    for (const header of res.headersDistinct?.warning ?? []) for (const text of parseWarnings(header)) this.warningHandler(text);
+    for (const header of res.headersDistinct?.warning ?? [])
+      for (const text of parseWarnings(header)) this.warningHandler(text);
   }
 
   /** An HTTP answer arrived: below 500 it ends an unreachable spell and wakes retry waiters. */
@@ -308,17 +319,20 @@ export class RestClient {
 
   private probe(): void {
     if (this.probeTimer || this.probing || this.retryWaiters.size === 0 || !this.unreachable) return;
-    this.probeTimer = setTimeout(() => {
-      this.probeTimer = undefined;
-      this.probing = true;
-      // Any answer below 500 wakes the waiters (through answered()); failures keep probing.
-      this.request('GET', '/readyz', { timeoutMs: 2_000, what: 'readiness probe' })
-        .catch(() => undefined)
-        .finally(() => {
-          this.probing = false;
-          this.probe();
-        });
-    }, PROBE_INTERVAL_MS * (0.9 + Math.random() * 0.2));
+    this.probeTimer = setTimeout(
+      () => {
+        this.probeTimer = undefined;
+        this.probing = true;
+        // Any answer below 500 wakes the waiters (through answered()); failures keep probing.
+        this.request('GET', '/readyz', { timeoutMs: 2_000, what: 'readiness probe' })
+          .catch(() => undefined)
+          .finally(() => {
+            this.probing = false;
+            this.probe();
+          });
+      },
+      PROBE_INTERVAL_MS * (0.9 + Math.random() * 0.2),
+    );
     this.probeTimer.unref();
   }
 

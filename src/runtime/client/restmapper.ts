@@ -36,7 +36,10 @@ export class RESTMapper {
    * Registers (or overrides) the REST information of a kind on this mapper only, e.g. for a class
    * that carries no statics (`type` may then stand for the kind in every call). Never throws.
    */
-  register(type: ObjectType | undefined, resource: { apiVersion: string; kind: string; plural: string; namespaced: boolean }): void {
+  register(
+    type: ObjectType | undefined,
+    resource: { apiVersion: string; kind: string; plural: string; namespaced: boolean },
+  ): void {
     this.table.register(type, resource);
   }
 
@@ -58,7 +61,8 @@ export class RESTMapper {
     try {
       list = await this.discover(s.apiVersion);
     } catch (e) {
-      if (isNotFound(e)) throw noMatch(s.apiVersion, s.kind, 'the group/version is not served', await this.servedAs(s.kind));
+      if (isNotFound(e))
+        throw noMatch(s.apiVersion, s.kind, 'the group/version is not served', await this.servedAs(s.kind));
       throw e;
     }
     const r = list.resources.find((x) => x.kind === s.kind && !x.name.includes('/'));
@@ -87,13 +91,19 @@ export class RESTMapper {
     const found: string[] = [];
     for (const root of ['/api', '/apis']) {
       try {
-        const doc = await this.rest.request<{ items?: { metadata?: { name?: string }; versions?: { version: string; resources?: { resource: string; responseKind?: { kind?: string } }[] }[] }[] }>('GET', root, {
+        const doc = await this.rest.request<{
+          items?: {
+            metadata?: { name?: string };
+            versions?: { version: string; resources?: { resource: string; responseKind?: { kind?: string } }[] }[];
+          }[];
+        }>('GET', root, {
           accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
           what: `discover where ${kind} is served`,
         });
         for (const g of doc.items ?? []) {
           for (const v of g.versions ?? []) {
-            if (v.resources?.some((r) => r.responseKind?.kind === kind && !r.resource.includes('/'))) found.push(g.metadata?.name ? `${g.metadata.name}/${v.version}` : v.version);
+            if (v.resources?.some((r) => r.responseKind?.kind === kind && !r.resource.includes('/')))
+              found.push(g.metadata?.name ? `${g.metadata.name}/${v.version}` : v.version);
           }
         }
       } catch {
@@ -113,7 +123,9 @@ export class RESTMapper {
     let p = this.discovery.get(apiVersion);
     if (!p) {
       const { group, version } = splitAPIVersion(apiVersion);
-      p = this.rest.request<APIResourceList>('GET', group ? `/apis/${group}/${version}` : `/api/${version}`, { what: `discover ${apiVersion}` });
+      p = this.rest.request<APIResourceList>('GET', group ? `/apis/${group}/${version}` : `/api/${version}`, {
+        what: `discover ${apiVersion}`,
+      });
       this.discovery.set(apiVersion, p);
       // Forget failures so a CRD installed later can be found.
       p.catch(() => this.discovery.delete(apiVersion));
@@ -129,6 +141,8 @@ function served(list: APIResourceList): string {
 
 function noMatch(apiVersion: string, kind: string, why: string, servedAs: readonly string[] = []): NoKindMatchError {
   const elsewhere = servedAs.filter((gv) => gv !== apiVersion);
-  const hint = elsewhere.length ? `${kind} is served as ${elsewhere.join(', ')}: set apiVersion to ${elsewhere.length === 1 ? elsewhere[0] : 'one of them'}` : 'is the CRD installed? `make install`';
+  const hint = elsewhere.length
+    ? `${kind} is served as ${elsewhere.join(', ')}: set apiVersion to ${elsewhere.length === 1 ? elsewhere[0] : 'one of them'}`
+    : 'is the CRD installed? `make install`';
   return new NoKindMatchError(`no matches for kind "${kind}" in version "${apiVersion}": ${why} (${hint})`);
 }

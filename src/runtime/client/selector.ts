@@ -50,12 +50,22 @@ function splitTopLevel(s: string): string[] {
  */
 export function parseLabelSelector(sel: string | Record<string, string> | undefined): LabelRequirement[] {
   if (!sel) return [];
-  if (typeof sel !== 'string') return Object.keys(sel).sort().map((key) => ({ key, op: '=' as const, values: [sel[key]] }));
+  if (typeof sel !== 'string')
+    return Object.keys(sel)
+      .sort()
+      .map((key) => ({ key, op: '=' as const, values: [sel[key]] }));
   const reqs: LabelRequirement[] = [];
   for (const term of splitTopLevel(sel)) {
     let m: RegExpMatchArray | null;
     if ((m = term.match(/^([^\s!=(),]+)\s+(in|notin)\s+\(([^)]*)\)$/))) {
-      reqs.push({ key: m[1], op: m[2] as 'in' | 'notin', values: m[3].split(',').map((v) => v.trim()).filter((v) => v !== '') });
+      reqs.push({
+        key: m[1],
+        op: m[2] as 'in' | 'notin',
+        values: m[3]
+          .split(',')
+          .map((v) => v.trim())
+          .filter((v) => v !== ''),
+      });
     } else if ((m = term.match(/^([^\s!=<>(),]+)\s*(==|=|!=)\s*([^\s!=<>(),]*)$/))) {
       reqs.push({ key: m[1], op: m[2] === '!=' ? '!=' : '=', values: [m[3]] });
     } else if ((m = term.match(/^([^\s!=<>(),]+)\s*([<>])\s*(-?\d+)$/))) {
@@ -65,7 +75,10 @@ export function parseLabelSelector(sel: string | Record<string, string> | undefi
     } else if ((m = term.match(/^([^\s!=(),]+)$/))) {
       reqs.push({ key: m[1], op: 'exists', values: [] });
     } else {
-      throw new SelectorSyntaxError(`kubeforge/runtime: invalid label selector term "${term}" in "${sel}" (expected key, !key, key=value, key!=value, key in (a,b), key notin (a,b), key>1, key<1)`, term);
+      throw new SelectorSyntaxError(
+        `kubeforge/runtime: invalid label selector term "${term}" in "${sel}" (expected key, !key, key=value, key!=value, key in (a,b), key notin (a,b), key>1, key<1)`,
+        term,
+      );
     }
   }
   return reqs;
@@ -74,18 +87,34 @@ export function parseLabelSelector(sel: string | Record<string, string> | undefi
 /** True when the labels satisfy every requirement (an empty selector matches everything). */
 export function matchesLabels(reqs: LabelRequirement[], labels: Record<string, string> | undefined): boolean {
   for (const r of reqs) {
-    const has = labels !== undefined && Object.prototype.hasOwnProperty.call(labels, r.key);
+    const has = labels !== undefined && Object.hasOwn(labels, r.key);
     const v = has ? labels![r.key] : undefined;
     switch (r.op) {
-      case 'exists': if (!has) return false; break;
-      case '!exists': if (has) return false; break;
-      case '=': if (v !== r.values[0]) return false; break;
-      case '!=': if (has && v === r.values[0]) return false; break;
-      case 'in': if (!has || !r.values.includes(v!)) return false; break;
-      case 'notin': if (has && r.values.includes(v!)) return false; break;
+      case 'exists':
+        if (!has) return false;
+        break;
+      case '!exists':
+        if (has) return false;
+        break;
+      case '=':
+        if (v !== r.values[0]) return false;
+        break;
+      case '!=':
+        if (has && v === r.values[0]) return false;
+        break;
+      case 'in':
+        if (!has || !r.values.includes(v!)) return false;
+        break;
+      case 'notin':
+        if (has && r.values.includes(v!)) return false;
+        break;
       // Both sides must be integers (apimachinery: a label that is not one does not match).
-      case 'gt': if (!has || !/^-?\d+$/.test(v!) || !(Number(v) > Number(r.values[0]))) return false; break;
-      case 'lt': if (!has || !/^-?\d+$/.test(v!) || !(Number(v) < Number(r.values[0]))) return false; break;
+      case 'gt':
+        if (!has || !/^-?\d+$/.test(v!) || !(Number(v) > Number(r.values[0]))) return false;
+        break;
+      case 'lt':
+        if (!has || !/^-?\d+$/.test(v!) || !(Number(v) < Number(r.values[0]))) return false;
+        break;
     }
   }
   return true;
@@ -94,10 +123,17 @@ export function matchesLabels(reqs: LabelRequirement[], labels: Record<string, s
 /** Parses `a=b,c!=d` (or an equality map). Throws on malformed terms. */
 export function parseFieldSelector(sel: string | Record<string, string> | undefined): FieldRequirement[] {
   if (!sel) return [];
-  if (typeof sel !== 'string') return Object.keys(sel).sort().map((field) => ({ field, op: '=' as const, value: sel[field] }));
+  if (typeof sel !== 'string')
+    return Object.keys(sel)
+      .sort()
+      .map((field) => ({ field, op: '=' as const, value: sel[field] }));
   return splitTopLevel(sel).map((term) => {
     const m = term.match(/^([^\s!=]+)\s*(==|=|!=)\s*(.*)$/);
-    if (!m) throw new SelectorSyntaxError(`kubeforge/runtime: invalid field selector term "${term}" in "${sel}" (expected field=value or field!=value)`, term);
+    if (!m)
+      throw new SelectorSyntaxError(
+        `kubeforge/runtime: invalid field selector term "${term}" in "${sel}" (expected field=value or field!=value)`,
+        term,
+      );
     return { field: m[1], op: m[2] === '!=' ? ('!=' as const) : ('=' as const), value: m[3].trim() };
   });
 }
@@ -106,5 +142,8 @@ export function parseFieldSelector(sel: string | Record<string, string> | undefi
 export function selectorString(sel: string | Record<string, string> | undefined): string | undefined {
   if (!sel) return undefined;
   if (typeof sel === 'string') return sel;
-  return Object.keys(sel).sort().map((k) => `${k}=${sel[k]}`).join(',');
+  return Object.keys(sel)
+    .sort()
+    .map((k) => `${k}=${sel[k]}`)
+    .join(',');
 }

@@ -48,9 +48,27 @@ export const BUILTIN_ROWS: readonly Row[] = [
   ['V1PodDisruptionBudget', 'policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets', true],
   ['V2HorizontalPodAutoscaler', 'autoscaling/v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', true],
   ['V1StorageClass', 'storage.k8s.io/v1', 'StorageClass', 'storageclasses', false],
-  ['V1CustomResourceDefinition', 'apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'customresourcedefinitions', false],
-  ['V1MutatingWebhookConfiguration', 'admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', false],
-  ['V1ValidatingWebhookConfiguration', 'admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', false],
+  [
+    'V1CustomResourceDefinition',
+    'apiextensions.k8s.io/v1',
+    'CustomResourceDefinition',
+    'customresourcedefinitions',
+    false,
+  ],
+  [
+    'V1MutatingWebhookConfiguration',
+    'admissionregistration.k8s.io/v1',
+    'MutatingWebhookConfiguration',
+    'mutatingwebhookconfigurations',
+    false,
+  ],
+  [
+    'V1ValidatingWebhookConfiguration',
+    'admissionregistration.k8s.io/v1',
+    'ValidatingWebhookConfiguration',
+    'validatingwebhookconfigurations',
+    false,
+  ],
 ];
 
 function info(apiVersion: string, kind: string, plural: string, namespaced: boolean): ResourceInfo {
@@ -78,7 +96,10 @@ export class TypeTable {
   private readonly byGVK = new Map<string, ResourceInfo>();
 
   /** Registers (or overrides) a kind, and the class that stands for it when given. */
-  register(type: ObjectType | undefined, resource: { apiVersion: string; kind: string; plural: string; namespaced: boolean }): ResourceInfo {
+  register(
+    type: ObjectType | undefined,
+    resource: { apiVersion: string; kind: string; plural: string; namespaced: boolean },
+  ): ResourceInfo {
     const i = info(resource.apiVersion, resource.kind, resource.plural, resource.namespaced);
     if (type) this.byClass.set(type, i);
     this.byGVK.set(`${resource.apiVersion}/${resource.kind}`, i);
@@ -96,7 +117,8 @@ export class TypeTable {
 
 /** A built-in model class of @kubernetes/client-node (any copy of it): its name, the model shape. */
 function builtinModel(type: unknown): ResourceInfo | undefined {
-  if (typeof type !== 'function' || !Array.isArray((type as { attributeTypeMap?: unknown }).attributeTypeMap)) return undefined;
+  if (typeof type !== 'function' || !Array.isArray((type as { attributeTypeMap?: unknown }).attributeTypeMap))
+    return undefined;
   return BUILTIN_BY_NAME.get(type.name);
 }
 
@@ -106,7 +128,9 @@ const BUILTIN_ONLY = new TypeTable();
 /** Splits `apps/v1` into group `apps`, version `v1` (`v1` is the core group ''). */
 export function splitAPIVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.indexOf('/');
-  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+  return slash < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 /** `apps/v1` from a GVK (`v1` for the core group). */
@@ -118,7 +142,10 @@ export function apiVersionOf(gvk: Pick<GroupVersionKind, 'group' | 'version'>): 
  * Resolves without network, from the class statics, the built-in table and what `table` holds:
  * returns `{ apiVersion, kind }` alone when discovery is needed. Throws on unusable handles.
  */
-export function resolveStatic(ref: TypeRef | KubernetesObject, table: TypeTable = BUILTIN_ONLY): ResourceInfo | { apiVersion: string; kind: string } {
+export function resolveStatic(
+  ref: TypeRef | KubernetesObject,
+  table: TypeTable = BUILTIN_ONLY,
+): ResourceInfo | { apiVersion: string; kind: string } {
   if (typeof ref === 'function') {
     const known = table.byType(ref);
     if (known) return known;
@@ -146,7 +173,8 @@ export function resolveStatic(ref: TypeRef | KubernetesObject, table: TypeTable 
   }
   const known = table.byKind(d.apiVersion, d.kind);
   if (known) return known;
-  if (typeof d.plural === 'string' && typeof d.namespaced === 'boolean') return info(d.apiVersion, d.kind, d.plural, d.namespaced);
+  if (typeof d.plural === 'string' && typeof d.namespaced === 'boolean')
+    return info(d.apiVersion, d.kind, d.plural, d.namespaced);
   return { apiVersion: d.apiVersion, kind: d.kind };
 }
 
@@ -162,7 +190,12 @@ export function withTypeMeta<T extends KubernetesObject>(obj: T, r: ResourceInfo
 }
 
 /** The URL path of a collection or object: /api/v1/namespaces/ns/pods[/name][/sub]. */
-export function resourcePath(r: ResourceInfo, namespace: string | undefined, name?: string, subresource?: string): string {
+export function resourcePath(
+  r: ResourceInfo,
+  namespace: string | undefined,
+  name?: string,
+  subresource?: string,
+): string {
   let p = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
   if (r.namespaced && namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
   p += `/${r.plural}`;
@@ -202,7 +235,9 @@ export interface MetadataOnlyType extends TypeDescriptor {
  * than the full objects). The full type's informer is another one: do not read the same kind both
  * ways unless you need both.
  */
-export function metadataOnly<T extends KubernetesObject>(type: TypeRef<T>): MetadataOnlyType & TypeRef<PartialObjectMetadata> {
+export function metadataOnly<T extends KubernetesObject>(
+  type: TypeRef<T>,
+): MetadataOnlyType & TypeRef<PartialObjectMetadata> {
   return metadataOnlyIn(type);
 }
 
@@ -230,6 +265,9 @@ export const METADATA_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta
 export const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 
 /** A PartialObjectMetadata as the server sent it, with the apiVersion/kind of the type it stands for. */
-export function asPartialObjectMetadata(obj: KubernetesObject, r: { apiVersion: string; kind: string }): PartialObjectMetadata {
+export function asPartialObjectMetadata(
+  obj: KubernetesObject,
+  r: { apiVersion: string; kind: string },
+): PartialObjectMetadata {
   return { apiVersion: r.apiVersion, kind: r.kind, metadata: obj.metadata ?? {} };
 }

@@ -28,7 +28,9 @@ export class BuilderError extends Error {
     /** What was being built: 'controller' (default) or 'webhook'. */
     readonly what: 'controller' | 'webhook' = 'controller',
   ) {
-    super(`kubeforge/runtime: cannot build ${what} ${controllerName ? `"${controllerName}"` : '(unnamed)'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(
+      `kubeforge/runtime: cannot build ${what} ${controllerName ? `"${controllerName}"` : '(unnamed)'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
     this.name = 'BuilderError';
   }
 }
@@ -78,7 +80,6 @@ interface PendingWatch {
   onlyControllerOwner?: boolean;
 }
 
-
 function typeLabel(t: unknown): string {
   if (typeof t === 'function') return t.name || '(anonymous class)';
   if (t && typeof t === 'object' && 'kind' in t) return String((t as { kind: unknown }).kind);
@@ -100,7 +101,10 @@ export class Builder {
   private done = false;
 
   constructor(private readonly mgr: Manager) {
-    if (!mgr || typeof mgr.getCache !== 'function' || typeof mgr.add !== 'function') this.problems.push('controllerManagedBy(mgr) needs a manager (getCache, getClient, getLogger, getMetricsRegistry, add)');
+    if (!mgr || typeof mgr.getCache !== 'function' || typeof mgr.add !== 'function')
+      this.problems.push(
+        'controllerManagedBy(mgr) needs a manager (getCache, getClient, getLogger, getMetricsRegistry, add)',
+      );
   }
 
   /** The manager's type registrations, when it has a RESTMapper. */
@@ -131,7 +135,8 @@ export class Builder {
       return [];
     }
     ps.forEach((p, i) => {
-      if (!p || typeof p !== 'object') this.problems.push(`${where}: predicate #${i + 1} is not a predicate object (got ${String(p)})`);
+      if (!p || typeof p !== 'object')
+        this.problems.push(`${where}: predicate #${i + 1} is not a predicate object (got ${String(p)})`);
     });
     return ps.filter((p) => p && typeof p === 'object');
   }
@@ -140,7 +145,9 @@ export class Builder {
   for<T extends KubernetesObject>(type: TypeRef<T>, opts: ForOptions = {}): this {
     this.forCalls++;
     if (this.forCalls > 1) {
-      this.problems.push(`for() may only be called once (called again with ${typeLabel(type)}); use watches() for more types`);
+      this.problems.push(
+        `for() may only be called once (called again with ${typeLabel(type)}); use watches() for more types`,
+      );
       return this;
     }
     if (this.checkType(type, 'for()')) {
@@ -154,37 +161,61 @@ export class Builder {
   /** A type this controller creates; its events enqueue the owner (of the for() type) named in controller owner references. */
   owns<T extends KubernetesObject>(type: TypeRef<T>, opts: OwnsOptions = {}): this {
     if (this.checkType(type, `owns(${typeLabel(type)})`)) {
-      this.pending.push({ target: this.asWatched(type, opts), handler: 'owner', predicates: this.checkPredicates(opts.predicates, 'owns()'), onlyControllerOwner: opts.onlyControllerOwner });
+      this.pending.push({
+        target: this.asWatched(type, opts),
+        handler: 'owner',
+        predicates: this.checkPredicates(opts.predicates, 'owns()'),
+        onlyControllerOwner: opts.onlyControllerOwner,
+      });
     }
     return this;
   }
 
   /** Any other type or source, with the handler mapping its events to requests. */
-  watches<T extends KubernetesObject>(target: TypeRef<T> | Source, handler: EventHandler<T>, opts: WatchesOptions = {}): this {
+  watches<T extends KubernetesObject>(
+    target: TypeRef<T> | Source,
+    handler: EventHandler<T>,
+    opts: WatchesOptions = {},
+  ): this {
     if (!handler || typeof handler !== 'object') {
-      this.problems.push(`watches(${isSource(target) ? String(target) : typeLabel(target)}): needs an event handler (e.g. enqueueRequestsFromMapFunc(fn))`);
+      this.problems.push(
+        `watches(${isSource(target) ? String(target) : typeLabel(target)}): needs an event handler (e.g. enqueueRequestsFromMapFunc(fn))`,
+      );
       return this;
     }
     if (!isSource(target) && !this.checkType(target, `watches(${typeLabel(target)})`)) return this;
-    this.pending.push({ target: isSource(target) ? target : this.asWatched(target, opts), handler: handler as EventHandler, predicates: this.checkPredicates(opts.predicates, 'watches()') });
+    this.pending.push({
+      target: isSource(target) ? target : this.asWatched(target, opts),
+      handler: handler as EventHandler,
+      predicates: this.checkPredicates(opts.predicates, 'watches()'),
+    });
     return this;
   }
 
   /** A predicate applied to every watch of this controller (for, owns and watches). */
   withEventFilter(p: Predicate): this {
-    if (!p || typeof p !== 'object') this.problems.push(`withEventFilter(): expected a predicate object, got ${String(p)}`);
+    if (!p || typeof p !== 'object')
+      this.problems.push(`withEventFilter(): expected a predicate object, got ${String(p)}`);
     else this.globalPredicates.push(p);
     return this;
   }
 
   /** Controller options (merged over earlier calls). */
   withOptions(o: ControllerOptions): this {
-    if (o.maxConcurrentReconciles !== undefined && (!Number.isInteger(o.maxConcurrentReconciles) || o.maxConcurrentReconciles < 1)) {
-      this.problems.push(`withOptions(): maxConcurrentReconciles must be a positive integer (got ${o.maxConcurrentReconciles})`);
+    if (
+      o.maxConcurrentReconciles !== undefined &&
+      (!Number.isInteger(o.maxConcurrentReconciles) || o.maxConcurrentReconciles < 1)
+    ) {
+      this.problems.push(
+        `withOptions(): maxConcurrentReconciles must be a positive integer (got ${o.maxConcurrentReconciles})`,
+      );
     }
-    if (o.reconciliationTimeoutMs !== undefined && !(o.reconciliationTimeoutMs > 0)) this.problems.push(`withOptions(): reconciliationTimeoutMs must be > 0 ms (got ${o.reconciliationTimeoutMs})`);
-    if (o.cacheSyncTimeoutMs !== undefined && !(o.cacheSyncTimeoutMs > 0)) this.problems.push(`withOptions(): cacheSyncTimeoutMs must be > 0 ms (got ${o.cacheSyncTimeoutMs})`);
-    if (o.rateLimiter !== undefined && (typeof o.rateLimiter !== 'object' || typeof o.rateLimiter.when !== 'function')) this.problems.push('withOptions(): rateLimiter must implement when/forget/numRequeues');
+    if (o.reconciliationTimeoutMs !== undefined && !(o.reconciliationTimeoutMs > 0))
+      this.problems.push(`withOptions(): reconciliationTimeoutMs must be > 0 ms (got ${o.reconciliationTimeoutMs})`);
+    if (o.cacheSyncTimeoutMs !== undefined && !(o.cacheSyncTimeoutMs > 0))
+      this.problems.push(`withOptions(): cacheSyncTimeoutMs must be > 0 ms (got ${o.cacheSyncTimeoutMs})`);
+    if (o.rateLimiter !== undefined && (typeof o.rateLimiter !== 'object' || typeof o.rateLimiter.when !== 'function'))
+      this.problems.push('withOptions(): rateLimiter must implement when/forget/numRequeues');
     this.options = { ...this.options, ...o };
     return this;
   }
@@ -192,7 +223,9 @@ export class Builder {
   /** The controller's name (metrics label, logs). Default: the for() kind in lower case. Must be unique per manager. */
   named(name: string): this {
     if (typeof name !== 'string' || !/^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(name)) {
-      this.problems.push(`named(): "${String(name)}" is not a valid controller name (letters, digits, '-', '_', '.'; starting and ending alphanumeric)`);
+      this.problems.push(
+        `named(): "${String(name)}" is not a valid controller name (letters, digits, '-', '_', '.'; starting and ending alphanumeric)`,
+      );
     } else this.name = name;
     return this;
   }
@@ -207,14 +240,24 @@ export class Builder {
     const problems = [...this.problems];
     if (this.done) problems.push('complete()/build() was already called on this builder');
     this.done = true;
-    if (!reconciler || (typeof reconciler !== 'function' && typeof (reconciler as { reconcile?: unknown }).reconcile !== 'function')) {
-      problems.push('complete() needs a reconciler: a function (request, ctx) => Result, or an object with reconcile(request, ctx)');
+    if (
+      !reconciler ||
+      (typeof reconciler !== 'function' && typeof (reconciler as { reconcile?: unknown }).reconcile !== 'function')
+    ) {
+      problems.push(
+        'complete() needs a reconciler: a function (request, ctx) => Result, or an object with reconcile(request, ctx)',
+      );
     }
     if (!this.forType && this.forCalls === 0) {
-      if (!this.name) problems.push('must provide an object for reconciliation with for(), or name the controller with named() when it only uses watches()');
-      else if (this.pending.length === 0) problems.push(`controller "${this.name}" watches nothing: add for(), owns() or watches()`);
+      if (!this.name)
+        problems.push(
+          'must provide an object for reconciliation with for(), or name the controller with named() when it only uses watches()',
+        );
+      else if (this.pending.length === 0)
+        problems.push(`controller "${this.name}" watches nothing: add for(), owns() or watches()`);
     }
-    if (this.pending.some((w) => w.handler === 'owner') && !this.forType && this.forCalls === 0) problems.push('owns() needs for(): the owner type is the for() type');
+    if (this.pending.some((w) => w.handler === 'owner') && !this.forType && this.forCalls === 0)
+      problems.push('owns() needs for(): the owner type is the for() type');
     let name = this.name;
     if (!name && this.forType) {
       try {
@@ -226,7 +269,10 @@ export class Builder {
     if (name && this.mgr && typeof this.mgr === 'object') {
       let names = namesPerManager.get(this.mgr);
       if (!names) namesPerManager.set(this.mgr, (names = new Set()));
-      if (names.has(name)) problems.push(`a controller named "${name}" already exists in this manager: give this one another name with named()`);
+      if (names.has(name))
+        problems.push(
+          `a controller named "${name}" already exists in this manager: give this one another name with named()`,
+        );
     }
     if (problems.length) throw new BuilderError(name ?? '', problems);
 
@@ -238,11 +284,25 @@ export class Builder {
       const slash = r.apiVersion.indexOf('/');
       forKind = { group: slash < 0 ? '' : r.apiVersion.slice(0, slash), kind: r.kind };
     }
-    const controller = new Controller(name!, reconciler, { cache, logger: mgr.getLogger(), registry: mgr.getMetricsRegistry(), forKind }, this.options);
-    if (this.forType) controller.watch(kindSource(cache, this.forWatched ?? this.forType), enqueueRequestForObject(), ...this.globalPredicates, ...this.forPredicates);
+    const controller = new Controller(
+      name!,
+      reconciler,
+      { cache, logger: mgr.getLogger(), registry: mgr.getMetricsRegistry(), forKind },
+      this.options,
+    );
+    if (this.forType)
+      controller.watch(
+        kindSource(cache, this.forWatched ?? this.forType),
+        enqueueRequestForObject(),
+        ...this.globalPredicates,
+        ...this.forPredicates,
+      );
     for (const w of this.pending) {
       const source = isSource(w.target) ? w.target : kindSource(cache, w.target);
-      const handler = w.handler === 'owner' ? ownerHandler(this.forType!, { onlyControllerOwner: w.onlyControllerOwner }, this.table()) : w.handler;
+      const handler =
+        w.handler === 'owner'
+          ? ownerHandler(this.forType!, { onlyControllerOwner: w.onlyControllerOwner }, this.table())
+          : w.handler;
       controller.watch(source, handler, ...this.globalPredicates, ...w.predicates);
     }
     namesPerManager.get(mgr)!.add(name!);

@@ -72,7 +72,8 @@ export class FakeClock implements Clock {
   setTime(t: number): void {
     for (;;) {
       let next: FakeTimer | undefined;
-      for (const x of this.timers) if (x.at <= t && (!next || x.at < next.at || (x.at === next.at && x.id < next.id))) next = x;
+      for (const x of this.timers)
+        if (x.at <= t && (!next || x.at < next.at || (x.at === next.at && x.id < next.id))) next = x;
       if (!next) break;
       this.timers = this.timers.filter((x) => x !== next);
       this.t = Math.max(this.t, next.at);

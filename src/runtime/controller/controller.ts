@@ -146,7 +146,6 @@ export class Controller implements Runnable {
   /** The signal the sources run under (the manager's, when warmed up before start), once started. */
   private sourcesSignal?: AbortSignal;
   private sourcesStarted?: Promise<void>;
-  private sink?: (w: Watch) => EventSink;
   private fatal?: unknown;
   private stopWorkers?: () => void;
   /** Consecutive sub-second requeues per request key (see noteRequeue). */
@@ -171,7 +170,11 @@ export class Controller implements Runnable {
     private readonly deps: ControllerDeps,
     private readonly options: ControllerOptions = {},
   ) {
-    this.log = deps.logger.child(deps.forKind ? { controller: name, controllerGroup: deps.forKind.group, controllerKind: deps.forKind.kind } : { controller: name });
+    this.log = deps.logger.child(
+      deps.forKind
+        ? { controller: name, controllerGroup: deps.forKind.group, controllerKind: deps.forKind.kind }
+        : { controller: name },
+    );
     this.metrics = controllerMetrics(deps.registry);
     this.maxConcurrent = options.maxConcurrentReconciles ?? 1;
     this.recoverPanic = options.recoverPanic ?? true;
@@ -185,7 +188,8 @@ export class Controller implements Runnable {
     });
     this.metrics.maxConcurrentReconciles.set({ controller: name }, this.maxConcurrent);
     this.metrics.activeWorkers.set({ controller: name }, 0);
-    for (const r of ['success', 'error', 'requeue', 'requeue_after']) this.metrics.reconcileTotal.inc({ controller: name, result: r }, 0);
+    for (const r of ['success', 'error', 'requeue', 'requeue_after'])
+      this.metrics.reconcileTotal.inc({ controller: name, result: r }, 0);
     this.metrics.reconcileErrors.inc({ controller: name }, 0);
     this.metrics.terminalReconcileErrors.inc({ controller: name }, 0);
     this.metrics.reconcilePanics.inc({ controller: name }, 0);
@@ -225,10 +229,12 @@ export class Controller implements Runnable {
    * after start (controller-runtime adds watches at run time; removing one is kubeforge's).
    */
   watch(source: Source, handler: EventHandler, ...predicates: Predicate[]): WatchHandle {
-    if ((this.started && this.signal?.aborted) || this.sourcesSignal?.aborted) throw new Error(`kubeforge/runtime: controller ${this.name} is stopped; cannot add a watch`);
+    if ((this.started && this.signal?.aborted) || this.sourcesSignal?.aborted)
+      throw new Error(`kubeforge/runtime: controller ${this.name} is stopped; cannot add a watch`);
     const w: Watch = { source, handler, predicates, removed: new AbortController() };
     this.watches.push(w);
-    if (this.sourcesSignal) void this.startWatch(w).catch((err) => this.log.error({ err, source: String(source) }, 'failed to start watch'));
+    if (this.sourcesSignal)
+      void this.startWatch(w).catch((err) => this.log.error({ err, source: String(source) }, 'failed to start watch'));
     const watches = this.watches;
     return {
       remove: () => {
@@ -285,7 +291,10 @@ export class Controller implements Runnable {
         const f = w.handler[kind] as ((e: unknown, q: RequestQueue) => void) | undefined;
         f?.call(w.handler, e, unchanged(kind, e) ? low : normal);
       } catch (err) {
-        this.log.error({ err, event: kind, source: String(w.source) }, 'event handler or predicate threw; event dropped');
+        this.log.error(
+          { err, event: kind, source: String(w.source) },
+          'event handler or predicate threw; event dropped',
+        );
       }
     };
     return {
@@ -299,7 +308,12 @@ export class Controller implements Runnable {
   private async startWatch(w: Watch): Promise<void> {
     if (w.started) return;
     w.started = true;
-    if (w.handler.prepare) await w.handler.prepare((t) => (this.deps.cache as Cache & { resolve?: (t: unknown) => Promise<{ namespaced: boolean }> }).resolve?.(t) ?? this.deps.cache.getInformer(t).then((i) => i.resource));
+    if (w.handler.prepare)
+      await w.handler.prepare(
+        (t) =>
+          (this.deps.cache as Cache & { resolve?: (t: unknown) => Promise<{ namespaced: boolean }> }).resolve?.(t) ??
+          this.deps.cache.getInformer(t).then((i) => i.resource),
+      );
     const signal = AbortSignal.any([this.sourcesSignal!, w.removed.signal]);
     setMaxListeners(0, signal);
     await w.source.start(signal, this.makeSink(w));
@@ -353,7 +367,9 @@ export class Controller implements Runnable {
     setMaxListeners(0, syncSignal);
     let results: boolean[];
     try {
-      results = await Promise.all(this.watches.map((w) => w.source.waitForSync(syncSignal))).finally(() => clearTimeout(timer));
+      results = await Promise.all(this.watches.map((w) => w.source.waitForSync(syncSignal))).finally(() =>
+        clearTimeout(timer),
+      );
     } catch (e) {
       // A source that cannot sync at all (a kind the server does not serve): fail now, say why.
       this.queue.shutDown();
@@ -459,7 +475,16 @@ export class Controller implements Runnable {
       reconcileID,
       get logger(): Logger {
         const kind = forKind?.kind;
-        return (child ??= parent.child(kind ? { [kind]: { name: req.name, namespace: req.namespace }, namespace: req.namespace, name: req.name, reconcileID } : { namespace: req.namespace, name: req.name, reconcileID }));
+        return (child ??= parent.child(
+          kind
+            ? {
+                [kind]: { name: req.name, namespace: req.namespace },
+                namespace: req.namespace,
+                name: req.name,
+                reconcileID,
+              }
+            : { namespace: req.namespace, name: req.name, reconcileID },
+        ));
       },
     };
     const t0 = performance.now();

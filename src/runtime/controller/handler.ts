@@ -88,16 +88,24 @@ export interface EnqueueForOwnerOptions {
  * `{ onlyControllerOwner: false }` for all owners of that type. Owners are matched on API group
  * and kind (any version), as controller-runtime does. Updates enqueue owners of old and new object.
  */
-export function enqueueRequestForOwner<T extends KubernetesObject = KubernetesObject>(ownerType: TypeRef, opts: EnqueueForOwnerOptions = {}): EventHandler<T> {
+export function enqueueRequestForOwner<T extends KubernetesObject = KubernetesObject>(
+  ownerType: TypeRef,
+  opts: EnqueueForOwnerOptions = {},
+): EventHandler<T> {
   return ownerHandler<T>(ownerType, opts);
 }
 
 /** enqueueRequestForOwner, resolving the owner type through a manager's registrations (the builder's `owns()`). */
-export function ownerHandler<T extends KubernetesObject = KubernetesObject>(ownerType: TypeRef, opts: EnqueueForOwnerOptions, table?: TypeTable): EventHandler<T> {
+export function ownerHandler<T extends KubernetesObject = KubernetesObject>(
+  ownerType: TypeRef,
+  opts: EnqueueForOwnerOptions,
+  table?: TypeTable,
+): EventHandler<T> {
   const s = resolveStatic(ownerType, table);
   const group = splitAPIVersion(s.apiVersion).group;
   const kind = s.kind;
-  let ownerNamespaced: boolean | undefined = 'namespaced' in s && typeof s.namespaced === 'boolean' ? s.namespaced : undefined;
+  let ownerNamespaced: boolean | undefined =
+    'namespaced' in s && typeof s.namespaced === 'boolean' ? s.namespaced : undefined;
   const only = opts.onlyControllerOwner ?? true;
   const handler = perObject<T>((o) => {
     const requests: Request[] = [];
@@ -123,7 +131,9 @@ export type MapFunc<T extends KubernetesObject = KubernetesObject> = (obj: T) =>
  * Enqueues whatever `fn` returns for the event's object (for updates: for old and new object,
  * deduplicated) (controller-runtime's EnqueueRequestsFromMapFunc).
  */
-export function enqueueRequestsFromMapFunc<T extends KubernetesObject = KubernetesObject>(fn: MapFunc<T>): EventHandler<T> {
+export function enqueueRequestsFromMapFunc<T extends KubernetesObject = KubernetesObject>(
+  fn: MapFunc<T>,
+): EventHandler<T> {
   return perObject<T>((o) => (fn(o) ?? []).map((r) => ({ namespace: r.namespace ?? '', name: r.name })));
 }
 

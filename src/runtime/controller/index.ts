@@ -6,7 +6,12 @@ export type { ControllerDeps, ControllerOptions, WatchHandle } from './controlle
 export type { GetResult, WorkQueue, WorkQueueMetrics, WorkQueueOptions } from './workqueue.js';
 export { TerminalError, isTerminalError } from './reconcile.js';
 export type { Request, Result, ReconcileContext, ReconcileFunc, ReconcilerObject, Reconciler } from './reconcile.js';
-export { enqueueRequestForObject, enqueueRequestForOwner, enqueueRequestsFromMapFunc, handlerFuncs } from './handler.js';
+export {
+  enqueueRequestForObject,
+  enqueueRequestForOwner,
+  enqueueRequestsFromMapFunc,
+  handlerFuncs,
+} from './handler.js';
 export type { AddOptions, EventHandler, RequestQueue, MapFunc, EnqueueForOwnerOptions } from './handler.js';
 export {
   GenerationChangedPredicate,

@@ -10,11 +10,11 @@ import type { Clock } from './clock.js';
 import type { WorkQueueMetrics } from './workqueue.js';
 
 const RECONCILE_BUCKETS = [
-  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7,
-  8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75,
+  2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
 ];
 // workqueue durations: 10 ns .. 1000 s, exponential by 10 (as client-go's workqueue metrics).
-const QUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => 1e-8 * Math.pow(10, i));
+const QUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => 1e-8 * 10 ** i);
 
 /** The controller-runtime metric set of one registry. */
 export interface ControllerMetrics {
@@ -62,22 +62,90 @@ export function controllerMetrics(registry: Registry): ControllerMetrics {
   };
   m = {
     processing,
-    reconcileTotal: new Counter({ name: 'controller_runtime_reconcile_total', help: 'Total number of reconciliations per controller', labelNames: ['controller', 'result'], registers }),
-    reconcileErrors: new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Total number of reconciliation errors per controller', labelNames: ['controller'], registers }),
-    terminalReconcileErrors: new Counter({ name: 'controller_runtime_terminal_reconcile_errors_total', help: 'Total number of terminal reconciliation errors per controller', labelNames: ['controller'], registers }),
-    reconcilePanics: new Counter({ name: 'controller_runtime_reconcile_panics_total', help: 'Total number of reconciliation panics per controller', labelNames: ['controller'], registers }),
-    reconcileTimeouts: new Counter({ name: 'controller_runtime_reconcile_timeouts_total', help: 'Total number of reconciliation timeouts per controller', labelNames: ['controller'], registers }),
-    reconcileTime: new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller', labelNames: ['controller'], buckets: RECONCILE_BUCKETS, registers }),
-    activeWorkers: new Gauge({ name: 'controller_runtime_active_workers', help: 'Number of currently used workers per controller', labelNames: ['controller'], registers }),
-    maxConcurrentReconciles: new Gauge({ name: 'controller_runtime_max_concurrent_reconciles', help: 'Maximum number of concurrent reconciles per controller', labelNames: ['controller'], registers }),
-    depth: new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue by workqueue and priority', labelNames: ['controller', 'name', 'priority'], registers }),
-    adds: new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: ['controller', 'name'], registers }),
-    queueDuration: new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested', labelNames: ['controller', 'name'], buckets: QUEUE_BUCKETS, registers }),
-    workDuration: new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes', labelNames: ['controller', 'name'], buckets: QUEUE_BUCKETS, registers }),
-    retries: new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: ['controller', 'name'], registers }),
+    reconcileTotal: new Counter({
+      name: 'controller_runtime_reconcile_total',
+      help: 'Total number of reconciliations per controller',
+      labelNames: ['controller', 'result'],
+      registers,
+    }),
+    reconcileErrors: new Counter({
+      name: 'controller_runtime_reconcile_errors_total',
+      help: 'Total number of reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    }),
+    terminalReconcileErrors: new Counter({
+      name: 'controller_runtime_terminal_reconcile_errors_total',
+      help: 'Total number of terminal reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    }),
+    reconcilePanics: new Counter({
+      name: 'controller_runtime_reconcile_panics_total',
+      help: 'Total number of reconciliation panics per controller',
+      labelNames: ['controller'],
+      registers,
+    }),
+    reconcileTimeouts: new Counter({
+      name: 'controller_runtime_reconcile_timeouts_total',
+      help: 'Total number of reconciliation timeouts per controller',
+      labelNames: ['controller'],
+      registers,
+    }),
+    reconcileTime: new Histogram({
+      name: 'controller_runtime_reconcile_time_seconds',
+      help: 'Length of time per reconciliation per controller',
+      labelNames: ['controller'],
+      buckets: RECONCILE_BUCKETS,
+      registers,
+    }),
+    activeWorkers: new Gauge({
+      name: 'controller_runtime_active_workers',
+      help: 'Number of currently used workers per controller',
+      labelNames: ['controller'],
+      registers,
+    }),
+    maxConcurrentReconciles: new Gauge({
+      name: 'controller_runtime_max_concurrent_reconciles',
+      help: 'Maximum number of concurrent reconciles per controller',
+      labelNames: ['controller'],
+      registers,
+    }),
+    depth: new Gauge({
+      name: 'workqueue_depth',
+      help: 'Current depth of workqueue by workqueue and priority',
+      labelNames: ['controller', 'name', 'priority'],
+      registers,
+    }),
+    adds: new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue',
+      labelNames: ['controller', 'name'],
+      registers,
+    }),
+    queueDuration: new Histogram({
+      name: 'workqueue_queue_duration_seconds',
+      help: 'How long in seconds an item stays in workqueue before being requested',
+      labelNames: ['controller', 'name'],
+      buckets: QUEUE_BUCKETS,
+      registers,
+    }),
+    workDuration: new Histogram({
+      name: 'workqueue_work_duration_seconds',
+      help: 'How long in seconds processing an item from workqueue takes',
+      labelNames: ['controller', 'name'],
+      buckets: QUEUE_BUCKETS,
+      registers,
+    }),
+    retries: new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue',
+      labelNames: ['controller', 'name'],
+      registers,
+    }),
     unfinished: new Gauge({
       name: 'workqueue_unfinished_work_seconds',
-      help: 'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.',
+      help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
       labelNames: ['controller', 'name'],
       registers,
       collect() {

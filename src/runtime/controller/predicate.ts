@@ -51,7 +51,9 @@ export function predicateFuncs<T extends KubernetesObject = KubernetesObject>(fu
 }
 
 /** The same filter on the object of every event (update: the new object) (controller-runtime's NewPredicateFuncs). */
-export function newPredicateFuncs<T extends KubernetesObject = KubernetesObject>(filter: (obj: T) => boolean): Predicate<T> {
+export function newPredicateFuncs<T extends KubernetesObject = KubernetesObject>(
+  filter: (obj: T) => boolean,
+): Predicate<T> {
   return {
     create: (e) => filter(e.object),
     update: (e) => filter(e.objectNew),
@@ -77,12 +79,16 @@ export const GenerationChangedPredicate: Predicate = {
  * `client.readYourOwnWrites`; with it off every event passes). A write by anyone else, or a later
  * one, passes. Delete and generic events pass.
  */
-export function ignoreOwnWrites(client: { isOwnWrite?(obj: KubernetesObject): boolean; ownWritesSettled?(obj: KubernetesObject): Promise<void> | undefined }): Predicate {
+export function ignoreOwnWrites(client: {
+  isOwnWrite?(obj: KubernetesObject): boolean;
+  ownWritesSettled?(obj: KubernetesObject): Promise<void> | undefined;
+}): Predicate {
   const own = (o: KubernetesObject | undefined) => o !== undefined && client.isOwnWrite?.(o) === true;
   return {
     // The watch event of a write can come before its answer: wait for the answer to judge it.
     settle: (kind, e) => {
-      const o = kind === 'update' ? (e as UpdateEvent).objectNew : kind === 'create' ? (e as CreateEvent).object : undefined;
+      const o =
+        kind === 'update' ? (e as UpdateEvent).objectNew : kind === 'create' ? (e as CreateEvent).object : undefined;
       return o ? client.ownWritesSettled?.(o) : undefined;
     },
     create: (e) => !own(e.object),
@@ -136,6 +142,8 @@ export function notPredicate<T extends KubernetesObject = KubernetesObject>(p: P
 }
 
 /** Passes objects whose labels match the selector (a map of equalities). */
-export function labelSelectorPredicate<T extends KubernetesObject = KubernetesObject>(selector: Record<string, string>): Predicate<T> {
+export function labelSelectorPredicate<T extends KubernetesObject = KubernetesObject>(
+  selector: Record<string, string>,
+): Predicate<T> {
   return newPredicateFuncs<T>((o) => Object.entries(selector).every(([k, v]) => o.metadata?.labels?.[k] === v));
 }

@@ -26,7 +26,7 @@ export class ItemExponentialFailureRateLimiter implements RateLimiter {
   when(key: string): number {
     const exp = this.failures.get(key) ?? 0;
     this.failures.set(key, exp + 1);
-    const d = this.baseDelayMs * Math.pow(2, exp);
+    const d = this.baseDelayMs * 2 ** exp;
     return !Number.isFinite(d) || d > this.maxDelayMs ? this.maxDelayMs : d;
   }
   forget(key: string): void {
@@ -112,5 +112,8 @@ export class MaxOfRateLimiter implements RateLimiter {
  * bucket 10 qps with burst 100).
  */
 export function defaultControllerRateLimiter(clock: Clock = realClock): RateLimiter {
-  return new MaxOfRateLimiter(new ItemExponentialFailureRateLimiter(5, 1_000_000), new BucketRateLimiter(10, 100, clock));
+  return new MaxOfRateLimiter(
+    new ItemExponentialFailureRateLimiter(5, 1_000_000),
+    new BucketRateLimiter(10, 100, clock),
+  );
 }

@@ -76,14 +76,17 @@ export type Reconciler = ReconcileFunc | ReconcilerObject;
  */
 export class TerminalError extends Error {
   constructor(message: string | Error, options?: { cause?: unknown }) {
-    super(typeof message === 'string' ? message : message.message, { cause: options?.cause ?? (typeof message === 'string' ? undefined : message) });
+    super(typeof message === 'string' ? message : message.message, {
+      cause: options?.cause ?? (typeof message === 'string' ? undefined : message),
+    });
     this.name = 'TerminalError';
   }
 }
 
 /** True for a TerminalError (or an error whose cause chain holds one). */
 export function isTerminalError(err: unknown): boolean {
-  for (let e = err, depth = 0; e && depth < 10; e = (e as { cause?: unknown }).cause, depth++) if (e instanceof TerminalError) return true;
+  for (let e = err, depth = 0; e && depth < 10; e = (e as { cause?: unknown }).cause, depth++)
+    if (e instanceof TerminalError) return true;
   return false;
 }
 
@@ -93,6 +96,10 @@ export function requestKey(r: Request): string {
 }
 
 /** Calls either form of reconciler. */
-export function callReconciler(r: Reconciler, req: Request, ctx: ReconcileContext): Promise<Result | void> | Result | void {
+export function callReconciler(
+  r: Reconciler,
+  req: Request,
+  ctx: ReconcileContext,
+): Promise<Result | void> | Result | void {
   return typeof r === 'function' ? r(req, ctx) : r.reconcile(req, ctx);
 }

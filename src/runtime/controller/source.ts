@@ -26,7 +26,12 @@ export interface Source {
 
 /** True for objects implementing Source (used by the builder to tell sources from types). */
 export function isSource(x: unknown): x is Source {
-  return typeof x === 'object' && x !== null && typeof (x as Source).start === 'function' && typeof (x as Source).waitForSync === 'function';
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof (x as Source).start === 'function' &&
+    typeof (x as Source).waitForSync === 'function'
+  );
 }
 
 /**
@@ -47,7 +52,8 @@ export function kindSource(cache: Cache, type: TypeRef): Source {
       registration = informer.addEventHandler({
         onAdd: (obj: KubernetesObject, isInInitialList: boolean) => sink.create({ object: obj, isInInitialList }),
         onUpdate: (objectOld: KubernetesObject, objectNew: KubernetesObject) => sink.update({ objectOld, objectNew }),
-        onDelete: (obj: KubernetesObject, deleteStateUnknown: boolean) => sink.delete({ object: obj, deleteStateUnknown }),
+        onDelete: (obj: KubernetesObject, deleteStateUnknown: boolean) =>
+          sink.delete({ object: obj, deleteStateUnknown }),
       });
       started();
       signal.addEventListener('abort', () => informer?.removeEventHandler(registration!), { once: true });
@@ -55,7 +61,10 @@ export function kindSource(cache: Cache, type: TypeRef): Source {
     async waitForSync(signal) {
       // The abort listener goes when the race is decided, so waits do not pile up on the signal.
       let onAbort: (() => void) | undefined;
-      await Promise.race([startedP, new Promise<void>((r) => signal.addEventListener('abort', (onAbort = () => r()), { once: true }))]);
+      await Promise.race([
+        startedP,
+        new Promise<void>((r) => signal.addEventListener('abort', (onAbort = () => r()), { once: true })),
+      ]);
       signal.removeEventListener('abort', onAbort!);
       while (!signal.aborted) {
         if (registration?.hasSynced()) return true;

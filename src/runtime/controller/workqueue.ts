@@ -37,7 +37,9 @@ export interface WorkQueueMetrics {
 }
 
 /** What `get` resolves with: the item and the priority it was queued with. */
-export type GetResult<T> = { item: T; priority: number; shutdown: false } | { item?: undefined; priority?: undefined; shutdown: true };
+export type GetResult<T> =
+  | { item: T; priority: number; shutdown: false }
+  | { item?: undefined; priority?: undefined; shutdown: true };
 
 /** The priority controller-runtime gives events of the initial list and of resyncs (handler.LowPriority). */
 export const LOW_PRIORITY = -100;

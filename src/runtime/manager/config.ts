@@ -76,21 +76,30 @@ export function getConfigOrDie(options: GetConfigOptions = {}): KubeConfig {
   } else if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT && existsSync(join(SA_DIR, 'token'))) {
     kc.loadFromCluster();
   } else {
-    tried.push('--kubeconfig (not given)', 'KUBECONFIG (unset)', 'in-cluster (KUBERNETES_SERVICE_HOST unset or no service-account token)');
+    tried.push(
+      '--kubeconfig (not given)',
+      'KUBECONFIG (unset)',
+      'in-cluster (KUBERNETES_SERVICE_HOST unset or no service-account token)',
+    );
     const home = env.HOME ?? homedir();
     const file = join(home, '.kube', 'config');
     if (!existsSync(file)) {
       tried.push(`${file} (missing)`);
-      throw new ConfigError(`no Kubernetes configuration found; tried: ${tried.join('; ')}. Pass --kubeconfig=<file> or set KUBECONFIG.`);
+      throw new ConfigError(
+        `no Kubernetes configuration found; tried: ${tried.join('; ')}. Pass --kubeconfig=<file> or set KUBECONFIG.`,
+      );
     }
     load(file, '~/.kube/config');
   }
   if (context) {
-    if (!kc.getContextObject(context)) throw new ConfigError(`context ${JSON.stringify(context)} not found in the kubeconfig`);
+    if (!kc.getContextObject(context))
+      throw new ConfigError(`context ${JSON.stringify(context)} not found in the kubeconfig`);
     kc.setCurrentContext(context);
   }
   if (!kc.getCurrentCluster()) {
-    throw new ConfigError(`the kubeconfig has no usable current context (current-context: ${JSON.stringify(kc.getCurrentContext())})`);
+    throw new ConfigError(
+      `the kubeconfig has no usable current context (current-context: ${JSON.stringify(kc.getCurrentContext())})`,
+    );
   }
   return kc;
 }

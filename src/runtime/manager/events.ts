@@ -41,7 +41,15 @@ export interface EventRecorder {
    * `reason` (why, CamelCase), `action` (what was done or failed, CamelCase), and `note`, a
    * human-readable text formatted with `util.format(note, ...args)` when args are given.
    */
-  eventf(regarding: KubernetesObject, related: KubernetesObject | undefined | null, type: EventType, reason: string, action: string, note: string, ...args: unknown[]): void;
+  eventf(
+    regarding: KubernetesObject,
+    related: KubernetesObject | undefined | null,
+    type: EventType,
+    reason: string,
+    action: string,
+    note: string,
+    ...args: unknown[]
+  ): void;
   /** Resolves when every event recorded so far is written (or dropped after an error). */
   flush(): Promise<void>;
 }
@@ -56,7 +64,14 @@ export interface LegacyEventRecorder {
   /** Records an event whose message is `util.format(fmt, ...args)`. */
   eventf(object: KubernetesObject, type: EventType, reason: string, fmt: string, ...args: unknown[]): void;
   /** Like eventf, with annotations on the Event object. */
-  annotatedEventf(object: KubernetesObject, annotations: Record<string, string>, type: EventType, reason: string, fmt: string, ...args: unknown[]): void;
+  annotatedEventf(
+    object: KubernetesObject,
+    annotations: Record<string, string>,
+    type: EventType,
+    reason: string,
+    fmt: string,
+    ...args: unknown[]
+  ): void;
   /** Resolves when every event recorded so far is written (or dropped after an error). */
   flush(): Promise<void>;
 }
@@ -137,7 +152,17 @@ export class EventBroadcaster {
     const instance = `${name}-${this.instance}`.slice(0, 128);
     return {
       eventf: (regarding, related, type, reason, action, note, ...args) =>
-        this.record({ api: 'events.k8s.io', controller: name, instance, object: regarding, related: related ?? undefined, type, reason, action, note: args.length ? format(note, ...args) : note }),
+        this.record({
+          api: 'events.k8s.io',
+          controller: name,
+          instance,
+          object: regarding,
+          related: related ?? undefined,
+          type,
+          reason,
+          action,
+          note: args.length ? format(note, ...args) : note,
+        }),
       flush: () => this.flush(),
     };
   }
@@ -145,12 +170,32 @@ export class EventBroadcaster {
   /** A recorder of core/v1 Events whose `source.component` (and reportingComponent) is `name`. */
   legacyRecorder(name: string): LegacyEventRecorder {
     const instance = this.instance;
-    const emit = (object: KubernetesObject, type: EventType, reason: string, note: string, options: EventOptions = {}, annotations?: Record<string, string>) =>
-      this.record({ api: 'core', controller: name, instance, object, related: options.related, type, reason, action: options.action ?? '', note, annotations });
+    const emit = (
+      object: KubernetesObject,
+      type: EventType,
+      reason: string,
+      note: string,
+      options: EventOptions = {},
+      annotations?: Record<string, string>,
+    ) =>
+      this.record({
+        api: 'core',
+        controller: name,
+        instance,
+        object,
+        related: options.related,
+        type,
+        reason,
+        action: options.action ?? '',
+        note,
+        annotations,
+      });
     return {
       event: emit,
-      eventf: (object, type, reason, fmt, ...args) => emit(object, type, reason, args.length ? format(fmt, ...args) : fmt),
-      annotatedEventf: (object, annotations, type, reason, fmt, ...args) => emit(object, type, reason, args.length ? format(fmt, ...args) : fmt, {}, annotations),
+      eventf: (object, type, reason, fmt, ...args) =>
+        emit(object, type, reason, args.length ? format(fmt, ...args) : fmt),
+      annotatedEventf: (object, annotations, type, reason, fmt, ...args) =>
+        emit(object, type, reason, args.length ? format(fmt, ...args) : fmt, {}, annotations),
       flush: () => this.flush(),
     };
   }
@@ -191,9 +236,26 @@ export class EventBroadcaster {
     const regarding = ref(object)!;
     const related = ref(ev.related);
     const namespace = regarding.namespace || (api === 'events.k8s.io' ? this.clusterScopedNamespace : 'default');
-    const note = ev.note.length > 1024 ? ev.note.slice(0, 1021) + '...' : ev.note;
-    log.debug({ object: `${regarding.namespace ?? ''}/${regarding.name}`, kind: regarding.kind, type, reason, note }, 'event');
-    const key = JSON.stringify([api, controller, instance, regarding.uid ?? '', regarding.kind, regarding.namespace ?? '', regarding.name, related?.uid ?? '', related?.name ?? '', type, reason, action, note]);
+    const note = ev.note.length > 1024 ? `${ev.note.slice(0, 1021)}...` : ev.note;
+    log.debug(
+      { object: `${regarding.namespace ?? ''}/${regarding.name}`, kind: regarding.kind, type, reason, note },
+      'event',
+    );
+    const key = JSON.stringify([
+      api,
+      controller,
+      instance,
+      regarding.uid ?? '',
+      regarding.kind,
+      regarding.namespace ?? '',
+      regarding.name,
+      related?.uid ?? '',
+      related?.name ?? '',
+      type,
+      reason,
+      action,
+      note,
+    ]);
     const now = Date.now();
     let s = this.series.get(key);
     if (s && now - s.lastObserved > this.window) {
@@ -203,9 +265,20 @@ export class EventBroadcaster {
     if (this.series.size > 4096) {
       for (const [k, v] of this.series) if (now - v.lastObserved > this.window) this.series.delete(k);
     }
-    const base = (ns: string) => (api === 'core' ? `/api/v1/namespaces/${encodeURIComponent(ns)}/events` : `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(ns)}/events`);
+    const base = (ns: string) =>
+      api === 'core'
+        ? `/api/v1/namespaces/${encodeURIComponent(ns)}/events`
+        : `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(ns)}/events`;
     if (!s) {
-      s = { namespace, name: undefined, count: 1, firstSeen: now, lastObserved: now, written: 0, busy: Promise.resolve() };
+      s = {
+        namespace,
+        name: undefined,
+        count: 1,
+        firstSeen: now,
+        lastObserved: now,
+        written: 0,
+        busy: Promise.resolve(),
+      };
       this.series.set(key, s);
       const name = `${regarding.name}.${(BigInt(now) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6))).toString(16)}`;
       const body =
@@ -251,7 +324,17 @@ export class EventBroadcaster {
             // Before Kubernetes 1.22 the API server takes events.k8s.io/v1 Events about
             // cluster-scoped objects only in kube-system (422 "does not match event.namespace"
             // in default, where client-go and newer servers put them): move there once, for good.
-            if (!(api === 'events.k8s.io' && !regarding.namespace && series.namespace === 'default' && e instanceof StatusError && e.code === 422 && /does not match event\.namespace/.test(e.message))) throw e;
+            if (
+              !(
+                api === 'events.k8s.io' &&
+                !regarding.namespace &&
+                series.namespace === 'default' &&
+                e instanceof StatusError &&
+                e.code === 422 &&
+                /does not match event\.namespace/.test(e.message)
+              )
+            )
+              throw e;
             this.clusterScopedNamespace = 'kube-system';
             series.namespace = 'kube-system';
             body.metadata.namespace = 'kube-system';

@@ -75,14 +75,21 @@ export async function serveChecks(
     return true;
   }
   const verbose = url.searchParams.has('verbose');
-  const excluded = new Set(url.searchParams.getAll('exclude').flatMap((v) => v.split(',')).filter(Boolean));
+  const excluded = new Set(
+    url.searchParams
+      .getAll('exclude')
+      .flatMap((v) => v.split(','))
+      .filter(Boolean),
+  );
   const names = [...checks.keys()].sort();
   let results: Result[];
   if (names.length === 0) {
     results = [{ name: 'ping', ok: true, excluded: false }];
   } else {
     results = await Promise.all(
-      names.map((n) => (excluded.has(n) ? Promise.resolve({ name: n, ok: true, excluded: true }) : run(n, checks.get(n)!, req))),
+      names.map((n) =>
+        excluded.has(n) ? Promise.resolve({ name: n, ok: true, excluded: true }) : run(n, checks.get(n)!, req),
+      ),
     );
   }
   const failed = results.filter((r) => !r.ok);
@@ -96,9 +103,10 @@ export async function serveChecks(
   const lines = results.map((r) =>
     r.excluded ? `[+]${r.name} excluded: ok` : r.ok ? `[+]${r.name} ok` : `[-]${r.name} failed: reason withheld`,
   );
-  for (const n of [...excluded].sort()) if (!checks.has(n)) lines.push(`warn: some ${kind} checks cannot be excluded: no matches for "${n}"`);
+  for (const n of [...excluded].sort())
+    if (!checks.has(n)) lines.push(`warn: some ${kind} checks cannot be excluded: no matches for "${n}"`);
   lines.push(failed.length ? `${kind} check failed` : `${kind} check passed`);
   res.statusCode = failed.length ? 500 : 200;
-  res.end(lines.join('\n') + '\n');
+  res.end(`${lines.join('\n')}\n`);
   return true;
 }

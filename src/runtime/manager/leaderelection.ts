@@ -133,7 +133,10 @@ type Attempt = { ok: true } | { ok: false; holder?: string };
  */
 export class LeaderElector {
   readonly identity: string;
-  private readonly o: Required<Omit<LeaderElectorOptions, 'gauge' | 'identity' | 'labels'>> & { gauge?: Gauge<string>; labels?: Record<string, string> };
+  private readonly o: Required<Omit<LeaderElectorOptions, 'gauge' | 'identity' | 'labels'>> & {
+    gauge?: Gauge<string>;
+    labels?: Record<string, string>;
+  };
   private observed?: LeaseSpec;
   private observedRaw = '';
   /** Monotonic time at which observedRaw last changed. */
@@ -160,10 +163,13 @@ export class LeaderElector {
       clock: options.clock ?? monotonic,
     };
     for (const k of ['leaseDurationMs', 'renewDeadlineMs', 'retryPeriodMs'] as const) {
-      if (!Number.isFinite(this.o[k]) || this.o[k] <= 0) throw new Error(`leader election: ${k} must be a positive number of milliseconds (got ${this.o[k]})`);
+      if (!Number.isFinite(this.o[k]) || this.o[k] <= 0)
+        throw new Error(`leader election: ${k} must be a positive number of milliseconds (got ${this.o[k]})`);
     }
-    if (this.o.leaseDurationMs <= this.o.renewDeadlineMs) throw new Error('leader election: leaseDurationMs must be greater than renewDeadlineMs');
-    if (this.o.renewDeadlineMs <= this.o.retryPeriodMs * 1.2) throw new Error('leader election: renewDeadlineMs must be greater than retryPeriodMs*1.2');
+    if (this.o.leaseDurationMs <= this.o.renewDeadlineMs)
+      throw new Error('leader election: leaseDurationMs must be greater than renewDeadlineMs');
+    if (this.o.renewDeadlineMs <= this.o.retryPeriodMs * 1.2)
+      throw new Error('leader election: renewDeadlineMs must be greater than retryPeriodMs*1.2');
     validateLeaseName(this.o.name, this.o.namespace);
     this.o.gauge?.set({ name: this.o.name }, 0);
   }
@@ -180,7 +186,9 @@ export class LeaderElector {
    */
   isLeading(): boolean {
     if (this.leading && this.o.clock.now() - this.renewedAt >= this.o.renewDeadlineMs) {
-      this.loseLeadership(`no successful renewal for ${Math.round(this.o.clock.now() - this.renewedAt)} ms (renew deadline ${this.o.renewDeadlineMs} ms, by this process's monotonic clock)`);
+      this.loseLeadership(
+        `no successful renewal for ${Math.round(this.o.clock.now() - this.renewedAt)} ms (renew deadline ${this.o.renewDeadlineMs} ms, by this process's monotonic clock)`,
+      );
     }
     return this.leading;
   }
@@ -258,7 +266,10 @@ export class LeaderElector {
     // Fires when the deadline passes even while a renewal request hangs.
     const arm = () => {
       clearTimeout(expiry);
-      expiry = setTimeout(() => this.isLeading(), Math.max(0, this.renewedAt + this.o.renewDeadlineMs - this.o.clock.now()) + 1);
+      expiry = setTimeout(
+        () => this.isLeading(),
+        Math.max(0, this.renewedAt + this.o.renewDeadlineMs - this.o.clock.now()) + 1,
+      );
     };
     arm();
     try {
@@ -275,7 +286,9 @@ export class LeaderElector {
         } else if (this.fatal) {
           this.loseLeadership(this.fatal.message);
         } else if (r.holder !== undefined) {
-          this.loseLeadership(r.holder ? `the lease is held by ${r.holder}` : 'the lease was released or deleted by someone else');
+          this.loseLeadership(
+            r.holder ? `the lease is held by ${r.holder}` : 'the lease was released or deleted by someone else',
+          );
         }
       }
     } finally {
@@ -317,11 +330,17 @@ export class LeaderElector {
 
   private leaseBody(spec: LeaseSpec): unknown {
     // As client-go's LeaseLock: the candidate's labels over those the Lease has (a PUT replaces them all).
-    const labels = this.o.labels || this.leaseLabels ? { ...(this.leaseLabels ?? {}), ...(this.o.labels ?? {}) } : undefined;
+    const labels =
+      this.o.labels || this.leaseLabels ? { ...(this.leaseLabels ?? {}), ...(this.o.labels ?? {}) } : undefined;
     return {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
-      metadata: { name: this.o.name, namespace: this.o.namespace, resourceVersion: this.resourceVersion, ...(labels ? { labels } : {}) },
+      metadata: {
+        name: this.o.name,
+        namespace: this.o.namespace,
+        resourceVersion: this.resourceVersion,
+        ...(labels ? { labels } : {}),
+      },
       spec,
     };
   }
@@ -336,16 +355,25 @@ export class LeaderElector {
       const permanent = [400, 405, 406, 413, 415, 422].includes(e.code) || (what === 'create' && e.code === 404);
       if (permanent) {
         const hint = e.code === 404 ? ` (does namespace "${this.o.namespace}" exist? set leaderElectionNamespace)` : '';
-        this.fatal ??= new LeaderElectionError(`leader election: cannot ${what} Lease ${this.lease}: the API server answered ${e.code} ${e.reason}: ${e.message}${hint}`, { cause: e });
+        this.fatal ??= new LeaderElectionError(
+          `leader election: cannot ${what} Lease ${this.lease}: the API server answered ${e.code} ${e.reason}: ${e.message}${hint}`,
+          { cause: e },
+        );
         return;
       }
       if (e.code === 409) return;
       if (e.code === 401 || e.code === 403) {
-        this.o.logger.error({ err: e.message, lease: this.lease }, `cannot ${what} the leader lease: check the manager's credentials and RBAC (get, create, update on leases in coordination.k8s.io); retrying`);
+        this.o.logger.error(
+          { err: e.message, lease: this.lease },
+          `cannot ${what} the leader lease: check the manager's credentials and RBAC (get, create, update on leases in coordination.k8s.io); retrying`,
+        );
         return;
       }
     }
-    this.o.logger.warn({ err: (e as Error).message, lease: this.lease }, `error trying to ${what} the leader lease; retrying`);
+    this.o.logger.warn(
+      { err: (e as Error).message, lease: this.lease },
+      `error trying to ${what} the leader lease; retrying`,
+    );
   }
 
   /** One attempt. `{ ok: false, holder }` when someone else holds (or released) the lease. */
@@ -363,7 +391,7 @@ export class LeaderElector {
     try {
       lease = await this.o.rest.get(`${this.path}/${encodeURIComponent(this.o.name)}`, { signal, timeoutMs: timeout });
     } catch (e) {
-      if (!(isNotFound(e))) {
+      if (!isNotFound(e)) {
         this.failed(e, 'get', signal);
         return { ok: false };
       }
@@ -371,7 +399,11 @@ export class LeaderElector {
       try {
         this.resourceVersion = undefined;
         this.leaseLabels = undefined;
-        const created = await this.o.rest.request('POST', this.path, { body: this.leaseBody(desired), signal, timeoutMs: timeout });
+        const created = await this.o.rest.request('POST', this.path, {
+          body: this.leaseBody(desired),
+          signal,
+          timeoutMs: timeout,
+        });
         this.remember(created.spec, created.metadata.resourceVersion);
         return { ok: true };
       } catch (e2) {
@@ -380,7 +412,13 @@ export class LeaderElector {
       }
     }
     const record = lease.spec ?? {};
-    const raw = JSON.stringify([record.holderIdentity, record.renewTime, record.acquireTime, record.leaseDurationSeconds, record.leaseTransitions]);
+    const raw = JSON.stringify([
+      record.holderIdentity,
+      record.renewTime,
+      record.acquireTime,
+      record.leaseDurationSeconds,
+      record.leaseTransitions,
+    ]);
     if (raw !== this.observedRaw) {
       this.observed = record;
       this.observedRaw = raw;
@@ -416,7 +454,13 @@ export class LeaderElector {
 
   private remember(spec: LeaseSpec, rv: string): void {
     this.observed = spec;
-    this.observedRaw = JSON.stringify([spec.holderIdentity, spec.renewTime, spec.acquireTime, spec.leaseDurationSeconds, spec.leaseTransitions]);
+    this.observedRaw = JSON.stringify([
+      spec.holderIdentity,
+      spec.renewTime,
+      spec.acquireTime,
+      spec.leaseDurationSeconds,
+      spec.leaseTransitions,
+    ]);
     this.observedTime = this.o.clock.now();
     this.resourceVersion = rv;
   }

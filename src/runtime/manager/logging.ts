@@ -31,7 +31,15 @@ export class LoggerOptionsError extends Error {
   }
 }
 
-const NAMED: Record<string, Level | 'silent'> = { debug: 'debug', info: 'info', warn: 'warn', error: 'error', panic: 'fatal', dpanic: 'fatal', silent: 'silent' };
+const NAMED: Record<string, Level | 'silent'> = {
+  debug: 'debug',
+  info: 'info',
+  warn: 'warn',
+  error: 'error',
+  panic: 'fatal',
+  dpanic: 'fatal',
+  silent: 'silent',
+};
 
 /**
  * The pino level of a `--zap-log-level` value (or of `level` given in code, where pino's `silent`
@@ -41,7 +49,9 @@ export function zapLevel(value: string | number): Level | 'silent' {
   const text = String(value).trim().toLowerCase();
   if (Object.hasOwn(NAMED, text)) return NAMED[text];
   if (/^\d+$/.test(text) && Number(text) > 0) return Number(text) === 1 ? 'debug' : 'trace';
-  throw new LoggerOptionsError(`invalid log level "${value}" (the level option, --zap-log-level on the command line): expected debug, info, warn, error, panic, silent or an integer > 0`);
+  throw new LoggerOptionsError(
+    `invalid log level "${value}" (the level option, --zap-log-level on the command line): expected debug, info, warn, error, panic, silent or an integer > 0`,
+  );
 }
 
 /** The encoder of a `--zap-encoder` value; throws LoggerOptionsError for anything else. */
@@ -68,7 +78,8 @@ export function consoleLine(json: string): string {
     String(rec.msg ?? ''),
   ];
   const fields = Object.fromEntries(Object.entries(rec).filter(([k]) => !OMIT.has(k)));
-  const err = typeof rec.err === 'string' ? { message: rec.err } : (rec.err as { message?: string; stack?: string } | undefined);
+  const err =
+    typeof rec.err === 'string' ? { message: rec.err } : (rec.err as { message?: string; stack?: string } | undefined);
   if (err?.message) fields.error = err.message;
   if (Object.keys(fields).length) parts.push(JSON.stringify(fields));
   return `${parts.join('\t')}\n${err?.stack ? `${err.stack}\n` : ''}`;
@@ -88,5 +99,8 @@ export function newLogger(options: ZapOptions = {}): Logger {
   const encoder = options.encoder !== undefined ? zapEncoder(options.encoder) : dev ? 'console' : 'json';
   const out = options.destination ?? stderr;
   const destination = encoder === 'console' ? { write: (line: string) => out.write(consoleLine(line)) } : out;
-  return pino({ level, formatters: { level: (label) => ({ level: label === 'fatal' ? 'panic' : label }) } }, destination);
+  return pino(
+    { level, formatters: { level: (label) => ({ level: label === 'fatal' ? 'panic' : label }) } },
+    destination,
+  );
 }

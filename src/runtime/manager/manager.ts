@@ -191,7 +191,9 @@ function isCacheLike(r: Runnable): r is Runnable & { waitForCacheSync(signal?: A
 function isWebhookServer(x: unknown): x is WebhookServer {
   if (x instanceof WebhookServer) return true;
   const o = x as Partial<WebhookServer> | undefined;
-  return !!o && typeof o.register === 'function' && typeof o.start === 'function' && typeof o.hasHandlers === 'function';
+  return (
+    !!o && typeof o.register === 'function' && typeof o.start === 'function' && typeof o.hasHandlers === 'function'
+  );
 }
 
 function defaultLogger(): Logger {
@@ -203,8 +205,13 @@ function defaultLogger(): Logger {
  * `<group>: <runnable>` (controllers with the requests they were reconciling).
  */
 export class GracefulShutdownTimeoutError extends Error {
-  constructor(graceMs: number, readonly pending: string[]) {
-    super(`failed waiting for all runnables to end within grace period of ${graceMs}ms${pending.length ? `: still running: ${pending.join(', ')}` : ''}`);
+  constructor(
+    graceMs: number,
+    readonly pending: string[],
+  ) {
+    super(
+      `failed waiting for all runnables to end within grace period of ${graceMs}ms${pending.length ? `: still running: ${pending.join(', ')}` : ''}`,
+    );
     this.name = 'GracefulShutdownTimeoutError';
   }
 }
@@ -214,7 +221,10 @@ export class GracefulShutdownTimeoutError extends Error {
  * at once, without waiting for reconciles still running (no new one started after the loss).
  */
 export class LeaderElectionLostError extends Error {
-  constructor(lease: string, readonly reason?: string) {
+  constructor(
+    lease: string,
+    readonly reason?: string,
+  ) {
     super(`leader election lost (lease ${lease})${reason ? `: ${reason}` : ''}`);
     this.name = 'LeaderElectionLostError';
   }
@@ -286,17 +296,23 @@ export class ControllerManager implements Manager {
       if (!options.leaderElectionID) throw new Error('leaderElectionID must be set when leaderElection is true');
       this.leaseNamespace = options.leaderElectionNamespace ?? inClusterNamespace();
       if (!this.leaseNamespace) {
-        throw new Error('unable to find the leader election namespace: not running in-cluster; set leaderElectionNamespace');
+        throw new Error(
+          'unable to find the leader election namespace: not running in-cluster; set leaderElectionNamespace',
+        );
       }
     }
     const dn = options.cache?.defaultNamespaces;
-    const namespaces = (dn === undefined ? (process.env.WATCH_NAMESPACE ?? '').split(',') : Array.isArray(dn) ? dn : Object.keys(dn)).map((n) => n.trim()).filter(Boolean);
+    const namespaces = (
+      dn === undefined ? (process.env.WATCH_NAMESPACE ?? '').split(',') : Array.isArray(dn) ? dn : Object.keys(dn)
+    )
+      .map((n) => n.trim())
+      .filter(Boolean);
 
     collectDefaultMetrics({ register: this.registry });
     if (options.leaderElection) {
       this.leaderGauge = new Gauge({
         name: 'leader_election_master_status',
-        help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease. Please make sure to group by name.',
+        help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
         labelNames: ['name'],
         registers: [this.registry],
       });
@@ -346,7 +362,15 @@ export class ControllerManager implements Manager {
       byObject: options.cache?.byObject,
       unsafeDisableDeepCopy: options.cache?.unsafeDisableDeepCopy,
     });
-    this.client = newClient(config, { cache: this.cache, rest: this.clientRest, mapper: this.mapper, fieldOwner: options.fieldOwner ?? 'kubeforge-manager', fieldValidation: options.fieldValidation, cacheDisableFor: options.client?.cache?.disableFor, readYourOwnWrites: options.client?.readYourOwnWrites });
+    this.client = newClient(config, {
+      cache: this.cache,
+      rest: this.clientRest,
+      mapper: this.mapper,
+      fieldOwner: options.fieldOwner ?? 'kubeforge-manager',
+      fieldValidation: options.fieldValidation,
+      cacheDisableFor: options.client?.cache?.disableFor,
+      readYourOwnWrites: options.client?.readYourOwnWrites,
+    });
     // As controller-runtime's KubeAPIWarningLogger: each distinct warning once.
     const warned = new Set<string>();
     const warningLog = this.logger.child({ logger: 'KubeAPIWarningLogger' });
@@ -357,8 +381,20 @@ export class ControllerManager implements Manager {
       warningLog.info(message);
     });
     this.broadcaster = new EventBroadcaster({ rest: this.ownRest, logger: this.logger.child({ logger: 'events' }) });
-    const group = (name: GroupName): Group => ({ name, runnables: [], ac: manySubscribers(new AbortController()), running: [], started: false, stopping: false });
-    this.groups = { servers: group('servers'), caches: group('caches'), others: group('others'), leader: group('leader') };
+    const group = (name: GroupName): Group => ({
+      name,
+      runnables: [],
+      ac: manySubscribers(new AbortController()),
+      running: [],
+      started: false,
+      stopping: false,
+    });
+    this.groups = {
+      servers: group('servers'),
+      caches: group('caches'),
+      others: group('others'),
+      leader: group('leader'),
+    };
     this.groups.caches.runnables.push(this.cache);
     const ws = options.webhookServer;
     // Duck-typed: a server from another copy of kubeforge/runtime is still a server.
@@ -372,43 +408,43 @@ export class ControllerManager implements Manager {
     this.startedPromise.catch(() => undefined);
   }
 
-  getConfig(): KubeConfig{
+  getConfig(): KubeConfig {
     return this.config;
   }
 
-  getClient(): Client{
+  getClient(): Client {
     return this.client;
   }
 
-  getAPIReader(): Reader{
+  getAPIReader(): Reader {
     return this.client.apiReader();
   }
 
-  getRESTMapper(): RESTMapper{
+  getRESTMapper(): RESTMapper {
     return this.mapper;
   }
 
-  getDiscoveryClient(): DiscoveryClient{
+  getDiscoveryClient(): DiscoveryClient {
     return (this.discovery ??= new DiscoveryClient(this.clientRest));
   }
 
-  getCache(): Cache{
+  getCache(): Cache {
     return this.cache;
   }
 
-  getLogger(): Logger{
+  getLogger(): Logger {
     return this.logger;
   }
 
-  getMetricsRegistry(): Registry{
+  getMetricsRegistry(): Registry {
     return this.registry;
   }
 
-  getWebhookServer(): WebhookServer{
+  getWebhookServer(): WebhookServer {
     return this.webhookServer;
   }
 
-  getEventRecorder(name: string): EventRecorder{
+  getEventRecorder(name: string): EventRecorder {
     let r = this.recorders.get(name);
     if (!r) {
       r = this.broadcaster.recorder(name);
@@ -417,7 +453,7 @@ export class ControllerManager implements Manager {
     return r;
   }
 
-  getEventRecorderFor(name: string): LegacyEventRecorder{
+  getEventRecorderFor(name: string): LegacyEventRecorder {
     let r = this.legacyRecorders.get(name);
     if (!r) {
       r = this.broadcaster.legacyRecorder(name);
@@ -426,49 +462,53 @@ export class ControllerManager implements Manager {
     return r;
   }
 
-  addHealthzCheck(name: string, check: Checker): void{
+  addHealthzCheck(name: string, check: Checker): void {
     if (this.healthChecks.has(name)) throw new Error(`healthz check ${JSON.stringify(name)} already exists`);
     this.healthChecks.set(name, check);
   }
 
-  addReadyzCheck(name: string, check: Checker): void{
+  addReadyzCheck(name: string, check: Checker): void {
     if (this.readyChecks.has(name)) throw new Error(`readyz check ${JSON.stringify(name)} already exists`);
     this.readyChecks.set(name, check);
   }
 
-  add(runnable: Runnable): void{
-    const name: GroupName = isCacheLike(runnable) ? 'caches' : runnable.needLeaderElection?.() === false ? 'others' : 'leader';
+  add(runnable: Runnable): void {
+    const name: GroupName = isCacheLike(runnable)
+      ? 'caches'
+      : runnable.needLeaderElection?.() === false
+        ? 'others'
+        : 'leader';
     const g = this.groups[name];
     if (g.stopping) throw new Error('cannot add a runnable: the manager is shutting down');
     g.runnables.push(runnable);
     if (g.started) this.run(g, runnable);
   }
 
-  elected(): Promise<void>{
+  elected(): Promise<void> {
     return this.electedPromise;
   }
 
-  started(): Promise<void>{
+  started(): Promise<void> {
     return this.startedPromise;
   }
 
-  getHealthProbeAddress(): AddressInfo | undefined{
+  getHealthProbeAddress(): AddressInfo | undefined {
     return this.probeAddr;
   }
 
-  getPprofAddress(): AddressInfo | undefined{
+  getPprofAddress(): AddressInfo | undefined {
     return this.pprofAddr;
   }
 
-  getMetricsAddress(): AddressInfo | undefined{
+  getMetricsAddress(): AddressInfo | undefined {
     return this.metricsAddr;
   }
 
-  getMetricsServingCert(): string | undefined{
+  getMetricsServingCert(): string | undefined {
     return this.metricsCert;
   }
 
-  getLeaderElectionIdentity(): string | undefined{
+  getLeaderElectionIdentity(): string | undefined {
     return this.elector?.identity;
   }
 
@@ -498,7 +538,10 @@ export class ControllerManager implements Manager {
     leader.stopping = true;
     leader.ac.abort();
     this.lostAC.abort();
-    this.fail(new LeaderElectionLostError(`${this.leaseNamespace}/${this.options.leaderElectionID}`, reason), 'leader election lost');
+    this.fail(
+      new LeaderElectionLostError(`${this.leaseNamespace}/${this.options.leaderElectionID}`, reason),
+      'leader election lost',
+    );
   }
 
   private startGroup(g: Group): void {
@@ -561,7 +604,10 @@ export class ControllerManager implements Manager {
       const { profilingHandler } = await import('./profiling.js');
       this.pprofServer = http.createServer(profilingHandler());
       this.pprofAddr = await listen(this.pprofServer, pprofBind);
-      this.log.info({ addr: `${this.pprofAddr.address}:${this.pprofAddr.port}` }, 'starting pprof server (CPU profiles and heap snapshots)');
+      this.log.info(
+        { addr: `${this.pprofAddr.address}:${this.pprofAddr.port}` },
+        'starting pprof server (CPU profiles and heap snapshots)',
+      );
     }
     const m = this.options.metrics ?? {};
     const metricsBind = parseBindAddress(m.bindAddress, 'metrics.bindAddress');
@@ -578,11 +624,14 @@ export class ControllerManager implements Manager {
       const srv = metricsServer(m, this.registry, this.logger.child({ logger: 'metrics' }), auth, tls);
       this.metricsSrv = srv;
       this.metricsAddr = await listen(srv, metricsBind);
-      this.log.info({ addr: `${this.metricsAddr.address}:${this.metricsAddr.port}`, secure: !!m.secureServing }, 'starting metrics server');
+      this.log.info(
+        { addr: `${this.metricsAddr.address}:${this.metricsAddr.port}`, secure: !!m.secureServing },
+        'starting metrics server',
+      );
     }
   }
 
-  async start(signal?: AbortSignal): Promise<void>{
+  async start(signal?: AbortSignal): Promise<void> {
     if (this.startCalled) throw new Error('manager already started');
     this.startCalled = true;
     const onAbort = () => this.stopAC.abort();
@@ -597,26 +646,33 @@ export class ControllerManager implements Manager {
         this.fail(e, 'failed to start servers');
       }
       if (this.webhookServer.hasHandlers()) this.groups.servers.runnables.push(this.webhookServer);
-      else this.webhookServer.closeRegistration('the manager started without webhooks, so this server is not serving; register webhooks before mgr.start()');
+      else
+        this.webhookServer.closeRegistration(
+          'the manager started without webhooks, so this server is not serving; register webhooks before mgr.start()',
+        );
       if (!this.stopAC.signal.aborted) {
         this.startGroup(this.groups.servers);
         if (this.webhookServer.hasHandlers()) {
           // Serve webhooks before the caches sync: the API server may call them at any time.
-          await Promise.race([this.webhookServer.whenStarted().catch(() => undefined), new Promise((r) => this.stopAC.signal.addEventListener('abort', r, { once: true }))]);
+          await Promise.race([
+            this.webhookServer.whenStarted().catch(() => undefined),
+            new Promise((r) => this.stopAC.signal.addEventListener('abort', r, { once: true })),
+          ]);
         }
       }
       if (!this.stopAC.signal.aborted) {
         this.startGroup(this.groups.caches);
         const stop = this.stopAC.signal;
-        await Promise.all(
-          this.groups.caches.runnables.filter(isCacheLike).map((c) => c.waitForCacheSync(stop)),
-        );
+        await Promise.all(this.groups.caches.runnables.filter(isCacheLike).map((c) => c.waitForCacheSync(stop)));
       }
       if (!this.stopAC.signal.aborted) {
         this.startGroup(this.groups.others);
         // Warm leader-only runnables (controllers with enableWarmup) before the election.
         for (const r of this.groups.leader.runnables) {
-          if (r.warmup) void r.warmup(this.stopAC.signal).catch((e: unknown) => this.log.error({ err: (e as Error)?.message ?? String(e) }, 'warmup failed'));
+          if (r.warmup)
+            void r
+              .warmup(this.stopAC.signal)
+              .catch((e: unknown) => this.log.error({ err: (e as Error)?.message ?? String(e) }, 'warmup failed'));
         }
         this.startedResolve();
         this.log.info('manager started');
@@ -641,7 +697,8 @@ export class ControllerManager implements Manager {
       } else {
         this.startedReject(this.fatal ?? new Error('manager stopped before it started'));
       }
-      if (!this.stopAC.signal.aborted) await new Promise<void>((r) => this.stopAC.signal.addEventListener('abort', () => r(), { once: true }));
+      if (!this.stopAC.signal.aborted)
+        await new Promise<void>((r) => this.stopAC.signal.addEventListener('abort', () => r(), { once: true }));
     } finally {
       signal?.removeEventListener('abort', onAbort);
       await this.shutdown(leAC, leDone);
@@ -668,14 +725,22 @@ export class ControllerManager implements Manager {
     const leaderLeft = await stopGroup(this.groups.leader, this.elector ? this.lostAC.signal : undefined);
     if (this.lostReason !== undefined) {
       deadline = Math.min(deadline, Date.now());
-      if (leaderLeft.length) this.log.error({ stillRunning: leaderLeft }, 'leadership lost: not waiting for the leader runnables still running (no new work is handed out)');
+      if (leaderLeft.length)
+        this.log.error(
+          { stillRunning: leaderLeft },
+          'leadership lost: not waiting for the leader runnables still running (no new work is handed out)',
+        );
     }
     leAC.abort();
     await leDone;
     if (this.elector && this.options.leaderElectionReleaseOnCancel !== false) {
       // Released only when no reconcile runs any more: a standby could start beside it otherwise.
       if (leaderLeft.length === 0) await this.elector.release();
-      else if (this.lostReason === undefined) this.log.warn({ stillRunning: leaderLeft }, 'not releasing the leader lease: leader runnables outlived the grace period; it expires after leaseDurationMs');
+      else if (this.lostReason === undefined)
+        this.log.warn(
+          { stillRunning: leaderLeft },
+          'not releasing the leader lease: leader runnables outlived the grace period; it expires after leaseDurationMs',
+        );
     }
     await stopGroup(this.groups.others);
     await stopGroup(this.groups.caches);
@@ -683,7 +748,10 @@ export class ControllerManager implements Manager {
     const left = deadline === Infinity ? 5_000 : Math.max(0, deadline - Date.now());
     if (left > 0) {
       let flushTimer: NodeJS.Timeout | undefined;
-      await Promise.race([this.broadcaster.flush(), new Promise((r) => (flushTimer = setTimeout(r, Math.min(left, 5_000))))]);
+      await Promise.race([
+        this.broadcaster.flush(),
+        new Promise((r) => (flushTimer = setTimeout(r, Math.min(left, 5_000)))),
+      ]);
       clearTimeout(flushTimer);
     }
     await stopGroup(this.groups.servers);

@@ -29,16 +29,21 @@ export const MAX_PROFILE_SECONDS = 300;
 /** Returns the request handler of the profiling server. */
 export function profilingHandler(): (req: IncomingMessage, res: ServerResponse) => void {
   let busy = false;
-  const text = (res: ServerResponse, code: number, body: string) => res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8' }).end(body);
+  const text = (res: ServerResponse, code: number, body: string) =>
+    res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8' }).end(body);
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://profiling.invalid');
     if (req.method !== 'GET') return text(res, 405, 'only GET\n');
     if (url.pathname === '/debug/pprof/' || url.pathname === '/debug/pprof') return text(res, 200, INDEX);
-    if (url.pathname !== '/debug/pprof/profile' && url.pathname !== '/debug/pprof/heap') return text(res, 404, '404 page not found\n');
+    if (url.pathname !== '/debug/pprof/profile' && url.pathname !== '/debug/pprof/heap')
+      return text(res, 404, '404 page not found\n');
     if (busy) return text(res, 409, 'a profile or heap snapshot is already being taken; try again when it is done\n');
     if (url.pathname === '/debug/pprof/heap') {
       busy = true;
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Disposition': 'attachment; filename="heap.heapsnapshot"' });
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Content-Disposition': 'attachment; filename="heap.heapsnapshot"',
+      });
       const snapshot = getHeapSnapshot();
       snapshot.pipe(res);
       const done = () => {
@@ -57,12 +62,22 @@ export function profilingHandler(): (req: IncomingMessage, res: ServerResponse) 
     }
     const raw = url.searchParams.get('seconds') ?? '30';
     const seconds = Number(raw);
-    if (!/^\d+$/.test(raw) || seconds < 1 || seconds > MAX_PROFILE_SECONDS) return text(res, 400, `seconds must be a whole number from 1 to ${MAX_PROFILE_SECONDS}, not ${JSON.stringify(raw)}\n`);
+    if (!/^\d+$/.test(raw) || seconds < 1 || seconds > MAX_PROFILE_SECONDS)
+      return text(
+        res,
+        400,
+        `seconds must be a whole number from 1 to ${MAX_PROFILE_SECONDS}, not ${JSON.stringify(raw)}\n`,
+      );
     busy = true;
     void cpuProfile(seconds * 1000, req)
       .then((profile) => {
         if (profile === undefined) return;
-        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Disposition': 'attachment; filename="cpu.cpuprofile"' }).end(JSON.stringify(profile));
+        res
+          .writeHead(200, {
+            'Content-Type': 'application/json',
+            'Content-Disposition': 'attachment; filename="cpu.cpuprofile"',
+          })
+          .end(JSON.stringify(profile));
       })
       .catch((e: unknown) => {
         if (!res.headersSent) text(res, 500, `could not take the CPU profile: ${(e as Error).message}\n`);
@@ -78,7 +93,9 @@ async function cpuProfile(ms: number, req: IncomingMessage): Promise<object | un
   const session = new Session();
   session.connect();
   const post = (method: string, params?: object) =>
-    new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result))));
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result))),
+    );
   try {
     await post('Profiler.enable');
     await post('Profiler.start');

@@ -4,7 +4,16 @@
  * serving is on and no certificate is given (Kubebuilder's default), and by tests; a small CA
  * (a root plus the serving certificates it signs) serves kubeforge/testing's webhook installation.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign,
+  X509Certificate,
+  type KeyObject,
+} from 'node:crypto';
 import net from 'node:net';
 
 /** A PEM certificate and its PEM private key. */
@@ -68,7 +77,7 @@ function oid(dotted: string): Buffer {
 function time(d: Date): Buffer {
   const iso = d.toISOString();
   const y = d.getUTCFullYear();
-  const compact = iso.replace(/[-:T]/g, '').slice(0, 14) + 'Z'; // YYYYMMDDHHMMSSZ
+  const compact = `${iso.replace(/[-:T]/g, '').slice(0, 14)}Z`; // YYYYMMDDHHMMSSZ
   // UTCTime for 1950..2049, GeneralizedTime after (RFC 5280).
   return y < 2050 ? tlv(0x17, Buffer.from(compact.slice(2), 'ascii')) : tlv(0x18, Buffer.from(compact, 'ascii'));
 }
@@ -99,7 +108,9 @@ function keyIdentifier(spki: Buffer): Buffer {
   const outer = skip(spki, 0);
   const alg = skip(spki, outer.body);
   const bits = skip(spki, alg.end);
-  return createHash('sha1').update(spki.subarray(bits.body + 1, bits.end)).digest();
+  return createHash('sha1')
+    .update(spki.subarray(bits.body + 1, bits.end))
+    .digest();
 }
 
 interface KeyMaterial {
@@ -135,7 +146,10 @@ function keyMaterial(pem: string | undefined, what: string): KeyMaterial {
 const distinguishedName = (cn: string) => seq(set(seq(oid('2.5.4.3'), utf8(cn))));
 
 function pemCertificate(der: Buffer): string {
-  const b64 = der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
+  const b64 = der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '');
   return `-----BEGIN CERTIFICATE-----\n${b64}\n-----END CERTIFICATE-----\n`;
 }
 
@@ -229,9 +243,11 @@ function selfIssued(key: KeyMaterial, cn: string, days: number | undefined, exte
 export function generateSignedCert(ca: SelfSignedCert, options: SelfSignedCertOptions = {}): SelfSignedCert {
   const hosts = options.hosts?.length ? options.hosts : ['localhost', '127.0.0.1', '::1'];
   const caX509 = new X509Certificate(ca.cert);
-  if (!caX509.ca) throw new Error('generateSignedCert: the given CA certificate is not a CA (basicConstraints CA is false)');
+  if (!caX509.ca)
+    throw new Error('generateSignedCert: the given CA certificate is not a CA (basicConstraints CA is false)');
   const issuerKey = keyMaterial(ca.key, 'generateSignedCert');
-  if (!caX509.checkPrivateKey(issuerKey.privateKey)) throw new Error('generateSignedCert: the CA key does not match the CA certificate');
+  if (!caX509.checkPrivateKey(issuerKey.privateKey))
+    throw new Error('generateSignedCert: the CA key does not match the CA certificate');
   const issuerCN = /^CN=(.*)$/m.exec(caX509.subject)?.[1];
   if (issuerCN === undefined) throw new Error('generateSignedCert: the CA certificate has no common name');
   const key = keyMaterial(options.key, 'generateSignedCert');

@@ -19,7 +19,10 @@ import { generateSelfSignedCert } from './selfsigned.js';
 export function parseBindAddress(addr: string | undefined, what: string): { host?: string; port: number } | undefined {
   if (addr === undefined || addr === '' || addr === '0') return undefined;
   const m = /^(?:\[([^\]]+)\]|([^:]*))?:(\d+)$/.exec(addr) ?? /^()()(\d+)$/.exec(addr);
-  if (!m) throw new Error(`${what} ${JSON.stringify(addr)} is not a valid bind address; use "host:port", ":port" or "0" to disable`);
+  if (!m)
+    throw new Error(
+      `${what} ${JSON.stringify(addr)} is not a valid bind address; use "host:port", ":port" or "0" to disable`,
+    );
   const port = Number(m[3]);
   if (port > 65535) throw new Error(`${what} ${JSON.stringify(addr)}: port out of range`);
   const host = m[1] ?? (m[2] || undefined);
@@ -113,7 +116,10 @@ interface CacheEntry<T> {
  * briefly (allowed: 60 s, denied: 10 s). API failures answer 500 and are logged.
  */
 export class DelegatingAuth {
-  private readonly authn = new Map<string, CacheEntry<{ username: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> } | null>>();
+  private readonly authn = new Map<
+    string,
+    CacheEntry<{ username: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> } | null>
+  >();
   private readonly authz = new Map<string, CacheEntry<{ allowed: boolean; reason?: string }>>();
 
   constructor(
@@ -172,7 +178,13 @@ export class DelegatingAuth {
           body: {
             apiVersion: 'authorization.k8s.io/v1',
             kind: 'SubjectAccessReview',
-            spec: { user: user.username, uid: user.uid, groups: user.groups, extra: user.extra, nonResourceAttributes: { path, verb } },
+            spec: {
+              user: user.username,
+              uid: user.uid,
+              groups: user.groups,
+              extra: user.extra,
+              nonResourceAttributes: { path, verb },
+            },
           },
         });
         decision = { allowed: !!review.status?.allowed, reason: review.status?.reason };
@@ -201,7 +213,9 @@ export function servingCert(o: MetricsServerOptions): { cert: string; key: strin
     try {
       return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8'), generated: false };
     } catch (e) {
-      throw new Error(`metrics server: cannot read the serving certificate (${certFile}, ${keyFile}): ${(e as Error).message}`);
+      throw new Error(
+        `metrics server: cannot read the serving certificate (${certFile}, ${keyFile}): ${(e as Error).message}`,
+      );
     }
   }
   return { ...generateSelfSignedCert({ hosts: ['localhost', '127.0.0.1', '::1'] }), generated: true };
@@ -238,7 +252,10 @@ export function metricsServer(
   };
   if (tls && o.enableHttp2) {
     // The compatibility API hands HTTP/1.1-shaped request/response objects to the same handler.
-    const server = http2.createSecureServer({ cert: tls.cert, key: tls.key, allowHTTP1: true }, handler as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void);
+    const server = http2.createSecureServer(
+      { cert: tls.cert, key: tls.key, allowHTTP1: true },
+      handler as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+    );
     const sessions = new Set<http2.ServerHttp2Session>();
     server.on('session', (session: http2.ServerHttp2Session) => {
       sessions.add(session);

@@ -29,7 +29,10 @@ export type ConditionInput = Omit<V1Condition, 'lastTransitionTime' | 'message' 
 /** metav1.Time has whole seconds: a time set here reads back equal after a round trip. */
 function toTime(t: Date | string | undefined): Date {
   const d = t === undefined || t === '' ? new Date() : t instanceof Date ? new Date(t.getTime()) : new Date(t);
-  if (Number.isNaN(d.getTime())) throw new Error(`kubeforge/runtime: setStatusCondition: lastTransitionTime ${JSON.stringify(t)} is not an RFC 3339 time`);
+  if (Number.isNaN(d.getTime()))
+    throw new Error(
+      `kubeforge/runtime: setStatusCondition: lastTransitionTime ${JSON.stringify(t)} is not an RFC 3339 time`,
+    );
   d.setUTCMilliseconds(0);
   return d;
 }
@@ -87,7 +90,10 @@ export function removeStatusCondition(conditions: Condition[] | undefined, condi
 }
 
 /** The condition of that type, or undefined. */
-export function findStatusCondition(conditions: readonly Condition[] | undefined, conditionType: string): Condition | undefined {
+export function findStatusCondition(
+  conditions: readonly Condition[] | undefined,
+  conditionType: string,
+): Condition | undefined {
   return conditions?.find((c) => c.type === conditionType);
 }
 
@@ -102,6 +108,10 @@ export function isStatusConditionFalse(conditions: readonly Condition[] | undefi
 }
 
 /** True when the condition exists with exactly that status. */
-export function isStatusConditionPresentAndEqual(conditions: readonly Condition[] | undefined, conditionType: string, status: ConditionStatus | string): boolean {
+export function isStatusConditionPresentAndEqual(
+  conditions: readonly Condition[] | undefined,
+  conditionType: string,
+  status: ConditionStatus | string,
+): boolean {
   return findStatusCondition(conditions, conditionType)?.status === status;
 }

@@ -1,5 +1,12 @@
 // kubeforge/runtime helpers (controllerutil, meta conditions).
-export { setControllerReference, setOwnerReference, getControllerOf, removeOwnerReference, hasOwnerReference, AlreadyOwnedError } from './owner.js';
+export {
+  setControllerReference,
+  setOwnerReference,
+  getControllerOf,
+  removeOwnerReference,
+  hasOwnerReference,
+  AlreadyOwnedError,
+} from './owner.js';
 export type { OwnerReferenceOptions } from './owner.js';
 export { addFinalizer, removeFinalizer, containsFinalizer } from './finalizers.js';
 export {

@@ -16,7 +16,8 @@ function keyOf(obj: KubernetesObject): ObjectKey {
 }
 
 function typeOf(obj: KubernetesObject): TypeDescriptor {
-  if (!obj.apiVersion || !obj.kind) throw new Error('createOrUpdate/createOrPatch: the object needs apiVersion and kind');
+  if (!obj.apiVersion || !obj.kind)
+    throw new Error('createOrUpdate/createOrPatch: the object needs apiVersion and kind');
   return { apiVersion: obj.apiVersion, kind: obj.kind };
 }
 
@@ -53,7 +54,11 @@ const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v ?? null)) as T;
  * On error: rejects with the client's StatusError (a ConflictError when the object changed
  * between read and write: let the reconcile requeue), or an Error when `mutate` changed the key.
  */
-export async function createOrUpdate<T extends KubernetesObject>(client: Client, obj: T, mutate: MutateFn): Promise<OperationResult> {
+export async function createOrUpdate<T extends KubernetesObject>(
+  client: Client,
+  obj: T,
+  mutate: MutateFn,
+): Promise<OperationResult> {
   const key = keyOf(obj);
   const type = typeOf(obj);
   const current = await getIfExists(client, type, key);
@@ -71,7 +76,11 @@ export async function createOrUpdate<T extends KubernetesObject>(client: Client,
 }
 
 /** The object, or undefined when the server (or cache) answers NotFound; other errors are thrown. */
-async function getIfExists(client: Client, type: TypeDescriptor, key: ObjectKey): Promise<KubernetesObject | undefined> {
+async function getIfExists(
+  client: Client,
+  type: TypeDescriptor,
+  key: ObjectKey,
+): Promise<KubernetesObject | undefined> {
   try {
     return await client.get(type, key);
   } catch (e) {
@@ -92,7 +101,11 @@ function isEmpty(p: unknown): boolean {
  * conflict (last write wins per field). Rejects with the client's StatusError (NotFound for the
  * status patch when the type has no status subresource).
  */
-export async function createOrPatch<T extends KubernetesObject>(client: Client, obj: T, mutate: MutateFn): Promise<OperationResult> {
+export async function createOrPatch<T extends KubernetesObject>(
+  client: Client,
+  obj: T,
+  mutate: MutateFn,
+): Promise<OperationResult> {
   const key = keyOf(obj);
   const type = typeOf(obj);
   const statusOf = (o: KubernetesObject) => (o as { status?: unknown }).status;

@@ -30,13 +30,19 @@ function referenceTo(owner: KubernetesObject, object: KubernetesObject): V1Owner
   if (!owner.metadata?.name) missing.push('metadata.name' as never);
   if (!owner.metadata?.uid) missing.push('metadata.uid' as never);
   if (missing.length) {
-    throw new Error(`owner reference: the owner lacks ${missing.join(', ')} (use the object as read from the API server)`);
+    throw new Error(
+      `owner reference: the owner lacks ${missing.join(', ')} (use the object as read from the API server)`,
+    );
   }
   const ownerNs = owner.metadata!.namespace;
   const objNs = object.metadata?.namespace;
   if (ownerNs) {
-    if (!objNs) throw new Error(`cluster-scoped resource must not have a namespace-scoped owner, owner's namespace ${ownerNs}`);
-    if (ownerNs !== objNs) throw new Error(`cross-namespace owner references are disallowed, owner's namespace ${ownerNs}, obj's namespace ${objNs}`);
+    if (!objNs)
+      throw new Error(`cluster-scoped resource must not have a namespace-scoped owner, owner's namespace ${ownerNs}`);
+    if (ownerNs !== objNs)
+      throw new Error(
+        `cross-namespace owner references are disallowed, owner's namespace ${ownerNs}, obj's namespace ${objNs}`,
+      );
   }
   return { apiVersion: owner.apiVersion!, kind: owner.kind!, name: owner.metadata!.name!, uid: owner.metadata!.uid! };
 }
@@ -56,7 +62,11 @@ function upsert(object: KubernetesObject, ref: V1OwnerReference): void {
  * afterwards. Throws AlreadyOwnedError when another controller owns it, and an Error for a
  * cross-namespace or namespaced-owner-of-cluster-scoped reference or an owner not read from the server.
  */
-export function setControllerReference(owner: KubernetesObject, object: KubernetesObject, options: OwnerReferenceOptions = {}): void {
+export function setControllerReference(
+  owner: KubernetesObject,
+  object: KubernetesObject,
+  options: OwnerReferenceOptions = {},
+): void {
   const ref = referenceTo(owner, object);
   ref.controller = true;
   ref.blockOwnerDeletion = options.blockOwnerDeletion ?? true;
@@ -70,7 +80,11 @@ export function setControllerReference(owner: KubernetesObject, object: Kubernet
  * setControllerReference except AlreadyOwnedError. A controller flag on an existing reference to
  * the same owner is kept.
  */
-export function setOwnerReference(owner: KubernetesObject, object: KubernetesObject, options: OwnerReferenceOptions = {}): void {
+export function setOwnerReference(
+  owner: KubernetesObject,
+  object: KubernetesObject,
+  options: OwnerReferenceOptions = {},
+): void {
   const ref = referenceTo(owner, object);
   const existing = object.metadata?.ownerReferences?.find((r) => sameOwner(r, ref));
   if (existing?.controller) ref.controller = true;

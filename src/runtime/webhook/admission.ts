@@ -11,7 +11,13 @@ import { StatusError } from '../client/errors.js';
 import type { JSONPatchOperation } from '../client/patch.js';
 import { reviveDates, toWireJSON } from '../client/dates.js';
 import { FieldErrors } from './fielderrors.js';
-import { describeThrown, isCrash, WebhookHttpError, type WebhookHandler, type WebhookHandlerContext } from './handler.js';
+import {
+  describeThrown,
+  isCrash,
+  WebhookHttpError,
+  type WebhookHandler,
+  type WebhookHandlerContext,
+} from './handler.js';
 import { isJSONObject as isObject } from '../client/types.js';
 
 /** One admission request, as the API server sends it (`AdmissionReview.request`). */
@@ -82,7 +88,12 @@ export interface AdmissionStatus {
   code?: number;
   reason?: string;
   message?: string;
-  details?: { name?: string; group?: string; kind?: string; causes?: { reason?: string; message?: string; field?: string }[] };
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    causes?: { reason?: string; message?: string; field?: string }[];
+  };
 }
 
 /** `AdmissionReview.response`. */
@@ -154,7 +165,10 @@ function denialFor(e: unknown, req: AdmissionRequest, ctx: WebhookHandlerContext
     return r;
   }
   if (e instanceof StatusError) {
-    return { allowed: false, status: { ...e.status, code: e.code, reason: e.reason, message: e.status.message || e.message } };
+    return {
+      allowed: false,
+      status: { ...e.status, code: e.code, reason: e.reason, message: e.status.message || e.message },
+    };
   }
   if (isCrash(e)) {
     ctx.recordPanic?.(e);
@@ -179,13 +193,18 @@ export class AdmissionWebhook implements WebhookHandler {
   async handle(body: unknown, ctx: WebhookHandlerContext): Promise<unknown> {
     // v1beta1 has the same fields as v1; the answer is in the version asked (as controller-runtime).
     if (!isObject(body) || !ADMISSION_VERSIONS.has(body.apiVersion as string) || body.kind !== 'AdmissionReview') {
-      const got = isObject(body) ? `${String(body.apiVersion ?? '<no apiVersion>')} ${String(body.kind ?? '<no kind>')}` : Array.isArray(body) ? 'an array' : typeof body;
+      const got = isObject(body)
+        ? `${String(body.apiVersion ?? '<no apiVersion>')} ${String(body.kind ?? '<no kind>')}`
+        : Array.isArray(body)
+          ? 'an array'
+          : typeof body;
       throw new WebhookHttpError(400, `expected an admission.k8s.io/v1 or v1beta1 AdmissionReview, got ${got}`);
     }
     const apiVersion = body.apiVersion as string;
     const raw = body.request;
     if (!isObject(raw)) throw new WebhookHttpError(400, 'the AdmissionReview has no request');
-    if (typeof raw.uid !== 'string' || !raw.uid) throw new WebhookHttpError(400, 'the AdmissionReview request has no uid');
+    if (typeof raw.uid !== 'string' || !raw.uid)
+      throw new WebhookHttpError(400, 'the AdmissionReview request has no uid');
     const req = raw as unknown as AdmissionRequest;
     req.dryRun = raw.dryRun === true;
     if (!isObject(req.userInfo)) req.userInfo = {};
@@ -205,7 +224,8 @@ export class AdmissionWebhook implements WebhookHandler {
       };
       try {
         result = await this.handler.handle(req, actx);
-        if (!isObject(result)) throw new TypeError(`the admission handler returned ${String(result)}, not a result object`);
+        if (!isObject(result))
+          throw new TypeError(`the admission handler returned ${String(result)}, not a result object`);
       } catch (e) {
         result = denialFor(e, req, ctx);
         if (!isCrash(e)) actx.logger.debug({ err: (e as Error).message }, 'admission denied');
@@ -216,10 +236,20 @@ export class AdmissionWebhook implements WebhookHandler {
 }
 
 /** What reviveDates needs from a request's kind (tolerates a malformed one). */
-function gvkInfo(kind: GroupVersionKind | undefined): { apiVersion: string; group: string; version: string; kind: string } {
+function gvkInfo(kind: GroupVersionKind | undefined): {
+  apiVersion: string;
+  group: string;
+  version: string;
+  kind: string;
+} {
   const group = typeof kind?.group === 'string' ? kind.group : '';
   const version = typeof kind?.version === 'string' ? kind.version : '';
-  return { group, version, kind: typeof kind?.kind === 'string' ? kind.kind : '', apiVersion: group ? `${group}/${version}` : version };
+  return {
+    group,
+    version,
+    kind: typeof kind?.kind === 'string' ? kind.kind : '',
+    apiVersion: group ? `${group}/${version}` : version,
+  };
 }
 
 /** A deep copy of a value parsed from JSON (plain objects, arrays, primitives only). */
@@ -234,7 +264,8 @@ function cloneParsed<T>(v: T): T {
   for (const k of Object.keys(v)) {
     const c = cloneParsed((v as Record<string, unknown>)[k]);
     // JSON.parse makes "__proto__" an own key; assigning it would set the prototype instead.
-    if (k === '__proto__') Object.defineProperty(o, k, { value: c, enumerable: true, writable: true, configurable: true });
+    if (k === '__proto__')
+      Object.defineProperty(o, k, { value: c, enumerable: true, writable: true, configurable: true });
     else o[k] = c;
   }
   return o as T;
@@ -254,7 +285,8 @@ function isPlainJSON(v: unknown, depth = 0): boolean {
     return true;
   }
   const proto = Object.getPrototypeOf(v);
-  if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
+  if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === 'function')
+    return false;
   for (const k of Object.keys(v)) if (!isPlainJSON((v as Record<string, unknown>)[k], depth + 1)) return false;
   return true;
 }
@@ -325,7 +357,8 @@ class ValidatorHandler<T> implements AdmissionHandler {
  * DELETE and CONNECT are allowed without calling it. Errors: see {@link AdmissionWebhook}.
  */
 export function withCustomDefaulter<T>(defaulter: CustomDefaulter<T>): AdmissionWebhook {
-  if (!defaulter || typeof defaulter.default !== 'function') throw new Error('withCustomDefaulter: the defaulter has no default(obj, ctx) method');
+  if (!defaulter || typeof defaulter.default !== 'function')
+    throw new Error('withCustomDefaulter: the defaulter has no default(obj, ctx) method');
   return new AdmissionWebhook(new DefaulterHandler(defaulter));
 }
 
@@ -336,7 +369,9 @@ export function withCustomDefaulter<T>(defaulter: CustomDefaulter<T>): Admission
  * {@link AdmissionWebhook}.
  */
 export function withCustomValidator<T>(validator: CustomValidator<T>): AdmissionWebhook {
-  const missing = ['validateCreate', 'validateUpdate', 'validateDelete'].filter((m) => typeof (validator as unknown as Record<string, unknown>)?.[m] !== 'function');
+  const missing = ['validateCreate', 'validateUpdate', 'validateDelete'].filter(
+    (m) => typeof (validator as unknown as Record<string, unknown>)?.[m] !== 'function',
+  );
   if (missing.length) throw new Error(`withCustomValidator: the validator lacks ${missing.join(', ')}`);
   return new AdmissionWebhook(new ValidatorHandler(validator));
 }

@@ -83,14 +83,17 @@ export class WebhookBuilder<T = KubernetesObject> {
   /** Registers a mutating (defaulting) webhook calling `d.default(obj, ctx)`. */
   withDefaulter(d: CustomDefaulter<T>): this {
     if (this.defaulter) this.problems.push('withDefaulter() may only be called once');
-    else if (!d || typeof d.default !== 'function') this.problems.push('withDefaulter(): the defaulter has no default(obj, ctx) method');
+    else if (!d || typeof d.default !== 'function')
+      this.problems.push('withDefaulter(): the defaulter has no default(obj, ctx) method');
     else this.defaulter = d;
     return this;
   }
 
   /** Registers a validating webhook calling validateCreate / validateUpdate / validateDelete. */
   withValidator(v: CustomValidator<T>): this {
-    const missing = ['validateCreate', 'validateUpdate', 'validateDelete'].filter((m) => typeof (v as unknown as Record<string, unknown>)?.[m] !== 'function');
+    const missing = ['validateCreate', 'validateUpdate', 'validateDelete'].filter(
+      (m) => typeof (v as unknown as Record<string, unknown>)?.[m] !== 'function',
+    );
     if (this.validator) this.problems.push('withValidator() may only be called once');
     else if (missing.length) this.problems.push(`withValidator(): the validator lacks ${missing.join(', ')}`);
     else this.validator = v;
@@ -152,22 +155,31 @@ export class WebhookBuilder<T = KubernetesObject> {
     }
     if (this.defaulterPath && !this.defaulter) problems.push('withDefaulterCustomPath() without withDefaulter()');
     if (this.validatorPath && !this.validator) problems.push('withValidatorCustomPath() without withValidator()');
-    const server = problems.some((p) => p.startsWith('webhookManagedBy(mgr)')) ? undefined : this.mgr.getWebhookServer();
+    const server = problems.some((p) => p.startsWith('webhookManagedBy(mgr)'))
+      ? undefined
+      : this.mgr.getWebhookServer();
     const paths: [string, 'defaulter' | 'validator'][] = [];
     if (hub) {
       if (this.defaulter) paths.push([this.defaulterPath ?? defaultingPath(hub), 'defaulter']);
       if (this.validator) paths.push([this.validatorPath ?? validatingPath(hub), 'validator']);
-      if (paths.length === 2 && paths[0][0] === paths[1][0]) problems.push(`the defaulter and the validator have the same path ${paths[0][0]}`);
+      if (paths.length === 2 && paths[0][0] === paths[1][0])
+        problems.push(`the defaulter and the validator have the same path ${paths[0][0]}`);
       if (server) {
         const closed = server.registrationError();
         if (closed && paths.length) problems.push(closed);
-        for (const [p, what] of paths) if (server.isRegistered(p)) problems.push(`a webhook is already registered for ${p} (the ${what} of ${hub.kind}); give one a custom path`);
+        for (const [p, what] of paths)
+          if (server.isRegistered(p))
+            problems.push(
+              `a webhook is already registered for ${p} (the ${what} of ${hub.kind}); give one a custom path`,
+            );
       }
       const seen = new Set<string>();
       for (const c of this.conversions) {
         const s = c.gvk!;
         if (s.group !== hub.group || s.kind !== hub.kind) {
-          problems.push(`${c.label}: the spoke ${s.kind}${s.group ? `.${s.group}` : ''} ${s.version} is not a version of the hub ${hub.kind}${hub.group ? `.${hub.group}` : ''}`);
+          problems.push(
+            `${c.label}: the spoke ${s.kind}${s.group ? `.${s.group}` : ''} ${s.version} is not a version of the hub ${hub.kind}${hub.group ? `.${hub.group}` : ''}`,
+          );
           continue;
         }
         if (seen.has(s.version)) {
@@ -183,7 +195,10 @@ export class WebhookBuilder<T = KubernetesObject> {
     if (problems.length) throw new BuilderError(name, problems, 'webhook');
 
     for (const [p, what] of paths) {
-      server!.register(p, what === 'defaulter' ? withCustomDefaulter(this.defaulter!) : withCustomValidator(this.validator!));
+      server!.register(
+        p,
+        what === 'defaulter' ? withCustomDefaulter(this.defaulter!) : withCustomValidator(this.validator!),
+      );
     }
     for (const c of this.conversions) server!.registerConversion(hub!, c.gvk!.version, c.conversion);
   }

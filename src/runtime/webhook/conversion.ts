@@ -7,7 +7,13 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { GroupVersionKind } from '../contracts.js';
-import { describeThrown, isCrash, WebhookHttpError, type WebhookHandler, type WebhookHandlerContext } from './handler.js';
+import {
+  describeThrown,
+  isCrash,
+  WebhookHttpError,
+  type WebhookHandler,
+  type WebhookHandlerContext,
+} from './handler.js';
 import { isJSONObject as isObject } from '../client/types.js';
 
 /** How one spoke version converts to and from the hub (storage) version. */
@@ -45,12 +51,17 @@ export class ConversionRegistry {
 
   /** Why adding this spoke would be wrong, or undefined. */
   problem(hub: GroupVersionKind, spokeVersion: string): string | undefined {
-    if (!hub || typeof hub.kind !== 'string' || !hub.kind || typeof hub.version !== 'string' || !hub.version) return 'the hub needs a group, version and kind';
-    if (typeof spokeVersion !== 'string' || !spokeVersion) return `a spoke of ${keyOf(hub.group, hub.kind)} needs a version`;
-    if (spokeVersion === hub.version) return `${spokeVersion} is the hub version of ${keyOf(hub.group, hub.kind)}; a spoke must be another version`;
+    if (!hub || typeof hub.kind !== 'string' || !hub.kind || typeof hub.version !== 'string' || !hub.version)
+      return 'the hub needs a group, version and kind';
+    if (typeof spokeVersion !== 'string' || !spokeVersion)
+      return `a spoke of ${keyOf(hub.group, hub.kind)} needs a version`;
+    if (spokeVersion === hub.version)
+      return `${spokeVersion} is the hub version of ${keyOf(hub.group, hub.kind)}; a spoke must be another version`;
     const e = this.kinds.get(keyOf(hub.group, hub.kind));
-    if (e && e.hubVersion !== hub.version) return `${keyOf(hub.group, hub.kind)} already has hub version ${e.hubVersion}; it cannot also have hub ${hub.version}`;
-    if (e?.spokes.has(spokeVersion)) return `the conversion of ${keyOf(hub.group, hub.kind)} ${spokeVersion} is already registered`;
+    if (e && e.hubVersion !== hub.version)
+      return `${keyOf(hub.group, hub.kind)} already has hub version ${e.hubVersion}; it cannot also have hub ${hub.version}`;
+    if (e?.spokes.has(spokeVersion))
+      return `the conversion of ${keyOf(hub.group, hub.kind)} ${spokeVersion} is already registered`;
     return undefined;
   }
 
@@ -59,7 +70,9 @@ export class ConversionRegistry {
     const p = this.problem(hub, spokeVersion);
     if (p) throw new Error(p);
     if (!conversion || typeof conversion.convertTo !== 'function' || typeof conversion.convertFrom !== 'function') {
-      throw new Error(`the conversion of ${keyOf(hub.group, hub.kind)} ${spokeVersion} needs convertTo() and convertFrom()`);
+      throw new Error(
+        `the conversion of ${keyOf(hub.group, hub.kind)} ${spokeVersion} needs convertTo() and convertFrom()`,
+      );
     }
     const k = keyOf(hub.group, hub.kind);
     let e = this.kinds.get(k);
@@ -75,14 +88,19 @@ export class ConversionRegistry {
 
 function splitAPIVersion(apiVersion: string): { group: string; version: string } {
   const i = apiVersion.indexOf('/');
-  return i < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
+  return i < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
 }
 
 /** A failure of one object: fails the whole review with a message naming it. */
 class ObjectConversionError extends Error {}
 
 /** The ConversionReview versions served; both have the same fields. */
-export const CONVERSION_REVIEW_VERSIONS: ReadonlySet<string> = new Set(['apiextensions.k8s.io/v1', 'apiextensions.k8s.io/v1beta1']);
+export const CONVERSION_REVIEW_VERSIONS: ReadonlySet<string> = new Set([
+  'apiextensions.k8s.io/v1',
+  'apiextensions.k8s.io/v1beta1',
+]);
 
 /** The metadata fields the API server requires a conversion to keep (its validateConvertedObject). */
 const FIXED_METADATA = ['name', 'namespace', 'uid'] as const;
@@ -103,22 +121,36 @@ export class ConversionWebhook implements WebhookHandler {
   constructor(private readonly registry: ConversionRegistry) {}
 
   async handle(body: unknown, ctx: WebhookHandlerContext): Promise<unknown> {
-    if (!isObject(body) || !CONVERSION_REVIEW_VERSIONS.has(body.apiVersion as string) || body.kind !== 'ConversionReview') {
-      const got = isObject(body) ? `${String(body.apiVersion ?? '<no apiVersion>')} ${String(body.kind ?? '<no kind>')}` : typeof body;
+    if (
+      !isObject(body) ||
+      !CONVERSION_REVIEW_VERSIONS.has(body.apiVersion as string) ||
+      body.kind !== 'ConversionReview'
+    ) {
+      const got = isObject(body)
+        ? `${String(body.apiVersion ?? '<no apiVersion>')} ${String(body.kind ?? '<no kind>')}`
+        : typeof body;
       throw new WebhookHttpError(400, `expected an apiextensions.k8s.io/v1 or v1beta1 ConversionReview, got ${got}`);
     }
     const apiVersion = body.apiVersion as string;
     const req = body.request;
     if (!isObject(req)) throw new WebhookHttpError(400, 'the ConversionReview has no request');
-    if (typeof req.uid !== 'string' || !req.uid) throw new WebhookHttpError(400, 'the ConversionReview request has no uid');
-    if (typeof req.desiredAPIVersion !== 'string' || !req.desiredAPIVersion) throw new WebhookHttpError(400, 'the ConversionReview request has no desiredAPIVersion');
-    if (!Array.isArray(req.objects)) throw new WebhookHttpError(400, 'the ConversionReview request has no objects list');
+    if (typeof req.uid !== 'string' || !req.uid)
+      throw new WebhookHttpError(400, 'the ConversionReview request has no uid');
+    if (typeof req.desiredAPIVersion !== 'string' || !req.desiredAPIVersion)
+      throw new WebhookHttpError(400, 'the ConversionReview request has no desiredAPIVersion');
+    if (!Array.isArray(req.objects))
+      throw new WebhookHttpError(400, 'the ConversionReview request has no objects list');
     const uid = req.uid;
     const desired = req.desiredAPIVersion;
-    const review = (response: Record<string, unknown>) => ({ apiVersion, kind: 'ConversionReview', response: { uid, ...response } });
+    const review = (response: Record<string, unknown>) => ({
+      apiVersion,
+      kind: 'ConversionReview',
+      response: { uid, ...response },
+    });
     try {
       const converted: unknown[] = [];
-      for (let i = 0; i < req.objects.length; i++) converted.push(await this.convertOne(req.objects[i], i, desired, ctx));
+      for (let i = 0; i < req.objects.length; i++)
+        converted.push(await this.convertOne(req.objects[i], i, desired, ctx));
       return review({ convertedObjects: converted, result: { status: 'Success' } });
     } catch (e) {
       const message = e instanceof ObjectConversionError ? e.message : `conversion failed: ${describeThrown(e)}`;
@@ -135,7 +167,9 @@ export class ConversionWebhook implements WebhookHandler {
     const ns = typeof meta.namespace === 'string' && meta.namespace ? `${meta.namespace}/` : '';
     const name = `${kind || 'object'} "${ns}${typeof meta.name === 'string' ? meta.name : `#${index}`}"`;
     const fail = (why: string): never => {
-      throw new ObjectConversionError(`cannot convert ${name} from ${apiVersion || '<no apiVersion>'} to ${desired}: ${why}`);
+      throw new ObjectConversionError(
+        `cannot convert ${name} from ${apiVersion || '<no apiVersion>'} to ${desired}: ${why}`,
+      );
     };
     if (!apiVersion || !kind) fail('the object has no apiVersion or kind');
     const src = splitAPIVersion(apiVersion);
@@ -146,7 +180,10 @@ export class ConversionWebhook implements WebhookHandler {
     if (!entry) fail(`no conversion is registered for ${kind}${src.group ? `.${src.group}` : ''}`);
     const { hubVersion, spokes } = entry!;
     for (const v of [src.version, dst.version]) {
-      if (v !== hubVersion && !spokes.has(v)) fail(`version ${v} is neither the hub (${hubVersion}) nor a registered spoke (${[...spokes.keys()].sort().join(', ')})`);
+      if (v !== hubVersion && !spokes.has(v))
+        fail(
+          `version ${v} is neither the hub (${hubVersion}) nor a registered spoke (${[...spokes.keys()].sort().join(', ')})`,
+        );
     }
     const withMeta = (o: unknown, av: string, step: string, from: Record<string, unknown>): Record<string, unknown> => {
       if (!isObject(o)) fail(`${step} returned ${o === null ? 'null' : typeof o}, not an object`);
@@ -155,14 +192,20 @@ export class ConversionWebhook implements WebhookHandler {
       if (!isObject(metadata)) fail(`${step} returned metadata that is not an object`);
       const m = metadata as Record<string, unknown>;
       for (const f of FIXED_METADATA) {
-        if ((m[f] ?? '') !== (meta[f] ?? '')) fail(`${step} changed metadata.${f} from ${JSON.stringify(meta[f] ?? '')} to ${JSON.stringify(m[f] ?? '')}; the API server refuses a conversion that changes the name, namespace or uid`);
+        if ((m[f] ?? '') !== (meta[f] ?? ''))
+          fail(
+            `${step} changed metadata.${f} from ${JSON.stringify(meta[f] ?? '')} to ${JSON.stringify(m[f] ?? '')}; the API server refuses a conversion that changes the name, namespace or uid`,
+          );
       }
       for (const f of ['labels', 'annotations'] as const) {
         const map = m[f];
         if (map === undefined || map === null) continue;
         if (!isObject(map)) fail(`${step} returned metadata.${f} that is not a map of strings`);
         for (const [k, v] of Object.entries(map as Record<string, unknown>)) {
-          if (typeof v !== 'string') fail(`${step} returned metadata.${f}[${JSON.stringify(k)}] = ${JSON.stringify(v) ?? typeof v}, not a string`);
+          if (typeof v !== 'string')
+            fail(
+              `${step} returned metadata.${f}[${JSON.stringify(k)}] = ${JSON.stringify(v) ?? typeof v}, not a string`,
+            );
         }
       }
       return { ...out, apiVersion: av, kind, metadata: m };
@@ -180,11 +223,21 @@ export class ConversionWebhook implements WebhookHandler {
     if (src.version === hubVersion) hub = raw;
     else {
       const conv = spokes.get(src.version)!;
-      hub = withMeta(await call(`convertTo (${src.version} -> ${hubVersion})`, () => conv.convertTo(structuredCopy(raw))), hubAPIVersion, `convertTo (${src.version} -> ${hubVersion})`, raw);
+      hub = withMeta(
+        await call(`convertTo (${src.version} -> ${hubVersion})`, () => conv.convertTo(structuredCopy(raw))),
+        hubAPIVersion,
+        `convertTo (${src.version} -> ${hubVersion})`,
+        raw,
+      );
     }
     if (dst.version === hubVersion) return { ...hub, apiVersion: desired, kind };
     const conv = spokes.get(dst.version)!;
-    return withMeta(await call(`convertFrom (${hubVersion} -> ${dst.version})`, () => conv.convertFrom(structuredCopy(hub))), desired, `convertFrom (${hubVersion} -> ${dst.version})`, hub);
+    return withMeta(
+      await call(`convertFrom (${hubVersion} -> ${dst.version})`, () => conv.convertFrom(structuredCopy(hub))),
+      desired,
+      `convertFrom (${hubVersion} -> ${dst.version})`,
+      hub,
+    );
   }
 }
 

@@ -134,7 +134,10 @@ export class FieldErrors extends Error {
   readonly group?: string;
   readonly objectName?: string;
 
-  constructor(errors: FieldError[], options: { kind?: string; group?: string; name?: string; warnings?: string[] } = {}) {
+  constructor(
+    errors: FieldError[],
+    options: { kind?: string; group?: string; name?: string; warnings?: string[] } = {},
+  ) {
     const list = [...(errors ?? [])];
     super(FieldErrors.format(list, options.kind, options.group, options.name));
     this.name = 'FieldErrors';

@@ -55,5 +55,12 @@ export function describeThrown(v: unknown): string {
  */
 export function isCrash(v: unknown): boolean {
   if (!(v instanceof Error)) return true;
-  return v instanceof TypeError || v instanceof ReferenceError || v instanceof RangeError || v instanceof SyntaxError || v instanceof EvalError || v instanceof URIError;
+  return (
+    v instanceof TypeError ||
+    v instanceof ReferenceError ||
+    v instanceof RangeError ||
+    v instanceof SyntaxError ||
+    v instanceof EvalError ||
+    v instanceof URIError
+  );
 }

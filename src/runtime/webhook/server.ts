@@ -38,7 +38,8 @@ export function nestedDeeperThan(bytes: Uint8Array, limit: number): boolean {
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i];
     if (inString) {
-      if (b === 0x5c) i++; // backslash: skip the escaped byte
+      if (b === 0x5c)
+        i++; // backslash: skip the escaped byte
       else if (b === 0x22) inString = false;
     } else if (b === 0x22) inString = true;
     else if (b === 0x5b || b === 0x7b) {
@@ -184,7 +185,8 @@ export class WebhookServer implements Runnable {
 
   constructor(options: WebhookServerOptions = {}) {
     const port = options.port ?? 9443;
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`webhook server: port ${port} is out of range (0-65535; 0 picks a free port)`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new Error(`webhook server: port ${port} is out of range (0-65535; 0 picks a free port)`);
     const maxBody = options.maxRequestBodyBytes ?? 7 * 1024 * 1024;
     if (!(maxBody > 0)) throw new Error(`webhook server: maxRequestBodyBytes must be > 0 (got ${maxBody})`);
     const timeoutMs = options.requestTimeoutMs ?? 30_000;
@@ -224,8 +226,10 @@ export class WebhookServer implements Runnable {
   register(path: string, handler: WebhookHandler): void {
     const closed = this.registrationError();
     if (closed) throw new Error(`webhook server: cannot register ${path}: ${closed}`);
-    if (typeof path !== 'string' || !path.startsWith('/')) throw new Error(`webhook server: path ${JSON.stringify(path)} must start with '/'`);
-    if (!handler || typeof handler.handle !== 'function') throw new Error(`webhook server: the handler for ${path} has no handle(body, ctx) method`);
+    if (typeof path !== 'string' || !path.startsWith('/'))
+      throw new Error(`webhook server: path ${JSON.stringify(path)} must start with '/'`);
+    if (!handler || typeof handler.handle !== 'function')
+      throw new Error(`webhook server: the handler for ${path} has no handle(body, ctx) method`);
     if (this.handlers.has(path)) throw new Error(`webhook server: a handler is already registered for ${path}`);
     this.handlers.set(path, { handler });
   }
@@ -281,7 +285,8 @@ export class WebhookServer implements Runnable {
   conversionProblem(hub: GroupVersionKind, spokeVersion: string): string | undefined {
     const closed = this.registrationError();
     if (!this.conversions && closed) return `cannot register /convert: ${closed}`;
-    if (!this.conversions && this.handlers.has('/convert')) return 'a handler other than the conversion webhook is registered for /convert';
+    if (!this.conversions && this.handlers.has('/convert'))
+      return 'a handler other than the conversion webhook is registered for /convert';
     return (this.conversions ?? new ConversionRegistry()).problem(hub, spokeVersion);
   }
 
@@ -322,7 +327,10 @@ export class WebhookServer implements Runnable {
   }
 
   private log(): Logger {
-    return (this.logger ??= pino({ level: process.env.LOG_LEVEL ?? 'info' }, pino.destination({ dest: 2, sync: true })).child({ logger: 'webhook' }));
+    return (this.logger ??= pino(
+      { level: process.env.LOG_LEVEL ?? 'info' },
+      pino.destination({ dest: 2, sync: true }),
+    ).child({ logger: 'webhook' }));
   }
 
   /** Reads the certificate pair; throws naming the files. */
@@ -333,12 +341,16 @@ export class WebhookServer implements Runnable {
       cert = readFileSync(this.certFile, 'utf8');
       key = readFileSync(this.keyFile, 'utf8');
     } catch (e) {
-      throw new Error(`webhook server: cannot read the serving certificate (${this.certFile}, ${this.keyFile}): ${(e as Error).message}`);
+      throw new Error(
+        `webhook server: cannot read the serving certificate (${this.certFile}, ${this.keyFile}): ${(e as Error).message}`,
+      );
     }
     try {
       tls.createSecureContext({ cert, key });
     } catch (e) {
-      throw new Error(`webhook server: invalid serving certificate or key (${this.certFile}, ${this.keyFile}): ${(e as Error).message}`);
+      throw new Error(
+        `webhook server: invalid serving certificate or key (${this.certFile}, ${this.keyFile}): ${(e as Error).message}`,
+      );
     }
     return { cert, key };
   }
@@ -350,14 +362,20 @@ export class WebhookServer implements Runnable {
     try {
       pair = this.readCert();
     } catch (e) {
-      this.log().error({ err: (e as Error).message, trigger: why }, 'failed to reload the serving certificate; keeping the current one');
+      this.log().error(
+        { err: (e as Error).message, trigger: why },
+        'failed to reload the serving certificate; keeping the current one',
+      );
       return;
     }
     if (pair.cert === this.cert && pair.key === this.key) return;
     try {
       this.server.setSecureContext(pair);
     } catch (e) {
-      this.log().error({ err: (e as Error).message, trigger: why }, 'failed to apply the reloaded serving certificate; keeping the current one');
+      this.log().error(
+        { err: (e as Error).message, trigger: why },
+        'failed to apply the reloaded serving certificate; keeping the current one',
+      );
       return;
     }
     this.cert = pair.cert;
@@ -416,12 +434,18 @@ export class WebhookServer implements Runnable {
       poll = setInterval(() => this.reloadCert('poll'), POLL_MS);
       poll.unref();
       // One timer for every request's timeout: a timer per request costs more than the check.
-      sweep = setInterval(() => {
-        const now = performance.now();
-        for (const f of this.inflight) if (f.deadline <= now) f.onTimeout();
-      }, Math.max(5, Math.min(1_000, this.timeoutMs / 10)));
+      sweep = setInterval(
+        () => {
+          const now = performance.now();
+          for (const f of this.inflight) if (f.deadline <= now) f.onTimeout();
+        },
+        Math.max(5, Math.min(1_000, this.timeoutMs / 10)),
+      );
       sweep.unref();
-      log.info({ host: this.host ?? '', port: this.boundPort, http2: this.http2, paths: [...this.handlers.keys()].sort() }, 'starting webhook server');
+      log.info(
+        { host: this.host ?? '', port: this.boundPort, http2: this.http2, paths: [...this.handlers.keys()].sort() },
+        'starting webhook server',
+      );
       this.startedResolve();
     } catch (e) {
       watcher?.close();
@@ -536,7 +560,8 @@ export class WebhookServer implements Runnable {
     const finish = (status: number, write: () => void) => {
       if (answered) return;
       answered = true;
-      if ((this.stopping || this.servedWithOldCert(req)) && res instanceof http.ServerResponse && !res.headersSent) res.setHeader('Connection', 'close');
+      if ((this.stopping || this.servedWithOldCert(req)) && res instanceof http.ServerResponse && !res.headersSent)
+        res.setHeader('Connection', 'close');
       try {
         write();
       } catch (e) {
@@ -610,7 +635,8 @@ export class WebhookServer implements Runnable {
         // Refused before any parse or recursive walk (Go's decoder stops at the same depth): one
         // deeply nested review must not hold the event loop, or be taken for a crash of user code.
         // (Nesting past the limit takes more opening brackets than a body this small has: not scanned.)
-        if (size > MAX_JSON_DEPTH && nestedDeeperThan(bytes, MAX_JSON_DEPTH)) throw new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+        if (size > MAX_JSON_DEPTH && nestedDeeperThan(bytes, MAX_JSON_DEPTH))
+          throw new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
         body = JSON.parse(bytes.toString('utf8'));
       } catch (e) {
         finish(400, () => this.text(res, 400, `malformed request body: ${(e as Error).message}`));
@@ -620,7 +646,14 @@ export class WebhookServer implements Runnable {
     });
   }
 
-  private dispatch(path: string, entry: Entry, body: unknown, flight: Flight, res: Res, finish: (status: number, write: () => void) => void): void {
+  private dispatch(
+    path: string,
+    entry: Entry,
+    body: unknown,
+    flight: Flight,
+    res: Res,
+    finish: (status: number, write: () => void) => void,
+  ): void {
     let logger: Logger | undefined;
     const self = this;
     const ctx: WebhookHandlerContext = {

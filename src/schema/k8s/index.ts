@@ -113,7 +113,11 @@ export function isK8sModelName(name: string): boolean {
 
 /** controller-gen's schema for resource.Quantity: an integer or a string in Quantity syntax. */
 export function quantitySchema(): JSONSchemaProps {
-  return { anyOf: [{ type: 'integer' }, { type: 'string' }], pattern: QUANTITY_PATTERN, 'x-kubernetes-int-or-string': true };
+  return {
+    anyOf: [{ type: 'integer' }, { type: 'string' }],
+    pattern: QUANTITY_PATTERN,
+    'x-kubernetes-int-or-string': true,
+  };
 }
 
 /** controller-gen's schema for intstr.IntOrString. */
@@ -151,7 +155,10 @@ export function k8sSchemaPatchPath(version: K8sVersion): string {
  */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const out: Record<string, unknown> =
+    target !== null && typeof target === 'object' && !Array.isArray(target)
+      ? { ...(target as Record<string, unknown>) }
+      : {};
   for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
     if (v === null) delete out[k];
     else out[k] = applyMergePatch(Object.hasOwn(out, k) ? out[k] : undefined, v);
@@ -166,11 +173,24 @@ function readJson(path: string): unknown {
 function minor(version: K8sVersion = K8S_NEWEST_VERSION): Minor {
   let m = minors.get(version);
   if (!m) {
-    if (!isK8sVersion(version)) throw new Error(`kubeforge: no schema data for Kubernetes ${String(version)} (supported: ${K8S_VERSIONS.join(', ')})`);
+    if (!isK8sVersion(version))
+      throw new Error(
+        `kubeforge: no schema data for Kubernetes ${String(version)} (supported: ${K8S_VERSIONS.join(', ')})`,
+      );
     let data: Data;
     if (version === K8S_NEWEST_VERSION) data = { models: (readJson(k8sSchemaDataPath()) as Data).models };
-    else data = { models: applyMergePatch(minor(K8S_NEWEST_VERSION).data.models, readJson(k8sSchemaPatchPath(version))) as Data['models'] };
-    m = { data, built: [new Map(), new Map(), new Map(), new Map()], frozen: [new Map(), new Map(), new Map(), new Map()] };
+    else
+      data = {
+        models: applyMergePatch(
+          minor(K8S_NEWEST_VERSION).data.models,
+          readJson(k8sSchemaPatchPath(version)),
+        ) as Data['models'],
+      };
+    m = {
+      data,
+      built: [new Map(), new Map(), new Map(), new Map()],
+      frozen: [new Map(), new Map(), new Map(), new Map()],
+    };
     minors.set(version, m);
   }
   return m;
@@ -206,7 +226,10 @@ export interface K8sSchemaOptions {
   kubernetesVersion?: K8sVersion;
 }
 
-const modeOf = (o?: K8sSchemaOptions): Mode => ({ descriptions: o?.descriptions !== false, objectMeta: o?.embeddedObjectMeta === true });
+const modeOf = (o?: K8sSchemaOptions): Mode => ({
+  descriptions: o?.descriptions !== false,
+  objectMeta: o?.embeddedObjectMeta === true,
+});
 
 /**
  * An ObjectMeta that is not a Kind's own metadata: a bare object, or with
@@ -217,7 +240,13 @@ export function embeddedObjectMetaSchema(generate: boolean): JSONSchemaProps {
   if (!generate) return { type: 'object' };
   const strings = (): JSONSchemaProps => ({ additionalProperties: { type: 'string' }, type: 'object' });
   return {
-    properties: { annotations: strings(), finalizers: { items: { type: 'string' }, type: 'array' }, labels: strings(), name: { type: 'string' }, namespace: { type: 'string' } },
+    properties: {
+      annotations: strings(),
+      finalizers: { items: { type: 'string' }, type: 'array' },
+      labels: strings(),
+      name: { type: 'string' },
+      namespace: { type: 'string' },
+    },
     type: 'object',
   };
 }
@@ -278,7 +307,8 @@ export function k8sModelSchemaShared(name: string, options?: K8sSchemaOptions): 
 function buildModel(d: Minor, name: string, mode: Mode, stack: string[]): JSONSchemaProps {
   const withDescriptions = mode.descriptions;
   const model = Object.hasOwn(d.data.models, name) ? d.data.models[name] : undefined;
-  if (!model) throw new Error(`kubeforge: no schema data for Kubernetes model ${name} (regenerate src/schema/k8s/data)`);
+  if (!model)
+    throw new Error(`kubeforge: no schema data for Kubernetes model ${name} (regenerate src/schema/k8s/data)`);
   if (name === 'V1ObjectMeta') {
     // controller-gen writes an ObjectMeta that is not a Kind's own metadata as a bare object
     // (with crd:generateEmbeddedObjectMeta, its allow-listed fields), without the type's
@@ -298,7 +328,8 @@ function buildModel(d: Minor, name: string, mode: Mode, stack: string[]): JSONSc
   if (model.required?.length) out.required = [...model.required].sort();
   out.type = 'object';
   if (model['x-kubernetes-map-type']) out['x-kubernetes-map-type'] = model['x-kubernetes-map-type'];
-  if (model['x-kubernetes-validations']?.length) out['x-kubernetes-validations'] = copy(model['x-kubernetes-validations']);
+  if (model['x-kubernetes-validations']?.length)
+    out['x-kubernetes-validations'] = copy(model['x-kubernetes-validations']);
   return out;
 }
 
@@ -363,7 +394,8 @@ function buildNode(d: Minor, node: DataNode, mode: Mode, stack: string[]): JSONS
   // A field's own description replaces its type's, as controller-gen does; the field's own
   // keywords join the type's, its CEL rules before the type's.
   const merged: Record<string, unknown> = { ...base };
-  for (const k of own) merged[k] = k === 'x-kubernetes-validations' && base[k] ? [...copy(node[k])!, ...base[k]] : copy(node[k]);
+  for (const k of own)
+    merged[k] = k === 'x-kubernetes-validations' && base[k] ? [...copy(node[k])!, ...base[k]] : copy(node[k]);
   if (description !== undefined) merged.description = description;
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(merged).sort()) out[k] = merged[k];

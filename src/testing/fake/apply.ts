@@ -21,7 +21,17 @@ interface FieldPath {
 }
 
 /** Merge keys of built-in lists (a schema-less Kind's lists are atomic but for these). */
-const BUILTIN_LIST_KEYS: Record<string, string> = { containers: 'name', initContainers: 'name', env: 'name', volumes: 'name', volumeMounts: 'mountPath', ports: 'containerPort', ownerReferences: 'uid', conditions: 'type', imagePullSecrets: 'name' };
+const BUILTIN_LIST_KEYS: Record<string, string> = {
+  containers: 'name',
+  initContainers: 'name',
+  env: 'name',
+  volumes: 'name',
+  volumeMounts: 'mountPath',
+  ports: 'containerPort',
+  ownerReferences: 'uid',
+  conditions: 'type',
+  imagePullSecrets: 'name',
+};
 const SET_LISTS = new Set(['finalizers']);
 
 const METADATA_SCHEMA: Schema = {
@@ -30,7 +40,12 @@ const METADATA_SCHEMA: Schema = {
     labels: { type: 'object', additionalProperties: { type: 'string' } },
     annotations: { type: 'object', additionalProperties: { type: 'string' } },
     finalizers: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
-    ownerReferences: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['uid'], items: { type: 'object' } },
+    ownerReferences: {
+      type: 'array',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['uid'],
+      items: { type: 'object' },
+    },
   },
 };
 
@@ -41,7 +56,11 @@ function childSchema(s: Schema | undefined, key: string): Schema | undefined {
   return undefined;
 }
 
-function listType(s: Schema | undefined, field: string, custom: boolean): { type: 'map'; keys: string[] } | { type: 'set' } | { type: 'atomic' } {
+function listType(
+  s: Schema | undefined,
+  field: string,
+  custom: boolean,
+): { type: 'map'; keys: string[] } | { type: 'set' } | { type: 'atomic' } {
   const lt = s?.['x-kubernetes-list-type'];
   if (lt === 'map') return { type: 'map', keys: s?.['x-kubernetes-list-map-keys'] ?? [] };
   if (lt === 'set') return { type: 'set' };
@@ -74,7 +93,8 @@ export function fieldSet(r: Resource, obj: Obj, sub: string | undefined): Map<st
         for (const item of v) {
           const itemSteps: Step[] = [...steps, { k: keyOf(item, lt.keys) }];
           add(itemSteps);
-          if (isObj(item)) for (const [k, x] of Object.entries(item)) walk(x, childSchema(s?.items, k), [...itemSteps, { f: k }], k);
+          if (isObj(item))
+            for (const [k, x] of Object.entries(item)) walk(x, childSchema(s?.items, k), [...itemSteps, { f: k }], k);
         }
         return;
       }
@@ -89,7 +109,9 @@ export function fieldSet(r: Resource, obj: Obj, sub: string | undefined): Map<st
   for (const [k, v] of Object.entries(obj)) {
     if (k === 'apiVersion' || k === 'kind') continue;
     if (k === 'metadata') {
-      if (isObj(v)) for (const mk of ['labels', 'annotations', 'finalizers', 'ownerReferences']) if (v[mk] !== undefined) walk(v[mk], METADATA_SCHEMA.properties![mk], [{ f: 'metadata' }, { f: mk }], mk);
+      if (isObj(v))
+        for (const mk of ['labels', 'annotations', 'finalizers', 'ownerReferences'])
+          if (v[mk] !== undefined) walk(v[mk], METADATA_SCHEMA.properties![mk], [{ f: 'metadata' }, { f: mk }], mk);
       continue;
     }
     const isStatus = k === 'status';
@@ -104,7 +126,11 @@ export function pathString(steps: Step[]): string {
   return steps
     .map((s) => {
       if ('f' in s) return `.${s.f}`;
-      if ('k' in s) return `[${Object.keys(s.k).sort().map((k) => `${k}=${JSON.stringify(s.k[k])}`).join(',')}]`;
+      if ('k' in s)
+        return `[${Object.keys(s.k)
+          .sort()
+          .map((k) => `${k}=${JSON.stringify(s.k[k])}`)
+          .join(',')}]`;
       return `[=${JSON.stringify(s.v)}]`;
     })
     .join('');
@@ -115,7 +141,10 @@ function valueAt(obj: unknown, steps: Step[]): unknown {
   let cur = obj;
   for (const s of steps) {
     if ('f' in s) cur = isObj(cur) ? cur[s.f] : undefined;
-    else if ('k' in s) cur = Array.isArray(cur) ? cur.find((x) => Object.entries(s.k).every(([k, v]) => isObj(x) && equalJSON(x[k], v))) : undefined;
+    else if ('k' in s)
+      cur = Array.isArray(cur)
+        ? cur.find((x) => Object.entries(s.k).every(([k, v]) => isObj(x) && equalJSON(x[k], v)))
+        : undefined;
     else cur = Array.isArray(cur) && cur.some((x) => equalJSON(x, s.v)) ? s.v : undefined;
     if (cur === undefined) return undefined;
   }
@@ -128,7 +157,10 @@ function removeAt(obj: Obj, steps: Step[]): void {
   for (let i = 0; i < steps.length - 1; i++) {
     const s = steps[i];
     if ('f' in s) cur = isObj(cur) ? cur[s.f] : undefined;
-    else if ('k' in s) cur = Array.isArray(cur) ? cur.find((x) => Object.entries(s.k).every(([k, v]) => isObj(x) && equalJSON(x[k], v))) : undefined;
+    else if ('k' in s)
+      cur = Array.isArray(cur)
+        ? cur.find((x) => Object.entries(s.k).every(([k, v]) => isObj(x) && equalJSON(x[k], v)))
+        : undefined;
     else return;
     if (cur === undefined) return;
   }
@@ -137,7 +169,10 @@ function removeAt(obj: Obj, steps: Step[]): void {
   if ('f' in last) {
     if (isObj(cur)) delete cur[last.f];
   } else if (Array.isArray(cur)) {
-    const i = 'k' in last ? cur.findIndex((x) => Object.entries(last.k).every(([k, v]) => isObj(x) && equalJSON(x[k], v))) : cur.findIndex((x) => equalJSON(x, last.v));
+    const i =
+      'k' in last
+        ? cur.findIndex((x) => Object.entries(last.k).every(([k, v]) => isObj(x) && equalJSON(x[k], v)))
+        : cur.findIndex((x) => equalJSON(x, last.v));
     if (i >= 0) cur.splice(i, 1);
   }
   void parentSteps;
@@ -149,7 +184,12 @@ function mergeApplied(r: Resource, live: unknown, cfg: unknown, s: Schema | unde
     if (s?.['x-kubernetes-map-type'] === 'atomic') return clone(cfg);
     const out: Obj = isObj(live) ? live : {};
     for (const [k, v] of Object.entries(cfg)) {
-      const cs = field === '' && k === 'metadata' ? METADATA_SCHEMA : field === 'metadata' ? METADATA_SCHEMA.properties?.[k] : childSchema(s, k);
+      const cs =
+        field === '' && k === 'metadata'
+          ? METADATA_SCHEMA
+          : field === 'metadata'
+            ? METADATA_SCHEMA.properties?.[k]
+            : childSchema(s, k);
       out[k] = mergeApplied(r, out[k], v, cs, k);
     }
     return out;
@@ -203,7 +243,13 @@ function fromFieldsV1(v: unknown, steps: Step[] = [], out = new Map<string, Fiel
       out.set(pathId(steps), { steps, id: pathId(steps) });
       continue;
     }
-    const step: Step | undefined = k.startsWith('f:') ? { f: k.slice(2) } : k.startsWith('k:') ? { k: JSON.parse(k.slice(2)) as Obj } : k.startsWith('v:') ? { v: JSON.parse(k.slice(2)) } : undefined;
+    const step: Step | undefined = k.startsWith('f:')
+      ? { f: k.slice(2) }
+      : k.startsWith('k:')
+        ? { k: JSON.parse(k.slice(2)) as Obj }
+        : k.startsWith('v:')
+          ? { v: JSON.parse(k.slice(2)) }
+          : undefined;
     if (!step) continue;
     const next = [...steps, step];
     if (isObj(child) && Object.keys(child).length === 0) out.set(pathId(next), { steps: next, id: pathId(next) });
@@ -248,7 +294,8 @@ function writeEntries(obj: Obj, entries: Entry[]): void {
 
 /** RFC 3339 to the second, as metav1.Time serialises. */
 export const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-const sameEntry = (e: Entry, manager: string, operation: string, sub: string | undefined) => e.manager === manager && e.operation === operation && (e.subresource ?? '') === (sub ?? '');
+const sameEntry = (e: Entry, manager: string, operation: string, sub: string | undefined) =>
+  e.manager === manager && e.operation === operation && (e.subresource ?? '') === (sub ?? '');
 
 /** How the API server names a manager in a conflict (apimachinery's printManager). */
 function printManager(e: Entry): string {
@@ -263,7 +310,14 @@ function printManager(e: Entry): string {
  * Applies `cfg` as `manager` onto `live` (undefined: the object does not exist): returns the
  * object to store, its managedFields set. Throws the API server's 409 on conflicts unless `force`.
  */
-export function applyConfiguration(r: Resource, live: Obj | undefined, cfg: Obj, manager: string, force: boolean, sub: string | undefined): Obj {
+export function applyConfiguration(
+  r: Resource,
+  live: Obj | undefined,
+  cfg: Obj,
+  manager: string,
+  force: boolean,
+  sub: string | undefined,
+): Obj {
   const entries = readEntries(live);
   const cfgSet = fieldSet(r, cfg, sub);
   const conflicts: { entry: Entry; path: FieldPath }[] = [];
@@ -281,10 +335,19 @@ export function applyConfiguration(r: Resource, live: Obj | undefined, cfg: Obj,
   for (const e of entries) if (e !== mine) for (const id of e.fields.keys()) others.add(id);
   const merged = clone(live ?? {}) as Obj;
   // Whole items before their fields (a field removed first would take the item's key with it).
-  const dropped = [...(mine?.fields.values() ?? [])].filter((p) => !cfgSet.has(p.id) && !others.has(p.id)).sort((a, b) => a.steps.length - b.steps.length);
+  const dropped = [...(mine?.fields.values() ?? [])]
+    .filter((p) => !cfgSet.has(p.id) && !others.has(p.id))
+    .sort((a, b) => a.steps.length - b.steps.length);
   for (const p of dropped) removeAt(merged, p.steps);
   const out = mergeApplied(r, merged, withoutTypeAndName(cfg), r.schema, '') as Obj;
-  const entry: Entry = mine ?? { manager, operation: 'Apply', apiVersion: apiVersionOf(r), time: now(), ...(sub ? { subresource: sub } : {}), fields: new Map() };
+  const entry: Entry = mine ?? {
+    manager,
+    operation: 'Apply',
+    apiVersion: apiVersionOf(r),
+    time: now(),
+    ...(sub ? { subresource: sub } : {}),
+    fields: new Map(),
+  };
   entry.fields = cfgSet;
   entry.time = now();
   entry.apiVersion = apiVersionOf(r);
@@ -297,15 +360,21 @@ function withoutTypeAndName(cfg: Obj): Obj {
   delete c.apiVersion;
   delete c.kind;
   if (isObj(c.metadata)) {
-    for (const k of ['name', 'namespace', 'managedFields', 'resourceVersion', 'uid', 'generation', 'creationTimestamp']) delete c.metadata[k];
+    for (const k of ['name', 'namespace', 'managedFields', 'resourceVersion', 'uid', 'generation', 'creationTimestamp'])
+      delete c.metadata[k];
   }
   return c;
 }
 
 function conflictError(conflicts: { entry: Entry; path: FieldPath }[]): ApiStatus {
-  const causes = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.entry)}`, field: pathString(c.path.steps) }));
+  const causes = conflicts.map((c) => ({
+    reason: 'FieldManagerConflict',
+    message: `conflict with ${printManager(c.entry)}`,
+    field: pathString(c.path.steps),
+  }));
   let message: string;
-  if (conflicts.length === 1) message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0].entry)}: ${pathString(conflicts[0].path.steps)}`;
+  if (conflicts.length === 1)
+    message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0].entry)}: ${pathString(conflicts[0].path.steps)}`;
   else {
     const by = new Map<string, string[]>();
     for (const c of conflicts) {
@@ -323,11 +392,19 @@ function conflictError(conflicts: { entry: Entry; path: FieldPath }[]): ApiStatu
  * After a create, update or patch by `manager`: the fields that changed move to its Update entry
  * (and leave every other entry); fields that are gone leave every entry.
  */
-export function trackUpdate(r: Resource, old: Obj | undefined, next: Obj, manager: string, sub: string | undefined): void {
+export function trackUpdate(
+  r: Resource,
+  old: Obj | undefined,
+  next: Obj,
+  manager: string,
+  sub: string | undefined,
+): void {
   const entries = readEntries(old);
   const before = old ? fieldSet(r, old, sub) : new Map<string, FieldPath>();
   const after = fieldSet(r, next, sub);
-  const changed = [...after.values()].filter((p) => !before.has(p.id) || !equalJSON(valueAt(old, p.steps), valueAt(next, p.steps)));
+  const changed = [...after.values()].filter(
+    (p) => !before.has(p.id) || !equalJSON(valueAt(old, p.steps), valueAt(next, p.steps)),
+  );
   const gone = [...before.keys()].filter((id) => !after.has(id));
   for (const e of entries) {
     if (sub === undefined ? e.subresource !== undefined && r.status : (e.subresource ?? '') !== sub) continue;
@@ -337,7 +414,14 @@ export function trackUpdate(r: Resource, old: Obj | undefined, next: Obj, manage
   if (changed.length) {
     let mine = entries.find((e) => sameEntry(e, manager, 'Update', sub));
     if (!mine) {
-      mine = { manager, operation: 'Update', apiVersion: apiVersionOf(r), time: now(), ...(sub ? { subresource: sub } : {}), fields: new Map() };
+      mine = {
+        manager,
+        operation: 'Update',
+        apiVersion: apiVersionOf(r),
+        time: now(),
+        ...(sub ? { subresource: sub } : {}),
+        fields: new Map(),
+      };
       entries.push(mine);
     }
     for (const p of changed) mine.fields.set(p.id, p);

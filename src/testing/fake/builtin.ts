@@ -37,7 +37,12 @@ const gk = (r: Resource) => `${r.group}/${r.kind}`;
 const ZERO_STATUS: Record<string, () => Obj> = {
   'apps/Deployment': () => ({}),
   'apps/StatefulSet': () => ({ replicas: 0, availableReplicas: 0 }),
-  'apps/DaemonSet': () => ({ currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }),
+  'apps/DaemonSet': () => ({
+    currentNumberScheduled: 0,
+    numberMisscheduled: 0,
+    desiredNumberScheduled: 0,
+    numberReady: 0,
+  }),
   'apps/ReplicaSet': () => ({ replicas: 0 }),
   'batch/Job': () => ({}),
   'batch/CronJob': () => ({}),
@@ -46,7 +51,18 @@ const ZERO_STATUS: Record<string, () => Obj> = {
 };
 
 /** Kinds whose create starts from an empty status (their strategy's PrepareForCreate), whatever the body says. */
-const STATUS_RESET_ON_CREATE = new Set(['apps/Deployment', 'apps/StatefulSet', 'apps/DaemonSet', 'apps/ReplicaSet', 'batch/Job', 'batch/CronJob', '/Pod', '/Service', '/PersistentVolumeClaim', '/ReplicationController']);
+const STATUS_RESET_ON_CREATE = new Set([
+  'apps/Deployment',
+  'apps/StatefulSet',
+  'apps/DaemonSet',
+  'apps/ReplicaSet',
+  'batch/Job',
+  'batch/CronJob',
+  '/Pod',
+  '/Service',
+  '/PersistentVolumeClaim',
+  '/ReplicationController',
+]);
 
 /** The defaults of the built-in Kind's Go type, applied to every object written (`o` is changed). */
 export function defaultBuiltin(r: Resource, o: Obj): void {
@@ -181,8 +197,12 @@ function jobDefaults(o: Obj, spec: Obj): void {
   orDefault(spec, 'parallelism', 1);
   orDefault(spec, 'backoffLimit', unset(spec, 'backoffLimitPerIndex') ? 6 : 2147483647);
   const meta = obj(o, 'metadata');
-  const templateLabels = isObj(spec.template) && isObj((spec.template as Obj).metadata) ? ((spec.template as Obj).metadata as Obj).labels : undefined;
-  if (isObj(templateLabels) && !(isObj(meta.labels) && Object.keys(meta.labels).length)) meta.labels = { ...templateLabels };
+  const templateLabels =
+    isObj(spec.template) && isObj((spec.template as Obj).metadata)
+      ? ((spec.template as Obj).metadata as Obj).labels
+      : undefined;
+  if (isObj(templateLabels) && !(isObj(meta.labels) && Object.keys(meta.labels).length))
+    meta.labels = { ...templateLabels };
   orDefault(spec, 'completionMode', 'NonIndexed');
   orDefault(spec, 'suspend', false);
   orDefault(spec, 'podReplacementPolicy', unset(spec, 'podFailurePolicy') ? 'TerminatingOrFailed' : 'Failed');
@@ -199,7 +219,8 @@ function podTemplateDefaults(spec: Obj): void {
 
 /** A Pod's own defaults (SetDefaults_Pod) before those of its spec. */
 function podDefaults(spec: Obj): void {
-  if (typeof spec.terminationGracePeriodSeconds === 'number' && spec.terminationGracePeriodSeconds < 0) spec.terminationGracePeriodSeconds = 1;
+  if (typeof spec.terminationGracePeriodSeconds === 'number' && spec.terminationGracePeriodSeconds < 0)
+    spec.terminationGracePeriodSeconds = 1;
   for (const c of [...list(spec.containers), ...list(spec.initContainers)]) {
     const resources = isObj(c.resources) ? c.resources : undefined;
     if (resources && isObj(resources.limits)) {
@@ -213,7 +234,8 @@ function podDefaults(spec: Obj): void {
 
 /** SetDefaults_PodSpec and the defaults of what a pod spec holds: containers, probes, volumes. */
 function podSpecDefaults(spec: Obj, _pod: boolean): void {
-  if (empty(spec, 'serviceAccountName') && !empty(spec, 'serviceAccount')) spec.serviceAccountName = spec.serviceAccount;
+  if (empty(spec, 'serviceAccountName') && !empty(spec, 'serviceAccount'))
+    spec.serviceAccountName = spec.serviceAccount;
   if (!empty(spec, 'serviceAccountName')) spec.serviceAccount = spec.serviceAccountName;
   orDefault(spec, 'dnsPolicy', 'ClusterFirst', empty);
   orDefault(spec, 'restartPolicy', 'Always', empty);
@@ -221,7 +243,8 @@ function podSpecDefaults(spec: Obj, _pod: boolean): void {
   orDefault(spec, 'terminationGracePeriodSeconds', 30);
   orDefault(spec, 'schedulerName', 'default-scheduler', empty);
   for (const v of list(spec.volumes)) volumeDefaults(v);
-  for (const c of [...list(spec.initContainers), ...list(spec.containers), ...list(spec.ephemeralContainers)]) containerDefaults(c);
+  for (const c of [...list(spec.initContainers), ...list(spec.containers), ...list(spec.ephemeralContainers)])
+    containerDefaults(c);
 }
 
 function containerDefaults(c: Obj): void {
@@ -239,7 +262,13 @@ function containerDefaults(c: Obj): void {
   for (const key of ['livenessProbe', 'readinessProbe', 'startupProbe']) {
     const probe = c[key];
     if (!isObj(probe)) continue;
-    for (const [field, value] of [['timeoutSeconds', 1], ['periodSeconds', 10], ['successThreshold', 1], ['failureThreshold', 3]] as const) orDefault(probe, field, value, (o, k) => unset(o, k) || o[k] === 0);
+    for (const [field, value] of [
+      ['timeoutSeconds', 1],
+      ['periodSeconds', 10],
+      ['successThreshold', 1],
+      ['failureThreshold', 3],
+    ] as const)
+      orDefault(probe, field, value, (o, k) => unset(o, k) || o[k] === 0);
     if (isObj(probe.httpGet)) httpGetDefaults(probe.httpGet);
     if (isObj(probe.grpc)) orDefault(probe.grpc, 'service', '');
   }
@@ -274,11 +303,13 @@ function volumeDefaults(v: Obj): void {
   if (isObj(v.projected)) {
     orDefault(v.projected, 'defaultMode', 420);
     for (const source of list(v.projected.sources)) {
-      if (isObj(source.downwardAPI)) for (const item of list(source.downwardAPI.items)) if (isObj(item.fieldRef)) fieldRefDefaults(item.fieldRef);
+      if (isObj(source.downwardAPI))
+        for (const item of list(source.downwardAPI.items)) if (isObj(item.fieldRef)) fieldRefDefaults(item.fieldRef);
       if (isObj(source.serviceAccountToken)) orDefault(source.serviceAccountToken, 'expirationSeconds', 3600);
     }
   }
-  if (isObj(v.ephemeral) && isObj(v.ephemeral.volumeClaimTemplate)) pvcSpecDefaults(obj(v.ephemeral.volumeClaimTemplate, 'spec'));
+  if (isObj(v.ephemeral) && isObj(v.ephemeral.volumeClaimTemplate))
+    pvcSpecDefaults(obj(v.ephemeral.volumeClaimTemplate, 'spec'));
 }
 
 function pvcSpecDefaults(spec: Obj): void {
@@ -291,16 +322,21 @@ function serviceDefaults(spec: Obj): void {
   if (spec.sessionAffinity === 'ClientIP') {
     const cfg = isObj(spec.sessionAffinityConfig) ? spec.sessionAffinityConfig : undefined;
     const clientIP = cfg && isObj(cfg.clientIP) ? cfg.clientIP : undefined;
-    if (!clientIP || unset(clientIP, 'timeoutSeconds')) spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: 10800 } };
+    if (!clientIP || unset(clientIP, 'timeoutSeconds'))
+      spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: 10800 } };
   }
   orDefault(spec, 'type', 'ClusterIP', empty);
   for (const p of list(spec.ports)) {
     orDefault(p, 'protocol', 'TCP', empty);
     if (unset(p, 'targetPort') || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
   }
-  const external = spec.type === 'NodePort' || spec.type === 'LoadBalancer' || (Array.isArray(spec.externalIPs) && spec.externalIPs.length > 0);
+  const external =
+    spec.type === 'NodePort' ||
+    spec.type === 'LoadBalancer' ||
+    (Array.isArray(spec.externalIPs) && spec.externalIPs.length > 0);
   if (external) orDefault(spec, 'externalTrafficPolicy', 'Cluster', empty);
-  if (['NodePort', 'LoadBalancer', 'ClusterIP'].includes(String(spec.type))) orDefault(spec, 'internalTrafficPolicy', 'Cluster');
+  if (['NodePort', 'LoadBalancer', 'ClusterIP'].includes(String(spec.type)))
+    orDefault(spec, 'internalTrafficPolicy', 'Cluster');
   if (spec.type === 'LoadBalancer') orDefault(spec, 'allocateLoadBalancerNodePorts', true);
 }
 
@@ -341,16 +377,29 @@ export function admitBuiltinCreate(r: Resource, o: Obj, admission: Admission): v
       if (empty(spec, 'serviceAccountName')) spec.serviceAccountName = 'default';
       const saName = String(spec.serviceAccountName);
       const sa = admission.find('ServiceAccount', namespace, saName);
-      if (!sa) throw forbidden(r, String(meta.name ?? ''), `error looking up service account ${namespace}/${saName}: serviceaccount "${saName}" not found`);
+      if (!sa)
+        throw forbidden(
+          r,
+          String(meta.name ?? ''),
+          `error looking up service account ${namespace}/${saName}: serviceaccount "${saName}" not found`,
+        );
       spec.serviceAccount = saName;
-      if (spec.automountServiceAccountToken !== false && sa.automountServiceAccountToken !== false) mountServiceAccountToken(spec);
+      if (spec.automountServiceAccountToken !== false && sa.automountServiceAccountToken !== false)
+        mountServiceAccountToken(spec);
       if (empty(spec, 'priorityClassName')) {
         orDefault(spec, 'priority', 0);
         orDefault(spec, 'preemptionPolicy', 'PreemptLowerPriority', empty);
       }
       const tolerations = list(spec.tolerations);
       for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
-        if (tolerations.some((t) => (t.key === key || (empty(t, 'key') && t.operator === 'Exists')) && (empty(t, 'effect') || t.effect === 'NoExecute'))) continue;
+        if (
+          tolerations.some(
+            (t) =>
+              (t.key === key || (empty(t, 'key') && t.operator === 'Exists')) &&
+              (empty(t, 'effect') || t.effect === 'NoExecute'),
+          )
+        )
+          continue;
         tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
       }
       spec.tolerations = tolerations;
@@ -375,8 +424,10 @@ export function prepareBuiltinCreate(r: Resource, o: Obj, admission: Admission):
       if (spec && spec.manualSelector !== true) {
         const template = obj(spec, 'template');
         const labels = obj(obj(template, 'metadata'), 'labels');
-        for (const key of ['job-name', 'batch.kubernetes.io/job-name']) orDefault(labels, key, meta.name, (x, k) => !(k in x));
-        for (const key of ['controller-uid', 'batch.kubernetes.io/controller-uid']) orDefault(labels, key, meta.uid, (x, k) => !(k in x));
+        for (const key of ['job-name', 'batch.kubernetes.io/job-name'])
+          orDefault(labels, key, meta.name, (x, k) => !(k in x));
+        for (const key of ['controller-uid', 'batch.kubernetes.io/controller-uid'])
+          orDefault(labels, key, meta.uid, (x, k) => !(k in x));
         const matchLabels = obj(obj(spec, 'selector'), 'matchLabels');
         orDefault(matchLabels, 'batch.kubernetes.io/controller-uid', meta.uid, (x, k) => !(k in x));
         // The defaults run again when the Job is read back: its labels are the template's now.
@@ -384,7 +435,10 @@ export function prepareBuiltinCreate(r: Resource, o: Obj, admission: Admission):
       }
       return;
     case 'apps/DaemonSet':
-      meta.annotations = { ...(isObj(meta.annotations) ? meta.annotations : {}), 'deprecated.daemonset.template.generation': '1' };
+      meta.annotations = {
+        ...(isObj(meta.annotations) ? meta.annotations : {}),
+        'deprecated.daemonset.template.generation': '1',
+      };
       return;
     case '/Service':
       if (spec) allocateServiceIPs(spec, admission);
@@ -398,12 +452,15 @@ export function prepareBuiltinCreate(r: Resource, o: Obj, admission: Admission):
 /** An update of a Service without its cluster IP keeps the allocated one. */
 export function prepareBuiltinUpdate(r: Resource, o: Obj, old: Obj): void {
   if (gk(r) !== '/Service' || !isObj(o.spec) || !isObj(old.spec)) return;
-  for (const key of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy']) if (empty(o.spec, key) && !unset(old.spec, key)) o.spec[key] = structuredClone(old.spec[key]);
+  for (const key of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy'])
+    if (empty(o.spec, key) && !unset(old.spec, key)) o.spec[key] = structuredClone(old.spec[key]);
 }
 
 function allocateServiceIPs(spec: Obj, admission: Admission): void {
   if (spec.type === 'ExternalName') return;
-  if (empty(spec, 'clusterIP')) spec.clusterIP = Array.isArray(spec.clusterIPs) && spec.clusterIPs.length ? spec.clusterIPs[0] : admission.allocateClusterIP();
+  if (empty(spec, 'clusterIP'))
+    spec.clusterIP =
+      Array.isArray(spec.clusterIPs) && spec.clusterIPs.length ? spec.clusterIPs[0] : admission.allocateClusterIP();
   orDefault(spec, 'clusterIPs', [spec.clusterIP], (o, k) => !Array.isArray(o[k]) || (o[k] as unknown[]).length === 0);
   orDefault(spec, 'ipFamilies', ['IPv4'], (o, k) => !Array.isArray(o[k]) || (o[k] as unknown[]).length === 0);
   orDefault(spec, 'ipFamilyPolicy', 'SingleStack', empty);
@@ -432,7 +489,11 @@ function mountServiceAccountToken(spec: Obj): void {
         sources: [
           { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
           { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-          { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+          {
+            downwardAPI: {
+              items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }],
+            },
+          },
         ],
         defaultMode: 420,
       },

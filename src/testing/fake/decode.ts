@@ -56,7 +56,8 @@ function goType(node: DataNode): string {
       return 'v1.JSON';
   }
   if (node.type === 'array') return `[]${node.items ? goType(node.items) : 'interface {}'}`;
-  if (node.type === 'object') return `map[string]${node.additionalProperties ? goType(node.additionalProperties) : 'interface {}'}`;
+  if (node.type === 'object')
+    return `map[string]${node.additionalProperties ? goType(node.additionalProperties) : 'interface {}'}`;
   if (node.type === 'integer') return node.format === 'int32' ? 'int32' : 'int64';
   if (node.type === 'number') return 'float64';
   if (node.type === 'boolean') return 'bool';
@@ -114,7 +115,10 @@ function save(w: Walk, message: string): void {
 }
 
 function typeError(w: Walk, v: unknown, struct: string, path: string, type: string, withValue = false): void {
-  save(w, `json: cannot unmarshal ${jsonType(v)}${withValue ? ` ${String(v)}` : ''} into Go struct field ${struct}.${path} of type ${type}`);
+  save(
+    w,
+    `json: cannot unmarshal ${jsonType(v)}${withValue ? ` ${String(v)}` : ''} into Go struct field ${struct}.${path} of type ${type}`,
+  );
 }
 
 function walkValue(v: unknown, node: DataNode, struct: string, path: string, at: string, w: Walk): void {
@@ -151,7 +155,8 @@ function walkValue(v: unknown, node: DataNode, struct: string, path: string, at:
       if (!isObj(v)) return typeError(w, v, struct, path, goType(node));
       const values = node.additionalProperties;
       if (values) for (const k of Object.keys(v)) walkValue(v[k], values, struct, path, `${at}[${k}]`, w);
-      else if (node.properties) walkStruct(v, { properties: node.properties as Record<string, DataNode> }, struct, path, at, w);
+      else if (node.properties)
+        walkStruct(v, { properties: node.properties as Record<string, DataNode> }, struct, path, at, w);
       return;
     }
     case 'integer': {

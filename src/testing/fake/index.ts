@@ -22,7 +22,7 @@ import type { Client } from '../../runtime/contracts.js';
 import { readCRDFiles, type CRDObject } from '../crds.js';
 import { FakeServer } from './server.js';
 import { ApiStatus } from './status.js';
-import { type Obj } from './json.js';
+import type { Obj } from './json.js';
 
 export interface FakeAPIServerOptions {
   /** CRD objects to serve. */
@@ -44,10 +44,16 @@ export class FakeAPIServer {
   ) {}
 
   static async start(options: FakeAPIServerOptions = {}): Promise<FakeAPIServer> {
-    const crds = [...(options.crds ?? []), ...readCRDFiles(options.crdDirectoryPaths ?? [], options.errorIfCRDPathMissing ?? false)];
+    const crds = [
+      ...(options.crds ?? []),
+      ...readCRDFiles(options.crdDirectoryPaths ?? [], options.errorIfCRDPathMissing ?? false),
+    ];
     // The CEL engine is loaded only for CRDs with rules, never when kubeforge/testing is imported
     // (TestEnvironment users never pay for it).
-    const server = new FakeServer(crds as unknown as Obj[], async () => (await import('../../cel/index.js')).validateObject);
+    const server = new FakeServer(
+      crds as unknown as Obj[],
+      async () => (await import('../../cel/index.js')).validateObject,
+    );
     await server.ready();
     for (const o of options.objects ?? []) seed(server, o as unknown as Obj);
     const url = await server.listen();
@@ -73,7 +79,10 @@ export class FakeAPIServer {
   validate(obj: KubernetesObject): StatusError | undefined {
     return this.check(() => {
       const r = this.resource(obj);
-      this.server.store.create(r, (obj.metadata?.namespace ?? undefined) as string | undefined, obj, { dryRun: true, warnings: [] });
+      this.server.store.create(r, (obj.metadata?.namespace ?? undefined) as string | undefined, obj, {
+        dryRun: true,
+        warnings: [],
+      });
     });
   }
 
@@ -84,9 +93,17 @@ export class FakeAPIServer {
       const ns = (obj.metadata?.namespace ?? undefined) as string | undefined;
       const name = String(obj.metadata?.name ?? '');
       const current = this.server.store.find(r, ns, name);
-      if (!current) throw new ApiStatus(404, 'NotFound', `the old object ${name} is not stored in the fake API server: create it first`);
+      if (!current)
+        throw new ApiStatus(
+          404,
+          'NotFound',
+          `the old object ${name} is not stored in the fake API server: create it first`,
+        );
       void oldObj;
-      const body = { ...obj, metadata: { ...(obj.metadata ?? {}), resourceVersion: (current.metadata as Obj).resourceVersion } };
+      const body = {
+        ...obj,
+        metadata: { ...(obj.metadata ?? {}), resourceVersion: (current.metadata as Obj).resourceVersion },
+      };
       this.server.store.update(r, ns, name, body, undefined, { dryRun: true, warnings: [] });
     });
   }
@@ -138,19 +155,38 @@ export async function newFakeClient(options: FakeAPIServerOptions & { fieldOwner
 
 function seed(server: FakeServer, o: Obj): void {
   const r = server.resourceFor(String(o.apiVersion ?? ''), String(o.kind ?? ''));
-  if (!r) throw new Error(`newFakeClient: ${String(o.apiVersion)} ${String(o.kind)} is not served (give its CRD in crds or crdDirectoryPaths)`);
+  if (!r)
+    throw new Error(
+      `newFakeClient: ${String(o.apiVersion)} ${String(o.kind)} is not served (give its CRD in crds or crdDirectoryPaths)`,
+    );
   const m = (o.metadata ?? {}) as Obj;
   const ns = r.namespaced ? String(m.namespace ?? 'default') : undefined;
   const nsRes = server.resourceFor('v1', 'Namespace')!;
-  if (ns && !server.store.find(nsRes, undefined, ns)) server.store.create(nsRes, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, { dryRun: false, warnings: [] });
+  if (ns && !server.store.find(nsRes, undefined, ns))
+    server.store.create(
+      nsRes,
+      undefined,
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+      { dryRun: false, warnings: [] },
+    );
   const ctx = { dryRun: false, warnings: [] };
   try {
     const created = server.store.create(r, ns, o, ctx);
     if (o.status !== undefined && r.status) {
-      server.store.update(r, ns, String((created.metadata as Obj).name), { ...created, status: o.status }, 'status', ctx);
+      server.store.update(
+        r,
+        ns,
+        String((created.metadata as Obj).name),
+        { ...created, status: o.status },
+        'status',
+        ctx,
+      );
     }
   } catch (e) {
-    if (e instanceof ApiStatus) throw new Error(`newFakeClient: object ${String(o.kind)} ${String(m.name ?? m.generateName ?? '')}: ${e.message}`);
+    if (e instanceof ApiStatus)
+      throw new Error(
+        `newFakeClient: object ${String(o.kind)} ${String(m.name ?? m.generateName ?? '')}: ${e.message}`,
+      );
     throw e;
   }
 }

@@ -16,13 +16,20 @@ const SUBDOMAIN = `${LABEL}(\\.${LABEL})*`;
 const DNS1035 = '[a-z]([-a-z0-9]*[a-z0-9])?';
 const KEY = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 const VALUE = `(${KEY})?`;
-const KEY_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const KEY_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
 function subdomainErrors(v: string): string[] {
   const out: string[] = [];
   if (v.length > 253) out.push('must be no more than 253 characters');
   if (!new RegExp(`^${SUBDOMAIN}$`).test(v))
-    out.push(regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", SUBDOMAIN, 'example.com'));
+    out.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        SUBDOMAIN,
+        'example.com',
+      ),
+    );
   return out;
 }
 
@@ -30,7 +37,14 @@ function labelErrors(v: string): string[] {
   const out: string[] = [];
   if (v.length > 63) out.push('must be no more than 63 characters');
   if (!new RegExp(`^${LABEL}$`).test(v))
-    out.push(regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", LABEL, 'my-name', '123-abc'));
+    out.push(
+      regexError(
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+        LABEL,
+        'my-name',
+        '123-abc',
+      ),
+    );
   return out;
 }
 
@@ -38,7 +52,14 @@ function dns1035Errors(v: string): string[] {
   const out: string[] = [];
   if (v.length > 63) out.push('must be no more than 63 characters');
   if (!new RegExp(`^${DNS1035}$`).test(v))
-    out.push(regexError("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", DNS1035, 'my-name', 'abc-123'));
+    out.push(
+      regexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        DNS1035,
+        'my-name',
+        'abc-123',
+      ),
+    );
   return out;
 }
 
@@ -53,11 +74,14 @@ export function qualifiedNameErrors(value: string): string[] {
     if (!parts[0]) errs.push('prefix part must be non-empty');
     else errs.push(...subdomainErrors(parts[0]).map((m) => `prefix part ${m}`));
   } else {
-    return [`a valid label key ${regexError(KEY_MSG, KEY, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+    return [
+      `a valid label key ${regexError(KEY_MSG, KEY, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
   }
   if (!name) errs.push('name part must be non-empty');
   else if (name.length > 63) errs.push('name part must be no more than 63 bytes');
-  if (!new RegExp(`^${KEY}$`).test(name)) errs.push(`name part ${regexError(KEY_MSG, KEY, 'MyName', 'my.name', '123-abc')}`);
+  if (!new RegExp(`^${KEY}$`).test(name))
+    errs.push(`name part ${regexError(KEY_MSG, KEY, 'MyName', 'my.name', '123-abc')}`);
   return errs;
 }
 
@@ -65,7 +89,15 @@ function labelValueErrors(v: string): string[] {
   const errs: string[] = [];
   if (v.length > 63) errs.push('must be no more than 63 bytes');
   if (!new RegExp(`^${VALUE}$`).test(v))
-    errs.push(regexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", VALUE, 'MyValue', 'my_value', '12345'));
+    errs.push(
+      regexError(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        VALUE,
+        'MyValue',
+        'my_value',
+        '12345',
+      ),
+    );
   return errs;
 }
 
@@ -74,7 +106,8 @@ function nameErrors(r: Resource, name: string): string[] {
   if (!r.group && r.kind === 'Namespace') return labelErrors(name);
   if (!r.group && r.kind === 'Service') return dns1035Errors(name);
   if (name === '.' || name === '..') return [`may not be '${name}'`];
-  if (!r.custom && (name.includes('/') || name.includes('%'))) return [`may not contain '${name.includes('/') ? '/' : '%'}'`];
+  if (!r.custom && (name.includes('/') || name.includes('%')))
+    return [`may not contain '${name.includes('/') ? '/' : '%'}'`];
   return subdomainErrors(name);
 }
 
@@ -82,25 +115,37 @@ export function validateMetadata(r: Resource, o: Obj, old: Obj | undefined): Fie
   const m = (isObj(o.metadata) ? o.metadata : {}) as Obj;
   const errs: FieldErr[] = [];
   const name = typeof m.name === 'string' ? m.name : '';
-  if (!name) errs.push({ type: 'FieldValueRequired', field: 'metadata.name', detail: 'name or generateName is required' });
-  else if (!old) for (const msg of nameErrors(r, name)) errs.push({ type: 'FieldValueInvalid', field: 'metadata.name', value: name, detail: msg });
+  if (!name)
+    errs.push({ type: 'FieldValueRequired', field: 'metadata.name', detail: 'name or generateName is required' });
+  else if (!old)
+    for (const msg of nameErrors(r, name))
+      errs.push({ type: 'FieldValueInvalid', field: 'metadata.name', value: name, detail: msg });
   if (isObj(m.labels)) {
     for (const [k, v] of Object.entries(m.labels)) {
-      for (const msg of qualifiedNameErrors(k)) errs.push({ type: 'FieldValueInvalid', field: 'metadata.labels', value: k, detail: msg });
-      for (const msg of labelValueErrors(String(v))) errs.push({ type: 'FieldValueInvalid', field: 'metadata.labels', value: v, detail: msg });
+      for (const msg of qualifiedNameErrors(k))
+        errs.push({ type: 'FieldValueInvalid', field: 'metadata.labels', value: k, detail: msg });
+      for (const msg of labelValueErrors(String(v)))
+        errs.push({ type: 'FieldValueInvalid', field: 'metadata.labels', value: v, detail: msg });
     }
   }
   if (isObj(m.annotations)) {
     let size = 0;
     for (const [k, v] of Object.entries(m.annotations)) {
       size += k.length + String(v).length;
-      for (const msg of qualifiedNameErrors(k.toLowerCase())) errs.push({ type: 'FieldValueInvalid', field: 'metadata.annotations', value: k, detail: msg });
+      for (const msg of qualifiedNameErrors(k.toLowerCase()))
+        errs.push({ type: 'FieldValueInvalid', field: 'metadata.annotations', value: k, detail: msg });
     }
-    if (size > 256 * 1024) errs.push({ type: 'FieldValueTooLong', field: 'metadata.annotations', detail: `may not be more than ${256 * 1024} bytes` });
+    if (size > 256 * 1024)
+      errs.push({
+        type: 'FieldValueTooLong',
+        field: 'metadata.annotations',
+        detail: `may not be more than ${256 * 1024} bytes`,
+      });
   }
   if (Array.isArray(m.finalizers)) {
     m.finalizers.forEach((f) => {
-      for (const msg of qualifiedNameErrors(String(f))) errs.push({ type: 'FieldValueInvalid', field: 'metadata.finalizers', value: f, detail: msg });
+      for (const msg of qualifiedNameErrors(String(f)))
+        errs.push({ type: 'FieldValueInvalid', field: 'metadata.finalizers', value: f, detail: msg });
     });
   }
   if (Array.isArray(m.ownerReferences)) {
@@ -109,13 +154,26 @@ export function validateMetadata(r: Resource, o: Obj, old: Obj | undefined): Fie
       const o = (isObj(ref) ? ref : {}) as Obj;
       const at = `metadata.ownerReferences[${i}]`;
       const apiVersion = String(o.apiVersion ?? '');
-      if (!apiVersion) errs.push({ type: 'FieldValueRequired', field: `${at}.apiVersion`, detail: 'must not be empty' });
-      else if (apiVersion.split('/').length > 2 || apiVersion.endsWith('/')) errs.push({ type: 'FieldValueInvalid', field: `${at}.apiVersion`, value: apiVersion, detail: 'must be <group>/<version> or <version>' });
-      for (const k of ['kind', 'name', 'uid']) if (!o[k]) errs.push({ type: 'FieldValueRequired', field: `${at}.${k}`, detail: 'must not be empty' });
+      if (!apiVersion)
+        errs.push({ type: 'FieldValueRequired', field: `${at}.apiVersion`, detail: 'must not be empty' });
+      else if (apiVersion.split('/').length > 2 || apiVersion.endsWith('/'))
+        errs.push({
+          type: 'FieldValueInvalid',
+          field: `${at}.apiVersion`,
+          value: apiVersion,
+          detail: 'must be <group>/<version> or <version>',
+        });
+      for (const k of ['kind', 'name', 'uid'])
+        if (!o[k]) errs.push({ type: 'FieldValueRequired', field: `${at}.${k}`, detail: 'must not be empty' });
       if (o.controller === true) {
         const cur = `${String(o.kind)}/${String(o.name)}`;
         if (controller)
-          errs.push({ type: 'FieldValueInvalid', field: 'metadata.ownerReferences', value: m.ownerReferences, detail: `Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${cur}` });
+          errs.push({
+            type: 'FieldValueInvalid',
+            field: 'metadata.ownerReferences',
+            value: m.ownerReferences,
+            detail: `Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${cur}`,
+          });
         else controller = cur;
       }
     });

@@ -5,7 +5,7 @@
  * without a resourceVersion, field selectors).
  */
 import type { Schema } from './schema.js';
-import { type Obj } from './json.js';
+import type { Obj } from './json.js';
 
 /** One served resource of one group/version. */
 export interface Resource {
@@ -83,9 +83,31 @@ const WITH_STATUS = new Set([
 
 /** Built-in field selectors (the server's per-type field label conversion funcs). */
 const BUILTIN_FIELDS: Record<string, string[]> = {
-  '/Pod': ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.podIPs', 'status.nominatedNodeName'],
+  '/Pod': [
+    'spec.nodeName',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'spec.hostNetwork',
+    'status.phase',
+    'status.podIP',
+    'status.podIPs',
+    'status.nominatedNodeName',
+  ],
   '/Secret': ['type'],
-  '/Event': ['involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'source', 'type'],
+  '/Event': [
+    'involvedObject.kind',
+    'involvedObject.namespace',
+    'involvedObject.name',
+    'involvedObject.uid',
+    'involvedObject.apiVersion',
+    'involvedObject.resourceVersion',
+    'involvedObject.fieldPath',
+    'reason',
+    'reportingComponent',
+    'source',
+    'type',
+  ],
   '/Namespace': ['status.phase'],
   '/Node': ['spec.unschedulable'],
   '/ReplicationController': ['status.replicas'],
@@ -107,7 +129,12 @@ export interface BuiltinRow {
 
 /** A built-in resource from a discovery row (`group` as the table spells it: 'core', 'apps', 'rbac'...). */
 export function builtinResource(row: BuiltinRow): Resource {
-  const group = row.group === 'core' ? '' : row.group.includes('.') || ['apps', 'batch', 'autoscaling', 'policy'].includes(row.group) ? row.group : `${row.group}.k8s.io`;
+  const group =
+    row.group === 'core'
+      ? ''
+      : row.group.includes('.') || ['apps', 'batch', 'autoscaling', 'policy'].includes(row.group)
+        ? row.group
+        : `${row.group}.k8s.io`;
   const gk = `${group}/${row.kind}`;
   return {
     group,
@@ -139,7 +166,10 @@ export function crdResources(crd: Obj): Resource[] {
     if (v.served === false) continue;
     const sub = (v.subresources ?? {}) as Obj;
     const scale = sub.scale as Resource['scale'] | undefined;
-    const schema = ((v.schema as Obj | undefined)?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }) as Schema;
+    const schema = ((v.schema as Obj | undefined)?.openAPIV3Schema ?? {
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+    }) as Schema;
     out.push({
       group,
       version: String(v.name),
@@ -155,7 +185,9 @@ export function crdResources(crd: Obj): Resource[] {
       status: sub.status !== undefined,
       scale,
       unconditionalUpdate: false,
-      selectableFields: ((v.selectableFields ?? []) as { jsonPath: string }[]).map((f) => f.jsonPath.replace(/^\./, '')),
+      selectableFields: ((v.selectableFields ?? []) as { jsonPath: string }[]).map((f) =>
+        f.jsonPath.replace(/^\./, ''),
+      ),
       shortNames: ((names.shortNames ?? []) as string[]).slice(),
       categories: ((names.categories ?? []) as string[]).slice(),
     });

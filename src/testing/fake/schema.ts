@@ -58,7 +58,12 @@ export interface FieldErr {
 
 /** `Invalid value: 0: spec.replicas in body should be ...` (field.Error.ErrorBody, the runtime's FieldErrors wording). */
 export function errorBody(e: FieldErr): string {
-  return fieldErrorBody({ type: e.type, field: e.field, badValue: 'value' in e ? e.value : OMITTED_VALUE, detail: e.detail });
+  return fieldErrorBody({
+    type: e.type,
+    field: e.field,
+    badValue: 'value' in e ? e.value : OMITTED_VALUE,
+    detail: e.detail,
+  });
 }
 
 export function errorString(e: FieldErr): string {
@@ -103,7 +108,23 @@ export function prune(v: unknown, s: Schema | undefined, path: string, dropped: 
   }
 }
 
-const EMBEDDED_META = new Set(['name', 'namespace', 'generateName', 'labels', 'annotations', 'finalizers', 'ownerReferences', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'selfLink']);
+const EMBEDDED_META = new Set([
+  'name',
+  'namespace',
+  'generateName',
+  'labels',
+  'annotations',
+  'finalizers',
+  'ownerReferences',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'managedFields',
+  'selfLink',
+]);
 
 function pruneEmbeddedMetadata(m: Obj, path: string, dropped: string[]): void {
   for (const k of Object.keys(m)) {
@@ -150,7 +171,8 @@ function equalJSON(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => equalJSON(x, (b as unknown[])[i]));
+  if (Array.isArray(a))
+    return a.length === (b as unknown[]).length && a.every((x, i) => equalJSON(x, (b as unknown[])[i]));
   const ak = Object.keys(a as Obj);
   const bk = Object.keys(b as Obj);
   return ak.length === bk.length && ak.every((k) => k in (b as Obj) && equalJSON((a as Obj)[k], (b as Obj)[k]));
@@ -173,7 +195,6 @@ function formatOK(format: string, v: string): boolean {
       return /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(v);
     case 'uuid':
       return /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(v);
-    case 'int-or-string':
     default:
       return true;
   }
@@ -196,75 +217,188 @@ function regex(p: string): RegExp | null {
 /** A number as Go's %v prints a float64 bound (1, 1.5, 1e+21). */
 function goNumber(n: number): string {
   if (Number.isInteger(n) && Math.abs(n) < 1e21) return String(n);
-  return String(n).replace(/e\+?(-?)(\d)$/, 'e$1+0$2').replace('e-+', 'e-');
+  return String(n)
+    .replace(/e\+?(-?)(\d)$/, 'e$1+0$2')
+    .replace('e-+', 'e-');
 }
 
 /**
  * The OpenAPI value validations of `s` on `v` at `path` (`spec.replicas`), in the API server's
  * words. `at` is the same location as steps, kept on each error for ratcheting.
  */
-export function validate(v: unknown, s: Schema | undefined, path: string, at: (string | number)[] = [], out: FieldErr[] = []): FieldErr[] {
+export function validate(
+  v: unknown,
+  s: Schema | undefined,
+  path: string,
+  at: (string | number)[] = [],
+  out: FieldErr[] = [],
+): FieldErr[] {
   if (!s) return out;
   const name = path || '.';
   const push = (e: FieldErr) => out.push({ ...e, at });
   const where = (p: string) => p || '<nil>';
   if (v === null) {
-    if (s.type && !s.nullable) push({ type: 'FieldValueTypeInvalid', field: where(path), value: 'null', detail: `${name} in body must be of type ${s.type}: "null"` });
+    if (s.type && !s.nullable)
+      push({
+        type: 'FieldValueTypeInvalid',
+        field: where(path),
+        value: 'null',
+        detail: `${name} in body must be of type ${s.type}: "null"`,
+      });
     return out;
   }
   const t = jsonType(v);
   const intOrString = s['x-kubernetes-int-or-string'] === true;
   if (intOrString) {
-    if (t !== 'integer' && t !== 'string') push({ type: 'FieldValueTypeInvalid', field: where(path), value: t, detail: `${name} in body must be of type integer,string: "${t}"` });
+    if (t !== 'integer' && t !== 'string')
+      push({
+        type: 'FieldValueTypeInvalid',
+        field: where(path),
+        value: t,
+        detail: `${name} in body must be of type integer,string: "${t}"`,
+      });
   } else if (s.type && !(s.type === t || (s.type === 'number' && t === 'integer'))) {
     // A fraction where an integer is wanted also fails kube-openapi's range check, reported without a field.
-    if (s.type === 'integer' && t === 'number') push({ type: 'FieldValueInvalid', field: '<nil>', value: '', detail: `Checked value must be of type integer (default format) in ${name}` });
-    push({ type: 'FieldValueTypeInvalid', field: where(path), value: t, detail: `${name} in body must be of type ${s.type}: "${t}"` });
+    if (s.type === 'integer' && t === 'number')
+      push({
+        type: 'FieldValueInvalid',
+        field: '<nil>',
+        value: '',
+        detail: `Checked value must be of type integer (default format) in ${name}`,
+      });
+    push({
+      type: 'FieldValueTypeInvalid',
+      field: where(path),
+      value: t,
+      detail: `${name} in body must be of type ${s.type}: "${t}"`,
+    });
     return out;
   }
   if (typeof v === 'string') {
     const len = [...v].length;
-    if (s.maxLength !== undefined && len > s.maxLength) push({ type: 'FieldValueTooLong', field: where(path), detail: `may not be more than ${s.maxLength} ${s.maxLength === 1 ? 'byte' : 'bytes'}` });
-    if (s.minLength !== undefined && len < s.minLength) push({ type: 'FieldValueInvalid', field: where(path), value: v, detail: `${name} in body should be at least ${s.minLength} chars long` });
+    if (s.maxLength !== undefined && len > s.maxLength)
+      push({
+        type: 'FieldValueTooLong',
+        field: where(path),
+        detail: `may not be more than ${s.maxLength} ${s.maxLength === 1 ? 'byte' : 'bytes'}`,
+      });
+    if (s.minLength !== undefined && len < s.minLength)
+      push({
+        type: 'FieldValueInvalid',
+        field: where(path),
+        value: v,
+        detail: `${name} in body should be at least ${s.minLength} chars long`,
+      });
     if (s.pattern !== undefined) {
       const r = regex(s.pattern);
-      if (r && !r.test(v)) push({ type: 'FieldValueInvalid', field: where(path), value: v, detail: `${name} in body should match '${s.pattern}'` });
+      if (r && !r.test(v))
+        push({
+          type: 'FieldValueInvalid',
+          field: where(path),
+          value: v,
+          detail: `${name} in body should match '${s.pattern}'`,
+        });
     }
-    if (s.format && !intOrString && !formatOK(s.format, v)) push({ type: 'FieldValueTypeInvalid', field: where(path), value: v, detail: `${name} in body must be of type ${s.format}: ${JSON.stringify(v)}` });
+    if (s.format && !intOrString && !formatOK(s.format, v))
+      push({
+        type: 'FieldValueTypeInvalid',
+        field: where(path),
+        value: v,
+        detail: `${name} in body must be of type ${s.format}: ${JSON.stringify(v)}`,
+      });
   }
   if (typeof v === 'number') {
     if (s.maximum !== undefined) {
       if (s.exclusiveMaximum ? v >= s.maximum : v > s.maximum)
-        push({ type: 'FieldValueInvalid', field: where(path), value: v, detail: `${name} in body should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${goNumber(s.maximum)}` });
+        push({
+          type: 'FieldValueInvalid',
+          field: where(path),
+          value: v,
+          detail: `${name} in body should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${goNumber(s.maximum)}`,
+        });
     }
     if (s.minimum !== undefined) {
       if (s.exclusiveMinimum ? v <= s.minimum : v < s.minimum)
-        push({ type: 'FieldValueInvalid', field: where(path), value: v, detail: `${name} in body should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${goNumber(s.minimum)}` });
+        push({
+          type: 'FieldValueInvalid',
+          field: where(path),
+          value: v,
+          detail: `${name} in body should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${goNumber(s.minimum)}`,
+        });
     }
     if (s.multipleOf !== undefined) {
       // kube-openapi checks an integer value against the factor truncated to an integer.
       const factor = Number.isInteger(v) ? Math.trunc(s.multipleOf) : s.multipleOf;
-      if (factor <= 0) push({ type: 'FieldValueInvalid', field: where(path), value: factor, detail: `factor MultipleOf declared for ${name} must be positive: ${goNumber(factor)}` });
-      else if (!Number.isInteger(v / factor)) push({ type: 'FieldValueInvalid', field: where(path), value: v, detail: `${name} in body should be a multiple of ${goNumber(factor)}` });
+      if (factor <= 0)
+        push({
+          type: 'FieldValueInvalid',
+          field: where(path),
+          value: factor,
+          detail: `factor MultipleOf declared for ${name} must be positive: ${goNumber(factor)}`,
+        });
+      else if (!Number.isInteger(v / factor))
+        push({
+          type: 'FieldValueInvalid',
+          field: where(path),
+          value: v,
+          detail: `${name} in body should be a multiple of ${goNumber(factor)}`,
+        });
     }
   }
   if (Array.isArray(v)) {
-    if (s.maxItems !== undefined && v.length > s.maxItems) push({ type: 'FieldValueTooMany', field: where(path), value: v.length, detail: `must have at most ${s.maxItems} ${s.maxItems === 1 ? 'item' : 'items'}` });
-    if (s.minItems !== undefined && v.length < s.minItems) push({ type: 'FieldValueInvalid', field: where(path), value: v.length, detail: `${name} in body should have at least ${s.minItems} items` });
-    if (s.uniqueItems && v.some((x, i) => v.findIndex((y) => equalJSON(x, y)) !== i)) push({ type: 'FieldValueInvalid', field: where(path), value: v, detail: `${name} in body shouldn't contain duplicates` });
+    if (s.maxItems !== undefined && v.length > s.maxItems)
+      push({
+        type: 'FieldValueTooMany',
+        field: where(path),
+        value: v.length,
+        detail: `must have at most ${s.maxItems} ${s.maxItems === 1 ? 'item' : 'items'}`,
+      });
+    if (s.minItems !== undefined && v.length < s.minItems)
+      push({
+        type: 'FieldValueInvalid',
+        field: where(path),
+        value: v.length,
+        detail: `${name} in body should have at least ${s.minItems} items`,
+      });
+    if (s.uniqueItems && v.some((x, i) => v.findIndex((y) => equalJSON(x, y)) !== i))
+      push({
+        type: 'FieldValueInvalid',
+        field: where(path),
+        value: v,
+        detail: `${name} in body shouldn't contain duplicates`,
+      });
   }
   if (s.enum && !s.enum.some((e) => equalJSON(e, v))) {
-    push({ type: 'FieldValueNotSupported', field: where(path), value: v, detail: `supported values: ${s.enum.map((e) => (typeof e === 'string' ? JSON.stringify(e) : JSON.stringify(JSON.stringify(e)).slice(1, -1))).join(', ')}` });
+    push({
+      type: 'FieldValueNotSupported',
+      field: where(path),
+      value: v,
+      detail: `supported values: ${s.enum.map((e) => (typeof e === 'string' ? JSON.stringify(e) : JSON.stringify(JSON.stringify(e)).slice(1, -1))).join(', ')}`,
+    });
   }
   if (isObj(v)) {
     const n = Object.keys(v).length;
-    if (s.maxProperties !== undefined && n > s.maxProperties) push({ type: 'FieldValueTooMany', field: where(path), value: n, detail: `must have at most ${s.maxProperties} ${s.maxProperties === 1 ? 'item' : 'items'}` });
-    if (s.minProperties !== undefined && n < s.minProperties) push({ type: 'FieldValueInvalid', field: where(path), value: n, detail: `${name} in body should have at least ${s.minProperties} properties` });
+    if (s.maxProperties !== undefined && n > s.maxProperties)
+      push({
+        type: 'FieldValueTooMany',
+        field: where(path),
+        value: n,
+        detail: `must have at most ${s.maxProperties} ${s.maxProperties === 1 ? 'item' : 'items'}`,
+      });
+    if (s.minProperties !== undefined && n < s.minProperties)
+      push({
+        type: 'FieldValueInvalid',
+        field: where(path),
+        value: n,
+        detail: `${name} in body should have at least ${s.minProperties} properties`,
+      });
     for (const [k, x] of Object.entries(v)) {
       const cs = s.properties?.[k] ?? (isObj(s.additionalProperties) ? (s.additionalProperties as Schema) : undefined);
-      if (cs && !(path === '' && (k === 'metadata' || k === 'apiVersion' || k === 'kind'))) validate(x, cs, path ? `${path}.${k}` : k, [...at, k], out);
+      if (cs && !(path === '' && (k === 'metadata' || k === 'apiVersion' || k === 'kind')))
+        validate(x, cs, path ? `${path}.${k}` : k, [...at, k], out);
     }
-    for (const r of s.required ?? []) if (!(r in v)) out.push({ type: 'FieldValueRequired', field: path ? `${path}.${r}` : r, at: [...at, r] });
+    for (const r of s.required ?? [])
+      if (!(r in v)) out.push({ type: 'FieldValueRequired', field: path ? `${path}.${r}` : r, at: [...at, r] });
   }
   if (Array.isArray(v) && s.items) v.forEach((x, i) => validate(x, s.items, `${path}[${i}]`, [...at, i], out));
   if (Array.isArray(v)) listTypeErrors(v, s, path, at, out);
@@ -276,11 +410,12 @@ function listTypeErrors(v: unknown[], s: Schema, path: string, at: (string | num
   const lt = s['x-kubernetes-list-type'];
   if (lt === 'set') {
     v.forEach((x, i) => {
-      if (v.findIndex((y) => equalJSON(x, y)) !== i) out.push({ type: 'FieldValueDuplicate', field: `${path}[${i}]`, value: x, at: [...at, i] });
+      if (v.findIndex((y) => equalJSON(x, y)) !== i)
+        out.push({ type: 'FieldValueDuplicate', field: `${path}[${i}]`, value: x, at: [...at, i] });
     });
   } else if (lt === 'map') {
     const keys = s['x-kubernetes-list-map-keys'] ?? [];
-    const keyOf = (x: unknown) => JSON.stringify(keys.map((k) => (isObj(x) ? (k in x ? x[k] : "\u0000absent") : null)));
+    const keyOf = (x: unknown) => JSON.stringify(keys.map((k) => (isObj(x) ? (k in x ? x[k] : '\u0000absent') : null)));
     const seen = new Set<string>();
     v.forEach((x, i) => {
       const k = keyOf(x);

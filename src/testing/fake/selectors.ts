@@ -3,7 +3,14 @@
  * cache's), with the API server's words for a selector that does not parse, and field values
  * read from the object as the server's field label conversion does.
  */
-import { matchesLabels as runtimeMatchesLabels, parseFieldSelector as runtimeParseFieldSelector, parseLabelSelector as runtimeParseLabelSelector, SelectorSyntaxError, type FieldRequirement, type LabelRequirement } from '../../runtime/client/selector.js';
+import {
+  matchesLabels as runtimeMatchesLabels,
+  parseFieldSelector as runtimeParseFieldSelector,
+  parseLabelSelector as runtimeParseLabelSelector,
+  SelectorSyntaxError,
+  type FieldRequirement,
+  type LabelRequirement,
+} from '../../runtime/client/selector.js';
 import { badRequest } from './status.js';
 
 export type { FieldRequirement, LabelRequirement };

@@ -13,7 +13,14 @@ import { builtinResource, crdResources, type Resource } from './resources.js';
 import { Store, type CelRules, type StoredEvent, type WriteContext } from './store.js';
 import { ApiStatus, badRequest, methodNotAllowed, notFound } from './status.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
-import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, type FieldRequirement, type LabelRequirement } from './selectors.js';
+import {
+  matchesFields,
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+  type FieldRequirement,
+  type LabelRequirement,
+} from './selectors.js';
 import { type Obj, isObj } from './json.js';
 
 /** The version the fake reports at /version. */
@@ -71,7 +78,9 @@ export class FakeServer {
   async listen(): Promise<string> {
     this.server = http.createServer((req, res) => void this.handle(req, res));
     this.server.keepAliveTimeout = 60_000;
-    await new Promise<void>((resolve, reject) => this.server!.once('error', reject).listen(0, '127.0.0.1', () => resolve()));
+    await new Promise<void>((resolve, reject) =>
+      this.server!.once('error', reject).listen(0, '127.0.0.1', () => resolve()),
+    );
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
@@ -95,11 +104,17 @@ export class FakeServer {
       send(res, answer.code && answer.code >= 400 ? answer.code : 200, answer.body, answer.warnings, answer.code);
     } catch (e) {
       if (e instanceof ApiStatus) send(res, e.code, e.body());
-      else send(res, 500, new ApiStatus(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`).body());
+      else
+        send(res, 500, new ApiStatus(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`).body());
     }
   }
 
-  private dispatch(req: http.IncomingMessage, res: http.ServerResponse, url: URL, raw: string | undefined): { body: unknown; warnings?: string[]; code?: number } | typeof WATCHING {
+  private dispatch(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    url: URL,
+    raw: string | undefined,
+  ): { body: unknown; warnings?: string[]; code?: number } | typeof WATCHING {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
     if (path === '/version') return { body: FAKE_SERVER_VERSION };
@@ -141,7 +156,14 @@ export class FakeServer {
         const { continue: cont, ...listMeta } = list.metadata as Obj;
         const items = (list.items as Obj[]).map(asPartial);
         // metav1.PartialObjectMetadataList: continue is omitted when empty; no items is null (a nil slice).
-        return { body: { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: cont ? { ...listMeta, continue: cont } : listMeta, items: items.length ? items : null } };
+        return {
+          body: {
+            kind: 'PartialObjectMetadataList',
+            apiVersion: 'meta.k8s.io/v1',
+            metadata: cont ? { ...listMeta, continue: cont } : listMeta,
+            items: items.length ? items : null,
+          },
+        };
       } else if (!isList && partial === 'PartialObjectMetadata') {
         return { body: asPartial(this.store.read(r, namespace, name) as Obj) };
       } else {
@@ -149,13 +171,23 @@ export class FakeServer {
         if (r.custom && !isList) throw new ApiStatus(500, 'InternalError', 'content is not a list');
         // The server names the Go type it holds: unstructured for custom resources, the internal
         // type (package named after the group's first label, core for the core group) for built-ins.
-        const goType = r.custom ? `*unstructured.Unstructured${isList ? 'List' : ''}` : `*${r.group ? r.group.split('.')[0] : 'core'}.${r.kind}${isList ? 'List' : ''}`;
-        throw new ApiStatus(406, 'NotAcceptable', isList ? `you requested PartialObjectMetadata, but the requested object is a list (${goType})` : `you requested PartialObjectMetadataList, but the requested object is not a list (${goType})`);
+        const goType = r.custom
+          ? `*unstructured.Unstructured${isList ? 'List' : ''}`
+          : `*${r.group ? r.group.split('.')[0] : 'core'}.${r.kind}${isList ? 'List' : ''}`;
+        throw new ApiStatus(
+          406,
+          'NotAcceptable',
+          isList
+            ? `you requested PartialObjectMetadata, but the requested object is a list (${goType})`
+            : `you requested PartialObjectMetadataList, but the requested object is not a list (${goType})`,
+        );
       }
     }
-    if (sub && sub !== 'status' && sub !== 'scale') throw new ApiStatus(404, 'NotFound', 'the server could not find the requested resource', {});
+    if (sub && sub !== 'status' && sub !== 'scale')
+      throw new ApiStatus(404, 'NotFound', 'the server could not find the requested resource', {});
     if (sub === 'status' && !r.status) throw notFound(r, name ?? '');
-    if (sub === 'scale' && !r.scale) throw new ApiStatus(404, 'NotFound', 'the server could not find the requested resource', {});
+    if (sub === 'scale' && !r.scale)
+      throw new ApiStatus(404, 'NotFound', 'the server could not find the requested resource', {});
     if (name === undefined) {
       if (method === 'GET') {
         if (q.get('watch') === 'true' || q.get('watch') === '1') return this.watch(res, r, namespace, q);
@@ -163,7 +195,8 @@ export class FakeServer {
       }
       if (method === 'POST') {
         const created = this.store.create(r, namespace, parse(), ctx);
-        if (r.kind === 'CustomResourceDefinition' && r.group === 'apiextensions.k8s.io' && !ctx.dryRun) this.installCRD(created);
+        if (r.kind === 'CustomResourceDefinition' && r.group === 'apiextensions.k8s.io' && !ctx.dryRun)
+          this.installCRD(created);
         return { body: created, warnings: ctx.warnings, code: 201 };
       }
       if (method === 'DELETE') {
@@ -177,7 +210,14 @@ export class FakeServer {
           const after = this.store.delete(r, r.namespaced ? str(m.namespace) : undefined, str(m.name), {}, ctx);
           items.push(after.gone ? o : after.object);
         }
-        return { body: { kind: `${r.kind}List`, apiVersion: apiVersionOf(r), metadata: listMeta(r, String(this.store.currentRV())), items } };
+        return {
+          body: {
+            kind: `${r.kind}List`,
+            apiVersion: apiVersionOf(r),
+            metadata: listMeta(r, String(this.store.currentRV())),
+            items,
+          },
+        };
       }
       throw methodNotAllowed();
     }
@@ -188,14 +228,25 @@ export class FakeServer {
       case 'PUT':
         return { body: this.store.update(r, namespace, name, parse(), sub, ctx), warnings: ctx.warnings };
       case 'PATCH':
-        return { body: this.store.patch(r, namespace, name, String(req.headers['content-type'] ?? ''), parse(), sub, ctx), warnings: ctx.warnings };
+        return {
+          body: this.store.patch(r, namespace, name, String(req.headers['content-type'] ?? ''), parse(), sub, ctx),
+          warnings: ctx.warnings,
+        };
       case 'DELETE': {
         const options = (parse() ?? {}) as Obj;
         if (q.get('propagationPolicy')) options.propagationPolicy = q.get('propagationPolicy');
         if ((options.dryRun as string[] | undefined)?.includes('All')) ctx.dryRun = true;
         const { object, gone } = this.store.delete(r, namespace, name, options, ctx);
         if (!gone) return { body: object };
-        return { body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: r.group || undefined, kind: r.plural, uid: (object.metadata as Obj).uid } } };
+        return {
+          body: {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Success',
+            details: { name, group: r.group || undefined, kind: r.plural, uid: (object.metadata as Obj).uid },
+          },
+        };
       }
       default:
         throw methodNotAllowed();
@@ -217,9 +268,16 @@ export class FakeServer {
       version = parts[2];
       rest = parts.slice(3);
     } else return undefined;
-    if (rest.length === 0) return [...this.resources.values()].some((r) => r.group === group && r.version === version) ? 'discovery' : undefined;
+    if (rest.length === 0)
+      return [...this.resources.values()].some((r) => r.group === group && r.version === version)
+        ? 'discovery'
+        : undefined;
     let namespace: string | undefined;
-    if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'))) {
+    if (
+      rest[0] === 'namespaces' &&
+      rest.length >= 3 &&
+      !(rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'))
+    ) {
       namespace = rest[1];
       rest = rest.slice(2);
     }
@@ -255,13 +313,24 @@ export class FakeServer {
             version: v,
             resources: [...this.resources.values()]
               .filter((r) => r.group === g && r.version === v)
-              .map((r) => ({ resource: r.plural, responseKind: { group: g, version: v, kind: r.kind }, scope: r.namespaced ? 'Namespaced' : 'Cluster', singularResource: r.singular, verbs: VERBS })),
+              .map((r) => ({
+                resource: r.plural,
+                responseKind: { group: g, version: v, kind: r.kind },
+                scope: r.namespaced ? 'Namespaced' : 'Cluster',
+                singularResource: r.singular,
+                verbs: VERBS,
+              })),
             freshness: 'Current',
           })),
         })),
       };
     }
-    if (root === '/api') return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1' }] };
+    if (root === '/api')
+      return {
+        kind: 'APIVersions',
+        versions: ['v1'],
+        serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1' }],
+      };
     return {
       kind: 'APIGroupList',
       apiVersion: 'v1',
@@ -279,25 +348,66 @@ export class FakeServer {
     const resources: unknown[] = [];
     for (const r of this.resources.values()) {
       if (r.group !== group || r.version !== version) continue;
-      resources.push({ name: r.plural, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: VERBS, ...(r.shortNames.length ? { shortNames: r.shortNames } : {}), ...(r.categories.length ? { categories: r.categories } : {}) });
-      if (r.status) resources.push({ name: `${r.plural}/status`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] });
-      if (r.scale) resources.push({ name: `${r.plural}/scale`, singularName: '', namespaced: r.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+      resources.push({
+        name: r.plural,
+        singularName: r.singular,
+        namespaced: r.namespaced,
+        kind: r.kind,
+        verbs: VERBS,
+        ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
+        ...(r.categories.length ? { categories: r.categories } : {}),
+      });
+      if (r.status)
+        resources.push({
+          name: `${r.plural}/status`,
+          singularName: '',
+          namespaced: r.namespaced,
+          kind: r.kind,
+          verbs: ['get', 'patch', 'update'],
+        });
+      if (r.scale)
+        resources.push({
+          name: `${r.plural}/scale`,
+          singularName: '',
+          namespaced: r.namespaced,
+          group: 'autoscaling',
+          version: 'v1',
+          kind: 'Scale',
+          verbs: ['get', 'patch', 'update'],
+        });
     }
-    return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };
+    return {
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: group ? `${group}/${version}` : version,
+      resources,
+    };
   }
 
   private selectors(q: URLSearchParams): { labels: LabelRequirement[]; fields: FieldRequirement[] } {
-    return { labels: parseLabelSelector(q.get('labelSelector') ?? ''), fields: parseFieldSelector(q.get('fieldSelector') ?? '') };
+    return {
+      labels: parseLabelSelector(q.get('labelSelector') ?? ''),
+      fields: parseFieldSelector(q.get('fieldSelector') ?? ''),
+    };
   }
 
   private matches(r: Resource, o: Obj, sel: { labels: LabelRequirement[]; fields: FieldRequirement[] }): boolean {
-    return matchesLabels(((o.metadata as Obj)?.labels ?? {}) as Record<string, string>, sel.labels) && matchesFields(o, sel.fields);
+    return (
+      matchesLabels(((o.metadata as Obj)?.labels ?? {}) as Record<string, string>, sel.labels) &&
+      matchesFields(o, sel.fields)
+    );
   }
 
   private checkFields(r: Resource, fields: FieldRequirement[]): void {
     for (const f of fields) {
-      if (f.field === 'metadata.name' || (f.field === 'metadata.namespace' && r.namespaced) || r.selectableFields.includes(f.field)) continue;
-      if (!r.custom && r.selectableFields.length === 0) throw badRequest(`"${f.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
+      if (
+        f.field === 'metadata.name' ||
+        (f.field === 'metadata.namespace' && r.namespaced) ||
+        r.selectableFields.includes(f.field)
+      )
+        continue;
+      if (!r.custom && r.selectableFields.length === 0)
+        throw badRequest(`"${f.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
       throw badRequest(`field label not supported: ${f.field}`);
     }
   }
@@ -336,7 +446,13 @@ export class FakeServer {
     };
   }
 
-  private watch(res: http.ServerResponse, r: Resource, namespace: string | undefined, q: URLSearchParams, metadataOnly = false): typeof WATCHING {
+  private watch(
+    res: http.ServerResponse,
+    r: Resource,
+    namespace: string | undefined,
+    q: URLSearchParams,
+    metadataOnly = false,
+  ): typeof WATCHING {
     const sel = this.selectors(q);
     this.checkFields(r, sel.fields);
     const rvParam = q.get('resourceVersion') ?? '';
@@ -344,15 +460,20 @@ export class FakeServer {
     // The client waits for the headers before it writes anything that would produce an event.
     res.flushHeaders();
     this.watches.add(res);
-    const write = (type: string, object: unknown) => res.write(`${JSON.stringify({ type, object: metadataOnly && type !== 'ERROR' ? asPartial(object as Obj) : object })}\n`);
-    const relevant = (e: StoredEvent) => e.storageKey === r.storageKey && (namespace === undefined || e.namespace === namespace);
+    const write = (type: string, object: unknown) =>
+      res.write(
+        `${JSON.stringify({ type, object: metadataOnly && type !== 'ERROR' ? asPartial(object as Obj) : object })}\n`,
+      );
+    const relevant = (e: StoredEvent) =>
+      e.storageKey === r.storageKey && (namespace === undefined || e.namespace === namespace);
     // As the API server's watch cache filters: an object that starts or stops matching the
     // selectors is ADDED or DELETED for this watch.
     const deliver = (e: StoredEvent) => {
       if (!relevant(e)) return;
       const obj = this.store.asVersion(r, e.object);
       const now = this.matches(r, obj, sel);
-      const before = e.prev !== undefined && e.type !== 'ADDED' && this.matches(r, this.store.asVersion(r, e.prev), sel);
+      const before =
+        e.prev !== undefined && e.type !== 'ADDED' && this.matches(r, this.store.asVersion(r, e.prev), sel);
       if (e.type === 'MODIFIED') {
         if (now && before) write('MODIFIED', obj);
         else if (now) write('ADDED', obj);
@@ -372,7 +493,15 @@ export class FakeServer {
     } else {
       const from = Number(rvParam);
       if (!Number.isFinite(from) || from < this.store.oldestRV()) {
-        write('ERROR', { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `too old resource version: ${rvParam} (${this.store.oldestRV()})`, reason: 'Expired', code: 410 });
+        write('ERROR', {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: `too old resource version: ${rvParam} (${this.store.oldestRV()})`,
+          reason: 'Expired',
+          code: 410,
+        });
         this.watches.delete(res);
         res.end();
         return WATCHING;
@@ -384,7 +513,18 @@ export class FakeServer {
     const timeout = Number(q.get('timeoutSeconds') ?? 0);
     const timer = timeout > 0 ? setTimeout(() => res.end(), timeout * 1000) : undefined;
     timer?.unref();
-    const bookmarks = q.get('allowWatchBookmarks') === 'true' ? setInterval(() => write('BOOKMARK', { kind: r.kind, apiVersion: apiVersionOf(r), metadata: { resourceVersion: String(this.store.currentRV()) } }), 1000) : undefined;
+    const bookmarks =
+      q.get('allowWatchBookmarks') === 'true'
+        ? setInterval(
+            () =>
+              write('BOOKMARK', {
+                kind: r.kind,
+                apiVersion: apiVersionOf(r),
+                metadata: { resourceVersion: String(this.store.currentRV()) },
+              }),
+            1000,
+          )
+        : undefined;
     bookmarks?.unref();
     res.on('close', () => {
       unsubscribe();
@@ -396,17 +536,39 @@ export class FakeServer {
   }
 
   /** The scale subresource of a custom resource (autoscaling/v1 Scale). */
-  private scale(r: Resource, namespace: string | undefined, name: string, method: string, body: unknown, ctx: WriteContext): { body: unknown } {
+  private scale(
+    r: Resource,
+    namespace: string | undefined,
+    name: string,
+    method: string,
+    body: unknown,
+    ctx: WriteContext,
+  ): { body: unknown } {
     const s = r.scale!;
-    const get = (o: Obj, p: string) => p.replace(/^\./, '').split('.').reduce<unknown>((x, k) => (isObj(x) ? x[k] : undefined), o);
+    const get = (o: Obj, p: string) =>
+      p
+        .replace(/^\./, '')
+        .split('.')
+        .reduce<unknown>((x, k) => (isObj(x) ? x[k] : undefined), o);
     const toScale = (o: Obj) => {
       const m = o.metadata as Obj;
       return {
         kind: 'Scale',
         apiVersion: 'autoscaling/v1',
-        metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
+        metadata: {
+          name: m.name,
+          namespace: m.namespace,
+          uid: m.uid,
+          resourceVersion: m.resourceVersion,
+          creationTimestamp: m.creationTimestamp,
+        },
         spec: { replicas: Number(get(o, s.specReplicasPath) ?? 0) },
-        status: { replicas: Number(get(o, s.statusReplicasPath) ?? 0), ...(s.labelSelectorPath && get(o, s.labelSelectorPath) !== undefined ? { selector: get(o, s.labelSelectorPath) } : {}) },
+        status: {
+          replicas: Number(get(o, s.statusReplicasPath) ?? 0),
+          ...(s.labelSelectorPath && get(o, s.labelSelectorPath) !== undefined
+            ? { selector: get(o, s.labelSelectorPath) }
+            : {}),
+        },
       };
     };
     const current = this.store.read(r, namespace, name);
@@ -467,7 +629,10 @@ function readBody(req: http.IncomingMessage): Promise<string> {
 function send(res: http.ServerResponse, code: number, body: unknown, warnings: string[] = [], okCode?: number): void {
   const status = code === 200 && okCode ? okCode : code;
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  const headers: http.OutgoingHttpHeaders = { 'Content-Type': typeof body === 'string' ? 'text/plain' : 'application/json', 'Content-Length': Buffer.byteLength(text) };
+  const headers: http.OutgoingHttpHeaders = {
+    'Content-Type': typeof body === 'string' ? 'text/plain' : 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+  };
   if (warnings.length) headers.Warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
   res.writeHead(status, headers);
   res.end(text);
@@ -481,7 +646,12 @@ function partialMetadataAs(accept: string): 'PartialObjectMetadata' | 'PartialOb
     const p = new Map(params.map((x) => x.split('=', 2) as [string, string]));
     const as = p.get('as');
     if (!as) return undefined;
-    if ((as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') && p.get('g') === 'meta.k8s.io' && p.get('v') === 'v1') return as;
+    if (
+      (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') &&
+      p.get('g') === 'meta.k8s.io' &&
+      p.get('v') === 'v1'
+    )
+      return as;
     return undefined;
   }
   return undefined;

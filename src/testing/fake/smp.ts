@@ -66,11 +66,14 @@ function mergeList(field: string, current: unknown, patch: unknown[]): unknown[]
   if (SET_LISTS.has(field)) return [...patch.filter((x) => !cur.includes(x)), ...cur];
   const rule = MERGE_KEYS[field];
   if (!rule || !patch.every(isObj)) return clone(patch);
-  if (patch.some((p) => (p as Obj).$patch === 'replace')) return clone(patch.filter((p) => (p as Obj).$patch !== 'replace'));
+  if (patch.some((p) => (p as Obj).$patch === 'replace'))
+    return clone(patch.filter((p) => (p as Obj).$patch !== 'replace'));
   const keyOf = (item: Obj) => (typeof rule === 'string' ? rule : rule(item));
   const byKey = new Map<unknown, Obj>();
   for (const item of patch as Obj[]) byKey.set(item[keyOf(item)], item);
-  const added = (patch as Obj[]).filter((item) => item.$patch !== 'delete' && !cur.some((x) => isObj(x) && x[keyOf(item)] === item[keyOf(item)])).map((item) => strategicMerge({}, item));
+  const added = (patch as Obj[])
+    .filter((item) => item.$patch !== 'delete' && !cur.some((x) => isObj(x) && x[keyOf(item)] === item[keyOf(item)]))
+    .map((item) => strategicMerge({}, item));
   const kept: unknown[] = [];
   for (const x of cur) {
     const p = isObj(x) ? byKey.get(x[keyOf(x)]) : undefined;

@@ -23,7 +23,14 @@ export class ApiStatus extends Error {
   }
 
   body(): Record<string, unknown> {
-    const b: Record<string, unknown> = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason };
+    const b: Record<string, unknown> = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: this.message,
+      reason: this.reason,
+    };
     if (this.details) b.details = this.details;
     b.code = this.code;
     return b;
@@ -35,17 +42,29 @@ type Named = Pick<Resource, 'group' | 'plural' | 'kind'>;
 const qualified = (r: Named) => (r.group ? `${r.plural}.${r.group}` : r.plural);
 
 export function notFound(r: Named, name: string): ApiStatus {
-  return new ApiStatus(404, 'NotFound', `${qualified(r)} "${name}" not found`, { name, group: r.group || undefined, kind: r.plural });
+  return new ApiStatus(404, 'NotFound', `${qualified(r)} "${name}" not found`, {
+    name,
+    group: r.group || undefined,
+    kind: r.plural,
+  });
 }
 
 export function alreadyExists(r: Named, name: string): ApiStatus {
-  return new ApiStatus(409, 'AlreadyExists', `${qualified(r)} "${name}" already exists`, { name, group: r.group || undefined, kind: r.plural });
+  return new ApiStatus(409, 'AlreadyExists', `${qualified(r)} "${name}" already exists`, {
+    name,
+    group: r.group || undefined,
+    kind: r.plural,
+  });
 }
 
 /** `group` overrides the resource's (the delete preconditions name the Kind as resource). */
 export function conflict(r: Named, name: string, why: string, group = r.group): ApiStatus {
   const q = group ? `${r.plural}.${group}` : r.plural;
-  return new ApiStatus(409, 'Conflict', `Operation cannot be fulfilled on ${q} "${name}": ${why}`, { name, group: group || undefined, kind: r.plural });
+  return new ApiStatus(409, 'Conflict', `Operation cannot be fulfilled on ${q} "${name}": ${why}`, {
+    name,
+    group: group || undefined,
+    kind: r.plural,
+  });
 }
 
 export function invalid(r: Pick<Resource, 'group' | 'kind'>, name: string, errs: FieldErr[]): ApiStatus {
@@ -62,7 +81,12 @@ export function invalid(r: Pick<Resource, 'group' | 'kind'>, name: string, errs:
 }
 
 export function forbidden(r: Named, name: string, why: string, o: { cause?: Cause } = {}): ApiStatus {
-  return new ApiStatus(403, 'Forbidden', `${qualified(r)} "${name}" is forbidden: ${why}`, { name, group: r.group || undefined, kind: r.plural, ...(o.cause ? { causes: [o.cause] } : {}) });
+  return new ApiStatus(403, 'Forbidden', `${qualified(r)} "${name}" is forbidden: ${why}`, {
+    name,
+    group: r.group || undefined,
+    kind: r.plural,
+    ...(o.cause ? { causes: [o.cause] } : {}),
+  });
 }
 
 export function badRequest(message: string): ApiStatus {

@@ -10,10 +10,26 @@ import fastJsonPatch from 'fast-json-patch';
 import type { RuleFailure, RuleSchema } from '../../cel/index.js';
 import { applyDefaults, equalJSON, prune, validate, valueAt, type FieldErr } from './schema.js';
 import type { Resource } from './resources.js';
-import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, ApiStatus, unsupportedMediaType } from './status.js';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  forbidden,
+  invalid,
+  notFound,
+  ApiStatus,
+  unsupportedMediaType,
+} from './status.js';
 import { validateMetadata } from './metadata.js';
 import { decodeBuiltin } from './decode.js';
-import { admitBuiltinCreate, defaultBuiltin, prepareBuiltinCreate, prepareBuiltinUpdate, resetStatusOnCreate, type Admission } from './builtin.js';
+import {
+  admitBuiltinCreate,
+  defaultBuiltin,
+  prepareBuiltinCreate,
+  prepareBuiltinUpdate,
+  resetStatusOnCreate,
+  type Admission,
+} from './builtin.js';
 import { strategicMerge } from './smp.js';
 import { applyConfiguration, now, trackUpdate } from './apply.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
@@ -85,7 +101,17 @@ export class Store {
       allocateClusterIP: () => `10.0.0.${(this.lastClusterIP = (this.lastClusterIP % 253) + 2)}`,
     };
     for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
-      this.put(namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'kubernetes.io/metadata.name': ns } }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }, 'ADDED');
+      this.put(
+        namespaces,
+        {
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          metadata: { name: ns, labels: { 'kubernetes.io/metadata.name': ns } },
+          spec: { finalizers: ['kubernetes'] },
+          status: { phase: 'Active' },
+        },
+        'ADDED',
+      );
     }
   }
 
@@ -130,7 +156,14 @@ export class Store {
     const prev = this.bucket(r).get(k);
     if (type === 'DELETED') this.bucket(r).delete(k);
     else this.bucket(r).set(k, obj);
-    const ev: StoredEvent = { rv: this.rv, type, storageKey: r.storageKey, namespace: String(m.namespace ?? ''), object: obj, prev };
+    const ev: StoredEvent = {
+      rv: this.rv,
+      type,
+      storageKey: r.storageKey,
+      namespace: String(m.namespace ?? ''),
+      object: obj,
+      prev,
+    };
     this.events.push(ev);
     if (this.events.length > EVENT_WINDOW) this.events.splice(0, this.events.length - EVENT_WINDOW);
     for (const s of this.subscribers) s(ev);
@@ -175,15 +208,30 @@ export class Store {
     const ns = this.find(this.namespaces, undefined, namespace ?? '');
     if (!ns) throw notFound(this.namespaces, namespace ?? '');
     if (creating !== false && isObj(ns.metadata) && ns.metadata.deletionTimestamp)
-      throw forbidden(r, creating, `unable to create new content in namespace ${namespace} because it is being terminated`, { cause: { reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' } });
+      throw forbidden(
+        r,
+        creating,
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+        {
+          cause: {
+            reason: 'NamespaceTerminating',
+            message: `namespace ${namespace} is being terminated`,
+            field: 'metadata.namespace',
+          },
+        },
+      );
   }
 
   /** Checks the body names the resource of the URL, as the server's decoder does. */
   private checkTypeMeta(r: Resource, body: Obj): void {
     const want = apiVersionOf(r);
     if (body.apiVersion === undefined && body.kind === undefined) return;
-    if (body.kind !== undefined && body.kind !== r.kind) throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
-    if (body.apiVersion !== undefined && body.apiVersion !== want) throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${want})`);
+    if (body.kind !== undefined && body.kind !== r.kind)
+      throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
+    if (body.apiVersion !== undefined && body.apiVersion !== want)
+      throw badRequest(
+        `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${want})`,
+      );
   }
 
   /** Pruning and defaulting of a custom resource's body (what decoding does). */
@@ -214,19 +262,35 @@ export class Store {
     const errs: FieldErr[] = validateMetadata(r, o, old);
     if (old) errs.push(...newFinalizerErrors(o, old));
     if (r.custom && r.schema) {
-      const schema = statusOnly ? { type: 'object', properties: { status: r.schema.properties?.status ?? {} } } : r.schema;
+      const schema = statusOnly
+        ? { type: 'object', properties: { status: r.schema.properties?.status ?? {} } }
+        : r.schema;
       const target = statusOnly ? (o.status === undefined ? {} : { status: o.status }) : o;
       let schemaErrs = validate(target, schema, '', []);
-      if (old) schemaErrs = schemaErrs.filter((e) => !e.at || !equalJSON(valueAt(o, e.at), valueAt(old, e.at)) || e.type === 'FieldValueRequired');
+      if (old)
+        schemaErrs = schemaErrs.filter(
+          (e) => !e.at || !equalJSON(valueAt(o, e.at), valueAt(old, e.at)) || e.type === 'FieldValueRequired',
+        );
       errs.push(...schemaErrs);
       if (r.scale && !statusOnly) errs.push(...scaleErrors(o, r.scale.specReplicasPath));
       if (r.scale) errs.push(...scaleErrors(o, r.scale.statusReplicasPath));
       if (r.hasRules && this.celRules) {
         if (errs.some((e) => BLOCKING.has(e.type))) {
-          errs.push({ type: 'FieldValueInvalid', field: '<nil>', value: null, detail: 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' });
+          errs.push({
+            type: 'FieldValueInvalid',
+            field: '<nil>',
+            value: null,
+            detail:
+              'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+          });
         } else {
           const failures = this.celRules(r.schema as RuleSchema, o, old, ctx.warnings);
-          for (const f of failures) errs.push(f.omitted ? { type: f.type, field: f.field, detail: f.detail } : { type: f.type, field: f.field, value: f.value, detail: f.detail });
+          for (const f of failures)
+            errs.push(
+              f.omitted
+                ? { type: f.type, field: f.field, detail: f.detail }
+                : { type: f.type, field: f.field, value: f.value, detail: f.detail },
+            );
         }
       }
     }
@@ -239,7 +303,8 @@ export class Store {
     const o = this.decode(r, body, ctx);
     const m = meta(o);
     if (r.namespaced) {
-      if (m.namespace !== undefined && m.namespace !== '' && m.namespace !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      if (m.namespace !== undefined && m.namespace !== '' && m.namespace !== namespace)
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
       m.namespace = namespace;
     } else delete m.namespace;
     if (!m.name && typeof m.generateName === 'string' && m.generateName) {
@@ -248,8 +313,18 @@ export class Store {
       for (const b of bytes) suffix += GENERATE_ALPHABET[b % GENERATE_ALPHABET.length];
       m.name = `${m.generateName}${suffix}`;
     }
-    if (m.resourceVersion !== undefined && m.resourceVersion !== '') throw new ApiStatus(500, 'InternalError', 'resourceVersion should not be set on objects to be created');
-    for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete m[k];
+    if (m.resourceVersion !== undefined && m.resourceVersion !== '')
+      throw new ApiStatus(500, 'InternalError', 'resourceVersion should not be set on objects to be created');
+    for (const k of [
+      'uid',
+      'resourceVersion',
+      'creationTimestamp',
+      'deletionTimestamp',
+      'deletionGracePeriodSeconds',
+      'generation',
+      'selfLink',
+    ])
+      delete m[k];
     if (r.status && r.custom) delete o.status;
     if (!r.custom) {
       resetStatusOnCreate(r, o);
@@ -287,25 +362,50 @@ export class Store {
    * PUT: the whole object (`sub` 'status' for the status subresource). `base` given (a patch):
    * the object the patch was applied to, whose resourceVersion stands when the patch set none.
    */
-  update(r: Resource, namespace: string | undefined, name: string, body: unknown, sub: string | undefined, ctx: WriteContext, patched = false): Obj {
+  update(
+    r: Resource,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    sub: string | undefined,
+    ctx: WriteContext,
+    patched = false,
+  ): Obj {
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
     this.checkTypeMeta(r, body);
     let o = this.decode(r, body, ctx);
     const m = meta(o);
-    if (m.name !== undefined && m.name !== name) throw badRequest(`the name of the object (${String(m.name)}) does not match the name on the URL (${name})`);
-    if (r.namespaced && m.namespace !== undefined && m.namespace !== '' && m.namespace !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    if (m.name !== undefined && m.name !== name)
+      throw badRequest(`the name of the object (${String(m.name)}) does not match the name on the URL (${name})`);
+    if (r.namespaced && m.namespace !== undefined && m.namespace !== '' && m.namespace !== namespace)
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     const old = this.get(r, namespace, name);
     const om = meta(old);
     const rv = m.resourceVersion;
     if (rv === undefined || rv === '' || rv === null) {
       if (!r.unconditionalUpdate && !patched)
-        throw invalid({ ...r, kind: r.plural }, name, [{ type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' }]);
+        throw invalid({ ...r, kind: r.plural }, name, [
+          {
+            type: 'FieldValueInvalid',
+            field: 'metadata.resourceVersion',
+            value: 0,
+            detail: 'must be specified for an update',
+          },
+        ]);
     } else if (String(rv) !== om.resourceVersion) {
-      throw conflict(r, name, 'the object has been modified; please apply your changes to the latest version and try again');
+      throw conflict(
+        r,
+        name,
+        'the object has been modified; please apply your changes to the latest version and try again',
+      );
     }
     if (m.uid !== undefined && m.uid !== '' && m.uid !== om.uid) {
       const key = `/registry/${r.group ? `${r.group}/` : ''}${r.plural}/${r.namespaced ? `${namespace}/` : ''}${name}`;
-      throw conflict(r, name, `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${String(m.uid)}, UID in object meta: ${String(om.uid)}`);
+      throw conflict(
+        r,
+        name,
+        `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${String(m.uid)}, UID in object meta: ${String(om.uid)}`,
+      );
     }
     const applied = ctx.applied ? m.managedFields : undefined;
     if (sub === 'status') {
@@ -360,17 +460,33 @@ export class Store {
   }
 
   /** PATCH by content type: merge, JSON patch, strategic merge (built-ins), apply. */
-  patch(r: Resource, namespace: string | undefined, name: string, contentType: string, body: unknown, sub: string | undefined, ctx: WriteContext & { force?: boolean }): Obj {
+  patch(
+    r: Resource,
+    namespace: string | undefined,
+    name: string,
+    contentType: string,
+    body: unknown,
+    sub: string | undefined,
+    ctx: WriteContext & { force?: boolean },
+  ): Obj {
     const type = contentType.split(';')[0].trim();
     if (type === 'application/apply-patch+yaml') return this.apply(r, namespace, name, body, sub, ctx);
     if (type === 'application/strategic-merge-patch+json' && r.custom) throw unsupportedMediaType(type);
-    if (!['application/merge-patch+json', 'application/json-patch+json', 'application/strategic-merge-patch+json'].includes(type)) throw unsupportedMediaType(type);
+    if (
+      ![
+        'application/merge-patch+json',
+        'application/json-patch+json',
+        'application/strategic-merge-patch+json',
+      ].includes(type)
+    )
+      throw unsupportedMediaType(type);
     const current = this.get(r, namespace, name);
     let next: Obj;
     if (type === 'application/json-patch+json') {
       if (!Array.isArray(body)) throw badRequest('the server rejected our request due to an error in our request');
       try {
-        next = fastJsonPatch.applyPatch(clone(current), clone(body) as fastJsonPatch.Operation[], true, true).newDocument as Obj;
+        next = fastJsonPatch.applyPatch(clone(current), clone(body) as fastJsonPatch.Operation[], true, true)
+          .newDocument as Obj;
       } catch (e) {
         void e;
         throw invalidPatch();
@@ -390,16 +506,27 @@ export class Store {
       // The server reports a strict decoding error of a patch as an invalid patch, quoting the patched object.
       if (e instanceof StrictDecodingError) {
         const detail = `Invalid value: ${JSON.stringify(JSON.stringify(sortKeysDeep(e.patched)))}: strict decoding error: ${e.unknown.join(', ')}`;
-        throw new ApiStatus(422, 'Invalid', ` "" is invalid: patch: ${detail}`, { causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }] });
+        throw new ApiStatus(422, 'Invalid', ` "" is invalid: patch: ${detail}`, {
+          causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }],
+        });
       }
       throw e;
     }
   }
 
   /** Server-side apply (./apply.ts): field ownership per manager, conflicts unless forced. */
-  private apply(r: Resource, namespace: string | undefined, name: string, body: unknown, sub: string | undefined, ctx: WriteContext & { force?: boolean }): Obj {
+  private apply(
+    r: Resource,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    sub: string | undefined,
+    ctx: WriteContext & { force?: boolean },
+  ): Obj {
     if (!ctx.fieldManager)
-      throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [{ type: 'FieldValueRequired', field: 'fieldManager', detail: 'is required for apply patch' }]);
+      throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
+        { type: 'FieldValueRequired', field: 'fieldManager', detail: 'is required for apply patch' },
+      ]);
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
     this.checkTypeMeta(r, body);
     const existing = this.find(r, namespace, name);
@@ -416,14 +543,30 @@ export class Store {
     return this.update(r, namespace, name, next, sub, { ...ctx, applied: true }, true);
   }
 
-  delete(r: Resource, namespace: string | undefined, name: string, options: Obj, ctx: WriteContext): { object: Obj; gone: boolean } {
+  delete(
+    r: Resource,
+    namespace: string | undefined,
+    name: string,
+    options: Obj,
+    ctx: WriteContext,
+  ): { object: Obj; gone: boolean } {
     const old = this.get(r, namespace, name);
     const om = meta(old);
     const pre = isObj(options.preconditions) ? options.preconditions : {};
     if (pre.uid !== undefined && pre.uid !== null && pre.uid !== om.uid)
-      throw conflict({ ...r, plural: r.kind }, name, `the UID in the precondition (${String(pre.uid)}) does not match the UID in record (${String(om.uid)}). The object might have been deleted and then recreated`, r.group);
+      throw conflict(
+        { ...r, plural: r.kind },
+        name,
+        `the UID in the precondition (${String(pre.uid)}) does not match the UID in record (${String(om.uid)}). The object might have been deleted and then recreated`,
+        r.group,
+      );
     if (pre.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== om.resourceVersion)
-      throw conflict({ ...r, plural: r.kind }, name, `the ResourceVersion in the precondition (${String(pre.resourceVersion)}) does not match the ResourceVersion in record (${String(om.resourceVersion)}). The object might have been modified`, r.group);
+      throw conflict(
+        { ...r, plural: r.kind },
+        name,
+        `the ResourceVersion in the precondition (${String(pre.resourceVersion)}) does not match the ResourceVersion in record (${String(om.resourceVersion)}). The object might have been modified`,
+        r.group,
+      );
     const policy = options.propagationPolicy;
     const finalizers = Array.isArray(om.finalizers) ? [...(om.finalizers as string[])] : [];
     if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
@@ -457,19 +600,43 @@ export class Store {
 }
 
 /** Error types after which the API server does not run CEL rules (apiextensions' hasBlockingErr). */
-const BLOCKING = new Set<FieldErr['type']>(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
+const BLOCKING = new Set<FieldErr['type']>([
+  'FieldValueNotSupported',
+  'FieldValueRequired',
+  'FieldValueTooLong',
+  'FieldValueTooMany',
+  'FieldValueTypeInvalid',
+]);
 
 /** The replicas paths of the scale subresource must lead to an integer when present (customResourceValidator). */
 function scaleErrors(o: Obj, path: string): FieldErr[] {
   let cur: unknown = o;
   const steps = path.replace(/^\./, '').split('.');
   for (let i = 0; i < steps.length; i++) {
-    if (!isObj(cur)) return [{ type: 'FieldValueInvalid', field: path, value: 0, detail: `${path} accessor error: ${goPrint(cur)} is of the type ${goType(cur)}, expected map[string]interface{}` }];
+    if (!isObj(cur))
+      return [
+        {
+          type: 'FieldValueInvalid',
+          field: path,
+          value: 0,
+          detail: `${path} accessor error: ${goPrint(cur)} is of the type ${goType(cur)}, expected map[string]interface{}`,
+        },
+      ];
     cur = cur[steps[i]];
     if (cur === undefined) return [];
   }
-  if (typeof cur === 'number' && Number.isInteger(cur)) return cur < 0 ? [{ type: 'FieldValueInvalid', field: path, value: cur, detail: 'should be a non-negative integer' }] : [];
-  return [{ type: 'FieldValueInvalid', field: path, value: 0, detail: `${path} accessor error: ${goPrint(cur)} is of the type ${goType(cur)}, expected int64` }];
+  if (typeof cur === 'number' && Number.isInteger(cur))
+    return cur < 0
+      ? [{ type: 'FieldValueInvalid', field: path, value: cur, detail: 'should be a non-negative integer' }]
+      : [];
+  return [
+    {
+      type: 'FieldValueInvalid',
+      field: path,
+      value: 0,
+      detail: `${path} accessor error: ${goPrint(cur)} is of the type ${goType(cur)}, expected int64`,
+    },
+  ];
 }
 
 /** How Go's %v prints a JSON value in an accessor error. */
@@ -493,13 +660,23 @@ function newFinalizerErrors(o: Obj, old: Obj): FieldErr[] {
   const before = new Set(Array.isArray(om.finalizers) ? (om.finalizers as string[]) : []);
   const added = [...new Set((nm.finalizers as string[]).filter((f) => !before.has(f)))].sort();
   if (!added.length) return [];
-  const e: FieldErr = { type: 'FieldValueForbidden', field: 'metadata.finalizers', detail: `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}` };
+  const e: FieldErr = {
+    type: 'FieldValueForbidden',
+    field: 'metadata.finalizers',
+    detail: `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+  };
   return [e, { ...e }];
 }
 
 /** Who a write without fieldManager is recorded under. */
 function manager(ctx: WriteContext): string {
-  return ctx.fieldManager ?? (ctx.userAgent ?? '').split('/')[0].replace(/[^\x20-\x7e]/g, '').slice(0, 128);
+  return (
+    ctx.fieldManager ??
+    (ctx.userAgent ?? '')
+      .split('/')[0]
+      .replace(/[^\x20-\x7e]/g, '')
+      .slice(0, 128)
+  );
 }
 
 /** The object with its managedFields' times blanked: a write that changes only those is no write (IgnoreManagedFieldsTimestampsTransformer). */
@@ -533,7 +710,11 @@ class StrictDecodingError extends ApiStatus {
     readonly unknown: string[],
     readonly patched: unknown,
   ) {
-    super(400, 'BadRequest', `${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: strict decoding error: ${unknown.join(', ')}`);
+    super(
+      400,
+      'BadRequest',
+      `${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: strict decoding error: ${unknown.join(', ')}`,
+    );
   }
 }
 

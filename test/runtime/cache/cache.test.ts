@@ -23,7 +23,11 @@ after(async () => {
   await env?.stop();
 });
 
-async function withCache<T>(kc: KubeConfig, opts: Parameters<typeof newCache>[1], fn: (c: InformerCache) => Promise<T>): Promise<T> {
+async function withCache<T>(
+  kc: KubeConfig,
+  opts: Parameters<typeof newCache>[1],
+  fn: (c: InformerCache) => Promise<T>,
+): Promise<T> {
   const cache = newCache(kc, { logger: testLogger(), initialBackoffMs: 100, maxBackoffMs: 1000, ...opts });
   const ac = new AbortController();
   const run = cache.start(ac.signal);
@@ -60,13 +64,16 @@ describe('informer cache', () => {
       assert.equal(w1.kind, 'Widget');
       await assert.rejects(cache.get(Widget, { namespace: 'a', name: 'nope' }), (e: unknown) => isNotFound(e));
 
-      const names = (l: { items: KubernetesObject[] }) => l.items.map((i) => `${i.metadata?.namespace}/${i.metadata?.name}`);
+      const names = (l: { items: KubernetesObject[] }) =>
+        l.items.map((i) => `${i.metadata?.namespace}/${i.metadata?.name}`);
       assert.deepEqual(names(await cache.list(Widget)), ['a/w1', 'a/w2', 'b/w3']);
       assert.deepEqual(names(await cache.list(Widget, { namespace: 'a' })), ['a/w1', 'a/w2']);
       assert.deepEqual(names(await cache.list(Widget, { labelSelector: 'app=web,tier!=be' })), ['a/w1']);
       assert.deepEqual(names(await cache.list(Widget, { labelSelector: { app: 'db' } })), ['b/w3']);
       assert.deepEqual(names(await cache.list(Widget, { fieldSelector: { 'spec.owner': 'alice' } })), ['a/w1', 'b/w3']);
-      assert.deepEqual(names(await cache.list(Widget, { namespace: 'b', fieldSelector: 'spec.owner=alice' })), ['b/w3']);
+      assert.deepEqual(names(await cache.list(Widget, { namespace: 'b', fieldSelector: 'spec.owner=alice' })), [
+        'b/w3',
+      ]);
       assert.deepEqual(names(await cache.list(Widget, { fieldSelector: 'metadata.name=w2' })), ['a/w2']);
       await assert.rejects(cache.list(Widget, { fieldSelector: 'spec.message=x' }), /needs an index/);
 
@@ -94,16 +101,31 @@ describe('informer cache', () => {
       const cur = await live.get(Widget, { namespace: 'a', name: 'w2' });
       cur.spec = { ...cur.spec, owner: 'alice' };
       await live.update(cur);
-      await waitFor('index update', async () => (await cache.list(Widget, { fieldSelector: { 'spec.owner': 'alice' } })).items.length === 3);
+      await waitFor(
+        'index update',
+        async () => (await cache.list(Widget, { fieldSelector: { 'spec.owner': 'alice' } })).items.length === 3,
+      );
       assert.deepEqual(names(await cache.list(Widget, { fieldSelector: { 'spec.owner': 'bob' } })), []);
 
       // Label changes move objects in the label index.
-      await live.patch(await live.get(Widget, { namespace: 'a', name: 'w1' }), mergePatch({ metadata: { labels: { app: 'api' } } }));
-      await waitFor('label index update', async () => (await cache.list(Widget, { labelSelector: 'app=api' })).items.length === 1);
+      await live.patch(
+        await live.get(Widget, { namespace: 'a', name: 'w1' }),
+        mergePatch({ metadata: { labels: { app: 'api' } } }),
+      );
+      await waitFor(
+        'label index update',
+        async () => (await cache.list(Widget, { labelSelector: 'app=api' })).items.length === 1,
+      );
       assert.deepEqual(names(await cache.list(Widget, { labelSelector: 'app=web' })), ['a/w2']);
       assert.deepEqual(names(await cache.list(Widget, { labelSelector: 'app in (api),tier=fe' })), ['a/w1']);
-      await live.patch(await live.get(Widget, { namespace: 'a', name: 'w1' }), mergePatch({ metadata: { labels: { app: 'web' } } }));
-      await waitFor('label restored', async () => (await cache.list(Widget, { labelSelector: 'app=web' })).items.length === 2);
+      await live.patch(
+        await live.get(Widget, { namespace: 'a', name: 'w1' }),
+        mergePatch({ metadata: { labels: { app: 'web' } } }),
+      );
+      await waitFor(
+        'label restored',
+        async () => (await cache.list(Widget, { labelSelector: 'app=web' })).items.length === 2,
+      );
     });
   });
 
@@ -129,8 +151,16 @@ describe('informer cache', () => {
       }, TypeError);
       // A throwing handler does not stop delivery to others.
       const got: string[] = [];
-      i1.addEventHandler({ onAdd: () => { throw new Error('boom'); } });
-      i1.addEventHandler({ onAdd: (o, isInitial) => { if (!isInitial) got.push(o.metadata!.name!); } });
+      i1.addEventHandler({
+        onAdd: () => {
+          throw new Error('boom');
+        },
+      });
+      i1.addEventHandler({
+        onAdd: (o, isInitial) => {
+          if (!isInitial) got.push(o.metadata!.name!);
+        },
+      });
       await live.create(widget('a', 'w4'));
       await waitFor('late add', () => got.includes('w4'));
       i1.removeEventHandler(reg);
@@ -182,15 +212,25 @@ describe('informer cache', () => {
       await waitFor('the handler to sync', () => reg.hasSynced());
       const all = (await cache.list(Widget)).items.map((w) => `${w.metadata?.namespace}/${w.metadata?.name}`);
       assert.ok(all.includes('a/w1') && all.includes('b/w3') && all.includes('b/w-multi'), all.join(' '));
-      assert.ok(all.every((k) => k.startsWith('a/') || k.startsWith('b/')), 'nothing from namespace c');
+      assert.ok(
+        all.every((k) => k.startsWith('a/') || k.startsWith('b/')),
+        'nothing from namespace c',
+      );
       assert.deepEqual(all, [...all].sort(), 'sorted across namespaces');
       assert.deepEqual([...seen].sort(), all, 'the handler saw both namespaces');
-      const web = (await cache.list(Widget, { labelSelector: { app: 'web' } })).items.map((w) => `${w.metadata?.namespace}/${w.metadata?.name}`);
+      const web = (await cache.list(Widget, { labelSelector: { app: 'web' } })).items.map(
+        (w) => `${w.metadata?.namespace}/${w.metadata?.name}`,
+      );
       assert.ok(web.includes('b/w-multi') && !web.includes('c/w-in-c'));
-      const alice = (await cache.list(Widget, { fieldSelector: { 'spec.owner': 'alice' } })).items.map((w) => `${w.metadata?.namespace}/${w.metadata?.name}`);
+      const alice = (await cache.list(Widget, { fieldSelector: { 'spec.owner': 'alice' } })).items.map(
+        (w) => `${w.metadata?.namespace}/${w.metadata?.name}`,
+      );
       assert.ok(alice.includes('a/w1') && alice.includes('b/w3'), 'indexes on every namespace');
       assert.equal((await cache.get(Widget, { namespace: 'b', name: 'w3' })).metadata?.name, 'w3');
-      assert.deepEqual((await cache.list(Widget, { namespace: 'a' })).items.map((w) => w.metadata?.namespace).filter((n) => n !== 'a'), []);
+      assert.deepEqual(
+        (await cache.list(Widget, { namespace: 'a' })).items.map((w) => w.metadata?.namespace).filter((n) => n !== 'a'),
+        [],
+      );
       await assert.rejects(cache.get(Widget, { namespace: 'c', name: 'w-in-c' }), /only watches namespaces "a", "b"/);
       // A new object in a watched namespace reaches the one handler.
       await live.create(widget('a', 'w-late'));
@@ -211,12 +251,23 @@ describe('informer cache', () => {
         const before = inf.stats();
         proxy.pause();
         // Changes while the informer cannot reach the server.
-        await live.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'a', name: 'cut-1' }, data: { v: '1' } });
-        const cm2 = await live.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'a', name: 'cut-2' } });
+        await live.create({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { namespace: 'a', name: 'cut-1' },
+          data: { v: '1' },
+        });
+        const cm2 = await live.create({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { namespace: 'a', name: 'cut-2' },
+        });
         await live.delete(cm2);
         await new Promise((r) => setTimeout(r, 300));
         proxy.resume();
-        await waitFor('cache to see cut-1', () => cache.get(V1ConfigMap, { namespace: 'a', name: 'cut-1' }).catch(() => undefined));
+        await waitFor('cache to see cut-1', () =>
+          cache.get(V1ConfigMap, { namespace: 'a', name: 'cut-1' }).catch(() => undefined),
+        );
         await assert.rejects(cache.get(V1ConfigMap, { namespace: 'a', name: 'cut-2' }), (e: unknown) => isNotFound(e));
         const after = inf.stats();
         assert.ok(after.watches > before.watches, 'a new watch was opened');
@@ -249,14 +300,27 @@ describe('informer cache', () => {
         await live.update(w1);
         await live.delete(await live.get(Widget, { namespace: 'b', name: 'w3' }));
         proxy.resume();
-        await waitFor('cache to match the server', async () => {
-          const [s, c] = [await serverState('a'), await cacheState(cache, 'a')];
-          const [s2, c2] = [await serverState('b'), await cacheState(cache, 'b')];
-          return JSON.stringify([...s]) === JSON.stringify([...c]) && JSON.stringify([...s2]) === JSON.stringify([...c2]);
-        }, 30_000);
+        await waitFor(
+          'cache to match the server',
+          async () => {
+            const [s, c] = [await serverState('a'), await cacheState(cache, 'a')];
+            const [s2, c2] = [await serverState('b'), await cacheState(cache, 'b')];
+            return (
+              JSON.stringify([...s]) === JSON.stringify([...c]) && JSON.stringify([...s2]) === JSON.stringify([...c2])
+            );
+          },
+          30_000,
+        );
         const after = inf.stats();
-        assert.ok(after.relistsAfterGone > before.relistsAfterGone, `expected a relist after 410 (stats ${JSON.stringify(after)})`);
-        assert.deepEqual(deletes, [{ name: 'w3', unknown: true }], 'the delete missed during the outage is inferred by the relist');
+        assert.ok(
+          after.relistsAfterGone > before.relistsAfterGone,
+          `expected a relist after 410 (stats ${JSON.stringify(after)})`,
+        );
+        assert.deepEqual(
+          deletes,
+          [{ name: 'w3', unknown: true }],
+          'the delete missed during the outage is inferred by the relist',
+        );
         assert.equal((await cache.get(Widget, { namespace: 'a', name: 'w1' })).spec?.message, 'changed while away');
       });
     } finally {

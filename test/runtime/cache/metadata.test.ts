@@ -19,7 +19,8 @@ let live: Client;
 before(async () => {
   ({ env, config } = await startEnv());
   live = newClient(config, { fieldOwner: 'metadata-test' });
-  for (const ns of ['m1', 'm2', 'm3']) await live.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  for (const ns of ['m1', 'm2', 'm3'])
+    await live.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
 });
 after(async () => {
   await env?.stop();
@@ -38,22 +39,40 @@ async function withCache<T>(opts: Parameters<typeof newCache>[1], fn: (c: Inform
 }
 
 function secret(ns: string, name: string, labels: Record<string, string>): V1Secret {
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { namespace: ns, name, labels, annotations: { note: `of ${name}` } }, type: 'Opaque', stringData: { password: `pw-${name}` } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { namespace: ns, name, labels, annotations: { note: `of ${name}` } },
+    type: 'Opaque',
+    stringData: { password: `pw-${name}` },
+  };
 }
 
 /** The metadata fields a PartialObjectMetadata must carry, as the server has them. */
 function metaOf(o: KubernetesObject): Record<string, unknown> {
   const m = o.metadata!;
-  return { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, labels: m.labels, annotations: m.annotations, ownerReferences: m.ownerReferences };
+  return {
+    name: m.name,
+    namespace: m.namespace,
+    uid: m.uid,
+    resourceVersion: m.resourceVersion,
+    labels: m.labels,
+    annotations: m.annotations,
+    ownerReferences: m.ownerReferences,
+  };
 }
 
 describe('metadata-only informers (real API server)', () => {
   it('the server answers PartialObjectMetadataList to the Accept header the informer sends', async () => {
     await live.create(secret('m1', 'raw', { app: 'x' }));
     const rest = new RestClient(config);
-    const list = await rest.request<{ apiVersion: string; kind: string; items: Record<string, unknown>[] }>('GET', '/api/v1/namespaces/m1/secrets', {
-      accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1',
-    });
+    const list = await rest.request<{ apiVersion: string; kind: string; items: Record<string, unknown>[] }>(
+      'GET',
+      '/api/v1/namespaces/m1/secrets',
+      {
+        accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1',
+      },
+    );
     rest.close();
     assert.equal(list.apiVersion, 'meta.k8s.io/v1');
     assert.equal(list.kind, 'PartialObjectMetadataList');
@@ -82,7 +101,10 @@ describe('metadata-only informers (real API server)', () => {
       assert.deepEqual(direct, got);
 
       const web = await cache.list(metadataOnly(V1Secret), { namespace: 'm1', labelSelector: 'app=web' });
-      assert.deepEqual(web.items.map((i) => i.metadata.name), ['s1']);
+      assert.deepEqual(
+        web.items.map((i) => i.metadata.name),
+        ['s1'],
+      );
       assert.equal(web.kind, 'SecretList');
       const liveList = await live.list(metadataOnly(V1Secret), { namespace: 'm1', labelSelector: 'app=web' });
       assert.deepEqual(liveList.items, web.items);
@@ -108,23 +130,37 @@ describe('metadata-only informers (real API server)', () => {
       const ev = seen.find((o) => o.metadata.labels?.tier === 'gold')!;
       assert.deepEqual(Object.keys(ev).sort(), ['apiVersion', 'kind', 'metadata']);
       assert.equal(ev.kind, 'Secret');
-      assert.equal((await cache.list(metadataOnly(V1Secret), { namespace: 'm1', labelSelector: 'tier=gold' })).items.length, 1);
+      assert.equal(
+        (await cache.list(metadataOnly(V1Secret), { namespace: 'm1', labelSelector: 'tier=gold' })).items.length,
+        1,
+      );
 
       await live.delete(server);
-      await waitFor('the delete in the metadata cache', async () => (await cache.list(metadataOnly(V1Secret), { namespace: 'm1' })).items.every((i) => i.metadata.name !== 's1'));
+      await waitFor('the delete in the metadata cache', async () =>
+        (await cache.list(metadataOnly(V1Secret), { namespace: 'm1' })).items.every((i) => i.metadata.name !== 's1'),
+      );
     });
   });
 
   it('an empty namespace: the server says items: null, the cache and the client answer an empty list', async () => {
     await live.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'm-empty' } });
     const rest = new RestClient(config);
-    const raw = await rest.request<{ items: unknown }>('GET', '/api/v1/namespaces/m-empty/configmaps', { accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1', query: { labelSelector: 'none=none' } });
+    const raw = await rest.request<{ items: unknown }>('GET', '/api/v1/namespaces/m-empty/configmaps', {
+      accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1',
+      query: { labelSelector: 'none=none' },
+    });
     rest.close();
     assert.equal(raw.items, null);
-    assert.deepEqual((await live.list(metadataOnly(V1ConfigMap), { namespace: 'm-empty', labelSelector: 'none=none' })).items, []);
-    await withCache({ namespaces: ['m-empty'], defaultLabelSelector: 'none=none', syncTimeoutMs: 10_000 }, async (cache) => {
-      assert.deepEqual((await cache.list(metadataOnly(V1ConfigMap), { namespace: 'm-empty' })).items, []);
-    });
+    assert.deepEqual(
+      (await live.list(metadataOnly(V1ConfigMap), { namespace: 'm-empty', labelSelector: 'none=none' })).items,
+      [],
+    );
+    await withCache(
+      { namespaces: ['m-empty'], defaultLabelSelector: 'none=none', syncTimeoutMs: 10_000 },
+      async (cache) => {
+        assert.deepEqual((await cache.list(metadataOnly(V1ConfigMap), { namespace: 'm-empty' })).items, []);
+      },
+    );
   });
 
   it('owns(V1Secret, { metadataOnly: true }): an owned Secret change triggers the owner, events carry metadata only', async () => {
@@ -145,10 +181,16 @@ describe('metadata-only informers (real API server)', () => {
       setControllerReference(owner, s);
       const created = await live.create(s);
       await waitFor('the initial reconcile', () => reconciled.includes('w'));
-      await waitFor('the Secret in the metadata cache', async () => (await mgr.cache.list(metadataOnly(V1Secret), { namespace: 'm2' })).items.length === 1);
+      await waitFor(
+        'the Secret in the metadata cache',
+        async () => (await mgr.cache.list(metadataOnly(V1Secret), { namespace: 'm2' })).items.length === 1,
+      );
       const before = reconciled.length;
       await live.patch(created, mergePatch({ metadata: { annotations: { touched: 'yes' } } }));
-      await waitFor('a reconcile of the owner after the Secret changed', () => reconciled.length > before && events.some((o) => o.metadata?.annotations?.touched === 'yes'));
+      await waitFor(
+        'a reconcile of the owner after the Secret changed',
+        () => reconciled.length > before && events.some((o) => o.metadata?.annotations?.touched === 'yes'),
+      );
       const ev = events.find((o) => o.metadata?.annotations?.touched === 'yes')!;
       assert.deepEqual(Object.keys(ev).sort(), ['apiVersion', 'kind', 'metadata']);
       assert.equal(ev.kind, 'Secret');
@@ -162,7 +204,12 @@ describe('metadata-only informers (real API server)', () => {
 
 describe('unsafeDisableDeepCopy (real API server)', () => {
   it('cache-wide: reads return the same instance, and a mutation is visible to every later read (the danger)', async () => {
-    await live.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'm3', name: 'c1' }, data: { k: 'v' } } as V1ConfigMap);
+    await live.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { namespace: 'm3', name: 'c1' },
+      data: { k: 'v' },
+    } as V1ConfigMap);
     await withCache({ unsafeDisableDeepCopy: true }, async (cache) => {
       const a = await cache.get(V1ConfigMap, { namespace: 'm3', name: 'c1' });
       const b = await cache.get(V1ConfigMap, { namespace: 'm3', name: 'c1' });
@@ -171,11 +218,17 @@ describe('unsafeDisableDeepCopy (real API server)', () => {
       assert.equal(fromList, a);
       assert.equal(Object.isFrozen(a), false);
       a.data!.k = 'changed by a careless reader';
-      assert.equal((await cache.get(V1ConfigMap, { namespace: 'm3', name: 'c1' })).data!.k, 'changed by a careless reader');
+      assert.equal(
+        (await cache.get(V1ConfigMap, { namespace: 'm3', name: 'c1' })).data!.k,
+        'changed by a careless reader',
+      );
       // The server still has the old value: the cache now disagrees with it until the next event.
       assert.equal((await live.get(V1ConfigMap, { namespace: 'm3', name: 'c1' })).data!.k, 'v');
       await live.patch(a, mergePatch({ data: { other: 'x' } }));
-      await waitFor('the next event replacing the object', async () => (await cache.get(V1ConfigMap, { namespace: 'm3', name: 'c1' })).data?.other === 'x');
+      await waitFor(
+        'the next event replacing the object',
+        async () => (await cache.get(V1ConfigMap, { namespace: 'm3', name: 'c1' })).data?.other === 'x',
+      );
       assert.equal((await cache.get(V1ConfigMap, { namespace: 'm3', name: 'c1' })).data!.k, 'v');
     });
   });

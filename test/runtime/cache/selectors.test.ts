@@ -20,9 +20,20 @@ before(async () => {
   ({ env, config } = await startEnv());
   live = newClient(config);
   await live.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  const cm = (name: string, labels?: Record<string, string>): V1ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels }, data: { a: '1' } });
+  const cm = (name: string, labels?: Record<string, string>): V1ConfigMap => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: ns, labels },
+    data: { a: '1' },
+  });
   for (const o of [cm('web', { app: 'web' }), cm('db', { app: 'db' }), cm('plain')]) await live.create(o);
-  for (const name of ['s1', 's2']) await live.create<V1Secret>({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: ns, labels: { app: 'db' } }, stringData: { k: 'v' } });
+  for (const name of ['s1', 's2'])
+    await live.create<V1Secret>({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace: ns, labels: { app: 'db' } },
+      stringData: { k: 'v' },
+    });
 });
 after(async () => {
   await env?.stop();
@@ -50,33 +61,64 @@ describe('cache selectors per type (real API server)', () => {
       cache: {
         defaultLabelSelector: 'app=web',
         byObject: [
-          { object: V1Secret, labelSelector: '', fieldSelector: 'metadata.name=s2', transform: (o) => ({ ...o, metadata: { ...o.metadata, annotations: { cached: 'yes' } } }) },
+          {
+            object: V1Secret,
+            labelSelector: '',
+            fieldSelector: 'metadata.name=s2',
+            transform: (o) => ({ ...o, metadata: { ...o.metadata, annotations: { cached: 'yes' } } }),
+          },
         ],
       },
     });
     try {
       const c = mgr.getClient();
-      assert.deepEqual(names((await c.list(V1ConfigMap, { namespace: ns })).items), ['web'], 'the default label selector');
+      assert.deepEqual(
+        names((await c.list(V1ConfigMap, { namespace: ns })).items),
+        ['web'],
+        'the default label selector',
+      );
       await assert.rejects(c.get(V1ConfigMap, { namespace: ns, name: 'db' }), (e: unknown) => isNotFound(e));
       const secrets = (await c.list(V1Secret, { namespace: ns })).items;
-      assert.deepEqual(names(secrets), ['s2'], 'the Secret\'s own selector, not the default');
-      assert.equal(secrets[0].metadata?.annotations?.cached, 'yes', 'the Secret\'s own transform');
+      assert.deepEqual(names(secrets), ['s2'], "the Secret's own selector, not the default");
+      assert.equal(secrets[0].metadata?.annotations?.cached, 'yes', "the Secret's own transform");
 
-      await live.create<V1ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-2', namespace: ns, labels: { app: 'web' } } });
-      await waitFor('a new object in the selector is cached', async () => names((await c.list(V1ConfigMap, { namespace: ns })).items).includes('web-2'));
-      await live.patch({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web', namespace: ns } }, mergePatch({ metadata: { labels: { app: 'gone' } } }));
-      await waitFor('an object leaving the selector leaves the cache', async () => !names((await c.list(V1ConfigMap, { namespace: ns })).items).includes('web'));
-      await live.patch({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web', namespace: ns } }, mergePatch({ metadata: { labels: { app: 'web' } } }));
+      await live.create<V1ConfigMap>({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'web-2', namespace: ns, labels: { app: 'web' } },
+      });
+      await waitFor('a new object in the selector is cached', async () =>
+        names((await c.list(V1ConfigMap, { namespace: ns })).items).includes('web-2'),
+      );
+      await live.patch(
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web', namespace: ns } },
+        mergePatch({ metadata: { labels: { app: 'gone' } } }),
+      );
+      await waitFor(
+        'an object leaving the selector leaves the cache',
+        async () => !names((await c.list(V1ConfigMap, { namespace: ns })).items).includes('web'),
+      );
+      await live.patch(
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web', namespace: ns } },
+        mergePatch({ metadata: { labels: { app: 'web' } } }),
+      );
     } finally {
       await stop();
     }
   });
 
-  it('reads types of client.cache.disableFor from the API server, past the cache\'s selector', async () => {
-    const { mgr, stop } = await started({ cache: { defaultLabelSelector: 'app=web' }, client: { cache: { disableFor: [{ apiVersion: 'v1', kind: 'ConfigMap' }] } } });
+  it("reads types of client.cache.disableFor from the API server, past the cache's selector", async () => {
+    const { mgr, stop } = await started({
+      cache: { defaultLabelSelector: 'app=web' },
+      client: { cache: { disableFor: [{ apiVersion: 'v1', kind: 'ConfigMap' }] } },
+    });
     try {
       const c = mgr.getClient();
-      assert.deepEqual(names((await c.list(V1ConfigMap, { namespace: ns })).items), ['db', 'plain', 'web', 'web-2'], 'a live list');
+      assert.deepEqual(
+        names((await c.list(V1ConfigMap, { namespace: ns })).items),
+        ['db', 'plain', 'web', 'web-2'],
+        'a live list',
+      );
       assert.equal((await c.get(V1ConfigMap, { namespace: ns, name: 'db' })).metadata?.name, 'db');
       // Other types still come from the cache, with its selector.
       assert.deepEqual(names((await c.list(V1Secret, { namespace: ns })).items), []);

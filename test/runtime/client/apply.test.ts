@@ -6,7 +6,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
 import type { TestEnvironment } from '../../../src/testing/index.js';
-import { extractApplyConfiguration, isConflict, newClient, StatusError } from '../../../src/runtime/client/index.js';
+import {
+  extractApplyConfiguration,
+  isConflict,
+  newClient,
+  type StatusError,
+} from '../../../src/runtime/client/index.js';
 import type { ApplyConfiguration, Client } from '../../../src/runtime/contracts.js';
 import { startEnv, widget, type Widget } from '../controller/harness.js';
 
@@ -27,19 +32,27 @@ after(async () => {
 });
 
 /** A Deployment apply configuration with one container. */
-function deployment(container: { name: string; image: string }, extra: Partial<NonNullable<V1Deployment['spec']>> = {}): ApplyConfiguration<V1Deployment> {
+function deployment(
+  container: { name: string; image: string },
+  extra: Partial<NonNullable<V1Deployment['spec']>> = {},
+): ApplyConfiguration<V1Deployment> {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'web', namespace },
-    spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [container] } }, ...extra },
+    spec: {
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [container] } },
+      ...extra,
+    },
   };
 }
 
-const images = (d: V1Deployment) => Object.fromEntries((d.spec?.template.spec?.containers ?? []).map((c) => [c.name, c.image]));
+const images = (d: V1Deployment) =>
+  Object.fromEntries((d.spec?.template.spec?.containers ?? []).map((c) => [c.name, c.image]));
 
 describe('typed server-side apply (real API server)', () => {
-  it('two managers\' containers merge by name; a conflict needs force; extraction gives each its own', async () => {
+  it("two managers' containers merge by name; a conflict needs force; extraction gives each its own", async () => {
     const a = await alice.apply(deployment({ name: 'app', image: 'app:1' }, { replicas: 2 }));
     assert.deepEqual(images(a), { app: 'app:1' });
     assert.equal(a.spec?.replicas, 2);
@@ -79,9 +92,17 @@ describe('typed server-side apply (real API server)', () => {
 
   it('applies the status subresource with its own field owner, and needs a field manager', async () => {
     await alice.create(widget(namespace, 'w', { replicas: 1 }));
-    const applied = await alice.status().apply<Widget>({ apiVersion: 'test.kubeforge.io/v1', kind: 'Widget', metadata: { name: 'w', namespace }, status: { observedGeneration: 1 } });
+    const applied = await alice.status().apply<Widget>({
+      apiVersion: 'test.kubeforge.io/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace },
+      status: { observedGeneration: 1 },
+    });
     assert.equal(applied.status?.observedGeneration, 1);
     assert.equal(extractApplyConfiguration(applied, 'alice', 'status')?.status?.observedGeneration, 1);
-    await assert.rejects(newClient(config).apply(deployment({ name: 'x', image: 'x' })), /server-side apply needs a field manager/);
+    await assert.rejects(
+      newClient(config).apply(deployment({ name: 'x', image: 'x' })),
+      /server-side apply needs a field manager/,
+    );
   });
 });

@@ -25,9 +25,15 @@ describe('the committed client-node tables', () => {
       OUT: string;
       render(k8s: unknown, version: string): string;
     };
-    const { version } = JSON.parse(readFileSync(join(repo, 'node_modules/@kubernetes/client-node/package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(
+      readFileSync(join(repo, 'node_modules/@kubernetes/client-node/package.json'), 'utf8'),
+    ) as { version: string };
     const committed = readFileSync(join(repo, gen.OUT), 'utf8');
-    assert.equal(committed, gen.render(k8s, version), 'run node scripts/gen-client-node-tables.mjs and commit the result');
+    assert.equal(
+      committed,
+      gen.render(k8s, version),
+      'run node scripts/gen-client-node-tables.mjs and commit the result',
+    );
     assert.ok(Object.keys(DATE_STEPS).length > 100, 'the table covers client-node models');
   });
 
@@ -39,9 +45,13 @@ describe('the committed client-node tables', () => {
       assert.equal(typeof cls, 'function', `client-node exports no class ${model}`);
       assert.ok(Array.isArray(cls!.attributeTypeMap), `${model} has no attributeTypeMap`);
       const attrs = (cls!.attributeTypeMap as { baseName: string }[]).map((a) => a.baseName);
-      for (const f of ['apiVersion', 'kind', 'metadata']) assert.ok(attrs.includes(f), `${model} is not an object kind (no ${f})`);
+      for (const f of ['apiVersion', 'kind', 'metadata'])
+        assert.ok(attrs.includes(f), `${model} is not an object kind (no ${f})`);
       const r = resolveStatic(cls as never);
-      assert.deepEqual(['plural' in r ? r.plural : undefined, 'namespaced' in r ? r.namespaced : undefined, r.apiVersion, r.kind], [plural, namespaced, apiVersion, kind]);
+      assert.deepEqual(
+        ['plural' in r ? r.plural : undefined, 'namespaced' in r ? r.namespaced : undefined, r.apiVersion, r.kind],
+        [plural, namespaced, apiVersion, kind],
+      );
     }
   });
 
@@ -80,7 +90,9 @@ function fill(type: string, t: string, depth: number): unknown {
 function datePaths(v: unknown, path = ''): string[] {
   if (v instanceof Date) return [path];
   if (!v || typeof v !== 'object') return [];
-  return Object.entries(v).flatMap(([k, x]) => datePaths(x, path ? `${path}.${k}` : k)).sort();
+  return Object.entries(v)
+    .flatMap(([k, x]) => datePaths(x, path ? `${path}.${k}` : k))
+    .sort();
 }
 
 describe('the unit-tier import graph', () => {
@@ -112,7 +124,11 @@ Module._load = function (request, parent, isMain) {
   const run = (code: string) => {
     const file = join(dir, `main-${Math.random().toString(36).slice(2)}.mjs`);
     writeFileSync(file, code);
-    return spawnSync(process.execPath, ['--import', pathToFileURL(guard).href, file], { encoding: 'utf8', cwd: repo, timeout: 60_000 });
+    return spawnSync(process.execPath, ['--import', pathToFileURL(guard).href, file], {
+      encoding: 'utf8',
+      cwd: repo,
+      timeout: 60_000,
+    });
   };
   const dist = (p: string) => JSON.stringify(pathToFileURL(join(repo, 'dist', p)).href);
 

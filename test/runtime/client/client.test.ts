@@ -44,7 +44,10 @@ describe('client (live)', () => {
     assert.equal(got.spec?.message, 'hi');
     assert.equal(got.apiVersion, 'test.kubeforge.io/v1');
 
-    await assert.rejects(c.create(widget('default', 'crud')), (e: unknown) => e instanceof AlreadyExistsError && isAlreadyExists(e) && !isConflict(e));
+    await assert.rejects(
+      c.create(widget('default', 'crud')),
+      (e: unknown) => e instanceof AlreadyExistsError && isAlreadyExists(e) && !isConflict(e),
+    );
 
     const stale = structuredClone(got);
     got.spec = { ...got.spec, replicas: 2 };
@@ -54,10 +57,16 @@ describe('client (live)', () => {
 
     // A copy taken before the update carries the old resourceVersion: a stale update is a 409 Conflict.
     stale.spec = { ...stale.spec, replicas: 3 };
-    await assert.rejects(c.update(stale), (e: unknown) => e instanceof ConflictError && isConflict(e) && (e as ConflictError).code === 409);
+    await assert.rejects(
+      c.update(stale),
+      (e: unknown) => e instanceof ConflictError && isConflict(e) && (e as ConflictError).code === 409,
+    );
 
     await c.delete(updated);
-    await assert.rejects(c.get(Widget, { namespace: 'default', name: 'crud' }), (e: unknown) => e instanceof NotFoundError && isNotFound(e));
+    await assert.rejects(
+      c.get(Widget, { namespace: 'default', name: 'crud' }),
+      (e: unknown) => e instanceof NotFoundError && isNotFound(e),
+    );
     await assert.rejects(c.delete(updated), (e: unknown) => isNotFound(e));
   });
 
@@ -112,8 +121,14 @@ describe('client (live)', () => {
     const applied = await c.patch(widget('default', 'patch', { message: 'applied' }), Apply);
     assert.equal(applied.spec?.message, 'applied');
     assert.ok(applied.metadata?.managedFields?.some((f) => f.manager === 'client-test' && f.operation === 'Apply'));
-    await assert.rejects(c.patch(widget('default', 'patch', { message: 'other' }), Apply, { fieldManager: 'someone-else' }), (e: unknown) => isConflict(e));
-    const forced = await c.patch(widget('default', 'patch', { message: 'other' }), Apply, { fieldManager: 'someone-else', force: true });
+    await assert.rejects(
+      c.patch(widget('default', 'patch', { message: 'other' }), Apply, { fieldManager: 'someone-else' }),
+      (e: unknown) => isConflict(e),
+    );
+    const forced = await c.patch(widget('default', 'patch', { message: 'other' }), Apply, {
+      fieldManager: 'someone-else',
+      force: true,
+    });
     assert.equal(forced.spec?.message, 'other');
 
     const noOwner = newClient(config);
@@ -126,17 +141,37 @@ describe('client (live)', () => {
     const got = await c.get<Widget>(ref, { namespace: 'default', name: 'disco' });
     assert.equal(got.spec?.replicas, 1);
     const info = await c.resolve(ref);
-    assert.deepEqual({ plural: info.plural, namespaced: info.namespaced, group: info.group }, { plural: 'widgets', namespaced: true, group: 'test.kubeforge.io' });
-    await assert.rejects(c.get({ apiVersion: 'test.kubeforge.io/v1', kind: 'Gadget' }, { namespace: 'default', name: 'x' }), (e: unknown) => isNotFound(e) && /no matches for kind "Gadget"/.test(String(e)));
-    await assert.rejects(c.get({ apiVersion: 'nope.example.com/v1', kind: 'Thing' }, { name: 'x' }), (e: unknown) => isNotFound(e) && /no matches/.test(String(e)));
+    assert.deepEqual(
+      { plural: info.plural, namespaced: info.namespaced, group: info.group },
+      { plural: 'widgets', namespaced: true, group: 'test.kubeforge.io' },
+    );
+    await assert.rejects(
+      c.get({ apiVersion: 'test.kubeforge.io/v1', kind: 'Gadget' }, { namespace: 'default', name: 'x' }),
+      (e: unknown) => isNotFound(e) && /no matches for kind "Gadget"/.test(String(e)),
+    );
+    await assert.rejects(
+      c.get({ apiVersion: 'nope.example.com/v1', kind: 'Thing' }, { name: 'x' }),
+      (e: unknown) => isNotFound(e) && /no matches/.test(String(e)),
+    );
   });
 
   it('handles client-node model classes, labels, deleteAllOf and propagation policy', async () => {
-    const cm = Object.assign(new V1ConfigMap(), { metadata: { namespace: 'default', name: 'cm1', labels: { app: 'x' } }, data: { a: '1' } });
+    const cm = Object.assign(new V1ConfigMap(), {
+      metadata: { namespace: 'default', name: 'cm1', labels: { app: 'x' } },
+      data: { a: '1' },
+    });
     const created = await c.create(cm); // no apiVersion/kind: taken from the class
     assert.equal(created.data?.a, '1');
-    await c.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: 'cm2', labels: { app: 'x', tier: 'db' } } });
-    await c.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: 'cm3', labels: { app: 'y' } } });
+    await c.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { namespace: 'default', name: 'cm2', labels: { app: 'x', tier: 'db' } },
+    });
+    await c.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { namespace: 'default', name: 'cm3', labels: { app: 'y' } },
+    });
     const xs = await c.list(V1ConfigMap, { namespace: 'default', labelSelector: { app: 'x' } });
     assert.deepEqual(xs.items.map((i) => i.metadata?.name).sort(), ['cm1', 'cm2']);
     assert.equal(xs.items[0].kind, 'ConfigMap');
@@ -145,14 +180,20 @@ describe('client (live)', () => {
 
     await c.deleteAllOf(V1ConfigMap, { namespace: 'default', labelSelector: 'app=x' });
     const left = await c.list(V1ConfigMap, { namespace: 'default', labelSelector: 'app' });
-    assert.deepEqual(left.items.map((i) => i.metadata?.name), ['cm3']);
+    assert.deepEqual(
+      left.items.map((i) => i.metadata?.name),
+      ['cm3'],
+    );
     await assert.rejects(c.deleteAllOf(V1ConfigMap, {}), /needs \{ namespace \}/);
 
     const dep = await c.create({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { namespace: 'default', name: 'd1' },
-      spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } },
+      spec: {
+        selector: { matchLabels: { a: 'b' } },
+        template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+      },
     } as V1Deployment);
     // Foreground: the API server marks the object (deletionTimestamp + foregroundDeletion finalizer)
     // and leaves the removal to the garbage collector, which the test control plane does not run.
@@ -172,7 +213,9 @@ describe('client (cache-backed)', () => {
     const run = cache.start(ac.signal);
     try {
       await cc.create(widget('default', 'cached', { message: 'one' }));
-      const seen = await waitFor('cache to see the widget', () => cc.get(Widget, { namespace: 'default', name: 'cached' }).catch(() => undefined));
+      const seen = await waitFor('cache to see the widget', () =>
+        cc.get(Widget, { namespace: 'default', name: 'cached' }).catch(() => undefined),
+      );
       assert.equal(seen.spec?.message, 'one');
       // Mutating what the cache returned does not change the cache.
       seen.spec!.message = 'mutated locally';

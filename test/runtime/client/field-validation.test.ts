@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import type { TestEnvironment } from '../../../src/testing/index.js';
-import { isBadRequest, newClient, StatusError } from '../../../src/runtime/client/index.js';
+import { isBadRequest, newClient, type StatusError } from '../../../src/runtime/client/index.js';
 import { parseWarnings } from '../../../src/runtime/client/rest.js';
 import { newManager } from '../../../src/runtime/manager/index.js';
 import { startEnv } from '../controller/harness.js';
@@ -24,9 +24,20 @@ after(async () => {
 });
 
 /** A ConfigMap with a field ConfigMaps do not have. */
-const stray = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { a: '1' }, spec: { x: 1 } });
+const stray = (name: string) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default' },
+  data: { a: '1' },
+  spec: { x: 1 },
+});
 /** A Widget (test CRD) with a field its schema does not have. */
-const strayWidget = (name: string) => ({ apiVersion: 'test.kubeforge.io/v1', kind: 'Widget', metadata: { name, namespace: 'default' }, spec: { replicas: 1, colour: 'red' } });
+const strayWidget = (name: string) => ({
+  apiVersion: 'test.kubeforge.io/v1',
+  kind: 'Widget',
+  metadata: { name, namespace: 'default' },
+  spec: { replicas: 1, colour: 'red' },
+});
 
 describe('field validation and API warnings (real API server)', () => {
   it('by default an unknown field is dropped and the warning reaches the handler', async () => {
@@ -39,7 +50,7 @@ describe('field validation and API warnings (real API server)', () => {
     assert.deepEqual(warnings, ['unknown field "spec"', 'unknown field "spec.colour"']);
   });
 
-  it('Strict refuses the write with the server\'s words; a call can ask for Ignore', async () => {
+  it("Strict refuses the write with the server's words; a call can ask for Ignore", async () => {
     const warnings: string[] = [];
     const c = newClient(config, { fieldValidation: 'Strict', warningHandler: (m) => warnings.push(m) });
     await assert.rejects(c.create(stray('strict')), (e: unknown) => {
@@ -53,7 +64,7 @@ describe('field validation and API warnings (real API server)', () => {
     assert.deepEqual(warnings, [], 'Ignore drops the field without a warning');
   });
 
-  it('a Manager\'s client takes fieldValidation, and logs each distinct warning once', async () => {
+  it("a Manager's client takes fieldValidation, and logs each distinct warning once", async () => {
     const lines: string[] = [];
     const sink = new Writable({
       write(chunk, _enc, done) {
@@ -65,7 +76,9 @@ describe('field validation and API warnings (real API server)', () => {
     const mgr = newManager(config, { logger });
     await mgr.getClient().create(stray('logged-1'));
     await mgr.getClient().create(stray('logged-2'));
-    const logged = lines.map((l) => JSON.parse(l) as { logger?: string; msg?: string }).filter((l) => l.logger === 'KubeAPIWarningLogger');
+    const logged = lines
+      .map((l) => JSON.parse(l) as { logger?: string; msg?: string })
+      .filter((l) => l.logger === 'KubeAPIWarningLogger');
     assert.deepEqual(
       logged.map((l) => l.msg),
       ['unknown field "spec"'],

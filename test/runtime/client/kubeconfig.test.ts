@@ -6,7 +6,10 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { localKubeConfig, newKubeConfig, type KubeConfigData } from '../../../src/runtime/client/kubeconfig.js';
 
 const data = (): KubeConfigData => ({
-  clusters: [{ name: 'fake', server: 'http://127.0.0.1:1234', skipTLSVerify: true }, { name: 'other', server: 'https://example.com', skipTLSVerify: false }],
+  clusters: [
+    { name: 'fake', server: 'http://127.0.0.1:1234', skipTLSVerify: true },
+    { name: 'other', server: 'https://example.com', skipTLSVerify: false },
+  ],
   users: [{ name: 'fake' }],
   contexts: [{ name: 'fake', cluster: 'fake', user: 'fake', namespace: 'default' }],
   currentContext: 'fake',

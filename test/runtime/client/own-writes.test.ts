@@ -22,8 +22,15 @@ after(async () => {
   await env?.stop();
 });
 
-async function running(setup: (mgr: Manager) => void, ns: string): Promise<{ mgr: Manager; stop: () => Promise<void> }> {
-  const mgr = newManager(config, { logger: testLogger(), cache: { defaultNamespaces: [ns] }, client: { readYourOwnWrites: true } });
+async function running(
+  setup: (mgr: Manager) => void,
+  ns: string,
+): Promise<{ mgr: Manager; stop: () => Promise<void> }> {
+  const mgr = newManager(config, {
+    logger: testLogger(),
+    cache: { defaultNamespaces: [ns] },
+    client: { readYourOwnWrites: true },
+  });
   setup(mgr);
   const ac = new AbortController();
   const done = mgr.start(ac.signal);
@@ -51,9 +58,18 @@ describe('read-your-own-writes (real API server)', () => {
     try {
       const c = mgr.getClient();
       await c.list(V1ConfigMap, { namespace: ns }); // start the informer
-      const created = await c.create<V1ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: ns }, data: { n: '0' } });
+      const created = await c.create<V1ConfigMap>({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'cm', namespace: ns },
+        data: { n: '0' },
+      });
       let read = await c.get(V1ConfigMap, { namespace: ns, name: 'cm' });
-      assert.equal(read.metadata?.resourceVersion, created.metadata?.resourceVersion, 'no NotFound, no older version after the create');
+      assert.equal(
+        read.metadata?.resourceVersion,
+        created.metadata?.resourceVersion,
+        'no NotFound, no older version after the create',
+      );
       for (let i = 1; i <= 30; i++) {
         read.data = { n: String(i) };
         const wrote = await c.update(read);
@@ -65,7 +81,10 @@ describe('read-your-own-writes (real API server)', () => {
       read = await c.get(V1ConfigMap, { namespace: ns, name: 'cm' });
       assert.equal(read.metadata?.labels?.patched, 'yes');
       assert.equal(read.metadata?.resourceVersion, patched.metadata?.resourceVersion);
-      const applied = await c.apply<V1ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: ns }, data: { applied: 'yes' } }, { fieldOwner: 'ryow-test', force: true });
+      const applied = await c.apply<V1ConfigMap>(
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: ns }, data: { applied: 'yes' } },
+        { fieldOwner: 'ryow-test', force: true },
+      );
       read = await c.get(V1ConfigMap, { namespace: ns, name: 'cm' });
       assert.equal(read.metadata?.resourceVersion, applied.metadata?.resourceVersion);
       assert.equal(read.data?.applied, 'yes');
@@ -81,22 +100,36 @@ describe('read-your-own-writes (real API server)', () => {
       const c = mgr.getClient();
       const other = newClient(config);
       await c.list(V1ConfigMap, { namespace: ns });
-      const mine = await c.create<V1ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared', namespace: ns }, data: { by: 'me' } });
+      const mine = await c.create<V1ConfigMap>({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'shared', namespace: ns },
+        data: { by: 'me' },
+      });
       const theirs = await other.patch(mine, mergePatch({ data: { by: 'them' } }));
-      await waitFor('the other client\'s later write is read', async () => (await c.get(V1ConfigMap, { namespace: ns, name: 'shared' })).data?.by === 'them');
-      assert.equal((await c.get(V1ConfigMap, { namespace: ns, name: 'shared' })).metadata?.resourceVersion, theirs.metadata?.resourceVersion);
+      await waitFor(
+        "the other client's later write is read",
+        async () => (await c.get(V1ConfigMap, { namespace: ns, name: 'shared' })).data?.by === 'them',
+      );
+      assert.equal(
+        (await c.get(V1ConfigMap, { namespace: ns, name: 'shared' })).metadata?.resourceVersion,
+        theirs.metadata?.resourceVersion,
+      );
       // a delete drops the stand-in: the object is gone for the reader as soon as the cache says so
       await c.delete(theirs);
-      await waitFor('gone after the delete', async () => (await c.get(V1ConfigMap, { namespace: ns, name: 'shared' }).catch(() => undefined)) === undefined);
+      await waitFor(
+        'gone after the delete',
+        async () => (await c.get(V1ConfigMap, { namespace: ns, name: 'shared' }).catch(() => undefined)) === undefined,
+      );
     } finally {
       await stop();
     }
   });
 
-  it('ignoreOwnWrites: the controller is not woken by its own update, and is by anyone else\'s', async () => {
+  it("ignoreOwnWrites: the controller is not woken by its own update, and is by anyone else's", async () => {
     const ns = await namespace('ryow-pred');
     const reconciles: string[] = [];
-    const { mgr, stop } = await running((m) => {
+    const { stop } = await running((m) => {
       const c = m.getClient();
       controllerManagedBy(m)
         .for(V1ConfigMap, { predicates: [ignoreOwnWrites(c)] })
@@ -113,14 +146,24 @@ describe('read-your-own-writes (real API server)', () => {
       await waitFor('a reconciled', () => reconciles.includes('a:-'));
       // The controller's own update of a makes an event it drops; a write to b by another client
       // after it is reconciled, and b's event comes after a's on the same watch.
-      await waitFor('a updated by the controller', async () => (await other.get(V1ConfigMap, { namespace: ns, name: 'a' })).data?.seen === 'yes');
+      await waitFor(
+        'a updated by the controller',
+        async () => (await other.get(V1ConfigMap, { namespace: ns, name: 'a' })).data?.seen === 'yes',
+      );
       await other.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: ns } });
       await waitFor('b reconciled', () => reconciles.includes('b:-'));
-      assert.deepEqual(reconciles.filter((r) => r.startsWith('a:')), ['a:-'], 'a was not reconciled again after its own update');
+      assert.deepEqual(
+        reconciles.filter((r) => r.startsWith('a:')),
+        ['a:-'],
+        'a was not reconciled again after its own update',
+      );
       // someone else's update of a does wake it
       const a = await other.get(V1ConfigMap, { namespace: ns, name: 'a' });
       await other.patch(a, mergePatch({ data: { external: '1' } }));
-      await waitFor('an external write of a is reconciled', () => reconciles.filter((r) => r.startsWith('a:')).length === 2);
+      await waitFor(
+        'an external write of a is reconciled',
+        () => reconciles.filter((r) => r.startsWith('a:')).length === 2,
+      );
     } finally {
       await stop();
     }

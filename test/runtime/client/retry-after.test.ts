@@ -28,13 +28,23 @@ describe('Retry-After', () => {
         const headers: Record<string, string> = { 'content-type': 'application/json' };
         if (retryAfter !== undefined) headers['retry-after'] = retryAfter;
         const reason = status === 429 ? 'TooManyRequests' : status >= 500 ? 'InternalError' : '';
-        res.writeHead(status, headers).end(JSON.stringify(status === 200 ? { kind: 'ConfigMap', metadata: { name: 'x' } } : { kind: 'Status', status: 'Failure', code: status, reason, message: 'storage is (re)initializing' }));
+        res
+          .writeHead(status, headers)
+          .end(
+            JSON.stringify(
+              status === 200
+                ? { kind: 'ConfigMap', metadata: { name: 'x' } }
+                : { kind: 'Status', status: 'Failure', code: status, reason, message: 'storage is (re)initializing' },
+            ),
+          );
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const kc = new KubeConfig();
     kc.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
+      clusters: [
+        { name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true },
+      ],
       users: [{ name: 'u', token: 't' }],
       contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
       currentContext: 'x',
@@ -54,15 +64,29 @@ describe('Retry-After', () => {
     ];
     const r = await client.request('POST', '/api/v1/namespaces/default/configmaps', { body: { a: 1 } });
     assert.equal(r.metadata.name, 'x');
-    assert.deepEqual(seen.map((s) => [s.method, s.body]), [['POST', '{"a":1}'], ['POST', '{"a":1}'], ['POST', '{"a":1}']]);
+    assert.deepEqual(
+      seen.map((s) => [s.method, s.body]),
+      [
+        ['POST', '{"a":1}'],
+        ['POST', '{"a":1}'],
+        ['POST', '{"a":1}'],
+      ],
+    );
     assert.ok(seen[1].at - seen[0].at >= 900, `waited ${seen[1].at - seen[0].at} ms`);
   });
 
   it('no Retry-After, or a 4xx other than 429: no retry', async () => {
-    for (const answer of [[429, undefined], [500, undefined], [409, '1']] as [number, string | undefined][]) {
+    for (const answer of [
+      [429, undefined],
+      [500, undefined],
+      [409, '1'],
+    ] as [number, string | undefined][]) {
       seen.length = 0;
       script = [answer];
-      await assert.rejects(client.request('GET', '/api/v1/namespaces/default/configmaps/x'), (e: unknown) => e instanceof StatusError && e.code === answer[0]);
+      await assert.rejects(
+        client.request('GET', '/api/v1/namespaces/default/configmaps/x'),
+        (e: unknown) => e instanceof StatusError && e.code === answer[0],
+      );
       assert.equal(seen.length, 1);
     }
   });
@@ -70,7 +94,10 @@ describe('Retry-After', () => {
   it('gives up after 10 retries with the last answer', async () => {
     seen.length = 0;
     script = Array.from({ length: 12 }, () => [429, '0'] as [number, string]);
-    await assert.rejects(client.request('GET', '/api/v1/namespaces/default/configmaps/x'), (e: unknown) => e instanceof StatusError && e.code === 429 && /storage is \(re\)initializing/.test(e.message));
+    await assert.rejects(
+      client.request('GET', '/api/v1/namespaces/default/configmaps/x'),
+      (e: unknown) => e instanceof StatusError && e.code === 429 && /storage is \(re\)initializing/.test(e.message),
+    );
     assert.equal(seen.length, 11);
   });
 
@@ -79,7 +106,10 @@ describe('Retry-After', () => {
     const ac = new AbortController();
     const started = Date.now();
     setTimeout(() => ac.abort(), 100);
-    await assert.rejects(client.request('GET', '/api/v1/namespaces/default/configmaps/x', { signal: ac.signal }), /abort/i);
+    await assert.rejects(
+      client.request('GET', '/api/v1/namespaces/default/configmaps/x', { signal: ac.signal }),
+      /abort/i,
+    );
     assert.ok(Date.now() - started < 5000);
     script = [];
   });

@@ -2,7 +2,12 @@
 // apimachinery's labels.Parse: equality, sets, existence, and the integer comparisons gt / lt).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { matchesLabels, parseFieldSelector, parseLabelSelector, SelectorSyntaxError } from '../../../src/runtime/client/selector.js';
+import {
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+  SelectorSyntaxError,
+} from '../../../src/runtime/client/selector.js';
 
 const labels = { tier: 'web', env: 'prod', n: '5', word: 'five' };
 const matches = (sel: string) => matchesLabels(parseLabelSelector(sel), labels);
@@ -30,7 +35,13 @@ describe('label selectors', () => {
   });
 
   it('refuse a term that does not parse, naming it', () => {
-    assert.throws(() => parseLabelSelector('a in b'), (e) => e instanceof SelectorSyntaxError && e.term === 'a in b');
-    assert.throws(() => parseFieldSelector('metadata.name'), (e) => e instanceof SelectorSyntaxError && e.term === 'metadata.name');
+    assert.throws(
+      () => parseLabelSelector('a in b'),
+      (e) => e instanceof SelectorSyntaxError && e.term === 'a in b',
+    );
+    assert.throws(
+      () => parseFieldSelector('metadata.name'),
+      (e) => e instanceof SelectorSyntaxError && e.term === 'metadata.name',
+    );
   });
 });

@@ -20,7 +20,13 @@ import {
   newClient,
 } from '../../../src/runtime/client/index.js';
 import { RestClient } from '../../../src/runtime/client/rest.js';
-import { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError, newCache, type SharedInformer } from '../../../src/runtime/cache/index.js';
+import {
+  CacheSyncTimeoutError,
+  MissingIndexError,
+  NamespaceNotWatchedError,
+  newCache,
+  type SharedInformer,
+} from '../../../src/runtime/cache/index.js';
 import { BuilderError, controllerManagedBy } from '../../../src/runtime/controller/index.js';
 import { newManager } from '../../../src/runtime/manager/index.js';
 import { LeaderElectionError, LeaderElector } from '../../../src/runtime/manager/leaderelection.js';
@@ -51,17 +57,39 @@ const lease = (name: string, rv?: string, holderIdentity = 'a') => ({
 
 describe('one error family', () => {
   it('the transport leader election, events and testing use rejects with StatusErrors', async () => {
-    await assert.rejects(rest.get(`${leases}/missing`), (e: unknown) => e instanceof NotFoundError && isNotFound(e) && /GET \/apis\/coordination/.test((e as Error).message));
+    await assert.rejects(
+      rest.get(`${leases}/missing`),
+      (e: unknown) =>
+        e instanceof NotFoundError && isNotFound(e) && /GET \/apis\/coordination/.test((e as Error).message),
+    );
     const created = await rest.request('POST', leases, { body: lease('family') });
-    await assert.rejects(rest.request('POST', leases, { body: lease('family') }), (e: unknown) => isAlreadyExists(e) && !isConflict(e));
+    await assert.rejects(
+      rest.request('POST', leases, { body: lease('family') }),
+      (e: unknown) => isAlreadyExists(e) && !isConflict(e),
+    );
     await rest.request('PUT', `${leases}/family`, { body: lease('family', created.metadata.resourceVersion, 'b') });
     // The first resourceVersion is stale now: 409 Conflict.
-    await assert.rejects(rest.request('PUT', `${leases}/family`, { body: lease('family', created.metadata.resourceVersion, 'c') }), (e: unknown) => isConflict(e));
-    await assert.rejects(rest.request('POST', leases, { body: { ...lease('Not_A_Name') } }), (e: unknown) => isInvalid(e) && e instanceof StatusError && e.code === 422);
+    await assert.rejects(
+      rest.request('PUT', `${leases}/family`, { body: lease('family', created.metadata.resourceVersion, 'c') }),
+      (e: unknown) => isConflict(e),
+    );
+    await assert.rejects(
+      rest.request('POST', leases, { body: { ...lease('Not_A_Name') } }),
+      (e: unknown) => isInvalid(e) && e instanceof StatusError && e.code === 422,
+    );
   });
 
   it('leader election: a lease namespace that does not exist is a LeaderElectionError caused by a NotFound', async () => {
-    const elector = new LeaderElector({ rest, namespace: 'no-such-namespace', name: 'le', identity: 'me', logger: testLogger(), leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 });
+    const elector = new LeaderElector({
+      rest,
+      namespace: 'no-such-namespace',
+      name: 'le',
+      identity: 'me',
+      logger: testLogger(),
+      leaseDurationMs: 3000,
+      renewDeadlineMs: 2000,
+      retryPeriodMs: 500,
+    });
     const err = await elector.acquire(AbortSignal.timeout(20_000)).then(
       () => undefined,
       (e: unknown) => e,
@@ -77,7 +105,11 @@ describe('one error family', () => {
     const denied = new RestClient(env.userConfig('nobody'));
     const broadcaster = new EventBroadcaster({ rest: denied, logger });
     const recorder = broadcaster.recorder('family-test');
-    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'default', uid: 'u' } } as KubernetesObject;
+    const cm = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'x', namespace: 'default', uid: 'u' },
+    } as KubernetesObject;
     recorder.eventf(cm, undefined, 'Normal', 'Tested', 'Test', 'first');
     recorder.eventf(cm, undefined, 'Normal', 'Other', 'Test', 'second');
     await broadcaster.flush();
@@ -106,7 +138,10 @@ describe('one error family', () => {
   it('a forbidden read through the transport is Forbidden', async () => {
     const r = new RestClient(env.userConfig('nobody'));
     try {
-      await assert.rejects(r.get('/api/v1/namespaces'), (e: unknown) => isForbidden(e) && /"nobody"/.test((e as Error).message));
+      await assert.rejects(
+        r.get('/api/v1/namespaces'),
+        (e: unknown) => isForbidden(e) && /"nobody"/.test((e as Error).message),
+      );
     } finally {
       r.close();
     }
@@ -125,29 +160,69 @@ describe('one RESTMapper per manager', () => {
     await newClient(config).create(widget('default', 'mapped', { message: 'm' }));
     const a = newManager(config, { logger: testLogger() });
     const b = newManager(config, { logger: testLogger() });
-    a.getRESTMapper().register(Gizmo, { apiVersion: 'test.kubeforge.io/v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+    a.getRESTMapper().register(Gizmo, {
+      apiVersion: 'test.kubeforge.io/v1',
+      kind: 'Widget',
+      plural: 'widgets',
+      namespaced: true,
+    });
     // A descriptor alias only b knows.
-    b.getRESTMapper().register(undefined, { apiVersion: 'test.kubeforge.io/v1', kind: 'Doohickey', plural: 'widgets', namespaced: true });
+    b.getRESTMapper().register(undefined, {
+      apiVersion: 'test.kubeforge.io/v1',
+      kind: 'Doohickey',
+      plural: 'widgets',
+      namespaced: true,
+    });
 
     const viaA = await a.getAPIReader().get(Gizmo, { namespace: 'default', name: 'mapped' });
     assert.equal((viaA as Widget).spec?.message, 'm');
-    await assert.rejects(b.getAPIReader().get(Gizmo, { namespace: 'default', name: 'mapped' }), /cannot tell the Kubernetes kind of class Gizmo/);
+    await assert.rejects(
+      b.getAPIReader().get(Gizmo, { namespace: 'default', name: 'mapped' }),
+      /cannot tell the Kubernetes kind of class Gizmo/,
+    );
 
     const doohickey = { apiVersion: 'test.kubeforge.io/v1', kind: 'Doohickey' };
     const viaB = await b.getAPIReader().get(doohickey, { namespace: 'default', name: 'mapped' });
     assert.equal(viaB.metadata?.name, 'mapped');
-    await assert.rejects(a.getAPIReader().get(doohickey, { namespace: 'default', name: 'mapped' }), (e: unknown) => isNoKindMatch(e) && /no matches for kind "Doohickey"/.test(String(e)));
+    await assert.rejects(
+      a.getAPIReader().get(doohickey, { namespace: 'default', name: 'mapped' }),
+      (e: unknown) => isNoKindMatch(e) && /no matches for kind "Doohickey"/.test(String(e)),
+    );
 
     // The builders resolve through the manager's mapper too.
-    controllerManagedBy(a).for(Gizmo).owns(V1ConfigMap).complete(async () => ({}));
-    assert.throws(() => controllerManagedBy(b).for(Gizmo).owns(V1ConfigMap).complete(async () => ({})), (e: unknown) => e instanceof BuilderError && /Gizmo/.test((e as Error).message));
+    controllerManagedBy(a)
+      .for(Gizmo)
+      .owns(V1ConfigMap)
+      .complete(async () => ({}));
+    assert.throws(
+      () =>
+        controllerManagedBy(b)
+          .for(Gizmo)
+          .owns(V1ConfigMap)
+          .complete(async () => ({})),
+      (e: unknown) => e instanceof BuilderError && /Gizmo/.test((e as Error).message),
+    );
 
     // Registrations and discovery results stay in their own mapper.
-    assert.equal(b.getRESTMapper().types().byKind('test.kubeforge.io/v1', 'Widget'), undefined, 'a registered Widget for Gizmo; b must not see it');
+    assert.equal(
+      b.getRESTMapper().types().byKind('test.kubeforge.io/v1', 'Widget'),
+      undefined,
+      'a registered Widget for Gizmo; b must not see it',
+    );
     const c = newManager(config, { logger: testLogger() });
-    await c.getAPIReader().get({ apiVersion: 'test.kubeforge.io/v1', kind: 'Widget' }, { namespace: 'default', name: 'mapped' });
-    assert.equal(c.getRESTMapper().types().byKind('test.kubeforge.io/v1', 'Widget')?.plural, 'widgets', 'c discovered Widget');
-    assert.equal(b.getRESTMapper().types().byKind('test.kubeforge.io/v1', 'Widget'), undefined, 'what c discovered stays in c');
+    await c
+      .getAPIReader()
+      .get({ apiVersion: 'test.kubeforge.io/v1', kind: 'Widget' }, { namespace: 'default', name: 'mapped' });
+    assert.equal(
+      c.getRESTMapper().types().byKind('test.kubeforge.io/v1', 'Widget')?.plural,
+      'widgets',
+      'c discovered Widget',
+    );
+    assert.equal(
+      b.getRESTMapper().types().byKind('test.kubeforge.io/v1', 'Widget'),
+      undefined,
+      'what c discovered stays in c',
+    );
   });
 });
 
@@ -170,7 +245,12 @@ class NotInstalled {
 
 describe('a Kind the API server does not serve', () => {
   it('cached reads reject at once with the likely cause, not a sync timeout', async () => {
-    const cache = newCache(config, { logger: testLogger(), syncTimeoutMs: 600_000, initialBackoffMs: 50, maxBackoffMs: 200 });
+    const cache = newCache(config, {
+      logger: testLogger(),
+      syncTimeoutMs: 600_000,
+      initialBackoffMs: 50,
+      maxBackoffMs: 200,
+    });
     const ac = new AbortController();
     const run = cache.start(ac.signal);
     try {
@@ -184,9 +264,18 @@ describe('a Kind the API server does not serve', () => {
         assert.ok(isNotFound(err) && isNoKindMatch(err));
         assert.match(err.message, pattern);
       };
-      await check(WrongPlural, /serves Widget as plural "widgets", but the class says plural "widgetz".*static plural is out of sync/);
-      await check(WrongKind, /test\.kubeforge\.io\/v1 is served but has no kind Wodget \(it serves Widget \(widgets\)\).*make install/);
-      await check(NotInstalled, /does not serve absent\.kubeforge\.io\/v1 at all: the CRD of Thing is not installed \(`make install`\)/);
+      await check(
+        WrongPlural,
+        /serves Widget as plural "widgets", but the class says plural "widgetz".*static plural is out of sync/,
+      );
+      await check(
+        WrongKind,
+        /test\.kubeforge\.io\/v1 is served but has no kind Wodget \(it serves Widget \(widgets\)\).*make install/,
+      );
+      await check(
+        NotInstalled,
+        /does not serve absent\.kubeforge\.io\/v1 at all: the CRD of Thing is not installed \(`make install`\)/,
+      );
     } finally {
       ac.abort();
       await run;
@@ -201,7 +290,10 @@ describe('a Kind the API server does not serve', () => {
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(), 60_000);
     try {
-      await assert.rejects(mgr.start(ac.signal), (e: unknown) => e instanceof NoKindMatchError && /plural "widgetz"/.test((e as Error).message));
+      await assert.rejects(
+        mgr.start(ac.signal),
+        (e: unknown) => e instanceof NoKindMatchError && /plural "widgetz"/.test((e as Error).message),
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -245,8 +337,14 @@ describe('cache options through the Manager', () => {
         indexer.list().map((x) => x.metadata?.name),
       );
       assert.throws(() => indexer.byIndex('spec.message', 'keep'), MissingIndexError);
-      await assert.rejects(mgr.getClient().get(Widget, { namespace: 'elsewhere', name: 'x' }), (e: unknown) => e instanceof NamespaceNotWatchedError && e.namespace === 'elsewhere');
-      await assert.rejects(mgr.getClient().list(Widget, { fieldSelector: 'spec.message=keep' }), (e: unknown) => e instanceof MissingIndexError && e.field === 'spec.message');
+      await assert.rejects(
+        mgr.getClient().get(Widget, { namespace: 'elsewhere', name: 'x' }),
+        (e: unknown) => e instanceof NamespaceNotWatchedError && e.namespace === 'elsewhere',
+      );
+      await assert.rejects(
+        mgr.getClient().list(Widget, { fieldSelector: 'spec.message=keep' }),
+        (e: unknown) => e instanceof MissingIndexError && e.field === 'spec.message',
+      );
     } finally {
       ac.abort();
       await done;

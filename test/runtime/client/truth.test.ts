@@ -37,7 +37,12 @@ function age(obj: { metadata?: { creationTimestamp?: Date } }): number {
 
 describe('timestamps are the Dates client-node declares', () => {
   it("in a write's answer, a live read and a cached read (built-in kind)", async () => {
-    const cm: V1ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: 'dated' }, data: { a: '1' } };
+    const cm: V1ConfigMap = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { namespace: 'default', name: 'dated' },
+      data: { a: '1' },
+    };
     const created = await live.create(cm);
     assert.ok(created.metadata?.creationTimestamp instanceof Date, 'create answer');
     assert.ok(age(created) >= -60_000);
@@ -47,13 +52,21 @@ describe('timestamps are the Dates client-node declares', () => {
     assert.ok(got.metadata?.creationTimestamp instanceof Date, 'live get');
     assert.equal(got.metadata!.creationTimestamp!.getTime(), created.metadata!.creationTimestamp!.getTime());
     const listed = await live.list(V1ConfigMap, { namespace: 'default' });
-    assert.ok(listed.items.every((i) => i.metadata?.creationTimestamp instanceof Date), 'live list');
+    assert.ok(
+      listed.items.every((i) => i.metadata?.creationTimestamp instanceof Date),
+      'live list',
+    );
 
-    const fromCache = await waitFor('the cache to see the ConfigMap', () => cached.get(V1ConfigMap, { namespace: 'default', name: 'dated' }).catch(() => undefined));
+    const fromCache = await waitFor('the cache to see the ConfigMap', () =>
+      cached.get(V1ConfigMap, { namespace: 'default', name: 'dated' }).catch(() => undefined),
+    );
     assert.ok(fromCache.metadata?.creationTimestamp instanceof Date, 'cached get');
     assert.ok(age(fromCache) >= -60_000);
     const cachedList = await cached.list(V1ConfigMap, { namespace: 'default' });
-    assert.ok(cachedList.items.every((i) => i.metadata?.creationTimestamp instanceof Date), 'cached list');
+    assert.ok(
+      cachedList.items.every((i) => i.metadata?.creationTimestamp instanceof Date),
+      'cached list',
+    );
 
     // A Date goes back to the server as RFC 3339: an update of what was read round-trips.
     fromCache.data = { a: '2' };
@@ -65,7 +78,12 @@ describe('timestamps are the Dates client-node declares', () => {
   it("of a custom resource's metadata and status.conditions", async () => {
     const w = await live.create(widget('default', 'dated-widget', { replicas: 1 }));
     assert.ok(w.metadata?.creationTimestamp instanceof Date);
-    setStatusCondition((w.status ??= {}).conditions ??= [], { type: 'Available', status: 'True', reason: 'Ok', message: 'up' });
+    setStatusCondition(((w.status ??= {}).conditions ??= []), {
+      type: 'Available',
+      status: 'True',
+      reason: 'Ok',
+      message: 'up',
+    });
     await live.status().update(w);
     const c = findStatusCondition(w.status?.conditions, 'Available');
     assert.ok(c?.lastTransitionTime instanceof Date, 'status answer');
@@ -75,21 +93,32 @@ describe('timestamps are the Dates client-node declares', () => {
     });
     const cc = findStatusCondition(again.status?.conditions, 'Available');
     assert.ok(cc?.lastTransitionTime instanceof Date, 'cached read of a condition');
-    assert.equal(cc.lastTransitionTime.getTime(), c.lastTransitionTime.getTime(), 'whole seconds survive the round trip');
+    assert.equal(
+      cc.lastTransitionTime.getTime(),
+      c.lastTransitionTime.getTime(),
+      'whole seconds survive the round trip',
+    );
   });
 });
 
 describe('writes refresh the object passed in', () => {
   it('update then status().update on the same object, as the Memcached tutorial does (no 409)', async () => {
     await live.create(widget('default', 'memcached-port', { replicas: 1 }));
-    const m = await waitFor('the cache to see the Widget', () => cached.get(Widget, { namespace: 'default', name: 'memcached-port' }).catch(() => undefined));
+    const m = await waitFor('the cache to see the Widget', () =>
+      cached.get(Widget, { namespace: 'default', name: 'memcached-port' }).catch(() => undefined),
+    );
     const rv0 = m.metadata?.resourceVersion;
     m.spec = { ...m.spec, replicas: 3 };
     const returned = await cached.update(m);
     assert.equal(returned, m, 'the same object is returned');
     assert.notEqual(m.metadata?.resourceVersion, rv0, 'obj carries the new resourceVersion');
     assert.equal(m.metadata?.generation, 2);
-    setStatusCondition((m.status ??= {}).conditions ??= [], { type: 'Available', status: 'True', reason: 'Reconciling', message: 'scaled to 3' });
+    setStatusCondition(((m.status ??= {}).conditions ??= []), {
+      type: 'Available',
+      status: 'True',
+      reason: 'Reconciling',
+      message: 'scaled to 3',
+    });
     await cached.status().update(m);
     assert.equal(findStatusCondition(m.status?.conditions, 'Available')?.message, 'scaled to 3');
     // And once more: a second spec write after the status write.
@@ -100,11 +129,19 @@ describe('writes refresh the object passed in', () => {
   });
 
   it('keeps the prototype of a class instance and drops fields the server removed', async () => {
-    const w = Object.assign(new Widget(), { metadata: { namespace: 'default', name: 'classy' }, spec: { replicas: 1 }, extra: 'dropped by pruning' });
+    const w = Object.assign(new Widget(), {
+      metadata: { namespace: 'default', name: 'classy' },
+      spec: { replicas: 1 },
+      extra: 'dropped by pruning',
+    });
     await live.create(w);
     assert.ok(w instanceof Widget);
     assert.ok(w.metadata?.uid);
-    assert.equal((w as { extra?: string }).extra, undefined, 'the server pruned the unknown field; obj shows what is stored');
+    assert.equal(
+      (w as { extra?: string }).extra,
+      undefined,
+      'the server pruned the unknown field; obj shows what is stored',
+    );
   });
 
   it('leaves a frozen object alone and returns the answer', async () => {
@@ -122,11 +159,20 @@ describe('client calls take an AbortSignal', () => {
     const ac = new AbortController();
     ac.abort();
     const isAbort = (e: unknown) => (e as Error).name === 'AbortError';
-    await assert.rejects(live.get(V1ConfigMap, { namespace: 'default', name: 'dated' }, { signal: ac.signal }), isAbort);
-    await assert.rejects(cached.get(V1ConfigMap, { namespace: 'default', name: 'dated' }, { signal: ac.signal }), isAbort);
+    await assert.rejects(
+      live.get(V1ConfigMap, { namespace: 'default', name: 'dated' }, { signal: ac.signal }),
+      isAbort,
+    );
+    await assert.rejects(
+      cached.get(V1ConfigMap, { namespace: 'default', name: 'dated' }, { signal: ac.signal }),
+      isAbort,
+    );
     await assert.rejects(live.list(V1ConfigMap, { namespace: 'default', signal: ac.signal }), isAbort);
     await assert.rejects(live.create(widget('default', 'never', {}), { signal: ac.signal }), isAbort);
-    await assert.rejects(live.get(Widget, { namespace: 'default', name: 'never' }), (e: unknown) => (e as { code?: number }).code === 404);
+    await assert.rejects(
+      live.get(Widget, { namespace: 'default', name: 'never' }),
+      (e: unknown) => (e as { code?: number }).code === 404,
+    );
   });
 
   it('aborting during a request stops it', async () => {

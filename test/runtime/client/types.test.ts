@@ -12,7 +12,12 @@ describe('built-in classes', () => {
   it('from another copy of @kubernetes/client-node (two versions installed, or kubeforge linked) are known by name and model shape', () => {
     // A class equal in all but identity, as a second copy of the package would load it.
     const map = EventsV1Event.attributeTypeMap;
-    const other = { EventsV1Event: class EventsV1Event { static readonly discriminator = undefined; static readonly attributeTypeMap = map } }.EventsV1Event;
+    const other = {
+      EventsV1Event: class EventsV1Event {
+        static readonly discriminator = undefined;
+        static readonly attributeTypeMap = map;
+      },
+    }.EventsV1Event;
     assert.notEqual(other, EventsV1Event);
     assert.deepEqual(pick(resolveStatic(other)), ['events.k8s.io/v1', 'Event', 'events', true]);
   });

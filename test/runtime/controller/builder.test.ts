@@ -18,7 +18,11 @@ import {
   type Request,
   type RequestQueue,
 } from '../../../src/runtime/controller/index.js';
-import { andPredicates as and, notPredicate as not, orPredicates as or } from '../../../src/runtime/controller/predicate.js';
+import {
+  andPredicates as and,
+  notPredicate as not,
+  orPredicates as or,
+} from '../../../src/runtime/controller/predicate.js';
 import { MiniManager, Widget } from './harness.js';
 
 function offlineConfig(): KubeConfig {
@@ -84,9 +88,15 @@ describe('builder', () => {
 
   it('requires for() or named()+watches(), rejects duplicate names and a second complete()', () => {
     const mgr = new MiniManager(offlineConfig());
-    assert.match(problemsOf(() => controllerManagedBy(mgr).complete(noop)).join(), /must provide an object for reconciliation/);
+    assert.match(
+      problemsOf(() => controllerManagedBy(mgr).complete(noop)).join(),
+      /must provide an object for reconciliation/,
+    );
     assert.match(problemsOf(() => controllerManagedBy(mgr).named('lonely').complete(noop)).join(), /watches nothing/);
-    assert.match(problemsOf(() => controllerManagedBy(mgr).named('o').owns(V1Deployment).complete(noop)).join(), /owns\(\) needs for\(\)/);
+    assert.match(
+      problemsOf(() => controllerManagedBy(mgr).named('o').owns(V1Deployment).complete(noop)).join(),
+      /owns\(\) needs for\(\)/,
+    );
     // watches-only controllers are fine when named
     const src = new ChannelSource();
     controllerManagedBy(mgr).named('channel').watches(src, enqueueRequestForObject()).complete(noop);
@@ -94,7 +104,10 @@ describe('builder', () => {
     const b = controllerManagedBy(mgr).for(Widget);
     b.complete(noop);
     assert.match(problemsOf(() => b.complete(noop)).join(), /already called/);
-    assert.match(problemsOf(() => controllerManagedBy(mgr).for(Widget).complete(noop)).join(), /a controller named "widget" already exists/);
+    assert.match(
+      problemsOf(() => controllerManagedBy(mgr).for(Widget).complete(noop)).join(),
+      /a controller named "widget" already exists/,
+    );
     controllerManagedBy(mgr).for(Widget).named('widget-2').complete(noop);
     // another manager has its own names
     controllerManagedBy(new MiniManager(offlineConfig())).for(Widget).complete({ reconcile: noop });
@@ -112,9 +125,27 @@ const obj = (md: KubernetesObject['metadata']): KubernetesObject => ({ apiVersio
 describe('predicates', () => {
   it('generation, resourceVersion, labels and annotations changed', () => {
     const a = obj({ name: 'a', generation: 1, resourceVersion: '1', labels: { x: '1' }, annotations: { y: '1' } });
-    const sameGen = obj({ name: 'a', generation: 1, resourceVersion: '2', labels: { x: '1' }, annotations: { y: '1' } });
-    const newLabels = obj({ name: 'a', generation: 1, resourceVersion: '3', labels: { x: '2' }, annotations: { y: '1' } });
-    const newAnn = obj({ name: 'a', generation: 2, resourceVersion: '4', labels: { x: '1' }, annotations: { y: '1', z: '2' } });
+    const sameGen = obj({
+      name: 'a',
+      generation: 1,
+      resourceVersion: '2',
+      labels: { x: '1' },
+      annotations: { y: '1' },
+    });
+    const newLabels = obj({
+      name: 'a',
+      generation: 1,
+      resourceVersion: '3',
+      labels: { x: '2' },
+      annotations: { y: '1' },
+    });
+    const newAnn = obj({
+      name: 'a',
+      generation: 2,
+      resourceVersion: '4',
+      labels: { x: '1' },
+      annotations: { y: '1', z: '2' },
+    });
     assert.equal(GenerationChangedPredicate.update!({ objectOld: a, objectNew: sameGen }), false);
     assert.equal(GenerationChangedPredicate.update!({ objectOld: a, objectNew: newAnn }), true);
     assert.equal(GenerationChangedPredicate.create, undefined, 'creates pass');
@@ -149,7 +180,11 @@ describe('handlers', () => {
     h.create!({ object: obj({ namespace: 'n', name: 'a' }) }, q);
     h.update!({ objectOld: obj({ namespace: 'n', name: 'a' }), objectNew: obj({ namespace: 'n', name: 'a' }) }, q);
     h.delete!({ object: obj({ name: 'cluster' }), deleteStateUnknown: true }, q);
-    assert.deepEqual(got, [{ namespace: 'n', name: 'a' }, { namespace: 'n', name: 'a' }, { namespace: '', name: 'cluster' }]);
+    assert.deepEqual(got, [
+      { namespace: 'n', name: 'a' },
+      { namespace: 'n', name: 'a' },
+      { namespace: '', name: 'cluster' },
+    ]);
   });
 
   it('enqueueRequestForOwner follows controller references of the owner kind (any version)', () => {
@@ -164,19 +199,32 @@ describe('handlers', () => {
     enqueueRequestForOwner(Widget).create!({ object: o }, q);
     assert.deepEqual(got, [{ namespace: 'n', name: 'ctrl' }]);
     ({ q, got } = recorder());
-    enqueueRequestForOwner({ apiVersion: 'test.kubeforge.io/v1', kind: 'Widget' }, { onlyControllerOwner: false }).create!({ object: o }, q);
-    assert.deepEqual(got, [{ namespace: 'n', name: 'ctrl' }, { namespace: 'n', name: 'plain' }]);
+    enqueueRequestForOwner({ apiVersion: 'test.kubeforge.io/v1', kind: 'Widget' }, { onlyControllerOwner: false })
+      .create!({ object: o }, q);
+    assert.deepEqual(got, [
+      { namespace: 'n', name: 'ctrl' },
+      { namespace: 'n', name: 'plain' },
+    ]);
     // updates enqueue owners of the old and the new object, once each
     ({ q, got } = recorder());
     const moved = obj({ namespace: 'n', name: 'child', ownerReferences: [{ ...refs[0], name: 'new-owner' }] });
     enqueueRequestForOwner(Widget).update!({ objectOld: o, objectNew: moved }, q);
-    assert.deepEqual(got, [{ namespace: 'n', name: 'ctrl' }, { namespace: 'n', name: 'new-owner' }]);
+    assert.deepEqual(got, [
+      { namespace: 'n', name: 'ctrl' },
+      { namespace: 'n', name: 'new-owner' },
+    ]);
   });
 
   it('enqueueRequestsFromMapFunc dedups old/new results', () => {
     const { q, got } = recorder();
     const h = enqueueRequestsFromMapFunc((o) => [{ namespace: 'n', name: o.metadata!.labels!.target }]);
-    h.update!({ objectOld: obj({ name: 'x', labels: { target: 'a' } }), objectNew: obj({ name: 'x', labels: { target: 'a' } }) }, q);
+    h.update!(
+      {
+        objectOld: obj({ name: 'x', labels: { target: 'a' } }),
+        objectNew: obj({ name: 'x', labels: { target: 'a' } }),
+      },
+      q,
+    );
     assert.deepEqual(got, [{ namespace: 'n', name: 'a' }]);
   });
 });
@@ -197,7 +245,10 @@ describe('controller without an API server', () => {
     const run = c.start(ac.signal);
     src.send(obj({ namespace: 'n', name: 'live' }));
     for (let i = 0; i < 100 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
-    assert.deepEqual(seen, [{ namespace: 'n', name: 'buffered' }, { namespace: 'n', name: 'live' }]);
+    assert.deepEqual(seen, [
+      { namespace: 'n', name: 'buffered' },
+      { namespace: 'n', name: 'live' },
+    ]);
     ac.abort();
     await run;
     src.send(obj({ namespace: 'n', name: 'after' }));
@@ -208,10 +259,18 @@ describe('controller without an API server', () => {
     const mgr = new MiniManager(offlineConfig());
     const never = {
       start: async () => {},
-      waitForSync: (signal: AbortSignal) => new Promise<boolean>((r) => signal.addEventListener('abort', () => r(false))),
+      waitForSync: (signal: AbortSignal) =>
+        new Promise<boolean>((r) => signal.addEventListener('abort', () => r(false))),
       toString: () => 'never-syncing source',
     };
-    const c = controllerManagedBy(mgr).named('slow').watches(never, enqueueRequestForObject()).withOptions({ cacheSyncTimeoutMs: 50 }).complete(async () => {});
-    await assert.rejects(c.start(new AbortController().signal), /timed out after 50 ms waiting for caches to sync \(never-syncing source\)/);
+    const c = controllerManagedBy(mgr)
+      .named('slow')
+      .watches(never, enqueueRequestForObject())
+      .withOptions({ cacheSyncTimeoutMs: 50 })
+      .complete(async () => {});
+    await assert.rejects(
+      c.start(new AbortController().signal),
+      /timed out after 50 ms waiting for caches to sync \(never-syncing source\)/,
+    );
   });
 });

@@ -52,8 +52,17 @@ interface Running {
 }
 
 /** Starts a Manager restricted to `ns` after `setup` registered controllers. */
-async function runManager(kc: KubeConfig, ns: string, setup: (mgr: Manager) => void, opts: { gracefulShutdownTimeoutMs?: number } = {}): Promise<Running> {
-  const mgr = newManager(kc, { logger: testLogger(), cache: { defaultNamespaces: [ns] }, gracefulShutdownTimeoutMs: opts.gracefulShutdownTimeoutMs ?? 10_000 });
+async function runManager(
+  kc: KubeConfig,
+  ns: string,
+  setup: (mgr: Manager) => void,
+  opts: { gracefulShutdownTimeoutMs?: number } = {},
+): Promise<Running> {
+  const mgr = newManager(kc, {
+    logger: testLogger(),
+    cache: { defaultNamespaces: [ns] },
+    gracefulShutdownTimeoutMs: opts.gracefulShutdownTimeoutMs ?? 10_000,
+  });
   setup(mgr);
   const ac = new AbortController();
   const done = mgr.start(ac.signal);
@@ -76,12 +85,24 @@ function deploymentFor(w: Widget): V1Deployment {
     metadata: {
       namespace: w.metadata!.namespace,
       name: `${w.metadata!.name}-dep`,
-      ownerReferences: [{ apiVersion: 'test.kubeforge.io/v1', kind: 'Widget', name: w.metadata!.name!, uid: w.metadata!.uid!, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'test.kubeforge.io/v1',
+          kind: 'Widget',
+          name: w.metadata!.name!,
+          uid: w.metadata!.uid!,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: {
       replicas: w.spec?.replicas ?? 1,
       selector: { matchLabels: { widget: w.metadata!.name! } },
-      template: { metadata: { labels: { widget: w.metadata!.name! } }, spec: { containers: [{ name: 'app', image: 'busybox' }] } },
+      template: {
+        metadata: { labels: { widget: w.metadata!.name! } },
+        spec: { containers: [{ name: 'app', image: 'busybox' }] },
+      },
     },
   };
 }
@@ -144,32 +165,58 @@ describe('controller on a real API server', () => {
     });
     try {
       await live.create(widget(ns, 'web', { replicas: 2 }));
-      const dep = await waitFor('owned deployment', () => live.get(V1Deployment, { namespace: ns, name: 'web-dep' }).catch(() => undefined));
+      const dep = await waitFor('owned deployment', () =>
+        live.get(V1Deployment, { namespace: ns, name: 'web-dep' }).catch(() => undefined),
+      );
       assert.equal(dep.metadata?.ownerReferences?.[0].kind, 'Widget');
       assert.equal(dep.spec?.replicas, 2);
-      await waitFor('status.observedGeneration', async () => (await live.get(Widget, { namespace: ns, name: 'web' })).status?.observedGeneration === 1);
+      await waitFor(
+        'status.observedGeneration',
+        async () => (await live.get(Widget, { namespace: ns, name: 'web' })).status?.observedGeneration === 1,
+      );
 
       // Someone scales the Deployment by hand: the owner is reconciled and puts it back.
       const before = record.calls.length;
       await live.patch(dep, mergePatch({ spec: { replicas: 7 } }));
-      await waitFor('drift corrected through the owner', async () => (await live.get(V1Deployment, { namespace: ns, name: 'web-dep' })).spec?.replicas === 2);
+      await waitFor(
+        'drift corrected through the owner',
+        async () => (await live.get(V1Deployment, { namespace: ns, name: 'web-dep' })).spec?.replicas === 2,
+      );
       assert.ok(record.calls.length > before);
-      assert.ok(record.calls.slice(before).every((r) => r.name === 'web' && r.namespace === ns), 'the Deployment event enqueued its owner Widget');
+      assert.ok(
+        record.calls.slice(before).every((r) => r.name === 'web' && r.namespace === ns),
+        'the Deployment event enqueued its owner Widget',
+      );
 
       // A Deployment without a controller reference to a Widget enqueues nothing. The informer
       // delivers events in order: once a later change to the owned Deployment has been
       // reconciled, the stray Deployment's event has been handled too.
       const quiet = record.calls.length;
-      await live.create({ ...deploymentFor({ metadata: { namespace: ns, name: 'stray', uid: 'x' } } as Widget), metadata: { namespace: ns, name: 'stray-dep' } });
-      await live.patch(await live.get(V1Deployment, { namespace: ns, name: 'web-dep' }), mergePatch({ metadata: { labels: { barrier: '1' } } }));
+      await live.create({
+        ...deploymentFor({ metadata: { namespace: ns, name: 'stray', uid: 'x' } } as Widget),
+        metadata: { namespace: ns, name: 'stray-dep' },
+      });
+      await live.patch(
+        await live.get(V1Deployment, { namespace: ns, name: 'web-dep' }),
+        mergePatch({ metadata: { labels: { barrier: '1' } } }),
+      );
       await waitFor('the owned Deployment change reconciled', () => record.calls.length > quiet);
-      assert.ok(record.calls.slice(quiet).every((r) => r.name === 'web'), `only the owner was reconciled: ${record.calls.slice(quiet).map((r) => r.name).join(', ')}`);
+      assert.ok(
+        record.calls.slice(quiet).every((r) => r.name === 'web'),
+        `only the owner was reconciled: ${record.calls
+          .slice(quiet)
+          .map((r) => r.name)
+          .join(', ')}`,
+      );
 
       // A spec change bumps generation; status follows through the status subresource.
       const w = await live.get(Widget, { namespace: ns, name: 'web' });
       w.spec = { replicas: 3 };
       await live.update(w);
-      await waitFor('observedGeneration 2', async () => (await live.get(Widget, { namespace: ns, name: 'web' })).status?.observedGeneration === 2);
+      await waitFor(
+        'observedGeneration 2',
+        async () => (await live.get(Widget, { namespace: ns, name: 'web' })).status?.observedGeneration === 2,
+      );
       assert.equal((await live.get(V1Deployment, { namespace: ns, name: 'web-dep' })).spec?.replicas, 3);
     } finally {
       await run.stop();
@@ -184,14 +231,24 @@ describe('controller on a real API server', () => {
     });
     try {
       const created = await live.create(widget(ns, 'fin', { replicas: 1 }));
-      await waitFor('finalizer added', async () => (await live.get(Widget, { namespace: ns, name: 'fin' })).metadata?.finalizers?.includes(FINALIZER));
+      await waitFor('finalizer added', async () =>
+        (await live.get(Widget, { namespace: ns, name: 'fin' })).metadata?.finalizers?.includes(FINALIZER),
+      );
       await live.delete(created);
       const dying = await live.get(Widget, { namespace: ns, name: 'fin' }).catch(() => undefined);
       if (dying) assert.ok(dying.metadata?.deletionTimestamp, 'held by the finalizer until cleanup');
-      await waitFor('object gone after cleanup', () => live.get(Widget, { namespace: ns, name: 'fin' }).then(() => false, (e) => isNotFound(e)));
+      await waitFor('object gone after cleanup', () =>
+        live.get(Widget, { namespace: ns, name: 'fin' }).then(
+          () => false,
+          (e) => isNotFound(e),
+        ),
+      );
       // Usually once; a second reconcile queued before the cache saw the finalizer removed may run
       // the (idempotent) cleanup again, exactly as with controller-runtime.
-      assert.ok(record.cleanups.length >= 1 && record.cleanups.every((n) => n === 'fin'), `cleanups: ${record.cleanups.join(', ')}`);
+      assert.ok(
+        record.cleanups.length >= 1 && record.cleanups.every((n) => n === 'fin'),
+        `cleanups: ${record.cleanups.join(', ')}`,
+      );
       await waitFor('a reconcile saw it gone', () => record.gone.includes('fin'));
     } finally {
       await run.stop();
@@ -228,9 +285,14 @@ describe('controller on a real API server', () => {
     });
     try {
       await live.create(widget(ns, 'race', {}));
-      await waitFor('eventual success', async () => (await live.get(Widget, { namespace: ns, name: 'race' })).status?.message === 'done');
+      await waitFor(
+        'eventual success',
+        async () => (await live.get(Widget, { namespace: ns, name: 'race' })).status?.message === 'done',
+      );
       assert.ok(errors.length >= 1 && isConflict(errors[0]), 'the stale write failed with ConflictError');
-      const metrics = await mgrRef!.getMetricsRegistry().getSingleMetricAsString('controller_runtime_reconcile_errors_total');
+      const metrics = await mgrRef!
+        .getMetricsRegistry()
+        .getSingleMetricAsString('controller_runtime_reconcile_errors_total');
       assert.match(metrics, /controller_runtime_reconcile_errors_total\{controller="widget"\} [1-9]/);
     } finally {
       await run.stop();
@@ -278,7 +340,10 @@ describe('controller on a real API server', () => {
       await sleep(200);
       proxy.resume();
 
-      const server = async () => new Map((await live.list(Widget, { namespace: ns })).items.map((w) => [w.metadata!.name!, w.metadata!.generation!]));
+      const server = async () =>
+        new Map(
+          (await live.list(Widget, { namespace: ns })).items.map((w) => [w.metadata!.name!, w.metadata!.generation!]),
+        );
       await waitFor(
         'every change reconciled',
         async () => {
@@ -295,7 +360,9 @@ describe('controller on a real API server', () => {
       const cached = await mgrRef!.getCache().list(Widget, { namespace: ns });
       assert.deepEqual(
         cached.items.map((w) => `${w.metadata!.name}@${w.metadata!.resourceVersion}`),
-        (await live.list(Widget, { namespace: ns })).items.map((w) => `${w.metadata!.name}@${w.metadata!.resourceVersion}`),
+        (await live.list(Widget, { namespace: ns })).items.map(
+          (w) => `${w.metadata!.name}@${w.metadata!.resourceVersion}`,
+        ),
         'the cache matches the server',
       );
     } finally {
@@ -329,9 +396,18 @@ describe('controller on a real API server', () => {
       await waitFor('panicky retried after the panic', () => (calls.get('panicky') ?? 0) >= 2);
       await waitFor('terminal reconciled', () => calls.get('terminal') === 1);
       const reg = mgrRef!.getMetricsRegistry();
-      assert.match(await reg.getSingleMetricAsString('controller_runtime_reconcile_panics_total'), /\{controller="widget"\} 1\n?$/m);
-      assert.match(await reg.getSingleMetricAsString('controller_runtime_terminal_reconcile_errors_total'), /\{controller="widget"\} 1\n?$/m);
-      assert.match(await reg.getSingleMetricAsString('controller_runtime_reconcile_total'), /\{controller="widget",result="error"\} 2/);
+      assert.match(
+        await reg.getSingleMetricAsString('controller_runtime_reconcile_panics_total'),
+        /\{controller="widget"\} 1\n?$/m,
+      );
+      assert.match(
+        await reg.getSingleMetricAsString('controller_runtime_terminal_reconcile_errors_total'),
+        /\{controller="widget"\} 1\n?$/m,
+      );
+      assert.match(
+        await reg.getSingleMetricAsString('controller_runtime_reconcile_total'),
+        /\{controller="widget",result="error"\} 2/,
+      );
     } finally {
       await run.stop();
     }
@@ -363,8 +439,14 @@ describe('controller on a real API server', () => {
       assert.ok(reasons[0] instanceof ReconciliationTimeoutError, String(reasons[0]));
       assert.equal((reasons[0] as ReconciliationTimeoutError).timeoutMs, 200);
       const reg = mgrRef!.getMetricsRegistry();
-      assert.match(await reg.getSingleMetricAsString('controller_runtime_reconcile_timeouts_total'), /\{controller="widget"\} 1\n?$/m);
-      assert.match(await reg.getSingleMetricAsString('controller_runtime_reconcile_total'), /\{controller="widget",result="error"\} 1/);
+      assert.match(
+        await reg.getSingleMetricAsString('controller_runtime_reconcile_timeouts_total'),
+        /\{controller="widget"\} 1\n?$/m,
+      );
+      assert.match(
+        await reg.getSingleMetricAsString('controller_runtime_reconcile_total'),
+        /\{controller="widget",result="error"\} 1/,
+      );
     } finally {
       await run.stop();
     }
@@ -372,7 +454,14 @@ describe('controller on a real API server', () => {
 
   it('refuses a reconciliationTimeoutMs that is not positive', () => {
     const mgr = newManager(config, { logger: testLogger() });
-    assert.throws(() => controllerManagedBy(mgr).for(Widget).withOptions({ reconciliationTimeoutMs: 0 }).complete(async () => undefined), /reconciliationTimeoutMs must be > 0 ms \(got 0\)/);
+    assert.throws(
+      () =>
+        controllerManagedBy(mgr)
+          .for(Widget)
+          .withOptions({ reconciliationTimeoutMs: 0 })
+          .complete(async () => undefined),
+      /reconciliationTimeoutMs must be > 0 ms \(got 0\)/,
+    );
   });
 
   it('priority queue: a change made during the start-up list is reconciled before the unchanged objects; off, it waits its turn', async () => {
@@ -391,7 +480,15 @@ describe('controller on a real API server', () => {
             if (!created) {
               created = true;
               await live.create(widget(ns, 'new'));
-              await waitFor('the new object is queued', () => mgr.getClient().get(Widget, { namespace: ns, name: 'new' }).then(() => true, () => false));
+              await waitFor('the new object is queued', () =>
+                mgr
+                  .getClient()
+                  .get(Widget, { namespace: ns, name: 'new' })
+                  .then(
+                    () => true,
+                    () => false,
+                  ),
+              );
               await sleep(300);
             }
             await sleep(10);
@@ -400,7 +497,11 @@ describe('controller on a real API server', () => {
       try {
         await waitFor('all 21 reconciled', () => order.length >= 21);
         const at = order.indexOf('new');
-        if (usePriorityQueue) assert.ok(at >= 1 && at <= 2, `with priorities, the new object runs next (position ${at}): ${order.join(' ')}`);
+        if (usePriorityQueue)
+          assert.ok(
+            at >= 1 && at <= 2,
+            `with priorities, the new object runs next (position ${at}): ${order.join(' ')}`,
+          );
         else assert.equal(at, 20, `first in, first out: the new object runs last: ${order.join(' ')}`);
       } finally {
         await run.stop();
@@ -439,7 +540,11 @@ describe('controller on a real API server', () => {
         .for(Widget, { predicates: [generationChanged] })
         .watches(
           V1ConfigMap,
-          enqueueRequestsFromMapFunc((cm: V1ConfigMap) => (cm.metadata?.annotations?.widget ? [{ namespace: cm.metadata.namespace!, name: cm.metadata.annotations.widget }] : [])),
+          enqueueRequestsFromMapFunc((cm: V1ConfigMap) =>
+            cm.metadata?.annotations?.widget
+              ? [{ namespace: cm.metadata.namespace!, name: cm.metadata.annotations.widget }]
+              : [],
+          ),
         )
         .withEventFilter(newPredicateFuncs((o) => o.metadata?.labels?.ignore !== 'true'))
         .complete(async (req) => {
@@ -453,14 +558,20 @@ describe('controller on a real API server', () => {
       // status-only change: generation unchanged -> filtered
       const n = calls.length;
       const patched = await live.status().patch(w, mergePatch({ status: { message: 'x' } }));
-      const decision = await waitFor('the predicate saw the status update', () => decisions.find((d) => d.resourceVersion === patched.metadata?.resourceVersion));
+      const decision = await waitFor('the predicate saw the status update', () =>
+        decisions.find((d) => d.resourceVersion === patched.metadata?.resourceVersion),
+      );
       assert.equal(decision.pass, false, 'status-only update filtered by GenerationChangedPredicate');
       // spec change -> reconciled
       await live.patch(w, mergePatch({ spec: { replicas: 5 } }));
       await waitFor('spec change reconciled', () => calls.length > n);
       // a ConfigMap pointing at p1 enqueues p1
       const m = calls.length;
-      await live.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: ns, name: 'ref', annotations: { widget: 'p1' } } });
+      await live.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { namespace: ns, name: 'ref', annotations: { widget: 'p1' } },
+      });
       await waitFor('map func enqueue', () => calls.length > m && calls[calls.length - 1] === 'p1');
       assert.ok(!calls.includes('ignored'), 'event filter applied');
     } finally {
@@ -475,24 +586,46 @@ describe('controller on a real API server', () => {
     let manager!: Manager;
     const run = await runManager(config, ns, (mgr) => {
       manager = mgr;
-      ctrl = controllerManagedBy(mgr).for(Widget).named('runtime-watches').complete(async (req) => {
-        calls.push(req.name);
-      });
+      ctrl = controllerManagedBy(mgr)
+        .for(Widget)
+        .named('runtime-watches')
+        .complete(async (req) => {
+          calls.push(req.name);
+        });
     });
     try {
       await live.create(widget(ns, 'w1'));
       await waitFor('the Widget reconciled', () => calls.includes('w1'));
       // a ConfigMap watch added while the manager runs
-      const toWidget = enqueueRequestsFromMapFunc((cm: V1ConfigMap) => (cm.metadata?.annotations?.widget ? [{ namespace: cm.metadata.namespace!, name: cm.metadata.annotations.widget }] : []));
+      const toWidget = enqueueRequestsFromMapFunc((cm: V1ConfigMap) =>
+        cm.metadata?.annotations?.widget
+          ? [{ namespace: cm.metadata.namespace!, name: cm.metadata.annotations.widget }]
+          : [],
+      );
       const handle = ctrl.watch(kindSource(manager.getCache(), V1ConfigMap), toWidget);
       let n = calls.length;
-      await live.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: ns, name: 'cm1', annotations: { widget: 'w1' } } });
+      await live.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { namespace: ns, name: 'cm1', annotations: { widget: 'w1' } },
+      });
       await waitFor('the new watch enqueued w1', () => calls.length > n);
       handle.remove();
       // the informer still runs (the cache reads it); the controller no longer hears its events
       n = calls.length;
-      await live.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: ns, name: 'cm2', annotations: { widget: 'w1' } } });
-      await waitFor('the cache saw cm2', async () => (await manager.getClient().get(V1ConfigMap, { namespace: ns, name: 'cm2' }).catch(() => undefined)) !== undefined);
+      await live.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { namespace: ns, name: 'cm2', annotations: { widget: 'w1' } },
+      });
+      await waitFor(
+        'the cache saw cm2',
+        async () =>
+          (await manager
+            .getClient()
+            .get(V1ConfigMap, { namespace: ns, name: 'cm2' })
+            .catch(() => undefined)) !== undefined,
+      );
       // a Widget event after the ConfigMap one: once it is reconciled, the ConfigMap event would have been too
       await live.create(widget(ns, 'w2'));
       await waitFor('w2 reconciled', () => calls.includes('w2'));
@@ -534,12 +667,18 @@ describe('controller on a real API server', () => {
     let mgrRef: Manager;
     const run = await runManager(config, ns, (mgr) => {
       mgrRef = mgr;
-      controllerManagedBy(mgr).for(Widget).named('metered').withOptions({ maxConcurrentReconciles: 2 }).complete(async () => {});
+      controllerManagedBy(mgr)
+        .for(Widget)
+        .named('metered')
+        .withOptions({ maxConcurrentReconciles: 2 })
+        .complete(async () => {});
     });
     try {
       await live.create(widget(ns, 'm1'));
       const reg = mgrRef!.getMetricsRegistry();
-      await waitFor('a successful reconcile', async () => /result="success"\} [1-9]/.test(await reg.getSingleMetricAsString('controller_runtime_reconcile_total')));
+      await waitFor('a successful reconcile', async () =>
+        /result="success"\} [1-9]/.test(await reg.getSingleMetricAsString('controller_runtime_reconcile_total')),
+      );
       const text = await reg.metrics();
       for (const re of [
         /controller_runtime_reconcile_total\{controller="metered",result="success"\} [1-9]/,

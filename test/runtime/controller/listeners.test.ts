@@ -37,7 +37,19 @@ describe('listeners', () => {
     const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
     process.on('warning', onWarning);
     const mgr = newManager(config, { logger: testLogger() });
-    const owned = [V1ConfigMap, V1Secret, V1Service, V1ServiceAccount, V1Pod, V1Deployment, V1StatefulSet, V1DaemonSet, V1ReplicaSet, V1Job, V1CronJob];
+    const owned = [
+      V1ConfigMap,
+      V1Secret,
+      V1Service,
+      V1ServiceAccount,
+      V1Pod,
+      V1Deployment,
+      V1StatefulSet,
+      V1DaemonSet,
+      V1ReplicaSet,
+      V1Job,
+      V1CronJob,
+    ];
     let b = controllerManagedBy(mgr).for(Widget);
     for (const t of owned) b = b.owns(t);
     let reconciled = false;

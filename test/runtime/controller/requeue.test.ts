@@ -5,7 +5,13 @@ import { describe, it } from 'node:test';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import type { Cache } from '../../../src/runtime/contracts.js';
-import { ChannelSource, Controller, FakeClock, enqueueRequestForObject, type Result } from '../../../src/runtime/controller/index.js';
+import {
+  ChannelSource,
+  Controller,
+  FakeClock,
+  enqueueRequestForObject,
+  type Result,
+} from '../../../src/runtime/controller/index.js';
 import { requeueDelayMs } from '../../../src/runtime/controller/reconcile.js';
 
 function setup(reconcile: (n: number) => Result | void) {
@@ -20,14 +26,23 @@ function setup(reconcile: (n: number) => Result | void) {
       ctx.logger.info('reconciling');
       return reconcile(calls.length);
     },
-    { cache: {} as Cache, logger, registry: new Registry(), forKind: { group: 'cache.example.com', kind: 'Memcached' } },
+    {
+      cache: {} as Cache,
+      logger,
+      registry: new Registry(),
+      forKind: { group: 'cache.example.com', kind: 'Memcached' },
+    },
     { clock },
   );
   const src = new ChannelSource();
   c.watch(src, enqueueRequestForObject());
   const ac = new AbortController();
   const done = c.start(ac.signal);
-  src.send({ apiVersion: 'cache.example.com/v1alpha1', kind: 'Memcached', metadata: { namespace: 'default', name: 'sample' } });
+  src.send({
+    apiVersion: 'cache.example.com/v1alpha1',
+    kind: 'Memcached',
+    metadata: { namespace: 'default', name: 'sample' },
+  });
   /** Lets the worker run until it waits for the queue again. */
   const settle = async () => {
     for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
@@ -73,7 +88,10 @@ describe('requeue delays', () => {
     await t.stop();
     const warnings = t.lines.filter((l) => l.level === 40);
     assert.equal(warnings.length, 1, JSON.stringify(warnings));
-    assert.match(String(warnings[0].msg), /within a second \(requeueAfterMs: 60, i\.e\. 60 ms\): this is a hot loop; return a longer delay or rely on watch events/);
+    assert.match(
+      String(warnings[0].msg),
+      /within a second \(requeueAfterMs: 60, i\.e\. 60 ms\): this is a hot loop; return a longer delay or rely on watch events/,
+    );
     assert.equal(warnings[0].controller, 'memcached');
   });
 

@@ -40,7 +40,11 @@ function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
-function harness(reconcile: ReconcileImpl, options: ControllerOptions = {}, predicates: Parameters<Controller['watch']>[2][] = []) {
+function harness(
+  reconcile: ReconcileImpl,
+  options: ControllerOptions = {},
+  predicates: Parameters<Controller['watch']>[2][] = [],
+) {
   const clock = new FakeClock(1_000_000);
   const registry = new Registry();
   const calls: { name: string; at: number }[] = [];
@@ -50,7 +54,12 @@ function harness(reconcile: ReconcileImpl, options: ControllerOptions = {}, pred
       calls.push({ name: req.name, at: clock.now() });
       return reconcile(req, ctx);
     },
-    { cache: {} as Cache, logger: pino({ level: 'silent' }), registry, forKind: { group: 'test.kubeforge.io', kind: 'Widget' } },
+    {
+      cache: {} as Cache,
+      logger: pino({ level: 'silent' }),
+      registry,
+      forKind: { group: 'test.kubeforge.io', kind: 'Widget' },
+    },
     { clock, ...options },
   );
   const src = new ChannelSource();
@@ -58,7 +67,11 @@ function harness(reconcile: ReconcileImpl, options: ControllerOptions = {}, pred
   const ac = new AbortController();
   const done = c.start(ac.signal);
   done.catch(() => undefined);
-  const metric = async (name: string) => (await registry.getSingleMetricAsString(name)).split('\n').filter((l) => !l.startsWith('#')).join('\n');
+  const metric = async (name: string) =>
+    (await registry.getSingleMetricAsString(name))
+      .split('\n')
+      .filter((l) => !l.startsWith('#'))
+      .join('\n');
   return {
     c,
     clock,
@@ -123,14 +136,24 @@ describe('controller (fake clock, channel source)', () => {
     // Far past every back-off step the default limiter would use for a first failure.
     t.clock.step(60_000);
     await settle();
-    assert.deepEqual(t.names().sort(), ['panicky', 'panicky', 'terminal'], 'the panic was retried, the terminal error was not');
+    assert.deepEqual(
+      t.names().sort(),
+      ['panicky', 'panicky', 'terminal'],
+      'the panic was retried, the terminal error was not',
+    );
     await t.stop();
     assert.match(await t.metric('controller_runtime_reconcile_panics_total'), /\{controller="unit"\} 1$/m);
     assert.match(await t.metric('controller_runtime_terminal_reconcile_errors_total'), /\{controller="unit"\} 1$/m);
   });
 
   it('requeueAfter waits that long on the clock; requeue: true goes through the rate limiter', async () => {
-    const results: (Result | undefined)[] = [{ requeueAfterMs: 200 }, { requeueAfterMs: 200 }, { requeue: true }, { requeue: true }, undefined];
+    const results: (Result | undefined)[] = [
+      { requeueAfterMs: 200 },
+      { requeueAfterMs: 200 },
+      { requeue: true },
+      { requeue: true },
+      undefined,
+    ];
     const t = harness(() => results.shift());
     t.src.send(obj('timer'));
     await settle();
@@ -226,7 +249,11 @@ describe('controller (fake clock, channel source)', () => {
     await settle();
     t.clock.step(3_600_000);
     await settle();
-    assert.deepEqual(t.names(), ['added-at-run-time', 'other-watch'], 'the removed watch delivers nothing; the others still do');
+    assert.deepEqual(
+      t.names(),
+      ['added-at-run-time', 'other-watch'],
+      'the removed watch delivers nothing; the others still do',
+    );
     await t.stop();
     assert.throws(() => t.c.watch(new ChannelSource(), enqueueRequestForObject()), /is stopped; cannot add a watch/);
   });
@@ -234,7 +261,17 @@ describe('controller (fake clock, channel source)', () => {
   it('a watch removed before start never starts', async () => {
     const clock = new FakeClock(1_000_000);
     const seen: string[] = [];
-    const c = new Controller('unit-pre', (req) => void seen.push(req.name), { cache: {} as Cache, logger: pino({ level: 'silent' }), registry: new Registry(), forKind: { group: 'test.kubeforge.io', kind: 'Widget' } }, { clock });
+    const c = new Controller(
+      'unit-pre',
+      (req) => void seen.push(req.name),
+      {
+        cache: {} as Cache,
+        logger: pino({ level: 'silent' }),
+        registry: new Registry(),
+        forKind: { group: 'test.kubeforge.io', kind: 'Widget' },
+      },
+      { clock },
+    );
     const kept = new ChannelSource();
     const dropped = new ChannelSource();
     c.watch(kept, enqueueRequestForObject());

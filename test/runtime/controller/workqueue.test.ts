@@ -135,7 +135,7 @@ describe('WorkQueue', () => {
   });
 });
 
-describe('WorkQueue priorities (controller-runtime\'s priority queue)', () => {
+describe("WorkQueue priorities (controller-runtime's priority queue)", () => {
   const drain = async (q: WorkQueue<string>) => {
     const out: string[] = [];
     while (q.len() > 0) {
@@ -182,7 +182,11 @@ describe('WorkQueue priorities (controller-runtime\'s priority queue)', () => {
     const registry = new Registry();
     const q = new WorkQueue<string>({ metrics: workQueueMetrics(registry, 'prio') });
     const depth = async () =>
-      Object.fromEntries((await registry.getSingleMetric('workqueue_depth')!.get()).values.filter((v) => v.labels.name === 'prio').map((v) => [String(v.labels.priority), v.value]));
+      Object.fromEntries(
+        (await registry.getSingleMetric('workqueue_depth')!.get()).values
+          .filter((v) => v.labels.name === 'prio')
+          .map((v) => [String(v.labels.priority), v.value]),
+      );
     q.add('low-1', -100);
     q.add('low-2', -100);
     q.add('a');
@@ -201,15 +205,22 @@ describe('WorkQueue priorities (controller-runtime\'s priority queue)', () => {
     const q = new WorkQueue<string>({ metrics: workQueueMetrics(registry, 'plain', false) });
     q.add('a');
     q.add('b');
-    const values = (await registry.getSingleMetric('workqueue_depth')!.get()).values.filter((v) => v.labels.name === 'plain');
-    assert.deepEqual(values.map((v) => [v.labels.priority, v.value]), [['', 2]]);
+    const values = (await registry.getSingleMetric('workqueue_depth')!.get()).values.filter(
+      (v) => v.labels.name === 'plain',
+    );
+    assert.deepEqual(
+      values.map((v) => [v.labels.priority, v.value]),
+      [['', 2]],
+    );
   });
 
   it('more than 25 distinct priorities are counted under exceeded_cardinality_limit', async () => {
     const registry = new Registry();
     const q = new WorkQueue<string>({ metrics: workQueueMetrics(registry, 'many') });
     for (let i = 0; i < 30; i++) q.add(`k${i}`, i);
-    const values = (await registry.getSingleMetric('workqueue_depth')!.get()).values.filter((v) => v.labels.name === 'many');
+    const values = (await registry.getSingleMetric('workqueue_depth')!.get()).values.filter(
+      (v) => v.labels.name === 'many',
+    );
     assert.equal(values.length, 26);
     assert.equal(values.find((v) => v.labels.priority === 'exceeded_cardinality_limit')?.value, 5);
   });

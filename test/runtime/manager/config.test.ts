@@ -20,7 +20,11 @@ function kubeconfig(file: string, server: string, contexts: string[] = ['main'])
     'apiVersion: v1',
     'kind: Config',
     'clusters:',
-    ...contexts.flatMap((c, i) => [`- name: ${c}`, '  cluster:', `    server: ${server.replace('PORT', String(6443 + i))}`]),
+    ...contexts.flatMap((c, i) => [
+      `- name: ${c}`,
+      '  cluster:',
+      `    server: ${server.replace('PORT', String(6443 + i))}`,
+    ]),
     'users:',
     '- name: u',
     '  user:',
@@ -46,20 +50,36 @@ describe('getConfigOrDie', () => {
   });
 
   it('uses KUBECONFIG, then ~/.kube/config', () => {
-    assert.equal(getConfigOrDie({ argv: [], env: { KUBECONFIG: b } }).getCurrentCluster()!.server, 'https://b.example:6443');
+    assert.equal(
+      getConfigOrDie({ argv: [], env: { KUBECONFIG: b } }).getCurrentCluster()!.server,
+      'https://b.example:6443',
+    );
     const home = join(dir, 'home');
     mkdirSync(join(home, '.kube'), { recursive: true });
     kubeconfig(join(home, '.kube', 'config'), 'https://home.example:PORT');
-    assert.equal(getConfigOrDie({ argv: [], env: { HOME: home } }).getCurrentCluster()!.server, 'https://home.example:6443');
+    assert.equal(
+      getConfigOrDie({ argv: [], env: { HOME: home } }).getCurrentCluster()!.server,
+      'https://home.example:6443',
+    );
   });
 
   it('says where it looked when nothing is found, and names a missing file', () => {
     assert.throws(
       () => getConfigOrDie({ argv: [], env: { HOME: join(dir, 'empty-home') } }),
-      (e: unknown) => e instanceof ConfigError && /no Kubernetes configuration found/.test(e.message) && /KUBECONFIG/.test(e.message) && /in-cluster/.test(e.message),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        /no Kubernetes configuration found/.test(e.message) &&
+        /KUBECONFIG/.test(e.message) &&
+        /in-cluster/.test(e.message),
     );
-    assert.throws(() => getConfigOrDie({ argv: ['--kubeconfig', join(dir, 'missing.yaml')], env: {} }), /missing\.yaml \(from --kubeconfig\) does not exist/);
-    assert.throws(() => getConfigOrDie({ argv: ['--context', 'nope'], env: { KUBECONFIG: a } }), /context "nope" not found/);
+    assert.throws(
+      () => getConfigOrDie({ argv: ['--kubeconfig', join(dir, 'missing.yaml')], env: {} }),
+      /missing\.yaml \(from --kubeconfig\) does not exist/,
+    );
+    assert.throws(
+      () => getConfigOrDie({ argv: ['--context', 'nope'], env: { KUBECONFIG: a } }),
+      /context "nope" not found/,
+    );
   });
 });
 
@@ -97,11 +117,13 @@ describe('generateCACert and generateSignedCert', () => {
     const port = (server.address() as AddressInfo).port;
     const get = (ca: string) =>
       new Promise<string>((resolve, reject) => {
-        https.get(`https://127.0.0.1:${port}/`, { ca, agent: false }, (res) => {
-          let body = '';
-          res.on('data', (c) => (body += c));
-          res.on('end', () => resolve(body));
-        }).on('error', reject);
+        https
+          .get(`https://127.0.0.1:${port}/`, { ca, agent: false }, (res) => {
+            let body = '';
+            res.on('data', (c) => (body += c));
+            res.on('end', () => resolve(body));
+          })
+          .on('error', reject);
       });
     try {
       assert.equal(await get(ca.cert), 'ok');

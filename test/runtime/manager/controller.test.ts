@@ -41,22 +41,32 @@ describe('Manager with a controller', () => {
     const ac = new AbortController();
     const done = mgr.start(ac.signal);
     await mgr.started();
-    await rest.request('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ctl-a' } } });
+    await rest.request('POST', '/api/v1/namespaces/default/configmaps', {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ctl-a' } },
+    });
     await eventually(() => log.includes('seen ctl-a'), 'first reconcile');
 
     const url = `http://127.0.0.1:${mgr.getMetricsAddress()!.port}/metrics`;
     const body = await eventually(async () => {
       const r = await get(url);
-      return /controller_runtime_reconcile_total\{controller="cm",result="success"\} [1-9]/.test(r.body) ? r.body : undefined;
+      return /controller_runtime_reconcile_total\{controller="cm",result="success"\} [1-9]/.test(r.body)
+        ? r.body
+        : undefined;
     }, 'reconcile counter');
     assert.match(body!, /^workqueue_adds_total\{[^}]*name="cm"[^}]*\} [1-9]/m);
     assert.match(body!, /^controller_runtime_reconcile_time_seconds_bucket\{[^}]*controller="cm"/m);
 
     slow = true;
-    await rest.request('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ctl-b' } } });
+    await rest.request('POST', '/api/v1/namespaces/default/configmaps', {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ctl-b' } },
+    });
     await eventually(() => log.includes('begin ctl-b'), 'slow reconcile started');
     ac.abort();
     await done;
-    assert.deepEqual(log.slice(-2), ['begin ctl-b', 'end ctl-b'], 'the reconcile in flight completed before start() returned');
+    assert.deepEqual(
+      log.slice(-2),
+      ['begin ctl-b', 'end ctl-b'],
+      'the reconcile in flight completed before start() returned',
+    );
   });
 });

@@ -31,12 +31,16 @@ async function configMap(name: string) {
 
 async function eventsAbout(name: string): Promise<any[]> {
   const list = await rest.get('/apis/events.k8s.io/v1/namespaces/default/events');
-  return list.items.filter((e: any) => e.regarding?.name === name).sort((x: any, y: any) => x.reason.localeCompare(y.reason));
+  return list.items
+    .filter((e: any) => e.regarding?.name === name)
+    .sort((x: any, y: any) => x.reason.localeCompare(y.reason));
 }
 
 async function coreEventsAbout(name: string): Promise<any[]> {
   const list = await rest.get('/api/v1/namespaces/default/events');
-  return list.items.filter((e: any) => e.involvedObject?.name === name).sort((x: any, y: any) => x.reason.localeCompare(y.reason));
+  return list.items
+    .filter((e: any) => e.involvedObject?.name === name)
+    .sort((x: any, y: any) => x.reason.localeCompare(y.reason));
 }
 
 /** A pino logger whose entries land in `lines` (parsed). */
@@ -85,7 +89,9 @@ describe('EventRecorder (events.k8s.io/v1, getEventRecorder)', () => {
   });
 
   it('an event about a cluster-scoped object is written where the server takes it (default; kube-system before 1.22), repeats included', async () => {
-    const ns = await rest.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'evented-cluster' } } });
+    const ns = await rest.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'evented-cluster' } },
+    });
     const lines: any[] = [];
     const mgr = newManager(config, { logger: capture(lines) });
     const rec = mgr.getEventRecorder('widget-controller');
@@ -101,7 +107,11 @@ describe('EventRecorder (events.k8s.io/v1, getEventRecorder)', () => {
     assert.equal(events[0].metadata.namespace, minor !== undefined && minor < 22 ? 'kube-system' : 'default');
     assert.equal(events[0].note, 'generation 1 reconciled');
     assert.equal(events[0].series?.count, 2);
-    assert.deepEqual(lines.filter((l) => l.level >= 40), [], 'nothing logged as dropped');
+    assert.deepEqual(
+      lines.filter((l) => l.level >= 40),
+      [],
+      'nothing logged as dropped',
+    );
   });
 
   it('a different note is a different event; the manager flushes pending events on shutdown', async () => {
@@ -135,11 +145,14 @@ describe('LegacyEventRecorder (core/v1, deprecated getEventRecorderFor)', () => 
     rec.annotatedEventf(obj, { 'example.com/why': 'test' }, 'Normal', 'Noted', 'with %s', 'annotations');
     await rec.flush();
     const events = await coreEventsAbout('legacy');
-    assert.deepEqual(events.map((e) => [e.reason, e.type, e.message, e.count]), [
-      ['Created', 'Normal', 'created the thing', 2],
-      ['Failed', 'Warning', 'failed 2 times', 1],
-      ['Noted', 'Normal', 'with annotations', 1],
-    ]);
+    assert.deepEqual(
+      events.map((e) => [e.reason, e.type, e.message, e.count]),
+      [
+        ['Created', 'Normal', 'created the thing', 2],
+        ['Failed', 'Warning', 'failed 2 times', 1],
+        ['Noted', 'Normal', 'with annotations', 1],
+      ],
+    );
     const created = events[0];
     assert.equal(created.involvedObject.kind, 'ConfigMap');
     assert.equal(created.involvedObject.uid, obj.metadata.uid);
@@ -154,7 +167,12 @@ describe('events the API server forbids', () => {
   it("logs once, at error level, the @Rbac marker that is missing; the core/v1 recorder works with Kubebuilder's core rule", async () => {
     // The RBAC a Kubebuilder user writes for GetEventRecorderFor: groups=core,resources=events.
     await rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
-      body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'core-events-only' }, rules: [{ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] }] },
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'core-events-only' },
+        rules: [{ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] }],
+      },
     });
     await rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
       body: {
@@ -176,7 +194,10 @@ describe('events the API server forbids', () => {
     await rec.flush();
     const errors = lines.filter((l) => l.level >= 50);
     assert.equal(errors.length, 1, JSON.stringify(lines));
-    assert.match(errors[0].msg, /@Rbac\(\{ groups: \['events\.k8s\.io'\], resources: \['events'\], verbs: \['create', 'patch'\] \}\)/);
+    assert.match(
+      errors[0].msg,
+      /@Rbac\(\{ groups: \['events\.k8s\.io'\], resources: \['events'\], verbs: \['create', 'patch'\] \}\)/,
+    );
     assert.match(errors[0].msg, /forbids this manager to create events\.k8s\.io\/v1 Events/);
     assert.deepEqual(await eventsAbout('denied'), []);
 
@@ -185,12 +206,18 @@ describe('events the API server forbids', () => {
     legacy.event(obj, 'Normal', 'Allowed', 'core events are allowed');
     await legacy.flush();
     const core = await coreEventsAbout('denied');
-    assert.deepEqual(core.map((e) => [e.reason, e.count]), [['Allowed', 2]]);
+    assert.deepEqual(
+      core.map((e) => [e.reason, e.count]),
+      [['Allowed', 2]],
+    );
     assert.equal(lines.filter((l) => l.level >= 50).length, 1, 'no new error');
 
     // Both transports count into rest_client_requests_total: the event writes (403, 201) here.
     const metric = await mgr.getMetricsRegistry().getSingleMetric('rest_client_requests_total')!.get();
-    const count = (code: string, method: string) => metric.values.filter((v) => v.labels.code === code && v.labels.method === method).reduce((a, v) => a + v.value, 0);
+    const count = (code: string, method: string) =>
+      metric.values
+        .filter((v) => v.labels.code === code && v.labels.method === method)
+        .reduce((a, v) => a + v.value, 0);
     assert.equal(count('403', 'POST'), 3);
     assert.equal(count('201', 'POST'), 1);
     assert.equal(count('200', 'PATCH'), 1);
@@ -205,11 +232,23 @@ describe('rest_client_requests_total', () => {
     await mgr.getAPIReader().get(V1ConfigMap, { namespace: 'default', name: 'counted' });
     await mgr.getAPIReader().get(V1ConfigMap, { namespace: 'default', name: 'counted' });
     await assert.rejects(mgr.getAPIReader().get(V1ConfigMap, { namespace: 'default', name: 'absent' }));
-    mgr.getEventRecorder('counter').eventf(await mgr.getAPIReader().get(V1ConfigMap, { namespace: 'default', name: 'counted' }), null, 'Normal', 'Counted', 'Count', 'n');
+    mgr
+      .getEventRecorder('counter')
+      .eventf(
+        await mgr.getAPIReader().get(V1ConfigMap, { namespace: 'default', name: 'counted' }),
+        null,
+        'Normal',
+        'Counted',
+        'Count',
+        'n',
+      );
     await mgr.getEventRecorder('counter').flush();
     const text = await mgr.getMetricsRegistry().getSingleMetricAsString('rest_client_requests_total');
     const host = new URL(config.getCurrentCluster()!.server).host;
-    assert.match(text, new RegExp(`rest_client_requests_total\\{code="200",method="GET",host="${host.replace(/\./g, '\\.')}"\\} 3`));
+    assert.match(
+      text,
+      new RegExp(`rest_client_requests_total\\{code="200",method="GET",host="${host.replace(/\./g, '\\.')}"\\} 3`),
+    );
     assert.match(text, /rest_client_requests_total\{code="404",method="GET",host="[^"]+"\} 1/);
     assert.match(text, /rest_client_requests_total\{code="201",method="POST",host="[^"]+"\} 1/);
   });

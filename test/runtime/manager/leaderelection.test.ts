@@ -3,7 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { V1ConfigMap, type KubeConfig } from '@kubernetes/client-node';
 import { TestEnvironment } from '../../../src/testing/index.js';
 import { RestClient } from '../../../src/runtime/client/rest.js';
-import { GracefulShutdownTimeoutError, LeaderElectionLostError, newManager, type Manager } from '../../../src/runtime/manager/index.js';
+import {
+  GracefulShutdownTimeoutError,
+  LeaderElectionLostError,
+  newManager,
+  type Manager,
+} from '../../../src/runtime/manager/index.js';
 import { LeaderElectionError, LeaderElector } from '../../../src/runtime/manager/leaderelection.js';
 import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
 import { WorkQueue } from '../../../src/runtime/controller/workqueue.js';
@@ -72,9 +77,15 @@ async function masterStatus(mgr: Manager): Promise<string> {
 describe('leader election', () => {
   it('rejects impossible timings when the manager is created', () => {
     const opts = { leaderElection: true, leaderElectionID: 'bad', leaderElectionNamespace: 'default', logger: quiet() };
-    assert.throws(() => newManager(config, { ...opts, leaseDurationMs: 1000, renewDeadlineMs: 2000 }), /leaseDurationMs must be greater than renewDeadlineMs/);
+    assert.throws(
+      () => newManager(config, { ...opts, leaseDurationMs: 1000, renewDeadlineMs: 2000 }),
+      /leaseDurationMs must be greater than renewDeadlineMs/,
+    );
     assert.throws(() => newManager(config, { ...opts, retryPeriodMs: 0 }), /retryPeriodMs must be a positive number/);
-    assert.throws(() => newManager(config, { leaderElection: true, leaderElectionID: 'x', logger: quiet() }), /leader election namespace/);
+    assert.throws(
+      () => newManager(config, { leaderElection: true, leaderElectionID: 'x', logger: quiet() }),
+      /leader election namespace/,
+    );
   });
 
   it('only the leader runs controllers; the lease passes to the other manager when the leader stops', async () => {
@@ -114,12 +125,26 @@ describe('leader election', () => {
 
   it("enableWarmup: a standby's controller lists, watches and queues before it leads, and reconciles at once when it does", async () => {
     const ns = `warm-${Date.now().toString(36)}`;
-    await rest.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+    await rest.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+    });
     const N = 20;
-    for (let i = 0; i < N; i++) await rest.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` } } });
+    for (let i = 0; i < N; i++)
+      await rest.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` } },
+      });
     const lease = `warmup-${Date.now().toString(36)}`;
     const make = (id: string, warm: boolean) => {
-      const mgr = newManager(config, { leaderElection: true, leaderElectionID: lease, leaderElectionNamespace: 'default', leaderElectionIdentity: id, metrics: { bindAddress: '127.0.0.1:0' }, cache: { defaultNamespaces: [ns] }, logger: quiet(), ...timings });
+      const mgr = newManager(config, {
+        leaderElection: true,
+        leaderElectionID: lease,
+        leaderElectionNamespace: 'default',
+        leaderElectionIdentity: id,
+        metrics: { bindAddress: '127.0.0.1:0' },
+        cache: { defaultNamespaces: [ns] },
+        logger: quiet(),
+        ...timings,
+      });
       const seen: string[] = [];
       const ctrl = controllerManagedBy(mgr)
         .for(V1ConfigMap)
@@ -158,10 +183,18 @@ describe('leader election', () => {
     }
   });
 
-  it('sets leaderElectionLabels on the Lease it creates and takes, keeping the Lease\'s other labels', async () => {
+  it("sets leaderElectionLabels on the Lease it creates and takes, keeping the Lease's other labels", async () => {
     const name = 'labelled-test';
     const run = async (id: string, labels: Record<string, string>) => {
-      const mgr = newManager(config, { leaderElection: true, leaderElectionID: name, leaderElectionNamespace: 'default', leaderElectionIdentity: id, leaderElectionLabels: labels, logger: quiet(), ...timings });
+      const mgr = newManager(config, {
+        leaderElection: true,
+        leaderElectionID: name,
+        leaderElectionNamespace: 'default',
+        leaderElectionIdentity: id,
+        leaderElectionLabels: labels,
+        logger: quiet(),
+        ...timings,
+      });
       const ac = new AbortController();
       const done = mgr.start(ac.signal);
       await mgr.elected();
@@ -174,14 +207,24 @@ describe('leader election', () => {
     const stopA = await run('a', { 'example.com/replica': 'a', 'example.com/zone': 'z1' });
     assert.deepEqual((await lease()).metadata.labels, { 'example.com/replica': 'a', 'example.com/zone': 'z1' });
     // Someone else labels the Lease; renewals keep that label.
-    const patched = await rest.request('PATCH', `/apis/coordination.k8s.io/v1/namespaces/default/leases/${name}`, { body: { metadata: { labels: { team: 'infra' } } }, contentType: 'application/merge-patch+json' });
-    await eventually(async () => (await lease()).metadata.resourceVersion !== patched.metadata.resourceVersion, 'a renewal after the label was added');
+    const patched = await rest.request('PATCH', `/apis/coordination.k8s.io/v1/namespaces/default/leases/${name}`, {
+      body: { metadata: { labels: { team: 'infra' } } },
+      contentType: 'application/merge-patch+json',
+    });
+    await eventually(
+      async () => (await lease()).metadata.resourceVersion !== patched.metadata.resourceVersion,
+      'a renewal after the label was added',
+    );
     assert.equal((await lease()).metadata.labels.team, 'infra');
     await stopA();
     // The next leader writes its own values over a's, and the rest stays.
     const stopB = await run('b', { 'example.com/replica': 'b' });
     assert.equal(await holder(name), 'b');
-    assert.deepEqual((await lease()).metadata.labels, { 'example.com/replica': 'b', 'example.com/zone': 'z1', team: 'infra' });
+    assert.deepEqual((await lease()).metadata.labels, {
+      'example.com/replica': 'b',
+      'example.com/zone': 'z1',
+      team: 'infra',
+    });
     await stopB();
   });
 
@@ -228,27 +271,65 @@ describe('leader election', () => {
 
   it('rejects an invalid lease name or namespace when the manager is created', () => {
     const opts = { leaderElection: true, leaderElectionNamespace: 'default', logger: quiet() };
-    assert.throws(() => newManager(config, { ...opts, leaderElectionID: 'Upper.Case' }), (e: unknown) => e instanceof LeaderElectionError && /leaderElectionID "Upper\.Case" is not a valid Lease name: it must be a lowercase RFC 1123 subdomain/.test((e as Error).message));
+    assert.throws(
+      () => newManager(config, { ...opts, leaderElectionID: 'Upper.Case' }),
+      (e: unknown) =>
+        e instanceof LeaderElectionError &&
+        /leaderElectionID "Upper\.Case" is not a valid Lease name: it must be a lowercase RFC 1123 subdomain/.test(
+          (e as Error).message,
+        ),
+    );
     assert.throws(() => newManager(config, { ...opts, leaderElectionID: 'under_score' }), /not a valid Lease name/);
-    assert.throws(() => newManager(config, { ...opts, leaderElectionID: `${'a'.repeat(254)}` }), /not a valid Lease name/);
-    assert.throws(() => newManager(config, { ...opts, leaderElectionID: 'ok', leaderElectionNamespace: 'kube.system' }), /leaderElectionNamespace "kube\.system" is not a valid namespace/);
+    assert.throws(
+      () => newManager(config, { ...opts, leaderElectionID: `${'a'.repeat(254)}` }),
+      /not a valid Lease name/,
+    );
+    assert.throws(
+      () => newManager(config, { ...opts, leaderElectionID: 'ok', leaderElectionNamespace: 'kube.system' }),
+      /leaderElectionNamespace "kube\.system" is not a valid namespace/,
+    );
     assert.doesNotThrow(() => newManager(config, { ...opts, leaderElectionID: '3f1c2a9b.example.com' }));
   });
 
   it('a lease the API server refuses for good stops the manager with that answer', async () => {
-    const mgr = newManager(config, { leaderElection: true, leaderElectionID: 'refused', leaderElectionNamespace: 'no-such-namespace', logger: quiet(), ...timings });
+    const mgr = newManager(config, {
+      leaderElection: true,
+      leaderElectionID: 'refused',
+      leaderElectionNamespace: 'no-such-namespace',
+      logger: quiet(),
+      ...timings,
+    });
     const ran: string[] = [];
     mgr.add({ start: async () => void ran.push('controller') });
     await assert.rejects(
       mgr.start(new AbortController().signal),
-      (e: unknown) => e instanceof LeaderElectionError && /cannot create Lease no-such-namespace\/refused: the API server answered 404 NotFound: .*namespaces "no-such-namespace" not found.*set leaderElectionNamespace/.test((e as Error).message),
+      (e: unknown) =>
+        e instanceof LeaderElectionError &&
+        /cannot create Lease no-such-namespace\/refused: the API server answered 404 NotFound: .*namespaces "no-such-namespace" not found.*set leaderElectionNamespace/.test(
+          (e as Error).message,
+        ),
     );
     assert.deepEqual(ran, []);
   });
 
-  it('the gate closes on the elector\'s own clock: a queue asks it before handing out work', async () => {
-    const clock = { t: 1_000, now() { return this.t; } };
-    const elector = new LeaderElector({ rest, namespace: 'default', name: 'clock-test', identity: 'me', leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500, logger: quiet(), clock });
+  it("the gate closes on the elector's own clock: a queue asks it before handing out work", async () => {
+    const clock = {
+      t: 1_000,
+      now() {
+        return this.t;
+      },
+    };
+    const elector = new LeaderElector({
+      rest,
+      namespace: 'default',
+      name: 'clock-test',
+      identity: 'me',
+      leaseDurationMs: 3000,
+      renewDeadlineMs: 2000,
+      retryPeriodMs: 500,
+      logger: quiet(),
+      clock,
+    });
     const lost: string[] = [];
     elector.onLost((reason) => lost.push(reason));
     const ac = new AbortController();
@@ -256,7 +337,10 @@ describe('leader election', () => {
     const holding = elector.hold(ac.signal);
     const q = new WorkQueue<string>();
     let closed = 0;
-    q.setGate(() => elector.isLeading(), () => closed++);
+    q.setGate(
+      () => elector.isLeading(),
+      () => closed++,
+    );
     q.add('a');
     q.add('b');
     assert.deepEqual(await q.get(), { item: 'a', priority: 0, shutdown: false });
@@ -266,7 +350,10 @@ describe('leader election', () => {
     assert.deepEqual(await q.get(), { shutdown: true }, 'b is not handed out');
     assert.equal(closed, 1);
     assert.equal(lost.length, 1);
-    assert.match(lost[0], /^no successful renewal for 2000 ms \(renew deadline 2000 ms, by this process's monotonic clock\)$/);
+    assert.match(
+      lost[0],
+      /^no successful renewal for 2000 ms \(renew deadline 2000 ms, by this process's monotonic clock\)$/,
+    );
     assert.equal(elector.isLeading(), false);
     assert.equal(await holding, 'lost');
     q.add('c');
@@ -279,9 +366,20 @@ describe('leader election', () => {
    * with `write`, it then tries to annotate the object and logs the outcome.
    */
   function slowLeader(lease: string, log: string[], gate: Promise<void>, extra: object = {}, write = false): Manager {
-    const mgr = newManager(config, { leaderElection: true, leaderElectionID: lease, leaderElectionNamespace: 'default', leaderElectionIdentity: 'slow', logger: quiet(), ...timings, ...extra });
+    const mgr = newManager(config, {
+      leaderElection: true,
+      leaderElectionID: lease,
+      leaderElectionNamespace: 'default',
+      leaderElectionIdentity: 'slow',
+      logger: quiet(),
+      ...timings,
+      ...extra,
+    });
     controllerManagedBy(mgr)
-      .for({ apiVersion: 'v1', kind: 'ConfigMap' }, { predicates: [{ create: (e) => e.object.metadata?.labels?.slow === lease }] })
+      .for(
+        { apiVersion: 'v1', kind: 'ConfigMap' },
+        { predicates: [{ create: (e) => e.object.metadata?.labels?.slow === lease }] },
+      )
       .named(lease)
       .complete(async (req, ctx) => {
         log.push(`start ${req.name}`);
@@ -289,17 +387,22 @@ describe('leader election', () => {
         await gate;
         if (write) {
           const patch = mergePatch({ metadata: { annotations: { late: 'yes' } } });
-          await mgr.getClient().patch({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: req.name, namespace: 'default' } }, patch).then(
-            () => log.push(`wrote ${req.name}`),
-            (e: Error) => log.push(`${e.name} ${req.name}`),
-          );
+          await mgr
+            .getClient()
+            .patch({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: req.name, namespace: 'default' } }, patch)
+            .then(
+              () => log.push(`wrote ${req.name}`),
+              (e: Error) => log.push(`${e.name} ${req.name}`),
+            );
         }
         log.push(`end ${req.name}`);
       });
     return mgr;
   }
 
-  const slowCM = (lease: string, name: string) => ({ body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels: { slow: lease } } } });
+  const slowCM = (lease: string, name: string) => ({
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels: { slow: lease } } },
+  });
 
   it('losing the lease with slow reconciles: start() rejects at once, nothing more starts, no more writes', async () => {
     const log: string[] = [];
@@ -320,12 +423,19 @@ describe('leader election', () => {
       return true;
     }, 'lease takeover');
     // The grace period (30 s by default) is not waited for: a's reconcile is still blocked.
-    await assert.rejects(done, (e: unknown) => e instanceof LeaderElectionLostError && /held by usurper/.test((e as Error).message));
+    await assert.rejects(
+      done,
+      (e: unknown) => e instanceof LeaderElectionLostError && /held by usurper/.test((e as Error).message),
+    );
     assert.deepEqual(log, ['start a', 'abort a'], 'b never started; a was told to stop');
     open();
     await eventually(() => log.includes('end a'), 'a ends');
     await sleep(0);
-    assert.deepEqual(log, ['start a', 'abort a', 'LeadershipLostError a', 'end a'], 'the write after the loss was refused');
+    assert.deepEqual(
+      log,
+      ['start a', 'abort a', 'LeadershipLostError a', 'end a'],
+      'the write after the loss was refused',
+    );
     const a = await rest.get('/api/v1/namespaces/default/configmaps/a');
     assert.equal(a.metadata.annotations?.late, undefined);
     const lease = await rest.get('/apis/coordination.k8s.io/v1/namespaces/default/leases/slow-lost');
@@ -347,10 +457,17 @@ describe('leader election', () => {
     await assert.rejects(done, (e: unknown) => {
       assert.ok(e instanceof GracefulShutdownTimeoutError);
       assert.deepEqual(e.pending, ['leader: controller "slow-grace" (reconciling default/c)']);
-      assert.match(e.message, /grace period of 300ms: still running: leader: controller "slow-grace" \(reconciling default\/c\)$/);
+      assert.match(
+        e.message,
+        /grace period of 300ms: still running: leader: controller "slow-grace" \(reconciling default\/c\)$/,
+      );
       return true;
     });
-    assert.equal(await holder('slow-grace'), 'slow', 'not released while a reconcile runs: a standby waits for the lease to expire');
+    assert.equal(
+      await holder('slow-grace'),
+      'slow',
+      'not released while a reconcile runs: a standby waits for the lease to expire',
+    );
     open();
   });
 });

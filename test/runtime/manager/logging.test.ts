@@ -27,7 +27,10 @@ describe('newLogger (zap flags)', () => {
     const log = newLogger({ development: true, destination: c.destination }).child({ logger: 'controller' });
     log.debug({ name: 'a', namespace: 'ns' }, 'reconciling');
     assert.equal(c.lines.length, 1);
-    assert.match(c.lines[0], /^\d{4}-\d\d-\d\dT[\d:.]+Z\tDEBUG\tcontroller\treconciling\t\{"name":"a","namespace":"ns"\}\n$/);
+    assert.match(
+      c.lines[0],
+      /^\d{4}-\d\d-\d\dT[\d:.]+Z\tDEBUG\tcontroller\treconciling\t\{"name":"a","namespace":"ns"\}\n$/,
+    );
   });
 
   it('an error logged in console format shows its message and stack', () => {
@@ -53,10 +56,18 @@ describe('newLogger (zap flags)', () => {
   });
 
   it('rejects an unknown level or encoder, naming the flag', () => {
-    assert.throws(() => newLogger({ level: 'loud' }), (e: unknown) => e instanceof LoggerOptionsError && /invalid log level "loud" \(the level option, --zap-log-level on the command line\)/.test(e.message));
+    assert.throws(
+      () => newLogger({ level: 'loud' }),
+      (e: unknown) =>
+        e instanceof LoggerOptionsError &&
+        /invalid log level "loud" \(the level option, --zap-log-level on the command line\)/.test(e.message),
+    );
     assert.equal(zapLevel('silent'), 'silent');
     assert.equal(newLogger({ level: 'silent' }).level, 'silent');
     assert.throws(() => newLogger({ level: '0' }), LoggerOptionsError);
-    assert.throws(() => newLogger({ encoder: 'yaml' as 'json' }), (e: unknown) => e instanceof LoggerOptionsError && /--zap-encoder "yaml"/.test(e.message));
+    assert.throws(
+      () => newLogger({ encoder: 'yaml' as 'json' }),
+      (e: unknown) => e instanceof LoggerOptionsError && /--zap-encoder "yaml"/.test(e.message),
+    );
   });
 });

@@ -7,12 +7,7 @@ import { join } from 'node:path';
 import { Counter } from 'prom-client';
 import { TestEnvironment } from '../../../src/testing/index.js';
 import { RestClient } from '../../../src/runtime/client/rest.js';
-import {
-  GracefulShutdownTimeoutError,
-  healthz,
-  newManager,
-  type Manager,
-} from '../../../src/runtime/manager/index.js';
+import { GracefulShutdownTimeoutError, healthz, newManager, type Manager } from '../../../src/runtime/manager/index.js';
 import { generateSelfSignedCert } from '../../../src/runtime/manager/selfsigned.js';
 import type { Runnable } from '../../../src/runtime/contracts.js';
 import { newWebhookServer } from '../../../src/runtime/webhook/index.js';
@@ -20,7 +15,10 @@ import https from 'node:https';
 import http2 from 'node:http2';
 import { eventually, get, quiet, sleep } from './helpers.js';
 
-const env = new TestEnvironment({ useExistingCluster: false, users: [{ name: 'metrics-reader' }, { name: 'stranger' }] });
+const env = new TestEnvironment({
+  useExistingCluster: false,
+  users: [{ name: 'metrics-reader' }, { name: 'stranger' }],
+});
 let config: KubeConfig;
 let rest: RestClient;
 
@@ -70,7 +68,10 @@ describe('Manager probes', () => {
       });
       dbUp = true;
       assert.deepEqual(await get(`${base}/readyz`), { status: 200, body: 'ok' });
-      assert.deepEqual(await get(`${base}/healthz?verbose`), { status: 200, body: '[+]ping ok\nhealthz check passed\n' });
+      assert.deepEqual(await get(`${base}/healthz?verbose`), {
+        status: 200,
+        body: '[+]ping ok\nhealthz check passed\n',
+      });
       assert.equal((await get(`${base}/other`)).status, 404);
     } finally {
       ac.abort();
@@ -80,7 +81,10 @@ describe('Manager probes', () => {
   });
 
   it('rejects a malformed bind address at construction', () => {
-    assert.throws(() => newManager(config, { healthProbeBindAddress: 'localhost', logger: quiet() }), /not a valid bind address/);
+    assert.throws(
+      () => newManager(config, { healthProbeBindAddress: 'localhost', logger: quiet() }),
+      /not a valid bind address/,
+    );
     assert.throws(() => newManager(config, { leaderElection: true, logger: quiet() }), /leaderElectionID must be set/);
   });
 
@@ -103,19 +107,34 @@ describe('Manager probes', () => {
 /** POSTs `{"n":1}` to /echo of a webhook server on 127.0.0.1; resolves "<status> <body>". */
 function fetchEcho(port: number, ca: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port, path: '/echo', method: 'POST', ca, agent: false, headers: { 'Content-Type': 'application/json' } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve(`${res.statusCode} ${body}`));
-    });
+    const req = https.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/echo',
+        method: 'POST',
+        ca,
+        agent: false,
+        headers: { 'Content-Type': 'application/json' },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve(`${res.statusCode} ${body}`));
+      },
+    );
     req.on('error', reject);
     req.end('{"n":1}');
   });
 }
 
 /** A runnable that records its life and takes `drainMs` to finish after the abort. */
-function recorder(name: string, log: string[], opts: { leader?: boolean; drainMs?: number; ignoreAbort?: boolean } = {}): Runnable {
+function recorder(
+  name: string,
+  log: string[],
+  opts: { leader?: boolean; drainMs?: number; ignoreAbort?: boolean } = {},
+): Runnable {
   return {
     needLeaderElection: () => opts.leader ?? true,
     start: (signal) =>
@@ -152,7 +171,14 @@ describe('Manager lifecycle', () => {
     ac.abort();
     await done;
     const stops = log.slice(4);
-    assert.deepEqual(stops, ['controller abort', 'controller done', 'task abort', 'task done', 'cache abort', 'cache done']);
+    assert.deepEqual(stops, [
+      'controller abort',
+      'controller done',
+      'task abort',
+      'task done',
+      'cache abort',
+      'cache done',
+    ]);
   });
 
   it('runs many runnables on one signal without a listener-leak warning (more than ten is the design)', async () => {
@@ -166,7 +192,8 @@ describe('Manager lifecycle', () => {
         for (const leader of [true, false]) {
           mgr.add({
             needLeaderElection: () => leader,
-            start: (signal) => new Promise<void>((r) => (started++, signal.addEventListener('abort', () => r(), { once: true }))),
+            start: (signal) =>
+              new Promise<void>((r) => (started++, signal.addEventListener('abort', () => r(), { once: true }))),
           });
         }
       }
@@ -175,7 +202,10 @@ describe('Manager lifecycle', () => {
       ac.abort();
       await done;
       await sleep(10); // warnings are emitted on the next tick
-      assert.deepEqual(warnings.filter((w) => /MaxListeners/.test(w)), []);
+      assert.deepEqual(
+        warnings.filter((w) => /MaxListeners/.test(w)),
+        [],
+      );
     } finally {
       process.off('warning', onWarning);
     }
@@ -189,8 +219,16 @@ describe('Manager lifecycle', () => {
     const { ac, done } = run(mgr);
     await eventually(() => log.includes('stuck start'), 'stuck start');
     ac.abort();
-    await assert.rejects(done, (e: unknown) => e instanceof GracefulShutdownTimeoutError && /grace period of 300ms/.test((e as Error).message) && /leader/.test((e as Error).message));
-    await done.catch((e: GracefulShutdownTimeoutError) => assert.deepEqual(e.pending, ['leader: runnable #1'], 'only what still runs is named'));
+    await assert.rejects(
+      done,
+      (e: unknown) =>
+        e instanceof GracefulShutdownTimeoutError &&
+        /grace period of 300ms/.test((e as Error).message) &&
+        /leader/.test((e as Error).message),
+    );
+    await done.catch((e: GracefulShutdownTimeoutError) =>
+      assert.deepEqual(e.pending, ['leader: runnable #1'], 'only what still runs is named'),
+    );
     assert.ok(log.includes('task abort'), 'the other groups were still told to stop');
   });
 
@@ -198,7 +236,13 @@ describe('Manager lifecycle', () => {
     const log: string[] = [];
     const mgr = newManager(config, { logger: quiet() });
     mgr.add(recorder('controller', log));
-    mgr.add({ needLeaderElection: () => false, start: async () => { await sleep(100); throw new Error('boom'); } });
+    mgr.add({
+      needLeaderElection: () => false,
+      start: async () => {
+        await sleep(100);
+        throw new Error('boom');
+      },
+    });
     await assert.rejects(mgr.start(new AbortController().signal), /boom/);
     assert.deepEqual(log, ['controller start', 'controller abort', 'controller done']);
     await assert.rejects(mgr.start(), /already started/);
@@ -232,13 +276,21 @@ describe('Manager lifecycle', () => {
     });
     const { ac, done } = run(mgr);
     try {
-      await eventually(() => log.includes('served before controllers: 200 {"n":1}'), 'a webhook answer once controllers run');
+      await eventually(
+        () => log.includes('served before controllers: 200 {"n":1}'),
+        'a webhook answer once controllers run',
+      );
     } finally {
       ac.abort();
       await done;
       rmSync(certDir, { recursive: true, force: true });
     }
-    assert.deepEqual(log, ['controller start', 'served before controllers: 200 {"n":1}', 'controller abort', 'served while controllers stop: 200 {"n":1}']);
+    assert.deepEqual(log, [
+      'controller start',
+      'served before controllers: 200 {"n":1}',
+      'controller abort',
+      'served while controllers stop: 200 {"n":1}',
+    ]);
     await assert.rejects(post(), /ECONNREFUSED/);
   });
 
@@ -248,12 +300,22 @@ describe('Manager lifecycle', () => {
     try {
       await mgr.started();
       const client = mgr.getClient();
-      const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mgr-wired', namespace: 'default' }, data: { a: '1' } };
+      const cm = {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'mgr-wired', namespace: 'default' },
+        data: { a: '1' },
+      };
       await client.create(cm);
-      const live = await mgr.getAPIReader().get<typeof cm>({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default', name: 'mgr-wired' });
+      const live = await mgr
+        .getAPIReader()
+        .get<typeof cm>({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default', name: 'mgr-wired' });
       assert.equal(live.data.a, '1');
       const cached = await eventually(
-        () => client.get<typeof cm>({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default', name: 'mgr-wired' }).catch(() => undefined),
+        () =>
+          client
+            .get<typeof cm>({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default', name: 'mgr-wired' })
+            .catch(() => undefined),
         'cached ConfigMap',
       );
       assert.equal(cached!.data.a, '1');
@@ -267,8 +329,12 @@ describe('Manager lifecycle', () => {
 describe('Manager cache namespaces', () => {
   it('watches every namespace of cache.defaultNamespaces (or WATCH_NAMESPACE=a,b) and refuses reads elsewhere', async () => {
     for (const ns of ['mx', 'my', 'mz']) {
-      await rest.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
-      await rest.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${ns}` } } });
+      await rest.request('POST', '/api/v1/namespaces', {
+        body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+      });
+      await rest.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${ns}` } },
+      });
     }
     const saved = process.env.WATCH_NAMESPACE;
     process.env.WATCH_NAMESPACE = 'my, mx';
@@ -286,9 +352,14 @@ describe('Manager cache namespaces', () => {
     try {
       await mgr.started();
       const ref = { apiVersion: 'v1', kind: 'ConfigMap' };
-      const names = (await mgr.getClient().list(ref)).items.map((c) => c.metadata?.name).filter((n) => n?.startsWith('cm-m'));
+      const names = (await mgr.getClient().list(ref)).items
+        .map((c) => c.metadata?.name)
+        .filter((n) => n?.startsWith('cm-m'));
       assert.deepEqual(names, ['cm-mx', 'cm-my']);
-      await assert.rejects(mgr.getClient().get(ref, { namespace: 'mz', name: 'cm-mz' }), /only watches namespaces "mx", "my"/);
+      await assert.rejects(
+        mgr.getClient().get(ref, { namespace: 'mz', name: 'cm-mz' }),
+        /only watches namespaces "mx", "my"/,
+      );
     } finally {
       ac.abort();
       await done;
@@ -299,7 +370,11 @@ describe('Manager cache namespaces', () => {
 describe('Manager metrics', () => {
   it('serves the manager registry on /metrics (not the global registry)', async () => {
     const mgr = newManager(config, { metrics: { bindAddress: '127.0.0.1:0' }, logger: quiet() });
-    const c = new Counter({ name: 'kubeforge_test_things_total', help: 'things', registers: [mgr.getMetricsRegistry()] });
+    const c = new Counter({
+      name: 'kubeforge_test_things_total',
+      help: 'things',
+      registers: [mgr.getMetricsRegistry()],
+    });
     c.inc(3);
     const { ac, done } = run(mgr);
     try {
@@ -314,7 +389,13 @@ describe('Manager metrics', () => {
       await done;
     }
     const other = newManager(config, { logger: quiet() });
-    assert.equal(await other.getMetricsRegistry().getSingleMetricAsString('kubeforge_test_things_total').catch(() => ''), '');
+    assert.equal(
+      await other
+        .getMetricsRegistry()
+        .getSingleMetricAsString('kubeforge_test_things_total')
+        .catch(() => ''),
+      '',
+    );
   });
 
   it('secure metrics serve the certificate from certDir (authentication can be turned off)', async () => {
@@ -324,7 +405,14 @@ describe('Manager metrics', () => {
       writeFileSync(join(dir, 'serving.crt'), cert);
       writeFileSync(join(dir, 'serving.key'), key);
       const mgr = newManager(config, {
-        metrics: { bindAddress: '127.0.0.1:0', secureServing: true, authenticate: false, certDir: dir, certName: 'serving.crt', keyName: 'serving.key' },
+        metrics: {
+          bindAddress: '127.0.0.1:0',
+          secureServing: true,
+          authenticate: false,
+          certDir: dir,
+          certName: 'serving.crt',
+          keyName: 'serving.key',
+        },
         logger: quiet(),
       });
       const { ac, done } = run(mgr);
@@ -337,7 +425,10 @@ describe('Manager metrics', () => {
         ac.abort();
         await done;
       }
-      const broken = newManager(config, { metrics: { bindAddress: '127.0.0.1:0', secureServing: true, certDir: join(dir, 'nope') }, logger: quiet() });
+      const broken = newManager(config, {
+        metrics: { bindAddress: '127.0.0.1:0', secureServing: true, certDir: join(dir, 'nope') },
+        logger: quiet(),
+      });
       await assert.rejects(broken.start(new AbortController().signal), /cannot read the serving certificate/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -346,7 +437,12 @@ describe('Manager metrics', () => {
 
   it('secure metrics: HTTPS, 401 without or with a bad token, 403 without RBAC, 200 with RBAC', async () => {
     await rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
-      body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'metrics-reader' }, rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }] },
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'metrics-reader' },
+        rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }],
+      },
     });
     await rest.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
       body: {
@@ -371,7 +467,11 @@ describe('Manager metrics', () => {
       const ok = await get(url, { ca, token: env.userToken('metrics-reader') });
       assert.equal(ok.status, 200);
       assert.match(ok.body, /^# TYPE process_cpu_user_seconds_total counter$/m);
-      await assert.rejects(get(url), /self-signed|certificate/, 'the self-signed certificate is not trusted without its CA');
+      await assert.rejects(
+        get(url),
+        /self-signed|certificate/,
+        'the self-signed certificate is not trusted without its CA',
+      );
     } finally {
       ac.abort();
       await done;
@@ -398,7 +498,10 @@ describe('Manager metrics', () => {
         });
         req.end();
       });
-    const h2 = newManager(config, { metrics: { bindAddress: '127.0.0.1:0', secureServing: true, enableHttp2: true }, logger: quiet() });
+    const h2 = newManager(config, {
+      metrics: { bindAddress: '127.0.0.1:0', secureServing: true, enableHttp2: true },
+      logger: quiet(),
+    });
     const one = run(h2);
     try {
       await h2.started();
@@ -409,7 +512,11 @@ describe('Manager metrics', () => {
       const reader = await getH2(origin, ca, env.userToken('metrics-reader'));
       assert.deepEqual([reader.alpn, reader.status], ['h2', 200]);
       assert.match(reader.body, /^# TYPE process_cpu_user_seconds_total counter$/m);
-      assert.equal((await get(`${origin}/metrics`, { ca, token: env.userToken('metrics-reader') })).status, 200, 'HTTP/1.1 clients still served');
+      assert.equal(
+        (await get(`${origin}/metrics`, { ca, token: env.userToken('metrics-reader') })).status,
+        200,
+        'HTTP/1.1 clients still served',
+      );
       // A session left open does not hold the shutdown back.
       http2.connect(origin, { ca }).on('error', () => {});
     } finally {
@@ -420,7 +527,10 @@ describe('Manager metrics', () => {
     const two = run(h1);
     try {
       await h1.started();
-      await assert.rejects(getH2(`https://127.0.0.1:${h1.getMetricsAddress()!.port}`, h1.getMetricsServingCert()!), /ALPN|protocol|socket hang up|ECONNRESET|closed/i);
+      await assert.rejects(
+        getH2(`https://127.0.0.1:${h1.getMetricsAddress()!.port}`, h1.getMetricsServingCert()!),
+        /ALPN|protocol|socket hang up|ECONNRESET|closed/i,
+      );
     } finally {
       two.ac.abort();
       await two.done;

@@ -23,7 +23,10 @@ const B = 'tenant-b';
 before(async () => {
   config = await env.start();
   rest = new RestClient(config);
-  for (const ns of [A, B]) await rest.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+  for (const ns of [A, B])
+    await rest.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+    });
   // The rules a generated namespaced project grants in its namespace: manager-role (here: the
   // ConfigMaps it reconciles) and leader-election-role (Leases, Events), bound to the manager.
   await rest.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${A}/roles`, {
@@ -32,8 +35,16 @@ before(async () => {
       kind: 'Role',
       metadata: { name: 'manager-role' },
       rules: [
-        { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
-        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
+        {
+          apiGroups: [''],
+          resources: ['configmaps'],
+          verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+        },
+        {
+          apiGroups: ['coordination.k8s.io'],
+          resources: ['leases'],
+          verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+        },
         { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
       ],
     },
@@ -54,10 +65,15 @@ after(async () => {
 });
 
 const configMap = (namespace: string, name: string) =>
-  rest.request('POST', `/api/v1/namespaces/${namespace}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } } });
+  rest.request('POST', `/api/v1/namespaces/${namespace}/configmaps`, {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } },
+  });
 
 /** A manager with a ConfigMap controller that records every request of ours (`ns/name` of names starting with `scope-`). */
-function managerWithLog(kubeconfig: KubeConfig, options: Parameters<typeof newManager>[1]): { mgr: Manager; seen: string[] } {
+function managerWithLog(
+  kubeconfig: KubeConfig,
+  options: Parameters<typeof newManager>[1],
+): { mgr: Manager; seen: string[] } {
   const mgr = newManager(kubeconfig, { logger: quiet(), ...options });
   const seen: string[] = [];
   controllerManagedBy(mgr)
@@ -84,15 +100,26 @@ describe('a namespace-scoped manager', () => {
     await configMap(A, 'scope-early');
     await configMap(B, 'scope-early');
     // What the generated main.ts does with WATCH_NAMESPACE=tenant-a; the lease lives there too.
-    const scoped = managerWithLog(user, { cache: { defaultNamespaces: [A] }, leaderElection: true, leaderElectionID: 'scope-test', leaderElectionNamespace: A });
+    const scoped = managerWithLog(user, {
+      cache: { defaultNamespaces: [A] },
+      leaderElection: true,
+      leaderElectionID: 'scope-test',
+      leaderElectionNamespace: A,
+    });
     // A cluster-wide manager next to it (admin), to show what the scoped one is spared.
     const everywhere = managerWithLog(config, {});
     const ac = new AbortController();
     const runs = [scoped.mgr.start(ac.signal), everywhere.mgr.start(ac.signal)];
     for (const r of runs) r.catch(() => undefined);
     try {
-      await eventually(() => scoped.seen.includes(`${A}/scope-early`), 'the scoped manager leads and reconciles its namespace');
-      await eventually(() => everywhere.seen.includes(`${A}/scope-early`) && everywhere.seen.includes(`${B}/scope-early`), 'the cluster-wide manager synced');
+      await eventually(
+        () => scoped.seen.includes(`${A}/scope-early`),
+        'the scoped manager leads and reconciles its namespace',
+      );
+      await eventually(
+        () => everywhere.seen.includes(`${A}/scope-early`) && everywhere.seen.includes(`${B}/scope-early`),
+        'the cluster-wide manager synced',
+      );
 
       // Created in this order: one watch of every namespace delivers B's object before A's
       // marker, and a controller's single worker reconciles in that order (the cluster-wide
@@ -100,14 +127,23 @@ describe('a namespace-scoped manager', () => {
       await configMap(B, 'scope-late');
       await configMap(A, 'scope-marker');
       await eventually(() => everywhere.seen.includes(`${A}/scope-marker`), 'the cluster-wide manager saw the marker');
-      assert.ok(everywhere.seen.indexOf(`${B}/scope-late`) >= 0 && everywhere.seen.indexOf(`${B}/scope-late`) < everywhere.seen.indexOf(`${A}/scope-marker`), everywhere.seen.join(', '));
+      assert.ok(
+        everywhere.seen.indexOf(`${B}/scope-late`) >= 0 &&
+          everywhere.seen.indexOf(`${B}/scope-late`) < everywhere.seen.indexOf(`${A}/scope-marker`),
+        everywhere.seen.join(', '),
+      );
       await eventually(() => scoped.seen.includes(`${A}/scope-marker`), 'the scoped manager saw the marker');
       assert.deepEqual(scoped.seen, [`${A}/scope-early`, `${A}/scope-marker`], 'nothing of tenant-b');
 
       // Its cached client: lists hold its namespace only; a read elsewhere is refused, not sent.
-      const names = (await scoped.mgr.getClient().list({ apiVersion: 'v1', kind: 'ConfigMap' })).items.map((c) => `${c.metadata?.namespace}/${c.metadata?.name}`).filter((n) => n.includes('/scope-'));
+      const names = (await scoped.mgr.getClient().list({ apiVersion: 'v1', kind: 'ConfigMap' })).items
+        .map((c) => `${c.metadata?.namespace}/${c.metadata?.name}`)
+        .filter((n) => n.includes('/scope-'));
       assert.deepEqual(names, [`${A}/scope-early`, `${A}/scope-marker`]);
-      await assert.rejects(scoped.mgr.getClient().get({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: B, name: 'scope-late' }), NamespaceNotWatchedError);
+      await assert.rejects(
+        scoped.mgr.getClient().get({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: B, name: 'scope-late' }),
+        NamespaceNotWatchedError,
+      );
     } finally {
       ac.abort();
       await Promise.allSettled(runs);

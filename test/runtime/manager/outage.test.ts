@@ -24,14 +24,21 @@ after(async () => {
   await env.stop();
 });
 
-const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels: { outage: 'yes' } } });
+const cm = (name: string) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default', labels: { outage: 'yes' } },
+});
 
 describe('after an API server outage', () => {
   it('a write made once the server is back is reconciled without waiting for the back-off', async (t) => {
     const mini = new MiniManager(config, { initialBackoffMs: 60_000, maxBackoffMs: 60_000 });
     const seen = new Map<string, bigint>();
     controllerManagedBy(mini)
-      .for({ apiVersion: 'v1', kind: 'ConfigMap' }, { predicates: [{ create: (e) => e.object.metadata?.labels?.outage === 'yes' }] })
+      .for(
+        { apiVersion: 'v1', kind: 'ConfigMap' },
+        { predicates: [{ create: (e) => e.object.metadata?.labels?.outage === 'yes' }] },
+      )
       .complete((req) => void (seen.has(req.name) || seen.set(req.name, process.hrtime.bigint())));
     const ac = new AbortController();
     const run = mini.start(ac.signal);
@@ -60,10 +67,18 @@ describe('after an API server outage', () => {
     const rc = new RestClient(config);
     const ac = new AbortController();
     try {
-      const forbidden = rc.waitForRetry(300, ac.signal, new StatusError(403, { reason: 'Forbidden', message: 'denied' }));
+      const forbidden = rc.waitForRetry(
+        300,
+        ac.signal,
+        new StatusError(403, { reason: 'Forbidden', message: 'denied' }),
+      );
       await rc.request('GET', '/readyz');
       assert.equal(await forbidden, 'elapsed');
-      const refused = rc.waitForRetry(60_000, ac.signal, Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+      const refused = rc.waitForRetry(
+        60_000,
+        ac.signal,
+        Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      );
       assert.equal(await refused, 'recovered', 'the next answer (its own /readyz probe) ends the wait');
     } finally {
       ac.abort();

@@ -40,7 +40,10 @@ describe('Manager profiling endpoint (pprofBindAddress)', () => {
     assert.equal(plain.getPprofAddress(), undefined);
     stop.abort();
     await running;
-    assert.throws(() => newManager(fake.config, { pprofBindAddress: 'localhost', logger: quiet() }), /pprofBindAddress "localhost" is not a valid bind address/);
+    assert.throws(
+      () => newManager(fake.config, { pprofBindAddress: 'localhost', logger: quiet() }),
+      /pprofBindAddress "localhost" is not a valid bind address/,
+    );
   });
 
   it('lists what it serves, and answers 404 elsewhere', async () => {
@@ -63,7 +66,10 @@ describe('Manager profiling endpoint (pprofBindAddress)', () => {
     const profile = (await r.json()) as { nodes: unknown[]; samples: number[]; startTime: number; endTime: number };
     assert.ok(Date.now() - started >= 1000, 'it sampled for the second asked');
     assert.ok(profile.nodes.length > 0 && Array.isArray(profile.samples));
-    assert.ok(profile.endTime - profile.startTime >= 900_000, `profile spans ${profile.endTime - profile.startTime} µs`);
+    assert.ok(
+      profile.endTime - profile.startTime >= 900_000,
+      `profile spans ${profile.endTime - profile.startTime} µs`,
+    );
   });
 
   it('refuses a duration it cannot honour', async () => {
@@ -78,7 +84,10 @@ describe('Manager profiling endpoint (pprofBindAddress)', () => {
     const r = await fetch(`${base}/debug/pprof/heap`);
     assert.equal(r.status, 200);
     assert.match(r.headers.get('content-disposition') ?? '', /heap\.heapsnapshot/);
-    const snapshot = (await r.json()) as { snapshot: { meta: { node_fields: string[] }; node_count: number }; nodes: number[] };
+    const snapshot = (await r.json()) as {
+      snapshot: { meta: { node_fields: string[] }; node_count: number };
+      nodes: number[];
+    };
     assert.ok(snapshot.snapshot.meta.node_fields.includes('name'));
     assert.ok(snapshot.snapshot.node_count > 1000);
     assert.equal(snapshot.nodes.length, snapshot.snapshot.node_count * snapshot.snapshot.meta.node_fields.length);

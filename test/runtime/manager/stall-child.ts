@@ -21,7 +21,11 @@ const mgr = newManager(kc, {
   leaderElectionNamespace: 'default',
   leaderElectionIdentity: 'stalled',
   // Short timings for the test; KF_TIMINGS=15000,10000,2000 gives the defaults.
-  ...(([leaseDuration, renewDeadline, retryPeriod]) => ({ leaseDurationMs: leaseDuration, renewDeadlineMs: renewDeadline, retryPeriodMs: retryPeriod }))((process.env.KF_TIMINGS ?? '3000,2000,500').split(',').map(Number)),
+  ...(([leaseDuration, renewDeadline, retryPeriod]) => ({
+    leaseDurationMs: leaseDuration,
+    renewDeadlineMs: renewDeadline,
+    retryPeriodMs: retryPeriod,
+  }))((process.env.KF_TIMINGS ?? '3000,2000,500').split(',').map(Number)),
   logger: pino({ level: 'silent' }),
 });
 const ours = (o: { metadata?: { labels?: Record<string, string>; name?: string } }) => {
@@ -35,14 +39,22 @@ const ours = (o: { metadata?: { labels?: Record<string, string>; name?: string }
 let o1Tried!: () => void;
 const o1Done = new Promise<void>((r) => (o1Tried = r));
 controllerManagedBy(mgr)
-  .for({ apiVersion: 'v1', kind: 'ConfigMap' }, { predicates: [{ create: (e) => ours(e.object), update: (e) => ours(e.objectNew) }] })
+  .for(
+    { apiVersion: 'v1', kind: 'ConfigMap' },
+    { predicates: [{ create: (e) => ours(e.object), update: (e) => ours(e.objectNew) }] },
+  )
   .named('stall')
   .complete(async (req) => {
     say(`start ${req.name} ${process.hrtime.bigint()}`);
     if (req.name !== 'o1') return;
     while (!existsSync(process.env.KF_GO_FILE!)) await new Promise((r) => setTimeout(r, 20));
     try {
-      await mgr.getClient().patch({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'o1', namespace: 'default' } }, mergePatch({ metadata: { annotations: { 'written-by': 'stalled' } } }));
+      await mgr
+        .getClient()
+        .patch(
+          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'o1', namespace: 'default' } },
+          mergePatch({ metadata: { annotations: { 'written-by': 'stalled' } } }),
+        );
       say('write ok');
     } catch (e) {
       say(`write refused ${(e as Error).name}`);

@@ -29,7 +29,11 @@ after(async () => {
   await env.stop();
 });
 
-const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels: { stall: 'yes' } } });
+const configMap = (name: string) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default', labels: { stall: 'yes' } },
+});
 
 describe('a stalled leader', () => {
   it('resumed after its lease expired, starts no reconcile, sends no write and exits', async (t) => {
@@ -73,14 +77,21 @@ describe('a stalled leader', () => {
       // o1 occupies the child's only worker; o2..o4 wait in its queue.
       await rest.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMap('o1') });
       await eventually(() => lines.some((l) => l.startsWith('start o1 ')), 'o1 reconciling in the child');
-      for (const n of ['o2', 'o3', 'o4']) await rest.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMap(n) });
-      await eventually(() => ['o2', 'o3', 'o4'].every((n) => lines.includes(`event ${n}`)), 'o2..o4 queued in the child');
+      for (const n of ['o2', 'o3', 'o4'])
+        await rest.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMap(n) });
+      await eventually(
+        () => ['o2', 'o3', 'o4'].every((n) => lines.includes(`event ${n}`)),
+        'o2..o4 queued in the child',
+      );
 
       process.kill(child.pid!, 'SIGSTOP');
       // The standby leads only after the child's lease expired (by the standby's clock, which is
       // also the child's: one machine, one monotonic clock).
       await standby.elected();
-      await eventually(() => ['o1', 'o2', 'o3', 'o4'].every((n) => standbyDid.has(n)), 'the new leader reconciled everything');
+      await eventually(
+        () => ['o1', 'o2', 'o3', 'o4'].every((n) => standbyDid.has(n)),
+        'the new leader reconciled everything',
+      );
       // A write the stalled leader will see when it resumes.
       await rest.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMap('o5') });
       writeFileSync(goFile, 'go'); // o1's reconcile can end once the child runs again
@@ -89,16 +100,28 @@ describe('a stalled leader', () => {
       const code = await exited;
 
       const starts = lines.filter((l) => l.startsWith('start ')).map((l) => l.split(' '));
-      assert.deepEqual(starts.map((s) => s[1]), ['o1'], `only o1 ever started in the stalled leader; its output:\n${lines.join('\n')}`);
-      assert.ok(starts.every((s) => BigInt(s[2]) < resumedAt), 'nothing started after the resume');
+      assert.deepEqual(
+        starts.map((s) => s[1]),
+        ['o1'],
+        `only o1 ever started in the stalled leader; its output:\n${lines.join('\n')}`,
+      );
+      assert.ok(
+        starts.every((s) => BigInt(s[2]) < resumedAt),
+        'nothing started after the resume',
+      );
       const exit = lines.find((l) => l.startsWith('exit '))!.split(' ');
       assert.match(exit.slice(2).join(' '), /^leader election lost \(lease default\/stall-test\): /);
       assert.equal(code, 1);
       // o1's reconcile was running through the stall: its write after the resume is not sent.
-      assert.ok(lines.includes('write refused LeadershipLostError'), `the running reconcile's write was refused; output:\n${lines.join('\n')}`);
+      assert.ok(
+        lines.includes('write refused LeadershipLostError'),
+        `the running reconcile's write was refused; output:\n${lines.join('\n')}`,
+      );
       const o1 = await rest.get('/api/v1/namespaces/default/configmaps/o1');
       assert.equal(o1.metadata.annotations?.['written-by'], undefined);
-      t.diagnostic(`stalled leader exited ${Number(BigInt(exit[1]) - resumedAt) / 1e6} ms after SIGCONT, starting no reconcile`);
+      t.diagnostic(
+        `stalled leader exited ${Number(BigInt(exit[1]) - resumedAt) / 1e6} ms after SIGCONT, starting no reconcile`,
+      );
       await eventually(() => standbyDid.has('o5'), 'the new leader reconciles the write made during the stall');
     } finally {
       if (child.exitCode === null && child.signalCode === null) {

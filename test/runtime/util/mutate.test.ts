@@ -6,10 +6,19 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { TestEnvironment } from '../../../src/testing/index.js';
 import { newClient } from '../../../src/runtime/client/index.js';
 import type { Client } from '../../../src/runtime/contracts.js';
-import { createOrPatch, createOrUpdate, setControllerReference, setStatusCondition, type Condition } from '../../../src/runtime/util/index.js';
+import {
+  createOrPatch,
+  createOrUpdate,
+  setControllerReference,
+  setStatusCondition,
+  type Condition,
+} from '../../../src/runtime/util/index.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? resolve(fileURLToPath(import.meta.url), '../../../../..');
-const env = new TestEnvironment({ crdDirectoryPaths: [join(root, 'test/fixtures/testing/crds')], useExistingCluster: false });
+const env = new TestEnvironment({
+  crdDirectoryPaths: [join(root, 'test/fixtures/testing/crds')],
+  useExistingCluster: false,
+});
 let client: Client;
 
 before(async () => {
@@ -21,7 +30,11 @@ interface Widget extends KubernetesObject {
   spec?: { size?: number };
   status?: { conditions?: Condition[]; observed?: number };
 }
-const widget = (name: string): Widget => ({ apiVersion: 'test.kubeforge.io/v1', kind: 'Widget', metadata: { name, namespace: 'default' } });
+const widget = (name: string): Widget => ({
+  apiVersion: 'test.kubeforge.io/v1',
+  kind: 'Widget',
+  metadata: { name, namespace: 'default' },
+});
 
 describe('createOrUpdate', () => {
   it('creates, then updates only when the mutation changes something', async () => {
@@ -31,9 +44,15 @@ describe('createOrUpdate', () => {
     const again = widget('cou');
     assert.equal(await createOrUpdate(client, again, () => void (again.spec = { size: 1 })), 'unchanged');
     assert.equal(await createOrUpdate(client, again, () => void (again.spec!.size = 2)), 'updated');
-    const live = await client.get<Widget>({ apiVersion: 'test.kubeforge.io/v1', kind: 'Widget' }, { namespace: 'default', name: 'cou' });
+    const live = await client.get<Widget>(
+      { apiVersion: 'test.kubeforge.io/v1', kind: 'Widget' },
+      { namespace: 'default', name: 'cou' },
+    );
     assert.equal(live.spec!.size, 2);
-    await assert.rejects(createOrUpdate(client, again, () => void (again.metadata!.name = 'renamed')), /cannot mutate object name/);
+    await assert.rejects(
+      createOrUpdate(client, again, () => void (again.metadata!.name = 'renamed')),
+      /cannot mutate object name/,
+    );
   });
 });
 
@@ -65,15 +84,25 @@ describe('createOrPatch', () => {
       }),
       'updatedStatus',
     );
-    const live = await client.get<Widget>({ apiVersion: 'test.kubeforge.io/v1', kind: 'Widget' }, { namespace: 'default', name: 'cop' });
+    const live = await client.get<Widget>(
+      { apiVersion: 'test.kubeforge.io/v1', kind: 'Widget' },
+      { namespace: 'default', name: 'cop' },
+    );
     assert.equal(live.spec!.size, 6);
     assert.equal(live.status!.observed, 2);
     assert.equal(live.status!.conditions![0].type, 'Ready');
   });
 
   it('a controller reference set in the mutation is accepted by the API server', async () => {
-    const owner = await client.get<Widget>({ apiVersion: 'test.kubeforge.io/v1', kind: 'Widget' }, { namespace: 'default', name: 'cop' });
-    const cm: KubernetesObject & { data?: Record<string, string> } = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned', namespace: 'default' } };
+    const owner = await client.get<Widget>(
+      { apiVersion: 'test.kubeforge.io/v1', kind: 'Widget' },
+      { namespace: 'default', name: 'cop' },
+    );
+    const cm: KubernetesObject & { data?: Record<string, string> } = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'owned', namespace: 'default' },
+    };
     assert.equal(
       await createOrPatch(client, cm, () => {
         cm.data = { a: '1' };

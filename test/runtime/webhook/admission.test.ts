@@ -21,7 +21,12 @@ type Obj = any;
 /** RFC 6901 pointer -> tokens (independent of the code under test). */
 function tokens(pointer: string): string[] {
   assert.ok(pointer === '' || pointer.startsWith('/'), `bad pointer ${pointer}`);
-  return pointer === '' ? [] : pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** A minimal RFC 6902 applier (add / remove / replace), strict about targets existing. */
@@ -80,7 +85,10 @@ before(async () => {
 });
 after(async () => srv?.stop());
 
-async function mutate(before: Obj, impl: (o: Obj) => void): Promise<{ response: Obj; ops: ReturnType<typeof patchOf> }> {
+async function mutate(
+  before: Obj,
+  impl: (o: Obj) => void,
+): Promise<{ response: Obj; ops: ReturnType<typeof patchOf> }> {
   defaulterImpl = impl;
   const r = await request(srv.server.port!, '/mutate', admissionReview('CREATE', { object: before }));
   assert.equal(r.status, 200, r.text);
@@ -94,23 +102,37 @@ describe('review versions', () => {
     defaulterImpl = (o) => {
       o.spec.size = 4;
     };
-    const review = { ...admissionReview('CREATE', { object: { metadata: { name: 'w1' }, spec: { size: 1 } } }), apiVersion: 'admission.k8s.io/v1beta1' };
+    const review = {
+      ...admissionReview('CREATE', { object: { metadata: { name: 'w1' }, spec: { size: 1 } } }),
+      apiVersion: 'admission.k8s.io/v1beta1',
+    };
     const m = await request(srv.server.port!, '/mutate', review);
     assert.equal(m.status, 200, m.text);
-    assert.deepEqual([m.json.apiVersion, m.json.kind, m.json.response.allowed, m.json.response.patchType], ['admission.k8s.io/v1beta1', 'AdmissionReview', true, 'JSONPatch']);
+    assert.deepEqual(
+      [m.json.apiVersion, m.json.kind, m.json.response.allowed, m.json.response.patchType],
+      ['admission.k8s.io/v1beta1', 'AdmissionReview', true, 'JSONPatch'],
+    );
     validatorImpl = {
       validateCreate: () => {
         throw new FieldErrors([field.invalid('spec.size', 1, 'must be even')]);
       },
     };
     const v = await request(srv.server.port!, '/validate', review);
-    assert.deepEqual([v.json.apiVersion, v.json.response.allowed, v.json.response.status.code, v.json.response.status.reason], ['admission.k8s.io/v1beta1', false, 422, 'Invalid']);
+    assert.deepEqual(
+      [v.json.apiVersion, v.json.response.allowed, v.json.response.status.code, v.json.response.status.reason],
+      ['admission.k8s.io/v1beta1', false, 422, 'Invalid'],
+    );
   });
 });
 
 describe('defaulting webhook', () => {
   it('answers a JSONPatch that turns the sent object into the defaulted one (add, replace, remove)', async () => {
-    const sent = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1', labels: { old: 'x' } }, spec: { size: 1, drop: true } };
+    const sent = {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w1', labels: { old: 'x' } },
+      spec: { size: 1, drop: true },
+    };
     const { response, ops } = await mutate(sent, (o) => {
       o.spec.size = 3;
       delete o.spec.drop;
@@ -121,7 +143,16 @@ describe('defaulting webhook', () => {
     assert.equal(response.uid, 'b6a3a7a0-7d4c-4a53-9d1f-0e3b9f0d1e01');
     assert.equal(response.allowed, true);
     assert.equal(response.patchType, 'JSONPatch');
-    assert.deepEqual(new Set(ops.map((o) => `${o.op} ${o.path}`)), new Set(['replace /spec/size', 'remove /spec/drop', 'add /spec/color', 'add /metadata/labels/added', 'add /status']));
+    assert.deepEqual(
+      new Set(ops.map((o) => `${o.op} ${o.path}`)),
+      new Set([
+        'replace /spec/size',
+        'remove /spec/drop',
+        'add /spec/color',
+        'add /metadata/labels/added',
+        'add /status',
+      ]),
+    );
     assert.deepEqual(applyPatch(sent, ops), {
       apiVersion: 'example.com/v1',
       kind: 'Widget',
@@ -141,9 +172,19 @@ describe('defaulting webhook', () => {
     });
     assert.deepEqual(
       ops.map((o) => `${o.op} ${o.path}`).sort(),
-      ['add /metadata/annotations/example.com~1new', 'add /metadata/annotations/~0~1', 'remove /metadata/annotations/x~1y~0z', 'replace /metadata/annotations/a~0b'].sort(),
+      [
+        'add /metadata/annotations/example.com~1new',
+        'add /metadata/annotations/~0~1',
+        'remove /metadata/annotations/x~1y~0z',
+        'replace /metadata/annotations/a~0b',
+      ].sort(),
     );
-    assert.deepEqual(applyPatch(sent, ops).metadata.annotations, { 'example.com/keep': '1', 'a~b': 'new', 'example.com/new': 'n', '~/': 'both' });
+    assert.deepEqual(applyPatch(sent, ops).metadata.annotations, {
+      'example.com/keep': '1',
+      'a~b': 'new',
+      'example.com/new': 'n',
+      '~/': 'both',
+    });
   });
 
   it('handles arrays: append, insert in front, shrink, edits inside items, type changes', async () => {
@@ -151,14 +192,20 @@ describe('defaulting webhook', () => {
       [{ spec: { ports: [80] } }, (o) => o.spec.ports.push(443)],
       [{ spec: { ports: [80, 443] } }, (o) => o.spec.ports.unshift(22)],
       [{ spec: { ports: [22, 80, 443] } }, (o) => o.spec.ports.splice(0, 2)],
-      [{ spec: { containers: [{ name: 'a' }, { name: 'b', image: 'x' }] } }, (o) => {
-        o.spec.containers[1].image = 'y';
-        o.spec.containers[0].resources = { limits: { cpu: '1' } };
-      }],
-      [{ spec: { list: [1, 2], obj: { a: 1 } } }, (o) => {
-        o.spec.list = { now: 'object' };
-        o.spec.obj = [1];
-      }],
+      [
+        { spec: { containers: [{ name: 'a' }, { name: 'b', image: 'x' }] } },
+        (o) => {
+          o.spec.containers[1].image = 'y';
+          o.spec.containers[0].resources = { limits: { cpu: '1' } };
+        },
+      ],
+      [
+        { spec: { list: [1, 2], obj: { a: 1 } } },
+        (o) => {
+          o.spec.list = { now: 'object' };
+          o.spec.obj = [1];
+        },
+      ],
       [{ spec: { items: [] } }, (o) => (o.spec.items = [{ a: null }])],
     ];
     for (const [sent, change] of cases) {
@@ -187,7 +234,11 @@ describe('defaulting webhook', () => {
       kind: 'Widget',
       metadata: { name: 'w1', creationTimestamp: '2024-03-04T05:06:07Z' },
       spec: { size: 1, note: '2024-03-04T05:06:07Z' },
-      status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Ok', message: '', lastTransitionTime: '2024-03-04T05:06:07Z' }] },
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'True', reason: 'Ok', message: '', lastTransitionTime: '2024-03-04T05:06:07Z' },
+        ],
+      },
     };
     let seenCreated: unknown;
     let seenNote: unknown;
@@ -205,7 +256,9 @@ describe('defaulting webhook', () => {
       assert.ok(o.status.conditions[0].lastTransitionTime instanceof Date);
       o.status.conditions[0].lastTransitionTime = new Date(Date.UTC(2025, 0, 1));
     });
-    assert.deepEqual(r.ops, [{ op: 'replace', path: '/status/conditions/0/lastTransitionTime', value: '2025-01-01T00:00:00.000Z' }]);
+    assert.deepEqual(r.ops, [
+      { op: 'replace', path: '/status/conditions/0/lastTransitionTime', value: '2025-01-01T00:00:00.000Z' },
+    ]);
     assert.deepEqual(applyPatch(sent, r.ops).metadata, sent.metadata);
   });
 
@@ -213,7 +266,10 @@ describe('defaulting webhook', () => {
     defaulterImpl = (o) => {
       o.spec.size = 2;
     };
-    const review = JSON.stringify(admissionReview('CREATE', { object: { spec: { size: 1 } } })).replace('"spec":{', '"spec":{"__proto__":{"polluted":true},');
+    const review = JSON.stringify(admissionReview('CREATE', { object: { spec: { size: 1 } } })).replace(
+      '"spec":{',
+      '"spec":{"__proto__":{"polluted":true},',
+    );
     const r = await request(srv.server.port!, '/mutate', undefined, { raw: review });
     assert.deepEqual(patchOf(r.json.response), [{ op: 'replace', path: '/spec/size', value: 2 }]);
     assert.equal(({} as Obj).polluted, undefined);
@@ -243,7 +299,11 @@ describe('defaulting webhook', () => {
       throw new Error('spec.size cannot be defaulted');
     };
     const r = await request(srv.server.port!, '/mutate', admissionReview('CREATE', { object: { spec: {} } }));
-    assert.deepEqual(r.json.response.status, { code: 403, reason: 'Forbidden', message: 'spec.size cannot be defaulted' });
+    assert.deepEqual(r.json.response.status, {
+      code: 403,
+      reason: 'Forbidden',
+      message: 'spec.size cannot be defaulted',
+    });
     assert.equal(r.json.response.allowed, false);
     assert.equal(r.json.response.patch, undefined);
   });
@@ -261,7 +321,10 @@ describe('createJSONPatch', () => {
     const after = { '': 2, a: { 'b/c': { '~': [1] } } };
     const ops = createJSONPatch(before, after);
     assert.deepEqual(applyPatch(before, ops), after);
-    assert.ok(ops.some((o) => o.path === '/a/b~1c/~0/1'), JSON.stringify(ops));
+    assert.ok(
+      ops.some((o) => o.path === '/a/b~1c/~0/1'),
+      JSON.stringify(ops),
+    );
   });
 });
 
@@ -271,17 +334,30 @@ describe('validating webhook', () => {
     validatorImpl = { validateCreate: () => ['spec.legacy is deprecated'] };
     const obj = { metadata: { name: 'w1' }, spec: { size: 2 } };
     const r = await request(srv.server.port!, '/validate', admissionReview('CREATE', { object: obj }));
-    assert.deepEqual(r.json.response, { uid: 'b6a3a7a0-7d4c-4a53-9d1f-0e3b9f0d1e01', allowed: true, warnings: ['spec.legacy is deprecated'] });
-    assert.deepEqual(seen.map((s) => [s.op, s.args]), [['create', [obj]]]);
+    assert.deepEqual(r.json.response, {
+      uid: 'b6a3a7a0-7d4c-4a53-9d1f-0e3b9f0d1e01',
+      allowed: true,
+      warnings: ['spec.legacy is deprecated'],
+    });
+    assert.deepEqual(
+      seen.map((s) => [s.op, s.args]),
+      [['create', [obj]]],
+    );
   });
 
   it('denies with 422 Invalid (Go: apierrors.NewInvalid), apimachinery message, causes and warnings from FieldErrors', async () => {
     validatorImpl = {
       validateCreate: (o) => {
-        throw new FieldErrors([field.invalid('spec.size', o.spec.size, 'must be even'), field.required('spec.b')], { warnings: ['spec.c is ignored'] });
+        throw new FieldErrors([field.invalid('spec.size', o.spec.size, 'must be even'), field.required('spec.b')], {
+          warnings: ['spec.c is ignored'],
+        });
       },
     };
-    const r = await request(srv.server.port!, '/validate', admissionReview('CREATE', { object: { metadata: { name: 'w1' }, spec: { size: 3 } } }));
+    const r = await request(
+      srv.server.port!,
+      '/validate',
+      admissionReview('CREATE', { object: { metadata: { name: 'w1' }, spec: { size: 3 } } }),
+    );
     assert.equal(r.status, 200);
     assert.deepEqual(r.json.response, {
       uid: 'b6a3a7a0-7d4c-4a53-9d1f-0e3b9f0d1e01',
@@ -290,7 +366,8 @@ describe('validating webhook', () => {
         status: 'Failure',
         code: 422,
         reason: 'Invalid',
-        message: 'Widget.example.com "w1" is invalid: [spec.size: Invalid value: 3: must be even, spec.b: Required value]',
+        message:
+          'Widget.example.com "w1" is invalid: [spec.size: Invalid value: 3: must be even, spec.b: Required value]',
         details: {
           name: 'w1',
           group: 'example.com',
@@ -315,11 +392,23 @@ describe('validating webhook', () => {
     assert.deepEqual(r.json.response.status, { code: 403, reason: 'Forbidden', message: 'widgets are closed today' });
     validatorImpl = {
       validateCreate: async () => {
-        throw new StatusError(409, { kind: 'Status', status: 'Failure', reason: 'Conflict', message: 'the quota is taken', code: 409 });
+        throw new StatusError(409, {
+          kind: 'Status',
+          status: 'Failure',
+          reason: 'Conflict',
+          message: 'the quota is taken',
+          code: 409,
+        });
       },
     };
     r = await request(srv.server.port!, '/validate', admissionReview('CREATE', { object: { spec: {} } }));
-    assert.deepEqual(r.json.response.status, { kind: 'Status', status: 'Failure', reason: 'Conflict', message: 'the quota is taken', code: 409 });
+    assert.deepEqual(r.json.response.status, {
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'Conflict',
+      message: 'the quota is taken',
+      code: 409,
+    });
   });
 
   it('hands validators Dates where the types declare them (object and oldObject)', async () => {
@@ -327,7 +416,11 @@ describe('validating webhook', () => {
     validatorImpl = {};
     const oldObj = { metadata: { name: 'w1', creationTimestamp: '2024-03-04T05:06:07Z' }, spec: { size: 1 } };
     const newObj = { metadata: { name: 'w1', creationTimestamp: '2024-03-04T05:06:07Z' }, spec: { size: 2 } };
-    const r = await request(srv.server.port!, '/validate', admissionReview('UPDATE', { object: newObj, oldObject: oldObj }));
+    const r = await request(
+      srv.server.port!,
+      '/validate',
+      admissionReview('UPDATE', { object: newObj, oldObject: oldObj }),
+    );
     assert.equal(r.json.response.allowed, true);
     const [a, b] = seen[0].args;
     assert.ok(a.metadata.creationTimestamp instanceof Date && b.metadata.creationTimestamp instanceof Date);
@@ -339,11 +432,21 @@ describe('validating webhook', () => {
     validatorImpl = {};
     const oldObj = { metadata: { name: 'w1' }, spec: { size: 1 } };
     const newObj = { metadata: { name: 'w1' }, spec: { size: 2 } };
-    let r = await request(srv.server.port!, '/validate', admissionReview('UPDATE', { object: newObj, oldObject: oldObj }));
+    let r = await request(
+      srv.server.port!,
+      '/validate',
+      admissionReview('UPDATE', { object: newObj, oldObject: oldObj }),
+    );
     assert.equal(r.json.response.allowed, true);
     r = await request(srv.server.port!, '/validate', admissionReview('DELETE', { oldObject: oldObj }));
     assert.equal(r.json.response.allowed, true);
-    assert.deepEqual(seen.map((s) => [s.op, s.args]), [['update', [oldObj, newObj]], ['delete', [oldObj]]]);
+    assert.deepEqual(
+      seen.map((s) => [s.op, s.args]),
+      [
+        ['update', [oldObj, newObj]],
+        ['delete', [oldObj]],
+      ],
+    );
     r = await request(srv.server.port!, '/validate', admissionReview('DELETE', {}));
     assert.deepEqual(r.json.response.status, { code: 400, message: 'the DELETE request has no oldObject' });
   });
@@ -353,7 +456,10 @@ describe('validating webhook', () => {
     validatorImpl = {};
     await request(srv.server.port!, '/validate', admissionReview('CREATE', { object: { spec: {} } }, { dryRun: true }));
     await request(srv.server.port!, '/validate', admissionReview('CREATE', { object: { spec: {} } }));
-    assert.deepEqual(seen.map((s) => s.dryRun), [true, false]);
+    assert.deepEqual(
+      seen.map((s) => s.dryRun),
+      [true, false],
+    );
     const ctx = seen[0].ctx!;
     assert.equal(ctx.request.dryRun, true);
     assert.equal(ctx.request.userInfo.username, 'alice');
@@ -368,7 +474,11 @@ describe('validating webhook', () => {
 
   it('an unknown operation is answered with code 400 in the review', async () => {
     const r = await request(srv.server.port!, '/validate', admissionReview('PATCH' as 'CREATE', { object: {} }));
-    assert.deepEqual(r.json.response, { uid: 'b6a3a7a0-7d4c-4a53-9d1f-0e3b9f0d1e01', allowed: false, status: { code: 400, message: 'unknown operation "PATCH"' } });
+    assert.deepEqual(r.json.response, {
+      uid: 'b6a3a7a0-7d4c-4a53-9d1f-0e3b9f0d1e01',
+      allowed: false,
+      status: { code: 400, message: 'unknown operation "PATCH"' },
+    });
   });
 
   it('user code throwing a string or crashing is denied (500), logged and counted in the panics metric', async () => {
@@ -383,7 +493,11 @@ describe('validating webhook', () => {
     assert.equal(r.status, 200);
     assert.deepEqual(r.json.response.status, { code: 500, message: 'panic: not an error [recovered]' });
     assert.equal(r.json.response.allowed, false);
-    r = await request(srv.server.port!, '/validate', admissionReview('UPDATE', { object: { spec: {} }, oldObject: { spec: {} } }));
+    r = await request(
+      srv.server.port!,
+      '/validate',
+      admissionReview('UPDATE', { object: { spec: {} }, oldObject: { spec: {} } }),
+    );
     assert.equal(r.json.response.status.code, 500);
     assert.match(r.json.response.status.message, /^panic: Cannot read properties of undefined/);
     assert.equal(await metricValue(srv.registry, 'controller_runtime_webhook_panics_total'), before + 2);

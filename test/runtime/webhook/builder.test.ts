@@ -32,14 +32,19 @@ class Other implements KubernetesObject {
 }
 class NoGVK {}
 
-const allow: CustomValidator<unknown> = { validateCreate: () => undefined, validateUpdate: () => undefined, validateDelete: () => undefined };
+const allow: CustomValidator<unknown> = {
+  validateCreate: () => undefined,
+  validateUpdate: () => undefined,
+  validateDelete: () => undefined,
+};
 const conv: Conversion<CronJobV2, CronJob> = {
   convertTo: (s) => ({ spec: { schedule: s.spec?.schedule?.minute, suspend: s.spec?.suspend } }),
   convertFrom: (h) => ({ spec: { schedule: { minute: h.spec?.schedule }, suspend: h.spec?.suspend } }),
 };
 
 const mgr = () => newManager(offlineConfig(), { logger: quiet() });
-const paths = (m: ReturnType<typeof mgr>, candidates: string[]) => candidates.filter((p) => m.getWebhookServer().isRegistered(p));
+const paths = (m: ReturnType<typeof mgr>, candidates: string[]) =>
+  candidates.filter((p) => m.getWebhookServer().isRegistered(p));
 
 function problems(fn: () => void): string[] {
   try {
@@ -55,11 +60,18 @@ function problems(fn: () => void): string[] {
 describe('webhookManagedBy', () => {
   it('registers /mutate-<group>-<version>-<kind> and /validate-... for a generated class', () => {
     const m = mgr();
-    webhookManagedBy(m).for(CronJob).withDefaulter({ default: () => undefined }).withValidator(allow).complete();
-    assert.deepEqual(paths(m, ['/mutate-batch-tutorial-kubebuilder-io-v1-cronjob', '/validate-batch-tutorial-kubebuilder-io-v1-cronjob']), [
-      '/mutate-batch-tutorial-kubebuilder-io-v1-cronjob',
-      '/validate-batch-tutorial-kubebuilder-io-v1-cronjob',
-    ]);
+    webhookManagedBy(m)
+      .for(CronJob)
+      .withDefaulter({ default: () => undefined })
+      .withValidator(allow)
+      .complete();
+    assert.deepEqual(
+      paths(m, [
+        '/mutate-batch-tutorial-kubebuilder-io-v1-cronjob',
+        '/validate-batch-tutorial-kubebuilder-io-v1-cronjob',
+      ]),
+      ['/mutate-batch-tutorial-kubebuilder-io-v1-cronjob', '/validate-batch-tutorial-kubebuilder-io-v1-cronjob'],
+    );
   });
 
   it('resolves core Kinds from a descriptor or a client-node class: /mutate--v1-pod', () => {
@@ -89,9 +101,15 @@ describe('webhookManagedBy', () => {
       .withValidatorCustomPath('/custom-validate')
       .withConversion(CronJobV2, conv)
       .complete();
-    assert.deepEqual(paths(m, ['/custom-mutate', '/custom-validate', '/convert', '/mutate-batch-tutorial-kubebuilder-io-v1-cronjob']), ['/custom-mutate', '/custom-validate', '/convert']);
+    assert.deepEqual(
+      paths(m, ['/custom-mutate', '/custom-validate', '/convert', '/mutate-batch-tutorial-kubebuilder-io-v1-cronjob']),
+      ['/custom-mutate', '/custom-validate', '/convert'],
+    );
     // A second Kind shares /convert.
-    webhookManagedBy(m).for({ apiVersion: 'other.io/v1', kind: 'Other' }).withConversion({ apiVersion: 'other.io/v2', kind: 'Other' }, { convertTo: (x) => x, convertFrom: (x) => x }).complete();
+    webhookManagedBy(m)
+      .for({ apiVersion: 'other.io/v1', kind: 'Other' })
+      .withConversion({ apiVersion: 'other.io/v2', kind: 'Other' }, { convertTo: (x) => x, convertFrom: (x) => x })
+      .complete();
   });
 
   it('reports every misuse at once and registers nothing', () => {
@@ -123,31 +141,77 @@ describe('webhookManagedBy', () => {
     assert.equal(server.isRegistered('/mutate-batch-tutorial-kubebuilder-io-v1-cronjob'), false);
     assert.equal(server.isRegistered('/convert'), false);
 
-    assert.deepEqual(problems(() => webhookManagedBy(m).complete()), ['must provide a type with for()', 'nothing to register: add withDefaulter(), withValidator() or withConversion()']);
-    const noKind = problems(() => webhookManagedBy(m).for(NoGVK as never).withValidator(allow).complete());
+    assert.deepEqual(
+      problems(() => webhookManagedBy(m).complete()),
+      [
+        'must provide a type with for()',
+        'nothing to register: add withDefaulter(), withValidator() or withConversion()',
+      ],
+    );
+    const noKind = problems(() =>
+      webhookManagedBy(m)
+        .for(NoGVK as never)
+        .withValidator(allow)
+        .complete(),
+    );
     assert.equal(noKind.length, 1);
     assert.match(noKind[0], /^for\(\): cannot tell the Kubernetes kind of class NoGVK/);
-    assert.deepEqual(problems(() => webhookManagedBy(m).for(CronJob).withValidator(allow).complete()), [
-      'a webhook is already registered for /validate-batch-tutorial-kubebuilder-io-v1-cronjob (the validator of CronJob); give one a custom path',
-    ]);
     assert.deepEqual(
-      problems(() => webhookManagedBy(m).for(CronJob).withDefaulter({ default: () => undefined }).withDefaulterCustomPath('/same').withValidator(allow).withValidatorCustomPath('/same').complete()),
+      problems(() => webhookManagedBy(m).for(CronJob).withValidator(allow).complete()),
+      [
+        'a webhook is already registered for /validate-batch-tutorial-kubebuilder-io-v1-cronjob (the validator of CronJob); give one a custom path',
+      ],
+    );
+    assert.deepEqual(
+      problems(() =>
+        webhookManagedBy(m)
+          .for(CronJob)
+          .withDefaulter({ default: () => undefined })
+          .withDefaulterCustomPath('/same')
+          .withValidator(allow)
+          .withValidatorCustomPath('/same')
+          .complete(),
+      ),
       ['the defaulter and the validator have the same path /same'],
     );
-    assert.deepEqual(problems(() => webhookManagedBy(m).for(Other).withValidatorCustomPath('/v').withConversion({ apiVersion: 'other.io/v2', kind: 'Other' }, conv as never).complete()), [
-      'withValidatorCustomPath() without withValidator()',
-    ]);
+    assert.deepEqual(
+      problems(() =>
+        webhookManagedBy(m)
+          .for(Other)
+          .withValidatorCustomPath('/v')
+          .withConversion({ apiVersion: 'other.io/v2', kind: 'Other' }, conv as never)
+          .complete(),
+      ),
+      ['withValidatorCustomPath() without withValidator()'],
+    );
     const b = webhookManagedBy(m).for(Other).withValidator(allow);
     b.complete();
-    assert.deepEqual(problems(() => b.complete()), ['complete() was already called on this builder', 'a webhook is already registered for /validate-other-io-v1-other (the validator of Other); give one a custom path']);
-    assert.deepEqual(problems(() => webhookManagedBy({} as never).for(Other).withValidator(allow).complete()), ['webhookManagedBy(mgr) needs a manager with getWebhookServer()']);
+    assert.deepEqual(
+      problems(() => b.complete()),
+      [
+        'complete() was already called on this builder',
+        'a webhook is already registered for /validate-other-io-v1-other (the validator of Other); give one a custom path',
+      ],
+    );
+    assert.deepEqual(
+      problems(() =>
+        webhookManagedBy({} as never)
+          .for(Other)
+          .withValidator(allow)
+          .complete(),
+      ),
+      ['webhookManagedBy(mgr) needs a manager with getWebhookServer()'],
+    );
   });
 
   it('refuses to register once the server runs', async () => {
     const srv = await startServer(() => undefined);
     try {
       const fake = { getWebhookServer: () => srv.server } as never;
-      assert.deepEqual(problems(() => webhookManagedBy(fake).for(CronJob).withValidator(allow).complete()), ['the webhook server is already running; register webhooks before mgr.start()']);
+      assert.deepEqual(
+        problems(() => webhookManagedBy(fake).for(CronJob).withValidator(allow).complete()),
+        ['the webhook server is already running; register webhooks before mgr.start()'],
+      );
     } finally {
       await srv.stop();
     }
@@ -167,7 +231,11 @@ describe('webhookManagedBy', () => {
         .complete();
     });
     try {
-      const r = await request(srv.server.port!, '/mutate-batch-tutorial-kubebuilder-io-v1-cronjob', admissionReview('CREATE', { object: { spec: { schedule: '*/1 * * * *' } } }));
+      const r = await request(
+        srv.server.port!,
+        '/mutate-batch-tutorial-kubebuilder-io-v1-cronjob',
+        admissionReview('CREATE', { object: { spec: { schedule: '*/1 * * * *' } } }),
+      );
       assert.deepEqual(patchOf(r.json.response), [{ op: 'add', path: '/spec/suspend', value: false }]);
     } finally {
       await srv.stop();

@@ -34,10 +34,20 @@ export interface Running {
 }
 
 /** Creates a server on 127.0.0.1:0, lets `setup` register handlers, starts it and waits until it serves. */
-export async function startServer(setup: (s: WebhookServer) => void, options: WebhookServerOptions = {}): Promise<Running> {
+export async function startServer(
+  setup: (s: WebhookServer) => void,
+  options: WebhookServerOptions = {},
+): Promise<Running> {
   const certs = certFolder();
   const registry = new Registry();
-  const server = newWebhookServer({ host: '127.0.0.1', port: 0, certDir: certs.dir, registry, logger: quiet(), ...options });
+  const server = newWebhookServer({
+    host: '127.0.0.1',
+    port: 0,
+    certDir: certs.dir,
+    registry,
+    logger: quiet(),
+    ...options,
+  });
   setup(server);
   const ac = new AbortController();
   const done = server.start(ac.signal);
@@ -88,7 +98,8 @@ export function request(
       },
       (res) => {
         const chunks: Buffer[] = [];
-        const fingerprint = (res.socket as import('node:tls').TLSSocket).getPeerX509Certificate?.()?.fingerprint256 ?? '';
+        const fingerprint =
+          (res.socket as import('node:tls').TLSSocket).getPeerX509Certificate?.()?.fingerprint256 ?? '';
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
@@ -147,12 +158,19 @@ export function patchOf(response: { patch?: string }): { op: string; path: strin
  * The value of one sample of a metric in a registry (0 when absent). `sample` picks a histogram's
  * `<name>_count` / `_sum` series.
  */
-export async function metricValue(registry: Registry, name: string, labels: Record<string, string> = {}, sample = name): Promise<number> {
+export async function metricValue(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string> = {},
+  sample = name,
+): Promise<number> {
   const m = registry.getSingleMetric(name);
   if (!m) return 0;
   const data = await m.get();
   const found = data.values.find(
-    (v) => ((v as { metricName?: string }).metricName ?? name) === sample && Object.entries(labels).every(([k, val]) => String(v.labels[k]) === val),
+    (v) =>
+      ((v as { metricName?: string }).metricName ?? name) === sample &&
+      Object.entries(labels).every(([k, val]) => String(v.labels[k]) === val),
   );
   return found?.value ?? 0;
 }

@@ -13,10 +13,25 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { generateSelfSignedCert } from '../../../src/runtime/manager/selfsigned.js';
 import { newManager } from '../../../src/runtime/manager/index.js';
-import { WebhookServer, newWebhookServer, withCustomValidator, type WebhookHandler } from '../../../src/runtime/webhook/index.js';
+import {
+  WebhookServer,
+  newWebhookServer,
+  withCustomValidator,
+  type WebhookHandler,
+} from '../../../src/runtime/webhook/index.js';
 import { defaultCertDir } from '../../../src/runtime/webhook/server.js';
 import { WebhookHttpError } from '../../../src/runtime/webhook/handler.js';
-import { admissionReview, certFolder, eventually, fingerprintOf, metricValue, offlineConfig, quiet, request, startServer } from './helpers.js';
+import {
+  admissionReview,
+  certFolder,
+  eventually,
+  fingerprintOf,
+  metricValue,
+  offlineConfig,
+  quiet,
+  request,
+  startServer,
+} from './helpers.js';
 
 const echo: WebhookHandler = { handle: async (body) => ({ echoed: body }) };
 
@@ -24,7 +39,12 @@ describe('WebhookServer requests', () => {
   it('answers JSON from the handler for POST application/json', async () => {
     const srv = await startServer((s) => s.register('/echo', echo));
     try {
-      const r = await request(srv.server.port!, '/echo', { a: [1, 'x'] }, { headers: { 'Content-Type': 'application/json; charset=utf-8' } });
+      const r = await request(
+        srv.server.port!,
+        '/echo',
+        { a: [1, 'x'] },
+        { headers: { 'Content-Type': 'application/json; charset=utf-8' } },
+      );
       assert.equal(r.status, 200);
       assert.equal(r.headers['content-type'], 'application/json');
       assert.deepEqual(r.json, { echoed: { a: [1, 'x'] } });
@@ -45,13 +65,29 @@ describe('WebhookServer requests', () => {
       const cases: [string, Parameters<typeof request>[3] & { body?: unknown }, RegExp][] = [
         ['bad JSON', { raw: '{"apiVersion": ' }, /^malformed request body: /],
         ['empty body', { raw: '' }, /^malformed request body: request body is empty/],
-        ['wrong content type', { raw: '{}', headers: { 'Content-Type': 'text/plain' } }, /^contentType=text\/plain, expected application\/json/],
-        ['v2', { body: { apiVersion: 'admission.k8s.io/v2', kind: 'AdmissionReview', request: { uid: 'x' } } }, /expected an admission\.k8s\.io\/v1 or v1beta1 AdmissionReview, got admission\.k8s\.io\/v2 AdmissionReview/],
+        [
+          'wrong content type',
+          { raw: '{}', headers: { 'Content-Type': 'text/plain' } },
+          /^contentType=text\/plain, expected application\/json/,
+        ],
+        [
+          'v2',
+          { body: { apiVersion: 'admission.k8s.io/v2', kind: 'AdmissionReview', request: { uid: 'x' } } },
+          /expected an admission\.k8s\.io\/v1 or v1beta1 AdmissionReview, got admission\.k8s\.io\/v2 AdmissionReview/,
+        ],
         ['other kind', { body: { apiVersion: 'admission.k8s.io/v1', kind: 'Pod' } }, /got admission\.k8s\.io\/v1 Pod/],
         ['an array', { body: [1, 2] }, /got an array/],
         ['null', { raw: 'null' }, /got object/],
-        ['no request', { body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' } }, /the AdmissionReview has no request/],
-        ['no uid', { body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { operation: 'CREATE' } } }, /the AdmissionReview request has no uid/],
+        [
+          'no request',
+          { body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' } },
+          /the AdmissionReview has no request/,
+        ],
+        [
+          'no uid',
+          { body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { operation: 'CREATE' } } },
+          /the AdmissionReview request has no uid/,
+        ],
       ];
       for (const [what, opts, message] of cases) {
         const r = await request(port, '/validate', opts.body, opts);
@@ -59,7 +95,13 @@ describe('WebhookServer requests', () => {
         assert.match(r.headers['content-type'] as string, /^text\/plain/, what);
         assert.match(r.text, message, what);
       }
-      assert.equal(await metricValue(srv.registry, 'controller_runtime_webhook_requests_total', { webhook: '/validate', code: '400' }), cases.length);
+      assert.equal(
+        await metricValue(srv.registry, 'controller_runtime_webhook_requests_total', {
+          webhook: '/validate',
+          code: '400',
+        }),
+        cases.length,
+      );
       const ok = await request(port, '/validate', admissionReview('CREATE', { object: {} }));
       assert.equal(ok.json.response.allowed, true);
     } finally {
@@ -78,7 +120,10 @@ describe('WebhookServer requests', () => {
         assert.equal(r.status, 405, method);
         assert.equal(r.headers.allow, 'POST');
       }
-      assert.equal(await metricValue(srv.registry, 'controller_runtime_webhook_requests_total', { webhook: '/echo', code: '405' }), 3);
+      assert.equal(
+        await metricValue(srv.registry, 'controller_runtime_webhook_requests_total', { webhook: '/echo', code: '405' }),
+        3,
+      );
     } finally {
       await srv.stop();
     }
@@ -86,7 +131,9 @@ describe('WebhookServer requests', () => {
 
   it('answers 413 when the body is over the limit, declared or streamed', async () => {
     let calls = 0;
-    const srv = await startServer((s) => s.register('/echo', { handle: async (b) => (calls++, b) }), { maxRequestBodyBytes: 1024 });
+    const srv = await startServer((s) => s.register('/echo', { handle: async (b) => (calls++, b) }), {
+      maxRequestBodyBytes: 1024,
+    });
     try {
       const port = srv.server.port!;
       const big = JSON.stringify({ data: 'x'.repeat(2048) });
@@ -95,10 +142,21 @@ describe('WebhookServer requests', () => {
       assert.equal(declared.text, 'request entity is too large; limit is 1024 bytes\n');
       // Chunked: no Content-Length, the limit is found while reading.
       const streamed = await new Promise<number>((resolve, reject) => {
-        const req = https.request({ host: '127.0.0.1', port, path: '/echo', method: 'POST', agent: false, rejectUnauthorized: false, headers: { 'Content-Type': 'application/json' } }, (res) => {
-          res.resume();
-          resolve(res.statusCode!);
-        });
+        const req = https.request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/echo',
+            method: 'POST',
+            agent: false,
+            rejectUnauthorized: false,
+            headers: { 'Content-Type': 'application/json' },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          },
+        );
         req.on('error', reject);
         for (let i = 0; i < 8; i++) req.write('x'.repeat(256));
         req.end();
@@ -132,7 +190,10 @@ describe('WebhookServer requests', () => {
       assert.equal(r.status, 503);
       assert.equal(r.text, 'request timed out after 200ms\n');
       assert.match(String((reason as Error)?.message), /timed out after 200ms/);
-      assert.equal(await metricValue(srv.registry, 'controller_runtime_webhook_requests_total', { webhook: '/slow', code: '503' }), 1);
+      assert.equal(
+        await metricValue(srv.registry, 'controller_runtime_webhook_requests_total', { webhook: '/slow', code: '503' }),
+        1,
+      );
     } finally {
       await srv.stop();
     }
@@ -153,14 +214,30 @@ describe('WebhookServer requests', () => {
       }),
     );
     try {
-      const req = https.request({ host: '127.0.0.1', port: srv.server.port!, path: '/hang', method: 'POST', agent: false, rejectUnauthorized: false, headers: { 'Content-Type': 'application/json' } });
+      const req = https.request({
+        host: '127.0.0.1',
+        port: srv.server.port!,
+        path: '/hang',
+        method: 'POST',
+        agent: false,
+        rejectUnauthorized: false,
+        headers: { 'Content-Type': 'application/json' },
+      });
       req.on('error', () => undefined);
       req.end('{}');
       await inside;
       req.destroy();
-      assert.match(String((await abortedWith as Error).message), /the client closed the connection/);
-      await eventually(async () => (await metricValue(srv.registry, 'controller_runtime_webhook_requests_in_flight', { webhook: '/hang' })) === 0, 'in-flight back to 0');
-      assert.equal(await metricValue(srv.registry, 'controller_runtime_webhook_requests_total', { webhook: '/hang', code: '499' }), 1);
+      assert.match(String(((await abortedWith) as Error).message), /the client closed the connection/);
+      await eventually(
+        async () =>
+          (await metricValue(srv.registry, 'controller_runtime_webhook_requests_in_flight', { webhook: '/hang' })) ===
+          0,
+        'in-flight back to 0',
+      );
+      assert.equal(
+        await metricValue(srv.registry, 'controller_runtime_webhook_requests_total', { webhook: '/hang', code: '499' }),
+        1,
+      );
     } finally {
       await srv.stop();
     }
@@ -168,13 +245,28 @@ describe('WebhookServer requests', () => {
 
   it('a raw handler that throws answers 400 for WebhookHttpError, 500 otherwise; a non-Error counts as a panic', async () => {
     const srv = await startServer((s) => {
-      s.register('/bad', { handle: async () => { throw new WebhookHttpError(400, 'no good'); } });
-      s.register('/boom', { handle: async () => { throw new Error('kaput'); } });
-      s.register('/str', { handle: () => { throw 'a string'; } });
+      s.register('/bad', {
+        handle: async () => {
+          throw new WebhookHttpError(400, 'no good');
+        },
+      });
+      s.register('/boom', {
+        handle: async () => {
+          throw new Error('kaput');
+        },
+      });
+      s.register('/str', {
+        handle: () => {
+          throw 'a string';
+        },
+      });
     });
     try {
       const port = srv.server.port!;
-      assert.deepEqual([(await request(port, '/bad', {})).status, (await request(port, '/bad', {})).text], [400, 'no good\n']);
+      assert.deepEqual(
+        [(await request(port, '/bad', {})).status, (await request(port, '/bad', {})).text],
+        [400, 'no good\n'],
+      );
       const boom = await request(port, '/boom', {});
       assert.equal(boom.status, 500);
       assert.equal(boom.text, 'internal error while handling the webhook request\n');
@@ -192,26 +284,48 @@ describe('WebhookServer requests', () => {
     const srv = await startServer(
       (s) => {
         s.register('/validate', withCustomValidator({ validateCreate() {}, validateUpdate() {}, validateDelete() {} }));
-        s.register('/bad', { handle: async () => { throw new WebhookHttpError(422, 'no good'); } });
+        s.register('/bad', {
+          handle: async () => {
+            throw new WebhookHttpError(422, 'no good');
+          },
+        });
       },
       { logger },
     );
     try {
       const port = srv.server.port!;
-      const wrongVersion = await request(port, '/validate', { apiVersion: 'admission.k8s.io/v2', kind: 'AdmissionReview', request: { uid: 'x' } });
+      const wrongVersion = await request(port, '/validate', {
+        apiVersion: 'admission.k8s.io/v2',
+        kind: 'AdmissionReview',
+        request: { uid: 'x' },
+      });
       assert.equal(wrongVersion.status, 400);
       assert.equal((await request(port, '/bad', {})).status, 422);
-      assert.equal((await request(port, '/validate', admissionReview('CREATE', { object: {} }))).json.response.allowed, true);
-      const records = lines.map((l) => JSON.parse(l) as { level: number; msg: string; webhook?: string; status?: number; err?: string });
+      assert.equal(
+        (await request(port, '/validate', admissionReview('CREATE', { object: {} }))).json.response.allowed,
+        true,
+      );
+      const records = lines.map(
+        (l) => JSON.parse(l) as { level: number; msg: string; webhook?: string; status?: number; err?: string },
+      );
       const rejected = records.filter((r) => r.msg === 'webhook request rejected');
       assert.deepEqual(
         rejected.map(({ level, webhook, status, err }) => ({ level, webhook, status, err })),
         [
-          { level: pino.levels.values.error, webhook: '/validate', status: 400, err: 'expected an admission.k8s.io/v1 or v1beta1 AdmissionReview, got admission.k8s.io/v2 AdmissionReview' },
+          {
+            level: pino.levels.values.error,
+            webhook: '/validate',
+            status: 400,
+            err: 'expected an admission.k8s.io/v1 or v1beta1 AdmissionReview, got admission.k8s.io/v2 AdmissionReview',
+          },
           { level: pino.levels.values.error, webhook: '/bad', status: 422, err: 'no good' },
         ],
       );
-      assert.equal(records.filter((r) => r.level >= pino.levels.values.error).length, 2, 'the allowed review logs no error');
+      assert.equal(
+        records.filter((r) => r.level >= pino.levels.values.error).length,
+        2,
+        'the allowed review logs no error',
+      );
     } finally {
       await srv.stop();
     }
@@ -223,14 +337,36 @@ describe('WebhookServer requests', () => {
     const srv = await startServer((s) => s.register('/wait', { handle: async () => (await gate, { ok: true }) }));
     try {
       const pending = request(srv.server.port!, '/wait', {});
-      await eventually(async () => (await metricValue(srv.registry, 'controller_runtime_webhook_requests_in_flight', { webhook: '/wait' })) === 1, 'one request in flight');
+      await eventually(
+        async () =>
+          (await metricValue(srv.registry, 'controller_runtime_webhook_requests_in_flight', { webhook: '/wait' })) ===
+          1,
+        'one request in flight',
+      );
       release();
       assert.equal((await pending).status, 200);
       await request(srv.server.port!, '/wait', {});
-      assert.equal(await metricValue(srv.registry, 'controller_runtime_webhook_requests_in_flight', { webhook: '/wait' }), 0);
-      assert.equal(await metricValue(srv.registry, 'controller_runtime_webhook_requests_total', { webhook: '/wait', code: '200' }), 2);
-      assert.equal(await metricValue(srv.registry, 'controller_runtime_webhook_requests_total', { webhook: '/wait', code: '500' }), 0);
-      assert.equal(await metricValue(srv.registry, 'controller_runtime_webhook_latency_seconds', { webhook: '/wait' }, 'controller_runtime_webhook_latency_seconds_count'), 2);
+      assert.equal(
+        await metricValue(srv.registry, 'controller_runtime_webhook_requests_in_flight', { webhook: '/wait' }),
+        0,
+      );
+      assert.equal(
+        await metricValue(srv.registry, 'controller_runtime_webhook_requests_total', { webhook: '/wait', code: '200' }),
+        2,
+      );
+      assert.equal(
+        await metricValue(srv.registry, 'controller_runtime_webhook_requests_total', { webhook: '/wait', code: '500' }),
+        0,
+      );
+      assert.equal(
+        await metricValue(
+          srv.registry,
+          'controller_runtime_webhook_latency_seconds',
+          { webhook: '/wait' },
+          'controller_runtime_webhook_latency_seconds_count',
+        ),
+        2,
+      );
     } finally {
       await srv.stop();
     }
@@ -249,15 +385,27 @@ function rotate(certDir: string): string {
 
 /** A POST of `{}` through a keep-alive agent: the status, the Connection header, the certificate seen, and whether the socket was reused. */
 function keepAliveCall(agent: https.Agent, port: number, path: string) {
-  return new Promise<{ status: number; connection?: string; fingerprint: string; reused: boolean }>((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'Content-Type': 'application/json' } }, (res) => {
-      const fingerprint = (res.socket as tls.TLSSocket).getPeerX509Certificate()?.fingerprint256 ?? '';
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, fingerprint, reused: req.reusedSocket }));
-    });
-    req.on('error', reject);
-    req.end('{}');
-  });
+  return new Promise<{ status: number; connection?: string; fingerprint: string; reused: boolean }>(
+    (resolve, reject) => {
+      const req = https.request(
+        { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'Content-Type': 'application/json' } },
+        (res) => {
+          const fingerprint = (res.socket as tls.TLSSocket).getPeerX509Certificate()?.fingerprint256 ?? '';
+          res.resume();
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              connection: res.headers.connection,
+              fingerprint,
+              reused: req.reusedSocket,
+            }),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end('{}');
+    },
+  );
 }
 
 describe('WebhookServer certificates', () => {
@@ -267,9 +415,16 @@ describe('WebhookServer certificates', () => {
       const port = srv.server.port!;
       assert.equal((await request(port, '/echo', {})).fingerprint, fingerprintOf(srv.ca));
       const want = rotate(srv.certDir);
-      await eventually(async () => (await request(port, '/echo', {})).fingerprint === want, 'the new certificate on a new connection', 15_000);
+      await eventually(
+        async () => (await request(port, '/echo', {})).fingerprint === want,
+        'the new certificate on a new connection',
+        15_000,
+      );
       // A half-written (invalid) pair is not applied: the server keeps serving the last good one.
-      writeFileSync(join(srv.certDir, 'tls.crt'), '-----BEGIN CERTIFICATE-----\nnot a cert\n-----END CERTIFICATE-----\n');
+      writeFileSync(
+        join(srv.certDir, 'tls.crt'),
+        '-----BEGIN CERTIFICATE-----\nnot a cert\n-----END CERTIFICATE-----\n',
+      );
       const r = await request(port, '/echo', { still: 'ok' });
       assert.equal(r.status, 200);
       assert.equal(r.fingerprint, want);
@@ -302,12 +457,24 @@ describe('WebhookServer certificates', () => {
       await inHandler;
       const want = rotate(srv.certDir);
       // The reload is seen while the request is still in its handler.
-      await eventually(async () => (await request(srv.server.port!, '/echo', {})).fingerprint === want, 'the new certificate on a new connection', 15_000);
+      await eventually(
+        async () => (await request(srv.server.port!, '/echo', {})).fingerprint === want,
+        'the new certificate on a new connection',
+        15_000,
+      );
       release();
       const done = await busy;
-      assert.deepEqual([done.status, done.connection, done.reused], [200, 'close', true], 'the old connection finishes its request, then closes');
+      assert.deepEqual(
+        [done.status, done.connection, done.reused],
+        [200, 'close', true],
+        'the old connection finishes its request, then closes',
+      );
       const after = await call('/echo');
-      assert.deepEqual([after.fingerprint, after.reused], [want, false], 'the client reconnects and sees the new certificate');
+      assert.deepEqual(
+        [after.fingerprint, after.reused],
+        [want, false],
+        'the client reconnects and sees the new certificate',
+      );
     } finally {
       release();
       agent.destroy();
@@ -323,12 +490,20 @@ describe('WebhookServer certificates', () => {
       const first = await call();
       assert.equal(first.connection, 'keep-alive');
       const want = rotate(srv.certDir);
-      await eventually(async () => (await request(srv.server.port!, '/echo', {})).fingerprint === want, 'the new certificate on a new connection', 15_000);
+      await eventually(
+        async () => (await request(srv.server.port!, '/echo', {})).fingerprint === want,
+        'the new certificate on a new connection',
+        15_000,
+      );
       // The idle connection is still there: the request sent on it is answered (no reset), and closed.
       const onOld = await call();
       assert.deepEqual([onOld.status, onOld.connection, onOld.reused], [200, 'close', true]);
       const after = await call();
-      assert.deepEqual([after.fingerprint, after.reused], [want, false], 'the client reconnects and sees the new certificate');
+      assert.deepEqual(
+        [after.fingerprint, after.reused],
+        [want, false],
+        'the client reconnects and sees the new certificate',
+      );
     } finally {
       agent.destroy();
       await srv.stop();
@@ -346,7 +521,13 @@ describe('WebhookServer certificates', () => {
     symlinkSync('..2024_01_01_00_00_00.000000001', join(certs.dir, '..data'));
     symlinkSync('..data/tls.crt', join(certs.dir, 'tls.crt'));
     symlinkSync('..data/tls.key', join(certs.dir, 'tls.key'));
-    const server = newWebhookServer({ host: '127.0.0.1', port: 0, certDir: certs.dir, logger: quiet(), registry: new Registry() });
+    const server = newWebhookServer({
+      host: '127.0.0.1',
+      port: 0,
+      certDir: certs.dir,
+      logger: quiet(),
+      registry: new Registry(),
+    });
     server.register('/echo', echo);
     const ac = new AbortController();
     const done = server.start(ac.signal);
@@ -362,7 +543,11 @@ describe('WebhookServer certificates', () => {
       renameSync(join(certs.dir, '..data_tmp'), join(certs.dir, '..data'));
       rmSync(first, { recursive: true });
       const want = fingerprintOf(next.cert);
-      await eventually(async () => (await request(server.port!, '/echo', {})).fingerprint === want, 'the swapped certificate', 15_000);
+      await eventually(
+        async () => (await request(server.port!, '/echo', {})).fingerprint === want,
+        'the swapped certificate',
+        15_000,
+      );
     } finally {
       ac.abort();
       await done;
@@ -372,13 +557,28 @@ describe('WebhookServer certificates', () => {
 
   it('start() rejects naming the files when the certificate is missing, and on a port in use', async () => {
     const empty = certFolder();
-    const missing = newWebhookServer({ host: '127.0.0.1', port: 0, certDir: join(empty.dir, 'nope'), logger: quiet(), registry: new Registry() });
+    const missing = newWebhookServer({
+      host: '127.0.0.1',
+      port: 0,
+      certDir: join(empty.dir, 'nope'),
+      logger: quiet(),
+      registry: new Registry(),
+    });
     missing.register('/echo', echo);
-    await assert.rejects(missing.start(new AbortController().signal), /cannot read the serving certificate \(.*nope\/tls\.crt, .*nope\/tls\.key\)/);
+    await assert.rejects(
+      missing.start(new AbortController().signal),
+      /cannot read the serving certificate \(.*nope\/tls\.crt, .*nope\/tls\.key\)/,
+    );
     await assert.rejects(missing.whenStarted(), /cannot read the serving certificate/);
     const srv = await startServer((s) => s.register('/echo', echo));
     try {
-      const clash = newWebhookServer({ host: '127.0.0.1', port: srv.server.port!, certDir: empty.dir, logger: quiet(), registry: new Registry() });
+      const clash = newWebhookServer({
+        host: '127.0.0.1',
+        port: srv.server.port!,
+        certDir: empty.dir,
+        logger: quiet(),
+        registry: new Registry(),
+      });
       await assert.rejects(clash.start(new AbortController().signal), /EADDRINUSE/);
     } finally {
       await srv.stop();
@@ -389,10 +589,13 @@ describe('WebhookServer certificates', () => {
   it('negotiates HTTP/1.1 only by default and HTTP/2 with enableHttp2 (HTTP/1.1 clients still served)', async () => {
     const alpn = (port: number) =>
       new Promise<string | false>((resolve, reject) => {
-        const s = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'] }, () => {
-          resolve(s.alpnProtocol ?? false);
-          s.destroy();
-        });
+        const s = tls.connect(
+          { host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'] },
+          () => {
+            resolve(s.alpnProtocol ?? false);
+            s.destroy();
+          },
+        );
         s.on('error', reject);
       });
     const h1 = await startServer((s) => s.register('/echo', echo));
@@ -439,7 +642,10 @@ describe('WebhookServer lifecycle', () => {
     const closed = new Promise<void>((r) => client.once('close', () => r()));
     // The client never closes it itself: only the server can end it.
     let timer: NodeJS.Timeout | undefined;
-    const outcome = await Promise.race([stopped.then(() => 'stopped'), new Promise((r) => (timer = setTimeout(() => r('still running after 10 s'), 10_000)))]);
+    const outcome = await Promise.race([
+      stopped.then(() => 'stopped'),
+      new Promise((r) => (timer = setTimeout(() => r('still running after 10 s'), 10_000))),
+    ]);
     clearTimeout(timer);
     client.destroy();
     assert.equal(outcome, 'stopped');
@@ -464,7 +670,13 @@ describe('WebhookServer lifecycle', () => {
   it('the readiness checker flips: fails before start, passes while serving, fails after stop; passes without handlers', async () => {
     assert.equal(await newWebhookServer().startedChecker()({} as never), undefined);
     const certs = certFolder();
-    const s = newWebhookServer({ host: '127.0.0.1', port: 0, certDir: certs.dir, logger: quiet(), registry: new Registry() });
+    const s = newWebhookServer({
+      host: '127.0.0.1',
+      port: 0,
+      certDir: certs.dir,
+      logger: quiet(),
+      registry: new Registry(),
+    });
     s.register('/echo', echo);
     const check = s.startedChecker();
     await assert.rejects(async () => check({} as never), /webhook server has not been started yet/);
@@ -484,14 +696,23 @@ describe('WebhookServer lifecycle', () => {
     const gate = new Promise<void>((r) => (release = r));
     let entered!: () => void;
     const inside = new Promise<void>((r) => (entered = r));
-    const srv = await startServer((s) => s.register('/wait', { handle: async () => (entered(), await gate, { finished: true }) }));
+    const srv = await startServer((s) =>
+      s.register('/wait', { handle: async () => (entered(), await gate, { finished: true }) }),
+    );
     const port = srv.server.port!;
     const pending = request(port, '/wait', {});
     await inside;
     const stopping = srv.stop();
     let stopped = false;
     void stopping.then(() => (stopped = true));
-    await eventually(() => request(port, '/nothing', {}).then(() => false, (e: Error) => /ECONNREFUSED/.test(e.message)), 'the listener to close');
+    await eventually(
+      () =>
+        request(port, '/nothing', {}).then(
+          () => false,
+          (e: Error) => /ECONNREFUSED/.test(e.message),
+        ),
+      'the listener to close',
+    );
     assert.equal(stopped, false, 'stop waits for the in-flight request');
     release();
     const r = await pending;
@@ -511,13 +732,19 @@ describe('Manager and webhook server', () => {
 
   it('does not start a server without handlers, and then refuses late registrations', async () => {
     const certs = certFolder();
-    const mgr = newManager(offlineConfig(), { logger: quiet(), webhookServer: { host: '127.0.0.1', port: 0, certDir: certs.dir } });
+    const mgr = newManager(offlineConfig(), {
+      logger: quiet(),
+      webhookServer: { host: '127.0.0.1', port: 0, certDir: certs.dir },
+    });
     const ac = new AbortController();
     const done = mgr.start(ac.signal);
     await mgr.started();
     assert.equal(mgr.getWebhookServer().port, undefined);
     assert.equal(mgr.getWebhookServer().isStarted(), false);
-    assert.throws(() => mgr.getWebhookServer().register('/late', echo), /cannot register \/late: the manager started without webhooks/);
+    assert.throws(
+      () => mgr.getWebhookServer().register('/late', echo),
+      /cannot register \/late: the manager started without webhooks/,
+    );
     ac.abort();
     await done;
     certs.cleanup();
@@ -525,7 +752,11 @@ describe('Manager and webhook server', () => {
 
   it('starts it with handlers before started() resolves, serves its metrics on the manager registry, readiness flips, and stops it', async () => {
     const certs = certFolder();
-    const mgr = newManager(offlineConfig(), { logger: quiet(), healthProbeBindAddress: '127.0.0.1:0', webhookServer: { host: '127.0.0.1', port: 0, certDir: certs.dir } });
+    const mgr = newManager(offlineConfig(), {
+      logger: quiet(),
+      healthProbeBindAddress: '127.0.0.1:0',
+      webhookServer: { host: '127.0.0.1', port: 0, certDir: certs.dir },
+    });
     const server = mgr.getWebhookServer();
     server.register('/echo', echo);
     mgr.addReadyzCheck('webhook', server.startedChecker());
@@ -540,7 +771,13 @@ describe('Manager and webhook server', () => {
       const ready = await fetch(`http://127.0.0.1:${probe.port}/readyz/webhook`);
       assert.deepEqual([ready.status, await ready.text()], [200, 'ok']);
       assert.equal((await request(port, '/echo', { hi: 1 })).status, 200);
-      assert.equal(await metricValue(mgr.getMetricsRegistry(), 'controller_runtime_webhook_requests_total', { webhook: '/echo', code: '200' }), 1);
+      assert.equal(
+        await metricValue(mgr.getMetricsRegistry(), 'controller_runtime_webhook_requests_total', {
+          webhook: '/echo',
+          code: '200',
+        }),
+        1,
+      );
     } finally {
       ac.abort();
       await done;
@@ -551,7 +788,10 @@ describe('Manager and webhook server', () => {
 
   it('a server that cannot start (no certificate) makes start() reject', async () => {
     const certs = certFolder();
-    const mgr = newManager(offlineConfig(), { logger: quiet(), webhookServer: { host: '127.0.0.1', port: 0, certDir: join(certs.dir, 'missing') } });
+    const mgr = newManager(offlineConfig(), {
+      logger: quiet(),
+      webhookServer: { host: '127.0.0.1', port: 0, certDir: join(certs.dir, 'missing') },
+    });
     mgr.getWebhookServer().register('/echo', echo);
     await assert.rejects(mgr.start(new AbortController().signal), /cannot read the serving certificate/);
     certs.cleanup();

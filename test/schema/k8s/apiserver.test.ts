@@ -79,7 +79,10 @@ const podSets = crd(
  * descriptions: the CRD stays well under etcd's object size limit.
  */
 const zooModels = MODEL_NAMES.filter(
-  (n) => /^V1[A-Z]/.test(n) && !/List$/.test(n) && JSON.stringify(k8sModelSchema(n, { descriptions: false })).length < 20_000,
+  (n) =>
+    /^V1[A-Z]/.test(n) &&
+    !/List$/.test(n) &&
+    JSON.stringify(k8sModelSchema(n, { descriptions: false })).length < 20_000,
 );
 const zoo = crd('zoos', 'Zoo', {
   type: 'object',
@@ -117,8 +120,15 @@ const perMinor = olderMinors.map((v) =>
   crd(
     plural(v),
     `PodTemplate${v.replace('.', '')}`,
-    { type: 'object', properties: { template: k8sModelSchema('V1PodTemplateSpec', { kubernetesVersion: v })! }, required: ['template'] },
-    { type: 'object', properties: { conditions: { type: 'array', items: k8sModelSchema('V1Condition', { kubernetesVersion: v })! } } },
+    {
+      type: 'object',
+      properties: { template: k8sModelSchema('V1PodTemplateSpec', { kubernetesVersion: v })! },
+      required: ['template'],
+    },
+    {
+      type: 'object',
+      properties: { conditions: { type: 'array', items: k8sModelSchema('V1Condition', { kubernetesVersion: v })! } },
+    },
   ),
 );
 
@@ -128,7 +138,11 @@ function podSet(name: string, spec: Record<string, unknown>) {
 
 describe('embedded Kubernetes schemas on a real API server', () => {
   // Generous timeouts: the machine is shared, and these CRDs are large (~0.6 MB and ~0.4 MB).
-  const env = new TestEnvironment({ crds: [podSets, zoo, ...perMinor], useExistingCluster: false, crdInstallTimeout: 120_000 });
+  const env = new TestEnvironment({
+    crds: [podSets, zoo, ...perMinor],
+    useExistingCluster: false,
+    crdInstallTimeout: 120_000,
+  });
   let rest: RestClient;
   const path = `/apis/${GROUP}/v1/namespaces/default/podsets`;
 
@@ -145,7 +159,10 @@ describe('embedded Kubernetes schemas on a real API server', () => {
     for (const name of [`podsets.${GROUP}`, `zoos.${GROUP}`, ...olderMinors.map((v) => `${plural(v)}.${GROUP}`)]) {
       const got = await rest.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
       const conditions = got.status.conditions as Array<{ type: string; status: string; message?: string }>;
-      assert.ok(conditions.some((c) => c.type === 'Established' && c.status === 'True'), name);
+      assert.ok(
+        conditions.some((c) => c.type === 'Established' && c.status === 'True'),
+        name,
+      );
       const nonStructural = conditions.find((c) => c.type === 'NonStructuralSchema');
       assert.equal(nonStructural, undefined, `${name}: ${nonStructural?.message}`);
     }
@@ -156,8 +173,13 @@ describe('embedded Kubernetes schemas on a real API server', () => {
     const created = await rest.request('POST', path, {
       body: podSet('good', {
         template: goodTemplate,
-        jobTemplate: { spec: { backoffLimit: 2, template: { spec: { ...goodTemplate.spec, restartPolicy: 'Never' } } } },
-        selector: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }] },
+        jobTemplate: {
+          spec: { backoffLimit: 2, template: { spec: { ...goodTemplate.spec, restartPolicy: 'Never' } } },
+        },
+        selector: {
+          matchLabels: { app: 'web' },
+          matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }],
+        },
         tolerations: [{ operator: 'Exists' }],
         resources: { requests: { memory: '1.5Gi', cpu: 2 } },
         serviceRef: { kind: 'Service', name: 'web', namespace: 'default' },
@@ -191,16 +213,27 @@ describe('embedded Kubernetes schemas on a real API server', () => {
     assert.ok(olderMinors.length >= 2, 'the newest three minors are supported');
     for (const v of olderMinors) {
       const created = await rest.request('POST', `/apis/${GROUP}/v1/namespaces/default/${plural(v)}`, {
-        body: { apiVersion: `${GROUP}/v1`, kind: `PodTemplate${v.replace('.', '')}`, metadata: { name: 'good' }, spec: { template: goodTemplate } },
+        body: {
+          apiVersion: `${GROUP}/v1`,
+          kind: `PodTemplate${v.replace('.', '')}`,
+          metadata: { name: 'good' },
+          spec: { template: goodTemplate },
+        },
       });
-      assert.deepEqual(created.spec.template.spec.containers[0].ports, [{ containerPort: 8080, name: 'http', protocol: 'TCP' }], v);
+      assert.deepEqual(
+        created.spec.template.spec.containers[0].ports,
+        [{ containerPort: 8080, name: 'http', protocol: 'TCP' }],
+        v,
+      );
       assert.deepEqual(created.spec.template.spec.tolerations, goodTemplate.spec.tolerations, v);
     }
   });
 
   it('prunes fields the Kubernetes types do not have', async () => {
     const created = await rest.request('POST', path, {
-      body: podSet('pruned', { template: { spec: { containers: [{ name: 'a', image: 'x', colour: 'blue' }], bogus: 1 } } }),
+      body: podSet('pruned', {
+        template: { spec: { containers: [{ name: 'a', image: 'x', colour: 'blue' }], bogus: 1 } },
+      }),
     });
     assert.deepEqual(created.spec.template.spec, { containers: [{ name: 'a', image: 'x' }] });
   });
@@ -208,49 +241,94 @@ describe('embedded Kubernetes schemas on a real API server', () => {
   it('accepts status conditions in the metav1.Condition shape', async () => {
     await rest.request('POST', path, { body: podSet('cond', { template: { spec: { containers: [{ name: 'a' }] } } }) });
     const current = await rest.get(`${path}/cond`);
-    const conditions = [{ type: 'Ready', status: 'True', reason: 'Up', message: 'serving', lastTransitionTime: '2026-01-02T03:04:05Z', observedGeneration: 1 }];
+    const conditions = [
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'Up',
+        message: 'serving',
+        lastTransitionTime: '2026-01-02T03:04:05Z',
+        observedGeneration: 1,
+      },
+    ];
     const updated = await rest.request('PUT', `${path}/cond/status`, { body: { ...current, status: { conditions } } });
     assert.deepEqual(updated.status.conditions, conditions);
     await assert.rejects(
-      rest.request('PUT', `${path}/cond/status`, { body: { ...updated, status: { conditions: [{ ...conditions[0], lastTransitionTime: 'yesterday' }] } } }),
+      rest.request('PUT', `${path}/cond/status`, {
+        body: { ...updated, status: { conditions: [{ ...conditions[0], lastTransitionTime: 'yesterday' }] } },
+      }),
       (e: unknown) => e instanceof StatusError && e.code === 422 && /lastTransitionTime/.test(e.message),
     );
   });
 
   const rejected: Array<[string, Record<string, unknown>, RegExp]> = [
-    ['a string where int32 containerPort is expected',
+    [
+      'a string where int32 containerPort is expected',
       { template: { spec: { containers: [{ name: 'a', ports: [{ containerPort: 'eighty' }] }] } } },
-      /spec\.template\.spec\.containers(\[0\])?\.ports(\[0\])?\.containerPort: Invalid value: "string"/],
-    ['a Quantity that does not parse',
+      /spec\.template\.spec\.containers(\[0\])?\.ports(\[0\])?\.containerPort: Invalid value: "string"/,
+    ],
+    [
+      'a Quantity that does not parse',
       { template: { spec: { containers: [{ name: 'a', resources: { limits: { cpu: 'lots' } } }] } } },
-      /spec\.template\.spec\.containers(\[0\])?\.resources\.limits\.cpu: Invalid value: "lots": .* should match/],
-    ['a container without its required name',
+      /spec\.template\.spec\.containers(\[0\])?\.resources\.limits\.cpu: Invalid value: "lots": .* should match/,
+    ],
+    [
+      'a container without its required name',
       { template: { spec: { containers: [{ image: 'nginx' }] } } },
-      /spec\.template\.spec\.containers(\[0\])?\.name: Required value/],
-    ['an object where the containers list is expected',
+      /spec\.template\.spec\.containers(\[0\])?\.name: Required value/,
+    ],
+    [
+      'an object where the containers list is expected',
       { template: { spec: { containers: { name: 'a' } } } },
-      /spec\.template\.spec\.containers: Invalid value: "object"/],
-    ['a boolean where the IntOrString probe port is expected',
+      /spec\.template\.spec\.containers: Invalid value: "object"/,
+    ],
+    [
+      'a boolean where the IntOrString probe port is expected',
       { template: { spec: { containers: [{ name: 'a', livenessProbe: { tcpSocket: { port: true } } }] } } },
-      /spec\.template\.spec\.containers(\[0\])?\.livenessProbe\.tcpSocket\.port: Invalid value: "boolean"/],
-    ['a label selector requirement without operator',
+      /spec\.template\.spec\.containers(\[0\])?\.livenessProbe\.tcpSocket\.port: Invalid value: "boolean"/,
+    ],
+    [
+      'a label selector requirement without operator',
       { template: { spec: { containers: [{ name: 'a' }] } }, selector: { matchExpressions: [{ key: 'k' }] } },
-      /spec\.selector\.matchExpressions(\[0\])?\.operator: Required value/],
-    ['a number where the toleration key string is expected',
+      /spec\.selector\.matchExpressions(\[0\])?\.operator: Required value/,
+    ],
+    [
+      'a number where the toleration key string is expected',
       { template: { spec: { containers: [{ name: 'a' }] } }, tolerations: [{ key: 7 }] },
-      /spec\.tolerations(\[0\])?\.key: Invalid value: "integer"/],
-    ['two ports with the same list-map key (containerPort, protocol defaulted to TCP)',
-      { template: { spec: { containers: [{ name: 'a', ports: [{ containerPort: 80 }, { containerPort: 80, protocol: 'TCP', name: 'web' }] }] } } },
-      /spec\.template\.spec\.containers(\[0\])?\.ports\[1\]: Duplicate value/],
-    ['a repeated value in a set-typed list (podFailurePolicy onExitCodes values)',
-      { template: { spec: { containers: [{ name: 'a' }] } },
-        jobTemplate: { spec: { template: { spec: { containers: [{ name: 'a' }] } },
-          podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [1, 1] } }] } } } },
-      /spec\.jobTemplate\.spec\.podFailurePolicy\.rules(\[0\])?\.onExitCodes\.values\[1\]: Duplicate value/],
-    ['a non-integer int64 (activeDeadlineSeconds)',
+      /spec\.tolerations(\[0\])?\.key: Invalid value: "integer"/,
+    ],
+    [
+      'two ports with the same list-map key (containerPort, protocol defaulted to TCP)',
+      {
+        template: {
+          spec: {
+            containers: [
+              { name: 'a', ports: [{ containerPort: 80 }, { containerPort: 80, protocol: 'TCP', name: 'web' }] },
+            ],
+          },
+        },
+      },
+      /spec\.template\.spec\.containers(\[0\])?\.ports\[1\]: Duplicate value/,
+    ],
+    [
+      'a repeated value in a set-typed list (podFailurePolicy onExitCodes values)',
+      {
+        template: { spec: { containers: [{ name: 'a' }] } },
+        jobTemplate: {
+          spec: {
+            template: { spec: { containers: [{ name: 'a' }] } },
+            podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [1, 1] } }] },
+          },
+        },
+      },
+      /spec\.jobTemplate\.spec\.podFailurePolicy\.rules(\[0\])?\.onExitCodes\.values\[1\]: Duplicate value/,
+    ],
+    [
+      'a non-integer int64 (activeDeadlineSeconds)',
       { template: { spec: { containers: [{ name: 'a' }], activeDeadlineSeconds: 1.5 } } },
       // v1.20 names the type ("number"), current servers the value's Go type ("float64").
-      /spec\.template\.spec\.activeDeadlineSeconds: Invalid value: "(number|float64)"/],
+      /spec\.template\.spec\.activeDeadlineSeconds: Invalid value: "(number|float64)"/,
+    ],
   ];
   for (const [what, spec, message] of rejected) {
     it(`rejects ${what}`, async () => {

@@ -41,7 +41,9 @@ export function diffSchemas(ours: JSONSchemaProps, theirs: JSONSchemaProps, path
     } else if (SUBSCHEMAS.has(key) && typeof a === 'object' && typeof b === 'object') {
       out.push(...diffSchemas(a as JSONSchemaProps, b as JSONSchemaProps, `${path}/${key}`));
     } else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
-      a.forEach((s, i) => out.push(...diffSchemas(s as JSONSchemaProps, b[i] as JSONSchemaProps, `${path}/${key}/${i}`)));
+      a.forEach((s, i) =>
+        out.push(...diffSchemas(s as JSONSchemaProps, b[i] as JSONSchemaProps, `${path}/${key}/${i}`)),
+      );
     } else if (JSON.stringify(a) !== JSON.stringify(b)) {
       out.push({ path, key, kind: 'different', ours: a, theirs: b });
     }
@@ -50,24 +52,61 @@ export function diffSchemas(ours: JSONSchemaProps, theirs: JSONSchemaProps, path
 }
 
 /** Visits every subschema of a schema (itself included) with its path. */
-export function walkSchema(schema: JSONSchemaProps, visit: (node: JSONSchemaProps, path: string) => void, path = ''): void {
+export function walkSchema(
+  schema: JSONSchemaProps,
+  visit: (node: JSONSchemaProps, path: string) => void,
+  path = '',
+): void {
   visit(schema, path);
-  for (const [name, sub] of Object.entries(schema.properties ?? {})) walkSchema(sub, visit, `${path}/properties/${name}`);
+  for (const [name, sub] of Object.entries(schema.properties ?? {}))
+    walkSchema(sub, visit, `${path}/properties/${name}`);
   if (schema.items) walkSchema(schema.items, visit, `${path}/items`);
   if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
     walkSchema(schema.additionalProperties, visit, `${path}/additionalProperties`);
-  for (const key of ['anyOf', 'allOf', 'oneOf'] as const) schema[key]?.forEach((s, i) => walkSchema(s, visit, `${path}/${key}/${i}`));
+  for (const key of ['anyOf', 'allOf', 'oneOf'] as const)
+    schema[key]?.forEach((s, i) => walkSchema(s, visit, `${path}/${key}/${i}`));
   if (schema.not) walkSchema(schema.not, visit, `${path}/not`);
 }
 
 /** The keys a node of apiextensions.k8s.io/v1 JSONSchemaProps may have (the shared type's keys). */
 export const SCHEMA_KEYS = new Set([
-  'description', 'type', 'format', 'title', 'default', 'example', 'enum', 'nullable', 'maximum', 'minimum',
-  'exclusiveMaximum', 'exclusiveMinimum', 'multipleOf', 'maxLength', 'minLength', 'pattern', 'maxItems',
-  'minItems', 'uniqueItems', 'maxProperties', 'minProperties', 'required', 'items', 'properties',
-  'additionalProperties', 'allOf', 'anyOf', 'oneOf', 'not', 'externalDocs', 'x-kubernetes-preserve-unknown-fields',
-  'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string', 'x-kubernetes-list-map-keys',
-  'x-kubernetes-list-type', 'x-kubernetes-map-type', 'x-kubernetes-validations',
+  'description',
+  'type',
+  'format',
+  'title',
+  'default',
+  'example',
+  'enum',
+  'nullable',
+  'maximum',
+  'minimum',
+  'exclusiveMaximum',
+  'exclusiveMinimum',
+  'multipleOf',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'items',
+  'properties',
+  'additionalProperties',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'externalDocs',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-int-or-string',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-list-type',
+  'x-kubernetes-map-type',
+  'x-kubernetes-validations',
 ]);
 
 /**
@@ -92,19 +131,25 @@ export function structuralProblems(schema: JSONSchemaProps): string[] {
       problems.push(`${path}: no type`);
     if (node.type === 'array' && !node.items) problems.push(`${path}: array without items`);
     if (node.anyOf && !node['x-kubernetes-int-or-string']) problems.push(`${path}: anyOf outside int-or-string`);
-    for (const r of node.required ?? []) if (!node.properties?.[r]) problems.push(`${path}: required ${r} is not a property`);
-    if (node.properties && node.additionalProperties) problems.push(`${path}: both properties and additionalProperties`);
+    for (const r of node.required ?? [])
+      if (!node.properties?.[r]) problems.push(`${path}: required ${r} is not a property`);
+    if (node.properties && node.additionalProperties)
+      problems.push(`${path}: both properties and additionalProperties`);
     const listType = node['x-kubernetes-list-type'];
-    if (listType !== undefined && node.type !== 'array') problems.push(`${path}: x-kubernetes-list-type on a ${node.type ?? 'typeless'} node`);
-    if (listType !== undefined && !['atomic', 'set', 'map'].includes(listType)) problems.push(`${path}: x-kubernetes-list-type ${listType}`);
+    if (listType !== undefined && node.type !== 'array')
+      problems.push(`${path}: x-kubernetes-list-type on a ${node.type ?? 'typeless'} node`);
+    if (listType !== undefined && !['atomic', 'set', 'map'].includes(listType))
+      problems.push(`${path}: x-kubernetes-list-type ${listType}`);
     const mapType = node['x-kubernetes-map-type'];
     if (mapType !== undefined && (node.type !== 'object' || !['atomic', 'granular'].includes(mapType)))
       problems.push(`${path}: x-kubernetes-map-type ${mapType} on a ${node.type ?? 'typeless'} node`);
     const keys = node['x-kubernetes-list-map-keys'];
-    if (keys !== undefined && listType !== 'map') problems.push(`${path}: x-kubernetes-list-map-keys without x-kubernetes-list-type map`);
+    if (keys !== undefined && listType !== 'map')
+      problems.push(`${path}: x-kubernetes-list-map-keys without x-kubernetes-list-type map`);
     if (listType === 'set' && node.items) {
       const it = node.items;
-      const ok = (it.type !== 'object' && it.type !== 'array' && it.type !== undefined) ||
+      const ok =
+        (it.type !== 'object' && it.type !== 'array' && it.type !== undefined) ||
         (it.type === 'object' && it['x-kubernetes-map-type'] === 'atomic') ||
         (it.type === 'array' && it['x-kubernetes-list-type'] === 'atomic');
       if (!ok) problems.push(`${path}: set items are neither scalars nor atomic`);
@@ -115,7 +160,8 @@ export function structuralProblems(schema: JSONSchemaProps): string[] {
       for (const key of keys ?? []) {
         const prop = item?.properties?.[key];
         if (!prop) problems.push(`${path}: list-map key ${key} is not an item property`);
-        else if (prop.type === 'object' || prop.type === 'array' || !prop.type) problems.push(`${path}: list-map key ${key} is not a scalar`);
+        else if (prop.type === 'object' || prop.type === 'array' || !prop.type)
+          problems.push(`${path}: list-map key ${key} is not a scalar`);
         else if (!item!.required?.includes(key) && prop.default === undefined)
           problems.push(`${path}: list-map key ${key} is neither required nor defaulted`);
       }

@@ -29,7 +29,10 @@ interface GoSource {
   minorPin(kubernetes: string, minors?: readonly MinorPin[]): MinorPin;
   findGoCommand(options?: { go?: string }): string;
   goModuleDir(pin: Pin, options?: { go?: string }): string;
-  kubernetesGoModules(kubernetes: string, options?: { go?: string; minors?: readonly MinorPin[] }): Record<string, string>;
+  kubernetesGoModules(
+    kubernetes: string,
+    options?: { go?: string; minors?: readonly MinorPin[] },
+  ): Record<string, string>;
 }
 const load = async () => (await import(pathToFileURL(join(root, 'scripts/k8s-go-source.mjs')).href)) as GoSource;
 
@@ -77,7 +80,9 @@ describe('k8s go source: the Go modules of each supported minor, from the module
     const stateFile = join(work, `state-${id}.json`);
     writeFileSync(stateFile, JSON.stringify({ goVersion: 'go1.26.8', modules: {}, ...state, log }));
     const go = join(work, `go-${id}`);
-    writeFileSync(go, `#!/bin/sh\nexec "${process.execPath}" "${join(work, 'fake-go.mjs')}" "${stateFile}" "$@"\n`, { mode: 0o755 });
+    writeFileSync(go, `#!/bin/sh\nexec "${process.execPath}" "${join(work, 'fake-go.mjs')}" "${stateFile}" "$@"\n`, {
+      mode: 0o755,
+    });
     const calls = () =>
       readFileSync(log, 'utf8')
         .split('\n')
@@ -96,12 +101,28 @@ describe('k8s go source: the Go modules of each supported minor, from the module
     assert.ok(GO_MINORS.length >= 3, 'at least the newest three minors');
     GO_MINORS.forEach((m, i) => {
       assert.match(m.kubernetes, /^1\.\d+$/);
-      if (i > 0) assert.equal(Number(m.kubernetes.split('.')[1]), Number(GO_MINORS[i - 1].kubernetes.split('.')[1]) + 1, 'minors are consecutive, oldest first');
-      assert.deepEqual(m.modules.map((p) => p.path), ['k8s.io/api', 'k8s.io/apimachinery']);
+      if (i > 0)
+        assert.equal(
+          Number(m.kubernetes.split('.')[1]),
+          Number(GO_MINORS[i - 1].kubernetes.split('.')[1]) + 1,
+          'minors are consecutive, oldest first',
+        );
+      assert.deepEqual(
+        m.modules.map((p) => p.path),
+        ['k8s.io/api', 'k8s.io/apimachinery'],
+      );
       const minor = m.kubernetes.split('.')[1];
-      assert.equal(m.modules[0].version, m.modules[1].version, 'k8s.io/api and k8s.io/apimachinery of the same release');
+      assert.equal(
+        m.modules[0].version,
+        m.modules[1].version,
+        'k8s.io/api and k8s.io/apimachinery of the same release',
+      );
       for (const p of m.modules) {
-        assert.match(p.version, new RegExp(`^v0\\.${minor}\\.\\d+$`), `${p.path} ${p.version} is a release of Kubernetes ${m.kubernetes}`);
+        assert.match(
+          p.version,
+          new RegExp(`^v0\\.${minor}\\.\\d+$`),
+          `${p.path} ${p.version} is a release of Kubernetes ${m.kubernetes}`,
+        );
         assert.match(p.sum, /^h1:[A-Za-z0-9+/]{43}=$/, p.path);
         assert.match(p.goModSum, /^h1:[A-Za-z0-9+/]{43}=$/, p.path);
       }
@@ -113,7 +134,11 @@ describe('k8s go source: the Go modules of each supported minor, from the module
     assert.equal(minorPin(GO_MINORS[0].kubernetes), GO_MINORS[0]);
     assert.throws(
       () => minorPin('1.2'),
-      (e: Error & { code?: string }) => e.code === GO_SOURCE_ERROR && e.message.includes(`no Go module pins for Kubernetes 1.2 (pinned: ${GO_MINORS.map((m) => m.kubernetes).join(', ')})`),
+      (e: Error & { code?: string }) =>
+        e.code === GO_SOURCE_ERROR &&
+        e.message.includes(
+          `no Go module pins for Kubernetes 1.2 (pinned: ${GO_MINORS.map((m) => m.kubernetes).join(', ')})`,
+        ),
     );
   });
 
@@ -124,7 +149,8 @@ describe('k8s go source: the Go modules of each supported minor, from the module
     const old = fakeGo({ goVersion: 'go1.19.8' });
     assert.throws(
       () => findGoCommand({ go: old.go }),
-      (e: Error & { code?: string }) => e.code === GO_SOURCE_ERROR && e.message.includes(`no Go 1.21 or newer (tried ${old.go})`),
+      (e: Error & { code?: string }) =>
+        e.code === GO_SOURCE_ERROR && e.message.includes(`no Go 1.21 or newer (tried ${old.go})`),
     );
     assert.throws(() => findGoCommand({ go: join(work, 'no-such-go') }), /no Go 1\.21 or newer/);
   });
@@ -132,7 +158,17 @@ describe('k8s go source: the Go modules of each supported minor, from the module
   it('goModuleDir runs go mod download -json outside any module and returns the Dir when the hashes are the pinned ones', async () => {
     const { goModuleDir } = await load();
     const dir = moduleDir('api@v0.99.1');
-    const { go, calls } = fakeGo({ modules: { 'k8s.io/api@v0.99.1': { Path: 'k8s.io/api', Version: 'v0.99.1', Dir: dir, Sum: pin.sum, GoModSum: pin.goModSum } } });
+    const { go, calls } = fakeGo({
+      modules: {
+        'k8s.io/api@v0.99.1': {
+          Path: 'k8s.io/api',
+          Version: 'v0.99.1',
+          Dir: dir,
+          Sum: pin.sum,
+          GoModSum: pin.goModSum,
+        },
+      },
+    });
     assert.equal(goModuleDir(pin, { go }), dir);
     const download = calls().find((c) => c.args[0] === 'mod')!;
     assert.deepEqual(download.args, ['mod', 'download', '-json', 'k8s.io/api@v0.99.1']);
@@ -147,7 +183,11 @@ describe('k8s go source: the Go modules of each supported minor, from the module
     assert.throws(
       () => goModuleDir(pin, { go }),
       (e: Error & { code?: string }) =>
-        e.code === GO_SOURCE_ERROR && e.message.includes(`k8s.io/api@v0.99.1 in the module cache has hashes h1:zzzz= / h1:bbbb=, expected h1:aaaa= / h1:bbbb=`) && /Refusing to use it/.test(e.message),
+        e.code === GO_SOURCE_ERROR &&
+        e.message.includes(
+          `k8s.io/api@v0.99.1 in the module cache has hashes h1:zzzz= / h1:bbbb=, expected h1:aaaa= / h1:bbbb=`,
+        ) &&
+        /Refusing to use it/.test(e.message),
     );
   });
 
@@ -158,8 +198,14 @@ describe('k8s go source: the Go modules of each supported minor, from the module
       () => goModuleDir(pin, { go }),
       (e: Error & { code?: string }) => {
         assert.equal(e.code, GO_SOURCE_ERROR);
-        assert.match(e.message, /go mod download k8s\.io\/api@v0\.99\.1 failed: dial tcp: lookup proxy\.invalid: no such host \(stand-in\)/);
-        assert.ok(e.message.includes('  go mod download -json k8s.io/api@v0.99.1   # Sum h1:aaaa=, GoModSum h1:bbbb='), e.message);
+        assert.match(
+          e.message,
+          /go mod download k8s\.io\/api@v0\.99\.1 failed: dial tcp: lookup proxy\.invalid: no such host \(stand-in\)/,
+        );
+        assert.ok(
+          e.message.includes('  go mod download -json k8s.io/api@v0.99.1   # Sum h1:aaaa=, GoModSum h1:bbbb='),
+          e.message,
+        );
         return true;
       },
     );
@@ -167,7 +213,9 @@ describe('k8s go source: the Go modules of each supported minor, from the module
 
   it('refuses a Dir that does not exist', async () => {
     const { goModuleDir } = await load();
-    const { go } = fakeGo({ modules: { 'k8s.io/api@v0.99.1': { Dir: join(work, 'gone'), Sum: pin.sum, GoModSum: pin.goModSum } } });
+    const { go } = fakeGo({
+      modules: { 'k8s.io/api@v0.99.1': { Dir: join(work, 'gone'), Sum: pin.sum, GoModSum: pin.goModSum } },
+    });
     assert.throws(() => goModuleDir(pin, { go }), /go mod download names .*gone, which does not exist/);
   });
 
@@ -183,6 +231,9 @@ describe('k8s go source: the Go modules of each supported minor, from the module
     });
     const minors = [{ kubernetes: '1.99', modules: [pin, machinery] }];
     assert.deepEqual(kubernetesGoModules('1.99', { go, minors }), { 'k8s.io/api': api, 'k8s.io/apimachinery': mach });
-    assert.throws(() => kubernetesGoModules('1.98', { go, minors }), /no Go module pins for Kubernetes 1\.98 \(pinned: 1\.99\)/);
+    assert.throws(
+      () => kubernetesGoModules('1.98', { go, minors }),
+      /no Go module pins for Kubernetes 1\.98 \(pinned: 1\.99\)/,
+    );
   });
 });

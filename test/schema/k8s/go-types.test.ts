@@ -82,7 +82,10 @@ describe('k8s go types: docText (controller-gen descriptions)', () => {
   const { docText } = types;
 
   it('drops marker lines, with or without a space after //', () => {
-    assert.equal(docText(['// Foo is a thing.', '// +optional', '//+kubebuilder:validation:MaxLength=5', '// more.']), 'Foo is a thing.\nmore.');
+    assert.equal(
+      docText(['// Foo is a thing.', '// +optional', '//+kubebuilder:validation:MaxLength=5', '// more.']),
+      'Foo is a thing.\nmore.',
+    );
   });
 
   it('removes one space after // and keeps the rest of the indentation', () => {
@@ -106,7 +109,10 @@ describe('k8s go types: docText (controller-gen descriptions)', () => {
   });
 
   it('drops lines starting with TODO (not lines merely containing it)', () => {
-    assert.equal(docText(c('a', 'TODO: remove this', 'b says TODO', ' TODO indented')), 'a\nb says TODO\n TODO indented');
+    assert.equal(
+      docText(c('a', 'TODO: remove this', 'b says TODO', ' TODO indented')),
+      'a\nb says TODO\n TODO indented',
+    );
   });
 
   it('ends the text at a line starting with ---', () => {
@@ -115,14 +121,38 @@ describe('k8s go types: docText (controller-gen descriptions)', () => {
 
   it('inside ``` and ~~~ fenced blocks keeps TODO and --- lines', () => {
     assert.equal(
-      docText(c('a', '```yaml', 'TODO: kept', '---', 'x: 1', '```', 'TODO: dropped', '~~~', '--- kept', '~~~', 'b', '---', 'gone')),
+      docText(
+        c(
+          'a',
+          '```yaml',
+          'TODO: kept',
+          '---',
+          'x: 1',
+          '```',
+          'TODO: dropped',
+          '~~~',
+          '--- kept',
+          '~~~',
+          'b',
+          '---',
+          'gone',
+        ),
+      ),
       'a\n```yaml\nTODO: kept\n---\nx: 1\n```\n~~~\n--- kept\n~~~\nb',
     );
   });
 
   it('drops //go:generate-style directives but not ordinary text with a colon', () => {
     assert.equal(
-      docText(['// Foo holds things.', '//go:generate deepcopy-gen', '//nolint:lll', '//export Foo', '//line foo.go:10', '// note: kept', '// go:kept too']),
+      docText([
+        '// Foo holds things.',
+        '//go:generate deepcopy-gen',
+        '//nolint:lll',
+        '//export Foo',
+        '//line foo.go:10',
+        '// note: kept',
+        '// go:kept too',
+      ]),
       'Foo holds things.\nnote: kept\ngo:kept too',
     );
   });
@@ -405,17 +435,26 @@ describe('k8s go types and overlay on a GOPATH-style tree', () => {
   it('readGoPackages reads each package, leaving out tests and generated files', () => {
     const pkgs = types.readGoPackages(work, [CORE, META]);
     assert.deepEqual([...pkgs.keys()], [CORE, META]);
-    assert.deepEqual([...pkgs.get(CORE)!.keys()], ['Foo', 'Extra', 'Capability', 'Policy', 'Bar', 'Port', 'Wrapper', 'Inner']);
+    assert.deepEqual(
+      [...pkgs.get(CORE)!.keys()],
+      ['Foo', 'Extra', 'Capability', 'Policy', 'Bar', 'Port', 'Wrapper', 'Inner'],
+    );
     assert.equal(pkgs.get(CORE)!.get('Bar')!.pkg, CORE);
     assert.equal(pkgs.get(CORE)!.get('Bar')!.file, `${CORE}/types.go`);
     assert.deepEqual([...pkgs.get(META)!.keys()], ['TypeMeta']);
   });
 
   it('readGoPackages and apiPackages also read module folders (module path -> folder, as the module cache has them)', () => {
-    const modules = { 'k8s.io/api': join(work, 'k8s.io/api'), 'k8s.io/apimachinery': join(work, 'k8s.io/apimachinery') };
+    const modules = {
+      'k8s.io/api': join(work, 'k8s.io/api'),
+      'k8s.io/apimachinery': join(work, 'k8s.io/apimachinery'),
+    };
     assert.equal(types.packageDir(modules, CORE), join(work, CORE));
     assert.equal(types.packageDir(modules, 'k8s.io/api'), join(work, 'k8s.io/api'));
-    assert.throws(() => types.packageDir(modules, 'k8s.io/apiserver/pkg/x'), /no module holds package k8s\.io\/apiserver\/pkg\/x/);
+    assert.throws(
+      () => types.packageDir(modules, 'k8s.io/apiserver/pkg/x'),
+      /no module holds package k8s\.io\/apiserver\/pkg\/x/,
+    );
     assert.throws(() => types.packageDir(modules, 'k8s.io/apix/core'), /no module holds package/);
     assert.deepEqual(types.apiPackages(modules), ['k8s.io/api/apps/v1beta2', 'k8s.io/api/core/v1']);
     assert.deepEqual(types.readGoPackages(modules, [CORE, META]), types.readGoPackages(work, [CORE, META]));
@@ -457,7 +496,11 @@ describe('k8s go types and overlay on a GOPATH-style tree', () => {
           // No omitempty: required, as controller-gen says.
           name: { type: 'string', description: 'Name of the foo.', default: 'x', maxLength: 5 },
           // The list-map on `items` is dropped: V1Bar.name is neither required nor defaulted.
-          items: { type: 'array', items: { $model: 'V1Bar' }, description: 'Items, keyed by a name nobody has to set.' },
+          items: {
+            type: 'array',
+            items: { $model: 'V1Bar' },
+            description: 'Items, keyed by a name nobody has to set.',
+          },
           ports: {
             type: 'array',
             items: { $model: 'V1Port' },
@@ -474,13 +517,24 @@ describe('k8s go types and overlay on a GOPATH-style tree', () => {
           policy: { type: 'string', description: 'Policy says what to do.', enum: ['Always', 'Never'] },
           // Fields client-node lacks are added; `newer`, which the Go struct lacks, is left out.
           goOnly: { type: 'string', description: 'Only in Go.' },
-          extras: { type: 'array', items: { $model: 'k8s.io/api/core/v1.Extra' }, description: 'Extras of a struct no model stands for.' },
+          extras: {
+            type: 'array',
+            items: { $model: 'k8s.io/api/core/v1.Extra' },
+            description: 'Extras of a struct no model stands for.',
+          },
           // The items of a named type carry its description.
-          caps: { type: 'array', items: { type: 'string', description: 'Capability is one capability.' }, description: 'Caps, each a Capability.' },
+          caps: {
+            type: 'array',
+            items: { type: 'string', description: 'Capability is one capability.' },
+            description: 'Caps, each a Capability.',
+          },
         },
         required: ['level', 'name', 'owner'],
       },
-      V1Bar: { description: 'Bar is an item.', properties: { name: { type: 'string', description: 'Name of the bar.', pattern: '^a=b$' } } },
+      V1Bar: {
+        description: 'Bar is an item.',
+        properties: { name: { type: 'string', description: 'Name of the bar.', pattern: '^a=b$' } },
+      },
       V1Port: {
         description: 'Port is a port.',
         properties: { port: { type: 'integer', format: 'int32', description: 'Port number.', minimum: 1 } },
@@ -489,12 +543,18 @@ describe('k8s go types and overlay on a GOPATH-style tree', () => {
       V1Wrapper: {
         description: 'Wrapper wraps an atomic struct.',
         'x-kubernetes-map-type': 'atomic',
-        properties: { value: { type: 'string', description: 'Value of it.' }, extra: { type: 'string', description: 'Extra field.' } },
+        properties: {
+          value: { type: 'string', description: 'Value of it.' },
+          extra: { type: 'string', description: 'Extra field.' },
+        },
       },
       V1Nope: { description: 'kept', properties: { x: { type: 'string' } } },
       'k8s.io/api/core/v1.Extra': {
         description: 'Extra is newer than the models.',
-        properties: { count: { type: 'integer', format: 'int64', description: 'Count of it.' }, raw: { type: 'string', format: 'byte', description: 'Raw bytes.' } },
+        properties: {
+          count: { type: 'integer', format: 'int64', description: 'Count of it.' },
+          raw: { type: 'string', format: 'byte', description: 'Raw bytes.' },
+        },
         required: ['count'],
       },
     });
@@ -521,7 +581,9 @@ describe('k8s go types and overlay on a GOPATH-style tree', () => {
       ]),
       ignoredDefaults: ['V1Foo.policy: +default=ref(DefaultPolicy)'],
       unknownMarkers: new Map([['custom:marker', ['V1Bar.name']]]),
-      droppedListMaps: ['V1Foo.items: x-kubernetes-list-map-keys ["name"]: V1Bar.name is neither required nor defaulted'],
+      droppedListMaps: [
+        'V1Foo.items: x-kubernetes-list-map-keys ["name"]: V1Bar.name is neither required nor defaulted',
+      ],
     });
   });
 
@@ -537,7 +599,12 @@ describe('k8s go types and overlay on a GOPATH-style tree', () => {
         required: ['id'],
       },
     };
-    const list = (keys: unknown, items: Node = { $model: 'V1Item' }): Node => ({ type: 'array', items, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': keys });
+    const list = (keys: unknown, items: Node = { $model: 'V1Item' }): Node => ({
+      type: 'array',
+      items,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': keys,
+    });
     assert.equal(overlay.listMapProblem(models, list(['name'])), undefined);
     assert.equal(overlay.listMapProblem(models, list(['id', 'name'])), undefined);
     assert.equal(overlay.listMapProblem(models, list([])), 'no keys');
@@ -549,14 +616,27 @@ describe('k8s go types and overlay on a GOPATH-style tree', () => {
 
   it('overlayGo refuses a struct with fields it cannot read', () => {
     const goPkgs: GoPackages = new Map([
-      [CORE, new Map(types.readGoFile('package v1\n\n// Two names.\ntype Two struct {\n\tA, B string `json:"a"`\n}\n', `${CORE}/two.go`).map((d) => [d.name, { ...d, pkg: CORE }]))],
+      [
+        CORE,
+        new Map(
+          types
+            .readGoFile(
+              'package v1\n\n// Two names.\ntype Two struct {\n\tA, B string `json:"a"`\n}\n',
+              `${CORE}/two.go`,
+            )
+            .map((d) => [d.name, { ...d, pkg: CORE }]),
+        ),
+      ],
     ]);
     const models: Record<string, Model> = { V1Two: { properties: { a: { type: 'string' } } } };
-    assert.throws(() => overlay.overlayGo(models, ['V1Two'], goPkgs), /V1Two \(k8s\.io\/api\/core\/v1\.Two\): fields not understood: k8s\.io\/api\/core\/v1\.Two: A, B string `json:"a"`/);
+    assert.throws(
+      () => overlay.overlayGo(models, ['V1Two'], goPkgs),
+      /V1Two \(k8s\.io\/api\/core\/v1\.Two\): fields not understood: k8s\.io\/api\/core\/v1\.Two: A, B string `json:"a"`/,
+    );
   });
 });
 
-describe("k8s go types and overlay: the +k8s: markers controller-gen reads, constants, omitzero", () => {
+describe('k8s go types and overlay: the +k8s: markers controller-gen reads, constants, omitzero', () => {
   const CORE = 'k8s.io/api/core/v1';
 
   it('readGoConstants reads typed string constants of const blocks and lines, not untyped or converted ones', () => {
@@ -650,7 +730,19 @@ const EmptyOne = Empty("one")
       const goPkgs = types.readGoPackages(work, [CORE]);
       const str = { type: 'string' };
       const models: Record<string, Model> = {
-        V1Thing: { properties: { name: str, note: str, zero: { type: 'integer' }, items: { type: 'array', items: { $model: 'V1Item' } }, atomic: { type: 'array', items: { $model: 'V1Item' } }, mode: str, fixed: str, bad: str, empty: str } },
+        V1Thing: {
+          properties: {
+            name: str,
+            note: str,
+            zero: { type: 'integer' },
+            items: { type: 'array', items: { $model: 'V1Item' } },
+            atomic: { type: 'array', items: { $model: 'V1Item' } },
+            mode: str,
+            fixed: str,
+            bad: str,
+            empty: str,
+          },
+        },
         V1Item: { properties: { key: str }, required: ['key'] },
       };
       const report = overlay.overlayGo(models, ['V1Thing', 'V1Item'], goPkgs);
@@ -661,25 +753,41 @@ const EmptyOne = Empty("one")
           name: { type: 'string' },
           note: { type: 'string' },
           zero: { type: 'integer', format: 'int64' },
-          items: { type: 'array', items: { $model: 'V1Item' }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['key'] },
+          items: {
+            type: 'array',
+            items: { $model: 'V1Item' },
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['key'],
+          },
           // controller-gen refuses list-map keys on an atomic list: none written.
           atomic: { type: 'array', items: { $model: 'V1Item' }, 'x-kubernetes-list-type': 'atomic' },
           // The enum of Mode's constants, sorted; and the field's immutability rule.
-          mode: { type: 'string', description: 'Mode is a mode.', enum: ['All', 'Fast', 'Slow'], 'x-kubernetes-validations': [immutable] },
+          mode: {
+            type: 'string',
+            description: 'Mode is a mode.',
+            enum: ['All', 'Fast', 'Slow'],
+            'x-kubernetes-validations': [immutable],
+          },
           fixed: { type: 'string', 'x-kubernetes-validations': [immutable] },
           bad: { type: 'string' },
           empty: { type: 'string', description: 'Empty says +k8s:enum without constants of its own.' },
         },
         required: ['fixed', 'name'],
         // The optional immutable field may not be removed once set either (the required one cannot be).
-        'x-kubernetes-validations': [{ message: 'field mode is immutable once set', rule: '!has(oldSelf.mode) || has(self.mode)' }],
+        'x-kubernetes-validations': [
+          { message: 'field mode is immutable once set', rule: '!has(oldSelf.mode) || has(self.mode)' },
+        ],
       });
       assert.deepEqual(report.notApplicable, [
         'V1Thing.atomic: +listMapKey=key (the list is atomic)',
         'V1Thing.bad: +k8s:enum (on a field)',
         'V1Thing.empty: +k8s:enum (no constants of the type)',
       ]);
-      assert.equal(report.applied.get('x-kubernetes-list-type'), 2, 'items and atomic, each once although items says it twice');
+      assert.equal(
+        report.applied.get('x-kubernetes-list-type'),
+        2,
+        'items and atomic, each once although items says it twice',
+      );
       assert.equal(report.applied.get('x-kubernetes-list-map-keys'), 1);
     } finally {
       rmSync(work, { recursive: true, force: true });

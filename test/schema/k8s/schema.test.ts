@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
@@ -68,20 +68,31 @@ describe('k8s model schemas: source', () => {
     assert.equal(k8sSchemaSource.package, '@kubernetes/client-node');
     assert.equal(k8sSchemaSource.version, pkg.version);
     assert.equal(k8sSchemaSource.kubernetesVersion, /OpenAPI spec version: (v[\d.]+)/.exec(header)?.[1]);
-    const kt = JSON.parse(readFileSync(join(root, 'node_modules/kubernetes-types/package.json'), 'utf8')) as { version: string };
+    const kt = JSON.parse(readFileSync(join(root, 'node_modules/kubernetes-types/package.json'), 'utf8')) as {
+      version: string;
+    };
     assert.deepEqual(k8sSchemaSource.auxiliary, { package: 'kubernetes-types', version: kt.version });
   });
 
   it('names the Go modules of each supported minor, matching the pins, and finds them in the module cache', async () => {
     const source = await goSource();
-    assert.deepEqual([...K8S_VERSIONS], source.GO_MINORS.map((m) => m.kubernetes));
+    assert.deepEqual(
+      [...K8S_VERSIONS],
+      source.GO_MINORS.map((m) => m.kubernetes),
+    );
     assert.equal(K8S_NEWEST_VERSION, K8S_VERSIONS[K8S_VERSIONS.length - 1]);
-    assert.deepEqual(k8sSchemaSource.goTypes, Object.fromEntries(source.GO_MINORS.map((m) => [m.kubernetes, m.modules.map((p) => `${p.path} ${p.version}`)])));
+    assert.deepEqual(
+      k8sSchemaSource.goTypes,
+      Object.fromEntries(source.GO_MINORS.map((m) => [m.kubernetes, m.modules.map((p) => `${p.path} ${p.version}`)])),
+    );
     for (const minor of K8S_VERSIONS) {
       assert.equal(isK8sVersion(minor), true);
       const modules = source.kubernetesGoModules(minor);
       assert.match(readFileSync(join(modules['k8s.io/api'], 'core/v1/types.go'), 'utf8'), /^type PodSpec struct \{$/m);
-      assert.match(readFileSync(join(modules['k8s.io/apimachinery'], 'pkg/apis/meta/v1/types.go'), 'utf8'), /\+kubebuilder:validation:MaxLength=32768/);
+      assert.match(
+        readFileSync(join(modules['k8s.io/apimachinery'], 'pkg/apis/meta/v1/types.go'), 'utf8'),
+        /\+kubebuilder:validation:MaxLength=32768/,
+      );
     }
     for (const v of ['1.34', '1.38', 'v1.37', '', '__proto__']) assert.equal(isK8sVersion(v), false, v);
   });
@@ -93,7 +104,10 @@ describe('k8s model schemas: source', () => {
     const seen = new Set<string>();
     for (const minor of K8S_VERSIONS) {
       const types = readFileSync(join(source.kubernetesGoModules(minor)['k8s.io/api'], 'core/v1/types.go'), 'utf8');
-      const podSpec = types.slice(types.indexOf('\ntype PodSpec struct {'), types.indexOf('\n}\n', types.indexOf('\ntype PodSpec struct {')));
+      const podSpec = types.slice(
+        types.indexOf('\ntype PodSpec struct {'),
+        types.indexOf('\n}\n', types.indexOf('\ntype PodSpec struct {')),
+      );
       const props = k8sModelSchema('V1PodSpec', { descriptions: false, kubernetesVersion: minor })!.properties!;
       const model = k8sModelSource('V1PodSpec', minor)!;
       for (const f of fields) {
@@ -120,14 +134,21 @@ describe('k8s model schemas: source', () => {
       assert.ok(committed === text, `src/schema/k8s/data/${name} is stale: run node scripts/gen-k8s-schemas.mjs`);
     }
     assert.equal(k8sSchemaDataPath(), join(root, 'src/schema/k8s/data/models.json'));
-    for (const v of K8S_VERSIONS) if (v !== K8S_NEWEST_VERSION) assert.equal(k8sSchemaPatchPath(v), join(root, `src/schema/k8s/data/models.${v}.patch.json`));
+    for (const v of K8S_VERSIONS)
+      if (v !== K8S_NEWEST_VERSION)
+        assert.equal(k8sSchemaPatchPath(v), join(root, `src/schema/k8s/data/models.${v}.patch.json`));
   });
 
   it('package.json ships the data of every minor', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { files: string[] };
-    const shipped = (f: string) => pkg.files.some((p) => p === f || (p.includes('*') && new RegExp(`^${p.replace(/\./g, '\\.').replace(/\*/g, '[^/]*')}$`).test(f)));
+    const shipped = (f: string) =>
+      pkg.files.some(
+        (p) =>
+          p === f || (p.includes('*') && new RegExp(`^${p.replace(/\./g, '\\.').replace(/\*/g, '[^/]*')}$`).test(f)),
+      );
     for (const v of K8S_VERSIONS) {
-      const f = v === K8S_NEWEST_VERSION ? 'src/schema/k8s/data/models.json' : `src/schema/k8s/data/models.${v}.patch.json`;
+      const f =
+        v === K8S_NEWEST_VERSION ? 'src/schema/k8s/data/models.json' : `src/schema/k8s/data/models.${v}.patch.json`;
       assert.ok(shipped(f), `${f} is not in package.json's files`);
     }
   });
@@ -135,7 +156,10 @@ describe('k8s model schemas: source', () => {
   it('applyMergePatch follows RFC 7396 and leaves its target as it was', () => {
     const target = { a: { b: 1, c: [1, 2] }, d: 'x', e: { f: true } };
     const before = JSON.stringify(target);
-    const out = applyMergePatch(target, { a: { b: null, c: [3], g: { h: 1 } }, d: null, i: 2 }) as Record<string, unknown>;
+    const out = applyMergePatch(target, { a: { b: null, c: [3], g: { h: 1 } }, d: null, i: 2 }) as Record<
+      string,
+      unknown
+    >;
     assert.deepEqual(out, { a: { c: [3], g: { h: 1 } }, e: { f: true }, i: 2 });
     assert.equal(JSON.stringify(target), before);
     assert.equal(out.e, target.e, 'an untouched subtree is shared, not copied');
@@ -144,16 +168,41 @@ describe('k8s model schemas: source', () => {
   });
 
   it('an unsupported minor is refused by name', () => {
-    assert.throws(() => k8sModelSchema('V1PodSpec', { kubernetesVersion: '1.20' as K8sVersion }), /no schema data for Kubernetes 1\.20 \(supported: /);
+    assert.throws(
+      () => k8sModelSchema('V1PodSpec', { kubernetesVersion: '1.20' as K8sVersion }),
+      /no schema data for Kubernetes 1\.20 \(supported: /,
+    );
   });
 
   it('knows every client-node model and nothing else', () => {
     assert.ok(MODEL_NAMES.length > 700, `only ${MODEL_NAMES.length} models`);
-    for (const name of ['V1PodTemplateSpec', 'V1JobTemplateSpec', 'V1Condition', 'V1LabelSelector', 'V1ResourceRequirements',
-      'V1ObjectReference', 'V1Container', 'V1EnvVar', 'V1LocalObjectReference', 'V1SecretKeySelector', 'V1Toleration', 'V1Affinity']) {
+    for (const name of [
+      'V1PodTemplateSpec',
+      'V1JobTemplateSpec',
+      'V1Condition',
+      'V1LabelSelector',
+      'V1ResourceRequirements',
+      'V1ObjectReference',
+      'V1Container',
+      'V1EnvVar',
+      'V1LocalObjectReference',
+      'V1SecretKeySelector',
+      'V1Toleration',
+      'V1Affinity',
+    ]) {
       assert.equal(isK8sModelName(name), true, name);
     }
-    for (const name of ['', 'Foo', 'V1PodTemplateSpecX', 'v1PodTemplateSpec', 'KubeConfig', 'Quantity', 'toString', '__proto__', 'hasOwnProperty']) {
+    for (const name of [
+      '',
+      'Foo',
+      'V1PodTemplateSpecX',
+      'v1PodTemplateSpec',
+      'KubeConfig',
+      'Quantity',
+      'toString',
+      '__proto__',
+      'hasOwnProperty',
+    ]) {
       assert.equal(isK8sModelName(name), false, name);
       assert.equal(k8sModelSchema(name), undefined, name);
     }
@@ -165,12 +214,15 @@ describe('k8s model schemas: cost', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kf-k8s-'));
     try {
       // A loader hook that refuses @kubernetes/client-node, and a readFileSync that counts models.json reads.
-      writeFileSync(join(dir, 'hooks.mjs'), [
-        'export async function resolve(specifier, context, next) {',
-        "  if (specifier.includes('@kubernetes/client-node')) throw new Error('client-node imported: ' + specifier);",
-        '  return next(specifier, context);',
-        '}',
-      ].join('\n'));
+      writeFileSync(
+        join(dir, 'hooks.mjs'),
+        [
+          'export async function resolve(specifier, context, next) {',
+          "  if (specifier.includes('@kubernetes/client-node')) throw new Error('client-node imported: ' + specifier);",
+          '  return next(specifier, context);',
+          '}',
+        ].join('\n'),
+      );
       const index = pathToFileURL(join(root, 'build/src/schema/k8s/index.js')).href;
       const code = [
         "import fs from 'node:fs';",
@@ -187,10 +239,20 @@ describe('k8s model schemas: cost', () => {
         "for (const v of m.K8S_VERSIONS) { m.k8sModelSchema('V1PodTemplateSpec', { kubernetesVersion: v }); m.k8sModelSource('V1Pod', v); }",
         'console.log(JSON.stringify({ afterImport, afterName, afterSchemas, afterMinors: read }));',
       ].join('\n');
-      const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', env: { ...process.env, KUBEFORGE_REPO_ROOT: root } });
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+        encoding: 'utf8',
+        env: { ...process.env, KUBEFORGE_REPO_ROOT: root },
+      });
       assert.equal(r.status, 0, r.stderr);
-      const patches = Object.fromEntries(K8S_VERSIONS.filter((v) => v !== K8S_NEWEST_VERSION).map((v) => [`models.${v}.patch.json`, 1]));
-      assert.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop()!), { afterImport: 0, afterName: 0, afterSchemas: { 'models.json': 1 }, afterMinors: { 'models.json': 1, ...patches } });
+      const patches = Object.fromEntries(
+        K8S_VERSIONS.filter((v) => v !== K8S_NEWEST_VERSION).map((v) => [`models.${v}.patch.json`, 1]),
+      );
+      assert.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop()!), {
+        afterImport: 0,
+        afterName: 0,
+        afterSchemas: { 'models.json': 1 },
+        afterMinors: { 'models.json': 1, ...patches },
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -211,24 +273,34 @@ describe('k8s model schemas: shape', () => {
       'x-kubernetes-list-map-keys': keys,
     });
     assert.deepEqual(structuralProblems(listMap(port({ type: 'string', default: 'TCP' }))), []);
-    assert.deepEqual(structuralProblems(listMap(port({ type: 'string' }))), [': list-map key protocol is neither required nor defaulted']);
-    assert.deepEqual(structuralProblems(listMap(port({ type: 'string' }), ['name'])), [': list-map key name is not an item property']);
-    assert.deepEqual(structuralProblems({ type: 'string', 'x-kubernetes-list-type': 'atomic' }), [': x-kubernetes-list-type on a string node']);
-    assert.deepEqual(structuralProblems({ type: 'array', items: { type: 'object' }, 'x-kubernetes-list-type': 'set' }), [
-      ': set items are neither scalars nor atomic',
+    assert.deepEqual(structuralProblems(listMap(port({ type: 'string' }))), [
+      ': list-map key protocol is neither required nor defaulted',
     ]);
-    assert.deepEqual(structuralProblems({ type: 'array', items: { type: 'string' }, 'x-kubernetes-map-type': 'atomic' }), [
-      ': x-kubernetes-map-type atomic on a array node',
+    assert.deepEqual(structuralProblems(listMap(port({ type: 'string' }), ['name'])), [
+      ': list-map key name is not an item property',
     ]);
+    assert.deepEqual(structuralProblems({ type: 'string', 'x-kubernetes-list-type': 'atomic' }), [
+      ': x-kubernetes-list-type on a string node',
+    ]);
+    assert.deepEqual(
+      structuralProblems({ type: 'array', items: { type: 'object' }, 'x-kubernetes-list-type': 'set' }),
+      [': set items are neither scalars nor atomic'],
+    );
+    assert.deepEqual(
+      structuralProblems({ type: 'array', items: { type: 'string' }, 'x-kubernetes-map-type': 'atomic' }),
+      [': x-kubernetes-map-type atomic on a array node'],
+    );
   });
 
   it('the structural checker used below does catch bad schemas', () => {
-    assert.deepEqual(structuralProblems({ type: 'object', properties: { a: {}, b: { $ref: '#/x' } as JSONSchemaProps } }), [
-      '/properties/a: no type',
-      '/properties/b: unexpected key $ref',
-      '/properties/b: no type',
+    assert.deepEqual(
+      structuralProblems({ type: 'object', properties: { a: {}, b: { $ref: '#/x' } as JSONSchemaProps } }),
+      ['/properties/a: no type', '/properties/b: unexpected key $ref', '/properties/b: no type'],
+    );
+    assert.deepEqual(structuralProblems({ type: 'array', required: ['x'] }), [
+      ': array without items',
+      ': required x is not a property',
     ]);
-    assert.deepEqual(structuralProblems({ type: 'array', required: ['x'] }), [': array without items', ': required x is not a property']);
     assert.deepEqual(structuralProblems({ anyOf: [{ type: 'integer', minimum: 1 }], type: 'string' }), [
       ': anyOf outside int-or-string',
       '/anyOf/0: anyOf member has minimum',
@@ -238,13 +310,21 @@ describe('k8s model schemas: shape', () => {
   it('every model of every minor is structural, fully inlined (no $ref), with and without descriptions', () => {
     const problems: string[] = [];
     for (const name of MODEL_NAMES) {
-      for (const [descriptions, kubernetesVersion] of K8S_VERSIONS.flatMap((v) => [[true, v], [false, v]] as const)) {
+      for (const [descriptions, kubernetesVersion] of K8S_VERSIONS.flatMap(
+        (v) =>
+          [
+            [true, v],
+            [false, v],
+          ] as const,
+      )) {
         const schema = k8sModelSchema(name, { descriptions, kubernetesVersion });
         assert.ok(schema);
         assert.equal(schema.type, 'object', name);
         walkSchema(schema, (node, path) => {
-          for (const key of ['$ref', '$model', '$special']) if (key in node) problems.push(`${name}${path}: ${key} left in the schema`);
-          if (!descriptions && 'description' in node) problems.push(`${name}${path}: description with descriptions:false`);
+          for (const key of ['$ref', '$model', '$special'])
+            if (key in node) problems.push(`${name}${path}: ${key} left in the schema`);
+          if (!descriptions && 'description' in node)
+            problems.push(`${name}${path}: description with descriptions:false`);
         });
         for (const p of structuralProblems(schema)) problems.push(`${kubernetesVersion} ${name}${p}`);
       }
@@ -276,7 +356,10 @@ describe('k8s model schemas: shape', () => {
         'const out = {}; for (const n of names) out[n] = k8sModelSchema(n);',
         "console.log(createHash('sha256').update(JSON.stringify(MODEL_NAMES.map((n) => out[n]))).digest('hex'));",
       ].join('\n');
-      const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', env: { ...process.env, KUBEFORGE_REPO_ROOT: root } });
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+        encoding: 'utf8',
+        env: { ...process.env, KUBEFORGE_REPO_ROOT: root },
+      });
       assert.equal(r.status, 0, r.stderr);
       return r.stdout.trim();
     };
@@ -307,16 +390,26 @@ describe('k8s model schemas: shape', () => {
   });
 
   it('uses controller-gen forms for Quantity, IntOrString, Time, []byte, RawExtension and nested ObjectMeta', () => {
-    const quantity = { anyOf: [{ type: 'integer' }, { type: 'string' }], pattern: QUANTITY_PATTERN, 'x-kubernetes-int-or-string': true };
+    const quantity = {
+      anyOf: [{ type: 'integer' }, { type: 'string' }],
+      pattern: QUANTITY_PATTERN,
+      'x-kubernetes-int-or-string': true,
+    };
     assert.deepEqual(quantitySchema(), quantity);
     const rr = k8sModelSchema('V1ResourceRequirements', { descriptions: false })!;
     assert.deepEqual(rr.properties!.limits, { additionalProperties: quantity, type: 'object' });
-    assert.deepEqual(k8sModelSchema('V1EmptyDirVolumeSource', { descriptions: false })!.properties!.sizeLimit, quantity);
+    assert.deepEqual(
+      k8sModelSchema('V1EmptyDirVolumeSource', { descriptions: false })!.properties!.sizeLimit,
+      quantity,
+    );
     assert.deepEqual(k8sModelSchema('V1HTTPGetAction', { descriptions: false })!.properties!.port, {
       anyOf: [{ type: 'integer' }, { type: 'string' }],
       'x-kubernetes-int-or-string': true,
     });
-    assert.deepEqual(k8sModelSchema('V1Condition', { descriptions: false })!.properties!.lastTransitionTime, { format: 'date-time', type: 'string' });
+    assert.deepEqual(k8sModelSchema('V1Condition', { descriptions: false })!.properties!.lastTransitionTime, {
+      format: 'date-time',
+      type: 'string',
+    });
     assert.deepEqual(k8sModelSchema('V1Secret', { descriptions: false })!.properties!.data, {
       additionalProperties: { format: 'byte', type: 'string' },
       type: 'object',
@@ -327,14 +420,25 @@ describe('k8s model schemas: shape', () => {
     });
     const pts = k8sModelSchema('V1PodTemplateSpec')!;
     assert.deepEqual(pts.properties!.metadata, {
-      description: "Standard object's metadata.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+      description:
+        "Standard object's metadata.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
       type: 'object',
     });
     assert.deepEqual(k8sModelSchema('V1ObjectMeta', { descriptions: false }), { type: 'object' });
-    assert.deepEqual(k8sModelSchema('V1ObjectMeta'), { type: 'object' }, "controller-gen's ObjectMeta has no description of the type");
+    assert.deepEqual(
+      k8sModelSchema('V1ObjectMeta'),
+      { type: 'object' },
+      "controller-gen's ObjectMeta has no description of the type",
+    );
     // int32/int64 formats come through.
-    assert.deepEqual(k8sModelSchema('V1ContainerPort', { descriptions: false })!.properties!.containerPort, { format: 'int32', type: 'integer' });
-    assert.deepEqual(k8sModelSchema('V1PodSpec', { descriptions: false })!.properties!.activeDeadlineSeconds, { format: 'int64', type: 'integer' });
+    assert.deepEqual(k8sModelSchema('V1ContainerPort', { descriptions: false })!.properties!.containerPort, {
+      format: 'int32',
+      type: 'integer',
+    });
+    assert.deepEqual(k8sModelSchema('V1PodSpec', { descriptions: false })!.properties!.activeDeadlineSeconds, {
+      format: 'int64',
+      type: 'integer',
+    });
   });
 
   it('a field description replaces its type description; list items keep the type description', () => {
@@ -342,13 +446,19 @@ describe('k8s model schemas: shape', () => {
     assert.match(job.properties!.template.description!, /^Describes the pod that will be created when executing a job/);
     const sel = k8sModelSchema('V1LabelSelector')!;
     assert.match(sel.description!, /^A label selector is a label query over a set of resources/);
-    assert.match(sel.properties!.matchExpressions.items!.description!, /^A label selector requirement is a selector that contains values/);
+    assert.match(
+      sel.properties!.matchExpressions.items!.description!,
+      /^A label selector requirement is a selector that contains values/,
+    );
   });
 
   it('cuts a type that contains itself instead of recursing (apiextensions JSONSchemaProps)', () => {
     const s = k8sModelSchema('V1JSONSchemaProps', { descriptions: false })!;
     assert.deepEqual(s.properties!.not, { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
-    assert.deepEqual(s.properties!.properties.additionalProperties, { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+    assert.deepEqual(s.properties!.properties.additionalProperties, {
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+    });
     assert.deepEqual(s.properties!.default, { 'x-kubernetes-preserve-unknown-fields': true });
     // The same type reached from a parent is cut at its own second occurrence.
     const validation = k8sModelSchema('V1CustomResourceValidation', { descriptions: false })!;
@@ -384,7 +494,10 @@ describe('k8s model schemas: built from the Go types (the newest minor, the defa
     assert.equal(noDesc('V1Condition')['x-kubernetes-map-type'], undefined);
     assert.equal(noDesc('V1ServiceSpec').properties!.ports['x-kubernetes-list-type'], 'map');
     assert.equal(noDesc('V1ServiceSpec').properties!.clusterIPs['x-kubernetes-list-type'], 'atomic');
-    assert.equal(noDesc('V1JobStatus').properties!.uncountedTerminatedPods.properties!.failed['x-kubernetes-list-type'], 'set');
+    assert.equal(
+      noDesc('V1JobStatus').properties!.uncountedTerminatedPods.properties!.failed['x-kubernetes-list-type'],
+      'set',
+    );
   });
 
   it('writes +default values, but not a default that names a Go constant (controller-gen skips those)', () => {
@@ -392,7 +505,10 @@ describe('k8s model schemas: built from the Go types (the newest minor, the defa
     assert.deepEqual(noDesc('V1ContainerPort').required, ['containerPort']);
     assert.deepEqual(noDesc('V1LocalObjectReference').properties!.name, { default: '', type: 'string' });
     const disk = noDesc('V1AzureDiskVolumeSource').properties!;
-    assert.deepEqual([disk.fsType.default, disk.readOnly.default, disk.cachingMode.default, disk.kind.default], ['ext4', false, undefined, undefined]);
+    assert.deepEqual(
+      [disk.fsType.default, disk.readOnly.default, disk.cachingMode.default, disk.kind.default],
+      ['ext4', false, undefined, undefined],
+    );
     const report = readFileSync(join(root, 'src/schema/k8s/data/go-types-report.md'), 'utf8');
     assert.match(report, /^- V1AzureDiskVolumeSource\.cachingMode: \+default=ref\(AzureDataDiskCachingReadWrite\)$/m);
   });
@@ -402,10 +518,16 @@ describe('k8s model schemas: built from the Go types (the newest minor, the defa
     const p = c.properties!;
     assert.equal(c.description, 'Condition contains details for one aspect of the current state of this API Resource.');
     assert.deepEqual(c.required, ['lastTransitionTime', 'message', 'reason', 'status', 'type']);
-    assert.deepEqual([p.message.maxLength, p.reason.maxLength, p.reason.minLength, p.type.maxLength, p.observedGeneration.minimum], [32768, 1024, 1, 316, 0]);
+    assert.deepEqual(
+      [p.message.maxLength, p.reason.maxLength, p.reason.minLength, p.type.maxLength, p.observedGeneration.minimum],
+      [32768, 1024, 1, 316, 0],
+    );
     assert.deepEqual(p.status.enum, ['True', 'False', 'Unknown']);
     assert.equal(p.reason.pattern, '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$');
-    assert.equal(p.message.description, 'message is a human readable message indicating details about the transition.\nThis may be an empty string.');
+    assert.equal(
+      p.message.description,
+      'message is a human readable message indicating details about the transition.\nThis may be an empty string.',
+    );
   });
 
   it('makes resource.Quantity fields Quantities, from the Go types', () => {
@@ -422,10 +544,16 @@ describe('k8s model schemas: built from the Go types (the newest minor, the defa
     }
     assert.deepEqual(
       scheduling['x-kubernetes-validations'],
-      ['schedulingConstraints', 'disruptionMode', 'resourceClaims'].map((f) => ({ message: `field ${f} is immutable once set`, rule: `!has(oldSelf.${f}) || has(self.${f})` })),
+      ['schedulingConstraints', 'disruptionMode', 'resourceClaims'].map((f) => ({
+        message: `field ${f} is immutable once set`,
+        rule: `!has(oldSelf.${f}) || has(self.${f})`,
+      })),
     );
     // 1.36's JobSpec has no scheduling.
-    assert.equal(k8sModelSchema('V1JobSpec', { descriptions: false, kubernetesVersion: '1.36' })!.properties!.scheduling, undefined);
+    assert.equal(
+      k8sModelSchema('V1JobSpec', { descriptions: false, kubernetesVersion: '1.36' })!.properties!.scheduling,
+      undefined,
+    );
   });
 
   it('Go structs newer than client-node become models, models without a Go struct keep client-node data, fields the Go struct lacks are left out, as the report says', () => {
@@ -434,9 +562,16 @@ describe('k8s model schemas: built from the Go types (the newest minor, the defa
     // PodSpec.schedulingGroup (a PodSchedulingGroup, which client-node 1.4.0 does not have).
     assert.match(newest, /^- V1PodSpec\.schedulingGroup$/m);
     assert.match(newest, /^- k8s\.io\/api\/core\/v1\.PodSchedulingGroup$/m);
-    assert.equal(k8sModelSource('V1PodSpec')!.properties.schedulingGroup.$model, 'k8s.io/api/core/v1.PodSchedulingGroup');
+    assert.equal(
+      k8sModelSource('V1PodSpec')!.properties.schedulingGroup.$model,
+      'k8s.io/api/core/v1.PodSchedulingGroup',
+    );
     assert.equal(noDesc('V1PodSpec').properties!.schedulingGroup.type, 'object');
-    assert.equal(isK8sModelName('k8s.io/api/core/v1.PodSchedulingGroup'), false, 'a Go-only struct is no client-node model name');
+    assert.equal(
+      isK8sModelName('k8s.io/api/core/v1.PodSchedulingGroup'),
+      false,
+      'a Go-only struct is no client-node model name',
+    );
     // apiextensions types are not in k8s.io/api: client-node's data.
     assert.match(newest, /^- V1CustomResourceDefinition \(no Go type of that group\/version\/kind\)$/m);
     assert.ok(noDesc('V1CustomResourceDefinition').properties!.spec);
@@ -458,11 +593,17 @@ describe('k8s model schemas against controller-gen output (Kubernetes 1.32, comp
   const KNOWN: Record<string, { diffs: string[]; reason: string }> = {
     V1PodFailurePolicy: {
       diffs: ['/properties/rules/items/properties/onPodConditions/items required different'],
-      reason: 'a Kubernetes release after 1.32 marked PodFailurePolicyOnPodConditionsPattern.status +optional (1.35 has it): no longer required',
+      reason:
+        'a Kubernetes release after 1.32 marked PodFailurePolicyOnPodConditionsPattern.status +optional (1.35 has it): no longer required',
     },
   };
   const seen = new Set<string>();
-  for (const file of ['controller-gen-v0.17.1-jobtemplate-nodesc.yaml', 'controller-gen-v0.17.1-podspec-nodesc.yaml', 'controller-gen-v0.20.1-condition.yaml', 'controller-gen-template-metadata.yaml']) {
+  for (const file of [
+    'controller-gen-v0.17.1-jobtemplate-nodesc.yaml',
+    'controller-gen-v0.17.1-podspec-nodesc.yaml',
+    'controller-gen-v0.20.1-condition.yaml',
+    'controller-gen-template-metadata.yaml',
+  ]) {
     const fx = fixture(file);
     // controller-tools' old test data joined comment lines with spaces; today's controller-gen keeps
     // them, as we do: only there are descriptions compared up to whitespace.
@@ -470,8 +611,13 @@ describe('k8s model schemas against controller-gen output (Kubernetes 1.32, comp
     for (const [key, theirs] of Object.entries(fx.schemas)) {
       it(`${key} (${fx.generator}${fx.descriptions ? '' : ', no descriptions'}): the same schema at Kubernetes ${oldest}, keyword for keyword${KNOWN[key] ? ', but for the listed change' : ''}`, () => {
         const diffs = diffSchemas(ours(key, fx.descriptions, oldest), theirs);
-        const wrong = diffs.filter((d) => !(oldWrapping && d.kind === 'different' && d.key === 'description' && ws(d.ours) === ws(d.theirs)));
-        assert.deepEqual(wrong.map((d) => `${d.path} ${d.key} ${d.kind}`), KNOWN[key]?.diffs ?? []);
+        const wrong = diffs.filter(
+          (d) => !(oldWrapping && d.kind === 'different' && d.key === 'description' && ws(d.ours) === ws(d.theirs)),
+        );
+        assert.deepEqual(
+          wrong.map((d) => `${d.path} ${d.key} ${d.kind}`),
+          KNOWN[key]?.diffs ?? [],
+        );
         seen.add(key);
       });
     }
