@@ -111,172 +111,213 @@ export function checkRules(root: JSONSchemaProps, options: { k8sMinor?: number }
   return analyse(root, options).out;
 }
 
+/** One rule's cost, with where it is. */
+interface CostEntry {
+  chain: JSONSchemaProps[];
+  steps: string[];
+  rule: ValidationRule;
+  cost: bigint;
+  figures: RuleCost;
+}
+
+/** What the walk over one version's schema gathers. */
+interface RuleWalk {
+  options: { k8sMinor?: number };
+  out: RuleViolation[];
+  costs: CostEntry[];
+  total: bigint;
+  /** A rule (or messageExpression) is over its own budget. */
+  overRule: boolean;
+}
+
+/** A schema node on the walk: its path, and how many times its rules may run (undefined: no bound). */
+interface RuleNode {
+  s: JSONSchemaProps;
+  chain: JSONSchemaProps[];
+  steps: string[];
+  cardinality: bigint | undefined;
+  isRoot: boolean;
+}
+
+type CompiledRule = ReturnType<typeof compileRule>;
+
 function analyse(root: JSONSchemaProps, options: { k8sMinor?: number }) {
-  const out: RuleViolation[] = [];
-  const costs: { chain: JSONSchemaProps[]; steps: string[]; rule: ValidationRule; cost: bigint; figures: RuleCost }[] =
-    [];
-  let total = 0n;
-  let overRule = false;
-  const walk = (
-    s: JSONSchemaProps,
-    chain: JSONSchemaProps[],
-    steps: string[],
-    cardinality: bigint | undefined,
-    isRoot: boolean,
-  ) => {
-    // Subtrees without rules (most of an embedded PodTemplateSpec) need no CEL types at all.
-    if (!hasRules(s)) return;
-    const own = (s['x-kubernetes-validations'] ?? []) as ValidationRule[];
-    const rules = [...own, ...(s.allOf ?? []).flatMap((a) => a['x-kubernetes-validations'] ?? [])] as ValidationRule[];
-    for (const [index, rule] of rules.entries()) {
-      if (!rule.rule?.trim()) continue; // reported by the schema check (KF4611)
-      const c = compileRule(rule, s as RuleSchema, isRoot, options);
-      for (const p of c.problems) {
-        const part =
-          p.part === 'rule'
-            ? `rule ${JSON.stringify(rule.rule)}`
-            : `messageExpression ${JSON.stringify(rule.messageExpression)}`;
-        // cel-go's words for a literal pattern RE2 refuses, and kubeforge's on what RE2 does not take
-        const why = /invalid matches argument|error parsing regexp/.test(p.message)
-          ? badPatterns(p.part === 'rule' ? c.checked : c.messageChecked, true).map((b) =>
-              b.replace(/^<input>:\d+:\d+: /, ''),
-            )
-          : [];
-        const message = `${part} does not compile: ${p.message}${why.length ? ` (${why.join('; ')})` : ''}`;
-        out.push({
-          code: p.part === 'rule' ? CEL_CODES.rule : CEL_CODES.messageExpression,
-          severity: 'error',
-          chain: [...chain],
-          steps: [...steps],
-          keyword: 'x-kubernetes-validations',
-          rule,
-          message,
-          hint: hintFor(p.message),
-        });
-      }
-      // literal patterns are compiled (RE2) when the rule is, as cel-go does
-      for (const [part, checked] of [
-        ['rule', c.checked],
-        ['messageExpression', c.messageChecked],
-      ] as const) {
-        // compileRule already refused it (a literal pattern of matches, or one program planning
-        // compiles: src/cel/plan.ts, which reads (?<name>) as the Go 1.22 that builds Kubernetes
-        // 1.30 and later does); for older servers RE2 as checkRE2 reads it still judges
-        if (c.problems.some((p) => p.part === part) || (options.k8sMinor ?? NEWEST_CEL_TARGET) >= 30) continue;
-        for (const bad of badPatterns(checked)) {
-          const text = part === 'rule' ? rule.rule : rule.messageExpression;
-          out.push({
-            code: part === 'rule' ? CEL_CODES.rule : CEL_CODES.messageExpression,
-            severity: 'error',
-            chain: [...chain],
-            steps: [...steps],
-            keyword: 'x-kubernetes-validations',
-            rule,
-            message: `${part} ${JSON.stringify(text)} does not compile: ${bad}`,
-            hint: 'write the pattern in RE2 syntax (Go regexp): no lookarounds, backreferences, possessive or atomic forms',
-          });
-          c.problems.push({ part, message: bad, offset: 0 });
-        }
-      }
-      // The server costs a rule that compiled (and its messageExpression when that compiled too).
-      const compiled = !c.problems.some((p) => p.part === 'rule');
-      const messageCompiled = compiled && !!c.messageChecked && !c.problems.some((p) => p.part === 'messageExpression');
-      const times = cardinality ?? c.unboundedCardinality;
-      const cost = compiled ? multiplyCapped(c.maxCost, times) : 0n;
-      const figures: RuleCost = {
-        steps: [...steps],
-        index: index < own.length ? index : -1,
-        rule,
-        compiled,
-        messageCompiled,
-        maxCost: compiled ? c.maxCost : 0n,
-        messageExpressionMaxCost: messageCompiled ? c.messageExpressionMaxCost : 0n,
-        cardinality,
-        unboundedCardinality: c.unboundedCardinality,
-        cost,
-      };
-      costs.push({
-        chain: [...chain],
-        steps: [...steps],
-        rule,
-        cost: cost + figures.messageExpressionMaxCost,
-        figures,
-      });
-      if (!compiled) continue;
-      total = addSat(total, cost);
-      if (cost > BigInt(STATIC_ESTIMATED_COST_LIMIT)) {
-        overRule = true;
-        const per =
-          times > 1n
-            ? ` (${c.maxCost} per evaluation, run up to ${times} times${cardinality === undefined ? ', as many as fit in a request: a list or map above has no bound' : ''})`
-            : '';
-        out.push({
-          code: CEL_CODES.cost,
-          severity: 'error',
-          chain: [...chain],
-          steps: [...steps],
-          keyword: 'x-kubernetes-validations',
-          rule,
-          message: `rule ${JSON.stringify(rule.rule)}: estimated cost ${big(cost)}${per} exceeds the API server's per-rule budget of ${STATIC_ESTIMATED_COST_LIMIT} by a factor of ${costFactorText(cost, STATIC_ESTIMATED_COST_LIMIT)}: the API server refuses the CRD`,
-          hint: `${HINT_BOUNDS}${unboundedAt(s, chain, steps)}`,
-        });
-      }
-      if (!messageCompiled) continue;
-      // a messageExpression runs once per failure of its rule: its cost is not multiplied
-      const messageCost = c.messageExpressionMaxCost;
-      total = addSat(total, messageCost);
-      if (messageCost > BigInt(STATIC_ESTIMATED_COST_LIMIT)) {
-        overRule = true;
-        out.push({
-          code: CEL_CODES.cost,
-          severity: 'error',
-          chain: [...chain],
-          steps: [...steps],
-          keyword: 'x-kubernetes-validations',
-          rule,
-          message: `messageExpression ${JSON.stringify(rule.messageExpression)}: estimated cost ${big(messageCost)} exceeds the API server's per-expression budget of ${STATIC_ESTIMATED_COST_LIMIT} by a factor of ${costFactorText(messageCost, STATIC_ESTIMATED_COST_LIMIT)}: the API server refuses the CRD`,
-          hint: 'bound what the message reads (string(x) of a number has no known length: prefer a fixed message, or a field with @MaxLength)',
-        });
-      }
-    }
-    const props = Object.entries(s.properties ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    // The bound of this list or map multiplies the runs of the rules below it.
-    const factor = maxElements(s);
-    const below = cardinality === undefined || factor === undefined ? undefined : multiplyCapped(cardinality, factor);
-    for (const [k, p] of props) walk(p, [...chain, p], [...steps, `properties.${k}`], below, false);
-    if (s.items && hasRules(s.items))
-      walk(
-        s.items,
-        [...chain, s.items],
-        [...steps, 'items'],
-        below,
-        s.items['x-kubernetes-embedded-resource'] === true,
-      );
-    if (typeof s.additionalProperties === 'object' && hasRules(s.additionalProperties))
-      walk(
-        s.additionalProperties,
-        [...chain, s.additionalProperties],
-        [...steps, 'additionalProperties'],
-        below,
-        false,
-      );
-  };
-  walk(root, [root], [], 1n, true);
+  const w: RuleWalk = { options, out: [], costs: [], total: 0n, overRule: false };
+  walkRules(w, { s: root, chain: [root], steps: [], cardinality: 1n, isRoot: true });
   // Over the total with no single rule over its own budget (else the bound to add is already named).
-  if (total > BigInt(STATIC_ESTIMATED_CRD_COST_LIMIT) && !overRule) {
-    const worst = [...costs].sort((a, b) => (b.cost > a.cost ? 1 : b.cost < a.cost ? -1 : 0))[0];
-    out.push({
+  if (w.total > BigInt(STATIC_ESTIMATED_CRD_COST_LIMIT) && !w.overRule) {
+    const worst = [...w.costs].sort((a, b) => (b.cost > a.cost ? 1 : b.cost < a.cost ? -1 : 0))[0];
+    w.out.push({
       code: CEL_CODES.cost,
       severity: 'error',
       chain: worst.chain,
       steps: worst.steps,
       keyword: 'x-kubernetes-validations',
       rule: worst.rule,
-      message: `the rules of this schema have an estimated total cost of ${big(total)}, over the API server's per-CRD budget of ${STATIC_ESTIMATED_CRD_COST_LIMIT} (by a factor of ${costFactorText(total, STATIC_ESTIMATED_CRD_COST_LIMIT)}): the API server refuses the CRD; the most expensive is ${JSON.stringify(worst.rule.rule)} (${big(worst.cost)})`,
+      message: `the rules of this schema have an estimated total cost of ${big(w.total)}, over the API server's per-CRD budget of ${STATIC_ESTIMATED_CRD_COST_LIMIT} (by a factor of ${costFactorText(w.total, STATIC_ESTIMATED_CRD_COST_LIMIT)}): the API server refuses the CRD; the most expensive is ${JSON.stringify(worst.rule.rule)} (${big(worst.cost)})`,
       hint: HINT_BOUNDS,
     });
   }
-  return { out, costs, total };
+  return { out: w.out, costs: w.costs, total: w.total };
+}
+
+/** Compiles and costs the rules of a node, then of the nodes below it. */
+function walkRules(w: RuleWalk, at: RuleNode): void {
+  const { s, chain, steps, cardinality } = at;
+  // Subtrees without rules (most of an embedded PodTemplateSpec) need no CEL types at all.
+  if (!hasRules(s)) return;
+  const own = (s['x-kubernetes-validations'] ?? []) as ValidationRule[];
+  const rules = [...own, ...(s.allOf ?? []).flatMap((a) => a['x-kubernetes-validations'] ?? [])] as ValidationRule[];
+  for (const [index, rule] of rules.entries()) {
+    if (!rule.rule?.trim()) continue; // reported by the schema check (KF4611)
+    const c = compileRule(rule, s as RuleSchema, at.isRoot, w.options);
+    reportCompileProblems(w, at, rule, c);
+    costRule(w, at, rule, c, index < own.length ? index : -1);
+  }
+  const props = Object.entries(s.properties ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  // The bound of this list or map multiplies the runs of the rules below it.
+  const factor = maxElements(s);
+  const below = cardinality === undefined || factor === undefined ? undefined : multiplyCapped(cardinality, factor);
+  for (const [k, p] of props)
+    walkRules(w, {
+      s: p,
+      chain: [...chain, p],
+      steps: [...steps, `properties.${k}`],
+      cardinality: below,
+      isRoot: false,
+    });
+  if (s.items && hasRules(s.items))
+    walkRules(w, {
+      s: s.items,
+      chain: [...chain, s.items],
+      steps: [...steps, 'items'],
+      cardinality: below,
+      isRoot: s.items['x-kubernetes-embedded-resource'] === true,
+    });
+  if (typeof s.additionalProperties === 'object' && hasRules(s.additionalProperties))
+    walkRules(w, {
+      s: s.additionalProperties,
+      chain: [...chain, s.additionalProperties],
+      steps: [...steps, 'additionalProperties'],
+      cardinality: below,
+      isRoot: false,
+    });
+}
+
+/** What does not compile in a rule or its messageExpression, with RE2's reasons for literal patterns. */
+function reportCompileProblems(w: RuleWalk, { chain, steps }: RuleNode, rule: ValidationRule, c: CompiledRule): void {
+  for (const p of c.problems) {
+    const part =
+      p.part === 'rule'
+        ? `rule ${JSON.stringify(rule.rule)}`
+        : `messageExpression ${JSON.stringify(rule.messageExpression)}`;
+    // cel-go's words for a literal pattern RE2 refuses, and kubeforge's on what RE2 does not take
+    const why = /invalid matches argument|error parsing regexp/.test(p.message)
+      ? badPatterns(p.part === 'rule' ? c.checked : c.messageChecked, true).map((b) =>
+          b.replace(/^<input>:\d+:\d+: /, ''),
+        )
+      : [];
+    const message = `${part} does not compile: ${p.message}${why.length ? ` (${why.join('; ')})` : ''}`;
+    w.out.push({
+      code: p.part === 'rule' ? CEL_CODES.rule : CEL_CODES.messageExpression,
+      severity: 'error',
+      chain: [...chain],
+      steps: [...steps],
+      keyword: 'x-kubernetes-validations',
+      rule,
+      message,
+      hint: hintFor(p.message),
+    });
+  }
+  // literal patterns are compiled (RE2) when the rule is, as cel-go does
+  for (const [part, checked] of [
+    ['rule', c.checked],
+    ['messageExpression', c.messageChecked],
+  ] as const) {
+    // compileRule already refused it (a literal pattern of matches, or one program planning
+    // compiles: src/cel/plan.ts, which reads (?<name>) as the Go 1.22 that builds Kubernetes
+    // 1.30 and later does); for older servers RE2 as checkRE2 reads it still judges
+    if (c.problems.some((p) => p.part === part) || (w.options.k8sMinor ?? NEWEST_CEL_TARGET) >= 30) continue;
+    for (const bad of badPatterns(checked)) {
+      const text = part === 'rule' ? rule.rule : rule.messageExpression;
+      w.out.push({
+        code: part === 'rule' ? CEL_CODES.rule : CEL_CODES.messageExpression,
+        severity: 'error',
+        chain: [...chain],
+        steps: [...steps],
+        keyword: 'x-kubernetes-validations',
+        rule,
+        message: `${part} ${JSON.stringify(text)} does not compile: ${bad}`,
+        hint: 'write the pattern in RE2 syntax (Go regexp): no lookarounds, backreferences, possessive or atomic forms',
+      });
+      c.problems.push({ part, message: bad, offset: 0 });
+    }
+  }
+}
+
+/** A compiled rule's cost as the server estimates it, and the budget it is over, if any. */
+function costRule(w: RuleWalk, at: RuleNode, rule: ValidationRule, c: CompiledRule, index: number): void {
+  const { s, chain, steps, cardinality } = at;
+  // The server costs a rule that compiled (and its messageExpression when that compiled too).
+  const compiled = !c.problems.some((p) => p.part === 'rule');
+  const messageCompiled = compiled && !!c.messageChecked && !c.problems.some((p) => p.part === 'messageExpression');
+  const times = cardinality ?? c.unboundedCardinality;
+  const cost = compiled ? multiplyCapped(c.maxCost, times) : 0n;
+  const figures: RuleCost = {
+    steps: [...steps],
+    index,
+    rule,
+    compiled,
+    messageCompiled,
+    maxCost: compiled ? c.maxCost : 0n,
+    messageExpressionMaxCost: messageCompiled ? c.messageExpressionMaxCost : 0n,
+    cardinality,
+    unboundedCardinality: c.unboundedCardinality,
+    cost,
+  };
+  w.costs.push({
+    chain: [...chain],
+    steps: [...steps],
+    rule,
+    cost: cost + figures.messageExpressionMaxCost,
+    figures,
+  });
+  if (!compiled) return;
+  w.total = addSat(w.total, cost);
+  if (cost > BigInt(STATIC_ESTIMATED_COST_LIMIT)) {
+    w.overRule = true;
+    const per =
+      times > 1n
+        ? ` (${c.maxCost} per evaluation, run up to ${times} times${cardinality === undefined ? ', as many as fit in a request: a list or map above has no bound' : ''})`
+        : '';
+    w.out.push({
+      code: CEL_CODES.cost,
+      severity: 'error',
+      chain: [...chain],
+      steps: [...steps],
+      keyword: 'x-kubernetes-validations',
+      rule,
+      message: `rule ${JSON.stringify(rule.rule)}: estimated cost ${big(cost)}${per} exceeds the API server's per-rule budget of ${STATIC_ESTIMATED_COST_LIMIT} by a factor of ${costFactorText(cost, STATIC_ESTIMATED_COST_LIMIT)}: the API server refuses the CRD`,
+      hint: `${HINT_BOUNDS}${unboundedAt(s, chain, steps)}`,
+    });
+  }
+  if (!messageCompiled) return;
+  // a messageExpression runs once per failure of its rule: its cost is not multiplied
+  const messageCost = c.messageExpressionMaxCost;
+  w.total = addSat(w.total, messageCost);
+  if (messageCost > BigInt(STATIC_ESTIMATED_COST_LIMIT)) {
+    w.overRule = true;
+    w.out.push({
+      code: CEL_CODES.cost,
+      severity: 'error',
+      chain: [...chain],
+      steps: [...steps],
+      keyword: 'x-kubernetes-validations',
+      rule,
+      message: `messageExpression ${JSON.stringify(rule.messageExpression)}: estimated cost ${big(messageCost)} exceeds the API server's per-expression budget of ${STATIC_ESTIMATED_COST_LIMIT} by a factor of ${costFactorText(messageCost, STATIC_ESTIMATED_COST_LIMIT)}: the API server refuses the CRD`,
+      hint: 'bound what the message reads (string(x) of a number has no known length: prefer a fixed message, or a field with @MaxLength)',
+    });
+  }
 }
 
 /** A cost for a message: exact below a million, else in exponent form. */
