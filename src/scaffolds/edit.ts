@@ -109,6 +109,42 @@ interface Plan {
 export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): Promise<Plan> {
   const host = env.host ?? new DiskHost(env.cwd);
   const { config } = ProjectFile.read(host, env.cwd);
+  const plugins = checkEditOptions(options, config);
+  const tree = new Tree(host);
+  const notes: string[] = [];
+  const next: ProjectConfig = { ...config, extra: config.extra ? { ...config.extra } : undefined };
+  if (options.multigroup !== undefined) switchMultigroup(config, next, options.multigroup, notes);
+  const scope =
+    options.namespaced === undefined
+      ? { replaced: [], switched: false }
+      : await switchScope(tree, config, next, options.namespaced, { ...env, host }, options.force === true, notes);
+
+  const specs: FileSpec[] = [];
+  const staleCharts: { candidates: string[]; produced: string[] }[] = [];
+  const kubeforgeDir = env.kubeforgeDir ?? packageRoot();
+  const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));
+  if (options.license !== undefined || options.owner !== undefined) {
+    await planLicenseHeader(tree, host, renderer, options, config, notes);
+  }
+  if (plugins.includes(GRAFANA_PLUGIN)) {
+    const config = host.read(CUSTOM_METRICS_CONFIG)?.toString('utf8');
+    specs.push(...grafanaFiles(next.projectName, config));
+    next.extra = withPlugin(next, GRAFANA_PLUGIN);
+  }
+  if (plugins.includes(HELM_PLUGIN)) {
+    await planHelmChart({ tree, host, renderer, options, env, next, specs, staleCharts, notes });
+  }
+  const replaced = [
+    ...scope.replaced,
+    ...(await applySpecs(tree, specs, renderer, { force: options.force, tool: 'kubeforge' })),
+  ].sort();
+  for (const s of staleCharts) deleteStaleManaged(tree, s.candidates, s.produced, 'kubeforge');
+  tree.write(PROJECT_FILE, serializeProject(next));
+  return { tree, replaced, notes, scopeSwitched: scope.switched };
+}
+
+/** The plugins to add; throws the problems of the flags (KF1072 when nothing is to change). */
+function checkEditOptions(options: EditOptions, config: ProjectConfig): string[] {
   const problems: Diagnostic[] = checkLicenseAndOwner(options.license, options.owner);
   let plugins: string[] = [];
   try {
@@ -132,120 +168,124 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
     );
   }
   if (problems.length) throw new DiagnosticError(problems);
+  return plugins;
+}
 
-  const tree = new Tree(host);
-  const notes: string[] = [];
-  const next: ProjectConfig = { ...config, extra: config.extra ? { ...config.extra } : undefined };
-  if (options.multigroup !== undefined && (config.multigroup === true) !== options.multigroup) {
-    if (options.multigroup) next.multigroup = true;
-    else delete next.multigroup;
-    if (config.resources.some((r) => r.path?.startsWith('src/api/'))) {
-      notes.push(
-        options.multigroup
-          ? 'existing APIs stay where they are: move src/api/<version> to src/api/<group>/<version> (and src/controller/*.ts to src/controller/<group>/), then fix their imports and the paths in PROJECT'
-          : 'existing APIs stay where they are: move src/api/<group>/<version> to src/api/<version> (and src/controller/<group>/*.ts to src/controller/), then fix their imports and the paths in PROJECT',
-      );
-    }
+/** `--multigroup[=false]`: PROJECT only; existing APIs are the user's to move (a note says how). */
+function switchMultigroup(config: ProjectConfig, next: ProjectConfig, multigroup: boolean, notes: string[]): void {
+  if ((config.multigroup === true) === multigroup) return;
+  if (multigroup) next.multigroup = true;
+  else delete next.multigroup;
+  if (config.resources.some((r) => r.path?.startsWith('src/api/'))) {
+    notes.push(
+      multigroup
+        ? 'existing APIs stay where they are: move src/api/<version> to src/api/<group>/<version> (and src/controller/*.ts to src/controller/<group>/), then fix their imports and the paths in PROJECT'
+        : 'existing APIs stay where they are: move src/api/<group>/<version> to src/api/<version> (and src/controller/<group>/*.ts to src/controller/), then fix their imports and the paths in PROJECT',
+    );
   }
+}
 
-  let replacedByScope: string[] = [];
-  let scopeSwitched = false;
-  if (options.namespaced !== undefined) {
-    // Also when PROJECT already says so (edited by hand): the files still of the other scope are
-    // switched, those already switched are left as they are, and nothing at all is a no-op.
-    const projectChanges = (config.namespaced === true) !== options.namespaced;
-    if (options.namespaced) next.namespaced = true;
-    else delete next.namespaced;
-    const changesBefore = tree.changes().length;
-    const scope = await planScopeSwitch(tree, config, options.namespaced, { ...env, host }, options.force === true);
-    const filesSwitched = tree.changes().length > changesBefore;
-    if (projectChanges || filesSwitched) {
-      replacedByScope = scope.replaced;
-      if (!projectChanges)
-        notes.push(
-          `PROJECT already said namespaced: ${options.namespaced}; the files still of the other scope were switched to match it`,
-        );
-      notes.push(...scope.notes);
-      scopeSwitched = true;
-    }
-  }
+/** `--namespaced[=false]`: PROJECT and the files of the manager's scope; what it replaced. */
+async function switchScope(
+  tree: Tree,
+  config: ProjectConfig,
+  next: ProjectConfig,
+  namespaced: boolean,
+  env: ScaffoldEnvironment & { host: Host },
+  force: boolean,
+  notes: string[],
+): Promise<{ replaced: string[]; switched: boolean }> {
+  // Also when PROJECT already says so (edited by hand): the files still of the other scope are
+  // switched, those already switched are left as they are, and nothing at all is a no-op.
+  const projectChanges = (config.namespaced === true) !== namespaced;
+  if (namespaced) next.namespaced = true;
+  else delete next.namespaced;
+  const changesBefore = tree.changes().length;
+  const scope = await planScopeSwitch(tree, config, namespaced, env, force);
+  const filesSwitched = tree.changes().length > changesBefore;
+  if (!projectChanges && !filesSwitched) return { replaced: [], switched: false };
+  if (!projectChanges)
+    notes.push(
+      `PROJECT already said namespaced: ${namespaced}; the files still of the other scope were switched to match it`,
+    );
+  notes.push(...scope.notes);
+  return { replaced: scope.replaced, switched: true };
+}
 
-  const specs: FileSpec[] = [];
-  const staleCharts: { candidates: string[]; produced: string[] }[] = [];
-  const kubeforgeDir = env.kubeforgeDir ?? packageRoot();
-  const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));
+/** `--license` / `--owner`: the boilerplate header of the files scaffolded from now on. */
+async function planLicenseHeader(
+  tree: Tree,
+  host: Host,
+  renderer: TemplateRenderer,
+  options: EditOptions,
+  config: ProjectConfig,
+  notes: string[],
+): Promise<void> {
   const boilerplate = host.read(BOILERPLATE_FILE)?.toString('utf8');
   const license = options.license ?? (boilerplate === undefined ? 'none' : 'apache2');
-  if (options.license !== undefined || options.owner !== undefined) {
-    if (license === 'none') {
-      if (options.owner !== undefined) notes.push('--owner has no effect with --license none (no header is written)');
-      if (boilerplate !== undefined) tree.delete(BOILERPLATE_FILE);
-    } else {
-      const owner = options.owner ?? ownerOfBoilerplate(boilerplate) ?? `The ${config.projectName} Authors`;
-      tree.write(
-        BOILERPLATE_FILE,
-        await renderLicenseHeader(new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates'))), owner),
-      );
-    }
-    notes.push(
-      `${BOILERPLATE_FILE} is the header of the files kubeforge scaffolds from now on; files already written keep theirs`,
-    );
+  if (license === 'none') {
+    if (options.owner !== undefined) notes.push('--owner has no effect with --license none (no header is written)');
+    if (boilerplate !== undefined) tree.delete(BOILERPLATE_FILE);
+  } else {
+    const owner = options.owner ?? ownerOfBoilerplate(boilerplate) ?? `The ${config.projectName} Authors`;
+    tree.write(BOILERPLATE_FILE, await renderLicenseHeader(renderer, owner));
   }
+  notes.push(
+    `${BOILERPLATE_FILE} is the header of the files kubeforge scaffolds from now on; files already written keep theirs`,
+  );
+}
 
-  if (plugins.includes(GRAFANA_PLUGIN)) {
-    const config = host.read(CUSTOM_METRICS_CONFIG)?.toString('utf8');
-    specs.push(...grafanaFiles(next.projectName, config));
-    next.extra = withPlugin(next, GRAFANA_PLUGIN);
-  }
-  if (plugins.includes(HELM_PLUGIN)) {
-    const recorded = helmConfigOf(next);
-    const output = options.outputDir ?? recorded?.output ?? DEFAULT_HELM_OUTPUT;
-    const sources = chartSources(env.cwd, options.manifests);
-    // As Kubebuilder's plugin: the templates made from config/ are rewritten; the other files, once
-    // written, are the user's and kept as they are (rewritten by --force), and Chart.yaml, which
-    // carries the chart's version, is never rewritten.
-    const chartYaml = `${chartDir({ output })}/Chart.yaml`;
-    specs.push(
-      ...chartFiles({ config: next, ...sources, output }).filter(
-        (s) => s.policy === 'managed' || host.read(s.path) === undefined || (options.force && s.path !== chartYaml),
-      ),
+/** `--plugins helm/v2-alpha`: the chart's files, its stale templates, PROJECT's record and the Makefile's targets. */
+async function planHelmChart(o: {
+  tree: Tree;
+  host: Host;
+  renderer: TemplateRenderer;
+  options: EditOptions;
+  env: ScaffoldEnvironment;
+  next: ProjectConfig;
+  specs: FileSpec[];
+  staleCharts: { candidates: string[]; produced: string[] }[];
+  notes: string[];
+}): Promise<void> {
+  const { tree, host, options, next, specs } = o;
+  const recorded = helmConfigOf(next);
+  const output = options.outputDir ?? recorded?.output ?? DEFAULT_HELM_OUTPUT;
+  const sources = chartSources(o.env.cwd, options.manifests);
+  // As Kubebuilder's plugin: the templates made from config/ are rewritten; the other files, once
+  // written, are the user's and kept as they are (rewritten by --force), and Chart.yaml, which
+  // carries the chart's version, is never rewritten.
+  const chartYaml = `${chartDir({ output })}/Chart.yaml`;
+  specs.push(
+    ...chartFiles({ config: next, ...sources, output }).filter(
+      (s) => s.policy === 'managed' || host.read(s.path) === undefined || (options.force && s.path !== chartYaml),
+    ),
+  );
+  // Templates of resources config/ no longer has: removed (only the ones carrying kubeforge's header).
+  const templates = `${chartDir({ output })}/templates`;
+  const candidates = host
+    .list(templates)
+    .flatMap((area) =>
+      host.kind(`${templates}/${area}`) === 'directory'
+        ? host.list(`${templates}/${area}`).map((f) => `${templates}/${area}/${f}`)
+        : [],
     );
-    // Templates of resources config/ no longer has: removed (only the ones carrying kubeforge's header).
-    const templates = `${chartDir({ output })}/templates`;
-    const candidates = host
-      .list(templates)
-      .flatMap((area) =>
-        host.kind(`${templates}/${area}`) === 'directory'
-          ? host.list(`${templates}/${area}`).map((f) => `${templates}/${area}/${f}`)
-          : [],
-      );
-    staleCharts.push({ candidates, produced: specs.map((s) => s.path) });
-    next.extra = withPlugin(next, HELM_PLUGIN, {
-      ...(recorded ?? {}),
-      ...(options.manifests !== undefined ? { manifests: options.manifests } : {}),
-      output,
-    });
-    if (recorded === undefined || options.helmMakefile) {
-      const makefile = host.read('Makefile')?.toString('utf8');
-      if (makefile !== undefined && !/^##@ Helm\b/m.test(makefile)) {
-        const targets = await renderer.render(
-          'helm/Makefile.hbs',
-          helmMakefileData(next.projectName, managerNamespace(next), chartDir({ output })),
-        );
-        tree.write('Makefile', `${makefile.replace(/\n*$/, '\n')}\n${targets}`);
-        notes.push(
-          'the Makefile has helm-lint, helm-deploy, helm-uninstall, helm-status, helm-history and helm-rollback targets',
-        );
-      }
-    }
-  }
-  const replaced = [
-    ...replacedByScope,
-    ...(await applySpecs(tree, specs, renderer, { force: options.force, tool: 'kubeforge' })),
-  ].sort();
-  for (const s of staleCharts) deleteStaleManaged(tree, s.candidates, s.produced, 'kubeforge');
-  tree.write(PROJECT_FILE, serializeProject(next));
-  return { tree, replaced, notes, scopeSwitched };
+  o.staleCharts.push({ candidates, produced: specs.map((s) => s.path) });
+  next.extra = withPlugin(next, HELM_PLUGIN, {
+    ...(recorded ?? {}),
+    ...(options.manifests !== undefined ? { manifests: options.manifests } : {}),
+    output,
+  });
+  if (recorded !== undefined && !options.helmMakefile) return;
+  const makefile = host.read('Makefile')?.toString('utf8');
+  if (makefile === undefined || /^##@ Helm\b/m.test(makefile)) return;
+  const targets = await o.renderer.render(
+    'helm/Makefile.hbs',
+    helmMakefileData(next.projectName, managerNamespace(next), chartDir({ output })),
+  );
+  tree.write('Makefile', `${makefile.replace(/\n*$/, '\n')}\n${targets}`);
+  o.notes.push(
+    'the Makefile has helm-lint, helm-deploy, helm-uninstall, helm-status, helm-history and helm-rollback targets',
+  );
 }
 
 /**
