@@ -117,6 +117,17 @@ export function checkDeployImageFlags(
     }
     return { problems };
   }
+  const image = checkImage(flags, problems);
+  const port = checkPort(flags, problems);
+  const runAsUser = checkRunAsUser(flags, problems);
+  const command = checkCommand(flags, problems);
+  checkScaffoldFlags(scaffold, problems);
+  if (problems.length) return { problems };
+  return { value: { image, command, port, runAsUser, flags }, problems };
+}
+
+/** `--image`: given, one word, an image reference. */
+function checkImage(flags: DeployImageFlags, problems: Diagnostic[]): string {
   const image = flags.image?.trim() ?? '';
   if (image === '') {
     problems.push(
@@ -145,6 +156,11 @@ export function checkDeployImageFlags(
       ),
     );
   }
+  return image;
+}
+
+/** `--image-container-port`: an integer from 1 to 65535. */
+function checkPort(flags: DeployImageFlags, problems: Diagnostic[]): number | undefined {
   let port: number | undefined;
   if (flags.imageContainerPort !== undefined) {
     const text = flags.imageContainerPort.trim();
@@ -160,6 +176,11 @@ export function checkDeployImageFlags(
       port = undefined;
     }
   }
+  return port;
+}
+
+/** `--run-as-user`: a user id other than root. */
+function checkRunAsUser(flags: DeployImageFlags, problems: Diagnostic[]): number | undefined {
   let runAsUser: number | undefined;
   if (flags.runAsUser !== undefined) {
     const text = flags.runAsUser.trim();
@@ -184,6 +205,11 @@ export function checkDeployImageFlags(
       );
     }
   }
+  return runAsUser;
+}
+
+/** `--image-container-command`: comma-separated words on one line. */
+function checkCommand(flags: DeployImageFlags, problems: Diagnostic[]): string[] {
   const command = (flags.imageContainerCommand ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -208,6 +234,14 @@ export function checkDeployImageFlags(
       }),
     );
   }
+  return command;
+}
+
+/** The plugin scaffolds a namespaced API with its controller: flags that say otherwise are refused. */
+function checkScaffoldFlags(
+  scaffold: { resource: boolean; controller: boolean; namespaced: boolean },
+  problems: Diagnostic[],
+): void {
   const refused = [
     !scaffold.resource && '--resource=false',
     !scaffold.controller && '--controller=false',
@@ -224,8 +258,6 @@ export function checkDeployImageFlags(
       ),
     );
   }
-  if (problems.length) return { problems };
-  return { value: { image, command, port, runAsUser, flags }, problems };
 }
 
 /** A TypeScript string literal in single quotes. */
