@@ -24,6 +24,7 @@ import {
   type Change,
   DiskHost,
   type FileSpec,
+  type Host,
   formatPlan,
   hasManagedHeader,
   insertAtMarkers,
@@ -252,20 +253,21 @@ export function validateInitOptions(options: InitOptions, folder: string): Valid
   return { domain: domain!, projectName, packageName, owner: options.owner ?? `The ${projectName} Authors`, license };
 }
 
-/** Computes init's virtual tree without writing anything. */
-export async function planInit(
-  options: InitOptions,
-  env: InitEnvironment,
-): Promise<{
+/** What planInit computes: the tree, and what it tells the user. */
+export interface InitPlan {
   tree: Tree;
   changes: Change[];
-  hasTarball: boolean /** Files of the user's that --force replaces. */;
+  hasTarball: boolean;
+  /** Files of the user's that --force replaces. */
   replaced: string[];
   warnings: string[];
-}> {
-  const valid = validateInitOptions(options, env.cwd);
-  const host = env.host ?? new DiskHost(env.cwd);
+}
 
+/**
+ * An initialised project, or a folder with other files, needs --force (KF1002, KF1003); with
+ * --force, the PROJECT already there, whose resources and plugins init keeps.
+ */
+function checkInitFolder(options: InitOptions, env: InitEnvironment, host: Host): ProjectConfig | undefined {
   // An initialised project, or a folder with other files, needs --force.
   let existing: ProjectConfig | undefined;
   const problems: Diagnostic[] = [];
@@ -298,6 +300,14 @@ export async function planInit(
     }
   }
   if (problems.length) throw new DiagnosticError(problems);
+  return existing;
+}
+
+/** Computes init's virtual tree without writing anything. */
+export async function planInit(options: InitOptions, env: InitEnvironment): Promise<InitPlan> {
+  const valid = validateInitOptions(options, env.cwd);
+  const host = env.host ?? new DiskHost(env.cwd);
+  const existing = checkInitFolder(options, env, host);
 
   const kubeforgeDir = env.kubeforgeDir ?? packageRoot();
   const source = resolveKubeforgeSource(options.kubeforgeSource, {
