@@ -73,9 +73,13 @@ describe('eventually', () => {
 describe('consistently', () => {
   it('passes when every attempt over the duration passes, and returns the last value', async () => {
     let calls = 0;
+    const started = Date.now();
     const v = await consistently(() => ++calls, { duration: 60, interval: 10 });
     assert.equal(v, calls);
-    assert.ok(calls >= 3, `only ${calls} attempts in 60 ms`);
+    // Timers only ever fire late: how many attempts fit depends on the machine's load, but it
+    // polls more than once and not for less than the duration.
+    assert.ok(calls >= 2, `only ${calls} attempt(s)`);
+    assert.ok(Date.now() - started >= 60, `returned after ${Date.now() - started} ms`);
   });
 
   it('fails at the first failing attempt, saying when and why', async () => {
