@@ -27,8 +27,15 @@ export interface StringFlag extends FlagBase {
 /** `--name <values...>`: every value given (space or repeated); undefined when not given. */
 export interface ListFlag extends FlagBase {
   type: 'list';
-  /** `<plugins...>`. */
+  /** `<plugins...>`, or `<rule>` for a flag given once per value (`repeat`). */
   value: string;
+  /** One value per use of the flag, collected (`--allow a --allow b`). */
+  repeat?: true;
+}
+
+/** `--no-name`: true unless given (commander's negatable option, `cache` for `--no-cache`). */
+export interface NegatedFlag extends FlagBase {
+  type: 'negated';
 }
 
 /** `--name`: true when given; false otherwise when its default is false, else undefined. */
@@ -45,7 +52,7 @@ export interface BoolFlag extends FlagBase {
   type: 'bool';
 }
 
-export type Flag = StringFlag | ListFlag | SwitchFlag | BoolFlag;
+export type Flag = StringFlag | ListFlag | SwitchFlag | BoolFlag | NegatedFlag;
 export type FlagTable = Readonly<Record<string, Flag>>;
 
 type StringValue<F extends StringFlag> = F extends { choices: readonly (infer C)[] } ? C : string;
@@ -61,7 +68,9 @@ export type FlagValue<F extends Flag> = F extends StringFlag
       ? F extends { default: false }
         ? boolean
         : boolean | undefined
-      : boolean | undefined;
+      : F extends NegatedFlag
+        ? boolean
+        : boolean | undefined;
 
 /** The options a flag table yields. */
 export type FlagValues<T extends FlagTable> = { [K in keyof T]: FlagValue<T[K]> };
@@ -98,8 +107,13 @@ export function addFlags(cmd: Command, table: FlagTable): Command {
         cmd.addOption(f.default === false ? option.default(false) : option);
         break;
       }
-      case 'list':
-        cmd.addOption(new Option(`--${flag} ${f.value}`, f.description));
+      case 'list': {
+        const option = new Option(`--${flag} ${f.value}`, f.description);
+        cmd.addOption(f.repeat ? option.argParser((v: string, prev: string[] = []) => [...prev, v]) : option);
+        break;
+      }
+      case 'negated':
+        cmd.addOption(new Option(`--no-${flag}`, f.description));
         break;
       case 'string': {
         const option = new Option(`--${flag} ${f.value}`, f.description);
@@ -129,6 +143,9 @@ export function flagValues<T extends FlagTable>(table: T, opts: Readonly<Record<
         break;
       case 'list':
         out[name] = Array.isArray(v) ? v.map(String) : undefined;
+        break;
+      case 'negated':
+        out[name] = v !== false;
         break;
       case 'string':
         out[name] = typeof v === 'string' ? v : undefined;

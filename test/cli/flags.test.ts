@@ -82,4 +82,21 @@ describe('flag tables', () => {
     assert.match(help, /--source <source>\s+a source \(choices: "auto", "go", default: "auto"\)/);
     assert.doesNotMatch(help, /--no-make/);
   });
+
+  it('a negated flag is true unless --no-<name> is given; a repeated list collects every use', () => {
+    const table = {
+      cache: { type: 'negated', description: 'no cache' },
+      allow: { type: 'list', value: '<rule>', repeat: true, description: 'allow' },
+    } as const satisfies FlagTable;
+    const read = (argv: string[]) => {
+      const cmd = addFlags(new Command('t').exitOverride().configureOutput({ writeErr: () => undefined }), table);
+      cmd.parse(argv, { from: 'user' });
+      return flagValues(table, cmd.opts());
+    };
+    assert.deepEqual(read([]), { cache: true, allow: undefined });
+    const v = read(['--no-cache', '--allow', 'a', '--allow', 'b']);
+    assert.deepEqual(v, { cache: false, allow: ['a', 'b'] });
+    const cache: boolean = v.cache;
+    assert.equal(cache, false);
+  });
 });

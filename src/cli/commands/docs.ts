@@ -1,15 +1,30 @@
 // Registers `kubeforge docs`; the implementation is imported lazily.
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { addFlags, type FlagTable, flagValues } from '../flags.js';
+
+export const DOCS_FLAGS = {
+  out: {
+    type: 'string',
+    value: '<dir>',
+    default: 'docs/reference',
+    description: 'folder of the pages, in the project',
+  },
+  project: { type: 'string', value: '<dir>', default: '.', description: 'project folder' },
+  check: {
+    type: 'switch',
+    description: 'write nothing; exit 1 and list the pages that would change (for CI drift checks)',
+  },
+  dryRun: { type: 'switch', description: 'print the plan and write nothing' },
+} as const satisfies FlagTable;
 
 export function registerDocs(program: Command, ctx: CliContext): void {
-  program
-    .command('docs')
-    .description('write the API reference (Markdown, one page per Kind) from the CRDs that manifests wrote')
-    .option('--out <dir>', 'folder of the pages, in the project', 'docs/reference')
-    .option('--project <dir>', 'project folder', '.')
-    .option('--check', 'write nothing; exit 1 and list the pages that would change (for CI drift checks)')
-    .option('--dry-run', 'print the plan and write nothing')
+  addFlags(
+    program
+      .command('docs')
+      .description('write the API reference (Markdown, one page per Kind) from the CRDs that manifests wrote'),
+    DOCS_FLAGS,
+  )
     .addHelpText(
       'after',
       `
@@ -23,8 +38,8 @@ Examples:
   $ kubeforge docs --check          # CI: exit 1 when the committed reference is stale
   $ kubeforge docs --out site/api`,
     )
-    .action(async (opts: { out?: string; project?: string; check?: boolean; dryRun?: boolean }) => {
+    .action(async (opts: Record<string, unknown>) => {
       const { docsCommand } = await import('../../manifests/docs.js');
-      await docsCommand(opts, ctx);
+      await docsCommand(flagValues(DOCS_FLAGS, opts), ctx);
     });
 }

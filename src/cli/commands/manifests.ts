@@ -4,50 +4,72 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { addFlags, type FlagTable, type FlagValues, flagValues } from '../flags.js';
 import { K8S_NEWEST_VERSION, K8S_VERSIONS } from '../../schema/k8s/data/source.js';
 import { DiagnosticError, error } from '../../diagnostics/index.js';
 import type { CommandIo, CommandContext } from '../../machinery/runner.js';
 import type { Analyzer, ManifestsOptions, RunPlan } from '../../manifests/pipeline.js';
 import type { Generator } from '../../manifests/generators.js';
 
-export function registerManifests(program: Command, ctx: CliContext): void {
-  program
-    .command('manifests')
-    .description('generate CRD, RBAC and webhook manifests from the decorator markers (like controller-gen)')
-    .option('--check', 'write nothing; exit 1 and list the files that would change (for CI drift checks)')
-    .option('--dry-run', 'print the plan (CREATE / UPDATE / DELETE) and write nothing')
-    .option(
-      '--paths <paths...>',
+export const MANIFESTS_FLAGS = {
+  check: {
+    type: 'switch',
+    description: 'write nothing; exit 1 and list the files that would change (for CI drift checks)',
+  },
+  dryRun: { type: 'switch', description: 'print the plan (CREATE / UPDATE / DELETE) and write nothing' },
+  paths: {
+    type: 'list',
+    value: '<paths...>',
+    description:
       'analyse only these files or folders and update only the CRDs of the Kinds found there (role.yaml, webhook manifests and stale files are left as they are)',
-    )
-    .option('--project <dir>', 'project folder (holds tsconfig.json)', '.')
-    .option('--tsconfig <file>', 'tsconfig to load (default: <project>/tsconfig.json)')
-    .option(
-      '--generator-version <version>',
+  },
+  project: { type: 'string', value: '<dir>', default: '.', description: 'project folder (holds tsconfig.json)' },
+  tsconfig: { type: 'string', value: '<file>', description: 'tsconfig to load (default: <project>/tsconfig.json)' },
+  generatorVersion: {
+    type: 'string',
+    value: '<version>',
+    description:
       'value of the generator-version annotation (default: env KUBEFORGE_GENERATOR_VERSION, else the kubeforge version)',
-    )
-    .option('--no-cache', 'always analyse, even when no input changed since the last run')
-    .option(
-      '--max-desc-len <n>',
+  },
+  cache: { type: 'negated', description: 'always analyse, even when no input changed since the last run' },
+  maxDescLen: {
+    type: 'string',
+    value: '<n>',
+    description:
       "cut every description in the CRD schemas to at most n bytes, at a sentence or word boundary (controller-gen's crd:maxDescLen); 0 drops them. Recorded in package.json's manifests script, which make manifests runs",
-    )
-    .option(
-      '--k8s-version <minor>',
-      `the Kubernetes minor whose types embedded Kubernetes types (V1PodTemplateSpec, V1Condition, ...) follow, as controller-gen writes them for that k8s.io/api: ${K8S_VERSIONS.join(', ')} (default ${K8S_NEWEST_VERSION}). Recorded in package.json's manifests script`,
-    )
-    .option(
-      '--generate-embedded-object-meta',
+  },
+  k8sVersion: {
+    type: 'string',
+    value: '<minor>',
+    description: `the Kubernetes minor whose types embedded Kubernetes types (V1PodTemplateSpec, V1Condition, ...) follow, as controller-gen writes them for that k8s.io/api: ${K8S_VERSIONS.join(', ')} (default ${K8S_NEWEST_VERSION}). Recorded in package.json's manifests script`,
+  },
+  generateEmbeddedObjectMeta: {
+    type: 'switch',
+    description:
       "keep name, namespace, labels, annotations and finalizers in the schema of an ObjectMeta below a Kind's top, such as a pod template's (controller-gen's crd:generateEmbeddedObjectMeta). Recorded in package.json's manifests script",
-    )
-    .option(
-      '--check-compat <git-ref|dir>',
+  },
+  checkCompat: {
+    type: 'string',
+    value: '<git-ref|dir>',
+    description:
       "compare the CRDs being written with those of a base: config/crd/bases at a git ref of the project's repository, or a folder of released CRD YAML; breaking changes in served versions are errors (nothing written), others warnings",
-    )
-    .option(
-      '--allow <rule>',
+  },
+  allow: {
+    type: 'list',
+    value: '<rule>',
+    repeat: true,
+    description:
       'with --check-compat: a compatibility rule (docs/manifests.md: CRD compatibility) whose errors become warnings and whose warnings are dropped; repeatable',
-      (v: string, prev: string[] = []) => [...prev, v],
-    )
+  },
+} as const satisfies FlagTable;
+
+export function registerManifests(program: Command, ctx: CliContext): void {
+  addFlags(
+    program
+      .command('manifests')
+      .description('generate CRD, RBAC and webhook manifests from the decorator markers (like controller-gen)'),
+    MANIFESTS_FLAGS,
+  )
     .addHelpText(
       'after',
       `
@@ -67,44 +89,19 @@ Examples:
   $ kubeforge manifests --check-compat release/crds --allow field-removed
   $ kubeforge manifests --project ../guestbook`,
     )
-    .action(
-      async (opts: {
-        check?: boolean;
-        dryRun?: boolean;
-        paths?: string[];
-        project?: string;
-        tsconfig?: string;
-        generatorVersion?: string;
-        cache?: boolean;
-        maxDescLen?: string;
-        generateEmbeddedObjectMeta?: boolean;
-        k8sVersion?: string;
-        checkCompat?: string;
-        allow?: string[];
-      }) => {
-        await manifestsCommand(opts, ctx);
-      },
-    );
+    .action(async (opts: Record<string, unknown>) => {
+      await manifestsCommand(flagValues(MANIFESTS_FLAGS, opts), ctx);
+    });
 }
 
-export interface ManifestsFlags {
-  check?: boolean;
-  dryRun?: boolean;
-  paths?: string[];
-  project?: string;
-  tsconfig?: string;
-  generatorVersion?: string;
-  cache?: boolean;
-  /** `--max-desc-len`, as typed (checked here: a whole number, 0 or more; KF1093). */
+/**
+ * What `manifests` takes: its flags (every one optional, as the tests and `kubeforge dev` call it),
+ * with `--max-desc-len` as typed or as package.json's manifests script recorded it (checked here:
+ * a whole number, 0 or more; KF1093); `--k8s-version` is checked against the supported minors (KF1097).
+ */
+export type ManifestsFlags = Partial<Omit<FlagValues<typeof MANIFESTS_FLAGS>, 'maxDescLen'>> & {
   maxDescLen?: string | number;
-  generateEmbeddedObjectMeta?: boolean;
-  /** `--k8s-version`, as typed (checked here against the supported minors; KF1097). */
-  k8sVersion?: string;
-  /** `--check-compat <git-ref|dir>`: the base the generated CRDs are compared with (compat.ts). */
-  checkCompat?: string;
-  /** `--allow <rule>` (repeatable): compatibility rules whose errors become warnings and whose warnings are dropped. */
-  allow?: string[];
-}
+};
 
 /** `--max-desc-len` as a number; KF1093 for anything but a whole number, 0 or more. */
 function parseMaxDescLen(value: string | number | undefined): number | undefined {
