@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from '../client/prom.js';
 import type { Manager } from './types.js';
 
 export type { Manager };
@@ -236,6 +236,7 @@ export class ControllerManager implements Manager {
   private readonly logger: Logger;
   private readonly log: Logger;
   private readonly registry = new Registry();
+  private defaultMetrics = false;
   private readonly clientRest: RestClient;
   private readonly mapper: RESTMapper;
   private discovery?: DiscoveryClient;
@@ -292,7 +293,8 @@ export class ControllerManager implements Manager {
     const dn = options.cache?.defaultNamespaces;
     const namespaces = (dn === undefined ? (process.env.WATCH_NAMESPACE ?? '').split(',') : Array.isArray(dn) ? dn : Object.keys(dn)).map((n) => n.trim()).filter(Boolean);
 
-    collectDefaultMetrics({ register: this.registry });
+    // The default process metrics (collectDefaultMetrics) are registered when the registry is
+    // first read: see withDefaultMetrics.
     if (options.leaderElection) {
       this.leaderGauge = new Gauge({
         name: 'leader_election_master_status',
@@ -401,6 +403,24 @@ export class ControllerManager implements Manager {
   }
 
   getMetricsRegistry(): Registry{
+    return this.withDefaultMetrics();
+  }
+
+  /**
+   * The registry, with prom-client's default process metrics registered first, as they were
+   * when the registry was made. Loading them costs 60-200 ms, so a manager whose metrics nobody
+   * reads or serves (most tests) never does; the first reader (getMetricsRegistry, the metrics
+   * server) registers them ahead of the metrics registered so far, keeping the exposition order.
+   * Their GC and event-loop observations start then, not at newManager.
+   */
+  private withDefaultMetrics(): Registry {
+    if (this.defaultMetrics) return this.registry;
+    this.defaultMetrics = true;
+    const names = this.registry.getMetricsAsArray().map((m) => m.name);
+    const registered = names.flatMap((name) => this.registry.getSingleMetric(name) ?? []);
+    for (const name of names) this.registry.removeSingleMetric(name);
+    collectDefaultMetrics({ register: this.registry });
+    for (const m of registered) this.registry.registerMetric(m);
     return this.registry;
   }
 
@@ -575,7 +595,7 @@ export class ControllerManager implements Manager {
         if (c.generated) this.log.info('metrics server: no certDir given, serving a self-signed certificate');
         if (m.authenticate !== false) auth = new DelegatingAuth(this.ownRest, this.logger.child({ logger: 'metrics' }));
       }
-      const srv = metricsServer(m, this.registry, this.logger.child({ logger: 'metrics' }), auth, tls);
+      const srv = metricsServer(m, this.withDefaultMetrics(), this.logger.child({ logger: 'metrics' }), auth, tls);
       this.metricsSrv = srv;
       this.metricsAddr = await listen(srv, metricsBind);
       this.log.info({ addr: `${this.metricsAddr.address}:${this.metricsAddr.port}`, secure: !!m.secureServing }, 'starting metrics server');

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import pino, { type Logger } from 'pino';
-import { Registry } from 'prom-client';
+import { Registry } from '../client/prom.js';
 import type { Runnable } from '../contracts.js';
 import type { Checker } from '../manager/healthz.js';
 import { ConversionRegistry, ConversionWebhook, type AnyConversion } from './conversion.js';
