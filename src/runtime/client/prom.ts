@@ -26,3 +26,16 @@ export const Histogram = load('prom-client/lib/histogram') as typeof Prom.Histog
 export function collectDefaultMetrics(config?: Prom.DefaultMetricsCollectorConfiguration<Prom.RegistryContentType>): void {
   (load('prom-client/lib/defaultMetrics') as typeof Prom.collectDefaultMetrics)(config);
 }
+
+/**
+ * A kubeforge Manager's method giving its registry to register metrics into (the controller
+ * builder's use) without counting as a read: getMetricsRegistry() hands the registry out, so it
+ * registers the default metrics first. Managers without it are asked getMetricsRegistry().
+ */
+export const registryToRegisterInto = Symbol('kubeforge.registryToRegisterInto');
+
+/** `mgr`'s registry for registering metrics: see registryToRegisterInto. */
+export function registerInto(mgr: { getMetricsRegistry(): Registry }): Registry {
+  const own = (mgr as { [registryToRegisterInto]?: () => Registry })[registryToRegisterInto];
+  return own ? own.call(mgr) : mgr.getMetricsRegistry();
+}

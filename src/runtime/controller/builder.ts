@@ -11,6 +11,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { TypeRef } from '../contracts.js';
 import type { Manager } from '../manager/types.js';
 import { metadataOnlyIn, resolveStatic, type TypeTable } from '../client/types.js';
+import { registerInto } from '../client/prom.js';
 import { Controller } from './controller.js';
 import type { ControllerOptions } from './controller.js';
 import { enqueueRequestForObject, ownerHandler } from './handler.js';
@@ -238,7 +239,7 @@ export class Builder {
       const slash = r.apiVersion.indexOf('/');
       forKind = { group: slash < 0 ? '' : r.apiVersion.slice(0, slash), kind: r.kind };
     }
-    const controller = new Controller(name!, reconciler, { cache, logger: mgr.getLogger(), registry: mgr.getMetricsRegistry(), forKind }, this.options);
+    const controller = new Controller(name!, reconciler, { cache, logger: mgr.getLogger(), registry: registerInto(mgr), forKind }, this.options);
     if (this.forType) controller.watch(kindSource(cache, this.forWatched ?? this.forType), enqueueRequestForObject(), ...this.globalPredicates, ...this.forPredicates);
     for (const w of this.pending) {
       const source = isSource(w.target) ? w.target : kindSource(cache, w.target);

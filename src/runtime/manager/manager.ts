@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
-import { Gauge, Registry, collectDefaultMetrics } from '../client/prom.js';
+import { Gauge, Registry, collectDefaultMetrics, registryToRegisterInto } from '../client/prom.js';
 import type { Manager } from './types.js';
 
 export type { Manager };
@@ -404,6 +404,11 @@ export class ControllerManager implements Manager {
 
   getMetricsRegistry(): Registry{
     return this.withDefaultMetrics();
+  }
+
+  /** The registry to register metrics into, the default metrics not loaded (see client/prom.ts). */
+  [registryToRegisterInto](): Registry {
+    return this.registry;
   }
 
   /**
