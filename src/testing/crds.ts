@@ -3,7 +3,7 @@
  * waiting until each one is Established and served by discovery (envtest's InstallCRDs).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, existsSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join, extname, resolve } from 'node:path';
@@ -160,7 +160,7 @@ let loadedYAML: typeof import('yaml') | undefined;
  * unit-test process parses the same unchanged files of config/crd/bases, and loading the YAML
  * parser and parsing are most of a FakeAPIServer start. Kept in kubeforge's cache folder
  * ($XDG_CACHE_HOME or ~/.cache, then kubeforge/crds), one JSON file per text; a changed file
- * has another hash, so it is parsed again. Only CRD lists that survive JSON unchanged are kept;
+ * has another hash, so it is parsed again (at most 512 entries are kept). Only CRD lists that survive JSON unchanged are kept;
  * files with errors are never kept (they are parsed, and reported, every time). A cache that
  * cannot be read or written is skipped: parsing is always the fallback.
  */
@@ -191,10 +191,21 @@ function parseAndCache(file: string, text: string): CRDObject[] {
     const tmp = `${target}.${process.pid}.tmp`;
     writeFileSync(tmp, json, { mode: 0o600 });
     renameSync(tmp, target);
+    pruneCRDCache(join(target, '..'));
   } catch {
     // no cache this time
   }
   return crds;
+}
+
+/** Entries kept in the CRD cache: past this, a write removes the older half (by write time). */
+const CRD_CACHE_MAX = 512;
+
+function pruneCRDCache(dir: string): void {
+  const names = readdirSync(dir).filter((n) => n.endsWith('.json'));
+  if (names.length <= CRD_CACHE_MAX) return;
+  const byAge = names.map((n) => ({ path: join(dir, n), mtime: statSync(join(dir, n)).mtimeMs })).sort((a, b) => a.mtime - b.mtime);
+  for (const { path } of byAge.slice(0, byAge.length - CRD_CACHE_MAX / 2)) rmSync(path, { force: true });
 }
 
 /** Parses one (multi-document) YAML or JSON text and returns its CRDs. Throws CRDInstallError with file:line. */

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -85,5 +85,26 @@ describe('CRD files parsed once, across processes', () => {
     const expected = parseCRDFile(sample, readFileSync(sample, 'utf8'));
     assert.deepEqual(readInNewProcess(good, notADir), { crds: expected, yamlLoaded: true });
     assert.equal(readFileSync(notADir, 'utf8'), 'x');
+  });
+
+  it('keeps at most 512 entries: a write past that removes the older half', () => {
+    const dir = join(root, 'prune');
+    const cache = join(root, 'cache-prune');
+    const entries = join(cache, 'kubeforge', 'crds');
+    mkdirSync(dir);
+    mkdirSync(entries, { recursive: true });
+    copyFileSync(sample, join(dir, 'cronjobs.yaml'));
+    const old = new Date(Date.now() - 86_400_000);
+    for (let i = 0; i < 512; i++) {
+      const f = join(entries, `${String(i).padStart(64, '0')}.json`);
+      writeFileSync(f, '[]');
+      utimesSync(f, old, new Date(old.getTime() + i * 1000));
+    }
+    assert.equal(readInNewProcess(dir, cache).yamlLoaded, true);
+    const left = readdirSync(entries).sort();
+    assert.equal(left.length, 256);
+    // The newest 255 of the old ones and the entry just written.
+    assert.deepEqual(left.filter((n) => n.startsWith('0000')), Array.from({ length: 255 }, (_, i) => `${String(257 + i).padStart(64, '0')}.json`));
+    assert.equal(readInNewProcess(dir, cache).yamlLoaded, false);
   });
 });
