@@ -72,6 +72,12 @@
  *     and a manager registers the default metrics when its registry is first read or served.
  *     Importing kubeforge/runtime: 77-91 ms against 100-116 ms; the tier's CPU median did not
  *     move measurably (1.66 s against 1.65 s, 8 interleaved runs, load ~3).
+ * `BENCH_RUNS=5 npm run bench:testing`: fast=0.80s real=16.34s ratio=20.4x (prom-client change
+ * only, load 2.3), then with the CRD cache fast=1.15s real=16.11s 14.0x (load 3.7-3.9) and
+ * fast=1.27s real=18.40s 14.5x (load 2.3): the unit tier's runs spread 0.67-1.62 s with the other
+ * work on the machine, more than any change here moves them; the interleaved figures above are
+ * the comparison to trust. A fast run that follows a real-server run may also share the cores
+ * with that run's etcd and kube-apiserver still shutting down.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
