@@ -76,8 +76,7 @@
  * only, load 2.3), then with the CRD cache fast=1.15s real=16.11s 14.0x (load 3.7-3.9) and
  * fast=1.27s real=18.40s 14.5x (load 2.3): the unit tier's runs spread 0.67-1.62 s with the other
  * work on the machine, more than any change here moves them; the interleaved figures above are
- * the comparison to trust. A fast run that follows a real-server run may also share the cores
- * with that run's etcd and kube-apiserver still shutting down.
+ * the comparison to trust.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
