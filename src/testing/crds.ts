@@ -159,15 +159,16 @@ let loadedYAML: typeof import('yaml') | undefined;
  * The CRDs parsed from CRD files, across processes, by the SHA-256 of their text: every
  * unit-test process parses the same unchanged files of config/crd/bases, and loading the YAML
  * parser and parsing are most of a FakeAPIServer start. Kept in kubeforge's cache folder
- * ($XDG_CACHE_HOME or ~/.cache, then kubeforge/crds), one JSON file per text; a changed file
- * has another hash, so it is parsed again (at most 512 entries are kept). Only CRD lists that survive JSON unchanged are kept;
- * files with errors are never kept (they are parsed, and reported, every time). A cache that
- * cannot be read or written is skipped: parsing is always the fallback.
+ * ($XDG_CACHE_HOME or ~/.cache, then kubeforge/crds), one JSON file per text and yaml version
+ * (at most 512); a changed file has another hash, so it is parsed again. Only CRD lists that
+ * survive JSON unchanged are kept; files with errors never are (they are parsed, and reported,
+ * every time). A cache that cannot be read or written is skipped: parsing is the fallback.
  */
 const CRD_CACHE_FORMAT = 'kubeforge-crds-1';
 
 function crdCacheFile(text: string): string {
-  const key = createHash('sha256').update(CRD_CACHE_FORMAT).update('\0').update(text).digest('hex');
+  const yamlVersion = (createRequire(import.meta.url)('yaml/package.json') as { version: string }).version;
+  const key = createHash('sha256').update(`${CRD_CACHE_FORMAT}\0${yamlVersion}\0`).update(text).digest('hex');
   return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'kubeforge', 'crds', `${key}.json`);
 }
 
@@ -189,8 +190,12 @@ function parseAndCache(file: string, text: string): CRDObject[] {
     mkdirSync(join(target, '..'), { recursive: true, mode: 0o700 });
     // Written aside, then renamed: a process reading at the same time sees all of it or nothing.
     const tmp = `${target}.${process.pid}.tmp`;
-    writeFileSync(tmp, json, { mode: 0o600 });
-    renameSync(tmp, target);
+    try {
+      writeFileSync(tmp, json, { mode: 0o600 });
+      renameSync(tmp, target);
+    } finally {
+      rmSync(tmp, { force: true });
+    }
     pruneCRDCache(join(target, '..'));
   } catch {
     // no cache this time

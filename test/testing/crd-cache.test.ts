@@ -1,6 +1,6 @@
 /**
  * readCRDFiles keeps what it parsed in kubeforge's cache folder (by the hash of the file's text):
- * a later process reading the same text gets the same CRDs without loading the yaml package; a
+ * a later process reading the same text gets the same CRDs without loading the yaml parser; a
  * changed file, a damaged or unwritable cache, and a bad file behave as without the cache.
  */
 import assert from 'node:assert/strict';
@@ -22,7 +22,7 @@ import { createRequire } from 'node:module';
 const { readCRDFiles } = await import(${JSON.stringify(testingURL)});
 let out;
 try { out = { crds: readCRDFiles([${JSON.stringify(dir)}]) }; } catch (e) { out = { error: e.message }; }
-out.yamlLoaded = Object.keys(createRequire(${JSON.stringify(testingURL)}).cache).some((f) => f.includes('/node_modules/yaml/'));
+out.yamlLoaded = Object.keys(createRequire(${JSON.stringify(testingURL)}).cache).some((f) => f.includes('/node_modules/yaml/dist/'));
 console.log(JSON.stringify(out));
 `;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: cache }, timeout: 60_000 });
