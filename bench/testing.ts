@@ -74,9 +74,11 @@
  *     move measurably (1.66 s against 1.65 s, 8 interleaved runs, load ~3).
  * `BENCH_RUNS=5 npm run bench:testing`: fast=0.80s real=16.34s ratio=20.4x (prom-client change
  * only, load 2.3), then with the CRD cache fast=1.15s real=16.11s 14.0x (load 3.7-3.9) and
- * fast=1.27s real=18.40s 14.5x (load 2.3): the unit tier's runs spread 0.67-1.62 s with the other
- * work on the machine, more than any change here moves them; the interleaved figures above are
- * the comparison to trust.
+ * fast=1.27s real=18.40s 14.5x (load 2.3), and BENCH_RUNS=7 fast=1.39s real=18.50s 13.3x (load
+ * 3.5-3.9): the unit tier's runs spread 0.67-1.99 s with the other work on the machine, more
+ * than any change here moves them (right after the last run, the same project's tier took
+ * 1.09-1.54 s, CPU 1.35-1.55 s, where it had taken 0.63-0.85 s at load 2.3); the interleaved
+ * figures above are the comparison to trust.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
