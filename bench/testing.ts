@@ -81,7 +81,7 @@
  * figures above are the comparison to trust. The whole round, interleaved on the same 6-Kind
  * project (kubeforge before this round's changes, built from its commit, against after; 8 runs
  * each, load 2.7-3.9): unit tier wall median 1.53 s (1.36-2.30), CPU 1.51 s, before; 1.16 s
- * (1.08-1.65), CPU 1.15 s, after: -25%. At the real tier's 16-18.5 s that is 11-12x before and
+ * (1.08-1.65), CPU 1.15 s, after: -25%. At the real tier's 16-18.5 s that is 10-12x before and
  * 14-16x after under this load; 20x needs a quieter machine (0.69 s at load 2.3, above).
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
