@@ -47,6 +47,42 @@
  * generated test's own value import of client-node (templates/api/controller_unit_test.ts.hbs) is
  * now the biggest cost left (~0.5 s of every unit-tier process); next, prom-client (0.12-0.15 s),
  * imported by kubeforge/runtime's manager, controller, webhook and client metrics modules.
+ *
+ * Round 13 (2026-11-27), the generated tests listing Events by descriptor. Profiled on a 6-Kind
+ * project, each step of a test file timed with the requests the fake server received (a
+ * diagnostics_channel on http.server.request.start) and every setTimeout armed:
+ *   a unit-tier process (3 files)          0.53-0.57 s wall alone; under hack/test.mjs +0.1-0.2 s
+ *   Node start                             ~80 ms
+ *   imports                                ~250 ms: yaml 30-50, pino 20-30, prom-client 40-55,
+ *                                           kubeforge's own 89 modules the rest
+ *   the first file's tests                 ~180 ms (fake start 30-45 with the CRD parse; the first
+ *                                           requests compile the client's and the fake's code)
+ *   each later file                        ~50 ms: the direct reconcile 8, the manager test 36,
+ *                                           the missing object 2
+ * The manager test arms no kubeforge timer on its path: from the create to the reconcile's status
+ * write (manager start, list, discovery, watch, reconcile) takes 6-9 ms; ~20 ms of it are the
+ * test's two `eventually` polls, each landing ~1 ms before the reconcile's write and waiting its
+ * 10 ms interval (the test's own setting, kept). What was waste, and went:
+ *   - every process parsed the same unchanged CRD files, loading yaml for it: parsed CRDs are now
+ *     kept in ~/.cache/kubeforge/crds by the hash of their text, and yaml loads only to parse.
+ *     Interleaved on the 6-Kind project, 10 runs each, load 2.3-2.7: unit tier wall median
+ *     0.69 s (0.63-0.85) with the cache, 0.83 s (0.73-0.95) parsing; CPU 1.17 s against 1.40 s.
+ *   - prom-client's index (default metrics with @opentelemetry/api, Summary, Pushgateway) loaded
+ *     in every process: kubeforge/runtime now loads only Registry, Counter, Gauge and Histogram,
+ *     and a manager registers the default metrics when its registry is first read or served.
+ *     Importing kubeforge/runtime: 77-91 ms against 100-116 ms; the tier's CPU median did not
+ *     move measurably (1.66 s against 1.65 s, 8 interleaved runs, load ~3).
+ * `BENCH_RUNS=5 npm run bench:testing`: fast=0.80s real=16.34s ratio=20.4x (prom-client change
+ * only, load 2.3), then with the CRD cache fast=1.15s real=16.11s 14.0x (load 3.7-3.9) and
+ * fast=1.27s real=18.40s 14.5x (load 2.3), and BENCH_RUNS=7 fast=1.39s real=18.50s 13.3x (load
+ * 3.5-3.9): the unit tier's runs spread 0.67-1.99 s with the other work on the machine, more
+ * than any change here moves them (right after the last run, the same project's tier took
+ * 1.09-1.54 s, CPU 1.35-1.55 s, where it had taken 0.63-0.85 s at load 2.3); the interleaved
+ * figures above are the comparison to trust. The whole round, interleaved on the same 6-Kind
+ * project (kubeforge before this round's changes, built from its commit, against after; 8 runs
+ * each, load 2.7-3.9): unit tier wall median 1.53 s (1.36-2.30), CPU 1.51 s, before; 1.16 s
+ * (1.08-1.65), CPU 1.15 s, after: -25%. At the real tier's 16-18.5 s that is 10-12x before and
+ * 14-16x after under this load; 20x needs a quieter machine (0.69 s at load 2.3, above).
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

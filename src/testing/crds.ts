@@ -2,9 +2,12 @@
  * Loading CustomResourceDefinitions from YAML/JSON files and installing them into an API server,
  * waiting until each one is Established and served by discovery (envtest's InstallCRDs).
  */
-import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, existsSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
 import { join, extname, resolve } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { isDeepStrictEqual } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { RestClient } from '../runtime/client/rest.js';
 import { StatusError, isNotFound } from '../runtime/client/errors.js';
@@ -102,7 +105,7 @@ export function parseManifestObjects(
 ): Array<{ object: Record<string, any>; line: number }> {
   const out: Array<{ object: Record<string, any>; line: number }> = [];
   const lineOf = (offset: number) => text.slice(0, offset).split('\n').length;
-  for (const doc of parseAllDocuments(text, { prettyErrors: false })) {
+  for (const doc of yaml().parseAllDocuments(text, { prettyErrors: false })) {
     if (doc.errors.length) {
       const e = doc.errors[0];
       throw fail(`YAML syntax error: ${e.message.split('\n')[0]}`, { file, line: lineOf(e.pos[0]) });
@@ -153,10 +156,79 @@ const parsedFiles = new Map<string, { text: string; crds: CRDObject[] }>();
 function parsedCRDFile(file: string, text: string): CRDObject[] {
   let entry = parsedFiles.get(file);
   if (entry?.text !== text) {
-    entry = { text, crds: parseCRDFile(file, text) };
+    entry = { text, crds: cachedParse(text) ?? parseAndCache(file, text) };
     parsedFiles.set(file, entry);
   }
   return structuredClone(entry.crds);
+}
+
+/**
+ * The yaml package, loaded on first use (30-50 ms): a process whose CRD files are all in the
+ * cache below never loads it.
+ */
+export function yaml(): typeof import('yaml') {
+  return (loadedYAML ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
+}
+let loadedYAML: typeof import('yaml') | undefined;
+
+/**
+ * The CRDs parsed from CRD files, across processes, by the SHA-256 of their text: every
+ * unit-test process parses the same unchanged files of config/crd/bases, and loading the YAML
+ * parser and parsing are most of a FakeAPIServer start. Kept in kubeforge's cache folder
+ * ($XDG_CACHE_HOME or ~/.cache, then kubeforge/crds), one JSON file per text and yaml version
+ * (at most 512); a changed file has another hash, so it is parsed again. Only CRD lists that
+ * survive JSON unchanged are kept; files with errors never are (they are parsed, and reported,
+ * every time). A cache that cannot be read or written is skipped: parsing is the fallback.
+ */
+const CRD_CACHE_FORMAT = 'kubeforge-crds-1';
+
+function crdCacheFile(text: string): string {
+  const yamlVersion = (createRequire(import.meta.url)('yaml/package.json') as { version: string }).version;
+  const key = createHash('sha256').update(`${CRD_CACHE_FORMAT}\0${yamlVersion}\0`).update(text).digest('hex');
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'kubeforge', 'crds', `${key}.json`);
+}
+
+function cachedParse(text: string): CRDObject[] | undefined {
+  try {
+    const crds = JSON.parse(readFileSync(crdCacheFile(text), 'utf8')) as unknown;
+    return Array.isArray(crds) ? (crds as CRDObject[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseAndCache(file: string, text: string): CRDObject[] {
+  const crds = parseCRDFile(file, text);
+  try {
+    const json = JSON.stringify(crds);
+    if (!isDeepStrictEqual(JSON.parse(json), crds)) return crds;
+    const target = crdCacheFile(text);
+    mkdirSync(join(target, '..'), { recursive: true, mode: 0o700 });
+    // Written aside, then renamed: a process reading at the same time sees all of it or nothing.
+    const tmp = `${target}.${process.pid}.tmp`;
+    try {
+      writeFileSync(tmp, json, { mode: 0o600 });
+      renameSync(tmp, target);
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+    pruneCRDCache(join(target, '..'));
+  } catch {
+    // no cache this time
+  }
+  return crds;
+}
+
+/** Entries kept in the CRD cache: past this, a write removes the older half (by write time). */
+const CRD_CACHE_MAX = 512;
+
+function pruneCRDCache(dir: string): void {
+  const names = readdirSync(dir).filter((n) => n.endsWith('.json'));
+  if (names.length <= CRD_CACHE_MAX) return;
+  const byAge = names
+    .map((n) => ({ path: join(dir, n), mtime: statSync(join(dir, n)).mtimeMs }))
+    .sort((a, b) => a.mtime - b.mtime);
+  for (const { path } of byAge.slice(0, byAge.length - CRD_CACHE_MAX / 2)) rmSync(path, { force: true });
 }
 
 /** Parses one (multi-document) YAML or JSON text and returns its CRDs. Throws CRDInstallError with file:line. */

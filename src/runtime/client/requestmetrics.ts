@@ -4,7 +4,8 @@
  * counts here, once its answer's status line arrived (`code` "200", "404"...) or once it failed
  * without one (`code` "<error>").
  */
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { Counter } from './prom.js';
 
 /** Called once per request: status code (or "<error>"), HTTP method, `host:port` of the API server. */
 export type RequestObserver = (code: string, method: string, host: string) => void;

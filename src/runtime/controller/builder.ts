@@ -11,6 +11,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { TypeRef } from '../contracts.js';
 import type { Manager } from '../manager/types.js';
 import { metadataOnlyIn, resolveStatic, type TypeTable } from '../client/types.js';
+import { registerInto } from '../client/prom.js';
 import { Controller } from './controller.js';
 import type { ControllerOptions } from './controller.js';
 import { enqueueRequestForObject, ownerHandler } from './handler.js';
@@ -287,7 +288,7 @@ export class Builder {
     const controller = new Controller(
       name!,
       reconciler,
-      { cache, logger: mgr.getLogger(), registry: mgr.getMetricsRegistry(), forKind },
+      { cache, logger: mgr.getLogger(), registry: registerInto(mgr), forKind },
       this.options,
     );
     if (this.forType)

@@ -4,7 +4,7 @@
  * of a manager); registering into a registry that already holds an incompatible metric of the
  * same name throws from prom-client.
  */
-import { Counter, Gauge, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from '../client/prom.js';
 import type { Registry } from 'prom-client';
 import type { Clock } from './clock.js';
 import type { WorkQueueMetrics } from './workqueue.js';

@@ -4,7 +4,7 @@
  * webhook server using it; registering into a registry that already holds an incompatible
  * metric of the same name throws from prom-client.
  */
-import { Counter, Gauge, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from '../client/prom.js';
 import type { Registry } from 'prom-client';
 
 // 10 ns .. 1000 s, exponential by 10 (controller-runtime's ExponentialBuckets(10e-9, 10, 12)).

@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import pino, { type Logger } from 'pino';
-import { Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { Registry as PromRegistry } from '../client/prom.js';
 import type { Runnable } from '../contracts.js';
 import type { Checker } from '../manager/healthz.js';
 import { ConversionRegistry, ConversionWebhook, type AnyConversion } from './conversion.js';
@@ -408,7 +409,7 @@ export class WebhookServer implements Runnable {
       const { cert, key } = this.readCert();
       this.cert = cert;
       this.key = key;
-      this.metrics = webhookMetrics((this.registry ??= new Registry()));
+      this.metrics = webhookMetrics((this.registry ??= new PromRegistry()));
       for (const [path, e] of this.handlers) e.metrics = pathMetrics(this.metrics, path);
       const server = this.createServer(cert, key);
       this.server = server;

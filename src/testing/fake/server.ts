@@ -7,7 +7,6 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parse as parseYAML } from 'yaml';
 import { BUILTIN_KINDS } from '../../project/builtin-kinds-data.js';
 import { builtinResource, crdResources, type Resource } from './resources.js';
 import { Store, type CelRules, type StoredEvent, type WriteContext } from './store.js';
@@ -22,6 +21,7 @@ import {
   type LabelRequirement,
 } from './selectors.js';
 import { type Obj, isObj } from './json.js';
+import { yaml } from '../crds.js';
 
 /** The version the fake reports at /version. */
 export const FAKE_SERVER_VERSION = { major: '1', minor: '37', gitVersion: 'v1.37.2-kubeforge-fake', platform: 'fake' };
@@ -138,7 +138,7 @@ export class FakeServer {
       if (raw === undefined || raw === '') return undefined;
       const type = String(req.headers['content-type'] ?? 'application/json');
       try {
-        return type.includes('yaml') ? parseYAML(raw) : JSON.parse(raw);
+        return type.includes('yaml') ? yaml().parse(raw) : JSON.parse(raw);
       } catch (e) {
         throw badRequest(`the body of the request could not be decoded: ${(e as Error).message}`);
       }
