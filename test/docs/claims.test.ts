@@ -216,7 +216,7 @@ export function staleReferences(text: string, files: string[], code: string, doc
 /** Paths the Layout tree of ARCHITECTURE.md names (folders end in `/`), from its indentation. */
 export function layoutPaths(text: string): { path: string; line: number }[] {
   const lines = text.split('\n');
-  const start = lines.findIndex((l) => l === '## Layout');
+  const start = lines.indexOf('## Layout');
   const open = lines.findIndex((l, i) => i > start && l.startsWith('```'));
   const out: { path: string; line: number }[] = [];
   const stack: string[] = [];
