@@ -5,21 +5,22 @@
  * even its config module alone pulls them in). kubeforge/runtime and kubeforge/testing need it
  * only to read a kubeconfig and to run its auth plugins (exec, OIDC, cloud providers), so the
  * package is required here, synchronously, the first time a KubeConfig is made: a unit test on
- * the FakeAPIServer never loads it (test/runtime/client/no-client-node.test.ts checks the import
- * graph). Types are imported with `import type`, which the compiler erases.
+ * the FakeAPIServer never loads it (test/runtime/client/client-node-tables.test.ts checks the import
+ * graph). Types are imported with `import type`, which the compiler erases. The require itself is
+ * in lazy-require.cts, where a bundler sees it.
  *
  * The synchronous require of an ES module needs Node 20.19 or later (package.json's engines).
  */
-import { createRequire } from 'node:module';
 import type * as ClientNode from '@kubernetes/client-node';
 import type { Cluster, Context, KubeConfig, User } from '@kubernetes/client-node';
+import { requireClientNode } from './lazy-require.cjs';
 
 let loaded: typeof ClientNode | undefined;
 
 /** The @kubernetes/client-node module, loaded on the first call. */
 export function clientNode(): typeof ClientNode {
   try {
-    loaded ??= createRequire(import.meta.url)('@kubernetes/client-node') as typeof ClientNode;
+    loaded ??= requireClientNode();
   } catch (e) {
     if ((e as { code?: string }).code !== 'ERR_REQUIRE_ESM') throw e;
     throw new Error(

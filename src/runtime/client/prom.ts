@@ -8,25 +8,25 @@
  * 'prom-client'` and these mix freely; `collectDefaultMetrics` loads the default metrics on its
  * first call (the Manager's when its registry is first read or served).
  */
-import { createRequire } from 'node:module';
 import type * as Prom from 'prom-client';
+import { requireCollectDefaultMetrics, requirePromClasses } from './lazy-require.cjs';
 
-const load = createRequire(import.meta.url);
+const classes = requirePromClasses();
 
 export type Registry = Prom.Registry;
-export const Registry = load('prom-client/lib/registry') as typeof Prom.Registry;
+export const Registry = classes.Registry;
 export type Counter<T extends string = string> = Prom.Counter<T>;
-export const Counter = load('prom-client/lib/counter') as typeof Prom.Counter;
+export const Counter = classes.Counter;
 export type Gauge<T extends string = string> = Prom.Gauge<T>;
-export const Gauge = load('prom-client/lib/gauge') as typeof Prom.Gauge;
+export const Gauge = classes.Gauge;
 export type Histogram<T extends string = string> = Prom.Histogram<T>;
-export const Histogram = load('prom-client/lib/histogram') as typeof Prom.Histogram;
+export const Histogram = classes.Histogram;
 
 /** prom-client's collectDefaultMetrics, its module loaded on the first call. */
 export function collectDefaultMetrics(
   config?: Prom.DefaultMetricsCollectorConfiguration<Prom.RegistryContentType>,
 ): void {
-  (load('prom-client/lib/defaultMetrics') as typeof Prom.collectDefaultMetrics)(config);
+  requireCollectDefaultMetrics()(config);
 }
 
 /**
