@@ -156,7 +156,8 @@ const parsedFiles = new Map<string, { text: string; crds: CRDObject[] }>();
 function parsedCRDFile(file: string, text: string): CRDObject[] {
   let entry = parsedFiles.get(file);
   if (entry?.text !== text) {
-    entry = { text, crds: cachedParse(text) ?? parseAndCache(file, text) };
+    const target = crdCacheFile(text);
+    entry = { text, crds: (target && cachedParse(target)) || parseAndCache(file, text, target) };
     parsedFiles.set(file, entry);
   }
   return structuredClone(entry.crds);
@@ -182,27 +183,33 @@ let loadedYAML: typeof import('yaml') | undefined;
  */
 const CRD_CACHE_FORMAT = 'kubeforge-crds-1';
 
-function crdCacheFile(text: string): string {
-  const yamlVersion = (createRequire(import.meta.url)('yaml/package.json') as { version: string }).version;
-  const key = createHash('sha256').update(`${CRD_CACHE_FORMAT}\0${yamlVersion}\0`).update(text).digest('hex');
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'kubeforge', 'crds', `${key}.json`);
-}
-
-function cachedParse(text: string): CRDObject[] | undefined {
+/** The cache entry of `text` (computed once per parse: the yaml version and the text's hash); undefined if unknown. */
+function crdCacheFile(text: string): string | undefined {
   try {
-    const crds = JSON.parse(readFileSync(crdCacheFile(text), 'utf8')) as unknown;
+    yamlVersion ??= (createRequire(import.meta.url)('yaml/package.json') as { version: string }).version;
+    const key = createHash('sha256').update(`${CRD_CACHE_FORMAT}\0${yamlVersion}\0`).update(text).digest('hex');
+    return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'kubeforge', 'crds', `${key}.json`);
+  } catch {
+    return undefined;
+  }
+}
+let yamlVersion: string | undefined;
+
+function cachedParse(target: string): CRDObject[] | undefined {
+  try {
+    const crds = JSON.parse(readFileSync(target, 'utf8')) as unknown;
     return Array.isArray(crds) ? (crds as CRDObject[]) : undefined;
   } catch {
     return undefined;
   }
 }
 
-function parseAndCache(file: string, text: string): CRDObject[] {
+function parseAndCache(file: string, text: string, target: string | undefined): CRDObject[] {
   const crds = parseCRDFile(file, text);
+  if (target === undefined) return crds;
   try {
     const json = JSON.stringify(crds);
     if (!isDeepStrictEqual(JSON.parse(json), crds)) return crds;
-    const target = crdCacheFile(text);
     mkdirSync(join(target, '..'), { recursive: true, mode: 0o700 });
     // Written aside, then renamed: a process reading at the same time sees all of it or nothing.
     const tmp = `${target}.${process.pid}.tmp`;
