@@ -11,7 +11,7 @@
  * schemas `manifests` embeds by default), whose `$model` references name the Go struct each field
  * belongs to.
  */
-import { k8sModelSource, type DataModel, type DataNode } from '../../schema/k8s/index.js';
+import { k8sModelShape, type DataModel, type DataNode } from '../../schema/k8s/index.js';
 import type { Resource } from './resources.js';
 import { badRequest } from './status.js';
 import { type Obj, isObj } from './json.js';
@@ -84,7 +84,7 @@ interface Walk {
  * `model`; throws the API server's 400 when a value cannot be decoded. Kinds without a model pass.
  */
 export function decodeBuiltin(r: Resource, model: string | undefined, o: Obj, warnings: string[]): void {
-  const root = model ? k8sModelSource(model) : undefined;
+  const root = model ? k8sModelShape(model) : undefined;
   if (!root) return;
   const w: Walk = { warnings };
   try {
@@ -125,7 +125,7 @@ function walkValue(v: unknown, node: DataNode, struct: string, path: string, at:
   if (v === null || v === undefined) return;
   if (node.$model || node.$special === 'ObjectMeta') {
     const name = node.$model ?? 'V1ObjectMeta';
-    const model = k8sModelSource(name);
+    const model = k8sModelShape(name);
     if (!isObj(v)) return typeError(w, v, struct, path, goType(node));
     if (model) walkStruct(v, model, goTypeName(name).name, path, at, w);
     return;

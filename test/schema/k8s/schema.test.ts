@@ -15,9 +15,13 @@ import {
   K8S_NEWEST_VERSION,
   K8S_VERSIONS,
   type K8sVersion,
+  type DataModel,
+  type DataNode,
   k8sModelSchema,
+  k8sModelShape,
   k8sModelSource,
   k8sSchemaDataPath,
+  k8sShapeDataPath,
   k8sSchemaPatchPath,
   k8sSchemaSource,
   QUANTITY_PATTERN,
@@ -128,12 +132,16 @@ describe('k8s model schemas: source', () => {
     };
     const { files } = await gen.generate();
     const patches = K8S_VERSIONS.filter((v) => v !== K8S_NEWEST_VERSION).map((v) => `models.${v}.patch.json`);
-    assert.deepEqual(Object.keys(files).sort(), ['go-types-report.md', ...patches, 'models.json', 'source.ts'].sort());
+    assert.deepEqual(
+      Object.keys(files).sort(),
+      ['go-types-report.md', ...patches, 'models.json', 'models.shape.json', 'source.ts'].sort(),
+    );
     for (const [name, text] of Object.entries(files)) {
       const committed = readFileSync(join(root, 'src/schema/k8s/data', name), 'utf8');
       assert.ok(committed === text, `src/schema/k8s/data/${name} is stale: run node scripts/gen-k8s-schemas.mjs`);
     }
     assert.equal(k8sSchemaDataPath(), join(root, 'src/schema/k8s/data/models.json'));
+    assert.equal(k8sShapeDataPath(), join(root, 'src/schema/k8s/data/models.shape.json'));
     for (const v of K8S_VERSIONS)
       if (v !== K8S_NEWEST_VERSION)
         assert.equal(k8sSchemaPatchPath(v), join(root, `src/schema/k8s/data/models.${v}.patch.json`));
@@ -209,6 +217,36 @@ describe('k8s model schemas: source', () => {
   });
 });
 
+describe("k8s model schemas: the fake API server's shapes", () => {
+  /** A model node without `description`, at any depth of the schema (not a property so named). */
+  const strip = (node: DataNode | DataModel): unknown =>
+    Object.fromEntries(
+      Object.entries(node)
+        .filter(([k]) => k !== 'description')
+        .map(([k, v]) => [
+          k,
+          k === 'properties'
+            ? Object.fromEntries(Object.entries(v as Record<string, DataNode>).map(([n, p]) => [n, strip(p)]))
+            : (k === 'items' || k === 'additionalProperties') && typeof v === 'object'
+              ? strip(v as DataNode)
+              : v,
+        ]),
+    );
+
+  it("every model of models.shape.json is the newest minor's model without its descriptions", () => {
+    for (const name of MODEL_NAMES) {
+      const source = k8sModelSource(name);
+      if (!source) continue;
+      assert.deepEqual(k8sModelShape(name), strip(source), name);
+    }
+    assert.equal(k8sModelShape('NoSuchModel'), undefined);
+    // A property named `description` is a field, not a description: it stays.
+    assert.deepEqual(k8sModelShape('V1JSONSchemaProps')?.properties.description, { type: 'string' });
+    assert.equal(k8sModelShape('V1Pod')?.description, undefined);
+    assert.ok(k8sModelSource('V1Pod')?.description, 'the source has the description the shape leaves out');
+  });
+});
+
 describe('k8s model schemas: cost', () => {
   it('importing loads neither client-node nor the data; the first schema request of a minor reads its data once', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kf-k8s-'));
@@ -234,10 +272,11 @@ describe('k8s model schemas: cost', () => {
         'syncBuiltinESMExports();',
         `const m = await import(${JSON.stringify(index)});`,
         "const afterImport = reads(); m.isK8sModelName('V1Pod'); const afterName = reads();",
+        "m.k8sModelShape('EventsV1Event'); m.k8sModelShape('V1ObjectMeta'); const afterShapes = { ...read };",
         "m.k8sModelSchema('V1PodTemplateSpec'); m.k8sModelSchema('V1PodTemplateSpec'); m.k8sModelSchema('V1Condition', { descriptions: false });",
         'const afterSchemas = { ...read };',
         "for (const v of m.K8S_VERSIONS) { m.k8sModelSchema('V1PodTemplateSpec', { kubernetesVersion: v }); m.k8sModelSource('V1Pod', v); }",
-        'console.log(JSON.stringify({ afterImport, afterName, afterSchemas, afterMinors: read }));',
+        'console.log(JSON.stringify({ afterImport, afterName, afterShapes, afterSchemas, afterMinors: read }));',
       ].join('\n');
       const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
         encoding: 'utf8',
@@ -250,8 +289,9 @@ describe('k8s model schemas: cost', () => {
       assert.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop()!), {
         afterImport: 0,
         afterName: 0,
-        afterSchemas: { 'models.json': 1 },
-        afterMinors: { 'models.json': 1, ...patches },
+        afterShapes: { 'models.shape.json': 1 },
+        afterSchemas: { 'models.shape.json': 1, 'models.json': 1 },
+        afterMinors: { 'models.shape.json': 1, 'models.json': 1, ...patches },
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });
