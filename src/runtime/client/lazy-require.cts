@@ -10,6 +10,7 @@
  * runs these requires as written (an ES module such as client-node needs Node 20.19 or later).
  */
 import type * as ClientNode from '@kubernetes/client-node';
+import type * as FastJsonPatch from 'fast-json-patch';
 import type * as Prom from 'prom-client';
 
 /** @kubernetes/client-node (about 700 modules): only when a kubeconfig is read or an auth plugin runs. */
@@ -35,4 +36,12 @@ export function requirePromClasses(): {
 /** prom-client's collectDefaultMetrics: the process metrics, loaded when a registry is first read. */
 export function requireCollectDefaultMetrics(): typeof Prom.collectDefaultMetrics {
   return require('prom-client/lib/defaultMetrics');
+}
+
+/**
+ * fast-json-patch: when a JSON patch is made (a defaulting webhook's answer) or applied
+ * (kubeforge/testing's fake API server), not in every process that imports the runtime.
+ */
+export function requireFastJsonPatch(): Pick<typeof FastJsonPatch, 'applyPatch' | 'compare'> {
+  return require('fast-json-patch');
 }

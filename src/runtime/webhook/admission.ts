@@ -4,7 +4,7 @@
  * answer is the RFC 6902 JSON Patch from the object as sent to the object as defaulted; a
  * validator allows by returning (optionally with warnings) and denies by throwing.
  */
-import fastJsonPatch from 'fast-json-patch';
+import { requireFastJsonPatch } from '../client/lazy-require.cjs';
 import type { Logger } from 'pino';
 import type { GroupVersionKind } from '../contracts.js';
 import { StatusError } from '../client/errors.js';
@@ -296,7 +296,7 @@ function isPlainJSON(v: unknown, depth = 0): boolean {
  * `~` as `~0` and `/` as `~1`). Arrays are compared index by index. Never throws on JSON input.
  */
 export function createJSONPatch(before: unknown, after: unknown): JSONPatchOperation[] {
-  return fastJsonPatch.compare(before as object, after as object) as JSONPatchOperation[];
+  return requireFastJsonPatch().compare(before as object, after as object) as JSONPatchOperation[];
 }
 
 /** The defaulting handler of {@link withCustomDefaulter}. */

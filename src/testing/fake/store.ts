@@ -6,7 +6,8 @@
  * Every refusal is a Status as the API server words it (see ./status.ts).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import fastJsonPatch from 'fast-json-patch';
+import type { Operation } from 'fast-json-patch';
+import { requireFastJsonPatch } from '../../runtime/client/lazy-require.cjs';
 import type { RuleFailure, RuleSchema } from '../../cel/index.js';
 import { applyDefaults, equalJSON, prune, validate, valueAt, type FieldErr } from './schema.js';
 import type { Resource } from './resources.js';
@@ -485,7 +486,7 @@ export class Store {
     if (type === 'application/json-patch+json') {
       if (!Array.isArray(body)) throw badRequest('the server rejected our request due to an error in our request');
       try {
-        next = fastJsonPatch.applyPatch(clone(current), clone(body) as fastJsonPatch.Operation[], true, true)
+        next = requireFastJsonPatch().applyPatch(clone(current), clone(body) as Operation[], true, true)
           .newDocument as Obj;
       } catch (e) {
         void e;
