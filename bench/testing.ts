@@ -83,6 +83,22 @@
  * each, load 2.7-3.9): unit tier wall median 1.53 s (1.36-2.30), CPU 1.51 s, before; 1.16 s
  * (1.08-1.65), CPU 1.15 s, after: -25%. At the real tier's 16-18.5 s that is 10-12x before and
  * 14-16x after under this load; 20x needs a quieter machine (0.69 s at load 2.3, above).
+ *
+ * Round 14 (2026-11-27). Timed with each process's performance.timeOrigin and exit, the tier was a
+ * parent (`node hack/test.mjs`, booted in ~90 ms) that spawned the two unit processes 110-150 ms in,
+ * then ~650 ms of them on the 2 cores, then ~20 ms to exit; the same two processes started from a
+ * shell took 0.59-0.76 s against the runner's 0.72-0.93 s (8 runs each), CPU 1.05-1.38 s against
+ * 1.21-1.61 s. Node's run() keeps a test runner in the parent (its harness, the v8-serialized
+ * stream of each child, the TAP reporter): hack/test.mjs now spawns the unit processes itself with
+ * `--test-reporter=tap` and merges their TAP (the server tier keeps run()). In the processes, a
+ * profile put parsing models.json (1.14 MB, for the Event's decoding) at ~25 ms and loading
+ * fast-json-patch at 5-8 ms: the fake decodes with models.shape.json (198 KB, no descriptions) and
+ * fast-json-patch loads on the first JSON patch. Not taken: the node:test harness's async hook (it
+ * tracks every promise of a test process, ~1 us each, ~13,000 promises per process: ~15 ms, and
+ * Node's); bundling kubeforge's entry points with esbuild (-5% on the tier, a change to what the
+ * package ships and to the production bundle's lazy requires); larger V8 semi-spaces (slower).
+ * Interleaved, 20 runs each on the 6-Kind project (load ~1.5): before 0.80 s wall median, CPU
+ * 1.36 s; after the runner and models.shape.json 0.70 s, CPU 1.14 s.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
