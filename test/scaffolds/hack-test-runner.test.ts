@@ -1,0 +1,114 @@
+/**
+ * The generated project's `hack/test.mjs` runs the unit tier's processes itself and merges their
+ * TAP (not through node:test's run()). Judged against Node's own runner: for the same files,
+ * `node --test` must count the same tests, passes, failures, skips and todos, and fail or pass
+ * the run alike. The files need no kubeforge (the unit tier never imports it), so the script runs
+ * from testdata/project as committed, in a folder of its own.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { packageRoot } from '../../src/util/package-root.js';
+
+const repoRoot = packageRoot();
+
+const FILES: Record<string, string> = {
+  'a.unit.test.js':
+    "import { describe, it } from 'node:test';\ndescribe('a', () => { it('one', () => {}); it('two', () => {}); });\n",
+  'b.unit.test.js':
+    "import { it } from 'node:test';\nit('b one', () => {});\nit('b skipped', { skip: true }, () => {});\n",
+  'c.unit.test.js':
+    "import { it } from 'node:test';\nit('c todo', { todo: 'later' }, () => { throw new Error('not yet'); });\nit('c one', () => {});\n",
+  'd.unit.test.js': "import { describe, it } from 'node:test';\ndescribe('d', () => { it('d one', () => {}); });\n",
+};
+const FAILING = "import { it } from 'node:test';\nit('fails', () => { throw new Error('on purpose'); });\n";
+const CRASHING = "throw new Error('this file does not load');\n";
+
+/** The summary counts of a TAP stream (its last `# key value` lines), and its top-level test lines. */
+function summary(tap: string): { counts: Record<string, number>; topLevel: string[]; plans: string[] } {
+  const counts: Record<string, number> = {};
+  for (const m of tap.matchAll(/^# (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$/gm))
+    counts[m[1]] = Number(m[2]);
+  return {
+    counts,
+    topLevel: tap.split('\n').filter((l) => /^(not )?ok \d+/.test(l)),
+    plans: tap.split('\n').filter((l) => /^1\.\.\d+$/.test(l)),
+  };
+}
+
+describe("hack/test.mjs: the unit tier merges its processes' TAP as node --test counts it", () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kf-hack-test-'));
+    mkdirSync(join(dir, 'hack'));
+    mkdirSync(join(dir, 'build/test'), { recursive: true });
+    copyFileSync(join(repoRoot, 'testdata/project/hack/test.mjs'), join(dir, 'hack/test.mjs'));
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Writes `files` as build/test (and nothing else), then runs hack/test.mjs and node --test on them. */
+  function both(files: Record<string, string>, ...flags: string[]) {
+    rmSync(join(dir, 'build/test'), { recursive: true, force: true });
+    mkdirSync(join(dir, 'build/test'), { recursive: true });
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, 'build/test', name), text);
+    const paths = Object.keys(files).map((f) => `build/test/${f}`);
+    const env: NodeJS.ProcessEnv = { ...process.env, KUBEBUILDER_ASSETS: '/nonexistent' };
+    delete env.NODE_TEST_CONTEXT;
+    const ours = spawnSync(process.execPath, ['hack/test.mjs', '--unit', ...flags], {
+      cwd: dir,
+      encoding: 'utf8',
+      env,
+    });
+    const node = spawnSync(process.execPath, ['--test', '--test-reporter=tap', ...paths], {
+      cwd: dir,
+      encoding: 'utf8',
+      env,
+    });
+    return { ours, node };
+  }
+
+  for (const flags of [[], ['--isolate']]) {
+    const how = flags.length ? 'a process per file (--isolate)' : 'one process per core';
+    it(`passing, skipped and todo tests in ${how}: one stream, numbered through, the counts node --test gives, exit 0`, () => {
+      const { ours, node } = both(FILES, ...flags);
+      assert.equal(ours.status, 0, ours.stdout + ours.stderr);
+      assert.equal(node.status, 0, node.stdout + node.stderr);
+      assert.equal(ours.stdout.match(/^TAP version 13$/gm)?.length, 1, ours.stdout);
+      const s = summary(ours.stdout);
+      assert.deepEqual(s.counts, summary(node.stdout).counts);
+      assert.deepEqual(s.counts, { tests: 7, suites: 2, pass: 5, fail: 0, cancelled: 0, skipped: 1, todo: 1 });
+      assert.deepEqual(
+        s.topLevel.map((l) => Number(/^(?:not )?ok (\d+)/.exec(l)![1])),
+        s.topLevel.map((_, i) => i + 1),
+        'top-level tests numbered 1..n',
+      );
+      assert.deepEqual(s.plans, [`1..${s.topLevel.length}`], 'one plan, for all of them');
+      assert.equal(s.topLevel.length, summary(node.stdout).topLevel.length);
+      assert.match(ours.stderr, /^test: unit tier: 4 test file\(s\) in \d+ process\(es\), no control plane$/m);
+    });
+
+    it(`a failing test in ${how} fails the run, as node --test does`, () => {
+      const { ours, node } = both({ ...FILES, 'e.unit.test.js': FAILING }, ...flags);
+      assert.equal(ours.status, 1, ours.stdout);
+      assert.equal(node.status, 1);
+      assert.deepEqual(summary(ours.stdout).counts, summary(node.stdout).counts);
+      assert.match(ours.stdout, /^not ok \d+ - fails$/m);
+    });
+  }
+
+  it('a file that does not load fails the run, named in a failing test, the other files still run', () => {
+    const { ours, node } = both({ ...FILES, 'z.unit.test.js': CRASHING }, '--isolate');
+    assert.equal(ours.status, 1, ours.stdout);
+    assert.equal(node.status, 1);
+    assert.match(ours.stdout, /^not ok \d+ - build\/test\/z\.unit\.test\.js$/m);
+    assert.match(ours.stdout, /test process exited with code 1/);
+    const s = summary(ours.stdout);
+    // node --test counts the file as one failing test too.
+    assert.deepEqual(s.counts, summary(node.stdout).counts);
+    assert.equal(s.counts.pass, 5);
+  });
+});
