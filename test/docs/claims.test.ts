@@ -51,7 +51,7 @@ function sources(): string {
         continue;
       const p = join(dir, name);
       if (statSync(p).isDirectory()) walk(p);
-      else if (/\.(ts|mjs|js|hbs)$/.test(name)) texts.push(readFileSync(p, 'utf8'));
+      else if (/\.(ts|cts|mjs|js|hbs)$/.test(name)) texts.push(readFileSync(p, 'utf8'));
     }
   };
   for (const d of ['src', 'scripts', 'bin', 'templates', 'test', 'bench', 'testdata'])
@@ -131,7 +131,7 @@ function declarationSources(): string {
       if (['node_modules', 'out', 'fixtures', 'golden', 'data', 'build', 'dist'].includes(name)) continue;
       const p = join(dir, name);
       if (statSync(p).isDirectory()) walk(p);
-      else if (/\.(ts|mjs|js)$/.test(name)) texts.push(readFileSync(p, 'utf8'));
+      else if (/\.(ts|cts|mjs|js)$/.test(name)) texts.push(readFileSync(p, 'utf8'));
     }
   };
   for (const d of ['src', 'scripts', 'bin', 'test', 'bench', 'testdata/project'])
