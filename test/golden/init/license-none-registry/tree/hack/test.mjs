@@ -52,11 +52,7 @@ const serverFiles = unitOnly ? [] : files.filter((f) => !isUnit(f));
 
 /** Runs the files of a tier, `concurrency` at a time, with TAP on stdout (in file order); a failing test fails the run. */
 async function runTier(tier, concurrency) {
-  const [{ run }, { tap }, { finished }] = await Promise.all([
-    import('node:test'),
-    import('node:test/reporters'),
-    import('node:stream/promises'),
-  ]);
+  const [{ run }, { tap }, { finished }] = await Promise.all([import('node:test'), import('node:test/reporters'), import('node:stream/promises')]);
   // node --test's rule: a failing todo test (or a skipped one) does not fail the run.
   const stream = run({ files: tier, concurrency }).on('test:fail', (data) => {
     if (data.todo === undefined && data.skip === undefined) process.exitCode = 1;
@@ -144,7 +140,10 @@ class MergedTap {
     return {
       line: (line) => {
         if (line === 'TAP version 13') return;
-        if (/^1\.\.\d+$/.test(line)) return void (own.planned = true);
+        if (/^1\.\.\d+$/.test(line)) {
+          own.planned = true;
+          return;
+        }
         const summary = own.planned && MergedTap.SUMMARY.exec(line);
         if (summary) {
           if (summary[1] === 'fail') own.failed += Number(summary[2]);
@@ -229,7 +228,8 @@ async function runServerTier() {
   }
 }
 
-if (unitFiles.length > 0) await runUnitTier(); else if (unitOnly) {
+if (unitFiles.length > 0) await runUnitTier();
+else if (unitOnly) {
   console.error(`test: no unit test files (*.unit.test.js) ${explicit ? 'among the files given' : `under ${root}`}`);
 }
 if (serverFiles.length > 0) await runServerTier();
