@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -110,5 +110,19 @@ describe("hack/test.mjs: the unit tier merges its processes' TAP as node --test 
     // node --test counts the file as one failing test too.
     assert.deepEqual(s.counts, summary(node.stdout).counts);
     assert.equal(s.counts.pass, 5);
+  });
+});
+
+describe("hack/test.mjs: the generated project's own Biome", () => {
+  it('lints and formats it clean, with the Biome version the project pins (make lint fails on an error)', () => {
+    const project = join(repoRoot, 'testdata/project');
+    const pinned = /@biomejs\/biome@([\d.]+) lint/.exec(readFileSync(join(project, 'package.json'), 'utf8'))?.[1];
+    const ours = JSON.parse(readFileSync(join(repoRoot, 'node_modules/@biomejs/biome/package.json'), 'utf8')).version;
+    assert.equal(ours, pinned, "kubeforge's own Biome is the one generated projects pin: the check below is theirs");
+    const biome = join(repoRoot, 'node_modules/.bin/biome');
+    for (const command of ['lint', 'format']) {
+      const r = spawnSync(biome, [command, '--colors=off', 'hack/test.mjs'], { cwd: project, encoding: 'utf8' });
+      assert.equal(r.status, 0, `biome ${command} hack/test.mjs:\n${r.stdout}${r.stderr}`);
+    }
   });
 });
