@@ -43,20 +43,34 @@ function projectExample(path: string): boolean {
   return existsSync(join(PROJECT, folder)) && !existsSync(join(root, folder));
 }
 
-function sources(): string {
+/**
+ * The text of every file under `roots` (folders of the repository) whose name matches `names`,
+ * skipping folders named in `skip`.
+ */
+function readSources(roots: readonly string[], names: RegExp, skip: readonly string[]): string {
   const texts: string[] = [];
   const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {
-      if (name === 'node_modules' || name === 'out' || name === 'fixtures' || name === 'golden' || name === 'data')
-        continue;
+      if (skip.includes(name)) continue;
       const p = join(dir, name);
       if (statSync(p).isDirectory()) walk(p);
-      else if (/\.(ts|cts|mjs|js|hbs)$/.test(name)) texts.push(readFileSync(p, 'utf8'));
+      else if (names.test(name)) texts.push(readFileSync(p, 'utf8'));
     }
   };
-  for (const d of ['src', 'scripts', 'bin', 'templates', 'test', 'bench', 'testdata'])
-    if (existsSync(join(root, d))) walk(join(root, d));
+  for (const d of roots) if (existsSync(join(root, d))) walk(join(root, d));
   return texts.join('\n');
+}
+
+/** Folders no source text is read from: dependencies, outputs, fixtures, goldens, generated data. */
+const NOT_SOURCES = ['node_modules', 'out', 'fixtures', 'golden', 'data'];
+
+/** The code and templates the docs may name: kubeforge's own, its templates and testdata. */
+function sources(): string {
+  return readSources(
+    ['src', 'scripts', 'bin', 'templates', 'test', 'bench', 'testdata'],
+    /\.(ts|cts|mjs|js|hbs)$/,
+    NOT_SOURCES,
+  );
 }
 
 /** Backticked spans of a Markdown text, outside fenced code blocks, with their line numbers. */
@@ -125,18 +139,11 @@ function repositoryFiles(): string[] {
 
 /** The code a symbol may be declared in: kubeforge's own, and the generated sample project's. */
 function declarationSources(): string {
-  const texts: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      if (['node_modules', 'out', 'fixtures', 'golden', 'data', 'build', 'dist'].includes(name)) continue;
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (/\.(ts|cts|mjs|js)$/.test(name)) texts.push(readFileSync(p, 'utf8'));
-    }
-  };
-  for (const d of ['src', 'scripts', 'bin', 'test', 'bench', 'testdata/project'])
-    if (existsSync(join(root, d))) walk(join(root, d));
-  return texts.join('\n');
+  return readSources(['src', 'scripts', 'bin', 'test', 'bench', 'testdata/project'], /\.(ts|cts|mjs|js)$/, [
+    ...NOT_SOURCES,
+    'build',
+    'dist',
+  ]);
 }
 
 /**
