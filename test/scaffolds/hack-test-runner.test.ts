@@ -6,8 +6,17 @@
  * from testdata/project as committed, in a folder of its own.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -111,6 +120,67 @@ describe("hack/test.mjs: the unit tier merges its processes' TAP as node --test 
     assert.deepEqual(s.counts, summary(node.stdout).counts);
     assert.equal(s.counts.pass, 5);
   });
+
+  it("a file name with a '#' is escaped as Node's TAP reporter does: the failure is not read as a TODO directive", () => {
+    const { ours, node } = both({ ...FILES, 'z # TODO.unit.test.js': CRASHING }, '--isolate');
+    assert.equal(ours.status, 1, ours.stdout);
+    assert.match(ours.stdout, /^not ok \d+ - build\/test\/z \\# TODO\.unit\.test\.js$/m);
+    assert.match(node.stdout, /^not ok \d+ - .*\/z \\# TODO\.unit\.test\.js$/m, 'node --test escapes it so');
+    assert.deepEqual(summary(ours.stdout).counts, summary(node.stdout).counts);
+  });
+});
+
+describe('hack/test.mjs: an interrupted unit tier', () => {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    it(`${signal} stops its test processes, removes its share files and exits ${code}`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'kf-hack-test-int-'));
+      try {
+        mkdirSync(join(dir, 'hack'));
+        mkdirSync(join(dir, 'build/test'), { recursive: true });
+        mkdirSync(join(dir, 'tmp'));
+        copyFileSync(join(repoRoot, 'testdata/project/hack/test.mjs'), join(dir, 'hack/test.mjs'));
+        writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
+        // Each test process writes its pid, then waits far longer than the test does.
+        for (const name of ['a', 'b'])
+          writeFileSync(
+            join(dir, `build/test/${name}.unit.test.js`),
+            "import { it } from 'node:test';\nimport { writeFileSync } from 'node:fs';\n" +
+              `it('waits', async () => { writeFileSync('pid-${name}', String(process.pid)); await new Promise((r) => setTimeout(r, 60_000)); });\n`,
+          );
+        const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: join(dir, 'tmp') };
+        delete env.NODE_TEST_CONTEXT;
+        const child = spawn(process.execPath, ['hack/test.mjs', '--unit', '--isolate'], {
+          cwd: dir,
+          env,
+          stdio: 'ignore',
+        });
+        const exited = new Promise<number | null>((done) => child.on('exit', (c) => done(c)));
+        const pids = () => ['a', 'b'].map((n) => join(dir, `pid-${n}`)).filter((f) => existsSync(f));
+        for (let i = 0; i < 300 && pids().length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+        assert.equal(pids().length, 2, 'both test processes started');
+        assert.equal(readdirSync(join(dir, 'tmp')).length, 1, 'the share files are in a folder of their own');
+        child.kill(signal);
+        assert.equal(await exited, code);
+        const alive = (pid: number) => {
+          try {
+            process.kill(pid, 0);
+            return true;
+          } catch {
+            return false;
+          }
+        };
+        const testPids = pids().map((f) => Number(readFileSync(f, 'utf8')));
+        for (let i = 0; i < 100 && testPids.some(alive); i++) await new Promise((r) => setTimeout(r, 50));
+        assert.deepEqual(testPids.filter(alive), [], 'no test process is left running');
+        assert.deepEqual(readdirSync(join(dir, 'tmp')), [], 'the share files are removed');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });
 
 describe("hack/test.mjs: the generated project's own Biome", () => {

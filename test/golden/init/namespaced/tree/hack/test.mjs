@@ -75,6 +75,17 @@ async function runUnitTier() {
   const shares = Array.from({ length: processes }, () => []);
   for (const [i, f] of unitFiles.entries()) shares[i % processes].push(f);
   const dir = mkdtempSync(join(tmpdir(), 'unit-tier-'));
+  const children = new Set();
+  // Interrupted (Ctrl-C, a CI job cancelled): stop the processes, remove the share files, exit as
+  // the signal would have.
+  const interrupted = (signal, code) => {
+    for (const child of children) child.kill(signal);
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(code);
+  };
+  const onInt = () => interrupted('SIGINT', 130);
+  const onTerm = () => interrupted('SIGTERM', 143);
+  process.once('SIGINT', onInt).once('SIGTERM', onTerm);
   try {
     const started = Date.now();
     const merged = new MergedTap();
@@ -83,24 +94,29 @@ async function runUnitTier() {
       for (let job = queue.shift(); job; job = queue.shift()) {
         const entry = join(dir, `share-${job.i + 1}.mjs`);
         writeFileSync(entry, job.files.map((f) => `await import(${JSON.stringify(pathToFileURL(resolve(f)).href)});\n`).join(''));
-        await runShare(entry, job.files, merged.report(job.i));
+        await runShare(entry, job.files, merged.report(job.i), children);
       }
     };
     await Promise.all(Array.from({ length: Math.min(processes, availableParallelism()) }, worker));
     merged.end(Date.now() - started);
   } finally {
+    process.off('SIGINT', onInt).off('SIGTERM', onTerm);
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** Runs one share's files in a Node process of its own with the TAP reporter; resolves when it exits. */
-function runShare(entry, files, report) {
+/**
+ * Runs one share's files in a Node process of its own with the TAP reporter (kept in `children`
+ * while it runs); resolves when it exits, or could not start.
+ */
+function runShare(entry, files, report, children) {
   const env = { ...process.env };
   delete env.NODE_TEST_CONTEXT; // set when this script itself runs under node --test: children would not speak TAP
   const child = spawn(process.execPath, [...process.execArgv, '--test-reporter=tap', entry], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env,
   });
+  children.add(child);
   let rest = '';
   child.stdout.setEncoding('utf8').on('data', (chunk) => {
     const lines = (rest + chunk).split('\n');
@@ -108,13 +124,25 @@ function runShare(entry, files, report) {
     for (const line of lines) report.line(line);
   });
   return new Promise((done) => {
-    child.on('error', (err) => report.exit(files, err.message));
+    // A process that could not start (no file descriptor left...) may never emit 'close'.
+    child.on('error', (err) => {
+      children.delete(child);
+      report.exit(files, err.message);
+      done();
+    });
     child.on('close', (code, signal) => {
+      children.delete(child);
       if (rest) report.line(rest);
       report.exit(files, code === 0 ? undefined : signal ? `signal ${signal}` : `code ${code}`);
       done();
     });
   });
+}
+
+/** A name or message as Node's TAP reporter writes it: `#` (a directive) and control characters escaped. */
+function tapEscape(text) {
+  const escapes = { '\\': '\\\\', '#': '\\#', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f', '\v': '\\v' };
+  return text.replace(/[\\#\n\r\t\b\f\v]/g, (c) => escapes[c]);
 }
 
 /**
@@ -161,10 +189,10 @@ class MergedTap {
           this.totals.tests++;
           this.totals.fail++;
           own.lines.push(
-            `not ok 1 - ${files.join(', ')}`,
+            `not ok 1 - ${tapEscape(files.join(', '))}`,
             '  ---',
             "  failureType: 'testCodeFailure'",
-            `  error: 'test process exited with ${failure}'`,
+            `  error: '${`test process exited with ${failure}`.replaceAll("'", "''")}'`,
             "  code: 'ERR_TEST_FAILURE'",
             '  ...',
           );
