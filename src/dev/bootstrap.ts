@@ -90,9 +90,11 @@ function reportReconciles(
 }
 
 const ready = preload(process.cwd());
-process.on('message', (msg: { entry: string; args: string[] }) => {
+process.on('message', (msg: { entry: string; args: string[]; env?: Record<string, string> }) => {
   void ready.then(async () => {
     process.argv = [process.argv[0], msg.entry, ...msg.args];
+    // KUBEFORGE_DEV_BUILD: the build this manager runs, known only at launch.
+    Object.assign(process.env, msg.env ?? {});
     // The IPC channel would keep the process alive once the manager stops.
     process.disconnect?.();
     await import(pathToFileURL(msg.entry).href);

@@ -91,10 +91,10 @@ export class ManagerChild {
     }
   }
 
-  /** Runs the manager: `node <entry> <args...>` in this already started process. */
-  launch(entry: string, args: string[]): void {
+  /** Runs the manager: `node <entry> <args...>` in this already started process, with `env` added to its environment. */
+  launch(entry: string, args: string[], env: Record<string, string> = {}): void {
     this.launched = true;
-    this.process.send({ entry, args });
+    this.process.send({ entry, args, env });
   }
 
   launched = false;

@@ -8,7 +8,7 @@ import { type DevOptions, DevSession } from './session.js';
 /** The command's flags: the session's options, with the project folder as given (relative to the current one). */
 export type DevFlags = Pick<
   DevOptions,
-  'kubeconfig' | 'context' | 'webhookHost' | 'webhookPort' | 'keep' | 'applySamples'
+  'kubeconfig' | 'context' | 'webhookHost' | 'webhookPort' | 'keep' | 'applySamples' | 'typeCheck'
 > & { project?: string };
 
 /** What the action needs from the CLI (the CLI's context has it): where it runs, and its output. */
@@ -28,6 +28,7 @@ export async function runDev(flags: DevFlags, ctx: DevIo): Promise<void> {
     webhookPort: flags.webhookPort,
     keep: flags.keep,
     applySamples: flags.applySamples,
+    typeCheck: flags.typeCheck,
     color: ctx.color,
     out: ctx.out,
     err: ctx.err,

@@ -1,30 +1,38 @@
 /**
  * `kubeforge dev`: the inner loop. One session:
  *   1. a target cluster: a local control plane (kubeforge/testing's etcd + kube-apiserver, its data
- *      under .kubeforge/dev, a kubeconfig written there) or the cluster of a kubeconfig/context;
+ *      under .kubeforge/dev, a kubeconfig written there), the cluster of a kubeconfig/context, or
+ *      (`--fake`) kubeforge/testing's fake API server in this process;
  *   2. a local CA and serving certificate (.kubeforge/dev/certs) for the manager's webhook server;
  *   3. `manifests`, then the CRDs, ClusterRole and webhook configurations applied server-side
  *      (webhooks and conversion pointed at https://<webhook-host>:<port> with the CA as caBundle);
- *   4. the project compiled by its own tsc (incremental, into .kubeforge/dev/build, nothing emitted
- *      on a type error), and the manager started as a child process on it;
- *   5. src/ watched: each save runs the incremental manifests and tsc side by side, applies what
- *      changed and restarts the manager; an error is printed located and the old manager keeps
- *      running;
+ *   4. the project built by its own tsc into .kubeforge/dev/build, and the manager started as a
+ *      child process on it;
+ *   5. src/ watched (watch.ts): each save is transpiled file by file (transpile.ts, milliseconds),
+ *      the incremental manifests run and what changed is applied, and the manager restarts on the
+ *      new build, while the project's tsc type-checks beside it (typecheck.ts) and reports its
+ *      errors located; with `--type-check strict` the restart waits for it and a type error keeps
+ *      the running manager. A syntax or manifests error always keeps it, and says which build runs
+ *      and since when;
  *   6. on stop (SIGINT/SIGTERM): the manager stopped, what the session created on a remote cluster
  *      removed (unless --keep), the local plane stopped, the kubeconfig and plane data removed.
+ * One session per project (lock.ts): a second one is refused, and a watchdog cleans up after a
+ * session killed without its exit handlers.
  */
-import { Worker } from 'node:worker_threads';
 import { existsSync, mkdirSync, readFileSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join, relative, resolve, sep } from 'node:path';
+import { delimiter, join, relative, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { DiagnosticError, error, formatDiagnostics, type Diagnostic } from '../diagnostics/index.js';
+import { DiagnosticError, error, formatDiagnostics, warning, type Diagnostic } from '../diagnostics/index.js';
 import { generateCACert, generateSignedCert } from '../runtime/manager/selfsigned.js';
 import { RestClient } from '../runtime/client/rest.js';
 import type { TestEnvironment } from '../testing/environment.js';
 import { freePorts } from '../testing/process.js';
 import { ManagerChild, type ManagerLine } from './child.js';
-import type { CompileResult } from './compiler.js';
+import { LockHeld, SessionLock } from './lock.js';
+import { Transpiler } from './transpile.js';
+import { ProjectTsc, projectTsc } from './typecheck.js';
+import { SourceWatcher, type SourceChanges } from './watch.js';
 import { crdFiles, DevInstaller } from './cluster.js';
 import { CRD_DIR } from '../manifests/managed-files.js';
 
@@ -44,6 +52,12 @@ export interface DevOptions {
   applySamples?: boolean;
   /** Milliseconds of quiet after a change before the rebuild (default 100). */
   debounceMs?: number;
+  /**
+   * How the type-check gates a restart: `async` (default) restarts on the transpiled build and
+   * reports type errors when the check ends; `strict` restarts only on a build that type-checks;
+   * `off` never runs it.
+   */
+  typeCheck?: TypeCheckMode;
   color?: boolean;
   out: (text: string) => void;
   err: (text: string) => void;
@@ -52,16 +66,31 @@ export interface DevOptions {
 /** What one save did, for the log and for bench/dev.ts. */
 export interface RebuildResult {
   ok: boolean;
+  /** The build's number (1 is the start's build). */
+  build: number;
   files: string[];
   /** ms from the first change seen to the new manager running (ok only). */
   saveToRunningMs?: number;
   manifestsMs?: number;
+  /** The file-by-file transpile. */
   compileMs?: number;
+  /** The type-check, when the restart waited for it (strict). */
+  typeCheckMs?: number;
   restartMs?: number;
   crdsApplied: string[];
 }
 
 export const DEV_DIR = '.kubeforge/dev';
+
+export const TYPE_CHECK_MODES = ['async', 'strict', 'off'] as const;
+export type TypeCheckMode = (typeof TYPE_CHECK_MODES)[number];
+
+/** The build the manager runs: its number, when it started running, and the files of its save. */
+interface RunningBuild {
+  id: number;
+  since: number;
+  pid?: number;
+}
 
 /** How long a new manager gets to report "manager started". */
 const RUNNING_TIMEOUT_MS = 60_000;
@@ -103,11 +132,15 @@ export class DevSession {
   private kubeconfigFile?: string;
   private installer?: DevInstaller;
   private child?: ManagerChild;
-  private watcher?: FSWatcher;
-  private pending = new Set<string>();
+  private watcher?: SourceWatcher;
+  private pending: SourceChanges = new Map();
   private firstChangeAt = 0;
-  private timer?: NodeJS.Timeout;
   private busy?: Promise<void>;
+  private lock?: SessionLock;
+  private transpiler?: Transpiler;
+  private tsc?: ProjectTsc;
+  private buildSeq = 0;
+  private running?: RunningBuild;
   private events?: { destroy: () => void };
   private stopped = false;
   private certDir = '';
@@ -160,11 +193,11 @@ export class DevSession {
         }),
       );
     }
-    if (!existsSync(join(p, 'node_modules/kubeforge/package.json'))) {
+    if (!existsSync(join(p, 'node_modules/kubeforge/package.json')) || !projectTsc(p)) {
       throw new DiagnosticError(
         error(
           'KF1401',
-          "the project's dependencies are not installed (no node_modules/kubeforge): the manager cannot run",
+          "the project's dependencies are not installed (no node_modules/kubeforge or node_modules/.bin/tsc): the manager cannot run",
           { file: join(p, 'package.json'), hint: 'run npm install (or make install-deps) in the project first' },
         ),
       );
@@ -181,20 +214,24 @@ export class DevSession {
         'dev',
         `webhooks: https://${this.options.webhookHost ?? '127.0.0.1'}:${this.webhookPort} (certificate in ${relative(this.projectDir, this.certDir)})`,
       );
-      // First manifests and compile, side by side (a cold compile takes seconds: say so first).
-      this.log('build', 'manifests and the first compile of the project ...');
-      const [man, comp] = await Promise.all([this.manifests(), this.compile()]);
+      // First manifests and a whole build by the project's tsc, side by side (seconds: say so first).
+      this.log('build', "manifests and a first build with the project's tsc ...");
+      const outDir = join(this.devDir, 'build');
+      this.transpiler = new Transpiler(this.projectDir, outDir);
+      this.tsc = new ProjectTsc(this.projectDir, outDir);
+      const [man, comp] = await Promise.all([this.manifests(), this.tsc.build(this.typeCheck === 'strict')]);
       if (man.diagnostics) throw new DiagnosticError(man.diagnostics);
-      if (comp.output !== undefined)
+      if (!comp.ok && (this.typeCheck === 'strict' || !existsSync(join(outDir, 'src/main.js'))))
         throw new DiagnosticError(
-          error('KF1405', `the project does not compile:\n${comp.output.trimEnd()}`, {
+          error('KF1405', `the project does not compile:\n${comp.text.trimEnd()}`, {
             file: join(this.projectDir, 'tsconfig.json'),
             hint: 'fix the errors above, then run kubeforge dev again',
           }),
         );
+      if (!comp.ok) this.typeErrors(1, comp.text, comp.ms);
       this.log(
         'manifests',
-        `${man.changed.length ? `${man.changed.length} file(s) updated` : 'up to date'} (${ms(man.ms)}); compiled in ${ms(comp.ms)}`,
+        `${man.changed.length ? `${man.changed.length} file(s) updated` : 'up to date'} (${ms(man.ms)}); built in ${ms(comp.ms)}`,
       );
       let crds: string[], roles: string[], hooks: string[];
       try {
@@ -215,7 +252,7 @@ export class DevSession {
       );
       this.log('dev', 'starting the manager ...');
       try {
-        await this.startChild();
+        await this.startChild(++this.buildSeq);
       } catch (e) {
         throw new DiagnosticError(
           error('KF1406', `the manager did not start: ${(e as Error).message}`, {
@@ -229,13 +266,13 @@ export class DevSession {
         await this.samples();
         this.watchSamples();
       }
-      this.watchSources();
+      await this.watchSources();
       // The analysis (ts-morph's compiler) loads now, not on the first save (the start's manifests
       // run usually answers from its cache without it).
       void import('../analysis/analyze.js').catch(() => {});
       this.log(
         'dev',
-        `manager running (pid ${this.child!.pid}) ${ms(Date.now() - started)} after start; watching src/ (Ctrl-C stops)`,
+        `manager running (pid ${this.child!.pid}, build 1) ${ms(Date.now() - started)} after start; watching src/ (type-check ${this.typeCheck}; Ctrl-C stops)`,
       );
     } catch (e) {
       await this.stop().catch(() => {});
@@ -251,6 +288,27 @@ export class DevSession {
   private ensureDevDir(): void {
     if (!existsSync(this.devDir)) this.createdDevDir = true;
     mkdirSync(this.devDir, { recursive: true });
+    try {
+      this.lock = SessionLock.acquire(this.devDir, (rec, killed) =>
+        this.log(
+          'dev',
+          `a previous session (pid ${rec.pid}, started ${rec.started}) ended without stopping: ${
+            killed.length
+              ? `stopped what it left running (pids ${killed.join(', ')})`
+              : 'nothing of it was still running'
+          }, removed its plane data and kubeconfig`,
+        ),
+      );
+    } catch (e) {
+      if (!(e instanceof LockHeld)) throw e;
+      throw new DiagnosticError(
+        error('KF1409', `${e.message}: one kubeforge dev per project`, {
+          file: join(this.devDir, 'lock'),
+          hint: `stop the other session (kill ${e.other.pid}), or run this one in another project folder`,
+        }),
+      );
+    }
+    this.lock.startReaper();
     writeFileSync(
       join(this.devDir, '.gitignore'),
       '# kubeforge dev: local control plane, certificates and build; safe to delete\n*\n',
@@ -345,6 +403,7 @@ export class DevSession {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;
     }
+    this.recordChildren();
     this.kubeconfigFile = join(this.devDir, 'kubeconfig');
     writeFileSync(this.kubeconfigFile, readFileSync(this.env.kubeconfigPath), { mode: 0o600 });
     this.log(
@@ -386,31 +445,33 @@ export class DevSession {
     }
   }
 
-  /** The warm compiler (compile-worker.ts) into .kubeforge/dev/build; `output` is its located report when it failed. */
-  private compile(): Promise<{ ms: number; output?: string; emitted: number }> {
-    if (!this.worker) {
-      this.worker = new Worker(new URL('./compile-worker.js', import.meta.url), {
-        workerData: { projectDir: this.projectDir, outDir: join(this.devDir, 'build') },
-      });
-      this.worker.unref();
-    }
-    const worker = this.worker;
-    const id = ++this.compiles;
-    return new Promise((res, rej) => {
-      const onMessage = (m: { id: number; result: CompileResult }) => {
-        if (m.id !== id) return;
-        worker.off('message', onMessage);
-        worker.off('error', rej);
-        res({ ms: m.result.ms, output: m.result.ok ? undefined : m.result.text, emitted: m.result.emitted });
-      };
-      worker.on('message', onMessage);
-      worker.once('error', rej);
-      worker.postMessage({ id });
-    });
+  get typeCheck(): TypeCheckMode {
+    return this.options.typeCheck ?? 'async';
   }
 
-  private worker?: Worker;
-  private compiles = 0;
+  /** Type errors that do not hold the manager (the async mode): printed located, as a warning. */
+  private typeErrors(build: number, text: string, took: number): void {
+    this.options.err(
+      formatDiagnostics(
+        [
+          warning('KF1410', `type errors in build ${build} (${ms(took)}):\n${text.trimEnd()}`, {
+            file: join(this.projectDir, 'tsconfig.json'),
+            hint: 'the manager runs this build anyway; fix them and save (--type-check strict keeps the last build that type-checks running instead)',
+          }),
+        ],
+        { color: this.options.color, cwd: this.projectDir },
+      ),
+    );
+    this.log('typecheck', `build ${build}: type errors (above); the manager runs it anyway`);
+  }
+
+  /** The manager that runs now, for the messages of a build that does not replace it. */
+  private runningNow(): string {
+    const r = this.running;
+    if (!r || !this.child?.running) return 'no manager runs (the last one exited)';
+    const ago = Math.round((Date.now() - r.since) / 1000);
+    return `the running manager (pid ${r.pid ?? '-'}) is the previous build, build ${r.id}, running since ${new Date(r.since).toISOString().slice(11, 19)} (${ago < 60 ? `${ago} s` : `${Math.floor(ago / 60)} min ${ago % 60} s`} ago)`;
+  }
 
   /** A manager process with the dependencies loaded, waiting for launch(). */
   private spawnStandby(): ManagerChild {
@@ -422,22 +483,39 @@ export class DevSession {
     void child.whenExited.then(() => {
       if (child.launched && !child.stopping && !this.stopped)
         this.log('manager', 'exited; fix the code and save: the next build starts it again');
+      this.recordChildren();
     });
+    this.recordChildren();
     return child;
   }
 
-  private async startChild(): Promise<ManagerChild> {
+  /** The lock lists every process the session started, for the watchdog. */
+  private recordChildren(): void {
+    if (this.stopped) return;
+    this.lock?.setChildren([
+      this.env?.pids.etcd,
+      this.env?.pids.apiserver,
+      this.child?.running ? this.child.pid : undefined,
+      this.standby?.running ? this.standby.pid : undefined,
+    ]);
+  }
+
+  private async startChild(build: number): Promise<ManagerChild> {
     const entry = join(this.devDir, 'build/src/main.js');
     const child = this.standby?.running ? this.standby : this.spawnStandby();
     this.standby = undefined;
     this.child = child;
-    child.launch(entry, [
-      `--kubeconfig=${this.kubeconfigFile}`,
-      `--webhook-cert-path=${this.certDir}`,
-      `--webhook-port=${this.webhookPort}`,
-      '--health-probe-bind-address=0',
-      '--metrics-bind-address=0',
-    ]);
+    child.launch(
+      entry,
+      [
+        `--kubeconfig=${this.kubeconfigFile}`,
+        `--webhook-cert-path=${this.certDir}`,
+        `--webhook-port=${this.webhookPort}`,
+        '--health-probe-bind-address=0',
+        '--metrics-bind-address=0',
+      ],
+      { KUBEFORGE_DEV_BUILD: String(build) },
+    );
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
@@ -460,6 +538,7 @@ export class DevSession {
     } finally {
       clearTimeout(timer);
     }
+    this.running = { id: build, since: Date.now(), pid: child.pid };
     // The next one loads while this one runs.
     if (!this.stopped) this.standby = this.spawnStandby();
     return child;
@@ -538,17 +617,20 @@ export class DevSession {
     })();
   }
 
-  private watchSources(): void {
-    const src = join(this.projectDir, 'src');
-    this.watcher = watch(src, { recursive: true }, (_type, name) => {
-      if (!name || this.stopped) return;
-      const file = String(name);
-      if (!/\.(ts|mts|cts|json)$/.test(file)) return;
-      if (this.pending.size === 0) this.firstChangeAt = Date.now();
-      this.pending.add(`src/${file.split(sep).join('/')}`);
-      clearTimeout(this.timer);
-      this.timer = setTimeout(() => this.kick(), this.options.debounceMs ?? 100);
+  private async watchSources(): Promise<void> {
+    this.watcher = new SourceWatcher({
+      projectDir: this.projectDir,
+      folders: ['src'],
+      debounceMs: this.options.debounceMs ?? 100,
+      onBatch: (changes, firstAt) => {
+        if (this.stopped) return;
+        if (this.pending.size === 0) this.firstChangeAt = firstAt;
+        for (const [file, kind] of changes) this.pending.set(file, kind);
+        this.kick();
+      },
+      onError: (e) => this.log('error', `watching src/: ${e.message}`),
     });
+    await this.watcher.start();
   }
 
   /** --apply-samples: config/samples applied (the manager runs: its webhooks see them). */
@@ -581,20 +663,19 @@ export class DevSession {
   private samplesWatcher?: FSWatcher;
 
   /** Stops watching src/ (the manager and cluster stay as they are); bench/dev.ts, before it edits for its cold baseline. */
-  pauseWatching(): void {
-    this.watcher?.close();
+  async pauseWatching(): Promise<void> {
+    await this.watcher?.close();
     this.watcher = undefined;
-    clearTimeout(this.timer);
     this.pending.clear();
   }
 
   /** Runs a rebuild for what is pending; a save during a rebuild is picked up after it. */
   private kick(): void {
-    if (this.busy || this.stopped) return;
-    const files = [...this.pending].sort();
+    if (this.busy || this.stopped || this.pending.size === 0) return;
+    const changes = new Map([...this.pending].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     const at = this.firstChangeAt;
     this.pending.clear();
-    this.busy = this.rebuild(files, at)
+    this.busy = this.rebuild(changes, at)
       .catch((e) => this.log('error', (e as Error).message))
       .finally(() => {
         this.busy = undefined;
@@ -602,100 +683,146 @@ export class DevSession {
       });
   }
 
-  private async rebuild(files: string[], at: number): Promise<void> {
-    this.log('change', files.join(', '));
-    const result: RebuildResult = { ok: false, files, crdsApplied: [] };
+  /** The manifests, then the apply of what changed: CRDs, role and webhooks reach the cluster even when the code does not compile. */
+  private async manifestsApplied(result: RebuildResult): Promise<Awaited<ReturnType<DevSession['manifests']>>> {
+    const man = await this.manifests();
+    if (man.warnings.length)
+      this.options.err(formatDiagnostics(man.warnings, { color: this.options.color, cwd: this.projectDir }));
+    if (man.diagnostics) return man;
+    if (man.changed.length) this.log('manifests', `${man.changed.join(', ')} (${ms(man.ms)})`);
+    const changedCRDs = man.changed.filter((p) => p.startsWith(`${CRD_DIR}/`) && existsSync(join(this.projectDir, p)));
+    if (changedCRDs.length) {
+      result.crdsApplied = await this.installer!.applyCRDs(this.projectDir, changedCRDs);
+      this.log('apply', `CRD ${result.crdsApplied.join(', ')}`);
+    }
+    if (man.changed.includes('config/rbac/role.yaml'))
+      this.log('apply', `ClusterRole ${(await this.installer!.applyRBAC(this.projectDir)).join(', ')}`);
+    if (man.changed.includes('config/webhook/manifests.yaml'))
+      this.log(
+        'apply',
+        `${(await this.installer!.applyWebhooks(this.projectDir)).join(', ') || 'no webhook configurations'}`,
+      );
+    return man;
+  }
+
+  /** A build that does not replace the running manager: its located errors, and which build runs instead, since when. */
+  private failed(what: string, diagnostics: Diagnostic[]): void {
+    this.options.err(formatDiagnostics(diagnostics, { color: this.options.color, cwd: this.projectDir }));
+    this.log('error', `${what}: ${this.runningNow()}; save a fix`);
+  }
+
+  private async rebuild(changes: SourceChanges, at: number): Promise<void> {
+    const files = [...changes.keys()];
+    const changed = files.filter((f) => changes.get(f) === 'changed');
+    const deleted = files.filter((f) => changes.get(f) === 'deleted');
+    const build = ++this.buildSeq;
+    this.log(
+      'change',
+      `build ${build}: ${files.map((f) => (changes.get(f) === 'deleted' ? `${f} (deleted)` : f)).join(', ')}`,
+    );
+    const result: RebuildResult = { ok: false, build, files, crdsApplied: [] };
     try {
-      // The manifests, then the apply of what changed, run beside the compile: the CRDs, role and
-      // webhooks go to the cluster even when the code does not compile (they are what the markers
-      // say now), and are there before the new manager starts.
-      const applied = this.manifests().then(async (man) => {
-        if (man.warnings.length)
-          this.options.err(formatDiagnostics(man.warnings, { color: this.options.color, cwd: this.projectDir }));
-        if (man.diagnostics) return man;
-        if (man.changed.length) this.log('manifests', `${man.changed.join(', ')} (${ms(man.ms)})`);
-        const changedCRDs = man.changed.filter(
-          (p) => p.startsWith(`${CRD_DIR}/`) && existsSync(join(this.projectDir, p)),
-        );
-        if (changedCRDs.length) {
-          result.crdsApplied = await this.installer!.applyCRDs(this.projectDir, changedCRDs);
-          this.log('apply', `CRD ${result.crdsApplied.join(', ')}`);
-        }
-        if (man.changed.includes('config/rbac/role.yaml'))
-          this.log('apply', `ClusterRole ${(await this.installer!.applyRBAC(this.projectDir)).join(', ')}`);
-        if (man.changed.includes('config/webhook/manifests.yaml'))
-          this.log(
-            'apply',
-            `${(await this.installer!.applyWebhooks(this.projectDir)).join(', ') || 'no webhook configurations'}`,
-          );
-        return man;
-      });
-      const [man, comp] = await Promise.all([applied, this.compile()]);
+      // 1. The saved files transpiled on their own (milliseconds), before anything else runs.
+      let tr: ReturnType<Transpiler['build']>;
+      try {
+        tr = this.transpiler!.build(changed, deleted);
+      } catch (e) {
+        tr = { written: [], removed: [], unchanged: 0, errors: `${(e as Error).message}\n`, ms: 0 };
+      }
+      result.compileMs = tr.ms;
+      // 2. The type-check starts beside the rest (a process); 3. manifests and their apply.
+      const check = this.typeCheck === 'off' ? undefined : this.tsc!.check();
+      const man = await this.manifestsApplied(result);
       result.manifestsMs = man.ms;
-      result.compileMs = comp.ms;
-      if (man.diagnostics) {
-        this.options.err(formatDiagnostics(man.diagnostics, { color: this.options.color, cwd: this.projectDir }));
-        this.log(
-          'error',
-          `manifests failed: the running manager (pid ${this.managerPid ?? '-'}) is the previous build; save a fix`,
-        );
-        return;
+      if (man.diagnostics) return this.failed(`build ${build}: manifests failed`, [...man.diagnostics]);
+      if (tr.errors) {
+        return this.failed(`build ${build} does not compile`, [
+          error('KF1405', `the project does not compile:\n${tr.errors.trimEnd()}`, {
+            file: join(this.projectDir, changed[0] ?? 'tsconfig.json'),
+            hint: 'fix the errors and save',
+          }),
+        ]);
       }
-      if (comp.output !== undefined) {
-        this.options.err(
-          formatDiagnostics(
-            [
-              error('KF1405', `the project does not compile (${ms(comp.ms)}):\n${comp.output.trimEnd()}`, {
-                file: join(this.projectDir, files[0] ?? 'tsconfig.json'),
-                hint: 'fix the errors and save',
-              }),
-            ],
-            { color: this.options.color, cwd: this.projectDir },
-          ),
-        );
-        this.log(
-          'error',
-          `compile failed: the running manager (pid ${this.managerPid ?? '-'}) is the previous build; save a fix`,
-        );
-        return;
+      if (this.typeCheck === 'strict') {
+        const c = await check!;
+        result.typeCheckMs = c.ms;
+        if (c.cancelled) return this.log('typecheck', `build ${build}: a newer save replaces it`);
+        if (!c.ok)
+          return this.failed(`build ${build} does not type-check (--type-check strict)`, [
+            error('KF1405', `the project does not compile (${ms(c.ms)}):\n${c.text.trimEnd()}`, {
+              file: join(this.projectDir, changed[0] ?? 'tsconfig.json'),
+              hint: 'fix the errors and save',
+            }),
+          ]);
+      } else if (check) {
+        void check.then((c) => {
+          if (c.cancelled || this.stopped) return;
+          if (c.ok) this.log('typecheck', `build ${build}: ok (${ms(c.ms)})`);
+          else this.typeErrors(build, c.text, c.ms);
+        });
       }
-      if (comp.emitted === 0 && man.changed.length === 0) {
+      if (tr.written.length === 0 && tr.removed.length === 0 && man.changed.length === 0) {
         // A save that changed no output (the same bytes saved again, a second event for one save).
         this.log(
           'compile',
-          `ok (${ms(comp.ms)}): no output changed, the manager (pid ${this.managerPid ?? '-'}) keeps running`,
+          `build ${build}: no output changed; ${this.runningNow().replace('is the previous build, ', 'runs ')}`,
         );
         return;
       }
-      this.log('compile', `ok (${ms(comp.ms)}, ${comp.emitted} file(s) emitted)`);
+      this.log(
+        'compile',
+        `build ${build}: ${tr.written.length + tr.removed.length} file(s) of output changed (${ms(tr.ms)})`,
+      );
       const t = Date.now();
-      const old = this.child;
-      await old?.stop();
-      try {
-        await this.startChild();
-      } catch (e) {
-        this.options.err(
-          formatDiagnostics(
-            [
-              error('KF1406', `the new manager did not start: ${(e as Error).message}`, {
-                file: join(this.projectDir, 'src/main.ts'),
-                hint: 'fix the code and save; kubeforge dev starts it again',
-              }),
-            ],
-            { color: this.options.color, cwd: this.projectDir },
-          ),
-        );
-        return;
-      }
+      if (!(await this.restart(build))) return;
       result.restartMs = Date.now() - t;
       result.saveToRunningMs = Date.now() - at;
       result.ok = true;
       this.log(
         'ready',
-        `manager pid ${this.child!.pid} runs the new code: save -> running in ${ms(result.saveToRunningMs)} (manifests ${ms(man.ms)} | compile ${ms(comp.ms)} | restart ${ms(result.restartMs)})`,
+        `manager pid ${this.child!.pid} runs build ${build} (${files.join(', ')}): save -> running in ${ms(result.saveToRunningMs)} (manifests ${ms(man.ms)} | transpile ${ms(tr.ms)}${result.typeCheckMs !== undefined ? ` | type-check ${ms(result.typeCheckMs)}` : ''} | restart ${ms(result.restartMs)})`,
       );
     } finally {
       this.onRebuild?.(result);
+    }
+  }
+
+  /**
+   * Replaces the manager with one on `build`. When the transpiled build does not load (what only a
+   * whole-program compile gets right, such as a type re-exported without `export type`), the
+   * project's tsc builds it whole and the manager starts once more on that.
+   */
+  private async restart(build: number): Promise<boolean> {
+    await this.child?.stop();
+    let first: Error;
+    try {
+      await this.startChild(build);
+      return true;
+    } catch (e) {
+      first = e as Error;
+    }
+    this.log(
+      'build',
+      `build ${build}'s manager did not start; building the whole project with its tsc and trying once more ...`,
+    );
+    const whole = await this.tsc!.build(this.typeCheck === 'strict');
+    if (!whole.ok && this.typeCheck !== 'off') this.typeErrors(build, whole.text, whole.ms);
+    try {
+      await this.startChild(build);
+      return true;
+    } catch (e) {
+      this.options.err(
+        formatDiagnostics(
+          [
+            error('KF1406', `the new manager did not start: ${(e as Error).message}`, {
+              file: join(this.projectDir, 'src/main.ts'),
+              hint: `fix the code and save; kubeforge dev starts it again (on the transpiled build: ${first.message.split('\n')[0]})`,
+            }),
+          ],
+          { color: this.options.color, cwd: this.projectDir },
+        ),
+      );
+      return false;
     }
   }
 
@@ -704,8 +831,8 @@ export class DevSession {
     if (this.stopped) return;
     this.stopped = true;
     if (this.child || this.env || this.installer) this.log('dev', 'stopping ...');
-    clearTimeout(this.timer);
-    this.watcher?.close();
+    await this.watcher?.close();
+    this.tsc?.cancel();
     this.samplesWatcher?.close();
     await this.busy?.catch(() => {});
     this.events?.destroy();
@@ -734,13 +861,18 @@ export class DevSession {
       }
       this.installer.close();
     }
-    await this.worker?.terminate();
     if (this.env) {
       await this.env.stop();
       this.log('dev', 'local control plane stopped');
     }
-    rmSync(join(this.devDir, 'plane'), { recursive: true, force: true });
-    if (this.kubeconfigFile) rmSync(this.kubeconfigFile, { force: true });
+    // Only a session holding the lock owns the plane data and kubeconfig: one refused at start
+    // (another session runs here) leaves them to that one.
+    if (this.lock) {
+      rmSync(join(this.devDir, 'plane'), { recursive: true, force: true });
+      if (this.kubeconfigFile) rmSync(this.kubeconfigFile, { force: true });
+      this.lock.release();
+      this.lock = undefined;
+    }
   }
 }
 

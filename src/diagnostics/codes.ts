@@ -154,7 +154,10 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   ),
   c('KF1403', '`dev`: the cluster of the kubeconfig cannot be reached.'),
   c('KF1404', '`dev`: the local control plane (etcd + kube-apiserver from KUBEBUILDER_ASSETS) did not start.'),
-  c('KF1405', "`dev`: the project does not compile (tsc's located errors follow); the previous manager keeps running."),
+  c(
+    'KF1405',
+    '`dev`: the project does not compile: a syntax error, or a type error with `--type-check strict` (the located errors follow); the previous manager keeps running.',
+  ),
   c(
     'KF1406',
     '`dev`: the manager (at start, or rebuilt after a save) exited or did not log "manager started" within 60 s (its last log lines follow).',
@@ -164,6 +167,15 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
     'KF1408',
     "`dev`: the API server refused the project's CRDs, ClusterRole or webhook configurations (its message follows).",
   ),
+  c(
+    'KF1409',
+    '`dev`: another `kubeforge dev` runs in this project (its lock, `.kubeforge/dev/lock`, names a live process).',
+  ),
+  c(
+    'KF1410',
+    '`dev` (warning): the project has type errors (the located errors follow); with `--type-check async` the manager runs the build anyway.',
+  ),
+  c('KF1411', '`dev`: `--type-check` is not one of async, strict, off.'),
   c('KF2001', 'Unknown marker (not exported by `kubeforge/markers`).'),
   c('KF2002', 'A marker is used where it does not belong (e.g. `@Resource` on a field).'),
   c('KF2003', 'A marker argument is not a literal (or a const reference to one).'),

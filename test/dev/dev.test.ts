@@ -1,8 +1,8 @@
 /**
  * `kubeforge dev` pieces on a project made by the CLI (init --skip-install, create api, create
  * webhook; node_modules linked to this repository's): bad input refused with its KF14xx code and
- * the disk as it was; the warm compiler (a type error located, nothing emitted, the fix emitted);
- * and the remote mode against a real kube-apiserver (a TestEnvironment standing in for a cluster):
+ * the disk as it was; one session per project (a second one refused with KF1409, the first one's
+ * files untouched); and the remote mode against a real kube-apiserver (a TestEnvironment standing in for a cluster):
  * the CRD, ClusterRole and webhook configurations applied server-side and pointed at the local
  * server, config/samples applied (--apply-samples), then removed on stop, except an object that
  * existed before the session.
@@ -22,7 +22,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { run } from '../../src/cli/index.js';
-import { WarmCompiler } from '../../src/dev/compiler.js';
 import { DevSession, recordedManifestsFlags } from '../../src/dev/session.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { isNotFound } from '../../src/runtime/client/errors.js';
@@ -136,43 +135,6 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
       symlinkSync(repo, join(project, 'node_modules/kubeforge'), 'dir');
     });
 
-    it('the warm compiler: a type error is located and emits nothing; the fix is emitted, and only the affected files', () => {
-      const out = join(work, 'wc-out');
-      const c = new WarmCompiler(project, out);
-      const first = c.build();
-      assert.equal(first.ok, true, first.text);
-      assert.ok(existsSync(join(out, 'src/main.js')));
-      const file = join(project, 'src/controller/frigate_controller.ts');
-      const pristine = readFileSync(file, 'utf8');
-      try {
-        writeFileSync(
-          file,
-          pristine.replace('    return {};\n  }\n', "    const n: number = 'x';\n    void n;\n    return {};\n  }\n"),
-        );
-        const bad = c.build();
-        assert.equal(bad.ok, false);
-        assert.equal(bad.emitted, 0);
-        assert.match(
-          bad.text,
-          /^src\/controller\/frigate_controller\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'number'\./m,
-        );
-        assert.doesNotMatch(readFileSync(join(out, 'src/controller/frigate_controller.js'), 'utf8'), /const n = 'x'/);
-        writeFileSync(
-          file,
-          pristine.replace('    return {};\n  }\n', '    const n: number = 7;\n    void n;\n    return {};\n  }\n'),
-        );
-        const fixed = c.build();
-        assert.equal(fixed.ok, true, fixed.text);
-        assert.match(readFileSync(join(out, 'src/controller/frigate_controller.js'), 'utf8'), /const n = 7;/);
-        assert.ok(
-          fixed.emitted > 0 && fixed.emitted < first.emitted,
-          `only the affected files are emitted (${fixed.emitted} of ${first.emitted})`,
-        );
-      } finally {
-        writeFileSync(file, pristine);
-      }
-    });
-
     it('on a cluster (--kubeconfig): applies the CRD, ClusterRole and webhooks pointed here, runs the manager, and removes what it created on stop', async () => {
       const env = new TestEnvironment({ joinSharedControlPlane: false });
       const kc = await env.start();
@@ -201,6 +163,24 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
         assert.match(log, /1 CRD\(s\), 1 ClusterRole\(s\), 2 webhook configuration\(s\)/);
         const pid = session.managerPid!;
         assert.ok(pid > 0);
+        // A second session in the same project is refused before it touches anything; on its way
+        // out it must not remove the first one's kubeconfig (it did before the lock).
+        const kubeconfig = join(project, '.kubeforge/dev/kubeconfig');
+        const kubeconfigText = readFileSync(kubeconfig, 'utf8');
+        let second = '';
+        await assert.rejects(
+          new DevSession({
+            projectDir: project,
+            kubeconfig: env.kubeconfigPath,
+            out: (t) => (second += t),
+            err: (t) => (second += t),
+          }).start(),
+          (e: unknown) =>
+            /KF1409/.test(String((e as { diagnostics?: { code: string }[] }).diagnostics?.map((d) => d.code))) &&
+            /another kubeforge dev \(pid \d+/.test((e as Error).message),
+        );
+        assert.equal(readFileSync(kubeconfig, 'utf8'), kubeconfigText, "the first session's kubeconfig is untouched");
+        assert.equal(session.managerPid, pid, 'the first session runs on');
         const crd = await rest.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/frigates.ship.example.com');
         assert.ok(
           crd.metadata.managedFields.some(

@@ -34,6 +34,13 @@ export const DEV_FLAGS = {
     description:
       'apply config/samples (the Kinds of this project) once the manager runs, and again whenever a file there changes',
   },
+  typeCheck: {
+    type: 'string',
+    value: '<mode>',
+    default: 'async',
+    description:
+      "async: restart on each save at once and report type errors when the project's tsc has checked it; strict: restart only on a build that type-checks (a type error keeps the running manager); off: no type-check",
+  },
   keep: {
     type: 'switch',
     description:
@@ -82,7 +89,14 @@ Examples:
           );
         }
       }
+      const modes = ['async', 'strict', 'off'];
+      if (!modes.includes(opts.typeCheck))
+        throw new DiagnosticError(
+          error('KF1411', `invalid --type-check "${opts.typeCheck}": expected one of ${modes.join(', ')}`, {
+            hint: 'e.g. --type-check strict to keep the running manager until a save type-checks',
+          }),
+        );
       const { runDev } = await import('../../dev/run.js');
-      await runDev({ ...opts, webhookPort: port }, ctx);
+      await runDev({ ...opts, webhookPort: port, typeCheck: opts.typeCheck as 'async' | 'strict' | 'off' }, ctx);
     });
 }
