@@ -8,7 +8,7 @@ import { type DevOptions, DevSession } from './session.js';
 /** The command's flags: the session's options, with the project folder as given (relative to the current one). */
 export type DevFlags = Pick<
   DevOptions,
-  'kubeconfig' | 'context' | 'webhookHost' | 'webhookPort' | 'keep' | 'applySamples' | 'typeCheck'
+  'kubeconfig' | 'context' | 'webhookHost' | 'webhookPort' | 'keep' | 'applySamples' | 'typeCheck' | 'fake'
 > & { project?: string };
 
 /** What the action needs from the CLI (the CLI's context has it): where it runs, and its output. */
@@ -29,6 +29,7 @@ export async function runDev(flags: DevFlags, ctx: DevIo): Promise<void> {
     keep: flags.keep,
     applySamples: flags.applySamples,
     typeCheck: flags.typeCheck,
+    fake: flags.fake,
     color: ctx.color,
     out: ctx.out,
     err: ctx.err,

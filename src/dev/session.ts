@@ -27,6 +27,7 @@ import { DiagnosticError, error, formatDiagnostics, warning, type Diagnostic } f
 import { generateCACert, generateSignedCert } from '../runtime/manager/selfsigned.js';
 import { RestClient } from '../runtime/client/rest.js';
 import type { TestEnvironment } from '../testing/environment.js';
+import type { FakeAPIServer } from '../testing/fake/index.js';
 import { freePorts } from '../testing/process.js';
 import { ManagerChild, type ManagerLine } from './child.js';
 import { LockHeld, SessionLock } from './lock.js';
@@ -50,6 +51,8 @@ export interface DevOptions {
   keep?: boolean;
   /** Apply config/samples at start and whenever a file there changes. */
   applySamples?: boolean;
+  /** Run on kubeforge/testing's fake API server (in this process) instead of etcd + kube-apiserver. */
+  fake?: boolean;
   /** Milliseconds of quiet after a change before the rebuild (default 100). */
   debounceMs?: number;
   /**
@@ -128,6 +131,7 @@ export class DevSession {
   readonly projectDir: string;
   readonly devDir: string;
   private env?: TestEnvironment;
+  private fakeServer?: FakeAPIServer;
   private kc?: KubeConfig;
   private kubeconfigFile?: string;
   private installer?: DevInstaller;
@@ -377,6 +381,7 @@ export class DevSession {
       this.log('cluster', `${kc.getCurrentCluster()?.server} (context ${kc.getCurrentContext()} of ${file})`);
       return;
     }
+    if (this.options.fake) return this.connectFake();
     const { TestEnvironment } = await import('../testing/environment.js');
     // The plane's folders (etcd data, certificates, logs) go under .kubeforge/dev/plane: TestEnvironment makes them in the temp folder.
     this.ensureDevDir();
@@ -410,6 +415,39 @@ export class DevSession {
       'cluster',
       `${this.env.serverURL} up in ${ms(Date.now() - t)} (etcd pid ${this.env.pids.etcd}, kube-apiserver pid ${this.env.pids.apiserver})`,
     );
+    this.log('cluster', `kubectl: export KUBECONFIG=${this.kubeconfigFile}`);
+  }
+
+  /**
+   * `--fake`: kubeforge/testing's fake API server in this process, over HTTP on 127.0.0.1. The CRDs,
+   * role and webhook configurations are applied to it as to a cluster; it serves the CRDs and
+   * calls the manager's webhooks (docs/testing.md says what else it does and does not do).
+   */
+  private async connectFake(): Promise<void> {
+    const { FakeAPIServer } = await import('../testing/fake/index.js');
+    this.ensureDevDir();
+    this.fakeServer = await FakeAPIServer.start();
+    const text = [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: kubeforge-dev-fake',
+      `  cluster: { server: "${this.fakeServer.url}" }`,
+      'users:',
+      '- name: kubeforge-dev-fake',
+      '  user: {}',
+      'contexts:',
+      '- name: kubeforge-dev-fake',
+      '  context: { cluster: kubeforge-dev-fake, user: kubeforge-dev-fake, namespace: default }',
+      'current-context: kubeforge-dev-fake',
+      '',
+    ].join('\n');
+    this.kubeconfigFile = join(this.devDir, 'kubeconfig');
+    writeFileSync(this.kubeconfigFile, text, { mode: 0o600 });
+    const kc = new KubeConfig();
+    kc.loadFromString(text);
+    this.kc = kc;
+    this.log('cluster', `${this.fakeServer.url}: kubeforge/testing's fake API server in this process (--fake)`);
     this.log('cluster', `kubectl: export KUBECONFIG=${this.kubeconfigFile}`);
   }
 
@@ -485,7 +523,6 @@ export class DevSession {
         this.log('manager', 'exited; fix the code and save: the next build starts it again');
       this.recordChildren();
     });
-    this.recordChildren();
     return child;
   }
 
@@ -541,6 +578,7 @@ export class DevSession {
     this.running = { id: build, since: Date.now(), pid: child.pid };
     // The next one loads while this one runs.
     if (!this.stopped) this.standby = this.spawnStandby();
+    this.recordChildren();
     return child;
   }
 
@@ -864,6 +902,10 @@ export class DevSession {
     if (this.env) {
       await this.env.stop();
       this.log('dev', 'local control plane stopped');
+    }
+    if (this.fakeServer) {
+      await this.fakeServer.stop();
+      this.log('dev', 'fake API server stopped');
     }
     // Only a session holding the lock owns the plane data and kubeconfig: one refused at start
     // (another session runs here) leaves them to that one.

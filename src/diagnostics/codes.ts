@@ -176,6 +176,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
     '`dev` (warning): the project has type errors (the located errors follow); with `--type-check async` the manager runs the build anyway.',
   ),
   c('KF1411', '`dev`: `--type-check` is not one of async, strict, off.'),
+  c('KF1412', '`dev`: `--fake` is given with `--kubeconfig` or `--context`.'),
   c('KF2001', 'Unknown marker (not exported by `kubeforge/markers`).'),
   c('KF2002', 'A marker is used where it does not belong (e.g. `@Resource` on a field).'),
   c('KF2003', 'A marker argument is not a literal (or a const reference to one).'),

@@ -6,13 +6,28 @@
  *   - a type gains a field with a default: the CRD on the server gains it, and a new object gets the default;
  *   - the controller's event message changes: the next reconcile emits the new message;
  *   - the validator refuses an empty spec.foo: the next create is refused with the new message;
- *   - a type error: a located KF1405 error, and the old manager (same pid) still reconciles;
+ *   - a type error: located (KF1410, a warning), and the new build runs anyway (--type-check async);
+ *   - a syntax error: located (KF1405), and the old manager (same pid) still reconciles; the message
+ *     says which build runs, since when;
+ *   - 20 successive saves of one file, alternating saves by rename (vim, JetBrains, `sed -i`,
+ *     write-file-atomic) and in place, then a delete and a re-create, then a `git checkout` of five
+ *     files: each one reaches the running manager (the manager logs the marks the files hold, and
+ *     the build number it runs);
  *   - SIGINT: exit 0, the manager, etcd and kube-apiserver are gone, the project's git status
  *     shows only the edits (and the regenerated CRD), .kubeforge/dev is ignored by git.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -63,7 +78,7 @@ class DevRun {
     );
     return this.waitFor(
       'out',
-      /ready +manager pid (\d+) runs the new code: save -> running in ([\d.]+ m?s)/,
+      /ready +manager pid (\d+) runs build (\d+) \([^)]*\): save -> running in ([\d.]+ m?s)/,
       from + change.index!,
     );
   }
@@ -108,6 +123,43 @@ function edit(file: string, ...replacements: [string | RegExp, string][]): void 
   writeFileSync(p, text);
 }
 
+const MARKS = ['a', 'b', 'c', 'd', 'e'];
+const markFile = (m: string, value: string) => `export const ${m.toUpperCase()} = '${value}';\n`;
+/** src/mark.ts: logs (JSON, as the manager logs) its mark, the five marks and the build it runs in. */
+const markModule = (mark: string) =>
+  `${MARKS.map((m) => `import { ${m.toUpperCase()} } from './marks/${m}.js';`).join('\n')}\n` +
+  `export const MARK = '${mark}';\n` +
+  `process.stdout.write(\`\${JSON.stringify({ msg: 'dev mark', mark: MARK, marks: [${MARKS.map((m) => m.toUpperCase()).join(', ')}].join('+'), build: process.env.KUBEFORGE_DEV_BUILD })}\\n\`);\n`;
+
+/** The ways editors and tools save a file: by rename (four of them) and in place. */
+const SAVES: Record<string, (file: string, text: string) => void> = {
+  'in place': (file, text) => writeFileSync(file, text),
+  'vim (backupcopy=no)': (file, text) => {
+    renameSync(file, `${file}~`);
+    writeFileSync(file, text);
+    unlinkSync(`${file}~`);
+  },
+  'JetBrains safe write': (file, text) => {
+    writeFileSync(`${file}___jb_tmp___`, text);
+    renameSync(file, `${file}___jb_old___`);
+    renameSync(`${file}___jb_tmp___`, file);
+    unlinkSync(`${file}___jb_old___`);
+  },
+  'sed -i': (file, text) => {
+    // The real sed: it writes a temporary file beside the original and renames it over.
+    const current = readFileSync(file, 'utf8').match(/export const MARK = '([^']*)';/)![1];
+    const next = text.match(/export const MARK = '([^']*)';/)![1];
+    ok(
+      sh('sed', ['-i', `s/export const MARK = '${current}';/export const MARK = '${next}';/`, file], project),
+      'sed -i',
+    );
+  },
+  'write-file-atomic': (file, text) => {
+    writeFileSync(`${file}.${process.pid}.tmp`, text);
+    renameSync(`${file}.${process.pid}.tmp`, file);
+  },
+};
+
 describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 30 * MINUTES }, () => {
   let dev: DevRun | undefined;
   let rest: RestClient | undefined;
@@ -135,12 +187,21 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
       '--defaulting',
       '--programmatic-validation',
     ]);
-    ok(sh('git', ['init', '-q'], project), 'git init');
-    ok(sh('git', ['add', '-A'], project), 'git add');
-    ok(
-      sh('git', ['-c', 'user.email=e2e@example.com', '-c', 'user.name=e2e', 'commit', '-qm', 'scaffold'], project),
-      'git commit',
-    );
+    // The manager logs what src/mark.ts and the five files of src/marks hold, and its build.
+    mkdirSync(join(project, 'src/marks'));
+    for (const m of MARKS) writeFileSync(join(project, `src/marks/${m}.ts`), markFile(m, 'base'));
+    writeFileSync(join(project, 'src/mark.ts'), markModule('m0'));
+    edit('src/main.ts', [/\nimport /, "\nimport './mark.js';\nimport "]);
+    const git = (...args: string[]) =>
+      ok(sh('git', ['-c', 'user.email=e2e@example.com', '-c', 'user.name=e2e', ...args], project), `git ${args[0]}`);
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'scaffold');
+    // A branch where the five files differ, for the checkout.
+    git('checkout', '-q', '-b', 'other');
+    for (const m of MARKS) writeFileSync(join(project, `src/marks/${m}.ts`), markFile(m, 'other'));
+    git('commit', '-qam', 'other marks');
+    git('checkout', '-q', 'main');
   });
 
   after(async () => {
@@ -169,7 +230,7 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
   async function steps(d: DevRun): Promise<void> {
     const planeLine = await d.waitFor('out', /etcd pid (\d+), kube-apiserver pid (\d+)/, 0, 180_000);
     const [etcdPid, apiserverPid] = [Number(planeLine[1]), Number(planeLine[2])];
-    const first = await d.waitFor('out', /manager running \(pid (\d+)\).*watching src\//, 0, 300_000);
+    const first = await d.waitFor('out', /manager running \(pid (\d+), build 1\).*watching src\//, 0, 300_000);
     const managers = [Number(first[1])];
     assert.match(d.out, /1 CRD\(s\), 1 ClusterRole\(s\), 2 webhook configuration\(s\)/);
 
@@ -265,25 +326,93 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
     );
     await d.waitFor('out', /validation for Frigate upon creation .*name=bare/, mark);
 
-    // 4. A type error: located, and the old manager keeps reconciling.
+    // 4. A type error: located (KF1410), and the new build runs anyway (--type-check async).
     mark = d.out.length;
-    const errMark = d.err.length;
+    let errMark = d.err.length;
     edit('src/controller/frigate_controller.ts', [
       '    return {};\n  }\n',
       "    const broken: number = 'not a number';\n    void broken;\n    return {};\n  }\n",
     ]);
-    await d.waitFor('err', /KF1405/, errMark);
+    ready = await d.rebuilt('src/controller/frigate_controller.ts', mark);
+    managers.push(Number(ready[1]));
+    await d.waitFor('err', /KF1410/, errMark);
     assert.match(d.err.slice(errMark), /src\/controller\/frigate_controller\.ts\(\d+,\d+\): error TS2322/);
-    await d.waitFor('out', /compile failed: the running manager \(pid (\d+)\) is the previous build/, mark);
+    await d.waitFor(
+      'out',
+      new RegExp(`typecheck +build ${ready[2]}: type errors \\(above\\); the manager runs it anyway`),
+      mark,
+    );
+
+    // 4b. A syntax error: located (KF1405), the old manager keeps reconciling, and says since when.
+    mark = d.out.length;
+    errMark = d.err.length;
+    edit('src/controller/frigate_controller.ts', [
+      "    const broken: number = 'not a number';\n",
+      '    const broken: number = ;\n',
+    ]);
+    await d.waitFor('err', /KF1405/, errMark);
+    assert.match(
+      d.err.slice(errMark),
+      /src\/controller\/frigate_controller\.ts\(\d+,\d+\): error TS1109: Expression expected/,
+    );
+    await d.waitFor(
+      'out',
+      new RegExp(
+        `build \\d+ does not compile: the running manager \\(pid ${ready[1]}\\) is the previous build, build ${ready[2]}, running since \\d\\d:\\d\\d:\\d\\d \\(\\d+ s ago\\); save a fix`,
+      ),
+      mark,
+    );
     const current = managers[managers.length - 1];
     assert.ok(alive(current), 'the previous manager still runs');
-    assert.doesNotMatch(d.out.slice(mark), /runs the new code/);
+    assert.doesNotMatch(d.out.slice(mark), /ready +manager pid/);
     await api.request('POST', FRIGATES, {
       body: { apiVersion: `${GROUP}/v1`, kind: 'Frigate', metadata: { name: 'three' }, spec: { foo: 'c' } },
     });
     await eventFor('three');
+    mark = d.out.length;
+    edit('src/controller/frigate_controller.ts', ['    const broken: number = ;\n', '    const broken = 1;\n']);
+    ready = await d.rebuilt('src/controller/frigate_controller.ts', mark);
+    managers.push(Number(ready[1]));
 
-    // 5. Ctrl-C: nothing left behind.
+    // 5. Every save reaches the running manager: 20 of one file, alternating by rename and in place.
+    const markTs = join(project, 'src/mark.ts');
+    const byRename = Object.keys(SAVES).filter((k) => k !== 'in place');
+    const reaches = async (markValue: string, marks: string, from: number, what: string) => {
+      const line = await d
+        .waitFor(
+          'out',
+          new RegExp(`manager +dev mark +mark=${markValue} marks=${marks.replace(/\+/g, '\\+')} build=(\\d+)`),
+          from,
+          60_000,
+        )
+        .catch((e: Error) => assert.fail(`${what}: ${e.message}`));
+      const r = d.out.slice(from).match(/ready +manager pid (\d+) runs build (\d+)/);
+      assert.ok(r, `${what}: a ready line`);
+      assert.equal(line[1], r[2], `${what}: the manager runs the build the ready line names`);
+      managers.push(Number(r[1]));
+    };
+    const base = MARKS.map(() => 'base').join('+');
+    for (let i = 1; i <= 20; i++) {
+      const how = i % 2 === 0 ? 'in place' : byRename[((i - 1) / 2) % byRename.length];
+      mark = d.out.length;
+      SAVES[how](markTs, markModule(`m${i}`));
+      await reaches(`m${i}`, base, mark, `save ${i} (${how})`);
+    }
+    // A delete (the manager cannot load without it) and a re-create.
+    mark = d.out.length;
+    unlinkSync(markTs);
+    await d.waitFor('out', /change +build \d+: src\/mark\.ts \(deleted\)/, mark);
+    await d.waitFor('err', /KF1406/, 0);
+    assert.equal(existsSync(join(project, '.kubeforge/dev/build/src/mark.js')), false, 'its output is removed');
+    mark = d.out.length;
+    writeFileSync(markTs, markModule('recreated'));
+    await reaches('recreated', base, mark, 're-created');
+    // A git checkout of five files.
+    mark = d.out.length;
+    ok(sh('git', ['checkout', '-q', 'other'], project), 'git checkout other');
+    await reaches('recreated', MARKS.map(() => 'other').join('+'), mark, 'git checkout of five files');
+
+    // 6. Ctrl-C: nothing left behind.
     d.proc.kill('SIGINT');
     assert.equal(await d.exited, 0, `kubeforge dev exit code\n${d.out}\n${d.err}`);
     assert.match(d.out, /local control plane stopped/);
@@ -295,6 +424,7 @@ describe('e2e: kubeforge dev on a generated project with webhooks', { timeout: 3
       ' M config/crd/bases/ship.example.com_frigates.yaml',
       ' M src/api/v1/frigate_types.ts',
       ' M src/controller/frigate_controller.ts',
+      ' M src/mark.ts',
       ' M src/webhook/v1/frigate_webhook.ts',
     ]);
     ok(

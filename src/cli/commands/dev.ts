@@ -34,6 +34,11 @@ export const DEV_FLAGS = {
     description:
       'apply config/samples (the Kinds of this project) once the manager runs, and again whenever a file there changes',
   },
+  fake: {
+    type: 'switch',
+    description:
+      "run on kubeforge/testing's fake API server in this process instead of etcd + kube-apiserver (no binaries needed; CRDs served, webhooks called)",
+  },
   typeCheck: {
     type: 'string',
     value: '<mode>',
@@ -64,15 +69,19 @@ Without --kubeconfig/--context it starts etcd + kube-apiserver (from KUBEBUILDER
 kubeforge setup-envtest), keeps their data in .kubeforge/dev and writes .kubeforge/dev/kubeconfig
 for kubectl. It then runs kubeforge manifests, applies the CRDs, the ClusterRole and the webhook
 configurations server-side (webhooks and conversion pointed at https://<webhook-host>:<port>, a
-local CA as caBundle), compiles the project with its own tsc into .kubeforge/dev/build and starts
-the manager (node .kubeforge/dev/build/src/main.js) as a child process. On each save under src/ it
-runs the incremental manifests and tsc, applies the CRDs that changed and restarts the manager; a
-manifests or compile error is printed and the previous manager keeps running. Ctrl-C stops the
-manager, removes what it created on a remote cluster (unless --keep) and stops the local plane.
+local CA as caBundle), builds the project with its own tsc into .kubeforge/dev/build and starts
+the manager (node .kubeforge/dev/build/src/main.js) as a child process. On each save under src/
+(in place or by rename) it transpiles the saved files, runs the incremental manifests, applies the
+CRDs that changed and restarts the manager, while the project's tsc type-checks beside it
+(--type-check). A syntax or manifests error keeps the running manager and says which build it runs
+and since when. Ctrl-C stops the manager, removes what it created on a remote cluster (unless
+--keep) and stops the local plane. One kubeforge dev per project.
 
 Examples:
   $ kubeforge dev                                     # local control plane
   $ kubeforge dev --apply-samples                     # and the samples of config/samples, kept applied
+  $ kubeforge dev --type-check strict                 # restart only on builds that type-check
+  $ kubeforge dev --fake                              # on the fake API server: no etcd or kube-apiserver
   $ KUBECONFIG=.kubeforge/dev/kubeconfig kubectl get crd   # from another terminal
   $ kubeforge dev --context kind-dev --webhook-host host.docker.internal`,
     )
@@ -89,6 +98,12 @@ Examples:
           );
         }
       }
+      if (opts.fake && (opts.kubeconfig !== undefined || opts.context !== undefined))
+        throw new DiagnosticError(
+          error('KF1412', '--fake runs its own API server: it does not go with --kubeconfig or --context', {
+            hint: 'leave out --fake to use that cluster, or the kubeconfig flags to run on the fake API server',
+          }),
+        );
       const modes = ['async', 'strict', 'off'];
       if (!modes.includes(opts.typeCheck))
         throw new DiagnosticError(
