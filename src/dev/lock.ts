@@ -28,6 +28,9 @@ export interface LockRecord {
 
 export const LOCK_FILE = 'lock';
 
+/** The dev folders whose lock a session of this process holds (two sessions in one process: tests, benches). */
+const heldHere = new Set<string>();
+
 /** Whether `pid` runs (a zombie, dead but not yet waited for by its parent, does not). */
 export function alive(pid: number): boolean {
   try {
@@ -102,12 +105,13 @@ export class SessionLock {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         writeFileSync(lock.file, JSON.stringify(lock.record), { flag: 'wx' });
+        heldHere.add(lock.file);
         return lock;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       }
       const other = readLock(devDir);
-      if (other && other.pid !== process.pid && alive(other.pid)) throw new LockHeld(other);
+      if (other && (other.pid === process.pid ? heldHere.has(lock.file) : alive(other.pid))) throw new LockHeld(other);
       if (other) onStale(other, reapStale(devDir, other));
       rmSync(lock.file, { force: true });
     }
@@ -137,6 +141,7 @@ export class SessionLock {
   release(): void {
     const rec = readLock(this.devDir);
     if (rec?.pid === process.pid) rmSync(this.file, { force: true });
+    heldHere.delete(this.file);
   }
 }
 

@@ -258,6 +258,71 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
       }
     });
 
+    it('--type-check strict: a type error keeps the running manager (KF1405, which build and since when); async runs it and warns (KF1410)', async () => {
+      const env = new TestEnvironment({ joinSharedControlPlane: false });
+      await env.start();
+      const file = join(project, 'src/controller/frigate_controller.ts');
+      const pristine = readFileSync(file, 'utf8');
+      const waitLog = async (get: () => string, re: RegExp, what: string) => {
+        for (const deadline = Date.now() + 60_000; !re.test(get()); ) {
+          assert.ok(Date.now() < deadline, `${what}:\n${get()}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        return get().match(re)!;
+      };
+      try {
+        for (const mode of ['strict', 'async'] as const) {
+          let log = '';
+          const session = new DevSession({
+            projectDir: project,
+            kubeconfig: env.kubeconfigPath,
+            typeCheck: mode,
+            debounceMs: 50,
+            out: (t) => (log += t),
+            err: (t) => (log += t),
+          });
+          try {
+            await session.start();
+            assert.match(log, new RegExp(`manager running \\(pid \\d+, build 1\\).*type-check ${mode}`));
+            const pid = session.managerPid;
+            const from = log.length;
+            writeFileSync(
+              file,
+              pristine.replace(
+                '    return {};\n  }\n',
+                "    const n: number = 'x';\n    void n;\n    return {};\n  }\n",
+              ),
+            );
+            if (mode === 'strict') {
+              await waitLog(
+                () => log.slice(from),
+                /build 2 does not type-check \(--type-check strict\): the running manager \(pid (\d+)\) is the previous build, build 1, running since \d\d:\d\d:\d\d/,
+                'strict keeps build 1',
+              );
+              assert.match(log.slice(from), /KF1405 +the project does not compile/);
+              assert.match(log.slice(from), /src\/controller\/frigate_controller\.ts\(\d+,\d+\): error TS2322/);
+              assert.doesNotMatch(log.slice(from), /ready +manager pid/);
+              assert.equal(session.managerPid, pid, 'the manager of build 1 runs on');
+            } else {
+              await waitLog(() => log.slice(from), /ready +manager pid \d+ runs build 2 /, 'async runs build 2');
+              await waitLog(
+                () => log.slice(from),
+                /typecheck +build 2: type errors \(above\); the manager runs it anyway/,
+                'and reports its type errors',
+              );
+              assert.match(log.slice(from), /KF1410 +type errors in build 2/);
+              assert.notEqual(session.managerPid, pid);
+            }
+          } finally {
+            writeFileSync(file, pristine);
+            await session.stop();
+          }
+        }
+      } finally {
+        await env.stop();
+      }
+    });
+
     it('on a cluster with --keep: leaves what it installed, and says so', async () => {
       const env = new TestEnvironment({ joinSharedControlPlane: false });
       const kc = await env.start();
