@@ -759,6 +759,7 @@ export class DevSession {
       `build ${build}: ${files.map((f) => (changes.get(f) === 'deleted' ? `${f} (deleted)` : f)).join(', ')}`,
     );
     const result: RebuildResult = { ok: false, build, files, crdsApplied: [] };
+    const after: (() => void)[] = [];
     try {
       // 1. The saved files transpiled on their own (milliseconds), before anything else runs.
       let tr: ReturnType<Transpiler['build']>;
@@ -768,11 +769,13 @@ export class DevSession {
         tr = { written: [], removed: [], unchanged: 0, errors: `${(e as Error).message}\n`, ms: 0 };
       }
       result.compileMs = tr.ms;
-      // 2. The type-check starts beside the rest (a process); 3. manifests and their apply.
-      const check = this.typeCheck === 'off' ? undefined : this.tsc!.check();
+      // 2. The type-check: before the restart with --type-check strict; else once the restart is
+      // done (on two cores, a check beside the manager's start slows the start); 3. manifests and
+      // their apply.
+      const check = this.typeCheck === 'strict' ? this.tsc!.check() : undefined;
+      if (this.typeCheck === 'async' && !tr.errors) after.push(() => this.checkLater(build));
       const man = await this.manifestsApplied(result);
       result.manifestsMs = man.ms;
-      if (man.diagnostics) return this.failed(`build ${build}: manifests failed`, [...man.diagnostics]);
       if (tr.errors) {
         return this.failed(`build ${build} does not compile`, [
           error('KF1405', `the project does not compile:\n${tr.errors.trimEnd()}`, {
@@ -781,8 +784,9 @@ export class DevSession {
           }),
         ]);
       }
-      if (this.typeCheck === 'strict') {
-        const c = await check!;
+      if (man.diagnostics) return this.failed(`build ${build}: manifests failed`, [...man.diagnostics]);
+      if (check) {
+        const c = await check;
         result.typeCheckMs = c.ms;
         if (c.cancelled) return this.log('typecheck', `build ${build}: a newer save replaces it`);
         if (!c.ok)
@@ -792,12 +796,6 @@ export class DevSession {
               hint: 'fix the errors and save',
             }),
           ]);
-      } else if (check) {
-        void check.then((c) => {
-          if (c.cancelled || this.stopped) return;
-          if (c.ok) this.log('typecheck', `build ${build}: ok (${ms(c.ms)})`);
-          else this.typeErrors(build, c.text, c.ms);
-        });
       }
       if (tr.written.length === 0 && tr.removed.length === 0 && man.changed.length === 0) {
         // A save that changed no output (the same bytes saved again, a second event for one save).
@@ -821,8 +819,19 @@ export class DevSession {
         `manager pid ${this.child!.pid} runs build ${build} (${files.join(', ')}): save -> running in ${ms(result.saveToRunningMs)} (manifests ${ms(man.ms)} | transpile ${ms(tr.ms)}${result.typeCheckMs !== undefined ? ` | type-check ${ms(result.typeCheckMs)}` : ''} | restart ${ms(result.restartMs)})`,
       );
     } finally {
+      for (const f of after) f();
       this.onRebuild?.(result);
     }
+  }
+
+  /** The async mode's type-check of `build`, reported when it ends (unless a newer check replaced it). */
+  private checkLater(build: number): void {
+    if (this.stopped) return;
+    void this.tsc!.check().then((c) => {
+      if (c.cancelled || this.stopped) return;
+      if (c.ok) this.log('typecheck', `build ${build}: ok (${ms(c.ms)})`);
+      else this.typeErrors(build, c.text, c.ms);
+    });
   }
 
   /**
