@@ -1,0 +1,153 @@
+/**
+ * CustomResourceDefinitions written through the fake's API, served as kube-apiserver serves them:
+ * a CRD created, updated or applied is served at once with its current versions and schemas
+ * (apiextensions-apiserver's crdHandler), its status gets what the naming and establishing
+ * controllers write (`acceptedNames`, `NamesAccepted` and `Established` True), and `storedVersions`
+ * keeps every storage version (the CRD strategy). A CRD deleted gets the cleanup finalizer and a
+ * `Terminating` condition (the CRD registry's Delete); its objects are then deleted (the
+ * finalizing controller) and, once none is left, the CRD goes and its resources stop being served.
+ */
+import type { Resource } from './resources.js';
+import { storageVersion } from './resources.js';
+import type { Store, WriteContext } from './store.js';
+import { type Obj, clone, isObj } from './json.js';
+import { now } from './apply.js';
+
+export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+
+/** What the CRD lifecycle needs of the server. */
+export interface CRDHost {
+  readonly store: Store;
+  /** The apiextensions.k8s.io/v1 customresourcedefinitions resource. */
+  crdResource(): Resource;
+  /** Serves `crd`'s versions, replacing what the CRD of that name served before. */
+  serve(crd: Obj): void;
+  /** Stops serving what the CRD `name` served. */
+  unserve(name: string): void;
+  /** What the CRD `name` serves now. */
+  servedBy(name: string): Resource[];
+}
+
+const isCRD = (r: Resource) => r.group === 'apiextensions.k8s.io' && r.kind === 'CustomResourceDefinition';
+
+export { isCRD };
+
+const quiet = (): WriteContext => ({ dryRun: false, warnings: [], fieldManager: 'kube-apiserver' });
+
+/**
+ * After a write of the CRD `name` (or of an object of a CRD being deleted): serves what it says
+ * now, establishes it, or finishes its deletion.
+ */
+export function syncCRD(host: CRDHost, name: string): void {
+  const crd = host.store.find(host.crdResource(), undefined, name);
+  if (!crd) {
+    host.unserve(name);
+    return;
+  }
+  if ((crd.metadata as Obj).deletionTimestamp) {
+    finalize(host, crd);
+    return;
+  }
+  host.serve(crd);
+  establish(host, crd);
+}
+
+/** The CRD strategy on create and update: `storedVersions` gains the storage version (PrepareForCreate/Update). */
+export function prepareCRD(o: Obj, old: Obj | undefined): void {
+  const storage = storageVersion(o);
+  const status = isObj(o.status) ? o.status : (o.status = {});
+  if (!old) {
+    for (const k of Object.keys(status)) delete status[k];
+    status.acceptedNames = { plural: '', kind: '' };
+  }
+  const stored = Array.isArray(status.storedVersions) ? (status.storedVersions as string[]) : [];
+  if (storage && !stored.includes(storage)) status.storedVersions = [...stored, storage];
+}
+
+/** The CRD registry's Delete: the cleanup finalizer and a Terminating condition (no other change). */
+export function markCRDForDeletion(o: Obj): void {
+  const m = o.metadata as Obj;
+  const finalizers = Array.isArray(m.finalizers) ? (m.finalizers as string[]) : [];
+  if (!finalizers.includes(CRD_CLEANUP_FINALIZER)) m.finalizers = [...finalizers, CRD_CLEANUP_FINALIZER];
+  const status = isObj(o.status) ? o.status : (o.status = {});
+  status.conditions = setCondition(status.conditions, {
+    type: 'Terminating',
+    status: 'True',
+    reason: 'InstanceDeletionPending',
+    message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+  });
+}
+
+/** The naming and establishing controllers: names accepted as asked, the CRD established. */
+function establish(host: CRDHost, crd: Obj): void {
+  const status = isObj(crd.status) ? clone(crd.status) : {};
+  const names = acceptedNames(crd);
+  let conditions = setCondition(status.conditions, {
+    type: 'NamesAccepted',
+    status: 'True',
+    reason: 'NoConflicts',
+    message: 'no conflicts found',
+  });
+  conditions = setCondition(conditions, {
+    type: 'Established',
+    status: 'True',
+    reason: 'InitialNamesAccepted',
+    message: 'the initial names have been accepted',
+  });
+  const next = { ...status, acceptedNames: names, conditions };
+  if (JSON.stringify(next) === JSON.stringify(crd.status)) return;
+  const name = String((crd.metadata as Obj).name);
+  host.store.update(host.crdResource(), undefined, name, { ...crd, status: next }, 'status', quiet());
+}
+
+/** spec.names with what the server defaults (singular, listKind), in the order the server prints them. */
+function acceptedNames(crd: Obj): Obj {
+  const n = (isObj(crd.spec) && isObj(crd.spec.names) ? crd.spec.names : {}) as Obj;
+  const kind = String(n.kind ?? '');
+  const out: Obj = { plural: n.plural ?? '', singular: n.singular ?? kind.toLowerCase() };
+  if (Array.isArray(n.shortNames) && n.shortNames.length) out.shortNames = n.shortNames;
+  out.kind = kind;
+  out.listKind = n.listKind ?? `${kind}List`;
+  if (Array.isArray(n.categories) && n.categories.length) out.categories = n.categories;
+  return out;
+}
+
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+
+/** apiextensions' SetCRDCondition: replaces the condition of that type, keeping its time when its status stays. */
+function setCondition(list: unknown, c: Condition): Obj[] {
+  const conditions = Array.isArray(list) ? (clone(list) as Obj[]) : [];
+  const i = conditions.findIndex((x) => x.type === c.type);
+  const time = i >= 0 && conditions[i].status === c.status ? conditions[i].lastTransitionTime : now();
+  const entry = { type: c.type, status: c.status, lastTransitionTime: time, reason: c.reason, message: c.message };
+  if (i >= 0) conditions[i] = entry;
+  else conditions.push(entry);
+  return conditions;
+}
+
+/** The finalizing controller: deletes the CRD's objects; once none is left, removes its finalizer (the CRD goes). */
+function finalize(host: CRDHost, crd: Obj): void {
+  const name = String((crd.metadata as Obj).name);
+  const served = host.servedBy(name);
+  const r = served[0];
+  let left = 0;
+  if (r) {
+    for (const o of host.store.all(r)) {
+      const m = o.metadata as Obj;
+      if (!m.deletionTimestamp)
+        host.store.delete(r, r.namespaced ? String(m.namespace) : undefined, String(m.name), {}, quiet());
+    }
+    left = host.store.all(r).length;
+  }
+  const m = crd.metadata as Obj;
+  const finalizers = Array.isArray(m.finalizers) ? (m.finalizers as string[]) : [];
+  if (left > 0 || !finalizers.includes(CRD_CLEANUP_FINALIZER)) return;
+  const next = { ...crd, metadata: { ...m, finalizers: finalizers.filter((f) => f !== CRD_CLEANUP_FINALIZER) } };
+  host.store.update(host.crdResource(), undefined, name, next, undefined, quiet());
+  if (!host.store.find(host.crdResource(), undefined, name)) host.unserve(name);
+}
