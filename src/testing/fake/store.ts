@@ -194,6 +194,8 @@ export class Store {
   asVersion(r: Resource, o: Obj): Obj {
     const c = clone(o);
     c.apiVersion = apiVersionOf(r);
+    // As read from storage: the storage version's defaults, then the version asked for.
+    if (r.custom && r.storageSchema && r.storageSchema !== r.schema) applyDefaults(c, r.storageSchema);
     if (r.custom) applyDefaults(c, r.schema);
     return c;
   }
@@ -367,7 +369,7 @@ export class Store {
     }
     ctx.admit?.validate(o, undefined);
     if (ctx.dryRun) return o;
-    return clone(this.put(r, this.toStorage(r, o), 'ADDED'));
+    return this.asVersion(r, this.put(r, this.toStorage(r, o), 'ADDED'));
   }
 
   /** Objects are kept in one version per resource; conversion between versions is None (apiVersion only). */
@@ -477,7 +479,7 @@ export class Store {
     }
     const same = equalJSON(withoutManagedFields(o), withoutManagedFields(old));
     if (same || ctx.dryRun) return same ? old : o;
-    return clone(this.put(r, o, 'MODIFIED'));
+    return this.asVersion(r, this.put(r, o, 'MODIFIED'));
   }
 
   /** PATCH by content type: merge, JSON patch, strategic merge (built-ins), apply. */
