@@ -271,28 +271,33 @@ describe('admission webhooks on the fake API server', () => {
     assert.equal(untrusted.hooks.reviews.length, 0);
   });
 
-  it('dry runs: a webhook with side effects refuses one (400); sideEffects None is called with dryRun true and nothing is stored', async () => {
-    const { ns, hooks } = await setup({ '/v': () => allow() }, (h, ns) => [
+  it('dry runs: webhooks without side effects are called with dryRun true, and nothing is stored', async () => {
+    const { ns, hooks } = await setup({ '/v': (r) => (r.object.spec.size === 6 ? deny('six') : allow()) }, (h, ns) => [
       configuration('ValidatingWebhookConfiguration', `v-${ns}`, [
         webhook(h, 'none.fake.kubeforge.io', '/v', [rule(['widgets'], ['CREATE'])], inNs(ns)),
-        webhook(h, 'some.fake.kubeforge.io', '/v', [rule(['widgets'], ['UPDATE'])], {
+        webhook(h, 'noneondryrun.fake.kubeforge.io', '/v', [rule(['widgets'], ['UPDATE'])], {
           ...inNs(ns),
-          sideEffects: 'Some',
+          sideEffects: 'NoneOnDryRun',
         }),
       ]),
     ]);
     const o = await rest.request('POST', W(ns), { body: widget('w'), query: { dryRun: 'All' } });
     assert.equal(o.metadata.name, 'w');
     assert.equal(hooks.reviews[0].request.dryRun, true);
+    assert.deepEqual(hooks.reviews[0].request.options, {
+      kind: 'CreateOptions',
+      apiVersion: 'meta.k8s.io/v1',
+      dryRun: ['All'],
+    });
     await assert.rejects(rest.request('GET', W(ns, 'w')), /not found/);
-    const real = await rest.request('POST', W(ns), { body: widget('w') });
+    const stored = await rest.request('POST', W(ns), { body: widget('w') });
+    await rest.request('PUT', W(ns, 'w'), { body: { ...stored, spec: { size: 5 } }, query: { dryRun: 'All' } });
+    assert.equal(hooks.reviews.at(-1)?.request.dryRun, true);
+    assert.equal((await rest.request('GET', W(ns, 'w'))).spec.size, 3);
     const e = await refusal(
-      rest.request('PUT', W(ns, 'w'), { body: { ...real, spec: { size: 5 } }, query: { dryRun: 'All' } }),
+      rest.request('PUT', W(ns, 'w'), { body: { ...stored, spec: { size: 6 } }, query: { dryRun: 'All' } }),
     );
-    assert.deepEqual(
-      [e.code, e.reason, e.message],
-      [400, 'BadRequest', 'admission webhook "some.fake.kubeforge.io" does not support dry run'],
-    );
+    assert.match(e.message, /"noneondryrun.fake.kubeforge.io" denied the request: six/);
   });
 
   it('timeoutSeconds: a slow webhook is a failed call', async () => {

@@ -47,7 +47,7 @@ export const deny = (message: string, code?: number, reason?: string): Answer =>
   status: { message, ...(code ? { code } : {}), ...(reason ? { reason } : {}) },
 });
 
-/** Starts a webhook server whose `paths` answer reviews; an unknown path answers 404; `/probe` allows. */
+/** Starts a webhook server whose `paths` answer reviews; an unknown path answers 404; `/probe...` allows. */
 export async function startHookServer(
   paths: Record<string, (r: Review) => Answer | Promise<Answer>>,
   o: { delayMs?: number } = {},
@@ -62,7 +62,7 @@ export async function startHookServer(
       const path = (req.url ?? '/').split('?')[0];
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { apiVersion: string; request: Review };
       reviews.push({ path, request: review.request });
-      const f = path === '/probe' ? () => allow() : paths[path];
+      const f = path.startsWith('/probe') ? () => allow() : paths[path];
       if (!f) {
         res.writeHead(404).end('not found');
         return;

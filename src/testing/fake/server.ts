@@ -348,7 +348,8 @@ export class FakeServer {
       const m = o.metadata as Obj;
       const ns = r.namespaced ? str(m.namespace) : undefined;
       return this.admitted(
-        { r, namespace: ns, name: str(m.name), deleteOptions: {} },
+        // The server admits each object of a collection under the collection's name: none.
+        { r, namespace: ns, name: '', deleteOptions: {} },
         ctx,
         (c) => this.store.delete(r, ns, str(m.name), {}, c),
         (after) => {
