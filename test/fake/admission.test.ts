@@ -357,6 +357,35 @@ describe('admission webhooks on the fake API server', () => {
     );
   });
 
+  it('each webhook is called once per request, also for an apply whose managedFields time moves during the calls', async () => {
+    const slow = await startHookServer(
+      {
+        '/m': () => ({ allowed: true, patch: [{ op: 'add', path: '/metadata/labels', value: { m: 'y' } }] }),
+        '/v': () => allow(),
+      },
+      { delayMs: 1100 },
+    );
+    closers.push(() => slow.close());
+    const { ns } = await setup({}, (_h, ns) => [
+      configuration('MutatingWebhookConfiguration', `m-${ns}`, [
+        webhook(slow, 'm.fake.kubeforge.io', '/m', [rule(['widgets'])], inNs(ns)),
+      ]),
+      configuration('ValidatingWebhookConfiguration', `v-${ns}`, [
+        webhook(slow, 'v.fake.kubeforge.io', '/v', [rule(['widgets'])], inNs(ns)),
+      ]),
+    ]);
+    const apply = {
+      contentType: 'application/apply-patch+yaml',
+      query: { fieldManager: 'kubeforge-dev', force: 'true' },
+    };
+    const o = await rest.request('PATCH', W(ns, 'a'), { body: widget('a'), ...apply });
+    assert.deepEqual(o.metadata.labels, { m: 'y' });
+    assert.deepEqual(
+      slow.reviews.filter((r) => !r.path.startsWith('/probe')).map((r) => r.path),
+      ['/m', '/v'],
+    );
+  });
+
   it('a service clientConfig is refused with a message saying the fake reaches only urls', async () => {
     const { ns } = await setup({}, (h, ns) => [
       configuration('ValidatingWebhookConfiguration', `v-${ns}`, [

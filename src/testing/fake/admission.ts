@@ -231,11 +231,20 @@ function sameRevision(a: Obj | undefined, b: Obj | undefined): boolean {
   return rv(a) === rv(b);
 }
 
-/** The object the mutating point sees again, as it saw it the first time (namespace filled in alike). */
+/**
+ * The object the mutating point sees again, as it saw it the first time (namespace filled in
+ * alike). managedFields are left out: server-side apply stamps them with the time of the pass.
+ */
 function sameJSON(o: Obj, seen: Obj | undefined, info: AdmissionRequestInfo): boolean {
-  const c = clone(o);
-  if (info.r.namespaced) (c.metadata as Obj).namespace ??= info.namespace;
-  return JSON.stringify(c) === JSON.stringify(seen);
+  const strip = (x: Obj | undefined) => {
+    if (!x) return x;
+    const c = clone(x);
+    const m = c.metadata as Obj;
+    if (info.r.namespaced) m.namespace ??= info.namespace;
+    delete m.managedFields;
+    return c;
+  };
+  return JSON.stringify(strip(o)) === JSON.stringify(strip(seen));
 }
 
 function adoptSystemFields(o: Obj, seen: Obj): void {
