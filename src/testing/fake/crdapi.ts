@@ -3,17 +3,16 @@
  * a CRD created, updated or applied is served at once with its current versions and schemas
  * (apiextensions-apiserver's crdHandler), its status gets what the naming and establishing
  * controllers write (`acceptedNames`, `NamesAccepted` and `Established` True), and `storedVersions`
- * keeps every storage version (the CRD strategy). A CRD deleted gets the cleanup finalizer and a
+ * keeps every storage version (the CRD strategy, ./crdstrategy.ts). A CRD deleted gets the cleanup finalizer and a
  * `Terminating` condition (the CRD registry's Delete); its objects are then deleted (the
  * finalizing controller) and, once none is left, the CRD goes and its resources stop being served.
  */
 import type { Resource } from './resources.js';
-import { storageVersion } from './resources.js';
 import type { Store, WriteContext } from './store.js';
 import { type Obj, clone, isObj } from './json.js';
-import { now } from './apply.js';
+import { CRD_CLEANUP_FINALIZER, setCondition } from './crdstrategy.js';
 
-export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+export { isCRD } from './crdstrategy.js';
 
 /** What the CRD lifecycle needs of the server. */
 export interface CRDHost {
@@ -27,10 +26,6 @@ export interface CRDHost {
   /** What the CRD `name` serves now. */
   servedBy(name: string): Resource[];
 }
-
-const isCRD = (r: Resource) => r.group === 'apiextensions.k8s.io' && r.kind === 'CustomResourceDefinition';
-
-export { isCRD };
 
 const quiet = (): WriteContext => ({ dryRun: false, warnings: [], fieldManager: 'kube-apiserver' });
 
@@ -50,32 +45,6 @@ export function syncCRD(host: CRDHost, name: string): void {
   }
   host.serve(crd);
   establish(host, crd);
-}
-
-/** The CRD strategy on create and update: `storedVersions` gains the storage version (PrepareForCreate/Update). */
-export function prepareCRD(o: Obj, old: Obj | undefined): void {
-  const storage = storageVersion(o);
-  const status = isObj(o.status) ? o.status : (o.status = {});
-  if (!old) {
-    for (const k of Object.keys(status)) delete status[k];
-    status.acceptedNames = { plural: '', kind: '' };
-  }
-  const stored = Array.isArray(status.storedVersions) ? (status.storedVersions as string[]) : [];
-  if (storage && !stored.includes(storage)) status.storedVersions = [...stored, storage];
-}
-
-/** The CRD registry's Delete: the cleanup finalizer and a Terminating condition (no other change). */
-export function markCRDForDeletion(o: Obj): void {
-  const m = o.metadata as Obj;
-  const finalizers = Array.isArray(m.finalizers) ? (m.finalizers as string[]) : [];
-  if (!finalizers.includes(CRD_CLEANUP_FINALIZER)) m.finalizers = [...finalizers, CRD_CLEANUP_FINALIZER];
-  const status = isObj(o.status) ? o.status : (o.status = {});
-  status.conditions = setCondition(status.conditions, {
-    type: 'Terminating',
-    status: 'True',
-    reason: 'InstanceDeletionPending',
-    message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
-  });
 }
 
 /** The naming and establishing controllers: names accepted as asked, the CRD established. */
@@ -110,24 +79,6 @@ function acceptedNames(crd: Obj): Obj {
   out.listKind = n.listKind ?? `${kind}List`;
   if (Array.isArray(n.categories) && n.categories.length) out.categories = n.categories;
   return out;
-}
-
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-}
-
-/** apiextensions' SetCRDCondition: replaces the condition of that type, keeping its time when its status stays. */
-function setCondition(list: unknown, c: Condition): Obj[] {
-  const conditions = Array.isArray(list) ? (clone(list) as Obj[]) : [];
-  const i = conditions.findIndex((x) => x.type === c.type);
-  const time = i >= 0 && conditions[i].status === c.status ? conditions[i].lastTransitionTime : now();
-  const entry = { type: c.type, status: c.status, lastTransitionTime: time, reason: c.reason, message: c.message };
-  if (i >= 0) conditions[i] = entry;
-  else conditions.push(entry);
-  return conditions;
 }
 
 /** The finalizing controller: deletes the CRD's objects; once none is left, removes its finalizer (the CRD goes). */

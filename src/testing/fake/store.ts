@@ -32,7 +32,7 @@ import {
   type Admission,
 } from './builtin.js';
 import { strategicMerge } from './smp.js';
-import { isCRD, markCRDForDeletion, prepareCRD } from './crdapi.js';
+import { isCRD, markCRDForDeletion, prepareCRD } from './crdstrategy.js';
 import { applyConfiguration, now, trackUpdate } from './apply.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 import { type Obj, clone, isObj } from './json.js';
