@@ -355,6 +355,76 @@ function WEBHOOK_SCENARIOS(): Scenario[] {
         ),
     },
     {
+      name: 'admission: a webhook that answers 404, another uid, or a patch from a validating webhook',
+      run: (s) =>
+        withHooks(
+          s,
+          {
+            '/wrong-uid': () => ({
+              allowed: true,
+              raw: {
+                apiVersion: 'admission.k8s.io/v1',
+                kind: 'AdmissionReview',
+                response: { uid: 'nope', allowed: true },
+              },
+            }),
+            '/v-patch': (r) => ({
+              allowed: true,
+              raw: {
+                apiVersion: 'admission.k8s.io/v1',
+                kind: 'AdmissionReview',
+                response: {
+                  uid: r.uid,
+                  allowed: true,
+                  patchType: 'JSONPatch',
+                  patch: Buffer.from('[]').toString('base64'),
+                },
+              },
+            }),
+            '/no-response': () => ({
+              allowed: true,
+              raw: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' },
+            }),
+          },
+          {
+            ValidatingWebhookConfiguration: (h) => [
+              webhook(h, 'missing.fake.kubeforge.io', '/missing', [rule(['widgets'], ['CREATE'])], {
+                objectSelector: { matchLabels: { case: 'missing' } },
+              }),
+              webhook(h, 'uid.fake.kubeforge.io', '/wrong-uid', [rule(['widgets'], ['CREATE'])], {
+                objectSelector: { matchLabels: { case: 'uid' } },
+              }),
+              webhook(h, 'patch.fake.kubeforge.io', '/v-patch', [rule(['widgets'], ['CREATE'])], {
+                objectSelector: { matchLabels: { case: 'patch' } },
+              }),
+              webhook(h, 'absent.fake.kubeforge.io', '/no-response', [rule(['widgets'], ['CREATE'])], {
+                objectSelector: { matchLabels: { case: 'absent' } },
+              }),
+            ],
+          },
+          async () => {
+            for (const c of ['missing', 'patch', 'absent'])
+              await s.do(`webhook ${c}`, 'POST', W(s.ns), widget(c, { size: 1 }, { case: c }));
+            // The uid the server made up is in the message: compared without it.
+            try {
+              await s.rest.request('POST', W(s.ns), { body: widget('uid', { size: 1 }, { case: 'uid' }) });
+              s.note('webhook uid', 'accepted');
+            } catch (e) {
+              const st = (e as StatusError).status as {
+                message?: string;
+                details?: { causes?: { message?: string }[] };
+              };
+              const scrub = (m?: string) => m?.replace(/uid="[^"]*"/, 'uid="<uid>"');
+              s.note('webhook uid', [
+                (e as StatusError).code,
+                scrub(st.message),
+                scrub(st.details?.causes?.[0]?.message),
+              ]);
+            }
+          },
+        ),
+    },
+    {
       name: 'admission: dry runs: sideEffects None and NoneOnDryRun are called with dryRun',
       run: (s) =>
         withHooks(

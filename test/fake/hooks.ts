@@ -29,6 +29,8 @@ export type Answer = {
   status?: Record<string, unknown>;
   patch?: unknown[];
   warnings?: string[];
+  /** Sent as the whole response body instead (a malformed review). */
+  raw?: unknown;
 };
 
 export interface HookServer {
@@ -69,6 +71,10 @@ export async function startHookServer(
       }
       if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
       const a = await f(review.request);
+      if (a.raw !== undefined) {
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(a.raw));
+        return;
+      }
       const response: Record<string, unknown> = { uid: review.request.uid, allowed: a.allowed };
       if (a.status) response.status = a.status;
       if (a.warnings) response.warnings = a.warnings;

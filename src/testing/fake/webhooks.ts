@@ -316,11 +316,7 @@ async function post(hook: WebhookSpec, body: Obj): Promise<unknown> {
         res.on('end', () => {
           const raw = Buffer.concat(chunks).toString('utf8');
           if ((res.statusCode ?? 0) >= 300)
-            return reject(
-              new CallFailure(
-                `failed to call webhook: an error on the server (${JSON.stringify(raw.trim())}) has prevented the request from succeeding`,
-              ),
-            );
+            return reject(new CallFailure(`failed to call webhook: ${responseError(res.statusCode ?? 0, raw)}`));
           try {
             resolve(JSON.parse(raw));
           } catch (e) {
@@ -333,6 +329,37 @@ async function post(hook: WebhookSpec, body: Obj): Promise<unknown> {
     req.on('error', (e) => reject(new CallFailure(`failed to call webhook: ${target}: ${goNetError(e, url)}`)));
     req.end(text);
   });
+}
+
+/** What client-go makes of a response that is not 2xx: a Status body's message, else apierrors.NewGenericServerResponse's. */
+function responseError(code: number, raw: string): string {
+  try {
+    const st = JSON.parse(raw) as Obj;
+    if (isObj(st) && st.kind === 'Status' && typeof st.message === 'string' && st.message) return st.message;
+  } catch {
+    // not JSON: the generic message for the code
+  }
+  const text = raw.trim();
+  const generic: Record<number, string> = {
+    400: 'the server rejected our request for an unknown reason',
+    401: 'the server has asked for the client to provide credentials',
+    403: text,
+    404: 'the server could not find the requested resource',
+    405: 'the server does not allow this method on the requested resource',
+    406:
+      text && text !== 'unknown'
+        ? text
+        : 'the server was unable to respond with a content type that the client supports',
+    409: 'the server reported a conflict',
+    415: text,
+    422: 'the server rejected our request due to an error in our request',
+    429: 'the server has received too many requests and has asked us to try again later',
+    503: 'the server is currently unable to handle the request',
+    504: 'the server was unable to return a response in the time allotted, but may still be processing the request',
+  };
+  if (code in generic) return generic[code];
+  if (code >= 500) return `an error on the server (${JSON.stringify(text)}) has prevented the request from succeeding`;
+  return `the server responded with the status code ${code} but did not return more information`;
 }
 
 /** Node's network errors in the words of Go's net/http and crypto/tls, where they have a counterpart. */
