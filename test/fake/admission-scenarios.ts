@@ -638,5 +638,33 @@ function CRD_SCENARIOS(): Scenario[] {
         s.note('served after', await status(s.rest, `/apis/${group}/v1`));
       },
     },
+    {
+      name: 'CRD over the API: an object with a finalizer holds the deleted CRD, which takes no new object',
+      run: async (s) => {
+        const group = `${s.ns}.kubeforge.io`;
+        const name = `gizmos.${group}`;
+        const G = `/apis/${group}/v1/namespaces/${s.ns}/gizmos`;
+        const gizmo = (n: string, finalizers?: string[]) => ({
+          apiVersion: `${group}/v1`,
+          kind: 'Gizmo',
+          metadata: { name: n, ...(finalizers ? { finalizers } : {}) },
+          spec: { size: 1 },
+        });
+        await s.rest.request('POST', CRDS, { body: gizmoCRD(group) });
+        await established(s.rest, name);
+        await until(async () => (await status(s.rest, G)) === 200, 'served');
+        await s.do('create a held gizmo', 'POST', G, gizmo('held', ['kubeforge.io/hold']), { quiet: true });
+        await s.rest.request('DELETE', `${CRDS}/${name}`);
+        await until(async () => {
+          const o = await s.rest.request('GET', `${G}/held`);
+          return Boolean(o.metadata.deletionTimestamp);
+        }, 'the held gizmo deleting');
+        await s.do('a new gizmo is refused', 'POST', G, gizmo('late'));
+        await s.do('the held gizmo', 'GET', `${G}/held`);
+        s.note('the CRD', crdState(await s.rest.request('GET', `${CRDS}/${name}`)));
+        await s.do('release the held gizmo', 'PATCH', `${G}/held`, { metadata: { finalizers: null } }, MERGE);
+        await until(async () => (await status(s.rest, `${CRDS}/${name}`)) === 404, 'the CRD gone');
+      },
+    },
   ];
 }

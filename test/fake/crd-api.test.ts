@@ -188,6 +188,13 @@ describe('CustomResourceDefinitions written through the fake API server', () => 
     const held = await rest.request('GET', G(group, 'v1', 'default', 'h'));
     assert.ok(held.metadata.deletionTimestamp);
     assert.equal(await code(rest.request('GET', `${CRDS}/gizmos.${group}`)), 200);
+    await assert.rejects(
+      rest.request('POST', G(group), { body: gizmo(group, 'late', { size: 1 }) }),
+      (e: StatusError) =>
+        e.code === 403 &&
+        e.status.message ===
+          `gizmos.${group} "late" is forbidden: create not allowed while custom resource definition is terminating`,
+    );
     await rest.request('PATCH', G(group, 'v1', 'default', 'h'), {
       body: { metadata: { finalizers: null } },
       contentType: 'application/merge-patch+json',

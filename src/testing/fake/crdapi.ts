@@ -40,6 +40,7 @@ export function syncCRD(host: CRDHost, name: string): void {
     return;
   }
   if ((crd.metadata as Obj).deletionTimestamp) {
+    for (const r of host.servedBy(name)) r.terminating = true;
     finalize(host, crd);
     return;
   }
@@ -81,9 +82,31 @@ function acceptedNames(crd: Obj): Obj {
   return out;
 }
 
-/** The finalizing controller: deletes the CRD's objects; once none is left, removes its finalizer (the CRD goes). */
-function finalize(host: CRDHost, crd: Obj): void {
+/** The finalizing controller's first step: the Terminating condition says instances are being deleted. */
+function inProgress(host: CRDHost, crd: Obj): Obj {
+  const status = isObj(crd.status) ? crd.status : {};
+  const conditions = setCondition(status.conditions, {
+    type: 'Terminating',
+    status: 'True',
+    reason: 'InstanceDeletionInProgress',
+    message: 'CustomResource deletion is in progress',
+  });
+  if (JSON.stringify(conditions) === JSON.stringify(status.conditions)) return crd;
   const name = String((crd.metadata as Obj).name);
+  return host.store.update(
+    host.crdResource(),
+    undefined,
+    name,
+    { ...crd, status: { ...status, conditions } },
+    'status',
+    quiet(),
+  );
+}
+
+/** The finalizing controller: deletes the CRD's objects; once none is left, removes its finalizer (the CRD goes). */
+function finalize(host: CRDHost, given: Obj): void {
+  const name = String((given.metadata as Obj).name);
+  const crd = inProgress(host, given);
   const served = host.servedBy(name);
   const r = served[0];
   let left = 0;

@@ -19,6 +19,8 @@ export interface Resource {
   storageKey: string;
   /** The CRD version's schema (custom resources only). */
   schema?: Schema;
+  /** Its CRD is being deleted: creates are forbidden (apiextensions' forbidCreateAdmission). */
+  terminating?: boolean;
   /** The storage version's schema: its defaults apply to whatever is read from storage (custom resources only). */
   storageSchema?: Schema;
   /** The client-node model of a built-in Kind (its Go type, for decoding: ./decode.ts). */

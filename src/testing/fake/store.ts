@@ -316,10 +316,19 @@ export class Store {
   create(r: Resource, namespace: string | undefined, body: unknown, ctx: WriteContext): Obj {
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
     this.checkTypeMeta(r, body);
-    let o = this.decode(r, body, ctx);
-    if (ctx.admit) o = ctx.admit.mutate(o, undefined);
+    const decoded = this.decode(r, body, ctx);
+    const dm = meta(decoded);
+    if (r.namespaced) {
+      if (dm.namespace !== undefined && dm.namespace !== '' && dm.namespace !== namespace)
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      dm.namespace = namespace;
+    } else delete dm.namespace;
+    if (r.terminating)
+      throw forbidden(r, String(dm.name ?? ''), 'create not allowed while custom resource definition is terminating');
+    const o = ctx.admit ? ctx.admit.mutate(decoded, undefined) : decoded;
     const m = meta(o);
     if (r.namespaced) {
+      // A mutating webhook may not move the object to another namespace (rest.BeforeCreate).
       if (m.namespace !== undefined && m.namespace !== '' && m.namespace !== namespace)
         throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
       m.namespace = namespace;
