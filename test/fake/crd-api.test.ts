@@ -203,6 +203,28 @@ describe('CustomResourceDefinitions written through the fake API server', () => 
     assert.equal(await code(rest.request('GET', G(group))), 404);
   });
 
+  it('CRDs given at start are stored and Established too, so an apply of one updates it', async () => {
+    const group = 'started.kubeforge.io';
+    const started = await FakeAPIServer.start({ crds: [gizmoCRD(group) as never] });
+    const r = new RestClient(started.config);
+    try {
+      const crd = await r.request('GET', `${CRDS}/gizmos.${group}`);
+      assert.deepEqual(
+        crd.status.conditions.map((c: Record<string, string>) => `${c.type}=${c.status}`),
+        ['NamesAccepted=True', 'Established=True'],
+      );
+      const applied = await r.request('PATCH', `${CRDS}/gizmos.${group}`, {
+        body: gizmoCRD(group, { v2: true }),
+        ...APPLY,
+      });
+      assert.equal(applied.metadata.uid, crd.metadata.uid);
+      assert.equal(await code(r.request('GET', G(group, 'v2'))), 200);
+    } finally {
+      r.close();
+      await started.stop();
+    }
+  });
+
   it('a dry-run create serves nothing', async () => {
     const group = 'dry.kubeforge.io';
     await rest.request('POST', CRDS, { body: gizmoCRD(group), query: { dryRun: 'All' } });

@@ -64,7 +64,25 @@ export class FakeServer {
       (v, k) => this.resourceFor(v, k),
       () => this.resources.values(),
     );
-    for (const crd of crds) this.installCRD(crd);
+    for (const crd of crds) this.seedCRD(crd);
+  }
+
+  /**
+   * A CRD given at start: served, and stored established as TestEnvironment's would be (so it is
+   * listed, and an apply of it is an update). One the API would refuse (a v1beta1 CRD) is only served.
+   */
+  private seedCRD(crd: Obj): void {
+    this.installCRD(crd);
+    const name = String((crd.metadata as Obj | undefined)?.name ?? '');
+    const r = this.resourceFor('apiextensions.k8s.io/v1', 'CustomResourceDefinition');
+    if (!r || !name || crd.apiVersion !== 'apiextensions.k8s.io/v1' || this.store.find(r, undefined, name)) return;
+    try {
+      this.store.create(r, undefined, crd, { dryRun: false, warnings: [], fieldManager: 'kubeforge' });
+    } catch (e) {
+      if (e instanceof ApiStatus) return;
+      throw e;
+    }
+    syncCRD(this.crdHost(), name);
   }
 
   /** Resolves once the CEL engine is loaded, if a served schema has rules. */
