@@ -6,6 +6,7 @@
  * resourceVersion numbers, generated names).
  */
 import type { RestClient } from '../../src/runtime/client/rest.js';
+import { ADMISSION_SCENARIOS } from './admission-scenarios.js';
 
 export const GROUP = 'fake.kubeforge.io';
 export const V1 = `${GROUP}/v1`;
@@ -1428,6 +1429,7 @@ export const SCENARIOS: Scenario[] = [
 
   // --- built-in Kinds: the defaults of their Go types, pruning of unknown fields, type errors
   ...BUILTIN_SCENARIOS(),
+  ...ADMISSION_SCENARIOS(),
 ];
 
 const APPS = (ns: string, plural: string, name?: string) =>

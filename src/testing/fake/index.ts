@@ -9,9 +9,16 @@
  * try { await reconciler.reconcile(...); } finally { await fake.close(); }
  * ```
  *
- * What it does not do (docs/testing.md, "Testing without an API server"): admission webhooks, conversion
- * webhooks, garbage collection, built-in Kinds' validation beyond metadata and field types (their
- * defaults it applies: ./builtin.ts), RBAC.
+ * It honours the Mutating- and ValidatingWebhookConfigurations stored in it, calling each matching
+ * webhook over HTTPS at its clientConfig.url as kube-apiserver does (./admission.ts, ./webhooks.ts),
+ * and serves a CustomResourceDefinition written through its API at once, established, until it is
+ * deleted (./crdapi.ts): `kubeforge dev --fake` applies a project's CRDs and webhook configurations
+ * to `FakeAPIServer.start()` and points the manager at `fake.config` / `fake.url`.
+ *
+ * What it does not do (docs/testing.md, "Testing without an API server"): conversion webhooks,
+ * webhooks reached through a Service (only clientConfig.url), matchConditions, reinvocation,
+ * garbage collection, built-in Kinds' validation beyond metadata and field types (their defaults it
+ * applies: ./builtin.ts), RBAC.
  */
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { localKubeConfig } from '../../runtime/client/kubeconfig.js';

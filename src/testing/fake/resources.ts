@@ -19,6 +19,10 @@ export interface Resource {
   storageKey: string;
   /** The CRD version's schema (custom resources only). */
   schema?: Schema;
+  /** Its CRD is being deleted: creates are forbidden (apiextensions' forbidCreateAdmission). */
+  terminating?: boolean;
+  /** The storage version's schema: its defaults apply to whatever is read from storage (custom resources only). */
+  storageSchema?: Schema;
   /** The client-node model of a built-in Kind (its Go type, for decoding: ./decode.ts). */
   model?: string;
   /** The schema has x-kubernetes-validations (CEL rules) somewhere. */
@@ -162,6 +166,8 @@ export function crdResources(crd: Obj): Resource[] {
   const group = String(spec.group ?? '');
   const plural = String(names.plural ?? '');
   const out: Resource[] = [];
+  const stored = ((spec.versions ?? []) as Obj[]).find((v) => v.name === storageVersion(crd));
+  const storageSchema = (stored?.schema as Obj | undefined)?.openAPIV3Schema as Schema | undefined;
   for (const v of (spec.versions ?? []) as Obj[]) {
     if (v.served === false) continue;
     const sub = (v.subresources ?? {}) as Obj;
@@ -179,6 +185,7 @@ export function crdResources(crd: Obj): Resource[] {
       namespaced: spec.scope !== 'Cluster',
       storageKey: `${group}/${plural}`,
       schema,
+      storageSchema,
       hasRules: JSON.stringify(schema).includes('"x-kubernetes-validations"'),
       custom: true,
       generation: true,

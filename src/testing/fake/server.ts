@@ -20,11 +20,16 @@ import {
   type FieldRequirement,
   type LabelRequirement,
 } from './selectors.js';
-import { type Obj, isObj } from './json.js';
+import { type Obj, clone, isObj } from './json.js';
 import { yaml } from '../crds.js';
+import { WebhookAdmission, type AdmissionRequestInfo } from './admission.js';
+import { isCRD, syncCRD, type CRDHost } from './crdapi.js';
 
 /** The version the fake reports at /version. */
 export const FAKE_SERVER_VERSION = { major: '1', minor: '37', gitVersion: 'v1.37.2-kubeforge-fake', platform: 'fake' };
+
+/** What a request is answered with (unless it is a watch). */
+type Answer = { body: unknown; warnings?: string[]; code?: number };
 
 interface Route {
   r: Resource;
@@ -38,6 +43,10 @@ export class FakeServer {
   private readonly resources = new Map<string, Resource>();
   private server?: http.Server;
   private readonly watches = new Set<http.ServerResponse>();
+  /** Admission webhooks of the stored configurations (./admission.ts). */
+  private readonly admission: WebhookAdmission;
+  /** The resource keys each CRD serves, by CRD name (a CRD of the constructor's has its name too). */
+  private readonly crdServes = new Map<string, string[]>();
 
   /** The CEL engine, loaded when the first CRD with rules is installed (undefined until then). */
   private cel?: Promise<void>;
@@ -50,7 +59,30 @@ export class FakeServer {
     for (const row of BUILTIN_KINDS) this.add(builtinResource(row));
     const namespaces = this.resources.get('/v1/namespaces')!;
     this.store = new Store(namespaces, (apiVersion, kind) => this.resourceFor(apiVersion, kind));
-    for (const crd of crds) this.installCRD(crd);
+    this.admission = new WebhookAdmission(
+      this.store,
+      (v, k) => this.resourceFor(v, k),
+      () => this.resources.values(),
+    );
+    for (const crd of crds) this.seedCRD(crd);
+  }
+
+  /**
+   * A CRD given at start: served, and stored established as TestEnvironment's would be (so it is
+   * listed, and an apply of it is an update). One the API would refuse (a v1beta1 CRD) is only served.
+   */
+  private seedCRD(crd: Obj): void {
+    this.installCRD(crd);
+    const name = String((crd.metadata as Obj | undefined)?.name ?? '');
+    const r = this.resourceFor('apiextensions.k8s.io/v1', 'CustomResourceDefinition');
+    if (!r || !name || crd.apiVersion !== 'apiextensions.k8s.io/v1' || this.store.find(r, undefined, name)) return;
+    try {
+      this.store.create(r, undefined, crd, { dryRun: false, warnings: [], fieldManager: 'kubeforge' });
+    } catch (e) {
+      if (e instanceof ApiStatus) return;
+      throw e;
+    }
+    syncCRD(this.crdHost(), name);
   }
 
   /** Resolves once the CEL engine is loaded, if a served schema has rules. */
@@ -64,10 +96,59 @@ export class FakeServer {
 
   /** Serves a CRD's versions (what creating a CRD does on a real server, established at once). */
   installCRD(crd: Obj): void {
+    const name = String((crd.metadata as Obj | undefined)?.name ?? '');
+    this.uninstallCRD(name);
+    const keys: string[] = [];
     for (const r of crdResources(crd)) {
       this.add(r);
+      keys.push(`${r.group}/${r.version}/${r.plural}`);
       if (r.hasRules) this.cel ??= this.loadCelRules().then((rules) => this.store.useCelRules(rules));
     }
+    if (name) this.crdServes.set(name, keys);
+  }
+
+  /** Stops serving what the CRD `name` served (its objects stay stored, as in etcd). */
+  uninstallCRD(name: string): void {
+    for (const k of this.crdServes.get(name) ?? []) this.resources.delete(k);
+    this.crdServes.delete(name);
+  }
+
+  /** The CRD lifecycle's view of this server (./crdapi.ts). */
+  private crdHost(): CRDHost {
+    return {
+      store: this.store,
+      crdResource: () => this.resourceFor('apiextensions.k8s.io/v1', 'CustomResourceDefinition')!,
+      serve: (crd) => this.installCRD(crd),
+      unserve: (name) => this.uninstallCRD(name),
+      servedBy: (name) =>
+        (this.crdServes.get(name) ?? []).map((k) => this.resources.get(k)).filter((r): r is Resource => !!r),
+    };
+  }
+
+  /** After a write: a CRD written is served as it now says; an object of a CRD being deleted may let it go. */
+  private written(r: Resource, name: string | undefined, ctx: WriteContext): void {
+    if (ctx.dryRun) return;
+    if (isCRD(r)) {
+      if (name) syncCRD(this.crdHost(), name);
+      return;
+    }
+    if (!r.custom) return;
+    for (const [crdName, keys] of this.crdServes)
+      if (keys.includes(`${r.group}/${r.version}/${r.plural}`)) {
+        const crd = this.store.find(this.crdHost().crdResource(), undefined, crdName);
+        if (crd && (crd.metadata as Obj).deletionTimestamp) syncCRD(this.crdHost(), crdName);
+      }
+  }
+
+  /** Runs a write through the admission webhooks when any are configured; else at once (no await). */
+  private admitted<T>(
+    info: AdmissionRequestInfo,
+    ctx: WriteContext,
+    op: (c: WriteContext) => T,
+    then: (x: T) => Answer,
+  ): Answer | Promise<Answer> {
+    if (!this.admission.active(info.r)) return then(op(ctx));
+    return this.admission.run(info, ctx, op).then(then);
   }
 
   resourceFor(apiVersion: string, kind: string): Resource | undefined {
@@ -98,7 +179,7 @@ export class FakeServer {
     try {
       const url = new URL(req.url ?? '/', 'http://fake');
       const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req);
-      const answer = this.dispatch(req, res, url, body);
+      const answer = await this.dispatch(req, res, url, body);
       if (answer === WATCHING) return;
       await this.cel; // a CRD just created has rules: its objects are checked from the next request on
       send(res, answer.code && answer.code >= 400 ? answer.code : 200, answer.body, answer.warnings, answer.code);
@@ -114,7 +195,7 @@ export class FakeServer {
     res: http.ServerResponse,
     url: URL,
     raw: string | undefined,
-  ): { body: unknown; warnings?: string[]; code?: number } | typeof WATCHING {
+  ): Answer | Promise<Answer> | typeof WATCHING {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
     if (path === '/version') return { body: FAKE_SERVER_VERSION };
@@ -194,30 +275,22 @@ export class FakeServer {
         return { body: this.list(r, namespace, q) };
       }
       if (method === 'POST') {
-        const created = this.store.create(r, namespace, parse(), ctx);
-        if (r.kind === 'CustomResourceDefinition' && r.group === 'apiextensions.k8s.io' && !ctx.dryRun)
-          this.installCRD(created);
-        return { body: created, warnings: ctx.warnings, code: 201 };
+        const info = { r, namespace, name: '', fieldManager: ctx.fieldManager };
+        return this.admitted(
+          info,
+          ctx,
+          (c) => this.store.create(r, namespace, parse(), c),
+          (created) => {
+            this.written(r, String((created.metadata as Obj).name), ctx);
+            return { body: created, warnings: ctx.warnings, code: 201 };
+          },
+        );
       }
       if (method === 'DELETE') {
         // deletecollection: the server answers with the list of what it deleted.
         const sel = this.selectors(q);
         this.checkFields(r, sel.fields);
-        const items: Obj[] = [];
-        for (const o of this.store.all(r, namespace)) {
-          if (!this.matches(r, o, sel)) continue;
-          const m = o.metadata as Obj;
-          const after = this.store.delete(r, r.namespaced ? str(m.namespace) : undefined, str(m.name), {}, ctx);
-          items.push(after.gone ? o : after.object);
-        }
-        return {
-          body: {
-            kind: `${r.kind}List`,
-            apiVersion: apiVersionOf(r),
-            metadata: listMeta(r, String(this.store.currentRV())),
-            items,
-          },
-        };
+        return this.deleteCollection(r, namespace, sel, ctx);
       }
       throw methodNotAllowed();
     }
@@ -226,31 +299,92 @@ export class FakeServer {
       case 'GET':
         return { body: this.store.read(r, namespace, name) };
       case 'PUT':
-        return { body: this.store.update(r, namespace, name, parse(), sub, ctx), warnings: ctx.warnings };
-      case 'PATCH':
-        return {
-          body: this.store.patch(r, namespace, name, String(req.headers['content-type'] ?? ''), parse(), sub, ctx),
-          warnings: ctx.warnings,
-        };
+      case 'PATCH': {
+        const info = { r, sub, namespace, name, fieldManager: ctx.fieldManager };
+        const type = String(req.headers['content-type'] ?? '');
+        return this.admitted(
+          info,
+          ctx,
+          (c) =>
+            method === 'PUT'
+              ? this.store.update(r, namespace, name, parse(), sub, c)
+              : this.store.patch(r, namespace, name, type, parse(), sub, c),
+          (body) => {
+            this.written(r, name, ctx);
+            return { body, warnings: ctx.warnings };
+          },
+        );
+      }
       case 'DELETE': {
         const options = (parse() ?? {}) as Obj;
         if (q.get('propagationPolicy')) options.propagationPolicy = q.get('propagationPolicy');
         if ((options.dryRun as string[] | undefined)?.includes('All')) ctx.dryRun = true;
-        const { object, gone } = this.store.delete(r, namespace, name, options, ctx);
-        if (!gone) return { body: object };
-        return {
-          body: {
-            kind: 'Status',
-            apiVersion: 'v1',
-            metadata: {},
-            status: 'Success',
-            details: { name, group: r.group || undefined, kind: r.plural, uid: (object.metadata as Obj).uid },
+        const info = { r, namespace, name, deleteOptions: options };
+        return this.admitted(
+          info,
+          ctx,
+          (c) => this.store.delete(r, namespace, name, clone(options), c),
+          ({ object, gone }) => {
+            this.written(r, name, ctx);
+            if (!gone) return { body: object, warnings: ctx.warnings };
+            return {
+              body: {
+                kind: 'Status',
+                apiVersion: 'v1',
+                metadata: {},
+                status: 'Success',
+                details: { name, group: r.group || undefined, kind: r.plural, uid: (object.metadata as Obj).uid },
+              },
+              warnings: ctx.warnings,
+            };
           },
-        };
+        );
       }
       default:
         throw methodNotAllowed();
     }
+  }
+
+  /** deletecollection: each object deleted (and admitted) in turn; the answer lists what was deleted. */
+  private deleteCollection(
+    r: Resource,
+    namespace: string | undefined,
+    sel: { labels: LabelRequirement[]; fields: FieldRequirement[] },
+    ctx: WriteContext,
+  ): Answer | Promise<Answer> {
+    const targets = this.store.all(r, namespace).filter((o) => this.matches(r, o, sel));
+    const items: Obj[] = [];
+    const answer = (): Answer => ({
+      body: {
+        kind: `${r.kind}List`,
+        apiVersion: apiVersionOf(r),
+        metadata: listMeta(r, String(this.store.currentRV())),
+        items,
+      },
+    });
+    const one = (o: Obj) => {
+      const m = o.metadata as Obj;
+      const ns = r.namespaced ? str(m.namespace) : undefined;
+      return this.admitted(
+        // The server admits each object of a collection under the collection's name: none.
+        { r, namespace: ns, name: '', deleteOptions: {} },
+        ctx,
+        (c) => this.store.delete(r, ns, str(m.name), {}, c),
+        (after) => {
+          items.push(after.gone ? o : after.object);
+          this.written(r, str(m.name), ctx);
+          return answer();
+        },
+      );
+    };
+    if (!this.admission.active(r)) {
+      for (const o of targets) one(o);
+      return answer();
+    }
+    return (async () => {
+      for (const o of targets) await one(o);
+      return answer();
+    })();
   }
 
   /** Parses `/api/v1/...` and `/apis/g/v/...` into a resource route; 'discovery' for a group/version's root. */

@@ -32,6 +32,7 @@ import {
   type Admission,
 } from './builtin.js';
 import { strategicMerge } from './smp.js';
+import { isCRD, markCRDForDeletion, prepareCRD } from './crdstrategy.js';
 import { applyConfiguration, now, trackUpdate } from './apply.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 import { type Obj, clone, isObj } from './json.js';
@@ -63,6 +64,18 @@ export interface WriteContext {
   warnings: string[];
   /** The request's fieldValidation: Strict refuses unknown fields, Ignore drops them without a warning (default Warn). */
   fieldValidation?: string;
+  /** Admission (./admission.ts), called where kube-apiserver runs it; none: the write is admitted as is. */
+  admit?: AdmissionHooks;
+}
+
+/**
+ * Where a write meets admission, as in kube-apiserver: `mutate` gets the decoded, defaulted object
+ * (and the stored one on update) before the strategy and validation, and returns what to go on
+ * with; `validate` gets the object about to be stored (undefined for a delete) after validation.
+ */
+export interface AdmissionHooks {
+  mutate(o: Obj, old: Obj | undefined): Obj;
+  validate(o: Obj | undefined, old: Obj | undefined): void;
 }
 
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -181,6 +194,8 @@ export class Store {
   asVersion(r: Resource, o: Obj): Obj {
     const c = clone(o);
     c.apiVersion = apiVersionOf(r);
+    // As read from storage: the storage version's defaults, then the version asked for.
+    if (r.custom && r.storageSchema && r.storageSchema !== r.schema) applyDefaults(c, r.storageSchema);
     if (r.custom) applyDefaults(c, r.schema);
     return c;
   }
@@ -301,9 +316,19 @@ export class Store {
   create(r: Resource, namespace: string | undefined, body: unknown, ctx: WriteContext): Obj {
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
     this.checkTypeMeta(r, body);
-    const o = this.decode(r, body, ctx);
+    const decoded = this.decode(r, body, ctx);
+    const dm = meta(decoded);
+    if (r.namespaced) {
+      if (dm.namespace !== undefined && dm.namespace !== '' && dm.namespace !== namespace)
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      dm.namespace = namespace;
+    } else delete dm.namespace;
+    if (r.terminating)
+      throw forbidden(r, String(dm.name ?? ''), 'create not allowed while custom resource definition is terminating');
+    const o = ctx.admit ? ctx.admit.mutate(decoded, undefined) : decoded;
     const m = meta(o);
     if (r.namespaced) {
+      // A mutating webhook may not move the object to another namespace (rest.BeforeCreate).
       if (m.namespace !== undefined && m.namespace !== '' && m.namespace !== namespace)
         throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
       m.namespace = namespace;
@@ -341,6 +366,7 @@ export class Store {
     m.creationTimestamp = now();
     if (r.generation) m.generation = 1;
     if (!r.custom) prepareBuiltinCreate(r, o, this.admission);
+    if (isCRD(r)) prepareCRD(o, undefined);
     if (r.kind === 'Namespace' && r.group === '') {
       o.spec = { finalizers: ['kubernetes'], ...(isObj(o.spec) ? o.spec : {}) };
       o.status = { phase: 'Active' };
@@ -350,8 +376,9 @@ export class Store {
       delete m.managedFields;
       trackUpdate(r, undefined, o, manager(ctx), undefined);
     }
+    ctx.admit?.validate(o, undefined);
     if (ctx.dryRun) return o;
-    return clone(this.put(r, this.toStorage(r, o), 'ADDED'));
+    return this.asVersion(r, this.put(r, this.toStorage(r, o), 'ADDED'));
   }
 
   /** Objects are kept in one version per resource; conversion between versions is None (apiVersion only). */
@@ -382,7 +409,8 @@ export class Store {
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     const old = this.get(r, namespace, name);
     const om = meta(old);
-    const rv = m.resourceVersion;
+    if (ctx.admit) o = ctx.admit.mutate(o, old);
+    const rv = meta(o).resourceVersion;
     if (rv === undefined || rv === '' || rv === null) {
       if (!r.unconditionalUpdate && !patched)
         throw invalid({ ...r, kind: r.plural }, name, [
@@ -400,15 +428,16 @@ export class Store {
         'the object has been modified; please apply your changes to the latest version and try again',
       );
     }
-    if (m.uid !== undefined && m.uid !== '' && m.uid !== om.uid) {
+    const m2 = meta(o);
+    if (m2.uid !== undefined && m2.uid !== '' && m2.uid !== om.uid) {
       const key = `/registry/${r.group ? `${r.group}/` : ''}${r.plural}/${r.namespaced ? `${namespace}/` : ''}${name}`;
       throw conflict(
         r,
         name,
-        `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${String(m.uid)}, UID in object meta: ${String(om.uid)}`,
+        `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${String(m2.uid)}, UID in object meta: ${String(om.uid)}`,
       );
     }
-    const applied = ctx.applied ? m.managedFields : undefined;
+    const applied = ctx.applied ? m2.managedFields : undefined;
     if (sub === 'status') {
       const status = o.status;
       o = clone(old);
@@ -422,6 +451,7 @@ export class Store {
     nm.name = name;
     if (r.namespaced) nm.namespace = namespace;
     if (!r.custom && sub !== 'status') prepareBuiltinUpdate(r, o, old);
+    if (isCRD(r) && sub !== 'status') prepareCRD(o, old);
     for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) {
       if (om[k] === undefined) delete nm[k];
       else nm[k] = om[k];
@@ -449,6 +479,7 @@ export class Store {
       trackUpdate(r, old, o, manager(ctx), sub);
     }
     this.validateObject(r, o, old, ctx, sub === 'status');
+    ctx.admit?.validate(o, old);
     if (om.deletionTimestamp && !(Array.isArray(nm.finalizers) && nm.finalizers.length)) {
       // The server deletes the stored object (the watch sees it, finalizers and all, at the
       // deletion's revision) and answers with the update as sent, at the stored revision.
@@ -457,7 +488,7 @@ export class Store {
     }
     const same = equalJSON(withoutManagedFields(o), withoutManagedFields(old));
     if (same || ctx.dryRun) return same ? old : o;
-    return clone(this.put(r, o, 'MODIFIED'));
+    return this.asVersion(r, this.put(r, o, 'MODIFIED'));
   }
 
   /** PATCH by content type: merge, JSON patch, strategic merge (built-ins), apply. */
@@ -568,11 +599,13 @@ export class Store {
         `the ResourceVersion in the precondition (${String(pre.resourceVersion)}) does not match the ResourceVersion in record (${String(om.resourceVersion)}). The object might have been modified`,
         r.group,
       );
+    ctx.admit?.validate(undefined, old);
     const policy = options.propagationPolicy;
     const finalizers = Array.isArray(om.finalizers) ? [...(om.finalizers as string[])] : [];
     if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
     if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
     if (r.kind === 'Namespace' && r.group === '') return { object: this.deleteNamespace(old, ctx), gone: false };
+    if (isCRD(r)) return { object: this.deleteCRD(r, old, ctx), gone: false };
     if (finalizers.length) {
       if (om.deletionTimestamp && equalJSON(finalizers, om.finalizers ?? [])) return { object: old, gone: false };
       const o = clone(old);
@@ -586,6 +619,15 @@ export class Store {
     }
     if (!ctx.dryRun) this.put(r, clone(old), 'DELETED');
     return { object: old, gone: true };
+  }
+
+  /** A CRD waits for its objects to go (./crdapi.ts): marked, with the cleanup finalizer. */
+  private deleteCRD(r: Resource, old: Obj, ctx: WriteContext): Obj {
+    const o = clone(old);
+    meta(o).deletionTimestamp ??= now();
+    markCRDForDeletion(o);
+    if (ctx.dryRun || equalJSON(o, old)) return o;
+    return clone(this.put(r, o, 'MODIFIED'));
   }
 
   /** Namespaces wait for the namespace controller (which a test control plane does not run): Terminating. */

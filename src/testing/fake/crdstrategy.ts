@@ -1,0 +1,57 @@
+/**
+ * What kube-apiserver's CustomResourceDefinition registry does to a CRD on write (the strategy's
+ * PrepareForCreate/PrepareForUpdate, the registry's Delete), for ./store.ts; what its controllers
+ * do afterwards is ./crdapi.ts.
+ */
+import { storageVersion, type Resource } from './resources.js';
+import { type Obj, clone, isObj } from './json.js';
+import { now } from './apply.js';
+
+export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+
+export const isCRD = (r: Pick<Resource, 'group' | 'kind'>): boolean =>
+  r.group === 'apiextensions.k8s.io' && r.kind === 'CustomResourceDefinition';
+
+/** The CRD strategy on create and update: `storedVersions` gains the storage version (PrepareForCreate/Update). */
+export function prepareCRD(o: Obj, old: Obj | undefined): void {
+  const storage = storageVersion(o);
+  const status = isObj(o.status) ? o.status : (o.status = {});
+  if (!old) {
+    for (const k of Object.keys(status)) delete status[k];
+    status.acceptedNames = { plural: '', kind: '' };
+  }
+  const stored = Array.isArray(status.storedVersions) ? (status.storedVersions as string[]) : [];
+  if (storage && !stored.includes(storage)) status.storedVersions = [...stored, storage];
+}
+
+/** The CRD registry's Delete: the cleanup finalizer and a Terminating condition (no other change). */
+export function markCRDForDeletion(o: Obj): void {
+  const m = o.metadata as Obj;
+  const finalizers = Array.isArray(m.finalizers) ? (m.finalizers as string[]) : [];
+  if (!finalizers.includes(CRD_CLEANUP_FINALIZER)) m.finalizers = [...finalizers, CRD_CLEANUP_FINALIZER];
+  const status = isObj(o.status) ? o.status : (o.status = {});
+  status.conditions = setCondition(status.conditions, {
+    type: 'Terminating',
+    status: 'True',
+    reason: 'InstanceDeletionPending',
+    message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+  });
+}
+
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+
+/** apiextensions' SetCRDCondition: replaces the condition of that type, keeping its time when its status stays. */
+export function setCondition(list: unknown, c: Condition): Obj[] {
+  const conditions = Array.isArray(list) ? (clone(list) as Obj[]) : [];
+  const i = conditions.findIndex((x) => x.type === c.type);
+  const time = i >= 0 && conditions[i].status === c.status ? conditions[i].lastTransitionTime : now();
+  const entry = { type: c.type, status: c.status, lastTransitionTime: time, reason: c.reason, message: c.message };
+  if (i >= 0) conditions[i] = entry;
+  else conditions.push(entry);
+  return conditions;
+}
