@@ -432,7 +432,7 @@ export class DevSession {
       'kind: Config',
       'clusters:',
       '- name: kubeforge-dev-fake',
-      `  cluster: { server: "${this.fakeServer.url}" }`,
+      `  cluster: { server: "${this.fakeServer.url}", insecure-skip-tls-verify: true }`,
       'users:',
       '- name: kubeforge-dev-fake',
       '  user: {}',

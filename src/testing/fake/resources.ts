@@ -4,6 +4,7 @@
  * the server's strategy for each does differently (generation, status subresource, updates
  * without a resourceVersion, field selectors).
  */
+import { CORE_GROUPS } from '../../project/builtin-kinds.js';
 import type { Schema } from './schema.js';
 import type { Obj } from './json.js';
 
@@ -28,6 +29,8 @@ export interface Resource {
   /** The schema has x-kubernetes-validations (CEL rules) somewhere. */
   hasRules?: boolean;
   custom: boolean;
+  /** Only created, never stored or read (the reviews, Binding): the API server answers other verbs 405. */
+  createOnly?: boolean;
   /** metadata.generation is kept and bumped on spec changes. */
   generation: boolean;
   /** A status subresource exists: the main resource ignores status, /status the rest. */
@@ -131,14 +134,23 @@ export interface BuiltinRow {
   model?: string;
 }
 
+/** Built-in Kinds the API server only creates (group/Kind): their discovery verbs are ["create"]. */
+const CREATE_ONLY = new Set([
+  'authentication.k8s.io/TokenReview',
+  'authentication.k8s.io/SelfSubjectReview',
+  'authorization.k8s.io/SubjectAccessReview',
+  'authorization.k8s.io/SelfSubjectAccessReview',
+  'authorization.k8s.io/SelfSubjectRulesReview',
+  'authorization.k8s.io/LocalSubjectAccessReview',
+  '/Binding',
+]);
+
 /** A built-in resource from a discovery row (`group` as the table spells it: 'core', 'apps', 'rbac'...). */
 export function builtinResource(row: BuiltinRow): Resource {
-  const group =
-    row.group === 'core'
-      ? ''
-      : row.group.includes('.') || ['apps', 'batch', 'autoscaling', 'policy'].includes(row.group)
-        ? row.group
-        : `${row.group}.k8s.io`;
+  // The full group from the one table of Kubernetes' groups (rbac is rbac.authorization.k8s.io,
+  // flowcontrol flowcontrol.apiserver.k8s.io: spelling them `<short>.k8s.io` served ClusterRoles at a
+  // path the API server does not have).
+  const group = CORE_GROUPS[row.group] ?? row.group;
   const gk = `${group}/${row.kind}`;
   return {
     group,
@@ -150,6 +162,7 @@ export function builtinResource(row: BuiltinRow): Resource {
     storageKey: `${group}/${row.plural}`,
     model: row.model,
     custom: false,
+    createOnly: CREATE_ONLY.has(gk) || undefined,
     generation: WITH_GENERATION.has(gk),
     status: WITH_STATUS.has(gk),
     unconditionalUpdate: !ALWAYS_UNCONDITIONAL_FALSE.has(gk),

@@ -29,7 +29,7 @@ import { isCRD, syncCRD, type CRDHost } from './crdapi.js';
 export const FAKE_SERVER_VERSION = { major: '1', minor: '37', gitVersion: 'v1.37.2-kubeforge-fake', platform: 'fake' };
 
 /** What a request is answered with (unless it is a watch). */
-type Answer = { body: unknown; warnings?: string[]; code?: number };
+type Answer = { body: unknown; warnings?: string[]; code?: number; contentType?: string };
 
 interface Route {
   r: Resource;
@@ -182,7 +182,14 @@ export class FakeServer {
       const answer = await this.dispatch(req, res, url, body);
       if (answer === WATCHING) return;
       await this.cel; // a CRD just created has rules: its objects are checked from the next request on
-      send(res, answer.code && answer.code >= 400 ? answer.code : 200, answer.body, answer.warnings, answer.code);
+      send(
+        res,
+        answer.code && answer.code >= 400 ? answer.code : 200,
+        answer.body,
+        answer.warnings,
+        answer.code,
+        answer.contentType,
+      );
     } catch (e) {
       if (e instanceof ApiStatus) send(res, e.code, e.body());
       else
@@ -200,12 +207,21 @@ export class FakeServer {
     const method = req.method ?? 'GET';
     if (path === '/version') return { body: FAKE_SERVER_VERSION };
     if (path === '/healthz' || path === '/readyz' || path === '/livez') return { body: 'ok' };
-    if (path === '/api' && method === 'GET') return { body: this.discoveryRoot('/api', req) };
-    if (path === '/apis' && method === 'GET') return { body: this.discoveryRoot('/apis', req) };
+    if ((path === '/api' || path === '/apis') && method === 'GET') {
+      const body = this.discoveryRoot(path, req) as { kind?: string };
+      // Aggregated discovery says so in its Content-Type; a client (kubectl) reading it as JSON
+      // alone takes it for the legacy APIGroupList and finds no groups.
+      return body.kind === 'APIGroupDiscoveryList'
+        ? { body, contentType: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' }
+        : { body };
+    }
     const route = this.route(path);
     if (route === 'discovery') return { body: this.resourceList(path) };
     if (!route) return { body: '404 page not found\n', code: 404 };
     const { r, namespace, name, sub } = route;
+    // A review or Binding is only created: no list across namespaces (no such route), no other verb.
+    if (r.createOnly && r.namespaced && namespace === undefined) return { body: '404 page not found\n', code: 404 };
+    if (r.createOnly && (method !== 'POST' || name !== undefined)) throw methodNotAllowed();
     const q = url.searchParams;
     const ctx: WriteContext & { force?: boolean } = {
       dryRun: q.getAll('dryRun').includes('All'),
@@ -452,7 +468,7 @@ export class FakeServer {
                 responseKind: { group: g, version: v, kind: r.kind },
                 scope: r.namespaced ? 'Namespaced' : 'Cluster',
                 singularResource: r.singular,
-                verbs: VERBS,
+                verbs: r.createOnly ? ['create'] : VERBS,
               })),
             freshness: 'Current',
           })),
@@ -487,7 +503,7 @@ export class FakeServer {
         singularName: r.singular,
         namespaced: r.namespaced,
         kind: r.kind,
-        verbs: VERBS,
+        verbs: r.createOnly ? ['create'] : VERBS,
         ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
         ...(r.categories.length ? { categories: r.categories } : {}),
       });
@@ -760,11 +776,18 @@ function readBody(req: http.IncomingMessage): Promise<string> {
   });
 }
 
-function send(res: http.ServerResponse, code: number, body: unknown, warnings: string[] = [], okCode?: number): void {
+function send(
+  res: http.ServerResponse,
+  code: number,
+  body: unknown,
+  warnings: string[] = [],
+  okCode?: number,
+  contentType?: string,
+): void {
   const status = code === 200 && okCode ? okCode : code;
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   const headers: http.OutgoingHttpHeaders = {
-    'Content-Type': typeof body === 'string' ? 'text/plain' : 'application/json',
+    'Content-Type': contentType ?? (typeof body === 'string' ? 'text/plain' : 'application/json'),
     'Content-Length': Buffer.byteLength(text),
   };
   if (warnings.length) headers.Warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
