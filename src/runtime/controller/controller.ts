@@ -193,6 +193,7 @@ export class Controller implements Runnable {
     this.metrics.reconcileErrors.inc({ controller: name }, 0);
     this.metrics.terminalReconcileErrors.inc({ controller: name }, 0);
     this.metrics.reconcilePanics.inc({ controller: name }, 0);
+    this.metrics.handlerErrors.inc({ controller: name }, 0);
     this.metrics.reconcileTimeouts.inc({ controller: name }, 0);
     const m = this.metrics;
     const l = { controller: name };
@@ -291,6 +292,7 @@ export class Controller implements Runnable {
         const f = w.handler[kind] as ((e: unknown, q: RequestQueue) => void) | undefined;
         f?.call(w.handler, e, unchanged(kind, e) ? low : normal);
       } catch (err) {
+        this.metrics.handlerErrors.inc({ controller: this.name });
         this.log.error(
           { err, event: kind, source: String(w.source) },
           'event handler or predicate threw; event dropped',
@@ -316,6 +318,16 @@ export class Controller implements Runnable {
       );
     const signal = AbortSignal.any([this.sourcesSignal!, w.removed.signal]);
     setMaxListeners(0, signal);
+    w.handler.bind?.({
+      signal,
+      onError: (err, event) => {
+        this.metrics.handlerErrors.inc({ controller: this.name });
+        this.log.error(
+          { err, event, source: String(w.source) },
+          'event handler failed (async map function); event dropped',
+        );
+      },
+    });
     await w.source.start(signal, this.makeSink(w));
   }
 

@@ -20,6 +20,17 @@ export interface RequestQueue {
   addRateLimited(r: Request, options?: AddOptions): void;
 }
 
+/**
+ * What the controller gives a handler when its watch starts: the signal that ends with the watch
+ * (the controller's shutdown, or the watch removed) and where a failure that happens later (an
+ * async map function that rejects) is reported: logged by the controller and counted in
+ * `kubeforge_event_handler_errors_total{controller}`.
+ */
+export interface HandlerContext {
+  signal: AbortSignal;
+  onError(err: unknown, event: 'create' | 'update' | 'delete' | 'generic'): void;
+}
+
 /** Maps events to requests. Absent methods ignore that event kind. */
 export interface EventHandler<T extends KubernetesObject = KubernetesObject> {
   create?(e: CreateEvent<T>, q: RequestQueue): void;
@@ -28,6 +39,8 @@ export interface EventHandler<T extends KubernetesObject = KubernetesObject> {
   generic?(e: GenericEvent<T>, q: RequestQueue): void;
   /** Called once before the source starts (e.g. to resolve a type through discovery). Rejecting fails the controller start. */
   prepare?(resolve: (type: TypeRef) => Promise<{ namespaced: boolean }>): Promise<void>;
+  /** Called once when the watch starts, before any event (see HandlerContext). */
+  bind?(ctx: HandlerContext): void;
 }
 
 function requestFor(o: KubernetesObject | undefined): Request | undefined {
@@ -124,17 +137,93 @@ export function ownerHandler<T extends KubernetesObject = KubernetesObject>(
   };
 }
 
-/** Maps an object to the requests to enqueue (may be empty). */
-export type MapFunc<T extends KubernetesObject = KubernetesObject> = (obj: T) => Request[];
+/** What a map function gets beside the object: the signal that aborts when the controller stops (or the watch is removed). */
+export interface MapContext {
+  signal: AbortSignal;
+}
+
+/**
+ * Maps an object to the requests to enqueue (may be empty): synchronously, or asynchronously (a
+ * map function that reads the cache: `async (ns, { signal }) => (await client.list(Parent, { signal })).items...`).
+ */
+export type MapFunc<T extends KubernetesObject = KubernetesObject> = (
+  obj: T,
+  ctx: MapContext,
+) => Request[] | Promise<Request[]>;
+
+/** A handler whose pending async work can be awaited (tests: the requests of the events delivered so far are queued). */
+export interface MapFuncHandler<T extends KubernetesObject = KubernetesObject> extends EventHandler<T> {
+  /**
+   * Resolves once every event delivered so far has been mapped and its requests queued (or its
+   * error reported). Outside a controller, rejects with the first error of those mappings.
+   */
+  idle(): Promise<void>;
+}
 
 /**
  * Enqueues whatever `fn` returns for the event's object (for updates: for old and new object,
- * deduplicated) (controller-runtime's EnqueueRequestsFromMapFunc).
+ * deduplicated) (controller-runtime's EnqueueRequestsFromMapFunc, whose MapFunc gets a context).
+ *
+ * `fn` may return a promise: the requests are queued when it resolves, the requests of one
+ * object's events in the order of the events (a later event waits for an earlier one's mapping);
+ * a rejection (or a throw) is logged by the controller and counted
+ * (`kubeforge_event_handler_errors_total`), and that event's requests are dropped. On shutdown
+ * (the watch's signal, which `fn` gets as `ctx.signal`) mappings still pending queue nothing.
+ * A synchronous `fn` queues at once, as before.
  */
 export function enqueueRequestsFromMapFunc<T extends KubernetesObject = KubernetesObject>(
   fn: MapFunc<T>,
-): EventHandler<T> {
-  return perObject<T>((o) => (fn(o) ?? []).map((r) => ({ namespace: r.namespace ?? '', name: r.name })));
+): MapFuncHandler<T> {
+  /** Outside a controller (a unit test calling the handler): errors are kept for idle() to reject with. */
+  const failures: unknown[] = [];
+  let ctx: HandlerContext = { signal: new AbortController().signal, onError: (err) => void failures.push(err) };
+  /** The last pending mapping of each object (namespace/name), which the next one of that object waits for. */
+  const pending = new Map<string, Promise<void>>();
+  const queue = (lists: (Request[] | undefined)[], q: RequestQueue) => {
+    const seen = new Set<string>();
+    for (const list of lists)
+      for (const r of list ?? []) {
+        const req = { namespace: r.namespace ?? '', name: r.name };
+        const key = `${req.namespace}/${req.name}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        q.add(req);
+      }
+  };
+  const handle = (event: 'create' | 'update' | 'delete' | 'generic', objects: (T | undefined)[], q: RequestQueue) => {
+    const results = objects.filter((o): o is T => o !== undefined).map((o) => fn(o, { signal: ctx.signal }));
+    const key = (() => {
+      const o = objects[objects.length - 1] ?? objects[0];
+      return `${o?.metadata?.namespace ?? ''}/${o?.metadata?.name ?? ''}`;
+    })();
+    const before = pending.get(key);
+    if (!before && !results.some((r) => r instanceof Promise)) return queue(results as Request[][], q);
+    const next: Promise<void> = (before ?? Promise.resolve())
+      .then(() => Promise.all(results))
+      .then((lists) => {
+        if (!ctx.signal.aborted) queue(lists, q);
+      })
+      .catch((err: unknown) => {
+        if (!ctx.signal.aborted) ctx.onError(err, event);
+      })
+      .finally(() => {
+        if (pending.get(key) === next) pending.delete(key);
+      });
+    pending.set(key, next);
+  };
+  return {
+    bind(c) {
+      ctx = c;
+    },
+    create: (e, q) => handle('create', [e.object], q),
+    update: (e, q) => handle('update', [e.objectOld, e.objectNew], q),
+    delete: (e, q) => handle('delete', [e.object], q),
+    generic: (e, q) => handle('generic', [e.object], q),
+    async idle() {
+      while (pending.size) await Promise.all(pending.values());
+      if (failures.length) throw failures.splice(0)[0];
+    },
+  };
 }
 
 /** A handler from plain functions (controller-runtime's handler.Funcs). */

@@ -12,7 +12,16 @@ export {
   enqueueRequestsFromMapFunc,
   handlerFuncs,
 } from './handler.js';
-export type { AddOptions, EventHandler, RequestQueue, MapFunc, EnqueueForOwnerOptions } from './handler.js';
+export type {
+  AddOptions,
+  EventHandler,
+  HandlerContext,
+  RequestQueue,
+  MapContext,
+  MapFunc,
+  MapFuncHandler,
+  EnqueueForOwnerOptions,
+} from './handler.js';
 export {
   GenerationChangedPredicate,
   ignoreOwnWrites,

@@ -22,6 +22,7 @@ export interface ControllerMetrics {
   reconcileErrors: Counter<'controller'>;
   terminalReconcileErrors: Counter<'controller'>;
   reconcilePanics: Counter<'controller'>;
+  handlerErrors: Counter<'controller'>;
   reconcileTimeouts: Counter<'controller'>;
   reconcileTime: Histogram<'controller'>;
   activeWorkers: Gauge<'controller'>;
@@ -77,6 +78,12 @@ export function controllerMetrics(registry: Registry): ControllerMetrics {
     terminalReconcileErrors: new Counter({
       name: 'controller_runtime_terminal_reconcile_errors_total',
       help: 'Total number of terminal reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    }),
+    handlerErrors: new Counter({
+      name: 'kubeforge_event_handler_errors_total',
+      help: 'Total number of events an event handler failed to map (an async map function that rejected) per controller',
       labelNames: ['controller'],
       registers,
     }),
