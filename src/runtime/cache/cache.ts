@@ -105,6 +105,28 @@ export interface CacheByObject {
   syncPeriodMs?: number;
   /** Hand out cached objects without copying for this type (instead of the cache's unsafeDisableDeepCopy). */
   unsafeDisableDeepCopy?: boolean;
+  /**
+   * Cache this (namespaced) type in these namespaces only, each with its own settings over the
+   * type's (controller-runtime's `ByObject.Namespaces map[string]cache.Config`): `{ 'team-a': {} }`
+   * caches the type's objects of team-a alone, instead of the cache's `namespaces` (or all). A
+   * list and watch per namespace, so the manager needs RBAC for the type in those namespaces only:
+   * a Role there (`@Rbac({ ..., namespace: 'team-a' })`), no ClusterRole. Reads of another
+   * namespace reject with NamespaceNotWatchedError. Ignored for a cluster-scoped type.
+   */
+  namespaces?: Record<string, CacheNamespaceSettings>;
+}
+
+/** The settings of one namespace of a type's `byObject[].namespaces` (absent ones: the type's). */
+export interface CacheNamespaceSettings {
+  labelSelector?: string;
+  fieldSelector?: string;
+  transform?: (obj: KubernetesObject) => KubernetesObject;
+  unsafeDisableDeepCopy?: boolean;
+}
+
+/** The keys of `o` whose value is not undefined (a namespace's settings laid over its type's). */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** Thrown by reads before `start()` was called (controller-runtime's ErrCacheNotStarted). */
@@ -214,9 +236,18 @@ export class InformerCache implements Cache {
     const r = await this.resolver.resolve(meta ? fullType(type) : type);
     const own = await this.settingsOf(r, meta);
     const k = `${meta ? 'metadata:' : ''}${r.apiVersion}/${r.kind}`;
-    if (!r.namespaced || this.namespaces.length === 0) return [this.informerIn(r, undefined, k, own, meta)];
-    if (this.namespaces.length === 1) return [this.informerIn(r, this.namespaces[0], k, own, meta)];
-    return this.namespaces.map((n) => this.informerIn(r, n, `${k}@${n}`, own, meta));
+    const namespaces = this.namespacesOf(r, own);
+    if (!r.namespaced || namespaces.length === 0) return [this.informerIn(r, undefined, k, own, meta)];
+    const inNamespace = (n: string): CacheByObject | undefined =>
+      own?.namespaces?.[n] ? { ...own, ...definedOnly(own.namespaces[n]) } : own;
+    if (namespaces.length === 1) return [this.informerIn(r, namespaces[0], k, inNamespace(namespaces[0]), meta)];
+    return namespaces.map((n) => this.informerIn(r, n, `${k}@${n}`, inNamespace(n), meta));
+  }
+
+  /** The namespaces a namespaced type is cached in (sorted; empty: all): its byObject entry's, else the cache's. */
+  private namespacesOf(r: ResourceInfo, own: CacheByObject | undefined): string[] {
+    if (!r.namespaced) return [];
+    return own?.namespaces ? Object.keys(own.namespaces).sort() : this.namespaces;
   }
 
   /** byObject's entries by `apiVersion/kind`, resolved once. */
@@ -286,11 +317,13 @@ export class InformerCache implements Cache {
     signal?.throwIfAborted();
     let infs = await this.informersFor(type);
     const r = infs[0].resource;
-    if (r.namespaced && namespace && this.namespaces.length > 0) {
-      if (!this.namespaces.includes(namespace)) {
-        throw new NamespaceNotWatchedError(namespace, this.namespaces, r.kind);
+    const meta = isMetadataOnly(type);
+    const namespaces = this.namespacesOf(r, await this.settingsOf(r, meta));
+    if (r.namespaced && namespace && namespaces.length > 0) {
+      if (!namespaces.includes(namespace)) {
+        throw new NamespaceNotWatchedError(namespace, namespaces, r.kind);
       }
-      if (infs.length > 1) infs = [infs[this.namespaces.indexOf(namespace)]];
+      if (infs.length > 1) infs = [infs[namespaces.indexOf(namespace)]];
     }
     for (const inf of infs) {
       if (inf.hasSynced()) continue;

@@ -6,7 +6,13 @@ export {
   NamespaceNotWatchedError,
   MissingIndexError,
 } from './cache.js';
-export type { CacheByObject, CacheOptions, InformerCache, MultiNamespaceInformer } from './cache.js';
+export type {
+  CacheByObject,
+  CacheNamespaceSettings,
+  CacheOptions,
+  InformerCache,
+  MultiNamespaceInformer,
+} from './cache.js';
 export type { Indexer, InformerStats, SharedInformer, SharedInformerOptions } from './informer.js';
 export type {
   Cache,

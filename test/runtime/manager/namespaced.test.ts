@@ -13,7 +13,10 @@ import { newManager, type Manager } from '../../../src/runtime/manager/index.js'
 import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
 import { eventually, quiet } from './helpers.js';
 
-const env = new TestEnvironment({ useExistingCluster: false, users: [{ name: 'scoped-manager' }] });
+const env = new TestEnvironment({
+  useExistingCluster: false,
+  users: [{ name: 'scoped-manager' }, { name: 'secrets-in-a' }],
+});
 let config: KubeConfig;
 let rest: RestClient;
 
@@ -147,6 +150,66 @@ describe('a namespace-scoped manager', () => {
     } finally {
       ac.abort();
       await Promise.allSettled(runs);
+    }
+  });
+});
+
+describe('a per-type cache scope (byObject namespaces)', () => {
+  it('caches Secrets of one namespace with a Role there and no cluster-wide Secret RBAC, each namespace with its own selector', async () => {
+    // The user may list ConfigMaps everywhere (a ClusterRole) but Secrets only in tenant-a (a Role).
+    const bind = async (path: string, kind: 'ClusterRole' | 'Role', name: string, rules: unknown[]) => {
+      await rest.request('POST', `${path}/${kind === 'Role' ? 'roles' : 'clusterroles'}`, {
+        body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata: { name }, rules },
+      });
+      await rest.request('POST', `${path}/${kind === 'Role' ? 'rolebindings' : 'clusterrolebindings'}`, {
+        body: {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: `${kind}Binding`,
+          metadata: { name },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name },
+          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'secrets-in-a' }],
+        },
+      });
+    };
+    await bind('/apis/rbac.authorization.k8s.io/v1', 'ClusterRole', 'configmaps-everywhere', [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    await bind(`/apis/rbac.authorization.k8s.io/v1/namespaces/${A}`, 'Role', 'secrets-here', [
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    const secret = (namespace: string, name: string, labels: Record<string, string> = {}) =>
+      rest.request('POST', `/api/v1/namespaces/${namespace}/secrets`, {
+        body: { apiVersion: 'v1', kind: 'Secret', metadata: { name, labels }, stringData: { k: 'v' } },
+      });
+    await secret(A, 'cred-picked', { team: 'x' });
+    await secret(A, 'cred-unlabelled');
+    await secret(B, 'cred-elsewhere', { team: 'x' });
+
+    const user = env.userConfig('secrets-in-a');
+    const Secret = { apiVersion: 'v1', kind: 'Secret' };
+    const { mgr, seen } = managerWithLog(user, {
+      cache: { byObject: [{ object: Secret, namespaces: { [A]: { labelSelector: 'team=x' } } }] },
+    });
+    const ac = new AbortController();
+    const run = mgr.start(ac.signal);
+    run.catch(() => undefined);
+    try {
+      await configMap(B, 'scope-with-secrets');
+      await eventually(() => seen.includes(`${B}/scope-with-secrets`), 'ConfigMaps reconciled everywhere');
+      // Secrets: tenant-a's labelled one only, from a cache that never listed Secrets cluster-wide.
+      const names = (await mgr.getClient().list(Secret)).items.map(
+        (x) => `${x.metadata?.namespace}/${x.metadata?.name}`,
+      );
+      assert.deepEqual(names, [`${A}/cred-picked`]);
+      const got = await mgr.getClient().get(Secret, { namespace: A, name: 'cred-picked' });
+      assert.equal(got.metadata?.name, 'cred-picked');
+      await assert.rejects(
+        mgr.getClient().get(Secret, { namespace: B, name: 'cred-elsewhere' }),
+        (e: unknown) => e instanceof NamespaceNotWatchedError && e.namespace === B && e.watched.join() === A,
+      );
+    } finally {
+      ac.abort();
+      await run.catch(() => undefined);
     }
   });
 });
