@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { run } from '../../src/cli/index.js';
-import { COMPAT_RULES, checkCompat, diffCRDs, type CompatBase } from '../../src/manifests/compat.js';
+import { validateObject } from '../../src/cel/index.js';
+import { COMPAT_RULES, checkCompat, diffCRDs, generatedRuleKey, type CompatBase } from '../../src/manifests/compat.js';
 import { treeHash } from '../helpers/tree.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -54,6 +55,34 @@ describe('check-compat corpus: before/after CRD pairs', () => {
       for (const x of found) assert.ok(x.message.length > 20, `a message says why: ${x.message}`);
     });
   }
+  it("controller-gen's one-of rule forms that compare equal give the same verdict on every object (CEL evaluation)", () => {
+    const c = parse(
+      readFileSync(join(corpus, files.find((f) => f.includes('cel-oneof-generator-forms'))!), 'utf8'),
+    ) as {
+      before: Obj;
+      after: Obj;
+    };
+    const spec = (crd: Obj) =>
+      (crd as { spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: Obj } } } }[] } }).spec.versions[0]
+        .schema.openAPIV3Schema.properties.spec;
+    const rules = (crd: Obj) => (spec(crd)['x-kubernetes-validations'] as { rule: string }[]).map((r) => r.rule);
+    const [old, now] = [rules(c.before), rules(c.after)];
+    assert.equal(old.length, 3);
+    for (let i = 0; i < old.length; i++) {
+      assert.equal(generatedRuleKey(old[i]), generatedRuleKey(now[i]));
+      assert.notEqual(generatedRuleKey(old[i]), undefined);
+      for (let bits = 0; bits < 8; bits++) {
+        const value = Object.fromEntries(['a', 'b', 'c'].filter((_, k) => bits & (1 << k)).map((f) => [f, 'x']));
+        const verdict = (rule: string) =>
+          validateObject({ ...spec(c.after), 'x-kubernetes-validations': [{ rule }] } as never, value).length === 0;
+        assert.equal(verdict(old[i]), verdict(now[i]), `${old[i]} vs ${now[i]} on ${JSON.stringify(value)}`);
+      }
+    }
+    // Not every rule has a key: a hand-written one, or the same shape over other fields, differs.
+    assert.equal(generatedRuleKey('self.a == self.b'), undefined);
+    assert.notEqual(generatedRuleKey('has(self.a)||has(self.b)'), generatedRuleKey('has(self.a)||has(self.c)'));
+  });
+
   it('a renamed field: the message names the likely new name', () => {
     const c = parse(readFileSync(join(corpus, files.find((f) => f.includes('field-renamed'))!), 'utf8')) as {
       before: Obj;
