@@ -22,8 +22,12 @@ export interface LockRecord {
   pid: number;
   /** When it started (ISO time). */
   started: string;
-  /** Processes it started that must not outlive it: pid and the program they run. */
-  children: { pid: number; program: string }[];
+  /**
+   * Processes it started that must not outlive it: pid, the program they run and when they
+   * started (clock ticks since boot, /proc/<pid>/stat), so that a pid reused by another process
+   * (after a reboot, or much later) is never taken for one of them.
+   */
+  children: { pid: number; program: string; started?: string }[];
 }
 
 export const LOCK_FILE = 'lock';
@@ -56,6 +60,16 @@ function programOf(pid: number): string | undefined {
   }
 }
 
+/** When a pid started (field 22 of /proc/<pid>/stat, clock ticks since boot). */
+function startedOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
 export function readLock(devDir: string): LockRecord | undefined {
   try {
     const rec = JSON.parse(readFileSync(join(devDir, LOCK_FILE), 'utf8')) as LockRecord;
@@ -75,6 +89,8 @@ export function reapStale(devDir: string, rec: LockRecord): number[] {
     if (!alive(c.pid)) continue;
     const program = programOf(c.pid);
     if (program !== undefined && c.program !== '' && program !== c.program) continue;
+    const started = startedOf(c.pid);
+    if (started !== undefined && c.started !== undefined && started !== c.started) continue;
     try {
       process.kill(c.pid, 'SIGKILL');
       killed.push(c.pid);
@@ -122,7 +138,7 @@ export class SessionLock {
   setChildren(pids: (number | undefined)[]): void {
     this.record.children = pids
       .filter((pid): pid is number => pid !== undefined && alive(pid))
-      .map((pid) => ({ pid, program: programOf(pid) ?? '' }));
+      .map((pid) => ({ pid, program: programOf(pid) ?? '', started: startedOf(pid) }));
     const tmp = `${this.file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(this.record));
     renameSync(tmp, this.file);

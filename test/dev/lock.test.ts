@@ -61,8 +61,10 @@ describe('dev: the session lock and its watchdog', () => {
     const dead = spawn('true');
     await new Promise((r) => dead.on('exit', r));
     const left = sleeper();
-    // A recorded pid now running another program: not the session's, so not killed.
+    // A recorded pid now running another program, or the same program started at another time:
+    // not the session's, so not killed.
     const reused = sleeper();
+    const restarted = sleeper();
     writeFileSync(
       join(dir, 'lock'),
       JSON.stringify({
@@ -71,6 +73,7 @@ describe('dev: the session lock and its watchdog', () => {
         children: [
           { pid: left.pid, program: 'sleep' },
           { pid: reused.pid, program: '/some/etcd' },
+          { pid: restarted.pid, program: 'sleep', started: '1' },
         ],
       }),
     );
@@ -79,6 +82,7 @@ describe('dev: the session lock and its watchdog', () => {
     assert.deepEqual(reported, [left.pid]);
     await until('the recorded process is gone', () => !alive(left.pid!));
     assert.ok(alive(reused.pid!), 'a process that reused a recorded pid runs on');
+    assert.ok(alive(restarted.pid!), 'so does one of the same program started later');
     assert.equal(existsSync(join(dir, 'plane')), false);
     assert.equal(existsSync(join(dir, 'kubeconfig')), false);
     assert.equal(readLock(dir)?.pid, process.pid);
