@@ -5,7 +5,13 @@
  */
 import { posix } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
-import { BUILTIN_KINDS, type BuiltinKind, builtinKindsNamed, findBuiltinKind } from '../project/builtin-kinds.js';
+import {
+  BUILTIN_KINDS,
+  type BuiltinKind,
+  builtinKindsNamed,
+  CORE_GROUPS,
+  findBuiltinKind,
+} from '../project/builtin-kinds.js';
 import { pluralize } from '../project/plural.js';
 import {
   KUBEFORGE_LAYOUT,
@@ -15,33 +21,8 @@ import {
   qualifiedGroup,
 } from '../project/index.js';
 
-/**
- * Kubernetes' own API groups, by the short name Kubebuilder accepts in --group, with their full
- * name. `--resource=false` on one of these (with no API of that name in PROJECT) scaffolds a
- * controller for the built-in Kind, as `kubebuilder create api --group apps --kind Deployment
- * --resource=false` does.
- */
-export const CORE_GROUPS: Readonly<Record<string, string>> = {
-  admissionregistration: 'admissionregistration.k8s.io',
-  apiextensions: 'apiextensions.k8s.io',
-  apps: 'apps',
-  authentication: 'authentication.k8s.io',
-  authorization: 'authorization.k8s.io',
-  autoscaling: 'autoscaling',
-  batch: 'batch',
-  certificates: 'certificates.k8s.io',
-  coordination: 'coordination.k8s.io',
-  core: '',
-  discovery: 'discovery.k8s.io',
-  events: 'events.k8s.io',
-  flowcontrol: 'flowcontrol.apiserver.k8s.io',
-  networking: 'networking.k8s.io',
-  node: 'node.k8s.io',
-  policy: 'policy',
-  rbac: 'rbac.authorization.k8s.io',
-  scheduling: 'scheduling.k8s.io',
-  storage: 'storage.k8s.io',
-};
+/** Kubernetes' own API groups by short name (defined in src/project, where the fake API server reads them too). */
+export { CORE_GROUPS } from '../project/builtin-kinds.js';
 
 /**
  * The built-in Kind a command names by a Kubernetes group (`--group apps --version v1 --kind

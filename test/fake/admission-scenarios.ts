@@ -526,6 +526,31 @@ function WEBHOOK_SCENARIOS(): Scenario[] {
 function CRD_SCENARIOS(): Scenario[] {
   return [
     {
+      name: 'built-in: a ClusterRole applied as kubeforge dev applies config/rbac/role.yaml',
+      run: async (s) => {
+        const path = `/apis/rbac.authorization.k8s.io/v1/clusterroles/${s.ns}-manager-role`;
+        const role = {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: `${s.ns}-manager-role` },
+          rules: [{ apiGroups: ['fake.kubeforge.io'], resources: ['widgets'], verbs: ['get', 'list', 'watch'] }],
+        };
+        try {
+          await s.do('apply', 'PATCH', path, role, APPLY);
+          await s.do(
+            'apply again with another rule',
+            'PATCH',
+            path,
+            { ...role, rules: [...role.rules, { apiGroups: [''], resources: ['events'], verbs: ['create'] }] },
+            APPLY,
+          );
+          await s.do('read', 'GET', path);
+        } finally {
+          await s.rest.request('DELETE', path).catch(() => undefined);
+        }
+      },
+    },
+    {
       name: 'versions: an object written through a version that is not the storage one reads with the storage version defaults',
       run: async (s) => {
         await s.do('create through v2', 'POST', W(s.ns, undefined, undefined, 'v2'), {

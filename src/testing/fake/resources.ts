@@ -5,6 +5,7 @@
  * without a resourceVersion, field selectors).
  */
 import type { Schema } from './schema.js';
+import { CORE_GROUPS } from '../../project/builtin-kinds.js';
 import type { Obj } from './json.js';
 
 /** One served resource of one group/version. */
@@ -133,12 +134,7 @@ export interface BuiltinRow {
 
 /** A built-in resource from a discovery row (`group` as the table spells it: 'core', 'apps', 'rbac'...). */
 export function builtinResource(row: BuiltinRow): Resource {
-  const group =
-    row.group === 'core'
-      ? ''
-      : row.group.includes('.') || ['apps', 'batch', 'autoscaling', 'policy'].includes(row.group)
-        ? row.group
-        : `${row.group}.k8s.io`;
+  const group = CORE_GROUPS[row.group] ?? row.group;
   const gk = `${group}/${row.kind}`;
   return {
     group,
