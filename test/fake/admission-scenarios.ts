@@ -504,6 +504,41 @@ function WEBHOOK_SCENARIOS(): Scenario[] {
         ),
     },
     {
+      name: 'admission: reinvocationPolicy IfNeeded calls a webhook again after a later one changed the object',
+      run: (s) =>
+        withHooks(
+          s,
+          {
+            '/saw': (r) => ({
+              allowed: true,
+              patch: [{ op: 'add', path: '/metadata/annotations', value: { saw: String(r.object.spec.size) } }],
+            }),
+            '/size': () => ({ allowed: true, patch: [{ op: 'replace', path: '/spec/size', value: 4 }] }),
+          },
+          {
+            MutatingWebhookConfiguration: (h) => [
+              webhook(h, 'saw.fake.kubeforge.io', '/saw', [rule(['widgets'], ['CREATE'])], {
+                reinvocationPolicy: 'IfNeeded',
+              }),
+              webhook(h, 'never.fake.kubeforge.io', '/saw', [rule(['widgets'], ['CREATE'])], {
+                reinvocationPolicy: 'Never',
+                objectSelector: { matchLabels: { never: 'true' } },
+              }),
+              webhook(h, 'size.fake.kubeforge.io', '/size', [rule(['widgets'], ['CREATE'])]),
+            ],
+          },
+          async () => {
+            await s.do('create: saw called twice', 'POST', W(s.ns), widget('w', { size: 3 }));
+            await s.do(
+              'create: the Never webhook is not called again',
+              'POST',
+              W(s.ns),
+              widget('n', { size: 3 }, { never: 'true' }),
+            );
+          },
+        ),
+    },
+    {
       name: 'admission: a mutating webhook that patches a delete fails it',
       run: (s) =>
         withHooks(

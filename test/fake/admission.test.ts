@@ -386,6 +386,33 @@ describe('admission webhooks on the fake API server', () => {
     );
   });
 
+  it('reinvocationPolicy IfNeeded: a webhook is called again when a later one changed the object', async () => {
+    const { ns, hooks } = await setup(
+      {
+        '/saw': (r) => ({
+          allowed: true,
+          patch: [{ op: 'add', path: '/metadata/annotations', value: { saw: String(r.object.spec.size) } }],
+        }),
+        '/size': () => ({ allowed: true, patch: [{ op: 'replace', path: '/spec/size', value: 4 }] }),
+      },
+      (h, ns) => [
+        configuration('MutatingWebhookConfiguration', `m-${ns}`, [
+          webhook(h, 'saw.fake.kubeforge.io', '/saw', [rule(['widgets'], ['CREATE'])], {
+            ...inNs(ns),
+            reinvocationPolicy: 'IfNeeded',
+          }),
+          webhook(h, 'size.fake.kubeforge.io', '/size', [rule(['widgets'], ['CREATE'])], inNs(ns)),
+        ]),
+      ],
+    );
+    const o = await rest.request('POST', W(ns), { body: widget('w') });
+    assert.deepEqual([o.metadata.annotations, o.spec.size], [{ saw: '4' }, 4]);
+    assert.deepEqual(
+      hooks.reviews.map((r) => `${r.path} ${r.request.object.spec.size}`),
+      ['/saw 3', '/size 3', '/saw 4'],
+    );
+  });
+
   it('a service clientConfig is refused with a message saying the fake reaches only urls', async () => {
     const { ns } = await setup({}, (h, ns) => [
       configuration('ValidatingWebhookConfiguration', `v-${ns}`, [

@@ -22,6 +22,10 @@ export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 /** One webhook of a configuration, with v1's defaults filled in. */
 export interface WebhookSpec {
   name: string;
+  /** The configuration's name (webhook names may repeat across configurations). */
+  configuration: string;
+  /** Mutating webhooks: Never (default) or IfNeeded. */
+  reinvocationPolicy?: string;
   mutating: boolean;
   rules: Obj[];
   failurePolicy: 'Fail' | 'Ignore';
@@ -56,8 +60,11 @@ export interface AdmissionCall {
 /** The webhooks of a stored configuration, in their order. */
 export function webhooksOf(config: Obj, mutating: boolean): WebhookSpec[] {
   const hooks = Array.isArray(config.webhooks) ? (config.webhooks as Obj[]) : [];
+  const configuration = String((config.metadata as Obj | undefined)?.name ?? '');
   return hooks.map((h) => ({
     name: String(h.name ?? ''),
+    configuration,
+    reinvocationPolicy: typeof h.reinvocationPolicy === 'string' ? h.reinvocationPolicy : undefined,
     mutating,
     rules: Array.isArray(h.rules) ? (h.rules as Obj[]) : [],
     failurePolicy: h.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
