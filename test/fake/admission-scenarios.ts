@@ -539,6 +539,40 @@ function WEBHOOK_SCENARIOS(): Scenario[] {
         ),
     },
     {
+      name: 'admission: matchConditions: false skips the webhook, an error fails the request (Fail) or skips it (Ignore)',
+      run: (s) =>
+        withHooks(
+          s,
+          { '/no': () => deny('matched') },
+          {
+            ValidatingWebhookConfiguration: (h) => [
+              webhook(h, 'big.fake.kubeforge.io', '/no', [rule(['widgets'], ['CREATE'])], {
+                objectSelector: { matchLabels: { case: 'big' } },
+                matchConditions: [
+                  { name: 'create', expression: "request.operation == 'CREATE'" },
+                  { name: 'big', expression: 'object.spec.size > 5' },
+                ],
+              }),
+              webhook(h, 'broken.fake.kubeforge.io', '/no', [rule(['widgets'], ['CREATE'])], {
+                objectSelector: { matchLabels: { case: 'broken' } },
+                matchConditions: [{ name: 'missing', expression: "object.metadata.annotations['x'] == 'y'" }],
+              }),
+              webhook(h, 'lenient.fake.kubeforge.io', '/no', [rule(['widgets'], ['CREATE'])], {
+                objectSelector: { matchLabels: { case: 'lenient' } },
+                failurePolicy: 'Ignore',
+                matchConditions: [{ name: 'missing', expression: "object.metadata.annotations['x'] == 'y'" }],
+              }),
+            ],
+          },
+          async () => {
+            await s.do('small: not matched, created', 'POST', W(s.ns), widget('small', { size: 3 }, { case: 'big' }));
+            await s.do('big: matched, denied', 'POST', W(s.ns), widget('big', { size: 6 }, { case: 'big' }));
+            await s.do('an error under Fail', 'POST', W(s.ns), widget('broken', { size: 1 }, { case: 'broken' }));
+            await s.do('an error under Ignore', 'POST', W(s.ns), widget('lenient', { size: 1 }, { case: 'lenient' }));
+          },
+        ),
+    },
+    {
       name: 'admission: a mutating webhook that patches a delete fails it',
       run: (s) =>
         withHooks(

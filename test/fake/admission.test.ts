@@ -413,6 +413,35 @@ describe('admission webhooks on the fake API server', () => {
     );
   });
 
+  it('matchConditions: a false condition skips the webhook, an error fails the request with 403 under Fail', async () => {
+    const { ns, hooks } = await setup({ '/no': () => deny('matched') }, (h, ns) => [
+      configuration('ValidatingWebhookConfiguration', `v-${ns}`, [
+        webhook(h, 'big.fake.kubeforge.io', '/no', [rule(['widgets'], ['CREATE'])], {
+          ...inNs(ns),
+          matchConditions: [{ name: 'big', expression: 'object.spec.size > 5' }],
+        }),
+        webhook(h, 'broken.fake.kubeforge.io', '/no', [rule(['widgets'], ['UPDATE'])], {
+          ...inNs(ns),
+          matchConditions: [{ name: 'missing', expression: "object.metadata.annotations['x'] == 'y'" }],
+        }),
+      ]),
+    ]);
+    const small = await rest.request('POST', W(ns), { body: widget('small', { size: 3 }) });
+    assert.equal(hooks.reviews.length, 0);
+    await assert.rejects(
+      rest.request('POST', W(ns), { body: widget('big', { size: 6 }) }),
+      /denied the request: matched/,
+    );
+    const e = await refusal(rest.request('PUT', W(ns, 'small'), { body: { ...small, spec: { size: 4 } } }));
+    assert.deepEqual(
+      [e.code, e.message],
+      [
+        403,
+        `widgets.fake.kubeforge.io "small" is forbidden: expression 'object.metadata.annotations['x'] == 'y'' resulted in error: no such key: annotations`,
+      ],
+    );
+  });
+
   it('a service clientConfig is refused with a message saying the fake reaches only urls', async () => {
     const { ns } = await setup({}, (h, ns) => [
       configuration('ValidatingWebhookConfiguration', `v-${ns}`, [

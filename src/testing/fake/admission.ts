@@ -122,7 +122,9 @@ export class WebhookAdmission {
       m.namespace ??= info.namespace;
     }
     const warnings: string[] = [];
+    const cel = await this.celIfNeeded();
     const call = (o: Obj | undefined, old: Obj | undefined): AdmissionCall => ({
+      cel,
       ...info,
       operation,
       object: o,
@@ -220,6 +222,21 @@ export class WebhookAdmission {
     const found = this.store.find(nsRes, undefined, ns);
     if (!found) this.store.read(nsRes, undefined, ns); // throws the server's 404
     return labelsOf(found);
+  }
+
+  /** The CEL evaluator, loaded only when a stored webhook has matchConditions. */
+  private async celIfNeeded(): Promise<AdmissionCall['cel']> {
+    const any = [
+      ...this.webhooks('MutatingWebhookConfiguration'),
+      ...this.webhooks('ValidatingWebhookConfiguration'),
+    ].some((h) => h.matchConditions.length > 0);
+    if (!any) return undefined;
+    const { evaluateExpression, toCel } = await import('../../cel/index.js');
+    return (expression, vars) =>
+      evaluateExpression(
+        expression,
+        Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, toCel(v, undefined)])),
+      );
   }
 
   /** The other served versions of `r`'s resource (matchPolicy Equivalent). */
