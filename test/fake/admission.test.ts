@@ -442,6 +442,35 @@ describe('admission webhooks on the fake API server', () => {
     );
   });
 
+  it('a write that another write overtakes while its webhooks answer starts again on the new object (as a patch retried on conflict)', async () => {
+    const slow = await startHookServer(
+      { '/m': () => ({ allowed: true, patch: [{ op: 'add', path: '/metadata/labels', value: { m: 'y' } }] }) },
+      { delayMs: 300 },
+    );
+    closers.push(() => slow.close());
+    const { ns } = await setup({}, (_h, ns) => [
+      configuration('MutatingWebhookConfiguration', `m-${ns}`, [
+        webhook(slow, 'm.fake.kubeforge.io', '/m', [rule(['widgets'], ['UPDATE'])], inNs(ns)),
+      ]),
+    ]);
+    const o = await rest.request('POST', W(ns), { body: widget('w') });
+    const patching = rest.request('PATCH', W(ns, 'w'), {
+      body: { spec: { mode: 'Slow' } },
+      contentType: 'application/merge-patch+json',
+    });
+    while (!slow.reviews.some((r) => r.path === '/m')) await new Promise((r) => setTimeout(r, 10));
+    // The status subresource is not in the webhook's rules: this write goes through at once.
+    await rest.request('PUT', W(ns, 'w', 'status'), { body: { ...o, status: { replicas: 5 } } });
+    const patched = await patching;
+    assert.deepEqual(
+      [patched.spec.mode, patched.status, patched.metadata.labels],
+      ['Slow', { replicas: 5 }, { m: 'y' }],
+    );
+    const calls = slow.reviews.filter((r) => r.path === '/m');
+    assert.equal(calls.length, 2, 'called again on the object the status write left');
+    assert.deepEqual(calls[1].request.oldObject.status, { replicas: 5 });
+  });
+
   it('a service clientConfig is refused with a message saying the fake reaches only urls', async () => {
     const { ns } = await setup({}, (h, ns) => [
       configuration('ValidatingWebhookConfiguration', `v-${ns}`, [
