@@ -573,6 +573,66 @@ function WEBHOOK_SCENARIOS(): Scenario[] {
         ),
     },
     {
+      name: 'admission: a create in a namespace that does not exist is refused before any webhook',
+      run: (s) =>
+        withHooks(
+          s,
+          {
+            '/v': refuse,
+            '/m': () => ({ allowed: true, patch: [{ op: 'add', path: '/metadata/annotations', value: { m: 'y' } }] }),
+          },
+          {
+            ValidatingWebhookConfiguration: (h) => [
+              webhook(h, 'selecting.fake.kubeforge.io', '/v', [rule(['widgets'], ['CREATE'])], {
+                namespaceSelector: {
+                  matchExpressions: [
+                    { key: 'kubernetes.io/metadata.name', operator: 'In', values: [s.ns, `${s.ns}-gone`] },
+                  ],
+                },
+                objectSelector: { matchLabels: { case: 'selecting' } },
+              }),
+              webhook(h, 'any.fake.kubeforge.io', '/v', [rule(['widgets'], ['CREATE'])], {
+                namespaceSelector: {},
+                objectSelector: { matchLabels: { case: 'any' } },
+              }),
+            ],
+            MutatingWebhookConfiguration: (h) => [
+              webhook(h, 'mutating.fake.kubeforge.io', '/m', [rule(['widgets'], ['CREATE'])], {
+                namespaceSelector: {},
+                objectSelector: { matchLabels: { case: 'mutating' } },
+              }),
+            ],
+          },
+          async () => {
+            await s.do(
+              'a webhook with a namespaceSelector',
+              'POST',
+              W(`${s.ns}-gone`),
+              widget('w', { size: 6 }, { case: 'selecting' }),
+            );
+            await s.do(
+              'a webhook for every namespace, which would deny',
+              'POST',
+              W(`${s.ns}-gone`),
+              widget('w', { size: 6 }, { case: 'any' }),
+            );
+            await s.do(
+              'a webhook for every namespace, which would allow',
+              'POST',
+              W(`${s.ns}-gone`),
+              widget('w', { size: 2 }, { case: 'any' }),
+            );
+            await s.do('an invalid object', 'POST', W(`${s.ns}-gone`), widget('w', { size: 30 }, { case: 'none' }));
+            await s.do(
+              'a mutating webhook for every namespace',
+              'POST',
+              W(`${s.ns}-gone`),
+              widget('w', { size: 2 }, { case: 'mutating' }),
+            );
+          },
+        ),
+    },
+    {
       name: 'admission: a mutating webhook that patches a delete fails it',
       run: (s) =>
         withHooks(
