@@ -10,16 +10,6 @@ import { BUILTIN_KINDS, type BuiltinKind } from './builtin-kinds-data.js';
 
 export { BUILTIN_KINDS, BUILTIN_KINDS_SERVER, type BuiltinKind } from './builtin-kinds-data.js';
 
-/** The built-in Kind `group/version kind`, when Kubernetes serves it. */
-export function findBuiltinKind(group: string, version: string, kind: string): BuiltinKind | undefined {
-  return BUILTIN_KINDS.find((k) => k.group === group && k.version === version && k.kind === kind);
-}
-
-/** Every group/version that serves a built-in Kind of this name (`apps/v1` for Deployment). */
-export function builtinKindsNamed(kind: string): BuiltinKind[] {
-  return BUILTIN_KINDS.filter((k) => k.kind === kind);
-}
-
 /**
  * Kubernetes' own API groups, by the short name Kubebuilder accepts in --group, with their full
  * name. `--resource=false` on one of these (with no API of that name in PROJECT) scaffolds a
@@ -47,3 +37,13 @@ export const CORE_GROUPS: Readonly<Record<string, string>> = {
   scheduling: 'scheduling.k8s.io',
   storage: 'storage.k8s.io',
 };
+
+/** The built-in Kind `group/version kind`, when Kubernetes serves it. */
+export function findBuiltinKind(group: string, version: string, kind: string): BuiltinKind | undefined {
+  return BUILTIN_KINDS.find((k) => k.group === group && k.version === version && k.kind === kind);
+}
+
+/** Every group/version that serves a built-in Kind of this name (`apps/v1` for Deployment). */
+export function builtinKindsNamed(kind: string): BuiltinKind[] {
+  return BUILTIN_KINDS.filter((k) => k.kind === kind);
+}

@@ -5,7 +5,13 @@
  */
 import { posix } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
-import { BUILTIN_KINDS, type BuiltinKind, builtinKindsNamed, findBuiltinKind } from '../project/builtin-kinds.js';
+import {
+  BUILTIN_KINDS,
+  type BuiltinKind,
+  builtinKindsNamed,
+  CORE_GROUPS,
+  findBuiltinKind,
+} from '../project/builtin-kinds.js';
 import { pluralize } from '../project/plural.js';
 import {
   KUBEFORGE_LAYOUT,
@@ -15,9 +21,8 @@ import {
   qualifiedGroup,
 } from '../project/index.js';
 
-import { CORE_GROUPS } from '../project/builtin-kinds.js';
-
-export { CORE_GROUPS };
+/** Kubernetes' own API groups by short name (defined in src/project, where the fake API server reads them too). */
+export { CORE_GROUPS } from '../project/builtin-kinds.js';
 
 /**
  * The built-in Kind a command names by a Kubernetes group (`--group apps --version v1 --kind

@@ -504,6 +504,135 @@ function WEBHOOK_SCENARIOS(): Scenario[] {
         ),
     },
     {
+      name: 'admission: reinvocationPolicy IfNeeded calls a webhook again after a later one changed the object',
+      run: (s) =>
+        withHooks(
+          s,
+          {
+            '/saw': (r) => ({
+              allowed: true,
+              patch: [{ op: 'add', path: '/metadata/annotations', value: { saw: String(r.object.spec.size) } }],
+            }),
+            '/size': () => ({ allowed: true, patch: [{ op: 'replace', path: '/spec/size', value: 4 }] }),
+          },
+          {
+            MutatingWebhookConfiguration: (h) => [
+              webhook(h, 'saw.fake.kubeforge.io', '/saw', [rule(['widgets'], ['CREATE'])], {
+                reinvocationPolicy: 'IfNeeded',
+              }),
+              webhook(h, 'never.fake.kubeforge.io', '/saw', [rule(['widgets'], ['CREATE'])], {
+                reinvocationPolicy: 'Never',
+                objectSelector: { matchLabels: { never: 'true' } },
+              }),
+              webhook(h, 'size.fake.kubeforge.io', '/size', [rule(['widgets'], ['CREATE'])]),
+            ],
+          },
+          async () => {
+            await s.do('create: saw called twice', 'POST', W(s.ns), widget('w', { size: 3 }));
+            await s.do(
+              'create: the Never webhook is not called again',
+              'POST',
+              W(s.ns),
+              widget('n', { size: 3 }, { never: 'true' }),
+            );
+          },
+        ),
+    },
+    {
+      name: 'admission: matchConditions: false skips the webhook, an error fails the request (Fail) or skips it (Ignore)',
+      run: (s) =>
+        withHooks(
+          s,
+          { '/no': () => deny('matched') },
+          {
+            ValidatingWebhookConfiguration: (h) => [
+              webhook(h, 'big.fake.kubeforge.io', '/no', [rule(['widgets'], ['CREATE'])], {
+                objectSelector: { matchLabels: { case: 'big' } },
+                matchConditions: [
+                  { name: 'create', expression: "request.operation == 'CREATE'" },
+                  { name: 'big', expression: 'object.spec.size > 5' },
+                ],
+              }),
+              webhook(h, 'broken.fake.kubeforge.io', '/no', [rule(['widgets'], ['CREATE'])], {
+                objectSelector: { matchLabels: { case: 'broken' } },
+                matchConditions: [{ name: 'missing', expression: "object.metadata.annotations['x'] == 'y'" }],
+              }),
+              webhook(h, 'lenient.fake.kubeforge.io', '/no', [rule(['widgets'], ['CREATE'])], {
+                objectSelector: { matchLabels: { case: 'lenient' } },
+                failurePolicy: 'Ignore',
+                matchConditions: [{ name: 'missing', expression: "object.metadata.annotations['x'] == 'y'" }],
+              }),
+            ],
+          },
+          async () => {
+            await s.do('small: not matched, created', 'POST', W(s.ns), widget('small', { size: 3 }, { case: 'big' }));
+            await s.do('big: matched, denied', 'POST', W(s.ns), widget('big', { size: 6 }, { case: 'big' }));
+            await s.do('an error under Fail', 'POST', W(s.ns), widget('broken', { size: 1 }, { case: 'broken' }));
+            await s.do('an error under Ignore', 'POST', W(s.ns), widget('lenient', { size: 1 }, { case: 'lenient' }));
+          },
+        ),
+    },
+    {
+      name: 'admission: a create in a namespace that does not exist is refused before any webhook',
+      run: (s) =>
+        withHooks(
+          s,
+          {
+            '/v': refuse,
+            '/m': () => ({ allowed: true, patch: [{ op: 'add', path: '/metadata/annotations', value: { m: 'y' } }] }),
+          },
+          {
+            ValidatingWebhookConfiguration: (h) => [
+              webhook(h, 'selecting.fake.kubeforge.io', '/v', [rule(['widgets'], ['CREATE'])], {
+                namespaceSelector: {
+                  matchExpressions: [
+                    { key: 'kubernetes.io/metadata.name', operator: 'In', values: [s.ns, `${s.ns}-gone`] },
+                  ],
+                },
+                objectSelector: { matchLabels: { case: 'selecting' } },
+              }),
+              webhook(h, 'any.fake.kubeforge.io', '/v', [rule(['widgets'], ['CREATE'])], {
+                namespaceSelector: {},
+                objectSelector: { matchLabels: { case: 'any' } },
+              }),
+            ],
+            MutatingWebhookConfiguration: (h) => [
+              webhook(h, 'mutating.fake.kubeforge.io', '/m', [rule(['widgets'], ['CREATE'])], {
+                namespaceSelector: {},
+                objectSelector: { matchLabels: { case: 'mutating' } },
+              }),
+            ],
+          },
+          async () => {
+            await s.do(
+              'a webhook with a namespaceSelector',
+              'POST',
+              W(`${s.ns}-gone`),
+              widget('w', { size: 6 }, { case: 'selecting' }),
+            );
+            await s.do(
+              'a webhook for every namespace, which would deny',
+              'POST',
+              W(`${s.ns}-gone`),
+              widget('w', { size: 6 }, { case: 'any' }),
+            );
+            await s.do(
+              'a webhook for every namespace, which would allow',
+              'POST',
+              W(`${s.ns}-gone`),
+              widget('w', { size: 2 }, { case: 'any' }),
+            );
+            await s.do('an invalid object', 'POST', W(`${s.ns}-gone`), widget('w', { size: 30 }, { case: 'none' }));
+            await s.do(
+              'a mutating webhook for every namespace',
+              'POST',
+              W(`${s.ns}-gone`),
+              widget('w', { size: 2 }, { case: 'mutating' }),
+            );
+          },
+        ),
+    },
+    {
       name: 'admission: a mutating webhook that patches a delete fails it',
       run: (s) =>
         withHooks(
@@ -525,6 +654,31 @@ function WEBHOOK_SCENARIOS(): Scenario[] {
 
 function CRD_SCENARIOS(): Scenario[] {
   return [
+    {
+      name: 'built-in: a ClusterRole applied as kubeforge dev applies config/rbac/role.yaml',
+      run: async (s) => {
+        const path = `/apis/rbac.authorization.k8s.io/v1/clusterroles/${s.ns}-manager-role`;
+        const role = {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: `${s.ns}-manager-role` },
+          rules: [{ apiGroups: ['fake.kubeforge.io'], resources: ['widgets'], verbs: ['get', 'list', 'watch'] }],
+        };
+        try {
+          await s.do('apply', 'PATCH', path, role, APPLY);
+          await s.do(
+            'apply again with another rule',
+            'PATCH',
+            path,
+            { ...role, rules: [...role.rules, { apiGroups: [''], resources: ['events'], verbs: ['create'] }] },
+            APPLY,
+          );
+          await s.do('read', 'GET', path);
+        } finally {
+          await s.rest.request('DELETE', path).catch(() => undefined);
+        }
+      },
+    },
     {
       name: 'versions: an object written through a version that is not the storage one reads with the storage version defaults',
       run: async (s) => {

@@ -386,6 +386,91 @@ describe('admission webhooks on the fake API server', () => {
     );
   });
 
+  it('reinvocationPolicy IfNeeded: a webhook is called again when a later one changed the object', async () => {
+    const { ns, hooks } = await setup(
+      {
+        '/saw': (r) => ({
+          allowed: true,
+          patch: [{ op: 'add', path: '/metadata/annotations', value: { saw: String(r.object.spec.size) } }],
+        }),
+        '/size': () => ({ allowed: true, patch: [{ op: 'replace', path: '/spec/size', value: 4 }] }),
+      },
+      (h, ns) => [
+        configuration('MutatingWebhookConfiguration', `m-${ns}`, [
+          webhook(h, 'saw.fake.kubeforge.io', '/saw', [rule(['widgets'], ['CREATE'])], {
+            ...inNs(ns),
+            reinvocationPolicy: 'IfNeeded',
+          }),
+          webhook(h, 'size.fake.kubeforge.io', '/size', [rule(['widgets'], ['CREATE'])], inNs(ns)),
+        ]),
+      ],
+    );
+    const o = await rest.request('POST', W(ns), { body: widget('w') });
+    assert.deepEqual([o.metadata.annotations, o.spec.size], [{ saw: '4' }, 4]);
+    assert.deepEqual(
+      hooks.reviews.map((r) => `${r.path} ${r.request.object.spec.size}`),
+      ['/saw 3', '/size 3', '/saw 4'],
+    );
+  });
+
+  it('matchConditions: a false condition skips the webhook, an error fails the request with 403 under Fail', async () => {
+    const { ns, hooks } = await setup({ '/no': () => deny('matched') }, (h, ns) => [
+      configuration('ValidatingWebhookConfiguration', `v-${ns}`, [
+        webhook(h, 'big.fake.kubeforge.io', '/no', [rule(['widgets'], ['CREATE'])], {
+          ...inNs(ns),
+          matchConditions: [{ name: 'big', expression: 'object.spec.size > 5' }],
+        }),
+        webhook(h, 'broken.fake.kubeforge.io', '/no', [rule(['widgets'], ['UPDATE'])], {
+          ...inNs(ns),
+          matchConditions: [{ name: 'missing', expression: "object.metadata.annotations['x'] == 'y'" }],
+        }),
+      ]),
+    ]);
+    const small = await rest.request('POST', W(ns), { body: widget('small', { size: 3 }) });
+    assert.equal(hooks.reviews.length, 0);
+    await assert.rejects(
+      rest.request('POST', W(ns), { body: widget('big', { size: 6 }) }),
+      /denied the request: matched/,
+    );
+    const e = await refusal(rest.request('PUT', W(ns, 'small'), { body: { ...small, spec: { size: 4 } } }));
+    assert.deepEqual(
+      [e.code, e.message],
+      [
+        403,
+        `widgets.fake.kubeforge.io "small" is forbidden: expression 'object.metadata.annotations['x'] == 'y'' resulted in error: no such key: annotations`,
+      ],
+    );
+  });
+
+  it('a write that another write overtakes while its webhooks answer starts again on the new object (as a patch retried on conflict)', async () => {
+    const slow = await startHookServer(
+      { '/m': () => ({ allowed: true, patch: [{ op: 'add', path: '/metadata/labels', value: { m: 'y' } }] }) },
+      { delayMs: 300 },
+    );
+    closers.push(() => slow.close());
+    const { ns } = await setup({}, (_h, ns) => [
+      configuration('MutatingWebhookConfiguration', `m-${ns}`, [
+        webhook(slow, 'm.fake.kubeforge.io', '/m', [rule(['widgets'], ['UPDATE'])], inNs(ns)),
+      ]),
+    ]);
+    const o = await rest.request('POST', W(ns), { body: widget('w') });
+    const patching = rest.request('PATCH', W(ns, 'w'), {
+      body: { spec: { mode: 'Slow' } },
+      contentType: 'application/merge-patch+json',
+    });
+    while (!slow.reviews.some((r) => r.path === '/m')) await new Promise((r) => setTimeout(r, 10));
+    // The status subresource is not in the webhook's rules: this write goes through at once.
+    await rest.request('PUT', W(ns, 'w', 'status'), { body: { ...o, status: { replicas: 5 } } });
+    const patched = await patching;
+    assert.deepEqual(
+      [patched.spec.mode, patched.status, patched.metadata.labels],
+      ['Slow', { replicas: 5 }, { m: 'y' }],
+    );
+    const calls = slow.reviews.filter((r) => r.path === '/m');
+    assert.equal(calls.length, 2, 'called again on the object the status write left');
+    assert.deepEqual(calls[1].request.oldObject.status, { replicas: 5 });
+  });
+
   it('a service clientConfig is refused with a message saying the fake reaches only urls', async () => {
     const { ns } = await setup({}, (h, ns) => [
       configuration('ValidatingWebhookConfiguration', `v-${ns}`, [

@@ -232,7 +232,7 @@ describe('CustomResourceDefinitions written through the fake API server', () => 
     assert.equal(await code(rest.request('GET', `${CRDS}/gizmos.${group}`)), 404);
   });
 
-  it("kubeforge dev's installer on the fake: CRDs applied and Established, webhooks applied and called for a sample", async () => {
+  it("kubeforge dev's installer on the fake: CRDs applied and Established, the ClusterRole and webhooks applied, the webhooks called for a sample", async () => {
     const group = 'dev.kubeforge.io';
     const dir = mkdtempSync(join(tmpdir(), 'kf-fake-dev-'));
     for (const d of ['config/crd/bases', 'config/webhook', 'config/samples'])
@@ -258,6 +258,16 @@ describe('CustomResourceDefinitions written through the fake API server', () => 
       `${JSON.stringify(hook('MutatingWebhookConfiguration', 'mutating', '/mutate'))}\n---\n${JSON.stringify(hook('ValidatingWebhookConfiguration', 'validating', '/validate'))}\n`,
     );
     writeFileSync(join(dir, 'config/samples/gizmo.yaml'), JSON.stringify(gizmo(group, 'sample', { size: 2 })));
+    mkdirSync(join(dir, 'config/rbac'), { recursive: true });
+    writeFileSync(
+      join(dir, 'config/rbac/role.yaml'),
+      JSON.stringify({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'manager-role' },
+        rules: [{ apiGroups: [group], resources: ['gizmos'], verbs: ['get', 'list', 'watch'] }],
+      }),
+    );
 
     const ca = generateCACert();
     const serving = generateSignedCert(ca, { hosts: ['127.0.0.1'] });
@@ -292,6 +302,7 @@ describe('CustomResourceDefinitions written through the fake API server', () => 
     try {
       const installer = new DevInstaller(fake.config, { host: '127.0.0.1', port: server.port!, caPem: ca.cert });
       assert.deepEqual(await installer.applyCRDs(dir, ['config/crd/bases/gizmos.yaml'], 2_000), [`gizmos.${group}`]);
+      assert.deepEqual(await installer.applyRBAC(dir), ['manager-role']);
       await installer.applyWebhooks(dir);
       const { applied } = await installer.applySamples(dir);
       assert.deepEqual(applied, ['Gizmo default/sample']);

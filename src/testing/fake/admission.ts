@@ -14,7 +14,7 @@
  * webhooks see, and the last writes with both. When the stored object changed in between, the
  * write starts again, as the server retries an update that met a newer revision.
  */
-import { applyDefaults, prune } from './schema.js';
+import { applyDefaults, equalJSON, prune } from './schema.js';
 import { defaultBuiltin } from './builtin.js';
 import type { Resource } from './resources.js';
 import type { Store, WriteContext } from './store.js';
@@ -122,7 +122,9 @@ export class WebhookAdmission {
       m.namespace ??= info.namespace;
     }
     const warnings: string[] = [];
+    const cel = await this.celIfNeeded();
     const call = (o: Obj | undefined, old: Obj | undefined): AdmissionCall => ({
+      cel,
       ...info,
       operation,
       object: o,
@@ -157,21 +159,42 @@ export class WebhookAdmission {
     return out;
   }
 
-  /** The mutating webhooks, in order; the object they leave (defaulted and pruned again, as the server does). */
+  /**
+   * The mutating webhooks, in order; the object they leave (defaulted and pruned again, as the
+   * server does). A webhook with reinvocationPolicy IfNeeded is called once more, in a second
+   * round, when a webhook after it changed the object (the mutating dispatcher's reinvocation).
+   */
   private async mutate(call: AdmissionCall): Promise<Obj | undefined> {
-    const hooks = matchingWebhooks(this.webhooks('MutatingWebhookConfiguration'), call);
+    const all = this.webhooks('MutatingWebhookConfiguration');
     let object = call.object;
-    for (const h of hooks) {
-      const patched = await callWebhook(h, { ...call, object });
-      if (patched === undefined) continue;
-      object = patched;
-      const r = call.r;
-      if (r.custom) {
-        prune(object, r.schema, '', [], true);
-        applyDefaults(object, r.schema);
-      } else defaultBuiltin(r, object);
+    const invoked = new Set<string>();
+    const again = new Set<string>();
+    let changed = false;
+    for (const second of [false, true]) {
+      if (second && !changed) break;
+      for (const inv of matchingWebhooks(all, { ...call, object })) {
+        const key = `${inv.hook.configuration}/${inv.hook.name}`;
+        if (second && !again.has(key)) continue;
+        const patched = await callWebhook(inv, { ...call, object });
+        if (patched !== undefined && !equalJSON(object, patched)) {
+          changed = true;
+          for (const k of invoked) again.add(k);
+          invoked.clear();
+        }
+        if (patched !== undefined) object = this.normalized(call.r, patched);
+        if (inv.hook.reinvocationPolicy === 'IfNeeded') invoked.add(key);
+      }
     }
     return object;
+  }
+
+  /** A patched object as the server decodes it again: pruned, defaulted. */
+  private normalized(r: Resource, o: Obj): Obj {
+    if (r.custom) {
+      prune(o, r.schema, '', [], true);
+      applyDefaults(o, r.schema);
+    } else defaultBuiltin(r, o);
+    return o;
   }
 
   /** The validating webhooks, called at once; the first refusal in their order is the answer. */
@@ -199,6 +222,21 @@ export class WebhookAdmission {
     const found = this.store.find(nsRes, undefined, ns);
     if (!found) this.store.read(nsRes, undefined, ns); // throws the server's 404
     return labelsOf(found);
+  }
+
+  /** The CEL evaluator, loaded only when a stored webhook has matchConditions. */
+  private async celIfNeeded(): Promise<AdmissionCall['cel']> {
+    const any = [
+      ...this.webhooks('MutatingWebhookConfiguration'),
+      ...this.webhooks('ValidatingWebhookConfiguration'),
+    ].some((h) => h.matchConditions.length > 0);
+    if (!any) return undefined;
+    const { evaluateExpression, toCel } = await import('../../cel/index.js');
+    return (expression, vars) =>
+      evaluateExpression(
+        expression,
+        Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, toCel(v, undefined)])),
+      );
   }
 
   /** The other served versions of `r`'s resource (matchPolicy Equivalent). */

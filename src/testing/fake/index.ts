@@ -16,7 +16,7 @@
  * to `FakeAPIServer.start()` and points the manager at `fake.config` / `fake.url`.
  *
  * What it does not do (docs/testing.md, "Testing without an API server"): conversion webhooks,
- * webhooks reached through a Service (only clientConfig.url), matchConditions, reinvocation,
+ * webhooks reached through a Service (only clientConfig.url),
  * garbage collection, built-in Kinds' validation beyond metadata and field types (their defaults it
  * applies: ./builtin.ts), RBAC.
  */

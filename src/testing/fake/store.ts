@@ -325,6 +325,8 @@ export class Store {
     } else delete dm.namespace;
     if (r.terminating)
       throw forbidden(r, String(dm.name ?? ''), 'create not allowed while custom resource definition is terminating');
+    // The NamespaceLifecycle admission plugin runs before the webhooks and the strategy's validation.
+    this.checkNamespace(r, namespace, String(dm.name ?? ''));
     const o = ctx.admit ? ctx.admit.mutate(decoded, undefined) : decoded;
     const m = meta(o);
     if (r.namespaced) {
@@ -359,7 +361,6 @@ export class Store {
     if (isObj(m.labels) && Object.keys(m.labels).length === 0) delete m.labels;
     if (isObj(m.annotations) && Object.keys(m.annotations).length === 0) delete m.annotations;
     this.validateObject(r, o, undefined, ctx);
-    this.checkNamespace(r, namespace, String(m.name));
     if (!r.custom) admitBuiltinCreate(r, o, this.admission);
     if (this.find(r, namespace, String(m.name))) throw alreadyExists(r, String(m.name));
     m.uid = randomUUID();

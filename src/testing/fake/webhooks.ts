@@ -13,7 +13,7 @@ import type { Operation as JSONPatchOp } from 'fast-json-patch';
 import { requireFastJsonPatch } from '../../runtime/client/lazy-require.cjs';
 import { matchesLabels, type LabelRequirement } from './selectors.js';
 import type { Resource } from './resources.js';
-import { ApiStatus } from './status.js';
+import { ApiStatus, forbidden } from './status.js';
 import { type Obj, clone, isObj } from './json.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 
@@ -22,6 +22,10 @@ export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 /** One webhook of a configuration, with v1's defaults filled in. */
 export interface WebhookSpec {
   name: string;
+  /** The configuration's name (webhook names may repeat across configurations). */
+  configuration: string;
+  /** Mutating webhooks: Never (default) or IfNeeded. */
+  reinvocationPolicy?: string;
   mutating: boolean;
   rules: Obj[];
   failurePolicy: 'Fail' | 'Ignore';
@@ -32,6 +36,8 @@ export interface WebhookSpec {
   objectSelector: LabelRequirement[] | 'nothing';
   admissionReviewVersions: string[];
   clientConfig: Obj;
+  /** CEL expressions that must all be true for the webhook to be called. */
+  matchConditions: { name: string; expression: string }[];
 }
 
 /** A request as a webhook is asked about it. */
@@ -51,13 +57,18 @@ export interface AdmissionCall {
   namespaceLabels(): Record<string, string>;
   /** Other served versions of the resource, for matchPolicy Equivalent. */
   equivalents: Resource[];
+  /** Evaluates a CEL expression on JSON variables (given when some webhook has matchConditions). */
+  cel?: (expression: string, vars: Record<string, unknown>) => { value?: unknown; error?: string };
 }
 
 /** The webhooks of a stored configuration, in their order. */
 export function webhooksOf(config: Obj, mutating: boolean): WebhookSpec[] {
   const hooks = Array.isArray(config.webhooks) ? (config.webhooks as Obj[]) : [];
+  const configuration = String((config.metadata as Obj | undefined)?.name ?? '');
   return hooks.map((h) => ({
     name: String(h.name ?? ''),
+    configuration,
+    reinvocationPolicy: typeof h.reinvocationPolicy === 'string' ? h.reinvocationPolicy : undefined,
     mutating,
     rules: Array.isArray(h.rules) ? (h.rules as Obj[]) : [],
     failurePolicy: h.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
@@ -68,6 +79,10 @@ export function webhooksOf(config: Obj, mutating: boolean): WebhookSpec[] {
     objectSelector: labelSelector(h.objectSelector),
     admissionReviewVersions: Array.isArray(h.admissionReviewVersions) ? (h.admissionReviewVersions as string[]) : [],
     clientConfig: isObj(h.clientConfig) ? h.clientConfig : {},
+    matchConditions: (Array.isArray(h.matchConditions) ? (h.matchConditions as Obj[]) : []).map((c) => ({
+      name: String(c.name ?? ''),
+      expression: String(c.expression ?? ''),
+    })),
   }));
 }
 
@@ -150,9 +165,30 @@ export function matchingWebhooks(hooks: WebhookSpec[], call: AdmissionCall): Inv
       }
     // The namespace is looked up only for a webhook whose rules match (a missing one is then a 404).
     if (r && !clusterScoped && !namespaceSelected(hook.namespaceSelector, call)) continue;
-    if (r) out.push({ hook, r });
+    if (r && conditionsHold(hook, r, call)) out.push({ hook, r });
   }
   return out;
+}
+
+/**
+ * matchConditions (matchconditions.Matcher): a condition false skips the webhook; an error (with
+ * none false) fails the request with 403 under failurePolicy Fail, else skips the webhook.
+ */
+function conditionsHold(hook: WebhookSpec, r: Resource, call: AdmissionCall): boolean {
+  if (!hook.matchConditions.length) return true;
+  if (!call.cel) throw new Error('matchConditions need the CEL engine');
+  const request = review({ hook, r }, call, '', 'v1').request as Obj;
+  const vars = { object: request.object, oldObject: request.oldObject, request };
+  const errors: string[] = [];
+  for (const c of hook.matchConditions) {
+    const res = call.cel(c.expression, vars);
+    if (res.error !== undefined) errors.push(`expression '${c.expression}' resulted in error: ${res.error}`);
+    else if (res.value === false) return false;
+  }
+  if (!errors.length) return true;
+  if (hook.failurePolicy === 'Ignore') return false;
+  const name = call.name || String((call.object?.metadata as Obj | undefined)?.name ?? '');
+  throw forbidden(call.r, name, errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`);
 }
 
 /** A metav1.Status answer with Go's omitempty: no empty reason, no absent details. */
