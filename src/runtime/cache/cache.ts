@@ -29,6 +29,7 @@ import { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } fr
 export { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } from './errors.js';
 import type { InformerStore, StoreEntry } from './informer.js';
 import type { SharedInformerOptions } from './informer.js';
+import type { ShardSpec } from '../sharding/index.js';
 
 /** Options of `newCache`. */
 export interface CacheOptions {
@@ -105,6 +106,12 @@ export interface CacheByObject {
   syncPeriodMs?: number;
   /** Hand out cached objects without copying for this type (instead of the cache's unsafeDisableDeepCopy). */
   unsafeDisableDeepCopy?: boolean;
+  /**
+   * @internal Cache one shard of this type: the objects whose uid or namespace hashes into the
+   * given ranges (see SharedInformerOptions.shard). Internal until issue #39's membership and
+   * hand-over exist.
+   */
+  shard?: ShardSpec;
 }
 
 /** Thrown by reads before `start()` was called (controller-runtime's ErrCacheNotStarted). */
@@ -260,6 +267,7 @@ export class InformerCache implements Cache {
         fieldSelector: own?.fieldSelector ?? this.options.defaultFieldSelector,
         metadataOnly,
         unsafeDisableDeepCopy: own?.unsafeDisableDeepCopy ?? this.options.unsafeDisableDeepCopy ?? false,
+        shard: own?.shard,
       };
       inf = new SharedInformer(this.rest, r, o);
       this.informers.set(k, inf);
