@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { KubeConfig, KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
 import pino from 'pino';
 import { TestEnvironment } from '../../../src/testing/index.js';
-import { newClient } from '../../../src/runtime/client/index.js';
+import { metadataOnly, newClient } from '../../../src/runtime/client/index.js';
 import { RestClient } from '../../../src/runtime/client/rest.js';
 import { newCache } from '../../../src/runtime/cache/index.js';
 import type { SharedInformer } from '../../../src/runtime/cache/informer.js';
@@ -42,7 +42,7 @@ let gated: Server;
 let plain: Server;
 
 async function startServer(gate: boolean): Promise<Server> {
-  const env = new TestEnvironment(gate ? { apiServerFlags: ['--feature-gates=ShardedListAndWatch=true'] } : {});
+  const env = new TestEnvironment(gate ? { featureGates: { ShardedListAndWatch: true } } : {});
   const config = await env.start();
   const client = newClient(config);
   for (const ns of NAMESPACES) await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
@@ -144,23 +144,27 @@ describe('the gated server is the judge: the objects it returns for a shardSelec
 });
 
 /** A sharded cache of the labelled ConfigMaps; its informer, the log lines, and a stop function. */
-async function shardedCache(s: Server, shard: ShardSpec) {
+async function shardedCache(s: Server, shard: ShardSpec, o: { namespaces?: string[]; metadata?: boolean } = {}) {
   const lines: Record<string, unknown>[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const type = o.metadata ? metadataOnly(CM) : CM;
   const cache = newCache(s.config, {
     logger,
     initialBackoffMs: 100,
     maxBackoffMs: 1000,
-    byObject: [{ object: CM, labelSelector: `${LABEL}=yes`, shard }],
+    namespaces: o.namespaces,
+    byObject: [{ object: type, labelSelector: `${LABEL}=yes`, shard }],
   });
   const ac = new AbortController();
   const run = cache.start(ac.signal);
-  const informer: SharedInformer = await cache.informerFor(CM);
-  assert.equal(await informer.waitForSync(), true);
+  const informers: SharedInformer[] = await cache.informersFor(type);
+  for (const i of informers) assert.equal(await i.waitForSync(), true);
+  const [informer] = informers;
   return {
     informer,
+    informers,
     lines,
-    held: () => informer.getIndexer().listKeys(),
+    held: () => informers.flatMap((i) => i.getIndexer().listKeys()).sort(),
     stop: async () => {
       ac.abort();
       await run;
@@ -201,6 +205,32 @@ describe('a sharded informer holds its shard, filtered by the server where it ca
       assert.deepEqual(c.held(), keys((await serverList(gated, shardSelector(shard))).items));
       assert.equal(c.informer.shardDroppedCount(), 0, 'the server sent nothing outside the shard, list or watch');
       for (const o of created) if (o !== inside && o !== outside) await client.delete(o);
+    } finally {
+      await c.stop();
+    }
+  });
+
+  it('gated server: metadata-only informers of two namespaces each carry the selector and hold their part', async () => {
+    const shard = uidShard();
+    const namespaces = ['shard-b', 'shard-c'];
+    const c = await shardedCache(gated, shard, { namespaces, metadata: true });
+    try {
+      assert.equal(c.informers.length, 2);
+      assert.deepEqual(
+        c.informers.map((i) => [i.isMetadataOnly(), i.shardMode(), i.shardDroppedCount()]),
+        [
+          [true, 'server', 0],
+          [true, 'server', 0],
+        ],
+      );
+      const expected = keys(
+        (await serverList(gated, shardSelector(shard))).items.filter((o) =>
+          namespaces.includes(o.metadata!.namespace!),
+        ),
+      );
+      assert.ok(expected.length > 0);
+      assert.deepEqual(c.held(), expected);
+      assert.equal(c.informer.getIndexer().list()[0]?.kind, 'ConfigMap');
     } finally {
       await c.stop();
     }
