@@ -111,6 +111,10 @@ describe('the gated server is the judge: the objects it returns for a shardSelec
     for (const [m, ranges] of assignment)
       members += await judge({ field: 'uid', ranges }, `${m} (${ranges.length} ranges)`);
     assert.equal(members, NAMESPACES.length * PER_NAMESPACE, 'the members together hold every object once');
+    // The default 128 tokens per member: about 90 ranges, a selector of some 8 KB in the query.
+    const [, wide] = [...assignRanges(['replica-0', 'replica-1', 'replica-2'])][0];
+    assert.ok(wide.length > 60 && shardSelector({ field: 'uid', ranges: wide }).length > 5000);
+    await judge({ field: 'uid', ranges: wide }, `a member of the default ring (${wide.length} ranges)`);
     assert.ok(
       sizes.some((n) => n > 0 && n < NAMESPACES.length * PER_NAMESPACE),
       `some random range holds part of the objects (${sizes})`,
