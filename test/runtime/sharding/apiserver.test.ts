@@ -240,6 +240,16 @@ describe('a sharded informer holds its shard, filtered by the server where it ca
     }
   });
 
+  it('gated server, nothing to list (a namespace without such objects): still detected as server mode', async () => {
+    const c = await shardedCache(gated, uidShard(), { namespaces: ['default'] });
+    try {
+      assert.deepEqual([c.informer.shardMode(), c.held()], ['server', []]);
+      assert.deepEqual(modeLogged(c.lines), ['server']);
+    } finally {
+      await c.stop();
+    }
+  });
+
   it('server without the gate: the same shard by client-side filtering (uid), and it says so', async () => {
     const shard = uidShard();
     const everything = (await serverList(plain)).items;
