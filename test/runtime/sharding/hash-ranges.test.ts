@@ -158,3 +158,22 @@ describe('consistent hashing of members onto ranges', () => {
     });
   }
 });
+
+// A property of the server's hash that docs/scaling.md warns about: FNV-1a has no final mixing, so
+// names that differ only in their last characters hash close together, and a ring over the hash
+// space puts them on one member. Random uids spread; such namespace names do not.
+describe('FNV-1a and names alike but for their ends (why namespace sharding can be lopsided)', () => {
+  const ring = assignRanges(['r0', 'r1', 'r2', 'r3']);
+  const membersOf = (names: string[]) => new Set(names.map((n) => ownerOf(ring, fnv1a64(n))));
+
+  it('tenant-0 .. tenant-9 and team-a .. team-z each land on one member of four; uids spread over all four', () => {
+    assert.equal(membersOf(Array.from({ length: 10 }, (_, i) => `tenant-${i}`)).size, 1);
+    assert.equal(membersOf(Array.from({ length: 26 }, (_, i) => `team-${String.fromCharCode(97 + i)}`)).size, 1);
+    // The top 16 bits of tenant-0 .. tenant-9 are all 0xc2ef.
+    assert.deepEqual(
+      new Set(Array.from({ length: 10 }, (_, i) => fnv1a64Hex(`tenant-${i}`).slice(0, 4))),
+      new Set(['c2ef']),
+    );
+    assert.equal(membersOf(Array.from({ length: 40 }, () => randomUUID())).size, 4);
+  });
+});
