@@ -50,8 +50,8 @@ export function assignRanges(
     if (start >= end) continue; // a token on the same position as the one before it
     const mine = out.get(t.member)!;
     if (start < 0n) {
-      mine.push({ start: 0n, end });
-      if (start + HASH_SPACE_END < HASH_SPACE_END) mine.push({ start: start + HASH_SPACE_END, end: HASH_SPACE_END });
+      // The first token's arc wraps: [last token + 1, 2^64) and [0, first token + 1).
+      mine.push({ start: 0n, end }, { start: start + HASH_SPACE_END, end: HASH_SPACE_END });
     } else mine.push({ start, end });
   }
   for (const [m, ranges] of out) out.set(m, normalizeRanges(ranges));
