@@ -24,9 +24,48 @@ export interface ControlPlaneOptions {
   binaries: { etcd: string; apiserver: string };
   users: TestUser[];
   apiServerFlags: string[];
+  /** kube-apiserver feature gates, folded into one `--feature-gates` flag (see withFeatureGates). */
+  featureGates?: Readonly<Record<string, boolean>>;
   attachOutput: boolean;
   startTimeoutMs: number;
   stopTimeoutMs: number;
+}
+
+/**
+ * kube-apiserver's flags with `gates` folded into one `--feature-gates` flag: the gates named in
+ * `--feature-gates` entries of `flags` first, then `gates` over them (a gate in both takes
+ * `gates`' value), sorted by name, so that the server sees each gate once whatever it makes of a
+ * repeated flag. Without gates and without such flags, `flags` unchanged.
+ */
+export function withFeatureGates(flags: readonly string[], gates: Readonly<Record<string, boolean>> = {}): string[] {
+  const merged = new Map<string, string>();
+  const rest: string[] = [];
+  for (const f of flags) {
+    const m = /^--feature-gates=(.*)$/.exec(f);
+    if (!m) {
+      rest.push(f);
+      continue;
+    }
+    for (const part of m[1].split(',')) {
+      if (!part.trim()) continue;
+      const eq = part.indexOf('=');
+      if (eq < 0) throw new TestEnvironmentError(`apiServerFlags: ${f} has a gate without a value (${part})`);
+      merged.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+    }
+  }
+  for (const [name, on] of Object.entries(gates)) {
+    if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name))
+      throw new TestEnvironmentError(`featureGates: ${JSON.stringify(name)} is not a feature gate name`);
+    if (typeof on !== 'boolean')
+      throw new TestEnvironmentError(`featureGates: ${name} must be true or false, got ${JSON.stringify(on)}`);
+    merged.set(name, String(on));
+  }
+  if (merged.size === 0) return rest;
+  const value = [...merged]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+  return [...rest, `--feature-gates=${value}`];
 }
 
 /** Ports are picked by binding port 0 and releasing it: a clash with another process is retried this many times with fresh ports. */
@@ -147,7 +186,7 @@ async function startProcesses(
       dir,
       port: apiserverPort,
       etcdURL: etcd.url,
-      extraFlags: o.apiServerFlags,
+      extraFlags: withFeatureGates(o.apiServerFlags, o.featureGates),
       attachOutput: o.attachOutput,
       probeToken: adminToken,
     });

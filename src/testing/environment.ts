@@ -64,6 +64,16 @@ export interface TestEnvironmentOptions {
   /** Extra kube-apiserver flags (`--name=value`), appended after kubeforge's own. */
   apiServerFlags?: string[];
   /**
+   * kube-apiserver feature gates to switch on or off, e.g. `{ ShardedListAndWatch: true }` for
+   * alpha APIs (what envtest's `APIServer.Configure().Append("feature-gates", ...)` does in Go).
+   * They become one `--feature-gates` flag, merged with any in `apiServerFlags` (a gate named in
+   * both takes the value given here). A gate the binary does not know stops it from starting, with
+   * its log in the error. Set, the environment starts a control plane of its own instead of
+   * joining a shared one; for an existing cluster (`useExistingCluster`) it is ignored, as
+   * `apiServerFlags` is: that cluster's gates are what they are.
+   */
+  featureGates?: Record<string, boolean>;
+  /**
    * Webhook configurations to install on start, pointed at a local HTTPS server the test runs
    * (see {@link TestEnvironment.webhookServerOptions}). start() always issues the serving
    * certificate and rewrites CRD conversion webhooks; this adds the admission webhooks.
@@ -83,7 +93,7 @@ export interface TestEnvironmentOptions {
    * Join the control plane a test driver shares with every test file of a run (its kubeconfig
    * named by env {@link SHARED_KUBECONFIG_ENV}, set by {@link startSharedTestEnvironment}) instead
    * of starting one. Default true; ignored when the variable is unset, and off when the
-   * environment needs a private plane (`users`, `apiServerFlags`, `binaryAssetsDirectory`,
+   * environment needs a private plane (`users`, `apiServerFlags`, `featureGates`, `binaryAssetsDirectory`,
    * `useExistingCluster`).
    */
   joinSharedControlPlane?: boolean;
@@ -164,7 +174,13 @@ export class TestEnvironment {
     const file = process.env[SHARED_KUBECONFIG_ENV];
     if (!file || this.options.joinSharedControlPlane === false) return undefined;
     const o = this.options;
-    if (o.users?.length || o.apiServerFlags?.length || o.binaryAssetsDirectory || o.useExistingCluster !== undefined)
+    if (
+      o.users?.length ||
+      o.apiServerFlags?.length ||
+      Object.keys(o.featureGates ?? {}).length ||
+      o.binaryAssetsDirectory ||
+      o.useExistingCluster !== undefined
+    )
       return undefined;
     return file;
   }
@@ -399,6 +415,7 @@ export class TestEnvironment {
       binaries: this.assets(),
       users: this.options.users ?? [],
       apiServerFlags: this.options.apiServerFlags ?? [],
+      featureGates: this.options.featureGates,
       attachOutput: !!this.options.attachControlPlaneOutput,
       startTimeoutMs: this.options.controlPlaneStartTimeout ?? 60_000,
       stopTimeoutMs: this.options.controlPlaneStopTimeout ?? 10_000,

@@ -69,8 +69,9 @@ const EXCEPTIONS = new Set([
 /** Parts of src/runtime (and contracts.ts, index.ts) and what each may import as a value. */
 const RUNTIME_PARTS: Record<string, string[]> = {
   contracts: [],
+  sharding: [],
   client: ['contracts'],
-  cache: ['client', 'contracts'],
+  cache: ['client', 'contracts', 'sharding'],
   util: ['client', 'contracts'],
   controller: ['cache', 'client', 'contracts'],
   webhook: ['client', 'contracts', 'controller'],

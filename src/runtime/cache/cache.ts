@@ -29,6 +29,7 @@ import { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } fr
 export { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } from './errors.js';
 import type { InformerStore, StoreEntry } from './informer.js';
 import type { SharedInformerOptions } from './informer.js';
+import type { ShardSpec } from '../sharding/index.js';
 
 /** Options of `newCache`. */
 export interface CacheOptions {
@@ -114,6 +115,12 @@ export interface CacheByObject {
    * namespace reject with NamespaceNotWatchedError. Ignored for a cluster-scoped type.
    */
   namespaces?: Record<string, CacheNamespaceSettings>;
+  /**
+   * @internal Cache one shard of this type: the objects whose uid or namespace hashes into the
+   * given ranges (see SharedInformerOptions.shard). Internal until issue #39's membership and
+   * hand-over exist.
+   */
+  shard?: ShardSpec;
 }
 
 /** The settings of one namespace of a type's `byObject[].namespaces` (absent ones: the type's). */
@@ -291,6 +298,7 @@ export class InformerCache implements Cache {
         fieldSelector: own?.fieldSelector ?? this.options.defaultFieldSelector,
         metadataOnly,
         unsafeDisableDeepCopy: own?.unsafeDisableDeepCopy ?? this.options.unsafeDisableDeepCopy ?? false,
+        shard: own?.shard,
       };
       inf = new SharedInformer(this.rest, r, o);
       this.informers.set(k, inf);

@@ -45,6 +45,7 @@ import { MissingIndexError } from './errors.js';
 import type { RestClient } from '../client/rest.js';
 import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, asPartialObjectMetadata, resourcePath } from '../client/types.js';
 import { reviveDates } from '../client/dates.js';
+import { ShardMatcher, type ShardSpec, shardSelector } from '../sharding/index.js';
 
 /**
  * One cached object, a fixed-shape class so that V8 keeps its fields in-object (no per-entry
@@ -198,7 +199,19 @@ export interface SharedInformerOptions {
    * would be visible to every reader and handler.
    */
   unsafeDisableDeepCopy?: boolean;
+  /**
+   * @internal Hold only one shard of the objects (issue #39's split; internal until membership
+   * and hand-over exist): those whose uid or namespace hashes, by the API server's FNV-1a, into
+   * `ranges`. Where the server serves KEP-5866's `shardSelector` (kube-apiserver 1.36+ with the
+   * ShardedListAndWatch gate) the list and watch carry it and only the shard travels; elsewhere
+   * the informer drops the other objects as they arrive. Which one is decided by asking the server
+   * once, before the first list, and logged. Either way the informer holds the same objects.
+   */
+  shard?: ShardSpec;
 }
+
+/** @internal How a sharded informer gets its share: the server filters (`shardSelector`), or the informer does. */
+export type ShardMode = 'server' | 'client';
 
 /**
  * One list+watch of one type, shared by all handlers. `run(signal)` keeps it going until the
@@ -252,6 +265,13 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   private readonly shared = new Map<string, string>();
   /** `{"apiVersion":...,"kind":...,` as JSON.stringify writes them first. */
   private readonly typeMetaPrefix: string;
+  /** The shard's membership test (opts.shard), applied to everything received in either mode. */
+  private readonly shardMatcher?: ShardMatcher;
+  /** The selector sent in server mode (undefined when the shard has no ranges). */
+  private readonly shardSelectorText?: string;
+  private shardMode_?: ShardMode;
+  /** Objects received and dropped because they are outside the shard. */
+  private shardDropped = 0;
 
   constructor(
     private readonly rest: RestClient,
@@ -262,6 +282,81 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
       informer: `${opts.metadataOnly ? 'metadata ' : ''}${resource.apiVersion}/${resource.kind}`,
     });
     this.typeMetaPrefix = `${JSON.stringify({ apiVersion: resource.apiVersion, kind: resource.kind }).slice(0, -1)},`;
+    if (opts.shard) {
+      this.shardMatcher = new ShardMatcher(opts.shard);
+      if (this.shardMatcher.ranges.length > 0) this.shardSelectorText = shardSelector(opts.shard);
+    }
+  }
+
+  /**
+   * @internal For a sharded informer, how it gets its share: `server` (the API server filters by
+   * `shardSelector`), `client` (it filters what it receives); undefined before the first list or
+   * without a shard.
+   */
+  shardMode(): ShardMode | undefined {
+    return this.shardMode_;
+  }
+
+  /** @internal Objects a sharded informer received and dropped as outside its shard (0 when the server filters). */
+  shardDroppedCount(): number {
+    return this.shardDropped;
+  }
+
+  /**
+   * Asks the server once whether it filters by `shardSelector`: a list of at most one object with
+   * the selector. A server that applied it says so in the list's `metadata.shardInfo.selector` (the
+   * selector echoed back, KEP-5866); one without the gate (or older than 1.36) ignores the
+   * parameter and answers an ordinary list. A server that refuses the selector as invalid (a
+   * syntax of another version) is filtered for client-side as well.
+   */
+  private async detectShardMode(signal: AbortSignal): Promise<ShardMode> {
+    const shard = this.opts.shard!;
+    const info = { field: shard.field, ranges: this.shardMatcher!.ranges.length };
+    if (!this.shardSelectorText) {
+      this.log.info({ shard: { ...info, mode: 'client' } }, 'sharded informer owns no hash range; it caches nothing');
+      return 'client';
+    }
+    let echoed: string | undefined;
+    try {
+      const probe = await this.rest.request<{ metadata?: { shardInfo?: { selector?: string } } }>(
+        'GET',
+        this.collectionPath(),
+        {
+          query: {
+            limit: 1,
+            shardSelector: this.shardSelectorText,
+            labelSelector: this.opts.labelSelector,
+            fieldSelector: this.opts.fieldSelector,
+          },
+          signal,
+          what: `list ${this.resource.apiVersion} ${this.resource.kind} with a shardSelector`,
+        },
+      );
+      echoed = probe.metadata?.shardInfo?.selector;
+    } catch (err) {
+      if (!(err instanceof StatusError) || err.code === 404 || !/shard selector/i.test(err.status.message ?? ''))
+        throw err;
+      this.log.warn(
+        { shard: { ...info, mode: 'client' }, err: err.message },
+        'the API server refused the shardSelector; filtering client-side',
+      );
+      return 'client';
+    }
+    const mode: ShardMode = echoed ? 'server' : 'client';
+    if (echoed && echoed !== this.shardSelectorText)
+      this.log.warn({ sent: this.shardSelectorText, echoed }, 'the API server echoed a different shardSelector');
+    this.log.info(
+      { shard: { ...info, mode } },
+      mode === 'server'
+        ? 'sharded informer: the API server filters by shardSelector (only this shard is listed and watched)'
+        : 'sharded informer: the API server does not serve shardSelector (ShardedListAndWatch off or before 1.36); filtering client-side',
+    );
+    return mode;
+  }
+
+  /** The shardSelector query parameter of lists and watches (only when the server filters). */
+  private shardQuery(): string | undefined {
+    return this.shardMode_ === 'server' ? this.shardSelectorText : undefined;
   }
 
   /** The namespace every object of this informer is in, when it watches one namespace of a namespaced type. */
@@ -524,6 +619,16 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   }
 
   private upsert(obj: KubernetesObject, initial: boolean): void {
+    // uid and namespace never change, so an object outside the shard never enters it: drop it
+    // before anything else is done with it (in server mode the server already did: count it, say so).
+    if (this.shardMatcher && !this.shardMatcher.matches(obj)) {
+      if (this.shardDropped++ === 0 && this.shardMode_ === 'server')
+        this.log.warn(
+          { uid: obj.metadata?.uid, namespace: obj.metadata?.namespace },
+          'the API server sent an object outside the shard; dropped',
+        );
+      return;
+    }
     // A metadata-only informer's objects arrive as meta.k8s.io/v1 PartialObjectMetadata; like
     // controller-runtime, they are stored as the type they stand for.
     if (this.opts.metadataOnly) obj = asPartialObjectMetadata(obj, this.resource);
@@ -606,6 +711,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     let cont: string | undefined;
     let rv = '';
     const initial = !this.synced;
+    if (this.shardMatcher && this.shardMode_ === undefined) this.shardMode_ = await this.detectShardMode(signal);
     do {
       const page = await this.rest.request<{
         metadata: { resourceVersion: string; continue?: string };
@@ -616,6 +722,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
           continue: cont,
           labelSelector: this.opts.labelSelector,
           fieldSelector: this.opts.fieldSelector,
+          shardSelector: this.shardQuery(),
         },
         signal,
         accept: this.opts.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
@@ -648,6 +755,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
         timeoutSeconds,
         labelSelector: this.opts.labelSelector,
         fieldSelector: this.opts.fieldSelector,
+        shardSelector: this.shardQuery(),
       },
       signal,
       accept: this.opts.metadataOnly ? METADATA_ACCEPT : undefined,

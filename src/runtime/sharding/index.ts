@@ -1,0 +1,18 @@
+// kubeforge/runtime sharding (issue #39, "the split"): the API server's FNV-1a hash ranges
+// (KEP-5866 shardSelector), and ranges assigned to members by consistent hashing. Internal for
+// now: the informer's `shard` option uses it; membership (Leases) and hand-over are not built yet.
+export { type ShardField, fnv1a64, fnv1a64Hex, fnv1a64HexOfBytes, shardFieldPath } from './hash.js';
+export {
+  HASH_SPACE_END,
+  type HashRange,
+  type ShardSpec,
+  ShardMatcher,
+  coverage,
+  hex,
+  normalizeRanges,
+  rangesContain,
+  shardKeyOf,
+  shardSelector,
+  validateRanges,
+} from './ranges.js';
+export { DEFAULT_VIRTUAL_NODES, assignRanges, equalRanges, ownerOf, tokenPosition } from './ring.js';

@@ -1,0 +1,122 @@
+/**
+ * Hash ranges and the `shardSelector` query parameter of KEP-5866, as kube-apiserver 1.37 parses
+ * it (k8s.io/apiserver/pkg/sharding): a CEL expression of `shardRange(<field>, '<start>',
+ * '<end>')` calls joined by `||`, one field for all of them; each bound a single-quoted `0x`
+ * literal of exactly 16 lowercase hex digits, except the exclusive upper bound of the whole space,
+ * `'0x10000000000000000'` (2^64). A range is [start, end): start inclusive, end exclusive, and the
+ * server refuses start >= end and an empty selector.
+ */
+import { type ShardField, fnv1a64Hex, shardFieldPath } from './hash.js';
+
+/** 2^64: the exclusive end of the hash space. */
+export const HASH_SPACE_END = 1n << 64n;
+
+/** A range of the 64-bit hash space, [start, end). */
+export interface HashRange {
+  /** Inclusive, >= 0. */
+  start: bigint;
+  /** Exclusive, <= 2^64 and > start. */
+  end: bigint;
+}
+
+/** What a sharded informer holds: the objects whose `field` hashes into one of `ranges`. */
+export interface ShardSpec {
+  /** `uid` (object.metadata.uid) or `namespace` (object.metadata.namespace, "" for cluster-scoped objects). */
+  field: ShardField;
+  /** The ranges held; may overlap or touch (they are merged). Empty: the shard holds nothing. */
+  ranges: readonly HashRange[];
+}
+
+/** Throws unless every range lies in [0, 2^64) with start < end. */
+export function validateRanges(ranges: readonly HashRange[]): void {
+  for (const r of ranges) {
+    if (typeof r.start !== 'bigint' || typeof r.end !== 'bigint')
+      throw new TypeError('kubeforge/runtime: a hash range has bigint start and end');
+    if (r.start < 0n || r.end > HASH_SPACE_END || r.start >= r.end)
+      throw new RangeError(
+        `kubeforge/runtime: hash range [${hex(r.start)}, ${hex(r.end)}) is not a non-empty part of [0x0, 0x10000000000000000)`,
+      );
+  }
+}
+
+/** The ranges sorted by start, with overlapping and touching ones merged. */
+export function normalizeRanges(ranges: readonly HashRange[]): HashRange[] {
+  validateRanges(ranges);
+  const sorted = [...ranges].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  const out: HashRange[] = [];
+  for (const r of sorted) {
+    const last = out[out.length - 1];
+    if (last && r.start <= last.end) {
+      if (r.end > last.end) last.end = r.end;
+    } else out.push({ start: r.start, end: r.end });
+  }
+  return out;
+}
+
+/** Whether `hash` (in [0, 2^64)) lies in one of `ranges`. */
+export function rangesContain(ranges: readonly HashRange[], hash: bigint): boolean {
+  for (const r of ranges) if (hash >= r.start && hash < r.end) return true;
+  return false;
+}
+
+/** The fraction of the hash space the ranges cover (after merging). */
+export function coverage(ranges: readonly HashRange[]): number {
+  let sum = 0n;
+  for (const r of normalizeRanges(ranges)) sum += r.end - r.start;
+  return Number((sum * 1_000_000_000n) / HASH_SPACE_END) / 1e9;
+}
+
+/** A bound as the server writes it: `0x` and 16 hex digits, or `0x10000000000000000` for 2^64. */
+export function hex(n: bigint): string {
+  return `0x${n.toString(16).padStart(16, '0')}`;
+}
+
+/**
+ * The `shardSelector` for `spec`, in the form the server echoes back in a sharded list's
+ * `metadata.shardInfo.selector`: `shardRange(object.metadata.uid, '0x…', '0x…') || …`, ranges
+ * merged and sorted. Throws for no ranges: the server has no selector that matches nothing.
+ */
+export function shardSelector(spec: ShardSpec): string {
+  const ranges = normalizeRanges(spec.ranges);
+  if (ranges.length === 0)
+    throw new RangeError('kubeforge/runtime: no hash ranges; the API server has no shardSelector that matches nothing');
+  const path = shardFieldPath(spec.field);
+  return ranges.map((r) => `shardRange(${path}, '${hex(r.start)}', '${hex(r.end)}')`).join(' || ');
+}
+
+/** The key the server hashes for `field` of an object: its uid, or its namespace ("" when cluster-scoped). */
+export function shardKeyOf(
+  obj: { metadata?: { uid?: string; namespace?: string } } | undefined,
+  field: ShardField,
+): string {
+  return (field === 'uid' ? obj?.metadata?.uid : obj?.metadata?.namespace) ?? '';
+}
+
+/**
+ * A fast membership test for one spec: the bounds as hex strings, compared with the object's
+ * hash as the server compares them (equal-length lowercase hex compares as the numbers do; the
+ * 17-digit 2^64 is above every hash).
+ */
+export class ShardMatcher {
+  readonly field: ShardField;
+  readonly ranges: readonly HashRange[];
+  private readonly bounds: [string, string][];
+
+  constructor(spec: ShardSpec) {
+    this.field = spec.field;
+    this.ranges = normalizeRanges(spec.ranges);
+    this.bounds = this.ranges.map((r) => [hex(r.start).slice(2), hex(r.end).slice(2)]);
+  }
+
+  /** Whether a key (a uid or a namespace) hashes into the ranges. */
+  containsKey(key: string): boolean {
+    const h = fnv1a64Hex(key);
+    for (const [start, end] of this.bounds) if (h >= start && (end.length > 16 || h < end)) return true;
+    return false;
+  }
+
+  /** Whether the object belongs to the shard (an object without a uid hashes the empty string, as the server does). */
+  matches(obj: { metadata?: { uid?: string; namespace?: string } } | undefined): boolean {
+    return this.containsKey(shardKeyOf(obj, this.field));
+  }
+}
