@@ -1,0 +1,61 @@
+// Package v1 is the twin of test/fixtures/manifests/oracle/bytes: where controller-gen's bytes
+// follow a rule of their own rather than the source's order or values (required sorted).
+// +groupName=bytes.oracle.kubeforge.io
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// Base is embedded (a base class; Go: an inline struct).
+type Base struct {
+	ZBase string `json:"zBase"`
+	ABase string `json:"aBase"`
+}
+
+// Member is a member of an intersection (Go: an inline struct).
+type Member struct {
+	YMember string `json:"yMember"`
+	BMember string `json:"bMember"`
+}
+
+// Nested is declared out of order.
+type Nested struct {
+	Zeta     string `json:"zeta"`
+	Optional string `json:"optional,omitempty"`
+	Alpha    int32  `json:"alpha"`
+	Mid      string `json:"Mid"`
+	AdashB   string `json:"a-b"`
+	AunderB  string `json:"a_b"`
+	Script   string `json:"𝒜"`
+	Wide     string `json:"Ａ"`
+	// +required
+	Explicit string `json:"explicit,omitempty"`
+}
+
+type Own struct {
+	ZOwn string `json:"zOwn"`
+	MOwn string `json:"mOwn"`
+}
+
+type Joined struct {
+	Member `json:",inline"`
+	Own    `json:",inline"`
+}
+
+type ThingSpec struct {
+	Base   `json:",inline"`
+	Zebra  string   `json:"zebra"`
+	Nested Nested   `json:"nested"`
+	Items  []Nested `json:"items"`
+	Joined Joined   `json:"joined"`
+	Apple  string   `json:"apple"`
+}
+
+// +kubebuilder:object:root=true
+type Thing struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ThingSpec `json:"spec"`
+	Data   string    `json:"data"`
+	Status string    `json:"status,omitempty"`
+}
