@@ -282,7 +282,8 @@ const HARD: Record<string, HardCase> = {
     ],
   },
   // Where controller-gen's bytes follow a rule of their own (issue #40): `required` in Go's string
-  // order, whatever the declaration order (fields, base classes, intersection members).
+  // order, whatever the declaration order (fields, base classes, intersection members); printer
+  // columns without their zero-valued fields, and `subresources: {}` on a version with columns.
   bytes: { crd: 'bytes.oracle.kubeforge.io_things.yaml' },
   // Aliases of aliases (Go: named types of named types), markers at each level.
   aliases: { crd: 'aliases.oracle.kubeforge.io_things.yaml' },

@@ -1,5 +1,6 @@
 // Package v1 is the twin of test/fixtures/manifests/oracle/bytes: where controller-gen's bytes
-// follow a rule of their own rather than the source's order or values (required sorted).
+// follow a rule of their own rather than the source's order or values (required sorted,
+// zero-valued printer-column fields left out).
 // +groupName=bytes.oracle.kubeforge.io
 package v1
 
@@ -51,6 +52,9 @@ type ThingSpec struct {
 }
 
 // +kubebuilder:object:root=true
+// +kubebuilder:printcolumn:name="Data",type=string,JSONPath=`.data`
+// +kubebuilder:printcolumn:name="Zero",type=string,JSONPath=`.spec.zebra`,priority=0,description="",format=""
+// +kubebuilder:printcolumn:name="Wide",type=integer,JSONPath=`.spec.nested.alpha`,priority=1,description="the alpha",format=int32
 type Thing struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
