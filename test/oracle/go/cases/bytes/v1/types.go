@@ -1,6 +1,6 @@
 // Package v1 is the twin of test/fixtures/manifests/oracle/bytes: where controller-gen's bytes
 // follow a rule of their own rather than the source's order or values (required sorted,
-// zero-valued printer-column fields left out).
+// zero-valued printer-column fields left out, Go's int, a float64 that Type=integer makes an integer).
 // +groupName=bytes.oracle.kubeforge.io
 package v1
 
@@ -42,7 +42,33 @@ type Joined struct {
 	Own    `json:",inline"`
 }
 
+// A count made an integer by its marker.
+// +kubebuilder:validation:Type=integer
+type Count float64
+
+// Counts are Go ints, or numbers that @Type makes integers.
+type Counts struct {
+	Plain  int   `json:"plain,omitempty"`
+	Plains []int `json:"plains,omitempty"`
+	// +kubebuilder:validation:Type=integer
+	Typed float64 `json:"typed,omitempty"`
+	// +kubebuilder:validation:Type=integer
+	// +nullable
+	TypedNullable *float64 `json:"typedNullable,omitempty"`
+	// +kubebuilder:validation:items:Type=integer
+	TypedItems []float64 `json:"typedItems,omitempty"`
+	Alias      Count     `json:"alias,omitempty"`
+	// Interface-style members take the marker as a JSDoc tag.
+	Tagged Tagged `json:"tagged,omitempty"`
+}
+
+type Tagged struct {
+	// +kubebuilder:validation:Type=integer
+	N float64 `json:"n,omitempty"`
+}
+
 type ThingSpec struct {
+	Counts *Counts `json:"counts,omitempty"`
 	Base   `json:",inline"`
 	Zebra  string   `json:"zebra"`
 	Nested Nested   `json:"nested"`
