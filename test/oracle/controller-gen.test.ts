@@ -257,7 +257,10 @@ interface HardCase {
   knownFile?: { path: string; reason: string };
   /** kubeforge's warnings on the TypeScript, `CODE message`: all must occur, no other. */
   warnings?: string[];
-  /** The CRD check's diagnostics (what `manifests` says before writing), `severity CODE line`: all must occur, no other. */
+  /**
+   * The CRD check's diagnostics (what `manifests` says before writing), `severity CODE line`: all
+   * must occur, no other. A case with an error is not installed (manifests would not write it).
+   */
   checks?: { lines: string[]; reason: string };
 }
 
@@ -309,7 +312,14 @@ const HARD: Record<string, HardCase> = {
   // (The twins module requires the newest supported k8s.io/api, whose schema data kubeforge ships.)
   k8stypes: { crd: 'k8stypes.oracle.kubeforge.io_things.yaml' },
   // Every field-level and type-level marker of the marker reference (see the coverage test below).
-  markers: { crd: 'markers.oracle.kubeforge.io_things.yaml' },
+  markers: {
+    crd: 'markers.oracle.kubeforge.io_things.yaml',
+    checks: {
+      lines: ['warning KF4615 94', 'warning KF4615 188', 'warning KF4615 373'],
+      reason:
+        "@Type('string') over an int32 keeps format: int32 (controller-gen writes it too), which the API server does not recognise on a string: it warns unrecognized format \"int32\" and validates nothing with it",
+    },
+  },
   // uniqueItems on a field, on items, on a type: the same CRD, which the API server refuses.
   uniqueitems: {
     crd: 'uniqueitems.oracle.kubeforge.io_things.yaml',
@@ -320,6 +330,9 @@ const HARD: Record<string, HardCase> = {
     },
   },
 };
+
+/** Whether the CRD check refuses a hard case's CRD (an error among its checks: manifests writes nothing). */
+const refused = (c: HardCase) => !!c.checks?.lines.some((l) => l.startsWith('error '));
 
 /** What the CRD generator reports for an analysis: its problems and the CRD check's. */
 async function checked(r: Parameters<typeof crdGenerator.generate>[0]): Promise<Diagnostic[]> {
@@ -381,12 +394,12 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on the hard cases (test/fixtu
       assert.deepEqual(lines, known, 'a listed difference that no longer occurs, or a new one');
       const check = (await checked(result)).map((d) => `${d.severity} ${d.code} ${d.line}`);
       assert.deepEqual(check, c.checks?.lines ?? [], 'what the CRD check says before manifests writes');
-      if (!c.checks) installable.push(result.crds[0] as unknown as CRDObject);
+      if (!refused(c)) installable.push(result.crds[0] as unknown as CRDObject);
     });
   }
 
   it('the CRDs manifests writes for them install on a real API server', async () => {
-    assert.equal(installable.length, Object.values(HARD).filter((c) => !c.checks).length);
+    assert.equal(installable.length, Object.values(HARD).filter((c) => !refused(c)).length);
     env = new TestEnvironment({ useExistingCluster: false });
     await env.start();
     await installCRDs(env.config, { crds: installable, timeoutMs: 60_000 });
