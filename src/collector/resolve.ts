@@ -31,6 +31,7 @@ export type NameTarget =
  * src/markers/index.ts).
  */
 export const MARKERS_MODULE_EXTRA_EXPORTS: readonly string[] = [
+  'int',
   'int32',
   'int64',
   'float64',

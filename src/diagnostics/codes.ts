@@ -301,7 +301,10 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
     'KF4608',
     'The CRD check: @SubresourceScale paths not under .spec / .status or not integer fields of the schema; a root schema with more than the status subresource allows',
   ),
-  c('KF4609', 'The CRD check: @PrintColumn / @SelectableField: JSON paths, formats and selectable field types'),
+  c(
+    'KF4609',
+    'The CRD check: @PrintColumn / @SelectableField: JSON paths, column types and formats, selectable field types',
+  ),
   c(
     'KF4610',
     'The CRD check: @Metadata label and annotation keys and values, @DeprecatedVersion warnings, @ConversionWebhook service settings',
@@ -321,6 +324,10 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c(
     'KF4614',
     "The CRD check: a CEL rule's estimated cost (the API server's estimate, times the lists and maps above it), or a messageExpression's, exceeds the server's budget per rule (10,000,000) or per CRD (100,000,000), so the server refuses the CRD; names the maxItems / maxLength / maxProperties bounds to add",
+  ),
+  c(
+    'KF4615',
+    'Warning: the CRD check found a `format` the API server does not recognise for the field\'s type (it warns `unrecognized format "x"` on create, and validates nothing with it).',
   ),
   c('KF4700', "`manifests --check-compat`: the base is neither a folder nor a git ref of the project's repository."),
   c('KF4701', '`manifests --check-compat`: the base folder holds no CRD, or a base file is not valid YAML.'),

@@ -210,11 +210,16 @@ const CRD_MARKERS: { readonly [N in KindMarkerName]: CRDMarkerRule<N> } = {
     },
   },
   PrintColumn: {
+    // controller-gen's PrintColumn.ApplyToCRD: Go's CustomResourceColumnDefinition leaves out a
+    // zero description, format and priority (omitempty), and the marker gives the version an
+    // empty `subresources: {}` when it has none.
     apply: (m, { version }) => {
       const a = m.args;
       const col: CRDPrinterColumn = { jsonPath: a.jsonPath, name: a.name, type: a.type };
-      for (const k of ['description', 'format', 'priority'] as const)
-        if (a[k] !== undefined) (col as Record<string, unknown>)[k] = a[k];
+      if (a.description) col.description = a.description;
+      if (a.format) col.format = a.format;
+      if (a.priority) col.priority = a.priority;
+      version.subresources ??= {};
       (version.additionalPrinterColumns ??= []).push(col);
     },
   },

@@ -224,7 +224,9 @@ export function goYamlKeyCompare(a: string, b: string): number {
     if (ar[i] === br[i]) continue;
     const al = isLetter(ar[i]);
     const bl = isLetter(br[i]);
-    if (al && bl) return ar[i] < br[i] ? -1 : 1;
+    // Runes compare as code points (a string's `<` compares UTF-16 units, which puts U+10000 and
+    // above before U+E000-U+FFFF).
+    if (al && bl) return runeLess(ar[i], br[i]);
     if (al || bl) return bl ? -1 : 1;
     let an = 0;
     let bn = 0;
@@ -238,14 +240,19 @@ export function goYamlKeyCompare(a: string, b: string): number {
       }
     }
     let ai = i;
-    for (; ai < ar.length && isDigit(ar[ai]); ai++) an = an * 10 + (ar[ai].charCodeAt(0) - 48);
+    for (; ai < ar.length && isDigit(ar[ai]); ai++) an = an * 10 + (ar[ai].codePointAt(0)! - 48);
     let bi = i;
-    for (; bi < br.length && isDigit(br[bi]); bi++) bn = bn * 10 + (br[bi].charCodeAt(0) - 48);
+    for (; bi < br.length && isDigit(br[bi]); bi++) bn = bn * 10 + (br[bi].codePointAt(0)! - 48);
     if (an !== bn) return an < bn ? -1 : 1;
     if (ai !== bi) return ai < bi ? -1 : 1;
-    return ar[i] < br[i] ? -1 : 1;
+    return runeLess(ar[i], br[i]);
   }
   return ar.length < br.length ? -1 : ar.length > br.length ? 1 : 0;
+}
+
+/** Go's `a < b` on two different runes (one code point each). */
+function runeLess(a: string, b: string): number {
+  return a.codePointAt(0)! < b.codePointAt(0)! ? -1 : 1;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -332,6 +339,11 @@ function isBreakCh(ch: string): boolean {
 function isBlankCh(ch: string | undefined): boolean {
   return ch === ' ' || ch === '\t';
 }
+/**
+ * go-yaml v2's is_printable (yamlprivateh.go), which tests UTF-8 lead bytes: nothing above U+FFFF
+ * (a 4-byte sequence) is printable, so such a character is written as `\UXXXXXXXX` in a
+ * double-quoted scalar, as controller-gen writes it.
+ */
 function isPrintable(ch: string): boolean {
   const c = ch.codePointAt(0)!;
   return (
@@ -339,8 +351,7 @@ function isPrintable(ch: string): boolean {
     (c >= 0x20 && c <= 0x7e) ||
     c === 0x85 ||
     (c >= 0xa0 && c <= 0xd7ff) ||
-    (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff) ||
-    (c >= 0x10000 && c <= 0x10ffff)
+    (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff)
   );
 }
 

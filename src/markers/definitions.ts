@@ -687,6 +687,7 @@ export function markerForJsDocTag(tag: string): MarkerDefinition | undefined {
 
 /** Type aliases `kubeforge/markers` exports (mapped to schemas by name). */
 export const MARKER_TYPE_ALIASES = [
+  'int',
   'int32',
   'int64',
   'Quantity',

@@ -22,6 +22,8 @@ const noop = (): void => undefined;
 // ---------------------------------------------------------------------------------------
 // Type aliases with a schema of their own
 
+/** Go's `int`: `type: integer`, without a format (as controller-gen writes an `int` field). */
+export type int = number;
 /** A 32-bit integer: `type: integer`, `format: int32`. */
 export type int32 = number;
 /** A 64-bit integer: `type: integer`, `format: int64`. */

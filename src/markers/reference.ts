@@ -122,7 +122,7 @@ export function renderMarkersReference(): string {
   lines.push(
     '### Type aliases',
     '',
-    "`int32`, `int64` (integers with that format), `float64` (`type: number`, fractions on purpose: a plain `number` warns, KF3012), `Quantity` (controller-gen's Quantity schema), `IntOrString`, `Duration` (string), `Time` and `MicroTime` (date-time strings), exported by `kubeforge/markers`.",
+    "`int` (Go's `int`: `type: integer`, no format), `int32`, `int64` (integers with that format), `float64` (`type: number`, fractions on purpose: a plain `number` warns, KF3012), `Quantity` (controller-gen's Quantity schema), `IntOrString`, `Duration` (string), `Time` and `MicroTime` (date-time strings), exported by `kubeforge/markers`.",
     '',
     REFERENCE_END,
   );

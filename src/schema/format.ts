@@ -217,7 +217,7 @@ export class SchemaFormatter {
       if (this.isRequired(p)) required.push(p.name);
     }
     if (props.length) out.properties = sortedRecord(properties);
-    if (required.length) out.required = required;
+    if (required.length) out.required = required.sort(byBytes);
     keepImmutableSet(out, props, required);
     return out;
   }
@@ -273,7 +273,7 @@ export class SchemaFormatter {
       if (this.isRequired(p)) required.push(p.name);
     }
     const schema: JSONSchemaProps = { type: 'object', properties: sortedRecord(properties) };
-    if (required.length) schema.required = required;
+    if (required.length) schema.required = required.sort(byBytes);
     keepImmutableSet(schema, props, required);
     if (named) {
       applyMarkers(
@@ -325,6 +325,21 @@ function foldOf(t: IRType): Fold {
   let a = t;
   while (a.kind === 'named' || a.kind === 'nullable') a = a.target;
   return { top: isReference(t), items: a.kind === 'array' && isReference(a.items) };
+}
+
+/**
+ * Go's string order (byte order of UTF-8, which is code point order): controller-gen sorts each
+ * object's `required` so (pkg/crd/schema.go, `slices.Sort(props.Required)`), whatever the order
+ * the fields are declared in.
+ */
+function byBytes(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < x.length && i < y.length; i++) {
+    const d = (x[i].codePointAt(0) ?? 0) - (y[i].codePointAt(0) ?? 0);
+    if (d) return d;
+  }
+  return x.length - y.length;
 }
 
 function sortedRecord<T>(r: Record<string, T>): Record<string, T> {

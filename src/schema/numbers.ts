@@ -1,7 +1,8 @@
 /**
  * A plain `number` field becomes `type: number`, which accepts 1.5 where a Go author would have
  * written int32: warn (KF3012), with the aliases that say what is meant. Warnings only: the CRD
- * is still written and the exit code is unchanged.
+ * is still written and the exit code is unchanged. A `number` whose schema type a marker sets
+ * (`@Type('integer')`, `@Items.Type(...)` for a list's items) is not `type: number` and does not warn.
  */
 import { ts } from '../util/typescript.cjs';
 import { type Diagnostic, warning } from '../diagnostics/index.js';
@@ -14,7 +15,7 @@ export function plainNumberWarning(node: ts.Node, where: string): Diagnostic {
     `${where} is a plain number, so its schema is \`type: number\` and the API server accepts fractions (1.5)`,
     {
       ...locationOf(node),
-      hint: "use int32 or int64 from 'kubeforge/markers' for a whole number (type: integer), or float64 to say that it takes fractions on purpose",
+      hint: "use int, int32 or int64 from 'kubeforge/markers' for a whole number (type: integer), or float64 to say that it takes fractions on purpose",
     },
   );
 }

@@ -50,8 +50,38 @@ export class TypeParser {
 
   private readonly plainNumbers = new Set<ts.Node>();
 
-  /** KF3012, once per `number` the user wrote (not in a dependency's types). */
+  /**
+   * Type nodes whose schema type a marker sets (`@Type` on the field or alias, `@Items.Type` for
+   * a list's items): a `number` there is not `type: number`, so KF3012 would say something false.
+   */
+  private readonly typed = new Set<ts.Node>();
+
+  /** Records the type nodes `@Type` / `@Items.Type` among `markers` set the schema type of. */
+  private noteTyped(node: ts.TypeNode | undefined, markers: readonly MarkerValue[]): void {
+    if (!node) return;
+    const alternatives = (n: ts.TypeNode): ts.TypeNode[] => {
+      while (ts.isParenthesizedTypeNode(n)) n = n.type;
+      return ts.isUnionTypeNode(n) ? n.types.flatMap(alternatives) : [n];
+    };
+    if (markers.some((m) => m.name === 'Type')) for (const t of alternatives(node)) this.typed.add(t);
+    if (!markers.some((m) => m.name === 'Items.Type')) return;
+    for (const t of alternatives(node)) {
+      const items = ts.isArrayTypeNode(t)
+        ? t.elementType
+        : ts.isTypeOperatorNode(t) && ts.isArrayTypeNode(t.type)
+          ? t.type.elementType
+          : ts.isTypeReferenceNode(t) &&
+              ts.isIdentifier(t.typeName) &&
+              (t.typeName.text === 'Array' || t.typeName.text === 'ReadonlyArray')
+            ? t.typeArguments?.[0]
+            : undefined;
+      for (const i of items ? alternatives(items) : []) this.typed.add(i);
+    }
+  }
+
+  /** KF3012, once per `number` the user wrote (not in a dependency's types), unless a marker sets its type. */
   private warnPlainNumber(node: ts.Node, where: string): void {
+    if (this.typed.has(node)) return;
     if (this.plainNumbers.has(node) || !isValueNumber(node) || isDependencyFile(node.getSourceFile().fileName)) return;
     this.plainNumbers.add(node);
     this.host.reporter.report(plainNumberWarning(node, where));
@@ -414,6 +444,9 @@ export class TypeParser {
   private parseExternal(module: string, name: string, node: ts.TypeReferenceNode, where: string): IRType {
     if (module === MARKERS_MODULE) {
       switch (name) {
+        case 'int':
+          // Go's int: controller-gen writes `type: integer` without a format.
+          return { kind: 'primitive', type: 'integer' };
         case 'int32':
         case 'int64':
           return { kind: 'primitive', type: 'integer', format: name };
@@ -433,7 +466,7 @@ export class TypeParser {
         'KF3010',
         `${where}: '${name}' from kubeforge/markers is not a type with a schema`,
         node,
-        'use int32, int64, float64, Quantity, IntOrString, Duration, Time or MicroTime',
+        'use int, int32, int64, float64, Quantity, IntOrString, Duration, Time or MicroTime',
       );
     }
     if (name === 'V1ObjectMeta') return { kind: 'builtin', name: 'ObjectMeta' };
@@ -681,6 +714,7 @@ export class TypeParser {
           );
         }
       } else if (ts.isTypeAliasDeclaration(decl)) {
+        this.noteTyped(decl.type, markers);
         target = this.parseType(decl.type, env, `type ${name}`);
       } else target = this.parseEnum(decl);
     }
@@ -921,6 +955,7 @@ export class TypeParser {
     const markers = isClass ? collector.decoratorMarkers(member, ['field'], place) : doc.markers;
     const hasSchemaless = markers.some((m) => m.name === 'Schemaless');
     if (member.type && markers.some((m) => m.name === 'Pattern')) this.patterned.add(member.type);
+    this.noteTyped(member.type, markers);
     if (
       ts.isPropertyDeclaration(member) &&
       member.type &&

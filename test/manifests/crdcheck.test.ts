@@ -394,6 +394,65 @@ describe('CRD-level rules', () => {
     );
     assert.match(msgs(crd({ metadata: { labels: { 'a b': 'x' } } }))[0], /KF4610 label key/);
   });
+  it("refuses a printer column type or format the server refuses, in the server's words; an empty format is none", () => {
+    const column = (c: Record<string, unknown>) =>
+      checkCRD(crd({ version: { additionalPrinterColumns: [{ name: 'A', jsonPath: '.spec.replicas', ...c }] } })).map(
+        (d) => `${d.severity} ${d.code} ${d.message}`,
+      );
+    for (const type of ['integer', 'number', 'string', 'boolean', 'date']) assert.deepEqual(column({ type }), []);
+    assert.deepEqual(column({ type: 'text' }), [
+      `error KF4609 @PrintColumn "A" of Thing has type 'text', which the API server refuses (must be one of boolean,date,integer,number,string)`,
+    ]);
+    assert.deepEqual(column({}), [
+      'error KF4609 @PrintColumn "A" of Thing has no type, which the API server refuses (must be one of boolean,date,integer,number,string)',
+    ]);
+    assert.deepEqual(column({ type: 'string', format: '' }), []);
+    assert.deepEqual(column({ type: 'string', format: 'uri' }), [
+      'error KF4609 @PrintColumn "A" of Thing has format \'uri\', which the API server refuses (must be one of byte,date,date-time,double,float,int32,int64,password)',
+    ]);
+  });
+  it('warns on each format the server does not recognise for its type, as it warns (KF4615), anywhere in the schema', () => {
+    const warned = (props: Record<string, JSONSchemaProps>) =>
+      checkCRD(crd({ version: { schema: { openAPIV3Schema: spec(props) } } })).map(
+        (d) => `${d.severity} ${d.code} ${d.message.replace(/: the API server says so.*/, '')}`,
+      );
+    // What the server recognises: string formats (with or without '-', as go-openapi normalises),
+    // int32 / int64 on integers, float / double on numbers.
+    assert.deepEqual(
+      warned({
+        a: { type: 'string', format: 'date-time' },
+        b: { type: 'string', format: 'datetime' },
+        c: { type: 'string', format: 'k8s-short-name' },
+        d: { type: 'string', format: 'uuid4' },
+        e: { type: 'integer', format: 'int32' },
+        f: { type: 'number', format: 'double' },
+        g: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }], format: 'uri' },
+      }),
+      [],
+    );
+    assert.deepEqual(
+      warned({
+        phone: { type: 'string', format: 'phone' },
+        n: { type: 'integer', format: 'double' },
+        f: { type: 'number', format: 'int64' },
+        b: { type: 'boolean', format: 'bool' },
+        o: { type: 'object', format: 'date' },
+        l: { type: 'array', items: { type: 'string', format: 'Email' } },
+        m: { type: 'object', additionalProperties: { type: 'string', format: 'url' } },
+        j: { type: 'integer', allOf: [{ format: 'int32' }] },
+      }),
+      [
+        'warning KF4615 Kind Thing (Thing v1 .spec.b): unrecognized format "bool"',
+        'warning KF4615 Kind Thing (Thing v1 .spec.f): unrecognized format "int64"',
+        'warning KF4615 Kind Thing (Thing v1 .spec.j): unrecognized format "int32"',
+        'warning KF4615 Kind Thing (Thing v1 .spec.l[*]): unrecognized format "Email"',
+        'warning KF4615 Kind Thing (Thing v1 .spec.m[*]): unrecognized format "url"',
+        'warning KF4615 Kind Thing (Thing v1 .spec.n): unrecognized format "double"',
+        'warning KF4615 Kind Thing (Thing v1 .spec.o): unrecognized format "date"',
+        'warning KF4615 Kind Thing (Thing v1 .spec.phone): unrecognized format "phone"',
+      ],
+    );
+  });
 });
 
 describe('documentation', () => {

@@ -79,6 +79,47 @@ describe('a plain number field (KF3012)', () => {
     assert.deepEqual(props.replicas, { format: 'int32', type: 'integer' });
   });
 
+  it("is quiet where a marker sets the type (@Type, @Items.Type, an alias's @type tag), and int is Go's int", async () => {
+    const types = `import type { V1ObjectMeta } from '@kubernetes/client-node';
+import { Items, Root, Type, type int } from 'kubeforge/markers';
+
+/** @type integer */
+export type Count = number;
+
+export class ThingSpec {
+  @Type('integer')
+  typed?: number;
+  @Type('integer')
+  maybe?: number | null;
+  @Items.Type('integer')
+  list?: Array<number>;
+  plain?: number;
+  count?: Count;
+  whole?: int;
+  wholes?: int[];
+}
+
+@Root()
+export class Thing {
+  metadata?: V1ObjectMeta;
+  spec?: ThingSpec;
+}
+`;
+    const r = await analyzeProject({ projectDir: project(types), generatorVersion: 'v0' });
+    // The markers quiet only the numbers whose type they set.
+    assert.deepEqual(
+      r.diagnostics.map((d) => [d.severity, d.code, d.line, d.message.replace(/ is a plain number.*/, '')]),
+      [['warning', 'KF3012', 14, 'field "plain" of ThingSpec']],
+    );
+    const props = (r.crds[0] as any).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    assert.deepEqual(props.typed, { type: 'integer' });
+    assert.deepEqual(props.maybe, { nullable: true, type: 'integer' });
+    assert.deepEqual(props.list, { items: { type: 'integer' }, type: 'array' });
+    assert.deepEqual(props.count, { type: 'integer' });
+    assert.deepEqual(props.whole, { type: 'integer' }, "Go's int: no format, as controller-gen writes it");
+    assert.deepEqual(props.wholes, { items: { type: 'integer' }, type: 'array' });
+  });
+
   it('kubeforge manifests prints the warnings on stderr, writes the CRD and exits 0', async () => {
     const dir = project(TYPES);
     let out = '';

@@ -1,7 +1,8 @@
 // The CRDs well-known controller-gen projects commit (test/fixtures/real-crds, see PROVENANCE in
 // each folder), judged by the real API server:
 //   - kubeforge's verdict on each CRD (checkCRD errors: refused; none: written) must be the
-//     server's (a dry-run create); every disagreement is listed in KNOWN with its reason;
+//     server's (a dry-run create); every disagreement is listed in KNOWN with its reason; the
+//     formats the server warns about on create (`unrecognized format "x"`) must be ours (KF4615);
 //   - every printer-column path of the corpus is accepted by kubeforge without a column
 //     diagnostic, the CRDs are installed, one object is created per CRD with columns, and
 //     `kubectl get -o wide` prints every column's header.
@@ -161,9 +162,16 @@ function minimalObject(crd: Obj, version: Obj, name: string, namespace: string |
   return body;
 }
 
-function verdictOf(e: Entry): { errors: string[]; refusalWarnings: string[] } {
+function verdictOf(e: Entry): { errors: string[]; refusalWarnings: string[]; formats: string[] } {
   const diags = checkCRD(e.crd);
   return {
+    formats: [
+      ...new Set(
+        diags
+          .filter((d) => d.code === CODES.format)
+          .map((d) => /unrecognized format "(.*?)"/.exec(d.message)?.[1] ?? ''),
+      ),
+    ].sort(),
     errors: diags.filter((d) => d.severity === 'error').map((d) => `${d.code}: ${d.message}`),
     refusalWarnings: diags
       .filter((d) => d.severity !== 'error' && /the API server refuses/.test(d.message))
@@ -190,13 +198,18 @@ describe("real projects' CRDs: kubeforge refuses exactly what the API server ref
 
   it("every CRD: our verdict equals the server's dry-run create, or is listed in KNOWN", async () => {
     const client = new RestClient(env.config);
+    const serverWarnings: string[] = [];
+    client.setWarningHandler((w) => serverWarnings.push(w));
+    const formatsDiffer: string[] = [];
+    let formatWarnings = 0;
     const disagree: Record<string, string> = {};
     const falseWarnings: Record<string, string> = {};
     const totals = new Map<string, { crds: number; server: number; ours: number }>();
     try {
       for (const e of corpus) {
-        const { errors: ours, refusalWarnings } = verdictOf(e);
+        const { errors: ours, refusalWarnings, formats } = verdictOf(e);
         let server: string | undefined;
+        serverWarnings.length = 0;
         try {
           await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
             body: e.crd,
@@ -205,6 +218,18 @@ describe("real projects' CRDs: kubeforge refuses exactly what the API server ref
         } catch (err) {
           if (!(err instanceof StatusError)) throw err;
           server = err.message;
+        }
+        if (server === undefined) {
+          const theirs = [
+            ...new Set(
+              serverWarnings.map((w) => /^unrecognized format "(.*)"$/.exec(w)?.[1]).filter((f) => f !== undefined),
+            ),
+          ].sort();
+          formatWarnings += theirs.length;
+          if (JSON.stringify(theirs) !== JSON.stringify(formats))
+            formatsDiffer.push(
+              `${key(e)}: the server warns about ${theirs.join(', ') || 'none'}, we about ${formats.join(', ') || 'none'}`,
+            );
         }
         const t = totals.get(e.project) ?? { crds: 0, server: 0, ours: 0 };
         t.crds++;
@@ -232,6 +257,7 @@ describe("real projects' CRDs: kubeforge refuses exactly what the API server ref
     );
     lines.push(`total: ${sum.crds} CRDs, refused by the server ${sum.server}, refused by us ${sum.ours}`);
     lines.push(`created by the server but warned as refused by us: ${Object.keys(falseWarnings).length}`);
+    lines.push(`unrecognized formats the server warned about (per CRD, once each): ${formatWarnings}`);
     console.log(lines.join('\n'));
     const unexpected = Object.keys(disagree).filter((k) => !(k in KNOWN));
     const agreeing = Object.keys(KNOWN).filter((k) => !(k in disagree));
@@ -241,6 +267,11 @@ describe("real projects' CRDs: kubeforge refuses exactly what the API server ref
       'new disagreements with the API server',
     );
     assert.deepEqual(agreeing, [], 'KNOWN cases that now agree: remove them from KNOWN');
+    assert.deepEqual(
+      formatsDiffer,
+      [],
+      'the unrecognized formats we warn about (KF4615) are the ones the server warns about',
+    );
     assert.deepEqual(
       Object.keys(falseWarnings)
         .filter((k) => !(k in KNOWN_FALSE_WARNINGS))

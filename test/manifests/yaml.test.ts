@@ -114,6 +114,42 @@ describe('YAML writer (controller-gen layout)', () => {
     assert.equal(out, '---\nrules:\n- apiGroups:\n  - ""\n  verbs:\n  - get\nx:\n- - 1\n  - 2\n');
   });
 
+  it('writes characters beyond U+FFFF as go-yaml v2 does: keys sorted as code points, \\U escapes in double quotes', () => {
+    // go-yaml v2 (sigs.k8s.io/yaml v1.6.0, what controller-gen marshals with) on this input:
+    // 4-byte UTF-8 is not printable there, and runes compare as code points, so U+1D49C comes
+    // after U+FF21 (UTF-16 order puts it before). The oracle's bytes case checks it on a CRD.
+    const value = {
+      keys: { Ａ: 1, '\u{1D49C}': 2, a: 3, Z: 4, 'b\u{1D7D9}': 5, b2: 6, é: 7 },
+      vals: [
+        '\u{1D49C}',
+        'x\u{1D49C}y',
+        'plain é',
+        '\u{1D49C} long text that goes on and on and on and on and on and on and on and on and on and on and on',
+      ],
+    };
+    assert.equal(
+      toYamlDocument(value),
+      [
+        '---',
+        'keys:',
+        '  Z: 4',
+        '  a: 3',
+        '  b2: 6',
+        '  "b\\U0001D7D9": 5',
+        '  é: 7',
+        '  Ａ: 1',
+        '  "\\U0001D49C": 2',
+        'vals:',
+        '- "\\U0001D49C"',
+        '- "x\\U0001D49Cy"',
+        '- plain é',
+        '- "\\U0001D49C long text that goes on and on and on and on and on and on and on and',
+        '  on and on and on and on"',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('is deterministic regardless of key insertion order', () => {
     assert.equal(toYamlDocument({ b: 1, a: { d: 1, c: 2 } }), toYamlDocument({ a: { c: 2, d: 1 }, b: 1 }));
   });

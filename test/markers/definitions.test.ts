@@ -87,6 +87,7 @@ describe('marker definition table', () => {
       'MicroTime',
       'Quantity',
       'Time',
+      'int',
       'int32',
       'int64',
     ]);

@@ -34,6 +34,8 @@ export const CODES = {
   celMessage: 'KF4613',
   /** An error: a rule's estimated cost exceeds the API server's budget, which refuses the CRD (./cel.ts). */
   celCost: 'KF4614',
+  /** A warning: a format the API server does not recognise for the node's type (it warns `unrecognized format`). */
+  format: 'KF4615',
 } as const;
 
 /** One line of help per code, from the catalogue of every code (src/diagnostics/codes.ts). */

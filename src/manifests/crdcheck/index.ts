@@ -543,7 +543,11 @@ function checkVersion(k: CRDCheck, ver: Obj, out: Diagnostic[], options: CheckCR
   for (const sv of checkSchema(schema, subresources.status !== undefined)) {
     const l = locate(sv, o);
     out.push(
-      error(sv.code, `${l.where} (${kind} ${name} ${schemaPath(sv.steps)}): ${sv.message}`, { ...l.at, hint: sv.hint }),
+      (sv.warning ? warningDiagnostic : error)(
+        sv.code,
+        `${l.where} (${kind} ${name} ${schemaPath(sv.steps)}): ${sv.message}`,
+        { ...l.at, hint: sv.hint },
+      ),
     );
   }
   // CEL rules compiled against their schema, and their estimated cost (./cel.ts)
@@ -611,7 +615,11 @@ function checkScale(k: CRDCheck, v: VersionCheck, scale: Obj | undefined): void 
   }
 }
 
-/** Printer columns: a name, a known format, a path kubectl can read, a priority in range. */
+/** The printer-column types and formats the API server takes (apiextensions validation's printerColumnDatatypes and customResourceColumnDefinitionFormats, in its sorted order). */
+const COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
+const COLUMN_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
+
+/** Printer columns: a name, a type and format the server takes, a path kubectl can read, a priority in range. */
 function checkPrinterColumns(k: CRDCheck, v: VersionCheck): void {
   const { kind, push } = k;
   const cols = (v.ver.additionalPrinterColumns ?? []) as Obj[];
@@ -620,13 +628,21 @@ function checkPrinterColumns(k: CRDCheck, v: VersionCheck): void {
     const at = colMarkers[i] ? loc(colMarkers[i]) : v.o.at;
     if (!String(col.name ?? '').trim())
       push(CODES.columns, at, `@PrintColumn of ${kind} has an empty name`, 'give the column a header');
-    const fmt = col.format as string | undefined;
-    const formats = ['int32', 'int64', 'float', 'double', 'byte', 'date', 'date-time', 'password'];
-    if (fmt !== undefined && !formats.includes(fmt))
+    const type = String(col.type ?? '');
+    if (!COLUMN_TYPES.includes(type))
       push(
         CODES.columns,
         at,
-        `@PrintColumn format '${fmt}' is not one of ${formats.join(', ')}`,
+        `@PrintColumn ${JSON.stringify(col.name ?? '')} of ${kind} ${type ? `has type '${type}', which` : 'has no type, which'} the API server refuses (must be one of ${COLUMN_TYPES.join(',')})`,
+        "use 'string' for text, 'integer' or 'number' for numbers, 'date' for timestamps, 'boolean'",
+      );
+    // An empty format is Go's zero value: the server reads it as none.
+    const fmt = col.format as string | undefined;
+    if (fmt && !COLUMN_FORMATS.includes(fmt))
+      push(
+        CODES.columns,
+        at,
+        `@PrintColumn ${JSON.stringify(col.name ?? '')} of ${kind} has format '${fmt}', which the API server refuses (must be one of ${COLUMN_FORMATS.join(',')})`,
         'use one of the listed formats or none',
       );
     // The server takes any path that starts with '.'; what kubectl cannot read, or a field the

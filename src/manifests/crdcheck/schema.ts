@@ -23,6 +23,8 @@ export interface SchemaViolation {
   keyword: string;
   message: string;
   hint: string;
+  /** A warning: the server creates the CRD, and says this in a warning. Else an error (the server refuses it). */
+  warning?: true;
 }
 
 type Level = 'root' | 'field' | 'item';
@@ -100,6 +102,7 @@ type Report = (
   keyword: string,
   message: string,
   hint: string,
+  warning?: true,
 ) => void;
 type Reporter = (code: string, keyword: string, message: string, hint: string) => void;
 
@@ -123,8 +126,8 @@ interface SchemaNode {
 export function checkSchema(root: JSONSchemaProps, statusEnabled: boolean): SchemaViolation[] {
   const out: SchemaViolation[] = [];
   // chain and steps are shared stacks while walking; a violation keeps copies
-  const report: Report = (chain, steps, code, keyword, message, hint) =>
-    out.push({ code, chain: [...chain], steps: [...steps], keyword, message, hint });
+  const report: Report = (chain, steps, code, keyword, message, hint, warning) =>
+    out.push({ code, chain: [...chain], steps: [...steps], keyword, message, hint, ...(warning ? { warning } : {}) });
   if (statusEnabled) {
     const extra = Object.keys(root).filter(
       (k) => !ALLOWED_AT_STATUS_ROOT.has(k) && (root as Record<string, unknown>)[k] !== undefined,
@@ -182,6 +185,7 @@ function checkNode(n: SchemaNode): void {
   checkRuleShapes(n);
   checkDefault(n);
   checkValueValidations(n);
+  checkFormats(n);
 }
 
 /** The node's properties, items and additionalProperties, each walked with its own context. */
@@ -698,6 +702,108 @@ function checkValueValidations(n: SchemaNode): void {
   });
   s.oneOf?.forEach((v, i) => nested(v, `oneOf[${i}]`));
   if (s.not) nested(s.not, 'not');
+}
+
+/**
+ * The formats the API server recognises on a schema without a type or of type string
+ * (apiextensions-apiserver pkg/apiserver/validation/formats.go, supportedVersionedFormats, with
+ * its normalization: '-' removed). k8s-short-name and k8s-long-name count from compatibility
+ * version 1.34, below every Kubernetes minor kubeforge targets.
+ */
+const STRING_FORMATS = new Set(
+  [
+    'bsonobjectid',
+    'uri',
+    'email',
+    'hostname',
+    'ipv4',
+    'ipv6',
+    'cidr',
+    'mac',
+    'uuid',
+    'uuid3',
+    'uuid4',
+    'uuid5',
+    'isbn',
+    'isbn10',
+    'isbn13',
+    'creditcard',
+    'ssn',
+    'hexcolor',
+    'rgbcolor',
+    'byte',
+    'password',
+    'date',
+    'duration',
+    'datetime',
+    'k8s-short-name',
+    'k8s-long-name',
+  ].map((f) => f.replaceAll('-', '')),
+);
+
+/** The node's format when the server does not recognise it for the node's type (GetUnrecognizedFormats). */
+export function unrecognizedFormat(s: JSONSchemaProps): string | undefined {
+  const f = s.format;
+  if (typeof f !== 'string' || f === '') return undefined;
+  switch (s.type ?? '') {
+    case '':
+    case 'string':
+      return STRING_FORMATS.has(f.replaceAll('-', '')) ? undefined : f;
+    case 'integer':
+      return f === 'int32' || f === 'int64' ? undefined : f;
+    case 'number':
+      return f === 'float' || f === 'double' ? undefined : f;
+    default:
+      return f;
+  }
+}
+
+/**
+ * Formats the server does not recognise: it creates the CRD with the warning `unrecognized format
+ * "<format>"` (the CRD registry's WarningsOnCreate, for every schema node SchemaHas reaches) and
+ * validates nothing with them. The node itself, and the allOf / anyOf / oneOf / not subtrees
+ * below it, which the walk does not visit.
+ */
+function checkFormats(n: SchemaNode): void {
+  const visit = (s: JSONSchemaProps, chain: JSONSchemaProps[], steps: string[], junctor: boolean): void => {
+    const f = unrecognizedFormat(s);
+    if (f !== undefined)
+      n.report(
+        chain,
+        steps,
+        CODES.format,
+        'format',
+        `unrecognized format ${JSON.stringify(f)}: the API server says so when it creates the CRD, and validates nothing with it${s.type === undefined ? " (a schema without a type reads formats as a string's)" : ''}`,
+        formatHint(s),
+        true,
+      );
+    const sub = (x: JSONSchemaProps | undefined, step: string, j: boolean) =>
+      x && visit(x, [...chain, x], [...steps, step], j);
+    if (junctor) {
+      for (const [k, p] of Object.entries(s.properties ?? {})) sub(p, `properties.${k}`, true);
+      sub(s.items, 'items', true);
+      if (typeof s.additionalProperties === 'object') sub(s.additionalProperties, 'additionalProperties', true);
+    }
+    s.allOf?.forEach((x, i) => sub(x, `allOf[${i}]`, true));
+    s.anyOf?.forEach((x, i) => sub(x, `anyOf[${i}]`, true));
+    s.oneOf?.forEach((x, i) => sub(x, `oneOf[${i}]`, true));
+    sub(s.not, 'not', true);
+  };
+  visit(n.s, n.chain, n.steps, false);
+}
+
+function formatHint(s: JSONSchemaProps): string {
+  switch (s.type ?? '') {
+    case '':
+    case 'string':
+      return 'use a format the server knows (date-time, date, duration, byte, uri, email, hostname, ipv4, ipv6, cidr, mac, uuid, k8s-short-name, ...) or a @Pattern';
+    case 'integer':
+      return 'integers take int32 or int64';
+    case 'number':
+      return 'numbers take float or double';
+    default:
+      return `a ${s.type} takes no format: remove it`;
+  }
 }
 
 /** Effective bounds over the node and its allOf (a field's own markers and its type's both apply). */
