@@ -47,10 +47,20 @@ function deadline(ms: number): { signal: AbortSignal; clear: () => void } {
   return { signal: ac.signal, clear: () => clearTimeout(t) };
 }
 
+/**
+ * Waits `ms`, or until `signal` aborts. Its abort listener goes when the wait ends either way:
+ * left on a signal that outlives it, one per attempt, a poll of more than ten attempts printed
+ * MaxListenersExceededWarning.
+ */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
 
 function describe(value: unknown): string {
