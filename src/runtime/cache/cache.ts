@@ -26,6 +26,7 @@ import { matchesLabels, parseFieldSelector, parseLabelSelector } from '../client
 import { fullType, isMetadataOnly } from '../client/types.js';
 import { SharedInformer, nameOfKey, objectKey } from './informer.js';
 import { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } from './errors.js';
+import { checkOptions, type OptionNames } from '../options.js';
 export { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } from './errors.js';
 import type { InformerStore, StoreEntry } from './informer.js';
 import type { SharedInformerOptions } from './informer.js';
@@ -115,12 +116,52 @@ export class CacheNotStartedError extends Error {
   }
 }
 
+/** The names {@link CacheOptions} takes (any other is refused). */
+const CACHE_OPTION_NAMES: OptionNames<CacheOptions> = {
+  namespaces: true,
+  logger: true,
+  syncTimeoutMs: true,
+  transform: true,
+  rest: true,
+  mapper: true,
+  syncPeriodMs: true,
+  defaultLabelSelector: true,
+  defaultFieldSelector: true,
+  byObject: true,
+  unsafeDisableDeepCopy: true,
+  initialBackoffMs: true,
+  maxBackoffMs: true,
+};
+
+/** The names {@link CacheByObject} takes. */
+export const CACHE_BY_OBJECT_NAMES: OptionNames<CacheByObject> = {
+  object: true,
+  labelSelector: true,
+  fieldSelector: true,
+  transform: true,
+  syncPeriodMs: true,
+  unsafeDisableDeepCopy: true,
+};
+
+/** Refuses unknown names in `options` and its byObject entries (see ../options.ts). */
+function checkCacheOptions(options: CacheOptions): void {
+  checkOptions('newCache', options, CACHE_OPTION_NAMES, {
+    namespace: 'namespaces',
+    defaultNamespaces: 'namespaces',
+    syncPeriod: 'syncPeriodMs',
+    syncTimeout: 'syncTimeoutMs',
+  });
+  for (const [i, entry] of (Array.isArray(options.byObject) ? options.byObject : []).entries())
+    checkOptions(`newCache: byObject[${i}]`, entry, CACHE_BY_OBJECT_NAMES, { syncPeriod: 'syncPeriodMs' });
+}
+
 /**
  * Creates the informer cache. Nothing is listed until `start(signal)`; informers requested later
  * start immediately. On shutdown (signal aborted) every watch is closed and start() resolves.
  * List/watch failures never reject start(): informers log and retry with back-off.
  */
 export function newCache(config: KubeConfig, options: CacheOptions = {}): InformerCache {
+  checkCacheOptions(options);
   return new InformerCache(options.rest ?? new RestClient(config), options);
 }
 

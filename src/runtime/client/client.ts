@@ -37,6 +37,7 @@ import {
 import { reviveDates } from './dates.js';
 import { OwnWrites, objectKey } from './ownwrites.js';
 import { isNotFound } from './errors.js';
+import { checkOptions, type OptionNames } from '../options.js';
 
 /** Options of `newClient`. */
 export interface ClientOptions {
@@ -72,6 +73,18 @@ export interface ClientOptions {
   mapper?: RESTMapper;
 }
 
+/** The names {@link ClientOptions} takes (any other is refused). */
+const CLIENT_OPTION_NAMES: OptionNames<ClientOptions> = {
+  cache: true,
+  fieldOwner: true,
+  fieldValidation: true,
+  warningHandler: true,
+  cacheDisableFor: true,
+  readYourOwnWrites: true,
+  rest: true,
+  mapper: true,
+};
+
 /**
  * Creates a client for the KubeConfig's current context. `get`/`list` use `options.cache` when
  * given (the manager's client) and read live otherwise (the API reader). Errors: every call rejects
@@ -79,6 +92,7 @@ export interface ClientOptions {
  * with the network Error when the server cannot be reached; nothing is retried.
  */
 export function newClient(config: KubeConfig, options: ClientOptions = {}): Client {
+  checkOptions('newClient', options, CLIENT_OPTION_NAMES, { disableFor: 'cacheDisableFor' });
   let rest = options.rest;
   if (!rest) {
     rest = new RestClient(config);
