@@ -35,7 +35,7 @@ import {
   withTypeMeta,
 } from './types.js';
 import { reviveDates } from './dates.js';
-import { OwnWrites, objectKey } from './ownwrites.js';
+import { OwnWrites, READ_FROM_SERVER, objectKey } from './ownwrites.js';
 import { isNotFound } from './errors.js';
 import { checkOptions, type OptionNames } from '../options.js';
 
@@ -203,9 +203,32 @@ class KubeClient extends LiveReader implements Client {
       notFound = e;
     }
     const newer = this.own.newer(k, cached);
+    if (newer === READ_FROM_SERVER) return this.refreshOwnWrite(k, type, key, o);
     if (newer !== undefined) return reviveDates(withTypeMeta(newer as T, r), r);
     if (cached === undefined) throw notFound;
     return cached;
+  }
+
+  /**
+   * A read from the API server for an object whose own write the cache has not caught up with
+   * after PENDING_TTL_MS (a watch gone silent without closing): the cache would answer with an
+   * older version. The answer stands in for the cache from then on (./ownwrites.ts).
+   */
+  private async refreshOwnWrite<T extends KubernetesObject>(
+    k: string,
+    type: TypeRef<T>,
+    key: ObjectKey,
+    o: GetOptions | undefined,
+  ): Promise<T> {
+    try {
+      const live = await super.get(type, key, o);
+      // Metadata only is no stand-in for a full read of the same object: keep asking the server.
+      if (!isMetadataOnly(type)) this.own!.refreshed(k, live);
+      return live;
+    } catch (e) {
+      if (isNotFound(e)) this.own!.refreshed(k, undefined);
+      throw e;
+    }
   }
 
   /** The read-your-own-writes key of an event's object. */
