@@ -22,6 +22,7 @@ import type { Location } from '../collector/collector.js';
 import { crdOriginOf, schemaOriginOf, type SchemaOrigin } from '../schema/origin.js';
 import { CRD_DIR } from './managed-files.js';
 import { readYamlObjects, type YamlSyntaxError } from './yaml-documents.js';
+import { ruleImpliedBy } from '../cel/implies.js';
 
 type Obj = Record<string, unknown>;
 type Schema = Record<string, unknown>;
@@ -591,13 +592,23 @@ function compareMerging(
   }
 }
 
-/** CEL rules: a rule text the base does not have is a new rule (transition rules are ratcheted). */
+/**
+ * CEL rules: a rule text the base does not have is a new rule (transition rules are ratcheted),
+ * unless the base's rules of the node imply it (a loosened rule: a bound relaxed, a conjunct
+ * dropped, an alternative added; ../cel/implies.ts).
+ */
 function compareRules(w: Walk, b: Schema, n: Schema, at: string, chain: Schema[]): void {
-  const before = new Set(((b['x-kubernetes-validations'] ?? []) as Obj[]).map((x) => String(x.rule)));
+  const rules = (b['x-kubernetes-validations'] ?? []) as Obj[];
+  const before = new Set(rules.map((x) => String(x.rule)));
+  // What every stored object satisfied: the base's rules that are checked on create too.
+  const held = rules
+    .filter((x) => x.optionalOldSelf !== true && !CEL_OLD_SELF.test(String(x.rule)))
+    .map((x) => String(x.rule));
   for (const rule of (n['x-kubernetes-validations'] ?? []) as Obj[]) {
     const text = String(rule.rule);
     if (before.has(text)) continue;
     if (rule.optionalOldSelf === true || CEL_OLD_SELF.test(text)) continue; // ratcheted: a transition rule, or optionalOldSelf
+    if (ruleImpliedBy(text, held)) continue; // loosened: nothing the base accepted fails it
     push(
       w,
       'cel-rule-added',
