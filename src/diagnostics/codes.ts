@@ -310,7 +310,10 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
     "The CRD check: a CEL rule's estimated cost (the API server's estimate, times the lists and maps above it), or a messageExpression's, exceeds the server's budget per rule (10,000,000) or per CRD (100,000,000), so the server refuses the CRD; names the maxItems / maxLength / maxProperties bounds to add",
   ),
   c('KF4700', "`manifests --check-compat`: the base is neither a folder nor a git ref of the project's repository."),
-  c('KF4701', '`manifests --check-compat`: the base folder holds no CRD, or a base file is not valid YAML.'),
+  c(
+    'KF4701',
+    '`manifests --check-compat`: the base (a folder, or config/crd/bases at a git ref) holds no CRD, or a base file is not valid YAML.',
+  ),
   c('KF4702', '`manifests --allow`: no compatibility rule has this name.'),
   c('KF4703', '`manifests --allow` without `--check-compat`.'),
   c(

@@ -238,6 +238,18 @@ export function loadGitBase(projectDir: string, ref: string): CompatBase {
   const crds: BaseCRD[] = [];
   for (const f of files)
     crds.push(...crdsOfText(git(projectDir, ['show', `${commit}:${f}`]), `${f} at ${ref}`, undefined));
+  // Nothing to compare with is no pass: every CRD would be "new" and the check would say nothing.
+  if (crds.length === 0) {
+    throw new DiagnosticError(
+      error(
+        'KF4701',
+        `--check-compat ${ref}: no CustomResourceDefinition under ${CRD_DIR} at ${ref} (${files.length === 0 ? 'no .yaml file there' : `${files.length} .yaml file${files.length === 1 ? '' : 's'}, none a CRD`}): nothing to compare with`,
+        {
+          hint: `pass a ref whose ${CRD_DIR} holds the released CRDs (the last release that had them), or a folder of released CRD YAML files`,
+        },
+      ),
+    );
+  }
   return { label: ref, kind: 'git', crds };
 }
 
