@@ -191,6 +191,15 @@ describe("hack/test.mjs: the unit tier merges its processes' TAP as node --test 
     });
   }
 
+  it('a file without tests reports nothing and fails nothing, in a process of its own too (it ran)', () => {
+    for (const flags of [[], ['--isolate']]) {
+      const { ours } = both({ ...FILES, 'y.unit.test.js': 'export const nothing = 1;\n' }, ...flags);
+      assert.equal(ours.status, 0, ours.stdout + ours.stderr);
+      assert.equal(summary(ours.stdout).counts.fail, 0);
+      assert.doesNotMatch(ours.stdout, /did not report|before th(is file|ese files) reported/);
+    }
+  });
+
   it("a file name with a '#' is escaped as Node's TAP reporter does: the failure is not read as a TODO directive", () => {
     const { ours, node } = both({ ...FILES, 'z # TODO.unit.test.js': CRASHING }, '--isolate');
     assert.equal(ours.status, 1, ours.stdout);

@@ -95,7 +95,7 @@ async function runUnitTier() {
     const worker = async () => {
       for (let job = queue.shift(); job; job = queue.shift()) {
         const share = join(dir, `share-${job.i + 1}`);
-        writeFileSync(`${share}.mjs`, job.files.map((f) => `await import(${JSON.stringify(pathToFileURL(resolve(f)).href)});\n`).join(''));
+        writeFileSync(`${share}.mjs`, shareEntry(`${share}.progress`, job.files));
         writeFileSync(`${share}.reporter.mjs`, progressReporter(`${share}.progress`));
         await runShare(share, job.files, merged.report(job.i), children);
       }
@@ -106,6 +106,16 @@ async function runUnitTier() {
     process.off('SIGINT', onInt).off('SIGTERM', onTerm);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The source of a share's entry: it imports the files one after the other, and appends `drained`
+ * to `progress` when the process runs out of work (Node's 'beforeExit', which a process.exit()
+ * never reaches): every file ran, even one without tests (the reporter never starts then).
+ */
+function shareEntry(progress, files) {
+  const drained = `import { appendFileSync } from 'node:fs';\nprocess.once('beforeExit', () => appendFileSync(${JSON.stringify(progress)}, 'drained\\n'));\n`;
+  return drained + files.map((f) => `await import(${JSON.stringify(pathToFileURL(resolve(f)).href)});\n`).join('');
 }
 
 /**
@@ -140,7 +150,7 @@ function unreported(progress, files) {
   } catch {
     // the process never started its reporter
   }
-  if (lines.at(-1) === 'end') return [];
+  if (lines.includes('end') || lines.includes('drained')) return [];
   const open = new Map();
   const seen = new Set();
   for (const line of lines) {
