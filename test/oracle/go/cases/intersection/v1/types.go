@@ -16,6 +16,22 @@ type Short struct {
 	// +required
 	Req  string `json:"req"`
 	Only string `json:"only,omitempty"`
+	// Short's sub.
+	Sub Inner `json:"sub,omitempty"`
+}
+
+type Inner struct {
+	// +kubebuilder:validation:MaxLength=8
+	X string `json:"x,omitempty"`
+	// +required
+	Z string `json:"z"`
+}
+
+type Inner2 struct {
+	// +kubebuilder:validation:MaxLength=6
+	X string `json:"x,omitempty"`
+	// +required
+	Y string `json:"y"`
 }
 
 type Long struct {
@@ -28,6 +44,8 @@ type Long struct {
 	// +kubebuilder:validation:MaxItems=2
 	Tags []string `json:"tags,omitempty"`
 	Req  string   `json:"req,omitempty"`
+	// Long's sub.
+	Sub Inner2 `json:"sub,omitempty"`
 }
 
 type ThingSpec struct {
