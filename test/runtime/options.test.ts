@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { newCache } from '../../src/runtime/cache/index.js';
-import { newClient } from '../../src/runtime/client/index.js';
+import { mergePatch, newClient } from '../../src/runtime/client/index.js';
 import { BuilderError, controllerManagedBy, enqueueRequestForOwner } from '../../src/runtime/controller/index.js';
 import { getConfigOrDie, newLogger, newManager } from '../../src/runtime/manager/index.js';
 import { LeaderElector } from '../../src/runtime/manager/leaderelection.js';
@@ -149,6 +149,15 @@ describe('unknown option names are refused with the valid names', () => {
         () => newWebhookServer(js({ requestTimeout: 1 })),
       ],
       [
+        'cache.get: unknown option "signall" (did you mean "signal"?)',
+        () =>
+          newCache(offlineConfig()).get({ apiVersion: 'v1', kind: 'Pod' }, { name: 'a' }, js({ signall: undefined })),
+      ],
+      [
+        'cache.list: unknown option "labels" (renamed: use "labelSelector")',
+        () => newCache(offlineConfig()).list({ apiVersion: 'v1', kind: 'Pod' }, js({ labels: 'a=b' })),
+      ],
+      [
         'enqueueRequestForOwner: unknown option "isController"',
         () => enqueueRequestForOwner({ apiVersion: 'v1', kind: 'Pod' }, js({ isController: true })),
       ],
@@ -199,6 +208,66 @@ describe('unknown option names are refused with the valid names', () => {
         return true;
       },
     );
+  });
+
+  it("each client call's options: get, list, create, update, patch, apply, delete, deleteAllOf, status() writes (a rejection, nothing sent)", async () => {
+    const client = await newFakeClient({
+      objects: [
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'n' }, data: { v: '1' } } as never,
+      ],
+    });
+    try {
+      const type = { apiVersion: 'v1', kind: 'ConfigMap' };
+      const key = { namespace: 'n', name: 'a' };
+      const cm = await client.get(type, key);
+      const cases: [string, () => Promise<unknown>][] = [
+        ['get: unknown option "abortSignal"', () => client.get(type, key, js({ abortSignal: undefined }))],
+        [
+          'list: unknown option "labels" (renamed: use "labelSelector")',
+          () => client.list(type, js({ namespace: 'n', labels: 'a=b' })),
+        ],
+        [
+          'create: unknown option "fieldOwner" (renamed: use "fieldManager")',
+          () => client.create({ ...cm, metadata: { name: 'b', namespace: 'n' } }, js({ fieldOwner: 'me' })),
+        ],
+        ['update: unknown option "dryrun" (did you mean "dryRun"?)', () => client.update(cm, js({ dryrun: true }))],
+        [
+          'patch: unknown option "forced" (did you mean "force"?)',
+          () => client.patch(cm, mergePatch({ data: { v: '2' } }), js({ forced: true })),
+        ],
+        [
+          'apply: unknown option "fieldManger" (did you mean "fieldManager"?)',
+          () =>
+            client.apply(
+              { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'n' } },
+              js({ fieldManger: 'me' }),
+            ),
+        ],
+        [
+          'delete: unknown option "propagation" (renamed: use "propagationPolicy")',
+          () => client.delete(cm, js({ propagation: 'Foreground' })),
+        ],
+        [
+          'deleteAllOf: unknown option "gracePeriod" (renamed: use "gracePeriodSeconds")',
+          () => client.deleteAllOf(type, js({ namespace: 'n', gracePeriod: 0 })),
+        ],
+        ['status().update: unknown option "dryrun"', () => client.status().update(cm, js({ dryrun: true }))],
+        [
+          'status().patch: unknown option "forced"',
+          () => client.status().patch(cm, mergePatch({}), js({ forced: true })),
+        ],
+        ['get: unknown option "cached"', () => client.apiReader().get(type, key, js({ cached: false }))],
+      ];
+      for (const [message, call] of cases) {
+        const e = await refusal(call);
+        assert.ok(e.message.startsWith(message), `${e.message}\nshould start with\n${message}`);
+      }
+      // Nothing was written: the object is as it was, and there is no second one.
+      assert.deepEqual((await client.get(type, key)) as unknown as { data: unknown }, { ...cm, data: { v: '1' } });
+      assert.equal((await client.list(type, { namespace: 'n' })).items.length, 1);
+    } finally {
+      await client.close();
+    }
   });
 
   it('testing entry points: TestEnvironment, FakeAPIServer.start, newFakeClient, installCRDs, eventually, consistently', async () => {

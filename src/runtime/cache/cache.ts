@@ -27,6 +27,7 @@ import { fullType, isMetadataOnly } from '../client/types.js';
 import { SharedInformer, nameOfKey, objectKey } from './informer.js';
 import { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } from './errors.js';
 import { checkOptions, type OptionNames } from '../options.js';
+import { GET_NAMES, LIST_NAMES } from '../client/client.js';
 export { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } from './errors.js';
 import type { InformerStore, StoreEntry } from './informer.js';
 import type { SharedInformerOptions } from './informer.js';
@@ -354,6 +355,7 @@ export class InformerCache implements Cache {
    * metadata-only informer: a PartialObjectMetadata.
    */
   async get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey, o: GetOptions = {}): Promise<T> {
+    checkOptions('cache.get', o, GET_NAMES);
     const infs = await this.synced(type, key.namespace, o.signal);
     const r = infs[0].resource;
     const k = objectKey(r.namespaced ? key.namespace : undefined, key.name);
@@ -374,6 +376,7 @@ export class InformerCache implements Cache {
    * metadata.namespace); others reject with an Error.
    */
   async list<T extends KubernetesObject>(type: TypeRef<T>, o: ListOptions = {}): Promise<ObjectList<T>> {
+    checkOptions('cache.list', o, LIST_NAMES, { labels: 'labelSelector' });
     const infs = await this.synced(type, o.namespace, o.signal);
     const r = infs[0].resource;
     const labels = parseLabelSelector(o.labelSelector);
