@@ -6,6 +6,7 @@
  */
 export { checkExpression, lineCol, type Checked, type CelIssue } from './check.js';
 export { compileRule, ruleVariables, type CompiledRule, type RuleProblem } from './compile.js';
+export { ruleImpliedBy } from './implies.js';
 export {
   estimateCost,
   estimateCostRange,

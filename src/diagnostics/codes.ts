@@ -330,7 +330,10 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
     'Warning: the CRD check found a `format` the API server does not recognise for the field\'s type (it warns `unrecognized format "x"` on create, and validates nothing with it).',
   ),
   c('KF4700', "`manifests --check-compat`: the base is neither a folder nor a git ref of the project's repository."),
-  c('KF4701', '`manifests --check-compat`: the base folder holds no CRD, or a base file is not valid YAML.'),
+  c(
+    'KF4701',
+    '`manifests --check-compat`: the base (a folder, or config/crd/bases at a git ref) holds no CRD, or a base file is not valid YAML.',
+  ),
   c('KF4702', '`manifests --allow`: no compatibility rule has this name.'),
   c('KF4703', '`manifests --allow` without `--check-compat`.'),
   c(

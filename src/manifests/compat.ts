@@ -22,6 +22,7 @@ import type { Location } from '../collector/collector.js';
 import { crdOriginOf, schemaOriginOf, type SchemaOrigin } from '../schema/origin.js';
 import { CRD_DIR } from './managed-files.js';
 import { readYamlObjects, type YamlSyntaxError } from './yaml-documents.js';
+import { ruleImpliedBy } from '../cel/implies.js';
 
 type Obj = Record<string, unknown>;
 type Schema = Record<string, unknown>;
@@ -237,6 +238,18 @@ export function loadGitBase(projectDir: string, ref: string): CompatBase {
   const crds: BaseCRD[] = [];
   for (const f of files)
     crds.push(...crdsOfText(git(projectDir, ['show', `${commit}:${f}`]), `${f} at ${ref}`, undefined));
+  // Nothing to compare with is no pass: every CRD would be "new" and the check would say nothing.
+  if (crds.length === 0) {
+    throw new DiagnosticError(
+      error(
+        'KF4701',
+        `--check-compat ${ref}: no CustomResourceDefinition under ${CRD_DIR} at ${ref} (${files.length === 0 ? 'no .yaml file there' : `${files.length} .yaml file${files.length === 1 ? '' : 's'}, none a CRD`}): nothing to compare with`,
+        {
+          hint: `pass a ref whose ${CRD_DIR} holds the released CRDs (the last release that had them), or a folder of released CRD YAML files`,
+        },
+      ),
+    );
+  }
   return { label: ref, kind: 'git', crds };
 }
 
@@ -620,11 +633,19 @@ export function generatedRuleKey(rule: string): string | undefined {
   return f && `at-least:${f}`;
 }
 
-/** CEL rules: a rule text the base does not have is a new rule (transition rules are ratcheted). */
+/**
+ * CEL rules: a rule text the base does not have is a new rule (transition rules are ratcheted),
+ * unless the base's rules of the node imply it (a loosened rule: a bound relaxed, a conjunct
+ * dropped, an alternative added; ../cel/implies.ts).
+ */
 function compareRules(w: Walk, b: Schema, n: Schema, at: string, chain: Schema[]): void {
-  const baseRules = ((b['x-kubernetes-validations'] ?? []) as Obj[]).map((x) => String(x.rule));
-  const before = new Set(baseRules);
-  const beforeKeys = new Set(baseRules.map(generatedRuleKey).filter((k) => k !== undefined));
+  const rules = (b['x-kubernetes-validations'] ?? []) as Obj[];
+  const before = new Set(rules.map((x) => String(x.rule)));
+  const beforeKeys = new Set(rules.map((x) => generatedRuleKey(String(x.rule))).filter((k) => k !== undefined));
+  // What every stored object satisfied: the base's rules that are checked on create too.
+  const held = rules
+    .filter((x) => x.optionalOldSelf !== true && !CEL_OLD_SELF.test(String(x.rule)))
+    .map((x) => String(x.rule));
   for (const rule of (n['x-kubernetes-validations'] ?? []) as Obj[]) {
     const text = String(rule.rule);
     if (before.has(text)) continue;
@@ -632,6 +653,7 @@ function compareRules(w: Walk, b: Schema, n: Schema, at: string, chain: Schema[]
     const key = generatedRuleKey(text);
     if (key !== undefined && beforeKeys.has(key)) continue;
     if (rule.optionalOldSelf === true || CEL_OLD_SELF.test(text)) continue; // ratcheted: a transition rule, or optionalOldSelf
+    if (ruleImpliedBy(text, held)) continue; // loosened: nothing the base accepted fails it
     push(
       w,
       'cel-rule-added',

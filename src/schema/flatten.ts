@@ -98,3 +98,66 @@ export function flattenEmbedded(schema: JSONSchemaProps, parts: readonly JSONSch
   if (!root) flattenInto(dst, own);
   Object.assign(schema, dst);
 }
+
+/**
+ * Folds the whole schema `src` into `dst` as controller-gen's flattenAllOfInto does for the same
+ * field of two embedded structs (TypeScript: two intersection members declaring it): what only
+ * one side has is taken; properties of both are folded the same way, one by one; required lists
+ * are joined (sorted, once each); the type stays `dst`'s, and so do the docs (title, description,
+ * example, externalDocs: never taken from `src`); an
+ * additionalProperties schema is folded into `dst`'s; every other keyword follows
+ * {@link flattenInto} (the two values of a bound both kept, in `allOf`).
+ */
+export function flattenSchemaInto(dst: JSONSchemaProps, src: JSONSchemaProps): void {
+  const d = dst as Schema;
+  const rest: Schema = {};
+  for (const [k, v] of Object.entries(src as Schema)) {
+    if (v === undefined) continue;
+    // The docs stay dst's, even when it has none (controller-gen merges them before, per field).
+    if (DOCS.has(k)) continue;
+    if (d[k] === undefined) {
+      if (!FOLDED_AS_PROPERTY.has(k)) rest[k] = v;
+      else d[k] = k === 'required' ? [...new Set(v as string[])].sort() : v;
+    } else if (k === 'properties') d.properties = foldedProperties(d.properties, v as Record<string, JSONSchemaProps>);
+    else if (k === 'required') d.required = [...new Set([...(d.required as string[]), ...(v as string[])])].sort();
+    else if ((k === 'items' || k === 'additionalProperties') && typeof v === 'object' && typeof d[k] === 'object') {
+      // Go hoists two item schemas into allOf; a structural schema needs items at the top, so
+      // they are folded as properties are.
+      if (JSON.stringify(d[k]) === JSON.stringify(v)) continue;
+      const folded = { ...(d[k] as JSONSchemaProps) };
+      flattenSchemaInto(folded, v as JSONSchemaProps);
+      d[k] = folded;
+    } else if (!FOLDED_AS_PROPERTY.has(k)) rest[k] = v;
+  }
+  flattenInto(dst, rest as JSONSchemaProps);
+}
+
+/** Keywords {@link flattenSchemaInto} never takes from `src`. */
+const DOCS = new Set(['title', 'description', 'example', 'externalDocs']);
+
+/** Keywords {@link flattenSchemaInto} takes from `src` only where `dst` has none (or folds itself). */
+const FOLDED_AS_PROPERTY = new Set([
+  'type',
+  'title',
+  'description',
+  'example',
+  'externalDocs',
+  'properties',
+  'required',
+  'items',
+  'additionalProperties',
+]);
+
+/** `dst`'s properties with `src`'s folded in, by name (sorted). */
+function foldedProperties(dst: unknown, src: Record<string, JSONSchemaProps>): Record<string, JSONSchemaProps> {
+  const props = { ...((dst as Record<string, JSONSchemaProps> | undefined) ?? {}) };
+  for (const [name, schema] of Object.entries(src)) {
+    if (props[name] === undefined) props[name] = schema;
+    else {
+      const folded = { ...props[name] };
+      flattenSchemaInto(folded, schema);
+      props[name] = folded;
+    }
+  }
+  return Object.fromEntries(Object.entries(props).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

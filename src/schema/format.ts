@@ -5,7 +5,7 @@
 import { error, type Reporter } from '../diagnostics/index.js';
 import type { MarkerValue } from '../collector/collector.js';
 import { applyMarkers, type Fold } from './apply.js';
-import { flattenEmbedded } from './flatten.js';
+import { flattenEmbedded, flattenSchemaInto } from './flatten.js';
 import type { IRProperty, IRType } from './ir.js';
 import { irResolve } from './ir.js';
 import type { JSONSchemaProps } from './jsonschema.js';
@@ -184,6 +184,19 @@ export class SchemaFormatter {
   }
 
   formatProperty(p: IRProperty): JSONSchemaProps {
+    if (!p.shadowed?.length) return this.formatField(p);
+    // The same field in several intersection members: folded as controller-gen folds the field
+    // of embedded structs, first member first (both values of a bound kept, in allOf).
+    const [first, ...later] = [...p.shadowed, { ...p, shadowed: undefined }];
+    const schema = this.formatField(first);
+    const origin = schemaOriginOf(schema);
+    const folded: JSONSchemaProps = { ...schema };
+    for (const q of later) flattenSchemaInto(folded, this.formatField(q));
+    return origin ? setSchemaOrigin(folded, origin) : folded;
+  }
+
+  /** The schema of one field's declaration: its type's, with its markers applied. */
+  private formatField(p: IRProperty): JSONSchemaProps {
     const where = `field "${p.name}" of ${p.owner}`;
     const schemaless = p.markers.some((m) => m.name === 'Schemaless');
     const allowUnknown =
@@ -214,7 +227,7 @@ export class SchemaFormatter {
     const properties: Record<string, JSONSchemaProps> = {};
     for (const p of props) {
       properties[p.name] = this.formatProperty(p);
-      if (this.isRequired(p)) required.push(p.name);
+      if ([...(p.shadowed ?? []), p].some((q) => this.isRequired(q))) required.push(p.name);
     }
     if (props.length) out.properties = sortedRecord(properties);
     if (required.length) out.required = required.sort(byBytes);
@@ -270,7 +283,7 @@ export class SchemaFormatter {
       if (p.name === 'apiVersion' || p.name === 'kind') this.checkTypeMetaField(p, named?.name);
       if (ROOT_FIELDS.has(p.name)) continue;
       properties[p.name] = this.formatProperty(p);
-      if (this.isRequired(p)) required.push(p.name);
+      if ([...(p.shadowed ?? []), p].some((q) => this.isRequired(q))) required.push(p.name);
     }
     const schema: JSONSchemaProps = { type: 'object', properties: sortedRecord(properties) };
     if (required.length) schema.required = required.sort(byBytes);

@@ -40,6 +40,13 @@ export interface IRProperty {
   /** `FooSpec.count`, for messages. */
   owner: string;
   at: Location;
+  /**
+   * The fields of the same name in the intersection members before this one's (`A & B` both
+   * declaring it), first first. Go's embedded structs that both have the field each bring its
+   * schema, and controller-gen folds them into one (both bounds kept, in allOf): the formatter
+   * folds theirs and this one's the same way (flatten.ts), instead of keeping only the last.
+   */
+  shadowed?: IRProperty[];
 }
 
 /** Strips named and nullable layers. */

@@ -400,8 +400,15 @@ export class TypeParser {
         );
       for (const prop of r.properties) {
         const i = props.findIndex((x) => x.name === prop.name);
-        if (i >= 0) props.splice(i, 1);
-        props.push(prop);
+        if (i < 0) {
+          props.push(prop);
+          continue;
+        }
+        // Both members declare it: their schemas are folded as controller-gen folds the same
+        // field of two embedded structs (the formatter does it; see IRProperty.shadowed).
+        const [before] = props.splice(i, 1);
+        const { shadowed = [], ...first } = before;
+        props.push({ ...prop, shadowed: [...shadowed, first, ...(prop.shadowed ?? [])] });
       }
       // A member's type-level markers stay with the merged object (Go's embedded struct).
       embedded.push(...embeddedParts(p));

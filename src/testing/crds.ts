@@ -11,6 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { RestClient } from '../runtime/client/rest.js';
 import { StatusError, isNotFound } from '../runtime/client/errors.js';
+import { checkOptions, type OptionNames } from '../runtime/options.js';
 
 /** A CRD as plain JSON (apiextensions.k8s.io/v1 or v1beta1). */
 export interface CRDObject {
@@ -38,6 +39,18 @@ export interface CRDInstallOptions {
   /** How long to wait for all CRDs to be established and served, in ms (default 30 s). */
   timeoutMs?: number;
 }
+
+const CRD_INSTALL_OPTION_NAMES: OptionNames<CRDInstallOptions> = {
+  paths: true,
+  crds: true,
+  errorIfPathMissing: true,
+  timeoutMs: true,
+};
+const CRD_INSTALL_RENAMES = {
+  timeout: 'timeoutMs',
+  crdDirectoryPaths: 'paths',
+  errorIfCRDPathMissing: 'errorIfPathMissing',
+};
 
 /** A failure while reading or installing CRDs; `file`/`line` locate bad input when known. */
 export class CRDInstallError extends Error {
@@ -279,6 +292,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * when the CRDs are not established within `timeoutMs`.
  */
 export async function installCRDs(config: KubeConfig, options: CRDInstallOptions): Promise<CRDObject[]> {
+  checkOptions('installCRDs', options, CRD_INSTALL_OPTION_NAMES, CRD_INSTALL_RENAMES);
   const crds = [
     ...(options.crds ?? []).map((c) => checkCRD(c as any, undefined, undefined)),
     ...readCRDFiles(options.paths ?? [], options.errorIfPathMissing),
@@ -373,6 +387,7 @@ async function waitForCRDs(rest: RestClient, crds: CRDObject[], timeoutMs: numbe
  * Rejects with CRDInstallError on other API errors or after `timeoutMs` (default 30 s).
  */
 export async function uninstallCRDs(config: KubeConfig, options: CRDInstallOptions): Promise<void> {
+  checkOptions('uninstallCRDs', options, CRD_INSTALL_OPTION_NAMES, CRD_INSTALL_RENAMES);
   const crds = [...(options.crds ?? []), ...readCRDFiles(options.paths ?? [], options.errorIfPathMissing)];
   const rest = new RestClient(config);
   try {

@@ -28,6 +28,7 @@ import { generateCACert, generateSignedCert } from '../runtime/manager/selfsigne
 import { apiServerMinor } from '../util/kube-version.js';
 import { newClient, type ClientOptions } from '../runtime/client/index.js';
 import type { Client } from '../runtime/contracts.js';
+import { checkOptions, type OptionNames } from '../runtime/options.js';
 
 /** Options of {@link TestEnvironment}. */
 export interface TestEnvironmentOptions {
@@ -99,6 +100,52 @@ export interface TestEnvironmentOptions {
   joinSharedControlPlane?: boolean;
 }
 
+const TEST_ENVIRONMENT_OPTION_NAMES: OptionNames<TestEnvironmentOptions> = {
+  featureGates: true,
+  crdDirectoryPaths: true,
+  crds: true,
+  errorIfCRDPathMissing: true,
+  binaryAssetsDirectory: true,
+  useExistingCluster: true,
+  controlPlaneStartTimeoutMs: true,
+  controlPlaneStopTimeoutMs: true,
+  crdInstallTimeoutMs: true,
+  controlPlaneStartTimeout: true,
+  controlPlaneStopTimeout: true,
+  crdInstallTimeout: true,
+  attachControlPlaneOutput: true,
+  users: true,
+  apiServerFlags: true,
+  webhookInstallOptions: true,
+  celEnforcement: true,
+  joinSharedControlPlane: true,
+};
+
+const WEBHOOK_INSTALL_OPTION_NAMES: OptionNames<WebhookInstallOptions> = {
+  paths: true,
+  mutatingWebhooks: true,
+  validatingWebhooks: true,
+  localServingHost: true,
+  localServingPort: true,
+  errorIfPathMissing: true,
+};
+
+/** Refuses unknown names in TestEnvironment's options (see ../runtime/options.ts). */
+function checkTestEnvironmentOptions(options: TestEnvironmentOptions): void {
+  checkOptions('TestEnvironment', options, TEST_ENVIRONMENT_OPTION_NAMES, {
+    // envtest's names
+    crdDirectoryPath: 'crdDirectoryPaths',
+    crdPaths: 'crdDirectoryPaths',
+    binaryAssetsDir: 'binaryAssetsDirectory',
+    webhookInstall: 'webhookInstallOptions',
+  });
+  checkOptions('TestEnvironment: webhookInstallOptions', options.webhookInstallOptions, WEBHOOK_INSTALL_OPTION_NAMES, {
+    path: 'paths',
+    directoryPaths: 'paths',
+    ignoreErrorIfPathMissing: 'errorIfPathMissing',
+  });
+}
+
 /**
  * The environment variable naming the kubeconfig of a control plane shared by the test files of
  * one run (envtest's suite model: one API server per `npm test`, not one per file).
@@ -152,6 +199,7 @@ export class TestEnvironment {
   private sharedPlane = false;
 
   constructor(options: TestEnvironmentOptions = {}) {
+    checkTestEnvironmentOptions(options);
     // The deprecated names are read through the old fields below.
     this.options = {
       ...options,

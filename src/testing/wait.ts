@@ -3,6 +3,7 @@
  * (a reconcile happens some time after a write). Assert inside the function with node:assert;
  * a throw or a `false` return is "not yet" (eventually) or "broken" (consistently).
  */
+import { checkOptions, type OptionNames } from '../runtime/options.js';
 
 /** Options of {@link eventually}. Durations are milliseconds. */
 export interface EventuallyOptions {
@@ -23,6 +24,9 @@ export interface ConsistentlyOptions {
   /** Prefix of the failure message. */
   message?: string;
 }
+
+const EVENTUALLY_OPTION_NAMES: OptionNames<EventuallyOptions> = { timeout: true, interval: true, message: true };
+const CONSISTENTLY_OPTION_NAMES: OptionNames<ConsistentlyOptions> = { duration: true, interval: true, message: true };
 
 /** Thrown by {@link eventually} and {@link consistently}; `cause` is the last error, `lastValue` the last value returned. */
 export class WaitError extends Error {
@@ -47,10 +51,20 @@ function deadline(ms: number): { signal: AbortSignal; clear: () => void } {
   return { signal: ac.signal, clear: () => clearTimeout(t) };
 }
 
+/**
+ * Waits `ms`, or until `signal` aborts. Its abort listener goes when the wait ends either way:
+ * left on a signal that outlives it, one per attempt, a poll of more than ten attempts printed
+ * MaxListenersExceededWarning.
+ */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
 
 function describe(value: unknown): string {
@@ -99,6 +113,11 @@ export async function eventually<T>(
   fn: (signal: AbortSignal) => T | Promise<T>,
   options: EventuallyOptions = {},
 ): Promise<T> {
+  checkOptions('eventually', options, EVENTUALLY_OPTION_NAMES, {
+    timeoutMs: 'timeout',
+    intervalMs: 'interval',
+    pollingInterval: 'interval',
+  });
   const timeout = options.timeout ?? 10_000;
   const interval = options.interval ?? 250;
   const { signal, clear } = deadline(timeout);
@@ -143,6 +162,12 @@ export async function consistently<T>(
   fn: (signal: AbortSignal) => T | Promise<T>,
   options: ConsistentlyOptions = {},
 ): Promise<T> {
+  checkOptions('consistently', options, CONSISTENTLY_OPTION_NAMES, {
+    durationMs: 'duration',
+    timeout: 'duration',
+    intervalMs: 'interval',
+    pollingInterval: 'interval',
+  });
   const duration = options.duration ?? 2_000;
   const interval = options.interval ?? 250;
   const started = Date.now();

@@ -69,14 +69,16 @@ const EXCEPTIONS = new Set([
 /** Parts of src/runtime (and contracts.ts, index.ts) and what each may import as a value. */
 const RUNTIME_PARTS: Record<string, string[]> = {
   contracts: [],
+  // The check of options objects' keys every part's entry points make.
+  options: [],
   sharding: [],
-  client: ['contracts'],
-  cache: ['client', 'contracts', 'sharding'],
-  util: ['client', 'contracts'],
-  controller: ['cache', 'client', 'contracts'],
-  webhook: ['client', 'contracts', 'controller'],
-  manager: ['cache', 'client', 'contracts', 'webhook'],
-  index: ['cache', 'client', 'contracts', 'controller', 'manager', 'util', 'webhook'],
+  client: ['contracts', 'options'],
+  cache: ['client', 'contracts', 'options', 'sharding'],
+  util: ['client', 'contracts', 'options'],
+  controller: ['cache', 'client', 'contracts', 'options'],
+  webhook: ['client', 'contracts', 'controller', 'options'],
+  manager: ['cache', 'client', 'contracts', 'options', 'webhook'],
+  index: ['cache', 'client', 'contracts', 'controller', 'manager', 'options', 'util', 'webhook'],
 };
 
 function sourceFiles(dir: string): string[] {

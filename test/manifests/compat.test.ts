@@ -370,6 +370,28 @@ describe('kubeforge manifests --check-compat (CLI, testdata/project)', () => {
     assert.equal(treeHash(dir, ['node_modules', '.git']), before);
   });
 
+  it('a git ref without CRDs under config/crd/bases is KF4701, exit 1 and nothing written: not a silent pass', async () => {
+    const dir = project();
+    // A commit before the CRDs existed: config/crd/bases gone (one file of another kind left there).
+    git(dir, 'rm', '-q', '-r', 'config/crd/bases');
+    mkdirSync(join(dir, 'config/crd/bases'), { recursive: true });
+    writeFileSync(join(dir, 'config/crd/bases/notes.yaml'), 'kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: x\n');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'no CRDs yet');
+    git(dir, 'tag', 'v0.1.0');
+    git(dir, 'checkout', '-q', 'v1.0.0', '--', 'config/crd/bases');
+    rmSync(join(dir, 'config/crd/bases/notes.yaml'));
+    const before = treeHash(dir, ['node_modules', '.git']);
+    const r = await cli(['manifests', '--check-compat', 'v0.1.0'], dir);
+    assert.equal(r.code, 1, r.err);
+    assert.match(
+      r.err,
+      /KF4701 {2}--check-compat v0\.1\.0: no CustomResourceDefinition under config\/crd\/bases at v0\.1\.0 \(1 \.yaml file, none a CRD\): nothing to compare with/,
+    );
+    assert.match(r.err, /hint: /);
+    assert.equal(treeHash(dir, ['node_modules', '.git']), before);
+  });
+
   it('a base file that is not YAML is KF4701 at the file', async () => {
     const dir = project();
     const base = join(dir, 'released');

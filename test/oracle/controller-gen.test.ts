@@ -279,6 +279,20 @@ const HARD: Record<string, HardCase> = {
   // rules in controller-gen's order (at a Kind's root, the members' before the Kind's own),
   // conflicting bounds moved into allOf; a field's rules over such a type.
   embedded: { crd: 'embedded.oracle.kubeforge.io_things.yaml' },
+  // Intersection members that both declare a field (Go: two embedded structs): each member's
+  // bounds kept, both values of a bound in allOf, required when either requires it.
+  intersection: {
+    crd: 'intersection.oracle.kubeforge.io_things.yaml',
+    known: {
+      [`${SPEC}.sub.properties.x.allOf[0].maxLength differs`]:
+        "a field of a named type in both members (Go: a $ref each): controller-gen lists the second member's bound first there, kubeforge the first member's, as for a field of a plain type; allOf's order changes nothing the API server checks",
+      [`${SPEC}.sub.properties.x.allOf[1].maxLength differs`]: 'the same two values, in the other order',
+      [`${SPEC}.tags.allOf[0].items missing in kubeforge`]:
+        "controller-gen moves both fields' items into allOf too (it hoists every keyword both set), leaving no items at the top, which a structural schema needs: kubeforge keeps the (equal) items at the top and only maxItems in allOf",
+      [`${SPEC}.tags.allOf[1].items missing in kubeforge`]: 'the same, for the second member',
+      [`${SPEC}.tags.items only in kubeforge`]: 'the items kept at the top (see above)',
+    },
+  },
   // Validation markers on a type and on the field that uses it: folded as controller-gen folds a
   // field into the type it refers to (the field's rules first, both values of a bound in allOf).
   fieldtype: {

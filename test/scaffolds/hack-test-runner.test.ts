@@ -59,11 +59,16 @@ describe("hack/test.mjs: the unit tier merges its processes' TAP as node --test 
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** Writes `files` as build/test (and nothing else), then runs hack/test.mjs and node --test on them. */
-  function both(files: Record<string, string>, ...flags: string[]) {
+  /** Writes `files` as build/test (and nothing else). */
+  function write(files: Record<string, string>) {
     rmSync(join(dir, 'build/test'), { recursive: true, force: true });
     mkdirSync(join(dir, 'build/test'), { recursive: true });
     for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, 'build/test', name), text);
+  }
+
+  /** Writes `files` as build/test (and nothing else), then runs hack/test.mjs and node --test on them. */
+  function both(files: Record<string, string>, ...flags: string[]) {
+    write(files);
     const paths = Object.keys(files).map((f) => `build/test/${f}`);
     const env: NodeJS.ProcessEnv = { ...process.env, KUBEBUILDER_ASSETS: '/nonexistent' };
     delete env.NODE_TEST_CONTEXT;
@@ -78,6 +83,21 @@ describe("hack/test.mjs: the unit tier merges its processes' TAP as node --test 
       env,
     });
     return { ours, node };
+  }
+
+  /** Runs hack/test.mjs --unit on `files` pinned to one CPU: one process for the whole unit tier. */
+  function pinned(files: Record<string, string>) {
+    write(files);
+    const env: NodeJS.ProcessEnv = { ...process.env, KUBEBUILDER_ASSETS: '/nonexistent' };
+    delete env.NODE_TEST_CONTEXT;
+    const ours = spawnSync('taskset', ['-c', '0', process.execPath, 'hack/test.mjs', '--unit'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env,
+    });
+    assert.equal(ours.error, undefined, 'taskset (util-linux) runs the script on one CPU');
+    assert.match(ours.stderr, /^test: unit tier: \d+ test file\(s\) in 1 process\(es\)/m);
+    return { ours };
   }
 
   for (const flags of [[], ['--isolate']]) {
@@ -119,6 +139,65 @@ describe("hack/test.mjs: the unit tier merges its processes' TAP as node --test 
     // node --test counts the file as one failing test too.
     assert.deepEqual(s.counts, summary(node.stdout).counts);
     assert.equal(s.counts.pass, 5);
+  });
+
+  // A test (or the code under test) that calls process.exit(0) ends its process with code 0: the
+  // rest of its file, and the files after it in the same process, never run, and their TAP never
+  // comes. Each file given must report, or be named in a failing test.
+  const EXITING =
+    "import { it } from 'node:test';\nit('b before', () => {});\nit('b exits', () => { process.exit(0); });\nit('b after', () => {});\n";
+  const LATER = "import { it } from 'node:test';\nit('zz later', () => {});\n";
+
+  /** The files named as not reported by a failing test of `tap`. */
+  function unreportedIn(tap: string): string[] {
+    const m = /error: 'test process exited with code 0 before th(?:is file|ese files) reported: (.*)'$/m.exec(tap);
+    return m ? m[1].split(', ').sort() : [];
+  }
+
+  for (const [how, run] of [
+    // One process for all the files: the files after the exiting one share its process.
+    ['all files in one process', (files: Record<string, string>) => pinned(files)],
+    ['a process per file (--isolate)', (files: Record<string, string>) => both(files, '--isolate')],
+  ] as const) {
+    it(`a test calling process.exit(0) in ${how}: the run fails and names each file that did not report`, () => {
+      const { ours } = run({ ...FILES, 'b.unit.test.js': EXITING, 'zz.unit.test.js': LATER });
+      assert.equal(ours.status, 1, ours.stdout + ours.stderr);
+      const named = unreportedIn(ours.stdout);
+      assert.ok(named.includes('build/test/b.unit.test.js'), `the exiting file is named:\n${ours.stdout}`);
+      assert.doesNotMatch(ours.stdout, /^ok \d+ - b after$/m, 'the test after the exit never ran');
+      // Every file either reported (its last test is in the stream) or is named; none is both.
+      const last: Record<string, RegExp> = {
+        'a.unit.test.js': /^ok \d+ - a$/m,
+        'c.unit.test.js': /^ok \d+ - c one$/m,
+        'd.unit.test.js': /^ok \d+ - d$/m,
+        'zz.unit.test.js': /^ok \d+ - zz later$/m,
+      };
+      for (const [file, test] of Object.entries(last)) {
+        const reported = test.test(ours.stdout);
+        assert.notEqual(reported, named.includes(`build/test/${file}`), `${file}: reported xor named\n${ours.stdout}`);
+      }
+      if (how === 'all files in one process') {
+        assert.deepEqual(named, [
+          'build/test/b.unit.test.js',
+          'build/test/c.unit.test.js',
+          'build/test/d.unit.test.js',
+          'build/test/zz.unit.test.js',
+        ]);
+      } else {
+        assert.deepEqual(named, ['build/test/b.unit.test.js'], 'the other files, in processes of their own, ran');
+      }
+      const s = summary(ours.stdout);
+      assert.equal(s.counts.fail, 1, ours.stdout);
+    });
+  }
+
+  it('a file without tests reports nothing and fails nothing, in a process of its own too (it ran)', () => {
+    for (const flags of [[], ['--isolate']]) {
+      const { ours } = both({ ...FILES, 'y.unit.test.js': 'export const nothing = 1;\n' }, ...flags);
+      assert.equal(ours.status, 0, ours.stdout + ours.stderr);
+      assert.equal(summary(ours.stdout).counts.fail, 0);
+      assert.doesNotMatch(ours.stdout, /did not report|before th(is file|ese files) reported/);
+    }
   });
 
   it("a file name with a '#' is escaped as Node's TAP reporter does: the failure is not read as a TODO directive", () => {

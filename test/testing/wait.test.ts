@@ -1,5 +1,6 @@
 // eventually / consistently: Gomega's waits for node:test.
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
 import { consistently, eventually, WaitError } from '../../src/testing/index.js';
 
@@ -107,5 +108,68 @@ describe('consistently', () => {
       consistently(() => false, { duration: 50 }),
       /attempt 1\): returned false/,
     );
+  });
+});
+
+describe('eventually / consistently: no listener left behind', () => {
+  /** Runs `poll`, collecting the process warnings it prints. */
+  async function warningsOf(poll: () => Promise<unknown>): Promise<string[]> {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      await poll();
+      // Warnings are emitted on the next tick.
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    return warnings;
+  }
+
+  it('a 50-attempt eventually keeps one abort listener on its signal (the attempt’s own) and leaves none', async () => {
+    let signal: AbortSignal | undefined;
+    const during: number[] = [];
+    let n = 0;
+    const warnings = await warningsOf(() =>
+      eventually(
+        (s) => {
+          signal = s;
+          during.push(getEventListeners(s, 'abort').length);
+          return ++n >= 50;
+        },
+        { interval: 1, timeout: 30_000 },
+      ),
+    );
+    assert.equal(n, 50);
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(new Set(during), new Set([1]), `abort listeners at each attempt: ${during.join(',')}`);
+    assert.ok(signal);
+    assert.equal(getEventListeners(signal, 'abort').length, 0, 'no listener left after the wait');
+    assert.deepEqual(warnings, []);
+  });
+
+  it('a 50-attempt consistently keeps one abort listener on its signal and leaves none', async () => {
+    let signal: AbortSignal | undefined;
+    const during: number[] = [];
+    // 50 attempts that pass, then one that fails: the count does not depend on the machine's speed.
+    const warnings = await warningsOf(() =>
+      consistently(
+        (s) => {
+          signal = s;
+          during.push(getEventListeners(s, 'abort').length);
+          return during.length <= 50;
+        },
+        { interval: 1, duration: 60_000 },
+      ).then(
+        () => assert.fail('the 51st attempt fails'),
+        (e: unknown) => assert.ok(e instanceof WaitError),
+      ),
+    );
+    assert.equal(during.length, 51);
+    assert.deepEqual(new Set(during), new Set([1]), `abort listeners at each attempt: ${during.join(',')}`);
+    assert.ok(signal);
+    assert.equal(getEventListeners(signal, 'abort').length, 0, 'no listener left after the wait');
+    assert.deepEqual(warnings, []);
   });
 });

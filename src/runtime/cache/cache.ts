@@ -26,6 +26,8 @@ import { matchesLabels, parseFieldSelector, parseLabelSelector } from '../client
 import { fullType, isMetadataOnly } from '../client/types.js';
 import { SharedInformer, nameOfKey, objectKey } from './informer.js';
 import { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } from './errors.js';
+import { checkOptions, type OptionNames } from '../options.js';
+import { GET_NAMES, LIST_NAMES } from '../client/client.js';
 export { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } from './errors.js';
 import type { InformerStore, StoreEntry } from './informer.js';
 import type { SharedInformerOptions } from './informer.js';
@@ -144,12 +146,65 @@ export class CacheNotStartedError extends Error {
   }
 }
 
+/** The names {@link CacheOptions} takes (any other is refused). */
+const CACHE_OPTION_NAMES: OptionNames<CacheOptions> = {
+  namespaces: true,
+  logger: true,
+  syncTimeoutMs: true,
+  transform: true,
+  rest: true,
+  mapper: true,
+  syncPeriodMs: true,
+  defaultLabelSelector: true,
+  defaultFieldSelector: true,
+  byObject: true,
+  unsafeDisableDeepCopy: true,
+  initialBackoffMs: true,
+  maxBackoffMs: true,
+};
+
+/** The names {@link CacheByObject} takes. */
+export const CACHE_BY_OBJECT_NAMES: OptionNames<CacheByObject> = {
+  object: true,
+  labelSelector: true,
+  fieldSelector: true,
+  transform: true,
+  syncPeriodMs: true,
+  unsafeDisableDeepCopy: true,
+  namespaces: true,
+  shard: true,
+};
+
+/** Refuses unknown names in `options` and its byObject entries (see ../options.ts). */
+function checkCacheOptions(options: CacheOptions): void {
+  checkOptions('newCache', options, CACHE_OPTION_NAMES, {
+    namespace: 'namespaces',
+    defaultNamespaces: 'namespaces',
+    syncPeriod: 'syncPeriodMs',
+    syncTimeout: 'syncTimeoutMs',
+  });
+  for (const [i, entry] of (Array.isArray(options.byObject) ? options.byObject : []).entries()) {
+    checkOptions(`newCache: byObject[${i}]`, entry, CACHE_BY_OBJECT_NAMES, { syncPeriod: 'syncPeriodMs' });
+    for (const [ns, settings] of Object.entries(entry?.namespaces ?? {}))
+      checkOptions(`newCache: byObject[${i}].namespaces[${JSON.stringify(ns)}]`, settings, CACHE_NAMESPACE_NAMES);
+  }
+}
+
+/** The names {@link CacheNamespaceSettings} takes. */
+const CACHE_NAMESPACE_NAMES: OptionNames<CacheNamespaceSettings> = {
+  labelSelector: true,
+  fieldSelector: true,
+  transform: true,
+  unsafeDisableDeepCopy: true,
+};
+
 /**
  * Creates the informer cache. Nothing is listed until `start(signal)`; informers requested later
  * start immediately. On shutdown (signal aborted) every watch is closed and start() resolves.
  * List/watch failures never reject start(): informers log and retry with back-off.
  */
 export function newCache(config: KubeConfig, options: CacheOptions = {}): InformerCache {
+  checkCacheOptions(options);
   return new InformerCache(options.rest ?? new RestClient(config), options);
 }
 
@@ -354,6 +409,7 @@ export class InformerCache implements Cache {
    * metadata-only informer: a PartialObjectMetadata.
    */
   async get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey, o: GetOptions = {}): Promise<T> {
+    checkOptions('cache.get', o, GET_NAMES);
     const infs = await this.synced(type, key.namespace, o.signal);
     const r = infs[0].resource;
     const k = objectKey(r.namespaced ? key.namespace : undefined, key.name);
@@ -374,6 +430,7 @@ export class InformerCache implements Cache {
    * metadata.namespace); others reject with an Error.
    */
   async list<T extends KubernetesObject>(type: TypeRef<T>, o: ListOptions = {}): Promise<ObjectList<T>> {
+    checkOptions('cache.list', o, LIST_NAMES, { labels: 'labelSelector' });
     const infs = await this.synced(type, o.namespace, o.signal);
     const r = infs[0].resource;
     const labels = parseLabelSelector(o.labelSelector);

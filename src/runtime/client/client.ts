@@ -35,8 +35,9 @@ import {
   withTypeMeta,
 } from './types.js';
 import { reviveDates } from './dates.js';
-import { OwnWrites, objectKey } from './ownwrites.js';
+import { OwnWrites, READ_FROM_SERVER, objectKey } from './ownwrites.js';
 import { isNotFound } from './errors.js';
+import { checkOptions, type OptionNames } from '../options.js';
 
 /** Options of `newClient`. */
 export interface ClientOptions {
@@ -72,6 +73,49 @@ export interface ClientOptions {
   mapper?: RESTMapper;
 }
 
+/** The names each call's options take (any other is refused: a misspelt `propagationPolicy` deleted in the background). */
+export const GET_NAMES: OptionNames<GetOptions> = { signal: true };
+export const LIST_NAMES: OptionNames<ListOptions> = {
+  namespace: true,
+  labelSelector: true,
+  fieldSelector: true,
+  limit: true,
+  continue: true,
+  signal: true,
+};
+const WRITE_NAMES: OptionNames<WriteOptions> = {
+  fieldManager: true,
+  fieldValidation: true,
+  dryRun: true,
+  signal: true,
+};
+const PATCH_NAMES: OptionNames<PatchOptions> = { ...WRITE_NAMES, force: true };
+const APPLY_NAMES: OptionNames<ApplyOptions> = { ...WRITE_NAMES, fieldOwner: true, force: true };
+const DELETE_NAMES: OptionNames<DeleteOptions> = {
+  propagationPolicy: true,
+  gracePeriodSeconds: true,
+  preconditions: true,
+  dryRun: true,
+  signal: true,
+};
+const DELETE_ALL_OF_NAMES: OptionNames<ListOptions & DeleteOptions> = { ...LIST_NAMES, ...DELETE_NAMES };
+/** controller-runtime's names of the same options. */
+const CALL_RENAMES = { gracePeriod: 'gracePeriodSeconds', propagation: 'propagationPolicy', labels: 'labelSelector' };
+/** `fieldOwner` is apply's name (and the client's); the other writes take `fieldManager`. */
+const WRITE_RENAMES = { fieldOwner: 'fieldManager' };
+
+/** The names {@link ClientOptions} takes (any other is refused). */
+const CLIENT_OPTION_NAMES: OptionNames<ClientOptions> = {
+  cache: true,
+  fieldOwner: true,
+  fieldValidation: true,
+  warningHandler: true,
+  cacheDisableFor: true,
+  readYourOwnWrites: true,
+  rest: true,
+  mapper: true,
+};
+
 /**
  * Creates a client for the KubeConfig's current context. `get`/`list` use `options.cache` when
  * given (the manager's client) and read live otherwise (the API reader). Errors: every call rejects
@@ -79,6 +123,7 @@ export interface ClientOptions {
  * with the network Error when the server cannot be reached; nothing is retried.
  */
 export function newClient(config: KubeConfig, options: ClientOptions = {}): Client {
+  checkOptions('newClient', options, CLIENT_OPTION_NAMES, { disableFor: 'cacheDisableFor' });
   let rest = options.rest;
   if (!rest) {
     rest = new RestClient(config);
@@ -102,6 +147,7 @@ class LiveReader implements Reader {
   ) {}
 
   async get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey, o: GetOptions = {}): Promise<T> {
+    checkOptions('get', o, GET_NAMES);
     o.signal?.throwIfAborted();
     const r = await this.resolver.resolve(type);
     const meta = isMetadataOnly(type);
@@ -114,6 +160,7 @@ class LiveReader implements Reader {
   }
 
   async list<T extends KubernetesObject>(type: TypeRef<T>, o: ListOptions = {}): Promise<ObjectList<T>> {
+    checkOptions('list', o, LIST_NAMES, CALL_RENAMES);
     o.signal?.throwIfAborted();
     const r = await this.resolver.resolve(type);
     const meta = isMetadataOnly(type);
@@ -165,7 +212,8 @@ class KubeClient extends LiveReader implements Client {
     this.live = new LiveReader(rest, this.resolver);
     this.statusWriter = {
       update: (obj, o) => this.put(obj, o, 'status'),
-      patch: (obj, p, o) => this.sendPatch(obj, p, o, 'status'),
+      patch: async (obj, p, o) =>
+        this.sendPatch(obj, p, checkOptions('status().patch', o, PATCH_NAMES, WRITE_RENAMES), 'status'),
       apply: (config, o) => this.sendApply(config, o, 'status'),
     };
   }
@@ -175,6 +223,7 @@ class KubeClient extends LiveReader implements Client {
   }
 
   override async get<T extends KubernetesObject>(type: TypeRef<T>, key: ObjectKey, o?: GetOptions): Promise<T> {
+    checkOptions('get', o, GET_NAMES);
     if (!this.cache || (await this.isUncached(type))) return super.get(type, key, o);
     if (!this.own) return this.cache.get(type, key, o);
     const r = await this.resolver.resolve(type);
@@ -189,9 +238,32 @@ class KubeClient extends LiveReader implements Client {
       notFound = e;
     }
     const newer = this.own.newer(k, cached);
+    if (newer === READ_FROM_SERVER) return this.refreshOwnWrite(k, type, key, o);
     if (newer !== undefined) return reviveDates(withTypeMeta(newer as T, r), r);
     if (cached === undefined) throw notFound;
     return cached;
+  }
+
+  /**
+   * A read from the API server for an object whose own write the cache has not caught up with
+   * after PENDING_TTL_MS (a watch gone silent without closing): the cache would answer with an
+   * older version. The answer stands in for the cache from then on (./ownwrites.ts).
+   */
+  private async refreshOwnWrite<T extends KubernetesObject>(
+    k: string,
+    type: TypeRef<T>,
+    key: ObjectKey,
+    o: GetOptions | undefined,
+  ): Promise<T> {
+    try {
+      const live = await super.get(type, key, o);
+      // Metadata only is no stand-in for a full read of the same object: keep asking the server.
+      if (!isMetadataOnly(type)) this.own!.refreshed(k, live);
+      return live;
+    } catch (e) {
+      if (isNotFound(e)) this.own!.refreshed(k, undefined);
+      throw e;
+    }
   }
 
   /** The read-your-own-writes key of an event's object. */
@@ -238,6 +310,7 @@ class KubeClient extends LiveReader implements Client {
   }
 
   override async list<T extends KubernetesObject>(type: TypeRef<T>, o?: ListOptions): Promise<ObjectList<T>> {
+    checkOptions('list', o, LIST_NAMES, CALL_RENAMES);
     return this.cache && !(await this.isUncached(type)) ? this.cache.list(type, o) : super.list(type, o);
   }
 
@@ -279,6 +352,7 @@ class KubeClient extends LiveReader implements Client {
   }
 
   async create<T extends KubernetesObject>(obj: T, o?: WriteOptions): Promise<T> {
+    checkOptions('create', o, WRITE_NAMES, WRITE_RENAMES);
     o?.signal?.throwIfAborted();
     const { r, namespace } = await this.target(obj);
     const answer = await this.tracked(r, namespace, obj.metadata?.name ?? '', o, () =>
@@ -301,6 +375,7 @@ class KubeClient extends LiveReader implements Client {
     o: WriteOptions | undefined,
     sub: string | undefined,
   ): Promise<T> {
+    checkOptions(sub ? `${sub}().update` : 'update', o, WRITE_NAMES, WRITE_RENAMES);
     o?.signal?.throwIfAborted();
     const { r, namespace, name } = await this.target(obj);
     const answer = await this.tracked(r, namespace, name, o, () =>
@@ -314,7 +389,8 @@ class KubeClient extends LiveReader implements Client {
     return refresh(obj, answer, r);
   }
 
-  patch<T extends KubernetesObject>(obj: T, patch: Patch, o?: PatchOptions): Promise<T> {
+  async patch<T extends KubernetesObject>(obj: T, patch: Patch, o?: PatchOptions): Promise<T> {
+    checkOptions('patch', o, PATCH_NAMES, WRITE_RENAMES);
     return this.sendPatch(obj, patch, o, undefined);
   }
 
@@ -327,6 +403,7 @@ class KubeClient extends LiveReader implements Client {
     o: ApplyOptions | undefined,
     sub: string | undefined,
   ): Promise<T> {
+    checkOptions(sub ? `${sub}().apply` : 'apply', o, APPLY_NAMES);
     const obj = config as unknown as KubernetesObject;
     if (!obj || typeof obj !== 'object' || !obj.apiVersion || !obj.kind || !obj.metadata?.name) {
       throw new Error('kubeforge/runtime: apply needs a configuration with apiVersion, kind and metadata.name');
@@ -371,6 +448,7 @@ class KubeClient extends LiveReader implements Client {
   }
 
   async delete(obj: KubernetesObject, o: DeleteOptions = {}): Promise<void> {
+    checkOptions('delete', o, DELETE_NAMES, CALL_RENAMES);
     o.signal?.throwIfAborted();
     const { r, namespace, name } = await this.target(obj);
     await this.rest.request('DELETE', resourcePath(r, namespace, name), {
@@ -383,6 +461,7 @@ class KubeClient extends LiveReader implements Client {
   }
 
   async deleteAllOf(type: TypeRef, o: ListOptions & DeleteOptions = {}): Promise<void> {
+    checkOptions('deleteAllOf', o, DELETE_ALL_OF_NAMES, CALL_RENAMES);
     const r = await this.resolver.resolve(type);
     const namespace = ns(r, o.namespace);
     if (r.namespaced && !namespace)

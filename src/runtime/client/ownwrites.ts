@@ -10,8 +10,12 @@
  * - every write's answer (create, update, patch, apply, and their status forms) is kept, by object;
  * - a cached `get` of that object returns a copy of the kept answer while the cache holds an older
  *   resourceVersion (or none yet, after a create); once the cache has that version or a newer one,
- *   the entry is dropped and the cache answers as always. Entries older than {@link PENDING_TTL_MS}
- *   are dropped too (the watch event never came: a no-op write, a compacted watch);
+ *   the entry is dropped and the cache answers as always. An entry is never dropped while the
+ *   cache is behind it: a watch that goes silent without closing leaves the cache behind for as
+ *   long as it lasts, and an expired entry made reconciles act on the stale cache. Instead, once an
+ *   entry is older than {@link PENDING_TTL_MS} (the watch event should have come by then), the next
+ *   read goes to the API server ({@link READ_FROM_SERVER}) and its answer stands in for the cache
+ *   for another PENDING_TTL_MS (a NotFound drops the entry: the object is gone);
  * - `delete` drops the object's entry; `list` is not overlaid.
  *
  * resourceVersions are compared as numbers: the API server documents them as opaque, but etcd's
@@ -23,8 +27,15 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 
-/** How long a write's answer may stand in for the cache. */
+/** How long a write's answer (or a server read's) stands in for a cache still behind it before the server is asked again. */
 export const PENDING_TTL_MS = 10_000;
+
+/**
+ * What {@link OwnWrites.newer} returns when the kept answer is older than PENDING_TTL_MS and the
+ * cache is still behind it: read the object from the API server, then hand the answer to
+ * {@link OwnWrites.refreshed}.
+ */
+export const READ_FROM_SERVER: unique symbol = Symbol('kubeforge.readFromServer');
 /** How many objects' last own version are remembered for isOwnWrite. */
 const REMEMBERED = 10_000;
 
@@ -95,19 +106,37 @@ export class OwnWrites {
 
   /**
    * What a cached read of `key` should return: undefined to use `cached` as it is (no write
-   * pending, or the cache caught up), else a fresh copy of the written answer (JSON, to be revived
-   * by the caller). `cached` is undefined when the cache does not have the object.
+   * pending, or the cache caught up), {@link READ_FROM_SERVER} when the kept answer is older than
+   * PENDING_TTL_MS and the cache still behind it, else a fresh copy of the written answer (JSON,
+   * to be revived by the caller). `cached` is undefined when the cache does not have the object.
    */
   newer(key: string, cached: KubernetesObject | undefined): unknown {
     const p = this.pending.get(key);
     if (!p) return undefined;
     const have = revision(cached);
-    if ((have !== undefined && have >= p.rv) || this.now() - p.at > PENDING_TTL_MS) {
+    if (have !== undefined && have >= p.rv) {
       this.pending.delete(key);
       return undefined;
     }
+    if (this.now() - p.at > PENDING_TTL_MS) return READ_FROM_SERVER;
     this.overlaid++;
     return JSON.parse(p.json);
+  }
+
+  /**
+   * The API server's answer to a read made on {@link READ_FROM_SERVER}: it stands in for the
+   * cache, while the cache is behind it, for another PENDING_TTL_MS; undefined (NotFound) drops
+   * the entry. Not a write of this client: isOwn is unchanged.
+   */
+  refreshed(key: string, live: KubernetesObject | undefined): void {
+    const rv = revision(live);
+    const p = this.pending.get(key);
+    if (rv === undefined || !p) {
+      this.pending.delete(key);
+      return;
+    }
+    if (rv >= p.rv) this.pending.set(key, { rv, at: this.now(), json: JSON.stringify(live) });
+    else p.at = this.now();
   }
 
   /** Whether a write of `key` is waiting for the cache. */

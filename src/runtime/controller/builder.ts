@@ -12,8 +12,9 @@ import type { TypeRef } from '../contracts.js';
 import type { Manager } from '../manager/types.js';
 import { metadataOnlyIn, resolveStatic, type TypeTable } from '../client/types.js';
 import { registerInto } from '../client/prom.js';
-import { Controller } from './controller.js';
+import { CONTROLLER_OPTION_NAMES, CONTROLLER_RENAMES, Controller } from './controller.js';
 import type { ControllerOptions } from './controller.js';
+import { unknownOptions } from '../options.js';
 import { enqueueRequestForObject, ownerHandler } from './handler.js';
 import type { EventHandler } from './handler.js';
 import type { Predicate } from './predicate.js';
@@ -145,6 +146,7 @@ export class Builder {
   /** The type this controller reconciles; its events enqueue the object itself. Call once. */
   for<T extends KubernetesObject>(type: TypeRef<T>, opts: ForOptions = {}): this {
     this.forCalls++;
+    this.problems.push(...unknownOptions('for()', opts, { predicates: true, metadataOnly: true }));
     if (this.forCalls > 1) {
       this.problems.push(
         `for() may only be called once (called again with ${typeLabel(type)}); use watches() for more types`,
@@ -161,6 +163,13 @@ export class Builder {
 
   /** A type this controller creates; its events enqueue the owner (of the for() type) named in controller owner references. */
   owns<T extends KubernetesObject>(type: TypeRef<T>, opts: OwnsOptions = {}): this {
+    this.problems.push(
+      ...unknownOptions(`owns(${typeLabel(type)})`, opts, {
+        predicates: true,
+        onlyControllerOwner: true,
+        metadataOnly: true,
+      }),
+    );
     if (this.checkType(type, `owns(${typeLabel(type)})`)) {
       this.pending.push({
         target: this.asWatched(type, opts),
@@ -178,6 +187,7 @@ export class Builder {
     handler: EventHandler<T>,
     opts: WatchesOptions = {},
   ): this {
+    this.problems.push(...unknownOptions('watches()', opts, { predicates: true, metadataOnly: true }));
     if (!handler || typeof handler !== 'object') {
       this.problems.push(
         `watches(${isSource(target) ? String(target) : typeLabel(target)}): needs an event handler (e.g. enqueueRequestsFromMapFunc(fn))`,
@@ -201,8 +211,13 @@ export class Builder {
     return this;
   }
 
-  /** Controller options (merged over earlier calls). */
+  /** Controller options (merged over earlier calls); an unknown name is reported by complete(). */
   withOptions(o: ControllerOptions): this {
+    const unknown = unknownOptions('withOptions()', o, CONTROLLER_OPTION_NAMES, CONTROLLER_RENAMES);
+    if (unknown.length > 0) {
+      this.problems.push(...unknown);
+      return this;
+    }
     if (
       o.maxConcurrentReconciles !== undefined &&
       (!Number.isInteger(o.maxConcurrentReconciles) || o.maxConcurrentReconciles < 1)

@@ -22,6 +22,7 @@ import { callReconciler, isTerminalError, requestKey, requeueDelayMs } from './r
 import type { ReconcileContext, Reconciler, Request, Result } from './reconcile.js';
 import type { EventSink, Source } from './source.js';
 import { LOW_PRIORITY, WorkQueue } from './workqueue.js';
+import { checkOptions, type OptionNames, type OptionRenames } from '../options.js';
 
 /** Tuning of one controller (controller-runtime's controller.Options). */
 export interface ControllerOptions {
@@ -70,6 +71,25 @@ export interface ControllerOptions {
   /** Time source for the work queue (tests). */
   clock?: Clock;
 }
+
+/** The names {@link ControllerOptions} takes (any other is refused). */
+export const CONTROLLER_OPTION_NAMES: OptionNames<ControllerOptions> = {
+  maxConcurrentReconciles: true,
+  rateLimiter: true,
+  recoverPanic: true,
+  cacheSyncTimeoutMs: true,
+  needLeaderElection: true,
+  reconciliationTimeoutMs: true,
+  usePriorityQueue: true,
+  enableWarmup: true,
+  clock: true,
+};
+
+/** Names ControllerOptions had before (the durations without their unit, until 0.1.0) or has in controller-runtime. */
+export const CONTROLLER_RENAMES: OptionRenames = {
+  cacheSyncTimeout: 'cacheSyncTimeoutMs',
+  reconciliationTimeout: 'reconciliationTimeoutMs',
+};
 
 /** The reason of a reconcile's `ctx.signal` when its controller's reconciliationTimeoutMs passed. */
 export class ReconciliationTimeoutError extends Error {
@@ -170,6 +190,7 @@ export class Controller implements Runnable {
     private readonly deps: ControllerDeps,
     private readonly options: ControllerOptions = {},
   ) {
+    checkOptions('Controller', options, CONTROLLER_OPTION_NAMES, CONTROLLER_RENAMES);
     this.log = deps.logger.child(
       deps.forKind
         ? { controller: name, controllerGroup: deps.forKind.group, controllerKind: deps.forKind.kind }

@@ -7,6 +7,7 @@ import type { TypeRef } from '../contracts.js';
 import { resolveStatic, splitAPIVersion, type TypeTable } from '../client/types.js';
 import type { CreateEvent, DeleteEvent, GenericEvent, UpdateEvent } from './predicate.js';
 import type { Request } from './reconcile.js';
+import { checkOptions } from '../options.js';
 
 /** How a handler queues a request: its priority (higher first; default 0, see LOW_PRIORITY). */
 export interface AddOptions {
@@ -105,6 +106,7 @@ export function enqueueRequestForOwner<T extends KubernetesObject = KubernetesOb
   ownerType: TypeRef,
   opts: EnqueueForOwnerOptions = {},
 ): EventHandler<T> {
+  checkOptions('enqueueRequestForOwner', opts, { onlyControllerOwner: true }, { isController: 'onlyControllerOwner' });
   return ownerHandler<T>(ownerType, opts);
 }
 

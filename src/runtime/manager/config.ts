@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { newKubeConfig } from '../client/kubeconfig.js';
+import { checkOptions } from '../options.js';
 
 /** No usable cluster configuration was found, or the one found is broken. */
 export class ConfigError extends Error {
@@ -48,6 +49,7 @@ const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
  * propagates so that main() can exit non-zero.)
  */
 export function getConfigOrDie(options: GetConfigOptions = {}): KubeConfig {
+  checkOptions('getConfigOrDie', options, { kubeconfig: true, context: true, argv: true, env: true });
   const argv = options.argv ?? process.argv.slice(2);
   const env = options.env ?? process.env;
   const explicit = options.kubeconfig ?? flag(argv, 'kubeconfig');

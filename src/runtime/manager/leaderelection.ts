@@ -26,6 +26,7 @@ import type { Gauge } from 'prom-client';
 import type { RestClient } from '../client/rest.js';
 import { StatusError, isNotFound } from '../client/errors.js';
 import { microTime } from '../client/dates.js';
+import { checkOptions, type OptionNames } from '../options.js';
 
 /** A monotonic millisecond clock (performance.now by default; tests inject a fake one). */
 export interface MonotonicClock {
@@ -59,6 +60,20 @@ export interface LeaderElectorOptions {
    */
   labels?: Record<string, string>;
 }
+
+const LEADER_ELECTOR_OPTION_NAMES: OptionNames<LeaderElectorOptions> = {
+  rest: true,
+  namespace: true,
+  name: true,
+  identity: true,
+  leaseDurationMs: true,
+  renewDeadlineMs: true,
+  retryPeriodMs: true,
+  logger: true,
+  gauge: true,
+  clock: true,
+  labels: true,
+};
 
 interface LeaseSpec {
   holderIdentity?: string;
@@ -153,6 +168,11 @@ export class LeaderElector {
   private readonly lostAC = new AbortController();
 
   constructor(options: LeaderElectorOptions) {
+    checkOptions('LeaderElector', options, LEADER_ELECTOR_OPTION_NAMES, {
+      leaseDuration: 'leaseDurationMs',
+      renewDeadline: 'renewDeadlineMs',
+      retryPeriod: 'retryPeriodMs',
+    });
     this.identity = options.identity ?? defaultIdentity();
     // Explicit undefined (an unset Manager option) means the default.
     this.o = {

@@ -4,6 +4,7 @@
  */
 import { writeSync } from 'node:fs';
 import pino, { type Level, type Logger } from 'pino';
+import { checkOptions } from '../options.js';
 
 /** controller-runtime's `zap.Options`, as its flags set them. */
 export interface ZapOptions {
@@ -94,6 +95,12 @@ const stderr = { write: (line: string) => writeSync(2, line) };
  * synchronous, so nothing is lost when the process exits after a shutdown.
  */
 export function newLogger(options: ZapOptions = {}): Logger {
+  checkOptions(
+    'newLogger',
+    options,
+    { development: true, encoder: true, level: true, destination: true },
+    { logLevel: 'level', devel: 'development', zapDevel: 'development' },
+  );
   const dev = options.development ?? false;
   const level = options.level !== undefined ? zapLevel(options.level) : dev ? 'debug' : 'info';
   const encoder = options.encoder !== undefined ? zapEncoder(options.encoder) : dev ? 'console' : 'json';

@@ -34,7 +34,14 @@ import {
   type AnyHttpServer,
   type MetricsServerOptions,
 } from './servers.js';
-import { WebhookServer, newWebhookServer, type WebhookServerOptions } from '../webhook/server.js';
+import {
+  WEBHOOK_SERVER_OPTION_NAMES,
+  WebhookServer,
+  newWebhookServer,
+  type WebhookServerOptions,
+} from '../webhook/server.js';
+import { CACHE_BY_OBJECT_NAMES } from '../cache/cache.js';
+import { checkOptions, type OptionNames, type OptionRenames } from '../options.js';
 
 /** Options of {@link newManager}. Durations are milliseconds. */
 export interface ManagerOptions {
@@ -149,6 +156,87 @@ export interface ManagerClientOptions {
    * answer until the informer has caught up (no stale read, no needless 409). Default false.
    */
   readYourOwnWrites?: boolean;
+}
+
+const MANAGER_OPTION_NAMES: OptionNames<ManagerOptions> = {
+  metrics: true,
+  healthProbeBindAddress: true,
+  pprofBindAddress: true,
+  leaderElection: true,
+  leaderElectionID: true,
+  leaderElectionLabels: true,
+  leaderElectionNamespace: true,
+  leaderElectionIdentity: true,
+  leaderElectionReleaseOnCancel: true,
+  leaseDurationMs: true,
+  renewDeadlineMs: true,
+  retryPeriodMs: true,
+  gracefulShutdownTimeoutMs: true,
+  cache: true,
+  fieldOwner: true,
+  client: true,
+  fieldValidation: true,
+  logger: true,
+  webhookServer: true,
+};
+
+/** Names ManagerOptions had before (the durations without their unit, until 0.1.0) and controller-runtime's for the same. */
+const MANAGER_RENAMES: OptionRenames = {
+  gracefulShutdownTimeout: 'gracefulShutdownTimeoutMs',
+  leaseDuration: 'leaseDurationMs',
+  renewDeadline: 'renewDeadlineMs',
+  retryPeriod: 'retryPeriodMs',
+  syncPeriod: 'cache.syncPeriodMs',
+  syncPeriodMs: 'cache.syncPeriodMs',
+  syncTimeout: 'cache.syncTimeoutMs',
+  namespace: 'cache.defaultNamespaces',
+  namespaces: 'cache.defaultNamespaces',
+  metricsBindAddress: 'metrics.bindAddress',
+  certDir: 'webhookServer.certDir',
+  port: 'webhookServer.port',
+};
+
+const MANAGER_CACHE_OPTION_NAMES: OptionNames<ManagerCacheOptions> = {
+  defaultNamespaces: true,
+  syncTimeoutMs: true,
+  syncPeriodMs: true,
+  transform: true,
+  defaultLabelSelector: true,
+  defaultFieldSelector: true,
+  byObject: true,
+  unsafeDisableDeepCopy: true,
+};
+
+const METRICS_OPTION_NAMES: OptionNames<MetricsServerOptions> = {
+  bindAddress: true,
+  secureServing: true,
+  certDir: true,
+  certName: true,
+  keyName: true,
+  authenticate: true,
+  extraHandlers: true,
+  enableHttp2: true,
+};
+
+/**
+ * Refuses options under names the manager does not know (see ../options.ts), nested ones too:
+ * an ignored option keeps its default without a word (`gracefulShutdownTimeout: 1000` kept 30 s).
+ */
+function checkManagerOptions(options: ManagerOptions): void {
+  checkOptions('newManager', options, MANAGER_OPTION_NAMES, MANAGER_RENAMES);
+  checkOptions('newManager: cache', options.cache, MANAGER_CACHE_OPTION_NAMES, {
+    syncPeriod: 'syncPeriodMs',
+    syncTimeout: 'syncTimeoutMs',
+    namespaces: 'defaultNamespaces',
+    namespace: 'defaultNamespaces',
+  });
+  for (const [i, entry] of (Array.isArray(options.cache?.byObject) ? options.cache.byObject : []).entries())
+    checkOptions(`newManager: cache.byObject[${i}]`, entry, CACHE_BY_OBJECT_NAMES, { syncPeriod: 'syncPeriodMs' });
+  checkOptions('newManager: client', options.client, { cache: true, readYourOwnWrites: true });
+  checkOptions('newManager: client.cache', options.client?.cache, { disableFor: true });
+  checkOptions('newManager: metrics', options.metrics, METRICS_OPTION_NAMES);
+  if (options.webhookServer !== undefined && !isWebhookServer(options.webhookServer))
+    checkOptions('newManager: webhookServer', options.webhookServer, WEBHOOK_SERVER_OPTION_NAMES);
 }
 
 type GroupName = 'servers' | 'caches' | 'others' | 'leader';
@@ -284,6 +372,7 @@ export class ControllerManager implements Manager {
   private readonly webhookServer: WebhookServer;
 
   constructor(config: KubeConfig, options: ManagerOptions = {}) {
+    checkManagerOptions(options);
     this.config = config;
     this.options = options;
     this.logger = options.logger ?? defaultLogger();

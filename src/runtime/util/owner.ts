@@ -1,5 +1,6 @@
 /** Owner references (controller-runtime's controllerutil.SetControllerReference / SetOwnerReference). */
 import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node';
+import { checkOptions } from '../options.js';
 
 /** Thrown when an object already has a different controller (controllerutil.AlreadyOwnedError). */
 export class AlreadyOwnedError extends Error {
@@ -67,6 +68,7 @@ export function setControllerReference(
   object: KubernetesObject,
   options: OwnerReferenceOptions = {},
 ): void {
+  checkOptions('setControllerReference', options, { blockOwnerDeletion: true });
   const ref = referenceTo(owner, object);
   ref.controller = true;
   ref.blockOwnerDeletion = options.blockOwnerDeletion ?? true;
@@ -85,6 +87,7 @@ export function setOwnerReference(
   object: KubernetesObject,
   options: OwnerReferenceOptions = {},
 ): void {
+  checkOptions('setOwnerReference', options, { blockOwnerDeletion: true });
   const ref = referenceTo(owner, object);
   const existing = object.metadata?.ownerReferences?.find((r) => sameOwner(r, ref));
   if (existing?.controller) ref.controller = true;

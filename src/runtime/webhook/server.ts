@@ -17,6 +17,7 @@ import pino, { type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { Registry as PromRegistry } from '../client/prom.js';
 import type { Runnable } from '../contracts.js';
+import { checkOptions, type OptionNames } from '../options.js';
 import type { Checker } from '../manager/healthz.js';
 import { ConversionRegistry, ConversionWebhook, type AnyConversion } from './conversion.js';
 import { pathMetrics, webhookMetrics, type PathMetrics, type WebhookMetrics } from './metrics.js';
@@ -79,6 +80,21 @@ export interface WebhookServerOptions {
   onHandled?: (path: string, statusCode: number, ms: number) => void;
 }
 
+/** The names {@link WebhookServerOptions} takes (any other is refused). */
+export const WEBHOOK_SERVER_OPTION_NAMES: OptionNames<WebhookServerOptions> = {
+  host: true,
+  port: true,
+  certDir: true,
+  certName: true,
+  keyName: true,
+  enableHttp2: true,
+  maxRequestBodyBytes: true,
+  requestTimeoutMs: true,
+  logger: true,
+  registry: true,
+  onHandled: true,
+};
+
 /** Default certificate folder, as controller-runtime. */
 export function defaultCertDir(): string {
   return join(tmpdir(), 'k8s-webhook-server', 'serving-certs');
@@ -86,7 +102,7 @@ export function defaultCertDir(): string {
 
 /**
  * Creates a webhook server (not started). Throws on invalid options (port out of range, a
- * non-positive body limit or timeout). Give it to `ManagerOptions.webhookServer`, or pass the
+ * non-positive body limit or timeout, an unknown option name). Give it to `ManagerOptions.webhookServer`, or pass the
  * options there and use `mgr.getWebhookServer()`.
  */
 export function newWebhookServer(options: WebhookServerOptions = {}): WebhookServer {
@@ -185,6 +201,7 @@ export class WebhookServer implements Runnable {
   private readonly startedPromise: Promise<void>;
 
   constructor(options: WebhookServerOptions = {}) {
+    checkOptions('newWebhookServer', options, WEBHOOK_SERVER_OPTION_NAMES, { requestTimeout: 'requestTimeoutMs' });
     const port = options.port ?? 9443;
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new Error(`webhook server: port ${port} is out of range (0-65535; 0 picks a free port)`);

@@ -26,6 +26,7 @@ import { newClient, type ClientOptions } from '../../runtime/client/client.js';
 import { RestClient } from '../../runtime/client/rest.js';
 import { statusErrorFrom, type StatusError } from '../../runtime/client/errors.js';
 import type { Client } from '../../runtime/contracts.js';
+import { checkOptions, type OptionNames } from '../../runtime/options.js';
 import { readCRDFiles, type CRDObject } from '../crds.js';
 import { FakeServer } from './server.js';
 import { ApiStatus } from './status.js';
@@ -42,6 +43,13 @@ export interface FakeAPIServerOptions {
   objects?: KubernetesObject[];
 }
 
+const FAKE_API_SERVER_OPTION_NAMES: OptionNames<FakeAPIServerOptions> = {
+  crds: true,
+  crdDirectoryPaths: true,
+  errorIfCRDPathMissing: true,
+  objects: true,
+};
+
 /** A running fake API server. `stop()` ends it (and every watch). */
 export class FakeAPIServer {
   private constructor(
@@ -51,6 +59,7 @@ export class FakeAPIServer {
   ) {}
 
   static async start(options: FakeAPIServerOptions = {}): Promise<FakeAPIServer> {
+    checkOptions('FakeAPIServer.start', options, FAKE_API_SERVER_OPTION_NAMES, { initObjects: 'objects' });
     const crds = [
       ...(options.crds ?? []),
       ...readCRDFiles(options.crdDirectoryPaths ?? [], options.errorIfCRDPathMissing ?? false),
@@ -147,9 +156,16 @@ export interface FakeClient extends Client {
  * `fake.NewClientBuilder().WithObjects(...).Build()`, answering as the API server does).
  */
 export async function newFakeClient(options: FakeAPIServerOptions & { fieldOwner?: string } = {}): Promise<FakeClient> {
-  const server = await FakeAPIServer.start(options);
+  checkOptions(
+    'newFakeClient',
+    options,
+    { ...FAKE_API_SERVER_OPTION_NAMES, fieldOwner: true },
+    { initObjects: 'objects' },
+  );
+  const { fieldOwner, ...serverOptions } = options;
+  const server = await FakeAPIServer.start(serverOptions);
   const rest = new RestClient(server.config);
-  const client = newClient(server.config, { rest, fieldOwner: options.fieldOwner }) as FakeClient;
+  const client = newClient(server.config, { rest, fieldOwner }) as FakeClient;
   Object.defineProperty(client, 'server', { value: server });
   Object.defineProperty(client, 'close', {
     value: async () => {

@@ -6,6 +6,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 export class CuttableProxy {
   private server?: net.Server;
   private readonly sockets = new Set<net.Socket>();
+  /** Each connection's pair: the client side and the upstream side. */
+  private readonly pairs: [net.Socket, net.Socket][] = [];
   private refusing = false;
   port = 0;
   /** Connections accepted so far. */
@@ -33,6 +35,7 @@ export class CuttableProxy {
       upstream.on('error', drop).on('close', drop);
       client.pipe(upstream);
       upstream.pipe(client);
+      this.pairs.push([client, upstream]);
     });
     await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
     this.port = (this.server!.address() as net.AddressInfo).port;
@@ -42,12 +45,25 @@ export class CuttableProxy {
   cut(): void {
     for (const s of this.sockets) s.destroy();
     this.sockets.clear();
+    this.pairs.length = 0;
   }
 
   /** Cuts everything and refuses new connections until `resume()`. */
   pause(): void {
     this.refusing = true;
     this.cut();
+  }
+
+  /**
+   * A silent network: the open connections stay open but nothing the server sends reaches the
+   * client any more (a watch that goes quiet without closing), and new connections are refused.
+   */
+  freeze(): void {
+    this.refusing = true;
+    for (const [client, upstream] of this.pairs) {
+      upstream.unpipe(client);
+      upstream.pause();
+    }
   }
 
   resume(): void {

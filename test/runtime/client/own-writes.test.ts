@@ -8,6 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import { V1ConfigMap, type KubeConfig } from '@kubernetes/client-node';
 import type { TestEnvironment } from '../../../src/testing/index.js';
 import { newClient, mergePatch } from '../../../src/runtime/client/index.js';
+import { PENDING_TTL_MS } from '../../../src/runtime/client/ownwrites.js';
+import { newCache } from '../../../src/runtime/cache/index.js';
+import { CuttableProxy } from '../cache/proxy.js';
 import { newManager, type Manager } from '../../../src/runtime/manager/index.js';
 import { controllerManagedBy, ignoreOwnWrites } from '../../../src/runtime/controller/index.js';
 import { startEnv, testLogger, waitFor } from '../controller/harness.js';
@@ -123,6 +126,48 @@ describe('read-your-own-writes (real API server)', () => {
       );
     } finally {
       await stop();
+    }
+  });
+
+  it(`a watch gone silent without closing for longer than PENDING_TTL_MS: a get reads the server, not the stale cache`, async () => {
+    // The cache reads through a proxy that then goes silent (its watch stays open and hears
+    // nothing); the client writes and reads the API server directly. Before, the kept answer of
+    // the own write expired after PENDING_TTL_MS and the get returned the cache's old version.
+    const ns = await namespace('ryow-silent');
+    const proxy = CuttableProxy.for(config);
+    await proxy.start();
+    const cache = newCache(proxy.kubeConfig(config), { namespaces: [ns], logger: testLogger() });
+    const ac = new AbortController();
+    const running = cache.start(ac.signal);
+    try {
+      const other = newClient(config);
+      const first = await other.create<V1ConfigMap>({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'silent', namespace: ns },
+        data: { by: 'first' },
+      });
+      const c = newClient(config, { cache, readYourOwnWrites: true, fieldOwner: 'me' });
+      const key = { namespace: ns, name: 'silent' };
+      await waitFor('the cache has it', async () => (await c.get(V1ConfigMap, key).catch(() => undefined))?.data?.by);
+      proxy.freeze();
+      const mine = await c.patch(first, mergePatch({ data: { by: 'me' } }));
+      assert.equal((await c.get(V1ConfigMap, key)).data?.by, 'me', 'the own write, read back at once');
+      const theirs = await other.patch(mine, mergePatch({ data: { by: 'them' } }));
+      await new Promise((r) => setTimeout(r, PENDING_TTL_MS + 500));
+      assert.equal(
+        (await cache.get(V1ConfigMap, key)).data?.by,
+        'first',
+        'the cache is still behind (the watch is silent)',
+      );
+      const read = await c.get(V1ConfigMap, key);
+      assert.notEqual(read.data?.by, 'first', "the stale cache's version");
+      assert.equal(read.metadata?.resourceVersion, theirs.metadata?.resourceVersion, "the server's current version");
+    } finally {
+      ac.abort();
+      proxy.cut();
+      await running.catch(() => undefined);
+      await proxy.stop();
     }
   });
 

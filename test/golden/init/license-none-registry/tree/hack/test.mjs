@@ -12,17 +12,19 @@
 //      (envtest's suite model): etcd and kube-apiserver start once here, after the unit tier,
 //      every test file's TestEnvironment joins them (through KUBEFORGE_TEST_KUBECONFIG) and they
 //      stop at the end.
-// Each tier prints its own TAP summary; the run fails when a test of either fails.
+// Each tier prints its own TAP summary; the run fails when a test of either fails, or when a file
+// given did not report (a test that calls process.exit(0) ends its process early: a failing test
+// names the files whose tests did not all run).
 // `npm run test:unit` (`node hack/test.mjs --unit`) runs the unit tier alone.
 // (TAP from the unit tier's processes is merged into one stream, with one summary.)
 // A test file run alone (`node --test build/test/...`) starts its own control plane when it needs one.
 // A script rather than `node --test build/test/` because Node 20 searches a folder argument
 // while Node 22 and later only take files and globs, and has no global setup.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = 'build/test';
 const args = process.argv.slice(2);
@@ -92,9 +94,10 @@ async function runUnitTier() {
     const queue = shares.map((files, i) => ({ files, i }));
     const worker = async () => {
       for (let job = queue.shift(); job; job = queue.shift()) {
-        const entry = join(dir, `share-${job.i + 1}.mjs`);
-        writeFileSync(entry, job.files.map((f) => `await import(${JSON.stringify(pathToFileURL(resolve(f)).href)});\n`).join(''));
-        await runShare(entry, job.files, merged.report(job.i), children);
+        const share = join(dir, `share-${job.i + 1}`);
+        writeFileSync(`${share}.mjs`, shareEntry(`${share}.progress`, job.files));
+        writeFileSync(`${share}.reporter.mjs`, progressReporter(`${share}.progress`));
+        await runShare(share, job.files, merged.report(job.i), children);
       }
     };
     await Promise.all(Array.from({ length: Math.min(processes, availableParallelism()) }, worker));
@@ -106,13 +109,82 @@ async function runUnitTier() {
 }
 
 /**
- * Runs one share's files in a Node process of its own with the TAP reporter (kept in `children`
- * while it runs); resolves when it exits, or could not start.
+ * The source of a share's entry: it imports the files one after the other, and appends `drained`
+ * to `progress` when the process runs out of work (Node's 'beforeExit', which a process.exit()
+ * never reaches): every file ran, even one without tests (the reporter never starts then).
  */
-function runShare(entry, files, report, children) {
+function shareEntry(progress, files) {
+  const drained = `import { appendFileSync } from 'node:fs';\nprocess.once('beforeExit', () => appendFileSync(${JSON.stringify(progress)}, 'drained\\n'));\n`;
+  return drained + files.map((f) => `await import(${JSON.stringify(pathToFileURL(resolve(f)).href)});\n`).join('');
+}
+
+/**
+ * The source of a second reporter for a share's process: it appends to `progress`, synchronously
+ * (so a line written survives a process.exit()), each top-level test as it is queued and as it
+ * ends, with the file that declared it, then `end` when the run ends as it should.
+ */
+function progressReporter(progress) {
+  return `import { openSync, writeSync } from 'node:fs';
+const fd = openSync(${JSON.stringify(progress)}, 'a');
+export default async function* progress(source) {
+  for await (const { type, data } of source) {
+    if (data?.nesting !== 0 || data.file === undefined) continue;
+    if (type === 'test:enqueue' || type === 'test:pass' || type === 'test:fail') {
+      writeSync(fd, \`\${JSON.stringify([type, data.file])}\\n\`);
+    }
+  }
+  writeSync(fd, 'end\\n');
+}
+`;
+}
+
+/**
+ * The files of a share that did not report: none when its process ran to the end; otherwise
+ * those with a top-level test queued and not ended, or with no test seen at all (a process that
+ * exits early, even with code 0 (a test calling process.exit(0)), ends the files after it unrun).
+ */
+function unreported(progress, files) {
+  let lines = [];
+  try {
+    lines = readFileSync(progress, 'utf8').split('\n').filter(Boolean);
+  } catch {
+    // the process never started its reporter
+  }
+  if (lines.includes('end') || lines.includes('drained')) return [];
+  const open = new Map();
+  const seen = new Set();
+  for (const line of lines) {
+    if (line === 'end') continue;
+    const [type, file] = JSON.parse(line);
+    const path = file.startsWith('file:') ? fileURLToPath(file) : file;
+    seen.add(path);
+    open.set(path, (open.get(path) ?? 0) + (type === 'test:enqueue' ? 1 : -1));
+  }
+  const real = (f) => {
+    try {
+      return realpathSync(f);
+    } catch {
+      return resolve(f);
+    }
+  };
+  return files.filter((f) => !seen.has(real(f)) || open.get(real(f)) !== 0);
+}
+
+/**
+ * Runs one share's files in a Node process of its own with the TAP reporter, and the progress
+ * reporter that tells which files reported (kept in `children` while it runs); resolves when it
+ * exits, or could not start.
+ */
+function runShare(share, files, report, children) {
   const env = { ...process.env };
   delete env.NODE_TEST_CONTEXT; // set when this script itself runs under node --test: children would not speak TAP
-  const child = spawn(process.execPath, [...process.execArgv, '--test-reporter=tap', entry], {
+  const reporters = [
+    '--test-reporter=tap',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${pathToFileURL(`${share}.reporter.mjs`).href}`,
+    '--test-reporter-destination=stderr',
+  ];
+  const child = spawn(process.execPath, [...process.execArgv, ...reporters, `${share}.mjs`], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env,
   });
@@ -127,13 +199,14 @@ function runShare(entry, files, report, children) {
     // A process that could not start (no file descriptor left...) may never emit 'close'.
     child.on('error', (err) => {
       children.delete(child);
-      report.exit(files, err.message);
+      report.exit(files, err.message, files);
       done();
     });
     child.on('close', (code, signal) => {
       children.delete(child);
       if (rest) report.line(rest);
-      report.exit(files, code === 0 ? undefined : signal ? `signal ${signal}` : `code ${code}`);
+      const failure = code === 0 ? undefined : signal ? `signal ${signal}` : `code ${code}`;
+      report.exit(files, failure, unreported(`${share}.progress`, files));
       done();
     });
   });
@@ -161,7 +234,10 @@ class MergedTap {
     process.stdout.write('TAP version 13\n');
   }
 
-  /** The report of the i-th process: its lines, then how it exited (undefined when with code 0). */
+  /**
+   * The report of the i-th process: its lines, then how it exited (undefined when with code 0)
+   * and which of its files did not report.
+   */
   report(i) {
     const own = { lines: [], done: false, planned: false, failed: 0 };
     this.pending[i] = own;
@@ -181,18 +257,25 @@ class MergedTap {
         own.lines.push(line);
         if (this.head === i) this.flush();
       },
-      exit: (files, failure) => {
+      exit: (files, failure, missing) => {
         if (own.done) return;
-        if (failure !== undefined && own.failed === 0) {
+        if (missing.length > 0 || (failure !== undefined && own.failed === 0)) {
           // A process that failed outside its tests (a file that does not load, an error after
-          // the tests): a failing test named after its files, as node --test reports a file.
+          // the tests), or ended before some of its files reported (a process.exit(0) in a test
+          // leaves the files after it unrun): a failing test named after those files (or all its
+          // files), as node --test reports a file.
+          const named = missing.length > 0 ? missing : files;
+          const error =
+            missing.length > 0
+              ? `test process exited with ${failure ?? 'code 0'} before ${named.length === 1 ? 'this file' : 'these files'} reported: ${named.join(', ')}`
+              : `test process exited with ${failure}`;
           this.totals.tests++;
           this.totals.fail++;
           own.lines.push(
-            `not ok 1 - ${tapEscape(files.join(', '))}`,
+            `not ok 1 - ${tapEscape(named.join(', '))}`,
             '  ---',
             "  failureType: 'testCodeFailure'",
-            `  error: '${`test process exited with ${failure}`.replaceAll("'", "''")}'`,
+            `  error: '${error.replaceAll("'", "''")}'`,
             "  code: 'ERR_TEST_FAILURE'",
             '  ...',
           );
