@@ -1,7 +1,18 @@
 /**
  * Label and field selectors: parsing Kubernetes' selector syntax and matching objects in memory
- * (the cache evaluates them; live reads pass them to the API server as strings).
+ * (the cache evaluates them; live reads pass them to the API server as strings). A label
+ * selector may also be a Selector (src/util/apimachinery/labels.ts, apimachinery's labels
+ * package): its requirements are used as they are.
  */
+import { type Selector, isSelector, matchesNothing } from '../../util/apimachinery/labels.js';
+
+/** A Selector that selects nothing has no query string: refuse it rather than select everything. */
+function refuseNothing(sel: Selector): void {
+  if (matchesNothing(sel))
+    throw new Error(
+      'kubeforge/runtime: the label selector is nothing() (labelSelectorAsSelector of an absent selector): it selects no object, and as a query it would select every object; check matchesNothing(selector) first',
+    );
+}
 
 /** One requirement of a label selector. */
 export interface LabelRequirement {
@@ -48,8 +59,23 @@ function splitTopLevel(s: string): string[] {
  * Parses `app=web,tier!=db,env in (a,b),!legacy` (or an equality map). Throws an Error naming the
  * bad term for malformed input.
  */
-export function parseLabelSelector(sel: string | Record<string, string> | undefined): LabelRequirement[] {
+export function parseLabelSelector(sel: string | Record<string, string> | Selector | undefined): LabelRequirement[] {
   if (!sel) return [];
+  if (isSelector(sel)) {
+    refuseNothing(sel);
+    const ops = {
+      '=': '=',
+      '==': '=',
+      '!=': '!=',
+      in: 'in',
+      notin: 'notin',
+      exists: 'exists',
+      '!': '!exists',
+      gt: 'gt',
+      lt: 'lt',
+    } as const;
+    return (sel.requirements() ?? []).map((r) => ({ key: r.key, op: ops[r.operator], values: [...r.values] }));
+  }
   if (typeof sel !== 'string')
     return Object.keys(sel)
       .sort()
@@ -138,9 +164,13 @@ export function parseFieldSelector(sel: string | Record<string, string> | undefi
   });
 }
 
-/** Serialises a selector for the API server's query string. */
-export function selectorString(sel: string | Record<string, string> | undefined): string | undefined {
+/** Serialises a selector for the API server's query string (a Selector as Go's `String()`). */
+export function selectorString(sel: string | Record<string, string> | Selector | undefined): string | undefined {
   if (!sel) return undefined;
+  if (isSelector(sel)) {
+    refuseNothing(sel);
+    return sel.toString() || undefined;
+  }
   if (typeof sel === 'string') return sel;
   return Object.keys(sel)
     .sort()
