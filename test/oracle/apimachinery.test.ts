@@ -34,6 +34,10 @@ import {
 import { type Selector, labelSelectorAsSelector, parseSelector } from '../../src/runtime/client/labels.js';
 import { MicroTime, Time } from '../../src/runtime/util/time.js';
 import { type FieldErrorSpec, corpus } from './apimachinery/corpus.js';
+import { goModuleDir } from './tools.js';
+
+/** The apimachinery release the oracle is built from (its go.mod). */
+const APIMACHINERY_VERSION = 'v0.37.2';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const SRC = join(root, 'test', 'oracle', 'apimachinery');
@@ -68,7 +72,29 @@ async function oracle(): Promise<string> {
   return target;
 }
 
-const input = corpus();
+/**
+ * Held-out inputs nobody wrote for kubeforge: every string literal of apimachinery's own tests of
+ * the code judged here (selector_test.go, labels_test.go, validation_test.go, the content
+ * package's), as selectors and as names. Literals Go would decode otherwise than JSON (\\x..) are left out.
+ */
+function apimachineryTestLiterals(dir: string, files: string[]): string[] {
+  const out = new Set<string>();
+  for (const f of files) {
+    const text = readFileSync(join(dir, f), 'utf8');
+    for (const m of text.matchAll(/"((?:[^"\\\n]|\\.)*)"/g)) {
+      try {
+        const v = JSON.parse(`"${m[1]}"`) as string;
+        if (v.length <= 300) out.add(v);
+      } catch {
+        // not JSON-compatible escapes: skipped
+      }
+    }
+  }
+  return [...out];
+}
+
+let input = corpus();
+let heldOut = { selectors: 0, names: 0 };
 
 function selectorAnswer(make: () => Selector): Record<string, unknown> {
   let s: Selector;
@@ -170,6 +196,15 @@ describe("apimachinery's own answers for the shared corpus", () => {
 
   before(async () => {
     const bin = await oracle();
+    const dir = await goModuleDir('k8s.io/apimachinery', APIMACHINERY_VERSION);
+    const selectors = apimachineryTestLiterals(dir, ['pkg/labels/selector_test.go', 'pkg/labels/labels_test.go']);
+    const names = apimachineryTestLiterals(dir, [
+      'pkg/util/validation/validation_test.go',
+      'pkg/api/validate/content/kube_test.go',
+      'pkg/api/validate/content/dns_test.go',
+    ]);
+    heldOut = { selectors: selectors.length, names: names.length };
+    input = { ...input, selectors: [...input.selectors, ...selectors], names: [...input.names, ...names] };
     const r = spawnSync(bin, [], { input: JSON.stringify(input), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
     assert.equal(r.status, 0, `the apimachinery oracle failed: ${r.stderr}`);
     goSays = JSON.parse(r.stdout);
@@ -204,6 +239,15 @@ describe("apimachinery's own answers for the shared corpus", () => {
       assert.deepEqual(bad, [], `${bad.length} of ${input[kind].length} disagree:\n${bad.slice(0, 15).join('\n')}`);
     });
   }
+
+  it("the held-out part (apimachinery's own test inputs) is there", () => {
+    assert.ok(heldOut.selectors > 100, `${heldOut.selectors} selector literals`);
+    assert.ok(heldOut.names > 100, `${heldOut.names} name literals`);
+    assert.match(
+      readFileSync(join(SRC, 'go.mod'), 'utf8'),
+      new RegExp(`k8s.io/apimachinery ${APIMACHINERY_VERSION}\\b`),
+    );
+  });
 
   it('the corpus exercises both verdicts (valid and refused) of each kind it judges', () => {
     const errs = (kind: string) => (goSays[kind] as { error?: string }[]).filter((a) => a.error).length;
