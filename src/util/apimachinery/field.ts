@@ -143,22 +143,26 @@ export function goQuote(s: string): string {
 }
 
 /**
- * JSON as Go's encoding/json writes an unstructured value: object keys sorted (a Go map's are),
- * `<`, `>`, `&`, U+2028 and U+2029 escaped.
+ * JSON as Go's encoding/json writes an unstructured value: object keys sorted in byte order (a Go
+ * map's are; JSON.stringify would put integer-like keys first), `<`, `>`, `&`, U+2028 and U+2029
+ * escaped. Values with a toJSON (Dates, boxed strings) are written as it returns.
  */
 export function goJSON(v: unknown): string | undefined {
-  const sortKeys = (_: string, x: unknown) =>
-    x && typeof x === 'object' && !Array.isArray(x) && Object.getPrototypeOf(x) === Object.prototype
-      ? Object.fromEntries(
-          Object.keys(x)
-            .sort(compareCodePoints)
-            .map((k) => [k, (x as Record<string, unknown>)[k]]),
-        )
-      : x;
-  return JSON.stringify(v, sortKeys)?.replace(
-    /[<>&\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  const write = (x: unknown): string | undefined => {
+    if (x !== null && typeof x === 'object' && typeof (x as { toJSON?: unknown }).toJSON === 'function')
+      x = (x as { toJSON(): unknown }).toJSON();
+    if (x instanceof String || x instanceof Number || x instanceof Boolean) x = x.valueOf();
+    if (x === null || typeof x !== 'object') return JSON.stringify(x);
+    if (Array.isArray(x)) return `[${x.map((e) => write(e) ?? 'null').join(',')}]`;
+    const o = x as Record<string, unknown>;
+    const parts: string[] = [];
+    for (const k of Object.keys(o).sort(compareCodePoints)) {
+      const w = write(o[k]);
+      if (w !== undefined) parts.push(`${JSON.stringify(k)}:${w}`);
+    }
+    return `{${parts.join(',')}}`;
+  };
+  return write(v)?.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**

@@ -317,6 +317,14 @@ export const FIELD_ERRORS: FieldErrorSpec[][] = [
     },
   ],
   [{ type: 'invalid', path: spec({ child: 'spec' }, { child: 'list' }), value: ['a', 'b'], detail: 'bad' }],
+  [
+    {
+      type: 'invalid',
+      path: spec({ child: 'spec' }, { child: 'map' }),
+      value: { '10': 1, '9': [{ b: 2, a: '\u2028' }], B: {}, a: [], é: 'x', '😀': true },
+      detail: 'bad',
+    },
+  ],
   [{ type: 'invalid', path: spec({ child: 'spec' }, { child: 'nil' }), value: null, detail: 'bad' }],
   [{ type: 'typeInvalid', path: spec({ child: 'spec' }, { child: 'x' }), value: 'x', detail: 'must be an integer' }],
   [{ type: 'notSupported', path: spec({ child: 'spec' }, { child: 'mode' }), value: 'c', valid: ['a', 'b', 'é"'] }],
