@@ -31,10 +31,16 @@ export {
   newRequirement,
   nothing,
   parseSelector,
-  Requirement,
   selectorFromSet,
 } from './labels.js';
-export type { Labels, LabelSelectorLike, LabelSelectorRequirementLike, Selector, SelectorOperator } from './labels.js';
+export type {
+  Labels,
+  LabelSelectorLike,
+  LabelSelectorRequirementLike,
+  Requirement,
+  Selector,
+  SelectorOperator,
+} from './labels.js';
 export type { JSONPatchOperation, Json } from './patch.js';
 export { RestClient } from './rest.js';
 export type { RequestOptions, RetryWait } from './rest.js';

@@ -14,8 +14,7 @@ export {
   newRequirement,
   nothing,
   parseSelector,
-  Requirement,
   selectorFromSet,
 } from '../../util/apimachinery/labels.js';
-export type { Labels, Selector, SelectorOperator } from '../../util/apimachinery/labels.js';
+export type { Labels, Requirement, Selector, SelectorOperator } from '../../util/apimachinery/labels.js';
 export type { LabelSelectorLike, LabelSelectorRequirementLike } from '../../util/apimachinery/validation.js';

@@ -36,7 +36,7 @@ function parseInt64(s: string): bigint | undefined {
   return n >= -(2n ** 63n) && n < 2n ** 63n ? n : undefined;
 }
 
-/** One requirement (`labels.Requirement`): a key, an operator, values. */
+/** One requirement (`labels.Requirement`): a key, an operator, values. Made by newRequirement (validated) or a parse. */
 export class Requirement {
   /** @internal use newRequirement */
   constructor(
