@@ -18,6 +18,13 @@ import {
   type CelType,
   type CelValue,
 } from '@bufbuild/cel';
+import {
+  isDNS1035Label,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+} from '../util/apimachinery/validation.js';
 
 const MAP = mapType(CelScalar.STRING, CelScalar.DYN);
 const { STRING, INT, BOOL, DOUBLE, DYN } = CelScalar;
@@ -542,87 +549,12 @@ function bitsToIP(v: bigint, family: 4 | 6): string {
   return addrString(fromBits(v, family));
 }
 
-// ---- format: apimachinery's validators and their messages ----
-const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
-const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
-const LABEL_KEY_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const LABEL_VALUE_FMT = `(${LABEL_KEY_FMT})?`;
-const full = (fmt: string) => new RegExp(`^${fmt}$`);
-const DNS1123_LABEL = full(DNS1123_LABEL_FMT);
-const DNS1123_SUBDOMAIN = full(DNS1123_SUBDOMAIN_FMT);
-const DNS1035_LABEL = full(DNS1035_LABEL_FMT);
-const LABEL_KEY = full(LABEL_KEY_FMT);
-const LABEL_VALUE = full(LABEL_VALUE_FMT);
-const bytes = (s: string) => Buffer.byteLength(s);
-
-/** apimachinery's RegexError: the message, examples, and the expression. */
-function regexError(msg: string, fmt: string, ...examples: string[]): string {
-  if (!examples.length) return `${msg} (regex used for validation is '${fmt}')`;
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
-}
-
-const LABEL_MSG =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const SUBDOMAIN_MSG =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-const DNS1035_MSG =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
-const LABEL_KEY_MSG =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_MSG =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-
-function dns1123Label(s: string): string[] {
-  const errs: string[] = [];
-  if (bytes(s) > 63) errs.push('must be no more than 63 characters');
-  if (!DNS1123_LABEL.test(s))
-    errs.push(
-      DNS1123_SUBDOMAIN.test(s)
-        ? 'must not contain dots'
-        : regexError(LABEL_MSG, DNS1123_LABEL_FMT, 'my-name', '123-abc'),
-    );
-  return errs;
-}
-/** `unit`: util/validation says "characters", the newer api/validate/content "bytes". */
-function dns1123Subdomain(s: string, unit = 'characters'): string[] {
-  const errs: string[] = [];
-  if (bytes(s) > 253) errs.push(`must be no more than 253 ${unit}`);
-  if (!DNS1123_SUBDOMAIN.test(s)) errs.push(regexError(SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com'));
-  return errs;
-}
-function dns1035Label(s: string): string[] {
-  const errs: string[] = [];
-  if (bytes(s) > 63) errs.push('must be no more than 63 characters');
-  if (!DNS1035_LABEL.test(s)) errs.push(regexError(DNS1035_MSG, DNS1035_LABEL_FMT, 'my-name', 'abc-123'));
-  return errs;
-}
-/** content.IsLabelKey (what the library calls a qualified name). */
-function qualifiedName(s: string): string[] {
-  const errs: string[] = [];
-  const parts = s.split('/');
-  let name: string;
-  if (parts.length === 1) name = parts[0];
-  else if (parts.length === 2) {
-    name = parts[1];
-    if (!parts[0].length) errs.push('prefix part must be non-empty');
-    else errs.push(...dns1123Subdomain(parts[0], 'bytes').map((m) => `prefix part ${m}`));
-  } else
-    return [
-      `a valid label key ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
-    ];
-  if (!name.length) errs.push('name part must be non-empty');
-  else if (bytes(name) > 63) errs.push('name part must be no more than 63 bytes');
-  if (!LABEL_KEY.test(name))
-    errs.push(`name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')}`);
-  return errs;
-}
-function labelValue(s: string): string[] {
-  const errs: string[] = [];
-  if (bytes(s) > 63) errs.push('must be no more than 63 bytes');
-  if (!LABEL_VALUE.test(s)) errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
-  return errs;
-}
+// ---- format: apimachinery's validators and their messages (one implementation: src/util/apimachinery) ----
+const dns1123Label = isDNS1123Label;
+const dns1123Subdomain = isDNS1123Subdomain;
+const dns1035Label = isDNS1035Label;
+const qualifiedName = isQualifiedName;
+const labelValue = isValidLabelValue;
 /** apimachinery's maskTrailingDash (a generateName may end with '-'): it drops the last two characters. */
 const maskTrailingDash = (s: string) => (s.length > 1 && s.endsWith('-') ? `${s.slice(0, -2)}a` : s);
 

@@ -2,6 +2,7 @@
  * Contracts between the parts of kubeforge/runtime, fixed first so that the Manager and the
  * cache / client / controller can be built side by side. Names follow controller-runtime.
  */
+import type { Selector } from '../util/apimachinery/labels.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 
 /**
@@ -103,12 +104,19 @@ export interface ObjectList<T extends KubernetesObject = KubernetesObject> {
   items: T[];
 }
 
-/** Options for `list` and `deleteAllOf`. Selectors take Kubernetes' string syntax or a map of equalities. */
+/**
+ * Options for `list` and `deleteAllOf`. Selectors take Kubernetes' string syntax or a map of
+ * equalities; a label selector also a Selector (`labelSelectorAsSelector(spec.selector)`).
+ */
 export interface ListOptions {
   /** Restrict to one namespace (ignored for cluster-scoped types). */
   namespace?: string;
-  /** `app=web,tier!=db,env in (a,b),!legacy`, or `{ app: 'web' }`. */
-  labelSelector?: string | Record<string, string>;
+  /**
+   * `app=web,tier!=db,env in (a,b),!legacy`, `{ app: 'web' }`, or a Selector (sent as its
+   * `toString()`). `nothing()` (an absent metav1.LabelSelector) is refused with an Error: Go's
+   * client would send `""` and list, or delete, everything.
+   */
+  labelSelector?: string | Record<string, string> | Selector;
   /**
    * `metadata.name=x`, or a field registered with `cache.indexField` (exact match only when
    * served from the cache; the API server's own field selectors when read live).

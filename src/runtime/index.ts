@@ -9,8 +9,8 @@
  */
 export { getConfigOrDie, healthz, newLogger, newManager, setupSignalHandler } from './manager/index.js';
 export type { EventRecorder, Logger, Manager } from './manager/index.js';
-export { isAlreadyExists, isNoKindMatch, isNotFound, newClient } from './client/index.js';
-export type { Client, TypeDescriptor } from './client/index.js';
+export { isAlreadyExists, isNoKindMatch, isNotFound, labelSelectorAsSelector, newClient } from './client/index.js';
+export type { Client, Selector, TypeDescriptor } from './client/index.js';
 export { controllerManagedBy, TerminalError } from './controller/index.js';
 export type { ReconcileContext, Request, Result } from './controller/index.js';
 export { field, FieldErrors, newWebhookServer, webhookManagedBy } from './webhook/index.js';
@@ -27,6 +27,7 @@ export {
   containsFinalizer,
   findStatusCondition,
   getControllerOf,
+  now,
   removeFinalizer,
   setControllerReference,
   setStatusCondition,

@@ -22,7 +22,8 @@ import type {
 import { NotFoundError } from '../client/errors.js';
 import { RESTMapper } from '../client/restmapper.js';
 import { RestClient } from '../client/rest.js';
-import { matchesLabels, parseFieldSelector, parseLabelSelector } from '../client/selector.js';
+import { matchesLabels, parseFieldSelector, parseLabelSelector, selectorString } from '../client/selector.js';
+import type { Selector } from '../../util/apimachinery/labels.js';
 import { fullType, isMetadataOnly } from '../client/types.js';
 import { SharedInformer, nameOfKey, objectKey } from './informer.js';
 import { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } from './errors.js';
@@ -65,9 +66,9 @@ export interface CacheOptions {
   /**
    * Cache only objects matching this label selector (`app=web,tier!=db`), for every type without
    * its own in `byObject` (controller-runtime's DefaultLabelSelector). Reads of other objects find
-   * nothing: a `get` of one is NotFound.
+   * nothing: a `get` of one is NotFound. A string or a Selector (`parseSelector`, `labelSelectorAsSelector`).
    */
-  defaultLabelSelector?: string;
+  defaultLabelSelector?: string | Selector;
   /** The same with a field selector (controller-runtime's DefaultFieldSelector), e.g. `metadata.name!=x`. */
   defaultFieldSelector?: string;
   /**
@@ -98,8 +99,8 @@ export interface CacheByObject {
    * type's entry applies to both).
    */
   object: TypeRef;
-  /** Cache only these objects of the type (instead of defaultLabelSelector). */
-  labelSelector?: string;
+  /** Cache only these objects of the type (instead of defaultLabelSelector): a string or a Selector. */
+  labelSelector?: string | Selector;
   /** Cache only these objects of the type (instead of defaultFieldSelector). */
   fieldSelector?: string;
   /** Applied to this type's objects before caching (instead of the cache's transform). */
@@ -349,7 +350,7 @@ export class InformerCache implements Cache {
         maxBackoffMs: this.options.maxBackoffMs,
         resyncPeriodMs: own?.syncPeriodMs ?? this.options.syncPeriodMs,
         mapper: this.resolver,
-        labelSelector: own?.labelSelector ?? this.options.defaultLabelSelector,
+        labelSelector: selectorString(own?.labelSelector ?? this.options.defaultLabelSelector),
         fieldSelector: own?.fieldSelector ?? this.options.defaultFieldSelector,
         metadataOnly,
         unsafeDisableDeepCopy: own?.unsafeDisableDeepCopy ?? this.options.unsafeDisableDeepCopy ?? false,

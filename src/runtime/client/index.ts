@@ -23,6 +23,24 @@ export {
 export type { Status } from './errors.js';
 export { Apply, mergeFrom, mergePatch, jsonPatch, strategicMergePatch, createMergePatch } from './patch.js';
 export { extractApplyConfiguration } from './extract.js';
+export {
+  everything,
+  InvalidSelectorError,
+  labelSelectorAsSelector,
+  matchesNothing,
+  newRequirement,
+  nothing,
+  parseSelector,
+  selectorFromSet,
+} from './labels.js';
+export type {
+  Labels,
+  LabelSelectorLike,
+  LabelSelectorRequirementLike,
+  Requirement,
+  Selector,
+  SelectorOperator,
+} from './labels.js';
 export type { JSONPatchOperation, Json } from './patch.js';
 export { RestClient } from './rest.js';
 export type { RequestOptions, RetryWait } from './rest.js';

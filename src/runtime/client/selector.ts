@@ -1,7 +1,24 @@
 /**
  * Label and field selectors: parsing Kubernetes' selector syntax and matching objects in memory
- * (the cache evaluates them; live reads pass them to the API server as strings).
+ * (the cache evaluates them; live reads pass them to the API server as strings). A label
+ * selector may also be a Selector (src/util/apimachinery/labels.ts, apimachinery's labels
+ * package): its requirements are used as they are.
  */
+import {
+  InvalidSelectorError,
+  isSelector,
+  matchesNothing,
+  parseSelector,
+  type Selector,
+} from '../../util/apimachinery/labels.js';
+
+/** A Selector that selects nothing has no query string: refuse it rather than select everything. */
+function refuseNothing(sel: Selector): void {
+  if (matchesNothing(sel))
+    throw new Error(
+      'kubeforge/runtime: the label selector is nothing() (labelSelectorAsSelector of an absent selector): it selects no object, and as a query it would select every object; check matchesNothing(selector) first',
+    );
+}
 
 /** One requirement of a label selector. */
 export interface LabelRequirement {
@@ -44,44 +61,43 @@ function splitTopLevel(s: string): string[] {
   return out.map((x) => x.trim()).filter((x) => x.length > 0);
 }
 
+const OPS = {
+  '=': '=',
+  '==': '=',
+  '!=': '!=',
+  in: 'in',
+  notin: 'notin',
+  exists: 'exists',
+  '!': '!exists',
+  gt: 'gt',
+  lt: 'lt',
+} as const;
+
 /**
- * Parses `app=web,tier!=db,env in (a,b),!legacy` (or an equality map). Throws an Error naming the
- * bad term for malformed input.
+ * Parses `app=web,tier!=db,env in (a,b),!legacy` with apimachinery's `labels.Parse` (or takes an
+ * equality map, or a Selector's requirements). Throws a SelectorSyntaxError with Go's message
+ * (`unable to parse requirement: ...`) for a selector the API server refuses; its `term` is the
+ * whole selector.
  */
-export function parseLabelSelector(sel: string | Record<string, string> | undefined): LabelRequirement[] {
+export function parseLabelSelector(sel: string | Record<string, string> | Selector | undefined): LabelRequirement[] {
   if (!sel) return [];
-  if (typeof sel !== 'string')
-    return Object.keys(sel)
-      .sort()
-      .map((key) => ({ key, op: '=' as const, values: [sel[key]] }));
-  const reqs: LabelRequirement[] = [];
-  for (const term of splitTopLevel(sel)) {
-    let m: RegExpMatchArray | null;
-    if ((m = term.match(/^([^\s!=(),]+)\s+(in|notin)\s+\(([^)]*)\)$/))) {
-      reqs.push({
-        key: m[1],
-        op: m[2] as 'in' | 'notin',
-        values: m[3]
-          .split(',')
-          .map((v) => v.trim())
-          .filter((v) => v !== ''),
-      });
-    } else if ((m = term.match(/^([^\s!=<>(),]+)\s*(==|=|!=)\s*([^\s!=<>(),]*)$/))) {
-      reqs.push({ key: m[1], op: m[2] === '!=' ? '!=' : '=', values: [m[3]] });
-    } else if ((m = term.match(/^([^\s!=<>(),]+)\s*([<>])\s*(-?\d+)$/))) {
-      reqs.push({ key: m[1], op: m[2] === '>' ? 'gt' : 'lt', values: [m[3]] });
-    } else if ((m = term.match(/^!\s*([^\s!=(),]+)$/))) {
-      reqs.push({ key: m[1], op: '!exists', values: [] });
-    } else if ((m = term.match(/^([^\s!=(),]+)$/))) {
-      reqs.push({ key: m[1], op: 'exists', values: [] });
-    } else {
-      throw new SelectorSyntaxError(
-        `kubeforge/runtime: invalid label selector term "${term}" in "${sel}" (expected key, !key, key=value, key!=value, key in (a,b), key notin (a,b), key>1, key<1)`,
-        term,
-      );
+  if (typeof sel === 'string') {
+    const text = sel;
+    try {
+      sel = parseSelector(text);
+    } catch (e) {
+      if (e instanceof InvalidSelectorError) throw new SelectorSyntaxError(e.message, text);
+      throw e;
     }
   }
-  return reqs;
+  if (isSelector(sel)) {
+    refuseNothing(sel);
+    return (sel.requirements() ?? []).map((r) => ({ key: r.key, op: OPS[r.operator], values: [...r.values] }));
+  }
+  const map = sel;
+  return Object.keys(map)
+    .sort()
+    .map((key) => ({ key, op: '=' as const, values: [map[key]] }));
 }
 
 /** True when the labels satisfy every requirement (an empty selector matches everything). */
@@ -138,9 +154,13 @@ export function parseFieldSelector(sel: string | Record<string, string> | undefi
   });
 }
 
-/** Serialises a selector for the API server's query string. */
-export function selectorString(sel: string | Record<string, string> | undefined): string | undefined {
+/** Serialises a selector for the API server's query string (a Selector as Go's `String()`). */
+export function selectorString(sel: string | Record<string, string> | Selector | undefined): string | undefined {
   if (!sel) return undefined;
+  if (isSelector(sel)) {
+    refuseNothing(sel);
+    return sel.toString() || undefined;
+  }
   if (typeof sel === 'string') return sel;
   return Object.keys(sel)
     .sort()

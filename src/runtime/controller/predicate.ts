@@ -3,6 +3,13 @@
  * A predicate method that is absent lets the event through. A predicate that throws drops the
  * event (the controller logs it).
  */
+import {
+  isSelector,
+  labelSelectorAsSelector,
+  type LabelSelectorLike,
+  type Selector,
+  selectorFromSet,
+} from '../client/labels.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 
 /** An object created (or already present when the watch started: isInInitialList). */
@@ -141,9 +148,29 @@ export function notPredicate<T extends KubernetesObject = KubernetesObject>(p: P
   };
 }
 
-/** Passes objects whose labels match the selector (a map of equalities). */
+/**
+ * Passes objects whose labels match the selector (controller-runtime's
+ * `predicate.LabelSelectorPredicate`): a metav1.LabelSelector (`{ matchLabels, matchExpressions }`,
+ * through `labelSelectorAsSelector`), a Selector, or a map of equalities. Throws the
+ * InvalidSelectorError Go returns for an invalid metav1.LabelSelector, when called.
+ */
 export function labelSelectorPredicate<T extends KubernetesObject = KubernetesObject>(
-  selector: Record<string, string>,
+  selector: LabelSelectorLike | Selector | Record<string, string>,
 ): Predicate<T> {
-  return newPredicateFuncs<T>((o) => Object.entries(selector).every(([k, v]) => o.metadata?.labels?.[k] === v));
+  const s = toSelector(selector);
+  return newPredicateFuncs<T>((o) => s.matches(o.metadata?.labels));
+}
+
+/** A metav1.LabelSelector has matchLabels / matchExpressions holding objects; a label map holds strings. */
+function toSelector(v: LabelSelectorLike | Selector | Record<string, string>): Selector {
+  if (isSelector(v)) return v;
+  const o = v as Record<string, unknown>;
+  const isLabelSelector =
+    Object.keys(o).length === 0 ||
+    (typeof o.matchLabels === 'object' && o.matchLabels !== null) ||
+    Array.isArray(o.matchExpressions) ||
+    Object.values(o).every((x) => x === null || x === undefined);
+  return isLabelSelector
+    ? labelSelectorAsSelector(v as LabelSelectorLike)
+    : selectorFromSet(v as Record<string, string>);
 }

@@ -27,6 +27,7 @@ import type { RestClient } from '../client/rest.js';
 import { StatusError, isNotFound } from '../client/errors.js';
 import { microTime } from '../client/dates.js';
 import { checkOptions, type OptionNames } from '../options.js';
+import { isDNS1123Label, isDNS1123Subdomain } from '../../util/apimachinery/validation.js';
 
 /** A monotonic millisecond clock (performance.now by default; tests inject a fake one). */
 export interface MonotonicClock {
@@ -112,22 +113,19 @@ export function defaultIdentity(): string {
   return `${hostname()}_${randomUUID()}`;
 }
 
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
 /**
  * Checks a Lease name and namespace as the API server will (name: a DNS-1123 subdomain of at most
  * 253 characters; namespace: a DNS-1123 label of at most 63). Throws a LeaderElectionError
  * naming the option, the value and the rule; returns nothing when both are valid.
  */
 export function validateLeaseName(name: string, namespace: string): void {
-  if (!(name.length <= 253 && DNS1123_SUBDOMAIN.test(name))) {
+  if (isDNS1123Subdomain(name).length) {
     throw new LeaderElectionError(
       `leaderElectionID ${JSON.stringify(name)} is not a valid Lease name: it must be a lowercase RFC 1123 subdomain of at most 253 characters ` +
         `(lowercase letters, digits, '-' and '.', starting and ending with a letter or digit), e.g. '3f1c2a9b.example.com'`,
     );
   }
-  if (!(namespace.length <= 63 && DNS1123_LABEL.test(namespace))) {
+  if (isDNS1123Label(namespace).length) {
     throw new LeaderElectionError(
       `leaderElectionNamespace ${JSON.stringify(namespace)} is not a valid namespace: it must be a lowercase RFC 1123 label of at most 63 characters ` +
         `(lowercase letters, digits and '-', starting and ending with a letter or digit)`,

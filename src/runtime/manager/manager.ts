@@ -11,6 +11,7 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import pino, { type Logger } from 'pino';
 import { Gauge, Registry, collectDefaultMetrics, registryToRegisterInto } from '../client/prom.js';
 import type { Manager } from './types.js';
+import type { Selector } from '../../util/apimachinery/labels.js';
 
 export type { Manager };
 import type { Cache, Client, FieldValidation, Leadership, Reader, Runnable, TypeRef } from '../contracts.js';
@@ -132,8 +133,8 @@ export interface ManagerCacheOptions {
    * a throw fails that list or watch like a server error (logged, retried with back-off).
    */
   transform?: (obj: KubernetesObject) => KubernetesObject;
-  /** Cache only objects matching this label selector, for types without their own in byObject (DefaultLabelSelector). */
-  defaultLabelSelector?: string;
+  /** Cache only objects matching this label selector (a string or a Selector), for types without their own in byObject (DefaultLabelSelector). */
+  defaultLabelSelector?: string | Selector;
   /** Cache only objects matching this field selector, for types without their own in byObject (DefaultFieldSelector). */
   defaultFieldSelector?: string;
   /** Per-type selectors, transform and sync period (controller-runtime's ByObject). */

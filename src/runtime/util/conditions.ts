@@ -9,7 +9,8 @@ import type { V1Condition } from '@kubernetes/client-node';
 /**
  * A metav1.Condition: client-node's `V1Condition`, the type `kubeforge create api` declares for
  * `status.conditions`, so the helpers take what the scaffolded status holds. `lastTransitionTime`
- * is a Date, as client-node declares it and as kubeforge/runtime's client and cache return it.
+ * is a Date, as client-node declares it and as kubeforge/runtime's client and cache return it;
+ * `now()` (a metav1.Time, itself a Date written at second precision) fits it without a cast.
  */
 export type Condition = V1Condition;
 

@@ -19,4 +19,5 @@ export {
 } from './conditions.js';
 export type { Condition, ConditionInput, ConditionStatus } from './conditions.js';
 export { createOrUpdate, createOrPatch } from './mutate.js';
+export { now, microNow, Time, MicroTime } from './time.js';
 export type { OperationResult, MutateFn } from './mutate.js';

@@ -1,125 +1,30 @@
 /**
  * Field errors (apimachinery's `k8s.io/apimachinery/pkg/util/validation/field`): what a validator
- * throws to deny a request with one cause per offending field. The admission server turns a
+ * throws to deny a request with one cause per offending field. Build them with `field.required`,
+ * `field.invalid`, ... on a path (`field.newPath('spec', 'ports').index(0)` or its text), or take
+ * them from the validation helpers (`isDNS1123Label`, `validateLabels`, ...). The admission server turns a
  * thrown {@link FieldErrors} into a `Status` whose message and `details.causes` read exactly as
  * the API server's own validation errors do (`Widget.example.com "w" is invalid: spec.size:
  * Invalid value: 3: must be even`).
  */
 
-/** The cause types of apimachinery (`metav1.CauseType`), as they appear in `details.causes[].reason`. */
-export type FieldErrorType =
-  | 'FieldValueRequired'
-  | 'FieldValueInvalid'
-  | 'FieldValueTypeInvalid'
-  | 'FieldValueNotSupported'
-  | 'FieldValueForbidden'
-  | 'FieldValueDuplicate'
-  | 'FieldValueTooLong'
-  | 'FieldValueTooMany'
-  | 'FieldValueNotFound';
+import { type FieldError, aggregateString, fieldErrorBody } from '../../util/apimachinery/field.js';
+import type { FieldErrorType } from '../../util/apimachinery/field.js';
 
-/** One problem with one field. `field` is the path (`spec.replicas`, `spec.ports[0].name`). */
-export interface FieldError {
-  type: FieldErrorType;
-  field: string;
-  /** The offending value; absent when the message should not show one. */
-  badValue?: unknown;
-  detail?: string;
-}
-
-/** The human text of each type, as apimachinery prints it. */
-const TYPE_TEXT: Record<FieldErrorType, string> = {
-  FieldValueRequired: 'Required value',
-  FieldValueInvalid: 'Invalid value',
-  FieldValueTypeInvalid: 'Invalid value',
-  FieldValueNotSupported: 'Unsupported value',
-  FieldValueForbidden: 'Forbidden',
-  FieldValueDuplicate: 'Duplicate value',
-  FieldValueTooLong: 'Too long',
-  FieldValueTooMany: 'Too many',
-  FieldValueNotFound: 'Not found',
-};
-
-/** Types whose message never shows the value (apimachinery omits it for these). */
-const NO_VALUE = new Set<FieldErrorType>(['FieldValueRequired', 'FieldValueForbidden', 'FieldValueTooLong']);
-
-/** A value as apimachinery prints it: numbers and booleans bare, strings quoted, the rest as JSON. */
-function printValue(v: unknown): string {
-  if (v === null || v === undefined) return 'null';
-  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
-  if (typeof v === 'string') return JSON.stringify(v);
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    return String(v);
-  }
-}
-
-/**
- * The message of one error without its field: `Invalid value: 3: must be even`,
- * `Required value`, `Unsupported value: "x": supported values: "a", "b"`.
- */
-export function fieldErrorBody(e: FieldError): string {
-  let s = TYPE_TEXT[e.type] ?? String(e.type);
-  if (!NO_VALUE.has(e.type) && 'badValue' in e && e.badValue !== OMIT) s += `: ${printValue(e.badValue)}`;
-  if (e.detail) s += `: ${e.detail}`;
-  return s;
-}
-
-/** `spec.a: Invalid value: 3: must be even` (apimachinery's `Error.Error()`). */
-export function fieldErrorString(e: FieldError): string {
-  return `${e.field}: ${fieldErrorBody(e)}`;
-}
-
-const OMIT = Symbol('omitted value');
-
-/** A bad value the message leaves out (apimachinery's field.OmitValueType), for errors built by hand. */
-export const OMITTED_VALUE: unknown = OMIT;
-
-/** Constructors with apimachinery's names and wording. They never throw. */
-export const field = {
-  /** A required field is missing: `Required value[: detail]`. */
-  required(path: string, detail?: string): FieldError {
-    return { type: 'FieldValueRequired', field: path, ...(detail ? { detail } : {}) };
-  },
-  /** A value is malformed or out of range: `Invalid value: <value>: <detail>`. */
-  invalid(path: string, value: unknown, detail: string): FieldError {
-    return { type: 'FieldValueInvalid', field: path, badValue: value, detail };
-  },
-  /** A value is not one of an enumeration: `Unsupported value: "x": supported values: "a", "b"`. */
-  notSupported(path: string, value: unknown, valid: string[]): FieldError {
-    const detail = valid.length ? `supported values: ${valid.map((v) => JSON.stringify(v)).join(', ')}` : undefined;
-    return { type: 'FieldValueNotSupported', field: path, badValue: value, ...(detail ? { detail } : {}) };
-  },
-  /** The field may not be set (here, or by this user): `Forbidden: <detail>`. */
-  forbidden(path: string, detail: string): FieldError {
-    return { type: 'FieldValueForbidden', field: path, detail };
-  },
-  /** A value that must be unique appears twice: `Duplicate value: <value>`. */
-  duplicate(path: string, value: unknown): FieldError {
-    return { type: 'FieldValueDuplicate', field: path, badValue: value };
-  },
-  /** A string is longer than allowed: `Too long: may not be more than <max> bytes` (the value is not shown). */
-  tooLong(path: string, value: unknown, max: number): FieldError {
-    const detail = max >= 0 ? `may not be more than ${max} ${max === 1 ? 'byte' : 'bytes'}` : 'value is too long';
-    return { type: 'FieldValueTooLong', field: path, badValue: value, detail };
-  },
-  /** A list has too many items: `Too many: <actual>: must have at most <max> items`. */
-  tooMany(path: string, actual: number, max: number): FieldError {
-    const detail = max >= 0 ? `must have at most ${max} ${max === 1 ? 'item' : 'items'}` : 'has too many items';
-    return { type: 'FieldValueTooMany', field: path, badValue: actual >= 0 ? actual : OMIT, detail };
-  },
-  /** A referenced thing does not exist: `Not found: <value>`. */
-  notFound(path: string, value: unknown): FieldError {
-    return { type: 'FieldValueNotFound', field: path, badValue: value };
-  },
-};
-
-/** apimachinery's aggregate: one error as is, several as `[a, b]`. */
-function aggregate(errors: FieldError[]): string {
-  const parts = errors.map(fieldErrorString);
-  return parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`;
-}
+// One implementation of apimachinery's field errors (src/util/apimachinery/field.ts): the
+// constructors, the path, and the text as Go prints it.
+export {
+  type ErrorList,
+  type FieldError,
+  type FieldErrorType,
+  type PathLike,
+  Path,
+  field,
+  fieldErrorBody,
+  fieldErrorString,
+  aggregateString,
+  OMITTED_VALUE,
+} from '../../util/apimachinery/field.js';
 
 /**
  * Throw from a validator (or defaulter) to deny the request with one cause per field. The
@@ -153,7 +58,7 @@ export class FieldErrors extends Error {
    * errors (`spec.a: Required value`).
    */
   static format(errors: FieldError[], kind?: string, group?: string, name?: string): string {
-    const body = errors.length ? aggregate(errors) : 'invalid';
+    const body = aggregateString(errors) ?? 'invalid';
     if (!kind) return body;
     const qualified = group ? `${kind}.${group}` : kind;
     return `${qualified} ${JSON.stringify(name ?? '')} is invalid: ${body}`;

@@ -15,8 +15,22 @@ export type {
   CustomValidator,
   Warnings,
 } from './admission.js';
-export { FieldErrors, field } from './fielderrors.js';
-export type { FieldError, FieldErrorType } from './fielderrors.js';
+export { FieldErrors, field, Path } from './fielderrors.js';
+export type { ErrorList, FieldError, FieldErrorType, PathLike } from './fielderrors.js';
+export {
+  isDNS1035Label,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  TOTAL_ANNOTATION_SIZE_LIMIT_B,
+  validateAnnotations,
+  validateLabelName,
+  validateLabels,
+  validateLabelSelector,
+  validateLabelSelectorRequirement,
+} from './validation.js';
+export type { LabelSelectorValidationOptions } from './validation.js';
 export type { AnyConversion, Conversion } from './conversion.js';
 export { webhookManagedBy } from './builder.js';
 export type { WebhookBuilder } from './builder.js';

@@ -5,101 +5,23 @@
 import type { Resource } from './resources.js';
 import type { FieldErr } from './schema.js';
 import { type Obj, isObj } from './json.js';
+import {
+  byteLength,
+  isDNS1035Label,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  TOTAL_ANNOTATION_SIZE_LIMIT_B,
+} from '../../util/apimachinery/validation.js';
 
-function regexError(msg: string, re: string, ...examples: string[]): string {
-  if (!examples.length) return `${msg} (regex used for validation is '${re}')`;
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${re}')`;
-}
-
-const LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const SUBDOMAIN = `${LABEL}(\\.${LABEL})*`;
-const DNS1035 = '[a-z]([-a-z0-9]*[a-z0-9])?';
-const KEY = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const VALUE = `(${KEY})?`;
-const KEY_MSG =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-
-function subdomainErrors(v: string): string[] {
-  const out: string[] = [];
-  if (v.length > 253) out.push('must be no more than 253 characters');
-  if (!new RegExp(`^${SUBDOMAIN}$`).test(v))
-    out.push(
-      regexError(
-        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-        SUBDOMAIN,
-        'example.com',
-      ),
-    );
-  return out;
-}
-
-function labelErrors(v: string): string[] {
-  const out: string[] = [];
-  if (v.length > 63) out.push('must be no more than 63 characters');
-  if (!new RegExp(`^${LABEL}$`).test(v))
-    out.push(
-      regexError(
-        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
-        LABEL,
-        'my-name',
-        '123-abc',
-      ),
-    );
-  return out;
-}
-
-function dns1035Errors(v: string): string[] {
-  const out: string[] = [];
-  if (v.length > 63) out.push('must be no more than 63 characters');
-  if (!new RegExp(`^${DNS1035}$`).test(v))
-    out.push(
-      regexError(
-        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
-        DNS1035,
-        'my-name',
-        'abc-123',
-      ),
-    );
-  return out;
-}
-
+// apimachinery's rules and messages: one implementation (src/util/apimachinery/validation.ts).
+const subdomainErrors = isDNS1123Subdomain;
+const labelErrors = isDNS1123Label;
+const dns1035Errors = isDNS1035Label;
 /** Label keys, finalizer names (apimachinery's IsLabelKey). */
-export function qualifiedNameErrors(value: string): string[] {
-  const errs: string[] = [];
-  const parts = value.split('/');
-  let name: string;
-  if (parts.length === 1) name = parts[0];
-  else if (parts.length === 2) {
-    name = parts[1];
-    if (!parts[0]) errs.push('prefix part must be non-empty');
-    else errs.push(...subdomainErrors(parts[0]).map((m) => `prefix part ${m}`));
-  } else {
-    return [
-      `a valid label key ${regexError(KEY_MSG, KEY, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
-    ];
-  }
-  if (!name) errs.push('name part must be non-empty');
-  else if (name.length > 63) errs.push('name part must be no more than 63 bytes');
-  if (!new RegExp(`^${KEY}$`).test(name))
-    errs.push(`name part ${regexError(KEY_MSG, KEY, 'MyName', 'my.name', '123-abc')}`);
-  return errs;
-}
-
-function labelValueErrors(v: string): string[] {
-  const errs: string[] = [];
-  if (v.length > 63) errs.push('must be no more than 63 bytes');
-  if (!new RegExp(`^${VALUE}$`).test(v))
-    errs.push(
-      regexError(
-        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-        VALUE,
-        'MyValue',
-        'my_value',
-        '12345',
-      ),
-    );
-  return errs;
-}
+export const qualifiedNameErrors = isQualifiedName;
+const labelValueErrors = isValidLabelValue;
 
 /** The name rule of a resource: DNS-1123 label for Namespaces, DNS-1035 for Services, else subdomain. */
 function nameErrors(r: Resource, name: string): string[] {
@@ -131,15 +53,15 @@ export function validateMetadata(r: Resource, o: Obj, old: Obj | undefined): Fie
   if (isObj(m.annotations)) {
     let size = 0;
     for (const [k, v] of Object.entries(m.annotations)) {
-      size += k.length + String(v).length;
+      size += byteLength(k) + byteLength(String(v));
       for (const msg of qualifiedNameErrors(k.toLowerCase()))
         errs.push({ type: 'FieldValueInvalid', field: 'metadata.annotations', value: k, detail: msg });
     }
-    if (size > 256 * 1024)
+    if (size > TOTAL_ANNOTATION_SIZE_LIMIT_B)
       errs.push({
         type: 'FieldValueTooLong',
         field: 'metadata.annotations',
-        detail: `may not be more than ${256 * 1024} bytes`,
+        detail: `may not be more than ${TOTAL_ANNOTATION_SIZE_LIMIT_B} bytes`,
       });
   }
   if (Array.isArray(m.finalizers)) {

@@ -20,9 +20,8 @@ export function parseLabelSelector(s: string): LabelRequirement[] {
     return runtimeParseLabelSelector(s);
   } catch (e) {
     if (!(e instanceof SelectorSyntaxError)) throw e;
-    const m = /^([^\s!=<>(),]+)\s+(in|notin)\s+([^\s(]+)/.exec(e.term);
-    if (m) throw badRequest(`unable to parse requirement: found '${m[3]}' expected: '('`);
-    throw badRequest(`unable to parse requirement: found '${e.term}', expected: in, notin, =, ==, !=, gt, lt`);
+    // The runtime's parser is apimachinery's labels.Parse: its message is the API server's.
+    throw badRequest(e.message);
   }
 }
 
