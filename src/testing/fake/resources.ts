@@ -6,6 +6,7 @@
  */
 import type { Schema } from './schema.js';
 import type { Obj } from './json.js';
+import { eventFromCore, eventToCore } from './events.js';
 
 /** One served resource of one group/version. */
 export interface Resource {
@@ -36,6 +37,8 @@ export interface Resource {
   selectableFields: string[];
   shortNames: string[];
   categories: string[];
+  /** A view of another resource's storage (events.k8s.io Events are core Events): how objects convert. */
+  view?: { toStorage(o: Obj): Obj; fromStorage(o: Obj): Obj };
 }
 
 /** Built-in Kinds whose strategy keeps metadata.generation. */
@@ -80,6 +83,9 @@ const WITH_STATUS = new Set([
   'apiextensions.k8s.io/CustomResourceDefinition',
   'certificates.k8s.io/CertificateSigningRequest',
 ]);
+
+/** Built-in Kinds with a scale subresource (the Scale's selector is their spec.selector, formatted). */
+const WITH_SCALE = new Set(['apps/Deployment', 'apps/StatefulSet', 'apps/ReplicaSet']);
 
 /** Built-in field selectors (the server's per-type field label conversion funcs). */
 const BUILTIN_FIELDS: Record<string, string[]> = {
@@ -127,15 +133,29 @@ export interface BuiltinRow {
   model?: string;
 }
 
+/**
+ * Groups whose name is not `<short>.k8s.io` (Kubebuilder's domain for them): RBAC and the API
+ * server's own groups. A reconciler creating a ClusterRole asks rbac.authorization.k8s.io.
+ */
+const GROUP_DOMAINS: Record<string, string> = {
+  rbac: 'rbac.authorization.k8s.io',
+  flowcontrol: 'flowcontrol.apiserver.k8s.io',
+  internal: 'internal.apiserver.k8s.io',
+};
+
+/** The API group of a short group name of the built-in table ('core' is the empty group). */
+export function fullGroup(short: string): string {
+  if (short === 'core') return '';
+  if (short.includes('.') || ['apps', 'batch', 'autoscaling', 'policy'].includes(short)) return short;
+  return GROUP_DOMAINS[short] ?? `${short}.k8s.io`;
+}
+
 /** A built-in resource from a discovery row (`group` as the table spells it: 'core', 'apps', 'rbac'...). */
 export function builtinResource(row: BuiltinRow): Resource {
-  const group =
-    row.group === 'core'
-      ? ''
-      : row.group.includes('.') || ['apps', 'batch', 'autoscaling', 'policy'].includes(row.group)
-        ? row.group
-        : `${row.group}.k8s.io`;
+  const group = fullGroup(row.group);
   const gk = `${group}/${row.kind}`;
+  // events.k8s.io/v1 Events are the core Events, stored once and shown through both APIs.
+  const eventsView = gk === 'events.k8s.io/Event';
   return {
     group,
     version: row.version,
@@ -143,11 +163,15 @@ export function builtinResource(row: BuiltinRow): Resource {
     plural: row.plural,
     singular: row.kind.toLowerCase(),
     namespaced: row.namespaced,
-    storageKey: `${group}/${row.plural}`,
+    storageKey: eventsView ? '/events' : `${group}/${row.plural}`,
+    ...(eventsView ? { view: { toStorage: eventToCore, fromStorage: eventFromCore } } : {}),
     model: row.model,
     custom: false,
     generation: WITH_GENERATION.has(gk),
     status: WITH_STATUS.has(gk),
+    ...(WITH_SCALE.has(gk)
+      ? { scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.spec.selector' } }
+      : {}),
     unconditionalUpdate: !ALWAYS_UNCONDITIONAL_FALSE.has(gk),
     selectableFields: BUILTIN_FIELDS[gk] ?? [],
     shortNames: [],
