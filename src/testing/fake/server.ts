@@ -20,7 +20,8 @@ import {
   type FieldRequirement,
   type LabelRequirement,
 } from './selectors.js';
-import { type Obj, isObj } from './json.js';
+import { type Obj, clone, isObj } from './json.js';
+import { patchScale, toScale } from './scale.js';
 import { yaml } from '../crds.js';
 
 /** The version the fake reports at /version. */
@@ -221,7 +222,8 @@ export class FakeServer {
       }
       throw methodNotAllowed();
     }
-    if (sub === 'scale') return this.scale(r, namespace, name, method, parse(), ctx);
+    if (sub === 'scale')
+      return this.scale(r, namespace, name, method, parse(), ctx, String(req.headers['content-type'] ?? ''));
     switch (method) {
       case 'GET':
         return { body: this.store.read(r, namespace, name) };
@@ -535,7 +537,7 @@ export class FakeServer {
     return WATCHING;
   }
 
-  /** The scale subresource of a custom resource (autoscaling/v1 Scale). */
+  /** The scale subresource (autoscaling/v1 Scale): GET, PUT, and PATCH of the Scale as the server patches it. */
   private scale(
     r: Resource,
     namespace: string | undefined,
@@ -543,46 +545,22 @@ export class FakeServer {
     method: string,
     body: unknown,
     ctx: WriteContext,
+    contentType = '',
   ): { body: unknown } {
     const s = r.scale!;
-    const get = (o: Obj, p: string) =>
-      p
-        .replace(/^\./, '')
-        .split('.')
-        .reduce<unknown>((x, k) => (isObj(x) ? x[k] : undefined), o);
-    const toScale = (o: Obj) => {
-      const m = o.metadata as Obj;
-      return {
-        kind: 'Scale',
-        apiVersion: 'autoscaling/v1',
-        metadata: {
-          name: m.name,
-          namespace: m.namespace,
-          uid: m.uid,
-          resourceVersion: m.resourceVersion,
-          creationTimestamp: m.creationTimestamp,
-        },
-        spec: { replicas: Number(get(o, s.specReplicasPath) ?? 0) },
-        status: {
-          replicas: Number(get(o, s.statusReplicasPath) ?? 0),
-          ...(s.labelSelectorPath && get(o, s.labelSelectorPath) !== undefined
-            ? { selector: get(o, s.labelSelectorPath) }
-            : {}),
-        },
-      };
-    };
     const current = this.store.read(r, namespace, name);
-    if (method === 'GET') return { body: toScale(current) };
-    if (method !== 'PUT') throw methodNotAllowed();
+    if (method === 'GET') return { body: toScale(current, s) };
+    if (method === 'PATCH') body = patchScale(toScale(current, s), contentType, body);
+    else if (method !== 'PUT') throw methodNotAllowed();
     const replicas = isObj(body) && isObj(body.spec) ? body.spec.replicas : undefined;
-    const next = JSON.parse(JSON.stringify(current)) as Obj;
+    const next = clone(current);
     const steps = s.specReplicasPath.replace(/^\./, '').split('.');
     let cur: Obj = next;
     for (const k of steps.slice(0, -1)) cur = (isObj(cur[k]) ? cur[k] : (cur[k] = {})) as Obj;
     cur[steps[steps.length - 1]] = replicas;
     const rv = isObj(body) && isObj(body.metadata) ? body.metadata.resourceVersion : undefined;
     if (rv) (next.metadata as Obj).resourceVersion = rv;
-    return { body: toScale(this.store.update(r, namespace, name, next, undefined, ctx, true)) };
+    return { body: toScale(this.store.update(r, namespace, name, next, undefined, ctx, true), s) };
   }
 
   /** An error for a Kind the server does not serve (for callers that resolve by Kind). */

@@ -155,14 +155,16 @@ export class Store {
     m.resourceVersion = String(this.rv);
     const k = this.key(m.namespace as string | undefined, String(m.name));
     const prev = this.bucket(r).get(k);
+    // `obj` is in r's version; a view of another resource's storage (events.k8s.io) is stored converted.
+    const stored = r.view ? r.view.toStorage(obj) : obj;
     if (type === 'DELETED') this.bucket(r).delete(k);
-    else this.bucket(r).set(k, obj);
+    else this.bucket(r).set(k, stored);
     const ev: StoredEvent = {
       rv: this.rv,
       type,
       storageKey: r.storageKey,
       namespace: String(m.namespace ?? ''),
-      object: obj,
+      object: stored,
       prev,
     };
     this.events.push(ev);
@@ -179,7 +181,7 @@ export class Store {
 
   /** A stored object as `r`'s version reads it: apiVersion, and the version's defaults. */
   asVersion(r: Resource, o: Obj): Obj {
-    const c = clone(o);
+    const c = r.view ? r.view.fromStorage(clone(o)) : clone(o);
     c.apiVersion = apiVersionOf(r);
     if (r.custom) applyDefaults(c, r.schema);
     return c;
