@@ -22,7 +22,8 @@ import {
 } from './selectors.js';
 import { type Obj, clone, isObj } from './json.js';
 import { patchScale, toScale } from './scale.js';
-import { yaml } from '../crds.js';
+import { decodeBody } from './request.js';
+import { stringifyWire } from './wire.js';
 
 /** The version the fake reports at /version. */
 export const FAKE_SERVER_VERSION = { major: '1', minor: '37', gitVersion: 'v1.37.2-kubeforge-fake', platform: 'fake' };
@@ -137,12 +138,9 @@ export class FakeServer {
     };
     const parse = (): unknown => {
       if (raw === undefined || raw === '') return undefined;
-      const type = String(req.headers['content-type'] ?? 'application/json');
-      try {
-        return type.includes('yaml') ? yaml().parse(raw) : JSON.parse(raw);
-      } catch (e) {
-        throw badRequest(`the body of the request could not be decoded: ${(e as Error).message}`);
-      }
+      const body = decodeBody(raw, String(req.headers['content-type'] ?? 'application/json'));
+      if (body.error !== undefined) throw badRequest(`the body of the request could not be decoded: ${body.error}`);
+      return body.value;
     };
     // Accept: application/json;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1 (what client-go's
     // metadata client and metadata-only informers send): GETs answer metadata only.
@@ -464,7 +462,7 @@ export class FakeServer {
     this.watches.add(res);
     const write = (type: string, object: unknown) =>
       res.write(
-        `${JSON.stringify({ type, object: metadataOnly && type !== 'ERROR' ? asPartial(object as Obj) : object })}\n`,
+        `${stringifyWire({ type, object: metadataOnly && type !== 'ERROR' ? asPartial(object as Obj) : object })}\n`,
       );
     const relevant = (e: StoredEvent) =>
       e.storageKey === r.storageKey && (namespace === undefined || e.namespace === namespace);
@@ -606,7 +604,7 @@ function readBody(req: http.IncomingMessage): Promise<string> {
 
 function send(res: http.ServerResponse, code: number, body: unknown, warnings: string[] = [], okCode?: number): void {
   const status = code === 200 && okCode ? okCode : code;
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const text = typeof body === 'string' ? body : stringifyWire(body);
   const headers: http.OutgoingHttpHeaders = {
     'Content-Type': typeof body === 'string' ? 'text/plain' : 'application/json',
     'Content-Length': Buffer.byteLength(text),

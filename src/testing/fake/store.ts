@@ -36,6 +36,7 @@ import { applyConfiguration, now, trackUpdate } from './apply.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 import { type Obj, clone, isObj } from './json.js';
 import { sortKeysDeep } from '../../util/json.js';
+import { stringifyWire } from './wire.js';
 
 /** Evaluates the CEL rules of a schema on an object (and its old version on update). */
 export type CelRules = (schema: RuleSchema, obj: unknown, old: unknown, warnings: string[]) => RuleFailure[];
@@ -508,7 +509,7 @@ export class Store {
     } catch (e) {
       // The server reports a strict decoding error of a patch as an invalid patch, quoting the patched object.
       if (e instanceof StrictDecodingError) {
-        const detail = `Invalid value: ${JSON.stringify(JSON.stringify(sortKeysDeep(e.patched)))}: strict decoding error: ${e.unknown.join(', ')}`;
+        const detail = `Invalid value: ${JSON.stringify(stringifyWire(sortKeysDeep(e.patched)))}: strict decoding error: ${e.unknown.join(', ')}`;
         throw new ApiStatus(422, 'Invalid', ` "" is invalid: patch: ${detail}`, {
           causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }],
         });
@@ -628,7 +629,7 @@ function scaleErrors(o: Obj, path: string): FieldErr[] {
     cur = cur[steps[i]];
     if (cur === undefined) return [];
   }
-  if (typeof cur === 'number' && Number.isInteger(cur))
+  if (typeof cur === 'bigint' || (typeof cur === 'number' && Number.isInteger(cur)))
     return cur < 0
       ? [{ type: 'FieldValueInvalid', field: path, value: cur, detail: 'should be a non-negative integer' }]
       : [];
@@ -644,13 +645,14 @@ function scaleErrors(o: Obj, path: string): FieldErr[] {
 
 /** How Go's %v prints a JSON value in an accessor error. */
 function goPrint(v: unknown): string {
-  return typeof v === 'string' ? v : JSON.stringify(v);
+  return typeof v === 'string' ? v : stringifyWire(v);
 }
 
 function goType(v: unknown): string {
   if (typeof v === 'string') return 'string';
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  if (typeof v === 'bigint') return 'int64';
   if (Array.isArray(v)) return '[]interface {}';
   return 'map[string]interface {}';
 }
