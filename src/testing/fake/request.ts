@@ -53,3 +53,103 @@ function bigToNumber(v: unknown): unknown {
   }
   return v;
 }
+
+/** A refused option, as field.Error prints it (the value in Go syntax, as %#v or %q shows it). */
+interface OptionErr {
+  reason: string;
+  field: string;
+  body: string;
+}
+
+/** `<Kind>.meta.k8s.io "" is invalid: ...` (apierrors.NewInvalid of the options). */
+function invalidOptions(kind: string, errs: OptionErr[]): ApiStatus {
+  const list = errs.map((e) => `${e.field}: ${e.body}`);
+  return new ApiStatus(
+    422,
+    'Invalid',
+    `${kind}.meta.k8s.io "" is invalid: ${list.length === 1 ? list[0] : `[${list.join(', ')}]`}`,
+    {
+      group: 'meta.k8s.io',
+      kind,
+      causes: errs.map((e) => ({ reason: e.reason, message: e.body, field: e.field })),
+    },
+  );
+}
+
+const goQuote = (s: string) => JSON.stringify(s);
+const goStrings = (xs: string[]) => `[]string{${xs.map(goQuote).join(', ')}}`;
+
+function fieldManagerErrs(fm: string, at = 'fieldManager'): OptionErr[] {
+  const out: OptionErr[] = [];
+  if (fm.length > 128)
+    out.push({ reason: 'FieldValueTooLong', field: at, body: 'Too long: may not be more than 128 bytes' });
+  let i = 0;
+  for (const ch of fm) {
+    const cp = ch.codePointAt(0)!;
+    if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+      out.push({
+        reason: 'FieldValueInvalid',
+        field: at,
+        body: `Invalid value: ${goQuote(fm)}: invalid character U+${cp.toString(16).toUpperCase().padStart(4, '0')} (at position ${i})`,
+      });
+    i += Buffer.byteLength(ch);
+  }
+  return out;
+}
+
+function dryRunErrs(values: string[]): OptionErr[] {
+  if (values.every((v) => v === 'All')) return [];
+  return [{ reason: 'FieldValueNotSupported', field: 'dryRun', body: `Unsupported value: ${goStrings(values)}: supported values: "All"` }];
+}
+
+function fieldValidationErrs(v: string): OptionErr[] {
+  if (['', 'Ignore', 'Warn', 'Strict'].includes(v)) return [];
+  return [
+    {
+      reason: 'FieldValueNotSupported',
+      field: 'fieldValidation',
+      body: `Unsupported value: ${goQuote(v)}: supported values: "", "Ignore", "Strict", "Warn"`,
+    },
+  ];
+}
+
+/**
+ * The options of a create (POST), update (PUT) or patch (PATCH, `patchType` its content type), as
+ * ValidateCreateOptions / ValidateUpdateOptions / ValidatePatchOptions check them before the verb.
+ */
+export function checkWriteOptions(method: string, q: URLSearchParams, patchType = ''): void {
+  const kind = method === 'POST' ? 'CreateOptions' : method === 'PUT' ? 'UpdateOptions' : 'PatchOptions';
+  const errs: OptionErr[] = [];
+  const fm = q.get('fieldManager') ?? '';
+  if (kind === 'PatchOptions') {
+    const apply = patchType.split(';')[0].trim() === 'application/apply-patch+yaml';
+    if (!apply && q.has('force'))
+      errs.push({ reason: 'FieldValueForbidden', field: 'force', body: 'Forbidden: may not be specified for non-apply patch' });
+    if (apply && fm === '')
+      errs.push({ reason: 'FieldValueRequired', field: 'fieldManager', body: 'Required value: is required for apply patch' });
+  }
+  errs.push(...fieldManagerErrs(fm));
+  errs.push(...dryRunErrs(q.getAll('dryRun')));
+  errs.push(...fieldValidationErrs(q.get('fieldValidation') ?? ''));
+  if (errs.length) throw invalidOptions(kind, errs);
+}
+
+/** DeleteOptions (the query's and the body's), as ValidateDeleteOptions checks them. */
+export function checkDeleteOptions(options: Record<string, unknown>): void {
+  const errs: OptionErr[] = [];
+  const p = options.propagationPolicy;
+  if (options.orphanDependents !== undefined && options.orphanDependents !== null && p !== undefined && p !== null)
+    errs.push({
+      reason: 'FieldValueInvalid',
+      field: 'propagationPolicy',
+      body: `Invalid value: ${goQuote(String(p))}: orphanDependents and deletionPropagation cannot be both set`,
+    });
+  if (typeof p === 'string' && !['Foreground', 'Background', 'Orphan'].includes(p))
+    errs.push({
+      reason: 'FieldValueNotSupported',
+      field: 'propagationPolicy',
+      body: `Unsupported value: ${goQuote(p)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
+    });
+  if (Array.isArray(options.dryRun)) errs.push(...dryRunErrs(options.dryRun.map(String)));
+  if (errs.length) throw invalidOptions('DeleteOptions', errs);
+}

@@ -22,7 +22,7 @@ import {
 } from './selectors.js';
 import { type Obj, clone, isObj } from './json.js';
 import { patchScale, toScale } from './scale.js';
-import { decodeBody } from './request.js';
+import { checkDeleteOptions, checkWriteOptions, decodeBody } from './request.js';
 import { stringifyWire } from './wire.js';
 
 /** The version the fake reports at /version. */
@@ -137,6 +137,8 @@ export class FakeServer {
       fieldValidation: q.get('fieldValidation') ?? undefined,
     };
     const parse = (): unknown => {
+      if (method === 'POST' || method === 'PUT' || method === 'PATCH')
+        checkWriteOptions(method, q, String(req.headers['content-type'] ?? ''));
       if (raw === undefined || raw === '') return undefined;
       const body = decodeBody(raw, String(req.headers['content-type'] ?? 'application/json'));
       if (body.error !== undefined) throw badRequest(`the body of the request could not be decoded: ${body.error}`);
@@ -234,7 +236,9 @@ export class FakeServer {
         };
       case 'DELETE': {
         const options = (parse() ?? {}) as Obj;
-        if (q.get('propagationPolicy')) options.propagationPolicy = q.get('propagationPolicy');
+        if (q.has('propagationPolicy')) options.propagationPolicy = q.get('propagationPolicy');
+        if (q.has('dryRun')) options.dryRun = q.getAll('dryRun');
+        checkDeleteOptions(options);
         if ((options.dryRun as string[] | undefined)?.includes('All')) ctx.dryRun = true;
         const { object, gone } = this.store.delete(r, namespace, name, options, ctx);
         if (!gone) return { body: object };

@@ -32,7 +32,7 @@ import {
   type Admission,
 } from './builtin.js';
 import { strategicMerge } from './smp.js';
-import { applyConfiguration, now, trackUpdate } from './apply.js';
+import { applyConfiguration, duplicateItems, now, trackUpdate } from './apply.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 import { type Obj, clone, isObj } from './json.js';
 import { sortKeysDeep } from '../../util/json.js';
@@ -315,7 +315,8 @@ export class Store {
       let suffix = '';
       const bytes = randomBytes(5);
       for (const b of bytes) suffix += GENERATE_ALPHABET[b % GENERATE_ALPHABET.length];
-      m.name = `${m.generateName}${suffix}`;
+      // names.SimpleNameGenerator: the base is cut to 58 characters, so the name fits 63.
+      m.name = `${m.generateName.slice(0, 58)}${suffix}`;
     }
     if (m.resourceVersion !== undefined && m.resourceVersion !== '')
       throw new ApiStatus(500, 'InternalError', 'resourceVersion should not be set on objects to be created');
@@ -532,6 +533,7 @@ export class Store {
         { type: 'FieldValueRequired', field: 'fieldManager', detail: 'is required for apply patch' },
       ]);
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
+    checkApplied(r, namespace, name, body, sub);
     this.checkTypeMeta(r, body);
     const existing = this.find(r, namespace, name);
     const applied = applyConfiguration(r, existing, body, ctx.fieldManager, ctx.force === true, sub);
@@ -601,6 +603,34 @@ export class Store {
     if (ctx.dryRun) return o;
     return clone(this.put(this.namespaces, o, 'MODIFIED'));
   }
+}
+
+/**
+ * What server-side apply refuses in an applied configuration (the field manager's checks, in its
+ * order): another apiVersion, managedFields set, items given twice in a list-map or set; then a
+ * name other than the URL's (the patch handler's checkName).
+ */
+function checkApplied(r: Resource, namespace: string | undefined, name: string, body: Obj, sub: string | undefined): void {
+  const want = apiVersionOf(r);
+  const m = isObj(body.metadata) ? body.metadata : {};
+  if (body.apiVersion !== want)
+    throw badRequest(
+      `Incorrect version specified in apply patch. Specified patch version: ${typeof body.apiVersion === 'string' ? body.apiVersion : ''}, expected: ${want}`,
+    );
+  if (m.managedFields !== undefined && m.managedFields !== null) throw badRequest('metadata.managedFields must be nil');
+  const dups = duplicateItems(r, body, sub);
+  if (dups.length) {
+    const gvk = `${want.includes('/') ? want : `/${want}`}, Kind=${String(body.kind ?? '')}`;
+    const what = `${String(m.namespace ?? '')}/${String(m.name ?? '')}; ${gvk}`;
+    throw new ApiStatus(
+      500,
+      'InternalError',
+      `Internal error occurred: failed to create typed patch object (${what}): ${dups.length === 1 ? dups[0] : `[${dups.join(', ')}]`}`,
+    );
+  }
+  const objName = typeof m.name === 'string' ? m.name : '';
+  if (objName !== name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+  void namespace;
 }
 
 /** Error types after which the API server does not run CEL rules (apiextensions' hasBlockingErr). */
