@@ -294,9 +294,21 @@ function toFieldsV1(fields: Map<string, FieldPath>): Obj {
 
 const isItem = (steps: Step[]) => steps.length > 0 && 'k' in steps[steps.length - 1];
 
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 function writeEntries(obj: Obj, entries: Entry[]): void {
   const m = (isObj(obj.metadata) ? obj.metadata : (obj.metadata = {})) as Obj;
-  const kept = entries.filter((e) => e.fields.size > 0);
+  // The server writes them sorted (sortEncodedManagedFields): Apply before Update, then by time,
+  // manager and subresource.
+  const kept = entries
+    .filter((e) => e.fields.size > 0)
+    .sort(
+      (a, b) =>
+        cmp(a.operation, b.operation) ||
+        cmp(a.time ?? '', b.time ?? '') ||
+        cmp(a.manager, b.manager) ||
+        cmp(a.subresource ?? '', b.subresource ?? ''),
+    );
   if (!kept.length) {
     delete m.managedFields;
     return;

@@ -68,7 +68,7 @@ function goType(node: DataNode): string {
 /** How the decoder names a JSON value's type: string, number, bool, object, array. */
 function jsonType(v: unknown): string {
   if (typeof v === 'string') return 'string';
-  if (typeof v === 'number') return 'number';
+  if (typeof v === 'number' || typeof v === 'bigint') return 'number';
   if (typeof v === 'boolean') return 'bool';
   return Array.isArray(v) ? 'array' : 'object';
 }
@@ -164,7 +164,7 @@ function walkValue(v: unknown, node: DataNode, struct: string, path: string, at:
       const bits = node.format === 'int32' ? 31 : 63;
       // An integer beyond 2^53 is a BigInt (./wire.ts): exact, and within int64 by construction.
       if (typeof v === 'bigint') {
-        if (bits === 31) typeError(w, v, struct, path, goType(node), true);
+        if (bits === 31 || v >= 2n ** 63n || v < -(2n ** 63n)) typeError(w, v, struct, path, goType(node), true);
         return;
       }
       if (typeof v !== 'number') return typeError(w, v, struct, path, goType(node));

@@ -32,10 +32,25 @@ function rename(o: Obj, from: 0 | 1): Obj {
 
 /** An events.k8s.io/v1 Event as the core/v1 Event it is stored as. */
 export function eventToCore(o: Obj): Obj {
-  return { ...rename(o, 0), apiVersion: 'v1' };
+  return printCoreEvent({ ...rename(o, 0), apiVersion: 'v1' });
 }
 
-/** A stored (core/v1) Event as events.k8s.io/v1 shows it. */
+/** A stored (core/v1) Event as events.k8s.io/v1 shows it (its Go struct's fields that are never omitted). */
 export function eventFromCore(o: Obj): Obj {
-  return { ...rename(o, 1), apiVersion: 'events.k8s.io/v1' };
+  const e: Obj = { ...rename(printCoreEvent(o), 1), apiVersion: 'events.k8s.io/v1' };
+  for (const k of ['reportingController', 'reportingInstance']) if (e[k] === '') delete e[k];
+  return e;
+}
+
+/**
+ * A core/v1 Event as its Go struct prints: the struct fields (involvedObject, source) and the
+ * times (firstTimestamp, lastTimestamp, eventTime: null when unset) and reportingComponent /
+ * reportingInstance (no omitempty) are always there.
+ */
+export function printCoreEvent(o: Obj): Obj {
+  o.involvedObject ??= {};
+  o.source ??= {};
+  for (const k of ['firstTimestamp', 'lastTimestamp', 'eventTime']) if (o[k] === undefined) o[k] = null;
+  for (const k of ['reportingComponent', 'reportingInstance']) if (o[k] === undefined || o[k] === null) o[k] = '';
+  return o;
 }

@@ -106,9 +106,29 @@ function nameErrors(r: Resource, name: string): string[] {
   if (!r.group && r.kind === 'Namespace') return labelErrors(name);
   if (!r.group && r.kind === 'Service') return dns1035Errors(name);
   if (name === '.' || name === '..') return [`may not be '${name}'`];
+  // RBAC objects' names are path segments (ValidateRBACName): anything but '/' and '%'.
+  if (r.group === 'rbac.authorization.k8s.io')
+    return name.includes('/') || name.includes('%') ? [`may not contain '${name.includes('/') ? '/' : '%'}'`] : [];
   if (!r.custom && (name.includes('/') || name.includes('%')))
     return [`may not contain '${name.includes('/') ? '/' : '%'}'`];
   return subdomainErrors(name);
+}
+
+const STANDARD_FINALIZERS = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
+
+/**
+ * The warnings a custom resource's finalizers get (apiextensions' WarningsOnCreate/Update): a name
+ * without a domain path may collide with another writer's.
+ */
+export function finalizerWarnings(o: Obj): string[] {
+  const m = (isObj(o.metadata) ? o.metadata : {}) as Obj;
+  if (!Array.isArray(m.finalizers)) return [];
+  return m.finalizers
+    .filter((f) => typeof f === 'string' && !f.includes('/') && !STANDARD_FINALIZERS.has(f) && !qualifiedNameErrors(f).length)
+    .map(
+      (f) =>
+        `metadata.finalizers: ${JSON.stringify(f)}: prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers`,
+    );
 }
 
 export function validateMetadata(r: Resource, o: Obj, old: Obj | undefined): FieldErr[] {
@@ -143,9 +163,18 @@ export function validateMetadata(r: Resource, o: Obj, old: Obj | undefined): Fie
       });
   }
   if (Array.isArray(m.finalizers)) {
-    m.finalizers.forEach((f) => {
-      for (const msg of qualifiedNameErrors(String(f)))
+    m.finalizers.forEach((f, i) => {
+      const msgs = qualifiedNameErrors(String(f));
+      for (const msg of msgs)
         errs.push({ type: 'FieldValueInvalid', field: 'metadata.finalizers', value: f, detail: msg });
+      // Built-in Kinds (validateKubeFinalizerName): a name without a '/' must be a standard one.
+      if (!r.custom && !msgs.length && !String(f).includes('/') && !STANDARD_FINALIZERS.has(String(f)))
+        errs.push({
+          type: 'FieldValueInvalid',
+          field: `metadata.finalizers[${i}]`,
+          value: f,
+          detail: 'name is neither a standard finalizer name nor is it fully qualified',
+        });
     });
   }
   if (Array.isArray(m.ownerReferences)) {

@@ -5,8 +5,8 @@
  * deletes (dryRun, fieldManager, fieldValidation, force, propagationPolicy, limit,
  * resourceVersion, resourceVersionMatch), refused in the server's words.
  */
-import { ApiStatus, badRequest } from './status.js';
-import { parseWire, WireSyntaxError } from './wire.js';
+import { ApiStatus, badRequest, unsupportedMediaType } from './status.js';
+import { MAX_DEPTH, parseWire, WireSyntaxError } from './wire.js';
 import { yaml } from '../crds.js';
 
 /** The API server's MaxRequestBodyBytes. */
@@ -32,7 +32,7 @@ export function decodeBody(raw: string, contentType: string): Body {
     try {
       return { value: bigToNumber(yaml().parse(raw, { intAsBigInt: true })), duplicates: [] };
     } catch (e) {
-      if (e instanceof RangeError) throw badRequest('yaml: exceeded max depth');
+      if (e instanceof RangeError) return { value: undefined, duplicates: [], error: `exceeded max depth of ${MAX_DEPTH}` };
       return { value: undefined, duplicates: [], error: (e as Error).message };
     }
   }
@@ -77,7 +77,7 @@ function invalidOptions(kind: string, errs: OptionErr[]): ApiStatus {
 }
 
 const goQuote = (s: string) => JSON.stringify(s);
-const goStrings = (xs: string[]) => `[]string{${xs.map(goQuote).join(', ')}}`;
+const goStrings = (xs: string[]) => JSON.stringify(xs);
 
 function fieldManagerErrs(fm: string, at = 'fieldManager'): OptionErr[] {
   const out: OptionErr[] = [];
@@ -152,4 +152,99 @@ export function checkDeleteOptions(options: Record<string, unknown>): void {
     });
   if (Array.isArray(options.dryRun)) errs.push(...dryRunErrs(options.dryRun.map(String)));
   if (errs.length) throw invalidOptions('DeleteOptions', errs);
+}
+
+const goParseInt = (v: string) => /^[+-]?\d+$/.test(v);
+const goParseUint = (v: string) => /^\d+$/.test(v);
+
+/** A resourceVersion the storage cannot parse (`abc`, `-1`), worded as it words it. */
+function rvError(rv: string): string {
+  return `resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`;
+}
+
+/**
+ * ListOptions as the server reads them, in its order: the integers parsed (limit,
+ * timeoutSeconds), then ValidateListOptions (resourceVersionMatch), then the storage's parse of
+ * resourceVersion.
+ */
+export function checkListOptions(q: URLSearchParams): void {
+  for (const k of ['timeoutSeconds', 'limit']) {
+    const v = q.get(k);
+    if (v !== null && v !== '' && !goParseInt(v))
+      throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  }
+  const errs: OptionErr[] = [];
+  const rvm = q.get('resourceVersionMatch') ?? '';
+  const rv = q.get('resourceVersion') ?? '';
+  if (rvm !== '') {
+    if (rv === '')
+      errs.push({
+        reason: 'FieldValueForbidden',
+        field: 'resourceVersionMatch',
+        body: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+      });
+    if (!['Exact', 'NotOlderThan'].includes(rvm))
+      errs.push({
+        reason: 'FieldValueNotSupported',
+        field: 'resourceVersionMatch',
+        body: `Unsupported value: ${JSON.stringify(rvm)}: supported values: "Exact", "NotOlderThan", ""`,
+      });
+  }
+  if (errs.length) throw invalidOptions('ListOptions', errs);
+}
+
+/** The list's resourceVersion as the storage parses it (after the continue token). */
+export function checkListResourceVersion(q: URLSearchParams): void {
+  const rv = q.get('resourceVersion') ?? '';
+  if (rv !== '' && !goParseUint(rv)) throw badRequest(`invalid resource version: ${rvError(rv)}`);
+}
+
+/**
+ * A GET's resourceVersion: parsed by the watch cache (a Go error: 500 without a reason), or for
+ * Kinds it does not cache (Events) by the storage (400).
+ */
+export function checkGetResourceVersion(q: URLSearchParams, cached: boolean): void {
+  const rv = q.get('resourceVersion') ?? '';
+  if (rv === '' || goParseUint(rv)) return;
+  if (cached) throw new ApiStatus(500, '', rvError(rv));
+  throw badRequest(`invalid resource version: ${rvError(rv)}`);
+}
+
+/** Go's base64.StdEncoding error for a continue token that is not base64 (the byte it stopped at). */
+export function continueTokenError(token: string): ApiStatus {
+  let at = token.search(/[^A-Za-z0-9+/=]/);
+  if (at < 0) at = Math.floor(token.length / 4) * 4;
+  return badRequest(`invalid continue token: continue key is not valid: illegal base64 data at input byte ${at}`);
+}
+
+/** apiserver's summarizeData: the first 30 bytes of a body (hex unless it starts with `{`). */
+function summarize(raw: string): string {
+  const b = Buffer.from(raw, 'utf8');
+  if (b.length === 0) return '<empty>';
+  if (b[0] === 0x7b) return b.length > 30 ? `${b.subarray(0, 30).toString('utf8')} ...` : raw;
+  return b.length > 30 ? `${b.subarray(0, 30).toString('hex')} ...` : b.toString('hex');
+}
+
+/** A body that is not JSON (or YAML for apply), as the verb's handler words it. */
+export function bodyError(method: string, contentType: string, kind: string, raw: string, error: string): ApiStatus {
+  const type = contentType.split(';')[0].trim();
+  if (method === 'PATCH' && type === 'application/apply-patch+yaml')
+    return badRequest(`error decoding patch: error converting YAML to JSON: yaml: ${error}`);
+  if (method === 'PATCH') return badRequest('invalid JSON patch');
+  return badRequest(
+    `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${error} (${summarize(raw)})`,
+  );
+}
+
+/** Duplicate keys of a create or update body: a warning each (Warn), refused (Strict), nothing (Ignore). */
+export function duplicateFields(duplicates: string[]): string[] {
+  return duplicates.map((d) => `duplicate field ${JSON.stringify(d.replace(/^\./, ''))}`);
+}
+
+/** The patch types a resource takes (strategic merge: built-ins only), checked before the body is read. */
+export function checkPatchType(contentType: string, custom: boolean): void {
+  const type = contentType.split(';')[0].trim();
+  const ok = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
+  if (!custom) ok.push('application/strategic-merge-patch+json');
+  if (!ok.includes(type)) throw unsupportedMediaType(type);
 }

@@ -35,7 +35,7 @@ export function parseFieldSelector(s: string): FieldRequirement[] {
     return runtimeParseFieldSelector(s);
   } catch (e) {
     if (!(e instanceof SelectorSyntaxError)) throw e;
-    throw badRequest(`invalid field selector: invalid selector: '${s}'; can't understand '${e.term}'`);
+    throw badRequest(`invalid selector: '${s}'; can't understand '${e.term}'`);
   }
 }
 

@@ -22,7 +22,19 @@ import {
 } from './selectors.js';
 import { type Obj, clone, isObj } from './json.js';
 import { patchScale, toScale } from './scale.js';
-import { checkDeleteOptions, checkWriteOptions, decodeBody } from './request.js';
+import {
+  bodyError,
+  checkBodySize,
+  checkDeleteOptions,
+  checkPatchType,
+  duplicateFields,
+  checkGetResourceVersion,
+  checkListOptions,
+  checkListResourceVersion,
+  checkWriteOptions,
+  continueTokenError,
+  decodeBody,
+} from './request.js';
 import { stringifyWire } from './wire.js';
 
 /** The version the fake reports at /version. */
@@ -137,11 +149,20 @@ export class FakeServer {
       fieldValidation: q.get('fieldValidation') ?? undefined,
     };
     const parse = (): unknown => {
-      if (method === 'POST' || method === 'PUT' || method === 'PATCH')
-        checkWriteOptions(method, q, String(req.headers['content-type'] ?? ''));
+      const type = String(req.headers['content-type'] ?? 'application/json');
+      if (method === 'PATCH') checkPatchType(type, r.custom);
+      if (raw !== undefined) checkBodySize(raw);
+      if (method === 'POST' || method === 'PUT' || method === 'PATCH') checkWriteOptions(method, q, type);
       if (raw === undefined || raw === '') return undefined;
-      const body = decodeBody(raw, String(req.headers['content-type'] ?? 'application/json'));
-      if (body.error !== undefined) throw badRequest(`the body of the request could not be decoded: ${body.error}`);
+      const body = decodeBody(raw, type);
+      if (body.error !== undefined) throw bodyError(method, type, r.kind, raw, body.error);
+      if (body.duplicates.length && method !== 'PATCH' && ctx.fieldValidation !== 'Ignore') {
+        if (ctx.fieldValidation === 'Strict')
+          throw badRequest(
+            `${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: strict decoding error: ${duplicateFields(body.duplicates).join(', ')}`,
+          );
+        ctx.warnings.push(...duplicateFields(body.duplicates));
+      }
       return body.value;
     };
     // Accept: application/json;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1 (what client-go's
@@ -226,6 +247,7 @@ export class FakeServer {
       return this.scale(r, namespace, name, method, parse(), ctx, String(req.headers['content-type'] ?? ''));
     switch (method) {
       case 'GET':
+        checkGetResourceVersion(q, r.storageKey !== '/events');
         return { body: this.store.read(r, namespace, name) };
       case 'PUT':
         return { body: this.store.update(r, namespace, name, parse(), sub, ctx), warnings: ctx.warnings };
@@ -233,6 +255,7 @@ export class FakeServer {
         return {
           body: this.store.patch(r, namespace, name, String(req.headers['content-type'] ?? ''), parse(), sub, ctx),
           warnings: ctx.warnings,
+          code: ctx.created ? 201 : undefined,
         };
       case 'DELETE': {
         const options = (parse() ?? {}) as Obj;
@@ -417,6 +440,7 @@ export class FakeServer {
   }
 
   private list(r: Resource, namespace: string | undefined, q: URLSearchParams): unknown {
+    checkListOptions(q);
     const sel = this.selectors(q);
     this.checkFields(r, sel.fields);
     let items = this.store.all(r, namespace).filter((o) => this.matches(r, o, sel));
@@ -429,11 +453,12 @@ export class FakeServer {
       try {
         token = JSON.parse(Buffer.from(cont, 'base64').toString('utf8')) as { start: string; rv: string };
       } catch {
-        throw badRequest('continue key is not valid: illegal base64 data');
+        throw continueTokenError(cont);
       }
       items = items.filter((o) => keyOf(o) > token.start);
       rv = token.rv;
     }
+    checkListResourceVersion(q);
     let remaining: number | undefined;
     if (limit > 0 && items.length > limit) {
       remaining = items.length - limit;

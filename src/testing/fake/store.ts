@@ -21,7 +21,7 @@ import {
   ApiStatus,
   unsupportedMediaType,
 } from './status.js';
-import { validateMetadata } from './metadata.js';
+import { finalizerWarnings, validateMetadata } from './metadata.js';
 import { decodeBuiltin } from './decode.js';
 import {
   admitBuiltinCreate,
@@ -36,7 +36,8 @@ import { applyConfiguration, duplicateItems, now, trackUpdate } from './apply.js
 import { apiVersionOf } from '../../runtime/client/types.js';
 import { type Obj, clone, isObj } from './json.js';
 import { sortKeysDeep } from '../../util/json.js';
-import { stringifyWire } from './wire.js';
+import { asUnstructured, stringifyWire } from './wire.js';
+import { printCoreEvent } from './events.js';
 
 /** Evaluates the CEL rules of a schema on an object (and its old version on update). */
 export type CelRules = (schema: RuleSchema, obj: unknown, old: unknown, warnings: string[]) => RuleFailure[];
@@ -62,6 +63,8 @@ export interface WriteContext {
   applied?: boolean;
   /** Warnings for the answer's Warning headers. */
   warnings: string[];
+  /** Set by apply when it created the object (the answer is 201). */
+  created?: boolean;
   /** The request's fieldValidation: Strict refuses unknown fields, Ignore drops them without a warning (default Warn). */
   fieldValidation?: string;
 }
@@ -171,7 +174,13 @@ export class Store {
     this.events.push(ev);
     if (this.events.length > EVENT_WINDOW) this.events.splice(0, this.events.length - EVENT_WINDOW);
     for (const s of this.subscribers) s(ev);
-    return obj;
+    // Events answer as they read back (the Go struct's fields that are never omitted).
+    return this.printed(r, obj);
+  }
+
+  /** An object as the answer prints it: Events with their Go struct's fields that are never omitted. */
+  private printed(r: Resource, o: Obj): Obj {
+    return r.storageKey === '/events' ? this.asVersion(r, r.view ? r.view.toStorage(o) : o) : o;
   }
 
   /** The stored object (a copy, in `r`'s version), or undefined. */
@@ -182,7 +191,9 @@ export class Store {
 
   /** A stored object as `r`'s version reads it: apiVersion, and the version's defaults. */
   asVersion(r: Resource, o: Obj): Obj {
-    const c = r.view ? r.view.fromStorage(clone(o)) : clone(o);
+    let c = clone(o);
+    if (r.storageKey === '/events') c = printCoreEvent(c);
+    if (r.view) c = r.view.fromStorage(c);
     c.apiVersion = apiVersionOf(r);
     if (r.custom) applyDefaults(c, r.schema);
     return c;
@@ -241,6 +252,7 @@ export class Store {
   /** Pruning and defaulting of a custom resource's body (what decoding does). */
   private decode(r: Resource, body: Obj, ctx: WriteContext): Obj {
     const o = clone(body);
+    if (r.custom) asUnstructured(o);
     o.apiVersion = apiVersionOf(r);
     o.kind = r.kind;
     const unknown: string[] = [];
@@ -264,6 +276,7 @@ export class Store {
    */
   private validateObject(r: Resource, o: Obj, old: Obj | undefined, ctx: WriteContext, statusOnly = false): void {
     const errs: FieldErr[] = validateMetadata(r, o, old);
+    if (r.custom) ctx.warnings.push(...finalizerWarnings(o));
     if (old) errs.push(...newFinalizerErrors(o, old));
     if (r.custom && r.schema) {
       const schema = statusOnly
@@ -354,7 +367,7 @@ export class Store {
       delete m.managedFields;
       trackUpdate(r, undefined, o, manager(ctx), undefined);
     }
-    if (ctx.dryRun) return o;
+    if (ctx.dryRun) return this.printed(r, o);
     return clone(this.put(r, this.toStorage(r, o), 'ADDED'));
   }
 
@@ -384,9 +397,12 @@ export class Store {
       throw badRequest(`the name of the object (${String(m.name)}) does not match the name on the URL (${name})`);
     if (r.namespaced && m.namespace !== undefined && m.namespace !== '' && m.namespace !== namespace)
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    const rv = m.resourceVersion;
+    // The storage parses the precondition before it reads the object: a Go error, 500 without a reason.
+    if (typeof rv === 'string' && rv !== '' && !/^\d+$/.test(rv))
+      throw new ApiStatus(500, '', `strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
     const old = this.get(r, namespace, name);
     const om = meta(old);
-    const rv = m.resourceVersion;
     if (rv === undefined || rv === '' || rv === null) {
       if (!r.unconditionalUpdate && !patched)
         throw invalid({ ...r, kind: r.plural }, name, [
@@ -459,8 +475,8 @@ export class Store {
       if (!ctx.dryRun) this.put(r, clone(old), 'DELETED');
       return o;
     }
-    const same = equalJSON(withoutManagedFields(o), withoutManagedFields(old));
-    if (same || ctx.dryRun) return same ? old : o;
+    const same = equalJSON(withoutManagedFields(this.printed(r, o)), withoutManagedFields(old));
+    if (same || ctx.dryRun) return same ? old : this.printed(r, o);
     return clone(this.put(r, o, 'MODIFIED'));
   }
 
@@ -543,7 +559,9 @@ export class Store {
     if (r.namespaced) m.namespace = namespace;
     if (!existing) {
       if (sub) throw notFound(r, name);
-      return this.create(r, namespace, next, { ...ctx, applied: true });
+      const created = this.create(r, namespace, next, { ...ctx, applied: true });
+      ctx.created = true;
+      return created;
     }
     m.resourceVersion = meta(existing).resourceVersion;
     return this.update(r, namespace, name, next, sub, { ...ctx, applied: true }, true);

@@ -21,12 +21,25 @@ export interface Parsed {
 const MIN_INT64 = -(2n ** 63n);
 const MAX_INT64 = 2n ** 63n - 1n;
 
-/** A number token as Go's unstructured decoding keeps it: int64 exactly, else float64. */
+/**
+ * A number token: an integer beyond 2^53 as a BigInt (the literal exactly, as Go's decoder quotes
+ * it in an error); see {@link asUnstructured} for what a custom resource keeps.
+ */
 function numberOf(tok: string): number | bigint {
   const n = Number(tok);
   if (!/^-?\d+$/.test(tok) || Number.isSafeInteger(n)) return n;
-  const b = BigInt(tok);
-  return b >= MIN_INT64 && b <= MAX_INT64 ? b : n;
+  return BigInt(tok);
+}
+
+/** As unstructured decoding keeps numbers (a custom resource): int64 exactly, a larger integer as float64. */
+export function asUnstructured(v: unknown): unknown {
+  if (typeof v === 'bigint') return v >= MIN_INT64 && v <= MAX_INT64 ? v : Number(v);
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) v[i] = asUnstructured(v[i]);
+    return v;
+  }
+  if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) (v as Obj)[k] = asUnstructured(x);
+  return v;
 }
 
 /** strconv.Quote of one character, as the scanner's quoteChar prints it. */
