@@ -109,15 +109,17 @@ export class FakeServer {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    // Warnings given before a refusal go with it, as the server sends them.
+    const warnings: string[] = [];
     try {
       const url = new URL(req.url ?? '/', 'http://fake');
       const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req);
-      const answer = this.dispatch(req, res, url, body);
+      const answer = this.dispatch(req, res, url, body, warnings);
       if (answer === WATCHING) return;
       await this.cel; // a CRD just created has rules: its objects are checked from the next request on
       send(res, answer.code && answer.code >= 400 ? answer.code : 200, answer.body, answer.warnings, answer.code);
     } catch (e) {
-      if (e instanceof ApiStatus) send(res, e.code, e.body());
+      if (e instanceof ApiStatus) send(res, e.code, e.body(), warnings);
       else
         send(res, 500, new ApiStatus(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`).body());
     }
@@ -128,6 +130,7 @@ export class FakeServer {
     res: http.ServerResponse,
     url: URL,
     raw: string | undefined,
+    warnings: string[] = [],
   ): { body: unknown; warnings?: string[]; code?: number } | typeof WATCHING {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
@@ -144,7 +147,7 @@ export class FakeServer {
       dryRun: q.getAll('dryRun').includes('All'),
       fieldManager: q.get('fieldManager') ?? undefined,
       userAgent: String(req.headers['user-agent'] ?? ''),
-      warnings: [],
+      warnings,
       force: q.get('force') === 'true',
       fieldValidation: q.get('fieldValidation') ?? undefined,
     };

@@ -237,16 +237,36 @@ export class Store {
       );
   }
 
-  /** Checks the body names the resource of the URL, as the server's decoder does. */
+  /** Checks the body names the resource of the URL, as the server's decoder does (in its words). */
   private checkTypeMeta(r: Resource, body: Obj): void {
     const want = apiVersionOf(r);
-    if (body.apiVersion === undefined && body.kind === undefined) return;
-    if (body.kind !== undefined && body.kind !== r.kind)
-      throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
-    if (body.apiVersion !== undefined && body.apiVersion !== want)
-      throw badRequest(
-        `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${want})`,
-      );
+    if (r.custom) {
+      // Unstructured decoding: both are required, and must be the URL's.
+      if (body.apiVersion === undefined && body.kind === undefined) return;
+      if (body.apiVersion !== want)
+        throw badRequest(
+          `the API version in the data (${typeof body.apiVersion === 'string' ? body.apiVersion : ''}) does not match the expected API version (${want})`,
+        );
+      if (body.kind === undefined || body.kind === '') {
+        const raw = stringifyWire(body);
+        throw badRequest(
+          `the object provided is unrecognized (must be of type ${r.kind}): Object 'Kind' is missing in '${raw}' (${raw.length > 30 ? `${raw.slice(0, 30)} ...` : raw})`,
+        );
+      }
+      if (body.kind !== r.kind)
+        throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
+      return;
+    }
+    const apiVersion = typeof body.apiVersion === 'string' && body.apiVersion ? body.apiVersion : want;
+    const kind = typeof body.kind === 'string' && body.kind ? body.kind : r.kind;
+    const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
+    const scheme = 'in scheme "pkg/runtime/scheme.go:111"';
+    const handled = `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${r.kind}`;
+    if (apiVersion === want && kind === r.kind) return;
+    // A core/v1 Kind the scheme knows (Pod) converts to nothing else; any other is not registered there.
+    if (apiVersion === want && r.group === '' && CORE_KINDS.has(kind))
+      throw badRequest(`${handled}: converting (v1.${kind}) to (core.${r.kind}): unknown conversion`);
+    throw badRequest(`${handled}: no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} ${scheme}`);
   }
 
   /** Pruning and defaulting of a custom resource's body (what decoding does). */
@@ -469,6 +489,7 @@ export class Store {
       trackUpdate(r, old, o, manager(ctx), sub);
     }
     this.validateObject(r, o, old, ctx, sub === 'status');
+    if (ctx.applied) noOpApplyTime(o, old, ctx.fieldManager);
     if (om.deletionTimestamp && !(Array.isArray(nm.finalizers) && nm.finalizers.length)) {
       // The server deletes the stored object (the watch sees it, finalizers and all, at the
       // deletion's revision) and answers with the update as sent, at the stored revision.
@@ -631,10 +652,11 @@ export class Store {
 function checkApplied(r: Resource, namespace: string | undefined, name: string, body: Obj, sub: string | undefined): void {
   const want = apiVersionOf(r);
   const m = isObj(body.metadata) ? body.metadata : {};
-  if (body.apiVersion !== want)
-    throw badRequest(
-      `Incorrect version specified in apply patch. Specified patch version: ${typeof body.apiVersion === 'string' ? body.apiVersion : ''}, expected: ${want}`,
-    );
+  if (body.apiVersion !== want || body.kind !== r.kind) {
+    const av = typeof body.apiVersion === 'string' ? body.apiVersion : '';
+    const gv = av.includes('/') ? av : `/${av}`;
+    throw badRequest(`invalid object type: ${gv}, Kind=${typeof body.kind === 'string' ? body.kind : ''}`);
+  }
   if (m.managedFields !== undefined && m.managedFields !== null) throw badRequest('metadata.managedFields must be nil');
   const dups = duplicateItems(r, body, sub);
   if (dups.length) {
@@ -650,6 +672,9 @@ function checkApplied(r: Resource, namespace: string | undefined, name: string, 
   if (objName !== name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
   void namespace;
 }
+
+/** core/v1 Kinds of the server's scheme a body may name by mistake (a decode converts them, and fails). */
+const CORE_KINDS = new Set(['Pod', 'Service', 'ConfigMap', 'Secret', 'Namespace', 'Event', 'Node', 'ServiceAccount']);
 
 /** Error types after which the API server does not run CEL rules (apiextensions' hasBlockingErr). */
 const BLOCKING = new Set<FieldErr['type']>([
@@ -719,6 +744,24 @@ function newFinalizerErrors(o: Obj, old: Obj): FieldErr[] {
     detail: `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
   };
   return [e, { ...e }];
+}
+
+/**
+ * An apply that changes nothing but managedFields does not time its entry: a new entry has no
+ * time, an existing one keeps its own (the field manager's no-op handling).
+ */
+function noOpApplyTime(o: Obj, old: Obj, manager: string | undefined): void {
+  const strip = (x: Obj) => ({ ...x, metadata: { ...meta(x), managedFields: undefined, resourceVersion: undefined } });
+  if (!equalJSON(JSON.parse(stringifyWire(strip(o))), JSON.parse(stringifyWire(strip(old))))) return;
+  const entries = meta(o).managedFields;
+  if (!Array.isArray(entries)) return;
+  const before = Array.isArray(meta(old).managedFields) ? (meta(old).managedFields as Obj[]) : [];
+  for (const e of entries as Obj[]) {
+    if (e.manager !== manager || e.operation !== 'Apply') continue;
+    const prev = before.find((b) => b.manager === manager && b.operation === 'Apply' && b.subresource === e.subresource);
+    if (prev?.time !== undefined) e.time = prev.time;
+    else delete e.time;
+  }
 }
 
 /** Who a write without fieldManager is recorded under. */
