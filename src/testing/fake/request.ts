@@ -18,6 +18,18 @@ export interface Body {
   duplicates: string[];
   /** The syntax error, when the body is not JSON (the verb words it). */
   error?: string;
+  /** Warnings of the YAML decoder (a key given twice). */
+  warnings?: string[];
+}
+
+/** go-yaml's warning for a key given twice in a one-line (JSON) apply body: the last one wins. */
+function yamlDuplicates(raw: string): string[] {
+  if (raw.includes('\n') || !raw.trimStart().startsWith('{')) return [];
+  try {
+    return parseWire(raw).duplicates.map((d) => `line 1: key ${JSON.stringify(d.slice(d.lastIndexOf('.') + 1))} already set in map`);
+  } catch {
+    return [];
+  }
 }
 
 export function checkBodySize(raw: string): void {
@@ -30,7 +42,8 @@ export function decodeBody(raw: string, contentType: string): Body {
   checkBodySize(raw);
   if (contentType.includes('yaml')) {
     try {
-      return { value: bigToNumber(yaml().parse(raw, { intAsBigInt: true })), duplicates: [] };
+      const value = bigToNumber(yaml().parse(raw, { intAsBigInt: true, uniqueKeys: false }));
+      return { value, duplicates: [], warnings: yamlDuplicates(raw) };
     } catch (e) {
       if (e instanceof RangeError) return { value: undefined, duplicates: [], error: `exceeded max depth of ${MAX_DEPTH}` };
       return { value: undefined, duplicates: [], error: (e as Error).message };

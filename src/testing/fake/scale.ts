@@ -41,7 +41,8 @@ export function toScale(o: Obj, s: ScalePaths): Obj {
       resourceVersion: m.resourceVersion,
       creationTimestamp: m.creationTimestamp,
     },
-    spec: { replicas: Number(at(o, s.specReplicasPath) ?? 0) },
+    // autoscaling/v1 ScaleSpec.replicas is omitempty.
+    spec: Number(at(o, s.specReplicasPath) ?? 0) ? { replicas: Number(at(o, s.specReplicasPath)) } : {},
     status: {
       replicas: Number(at(o, s.statusReplicasPath) ?? 0),
       ...(selector !== undefined ? { selector } : {}),

@@ -156,16 +156,13 @@ export class FakeServer {
       if (method === 'PATCH') checkPatchType(type, r.custom);
       if (raw !== undefined) checkBodySize(raw);
       if (method === 'POST' || method === 'PUT' || method === 'PATCH') checkWriteOptions(method, q, type);
+      if (raw === '' && method === 'PATCH' && !type.startsWith('application/apply-patch+yaml'))
+        throw badRequest('invalid JSON patch');
       if (raw === undefined || raw === '') return undefined;
       const body = decodeBody(raw, type);
       if (body.error !== undefined) throw bodyError(method, type, r.kind, raw, body.error);
-      if (body.duplicates.length && method !== 'PATCH' && ctx.fieldValidation !== 'Ignore') {
-        if (ctx.fieldValidation === 'Strict')
-          throw badRequest(
-            `${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: strict decoding error: ${duplicateFields(body.duplicates).join(', ')}`,
-          );
-        ctx.warnings.push(...duplicateFields(body.duplicates));
-      }
+      if (method !== 'PATCH') ctx.duplicates = duplicateFields(body.duplicates);
+      if (body.warnings) ctx.warnings.push(...body.warnings);
       return body.value;
     };
     // Accept: application/json;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1 (what client-go's
@@ -253,7 +250,11 @@ export class FakeServer {
         checkGetResourceVersion(q, r.storageKey !== '/events');
         return { body: this.store.read(r, namespace, name) };
       case 'PUT':
-        return { body: this.store.update(r, namespace, name, parse(), sub, ctx), warnings: ctx.warnings };
+        return {
+          body: this.store.update(r, namespace, name, parse(), sub, ctx),
+          warnings: ctx.warnings,
+          code: ctx.created ? 201 : undefined,
+        };
       case 'PATCH':
         return {
           body: this.store.patch(r, namespace, name, String(req.headers['content-type'] ?? ''), parse(), sub, ctx),
@@ -590,7 +591,7 @@ export class FakeServer {
     cur[steps[steps.length - 1]] = replicas;
     const rv = isObj(body) && isObj(body.metadata) ? body.metadata.resourceVersion : undefined;
     if (rv) (next.metadata as Obj).resourceVersion = rv;
-    return { body: toScale(this.store.update(r, namespace, name, next, undefined, ctx, true), s) };
+    return { body: toScale(this.store.update(r, namespace, name, next, 'scale', ctx, true), s) };
   }
 
   /** An error for a Kind the server does not serve (for callers that resolve by Kind). */

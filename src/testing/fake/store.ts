@@ -63,6 +63,8 @@ export interface WriteContext {
   applied?: boolean;
   /** Warnings for the answer's Warning headers. */
   warnings: string[];
+  /** The duplicate keys of the request's body (`duplicate field "x"`), warned when it decodes. */
+  duplicates?: string[];
   /** Set by apply when it created the object (the answer is 201). */
   created?: boolean;
   /** The request's fieldValidation: Strict refuses unknown fields, Ignore drops them without a warning (default Warn). */
@@ -278,9 +280,18 @@ export class Store {
     const unknown: string[] = [];
     if (r.custom) {
       const dropped: string[] = [];
+      // metadata is an ObjectMeta whatever the schema says: other fields are dropped.
+      if (isObj(o.metadata))
+        for (const k of Object.keys(o.metadata))
+          if (!OBJECT_META.has(k)) {
+            delete o.metadata[k];
+            dropped.push(`metadata.${k}`);
+          }
       prune(o, r.schema, '', dropped, true);
       for (const d of dropped) unknown.push(`unknown field "${d}"`);
     } else decodeBuiltin(r, r.model, o, unknown);
+    // The decoder's duplicate keys, noted when the body was read, are warned with its unknown fields.
+    unknown.push(...(ctx.duplicates ?? []));
     if (unknown.length && ctx.fieldValidation === 'Strict') throw new StrictDecodingError(r, unknown, body);
     if (ctx.fieldValidation !== 'Ignore') ctx.warnings.push(...unknown);
     if (r.custom) applyDefaults(o, r.schema);
@@ -331,7 +342,8 @@ export class Store {
         }
       }
     }
-    if (errs.length) throw invalid(r, String(meta(o).name ?? ''), errs);
+    // events.k8s.io Events are validated as the core Events they are: the kind is named without a group.
+    if (errs.length) throw invalid(r.view ? { ...r, group: '' } : r, String(meta(o).name ?? ''), errs);
   }
 
   create(r: Resource, namespace: string | undefined, body: unknown, ctx: WriteContext): Obj {
@@ -351,8 +363,7 @@ export class Store {
       // names.SimpleNameGenerator: the base is cut to 58 characters, so the name fits 63.
       m.name = `${m.generateName.slice(0, 58)}${suffix}`;
     }
-    if (m.resourceVersion !== undefined && m.resourceVersion !== '')
-      throw new ApiStatus(500, 'InternalError', 'resourceVersion should not be set on objects to be created');
+    const presetRV = m.resourceVersion !== undefined && m.resourceVersion !== '';
     for (const k of [
       'uid',
       'resourceVersion',
@@ -371,6 +382,8 @@ export class Store {
     if (isObj(m.labels) && Object.keys(m.labels).length === 0) delete m.labels;
     if (isObj(m.annotations) && Object.keys(m.annotations).length === 0) delete m.annotations;
     this.validateObject(r, o, undefined, ctx);
+    // The storage refuses it after validation: a Go error, 500 without a reason.
+    if (presetRV) throw new ApiStatus(500, '', 'resourceVersion should not be set on objects to be created');
     this.checkNamespace(r, namespace, String(m.name));
     if (!r.custom) admitBuiltinCreate(r, o, this.admission);
     if (this.find(r, namespace, String(m.name))) throw alreadyExists(r, String(m.name));
@@ -421,6 +434,12 @@ export class Store {
     // The storage parses the precondition before it reads the object: a Go error, 500 without a reason.
     if (typeof rv === 'string' && rv !== '' && !/^\d+$/.test(rv))
       throw new ApiStatus(500, '', `strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
+    // Events may be created by an update (their strategy's AllowCreateOnUpdate).
+    if (r.storageKey === '/events' && !this.find(r, namespace, name) && !patched && sub === undefined) {
+      const created = this.create(r, namespace, { ...body, metadata: { ...meta(body), resourceVersion: undefined } }, ctx);
+      ctx.created = true;
+      return created;
+    }
     const old = this.get(r, namespace, name);
     const om = meta(old);
     if (rv === undefined || rv === '' || rv === null) {
@@ -584,6 +603,10 @@ export class Store {
       ctx.created = true;
       return created;
     }
+    const wanted = isObj(body.metadata) ? body.metadata.resourceVersion : undefined;
+    // A resourceVersion in the applied configuration is a precondition.
+    if (typeof wanted === 'string' && wanted !== '' && wanted !== meta(existing).resourceVersion)
+      throw conflict(r, name, 'the object has been modified; please apply your changes to the latest version and try again');
     m.resourceVersion = meta(existing).resourceVersion;
     return this.update(r, namespace, name, next, sub, { ...ctx, applied: true }, true);
   }
@@ -659,19 +682,55 @@ function checkApplied(r: Resource, namespace: string | undefined, name: string, 
   }
   if (m.managedFields !== undefined && m.managedFields !== null) throw badRequest('metadata.managedFields must be nil');
   const dups = duplicateItems(r, body, sub);
+  // The typed conversion refuses fields the Kind's schema does not declare.
+  const unknown: string[] = [];
+  if (!r.custom) {
+    const warned: string[] = [];
+    try {
+      decodeBuiltin(r, r.model, clone(body), warned);
+    } catch {
+      /* type errors are the update's to report */
+    }
+    unknown.push(...warned.map((u) => JSON.parse(u.slice('unknown field '.length)) as string));
+  } else {
+    const c = clone(body);
+    if (isObj(c.metadata)) for (const k of Object.keys(c.metadata)) if (!OBJECT_META.has(k)) unknown.push(`metadata.${k}`);
+    prune(c, r.schema, '', unknown, true);
+  }
+  dups.unshift(...unknown.map((u) => `.${u}: field not declared in schema`));
   if (dups.length) {
     const gvk = `${want.includes('/') ? want : `/${want}`}, Kind=${String(body.kind ?? '')}`;
     const what = `${String(m.namespace ?? '')}/${String(m.name ?? '')}; ${gvk}`;
+    // A Go error the handler passes on: 500 without a reason.
     throw new ApiStatus(
       500,
-      'InternalError',
-      `Internal error occurred: failed to create typed patch object (${what}): ${dups.length === 1 ? dups[0] : `[${dups.join(', ')}]`}`,
+      '',
+      `failed to create typed patch object (${what}): ${dups.length === 1 ? dups[0] : `[${dups.join(', ')}]`}`,
     );
   }
   const objName = typeof m.name === 'string' ? m.name : '';
   if (objName !== name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
   void namespace;
 }
+
+/** The fields of metav1.ObjectMeta. */
+const OBJECT_META = new Set([
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+]);
 
 /** core/v1 Kinds of the server's scheme a body may name by mistake (a decode converts them, and fails). */
 const CORE_KINDS = new Set(['Pod', 'Service', 'ConfigMap', 'Secret', 'Namespace', 'Event', 'Node', 'ServiceAccount']);

@@ -166,7 +166,7 @@ export function parseWire(text: string): Parsed {
     ws();
     const c = text[i];
     if (c === '{' || c === '[') {
-      if (stack.length >= MAX_DEPTH) throw new WireSyntaxError('exceeded max depth');
+      if (stack.length >= MAX_DEPTH) throw new WireSyntaxError(`invalid character '${c}' exceeded max depth`);
       const path = childPath(stack[stack.length - 1]);
       i++;
       stack.push(
