@@ -170,7 +170,7 @@ export function validateMetadata(r: Resource, o: Obj, old: Obj | undefined): Fie
       for (const msg of msgs)
         errs.push({ type: 'FieldValueInvalid', field: 'metadata.finalizers', value: f, detail: msg });
       // Built-in Kinds (validateKubeFinalizerName): a name without a '/' must be a standard one.
-      if (!r.custom && !String(f).includes('/') && !STANDARD_FINALIZERS.has(String(f)))
+      if (!r.custom && r.storageKey !== '/events' && !String(f).includes('/') && !STANDARD_FINALIZERS.has(String(f)))
         errs.push({
           type: 'FieldValueInvalid',
           field: `metadata.finalizers[${i}]`,

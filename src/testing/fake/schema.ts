@@ -162,7 +162,8 @@ export function applyDefaults(v: unknown, s: Schema | undefined): void {
 function jsonType(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  // An integer past int64 was decoded as a float64 (./wire.ts asUnstructured): a number.
+  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 2 ** 63 ? 'integer' : 'number';
   if (typeof v === 'bigint') return 'integer';
   if (typeof v === 'object') return 'object';
   return typeof v;

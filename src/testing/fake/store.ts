@@ -348,8 +348,11 @@ export class Store {
 
   create(r: Resource, namespace: string | undefined, body: unknown, ctx: WriteContext): Obj {
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
-    this.checkTypeMeta(r, body);
+    // Unstructured decoding prunes (and warns) before the type is checked; a typed one after.
+    const early = !r.custom || (body.apiVersion !== undefined && body.apiVersion !== apiVersionOf(r));
+    if (early) this.checkTypeMeta(r, body);
     const o = this.decode(r, body, ctx);
+    if (!early) this.checkTypeMeta(r, body);
     const m = meta(o);
     if (r.namespaced) {
       if (m.namespace !== undefined && m.namespace !== '' && m.namespace !== namespace)
@@ -423,15 +426,19 @@ export class Store {
     patched = false,
   ): Obj {
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
-    this.checkTypeMeta(r, body);
+    const early = !r.custom || (body.apiVersion !== undefined && body.apiVersion !== apiVersionOf(r));
+    if (early) this.checkTypeMeta(r, body);
     let o = this.decode(r, body, ctx);
+    if (!early) this.checkTypeMeta(r, body);
     const m = meta(o);
     if (m.name !== undefined && m.name !== name)
       throw badRequest(`the name of the object (${String(m.name)}) does not match the name on the URL (${name})`);
     if (r.namespaced && m.namespace !== undefined && m.namespace !== '' && m.namespace !== namespace)
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     const rv = m.resourceVersion;
-    // The storage parses the precondition before it reads the object: a Go error, 500 without a reason.
+    // The storage parses the precondition before it reads the object: a Go error, 500 without a reason
+    // (the namespace storage reads it first).
+    if (r.kind === 'Namespace' && r.group === '') this.get(r, namespace, name);
     if (typeof rv === 'string' && rv !== '' && !/^\d+$/.test(rv))
       throw new ApiStatus(500, '', `strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
     // Events may be created by an update (their strategy's AllowCreateOnUpdate).
@@ -621,6 +628,17 @@ export class Store {
     const old = this.get(r, namespace, name);
     const om = meta(old);
     const pre = isObj(options.preconditions) ? options.preconditions : {};
+    if (r.kind === 'Namespace' && r.group === '') {
+      // The namespace storage checks preconditions itself, in other words.
+      if (pre.uid !== undefined && pre.uid !== null && pre.uid !== om.uid)
+        throw conflict(r, name, `Precondition failed: UID in precondition: ${String(pre.uid)}, UID in object meta: ${String(om.uid)}`);
+      if (pre.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== om.resourceVersion)
+        throw conflict(
+          r,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${String(pre.resourceVersion)}, ResourceVersion in object meta: ${String(om.resourceVersion)}`,
+        );
+    }
     if (pre.uid !== undefined && pre.uid !== null && pre.uid !== om.uid)
       throw conflict(
         { ...r, plural: r.kind },
@@ -709,8 +727,11 @@ function checkApplied(r: Resource, namespace: string | undefined, name: string, 
     );
   }
   const objName = typeof m.name === 'string' ? m.name : '';
-  if (objName !== name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
-  void namespace;
+  // No name: the URL's is taken.
+  if (objName !== '' && objName !== name)
+    throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+  if (r.namespaced && typeof m.namespace === 'string' && m.namespace !== '' && m.namespace !== namespace)
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
 }
 
 /** The fields of metav1.ObjectMeta. */
