@@ -133,6 +133,17 @@ export function finalizerWarnings(o: Obj): string[] {
     );
 }
 
+/** The warning a Deployment gets on create when its name is no DNS label (its pods are named after it). */
+export function nameWarnings(r: Resource, o: Obj): string[] {
+  if (r.group !== 'apps' || r.kind !== 'Deployment') return [];
+  const m = (isObj(o.metadata) ? o.metadata : {}) as Obj;
+  const errs = typeof m.name === 'string' && m.name ? labelErrors(m.name) : [];
+  if (!errs.length) return [];
+  return [
+    `metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [${errs.join(', ')}]`,
+  ];
+}
+
 export function validateMetadata(r: Resource, o: Obj, old: Obj | undefined): FieldErr[] {
   const m = (isObj(o.metadata) ? o.metadata : {}) as Obj;
   const errs: FieldErr[] = [];

@@ -45,7 +45,8 @@ export function decodeBody(raw: string, contentType: string): Body {
       const value = bigToNumber(yaml().parse(raw, { intAsBigInt: true, uniqueKeys: false }));
       return { value, duplicates: [], warnings: yamlDuplicates(raw) };
     } catch (e) {
-      if (e instanceof RangeError) return { value: undefined, duplicates: [], error: `exceeded max depth of ${MAX_DEPTH}` };
+      if (e instanceof RangeError || /Maximum call stack/.test((e as Error).message))
+        return { value: undefined, duplicates: [], error: `exceeded max depth of ${MAX_DEPTH}` };
       return { value: undefined, duplicates: [], error: (e as Error).message };
     }
   }
@@ -180,12 +181,16 @@ function rvError(rv: string): string {
  * timeoutSeconds), then ValidateListOptions (resourceVersionMatch), then the storage's parse of
  * resourceVersion.
  */
-export function checkListOptions(q: URLSearchParams): void {
+export function checkListIntegers(q: URLSearchParams): void {
   for (const k of ['timeoutSeconds', 'limit']) {
     const v = q.get(k);
     if (v !== null && v !== '' && !goParseInt(v))
       throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
   }
+}
+
+/** ValidateListOptions (after the selectors are parsed). */
+export function checkListOptions(q: URLSearchParams): void {
   const errs: OptionErr[] = [];
   const rvm = q.get('resourceVersionMatch') ?? '';
   const rv = q.get('resourceVersion') ?? '';

@@ -29,6 +29,7 @@ import {
   checkPatchType,
   duplicateFields,
   checkGetResourceVersion,
+  checkListIntegers,
   checkListOptions,
   checkListResourceVersion,
   checkWriteOptions,
@@ -162,7 +163,7 @@ export class FakeServer {
       const body = decodeBody(raw, type);
       if (body.error !== undefined) throw bodyError(method, type, r.kind, raw, body.error);
       if (method !== 'PATCH') ctx.duplicates = duplicateFields(body.duplicates);
-      if (body.warnings) ctx.warnings.push(...body.warnings);
+      if (body.warnings) ctx.applyWarnings = body.warnings;
       return body.value;
     };
     // Accept: application/json;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1 (what client-go's
@@ -444,8 +445,9 @@ export class FakeServer {
   }
 
   private list(r: Resource, namespace: string | undefined, q: URLSearchParams): unknown {
-    checkListOptions(q);
+    checkListIntegers(q);
     const sel = this.selectors(q);
+    checkListOptions(q);
     this.checkFields(r, sel.fields);
     let items = this.store.all(r, namespace).filter((o) => this.matches(r, o, sel));
     const limit = Number(q.get('limit') ?? 0);

@@ -21,7 +21,7 @@ import {
   ApiStatus,
   unsupportedMediaType,
 } from './status.js';
-import { finalizerWarnings, validateMetadata } from './metadata.js';
+import { finalizerWarnings, nameWarnings, validateMetadata } from './metadata.js';
 import { decodeBuiltin } from './decode.js';
 import {
   admitBuiltinCreate,
@@ -65,6 +65,8 @@ export interface WriteContext {
   warnings: string[];
   /** The duplicate keys of the request's body (`duplicate field "x"`), warned when it decodes. */
   duplicates?: string[];
+  /** The YAML decoder's warnings of an apply body, given when the apply succeeds. */
+  applyWarnings?: string[];
   /** Set by apply when it created the object (the answer is 201). */
   created?: boolean;
   /** The request's fieldValidation: Strict refuses unknown fields, Ignore drops them without a warning (default Warn). */
@@ -307,7 +309,6 @@ export class Store {
    */
   private validateObject(r: Resource, o: Obj, old: Obj | undefined, ctx: WriteContext, statusOnly = false): void {
     const errs: FieldErr[] = validateMetadata(r, o, old);
-    if (r.custom) ctx.warnings.push(...finalizerWarnings(o));
     if (old) errs.push(...newFinalizerErrors(o, old));
     if (r.custom && r.schema) {
       const schema = statusOnly
@@ -344,6 +345,8 @@ export class Store {
     }
     // events.k8s.io Events are validated as the core Events they are: the kind is named without a group.
     if (errs.length) throw invalid(r.view ? { ...r, group: '' } : r, String(meta(o).name ?? ''), errs);
+    if (!old) ctx.warnings.push(...nameWarnings(r, o));
+    if (r.custom) ctx.warnings.push(...finalizerWarnings(o));
   }
 
   create(r: Resource, namespace: string | undefined, body: unknown, ctx: WriteContext): Obj {
@@ -443,7 +446,13 @@ export class Store {
       throw new ApiStatus(500, '', `strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
     // Events may be created by an update (their strategy's AllowCreateOnUpdate).
     if (r.storageKey === '/events' && !this.find(r, namespace, name) && !patched && sub === undefined) {
-      const created = this.create(r, namespace, { ...body, metadata: { ...meta(body), resourceVersion: undefined } }, ctx);
+      // Its decoding warnings were given by this update already.
+      const created = this.create(
+        r,
+        namespace,
+        { ...body, metadata: { ...meta(body), resourceVersion: undefined } },
+        { ...ctx, warnings: [] },
+      );
       ctx.created = true;
       return created;
     }
@@ -596,10 +605,13 @@ export class Store {
         { type: 'FieldValueRequired', field: 'fieldManager', detail: 'is required for apply patch' },
       ]);
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
-    checkApplied(r, namespace, name, body, sub);
+    checkApplied(r, body, sub);
     this.checkTypeMeta(r, body);
     const existing = this.find(r, namespace, name);
     const applied = applyConfiguration(r, existing, body, ctx.fieldManager, ctx.force === true, sub);
+    // The YAML decoder's strict warnings are given once the field manager applied the body.
+    if (ctx.fieldValidation !== 'Ignore') ctx.warnings.push(...(ctx.applyWarnings ?? []));
+    checkAppliedName(r, namespace, name, body);
     const next = { ...applied, apiVersion: body.apiVersion ?? apiVersionOf(r), kind: r.kind };
     const m = meta(next);
     m.name = name;
@@ -653,7 +665,8 @@ export class Store {
         `the ResourceVersion in the precondition (${String(pre.resourceVersion)}) does not match the ResourceVersion in record (${String(om.resourceVersion)}). The object might have been modified`,
         r.group,
       );
-    const policy = options.propagationPolicy;
+    // Events are not garbage collected (their strategy): a propagation policy adds no finalizer.
+    const policy = r.storageKey === '/events' ? undefined : options.propagationPolicy;
     const finalizers = Array.isArray(om.finalizers) ? [...(om.finalizers as string[])] : [];
     if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
     if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
@@ -690,7 +703,7 @@ export class Store {
  * order): another apiVersion, managedFields set, items given twice in a list-map or set; then a
  * name other than the URL's (the patch handler's checkName).
  */
-function checkApplied(r: Resource, namespace: string | undefined, name: string, body: Obj, sub: string | undefined): void {
+function checkApplied(r: Resource, body: Obj, sub: string | undefined): void {
   const want = apiVersionOf(r);
   const m = isObj(body.metadata) ? body.metadata : {};
   if (body.apiVersion !== want || body.kind !== r.kind) {
@@ -723,11 +736,15 @@ function checkApplied(r: Resource, namespace: string | undefined, name: string, 
     throw new ApiStatus(
       500,
       '',
-      `failed to create typed patch object (${what}): ${dups.length === 1 ? dups[0] : `[${dups.join(', ')}]`}`,
+      `failed to create typed patch object (${what}): ${dups.length === 1 ? dups[0] : `errors:\n  ${dups.join('\n  ')}`}`,
     );
   }
+}
+
+/** After the field manager applied the body: its name and namespace must be the URL's (no name: the URL's). */
+function checkAppliedName(r: Resource, namespace: string | undefined, name: string, body: Obj): void {
+  const m = isObj(body.metadata) ? body.metadata : {};
   const objName = typeof m.name === 'string' ? m.name : '';
-  // No name: the URL's is taken.
   if (objName !== '' && objName !== name)
     throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
   if (r.namespaced && typeof m.namespace === 'string' && m.namespace !== '' && m.namespace !== namespace)
@@ -847,7 +864,7 @@ function noOpApplyTime(o: Obj, old: Obj, manager: string | undefined): void {
 /** Who a write without fieldManager is recorded under. */
 function manager(ctx: WriteContext): string {
   return (
-    ctx.fieldManager ??
+    ctx.fieldManager ||
     (ctx.userAgent ?? '')
       .split('/')[0]
       .replace(/[^\x20-\x7e]/g, '')
