@@ -46,6 +46,8 @@ interface Diff {
 interface Known {
   gap: boolean;
   why: string;
+  /** The server's side of it is not deterministic (Go map order, its watch cache): it need not occur in every run. */
+  sometimes?: boolean;
   covers(d: Diff, aspect: string): boolean;
 }
 
@@ -160,6 +162,7 @@ const KNOWN: Record<string, Known> = {
   'reads at resourceVersion 0': {
     gap: false,
     why: "a get or list with resourceVersion=0 is served from the server's watch cache, which may not yet hold what was written just before (the API's documented semantics: any version, possibly stale); the fake's store is always current",
+    sometimes: true,
     covers: (d, a) => has(d, 'q:resourceVersion=0') && OUTCOME.has(a),
   },
   'a JSON patch of the whole document': {
@@ -170,6 +173,7 @@ const KNOWN: Record<string, Known> = {
   'the fields an apply does not declare, listed in Go map order': {
     gap: false,
     why: "when an applied configuration has several fields its schema does not declare, the server's list of them follows Go's random map order (and may name only one); the fake lists them all in the body's order; code and reason are the same",
+    sometimes: true,
     covers: (d, a) =>
       a === 'message' &&
       [d.real.message, d.fake.message].every((m) => /^failed to create typed patch object .*field not declared in schema/s.test(m ?? '')),
@@ -443,7 +447,9 @@ describe(`the fake API server answers generated requests as kube-apiserver does 
   it('every known difference still occurs (else it is stale: remove it)', () => {
     // Another seed or count need not meet every entry: staleness is judged on the CI's run.
     if (SEED !== DEFAULT_SEED || COUNT !== DEFAULT_COUNT) return;
-    const stale = Object.keys(KNOWN).filter((name) => !diffs.some((d) => d.aspects.some((a) => KNOWN[name].covers(d, a))));
+    const stale = Object.keys(KNOWN).filter(
+      (name) => !KNOWN[name].sometimes && !diffs.some((d) => d.aspects.some((a) => KNOWN[name].covers(d, a))),
+    );
     assert.deepEqual(stale, []);
   });
 });
