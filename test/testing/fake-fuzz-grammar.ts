@@ -236,7 +236,10 @@ export const KINDS: KindDef[] = [
     namespaced: false,
     custom: true,
     base: () => ({ spec: { color: 'blue' } }),
-    intPaths: [['spec', 'n'], ['status', 'seen']],
+    intPaths: [
+      ['spec', 'n'],
+      ['status', 'seen'],
+    ],
     unknownPath: ['spec', 'bogus'],
     deepPath: ['spec', 'deep'],
     change: { spec: { color: 'green' } },
@@ -587,9 +590,13 @@ function listQuery(rng: Rng, tags: string[]): [string, string][] {
     tags.push(`q:${k}=${v}`);
     out.push([k, v]);
   };
-  if (rng.chance(0.35)) add('labelSelector', rng.pick(['app=x', 'app in (x,y)', 'app in x', '!!', 'a==b', 'app,!tier', 'x=Y Z']));
+  if (rng.chance(0.35))
+    add('labelSelector', rng.pick(['app=x', 'app in (x,y)', 'app in x', '!!', 'a==b', 'app,!tier', 'x=Y Z']));
   if (rng.chance(0.25))
-    add('fieldSelector', rng.pick(['metadata.name=x', 'metadata.namespace!=y', 'spec.bogus=x', 'nonsense', 'type=Opaque']));
+    add(
+      'fieldSelector',
+      rng.pick(['metadata.name=x', 'metadata.namespace!=y', 'spec.bogus=x', 'nonsense', 'type=Opaque']),
+    );
   if (rng.chance(0.35)) add('limit', rng.pick(['1', '2', '0', '-1', 'abc', '1.5']));
   if (rng.chance(0.1)) add('continue', rng.pick(['bogus', 'eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiJ4In0']));
   if (rng.chance(0.2)) add('resourceVersion', rng.pick(['0', 'abc', '-1']));
@@ -600,7 +607,11 @@ function listQuery(rng: Rng, tags: string[]): [string, string][] {
 /** The setup of a case: its namespace and, for verbs on an object, the object (and a sibling for lists). */
 function setupFor(k: KindDef, ns: string, name: string, withObject: boolean, siblings: number): Req[] {
   const out: Req[] = [
-    { method: 'POST', path: '/api/v1/namespaces', body: text({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }) },
+    {
+      method: 'POST',
+      path: '/api/v1/namespaces',
+      body: text({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
+    },
   ];
   const names = withObject ? [name, ...Array.from({ length: siblings }, (_, i) => `${name}-s${i}`)] : [];
   for (const n of names.reverse()) {
@@ -651,7 +662,11 @@ const VERBS: Record<string, Builder> = {
     const existing = rng.chance(0.5);
     c.tags.push(existing ? 'apply:update' : 'apply:create');
     const urlName = base;
-    const nm = rng.chance(0.1) ? (c.tags.push('apply:otherName'), { name: `${base}-other` }) : rng.chance(0.05) ? (c.tags.push('apply:noName'), {}) : { name: urlName };
+    const nm = rng.chance(0.1)
+      ? (c.tags.push('apply:otherName'), { name: `${base}-other` })
+      : rng.chance(0.05)
+        ? (c.tags.push('apply:noName'), {})
+        : { name: urlName };
     const b = body(rng, k, ns, nm, c.tags, true);
     const q = writeQuery(rng, c.tags).filter(([key]) => key !== 'fieldManager');
     const fm = rng.weighted<string | undefined>([
@@ -673,7 +688,13 @@ const VERBS: Record<string, Builder> = {
       c.tags.push(`q:force=${force}`);
     }
     c.setup = setupFor(k, ns, base, existing, 0);
-    c.req = { method: 'PATCH', path: objectPath(k, ns, urlName), body: b.text, contentType: 'application/apply-patch+yaml', query: q };
+    c.req = {
+      method: 'PATCH',
+      path: objectPath(k, ns, urlName),
+      body: b.text,
+      contentType: 'application/apply-patch+yaml',
+      query: q,
+    };
     c.readBack = objectPath(k, ns, urlName);
   },
   update(rng, k, ns, base, c) {
@@ -747,7 +768,12 @@ const VERBS: Record<string, Builder> = {
     c.tags.push(`status:${how}`);
     const path = objectPath(k, ns, base, 'status');
     const status = k.custom
-      ? rng.pick([{ ready: true, replicas: 2 }, { replicas: 9007199254740993n }, { message: 'x'.repeat(30) }, { bogus: 1 }])
+      ? rng.pick([
+          { ready: true, replicas: 2 },
+          { replicas: 9007199254740993n },
+          { message: 'x'.repeat(30) },
+          { bogus: 1 },
+        ])
       : rng.pick([{ replicas: 1 }, { observedGeneration: 9007199254740993n }, { bogus: 1 }]);
     subresource(rng, c, k, ns, base, path, how, { status });
   },
@@ -762,41 +788,89 @@ const VERBS: Record<string, Builder> = {
       c.req = {
         method: 'PUT',
         path,
-        body: text({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: base, namespace: ns, resourceVersion: rng.chance(0.5) ? '$RV' : undefined }, spec: { replicas } }),
+        body: text({
+          apiVersion: 'autoscaling/v1',
+          kind: 'Scale',
+          metadata: { name: base, namespace: ns, resourceVersion: rng.chance(0.5) ? '$RV' : undefined },
+          spec: { replicas },
+        }),
       };
-    } else subresource(rng, c, k, ns, base, path, how, { spec: { replicas } }, { apiVersion: 'autoscaling/v1', kind: 'Scale' });
+    } else
+      subresource(
+        rng,
+        c,
+        k,
+        ns,
+        base,
+        path,
+        how,
+        { spec: { replicas } },
+        { apiVersion: 'autoscaling/v1', kind: 'Scale' },
+      );
     c.readBack = objectPath(k, ns, base);
   },
 };
 
-function subresource(rng: Rng, c: Case, k: KindDef, ns: string, base: string, path: string, how: string, change: Obj, type = { apiVersion: k.apiVersion, kind: k.kind }) {
+function subresource(
+  rng: Rng,
+  c: Case,
+  k: KindDef,
+  ns: string,
+  base: string,
+  path: string,
+  how: string,
+  change: Obj,
+  type = { apiVersion: k.apiVersion, kind: k.kind },
+) {
   void rng;
   c.readBack = objectPath(k, ns, base);
   if (how === 'get') c.req = { method: 'GET', path };
   else if (how === 'put')
-    c.req = { method: 'PUT', path, body: text({ ...type, metadata: { name: base, resourceVersion: '$RV' }, ...change }) };
-  else if (how === 'merge') c.req = { method: 'PATCH', path, body: text(change), contentType: 'application/merge-patch+json' };
+    c.req = {
+      method: 'PUT',
+      path,
+      body: text({ ...type, metadata: { name: base, resourceVersion: '$RV' }, ...change }),
+    };
+  else if (how === 'merge')
+    c.req = { method: 'PATCH', path, body: text(change), contentType: 'application/merge-patch+json' };
   else if (how === 'json') {
     const [key] = Object.keys(change);
-    c.req = { method: 'PATCH', path, body: text([{ op: 'add', path: `/${key}`, value: change[key] }]), contentType: 'application/json-patch+json' };
+    c.req = {
+      method: 'PATCH',
+      path,
+      body: text([{ op: 'add', path: `/${key}`, value: change[key] }]),
+      contentType: 'application/json-patch+json',
+    };
   } else
     c.req = {
       method: 'PATCH',
       path,
       body: text({ ...type, metadata: { name: base }, ...change }),
       contentType: 'application/apply-patch+yaml',
-      query: [['fieldManager', 'fuzz-apply'], ['force', 'true']],
+      query: [
+        ['fieldManager', 'fuzz-apply'],
+        ['force', 'true'],
+      ],
     };
 }
 
 function patchCase(rng: Rng, k: KindDef, ns: string, base: string, c: Case, type: string): void {
   c.setup = setupFor(k, ns, base, rng.chance(0.92), 0);
-  const b = type === 'application/json-patch+json' ? text(jsonPatch(rng, k, c.tags)) : text(mergePatch(rng, k, c.tags, type.includes('strategic')));
+  const b =
+    type === 'application/json-patch+json'
+      ? text(jsonPatch(rng, k, c.tags))
+      : text(mergePatch(rng, k, c.tags, type.includes('strategic')));
   const q = writeQuery(rng, c.tags);
   if (rng.chance(0.04)) {
     q.push(['force', 'true']);
     c.tags.push('q:force=true');
   }
-  c.req = { method: 'PATCH', path: objectPath(k, ns, base), body: rng.chance(0.03) ? (c.tags.push('mut:truncated'), b.slice(0, b.length - 2)) : b, contentType: type, query: q };
+  c.req = {
+    method: 'PATCH',
+    path: objectPath(k, ns, base),
+    body: rng.chance(0.03) ? (c.tags.push('mut:truncated'), b.slice(0, b.length - 2)) : b,
+    contentType: type,
+    query: q,
+  };
   c.readBack = objectPath(k, ns, base);
 }

@@ -89,7 +89,10 @@ const KNOWN: Record<string, Known> = {
     gap: true,
     why: 'not yet implemented: when a patched built-in object does not decode (an integer beyond int32 in count), the server answers 422 quoting the whole patched object as its Go map prints it; the fake answers 400 with the decode error',
     covers: (d, a) =>
-      has(d, 'verb:json', 'verb:merge', 'verb:strategic') && d.real.code === 422 && d.fake.code === 400 && OUTCOME.has(a),
+      has(d, 'verb:json', 'verb:merge', 'verb:strategic') &&
+      d.real.code === 422 &&
+      d.fake.code === 400 &&
+      OUTCOME.has(a),
   },
   'apply bodies with values of the wrong type': {
     gap: true,
@@ -114,12 +117,19 @@ const KNOWN: Record<string, Known> = {
   'the scale subresource of a custom resource with replicas that are no integer': {
     gap: false,
     why: 'a Scale whose replicas are not an int32 fails inside the server in ways no client relies on (400 "no kind is registered for the type v1.Scale", 500 from the typed patch); the fake refuses it with 422, 415 or 400',
-    covers: (d, a) => has(d, 'verb:scale') && has(d, 'scale:replicas=two', 'scale:replicas=bigint', 'scale:replicas=-1') && OUTCOME.has(a),
+    covers: (d, a) =>
+      has(d, 'verb:scale') &&
+      has(d, 'scale:replicas=two', 'scale:replicas=bigint', 'scale:replicas=-1') &&
+      OUTCOME.has(a),
   },
   'label selector syntax errors': {
     gap: true,
     why: "not yet implemented: a label selector that does not parse is refused with 400 by both, but the fake's parser (the runtime's) words some errors otherwise than apimachinery's lexer (found 'Z', expected: ',' or 'end of string')",
-    covers: (d, a) => d.tags.some((t) => t.startsWith('q:labelSelector=')) && a === 'message' && d.real.code === 400 && d.fake.code === 400,
+    covers: (d, a) =>
+      d.tags.some((t) => t.startsWith('q:labelSelector=')) &&
+      a === 'message' &&
+      d.real.code === 400 &&
+      d.fake.code === 400,
   },
   'a patch that changes kind': {
     gap: true,
@@ -146,13 +156,14 @@ const KNOWN: Record<string, Known> = {
   },
   'the order of apply checks': {
     gap: true,
-    why: 'not yet implemented: an applied configuration that is wrong in two ways (another namespace and a conflicting field, no name and a preset resourceVersion) is refused by the server for the one it checks first, which is not always the fake\'s first',
+    why: "not yet implemented: an applied configuration that is wrong in two ways (another namespace and a conflicting field, no name and a preset resourceVersion) is refused by the server for the one it checks first, which is not always the fake's first",
     covers: (d, a) => has(d, 'verb:apply') && has(d, 'mut:namespaceMismatch', 'apply:noName') && OUTCOME.has(a),
   },
   'duplicate keys decoded into a Go struct': {
     gap: true,
     why: 'not yet implemented: a typed (built-in) body with an object given twice (metadata) is decoded by Go into the same struct, so the fields of both are kept; the fake keeps the last object only, as unstructured decoding does',
-    covers: (d, a) => builtin(d) && has(d, 'mut:duplicateKey') && d.req.includes('{"metadata":{"name":"first"}') && OUTCOME.has(a),
+    covers: (d, a) =>
+      builtin(d) && has(d, 'mut:duplicateKey') && d.req.includes('{"metadata":{"name":"first"}') && OUTCOME.has(a),
   },
   'metadata causes of a custom resource reported twice': {
     gap: false,
@@ -176,7 +187,9 @@ const KNOWN: Record<string, Known> = {
     sometimes: true,
     covers: (d, a) =>
       a === 'message' &&
-      [d.real.message, d.fake.message].every((m) => /^failed to create typed patch object .*field not declared in schema/s.test(m ?? '')),
+      [d.real.message, d.fake.message].every((m) =>
+        /^failed to create typed patch object .*field not declared in schema/s.test(m ?? ''),
+      ),
   },
   'apply bodies that are not YAML': {
     gap: true,
@@ -205,7 +218,9 @@ async function rawClient(kc: KubeConfig): Promise<Send> {
   const cluster = kc.getCurrentCluster()!;
   const base = new URL(cluster.server);
   const secure = base.protocol === 'https:';
-  const agent = secure ? new https.Agent({ keepAlive: true, maxSockets: 32 }) : new http.Agent({ keepAlive: true, maxSockets: 32 });
+  const agent = secure
+    ? new https.Agent({ keepAlive: true, maxSockets: 32 })
+    : new http.Agent({ keepAlive: true, maxSockets: 32 });
   const headers = { ...(opts.headers ?? {}) } as Record<string, string>;
   return (r, subst = {}) =>
     new Promise((resolve, reject) => {
@@ -296,11 +311,13 @@ class Normalizer {
         const stem = m.generateName.slice(0, 58);
         if (m.name.length === stem.length + 5 && m.name.startsWith(stem)) {
           const labels = m.labels as Record<string, unknown> | undefined;
-          if (labels?.['kubernetes.io/metadata.name'] === m.name) labels['kubernetes.io/metadata.name'] = `${stem}<suffix>`;
+          if (labels?.['kubernetes.io/metadata.name'] === m.name)
+            labels['kubernetes.io/metadata.name'] = `${stem}<suffix>`;
           m.name = `${stem}<suffix>`;
         }
       }
-      if (typeof out.kind === 'string' && out.kind.endsWith('List') && m && 'resourceVersion' in m) m.resourceVersion = '<list>';
+      if (typeof out.kind === 'string' && out.kind.endsWith('List') && m && 'resourceVersion' in m)
+        m.resourceVersion = '<list>';
       if (m && typeof m.continue === 'string' && m.continue !== '') m.continue = '<token>';
       return out;
     }
@@ -316,7 +333,13 @@ class Normalizer {
   stem?: string;
 
   text(s: string): string {
-    if (this.stem) s = s.split(this.stem).join('\u0000').replace(/\u0000[a-z0-9]{5}/g, `${this.stem}<suffix>`).split('\u0000').join(this.stem);
+    if (this.stem)
+      s = s
+        .split(this.stem)
+        .join('\u0000')
+        .replace(/\u0000[a-z0-9]{5}/g, `${this.stem}<suffix>`)
+        .split('\u0000')
+        .join(this.stem);
     return s
       .replace(UUID, (u) => this.map(this.ids, u, 'uid'))
       .replace(TIME, '<time>')
@@ -324,7 +347,10 @@ class Normalizer {
         /(ResourceVersion in record \(|ResourceVersion in object meta: )(\d+)/g,
         (_, p: string, rv: string) => `${p}${this.map(this.rvs, rv, 'rv')}`,
       )
-      .replace(/(\\?"resourceVersion\\?":\\?")(\d+)/g, (_, p: string, rv: string) => `${p}${this.map(this.rvs, rv, 'rv')}`);
+      .replace(
+        /(\\?"resourceVersion\\?":\\?")(\d+)/g,
+        (_, p: string, rv: string) => `${p}${this.map(this.rvs, rv, 'rv')}`,
+      );
   }
 }
 
@@ -363,7 +389,8 @@ async function runCase(send: Send, c: Case): Promise<Outcome> {
   const subst: Record<string, string> = {};
   for (const r of c.setup) {
     const a = await send(r);
-    if (a.code >= 300) return { code: -1, message: `setup ${r.method} ${r.path}: ${a.code} ${JSON.stringify(a.body)}`, warnings: [] };
+    if (a.code >= 300)
+      return { code: -1, message: `setup ${r.method} ${r.path}: ${a.code} ${JSON.stringify(a.body)}`, warnings: [] };
     const m = (a.body as { metadata?: Record<string, string> }).metadata;
     subst.$RV = String(m?.resourceVersion ?? '');
     subst.$UID = String(m?.uid ?? '');
@@ -431,9 +458,18 @@ describe(`the fake API server answers generated requests as kube-apiserver does 
     diffs.sort((a, b) => a.id - b.id);
     if (process.env.KUBEFORGE_FUZZ_DUMP) {
       const covered = (d: Diff) => d.aspects.every((a) => Object.values(KNOWN).some((k) => k.covers(d, a)));
-      writeFileSync(process.env.KUBEFORGE_FUZZ_DUMP, JSON.stringify(diffs.filter((d) => !covered(d)), null, 1));
+      writeFileSync(
+        process.env.KUBEFORGE_FUZZ_DUMP,
+        JSON.stringify(
+          diffs.filter((d) => !covered(d)),
+          null,
+          1,
+        ),
+      );
     }
-    console.log(`fuzz: seed ${SEED}, ${ran} requests, ${diffs.length} differences, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `fuzz: seed ${SEED}, ${ran} requests, ${diffs.length} differences, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
     assert.equal(ran, COUNT);
   });
 
@@ -441,7 +477,11 @@ describe(`the fake API server answers generated requests as kube-apiserver does 
     const covered = (d: Diff) => d.aspects.every((a) => Object.values(KNOWN).some((k) => k.covers(d, a)));
     const unknown = diffs.filter((d) => !covered(d));
     const show = unknown.slice(0, 5).map((d) => JSON.stringify(d, null, 1));
-    assert.equal(unknown.length, 0, `${unknown.length} differences not on the known list; the first:\n${show.join('\n')}`);
+    assert.equal(
+      unknown.length,
+      0,
+      `${unknown.length} differences not on the known list; the first:\n${show.join('\n')}`,
+    );
   });
 
   it('every known difference still occurs (else it is stale: remove it)', () => {
@@ -453,4 +493,3 @@ describe(`the fake API server answers generated requests as kube-apiserver does 
     assert.deepEqual(stale, []);
   });
 });
-

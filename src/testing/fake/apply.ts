@@ -87,7 +87,8 @@ export function fieldSet(r: Resource, obj: Obj, sub: string | undefined, dups?: 
     if (dups && out.has(id) && steps.length) {
       const last = steps[steps.length - 1];
       if ('k' in last) dups.push(`${pathString(steps.slice(0, -1))}: duplicate entries for key ${pathString([last])}`);
-      else if ('v' in last) dups.push(`${pathString(steps.slice(0, -1))}: duplicate entries for value ${stringifyKey(last.v)}`);
+      else if ('v' in last)
+        dups.push(`${pathString(steps.slice(0, -1))}: duplicate entries for value ${stringifyKey(last.v)}`);
     }
     out.set(id, { steps, id });
   };

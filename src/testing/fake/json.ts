@@ -18,7 +18,8 @@ function copy(v: unknown): unknown {
   const out: Obj = {};
   for (const [k, x] of Object.entries(v as Obj)) {
     if (x === undefined || typeof x === 'function') continue;
-    if (k === '__proto__') Object.defineProperty(out, k, { value: copy(x), enumerable: true, writable: true, configurable: true });
+    if (k === '__proto__')
+      Object.defineProperty(out, k, { value: copy(x), enumerable: true, writable: true, configurable: true });
     else out[k] = copy(x);
   }
   return out;

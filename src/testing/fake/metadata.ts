@@ -126,7 +126,9 @@ export function finalizerWarnings(o: Obj): string[] {
   const m = (isObj(o.metadata) ? o.metadata : {}) as Obj;
   if (!Array.isArray(m.finalizers)) return [];
   return m.finalizers
-    .filter((f) => typeof f === 'string' && !f.includes('/') && !STANDARD_FINALIZERS.has(f) && !qualifiedNameErrors(f).length)
+    .filter(
+      (f) => typeof f === 'string' && !f.includes('/') && !STANDARD_FINALIZERS.has(f) && !qualifiedNameErrors(f).length,
+    )
     .map(
       (f) =>
         `metadata.finalizers: ${JSON.stringify(f)}: prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers`,

@@ -26,7 +26,9 @@ export interface Body {
 function yamlDuplicates(raw: string): string[] {
   if (raw.includes('\n') || !raw.trimStart().startsWith('{')) return [];
   try {
-    return parseWire(raw).duplicates.map((d) => `line 1: key ${JSON.stringify(d.slice(d.lastIndexOf('.') + 1))} already set in map`);
+    return parseWire(raw).duplicates.map(
+      (d) => `line 1: key ${JSON.stringify(d.slice(d.lastIndexOf('.') + 1))} already set in map`,
+    );
   } catch {
     return [];
   }
@@ -113,7 +115,13 @@ function fieldManagerErrs(fm: string, at = 'fieldManager'): OptionErr[] {
 
 function dryRunErrs(values: string[]): OptionErr[] {
   if (values.every((v) => v === 'All')) return [];
-  return [{ reason: 'FieldValueNotSupported', field: 'dryRun', body: `Unsupported value: ${goStrings(values)}: supported values: "All"` }];
+  return [
+    {
+      reason: 'FieldValueNotSupported',
+      field: 'dryRun',
+      body: `Unsupported value: ${goStrings(values)}: supported values: "All"`,
+    },
+  ];
 }
 
 function fieldValidationErrs(v: string): OptionErr[] {
@@ -138,9 +146,17 @@ export function checkWriteOptions(method: string, q: URLSearchParams, patchType 
   if (kind === 'PatchOptions') {
     const apply = patchType.split(';')[0].trim() === 'application/apply-patch+yaml';
     if (!apply && q.has('force'))
-      errs.push({ reason: 'FieldValueForbidden', field: 'force', body: 'Forbidden: may not be specified for non-apply patch' });
+      errs.push({
+        reason: 'FieldValueForbidden',
+        field: 'force',
+        body: 'Forbidden: may not be specified for non-apply patch',
+      });
     if (apply && fm === '')
-      errs.push({ reason: 'FieldValueRequired', field: 'fieldManager', body: 'Required value: is required for apply patch' });
+      errs.push({
+        reason: 'FieldValueRequired',
+        field: 'fieldManager',
+        body: 'Required value: is required for apply patch',
+      });
   }
   errs.push(...fieldManagerErrs(fm));
   errs.push(...dryRunErrs(q.getAll('dryRun')));

@@ -183,7 +183,13 @@ export function builtinResource(row: BuiltinRow): Resource {
     generation: WITH_GENERATION.has(gk),
     status: WITH_STATUS.has(gk),
     ...(WITH_SCALE.has(gk)
-      ? { scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.spec.selector' } }
+      ? {
+          scale: {
+            specReplicasPath: '.spec.replicas',
+            statusReplicasPath: '.status.replicas',
+            labelSelectorPath: '.spec.selector',
+          },
+        }
       : {}),
     unconditionalUpdate: !ALWAYS_UNCONDITIONAL_FALSE.has(gk),
     selectableFields: BUILTIN_FIELDS[gk] ?? [],

@@ -30,7 +30,12 @@ function formatSelector(sel: unknown): string | undefined {
 
 export function toScale(o: Obj, s: ScalePaths): Obj {
   const m = o.metadata as Obj;
-  const selector = s.labelSelectorPath === '.spec.selector' ? formatSelector(at(o, '.spec.selector')) : s.labelSelectorPath ? at(o, s.labelSelectorPath) : undefined;
+  const selector =
+    s.labelSelectorPath === '.spec.selector'
+      ? formatSelector(at(o, '.spec.selector'))
+      : s.labelSelectorPath
+        ? at(o, s.labelSelectorPath)
+        : undefined;
   return {
     kind: 'Scale',
     apiVersion: 'autoscaling/v1',
@@ -60,7 +65,8 @@ export function patchScale(scale: Obj, contentType: string, patch: unknown): Obj
   if (type === 'application/json-patch+json') {
     if (!Array.isArray(patch)) throw badRequest('the server rejected our request due to an error in our request');
     try {
-      return requireFastJsonPatch().applyPatch(clone(scale), clone(patch) as Operation[], true, true).newDocument as Obj;
+      return requireFastJsonPatch().applyPatch(clone(scale), clone(patch) as Operation[], true, true)
+        .newDocument as Obj;
     } catch {
       throw new ApiStatus(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
     }

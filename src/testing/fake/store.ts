@@ -270,7 +270,9 @@ export class Store {
     // A core/v1 Kind the scheme knows (Pod) converts to nothing else; any other is not registered there.
     if (apiVersion === want && r.group === '' && CORE_KINDS.has(kind))
       throw badRequest(`${handled}: converting (v1.${kind}) to (core.${r.kind}): unknown conversion`);
-    throw badRequest(`${handled}: no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} ${scheme}`);
+    throw badRequest(
+      `${handled}: no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} ${scheme}`,
+    );
   }
 
   /** Pruning and defaulting of a custom resource's body (what decoding does). */
@@ -625,7 +627,11 @@ export class Store {
     const wanted = isObj(body.metadata) ? body.metadata.resourceVersion : undefined;
     // A resourceVersion in the applied configuration is a precondition.
     if (typeof wanted === 'string' && wanted !== '' && wanted !== meta(existing).resourceVersion)
-      throw conflict(r, name, 'the object has been modified; please apply your changes to the latest version and try again');
+      throw conflict(
+        r,
+        name,
+        'the object has been modified; please apply your changes to the latest version and try again',
+      );
     m.resourceVersion = meta(existing).resourceVersion;
     return this.update(r, namespace, name, next, sub, { ...ctx, applied: true }, true);
   }
@@ -643,8 +649,16 @@ export class Store {
     if (r.kind === 'Namespace' && r.group === '') {
       // The namespace storage checks preconditions itself, in other words.
       if (pre.uid !== undefined && pre.uid !== null && pre.uid !== om.uid)
-        throw conflict(r, name, `Precondition failed: UID in precondition: ${String(pre.uid)}, UID in object meta: ${String(om.uid)}`);
-      if (pre.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== om.resourceVersion)
+        throw conflict(
+          r,
+          name,
+          `Precondition failed: UID in precondition: ${String(pre.uid)}, UID in object meta: ${String(om.uid)}`,
+        );
+      if (
+        pre.resourceVersion !== undefined &&
+        pre.resourceVersion !== null &&
+        pre.resourceVersion !== om.resourceVersion
+      )
         throw conflict(
           r,
           name,
@@ -725,7 +739,8 @@ function checkApplied(r: Resource, body: Obj, sub: string | undefined): void {
     unknown.push(...warned.map((u) => JSON.parse(u.slice('unknown field '.length)) as string));
   } else {
     const c = clone(body);
-    if (isObj(c.metadata)) for (const k of Object.keys(c.metadata)) if (!OBJECT_META.has(k)) unknown.push(`metadata.${k}`);
+    if (isObj(c.metadata))
+      for (const k of Object.keys(c.metadata)) if (!OBJECT_META.has(k)) unknown.push(`metadata.${k}`);
     prune(c, r.schema, '', unknown, true);
   }
   dups.unshift(...unknown.map((u) => `.${u}: field not declared in schema`));
@@ -855,7 +870,9 @@ function noOpApplyTime(o: Obj, old: Obj, manager: string | undefined): void {
   const before = Array.isArray(meta(old).managedFields) ? (meta(old).managedFields as Obj[]) : [];
   for (const e of entries as Obj[]) {
     if (e.manager !== manager || e.operation !== 'Apply') continue;
-    const prev = before.find((b) => b.manager === manager && b.operation === 'Apply' && b.subresource === e.subresource);
+    const prev = before.find(
+      (b) => b.manager === manager && b.operation === 'Apply' && b.subresource === e.subresource,
+    );
     if (prev?.time !== undefined) e.time = prev.time;
     else delete e.time;
   }

@@ -169,9 +169,7 @@ export function parseWire(text: string): Parsed {
       if (stack.length >= MAX_DEPTH) throw new WireSyntaxError(`invalid character '${c}' exceeded max depth`);
       const path = childPath(stack[stack.length - 1]);
       i++;
-      stack.push(
-        c === '{' ? { kind: 'object', value: {}, path, seen: new Set() } : { kind: 'array', value: [], path },
-      );
+      stack.push(c === '{' ? { kind: 'object', value: {}, path, seen: new Set() } : { kind: 'array', value: [], path });
       return;
     }
     if (c === '"') return emit(readString());
