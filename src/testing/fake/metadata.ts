@@ -146,10 +146,32 @@ export function nameWarnings(r: Resource, o: Obj): string[] {
   ];
 }
 
+/** Pod specs (of a Pod, or a workload's template) the server warns of: a negative grace period. */
+export function podTemplateWarnings(r: Resource, o: Obj): string[] {
+  const templated = ['apps/Deployment', 'apps/ReplicaSet', 'apps/StatefulSet', 'apps/DaemonSet', 'batch/Job'];
+  const at = templated.includes(`${r.group}/${r.kind}`)
+    ? 'spec.template.spec'
+    : r.group === '' && r.kind === 'Pod'
+      ? 'spec'
+      : '';
+  if (!at) return [];
+  let spec: unknown = o;
+  for (const k of at.split('.')) spec = isObj(spec) ? spec[k] : undefined;
+  const grace = isObj(spec) ? spec.terminationGracePeriodSeconds : undefined;
+  if ((typeof grace === 'number' || typeof grace === 'bigint') && grace < 0)
+    return [`${at}.terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be treated as 1`];
+  return [];
+}
+
 export function validateMetadata(r: Resource, o: Obj, old: Obj | undefined): FieldErr[] {
   const m = (isObj(o.metadata) ? o.metadata : {}) as Obj;
   const errs: FieldErr[] = [];
   const name = typeof m.name === 'string' ? m.name : '';
+  // generateName is validated as a name prefix (a trailing '-' allowed) on create.
+  const gn = typeof m.generateName === 'string' ? m.generateName : '';
+  if (!old && gn)
+    for (const msg of nameErrors(r, gn.length > 1 && gn.endsWith('-') ? `${gn.slice(0, -1)}a` : gn))
+      errs.push({ type: 'FieldValueInvalid', field: 'metadata.generateName', value: gn, detail: msg });
   if (!name)
     errs.push({ type: 'FieldValueRequired', field: 'metadata.name', detail: 'name or generateName is required' });
   else if (!old)

@@ -40,7 +40,7 @@ export function checkBodySize(raw: string): void {
 }
 
 /** Decodes a body of `contentType` (YAML for apply, else JSON). */
-export function decodeBody(raw: string, contentType: string): Body {
+export function decodeBody(raw: string, contentType: string, typed = false): Body {
   checkBodySize(raw);
   if (contentType.includes('yaml')) {
     try {
@@ -53,7 +53,7 @@ export function decodeBody(raw: string, contentType: string): Body {
     }
   }
   try {
-    return parseWire(raw);
+    return parseWire(raw, typed);
   } catch (e) {
     if (e instanceof WireSyntaxError) return { value: undefined, duplicates: [], error: e.message };
     throw e;

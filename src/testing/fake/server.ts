@@ -160,7 +160,8 @@ export class FakeServer {
       if (raw === '' && method === 'PATCH' && !type.startsWith('application/apply-patch+yaml'))
         throw badRequest('invalid JSON patch');
       if (raw === undefined || raw === '') return undefined;
-      const body = decodeBody(raw, type);
+      // A built-in's create or update body is decoded into its Go struct (keys given twice merge).
+      const body = decodeBody(raw, type, !r.custom && (method === 'POST' || method === 'PUT'));
       if (body.error !== undefined) throw bodyError(method, type, r.kind, raw, body.error);
       if (method !== 'PATCH') ctx.duplicates = duplicateFields(body.duplicates);
       if (body.warnings) ctx.applyWarnings = body.warnings;

@@ -21,7 +21,7 @@ import {
   ApiStatus,
   unsupportedMediaType,
 } from './status.js';
-import { finalizerWarnings, nameWarnings, validateMetadata } from './metadata.js';
+import { finalizerWarnings, nameWarnings, podTemplateWarnings, validateMetadata } from './metadata.js';
 import { decodeBuiltin } from './decode.js';
 import {
   admitBuiltinCreate,
@@ -348,6 +348,7 @@ export class Store {
     // events.k8s.io Events are validated as the core Events they are: the kind is named without a group.
     if (errs.length) throw invalid(r.view ? { ...r, group: '' } : r, String(meta(o).name ?? ''), errs);
     if (!old) ctx.warnings.push(...nameWarnings(r, o));
+    ctx.warnings.push(...podTemplateWarnings(r, o));
     if (r.custom) ctx.warnings.push(...finalizerWarnings(o));
   }
 
@@ -563,6 +564,8 @@ export class Store {
     let next: Obj;
     if (type === 'application/json-patch+json') {
       if (!Array.isArray(body)) throw badRequest('the server rejected our request due to an error in our request');
+      // An operation on the whole document ("") is refused (the server's JSON patch does not apply it).
+      if (body.some((op) => isObj(op) && op.path === '')) throw invalidPatch();
       try {
         next = requireFastJsonPatch().applyPatch(clone(current), clone(body) as Operation[], true, true)
           .newDocument as Obj;
@@ -576,6 +579,11 @@ export class Store {
     } else {
       if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
       next = strategicMerge(clone(current), body) as Obj;
+      // A strategic merge patch does not change the object's type (the server ignores apiVersion and kind in it).
+      if (isObj(next)) {
+        next.apiVersion = current.apiVersion;
+        next.kind = current.kind;
+      }
     }
     if (!isObj(next)) throw badRequest('the patch does not produce an object');
     // A patch that set no resourceVersion is unconditional; one that did is a precondition.
@@ -760,6 +768,9 @@ function checkApplied(r: Resource, body: Obj, sub: string | undefined): void {
 function checkAppliedName(r: Resource, namespace: string | undefined, name: string, body: Obj): void {
   const m = isObj(body.metadata) ? body.metadata : {};
   const objName = typeof m.name === 'string' ? m.name : '';
+  // A typed object without a name (a custom resource takes the URL's).
+  if (objName === '' && !r.custom)
+    throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
   if (objName !== '' && objName !== name)
     throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
   if (r.namespaced && typeof m.namespace === 'string' && m.namespace !== '' && m.namespace !== namespace)
@@ -814,10 +825,16 @@ function scaleErrors(o: Obj, path: string): FieldErr[] {
     cur = cur[steps[i]];
     if (cur === undefined) return [];
   }
-  if (typeof cur === 'bigint' || (typeof cur === 'number' && Number.isInteger(cur)))
-    return cur < 0
-      ? [{ type: 'FieldValueInvalid', field: path, value: cur, detail: 'should be a non-negative integer' }]
-      : [];
+  if (typeof cur === 'bigint' || (typeof cur === 'number' && Number.isInteger(cur))) {
+    if (cur < 0)
+      return [{ type: 'FieldValueInvalid', field: path, value: cur, detail: 'should be a non-negative integer' }];
+    // The Scale's replicas are an int32.
+    if (cur > 2147483647)
+      return [
+        { type: 'FieldValueInvalid', field: path, value: cur, detail: 'should be less than or equal to 2147483647' },
+      ];
+    return [];
+  }
   return [
     {
       type: 'FieldValueInvalid',

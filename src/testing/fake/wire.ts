@@ -63,7 +63,12 @@ interface Frame {
 }
 
 /** Parses a request body; throws WireSyntaxError with encoding/json's message. */
-export function parseWire(text: string): Parsed {
+/**
+ * `typed`: decode as into a Go struct, where an object given twice under one key is decoded into
+ * the same struct or map (the fields of both are kept, the later ones winning); else the last
+ * value replaces the first, as in a map[string]interface{}.
+ */
+export function parseWire(text: string, typed = false): Parsed {
   const duplicates: string[] = [];
   const stack: Frame[] = [];
   let i = 0;
@@ -149,7 +154,11 @@ export function parseWire(text: string): Parsed {
     if (top.kind === 'array') (top.value as unknown[]).push(v);
     else {
       const key = top.key!;
-      if (top.seen!.has(key)) duplicates.push(`${top.path}.${key}`);
+      if (top.seen!.has(key)) {
+        duplicates.push(`${top.path}.${key}`);
+        const prev = (top.value as Obj)[key];
+        if (typed && isPlain(prev) && isPlain(v)) v = mergeInto(prev, v);
+      }
       top.seen!.add(key);
       if (key === '__proto__')
         Object.defineProperty(top.value, key, { value: v, enumerable: true, writable: true, configurable: true });
@@ -208,6 +217,14 @@ export function parseWire(text: string): Parsed {
   ws();
   if (i < n) fail('after top-level value');
   return { value: result, duplicates };
+}
+
+const isPlain = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `b` decoded into `a` as Go decodes into an existing struct or map: objects merge, the rest is replaced. */
+function mergeInto(a: Obj, b: Obj): Obj {
+  for (const [k, v] of Object.entries(b)) a[k] = isPlain(a[k]) && isPlain(v) ? mergeInto(a[k] as Obj, v) : v;
+  return a;
 }
 
 const BIG = /"\\u0000big(-?\d+)\\u0000"/g;
