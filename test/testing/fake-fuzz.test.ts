@@ -136,11 +136,6 @@ const KNOWN: Record<string, Known> = {
     why: 'not yet implemented: a merge or strategic-merge patch (or a JSON patch) that sets another kind: the server ignores it in a strategic merge patch and refuses a merge patch as an invalid patch quoting the patched object; the fake refuses both as a body of another kind',
     covers: (d, a) => has(d, 'mp:kind', 'jp:replaceKind') && OUTCOME.has(a),
   },
-  'a generateName that makes an invalid name': {
-    gap: true,
-    why: 'not yet implemented: the server reports an invalid generateName of a custom resource on metadata.generateName as well as on the generated name; the fake on the name only',
-    covers: (d, a) => has(d, 'name:generateNameBad') && (a === 'message' || a === 'causes'),
-  },
   'apply and managedFields on the scale subresource': {
     gap: true,
     why: 'not yet implemented: server-side apply of a Scale (the fake answers 415), and the managedFields entries a /scale write records (the server moves the replicas field to a scale-subresource entry)',

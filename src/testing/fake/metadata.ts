@@ -103,8 +103,8 @@ function labelValueErrors(v: string): string[] {
 
 /** The name rule of a resource: DNS-1123 label for Namespaces, DNS-1035 for Services, else subdomain. */
 function nameErrors(r: Resource, name: string): string[] {
-  // Event names are not validated (legacy events take any name).
-  if (r.storageKey === '/events') return [];
+  // core/v1 Event names are not validated (legacy events take any name); events.k8s.io ones are.
+  if (r.storageKey === '/events' && r.group === '') return [];
   if (!r.group && r.kind === 'Namespace') return labelErrors(name);
   if (!r.group && r.kind === 'Service') return dns1035Errors(name);
   if (name === '.' || name === '..') return [`may not be '${name}'`];
@@ -205,7 +205,12 @@ export function validateMetadata(r: Resource, o: Obj, old: Obj | undefined): Fie
       for (const msg of msgs)
         errs.push({ type: 'FieldValueInvalid', field: 'metadata.finalizers', value: f, detail: msg });
       // Built-in Kinds (validateKubeFinalizerName): a name without a '/' must be a standard one.
-      if (!r.custom && r.storageKey !== '/events' && !String(f).includes('/') && !STANDARD_FINALIZERS.has(String(f)))
+      if (
+        !r.custom &&
+        !(r.storageKey === '/events' && r.group === '') &&
+        !String(f).includes('/') &&
+        !STANDARD_FINALIZERS.has(String(f))
+      )
         errs.push({
           type: 'FieldValueInvalid',
           field: `metadata.finalizers[${i}]`,
