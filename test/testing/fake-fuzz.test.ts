@@ -122,15 +122,6 @@ const KNOWN: Record<string, Known> = {
       has(d, 'scale:replicas=two', 'scale:replicas=bigint', 'scale:replicas=-1') &&
       OUTCOME.has(a),
   },
-  'label selector syntax errors': {
-    gap: true,
-    why: "not yet implemented: a label selector that does not parse is refused with 400 by both, but the fake's parser (the runtime's) words some errors otherwise than apimachinery's lexer (found 'Z', expected: ',' or 'end of string')",
-    covers: (d, a) =>
-      d.tags.some((t) => t.startsWith('q:labelSelector=')) &&
-      a === 'message' &&
-      d.real.code === 400 &&
-      d.fake.code === 400,
-  },
   'a patch that changes kind': {
     gap: true,
     why: 'not yet implemented: a merge or strategic-merge patch (or a JSON patch) that sets another kind: the server ignores it in a strategic merge patch and refuses a merge patch as an invalid patch quoting the patched object; the fake refuses both as a body of another kind',
