@@ -621,7 +621,7 @@ export class Store {
     const applied = applyConfiguration(r, existing, body, ctx.fieldManager, ctx.force === true, sub);
     // The YAML decoder's strict warnings are given once the field manager applied the body.
     if (ctx.fieldValidation !== 'Ignore') ctx.warnings.push(...(ctx.applyWarnings ?? []));
-    checkAppliedName(r, namespace, name, body);
+    checkAppliedName(r, namespace, name, body, existing !== undefined);
     const next = { ...applied, apiVersion: body.apiVersion ?? apiVersionOf(r), kind: r.kind };
     const m = meta(next);
     m.name = name;
@@ -765,11 +765,11 @@ function checkApplied(r: Resource, body: Obj, sub: string | undefined): void {
 }
 
 /** After the field manager applied the body: its name and namespace must be the URL's (no name: the URL's). */
-function checkAppliedName(r: Resource, namespace: string | undefined, name: string, body: Obj): void {
+function checkAppliedName(r: Resource, namespace: string | undefined, name: string, body: Obj, exists: boolean): void {
   const m = isObj(body.metadata) ? body.metadata : {};
   const objName = typeof m.name === 'string' ? m.name : '';
-  // A typed object without a name (a custom resource takes the URL's).
-  if (objName === '' && !r.custom)
+  // A new object needs its name in the body (an existing one keeps its own).
+  if (objName === '' && !exists)
     throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
   if (objName !== '' && objName !== name)
     throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
