@@ -103,12 +103,6 @@ const KNOWN: Record<string, Known> = {
       /^failed to create typed patch object .*: expected /.test(d.real.message ?? '') &&
       OUTCOME.has(a),
   },
-  'managedFields sent in a body': {
-    gap: true,
-    why: 'not yet implemented: managedFields sent with a create, update or patch are kept by the server when valid (and refused when not); the fake replaces them with its own record of the write',
-    covers: (d, a) =>
-      has(d, 'mut:managedFields', 'mp:managedFields', 'jp:addManagedFields') && OUTCOME.has(a) && a !== 'warnings',
-  },
   'a custom resource body of another kind': {
     gap: false,
     why: "the server validates a body whose kind is not the URL's as the URL's Kind without its defaults (422: kind must be Widget, with CEL errors on the missing defaults); the fake refuses it with 400 before validation, which a client sees as the same refusal (the same case is a known difference of test/fake/differential.test.ts)",

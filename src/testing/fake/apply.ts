@@ -318,7 +318,8 @@ function writeEntries(obj: Obj, entries: Entry[]): void {
     manager: e.manager,
     operation: e.operation,
     apiVersion: e.apiVersion,
-    time: e.time,
+    // An entry without a time (one sent by a client, a no-op apply) stays without.
+    time: e.time || undefined,
     fieldsType: 'FieldsV1',
     fieldsV1: toFieldsV1(e.fields),
     ...(e.subresource ? { subresource: e.subresource } : {}),

@@ -36,7 +36,9 @@ function subdomainErrors(v: string): string[] {
 function labelErrors(v: string): string[] {
   const out: string[] = [];
   if (v.length > 63) out.push('must be no more than 63 characters');
-  if (!new RegExp(`^${LABEL}$`).test(v))
+  // A valid subdomain that is no label has dots (IsDNS1123Label).
+  if (!new RegExp(`^${LABEL}$`).test(v) && new RegExp(`^${SUBDOMAIN}$`).test(v)) out.push('must not contain dots');
+  else if (!new RegExp(`^${LABEL}$`).test(v))
     out.push(
       regexError(
         "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",

@@ -406,8 +406,10 @@ export class Store {
       m.labels = { ...(isObj(m.labels) ? m.labels : {}), 'kubernetes.io/metadata.name': m.name };
     }
     if (!ctx.applied) {
+      // Valid managedFields sent with the object are taken as its starting record; others are ignored.
+      const given = validManagedFields(m.managedFields);
       delete m.managedFields;
-      trackUpdate(r, undefined, o, manager(ctx), undefined);
+      trackUpdate(r, given ? { metadata: { managedFields: given } } : undefined, o, manager(ctx), undefined);
     }
     if (ctx.dryRun) return this.printed(r, o);
     return clone(this.put(r, this.toStorage(r, o), 'ADDED'));
@@ -442,23 +444,28 @@ export class Store {
     if (r.namespaced && m.namespace !== undefined && m.namespace !== '' && m.namespace !== namespace)
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     const rv = m.resourceVersion;
-    // The storage parses the precondition before it reads the object: a Go error, 500 without a reason
-    // (the namespace storage reads it first).
-    if (r.kind === 'Namespace' && r.group === '') this.get(r, namespace, name);
-    if (typeof rv === 'string' && rv !== '' && !/^\d+$/.test(rv))
-      throw new ApiStatus(500, '', `strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
-    // Events may be created by an update (their strategy's AllowCreateOnUpdate).
-    if (r.storageKey === '/events' && !this.find(r, namespace, name) && !patched && sub === undefined) {
-      // Its decoding warnings were given by this update already.
-      const created = this.create(
-        r,
-        namespace,
-        { ...body, metadata: { ...meta(body), resourceVersion: undefined } },
-        { ...ctx, warnings: [] },
-      );
-      ctx.created = true;
-      return created;
+    // The storage parses the precondition (a Go error: 500 without a reason) after it read the
+    // object, or before it creates one (Events and RBAC objects: AllowCreateOnUpdate).
+    const badRV = () => {
+      if (typeof rv === 'string' && rv !== '' && !/^\d+$/.test(rv))
+        throw new ApiStatus(500, '', `strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
+    };
+    if (CREATE_ON_UPDATE.has(r.storageKey) && !patched && sub === undefined) {
+      badRV();
+      if (!this.find(r, namespace, name)) {
+        // Its decoding warnings were given by this update already.
+        const created = this.create(
+          r,
+          namespace,
+          { ...body, metadata: { ...meta(body), resourceVersion: undefined } },
+          { ...ctx, warnings: [] },
+        );
+        ctx.created = true;
+        return created;
+      }
     }
+    this.get(r, namespace, name);
+    badRV();
     const old = this.get(r, namespace, name);
     const om = meta(old);
     if (rv === undefined || rv === '' || rv === null) {
@@ -522,9 +529,12 @@ export class Store {
     // Ownership follows the old object's managedFields (what a client sends back is not trusted).
     if (ctx.applied) nm.managedFields = applied;
     else {
+      // Valid managedFields other than the stored ones reset the record (an empty list clears it).
+      const given = validManagedFields(nm.managedFields);
+      const reset = given !== undefined && !equalJSON(given, om.managedFields ?? []);
       if (om.managedFields === undefined) delete nm.managedFields;
       else nm.managedFields = clone(om.managedFields);
-      trackUpdate(r, old, o, manager(ctx), sub);
+      trackUpdate(r, reset ? { ...old, metadata: { ...om, managedFields: given } } : old, o, manager(ctx), sub);
     }
     this.validateObject(r, o, old, ctx, sub === 'status');
     if (ctx.applied) noOpApplyTime(o, old, ctx.fieldManager);
@@ -777,6 +787,15 @@ function checkAppliedName(r: Resource, namespace: string | undefined, name: stri
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
 }
 
+/** Resources whose update of a missing object creates it (AllowCreateOnUpdate). */
+const CREATE_ON_UPDATE = new Set([
+  '/events',
+  'rbac.authorization.k8s.io/roles',
+  'rbac.authorization.k8s.io/clusterroles',
+  'rbac.authorization.k8s.io/rolebindings',
+  'rbac.authorization.k8s.io/clusterrolebindings',
+]);
+
 /** The fields of metav1.ObjectMeta. */
 const OBJECT_META = new Set([
   'name',
@@ -893,6 +912,23 @@ function noOpApplyTime(o: Obj, old: Obj, manager: string | undefined): void {
     if (prev?.time !== undefined) e.time = prev.time;
     else delete e.time;
   }
+}
+
+/**
+ * managedFields the server would decode (every entry with a manager, an Apply or Update operation
+ * and FieldsV1), else undefined: the server ignores a list it cannot decode.
+ */
+function validManagedFields(v: unknown): Obj[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const ok = v.every(
+    (e) =>
+      isObj(e) &&
+      typeof e.manager === 'string' &&
+      (e.operation === 'Apply' || e.operation === 'Update') &&
+      e.fieldsType === 'FieldsV1' &&
+      isObj(e.fieldsV1),
+  );
+  return ok ? clone(v as Obj[]) : undefined;
 }
 
 /** Who a write without fieldManager is recorded under. */
