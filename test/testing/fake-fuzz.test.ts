@@ -135,11 +135,11 @@ const KNOWN: Record<string, Known> = {
     why: 'the server lists the same metadata cause twice (an invalid label key, annotations too long) for some writes of a custom resource; the message and code are the same, only details.causes repeats',
     covers: (d, a) => !builtin(d) && a === 'causes' && sameCauseSet(d),
   },
-  'reads at resourceVersion 0': {
+  'reads from the watch cache': {
     gap: false,
-    why: "a get or list with resourceVersion=0 is served from the server's watch cache, which may not yet hold what was written just before (the API's documented semantics: any version, possibly stale); the fake's store is always current",
+    why: "a get or list with resourceVersion=0 (any version) or 1 (not older than 1) is served from the server's watch cache, which may not yet hold what was written just before (the API's documented semantics: possibly stale); the fake's store is always current",
     sometimes: true,
-    covers: (d, a) => has(d, 'q:resourceVersion=0') && OUTCOME.has(a),
+    covers: (d, a) => has(d, 'q:resourceVersion=0', 'q:resourceVersion=1') && OUTCOME.has(a),
   },
   'the fields an apply does not declare, listed in Go map order': {
     gap: false,
@@ -386,6 +386,13 @@ function differences(c: Case, fake: Outcome, real: Outcome): Diff | undefined {
   return { id: c.id, tags: c.tags, aspects, fake, real, req };
 }
 
+/** The same case in fresh namespaces and names of the same length (`fz37-12` becomes `fr37-12`). */
+function rerun(c: Case, seed: number): Case {
+  const from = `fz${seed % 1000}-${c.id}`;
+  const to = `fr${seed % 1000}-${c.id}`;
+  return JSON.parse(JSON.stringify(c).split(from).join(to)) as Case;
+}
+
 async function pool<T>(items: T[], n: number, f: (x: T) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(
@@ -424,6 +431,20 @@ describe(`the fake API server answers generated requests as kube-apiserver does 
       const d = differences(c, f, r);
       if (d) diffs.push(d);
     });
+    // A difference no entry covers counts when it happens again: the case runs once more in fresh
+    // namespaces and names (same lengths), so that the real server's own nondeterminism (its
+    // watch cache, Go's map order) is not reported as the fake's.
+    const isCovered = (d: Diff) => d.aspects.every((a) => Object.values(KNOWN).some((k) => k.covers(d, a)));
+    for (const [i, d] of [...diffs.entries()].reverse()) {
+      if (isCovered(d)) continue;
+      const again = rerun(generate(SEED, d.id), SEED);
+      const [f, r] = await Promise.all([runCase(toFake, again), runCase(toReal, again)]);
+      const d2 = differences(again, f, r);
+      if (!d2 || isCovered(d2)) {
+        console.log(`fuzz: case ${d.id} differed once and not again: ${d.aspects.join(', ')}`);
+        diffs.splice(i, 1);
+      }
+    }
     diffs.sort((a, b) => a.id - b.id);
     if (process.env.KUBEFORGE_FUZZ_DUMP) {
       const covered = (d: Diff) => d.aspects.every((a) => Object.values(KNOWN).some((k) => k.covers(d, a)));
