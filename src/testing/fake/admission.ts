@@ -144,7 +144,7 @@ export class WebhookAdmission {
         ? first
         : reach(() => op({ ...ctx, dryRun: true, warnings: [], admit: { mutate: replay, validate: stop.validate } }));
     if (final) await this.validate(call(final.o, final.old));
-    const out = op({
+    const last: WriteContext = {
       ...ctx,
       admit: {
         mutate: replay,
@@ -154,7 +154,10 @@ export class WebhookAdmission {
           if (o && final?.o) adoptSystemFields(o, final.o);
         },
       },
-    });
+    };
+    const out = op(last);
+    // What the write reports back through its context (an update or apply that created: 201).
+    if (last.created !== undefined) ctx.created = last.created;
     ctx.warnings.push(...warnings);
     return out;
   }

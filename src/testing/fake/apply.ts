@@ -79,9 +79,19 @@ function keyOf(item: unknown, keys: string[]): Obj {
 const pathId = (steps: Step[]) => JSON.stringify(steps);
 
 /** The fields `obj` sets, as field paths (leaves, list-map items, set items). */
-export function fieldSet(r: Resource, obj: Obj, sub: string | undefined): Map<string, FieldPath> {
+export function fieldSet(r: Resource, obj: Obj, sub: string | undefined, dups?: string[]): Map<string, FieldPath> {
   const out = new Map<string, FieldPath>();
-  const add = (steps: Step[]) => out.set(pathId(steps), { steps, id: pathId(steps) });
+  const add = (steps: Step[]) => {
+    const id = pathId(steps);
+    // structured-merge-diff refuses an applied list-map or set with an item twice.
+    if (dups && out.has(id) && steps.length) {
+      const last = steps[steps.length - 1];
+      if ('k' in last) dups.push(`${pathString(steps.slice(0, -1))}: duplicate entries for key ${pathString([last])}`);
+      else if ('v' in last)
+        dups.push(`${pathString(steps.slice(0, -1))}: duplicate entries for value ${stringifyKey(last.v)}`);
+    }
+    out.set(id, { steps, id });
+  };
   const walk = (v: unknown, s: Schema | undefined, steps: Step[], field: string) => {
     if (isObj(v) && s?.['x-kubernetes-map-type'] !== 'atomic' && Object.keys(v).length > 0) {
       for (const [k, x] of Object.entries(v)) walk(x, childSchema(s, k), [...steps, { f: k }], k);
@@ -119,6 +129,17 @@ export function fieldSet(r: Resource, obj: Obj, sub: string | undefined): Map<st
     walk(v, childSchema(schema, k), [{ f: k }], k);
   }
   return out;
+}
+
+function stringifyKey(v: unknown): string {
+  return typeof v === 'bigint' ? String(v) : JSON.stringify(v);
+}
+
+/** The errors structured-merge-diff gives converting an applied configuration: its duplicate list items. */
+export function duplicateItems(r: Resource, cfg: Obj, sub: string | undefined): string[] {
+  const dups: string[] = [];
+  fieldSet(r, cfg, sub, dups);
+  return [...new Set(dups)];
 }
 
 /** structured-merge-diff's String() of a path: `.spec.ports[name="http"].port`, `.spec.tags[="a"]`. */
@@ -274,9 +295,21 @@ function toFieldsV1(fields: Map<string, FieldPath>): Obj {
 
 const isItem = (steps: Step[]) => steps.length > 0 && 'k' in steps[steps.length - 1];
 
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 function writeEntries(obj: Obj, entries: Entry[]): void {
   const m = (isObj(obj.metadata) ? obj.metadata : (obj.metadata = {})) as Obj;
-  const kept = entries.filter((e) => e.fields.size > 0);
+  // The server writes them sorted (sortEncodedManagedFields): Apply before Update, then by time,
+  // manager and subresource.
+  const kept = entries
+    .filter((e) => e.fields.size > 0)
+    .sort(
+      (a, b) =>
+        cmp(a.operation, b.operation) ||
+        cmp(a.time ?? '', b.time ?? '') ||
+        cmp(a.manager, b.manager) ||
+        cmp(a.subresource ?? '', b.subresource ?? ''),
+    );
   if (!kept.length) {
     delete m.managedFields;
     return;
@@ -285,7 +318,8 @@ function writeEntries(obj: Obj, entries: Entry[]): void {
     manager: e.manager,
     operation: e.operation,
     apiVersion: e.apiVersion,
-    time: e.time,
+    // An entry without a time (one sent by a client, a no-op apply) stays without.
+    time: e.time || undefined,
     fieldsType: 'FieldsV1',
     fieldsV1: toFieldsV1(e.fields),
     ...(e.subresource ? { subresource: e.subresource } : {}),

@@ -451,6 +451,16 @@ export function prepareBuiltinCreate(r: Resource, o: Obj, admission: Admission):
 
 /** An update of a Service without its cluster IP keeps the allocated one. */
 export function prepareBuiltinUpdate(r: Resource, o: Obj, old: Obj): void {
+  if (gk(r) === '/Namespace') {
+    // namespaceStrategy.PrepareForUpdate keeps spec.finalizers; the name label is always set.
+    const spec = obj(o, 'spec');
+    if (isObj(old.spec) && old.spec.finalizers !== undefined) spec.finalizers = structuredClone(old.spec.finalizers);
+    else delete spec.finalizers;
+    if (Object.keys(spec).length === 0) delete o.spec;
+    const m = obj(o, 'metadata');
+    m.labels = { ...(isObj(m.labels) ? m.labels : {}), 'kubernetes.io/metadata.name': m.name };
+    return;
+  }
   if (gk(r) !== '/Service' || !isObj(o.spec) || !isObj(old.spec)) return;
   for (const key of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy'])
     if (empty(o.spec, key) && !unset(old.spec, key)) o.spec[key] = structuredClone(old.spec[key]);

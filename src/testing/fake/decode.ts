@@ -68,7 +68,7 @@ function goType(node: DataNode): string {
 /** How the decoder names a JSON value's type: string, number, bool, object, array. */
 function jsonType(v: unknown): string {
   if (typeof v === 'string') return 'string';
-  if (typeof v === 'number') return 'number';
+  if (typeof v === 'number' || typeof v === 'bigint') return 'number';
   if (typeof v === 'boolean') return 'bool';
   return Array.isArray(v) ? 'array' : 'object';
 }
@@ -139,8 +139,9 @@ function walkValue(v: unknown, node: DataNode, struct: string, path: string, at:
       throw new Abort(QUANTITY_ERROR);
     case 'IntOrString':
       if (typeof v === 'string') return;
-      if (typeof v === 'number') {
-        if (!Number.isInteger(v) || v > 2147483647 || v < -2147483648) typeError(w, v, struct, path, 'int32', true);
+      if (typeof v === 'number' || typeof v === 'bigint') {
+        if (typeof v === 'bigint' || !Number.isInteger(v) || v > 2147483647 || v < -2147483648)
+          typeError(w, v, struct, path, 'int32', true);
         return;
       }
       return typeError(w, v, struct, path, 'int32');
@@ -161,12 +162,17 @@ function walkValue(v: unknown, node: DataNode, struct: string, path: string, at:
     }
     case 'integer': {
       const bits = node.format === 'int32' ? 31 : 63;
+      // An integer beyond 2^53 is a BigInt (./wire.ts): exact, and within int64 by construction.
+      if (typeof v === 'bigint') {
+        if (bits === 31 || v >= 2n ** 63n || v < -(2n ** 63n)) typeError(w, v, struct, path, goType(node), true);
+        return;
+      }
       if (typeof v !== 'number') return typeError(w, v, struct, path, goType(node));
       if (!Number.isInteger(v) || Math.abs(v) >= 2 ** bits) typeError(w, v, struct, path, goType(node), true);
       return;
     }
     case 'number':
-      if (typeof v !== 'number') typeError(w, v, struct, path, 'float64');
+      if (typeof v !== 'number' && typeof v !== 'bigint') typeError(w, v, struct, path, 'float64');
       return;
     case 'boolean':
       if (typeof v !== 'boolean') typeError(w, v, struct, path, 'bool');

@@ -4,5 +4,23 @@ export type Obj = Record<string, unknown>;
 /** A JSON object (not an array, not null). */
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A deep copy of a JSON value (undefined stays undefined). */
-export const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
+/**
+ * A deep copy of a JSON value (undefined stays undefined), as a JSON round trip makes it (keys
+ * holding undefined dropped, undefined items null) but keeping BigInts (integers beyond 2^53).
+ */
+export const clone = <T>(v: T): T => (v === undefined ? v : (copy(v) as T));
+
+function copy(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((x) => (x === undefined || typeof x === 'function' ? null : copy(x)));
+  const maybe = v as { toJSON?: () => unknown };
+  if (typeof maybe.toJSON === 'function') return copy(JSON.parse(JSON.stringify(v)));
+  const out: Obj = {};
+  for (const [k, x] of Object.entries(v as Obj)) {
+    if (x === undefined || typeof x === 'function') continue;
+    if (k === '__proto__')
+      Object.defineProperty(out, k, { value: copy(x), enumerable: true, writable: true, configurable: true });
+    else out[k] = copy(x);
+  }
+  return out;
+}

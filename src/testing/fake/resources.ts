@@ -7,6 +7,7 @@
 import { CORE_GROUPS } from '../../project/builtin-kinds.js';
 import type { Schema } from './schema.js';
 import type { Obj } from './json.js';
+import { eventFromCore, eventToCore } from './events.js';
 
 /** One served resource of one group/version. */
 export interface Resource {
@@ -43,6 +44,8 @@ export interface Resource {
   selectableFields: string[];
   shortNames: string[];
   categories: string[];
+  /** A view of another resource's storage (events.k8s.io Events are core Events): how objects convert. */
+  view?: { toStorage(o: Obj): Obj; fromStorage(o: Obj): Obj };
 }
 
 /** Built-in Kinds whose strategy keeps metadata.generation. */
@@ -88,6 +91,9 @@ const WITH_STATUS = new Set([
   'certificates.k8s.io/CertificateSigningRequest',
 ]);
 
+/** Built-in Kinds with a scale subresource (the Scale's selector is their spec.selector, formatted). */
+const WITH_SCALE = new Set(['apps/Deployment', 'apps/StatefulSet', 'apps/ReplicaSet']);
+
 /** Built-in field selectors (the server's per-type field label conversion funcs). */
 const BUILTIN_FIELDS: Record<string, string[]> = {
   '/Pod': [
@@ -103,6 +109,19 @@ const BUILTIN_FIELDS: Record<string, string[]> = {
   ],
   '/Secret': ['type'],
   '/Event': [
+    'involvedObject.kind',
+    'involvedObject.namespace',
+    'involvedObject.name',
+    'involvedObject.uid',
+    'involvedObject.apiVersion',
+    'involvedObject.resourceVersion',
+    'involvedObject.fieldPath',
+    'reason',
+    'reportingComponent',
+    'source',
+    'type',
+  ],
+  'events.k8s.io/Event': [
     'involvedObject.kind',
     'involvedObject.namespace',
     'involvedObject.name',
@@ -145,13 +164,20 @@ const CREATE_ONLY = new Set([
   '/Binding',
 ]);
 
+/** The API group of a short group name of the built-in table ('core' is the empty group). */
+export function fullGroup(short: string): string {
+  return CORE_GROUPS[short] ?? (short === 'internal' ? 'internal.apiserver.k8s.io' : short);
+}
+
 /** A built-in resource from a discovery row (`group` as the table spells it: 'core', 'apps', 'rbac'...). */
 export function builtinResource(row: BuiltinRow): Resource {
   // The full group from the one table of Kubernetes' groups (rbac is rbac.authorization.k8s.io,
   // flowcontrol flowcontrol.apiserver.k8s.io: spelling them `<short>.k8s.io` served ClusterRoles at a
   // path the API server does not have).
-  const group = CORE_GROUPS[row.group] ?? row.group;
+  const group = fullGroup(row.group);
   const gk = `${group}/${row.kind}`;
+  // events.k8s.io/v1 Events are the core Events, stored once and shown through both APIs.
+  const eventsView = gk === 'events.k8s.io/Event';
   return {
     group,
     version: row.version,
@@ -159,12 +185,22 @@ export function builtinResource(row: BuiltinRow): Resource {
     plural: row.plural,
     singular: row.kind.toLowerCase(),
     namespaced: row.namespaced,
-    storageKey: `${group}/${row.plural}`,
+    storageKey: eventsView ? '/events' : `${group}/${row.plural}`,
+    ...(eventsView ? { view: { toStorage: eventToCore, fromStorage: eventFromCore } } : {}),
     model: row.model,
     custom: false,
     createOnly: CREATE_ONLY.has(gk) || undefined,
     generation: WITH_GENERATION.has(gk),
     status: WITH_STATUS.has(gk),
+    ...(WITH_SCALE.has(gk)
+      ? {
+          scale: {
+            specReplicasPath: '.spec.replicas',
+            statusReplicasPath: '.status.replicas',
+            labelSelectorPath: '.spec.selector',
+          },
+        }
+      : {}),
     unconditionalUpdate: !ALWAYS_UNCONDITIONAL_FALSE.has(gk),
     selectableFields: BUILTIN_FIELDS[gk] ?? [],
     shortNames: [],

@@ -162,7 +162,9 @@ export function applyDefaults(v: unknown, s: Schema | undefined): void {
 function jsonType(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  // An integer past int64 was decoded as a float64 (./wire.ts asUnstructured): a number.
+  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 2 ** 63 ? 'integer' : 'number';
+  if (typeof v === 'bigint') return 'integer';
   if (typeof v === 'object') return 'object';
   return typeof v;
 }
@@ -307,7 +309,7 @@ export function validate(
         detail: `${name} in body must be of type ${s.format}: ${JSON.stringify(v)}`,
       });
   }
-  if (typeof v === 'number') {
+  if (typeof v === 'number' || typeof v === 'bigint') {
     if (s.maximum !== undefined) {
       if (s.exclusiveMaximum ? v >= s.maximum : v > s.maximum)
         push({
@@ -328,7 +330,7 @@ export function validate(
     }
     if (s.multipleOf !== undefined) {
       // kube-openapi checks an integer value against the factor truncated to an integer.
-      const factor = Number.isInteger(v) ? Math.trunc(s.multipleOf) : s.multipleOf;
+      const factor = typeof v === 'bigint' || Number.isInteger(v) ? Math.trunc(s.multipleOf) : s.multipleOf;
       if (factor <= 0)
         push({
           type: 'FieldValueInvalid',
@@ -336,7 +338,7 @@ export function validate(
           value: factor,
           detail: `factor MultipleOf declared for ${name} must be positive: ${goNumber(factor)}`,
         });
-      else if (!Number.isInteger(v / factor))
+      else if (typeof v === 'bigint' ? v % BigInt(factor) !== 0n : !Number.isInteger(v / factor))
         push({
           type: 'FieldValueInvalid',
           field: where(path),

@@ -16,6 +16,8 @@ import { badRequest } from './status.js';
 export type { FieldRequirement, LabelRequirement };
 
 export function parseLabelSelector(s: string): LabelRequirement[] {
+  const syntax = labelSelectorSyntaxError(s);
+  if (syntax) throw badRequest(syntax);
   try {
     return runtimeParseLabelSelector(s);
   } catch (e) {
@@ -34,7 +36,7 @@ export function parseFieldSelector(s: string): FieldRequirement[] {
     return runtimeParseFieldSelector(s);
   } catch (e) {
     if (!(e instanceof SelectorSyntaxError)) throw e;
-    throw badRequest(`invalid field selector: invalid selector: '${s}'; can't understand '${e.term}'`);
+    throw badRequest(`invalid selector: '${s}'; can't understand '${e.term}'`);
   }
 }
 
@@ -54,4 +56,117 @@ export function matchesFields(o: Record<string, unknown>, reqs: FieldRequirement
     if (f.op === '=' ? v !== f.value : v === f.value) return false;
   }
   return true;
+}
+
+/** apimachinery's label selector lexer: its tokens, in its `string2token` table. */
+const SYMBOLS = new Set(['!=', '==', '=', '!', '(', ')', ',', '>', '<']);
+const SPECIAL = '=!(),><';
+type Tok = { t: 'id' | 'in' | 'notin' | 'sym' | 'end' | 'error'; lit: string };
+
+function lex(s: string): Tok[] {
+  const out: Tok[] = [];
+  let i = 0;
+  while (true) {
+    while (i < s.length && ' \t\r\n'.includes(s[i])) i++;
+    if (i >= s.length) {
+      out.push({ t: 'end', lit: '' });
+      return out;
+    }
+    if (SPECIAL.includes(s[i])) {
+      let buf = '';
+      let last = '';
+      while (i < s.length && SPECIAL.includes(s[i])) {
+        buf += s[i];
+        if (SYMBOLS.has(buf)) last = buf;
+        else if (last) break;
+        i++;
+      }
+      if (!last) out.push({ t: 'error', lit: `error expected: keyword found '${buf}'` });
+      else out.push({ t: 'sym', lit: last });
+      if (!last) i++;
+      continue;
+    }
+    let id = '';
+    while (i < s.length && !' \t\r\n'.includes(s[i]) && !SPECIAL.includes(s[i])) id += s[i++];
+    out.push({ t: id === 'in' ? 'in' : id === 'notin' ? 'notin' : 'id', lit: id });
+  }
+}
+
+/**
+ * The syntax errors of apimachinery's label selector parser, in its words (its lexer and
+ * recursive descent: `found 'Z', expected: ',' or 'end of string'`); undefined when it parses.
+ */
+export function labelSelectorSyntaxError(s: string): string | undefined {
+  const toks = lex(s);
+  let p = 0;
+  // In a value position the keywords are identifiers.
+  const look = () => toks[Math.min(p, toks.length - 1)];
+  const isId = (t: Tok) => t.t === 'id' || t.t === 'in' || t.t === 'notin';
+  const next = () => toks[Math.min(p++, toks.length - 1)];
+  const requirement = (): string | undefined => {
+    let t = next();
+    let notExists = false;
+    if (t.t === 'sym' && t.lit === '!') {
+      notExists = true;
+      t = next();
+    }
+    if (!isId(t)) return `found '${t.lit}', expected: identifier`;
+    const after = look();
+    if (after.t === 'end' || (after.t === 'sym' && after.lit === ',')) return undefined;
+    // `!key` takes no operator: what follows is the separator's business.
+    if (notExists) return undefined;
+    const op = next();
+    if (op.t === 'in' || op.t === 'notin') return values();
+    if (!(op.t === 'sym' && ['=', '==', '!=', '>', '<'].includes(op.lit)))
+      return `found '${op.lit}', expected: in, notin, =, ==, !=, gt, lt`;
+    const v = look();
+    if (v.t === 'end' || (v.t === 'sym' && v.lit === ',')) return undefined;
+    const val = next();
+    return isId(val) ? undefined : `found '${val.lit}', expected: identifier`;
+  };
+  const values = (): string | undefined => {
+    const open = next();
+    if (!(open.t === 'sym' && open.lit === '(')) return `found '${open.lit}' expected: '('`;
+    const first = look();
+    if (first.t === 'sym' && first.lit === ')') {
+      p++;
+      return undefined;
+    }
+    if (!isId(first) && !(first.t === 'sym' && first.lit === ','))
+      return `found '${first.lit}', expected: ',', ')' or identifier`;
+    while (true) {
+      const t = next();
+      if (isId(t)) {
+        const after = look();
+        if (after.t === 'sym' && after.lit === ',') continue;
+        if (after.t === 'sym' && after.lit === ')') break;
+        return `found '${after.lit}', expected: ',' or ')'`;
+      }
+      if (t.t === 'sym' && t.lit === ',') {
+        const after = look();
+        if (after.t === 'sym' && after.lit === ')') break;
+        if (after.t === 'sym' && after.lit === ',') p++;
+        continue;
+      }
+      return `found '${t.lit}', expected: ',', or identifier`;
+    }
+    const close = next();
+    return close.t === 'sym' && close.lit === ')' ? undefined : `found '${first.lit}', expected: ')'`;
+  };
+  while (true) {
+    const t = look();
+    if (t.t === 'end') return undefined;
+    if (!(isId(t) || (t.t === 'sym' && t.lit === '!')))
+      return `found '${t.lit}', expected: !, identifier, or 'end of string'`;
+    const err = requirement();
+    if (err) return `unable to parse requirement: ${err}`;
+    const sep = next();
+    if (sep.t === 'end') return undefined;
+    if (sep.t === 'sym' && sep.lit === ',') {
+      const n = look();
+      if (!(isId(n) || (n.t === 'sym' && n.lit === '!'))) return `found '${n.lit}', expected: identifier after ','`;
+      continue;
+    }
+    return `found '${sep.lit}', expected: ',' or 'end of string'`;
+  }
 }

@@ -21,9 +21,24 @@ import {
   type LabelRequirement,
 } from './selectors.js';
 import { type Obj, clone, isObj } from './json.js';
-import { yaml } from '../crds.js';
 import { WebhookAdmission, type AdmissionRequestInfo } from './admission.js';
 import { isCRD, syncCRD, type CRDHost } from './crdapi.js';
+import { patchScale, toScale } from './scale.js';
+import {
+  bodyError,
+  checkBodySize,
+  checkDeleteOptions,
+  checkPatchType,
+  duplicateFields,
+  checkGetResourceVersion,
+  checkListIntegers,
+  checkListOptions,
+  checkListResourceVersion,
+  checkWriteOptions,
+  continueTokenError,
+  decodeBody,
+} from './request.js';
+import { stringifyWire } from './wire.js';
 
 /** The version the fake reports at /version. */
 export const FAKE_SERVER_VERSION = { major: '1', minor: '37', gitVersion: 'v1.37.2-kubeforge-fake', platform: 'fake' };
@@ -176,10 +191,12 @@ export class FakeServer {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    // Warnings given before a refusal go with it, as the server sends them.
+    const warnings: string[] = [];
     try {
       const url = new URL(req.url ?? '/', 'http://fake');
       const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req);
-      const answer = await this.dispatch(req, res, url, body);
+      const answer = await this.dispatch(req, res, url, body, warnings);
       if (answer === WATCHING) return;
       await this.cel; // a CRD just created has rules: its objects are checked from the next request on
       send(
@@ -191,7 +208,7 @@ export class FakeServer {
         answer.contentType,
       );
     } catch (e) {
-      if (e instanceof ApiStatus) send(res, e.code, e.body());
+      if (e instanceof ApiStatus) send(res, e.code, e.body(), warnings);
       else
         send(res, 500, new ApiStatus(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`).body());
     }
@@ -202,6 +219,7 @@ export class FakeServer {
     res: http.ServerResponse,
     url: URL,
     raw: string | undefined,
+    warnings: string[] = [],
   ): Answer | Promise<Answer> | typeof WATCHING {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
@@ -227,18 +245,24 @@ export class FakeServer {
       dryRun: q.getAll('dryRun').includes('All'),
       fieldManager: q.get('fieldManager') ?? undefined,
       userAgent: String(req.headers['user-agent'] ?? ''),
-      warnings: [],
+      warnings,
       force: q.get('force') === 'true',
       fieldValidation: q.get('fieldValidation') ?? undefined,
     };
     const parse = (): unknown => {
-      if (raw === undefined || raw === '') return undefined;
       const type = String(req.headers['content-type'] ?? 'application/json');
-      try {
-        return type.includes('yaml') ? yaml().parse(raw) : JSON.parse(raw);
-      } catch (e) {
-        throw badRequest(`the body of the request could not be decoded: ${(e as Error).message}`);
-      }
+      if (method === 'PATCH') checkPatchType(type, r.custom);
+      if (raw !== undefined) checkBodySize(raw);
+      if (method === 'POST' || method === 'PUT' || method === 'PATCH') checkWriteOptions(method, q, type);
+      if (raw === '' && method === 'PATCH' && !type.startsWith('application/apply-patch+yaml'))
+        throw badRequest('invalid JSON patch');
+      if (raw === undefined || raw === '') return undefined;
+      // A built-in's create or update body is decoded into its Go struct (keys given twice merge).
+      const body = decodeBody(raw, type, !r.custom && (method === 'POST' || method === 'PUT'));
+      if (body.error !== undefined) throw bodyError(method, type, r.kind, raw, body.error);
+      if (method !== 'PATCH') ctx.duplicates = duplicateFields(body.duplicates);
+      if (body.warnings) ctx.applyWarnings = body.warnings;
+      return body.value;
     };
     // Accept: application/json;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1 (what client-go's
     // metadata client and metadata-only informers send): GETs answer metadata only.
@@ -310,9 +334,11 @@ export class FakeServer {
       }
       throw methodNotAllowed();
     }
-    if (sub === 'scale') return this.scale(r, namespace, name, method, parse(), ctx);
+    if (sub === 'scale')
+      return this.scale(r, namespace, name, method, parse(), ctx, String(req.headers['content-type'] ?? ''));
     switch (method) {
       case 'GET':
+        checkGetResourceVersion(q, r.storageKey !== '/events');
         return { body: this.store.read(r, namespace, name) };
       case 'PUT':
       case 'PATCH': {
@@ -327,13 +353,15 @@ export class FakeServer {
               : this.store.patch(r, namespace, name, type, parse(), sub, c),
           (body) => {
             this.written(r, name, ctx);
-            return { body, warnings: ctx.warnings };
+            return { body, warnings: ctx.warnings, code: ctx.created ? 201 : undefined };
           },
         );
       }
       case 'DELETE': {
         const options = (parse() ?? {}) as Obj;
-        if (q.get('propagationPolicy')) options.propagationPolicy = q.get('propagationPolicy');
+        if (q.has('propagationPolicy')) options.propagationPolicy = q.get('propagationPolicy');
+        if (q.has('dryRun')) options.dryRun = q.getAll('dryRun');
+        checkDeleteOptions(options);
         if ((options.dryRun as string[] | undefined)?.includes('All')) ctx.dryRun = true;
         const info = { r, namespace, name, deleteOptions: options };
         return this.admitted(
@@ -563,7 +591,9 @@ export class FakeServer {
   }
 
   private list(r: Resource, namespace: string | undefined, q: URLSearchParams): unknown {
+    checkListIntegers(q);
     const sel = this.selectors(q);
+    checkListOptions(q);
     this.checkFields(r, sel.fields);
     let items = this.store.all(r, namespace).filter((o) => this.matches(r, o, sel));
     const limit = Number(q.get('limit') ?? 0);
@@ -575,11 +605,12 @@ export class FakeServer {
       try {
         token = JSON.parse(Buffer.from(cont, 'base64').toString('utf8')) as { start: string; rv: string };
       } catch {
-        throw badRequest('continue key is not valid: illegal base64 data');
+        throw continueTokenError(cont);
       }
       items = items.filter((o) => keyOf(o) > token.start);
       rv = token.rv;
     }
+    checkListResourceVersion(q);
     let remaining: number | undefined;
     if (limit > 0 && items.length > limit) {
       remaining = items.length - limit;
@@ -612,7 +643,7 @@ export class FakeServer {
     this.watches.add(res);
     const write = (type: string, object: unknown) =>
       res.write(
-        `${JSON.stringify({ type, object: metadataOnly && type !== 'ERROR' ? asPartial(object as Obj) : object })}\n`,
+        `${stringifyWire({ type, object: metadataOnly && type !== 'ERROR' ? asPartial(object as Obj) : object })}\n`,
       );
     const relevant = (e: StoredEvent) =>
       e.storageKey === r.storageKey && (namespace === undefined || e.namespace === namespace);
@@ -685,7 +716,7 @@ export class FakeServer {
     return WATCHING;
   }
 
-  /** The scale subresource of a custom resource (autoscaling/v1 Scale). */
+  /** The scale subresource (autoscaling/v1 Scale): GET, PUT, and PATCH of the Scale as the server patches it. */
   private scale(
     r: Resource,
     namespace: string | undefined,
@@ -693,46 +724,22 @@ export class FakeServer {
     method: string,
     body: unknown,
     ctx: WriteContext,
+    contentType = '',
   ): { body: unknown } {
     const s = r.scale!;
-    const get = (o: Obj, p: string) =>
-      p
-        .replace(/^\./, '')
-        .split('.')
-        .reduce<unknown>((x, k) => (isObj(x) ? x[k] : undefined), o);
-    const toScale = (o: Obj) => {
-      const m = o.metadata as Obj;
-      return {
-        kind: 'Scale',
-        apiVersion: 'autoscaling/v1',
-        metadata: {
-          name: m.name,
-          namespace: m.namespace,
-          uid: m.uid,
-          resourceVersion: m.resourceVersion,
-          creationTimestamp: m.creationTimestamp,
-        },
-        spec: { replicas: Number(get(o, s.specReplicasPath) ?? 0) },
-        status: {
-          replicas: Number(get(o, s.statusReplicasPath) ?? 0),
-          ...(s.labelSelectorPath && get(o, s.labelSelectorPath) !== undefined
-            ? { selector: get(o, s.labelSelectorPath) }
-            : {}),
-        },
-      };
-    };
     const current = this.store.read(r, namespace, name);
-    if (method === 'GET') return { body: toScale(current) };
-    if (method !== 'PUT') throw methodNotAllowed();
+    if (method === 'GET') return { body: toScale(current, s) };
+    if (method === 'PATCH') body = patchScale(toScale(current, s), contentType, body);
+    else if (method !== 'PUT') throw methodNotAllowed();
     const replicas = isObj(body) && isObj(body.spec) ? body.spec.replicas : undefined;
-    const next = JSON.parse(JSON.stringify(current)) as Obj;
+    const next = clone(current);
     const steps = s.specReplicasPath.replace(/^\./, '').split('.');
     let cur: Obj = next;
     for (const k of steps.slice(0, -1)) cur = (isObj(cur[k]) ? cur[k] : (cur[k] = {})) as Obj;
     cur[steps[steps.length - 1]] = replicas;
     const rv = isObj(body) && isObj(body.metadata) ? body.metadata.resourceVersion : undefined;
     if (rv) (next.metadata as Obj).resourceVersion = rv;
-    return { body: toScale(this.store.update(r, namespace, name, next, undefined, ctx, true)) };
+    return { body: toScale(this.store.update(r, namespace, name, next, 'scale', ctx, true), s) };
   }
 
   /** An error for a Kind the server does not serve (for callers that resolve by Kind). */
@@ -785,7 +792,7 @@ function send(
   contentType?: string,
 ): void {
   const status = code === 200 && okCode ? okCode : code;
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const text = typeof body === 'string' ? body : stringifyWire(body);
   const headers: http.OutgoingHttpHeaders = {
     'Content-Type': contentType ?? (typeof body === 'string' ? 'text/plain' : 'application/json'),
     'Content-Length': Buffer.byteLength(text),

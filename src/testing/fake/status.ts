@@ -29,8 +29,9 @@ export class ApiStatus extends Error {
       metadata: {},
       status: 'Failure',
       message: this.message,
-      reason: this.reason,
     };
+    // An error that is no API error (a Go error the server passes on) has no reason.
+    if (this.reason) b.reason = this.reason;
     if (this.details) b.details = this.details;
     b.code = this.code;
     return b;

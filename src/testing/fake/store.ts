@@ -21,7 +21,7 @@ import {
   ApiStatus,
   unsupportedMediaType,
 } from './status.js';
-import { validateMetadata } from './metadata.js';
+import { finalizerWarnings, nameWarnings, podTemplateWarnings, validateMetadata } from './metadata.js';
 import { decodeBuiltin } from './decode.js';
 import {
   admitBuiltinCreate,
@@ -33,10 +33,12 @@ import {
 } from './builtin.js';
 import { strategicMerge } from './smp.js';
 import { isCRD, markCRDForDeletion, prepareCRD } from './crdstrategy.js';
-import { applyConfiguration, now, trackUpdate } from './apply.js';
+import { applyConfiguration, duplicateItems, now, trackUpdate } from './apply.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 import { type Obj, clone, isObj } from './json.js';
 import { sortKeysDeep } from '../../util/json.js';
+import { asUnstructured, stringifyWire } from './wire.js';
+import { printCoreEvent } from './events.js';
 
 /** Evaluates the CEL rules of a schema on an object (and its old version on update). */
 export type CelRules = (schema: RuleSchema, obj: unknown, old: unknown, warnings: string[]) => RuleFailure[];
@@ -62,6 +64,12 @@ export interface WriteContext {
   applied?: boolean;
   /** Warnings for the answer's Warning headers. */
   warnings: string[];
+  /** The duplicate keys of the request's body (`duplicate field "x"`), warned when it decodes. */
+  duplicates?: string[];
+  /** The YAML decoder's warnings of an apply body, given when the apply succeeds. */
+  applyWarnings?: string[];
+  /** Set by apply when it created the object (the answer is 201). */
+  created?: boolean;
   /** The request's fieldValidation: Strict refuses unknown fields, Ignore drops them without a warning (default Warn). */
   fieldValidation?: string;
   /** Admission (./admission.ts), called where kube-apiserver runs it; none: the write is admitted as is. */
@@ -168,20 +176,28 @@ export class Store {
     m.resourceVersion = String(this.rv);
     const k = this.key(m.namespace as string | undefined, String(m.name));
     const prev = this.bucket(r).get(k);
+    // `obj` is in r's version; a view of another resource's storage (events.k8s.io) is stored converted.
+    const stored = r.view ? r.view.toStorage(obj) : obj;
     if (type === 'DELETED') this.bucket(r).delete(k);
-    else this.bucket(r).set(k, obj);
+    else this.bucket(r).set(k, stored);
     const ev: StoredEvent = {
       rv: this.rv,
       type,
       storageKey: r.storageKey,
       namespace: String(m.namespace ?? ''),
-      object: obj,
+      object: stored,
       prev,
     };
     this.events.push(ev);
     if (this.events.length > EVENT_WINDOW) this.events.splice(0, this.events.length - EVENT_WINDOW);
     for (const s of this.subscribers) s(ev);
-    return obj;
+    // Events answer as they read back (the Go struct's fields that are never omitted).
+    return this.printed(r, obj);
+  }
+
+  /** An object as the answer prints it: Events with their Go struct's fields that are never omitted. */
+  private printed(r: Resource, o: Obj): Obj {
+    return r.storageKey === '/events' ? this.asVersion(r, r.view ? r.view.toStorage(o) : o) : o;
   }
 
   /** The stored object (a copy, in `r`'s version), or undefined. */
@@ -192,7 +208,9 @@ export class Store {
 
   /** A stored object as `r`'s version reads it: apiVersion, and the version's defaults. */
   asVersion(r: Resource, o: Obj): Obj {
-    const c = clone(o);
+    let c = clone(o);
+    if (r.storageKey === '/events') c = printCoreEvent(c);
+    if (r.view) c = r.view.fromStorage(c);
     c.apiVersion = apiVersionOf(r);
     // As read from storage: the storage version's defaults, then the version asked for.
     if (r.custom && r.storageSchema && r.storageSchema !== r.schema) applyDefaults(c, r.storageSchema);
@@ -238,29 +256,61 @@ export class Store {
       );
   }
 
-  /** Checks the body names the resource of the URL, as the server's decoder does. */
+  /** Checks the body names the resource of the URL, as the server's decoder does (in its words). */
   private checkTypeMeta(r: Resource, body: Obj): void {
     const want = apiVersionOf(r);
-    if (body.apiVersion === undefined && body.kind === undefined) return;
-    if (body.kind !== undefined && body.kind !== r.kind)
-      throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
-    if (body.apiVersion !== undefined && body.apiVersion !== want)
-      throw badRequest(
-        `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${want})`,
-      );
+    if (r.custom) {
+      // Unstructured decoding: both are required, and must be the URL's.
+      if (body.apiVersion === undefined && body.kind === undefined) return;
+      if (body.apiVersion !== want)
+        throw badRequest(
+          `the API version in the data (${typeof body.apiVersion === 'string' ? body.apiVersion : ''}) does not match the expected API version (${want})`,
+        );
+      if (body.kind === undefined || body.kind === '') {
+        const raw = stringifyWire(body);
+        throw badRequest(
+          `the object provided is unrecognized (must be of type ${r.kind}): Object 'Kind' is missing in '${raw}' (${raw.length > 30 ? `${raw.slice(0, 30)} ...` : raw})`,
+        );
+      }
+      if (body.kind !== r.kind)
+        throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
+      return;
+    }
+    const apiVersion = typeof body.apiVersion === 'string' && body.apiVersion ? body.apiVersion : want;
+    const kind = typeof body.kind === 'string' && body.kind ? body.kind : r.kind;
+    const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
+    const scheme = 'in scheme "pkg/runtime/scheme.go:111"';
+    const handled = `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${r.kind}`;
+    if (apiVersion === want && kind === r.kind) return;
+    // A core/v1 Kind the scheme knows (Pod) converts to nothing else; any other is not registered there.
+    if (apiVersion === want && r.group === '' && CORE_KINDS.has(kind))
+      throw badRequest(`${handled}: converting (v1.${kind}) to (core.${r.kind}): unknown conversion`);
+    throw badRequest(
+      `${handled}: no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} ${scheme}`,
+    );
   }
 
   /** Pruning and defaulting of a custom resource's body (what decoding does). */
   private decode(r: Resource, body: Obj, ctx: WriteContext): Obj {
     const o = clone(body);
+    if (r.custom) asUnstructured(o);
     o.apiVersion = apiVersionOf(r);
     o.kind = r.kind;
     const unknown: string[] = [];
     if (r.custom) {
       const dropped: string[] = [];
+      // metadata is an ObjectMeta whatever the schema says: other fields are dropped.
+      if (isObj(o.metadata))
+        for (const k of Object.keys(o.metadata))
+          if (!OBJECT_META.has(k)) {
+            delete o.metadata[k];
+            dropped.push(`metadata.${k}`);
+          }
       prune(o, r.schema, '', dropped, true);
       for (const d of dropped) unknown.push(`unknown field "${d}"`);
     } else decodeBuiltin(r, r.model, o, unknown);
+    // The decoder's duplicate keys, noted when the body was read, are warned with its unknown fields.
+    unknown.push(...(ctx.duplicates ?? []));
     if (unknown.length && ctx.fieldValidation === 'Strict') throw new StrictDecodingError(r, unknown, body);
     if (ctx.fieldValidation !== 'Ignore') ctx.warnings.push(...unknown);
     if (r.custom) applyDefaults(o, r.schema);
@@ -310,13 +360,20 @@ export class Store {
         }
       }
     }
-    if (errs.length) throw invalid(r, String(meta(o).name ?? ''), errs);
+    // events.k8s.io Events are validated as the core Events they are: the kind is named without a group.
+    if (errs.length) throw invalid(r.view ? { ...r, group: '' } : r, String(meta(o).name ?? ''), errs);
+    if (!old) ctx.warnings.push(...nameWarnings(r, o));
+    ctx.warnings.push(...podTemplateWarnings(r, o));
+    if (r.custom) ctx.warnings.push(...finalizerWarnings(o));
   }
 
   create(r: Resource, namespace: string | undefined, body: unknown, ctx: WriteContext): Obj {
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
-    this.checkTypeMeta(r, body);
+    // Unstructured decoding prunes (and warns) before the type is checked; a typed one after.
+    const early = !r.custom || (body.apiVersion !== undefined && body.apiVersion !== apiVersionOf(r));
+    if (early) this.checkTypeMeta(r, body);
     const decoded = this.decode(r, body, ctx);
+    if (!early) this.checkTypeMeta(r, body);
     const dm = meta(decoded);
     if (r.namespaced) {
       if (dm.namespace !== undefined && dm.namespace !== '' && dm.namespace !== namespace)
@@ -339,10 +396,10 @@ export class Store {
       let suffix = '';
       const bytes = randomBytes(5);
       for (const b of bytes) suffix += GENERATE_ALPHABET[b % GENERATE_ALPHABET.length];
-      m.name = `${m.generateName}${suffix}`;
+      // names.SimpleNameGenerator: the base is cut to 58 characters, so the name fits 63.
+      m.name = `${m.generateName.slice(0, 58)}${suffix}`;
     }
-    if (m.resourceVersion !== undefined && m.resourceVersion !== '')
-      throw new ApiStatus(500, 'InternalError', 'resourceVersion should not be set on objects to be created');
+    const presetRV = m.resourceVersion !== undefined && m.resourceVersion !== '';
     for (const k of [
       'uid',
       'resourceVersion',
@@ -361,6 +418,8 @@ export class Store {
     if (isObj(m.labels) && Object.keys(m.labels).length === 0) delete m.labels;
     if (isObj(m.annotations) && Object.keys(m.annotations).length === 0) delete m.annotations;
     this.validateObject(r, o, undefined, ctx);
+    // The storage refuses it after validation: a Go error, 500 without a reason.
+    if (presetRV) throw new ApiStatus(500, '', 'resourceVersion should not be set on objects to be created');
     if (!r.custom) admitBuiltinCreate(r, o, this.admission);
     if (this.find(r, namespace, String(m.name))) throw alreadyExists(r, String(m.name));
     m.uid = randomUUID();
@@ -374,12 +433,16 @@ export class Store {
       m.labels = { ...(isObj(m.labels) ? m.labels : {}), 'kubernetes.io/metadata.name': m.name };
     }
     if (!ctx.applied) {
+      // Valid managedFields sent with the object are taken as its starting record; others are ignored.
+      const given = validManagedFields(m.managedFields);
       delete m.managedFields;
-      trackUpdate(r, undefined, o, manager(ctx), undefined);
+      trackUpdate(r, given ? { metadata: { managedFields: given } } : undefined, o, manager(ctx), undefined);
     }
     ctx.admit?.validate(o, undefined);
-    if (ctx.dryRun) return o;
-    return this.asVersion(r, this.put(r, this.toStorage(r, o), 'ADDED'));
+    if (ctx.dryRun) return this.printed(r, o);
+    const stored = this.put(r, this.toStorage(r, o), 'ADDED');
+    // A custom resource read back through a version that is not the storage one: its defaults too.
+    return r.custom ? this.asVersion(r, stored) : clone(stored);
   }
 
   /** Objects are kept in one version per resource; conversion between versions is None (apiVersion only). */
@@ -401,17 +464,41 @@ export class Store {
     patched = false,
   ): Obj {
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
-    this.checkTypeMeta(r, body);
+    const early = !r.custom || (body.apiVersion !== undefined && body.apiVersion !== apiVersionOf(r));
+    if (early) this.checkTypeMeta(r, body);
     let o = this.decode(r, body, ctx);
+    if (!early) this.checkTypeMeta(r, body);
     const m = meta(o);
     if (m.name !== undefined && m.name !== name)
       throw badRequest(`the name of the object (${String(m.name)}) does not match the name on the URL (${name})`);
     if (r.namespaced && m.namespace !== undefined && m.namespace !== '' && m.namespace !== namespace)
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    const rv = m.resourceVersion;
+    // The storage parses the precondition (a Go error: 500 without a reason) after it read the
+    // object, or before it creates one (Events and RBAC objects: AllowCreateOnUpdate).
+    const badRV = () => {
+      if (typeof rv === 'string' && rv !== '' && !/^\d+$/.test(rv))
+        throw new ApiStatus(500, '', `strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
+    };
+    if (CREATE_ON_UPDATE.has(r.storageKey) && !patched && sub === undefined) {
+      badRV();
+      if (!this.find(r, namespace, name)) {
+        // Its decoding warnings were given by this update already.
+        const created = this.create(
+          r,
+          namespace,
+          { ...body, metadata: { ...meta(body), resourceVersion: undefined } },
+          { ...ctx, warnings: [] },
+        );
+        ctx.created = true;
+        return created;
+      }
+    }
+    this.get(r, namespace, name);
+    badRV();
     const old = this.get(r, namespace, name);
     const om = meta(old);
     if (ctx.admit) o = ctx.admit.mutate(o, old);
-    const rv = meta(o).resourceVersion;
     if (rv === undefined || rv === '' || rv === null) {
       if (!r.unconditionalUpdate && !patched)
         throw invalid({ ...r, kind: r.plural }, name, [
@@ -475,11 +562,15 @@ export class Store {
     // Ownership follows the old object's managedFields (what a client sends back is not trusted).
     if (ctx.applied) nm.managedFields = applied;
     else {
+      // Valid managedFields other than the stored ones reset the record (an empty list clears it).
+      const given = validManagedFields(nm.managedFields);
+      const reset = given !== undefined && !equalJSON(given, om.managedFields ?? []);
       if (om.managedFields === undefined) delete nm.managedFields;
       else nm.managedFields = clone(om.managedFields);
-      trackUpdate(r, old, o, manager(ctx), sub);
+      trackUpdate(r, reset ? { ...old, metadata: { ...om, managedFields: given } } : old, o, manager(ctx), sub);
     }
     this.validateObject(r, o, old, ctx, sub === 'status');
+    if (ctx.applied) noOpApplyTime(o, old, ctx.fieldManager);
     ctx.admit?.validate(o, old);
     if (om.deletionTimestamp && !(Array.isArray(nm.finalizers) && nm.finalizers.length)) {
       // The server deletes the stored object (the watch sees it, finalizers and all, at the
@@ -487,9 +578,10 @@ export class Store {
       if (!ctx.dryRun) this.put(r, clone(old), 'DELETED');
       return o;
     }
-    const same = equalJSON(withoutManagedFields(o), withoutManagedFields(old));
-    if (same || ctx.dryRun) return same ? old : o;
-    return this.asVersion(r, this.put(r, o, 'MODIFIED'));
+    const same = equalJSON(withoutManagedFields(this.printed(r, o)), withoutManagedFields(old));
+    if (same || ctx.dryRun) return same ? old : this.printed(r, o);
+    const stored = this.put(r, o, 'MODIFIED');
+    return r.custom ? this.asVersion(r, stored) : clone(stored);
   }
 
   /** PATCH by content type: merge, JSON patch, strategic merge (built-ins), apply. */
@@ -517,6 +609,8 @@ export class Store {
     let next: Obj;
     if (type === 'application/json-patch+json') {
       if (!Array.isArray(body)) throw badRequest('the server rejected our request due to an error in our request');
+      // An operation on the whole document ("") is refused (the server's JSON patch does not apply it).
+      if (body.some((op) => isObj(op) && op.path === '')) throw invalidPatch();
       try {
         next = requireFastJsonPatch().applyPatch(clone(current), clone(body) as Operation[], true, true)
           .newDocument as Obj;
@@ -530,6 +624,11 @@ export class Store {
     } else {
       if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
       next = strategicMerge(clone(current), body) as Obj;
+      // A strategic merge patch does not change the object's type (the server ignores apiVersion and kind in it).
+      if (isObj(next)) {
+        next.apiVersion = current.apiVersion;
+        next.kind = current.kind;
+      }
     }
     if (!isObj(next)) throw badRequest('the patch does not produce an object');
     // A patch that set no resourceVersion is unconditional; one that did is a precondition.
@@ -538,7 +637,7 @@ export class Store {
     } catch (e) {
       // The server reports a strict decoding error of a patch as an invalid patch, quoting the patched object.
       if (e instanceof StrictDecodingError) {
-        const detail = `Invalid value: ${JSON.stringify(JSON.stringify(sortKeysDeep(e.patched)))}: strict decoding error: ${e.unknown.join(', ')}`;
+        const detail = `Invalid value: ${JSON.stringify(stringifyWire(sortKeysDeep(e.patched)))}: strict decoding error: ${e.unknown.join(', ')}`;
         throw new ApiStatus(422, 'Invalid', ` "" is invalid: patch: ${detail}`, {
           causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }],
         });
@@ -561,17 +660,31 @@ export class Store {
         { type: 'FieldValueRequired', field: 'fieldManager', detail: 'is required for apply patch' },
       ]);
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
+    checkApplied(r, body, sub);
     this.checkTypeMeta(r, body);
     const existing = this.find(r, namespace, name);
     const applied = applyConfiguration(r, existing, body, ctx.fieldManager, ctx.force === true, sub);
+    // The YAML decoder's strict warnings are given once the field manager applied the body.
+    if (ctx.fieldValidation !== 'Ignore') ctx.warnings.push(...(ctx.applyWarnings ?? []));
+    checkAppliedName(r, namespace, name, body, existing !== undefined);
     const next = { ...applied, apiVersion: body.apiVersion ?? apiVersionOf(r), kind: r.kind };
     const m = meta(next);
     m.name = name;
     if (r.namespaced) m.namespace = namespace;
     if (!existing) {
       if (sub) throw notFound(r, name);
-      return this.create(r, namespace, next, { ...ctx, applied: true });
+      const created = this.create(r, namespace, next, { ...ctx, applied: true });
+      ctx.created = true;
+      return created;
     }
+    const wanted = isObj(body.metadata) ? body.metadata.resourceVersion : undefined;
+    // A resourceVersion in the applied configuration is a precondition.
+    if (typeof wanted === 'string' && wanted !== '' && wanted !== meta(existing).resourceVersion)
+      throw conflict(
+        r,
+        name,
+        'the object has been modified; please apply your changes to the latest version and try again',
+      );
     m.resourceVersion = meta(existing).resourceVersion;
     return this.update(r, namespace, name, next, sub, { ...ctx, applied: true }, true);
   }
@@ -586,6 +699,25 @@ export class Store {
     const old = this.get(r, namespace, name);
     const om = meta(old);
     const pre = isObj(options.preconditions) ? options.preconditions : {};
+    if (r.kind === 'Namespace' && r.group === '') {
+      // The namespace storage checks preconditions itself, in other words.
+      if (pre.uid !== undefined && pre.uid !== null && pre.uid !== om.uid)
+        throw conflict(
+          r,
+          name,
+          `Precondition failed: UID in precondition: ${String(pre.uid)}, UID in object meta: ${String(om.uid)}`,
+        );
+      if (
+        pre.resourceVersion !== undefined &&
+        pre.resourceVersion !== null &&
+        pre.resourceVersion !== om.resourceVersion
+      )
+        throw conflict(
+          r,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${String(pre.resourceVersion)}, ResourceVersion in object meta: ${String(om.resourceVersion)}`,
+        );
+    }
     if (pre.uid !== undefined && pre.uid !== null && pre.uid !== om.uid)
       throw conflict(
         { ...r, plural: r.kind },
@@ -601,7 +733,8 @@ export class Store {
         r.group,
       );
     ctx.admit?.validate(undefined, old);
-    const policy = options.propagationPolicy;
+    // Events are not garbage collected (their strategy): a propagation policy adds no finalizer.
+    const policy = r.storageKey === '/events' ? undefined : options.propagationPolicy;
     const finalizers = Array.isArray(om.finalizers) ? [...(om.finalizers as string[])] : [];
     if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
     if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
@@ -643,6 +776,94 @@ export class Store {
   }
 }
 
+/**
+ * What server-side apply refuses in an applied configuration (the field manager's checks, in its
+ * order): another apiVersion, managedFields set, items given twice in a list-map or set; then a
+ * name other than the URL's (the patch handler's checkName).
+ */
+function checkApplied(r: Resource, body: Obj, sub: string | undefined): void {
+  const want = apiVersionOf(r);
+  const m = isObj(body.metadata) ? body.metadata : {};
+  if (body.apiVersion !== want || body.kind !== r.kind) {
+    const av = typeof body.apiVersion === 'string' ? body.apiVersion : '';
+    const gv = av.includes('/') ? av : `/${av}`;
+    throw badRequest(`invalid object type: ${gv}, Kind=${typeof body.kind === 'string' ? body.kind : ''}`);
+  }
+  if (m.managedFields !== undefined && m.managedFields !== null) throw badRequest('metadata.managedFields must be nil');
+  const dups = duplicateItems(r, body, sub);
+  // The typed conversion refuses fields the Kind's schema does not declare.
+  const unknown: string[] = [];
+  if (!r.custom) {
+    const warned: string[] = [];
+    try {
+      decodeBuiltin(r, r.model, clone(body), warned);
+    } catch {
+      /* type errors are the update's to report */
+    }
+    unknown.push(...warned.map((u) => JSON.parse(u.slice('unknown field '.length)) as string));
+  } else {
+    const c = clone(body);
+    if (isObj(c.metadata))
+      for (const k of Object.keys(c.metadata)) if (!OBJECT_META.has(k)) unknown.push(`metadata.${k}`);
+    prune(c, r.schema, '', unknown, true);
+  }
+  dups.unshift(...unknown.map((u) => `.${u}: field not declared in schema`));
+  if (dups.length) {
+    const gvk = `${want.includes('/') ? want : `/${want}`}, Kind=${String(body.kind ?? '')}`;
+    const what = `${String(m.namespace ?? '')}/${String(m.name ?? '')}; ${gvk}`;
+    // A Go error the handler passes on: 500 without a reason.
+    throw new ApiStatus(
+      500,
+      '',
+      `failed to create typed patch object (${what}): ${dups.length === 1 ? dups[0] : `errors:\n  ${dups.join('\n  ')}`}`,
+    );
+  }
+}
+
+/** After the field manager applied the body: its name and namespace must be the URL's (no name: the URL's). */
+function checkAppliedName(r: Resource, namespace: string | undefined, name: string, body: Obj, exists: boolean): void {
+  const m = isObj(body.metadata) ? body.metadata : {};
+  const objName = typeof m.name === 'string' ? m.name : '';
+  // A new object needs its name in the body (an existing one keeps its own).
+  if (objName === '' && !exists)
+    throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
+  if (objName !== '' && objName !== name)
+    throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+  if (r.namespaced && typeof m.namespace === 'string' && m.namespace !== '' && m.namespace !== namespace)
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+}
+
+/** Resources whose update of a missing object creates it (AllowCreateOnUpdate). */
+const CREATE_ON_UPDATE = new Set([
+  '/events',
+  'rbac.authorization.k8s.io/roles',
+  'rbac.authorization.k8s.io/clusterroles',
+  'rbac.authorization.k8s.io/rolebindings',
+  'rbac.authorization.k8s.io/clusterrolebindings',
+]);
+
+/** The fields of metav1.ObjectMeta. */
+const OBJECT_META = new Set([
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+]);
+
+/** core/v1 Kinds of the server's scheme a body may name by mistake (a decode converts them, and fails). */
+const CORE_KINDS = new Set(['Pod', 'Service', 'ConfigMap', 'Secret', 'Namespace', 'Event', 'Node', 'ServiceAccount']);
+
 /** Error types after which the API server does not run CEL rules (apiextensions' hasBlockingErr). */
 const BLOCKING = new Set<FieldErr['type']>([
   'FieldValueNotSupported',
@@ -669,10 +890,16 @@ function scaleErrors(o: Obj, path: string): FieldErr[] {
     cur = cur[steps[i]];
     if (cur === undefined) return [];
   }
-  if (typeof cur === 'number' && Number.isInteger(cur))
-    return cur < 0
-      ? [{ type: 'FieldValueInvalid', field: path, value: cur, detail: 'should be a non-negative integer' }]
-      : [];
+  if (typeof cur === 'bigint' || (typeof cur === 'number' && Number.isInteger(cur))) {
+    if (cur < 0)
+      return [{ type: 'FieldValueInvalid', field: path, value: cur, detail: 'should be a non-negative integer' }];
+    // The Scale's replicas are an int32.
+    if (cur > 2147483647)
+      return [
+        { type: 'FieldValueInvalid', field: path, value: cur, detail: 'should be less than or equal to 2147483647' },
+      ];
+    return [];
+  }
   return [
     {
       type: 'FieldValueInvalid',
@@ -685,13 +912,14 @@ function scaleErrors(o: Obj, path: string): FieldErr[] {
 
 /** How Go's %v prints a JSON value in an accessor error. */
 function goPrint(v: unknown): string {
-  return typeof v === 'string' ? v : JSON.stringify(v);
+  return typeof v === 'string' ? v : stringifyWire(v);
 }
 
 function goType(v: unknown): string {
   if (typeof v === 'string') return 'string';
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  if (typeof v === 'bigint') return 'int64';
   if (Array.isArray(v)) return '[]interface {}';
   return 'map[string]interface {}';
 }
@@ -712,10 +940,47 @@ function newFinalizerErrors(o: Obj, old: Obj): FieldErr[] {
   return [e, { ...e }];
 }
 
+/**
+ * An apply that changes nothing but managedFields does not time its entry: a new entry has no
+ * time, an existing one keeps its own (the field manager's no-op handling).
+ */
+function noOpApplyTime(o: Obj, old: Obj, manager: string | undefined): void {
+  const strip = (x: Obj) => ({ ...x, metadata: { ...meta(x), managedFields: undefined, resourceVersion: undefined } });
+  if (!equalJSON(JSON.parse(stringifyWire(strip(o))), JSON.parse(stringifyWire(strip(old))))) return;
+  const entries = meta(o).managedFields;
+  if (!Array.isArray(entries)) return;
+  const before = Array.isArray(meta(old).managedFields) ? (meta(old).managedFields as Obj[]) : [];
+  for (const e of entries as Obj[]) {
+    if (e.manager !== manager || e.operation !== 'Apply') continue;
+    const prev = before.find(
+      (b) => b.manager === manager && b.operation === 'Apply' && b.subresource === e.subresource,
+    );
+    if (prev?.time !== undefined) e.time = prev.time;
+    else delete e.time;
+  }
+}
+
+/**
+ * managedFields the server would decode (every entry with a manager, an Apply or Update operation
+ * and FieldsV1), else undefined: the server ignores a list it cannot decode.
+ */
+function validManagedFields(v: unknown): Obj[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const ok = v.every(
+    (e) =>
+      isObj(e) &&
+      typeof e.manager === 'string' &&
+      (e.operation === 'Apply' || e.operation === 'Update') &&
+      e.fieldsType === 'FieldsV1' &&
+      isObj(e.fieldsV1),
+  );
+  return ok ? clone(v as Obj[]) : undefined;
+}
+
 /** Who a write without fieldManager is recorded under. */
 function manager(ctx: WriteContext): string {
   return (
-    ctx.fieldManager ??
+    ctx.fieldManager ||
     (ctx.userAgent ?? '')
       .split('/')[0]
       .replace(/[^\x20-\x7e]/g, '')

@@ -143,12 +143,21 @@ export function goQuote(s: string): string {
 }
 
 /**
+ * A value whose JSON text is given as Go wrote it: a Go struct's fields come in their declared
+ * order, which a plain object cannot tell from a map's (whose keys goJSON sorts).
+ */
+export class GoStructJSON {
+  constructor(readonly text: string) {}
+}
+
+/**
  * JSON as Go's encoding/json writes an unstructured value: object keys sorted in byte order (a Go
  * map's are; JSON.stringify would put integer-like keys first), `<`, `>`, `&`, U+2028 and U+2029
  * escaped. Values with a toJSON (Dates, boxed strings) are written as it returns.
  */
 export function goJSON(v: unknown): string | undefined {
   const write = (x: unknown): string | undefined => {
+    if (x instanceof GoStructJSON) return x.text;
     if (x !== null && typeof x === 'object' && typeof (x as { toJSON?: unknown }).toJSON === 'function')
       x = (x as { toJSON(): unknown }).toJSON();
     if (x instanceof String || x instanceof Number || x instanceof Boolean) x = x.valueOf();
