@@ -220,11 +220,12 @@ async function chartSyncFor(
   projectText: Buffer,
   projectDir: string,
   read: (path: string) => string | undefined,
+  list: (dir: string) => string[],
 ): Promise<import('./helm.js').ChartSync | undefined> {
   const { ProjectFile } = await import('../project/file.js');
   const { config } = ProjectFile.parse(projectText.toString('utf8'), join(projectDir, PROJECT_FILE));
   const { chartSyncOf } = await import('./helm.js');
-  return chartSyncOf(config, read);
+  return chartSyncOf(config, read, list);
 }
 
 /** The pipeline's plan, nothing written yet: see {@link planManifestsRun}. */
@@ -472,8 +473,11 @@ function joinKept(
 /** The helm chart whose templates follow the manifests (helm plugin recorded in PROJECT), else undefined. */
 async function chartOf(ctx: RunContext) {
   if (ctx.partial || ctx.projectText === undefined) return undefined;
-  const sync = await chartSyncFor(ctx.projectText, ctx.projectDir, (p) =>
-    (ctx.tree ?? ctx.host).read(p)?.toString('utf8'),
+  const sync = await chartSyncFor(
+    ctx.projectText,
+    ctx.projectDir,
+    (p) => (ctx.tree ?? ctx.host).read(p)?.toString('utf8'),
+    (d) => (ctx.host.kind(d) === 'directory' ? ctx.host.list(d) : []),
   );
   if (!sync) return undefined;
   const helm = await import('./helm.js');
