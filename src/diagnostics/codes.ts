@@ -140,11 +140,19 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1324', '`alpha update`: a kubeforge could not re-scaffold the project (its `alpha generate` failed).'),
   c(
     'KF1325',
-    '`alpha update`: `--from-branch` does not exist, the output branch exists or is not a valid name, or `--in-place` on another branch.',
+    '`alpha update`: `--from-branch` does not exist, the output branch exists or is not a valid name, `--in-place` on another branch, or `--output-branch` with `--in-place`.',
   ),
   c(
     'KF1326',
     '`alpha update`: a file changed both by you and by the new scaffold overlaps (conflict markers) or was deleted on one side.',
+  ),
+  c(
+    'KF1327',
+    '`alpha update`: a `--restore-path` is empty, outside the project, the whole project, or names nothing committed on your branch.',
+  ),
+  c(
+    'KF1328',
+    '`alpha update`: a file the result writes is a symbolic link, or under one, on your branch; nothing is written through it.',
   ),
   c('KF1400', '`dev`: the folder is not a kubeforge project (no PROJECT, tsconfig.json or src/main.ts).'),
   c('KF1401', "`dev`: the project's dependencies are not installed (no node_modules/kubeforge)."),
