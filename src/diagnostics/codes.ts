@@ -154,6 +154,10 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
     'KF1328',
     '`alpha update`: a file the result writes is a symbolic link, or under one, on your branch; nothing is written through it.',
   ),
+  c(
+    'KF1329',
+    "`alpha update`: a kubeforge fetched from a package registry does not match the integrity recorded for it (PROJECT's `cliIntegrity`, or package-lock.json), or none is recorded and `--allow-unverified-cli` is not given.",
+  ),
   c('KF1400', '`dev`: the folder is not a kubeforge project (no PROJECT, tsconfig.json or src/main.ts).'),
   c('KF1401', "`dev`: the project's dependencies are not installed (no node_modules/kubeforge)."),
   c(

@@ -38,6 +38,7 @@ import { BOILERPLATE_FILE } from './init.js';
 import { packFileList, TARBALL_DIR } from './kubeforge-source.js';
 import { DiskHost } from '../machinery/index.js';
 import { CommandGuard, InterruptedError } from '../machinery/guard.js';
+import { CLI_INTEGRITY_KEY, integrityOf, isSha512Integrity, projectLockedIntegrity } from './cli-integrity.js';
 import { createHash } from 'node:crypto';
 
 export interface UpdateOptions {
@@ -55,6 +56,11 @@ export interface UpdateOptions {
   inPlace?: boolean;
   /** Paths (files or folders, relative to the project) kept as they are on the user's branch, never merged. */
   restorePath?: string[];
+  /**
+   * Run a kubeforge fetched from a package registry although nothing recorded says what it must
+   * be (no `cliIntegrity` in PROJECT, no integrity in the project's package-lock.json).
+   */
+  allowUnverifiedCli?: boolean;
 }
 
 export interface UpdateResult {
@@ -181,6 +187,7 @@ function resolveKubeforge(
   work: string,
   userPackageJson: string | undefined,
   io: CommandIo,
+  trust: Trust,
 ): Kubeforge {
   const running = packageVersion();
   const flag = side === 'from' ? '--from-version' : '--to-version';
@@ -229,13 +236,51 @@ function resolveKubeforge(
       label: `${spec} (${TARBALL_DIR}/${own})`,
     };
   if (spec === running) return { dir: packageRoot(), version: running, label: `${running} (running)` };
-  io.err(`Fetching kubeforge ${spec} with npm pack...\n`);
+  return fetchKubeforge(spec, flag, work, trust, io);
+}
+
+/** What vouches for a kubeforge fetched from a registry: the integrity recorded for its version, or the user's opt-in. */
+interface Trust {
+  /** The integrity PROJECT (cliIntegrity, for its cliVersion) or the committed package-lock.json records, by version. */
+  integrity(version: string): { value: string; where: string } | undefined;
+  allowUnverified: boolean;
+}
+
+/** A version npm resolves from the registry and nothing else (no tag, range, URL, git or file spec, which npm pack would fetch or build otherwise). */
+const EXACT_VERSION = /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
+/**
+ * `npm pack kubeforge@<version>` (scripts off), verified before anything of it runs: the
+ * tarball's sha512 must equal the integrity recorded for that version (KF1329 otherwise, nothing
+ * run). Without a recorded integrity the registry is not asked at all, unless
+ * --allow-unverified-cli: whoever holds the name on the registry decides what it serves.
+ */
+function fetchKubeforge(spec: string, flag: string, work: string, trust: Trust, io: CommandIo): Kubeforge {
+  if (!EXACT_VERSION.test(spec))
+    throw fail(
+      'KF1323',
+      `kubeforge ${JSON.stringify(spec)} is not a version (x.y.z): only an exact version is fetched from a registry`,
+      `pass ${flag} <version>, or a path to a kubeforge package folder or .tgz`,
+    );
+  const version = spec.replace(/^v/, '');
+  const recorded = trust.integrity(version);
+  if (!recorded && !trust.allowUnverified)
+    throw fail(
+      'KF1329',
+      `kubeforge ${version} is not in the project (${TARBALL_DIR}/), and nothing recorded says what its package must be (no ${CLI_INTEGRITY_KEY} in ${PROJECT_FILE} for it, no integrity in package-lock.json): it is not fetched from a registry, where whoever holds the name "kubeforge" decides what it serves`,
+      `pass ${flag} <path to a kubeforge ${version} package folder or .tgz you trust>, or --allow-unverified-cli to run what the registry serves`,
+    );
+  io.err(`Fetching kubeforge ${version} with npm pack...\n`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const r = spawnSync(npm, ['pack', `kubeforge@${spec}`, '--pack-destination', work, '--silent'], {
-    cwd: work,
-    encoding: 'utf8',
-    timeout: 5 * 60_000,
-  });
+  const r = spawnSync(
+    npm,
+    ['pack', `kubeforge@${version}`, '--pack-destination', work, '--silent', '--ignore-scripts'],
+    {
+      cwd: work,
+      encoding: 'utf8',
+      timeout: 5 * 60_000,
+    },
+  );
   const file = r.status === 0 ? r.stdout.trim().split('\n').pop() : undefined;
   if (!file || !existsSync(join(work, file))) {
     throw fail(
@@ -244,7 +289,22 @@ function resolveKubeforge(
       `pass ${flag} <path to a kubeforge ${spec} package folder or .tgz>`,
     );
   }
-  return { dir: runnable(unpack(join(work, file), work, spec), work, spec), version: spec, label: `${spec} (npm)` };
+  const got = integrityOf(readFileSync(join(work, file)));
+  if (recorded && got !== recorded.value)
+    throw fail(
+      'KF1329',
+      `kubeforge ${version} from the registry is not the package ${recorded.where} records: its integrity is ${got}, ${recorded.where} says ${recorded.value}; it was not run`,
+      `someone else's package is served under that name and version, or the record was changed: pass ${flag} <path to a kubeforge ${version} package folder or .tgz you trust>`,
+    );
+  if (!recorded)
+    io.err(
+      `warning: kubeforge ${version} from the registry is run unverified (--allow-unverified-cli); its integrity is ${got}\n`,
+    );
+  return {
+    dir: runnable(unpack(join(work, file), work, version), work, version),
+    version,
+    label: `${version} (npm${recorded ? `, integrity as ${recorded.where} records` : ', unverified'})`,
+  };
 }
 
 /**
@@ -477,9 +537,10 @@ async function update(
   const nothing = 'nothing was changed (the temporary scaffolds are removed)';
   try {
     const userPackage = original.get('package.json')?.data.toString('utf8');
-    const from = resolveKubeforge(fromSpec, 'from', project, io.cwd, work, userPackage, io);
+    const trust = trustOf(original, options);
+    const from = resolveKubeforge(fromSpec, 'from', project, io.cwd, work, userPackage, io, trust);
     await guard.checkpoint(nothing);
-    const to = resolveKubeforge(options.toVersion, 'to', project, io.cwd, work, userPackage, io);
+    const to = resolveKubeforge(options.toVersion, 'to', project, io.cwd, work, userPackage, io, trust);
     await guard.checkpoint(nothing);
     const branch = options.inPlace
       ? undefined
@@ -574,6 +635,28 @@ function checkRepository(git: Git, project: string, options: UpdateOptions): { p
   return { prefix, fromBranch };
 }
 
+/**
+ * The integrities the user's branch records: PROJECT's cliIntegrity for its cliVersion (written by
+ * init), else the committed package-lock.json's for node_modules/kubeforge at that version
+ * (written by npm install). A PROJECT cliIntegrity that is not a sha512 integrity counts as none.
+ */
+function trustOf(original: Side, options: UpdateOptions): Trust {
+  const projectText = original.get(PROJECT_FILE)?.data.toString('utf8') ?? '';
+  const { config } = ProjectFile.parse(projectText);
+  const cliVersion = config.extra?.cliVersion;
+  const cliIntegrity = config.extra?.[CLI_INTEGRITY_KEY];
+  const lock = original.get('package-lock.json')?.data.toString('utf8');
+  return {
+    allowUnverified: options.allowUnverifiedCli === true,
+    integrity(version) {
+      if (typeof cliVersion === 'string' && cliVersion.replace(/^v/, '') === version && isSha512Integrity(cliIntegrity))
+        return { value: cliIntegrity, where: `${PROJECT_FILE} (${CLI_INTEGRITY_KEY})` };
+      const locked = projectLockedIntegrity(lock, version);
+      return locked ? { value: locked, where: 'package-lock.json' } : undefined;
+    },
+  };
+}
+
 /** The kubeforge version PROJECT records (cliVersion) on the branch; KF1322 without a committed PROJECT. */
 function recordedVersion(original: Side, fromBranch: string, project: string): string | undefined {
   const projectText = original.get(PROJECT_FILE)?.data.toString('utf8');
@@ -642,6 +725,15 @@ function scaffoldSides(
   const dep = (text: string | undefined) => /"kubeforge":\s*"[^"]*"/.exec(text ?? '')?.[0];
   // So does the upgrade when both are the same kubeforge (its own packing would only rename the tarball).
   const sameKubeforge = from.dir === to.dir || packageIdentity(from.dir) === packageIdentity(to.dir);
+  // PROJECT's cliIntegrity is the user's too (the ancestor's kubeforge, unpacked here, has none to record).
+  const integrityLine = (text: string | undefined) =>
+    new RegExp(`^${CLI_INTEGRITY_KEY}: .*\n`, 'm').exec(text ?? '')?.[0];
+  const userIntegrity = integrityLine(original.get(PROJECT_FILE)?.data.toString('utf8'));
+  const ancestorProject = ancestor.get(PROJECT_FILE);
+  if (ancestorProject && userIntegrity && !integrityLine(ancestorProject.data.toString('utf8')))
+    ancestorProject.data = Buffer.from(
+      ancestorProject.data.toString('utf8').replace(/^(cliVersion: .*\n)/m, `${userIntegrity}$1`),
+    );
   for (const side of sameKubeforge ? [ancestor, upgrade] : [ancestor]) {
     const pkg = side.get('package.json');
     if (pkg && dep(userPackage) && dep(pkg.data.toString('utf8')))
