@@ -133,6 +133,10 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1301', '`edit --plugins helm/v2-alpha`: the kustomize output (`--manifests`) is not valid YAML.'),
   c('KF1302', '`edit --plugins helm/v2-alpha`: the kustomize output has no manager Deployment.'),
   c('KF1303', '`edit --plugins helm/v2-alpha`: the `--manifests` file does not exist.'),
+  c(
+    'KF1304',
+    '`edit --plugins helm/v2-alpha`: `--output-dir` (or the `output` PROJECT records for the plugin) is not a folder inside the project.',
+  ),
   c('KF1320', '`alpha update`: the project is not in a git repository, or a git command failed.'),
   c('KF1321', '`alpha update`: the work tree has uncommitted or untracked changes (commit or stash them first).'),
   c('KF1322', '`alpha update`: no PROJECT, or PROJECT records no `cliVersion` and `--from-version` is not given.'),
