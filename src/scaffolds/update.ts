@@ -503,6 +503,13 @@ function checkFlags(options: UpdateOptions, project: string): string[] {
 
 /** --restore-path: each path names a file or folder on the user's branch (KF1327 otherwise). */
 function checkRestorePaths(restore: string[], original: Side, fromBranch: string): void {
+  const never = restore.filter((p) => IGNORED_TOP.has(p.split('/')[0]!));
+  if (never.length)
+    throw fail(
+      'KF1327',
+      `--restore-path ${never.join(', ')}: alpha update never merges ${[...IGNORED_TOP].sort().join(', ')}, so there is nothing to keep`,
+      'leave it out: those folders stay as they are on your branch',
+    );
   const missing = restore.filter((p) => ![...original.keys()].some((f) => f === p || f.startsWith(`${p}/`)));
   if (missing.length)
     throw fail(

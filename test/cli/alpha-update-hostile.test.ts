@@ -139,6 +139,7 @@ describe('kubeforge alpha update under hostile use', { timeout: 10 * 60_000 }, (
       ['config/no-such-folder', /no such file or folder committed on main/],
       ['Makefil', /no such file or folder committed on main/],
       ['hack/test.mjs', /no such file or folder committed on main/],
+      ['dist/chart', /alpha update never merges .*dist/],
     ] as const) {
       const r = await kubeforge(dir, 'alpha', 'update', '--from-version', old, '--restore-path', 'Makefile', path);
       assert.equal(r.code, 1, `${path}: ${r.err}`);
