@@ -564,6 +564,8 @@ async function update(
     refuseLinks(run, merged.result);
     await guard.checkpoint(nothing);
     const written = startWrite(run);
+    if (merged.result.size > 0)
+      io.err(`Writing the result to ${branch === undefined ? 'the work tree' : `branch ${branch}`}...\n`);
     let result: ReturnType<typeof writeResult>;
     try {
       result = writeResult(run, options, merged, written);

@@ -240,7 +240,10 @@ describe('kubeforge alpha update under hostile use', { timeout: 10 * 60_000 }, (
   it('SIGINT while the result is written: the branch, the files and the index are taken back; exit 130', async () => {
     const dir = project();
     const before = state(dir);
-    const r = await interrupted(dir, /Merging\.\.\.\n/, 300, { KUBEFORGE_TEST_COMMIT_DELAY_MS: '1500' });
+    // Each file written waits 1.5 s: the signal lands while the result is written, after the branch is made.
+    const r = await interrupted(dir, /Writing the result to branch kubeforge-update-from-\S+\.\.\.\n/, 200, {
+      KUBEFORGE_TEST_COMMIT_DELAY_MS: '1500',
+    });
     assert.equal(r.code, 130, r.err);
     assert.match(r.err, /KF1112 +interrupted \(SIGINT\): the result was taken back: nothing was changed/);
     assert.equal(state(dir), before);
