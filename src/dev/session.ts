@@ -36,6 +36,7 @@ import { ProjectTsc, projectTsc } from './typecheck.js';
 import { SourceWatcher, type SourceChanges } from './watch.js';
 import { crdFiles, DevInstaller } from './cluster.js';
 import { CRD_DIR } from '../manifests/managed-files.js';
+import { recordedManifestsOptions } from '../manifests/script.js';
 
 export interface DevOptions {
   projectDir: string;
@@ -98,27 +99,22 @@ interface RunningBuild {
 /** How long a new manager gets to report "manager started". */
 const RUNNING_TIMEOUT_MS = 60_000;
 
-/** The flags of package.json's `manifests` script that change what manifests writes. */
+/**
+ * The flags of package.json's `manifests` script that change what manifests writes, as
+ * src/manifests/script.ts reads them (the manifests pipeline applies them to every run itself).
+ */
 export function recordedManifestsFlags(projectDir: string): {
   maxDescLen?: number;
   embeddedObjectMeta?: boolean;
   k8sVersion?: string;
 } {
-  let script = '';
+  let text: string | undefined;
   try {
-    script =
-      (JSON.parse(readFileSync(join(projectDir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> })
-        .scripts?.manifests ?? '';
+    text = readFileSync(join(projectDir, 'package.json'), 'utf8');
   } catch {
     return {};
   }
-  const max = /--max-desc-len[= ](\d+)/.exec(script);
-  const k8s = /--k8s-version[= ](\S+)/.exec(script);
-  return {
-    maxDescLen: max ? Number(max[1]) : undefined,
-    embeddedObjectMeta: /--generate-embedded-object-meta\b/.test(script) || undefined,
-    k8sVersion: k8s?.[1],
-  };
+  return recordedManifestsOptions(text);
 }
 
 function clock(): string {

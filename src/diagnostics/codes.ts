@@ -133,6 +133,10 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1301', '`edit --plugins helm/v2-alpha`: the kustomize output (`--manifests`) is not valid YAML.'),
   c('KF1302', '`edit --plugins helm/v2-alpha`: the kustomize output has no manager Deployment.'),
   c('KF1303', '`edit --plugins helm/v2-alpha`: the `--manifests` file does not exist.'),
+  c(
+    'KF1304',
+    '`edit --plugins helm/v2-alpha`: `--output-dir` (or the `output` PROJECT records for the plugin) is not a folder inside the project.',
+  ),
   c('KF1320', '`alpha update`: the project is not in a git repository, or a git command failed.'),
   c('KF1321', '`alpha update`: the work tree has uncommitted or untracked changes (commit or stash them first).'),
   c('KF1322', '`alpha update`: no PROJECT, or PROJECT records no `cliVersion` and `--from-version` is not given.'),
@@ -140,11 +144,23 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1324', '`alpha update`: a kubeforge could not re-scaffold the project (its `alpha generate` failed).'),
   c(
     'KF1325',
-    '`alpha update`: `--from-branch` does not exist, the output branch exists or is not a valid name, or `--in-place` on another branch.',
+    '`alpha update`: `--from-branch` does not exist, the output branch exists or is not a valid name, `--in-place` on another branch, or `--output-branch` with `--in-place`.',
   ),
   c(
     'KF1326',
     '`alpha update`: a file changed both by you and by the new scaffold overlaps (conflict markers) or was deleted on one side.',
+  ),
+  c(
+    'KF1327',
+    '`alpha update`: a `--restore-path` is empty, outside the project, the whole project, or names nothing committed on your branch.',
+  ),
+  c(
+    'KF1328',
+    '`alpha update`: a file the result writes is a symbolic link, or under one, on your branch; nothing is written through it.',
+  ),
+  c(
+    'KF1329',
+    "`alpha update`: a kubeforge fetched from a package registry does not match the integrity recorded for it (PROJECT's `cliIntegrity`, or package-lock.json), or none is recorded and `--allow-unverified-cli` is not given.",
   ),
   c('KF1400', '`dev`: the folder is not a kubeforge project (no PROJECT, tsconfig.json or src/main.ts).'),
   c('KF1401', "`dev`: the project's dependencies are not installed (no node_modules/kubeforge)."),

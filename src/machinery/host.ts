@@ -24,6 +24,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, posix, resolve } from 'node:path';
+import { DiagnosticError, error } from '../diagnostics/index.js';
 
 export type EntryKind = 'file' | 'directory';
 
@@ -59,7 +60,11 @@ export interface Host {
 export function normalizePath(path: string): string {
   const p = posix.normalize(path.replace(/\\/g, '/'));
   if (p.startsWith('/') || p === '..' || p.startsWith('../')) {
-    throw new Error(`path "${path}" leaves the project folder`);
+    throw new DiagnosticError(
+      error('KF1101', `path "${path}" leaves the project folder, so it cannot be written: nothing was written`, {
+        hint: 'a command writes only inside the project: pass a path (an output folder) inside it',
+      }),
+    );
   }
   return p === '.' ? '' : p.replace(/\/$/, '');
 }

@@ -108,7 +108,18 @@ function cell(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
 }
 
-const code = (s: string) => `\`${s.replace(/`/g, "'")}\``;
+/**
+ * A Markdown code span showing `s` exactly (CommonMark): fenced by one backtick more than the
+ * longest run of backticks in it, padded with a space each side when it begins or ends with a
+ * backtick or a space (the renderer takes one back). An enum value or a CEL rule with a backtick
+ * (CEL quotes field names with them) is shown as it is, not with an apostrophe in its place.
+ */
+export const code = (s: string): string => {
+  const longest = Math.max(0, ...[...s.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = /^[` ]|[` ]$/.test(s) && s.trim() !== '' ? ' ' : '';
+  return `${fence}${pad}${s}${pad}${fence}`;
+};
 
 /** Anchor of a section: lower-case, dashes. */
 function anchor(parts: string[]): string {

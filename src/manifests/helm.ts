@@ -152,6 +152,21 @@ function helmLabels(labels: Obj | undefined, t: Tokens): Obj {
   return out;
 }
 
+/**
+ * Helm's template syntax in the resources' own text made literal: every `{{` of the YAML (a CRD
+ * description quoting `{{ .Spec.Branch }}`, an unbalanced `{{` in a doc comment, an annotation)
+ * becomes `{{ "{{" }}`, which Helm renders as `{{`. Applied to the YAML before the chart's own
+ * expressions replace their tokens, so those are never escaped. Kubebuilder's plugin
+ * (EscapeExistingTemplateSyntax) wraps each balanced `{{ ... }}` in a string literal the same way
+ * but leaves an unbalanced `{{` to break the chart; a lone `}}` is plain text to Helm.
+ */
+export function escapeTemplateSyntax(yaml: string): string {
+  return yaml.replace(/\{\{/g, ESCAPED_OPEN);
+}
+
+/** What {@link escapeTemplateSyntax} writes for `{{`. */
+const ESCAPED_OPEN = '{{ "{{" }}';
+
 /** Where a resource goes in the chart and the value that switches it (undefined: always). */
 function areaOf(r: Obj, ctx: Context): { area: string; condition?: string } {
   const kind = String(r.kind);
@@ -228,7 +243,7 @@ function managerDefaults(d: Obj): ManagerDefaults {
     tag: img.tag,
     pullPolicy: typeof c.imagePullPolicy === 'string' ? c.imagePullPolicy : undefined,
     args: Array.isArray(c.args) ? c.args.map(String) : [],
-    env: Array.isArray(c.env) ? c.env : [],
+    env: Array.isArray(c.env) ? c.env.filter((e) => !isFixedEnv(e)) : [],
     resources: (c.resources as Obj) ?? {},
     securityContext: (c.securityContext as Obj) ?? {},
     podSecurityContext: (pod?.securityContext as Obj) ?? {},
@@ -239,12 +254,32 @@ function managerDefaults(d: Obj): ManagerDefaults {
   };
 }
 
+/**
+ * An environment variable of the Downward API (`valueFrom.fieldRef`, such as a namespace-scoped
+ * manager's WATCH_NAMESPACE): it says where the release runs, not a setting, so it stays in the
+ * Deployment's template (before `manager.env`) instead of values.yaml, and follows config/ when
+ * the scope changes (`edit --namespaced`, then `kubeforge manifests`).
+ */
+const isFixedEnv = (e: unknown): boolean =>
+  !!e && typeof e === 'object' && !!((e as Obj).valueFrom as Obj | undefined)?.fieldRef;
+
+const fixedEnv = (c: Obj): Obj[] => (Array.isArray(c.env) ? (c.env as Obj[]).filter(isFixedEnv) : []);
+
 const block = (key: string, value: string) => (indent: string) => [
   `${indent}{{- with ${value} }}`,
   `${indent}${key}:`,
   `${indent}  {{- toYaml . | nindent ${indent.length + 2} }}`,
   `${indent}{{- end }}`,
 ];
+
+/** Pod fields the manager's template takes from `manager.*` values when config/ does not set them. */
+const POD_VALUE_KEYS = [
+  'imagePullSecrets',
+  'nodeSelector',
+  'tolerations',
+  'affinity',
+  'topologySpreadConstraints',
+] as const;
 
 /** The manager Deployment with its values in place (tokens). */
 function templateDeployment(d: Obj, t: Tokens): Obj {
@@ -293,7 +328,22 @@ function templateDeployment(d: Obj, t: Tokens): Obj {
             `${i}{{- end }}`,
           ])
         ] = null;
-        out[t.line(block('env', '.Values.manager.env'))] = null;
+        const fixed = fixedEnv(c);
+        if (fixed.length)
+          out.env = [
+            ...fixed,
+            {
+              [t.line((i) => {
+                const list = i.slice(2);
+                return [
+                  `${list}{{- with .Values.manager.env }}`,
+                  `${list}{{- toYaml . | nindent ${list.length} }}`,
+                  `${list}{{- end }}`,
+                ];
+              })]: null,
+            },
+          ];
+        else out[t.line(block('env', '.Values.manager.env'))] = null;
       }
     }
     if (!('args' in c)) out[t.line(block('args', '.Values.manager.args'))] = null;
@@ -312,14 +362,8 @@ function templateDeployment(d: Obj, t: Tokens): Obj {
   }
   if (!('securityContext' in pod))
     podOut[t.line(block('securityContext', '.Values.manager.podSecurityContext'))] = null;
-  for (const [key, value] of [
-    ['imagePullSecrets', '.Values.manager.imagePullSecrets'],
-    ['nodeSelector', '.Values.manager.nodeSelector'],
-    ['tolerations', '.Values.manager.tolerations'],
-    ['affinity', '.Values.manager.affinity'],
-    ['topologySpreadConstraints', '.Values.manager.topologySpreadConstraints'],
-  ] as const) {
-    if (!(key in pod)) podOut[t.line(block(key, value))] = null;
+  for (const key of POD_VALUE_KEYS) {
+    if (!(key in pod)) podOut[t.line(block(key, `.Values.manager.${key}`))] = null;
   }
   template.spec = podOut;
   spec.template = template;
@@ -349,7 +393,7 @@ function templateResource(r: Obj, ctx: Context): { area: string; text: string } 
     meta.labels = helmLabels(meta.labels as Obj | undefined, t);
     doc.metadata = meta;
   }
-  const body = t.apply(toYaml(doc));
+  const body = t.apply(escapeTemplateSyntax(toYaml(doc)));
   const text = condition ? `{{- if ${condition} }}\n${body}{{- end }}\n` : body;
   return { area, text };
 }
@@ -727,7 +771,11 @@ export function chartSources(cwd: string, manifests: string | undefined): { reso
 /** The resource a chart template was made from (the inverse of {@link templateResource} at config/default's naming). */
 function untemplate(text: string, ctx: Context): { doc: Obj; suffixes: string[] } | undefined {
   const suffixes = new Set<string>();
+  // The resources' own `{{` (escaped by escapeTemplateSyntax) are set aside while the chart's expressions are undone.
+  const open = '__KFOPEN__';
   const body = text
+    .split(ESCAPED_OPEN)
+    .join(open)
     .split('\n')
     .filter((l) => !/^\s*\{\{-.*\}\}\s*$/.test(l) && !/^# Code generated by /.test(l))
     .join('\n')
@@ -740,7 +788,9 @@ function untemplate(text: string, ctx: Context): { doc: Obj; suffixes: string[] 
     )
     .replace(/\{\{ \.Release\.Namespace \}\}/g, ctx.namespace)
     .replace(/\{\{ \.Release\.Service \}\}/g, 'kustomize')
-    .replace(/\{\{[^}]*\}\}(-\{\{[^}]*\}\})?/g, 'templated');
+    .replace(/\{\{[^}]*\}\}(-\{\{[^}]*\}\})?/g, 'templated')
+    .split(open)
+    .join('{{');
   const [doc] = parseManifests(body, 'chart template');
   if (!doc) return undefined;
   const meta = { ...((doc.metadata as Obj | undefined) ?? {}) };
@@ -773,10 +823,16 @@ export interface ChartSync {
   dir: string;
   ctx: Context;
   read(path: string): string | undefined;
+  /** The names in a folder of the project (config/rbac), when the caller can list it. */
+  list?(dir: string): string[];
 }
 
 /** The chart to keep in step, or undefined when PROJECT does not record the plugin or the chart has no Chart.yaml. */
-export function chartSyncOf(config: ProjectConfig, read: (path: string) => string | undefined): ChartSync | undefined {
+export function chartSyncOf(
+  config: ProjectConfig,
+  read: (path: string) => string | undefined,
+  list?: (dir: string) => string[],
+): ChartSync | undefined {
   const cfg = helmConfigOf(config);
   if (cfg === undefined) return undefined;
   const dir = chartDir(cfg);
@@ -784,6 +840,7 @@ export function chartSyncOf(config: ProjectConfig, read: (path: string) => strin
   return {
     dir,
     read,
+    list,
     ctx: {
       project: config.projectName,
       prefix: `${config.projectName}-`,
@@ -847,11 +904,93 @@ export function chartFilesFor(sync: ChartSync, file: GeneratedFile): { path: str
     const old = read(rolePath);
     const generated = parseManifests(file.content, file.path).find((r) => (r.metadata as Obj)?.name === 'manager-role');
     const back = old === undefined ? undefined : untemplate(old, ctx);
-    if (generated && back)
-      out.push({
-        path: rolePath,
-        text: templateResource({ ...back.doc, rules: generated.rules ?? [] }, { ...ctx, suffixes: back.suffixes }).text,
-      });
+    if (generated && back) {
+      // The kind and namespace follow the manager's scope (a Role in the release's namespace, or a ClusterRole).
+      const doc: Obj = { ...back.doc, kind: generated.kind, rules: generated.rules ?? [] };
+      doc.metadata = scopedMetadata(doc.metadata as Obj, generated.kind === 'Role' ? ctx.namespace : undefined);
+      out.push({ path: rolePath, text: templateResource(doc, { ...ctx, suffixes: back.suffixes }).text });
+      out.push(...scopeFollowers(sync));
+    }
+  }
+  return out;
+}
+
+/** Metadata with `namespace` after `name` (kustomize's order), or without it (`namespace` undefined). */
+function scopedMetadata(meta: Obj, namespace: string | undefined): Obj {
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(meta)) {
+    if (k === 'namespace') continue;
+    out[k] = v;
+    if (k === 'name' && namespace !== undefined) out.namespace = namespace;
+  }
+  return out;
+}
+
+/** The first object of a config/ file read through the sync (undefined when missing or not YAML). */
+function configObject(sync: ChartSync, path: string, kind?: string): Obj | undefined {
+  const text = sync.read(path);
+  if (text === undefined) return undefined;
+  try {
+    return parseManifests(text, path).find((r) => kind === undefined || r.kind === kind);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The chart templates besides the manager role that depend on the manager's scope, made to
+ * follow config/ (`edit --namespaced[=false]` switches config/, and its manifests step or the
+ * next `kubeforge manifests` brings the chart along; `--check` fails while they differ): the kind,
+ * namespace and roleRef kind of each role and binding of config/rbac (the manager's binding, each
+ * Kind's admin / editor / viewer roles), and the manager Deployment's Downward API environment
+ * (WATCH_NAMESPACE, config/manager/manager.yaml). A template already as config/ says is not rewritten.
+ */
+function scopeFollowers(sync: ChartSync): { path: string; text: string }[] {
+  const { ctx, read } = sync;
+  const out: { path: string; text: string }[] = [];
+  const rbacKinds = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
+  const files = (sync.list?.('config/rbac') ?? []).filter((n) => /\.ya?ml$/.test(n) && n !== 'role.yaml').sort();
+  for (const file of files) {
+    let objects: Obj[] = [];
+    try {
+      objects = parseManifests(read(`config/rbac/${file}`) ?? '', `config/rbac/${file}`);
+    } catch {
+      continue; // not this sync's to report: kustomize says so when the chart is made
+    }
+    for (const r of objects) {
+      const name = String((r.metadata as Obj | undefined)?.name ?? '');
+      if (!rbacKinds.has(String(r.kind)) || name === 'manager-role') continue;
+      const path = `${sync.dir}/templates/rbac/${name}.yaml`;
+      const text = read(path);
+      const back = text === undefined ? undefined : untemplate(text, ctx);
+      if (!back) continue;
+      const roleKind = (r.roleRef as Obj | undefined)?.kind;
+      const chartRoleKind = (back.doc.roleRef as Obj | undefined)?.kind;
+      if (back.doc.kind === r.kind && (roleKind === undefined || chartRoleKind === roleKind)) continue;
+      const doc: Obj = { ...back.doc, kind: r.kind };
+      if (roleKind !== undefined) doc.roleRef = { ...((doc.roleRef as Obj | undefined) ?? {}), kind: roleKind };
+      const namespaced = r.kind === 'Role' || r.kind === 'RoleBinding';
+      doc.metadata = scopedMetadata(doc.metadata as Obj, namespaced ? ctx.namespace : undefined);
+      out.push({ path, text: templateResource(doc, { ...ctx, suffixes: back.suffixes }).text });
+    }
+  }
+  const deployment = configObject(sync, 'config/manager/manager.yaml', 'Deployment');
+  const managerPath = `${sync.dir}/templates/manager/manager.yaml`;
+  const managerText = read(managerPath);
+  const want = deployment ? fixedEnv(managerContainer(deployment) ?? {}) : undefined;
+  const managerBack = managerText === undefined ? undefined : untemplate(managerText, ctx);
+  const chartContainer = managerBack ? managerContainer(managerBack.doc) : undefined;
+  if (want && managerBack && chartContainer) {
+    const have = fixedEnv(chartContainer);
+    if (JSON.stringify(have) !== JSON.stringify(want)) {
+      const doc = structuredClone(managerBack.doc);
+      const c = managerContainer(doc)!;
+      c.env = want.length ? want : null;
+      // The values-driven blocks the template adds read back as empty keys: gone again, so they are added again.
+      const pod = ((doc.spec as Obj).template as Obj).spec as Obj;
+      for (const k of POD_VALUE_KEYS) if (pod[k] === null) delete pod[k];
+      out.push({ path: managerPath, text: templateResource(doc, { ...ctx, suffixes: managerBack.suffixes }).text });
+    }
   }
   return out;
 }

@@ -38,7 +38,7 @@ import type { Generator, GeneratorInput } from './generators.js';
 import { OutputPlanner, type OutputSink, type PlannedChange, TreeSink } from './stage.js';
 import { type GeneratorEntry, type IncrementalRecord, IncrementalPlanner, type Selection } from './incremental.js';
 import type { MarkerUse } from './markeruse.js';
-import { recordedK8sVersion } from './script.js';
+import { recordedK8sVersion, recordedManifestsOptions } from './script.js';
 import { type K8sVersion, parseK8sVersion } from './k8s-version.js';
 import { type Change, CRD_DIR, MANIFESTS_TOOL, managedLocations } from './managed-files.js';
 import type { CompatBase } from './compat.js';
@@ -220,11 +220,12 @@ async function chartSyncFor(
   projectText: Buffer,
   projectDir: string,
   read: (path: string) => string | undefined,
+  list: (dir: string) => string[],
 ): Promise<import('./helm.js').ChartSync | undefined> {
   const { ProjectFile } = await import('../project/file.js');
   const { config } = ProjectFile.parse(projectText.toString('utf8'), join(projectDir, PROJECT_FILE));
   const { chartSyncOf } = await import('./helm.js');
-  return chartSyncOf(config, read);
+  return chartSyncOf(config, read, list);
 }
 
 /** The pipeline's plan, nothing written yet: see {@link planManifestsRun}. */
@@ -312,6 +313,23 @@ export async function runManifests(
   }
 }
 
+/**
+ * The options package.json's `manifests` script records (`--k8s-version`, `--max-desc-len`,
+ * `--generate-embedded-object-meta`: what `make manifests` / `npm run manifests` pass) for those
+ * not given: every entry (a plain `kubeforge manifests`, `--check`, `kubeforge dev`, the manifests
+ * step of create api / webhook / edit, alpha generate) makes the files `make manifests` makes, so
+ * `--check`'s hint never rewrites the CRDs at another minor. A value given wins.
+ */
+function withRecordedOptions(options: ManifestsOptions, project: Pick<Host, 'read'>): ManifestsOptions {
+  const recorded = recordedManifestsOptions(project.read('package.json')?.toString('utf8'));
+  return {
+    ...options,
+    k8sVersion: options.k8sVersion ?? recorded.k8sVersion,
+    maxDescLen: options.maxDescLen ?? recorded.maxDescLen,
+    embeddedObjectMeta: options.embeddedObjectMeta ?? recorded.embeddedObjectMeta,
+  };
+}
+
 /** What a run settles before it analyses: its settings, the sink's target, the inputs' snapshot. */
 interface RunContext extends ReturnType<typeof runSettings> {
   options: ManifestsOptions;
@@ -346,10 +364,10 @@ export async function planRun(
   analyzer: Analyzer = defaultAnalyzer,
   target?: { tree: Tree; overlay: boolean },
 ): Promise<RunPlan> {
-  // Every CRD must be generated to be compared with the base: no fast path, no kept CRDs.
-  const options = given.compat ? { ...given, noCache: true } : given;
   const tree = target?.tree;
-  const host = tree?.host ?? options.host ?? new DiskHost(resolve(options.projectDir));
+  const host = tree?.host ?? given.host ?? new DiskHost(resolve(given.projectDir));
+  // Every CRD must be generated to be compared with the base: no fast path, no kept CRDs.
+  const options = withRecordedOptions(given.compat ? { ...given, noCache: true } : given, tree ?? host);
   const settings = runSettings(options, host, target?.overlay ? tree : undefined);
   const { projectDir, tsconfigPath, keyParts } = settings;
   // The planned changes of the caller's tree, laid over the disk for the analysis.
@@ -472,8 +490,11 @@ function joinKept(
 /** The helm chart whose templates follow the manifests (helm plugin recorded in PROJECT), else undefined. */
 async function chartOf(ctx: RunContext) {
   if (ctx.partial || ctx.projectText === undefined) return undefined;
-  const sync = await chartSyncFor(ctx.projectText, ctx.projectDir, (p) =>
-    (ctx.tree ?? ctx.host).read(p)?.toString('utf8'),
+  const sync = await chartSyncFor(
+    ctx.projectText,
+    ctx.projectDir,
+    (p) => (ctx.tree ?? ctx.host).read(p)?.toString('utf8'),
+    (d) => (ctx.host.kind(d) === 'directory' ? ctx.host.list(d) : []),
   );
   if (!sync) return undefined;
   const helm = await import('./helm.js');

@@ -34,6 +34,7 @@ import {
   recordManifestsOptions,
 } from '../manifests/script.js';
 import { DiskHost, InterruptedError } from '../machinery/index.js';
+import { CLI_INTEGRITY_KEY } from './cli-integrity.js';
 import { runCreateApi } from './api.js';
 import { externalTypeSource } from './external-api.js';
 import { controllerNamesOf } from './resource-names.js';
@@ -219,6 +220,22 @@ function atProjectEntry(e: unknown, input: string, r: ProjectResource, command: 
   );
 }
 
+/**
+ * PROJECT's extra keys of the new project: what the commands recorded, plus the keys of other
+ * tools the old one held; the integrity goes with cliVersion (the old one never stays next to
+ * the new version).
+ */
+function keptExtra(old: ProjectConfig, regenerated: ProjectConfig): Record<string, unknown> {
+  const mergedPlugins = { ...pluginsOf(old), ...pluginsOf(regenerated) };
+  const extra: Record<string, unknown> = {
+    ...(old.extra ?? {}),
+    ...(regenerated.extra ?? {}),
+    ...(Object.keys(mergedPlugins).length ? { plugins: mergedPlugins } : {}),
+  };
+  if (!(CLI_INTEGRITY_KEY in (regenerated.extra ?? {}))) delete extra[CLI_INTEGRITY_KEY];
+  return extra;
+}
+
 /** Init, the replayed commands and the user's code, into `output` (a new, empty folder). */
 async function scaffoldInto(
   output: string,
@@ -302,12 +319,7 @@ async function scaffoldInto(
   const updated = pkg === undefined ? undefined : recordManifestsOptions(pkg, recorded);
   if (updated !== undefined && updated !== pkg) host.write('package.json', Buffer.from(updated));
   const regenerated = ProjectFile.parse(host.read(PROJECT_FILE)!.toString('utf8')).config;
-  const mergedPlugins = { ...pluginsOf(config), ...pluginsOf(regenerated) };
-  const extra = {
-    ...(config.extra ?? {}),
-    ...(regenerated.extra ?? {}),
-    ...(Object.keys(mergedPlugins).length ? { plugins: mergedPlugins } : {}),
-  };
+  const extra = keptExtra(config, regenerated);
   host.write(
     PROJECT_FILE,
     Buffer.from(serializeProject({ ...regenerated, extra: Object.keys(extra).length ? extra : undefined })),

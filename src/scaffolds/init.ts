@@ -39,6 +39,7 @@ import { HELM_PLUGIN } from '../manifests/helm.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles } from './grafana.js';
 import { resolvePlugins } from './plugins.js';
 import { isKubeforgeTarball, resolveKubeforgeSource, TARBALL_DIR } from './kubeforge-source.js';
+import { CLI_INTEGRITY_KEY, ownIntegrity } from './cli-integrity.js';
 import { BOILERPLATE_FILE } from './paths.js';
 import { lockRoot, warnReplaced } from './manifests-step.js';
 
@@ -346,6 +347,11 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
   if (existing?.extra) config.extra = existing.extra;
   // Kubebuilder's cliVersion: the kubeforge that scaffolded the project, which `alpha update` upgrades from.
   config.extra = { ...config.extra, cliVersion: packageVersion() };
+  // And what makes it verifiable when alpha update fetches it from a registry (cli-integrity.ts):
+  // recorded when npm installed this kubeforge; never one of another version left from before.
+  const integrity = ownIntegrity(kubeforgeDir, packageVersion());
+  if (integrity) config.extra[CLI_INTEGRITY_KEY] = integrity;
+  else delete config.extra[CLI_INTEGRITY_KEY];
   const plugins = resolvePlugins(options.plugins, KUBEFORGE_LAYOUT);
   if (plugins.includes(GRAFANA_PLUGIN)) config.extra = withPlugin(config, GRAFANA_PLUGIN);
   const specs: FileSpec[] = [

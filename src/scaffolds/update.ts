@@ -17,6 +17,7 @@ import {
   chmodSync,
   cpSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -28,7 +29,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { DiagnosticError, type Diagnostic, error, formatDiagnostics, warning } from '../diagnostics/index.js';
 import { PROJECT_FILE, ProjectFile } from '../project/index.js';
 import type { CommandIo } from '../machinery/runner.js';
@@ -36,6 +37,8 @@ import { packageRoot, packageVersion } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './init.js';
 import { packFileList, TARBALL_DIR } from './kubeforge-source.js';
 import { DiskHost } from '../machinery/index.js';
+import { CommandGuard, InterruptedError } from '../machinery/guard.js';
+import { CLI_INTEGRITY_KEY, integrityOf, isSha512Integrity, projectLockedIntegrity } from './cli-integrity.js';
 import { createHash } from 'node:crypto';
 
 export interface UpdateOptions {
@@ -53,6 +56,11 @@ export interface UpdateOptions {
   inPlace?: boolean;
   /** Paths (files or folders, relative to the project) kept as they are on the user's branch, never merged. */
   restorePath?: string[];
+  /**
+   * Run a kubeforge fetched from a package registry although nothing recorded says what it must
+   * be (no `cliIntegrity` in PROJECT, no integrity in the project's package-lock.json).
+   */
+  allowUnverifiedCli?: boolean;
 }
 
 export interface UpdateResult {
@@ -179,6 +187,7 @@ function resolveKubeforge(
   work: string,
   userPackageJson: string | undefined,
   io: CommandIo,
+  trust: Trust,
 ): Kubeforge {
   const running = packageVersion();
   const flag = side === 'from' ? '--from-version' : '--to-version';
@@ -227,13 +236,51 @@ function resolveKubeforge(
       label: `${spec} (${TARBALL_DIR}/${own})`,
     };
   if (spec === running) return { dir: packageRoot(), version: running, label: `${running} (running)` };
-  io.err(`Fetching kubeforge ${spec} with npm pack...\n`);
+  return fetchKubeforge(spec, flag, work, trust, io);
+}
+
+/** What vouches for a kubeforge fetched from a registry: the integrity recorded for its version, or the user's opt-in. */
+interface Trust {
+  /** The integrity PROJECT (cliIntegrity, for its cliVersion) or the committed package-lock.json records, by version. */
+  integrity(version: string): { value: string; where: string } | undefined;
+  allowUnverified: boolean;
+}
+
+/** A version npm resolves from the registry and nothing else (no tag, range, URL, git or file spec, which npm pack would fetch or build otherwise). */
+const EXACT_VERSION = /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
+/**
+ * `npm pack kubeforge@<version>` (scripts off), verified before anything of it runs: the
+ * tarball's sha512 must equal the integrity recorded for that version (KF1329 otherwise, nothing
+ * run). Without a recorded integrity the registry is not asked at all, unless
+ * --allow-unverified-cli: whoever holds the name on the registry decides what it serves.
+ */
+function fetchKubeforge(spec: string, flag: string, work: string, trust: Trust, io: CommandIo): Kubeforge {
+  if (!EXACT_VERSION.test(spec))
+    throw fail(
+      'KF1323',
+      `kubeforge ${JSON.stringify(spec)} is not a version (x.y.z): only an exact version is fetched from a registry`,
+      `pass ${flag} <version>, or a path to a kubeforge package folder or .tgz`,
+    );
+  const version = spec.replace(/^v/, '');
+  const recorded = trust.integrity(version);
+  if (!recorded && !trust.allowUnverified)
+    throw fail(
+      'KF1329',
+      `kubeforge ${version} is not in the project (${TARBALL_DIR}/), and nothing recorded says what its package must be (no ${CLI_INTEGRITY_KEY} in ${PROJECT_FILE} for it, no integrity in package-lock.json): it is not fetched from a registry, where whoever holds the name "kubeforge" decides what it serves`,
+      `pass ${flag} <path to a kubeforge ${version} package folder or .tgz you trust>, or --allow-unverified-cli to run what the registry serves`,
+    );
+  io.err(`Fetching kubeforge ${version} with npm pack...\n`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const r = spawnSync(npm, ['pack', `kubeforge@${spec}`, '--pack-destination', work, '--silent'], {
-    cwd: work,
-    encoding: 'utf8',
-    timeout: 5 * 60_000,
-  });
+  const r = spawnSync(
+    npm,
+    ['pack', `kubeforge@${version}`, '--pack-destination', work, '--silent', '--ignore-scripts'],
+    {
+      cwd: work,
+      encoding: 'utf8',
+      timeout: 5 * 60_000,
+    },
+  );
   const file = r.status === 0 ? r.stdout.trim().split('\n').pop() : undefined;
   if (!file || !existsSync(join(work, file))) {
     throw fail(
@@ -242,7 +289,22 @@ function resolveKubeforge(
       `pass ${flag} <path to a kubeforge ${spec} package folder or .tgz>`,
     );
   }
-  return { dir: runnable(unpack(join(work, file), work, spec), work, spec), version: spec, label: `${spec} (npm)` };
+  const got = integrityOf(readFileSync(join(work, file)));
+  if (recorded && got !== recorded.value)
+    throw fail(
+      'KF1329',
+      `kubeforge ${version} from the registry is not the package ${recorded.where} records: its integrity is ${got}, ${recorded.where} says ${recorded.value}; it was not run`,
+      `someone else's package is served under that name and version, or the record was changed: pass ${flag} <path to a kubeforge ${version} package folder or .tgz you trust>`,
+    );
+  if (!recorded)
+    io.err(
+      `warning: kubeforge ${version} from the registry is run unverified (--allow-unverified-cli); its integrity is ${got}\n`,
+    );
+  return {
+    dir: runnable(unpack(join(work, file), work, version), work, version),
+    version,
+    label: `${version} (npm${recorded ? `, integrity as ${recorded.where} records` : ', unverified'})`,
+  };
 }
 
 /**
@@ -401,9 +463,73 @@ interface UpdateRun {
 /** Runs the update; see the file's comment. */
 export async function runUpdate(options: UpdateOptions, io: CommandIo): Promise<UpdateResult> {
   const project = resolve(io.cwd);
+  const restore = checkFlags(options, project);
+  // SIGINT / SIGTERM: a flag read at the checkpoints between the steps (the steps run git and
+  // kubeforge synchronously); the temporary scaffolds go in the finally, a result being written
+  // is taken back, and the exit is 130 / 143 with the disk as it was.
+  const guard = await CommandGuard.enter(undefined, 'alpha update');
+  try {
+    return await update(options, io, project, restore, guard);
+  } finally {
+    guard.release();
+  }
+}
+
+/**
+ * The flags that need no repository: `--output-branch` names a branch that `--in-place` does not
+ * make (KF1325), and each `--restore-path` is a path inside the project (KF1327); returns those
+ * paths relative to the project, `/`-separated.
+ */
+function checkFlags(options: UpdateOptions, project: string): string[] {
+  if (options.inPlace && options.outputBranch !== undefined)
+    throw fail(
+      'KF1325',
+      `--output-branch ${options.outputBranch} and --in-place: --in-place writes into the current work tree and makes no branch`,
+      'pass one of them: --in-place to merge into the work tree, or --output-branch <name> for a new branch',
+    );
+  const restore: string[] = [];
+  for (const given of options.restorePath ?? []) {
+    const rel = relative(project, resolve(project, given.trim())).split(sep).join('/');
+    if (given.trim() === '' || rel === '' || rel === '..' || rel.startsWith('../') || isAbsolute(rel))
+      throw fail(
+        'KF1327',
+        `--restore-path ${JSON.stringify(given)}: ${given.trim() === '' ? 'an empty path' : rel === '' ? 'the whole project (nothing would be updated)' : `outside the project (${project})`}`,
+        'name a file or folder of the project, relative to it (e.g. --restore-path .github/workflows)',
+      );
+    restore.push(rel);
+  }
+  return restore;
+}
+
+/** --restore-path: each path names a file or folder on the user's branch (KF1327 otherwise). */
+function checkRestorePaths(restore: string[], original: Side, fromBranch: string): void {
+  const never = restore.filter((p) => IGNORED_TOP.has(p.split('/')[0]!));
+  if (never.length)
+    throw fail(
+      'KF1327',
+      `--restore-path ${never.join(', ')}: alpha update never merges ${[...IGNORED_TOP].sort().join(', ')}, so there is nothing to keep`,
+      'leave it out: those folders stay as they are on your branch',
+    );
+  const missing = restore.filter((p) => ![...original.keys()].some((f) => f === p || f.startsWith(`${p}/`)));
+  if (missing.length)
+    throw fail(
+      'KF1327',
+      `--restore-path ${missing.join(', ')}: no such file or folder committed on ${fromBranch}, so there is nothing to keep`,
+      `name files or folders of your branch (git ls-files shows them); check the spelling`,
+    );
+}
+
+async function update(
+  options: UpdateOptions,
+  io: CommandIo,
+  project: string,
+  restore: string[],
+  guard: CommandGuard,
+): Promise<UpdateResult> {
   const git = gitIn(project);
   const { prefix, fromBranch } = checkRepository(git, project, options);
   const original = committedSide(git, fromBranch, prefix);
+  checkRestorePaths(restore, original, fromBranch);
   const recorded = recordedVersion(original, fromBranch, project);
   const fromSpec = options.fromVersion ?? recorded;
   if (fromSpec === undefined) {
@@ -415,20 +541,41 @@ export async function runUpdate(options: UpdateOptions, io: CommandIo): Promise<
     );
   }
   const work = mkdtempSync(join(tmpdir(), 'kubeforge-update-'));
+  const nothing = 'nothing was changed (the temporary scaffolds are removed)';
   try {
     const userPackage = original.get('package.json')?.data.toString('utf8');
-    const from = resolveKubeforge(fromSpec, 'from', project, io.cwd, work, userPackage, io);
-    const to = resolveKubeforge(options.toVersion, 'to', project, io.cwd, work, userPackage, io);
+    const trust = trustOf(original, options);
+    const from = resolveKubeforge(fromSpec, 'from', project, io.cwd, work, userPackage, io, trust);
+    await guard.checkpoint(nothing);
+    const to = resolveKubeforge(options.toVersion, 'to', project, io.cwd, work, userPackage, io, trust);
+    await guard.checkpoint(nothing);
     const branch = options.inPlace
       ? undefined
       : (options.outputBranch ?? `kubeforge-update-from-${from.version}-to-${to.version}`);
     if (branch !== undefined) checkOutputBranch(git, branch);
     const run: UpdateRun = { git, project, work, fromBranch, prefix, from, to, branch };
-    const { ancestor, upgrade } = scaffoldSides(run, original, userPackage, io);
+    const { ancestor, upgrade } = await interruptible(guard, nothing, () =>
+      scaffoldSides(run, original, userPackage, io, guard),
+    );
+    await guard.checkpoint(nothing);
     io.err('Merging...\n');
-    const merged = mergeSides(run, options, { ancestor, original, upgrade });
+    const merged = mergeSides(run, restore, { ancestor, original, upgrade });
     carryTarball(run, merged.result, upgrade, userPackage, original);
-    const { changed, removed, committed } = writeResult(run, options, merged);
+    refuseLinks(run, merged.result);
+    await guard.checkpoint(nothing);
+    const written = startWrite(run);
+    if (merged.result.size > 0)
+      io.err(`Writing the result to ${branch === undefined ? 'the work tree' : `branch ${branch}`}...\n`);
+    let result: ReturnType<typeof writeResult>;
+    try {
+      result = writeResult(run, options, merged, written);
+    } catch (e) {
+      const failed = written.undo();
+      if (guard.interrupted) throw new InterruptedError(guard.interrupted, undone(nothing, failed));
+      throw e;
+    }
+    await guard.checkpoint('the result was taken back: nothing was changed', () => written.undo());
+    const { changed, removed, committed } = result;
     reportUpdate(run, options, io, merged, changed, removed, committed);
     return {
       from: from.version,
@@ -497,6 +644,28 @@ function checkRepository(git: Git, project: string, options: UpdateOptions): { p
   return { prefix, fromBranch };
 }
 
+/**
+ * The integrities the user's branch records: PROJECT's cliIntegrity for its cliVersion (written by
+ * init), else the committed package-lock.json's for node_modules/kubeforge at that version
+ * (written by npm install). A PROJECT cliIntegrity that is not a sha512 integrity counts as none.
+ */
+function trustOf(original: Side, options: UpdateOptions): Trust {
+  const projectText = original.get(PROJECT_FILE)?.data.toString('utf8') ?? '';
+  const { config } = ProjectFile.parse(projectText);
+  const cliVersion = config.extra?.cliVersion;
+  const cliIntegrity = config.extra?.[CLI_INTEGRITY_KEY];
+  const lock = original.get('package-lock.json')?.data.toString('utf8');
+  return {
+    allowUnverified: options.allowUnverifiedCli === true,
+    integrity(version) {
+      if (typeof cliVersion === 'string' && cliVersion.replace(/^v/, '') === version && isSha512Integrity(cliIntegrity))
+        return { value: cliIntegrity, where: `${PROJECT_FILE} (${CLI_INTEGRITY_KEY})` };
+      const locked = projectLockedIntegrity(lock, version);
+      return locked ? { value: locked, where: 'package-lock.json' } : undefined;
+    },
+  };
+}
+
 /** The kubeforge version PROJECT records (cliVersion) on the branch; KF1322 without a committed PROJECT. */
 function recordedVersion(original: Side, fromBranch: string, project: string): string | undefined {
   const projectText = original.get(PROJECT_FILE)?.data.toString('utf8');
@@ -534,6 +703,7 @@ function scaffoldSides(
   original: Side,
   userPackage: string | undefined,
   io: CommandIo,
+  guard: CommandGuard,
 ): { ancestor: Side; upgrade: Side } {
   const { work, from, to } = run;
   // What alpha generate reads: PROJECT, the license header, package.json (the manifests options); no user code.
@@ -555,6 +725,8 @@ function scaffoldSides(
         ? 'link'
         : 'registry';
   scaffoldWith(from, seed, join(work, 'ancestor'), source, io, 'ancestor');
+  // Between the two scaffolds: an interruption stops before the second one.
+  if (guard.interrupted) throw new InterruptedError(guard.interrupted, 'nothing was changed');
   scaffoldWith(to, seed, join(work, 'upgrade'), source, io, 'upgrade');
   const ancestor = sideOf(join(work, 'ancestor'));
   const upgrade = sideOf(join(work, 'upgrade'));
@@ -562,6 +734,15 @@ function scaffoldSides(
   const dep = (text: string | undefined) => /"kubeforge":\s*"[^"]*"/.exec(text ?? '')?.[0];
   // So does the upgrade when both are the same kubeforge (its own packing would only rename the tarball).
   const sameKubeforge = from.dir === to.dir || packageIdentity(from.dir) === packageIdentity(to.dir);
+  // PROJECT's cliIntegrity is the user's too (the ancestor's kubeforge, unpacked here, has none to record).
+  const integrityLine = (text: string | undefined) =>
+    new RegExp(`^${CLI_INTEGRITY_KEY}: .*\n`, 'm').exec(text ?? '')?.[0];
+  const userIntegrity = integrityLine(original.get(PROJECT_FILE)?.data.toString('utf8'));
+  const ancestorProject = ancestor.get(PROJECT_FILE);
+  if (ancestorProject && userIntegrity && !integrityLine(ancestorProject.data.toString('utf8')))
+    ancestorProject.data = Buffer.from(
+      ancestorProject.data.toString('utf8').replace(/^(cliVersion: .*\n)/m, `${userIntegrity}$1`),
+    );
   for (const side of sameKubeforge ? [ancestor, upgrade] : [ancestor]) {
     const pkg = side.get('package.json');
     if (pkg && dep(userPackage) && dep(pkg.data.toString('utf8')))
@@ -573,12 +754,11 @@ function scaffoldSides(
 /** The three-way merge of every file: the upgrade's change where the user made none, git merge-file where both did. */
 function mergeSides(
   run: UpdateRun,
-  options: UpdateOptions,
+  restore: string[],
   sides: { ancestor: Side; original: Side; upgrade: Side },
 ): Merged {
   const { git, project, work, fromBranch, from, to } = run;
   const { ancestor, original, upgrade } = sides;
-  const restore = (options.restorePath ?? []).map((p) => p.replace(/^\.\//, '').replace(/\/+$/, ''));
   const restored = (f: string) => restore.some((p) => f === p || f.startsWith(`${p}/`));
   const labels: [string, string, string] = [
     `original (${fromBranch})`,
@@ -672,24 +852,149 @@ function carryTarball(
   }
 }
 
+/** What writing the result changed so far, and how to take it back. */
+interface Written {
+  /** The branch made (checked out), if any. */
+  branch?: string;
+  /** Project files written or removed (relative). */
+  paths: string[];
+  /** Folders made for them (the outermost of each mkdir). */
+  dirs: string[];
+  /** Puts the work tree, the index and the branches back as they were; returns the paths it could not restore. */
+  undo(): string[];
+}
+
+/**
+ * Starts writing: what HEAD was (a branch, or a commit when detached), so that {@link Written.undo}
+ * can check it out again, drop the new branch, restore the files as HEAD has them (those it does
+ * not have are removed) and the index with them. The tree was clean (checkRepository), and
+ * --in-place writes only into HEAD's.
+ */
+function startWrite(run: UpdateRun): Written {
+  const { git, project, prefix } = run;
+  const head =
+    git(['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFail: true }).stdout.toString('utf8').trim() ||
+    git.text(['rev-parse', 'HEAD']);
+  const written: Written = {
+    paths: [],
+    dirs: [],
+    undo() {
+      const failed: string[] = [];
+      if (written.branch !== undefined) {
+        git(['checkout', '--quiet', '--force', head], { allowFail: true });
+        git(['branch', '--quiet', '-D', written.branch], { allowFail: true });
+        written.branch = undefined;
+      }
+      for (const f of written.paths) {
+        const tracked = git(['cat-file', '-e', `${head}:${prefix}${f}`], { allowFail: true }).status === 0;
+        const r = tracked
+          ? git(['checkout', '--quiet', head, '--', f], { allowFail: true })
+          : { status: existsSync(join(project, f)) ? (rmSync(join(project, f), { force: true }), 0) : 0 };
+        if (r.status !== 0) failed.push(f);
+      }
+      git(['reset', '--quiet'], { allowFail: true });
+      for (const d of [...written.dirs].reverse()) removeEmptyDirs(d, project);
+      written.paths = [];
+      written.dirs = [];
+      return failed;
+    },
+  };
+  return written;
+}
+
+/** Removes `dir` and the empty folders under it, bottom up, when nothing else is in them. */
+function removeEmptyDirs(dir: string, project: string): void {
+  if (!dir.startsWith(`${project}${sep}`) || !existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (lstatSync(p).isDirectory()) removeEmptyDirs(p, project);
+  }
+  if (readdirSync(dir).length === 0) rmSync(dir, { recursive: false, force: true });
+}
+
+const undone = (state: string, failed: string[]) =>
+  failed.length ? `${state}, except: could not restore ${failed.join(', ')}` : state;
+
+/** Test only: KUBEFORGE_TEST_COMMIT_DELAY_MS makes each written file wait, so a test can signal in the middle. */
+function testDelay(): void {
+  const ms = Number(process.env.KUBEFORGE_TEST_COMMIT_DELAY_MS) || 0;
+  if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * A step that runs other programs synchronously: when a signal arrived meanwhile (and stopped
+ * them too, as a terminal's Ctrl-C does), the failure it caused is the interruption.
+ */
+async function interruptible<T>(guard: CommandGuard, state: string, step: () => T): Promise<T> {
+  try {
+    return step();
+  } catch (e) {
+    await guard.checkpoint(state);
+    throw e;
+  }
+}
+
+/**
+ * The result is never written through a symbolic link (as Kubebuilder's scaffolding refuses one):
+ * a file the result writes or removes that is a link on the user's branch, or lies under a linked
+ * folder, is KF1328, before anything is written. The link would carry the write outside the file
+ * git tracks (another file, or outside the project).
+ */
+function refuseLinks(run: UpdateRun, result: Merged['result']): void {
+  const { git, project, fromBranch, prefix } = run;
+  const links = new Map<string, string>();
+  const listing = git(['ls-tree', '-r', '-z', '--full-tree', fromBranch, '--', prefix || '.']).stdout.toString('utf8');
+  for (const line of listing.split('\0').filter(Boolean)) {
+    const [meta, path] = line.split('\t');
+    if (meta.startsWith('120000 ')) links.set(path.slice(prefix.length), meta.split(' ')[2]);
+  }
+  const problems: Diagnostic[] = [];
+  for (const f of [...result.keys()].sort()) {
+    const parts = f.split('/');
+    const link = parts.map((_, i) => parts.slice(0, i + 1).join('/')).find((p) => links.has(p));
+    if (link === undefined) continue;
+    const target = git.text(['cat-file', 'blob', links.get(link)!]);
+    problems.push(
+      error(
+        'KF1328',
+        link === f
+          ? `${f} is a symbolic link (to ${target}): alpha update does not write through it`
+          : `${f} is under ${link}, a symbolic link (to ${target}): alpha update does not write through it`,
+        {
+          file: join(project, link),
+          hint: `replace the link with the file itself and commit, or keep it as it is with --restore-path ${link}; nothing was changed`,
+        },
+      ),
+    );
+  }
+  if (problems.length) throw new DiagnosticError(problems);
+}
+
 /** Writes the result: on a new branch from the user's (or the current work tree with --in-place), committed unless it has conflicts. */
 function writeResult(
   run: UpdateRun,
   options: UpdateOptions,
   merged: Merged,
+  written: Written,
 ): { changed: string[]; removed: string[]; committed: boolean } {
   const { git, project, fromBranch, from, to, branch } = run;
   const { result, conflicts } = merged;
-  if (branch !== undefined && result.size > 0) git(['checkout', '--quiet', '-b', branch, fromBranch]);
+  if (branch !== undefined && result.size > 0) {
+    git(['checkout', '--quiet', '-b', branch, fromBranch]);
+    written.branch = branch;
+  }
   const changed: string[] = [];
   const removed: string[] = [];
   for (const [f, v] of result) {
     const target = join(project, f);
+    written.paths.push(f);
     if (v === null) {
       if (existsSync(target)) unlinkSync(target);
       removed.push(f);
     } else {
-      mkdirSync(dirname(target), { recursive: true });
+      const made = mkdirSync(dirname(target), { recursive: true });
+      if (made !== undefined) written.dirs.push(made);
+      testDelay();
       writeFileSync(target, v.data);
       chmodSync(target, v.mode === '100755' ? 0o755 : 0o644);
       changed.push(f);

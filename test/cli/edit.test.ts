@@ -212,6 +212,28 @@ describe('kubeforge edit', () => {
     assert.deepEqual(readdirSync(empty), []);
   });
 
+  it('--plugins helm/v2-alpha with an --output-dir outside the project (or the project itself): KF1304, a path error with its code, nothing written', async () => {
+    const dir = await project('helm-out');
+    const before = snapshot(dir);
+    for (const [out, said] of [
+      ['../elsewhere', /outside the project/],
+      [join(root, 'abs-elsewhere'), /outside the project/],
+      ['dist/../..', /outside the project/],
+      ['.', /the project folder itself/],
+    ] as const) {
+      const r = await kubeforge(dir, 'edit', '--plugins', 'helm/v2-alpha', '--output-dir', out);
+      assert.equal(r.code, 1, out);
+      assert.match(r.err, /KF1304 +--output-dir /, out);
+      assert.match(r.err, said, out);
+      assert.doesNotMatch(r.err, /^error: path/m, `${out}: a located, coded diagnostic, not a bare error`);
+      assert.deepEqual(snapshot(dir), before, out);
+    }
+    assert.deepEqual(
+      readdirSync(root).filter((n) => n.startsWith('abs-elsewhere') || n === 'elsewhere'),
+      [],
+    );
+  });
+
   it('keeps what PROJECT holds that kubeforge does not use (plugin configs of other tools)', async () => {
     const dir = await project('keep');
     const text = readFileSync(join(dir, 'PROJECT'), 'utf8').replace(

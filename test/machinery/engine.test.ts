@@ -78,8 +78,14 @@ describe('Tree', () => {
   });
 
   it('rejects paths that leave the project folder', () => {
-    assert.throws(() => normalizePath('../x'), /leaves the project folder/);
-    assert.throws(() => normalizePath('/etc/passwd'), /leaves the project folder/);
+    for (const p of ['../x', '/etc/passwd'])
+      assert.throws(
+        () => normalizePath(p),
+        (e: unknown) =>
+          e instanceof DiagnosticError &&
+          e.diagnostics[0]?.code === 'KF1101' &&
+          /leaves the project folder/.test(e.diagnostics[0].message),
+      );
     assert.equal(normalizePath('./a//b/'), 'a/b');
   });
 });

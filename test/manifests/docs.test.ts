@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DiagnosticError } from '../../src/diagnostics/index.js';
-import { planDocs, readCRDs, renderKindPage } from '../../src/manifests/docs.js';
+import { code, planDocs, readCRDs, renderKindPage } from '../../src/manifests/docs.js';
 import { MemoryHost } from '../../src/machinery/index.js';
 import { run } from '../../src/cli/index.js';
 import { assertGoldenFile } from '../helpers/golden.js';
@@ -34,6 +34,44 @@ function hostWithCRDs(): MemoryHost {
   );
   return host;
 }
+
+/** The text of each CommonMark code span in `md` (backtick strings of equal length; one space stripped each side when both are spaces). */
+function codeSpans(md: string): string[] {
+  const out: string[] = [];
+  const re = /(`+)([\s\S]*?[^`])\1(?!`)/g;
+  for (const m of md.matchAll(re)) {
+    let t = m[2]!;
+    if (t.length > 2 && t.startsWith(' ') && t.endsWith(' ') && t.trim() !== '') t = t.slice(1, -1);
+    out.push(t);
+  }
+  return out;
+}
+
+describe('code spans show their text exactly', () => {
+  it('a backtick in an enum value, a pattern or a CEL rule stays a backtick (it was shown as an apostrophe)', () => {
+    for (const s of ['a`b', '`a', 'b`', 'a``b`c', '`', ' lead', 'self.`x-y` > 0', "it's"]) {
+      const md = `text ${code(s)} more`;
+      assert.deepEqual(codeSpans(md), [s], `${s} -> ${md}`);
+    }
+  });
+
+  it('in a page: the enum value and the rule as the CRD has them', () => {
+    const crd = readCRDs(hostWithCRDs())[0] as unknown as Record<string, any>;
+    const version = crd.versions[0];
+    const spec =
+      version.schema.properties.spec ?? (version.schema.properties.spec = { type: 'object', properties: {} });
+    spec.properties = {
+      ...(spec.properties ?? {}),
+      quoted: { type: 'string', enum: ['a`b', '`edge'], 'x-kubernetes-validations': [{ rule: 'self != `x`' }] },
+    };
+    const page = renderKindPage(crd as never);
+    const spans = codeSpans(page);
+    assert.ok(spans.includes('"a`b"'), page);
+    assert.ok(spans.includes('"`edge"'));
+    assert.ok(spans.includes('self != `x`'));
+    assert.doesNotMatch(page, /"a'b"/);
+  });
+});
 
 describe('kubeforge docs', () => {
   const work = mkdtempSync(join(tmpdir(), 'kf-docs-'));

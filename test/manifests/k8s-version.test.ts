@@ -203,6 +203,61 @@ describe('kubeforge manifests --k8s-version (CLI)', () => {
     });
   });
 
+  it('a plain `kubeforge manifests`, `--check` and what its hint says to run use the recorded minor (and --max-desc-len), as make manifests does', async () => {
+    const dir = stage('recorded');
+    const set = await kubeforge(
+      dir,
+      'manifests',
+      '--generator-version',
+      'test',
+      '--k8s-version',
+      OLDEST,
+      '--max-desc-len',
+      '40',
+    );
+    assert.equal(set.code, 0, set.err);
+    const recorded = readFileSync(join(dir, CRD), 'utf8');
+    for (const args of [['--check'], ['--check', '--no-cache'], []]) {
+      const r = await kubeforge(dir, 'manifests', '--generator-version', 'test', ...args);
+      assert.equal(r.code, 0, `${args.join(' ')}: ${r.out}${r.err}`);
+      assert.equal(r.out, 'manifests are up to date\n', args.join(' '));
+    }
+    // A change: --check fails, and the command its hint names writes the recorded minor's CRD.
+    const types = join(dir, 'src/api/v1/deployer_types.ts');
+    writeFileSync(
+      types,
+      readFileSync(types, 'utf8').replace(
+        '  ref?: V1ObjectReference;',
+        '  ref?: V1ObjectReference;\n  replicas?: number;',
+      ),
+    );
+    const check = await kubeforge(dir, 'manifests', '--generator-version', 'test', '--check');
+    assert.equal(check.code, 1);
+    assert.match(check.err, /hint: run `kubeforge manifests` \(npm run manifests\)/);
+    const fix = await kubeforge(dir, 'manifests', '--generator-version', 'test');
+    assert.equal(fix.code, 0, fix.err);
+    assert.doesNotMatch(fix.out, /package\.json/, 'the script is left as it was');
+    const crd = readFileSync(join(dir, CRD), 'utf8');
+    assert.deepEqual(
+      templateOf(crd),
+      templateOf(recorded),
+      "the pod template is the recorded minor's, descriptions cut at 40",
+    );
+    assert.ok(crd.includes('replicas:'));
+    assert.equal((await kubeforge(dir, 'manifests', '--generator-version', 'test', '--check')).code, 0);
+    // A flag given wins over the recorded one (and is recorded in its place).
+    const newest = await kubeforge(
+      dir,
+      'manifests',
+      '--generator-version',
+      'test',
+      '--k8s-version',
+      K8S_NEWEST_VERSION,
+      '--check',
+    );
+    assert.equal(newest.code, 1, 'the newest minor differs from the recorded one');
+  });
+
   it('refuses a minor it has no types of: exit 1, the supported ones named, nothing written', async () => {
     const dir = stage('bad');
     const before = treeHash(dir);

@@ -63,6 +63,12 @@ export const ALPHA_UPDATE_FLAGS = {
     value: '<path...>',
     description: 'files or folders kept exactly as on your branch, never merged (repeatable)',
   },
+  allowUnverifiedCli: {
+    type: 'switch',
+    default: false,
+    description:
+      'run a kubeforge fetched from a package registry that nothing recorded vouches for (no cliIntegrity in PROJECT, none in package-lock.json): whoever holds the name decides what runs',
+  },
 } as const satisfies FlagTable;
 
 export function registerAlpha(program: Command, ctx: CliContext): void {
