@@ -1,5 +1,5 @@
 // The fake API server on the hostile requests of issue #37 (each answer is the one kube-apiserver
-// 1.37 gave, as test/testing/fake-fuzz.test.ts compares them): no API server needed.
+// 1.37 gave, as test/fake/fuzz.test.ts compares them): no API server needed.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { join } from 'node:path';

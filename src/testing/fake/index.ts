@@ -154,7 +154,7 @@ export interface FakeClient extends Client {
 /**
  * Starts a fake API server with `options` and returns a client of it (controller-runtime's
  * `fake.NewClientBuilder().WithObjects(...).Build()`, answering as the API server does where
- * test/fake/differential.test.ts and test/testing/fake-fuzz.test.ts compare them; see their known differences).
+ * test/fake/differential.test.ts and test/fake/fuzz.test.ts compare them; see their known differences).
  */
 export async function newFakeClient(options: FakeAPIServerOptions & { fieldOwner?: string } = {}): Promise<FakeClient> {
   checkOptions(

@@ -1,5 +1,5 @@
 // The fake API server judged by the real one on requests it was not built against: a
-// differential fuzzer. ./fake-fuzz-grammar.ts generates cases from a seeded PRNG (Kinds, verbs,
+// differential fuzzer. ./fuzz-grammar.ts generates cases from a seeded PRNG (Kinds, verbs,
 // query parameters, content types, bodies mutated from valid ones); each case runs in a fresh
 // namespace on kubeforge/testing's FakeAPIServer and on a real kube-apiserver (TestEnvironment),
 // and the HTTP code, Status reason, message and causes, Warning headers, the answer and what a
@@ -18,7 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { FakeAPIServer, TestEnvironment } from '../../src/testing/index.js';
 import { parseWire } from '../../src/testing/fake/wire.js';
-import { type Case, type Req, generate } from './fake-fuzz-grammar.js';
+import { type Case, type Req, generate } from './fuzz-grammar.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const crdDir = join(root, 'test/fixtures/fake');

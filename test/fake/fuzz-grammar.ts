@@ -1,5 +1,5 @@
 /**
- * The grammar of the fake API server's differential fuzzer (./fake-fuzz.test.ts): a seeded PRNG
+ * The grammar of the fake API server's differential fuzzer (./fuzz.test.ts): a seeded PRNG
  * picks a Kind, a verb (get, list, create, update, patch in its four content types, server-side
  * apply, delete, the status and scale subresources), query parameters (valid and malformed) and a
  * body mutated from a valid one (names, generateName, sizes, depth, integers beyond 2^53,
