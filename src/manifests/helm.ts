@@ -329,21 +329,25 @@ function templateDeployment(d: Obj, t: Tokens): Obj {
           ])
         ] = null;
         const fixed = fixedEnv(c);
-        if (fixed.length)
-          out.env = [
-            ...fixed,
-            {
-              [t.line((i) => {
-                const list = i.slice(2);
-                return [
-                  `${list}{{- with .Values.manager.env }}`,
-                  `${list}{{- toYaml . | nindent ${list.length} }}`,
-                  `${list}{{- end }}`,
-                ];
-              })]: null,
-            },
-          ];
-        else out[t.line(block('env', '.Values.manager.env'))] = null;
+        if (fixed.length) {
+          const values = {
+            [t.line((i) => {
+              const list = i.slice(2);
+              return [
+                `${list}{{- with .Values.manager.env }}`,
+                `${list}{{- toYaml . | nindent ${list.length} }}`,
+                `${list}{{- end }}`,
+              ];
+            })]: null,
+          };
+          // In config/'s order: the Downward API variables after config/'s other variables (which
+          // values.yaml holds) when config/ lists them last, as `edit --namespaced` does; else,
+          // and when config/ has no other, first (values.yaml's own then come after them).
+          const env = c.env as unknown[];
+          const lastOther = env.findLastIndex((e) => !isFixedEnv(e));
+          const last = lastOther >= 0 && env.findIndex(isFixedEnv) > lastOther;
+          out.env = last ? [values, ...fixed] : [...fixed, values];
+        } else out[t.line(block('env', '.Values.manager.env'))] = null;
       }
     }
     if (!('args' in c)) out[t.line(block('args', '.Values.manager.args'))] = null;

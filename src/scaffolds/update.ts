@@ -737,12 +737,16 @@ function scaffoldSides(
   // PROJECT's cliIntegrity is the user's too (the ancestor's kubeforge, unpacked here, has none to record).
   const integrityLine = (text: string | undefined) =>
     new RegExp(`^${CLI_INTEGRITY_KEY}: .*\n`, 'm').exec(text ?? '')?.[0];
-  const userIntegrity = integrityLine(original.get(PROJECT_FILE)?.data.toString('utf8'));
-  const ancestorProject = ancestor.get(PROJECT_FILE);
-  if (ancestorProject && userIntegrity && !integrityLine(ancestorProject.data.toString('utf8')))
-    ancestorProject.data = Buffer.from(
-      ancestorProject.data.toString('utf8').replace(/^(cliVersion: .*\n)/m, `${userIntegrity}$1`),
-    );
+  const userProject = original.get(PROJECT_FILE)?.data.toString('utf8');
+  const userIntegrity = integrityLine(userProject);
+  const cliVersionLine = (text: string | undefined) => /^cliVersion: .*$/m.exec(text ?? '')?.[0];
+  // The upgrade too, when it records the same cliVersion: the integrity is that version's package's.
+  for (const side of [ancestor, upgrade]) {
+    const project = side.get(PROJECT_FILE);
+    if (!project || !userIntegrity || integrityLine(project.data.toString('utf8'))) continue;
+    if (side === upgrade && cliVersionLine(project.data.toString('utf8')) !== cliVersionLine(userProject)) continue;
+    project.data = Buffer.from(project.data.toString('utf8').replace(/^(cliVersion: .*\n)/m, `${userIntegrity}$1`));
+  }
   for (const side of sameKubeforge ? [ancestor, upgrade] : [ancestor]) {
     const pkg = side.get('package.json');
     if (pkg && dep(userPackage) && dep(pkg.data.toString('utf8')))
