@@ -740,12 +740,17 @@ function scaffoldSides(
   const userProject = original.get(PROJECT_FILE)?.data.toString('utf8');
   const userIntegrity = integrityLine(userProject);
   const cliVersionLine = (text: string | undefined) => /^cliVersion: .*$/m.exec(text ?? '')?.[0];
-  // The upgrade too, when it records the same cliVersion: the integrity is that version's package's.
+  // The upgrade too when it records the same cliVersion: the integrity is that version's package's,
+  // and the user's record of it (or its absence) stands; a kubeforge npm installed would add one.
   for (const side of [ancestor, upgrade]) {
     const project = side.get(PROJECT_FILE);
-    if (!project || !userIntegrity || integrityLine(project.data.toString('utf8'))) continue;
-    if (side === upgrade && cliVersionLine(project.data.toString('utf8')) !== cliVersionLine(userProject)) continue;
-    project.data = Buffer.from(project.data.toString('utf8').replace(/^(cliVersion: .*\n)/m, `${userIntegrity}$1`));
+    if (!project) continue;
+    const text = project.data.toString('utf8');
+    if (side === upgrade && cliVersionLine(text) !== cliVersionLine(userProject)) continue;
+    if (side === ancestor && !userIntegrity) continue;
+    const without = text.replace(new RegExp(`^${CLI_INTEGRITY_KEY}: .*\n`, 'm'), '');
+    // PROJECT's keys are sorted: cliIntegrity comes right before cliVersion.
+    project.data = Buffer.from(userIntegrity ? without.replace(/^(cliVersion: .*\n)/m, `${userIntegrity}$1`) : without);
   }
   for (const side of sameKubeforge ? [ancestor, upgrade] : [ancestor]) {
     const pkg = side.get('package.json');
