@@ -32,7 +32,7 @@ import { freePorts } from '../testing/process.js';
 import { ManagerChild, type ManagerLine } from './child.js';
 import { LockHeld, SessionLock } from './lock.js';
 import { Transpiler } from './transpile.js';
-import { ProjectTsc, projectTsc } from './typecheck.js';
+import { ProjectTsc, projectTsc, type TypeCheckMode } from './typecheck.js';
 import { SourceWatcher, type SourceChanges } from './watch.js';
 import { crdFiles, DevInstaller } from './cluster.js';
 import { CRD_DIR } from '../manifests/managed-files.js';
@@ -85,9 +85,6 @@ export interface RebuildResult {
 }
 
 export const DEV_DIR = '.kubeforge/dev';
-
-export const TYPE_CHECK_MODES = ['async', 'strict', 'off'] as const;
-export type TypeCheckMode = (typeof TYPE_CHECK_MODES)[number];
 
 /** The build the manager runs: its number, when it started running, and the files of its save. */
 interface RunningBuild {

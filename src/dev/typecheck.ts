@@ -12,6 +12,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** `kubeforge dev --type-check`: when the type-check runs, and whether a type error holds the restart. */
+export const TYPE_CHECK_MODES = ['async', 'strict', 'off'] as const;
+export type TypeCheckMode = (typeof TYPE_CHECK_MODES)[number];
+
 export interface TscResult {
   ok: boolean;
   /** tsc's report (errors), empty when ok. */

@@ -7,26 +7,14 @@
  * a save of the same bytes writes nothing; a newer type-check cancels the one still running.
  */
 import assert from 'node:assert/strict';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { run } from '../../src/cli/index.js';
 import { Transpiler } from '../../src/dev/transpile.js';
 import { ProjectTsc } from '../../src/dev/typecheck.js';
-import { packageRoot } from '../../src/util/package-root.js';
+import { linkDependencies, scaffoldFrigateProject } from './project.js';
 
-const repo = packageRoot();
 const work = mkdtempSync(join(tmpdir(), 'kf-dev-build-'));
 const project = join(work, 'fleet');
 
@@ -39,37 +27,8 @@ function files(dir: string): string[] {
 
 describe("dev: the transpiled build, judged by the project's tsc", { timeout: 5 * 60_000 }, () => {
   before(async () => {
-    mkdirSync(project);
-    for (const args of [
-      ['init', '--domain', 'example.com', '--skip-install'],
-      ['create', 'api', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--resource', '--controller'],
-      [
-        'create',
-        'webhook',
-        '--group',
-        'ship',
-        '--version',
-        'v1',
-        '--kind',
-        'Frigate',
-        '--defaulting',
-        '--programmatic-validation',
-      ],
-    ]) {
-      let out = '';
-      const code = await run(['node', 'kubeforge', ...args], {
-        cwd: project,
-        color: false,
-        out: (t) => void (out += t),
-        err: (t) => void (out += t),
-      });
-      assert.equal(code, 0, `kubeforge ${args.join(' ')}:\n${out}`);
-    }
-    const nm = join(repo, 'node_modules');
-    mkdirSync(join(project, 'node_modules'));
-    for (const name of readdirSync(nm))
-      if (name !== 'kubeforge') symlinkSync(join(nm, name), join(project, 'node_modules', name));
-    symlinkSync(repo, join(project, 'node_modules/kubeforge'), 'dir');
+    await scaffoldFrigateProject(project);
+    linkDependencies(project);
   });
 
   after(() => rmSync(work, { recursive: true, force: true }));

@@ -8,27 +8,17 @@
  * existed before the session.
  */
 import assert from 'node:assert/strict';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { run } from '../../src/cli/index.js';
 import { DevSession, recordedManifestsFlags } from '../../src/dev/session.js';
+import { linkDependencies, scaffoldFrigateProject } from './project.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { isNotFound } from '../../src/runtime/client/errors.js';
 import { TestEnvironment } from '../../src/testing/environment.js';
-import { packageRoot } from '../../src/util/package-root.js';
 
-const repo = packageRoot();
 const work = mkdtempSync(join(tmpdir(), 'kf-dev-test-'));
 const project = join(work, 'fleet');
 
@@ -59,28 +49,7 @@ function listing(dir: string): string[] {
 }
 
 describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
-  before(async () => {
-    mkdirSync(project);
-    for (const args of [
-      ['init', '--domain', 'example.com', '--skip-install'],
-      ['create', 'api', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--resource', '--controller'],
-      [
-        'create',
-        'webhook',
-        '--group',
-        'ship',
-        '--version',
-        'v1',
-        '--kind',
-        'Frigate',
-        '--defaulting',
-        '--programmatic-validation',
-      ],
-    ]) {
-      const r = await cli(args, project);
-      assert.equal(r.code, 0, `kubeforge ${args.join(' ')}:\n${r.out}\n${r.err}`);
-    }
-  });
+  before(() => scaffoldFrigateProject(project));
 
   after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -127,13 +96,7 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
   });
 
   describe('with the dependencies linked', () => {
-    before(() => {
-      const nm = join(repo, 'node_modules');
-      mkdirSync(join(project, 'node_modules'));
-      for (const name of readdirSync(nm))
-        if (name !== 'kubeforge') symlinkSync(join(nm, name), join(project, 'node_modules', name));
-      symlinkSync(repo, join(project, 'node_modules/kubeforge'), 'dir');
-    });
+    before(() => linkDependencies(project));
 
     it('on a cluster (--kubeconfig): applies the CRD, ClusterRole and webhooks pointed here, runs the manager, and removes what it created on stop', async () => {
       const env = new TestEnvironment({ joinSharedControlPlane: false });

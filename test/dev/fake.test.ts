@@ -8,18 +8,16 @@
  * restarts the manager on the new code.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { run } from '../../src/cli/index.js';
 import { DevSession } from '../../src/dev/session.js';
 import { StatusError } from '../../src/runtime/client/errors.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
-import { packageRoot } from '../../src/util/package-root.js';
+import { linkDependencies, scaffoldFrigateProject } from './project.js';
 
-const repo = packageRoot();
 const work = mkdtempSync(join(tmpdir(), 'kf-dev-fake-'));
 const project = join(work, 'fleet');
 const FRIGATES = '/apis/ship.example.com/v1/namespaces/default/frigates';
@@ -46,37 +44,8 @@ async function waitFor<T>(
 
 describe('kubeforge dev --fake', { timeout: 5 * 60_000 }, () => {
   before(async () => {
-    mkdirSync(project);
-    for (const args of [
-      ['init', '--domain', 'example.com', '--skip-install'],
-      ['create', 'api', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--resource', '--controller'],
-      [
-        'create',
-        'webhook',
-        '--group',
-        'ship',
-        '--version',
-        'v1',
-        '--kind',
-        'Frigate',
-        '--defaulting',
-        '--programmatic-validation',
-      ],
-    ]) {
-      let out = '';
-      const code = await run(['node', 'kubeforge', ...args], {
-        cwd: project,
-        color: false,
-        out: (t) => void (out += t),
-        err: (t) => void (out += t),
-      });
-      assert.equal(code, 0, `kubeforge ${args.join(' ')}:\n${out}`);
-    }
-    const nm = join(repo, 'node_modules');
-    mkdirSync(join(project, 'node_modules'));
-    for (const name of readdirSync(nm))
-      if (name !== 'kubeforge') symlinkSync(join(nm, name), join(project, 'node_modules', name));
-    symlinkSync(repo, join(project, 'node_modules/kubeforge'), 'dir');
+    await scaffoldFrigateProject(project);
+    linkDependencies(project);
     // The validator refuses an empty spec.foo (what `create webhook` leaves as a TODO).
     const hook = join(project, 'src/webhook/v1/frigate_webhook.ts');
     const text = readFileSync(hook, 'utf8');

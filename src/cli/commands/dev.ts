@@ -104,14 +104,15 @@ Examples:
             hint: 'leave out --fake to use that cluster, or the kubeconfig flags to run on the fake API server',
           }),
         );
-      const modes = ['async', 'strict', 'off'];
-      if (!modes.includes(opts.typeCheck))
+      const { TYPE_CHECK_MODES } = await import('../../dev/typecheck.js');
+      const typeCheck = TYPE_CHECK_MODES.find((m) => m === opts.typeCheck);
+      if (!typeCheck)
         throw new DiagnosticError(
-          error('KF1411', `invalid --type-check "${opts.typeCheck}": expected one of ${modes.join(', ')}`, {
+          error('KF1411', `invalid --type-check "${opts.typeCheck}": expected one of ${TYPE_CHECK_MODES.join(', ')}`, {
             hint: 'e.g. --type-check strict to keep the running manager until a save type-checks',
           }),
         );
       const { runDev } = await import('../../dev/run.js');
-      await runDev({ ...opts, webhookPort: port, typeCheck: opts.typeCheck as 'async' | 'strict' | 'off' }, ctx);
+      await runDev({ ...opts, webhookPort: port, typeCheck }, ctx);
     });
 }
