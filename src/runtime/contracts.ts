@@ -17,6 +17,31 @@ export interface Leadership {
    * election. Once false it stays false (the Manager is then stopping).
    */
   isLeading(): boolean;
+  /**
+   * A sharded Manager's split (ManagerOptions.sharding): which objects this replica reconciles
+   * now. Controllers hand a request out only while `gate.allows()` says yes for its object's hash
+   * point. Absent without sharding.
+   */
+  shard?: ShardContext;
+}
+
+/** What a sharded Manager gives its controllers: the field objects are hashed by, and the gate. */
+export interface ShardContext {
+  /** What the ring hashes by default: `uid` (object.metadata.uid) or `namespace`. */
+  field: 'uid' | 'namespace';
+  gate: ShardGate;
+}
+
+/** A replica's share of the hash space, asked before and during each reconcile (see ShardMember). */
+export interface ShardGate {
+  /** True while this replica may reconcile an object whose hash is `point`. */
+  allows(point: bigint): boolean;
+  /**
+   * Records a reconcile of `point` as running (call in the same synchronous step as `allows`);
+   * the function returned records its end. `abort` is called when the range is being given up
+   * and the reconcile outlived the drain timeout.
+   */
+  track(point: bigint, abort?: () => void): () => void;
 }
 
 /** Something the Manager starts and stops: controllers, the cache, servers, user tasks. */

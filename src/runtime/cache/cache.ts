@@ -32,7 +32,7 @@ import { GET_NAMES, LIST_NAMES } from '../client/client.js';
 export { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } from './errors.js';
 import type { InformerStore, StoreEntry } from './informer.js';
 import type { SharedInformerOptions } from './informer.js';
-import type { ShardSpec } from '../sharding/index.js';
+import type { HashRange, ShardField, ShardSpec } from '../sharding/index.js';
 
 /** Options of `newCache`. */
 export interface CacheOptions {
@@ -89,6 +89,12 @@ export interface CacheOptions {
   /** Informer back-off tuning (tests). */
   initialBackoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * @internal A sharded Manager's choice of which types the cache holds one shard of, and by
+   * which field (undefined: the whole type). Their informers start with the ranges last given to
+   * `setShardRanges` (none: they hold nothing until then). A type's own `byObject[].shard` wins.
+   */
+  shardOf?: (resource: ResourceInfo, metadataOnly: boolean) => ShardField | undefined;
 }
 
 /** The cache settings of one type (see CacheOptions.byObject). */
@@ -162,6 +168,7 @@ const CACHE_OPTION_NAMES: OptionNames<CacheOptions> = {
   unsafeDisableDeepCopy: true,
   initialBackoffMs: true,
   maxBackoffMs: true,
+  shardOf: true,
 };
 
 /** The names {@link CacheByObject} takes. */
@@ -213,6 +220,10 @@ export function newCache(config: KubeConfig, options: CacheOptions = {}): Inform
 export class InformerCache implements Cache {
   /** `apiVersion/kind` (cluster-wide or one namespace) or `apiVersion/kind@namespace` (several). */
   private readonly informers = new Map<string, SharedInformer>();
+  /** The ranges informers chosen by `shardOf` hold (see setShardRanges). */
+  private shardRanges: readonly HashRange[] = [];
+  /** Informers sharded by their type's own `byObject[].shard` (fixed ranges; setShardRanges leaves them). */
+  private readonly byObjectShard = new Set<string>();
   private readonly resolver: RESTMapper;
   private readonly logger: Logger;
   /** Sorted; empty means all namespaces. */
@@ -354,13 +365,40 @@ export class InformerCache implements Cache {
         fieldSelector: own?.fieldSelector ?? this.options.defaultFieldSelector,
         metadataOnly,
         unsafeDisableDeepCopy: own?.unsafeDisableDeepCopy ?? this.options.unsafeDisableDeepCopy ?? false,
-        shard: own?.shard,
+        shard: own?.shard ?? this.autoShard(r, metadataOnly),
       };
+      if (own?.shard) this.byObjectShard.add(k);
       inf = new SharedInformer(this.rest, r, o);
       this.informers.set(k, inf);
       if (this.signal && !this.signal.aborted) this.runs.push(inf.run(this.signal));
     }
     return inf;
+  }
+
+  private autoShard(r: ResourceInfo, metadataOnly: boolean): ShardSpec | undefined {
+    const field = this.options.shardOf?.(r, metadataOnly);
+    return field ? { field, ranges: this.shardRanges } : undefined;
+  }
+
+  /**
+   * @internal Moves every informer the `shardOf` option shards to these ranges (a sharded
+   * Manager's replica took or gave up ranges); informers created later start with them.
+   */
+  setShardRanges(ranges: readonly HashRange[]): void {
+    this.shardRanges = ranges;
+    for (const [k, inf] of this.informers) {
+      const own = inf.shardRanges();
+      if (own === undefined) continue;
+      if (!this.byObjectShard.has(k)) inf.setShardRanges(ranges);
+    }
+  }
+
+  /** @internal Objects held by the informers `shardOf` shards (the kubeforge_shard_objects gauge). */
+  shardedObjectCount(): number {
+    let n = 0;
+    for (const [k, inf] of this.informers)
+      if (inf.shardRanges() !== undefined && !this.byObjectShard.has(k)) n += inf.size();
+    return n;
   }
 
   async indexField<T extends KubernetesObject>(

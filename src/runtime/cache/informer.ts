@@ -45,7 +45,7 @@ import { MissingIndexError } from './errors.js';
 import type { RestClient } from '../client/rest.js';
 import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, asPartialObjectMetadata, resourcePath } from '../client/types.js';
 import { reviveDates } from '../client/dates.js';
-import { ShardMatcher, type ShardSpec, shardSelector } from '../sharding/index.js';
+import { type HashRange, ShardMatcher, type ShardSpec, sameRanges, shardSelector } from '../sharding/ranges.js';
 
 /**
  * One cached object, a fixed-shape class so that V8 keeps its fields in-object (no per-entry
@@ -266,9 +266,11 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   /** `{"apiVersion":...,"kind":...,` as JSON.stringify writes them first. */
   private readonly typeMetaPrefix: string;
   /** The shard's membership test (opts.shard), applied to everything received in either mode. */
-  private readonly shardMatcher?: ShardMatcher;
+  private shardMatcher?: ShardMatcher;
   /** The selector sent in server mode (undefined when the shard has no ranges). */
-  private readonly shardSelectorText?: string;
+  private shardSelectorText?: string;
+  /** Aborted to end the current list or watch and list again (the shard's ranges changed). */
+  private restartAC?: AbortController;
   private shardMode_?: ShardMode;
   /** Objects received and dropped because they are outside the shard. */
   private shardDropped = 0;
@@ -295,6 +297,40 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
    */
   shardMode(): ShardMode | undefined {
     return this.shardMode_;
+  }
+
+  /**
+   * @internal Moves a sharded informer to other ranges (a sharded Manager's replica took or gave
+   * up ranges): objects outside the new ranges leave the store at once without a delete event
+   * (they were not deleted: another replica holds them now), and the informer lists again with
+   * the new selector, so objects of ranges just taken arrive as adds. With no ranges it holds
+   * nothing and lists nothing.
+   */
+  setShardRanges(ranges: readonly HashRange[]): void {
+    const spec = this.opts.shard;
+    if (!spec || !this.shardMatcher)
+      throw new Error('kubeforge/runtime: setShardRanges on an informer without a shard');
+    if (sameRanges(ranges, this.shardMatcher.ranges)) return;
+    const next = new ShardMatcher({ field: spec.field, ranges });
+    const hadSelector = this.shardSelectorText !== undefined;
+    this.shardMatcher = next;
+    this.shardSelectorText =
+      next.ranges.length > 0 ? shardSelector({ field: spec.field, ranges: next.ranges }) : undefined;
+    // A mode decided without a selector (nothing owned) was not asked of the server: ask now.
+    if (!hadSelector) this.shardMode_ = undefined;
+    for (const [key, e] of [...this.entries])
+      if (!next.matches(this.parse(e))) this.remove(key, undefined, false, false);
+    this.restartAC?.abort();
+  }
+
+  /** How many objects the informer holds. */
+  size(): number {
+    return this.entries.size;
+  }
+
+  /** @internal The ranges a sharded informer holds now. */
+  shardRanges(): readonly HashRange[] | undefined {
+    return this.shardMatcher?.ranges;
   }
 
   /** @internal Objects a sharded informer received and dropped as outside its shard (0 when the server filters). */
@@ -678,7 +714,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     }
   }
 
-  private remove(key: string, last: KubernetesObject | undefined, finalStateUnknown: boolean): void {
+  private remove(key: string, last: KubernetesObject | undefined, finalStateUnknown: boolean, notify = true): void {
     const old = this.entries.get(key);
     if (!old) return;
     this.entries.delete(key);
@@ -689,7 +725,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
       s.delete(key);
       if (s.size === 0) this.byNamespace.delete(old.namespace);
     }
-    if (this.registrations.size === 0) return;
+    if (this.registrations.size === 0 || !notify) return;
     const obj = this.forHandlers(last ? reviveDates(last, this.resource) : this.parse(old));
     for (const reg of this.registrations) this.call(reg, 'onDelete', obj, finalStateUnknown);
   }
@@ -891,18 +927,35 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     signal.addEventListener('abort', () => clearTimeout(resyncTimer), { once: true });
     try {
       while (!signal.aborted) {
+        // A sharded informer's ranges may change under it (setShardRanges): that aborts this
+        // round's list or watch and lists again.
+        const restart = (this.restartAC = new AbortController());
+        const round = this.shardMatcher ? AbortSignal.any([signal, restart.signal]) : signal;
         try {
+          if (this.shardMatcher && this.shardMatcher.ranges.length === 0) {
+            // No ranges: nothing to hold, nothing to ask the server for; wait for ranges.
+            for (const key of [...this.entries.keys()]) this.remove(key, undefined, false, false);
+            this.markSynced();
+            await sleep(2 ** 31 - 1, round);
+            needList = true;
+            continue;
+          }
           if (needList) {
-            this.lastRV = await this.listAndReplace(signal);
+            this.lastRV = await this.listAndReplace(round);
             needList = false;
             this.notServed = undefined;
             this.markSynced();
           }
           healthySince = Date.now();
-          await this.watchOnce(signal);
+          await this.watchOnce(round);
+          if (restart.signal.aborted) needList = true;
           backoff = initialBackoff;
         } catch (err) {
           if (signal.aborted) break;
+          if (restart.signal.aborted) {
+            needList = true;
+            continue;
+          }
           if (err instanceof GoneError || isGone(err)) {
             this.stats_.relistsAfterGone++;
             this.log.info({ resourceVersion: this.lastRV }, 'watch resourceVersion expired (410 Gone); relisting');

@@ -18,7 +18,8 @@ import { unknownOptions } from '../options.js';
 import { enqueueRequestForObject, ownerHandler } from './handler.js';
 import type { EventHandler } from './handler.js';
 import type { Predicate } from './predicate.js';
-import type { Reconciler } from './reconcile.js';
+import type { Reconciler, Request } from './reconcile.js';
+import { isNotFound } from '../client/errors.js';
 import { isSource, kindSource } from './source.js';
 import type { Source } from './source.js';
 
@@ -300,10 +301,26 @@ export class Builder {
       const slash = r.apiVersion.indexOf('/');
       forKind = { group: slash < 0 ? '' : r.apiVersion.slice(0, slash), kind: r.kind };
     }
+    // For a sharded Manager: which types this controller watches, and how to read its for() object.
+    const typeName = (t: TypeRef) => {
+      const r = resolveStatic(t, this.table());
+      return `${r.apiVersion}/${r.kind}`;
+    };
+    const watchedTypes = [
+      ...(this.forType ? [{ type: typeName(this.forType), for: true }] : []),
+      ...this.pending.flatMap((w) => (isSource(w.target) ? [] : [{ type: typeName(w.target), for: false }])),
+    ];
+    const forType = this.forWatched ?? this.forType;
+    const getForObject = forType
+      ? (req: Request) =>
+          cache
+            .get(forType, { namespace: req.namespace || undefined, name: req.name })
+            .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)))
+      : undefined;
     const controller = new Controller(
       name!,
       reconciler,
-      { cache, logger: mgr.getLogger(), registry: registerInto(mgr), forKind },
+      { cache, logger: mgr.getLogger(), registry: registerInto(mgr), forKind, watchedTypes, getForObject },
       this.options,
     );
     if (this.forType)

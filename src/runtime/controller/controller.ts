@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import type { Cache, Leadership, Runnable } from '../contracts.js';
+import type { Cache, Leadership, Runnable, ShardContext } from '../contracts.js';
+import { fnv1a64 } from '../sharding/hash.js';
 import type { Clock } from './clock.js';
 import { realClock } from './clock.js';
 import type { AddOptions, EventHandler, RequestQueue } from './handler.js';
@@ -70,6 +71,14 @@ export interface ControllerOptions {
   enableWarmup?: boolean;
   /** Time source for the work queue (tests). */
   clock?: Clock;
+  /**
+   * Under a sharded Manager (ManagerOptions.sharding), how this controller's requests are split
+   * between the replicas. Default: the Manager's field. `{ field: 'namespace' }` or
+   * `{ field: 'uid' }` hashes by that field instead; `false` puts all of this controller's
+   * requests on one point of the ring, so exactly one replica runs it (a singleton, handed over
+   * like any range) and its types are cached whole. Ignored without sharding.
+   */
+  sharding?: false | { field: 'uid' | 'namespace' };
 }
 
 /** The names {@link ControllerOptions} takes (any other is refused). */
@@ -83,6 +92,7 @@ export const CONTROLLER_OPTION_NAMES: OptionNames<ControllerOptions> = {
   usePriorityQueue: true,
   enableWarmup: true,
   clock: true,
+  sharding: true,
 };
 
 /** Names ControllerOptions had before (the durations without their unit, until 0.1.0) or has in controller-runtime. */
@@ -109,6 +119,16 @@ export interface ControllerDeps {
    * the reconciled object under its kind), as controller-runtime's controller logger does.
    */
   forKind?: { group: string; kind: string };
+  /**
+   * The types this controller watches, as `<apiVersion>/<kind>` (`for` marks the for() type):
+   * a sharded Manager decides from them which types its cache holds one shard of.
+   */
+  watchedTypes?: { type: string; for: boolean; namespaced?: boolean }[];
+  /**
+   * Reads an object of the for() type from the cache (its uid places a request on the ring under
+   * uid sharding when no event said it); undefined when absent.
+   */
+  getForObject?: (req: Request) => Promise<KubernetesObject | undefined>;
 }
 
 interface Watch {
@@ -173,6 +193,12 @@ export class Controller implements Runnable {
   private warnedQuickRequeue = false;
   /** Requests being reconciled (for shutdown reports). */
   private readonly active = new Set<string>();
+  /** Under a sharded Manager: the gate, and how this controller hashes its requests (see pointOf). */
+  private shard?: { ctx: ShardContext; field: 'uid' | 'namespace' | 'singleton' };
+  /** Uid sharding: the hash point of a request, as the event that enqueued it said (see notePoint). */
+  private readonly points = new Map<string, bigint>();
+  /** Aborts the running reconcile of a key (a range given up whose drain timed out). */
+  private readonly aborts = new Map<string, AbortController>();
   /** Metric children bound to this controller's labels (no label hashing per reconcile). */
   private readonly bound: {
     time: { observe(v: number): void };
@@ -311,7 +337,8 @@ export class Controller implements Runnable {
       try {
         for (const p of w.predicates) if (!allows(p, kind, e)) return;
         const f = w.handler[kind] as ((e: unknown, q: RequestQueue) => void) | undefined;
-        f?.call(w.handler, e, unchanged(kind, e) ? low : normal);
+        const q = unchanged(kind, e) ? low : normal;
+        f?.call(w.handler, e, this.shard?.field === 'uid' && obj ? this.recording(q, obj) : q);
       } catch (err) {
         this.metrics.handlerErrors.inc({ controller: this.name });
         this.log.error(
@@ -384,6 +411,10 @@ export class Controller implements Runnable {
     // has watches, by design, so Node's warning past 10 listeners would be a false alarm.
     setMaxListeners(0, signal);
     const log = this.log;
+    if (leadership?.shard) {
+      const o = this.options.sharding;
+      this.shard = { ctx: leadership.shard, field: o === false ? 'singleton' : (o?.field ?? leadership.shard.field) };
+    }
     if (leadership) {
       this.queue.setGate(
         () => leadership.isLeading(),
@@ -443,21 +474,118 @@ export class Controller implements Runnable {
       const next = await this.queue.get();
       if (next.shutdown) return;
       const req = next.item;
-      active.inc();
       const key = requestKey(req);
+      let end: (() => void) | undefined;
+      let reconcileSignal = signal;
+      if (this.shard) {
+        const point = await this.pointOf(req);
+        // Asked and recorded in one synchronous step: a range being given up waits for this one.
+        if (point === undefined || !this.shard.ctx.gate.allows(point)) {
+          this.points.delete(key);
+          this.queue.forget(req);
+          this.queue.done(req);
+          continue;
+        }
+        const ac = new AbortController();
+        this.aborts.set(key, ac);
+        end = this.shard.ctx.gate.track(point, () =>
+          ac.abort(new Error('the shard range of this object was handed over')),
+        );
+        reconcileSignal = AbortSignal.any([signal, ac.signal]);
+      }
+      active.inc();
       this.active.add(key);
       try {
-        await this.reconcileHandler(req, signal, this.options.usePriorityQueue === false ? 0 : next.priority);
+        await this.reconcileHandler(req, reconcileSignal, this.options.usePriorityQueue === false ? 0 : next.priority);
       } catch (err) {
         // recoverPanic off: stop the controller with this error.
         this.fatal ??= err;
         this.stopWorkers?.();
       } finally {
+        end?.();
+        this.aborts.delete(key);
         this.active.delete(key);
         this.queue.done(req);
         active.dec();
       }
     }
+  }
+
+  /**
+   * Where a request lies on the sharding ring: the hash of its namespace, of its object's uid, or
+   * (a singleton controller) of the controller's name. Under uid sharding the point comes from
+   * the event that enqueued it (the object's own uid, or its controller owner's, see notePoint),
+   * else from the for() object in the cache; undefined when neither knows it (the object is not
+   * in this replica's shard, or gone without an event saying its uid).
+   */
+  private async pointOf(req: Request): Promise<bigint | undefined> {
+    const s = this.shard!;
+    if (s.field === 'singleton') return fnv1a64(`controller:${this.name}`);
+    if (s.field === 'namespace') return fnv1a64(req.namespace ?? '');
+    const known = this.points.get(requestKey(req));
+    if (known !== undefined) return known;
+    const obj = await this.deps.getForObject?.(req).catch(() => undefined);
+    const uid = obj?.metadata?.uid;
+    return uid ? fnv1a64(uid) : undefined;
+  }
+
+  /** A queue that notes, for each request a handler adds, the uid the event object gives it. */
+  private recording(q: RequestQueue, obj: KubernetesObject): RequestQueue {
+    return {
+      add: (r, o) => {
+        this.notePoint(r, obj);
+        q.add(r, o);
+      },
+      addAfter: (r, d, o) => {
+        this.notePoint(r, obj);
+        q.addAfter(r, d, o);
+      },
+      addRateLimited: (r, o) => {
+        this.notePoint(r, obj);
+        q.addRateLimited(r, o);
+      },
+    };
+  }
+
+  /**
+   * The request is the event's own object (of the for() kind): its uid. The request names the
+   * object's controller owner (an owns() watch, or a map function that maps to the owner): the
+   * owner's uid from the ownerReference, so owned objects follow their owner's shard.
+   */
+  private notePoint(r: Request, obj: KubernetesObject): void {
+    const md = obj.metadata;
+    const forKind = this.deps.forKind;
+    if (!md || !forKind) return;
+    const group = (v: string | undefined) => (v?.includes('/') ? v.slice(0, v.indexOf('/')) : '');
+    let uid: string | undefined;
+    if (
+      md.uid &&
+      md.name === r.name &&
+      (md.namespace ?? '') === (r.namespace ?? '') &&
+      obj.kind === forKind.kind &&
+      group(obj.apiVersion) === forKind.group
+    )
+      uid = md.uid;
+    else {
+      const owner = md.ownerReferences?.find(
+        (o) => o.controller && o.kind === forKind.kind && group(o.apiVersion) === forKind.group && o.name === r.name,
+      );
+      if (owner && (md.namespace ?? '') === (r.namespace ?? '')) uid = owner.uid;
+    }
+    if (uid) this.points.set(requestKey(r), fnv1a64(uid));
+  }
+
+  /**
+   * The manager's sharding plan asks each controller how it wants its types cached: by `field`
+   * (the controller's own, or the manager's), or whole.
+   */
+  shardVotes(managerField: 'uid' | 'namespace'): { type: string; vote: 'uid' | 'namespace' | 'whole' }[] {
+    const o = this.options.sharding;
+    const field = o === false ? undefined : (o?.field ?? managerField);
+    return (this.deps.watchedTypes ?? []).map((t) => ({
+      type: t.type,
+      vote: field === undefined ? 'whole' : field === 'namespace' ? 'namespace' : t.for ? 'uid' : 'whole',
+    }));
   }
 
   /**
@@ -568,6 +696,9 @@ export class Controller implements Runnable {
       b.total.requeue.inc();
     } else {
       this.quickRequeues.delete(requestKey(req));
+      // Done until the next event, which notes the point again (a request re-added meanwhile
+      // falls back to the cache).
+      this.points.delete(requestKey(req));
       this.queue.forget(req);
       b.total.success.inc();
     }

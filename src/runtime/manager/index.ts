@@ -1,7 +1,7 @@
 // kubeforge/runtime manager: lifecycle, probes, metrics, leader election, events, config.
 export { newManager, GracefulShutdownTimeoutError, LeaderElectionLostError } from './manager.js';
 export type { Manager } from './types.js';
-export type { ManagerOptions, ManagerCacheOptions, ManagerClientOptions } from './manager.js';
+export type { ManagerOptions, ManagerCacheOptions, ManagerClientOptions, ShardingOptions } from './manager.js';
 export { LeaderElectionError } from './leaderelection.js';
 export { getConfigOrDie, ConfigError } from './config.js';
 export type { GetConfigOptions } from './config.js';
@@ -13,4 +13,4 @@ export type { MetricsServerOptions } from './servers.js';
 export { newLogger, zapLevel, zapEncoder, LoggerOptionsError } from './logging.js';
 export type { ZapOptions } from './logging.js';
 export type { Logger } from 'pino';
-export type { Leadership, Runnable } from '../contracts.js';
+export type { Leadership, Runnable, ShardContext, ShardGate } from '../contracts.js';

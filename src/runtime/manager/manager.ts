@@ -25,6 +25,7 @@ import { inClusterNamespace } from './config.js';
 import { EventBroadcaster, type EventRecorder, type LegacyEventRecorder } from './events.js';
 import { serveChecks, type Checker } from './healthz.js';
 import { LeaderElector } from './leaderelection.js';
+import { ShardMember } from '../sharding/member.js';
 import {
   DelegatingAuth,
   close,
@@ -110,7 +111,50 @@ export interface ManagerOptions {
    * caches, only if webhooks are registered on it when start() is called; stopped last.
    */
   webhookServer?: WebhookServer | WebhookServerOptions;
+  /**
+   * Run this operator as N replicas that split the work (docs/scaling.md): each replica joins a
+   * ring of Leases, owns the hash ranges consistent hashing gives it among the live members, and
+   * caches and reconciles only the objects whose uid (or namespace) hashes into them. Controllers
+   * start on every replica without an election; leaseDurationMs, renewDeadlineMs and
+   * retryPeriodMs time the member Leases. An alternative to leaderElection (not both); a
+   * controller that must run on one replica only says `withOptions({ sharding: false })`.
+   */
+  sharding?: ShardingOptions;
 }
+
+/** The `sharding` part of {@link ManagerOptions}. */
+export interface ShardingOptions {
+  /**
+   * The ring's name: a DNS-1123 label, the same on every replica of the operator (the value of
+   * the Leases' `sharding.kubeforge.io/ring` label and their name prefix).
+   */
+  ring: string;
+  /**
+   * What places an object on the ring: `uid` (default; even shares whatever the namespaces) or
+   * `namespace` (everything of a namespace on one replica). See docs/scaling.md.
+   */
+  field?: 'uid' | 'namespace';
+  /** Namespace of the member Leases (default: leaderElectionNamespace, else the pod's namespace in-cluster). */
+  namespace?: string;
+  /** This replica's identity (default: leaderElectionIdentity, else `<hostname>_<uuid>`). */
+  identity?: string;
+  /** Tokens per member on the ring (default 128). */
+  virtualNodes?: number;
+  /**
+   * How long a range being handed over waits for its running reconciles before their
+   * `ctx.signal` is aborted (ms, default 5 000). It is handed over only once they have ended.
+   */
+  drainTimeoutMs?: number;
+}
+
+const SHARDING_OPTION_NAMES: OptionNames<ShardingOptions> = {
+  ring: true,
+  field: true,
+  namespace: true,
+  identity: true,
+  virtualNodes: true,
+  drainTimeoutMs: true,
+};
 
 /** The cache part of {@link ManagerOptions}. */
 export interface ManagerCacheOptions {
@@ -179,6 +223,7 @@ const MANAGER_OPTION_NAMES: OptionNames<ManagerOptions> = {
   fieldValidation: true,
   logger: true,
   webhookServer: true,
+  sharding: true,
 };
 
 /** Names ManagerOptions had before (the durations without their unit, until 0.1.0) and controller-runtime's for the same. */
@@ -236,6 +281,7 @@ function checkManagerOptions(options: ManagerOptions): void {
   checkOptions('newManager: client', options.client, { cache: true, readYourOwnWrites: true });
   checkOptions('newManager: client.cache', options.client?.cache, { disableFor: true });
   checkOptions('newManager: metrics', options.metrics, METRICS_OPTION_NAMES);
+  checkOptions('newManager: sharding', options.sharding, SHARDING_OPTION_NAMES);
   if (options.webhookServer !== undefined && !isWebhookServer(options.webhookServer))
     checkOptions('newManager: webhookServer', options.webhookServer, WEBHOOK_SERVER_OPTION_NAMES);
 }
@@ -371,6 +417,10 @@ export class ControllerManager implements Manager {
   private readonly lostAC = manySubscribers(new AbortController());
   private readonly leadership: Leadership;
   private readonly webhookServer: WebhookServer;
+  /** This replica's ring membership, with `sharding`. */
+  private readonly member?: ShardMember;
+  /** Per type (`<apiVersion>/<kind>`), how the cache holds it under sharding (computed at first use). */
+  private shardPlan?: Map<string, 'uid' | 'namespace'>;
 
   constructor(config: KubeConfig, options: ManagerOptions = {}) {
     checkManagerOptions(options);
@@ -383,6 +433,10 @@ export class ControllerManager implements Manager {
     parseBindAddress(options.healthProbeBindAddress, 'healthProbeBindAddress');
     parseBindAddress(options.pprofBindAddress, 'pprofBindAddress');
     parseBindAddress(options.metrics?.bindAddress, 'metrics.bindAddress');
+    if (options.sharding && options.leaderElection)
+      throw new Error(
+        'sharding and leaderElection are alternatives: a sharded manager runs its controllers on every replica, each on its share of the objects; a controller that must run on one replica only takes withOptions({ sharding: false })',
+      );
     if (options.leaderElection) {
       if (!options.leaderElectionID) throw new Error('leaderElectionID must be set when leaderElection is true');
       this.leaseNamespace = options.leaderElectionNamespace ?? inClusterNamespace();
@@ -426,7 +480,34 @@ export class ControllerManager implements Manager {
       this.elector.onLost((reason) => this.leadershipLost(reason));
     }
     const elector = this.elector;
-    this.leadership = { isLeading: () => (elector ? elector.isLeading() : true) };
+    if (options.sharding) {
+      const sh = options.sharding;
+      if (typeof sh.ring !== 'string' || !sh.ring)
+        throw new Error('sharding.ring must be set (a DNS-1123 label, the same on every replica)');
+      if (sh.field !== undefined && sh.field !== 'uid' && sh.field !== 'namespace')
+        throw new Error(`sharding.field must be "uid" or "namespace" (got ${JSON.stringify(sh.field)})`);
+      const namespace = sh.namespace ?? options.leaderElectionNamespace ?? inClusterNamespace();
+      if (!namespace)
+        throw new Error('unable to find the sharding namespace: not running in-cluster; set sharding.namespace');
+      this.member = new ShardMember({
+        rest: this.ownRest,
+        namespace,
+        ring: sh.ring,
+        identity: sh.identity ?? options.leaderElectionIdentity,
+        leaseDurationMs: options.leaseDurationMs,
+        renewDeadlineMs: options.renewDeadlineMs,
+        retryPeriodMs: options.retryPeriodMs,
+        virtualNodes: sh.virtualNodes,
+        drainTimeoutMs: sh.drainTimeoutMs,
+        logger: this.logger.child({ logger: 'sharding' }),
+        registry: this.registry,
+      });
+      this.member.onLost((reason) => this.leadershipLost(reason));
+    }
+    const member = this.member;
+    this.leadership = member
+      ? { isLeading: () => member.isAlive(), shard: { field: options.sharding!.field ?? 'uid', gate: member } }
+      : { isLeading: () => (elector ? elector.isLeading() : true) };
     this.clientRest = new RestClient(config);
     // client-go's rest_client_requests_total, shared by both transports.
     const observeRequest = restClientRequestMetrics(this.registry);
@@ -437,6 +518,17 @@ export class ControllerManager implements Manager {
       const fenced = this.elector;
       this.clientRest.setWriteFence((what) => {
         if (fenced.hasLost()) throw new LeadershipLostError(what, fenced.lostBecause());
+      });
+    }
+    if (member) {
+      // Once joined, a member whose renewals stopped (frozen past its renew deadline, or its Lease
+      // taken away) writes nothing more: another replica may own its objects by now.
+      this.clientRest.setWriteFence((what) => {
+        if (member.hasJoined() && !member.isAlive())
+          throw new LeadershipLostError(
+            what,
+            `sharding membership lost: ${member.lostBecause() ?? 'not renewed in time'}`,
+          );
       });
     }
     // One RESTMapper per Manager: registrations and discovery never leak into another Manager.
@@ -453,7 +545,29 @@ export class ControllerManager implements Manager {
       defaultFieldSelector: options.cache?.defaultFieldSelector,
       byObject: options.cache?.byObject,
       unsafeDisableDeepCopy: options.cache?.unsafeDisableDeepCopy,
+      shardOf: member ? (r) => this.shardFieldOf(r) : undefined,
     });
+    if (member) {
+      member.onChange((open) =>
+        (this.cache as unknown as { setShardRanges(r: typeof open): void }).setShardRanges(open),
+      );
+      const cache = this.cache as unknown as { shardedObjectCount(): number };
+      new Gauge({
+        name: 'kubeforge_shard_objects',
+        help: "Objects this replica caches of the types it holds one shard of (under uid sharding: the controllers' for() types).",
+        labelNames: ['ring'],
+        registers: [this.registry],
+        collect() {
+          this.set({ ring: options.sharding!.ring }, cache.shardedObjectCount());
+        },
+      });
+      this.readyChecks.set('shard-ring', () => {
+        if (!member.settled())
+          throw new Error(
+            `this replica does not yet own its share of ring ${options.sharding!.ring} (${member.liveMembers().length} live members)`,
+          );
+      });
+    }
     this.client = newClient(config, {
       cache: this.cache,
       rest: this.clientRest,
@@ -568,6 +682,47 @@ export class ControllerManager implements Manager {
     return r;
   }
 
+  /**
+   * Under sharding, how the cache holds a type: one shard by `namespace` or `uid`, or whole
+   * (undefined). Decided from the controllers' watches the first time an informer is made (they
+   * are added before start): a type is sharded only when every controller that watches it agrees
+   * (uid: the for() types of uid-sharded controllers; namespace: every namespaced type of
+   * namespace-sharded controllers); a type some controller needs whole is cached whole.
+   */
+  private shardFieldOf(r: { apiVersion: string; kind: string; namespaced: boolean }): 'uid' | 'namespace' | undefined {
+    if (!this.shardPlan) {
+      const field = this.options.sharding?.field ?? 'uid';
+      const votes = new Map<string, Set<string>>();
+      for (const g of [this.groups.leader, this.groups.others])
+        for (const c of g.runnables) {
+          const shardVotes = (c as { shardVotes?: (f: 'uid' | 'namespace') => { type: string; vote: string }[] })
+            .shardVotes;
+          if (typeof shardVotes !== 'function') continue;
+          const mine =
+            g.name === 'leader'
+              ? shardVotes.call(c, field)
+              : shardVotes.call(c, field).map((v) => ({ ...v, vote: 'whole' }));
+          for (const v of mine) {
+            let set = votes.get(v.type);
+            if (!set) votes.set(v.type, (set = new Set()));
+            set.add(v.vote);
+          }
+        }
+      this.shardPlan = new Map();
+      for (const [type, set] of votes) {
+        const only = set.size === 1 ? [...set][0] : undefined;
+        if (only === 'uid' || only === 'namespace') this.shardPlan.set(type, only);
+        else if (set.size > 1)
+          this.log.info(
+            { type, wanted: [...set].sort() },
+            'sharding: controllers disagree on how to split this type; it is cached whole',
+          );
+      }
+    }
+    const f = this.shardPlan.get(`${r.apiVersion}/${r.kind}`);
+    return f === 'namespace' && !r.namespaced ? undefined : f;
+  }
+
   getEventRecorderFor(name: string): LegacyEventRecorder {
     let r = this.legacyRecorders.get(name);
     if (!r) {
@@ -654,8 +809,10 @@ export class ControllerManager implements Manager {
     leader.ac.abort();
     this.lostAC.abort();
     this.fail(
-      new LeaderElectionLostError(`${this.leaseNamespace}/${this.options.leaderElectionID}`, reason),
-      'leader election lost',
+      this.member
+        ? new LeaderElectionLostError(`${this.member.leaseName} (sharding ring ${this.options.sharding!.ring})`, reason)
+        : new LeaderElectionLostError(`${this.leaseNamespace}/${this.options.leaderElectionID}`, reason),
+      this.member ? 'sharding membership lost' : 'leader election lost',
     );
   }
 
@@ -792,7 +949,20 @@ export class ControllerManager implements Manager {
         this.startedResolve();
         this.log.info('manager started');
         const elector = this.elector;
-        if (elector) {
+        const member = this.member;
+        if (member) {
+          leDone = (async () => {
+            try {
+              await member.join(leAC.signal);
+              if (this.stopAC.signal.aborted) return;
+              this.electedResolve();
+              this.startGroup(this.groups.leader);
+              await member.run(leAC.signal);
+            } catch (e) {
+              if (!leAC.signal.aborted) this.fail(e, 'sharding failed');
+            }
+          })();
+        } else if (elector) {
           leDone = (async () => {
             try {
               if (!(await elector.acquire(leAC.signal))) return;
@@ -837,7 +1007,10 @@ export class ControllerManager implements Manager {
     };
     // Controllers first: their in-flight reconciles finish while we still hold (and renew) the
     // lease; losing it meanwhile ends the wait.
-    const leaderLeft = await stopGroup(this.groups.leader, this.elector ? this.lostAC.signal : undefined);
+    const leaderLeft = await stopGroup(
+      this.groups.leader,
+      this.elector || this.member ? this.lostAC.signal : undefined,
+    );
     if (this.lostReason !== undefined) {
       deadline = Math.min(deadline, Date.now());
       if (leaderLeft.length)
@@ -848,6 +1021,15 @@ export class ControllerManager implements Manager {
     }
     leAC.abort();
     await leDone;
+    // A sharded replica leaves its ring once no reconcile runs: the others take its ranges at once.
+    if (this.member && this.lostReason === undefined) {
+      if (leaderLeft.length === 0) await this.member.leave();
+      else
+        this.log.warn(
+          { stillRunning: leaderLeft },
+          'not leaving the sharding ring: controllers outlived the grace period; the member Lease expires after leaseDurationMs',
+        );
+    }
     if (this.elector && this.options.leaderElectionReleaseOnCancel !== false) {
       // Released only when no reconcile runs any more: a standby could start beside it otherwise.
       if (leaderLeft.length === 0) await this.elector.release();

@@ -1,6 +1,6 @@
-// kubeforge/runtime sharding (issue #39, "the split"): the API server's FNV-1a hash ranges
-// (KEP-5866 shardSelector), and ranges assigned to members by consistent hashing. Internal for
-// now: the informer's `shard` option uses it; membership (Leases) and hand-over are not built yet.
+// kubeforge/runtime sharding (issue #39): the API server's FNV-1a hash ranges (KEP-5866
+// shardSelector), ranges assigned to members by consistent hashing, and membership of a ring on
+// Leases with hand-over (ShardMember), which a Manager with `sharding` runs.
 export { type ShardField, fnv1a64, fnv1a64Hex, fnv1a64HexOfBytes, shardFieldPath } from './hash.js';
 export {
   HASH_SPACE_END,
@@ -9,10 +9,17 @@ export {
   ShardMatcher,
   coverage,
   hex,
+  intersectRanges,
   normalizeRanges,
+  parseRangesText,
   rangesContain,
+  rangesText,
+  sameRanges,
+  subtractRanges,
+  unionRanges,
   shardKeyOf,
   shardSelector,
   validateRanges,
 } from './ranges.js';
 export { DEFAULT_VIRTUAL_NODES, assignRanges, equalRanges, ownerOf, tokenPosition } from './ring.js';
+export { HELD_ANNOTATION, RING_LABEL, ShardMember, type ShardMemberOptions } from './member.js';

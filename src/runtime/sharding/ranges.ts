@@ -120,3 +120,59 @@ export class ShardMatcher {
     return this.containsKey(shardKeyOf(obj, this.field));
   }
 }
+
+/** The union of two sets of ranges (sorted, merged). */
+export function unionRanges(a: readonly HashRange[], b: readonly HashRange[]): HashRange[] {
+  return normalizeRanges([...a, ...b]);
+}
+
+/** The parts of `a` outside every range of `b` (sorted, merged). */
+export function subtractRanges(a: readonly HashRange[], b: readonly HashRange[]): HashRange[] {
+  const minus = normalizeRanges(b);
+  const out: HashRange[] = [];
+  for (const r of normalizeRanges(a)) {
+    let start = r.start;
+    for (const m of minus) {
+      if (m.end <= start || m.start >= r.end) continue;
+      if (m.start > start) out.push({ start, end: m.start });
+      start = m.end > start ? m.end : start;
+      if (start >= r.end) break;
+    }
+    if (start < r.end) out.push({ start, end: r.end });
+  }
+  return normalizeRanges(out);
+}
+
+/** The parts common to `a` and `b` (sorted, merged). */
+export function intersectRanges(a: readonly HashRange[], b: readonly HashRange[]): HashRange[] {
+  return subtractRanges(a, subtractRanges(a, b));
+}
+
+/** Whether two sets of ranges cover exactly the same points. */
+export function sameRanges(a: readonly HashRange[], b: readonly HashRange[]): boolean {
+  const x = normalizeRanges(a);
+  const y = normalizeRanges(b);
+  return x.length === y.length && x.every((r, i) => r.start === y[i].start && r.end === y[i].end);
+}
+
+/**
+ * Ranges as compact text for an annotation: `<start>-<end>` in lowercase hex without `0x`, joined
+ * by commas ("" for none). {@link parseRangesText} reads it back.
+ */
+export function rangesText(ranges: readonly HashRange[]): string {
+  return normalizeRanges(ranges)
+    .map((r) => `${r.start.toString(16)}-${r.end.toString(16)}`)
+    .join(',');
+}
+
+/** Reads {@link rangesText}'s form; throws a RangeError naming the part it cannot read. */
+export function parseRangesText(text: string): HashRange[] {
+  if (text.trim() === '') return [];
+  return normalizeRanges(
+    text.split(',').map((part) => {
+      const m = /^([0-9a-f]{1,16})-([0-9a-f]{1,17})$/.exec(part.trim());
+      if (!m) throw new RangeError(`kubeforge/runtime: cannot read hash range ${JSON.stringify(part)}`);
+      return { start: BigInt(`0x${m[1]}`), end: BigInt(`0x${m[2]}`) };
+    }),
+  );
+}

@@ -1,0 +1,584 @@
+/**
+ * Membership of a sharding ring, on coordination.k8s.io/v1 Leases (issue #39): each replica holds
+ * one Lease of its own, labelled with the ring's name, renewed as a leader-election Lease is; the
+ * live members are those whose Lease was seen to change within its duration; and each member
+ * computes the ranges it should own from the live members alone (`assignRanges`, consistent
+ * hashing), so no coordinator is needed.
+ *
+ * Hand-over without overlap. Each member's Lease also says which ranges the member *holds*
+ * (annotation `sharding.kubeforge.io/held`): the ranges it may be reconciling. The rules:
+ * - A member gives a range up in this order: it stops handing out work in it (the gate closes at
+ *   once), waits for the reconciles of objects in it to end, and only then writes its Lease
+ *   without it.
+ * - A member takes a range it should own in this order: it writes its Lease claiming it, then
+ *   reads the ring again (a consistent read, from etcd's order) and opens the range only if no
+ *   other live member holds any of it; a part someone else holds is withdrawn and tried again on
+ *   the next round. Of two members that claim the same range, at least one sees the other's claim
+ *   (each writes before it reads), so at most one opens it.
+ * - A member whose Lease has not changed for its duration (by the observer's own clock, as
+ *   client-go judges a leader's Lease) is dead: its claims are ignored. A member's own gate closes
+ *   when its last successful renewal was sent more than the renew deadline ago by its monotonic
+ *   clock (see LeaderElector.isLeading): before anyone may judge it dead, even if it was frozen
+ *   (SIGSTOP, a long pause) and has not run a timer since. Its writes are then fenced too (the
+ *   Manager's client asks {@link ShardMember.isAlive} before every write), and it stops.
+ */
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { RestClient } from '../client/rest.js';
+import { StatusError, isNotFound } from '../client/errors.js';
+import { microTime } from '../client/dates.js';
+import { Counter, Gauge, Histogram, type Registry } from '../client/prom.js';
+import {
+  HASH_SPACE_END,
+  type HashRange,
+  coverage,
+  intersectRanges,
+  parseRangesText,
+  rangesContain,
+  rangesText,
+  sameRanges,
+  subtractRanges,
+  unionRanges,
+} from './ranges.js';
+import { DEFAULT_VIRTUAL_NODES, assignRanges } from './ring.js';
+import { defaultIdentity } from '../manager/leaderelection.js';
+import { isDNS1123Label, isDNS1123Subdomain } from '../../util/apimachinery/validation.js';
+import type { ShardGate } from '../contracts.js';
+
+/** The label that puts a Lease in a ring (its value: the ring's name). */
+export const RING_LABEL = 'sharding.kubeforge.io/ring';
+/** The annotation of a member's Lease that lists the ranges it holds (see `rangesText`). */
+export const HELD_ANNOTATION = 'sharding.kubeforge.io/held';
+
+/** A monotonic millisecond clock (performance.now by default). */
+export interface MonotonicClock {
+  now(): number;
+}
+
+/** Options of {@link ShardMember}. Durations are milliseconds. */
+export interface ShardMemberOptions {
+  rest: RestClient;
+  /** Namespace of the ring's Leases. */
+  namespace: string;
+  /** The ring's name: a DNS-1123 label (the value of the ring label). */
+  ring: string;
+  /** This member's identity (default `<hostname>_<uuid>`): its Lease's holderIdentity. */
+  identity?: string;
+  /** How long a member's Lease is valid without renewal (default 15 000). */
+  leaseDurationMs?: number;
+  /** How long a member keeps working without a successful renewal (default 10 000). */
+  renewDeadlineMs?: number;
+  /** Wait between renewals and between looks at the ring (default 2 000). */
+  retryPeriodMs?: number;
+  /** Tokens per member on the ring (default 128). */
+  virtualNodes?: number;
+  /**
+   * How long a range given up waits for its reconciles to end before their signals are aborted
+   * (default 5 000). The range is written away only once they have ended, however long that takes.
+   */
+  drainTimeoutMs?: number;
+  logger: Logger;
+  /** Where the shard metrics are registered (none: not registered). */
+  registry?: Registry;
+  /** Test seam: the monotonic clock of the renew deadline and of others' expiry. */
+  clock?: MonotonicClock;
+}
+
+interface LeaseObject {
+  metadata?: {
+    name?: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  spec?: { holderIdentity?: string; leaseDurationSeconds?: number };
+}
+
+interface Observed {
+  resourceVersion: string;
+  /** Local monotonic time the Lease was first seen with this resourceVersion. */
+  at: number;
+}
+
+/** One replica's membership of a ring (see the file comment). */
+export class ShardMember implements ShardGate {
+  readonly identity: string;
+  /** This member's Lease name: `<ring>-<first 10 hex digits of SHA-256(identity)>`. */
+  readonly leaseName: string;
+  private readonly leaseDurationMs: number;
+  private readonly renewDeadlineMs: number;
+  private readonly retryPeriodMs: number;
+  private readonly drainTimeoutMs: number;
+  private readonly clock: MonotonicClock;
+  private readonly log: Logger;
+  private readonly path: string;
+  /** Ranges whose work this member hands out now. Always inside `held`. */
+  private open: HashRange[] = [];
+  /** Ranges written in this member's Lease: those it may be reconciling. */
+  private held: HashRange[] = [];
+  /** What the live members say this member should own, as of the last look. */
+  private desired: HashRange[] = [];
+  private members: string[] = [];
+  private resourceVersion?: string;
+  /** Monotonic time the last successful write of the Lease was sent (-Infinity: never). */
+  private renewedAt = Number.NEGATIVE_INFINITY;
+  private readonly observed = new Map<string, Observed>();
+  private readonly inflight = new Map<number, { point: bigint; abort?: () => void; done: () => void }>();
+  private nextId = 0;
+  private drained?: () => void;
+  private writes: Promise<unknown> = Promise.resolve();
+  private lostReason?: string;
+  private readonly lostListeners: ((reason: string) => void)[] = [];
+  private readonly changeListeners: ((open: readonly HashRange[]) => void)[] = [];
+  private stopping = false;
+  private readonly metrics?: {
+    rangesOwned: Gauge<string>;
+    coverage: Gauge<string>;
+    members: Gauge<string>;
+    handovers: Counter<string>;
+    handoverSeconds: Histogram<string>;
+  };
+
+  constructor(private readonly o: ShardMemberOptions) {
+    if (!isDNS1123Label(o.ring))
+      throw new Error(
+        `kubeforge/runtime: sharding ring ${JSON.stringify(o.ring)} must be a DNS-1123 label (lowercase letters, digits and '-', at most 63 characters): it is a label value and a Lease name prefix`,
+      );
+    if (!isDNS1123Label(o.namespace))
+      throw new Error(`kubeforge/runtime: sharding namespace ${JSON.stringify(o.namespace)} is not a DNS-1123 label`);
+    this.identity = o.identity ?? defaultIdentity();
+    this.leaseName = `${o.ring}-${createHash('sha256').update(this.identity).digest('hex').slice(0, 10)}`;
+    if (!isDNS1123Subdomain(this.leaseName))
+      throw new Error(`kubeforge/runtime: sharding Lease name ${this.leaseName} is not a DNS-1123 subdomain`);
+    this.leaseDurationMs = o.leaseDurationMs ?? 15_000;
+    this.renewDeadlineMs = o.renewDeadlineMs ?? 10_000;
+    this.retryPeriodMs = o.retryPeriodMs ?? 2_000;
+    this.drainTimeoutMs = o.drainTimeoutMs ?? 5_000;
+    if (
+      !(
+        this.leaseDurationMs > this.renewDeadlineMs &&
+        this.renewDeadlineMs > this.retryPeriodMs &&
+        this.retryPeriodMs > 0
+      )
+    )
+      throw new Error(
+        `kubeforge/runtime: sharding needs leaseDurationMs > renewDeadlineMs > retryPeriodMs > 0 (got ${this.leaseDurationMs}, ${this.renewDeadlineMs}, ${this.retryPeriodMs})`,
+      );
+    assignRanges([], o.virtualNodes ?? DEFAULT_VIRTUAL_NODES); // validates virtualNodes
+    this.clock = o.clock ?? { now: () => performance.now() };
+    this.log = o.logger.child({ ring: o.ring, member: this.leaseName });
+    this.path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(o.namespace)}/leases`;
+    if (o.registry) {
+      const registers = [o.registry];
+      const labelNames = ['ring'];
+      this.metrics = {
+        rangesOwned: new Gauge({
+          name: 'kubeforge_shard_ranges_owned',
+          help: 'Hash ranges this replica reconciles now (after merging adjacent ones).',
+          labelNames,
+          registers,
+        }),
+        coverage: new Gauge({
+          name: 'kubeforge_shard_coverage_ratio',
+          help: "Fraction of the 64-bit hash space this replica reconciles now (1/N of a settled ring's N members).",
+          labelNames,
+          registers,
+        }),
+        members: new Gauge({
+          name: 'kubeforge_shard_members',
+          help: 'Live members of the ring, this replica included, as it last saw them.',
+          labelNames,
+          registers,
+        }),
+        handovers: new Counter({
+          name: 'kubeforge_shard_handovers_total',
+          help: 'Hash ranges taken (direction="acquired") or given up (direction="released") by this replica.',
+          labelNames: ['ring', 'direction'],
+          registers,
+        }),
+        handoverSeconds: new Histogram({
+          name: 'kubeforge_shard_handover_duration_seconds',
+          help: 'Time from closing a range to writing it away: the wait for its running reconciles.',
+          labelNames,
+          buckets: [0.001, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+          registers,
+        }),
+      };
+    }
+  }
+
+  /** True while this member renews its Lease in time (synchronous; see the file comment). */
+  isAlive(): boolean {
+    if (this.lostReason !== undefined) return false;
+    if (this.renewedAt === Number.NEGATIVE_INFINITY) return false;
+    if (this.clock.now() - this.renewedAt >= this.renewDeadlineMs) {
+      this.lose(
+        `no successful renewal of Lease ${this.o.namespace}/${this.leaseName} within ${this.renewDeadlineMs} ms`,
+      );
+      return false;
+    }
+    return true;
+  }
+
+  allows(point: bigint): boolean {
+    return this.isAlive() && rangesContain(this.open, point);
+  }
+
+  track(point: bigint, abort?: () => void): () => void {
+    const id = this.nextId++;
+    let ended = false;
+    const done = () => {
+      if (ended) return;
+      ended = true;
+      this.inflight.delete(id);
+      this.drained?.();
+    };
+    this.inflight.set(id, { point, abort, done });
+    return done;
+  }
+
+  /** The ranges this member hands out work of now. */
+  ownedRanges(): readonly HashRange[] {
+    return this.open;
+  }
+
+  /** The live members as last seen (this one included), sorted. */
+  liveMembers(): readonly string[] {
+    return this.members;
+  }
+
+  /** True once this member owns exactly what the live members say it should (the ring is settled for it). */
+  settled(): boolean {
+    return this.isAlive() && this.members.length > 0 && sameRanges(this.open, this.desired);
+  }
+
+  /** Why this member lost its membership (undefined while it has not). */
+  lostBecause(): string | undefined {
+    return this.lostReason;
+  }
+
+  /** Called once, synchronously, when this member loses its membership (its gate is closed by then). */
+  onLost(listener: (reason: string) => void): void {
+    this.lostListeners.push(listener);
+  }
+
+  /** Called with the open ranges whenever they change (the cache follows them). */
+  onChange(listener: (open: readonly HashRange[]) => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  private lose(reason: string): void {
+    if (this.lostReason !== undefined) return;
+    this.lostReason = reason;
+    this.open = [];
+    this.updateGauges();
+    this.log.error({ reason }, 'sharding: membership lost; this replica stops reconciling');
+    for (const l of this.lostListeners) l(reason);
+  }
+
+  private setOpen(open: HashRange[]): void {
+    this.open = open;
+    this.updateGauges();
+    for (const l of this.changeListeners) l(open);
+  }
+
+  private updateGauges(): void {
+    if (!this.metrics) return;
+    const ring = { ring: this.o.ring };
+    this.metrics.rangesOwned.set(ring, this.open.length);
+    this.metrics.coverage.set(ring, coverage(this.open));
+    this.metrics.members.set(ring, this.members.length);
+  }
+
+  /** True once this member's Lease was written (it may have lost it since). */
+  hasJoined(): boolean {
+    return this.renewedAt !== Number.NEGATIVE_INFINITY;
+  }
+
+  /**
+   * Writes this member's Lease (holding nothing yet), retrying every retry period until it is
+   * written or `signal` aborts; rejects on answers that will not change (RBAC, a missing
+   * namespace).
+   */
+  async join(signal: AbortSignal): Promise<void> {
+    while (!this.hasJoined() && !signal.aborted) {
+      await this.write(signal);
+      if (this.lostReason !== undefined) throw new Error(`kubeforge/runtime: sharding: ${this.lostReason}`);
+      if (!this.hasJoined()) await sleep(this.retryPeriodMs, signal);
+    }
+    if (this.hasJoined())
+      this.log.info({ identity: this.identity, namespace: this.o.namespace }, 'sharding: joined the ring');
+  }
+
+  /**
+   * Keeps the membership (joining first if needed) until `signal` aborts (then resolves; call
+   * {@link leave} after the controllers stopped) or it is lost (then rejects).
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    await this.join(signal);
+    if (signal.aborted) return;
+    const lost = new Promise<never>((_, reject) =>
+      this.onLost((reason) => reject(new Error(`kubeforge/runtime: sharding membership lost: ${reason}`))),
+    );
+    lost.catch(() => undefined);
+    const renewing = (async () => {
+      while (!signal.aborted && this.lostReason === undefined) {
+        await sleep(this.retryPeriodMs, signal);
+        if (signal.aborted) break;
+        await this.write(signal);
+        this.isAlive();
+      }
+    })();
+    const balancing = (async () => {
+      while (!signal.aborted && this.lostReason === undefined) {
+        try {
+          await this.rebalance(signal);
+        } catch (err) {
+          if (!signal.aborted)
+            this.log.warn({ err: (err as Error).message }, 'sharding: could not read the ring; retrying');
+        }
+        await sleep(this.retryPeriodMs, signal);
+      }
+    })();
+    await Promise.race([Promise.all([renewing, balancing]), lost]);
+  }
+
+  /**
+   * Leaves the ring after the controllers stopped: gives every range up (waiting for running
+   * reconciles) and deletes this member's Lease, so the others take its ranges on their next look
+   * instead of after the Lease's duration.
+   */
+  async leave(): Promise<void> {
+    this.stopping = true;
+    if (this.lostReason !== undefined || this.resourceVersion === undefined) return;
+    const all = this.held;
+    this.setOpen([]);
+    await this.drain(all);
+    try {
+      await this.o.rest.request('DELETE', `${this.path}/${encodeURIComponent(this.leaseName)}`, {
+        body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: this.resourceVersion } },
+        timeoutMs: this.renewDeadlineMs,
+      });
+      this.held = [];
+      this.log.info('sharding: left the ring (Lease deleted)');
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'sharding: could not delete the member Lease; it expires');
+    }
+  }
+
+  /**
+   * Writes this member's Lease (creating it the first time) with the ranges it holds now; writes
+   * are serialized. A write that finds the Lease changed or gone by someone else ends the
+   * membership; other failures are logged and retried by the next renewal.
+   */
+  private write(signal?: AbortSignal): Promise<void> {
+    const next = this.writes.then(() => this.writeNow(signal));
+    this.writes = next.catch(() => undefined);
+    return next;
+  }
+
+  private async writeNow(signal?: AbortSignal): Promise<void> {
+    if (this.lostReason !== undefined || this.stopping) return;
+    const sentAt = this.clock.now();
+    const body = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: {
+        name: this.leaseName,
+        namespace: this.o.namespace,
+        labels: { [RING_LABEL]: this.o.ring },
+        annotations: { [HELD_ANNOTATION]: rangesText(this.held) },
+        ...(this.resourceVersion ? { resourceVersion: this.resourceVersion } : {}),
+      },
+      spec: {
+        holderIdentity: this.identity,
+        leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
+        renewTime: microTime(),
+      },
+    };
+    try {
+      const res = await this.o.rest.request<LeaseObject>(
+        this.resourceVersion ? 'PUT' : 'POST',
+        this.resourceVersion ? `${this.path}/${encodeURIComponent(this.leaseName)}` : this.path,
+        { body, timeoutMs: Math.max(1, this.renewDeadlineMs - (this.clock.now() - sentAt)), signal },
+      );
+      this.resourceVersion = res.metadata?.resourceVersion;
+      if (this.clock.now() - sentAt < this.renewDeadlineMs || this.renewedAt === Number.NEGATIVE_INFINITY)
+        this.renewedAt = Math.max(this.renewedAt, sentAt);
+    } catch (err) {
+      if (signal?.aborted) return;
+      if (err instanceof StatusError && err.code === 409 && this.resourceVersion) {
+        // Our own earlier write may have landed after its answer was lost: adopt it if it is ours.
+        const now = await this.o.rest
+          .request<LeaseObject>('GET', `${this.path}/${encodeURIComponent(this.leaseName)}`, { signal })
+          .catch(() => undefined);
+        if (now?.spec?.holderIdentity === this.identity) {
+          this.resourceVersion = now.metadata?.resourceVersion;
+          this.log.info('sharding: the member Lease was newer than we knew (an earlier write landed late); continuing');
+          return;
+        }
+      }
+      if (err instanceof StatusError && (err.code === 409 || isNotFound(err)) && this.resourceVersion) {
+        this.lose(
+          `the member Lease ${this.o.namespace}/${this.leaseName} was changed or deleted by someone else (${err.code} ${err.reason})`,
+        );
+        return;
+      }
+      if (err instanceof StatusError && [400, 403, 404, 422].includes(err.code)) {
+        const hint =
+          err.code === 403
+            ? ': the manager needs get, list, create, update and delete on leases in coordination.k8s.io'
+            : err.code === 404
+              ? `: does namespace ${this.o.namespace} exist?`
+              : '';
+        this.log.error({ err: err.message }, `sharding: cannot write the member Lease${hint}`);
+        if (this.renewedAt === Number.NEGATIVE_INFINITY)
+          this.lose(`cannot create the member Lease: ${err.message}${hint}`);
+        return;
+      }
+      this.log.warn({ err: (err as Error).message }, 'sharding: renewing the member Lease failed; retrying');
+    }
+  }
+
+  /** The live members other than this one and the ranges each holds, from a consistent read of the ring. */
+  private async readRing(signal: AbortSignal): Promise<Map<string, HashRange[]>> {
+    const list = await this.o.rest.request<{ items?: LeaseObject[] }>('GET', this.path, {
+      query: { labelSelector: `${RING_LABEL}=${this.o.ring}` },
+      signal,
+      timeoutMs: this.renewDeadlineMs,
+    });
+    const now = this.clock.now();
+    const live = new Map<string, HashRange[]>();
+    const seen = new Set<string>();
+    for (const lease of list.items ?? []) {
+      const name = lease.metadata?.name ?? '';
+      if (!name || name === this.leaseName) continue;
+      seen.add(name);
+      const rv = lease.metadata?.resourceVersion ?? '';
+      let obs = this.observed.get(name);
+      if (!obs || obs.resourceVersion !== rv) this.observed.set(name, (obs = { resourceVersion: rv, at: now }));
+      if (!lease.spec?.holderIdentity) continue;
+      const durationMs = Math.max(1, lease.spec.leaseDurationSeconds ?? 15) * 1000;
+      const age = now - obs.at;
+      if (age < durationMs) {
+        let held: HashRange[];
+        try {
+          held = parseRangesText(lease.metadata?.annotations?.[HELD_ANNOTATION] ?? '');
+        } catch (err) {
+          // Unreadable: count the whole space as held, so nothing it might reconcile is taken.
+          this.log.warn(
+            { lease: name, err: (err as Error).message },
+            'sharding: unreadable held ranges; treated as all',
+          );
+          held = [{ start: 0n, end: HASH_SPACE_END }];
+        }
+        live.set(name, held);
+      } else if (age > 3 * durationMs + this.leaseDurationMs) {
+        // Long dead (a replica killed, its pod gone): clean its Lease up, only if unchanged since.
+        await this.o.rest
+          .request('DELETE', `${this.path}/${encodeURIComponent(name)}`, {
+            body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: rv } },
+            signal,
+          })
+          .then(() => this.log.info({ lease: name }, 'sharding: deleted the Lease of a member long dead'))
+          .catch(() => undefined);
+      }
+    }
+    for (const name of [...this.observed.keys()]) if (!seen.has(name)) this.observed.delete(name);
+    return live;
+  }
+
+  /** One look at the ring: give up what is no longer ours, then take what is and nobody holds. */
+  private async rebalance(signal: AbortSignal): Promise<void> {
+    if (!this.isAlive() || this.stopping) return;
+    const live = await this.readRing(signal);
+    const members = [this.leaseName, ...live.keys()].sort();
+    if (members.join('\n') !== this.members.join('\n'))
+      this.log.info({ members: members.length }, 'sharding: ring members changed');
+    this.members = members;
+    this.desired = assignRanges(members, this.o.virtualNodes ?? DEFAULT_VIRTUAL_NODES).get(this.leaseName) ?? [];
+    this.updateGauges();
+
+    const lose = subtractRanges(this.held, this.desired);
+    if (lose.length > 0) {
+      const began = performance.now();
+      this.setOpen(subtractRanges(this.open, lose));
+      await this.drain(lose);
+      if (!this.isAlive()) return;
+      this.held = subtractRanges(this.held, lose);
+      await this.write(signal);
+      this.metrics?.handovers.inc({ ring: this.o.ring, direction: 'released' }, lose.length);
+      this.metrics?.handoverSeconds.observe({ ring: this.o.ring }, (performance.now() - began) / 1000);
+      this.log.info({ ranges: lose.length, share: coverage(lose) }, 'sharding: gave ranges up');
+    }
+
+    const othersHeld = unionRanges([], [...live.values()].flat());
+    const want = subtractRanges(subtractRanges(this.desired, this.held), othersHeld);
+    if (want.length === 0 || !this.isAlive()) return;
+    // Claim, then look again: open only what no other live member holds after our claim was written.
+    this.held = unionRanges(this.held, want);
+    await this.write(signal);
+    if (!this.isAlive()) return;
+    const again = await this.readRing(signal);
+    const conflict = intersectRanges(want, [...again.values()].flat());
+    if (conflict.length > 0) {
+      this.held = subtractRanges(this.held, conflict);
+      await this.write(signal);
+      this.log.info(
+        { ranges: conflict.length },
+        'sharding: another member holds part of what we claimed; retrying later',
+      );
+    }
+    const granted = subtractRanges(want, conflict);
+    if (granted.length > 0 && this.isAlive()) {
+      this.setOpen(unionRanges(this.open, granted));
+      this.metrics?.handovers.inc({ ring: this.o.ring, direction: 'acquired' }, granted.length);
+      this.log.info(
+        { ranges: granted.length, share: coverage(granted), owned: coverage(this.open) },
+        'sharding: took ranges',
+      );
+    }
+  }
+
+  /** Waits until no reconcile of a point in `ranges` runs; past the drain timeout, aborts them. */
+  private async drain(ranges: readonly HashRange[]): Promise<void> {
+    const running = () => [...this.inflight.values()].filter((r) => rangesContain(ranges, r.point));
+    if (running().length === 0) return;
+    const began = performance.now();
+    let aborted = false;
+    while (running().length > 0) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, 250);
+        this.drained = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      this.drained = undefined;
+      if (!aborted && performance.now() - began > this.drainTimeoutMs) {
+        aborted = true;
+        const left = running();
+        this.log.warn(
+          { running: left.length, waitedMs: Math.round(performance.now() - began) },
+          'sharding: reconciles of ranges being given up outlived the drain timeout; aborting their signals',
+        );
+        for (const r of left) r.abort?.();
+      }
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
