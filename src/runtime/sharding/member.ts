@@ -140,15 +140,17 @@ export class ShardMember implements ShardGate {
   };
 
   constructor(private readonly o: ShardMemberOptions) {
-    if (!isDNS1123Label(o.ring))
+    const ringErrors = isDNS1123Label(o.ring);
+    if (ringErrors.length)
       throw new Error(
-        `kubeforge/runtime: sharding ring ${JSON.stringify(o.ring)} must be a DNS-1123 label (lowercase letters, digits and '-', at most 63 characters): it is a label value and a Lease name prefix`,
+        `kubeforge/runtime: sharding ring ${JSON.stringify(o.ring)} must be a DNS-1123 label (it is a label value and a Lease name prefix): ${ringErrors.join('; ')}`,
       );
-    if (!isDNS1123Label(o.namespace))
-      throw new Error(`kubeforge/runtime: sharding namespace ${JSON.stringify(o.namespace)} is not a DNS-1123 label`);
+    const nsErrors = isDNS1123Label(o.namespace);
+    if (nsErrors.length)
+      throw new Error(`kubeforge/runtime: sharding namespace ${JSON.stringify(o.namespace)}: ${nsErrors.join('; ')}`);
     this.identity = o.identity ?? defaultIdentity();
     this.leaseName = `${o.ring}-${createHash('sha256').update(this.identity).digest('hex').slice(0, 10)}`;
-    if (!isDNS1123Subdomain(this.leaseName))
+    if (isDNS1123Subdomain(this.leaseName).length)
       throw new Error(`kubeforge/runtime: sharding Lease name ${this.leaseName} is not a DNS-1123 subdomain`);
     this.leaseDurationMs = o.leaseDurationMs ?? 15_000;
     this.renewDeadlineMs = o.renewDeadlineMs ?? 10_000;
@@ -379,6 +381,9 @@ export class ShardMember implements ShardGate {
 
   private async writeNow(signal?: AbortSignal): Promise<void> {
     if (this.lostReason !== undefined || this.stopping) return;
+    // Never renew past the deadline: a member resumed after a stall may have been counted dead
+    // and its ranges taken; renewing now would make it live again with ranges it no longer holds.
+    if (this.hasJoined() && !this.isAlive()) return;
     const sentAt = this.clock.now();
     const body = {
       apiVersion: 'coordination.k8s.io/v1',

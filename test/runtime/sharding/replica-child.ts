@@ -7,7 +7,7 @@
 // write on every reconcile, so the fence of a replica that lost its membership is exercised.
 // Every reconcile appends one audit line to KF_AUDIT (JSON: id, key, start and end wall-clock ms,
 // `wrote`: ok | refused | error | none); stdout gets `member <lease name>`, `started` and, when
-// start() rejects, `exit <message>`.
+// start() rejects, `exit <message>`; on SIGUSR2, `mem <bytes>` (see below).
 import { appendFileSync, writeSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
@@ -101,6 +101,15 @@ controllerManagedBy(mgr)
       );
     }
   });
+// Memory: the heap after a full GC (run with --expose-gc), less the same before start (the
+// cache's objects and the controller's bookkeeping), on SIGUSR2: `mem <bytes>`.
+const gc = (globalThis as { gc?: () => void }).gc;
+gc?.();
+const baseline = process.memoryUsage().heapUsed;
+process.on('SIGUSR2', () => {
+  gc?.();
+  say(`mem ${process.memoryUsage().heapUsed - baseline}`);
+});
 const ac = new AbortController();
 process.on('SIGTERM', () => ac.abort());
 mgr

@@ -37,7 +37,9 @@ const childJs = fileURLToPath(new URL('./replica-child.js', import.meta.url));
 const LEASE_MS = 3000;
 const TIMINGS = `${LEASE_MS},2000,300`;
 const RING = 'test-ring';
-const NAMESPACES = ['team-a', 'team-b', 'team-c', 'team-d', 'team-e', 'team-f'];
+// Names whose FNV-1a hashes spread over the space (team-a..team-f would all land on one member:
+// see docs/scaling.md), so that namespace sharding gives every replica some.
+const NAMESPACES = ['payments', 'search', 'ledger', 'auth', 'billing', 'mail', 'inventory', 'shipping'];
 
 interface Replica {
   id: string;
@@ -401,12 +403,20 @@ describe('sharded replicas, ShardedListAndWatch off, namespace sharding', () => 
     for (const [ns, ids] of byReplica)
       assert.equal(ids.size, 1, `namespace ${ns} reconciled by one replica: ${[...ids]}`);
 
-    const n1 = c.replicas.get('n1')!;
+    const owners = new Map<string, string>();
+    for (const ns of NAMESPACES) owners.set(ns, ownerOf(assignment, fnv1a64(ns))!);
+    t.diagnostic(`namespaces by replica: ${JSON.stringify(Object.fromEntries(owners))}`);
+    assert.ok(new Set(owners.values()).size >= 2, 'the namespaces spread over at least two replicas');
+    // Kill a replica that owns namespaces, so the take-over is of something.
+    const victim = [...owners.values()].sort((a, b) => a.localeCompare(b))[0];
     const killedAt = Date.now();
-    n1.child.kill('SIGKILL');
+    c.replicas.get(victim)!.child.kill('SIGKILL');
     const afterKill = await c.create('after-kill', 12);
-    assignment = await c.settled(['n2', 'n3'], 'n1 expired');
-    await c.reconciledByOwners([...first, ...afterKill], assignment, 'n1 namespaces taken over');
+    assignment = await c.settled(
+      ['n1', 'n2', 'n3'].filter((id) => id !== victim),
+      `${victim} expired`,
+    );
+    await c.reconciledByOwners([...first, ...afterKill], assignment, "the killed replica's namespaces taken over");
     t.diagnostic(`SIGKILL: everything reconciled again after ${Date.now() - killedAt} ms (lease ${LEASE_MS} ms)`);
     assert.deepEqual(c.overlapping(new Map()), [], 'no object reconciled by two replicas at once');
     assert.deepEqual(c.overlaps, [], 'no two live members ever held a common range');

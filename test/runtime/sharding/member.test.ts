@@ -1,0 +1,171 @@
+// Ring membership (ShardMember) on the fake API server, in one process with short timings: members
+// that see each other split the space exactly once; one leaving hands its ranges over at once; a
+// member whose clock shows it stalled past its renew deadline neither renews nor reconciles; and
+// options that could never work are refused when the member is made. The same protocol in
+// separate processes on kube-apiserver 1.37.2 is replicas.test.ts.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { FakeAPIServer } from '../../../src/testing/index.js';
+import { RestClient } from '../../../src/runtime/client/rest.js';
+import {
+  HASH_SPACE_END,
+  RING_LABEL,
+  ShardMember,
+  assignRanges,
+  coverage,
+  intersectRanges,
+  sameRanges,
+  unionRanges,
+} from '../../../src/runtime/sharding/index.js';
+import { eventually } from '../manager/helpers.js';
+
+const quiet = pino({ level: 'silent' });
+const TIMINGS = { leaseDurationMs: 900, renewDeadlineMs: 600, retryPeriodMs: 100 };
+
+let fake: FakeAPIServer;
+let rest: RestClient;
+before(async () => {
+  fake = await FakeAPIServer.start();
+  rest = new RestClient(fake.config);
+});
+after(async () => {
+  rest.close();
+  await fake.stop();
+});
+
+function member(ring: string, identity: string, clock?: { now(): number }): ShardMember {
+  return new ShardMember({ rest, namespace: 'default', ring, identity, logger: quiet, clock, ...TIMINGS });
+}
+
+/** Runs members until the test ends; returns their stop function. */
+function run(members: ShardMember[]): () => Promise<void> {
+  const ac = new AbortController();
+  const done = members.map((m) => m.run(ac.signal).catch(() => undefined));
+  return async () => {
+    ac.abort();
+    await Promise.all(done);
+  };
+}
+
+function disjointAndComplete(members: ShardMember[]): boolean {
+  const owned = members.map((m) => m.ownedRanges());
+  for (let i = 0; i < owned.length; i++)
+    for (let j = i + 1; j < owned.length; j++) if (intersectRanges(owned[i], owned[j]).length) return false;
+  return coverage(unionRanges([], owned.flat())) === 1;
+}
+
+describe('ShardMember on Leases', () => {
+  it('three members split the space exactly once, as assignRanges does over their Lease names', async () => {
+    const ms = ['a', 'b', 'c'].map((id) => member('split', id));
+    const stop = run(ms);
+    try {
+      await eventually(() => ms.every((m) => m.settled()), 'all settled', 10_000);
+      assert.ok(disjointAndComplete(ms), 'the owned ranges are disjoint and cover the space');
+      const want = assignRanges(ms.map((m) => m.leaseName));
+      for (const m of ms)
+        assert.ok(sameRanges(m.ownedRanges(), want.get(m.leaseName)!), `${m.identity} owns its share`);
+      const leases = await rest.request<{ items: { metadata: { name: string; labels: Record<string, string> } }[] }>(
+        'GET',
+        '/apis/coordination.k8s.io/v1/namespaces/default/leases',
+        { query: { labelSelector: `${RING_LABEL}=split` } },
+      );
+      assert.deepEqual(leases.items.map((l) => l.metadata.name).sort(), ms.map((m) => m.leaseName).sort());
+    } finally {
+      await stop();
+    }
+  });
+
+  it('a member that leaves deletes its Lease, and the others own the space without waiting for it to expire', async () => {
+    const ms = ['a', 'b', 'c'].map((id) => member('leave', id));
+    const ac = new AbortController();
+    const done = ms.map((m) => m.run(ac.signal).catch(() => undefined));
+    const leaver = new AbortController();
+    const leaverDone = ms[0].run(leaver.signal);
+    void leaverDone;
+    try {
+      await eventually(() => ms.every((m) => m.settled()), 'all settled', 10_000);
+      leaver.abort();
+      const left = performance.now();
+      await ms[0].leave();
+      const rest2 = [ms[1], ms[2]];
+      await eventually(() => rest2.every((m) => m.settled() && m.liveMembers().length === 2), 'two settled', 10_000);
+      assert.ok(disjointAndComplete(rest2));
+      assert.deepEqual(ms[0].ownedRanges(), []);
+      // Sooner than the leaver's Lease could have expired (900 ms).
+      assert.ok(performance.now() - left < TIMINGS.leaseDurationMs + 2 * TIMINGS.retryPeriodMs + 500);
+    } finally {
+      ac.abort();
+      await Promise.all(done);
+    }
+  });
+
+  it('a member stalled past its renew deadline renews nothing, allows nothing and reports the loss', async () => {
+    let skew = 0;
+    const clock = { now: () => performance.now() + skew };
+    const m = member('stall', 'frozen', clock);
+    const lost: string[] = [];
+    m.onLost((r) => lost.push(r));
+    const stop = run([m]);
+    try {
+      await eventually(() => m.settled(), 'alone, it owns everything', 10_000);
+      assert.equal(coverage(m.ownedRanges()), 1);
+      const path = `/apis/coordination.k8s.io/v1/namespaces/default/leases/${m.leaseName}`;
+      const before = await rest.request<{ metadata: { resourceVersion: string } }>('GET', path);
+      // As after SIGSTOP: the clock moved on while no timer ran.
+      skew = TIMINGS.renewDeadlineMs + 50;
+      assert.equal(m.allows(0n), false, 'the gate is closed before any timer runs');
+      await eventually(() => lost.length === 1, 'the loss is reported', 5_000);
+      await new Promise((r) => setTimeout(r, 4 * TIMINGS.retryPeriodMs));
+      const afterStall = await rest.request<{ metadata: { resourceVersion: string } }>('GET', path);
+      assert.equal(afterStall.metadata.resourceVersion, before.metadata.resourceVersion, 'the Lease was not renewed');
+      assert.equal(m.allows(HASH_SPACE_END - 1n), false);
+      assert.match(lost[0], /no successful renewal/);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('a renewal due after a stall is not sent, even when nothing asked the gate first', async () => {
+    let skew = 0;
+    const clock = { now: () => performance.now() + skew };
+    const m = member('stall-idle', 'idle', clock);
+    const stop = run([m]);
+    try {
+      await eventually(() => m.settled(), 'settled', 10_000);
+      const path = `/apis/coordination.k8s.io/v1/namespaces/default/leases/${m.leaseName}`;
+      const before = await rest.request<{ metadata: { resourceVersion: string } }>('GET', path);
+      skew = TIMINGS.renewDeadlineMs + 50;
+      await new Promise((r) => setTimeout(r, 4 * TIMINGS.retryPeriodMs));
+      const afterStall = await rest.request<{ metadata: { resourceVersion: string } }>('GET', path);
+      assert.equal(
+        afterStall.metadata.resourceVersion,
+        before.metadata.resourceVersion,
+        'no renewal after the deadline',
+      );
+      assert.equal(m.isAlive(), false);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('refuses a ring that is no DNS-1123 label and timings that cannot work', () => {
+    assert.throws(() => member('Not_A_Label', 'x'), /must be a DNS-1123 label/);
+    assert.throws(
+      () =>
+        new ShardMember({
+          rest,
+          namespace: 'default',
+          ring: 'r',
+          logger: quiet,
+          leaseDurationMs: 1000,
+          renewDeadlineMs: 2000,
+        }),
+      /leaseDurationMs > renewDeadlineMs > retryPeriodMs/,
+    );
+    assert.throws(
+      () => new ShardMember({ rest, namespace: 'default', ring: 'r', logger: quiet, virtualNodes: 0 }),
+      /virtualNodes/,
+    );
+  });
+});
