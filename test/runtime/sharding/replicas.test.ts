@@ -6,8 +6,8 @@
 //   of live members gives it;
 // - the replicas' audit lines: for each object, no two replicas' reconciles overlap in time (a
 //   reconcile that was frozen by SIGSTOP is judged by its write, which the fence must refuse).
-// With the ShardedListAndWatch gate on (uid sharding, the server filters) and off (namespace
-// sharding, the informers filter).
+// With the ShardedListAndWatch gate on (uid sharding, the server filters) and off (uid and
+// namespace sharding, the informers filter).
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
@@ -293,132 +293,103 @@ async function stopCluster(c: Cluster | undefined): Promise<void> {
   await c.env.stop();
 }
 
-describe('sharded replicas, ShardedListAndWatch on, uid sharding', () => {
-  let c: Cluster;
-  before(async () => {
-    c = await startCluster(true, 'uid');
+/**
+ * The whole scenario, on one cluster: three replicas split the ring; owned objects follow their
+ * owner; a fourth joins; one stops gracefully; one is SIGKILLed; one is SIGSTOPped past its lease
+ * and resumed. Nothing lost, nothing reconciled twice at once, no two live members holding a
+ * common range.
+ */
+async function scenario(c: Cluster, t: { diagnostic(s: string): void }): Promise<void> {
+  for (const id of ['r1', 'r2', 'r3']) c.start(id);
+  let assignment = await c.settled(['r1', 'r2', 'r3'], 'three replicas share the ring');
+  assert.equal(coverage(unionRanges([], [...assignment.values()].flat())), 1, 'the ring covers the space');
+  const first = await c.create('cm', 30);
+  await c.reconciledByOwners(first, assignment, 'every object reconciled by its owner');
+  // Nobody reconciled an object outside its own ranges.
+  for (const a of c.audit()) {
+    const owner = ownerOf(assignment, c.pointOf(a.key.split('/')[1]));
+    assert.equal(a.id, owner, `${a.key} reconciled by ${a.id}, owner ${owner}`);
+  }
+
+  // Owned objects follow their owner: a deleted Secret brings its owner's reconcile, on the owner's replica.
+  const deletedAt = Date.now();
+  for (const n of first.slice(0, 6))
+    await c.rest.request('DELETE', `/api/v1/namespaces/${c.objects.get(n)!.namespace}/secrets/${n}-owned`);
+  await c.reconciledByOwners(first.slice(0, 6), assignment, 'deleted Secrets written again by their owners');
+  const after = c.audit().filter((a) => a.start >= deletedAt);
+  assert.ok(after.length >= 6, 'the deletions were reconciled');
+  for (const a of after)
+    assert.equal(a.id, ownerOf(assignment, c.pointOf(a.key.split('/')[1])), `${a.key} handled by its owner's replica`);
+
+  // A join moves about 1/N of the space.
+  const before3 = assignment;
+  c.start('r4');
+  assignment = await c.settled(['r1', 'r2', 'r3', 'r4'], 'r4 joined');
+  let moved = 0;
+  for (const [id, ranges] of before3) moved += coverage(subtractRanges(ranges, assignment.get(id) ?? []));
+  t.diagnostic(`join: ${(moved * 100).toFixed(1)} % of the space moved (ideal 25 %)`);
+  assert.ok(moved <= 1.5 / 4, `a join moved ${moved} of the space`);
+  const joined = await c.create('after-join', 12);
+  await c.reconciledByOwners([...first, ...joined], assignment, 'all objects owned under four replicas');
+
+  // Graceful stop: r1 leaves the ring at once.
+  const r1 = c.replicas.get('r1')!;
+  r1.child.kill('SIGTERM');
+  assert.equal(await r1.exited, 0, `r1 stopped cleanly: ${r1.lines.join(' | ')}`);
+  assignment = await c.settled(['r2', 'r3', 'r4'], 'r1 left');
+  const afterStop = await c.create('after-stop', 12);
+  await c.reconciledByOwners([...first, ...joined, ...afterStop], assignment, 'objects of r1 taken over');
+
+  // SIGKILL: r2's ranges are taken after its Lease expires.
+  const r2 = c.replicas.get('r2')!;
+  const killedAt = Date.now();
+  r2.child.kill('SIGKILL');
+  const afterKill = await c.create('after-kill', 12);
+  assignment = await c.settled(['r3', 'r4'], 'r2 expired');
+  await c.reconciledByOwners(afterKill, assignment, 'objects created after the kill reconciled');
+  t.diagnostic(`SIGKILL: reconciled again after ${Date.now() - killedAt} ms (lease ${LEASE_MS} ms)`);
+  await c.reconciledByOwners([...first, ...joined, ...afterStop], assignment, 'r2 objects taken over');
+
+  // SIGSTOP past the lease: r4 takes everything; r3, resumed, writes nothing and exits.
+  const r3 = c.replicas.get('r3')!;
+  const stoppedAt = Date.now();
+  r3.child.kill('SIGSTOP');
+  await sleep(LEASE_MS + 1000);
+  const afterFreeze = await c.create('after-freeze', 12);
+  assignment = await c.settled(['r4'], 'r3 expired while frozen');
+  await c.reconciledByOwners([...first, ...afterFreeze], assignment, 'r4 reconciles everything');
+  const contAt = Date.now();
+  r3.child.kill('SIGCONT');
+  assert.equal(await r3.exited, 1, 'the resumed replica exits');
+  assert.match(r3.lines.find((l) => l.startsWith('exit '))!, /sharding membership lost|sharding ring/);
+  const r3After = c.audit().filter((a) => a.id === 'r3' && a.end > contAt);
+  assert.ok(
+    r3After.every((a) => a.wrote !== 'ok'),
+    `no write of r3 after its resume succeeded: ${JSON.stringify(r3After)}`,
+  );
+
+  const overlaps = c.overlapping(new Map([['r3', [stoppedAt, contAt]]]));
+  assert.deepEqual(overlaps, [], 'no object reconciled by two replicas at once');
+  assert.deepEqual(c.overlaps, [], 'no two live members ever held a common range');
+  const all = [...c.objects.keys()];
+  await c.reconciledByOwners(all, assignment, 'no object lost');
+}
+
+// Gate on: the informers list and watch with the server's shardSelector. Gate off: they receive
+// everything and filter themselves (uid), and namespace sharding places whole namespaces.
+for (const [gate, field] of [
+  [true, 'uid'],
+  [false, 'uid'],
+  [false, 'namespace'],
+] as const) {
+  describe(`sharded replicas, ShardedListAndWatch ${gate ? 'on' : 'off'}, ${field} sharding`, () => {
+    let c: Cluster;
+    before(async () => {
+      c = await startCluster(gate, field);
+    });
+    after(() => stopCluster(c));
+
+    it('split, owned objects, join, graceful stop, SIGKILL and SIGSTOP: nothing lost, nothing reconciled twice at once', (t) =>
+      scenario(c, t));
   });
-  after(() => stopCluster(c));
-
-  it('split, join, graceful stop, SIGKILL and SIGSTOP: nothing lost, nothing reconciled twice at once', async (t) => {
-    for (const id of ['r1', 'r2', 'r3']) c.start(id);
-    let assignment = await c.settled(['r1', 'r2', 'r3'], 'three replicas share the ring');
-    assert.equal(coverage(unionRanges([], [...assignment.values()].flat())), 1, 'the ring covers the space');
-    const first = await c.create('cm', 30);
-    await c.reconciledByOwners(first, assignment, 'every object reconciled by its owner');
-    // Nobody reconciled an object outside its own ranges.
-    for (const a of c.audit()) {
-      const owner = ownerOf(assignment, c.pointOf(a.key.split('/')[1]));
-      assert.equal(a.id, owner, `${a.key} reconciled by ${a.id}, owner ${owner}`);
-    }
-
-    // Owned objects follow their owner: a deleted Secret brings its owner's reconcile, on the owner's replica.
-    const deletedAt = Date.now();
-    for (const n of first.slice(0, 6))
-      await c.rest.request('DELETE', `/api/v1/namespaces/${c.objects.get(n)!.namespace}/secrets/${n}-owned`);
-    await c.reconciledByOwners(first.slice(0, 6), assignment, 'deleted Secrets written again by their owners');
-    const after = c.audit().filter((a) => a.start >= deletedAt);
-    assert.ok(after.length >= 6, 'the deletions were reconciled');
-    for (const a of after)
-      assert.equal(
-        a.id,
-        ownerOf(assignment, c.pointOf(a.key.split('/')[1])),
-        `${a.key} handled by its owner's replica`,
-      );
-
-    // A join moves about 1/N of the space.
-    const before3 = assignment;
-    c.start('r4');
-    assignment = await c.settled(['r1', 'r2', 'r3', 'r4'], 'r4 joined');
-    let moved = 0;
-    for (const [id, ranges] of before3) moved += coverage(subtractRanges(ranges, assignment.get(id) ?? []));
-    t.diagnostic(`join: ${(moved * 100).toFixed(1)} % of the space moved (ideal 25 %)`);
-    assert.ok(moved <= 1.5 / 4, `a join moved ${moved} of the space`);
-    const joined = await c.create('after-join', 12);
-    await c.reconciledByOwners([...first, ...joined], assignment, 'all objects owned under four replicas');
-
-    // Graceful stop: r1 leaves the ring at once.
-    const r1 = c.replicas.get('r1')!;
-    r1.child.kill('SIGTERM');
-    assert.equal(await r1.exited, 0, `r1 stopped cleanly: ${r1.lines.join(' | ')}`);
-    assignment = await c.settled(['r2', 'r3', 'r4'], 'r1 left');
-    const afterStop = await c.create('after-stop', 12);
-    await c.reconciledByOwners([...first, ...joined, ...afterStop], assignment, 'objects of r1 taken over');
-
-    // SIGKILL: r2's ranges are taken after its Lease expires.
-    const r2 = c.replicas.get('r2')!;
-    const killedAt = Date.now();
-    r2.child.kill('SIGKILL');
-    const afterKill = await c.create('after-kill', 12);
-    assignment = await c.settled(['r3', 'r4'], 'r2 expired');
-    await c.reconciledByOwners(afterKill, assignment, 'objects created after the kill reconciled');
-    t.diagnostic(`SIGKILL: reconciled again after ${Date.now() - killedAt} ms (lease ${LEASE_MS} ms)`);
-    await c.reconciledByOwners([...first, ...joined, ...afterStop], assignment, 'r2 objects taken over');
-
-    // SIGSTOP past the lease: r4 takes everything; r3, resumed, writes nothing and exits.
-    const r3 = c.replicas.get('r3')!;
-    const stoppedAt = Date.now();
-    r3.child.kill('SIGSTOP');
-    await sleep(LEASE_MS + 1000);
-    const afterFreeze = await c.create('after-freeze', 12);
-    assignment = await c.settled(['r4'], 'r3 expired while frozen');
-    await c.reconciledByOwners([...first, ...afterFreeze], assignment, 'r4 reconciles everything');
-    const contAt = Date.now();
-    r3.child.kill('SIGCONT');
-    assert.equal(await r3.exited, 1, 'the resumed replica exits');
-    assert.match(r3.lines.find((l) => l.startsWith('exit '))!, /sharding membership lost|sharding ring/);
-    const r3After = c.audit().filter((a) => a.id === 'r3' && a.end > contAt);
-    assert.ok(
-      r3After.every((a) => a.wrote !== 'ok'),
-      `no write of r3 after its resume succeeded: ${JSON.stringify(r3After)}`,
-    );
-
-    const overlaps = c.overlapping(new Map([['r3', [stoppedAt, contAt]]]));
-    assert.deepEqual(overlaps, [], 'no object reconciled by two replicas at once');
-    assert.deepEqual(c.overlaps, [], 'no two live members ever held a common range');
-    const all = [...c.objects.keys()];
-    await c.reconciledByOwners(all, assignment, 'no object lost');
-  });
-});
-
-describe('sharded replicas, ShardedListAndWatch off, namespace sharding', () => {
-  let c: Cluster;
-  before(async () => {
-    c = await startCluster(false, 'namespace');
-  });
-  after(() => stopCluster(c));
-
-  it('the informers filter themselves; a SIGKILL loses nothing and overlaps nothing', async (t) => {
-    for (const id of ['n1', 'n2', 'n3']) c.start(id);
-    let assignment = await c.settled(['n1', 'n2', 'n3'], 'three replicas share the ring');
-    const first = await c.create('cm', 24);
-    await c.reconciledByOwners(first, assignment, 'every object reconciled by the owner of its namespace');
-    const byReplica = new Map<string, Set<string>>();
-    for (const a of c.audit()) {
-      const ns = a.key.split('/')[0];
-      let s = byReplica.get(ns);
-      if (!s) byReplica.set(ns, (s = new Set()));
-      s.add(a.id);
-    }
-    for (const [ns, ids] of byReplica)
-      assert.equal(ids.size, 1, `namespace ${ns} reconciled by one replica: ${[...ids]}`);
-
-    const owners = new Map<string, string>();
-    for (const ns of NAMESPACES) owners.set(ns, ownerOf(assignment, fnv1a64(ns))!);
-    t.diagnostic(`namespaces by replica: ${JSON.stringify(Object.fromEntries(owners))}`);
-    assert.ok(new Set(owners.values()).size >= 2, 'the namespaces spread over at least two replicas');
-    // Kill a replica that owns namespaces, so the take-over is of something.
-    const victim = [...owners.values()].sort((a, b) => a.localeCompare(b))[0];
-    const killedAt = Date.now();
-    c.replicas.get(victim)!.child.kill('SIGKILL');
-    const afterKill = await c.create('after-kill', 12);
-    assignment = await c.settled(
-      ['n1', 'n2', 'n3'].filter((id) => id !== victim),
-      `${victim} expired`,
-    );
-    await c.reconciledByOwners([...first, ...afterKill], assignment, "the killed replica's namespaces taken over");
-    t.diagnostic(`SIGKILL: everything reconciled again after ${Date.now() - killedAt} ms (lease ${LEASE_MS} ms)`);
-    assert.deepEqual(c.overlapping(new Map()), [], 'no object reconciled by two replicas at once');
-    assert.deepEqual(c.overlaps, [], 'no two live members ever held a common range');
-  });
-});
+}
