@@ -275,6 +275,10 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
     'KF4204',
     '`@Webhook`: admissionReviewVersions the API server refuses: none of `v1` and `v1beta1` (the versions it sends), a version listed twice, or an entry that is not a version name.',
   ),
+  c(
+    'KF4205',
+    '`@Webhook`: a namespaceSelector or objectSelector the API server refuses, matchConditions that do not compile as admission CEL (or are not bool, unnamed, duplicated, more than 64), or a `patch` controller-gen refuses (not a JSON object, unknown fields, bad directives).',
+  ),
   c('KF4501', '`manifests --check`: generated files are out of date.'),
   c('KF4502', 'Two CRDs would be written to the same file.'),
   c('KF4503', '`manifests`: the project folder does not exist.'),

@@ -177,13 +177,19 @@ export const rbacGenerator: Generator = {
 export const webhookGenerator: Generator = {
   name: 'webhook',
   markers: ['Webhook', 'WebhookConfiguration'],
+  // The Kubernetes version decides which CEL functions matchConditions may use.
   inputKey: (input) =>
-    JSON.stringify([markerUses(input.markers, 'Webhook'), markerUses(input.markers, 'WebhookConfiguration')]),
+    JSON.stringify([
+      markerUses(input.markers, 'Webhook'),
+      markerUses(input.markers, 'WebhookConfiguration'),
+      input.k8sVersion ?? null,
+    ]),
   generate: (input, reporter) => {
     const objects = generateWebhooks(
       markerUses(input.markers, 'Webhook'),
       markerUses(input.markers, 'WebhookConfiguration'),
       reporter,
+      input.k8sVersion === undefined ? undefined : Number(input.k8sVersion.split('.')[1]),
     );
     return objects.length > 0 ? [output(WEBHOOK_FILE, toYamlDocuments(objects))] : [];
   },

@@ -22,6 +22,7 @@
 import type { Reporter } from '../diagnostics/index.js';
 import { isDns1123Subdomain, webhookPathProblem } from '../project/naming.js';
 import { bySource, failAt, type MarkerUse } from './markeruse.js';
+import { applyWebhookPatch, labelSelectorProblems, matchConditionProblems, sortKeysDeep } from './webhook-patch.js';
 
 const DEFAULT_MUTATING_NAME = 'mutating-webhook-configuration';
 const DEFAULT_VALIDATING_NAME = 'validating-webhook-configuration';
@@ -30,8 +31,11 @@ export interface WebhookObject {
   admissionReviewVersions: string[];
   clientConfig: { service?: { name: string; namespace: string; path: string; port?: number }; url?: string };
   failurePolicy: string;
+  matchConditions?: { name: string; expression: string }[];
   matchPolicy?: string;
   name: string;
+  namespaceSelector?: Record<string, unknown>;
+  objectSelector?: Record<string, unknown>;
   reinvocationPolicy?: string;
   rules: { apiGroups?: string[]; apiVersions?: string[]; operations?: string[]; resources?: string[] }[];
   sideEffects: string;
@@ -97,6 +101,7 @@ export function generateWebhooks(
   hooks: readonly MarkerUse<'Webhook'>[],
   configurations: readonly MarkerUse<'WebhookConfiguration'>[],
   reporter: Reporter,
+  k8sMinor?: number,
 ): WebhookConfigurationObject[] {
   const names = configurationNames(configurations, reporter);
   const mutatingHooks: PlacedHook[] = [];
@@ -105,7 +110,8 @@ export function generateWebhooks(
     const before = reporter.count;
     const operations = checkWebhook(use, reporter);
     if (reporter.count > before) continue;
-    (use.args.mutating ? mutatingHooks : validatingHooks).push({ use, hook: webhookObject(use, operations) });
+    const hook = selectWebhook(use, webhookObject(use, operations), reporter, k8sMinor);
+    if (hook) (use.args.mutating ? mutatingHooks : validatingHooks).push({ use, hook });
   }
   const objects: WebhookConfigurationObject[] = [];
   const mutating = configurationObject(
@@ -324,6 +330,69 @@ function webhookObject(use: MarkerUse<'Webhook'>, operations: string[]): Webhook
   if (timeoutSeconds !== undefined) hook.timeoutSeconds = timeoutSeconds;
   if (mutating && a.reinvocationPolicy) hook.reinvocationPolicy = a.reinvocationPolicy;
   return hook;
+}
+
+/**
+ * The webhook with its selectors and match conditions, then `patch` applied (controller-tools
+ * v0.22's order: the marker's own fields, then the patch over them); KF4205 for a selector, a
+ * match condition or a patch the API server or controller-gen would refuse. Undefined when any.
+ */
+function selectWebhook(
+  use: MarkerUse<'Webhook'>,
+  hook: WebhookObject,
+  reporter: Reporter,
+  k8sMinor: number | undefined,
+): WebhookObject | undefined {
+  const a = use.args as typeof use.args & {
+    namespaceSelector?: unknown;
+    objectSelector?: unknown;
+    matchConditions?: unknown;
+    patch?: string;
+  };
+  const who = `@Webhook '${a.name}' on ${use.target}`;
+  const problems: [string, string][] = [];
+  for (const key of ['namespaceSelector', 'objectSelector'] as const) {
+    const v = a[key];
+    if (v === undefined) continue;
+    for (const p of labelSelectorProblems(v, key))
+      problems.push([
+        p,
+        `write ${key} as a LabelSelector: { matchLabels: { key: 'value' } } or { matchExpressions: [{ key, operator: 'In', values: [...] }] }`,
+      ]);
+    if (!problems.length) hook[key] = v as Record<string, unknown>;
+  }
+  if (a.matchConditions !== undefined) {
+    const found = matchConditionProblems(a.matchConditions, k8sMinor);
+    for (const p of found)
+      problems.push([
+        p,
+        "write matchConditions: [{ name: 'not-kube-system', expression: \"request.namespace != 'kube-system'\" }]",
+      ]);
+    if (!found.length && Array.isArray(a.matchConditions) && a.matchConditions.length)
+      hook.matchConditions = a.matchConditions as WebhookObject['matchConditions'];
+  }
+  let out: WebhookObject = hook;
+  if (!problems.length && a.patch !== undefined && a.patch !== '') {
+    const patched = applyWebhookPatch(hook as unknown as Record<string, unknown>, a.patch, a.mutating);
+    for (const p of patched.problems)
+      problems.push([
+        `patch: ${p}`,
+        'write patch as a JSON object of webhook fields, e.g. patch: \'{"timeoutSeconds": 25}\' (null removes a field)',
+      ]);
+    if (patched.hook) {
+      out = patched.hook as unknown as WebhookObject;
+      // What the patch wrote is judged as the fields themselves are.
+      for (const key of ['namespaceSelector', 'objectSelector'] as const)
+        if (out[key] !== undefined)
+          for (const p of labelSelectorProblems(out[key], key))
+            problems.push([`patch: ${p}`, `fix ${key} in the patch`]);
+      if (patched.hook.matchConditions !== undefined)
+        for (const p of matchConditionProblems(patched.hook.matchConditions, k8sMinor))
+          problems.push([`patch: ${p}`, 'fix matchConditions in the patch']);
+    }
+  }
+  for (const [message, hint] of problems) failAt(reporter, 'KF4205', use, `${who}: ${message}`, hint);
+  return problems.length ? undefined : sortKeysDeep(out);
 }
 
 /** One configuration of `list` (none when empty), its webhooks sorted by name; duplicate names reported. */

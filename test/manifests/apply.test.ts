@@ -134,6 +134,10 @@ describe('generated manifests on a real API server', () => {
       validating.webhooks[0].rules.map((r: object) => ({ ...r, scope: '*' })),
     );
     assert.equal(v.webhooks[0].timeoutSeconds, 5);
+    // Selectors and match conditions as written (the server defaults nothing else in them).
+    assert.deepEqual(v.webhooks[0].matchConditions, validating.webhooks[0].matchConditions);
+    assert.deepEqual(v.webhooks[0].namespaceSelector, validating.webhooks[0].namespaceSelector);
+    assert.deepEqual(v.webhooks[0].objectSelector, { matchLabels: { 'app.kubernetes.io/managed-by': 'widgets' } });
     // Two webhooks with one name in a configuration: refused by the server (why KF4203 reports it).
     const twice = {
       ...validating,

@@ -273,6 +273,11 @@ rules:
       text,
       / {4}service:\n {6}name: webhook-service\n {6}namespace: system\n {6}path: \/validate-fixtures-kubeforge-io-v1-widget\n/,
     );
+    // The selectors and conditions of the marker (controller-tools v0.22), keys in controller-gen's order.
+    assert.match(
+      text,
+      / {2}matchConditions:\n {2}- expression: request.namespace != 'kube-system'\n {4}name: not-kube-system\n {2}name: vwidget.kb.io\n {2}namespaceSelector:\n {4}matchExpressions:\n {4}- key: webhooks.fixtures.kubeforge.io\/skip\n {6}operator: DoesNotExist\n {2}objectSelector:\n {4}matchLabels:\n {6}app.kubernetes.io\/managed-by: widgets\n/,
+    );
   });
 
   it('webhooks: admissionReviewVersions without v1 or v1beta1 is refused at its @Webhook (KF4204), exit 1, the disk unchanged; [v1] and [v1beta1, v1] pass', async () => {

@@ -8,7 +8,7 @@
 // Every reconcile appends one audit line to KF_AUDIT (JSON: id, key, start and end wall-clock ms,
 // `wrote`: ok | refused | error | none); stdout gets `member <lease name>`, `started` and, when
 // start() rejects, `exit <message>`; on SIGUSR2, `mem <bytes>` (see below).
-import { appendFileSync, writeSync } from 'node:fs';
+import { openSync, writeSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { newManager } from '../../../src/runtime/manager/index.js';
@@ -41,6 +41,7 @@ const mgr = newManager(kc, {
 });
 say(`member ${ring}-${createHash('sha256').update(id).digest('hex').slice(0, 10)}`);
 const wall = () => performance.timeOrigin + performance.now();
+const audit = openSync(env.KF_AUDIT!, 'a');
 const labelled = (o: { metadata?: { labels?: Record<string, string> } }) =>
   o.metadata?.labels?.['kubeforge.test/sharded'] === 'yes';
 controllerManagedBy(mgr)
@@ -95,10 +96,8 @@ controllerManagedBy(mgr)
         }
       }
     } finally {
-      appendFileSync(
-        env.KF_AUDIT!,
-        `${JSON.stringify({ id, key: `${req.namespace}/${req.name}`, start, end: wall(), wrote })}\n`,
-      );
+      // One write(2) per line on a descriptor opened once: a SIGKILL loses no line already ended.
+      writeSync(audit, `${JSON.stringify({ id, key: `${req.namespace}/${req.name}`, start, end: wall(), wrote })}\n`);
     }
   });
 // Memory: the heap after a full GC (run with --expose-gc), less the same before start (the
