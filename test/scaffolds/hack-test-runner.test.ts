@@ -177,12 +177,18 @@ describe("hack/test.mjs: the unit tier merges its processes' TAP as node --test 
         assert.notEqual(reported, named.includes(`build/test/${file}`), `${file}: reported xor named\n${ours.stdout}`);
       }
       if (how === 'all files in one process') {
-        assert.deepEqual(named, [
+        // The files after the exiting one never report. Whether `a` (before it) got its TAP out
+        // before the exit depends on the machine's load: either way it is reported xor named (above).
+        const after = [
           'build/test/b.unit.test.js',
           'build/test/c.unit.test.js',
           'build/test/d.unit.test.js',
           'build/test/zz.unit.test.js',
-        ]);
+        ];
+        assert.deepEqual(
+          named.filter((f) => f !== 'build/test/a.unit.test.js'),
+          after,
+        );
       } else {
         assert.deepEqual(named, ['build/test/b.unit.test.js'], 'the other files, in processes of their own, ran');
       }
