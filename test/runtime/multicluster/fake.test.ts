@@ -1,0 +1,163 @@
+// kubeforge/runtime/multicluster on fake API servers (the unit tier, no binaries): the
+// kubeconfig-Secret scenario of scenario.ts; a StaticProvider over startFakeClusters with owns(),
+// the host engaged too, clusters added and removed at run time; the work queue's cluster drop.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { controllerManagedBy, type Request } from '../../../src/runtime/controller/index.js';
+import { requestKey } from '../../../src/runtime/controller/reconcile.js';
+import { WorkQueue } from '../../../src/runtime/controller/workqueue.js';
+import { newLogger } from '../../../src/runtime/manager/logging.js';
+import { ClusterNotFoundError, newMultiClusterManager } from '../../../src/runtime/multicluster/index.js';
+import { FakeAPIServer } from '../../../src/testing/fake/index.js';
+import { startFakeClusters, type TestClusters } from '../../../src/testing/multicluster.js';
+import { consistently, eventually } from '../../../src/testing/wait.js';
+import { kubeconfigSecretScenario } from './scenario.js';
+
+const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
+const SECRET = { apiVersion: 'v1', kind: 'Secret' };
+
+describe('multi-cluster manager on fake API servers', () => {
+  it('kubeconfig Secrets created, changed and deleted at run time engage, re-engage and disengage clusters', async () => {
+    const fleet = await startFakeClusters(['alpha', 'beta', 'gamma']);
+    try {
+      await kubeconfigSecretScenario(fleet, { timeout: 10_000, quiet: 1500 });
+    } finally {
+      await fleet.stop();
+    }
+  });
+
+  describe('StaticProvider over startFakeClusters', () => {
+    let fleet: TestClusters;
+    let host: FakeAPIServer;
+    before(async () => {
+      fleet = await startFakeClusters(2);
+      host = await FakeAPIServer.start();
+    });
+    after(async () => {
+      await fleet.stop();
+      await host.stop();
+    });
+
+    it('runs for()/owns() in each cluster and on the host, and follows add() and remove()', async () => {
+      const seen: Request[] = [];
+      const mgr = newMultiClusterManager(
+        host.config,
+        fleet.provider,
+        { logger: newLogger({ level: 'error' }), metrics: { bindAddress: '0' }, healthProbeBindAddress: '0' },
+        { engageWithLocalCluster: true },
+      );
+      controllerManagedBy(mgr)
+        .for(CM)
+        .owns(SECRET)
+        .complete((req) => {
+          seen.push(req);
+        });
+      const has = (cluster: string | undefined, name: string) =>
+        seen.some((r) => (r.clusterName ?? '') === (cluster ?? '') && r.name === name);
+      const stop = new AbortController();
+      const running = mgr.start(stop.signal);
+      try {
+        await mgr.started();
+        await eventually(() => assert.deepEqual(mgr.listClusters(), ['cluster-0', 'cluster-1']));
+        const [c0, c1] = fleet.clusters;
+        const parent = await c0.client.create<KubernetesObject>({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'parent', namespace: 'default' },
+        });
+        await eventually(() => assert.ok(has('cluster-0', 'parent')));
+        const before = seen.filter((r) => r.clusterName === 'cluster-0' && r.name === 'parent').length;
+        // An owned Secret in cluster-0 enqueues its owner in cluster-0.
+        await c0.client.create({
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: {
+            name: 'child',
+            namespace: 'default',
+            ownerReferences: [
+              { apiVersion: 'v1', kind: 'ConfigMap', name: 'parent', uid: parent.metadata!.uid!, controller: true },
+            ],
+          },
+        });
+        await eventually(() =>
+          assert.ok(seen.filter((r) => r.clusterName === 'cluster-0' && r.name === 'parent').length > before),
+        );
+        // The host runs too (engageWithLocalCluster), its requests without a cluster name.
+        await host
+          .client()
+          .create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'h', namespace: 'default' } });
+        await eventually(() => assert.ok(has(undefined, 'h')));
+        assert.equal(mgr.getCluster().name, '');
+
+        // remove(): disengaged once its informers stopped.
+        await fleet.provider.remove('cluster-1');
+        assert.deepEqual(mgr.listClusters(), ['cluster-0']);
+        assert.throws(() => mgr.getCluster('cluster-1'), ClusterNotFoundError);
+        await c1.client.create({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'gone', namespace: 'default' },
+        });
+        await consistently(() => assert.ok(!has('cluster-1', 'gone')), { duration: 800 });
+
+        // add() at run time, under a new name.
+        await fleet.provider.add('again', c1.config);
+        await eventually(() => assert.ok(has('again', 'gone')));
+        assert.deepEqual(mgr.listClusters(), ['again', 'cluster-0']);
+      } finally {
+        stop.abort();
+        await running;
+      }
+      assert.deepEqual(fleet.provider.list(), []);
+    });
+  });
+
+  it('refuses a cluster without a name and reports an unknown one', async () => {
+    const fake = await FakeAPIServer.start();
+    try {
+      const mgr = newMultiClusterManager(fake.config, undefined, { logger: newLogger({ level: 'error' }) });
+      await assert.rejects(mgr.engage(new AbortController().signal, '', mgr.getCluster()), /needs a name/);
+      assert.throws(
+        () => mgr.getCluster('nope'),
+        (e: Error) => e instanceof ClusterNotFoundError && /"nope"/.test(e.message),
+      );
+    } finally {
+      await fake.stop();
+    }
+  });
+});
+
+describe('requests of many clusters in the work queue', () => {
+  it('keys a request by its cluster', () => {
+    assert.equal(requestKey({ namespace: 'ns', name: 'a' }), 'ns/a');
+    assert.equal(requestKey({ namespace: 'ns', name: 'a', clusterName: '' }), 'ns/a');
+    assert.equal(requestKey({ namespace: 'ns', name: 'a', clusterName: 'east' }), 'cluster://east/ns/a');
+    assert.equal(requestKey({ namespace: '', name: 'n', clusterName: 'east' }), 'cluster://east/n');
+  });
+
+  it('drops one cluster’s queued, delayed and re-added requests, and admits none of it afterwards', async () => {
+    const q = new WorkQueue<Request>({ keyOf: requestKey });
+    q.add({ namespace: 'd', name: 'x', clusterName: 'east' });
+    q.add({ namespace: 'd', name: 'x', clusterName: 'west' });
+    q.addAfter({ namespace: 'd', name: 'y', clusterName: 'east' }, 60_000);
+    const got = await q.get();
+    assert.equal(got.shutdown, false);
+    const first = (got as { item: Request }).item;
+    assert.equal(first.clusterName, 'east');
+    q.add(first); // re-added while processing
+    assert.equal(
+      q.dropWhere((r) => r.clusterName === 'east'),
+      2,
+    );
+    assert.equal(q.delayedLen(), 0);
+    q.setAdmission((r) => r.clusterName !== 'east');
+    q.add({ namespace: 'd', name: 'z', clusterName: 'east' });
+    q.addRateLimited({ namespace: 'd', name: 'z', clusterName: 'east' });
+    q.done(first);
+    assert.equal(q.len(), 1, 'only west is left');
+    const next = await q.get();
+    assert.equal((next as { item: Request }).item.clusterName, 'west');
+    q.shutDown();
+  });
+});
