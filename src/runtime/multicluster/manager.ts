@@ -91,6 +91,19 @@ export function withMultiCluster(
 interface Adopted {
   controller: Controller;
   wire: WireCluster;
+  /** The binding of each handler the controller shares between clusters (see inCluster). */
+  binds: WeakMap<EventHandler, Binding>;
+}
+
+/**
+ * One handler object bound once for all the clusters it watches (a `watches()` handler is one
+ * object however many clusters there are, and `bind` keeps one context): its signal aborts when
+ * the last of its cluster watches is removed, not with the first. Requests of a cluster removed
+ * meanwhile are refused by the queue's admission anyway.
+ */
+interface Binding {
+  ac: AbortController;
+  live: number;
 }
 
 /** An engaged cluster: its scope and the watches each controller has there. */
@@ -218,7 +231,7 @@ class MultiClusterManagerImpl implements MultiClusterManager {
   }
 
   private adopt(controller: Controller, wire: WireCluster): void {
-    const a: Adopted = { controller, wire };
+    const a: Adopted = { controller, wire, binds: new WeakMap() };
     this.adopted.push(a);
     // Requests of a cluster no longer engaged (a requeue of a reconcile that was running when it
     // went, a delayed retry) are not queued again.
@@ -232,7 +245,7 @@ class MultiClusterManagerImpl implements MultiClusterManager {
     const handles: WatchHandle[] = [];
     try {
       a.wire(e.cluster.cache, (source, handler, ...predicates) => {
-        const h = a.controller.watch(source, inCluster(handler, e.name, e.cluster.cache), ...predicates);
+        const h = a.controller.watch(source, inCluster(handler, e.name, e.cluster.cache, a.binds), ...predicates);
         handles.push(h);
         return h;
       });
@@ -322,9 +335,10 @@ class MultiClusterManagerImpl implements MultiClusterManager {
 
 /**
  * A handler for one cluster's watch: the requests it queues carry the cluster's name (unless the
- * handler named a cluster itself), and types it resolves are resolved in that cluster.
+ * handler named a cluster itself), types it resolves are resolved in that cluster, and it is bound
+ * once for all clusters (see Binding).
  */
-function inCluster(h: EventHandler, name: string, cache: Cache): EventHandler {
+function inCluster(h: EventHandler, name: string, cache: Cache, binds: WeakMap<EventHandler, Binding>): EventHandler {
   const stamp = (r: Request): Request => (r.clusterName === undefined ? { ...r, clusterName: name } : r);
   const stamped = new WeakMap<RequestQueue, RequestQueue>();
   const queue = (q: RequestQueue): RequestQueue => {
@@ -350,6 +364,21 @@ function inCluster(h: EventHandler, name: string, cache: Cache): EventHandler {
       cache.getInformer(t).then((i) => i.resource);
     w.prepare = () => h.prepare!.call(h, resolveIn);
   }
-  if (h.bind) w.bind = (ctx) => h.bind!.call(h, ctx);
+  if (h.bind)
+    w.bind = (ctx) => {
+      let b = binds.get(h);
+      if (!b || b.ac.signal.aborted) {
+        b = { ac: new AbortController(), live: 0 };
+        binds.set(h, b);
+        h.bind!.call(h, { signal: b.ac.signal, onError: ctx.onError });
+      }
+      const binding = b;
+      binding.live++;
+      const gone = () => {
+        if (--binding.live === 0) binding.ac.abort();
+      };
+      if (ctx.signal.aborted) gone();
+      else ctx.signal.addEventListener('abort', gone, { once: true });
+    };
   return w;
 }

@@ -4,7 +4,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { controllerManagedBy, type Request } from '../../../src/runtime/controller/index.js';
+import {
+  controllerManagedBy,
+  enqueueRequestsFromMapFunc,
+  type Request,
+} from '../../../src/runtime/controller/index.js';
 import { requestKey } from '../../../src/runtime/controller/reconcile.js';
 import { WorkQueue } from '../../../src/runtime/controller/workqueue.js';
 import { newLogger } from '../../../src/runtime/manager/logging.js';
@@ -111,6 +115,55 @@ describe('multi-cluster manager on fake API servers', () => {
       }
       assert.deepEqual(fleet.provider.list(), []);
     });
+  });
+
+  it('a watches() handler shared by the clusters (an async map function) keeps mapping after one cluster goes', async () => {
+    const fleet = await startFakeClusters(['one', 'two']);
+    const host = await FakeAPIServer.start();
+    const seen: Request[] = [];
+    const mgr = newMultiClusterManager(host.config, fleet.provider, {
+      logger: newLogger({ level: 'error' }),
+      metrics: { bindAddress: '0' },
+      healthProbeBindAddress: '0',
+    });
+    controllerManagedBy(mgr)
+      .for(CM)
+      .watches(
+        SECRET,
+        enqueueRequestsFromMapFunc(async (s: KubernetesObject, { signal }) => {
+          await new Promise((r) => setTimeout(r, 5));
+          signal.throwIfAborted();
+          const parent = s.metadata?.labels?.parent;
+          return parent ? [{ namespace: 'default', name: parent }] : [];
+        }),
+      )
+      .complete((req) => {
+        seen.push(req);
+      });
+    const stop = new AbortController();
+    const running = mgr.start(stop.signal);
+    try {
+      await eventually(() => assert.deepEqual(mgr.listClusters(), ['one', 'two']));
+      const secret = (cluster: string, name: string) => ({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name, namespace: 'default', labels: { parent: `p-${name}` } },
+      });
+      // 'late' is engaged while the controller runs, so its watch is bound last: a handler holding
+      // only its last binding would stop mapping for every cluster when 'late' goes.
+      await fleet.provider.add('late', fleet.get('two').config);
+      await fleet.get('two').client.create(secret('two', 's1'));
+      await eventually(() => assert.ok(seen.some((r) => r.clusterName === 'late' && r.name === 'p-s1')));
+      await fleet.provider.remove('late');
+      await fleet.get('one').client.create(secret('one', 's2'));
+      await eventually(() => assert.ok(seen.some((r) => r.clusterName === 'one' && r.name === 'p-s2')));
+      assert.ok(seen.some((r) => r.clusterName === 'two' && r.name === 'p-s1'));
+    } finally {
+      stop.abort();
+      await running;
+      await fleet.stop();
+      await host.stop();
+    }
   });
 
   it('refuses a cluster without a name and reports an unknown one', async () => {
