@@ -17,6 +17,7 @@ import type { Controller, WatchHandle } from '../controller/controller.js';
 import { MULTI_CLUSTER, type ClusterEngagement, type WireCluster } from '../controller/engage.js';
 import type { EventHandler, RequestQueue } from '../controller/handler.js';
 import type { Request } from '../controller/reconcile.js';
+import type { Source } from '../controller/source.js';
 import type { Checker } from '../manager/healthz.js';
 import { newManager, type ManagerOptions } from '../manager/manager.js';
 import type { EventRecorder, LegacyEventRecorder } from '../manager/events.js';
@@ -245,7 +246,21 @@ class MultiClusterManagerImpl implements MultiClusterManager {
     const handles: WatchHandle[] = [];
     try {
       a.wire(e.cluster.cache, (source, handler, ...predicates) => {
-        const h = a.controller.watch(source, inCluster(handler, e.name, e.cluster.cache, a.binds), ...predicates);
+        const failed = (err: unknown) =>
+          this.log.error(
+            {
+              cluster: e.name,
+              controller: a.controller.name,
+              source: String(source),
+              err: (err as Error)?.message ?? String(err),
+            },
+            'cannot watch in the engaged cluster',
+          );
+        const h = a.controller.watch(
+          unblocking(source, failed),
+          inCluster(handler, e.name, e.cluster.cache, a.binds, failed),
+          ...predicates,
+        );
         handles.push(h);
         return h;
       });
@@ -334,11 +349,38 @@ class MultiClusterManagerImpl implements MultiClusterManager {
 }
 
 /**
- * A handler for one cluster's watch: the requests it queues carry the cluster's name (unless the
- * handler named a cluster itself), types it resolves are resolved in that cluster, and it is bound
- * once for all clusters (see Binding).
+ * A cluster's source as the controller starts and waits for it: started and synced at once. A controller waits for its
+ * sources before its workers start and fails after cacheSyncTimeoutMs; a cluster engaged before
+ * then (or one that does not answer) must neither hold up nor fail the others. Its requests come
+ * from its informer's events anyway, and a read of its cache waits for that informer's list.
  */
-function inCluster(h: EventHandler, name: string, cache: Cache, binds: WeakMap<EventHandler, Binding>): EventHandler {
+function unblocking(source: Source, onError: (err: unknown) => void): Source {
+  return {
+    // Nor does a source that cannot start there (its kind unknown to that cluster's discovery):
+    // it is logged, and the controller's other watches go on.
+    start: async (signal, sink) => {
+      source.start(signal, sink).catch(onError);
+    },
+    waitForSync: async () => true,
+    toString: () => String(source),
+  };
+}
+
+/**
+ * A handler for one cluster's watch: the requests it queues carry the cluster's name (unless the
+ * handler named a cluster itself), types it resolves are resolved in that cluster (a failure there
+ * is logged, not thrown), and it is bound once for all clusters (see Binding).
+ */
+function inCluster(
+  h: EventHandler,
+  name: string,
+  cache: Cache,
+  binds: WeakMap<EventHandler, Binding>,
+  onError: (err: unknown) => void,
+): EventHandler {
+  // A handler whose preparation failed in this cluster (it could not resolve a type there) drops
+  // that cluster's events rather than fail the controller.
+  let broken = false;
   const stamp = (r: Request): Request => (r.clusterName === undefined ? { ...r, clusterName: name } : r);
   const stamped = new WeakMap<RequestQueue, RequestQueue>();
   const queue = (q: RequestQueue): RequestQueue => {
@@ -356,13 +398,20 @@ function inCluster(h: EventHandler, name: string, cache: Cache, binds: WeakMap<E
   const w: EventHandler = {};
   for (const k of ['create', 'update', 'delete', 'generic'] as const) {
     const f = h[k] as ((e: unknown, q: RequestQueue) => void) | undefined;
-    if (f) (w as Record<string, unknown>)[k] = (e: unknown, q: RequestQueue) => f.call(h, e, queue(q));
+    if (f)
+      (w as Record<string, unknown>)[k] = (e: unknown, q: RequestQueue) => {
+        if (!broken) f.call(h, e, queue(q));
+      };
   }
   if (h.prepare) {
     const resolveIn = (t: TypeRef) =>
       (cache as Cache & { resolve?: (t: TypeRef) => Promise<{ namespaced: boolean }> }).resolve?.(t) ??
       cache.getInformer(t).then((i) => i.resource);
-    w.prepare = () => h.prepare!.call(h, resolveIn);
+    w.prepare = () =>
+      h.prepare!.call(h, resolveIn).catch((err: unknown) => {
+        broken = true;
+        onError(err);
+      });
   }
   if (h.bind)
     w.bind = (ctx) => {

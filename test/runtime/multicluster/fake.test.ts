@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   controllerManagedBy,
+  enqueueRequestForObject,
   enqueueRequestsFromMapFunc,
   type Request,
 } from '../../../src/runtime/controller/index.js';
@@ -13,6 +14,7 @@ import { requestKey } from '../../../src/runtime/controller/reconcile.js';
 import { WorkQueue } from '../../../src/runtime/controller/workqueue.js';
 import { newLogger } from '../../../src/runtime/manager/logging.js';
 import { ClusterNotFoundError, newMultiClusterManager } from '../../../src/runtime/multicluster/index.js';
+import { localKubeConfig } from '../../../src/runtime/client/kubeconfig.js';
 import { FakeAPIServer } from '../../../src/testing/fake/index.js';
 import { startFakeClusters, type TestClusters } from '../../../src/testing/multicluster.js';
 import { consistently, eventually } from '../../../src/testing/wait.js';
@@ -161,6 +163,51 @@ describe('multi-cluster manager on fake API servers', () => {
     } finally {
       stop.abort();
       await running;
+      await fleet.stop();
+      await host.stop();
+    }
+  });
+
+  it('a cluster that does not answer neither holds up nor fails the controller', async () => {
+    const fleet = await startFakeClusters(['up']);
+    const host = await FakeAPIServer.start();
+    const down = localKubeConfig({
+      clusters: [{ name: 'down', server: 'http://127.0.0.1:9', skipTLSVerify: true }],
+      users: [{ name: 'down' }],
+      contexts: [{ name: 'down', cluster: 'down', user: 'down' }],
+      currentContext: 'down',
+    });
+    // Engaged first, before the controller starts.
+    await fleet.provider.add('down', down);
+    const seen: Request[] = [];
+    const mgr = newMultiClusterManager(host.config, fleet.provider, {
+      logger: newLogger({ level: 'silent' }),
+      metrics: { bindAddress: '0' },
+      healthProbeBindAddress: '0',
+    });
+    controllerManagedBy(mgr)
+      .for(CM)
+      // A kind no cluster serves: its watch fails to start in each, which is logged, not fatal.
+      .watches({ apiVersion: 'example.com/v1', kind: 'Widget' }, enqueueRequestForObject())
+      .withOptions({ cacheSyncTimeoutMs: 300 })
+      .complete((req) => {
+        seen.push(req);
+      });
+    const stop = new AbortController();
+    const running = mgr.start(stop.signal);
+    let failed: unknown;
+    running.catch((e) => (failed = e));
+    try {
+      await fleet
+        .get('up')
+        .client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'default' } });
+      await eventually(() => assert.ok(seen.some((r) => r.clusterName === 'up' && r.name === 'x')));
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(failed, undefined, 'the manager runs on');
+      assert.deepEqual(mgr.listClusters(), ['down', 'up']);
+    } finally {
+      stop.abort();
+      await running.catch(() => undefined);
       await fleet.stop();
       await host.stop();
     }
