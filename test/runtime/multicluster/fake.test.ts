@@ -13,7 +13,12 @@ import {
 import { requestKey } from '../../../src/runtime/controller/reconcile.js';
 import { WorkQueue } from '../../../src/runtime/controller/workqueue.js';
 import { newLogger } from '../../../src/runtime/manager/logging.js';
-import { ClusterNotFoundError, newMultiClusterManager } from '../../../src/runtime/multicluster/index.js';
+import {
+  ClusterNotFoundError,
+  KubeconfigProvider,
+  kubeconfigSecret,
+  newMultiClusterManager,
+} from '../../../src/runtime/multicluster/index.js';
 import { localKubeConfig } from '../../../src/runtime/client/kubeconfig.js';
 import { FakeAPIServer } from '../../../src/testing/fake/index.js';
 import { startFakeClusters, type TestClusters } from '../../../src/testing/multicluster.js';
@@ -211,6 +216,64 @@ describe('multi-cluster manager on fake API servers', () => {
       await fleet.stop();
       await host.stop();
     }
+  });
+
+  it('KubeconfigProvider: its own label and key, a Secret without a kubeconfig, a broken one fixed later', async () => {
+    const fleet = await startFakeClusters(['member']);
+    const host = await FakeAPIServer.start({
+      objects: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'clusters' } }],
+    });
+    const opts = { kubeconfigSecretLabel: 'example.com/cluster', kubeconfigSecretKey: 'config' };
+    const configured: string[] = [];
+    const provider = new KubeconfigProvider({
+      namespace: 'clusters',
+      ...opts,
+      configure: (_config, name) => void configured.push(name),
+    });
+    const mgr = newMultiClusterManager(host.config, provider, {
+      logger: newLogger({ level: 'silent' }),
+      metrics: { bindAddress: '0' },
+      healthProbeBindAddress: '0',
+    });
+    controllerManagedBy(mgr)
+      .for(CM)
+      .complete(() => undefined);
+    const stop = new AbortController();
+    const running = mgr.start(stop.signal);
+    const live = host.client();
+    try {
+      await mgr.started();
+      const secret = kubeconfigSecret('member', 'clusters', fleet.get('member').kubeconfig, opts);
+      assert.deepEqual(secret.metadata?.labels, { 'example.com/cluster': 'true' });
+      assert.deepEqual(Object.keys(secret.data), ['config']);
+      // The default label and key are not this provider's: ignored.
+      await live.create(kubeconfigSecret('default-format', 'clusters', fleet.get('member').kubeconfig));
+      // Labelled, but the kubeconfig is under another key: logged and skipped.
+      await live.create({
+        ...secret,
+        metadata: { ...secret.metadata, name: 'no-key' },
+        data: { other: secret.data.config },
+      });
+      // A kubeconfig that does not parse: the reconcile fails and is retried.
+      await live.create({ ...secret, data: { config: Buffer.from('{not a kubeconfig').toString('base64') } });
+      await consistently(() => assert.deepEqual(mgr.listClusters(), []), { duration: 600 });
+      const broken = await live.get<KubernetesObject & { data: Record<string, string> }>(SECRET, {
+        namespace: 'clusters',
+        name: 'member',
+      });
+      broken.data = secret.data;
+      await live.update(broken);
+      await eventually(() => assert.deepEqual(mgr.listClusters(), ['member']));
+      assert.deepEqual(configured, ['member']);
+      assert.deepEqual(provider.list(), ['member']);
+      assert.equal(provider.get('member'), mgr.getCluster('member'));
+    } finally {
+      stop.abort();
+      await running;
+      await fleet.stop();
+      await host.stop();
+    }
+    assert.throws(() => new KubeconfigProvider({ namespace: '' }), /needs the namespace/);
   });
 
   it('refuses a cluster without a name and reports an unknown one', async () => {
