@@ -3,7 +3,8 @@
  * project's main.ts, controllers, webhooks and their tests import; everything else is in the
  * subpath of its part, after controller-runtime's packages: kubeforge/runtime/client,
  * kubeforge/runtime/cache, kubeforge/runtime/controller (builder, controller, handler, predicate,
- * reconcile, source, rate limiters), kubeforge/runtime/manager, kubeforge/runtime/util
+ * reconcile, source, rate limiters), kubeforge/runtime/manager, kubeforge/runtime/multicluster
+ * (a manager over many clusters, after multicluster-runtime), kubeforge/runtime/util
  * (controllerutil, conditions) and kubeforge/runtime/webhook. Each root name is also in its subpath.
  * Depends on @kubernetes/client-node, prom-client and pino only.
  */

@@ -42,3 +42,5 @@ export { FakeAPIServer, newFakeClient } from './fake/index.js';
 export type { FakeAPIServerOptions, FakeClient } from './fake/index.js';
 export { withInterceptors, RecordingEventRecorder, reconcileContext, newTestManager } from './fake/helpers.js';
 export type { Interceptors, RecordedEvent } from './fake/helpers.js';
+export { startFakeClusters, startTestClusters } from './multicluster.js';
+export type { TestCluster, TestClusters, TestClustersProviderOptions } from './multicluster.js';

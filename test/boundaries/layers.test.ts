@@ -84,6 +84,8 @@ const RUNTIME_PARTS: Record<string, string[]> = {
   controller: ['cache', 'client', 'contracts', 'options'],
   webhook: ['client', 'contracts', 'controller', 'options'],
   manager: ['cache', 'client', 'contracts', 'options', 'webhook'],
+  // kubeforge/runtime/multicluster: a Manager over the clusters a provider engages; nothing imports it.
+  multicluster: ['cache', 'client', 'contracts', 'controller', 'manager', 'options'],
   index: ['cache', 'client', 'contracts', 'controller', 'manager', 'options', 'util', 'webhook'],
 };
 

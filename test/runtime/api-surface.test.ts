@@ -184,6 +184,7 @@ describe('public API surface', () => {
       'runtime-client',
       'runtime-controller',
       'runtime-manager',
+      'runtime-multicluster',
       'runtime-util',
       'runtime-webhook',
       'testing',

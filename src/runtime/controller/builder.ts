@@ -14,6 +14,7 @@ import { metadataOnlyIn, resolveStatic, type TypeTable } from '../client/types.j
 import { registerInto } from '../client/prom.js';
 import { CONTROLLER_OPTION_NAMES, CONTROLLER_RENAMES, Controller } from './controller.js';
 import type { ControllerOptions } from './controller.js';
+import { clusterEngagementOf, type AddWatch } from './engage.js';
 import { unknownOptions } from '../options.js';
 import { enqueueRequestForObject, ownerHandler } from './handler.js';
 import type { EventHandler } from './handler.js';
@@ -323,21 +324,32 @@ export class Builder {
       { cache, logger: mgr.getLogger(), registry: registerInto(mgr), forKind, watchedTypes, getForObject },
       this.options,
     );
-    if (this.forType)
-      controller.watch(
-        kindSource(cache, this.forWatched ?? this.forType),
-        enqueueRequestForObject(),
-        ...this.globalPredicates,
-        ...this.forPredicates,
-      );
-    for (const w of this.pending) {
-      const source = isSource(w.target) ? w.target : kindSource(cache, w.target);
-      const handler =
-        w.handler === 'owner'
-          ? ownerHandler(this.forType!, { onlyControllerOwner: w.onlyControllerOwner }, this.table())
-          : w.handler;
-      controller.watch(source, handler, ...this.globalPredicates, ...w.predicates);
-    }
+    // The kind watches on one cache (and, with `sources`, the given Source watches too).
+    const wire = (c: typeof cache, add: AddWatch, kinds = true, sources = true) => {
+      if (this.forType && kinds)
+        add(
+          kindSource(c, this.forWatched ?? this.forType),
+          enqueueRequestForObject(),
+          ...this.globalPredicates,
+          ...this.forPredicates,
+        );
+      for (const w of this.pending) {
+        if (isSource(w.target) ? !sources : !kinds) continue;
+        const source = isSource(w.target) ? w.target : kindSource(c, w.target);
+        const handler =
+          w.handler === 'owner'
+            ? ownerHandler(this.forType!, { onlyControllerOwner: w.onlyControllerOwner }, this.table())
+            : w.handler;
+        add(source, handler, ...this.globalPredicates, ...w.predicates);
+      }
+    };
+    const direct: AddWatch = (source, handler, ...predicates) => controller.watch(source, handler, ...predicates);
+    // A multi-cluster manager sets the kinds up on each cluster it engages (kubeforge/runtime/multicluster).
+    const engagement = clusterEngagementOf(mgr);
+    if (engagement) {
+      wire(cache, direct, false, true);
+      engagement.adopt(controller, (c, add) => wire(c, add, true, false));
+    } else wire(cache, direct);
     namesPerManager.get(mgr)!.add(name!);
     mgr.add(controller);
     return controller;

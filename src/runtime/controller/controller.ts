@@ -636,15 +636,18 @@ export class Controller implements Runnable {
       reconcileID,
       get logger(): Logger {
         const kind = forKind?.kind;
+        // A request of another cluster than the host logs its cluster (kubeforge/runtime/multicluster).
+        const cluster = req.clusterName ? { cluster: req.clusterName } : {};
         return (child ??= parent.child(
           kind
             ? {
                 [kind]: { name: req.name, namespace: req.namespace },
                 namespace: req.namespace,
                 name: req.name,
+                ...cluster,
                 reconcileID,
               }
-            : { namespace: req.namespace, name: req.name, reconcileID },
+            : { namespace: req.namespace, name: req.name, ...cluster, reconcileID },
         ));
       },
     };

@@ -8,6 +8,13 @@ import type { Logger } from 'pino';
 export interface Request {
   namespace: string;
   name: string;
+  /**
+   * The cluster the object lives in (multicluster-runtime's `mcreconcile.Request.ClusterName`):
+   * set by the controllers of a multi-cluster manager (kubeforge/runtime/multicluster) to the name
+   * its provider engaged the cluster under; '' or absent is the manager's own (host) cluster.
+   * Reach that cluster with `mgr.getCluster(req.clusterName)`.
+   */
+  clusterName?: string;
 }
 
 /**
@@ -90,9 +97,14 @@ export function isTerminalError(err: unknown): boolean {
   return false;
 }
 
-/** `namespace/name` (or `name`): the work queue key of a request. */
+/**
+ * `namespace/name` (or `name`): the work queue key of a request; in another cluster than the host,
+ * `cluster://<clusterName>/` before it (as multicluster-runtime prints a request), so the same
+ * object name in two clusters is two items.
+ */
 export function requestKey(r: Request): string {
-  return r.namespace ? `${r.namespace}/${r.name}` : r.name;
+  const key = r.namespace ? `${r.namespace}/${r.name}` : r.name;
+  return r.clusterName ? `cluster://${r.clusterName}/${key}` : key;
 }
 
 /** Calls either form of reconciler. */

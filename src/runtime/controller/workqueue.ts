@@ -102,6 +102,7 @@ export class WorkQueue<T = string> {
   private drainWaiters: (() => void)[] = [];
   private gate?: () => boolean;
   private onGateClosed?: () => void;
+  private admit?: (item: T) => boolean;
 
   constructor(opts: WorkQueueOptions<T> = {}) {
     this.name = opts.name ?? '';
@@ -132,7 +133,7 @@ export class WorkQueue<T = string> {
    * processed, it runs again after `done`. Ignored after shutdown.
    */
   add(item: T, priority = 0): void {
-    if (this.shutting) return;
+    if (this.shutting || (this.admit && !this.admit(item))) return;
     const key = this.keyOf(item);
     if (this.dirty.has(key)) {
       this.dirty.set(key, item);
@@ -268,7 +269,7 @@ export class WorkQueue<T = string> {
 
   /** Adds the item after `delayMs` (immediately if <= 0). A pending earlier time for the same key wins; the higher priority stays. */
   addAfter(item: T, delayMs: number, priority = 0): void {
-    if (this.shutting) return;
+    if (this.shutting || (this.admit && !this.admit(item))) return;
     if (delayMs <= 0) {
       this.add(item, priority);
       return;
@@ -307,7 +308,7 @@ export class WorkQueue<T = string> {
 
   /** Adds the item after the rate limiter's delay for it (one more failure); counted as a retry. */
   addRateLimited(item: T, priority = 0): void {
-    if (this.shutting) return;
+    if (this.shutting || (this.admit && !this.admit(item))) return;
     this.metrics?.retry();
     this.addAfter(item, this.rateLimiter.when(this.keyOf(item)), priority);
   }
@@ -320,6 +321,45 @@ export class WorkQueue<T = string> {
   /** Failures of the item since its last forget. */
   numRequeues(item: T): number {
     return this.rateLimiter.numRequeues(this.keyOf(item));
+  }
+
+  /**
+   * Installs a filter asked by every add (`add`, `addAfter`, `addRateLimited`, and a delayed
+   * item when its time comes): an item it refuses is ignored (the requests of a cluster a
+   * multi-cluster manager disengaged). Undefined removes it.
+   */
+  setAdmission(admit?: (item: T) => boolean): void {
+    this.admit = admit;
+  }
+
+  /**
+   * Drops the queued and delayed items `match` selects, and those re-added while being processed
+   * (the one being processed still runs to `done`), forgetting their failure history; returns how
+   * many it dropped.
+   */
+  dropWhere(match: (item: T) => boolean): number {
+    let n = 0;
+    for (const [key, item] of [...this.dirty]) {
+      if (!match(item)) continue;
+      n++;
+      this.dirty.delete(key);
+      this.priorityOf.delete(key);
+      this.addedAt.delete(key);
+      if (this.queued.delete(key)) {
+        this.countDepth(this.queuedPriority.get(key)!, -1);
+        this.queuedPriority.delete(key);
+      }
+      this.rateLimiter.forget(key);
+    }
+    for (const [key, d] of [...this.delayed]) {
+      if (!match(d.item)) continue;
+      n++;
+      this.delayed.delete(key);
+      this.rateLimiter.forget(key);
+    }
+    this.arm();
+    this.metrics?.depth(this.len());
+    return n;
   }
 
   /** Stops the queue: adds are ignored, queued and delayed items dropped, `get` resolves with shutdown. */
