@@ -34,9 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { RestClient } from '../src/runtime/client/rest.js';
 import { TestEnvironment } from '../src/testing/index.js';
 import {
-  HELD_ANNOTATION,
   type HashRange,
-  RING_LABEL,
   assignRanges,
   coverage,
   fnv1a64,
@@ -44,6 +42,7 @@ import {
   rangesContain,
   subtractRanges,
 } from '../src/runtime/sharding/index.js';
+import { HELD_ANNOTATION, RING_LABEL } from '../src/runtime/manager/membership.js';
 import { sleep } from './stats.js';
 
 const CHILD = fileURLToPath(new URL('../test/runtime/sharding/replica-child.js', import.meta.url));

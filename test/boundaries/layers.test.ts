@@ -81,9 +81,9 @@ const RUNTIME_PARTS: Record<string, string[]> = {
   client: ['contracts', 'options'],
   cache: ['client', 'contracts', 'options', 'sharding'],
   util: ['client', 'contracts', 'options'],
-  controller: ['cache', 'client', 'contracts', 'options'],
+  controller: ['cache', 'client', 'contracts', 'options', 'sharding'],
   webhook: ['client', 'contracts', 'controller', 'options'],
-  manager: ['cache', 'client', 'contracts', 'options', 'webhook'],
+  manager: ['cache', 'client', 'contracts', 'options', 'sharding', 'webhook'],
   // kubeforge/runtime/multicluster: a Manager over the clusters a provider engages; nothing imports it.
   multicluster: ['cache', 'client', 'contracts', 'controller', 'manager', 'options'],
   index: ['cache', 'client', 'contracts', 'controller', 'manager', 'options', 'util', 'webhook'],

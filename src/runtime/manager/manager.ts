@@ -25,7 +25,7 @@ import { inClusterNamespace } from './config.js';
 import { EventBroadcaster, type EventRecorder, type LegacyEventRecorder } from './events.js';
 import { serveChecks, type Checker } from './healthz.js';
 import { LeaderElector } from './leaderelection.js';
-import { ShardMember } from '../sharding/member.js';
+import { ShardMember } from './membership.js';
 import {
   DelegatingAuth,
   close,

@@ -1,6 +1,6 @@
 // kubeforge/runtime sharding (issue #39): the API server's FNV-1a hash ranges (KEP-5866
-// shardSelector), ranges assigned to members by consistent hashing, and membership of a ring on
-// Leases with hand-over (ShardMember), which a Manager with `sharding` runs.
+// shardSelector) and ranges assigned to members by consistent hashing. Pure arithmetic: membership
+// of a ring on Leases (ShardMember) is the manager's (../manager/membership.ts).
 export { type ShardField, fnv1a64, fnv1a64Hex, fnv1a64HexOfBytes, shardFieldPath } from './hash.js';
 export {
   HASH_SPACE_END,
@@ -22,4 +22,3 @@ export {
   validateRanges,
 } from './ranges.js';
 export { DEFAULT_VIRTUAL_NODES, assignRanges, equalRanges, ownerOf, tokenPosition } from './ring.js';
-export { HELD_ANNOTATION, RING_LABEL, ShardMember, type ShardMemberOptions } from './member.js';

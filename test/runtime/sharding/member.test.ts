@@ -10,14 +10,13 @@ import { FakeAPIServer } from '../../../src/testing/index.js';
 import { RestClient } from '../../../src/runtime/client/rest.js';
 import {
   HASH_SPACE_END,
-  RING_LABEL,
-  ShardMember,
   assignRanges,
   coverage,
   intersectRanges,
   sameRanges,
   unionRanges,
 } from '../../../src/runtime/sharding/index.js';
+import { RING_LABEL, ShardMember } from '../../../src/runtime/manager/membership.js';
 import { eventually } from '../manager/helpers.js';
 
 const quiet = pino({ level: 'silent' });

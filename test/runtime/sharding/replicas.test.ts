@@ -19,9 +19,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { TestEnvironment } from '../../../src/testing/index.js';
 import { RestClient } from '../../../src/runtime/client/rest.js';
 import {
-  HELD_ANNOTATION,
   type HashRange,
-  RING_LABEL,
   assignRanges,
   coverage,
   fnv1a64,
@@ -31,6 +29,7 @@ import {
   subtractRanges,
   unionRanges,
 } from '../../../src/runtime/sharding/index.js';
+import { HELD_ANNOTATION, RING_LABEL } from '../../../src/runtime/manager/membership.js';
 import { eventually, sleep } from '../manager/helpers.js';
 
 const childJs = fileURLToPath(new URL('./replica-child.js', import.meta.url));

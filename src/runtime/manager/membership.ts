@@ -39,9 +39,9 @@ import {
   sameRanges,
   subtractRanges,
   unionRanges,
-} from './ranges.js';
-import { DEFAULT_VIRTUAL_NODES, assignRanges } from './ring.js';
-import { defaultIdentity } from '../manager/leaderelection.js';
+} from '../sharding/ranges.js';
+import { DEFAULT_VIRTUAL_NODES, assignRanges } from '../sharding/ring.js';
+import { defaultIdentity } from './leaderelection.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../util/apimachinery/validation.js';
 import type { ShardGate } from '../contracts.js';
 
