@@ -30,6 +30,8 @@ export interface ShardContext {
   /** What the ring hashes by default: `uid` (object.metadata.uid) or `namespace`. */
   field: 'uid' | 'namespace';
   gate: ShardGate;
+  /** Calls `listener` with the ranges this replica just took (after the gate allows them). */
+  onOpened?(listener: (ranges: readonly { start: bigint; end: bigint }[]) => void): void;
 }
 
 /** A replica's share of the hash space, asked before and during each reconcile (see ShardMember). */

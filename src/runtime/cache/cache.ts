@@ -393,6 +393,19 @@ export class InformerCache implements Cache {
     }
   }
 
+  /**
+   * @internal Asks `shardOf` again for every informer made so far that is not running yet (made
+   * before the Manager started, e.g. by indexField before the controllers were built): the plan is
+   * final only once every controller is known. Informers already running keep what they have.
+   */
+  replanShards(): void {
+    for (const [k, inf] of this.informers) {
+      if (this.byObjectShard.has(k) || inf.isRunning()) continue;
+      const field = this.options.shardOf?.(inf.resource, inf.isMetadataOnly());
+      inf.resetShard(field ? { field, ranges: this.shardRanges } : undefined);
+    }
+  }
+
   /** @internal Objects held by the informers `shardOf` shards (the kubeforge_shard_objects gauge). */
   shardedObjectCount(): number {
     let n = 0;

@@ -271,6 +271,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   private shardSelectorText?: string;
   /** Aborted to end the current list or watch and list again (the shard's ranges changed). */
   private restartAC?: AbortController;
+  /** The shard's ranges changed since the last list: the next round lists (whatever it was doing). */
+  private relistRequested = false;
   private shardMode_?: ShardMode;
   /** Objects received and dropped because they are outside the shard. */
   private shardDropped = 0;
@@ -320,7 +322,25 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     if (!hadSelector) this.shardMode_ = undefined;
     for (const [key, e] of [...this.entries])
       if (!next.matches(this.parse(e))) this.remove(key, undefined, false, false);
+    this.relistRequested = true;
     this.restartAC?.abort();
+  }
+
+  /** True while run() runs. */
+  isRunning(): boolean {
+    return this.running;
+  }
+
+  /** @internal Gives an informer that has not run yet another shard (or none). */
+  resetShard(spec: ShardSpec | undefined): void {
+    if (this.running) throw new Error('kubeforge/runtime: resetShard on a running informer');
+    (this.opts as { shard?: ShardSpec }).shard = spec;
+    this.shardMatcher = spec ? new ShardMatcher(spec) : undefined;
+    this.shardSelectorText =
+      spec && this.shardMatcher!.ranges.length > 0
+        ? shardSelector({ field: spec.field, ranges: spec.ranges })
+        : undefined;
+    this.shardMode_ = undefined;
   }
 
   /** How many objects the informer holds. */
@@ -931,6 +951,11 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
         // round's list or watch and lists again.
         const restart = (this.restartAC = new AbortController());
         const round = this.shardMatcher ? AbortSignal.any([signal, restart.signal]) : signal;
+        if (this.relistRequested) {
+          // The ranges changed (maybe during a back-off): list with the new selector, not watch on.
+          this.relistRequested = false;
+          needList = true;
+        }
         try {
           if (this.shardMatcher && this.shardMatcher.ranges.length === 0) {
             // No ranges: nothing to hold, nothing to ask the server for; wait for ranges.
@@ -976,7 +1001,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
             },
             'list/watch failed; retrying',
           );
-          if ((await this.rest.waitForRetry(delay, signal, err)) === 'recovered') {
+          // A change of the shard's ranges (which aborts `round`) ends the wait: they are listed at once.
+          if ((await this.rest.waitForRetry(delay, round, err)) === 'recovered') {
             // The server is back: start again from the first step, spread over 100 ms so that
             // many informers do not list in the same instant.
             this.stats_.recoveries++;

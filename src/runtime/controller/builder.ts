@@ -321,7 +321,15 @@ export class Builder {
     const controller = new Controller(
       name!,
       reconciler,
-      { cache, logger: mgr.getLogger(), registry: registerInto(mgr), forKind, watchedTypes, getForObject },
+      {
+        cache,
+        logger: mgr.getLogger(),
+        registry: registerInto(mgr),
+        forKind,
+        watchedTypes,
+        getForObject,
+        listForObjects: forType ? async () => (await cache.list(forType)).items : undefined,
+      },
       this.options,
     );
     // The kind watches on one cache (and, with `sources`, the given Source watches too).

@@ -129,6 +129,8 @@ export interface ControllerDeps {
    * uid sharding when no event said it); undefined when absent.
    */
   getForObject?: (req: Request) => Promise<KubernetesObject | undefined>;
+  /** Lists the for() objects from the cache (a sharded controller's ranges just taken). */
+  listForObjects?: () => Promise<KubernetesObject[]>;
 }
 
 interface Watch {
@@ -195,10 +197,15 @@ export class Controller implements Runnable {
   private readonly active = new Set<string>();
   /** Under a sharded Manager: the gate, and how this controller hashes its requests (see pointOf). */
   private shard?: { ctx: ShardContext; field: 'uid' | 'namespace' | 'singleton' };
-  /** Uid sharding: the hash point of a request, as the event that enqueued it said (see notePoint). */
-  private readonly points = new Map<string, bigint>();
-  /** Aborts the running reconcile of a key (a range given up whose drain timed out). */
-  private readonly aborts = new Map<string, AbortController>();
+  /**
+   * Uid sharding: the hash point of a request, as the event that enqueued it said (see notePoint):
+   * `own` when it is the uid of the request's own object.
+   */
+  private readonly points = new Map<string, { point: bigint; own: boolean }>();
+  /** The point of each request being reconciled (put back for its requeue: see requeuePoint). */
+  private readonly taken = new Map<string, bigint>();
+  /** Requests a sharded controller dropped: not this replica's, or not placeable. */
+  private readonly shardDropped: { inc(labels: { controller: string; reason: string }): void };
   /** Metric children bound to this controller's labels (no label hashing per reconcile). */
   private readonly bound: {
     time: { observe(v: number): void };
@@ -223,6 +230,7 @@ export class Controller implements Runnable {
         : { controller: name },
     );
     this.metrics = controllerMetrics(deps.registry);
+    this.shardDropped = this.metrics.shardDropped;
     this.maxConcurrent = options.maxConcurrentReconciles ?? 1;
     this.recoverPanic = options.recoverPanic ?? true;
     const clock = options.clock ?? realClock;
@@ -413,7 +421,16 @@ export class Controller implements Runnable {
     const log = this.log;
     if (leadership?.shard) {
       const o = this.options.sharding;
-      this.shard = { ctx: leadership.shard, field: o === false ? 'singleton' : (o?.field ?? leadership.shard.field) };
+      let field: 'uid' | 'namespace' | 'singleton' = o === false ? 'singleton' : (o?.field ?? leadership.shard.field);
+      if (field === 'uid' && !this.deps.getForObject) {
+        // No for(): nothing says which object, so which uid, a request is about.
+        log.warn(
+          "sharding: a controller without for() cannot be split by uid; it runs on one replica at a time (as withOptions({ sharding: false })); give it for(), or withOptions({ sharding: { field: 'namespace' } })",
+        );
+        field = 'singleton';
+      }
+      this.shard = { ctx: leadership.shard, field };
+      leadership.shard.onOpened?.((ranges) => void this.enqueueOpened(ranges));
     }
     if (leadership) {
       this.queue.setGate(
@@ -477,21 +494,38 @@ export class Controller implements Runnable {
       const key = requestKey(req);
       let end: (() => void) | undefined;
       let reconcileSignal = signal;
+      let unlink: (() => void) | undefined;
       if (this.shard) {
-        const point = await this.pointOf(req);
+        // The point an event recorded is taken: one recorded while this reconcile runs is newer
+        // and stays; a requeue of this one puts it back (see requeuePoint).
+        const recorded = this.points.get(key);
+        this.points.delete(key);
+        const point = await this.pointOf(req, recorded);
         // Asked and recorded in one synchronous step: a range being given up waits for this one.
         if (point === undefined || !this.shard.ctx.gate.allows(point)) {
-          this.points.delete(key);
+          this.shardDropped.inc({ controller: this.name, reason: point === undefined ? 'unplaced' : 'not_owned' });
+          this.log.debug(
+            { request: req, reason: point === undefined ? 'unplaced' : 'not_owned' },
+            point === undefined
+              ? "sharding: request dropped: its for() object is not in this replica's cache (another replica owns it, or it is gone)"
+              : "sharding: request dropped: its point is not in this replica's ranges",
+          );
           this.queue.forget(req);
           this.queue.done(req);
           continue;
         }
+        this.taken.set(key, point);
+        // The reconcile's signal also aborts when its range is handed over and the drain times
+        // out; linked by hand (AbortSignal.any per reconcile keeps memory on Node 20).
         const ac = new AbortController();
-        this.aborts.set(key, ac);
+        const onStop = () => ac.abort(signal.reason);
+        if (signal.aborted) ac.abort(signal.reason);
+        else signal.addEventListener('abort', onStop, { once: true });
+        unlink = () => signal.removeEventListener('abort', onStop);
         end = this.shard.ctx.gate.track(point, () =>
           ac.abort(new Error('the shard range of this object was handed over')),
         );
-        reconcileSignal = AbortSignal.any([signal, ac.signal]);
+        reconcileSignal = ac.signal;
       }
       active.inc();
       this.active.add(key);
@@ -503,7 +537,8 @@ export class Controller implements Runnable {
         this.stopWorkers?.();
       } finally {
         end?.();
-        this.aborts.delete(key);
+        unlink?.();
+        this.taken.delete(key);
         this.active.delete(key);
         this.queue.done(req);
         active.dec();
@@ -518,15 +553,59 @@ export class Controller implements Runnable {
    * else from the for() object in the cache; undefined when neither knows it (the object is not
    * in this replica's shard, or gone without an event saying its uid).
    */
-  private async pointOf(req: Request): Promise<bigint | undefined> {
+  private async pointOf(req: Request, recorded?: { point: bigint; own: boolean }): Promise<bigint | undefined> {
     const s = this.shard!;
-    if (s.field === 'singleton') return fnv1a64(`controller:${this.name}`);
+    if (s.field === 'singleton') return this.singletonPoint();
     if (s.field === 'namespace') return fnv1a64(req.namespace ?? '');
-    const known = this.points.get(requestKey(req));
-    if (known !== undefined) return known;
+    // The object's own uid, from its own event: its point, even once it is gone (a deletion).
+    if (recorded?.own) return recorded.point;
+    // Otherwise the for() object this replica caches decides (an owner's uid from an
+    // ownerReference may be that of an object deleted and made again under the same name, which
+    // another replica owns now); not cached here: not this replica's.
     const obj = await this.deps.getForObject?.(req).catch(() => undefined);
     const uid = obj?.metadata?.uid;
     return uid ? fnv1a64(uid) : undefined;
+  }
+
+  /** The one point all of a singleton controller's requests take (`withOptions({ sharding: false })`). */
+  private singletonPoint(): bigint {
+    return fnv1a64(`controller:${this.name}`);
+  }
+
+  /** Before a requeue of a sharded request: its point comes back unless an event recorded a newer one. */
+  private requeuePoint(req: Request): void {
+    const key = requestKey(req);
+    const point = this.taken.get(key);
+    if (point !== undefined && !this.points.has(key)) this.points.set(key, { point, own: true });
+  }
+
+  /**
+   * A sharded controller's share of the hash space grew: its objects there are reconciled. Those
+   * of a sharded informer arrive by themselves (it lists the new ranges); a for() type cached whole
+   * (a singleton's, or a type another controller needs whole) is listed here.
+   */
+  private async enqueueOpened(ranges: readonly { start: bigint; end: bigint }[]): Promise<void> {
+    const s = this.shard;
+    if (!s || !this.deps.listForObjects) return;
+    const inRanges = (p: bigint) => ranges.some((r) => p >= r.start && p < r.end);
+    if (s.field === 'singleton' && !inRanges(this.singletonPoint())) return;
+    let objects: KubernetesObject[];
+    try {
+      objects = await this.deps.listForObjects();
+    } catch (err) {
+      this.log.error({ err }, 'sharding: could not list the for() objects of ranges just taken');
+      return;
+    }
+    const low = this.queueFor(LOW_PRIORITY);
+    for (const o of objects) {
+      const md = o.metadata ?? {};
+      const req: Request = { namespace: md.namespace ?? '', name: md.name ?? '' };
+      if (s.field === 'uid') {
+        if (!md.uid || !inRanges(fnv1a64(md.uid))) continue;
+        this.points.set(requestKey(req), { point: fnv1a64(md.uid), own: true });
+      } else if (s.field === 'namespace' && !inRanges(fnv1a64(req.namespace))) continue;
+      low.add(req);
+    }
   }
 
   /** A queue that notes, for each request a handler adds, the uid the event object gives it. */
@@ -572,7 +651,7 @@ export class Controller implements Runnable {
       );
       if (owner && (md.namespace ?? '') === (r.namespace ?? '')) uid = owner.uid;
     }
-    if (uid) this.points.set(requestKey(r), fnv1a64(uid));
+    if (uid) this.points.set(requestKey(r), { point: fnv1a64(uid), own: uid === md.uid });
   }
 
   /**
@@ -669,6 +748,7 @@ export class Controller implements Runnable {
           throw err;
         }
         ctx.logger.error({ err }, 'Observed a panic in reconciler; recovered, requeueing with back-off');
+        this.requeuePoint(req);
         this.queue.addRateLimited(req, queuedWith);
         return;
       }
@@ -680,6 +760,7 @@ export class Controller implements Runnable {
       }
       ctx.logger.error({ err }, 'Reconciler error');
       this.quickRequeues.delete(requestKey(req));
+      this.requeuePoint(req);
       this.queue.addRateLimited(req, queuedWith);
       return;
     }
@@ -691,17 +772,16 @@ export class Controller implements Runnable {
     if (delay > 0) {
       this.noteRequeue(req, delay, result as Result);
       this.queue.forget(req);
+      this.requeuePoint(req);
       this.queue.addAfter(req, delay, priority);
       b.total.requeue_after.inc();
     } else if (result && result.requeue) {
       this.quickRequeues.delete(requestKey(req));
+      this.requeuePoint(req);
       this.queue.addRateLimited(req, priority);
       b.total.requeue.inc();
     } else {
       this.quickRequeues.delete(requestKey(req));
-      // Done until the next event, which notes the point again (a request re-added meanwhile
-      // falls back to the cache).
-      this.points.delete(requestKey(req));
       this.queue.forget(req);
       b.total.success.inc();
     }

@@ -23,6 +23,7 @@ export interface ControllerMetrics {
   terminalReconcileErrors: Counter<'controller'>;
   reconcilePanics: Counter<'controller'>;
   handlerErrors: Counter<'controller'>;
+  shardDropped: Counter<'controller' | 'reason'>;
   reconcileTimeouts: Counter<'controller'>;
   reconcileTime: Histogram<'controller'>;
   activeWorkers: Gauge<'controller'>;
@@ -85,6 +86,12 @@ export function controllerMetrics(registry: Registry): ControllerMetrics {
       name: 'kubeforge_event_handler_errors_total',
       help: 'Total number of events an event handler failed to map (an async map function that rejected) per controller',
       labelNames: ['controller'],
+      registers,
+    }),
+    shardDropped: new Counter({
+      name: 'kubeforge_shard_requests_dropped_total',
+      help: 'Requests a sharded controller did not reconcile: reason="not_owned" (their point is another replica\'s), "unplaced" (uid sharding: the for() object is not in this replica\'s cache)',
+      labelNames: ['controller', 'reason'],
       registers,
     }),
     reconcilePanics: new Counter({

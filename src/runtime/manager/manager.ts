@@ -26,6 +26,7 @@ import { EventBroadcaster, type EventRecorder, type LegacyEventRecorder } from '
 import { serveChecks, type Checker } from './healthz.js';
 import { LeaderElector } from './leaderelection.js';
 import { ShardMember } from './membership.js';
+import { fnv1a64 } from '../sharding/hash.js';
 import {
   DelegatingAuth,
   close,
@@ -498,6 +499,7 @@ export class ControllerManager implements Manager {
         renewDeadlineMs: options.renewDeadlineMs,
         retryPeriodMs: options.retryPeriodMs,
         virtualNodes: sh.virtualNodes,
+        field: sh.field ?? 'uid',
         drainTimeoutMs: sh.drainTimeoutMs,
         logger: this.logger.child({ logger: 'sharding' }),
         registry: this.registry,
@@ -506,7 +508,10 @@ export class ControllerManager implements Manager {
     }
     const member = this.member;
     this.leadership = member
-      ? { isLeading: () => member.isAlive(), shard: { field: options.sharding!.field ?? 'uid', gate: member } }
+      ? {
+          isLeading: () => member.isAlive(),
+          shard: { field: options.sharding!.field ?? 'uid', gate: member, onOpened: (l) => member.onOpened(l) },
+        }
       : { isLeading: () => (elector ? elector.isLeading() : true) };
     this.clientRest = new RestClient(config);
     // client-go's rest_client_requests_total, shared by both transports.
@@ -524,7 +529,7 @@ export class ControllerManager implements Manager {
       // Once joined, a member whose renewals stopped (frozen past its renew deadline, or its Lease
       // taken away) writes nothing more: another replica may own its objects by now.
       this.clientRest.setWriteFence((what) => {
-        if (member.hasJoined() && !member.isAlive())
+        if (member.fenced())
           throw new LeadershipLostError(
             what,
             `sharding membership lost: ${member.lostBecause() ?? 'not renewed in time'}`,
@@ -784,9 +789,13 @@ export class ControllerManager implements Manager {
 
   private run(g: Group, r: Runnable): void {
     const entry: Running = { runnable: r, done: Promise.resolve(), settled: false };
+    const singleton =
+      g.name === 'leader' && this.member && typeof (r as { shardVotes?: unknown }).shardVotes !== 'function';
+    const index = g.runnables.indexOf(r);
     entry.done = (async () => {
       try {
-        await (g.name === 'leader' ? r.start(g.ac.signal, this.leadership) : r.start(g.ac.signal));
+        if (singleton) await this.runOnRing(g, r, index);
+        else await (g.name === 'leader' ? r.start(g.ac.signal, this.leadership) : r.start(g.ac.signal));
       } catch (e) {
         if (g.ac.signal.aborted && (e as Error)?.name === 'AbortError') return;
         this.fail(e, `runnable in group ${g.name} failed`);
@@ -795,6 +804,52 @@ export class ControllerManager implements Manager {
       }
     })();
     g.running.push(entry);
+  }
+
+  /**
+   * Under sharding, a leader runnable that is not a controller (a user's task added with
+   * `mgr.add()`) runs on one replica at a time: the owner of one point of the ring (from its
+   * place among the runnables, the same on every replica). It starts when this replica takes
+   * that point, and is stopped (its signal aborted, then awaited) when the point is handed over;
+   * the hand-over waits for it, as for a reconcile.
+   */
+  private async runOnRing(g: Group, r: Runnable, index: number): Promise<void> {
+    const member = this.member!;
+    const point = fnv1a64(`runnable:${index}`);
+    const signal = g.ac.signal;
+    const pause = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const t = setTimeout(done, ms);
+        function done() {
+          clearTimeout(t);
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
+        signal.addEventListener('abort', done, { once: true });
+      });
+    while (!signal.aborted) {
+      if (!member.allows(point)) {
+        await pause(100);
+        continue;
+      }
+      const ac = new AbortController();
+      const onStop = () => ac.abort(signal.reason);
+      signal.addEventListener('abort', onStop, { once: true });
+      const end = member.track(point, () => ac.abort(new Error('handed over')));
+      const watch = setInterval(() => {
+        if (!member.allows(point)) ac.abort(new Error('handed over'));
+      }, 100);
+      try {
+        await r.start(ac.signal, this.leadership);
+      } catch (e) {
+        if (!ac.signal.aborted) throw e;
+      } finally {
+        clearInterval(watch);
+        signal.removeEventListener('abort', onStop);
+        end();
+      }
+      if (!ac.signal.aborted) return; // it returned by itself: done, as any runnable
+    }
   }
 
   /**
@@ -933,6 +988,12 @@ export class ControllerManager implements Manager {
         }
       }
       if (!this.stopAC.signal.aborted) {
+        if (this.member) {
+          // Every controller is known now: decide the sharding plan (again, if an informer was
+          // made before, e.g. by indexField) before any informer runs.
+          this.shardPlan = undefined;
+          (this.cache as unknown as { replanShards(): void }).replanShards();
+        }
         this.startGroup(this.groups.caches);
         const stop = this.stopAC.signal;
         await Promise.all(this.groups.caches.runnables.filter(isCacheLike).map((c) => c.waitForCacheSync(stop)));
@@ -991,6 +1052,8 @@ export class ControllerManager implements Manager {
   }
 
   private async shutdown(leAC: AbortController, leDone: Promise<void>): Promise<void> {
+    // A stopping replica takes no new range while its controllers drain.
+    this.member?.stopClaiming();
     this.startedReject(this.fatal ?? new Error('manager stopped before it started'));
     // controller-runtime skips the graceful wait once leadership is lost: another replica may
     // already lead, and nothing the old leader still runs should delay its exit.

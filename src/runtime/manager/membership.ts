@@ -40,7 +40,7 @@ import {
   subtractRanges,
   unionRanges,
 } from '../sharding/ranges.js';
-import { DEFAULT_VIRTUAL_NODES, assignRanges } from '../sharding/ring.js';
+import { DEFAULT_VIRTUAL_NODES, MAX_VIRTUAL_NODES, assignRanges, checkVirtualNodes } from '../sharding/ring.js';
 import { defaultIdentity } from './leaderelection.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../util/apimachinery/validation.js';
 import type { ShardGate } from '../contracts.js';
@@ -49,6 +49,10 @@ import type { ShardGate } from '../contracts.js';
 export const RING_LABEL = 'sharding.kubeforge.io/ring';
 /** The annotation of a member's Lease that lists the ranges it holds (see `rangesText`). */
 export const HELD_ANNOTATION = 'sharding.kubeforge.io/held';
+/** The annotation of a member's Lease that says how many tokens it places on the ring. */
+export const VIRTUAL_NODES_ANNOTATION = 'sharding.kubeforge.io/virtual-nodes';
+/** The annotation of a member's Lease that says what it hashes objects by. */
+export const FIELD_ANNOTATION = 'sharding.kubeforge.io/field';
 
 /** A monotonic millisecond clock (performance.now by default). */
 export interface MonotonicClock {
@@ -70,8 +74,13 @@ export interface ShardMemberOptions {
   renewDeadlineMs?: number;
   /** Wait between renewals and between looks at the ring (default 2 000). */
   retryPeriodMs?: number;
-  /** Tokens per member on the ring (default 128). */
+  /** Tokens per member on the ring (default 128, at most 1,024); advertised in its Lease. */
   virtualNodes?: number;
+  /**
+   * What this replica hashes objects by (advertised in its Lease): members of one ring must
+   * agree, and a member that sees a live member hashing by another field takes no range.
+   */
+  field?: string;
   /**
    * How long a range given up waits for its reconciles to end before their signals are aborted
    * (default 5 000). The range is written away only once they have ended, however long that takes.
@@ -100,6 +109,13 @@ interface Observed {
   at: number;
 }
 
+/** A live member as read from its Lease. */
+interface Peer {
+  held: HashRange[];
+  virtualNodes: number;
+  field?: string;
+}
+
 /** One replica's membership of a ring (see the file comment). */
 export class ShardMember implements ShardGate {
   readonly identity: string;
@@ -114,8 +130,19 @@ export class ShardMember implements ShardGate {
   private readonly path: string;
   /** Ranges whose work this member hands out now. Always inside `held`. */
   private open: HashRange[] = [];
-  /** Ranges written in this member's Lease: those it may be reconciling. */
+  /** Ranges written (or to be written) in this member's Lease: those it may be reconciling. */
   private held: HashRange[] = [];
+  /** Ranges closed and waiting for their running reconciles before they are written away. Inside `held`, outside `open`. */
+  private releasing: HashRange[] = [];
+  private readonly virtualNodes: number;
+  /** Set when shutdown begins: no new range is taken (those held are kept until leave()). */
+  private noClaims = false;
+  /** Set once the renewals stopped on purpose (the manager is stopping): not a loss. */
+  private renewalsStopped = false;
+  /** A POST found this member's Lease already there: since when (monotonic), at which resourceVersion. */
+  private existing?: { resourceVersion: string; at: number };
+  private readonly openedListeners: ((ranges: readonly HashRange[]) => void)[] = [];
+  private readonly warned = new Set<string>();
   /** What the live members say this member should own, as of the last look. */
   private desired: HashRange[] = [];
   private members: string[] = [];
@@ -125,12 +152,12 @@ export class ShardMember implements ShardGate {
   private readonly observed = new Map<string, Observed>();
   private readonly inflight = new Map<number, { point: bigint; abort?: () => void; done: () => void }>();
   private nextId = 0;
-  private drained?: () => void;
+  /** Waiters of drain(), woken when a tracked reconcile ends. */
+  private readonly drainWaiters = new Set<() => void>();
   private writes: Promise<unknown> = Promise.resolve();
   private lostReason?: string;
   private readonly lostListeners: ((reason: string) => void)[] = [];
-  private readonly changeListeners: ((open: readonly HashRange[]) => void)[] = [];
-  private stopping = false;
+  private readonly changeListeners: ((ranges: readonly HashRange[]) => void)[] = [];
   private readonly metrics?: {
     rangesOwned: Gauge<string>;
     coverage: Gauge<string>;
@@ -166,7 +193,8 @@ export class ShardMember implements ShardGate {
       throw new Error(
         `kubeforge/runtime: sharding needs leaseDurationMs > renewDeadlineMs > retryPeriodMs > 0 (got ${this.leaseDurationMs}, ${this.renewDeadlineMs}, ${this.retryPeriodMs})`,
       );
-    assignRanges([], o.virtualNodes ?? DEFAULT_VIRTUAL_NODES); // validates virtualNodes
+    this.virtualNodes = o.virtualNodes ?? DEFAULT_VIRTUAL_NODES;
+    checkVirtualNodes(this.virtualNodes);
     this.clock = o.clock ?? { now: () => performance.now() };
     this.log = o.logger.child({ ring: o.ring, member: this.leaseName });
     this.path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(o.namespace)}/leases`;
@@ -209,17 +237,24 @@ export class ShardMember implements ShardGate {
     }
   }
 
-  /** True while this member renews its Lease in time (synchronous; see the file comment). */
+  /**
+   * True while this member renews its Lease in time (synchronous; see the file comment). Past the
+   * renew deadline the membership is lost, unless the renewals were stopped on purpose (the
+   * manager is stopping, its controllers already stopped).
+   */
   isAlive(): boolean {
-    if (this.lostReason !== undefined) return false;
-    if (this.renewedAt === Number.NEGATIVE_INFINITY) return false;
-    if (this.clock.now() - this.renewedAt >= this.renewDeadlineMs) {
+    if (this.lostReason !== undefined || !this.hasJoined()) return false;
+    if (this.clock.now() - this.renewedAt < this.renewDeadlineMs) return true;
+    if (!this.renewalsStopped)
       this.lose(
         `no successful renewal of Lease ${this.o.namespace}/${this.leaseName} within ${this.renewDeadlineMs} ms`,
       );
-      return false;
-    }
-    return true;
+    return false;
+  }
+
+  /** True when writes must be refused: joined, not stopping on purpose, and no longer alive. */
+  fenced(): boolean {
+    return this.hasJoined() && !this.renewalsStopped && !this.isAlive();
   }
 
   allows(point: bigint): boolean {
@@ -233,7 +268,7 @@ export class ShardMember implements ShardGate {
       if (ended) return;
       ended = true;
       this.inflight.delete(id);
-      this.drained?.();
+      for (const w of [...this.drainWaiters]) w();
     };
     this.inflight.set(id, { point, abort, done });
     return done;
@@ -264,9 +299,22 @@ export class ShardMember implements ShardGate {
     this.lostListeners.push(listener);
   }
 
-  /** Called with the open ranges whenever they change (the cache follows them). */
-  onChange(listener: (open: readonly HashRange[]) => void): void {
+  /**
+   * Called with the ranges whose objects this replica needs cached whenever they change: those it
+   * reconciles and those it is giving up (until their reconciles have ended).
+   */
+  onChange(listener: (ranges: readonly HashRange[]) => void): void {
     this.changeListeners.push(listener);
+  }
+
+  /** Called with the ranges just opened (taken), after the gate allows them. */
+  onOpened(listener: (ranges: readonly HashRange[]) => void): void {
+    this.openedListeners.push(listener);
+  }
+
+  /** Shutdown began: take no new range (what is held stays until {@link leave}). */
+  stopClaiming(): void {
+    this.noClaims = true;
   }
 
   private lose(reason: string): void {
@@ -278,10 +326,10 @@ export class ShardMember implements ShardGate {
     for (const l of this.lostListeners) l(reason);
   }
 
-  private setOpen(open: HashRange[]): void {
-    this.open = open;
+  private emitChange(): void {
     this.updateGauges();
-    for (const l of this.changeListeners) l(open);
+    const cached = unionRanges(this.open, this.releasing);
+    for (const l of this.changeListeners) l(cached);
   }
 
   private updateGauges(): void {
@@ -313,16 +361,19 @@ export class ShardMember implements ShardGate {
   }
 
   /**
-   * Keeps the membership (joining first if needed) until `signal` aborts (then resolves; call
-   * {@link leave} after the controllers stopped) or it is lost (then rejects).
+   * Keeps the membership (joining first if needed) until `signal` aborts (then resolves: the
+   * renewals stop, call {@link leave} next) or it is lost (then rejects).
    */
   async run(signal: AbortSignal): Promise<void> {
     await this.join(signal);
-    if (signal.aborted) return;
-    const lost = new Promise<never>((_, reject) =>
-      this.onLost((reason) => reject(new Error(`kubeforge/runtime: sharding membership lost: ${reason}`))),
-    );
+    if (signal.aborted) {
+      this.renewalsStopped = true;
+      return;
+    }
+    let rejectLost!: (e: Error) => void;
+    const lost = new Promise<never>((_, reject) => (rejectLost = reject));
     lost.catch(() => undefined);
+    this.onLost((reason) => rejectLost(new Error(`kubeforge/runtime: sharding membership lost: ${reason}`)));
     const renewing = (async () => {
       while (!signal.aborted && this.lostReason === undefined) {
         await sleep(this.retryPeriodMs, signal);
@@ -342,7 +393,11 @@ export class ShardMember implements ShardGate {
         await sleep(this.retryPeriodMs, signal);
       }
     })();
-    await Promise.race([Promise.all([renewing, balancing]), lost]);
+    try {
+      await Promise.race([Promise.all([renewing, balancing]), lost]);
+    } finally {
+      if (signal.aborted) this.renewalsStopped = true;
+    }
   }
 
   /**
@@ -351,10 +406,13 @@ export class ShardMember implements ShardGate {
    * instead of after the Lease's duration.
    */
   async leave(): Promise<void> {
-    this.stopping = true;
+    this.noClaims = true;
+    this.renewalsStopped = true;
     if (this.lostReason !== undefined || this.resourceVersion === undefined) return;
     const all = this.held;
-    this.setOpen([]);
+    const began = performance.now();
+    this.open = [];
+    this.releasing = all;
     await this.drain(all);
     try {
       await this.o.rest.request('DELETE', `${this.path}/${encodeURIComponent(this.leaseName)}`, {
@@ -362,6 +420,12 @@ export class ShardMember implements ShardGate {
         timeoutMs: this.renewDeadlineMs,
       });
       this.held = [];
+      this.releasing = [];
+      if (all.length) {
+        this.metrics?.handovers.inc({ ring: this.o.ring, direction: 'released' }, all.length);
+        this.metrics?.handoverSeconds.observe({ ring: this.o.ring }, (performance.now() - began) / 1000);
+      }
+      this.updateGauges();
       this.log.info('sharding: left the ring (Lease deleted)');
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'sharding: could not delete the member Lease; it expires');
@@ -370,29 +434,29 @@ export class ShardMember implements ShardGate {
 
   /**
    * Writes this member's Lease (creating it the first time) with the ranges it holds now; writes
-   * are serialized. A write that finds the Lease changed or gone by someone else ends the
-   * membership; other failures are logged and retried by the next renewal.
+   * are serialized. Resolves true only when that very content reached the server. A write that
+   * finds the Lease changed or gone by someone else ends the membership; other failures are
+   * logged and retried by the next renewal.
    */
-  private write(signal?: AbortSignal): Promise<void> {
+  private write(signal?: AbortSignal): Promise<boolean> {
     const next = this.writes.then(() => this.writeNow(signal));
     this.writes = next.catch(() => undefined);
     return next;
   }
 
-  private async writeNow(signal?: AbortSignal): Promise<void> {
-    if (this.lostReason !== undefined || this.stopping) return;
-    // Never renew past the deadline: a member resumed after a stall may have been counted dead
-    // and its ranges taken; renewing now would make it live again with ranges it no longer holds.
-    if (this.hasJoined() && !this.isAlive()) return;
-    const sentAt = this.clock.now();
-    const body = {
+  private leaseBody(): unknown {
+    return {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
       metadata: {
         name: this.leaseName,
         namespace: this.o.namespace,
         labels: { [RING_LABEL]: this.o.ring },
-        annotations: { [HELD_ANNOTATION]: rangesText(this.held) },
+        annotations: {
+          [HELD_ANNOTATION]: rangesText(this.held),
+          [VIRTUAL_NODES_ANNOTATION]: String(this.virtualNodes),
+          ...(this.o.field ? { [FIELD_ANNOTATION]: this.o.field } : {}),
+        },
         ...(this.resourceVersion ? { resourceVersion: this.resourceVersion } : {}),
       },
       spec: {
@@ -401,33 +465,66 @@ export class ShardMember implements ShardGate {
         renewTime: microTime(),
       },
     };
+  }
+
+  private async writeNow(signal?: AbortSignal, retried = false): Promise<boolean> {
+    if (this.lostReason !== undefined || this.renewalsStopped) return false;
+    // Never renew past the deadline: a member resumed after a stall may have been counted dead
+    // and its ranges taken; renewing now would make it live again with ranges it no longer holds.
+    if (this.hasJoined() && !this.isAlive()) return false;
+    const sentAt = this.clock.now();
+    const creating = this.resourceVersion === undefined;
     try {
       const res = await this.o.rest.request<LeaseObject>(
-        this.resourceVersion ? 'PUT' : 'POST',
-        this.resourceVersion ? `${this.path}/${encodeURIComponent(this.leaseName)}` : this.path,
-        { body, timeoutMs: Math.max(1, this.renewDeadlineMs - (this.clock.now() - sentAt)), signal },
+        creating ? 'POST' : 'PUT',
+        creating ? this.path : `${this.path}/${encodeURIComponent(this.leaseName)}`,
+        { body: this.leaseBody(), timeoutMs: Math.max(1, this.renewDeadlineMs - (this.clock.now() - sentAt)), signal },
       );
       this.resourceVersion = res.metadata?.resourceVersion;
+      this.existing = undefined;
       if (this.clock.now() - sentAt < this.renewDeadlineMs || this.renewedAt === Number.NEGATIVE_INFINITY)
         this.renewedAt = Math.max(this.renewedAt, sentAt);
+      return true;
     } catch (err) {
-      if (signal?.aborted) return;
-      if (err instanceof StatusError && err.code === 409 && this.resourceVersion) {
-        // Our own earlier write may have landed after its answer was lost: adopt it if it is ours.
-        const now = await this.o.rest
+      if (signal?.aborted) return false;
+      if (err instanceof StatusError && err.code === 409) {
+        const current = await this.o.rest
           .request<LeaseObject>('GET', `${this.path}/${encodeURIComponent(this.leaseName)}`, { signal })
           .catch(() => undefined);
-        if (now?.spec?.holderIdentity === this.identity) {
-          this.resourceVersion = now.metadata?.resourceVersion;
-          this.log.info('sharding: the member Lease was newer than we knew (an earlier write landed late); continuing');
-          return;
+        const ours = current?.spec?.holderIdentity === this.identity;
+        if (creating && ours && current?.metadata?.resourceVersion) {
+          // Our Lease exists already: a create whose answer was lost, or an earlier run of this
+          // identity. Take it over once it has not changed for a lease duration (an earlier run
+          // that still lives would have renewed it).
+          const rv = current.metadata.resourceVersion;
+          if (this.existing?.resourceVersion !== rv) this.existing = { resourceVersion: rv, at: this.clock.now() };
+          if (this.clock.now() - this.existing.at >= this.leaseDurationMs) {
+            this.log.info(
+              "sharding: taking over this identity's existing member Lease (unchanged for a lease duration)",
+            );
+            this.resourceVersion = rv;
+            return retried ? false : this.writeNow(signal, true);
+          }
+          this.log.info(
+            "sharding: this identity's member Lease exists already (a create whose answer was lost, or an earlier run); taking it over once it has not changed for a lease duration",
+          );
+          return false;
+        }
+        if (!creating && ours && current?.metadata?.resourceVersion) {
+          // Our own earlier write landed after its answer was lost: write again on top of it.
+          this.resourceVersion = current.metadata.resourceVersion;
+          return retried ? false : this.writeNow(signal, true);
+        }
+        if (!creating) {
+          this.lose(
+            `the member Lease ${this.o.namespace}/${this.leaseName} was changed by someone else (409 Conflict)`,
+          );
+          return false;
         }
       }
-      if (err instanceof StatusError && (err.code === 409 || isNotFound(err)) && this.resourceVersion) {
-        this.lose(
-          `the member Lease ${this.o.namespace}/${this.leaseName} was changed or deleted by someone else (${err.code} ${err.reason})`,
-        );
-        return;
+      if (err instanceof StatusError && isNotFound(err) && !creating) {
+        this.lose(`the member Lease ${this.o.namespace}/${this.leaseName} was deleted by someone else`);
+        return false;
       }
       if (err instanceof StatusError && [400, 403, 404, 422].includes(err.code)) {
         const hint =
@@ -437,23 +534,28 @@ export class ShardMember implements ShardGate {
               ? `: does namespace ${this.o.namespace} exist?`
               : '';
         this.log.error({ err: err.message }, `sharding: cannot write the member Lease${hint}`);
-        if (this.renewedAt === Number.NEGATIVE_INFINITY)
-          this.lose(`cannot create the member Lease: ${err.message}${hint}`);
-        return;
+        if (!this.hasJoined()) this.lose(`cannot create the member Lease: ${err.message}${hint}`);
+        return false;
       }
-      this.log.warn({ err: (err as Error).message }, 'sharding: renewing the member Lease failed; retrying');
+      this.log.warn(
+        { err: (err as Error).message },
+        creating
+          ? 'sharding: creating the member Lease failed; retrying'
+          : 'sharding: writing the member Lease failed; retrying',
+      );
+      return false;
     }
   }
 
-  /** The live members other than this one and the ranges each holds, from a consistent read of the ring. */
-  private async readRing(signal: AbortSignal): Promise<Map<string, HashRange[]>> {
+  /** The live members other than this one, as their Leases say, from a consistent read of the ring. */
+  private async readRing(signal: AbortSignal): Promise<Map<string, Peer>> {
     const list = await this.o.rest.request<{ items?: LeaseObject[] }>('GET', this.path, {
       query: { labelSelector: `${RING_LABEL}=${this.o.ring}` },
       signal,
       timeoutMs: this.renewDeadlineMs,
     });
     const now = this.clock.now();
-    const live = new Map<string, HashRange[]>();
+    const live = new Map<string, Peer>();
     const seen = new Set<string>();
     for (const lease of list.items ?? []) {
       const name = lease.metadata?.name ?? '';
@@ -465,20 +567,27 @@ export class ShardMember implements ShardGate {
       if (!lease.spec?.holderIdentity) continue;
       const durationMs = Math.max(1, lease.spec.leaseDurationSeconds ?? 15) * 1000;
       const age = now - obs.at;
+      const annotations = lease.metadata?.annotations ?? {};
       if (age < durationMs) {
         let held: HashRange[];
         try {
-          held = parseRangesText(lease.metadata?.annotations?.[HELD_ANNOTATION] ?? '');
+          held = parseRangesText(annotations[HELD_ANNOTATION] ?? '');
         } catch (err) {
           // Unreadable: count the whole space as held, so nothing it might reconcile is taken.
-          this.log.warn(
+          this.warnOnce(
+            `held:${name}`,
             { lease: name, err: (err as Error).message },
             'sharding: unreadable held ranges; treated as all',
           );
           held = [{ start: 0n, end: HASH_SPACE_END }];
         }
-        live.set(name, held);
-      } else if (age > 3 * durationMs + this.leaseDurationMs) {
+        const vn = Number(annotations[VIRTUAL_NODES_ANNOTATION] ?? DEFAULT_VIRTUAL_NODES);
+        live.set(name, {
+          held,
+          virtualNodes: Number.isInteger(vn) && vn >= 1 && vn <= MAX_VIRTUAL_NODES ? vn : DEFAULT_VIRTUAL_NODES,
+          field: annotations[FIELD_ANNOTATION],
+        });
+      } else if (age > 3 * durationMs) {
         // Long dead (a replica killed, its pod gone): clean its Lease up, only if unchanged since.
         await this.o.rest
           .request('DELETE', `${this.path}/${encodeURIComponent(name)}`, {
@@ -493,39 +602,61 @@ export class ShardMember implements ShardGate {
     return live;
   }
 
-  /** One look at the ring: give up what is no longer ours, then take what is and nobody holds. */
+  private warnOnce(key: string, fields: Record<string, unknown>, msg: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.log.warn(fields, msg);
+  }
+
+  /**
+   * One look at the ring: close what is no longer ours (written away in the background once its
+   * reconciles end), then claim what is ours and no one else holds, and open what the claim won.
+   */
   private async rebalance(signal: AbortSignal): Promise<void> {
-    if (!this.isAlive() || this.stopping) return;
+    if (!this.isAlive() || this.renewalsStopped) return;
     const live = await this.readRing(signal);
     const members = [this.leaseName, ...live.keys()].sort();
     if (members.join('\n') !== this.members.join('\n'))
       this.log.info({ members: members.length }, 'sharding: ring members changed');
     this.members = members;
-    this.desired = assignRanges(members, this.o.virtualNodes ?? DEFAULT_VIRTUAL_NODES).get(this.leaseName) ?? [];
+    const tokens = new Map<string, number>([[this.leaseName, this.virtualNodes]]);
+    for (const [name, peer] of live) tokens.set(name, peer.virtualNodes);
+    this.desired = assignRanges(members, tokens).get(this.leaseName) ?? [];
     this.updateGauges();
 
-    const lose = subtractRanges(this.held, this.desired);
+    const lose = subtractRanges(subtractRanges(this.held, this.desired), this.releasing);
     if (lose.length > 0) {
-      const began = performance.now();
-      this.setOpen(subtractRanges(this.open, lose));
-      await this.drain(lose);
-      if (!this.isAlive()) return;
-      this.held = subtractRanges(this.held, lose);
-      await this.write(signal);
-      this.metrics?.handovers.inc({ ring: this.o.ring, direction: 'released' }, lose.length);
-      this.metrics?.handoverSeconds.observe({ ring: this.o.ring }, (performance.now() - began) / 1000);
-      this.log.info({ ranges: lose.length, share: coverage(lose) }, 'sharding: gave ranges up');
+      this.open = subtractRanges(this.open, lose);
+      this.releasing = unionRanges(this.releasing, lose);
+      this.emitChange();
+      void this.release(lose, signal);
     }
 
-    const othersHeld = unionRanges([], [...live.values()].flat());
-    const want = subtractRanges(subtractRanges(this.desired, this.held), othersHeld);
+    if (this.noClaims) return;
+    const mismatched = [...live.entries()].filter(([, p]) => this.o.field && p.field && p.field !== this.o.field);
+    if (mismatched.length > 0) {
+      this.warnOnce(
+        `field:${mismatched.map(([n]) => n).join(',')}`,
+        { ours: this.o.field, theirs: mismatched.map(([n, p]) => `${n}: ${p.field}`) },
+        'sharding: live members of this ring hash objects by another field; taking no range until they are gone (run one field per ring)',
+      );
+      return;
+    }
+    const othersHeld = unionRanges(
+      [],
+      [...live.values()].flatMap((p) => p.held),
+    );
+    // What is ours and not open: never claimed, or claimed and not opened (a failed look after the claim).
+    const want = subtractRanges(subtractRanges(subtractRanges(this.desired, this.open), this.releasing), othersHeld);
     if (want.length === 0 || !this.isAlive()) return;
     // Claim, then look again: open only what no other live member holds after our claim was written.
     this.held = unionRanges(this.held, want);
-    await this.write(signal);
-    if (!this.isAlive()) return;
+    if (!(await this.write(signal)) || !this.isAlive()) return;
     const again = await this.readRing(signal);
-    const conflict = intersectRanges(want, [...again.values()].flat());
+    const conflict = intersectRanges(
+      want,
+      [...again.values()].flatMap((p) => p.held),
+    );
     if (conflict.length > 0) {
       this.held = subtractRanges(this.held, conflict);
       await this.write(signal);
@@ -535,8 +666,10 @@ export class ShardMember implements ShardGate {
       );
     }
     const granted = subtractRanges(want, conflict);
-    if (granted.length > 0 && this.isAlive()) {
-      this.setOpen(unionRanges(this.open, granted));
+    if (granted.length > 0 && this.isAlive() && !this.noClaims) {
+      this.open = unionRanges(this.open, granted);
+      this.emitChange();
+      for (const l of this.openedListeners) l(granted);
       this.metrics?.handovers.inc({ ring: this.o.ring, direction: 'acquired' }, granted.length);
       this.log.info(
         { ranges: granted.length, share: coverage(granted), owned: coverage(this.open) },
@@ -545,21 +678,39 @@ export class ShardMember implements ShardGate {
     }
   }
 
-  /** Waits until no reconcile of a point in `ranges` runs; past the drain timeout, aborts them. */
-  private async drain(ranges: readonly HashRange[]): Promise<void> {
+  /** Writes ranges away once their reconciles ended (they were closed already). */
+  private async release(ranges: HashRange[], signal: AbortSignal): Promise<void> {
+    const began = performance.now();
+    if (!(await this.drain(ranges, signal))) return; // stopping: leave() gives them up
+    if (this.lostReason !== undefined) return;
+    this.releasing = subtractRanges(this.releasing, ranges);
+    this.held = subtractRanges(this.held, ranges);
+    this.emitChange(); // the cache lets their objects go now
+    await this.write(signal); // if it fails, the next renewal writes the same
+    this.metrics?.handovers.inc({ ring: this.o.ring, direction: 'released' }, ranges.length);
+    this.metrics?.handoverSeconds.observe({ ring: this.o.ring }, (performance.now() - began) / 1000);
+    this.log.info({ ranges: ranges.length, share: coverage(ranges) }, 'sharding: gave ranges up');
+  }
+
+  /**
+   * Waits until no reconcile of a point in `ranges` runs; past the drain timeout, aborts them.
+   * Resolves false when `signal` aborts first (the ranges stay held).
+   */
+  private async drain(ranges: readonly HashRange[], signal?: AbortSignal): Promise<boolean> {
     const running = () => [...this.inflight.values()].filter((r) => rangesContain(ranges, r.point));
-    if (running().length === 0) return;
     const began = performance.now();
     let aborted = false;
     while (running().length > 0) {
+      if (signal?.aborted) return false;
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 250);
-        this.drained = () => {
+        const wake = () => {
           clearTimeout(t);
+          this.drainWaiters.delete(wake);
           resolve();
         };
+        const t = setTimeout(wake, 100);
+        this.drainWaiters.add(wake);
       });
-      this.drained = undefined;
       if (!aborted && performance.now() - began > this.drainTimeoutMs) {
         aborted = true;
         const left = running();
@@ -570,6 +721,7 @@ export class ShardMember implements ShardGate {
         for (const r of left) r.abort?.();
       }
     }
+    return true;
   }
 }
 

@@ -21,4 +21,12 @@ export {
   shardSelector,
   validateRanges,
 } from './ranges.js';
-export { DEFAULT_VIRTUAL_NODES, assignRanges, equalRanges, ownerOf, tokenPosition } from './ring.js';
+export {
+  DEFAULT_VIRTUAL_NODES,
+  MAX_VIRTUAL_NODES,
+  assignRanges,
+  checkVirtualNodes,
+  equalRanges,
+  ownerOf,
+  tokenPosition,
+} from './ring.js';

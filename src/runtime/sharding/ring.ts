@@ -16,6 +16,19 @@ import { HASH_SPACE_END, type HashRange, normalizeRanges } from './ranges.js';
 /** Default tokens per member: spreads each member's share within about ±10 % of 1/N. */
 export const DEFAULT_VIRTUAL_NODES = 128;
 
+/**
+ * The most tokens a member may place: each token is a range of its share, written in its Lease
+ * (an annotation, 256 KiB at most for all of them) and in the server's `shardSelector`; 1,024
+ * tokens keep both around 40 KiB, and an assignment of ten members under 100 ms.
+ */
+export const MAX_VIRTUAL_NODES = 1024;
+
+/** Throws unless `n` is an integer in 1..MAX_VIRTUAL_NODES. */
+export function checkVirtualNodes(n: number): void {
+  if (!Number.isInteger(n) || n < 1 || n > MAX_VIRTUAL_NODES)
+    throw new RangeError(`kubeforge/runtime: virtualNodes must be an integer from 1 to ${MAX_VIRTUAL_NODES}, got ${n}`);
+}
+
 /** The ring position of a member's `i`-th token. */
 export function tokenPosition(member: string, i: number): bigint {
   return createHash('sha256').update(`${member}#${i}`).digest().readBigUInt64BE(0);
@@ -27,16 +40,19 @@ export function tokenPosition(member: string, i: number): bigint {
  */
 export function assignRanges(
   members: readonly string[],
-  virtualNodes: number = DEFAULT_VIRTUAL_NODES,
+  virtualNodes: number | ReadonlyMap<string, number> = DEFAULT_VIRTUAL_NODES,
 ): Map<string, HashRange[]> {
-  if (!Number.isInteger(virtualNodes) || virtualNodes < 1)
-    throw new RangeError(`kubeforge/runtime: virtualNodes must be a positive integer, got ${virtualNodes}`);
+  // One count for all, or each member's own (the count it advertises), so that replicas whose
+  // settings differ still compute the same assignment from the same Leases.
+  const countOf = (m: string) =>
+    typeof virtualNodes === 'number' ? virtualNodes : (virtualNodes.get(m) ?? DEFAULT_VIRTUAL_NODES);
+  for (const n of typeof virtualNodes === 'number' ? [virtualNodes] : virtualNodes.values()) checkVirtualNodes(n);
   const names = [...new Set(members)].sort();
   const out = new Map<string, HashRange[]>(names.map((m) => [m, []]));
   if (names.length === 0) return out;
   const tokens: { pos: bigint; member: string }[] = [];
   for (const member of names)
-    for (let i = 0; i < virtualNodes; i++) tokens.push({ pos: tokenPosition(member, i), member });
+    for (let i = 0; i < countOf(member); i++) tokens.push({ pos: tokenPosition(member, i), member });
   // Ties (astronomically rare) go to the smaller name, so the order is total and the same everywhere.
   tokens.sort((a, b) =>
     a.pos < b.pos ? -1 : a.pos > b.pos ? 1 : a.member < b.member ? -1 : a.member > b.member ? 1 : 0,
