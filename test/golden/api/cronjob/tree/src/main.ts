@@ -36,6 +36,8 @@ const usage = `Usage: manager [flags]
                                       its share of the objects; not with --leader-elect
   --shard-field <uid|namespace>       what places an object on the ring (default "uid"; "namespace"
                                       keeps each namespace on one replica); needs --shard-ring
+  --shard-namespace <ns>              namespace of the ring's member Leases (default: the pod's own;
+                                      needed outside a cluster, e.g. make run); needs --shard-ring
   --metrics-secure[=false]            serve metrics over HTTPS with authentication and authorization
                                       (default true; --metrics-secure=false serves plain HTTP)
   --webhook-cert-path <dir>           folder holding the webhook certificate
@@ -76,6 +78,7 @@ function parseFlags(argv: string[]) {
       'leader-elect': { type: 'boolean', default: false },
       'shard-ring': { type: 'string' },
       'shard-field': { type: 'string' },
+      'shard-namespace': { type: 'string' },
       'metrics-secure': { type: 'boolean', default: true },
       'webhook-cert-path': { type: 'string', default: '' },
       'webhook-cert-name': { type: 'string', default: 'tls.crt' },
@@ -96,17 +99,20 @@ function parseFlags(argv: string[]) {
 }
 
 /**
- * `--shard-ring` and `--shard-field` as the manager's `sharding` option (docs/scaling.md in
- * kubeforge), undefined without them, or the usage error to print.
+ * `--shard-ring`, `--shard-field` and `--shard-namespace` as the manager's `sharding` option
+ * (docs/scaling.md in kubeforge), undefined without them, or the usage error to print.
  */
-function shardingOf(flags: ReturnType<typeof parseFlags>): { ring: string; field: 'uid' | 'namespace' } | undefined | string {
+function shardingOf(flags: ReturnType<typeof parseFlags>): { ring: string; field: 'uid' | 'namespace'; namespace?: string } | undefined | string {
   const ring = flags['shard-ring'];
   const field = flags['shard-field'];
+  const namespace = flags['shard-namespace'];
   if (field !== undefined && field !== 'uid' && field !== 'namespace') {
     return `invalid --shard-field "${field}": expected uid or namespace`;
   }
   if (ring === undefined) {
-    return field === undefined ? undefined : '--shard-field needs --shard-ring <name>: it says how the ring splits the objects';
+    if (field !== undefined) return '--shard-field needs --shard-ring <name>: it says how the ring splits the objects';
+    if (namespace !== undefined) return '--shard-namespace needs --shard-ring <name>: it says where the ring keeps its Leases';
+    return undefined;
   }
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(ring) || ring.length > 63) {
     return `invalid --shard-ring "${ring}": expected a DNS-1123 label (lower-case letters, digits and '-', at most 63), e.g. --shard-ring=guestbook`;
@@ -114,7 +120,7 @@ function shardingOf(flags: ReturnType<typeof parseFlags>): { ring: string; field
   if (flags['leader-elect']) {
     return '--shard-ring and --leader-elect are alternatives: a sharded manager runs on every replica, each on its share of the objects; drop --leader-elect';
   }
-  return { ring, field: field ?? 'uid' };
+  return { ring, field: field ?? 'uid', ...(namespace ? { namespace } : {}) };
 }
 
 async function main(): Promise<void> {
