@@ -138,7 +138,7 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
       : await switchScope(tree, config, next, options.namespaced, { ...env, host }, options.force === true, notes);
   const shardSwitch =
     sharded === undefined
-      ? { replaced: [] as string[] }
+      ? { replaced: [] as string[], chart: undefined }
       : await switchSharding(tree, config, next, sharded, { ...env, host }, options.force === true, notes);
 
   const specs: FileSpec[] = [];
@@ -162,6 +162,11 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
     ...(await applySpecs(tree, specs, renderer, { force: options.force, tool: 'kubeforge' })),
   ].sort();
   for (const s of staleCharts) deleteStaleManaged(tree, s.candidates, s.produced, 'kubeforge');
+  // After the plugins' files: a chart made in this very run (from config/ on disk, as it was) follows too.
+  if (shardSwitch.chart) {
+    const chart = shardChartValues(tree, next, shardSwitch.chart.from, shardSwitch.chart.to);
+    if (chart) notes.push(chart);
+  }
   tree.write(PROJECT_FILE, serializeProject(next));
   return { tree, replaced, notes, scopeSwitched: scope.switched };
 }
@@ -251,7 +256,7 @@ async function switchSharding(
   env: ScaffoldEnvironment & { host: Host },
   force: boolean,
   notes: string[],
-): Promise<{ replaced: string[] }> {
+): Promise<{ replaced: string[]; chart: { from: number | undefined; to: number | undefined } }> {
   let recorded: number | undefined;
   let malformed = false;
   try {
@@ -290,9 +295,8 @@ async function switchSharding(
   });
   // --shard-field / --shard-namespace without --shard-ring are usage errors of src/main.ts: they go with the ring.
   if (target === undefined) dropShardField(tree, 'config/manager/manager.yaml', notes);
-  const chart = shardChartValues(tree, next, recorded, target);
   const filesSwitched = tree.changes().length > changesBefore;
-  if (!projectChanges && !filesSwitched) return { replaced: [] };
+  if (!projectChanges && !filesSwitched) return { replaced: [], chart: { from: recorded, to: target } };
   if (!projectChanges)
     notes.push(
       `PROJECT already recorded ${what(target)}; the files still of the other setting were switched to match it`,
@@ -306,8 +310,7 @@ async function switchSharding(
       ? 'the manager is one leader-elected replica again (--leader-elect)'
       : `the manager runs ${what(target)} (--shard-ring=${config.projectName}): each replica reconciles its share of the objects, split by uid (add --shard-field=namespace to its args to keep each namespace on one replica); their member Leases use the Role of config/rbac/leader_election_role.yaml`,
   );
-  if (chart) notes.push(chart);
-  return { replaced: switched.replaced };
+  return { replaced: switched.replaced, chart: { from: recorded, to: target } };
 }
 
 /** Removes the `--shard-field` and `--shard-namespace` args of a manager that is no longer sharded (a note says so). */

@@ -2,7 +2,7 @@
  * A sharded project (`init --sharded`, then `create api`) deploys and runs: `kubectl kustomize
  * config/default` builds a Deployment of 3 replicas with `--shard-ring=<project>` and without
  * `--leader-elect`, and a real API server accepts it (server-side dry run); the Helm chart takes
- * the replicas and args from config/default and follows `edit --sharded=false`; the generated
+ * the replicas and args from config/default and its values.yaml follows `edit --sharded`; the generated
  * src/main.ts refuses `--shard-ring` with `--leader-elect` (and a bad `--shard-field`) as usage
  * errors, and two replicas of it against kube-apiserver join one ring (a member Lease each, no
  * leader-election Lease), split the ranges and reconcile every object between them.
@@ -80,40 +80,48 @@ describe('a sharded project deploys and runs', () => {
     kubectl('--kubeconfig', kubeconfig, 'apply', '--server-side', '--dry-run=server', '-f', file);
   });
 
-  it('the Helm chart takes the replicas and args config/default deploys, and follows edit --sharded=false', async () => {
-    await kubeforge(dir, 'edit', '--plugins', 'helm/v2-alpha');
+  it('the Helm chart takes the replicas and args config/default deploys, and values.yaml follows edit --sharded either way', async () => {
     const values = () =>
       (
         parse(readFileSync(join(dir, 'dist/chart/values.yaml'), 'utf8')) as {
           manager: { replicas: number; args: string[] };
         }
       ).manager;
+    /** What config/default deploys now: the Deployment's replicas and the manager's args. */
+    const deployed = () => {
+      const deployment = parseAllDocuments(kubectl('kustomize', 'config/default'))
+        .map((d) => d.toJS() as K8sObject)
+        .find((o) => o.kind === 'Deployment')!;
+      return {
+        replicas: deployment.spec!.replicas,
+        args: deployment.spec!.template!.spec.containers.find((c) => c.name === 'manager')!.args,
+      };
+    };
+    const chart = () => ({ replicas: values().replicas, args: values().args });
+    await kubeforge(dir, 'edit', '--plugins', 'helm/v2-alpha');
     const deploymentTemplate = readFileSync(join(dir, 'dist/chart/templates/manager/manager.yaml'), 'utf8');
     assert.match(deploymentTemplate, /replicas: \{\{ \.Values\.manager\.replicas \}\}/);
     assert.match(deploymentTemplate, /with \.Values\.manager\.args/);
     assert.equal(values().replicas, 3);
     assert.ok(values().args.includes('--shard-ring=fleet'), values().args.join(' '));
     assert.ok(!values().args.includes('--leader-elect'));
+    assert.deepEqual(chart(), deployed());
 
     const off = await kubeforge(dir, 'edit', '--sharded=false');
     assert.match(off, /dist\/chart\/values\.yaml follows/);
     assert.equal(values().replicas, 1);
     assert.ok(values().args.includes('--leader-elect'));
     assert.ok(!values().args.some((a) => a.startsWith('--shard-')));
-    // What config/default deploys now.
-    const deployment = parseAllDocuments(kubectl('kustomize', 'config/default'))
-      .map((d) => d.toJS() as K8sObject)
-      .find((o) => o.kind === 'Deployment')!;
-    assert.deepEqual(
-      { replicas: values().replicas, args: values().args },
-      {
-        replicas: deployment.spec!.replicas,
-        args: deployment.spec!.template!.spec.containers.find((c) => c.name === 'manager')!.args,
-      },
-    );
+    assert.deepEqual(chart(), deployed());
+
+    // A chart made in the same run as the switch (from config/ on disk, before it) follows too.
+    rmSync(join(dir, 'dist'), { recursive: true, force: true });
+    await kubeforge(dir, 'edit', '--sharded=4', '--plugins', 'helm/v2-alpha');
+    assert.equal(values().replicas, 4);
+    assert.deepEqual(chart(), deployed());
     await kubeforge(dir, 'edit', '--sharded');
-    assert.equal(values().replicas, 3);
-    assert.ok(values().args.includes('--shard-ring=fleet'));
+    assert.equal(values().replicas, 4, 'a bare --sharded keeps what PROJECT records');
+    assert.deepEqual(chart(), deployed());
   });
 
   it('src/main.ts: --shard-ring with --leader-elect, a bad --shard-field or --shard-field alone are usage errors (exit 2)', () => {
