@@ -242,6 +242,21 @@ describe('a sharded manager in the scaffold', () => {
     const made = await project('both-init', '--namespaced', '--sharded=2');
     for (const f of ['PROJECT', MANAGER, 'src/main.ts', 'config/rbac/role_binding.yaml'])
       assert.equal(read(dir, f), read(made, f), f);
+    // And --namespaced alone on a sharded project keeps it sharded.
+    const sharded = await project('scope-of-sharded', '--sharded=2');
+    const scope = await kubeforge(sharded, 'edit', '--namespaced', '--make=false');
+    assert.equal(scope.code, 0, scope.err);
+    for (const f of ['PROJECT', MANAGER, 'src/main.ts', 'config/rbac/role_binding.yaml'])
+      assert.equal(read(sharded, f), read(made, f), f);
+  });
+
+  it('edit --sharded --dry-run prints the plan and writes nothing', async () => {
+    const dir = await project('dry');
+    const before = snapshot(dir);
+    const dry = await kubeforge(dir, 'edit', '--sharded=3', '--dry-run');
+    assert.equal(dry.code, 0, dry.err);
+    assert.equal(dry.out, `UPDATE PROJECT (+3 -0 lines)\nUPDATE ${MANAGER} (+7 -2 lines)\n`);
+    assert.deepEqual(snapshot(dir), before);
   });
 
   it('alpha generate keeps a sharded manager (its replicas)', async () => {
