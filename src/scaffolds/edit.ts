@@ -266,8 +266,8 @@ async function switchSharding(
     // the files are taken to be what manager.yaml runs now.
     if (request !== false && request.replicas === undefined) throw e;
     const manager = tree.readText('config/manager/manager.yaml') ?? '';
-    const replicas = /^ {2}replicas: (\d+)\s*$/m.exec(manager)?.[1];
-    recorded = /^\s*- --shard-ring\b/m.test(manager) && replicas ? Number(replicas) : undefined;
+    const replicas = /^ {2}replicas: (\d+)[ \t]*$/m.exec(manager)?.[1];
+    recorded = /^[ \t]*- --shard-ring\b/m.test(manager) && replicas ? Number(replicas) : undefined;
     malformed = true;
   }
   const target = request === false ? undefined : (request.replicas ?? recorded ?? DEFAULT_SHARD_REPLICAS);
@@ -316,7 +316,7 @@ async function switchSharding(
 /** Removes the `--shard-field` and `--shard-namespace` args of a manager that is no longer sharded (a note says so). */
 function dropShardField(tree: Tree, path: string, notes: string[]): void {
   const text = tree.readText(path);
-  const arg = /^\s*- ["']?--shard-(field|namespace)\b.*\n/gm;
+  const arg = /^[ \t]*- ["']?--shard-(field|namespace)\b.*\n/gm;
   if (text === undefined || !arg.test(text)) return;
   tree.write(path, text.replace(arg, ''));
   notes.push(
@@ -327,7 +327,8 @@ function dropShardField(tree: Tree, path: string, notes: string[]): void {
 /**
  * The Helm chart's values.yaml (written once, then the user's) follows a sharding switch:
  * `manager.replicas` when it still holds the old count, and in `manager.args` `--leader-elect`
- * and `--shard-ring=<projectName>` swapped (`--shard-field` dropped when switching off). The
+ * and `--shard-ring=<projectName>` swapped (`--shard-field` and `--shard-namespace` dropped when
+ * switching off). The
  * chart's templates read both from values, so nothing else changes. Returns a note: what changed,
  * or what was left for the user to change.
  */
