@@ -2,7 +2,8 @@
  * A sharded project (`init --sharded`, then `create api`) deploys and runs: `kubectl kustomize
  * config/default` builds a Deployment of 3 replicas with `--shard-ring=<project>` and without
  * `--leader-elect`, and a real API server accepts it (server-side dry run); the Helm chart takes
- * the replicas and args from config/default and its values.yaml follows `edit --sharded`; the generated
+ * the replicas and args from config/default, its values.yaml follows `edit --sharded`, and the real
+ * helm (built from Go modules once per machine, as test/cli/helm.test.ts's) renders them; the generated
  * src/main.ts refuses `--shard-ring` with `--leader-elect` (and a bad `--shard-field`) as usage
  * errors, and two replicas of it against kube-apiserver join one ring (a member Lease each, no
  * leader-election Lease), split the ranges and reconcile every object between them.
@@ -17,6 +18,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { run } from '../../src/cli/index.js';
 import { eventually, TestEnvironment } from '../../src/testing/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
+import { helm } from '../oracle/tools.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kf-cli-sharded-'));
 const dir = join(root, 'fleet');
@@ -122,6 +124,23 @@ describe('a sharded project deploys and runs', () => {
     await kubeforge(dir, 'edit', '--sharded');
     assert.equal(values().replicas, 4, 'a bare --sharded keeps what PROJECT records');
     assert.deepEqual(chart(), deployed());
+    // The real helm renders the Deployment config/default deploys: 4 replicas, --shard-ring.
+    const helmBin = await helm();
+    const rendered = spawnSync(helmBin, ['template', 'fleet', 'dist/chart', '--namespace', 'fleet-system'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    assert.equal(rendered.status, 0, rendered.stderr);
+    const deployment = parseAllDocuments(rendered.stdout)
+      .map((d) => d.toJS() as K8sObject | null)
+      .find((o) => o?.kind === 'Deployment')!;
+    assert.deepEqual(
+      {
+        replicas: deployment.spec!.replicas,
+        args: deployment.spec!.template!.spec.containers.find((c) => c.name === 'manager')!.args,
+      },
+      deployed(),
+    );
   });
 
   it('src/main.ts: --shard-ring with --leader-elect, a bad --shard-field or --shard-field alone are usage errors (exit 2)', () => {
