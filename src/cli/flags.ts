@@ -52,7 +52,17 @@ export interface BoolFlag extends FlagBase {
   type: 'bool';
 }
 
-export type Flag = StringFlag | ListFlag | SwitchFlag | BoolFlag | NegatedFlag;
+/**
+ * `--name[=<value>]`: true when given bare, the value's text when given one (`--name=5`,
+ * `--name 5`), false with `--no-name`; undefined when not given. The command checks the value.
+ */
+export interface OptionalValueFlag extends FlagBase {
+  type: 'optional';
+  /** The value's placeholder in the help: `<replicas>`. */
+  value: string;
+}
+
+export type Flag = StringFlag | ListFlag | SwitchFlag | BoolFlag | NegatedFlag | OptionalValueFlag;
 export type FlagTable = Readonly<Record<string, Flag>>;
 
 type StringValue<F extends StringFlag> = F extends { choices: readonly (infer C)[] } ? C : string;
@@ -70,7 +80,9 @@ export type FlagValue<F extends Flag> = F extends StringFlag
         : boolean | undefined
       : F extends NegatedFlag
         ? boolean
-        : boolean | undefined;
+        : F extends OptionalValueFlag
+          ? string | boolean | undefined
+          : boolean | undefined;
 
 /** The options a flag table yields. */
 export type FlagValues<T extends FlagTable> = { [K in keyof T]: FlagValue<T[K]> };
@@ -115,6 +127,10 @@ export function addFlags(cmd: Command, table: FlagTable): Command {
       case 'negated':
         cmd.addOption(new Option(`--no-${flag}`, f.description));
         break;
+      case 'optional':
+        cmd.addOption(new Option(`--${flag} [${f.value.replace(/^<|>$/g, '')}]`, f.description));
+        cmd.addOption(new Option(`--no-${flag}`).hideHelp());
+        break;
       case 'string': {
         const option = new Option(`--${flag} ${f.value}`, f.description);
         if (f.choices) option.choices(f.choices);
@@ -146,6 +162,9 @@ export function flagValues<T extends FlagTable>(table: T, opts: Readonly<Record<
         break;
       case 'negated':
         out[name] = v !== false;
+        break;
+      case 'optional':
+        out[name] = typeof v === 'string' || typeof v === 'boolean' ? v : undefined;
         break;
       case 'string':
         out[name] = typeof v === 'string' ? v : undefined;

@@ -72,6 +72,14 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1072', '`edit`: no change asked for.'),
   c('KF1073', '`alpha generate`: the output folder is not empty, or is the project itself.'),
   c('KF1080', '`edit --namespaced`: a file you changed collides with the scope switch (pass `--force` to replace it).'),
+  c(
+    'KF1081',
+    '`edit --sharded`: a file you changed collides with the switch between a sharded manager and a leader-elected one (pass `--force` to replace it).',
+  ),
+  c(
+    'KF1082',
+    '`init --sharded` / `edit --sharded`: the value is not a number of replicas (a positive integer) or true / false, or PROJECT records such a `replicas`.',
+  ),
   c('KF1085', '`create api --plugins deploy-image`: `--image` is missing, or is not one image reference.'),
   c(
     'KF1086',

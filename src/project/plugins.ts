@@ -6,6 +6,12 @@ import type { ProjectConfig } from './config.js';
 
 export const GRAFANA_PLUGIN = 'grafana.kubebuilder.io/v1-alpha';
 export const DEPLOY_IMAGE_PLUGIN = 'deploy-image.go.kubebuilder.io/v1-alpha';
+/**
+ * kubeforge's own record of a sharded manager (`init --sharded`, `edit --sharded`): a plugin
+ * record because Kubebuilder's PROJECT schema has no key for it, and tools reading that schema
+ * keep any plugin's record as it is.
+ */
+export const SHARDING_PLUGIN = 'sharding.kubeforge.io/v1-alpha';
 
 /** The grafana plugin records nothing of its own (Kubebuilder writes `{}`). */
 export type GrafanaPluginConfig = Record<string, unknown>;
@@ -25,10 +31,17 @@ export interface DeployImagePluginConfig {
   [key: string]: unknown;
 }
 
+/** The sharding record: how many replicas config/manager/manager.yaml runs. */
+export interface ShardingPluginConfig {
+  replicas?: number;
+  [key: string]: unknown;
+}
+
 /** The plugins whose records kubeforge reads, by id. */
 export interface KnownPluginConfigs {
   [GRAFANA_PLUGIN]: GrafanaPluginConfig;
   [DEPLOY_IMAGE_PLUGIN]: DeployImagePluginConfig;
+  [SHARDING_PLUGIN]: ShardingPluginConfig;
 }
 
 /** The `plugins` map of PROJECT: the known plugins' records typed, any other plugin's kept as it is. */
@@ -60,4 +73,13 @@ export function withPlugin(
   value: Record<string, unknown> = {},
 ): Record<string, unknown> {
   return { ...(config.extra ?? {}), plugins: { ...pluginsOf(config), [id]: value } };
+}
+
+/** PROJECT's extra keys without `id` among the plugins (and without an emptied `plugins` map), the others kept. */
+export function withoutPlugin(config: Pick<ProjectConfig, 'extra'>, id: string): Record<string, unknown> | undefined {
+  if (!(id in pluginsOf(config))) return config.extra;
+  const { [id]: _dropped, ...plugins } = pluginsOf(config);
+  const { plugins: _old, ...rest } = config.extra ?? {};
+  const extra = Object.keys(plugins).length ? { ...rest, plugins } : rest;
+  return Object.keys(extra).length ? extra : undefined;
 }

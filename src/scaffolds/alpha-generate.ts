@@ -44,6 +44,7 @@ import { HELM_PLUGIN, helmConfigOf } from '../manifests/helm.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN } from './grafana.js';
 import { BOILERPLATE_FILE, type InitEnvironment, npmInstall, ownerOfBoilerplate, runInit } from './init.js';
 import { runCreateWebhook } from './webhook.js';
+import { recordedShardReplicas } from './sharding.js';
 
 export interface GenerateOptions {
   /** The project to re-scaffold (default: the current folder). */
@@ -260,6 +261,8 @@ async function scaffoldInto(
       packageName: config.repo,
       multigroup: config.multigroup,
       namespaced: config.namespaced,
+      // A sharded manager (PROJECT's sharding.kubeforge.io/v1-alpha record): its replicas again.
+      sharded: recordedShardReplicas(config, input, readFileSync(join(input, PROJECT_FILE), 'utf8')) ?? false,
       license: boilerplate === undefined ? 'none' : 'apache2',
       owner: ownerOfBoilerplate(boilerplate),
       plugins,

@@ -17,6 +17,7 @@ import {
   validateDns1123Label,
   validateDns1123Subdomain,
   validateNpmPackageName,
+  withoutPlugin,
   withPlugin,
 } from '../project/index.js';
 import {
@@ -38,6 +39,7 @@ import { packageRoot, packageVersion } from '../util/package-root.js';
 import { HELM_PLUGIN } from '../manifests/helm.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles } from './grafana.js';
 import { resolvePlugins } from './plugins.js';
+import { DEFAULT_SHARD_REPLICAS, parseSharded, SHARDING_PLUGIN } from './sharding.js';
 import { isKubeforgeTarball, resolveKubeforgeSource, TARBALL_DIR } from './kubeforge-source.js';
 import { CLI_INTEGRITY_KEY, ownIntegrity } from './cli-integrity.js';
 import { BOILERPLATE_FILE } from './paths.js';
@@ -54,6 +56,12 @@ export interface InitOptions {
   multigroup?: boolean;
   /** A namespace-scoped manager (PROJECT `namespaced: true`): Role + RoleBinding, WATCH_NAMESPACE. */
   namespaced?: boolean;
+  /**
+   * A sharded manager: config/manager/manager.yaml runs this many replicas (true: 3) with
+   * `--shard-ring=<projectName>` instead of one with `--leader-elect`; PROJECT records it. The
+   * text of `--sharded=<value>` is accepted too (a positive integer, true or false; else KF1082).
+   */
+  sharded?: boolean | number | string;
   skipInstall?: boolean;
   dryRun?: boolean;
   force?: boolean;
@@ -209,6 +217,9 @@ export interface InitTemplateData {
   hasTarball: boolean;
   multigroup: boolean;
   namespaced: boolean;
+  /** `--sharded`: manager.yaml runs {@link shardReplicas} replicas with --shard-ring. */
+  sharded: boolean;
+  shardReplicas: number;
   versions: typeof GENERATED_VERSIONS;
 }
 
@@ -218,6 +229,8 @@ interface ValidInit {
   packageName: string;
   owner: string;
   license: (typeof LICENSES)[number];
+  /** Replicas of a sharded manager; undefined when it is not sharded. */
+  shardReplicas?: number;
 }
 
 /** Checks every flag and collects every problem before failing. */
@@ -250,8 +263,17 @@ export function validateInitOptions(options: InitOptions, folder: string): Valid
   }
   const license = (options.license ?? 'apache2') as ValidInit['license'];
   problems.push(...checkLicenseAndOwner(options.license, options.owner));
+  const sharded = parseSharded(options.sharded, 'init');
+  if (sharded.problem) problems.push(sharded.problem);
   if (problems.length) throw new DiagnosticError(problems);
-  return { domain: domain!, projectName, packageName, owner: options.owner ?? `The ${projectName} Authors`, license };
+  return {
+    domain: domain!,
+    projectName,
+    packageName,
+    owner: options.owner ?? `The ${projectName} Authors`,
+    license,
+    shardReplicas: sharded.request ? (sharded.request.replicas ?? DEFAULT_SHARD_REPLICAS) : undefined,
+  };
 }
 
 /** What planInit computes: the tree, and what it tells the user. */
@@ -333,6 +355,8 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
     hasTarball: source.tarball !== undefined,
     multigroup: options.multigroup ?? false,
     namespaced: options.namespaced ?? false,
+    sharded: valid.shardReplicas !== undefined,
+    shardReplicas: valid.shardReplicas ?? 1,
     versions: GENERATED_VERSIONS,
   };
 
@@ -354,6 +378,11 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
   else delete config.extra[CLI_INTEGRITY_KEY];
   const plugins = resolvePlugins(options.plugins, KUBEFORGE_LAYOUT);
   if (plugins.includes(GRAFANA_PLUGIN)) config.extra = withPlugin(config, GRAFANA_PLUGIN);
+  // As `namespaced`: what this init is asked for, whatever a PROJECT it runs over (--force) recorded.
+  config.extra =
+    valid.shardReplicas === undefined
+      ? withoutPlugin(config, SHARDING_PLUGIN)
+      : withPlugin(config, SHARDING_PLUGIN, { replicas: valid.shardReplicas });
   const specs: FileSpec[] = [
     { path: PROJECT_FILE, policy: 'managed', header: false, content: serializeProject(config) },
     ...INIT_FILES.filter(

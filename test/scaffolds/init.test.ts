@@ -65,6 +65,12 @@ const CASES: { name: string; cwd: string; options: InitOptions }[] = [
     cwd: '/projects/guestbook',
     options: { domain: 'example.com', owner: 'The Guestbook Authors', namespaced: true },
   },
+  // A sharded manager: manager.yaml runs 3 replicas with --shard-ring=guestbook, PROJECT records it.
+  {
+    name: 'sharded',
+    cwd: '/projects/guestbook',
+    options: { domain: 'example.com', owner: 'The Guestbook Authors', sharded: true },
+  },
 ];
 
 describe('kubeforge init (golden trees)', () => {

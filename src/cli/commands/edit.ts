@@ -38,7 +38,7 @@ export const EDIT_FLAGS = {
     type: 'switch',
     default: false,
     description:
-      "replace scaffolded files that differ: a plugin's, or (--namespaced) files whose changes collide with the scope switch",
+      "replace scaffolded files that differ: a plugin's, or (--namespaced, --sharded) files whose changes collide with the switch",
   },
   multigroup: {
     type: 'bool',
@@ -48,6 +48,12 @@ export const EDIT_FLAGS = {
     type: 'bool',
     description:
       'make the manager namespace-scoped (only its own namespace; Role and RoleBinding); --namespaced=false makes it cluster-scoped again',
+  },
+  sharded: {
+    type: 'optional',
+    value: '<replicas>',
+    description:
+      'shard the manager: config/manager/manager.yaml runs <replicas> replicas (default 3, or what PROJECT records) with --shard-ring=<project name>; --sharded=false goes back to one leader-elected replica',
   },
   make: {
     type: 'bool',
@@ -61,7 +67,7 @@ export function registerEdit(program: Command, ctx: CliContext): void {
     program
       .command('edit')
       .description(
-        "change a project after init: its layout, the manager's scope, license header or plugins (PROJECT records them)",
+        "change a project after init: its layout, the manager's scope or sharding, license header or plugins (PROJECT records them)",
       ),
     EDIT_FLAGS,
   );
@@ -73,12 +79,15 @@ Existing APIs are not moved by --multigroup: the command says what to move, as K
 --namespaced switches src/main.ts, config/manager/manager.yaml, config/rbac (role_binding.yaml,
 each Kind's roles, role.yaml through kubeforge manifests), README.md and AGENTS.md, keeping your own
 changes in them; a file whose changes collide with the switch is an error unless --force.
+--sharded switches config/manager/manager.yaml (replicas, --shard-ring or --leader-elect) the same way.
 
 Examples:
   $ kubeforge edit --multigroup
   $ kubeforge edit --multigroup=false
   $ kubeforge edit --namespaced               # watch and manage only the manager's own namespace
   $ kubeforge edit --namespaced=false         # back to every namespace
+  $ kubeforge edit --sharded=5                # 5 replicas, each reconciling its share of the objects
+  $ kubeforge edit --sharded=false            # back to one leader-elected replica
   $ kubeforge edit --license apache2 --owner "Example Corp"
   $ kubeforge edit --plugins grafana          # grafana/ dashboards; again after editing grafana/custom-metrics/config.yaml
   $ kubeforge edit --plugins helm/v2-alpha     # dist/chart from config/default (kubectl kustomize); again after changing config/`,

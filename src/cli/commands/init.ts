@@ -39,6 +39,12 @@ export const INIT_FLAGS = {
     description:
       'a namespace-scoped manager: it watches only its own namespace (WATCH_NAMESPACE), with a Role and RoleBinding instead of cluster-wide RBAC',
   },
+  sharded: {
+    type: 'optional',
+    value: '<replicas>',
+    description:
+      'a sharded manager: config/manager/manager.yaml runs <replicas> replicas (default 3) with --shard-ring=<project name> instead of one with --leader-elect, each reconciling its share of the objects',
+  },
   plugins: {
     type: 'list',
     value: '<plugins...>',
@@ -71,6 +77,7 @@ Examples:
   $ kubeforge init --domain example.com --project-name guestbook --owner "Example Corp" --dry-run
   $ kubeforge init --domain my-org.io --license none --skip-install
   $ kubeforge init --domain example.com --namespaced   # manages only the namespace it is deployed to
+  $ kubeforge init --domain example.com --sharded=5    # 5 replicas, each reconciling its share of the objects
   $ kubeforge init --domain example.com --kubeforge-source ../kubeforge-0.1.0.tgz`,
     )
     .action(async (opts: Record<string, unknown>) => {

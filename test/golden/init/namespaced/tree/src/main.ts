@@ -16,8 +16,8 @@ limitations under the License.
 
 /**
  * The manager: connects to the cluster, serves health probes and metrics, takes the leader
- * lease when asked, runs the controllers registered below, and shuts down cleanly on
- * SIGTERM / SIGINT. Flags follow Kubebuilder's, so manifests written for a Go operator
+ * lease or joins a sharding ring when asked, runs the controllers registered below, and shuts
+ * down cleanly on SIGTERM / SIGINT. Flags follow Kubebuilder's, so manifests written for a Go operator
  * (config/manager, config/default patches) work unchanged.
  */
 import { parseArgs } from 'node:util';
@@ -30,6 +30,13 @@ const usage = `Usage: manager [flags]
                                       ":8080" (HTTP); "0" disables it (default "0")
   --health-probe-bind-address <addr>  address the /healthz and /readyz probes bind to (default ":8081")
   --leader-elect                      enable leader election, so that only one manager is active
+  --shard-ring <name>                 shard the manager instead: every replica joins the ring <name>
+                                      (a DNS-1123 label, the same on every replica) and reconciles
+                                      its share of the objects; not with --leader-elect
+  --shard-field <uid|namespace>       what places an object on the ring (default "uid"; "namespace"
+                                      keeps each namespace on one replica); needs --shard-ring
+  --shard-namespace <ns>              namespace of the ring's member Leases (default: the pod's own;
+                                      needed outside a cluster, e.g. make run); needs --shard-ring
   --metrics-secure[=false]            serve metrics over HTTPS with authentication and authorization
                                       (default true; --metrics-secure=false serves plain HTTP)
   --webhook-cert-path <dir>           folder holding the webhook certificate
@@ -68,6 +75,9 @@ function parseFlags(argv: string[]) {
       'metrics-bind-address': { type: 'string', default: '0' },
       'health-probe-bind-address': { type: 'string', default: ':8081' },
       'leader-elect': { type: 'boolean', default: false },
+      'shard-ring': { type: 'string' },
+      'shard-field': { type: 'string' },
+      'shard-namespace': { type: 'string' },
       'metrics-secure': { type: 'boolean', default: true },
       'webhook-cert-path': { type: 'string', default: '' },
       'webhook-cert-name': { type: 'string', default: 'tls.crt' },
@@ -85,6 +95,31 @@ function parseFlags(argv: string[]) {
     },
   });
   return values;
+}
+
+/**
+ * `--shard-ring`, `--shard-field` and `--shard-namespace` as the manager's `sharding` option
+ * (docs/scaling.md in kubeforge), undefined without them, or the usage error to print.
+ */
+function shardingOf(flags: ReturnType<typeof parseFlags>): { ring: string; field: 'uid' | 'namespace'; namespace?: string } | undefined | string {
+  const ring = flags['shard-ring'];
+  const field = flags['shard-field'];
+  const namespace = flags['shard-namespace'];
+  if (field !== undefined && field !== 'uid' && field !== 'namespace') {
+    return `invalid --shard-field "${field}": expected uid or namespace`;
+  }
+  if (ring === undefined) {
+    if (field !== undefined) return '--shard-field needs --shard-ring <name>: it says how the ring splits the objects';
+    if (namespace !== undefined) return '--shard-namespace needs --shard-ring <name>: it says where the ring keeps its Leases';
+    return undefined;
+  }
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(ring) || ring.length > 63) {
+    return `invalid --shard-ring "${ring}": expected a DNS-1123 label (lower-case letters, digits and '-', at most 63), e.g. --shard-ring=guestbook`;
+  }
+  if (flags['leader-elect']) {
+    return '--shard-ring and --leader-elect are alternatives: a sharded manager runs on every replica, each on its share of the objects; drop --leader-elect';
+  }
+  return { ring, field: field ?? 'uid', ...(namespace ? { namespace } : {}) };
 }
 
 /**
@@ -119,6 +154,12 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  const sharding = shardingOf(flags);
+  if (typeof sharding === 'string') {
+    process.stderr.write(`${sharding}\n\n${usage}`);
+    process.exitCode = 2;
+    return;
+  }
   let logger: Logger;
   try {
     // As controller-runtime's zap.Options bound to the flags: JSON at info by default.
@@ -149,6 +190,9 @@ async function main(): Promise<void> {
     healthProbeBindAddress: flags['health-probe-bind-address'],
     leaderElection: flags['leader-elect'],
     leaderElectionID: '3b8119d4.example.com',
+    // --shard-ring: every replica reconciles its share of the objects, instead of one elected
+    // replica all of them; the replicas find each other through Leases in their namespace.
+    sharding,
     // Serves the webhooks `kubeforge create webhook` registers below (it only starts when some
     // are), with the certificate config/default mounts (--webhook-cert-path); without that flag
     // it looks in $TMPDIR/k8s-webhook-server/serving-certs.
