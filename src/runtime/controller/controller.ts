@@ -10,6 +10,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { Cache, Leadership, Runnable, ShardContext } from '../contracts.js';
 import { fnv1a64 } from '../sharding/hash.js';
+import { namedPoint } from '../sharding/ring.js';
 import type { Clock } from './clock.js';
 import { realClock } from './clock.js';
 import type { AddOptions, EventHandler, RequestQueue } from './handler.js';
@@ -107,6 +108,11 @@ export class ReconciliationTimeoutError extends Error {
     super(`reconciliation timeout: the reconcile took longer than reconciliationTimeoutMs (${timeoutMs} ms)`);
     this.name = 'ReconciliationTimeoutError';
   }
+}
+
+/** The ring point of a cluster's name: where a sharded multi-cluster manager places the cluster. */
+export function clusterPoint(name: string): bigint {
+  return namedPoint(`cluster:${name}`);
 }
 
 /** What a Controller needs from its surroundings. */
@@ -555,6 +561,9 @@ export class Controller implements Runnable {
    */
   private async pointOf(req: Request, recorded?: { point: bigint; own: boolean }): Promise<bigint | undefined> {
     const s = this.shard!;
+    // Many clusters and sharding compose by cluster: a cluster's requests are all on the point of
+    // its name, on the replica that engaged it (see kubeforge/runtime/multicluster).
+    if (req.clusterName) return clusterPoint(req.clusterName);
     if (s.field === 'singleton') return this.singletonPoint();
     if (s.field === 'namespace') return fnv1a64(req.namespace ?? '');
     // The object's own uid, from its own event: its point, even once it is gone (a deletion).
@@ -569,7 +578,7 @@ export class Controller implements Runnable {
 
   /** The one point all of a singleton controller's requests take (`withOptions({ sharding: false })`). */
   private singletonPoint(): bigint {
-    return fnv1a64(`controller:${this.name}`);
+    return namedPoint(`controller:${this.name}`);
   }
 
   /** Before a requeue of a sharded request: its point comes back unless an event recorded a newer one. */

@@ -26,7 +26,7 @@ import { EventBroadcaster, type EventRecorder, type LegacyEventRecorder } from '
 import { serveChecks, type Checker } from './healthz.js';
 import { LeaderElector } from './leaderelection.js';
 import { ShardMember } from './membership.js';
-import { fnv1a64 } from '../sharding/hash.js';
+import { namedPoint } from '../sharding/ring.js';
 import {
   DelegatingAuth,
   close,
@@ -787,6 +787,15 @@ export class ControllerManager implements Manager {
     return this.elector?.identity;
   }
 
+  /**
+   * @internal Under sharding, this replica's ring membership as kubeforge/runtime/multicluster
+   * uses it (each replica engages the clusters whose name's point it owns); undefined otherwise.
+   */
+  shardMembership(): { allows(point: bigint): boolean; onChange(listener: () => void): void } | undefined {
+    const m = this.member;
+    return m ? { allows: (p) => m.allows(p), onChange: (l) => m.onChange(() => l()) } : undefined;
+  }
+
   private run(g: Group, r: Runnable): void {
     const entry: Running = { runnable: r, done: Promise.resolve(), settled: false };
     const singleton =
@@ -815,7 +824,7 @@ export class ControllerManager implements Manager {
    */
   private async runOnRing(g: Group, r: Runnable, index: number): Promise<void> {
     const member = this.member!;
-    const point = fnv1a64(`runnable:${index}`);
+    const point = namedPoint(`runnable:${index}`);
     const signal = g.ac.signal;
     const pause = (ms: number) =>
       new Promise<void>((resolve) => {

@@ -143,6 +143,7 @@ export class ShardMember implements ShardGate {
   private existing?: { resourceVersion: string; at: number };
   private readonly openedListeners: ((ranges: readonly HashRange[]) => void)[] = [];
   private readonly warned = new Set<string>();
+  private joinLogged = false;
   /** What the live members say this member should own, as of the last look. */
   private desired: HashRange[] = [];
   private members: string[] = [];
@@ -356,8 +357,10 @@ export class ShardMember implements ShardGate {
       if (this.lostReason !== undefined) throw new Error(`kubeforge/runtime: sharding: ${this.lostReason}`);
       if (!this.hasJoined()) await sleep(this.retryPeriodMs, signal);
     }
-    if (this.hasJoined())
+    if (this.hasJoined() && !this.joinLogged) {
+      this.joinLogged = true;
       this.log.info({ identity: this.identity, namespace: this.o.namespace }, 'sharding: joined the ring');
+    }
   }
 
   /**

@@ -13,7 +13,7 @@ import type { DiscoveryClient } from '../client/discovery.js';
 import { registerInto, registryToRegisterInto } from '../client/prom.js';
 import type { RESTMapper } from '../client/restmapper.js';
 import type { Cache, Client, IndexExtractor, Reader, Runnable, TypeRef } from '../contracts.js';
-import type { Controller, WatchHandle } from '../controller/controller.js';
+import { type Controller, type WatchHandle, clusterPoint } from '../controller/controller.js';
 import { MULTI_CLUSTER, type ClusterEngagement, type WireCluster } from '../controller/engage.js';
 import type { EventHandler, RequestQueue } from '../controller/handler.js';
 import type { Request } from '../controller/reconcile.js';
@@ -122,8 +122,17 @@ interface Index {
   extractor: IndexExtractor;
 }
 
+/** What a sharded host manager offers (ControllerManager.shardMembership). */
+interface ShardMembership {
+  allows(point: bigint): boolean;
+  onChange(listener: () => void): void;
+}
+
 class MultiClusterManagerImpl implements MultiClusterManager {
   private readonly clusters = new Map<string, Engaged>();
+  /** Under sharding: every cluster the provider engaged, engaged here or not. */
+  private readonly offered = new Map<string, { signal: AbortSignal; cluster: Cluster }>();
+  private readonly ring?: ShardMembership;
   private readonly adopted: Adopted[] = [];
   private readonly indexes: Index[] = [];
   private readonly log: Logger;
@@ -147,13 +156,34 @@ class MultiClusterManagerImpl implements MultiClusterManager {
     };
     this.engageLocal = options.engageWithLocalCluster ?? provider === undefined;
     this[MULTI_CLUSTER] = { adopt: (controller, wire) => this.adopt(controller, wire) };
+    // A sharded host: every replica runs the provider and engages the clusters whose name's point
+    // on the ring it owns (the others are kept as offered); its controllers place a cluster's
+    // requests on that point, so a cluster is handed over as a range is, reconciles drained.
+    this.ring = (host as { shardMembership?: () => ShardMembership | undefined }).shardMembership?.();
+    this.ring?.onChange(() => this.rebalanceClusters());
     const start = provider?.start;
     if (start) {
       const runnable: Runnable = {
         start: (signal) => start.call(provider, signal, this),
         describe: () => 'cluster provider',
+        ...(this.ring ? { needLeaderElection: () => false } : {}),
       };
       host.add(runnable);
+    }
+  }
+
+  /** Under sharding: engages the offered clusters this replica owns, disengages the others. */
+  private rebalanceClusters(): void {
+    if (!this.ring) return;
+    for (const [name, o] of this.offered) {
+      if (o.signal.aborted) continue;
+      const mine = this.ring.allows(clusterPoint(name));
+      const engaged = this.clusters.get(name);
+      if (mine && !engaged) void this.engageNow(o.signal, name, o.cluster);
+      else if (!mine && engaged) {
+        this.disengage(engaged);
+        this.log.info({ cluster: name }, "sharding: the cluster's point moved to another replica; disengaged here");
+      }
     }
   }
 
@@ -193,6 +223,22 @@ class MultiClusterManagerImpl implements MultiClusterManager {
   async engage(signal: AbortSignal, name: string, cluster: Cluster): Promise<void> {
     if (typeof name !== 'string' || !name)
       throw new Error("kubeforge/runtime: engage: a cluster needs a name ('' is the host cluster)");
+    if (signal.aborted) return;
+    if (this.ring) {
+      const offer = { signal, cluster };
+      this.offered.set(name, offer);
+      signal.addEventListener('abort', () => this.offered.get(name) === offer && this.offered.delete(name), {
+        once: true,
+      });
+      if (!this.ring.allows(clusterPoint(name))) {
+        this.log.debug({ cluster: name }, 'sharding: cluster offered; another replica owns its point');
+        return;
+      }
+    }
+    await this.engageNow(signal, name, cluster);
+  }
+
+  private async engageNow(signal: AbortSignal, name: string, cluster: Cluster): Promise<void> {
     if (signal.aborted) return;
     const old = this.clusters.get(name);
     if (old) {

@@ -27,6 +27,7 @@ export {
   assignRanges,
   checkVirtualNodes,
   equalRanges,
+  namedPoint,
   ownerOf,
   tokenPosition,
 } from './ring.js';

@@ -29,6 +29,15 @@ export function checkVirtualNodes(n: number): void {
     throw new RangeError(`kubeforge/runtime: virtualNodes must be an integer from 1 to ${MAX_VIRTUAL_NODES}, got ${n}`);
 }
 
+/**
+ * The ring point of something the runtime places itself (a cluster by its name, a singleton
+ * controller, a runnable): SHA-256, not FNV-1a, because no API server filters these and FNV-1a
+ * would put `cluster-0` .. `cluster-9` next to each other, on one member.
+ */
+export function namedPoint(text: string): bigint {
+  return createHash('sha256').update(text).digest().readBigUInt64BE(0);
+}
+
 /** The ring position of a member's `i`-th token. */
 export function tokenPosition(member: string, i: number): bigint {
   return createHash('sha256').update(`${member}#${i}`).digest().readBigUInt64BE(0);
