@@ -9,9 +9,9 @@
  * 1 KiB of data each) in 20 namespaces. Each run uses a fresh ring, so every object is reconciled
  * again.
  *
- * - throughput: objects / (first reconcile start .. every object reconciled once), for 1, 2 and 4
- *   replicas started together (joining the ring is part of the time); printed as ratios to one
- *   replica's, goal >= 0.85 x N.
+ * - throughput: for 1, 2 and 4 replicas started together, reconciles per second once the ring
+ *   has settled (every replica owns its share), as ratios to one replica's, goal >= 0.85 x N; and
+ *   `cold`: objects / (first reconcile .. every object reconciled once), joining the ring included.
  * - memory: per replica, the heap after a full GC less the same before start (the cache's objects
  *   above all), once every object was reconciled; the mean per replica as a ratio to one
  *   replica's, goal <= 1.2 / N.
@@ -22,8 +22,12 @@
  *   replicas' audit of start and end times; goal 0); missed = objects never reconciled (goal 0).
  *   Lease duration 3 s, renew deadline 2 s, retry period 300 ms.
  *
- * Last line: `bench:scale throughput=<2>x,<4>x memory=<2>x,<4>x takeover_ms=<n> overlap=<n>
+ * Last line: `bench:scale throughput=<2>x,<4>x cold=<2>x,<4>x memory=<2>x,<4>x takeover_ms=<n> overlap=<n>
  * missed=<n> moved=<fraction> objects=<n> load=<1-min load average>`.
+ *
+ * KUBEFORGE_SCALE_REPLICAS=1,2 runs only those counts (then ratios it cannot compute print as -),
+ * KUBEFORGE_SCALE_FAULTS=0 skips the run with faults, KUBEFORGE_SCALE_PROFILE=<dir> makes each
+ * replica write a V8 CPU profile into <dir>.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -78,21 +82,27 @@ class Run {
 
   start(id: string): Replica {
     const audit = join(this.dir, `${id}.audit`);
-    const child = spawn(process.execPath, ['--expose-gc', CHILD], {
-      env: {
-        ...process.env,
-        KF_KUBECONFIG: this.env.kubeconfigPath,
-        KF_ID: id,
-        KF_RING: this.ring,
-        KF_FIELD: 'uid',
-        KF_AUDIT: audit,
-        KF_TIMINGS: `${LEASE_MS},2000,300`,
-        KF_WRITE: '0',
-        KF_WORK_MS: '5',
-        KF_CONCURRENCY: '4',
+    // KUBEFORGE_SCALE_PROFILE=<dir>: each replica writes a V8 CPU profile there (open it in Chrome DevTools).
+    const profile = process.env.KUBEFORGE_SCALE_PROFILE;
+    const child = spawn(
+      process.execPath,
+      ['--expose-gc', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), CHILD],
+      {
+        env: {
+          ...process.env,
+          KF_KUBECONFIG: this.env.kubeconfigPath,
+          KF_ID: id,
+          KF_RING: this.ring,
+          KF_FIELD: 'uid',
+          KF_AUDIT: audit,
+          KF_TIMINGS: `${LEASE_MS},2000,300`,
+          KF_WRITE: '0',
+          KF_WORK_MS: '5',
+          KF_CONCURRENCY: '4',
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
       },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    );
     const lines: string[] = [];
     let buf = '';
     child.stdout!.setEncoding('utf8').on('data', (c: string) => {
@@ -244,31 +254,50 @@ async function main(): Promise<void> {
     }
 
     const throughput = new Map<number, number>();
+    const cold = new Map<number, number>();
     const memory = new Map<number, number>();
-    for (const n of [1, 2, 4]) {
+    // KUBEFORGE_SCALE_REPLICAS=1,2 measures those counts only (the ratios need 1).
+    const counts = (process.env.KUBEFORGE_SCALE_REPLICAS ?? '1,2,4').split(',').map(Number);
+    for (const n of counts) {
       const run = new Run(env, `scale-${n}`);
       progress(`${n} replica(s): reconciling ${OBJECTS} objects`);
       for (let i = 0; i < n; i++) run.start(`s${n}-${i}`);
+      // When the ring settles (every replica owns its share), watched beside the work.
+      const settledAt = settled(
+        rest,
+        run.ring,
+        run.replicas.map((r) => r.id),
+      ).then(() => performance.timeOrigin + performance.now());
       await run.waitReconciled(1);
+      const ts = await settledAt;
       const audit = run.audit();
       const first = Math.min(...audit.map((a) => a.start));
       const firstEnd = new Map<string, number>();
       for (const a of audit) firstEnd.set(a.key, Math.min(firstEnd.get(a.key) ?? Number.POSITIVE_INFINITY, a.end));
       const last = Math.max(...firstEnd.values());
-      throughput.set(n, OBJECTS / ((last - first) / 1000));
-      await settled(
-        rest,
-        run.ring,
-        run.replicas.map((r) => r.id),
-      );
+      // Cold: every object once, from the first reconcile (joining the ring included).
+      cold.set(n, OBJECTS / ((last - first) / 1000));
+      // Steady: reconciles per second once the ring settled (the work the replicas do together;
+      // objects of ranges handed over while joining are reconciled again by their new owner).
+      const after = audit.filter((a) => a.start >= ts);
+      const end = Math.max(...after.map((a) => a.end));
+      throughput.set(n, after.length > 0 && end > ts ? after.length / ((end - ts) / 1000) : cold.get(n)!);
       const mem = await run.memory();
       memory.set(n, mem.reduce((x, y) => x + y, 0) / Math.max(1, mem.length));
       progress(
-        `${n} replica(s): ${throughput.get(n)!.toFixed(0)} objects/s, ${(memory.get(n)! / 2 ** 20).toFixed(1)} MiB of cache per replica`,
+        `${n} replica(s): ${throughput.get(n)!.toFixed(0)} reconciles/s once settled (cold: ${cold.get(n)!.toFixed(0)} objects/s from the first reconcile), ${(memory.get(n)! / 2 ** 20).toFixed(1)} MiB of cache per replica`,
       );
       await run.stop();
     }
 
+    const ratio = (n: number, m: Map<number, number>) =>
+      m.has(n) && m.has(1) ? (m.get(n)! / m.get(1)!).toFixed(2) : '-';
+    if (process.env.KUBEFORGE_SCALE_FAULTS === '0') {
+      process.stdout.write(
+        `bench:scale throughput=${ratio(2, throughput)}x,${ratio(4, throughput)}x cold=${ratio(2, cold)}x,${ratio(4, cold)}x memory=${ratio(2, memory)}x,${ratio(4, memory)}x objects=${OBJECTS} load=${loadavg()[0].toFixed(1)}\n`,
+      );
+      return;
+    }
     // Faults: join at 20 %, SIGKILL at 50 %.
     const run = new Run(env, 'scale-faults');
     progress('faults: 3 replicas, a 4th joins at 20 %, one is killed at 50 %');
@@ -313,11 +342,8 @@ async function main(): Promise<void> {
     const missed = [...uids.keys()].filter((k) => !byKey.has(k)).length;
     await run.stop();
 
-    const t1 = throughput.get(1)!;
-    const m1 = memory.get(1)!;
-    const ratio = (n: number, m: Map<number, number>, base: number) => (m.get(n)! / base).toFixed(2);
     process.stdout.write(
-      `bench:scale throughput=${ratio(2, throughput, t1)}x,${ratio(4, throughput, t1)}x memory=${ratio(2, memory, m1)}x,${ratio(4, memory, m1)}x takeover_ms=${Math.round(takeover)} overlap=${overlap} missed=${missed} moved=${moved.toFixed(3)} objects=${OBJECTS} load=${loadavg()[0].toFixed(1)}\n`,
+      `bench:scale throughput=${ratio(2, throughput)}x,${ratio(4, throughput)}x cold=${ratio(2, cold)}x,${ratio(4, cold)}x memory=${ratio(2, memory)}x,${ratio(4, memory)}x takeover_ms=${Math.round(takeover)} overlap=${overlap} missed=${missed} moved=${moved.toFixed(3)} objects=${OBJECTS} load=${loadavg()[0].toFixed(1)}\n`,
     );
   } finally {
     rest.close();
