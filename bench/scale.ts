@@ -29,38 +29,24 @@
  * KUBEFORGE_SCALE_FAULTS=0 skips the run with faults, KUBEFORGE_SCALE_PROFILE=<dir> makes each
  * replica write a V8 CPU profile into <dir>.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RestClient } from '../src/runtime/client/rest.js';
 import { TestEnvironment } from '../src/testing/index.js';
-import {
-  type HashRange,
-  assignRanges,
-  coverage,
-  fnv1a64,
-  parseRangesText,
-  rangesContain,
-  subtractRanges,
-} from '../src/runtime/sharding/index.js';
-import { HELD_ANNOTATION, RING_LABEL } from '../src/runtime/manager/membership.js';
+import { assignRanges, coverage, fnv1a64, rangesContain, subtractRanges } from '../src/runtime/sharding/index.js';
+import { type AuditLine, readAudit, ringLeases, spawnReplica } from '../test/runtime/sharding/harness.js';
 import { sleep } from './stats.js';
 
-const CHILD = fileURLToPath(new URL('../test/runtime/sharding/replica-child.js', import.meta.url));
 const OBJECTS = Number(process.env.KUBEFORGE_SCALE_OBJECTS ?? 20_000);
 const NAMESPACES = Array.from({ length: 20 }, (_, i) => `scale-${i}`);
 const LEASE_MS = 3000;
 const progress = (s: string) => process.stderr.write(`bench:scale: ${s}\n`);
 
-interface Audit {
-  id: string;
-  key: string;
-  start: number;
-  end: number;
-}
+type Audit = AuditLine;
 
 interface Replica {
   id: string;
@@ -84,47 +70,27 @@ class Run {
     const audit = join(this.dir, `${id}.audit`);
     // KUBEFORGE_SCALE_PROFILE=<dir>: each replica writes a V8 CPU profile there (open it in Chrome DevTools).
     const profile = process.env.KUBEFORGE_SCALE_PROFILE;
-    const child = spawn(
-      process.execPath,
-      ['--expose-gc', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), CHILD],
+    const { child, lines, exited } = spawnReplica(
       {
-        env: {
-          ...process.env,
-          KF_KUBECONFIG: this.env.kubeconfigPath,
-          KF_ID: id,
-          KF_RING: this.ring,
-          KF_FIELD: 'uid',
-          KF_AUDIT: audit,
-          KF_TIMINGS: `${LEASE_MS},2000,300`,
-          KF_WRITE: '0',
-          KF_WORK_MS: '5',
-          KF_CONCURRENCY: '4',
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
+        KF_KUBECONFIG: this.env.kubeconfigPath,
+        KF_ID: id,
+        KF_RING: this.ring,
+        KF_FIELD: 'uid',
+        KF_AUDIT: audit,
+        KF_TIMINGS: `${LEASE_MS},2000,300`,
+        KF_WRITE: '0',
+        KF_WORK_MS: '5',
+        KF_CONCURRENCY: '4',
       },
+      ['--expose-gc', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
     );
-    const lines: string[] = [];
-    let buf = '';
-    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-      buf += c;
-      const parts = buf.split('\n');
-      buf = parts.pop()!;
-      lines.push(...parts);
-    });
-    const r = { id, child, lines, audit, exited: new Promise((res) => child.once('exit', res)) };
+    const r = { id, child, lines, audit, exited };
     this.replicas.push(r);
     return r;
   }
 
   audit(): Audit[] {
-    return this.replicas.flatMap((r) =>
-      existsSync(r.audit)
-        ? readFileSync(r.audit, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => JSON.parse(l) as Audit)
-        : [],
-    );
+    return readAudit(this.replicas.map((r) => r.audit));
   }
 
   /** Distinct objects reconciled so far (read from the audit files). */
@@ -168,27 +134,6 @@ class Run {
     await Promise.all(this.replicas.map((r) => r.exited));
     rmSync(this.dir, { recursive: true, force: true });
   }
-}
-
-async function ringLeases(
-  rest: RestClient,
-  ring: string,
-): Promise<{ name: string; held: HashRange[]; renewMs: number }[]> {
-  const list = await rest.request<{
-    items: {
-      metadata: { name: string; annotations?: Record<string, string> };
-      spec: { holderIdentity?: string; renewTime?: string };
-    }[];
-  }>('GET', '/apis/coordination.k8s.io/v1/namespaces/default/leases', {
-    query: { labelSelector: `${RING_LABEL}=${ring}` },
-  });
-  return list.items
-    .filter((l) => l.spec.holderIdentity)
-    .map((l) => ({
-      name: l.metadata.name,
-      held: parseRangesText(l.metadata.annotations?.[HELD_ANNOTATION] ?? ''),
-      renewMs: Date.parse(l.spec.renewTime ?? '') || 0,
-    }));
 }
 
 async function settled(rest: RestClient, ring: string, ids: string[]): Promise<void> {

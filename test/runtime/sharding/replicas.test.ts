@@ -9,11 +9,10 @@
 // With the ShardedListAndWatch gate on (uid sharding, the server filters) and off (uid and
 // namespace sharding, the informers filter).
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { TestEnvironment } from '../../../src/testing/index.js';
@@ -25,14 +24,12 @@ import {
   fnv1a64,
   intersectRanges,
   ownerOf,
-  parseRangesText,
   subtractRanges,
   unionRanges,
 } from '../../../src/runtime/sharding/index.js';
-import { HELD_ANNOTATION, RING_LABEL } from '../../../src/runtime/manager/membership.js';
+import { type AuditLine, type RingLease, readAudit, ringLeases, spawnReplica } from './harness.js';
 import { eventually, sleep } from '../manager/helpers.js';
 
-const childJs = fileURLToPath(new URL('./replica-child.js', import.meta.url));
 const LEASE_MS = 3000;
 const TIMINGS = `${LEASE_MS},2000,300`;
 const RING = 'test-ring';
@@ -49,20 +46,7 @@ interface Replica {
   audit: string;
 }
 
-interface Lease {
-  name: string;
-  holder: string;
-  renewMs: number;
-  held: HashRange[];
-}
-
-interface AuditLine {
-  id: string;
-  key: string;
-  start: number;
-  end: number;
-  wrote: 'ok' | 'refused' | 'error' | 'none';
-}
+type Lease = RingLease;
 
 class Cluster {
   readonly replicas = new Map<string, Replica>();
@@ -81,49 +65,21 @@ class Cluster {
 
   start(id: string): Replica {
     const audit = join(this.dir, `${id}.audit`);
-    const child = spawn(process.execPath, [childJs], {
-      env: {
-        ...process.env,
-        KF_KUBECONFIG: this.env.kubeconfigPath,
-        KF_ID: id,
-        KF_RING: RING,
-        KF_FIELD: this.field,
-        KF_AUDIT: audit,
-        KF_TIMINGS: TIMINGS,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+    const { child, lines, exited } = spawnReplica({
+      KF_KUBECONFIG: this.env.kubeconfigPath,
+      KF_ID: id,
+      KF_RING: RING,
+      KF_FIELD: this.field,
+      KF_AUDIT: audit,
+      KF_TIMINGS: TIMINGS,
     });
-    const lines: string[] = [];
-    let buf = '';
-    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-      buf += c;
-      const parts = buf.split('\n');
-      buf = parts.pop()!;
-      lines.push(...parts);
-    });
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     const r: Replica = { id, lease: '', child, lines, exited, audit };
     this.replicas.set(id, r);
     return r;
   }
 
-  async leases(): Promise<Lease[]> {
-    const list = await this.rest.request<{
-      items: {
-        metadata: { name: string; annotations?: Record<string, string> };
-        spec: { holderIdentity?: string; renewTime?: string };
-      }[];
-    }>('GET', '/apis/coordination.k8s.io/v1/namespaces/default/leases', {
-      query: { labelSelector: `${RING_LABEL}=${RING}` },
-    });
-    return list.items
-      .filter((l) => l.spec.holderIdentity)
-      .map((l) => ({
-        name: l.metadata.name,
-        holder: l.spec.holderIdentity!,
-        renewMs: Date.parse(l.spec.renewTime ?? '') || 0,
-        held: parseRangesText(l.metadata.annotations?.[HELD_ANNOTATION] ?? ''),
-      }));
+  leases(): Promise<Lease[]> {
+    return ringLeases(this.rest, RING);
   }
 
   /** Leases renewed within their duration (a frozen or killed member's expires). */
@@ -222,14 +178,7 @@ class Cluster {
   }
 
   audit(): AuditLine[] {
-    return [...this.replicas.values()].flatMap((r) =>
-      existsSync(r.audit)
-        ? readFileSync(r.audit, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => JSON.parse(l) as AuditLine)
-        : [],
-    );
+    return readAudit([...this.replicas.values()].map((r) => r.audit));
   }
 
   /**
