@@ -50,6 +50,20 @@ export interface EventRecorder {
     note: string,
     ...args: unknown[]
   ): void;
+  /**
+   * Like eventf, with annotations on the Event object (controller-runtime 0.25's
+   * `recorder.EventRecorder` is both client-go's `EventRecorder` and `AnnotatedEventRecorder`).
+   */
+  annotatedEventf(
+    regarding: KubernetesObject,
+    related: KubernetesObject | undefined | null,
+    annotations: Record<string, string>,
+    type: EventType,
+    reason: string,
+    action: string,
+    note: string,
+    ...args: unknown[]
+  ): void;
   /** Resolves when every event recorded so far is written (or dropped after an error). */
   flush(): Promise<void>;
 }
@@ -150,19 +164,33 @@ export class EventBroadcaster {
   /** A recorder of events.k8s.io/v1 Events whose `reportingController` is `name`. */
   recorder(name: string): EventRecorder {
     const instance = `${name}-${this.instance}`.slice(0, 128);
+    const emit = (
+      regarding: KubernetesObject,
+      related: KubernetesObject | undefined | null,
+      annotations: Record<string, string> | undefined,
+      type: EventType,
+      reason: string,
+      action: string,
+      note: string,
+      args: unknown[],
+    ) =>
+      this.record({
+        api: 'events.k8s.io',
+        controller: name,
+        instance,
+        object: regarding,
+        related: related ?? undefined,
+        type,
+        reason,
+        action,
+        note: args.length ? format(note, ...args) : note,
+        annotations,
+      });
     return {
       eventf: (regarding, related, type, reason, action, note, ...args) =>
-        this.record({
-          api: 'events.k8s.io',
-          controller: name,
-          instance,
-          object: regarding,
-          related: related ?? undefined,
-          type,
-          reason,
-          action,
-          note: args.length ? format(note, ...args) : note,
-        }),
+        emit(regarding, related, undefined, type, reason, action, note, args),
+      annotatedEventf: (regarding, related, annotations, type, reason, action, note, ...args) =>
+        emit(regarding, related, annotations, type, reason, action, note, args),
       flush: () => this.flush(),
     };
   }
@@ -303,7 +331,7 @@ export class EventBroadcaster {
           : {
               apiVersion: 'events.k8s.io/v1',
               kind: 'Event',
-              metadata: { name, namespace },
+              metadata: { name, namespace, ...(ev.annotations ? { annotations: ev.annotations } : {}) },
               eventTime: microTime(new Date(now)),
               reportingController: controller,
               reportingInstance: instance,

@@ -109,6 +109,8 @@ export interface RecordedEvent {
   reason: string;
   action: string;
   note: string;
+  /** The annotations given to annotatedEventf. */
+  annotations?: Record<string, string>;
 }
 
 /** An EventRecorder that keeps every event in `events` (controller-runtime's record.FakeRecorder). */
@@ -140,6 +142,20 @@ export class RecordingEventRecorder implements EventRecorder {
       action,
       note: text,
     });
+  }
+
+  annotatedEventf(
+    regarding: KubernetesObject,
+    related: KubernetesObject | undefined | null,
+    annotations: Record<string, string>,
+    type: EventType,
+    reason: string,
+    action: string,
+    note: string,
+    ...args: unknown[]
+  ): void {
+    this.eventf(regarding, related, type, reason, action, note, ...args);
+    this.events[this.events.length - 1].annotations = { ...annotations };
   }
 
   async flush(): Promise<void> {}

@@ -88,6 +88,18 @@ describe('EventRecorder (events.k8s.io/v1, getEventRecorder)', () => {
     assert.equal(again[1].series.count, 4);
   });
 
+  it('annotatedEventf (controller-runtime 0.25: the recorder is also an AnnotatedEventRecorder) writes the annotations on the Event', async () => {
+    const obj = await configMap('annotated');
+    const mgr = newManager(config, { logger: quiet() });
+    const rec = mgr.getEventRecorder('annotating-controller');
+    rec.annotatedEventf(obj, null, { 'example.com/trace': 'abc' }, 'Normal', 'Noted', 'Note', 'seen %d times', 2);
+    await rec.flush();
+    const [ev] = await eventsAbout('annotated');
+    assert.equal(ev.note, 'seen 2 times');
+    assert.equal(ev.action, 'Note');
+    assert.deepEqual(ev.metadata.annotations, { 'example.com/trace': 'abc' });
+  });
+
   it('an event about a cluster-scoped object is written where the server takes it (default; kube-system before 1.22), repeats included', async () => {
     const ns = await rest.request('POST', '/api/v1/namespaces', {
       body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'evented-cluster' } },
