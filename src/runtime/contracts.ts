@@ -372,10 +372,50 @@ export interface StatusWriter {
   apply<T extends KubernetesObject>(config: ApplyConfiguration<T>, options?: ApplyOptions): Promise<T>;
 }
 
+/**
+ * A subresource of objects (`client.subResource('scale')`, controller-runtime 0.25's
+ * `SubResourceClient`): requests go to `<object path>/<subresource>` and answer the
+ * subresource's own object (a `Scale` for `scale`), which is returned as the server sent it. Only
+ * `subResource('status')` refreshes the object given, as `status()` does.
+ */
+export interface SubResourceClient {
+  /** GET `<object>/<subresource>` (live, never from the cache). */
+  get<S extends KubernetesObject = KubernetesObject>(obj: KubernetesObject, options?: GetOptions): Promise<S>;
+  /** POST `<object>/<subresource>` with `subResource` as the body (e.g. an Eviction, a TokenRequest). */
+  create<S extends KubernetesObject = KubernetesObject>(
+    obj: KubernetesObject,
+    subResource: KubernetesObject,
+    options?: WriteOptions,
+  ): Promise<S>;
+  /** PUT `<object>/<subresource>` with `subResourceBody` (default: the object itself). */
+  update<S extends KubernetesObject = KubernetesObject>(
+    obj: KubernetesObject,
+    options?: WriteOptions & { subResourceBody?: KubernetesObject },
+  ): Promise<S>;
+  /** PATCH `<object>/<subresource>`. */
+  patch<S extends KubernetesObject = KubernetesObject>(
+    obj: KubernetesObject,
+    patch: Patch,
+    options?: PatchOptions,
+  ): Promise<S>;
+  /**
+   * Server-side apply of the subresource: `config` is its apply configuration (for `scale`,
+   * `{ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name, namespace }, spec: { replicas } }`),
+   * sent to `<obj>/<subresource>`.
+   */
+  apply<S extends KubernetesObject = KubernetesObject>(
+    obj: KubernetesObject,
+    config: ApplyConfiguration<S>,
+    options?: ApplyOptions,
+  ): Promise<S>;
+}
+
 /** The client controllers use: reads from the cache (if given one), writes to the API server. */
 export interface Client extends Reader, Writer {
   /** Status subresource writer. */
   status(): StatusWriter;
+  /** A client of one subresource of objects (`'scale'`, `'status'`, `'eviction'`...). */
+  subResource(name: string): SubResourceClient;
   /** A reader that always reads live from the API server (mgr.getAPIReader()). */
   apiReader(): Reader;
   /** Resolves the REST information of a type (built-in table, class statics, then discovery). */

@@ -19,6 +19,7 @@ import type {
   Reader,
   ResourceInfo,
   StatusWriter,
+  SubResourceClient,
   TypeRef,
   WriteOptions,
 } from '../contracts.js';
@@ -330,6 +331,100 @@ class KubeClient extends LiveReader implements Client {
 
   status(): StatusWriter {
     return this.statusWriter;
+  }
+
+  subResource(sub: string): SubResourceClient {
+    if (typeof sub !== 'string' || !/^[a-z][a-z0-9-]*$/.test(sub))
+      throw new TypeError(
+        `kubeforge/runtime: subResource(${JSON.stringify(sub)}): a subresource name is lowercase letters, digits and '-'`,
+      );
+    if (sub === 'status') {
+      // The status subresource answers the object itself: refresh it, as status() does.
+      return {
+        get: (obj, o) => this.subRequest('GET', obj, sub, undefined, o),
+        create: (obj, body, o) => this.subRequest('POST', obj, sub, body, o),
+        update: (obj, o) => {
+          const { subResourceBody, ...rest } = o ?? {};
+          return (
+            subResourceBody ? this.subRequest('PUT', obj, sub, subResourceBody, rest) : this.put(obj, rest, sub)
+          ) as never;
+        },
+        patch: (obj, p, o) => this.statusWriter.patch(obj, p, o) as never,
+        apply: (_obj, config, o) => this.sendApply(config, o, sub) as never,
+      };
+    }
+    return {
+      get: (obj, o) => this.subRequest('GET', obj, sub, undefined, o),
+      create: (obj, body, o) => this.subRequest('POST', obj, sub, body, o),
+      update: (obj, o) => {
+        const { subResourceBody, ...rest } = o ?? {};
+        return this.subRequest('PUT', obj, sub, subResourceBody ?? obj, rest);
+      },
+      patch: (obj, p, o) => this.subPatch(obj, sub, p, o),
+      apply: (obj, config, o) => {
+        checkOptions(`subResource('${sub}').apply`, o, APPLY_NAMES);
+        const c = config as unknown as KubernetesObject;
+        if (!c || typeof c !== 'object' || !c.apiVersion || !c.kind)
+          throw new Error(
+            `kubeforge/runtime: subResource('${sub}').apply needs the subresource's apply configuration with apiVersion and kind (for scale: autoscaling/v1 Scale)`,
+          );
+        return this.subPatch(obj, sub, Apply, { ...o, fieldManager: o?.fieldOwner ?? o?.fieldManager }, c);
+      },
+    };
+  }
+
+  /** A request to `<obj>/<sub>` whose answer is the subresource's object, returned as sent. */
+  private async subRequest<S extends KubernetesObject>(
+    method: 'GET' | 'POST' | 'PUT',
+    obj: KubernetesObject,
+    sub: string,
+    body: KubernetesObject | undefined,
+    o: (WriteOptions & GetOptions) | undefined,
+  ): Promise<S> {
+    checkOptions(
+      `subResource('${sub}').${method === 'GET' ? 'get' : method === 'POST' ? 'create' : 'update'}`,
+      o,
+      method === 'GET' ? GET_NAMES : WRITE_NAMES,
+      method === 'GET' ? undefined : WRITE_RENAMES,
+    );
+    o?.signal?.throwIfAborted();
+    const { r, namespace, name } = await this.target(obj);
+    return this.rest.request<S>(method, resourcePath(r, namespace, name, sub), {
+      body,
+      query: method === 'GET' ? undefined : this.writeQuery(o),
+      what: `${method === 'GET' ? 'get' : method === 'POST' ? 'create' : 'update'} ${describe(r, namespace, name)} ${sub}`,
+      signal: o?.signal,
+    });
+  }
+
+  /** PATCH `<obj>/<sub>`; `body` is what the patch is made of (the object itself by default). */
+  private async subPatch<S extends KubernetesObject>(
+    obj: KubernetesObject,
+    sub: string,
+    patch: Patch,
+    o: PatchOptions | undefined,
+    body?: KubernetesObject,
+  ): Promise<S> {
+    if (patch.type !== 'application/apply-patch+yaml')
+      checkOptions(`subResource('${sub}').patch`, o, PATCH_NAMES, WRITE_RENAMES);
+    o?.signal?.throwIfAborted();
+    const { r, namespace, name } = await this.target(obj);
+    const query: Record<string, string | undefined> = this.writeQuery(o);
+    const isApply = patch.type === 'application/apply-patch+yaml';
+    if (isApply) {
+      if (!query.fieldManager)
+        throw new Error(
+          'kubeforge/runtime: server-side apply needs a field manager: set fieldOwner on the client or pass { fieldManager }',
+        );
+      if (o?.force) query.force = 'true';
+    }
+    return this.rest.request<S>('PATCH', resourcePath(r, namespace, name, sub), {
+      body: patch.data(body ?? obj),
+      contentType: patch.type,
+      query,
+      what: `patch ${describe(r, namespace, name)} ${sub}`,
+      signal: o?.signal,
+    });
   }
 
   private async target(obj: KubernetesObject): Promise<{ r: ResourceInfo; namespace?: string; name: string }> {

@@ -69,6 +69,7 @@ export type {
   Reader,
   ResourceInfo,
   StatusWriter,
+  SubResourceClient,
   TypeDescriptor,
   TypeRef,
   WriteOptions,
