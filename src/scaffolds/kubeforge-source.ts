@@ -9,12 +9,13 @@
  * The tarball's name carries a hash of its bytes (`kubeforge-0.1.0-1a2b3c4d.tgz`): a different
  * kubeforge gives a different `file:` spec, so `npm install` picks it up instead of keeping the
  * copy in node_modules that package-lock.json recorded under the old name.
- *   link               `file:<kubeforge folder>`: npm links it (for kubeforge development)
+ *   link               `file:<kubeforge folder, relative to the project>`: npm links it (for
+ *                      kubeforge development)
  *   registry           `^<version>` from the registry (once kubeforge is published)
  *   <path>.tgz         copy that tarball (e.g. from `npm pack`) into .kubeforge/
  */
 import { createHash } from 'node:crypto';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, relative, resolve } from 'node:path';
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { createTgz, type Host, type TarEntry } from '../machinery/index.js';
 
@@ -34,6 +35,8 @@ export interface SourceContext {
   openHost: (dir: string) => Host;
   /** Folder relative paths on the command line are resolved against. */
   cwd: string;
+  /** The project's folder (for `link`: its `file:` spec is relative to it). Default: cwd. */
+  projectDir?: string;
 }
 
 export const TARBALL_DIR = '.kubeforge';
@@ -147,7 +150,9 @@ export function resolveKubeforgeSource(value: string | undefined, ctx: SourceCon
     const { name, data } = packKubeforge(ctx.kubeforge);
     return tarballSource(name, data);
   }
-  if (choice === 'link') return { dependency: `file:${ctx.kubeforgeDir}` };
+  // Relative, so that the project's package.json names no folder of this machine (and a clone
+  // beside the same kubeforge checkout installs the same).
+  if (choice === 'link') return { dependency: `file:${relative(ctx.projectDir ?? ctx.cwd, ctx.kubeforgeDir) || '.'}` };
   if (choice === 'registry') return { dependency: `^${readPackageJson(ctx.kubeforge).version}` };
   if (/\.(tgz|tar\.gz)$/.test(choice)) {
     const abs = resolve(ctx.cwd, choice);

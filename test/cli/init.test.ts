@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { packageRoot } from '../../src/util/package-root.js';
 import { after, describe, it } from 'node:test';
 import { run } from '../../src/cli/index.js';
 import { snapshot } from '../helpers/tree.js';
@@ -247,6 +248,18 @@ describe('kubeforge init: writing', () => {
 });
 
 describe('kubeforge help', () => {
+  it('--kubeforge-source link writes a file: spec relative to the project, naming no folder of this machine', async () => {
+    const dir = folder('linked');
+    const r = await kubeforge(dir, 'init', '--skip-install', '--domain', 'example.com', '--kubeforge-source', 'link');
+    assert.equal(r.code, 0, r.err);
+    const spec = (
+      JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+    ).dependencies.kubeforge;
+    assert.match(spec, /^file:\.\.?\//, spec);
+    assert.ok(!spec.includes(tmpdir()) && !spec.slice(5).startsWith('/'), `no absolute path: ${spec}`);
+    assert.equal(resolve(dir, spec.slice('file:'.length)), packageRoot(), 'it names the running kubeforge');
+  });
+
   it('init --help lists the flags and examples', async () => {
     const r = await kubeforge(folder(), 'init', '--help');
     assert.equal(r.code, 0);
