@@ -36,6 +36,7 @@ import type { CommandIo } from '../machinery/runner.js';
 import { packageRoot, packageVersion } from '../util/package-root.js';
 import { BOILERPLATE_FILE } from './init.js';
 import { packFileList, TARBALL_DIR } from './kubeforge-source.js';
+import { migrateSource } from './codemods.js';
 import { DiskHost } from '../machinery/index.js';
 import { CommandGuard, InterruptedError } from '../machinery/guard.js';
 import { CLI_INTEGRITY_KEY, integrityOf, isSha512Integrity, projectLockedIntegrity } from './cli-integrity.js';
@@ -561,6 +562,7 @@ async function update(
     io.err('Merging...\n');
     const merged = mergeSides(run, restore, { ancestor, original, upgrade });
     carryTarball(run, merged.result, upgrade, userPackage, original);
+    const migrated = migrateUserCode(run, merged, original);
     refuseLinks(run, merged.result);
     await guard.checkpoint(nothing);
     const written = startWrite(run);
@@ -576,7 +578,7 @@ async function update(
     }
     await guard.checkpoint('the result was taken back: nothing was changed', () => written.undo());
     const { changed, removed, committed } = result;
-    reportUpdate(run, options, io, merged, changed, removed, committed);
+    reportUpdate(run, options, io, merged, changed, removed, committed, migrated);
     return {
       from: from.version,
       to: to.version,
@@ -695,6 +697,38 @@ function checkOutputBranch(git: Git, branch: string): void {
       `delete it (git branch -D ${branch}) or pass --output-branch <another name>`,
     );
   }
+}
+
+/**
+ * Migrates the project's own TypeScript (src/ and test/) to the API of the kubeforge updated to
+ * (./codemods.ts): imports of names moved out of the runtime root, renamed types and options.
+ * Works on the merged text where the merge wrote a file, else on the committed one; files left
+ * with conflicts are not touched. Returns the changes per file, for the report.
+ */
+function migrateUserCode(run: UpdateRun, merged: Merged, original: Side): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  let exportsOfTarget: Record<string, unknown> = {};
+  try {
+    exportsOfTarget =
+      (JSON.parse(readFileSync(join(run.to.dir, 'package.json'), 'utf8')) as { exports?: Record<string, unknown> })
+        .exports ?? {};
+  } catch {
+    return out; // no package.json to judge by: migrate nothing
+  }
+  const available = (module: string) => `./${module.replace(/^kubeforge\/?/, '')}` in exportsOfTarget;
+  const conflicted = new Set(merged.conflicts.map((c) => c.split(' ')[0]));
+  for (const [file, entry] of original) {
+    if (!/^(src|test)\/.*\.(ts|mts|cts)$/.test(file) || /\.d\.ts$/.test(file) || conflicted.has(file)) continue;
+    const current = merged.result.has(file) ? merged.result.get(file) : entry;
+    if (!current) continue; // removed by the merge
+    const text = current.data.toString('utf8');
+    if (!text.includes('kubeforge/runtime')) continue;
+    const m = migrateSource(text, file, available);
+    if (m.changes.length === 0) continue;
+    merged.result.set(file, { data: Buffer.from(m.text), mode: current.mode });
+    out.set(file, m.changes);
+  }
+  return out;
 }
 
 /** The ancestor (the old kubeforge's scaffold) and the upgrade (the new one's), both made with alpha generate from the project's PROJECT. */
@@ -1032,6 +1066,7 @@ function reportUpdate(
   changed: string[],
   removed: string[],
   committed: boolean,
+  migrated: Map<string, string[]> = new Map(),
 ): void {
   const { fromBranch, from, to, branch } = run;
   const { result, conflicts, notes } = merged;
@@ -1044,6 +1079,13 @@ function reportUpdate(
     io.out(
       `Updated the scaffold from kubeforge ${from.label} to ${to.label} on ${where}${committed ? ' (committed)' : ' (not committed)'}: ${changed.length} file${changed.length === 1 ? '' : 's'} written, ${removed.length} removed.\n`,
     );
+  if (migrated.size > 0) {
+    io.out(
+      `Your code, migrated to kubeforge ${to.version}'s API (${migrated.size} file${migrated.size === 1 ? '' : 's'}):\n`,
+    );
+    for (const [file, changes] of [...migrated].sort(([a], [b]) => a.localeCompare(b)))
+      io.out(`  ${file}: ${changes.join('; ')}\n`);
+  }
   if (conflicts.length) {
     io.out(`Conflicts (${conflicts.length}):\n${conflicts.map((c) => `  ${c}`).join('\n')}\n`);
     if (!options.force) {

@@ -290,6 +290,32 @@ describe('kubeforge alpha update', () => {
       assert.equal(read(dir, f), read(join(repo, 'testdata/project'), f), `${f}: as in today's testdata/project`);
   });
 
+  it("migrates the user's own code to today's API (names moved out of the runtime root, renamed types and options) and lists it", async () => {
+    const project = repoOf(FIXTURE, 'migrated');
+    const mine = 'src/controller/extra.ts';
+    writeFileSync(
+      join(project, mine),
+      "import { controllerManagedBy, type ControllerManagerLike, enqueueRequestForOwner, mergePatch } from 'kubeforge/runtime';\n\n" +
+        'export function setupExtra(mgr: ControllerManagerLike): void {\n' +
+        '  void enqueueRequestForOwner;\n  void mergePatch;\n' +
+        '  controllerManagedBy(mgr).withOptions({ reconciliationTimeout: 5000 }).complete(() => undefined);\n}\n',
+    );
+    git(project, 'add', '-A');
+    git(project, 'commit', '--quiet', '-m', 'a controller of my own, on the old API');
+    const r = await kubeforge(project, 'alpha', 'update', '--from-version', old, '--force');
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.match(r.out, /Your code, migrated to kubeforge .*'s API \(1 file\):\n {2}src\/controller\/extra\.ts: /);
+    assert.match(r.out, /moved enqueueRequestForOwner to kubeforge\/runtime\/controller/);
+    const text = read(project, mine);
+    assert.match(
+      text,
+      /^import \{ controllerManagedBy, type Manager as ControllerManagerLike \} from 'kubeforge\/runtime';$/m,
+    );
+    assert.match(text, /^import \{ mergePatch \} from 'kubeforge\/runtime\/client';$/m);
+    assert.match(text, /^import \{ enqueueRequestForOwner \} from 'kubeforge\/runtime\/controller';$/m);
+    assert.match(text, /withOptions\(\{ reconciliationTimeoutMs: 5000 \}\)/);
+  });
+
   it('--force commits the result, markers and all, and lists the conflicts; --restore-path keeps a file as the user has it', async () => {
     const forced = repoOf(FIXTURE, 'forced');
     const r = await kubeforge(

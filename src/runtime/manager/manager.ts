@@ -228,7 +228,7 @@ const MANAGER_OPTION_NAMES: OptionNames<ManagerOptions> = {
 };
 
 /** Names ManagerOptions had before (the durations without their unit, until 0.1.0) and controller-runtime's for the same. */
-const MANAGER_RENAMES: OptionRenames = {
+export const MANAGER_RENAMES: OptionRenames = {
   gracefulShutdownTimeout: 'gracefulShutdownTimeoutMs',
   leaseDuration: 'leaseDurationMs',
   renewDeadline: 'renewDeadlineMs',
