@@ -78,12 +78,14 @@ const RUNTIME_PARTS: Record<string, string[]> = {
   // The check of options objects' keys every part's entry points make.
   options: [],
   sharding: [],
-  client: ['contracts', 'options'],
-  cache: ['client', 'contracts', 'options', 'sharding'],
+  // OpenTelemetry on @opentelemetry/api: the tracer lookup, W3C traceparent, the log mixin (issue #42).
+  tracing: [],
+  client: ['contracts', 'options', 'tracing'],
+  cache: ['client', 'contracts', 'options', 'sharding', 'tracing'],
   util: ['client', 'contracts', 'options'],
-  controller: ['cache', 'client', 'contracts', 'options'],
-  webhook: ['client', 'contracts', 'controller', 'options'],
-  manager: ['cache', 'client', 'contracts', 'options', 'webhook'],
+  controller: ['cache', 'client', 'contracts', 'options', 'tracing'],
+  webhook: ['client', 'contracts', 'controller', 'options', 'tracing'],
+  manager: ['cache', 'client', 'contracts', 'options', 'tracing', 'webhook'],
   index: ['cache', 'client', 'contracts', 'controller', 'manager', 'options', 'util', 'webhook'],
 };
 
