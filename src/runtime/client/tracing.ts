@@ -66,7 +66,8 @@ export function parseApiPath(path: string): ApiPath | undefined {
 export function verbOf(method: string, p: ApiPath | undefined, query: string): string {
   switch (method) {
     case 'GET':
-      if (p?.name !== undefined) return 'get';
+      // A named object, or no resource at all (discovery of a group version).
+      if (p?.name !== undefined || p?.resource === undefined) return 'get';
       return /(^|[?&])watch=(true|1)(&|$)/.test(query) ? 'watch' : 'list';
     case 'POST':
       return 'create';
