@@ -43,6 +43,18 @@ export function activeTracer(): Tracer | undefined {
   return seenTracer;
 }
 
+/**
+ * Runs `f`, a tracing step; undefined when it throws. Tracing must never fail the work it observes:
+ * a provider or exporter of the application that throws costs the span, not the reconcile.
+ */
+export function safely<T>(f: () => T): T | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}
+
 /** The span context of the active span (ended or not), when there is one with a valid context. */
 export function activeSpanContext(): SpanContext | undefined {
   const sc = trace.getSpan(context.active())?.spanContext();

@@ -287,4 +287,38 @@ describe('tracing (issue #42)', () => {
     assert.equal(spans.parentOf(create!)?.name, 'test');
     assert.equal(hook.attributes['kubeforge.admission.allowed'], true);
   });
+
+  it('a span sampled out: no client span, its traceparent still sent (flags 00) so the server follows the decision', async () => {
+    spans = recordSpans();
+    const c = await newFakeClient();
+    closers.push(() => c.close());
+    const sampledOut = trace.wrapSpanContext({
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spanId: '00f067aa0ba902b7',
+      traceFlags: 0,
+    });
+    await context.with(trace.setSpan(context.active(), sampledOut), () =>
+      c.create({ ...CM, metadata: { name: 'unsampled', namespace: 'default' } }),
+    );
+    assert.deepEqual(
+      c.server.tracedRequests().map((t) => t.traceparent),
+      ['00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00'],
+    );
+    assert.deepEqual(spans.spans, []);
+  });
+
+  it('a provider that throws costs the spans, never the reconcile or the request', async () => {
+    const broken = () => {
+      throw new Error('broken tracer');
+    };
+    trace.setGlobalTracerProvider({ getTracer: () => ({ startSpan: broken, startActiveSpan: broken }) as never });
+    closers.push(async () => {
+      trace.disable();
+    });
+    const c = await newFakeClient();
+    closers.push(() => c.close());
+    closers.push(await copier(c));
+    await c.create({ ...CM, metadata: { name: 'src-broken', namespace: 'default' }, data: { k: 'v' } });
+    await eventually(() => c.get(CM, { namespace: 'default', name: 'src-broken-copy' }));
+  });
 });

@@ -14,6 +14,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { StatusError, statusErrorFrom } from './errors.js';
 import type { WriteFence } from './fence.js';
 import type { RequestObserver } from './requestmetrics.js';
+import { safely } from '../tracing.js';
 import { endRequestSpan, failRequestSpan, startRequestSpan } from './tracing.js';
 
 /** Options of one request. */
@@ -230,17 +231,21 @@ export class RestClient {
    */
   request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
     const traceHeaders: Record<string, string> = {};
-    const span = startRequestSpan(method, path, this.server, traceHeaders);
-    if (!span) return this.send<T>(method, path, o);
+    const span = safely(() => startRequestSpan(method, path, this.server, traceHeaders));
+    // No span: the headers may still carry a sampled-out parent's traceparent.
+    if (!span) return this.send<T>(method, path, o, traceHeaders.traceparent ? traceHeaders : undefined);
     const attempts = { retries: 0, status: 0 };
     return this.send<T>(method, path, o, traceHeaders, attempts).then(
       (v) => {
-        endRequestSpan(span, attempts.status, attempts.retries);
+        safely(() => endRequestSpan(span, attempts.status, attempts.retries));
         return v;
       },
       (e: unknown) => {
-        if (attempts.status) endRequestSpan(span, attempts.status, attempts.retries);
-        else failRequestSpan(span, e, attempts.retries);
+        safely(() =>
+          attempts.status
+            ? endRequestSpan(span, attempts.status, attempts.retries)
+            : failRequestSpan(span, e, attempts.retries),
+        );
         throw e;
       },
     );

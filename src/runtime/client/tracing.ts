@@ -95,7 +95,13 @@ export function startRequestSpan(
   const tracer = activeTracer();
   if (!tracer) return undefined;
   const parent = context.active();
-  if (!trace.getSpan(parent)?.isRecording()) return undefined;
+  const active = trace.getSpan(parent);
+  if (!active) return undefined;
+  if (!active.isRecording()) {
+    // A span sampled out (or ended): its context still goes, so the API server follows the decision.
+    injectTraceContext(parent, headers);
+    return undefined;
+  }
   const a = CLIENT_ATTRS;
   const q = path.indexOf('?');
   const bare = q < 0 ? path : path.slice(0, q);

@@ -23,7 +23,7 @@ import { callReconciler, isTerminalError, requestKey, requeueDelayMs } from './r
 import type { ReconcileContext, Reconciler, Request, Result } from './reconcile.js';
 import type { EventSink, Source } from './source.js';
 import { LOW_PRIORITY, WorkQueue } from './workqueue.js';
-import { activeTracer } from '../tracing.js';
+import { activeTracer, safely } from '../tracing.js';
 import { EnqueueLinks, ReconcileSpan } from './tracing.js';
 import { checkOptions, type OptionNames, type OptionRenames } from '../options.js';
 
@@ -624,16 +624,21 @@ export class Controller implements Runnable {
   private reconcileHandler(req: Request, signal: AbortSignal, queuedWith: number, queuedMs?: number): Promise<void> {
     const reconcileID = randomUUID();
     const tracer = activeTracer();
-    if (!tracer) return this.reconcileOnce(req, signal, queuedWith, reconcileID);
-    const span = new ReconcileSpan(tracer, {
-      controller: this.name,
-      forKind: this.deps.forKind,
-      req,
-      reconcileID,
-      priority: queuedWith,
-      queueWaitMs: queuedMs,
-      links: this.enqueueLinks.take(requestKey(req)),
-    });
+    const span =
+      tracer &&
+      safely(
+        () =>
+          new ReconcileSpan(tracer, {
+            controller: this.name,
+            forKind: this.deps.forKind,
+            req,
+            reconcileID,
+            priority: queuedWith,
+            queueWaitMs: queuedMs,
+            links: this.enqueueLinks.take(requestKey(req)),
+          }),
+      );
+    if (!span) return this.reconcileOnce(req, signal, queuedWith, reconcileID);
     return span.run(() => this.reconcileOnce(req, signal, queuedWith, reconcileID, span));
   }
 

@@ -6,7 +6,7 @@
  */
 import { context, type Link, type Span, SpanKind, type SpanContext, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Tracer } from '@opentelemetry/api';
-import { activeSpanContext } from '../tracing.js';
+import { activeSpanContext, safely } from '../tracing.js';
 import type { RequestQueue } from './handler.js';
 import type { Request, Result } from './reconcile.js';
 import { requestKey } from './reconcile.js';
@@ -126,6 +126,10 @@ export class ReconcileSpan {
 
   /** The reconciler returned `result`: success, requeue or requeue_after. */
   returned(result: Result | void, delayMs: number, timedOut: boolean): void {
+    safely(() => this.endReturned(result, delayMs, timedOut));
+  }
+
+  private endReturned(result: Result | void, delayMs: number, timedOut: boolean): void {
     const a = RECONCILE_ATTRS;
     if (delayMs > 0) {
       this.span.setAttribute(a.result, 'requeue_after');
@@ -140,6 +144,10 @@ export class ReconcileSpan {
 
   /** The reconciler threw: recorded as the span's error, with whether it is requeued. */
   threw(err: unknown, how: { terminal?: boolean; panic?: boolean; timedOut?: boolean }): void {
+    safely(() => this.endThrew(err, how));
+  }
+
+  private endThrew(err: unknown, how: { terminal?: boolean; panic?: boolean; timedOut?: boolean }): void {
     const a = RECONCILE_ATTRS;
     this.span.setAttribute(a.result, 'error');
     this.span.setAttribute(a.requeue, !how.terminal);

@@ -23,7 +23,7 @@ import { ConversionRegistry, ConversionWebhook, type AnyConversion } from './con
 import { pathMetrics, webhookMetrics, type PathMetrics, type WebhookMetrics } from './metrics.js';
 import type { GroupVersionKind } from '../contracts.js';
 import { WebhookHttpError, describeThrown, type WebhookHandler, type WebhookHandlerContext } from './handler.js';
-import { activeTracer, traceMixin } from '../tracing.js';
+import { activeTracer, safely, traceMixin } from '../tracing.js';
 import { WebhookSpan } from './tracing.js';
 
 export { WebhookHttpError, describeThrown } from './handler.js';
@@ -666,8 +666,9 @@ export class WebhookServer implements Runnable {
         return;
       }
       const tracer = activeTracer();
-      if (!tracer) return this.dispatch(path, entry, body, flight, res, finish);
-      const s = (span = new WebhookSpan(tracer, path, req.headers, body));
+      span = tracer && safely(() => new WebhookSpan(tracer, path, req.headers, body));
+      if (!span) return this.dispatch(path, entry, body, flight, res, finish);
+      const s = span;
       s.run(() => this.dispatch(path, entry, body, flight, res, finish, s));
     });
   }

@@ -6,7 +6,7 @@
  */
 import { context, type Context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Tracer } from '@opentelemetry/api';
-import { extractTraceContext } from '../tracing.js';
+import { extractTraceContext, safely } from '../tracing.js';
 
 /** Attribute names of the webhook span. */
 export const WEBHOOK_ATTRS = {
@@ -77,6 +77,10 @@ export class WebhookSpan {
 
   /** The handler answered `answer` (a review); records the decision, then the span ends with `statusCode`. */
   answered(answer: unknown): void {
+    safely(() => this.record(answer));
+  }
+
+  private record(answer: unknown): void {
     const a = WEBHOOK_ATTRS;
     const resp = ((answer ?? {}) as Obj).response as Obj | undefined;
     if (!resp) return;
@@ -107,8 +111,10 @@ export class WebhookSpan {
   /** The handler threw, or its answer could not be encoded: recorded as the span's error (ended by {@link end}). */
   failed(err: unknown): void {
     const e = err instanceof Error ? err : new Error(String(err));
-    this.span.recordException(e);
-    this.span.setStatus({ code: SpanStatusCode.ERROR, message: e.message });
+    safely(() => {
+      this.span.recordException(e);
+      this.span.setStatus({ code: SpanStatusCode.ERROR, message: e.message });
+    });
   }
 
   private ended = false;
@@ -117,8 +123,10 @@ export class WebhookSpan {
   end(statusCode: number): void {
     if (this.ended) return;
     this.ended = true;
-    this.span.setAttribute(WEBHOOK_ATTRS.statusCode, statusCode);
-    if (statusCode >= 500) this.span.setStatus({ code: SpanStatusCode.ERROR });
-    this.span.end();
+    safely(() => {
+      this.span.setAttribute(WEBHOOK_ATTRS.statusCode, statusCode);
+      if (statusCode >= 500) this.span.setStatus({ code: SpanStatusCode.ERROR });
+      this.span.end();
+    });
   }
 }
