@@ -321,4 +321,32 @@ describe('tracing (issue #42)', () => {
     await c.create({ ...CM, metadata: { name: 'src-broken', namespace: 'default' }, data: { k: 'v' } });
     await eventually(() => c.get(CM, { namespace: 'default', name: 'src-broken-copy' }));
   });
+
+  it('a conversion span records the desired version, the objects and a failure; log lines outside spans carry no ids', async () => {
+    spans = recordSpans();
+    const srv = await startServer((s) =>
+      s.register('/convert', {
+        handle: async (body: any) => ({
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'ConversionReview',
+          response: { uid: body.request.uid, convertedObjects: [], result: { status: 'Failure', message: 'no way' } },
+        }),
+      }),
+    );
+    closers.push(() => srv.stop());
+    await request(srv.server.port!, '/convert', {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'ConversionReview',
+      request: { uid: 'c1', desiredAPIVersion: 'example.com/v2', objects: [{}, {}] },
+    });
+    const conv = await spans.ended('conversion /convert');
+    assert.equal(conv.attributes['kubeforge.webhook.type'], 'conversion');
+    assert.equal(conv.attributes['kubeforge.conversion.desired_api_version'], 'example.com/v2');
+    assert.equal(conv.attributes['kubeforge.conversion.objects'], 2);
+    assert.equal(conv.attributes['kubeforge.conversion.status'], 'Failure');
+    assert.equal(conv.status.code, 2);
+    const lines: string[] = [];
+    newLogger({ level: 'info', destination: { write: (l: string) => lines.push(l) } }).info('outside');
+    assert.equal(JSON.parse(lines[0]).trace_id, undefined);
+  });
 });
