@@ -55,6 +55,20 @@ export function safely<T>(f: () => T): T | undefined {
   }
 }
 
+/**
+ * A moment of a long-running part (leader election) as a span of its own: a root span holding one
+ * event, ended at once; nothing without a provider.
+ */
+export function recordMoment(name: string, event: string, attributes: Record<string, string | number>): void {
+  const tracer = activeTracer();
+  if (!tracer) return;
+  safely(() => {
+    const span = tracer.startSpan(name, { root: true, attributes });
+    span.addEvent(event, attributes);
+    span.end();
+  });
+}
+
 /** The span context of the active span (ended or not), when there is one with a valid context. */
 export function activeSpanContext(): SpanContext | undefined {
   const sc = trace.getSpan(context.active())?.spanContext();

@@ -5,9 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, describe, it } from 'node:test';
 import { context, SpanKind, trace } from '@opentelemetry/api';
-import type pino from 'pino';
+import pino from 'pino';
 import { ChannelSource, controllerManagedBy, enqueueRequestForObject } from '../../src/runtime/controller/index.js';
 import { newLogger } from '../../src/runtime/manager/index.js';
+import { LeaderElector } from '../../src/runtime/manager/leaderelection.js';
+import { RestClient } from '../../src/runtime/client/rest.js';
 import { parseApiPath, verbOf } from '../../src/runtime/client/tracing.js';
 import { activeTracer, formatTraceparent, parseTraceparent } from '../../src/runtime/tracing.js';
 import {
@@ -348,5 +350,35 @@ describe('tracing (issue #42)', () => {
     const lines: string[] = [];
     newLogger({ level: 'info', destination: { write: (l: string) => lines.push(l) } }).info('outside');
     assert.equal(JSON.parse(lines[0]).trace_id, undefined);
+  });
+
+  it('leader election: a span from the first attempt to the lease with the outcome as an event; a release as a span of its own', async () => {
+    spans = recordSpans();
+    const c = await newFakeClient();
+    closers.push(() => c.close());
+    const rest = new RestClient(c.server.config);
+    closers.push(async () => rest.close());
+    const elector = new LeaderElector({
+      rest,
+      namespace: 'default',
+      name: 'tracing-le',
+      identity: 'me',
+      leaseDurationMs: 3000,
+      renewDeadlineMs: 2000,
+      retryPeriodMs: 500,
+      logger: pino({ level: 'silent' }),
+    });
+    assert.equal(await elector.acquire(AbortSignal.timeout(10_000)), true);
+    const won = await spans.ended('leader election');
+    assert.equal(won.parentSpanId, undefined);
+    assert.equal(won.attributes['kubeforge.lease'], 'default/tracing-le');
+    assert.deepEqual(
+      won.events.map((e) => e.name),
+      ['acquired'],
+    );
+    assert.deepEqual(spans.childrenOf(won), [], 'the lease requests are not its children');
+    await elector.release();
+    const released = spans.filter('leader election').find((s) => s.events[0]?.name === 'released');
+    assert.ok(released, spans.spans.map((s) => `${s.name}: ${s.events.map((e) => e.name)}`).join(', '));
   });
 });
