@@ -51,13 +51,19 @@
  *     ConfigMaps; conflicts and reconciles without and with `client.readYourOwnWrites`.
  *     (e) and (f) print their own lines, as `npm run bench:failover` / `bench:ownwrites` do.
  *
+ * (g) Spans (issue #42, bench/tracing.ts): the operator of (a) at concurrency 8 built without the
+ *     spans (the commit before them), with them and no provider, and with the OpenTelemetry SDK
+ *     exporting over OTLP to a collector sink; three rounds in rotating order. tracing_off and
+ *     tracing_on are the summed times over the build without the spans'.
+ *
  * Last line: `bench:runtime ratio=<x>x rss_per_object=<KB>KB p99=<ms>ms
- * vs_controller_runtime=<x>x(time),<x>x(memory)`: the time ratio is the worse of c = 1 and c = 8.
+ * vs_controller_runtime=<x>x(time),<x>x(memory) tracing_off=<x>x tracing_on=<x>x`: the time ratio
+ * is the worse of c = 1 and c = 8.
  * The Go operator is built from Go modules once per machine (cached by a hash of its files under
  * ${XDG_CACHE_HOME:-~/.cache}/kubeforge/bench/bin); without Go, or if it fails, a note is printed
  * and its figures print as n/a.
  * KUBEFORGE_BENCH_N (default 2000), KUBEFORGE_BENCH_CACHE_N (default 10000) and
- * KUBEFORGE_BENCH_SECRETS_N (default 20000) shrink a run; KUBEFORGE_BENCH_PARTS=a,b,c,d,e,f picks parts
+ * KUBEFORGE_BENCH_SECRETS_N (default 20000) shrink a run; KUBEFORGE_BENCH_PARTS=a,b,c,d,e,f,g picks parts
  * (figures of skipped parts print as NaN).
  */
 import { spawn } from 'node:child_process';
@@ -88,6 +94,7 @@ import { newCache } from '../src/runtime/cache/index.js';
 import { controllerManagedBy } from '../src/runtime/controller/index.js';
 import type { Client } from '../src/runtime/contracts.js';
 import { findGo } from '../src/envtest/go-build.js';
+import { BASE_COMMIT, importBuild, registerSdk, startCollectorSink, tracingFigures, unregisterSdk } from './tracing.js';
 
 const GROUP = 'bench.kubeforge.io';
 const VERSION = 'v1';
@@ -300,6 +307,14 @@ async function newNamespace(client: Client, name: string): Promise<string> {
   return name;
 }
 
+/** What operatorRun uses of kubeforge/runtime: this build's, or another build's (part g). */
+interface RuntimeEntry {
+  newManager: typeof newManager;
+  newClient: typeof newClient;
+  controllerManagedBy: typeof controllerManagedBy;
+}
+const thisRuntime: RuntimeEntry = { newManager, newClient, controllerManagedBy };
+
 /** Operator variant of (a). */
 async function operatorRun(
   config: KubeConfig,
@@ -307,6 +322,7 @@ async function operatorRun(
   n: number,
   c: number,
   creator: 'client-node' | 'kubeforge',
+  { newManager, newClient, controllerManagedBy }: RuntimeEntry = thisRuntime,
 ): Promise<{ ms: number; cpuMs: number }> {
   const api = config.makeApiClient(CustomObjectsApi);
   const kf = newClient(config, {});
@@ -348,6 +364,70 @@ async function operatorRun(
   ac.abort();
   await running;
   return { ms: elapsed, cpuMs: (cpu.user + cpu.system) / 1000 };
+}
+
+/**
+ * (g) What the spans cost (bench/tracing.ts): the operator of (a) (kubeforge's creates,
+ * concurrency 8) built three ways, nospans (the commit before the spans), off (no provider) and on
+ * (the SDK exporting over OTLP to a collector sink), ROUNDS rounds in rotating order, each on a
+ * fresh namespace, after a warm-up run of each. Ratios of the summed times to nospans'; CPU time of
+ * this process beside them.
+ */
+async function tracingRun(
+  config: KubeConfig,
+  admin: Client,
+  n: number,
+  log: (s: string) => void,
+): Promise<{ off: number; on: number }> {
+  const rounds = 3;
+  const c = 8;
+  // Both from dist/, as tsconfig.build.json compiles them (see bench/tracing.ts).
+  const old = await importBuild<RuntimeEntry>('nospans', repo, 'runtime/index.js');
+  const cur = await importBuild<RuntimeEntry>('current', repo, 'runtime/index.js');
+  const sink = await startCollectorSink();
+  const time = { nospans: 0, off: 0, on: 0 };
+  const cpu = { nospans: 0, off: 0, on: 0 };
+  try {
+    const order = ['nospans', 'off', 'on'] as const;
+    // A warm-up run of each build first (JIT): nospans's code is a module graph of its own.
+    for (const which of order) {
+      const provider = which === 'on' ? registerSdk(sink.url, 'bench-runtime') : undefined;
+      await operatorRun(
+        config,
+        await newNamespace(admin, `trace-warm-${which}`),
+        Math.ceil(n / 4),
+        c,
+        'kubeforge',
+        which === 'nospans' ? old : cur,
+      );
+      if (provider) await unregisterSdk(provider);
+    }
+    for (let r = 0; r < rounds; r++) {
+      for (let k = 0; k < order.length; k++) {
+        const which = order[(k + r) % order.length];
+        const ns = await newNamespace(admin, `trace-${which}-${r}`);
+        const provider = which === 'on' ? registerSdk(sink.url, 'bench-runtime') : undefined;
+        try {
+          const got = await operatorRun(config, ns, n, c, 'kubeforge', which === 'nospans' ? old : cur);
+          time[which] += got.ms;
+          cpu[which] += got.cpuMs;
+        } finally {
+          if (provider) await unregisterSdk(provider);
+        }
+      }
+    }
+  } finally {
+    sink.stop();
+  }
+  const off = time.off / time.nospans;
+  const on = time.on / time.nospans;
+  const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  log(
+    `(g) spans, ${rounds} rounds of ${n} objects at concurrency ${c}: nospans (${BASE_COMMIT.slice(0, 7)}) ${s(time.nospans)}, ` +
+      `off (no provider) ${s(time.off)} -> ${off.toFixed(3)}x, on (SDK, OTLP to a collector) ${s(time.on)} -> ${on.toFixed(3)}x; ` +
+      `CPU time of the operator's process: ${s(cpu.nospans)}, ${s(cpu.off)} (${(cpu.off / cpu.nospans).toFixed(3)}x), ${s(cpu.on)} (${(cpu.on / cpu.nospans).toFixed(3)}x)`,
+  );
+  return { off, on };
 }
 
 /** client-node baseline of (a): create then write status, per object, c workers. */
@@ -613,7 +693,7 @@ async function main(): Promise<void> {
   const N = Number(process.env.KUBEFORGE_BENCH_N ?? 2000);
   const CACHE_N = Number(process.env.KUBEFORGE_BENCH_CACHE_N ?? 10_000);
   const SECRETS_N = Number(process.env.KUBEFORGE_BENCH_SECRETS_N ?? 20_000);
-  const parts = (process.env.KUBEFORGE_BENCH_PARTS ?? 'a,b,c,d,e,f').split(',');
+  const parts = (process.env.KUBEFORGE_BENCH_PARTS ?? 'a,b,c,d,e,f,g').split(',');
   // Like `npm test`: default to where `npm run setup-envtest` puts the binaries.
   const defaultAssets = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kubeforge/envtest/bin');
   if (!process.env.KUBEBUILDER_ASSETS && existsSync(join(defaultAssets, 'kube-apiserver')))
@@ -785,9 +865,10 @@ async function main(): Promise<void> {
       log('(f) read-your-own-writes (bench/ownwrites.ts)');
       log(ownWritesLine(await runOwnWritesBench(config)));
     }
+    const tracing = parts.includes('g') ? await tracingRun(config, admin, N, log) : { off: NaN, on: NaN };
     log(`bytes_per_object full=${Math.round(fullBytes)} metadata_only=${Math.round(metaBytes)}`);
     log(
-      `bench:runtime ratio=${worst.toFixed(2)}x rss_per_object=${perObjKB.toFixed(2)}KB p99=${p99.toFixed(1)}ms vs_controller_runtime=${x(vsTime)}(time),${x(perObjKB / goPerObjKB)}(memory)`,
+      `bench:runtime ratio=${worst.toFixed(2)}x rss_per_object=${perObjKB.toFixed(2)}KB p99=${p99.toFixed(1)}ms vs_controller_runtime=${x(vsTime)}(time),${x(perObjKB / goPerObjKB)}(memory) ${tracingFigures(tracing.off, tracing.on)}`,
     );
   } finally {
     await env.stop();

@@ -19,19 +19,28 @@
  * the worse of the two concurrencies. Also printed: each server's CPU time per request (user +
  * system of its process), a figure that other load on the machine disturbs much less than time.
  *
- * Last line: `bench:webhook ratio=<x>x p99=<ms>ms`. KUBEFORGE_BENCH_N (default 4000) sets N.
+ * Then the spans' cost (issue #42, bench/tracing.ts): our server built without the spans, with them
+ * and no provider, and with the OpenTelemetry SDK exporting to a collector, every request carrying
+ * a traceparent; tracing_off and tracing_on are the summed times over the build without the spans'.
+ *
+ * Last line: `bench:webhook ratio=<x>x p99=<ms>ms tracing_off=<x>x tracing_on=<x>x`.
+ * KUBEFORGE_BENCH_N (default 4000) sets N.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { generateSelfSignedCert } from '../src/runtime/manager/selfsigned.js';
 import { newWebhookServer, webhookManagedBy, FieldErrors, field } from '../src/runtime/webhook/index.js';
 import type { Manager } from '../src/runtime/manager/types.js';
+import { importBuild, registerSdk, startCollectorSink, tracingFigures } from './tracing.js';
+
+const thisWebhook: WebhookEntry = { newWebhookServer, webhookManagedBy, FieldErrors, field };
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 const N = Number(process.env.KUBEFORGE_BENCH_N ?? 4000);
 const WARMUP = 2000;
@@ -128,11 +137,28 @@ function review(i: number): string {
 // ------------------------------------------------------------------------------------------------
 // Child: one server.
 
-async function serve(which: 'ours' | 'baseline', certDir: string): Promise<void> {
+/** ours: this build (build/); nospans, untraced, traced: the spans' comparison (dist/ builds, see bench/tracing.ts). */
+type Which = 'ours' | 'baseline' | 'nospans' | 'untraced' | 'traced';
+type WebhookEntry = Pick<
+  typeof import('../src/runtime/webhook/index.js'),
+  'newWebhookServer' | 'webhookManagedBy' | 'FieldErrors' | 'field'
+>;
+
+async function serve(which: Which, certDir: string, collectorUrl?: string): Promise<void> {
   const handled: number[] = [];
   let recording = false;
   let port: number;
-  if (which === 'ours') {
+  if (which !== 'baseline') {
+    // nospans: the build before the spans; traced: this build with the SDK exporting to a collector.
+    const { newWebhookServer, webhookManagedBy, FieldErrors, field } =
+      which === 'ours'
+        ? thisWebhook
+        : await importBuild<WebhookEntry>(
+            which === 'nospans' ? 'nospans' : 'current',
+            repo,
+            'runtime/webhook/index.js',
+          );
+    if (which === 'traced') registerSdk(collectorUrl!, 'bench-webhook');
     const server = newWebhookServer({
       host: '127.0.0.1',
       port: 0,
@@ -213,8 +239,8 @@ interface Child {
   ask<T>(cmd: string): Promise<T>;
 }
 
-function startChild(which: 'ours' | 'baseline', certDir: string): Promise<Child> {
-  const proc = fork(fileURLToPath(import.meta.url), ['--serve', which, certDir], {
+function startChild(which: Which, certDir: string, collectorUrl = ''): Promise<Child> {
+  const proc = fork(fileURLToPath(import.meta.url), ['--serve', which, certDir, collectorUrl], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
@@ -234,7 +260,13 @@ function startChild(which: 'ours' | 'baseline', certDir: string): Promise<Child>
   });
 }
 
-function post(agent: https.Agent, port: number, path: string, body: string): Promise<void> {
+function post(
+  agent: https.Agent,
+  port: number,
+  path: string,
+  body: string,
+  extra: Record<string, string> = {},
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const req = https.request(
       {
@@ -244,7 +276,7 @@ function post(agent: https.Agent, port: number, path: string, body: string): Pro
         method: 'POST',
         agent,
         rejectUnauthorized: false,
-        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...extra },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -264,14 +296,20 @@ function post(agent: https.Agent, port: number, path: string, body: string): Pro
 }
 
 /** Sends `bodies` with `c` concurrent clients over `agent` (keep-alive); resolves the elapsed ms. */
-async function load(agent: https.Agent, port: number, bodies: string[], c: number): Promise<number> {
+async function load(
+  agent: https.Agent,
+  port: number,
+  bodies: string[],
+  c: number,
+  headers?: (i: number) => Record<string, string>,
+): Promise<number> {
   let next = 0;
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: c }, async () => {
       while (next < bodies.length) {
         const i = next++;
-        await post(agent, port, i % 2 ? VALIDATE : MUTATE, bodies[i]);
+        await post(agent, port, i % 2 ? VALIDATE : MUTATE, bodies[i], headers?.(i));
       }
     }),
   );
@@ -341,7 +379,10 @@ async function main(): Promise<void> {
           `our server-side handling p50 ${pct(handled, 50).toFixed(3)} ms, p99 ${pct(handled, 99).toFixed(3)} ms, max ${Math.max(...handled).toFixed(3)} ms (${handled.length} samples)`,
       );
     }
-    log(`bench:webhook ratio=${Math.max(...ratios).toFixed(2)}x p99=${Math.max(...p99s).toFixed(2)}ms`);
+    const tracing = await tracingPart(certDir, log);
+    log(
+      `bench:webhook ratio=${Math.max(...ratios).toFixed(2)}x p99=${Math.max(...p99s).toFixed(2)}ms ${tracingFigures(tracing.off, tracing.on)}`,
+    );
   } finally {
     ours.proc.removeAllListeners('exit');
     base.proc.removeAllListeners('exit');
@@ -351,8 +392,65 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * The spans' cost (bench/tracing.ts): our server built without the spans (nospans), with them and
+ * no provider (off), and with the SDK exporting to a collector sink (on), each from dist/; every request
+ * carries a sampled traceparent, as kube-apiserver with tracing on sends it. At concurrency 16,
+ * ROUNDS rounds of N requests in chunks rotating the order of the three. Ratios of the summed
+ * times to nospans'; server CPU per request beside them.
+ */
+async function tracingPart(certDir: string, log: (s: string) => void): Promise<{ off: number; on: number }> {
+  const sink = await startCollectorSink();
+  const nospans = await startChild('nospans', certDir);
+  const untraced = await startChild('untraced', certDir);
+  const traced = await startChild('traced', certDir, sink.url);
+  const servers = { nospans, off: untraced, on: traced };
+  const c = 16;
+  const agents = {
+    nospans: new https.Agent({ keepAlive: true, maxSockets: c }),
+    off: new https.Agent({ keepAlive: true, maxSockets: c }),
+    on: new https.Agent({ keepAlive: true, maxSockets: c }),
+  };
+  const hex = (i: number, n: number) => i.toString(16).padStart(n, '0');
+  const traceparent = (i: number) => ({ traceparent: `00-${hex(i + 1, 32)}-${hex(i + 1, 16)}-01` });
+  try {
+    const bodies = Array.from({ length: N }, (_, i) => review(i));
+    const warm = Array.from({ length: WARMUP }, (_, i) => bodies[i % N]);
+    const order = ['nospans', 'off', 'on'] as const;
+    for (const w of order) await load(agents[w], servers[w].port, warm, c, traceparent);
+    for (const w of order) await servers[w].ask('record');
+    const time = { nospans: 0, off: 0, on: 0 };
+    let chunkNo = 0;
+    for (let round = 0; round < ROUNDS; round++)
+      for (let k = 0; k < N; k += CHUNK, chunkNo++) {
+        const chunk = bodies.slice(k, k + CHUNK);
+        for (let j = 0; j < order.length; j++) {
+          const w = order[(j + chunkNo) % order.length];
+          time[w] += await load(agents[w], servers[w].port, chunk, c, (i) => traceparent(k + i));
+        }
+      }
+    const cpu = { nospans: 0, off: 0, on: 0 };
+    for (const w of order) cpu[w] = (await servers[w].ask<{ cpuMicros: number }>('stats')).cpuMicros / (N * ROUNDS);
+    const off = time.off / time.nospans;
+    const on = time.on / time.nospans;
+    log(
+      `spans, concurrency ${c}, ${N * ROUNDS} requests each with a traceparent: nospans ${time.nospans.toFixed(0)} ms, ` +
+        `off (no provider) ${time.off.toFixed(0)} ms -> ${off.toFixed(3)}x, on (SDK, OTLP to a collector) ${time.on.toFixed(0)} ms -> ${on.toFixed(3)}x; ` +
+        `server CPU per request ${cpu.nospans.toFixed(0)} us, ${cpu.off.toFixed(0)} us (${(cpu.off / cpu.nospans).toFixed(3)}x), ${cpu.on.toFixed(0)} us (${(cpu.on / cpu.nospans).toFixed(3)}x)`,
+    );
+    return { off, on };
+  } finally {
+    for (const a of Object.values(agents)) a.destroy();
+    for (const ch of [nospans, untraced, traced]) {
+      ch.proc.removeAllListeners('exit');
+      ch.proc.kill();
+    }
+    sink.stop();
+  }
+}
+
 if (process.argv[2] === '--serve') {
-  serve(process.argv[3] as 'ours' | 'baseline', process.argv[4]).catch((e) => {
+  serve(process.argv[3] as Which, process.argv[4], process.argv[5] || undefined).catch((e) => {
     process.stderr.write(`bench:webhook server failed: ${e instanceof Error ? e.stack : String(e)}\n`);
     process.exit(1);
   });

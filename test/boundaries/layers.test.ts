@@ -78,14 +78,16 @@ const RUNTIME_PARTS: Record<string, string[]> = {
   // The check of options objects' keys every part's entry points make.
   options: [],
   sharding: [],
-  client: ['contracts', 'options'],
-  cache: ['client', 'contracts', 'options', 'sharding'],
+  // OpenTelemetry on @opentelemetry/api: the tracer lookup, W3C traceparent, the log mixin (issue #42).
+  tracing: [],
+  client: ['contracts', 'options', 'tracing'],
+  cache: ['client', 'contracts', 'options', 'sharding', 'tracing'],
   util: ['client', 'contracts', 'options'],
-  controller: ['cache', 'client', 'contracts', 'options', 'sharding'],
-  webhook: ['client', 'contracts', 'controller', 'options'],
-  manager: ['cache', 'client', 'contracts', 'options', 'sharding', 'webhook'],
+  controller: ['cache', 'client', 'contracts', 'options', 'sharding', 'tracing'],
+  webhook: ['client', 'contracts', 'controller', 'options', 'tracing'],
+  manager: ['cache', 'client', 'contracts', 'options', 'sharding', 'tracing', 'webhook'],
   // kubeforge/runtime/multicluster: a Manager over the clusters a provider engages; nothing imports it.
-  multicluster: ['cache', 'client', 'contracts', 'controller', 'manager', 'options'],
+  multicluster: ['cache', 'client', 'contracts', 'controller', 'manager', 'options', 'tracing'],
   index: ['cache', 'client', 'contracts', 'controller', 'manager', 'options', 'util', 'webhook'],
 };
 

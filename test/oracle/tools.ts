@@ -311,3 +311,37 @@ export function kubeforgeAt(commit: string, repoRoot: string): string {
   }
   return target;
 }
+
+/** The Jaeger release the tracing test reads its traces back from (all-in-one: OTLP receiver, memory store, query API). */
+export const JAEGER_VERSION = 'v1.76.0';
+
+/**
+ * Jaeger all-in-one, built from Go modules once per machine. Its go.mod has a replace directive,
+ * which `go install pkg@version` refuses, so the module is downloaded (goModuleDir) and built in
+ * place (`go build -o`, nothing written into the module cache).
+ */
+export async function jaegerAllInOne(): Promise<string> {
+  const target = join(cacheBin(), `jaeger-all-in-one-${JAEGER_VERSION}`);
+  if (existsSync(target)) return target;
+  const dir = await goModuleDir('github.com/jaegertracing/jaeger', JAEGER_VERSION);
+  const go = (await findGo())!;
+  mkdirSync(cacheBin(), { recursive: true });
+  const tmp = mkdtempSync(join(cacheBin(), '.jaeger-'));
+  try {
+    process.stderr.write(`oracle: building Jaeger all-in-one ${JAEGER_VERSION} from Go modules (once per machine)\n`);
+    const r = spawnSync(go, ['build', '-o', join(tmp, 'all-in-one'), './cmd/all-in-one'], {
+      cwd: dir,
+      env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-buildvcs=false' },
+      encoding: 'utf8',
+      timeout: 30 * 60_000,
+    });
+    if (r.status !== 0)
+      throw new Error(
+        `go build of Jaeger ${JAEGER_VERSION} failed (exit ${r.status ?? r.signal}):\n${(r.stderr ?? '').slice(-2000)}`,
+      );
+    renameSync(join(tmp, 'all-in-one'), target);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return target;
+}

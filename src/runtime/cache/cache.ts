@@ -33,6 +33,7 @@ export { CacheSyncTimeoutError, MissingIndexError, NamespaceNotWatchedError } fr
 import type { InformerStore, StoreEntry } from './informer.js';
 import type { SharedInformerOptions } from './informer.js';
 import type { HashRange, ShardField, ShardSpec } from '../sharding/index.js';
+import { untraced } from '../tracing.js';
 
 /** Options of `newCache`. */
 export interface CacheOptions {
@@ -370,7 +371,11 @@ export class InformerCache implements Cache {
       if (own?.shard) this.byObjectShard.add(k);
       inf = new SharedInformer(this.rest, r, o);
       this.informers.set(k, inf);
-      if (this.signal && !this.signal.aborted) this.runs.push(inf.run(this.signal));
+      // Outside the span of the read that asked for it (a reconcile's): the informer outlives it.
+      if (this.signal && !this.signal.aborted) {
+        const started = inf;
+        this.runs.push(untraced(() => started.run(this.signal!)));
+      }
     }
     return inf;
   }

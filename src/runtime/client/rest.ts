@@ -14,6 +14,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { StatusError, statusErrorFrom } from './errors.js';
 import type { WriteFence } from './fence.js';
 import type { RequestObserver } from './requestmetrics.js';
+import { safely } from '../tracing.js';
+import { endRequestSpan, failRequestSpan, startRequestSpan } from './tracing.js';
 
 /** Options of one request. */
 export interface RequestOptions {
@@ -149,6 +151,7 @@ export class RestClient {
     path: string,
     o: RequestOptions,
     watch: boolean,
+    traceHeaders?: Record<string, string>,
   ): Promise<{ res: IncomingMessage; req: http.ClientRequest }> {
     // Synchronously, before anything is awaited: see fence.ts.
     if (method !== 'GET') this.fence?.(`${method} ${path}`);
@@ -162,7 +165,7 @@ export class RestClient {
     if (s) search = `?${s}`;
     const basePath = p.base.pathname.replace(/\/$/, '');
     const body = o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
-    const headers: Record<string, string> = { ...p.headers, Accept: o.accept ?? 'application/json' };
+    const headers: Record<string, string> = { ...p.headers, ...traceHeaders, Accept: o.accept ?? 'application/json' };
     if (body !== undefined) {
       headers['Content-Type'] = o.contentType ?? 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(body));
@@ -223,15 +226,49 @@ export class RestClient {
   /**
    * Sends one request and parses the JSON answer (text when it is not JSON, undefined when
    * empty). Rejects with a StatusError subclass on non-2xx, naming `o.what` or the method and path.
+   * Under an active span (a reconcile, a webhook call) it is traced: a client span, child of that
+   * one, whose `traceparent` is sent (see tracing.ts).
    */
-  async request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
+  request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
+    const traceHeaders: Record<string, string> = {};
+    const span = safely(() => startRequestSpan(method, path, this.server, traceHeaders));
+    // No span: the headers may still carry a sampled-out parent's traceparent.
+    if (!span) return this.send<T>(method, path, o, traceHeaders.traceparent ? traceHeaders : undefined);
+    const attempts = { retries: 0, status: 0 };
+    return this.send<T>(method, path, o, traceHeaders, attempts).then(
+      (v) => {
+        safely(() => endRequestSpan(span, attempts.status, attempts.retries));
+        return v;
+      },
+      (e: unknown) => {
+        safely(() =>
+          attempts.status
+            ? endRequestSpan(span, attempts.status, attempts.retries)
+            : failRequestSpan(span, e, attempts.retries),
+        );
+        throw e;
+      },
+    );
+  }
+
+  private async send<T>(
+    method: string,
+    path: string,
+    o: RequestOptions,
+    traceHeaders?: Record<string, string>,
+    attempts?: { retries: number; status: number },
+  ): Promise<T> {
     if (o.what === undefined) o = { ...o, what: `${method} ${path.split('?', 1)[0]}` };
     // As client-go: a 429, or a 5xx with Retry-After, was not acted on; wait as told and send it
     // again, at most MAX_RETRY_AFTER times (an API server whose watch cache is still initialising
     // answers 429 "storage is (re)initializing" with Retry-After: 1).
     let res: IncomingMessage;
     for (let attempt = 0; ; attempt++) {
-      ({ res } = await this.open(method, path, o, false));
+      ({ res } = await this.open(method, path, o, false, traceHeaders));
+      if (attempts) {
+        attempts.retries = attempt;
+        attempts.status = res.statusCode ?? 0;
+      }
       const wait = attempt < MAX_RETRY_AFTER ? retryAfterMs(res) : undefined;
       if (wait === undefined) break;
       res.resume();

@@ -24,6 +24,8 @@ import { callReconciler, isTerminalError, requestKey, requeueDelayMs } from './r
 import type { ReconcileContext, Reconciler, Request, Result } from './reconcile.js';
 import type { EventSink, Source } from './source.js';
 import { LOW_PRIORITY, WorkQueue } from './workqueue.js';
+import { activeTracer, safely } from '../tracing.js';
+import { EnqueueLinks, ReconcileSpan } from './tracing.js';
 import { checkOptions, type OptionNames, type OptionRenames } from '../options.js';
 
 /** Tuning of one controller (controller-runtime's controller.Options). */
@@ -212,6 +214,8 @@ export class Controller implements Runnable {
   private readonly taken = new Map<string, bigint>();
   /** Requests a sharded controller dropped: not this replica's, or not placeable. */
   private readonly shardDropped: { inc(labels: { controller: string; reason: string }): void };
+  /** The spans active when requests were enqueued: the links of their reconcile spans (tracing). */
+  private readonly enqueueLinks = new EnqueueLinks();
   /** Metric children bound to this controller's labels (no label hashing per reconcile). */
   private readonly bound: {
     time: { observe(v: number): void };
@@ -351,7 +355,7 @@ export class Controller implements Runnable {
       try {
         for (const p of w.predicates) if (!allows(p, kind, e)) return;
         const f = w.handler[kind] as ((e: unknown, q: RequestQueue) => void) | undefined;
-        const q = unchanged(kind, e) ? low : normal;
+        const q = this.enqueueLinks.wrap(unchanged(kind, e) ? low : normal);
         f?.call(w.handler, e, this.shard?.field === 'uid' && obj ? this.recording(q, obj) : q);
       } catch (err) {
         this.metrics.handlerErrors.inc({ controller: this.name });
@@ -536,7 +540,12 @@ export class Controller implements Runnable {
       active.inc();
       this.active.add(key);
       try {
-        await this.reconcileHandler(req, reconcileSignal, this.options.usePriorityQueue === false ? 0 : next.priority);
+        await this.reconcileHandler(
+          req,
+          reconcileSignal,
+          this.options.usePriorityQueue === false ? 0 : next.priority,
+          next.queuedMs,
+        );
       } catch (err) {
         // recoverPanic off: stop the controller with this error.
         this.fatal ??= err;
@@ -699,9 +708,36 @@ export class Controller implements Runnable {
     }
   }
 
-  private async reconcileHandler(req: Request, signal: AbortSignal, queuedWith: number): Promise<void> {
-    const b = this.bound;
+  /** One reconcile; with a TracerProvider registered, inside its reconcile span (see tracing.ts). */
+  private reconcileHandler(req: Request, signal: AbortSignal, queuedWith: number, queuedMs?: number): Promise<void> {
     const reconcileID = randomUUID();
+    const tracer = activeTracer();
+    const span =
+      tracer &&
+      safely(
+        () =>
+          new ReconcileSpan(tracer, {
+            controller: this.name,
+            forKind: this.deps.forKind,
+            req,
+            reconcileID,
+            priority: queuedWith,
+            queueWaitMs: queuedMs,
+            links: this.enqueueLinks.take(requestKey(req)),
+          }),
+      );
+    if (!span) return this.reconcileOnce(req, signal, queuedWith, reconcileID);
+    return span.run(() => this.reconcileOnce(req, signal, queuedWith, reconcileID, span));
+  }
+
+  private async reconcileOnce(
+    req: Request,
+    signal: AbortSignal,
+    queuedWith: number,
+    reconcileID: string,
+    span?: ReconcileSpan,
+  ): Promise<void> {
+    const b = this.bound;
     // The per-reconcile child logger is only built if someone logs.
     let child: Logger | undefined;
     const parent = this.log;
@@ -750,6 +786,11 @@ export class Controller implements Runnable {
       b.time.observe((performance.now() - t0) / 1000);
       b.errors.inc();
       b.total.error.inc();
+      span?.threw(err, {
+        panic: isPanic(err),
+        terminal: !isPanic(err) && isTerminalError(err),
+        timedOut,
+      });
       if (isPanic(err)) {
         b.panics.inc();
         if (!this.recoverPanic) {
@@ -777,6 +818,7 @@ export class Controller implements Runnable {
     if (timedOut) b.timeouts.inc();
     b.time.observe((performance.now() - t0) / 1000);
     const delay = requeueDelayMs(result);
+    span?.returned(result, delay, timedOut);
     const priority = this.options.usePriorityQueue === false ? 0 : (result?.priority ?? queuedWith);
     if (delay > 0) {
       this.noteRequeue(req, delay, result as Result);

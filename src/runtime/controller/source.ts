@@ -2,6 +2,7 @@
  * Sources produce events for a controller (controller-runtime's pkg/source): `kindSource` watches
  * a type through the shared cache, `ChannelSource` carries events from anywhere else.
  */
+import { type Context, context } from '@opentelemetry/api';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Cache, HandlerRegistration, TypeRef } from '../contracts.js';
 import type { CreateEvent, DeleteEvent, GenericEvent, UpdateEvent } from './predicate.js';
@@ -88,21 +89,22 @@ export function kindSource(cache: Cache, type: TypeRef): Source {
  */
 export class ChannelSource<T extends KubernetesObject = KubernetesObject> implements Source {
   private sink?: EventSink;
-  private buffer: T[] = [];
+  /** Sends before start, with the trace context each was sent in (the reconcile span links to its span). */
+  private buffer: { obj: T; ctx: Context }[] = [];
   private stopped = false;
 
   /** Delivers a generic event for `obj`. */
   send(obj: T): void {
     if (this.stopped) return;
     if (this.sink) this.sink.generic({ object: obj });
-    else this.buffer.push(obj);
+    else this.buffer.push({ obj, ctx: context.active() });
   }
 
   async start(signal: AbortSignal, sink: EventSink): Promise<void> {
     this.sink = sink;
     const b = this.buffer;
     this.buffer = [];
-    for (const o of b) sink.generic({ object: o });
+    for (const { obj, ctx } of b) context.with(ctx, () => sink.generic({ object: obj }));
     signal.addEventListener(
       'abort',
       () => {

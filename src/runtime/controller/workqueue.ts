@@ -38,7 +38,13 @@ export interface WorkQueueMetrics {
 
 /** What `get` resolves with: the item and the priority it was queued with. */
 export type GetResult<T> =
-  | { item: T; priority: number; shutdown: false }
+  | {
+      item: T;
+      priority: number;
+      shutdown: false;
+      /** How long the item waited in the queue, from its (latest) add to this hand-out, in ms. */
+      queuedMs: number;
+    }
   | { item?: undefined; priority?: undefined; shutdown: true };
 
 /** The priority controller-runtime gives events of the initial list and of resyncs (handler.LowPriority). */
@@ -232,9 +238,10 @@ export class WorkQueue<T = string> {
     this.priorityOf.delete(key);
     const now = this.clock.now();
     this.processing.set(key, now);
-    this.metrics?.get(now - (this.addedAt.get(key) ?? now));
+    const queuedMs = now - (this.addedAt.get(key) ?? now);
+    this.metrics?.get(queuedMs);
     this.addedAt.delete(key);
-    resolve({ item, priority, shutdown: false });
+    resolve({ item, priority, shutdown: false, queuedMs });
   }
 
   /**

@@ -11,6 +11,7 @@ export type { Checker } from './healthz.js';
 export type { EventRecorder, LegacyEventRecorder, EventType, EventOptions } from './events.js';
 export type { MetricsServerOptions } from './servers.js';
 export { newLogger, zapLevel, zapEncoder, LoggerOptionsError } from './logging.js';
+export { traceMixin } from '../tracing.js';
 export type { ZapOptions } from './logging.js';
 export type { Logger } from 'pino';
 export type { Leadership, Runnable, ShardContext, ShardGate } from '../contracts.js';

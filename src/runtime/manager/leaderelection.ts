@@ -27,6 +27,8 @@ import type { RestClient } from '../client/rest.js';
 import { StatusError, isNotFound } from '../client/errors.js';
 import { microTime } from '../client/dates.js';
 import { checkOptions, type OptionNames } from '../options.js';
+import { activeTracer, recordMoment, safely } from '../tracing.js';
+import { SpanStatusCode } from '@opentelemetry/api';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../util/apimachinery/validation.js';
 
 /** A monotonic millisecond clock (performance.now by default; tests inject a fake one). */
@@ -235,6 +237,11 @@ export class LeaderElector {
     this.setLeading(false);
     this.lostReason = reason;
     this.o.logger.error({ lease: this.lease, identity: this.identity, reason }, 'leader election lost');
+    recordMoment('leader election', 'lost', {
+      'kubeforge.lease': this.lease,
+      'kubeforge.identity': this.identity,
+      'kubeforge.reason': reason,
+    });
     this.lostAC.abort();
     for (const f of this.lostListeners) {
       try {
@@ -255,6 +262,28 @@ export class LeaderElector {
    * with a LeaderElectionError.
    */
   async acquire(signal: AbortSignal): Promise<boolean> {
+    // Traced: a span from the first attempt to the lease (or the end of trying), the outcome as an
+    // event. Not active: a standby's lease reads every retry period would be its children.
+    const tracer = activeTracer();
+    const attributes = { 'kubeforge.lease': this.lease, 'kubeforge.identity': this.identity };
+    const span = tracer && safely(() => tracer.startSpan('leader election', { root: true, attributes }));
+    if (!span) return this.campaign(signal);
+    try {
+      const won = await this.campaign(signal);
+      safely(() => span.addEvent(won ? 'acquired' : 'stopped', attributes));
+      return won;
+    } catch (e) {
+      safely(() => {
+        span.recordException(e as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (e as Error).message });
+      });
+      throw e;
+    } finally {
+      safely(() => span.end());
+    }
+  }
+
+  private async campaign(signal: AbortSignal): Promise<boolean> {
     this.o.logger.info({ lease: this.lease, identity: this.identity }, 'attempting to acquire leader lease');
     while (!signal.aborted) {
       const sentAt = this.o.clock.now();
@@ -336,6 +365,10 @@ export class LeaderElector {
         timeoutMs: this.o.renewDeadlineMs,
       });
       this.o.logger.info({ lease: this.lease, identity: this.identity }, 'released leader lease');
+      recordMoment('leader election', 'released', {
+        'kubeforge.lease': this.lease,
+        'kubeforge.identity': this.identity,
+      });
     } catch (e) {
       this.o.logger.warn({ err: e, lease: this.lease }, 'failed to release leader lease; it will expire');
     }

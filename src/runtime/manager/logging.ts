@@ -5,6 +5,7 @@
 import { writeSync } from 'node:fs';
 import pino, { type Level, type Logger } from 'pino';
 import { checkOptions } from '../options.js';
+import { traceMixin } from '../tracing.js';
 
 /** controller-runtime's `zap.Options`, as its flags set them. */
 export interface ZapOptions {
@@ -107,7 +108,11 @@ export function newLogger(options: ZapOptions = {}): Logger {
   const out = options.destination ?? stderr;
   const destination = encoder === 'console' ? { write: (line: string) => out.write(consoleLine(line)) } : out;
   return pino(
-    { level, formatters: { level: (label) => ({ level: label === 'fatal' ? 'panic' : label }) } },
+    {
+      level,
+      formatters: { level: (label) => ({ level: label === 'fatal' ? 'panic' : label }) },
+      mixin: traceMixin,
+    },
     destination,
   );
 }

@@ -45,6 +45,7 @@ import {
 } from '../webhook/server.js';
 import { CACHE_BY_OBJECT_NAMES } from '../cache/cache.js';
 import { checkOptions, type OptionNames, type OptionRenames } from '../options.js';
+import { traceMixin } from '../tracing.js';
 
 /** Options of {@link newManager}. Durations are milliseconds. */
 export interface ManagerOptions {
@@ -333,7 +334,7 @@ function isWebhookServer(x: unknown): x is WebhookServer {
 }
 
 function defaultLogger(): Logger {
-  return pino({ level: process.env.LOG_LEVEL ?? 'info' }, pino.destination({ dest: 2, sync: true }));
+  return pino({ level: process.env.LOG_LEVEL ?? 'info', mixin: traceMixin }, pino.destination({ dest: 2, sync: true }));
 }
 
 /**

@@ -23,6 +23,8 @@ import { ConversionRegistry, ConversionWebhook, type AnyConversion } from './con
 import { pathMetrics, webhookMetrics, type PathMetrics, type WebhookMetrics } from './metrics.js';
 import type { GroupVersionKind } from '../contracts.js';
 import { WebhookHttpError, describeThrown, type WebhookHandler, type WebhookHandlerContext } from './handler.js';
+import { activeTracer, safely, traceMixin } from '../tracing.js';
+import { WebhookSpan } from './tracing.js';
 
 export { WebhookHttpError, describeThrown } from './handler.js';
 export type { WebhookHandler, WebhookHandlerContext } from './handler.js';
@@ -346,7 +348,7 @@ export class WebhookServer implements Runnable {
 
   private log(): Logger {
     return (this.logger ??= pino(
-      { level: process.env.LOG_LEVEL ?? 'info' },
+      { level: process.env.LOG_LEVEL ?? 'info', mixin: traceMixin },
       pino.destination({ dest: 2, sync: true }),
     ).child({ logger: 'webhook' }));
   }
@@ -575,9 +577,12 @@ export class WebhookServer implements Runnable {
     this.inflight.add(flight);
     let answered = false;
     let bodyEnd = t0;
+    /** With a TracerProvider registered, once the body is parsed (see tracing.ts). */
+    let span: WebhookSpan | undefined;
     const finish = (status: number, write: () => void) => {
       if (answered) return;
       answered = true;
+      span?.end(status);
       if ((this.stopping || this.servedWithOldCert(req)) && res instanceof http.ServerResponse && !res.headersSent)
         res.setHeader('Connection', 'close');
       try {
@@ -660,7 +665,11 @@ export class WebhookServer implements Runnable {
         finish(400, () => this.text(res, 400, `malformed request body: ${(e as Error).message}`));
         return;
       }
-      this.dispatch(path, entry, body, flight, res, finish);
+      const tracer = activeTracer();
+      span = tracer && safely(() => new WebhookSpan(tracer, path, req.headers, body));
+      if (!span) return this.dispatch(path, entry, body, flight, res, finish);
+      const s = span;
+      s.run(() => this.dispatch(path, entry, body, flight, res, finish, s));
     });
   }
 
@@ -671,6 +680,7 @@ export class WebhookServer implements Runnable {
     flight: Flight,
     res: Res,
     finish: (status: number, write: () => void) => void,
+    span?: WebhookSpan,
   ): void {
     let logger: Logger | undefined;
     const self = this;
@@ -691,10 +701,12 @@ export class WebhookServer implements Runnable {
     }
     p.then(
       (answer) => {
+        span?.answered(answer);
         let json: string;
         try {
           json = JSON.stringify(answer) ?? 'null';
         } catch (e) {
+          span?.failed(e);
           this.log().error({ webhook: path, err: (e as Error).message }, 'cannot encode the webhook response');
           finish(500, () => this.text(res, 500, 'internal error: cannot encode the response'));
           return;
@@ -705,6 +717,7 @@ export class WebhookServer implements Runnable {
         });
       },
       (e: unknown) => {
+        span?.failed(e);
         if (e instanceof WebhookHttpError) {
           // Error level, as controller-runtime logs a review it cannot decode: the API server only
           // says "rejected our request for an unknown reason", so this line is where the cause shows.

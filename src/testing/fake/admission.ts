@@ -131,6 +131,7 @@ export class WebhookAdmission {
       oldObject: old,
       dryRun: ctx.dryRun,
       warnings,
+      traceparent: ctx.traceparent,
       namespaceLabels: () => this.namespaceLabels(info, operation, o),
       equivalents: this.equivalents(info.r),
     });

@@ -28,7 +28,8 @@ import { statusErrorFrom, type StatusError } from '../../runtime/client/errors.j
 import type { Client } from '../../runtime/contracts.js';
 import { checkOptions, type OptionNames } from '../../runtime/options.js';
 import { readCRDFiles, type CRDObject } from '../crds.js';
-import { FakeServer } from './server.js';
+import { FakeServer, type TracedRequest } from './server.js';
+export type { TracedRequest } from './server.js';
 import { ApiStatus } from './status.js';
 import type { Obj } from './json.js';
 
@@ -138,6 +139,15 @@ export class FakeAPIServer {
       if (e instanceof ApiStatus) return statusErrorFrom(e.code, e.body());
       throw e;
     }
+  }
+
+  /**
+   * The requests that carried a W3C `traceparent` (the runtime's client sends one under an active
+   * span, see docs/observability.md), in arrival order. The fake has no spans of its own: it passes
+   * the header on unchanged to the admission webhooks a write calls.
+   */
+  tracedRequests(): readonly TracedRequest[] {
+    return this.server.traced;
   }
 
   async stop(): Promise<void> {

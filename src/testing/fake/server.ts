@@ -53,8 +53,18 @@ interface Route {
   sub?: string;
 }
 
+/** A request the fake API server received with a `traceparent` header. */
+export interface TracedRequest {
+  method: string;
+  /** The path, without the query. */
+  path: string;
+  traceparent: string;
+}
+
 export class FakeServer {
   readonly store: Store;
+  /** The requests that carried a W3C `traceparent` header, in arrival order. */
+  readonly traced: TracedRequest[] = [];
   private readonly resources = new Map<string, Resource>();
   private server?: http.Server;
   private readonly watches = new Set<http.ServerResponse>();
@@ -193,6 +203,9 @@ export class FakeServer {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     // Warnings given before a refusal go with it, as the server sends them.
     const warnings: string[] = [];
+    const traceparent = req.headers.traceparent;
+    if (typeof traceparent === 'string')
+      this.traced.push({ method: req.method ?? 'GET', path: (req.url ?? '/').split('?', 1)[0], traceparent });
     try {
       const url = new URL(req.url ?? '/', 'http://fake');
       const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req);
@@ -246,6 +259,7 @@ export class FakeServer {
       fieldManager: q.get('fieldManager') ?? undefined,
       userAgent: String(req.headers['user-agent'] ?? ''),
       warnings,
+      traceparent: typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
       force: q.get('force') === 'true',
       fieldValidation: q.get('fieldValidation') ?? undefined,
     };

@@ -62,6 +62,8 @@ export interface WriteContext {
   userAgent?: string;
   /** Set by apply: managedFields are already computed. */
   applied?: boolean;
+  /** The request's W3C `traceparent`, passed on to the admission webhooks it calls (as kube-apiserver does). */
+  traceparent?: string;
   /** Warnings for the answer's Warning headers. */
   warnings: string[];
   /** The duplicate keys of the request's body (`duplicate field "x"`), warned when it decodes. */

@@ -54,6 +54,8 @@ export interface AdmissionCall {
   deleteOptions?: Obj;
   /** Where the webhooks' warnings go (Warning headers of the answer). */
   warnings: string[];
+  /** The write's `traceparent`, sent with every webhook call. */
+  traceparent?: string;
   namespaceLabels(): Record<string, string>;
   /** Other served versions of the resource, for matchPolicy Equivalent. */
   equivalents: Resource[];
@@ -262,7 +264,7 @@ export async function callWebhook(inv: Invocation, call: AdmissionCall): Promise
   const uid = randomUUID();
   let response: Obj;
   try {
-    response = verify(await post(hook, review(inv, call, uid, version)), uid, version, hook.mutating);
+    response = verify(await post(hook, review(inv, call, uid, version), call.traceparent), uid, version, hook.mutating);
   } catch (e) {
     if (e instanceof CallFailure) return failed(hook, e.message);
     throw e;
@@ -318,7 +320,7 @@ function review(inv: Invocation, call: AdmissionCall, uid: string, version: stri
 }
 
 /** POSTs the review as client-go does (`?timeout=<n>s`), over HTTPS trusting the caBundle. */
-async function post(hook: WebhookSpec, body: Obj): Promise<unknown> {
+async function post(hook: WebhookSpec, body: Obj, traceparent?: string): Promise<unknown> {
   const cc = hook.clientConfig;
   if (isObj(cc.service)) {
     const s = cc.service;
@@ -342,6 +344,7 @@ async function post(hook: WebhookSpec, body: Obj): Promise<unknown> {
           'Content-Type': 'application/json',
           Accept: 'application/json',
           'Content-Length': Buffer.byteLength(text),
+          ...(traceparent ? { traceparent } : {}),
         },
         timeout: hook.timeoutSeconds * 1000,
       },
