@@ -392,6 +392,8 @@ export class Store {
         throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
       m.namespace = namespace;
     } else delete m.namespace;
+    // A Namespace's name label is a default: set before a generated name is (by the strategy then).
+    const namedLabel = r.kind === 'Namespace' && r.group === '' && typeof m.name === 'string' && m.name !== '';
     if (!m.name && typeof m.generateName === 'string' && m.generateName) {
       let suffix = '';
       const bytes = randomBytes(5);
@@ -417,6 +419,12 @@ export class Store {
     }
     if (isObj(m.labels) && Object.keys(m.labels).length === 0) delete m.labels;
     if (isObj(m.annotations) && Object.keys(m.annotations).length === 0) delete m.annotations;
+    // The field manager records the object as decoded and defaulted (a Namespace's name label is a
+    // default), before the admission plugins and the strategy's PrepareForCreate add theirs (a
+    // Namespace's finalizer, a Service's cluster IP).
+    const tracked = ctx.applied ? undefined : clone(o);
+    if (tracked && namedLabel)
+      meta(tracked).labels = { ...(isObj(m.labels) ? m.labels : {}), 'kubernetes.io/metadata.name': m.name };
     this.validateObject(r, o, undefined, ctx);
     // The storage refuses it after validation: a Go error, 500 without a reason.
     if (presetRV) throw new ApiStatus(500, '', 'resourceVersion should not be set on objects to be created');
@@ -432,11 +440,13 @@ export class Store {
       o.status = { phase: 'Active' };
       m.labels = { ...(isObj(m.labels) ? m.labels : {}), 'kubernetes.io/metadata.name': m.name };
     }
-    if (!ctx.applied) {
+    if (tracked) {
       // Valid managedFields sent with the object are taken as its starting record; others are ignored.
       const given = validManagedFields(m.managedFields);
-      delete m.managedFields;
-      trackUpdate(r, given ? { metadata: { managedFields: given } } : undefined, o, manager(ctx), undefined);
+      delete meta(tracked).managedFields;
+      trackUpdate(r, given ? { metadata: { managedFields: given } } : undefined, tracked, manager(ctx), undefined);
+      if (meta(tracked).managedFields === undefined) delete m.managedFields;
+      else m.managedFields = meta(tracked).managedFields;
     }
     ctx.admit?.validate(o, undefined);
     if (ctx.dryRun) return this.printed(r, o);
