@@ -75,11 +75,6 @@ const OUTCOME = new Set(['code', 'reason', 'message', 'causes', 'warnings', 'ans
  * and count every entry must cover one (else it is stale). docs/testing.md lists them.
  */
 const KNOWN: Record<string, Known> = {
-  'managedFields of updates': {
-    gap: true,
-    why: 'not yet implemented: the field sets (fieldsV1) the fake records for Update operations differ from structured-merge-diff\'s (the "." entries of maps and items a write creates, atomic built-in structs such as a selector); managers, operations and times are compared, and what the sets decide (apply conflicts, removals) is judged by test/fake/differential.test.ts',
-    covers: (_d, a) => a === 'fieldsV1',
-  },
   'validation of built-in Kinds': {
     gap: true,
     why: 'not yet implemented: the validation of built-in Kinds beyond metadata and field types (a Deployment update without its selector or template, an events.k8s.io Event without its required fields or with a changed note) is not done; the server answers 422 where the fake stores the object (docs/testing.md, "What it does not do")',
@@ -115,11 +110,6 @@ const KNOWN: Record<string, Known> = {
       has(d, 'verb:scale') &&
       has(d, 'scale:replicas=two', 'scale:replicas=bigint', 'scale:replicas=-1') &&
       OUTCOME.has(a),
-  },
-  'apply and managedFields on the scale subresource': {
-    gap: true,
-    why: 'not yet implemented: server-side apply of a Scale (the fake answers 415), and the managedFields entries a /scale write records (the server moves the replicas field to a scale-subresource entry)',
-    covers: (d, a) => has(d, 'verb:scale') && (has(d, 'scale:apply') || a === 'readBack') && OUTCOME.has(a),
   },
   'integers past 2^53 the server converts': {
     gap: true,

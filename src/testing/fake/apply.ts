@@ -608,3 +608,41 @@ function trackScale(r: Resource, old: Obj | undefined, next: Obj, manager: strin
   }
   writeEntries(next, entries);
 }
+
+/**
+ * Server-side apply of a built-in's Scale (the ScaleHandler over the Scale's field manager): the
+ * writer's Apply entry of the scale subresource owns the replicas path when the configuration sets
+ * it (`applied`); when that differs from the live value, every other entry loses it (409 unless forced, the owners named with
+ * the Scale's apiVersion, as the handler maps them). `next` gets the entries.
+ */
+export function applyScale(r: Resource, live: Obj, next: Obj, manager: string, force: boolean, applied: unknown): void {
+  const sets = applied !== undefined && applied !== null;
+  const steps: Step[] = r
+    .scale!.specReplicasPath.replace(/^\./, '')
+    .split('.')
+    .map((f) => ({ f }));
+  const id = pathId(steps);
+  const entries = readEntries(live);
+  const mine = entries.find((e) => sameEntry(e, manager, 'Apply', 'scale'));
+  // Compared in the Scale, before the value is converted into the object's int32 field.
+  if (sets && String(valueAt(live, steps)) !== String(applied)) {
+    const owners = entries.filter((e) => e !== mine && e.fields.has(id));
+    if (owners.length && !force)
+      throw conflictError(owners.map((e) => ({ entry: { ...e, apiVersion: 'autoscaling/v1' }, path: { steps, id } })));
+    for (const e of owners) e.fields.delete(id);
+  }
+  if (sets) {
+    const entry = mine ?? {
+      manager,
+      operation: 'Apply' as const,
+      apiVersion: apiVersionOf(r),
+      // The handler maps entries back with the parent's times: a new one has none.
+      time: '',
+      subresource: 'scale',
+      fields: new Map(),
+    };
+    entry.fields = new Map([[id, { steps, id }]]);
+    if (!mine) entries.push(entry);
+  } else mine?.fields.clear();
+  writeEntries(next, entries);
+}

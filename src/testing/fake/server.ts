@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { BUILTIN_KINDS } from '../../project/builtin-kinds-data.js';
 import { builtinResource, crdResources, type Resource } from './resources.js';
 import { Store, type CelRules, type StoredEvent, type WriteContext } from './store.js';
-import { ApiStatus, badRequest, methodNotAllowed, notFound } from './status.js';
+import { ApiStatus, badRequest, invalid, methodNotAllowed, notFound } from './status.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 import {
   matchesFields,
@@ -23,7 +23,7 @@ import {
 import { type Obj, clone, isObj } from './json.js';
 import { WebhookAdmission, type AdmissionRequestInfo } from './admission.js';
 import { isCRD, syncCRD, type CRDHost } from './crdapi.js';
-import { patchScale, toScale } from './scale.js';
+import { checkAppliedScale, int32Of, patchScale, toScale } from './scale.js';
 import {
   bodyError,
   checkBodySize,
@@ -729,9 +729,17 @@ export class FakeServer {
     const s = r.scale!;
     const current = this.store.read(r, namespace, name);
     if (method === 'GET') return { body: toScale(current, s) };
+    if (method === 'PATCH' && contentType.split(';')[0].trim() === 'application/apply-patch+yaml') {
+      const applied = checkAppliedScale(r.custom, body);
+      const want = isObj(applied.spec) ? applied.spec.replicas : undefined;
+      const replicas = typeof want === 'number' || typeof want === 'bigint' ? int32Of(want) : undefined;
+      checkScaleReplicas(name, replicas);
+      return { body: toScale(this.store.applyScale(r, namespace, name, applied, replicas, ctx), s) };
+    }
     if (method === 'PATCH') body = patchScale(toScale(current, s), contentType, body);
     else if (method !== 'PUT') throw methodNotAllowed();
     const replicas = isObj(body) && isObj(body.spec) ? body.spec.replicas : undefined;
+    if (!r.custom) checkScaleReplicas(name, replicas);
     const next = clone(current);
     const steps = s.specReplicasPath.replace(/^\./, '').split('.');
     let cur: Obj = next;
@@ -749,6 +757,19 @@ export class FakeServer {
 }
 
 const WATCHING = Symbol('watching');
+
+/** A built-in's Scale is validated as autoscaling's Scale: no negative replicas. */
+export function checkScaleReplicas(name: string, replicas: unknown): void {
+  if ((typeof replicas === 'number' || typeof replicas === 'bigint') && replicas < 0)
+    throw invalid({ group: 'autoscaling', kind: 'Scale' }, name, [
+      {
+        type: 'FieldValueInvalid',
+        field: 'spec.replicas',
+        value: Number(replicas),
+        detail: 'must be greater than or equal to 0',
+      },
+    ]);
+}
 
 /** A list's metadata; custom resource lists (unstructured on the server) carry an empty continue. */
 function listMeta(r: Resource, rv: string): Obj {

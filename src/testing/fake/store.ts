@@ -33,7 +33,7 @@ import {
 } from './builtin.js';
 import { strategicMerge } from './smp.js';
 import { isCRD, markCRDForDeletion, prepareCRD } from './crdstrategy.js';
-import { applyConfiguration, duplicateItems, now, trackUpdate } from './apply.js';
+import { applyConfiguration, applyScale, duplicateItems, now, trackUpdate } from './apply.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 import { type Obj, clone, isObj } from './json.js';
 import { sortKeysDeep } from '../../util/json.js';
@@ -654,6 +654,32 @@ export class Store {
       }
       throw e;
     }
+  }
+
+  /**
+   * Server-side apply of a built-in's scale subresource (the Scale checked by the caller): the
+   * replicas it sets go to the object, owned by the manager's Apply entry of the subresource.
+   */
+  applyScale(
+    r: Resource,
+    namespace: string | undefined,
+    name: string,
+    body: Obj,
+    replicas: number | undefined,
+    ctx: WriteContext & { force?: boolean },
+  ): Obj {
+    const existing = this.get(r, namespace, name);
+    checkAppliedName(r, namespace, name, body, true);
+    const next = clone(existing);
+    if (replicas !== undefined) {
+      const steps = r.scale!.specReplicasPath.replace(/^\./, '').split('.');
+      let cur: Obj = next;
+      for (const k of steps.slice(0, -1)) cur = (isObj(cur[k]) ? cur[k] : (cur[k] = {})) as Obj;
+      cur[steps[steps.length - 1]] = replicas;
+    }
+    const applied = isObj(body.spec) ? body.spec.replicas : undefined;
+    applyScale(r, existing, next, ctx.fieldManager ?? '', ctx.force === true, applied);
+    return this.update(r, namespace, name, next, 'scale', { ...ctx, applied: true }, true);
   }
 
   /** Server-side apply (./apply.ts): field ownership per manager, conflicts unless forced. */
