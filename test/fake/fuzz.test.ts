@@ -89,15 +89,6 @@ const KNOWN: Record<string, Known> = {
       d.fake.code === 400 &&
       OUTCOME.has(a),
   },
-  'apply bodies with values of the wrong type': {
-    gap: true,
-    why: "not yet implemented: server-side apply converts the body to the Kind's typed schema first and refuses a value of the wrong type with 500 in structured-merge-diff's words (expected string, got ...); the fake reports the type error (or an earlier refusal) in the decoder's words",
-    covers: (d, a) =>
-      has(d, 'verb:apply', 'status:apply', 'scale:apply') &&
-      d.real.code === 500 &&
-      /^failed to create typed patch object .*: expected /.test(d.real.message ?? '') &&
-      OUTCOME.has(a),
-  },
   'a custom resource body of another kind': {
     gap: false,
     why: "the server validates a body whose kind is not the URL's as the URL's Kind without its defaults (422: kind must be Widget, with CEL errors on the missing defaults); the fake refuses it with 400 before validation, which a client sees as the same refusal (the same case is a known difference of test/fake/differential.test.ts)",
@@ -140,11 +131,6 @@ const KNOWN: Record<string, Known> = {
       [d.real.message, d.fake.message].every((m) =>
         /^failed to create typed patch object .*field not declared in schema/s.test(m ?? ''),
       ),
-  },
-  'apply bodies that are not YAML': {
-    gap: true,
-    why: 'not yet implemented: apply bodies are YAML; the fake parses them with the yaml package (YAML 1.2), the server with go-yaml v2, so a truncated body may parse on one and not the other, and their parse errors are worded by different parsers',
-    covers: (d, a) => has(d, 'verb:apply', 'status:apply', 'scale:apply') && has(d, 'mut:truncated') && OUTCOME.has(a),
   },
 };
 interface Outcome {

@@ -48,6 +48,11 @@ const BUILTIN_ATOMIC = new Set([
 ]);
 
 /** A map (or struct) that is owned whole, not field by field. */
+/** A built-in list's merge keys by its field's name (undefined: not a list-map). */
+export function builtinListKeys(field: string): string[] | undefined {
+  return field === 'finalizers' ? undefined : BUILTIN_LIST_KEYS[field] ? [BUILTIN_LIST_KEYS[field]] : undefined;
+}
+
 const atomicMap = (r: Resource, s: Schema | undefined, field: string) =>
   s?.['x-kubernetes-map-type'] === 'atomic' || (!r.custom && BUILTIN_ATOMIC.has(field));
 

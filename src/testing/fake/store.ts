@@ -34,6 +34,7 @@ import {
 import { strategicMerge } from './smp.js';
 import { isCRD, markCRDForDeletion, prepareCRD } from './crdstrategy.js';
 import { applyConfiguration, applyScale, duplicateItems, now, trackUpdate } from './apply.js';
+import { typeErrors } from './typed.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 import { type Obj, clone, isObj } from './json.js';
 import { sortKeysDeep } from '../../util/json.js';
@@ -843,7 +844,7 @@ function checkApplied(r: Resource, body: Obj, sub: string | undefined): void {
       for (const k of Object.keys(c.metadata)) if (!OBJECT_META.has(k)) unknown.push(`metadata.${k}`);
     prune(c, r.schema, '', unknown, true);
   }
-  dups.unshift(...unknown.map((u) => `.${u}: field not declared in schema`));
+  dups.unshift(...unknown.map((u) => `.${u}: field not declared in schema`), ...typeErrors(r, body));
   if (dups.length) {
     const gvk = `${want.includes('/') ? want : `/${want}`}, Kind=${String(body.kind ?? '')}`;
     const what = `${String(m.namespace ?? '')}/${String(m.name ?? '')}; ${gvk}`;
