@@ -80,15 +80,6 @@ const KNOWN: Record<string, Known> = {
     why: 'not yet implemented: the validation of built-in Kinds beyond metadata and field types (a Deployment update without its selector or template, an events.k8s.io Event without its required fields or with a changed note) is not done; the server answers 422 where the fake stores the object (docs/testing.md, "What it does not do")',
     covers: (d, a) => builtin(d) && d.real.code === 422 && (d.fake.code < 300 || moreCauses(d)) && OUTCOME.has(a),
   },
-  'a patch whose result does not decode': {
-    gap: true,
-    why: 'not yet implemented: when a patched built-in object does not decode (a merge or JSON patch that sets another kind, an integer beyond int32 in count), the server answers 422 quoting the whole patched object as its Go map prints it; the fake answers 400 with the decode error',
-    covers: (d, a) =>
-      has(d, 'verb:json', 'verb:merge', 'verb:strategic') &&
-      d.real.code === 422 &&
-      d.fake.code === 400 &&
-      OUTCOME.has(a),
-  },
   'a custom resource body of another kind': {
     gap: false,
     why: "the server validates a body whose kind is not the URL's as the URL's Kind without its defaults (422: kind must be Widget, with CEL errors on the missing defaults); the fake refuses it with 400 before validation, which a client sees as the same refusal (the same case is a known difference of test/fake/differential.test.ts)",
@@ -100,15 +91,6 @@ const KNOWN: Record<string, Known> = {
     covers: (d, a) =>
       has(d, 'verb:scale') &&
       has(d, 'scale:replicas=two', 'scale:replicas=bigint', 'scale:replicas=-1') &&
-      OUTCOME.has(a),
-  },
-  'integers past 2^53 the server converts': {
-    gap: true,
-    why: 'not yet implemented: an integer past int64 in a strategic merge patch of an int32 field is dropped by the server (the patch goes through a float), and one past 2^53 applied to a custom resource status is judged after the typed conversion made it a float; the fake keeps the integer exactly and refuses or judges it as the decoder does',
-    covers: (d, a) =>
-      ((builtin(d) && has(d, 'verb:strategic') && has(d, 'mp:bigint') && d.real.code === 200) ||
-        (!builtin(d) && has(d, 'status:apply'))) &&
-      /9007199254740993|9223372036854775807|12345678901234567890/.test(d.req) &&
       OUTCOME.has(a),
   },
   'metadata causes of a custom resource reported twice': {

@@ -22,7 +22,7 @@ import {
   unsupportedMediaType,
 } from './status.js';
 import { finalizerWarnings, nameWarnings, podTemplateWarnings, validateMetadata } from './metadata.js';
-import { decodeBuiltin } from './decode.js';
+import { ConvertError, convertPatched, decodeBuiltin, goOrder } from './decode.js';
 import {
   admitBuiltinCreate,
   defaultBuiltin,
@@ -34,12 +34,12 @@ import {
 import { strategicMerge } from './smp.js';
 import { isCRD, markCRDForDeletion, prepareCRD } from './crdstrategy.js';
 import { applyConfiguration, applyScale, duplicateItems, now, trackUpdate } from './apply.js';
-import { typeErrors } from './typed.js';
+import { goValue, typeErrors } from './typed.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 import { type Obj, clone, isObj } from './json.js';
 import { sortKeysDeep } from '../../util/json.js';
 import { asUnstructured, stringifyWire } from './wire.js';
-import { printCoreEvent } from './events.js';
+import { eventErrors, eventUpdateErrors, printCoreEvent } from './events.js';
 
 /** Evaluates the CEL rules of a schema on an object (and its old version on update). */
 export type CelRules = (schema: RuleSchema, obj: unknown, old: unknown, warnings: string[]) => RuleFailure[];
@@ -328,6 +328,11 @@ export class Store {
   private validateObject(r: Resource, o: Obj, old: Obj | undefined, ctx: WriteContext, statusOnly = false): void {
     const errs: FieldErr[] = validateMetadata(r, o, old);
     if (old) errs.push(...newFinalizerErrors(o, old));
+    if (r.storageKey === '/events') {
+      const events = r.group === 'events.k8s.io';
+      errs.unshift(...eventErrors(o, events, !old, String(meta(o).namespace ?? '')));
+      if (old && events) errs.push(...eventUpdateErrors(o, old));
+    }
     if (r.custom && r.schema) {
       const schema = statusOnly
         ? { type: 'object', properties: { status: r.schema.properties?.status ?? {} } }
@@ -639,13 +644,51 @@ export class Store {
       if (isObj(next)) {
         next.apiVersion = current.apiVersion;
         next.kind = current.kind;
+        // The result goes into the Go object by the unstructured converter, which quotes the patch (%+v) when it cannot.
+        try {
+          convertPatched(r.model, next);
+        } catch (e) {
+          if (!(e instanceof ConvertError)) throw e;
+          const detail = `Invalid value: ${JSON.stringify(goValue(body))}: ${e.message}`;
+          throw new ApiStatus(422, 'Invalid', ` "" is invalid: patch: ${detail}`, {
+            causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }],
+          });
+        }
       }
     }
     if (!isObj(next)) throw badRequest('the patch does not produce an object');
+    // A custom resource patched into another kind (same apiVersion) is validated as one: 422.
+    if (
+      r.custom &&
+      typeof next.kind === 'string' &&
+      next.kind !== '' &&
+      next.kind !== r.kind &&
+      next.apiVersion === current.apiVersion
+    )
+      throw invalid({ group: r.group, kind: next.kind }, name, [
+        { type: 'FieldValueInvalid', field: 'kind', value: next.kind, detail: `must be ${r.kind}` },
+      ]);
     // A patch that set no resourceVersion is unconditional; one that did is a precondition.
     try {
       return this.update(r, namespace, name, next, sub, ctx, true);
     } catch (e) {
+      // A JSON or merge patch whose result the decoder refuses: the server says the patch is invalid,
+      // quoting the patched object as JSON (patchedAsServer).
+      const decodeError =
+        !r.custom &&
+        type !== 'application/strategic-merge-patch+json' &&
+        e instanceof ApiStatus &&
+        !(e instanceof StrictDecodingError) &&
+        e.code === 400
+          ? / cannot be handled as a \w+: (.*)$/s.exec(e.message)?.[1]
+          : undefined;
+      if (decodeError !== undefined) {
+        const text = stringifyWire(patchedAsServer(goOrder(r.model, next), type, body));
+        const detail = `Invalid value: ${JSON.stringify(text)}: ${decodeError}`;
+        throw new ApiStatus(422, 'Invalid', ` "" is invalid: patch: ${detail}`, {
+          causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }],
+        });
+      }
       // The server reports a strict decoding error of a patch as an invalid patch, quoting the patched object.
       if (e instanceof StrictDecodingError) {
         const detail = `Invalid value: ${JSON.stringify(stringifyWire(sortKeysDeep(e.patched)))}: strict decoding error: ${e.unknown.join(', ')}`;
@@ -705,6 +748,14 @@ export class Store {
     if (ctx.fieldValidation !== 'Ignore') ctx.warnings.push(...(ctx.applyWarnings ?? []));
     checkAppliedName(r, namespace, name, body, existing !== undefined);
     const next = { ...applied, apiVersion: body.apiVersion ?? apiVersionOf(r), kind: r.kind };
+    // The applied object goes into the Go struct by the unstructured converter (integers wrapped
+    // into their field's size); its type errors were refused above.
+    if (!r.custom)
+      try {
+        convertPatched(r.model, next);
+      } catch (e) {
+        if (!(e instanceof ConvertError)) throw e;
+      }
     const m = meta(next);
     m.name = name;
     if (r.namespaced) m.namespace = namespace;
@@ -1065,3 +1116,49 @@ class StrictDecodingError extends ApiStatus {
 }
 
 /** A JSON value with every object's keys in order, as Go's encoding/json writes a map. */
+
+/**
+ * A patched object as the patch handler's JSON text of it (evanphx/json-patch v4 over the codec's
+ * JSON): the containers the patch went into are decoded and written again with sorted keys (the
+ * top level always; for a merge patch, every object it merged into and every value it added; for a
+ * JSON patch, the containers along each operation's path), the rest as the codec wrote it (`o`,
+ * in Go order). A new object.
+ */
+function patchedAsServer(o: Obj, type: string, patch: unknown): Obj {
+  const sorted = (x: Obj): Obj => {
+    const out: Obj = {};
+    for (const k of Object.keys(x).sort()) out[k] = x[k];
+    return out;
+  };
+  const deepSorted = (x: unknown): unknown => (Array.isArray(x) ? x.map(deepSorted) : isObj(x) ? sortKeysDeep(x) : x);
+  if (type === 'application/merge-patch+json') {
+    const merge = (doc: Obj, p: Obj): Obj => {
+      const out = sorted(doc);
+      for (const [k, v] of Object.entries(p)) {
+        if (!(k in out)) continue;
+        out[k] = isObj(v) && isObj(doc[k]) ? merge(doc[k] as Obj, v) : deepSorted(out[k]);
+      }
+      return out;
+    };
+    return isObj(patch) ? merge(o, patch) : sorted(o);
+  }
+  const out = sorted(o);
+  for (const op of Array.isArray(patch) ? patch : []) {
+    for (const path of [isObj(op) ? op.path : undefined, isObj(op) ? op.from : undefined]) {
+      if (typeof path !== 'string') continue;
+      const tokens = path
+        .split('/')
+        .slice(1, -1)
+        .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+      let parent: unknown = out;
+      for (const t of tokens) {
+        if (!isObj(parent) && !Array.isArray(parent)) break;
+        const container = parent as Record<string, unknown>;
+        const child = container[t];
+        if (isObj(child)) container[t] = sorted(child);
+        parent = container[t];
+      }
+    }
+  }
+  return out;
+}
