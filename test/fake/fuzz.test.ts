@@ -53,13 +53,6 @@ interface Known {
 
 const has = (d: Diff, ...tags: string[]) => tags.some((t) => d.tags.includes(t));
 const builtin = (d: Diff) => !has(d, 'kind:Widget', 'kind:Gadget');
-/** The server found errors (causes) the fake did not. */
-function moreCauses(d: Diff): boolean {
-  const fake = (d.fake.causes ?? []) as { field?: string; message?: string }[];
-  return ((d.real.causes ?? []) as { field?: string; message?: string }[]).some(
-    (c) => !fake.some((f) => f.field === c.field && f.message === c.message),
-  );
-}
 
 /** The server's causes are the fake's, some listed twice. */
 function sameCauseSet(d: Diff): boolean {
@@ -75,11 +68,6 @@ const OUTCOME = new Set(['code', 'reason', 'message', 'causes', 'warnings', 'ans
  * and count every entry must cover one (else it is stale). docs/testing.md lists them.
  */
 const KNOWN: Record<string, Known> = {
-  'validation of built-in Kinds': {
-    gap: true,
-    why: 'not yet implemented: the validation of built-in Kinds beyond metadata and field types (a Deployment update without its selector or template, an events.k8s.io Event without its required fields or with a changed note) is not done; the server answers 422 where the fake stores the object (docs/testing.md, "What it does not do")',
-    covers: (d, a) => builtin(d) && d.real.code === 422 && (d.fake.code < 300 || moreCauses(d)) && OUTCOME.has(a),
-  },
   'a custom resource body of another kind': {
     gap: false,
     why: "the server validates a body whose kind is not the URL's as the URL's Kind without its defaults (422: kind must be Widget, with CEL errors on the missing defaults); the fake refuses it with 400 before validation, which a client sees as the same refusal (the same case is a known difference of test/fake/differential.test.ts)",

@@ -282,11 +282,23 @@ export function checkListOptions(q: URLSearchParams): void {
         field: 'resourceVersionMatch',
         body: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
       });
+    if ((q.get('continue') ?? '') !== '')
+      errs.push({
+        reason: 'FieldValueForbidden',
+        field: 'resourceVersionMatch',
+        body: 'Forbidden: resourceVersionMatch is forbidden when continue is provided',
+      });
     if (!['Exact', 'NotOlderThan'].includes(rvm))
       errs.push({
         reason: 'FieldValueNotSupported',
         field: 'resourceVersionMatch',
         body: `Unsupported value: ${JSON.stringify(rvm)}: supported values: "Exact", "NotOlderThan", ""`,
+      });
+    if (rvm === 'Exact' && rv === '0')
+      errs.push({
+        reason: 'FieldValueForbidden',
+        field: 'resourceVersionMatch',
+        body: 'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
       });
   }
   if (errs.length) throw invalidOptions('ListOptions', errs);

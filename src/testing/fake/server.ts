@@ -358,11 +358,15 @@ export class FakeServer {
         );
       }
       case 'DELETE': {
-        const options = (parse() ?? {}) as Obj;
-        if (q.has('propagationPolicy')) options.propagationPolicy = q.get('propagationPolicy');
-        if (q.has('dryRun')) options.dryRun = q.getAll('dryRun');
+        // DeleteOptions come from the body when there is one, and then the query's are not read.
+        const given = parse();
+        const options = (given ?? {}) as Obj;
+        if (given === undefined) {
+          if (q.has('propagationPolicy')) options.propagationPolicy = q.get('propagationPolicy');
+          if (q.has('dryRun')) options.dryRun = q.getAll('dryRun');
+        }
         checkDeleteOptions(options);
-        if ((options.dryRun as string[] | undefined)?.includes('All')) ctx.dryRun = true;
+        ctx.dryRun = Array.isArray(options.dryRun) && options.dryRun.includes('All');
         const info = { r, namespace, name, deleteOptions: options };
         return this.admitted(
           info,

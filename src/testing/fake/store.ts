@@ -35,6 +35,7 @@ import { strategicMerge } from './smp.js';
 import { isCRD, markCRDForDeletion, prepareCRD } from './crdstrategy.js';
 import { applyConfiguration, applyScale, duplicateItems, now, trackUpdate } from './apply.js';
 import { goValue, typeErrors } from './typed.js';
+import { builtinErrors } from './validation.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 import { type Obj, clone, isObj } from './json.js';
 import { sortKeysDeep } from '../../util/json.js';
@@ -328,6 +329,8 @@ export class Store {
   private validateObject(r: Resource, o: Obj, old: Obj | undefined, ctx: WriteContext, statusOnly = false): void {
     const errs: FieldErr[] = validateMetadata(r, o, old);
     if (old) errs.push(...newFinalizerErrors(o, old));
+    // The main resource's validation (a status write validates the status only).
+    if (!r.custom && !statusOnly) errs.push(...builtinErrors(r, o, old));
     if (r.storageKey === '/events') {
       const events = r.group === 'events.k8s.io';
       errs.unshift(...eventErrors(o, events, !old, String(meta(o).namespace ?? '')));
@@ -428,9 +431,9 @@ export class Store {
     // The field manager records the object as decoded and defaulted (a Namespace's name label is a
     // default), before the admission plugins and the strategy's PrepareForCreate add theirs (a
     // Namespace's finalizer, a Service's cluster IP).
+    // A Namespace's name label is defaulted, so validated with the rest.
+    if (namedLabel) m.labels = { ...(isObj(m.labels) ? m.labels : {}), 'kubernetes.io/metadata.name': m.name };
     const tracked = ctx.applied ? undefined : clone(o);
-    if (tracked && namedLabel)
-      meta(tracked).labels = { ...(isObj(m.labels) ? m.labels : {}), 'kubernetes.io/metadata.name': m.name };
     this.validateObject(r, o, undefined, ctx);
     // The storage refuses it after validation: a Go error, 500 without a reason.
     if (presetRV) throw new ApiStatus(500, '', 'resourceVersion should not be set on objects to be created');
