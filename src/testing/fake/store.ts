@@ -64,6 +64,8 @@ export interface WriteContext {
   userAgent?: string;
   /** Set by apply: managedFields are already computed. */
   applied?: boolean;
+  /** Set by apply: the unstructured converter changed the applied object (an integer wrapped). */
+  appliedConverted?: boolean;
   /** Warnings for the answer's Warning headers. */
   warnings: string[];
   /** The duplicate keys of the request's body (`duplicate field "x"`), warned when it decodes. */
@@ -589,7 +591,7 @@ export class Store {
       trackUpdate(r, reset ? { ...old, metadata: { ...om, managedFields: given } } : old, o, manager(ctx), sub);
     }
     this.validateObject(r, o, old, ctx, sub === 'status');
-    if (ctx.applied) noOpApplyTime(o, old, ctx.fieldManager);
+    if (ctx.applied && !ctx.appliedConverted) noOpApplyTime(o, old, ctx.fieldManager);
     ctx.admit?.validate(o, old);
     if (om.deletionTimestamp && !(Array.isArray(nm.finalizers) && nm.finalizers.length)) {
       // The server deletes the stored object (the watch sees it, finalizers and all, at the
@@ -753,9 +755,13 @@ export class Store {
     const next = { ...applied, apiVersion: body.apiVersion ?? apiVersionOf(r), kind: r.kind };
     // The applied object goes into the Go struct by the unstructured converter (integers wrapped
     // into their field's size); its type errors were refused above.
+    // A value the conversion changed was a change to structured-merge-diff (the apply is no no-op).
+    let converted = false;
     if (!r.custom)
       try {
+        const before = stringifyWire(next);
         convertPatched(r.model, next);
+        converted = stringifyWire(next) !== before;
       } catch (e) {
         if (!(e instanceof ConvertError)) throw e;
       }
@@ -777,7 +783,7 @@ export class Store {
         'the object has been modified; please apply your changes to the latest version and try again',
       );
     m.resourceVersion = meta(existing).resourceVersion;
-    return this.update(r, namespace, name, next, sub, { ...ctx, applied: true }, true);
+    return this.update(r, namespace, name, next, sub, { ...ctx, applied: true, appliedConverted: converted }, true);
   }
 
   delete(

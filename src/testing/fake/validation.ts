@@ -1,14 +1,16 @@
 /**
  * The validation of built-in Kinds beyond their metadata, for the rules operators' tests meet
- * most (pkg/apis/apps/validation, pkg/apis/rbac/validation, in the server's words): a
- * Deployment's selector (required, non-empty, matching the template's labels, immutable), its
- * replicas, its pod template (containers required, restartPolicy Always, no
- * activeDeadlineSeconds), and a ClusterRole's aggregationRule. Other Kinds' and other fields'
- * validation is not done (docs/testing.md).
+ * most (pkg/apis/apps/validation, pkg/apis/core/validation, pkg/apis/rbac/validation, in the
+ * server's words): a Deployment's selector (required, non-empty, matching the template's labels,
+ * immutable), its replicas, its pod template (containers required, their names DNS labels given
+ * once, restartPolicy Always, no activeDeadlineSeconds); a ClusterRole's aggregationRule; the
+ * total size of a ConfigMap's or a Secret's values. Other Kinds' and other fields' validation is
+ * not done (docs/testing.md).
  */
 import type { Resource } from './resources.js';
 import type { FieldErr } from './schema.js';
 import { type Obj, isObj } from './json.js';
+import { isDNS1123Label } from '../../util/apimachinery/validation.js';
 
 /** An internal metav1.LabelSelector as a field error prints it (its JSON: Go field order, empty fields left out). */
 function selectorValue(sel: Obj): Obj {
@@ -93,6 +95,18 @@ function deploymentErrors(o: Obj, old: Obj | undefined): FieldErr[] {
   const pod = isObj(template.spec) ? template.spec : {};
   if (!Array.isArray(pod.containers) || pod.containers.length === 0)
     errs.push({ type: 'FieldValueRequired', field: 'spec.template.spec.containers' });
+  else {
+    // validateContainers: each name required, a DNS-1123 label, and given once.
+    const seen = new Set<string>();
+    pod.containers.forEach((c, i) => {
+      const field = `spec.template.spec.containers[${i}].name`;
+      const name = isObj(c) && typeof c.name === 'string' ? c.name : '';
+      if (name === '') return void errs.push({ type: 'FieldValueRequired', field });
+      for (const msg of isDNS1123Label(name)) errs.push({ type: 'FieldValueInvalid', field, value: name, detail: msg });
+      if (seen.has(name)) errs.push({ type: 'FieldValueDuplicate', field, value: name });
+      seen.add(name);
+    });
+  }
   const ads = pod.activeDeadlineSeconds;
   if (ads !== undefined && ads !== null) {
     if ((typeof ads === 'number' || typeof ads === 'bigint') && (ads < 1 || ads > 2147483647))
@@ -130,9 +144,32 @@ function deploymentErrors(o: Obj, old: Obj | undefined): FieldErr[] {
   return errs;
 }
 
+/** core.MaxSecretSize: the most a ConfigMap's or a Secret's values may hold together. */
+const MAX_SIZE = 1024 * 1024;
+
+/** The bytes of a map's values (base64 ones decoded). */
+function valuesSize(v: unknown, base64: boolean): number {
+  let n = 0;
+  if (isObj(v))
+    for (const x of Object.values(v))
+      if (typeof x === 'string') n += base64 ? Buffer.from(x, 'base64').length : Buffer.byteLength(x);
+  return n;
+}
+
+const tooLong = (field: string): FieldErr => ({
+  type: 'FieldValueTooLong',
+  field,
+  detail: `may not be more than ${MAX_SIZE} bytes`,
+});
+
 /** The validation errors of a built-in object beyond its metadata (none for Kinds not covered). */
 export function builtinErrors(r: Resource, o: Obj, old: Obj | undefined): FieldErr[] {
   switch (`${r.group}/${r.kind}`) {
+    // ValidateConfigMap / ValidateSecret: the values' total size ("" names the whole ConfigMap).
+    case '/ConfigMap':
+      return valuesSize(o.data, false) + valuesSize(o.binaryData, true) > MAX_SIZE ? [tooLong('[]')] : [];
+    case '/Secret':
+      return valuesSize(o.data, true) > MAX_SIZE ? [tooLong('data')] : [];
     case 'apps/Deployment':
       return deploymentErrors(o, old);
     case 'rbac.authorization.k8s.io/ClusterRole': {
