@@ -613,6 +613,10 @@ export class FakeServer {
       }
       items = items.filter((o) => keyOf(o) > token.start);
       rv = token.rv;
+      // The storage reads the token, then refuses a resourceVersion beside it.
+      const given = q.get('resourceVersion') ?? '';
+      if (given !== '' && given !== '0')
+        throw badRequest('specifying resource version is not allowed when using continue');
     }
     checkListResourceVersion(q);
     let remaining: number | undefined;
@@ -626,7 +630,15 @@ export class FakeServer {
     return {
       kind: `${r.kind}List`,
       apiVersion: apiVersionOf(r),
-      metadata: next ? { continue: next, remainingItemCount: remaining, resourceVersion: rv } : listMeta(r, rv),
+      // Events are listed from etcd, which counts no remaining items when a selector filters them.
+      metadata: next
+        ? {
+            continue: next,
+            remainingItemCount:
+              r.storageKey === '/events' && (q.get('labelSelector') || q.get('fieldSelector')) ? undefined : remaining,
+            resourceVersion: rv,
+          }
+        : listMeta(r, rv),
       items,
     };
   }

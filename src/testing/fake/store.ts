@@ -835,7 +835,8 @@ export class Store {
     const finalizers = Array.isArray(om.finalizers) ? [...(om.finalizers as string[])] : [];
     if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
     if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
-    if (r.kind === 'Namespace' && r.group === '') return { object: this.deleteNamespace(old, ctx), gone: false };
+    if (r.kind === 'Namespace' && r.group === '')
+      return { object: this.deleteNamespace(old, ctx, finalizers), gone: false };
     if (isCRD(r)) return { object: this.deleteCRD(r, old, ctx), gone: false };
     if (finalizers.length) {
       if (om.deletionTimestamp && equalJSON(finalizers, om.finalizers ?? [])) return { object: old, gone: false };
@@ -861,12 +862,16 @@ export class Store {
     return clone(this.put(r, o, 'MODIFIED'));
   }
 
-  /** Namespaces wait for the namespace controller (which a test control plane does not run): Terminating. */
-  private deleteNamespace(old: Obj, ctx: WriteContext): Obj {
+  /**
+   * Namespaces wait for the namespace controller (which a test control plane does not run):
+   * Terminating, with the finalizer of the propagation policy (`finalizers`) as for any object.
+   */
+  private deleteNamespace(old: Obj, ctx: WriteContext, finalizers: string[]): Obj {
     const o = clone(old);
     const m = meta(o);
     if (m.deletionTimestamp) return old;
     m.deletionTimestamp = now();
+    if (finalizers.length) m.finalizers = finalizers;
     o.status = { ...(isObj(o.status) ? o.status : {}), phase: 'Terminating' };
     if (ctx.dryRun) return o;
     return clone(this.put(this.namespaces, o, 'MODIFIED'));
