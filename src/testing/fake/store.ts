@@ -558,7 +558,9 @@ export class Store {
     }
     const nm = meta(o);
     nm.name = name;
+    // A cluster-scoped object has no namespace, whatever the body says (it was stored under it).
     if (r.namespaced) nm.namespace = namespace;
+    else delete nm.namespace;
     if (!r.custom && sub !== 'status') prepareBuiltinUpdate(r, o, old);
     if (isCRD(r) && sub !== 'status') prepareCRD(o, old);
     for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) {
