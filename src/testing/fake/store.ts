@@ -34,7 +34,7 @@ import {
 import { strategicMerge } from './smp.js';
 import { isCRD, markCRDForDeletion, prepareCRD } from './crdstrategy.js';
 import { applyConfiguration, applyScale, duplicateItems, now, trackUpdate } from './apply.js';
-import { goValue, typeErrors } from './typed.js';
+import { goFloat, goValue, typeErrors } from './typed.js';
 import { builtinErrors } from './validation.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 import { type Obj, clone, isObj } from './json.js';
@@ -64,7 +64,7 @@ export interface WriteContext {
   userAgent?: string;
   /** Set by apply: managedFields are already computed. */
   applied?: boolean;
-  /** Set by apply: the unstructured converter changed the applied object (an integer wrapped). */
+  /** Set by apply: structured-merge-diff saw a change the stored object does not show (an integer the converter wrapped, a namespace dropped). */
   appliedConverted?: boolean;
   /** Warnings for the answer's Warning headers. */
   warnings: string[];
@@ -748,6 +748,11 @@ export class Store {
       ]);
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
     checkApplied(r, body, sub);
+    // Under Strict a key given twice is an error (after the typed conversion), not a warning.
+    if (ctx.fieldValidation === 'Strict' && ctx.applyWarnings?.length)
+      throw badRequest(
+        `error strict decoding patch: error converting YAML to JSON: yaml: unmarshal errors:\n  ${ctx.applyWarnings.join('\n  ')}`,
+      );
     this.checkTypeMeta(r, body);
     const existing = this.find(r, namespace, name);
     const applied = applyConfiguration(r, existing, body, ctx.fieldManager, ctx.force === true, sub);
@@ -757,13 +762,15 @@ export class Store {
     const next = { ...applied, apiVersion: body.apiVersion ?? apiVersionOf(r), kind: r.kind };
     // The applied object goes into the Go struct by the unstructured converter (integers wrapped
     // into their field's size); its type errors were refused above.
-    // A value the conversion changed was a change to structured-merge-diff (the apply is no no-op).
-    let converted = false;
+    // A value the conversion changes, or a namespace a cluster-scoped object drops, was a change to
+    // structured-merge-diff: the apply is no no-op (its entry is timed).
+    const bodyNs = isObj(body.metadata) ? body.metadata.namespace : undefined;
+    let converted = !r.namespaced && typeof bodyNs === 'string' && bodyNs !== '';
     if (!r.custom)
       try {
         const before = stringifyWire(next);
         convertPatched(r.model, next);
-        converted = stringifyWire(next) !== before;
+        converted ||= stringifyWire(next) !== before;
       } catch (e) {
         if (!(e instanceof ConvertError)) throw e;
       }
@@ -994,7 +1001,8 @@ function scaleErrors(o: Obj, path: string): FieldErr[] {
     cur = cur[steps[i]];
     if (cur === undefined) return [];
   }
-  if (typeof cur === 'bigint' || (typeof cur === 'number' && Number.isInteger(cur))) {
+  // An integer past int64 is a float64 in an unstructured object (a number beyond 2^53 here).
+  if (typeof cur === 'bigint' || (typeof cur === 'number' && Number.isSafeInteger(cur))) {
     if (cur < 0)
       return [{ type: 'FieldValueInvalid', field: path, value: cur, detail: 'should be a non-negative integer' }];
     // The Scale's replicas are an int32.
@@ -1016,13 +1024,14 @@ function scaleErrors(o: Obj, path: string): FieldErr[] {
 
 /** How Go's %v prints a JSON value in an accessor error. */
 function goPrint(v: unknown): string {
+  if (typeof v === 'number' && !Number.isSafeInteger(v)) return goFloat(v);
   return typeof v === 'string' ? v : stringifyWire(v);
 }
 
 function goType(v: unknown): string {
   if (typeof v === 'string') return 'string';
   if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? 'int64' : 'float64';
   if (typeof v === 'bigint') return 'int64';
   if (Array.isArray(v)) return '[]interface {}';
   return 'map[string]interface {}';

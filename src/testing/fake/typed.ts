@@ -15,9 +15,12 @@ import { type Obj, isObj } from './json.js';
 const MIN_INT64 = -(2n ** 63n);
 const MAX_INT64 = 2n ** 63n - 1n;
 
-/** An integer the decoder keeps as int64 (a larger one is a float64). */
+/**
+ * An integer the decoder keeps as int64 (a larger one is a float64; so is a number beyond 2^53
+ * here, as integers there are BigInts).
+ */
 const isInt64 = (v: unknown): boolean =>
-  (typeof v === 'bigint' && v >= MIN_INT64 && v <= MAX_INT64) || (typeof v === 'number' && Number.isInteger(v));
+  (typeof v === 'bigint' && v >= MIN_INT64 && v <= MAX_INT64) || (typeof v === 'number' && Number.isSafeInteger(v));
 
 /**
  * Go's %v of a float64 (strconv 'g', shortest digits): an exponent when it is below -4 or at least
