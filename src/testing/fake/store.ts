@@ -931,17 +931,18 @@ function checkApplied(r: Resource, body: Obj, sub: string | undefined): void {
   }
 }
 
-/** After the field manager applied the body: its name and namespace must be the URL's (no name: the URL's). */
+/** After the field manager applied the body: its namespace and name must be the URL's (no name: the URL's). */
 function checkAppliedName(r: Resource, namespace: string | undefined, name: string, body: Obj, exists: boolean): void {
   const m = isObj(body.metadata) ? body.metadata : {};
   const objName = typeof m.name === 'string' ? m.name : '';
+  // The namespace is checked first, then the name.
+  if (r.namespaced && typeof m.namespace === 'string' && m.namespace !== '' && m.namespace !== namespace)
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   // A new object needs its name in the body (an existing one keeps its own).
   if (objName === '' && !exists)
     throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
   if (objName !== '' && objName !== name)
     throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
-  if (r.namespaced && typeof m.namespace === 'string' && m.namespace !== '' && m.namespace !== namespace)
-    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
 }
 
 /** Resources whose update of a missing object creates it (AllowCreateOnUpdate). */
