@@ -413,6 +413,7 @@ export class Store {
       m.name = `${m.generateName.slice(0, 58)}${suffix}`;
     }
     const presetRV = m.resourceVersion !== undefined && m.resourceVersion !== '';
+    const givenRV = m.resourceVersion;
     for (const k of [
       'uid',
       'resourceVersion',
@@ -438,7 +439,8 @@ export class Store {
     const tracked = ctx.applied ? undefined : clone(o);
     this.validateObject(r, o, undefined, ctx);
     // The storage refuses it after validation: a Go error, 500 without a reason.
-    if (presetRV) throw new ApiStatus(500, '', 'resourceVersion should not be set on objects to be created');
+    if (presetRV && !ctx.dryRun)
+      throw new ApiStatus(500, '', 'resourceVersion should not be set on objects to be created');
     if (!r.custom) admitBuiltinCreate(r, o, this.admission);
     if (this.find(r, namespace, String(m.name))) throw alreadyExists(r, String(m.name));
     m.uid = randomUUID();
@@ -460,6 +462,8 @@ export class Store {
       else m.managedFields = meta(tracked).managedFields;
     }
     ctx.admit?.validate(o, undefined);
+    // A dry run never reaches the storage's check: the preset resourceVersion is answered as given.
+    if (ctx.dryRun && presetRV) m.resourceVersion = givenRV;
     if (ctx.dryRun) return this.printed(r, o);
     const stored = this.put(r, this.toStorage(r, o), 'ADDED');
     // A custom resource read back through a version that is not the storage one: its defaults too.
@@ -698,7 +702,13 @@ export class Store {
       }
       // The server reports a strict decoding error of a patch as an invalid patch, quoting the patched object.
       if (e instanceof StrictDecodingError) {
-        const detail = `Invalid value: ${JSON.stringify(stringifyWire(sortKeysDeep(e.patched)))}: strict decoding error: ${e.unknown.join(', ')}`;
+        // A built-in's patched object as the patch handler wrote it (a custom resource's is a Go map:
+        // sorted); a strategic merge patch is quoted as its Go map prints.
+        const quoted =
+          type === 'application/strategic-merge-patch+json'
+            ? goValue(body)
+            : stringifyWire(r.custom ? sortKeysDeep(e.patched) : patchedAsServer(goOrder(r.model, next), type, body));
+        const detail = `Invalid value: ${JSON.stringify(quoted)}: strict decoding error: ${e.unknown.join(', ')}`;
         throw new ApiStatus(422, 'Invalid', ` "" is invalid: patch: ${detail}`, {
           causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }],
         });
