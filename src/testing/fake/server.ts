@@ -260,7 +260,10 @@ export class FakeServer {
       // A built-in's create or update body is decoded into its Go struct (keys given twice merge).
       const body = decodeBody(raw, type, !r.custom && (method === 'POST' || method === 'PUT'));
       if (body.error !== undefined) throw bodyError(method, type, r.kind, raw, body.error);
-      if (method !== 'PATCH') ctx.duplicates = duplicateFields(body.duplicates);
+      if (method !== 'PATCH') {
+        ctx.duplicates = duplicateFields(body.duplicates);
+        ctx.rawBody = raw;
+      }
       if (body.warnings) ctx.applyWarnings = body.warnings;
       return body.value;
     };

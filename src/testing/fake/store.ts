@@ -62,6 +62,8 @@ export interface WriteContext {
   fieldManager?: string;
   /** The manager of a write without fieldManager: the User-Agent's product (apiserver's prefixFromUserAgent). */
   userAgent?: string;
+  /** The request body as sent (a create's or update's), for errors that quote it. */
+  rawBody?: string;
   /** Set by apply: managedFields are already computed. */
   applied?: boolean;
   /** Set by apply: structured-merge-diff saw a change the stored object does not show (an integer the converter wrapped, a namespace dropped). */
@@ -261,21 +263,39 @@ export class Store {
   }
 
   /** Checks the body names the resource of the URL, as the server's decoder does (in its words). */
-  private checkTypeMeta(r: Resource, body: Obj): void {
+  /**
+   * Whether a custom resource body names no kind, or another apiVersion: the server refuses it
+   * before its schema prunes anything (no warnings of the schema's unknown fields), but after its
+   * metadata was read (unknown metadata fields are warned of all the same). A patch's result that
+   * names neither keeps the object's.
+   */
+  private otherType(r: Resource, body: Obj, ctx: WriteContext, patched: boolean): boolean {
+    if (patched && body.apiVersion === undefined && body.kind === undefined) return false;
+    if (body.kind === undefined || body.kind === '') return true;
+    if (body.apiVersion === apiVersionOf(r)) return false;
+    if (isObj(body.metadata) && ctx.fieldValidation !== 'Ignore')
+      for (const k of Object.keys(body.metadata))
+        if (!OBJECT_META.has(k)) ctx.warnings.push(`unknown field "metadata.${k}"`);
+    return true;
+  }
+
+  private checkTypeMeta(r: Resource, body: Obj, patched = false, raw?: string): void {
     const want = apiVersionOf(r);
     if (r.custom) {
-      // Unstructured decoding: both are required, and must be the URL's.
-      if (body.apiVersion === undefined && body.kind === undefined) return;
-      if (body.apiVersion !== want)
-        throw badRequest(
-          `the API version in the data (${typeof body.apiVersion === 'string' ? body.apiVersion : ''}) does not match the expected API version (${want})`,
-        );
+      // Unstructured decoding: both are required (a missing kind first), and must be the URL's. A
+      // patch's result that has neither keeps the object's.
+      if (patched && body.apiVersion === undefined && body.kind === undefined) return;
       if (body.kind === undefined || body.kind === '') {
-        const raw = stringifyWire(body);
+        // The decoder quotes the request's own bytes (a key given twice as sent).
+        raw ??= stringifyWire(body);
         throw badRequest(
           `the object provided is unrecognized (must be of type ${r.kind}): Object 'Kind' is missing in '${raw}' (${raw.length > 30 ? `${raw.slice(0, 30)} ...` : raw})`,
         );
       }
+      if (body.apiVersion !== want)
+        throw badRequest(
+          `the API version in the data (${typeof body.apiVersion === 'string' ? body.apiVersion : ''}) does not match the expected API version (${want})`,
+        );
       if (body.kind !== r.kind)
         throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
       return;
@@ -381,8 +401,8 @@ export class Store {
   create(r: Resource, namespace: string | undefined, body: unknown, ctx: WriteContext): Obj {
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
     // Unstructured decoding prunes (and warns) before the type is checked; a typed one after.
-    const early = !r.custom || (body.apiVersion !== undefined && body.apiVersion !== apiVersionOf(r));
-    if (early) this.checkTypeMeta(r, body);
+    const early = !r.custom || this.otherType(r, body, ctx, false);
+    if (early) this.checkTypeMeta(r, body, false, ctx.rawBody);
     const decoded = this.decode(r, body, ctx);
     if (!early) this.checkTypeMeta(r, body);
     const dm = meta(decoded);
@@ -489,10 +509,10 @@ export class Store {
     patched = false,
   ): Obj {
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
-    const early = !r.custom || (body.apiVersion !== undefined && body.apiVersion !== apiVersionOf(r));
-    if (early) this.checkTypeMeta(r, body);
+    const early = !r.custom || this.otherType(r, body, ctx, patched);
+    if (early) this.checkTypeMeta(r, body, patched, patched ? undefined : ctx.rawBody);
     let o = this.decode(r, body, ctx);
-    if (!early) this.checkTypeMeta(r, body);
+    if (!early) this.checkTypeMeta(r, body, patched);
     const m = meta(o);
     if (m.name !== undefined && m.name !== name)
       throw badRequest(`the name of the object (${String(m.name)}) does not match the name on the URL (${name})`);
