@@ -5,6 +5,7 @@
  */
 import type { Obj } from './json.js';
 import { isQualifiedName } from '../../util/apimachinery/validation.js';
+import { GoStructJSON } from '../../util/apimachinery/field.js';
 
 /** events.k8s.io/v1 field → core/v1 field (the rest keep their names). */
 const RENAMES: readonly (readonly [string, string])[] = [
@@ -56,19 +57,32 @@ export function printCoreEvent(o: Obj): Obj {
   return o;
 }
 
-/** Go field order of the internal core.ObjectReference and core.EventSource (their JSON, omitempty). */
-const REFERENCE_ORDER = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'];
-const SOURCE_ORDER = ['component', 'host'];
+/**
+ * The fields of the internal core.ObjectReference and core.EventSource, as a field error prints
+ * them (their JSON without tags: Go's field names, in order, every field).
+ */
+const REFERENCE_FIELDS: readonly (readonly [string, string])[] = [
+  ['kind', 'Kind'],
+  ['namespace', 'Namespace'],
+  ['name', 'Name'],
+  ['uid', 'UID'],
+  ['apiVersion', 'APIVersion'],
+  ['resourceVersion', 'ResourceVersion'],
+  ['fieldPath', 'FieldPath'],
+];
+const SOURCE_FIELDS: readonly (readonly [string, string])[] = [
+  ['component', 'Component'],
+  ['host', 'Host'],
+];
 
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A struct as its internal Go type prints in a field error (JSON: Go field order, empty fields left out). */
-function struct(v: unknown, order: string[]): Obj | null {
+/** A struct as its internal Go type prints in a field error (its fields in order, as Go writes a struct). */
+function struct(v: unknown, fields: readonly (readonly [string, string])[]): GoStructJSON | null {
   if (!isObject(v)) return null;
   const out: Obj = {};
-  for (const k of [...order, ...Object.keys(v).filter((k) => !order.includes(k))])
-    if (v[k] !== undefined && v[k] !== null && v[k] !== '') out[k] = v[k];
-  return out;
+  for (const [json, go] of fields) out[go] = typeof v[json] === 'string' ? v[json] : '';
+  return new GoStructJSON(JSON.stringify(out));
 }
 
 /** A time as an instant (null: the zero time), for equality. */
@@ -125,9 +139,12 @@ export function eventUpdateErrors(
         break;
       case 'ref':
       case 'source': {
-        const order = kind === 'ref' ? REFERENCE_ORDER : SOURCE_ORDER;
-        value = struct(a, order) ?? (kind === 'ref' && name === 'related' ? null : {});
-        same = JSON.stringify(value) === JSON.stringify(struct(b, order) ?? (name === 'related' ? null : {}));
+        const fields = kind === 'ref' ? REFERENCE_FIELDS : SOURCE_FIELDS;
+        // A non-pointer struct (involvedObject, source) absent is its empty value; related is a pointer.
+        const empty = name === 'related' ? null : struct({}, fields);
+        value = struct(a, fields) ?? empty;
+        const text = (x: GoStructJSON | null) => x?.text ?? 'null';
+        same = text(value as GoStructJSON | null) === text(struct(b, fields) ?? empty);
         break;
       }
       default:

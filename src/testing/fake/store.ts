@@ -266,16 +266,20 @@ export class Store {
   /**
    * Whether a custom resource body names no kind, or another apiVersion: the server refuses it
    * before its schema prunes anything (no warnings of the schema's unknown fields), but after its
-   * metadata was read (unknown metadata fields are warned of all the same). A patch's result that
+   * JSON and metadata were read (keys given twice and unknown metadata fields are warned of all the
+   * same). A patch's result that
    * names neither keeps the object's.
    */
   private otherType(r: Resource, body: Obj, ctx: WriteContext, patched: boolean): boolean {
     if (patched && body.apiVersion === undefined && body.kind === undefined) return false;
     if (body.kind === undefined || body.kind === '') return true;
     if (body.apiVersion === apiVersionOf(r)) return false;
-    if (isObj(body.metadata) && ctx.fieldValidation !== 'Ignore')
-      for (const k of Object.keys(body.metadata))
-        if (!OBJECT_META.has(k)) ctx.warnings.push(`unknown field "metadata.${k}"`);
+    if (ctx.fieldValidation !== 'Ignore') {
+      if (isObj(body.metadata))
+        for (const k of Object.keys(body.metadata))
+          if (!OBJECT_META.has(k)) ctx.warnings.push(`unknown field "metadata.${k}"`);
+      ctx.warnings.push(...(ctx.duplicates ?? []));
+    }
     return true;
   }
 
@@ -529,12 +533,14 @@ export class Store {
       badRV();
       if (!this.find(r, namespace, name)) {
         // Its decoding warnings were given by this update already.
+        // A dry run answers with the resourceVersion the body gave (nothing checks it).
         const created = this.create(
           r,
           namespace,
           { ...body, metadata: { ...meta(body), resourceVersion: undefined } },
           { ...ctx, warnings: [] },
         );
+        if (ctx.dryRun && typeof rv === 'string' && rv !== '') meta(created).resourceVersion = rv;
         ctx.created = true;
         return created;
       }
@@ -859,14 +865,15 @@ export class Store {
         { ...r, plural: r.kind },
         name,
         `the UID in the precondition (${String(pre.uid)}) does not match the UID in record (${String(om.uid)}). The object might have been deleted and then recreated`,
-        r.group,
+        // events.k8s.io Events are core Events to the storage: the kind is named without a group.
+        r.view ? '' : r.group,
       );
     if (pre.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== om.resourceVersion)
       throw conflict(
         { ...r, plural: r.kind },
         name,
         `the ResourceVersion in the precondition (${String(pre.resourceVersion)}) does not match the ResourceVersion in record (${String(om.resourceVersion)}). The object might have been modified`,
-        r.group,
+        r.view ? '' : r.group,
       );
     ctx.admit?.validate(undefined, old);
     // Events are not garbage collected (their strategy): a propagation policy adds no finalizer.
