@@ -34,10 +34,10 @@ import {
 import { strategicMerge } from './smp.js';
 import { isCRD, markCRDForDeletion, prepareCRD } from './crdstrategy.js';
 import { applyConfiguration, applyScale, duplicateItems, now, trackUpdate } from './apply.js';
-import { goFloat, goValue, typeErrors } from './typed.js';
+import { goValue, typeErrors } from './typed.js';
 import { builtinErrors } from './validation.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
-import { type Obj, clone, isObj } from './json.js';
+import { type Obj, clone, goFloat, isObj } from './json.js';
 import { sortKeysDeep } from '../../util/json.js';
 import { asUnstructured, stringifyWire } from './wire.js';
 import { eventErrors, eventUpdateErrors, printCoreEvent } from './events.js';

@@ -10,7 +10,7 @@ import { k8sModelShape, type DataNode } from '../../schema/k8s/index.js';
 import type { Resource } from './resources.js';
 import type { Schema } from './schema.js';
 import { builtinListKeys } from './apply.js';
-import { type Obj, isObj } from './json.js';
+import { type Obj, goFloat, isObj } from './json.js';
 
 const MIN_INT64 = -(2n ** 63n);
 const MAX_INT64 = 2n ** 63n - 1n;
@@ -21,20 +21,6 @@ const MAX_INT64 = 2n ** 63n - 1n;
  */
 const isInt64 = (v: unknown): boolean =>
   (typeof v === 'bigint' && v >= MIN_INT64 && v <= MAX_INT64) || (typeof v === 'number' && Number.isSafeInteger(v));
-
-/**
- * Go's %v of a float64 (strconv 'g', shortest digits): an exponent when it is below -4 or at least
- * 6 (`1.5`, `123456`, `1e+06`, `1.2345678901234567e+19`).
- */
-export function goFloat(n: number): string {
-  if (Number.isNaN(n)) return 'NaN';
-  if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf';
-  if (n === 0) return Object.is(n, -0) ? '-0' : '0';
-  const [mantissa, e] = n.toExponential().split('e');
-  const exp = Number(e);
-  if (exp < -4 || exp >= 6) return `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-  return String(n);
-}
 
 /** A number as the decoder holds it, printed by %v: an int64 exactly, else a float64. */
 function goNumber(v: number | bigint): string {
