@@ -32,7 +32,29 @@ const BUILTIN_LIST_KEYS: Record<string, string> = {
   conditions: 'type',
   imagePullSecrets: 'name',
 };
-const SET_LISTS = new Set(['finalizers']);
+/**
+ * Fields of built-in Kinds whose value structured-merge-diff takes whole (`+structType=atomic`,
+ * `+mapType=atomic`): label selectors, object references, a Pod's node selector.
+ */
+const BUILTIN_ATOMIC = new Set([
+  'selector',
+  'labelSelector',
+  'namespaceSelector',
+  'objectSelector',
+  'nodeSelector',
+  'involvedObject',
+  'regarding',
+  'related',
+]);
+
+/** A map (or struct) that is owned whole, not field by field. */
+/** A built-in list's merge keys by its field's name (undefined: not a list-map). */
+export function builtinListKeys(field: string): string[] | undefined {
+  return field === 'finalizers' ? undefined : BUILTIN_LIST_KEYS[field] ? [BUILTIN_LIST_KEYS[field]] : undefined;
+}
+
+const atomicMap = (r: Resource, s: Schema | undefined, field: string) =>
+  s?.['x-kubernetes-map-type'] === 'atomic' || (!r.custom && BUILTIN_ATOMIC.has(field));
 
 const METADATA_SCHEMA: Schema = {
   type: 'object',
@@ -65,7 +87,6 @@ function listType(
   if (lt === 'map') return { type: 'map', keys: s?.['x-kubernetes-list-map-keys'] ?? [] };
   if (lt === 'set') return { type: 'set' };
   if (lt || custom) return { type: 'atomic' };
-  if (SET_LISTS.has(field)) return { type: 'set' };
   if (BUILTIN_LIST_KEYS[field]) return { type: 'map', keys: [BUILTIN_LIST_KEYS[field]] };
   return { type: 'atomic' };
 }
@@ -78,8 +99,18 @@ function keyOf(item: unknown, keys: string[]): Obj {
 
 const pathId = (steps: Step[]) => JSON.stringify(steps);
 
-/** The fields `obj` sets, as field paths (leaves, list-map items, set items). */
-export function fieldSet(r: Resource, obj: Obj, sub: string | undefined, dups?: string[]): Map<string, FieldPath> {
+/**
+ * The fields `obj` sets, as field paths (leaves, list-map items, set items). With `nodes`, every
+ * path structured-merge-diff's comparison visits: the fields holding a map or a list too, which an
+ * Update owns when it creates them (the `"."` of a `fieldsV1` map).
+ */
+export function fieldSet(
+  r: Resource,
+  obj: Obj,
+  sub: string | undefined,
+  dups?: string[],
+  nodes = false,
+): Map<string, FieldPath> {
   const out = new Map<string, FieldPath>();
   const add = (steps: Step[]) => {
     const id = pathId(steps);
@@ -92,19 +123,25 @@ export function fieldSet(r: Resource, obj: Obj, sub: string | undefined, dups?: 
     }
     out.set(id, { steps, id });
   };
-  const walk = (v: unknown, s: Schema | undefined, steps: Step[], field: string) => {
-    if (isObj(v) && s?.['x-kubernetes-map-type'] !== 'atomic' && Object.keys(v).length > 0) {
-      for (const [k, x] of Object.entries(v)) walk(x, childSchema(s, k), [...steps, { f: k }], k);
+  // A custom resource's field its schema does not declare (under x-kubernetes-preserve-unknown-fields,
+  // additionalProperties) is in an applied set itself, whatever it holds (toFieldSet).
+  const walk = (v: unknown, s: Schema | undefined, steps: Step[], field: string, declared = true) => {
+    const own = nodes || (r.custom && !declared);
+    if (isObj(v) && !atomicMap(r, s, field) && Object.keys(v).length > 0) {
+      if (own && steps.length > 0) add(steps);
+      for (const [k, x] of Object.entries(v)) walk(x, childSchema(s, k), [...steps, { f: k }], k, !!s?.properties?.[k]);
       return;
     }
     if (Array.isArray(v) && v.length > 0) {
       const lt = listType(s, field, r.custom);
+      if (own && lt.type !== 'atomic') add(steps);
       if (lt.type === 'map') {
         for (const item of v) {
           const itemSteps: Step[] = [...steps, { k: keyOf(item, lt.keys) }];
           add(itemSteps);
           if (isObj(item))
-            for (const [k, x] of Object.entries(item)) walk(x, childSchema(s?.items, k), [...itemSteps, { f: k }], k);
+            for (const [k, x] of Object.entries(item))
+              walk(x, childSchema(s?.items, k), [...itemSteps, { f: k }], k, !!s?.items?.properties?.[k]);
         }
         return;
       }
@@ -120,13 +157,13 @@ export function fieldSet(r: Resource, obj: Obj, sub: string | undefined, dups?: 
     if (k === 'apiVersion' || k === 'kind') continue;
     if (k === 'metadata') {
       if (isObj(v))
-        for (const mk of ['labels', 'annotations', 'finalizers', 'ownerReferences'])
+        for (const mk of ['generateName', 'labels', 'annotations', 'finalizers', 'ownerReferences'])
           if (v[mk] !== undefined) walk(v[mk], METADATA_SCHEMA.properties![mk], [{ f: 'metadata' }, { f: mk }], mk);
       continue;
     }
     const isStatus = k === 'status';
     if (r.status && (sub === 'status') !== isStatus) continue;
-    walk(v, childSchema(schema, k), [{ f: k }], k);
+    walk(v, childSchema(schema, k), [{ f: k }], k, !!schema?.properties?.[k]);
   }
   return out;
 }
@@ -202,7 +239,7 @@ function removeAt(obj: Obj, steps: Step[]): void {
 /** Merges an applied configuration into the live object: maps by key, list-maps by item key, sets by value, the rest replaced. */
 function mergeApplied(r: Resource, live: unknown, cfg: unknown, s: Schema | undefined, field: string): unknown {
   if (isObj(cfg)) {
-    if (s?.['x-kubernetes-map-type'] === 'atomic') return clone(cfg);
+    if (atomicMap(r, s, field)) return clone(cfg);
     const out: Obj = isObj(live) ? live : {};
     for (const [k, v] of Object.entries(cfg)) {
       const cs =
@@ -290,7 +327,14 @@ function toFieldsV1(fields: Map<string, FieldPath>): Obj {
     }
     if (Object.keys(cur).length > 0 || isItem(steps)) cur['.'] = {};
   }
-  return root;
+  return dotFirst(root);
+}
+
+/** A field set's map as the server encodes it: a node's own `"."` before its children. */
+function dotFirst(o: Obj): Obj {
+  const out: Obj = '.' in o ? { '.': {} } : {};
+  for (const [k, v] of Object.entries(o)) if (k !== '.') out[k] = dotFirst(v as Obj);
+  return out;
 }
 
 const isItem = (steps: Step[]) => steps.length > 0 && 'k' in steps[steps.length - 1];
@@ -422,9 +466,64 @@ function conflictError(conflicts: { entry: Entry; path: FieldPath }[]): ApiStatu
   return new ApiStatus(409, 'Conflict', message, { causes });
 }
 
+/** A pod template's fields its Go struct always prints (structs that are not pointers; `containers` as null). */
+const TEMPLATE = ['template', 'template.metadata', 'template.spec', 'template.spec.containers'];
+
 /**
- * After a create, update or patch by `manager`: the fields that changed move to its Update entry
- * (and leave every other entry); fields that are gone leave every entry.
+ * The fields a built-in Kind's empty Go object has (structs that are not pointers, slices and maps
+ * without omitempty): the typed object an Update is compared with holds them even when the stored
+ * JSON does not, so creating one under them owns its children, not the field itself. An empty
+ * struct (`{}`) unless marked `=null` (a metav1.Time, which prints as null).
+ */
+const ZERO_FIELDS: Record<string, string[]> = {
+  'apps/Deployment': ['spec', ...TEMPLATE.map((p) => `spec.${p}`), 'spec.strategy', 'status'],
+  'apps/StatefulSet': ['spec', ...TEMPLATE.map((p) => `spec.${p}`), 'spec.updateStrategy', 'status'],
+  'apps/DaemonSet': ['spec', ...TEMPLATE.map((p) => `spec.${p}`), 'spec.updateStrategy', 'status'],
+  'apps/ReplicaSet': ['spec', ...TEMPLATE.map((p) => `spec.${p}`), 'status'],
+  'batch/Job': ['spec', ...TEMPLATE.map((p) => `spec.${p}`), 'status'],
+  'batch/CronJob': [
+    'spec',
+    'spec.jobTemplate',
+    'spec.jobTemplate.metadata',
+    'spec.jobTemplate.spec',
+    ...TEMPLATE.map((p) => `spec.jobTemplate.spec.${p}`),
+    'status',
+  ],
+  '/Pod': ['spec', 'spec.containers', 'status'],
+  '/Service': ['spec', 'status', 'status.loadBalancer'],
+  '/PersistentVolumeClaim': ['spec', 'spec.resources', 'status'],
+  '/Namespace': ['spec', 'status'],
+  '/Event': ['involvedObject', 'source', 'firstTimestamp=null', 'lastTimestamp=null', 'eventTime=null'],
+  'events.k8s.io/Event': [
+    'regarding',
+    'deprecatedSource',
+    'eventTime=null',
+    'deprecatedFirstTimestamp=null',
+    'deprecatedLastTimestamp=null',
+  ],
+  'rbac.authorization.k8s.io/RoleBinding': ['roleRef'],
+  'rbac.authorization.k8s.io/ClusterRoleBinding': ['roleRef'],
+  'networking.k8s.io/Ingress': ['spec', 'status', 'status.loadBalancer'],
+};
+
+/** The paths of {@link ZERO_FIELDS} for the Kind, with their empty values (none for a custom resource: its empty object is `{}`). */
+function zeroFields(r: Resource, sub: string | undefined): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  if (r.custom) return out;
+  for (const z of ZERO_FIELDS[`${r.group}/${r.kind}`] ?? []) {
+    const [p, empty] = z.split('=');
+    const steps = p.split('.').map((f) => ({ f }));
+    if (r.status && (sub === 'status') !== (steps[0].f === 'status')) continue;
+    out.set(pathId(steps), empty === 'null' ? null : {});
+  }
+  return out;
+}
+
+/**
+ * After a create, update or patch by `manager`, as structured-merge-diff's Updater does: the fields
+ * that were added or changed move to its Update entry (and leave every other entry), the fields and
+ * maps it created included (the `"."` of a map or list it made); fields that are gone leave every
+ * entry.
  */
 export function trackUpdate(
   r: Resource,
@@ -434,12 +533,23 @@ export function trackUpdate(
   sub: string | undefined,
 ): void {
   const entries = readEntries(old);
-  const before = old ? fieldSet(r, old, sub) : new Map<string, FieldPath>();
-  const after = fieldSet(r, next, sub);
-  const changed = [...after.values()].filter(
-    (p) => !before.has(p.id) || !equalJSON(valueAt(old, p.steps), valueAt(next, p.steps)),
+  if (sub === 'scale' && r.scale) return trackScale(r, old, next, manager, entries);
+  const zero = zeroFields(r, sub);
+  const before = old ? fieldSet(r, old, sub, undefined, true) : new Map<string, FieldPath>();
+  const after = fieldSet(r, next, sub, undefined, true);
+  const leavesBefore = old ? fieldSet(r, old, sub) : new Map<string, FieldPath>();
+  const leavesAfter = fieldSet(r, next, sub);
+  // A field of the empty Go object holds its empty value there.
+  const oldValue = (p: FieldPath) => valueAt(old, p.steps) ?? zero.get(p.id);
+  const changed = [...after.values()].filter((p) =>
+    !before.has(p.id) && !zero.has(p.id)
+      ? true
+      : leavesAfter.has(p.id) &&
+        !isItem(p.steps) &&
+        (leavesBefore.has(p.id) || zero.has(p.id)) &&
+        !equalJSON(oldValue(p), valueAt(next, p.steps)),
   );
-  const gone = [...before.keys()].filter((id) => !after.has(id));
+  const gone = [...before.keys()].filter((id) => !after.has(id) && !zero.has(id));
   for (const e of entries) {
     if (sub === undefined ? e.subresource !== undefined && r.status : (e.subresource ?? '') !== sub) continue;
     for (const id of gone) e.fields.delete(id);
@@ -461,5 +571,83 @@ export function trackUpdate(
     for (const p of changed) mine.fields.set(p.id, p);
     mine.time = now();
   }
+  writeEntries(next, entries);
+}
+
+/**
+ * After a write of the scale subresource, as the server's ScaleHandler maps it: the Scale's only
+ * field is the replicas path, so when the write changed it, every entry (of any subresource) that
+ * owned it loses it and the writer's scale entry gets it; else nothing changes. Times are the
+ * parent's: a new scale entry has none.
+ */
+function trackScale(r: Resource, old: Obj | undefined, next: Obj, manager: string, entries: Entry[]): void {
+  const steps: Step[] = r
+    .scale!.specReplicasPath.replace(/^\./, '')
+    .split('.')
+    .map((f) => ({ f }));
+  const id = pathId(steps);
+  // Compared as the Scale shows them: its replicas are omitempty, so 0 is no field (removed from
+  // every entry, owned by none).
+  const replicas = (o: Obj | undefined) => {
+    const v = valueAt(o, steps);
+    return v === 0 || v === null ? undefined : v;
+  };
+  if (!equalJSON(replicas(old), replicas(next))) {
+    for (const e of entries) e.fields.delete(id);
+  }
+  if (replicas(next) !== undefined && !equalJSON(replicas(old), replicas(next))) {
+    let mine = entries.find((e) => sameEntry(e, manager, 'Update', 'scale'));
+    if (!mine) {
+      // The handler maps entries back with the parent's times: a new one has none.
+      mine = {
+        manager,
+        operation: 'Update',
+        apiVersion: apiVersionOf(r),
+        time: '',
+        subresource: 'scale',
+        fields: new Map(),
+      };
+      entries.push(mine);
+    }
+    mine.fields.set(id, { steps, id });
+  }
+  writeEntries(next, entries);
+}
+
+/**
+ * Server-side apply of a built-in's Scale (the ScaleHandler over the Scale's field manager): the
+ * writer's Apply entry of the scale subresource owns the replicas path when the configuration sets
+ * it (`applied`); when that differs from the live value, every other entry loses it (409 unless forced, the owners named with
+ * the Scale's apiVersion, as the handler maps them). `next` gets the entries.
+ */
+export function applyScale(r: Resource, live: Obj, next: Obj, manager: string, force: boolean, applied: unknown): void {
+  const sets = applied !== undefined && applied !== null;
+  const steps: Step[] = r
+    .scale!.specReplicasPath.replace(/^\./, '')
+    .split('.')
+    .map((f) => ({ f }));
+  const id = pathId(steps);
+  const entries = readEntries(live);
+  const mine = entries.find((e) => sameEntry(e, manager, 'Apply', 'scale'));
+  // Compared in the Scale, before the value is converted into the object's int32 field.
+  if (sets && String(valueAt(live, steps)) !== String(applied)) {
+    const owners = entries.filter((e) => e !== mine && e.fields.has(id));
+    if (owners.length && !force)
+      throw conflictError(owners.map((e) => ({ entry: { ...e, apiVersion: 'autoscaling/v1' }, path: { steps, id } })));
+    for (const e of owners) e.fields.delete(id);
+  }
+  if (sets) {
+    const entry = mine ?? {
+      manager,
+      operation: 'Apply' as const,
+      apiVersion: apiVersionOf(r),
+      // The handler maps entries back with the parent's times: a new one has none.
+      time: '',
+      subresource: 'scale',
+      fields: new Map(),
+    };
+    entry.fields = new Map([[id, { steps, id }]]);
+    if (!mine) entries.push(entry);
+  } else mine?.fields.clear();
   writeEntries(next, entries);
 }

@@ -206,3 +206,293 @@ function base64Error(s: string): number | undefined {
   if (data % 4 === 1) return s.length - 1;
   return data % 4 === 0 ? undefined : s.length;
 }
+
+/** A strategic merge patch's result the unstructured converter cannot set into the Go object: its message. */
+export class ConvertError extends Error {}
+
+const MIN_INT64 = -(2n ** 63n);
+const MAX_INT64 = 2n ** 63n - 1n;
+
+/** The reflect.Kind of a value an unstructured map holds (util/json: integers as int64 when they fit, else float64). */
+function goKind(v: unknown): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'bigint') return v >= MIN_INT64 && v <= MAX_INT64 ? 'int64' : 'float64';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  return Array.isArray(v) ? 'slice' : 'map';
+}
+
+/**
+ * Non-pointer integer fields with omitempty that a conversion can leave 0 (then not printed):
+ * `Struct.field` of the Go type.
+ */
+const OMITTED_ZERO = new Set(['Event.count', 'Event.deprecatedCount']);
+
+/** reflect's Convert of a number into an integer of `bits`: through int64 (out of range: the minimum), then wrapped. */
+function toInt(v: number | bigint, bits: 32 | 64): number | bigint {
+  let i: bigint;
+  if (typeof v === 'bigint' && v >= MIN_INT64 && v <= MAX_INT64) i = v;
+  else {
+    const f = Number(v);
+    i = f >= -(2 ** 63) && f < 2 ** 63 ? BigInt(Math.trunc(f)) : MIN_INT64;
+  }
+  const out = BigInt.asIntN(bits, i);
+  return out >= -(2n ** 53n) && out <= 2n ** 53n ? Number(out) : out;
+}
+
+/**
+ * A strategic merge patch's result as runtime.DefaultUnstructuredConverter sets it into the Kind's
+ * Go struct (the patch handler's applyPatchToObject): integers converted into the field's size
+ * (wrapped, as Go converts; one beyond int64 is a float64 first), and a value that cannot be set
+ * refused with the converter's words (ConvertError: `cannot restore slice from map`,
+ * `unrecognized type: string`). `o` is changed in place.
+ */
+export function convertPatched(model: string | undefined, o: Obj): void {
+  const root = model ? k8sModelShape(model) : undefined;
+  if (root) convertStruct(o, root, goTypeName(model!).name);
+}
+
+function convertStruct(o: Obj, model: DataModel, struct: string): void {
+  for (const key of Object.keys(o)) {
+    const node = model.properties[key];
+    if (!node) continue;
+    const v = convertValue(o[key], node, `${struct}.${key}`);
+    if (v === 0 && OMITTED_ZERO.has(`${struct}.${key}`)) delete o[key];
+    else o[key] = v;
+  }
+}
+
+function convertValue(v: unknown, node: DataNode, field: string): unknown {
+  if (v === null || v === undefined) return v;
+  const kind = goKind(v);
+  if (node.$model || node.$special === 'ObjectMeta') {
+    const name = node.$model ?? 'V1ObjectMeta';
+    const model = k8sModelShape(name);
+    if (!isObj(v)) throw new ConvertError(`cannot restore struct from: ${kind}`);
+    if (model) convertStruct(v, model, goTypeName(name).name);
+    return v;
+  }
+  // Types with their own conversion (IntOrString, Quantity, RawExtension, JSON, Time).
+  if (node.$special || node.format === 'date-time') return v;
+  switch (node.type) {
+    case 'array':
+      if (!Array.isArray(v)) throw new ConvertError(`cannot restore slice from ${kind}`);
+      return node.items ? v.map((x) => convertValue(x, node.items!, field)) : v;
+    case 'object': {
+      if (!isObj(v)) throw new ConvertError(`cannot restore map from ${kind}`);
+      const values = node.additionalProperties;
+      if (values) for (const k of Object.keys(v)) v[k] = convertValue(v[k], values, field);
+      else if (node.properties) convertStruct(v, { properties: node.properties as Record<string, DataNode> }, field);
+      return v;
+    }
+    case 'integer': {
+      const t = node.format === 'int32' ? 'int32' : 'int64';
+      if (kind === 'int64') return toInt(v as number | bigint, t === 'int32' ? 32 : 64);
+      if (kind === 'float64') {
+        const f = Number(v);
+        if (f !== Math.trunc(f)) throw new ConvertError(`cannot convert float64 to ${t}`);
+        return toInt(v as number | bigint, t === 'int32' ? 32 : 64);
+      }
+      throw new ConvertError(`unrecognized type: ${t}`);
+    }
+    case 'number':
+      if (kind === 'int64' || kind === 'float64') return v;
+      throw new ConvertError('unrecognized type: float64');
+    case 'boolean':
+      if (kind === 'bool') return v;
+      throw new ConvertError('unrecognized type: bool');
+    case 'string':
+      if (node.format === 'byte') {
+        if (kind === 'string') return v;
+        throw new ConvertError(`cannot restore slice from ${kind}`);
+      }
+      if (kind === 'string') return v;
+      // An integer converts to a string in Go's reflect, which the converter refuses by name.
+      if (kind === 'int64') throw new ConvertError('cannot convert int64 to string');
+      throw new ConvertError('unrecognized type: string');
+  }
+  return v;
+}
+
+/**
+ * The Go field order of the structs the fake's built-in Kinds hold most (k8s.io/api 1.37's types):
+ * the order the server's codec writes their JSON in. Structs not listed keep the fake's order.
+ */
+const GO_FIELD_ORDER: Record<string, string[]> = {
+  ObjectReference: ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'],
+  EventSource: ['component', 'host'],
+  PodTemplateSpec: ['metadata', 'spec'],
+  PodSpec: [
+    'volumes',
+    'initContainers',
+    'containers',
+    'ephemeralContainers',
+    'restartPolicy',
+    'terminationGracePeriodSeconds',
+    'activeDeadlineSeconds',
+    'dnsPolicy',
+    'nodeSelector',
+    'serviceAccountName',
+    'serviceAccount',
+    'automountServiceAccountToken',
+    'nodeName',
+    'hostNetwork',
+    'hostPID',
+    'hostIPC',
+    'shareProcessNamespace',
+    'securityContext',
+    'imagePullSecrets',
+    'hostname',
+    'subdomain',
+    'affinity',
+    'schedulerName',
+    'tolerations',
+    'hostAliases',
+    'priorityClassName',
+    'priority',
+    'dnsConfig',
+    'readinessGates',
+    'runtimeClassName',
+    'enableServiceLinks',
+    'preemptionPolicy',
+    'overhead',
+    'topologySpreadConstraints',
+    'setHostnameAsFQDN',
+    'os',
+    'hostUsers',
+    'schedulingGates',
+    'resourceClaims',
+    'resources',
+    'hostnameOverride',
+    'schedulingGroup',
+    'evictionResponders',
+  ],
+  Container: [
+    'name',
+    'image',
+    'command',
+    'args',
+    'workingDir',
+    'ports',
+    'envFrom',
+    'env',
+    'resources',
+    'resizePolicy',
+    'restartPolicy',
+    'restartPolicyRules',
+    'volumeMounts',
+    'volumeDevices',
+    'livenessProbe',
+    'readinessProbe',
+    'startupProbe',
+    'lifecycle',
+    'terminationMessagePath',
+    'terminationMessagePolicy',
+    'imagePullPolicy',
+    'securityContext',
+    'stdin',
+    'stdinOnce',
+    'tty',
+  ],
+  ResourceRequirements: ['limits', 'requests', 'claims'],
+  PodSecurityContext: [
+    'seLinuxOptions',
+    'windowsOptions',
+    'runAsUser',
+    'runAsGroup',
+    'runAsNonRoot',
+    'supplementalGroups',
+    'supplementalGroupsPolicy',
+    'fsGroup',
+    'sysctls',
+    'fsGroupChangePolicy',
+    'seccompProfile',
+    'appArmorProfile',
+    'seLinuxChangePolicy',
+  ],
+  NamespaceSpec: ['finalizers'],
+  NamespaceStatus: ['phase', 'conditions'],
+  ContainerPort: ['name', 'hostPort', 'containerPort', 'protocol', 'hostIP'],
+  EnvVar: ['name', 'value', 'valueFrom'],
+  DeploymentSpec: [
+    'replicas',
+    'selector',
+    'template',
+    'strategy',
+    'minReadySeconds',
+    'revisionHistoryLimit',
+    'paused',
+    'progressDeadlineSeconds',
+  ],
+  DeploymentStrategy: ['type', 'rollingUpdate'],
+  RollingUpdateDeployment: ['maxUnavailable', 'maxSurge'],
+  DeploymentStatus: [
+    'observedGeneration',
+    'replicas',
+    'updatedReplicas',
+    'readyReplicas',
+    'availableReplicas',
+    'unavailableReplicas',
+    'terminatingReplicas',
+    'conditions',
+    'collisionCount',
+  ],
+  ObjectMeta: [
+    'name',
+    'generateName',
+    'namespace',
+    'selfLink',
+    'uid',
+    'resourceVersion',
+    'generation',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+    'labels',
+    'annotations',
+    'ownerReferences',
+    'finalizers',
+    'managedFields',
+  ],
+  ManagedFieldsEntry: ['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1', 'subresource'],
+  OwnerReference: ['apiVersion', 'kind', 'name', 'uid', 'controller', 'blockOwnerDeletion'],
+  LabelSelector: ['matchLabels', 'matchExpressions'],
+  LabelSelectorRequirement: ['key', 'operator', 'values'],
+  PolicyRule: ['verbs', 'apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'],
+  AggregationRule: ['clusterRoleSelectors'],
+};
+
+/**
+ * The object as the server's codec writes it: the listed structs' fields in Go order, a Go map's
+ * keys sorted (encoding/json), everything else in the fake's order. A new object.
+ */
+export function goOrder(model: string | undefined, o: Obj): Obj {
+  const root = model ? k8sModelShape(model) : undefined;
+  return root ? orderStruct(o, root, goTypeName(model!).name) : o;
+}
+
+function orderStruct(o: Obj, model: DataModel, struct: string): Obj {
+  const order = GO_FIELD_ORDER[struct] ?? [];
+  const keys = [...order.filter((k) => k in o), ...Object.keys(o).filter((k) => !order.includes(k))];
+  const out: Obj = {};
+  for (const k of keys) out[k] = model.properties[k] ? orderValue(o[k], model.properties[k]) : o[k];
+  return out;
+}
+
+function orderValue(v: unknown, node: DataNode): unknown {
+  if (node.$model || node.$special === 'ObjectMeta') {
+    const name = node.$model ?? 'V1ObjectMeta';
+    const model = k8sModelShape(name);
+    return isObj(v) && model ? orderStruct(v, model, goTypeName(name).name) : v;
+  }
+  if (node.$special) return v;
+  if (Array.isArray(v) && node.items) return v.map((x) => orderValue(x, node.items!));
+  if (isObj(v) && node.additionalProperties) {
+    const out: Obj = {};
+    for (const k of Object.keys(v).sort()) out[k] = orderValue(v[k], node.additionalProperties);
+    return out;
+  }
+  if (isObj(v) && node.properties)
+    return orderStruct(v, { properties: node.properties as Record<string, DataNode> }, '');
+  return v;
+}

@@ -24,3 +24,17 @@ function copy(v: unknown): unknown {
   }
   return out;
 }
+
+/**
+ * Go's %v of a float64 (strconv 'g', shortest digits): an exponent when it is below -4 or at least
+ * 6 (`1.5`, `123456`, `1e+06`, `1.2345678901234567e+19`).
+ */
+export function goFloat(n: number): string {
+  if (Number.isNaN(n)) return 'NaN';
+  if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf';
+  if (n === 0) return Object.is(n, -0) ? '-0' : '0';
+  const [mantissa, e] = n.toExponential().split('e');
+  const exp = Number(e);
+  if (exp < -4 || exp >= 6) return `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  return String(n);
+}

@@ -22,6 +22,71 @@ export interface Body {
   warnings?: string[];
 }
 
+/**
+ * go-yaml v2's error (the API server's apply decoder) for a flow-style body (JSON, as clients
+ * send apply bodies) that ends too early: an unterminated quoted scalar is the scanner's `found
+ * unexpected end of stream`, a missing value the parser's `did not find expected node content`, a
+ * missing `,` / `}` / `]` its `did not find expected ',' or '}'`. The parser's errors name the line
+ * of the end of the stream (the scanner counts a last line without a line break as ended). Undefined
+ * when the body is not such a truncated flow document (the yaml package's message stands).
+ */
+export function flowYamlError(raw: string): string | undefined {
+  const lines = (raw.match(/\n/g) ?? []).length;
+  const endLine = lines + (raw.endsWith('\n') ? 0 : 1);
+  const parserError = (problem: string) => `${endLine ? `line ${endLine}: ` : ''}${problem}`;
+  let i = 0;
+  const n = raw.length;
+  while (i < n && /\s/.test(raw[i])) i++;
+  if (raw[i] !== '{' && raw[i] !== '[') return undefined;
+  const stack: string[] = [];
+  let expectNode = true;
+  while (i < n) {
+    const c = raw[i];
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
+    if (c === '{' || c === '[') {
+      if (!expectNode) return undefined;
+      stack.push(c);
+      i++;
+      continue;
+    }
+    if (c === '}' || c === ']') {
+      if (stack.pop() !== (c === '}' ? '{' : '[')) return undefined;
+      expectNode = false;
+      i++;
+      if (!stack.length) return undefined;
+      continue;
+    }
+    if (c === ':' || c === ',') {
+      expectNode = true;
+      i++;
+      continue;
+    }
+    if (!expectNode) return undefined;
+    if (c === '"') {
+      const start = i;
+      i++;
+      while (i < n && raw[i] !== '"') i += raw[i] === '\\' ? 2 : 1;
+      if (i >= n) {
+        // A scanner error: the mark where the stream ended, else where the scalar started.
+        const endMark = lines;
+        const startMark = (raw.slice(0, start).match(/\n/g) ?? []).length;
+        const line = endMark ? endMark + 1 : startMark;
+        return `${line ? `line ${line}: ` : ''}found unexpected end of stream`;
+      }
+      i++;
+    } else {
+      while (i < n && !/[\s,:\]}]/.test(raw[i])) i++;
+    }
+    expectNode = false;
+  }
+  if (!stack.length) return undefined;
+  if (expectNode) return parserError('did not find expected node content');
+  return parserError(`did not find expected ',' or '${stack[stack.length - 1] === '{' ? '}' : ']'}'`);
+}
+
 /** go-yaml's warning for a key given twice in a one-line (JSON) apply body: the last one wins. */
 function yamlDuplicates(raw: string): string[] {
   if (raw.includes('\n') || !raw.trimStart().startsWith('{')) return [];
@@ -49,7 +114,7 @@ export function decodeBody(raw: string, contentType: string, typed = false): Bod
     } catch (e) {
       if (e instanceof RangeError || /Maximum call stack/.test((e as Error).message))
         return { value: undefined, duplicates: [], error: `exceeded max depth of ${MAX_DEPTH}` };
-      return { value: undefined, duplicates: [], error: (e as Error).message };
+      return { value: undefined, duplicates: [], error: flowYamlError(raw) ?? (e as Error).message };
     }
   }
   try {
@@ -217,11 +282,23 @@ export function checkListOptions(q: URLSearchParams): void {
         field: 'resourceVersionMatch',
         body: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
       });
+    if ((q.get('continue') ?? '') !== '')
+      errs.push({
+        reason: 'FieldValueForbidden',
+        field: 'resourceVersionMatch',
+        body: 'Forbidden: resourceVersionMatch is forbidden when continue is provided',
+      });
     if (!['Exact', 'NotOlderThan'].includes(rvm))
       errs.push({
         reason: 'FieldValueNotSupported',
         field: 'resourceVersionMatch',
         body: `Unsupported value: ${JSON.stringify(rvm)}: supported values: "Exact", "NotOlderThan", ""`,
+      });
+    if (rvm === 'Exact' && rv === '0')
+      errs.push({
+        reason: 'FieldValueForbidden',
+        field: 'resourceVersionMatch',
+        body: 'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
       });
   }
   if (errs.length) throw invalidOptions('ListOptions', errs);

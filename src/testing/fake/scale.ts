@@ -73,3 +73,65 @@ export function patchScale(scale: Obj, contentType: string, patch: unknown): Obj
   }
   throw unsupportedMediaType(type);
 }
+
+/** structured-merge-diff's words for a value that is not numeric (the Go type %T names). */
+function goType(v: unknown): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'bool';
+  if (Array.isArray(v)) return '[]interface {}';
+  return 'map[string]interface {}';
+}
+
+/**
+ * What the field manager refuses in an applied Scale, in its order: another apiVersion or kind,
+ * managedFields set, then the typed conversion (autoscaling/v1 Scale's schema: fields it does not
+ * declare, replicas that are not numbers; 500 in structured-merge-diff's words); a custom
+ * resource's Scale then fails converting back (the server cannot apply one: 500).
+ */
+export function checkAppliedScale(custom: boolean, body: unknown): Obj {
+  if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
+  if (body.apiVersion !== 'autoscaling/v1' || body.kind !== 'Scale') {
+    const av = typeof body.apiVersion === 'string' ? body.apiVersion : '';
+    throw badRequest(
+      `invalid object type: ${av.includes('/') ? av : `/${av}`}, Kind=${typeof body.kind === 'string' ? body.kind : ''}`,
+    );
+  }
+  const m = isObj(body.metadata) ? body.metadata : {};
+  if (m.managedFields !== undefined && m.managedFields !== null) throw badRequest('metadata.managedFields must be nil');
+  const errs: string[] = [];
+  const numeric = (v: unknown, at: string) => {
+    if (v !== null && v !== undefined && typeof v !== 'number' && typeof v !== 'bigint')
+      errs.push(`${at}: expected numeric (int or float), got ${goType(v)}`);
+  };
+  for (const k of Object.keys(body))
+    if (!['apiVersion', 'kind', 'metadata', 'spec', 'status'].includes(k))
+      errs.push(`.${k}: field not declared in schema`);
+  if (isObj(body.spec)) {
+    for (const k of Object.keys(body.spec)) if (k !== 'replicas') errs.push(`.spec.${k}: field not declared in schema`);
+    numeric(body.spec.replicas, '.spec.replicas');
+  }
+  if (isObj(body.status)) {
+    for (const k of Object.keys(body.status))
+      if (k !== 'replicas' && k !== 'selector') errs.push(`.status.${k}: field not declared in schema`);
+    numeric(body.status.replicas, '.status.replicas');
+  }
+  const what = `${String(m.namespace ?? '')}/${String(m.name ?? '')}; autoscaling/v1, Kind=Scale`;
+  if (errs.length)
+    throw new ApiStatus(
+      500,
+      '',
+      `failed to create typed patch object (${what}): ${errs.length === 1 ? errs[0] : `errors:\n  ${errs.join('\n  ')}`}`,
+    );
+  if (custom)
+    throw new ApiStatus(
+      500,
+      '',
+      `failed to convert new object (${what}) to proper version: request to convert CR to an invalid group/version: autoscaling/v1`,
+    );
+  return body;
+}
+
+/** An applied replicas value as the converter sets it into the int32 field (an integer wraps). */
+export function int32Of(v: number | bigint): number {
+  return Number(BigInt.asIntN(32, typeof v === 'bigint' ? v : BigInt(Math.trunc(v))));
+}

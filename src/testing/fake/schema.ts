@@ -6,7 +6,8 @@
  * server's rule: an error on a value that did not change is dropped.
  */
 import { type FieldErrorType, fieldErrorBody, OMITTED_VALUE } from '../../runtime/webhook/fielderrors.js';
-import { type Obj, clone, isObj } from './json.js';
+import { type Obj, clone, goFloat, isObj } from './json.js';
+import { GoStructJSON } from '../../util/apimachinery/field.js';
 
 /** The part of JSONSchemaProps the server acts on. */
 export interface Schema {
@@ -274,6 +275,10 @@ export function validate(
       value: t,
       detail: `${name} in body must be of type ${s.type}: "${t}"`,
     });
+    // An integer past int64 (a float64 to the server) is still judged against the bounds, and
+    // printed as the float it is.
+    if (s.type === 'integer' && typeof v === 'number' && Number.isInteger(v))
+      numberErrors(v, new GoStructJSON(goFloat(v)), s, name, where(path), push);
     return out;
   }
   if (typeof v === 'string') {
@@ -309,44 +314,7 @@ export function validate(
         detail: `${name} in body must be of type ${s.format}: ${JSON.stringify(v)}`,
       });
   }
-  if (typeof v === 'number' || typeof v === 'bigint') {
-    if (s.maximum !== undefined) {
-      if (s.exclusiveMaximum ? v >= s.maximum : v > s.maximum)
-        push({
-          type: 'FieldValueInvalid',
-          field: where(path),
-          value: v,
-          detail: `${name} in body should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${goNumber(s.maximum)}`,
-        });
-    }
-    if (s.minimum !== undefined) {
-      if (s.exclusiveMinimum ? v <= s.minimum : v < s.minimum)
-        push({
-          type: 'FieldValueInvalid',
-          field: where(path),
-          value: v,
-          detail: `${name} in body should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${goNumber(s.minimum)}`,
-        });
-    }
-    if (s.multipleOf !== undefined) {
-      // kube-openapi checks an integer value against the factor truncated to an integer.
-      const factor = typeof v === 'bigint' || Number.isInteger(v) ? Math.trunc(s.multipleOf) : s.multipleOf;
-      if (factor <= 0)
-        push({
-          type: 'FieldValueInvalid',
-          field: where(path),
-          value: factor,
-          detail: `factor MultipleOf declared for ${name} must be positive: ${goNumber(factor)}`,
-        });
-      else if (typeof v === 'bigint' ? v % BigInt(factor) !== 0n : !Number.isInteger(v / factor))
-        push({
-          type: 'FieldValueInvalid',
-          field: where(path),
-          value: v,
-          detail: `${name} in body should be a multiple of ${goNumber(factor)}`,
-        });
-    }
-  }
+  if (typeof v === 'number' || typeof v === 'bigint') numberErrors(v, v, s, name, where(path), push);
   if (Array.isArray(v)) {
     if (s.maxItems !== undefined && v.length > s.maxItems)
       push({
@@ -405,6 +373,53 @@ export function validate(
   if (Array.isArray(v) && s.items) v.forEach((x, i) => validate(x, s.items, `${path}[${i}]`, [...at, i], out));
   if (Array.isArray(v)) listTypeErrors(v, s, path, at, out);
   return out;
+}
+
+/** kube-openapi's number validations (maximum, minimum, multipleOf); `shown` is the value as an error prints it. */
+function numberErrors(
+  v: number | bigint,
+  shown: unknown,
+  s: Schema,
+  name: string,
+  field: string,
+  push: (e: FieldErr) => void,
+): void {
+  if (s.maximum !== undefined) {
+    if (s.exclusiveMaximum ? v >= s.maximum : v > s.maximum)
+      push({
+        type: 'FieldValueInvalid',
+        field,
+        value: shown,
+        detail: `${name} in body should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${goNumber(s.maximum)}`,
+      });
+  }
+  if (s.minimum !== undefined) {
+    if (s.exclusiveMinimum ? v <= s.minimum : v < s.minimum)
+      push({
+        type: 'FieldValueInvalid',
+        field,
+        value: shown,
+        detail: `${name} in body should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${goNumber(s.minimum)}`,
+      });
+  }
+  if (s.multipleOf !== undefined) {
+    // kube-openapi checks an integer value against the factor truncated to an integer.
+    const factor = typeof v === 'bigint' || Number.isInteger(v) ? Math.trunc(s.multipleOf) : s.multipleOf;
+    if (factor <= 0)
+      push({
+        type: 'FieldValueInvalid',
+        field,
+        value: factor,
+        detail: `factor MultipleOf declared for ${name} must be positive: ${goNumber(factor)}`,
+      });
+    else if (typeof v === 'bigint' ? v % BigInt(factor) !== 0n : !Number.isInteger(v / factor))
+      push({
+        type: 'FieldValueInvalid',
+        field,
+        value: shown,
+        detail: `${name} in body should be a multiple of ${goNumber(factor)}`,
+      });
+  }
 }
 
 /** x-kubernetes-list-type set and map: duplicates (apiextensions' listtype validation). */

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { BUILTIN_KINDS } from '../../project/builtin-kinds-data.js';
 import { builtinResource, crdResources, type Resource } from './resources.js';
 import { Store, type CelRules, type StoredEvent, type WriteContext } from './store.js';
-import { ApiStatus, badRequest, methodNotAllowed, notFound } from './status.js';
+import { ApiStatus, badRequest, invalid, methodNotAllowed, notFound } from './status.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 import {
   matchesFields,
@@ -23,7 +23,7 @@ import {
 import { type Obj, clone, isObj } from './json.js';
 import { WebhookAdmission, type AdmissionRequestInfo } from './admission.js';
 import { isCRD, syncCRD, type CRDHost } from './crdapi.js';
-import { patchScale, toScale } from './scale.js';
+import { checkAppliedScale, int32Of, patchScale, toScale } from './scale.js';
 import {
   bodyError,
   checkBodySize,
@@ -274,7 +274,10 @@ export class FakeServer {
       // A built-in's create or update body is decoded into its Go struct (keys given twice merge).
       const body = decodeBody(raw, type, !r.custom && (method === 'POST' || method === 'PUT'));
       if (body.error !== undefined) throw bodyError(method, type, r.kind, raw, body.error);
-      if (method !== 'PATCH') ctx.duplicates = duplicateFields(body.duplicates);
+      if (method !== 'PATCH') {
+        ctx.duplicates = duplicateFields(body.duplicates);
+        ctx.rawBody = raw;
+      }
       if (body.warnings) ctx.applyWarnings = body.warnings;
       return body.value;
     };
@@ -372,11 +375,15 @@ export class FakeServer {
         );
       }
       case 'DELETE': {
-        const options = (parse() ?? {}) as Obj;
-        if (q.has('propagationPolicy')) options.propagationPolicy = q.get('propagationPolicy');
-        if (q.has('dryRun')) options.dryRun = q.getAll('dryRun');
+        // DeleteOptions come from the body when there is one, and then the query's are not read.
+        const given = parse();
+        const options = (given ?? {}) as Obj;
+        if (given === undefined) {
+          if (q.has('propagationPolicy')) options.propagationPolicy = q.get('propagationPolicy');
+          if (q.has('dryRun')) options.dryRun = q.getAll('dryRun');
+        }
         checkDeleteOptions(options);
-        if ((options.dryRun as string[] | undefined)?.includes('All')) ctx.dryRun = true;
+        ctx.dryRun = Array.isArray(options.dryRun) && options.dryRun.includes('All');
         const info = { r, namespace, name, deleteOptions: options };
         return this.admitted(
           info,
@@ -623,6 +630,10 @@ export class FakeServer {
       }
       items = items.filter((o) => keyOf(o) > token.start);
       rv = token.rv;
+      // The storage reads the token, then refuses a resourceVersion beside it.
+      const given = q.get('resourceVersion') ?? '';
+      if (given !== '' && given !== '0')
+        throw badRequest('specifying resource version is not allowed when using continue');
     }
     checkListResourceVersion(q);
     let remaining: number | undefined;
@@ -636,7 +647,15 @@ export class FakeServer {
     return {
       kind: `${r.kind}List`,
       apiVersion: apiVersionOf(r),
-      metadata: next ? { continue: next, remainingItemCount: remaining, resourceVersion: rv } : listMeta(r, rv),
+      // Events are listed from etcd, which counts no remaining items when a selector filters them.
+      metadata: next
+        ? {
+            continue: next,
+            remainingItemCount:
+              r.storageKey === '/events' && (q.get('labelSelector') || q.get('fieldSelector')) ? undefined : remaining,
+            resourceVersion: rv,
+          }
+        : listMeta(r, rv),
       items,
     };
   }
@@ -743,9 +762,17 @@ export class FakeServer {
     const s = r.scale!;
     const current = this.store.read(r, namespace, name);
     if (method === 'GET') return { body: toScale(current, s) };
+    if (method === 'PATCH' && contentType.split(';')[0].trim() === 'application/apply-patch+yaml') {
+      const applied = checkAppliedScale(r.custom, body);
+      const want = isObj(applied.spec) ? applied.spec.replicas : undefined;
+      const replicas = typeof want === 'number' || typeof want === 'bigint' ? int32Of(want) : undefined;
+      checkScaleReplicas(name, replicas);
+      return { body: toScale(this.store.applyScale(r, namespace, name, applied, replicas, ctx), s) };
+    }
     if (method === 'PATCH') body = patchScale(toScale(current, s), contentType, body);
     else if (method !== 'PUT') throw methodNotAllowed();
     const replicas = isObj(body) && isObj(body.spec) ? body.spec.replicas : undefined;
+    if (!r.custom) checkScaleReplicas(name, replicas);
     const next = clone(current);
     const steps = s.specReplicasPath.replace(/^\./, '').split('.');
     let cur: Obj = next;
@@ -763,6 +790,19 @@ export class FakeServer {
 }
 
 const WATCHING = Symbol('watching');
+
+/** A built-in's Scale is validated as autoscaling's Scale: no negative replicas. */
+export function checkScaleReplicas(name: string, replicas: unknown): void {
+  if ((typeof replicas === 'number' || typeof replicas === 'bigint') && replicas < 0)
+    throw invalid({ group: 'autoscaling', kind: 'Scale' }, name, [
+      {
+        type: 'FieldValueInvalid',
+        field: 'spec.replicas',
+        value: Number(replicas),
+        detail: 'must be greater than or equal to 0',
+      },
+    ]);
+}
 
 /** A list's metadata; custom resource lists (unstructured on the server) carry an empty continue. */
 function listMeta(r: Resource, rv: string): Obj {

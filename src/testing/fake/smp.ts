@@ -69,9 +69,15 @@ function mergeList(field: string, current: unknown, patch: unknown[]): unknown[]
   if (patch.some((p) => (p as Obj).$patch === 'replace'))
     return clone(patch.filter((p) => (p as Obj).$patch !== 'replace'));
   const keyOf = (item: Obj) => (typeof rule === 'string' ? rule : rule(item));
+  // Items of the patch with the same key are merged one after the other (the later fields win),
+  // as the server merges each into the list the earlier ones made.
   const byKey = new Map<unknown, Obj>();
-  for (const item of patch as Obj[]) byKey.set(item[keyOf(item)], item);
-  const added = (patch as Obj[])
+  for (const item of patch as Obj[]) {
+    const k = item[keyOf(item)];
+    const prev = byKey.get(k);
+    byKey.set(k, prev === undefined || prev.$patch === 'delete' ? item : (strategicMerge(clone(prev), item) as Obj));
+  }
+  const added = [...byKey.values()]
     .filter((item) => item.$patch !== 'delete' && !cur.some((x) => isObj(x) && x[keyOf(item)] === item[keyOf(item)]))
     .map((item) => strategicMerge({}, item));
   const kept: unknown[] = [];

@@ -22,7 +22,7 @@ import {
   unsupportedMediaType,
 } from './status.js';
 import { finalizerWarnings, nameWarnings, podTemplateWarnings, validateMetadata } from './metadata.js';
-import { decodeBuiltin } from './decode.js';
+import { ConvertError, convertPatched, decodeBuiltin, goOrder } from './decode.js';
 import {
   admitBuiltinCreate,
   defaultBuiltin,
@@ -33,12 +33,14 @@ import {
 } from './builtin.js';
 import { strategicMerge } from './smp.js';
 import { isCRD, markCRDForDeletion, prepareCRD } from './crdstrategy.js';
-import { applyConfiguration, duplicateItems, now, trackUpdate } from './apply.js';
+import { applyConfiguration, applyScale, duplicateItems, now, trackUpdate } from './apply.js';
+import { goValue, typeErrors } from './typed.js';
+import { builtinErrors } from './validation.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
-import { type Obj, clone, isObj } from './json.js';
+import { type Obj, clone, goFloat, isObj } from './json.js';
 import { sortKeysDeep } from '../../util/json.js';
 import { asUnstructured, stringifyWire } from './wire.js';
-import { printCoreEvent } from './events.js';
+import { eventErrors, eventUpdateErrors, printCoreEvent } from './events.js';
 
 /** Evaluates the CEL rules of a schema on an object (and its old version on update). */
 export type CelRules = (schema: RuleSchema, obj: unknown, old: unknown, warnings: string[]) => RuleFailure[];
@@ -60,10 +62,14 @@ export interface WriteContext {
   fieldManager?: string;
   /** The manager of a write without fieldManager: the User-Agent's product (apiserver's prefixFromUserAgent). */
   userAgent?: string;
+  /** The request body as sent (a create's or update's), for errors that quote it. */
+  rawBody?: string;
   /** Set by apply: managedFields are already computed. */
   applied?: boolean;
   /** The request's W3C `traceparent`, passed on to the admission webhooks it calls (as kube-apiserver does). */
   traceparent?: string;
+  /** Set by apply: structured-merge-diff saw a change the stored object does not show (an integer the converter wrapped, a namespace dropped). */
+  appliedConverted?: boolean;
   /** Warnings for the answer's Warning headers. */
   warnings: string[];
   /** The duplicate keys of the request's body (`duplicate field "x"`), warned when it decodes. */
@@ -259,21 +265,43 @@ export class Store {
   }
 
   /** Checks the body names the resource of the URL, as the server's decoder does (in its words). */
-  private checkTypeMeta(r: Resource, body: Obj): void {
+  /**
+   * Whether a custom resource body names no kind, or another apiVersion: the server refuses it
+   * before its schema prunes anything (no warnings of the schema's unknown fields), but after its
+   * JSON and metadata were read (keys given twice and unknown metadata fields are warned of all the
+   * same). A patch's result that
+   * names neither keeps the object's.
+   */
+  private otherType(r: Resource, body: Obj, ctx: WriteContext, patched: boolean): boolean {
+    if (patched && body.apiVersion === undefined && body.kind === undefined) return false;
+    if (body.kind === undefined || body.kind === '') return true;
+    if (body.apiVersion === apiVersionOf(r)) return false;
+    if (ctx.fieldValidation !== 'Ignore') {
+      if (isObj(body.metadata))
+        for (const k of Object.keys(body.metadata))
+          if (!OBJECT_META.has(k)) ctx.warnings.push(`unknown field "metadata.${k}"`);
+      ctx.warnings.push(...(ctx.duplicates ?? []));
+    }
+    return true;
+  }
+
+  private checkTypeMeta(r: Resource, body: Obj, patched = false, raw?: string): void {
     const want = apiVersionOf(r);
     if (r.custom) {
-      // Unstructured decoding: both are required, and must be the URL's.
-      if (body.apiVersion === undefined && body.kind === undefined) return;
-      if (body.apiVersion !== want)
-        throw badRequest(
-          `the API version in the data (${typeof body.apiVersion === 'string' ? body.apiVersion : ''}) does not match the expected API version (${want})`,
-        );
+      // Unstructured decoding: both are required (a missing kind first), and must be the URL's. A
+      // patch's result that has neither keeps the object's.
+      if (patched && body.apiVersion === undefined && body.kind === undefined) return;
       if (body.kind === undefined || body.kind === '') {
-        const raw = stringifyWire(body);
+        // The decoder quotes the request's own bytes (a key given twice as sent).
+        raw ??= stringifyWire(body);
         throw badRequest(
           `the object provided is unrecognized (must be of type ${r.kind}): Object 'Kind' is missing in '${raw}' (${raw.length > 30 ? `${raw.slice(0, 30)} ...` : raw})`,
         );
       }
+      if (body.apiVersion !== want)
+        throw badRequest(
+          `the API version in the data (${typeof body.apiVersion === 'string' ? body.apiVersion : ''}) does not match the expected API version (${want})`,
+        );
       if (body.kind !== r.kind)
         throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
       return;
@@ -329,6 +357,13 @@ export class Store {
   private validateObject(r: Resource, o: Obj, old: Obj | undefined, ctx: WriteContext, statusOnly = false): void {
     const errs: FieldErr[] = validateMetadata(r, o, old);
     if (old) errs.push(...newFinalizerErrors(o, old));
+    // The main resource's validation (a status write validates the status only).
+    if (!r.custom && !statusOnly) errs.push(...builtinErrors(r, o, old));
+    if (r.storageKey === '/events') {
+      const events = r.group === 'events.k8s.io';
+      errs.unshift(...eventErrors(o, events, !old, String(meta(o).namespace ?? '')));
+      if (old && events) errs.push(...eventUpdateErrors(o, old));
+    }
     if (r.custom && r.schema) {
       const schema = statusOnly
         ? { type: 'object', properties: { status: r.schema.properties?.status ?? {} } }
@@ -372,8 +407,8 @@ export class Store {
   create(r: Resource, namespace: string | undefined, body: unknown, ctx: WriteContext): Obj {
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
     // Unstructured decoding prunes (and warns) before the type is checked; a typed one after.
-    const early = !r.custom || (body.apiVersion !== undefined && body.apiVersion !== apiVersionOf(r));
-    if (early) this.checkTypeMeta(r, body);
+    const early = !r.custom || this.otherType(r, body, ctx, false);
+    if (early) this.checkTypeMeta(r, body, false, ctx.rawBody);
     const decoded = this.decode(r, body, ctx);
     if (!early) this.checkTypeMeta(r, body);
     const dm = meta(decoded);
@@ -394,6 +429,8 @@ export class Store {
         throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
       m.namespace = namespace;
     } else delete m.namespace;
+    // A Namespace's name label is a default: set before a generated name is (by the strategy then).
+    const namedLabel = r.kind === 'Namespace' && r.group === '' && typeof m.name === 'string' && m.name !== '';
     if (!m.name && typeof m.generateName === 'string' && m.generateName) {
       let suffix = '';
       const bytes = randomBytes(5);
@@ -402,6 +439,7 @@ export class Store {
       m.name = `${m.generateName.slice(0, 58)}${suffix}`;
     }
     const presetRV = m.resourceVersion !== undefined && m.resourceVersion !== '';
+    const givenRV = m.resourceVersion;
     for (const k of [
       'uid',
       'resourceVersion',
@@ -419,9 +457,16 @@ export class Store {
     }
     if (isObj(m.labels) && Object.keys(m.labels).length === 0) delete m.labels;
     if (isObj(m.annotations) && Object.keys(m.annotations).length === 0) delete m.annotations;
+    // The field manager records the object as decoded and defaulted (a Namespace's name label is a
+    // default), before the admission plugins and the strategy's PrepareForCreate add theirs (a
+    // Namespace's finalizer, a Service's cluster IP).
+    // A Namespace's name label is defaulted, so validated with the rest.
+    if (namedLabel) m.labels = { ...(isObj(m.labels) ? m.labels : {}), 'kubernetes.io/metadata.name': m.name };
+    const tracked = ctx.applied ? undefined : clone(o);
     this.validateObject(r, o, undefined, ctx);
     // The storage refuses it after validation: a Go error, 500 without a reason.
-    if (presetRV) throw new ApiStatus(500, '', 'resourceVersion should not be set on objects to be created');
+    if (presetRV && !ctx.dryRun)
+      throw new ApiStatus(500, '', 'resourceVersion should not be set on objects to be created');
     if (!r.custom) admitBuiltinCreate(r, o, this.admission);
     if (this.find(r, namespace, String(m.name))) throw alreadyExists(r, String(m.name));
     m.uid = randomUUID();
@@ -434,13 +479,17 @@ export class Store {
       o.status = { phase: 'Active' };
       m.labels = { ...(isObj(m.labels) ? m.labels : {}), 'kubernetes.io/metadata.name': m.name };
     }
-    if (!ctx.applied) {
+    if (tracked) {
       // Valid managedFields sent with the object are taken as its starting record; others are ignored.
       const given = validManagedFields(m.managedFields);
-      delete m.managedFields;
-      trackUpdate(r, given ? { metadata: { managedFields: given } } : undefined, o, manager(ctx), undefined);
+      delete meta(tracked).managedFields;
+      trackUpdate(r, given ? { metadata: { managedFields: given } } : undefined, tracked, manager(ctx), undefined);
+      if (meta(tracked).managedFields === undefined) delete m.managedFields;
+      else m.managedFields = meta(tracked).managedFields;
     }
     ctx.admit?.validate(o, undefined);
+    // A dry run never reaches the storage's check: the preset resourceVersion is answered as given.
+    if (ctx.dryRun && presetRV) m.resourceVersion = givenRV;
     if (ctx.dryRun) return this.printed(r, o);
     const stored = this.put(r, this.toStorage(r, o), 'ADDED');
     // A custom resource read back through a version that is not the storage one: its defaults too.
@@ -466,10 +515,10 @@ export class Store {
     patched = false,
   ): Obj {
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
-    const early = !r.custom || (body.apiVersion !== undefined && body.apiVersion !== apiVersionOf(r));
-    if (early) this.checkTypeMeta(r, body);
+    const early = !r.custom || this.otherType(r, body, ctx, patched);
+    if (early) this.checkTypeMeta(r, body, patched, patched ? undefined : ctx.rawBody);
     let o = this.decode(r, body, ctx);
-    if (!early) this.checkTypeMeta(r, body);
+    if (!early) this.checkTypeMeta(r, body, patched);
     const m = meta(o);
     if (m.name !== undefined && m.name !== name)
       throw badRequest(`the name of the object (${String(m.name)}) does not match the name on the URL (${name})`);
@@ -486,12 +535,14 @@ export class Store {
       badRV();
       if (!this.find(r, namespace, name)) {
         // Its decoding warnings were given by this update already.
+        // A dry run answers with the resourceVersion the body gave (nothing checks it).
         const created = this.create(
           r,
           namespace,
           { ...body, metadata: { ...meta(body), resourceVersion: undefined } },
           { ...ctx, warnings: [] },
         );
+        if (ctx.dryRun && typeof rv === 'string' && rv !== '') meta(created).resourceVersion = rv;
         ctx.created = true;
         return created;
       }
@@ -539,7 +590,9 @@ export class Store {
     }
     const nm = meta(o);
     nm.name = name;
+    // A cluster-scoped object has no namespace, whatever the body says (it was stored under it).
     if (r.namespaced) nm.namespace = namespace;
+    else delete nm.namespace;
     if (!r.custom && sub !== 'status') prepareBuiltinUpdate(r, o, old);
     if (isCRD(r) && sub !== 'status') prepareCRD(o, old);
     for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) {
@@ -572,7 +625,7 @@ export class Store {
       trackUpdate(r, reset ? { ...old, metadata: { ...om, managedFields: given } } : old, o, manager(ctx), sub);
     }
     this.validateObject(r, o, old, ctx, sub === 'status');
-    if (ctx.applied) noOpApplyTime(o, old, ctx.fieldManager);
+    if (ctx.applied && !ctx.appliedConverted) noOpApplyTime(o, old, ctx.fieldManager);
     ctx.admit?.validate(o, old);
     if (om.deletionTimestamp && !(Array.isArray(nm.finalizers) && nm.finalizers.length)) {
       // The server deletes the stored object (the watch sees it, finalizers and all, at the
@@ -630,22 +683,92 @@ export class Store {
       if (isObj(next)) {
         next.apiVersion = current.apiVersion;
         next.kind = current.kind;
+        // The result goes into the Go object by the unstructured converter, which quotes the patch (%+v) when it cannot.
+        try {
+          convertPatched(r.model, next);
+        } catch (e) {
+          if (!(e instanceof ConvertError)) throw e;
+          const detail = `Invalid value: ${JSON.stringify(goValue(body))}: ${e.message}`;
+          throw new ApiStatus(422, 'Invalid', ` "" is invalid: patch: ${detail}`, {
+            causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }],
+          });
+        }
       }
     }
     if (!isObj(next)) throw badRequest('the patch does not produce an object');
+    // A custom resource patched into another kind (same apiVersion) is validated as one: 422.
+    if (
+      r.custom &&
+      typeof next.kind === 'string' &&
+      next.kind !== '' &&
+      next.kind !== r.kind &&
+      next.apiVersion === current.apiVersion
+    )
+      throw invalid({ group: r.group, kind: next.kind }, name, [
+        { type: 'FieldValueInvalid', field: 'kind', value: next.kind, detail: `must be ${r.kind}` },
+      ]);
     // A patch that set no resourceVersion is unconditional; one that did is a precondition.
     try {
       return this.update(r, namespace, name, next, sub, ctx, true);
     } catch (e) {
+      // A JSON or merge patch whose result the decoder refuses: the server says the patch is invalid,
+      // quoting the patched object as JSON (patchedAsServer).
+      const decodeError =
+        !r.custom &&
+        type !== 'application/strategic-merge-patch+json' &&
+        e instanceof ApiStatus &&
+        !(e instanceof StrictDecodingError) &&
+        e.code === 400
+          ? / cannot be handled as a \w+: (.*)$/s.exec(e.message)?.[1]
+          : undefined;
+      if (decodeError !== undefined) {
+        const text = stringifyWire(patchedAsServer(goOrder(r.model, next), type, body));
+        const detail = `Invalid value: ${JSON.stringify(text)}: ${decodeError}`;
+        throw new ApiStatus(422, 'Invalid', ` "" is invalid: patch: ${detail}`, {
+          causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }],
+        });
+      }
       // The server reports a strict decoding error of a patch as an invalid patch, quoting the patched object.
       if (e instanceof StrictDecodingError) {
-        const detail = `Invalid value: ${JSON.stringify(stringifyWire(sortKeysDeep(e.patched)))}: strict decoding error: ${e.unknown.join(', ')}`;
+        // A built-in's patched object as the patch handler wrote it (a custom resource's is a Go map:
+        // sorted); a strategic merge patch is quoted as its Go map prints.
+        const quoted =
+          type === 'application/strategic-merge-patch+json'
+            ? goValue(body)
+            : stringifyWire(r.custom ? sortKeysDeep(e.patched) : patchedAsServer(goOrder(r.model, next), type, body));
+        const detail = `Invalid value: ${JSON.stringify(quoted)}: strict decoding error: ${e.unknown.join(', ')}`;
         throw new ApiStatus(422, 'Invalid', ` "" is invalid: patch: ${detail}`, {
           causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }],
         });
       }
       throw e;
     }
+  }
+
+  /**
+   * Server-side apply of a built-in's scale subresource (the Scale checked by the caller): the
+   * replicas it sets go to the object, owned by the manager's Apply entry of the subresource.
+   */
+  applyScale(
+    r: Resource,
+    namespace: string | undefined,
+    name: string,
+    body: Obj,
+    replicas: number | undefined,
+    ctx: WriteContext & { force?: boolean },
+  ): Obj {
+    const existing = this.get(r, namespace, name);
+    checkAppliedName(r, namespace, name, body, true);
+    const next = clone(existing);
+    if (replicas !== undefined) {
+      const steps = r.scale!.specReplicasPath.replace(/^\./, '').split('.');
+      let cur: Obj = next;
+      for (const k of steps.slice(0, -1)) cur = (isObj(cur[k]) ? cur[k] : (cur[k] = {})) as Obj;
+      cur[steps[steps.length - 1]] = replicas;
+    }
+    const applied = isObj(body.spec) ? body.spec.replicas : undefined;
+    applyScale(r, existing, next, ctx.fieldManager ?? '', ctx.force === true, applied);
+    return this.update(r, namespace, name, next, 'scale', { ...ctx, applied: true }, true);
   }
 
   /** Server-side apply (./apply.ts): field ownership per manager, conflicts unless forced. */
@@ -663,6 +786,11 @@ export class Store {
       ]);
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
     checkApplied(r, body, sub);
+    // Under Strict a key given twice is an error (after the typed conversion), not a warning.
+    if (ctx.fieldValidation === 'Strict' && ctx.applyWarnings?.length)
+      throw badRequest(
+        `error strict decoding patch: error converting YAML to JSON: yaml: unmarshal errors:\n  ${ctx.applyWarnings.join('\n  ')}`,
+      );
     this.checkTypeMeta(r, body);
     const existing = this.find(r, namespace, name);
     const applied = applyConfiguration(r, existing, body, ctx.fieldManager, ctx.force === true, sub);
@@ -670,6 +798,20 @@ export class Store {
     if (ctx.fieldValidation !== 'Ignore') ctx.warnings.push(...(ctx.applyWarnings ?? []));
     checkAppliedName(r, namespace, name, body, existing !== undefined);
     const next = { ...applied, apiVersion: body.apiVersion ?? apiVersionOf(r), kind: r.kind };
+    // The applied object goes into the Go struct by the unstructured converter (integers wrapped
+    // into their field's size); its type errors were refused above.
+    // A value the conversion changes, or a namespace a cluster-scoped object drops, was a change to
+    // structured-merge-diff: the apply is no no-op (its entry is timed).
+    const bodyNs = isObj(body.metadata) ? body.metadata.namespace : undefined;
+    let converted = !r.namespaced && typeof bodyNs === 'string' && bodyNs !== '';
+    if (!r.custom)
+      try {
+        const before = stringifyWire(next);
+        convertPatched(r.model, next);
+        converted ||= stringifyWire(next) !== before;
+      } catch (e) {
+        if (!(e instanceof ConvertError)) throw e;
+      }
     const m = meta(next);
     m.name = name;
     if (r.namespaced) m.namespace = namespace;
@@ -688,7 +830,7 @@ export class Store {
         'the object has been modified; please apply your changes to the latest version and try again',
       );
     m.resourceVersion = meta(existing).resourceVersion;
-    return this.update(r, namespace, name, next, sub, { ...ctx, applied: true }, true);
+    return this.update(r, namespace, name, next, sub, { ...ctx, applied: true, appliedConverted: converted }, true);
   }
 
   delete(
@@ -725,14 +867,15 @@ export class Store {
         { ...r, plural: r.kind },
         name,
         `the UID in the precondition (${String(pre.uid)}) does not match the UID in record (${String(om.uid)}). The object might have been deleted and then recreated`,
-        r.group,
+        // events.k8s.io Events are core Events to the storage: the kind is named without a group.
+        r.view ? '' : r.group,
       );
     if (pre.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== om.resourceVersion)
       throw conflict(
         { ...r, plural: r.kind },
         name,
         `the ResourceVersion in the precondition (${String(pre.resourceVersion)}) does not match the ResourceVersion in record (${String(om.resourceVersion)}). The object might have been modified`,
-        r.group,
+        r.view ? '' : r.group,
       );
     ctx.admit?.validate(undefined, old);
     // Events are not garbage collected (their strategy): a propagation policy adds no finalizer.
@@ -740,7 +883,8 @@ export class Store {
     const finalizers = Array.isArray(om.finalizers) ? [...(om.finalizers as string[])] : [];
     if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
     if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
-    if (r.kind === 'Namespace' && r.group === '') return { object: this.deleteNamespace(old, ctx), gone: false };
+    if (r.kind === 'Namespace' && r.group === '')
+      return { object: this.deleteNamespace(old, ctx, finalizers), gone: false };
     if (isCRD(r)) return { object: this.deleteCRD(r, old, ctx), gone: false };
     if (finalizers.length) {
       if (om.deletionTimestamp && equalJSON(finalizers, om.finalizers ?? [])) return { object: old, gone: false };
@@ -766,12 +910,16 @@ export class Store {
     return clone(this.put(r, o, 'MODIFIED'));
   }
 
-  /** Namespaces wait for the namespace controller (which a test control plane does not run): Terminating. */
-  private deleteNamespace(old: Obj, ctx: WriteContext): Obj {
+  /**
+   * Namespaces wait for the namespace controller (which a test control plane does not run):
+   * Terminating, with the finalizer of the propagation policy (`finalizers`) as for any object.
+   */
+  private deleteNamespace(old: Obj, ctx: WriteContext, finalizers: string[]): Obj {
     const o = clone(old);
     const m = meta(o);
     if (m.deletionTimestamp) return old;
     m.deletionTimestamp = now();
+    if (finalizers.length) m.finalizers = finalizers;
     o.status = { ...(isObj(o.status) ? o.status : {}), phase: 'Terminating' };
     if (ctx.dryRun) return o;
     return clone(this.put(this.namespaces, o, 'MODIFIED'));
@@ -809,7 +957,7 @@ function checkApplied(r: Resource, body: Obj, sub: string | undefined): void {
       for (const k of Object.keys(c.metadata)) if (!OBJECT_META.has(k)) unknown.push(`metadata.${k}`);
     prune(c, r.schema, '', unknown, true);
   }
-  dups.unshift(...unknown.map((u) => `.${u}: field not declared in schema`));
+  dups.unshift(...unknown.map((u) => `.${u}: field not declared in schema`), ...typeErrors(r, body));
   if (dups.length) {
     const gvk = `${want.includes('/') ? want : `/${want}`}, Kind=${String(body.kind ?? '')}`;
     const what = `${String(m.namespace ?? '')}/${String(m.name ?? '')}; ${gvk}`;
@@ -822,17 +970,18 @@ function checkApplied(r: Resource, body: Obj, sub: string | undefined): void {
   }
 }
 
-/** After the field manager applied the body: its name and namespace must be the URL's (no name: the URL's). */
+/** After the field manager applied the body: its namespace and name must be the URL's (no name: the URL's). */
 function checkAppliedName(r: Resource, namespace: string | undefined, name: string, body: Obj, exists: boolean): void {
   const m = isObj(body.metadata) ? body.metadata : {};
   const objName = typeof m.name === 'string' ? m.name : '';
+  // The namespace is checked first, then the name.
+  if (r.namespaced && typeof m.namespace === 'string' && m.namespace !== '' && m.namespace !== namespace)
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   // A new object needs its name in the body (an existing one keeps its own).
   if (objName === '' && !exists)
     throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
   if (objName !== '' && objName !== name)
     throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
-  if (r.namespaced && typeof m.namespace === 'string' && m.namespace !== '' && m.namespace !== namespace)
-    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
 }
 
 /** Resources whose update of a missing object creates it (AllowCreateOnUpdate). */
@@ -892,7 +1041,8 @@ function scaleErrors(o: Obj, path: string): FieldErr[] {
     cur = cur[steps[i]];
     if (cur === undefined) return [];
   }
-  if (typeof cur === 'bigint' || (typeof cur === 'number' && Number.isInteger(cur))) {
+  // An integer past int64 is a float64 in an unstructured object (a number beyond 2^53 here).
+  if (typeof cur === 'bigint' || (typeof cur === 'number' && Number.isSafeInteger(cur))) {
     if (cur < 0)
       return [{ type: 'FieldValueInvalid', field: path, value: cur, detail: 'should be a non-negative integer' }];
     // The Scale's replicas are an int32.
@@ -914,13 +1064,14 @@ function scaleErrors(o: Obj, path: string): FieldErr[] {
 
 /** How Go's %v prints a JSON value in an accessor error. */
 function goPrint(v: unknown): string {
+  if (typeof v === 'number' && !Number.isSafeInteger(v)) return goFloat(v);
   return typeof v === 'string' ? v : stringifyWire(v);
 }
 
 function goType(v: unknown): string {
   if (typeof v === 'string') return 'string';
   if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? 'int64' : 'float64';
   if (typeof v === 'bigint') return 'int64';
   if (Array.isArray(v)) return '[]interface {}';
   return 'map[string]interface {}';
@@ -1030,3 +1181,49 @@ class StrictDecodingError extends ApiStatus {
 }
 
 /** A JSON value with every object's keys in order, as Go's encoding/json writes a map. */
+
+/**
+ * A patched object as the patch handler's JSON text of it (evanphx/json-patch v4 over the codec's
+ * JSON): the containers the patch went into are decoded and written again with sorted keys (the
+ * top level always; for a merge patch, every object it merged into and every value it added; for a
+ * JSON patch, the containers along each operation's path), the rest as the codec wrote it (`o`,
+ * in Go order). A new object.
+ */
+function patchedAsServer(o: Obj, type: string, patch: unknown): Obj {
+  const sorted = (x: Obj): Obj => {
+    const out: Obj = {};
+    for (const k of Object.keys(x).sort()) out[k] = x[k];
+    return out;
+  };
+  const deepSorted = (x: unknown): unknown => (Array.isArray(x) ? x.map(deepSorted) : isObj(x) ? sortKeysDeep(x) : x);
+  if (type === 'application/merge-patch+json') {
+    const merge = (doc: Obj, p: Obj): Obj => {
+      const out = sorted(doc);
+      for (const [k, v] of Object.entries(p)) {
+        if (!(k in out)) continue;
+        out[k] = isObj(v) && isObj(doc[k]) ? merge(doc[k] as Obj, v) : deepSorted(out[k]);
+      }
+      return out;
+    };
+    return isObj(patch) ? merge(o, patch) : sorted(o);
+  }
+  const out = sorted(o);
+  for (const op of Array.isArray(patch) ? patch : []) {
+    for (const path of [isObj(op) ? op.path : undefined, isObj(op) ? op.from : undefined]) {
+      if (typeof path !== 'string') continue;
+      const tokens = path
+        .split('/')
+        .slice(1, -1)
+        .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+      let parent: unknown = out;
+      for (const t of tokens) {
+        if (!isObj(parent) && !Array.isArray(parent)) break;
+        const container = parent as Record<string, unknown>;
+        const child = container[t];
+        if (isObj(child)) container[t] = sorted(child);
+        parent = container[t];
+      }
+    }
+  }
+  return out;
+}

@@ -25,9 +25,10 @@ limitations under the License.
  * status subresource, selectors, patches and server-side apply, and watches, and applies the
  * CRDs' schemas (pruning, defaults, validation, CEL rules): the client, and a whole manager with
  * its watches, run on it unchanged. It does not run admission or conversion webhooks, garbage
- * collection (an owned object stays when its owner goes), or the validation of built-in Kinds
- * beyond their metadata and field types (it applies their defaults, as the server does): test
- * what depends on those against the real API server.
+ * collection (an owned object stays when its owner goes), or most of the validation of built-in
+ * Kinds beyond their metadata and field types (it applies their defaults and a few of their
+ * rules, a Deployment's selector and containers among them, as the server does): test what
+ * depends on those against the real API server.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
