@@ -684,6 +684,68 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'patch (strategic): $setElementOrder orders a merged list, $retainKeys clears the keys it does not list',
+    run: async (s) => {
+      const D = (name?: string) => `/apis/apps/v1/namespaces/${s.ns}/deployments${name ? `/${name}` : ''}`;
+      const deployment = (name: string) => ({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name },
+        spec: {
+          selector: { matchLabels: { app: name } },
+          strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 } },
+          template: {
+            metadata: { labels: { app: name } },
+            spec: { containers: ['a', 'b', 'c'].map((n) => ({ name: n, image: 'x' })) },
+          },
+        },
+      });
+      const order = (...names: string[]) => names.map((name) => ({ name }));
+      await s.do('create', 'POST', D(), deployment('d'));
+      await s.do(
+        'order alone',
+        'PATCH',
+        D('d'),
+        { spec: { template: { spec: { '$setElementOrder/containers': order('c', 'a', 'b') } } } },
+        SMP,
+      );
+      await s.do(
+        'order with a change',
+        'PATCH',
+        D('d'),
+        {
+          spec: {
+            template: {
+              spec: { '$setElementOrder/containers': order('b', 'a', 'c'), containers: [{ name: 'a', image: 'y' }] },
+            },
+          },
+        },
+        SMP,
+      );
+      await s.do(
+        'order naming some: the others keep their place',
+        'PATCH',
+        D('d'),
+        {
+          spec: {
+            template: {
+              spec: { '$setElementOrder/containers': order('c', 'b'), containers: [{ name: 'c', image: 'z' }] },
+            },
+          },
+        },
+        SMP,
+      );
+      await s.do(
+        'retainKeys drops rollingUpdate',
+        'PATCH',
+        D('d'),
+        { spec: { strategy: { $retainKeys: ['type'], type: 'Recreate' } } },
+        SMP,
+      );
+      await s.do('read back', 'GET', D('d'));
+    },
+  },
+  {
     name: 'patch (strategic): an item the object has keeps its place, a new one comes first',
     run: async (s) => {
       const ref = (n: string, uid: string, extra: Record<string, unknown> = {}) => ({

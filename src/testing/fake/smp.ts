@@ -2,7 +2,8 @@
  * Strategic merge patch for built-in Kinds, for the lists kubeforge's users patch: lists with a
  * merge key in Kubernetes' types (containers by name, ports by containerPort or port, ...) merge
  * item by item, `finalizers` merge as a set, other lists are replaced; `$patch: delete|replace`,
- * `$deleteFromPrimitiveList/<field>` and `$setElementOrder/<field>` are understood. Kinds and
+ * `$deleteFromPrimitiveList/<field>`, `$setElementOrder/<field>` (the merged list's order) and
+ * `$retainKeys` (the keys a map keeps) are understood. Kinds and
  * fields outside this table behave as a JSON merge patch (see docs/testing.md, "Testing without an API server").
  */
 import { type Obj, clone, isObj } from './json.js';
@@ -35,6 +36,13 @@ export function strategicMerge(target: unknown, patch: unknown): unknown {
   }
   if (patch.$patch === 'delete') return undefined;
   const out: Obj = isObj(target) ? target : {};
+  // The lists a $setElementOrder reorders, as the object had them (the merge changes `out` in place).
+  const serverOrders = new Map<string, unknown[]>();
+  for (const k of Object.keys(patch))
+    if (k.startsWith('$setElementOrder/')) {
+      const field = k.slice('$setElementOrder/'.length);
+      serverOrders.set(field, Array.isArray(out[field]) ? [...(out[field] as unknown[])] : []);
+    }
   for (const [k, v] of Object.entries(patch)) {
     if (k === '$patch' || k.startsWith('$setElementOrder/') || k === '$retainKeys') continue;
     if (k.startsWith('$deleteFromPrimitiveList/')) {
@@ -53,6 +61,46 @@ export function strategicMerge(target: unknown, patch: unknown): unknown {
     const merged = strategicMerge(out[k], v);
     if (merged === undefined) delete out[k];
     else out[k] = merged;
+  }
+  // $retainKeys: the map keeps only the keys listed (the server clears the others first).
+  if (Array.isArray(patch.$retainKeys)) {
+    const keep = new Set(patch.$retainKeys as unknown[]);
+    for (const k of Object.keys(out)) if (!keep.has(k)) delete out[k];
+  }
+  for (const [field, serverOrder] of serverOrders) {
+    const order = patch[`$setElementOrder/${field}`];
+    if (Array.isArray(out[field]) && Array.isArray(order))
+      out[field] = orderList(field, out[field] as unknown[], order, serverOrder);
+  }
+  return out;
+}
+
+/**
+ * `$setElementOrder/<field>` as apimachinery's strategicpatch orders a merged list: the items the
+ * order names come in its order; the others (the object's own, not named) keep their place
+ * relative to those, by the object's order before the patch (its mergeSortedSlice).
+ */
+function orderList(field: string, merged: unknown[], order: unknown[], serverOrder: unknown[]): unknown[] {
+  const rule = MERGE_KEYS[field];
+  const keyOf = (x: unknown): unknown =>
+    isObj(x) && rule ? x[typeof rule === 'string' ? rule : rule(x)] : isObj(x) ? JSON.stringify(x) : x;
+  const indexIn = (list: unknown[], x: unknown) => list.findIndex((y) => keyOf(y) === keyOf(x));
+  const named = merged.filter((x) => indexIn(order, x) >= 0).sort((a, b) => indexIn(order, a) - indexIn(order, b));
+  const others = merged
+    .filter((x) => indexIn(order, x) < 0)
+    .sort((a, b) => (indexIn(serverOrder, a) >>> 0) - (indexIn(serverOrder, b) >>> 0));
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < named.length || j < others.length) {
+    if (i >= named.length) out.push(others[j++]);
+    else if (j >= others.length) out.push(named[i++]);
+    else {
+      const li = indexIn(serverOrder, named[i]);
+      const ri = indexIn(serverOrder, others[j]);
+      if (li >= 0 && ri >= 0 && li < ri) out.push(named[i++]);
+      else out.push(others[j++]);
+    }
   }
   return out;
 }
