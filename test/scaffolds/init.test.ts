@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { DiagnosticError } from '../../src/diagnostics/index.js';
 import { parseProject } from '../../src/project/index.js';
@@ -107,7 +107,7 @@ describe('kubeforge init (golden trees)', () => {
     assert.match(tgz[0], new RegExp(`^\\.kubeforge/kubeforge-${VERSION.replace(/\./g, '\\.')}-[0-9a-f]{8}\\.tgz$`));
   });
 
-  it('writes no absolute paths, except for --kubeforge-source link', async () => {
+  it('writes no absolute paths, --kubeforge-source link included (its file: spec is relative)', async () => {
     const { host } = await scaffold({ domain: 'example.com' }, '/somewhere/deep/guestbook');
     // Neither the project's folder, nor kubeforge's own checkout, nor a home folder.
     const checkout = packageRoot().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -117,7 +117,8 @@ describe('kubeforge init (golden trees)', () => {
     const pkg = JSON.parse(linked.host.read('package.json')!.toString('utf8')) as {
       dependencies: Record<string, string>;
     };
-    assert.match(pkg.dependencies.kubeforge, /^file:\//);
+    assert.match(pkg.dependencies.kubeforge, /^file:\.\.\//);
+    assert.equal(resolve('/somewhere/guestbook', pkg.dependencies.kubeforge.slice('file:'.length)), packageRoot());
     assert.equal(
       [...linked.host.files.keys()].some((k) => k.startsWith('.kubeforge/')),
       false,

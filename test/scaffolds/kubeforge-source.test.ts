@@ -123,7 +123,11 @@ describe('--kubeforge-source', () => {
   });
 
   it('link, registry and a tarball path', () => {
-    assert.deepEqual(resolveKubeforgeSource('link', ctx), { dependency: 'file:/opt/kubeforge' });
+    // Relative to the project (here cwd, /tmp/packs): no folder of the machine in package.json.
+    assert.deepEqual(resolveKubeforgeSource('link', ctx), { dependency: 'file:../../opt/kubeforge' });
+    assert.deepEqual(resolveKubeforgeSource('link', { ...ctx, projectDir: '/opt/kubeforge/examples/p' }), {
+      dependency: 'file:../..',
+    });
     assert.deepEqual(resolveKubeforgeSource('registry', ctx), { dependency: '^1.2.3' });
     const given = resolveKubeforgeSource('kubeforge-1.2.3.tgz', ctx);
     assert.match(given.dependency, /^file:\.kubeforge\/kubeforge-1\.2\.3-[0-9a-f]{8}\.tgz$/);
