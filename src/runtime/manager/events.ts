@@ -50,10 +50,18 @@ export interface EventRecorder {
     note: string,
     ...args: unknown[]
   ): void;
-  /**
-   * Like eventf, with annotations on the Event object (controller-runtime 0.25's
-   * `recorder.EventRecorder` is both client-go's `EventRecorder` and `AnnotatedEventRecorder`).
-   */
+  /** Resolves when every event recorded so far is written (or dropped after an error). */
+  flush(): Promise<void>;
+}
+
+/**
+ * The recorder `mgr.getEventRecorder(name)` gives (controller-runtime 0.25's
+ * `recorder.EventRecorder`, both client-go's `EventRecorder` and `AnnotatedEventRecorder`): an
+ * {@link EventRecorder} that can also put annotations on the Event. A reconciler that takes an
+ * `EventRecorder` keeps taking test doubles with `eventf` and `flush` only.
+ */
+export interface AnnotatedEventRecorder extends EventRecorder {
+  /** Like eventf, with annotations on the Event object. */
   annotatedEventf(
     regarding: KubernetesObject,
     related: KubernetesObject | undefined | null,
@@ -64,8 +72,6 @@ export interface EventRecorder {
     note: string,
     ...args: unknown[]
   ): void;
-  /** Resolves when every event recorded so far is written (or dropped after an error). */
-  flush(): Promise<void>;
 }
 
 /**
@@ -162,7 +168,7 @@ export class EventBroadcaster {
   }
 
   /** A recorder of events.k8s.io/v1 Events whose `reportingController` is `name`. */
-  recorder(name: string): EventRecorder {
+  recorder(name: string): AnnotatedEventRecorder {
     const instance = `${name}-${this.instance}`.slice(0, 128);
     const emit = (
       regarding: KubernetesObject,

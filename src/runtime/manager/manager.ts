@@ -22,7 +22,7 @@ import { RestClient } from '../client/rest.js';
 import { RESTMapper } from '../client/restmapper.js';
 import { restClientRequestMetrics } from '../client/requestmetrics.js';
 import { inClusterNamespace } from './config.js';
-import { EventBroadcaster, type EventRecorder, type LegacyEventRecorder } from './events.js';
+import { EventBroadcaster, type AnnotatedEventRecorder, type LegacyEventRecorder } from './events.js';
 import { serveChecks, type Checker } from './healthz.js';
 import { LeaderElector } from './leaderelection.js';
 import { ShardMember } from './membership.js';
@@ -391,7 +391,7 @@ export class ControllerManager implements Manager {
   private readonly cache: Cache & Runnable;
   private readonly client: Client;
   private readonly broadcaster: EventBroadcaster;
-  private readonly recorders = new Map<string, EventRecorder>();
+  private readonly recorders = new Map<string, AnnotatedEventRecorder>();
   private readonly legacyRecorders = new Map<string, LegacyEventRecorder>();
   private readonly healthChecks = new Map<string, Checker>();
   private readonly readyChecks = new Map<string, Checker>();
@@ -679,7 +679,7 @@ export class ControllerManager implements Manager {
     return this.webhookServer;
   }
 
-  getEventRecorder(name: string): EventRecorder {
+  getEventRecorder(name: string): AnnotatedEventRecorder {
     let r = this.recorders.get(name);
     if (!r) {
       r = this.broadcaster.recorder(name);

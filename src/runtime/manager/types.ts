@@ -12,7 +12,7 @@ import type { DiscoveryClient } from '../client/discovery.js';
 import type { RESTMapper } from '../client/restmapper.js';
 import type { Cache, Client, Reader, Runnable } from '../contracts.js';
 import type { WebhookServer } from '../webhook/server.js';
-import type { EventRecorder, LegacyEventRecorder } from './events.js';
+import type { AnnotatedEventRecorder, LegacyEventRecorder } from './events.js';
 import type { Checker } from './healthz.js';
 
 /**
@@ -80,7 +80,7 @@ export interface Manager {
    * level, with the missing `@Rbac({ groups: ['events.k8s.io'], resources: ['events'], verbs:
    * ['create', 'patch'] })`); the Manager flushes pending events on shutdown. One recorder per name.
    */
-  getEventRecorder(name: string): EventRecorder;
+  getEventRecorder(name: string): AnnotatedEventRecorder;
 
   /**
    * @deprecated Use {@link getEventRecorder}. A recorder of core/v1 Events whose

@@ -20,7 +20,7 @@ import type { Request } from '../controller/reconcile.js';
 import type { Source } from '../controller/source.js';
 import type { Checker } from '../manager/healthz.js';
 import { newManager, type ManagerOptions } from '../manager/manager.js';
-import type { EventRecorder, LegacyEventRecorder } from '../manager/events.js';
+import type { AnnotatedEventRecorder, LegacyEventRecorder } from '../manager/events.js';
 import type { Manager } from '../manager/types.js';
 import type { WebhookServer } from '../webhook/server.js';
 import { checkOptions } from '../options.js';
@@ -353,7 +353,7 @@ class MultiClusterManagerImpl implements MultiClusterManager {
   getWebhookServer(): WebhookServer {
     return this.host.getWebhookServer();
   }
-  getEventRecorder(name: string): EventRecorder {
+  getEventRecorder(name: string): AnnotatedEventRecorder {
     return this.host.getEventRecorder(name);
   }
   getEventRecorderFor(name: string): LegacyEventRecorder {

@@ -20,7 +20,7 @@ import type {
   TypeRef,
   WriteOptions,
 } from '../../runtime/contracts.js';
-import type { EventRecorder, EventType } from '../../runtime/manager/events.js';
+import type { AnnotatedEventRecorder, EventType } from '../../runtime/manager/events.js';
 import { newLogger } from '../../runtime/manager/logging.js';
 import { newManager, type Manager, type ManagerOptions } from '../../runtime/manager/manager.js';
 import type { ReconcileContext } from '../../runtime/controller/reconcile.js';
@@ -114,7 +114,7 @@ export interface RecordedEvent {
 }
 
 /** An EventRecorder that keeps every event in `events` (controller-runtime's record.FakeRecorder). */
-export class RecordingEventRecorder implements EventRecorder {
+export class RecordingEventRecorder implements AnnotatedEventRecorder {
   readonly events: RecordedEvent[] = [];
 
   eventf(

@@ -17,7 +17,11 @@ import { newWebhookServer, type WebhookServer } from '../../../src/runtime/webho
 import { newCache } from '../../../src/runtime/cache/index.js';
 import type { CacheOptions, InformerCache } from '../../../src/runtime/cache/index.js';
 import { newClient } from '../../../src/runtime/client/index.js';
-import { EventBroadcaster, type EventRecorder, type LegacyEventRecorder } from '../../../src/runtime/manager/events.js';
+import {
+  EventBroadcaster,
+  type AnnotatedEventRecorder,
+  type LegacyEventRecorder,
+} from '../../../src/runtime/manager/events.js';
 import { RestClient } from '../../../src/runtime/client/rest.js';
 
 export const repoRoot =
@@ -142,7 +146,7 @@ export class MiniManager implements Manager {
     return this.webhookServer;
   }
   private readonly events: EventBroadcaster;
-  getEventRecorder(name: string): EventRecorder {
+  getEventRecorder(name: string): AnnotatedEventRecorder {
     return this.events.recorder(name);
   }
   getEventRecorderFor(name: string): LegacyEventRecorder {
