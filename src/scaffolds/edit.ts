@@ -7,6 +7,8 @@
  *    not moved; the next `create api` uses the new layout, and the command says what to move.
  *  - `--license apache2|none`, `--owner`: rewrites hack/boilerplate.ts.txt, the header the next
  *    scaffolded files get (files already written keep theirs).
+ *  - `--plugins autoupdate/v1-alpha`: writes .github/workflows/auto_update.yml (see autoupdate.ts)
+ *    and records the plugin in PROJECT.
  *  - `--plugins grafana`: adds the plugin's files and records it in PROJECT's `plugins`; run
  *    again, it regenerates the dashboards (the custom-metrics one from its config).
  *  - `--namespaced[=false]`: switches the manager between cluster scope and its own namespace
@@ -45,6 +47,7 @@ import {
 import { packageRoot } from '../util/package-root.js';
 import { renderRoleFiles } from './api-wiring.js';
 import type { ScaffoldEnvironment } from './environment.js';
+import { AUTOUPDATE_PLUGIN, autoUpdateFiles } from './autoupdate.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles } from './grafana.js';
 import { resolvePlugins } from './plugins.js';
 import {
@@ -153,6 +156,10 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
     specs.push(...grafanaFiles(next.projectName, config));
     next.extra = withPlugin(next, GRAFANA_PLUGIN);
   }
+  if (plugins.includes(AUTOUPDATE_PLUGIN)) {
+    specs.push(...autoUpdateFiles());
+    next.extra = withPlugin(next, AUTOUPDATE_PLUGIN);
+  }
   if (plugins.includes(HELM_PLUGIN)) {
     await planHelmChart({ tree, host, renderer, options, env, next, specs, staleCharts, notes });
   }
@@ -194,7 +201,7 @@ function checkEditOptions(options: EditOptions, config: ProjectConfig): { plugin
   ) {
     problems.push(
       error('KF1072', '`kubeforge edit` needs something to change', {
-        hint: 'pass --multigroup[=false], --namespaced[=false], --sharded[=<replicas>|false], --license apache2|none, --owner "<name>", --plugins grafana or --plugins helm/v2-alpha',
+        hint: 'pass --multigroup[=false], --namespaced[=false], --sharded[=<replicas>|false], --license apache2|none, --owner "<name>", --plugins grafana, --plugins autoupdate/v1-alpha or --plugins helm/v2-alpha',
       }),
     );
   }

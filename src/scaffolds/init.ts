@@ -37,6 +37,7 @@ import {
 } from '../machinery/index.js';
 import { packageRoot, packageVersion } from '../util/package-root.js';
 import { HELM_PLUGIN } from '../manifests/helm.js';
+import { AUTOUPDATE_PLUGIN, autoUpdateFiles } from './autoupdate.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles } from './grafana.js';
 import { resolvePlugins } from './plugins.js';
 import { DEFAULT_SHARD_REPLICAS, parseSharded, SHARDING_PLUGIN } from './sharding.js';
@@ -378,6 +379,7 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
   else delete config.extra[CLI_INTEGRITY_KEY];
   const plugins = resolvePlugins(options.plugins, KUBEFORGE_LAYOUT);
   if (plugins.includes(GRAFANA_PLUGIN)) config.extra = withPlugin(config, GRAFANA_PLUGIN);
+  if (plugins.includes(AUTOUPDATE_PLUGIN)) config.extra = withPlugin(config, AUTOUPDATE_PLUGIN);
   // As `namespaced`: what this init is asked for, whatever a PROJECT it runs over (--force) recorded.
   config.extra =
     valid.shardReplicas === undefined
@@ -395,6 +397,7 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
     specs.push({ path: source.tarball.path, policy: 'managed', header: false, content: source.tarball.data });
   if (plugins.includes(GRAFANA_PLUGIN))
     specs.push(...grafanaFiles(valid.projectName, host.read(CUSTOM_METRICS_CONFIG)?.toString('utf8')));
+  if (plugins.includes(AUTOUPDATE_PLUGIN)) specs.push(...autoUpdateFiles());
 
   const tree = new Tree(host);
   await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });
