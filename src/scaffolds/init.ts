@@ -118,6 +118,8 @@ const INIT_FILES: ReadonlyArray<readonly [string, string]> = [
   ['hack/set-image.mjs', 'hack/set-image.mjs.hbs'],
   ['hack/test.mjs', 'hack/test.mjs.hbs'],
   ['test/e2e/manager.e2e.ts', 'test/e2e/manager.e2e.ts.hbs'],
+  ['.devcontainer/devcontainer.json', 'devcontainer/devcontainer.json.hbs'],
+  ['.devcontainer/post-create.sh', 'devcontainer/post-create.sh.hbs'],
   ['.github/workflows/test.yml', 'github/workflows/test.yml.hbs'],
   ['.github/workflows/lint.yml', 'github/workflows/lint.yml.hbs'],
   ['.github/workflows/test-e2e.yml', 'github/workflows/test-e2e.yml.hbs'],
