@@ -43,7 +43,7 @@ import { DEPLOY_IMAGE_PLUGIN, deployImageResources, flagsOf } from './deployimag
 import { HELM_PLUGIN, helmConfigOf } from '../manifests/helm.js';
 import { AUTOUPDATE_PLUGIN } from './autoupdate.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN } from './grafana.js';
-import { BOILERPLATE_FILE, type InitEnvironment, npmInstall, ownerOfBoilerplate, runInit } from './init.js';
+import { BOILERPLATE_FILE, type InitEnvironment, npmInstall, replayLicense, runInit } from './init.js';
 import { runCreateWebhook } from './webhook.js';
 import { recordedShardReplicas } from './sharding.js';
 
@@ -266,8 +266,7 @@ async function scaffoldInto(
       namespaced: config.namespaced,
       // A sharded manager (PROJECT's sharding.kubeforge.io/v1-alpha record): its replicas again.
       sharded: recordedShardReplicas(config, input, readFileSync(join(input, PROJECT_FILE), 'utf8')) ?? false,
-      license: boilerplate === undefined ? 'none' : 'apache2',
-      owner: ownerOfBoilerplate(boilerplate),
+      ...replayLicense(boilerplate),
       plugins,
       skipInstall: true,
       kubeforgeSource: options.kubeforgeSource,
