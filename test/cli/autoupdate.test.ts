@@ -197,6 +197,40 @@ while [ $# -gt 0 ]; do [ "$1" = --body-file ] && cp "$2" "${join(root, 'issue.md
     assert.match(issue, /Conflicts \(1\):\n\s+Makefile/);
   });
 
+  it('alpha update without --restore-path brings the pinned actions to workflows made before them; the auto-update workflow keeps them as they were', async () => {
+    const dir = join(root, 'pins');
+    cpSync(FIXTURE, dir, { recursive: true });
+    git(dir, 'init', '--quiet', '-b', 'main');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '--quiet', '-m', 'the user project');
+    const before = readFileSync(join(dir, '.github/workflows/lint.yml'), 'utf8');
+    assert.notDeepEqual(unpinned(before), [], `kubeforge ${OLD_COMMIT} wrote unpinned actions`);
+    const r = await kubeforge(dir, 'alpha', 'update', '--from-version', old, '--force');
+    assert.equal(r.code, 0, r.out + r.err);
+    for (const w of ['lint.yml', 'test.yml', 'test-e2e.yml'])
+      assert.deepEqual(unpinned(readFileSync(join(dir, '.github/workflows', w), 'utf8')), [], w);
+    // The branch the workflow pushed (previous test) kept main's workflows: unpinned still.
+    assert.notDeepEqual(unpinned(git(origin, 'show', `${BRANCH}:.github/workflows/lint.yml`)), []);
+  });
+
+  it('alpha generate replays the plugin: the new scaffold has the workflow and PROJECT records it (so alpha update carries it)', async () => {
+    const out = join(root, 'regenerated');
+    const r = await kubeforge(
+      project,
+      'alpha',
+      'generate',
+      '--output-dir',
+      out,
+      '--skip-install',
+      '--kubeforge-source',
+      'link',
+    );
+    assert.equal(r.code, 0, r.err);
+    assert.equal(readFileSync(join(out, WORKFLOW), 'utf8'), readFileSync(join(project, WORKFLOW), 'utf8'));
+    const recorded = parse(readFileSync(join(out, 'PROJECT'), 'utf8')) as { plugins: Record<string, unknown> };
+    assert.deepEqual(recorded.plugins, { 'autoupdate.kubebuilder.io/v1-alpha': {} });
+  });
+
   it('run again from a fresh clone: the branch is on origin already, so nothing is pushed and no second issue', () => {
     const clone = join(root, 'clone');
     git(root, 'clone', '--quiet', origin, clone);
