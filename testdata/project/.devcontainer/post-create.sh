@@ -15,8 +15,8 @@ case "$(uname -m)" in
   *) echo "post-create: unsupported architecture $(uname -m)" >&2; exit 1 ;;
 esac
 
-# install <name> <url>: downloads an executable into INSTALL_DIR unless <name> is on PATH already.
-install() {
+# install_tool <name> <url>: downloads an executable into INSTALL_DIR unless <name> is on PATH already.
+install_tool() {
   if command -v "$1" >/dev/null 2>&1; then
     echo "post-create: $1 is installed ($(command -v "$1"))"
     return
@@ -27,8 +27,8 @@ install() {
   ${SUDO} mv "/tmp/$1" "${INSTALL_DIR}/$1"
 }
 
-install kubectl "https://dl.k8s.io/release/$(curl -fsSL https://dl.k8s.io/release/stable.txt)/bin/linux/${ARCH}/kubectl"
-install kind "https://kind.sigs.k8s.io/dl/latest/kind-linux-${ARCH}"
+install_tool kubectl "https://dl.k8s.io/release/$(curl -fsSL https://dl.k8s.io/release/stable.txt)/bin/linux/${ARCH}/kubectl"
+install_tool kind "https://kind.sigs.k8s.io/dl/latest/kind-linux-${ARCH}"
 
 echo "post-create: installing the npm dependencies"
 npm ci --no-audit --no-fund
