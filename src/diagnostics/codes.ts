@@ -20,6 +20,10 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1003', '`init`: the folder is not empty (pass `--force` to scaffold next to the files).'),
   c('KF1004', '`init`: unknown `--license`.'),
   c('KF1005', '`init`: `--owner` spans several lines.'),
+  c(
+    'KF1006',
+    '`init` / `edit`: `--license-file` cannot be read, is not a block comment (`/* ... */`), or comes with `--license none` or `--owner`.',
+  ),
   c('KF1010', 'PROJECT is not valid YAML.'),
   c('KF1011', 'PROJECT has a field of the wrong shape.'),
   c('KF1012', 'PROJECT has an unsupported version.'),

@@ -5,6 +5,8 @@
 import type { ProjectConfig } from './config.js';
 
 export const GRAFANA_PLUGIN = 'grafana.kubebuilder.io/v1-alpha';
+/** Kubebuilder's autoupdate plugin: .github/workflows/auto_update.yml; its record is `{}`. */
+export const AUTOUPDATE_PLUGIN = 'autoupdate.kubebuilder.io/v1-alpha';
 export const DEPLOY_IMAGE_PLUGIN = 'deploy-image.go.kubebuilder.io/v1-alpha';
 /**
  * kubeforge's own record of a sharded manager (`init --sharded`, `edit --sharded`): a plugin

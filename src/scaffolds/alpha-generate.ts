@@ -41,8 +41,9 @@ import { controllerNamesOf } from './resource-names.js';
 import type { ScaffoldEnvironment } from './environment.js';
 import { DEPLOY_IMAGE_PLUGIN, deployImageResources, flagsOf } from './deployimage.js';
 import { HELM_PLUGIN, helmConfigOf } from '../manifests/helm.js';
+import { AUTOUPDATE_PLUGIN } from './autoupdate.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN } from './grafana.js';
-import { BOILERPLATE_FILE, type InitEnvironment, npmInstall, ownerOfBoilerplate, runInit } from './init.js';
+import { BOILERPLATE_FILE, type InitEnvironment, npmInstall, replayLicense, runInit } from './init.js';
 import { runCreateWebhook } from './webhook.js';
 import { recordedShardReplicas } from './sharding.js';
 
@@ -250,7 +251,9 @@ async function scaffoldInto(
   const boilerplate = existsSync(join(input, BOILERPLATE_FILE))
     ? readFileSync(join(input, BOILERPLATE_FILE), 'utf8')
     : undefined;
-  const plugins = Object.keys(pluginsOf(config)).filter((p) => p === GRAFANA_PLUGIN);
+  // The plugins init takes (the others are replayed by their own commands); autoupdate's workflow
+  // comes back from the new kubeforge's template (its pinned actions with it).
+  const plugins = Object.keys(pluginsOf(config)).filter((p) => p === GRAFANA_PLUGIN || p === AUTOUPDATE_PLUGIN);
   const env = { ...io, cwd: output, host: undefined };
   // The replayed commands' plans, hints and notes are not the user's to act on (they throw their errors).
   const quiet = { ...env, out: () => {}, err: () => {} };
@@ -263,8 +266,7 @@ async function scaffoldInto(
       namespaced: config.namespaced,
       // A sharded manager (PROJECT's sharding.kubeforge.io/v1-alpha record): its replicas again.
       sharded: recordedShardReplicas(config, input, readFileSync(join(input, PROJECT_FILE), 'utf8')) ?? false,
-      license: boilerplate === undefined ? 'none' : 'apache2',
-      owner: ownerOfBoilerplate(boilerplate),
+      ...replayLicense(boilerplate),
       plugins,
       skipInstall: true,
       kubeforgeSource: options.kubeforgeSource,

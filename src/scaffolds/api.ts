@@ -35,7 +35,7 @@ import {
   Tree,
 } from '../machinery/index.js';
 import { packageRoot } from '../util/package-root.js';
-import { BOILERPLATE_FILE } from './paths.js';
+import { BOILERPLATE_FILE, headerFromBoilerplate } from './paths.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
 import { type ManifestsStep, scaffoldSteps } from './manifests-step.js';
 import {
@@ -737,7 +737,7 @@ function apiTemplateData(valid: ValidApi, boilerplate: string | undefined): ApiT
   const typeSource = valid.external ? externalTypeSource(valid.external) : undefined;
   return {
     ...names,
-    licenseHeader: boilerplate ? `${boilerplate.replace(/\n+$/, '')}\n\n` : '',
+    licenseHeader: headerFromBoilerplate(boilerplate),
     projectName: config.projectName,
     namespacedManager: config.namespaced === true,
     resourceMarker,

@@ -5,8 +5,10 @@
  *
  *  - `--multigroup[=false]`: records the layout in PROJECT. Like Kubebuilder, existing APIs are
  *    not moved; the next `create api` uses the new layout, and the command says what to move.
- *  - `--license apache2|none`, `--owner`: rewrites hack/boilerplate.ts.txt, the header the next
+ *  - `--license apache2|none`, `--owner`, `--license-file <file>`: rewrites hack/boilerplate.ts.txt, the header the next
  *    scaffolded files get (files already written keep theirs).
+ *  - `--plugins autoupdate/v1-alpha`: writes .github/workflows/auto_update.yml (see autoupdate.ts)
+ *    and records the plugin in PROJECT.
  *  - `--plugins grafana`: adds the plugin's files and records it in PROJECT's `plugins`; run
  *    again, it regenerates the dashboards (the custom-metrics one from its config).
  *  - `--namespaced[=false]`: switches the manager between cluster scope and its own namespace
@@ -45,6 +47,7 @@ import {
 import { packageRoot } from '../util/package-root.js';
 import { renderRoleFiles } from './api-wiring.js';
 import type { ScaffoldEnvironment } from './environment.js';
+import { AUTOUPDATE_PLUGIN, autoUpdateFiles } from './autoupdate.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles } from './grafana.js';
 import { resolvePlugins } from './plugins.js';
 import {
@@ -60,6 +63,8 @@ import {
   initFilePaths,
   ownerOfBoilerplate,
   planInit,
+  readLicenseFile,
+  replayLicense,
   renderLicenseHeader,
 } from './init.js';
 import {
@@ -97,6 +102,8 @@ export interface EditOptions {
   make?: boolean;
   license?: string;
   owner?: string;
+  /** A file holding the license header (see init's licenseFile). */
+  licenseFile?: string;
   plugins?: string[];
   /** helm/v2-alpha: the kustomize output to make the chart from (default: `kubectl kustomize config/default`). */
   manifests?: string;
@@ -145,13 +152,17 @@ export async function planEdit(options: EditOptions, env: ScaffoldEnvironment): 
   const staleCharts: { candidates: string[]; produced: string[] }[] = [];
   const kubeforgeDir = env.kubeforgeDir ?? packageRoot();
   const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));
-  if (options.license !== undefined || options.owner !== undefined) {
-    await planLicenseHeader(tree, host, renderer, options, config, notes);
+  if (options.license !== undefined || options.owner !== undefined || options.licenseFile !== undefined) {
+    await planLicenseHeader(tree, host, renderer, options, config, notes, env.cwd);
   }
   if (plugins.includes(GRAFANA_PLUGIN)) {
     const config = host.read(CUSTOM_METRICS_CONFIG)?.toString('utf8');
     specs.push(...grafanaFiles(next.projectName, config));
     next.extra = withPlugin(next, GRAFANA_PLUGIN);
+  }
+  if (plugins.includes(AUTOUPDATE_PLUGIN)) {
+    specs.push(...autoUpdateFiles());
+    next.extra = withPlugin(next, AUTOUPDATE_PLUGIN);
   }
   if (plugins.includes(HELM_PLUGIN)) {
     await planHelmChart({ tree, host, renderer, options, env, next, specs, staleCharts, notes });
@@ -189,12 +200,13 @@ function checkEditOptions(options: EditOptions, config: ProjectConfig): { plugin
     options.sharded === undefined &&
     options.license === undefined &&
     options.owner === undefined &&
+    options.licenseFile === undefined &&
     plugins.length === 0 &&
     !options.plugins?.length
   ) {
     problems.push(
       error('KF1072', '`kubeforge edit` needs something to change', {
-        hint: 'pass --multigroup[=false], --namespaced[=false], --sharded[=<replicas>|false], --license apache2|none, --owner "<name>", --plugins grafana or --plugins helm/v2-alpha',
+        hint: 'pass --multigroup[=false], --namespaced[=false], --sharded[=<replicas>|false], --license apache2|none, --owner "<name>", --plugins grafana, --plugins autoupdate/v1-alpha or --plugins helm/v2-alpha',
       }),
     );
   }
@@ -394,7 +406,17 @@ async function planLicenseHeader(
   options: EditOptions,
   config: ProjectConfig,
   notes: string[],
+  cwd: string,
 ): Promise<void> {
+  if (options.licenseFile !== undefined) {
+    const read = readLicenseFile(options.licenseFile, cwd, options);
+    if ('problem' in read) throw new DiagnosticError(read.problem);
+    tree.write(BOILERPLATE_FILE, read.text);
+    notes.push(
+      `${BOILERPLATE_FILE} is the header of the files kubeforge scaffolds from now on; files already written keep theirs`,
+    );
+    return;
+  }
   const boilerplate = host.read(BOILERPLATE_FILE)?.toString('utf8');
   const license = options.license ?? (boilerplate === undefined ? 'none' : 'apache2');
   if (license === 'none') {
@@ -535,8 +557,7 @@ async function planSwitch(
         multigroup: config.multigroup,
         namespaced: variant.namespaced,
         sharded: variant.shardReplicas ?? false,
-        license: boilerplate === undefined ? 'none' : 'apache2',
-        owner: ownerOfBoilerplate(boilerplate),
+        ...replayLicense(boilerplate),
         // package.json is not compared: no need to pack kubeforge.
         kubeforgeSource: 'registry',
         force: true,

@@ -5,7 +5,8 @@
  */
 import type { ScaffoldEnvironment } from './environment.js';
 import { createHash } from 'node:crypto';
-import { basename, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { DiagnosticError, type Diagnostic, error } from '../diagnostics/index.js';
 import {
   KUBEFORGE_LAYOUT,
@@ -37,12 +38,13 @@ import {
 } from '../machinery/index.js';
 import { packageRoot, packageVersion } from '../util/package-root.js';
 import { HELM_PLUGIN } from '../manifests/helm.js';
+import { AUTOUPDATE_PLUGIN, autoUpdateFiles } from './autoupdate.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN, grafanaFiles } from './grafana.js';
 import { resolvePlugins } from './plugins.js';
 import { DEFAULT_SHARD_REPLICAS, parseSharded, SHARDING_PLUGIN } from './sharding.js';
 import { isKubeforgeTarball, resolveKubeforgeSource, TARBALL_DIR } from './kubeforge-source.js';
 import { CLI_INTEGRITY_KEY, ownIntegrity } from './cli-integrity.js';
-import { BOILERPLATE_FILE } from './paths.js';
+import { BOILERPLATE_FILE, headerFromBoilerplate } from './paths.js';
 import { lockRoot, warnReplaced } from './manifests-step.js';
 
 export { BOILERPLATE_FILE };
@@ -52,6 +54,13 @@ export interface InitOptions {
   projectName?: string;
   owner?: string;
   license?: string;
+  /**
+   * A file holding the license header of the generated files (a block comment; `YEAR` becomes the
+   * year in each header), copied to hack/boilerplate.ts.txt; instead of --license and --owner.
+   */
+  licenseFile?: string;
+  /** The header text itself, as --license-file would read it: how edit and alpha generate replay a project's own header. */
+  licenseText?: string;
   packageName?: string;
   multigroup?: boolean;
   /** A namespace-scoped manager (PROJECT `namespaced: true`): Role + RoleBinding, WATCH_NAMESPACE. */
@@ -117,6 +126,8 @@ const INIT_FILES: ReadonlyArray<readonly [string, string]> = [
   ['hack/set-image.mjs', 'hack/set-image.mjs.hbs'],
   ['hack/test.mjs', 'hack/test.mjs.hbs'],
   ['test/e2e/manager.e2e.ts', 'test/e2e/manager.e2e.ts.hbs'],
+  ['.devcontainer/devcontainer.json', 'devcontainer/devcontainer.json.hbs'],
+  ['.devcontainer/post-create.sh', 'devcontainer/post-create.sh.hbs'],
   ['.github/workflows/test.yml', 'github/workflows/test.yml.hbs'],
   ['.github/workflows/lint.yml', 'github/workflows/lint.yml.hbs'],
   ['.github/workflows/test-e2e.yml', 'github/workflows/test-e2e.yml.hbs'],
@@ -181,6 +192,58 @@ export function checkLicenseAndOwner(license: string | undefined, owner: string 
   return problems;
 }
 
+/**
+ * `--license-file`: the header text it holds (KF1006 when it cannot be read, is not one block
+ * comment, or comes with `--license none` or `--owner`). A relative path is the working folder's.
+ * An empty file is taken, as Kubebuilder takes it (the files then get no header).
+ */
+export function readLicenseFile(
+  file: string,
+  cwd: string,
+  others: { license?: string; owner?: string },
+): { text: string } | { problem: Diagnostic } {
+  const flag = `--license-file ${file}`;
+  const fail = (message: string, hint: string) => ({ problem: error('KF1006', `${flag}: ${message}`, { hint }) });
+  if (others.license === 'none')
+    return fail('and --license none: one says no header, the other a header', 'pass one of them');
+  if (others.owner !== undefined)
+    return fail(
+      'and --owner: the file holds the whole header, owner included',
+      'write the owner into the file, and leave out --owner',
+    );
+  let text: string;
+  try {
+    text = readFileSync(resolve(cwd, file.trim()), 'utf8');
+  } catch (e) {
+    return fail(
+      `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      'name a readable text file holding the header',
+    );
+  }
+  const body = text.trim();
+  if (body === '') return { text: '' };
+  const end = body.indexOf('*/');
+  if (!body.startsWith('/*') || end !== body.length - 2)
+    return fail(
+      'is not one block comment: the header must start with /* and end with the only */ (text after it would be code in every file)',
+      'wrap the header in /* ... */',
+    );
+  return { text: `${text.replace(/\r\n/g, '\n').replace(/^\n+/, '').replace(/\n*$/, '\n')}` };
+}
+
+/**
+ * The init options that scaffold `boilerplate` (hack/boilerplate.ts.txt) again: none without one,
+ * `--license apache2 --owner` for kubeforge's Apache header, else the text itself (a header of
+ * the user's, from --license-file or edited).
+ */
+export function replayLicense(boilerplate: string | undefined): Pick<InitOptions, 'license' | 'owner' | 'licenseText'> {
+  if (boilerplate === undefined) return { license: 'none' };
+  const owner = ownerOfBoilerplate(boilerplate);
+  if (owner !== undefined && /Licensed under the Apache License, Version 2\.0/.test(boilerplate))
+    return { license: 'apache2', owner };
+  return { licenseText: boilerplate };
+}
+
 /** The Apache 2.0 header naming `owner`, as hack/boilerplate.ts.txt holds it (one trailing newline). */
 export async function renderLicenseHeader(renderer: TemplateRenderer, owner: string): Promise<string> {
   return `${await renderer.render('init/boilerplate.hbs', { owner: blockCommentText(owner) })}`.replace(/\n*$/, '\n');
@@ -229,6 +292,8 @@ interface ValidInit {
   packageName: string;
   owner: string;
   license: (typeof LICENSES)[number];
+  /** `--license-file`'s text (hack/boilerplate.ts.txt as it is written); undefined without the flag. */
+  customHeader?: string;
   /** Replicas of a sharded manager; undefined when it is not sharded. */
   shardReplicas?: number;
 }
@@ -265,6 +330,12 @@ export function validateInitOptions(options: InitOptions, folder: string): Valid
   problems.push(...checkLicenseAndOwner(options.license, options.owner));
   const sharded = parseSharded(options.sharded, 'init');
   if (sharded.problem) problems.push(sharded.problem);
+  let customHeader = options.licenseText;
+  if (options.licenseFile !== undefined) {
+    const read = readLicenseFile(options.licenseFile, folder, options);
+    if ('problem' in read) problems.push(read.problem);
+    else customHeader = read.text;
+  }
   if (problems.length) throw new DiagnosticError(problems);
   return {
     domain: domain!,
@@ -272,6 +343,7 @@ export function validateInitOptions(options: InitOptions, folder: string): Valid
     packageName,
     owner: options.owner ?? `The ${projectName} Authors`,
     license,
+    customHeader,
     shardReplicas: sharded.request ? (sharded.request.replicas ?? DEFAULT_SHARD_REPLICAS) : undefined,
   };
 }
@@ -341,14 +413,18 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
   });
 
   const renderer = new TemplateRenderer(new DiskHost(join(kubeforgeDir, 'templates')));
-  const licenseHeader = valid.license === 'apache2' ? `${await renderLicenseHeader(renderer, valid.owner)}\n` : '';
+  const boilerplate =
+    valid.customHeader ?? (valid.license === 'apache2' ? await renderLicenseHeader(renderer, valid.owner) : undefined);
+  const licenseHeader = headerFromBoilerplate(boilerplate);
+  // A header of the user's own: package.json says nothing of the license (npm's UNLICENSED), the README neither.
+  const apache = valid.license === 'apache2' && valid.customHeader === undefined;
   const data: InitTemplateData = {
     projectName: valid.projectName,
     domain: valid.domain,
     packageName: valid.packageName,
     owner: valid.owner,
-    licenseSpdx: valid.license === 'apache2' ? 'Apache-2.0' : 'UNLICENSED',
-    licenseApache: valid.license === 'apache2',
+    licenseSpdx: apache ? 'Apache-2.0' : 'UNLICENSED',
+    licenseApache: apache,
     licenseHeader,
     leaderElectionId: `${createHash('sha256').update(`${valid.domain}/${valid.projectName}`).digest('hex').slice(0, 8)}.${valid.domain}`,
     kubeforgeDependency: source.dependency,
@@ -378,6 +454,7 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
   else delete config.extra[CLI_INTEGRITY_KEY];
   const plugins = resolvePlugins(options.plugins, KUBEFORGE_LAYOUT);
   if (plugins.includes(GRAFANA_PLUGIN)) config.extra = withPlugin(config, GRAFANA_PLUGIN);
+  if (plugins.includes(AUTOUPDATE_PLUGIN)) config.extra = withPlugin(config, AUTOUPDATE_PLUGIN);
   // As `namespaced`: what this init is asked for, whatever a PROJECT it runs over (--force) recorded.
   config.extra =
     valid.shardReplicas === undefined
@@ -389,12 +466,12 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
       ([path]) => !(path === ROLE_FILE && hasManagedHeader(host, ROLE_FILE, 'kubeforge manifests')),
     ).map(([path, template]): FileSpec => ({ path, policy: 'scaffolded', template: `init/${template}` })),
   ];
-  if (licenseHeader)
-    specs.push({ path: BOILERPLATE_FILE, policy: 'scaffolded', content: licenseHeader.replace(/\n+$/, '\n') });
+  if (boilerplate !== undefined) specs.push({ path: BOILERPLATE_FILE, policy: 'scaffolded', content: boilerplate });
   if (source.tarball)
     specs.push({ path: source.tarball.path, policy: 'managed', header: false, content: source.tarball.data });
   if (plugins.includes(GRAFANA_PLUGIN))
     specs.push(...grafanaFiles(valid.projectName, host.read(CUSTOM_METRICS_CONFIG)?.toString('utf8')));
+  if (plugins.includes(AUTOUPDATE_PLUGIN)) specs.push(...autoUpdateFiles());
 
   const tree = new Tree(host);
   await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });

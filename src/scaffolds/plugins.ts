@@ -3,12 +3,15 @@
  * names. `create api`'s deploy-image plugin is resolved in deployimage.ts.
  */
 import { DiagnosticError, error, type Diagnostic } from '../diagnostics/index.js';
-import { GRAFANA_PLUGIN } from '../project/index.js';
+import { AUTOUPDATE_PLUGIN, GRAFANA_PLUGIN } from '../project/index.js';
 
 const HELM_PLUGIN_ID = 'helm.kubebuilder.io/v2-alpha';
 
 /** The plugin ids `--plugins` accepts, by what users type. */
 const PLUGIN_ALIASES: Record<string, string> = {
+  autoupdate: AUTOUPDATE_PLUGIN,
+  'autoupdate/v1-alpha': AUTOUPDATE_PLUGIN,
+  [AUTOUPDATE_PLUGIN]: AUTOUPDATE_PLUGIN,
   grafana: GRAFANA_PLUGIN,
   'grafana/v1-alpha': GRAFANA_PLUGIN,
   [GRAFANA_PLUGIN]: GRAFANA_PLUGIN,
@@ -37,7 +40,7 @@ export function resolvePlugins(values: readonly string[] | undefined, layout: st
     } else
       problems.push(
         error('KF1070', `unknown plugin "${v}"`, {
-          hint: `kubeforge offers: grafana (${GRAFANA_PLUGIN}), helm/v2-alpha (edit only); the layout plugin ${layout} is always on; create api takes deploy-image/v1-alpha`,
+          hint: `kubeforge offers: grafana (${GRAFANA_PLUGIN}), autoupdate/v1-alpha (${AUTOUPDATE_PLUGIN}), helm/v2-alpha (edit only); the layout plugin ${layout} is always on; create api takes deploy-image/v1-alpha`,
         }),
       );
   }

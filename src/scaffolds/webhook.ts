@@ -66,7 +66,7 @@ import type { BuiltinKind } from '../project/builtin-kinds.js';
 import { ensureStorageVersion } from './storage-version.js';
 import { uncommentBlock, uncommentLines } from './comments.js';
 import { deployImageSpecExample } from './deployimage.js';
-import { BOILERPLATE_FILE } from './paths.js';
+import { BOILERPLATE_FILE, headerFromBoilerplate } from './paths.js';
 import { importKind, lowerFirst, PLACEHOLDER_KIND, Scope, templateNames } from './identifiers.js';
 import { type ManifestsStep, scaffoldSteps } from './manifests-step.js';
 import { TsEditor } from './tsedit.js';
@@ -694,7 +694,7 @@ function webhookTemplateData(valid: ValidWebhook, host: Host): WebhookTemplateDa
   const metadataExamples = names.core || names.external || !hasFoo;
   return {
     ...names,
-    licenseHeader: boilerplate ? `${boilerplate.replace(/\n+$/, '')}\n\n` : '',
+    licenseHeader: headerFromBoilerplate(boilerplate),
     varName: lowerFirst(names.kind),
     aKind: `${/^[AEIOU]/.test(names.kind) ? 'an' : 'a'} ${names.kind}`,
     modelType: names.objType,

@@ -427,7 +427,7 @@ describe('kubeforge alpha update', () => {
 
   it('a file the user deleted stays deleted; one the new scaffold changed too is a listed conflict, as git merge calls it', async () => {
     const dir = repoOf(FIXTURE, 'deleted');
-    git(dir, 'rm', '--quiet', 'AGENTS.md', '.github/workflows/lint.yml');
+    git(dir, 'rm', '--quiet', 'AGENTS.md', '.dockerignore');
     git(dir, 'commit', '--quiet', '-m', 'we keep neither');
     const r = await kubeforge(dir, 'alpha', 'update', '--from-version', old, '--force', '--restore-path', 'Makefile');
     assert.equal(r.code, 0, r.out + r.err);
@@ -437,7 +437,7 @@ describe('kubeforge alpha update', () => {
       /AGENTS\.md {2}KF1326 {2}AGENTS\.md: you deleted it and kubeforge \S+ changed it; left deleted/,
     );
     assert.equal(existsSync(join(dir, 'AGENTS.md')), false);
-    assert.equal(existsSync(join(dir, '.github/workflows/lint.yml')), false);
+    assert.equal(existsSync(join(dir, '.dockerignore')), false);
   });
 
   it('a project in a sub-folder of its repository: the other folders are left alone', async () => {

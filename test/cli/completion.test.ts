@@ -35,7 +35,7 @@ describe('kubeforge completion', () => {
       assert.equal(probe(['kubeforge', 'in']), 'init');
       assert.equal(probe(['kubeforge', 'init', '--domain', 'example.com', '--pro']), '--project-name');
       assert.equal(probe(['kubeforge', 'init', '--license', '']), 'apache2 none');
-      assert.equal(probe(['kubeforge', 'completion', '']), 'bash zsh fish --help');
+      assert.equal(probe(['kubeforge', 'completion', '']), 'bash zsh fish powershell --help');
       assert.equal(probe(['kubeforge', 'init', '--domain', '']), '', 'no completion for a value');
       assert.equal(probe(['kubeforge', 'create', 'web']), 'webhook');
       assert.equal(
@@ -61,7 +61,7 @@ describe('kubeforge completion', () => {
       /complete -c kubeforge -n '__fish_use_subcommand' -a 'init' -d 'scaffold a new TypeScript operator project/,
     );
     assert.match(fish, /complete -c kubeforge -n '__fish_seen_subcommand_from init' -l license -r -a 'apache2 none'/);
-    assert.match(fish, /-n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'/);
+    assert.match(fish, /-n '__fish_seen_subcommand_from completion' -a 'bash zsh fish powershell'/);
     assert.match(
       fish,
       /complete -c kubeforge -n '__fish_seen_subcommand_from create' -a 'webhook' -d 'scaffold webhooks for a Kind/,
@@ -74,5 +74,48 @@ describe('kubeforge completion', () => {
       fish,
       /-n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from webhook' -l programmatic-validation -d/,
     );
+  });
+
+  // No PowerShell on this machine: the script is checked against the bash one, whose logic it
+  // repeats (the bash script is run above), and for PowerShell's syntax where it is easy to get wrong.
+  it('powershell: a native argument completer with the same words, choices and value flags as bash', async () => {
+    const ps = await script('powershell');
+    const bash = await script('bash');
+    assert.match(ps, /^# PowerShell completion for kubeforge/);
+    assert.match(ps, /Register-ArgumentCompleter -Native -CommandName kubeforge -ScriptBlock \{/);
+    const psList = (body: string) => [...body.matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1]!.replace(/''/g, "'"));
+    const psWords = new Map(
+      [...ps.matchAll(/^ {4}'([^']*)' = @\((.*)\)$/gm)].map((m) => [m[1]!, psList(m[2]!).join(' ')] as const),
+    );
+    const bashWords = new Map(
+      [...bash.matchAll(/^ {4}'([^']*)'\) words='([^']*)' ;;$/gm)].map((m) => [m[1]!, m[2]!] as const),
+    );
+    assert.ok(bashWords.size > 10);
+    // Each command path completes to the same words (choices share the table: '--license' is a flag, not a path).
+    for (const [path, w] of bashWords) assert.equal(psWords.get(path), w, `words of "${path}"`);
+    assert.equal(psWords.get('completion'), 'bash zsh fish powershell --help');
+    assert.equal(psWords.get('--license'), 'apache2 none');
+    const valueFlags = (re: RegExp, text: string) => new Set(psList(re.exec(text)![1]!));
+    assert.deepEqual(
+      valueFlags(/\$valueFlags = @\((.*)\)/, ps),
+      new Set(
+        /^ {6}([^\n]*)\) i=\$\(\(i \+ 1\)\) ;;$/m
+          .exec(bash)![1]!
+          .split('|')
+          .map((f) => f.replace(/^'|'$/g, '')),
+      ),
+    );
+    // Balanced braces and parentheses outside strings, as PowerShell's parser needs them.
+    const code = ps
+      .split('\n')
+      .filter((l) => !l.trimStart().startsWith('#'))
+      .join('\n')
+      .replace(/'(?:[^']|'')*'/g, "''")
+      .replace(/"[^"]*"/g, '""');
+    for (const [open, close] of [
+      ['{', '}'],
+      ['(', ')'],
+    ])
+      assert.equal(code.split(open).length, code.split(close).length, `${open}${close} balanced`);
   });
 });

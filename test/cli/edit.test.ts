@@ -199,9 +199,9 @@ describe('kubeforge edit', () => {
     const none = await kubeforge(dir, 'edit');
     assert.equal(none.code, 1);
     assert.match(none.err, /KF1072/);
-    const unknown = await kubeforge(dir, 'edit', '--plugins', 'autoupdate');
+    const unknown = await kubeforge(dir, 'edit', '--plugins', 'kustomize/v2');
     assert.equal(unknown.code, 1);
-    assert.match(unknown.err, /KF1070 +unknown plugin "autoupdate"/);
+    assert.match(unknown.err, /KF1070 +unknown plugin "kustomize\/v2"/);
     assert.match(unknown.err, /grafana/);
     assert.deepEqual(snapshot(dir), before);
     const empty = join(root, 'empty');

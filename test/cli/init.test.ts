@@ -199,7 +199,7 @@ describe('kubeforge init: writing', () => {
     const dir = folder();
     const first = await kubeforge(dir, 'init', '--domain', 'example.com', '--skip-install');
     assert.equal(first.code, 0, first.err);
-    assert.match(first.out, /^CREATE \.dockerignore/);
+    assert.match(first.out, /^CREATE \.devcontainer\/devcontainer\.json/);
     assert.match(first.err, /Skipped npm install \(--skip-install\)/);
     assert.ok(statSync(join(dir, 'src/main.ts')).isFile());
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {

@@ -55,8 +55,8 @@ const LISTED: [RegExp, string][] = [
     "a Go package's import path vs the TypeScript file that declares the Kind",
   ],
   [
-    /^Makefile (controller-gen|envtest|golangci-lint|kustomize|lint-config): only in kubebuilder$/,
-    "installers of Go tools and golangci-lint's config check: kubeforge's targets run its own commands (manifests, setup-envtest), kubectl kustomize and the project's npm tools",
+    /^Makefile (controller-gen|envtest|golangci-lint|kustomize): only in kubebuilder$/,
+    "installers of Go tools: kubeforge's targets run its own commands (manifests, setup-envtest), kubectl kustomize and the project's npm tools (lint-config is in both: Biome checks biome.json as golangci-lint config verify checks .golangci.yml)",
   ],
   [
     /^Makefile (install-deps|node_modules|set-image): only in kubeforge$/,

@@ -1,4 +1,4 @@
-// `kubeforge completion bash|zsh|fish`: shell completion scripts built from the commander tree,
+// `kubeforge completion bash|zsh|fish|powershell`: shell completion scripts built from the commander tree,
 // so that every command and flag registered (including later ones) is completed.
 import type { Command, Option } from 'commander';
 import { type CliContext, UsageError } from '../context.js';
@@ -32,6 +32,9 @@ function collect(cmd: Command, path: string, out: Node[]): Node[] {
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/** The shells `completion` writes a script for. */
+const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
+
 export function bashCompletion(root: Command): string {
   const nodes = collect(root, '', []);
   const valueFlags = [
@@ -57,7 +60,7 @@ export function bashCompletion(root: Command): string {
     )
     .filter((v, i, a) => a.indexOf(v) === i)
     .join('\n');
-  const completionArgs = `    'completion') words='bash zsh fish --help' ;;`;
+  const completionArgs = `    'completion') words='${SHELLS.join(' ')} --help' ;;`;
   return `# bash completion for kubeforge. Load it with:  source <(kubeforge completion bash)
 _kubeforge() {
   local cur prev path i w words
@@ -122,16 +125,73 @@ export function fishCompletion(root: Command): string {
       lines.push(line);
     }
     if (n.path === 'completion')
-      lines.push(`complete -c kubeforge -n ${quote(condition('completion'))} -a 'bash zsh fish'`);
+      lines.push(`complete -c kubeforge -n ${quote(condition('completion'))} -a '${SHELLS.join(' ')}'`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** A PowerShell single-quoted string ('' stands for '). */
+const psQuote = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/**
+ * PowerShell (5.1 and 7): a native argument completer with the logic of the bash script: the
+ * words after `kubeforge` up to the cursor make the command path (a flag's value skipped), a
+ * flag with choices completes them, another flag that takes a value completes nothing.
+ */
+export function powershellCompletion(root: Command): string {
+  const nodes = collect(root, '', []);
+  const words = nodes.map((n) => {
+    const list = n.path === 'completion' ? [...SHELLS, '--help'] : [...n.subcommands, ...n.flags.map((f) => f.long)];
+    return `    ${psQuote(n.path)} = @(${list.map(psQuote).join(', ')})`;
+  });
+  const choices = new Map<string, readonly string[]>();
+  const valueFlags = new Set<string>();
+  for (const n of nodes)
+    for (const f of n.flags) {
+      if (f.choices?.length) choices.set(f.long, f.choices);
+      if (f.takesValue) for (const name of [f.long, f.short]) if (name) valueFlags.add(name);
+    }
+  return `# PowerShell completion for kubeforge. Load it with:
+#   kubeforge completion powershell | Out-String | Invoke-Expression
+# (add that line to your $PROFILE to have it in every session)
+Register-ArgumentCompleter -Native -CommandName kubeforge -ScriptBlock {
+  param($wordToComplete, $commandAst, $cursorPosition)
+  $words = @{
+${words.join('\n')}
+  }
+  $choices = @{
+${[...choices].map(([flag, c]) => `    ${psQuote(flag)} = @(${c.map(psQuote).join(', ')})`).join('\n')}
+  }
+  $valueFlags = @(${[...valueFlags].map(psQuote).join(', ')})
+  # The words typed before the one being completed, without kubeforge itself.
+  $given = @($commandAst.CommandElements | Where-Object { $_.Extent.EndOffset -lt $cursorPosition } | Select-Object -Skip 1 | ForEach-Object { $_.Extent.Text })
+  $candidates = $null
+  if ($given.Count -gt 0) {
+    $prev = $given[-1]
+    if ($choices.ContainsKey($prev)) { $candidates = $choices[$prev] }
+    elseif ($valueFlags -contains $prev) { return }
+  }
+  if ($null -eq $candidates) {
+    $path = ''
+    for ($i = 0; $i -lt $given.Count; $i++) {
+      $w = $given[$i]
+      if ($valueFlags -contains $w) { $i++ }
+      elseif (-not $w.StartsWith('-')) { $path = if ($path) { "$path $w" } else { $w } }
+    }
+    $candidates = $words[$path]
+  }
+  $candidates | Where-Object { $_ -like "$wordToComplete*" } | ForEach-Object {
+    [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_)
+  }
+}
+`;
 }
 
 export function registerCompletion(program: Command, ctx: CliContext): void {
   program
     .command('completion')
-    .description('print a shell completion script (bash, zsh or fish)')
-    .argument('<shell>', 'bash, zsh or fish')
+    .description('print a shell completion script (bash, zsh, fish or powershell)')
+    .argument('<shell>', 'bash, zsh, fish or powershell')
     .addHelpText(
       'after',
       `
@@ -139,7 +199,8 @@ Examples:
   $ source <(kubeforge completion bash)           # this shell only
   $ kubeforge completion bash >> ~/.bashrc
   $ echo 'source <(kubeforge completion zsh)' >> ~/.zshrc
-  $ kubeforge completion fish > ~/.config/fish/completions/kubeforge.fish`,
+  $ kubeforge completion fish > ~/.config/fish/completions/kubeforge.fish
+  PS> kubeforge completion powershell | Out-String | Invoke-Expression`,
     )
     .action((shell: string) => {
       const root = program;
@@ -153,8 +214,11 @@ Examples:
         case 'fish':
           ctx.out(fishCompletion(root));
           return;
+        case 'powershell':
+          ctx.out(powershellCompletion(root));
+          return;
         default:
-          throw new UsageError(`unknown shell "${shell}" for completion`, 'use one of: bash, zsh, fish');
+          throw new UsageError(`unknown shell "${shell}" for completion`, `use one of: ${SHELLS.join(', ')}`);
       }
     });
 }

@@ -12,6 +12,12 @@ export const EDIT_FLAGS = {
     description: 'license header of the files scaffolded from now on (hack/boilerplate.ts.txt)',
   },
   owner: { type: 'string', value: '<owner>', description: 'copyright owner in the license header' },
+  licenseFile: {
+    type: 'string',
+    value: '<file>',
+    description:
+      'a file holding the license header of the files scaffolded from now on (one /* ... */ comment; YEAR becomes the year), copied to hack/boilerplate.ts.txt',
+  },
   plugins: {
     type: 'list',
     value: '<plugins...>',

@@ -27,6 +27,12 @@ export const INIT_FLAGS = {
     default: 'apache2',
     description: 'license header of the generated files',
   },
+  licenseFile: {
+    type: 'string',
+    value: '<file>',
+    description:
+      'a file holding the license header instead (one /* ... */ comment; YEAR becomes the current year in each file), copied to hack/boilerplate.ts.txt',
+  },
   packageName: {
     type: 'string',
     value: '<name>',
@@ -76,6 +82,7 @@ Examples:
   $ kubeforge init --domain example.com
   $ kubeforge init --domain example.com --project-name guestbook --owner "Example Corp" --dry-run
   $ kubeforge init --domain my-org.io --license none --skip-install
+  $ kubeforge init --domain my-org.io --license-file ./header.txt   # e.g. /* Copyright YEAR My Org. */
   $ kubeforge init --domain example.com --namespaced   # manages only the namespace it is deployed to
   $ kubeforge init --domain example.com --sharded=5    # 5 replicas, each reconciling its share of the objects
   $ kubeforge init --domain example.com --kubeforge-source ../kubeforge-0.1.0.tgz`,
