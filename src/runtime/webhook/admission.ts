@@ -332,6 +332,11 @@ export function createJSONPatch(before: unknown, after: unknown): JSONPatchOpera
   return requireFastJsonPatch().compare(before as object, after as object) as JSONPatchOperation[];
 }
 
+/** True for a promise (or any thenable), which is awaited; other results are used as they are. */
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof (v as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
 /** The defaulting handler of {@link withCustomDefaulter}. */
 class DefaulterHandler<T> implements AdmissionHandler {
   constructor(private readonly defaulter: CustomDefaulter<T>) {}
@@ -343,7 +348,9 @@ class DefaulterHandler<T> implements AdmissionHandler {
     // Timestamps as the types declare them (Date), as the client hands them out; written back
     // in the form they came, so an untouched timestamp is no patch.
     const copy = reviveDates(cloneParsed(original), gvkInfo(req.kind)) as T;
-    await this.defaulter.default(copy, ctx);
+    const pending = this.defaulter.default(copy, ctx);
+    // A defaulter is usually synchronous: awaiting its undefined would cost a microtask turn.
+    if (isThenable(pending)) await pending;
     const ops = createJSONPatch(original, wireForm(copy, original));
     if (ops.length === 0) return { allowed: true };
     return { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') };
@@ -365,19 +372,20 @@ class ValidatorHandler<T> implements AdmissionHandler {
         return { allowed: true };
       case 'CREATE':
         if (!isObject(req.object)) return errored(400, 'the CREATE request has no object');
-        w = await this.validator.validateCreate(req.object as T, ctx);
+        w = this.validator.validateCreate(req.object as T, ctx);
         break;
       case 'UPDATE':
         if (!isObject(req.object)) return errored(400, 'the UPDATE request has no object');
         if (!isObject(req.oldObject)) return errored(400, 'the UPDATE request has no oldObject');
-        w = await this.validator.validateUpdate(req.oldObject as T, req.object as T, ctx);
+        w = this.validator.validateUpdate(req.oldObject as T, req.object as T, ctx);
         break;
       case 'DELETE':
         // The API server sends the object being deleted as oldObject (kubernetes#76346).
         if (!isObject(req.oldObject)) return errored(400, 'the DELETE request has no oldObject');
-        w = await this.validator.validateDelete(req.oldObject as T, ctx);
+        w = this.validator.validateDelete(req.oldObject as T, ctx);
         break;
     }
+    if (isThenable(w)) w = await w;
     const warnings = warningsOf(w);
     return warnings ? { allowed: true, warnings } : { allowed: true };
   }
