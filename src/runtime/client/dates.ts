@@ -147,11 +147,20 @@ export function toWireJSON(after: unknown, before?: unknown): unknown {
   }
   const b = before && typeof before === 'object' && !Array.isArray(before) ? (before as Record<string, unknown>) : {};
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(after)) {
+  const src = after as Record<string, unknown>;
+  // Object.keys and plain stores: a webhook's defaulted object goes through here on every request,
+  // and defineProperty on every key made it the defaulter's largest cost (and its copies slow
+  // dictionary-mode objects for the patch that compares them).
+  const keys = Object.keys(src);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    const v = src[k];
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
     const w = toWireJSON(v, Object.hasOwn(b, k) ? b[k] : undefined);
-    // JSON.parse makes "__proto__" an own key; define it so it stays one.
-    Object.defineProperty(out, k, { value: w, enumerable: true, writable: true, configurable: true });
+    // JSON.parse makes "__proto__" an own key; define it so it stays one (a store would set the prototype).
+    if (k === '__proto__')
+      Object.defineProperty(out, k, { value: w, enumerable: true, writable: true, configurable: true });
+    else out[k] = w;
   }
   return out;
 }

@@ -271,24 +271,57 @@ function cloneParsed<T>(v: T): T {
   return o as T;
 }
 
+/** Stores `w` under `k`; JSON.parse makes "__proto__" an own key, which a store would turn into the prototype. */
+function put(o: Record<string, unknown>, k: string, w: unknown): void {
+  if (k === '__proto__')
+    Object.defineProperty(o, k, { value: w, enumerable: true, writable: true, configurable: true });
+  else o[k] = w;
+}
+
 /**
- * True when `v` is already what JSON.parse(JSON.stringify(v)) would give: plain objects and arrays
- * of finite numbers, strings, booleans and null, no undefined, no toJSON, no cycles (deeper than
- * 1000 levels counts as not plain). Lets a defaulted object skip the canonicalising copy.
+ * What `toWireJSON(v, before)` gives, sharing every subtree that is already plain JSON instead of
+ * copying it: plain objects and arrays are walked, and copied only along the paths to a value
+ * JSON.stringify would change (a Date, a non-finite number, an undefined, a function); anything
+ * else (a class instance, a toJSON, an array with holes) goes through toWireJSON. A defaulted
+ * object has Dates in its metadata only (the revived timestamps), so the patch compares the rest
+ * as it is, with no copy. Nothing is mutated.
  */
-function isPlainJSON(v: unknown, depth = 0): boolean {
-  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
-  if (typeof v === 'number') return Number.isFinite(v);
-  if (typeof v !== 'object' || depth > 1000) return false;
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (!isPlainJSON(v[i], depth + 1)) return false;
-    return true;
-  }
+function wireForm(v: unknown, before: unknown): unknown {
+  if (v === null || typeof v !== 'object') return typeof v === 'number' && !Number.isFinite(v) ? null : v;
   const proto = Object.getPrototypeOf(v);
-  if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === 'function')
-    return false;
-  for (const k of Object.keys(v)) if (!isPlainJSON((v as Record<string, unknown>)[k], depth + 1)) return false;
-  return true;
+  if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return toWireJSON(v, before);
+  if (proto === Array.prototype) {
+    const a = v as unknown[];
+    const b = Array.isArray(before) ? before : undefined;
+    let out: unknown[] | undefined;
+    for (let i = 0; i < a.length; i++) {
+      if (!(i in a)) return toWireJSON(v, before);
+      const x = a[i];
+      let w = wireForm(x, b?.[i]);
+      if (w === undefined || typeof w === 'function' || typeof w === 'symbol') w = null;
+      if (!out && w !== x) out = a.slice(0, i);
+      out?.push(w);
+    }
+    return out ?? v;
+  }
+  if (proto !== Object.prototype && proto !== null) return toWireJSON(v, before);
+  const o = v as Record<string, unknown>;
+  const b =
+    before && typeof before === 'object' && !Array.isArray(before) ? (before as Record<string, unknown>) : undefined;
+  const keys = Object.keys(o);
+  let out: Record<string, unknown> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    const x = o[k];
+    const skip = x === undefined || typeof x === 'function' || typeof x === 'symbol';
+    const w = skip ? undefined : wireForm(x, b && Object.hasOwn(b, k) ? b[k] : undefined);
+    if (!out && (skip || w !== x)) {
+      out = {};
+      for (let j = 0; j < i; j++) put(out, keys[j], o[keys[j]]);
+    }
+    if (out && !skip) put(out, k, w);
+  }
+  return out ?? v;
 }
 
 /**
@@ -297,6 +330,11 @@ function isPlainJSON(v: unknown, depth = 0): boolean {
  */
 export function createJSONPatch(before: unknown, after: unknown): JSONPatchOperation[] {
   return requireFastJsonPatch().compare(before as object, after as object) as JSONPatchOperation[];
+}
+
+/** True for a promise (or any thenable), which is awaited; other results are used as they are. */
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof (v as { then?: unknown } | null | undefined)?.then === 'function';
 }
 
 /** The defaulting handler of {@link withCustomDefaulter}. */
@@ -310,8 +348,10 @@ class DefaulterHandler<T> implements AdmissionHandler {
     // Timestamps as the types declare them (Date), as the client hands them out; written back
     // in the form they came, so an untouched timestamp is no patch.
     const copy = reviveDates(cloneParsed(original), gvkInfo(req.kind)) as T;
-    await this.defaulter.default(copy, ctx);
-    const ops = createJSONPatch(original, isPlainJSON(copy) ? copy : toWireJSON(copy, original));
+    const pending = this.defaulter.default(copy, ctx);
+    // A defaulter is usually synchronous: awaiting its undefined would cost a microtask turn.
+    if (isThenable(pending)) await pending;
+    const ops = createJSONPatch(original, wireForm(copy, original));
     if (ops.length === 0) return { allowed: true };
     return { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') };
   }
@@ -332,19 +372,20 @@ class ValidatorHandler<T> implements AdmissionHandler {
         return { allowed: true };
       case 'CREATE':
         if (!isObject(req.object)) return errored(400, 'the CREATE request has no object');
-        w = await this.validator.validateCreate(req.object as T, ctx);
+        w = this.validator.validateCreate(req.object as T, ctx);
         break;
       case 'UPDATE':
         if (!isObject(req.object)) return errored(400, 'the UPDATE request has no object');
         if (!isObject(req.oldObject)) return errored(400, 'the UPDATE request has no oldObject');
-        w = await this.validator.validateUpdate(req.oldObject as T, req.object as T, ctx);
+        w = this.validator.validateUpdate(req.oldObject as T, req.object as T, ctx);
         break;
       case 'DELETE':
         // The API server sends the object being deleted as oldObject (kubernetes#76346).
         if (!isObject(req.oldObject)) return errored(400, 'the DELETE request has no oldObject');
-        w = await this.validator.validateDelete(req.oldObject as T, ctx);
+        w = this.validator.validateDelete(req.oldObject as T, ctx);
         break;
     }
+    if (isThenable(w)) w = await w;
     const warnings = warningsOf(w);
     return warnings ? { allowed: true, warnings } : { allowed: true };
   }

@@ -13,7 +13,8 @@ import {
   type CustomValidator,
 } from '../../../src/runtime/webhook/index.js';
 import { createJSONPatch } from '../../../src/runtime/webhook/admission.js';
-import { admissionReview, metricValue, patchOf, request, startServer, type Running } from './helpers.js';
+import { toWireJSON } from '../../../src/runtime/client/dates.js';
+import { admissionReview, metricValue, patchOf, quiet, request, startServer, type Running } from './helpers.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Obj = any;
@@ -260,6 +261,72 @@ describe('defaulting webhook', () => {
       { op: 'replace', path: '/status/conditions/0/lastTransitionTime', value: '2025-01-01T00:00:00.000Z' },
     ]);
     assert.deepEqual(applyPatch(sent, r.ops).metadata, sent.metadata);
+  });
+
+  it('patches to exactly what toWireJSON makes of the defaulted object, over 2,000 seeded random defaulters', async () => {
+    // The patch's "after" side shares the unchanged subtrees instead of copying the object
+    // (issue #45); this holds it to toWireJSON's definition: Dates (kept, moved, new), NaN,
+    // undefined, functions, class instances, deleted and added keys, nested arrays.
+    let seed = 45;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];
+    const gen = (d: number): unknown => {
+      const r = rnd();
+      if (d > 3 || r < 0.4) return pick([1, 'x', true, null, 0, -1.5, '2024-05-01T10:00:00Z', 'a/b~c']);
+      if (r < 0.7) return Array.from({ length: Math.floor(rnd() * 4) }, () => gen(d + 1));
+      const o: Obj = {};
+      for (let i = 0; i < rnd() * 4; i++) o[pick(['a', 'b', 'c/d', 'e~f', 'time', 'lastTransitionTime'])] = gen(d + 1);
+      return o;
+    };
+    class Thing {
+      z = 1;
+    }
+    const mutateRandomly = (o: Obj): void => {
+      if (!o || typeof o !== 'object') return;
+      for (const k of Object.keys(o)) {
+        const r = rnd();
+        if (r < 0.05) o[k] = undefined;
+        else if (r < 0.1) o[k] = new Date('2024-05-01T10:00:00Z');
+        else if (r < 0.13) o[k] = Number.NaN;
+        else if (r < 0.16) o[k] = () => 1;
+        else if (r < 0.19) o[k] = new Thing();
+        else if (r < 0.22) o[k] = new Date(12345);
+        else if (r < 0.25 && !Array.isArray(o)) delete o[k];
+        else if (r < 0.3) o[k] = gen(2);
+        else mutateRandomly(o[k]);
+      }
+      if (rnd() < 0.2 && !Array.isArray(o)) o.added = gen(2);
+    };
+    let patched = 0;
+    for (let i = 0; i < 2000; i++) {
+      const sent = {
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        metadata: {
+          name: 'w1',
+          creationTimestamp: '2024-05-01T10:00:00Z',
+          managedFields: [{ manager: 'm', time: '2024-05-01T10:00:00Z', fieldsV1: gen(0) }],
+          labels: gen(1),
+        },
+        spec: gen(0),
+        status: { conditions: [{ type: 'Ready', lastTransitionTime: '2024-05-01T10:00:00.000Z' }] },
+      };
+      let defaulted: unknown;
+      const webhook = withCustomDefaulter<Obj>({
+        default(o) {
+          mutateRandomly(o);
+          defaulted = o;
+        },
+      });
+      const answer = (await webhook.handle(admissionReview('CREATE', { object: structuredClone(sent) }), {
+        signal: new AbortController().signal,
+        logger: quiet(),
+      })) as Obj;
+      const ops = patchOf(answer.response);
+      if (ops.length) patched++;
+      assert.deepEqual(applyPatch(sent, ops), toWireJSON(defaulted, sent), `defaulter ${i}`);
+    }
+    assert.ok(patched > 1000, `${patched} of 2,000 defaulters changed something`);
   });
 
   it('copes with a "__proto__" key in the sent object (kept as data, never a prototype)', async () => {
