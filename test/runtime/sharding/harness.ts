@@ -74,14 +74,15 @@ export interface AuditLine {
   wrote: 'ok' | 'refused' | 'error' | 'none';
 }
 
-/** The audit lines of the given files (missing files: none). */
+/**
+ * The audit lines of the given files (missing files: none). Read while the replicas write: a last
+ * line without its newline is still being written, and is left for the next read.
+ */
 export function readAudit(files: string[]): AuditLine[] {
-  return files.flatMap((f) =>
-    existsSync(f)
-      ? readFileSync(f, 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l) as AuditLine)
-      : [],
-  );
+  return files.flatMap((f) => {
+    if (!existsSync(f)) return [];
+    const lines = readFileSync(f, 'utf8').split('\n');
+    lines.pop(); // '' after the last newline, or a line not finished yet
+    return lines.filter(Boolean).map((l) => JSON.parse(l) as AuditLine);
+  });
 }
