@@ -409,15 +409,8 @@ class KubeClient extends LiveReader implements Client {
       checkOptions(`subResource('${sub}').patch`, o, PATCH_NAMES, WRITE_RENAMES);
     o?.signal?.throwIfAborted();
     const { r, namespace, name } = await this.target(obj);
-    const query: Record<string, string | undefined> = this.writeQuery(o);
     const isApply = patch.type === 'application/apply-patch+yaml';
-    if (isApply) {
-      if (!query.fieldManager)
-        throw new Error(
-          'kubeforge/runtime: server-side apply needs a field manager: set fieldOwner on the client or pass { fieldManager }',
-        );
-      if (o?.force) query.force = 'true';
-    }
+    const query = this.patchQuery(o, isApply);
     return this.rest.request<S>('PATCH', resourcePath(r, namespace, name, sub), {
       body: patch.data(body ?? obj),
       contentType: patch.type,
@@ -436,6 +429,19 @@ class KubeClient extends LiveReader implements Client {
     if (r.namespaced && !namespace)
       throw new Error(`kubeforge/runtime: ${r.kind} ${name ?? ''} is namespaced but metadata.namespace is empty`);
     return { r, namespace, name: name ?? '' };
+  }
+
+  /** A PATCH's query: the write options, and for server-side apply the field manager it needs and force. */
+  private patchQuery(o: PatchOptions | undefined, isApply: boolean): Record<string, string | undefined> {
+    const query = this.writeQuery(o);
+    if (isApply) {
+      if (!query.fieldManager)
+        throw new Error(
+          'kubeforge/runtime: server-side apply needs a field manager: set fieldOwner on the client or pass { fieldManager }',
+        );
+      if (o?.force) query.force = 'true';
+    }
+    return query;
   }
 
   private writeQuery(o: WriteOptions | undefined): Record<string, string | undefined> {
@@ -520,15 +526,8 @@ class KubeClient extends LiveReader implements Client {
   ): Promise<T> {
     o?.signal?.throwIfAborted();
     const { r, namespace, name } = await this.target(obj);
-    const query: Record<string, string | undefined> = this.writeQuery(o);
     const isApply = patch.type === 'application/apply-patch+yaml';
-    if (isApply) {
-      if (!query.fieldManager)
-        throw new Error(
-          'kubeforge/runtime: server-side apply needs a field manager: set fieldOwner on the client or pass { fieldManager }',
-        );
-      if (o?.force) query.force = 'true';
-    }
+    const query = this.patchQuery(o, isApply);
     const body = patch.data(isApply ? withTypeMeta(obj, r) : obj);
     const answer = await this.tracked(r, namespace, name, o, () =>
       this.rest.request<T>('PATCH', resourcePath(r, namespace, name, sub), {
