@@ -18,6 +18,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { withBuildLock } from './lock.js';
 
 /** Bump when the recipe changes: a cached build with another stamp is built again. */
 export const GO_BUILD_RECIPE = 'kubeforge-go-build/1';
@@ -277,6 +278,30 @@ export async function goBuildEnvtest(options: GoBuildOptions): Promise<GoBuildRe
     return { dir, version, cached: true };
   }
 
+  // One build of a version at a time: a second setup-envtest waits for the first and takes its result.
+  const built = await withBuildLock(
+    `${dir}.lock`,
+    `build of kube-apiserver and etcd ${version}`,
+    () => stampOk(version),
+    () => buildVersion(runner, go, root, version, dir, log),
+    { log, signal },
+  );
+  if (!built) {
+    log(`using kube-apiserver and etcd ${version} that another setup-envtest just built: ${dir}`);
+    return { dir, version, cached: true };
+  }
+  return built;
+}
+
+/** Steps 2 and 3 of goBuildEnvtest, under its lock. */
+async function buildVersion(
+  runner: GoRunner,
+  go: string,
+  root: string,
+  version: string,
+  dir: string,
+  log: (line: string) => void,
+): Promise<GoBuildResult> {
   // 2. The throw-away modules.
   const work = join(root, 'go-build', version);
   const apiWork = join(work, 'kube-apiserver');
