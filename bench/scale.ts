@@ -38,7 +38,7 @@ import { fileURLToPath } from 'node:url';
 import { RestClient } from '../src/runtime/client/rest.js';
 import { TestEnvironment } from '../src/testing/index.js';
 import { assignRanges, coverage, fnv1a64, rangesContain, subtractRanges } from '../src/runtime/sharding/index.js';
-import { type AuditLine, readAudit, ringLeases, spawnReplica } from '../test/runtime/sharding/harness.js';
+import { AuditReader, type AuditLine, ringLeases, spawnReplica } from '../test/runtime/sharding/harness.js';
 import { sleep } from './stats.js';
 
 const OBJECTS = Number(process.env.KUBEFORGE_SCALE_OBJECTS ?? 20_000);
@@ -89,13 +89,15 @@ class Run {
     return r;
   }
 
+  private readonly reader = new AuditReader();
+
   audit(): Audit[] {
-    return readAudit(this.replicas.map((r) => r.audit));
+    return this.reader.read(this.replicas.map((r) => r.audit));
   }
 
   /** Distinct objects reconciled so far (read from the audit files). */
-  reconciled(): Set<string> {
-    return new Set(this.audit().map((a) => a.key));
+  reconciled(): ReadonlySet<string> {
+    return this.reader.reconciled(this.replicas.map((r) => r.audit));
   }
 
   async waitReconciled(fraction: number, timeoutMs = 600_000): Promise<void> {

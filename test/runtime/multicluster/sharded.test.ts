@@ -39,8 +39,8 @@ describe('sharded multi-cluster managers', () => {
       });
       const mgr = newMultiClusterManager(host.config, provider, {
         sharding: { ring: 'fleet', namespace: 'default', identity: id },
-        leaseDurationMs: 900,
-        renewDeadlineMs: 600,
+        leaseDurationMs: 6000,
+        renewDeadlineMs: 4000,
         retryPeriodMs: 100,
         logger: quiet,
       });
@@ -67,7 +67,7 @@ describe('sharded multi-cluster managers', () => {
             x.length > 0 && y.length > 0 && [...x, ...y].sort().join() === names.join() && !x.some((n) => y.includes(n))
           );
         },
-        { timeout: 10_000, interval: 50, message: 'the clusters split between the replicas, each engaged once' },
+        { timeout: 30_000, interval: 50, message: 'the clusters split between the replicas, each engaged once' },
       );
       const owner = new Map<string, string>();
       for (const n of engaged(a.mgr)) owner.set(n, 'a');
@@ -75,7 +75,7 @@ describe('sharded multi-cluster managers', () => {
       for (const c of fleet.clusters)
         await c.client.create({ ...CM, metadata: { name: 'obj-1', namespace: 'default' } } as KubernetesObject);
       await eventually(() => names.every((n) => seen.some((s) => s.cluster === n && s.name === 'obj-1')), {
-        timeout: 10_000,
+        timeout: 30_000,
         interval: 50,
         message: 'every cluster reconciled',
       });
@@ -83,7 +83,7 @@ describe('sharded multi-cluster managers', () => {
 
       await a.stop();
       await eventually(() => engaged(b.mgr).join() === names.join(), {
-        timeout: 10_000,
+        timeout: 30_000,
         interval: 50,
         message: 'b engaged every cluster after a left',
       });
@@ -92,7 +92,7 @@ describe('sharded multi-cluster managers', () => {
       await eventually(
         () => names.every((n) => seen.some((s) => s.cluster === n && s.name === 'obj-2' && s.replica === 'b')),
         {
-          timeout: 10_000,
+          timeout: 30_000,
           interval: 50,
           message: "b reconciles every cluster's new objects",
         },

@@ -16,7 +16,7 @@ import { eventually, sleep } from '../manager/helpers.js';
 
 const quiet = pino({ level: 'silent' });
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
-const TIMINGS = { leaseDurationMs: 900, renewDeadlineMs: 600, retryPeriodMs: 100 };
+const TIMINGS = { leaseDurationMs: 6000, renewDeadlineMs: 4000, retryPeriodMs: 100 };
 
 let fake: FakeAPIServer;
 before(async () => {
@@ -68,7 +68,7 @@ describe('sharded managers', () => {
       .complete((req) => void (req.namespace === ns && seen.add(req.name)));
     const m = start(mgr);
     try {
-      await eventually(() => names.every((n) => seen.has(n)), 'every existing object reconciled', 10_000);
+      await eventually(() => names.every((n) => seen.has(n)), 'every existing object reconciled', 30_000);
     } finally {
       await m.stop();
     }
@@ -95,7 +95,7 @@ describe('sharded managers', () => {
       .complete(() => undefined);
     const m = start(mgr);
     try {
-      await eventually(() => names.every((n) => seen.has(n)), 'every existing object reconciled', 10_000);
+      await eventually(() => names.every((n) => seen.has(n)), 'every existing object reconciled', 30_000);
     } finally {
       await m.stop();
     }
@@ -120,12 +120,12 @@ describe('sharded managers', () => {
     const a = start(make('a'));
     const b = start(make('b'));
     try {
-      await eventually(() => running.size === 1, 'the task runs on one replica', 10_000);
+      await eventually(() => running.size === 1, 'the task runs on one replica', 30_000);
       const first = [...running][0];
       await sleep(500);
       assert.equal(running.size, 1);
       await (first === 'a' ? a : b).stop();
-      await eventually(() => running.size === 1 && !running.has(first), 'the task moved to the other replica', 10_000);
+      await eventually(() => running.size === 1 && !running.has(first), 'the task moved to the other replica', 30_000);
       assert.deepEqual(overlaps, []);
     } finally {
       await a.stop().catch(() => undefined);
@@ -158,7 +158,7 @@ describe('sharded managers', () => {
       });
     const m = start(mgr);
     try {
-      await eventually(() => log.includes('gone'), 'the deletion was reconciled', 10_000);
+      await eventually(() => log.includes('gone'), 'the deletion was reconciled', 30_000);
     } finally {
       await m.stop();
     }
@@ -181,7 +181,7 @@ describe('sharded managers', () => {
     try {
       await sleep(300);
       await configMaps(ns, ['x', 'y']);
-      await eventually(() => seen.has('x') && seen.has('y'), 'reconciled', 10_000);
+      await eventually(() => seen.has('x') && seen.has('y'), 'reconciled', 30_000);
     } finally {
       await m.stop();
     }
@@ -213,7 +213,7 @@ describe('sharded managers', () => {
       await eventually(
         () => by.get('a')!.size === names.length || by.get('b')!.size === names.length,
         'the replica running the singleton reconciled every object (its cache holds them all)',
-        10_000,
+        30_000,
       );
     } finally {
       await a.stop();
