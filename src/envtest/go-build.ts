@@ -16,9 +16,9 @@
  * Progress: one line per phase and, while compiling, the package count every few seconds.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { withBuildLock } from './lock.js';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { processAlive, withBuildLock } from './lock.js';
 
 /** Bump when the recipe changes: a cached build with another stamp is built again. */
 export const GO_BUILD_RECIPE = 'kubeforge-go-build/1';
@@ -362,6 +362,11 @@ async function buildVersion(
   // 3. Build into a staging folder, then rename it into place in one step.
   const s = parseRelease(version)!;
   const staging = `${dir}.building-${process.pid}`;
+  // Staging folders of builds killed before they cleaned up (their process is gone).
+  const prefix = `${basename(dir)}.building-`;
+  for (const name of readdirSync(dirname(dir)))
+    if (name.startsWith(prefix) && !processAlive(Number(name.slice(prefix.length))))
+      rmSync(join(dirname(dir), name), { recursive: true, force: true });
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   try {

@@ -18,7 +18,8 @@ export interface BuildLockOptions {
   sayEveryMs?: number;
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (ours or another user's). */
+export function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
@@ -100,7 +101,8 @@ export async function withBuildLock<T>(
     const pid = holder(lockPath);
     // An empty lock is one being written this instant (created, pid not yet in it): wait, unless
     // it has been empty for a minute (its writer died in between).
-    const stale = pid !== undefined && (Number.isNaN(pid) ? Date.now() - mtimeMs(lockPath) > 60_000 : !alive(pid));
+    const stale =
+      pid !== undefined && (Number.isNaN(pid) ? Date.now() - mtimeMs(lockPath) > 60_000 : !processAlive(pid));
     if (stale) {
       options.log(
         `a ${what} by process ${pid} stopped before it finished (its lock ${lockPath} is stale); taking over`,
