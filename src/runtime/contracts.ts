@@ -211,6 +211,12 @@ export interface Informer<T extends KubernetesObject = KubernetesObject> {
   removeEventHandler(registration: HandlerRegistration): void;
   /** True once the first full list has been stored. */
   hasSynced(): boolean;
+  /**
+   * Resolves true once the first full list has been stored (handlers registered before then have
+   * received it), false if `signal` aborts first. Rejects with a NoKindMatchError when the type
+   * is not served.
+   */
+  waitForSync(signal?: AbortSignal): Promise<boolean>;
   /** Resource information of the watched type. */
   readonly resource: ResourceInfo;
 }

@@ -67,16 +67,10 @@ export function kindSource(cache: Cache, type: TypeRef): Source {
         new Promise<void>((r) => signal.addEventListener('abort', (onAbort = () => r()), { once: true })),
       ]);
       signal.removeEventListener('abort', onAbort!);
-      while (!signal.aborted) {
-        if (registration?.hasSynced()) return true;
-        if (informer && 'waitForSync' in informer) {
-          await (informer as unknown as { waitForSync(s: AbortSignal): Promise<boolean> }).waitForSync(signal);
-          // the registration is marked synced in the same step as the informer
-          if (registration?.hasSynced()) return true;
-        }
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      return false;
+      if (signal.aborted || !informer || !registration) return false;
+      if (registration.hasSynced()) return true;
+      // The informer marks its handlers synced in the same step as itself.
+      return (await informer.waitForSync(signal)) && registration.hasSynced();
     },
     toString: () => label,
   };
