@@ -90,6 +90,8 @@ class Run {
   }
 
   private readonly reader = new AuditReader();
+  /** Replicas the bench killed on purpose. */
+  readonly killed = new Set<string>();
 
   audit(): Audit[] {
     return this.reader.read(this.replicas.map((r) => r.audit));
@@ -107,6 +109,13 @@ class Run {
     for (;;) {
       const n = this.reconciled().size;
       if (n >= want) return;
+      // A replica that stopped on its own (its membership lost on an overloaded machine, a crash)
+      // ends the run now, with what it said, instead of after the timeout.
+      const dead = this.replicas.find((r) => r.child.exitCode !== null && !this.killed.has(r.id));
+      if (dead)
+        throw new Error(
+          `bench:scale: replica ${dead.id} exited (code ${dead.child.exitCode}) with ${n} of ${want} objects reconciled; it said: ${dead.lines.slice(-3).join(' | ') || 'nothing'}`,
+        );
       if (Date.now() > end) throw new Error(`bench:scale: ${n} of ${want} objects reconciled after ${timeoutMs} ms`);
       if (Date.now() - last > 5000) {
         progress(`${this.ring}: ${n} of ${OBJECTS} reconciled`);
@@ -261,6 +270,7 @@ async function main(): Promise<void> {
     const victim = run.replicas.find((r) => r.id === 'f1')!;
     const victimRanges = after.get(leaseName(run.ring, 'f1'))!;
     const killedAt = performance.timeOrigin + performance.now();
+    run.killed.add(victim.id);
     victim.child.kill('SIGKILL');
     const inVictim = (a: Audit) =>
       a.id !== 'f1' && a.start > killedAt && rangesContain(victimRanges, fnv1a64(uids.get(a.key) ?? ''));
