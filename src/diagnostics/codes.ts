@@ -28,6 +28,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
     'KF1007',
     'A usage mistake: an unknown command or option, a missing or invalid flag value (in `--json` output; printed as `error:` otherwise).',
   ),
+  c('KF1008', '`init`: unknown `--package-manager` (npm, pnpm, yarn or bun).'),
   c('KF1010', 'PROJECT is not valid YAML.'),
   c('KF1011', 'PROJECT has a field of the wrong shape.'),
   c('KF1012', 'PROJECT has an unsupported version.'),

@@ -45,6 +45,7 @@ import { AUTOUPDATE_PLUGIN } from './autoupdate.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN } from './grafana.js';
 import { BOILERPLATE_FILE, type InitEnvironment, npmInstall, replayLicense, runInit } from './init.js';
 import { runCreateWebhook } from './webhook.js';
+import { recordedPackageManager } from './package-manager.js';
 import { recordedShardReplicas } from './sharding.js';
 
 export interface GenerateOptions {
@@ -276,6 +277,7 @@ async function scaffoldInto(
       plugins,
       skipInstall: true,
       kubeforgeSource: options.kubeforgeSource,
+      packageManager: recordedPackageManager(config),
     },
     quiet,
   );

@@ -46,6 +46,13 @@ import { isKubeforgeTarball, resolveKubeforgeSource, TARBALL_DIR } from './kubef
 import { CLI_INTEGRITY_KEY, ownIntegrity } from './cli-integrity.js';
 import { BOILERPLATE_FILE, headerFromBoilerplate } from './paths.js';
 import { lockRoot, warnReplaced } from './manifests-step.js';
+import {
+  type PackageManager,
+  packageManager,
+  recordedPackageManager,
+  resolvePackageManager,
+} from './package-manager.js';
+import { PACKAGE_MANAGER_PLUGIN } from '../project/plugins.js';
 
 export { BOILERPLATE_FILE };
 
@@ -78,6 +85,8 @@ export interface InitOptions {
   kubeforgeSource?: string;
   /** Plugins to add (`grafana`). */
   plugins?: string[];
+  /** npm | pnpm | yarn | bun (KF1008 otherwise); default: the one that ran kubeforge (npm_config_user_agent), else npm. */
+  packageManager?: string;
 }
 
 export interface InitEnvironment extends ScaffoldEnvironment {
@@ -284,6 +293,8 @@ export interface InitTemplateData {
   sharded: boolean;
   shardReplicas: number;
   versions: typeof GENERATED_VERSIONS;
+  /** The package manager's commands and lockfile (package-manager.ts). */
+  pm: PackageManager;
 }
 
 interface ValidInit {
@@ -401,6 +412,7 @@ function checkInitFolder(options: InitOptions, env: InitEnvironment, host: Host)
 /** Computes init's virtual tree without writing anything. */
 export async function planInit(options: InitOptions, env: InitEnvironment): Promise<InitPlan> {
   const valid = validateInitOptions(options, env.cwd);
+  const pmName = resolvePackageManager(options.packageManager);
   const host = env.host ?? new DiskHost(env.cwd);
   const existing = checkInitFolder(options, env, host);
 
@@ -434,6 +446,7 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
     sharded: valid.shardReplicas !== undefined,
     shardReplicas: valid.shardReplicas ?? 1,
     versions: GENERATED_VERSIONS,
+    pm: packageManager(pmName),
   };
 
   const config = newProjectConfig({
@@ -460,6 +473,10 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
     valid.shardReplicas === undefined
       ? withoutPlugin(config, SHARDING_PLUGIN)
       : withPlugin(config, SHARDING_PLUGIN, { replicas: valid.shardReplicas });
+  config.extra =
+    pmName === 'npm'
+      ? withoutPlugin(config, PACKAGE_MANAGER_PLUGIN)
+      : withPlugin(config, PACKAGE_MANAGER_PLUGIN, { name: pmName });
   const specs: FileSpec[] = [
     { path: PROJECT_FILE, policy: 'managed', header: false, content: serializeProject(config) },
     ...INIT_FILES.filter(
@@ -684,17 +701,25 @@ function nextSteps(): string {
   ].join('\n');
 }
 
-/** `npm install` in the new project, its output streamed to stderr; a failure says how to finish. */
+/**
+ * The dependencies installed in the new project with the package manager PROJECT records (`npm
+ * install`, `pnpm install`, ...), its output streamed to stderr; a failure says how to finish.
+ */
 export async function npmInstall(dir: string, env: InitEnvironment): Promise<void> {
   const { execa } = await import('execa');
-  env.err('Installing dependencies: npm install (this can take a minute)...\n');
+  const host = new DiskHost(dir);
+  const pm = packageManager(
+    host.read(PROJECT_FILE) ? recordedPackageManager(ProjectFile.read(host, dir).config) : 'npm',
+  );
+  const [cmd, ...args] = pm.installArgv;
+  env.err(`Installing dependencies: ${pm.install} (this can take a minute)...\n`);
   const started = Date.now();
   const timer = setInterval(
     () => env.err(`  still installing (${Math.round((Date.now() - started) / 1000)}s)\n`),
     15_000,
   );
   try {
-    const child = execa('npm', ['install', '--no-audit', '--no-fund'], {
+    const child = execa(cmd, args, {
       cwd: dir,
       all: true,
       reject: false,
@@ -706,9 +731,9 @@ export async function npmInstall(dir: string, env: InitEnvironment): Promise<voi
       throw new DiagnosticError(
         error(
           'KF1030',
-          `npm install failed in ${dir} (${result.exitCode !== undefined ? `exit ${result.exitCode}` : result.shortMessage})`,
+          `${cmd} install failed in ${dir} (${result.exitCode !== undefined ? `exit ${result.exitCode}` : result.shortMessage})`,
           {
-            hint: `the project is scaffolded; finish by hand: cd ${dir} && npm install`,
+            hint: `the project is scaffolded; finish by hand: cd ${dir} && ${cmd} install`,
           },
         ),
       );
