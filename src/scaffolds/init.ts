@@ -367,6 +367,8 @@ export interface InitPlan {
   /** Files of the user's that --force replaces. */
   replaced: string[];
   warnings: string[];
+  /** The package manager the project uses. */
+  pm: PackageManager;
 }
 
 /**
@@ -484,6 +486,9 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
     ).map(([path, template]): FileSpec => ({ path, policy: 'scaffolded', template: `init/${template}` })),
   ];
   if (boilerplate !== undefined) specs.push({ path: BOILERPLATE_FILE, policy: 'scaffolded', content: boilerplate });
+  // pnpm runs no dependency's install script unless allowed (and fails the install over it): esbuild's.
+  if (pmName === 'pnpm')
+    specs.push({ path: 'pnpm-workspace.yaml', policy: 'scaffolded', template: 'init/pnpm-workspace.yaml.hbs' });
   if (source.tarball)
     specs.push({ path: source.tarball.path, policy: 'managed', header: false, content: source.tarball.data });
   if (plugins.includes(GRAFANA_PLUGIN))
@@ -511,7 +516,7 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
     .changes()
     .filter((c) => c.kind === 'update' && !managed.has(c.path))
     .map((c) => c.path);
-  return { tree, changes: tree.changes(), hasTarball: data.hasTarball, replaced, warnings };
+  return { tree, changes: tree.changes(), hasTarball: data.hasTarball, replaced, warnings, pm: data.pm };
 }
 
 /**
@@ -653,20 +658,20 @@ export async function runInit(options: InitOptions, env: InitEnvironment): Promi
       },
       // A signal during the commit is handled once it has written everything: init is complete then.
       interrupted: {
-        keep: 'the project is scaffolded (every file written); npm install did not run: run it in the project folder',
+        keep: 'the project is scaffolded (every file written); the dependencies were not installed: run npm install (or your package manager) in the project folder',
       },
       committed: (p, changes, ctx) => {
         ctx.out(formatPlan(changes, { color: ctx.color }));
         warnReplaced(ctx, p.replaced, 'replaced');
       },
-      after: async (_p, changes, ctx) => {
+      after: async ({ pm }, changes, ctx) => {
         const plan = formatPlan(changes, { color: ctx.color });
         let installed = false;
         const hasModules = host.kind('node_modules') === 'directory';
         if (options.skipInstall) {
-          ctx.err('Skipped npm install (--skip-install). Run `npm install` before building.\n');
+          ctx.err(`Skipped ${pm.name} install (--skip-install). Run \`${pm.name} install\` before building.\n`);
         } else if (changes.length === 0 && hasModules) {
-          ctx.err('Nothing changed and node_modules exists: skipped npm install.\n');
+          ctx.err(`Nothing changed and node_modules exists: skipped ${pm.name} install.\n`);
         } else {
           try {
             await (env.install ?? npmInstall)(env.cwd, env);
@@ -674,13 +679,13 @@ export async function runInit(options: InitOptions, env: InitEnvironment): Promi
             if (ctx.guard?.interrupted)
               throw new InterruptedError(
                 ctx.guard.interrupted,
-                'the project is scaffolded (every file written); npm install was stopped: run it in the project folder',
+                `the project is scaffolded (every file written); ${pm.name} install was stopped: run it in the project folder`,
               );
             throw e;
           }
           installed = true;
         }
-        ctx.err(nextSteps());
+        ctx.err(nextSteps(pm));
         return { changes, plan, installed };
       },
     },
@@ -689,11 +694,11 @@ export async function runInit(options: InitOptions, env: InitEnvironment): Promi
   );
 }
 
-function nextSteps(): string {
+function nextSteps(pm: PackageManager): string {
   return [
     '',
     'Next:',
-    '  npm run build   # compile (tsc --strict)',
+    `  ${pm.run} build   # compile (tsc --strict)`,
     '  make test       # tests against a real kube-apiserver and etcd',
     '  make run        # the manager against the cluster of your current kubeconfig',
     '  make help       # every target: manifests, docker-build, deploy, build-installer...',

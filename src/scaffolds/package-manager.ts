@@ -29,6 +29,8 @@ export interface PackageManager {
   /** Runs a binary of the dependencies: `npx`. */
   exec: string;
   lockfile: string;
+  /** The file of its settings the project holds (`pnpm-workspace.yaml`), which the Docker build copies with the lockfile; or ''. */
+  settingsFile: string;
   /** Installs the package manager itself where only Node.js and npm are (CI, the Docker builder); '' for npm. */
   setup: string;
   /** The argv of the install kubeforge runs after init. */
@@ -46,6 +48,7 @@ const TABLE: Record<PackageManagerName, PackageManager> = {
     start: 'npm start',
     exec: 'npx',
     lockfile: 'package-lock.json',
+    settingsFile: '',
     setup: '',
     installArgv: ['npm', 'install', '--no-audit', '--no-fund'],
   },
@@ -59,6 +62,7 @@ const TABLE: Record<PackageManagerName, PackageManager> = {
     start: 'pnpm start',
     exec: 'pnpm exec',
     lockfile: 'pnpm-lock.yaml',
+    settingsFile: 'pnpm-workspace.yaml',
     setup: 'npm install -g pnpm',
     installArgv: ['pnpm', 'install'],
   },
@@ -72,6 +76,7 @@ const TABLE: Record<PackageManagerName, PackageManager> = {
     start: 'yarn start',
     exec: 'yarn',
     lockfile: 'yarn.lock',
+    settingsFile: '',
     setup: 'npm install -g yarn',
     installArgv: ['yarn', 'install'],
   },
@@ -85,6 +90,7 @@ const TABLE: Record<PackageManagerName, PackageManager> = {
     start: 'bun run start',
     exec: 'bunx',
     lockfile: 'bun.lock',
+    settingsFile: '',
     setup: 'npm install -g bun',
     installArgv: ['bun', 'install'],
   },

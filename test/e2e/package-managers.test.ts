@@ -63,10 +63,7 @@ describe('init --package-manager: a project installs, builds and runs its unit t
       const makefile = readFileSync(join(project, 'Makefile'), 'utf8');
       assert.match(makefile, new RegExp(`\\t${pm} install\\n`));
       assert.doesNotMatch(makefile, /\bnpm (install|run|test|start)\b/);
-      assert.match(
-        readFileSync(join(project, 'Dockerfile'), 'utf8'),
-        new RegExp(`COPY package.json ${lockfile}\\* \\./`),
-      );
+      assert.match(readFileSync(join(project, 'Dockerfile'), 'utf8'), new RegExp(`COPY package.json ${lockfile}\\*`));
       assert.match(
         readFileSync(join(project, '.github/workflows/test.yml'), 'utf8'),
         new RegExp(`run: ${pm} install --frozen-lockfile`),

@@ -82,7 +82,22 @@ describe('package managers', () => {
       const scripts = (JSON.parse(read(dir, 'package.json')) as { scripts: Record<string, string> }).scripts;
       assert.equal(scripts['test:unit'], `${m.run} build && node --enable-source-maps hack/test.mjs --unit`);
       const docker = read(dir, 'Dockerfile');
-      assert.match(docker, new RegExp(`COPY package.json ${m.lockfile}\\* \\./`));
+      assert.match(
+        docker,
+        new RegExp(`COPY package.json ${m.lockfile}\\*${m.settingsFile ? ` ${m.settingsFile}` : ''} \\./`),
+      );
+      const dockerignore = read(dir, '.dockerignore');
+      assert.match(
+        dockerignore,
+        new RegExp(`\\n!${m.lockfile.replace('.', '\\.')}\\n`),
+        'the lockfile reaches the image build',
+      );
+      assert.doesNotMatch(dockerignore, /package-lock/);
+      if (pm === 'pnpm') {
+        // pnpm runs esbuild's install script only when allowed; the image build copies the setting.
+        assert.deepEqual(parse(read(dir, 'pnpm-workspace.yaml')), { allowBuilds: { esbuild: true } });
+        assert.match(dockerignore, /\n!pnpm-workspace\.yaml\n/);
+      } else assert.equal(m.settingsFile, '');
       assert.match(docker, new RegExp(`RUN npm install -g ${pm}\\n`));
       assert.match(docker, new RegExp(`RUN ${m.run} build && ${m.run} bundle`));
       for (const wf of ['lint', 'test', 'test-e2e']) {
