@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { DiagnosticError, error, formatDiagnostics } from '../diagnostics/index.js';
+import { CommandReport } from '../machinery/report.js';
 import { isSystemError, type SystemError, systemErrorHint } from '../util/fs-errors.js';
 import { packageVersion } from '../util/package-root.js';
 import { type CliContext, UsageError } from './context.js';
@@ -26,10 +27,11 @@ export function buildProgram(ctx: CliContext): Command {
   const program = new Command('kubeforge')
     .description('Kubebuilder for TypeScript: scaffold, generate manifests for, and run Kubernetes operators')
     .option('--no-color', 'disable coloured output')
+    .option('--json', 'print one JSON document on stdout (any command; schemas/output.schema.json), text on stderr')
     .showSuggestionAfterError(true)
     // Options after a subcommand belong to it: `create api --version v1` is the API version.
     .enablePositionalOptions()
-    .configureOutput({ writeOut: ctx.out, writeErr: ctx.err })
+    .configureOutput(outputOf(ctx))
     .exitOverride();
   program.addHelpText(
     'after',
@@ -52,8 +54,41 @@ Examples:
   registerSetupEnvtest(program, ctx);
   registerVersion(program, ctx);
   registerCompletion(program, ctx);
-  for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: ctx.out, writeErr: ctx.err });
+  const configure = (cmd: Command) => {
+    cmd.exitOverride().configureOutput(outputOf(ctx));
+    cmd.commands.forEach(configure);
+  };
+  program.commands.forEach(configure);
   return program;
+}
+
+/**
+ * Where commander prints: help on stdout, its errors on stderr; with --json, the help goes into
+ * the document (`help`) and the error into its diagnostics (by {@link reportError}).
+ */
+function outputOf(ctx: CliContext) {
+  const { report } = ctx;
+  if (!report) return { writeOut: ctx.out, writeErr: ctx.err };
+  return {
+    writeOut: (text: string) => {
+      report.details.help = (report.details.help ?? '') + text;
+    },
+    writeErr: ctx.err,
+  };
+}
+
+/** The command path typed (`create api`): the leading words of argv that name commands. */
+function commandPath(program: Command, args: readonly string[]): string {
+  const path: string[] = [];
+  let cmd: Command | undefined = program;
+  for (const a of args) {
+    if (a.startsWith('-')) continue;
+    const sub: Command | undefined = cmd.commands.find((c) => c.name() === a || c.aliases().includes(a));
+    if (!sub) break;
+    path.push(sub.name());
+    cmd = sub;
+  }
+  return path.join(' ');
 }
 
 /**
@@ -97,16 +132,30 @@ function defaultContext(argv: readonly string[]): CliContext {
   };
 }
 
-/** Runs the CLI and returns the exit code (also set on process.exitCode when run from the shim). */
+/** The options every command takes, read from argv before commander parses it (they may follow any subcommand). */
+const GLOBAL_SWITCHES = ['--no-color', '--json'];
+
+/**
+ * Runs the CLI and returns the exit code (also set on process.exitCode when run from the shim).
+ * With --json, stdout gets one JSON document (schemas/output.schema.json) when the command ends,
+ * whatever its outcome; what it prints for people goes to stderr, without colour.
+ */
 export async function run(argv: readonly string[], ctx: CliContext = defaultContext(argv)): Promise<number> {
+  const args = argv.slice(2);
+  const json = args.includes('--json');
+  const stdout = ctx.out;
+  const report = json ? new CommandReport() : undefined;
+  if (report) ctx = { ...ctx, color: false, out: ctx.err, report };
   const program = buildProgram(ctx);
+  if (report) report.command = commandPath(program, args);
   let code = 0;
   try {
-    // --no-color is read from argv by the context; dropping it here lets it follow any subcommand.
-    await program.parseAsync([...argv.slice(0, 2), ...argv.slice(2).filter((a) => a !== '--no-color')]);
+    // --no-color and --json are read from argv here; dropping them lets them follow any subcommand.
+    await program.parseAsync([...argv.slice(0, 2), ...args.filter((a) => !GLOBAL_SWITCHES.includes(a))]);
   } catch (e) {
     code = reportError(e, ctx);
   }
+  if (report) stdout(`${JSON.stringify(report.document(packageVersion(), code), null, 2)}\n`);
   // A failed write to a file or device is reported as an 'error' event on the next tick.
   await new Promise((r) => setImmediate(r));
   const lost = streamFailure;
@@ -135,9 +184,34 @@ export async function run(argv: readonly string[], ctx: CliContext = defaultCont
 }
 
 function reportError(e: unknown, ctx: CliContext): number {
+  const { report } = ctx;
   if (e instanceof CommanderError) {
     // --help and --version end here with exit code 0; commander already printed its message.
-    return e.exitCode === 0 ? 0 : 1;
+    if (e.exitCode === 0) {
+      // -v / --version: commander printed the version as its "help".
+      if (report && e.code === 'commander.version') {
+        report.details.help = undefined;
+        report.details.version = { kubeforge: packageVersion(), node: process.version };
+      }
+      return 0;
+    }
+    // A usage mistake commander found (an unknown option, a missing value): its message is on stderr.
+    report?.addDiagnostics([
+      error('KF1007', e.message.replace(/^error: /, ''), {
+        hint: `see kubeforge ${report.command ? `${report.command} ` : ''}--help`,
+      }),
+    ]);
+    return 1;
+  }
+  if (report) {
+    if (e instanceof DiagnosticError) report.addDiagnostics(e.diagnostics);
+    else if (e instanceof UsageError)
+      report.addDiagnostics([error('KF1007', e.message, { ...(e.hint !== undefined && { hint: e.hint }) })]);
+    else if (isSystemError(e))
+      report.addDiagnostics([
+        error('KF1105', e.message, { ...(e.path && { file: e.path }), hint: systemErrorHint(e) }),
+      ]);
+    else report.addDiagnostics([error('KF9002', (e as Error)?.message ?? String(e))]);
   }
   if (e instanceof DiagnosticError) {
     // Stopped by a signal: the shell's convention, 128 + the signal's number.

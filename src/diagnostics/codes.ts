@@ -24,6 +24,11 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
     'KF1006',
     '`init` / `edit`: `--license-file` cannot be read, is not a block comment (`/* ... */`), or comes with `--license none` or `--owner`.',
   ),
+  c(
+    'KF1007',
+    'A usage mistake: an unknown command or option, a missing or invalid flag value (in `--json` output; printed as `error:` otherwise).',
+  ),
+  c('KF1008', '`init`: unknown `--package-manager` (npm, pnpm, yarn or bun).'),
   c('KF1010', 'PROJECT is not valid YAML.'),
   c('KF1011', 'PROJECT has a field of the wrong shape.'),
   c('KF1012', 'PROJECT has an unsupported version.'),
@@ -378,6 +383,10 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
     '`manifests --check-compat`: a change that is not breaking for served versions (a version no longer served, a changed default, a change in an unserved version, or an allowed rule).',
   ),
   c('KF9001', 'Internal error while analysing a Kind (a kubeforge bug).'),
+  c(
+    'KF9002',
+    'An unexpected error stopped the command (in `--json` output; a kubeforge bug unless the message says otherwise).',
+  ),
 ];
 
 export const DIAGNOSTICS_REFERENCE_START = '<!-- diagnostics-reference:start -->';

@@ -14,3 +14,4 @@ export * from './spec.js';
 export * from './diff.js';
 export * from './tar.js';
 export * from './runner.js';
+export * from './report.js';

@@ -10,6 +10,7 @@ import { DiagnosticError, Reporter } from '../diagnostics/index.js';
 import { commit, revert, validateChanges } from './commit.js';
 import { CommandGuard } from './guard.js';
 import type { Host } from './host.js';
+import type { CommandReport } from './report.js';
 import type { Change, Tree } from './tree.js';
 
 /** Where a command runs and prints: what the CLI hands to every command (tests pass their own). */
@@ -22,6 +23,8 @@ export interface CommandIo {
   out: (text: string) => void;
   /** Standard error (warnings, progress, next steps). */
   err: (text: string) => void;
+  /** With --json: where the command's plan, result, diagnostics and findings are gathered (report.ts). */
+  report?: CommandReport;
 }
 
 /** What every step of a running command receives: one type for every command. */
@@ -100,14 +103,20 @@ export async function runCommand<P extends Planned, R>(
     dryRun,
     reporter: flags.reporter ?? new Reporter(),
     guard,
+    report: io.report,
   };
+  const root = flags.host.root;
   try {
     const planned = await steps.plan(ctx);
     const changes = planned.tree.changes();
     // A dry run fails where the real run would: the writes are checked before the preview too.
     const problems = validateChanges(ctx.host, changes);
     if (problems.length) throw new DiagnosticError(problems);
-    if (!guard) return await steps.preview(planned, changes, ctx);
+    if (!guard) {
+      const previewed = await steps.preview(planned, changes, ctx);
+      io.report?.recordChanges('plan', root, changes, planned.tree.kept());
+      return previewed;
+    }
     await guard.checkpoint('nothing was written');
     const committed = steps.commit
       ? (steps.commit(planned, ctx), undefined)
@@ -117,8 +126,11 @@ export async function runCommand<P extends Planned, R>(
     if ('revert' in interrupted)
       await guard.checkpoint(interrupted.revert, () => (committed ? revert(ctx.host, committed) : []));
     else await guard.checkpoint(interrupted.keep);
+    io.report?.recordChanges('result', root, changes, planned.tree.kept());
     return await steps.after(planned, changes, ctx);
   } finally {
+    // Warnings every stage reported (the errors that stop a run are reported with its DiagnosticError).
+    io.report?.addDiagnostics(ctx.reporter.diagnostics().filter((d) => d.severity === 'warning'));
     guard?.release();
   }
 }

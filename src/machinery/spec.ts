@@ -136,7 +136,10 @@ export async function applySpecs(
   for (const spec of specs) {
     if (seen.has(spec.path)) throw new Error(`two specs write ${spec.path}`);
     seen.add(spec.path);
-    if (spec.policy === 'kept' && tree.exists(spec.path)) continue;
+    if (spec.policy === 'kept' && tree.exists(spec.path)) {
+      if (tree.existsOnHost(spec.path)) tree.keep(spec.path);
+      continue;
+    }
     const data = await renderSpec(spec, renderer, options);
     // Only a scaffolded file's current bytes matter here (managed files are regenerated anyway).
     const existing = spec.policy === 'scaffolded' ? tree.read(spec.path) : undefined;

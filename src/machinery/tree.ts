@@ -20,6 +20,8 @@ export interface Change {
 export class Tree {
   /** path -> new bytes, or null for a deletion. */
   private readonly pending = new Map<string, Buffer | null>();
+  /** Files the command has a version of but leaves as they are (a `kept` spec whose file exists). */
+  private readonly keptPaths = new Set<string>();
 
   constructor(readonly host: Host) {}
 
@@ -66,6 +68,16 @@ export class Tree {
     const p = normalizePath(path);
     if (this.host.read(p) === undefined) this.pending.delete(p);
     else this.pending.set(p, null);
+  }
+
+  /** Notes that the command leaves `path` as it is on the host although it has a version of it. */
+  keep(path: string): void {
+    this.keptPaths.add(normalizePath(path));
+  }
+
+  /** The files noted by {@link keep} that the command does not change after all, sorted. */
+  kept(): string[] {
+    return [...this.keptPaths].filter((p) => !this.pending.has(p)).sort();
   }
 
   /**

@@ -20,6 +20,7 @@ import { join, relative, resolve } from 'node:path';
 import { type Diagnostic, DiagnosticError, error, warning } from '../diagnostics/index.js';
 import type { Location } from '../collector/collector.js';
 import { crdOriginOf, schemaOriginOf, type SchemaOrigin } from '../schema/origin.js';
+import type { Finding as ReportFinding } from '../machinery/report.js';
 import { CRD_DIR } from './managed-files.js';
 import { readYamlObjects, type YamlSyntaxError } from './yaml-documents.js';
 import { ruleImpliedBy } from '../cel/implies.js';
@@ -875,6 +876,8 @@ export interface CompatOptions {
   allow?: ReadonlySet<string>;
   /** Only part of the project was analysed (--paths): base CRDs without a generated one are not "removed". */
   partial?: boolean;
+  /** Receives each finding as reported (after --allow), structured: `--json`'s findings. */
+  onFinding?: (f: ReportFinding) => void;
 }
 
 /** The located diagnostics of the generated CRDs against the base, `--allow` applied. */
@@ -898,6 +901,19 @@ export function checkCompat(base: CompatBase, crds: readonly Obj[], options: Com
         ? `keep the API compatible (add a new version for the change), or accept the break with --allow ${f.rule}`
         : `pass --allow ${f.rule} to silence this`;
     const extra = { ...(at ?? (extraFile ? { file: extraFile } : {})), hint };
+    options.onFinding?.({
+      check: 'check-compat',
+      rule: f.rule,
+      severity,
+      message: `${f.message}, compared with ${base.label}`,
+      ...((at?.file ?? extraFile) !== undefined && { file: at?.file ?? extraFile }),
+      ...(at?.line !== undefined && { line: at.line }),
+      ...(at?.column !== undefined && { column: at.column }),
+      groupKind: gk,
+      ...(f.version !== undefined && { version: f.version }),
+      ...(f.path !== undefined && { field: f.path }),
+      ...(note && { allowed: true }),
+    });
     out.push(
       severity === 'error'
         ? error(f.rule === 'crd-removed' ? 'KF4711' : 'KF4710', message, extra)

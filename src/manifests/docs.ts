@@ -391,6 +391,18 @@ export async function docsCommand(flags: DocsFlags, io: CommandIo): Promise<void
       lockRoot: projectDir,
       plan: async (ctx) => ({ tree: planDocs(ctx.host, out) }),
       preview: (_p, changes) => {
+        if (flags.check)
+          io.report?.addFindings(
+            changes.map((c) => ({
+              check: 'check',
+              rule: 'out-of-date',
+              severity: 'error',
+              message: `${c.path} is out of date: kubeforge docs would ${c.kind} it`,
+              file: c.path,
+            })),
+          );
+        // Recorded here too: --check throws below, before the runner records the plan.
+        io.report?.recordChanges('plan', projectDir, changes);
         if (!changes.length) {
           io.out('the API reference is up to date\n');
           return;

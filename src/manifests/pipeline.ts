@@ -41,7 +41,7 @@ import type { MarkerUse } from './markeruse.js';
 import { recordedK8sVersion, recordedManifestsOptions } from './script.js';
 import { type K8sVersion, parseK8sVersion } from './k8s-version.js';
 import { type Change, CRD_DIR, MANIFESTS_TOOL, managedLocations } from './managed-files.js';
-import type { CompatBase } from './compat.js';
+import type { CompatBase, CompatOptions } from './compat.js';
 
 export type { AnalyzeOptions };
 
@@ -106,7 +106,7 @@ export interface ManifestsOptions {
    * fails the run with nothing written. Turns the no-change cache and the incremental reuse off
    * (every CRD must be generated to be compared).
    */
-  compat?: { base: CompatBase; allow: ReadonlySet<string> };
+  compat?: { base: CompatBase; allow: ReadonlySet<string>; onFinding?: CompatOptions['onFinding'] };
 }
 
 export interface ManifestsRun {
@@ -444,7 +444,11 @@ async function generatorInput(
   if (compat) {
     const { checkCompat, compatSummary: summary } = await import('./compat.js');
     checkCRDs = (crds, r) => {
-      const found = checkCompat(compat.base, crds, { allow: compat.allow, partial: ctx.partial });
+      const found = checkCompat(compat.base, crds, {
+        allow: compat.allow,
+        partial: ctx.partial,
+        onFinding: compat.onFinding,
+      });
       for (const d of found) r.report(d);
       compatSummary.line = summary(compat.base, crds, found);
     };

@@ -14,6 +14,17 @@ export const DEPLOY_IMAGE_PLUGIN = 'deploy-image.go.kubebuilder.io/v1-alpha';
  * keep any plugin's record as it is.
  */
 export const SHARDING_PLUGIN = 'sharding.kubeforge.io/v1-alpha';
+/**
+ * kubeforge's record of the package manager a project uses (`init --package-manager`), when it is
+ * not npm: `{ name: pnpm }`.
+ */
+export const PACKAGE_MANAGER_PLUGIN = 'packagemanager.kubeforge.io/v1-alpha';
+
+/** The package-manager record. */
+export interface PackageManagerPluginConfig {
+  name?: string;
+  [key: string]: unknown;
+}
 
 /** The grafana plugin records nothing of its own (Kubebuilder writes `{}`). */
 export type GrafanaPluginConfig = Record<string, unknown>;
@@ -44,6 +55,7 @@ export interface KnownPluginConfigs {
   [GRAFANA_PLUGIN]: GrafanaPluginConfig;
   [DEPLOY_IMAGE_PLUGIN]: DeployImagePluginConfig;
   [SHARDING_PLUGIN]: ShardingPluginConfig;
+  [PACKAGE_MANAGER_PLUGIN]: PackageManagerPluginConfig;
 }
 
 /** The `plugins` map of PROJECT: the known plugins' records typed, any other plugin's kept as it is. */

@@ -45,6 +45,7 @@ import { AUTOUPDATE_PLUGIN } from './autoupdate.js';
 import { CUSTOM_METRICS_CONFIG, GRAFANA_PLUGIN } from './grafana.js';
 import { BOILERPLATE_FILE, type InitEnvironment, npmInstall, replayLicense, runInit } from './init.js';
 import { runCreateWebhook } from './webhook.js';
+import { recordedPackageManager } from './package-manager.js';
 import { recordedShardReplicas } from './sharding.js';
 
 export interface GenerateOptions {
@@ -160,7 +161,8 @@ export async function runGenerate(
   mkdirSync(stage, { recursive: true });
   let result: GenerateResult & { manifests: RecordedManifestsOptions };
   try {
-    result = await scaffoldInto(stage, input, config, options, io, output);
+    // The replayed commands' own plans are not this command's result (its result is the new project).
+    result = await scaffoldInto(stage, input, config, options, { ...io, report: undefined }, output);
     if (existsSync(output)) rmdirSync(output);
     renameSync(stage, output);
   } finally {
@@ -171,7 +173,7 @@ export async function runGenerate(
       'Skipped npm install and manifests (--skip-install): run `npm install && npm run manifests` in the new project.\n',
     );
   } else {
-    await (io.install ?? npmInstall)(output, { ...io, cwd: output, host: undefined });
+    await (io.install ?? npmInstall)(output, { ...io, cwd: output, host: undefined, report: undefined });
     const { runManifests } = await import('../manifests/pipeline.js');
     await runManifests({ projectDir: output, ...result.manifests }, undefined);
   }
@@ -185,9 +187,14 @@ export async function runGenerate(
     const { runEdit } = await import('./edit.js');
     await runEdit(
       { plugins: [HELM_PLUGIN], outputDir: helm.output, helmMakefile: true },
-      { ...io, cwd: output, host: undefined, out: () => {}, manifests: false },
+      { ...io, cwd: output, host: undefined, out: () => {}, manifests: false, report: undefined },
     );
   }
+  io.report?.recordChanges(
+    'result',
+    output,
+    files(output).map((path) => ({ kind: 'create' as const, path })),
+  );
   return { copied: result.copied, differ: result.differ };
 }
 
@@ -270,6 +277,7 @@ async function scaffoldInto(
       plugins,
       skipInstall: true,
       kubeforgeSource: options.kubeforgeSource,
+      packageManager: recordedPackageManager(config),
     },
     quiet,
   );

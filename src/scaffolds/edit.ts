@@ -19,6 +19,7 @@
  *    `sharding.kubeforge.io/v1-alpha` record), the same way: see {@link planSwitch}; a Helm chart's
  *    values.yaml follows (see {@link shardChartValues}).
  */
+import { recordedPackageManager } from './package-manager.js';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { DiagnosticError, error, type Diagnostic } from '../diagnostics/index.js';
 import {
@@ -560,6 +561,7 @@ async function planSwitch(
         ...replayLicense(boilerplate),
         // package.json is not compared: no need to pack kubeforge.
         kubeforgeSource: 'registry',
+        packageManager: recordedPackageManager(config),
         force: true,
       },
       { ...env, out: () => {}, err: () => {} },

@@ -46,6 +46,13 @@ import { isKubeforgeTarball, resolveKubeforgeSource, TARBALL_DIR } from './kubef
 import { CLI_INTEGRITY_KEY, ownIntegrity } from './cli-integrity.js';
 import { BOILERPLATE_FILE, headerFromBoilerplate } from './paths.js';
 import { lockRoot, warnReplaced } from './manifests-step.js';
+import {
+  type PackageManager,
+  packageManager,
+  recordedPackageManager,
+  resolvePackageManager,
+} from './package-manager.js';
+import { PACKAGE_MANAGER_PLUGIN } from '../project/plugins.js';
 
 export { BOILERPLATE_FILE };
 
@@ -78,6 +85,8 @@ export interface InitOptions {
   kubeforgeSource?: string;
   /** Plugins to add (`grafana`). */
   plugins?: string[];
+  /** npm | pnpm | yarn | bun (KF1008 otherwise); default: the one that ran kubeforge (npm_config_user_agent), else npm. */
+  packageManager?: string;
 }
 
 export interface InitEnvironment extends ScaffoldEnvironment {
@@ -284,6 +293,8 @@ export interface InitTemplateData {
   sharded: boolean;
   shardReplicas: number;
   versions: typeof GENERATED_VERSIONS;
+  /** The package manager's commands and lockfile (package-manager.ts). */
+  pm: PackageManager;
 }
 
 interface ValidInit {
@@ -356,6 +367,8 @@ export interface InitPlan {
   /** Files of the user's that --force replaces. */
   replaced: string[];
   warnings: string[];
+  /** The package manager the project uses. */
+  pm: PackageManager;
 }
 
 /**
@@ -401,6 +414,7 @@ function checkInitFolder(options: InitOptions, env: InitEnvironment, host: Host)
 /** Computes init's virtual tree without writing anything. */
 export async function planInit(options: InitOptions, env: InitEnvironment): Promise<InitPlan> {
   const valid = validateInitOptions(options, env.cwd);
+  const pmName = resolvePackageManager(options.packageManager);
   const host = env.host ?? new DiskHost(env.cwd);
   const existing = checkInitFolder(options, env, host);
 
@@ -434,6 +448,7 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
     sharded: valid.shardReplicas !== undefined,
     shardReplicas: valid.shardReplicas ?? 1,
     versions: GENERATED_VERSIONS,
+    pm: packageManager(pmName),
   };
 
   const config = newProjectConfig({
@@ -460,6 +475,10 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
     valid.shardReplicas === undefined
       ? withoutPlugin(config, SHARDING_PLUGIN)
       : withPlugin(config, SHARDING_PLUGIN, { replicas: valid.shardReplicas });
+  config.extra =
+    pmName === 'npm'
+      ? withoutPlugin(config, PACKAGE_MANAGER_PLUGIN)
+      : withPlugin(config, PACKAGE_MANAGER_PLUGIN, { name: pmName });
   const specs: FileSpec[] = [
     { path: PROJECT_FILE, policy: 'managed', header: false, content: serializeProject(config) },
     ...INIT_FILES.filter(
@@ -467,6 +486,9 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
     ).map(([path, template]): FileSpec => ({ path, policy: 'scaffolded', template: `init/${template}` })),
   ];
   if (boilerplate !== undefined) specs.push({ path: BOILERPLATE_FILE, policy: 'scaffolded', content: boilerplate });
+  // pnpm runs no dependency's install script unless allowed (and fails the install over it): esbuild's.
+  if (pmName === 'pnpm')
+    specs.push({ path: 'pnpm-workspace.yaml', policy: 'scaffolded', template: 'init/pnpm-workspace.yaml.hbs' });
   if (source.tarball)
     specs.push({ path: source.tarball.path, policy: 'managed', header: false, content: source.tarball.data });
   if (plugins.includes(GRAFANA_PLUGIN))
@@ -494,7 +516,7 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
     .changes()
     .filter((c) => c.kind === 'update' && !managed.has(c.path))
     .map((c) => c.path);
-  return { tree, changes: tree.changes(), hasTarball: data.hasTarball, replaced, warnings };
+  return { tree, changes: tree.changes(), hasTarball: data.hasTarball, replaced, warnings, pm: data.pm };
 }
 
 /**
@@ -636,20 +658,20 @@ export async function runInit(options: InitOptions, env: InitEnvironment): Promi
       },
       // A signal during the commit is handled once it has written everything: init is complete then.
       interrupted: {
-        keep: 'the project is scaffolded (every file written); npm install did not run: run it in the project folder',
+        keep: 'the project is scaffolded (every file written); the dependencies were not installed: run npm install (or your package manager) in the project folder',
       },
       committed: (p, changes, ctx) => {
         ctx.out(formatPlan(changes, { color: ctx.color }));
         warnReplaced(ctx, p.replaced, 'replaced');
       },
-      after: async (_p, changes, ctx) => {
+      after: async ({ pm }, changes, ctx) => {
         const plan = formatPlan(changes, { color: ctx.color });
         let installed = false;
         const hasModules = host.kind('node_modules') === 'directory';
         if (options.skipInstall) {
-          ctx.err('Skipped npm install (--skip-install). Run `npm install` before building.\n');
+          ctx.err(`Skipped ${pm.name} install (--skip-install). Run \`${pm.name} install\` before building.\n`);
         } else if (changes.length === 0 && hasModules) {
-          ctx.err('Nothing changed and node_modules exists: skipped npm install.\n');
+          ctx.err(`Nothing changed and node_modules exists: skipped ${pm.name} install.\n`);
         } else {
           try {
             await (env.install ?? npmInstall)(env.cwd, env);
@@ -657,13 +679,13 @@ export async function runInit(options: InitOptions, env: InitEnvironment): Promi
             if (ctx.guard?.interrupted)
               throw new InterruptedError(
                 ctx.guard.interrupted,
-                'the project is scaffolded (every file written); npm install was stopped: run it in the project folder',
+                `the project is scaffolded (every file written); ${pm.name} install was stopped: run it in the project folder`,
               );
             throw e;
           }
           installed = true;
         }
-        ctx.err(nextSteps());
+        ctx.err(nextSteps(pm));
         return { changes, plan, installed };
       },
     },
@@ -672,11 +694,11 @@ export async function runInit(options: InitOptions, env: InitEnvironment): Promi
   );
 }
 
-function nextSteps(): string {
+function nextSteps(pm: PackageManager): string {
   return [
     '',
     'Next:',
-    '  npm run build   # compile (tsc --strict)',
+    `  ${pm.run} build   # compile (tsc --strict)`,
     '  make test       # tests against a real kube-apiserver and etcd',
     '  make run        # the manager against the cluster of your current kubeconfig',
     '  make help       # every target: manifests, docker-build, deploy, build-installer...',
@@ -684,17 +706,25 @@ function nextSteps(): string {
   ].join('\n');
 }
 
-/** `npm install` in the new project, its output streamed to stderr; a failure says how to finish. */
+/**
+ * The dependencies installed in the new project with the package manager PROJECT records (`npm
+ * install`, `pnpm install`, ...), its output streamed to stderr; a failure says how to finish.
+ */
 export async function npmInstall(dir: string, env: InitEnvironment): Promise<void> {
   const { execa } = await import('execa');
-  env.err('Installing dependencies: npm install (this can take a minute)...\n');
+  const host = new DiskHost(dir);
+  const pm = packageManager(
+    host.read(PROJECT_FILE) ? recordedPackageManager(ProjectFile.read(host, dir).config) : 'npm',
+  );
+  const [cmd, ...args] = pm.installArgv;
+  env.err(`Installing dependencies: ${pm.install} (this can take a minute)...\n`);
   const started = Date.now();
   const timer = setInterval(
     () => env.err(`  still installing (${Math.round((Date.now() - started) / 1000)}s)\n`),
     15_000,
   );
   try {
-    const child = execa('npm', ['install', '--no-audit', '--no-fund'], {
+    const child = execa(cmd, args, {
       cwd: dir,
       all: true,
       reject: false,
@@ -706,9 +736,9 @@ export async function npmInstall(dir: string, env: InitEnvironment): Promise<voi
       throw new DiagnosticError(
         error(
           'KF1030',
-          `npm install failed in ${dir} (${result.exitCode !== undefined ? `exit ${result.exitCode}` : result.shortMessage})`,
+          `${cmd} install failed in ${dir} (${result.exitCode !== undefined ? `exit ${result.exitCode}` : result.shortMessage})`,
           {
-            hint: `the project is scaffolded; finish by hand: cd ${dir} && npm install`,
+            hint: `the project is scaffolded; finish by hand: cd ${dir} && ${cmd} install`,
           },
         ),
       );

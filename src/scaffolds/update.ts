@@ -1070,6 +1070,17 @@ function reportUpdate(
 ): void {
   const { fromBranch, from, to, branch } = run;
   const { result, conflicts, notes } = merged;
+  if (io.report) {
+    io.report.details.update = {
+      from: from.version,
+      to: to.version,
+      ...(result.size > 0 && branch !== undefined && { branch }),
+      committed,
+      conflicts: [...conflicts],
+    };
+    io.report.recordWritten(run.project, changed, removed);
+    if (conflicts.length && options.force) io.report.addDiagnostics(notes);
+  }
   const where = branch === undefined ? 'the work tree' : `branch ${branch}`;
   if (result.size === 0)
     io.out(

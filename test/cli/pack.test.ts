@@ -26,6 +26,7 @@ const ALLOWED: [RegExp, string][] = [
   [/^bin\/kubeforge\.js$/, 'the CLI'],
   [/^dist\/.+\.(js|d\.ts|cjs|d\.cts)$/, 'the built CLI and libraries'],
   [/^templates\//, 'the scaffolds'],
+  [/^schemas\/output\.schema\.json$/, 'the JSON Schema of --json output'],
   [/^docs\/[^/]+\.md$/, 'the docs the README and diagnostics link to'],
   [/^bench\/README\.md$/, 'the figures docs link to'],
   [/^scripts\/setup-envtest\.sh$/, 'setup-envtest for projects without Node tooling'],

@@ -204,18 +204,23 @@ Examples:
     )
     .action((shell: string) => {
       const root = program;
+      // With --json the script is the document's `script`.
+      const print = (script: string) => {
+        if (ctx.report) ctx.report.details.script = script;
+        else ctx.out(script);
+      };
       switch (shell) {
         case 'bash':
-          ctx.out(bashCompletion(root));
+          print(bashCompletion(root));
           return;
         case 'zsh':
-          ctx.out(zshCompletion(root));
+          print(zshCompletion(root));
           return;
         case 'fish':
-          ctx.out(fishCompletion(root));
+          print(fishCompletion(root));
           return;
         case 'powershell':
-          ctx.out(powershellCompletion(root));
+          print(powershellCompletion(root));
           return;
         default:
           throw new UsageError(`unknown shell "${shell}" for completion`, `use one of: ${SHELLS.join(', ')}`);

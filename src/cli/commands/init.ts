@@ -57,7 +57,13 @@ export const INIT_FLAGS = {
     description:
       'plugins to add (comma or space separated): grafana (grafana.kubebuilder.io/v1-alpha dashboards); helm/v2-alpha is accepted and its chart made later by edit',
   },
-  skipInstall: { type: 'switch', default: false, description: 'do not run npm install afterwards' },
+  packageManager: {
+    type: 'string',
+    value: '<npm|pnpm|yarn|bun>',
+    description:
+      'the package manager of the project: its Makefile, CI workflows, Dockerfile, lockfile and install step use it; PROJECT records it (default: the one that ran kubeforge, else npm)',
+  },
+  skipInstall: { type: 'switch', default: false, description: 'do not install the dependencies afterwards' },
   dryRun: { type: 'switch', default: false, description: 'print the plan (CREATE/UPDATE lines) and write nothing' },
   force: { type: 'switch', default: false, description: 'scaffold into a non-empty folder; replace files that differ' },
   kubeforgeSource: {
@@ -85,6 +91,7 @@ Examples:
   $ kubeforge init --domain my-org.io --license-file ./header.txt   # e.g. /* Copyright YEAR My Org. */
   $ kubeforge init --domain example.com --namespaced   # manages only the namespace it is deployed to
   $ kubeforge init --domain example.com --sharded=5    # 5 replicas, each reconciling its share of the objects
+  $ kubeforge init --domain example.com --package-manager pnpm   # pnpm install, pnpm-lock.yaml, pnpm in CI
   $ kubeforge init --domain example.com --kubeforge-source ../kubeforge-0.1.0.tgz`,
     )
     .action(async (opts: Record<string, unknown>) => {

@@ -146,7 +146,14 @@ async function manifestsOptions(
   if (flags.checkCompat !== undefined) {
     const { loadCompatBase, parseAllow } = await import('../../manifests/compat.js');
     const allow = parseAllow(flags.allow);
-    compat = { base: loadCompatBase(flags.checkCompat, projectDir, io.cwd), allow };
+    const { report } = io;
+    compat = {
+      base: loadCompatBase(flags.checkCompat, projectDir, io.cwd),
+      allow,
+      ...(report && { onFinding: (f) => report.addFindings([f]) }),
+    };
+    // The check ran: `findings` is in the --json document even when it finds nothing.
+    report?.addFindings([]);
   }
   return {
     projectDir,
@@ -219,6 +226,7 @@ export async function manifestsCommand(
     if (record) io.out(`UPDATE package.json (scripts.manifests: ${record.script})\n`);
   };
   const printWarnings = (run: RunPlan) => {
+    io.report?.addDiagnostics(run.warnings);
     if (run.warnings.length > 0)
       io.err(
         formatDiagnostics(run.warnings, {
@@ -228,9 +236,11 @@ export async function manifestsCommand(
         }),
       );
   };
-  const printRun = (run: RunPlan) => {
+  const printRun = (run: RunPlan, phase: 'plan' | 'result') => {
     printWarnings(run);
     if (run.compatSummary) io.out(run.compatSummary);
+    io.report?.recordChanges(phase, options.projectDir, run.changes);
+    if (record) io.report?.recordChanges(phase, options.projectDir, [{ kind: 'update', path: 'package.json' }]);
   };
   let staged: RunPlan | undefined;
   try {
@@ -245,7 +255,7 @@ export async function manifestsCommand(
           return { tree: new Tree(ctx.host), run: staged };
         },
         preview: ({ run }) => {
-          printRun(run);
+          printRun(run, 'plan');
           if (flags.check) return checkVerdict(run, formatPlan(run.changes, { color: io.color }), io);
           io.out(
             run.changes.length === 0
@@ -261,7 +271,7 @@ export async function manifestsCommand(
         // The staged files are renamed into place synchronously, so a signal is seen once all are.
         interrupted: { keep: 'the manifests were written (every file)' },
         after: async ({ run }) => {
-          printRun(run);
+          printRun(run, 'result');
           io.out(
             run.changes.length === 0 ? 'manifests are up to date\n' : formatPlan(run.changes, { color: io.color }),
           );
@@ -278,6 +288,15 @@ export async function manifestsCommand(
 
 /** --check: up to date, or the plan printed and KF4501. */
 function checkVerdict(run: RunPlan, plan: string, io: CommandIo): void {
+  io.report?.addFindings(
+    run.changes.map((c) => ({
+      check: 'check',
+      rule: 'out-of-date',
+      severity: 'error',
+      message: `${c.path} is out of date: kubeforge manifests would ${c.kind} it`,
+      file: c.path,
+    })),
+  );
   if (run.changes.length === 0) {
     io.out('manifests are up to date\n');
     return;

@@ -87,7 +87,8 @@ Examples:
           arch: opts.arch ? goarch[opts.arch] : undefined,
           log: (line) => ctx.err(`setup-envtest: ${line}\n`),
         });
-        ctx.out(`${result.dir}\n`);
+        if (ctx.report) ctx.report.details.assets = result.dir;
+        else ctx.out(`${result.dir}\n`);
       } catch (e) {
         if (e instanceof SetupEnvtestError) throw new UsageError(e.message, e.hint);
         throw e;

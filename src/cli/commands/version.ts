@@ -8,6 +8,7 @@ export function registerVersion(program: Command, ctx: CliContext): void {
     .command('version')
     .description('print the kubeforge version, and the Node.js it runs on')
     .action(() => {
-      ctx.out(`kubeforge ${packageVersion()} (node ${process.version})\n`);
+      if (ctx.report) ctx.report.details.version = { kubeforge: packageVersion(), node: process.version };
+      else ctx.out(`kubeforge ${packageVersion()} (node ${process.version})\n`);
     });
 }
