@@ -1,0 +1,212 @@
+// `create api --from-crd`: the conversion of schemas to classes with markers (names, slots,
+// refusals), and the command on disk: adopting an API, an external Kind, and refusals that leave
+// the disk as it was. The round trip over real CRDs is from-crd-roundtrip.test.ts.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import YAML from 'yaml';
+import { run } from '../../src/cli/index.js';
+import { pascal, readCrdText, singular, typesFromCrd } from '../../src/scaffolds/from-crd.js';
+
+type Obj = Record<string, unknown>;
+
+function crdOf(schema: Obj, extra: Obj = {}): Obj {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.shop.example.com' },
+    spec: {
+      group: 'shop.example.com',
+      names: { kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget' },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: schema } } },
+          ...extra,
+        },
+      ],
+    },
+  };
+}
+
+describe('from-crd: schema to classes', () => {
+  it('names nested types after the Kind and the field path, items singular, numbered only on a clash', () => {
+    assert.equal(pascal('privateKey'), 'PrivateKey');
+    assert.equal(pascal('x-kubernetes-foo'), 'XKubernetesFoo');
+    assert.equal(singular('solvers'), 'solver');
+    assert.equal(singular('addresses'), 'address');
+    assert.equal(singular('policies'), 'policy');
+    assert.equal(singular('status'), 'status');
+    const r = typesFromCrd(
+      crdOf({
+        type: 'object',
+        properties: {
+          solvers: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
+          owner: { type: 'object', properties: { a: { type: 'string' } } },
+        },
+      }),
+      { file: 'w.yaml' },
+    );
+    assert.deepEqual(r.problems, []);
+    const text = r.versions[0]!.text;
+    assert.match(text, /spec\?: WidgetSpec;/);
+    assert.match(text, /solvers\?: WidgetSolver\[\];/);
+    assert.match(text, /owner\?: WidgetOwner;/);
+    assert.match(text, /export class WidgetSolver \{/);
+  });
+
+  it('puts markers on fields, and on a named type where items need them', () => {
+    const r = typesFromCrd(
+      crdOf({
+        type: 'object',
+        required: ['mode'],
+        properties: {
+          mode: { type: 'string', enum: ['A', 'B'], default: 'A', description: 'mode says how.' },
+          port: { anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true },
+          size: { type: 'integer', format: 'int32', minimum: 1 },
+          tags: { type: 'array', items: { type: 'string', maxLength: 5 }, 'x-kubernetes-list-type': 'set' },
+          labels: { type: 'object', additionalProperties: { type: 'string' } },
+          raw: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+          note: { type: 'string', nullable: true },
+        },
+        'x-kubernetes-validations': [{ rule: 'self.size > 0', message: 'positive' }],
+      }),
+      { file: 'w.yaml' },
+    );
+    assert.deepEqual(r.problems, []);
+    const text = r.versions[0]!.text;
+    assert.match(
+      text,
+      /\/\*\*\n {3}\* mode says how\.\n {3}\*\/\n {2}@Enum\('A', 'B'\)\n {2}@Default\('A'\)\n {2}mode!: 'A' \| 'B';/,
+    );
+    assert.match(text, /port\?: IntOrString;/);
+    assert.match(text, /@Minimum\(1\)\n {2}size\?: int32;/);
+    assert.match(text, /\* @maxLength 5\n \*\/\nexport type WidgetTag = string;/);
+    assert.match(text, /@ListType\('set'\)\n {2}tags\?: WidgetTag\[\];/);
+    assert.match(text, /labels\?: Record<string, string>;/);
+    assert.match(text, /@PreserveUnknownFields\(\)\n {2}raw\?: object;/);
+    assert.match(text, /note\?: string \| null;/);
+    assert.match(text, /@XValidation\(\{ rule: 'self.size > 0', message: 'positive' \}\)\n {2}spec\?: WidgetSpec;/);
+  });
+
+  it('refuses what no marker writes, naming the schema path (KF1100), and warns of descriptions it cannot keep', () => {
+    const r = typesFromCrd(
+      crdOf({
+        type: 'object',
+        properties: {
+          address: { type: 'string', oneOf: [{ format: 'ipv4' }, { format: 'ipv6' }] },
+          both: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } },
+          note: { type: 'string', description: 'first\n\n\nsecond' },
+        },
+      }),
+      { file: 'w.yaml' },
+    );
+    const errors = r.problems.filter((p) => p.severity === 'error').map((p) => `${p.code} ${p.message}`);
+    assert.deepEqual(errors, [
+      'KF1100 Widget v1: openAPIV3Schema.spec.address: uses oneOf, which no kubeforge marker writes',
+      'KF1100 Widget v1: openAPIV3Schema.spec.both: has both properties and additionalProperties',
+    ]);
+    const warnings = r.problems.filter((p) => p.severity === 'warning').map((p) => p.message);
+    assert.match(warnings.join('\n'), /openAPIV3Schema\.spec\.note: .*two blank lines in a row/);
+  });
+
+  it('reads one CRD of a file, or the one --kind names; refuses other files', () => {
+    const two = `${YAML.stringify(crdOf({ type: 'object' }))}---\n${YAML.stringify({ ...crdOf({ type: 'object' }), spec: { ...(crdOf({}).spec as Obj), names: { kind: 'Gadget', plural: 'gadgets' } } })}`;
+    assert.match(readCrdText(two, 'two.yaml').problems[0]!.message, /holds several CRDs \(Widget, Gadget\)/);
+    assert.equal(readCrdText(two, 'two.yaml', 'Gadget').crd?.spec && 'ok', 'ok');
+    assert.match(readCrdText('kind: ConfigMap\n', 'cm.yaml').problems[0]!.message, /holds no CustomResourceDefinition/);
+    const v1beta1 = YAML.stringify({ ...crdOf({}), apiVersion: 'apiextensions.k8s.io/v1beta1' });
+    assert.match(readCrdText(v1beta1, 'old.yaml').problems[0]!.message, /kubeforge imports apiextensions.k8s.io\/v1/);
+  });
+});
+
+describe('create api --from-crd on disk', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fromcrd-cli-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function kubeforge(args: string[]): Promise<{ code: number; err: string; out: string }> {
+    let err = '';
+    let out = '';
+    const code = await run(['node', 'kubeforge', ...args], {
+      cwd: dir,
+      color: false,
+      out: (t) => void (out += t),
+      err: (t) => void (err += t),
+    });
+    return { code, err, out };
+  }
+
+  function snapshot(): string {
+    const lines: string[] = [];
+    const walk = (d: string) => {
+      for (const n of readdirSync(d).sort()) {
+        const p = join(d, n);
+        if (statSync(p).isDirectory()) walk(p);
+        else lines.push(`${p} ${readFileSync(p, 'utf8').length}`);
+      }
+    };
+    walk(dir);
+    return lines.join('\n');
+  }
+
+  const crdFile = join(dir, '..', `${dir.split('/').pop()}-widget.yaml`);
+  after(() => rmSync(crdFile, { force: true }));
+
+  it('adopts an API: the types from the CRD, and manifests writes the CRD back schema-equal', async () => {
+    const init = await kubeforge([
+      'init',
+      '--domain',
+      'example.com',
+      '--license',
+      'none',
+      '--skip-install',
+      '--project-name',
+      'shop',
+    ]);
+    assert.equal(init.code, 0, init.err);
+    const crd = crdOf(
+      { type: 'object', properties: { size: { type: 'integer', format: 'int32', minimum: 1, description: 'size.' } } },
+      { subresources: { status: {} } },
+    );
+    (crd.spec as Obj).names = { ...((crd.spec as Obj).names as Obj), shortNames: ['wd'] };
+    writeFileSync(crdFile, YAML.stringify(crd));
+    const r = await kubeforge(['create', 'api', '--from-crd', crdFile, '--controller=false']);
+    assert.equal(r.code, 0, r.err);
+    assert.match(
+      readFileSync(join(dir, 'src/api/v1/widget_types.ts'), 'utf8'),
+      /@Resource\(\{ shortName: \['wd'\] \}\)/,
+    );
+    const written = YAML.parse(readFileSync(join(dir, 'config/crd/bases/shop.example.com_widgets.yaml'), 'utf8'));
+    const version = ((crd.spec as Obj).versions as Obj[])[0]!;
+    assert.deepEqual(written.spec.names, (crd.spec as Obj).names);
+    assert.deepEqual(written.spec.versions[0].subresources, version.subresources);
+    assert.deepEqual(
+      written.spec.versions[0].schema.openAPIV3Schema.properties.spec,
+      ((version.schema as Obj).openAPIV3Schema as { properties: Obj }).properties.spec,
+    );
+  });
+
+  it('refuses a contradicting flag, a CRD of another domain and an unimportable schema; the disk stays as it was', async () => {
+    const before = snapshot();
+    const contradicting = await kubeforge(['create', 'api', '--from-crd', crdFile, '--kind', 'Gadget']);
+    assert.equal(contradicting.code, 1);
+    assert.match(contradicting.err, /KF1100/);
+    const other = join(dir, '..', `${dir.split('/').pop()}-other.yaml`);
+    writeFileSync(other, YAML.stringify({ ...crdOf({}), spec: { ...(crdOf({}).spec as Obj), group: 'acme.io' } }));
+    const foreign = await kubeforge(['create', 'api', '--from-crd', other]);
+    rmSync(other);
+    assert.equal(foreign.code, 1);
+    assert.match(foreign.err, /KF1100.*not in this project's domain example\.com/);
+    assert.match(foreign.err, /--external-api-path/);
+    writeFileSync(crdFile, YAML.stringify(crdOf({ type: 'object', properties: { a: { not: { type: 'string' } } } })));
+    const bad = await kubeforge(['create', 'api', '--from-crd', crdFile, '--force']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.err, /KF1100.*openAPIV3Schema\.spec\.a: uses not/);
+    assert.equal(snapshot(), before);
+  });
+});
