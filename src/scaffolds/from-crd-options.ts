@@ -9,12 +9,24 @@ import { posix, resolve } from 'node:path';
 import { type Diagnostic, DiagnosticError, error } from '../diagnostics/index.js';
 import type { Host } from '../machinery/index.js';
 import { type ProjectConfig, qualifiedGroup } from '../project/index.js';
-import type { CreateApiOptions } from './api.js';
 import { readCrdText, typesFromCrd } from './from-crd.js';
 
-export interface FromCrd {
+/** The flags of create api that --from-crd reads or fills (api.ts's CreateApiOptions has them all). */
+export interface FromCrdFlags {
+  fromCrd?: string;
+  group?: string;
+  version?: string;
+  kind?: string;
+  plural?: string;
+  namespaced?: boolean;
+  resource?: boolean;
+  externalApiPath?: string;
+  externalApiDomain?: string;
+}
+
+export interface FromCrd<O extends FromCrdFlags = FromCrdFlags> {
   /** create api's options with the CRD's group, version, Kind, plural and scope filled in. */
-  options: CreateApiOptions;
+  options: O;
   /** The chosen version's types file (no license header). */
   text: string;
   /** KF1100 warnings: what the classes carry over only approximately. */
@@ -25,7 +37,12 @@ export interface FromCrd {
 
 const CODE = 'KF1100';
 
-export function fromCrdOptions(options: CreateApiOptions, config: ProjectConfig, cwd: string, host: Host): FromCrd {
+export function fromCrdOptions<O extends FromCrdFlags>(
+  options: O,
+  config: ProjectConfig,
+  cwd: string,
+  host: Host,
+): FromCrd<O> {
   const file = options.fromCrd ?? '';
   const fail = (message: string, hint: string, extra: Partial<Diagnostic> = {}): never => {
     throw new DiagnosticError([error(CODE, message, { file, hint, ...extra })]);
@@ -57,11 +74,19 @@ export function fromCrdOptions(options: CreateApiOptions, config: ProjectConfig,
     fail(
       `--from-crd ${file}: the CRD has no version ${version}`,
       `pass --version ${versions.map((v) => v.name).join(' or ')}`,
+      read.locate?.(['spec', 'versions']),
     );
+  const at: Record<string, (string | number)[]> = {
+    kind: ['spec', 'names', 'kind'],
+    plural: ['spec', 'names', 'plural'],
+    namespaced: ['spec', 'scope'],
+    group: ['spec', 'group'],
+  };
   const mismatch = (flag: string, given: string, theirs: string) =>
     fail(
       `--${flag} ${given} contradicts the CRD of --from-crd ${file}, whose ${flag} is ${theirs}`,
       `drop --${flag}: --from-crd takes it from the CRD`,
+      read.locate?.(at[flag] ?? []),
     );
   if (options.kind !== undefined && options.kind !== kind) mismatch('kind', options.kind, kind);
   if (options.plural !== undefined && options.plural !== plural) mismatch('plural', options.plural, plural);
@@ -93,10 +118,11 @@ export function fromCrdOptions(options: CreateApiOptions, config: ProjectConfig,
       return fail(
         `--from-crd ${file}: the CRD's group ${crdGroup} is not in this project's domain ${domain}, so the API cannot be this project's`,
         `adopt it in a project initialised with --domain ${crdGroup.split('.').slice(1).join('.') || crdGroup}, or use the Kind as another project's: --resource=false --external-api-path src/external/${crdGroup.split('.')[0]}/${version}.ts`,
+        read.locate?.(['spec', 'group']),
       );
     if (options.group !== undefined && options.group !== group) mismatch('group', options.group, group);
   }
-  const imported = typesFromCrd(crd, { file, versions: [version!] });
+  const imported = typesFromCrd(crd, { file, versions: [version!], locate: read.locate });
   const errors = imported.problems.filter((p) => p.severity === 'error');
   if (errors.length) throw new DiagnosticError(errors);
   return {

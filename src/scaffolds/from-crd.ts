@@ -21,7 +21,7 @@
  * JSDoc comment cannot hold verbatim, apiVersion / kind / metadata described otherwise than
  * Kubernetes' TypeMeta) is a warning. No ts-morph: the text is written directly, deterministically.
  */
-import { parseAllDocuments } from 'yaml';
+import { LineCounter, parseAllDocuments } from 'yaml';
 import { type Diagnostic, error, warning } from '../diagnostics/index.js';
 import { pluralize } from '../project/plural.js';
 import { RESERVED_WORDS } from './identifiers.js';
@@ -53,7 +53,12 @@ export interface FromCrdOptions {
   file: string;
   /** Only these versions (default: all of them). */
   versions?: readonly string[];
+  /** Where a value of the CRD is in its file (from {@link readCrdText}), for the diagnostics' line. */
+  locate?: Locate;
 }
+
+/** The line and column of the value at `keys` in the CRD's file, when known. */
+export type Locate = (keys: readonly (string | number)[]) => { line: number; column: number } | undefined;
 
 const CODE = 'KF1100';
 
@@ -154,9 +159,14 @@ const MARKER_NAMES = [
 ];
 
 /** Reads a CRD out of YAML text (the one CustomResourceDefinition of the file, or the one of `kind`). */
-export function readCrdText(text: string, file: string, kind?: string): { crd?: Obj; problems: Diagnostic[] } {
-  const docs = parseAllDocuments(text);
-  const crds: { crd: Obj; line: number }[] = [];
+export function readCrdText(
+  text: string,
+  file: string,
+  kind?: string,
+): { crd?: Obj; locate?: Locate; problems: Diagnostic[] } {
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter });
+  const crds: { crd: Obj; line: number; locate: Locate }[] = [];
   for (const d of Array.isArray(docs) ? docs : [docs]) {
     if (d.errors.length) {
       const e = d.errors[0]!;
@@ -174,7 +184,17 @@ export function readCrdText(text: string, file: string, kind?: string): { crd?: 
     const v = d.toJS() as unknown;
     if (v && typeof v === 'object' && (v as Obj).kind === 'CustomResourceDefinition') {
       const line = d.contents?.range ? text.slice(0, d.contents.range[0]).split('\n').length : 1;
-      crds.push({ crd: v as Obj, line });
+      const locate: Locate = (keys) => {
+        for (let n = keys.length; n >= 0; n--) {
+          const node = d.getIn(keys.slice(0, n), true) as { range?: [number, number, number] } | undefined;
+          if (node?.range) {
+            const pos = lineCounter.linePos(node.range[0]);
+            return { line: pos.line, column: pos.col };
+          }
+        }
+        return undefined;
+      };
+      crds.push({ crd: v as Obj, line, locate });
     }
   }
   const matching =
@@ -182,7 +202,7 @@ export function readCrdText(text: string, file: string, kind?: string): { crd?: 
       ? crds
       : crds.filter((c) => (c.crd.spec as Obj | undefined)?.names && ((c.crd.spec as Obj).names as Obj).kind === kind);
   if (matching.length === 1) {
-    const { crd, line } = matching[0]!;
+    const { crd, line, locate } = matching[0]!;
     if (crd.apiVersion !== 'apiextensions.k8s.io/v1')
       return {
         problems: [
@@ -197,7 +217,7 @@ export function readCrdText(text: string, file: string, kind?: string): { crd?: 
           ),
         ],
       };
-    return { crd, problems: [] };
+    return { crd, locate, problems: [] };
   }
   const kinds = crds.map((c) => String(((c.crd.spec as Obj | undefined)?.names as Obj | undefined)?.kind));
   return {
@@ -312,6 +332,9 @@ class VersionWriter {
     private readonly version: string,
     private readonly file: string,
     private readonly problems: Diagnostic[],
+    /** `spec.versions[i]` of this version, and the CRD's locator. */
+    private readonly versionIndex = 0,
+    private readonly locate?: Locate,
   ) {
     for (const n of [...RESERVED_WORDS, ...TAKEN_GLOBALS, ...MARKER_NAMES]) this.taken.add(n);
     this.taken.add(kind);
@@ -326,12 +349,29 @@ class VersionWriter {
     return name;
   }
 
-  fail(path: string, message: string, hint: string): void {
-    this.problems.push(error(CODE, `${this.kind} ${this.version}: ${path}: ${message}`, { file: this.file, hint }));
+  /** Where the schema at `path` (`openAPIV3Schema.spec.foo[*]`), or its keyword `key`, is in the file. */
+  private where(path: string, key?: string): { file: string; line?: number; column?: number } {
+    const keys: (string | number)[] = ['spec', 'versions', this.versionIndex, 'schema'];
+    for (const m of path.matchAll(/(\[\*\])|(\{\*\})|\.?([^.[{]+)/g)) {
+      if (m[1]) keys.push('items');
+      else if (m[2]) keys.push('additionalProperties');
+      else if (keys.length === 4) keys.push(m[3]!);
+      else keys.push('properties', m[3]!);
+    }
+    if (key !== undefined) keys.push(key);
+    return { file: this.file, ...this.locate?.(keys) };
   }
 
-  warn(path: string, message: string, hint: string): void {
-    this.problems.push(warning(CODE, `${this.kind} ${this.version}: ${path}: ${message}`, { file: this.file, hint }));
+  fail(path: string, message: string, hint: string, key?: string): void {
+    this.problems.push(
+      error(CODE, `${this.kind} ${this.version}: ${path}: ${message}`, { ...this.where(path, key), hint }),
+    );
+  }
+
+  warn(path: string, message: string, hint: string, key?: string): void {
+    this.problems.push(
+      warning(CODE, `${this.kind} ${this.version}: ${path}: ${message}`, { ...this.where(path, key), hint }),
+    );
   }
 
   marker(name: string, args = ''): string {
@@ -667,6 +707,7 @@ class VersionWriter {
         k === 'allOf' || k === 'anyOf' || k === 'oneOf' || k === 'not'
           ? 'express the constraint as a CEL rule (x-kubernetes-validations), which @XValidation writes'
           : 'remove it from the CRD, or add it to the generated CRD with a kustomize patch',
+        k,
       );
     return { markers, type };
   }
@@ -784,6 +825,7 @@ export function typesFromCrd(crd: Obj, options: FromCrdOptions): CrdImport {
     problems.push(
       error(CODE, `${kind}: spec.names.listKind is ${String(names.listKind)}; kubeforge writes ${kind}List`, {
         file,
+        ...options.locate?.(['spec', 'names', 'listKind']),
         hint: 'kubeforge (as controller-gen) names the list Kind <Kind>List',
       }),
     );
@@ -792,6 +834,7 @@ export function typesFromCrd(crd: Obj, options: FromCrdOptions): CrdImport {
     problems.push(
       warning(CODE, `${kind}: spec.conversion (strategy ${String(conversion.strategy)}) is not imported`, {
         file,
+        ...options.locate?.(['spec', 'conversion']),
         hint: 'add @ConversionWebhook() to the hub version, or run `kubeforge create webhook --conversion`',
       }),
     );
@@ -799,6 +842,7 @@ export function typesFromCrd(crd: Obj, options: FromCrdOptions): CrdImport {
     problems.push(
       error(CODE, `${kind}: spec.preserveUnknownFields: true is not a structural CRD`, {
         file,
+        ...options.locate?.(['spec', 'preserveUnknownFields']),
         hint: 'set x-kubernetes-preserve-unknown-fields on the schemas that keep unknown fields instead',
       }),
     );
@@ -824,7 +868,7 @@ export function typesFromCrd(crd: Obj, options: FromCrdOptions): CrdImport {
   for (const v of versions) {
     const version = String(v.name);
     if (options.versions && !options.versions.includes(version)) continue;
-    const w = new VersionWriter(kind, version, file, problems);
+    const w = new VersionWriter(kind, version, file, problems, versions.indexOf(v), options.locate);
     const kindMarkers: string[] = [w.marker('Root')];
     const subresources = isObj(v.subresources) ? v.subresources : {};
     if (subresources.status !== undefined) kindMarkers.push(w.marker('SubresourceStatus'));

@@ -201,12 +201,15 @@ describe('create api --from-crd on disk', () => {
     const foreign = await kubeforge(['create', 'api', '--from-crd', other]);
     rmSync(other);
     assert.equal(foreign.code, 1);
-    assert.match(foreign.err, /KF1100.*not in this project's domain example\.com/);
+    assert.match(foreign.err, /-other\.yaml:\d+:\d+ +KF1100 .*not in this project's domain example\.com/);
     assert.match(foreign.err, /--external-api-path/);
     writeFileSync(crdFile, YAML.stringify(crdOf({ type: 'object', properties: { a: { not: { type: 'string' } } } })));
     const bad = await kubeforge(['create', 'api', '--from-crd', crdFile, '--force']);
     assert.equal(bad.code, 1);
-    assert.match(bad.err, /KF1100.*openAPIV3Schema\.spec\.a: uses not/);
+    // Located at the keyword in the file: the line of `not:` under spec.a.
+    const lines = readFileSync(crdFile, 'utf8').split('\n');
+    const notLine = lines.findIndex((l) => /^\s+not:$/.test(l)) + 2; // its value's first line, 1-based
+    assert.match(bad.err, new RegExp(`widget\\.yaml:${notLine}:\\d+ +KF1100 .*openAPIV3Schema\\.spec\\.a: uses not`));
     assert.equal(snapshot(), before);
   });
 });
