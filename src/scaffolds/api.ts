@@ -123,7 +123,8 @@ export interface CreateApiOptions {
   /**
    * A CRD's YAML file (from-crd.ts): the Kind's group, Kind, plural and scope come from it, and its
    * version's types file (or the external Kind's --external-api-path file) is the CRD's schema as
-   * classes with markers. --version picks the version (default: the CRD's storage version).
+   * classes with markers. Without --version every version of the CRD is imported (the flags name
+   * the storage version; the others get their types file, sample and PROJECT entry too).
    */
   fromCrd?: string;
 }
@@ -704,12 +705,32 @@ export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnv
   const specs: FileSpec<object>[] = [];
   if (valid.doResource) specs.push(...resourceFiles(names, template));
   if (fromCrd) specs.push(...fromCrdFiles(fromCrd, valid, data.licenseHeader, specs));
+  // --from-crd without --version: the CRD's other versions, each checked as create api checks one.
+  const others = (fromCrd?.others ?? []).map((o) => {
+    const v = validateCreateApi(
+      { ...options, version: o.version, controller: false, controllerName: undefined },
+      project,
+      host,
+    );
+    const own = resourceFiles(v.names, template).filter((f) => !specs.some((g) => g.path === f.path));
+    const versionData = apiTemplateData(v, host.read(BOILERPLATE_FILE)?.toString('utf8'));
+    for (const f of own) {
+      f.data = versionData;
+      if (f.path === v.names.typesFile) {
+        f.template = undefined;
+        f.content = `${data.licenseHeader}${o.text}`;
+      }
+    }
+    specs.push(...own);
+    return v;
+  });
   if (valid.doController) specs.push(...(await controllerFiles(valid, data, renderer, template)));
   const tree = new Tree(host);
   const replaced = await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });
 
   const problems: Diagnostic[] = [];
   applyInserters(tree, await apiInserters(valid, renderer), problems);
+  for (const v of others) applyInserters(tree, (await apiInserters(v, renderer)).slice(0, 1), problems);
   await ensureKindStorageVersion(tree, valid, warnings, problems);
   if (deployImage) setManagerImage(tree, names.kind, deployImage, problems);
   addExternalDependency(tree, valid.external, valid.existing, names.kind, warnings);
@@ -720,7 +741,9 @@ export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnv
   // PROJECT: the entry replaces an existing one in place, or is appended.
   const resource = projectEntry(valid);
   const extra = deployImage ? withDeployImageResource(valid.config, resource, deployImage.flags) : valid.config.extra;
-  tree.write(PROJECT_FILE, project.withResource(resource, { extra }));
+  let projectText = project.withResource(resource, { extra });
+  for (const v of others) projectText = ProjectFile.parse(projectText).withResource(projectEntry(v));
+  tree.write(PROJECT_FILE, projectText);
 
   const imageEnv = deployImage ? { name: imageEnvName(names.kind), image: deployImage.image } : undefined;
   return { tree, changes: tree.changes(), resource, warnings, replaced, imageEnv };

@@ -29,6 +29,11 @@ export interface FromCrd<O extends FromCrdFlags = FromCrdFlags> {
   options: O;
   /** The chosen version's types file (no license header). */
   text: string;
+  /**
+   * The CRD's other versions, when --version was not given and the API is adopted (not external):
+   * each gets its types file and PROJECT entry too, so that manifests writes every version back.
+   */
+  others: { version: string; text: string }[];
   /** KF1100 warnings: what the classes carry over only approximately. */
   warnings: string[];
   /** An external Kind: the project file --external-api-path names, which receives the classes. */
@@ -122,7 +127,8 @@ export function fromCrdOptions<O extends FromCrdFlags>(
       );
     if (options.group !== undefined && options.group !== group) mismatch('group', options.group, group);
   }
-  const imported = typesFromCrd(crd, { file, versions: [version!], locate: read.locate });
+  const all = options.version === undefined && !external;
+  const imported = typesFromCrd(crd, { file, versions: all ? undefined : [version!], locate: read.locate });
   const errors = imported.problems.filter((p) => p.severity === 'error');
   if (errors.length) throw new DiagnosticError(errors);
   return {
@@ -135,7 +141,8 @@ export function fromCrdOptions<O extends FromCrdFlags>(
       namespaced,
       ...(external ? { externalApiDomain } : {}),
     },
-    text: imported.versions[0]!.text,
+    text: imported.versions.find((v) => v.version === version)!.text,
+    others: imported.versions.filter((v) => v.version !== version).map((v) => ({ version: v.version, text: v.text })),
     warnings: imported.problems.map((p) => `${p.code} ${p.message} (${p.hint})`),
     externalFile: external ? posix.normalize(options.externalApiPath!).replace(/^\.\//, '') : undefined,
   };

@@ -212,4 +212,61 @@ describe('create api --from-crd on disk', () => {
     assert.match(bad.err, new RegExp(`widget\\.yaml:${notLine}:\\d+ +KF1100 .*openAPIV3Schema\\.spec\\.a: uses not`));
     assert.equal(snapshot(), before);
   });
+
+  it('imports every version of a CRD without --version (PROJECT entries, types, samples), schema-equal; again with --force: no change', async () => {
+    const multi = mkdtempSync(join(tmpdir(), 'fromcrd-multi-'));
+    try {
+      const cli = async (args: string[]) => {
+        let err = '';
+        let out = '';
+        const code = await run(['node', 'kubeforge', ...args], {
+          cwd: multi,
+          color: false,
+          out: (t) => void (out += t),
+          err: (t) => void (err += t),
+        });
+        return { code, err, out };
+      };
+      const init = await cli([
+        'init',
+        '--domain',
+        'kubebuilder.io',
+        '--license',
+        'none',
+        '--skip-install',
+        '--project-name',
+        'multi',
+      ]);
+      assert.equal(init.code, 0, init.err);
+      const file = join(
+        process.env.KUBEFORGE_REPO_ROOT ?? process.cwd(),
+        'test/fixtures/manifests/conformance/testdata.kubebuilder.io_versionedresources/expected.yaml',
+      );
+      const r = await cli(['create', 'api', '--from-crd', file, '--controller=false']);
+      assert.equal(r.code, 0, r.err);
+      assert.match(r.out, /^CREATE src\/api\/v1beta1\/versionedresource_types\.ts/m);
+      const project = YAML.parse(readFileSync(join(multi, 'PROJECT'), 'utf8')) as { resources: Obj[] };
+      assert.deepEqual(
+        project.resources.map((e) => [e.version, e.path]),
+        [
+          ['v1beta2', 'src/api/v1beta2/versionedresource_types.ts'],
+          ['v1beta1', 'src/api/v1beta1/versionedresource_types.ts'],
+        ],
+      );
+      assert.match(
+        readFileSync(join(multi, 'config/samples/kustomization.yaml'), 'utf8'),
+        /testdata_v1beta1_versionedresource\.yaml/,
+      );
+      const input = YAML.parse(readFileSync(file, 'utf8'));
+      const written = YAML.parse(
+        readFileSync(join(multi, 'config/crd/bases/testdata.kubebuilder.io_versionedresources.yaml'), 'utf8'),
+      );
+      assert.deepEqual(written.spec, input.spec);
+      const again = await cli(['create', 'api', '--from-crd', file, '--controller=false', '--force', '--dry-run']);
+      assert.equal(again.code, 0, again.err);
+      assert.doesNotMatch(again.out, /^(CREATE|UPDATE|DELETE) /m);
+    } finally {
+      rmSync(multi, { recursive: true, force: true });
+    }
+  });
 });
