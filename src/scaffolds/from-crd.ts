@@ -324,6 +324,10 @@ interface Decl {
 
 class VersionWriter {
   private readonly decls: Decl[] = [];
+  /** The field segment of each nested class's name (`PrivateKey` for CertificatePrivateKey). */
+  private readonly segments = new Map<string, string>();
+  /** Named types already declared, by their schema (see emit). */
+  private readonly shared = new Map<string, string>();
   private readonly taken = new Set<string>();
   readonly usedMarkers = new Set<string>();
   readonly typeImports = new Set<string>();
@@ -431,6 +435,7 @@ class VersionWriter {
     const anyOf = s.anyOf;
     let needsPreserve = false;
     let objectClass: string | undefined;
+    let reused = false;
     if (intOrString && Array.isArray(anyOf) && isIntOrStringAnyOf(anyOf) && schemaType === undefined) {
       take('anyOf');
       take('x-kubernetes-int-or-string');
@@ -510,8 +515,17 @@ class VersionWriter {
               type = `Record<string, ${v.type}>`;
             }
           } else if (isObj(props) && Object.keys(props).length > 0) {
-            objectClass = this.claim(...nameHint);
-            this.objectClass(objectClass, s, props, path);
+            // One class per distinct object (as a Go API reuses one struct): a field's object is
+            // its properties (the field carries the rest); an item's, its whole schema.
+            const shareKey = `${slot}:${JSON.stringify(sortKeys(slot === 'field' ? { props, required: s.required } : s))}`;
+            objectClass = this.shared.get(shareKey);
+            if (objectClass) reused = true;
+            else {
+              objectClass = this.claim(...nameHint);
+              this.shared.set(shareKey, objectClass);
+              this.segments.set(objectClass, nameHint[0]!.slice(this.kind.length));
+              this.objectClass(objectClass, s, props, path);
+            }
             keys.delete('required');
             type = objectClass;
           } else if (preserve) {
@@ -557,7 +571,8 @@ class VersionWriter {
     // A named slot: markers and a description need a named type.
     if (!markers.length && description === undefined) return { type, decorators: [] };
     if (objectClass) {
-      // The class itself carries them.
+      // The class itself carries them (a reused one has them already).
+      if (reused) return { type, decorators: [] };
       this.decorateClass(
         objectClass,
         description,
@@ -566,7 +581,11 @@ class VersionWriter {
       );
       return { type, decorators: [] };
     }
+    const aliasKey = `alias:${JSON.stringify(sortKeys(s))}`;
+    const known = this.shared.get(aliasKey);
+    if (known) return { type: nullable ? `${known} | null` : known, decorators: [] };
     const alias = this.claim(...nameHint);
+    this.shared.set(aliasKey, alias);
     const base = nullable ? type.replace(/ \| null$/, '') : type;
     this.decls.push({
       name: alias,
@@ -731,7 +750,7 @@ class VersionWriter {
     this.classes.set(name, entry);
     const decl: Decl = { name, text: '' };
     this.decls.push(decl);
-    entry.body = this.fields(s, props, path, name, name.startsWith(this.kind) ? name : `${this.kind}${name}`);
+    entry.body = this.fields(s, props, path, name);
     Object.defineProperty(decl, 'text', {
       get: () => `${entry.head}export class ${name} {\n${entry.body}}\n`,
     });
@@ -743,7 +762,7 @@ class VersionWriter {
   }
 
   /** The fields of an object schema, as class members. */
-  fields(s: Obj, props: Obj, path: string, owner: string, stem: string): string {
+  fields(s: Obj, props: Obj, path: string, owner: string): string {
     const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
     for (const r of required) {
       if (path === 'openAPIV3Schema' && (r === 'apiVersion' || r === 'kind' || r === 'metadata'))
@@ -761,8 +780,11 @@ class VersionWriter {
       const fpath = `${path}.${key}`;
       if (key === 'constructor' || key === '__proto__')
         this.fail(fpath, `a class cannot declare a field named ${key}`, 'kubeforge cannot import this field');
-      const base = stem.replace(/(Spec|Status)$/, '') === stem ? stem : stem.replace(/(Spec|Status)$/, '');
-      const hints = [`${base}${pascal(key)}`, `${owner}${pascal(key)}`];
+      // As a Go author names a nested struct: the Kind and the field (CertificatePrivateKey); where
+      // that name is taken, the Kind, the parent's field and the field (IssuerLabelSelectorMatchExpression);
+      // then the parent's name and the field.
+      const seg = pascal(key);
+      const hints = [`${this.kind}${seg}`, `${this.kind}${this.segments.get(owner) ?? ''}${seg}`, `${owner}${seg}`];
       const e = this.emit(child, fpath, 'field', hints);
       const description = isObj(child) && typeof child.description === 'string' ? child.description : undefined;
       const opt = required.has(key) ? '!' : '?';
@@ -970,7 +992,7 @@ function kindBody(w: VersionWriter, schema: Obj, kind: string): { doc: string; m
   if (schema.type !== 'object') w.fail('openAPIV3Schema', 'is not of type object', 'a Kind is an object');
   const kw = w.keywords(schema, keys, 'openAPIV3Schema', 'field', { type: kind, isClass: true, needsPreserve: false });
   const markers = kw.markers.map((m) => w.marker(m.name, m.args));
-  const fields = w.fields(schema, props, 'openAPIV3Schema', kind, kind);
+  const fields = w.fields(schema, props, 'openAPIV3Schema', kind);
   const doc = w.doc(typeof schema.description === 'string' ? schema.description : undefined, 'openAPIV3Schema', '');
   return { doc, markers, fields };
 }

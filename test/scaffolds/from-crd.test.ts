@@ -60,6 +60,30 @@ describe('from-crd: schema to classes', () => {
     assert.match(text, /export class WidgetSolver \{/);
   });
 
+  it('declares one class per distinct object; a name taken goes to the parent field and the field', () => {
+    const ref = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
+    const crd = crdOf({
+      type: 'object',
+      properties: {
+        secretRef: { ...ref, description: 'the secret.' },
+        tokenRef: { ...ref, description: 'the token.' },
+        foo: { type: 'object', properties: { a: { type: 'string' } } },
+      },
+    });
+    const versions = (crd.spec as { versions: Obj[] }).versions;
+    (versions[0]!.schema as { openAPIV3Schema: { properties: Obj } }).openAPIV3Schema.properties.status = {
+      type: 'object',
+      properties: { foo: { type: 'object', properties: { b: { type: 'integer' } } } },
+    };
+    const text = typesFromCrd(crd, { file: 'w.yaml' }).versions[0]!.text;
+    assert.match(text, /the secret\.\n {3}\*\/\n {2}secretRef\?: WidgetSecretRef;/);
+    assert.match(text, /the token\.\n {3}\*\/\n {2}tokenRef\?: WidgetSecretRef;/);
+    assert.equal(text.match(/^export class WidgetSecretRef /gm)?.length, 1);
+    assert.match(text, /^export class WidgetFoo \{\n {2}a\?: string;/m);
+    assert.match(text, /^export class WidgetStatusFoo \{\n {2}b\?: int;/m);
+    assert.equal(typesFromCrd(crd, { file: 'w.yaml' }).versions[0]!.text, text, 'deterministic');
+  });
+
   it('puts markers on fields, and on a named type where items need them', () => {
     const r = typesFromCrd(
       crdOf({
