@@ -215,6 +215,44 @@ describe('create api --from-crd on disk', () => {
     );
   });
 
+  it('an external Kind: the classes go to --external-api-path, beside a groupversion.ts that skips its CRD', async () => {
+    const other = join(dir, '..', `${dir.split('/').pop()}-gadget.yaml`);
+    const crd = crdOf({ type: 'object', properties: { color: { type: 'string' } } });
+    (crd.spec as Obj).group = 'gadgets.acme.io';
+    (crd.spec as Obj).names = { kind: 'Gadget', listKind: 'GadgetList', plural: 'gadgets', singular: 'gadget' };
+    writeFileSync(other, YAML.stringify(crd));
+    try {
+      const r = await kubeforge([
+        'create',
+        'api',
+        '--from-crd',
+        other,
+        '--resource=false',
+        '--external-api-path',
+        'src/external/acme/v1.ts',
+      ]);
+      assert.equal(r.code, 0, r.err);
+      assert.match(readFileSync(join(dir, 'src/external/acme/v1.ts'), 'utf8'), /export class Gadget \{/);
+      assert.match(
+        readFileSync(join(dir, 'src/external/acme/groupversion.ts'), 'utf8'),
+        /group: 'gadgets\.acme\.io', version: 'v1', skip: true/,
+      );
+      assert.match(
+        readFileSync(join(dir, 'src/controller/gadget_controller.ts'), 'utf8'),
+        /import type \{ Gadget as GadgetObject \} from '\.\.\/external\/acme\/v1\.js';/,
+      );
+      const project = YAML.parse(readFileSync(join(dir, 'PROJECT'), 'utf8')) as { resources: Obj[] };
+      const entry = project.resources.find((e) => e.kind === 'Gadget')!;
+      assert.deepEqual(
+        [entry.external, entry.group, entry.domain, entry.path],
+        [true, 'gadgets', 'acme.io', 'src/external/acme/v1.ts'],
+      );
+      assert.deepEqual(readdirSync(join(dir, 'config/crd/bases')), ['shop.example.com_widgets.yaml']);
+    } finally {
+      rmSync(other, { force: true });
+    }
+  });
+
   it('refuses a contradicting flag, a CRD of another domain and an unimportable schema; the disk stays as it was', async () => {
     const before = snapshot();
     const contradicting = await kubeforge(['create', 'api', '--from-crd', crdFile, '--kind', 'Gadget']);
