@@ -20,6 +20,8 @@ export interface FromCrdFlags {
   plural?: string;
   namespaced?: boolean;
   resource?: boolean;
+  controller?: boolean;
+  plugins?: string[];
   externalApiPath?: string;
   externalApiDomain?: string;
 }
@@ -128,12 +130,25 @@ export function fromCrdOptions<O extends FromCrdFlags>(
     if (options.group !== undefined && options.group !== group) mismatch('group', options.group, group);
   }
   const all = options.version === undefined && !external;
+  if (options.plugins?.length)
+    fail(
+      `--from-crd and --plugins ${options.plugins.join(',')}: the types come from the CRD, and the plugin writes types of its own`,
+      'drop --plugins (or --from-crd)',
+    );
   const imported = typesFromCrd(crd, { file, versions: all ? undefined : [version!], locate: read.locate });
   const errors = imported.problems.filter((p) => p.severity === 'error');
   if (errors.length) throw new DiagnosticError(errors);
+  // The scaffolded controller and its tests are written for the types create api writes (a spec
+  // with foo, status.conditions of V1Condition): an imported Kind gets one only when asked.
+  const warnings: string[] = [];
+  if (!external && options.controller === true)
+    warnings.push(
+      `${kind}'s controller and its tests are create api's scaffold, written for the types create api writes: adapt the reconcile's status update (status.conditions) and the tests' sample spec (spec.foo) to the imported types`,
+    );
   return {
     options: {
       ...options,
+      controller: options.controller ?? (external ? undefined : false),
       group,
       version,
       kind,
@@ -143,7 +158,7 @@ export function fromCrdOptions<O extends FromCrdFlags>(
     },
     text: imported.versions.find((v) => v.version === version)!.text,
     others: imported.versions.filter((v) => v.version !== version).map((v) => ({ version: v.version, text: v.text })),
-    warnings: imported.problems.map((p) => `${p.code} ${p.message} (${p.hint})`),
+    warnings: [...imported.problems.map((p) => `${p.code} ${p.message} (${p.hint})`), ...warnings],
     externalFile: external ? posix.normalize(options.externalApiPath!).replace(/^\.\//, '') : undefined,
   };
 }

@@ -2,7 +2,7 @@
 // refusals), and the command on disk: adopting an API, an external Kind, and refusals that leave
 // the disk as it was. The round trip over real CRDs is from-crd-roundtrip.test.ts.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -199,8 +199,10 @@ describe('create api --from-crd on disk', () => {
     );
     (crd.spec as Obj).names = { ...((crd.spec as Obj).names as Obj), shortNames: ['wd'] };
     writeFileSync(crdFile, YAML.stringify(crd));
-    const r = await kubeforge(['create', 'api', '--from-crd', crdFile, '--controller=false']);
+    // No controller unless asked: create api's controller is written for the types create api writes.
+    const r = await kubeforge(['create', 'api', '--from-crd', crdFile]);
     assert.equal(r.code, 0, r.err);
+    assert.equal(existsSync(join(dir, 'src/controller/widget_controller.ts')), false);
     assert.match(
       readFileSync(join(dir, 'src/api/v1/widget_types.ts'), 'utf8'),
       /@Resource\(\{ shortName: \['wd'\] \}\)/,
@@ -272,6 +274,9 @@ describe('create api --from-crd on disk', () => {
     const lines = readFileSync(crdFile, 'utf8').split('\n');
     const notLine = lines.findIndex((l) => /^\s+not:$/.test(l)) + 2; // its value's first line, 1-based
     assert.match(bad.err, new RegExp(`widget\\.yaml:${notLine}:\\d+ +KF1100 .*openAPIV3Schema\\.spec\\.a: uses not`));
+    const plugin = await kubeforge(['create', 'api', '--from-crd', crdFile, '--plugins', 'deploy-image/v1-alpha']);
+    assert.equal(plugin.code, 1);
+    assert.match(plugin.err, /KF1100 .*the types come from the CRD/);
     assert.equal(snapshot(), before);
   });
 

@@ -107,7 +107,7 @@ export const CREATE_API_FLAGS = {
     type: 'string',
     value: '<file>',
     description:
-      "a CRD's YAML file (cert-manager's Certificate, a Crossplane provider's Kind): its schema becomes the types (classes with markers) from which kubeforge manifests writes it back; group, Kind, plural and scope come from it, and each of its versions gets a types file (--version: that one only); with --resource=false the classes go to --external-api-path",
+      "a CRD's YAML file (cert-manager's Certificate, a Crossplane provider's Kind): its schema becomes the types (classes with markers) from which kubeforge manifests writes it back; group, Kind, plural and scope come from it, and each of its versions gets a types file (--version: that one only); no controller unless --controller; with --resource=false the classes go to --external-api-path",
   },
   plugins: {
     type: 'list',
