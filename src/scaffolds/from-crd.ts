@@ -532,8 +532,7 @@ class VersionWriter {
             type = 'object';
             needsPreserve = true;
           } else {
-            type = 'EmptyObject';
-            this.emptyObject();
+            type = this.emptyObject();
             keys.delete('required');
           }
           break;
@@ -731,15 +730,18 @@ class VersionWriter {
     return { markers, type };
   }
 
-  private emptyDeclared = false;
-  private emptyObject(): void {
-    if (this.emptyDeclared) return;
-    this.emptyDeclared = true;
-    this.taken.add('EmptyObject');
+  private emptyName: string | undefined;
+  /** The class of objects without fields (`type: object` alone), declared once per file. */
+  private emptyObject(): string {
+    if (this.emptyName) return this.emptyName;
+    const name = this.claim('EmptyObject', `${this.kind}EmptyObject`);
+    this.emptyName = name;
     this.decls.push({
-      name: 'EmptyObject',
-      text: '/** An object without fields of its own (`type: object`). */\nexport type EmptyObject = {};\n',
+      name,
+      // A line comment, not JSDoc: a type's JSDoc would describe every field of this type without a description.
+      text: `// An object without fields of its own (\`type: object\`).\nexport class ${name} {}\n`,
     });
+    return name;
   }
 
   private readonly classes = new Map<string, { head: string; body: string }>();

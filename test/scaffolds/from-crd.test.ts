@@ -97,6 +97,7 @@ describe('from-crd: schema to classes', () => {
           labels: { type: 'object', additionalProperties: { type: 'string' } },
           raw: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
           note: { type: 'string', nullable: true },
+          empty: { type: 'object' },
         },
         'x-kubernetes-validations': [{ rule: 'self.size > 0', message: 'positive' }],
       }),
@@ -115,6 +116,12 @@ describe('from-crd: schema to classes', () => {
     assert.match(text, /labels\?: Record<string, string>;/);
     assert.match(text, /@PreserveUnknownFields\(\)\n {2}raw\?: object;/);
     assert.match(text, /note\?: string \| null;/);
+    // An object without fields: one class, no JSDoc (which would describe the field).
+    assert.match(text, /\{\n {2}empty\?: EmptyObject;/);
+    assert.match(
+      text,
+      /^\/\/ An object without fields of its own \(`type: object`\)\.\nexport class EmptyObject \{\}/m,
+    );
     assert.match(text, /@XValidation\(\{ rule: 'self.size > 0', message: 'positive' \}\)\n {2}spec\?: WidgetSpec;/);
   });
 
