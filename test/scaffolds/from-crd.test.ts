@@ -2,11 +2,21 @@
 // refusals), and the command on disk: adopting an API, an external Kind, and refusals that leave
 // the disk as it was. The round trip over real CRDs is from-crd-roundtrip.test.ts.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import YAML from 'yaml';
+import { analyzeProject } from '../manifests/analyze-helper.js';
 import { run } from '../../src/cli/index.js';
 import { pascal, readCrdText, singular, typesFromCrd } from '../../src/scaffolds/from-crd.js';
 
@@ -153,6 +163,107 @@ describe('from-crd: schema to classes', () => {
     assert.match(readCrdText('kind: ConfigMap\n', 'cm.yaml').problems[0]!.message, /holds no CustomResourceDefinition/);
     const v1beta1 = YAML.stringify({ ...crdOf({}), apiVersion: 'apiextensions.k8s.io/v1beta1' });
     assert.match(readCrdText(v1beta1, 'old.yaml').problems[0]!.message, /kubeforge imports apiextensions.k8s.io\/v1/);
+  });
+});
+
+describe('from-crd: round trip of the constructs the real corpus rarely uses', () => {
+  it('each comes back schema-equal through the analysis and the CRD generator', async () => {
+    const str = { type: 'string' };
+    const spec = {
+      type: 'object',
+      description: 'WidgetSpec is the desired state.',
+      required: ['count'],
+      properties: {
+        count: {
+          type: 'integer',
+          maximum: 10,
+          exclusiveMaximum: true,
+          minimum: 0,
+          exclusiveMinimum: true,
+          multipleOf: 2,
+        },
+        ratio: { type: 'number', format: 'double', title: 'Ratio', example: 0.5 },
+        plain: { type: 'integer', description: 'an integer without a format.' },
+        grid: {
+          type: 'array',
+          items: { type: 'array', items: { ...str, maxLength: 3 }, maxItems: 4 },
+          description: 'a list of lists.',
+        },
+        rules: {
+          type: 'array',
+          items: { ...str, 'x-kubernetes-validations': [{ rule: 'self != "x"', message: 'not x' }] },
+        },
+        selector: {
+          type: 'object',
+          additionalProperties: { ...str, pattern: '^[a-z]+$', description: 'a value.' },
+          'x-kubernetes-map-type': 'atomic',
+        },
+        port: { 'x-kubernetes-int-or-string': true, description: 'int or string, no anyOf.' },
+        maybe: { type: 'array', items: { ...str, nullable: true } },
+        ports: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: str, port: { type: 'integer', format: 'int32' } },
+          },
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+        },
+        template: {
+          type: 'object',
+          'x-kubernetes-embedded-resource': true,
+          'x-kubernetes-preserve-unknown-fields': true,
+        },
+        options: { type: 'object', properties: { a: str }, default: { a: 'b' }, 'x-kubernetes-map-type': 'atomic' },
+        docs: { ...str, externalDocs: { url: 'https://example.com', description: 'more' } },
+        free: { 'x-kubernetes-preserve-unknown-fields': true },
+      },
+    };
+    const crd = crdOf(spec, {
+      subresources: { status: {}, scale: { specReplicasPath: '.spec.count', statusReplicasPath: '.status.count' } },
+      additionalPrinterColumns: [{ name: 'Count', type: 'integer', jsonPath: '.spec.count', priority: 1 }],
+    });
+    const schema = ((crd.spec as { versions: Obj[] }).versions[0]!.schema as { openAPIV3Schema: Obj }).openAPIV3Schema;
+    schema.description = 'Widget is a test of rare constructs.';
+    schema.properties = {
+      apiVersion: {
+        description:
+          'APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        type: 'string',
+      },
+      kind: {
+        description:
+          'Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        type: 'string',
+      },
+      metadata: { type: 'object' },
+      spec,
+      status: { type: 'object', properties: { count: { type: 'integer', format: 'int32' } } },
+    };
+    (crd.spec as Obj).names = { ...((crd.spec as Obj).names as Obj), categories: ['all'], shortNames: ['wd'] };
+    const imported = typesFromCrd(crd, { file: 'w.yaml' });
+    assert.deepEqual(imported.problems, []);
+    const work = mkdtempSync(join(tmpdir(), 'fromcrd-rare-'));
+    try {
+      const dir = join(work, 'src/api/v1');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(
+        join(dir, 'groupversion.ts'),
+        "import { defineGroupVersion } from 'kubeforge/markers';\n\nexport const groupVersion = defineGroupVersion({ group: 'shop.example.com', version: 'v1' });\n",
+      );
+      writeFileSync(join(dir, 'widget_types.ts'), imported.versions[0]!.text);
+      const result = await analyzeProject({ projectDir: work, generatorVersion: 'v0.0.0-test' });
+      assert.deepEqual(
+        result.diagnostics.filter((d) => d.severity === 'error'),
+        [],
+      );
+      const out = result.crds[0] as Obj;
+      assert.deepEqual((out.spec as Obj).versions, (crd.spec as Obj).versions);
+      assert.deepEqual((out.spec as Obj).names, { ...((crd.spec as Obj).names as Obj) });
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });
 
