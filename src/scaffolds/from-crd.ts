@@ -143,6 +143,7 @@ const MARKER_NAMES = [
   'Pattern',
   'PreserveUnknownFields',
   'PrintColumn',
+  'Required',
   'Resource',
   'Root',
   'Schemaless',
@@ -767,14 +768,8 @@ class VersionWriter {
   fields(s: Obj, props: Obj, path: string, owner: string): string {
     const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
     for (const r of required) {
-      if (path === 'openAPIV3Schema' && (r === 'apiVersion' || r === 'kind' || r === 'metadata'))
-        this.warn(
-          path,
-          `lists "${r}" as required: kubeforge (as controller-gen) writes ${r} as optional`,
-          `the API server sets ${r === 'metadata' ? 'metadata' : r} on every object in any case`,
-        );
-      else if (!(r in props))
-        this.fail(path, `lists "${r}" as required, which is not one of its properties`, 'fix the CRD');
+      if (path === 'openAPIV3Schema' && (r === 'apiVersion' || r === 'kind' || r === 'metadata')) continue;
+      if (!(r in props)) this.fail(path, `lists "${r}" as required, which is not one of its properties`, 'fix the CRD');
     }
     const out: string[] = [];
     for (const key of Object.keys(props).sort()) {
@@ -929,17 +924,20 @@ export function typesFromCrd(crd: Obj, options: FromCrdOptions): CrdImport {
     const body = schema
       ? kindBody(w, schema, kind)
       : (w.fail('openAPIV3Schema', 'is missing', 'give the version a schema'), { doc: '', markers: [], fields: '' });
+    // A Kind that requires apiVersion, kind or metadata (cert-manager's Challenge requires metadata).
+    const rootRequired = schema && Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
+    const req = (f: string) => (rootRequired.includes(f) ? `  ${w.marker('Required')}\n` : '');
     const statics = [
       `  /** The handle kubeforge/runtime addresses this Kind by: \`client.get(${kind}, ...)\`, \`for(${kind})\`. */`,
       `  static readonly gvk = { group: ${quote(group)}, version: ${quote(version)}, kind: ${quote(kind)} } as const;`,
       `  static readonly plural = ${quote(plural)};`,
       `  static readonly namespaced = ${namespaced};`,
       '',
-      `  apiVersion?: string = ${quote(group ? `${group}/${version}` : version)};`,
-      `  kind?: string = ${quote(kind)};`,
+      `${req('apiVersion')}  apiVersion?: string = ${quote(group ? `${group}/${version}` : version)};`,
+      `${req('kind')}  kind?: string = ${quote(kind)};`,
       '',
       '  /** metadata is a standard object metadata */',
-      '  metadata?: V1ObjectMeta;',
+      `${req('metadata')}  metadata?: V1ObjectMeta;`,
     ].join('\n');
     const kindClass = `${body.doc}${[...kindMarkers, ...body.markers].map((d) => `${d}\n`).join('')}export class ${kind} {\n${statics}\n${body.fields ? `\n${body.fields}` : ''}}\n`;
     const markerImports = [...w.usedMarkers].sort().map((n) => (n === kind ? `${n} as ${n}Marker` : n));

@@ -101,12 +101,7 @@ function firstDifference(a: unknown, b: unknown, path = ''): string | undefined 
  */
 const BLANK_LINES =
   'the description of parentRef namespace/port (and parentRefs, backendRefs, the session cookie) has two blank lines in a row, where gateway-api strips its experimental notes; a JSDoc comment keeps one paragraph break';
-const METADATA_REQUIRED =
-  'the Kind lists metadata as required; kubeforge, as controller-gen, writes metadata as optional {type: object} and nothing requires it';
 const EXCEPTIONS: Record<string, string> = {
-  'cert-manager/acme.cert-manager.io_challenges.yaml': METADATA_REQUIRED,
-  'cert-manager/acme.cert-manager.io_orders.yaml': METADATA_REQUIRED,
-  'cluster-api/cluster.x-k8s.io_machinedrainrules.yaml': METADATA_REQUIRED,
   'gateway-api/gateway.networking.k8s.io_gateways.yaml':
     'refused: spec.addresses[*] and status.addresses[*] use oneOf (two schemas for the value by its type), which no marker writes',
   'gateway-api/gateway.networking.k8s.io_backendtlspolicies.yaml': BLANK_LINES,

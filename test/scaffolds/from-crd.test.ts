@@ -226,6 +226,7 @@ describe('from-crd: round trip of the constructs the real corpus rarely uses', (
     });
     const schema = ((crd.spec as { versions: Obj[] }).versions[0]!.schema as { openAPIV3Schema: Obj }).openAPIV3Schema;
     schema.description = 'Widget is a test of rare constructs.';
+    schema.required = ['metadata', 'spec']; // metadata required: @Required() on the Kind's metadata
     schema.properties = {
       apiVersion: {
         description:
@@ -253,6 +254,7 @@ describe('from-crd: round trip of the constructs the real corpus rarely uses', (
         "import { defineGroupVersion } from 'kubeforge/markers';\n\nexport const groupVersion = defineGroupVersion({ group: 'shop.example.com', version: 'v1' });\n",
       );
       writeFileSync(join(dir, 'widget_types.ts'), imported.versions[0]!.text);
+      assert.match(imported.versions[0]!.text, /@Required\(\)\n {2}metadata\?: V1ObjectMeta;/);
       const result = await analyzeProject({ projectDir: work, generatorVersion: 'v0.0.0-test' });
       assert.deepEqual(
         result.diagnostics.filter((d) => d.severity === 'error'),
