@@ -581,6 +581,13 @@ class VersionWriter {
       );
       return { type, decorators: [] };
     }
+    for (const m of markers)
+      if (m.tag.includes('*/'))
+        this.fail(
+          path,
+          `its ${m.name} holds "*/", which would end the JSDoc comment of the type alias that carries it`,
+          'kubeforge writes the markers of an array item or map value that is not an object as JSDoc tags: change the value in the CRD (e.g. [*]/ for */ in a pattern)',
+        );
     const aliasKey = `alias:${JSON.stringify(sortKeys(s))}`;
     const known = this.shared.get(aliasKey);
     if (known) return { type: nullable ? `${known} | null` : known, decorators: [] };
