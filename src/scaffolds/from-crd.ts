@@ -308,7 +308,7 @@ function docLines(description: string): { lines: string[]; why?: string } {
   return { lines, why };
 }
 
-/** The schema keys an object-kind schema's children are under. */
+/** Where a schema sits: a field of an object, or a named slot (an array's items, a map's values). */
 type Slot = 'field' | 'named';
 
 interface Emitted {
@@ -796,7 +796,6 @@ class VersionWriter {
         `${out.length ? '\n' : ''}${this.doc(description, fpath, '  ')}${e.decorators.map((d) => `  ${d}\n`).join('')}  ${propertyName(key)}${opt}: ${e.type};\n`,
       );
     }
-    void owner;
     return out.join('');
   }
 
@@ -984,10 +983,12 @@ function kindBody(w: VersionWriter, schema: Obj, kind: string): { doc: string; m
   ];
   for (const [name, expected] of checks) {
     const got = props[name];
-    if (got !== undefined && !same(sortKeys(got), sortKeys(expected)))
+    if (!same(sortKeys(got), sortKeys(expected)))
       w.warn(
-        `openAPIV3Schema.properties.${name}`,
-        `differs from the schema kubeforge writes for ${name} (${JSON.stringify(expected)})`,
+        `openAPIV3Schema.${name}`,
+        got === undefined
+          ? `is not declared, and kubeforge writes it (${JSON.stringify(expected)})`
+          : `differs from the schema kubeforge writes for ${name} (${JSON.stringify(expected)})`,
         `kubeforge writes ${name} as controller-gen does for Kubernetes' ${name === 'metadata' ? 'ObjectMeta' : 'TypeMeta'}`,
       );
     delete props[name];

@@ -22,6 +22,21 @@ import { pascal, readCrdText, singular, typesFromCrd } from '../../src/scaffolds
 
 type Obj = Record<string, unknown>;
 
+/** apiVersion, kind and metadata as kubeforge (and controller-gen) describe them. */
+const TYPE_META = {
+  apiVersion: {
+    description:
+      'APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+    type: 'string',
+  },
+  kind: {
+    description:
+      'Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+    type: 'string',
+  },
+  metadata: { type: 'object' },
+};
+
 function crdOf(schema: Obj, extra: Obj = {}): Obj {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
@@ -36,7 +51,7 @@ function crdOf(schema: Obj, extra: Obj = {}): Obj {
           name: 'v1',
           served: true,
           storage: true,
-          schema: { openAPIV3Schema: { type: 'object', properties: { spec: schema } } },
+          schema: { openAPIV3Schema: { type: 'object', properties: { ...TYPE_META, spec: schema } } },
           ...extra,
         },
       ],
@@ -156,6 +171,19 @@ describe('from-crd: schema to classes', () => {
     ]);
     const warnings = r.problems.filter((p) => p.severity === 'warning').map((p) => p.message);
     assert.match(warnings.join('\n'), /openAPIV3Schema\.spec\.note: .*two blank lines in a row/);
+    // apiVersion, kind and metadata are kubeforge's to write: a CRD that says otherwise is told.
+    const bare = crdOf({ type: 'object' });
+    const root = ((bare.spec as { versions: Obj[] }).versions[0]!.schema as { openAPIV3Schema: { properties: Obj } })
+      .openAPIV3Schema;
+    delete root.properties.apiVersion;
+    root.properties.metadata = { type: 'object', properties: { name: { type: 'string', maxLength: 63 } } };
+    assert.deepEqual(
+      typesFromCrd(bare, { file: 'w.yaml' }).problems.map((p) => `${p.severity} ${p.message.split(' (')[0]}`),
+      [
+        'warning Widget v1: openAPIV3Schema.apiVersion: is not declared, and kubeforge writes it',
+        'warning Widget v1: openAPIV3Schema.metadata: differs from the schema kubeforge writes for metadata',
+      ],
+    );
   });
 
   it('reads one CRD of a file, or the one --kind names; refuses other files', () => {
@@ -230,17 +258,7 @@ describe('from-crd: round trip of the constructs the real corpus rarely uses', (
     schema.description = 'Widget is a test of rare constructs.';
     schema.required = ['metadata', 'spec']; // metadata required: @Required() on the Kind's metadata
     schema.properties = {
-      apiVersion: {
-        description:
-          'APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
-        type: 'string',
-      },
-      kind: {
-        description:
-          'Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
-        type: 'string',
-      },
-      metadata: { type: 'object' },
+      ...TYPE_META,
       spec,
       status: { type: 'object', properties: { count: { type: 'integer', format: 'int32' } } },
     };
