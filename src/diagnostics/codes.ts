@@ -129,6 +129,10 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
     'KF1097',
     "`manifests --k8s-version` (or the one package.json's manifests script records): not a Kubernetes minor kubeforge has the types of.",
   ),
+  c(
+    'KF1100',
+    '`create api --from-crd`: the file holds no CRD of apiextensions.k8s.io/v1 (or several, without `--kind`), contradicts `--group` / `--version` / `--kind`, or its schema uses what no marker writes (error); or a part is carried over only approximately, such as a description a JSDoc comment cannot hold verbatim (warning).',
+  ),
   c('KF1101', 'A planned file cannot be written (permissions, a file in the way); nothing was written.'),
   c('KF1102', 'Writing failed part way; what was written is rolled back.'),
   c('KF1103', 'A scaffolded file exists and differs (pass `--force` to overwrite it).'),

@@ -70,6 +70,7 @@ import {
 } from './resource-names.js';
 import { mainControllerInsertions, RBAC_KUSTOMIZATION, roleInsertions, uncommentCrd } from './api-wiring.js';
 import { ensureStorageVersion } from './storage-version.js';
+import { type FromCrd, fromCrdOptions } from './from-crd-options.js';
 
 export interface CreateApiOptions {
   group?: string;
@@ -119,6 +120,13 @@ export interface CreateApiOptions {
   externalApiDomain?: string;
   /** The npm package (`name[@version]`) the external type comes from: added to package.json's dependencies. */
   externalApiModule?: string;
+  /**
+   * A CRD's YAML file (from-crd.ts): the Kind's group, Kind, plural and scope come from it, and its
+   * version's types file (or the external Kind's --external-api-path file) is the CRD's schema as
+   * classes with markers. Without --version every version of the CRD is imported (the flags name
+   * the storage version; the others get their types file, sample and PROJECT entry too).
+   */
+  fromCrd?: string;
 }
 
 export { defaultManifestsStep, type ManifestsStep } from './manifests-step.js';
@@ -681,7 +689,9 @@ export interface CreateApiPlan {
 export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnvironment): Promise<CreateApiPlan> {
   const host = env.host ?? new DiskHost(env.cwd);
   const project = ProjectFile.read(host, env.cwd);
-  const valid = validateCreateApi(options, project, host);
+  const fromCrd = options.fromCrd === undefined ? undefined : fromCrdOptions(options, project.config, env.cwd, host);
+  if (fromCrd) options = fromCrd.options;
+  const valid = validateCreateApi(options, project, fromCrd ? withPlannedFile(host, fromCrd) : host);
   const { names, deployImage } = valid;
   const warnings: string[] = [];
   const renderer = new TemplateRenderer(new DiskHost(join(env.kubeforgeDir ?? packageRoot(), 'templates')));
@@ -694,22 +704,46 @@ export async function planCreateApi(options: CreateApiOptions, env: CreateApiEnv
   const template = apiTemplatePath(valid);
   const specs: FileSpec<object>[] = [];
   if (valid.doResource) specs.push(...resourceFiles(names, template));
+  if (fromCrd) specs.push(...fromCrdFiles(fromCrd, valid, data.licenseHeader, specs));
+  // --from-crd without --version: the CRD's other versions, each checked as create api checks one.
+  const others = (fromCrd?.others ?? []).map((o) => {
+    const v = validateCreateApi(
+      { ...options, version: o.version, controller: false, controllerName: undefined },
+      project,
+      host,
+    );
+    const own = resourceFiles(v.names, template).filter((f) => !specs.some((g) => g.path === f.path));
+    const versionData = apiTemplateData(v, host.read(BOILERPLATE_FILE)?.toString('utf8'));
+    for (const f of own) {
+      f.data = versionData;
+      if (f.path === v.names.typesFile) {
+        f.template = undefined;
+        f.content = `${data.licenseHeader}${o.text}`;
+      }
+    }
+    specs.push(...own);
+    return v;
+  });
   if (valid.doController) specs.push(...(await controllerFiles(valid, data, renderer, template)));
   const tree = new Tree(host);
   const replaced = await applySpecs(tree, specs, renderer, { force: options.force, data, tool: 'kubeforge' });
 
   const problems: Diagnostic[] = [];
   applyInserters(tree, await apiInserters(valid, renderer), problems);
+  for (const v of others) applyInserters(tree, (await apiInserters(v, renderer)).slice(0, 1), problems);
   await ensureKindStorageVersion(tree, valid, warnings, problems);
   if (deployImage) setManagerImage(tree, names.kind, deployImage, problems);
   addExternalDependency(tree, valid.external, valid.existing, names.kind, warnings);
   if (problems.length) throw new DiagnosticError(problems);
   if (valid.doResource) switchOnCrds(tree, warnings);
+  if (fromCrd) warnings.push(...fromCrd.warnings);
 
   // PROJECT: the entry replaces an existing one in place, or is appended.
   const resource = projectEntry(valid);
   const extra = deployImage ? withDeployImageResource(valid.config, resource, deployImage.flags) : valid.config.extra;
-  tree.write(PROJECT_FILE, project.withResource(resource, { extra }));
+  let projectText = project.withResource(resource, { extra });
+  for (const v of others) projectText = ProjectFile.parse(projectText).withResource(projectEntry(v));
+  tree.write(PROJECT_FILE, projectText);
 
   const imageEnv = deployImage ? { name: imageEnvName(names.kind), image: deployImage.image } : undefined;
   return { tree, changes: tree.changes(), resource, warnings, replaced, imageEnv };
@@ -953,6 +987,48 @@ function switchOnCrds(tree: Tree, warnings: string[]): void {
       `${path}: no "#- ../crd" line to switch on; add "- ../crd" to its resources so that config/default installs the CRDs`,
     );
   else if (updated !== text) tree.write(path, updated);
+}
+
+/** The host as --external-api-path's check sees it: the file --from-crd writes counts as there. */
+function withPlannedFile(host: Host, fromCrd: FromCrd): Host {
+  const planned = fromCrd.externalFile;
+  if (planned === undefined) return host;
+  return new Proxy(host, {
+    get: (h, k) =>
+      k === 'kind'
+        ? (path: string) => (posix.normalize(path) === planned ? 'file' : h.kind(path))
+        : (h as unknown as Record<string | symbol, unknown>)[k as string],
+  });
+}
+
+/**
+ * --from-crd's files: the types file replaced by the CRD's classes; for an external Kind, its
+ * --external-api-path file and, beside it, a groupversion.ts with `skip: true` (kubeforge
+ * manifests writes no CRD of a Kind another project owns).
+ */
+function fromCrdFiles(
+  fromCrd: FromCrd,
+  valid: ValidApi,
+  licenseHeader: string,
+  specs: FileSpec<object>[],
+): FileSpec<object>[] {
+  const text = `${licenseHeader}${fromCrd.text}`;
+  const types = specs.find((s) => s.path === valid.names.typesFile);
+  if (types) {
+    types.template = undefined;
+    types.content = text;
+    return [];
+  }
+  if (fromCrd.externalFile === undefined) return [];
+  const dir = posix.dirname(fromCrd.externalFile);
+  return [
+    { path: fromCrd.externalFile, policy: 'scaffolded', content: text },
+    {
+      path: `${dir}/groupversion.ts`,
+      policy: 'kept',
+      content: `${licenseHeader}/**\n * ${valid.names.qualifiedGroup}/${valid.names.version}, a group-version another project owns (imported with\n * \`kubeforge create api --from-crd\`): \`skip\` keeps kubeforge manifests from writing its CRD.\n */\nimport { defineGroupVersion } from 'kubeforge/markers';\n\nexport const groupVersion = defineGroupVersion({ group: '${valid.names.qualifiedGroup}', version: '${valid.names.version}', skip: true });\n`,
+    },
+  ];
 }
 
 /**

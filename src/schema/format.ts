@@ -281,7 +281,12 @@ export class SchemaFormatter {
     const required: string[] = [];
     for (const p of props) {
       if (p.name === 'apiVersion' || p.name === 'kind') this.checkTypeMetaField(p, named?.name);
-      if (ROOT_FIELDS.has(p.name)) continue;
+      if (ROOT_FIELDS.has(p.name)) {
+        // Their schemas are Kubernetes' own; only an explicit @Required() makes one required, as
+        // controller-gen's +kubebuilder:validation:Required does (cert-manager's Challenge and Order).
+        if (p.markers.some((m) => m.name === 'Required')) required.push(p.name);
+        continue;
+      }
       properties[p.name] = this.formatProperty(p);
       if ([...(p.shadowed ?? []), p].some((q) => this.isRequired(q))) required.push(p.name);
     }

@@ -103,6 +103,12 @@ export const CREATE_API_FLAGS = {
       "(alpha, as in Kubebuilder) server-side apply: the controller writes the status it owns with client.status().apply as its field manager, merged by the API server; PROJECT records api.ssa. TypeScript needs no generated apply configurations (ApplyConfiguration<T> is the Kind's type made partial)",
   },
   ...EXTERNAL_API_FLAGS,
+  fromCrd: {
+    type: 'string',
+    value: '<file>',
+    description:
+      "a CRD's YAML file (cert-manager's Certificate, a Crossplane provider's Kind): its schema becomes the types (classes with markers) from which kubeforge manifests writes it back; group, Kind, plural and scope come from it, and each of its versions gets a types file (--version: that one only); no controller unless --controller; with --resource=false the classes go to --external-api-path",
+  },
   plugins: {
     type: 'list',
     value: '<plugins...>',
