@@ -5,8 +5,8 @@
  * without a resourceVersion, field selectors).
  */
 import { CORE_GROUPS } from '../../project/builtin-kinds.js';
-import type { Schema } from './schema.js';
-import type { Obj } from './json.js';
+import type { Schema } from '../../apiserver/structural.js';
+import type { Obj } from '../../apiserver/json.js';
 import { eventFromCore, eventToCore } from './events.js';
 
 /** One served resource of one group/version. */

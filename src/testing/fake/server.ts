@@ -20,7 +20,7 @@ import {
   type FieldRequirement,
   type LabelRequirement,
 } from './selectors.js';
-import { type Obj, clone, isObj } from './json.js';
+import { type Obj, clone, isObj } from '../../apiserver/json.js';
 import { WebhookAdmission, type AdmissionRequestInfo } from './admission.js';
 import { isCRD, syncCRD, type CRDHost } from './crdapi.js';
 import { checkAppliedScale, int32Of, patchScale, toScale } from './scale.js';

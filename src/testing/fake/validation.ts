@@ -8,8 +8,8 @@
  * not done (docs/testing.md).
  */
 import type { Resource } from './resources.js';
-import type { FieldErr } from './schema.js';
-import { type Obj, isObj } from './json.js';
+import type { FieldErr } from '../../apiserver/structural.js';
+import { type Obj, isObj } from '../../apiserver/json.js';
 import { isDNS1123Label } from '../../util/apimachinery/validation.js';
 
 /** An internal metav1.LabelSelector as a field error prints it (its JSON: Go field order, empty fields left out). */
