@@ -40,11 +40,10 @@ const LAYERS: Record<string, string[]> = {
     'schema',
     'util',
   ],
-  scaffolds: ['diagnostics', 'machinery', 'manifests', 'project', 'schema', 'util'],
+  scaffolds: ['apiserver', 'diagnostics', 'machinery', 'manifests', 'project', 'schema', 'util'],
   envtest: ['diagnostics', 'util'],
   runtime: [],
-  // testing reads the built-in Kinds table (src/project/builtin-kinds-data.ts) for its fake API server.
-  testing: ['apiserver', 'cel', 'project', 'runtime', 'util'],
+  testing: ['apiserver', 'cel', 'runtime', 'util'],
   // `kubeforge dev`: manifests on each save, a control plane from testing, the runtime's client to apply.
   dev: ['analysis', 'diagnostics', 'manifests', 'runtime', 'testing', 'util'],
   cli: [
@@ -74,6 +73,9 @@ const EXCEPTIONS = new Set([
   'runtime -> util/apimachinery/labels.ts',
   'runtime -> util/apimachinery/validation.ts',
   'cel -> util/apimachinery/validation.ts',
+  // The one table of built-in Kinds (a real API server's discovery): the client resolves model classes and GVKs with it.
+  'runtime -> apiserver/builtin-kinds.ts',
+  'runtime -> apiserver/builtin-kinds-data.ts',
 ]);
 
 /** Parts of src/runtime (and contracts.ts, index.ts) and what each may import as a value. */

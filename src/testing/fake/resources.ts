@@ -4,7 +4,7 @@
  * the server's strategy for each does differently (generation, status subresource, updates
  * without a resourceVersion, field selectors).
  */
-import { CORE_GROUPS } from '../../project/builtin-kinds.js';
+import { CORE_GROUPS } from '../../apiserver/builtin-kinds.js';
 import type { Schema } from '../../apiserver/structural.js';
 import type { Obj } from '../../apiserver/json.js';
 import { eventFromCore, eventToCore } from './events.js';

@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BUILTIN_KINDS } from '../../project/builtin-kinds-data.js';
+import { BUILTIN_KINDS } from '../../apiserver/builtin-kinds-data.js';
 import { builtinResource, crdResources, type Resource } from './resources.js';
 import { Store, type CelRules, type StoredEvent, type WriteContext } from './store.js';
 import { ApiStatus, badRequest, invalid, methodNotAllowed, notFound } from './status.js';
