@@ -36,10 +36,17 @@ const BUILTIN_BY_GVK = new Map<string, ResourceInfo>();
  * kubeforge linked from a folder, hands in classes equal in all but identity).
  */
 const BUILTIN_BY_NAME = new Map<string, ResourceInfo>();
+const MODEL_BY_GVK = new Map<string, string>();
 for (const [model, apiVersion, kind, plural, namespaced] of BUILTIN_ROWS) {
   const i = info(apiVersion, kind, plural, namespaced);
+  MODEL_BY_GVK.set(`${apiVersion}/${kind}`, model);
   BUILTIN_BY_NAME.set(model, i);
   BUILTIN_BY_GVK.set(`${apiVersion}/${kind}`, i);
+}
+
+/** The client-node model class name of a built-in kind (`apps/v1`, `Deployment` -> V1Deployment), from the table. */
+export function builtinModelOf(apiVersion: string, kind: string): string | undefined {
+  return MODEL_BY_GVK.get(`${apiVersion}/${kind}`);
 }
 
 /** REST information of kinds someone registered or discovered: one table per RESTMapper. */
