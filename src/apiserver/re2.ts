@@ -117,7 +117,7 @@ function compiledOrThrow(pattern: string): RE2JS {
   return r;
 }
 
-const goRE2 = (r: RE2JS) => r.re2() as unknown as GoRE2;
+const goRE2 = (r: RE2JS): GoRE2 => r.re2();
 
 /** Go's `MatchString`: whether `pattern` matches anywhere in `s`. Throws Go's compile error. */
 export function re2Matches(pattern: string, s: string): boolean {

@@ -76,7 +76,7 @@ export function errorString(e: FieldErr): string {
 function propSchema(s: Schema | undefined, key: string): Schema | undefined {
   if (!s) return undefined;
   if (s.properties && key in s.properties) return s.properties[key];
-  if (isObj(s.additionalProperties)) return s.additionalProperties as Schema;
+  if (isObj(s.additionalProperties)) return s.additionalProperties;
   return undefined;
 }
 
@@ -94,7 +94,8 @@ export function prune(v: unknown, s: Schema | undefined, path: string, dropped: 
     for (const k of Object.keys(v)) {
       const child = path ? `${path}.${k}` : k;
       if (embedded && ROOT_KEEP.has(k)) {
-        if (k === 'metadata' && !root && isObj(v[k])) pruneEmbeddedMetadata(v[k] as Obj, child, dropped);
+        const m = v[k];
+        if (k === 'metadata' && !root && isObj(m)) pruneEmbeddedMetadata(m, child, dropped);
         continue;
       }
       const cs = propSchema(s, k);
@@ -173,13 +174,11 @@ function jsonType(v: unknown): string {
 
 function equalJSON(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a))
-    return a.length === (b as unknown[]).length && a.every((x, i) => equalJSON(x, (b as unknown[])[i]));
-  const ak = Object.keys(a as Obj);
-  const bk = Object.keys(b as Obj);
-  return ak.length === bk.length && ak.every((k) => k in (b as Obj) && equalJSON((a as Obj)[k], (b as Obj)[k]));
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => equalJSON(x, b[i]));
+  if (!isObj(a) || !isObj(b)) return false;
+  const ak = Object.keys(a);
+  const bk = Object.keys(b);
+  return ak.length === bk.length && ak.every((k) => k in b && equalJSON(a[k], b[k]));
 }
 
 export { equalJSON };
@@ -350,7 +349,7 @@ export function validate(
         detail: `${name} in body should have at least ${s.minProperties} properties`,
       });
     for (const [k, x] of Object.entries(v)) {
-      const cs = s.properties?.[k] ?? (isObj(s.additionalProperties) ? (s.additionalProperties as Schema) : undefined);
+      const cs = s.properties?.[k] ?? (isObj(s.additionalProperties) ? s.additionalProperties : undefined);
       if (cs && !(path === '' && (k === 'metadata' || k === 'apiVersion' || k === 'kind')))
         validate(x, cs, path ? `${path}.${k}` : k, [...at, k], out);
     }
@@ -461,7 +460,7 @@ export function valueAt(root: unknown, at: readonly (string | number)[]): unknow
   let cur = root;
   for (const step of at) {
     if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string | number, unknown>)[step];
+    cur = Reflect.get(cur, step);
   }
   return cur;
 }

@@ -74,7 +74,7 @@ const METADATA_SCHEMA: Schema = {
 function childSchema(s: Schema | undefined, key: string): Schema | undefined {
   if (!s) return undefined;
   if (s.properties?.[key]) return s.properties[key];
-  if (isObj(s.additionalProperties)) return s.additionalProperties as Schema;
+  if (isObj(s.additionalProperties)) return s.additionalProperties;
   return undefined;
 }
 
