@@ -6,7 +6,13 @@
  * validateObject). Validation ratcheting on update (the fake's) drops an error on a value that did
  * not change, from the `at` of each error.
  */
-import { type FieldErrorType, fieldErrorBody, GoStructJSON, OMITTED_VALUE } from '../util/apimachinery/field.js';
+import {
+  type FieldErrorType,
+  fieldErrorBody,
+  GoStructJSON,
+  goQuote,
+  OMITTED_VALUE,
+} from '../util/apimachinery/field.js';
 import { re2Matches, goRegexpError } from './re2.js';
 import { type Obj, clone, goFloat, isObj } from './json.js';
 
@@ -363,25 +369,40 @@ export function validate(
 }
 
 /**
- * allOf, anyOf, oneOf, not (kube-openapi's schema props validator): allOf's own errors count, the
- * others only say the value matched the wrong number of schemas. The int-or-string anyOf
- * (integer | string) is the type check above.
+ * allOf, anyOf, oneOf, not, as kube-openapi's schema props validator: a failed quantor is a
+ * composite error (no field of its own: `<nil>`, the path quoted in the message) with, for anyOf
+ * and oneOf, the errors of a failing alternative (the first; kube-openapi keeps the one with most
+ * passing checks), for allOf the errors of every alternative. The int-or-string anyOf (integer |
+ * string) is the type check above.
  */
 function combinatorErrors(v: unknown, s: Schema, path: string, at: (string | number)[], out: FieldErr[]): void {
-  const name = path || '.';
-  const fails = (sub: Schema) => validate(v, sub, path, at).length > 0;
-  const invalid = (detail: string) =>
-    out.push({ type: 'FieldValueInvalid', field: path || '<nil>', value: v, detail: `${name} ${detail}`, at });
-  if (s.allOf) {
-    const before = out.length;
-    for (const sub of s.allOf) validate(v, sub, path, at, out);
-    if (out.length > before) invalid('must validate all the schemas (allOf)');
+  const composite = (detail: string) =>
+    out.push({ type: 'FieldValueInvalid', field: '<nil>', value: '', detail: `${goQuote(path)} ${detail}`, at });
+  const results = (subs: Schema[]) => subs.map((sub) => validate(v, sub, path, at));
+  if (s.anyOf && !s['x-kubernetes-int-or-string']) {
+    const r = results(s.anyOf);
+    if (!r.some((e) => e.length === 0)) {
+      composite('must validate at least one schema (anyOf)');
+      out.push(...(r[0] ?? []));
+    }
   }
-  if (s.anyOf && !s['x-kubernetes-int-or-string'] && s.anyOf.every(fails))
-    invalid('must validate at least one schema (anyOf)');
-  if (s.oneOf && s.oneOf.filter((sub) => !fails(sub)).length !== 1)
-    invalid('must validate one and only one schema (oneOf)');
-  if (s.not && !fails(s.not)) invalid('must not validate the schema (not)');
+  if (s.oneOf) {
+    const r = results(s.oneOf);
+    const valid = r.filter((e) => e.length === 0).length;
+    if (valid !== 1) {
+      composite(
+        `must validate one and only one schema (oneOf). ${valid ? `Found ${valid} valid alternatives` : 'Found none valid'}`,
+      );
+      if (!valid) out.push(...(r[0] ?? []));
+    }
+  }
+  if (s.allOf) {
+    const r = results(s.allOf);
+    for (const e of r) out.push(...e);
+    const valid = r.filter((e) => e.length === 0).length;
+    if (valid !== r.length) composite(`must validate all the schemas (allOf)${valid ? '' : '. None validated'}`);
+  }
+  if (s.not && validate(v, s.not, path, at).length === 0) composite('must not validate the schema (not)');
 }
 
 /** kube-openapi's number validations (maximum, minimum, multipleOf); `shown` is the value as an error prints it. */

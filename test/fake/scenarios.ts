@@ -168,6 +168,19 @@ const RE2_SPECS: Record<string, Record<string, unknown>> = {
   'CEL matches() with a backreference from the object (RE2 refuses it)': { word: 'aa', re: '(a)\\1' },
 };
 
+/** allOf, anyOf, oneOf and not (spec.combos of the Widget CRD): each spec is created on both servers. */
+const COMBINATOR_SPECS: Record<string, Record<string, unknown>> = {
+  'anyOf, one schema matches': { any: 'xyz' },
+  'anyOf, none matches': { any: 'abc' },
+  'oneOf, exactly one matches': { one: 'ab' },
+  'oneOf, both match': { one: 'xy' },
+  'oneOf, none matches': { one: 'abc' },
+  'allOf, both match': { all: 'xab' },
+  'allOf, both fail': { all: 'abcde' },
+  'not, the schema does not match': { nope: 'ab' },
+  'not, the schema matches': { nope: 'xa' },
+};
+
 /** A CRD of its own whose one field has `pattern` (the scenario creates it, then deletes it if it was taken). */
 function patternCRD(plural: string, pattern: string) {
   return {
@@ -212,6 +225,12 @@ export const SCENARIOS: Scenario[] = [
     run: async (s: Run) => {
       await s.do('create', 'POST', W(s.ns), widget('w', { size: 3, re2 }));
       await s.do('get', 'GET', W(s.ns, 'w'));
+    },
+  })),
+  ...Object.entries(COMBINATOR_SPECS).map(([name, combos]) => ({
+    name: `value validations: ${name}`,
+    run: async (s: Run) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3, combos }));
     },
   })),
   ...Object.entries(CRD_PATTERNS).map(([name, pattern], i) => ({
