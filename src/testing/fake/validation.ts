@@ -8,7 +8,7 @@
  * not done (docs/testing.md).
  */
 import type { Resource } from './resources.js';
-import type { FieldErr } from '../../apiserver/structural.js';
+import { equalJSON, type FieldErr } from '../../apiserver/structural.js';
 import { type Obj, isObj } from '../../apiserver/json.js';
 import { isDNS1123Label } from '../../util/apimachinery/validation.js';
 import { goRegexpError } from '../../apiserver/re2.js';
@@ -218,8 +218,10 @@ function crdPatternErrors(crd: Obj): FieldErr[] {
     walk(s.not, `${field}.not`);
   };
   const versions = isObj(crd.spec) && Array.isArray(crd.spec.versions) ? crd.spec.versions : [];
-  versions.forEach((v: unknown, i: number) => {
-    if (isObj(v) && isObj(v.schema)) walk(v.schema.openAPIV3Schema, `spec.versions[${i}].schema.openAPIV3Schema`);
-  });
+  const schemas = versions.map((v: unknown) => (isObj(v) && isObj(v.schema) ? v.schema.openAPIV3Schema : undefined));
+  // The internal CRD keeps a schema every version shares once, as spec.validation: errors name that path.
+  if (schemas.length && schemas.every((x) => equalJSON(x, schemas[0])))
+    walk(schemas[0], 'spec.validation.openAPIV3Schema');
+  else schemas.forEach((x, i) => walk(x, `spec.versions[${i}].schema.openAPIV3Schema`));
   return errs;
 }
