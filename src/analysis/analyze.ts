@@ -12,6 +12,7 @@ import { type Diagnostic, error, type Reporter, TeeReporter } from '../diagnosti
 import { loadProgram, type ProgramOptions, programInputFiles, type SourceOverlay } from '../loader/program.js';
 import { getMarkerDefinition, type MarkerArgs, type MarkerName } from '../markers/definitions.js';
 import { isDns1123Subdomain } from '../project/naming.js';
+import { isDNS1035Label } from '../util/apimachinery/validation.js';
 import { SchemaFormatter } from '../schema/format.js';
 import type { JSONSchemaProps } from '../schema/jsonschema.js';
 import { type K8sVersion, k8sModelSchemaShared } from '../schema/k8s/index.js';
@@ -156,9 +157,6 @@ function indexedByDefault(m: MarkerValue): boolean {
     m.def.targets.includes('class')
   );
 }
-
-/** A version name: a DNS-1123 label that starts with a letter (`v1`, `v1beta1`). */
-const VERSION_NAME = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
 export async function analyzeProject(options: AnalyzeOptions, reporter: Reporter): Promise<Analysis> {
   return analyzeProjectSync(options, reporter);
@@ -316,7 +314,8 @@ function groupVersionReader(
       );
       ok = false;
     }
-    if (!VERSION_NAME.test(a.version) || a.version.length > 63) {
+    // A version name is a DNS-1035 label (`v1`, `v1beta1`), as the API server checks a CRD's versions.
+    if (isDNS1035Label(a.version).length) {
       reporter.report(
         error('KF4002', `version '${a.version}' in defineGroupVersion is not a valid version name`, {
           ...locationOf(call.arguments[0] ?? call),

@@ -40,6 +40,7 @@ import {
 } from '@bufbuild/cel';
 import { create } from '@bufbuild/protobuf';
 import { DurationSchema, timestampFromMs } from '@bufbuild/protobuf/wkt';
+import { re2Find, re2FindAll, re2Matches } from '../apiserver/re2.js';
 import type { Expr } from './check.js';
 import { K8S_TYPED_FUNCS, OPTIONAL_KEY, optional, typeOfTagged } from './k8slib.js';
 import { rewrite } from './rewrite.js';
@@ -234,22 +235,6 @@ function flatten(l: CelList, depth: bigint): CelValue[] {
 
 const contains = (l: CelList, v: CelValue) => [...l].some((x) => celEquals(x, v));
 
-/** Go's regular expressions in JavaScript's dialect (the constructs the two share, plus the `(?i)` flag prefix). */
-function goRegExp(re: string, flags: string): RegExp {
-  let f = flags;
-  let src = re;
-  const m = /^\(\?([imsU]+)\)/.exec(src);
-  if (m) {
-    src = src.slice(m[0].length);
-    for (const c of m[1]) if (c !== 'U' && !f.includes(c)) f += c;
-  }
-  try {
-    return new RegExp(src, f);
-  } catch (e) {
-    throw new Error(`error parsing regexp: ${(e as Error).message}`);
-  }
-}
-
 /** Functions beyond @bufbuild/cel's standard library (same-signature ones replace its own). */
 const EVAL_FUNCS: CelFunc[] = [
   // cel-go's equality (the left operand decides: set and map lists, preserved unknown fields)
@@ -286,15 +271,19 @@ const EVAL_FUNCS: CelFunc[] = [
     }),
   ),
   // the Kubernetes regex library
+  // RE2 as Go's regexp reads it (src/apiserver/re2.ts), for the standard `matches` too
+  celMethod('matches', STRING, [STRING], BOOL, function (re) {
+    return re2Matches(re, this);
+  }),
+  celFunc('matches', [STRING, STRING], BOOL, (s, re) => re2Matches(re, s)),
   celMethod('find', STRING, [STRING], STRING, function (re) {
-    return goRegExp(re, 'u').exec(this)?.[0] ?? '';
+    return re2Find(re, this);
   }),
   celMethod('findAll', STRING, [STRING], LIST, function (re) {
-    return celList([...this.matchAll(goRegExp(re, 'gu'))].map((m) => m[0]));
+    return celList(re2FindAll(re, this));
   }),
   celMethod('findAll', STRING, [STRING, INT], LIST, function (re, n) {
-    const all = [...this.matchAll(goRegExp(re, 'gu'))].map((m) => m[0]);
-    return celList(n < 0n ? all : all.slice(0, Number(n)));
+    return celList(re2FindAll(re, this, n < 0n ? -1 : Number(n)));
   }),
   // cel-go's sets extension
   celFunc('sets.contains', [LIST, LIST], BOOL, (a, b) => [...b].every((x) => contains(a, x))),

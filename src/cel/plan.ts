@@ -18,7 +18,7 @@
  * attributes.go, common/types conversions) with Go's own parsers of durations
  * (time.ParseDuration), RFC 3339 times (time.Parse), numbers (strconv) and RE2 patterns.
  */
-import { checkRE2 } from './re2.js';
+import { goRegexpError } from '../apiserver/re2.js';
 import type { CelIssue, Expr } from './syntax.js';
 
 /** A constant as cel-go's planner holds it; only what the folds below need. */
@@ -279,46 +279,7 @@ function goParseFloat(text: string): number | null | undefined {
   return null;
 }
 
-/** Go's regexp.Compile error for `pattern` (`error parsing regexp: <code>: `<arg>``), or undefined when RE2 takes it. */
-export function goRegexpError(pattern: string): string | undefined {
-  const text = pattern;
-  const p = checkRE2(text);
-  if (!p) return undefined;
-  const codes = [
-    'unexpected )',
-    'missing closing )',
-    'missing closing ]',
-    'invalid nested repetition operator',
-    'invalid repeat count',
-    'missing argument to repetition operator',
-    'invalid character class range',
-    'invalid escape sequence',
-    'invalid named capture',
-    'invalid or unsupported Perl syntax',
-    'trailing backslash at end of expression',
-    'expression nests too deeply',
-    'missing flags',
-  ];
-  // lookarounds and atomic groups: Go names the group's opening; a lookbehind reads as a bad name
-  if (/^(lookahead|atomic)/.test(p.message))
-    return `error parsing regexp: invalid or unsupported Perl syntax: \`${text.slice(p.offset, p.offset + 3)}\``;
-  if (/^lookbehind/.test(p.message)) {
-    const close = text.indexOf(')', p.offset);
-    return `error parsing regexp: invalid named capture: \`${text.slice(p.offset, close < 0 ? text.length : close + 1)}\``;
-  }
-  const code = codes.find((c) => p.message.startsWith(c)) ?? 'invalid or unsupported Perl syntax';
-  // Go names the offending part; where kubeforge's wording gives it, after the code, so does this
-  const named = p.message.slice(code.length).match(/^ (\S+?)(?=: | \(|$)/)?.[1];
-  const arg =
-    code === 'unexpected )' || code === 'missing closing )' || code === 'expression nests too deeply'
-      ? text
-      : code === 'missing closing ]'
-        ? text.slice(p.offset)
-        : code === 'trailing backslash at end of expression'
-          ? ''
-          : (named ?? text.slice(p.offset));
-  return `error parsing regexp: ${code}: \`${arg}\``;
-}
+export { goRegexpError };
 
 function children(e: Expr): Expr[] {
   const k = e.exprKind;

@@ -21,6 +21,7 @@
  */
 import type { Reporter } from '../diagnostics/index.js';
 import { isDns1123Subdomain, webhookPathProblem } from '../project/naming.js';
+import { isDNS1035Label } from '../util/apimachinery/validation.js';
 import { bySource, failAt, type MarkerUse } from './markeruse.js';
 import { applyWebhookPatch, labelSelectorProblems, matchConditionProblems, sortKeysDeep } from './webhook-patch.js';
 
@@ -54,7 +55,6 @@ const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT', '*'];
 
 /** The AdmissionReview versions the API server sends (and kubeforge/runtime answers). */
 const ADMISSION_REVIEW_VERSIONS = ['v1', 'v1beta1'];
-const VERSION_NAME = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
 /**
  * What the API server refuses in a non-empty admissionReviewVersions when it creates the
@@ -69,7 +69,7 @@ function admissionReviewVersionsProblems(versions: readonly string[]): { problem
         problem: `lists '${v}' twice: the API server refuses a duplicate version`,
         hint: 'list each version once',
       });
-    else if (v.length > 63 || !VERSION_NAME.test(v)) {
+    else if (isDNS1035Label(v).length) {
       problems.push({
         problem: `has '${v}', which is not a version name (lower-case letters, digits and '-', starting with a letter)`,
         hint: "write versions as the API names them: admissionReviewVersions: ['v1']",

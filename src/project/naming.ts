@@ -4,8 +4,7 @@
  * Each validator returns a Diagnostic, or undefined when the value is valid.
  */
 import { type Diagnostic, error } from '../diagnostics/index.js';
-
-const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+import { isDNS1123Label, isDNS1123Subdomain } from '../util/apimachinery/validation.js';
 
 function describeChar(c: string): string {
   return c === ' ' ? 'a space' : /[A-Z]/.test(c) ? `upper-case "${c}"` : `"${c}"`;
@@ -17,7 +16,10 @@ function problem(what: string, value: string, rule: string, example: string, fla
   });
 }
 
-/** The first DNS-1123 label rule a value breaks, or undefined. */
+/**
+ * The first DNS-1123 rule a value breaks, worded for a command line (which character, which part),
+ * or undefined. Only called on a value apimachinery's validator (the one implementation) refused.
+ */
 function labelRule(value: string, max: number, allowDots: boolean): string | undefined {
   if (value.length === 0) return 'must not be empty';
   if (value.length > max) return `must be at most ${max} characters (it has ${value.length})`;
@@ -35,8 +37,6 @@ function labelRule(value: string, max: number, allowDots: boolean): string | und
         ? `each dot-separated part must start and end with a letter or digit ("${part}" does not)`
         : 'must start and end with a letter or digit';
     }
-    if (allowDots && part.length > 63)
-      return `each dot-separated part must be at most 63 characters ("${part}" has ${part.length})`;
   }
   return undefined;
 }
@@ -48,7 +48,8 @@ export function validateDns1123Subdomain(
   flag?: string,
   example = 'a DNS-1123 subdomain such as "example.com" or "my-org.io"',
 ): Diagnostic | undefined {
-  const rule = labelRule(value, 253, true);
+  if (isDns1123Subdomain(value)) return undefined;
+  const rule = labelRule(value, 253, true) ?? isDNS1123Subdomain(value)[0];
   return rule ? problem(what, value, `a DNS-1123 subdomain ${rule}`, example, flag) : undefined;
 }
 
@@ -59,19 +60,19 @@ export function validateDns1123Label(
   flag?: string,
   example = 'a DNS-1123 label such as "my-operator"',
 ): Diagnostic | undefined {
-  const rule = labelRule(value, 63, false);
+  if (isDns1123Label(value)) return undefined;
+  const rule = labelRule(value, 63, false) ?? isDNS1123Label(value)[0];
   return rule ? problem(what, value, `a DNS-1123 label ${rule}`, example, flag) : undefined;
 }
 
+/** DNS-1123 label as Kubernetes checks it (apimachinery's IsDNS1123Label): at most 63 characters. */
 export function isDns1123Label(value: string): boolean {
-  return value.length <= 63 && LABEL.test(value);
+  return isDNS1123Label(value).length === 0;
 }
-
-const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** DNS-1123 subdomain as Kubernetes checks it (apimachinery's IsDNS1123Subdomain): at most 253 characters. */
 export function isDns1123Subdomain(value: string): boolean {
-  return value.length <= 253 && SUBDOMAIN.test(value);
+  return isDNS1123Subdomain(value).length === 0;
 }
 
 /** npm package name: at most 214 characters, lower case, URL-safe, optionally `@scope/name`. */

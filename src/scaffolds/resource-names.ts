@@ -11,7 +11,7 @@ import {
   builtinKindsNamed,
   CORE_GROUPS,
   findBuiltinKind,
-} from '../project/builtin-kinds.js';
+} from '../apiserver/builtin-kinds.js';
 import { pluralize } from '../project/plural.js';
 import {
   KUBEFORGE_LAYOUT,
@@ -22,7 +22,7 @@ import {
 } from '../project/index.js';
 
 /** Kubernetes' own API groups by short name (defined in src/project, where the fake API server reads them too). */
-export { CORE_GROUPS } from '../project/builtin-kinds.js';
+export { CORE_GROUPS } from '../apiserver/builtin-kinds.js';
 
 /**
  * The built-in Kind a command names by a Kubernetes group (`--group apps --version v1 --kind

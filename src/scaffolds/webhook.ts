@@ -62,7 +62,7 @@ import {
   sameGVK,
   typesFileOf,
 } from './resource-names.js';
-import type { BuiltinKind } from '../project/builtin-kinds.js';
+import type { BuiltinKind } from '../apiserver/builtin-kinds.js';
 import { ensureStorageVersion } from './storage-version.js';
 import { uncommentBlock, uncommentLines } from './comments.js';
 import { deployImageSpecExample } from './deployimage.js';

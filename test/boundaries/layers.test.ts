@@ -15,8 +15,11 @@ const LAYERS: Record<string, string[]> = {
   diagnostics: [],
   util: [],
   markers: [],
+  // The API server's own rules, written once (RE2, structural-schema values, built-in Kinds): manifests' checks,
+  // the fake API server and CEL all import them; no ts-morph (kubeforge/testing loads it).
+  apiserver: ['util'],
   // CEL: parse, type-check, cost and evaluate rules (npm: @bufbuild/cel); no ts-morph, so kubeforge/testing can load it.
-  cel: [],
+  cel: ['apiserver'],
   project: ['diagnostics', 'util'],
   machinery: ['diagnostics', 'util'],
   loader: ['diagnostics', 'util'],
@@ -26,6 +29,7 @@ const LAYERS: Record<string, string[]> = {
   analysis: ['collector', 'diagnostics', 'loader', 'markers', 'project', 'schema', 'util'],
   manifests: [
     'analysis',
+    'apiserver',
     'cel',
     'collector',
     'diagnostics',
@@ -36,11 +40,10 @@ const LAYERS: Record<string, string[]> = {
     'schema',
     'util',
   ],
-  scaffolds: ['diagnostics', 'machinery', 'manifests', 'project', 'schema', 'util'],
+  scaffolds: ['apiserver', 'diagnostics', 'machinery', 'manifests', 'project', 'schema', 'util'],
   envtest: ['diagnostics', 'util'],
   runtime: [],
-  // testing reads the built-in Kinds table (src/project/builtin-kinds-data.ts) for its fake API server.
-  testing: ['cel', 'project', 'runtime', 'util'],
+  testing: ['apiserver', 'cel', 'runtime', 'util'],
   // `kubeforge dev`: manifests on each save, a control plane from testing, the runtime's client to apply.
   dev: ['analysis', 'diagnostics', 'manifests', 'runtime', 'testing', 'util'],
   cli: [
@@ -70,6 +73,9 @@ const EXCEPTIONS = new Set([
   'runtime -> util/apimachinery/labels.ts',
   'runtime -> util/apimachinery/validation.ts',
   'cel -> util/apimachinery/validation.ts',
+  // The one table of built-in Kinds (a real API server's discovery): the client resolves model classes and GVKs with it.
+  'runtime -> apiserver/builtin-kinds.ts',
+  'runtime -> apiserver/builtin-kinds-data.ts',
 ]);
 
 /** Parts of src/runtime (and contracts.ts, index.ts) and what each may import as a value. */

@@ -4,7 +4,7 @@
 // `flowcontrol.k8s.io`), so a reconciler creating a ClusterRole got 404 from the fake alone.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { BUILTIN_KINDS, CORE_GROUPS } from '../../src/project/builtin-kinds.js';
+import { BUILTIN_KINDS, CORE_GROUPS } from '../../src/apiserver/builtin-kinds.js';
 import { StatusError } from '../../src/runtime/client/errors.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { FakeAPIServer, TestEnvironment } from '../../src/testing/index.js';

@@ -142,7 +142,106 @@ const VALID_SPECS: Record<string, Record<string, unknown>> = {
   'a name at its longest': { size: 3, name: 'abcdefgh' },
 };
 
+/**
+ * RE2, not JavaScript's RegExp: spec.re2's patterns and CEL rules (test/fixtures/fake/crds.yaml) use
+ * what only RE2 reads so, and `re` hands matches() a pattern at run time. The server's answer judges
+ * the fake's reading of a CRD `pattern` and of CEL's matches().
+ */
+const RE2_SPECS: Record<string, Record<string, unknown>> = {
+  '(?i) pattern, matching case-insensitively': { ci: 'ABC' },
+  '(?i) pattern, another word': { ci: 'xyz' },
+  '\\pL pattern, letters of any script': { letters: 'héllo' },
+  '\\pL pattern, a digit': { letters: 'h3llo' },
+  '\\p{Greek} pattern, Greek letters': { greek: 'αβγ' },
+  '\\p{Greek} pattern, Latin letters': { greek: 'abc' },
+  '[[:alpha:]] pattern, letters': { posix: 'abc' },
+  '[[:alpha:]] pattern, a digit': { posix: 'ab1' },
+  '\\z pattern, at the end': { endz: 'ba' },
+  '\\z pattern, not at the end': { endz: 'ab' },
+  '\\Q..\\E pattern, the quoted text': { quoted: 'a.b' },
+  '\\Q..\\E pattern, the dot as any character': { quoted: 'axb' },
+  'CEL matches() with \\pL and \\z, letters of any script': { word: 'héllo' },
+  'CEL matches() with \\pL and \\z, a digit': { word: 'hello1' },
+  'CEL matches() with a (?i) pattern from the object': { word: 'ABC', re: '(?i)^abc$' },
+  'CEL matches() with a [[:upper:]] pattern from the object, no match': { word: 'abc', re: '^[[:upper:]]+$' },
+  'CEL matches() with a lookahead from the object (RE2 refuses it)': { word: 'abc', re: '(?=a)' },
+  'CEL matches() with a backreference from the object (RE2 refuses it)': { word: 'aa', re: '(a)\\1' },
+};
+
+/** allOf, anyOf, oneOf and not (spec.combos of the Widget CRD): each spec is created on both servers. */
+const COMBINATOR_SPECS: Record<string, Record<string, unknown>> = {
+  'anyOf, one schema matches': { any: 'xyz' },
+  'anyOf, none matches': { any: 'abc' },
+  'oneOf, exactly one matches': { one: 'ab' },
+  'oneOf, both match': { one: 'xy' },
+  'oneOf, none matches': { one: 'abc' },
+  'allOf, both match': { all: 'xab' },
+  'allOf, both fail': { all: 'abcde' },
+  'not, the schema does not match': { nope: 'ab' },
+  'not, the schema matches': { nope: 'xa' },
+};
+
+/** A CRD of its own whose one field has `pattern` (the scenario creates it, then deletes it if it was taken). */
+function patternCRD(plural: string, pattern: string) {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.re2.kubeforge.io` },
+    spec: {
+      group: 're2.kubeforge.io',
+      names: { kind: 'Thing', listKind: 'ThingList', plural, singular: 'thing' },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: { spec: { type: 'object', properties: { s: { type: 'string', pattern } } } },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** CRD patterns JavaScript compiles and RE2 does not (refused), and RE2-only ones (taken). */
+const CRD_PATTERNS: Record<string, string> = {
+  'a lookahead (?=': '^(?=a)ab$',
+  'a negative lookbehind (?<!': '(?<!a)b',
+  'a backreference \\1': '^(a)\\1$',
+  'a \\u escape': '^\\u0041$',
+  'a (?i) flag group, which RE2 takes': '(?i)^abc$',
+  'a \\p{Greek} class, which RE2 takes': '^\\p{Greek}+$',
+};
+
 export const SCENARIOS: Scenario[] = [
+  // --- RE2: CRD patterns and CEL matches() as Go's regexp reads them
+  ...Object.entries(RE2_SPECS).map(([name, re2]) => ({
+    name: `RE2: ${name}`,
+    run: async (s: Run) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3, re2 }));
+      await s.do('get', 'GET', W(s.ns, 'w'));
+    },
+  })),
+  ...Object.entries(COMBINATOR_SPECS).map(([name, combos]) => ({
+    name: `value validations: ${name}`,
+    run: async (s: Run) => {
+      await s.do('create', 'POST', W(s.ns), widget('w', { size: 3, combos }));
+    },
+  })),
+  ...Object.entries(CRD_PATTERNS).map(([name, pattern], i) => ({
+    name: `RE2: a CRD whose pattern has ${name}`,
+    run: async (s: Run) => {
+      const crd = patternCRD(`things${i}`, pattern);
+      const path = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+      await s.do('create the CRD', 'POST', path, crd, { quiet: true });
+      await s.do('delete the CRD', 'DELETE', `${path}/${crd.metadata.name}`, undefined, { quiet: true });
+    },
+  })),
   // --- create: what the server keeps and adds
   ...Object.entries(VALID_SPECS).map(([name, spec]) => ({
     name: `create: ${name}`,

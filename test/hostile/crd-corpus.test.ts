@@ -712,7 +712,8 @@ function serverRule(d: Diagnostic): boolean {
   if (!/^KF46/.test(d.code) || d.code === 'KF4607') return false;
   if (d.code === 'KF4611' && SERVER_MINOR < 25) return false;
   if (/@SelectableField/.test(d.message) && SERVER_MINOR < 30) return false;
-  return !/is not a field of|duplicate item/.test(d.message);
+  // A set's duplicate in a default: the server's own words for it (`Duplicate value`), a rule it applies to objects only.
+  return !/is not a field of|Duplicate value/.test(d.message);
 }
 
 function describeDiag(d: Diagnostic): string {

@@ -103,20 +103,34 @@ describe('default values', () => {
       required: ['a'],
     };
     assert.deepEqual(validateValue({ a: 'x', n: 2 }, obj), []);
-    assert.match(validateValue({ a: 'x', b: 1 }, obj)[0].message, /does not declare/);
+    assert.match(validateValue({ a: 'x', b: 1 }, obj)[0].message, /default\.b is a field the schema does not declare/);
     assert.ok(validateValue({ a: 'x', b: 1 }, obj)[0].pruned);
-    assert.match(validateValue({ n: 2 }, obj)[0].message, /has no 'a'/);
-    assert.match(validateValue({ a: 'x', n: 5 }, obj)[0].message, /above the maximum 3/);
-    assert.match(validateValue('x', obj)[0].message, /type is object/);
-    assert.match(validateValue(null, { type: 'string' })[0].message, /not nullable/);
+    // The API server's words (src/apiserver/structural.ts, judged by test/fake/differential.test.ts).
+    const messages = (v: unknown, s: JSONSchemaProps) => validateValue(v, s).map((p) => p.message);
+    assert.deepEqual(messages({ n: 2 }, obj), ['default.a: Required value']);
+    assert.deepEqual(messages({ a: 'x', n: 5 }, obj), [
+      'default.n: Invalid value: 5: default.n in body should be less than or equal to 3',
+    ]);
+    assert.deepEqual(messages('x', obj), [
+      'default: Invalid value: "string": default in body must be of type object: "string"',
+    ]);
+    assert.deepEqual(messages(null, { type: 'string' }), [
+      'default: Invalid value: "null": default in body must be of type string: "null"',
+    ]);
     assert.deepEqual(validateValue(null, { type: 'string', nullable: true }), []);
-    assert.match(validateValue('ABC', { type: 'string', pattern: '^[a-z]+$' })[0].message, /does not match/);
-    assert.match(
-      validateValue(['a', 'a'], { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' })[0]
-        .message,
-      /duplicate/,
+    assert.deepEqual(messages('ABC', { type: 'string', pattern: '^[a-z]+$' }), [
+      `default: Invalid value: "ABC": default in body should match '^[a-z]+$'`,
+    ]);
+    // RE2, not JavaScript: (?i) is a flag group, \z the end of the text.
+    assert.deepEqual(messages('ABC', { type: 'string', pattern: '(?i)^abc\\z' }), []);
+    assert.equal(messages('xyz', { type: 'string', pattern: '(?i)^abc$' }).length, 1);
+    assert.deepEqual(
+      messages(['a', 'a'], { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' }),
+      ['default[1]: Duplicate value: "a"'],
     );
-    assert.match(validateValue('soon', { type: 'string', format: 'date-time' })[0].message, /RFC 3339/);
+    assert.deepEqual(messages('soon', { type: 'string', format: 'date-time' }), [
+      'default: Invalid value: "soon": default in body must be of type date-time: "soon"',
+    ]);
     assert.deepEqual(validateValue({ any: 1 }, { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }), []);
     assert.deepEqual(
       validateValue('x', { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] }),
@@ -126,7 +140,7 @@ describe('default values', () => {
 
   it('are reported by the schema check, and refused inside metadata', () => {
     assert.deepEqual(codes(spec({ n: { type: 'integer', default: 'x' } })), [
-      `${CODES.default} default "x" is a string, but the schema's type is integer`,
+      `${CODES.default} default "x" is refused: default: Invalid value: "string": default in body must be of type integer: "string"`,
     ]);
     const s = spec({});
     s.properties!.metadata = { type: 'object', default: {} } as JSONSchemaProps;

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { run } from '../../src/cli/index.js';
-import { BUILTIN_KINDS } from '../../src/project/builtin-kinds.js';
+import { BUILTIN_KINDS } from '../../src/apiserver/builtin-kinds.js';
 import { packageRoot } from '../../src/util/package-root.js';
 
 const repo = packageRoot();

@@ -19,7 +19,7 @@ import {
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { CODES } from './codes.js';
 import { hasRules } from './rules.js';
-import { checkRE2 } from '../../cel/re2.js';
+import { checkRE2 } from '../../apiserver/re2.js';
 import { schemaPath } from './schema.js';
 
 export interface RuleViolation {

@@ -6,6 +6,13 @@
  * schema formatter and the CRD generator attach to what they build (src/schema/origin.ts).
  * Nothing here writes; the manifests pipeline fails, writing nothing, when an error is found.
  */
+import {
+  isDNS1035Label,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+} from '../../util/apimachinery/validation.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { error, warning as warningDiagnostic, type Diagnostic } from '../../diagnostics/index.js';
@@ -20,7 +27,7 @@ import { hasRules } from './rules.js';
 import { checkSchema, schemaPath, type SchemaViolation } from './schema.js';
 
 export { CODES, CODE_HELP } from './codes.js';
-export { checkRE2 } from '../../cel/re2.js';
+export { checkRE2 } from '../../apiserver/re2.js';
 export { validateValue } from './value.js';
 
 type Obj = Record<string, unknown>;
@@ -56,35 +63,21 @@ function checkRules(schema: JSONSchemaProps, options: CheckCRDOptions): RuleViol
 }
 type VersionOrigin = CRDOrigin['versions'][number];
 
-const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-
+/** The first of apimachinery's messages for a name that is not a DNS-1035 label (a plural, a Service name), or undefined. */
 function dns1035(v: string): string | undefined {
-  if (v.length > 63) return `is longer than 63 characters`;
-  if (!DNS1035.test(v))
-    return "must consist of lower-case letters, digits and '-', start with a letter and end with a letter or digit";
-  return undefined;
+  return isDNS1035Label(v)[0];
 }
 
 /** etcd's default --max-request-bytes, and the size from which a CRD is said to come close. */
 const ETCD_DEFAULT_MAX_BYTES = 1_572_864;
 const ETCD_WARN_BYTES = 1_200_000;
 
-function isSubdomain(v: string): boolean {
-  return v.length <= 253 && DNS1123_SUBDOMAIN.test(v);
-}
+const isSubdomain = (v: string): boolean => isDNS1123Subdomain(v).length === 0;
 
+/** apimachinery's messages for a label or annotation key that is not a qualified name, joined, or undefined. */
 function qualifiedNameProblem(key: string): string | undefined {
-  const parts = key.split('/');
-  if (parts.length > 2) return 'has more than one /';
-  const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]];
-  if (prefix !== undefined && !isSubdomain(prefix)) return `prefix '${prefix}' is not a DNS subdomain`;
-  if (!name || name.length > 63 || !QUALIFIED_NAME.test(name))
-    return `name part '${name}' must be 1-63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit`;
-  return undefined;
+  const errs = isQualifiedName(key);
+  return errs.length ? `is not valid: ${errs.join('; ')}` : undefined;
 }
 
 /** `.a.b.c` with identifier-ish segments (apiextensions' validateSimpleJSONPath, a little stricter). */
@@ -312,7 +305,7 @@ function checkNames(k: CRDCheck): void {
   const kindProblem =
     kind.length > 63
       ? 'is longer than 63 characters'
-      : DNS1035.test(lowerKind)
+      : isDNS1035Label(lowerKind).length === 0
         ? undefined
         : "must be letters and digits (a '-' inside is allowed), starting with a letter";
   if (kindProblem)
@@ -442,11 +435,12 @@ function checkMetadata(k: CRDCheck): void {
     const p = qualifiedNameProblem(key);
     if (p) push(CODES.metadata, metaAt, `label key '${key}' ${p}`, 'use keys such as app.kubernetes.io/part-of');
     const value = String(v);
-    if (value.length > 63 || !LABEL_VALUE.test(value))
+    const valueErrors = isValidLabelValue(value);
+    if (valueErrors.length)
       push(
         CODES.metadata,
         metaAt,
-        `label value '${value}' of '${key}' must be at most 63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit`,
+        `label value '${value}' of '${key}' is not valid: ${valueErrors.join('; ')}`,
         'shorten or simplify the value',
       );
   }
@@ -467,7 +461,7 @@ function checkConversion(k: CRDCheck): void {
       `conversion webhook service name '${String(service.name)}' ${dns1035(String(service.name ?? ''))}`,
       'name the Service as Kubernetes names Services',
     );
-  if (!DNS1123_LABEL.test(String(service.namespace ?? '')) || String(service.namespace).length > 63)
+  if (isDNS1123Label(String(service.namespace ?? '')).length)
     push(
       CODES.metadata,
       at,

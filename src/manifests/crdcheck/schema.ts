@@ -10,7 +10,7 @@
  */
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { CODES } from './codes.js';
-import { checkRE2 } from '../../cel/re2.js';
+import { checkRE2 } from '../../apiserver/re2.js';
 import { validateValue } from './value.js';
 
 export interface SchemaViolation {
@@ -541,12 +541,12 @@ function checkEnum(n: SchemaNode): void {
       'x-kubernetes-int-or-string': s['x-kubernetes-int-or-string'],
       'x-kubernetes-preserve-unknown-fields': true,
     };
-    const p = validateValue(e, typeOnly)[0];
+    const p = validateValue(e, typeOnly, 'enum')[0];
     if (p)
       r(
         CODES.bounds,
         'enum',
-        `enum value ${JSON.stringify(e)} ${p.message}: no value could ever match it`,
+        `enum value ${JSON.stringify(e)} can never match (${p.message})`,
         "make the enum's values of the field's type",
       );
   }
@@ -635,7 +635,7 @@ function checkDefault(n: SchemaNode): void {
     r(
       CODES.default,
       'default',
-      `default ${JSON.stringify(s.default)}${p.path ? `: ${p.path}` : ''} ${p.message}`,
+      `default ${JSON.stringify(s.default)} is refused: ${p.message}`,
       p.pruned
         ? 'a default may only set fields the type declares'
         : "the API server refuses a CRD whose default does not validate against the field's schema: fix the value or the field's type and markers",

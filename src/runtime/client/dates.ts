@@ -13,6 +13,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ResourceInfo } from '../contracts.js';
 import { DATE_STEPS } from './client-node-dates.js';
+import { builtinModelOf } from './types.js';
 
 /** A step of a revival plan: which attribute, and what is under it. */
 interface Step {
@@ -68,19 +69,18 @@ function apply(value: unknown, plan: Plan): void {
   }
 }
 
-/** client-node's model class name of a built-in kind (`apps/v1 Deployment` -> V1Deployment), if it has one. */
-const MODEL_OF: Record<string, string> = {
-  'v1/Event': 'CoreV1Event',
-  'events.k8s.io/v1/Event': 'EventsV1Event',
-};
-
 function isBuiltInGroup(group: string): boolean {
   return group === '' || !group.includes('.') || group.endsWith('.k8s.io');
 }
 
+/**
+ * client-node's model class name of a built-in kind, if it has one: the one table of built-in
+ * Kinds names it (core/v1 Event is CoreV1Event); other Kubernetes groups' kinds (APIService, the
+ * beta versions) by client-node's rule, version then Kind (`apiregistration.k8s.io/v1 APIService` -> V1APIService).
+ */
 function modelName(r: Pick<ResourceInfo, 'apiVersion' | 'group' | 'version' | 'kind'>): string | undefined {
-  const explicit = MODEL_OF[`${r.apiVersion}/${r.kind}`];
-  if (explicit) return explicit;
+  const listed = builtinModelOf(r.apiVersion, r.kind);
+  if (listed) return listed;
   if (!isBuiltInGroup(r.group)) return undefined;
   const name = r.version.charAt(0).toUpperCase() + r.version.slice(1) + r.kind;
   return Object.hasOwn(DATE_STEPS, name) ? name : undefined;

@@ -5,6 +5,7 @@
  */
 import type * as k8s from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { BUILTIN_KINDS, CORE_GROUPS } from '../../apiserver/builtin-kinds.js';
 import type { GroupVersionKind, ObjectType, ResourceInfo, TypeDescriptor, TypeRef } from '../contracts.js';
 
 type Row = [model: string, apiVersion: string, kind: string, plural: string, namespaced: boolean];
@@ -12,64 +13,15 @@ type Row = [model: string, apiVersion: string, kind: string, plural: string, nam
 // The client-node models kubeforge knows without asking the API server, by class name: a class is
 // recognised by its name and client-node's static attributeTypeMap, so that neither this table nor
 // kubeforge/runtime's import loads client-node (test/runtime/client/client-node-tables.test.ts
-// checks each name against client-node's exports).
-export const BUILTIN_ROWS: readonly Row[] = [
-  ['V1Pod', 'v1', 'Pod', 'pods', true],
-  ['V1Service', 'v1', 'Service', 'services', true],
-  ['V1ConfigMap', 'v1', 'ConfigMap', 'configmaps', true],
-  ['V1Secret', 'v1', 'Secret', 'secrets', true],
-  ['V1ServiceAccount', 'v1', 'ServiceAccount', 'serviceaccounts', true],
-  ['V1Namespace', 'v1', 'Namespace', 'namespaces', false],
-  ['V1Node', 'v1', 'Node', 'nodes', false],
-  ['V1PersistentVolumeClaim', 'v1', 'PersistentVolumeClaim', 'persistentvolumeclaims', true],
-  ['V1PersistentVolume', 'v1', 'PersistentVolume', 'persistentvolumes', false],
-  ['V1Endpoints', 'v1', 'Endpoints', 'endpoints', true],
-  ['CoreV1Event', 'v1', 'Event', 'events', true],
-  ['V1LimitRange', 'v1', 'LimitRange', 'limitranges', true],
-  ['V1ResourceQuota', 'v1', 'ResourceQuota', 'resourcequotas', true],
-  ['V1ReplicationController', 'v1', 'ReplicationController', 'replicationcontrollers', true],
-  ['V1Deployment', 'apps/v1', 'Deployment', 'deployments', true],
-  ['V1StatefulSet', 'apps/v1', 'StatefulSet', 'statefulsets', true],
-  ['V1DaemonSet', 'apps/v1', 'DaemonSet', 'daemonsets', true],
-  ['V1ReplicaSet', 'apps/v1', 'ReplicaSet', 'replicasets', true],
-  ['V1ControllerRevision', 'apps/v1', 'ControllerRevision', 'controllerrevisions', true],
-  ['V1Job', 'batch/v1', 'Job', 'jobs', true],
-  ['V1CronJob', 'batch/v1', 'CronJob', 'cronjobs', true],
-  ['V1Ingress', 'networking.k8s.io/v1', 'Ingress', 'ingresses', true],
-  ['V1IngressClass', 'networking.k8s.io/v1', 'IngressClass', 'ingressclasses', false],
-  ['V1NetworkPolicy', 'networking.k8s.io/v1', 'NetworkPolicy', 'networkpolicies', true],
-  ['V1EndpointSlice', 'discovery.k8s.io/v1', 'EndpointSlice', 'endpointslices', true],
-  ['V1Role', 'rbac.authorization.k8s.io/v1', 'Role', 'roles', true],
-  ['V1RoleBinding', 'rbac.authorization.k8s.io/v1', 'RoleBinding', 'rolebindings', true],
-  ['V1ClusterRole', 'rbac.authorization.k8s.io/v1', 'ClusterRole', 'clusterroles', false],
-  ['V1ClusterRoleBinding', 'rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'clusterrolebindings', false],
-  ['V1Lease', 'coordination.k8s.io/v1', 'Lease', 'leases', true],
-  ['EventsV1Event', 'events.k8s.io/v1', 'Event', 'events', true],
-  ['V1PodDisruptionBudget', 'policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets', true],
-  ['V2HorizontalPodAutoscaler', 'autoscaling/v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', true],
-  ['V1StorageClass', 'storage.k8s.io/v1', 'StorageClass', 'storageclasses', false],
-  [
-    'V1CustomResourceDefinition',
-    'apiextensions.k8s.io/v1',
-    'CustomResourceDefinition',
-    'customresourcedefinitions',
-    false,
-  ],
-  [
-    'V1MutatingWebhookConfiguration',
-    'admissionregistration.k8s.io/v1',
-    'MutatingWebhookConfiguration',
-    'mutatingwebhookconfigurations',
-    false,
-  ],
-  [
-    'V1ValidatingWebhookConfiguration',
-    'admissionregistration.k8s.io/v1',
-    'ValidatingWebhookConfiguration',
-    'validatingwebhookconfigurations',
-    false,
-  ],
-];
+// checks each name against client-node's exports). The rows are the one table of built-in Kinds
+// (src/apiserver/builtin-kinds-data.ts, a real API server's discovery).
+export const BUILTIN_ROWS: readonly Row[] = BUILTIN_KINDS.map((k) => [
+  k.model,
+  CORE_GROUPS[k.group] ? `${CORE_GROUPS[k.group]}/${k.version}` : k.version,
+  k.kind,
+  k.plural,
+  k.namespaced,
+]);
 
 function info(apiVersion: string, kind: string, plural: string, namespaced: boolean): ResourceInfo {
   const { group, version } = splitAPIVersion(apiVersion);
@@ -84,10 +36,17 @@ const BUILTIN_BY_GVK = new Map<string, ResourceInfo>();
  * kubeforge linked from a folder, hands in classes equal in all but identity).
  */
 const BUILTIN_BY_NAME = new Map<string, ResourceInfo>();
+const MODEL_BY_GVK = new Map<string, string>();
 for (const [model, apiVersion, kind, plural, namespaced] of BUILTIN_ROWS) {
   const i = info(apiVersion, kind, plural, namespaced);
+  MODEL_BY_GVK.set(`${apiVersion}/${kind}`, model);
   BUILTIN_BY_NAME.set(model, i);
   BUILTIN_BY_GVK.set(`${apiVersion}/${kind}`, i);
+}
+
+/** The client-node model class name of a built-in kind (`apps/v1`, `Deployment` -> V1Deployment), from the table. */
+export function builtinModelOf(apiVersion: string, kind: string): string | undefined {
+  return MODEL_BY_GVK.get(`${apiVersion}/${kind}`);
 }
 
 /** REST information of kinds someone registered or discovered: one table per RESTMapper. */

@@ -14,11 +14,11 @@
  * webhooks see, and the last writes with both. When the stored object changed in between, the
  * write starts again, as the server retries an update that met a newer revision.
  */
-import { applyDefaults, equalJSON, prune } from './schema.js';
+import { applyDefaults, equalJSON, prune } from '../../apiserver/structural.js';
 import { defaultBuiltin } from './builtin.js';
 import type { Resource } from './resources.js';
 import type { Store, WriteContext } from './store.js';
-import { type Obj, clone, isObj } from './json.js';
+import { type Obj, clone, isObj } from '../../apiserver/json.js';
 import {
   callWebhook,
   matchingWebhooks,

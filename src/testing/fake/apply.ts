@@ -6,10 +6,10 @@
  * (create, update, patch) move the fields they change to their manager, as the server does.
  */
 import type { Resource } from './resources.js';
-import { equalJSON, type Schema } from './schema.js';
+import { equalJSON, type Schema } from '../../apiserver/structural.js';
 import { ApiStatus } from './status.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
-import { type Obj, clone, isObj } from './json.js';
+import { type Obj, clone, isObj } from '../../apiserver/json.js';
 
 /** One step of a field path: a field, a list-map item by its keys, a set item by its value. */
 export type Step = { f: string } | { k: Obj } | { v: unknown };
@@ -74,7 +74,7 @@ const METADATA_SCHEMA: Schema = {
 function childSchema(s: Schema | undefined, key: string): Schema | undefined {
   if (!s) return undefined;
   if (s.properties?.[key]) return s.properties[key];
-  if (isObj(s.additionalProperties)) return s.additionalProperties as Schema;
+  if (isObj(s.additionalProperties)) return s.additionalProperties;
   return undefined;
 }
 

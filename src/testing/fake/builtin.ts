@@ -20,7 +20,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Resource } from './resources.js';
 import { forbidden } from './status.js';
-import { type Obj, isObj } from './json.js';
+import { type Obj, isObj } from '../../apiserver/json.js';
 
 const obj = (parent: Obj, key: string): Obj => (isObj(parent[key]) ? (parent[key] as Obj) : (parent[key] = {}));
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObj) : []);

@@ -9,7 +9,7 @@
  */
 import type { Resource } from './resources.js';
 import type { Store, WriteContext } from './store.js';
-import { type Obj, clone, isObj } from './json.js';
+import { type Obj, clone, isObj } from '../../apiserver/json.js';
 import { CRD_CLEANUP_FINALIZER, setCondition } from './crdstrategy.js';
 
 export { isCRD } from './crdstrategy.js';

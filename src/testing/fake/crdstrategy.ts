@@ -4,7 +4,7 @@
  * do afterwards is ./crdapi.ts.
  */
 import { storageVersion, type Resource } from './resources.js';
-import { type Obj, clone, isObj } from './json.js';
+import { type Obj, clone, isObj } from '../../apiserver/json.js';
 import { now } from './apply.js';
 
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';

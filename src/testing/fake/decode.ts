@@ -14,7 +14,7 @@
 import { k8sModelShape, type DataModel, type DataNode } from '../../schema/k8s/index.js';
 import type { Resource } from './resources.js';
 import { badRequest } from './status.js';
-import { type Obj, isObj } from './json.js';
+import { type Obj, isObj } from '../../apiserver/json.js';
 
 /** resource.Quantity's parse errors name this expression (ErrFormatWrong). */
 const QUANTITY_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";

@@ -3,7 +3,7 @@
  * events.k8s.io/v1 is a view of the same objects (pkg/apis/events/v1's conversion renames the
  * fields). An Event written through one API is read, listed and watched through the other.
  */
-import type { Obj } from './json.js';
+import type { Obj } from '../../apiserver/json.js';
 import { isQualifiedName } from '../../util/apimachinery/validation.js';
 import { GoStructJSON } from '../../util/apimachinery/field.js';
 

@@ -31,7 +31,7 @@ import { readCRDFiles, type CRDObject } from '../crds.js';
 import { FakeServer, type TracedRequest } from './server.js';
 export type { TracedRequest } from './server.js';
 import { ApiStatus } from './status.js';
-import type { Obj } from './json.js';
+import type { Obj } from '../../apiserver/json.js';
 
 export interface FakeAPIServerOptions {
   /** CRD objects to serve. */

@@ -3,8 +3,8 @@
  * ValidateObjectMetaAccessor): the name, labels, finalizers and owner references, in its words.
  */
 import type { Resource } from './resources.js';
-import type { FieldErr } from './schema.js';
-import { type Obj, isObj } from './json.js';
+import type { FieldErr } from '../../apiserver/structural.js';
+import { type Obj, isObj } from '../../apiserver/json.js';
 import {
   byteLength,
   isDNS1035Label,

@@ -4,9 +4,9 @@
  * the server's strategy for each does differently (generation, status subresource, updates
  * without a resourceVersion, field selectors).
  */
-import { CORE_GROUPS } from '../../project/builtin-kinds.js';
-import type { Schema } from './schema.js';
-import type { Obj } from './json.js';
+import { CORE_GROUPS } from '../../apiserver/builtin-kinds.js';
+import type { Schema } from '../../apiserver/structural.js';
+import type { Obj } from '../../apiserver/json.js';
 import { eventFromCore, eventToCore } from './events.js';
 
 /** One served resource of one group/version. */

@@ -7,7 +7,7 @@ import { requireFastJsonPatch } from '../../runtime/client/lazy-require.cjs';
 import type { Operation } from 'fast-json-patch';
 import type { Resource } from './resources.js';
 import { ApiStatus, badRequest, unsupportedMediaType } from './status.js';
-import { type Obj, clone, isObj } from './json.js';
+import { type Obj, clone, isObj } from '../../apiserver/json.js';
 import { mergePatch } from './store.js';
 
 type ScalePaths = NonNullable<Resource['scale']>;

@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BUILTIN_KINDS } from '../../project/builtin-kinds-data.js';
+import { BUILTIN_KINDS } from '../../apiserver/builtin-kinds-data.js';
 import { builtinResource, crdResources, type Resource } from './resources.js';
 import { Store, type CelRules, type StoredEvent, type WriteContext } from './store.js';
 import { ApiStatus, badRequest, invalid, methodNotAllowed, notFound } from './status.js';
@@ -20,7 +20,7 @@ import {
   type FieldRequirement,
   type LabelRequirement,
 } from './selectors.js';
-import { type Obj, clone, isObj } from './json.js';
+import { type Obj, clone, isObj } from '../../apiserver/json.js';
 import { WebhookAdmission, type AdmissionRequestInfo } from './admission.js';
 import { isCRD, syncCRD, type CRDHost } from './crdapi.js';
 import { checkAppliedScale, int32Of, patchScale, toScale } from './scale.js';

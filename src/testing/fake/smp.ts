@@ -6,7 +6,7 @@
  * `$retainKeys` (the keys a map keeps) are understood. Kinds and
  * fields outside this table behave as a JSON merge patch (see docs/testing.md, "Testing without an API server").
  */
-import { type Obj, clone, isObj } from './json.js';
+import { type Obj, clone, isObj } from '../../apiserver/json.js';
 
 /** Merge keys of list fields (k8s.io/api's patchMergeKey tags), by field name. */
 const MERGE_KEYS: Record<string, string | ((item: Obj) => string)> = {

@@ -3,7 +3,7 @@
  * (NewNotFound, NewAlreadyExists, NewConflict, NewInvalid, NewForbidden, NewBadRequest...).
  */
 import type { Resource } from './resources.js';
-import { errorBody, errorString, type FieldErr } from './schema.js';
+import { errorBody, errorString, type FieldErr } from '../../apiserver/structural.js';
 
 export interface Cause {
   reason?: string;

@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Operation } from 'fast-json-patch';
 import { requireFastJsonPatch } from '../../runtime/client/lazy-require.cjs';
 import type { RuleFailure, RuleSchema } from '../../cel/index.js';
-import { applyDefaults, equalJSON, prune, validate, valueAt, type FieldErr } from './schema.js';
+import { applyDefaults, equalJSON, prune, validate, valueAt, type FieldErr } from '../../apiserver/structural.js';
 import type { Resource } from './resources.js';
 import {
   alreadyExists,
@@ -37,7 +37,7 @@ import { applyConfiguration, applyScale, duplicateItems, now, trackUpdate } from
 import { goValue, typeErrors } from './typed.js';
 import { builtinErrors } from './validation.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
-import { type Obj, clone, goFloat, isObj } from './json.js';
+import { type Obj, clone, goFloat, isObj } from '../../apiserver/json.js';
 import { sortKeysDeep } from '../../util/json.js';
 import { asUnstructured, stringifyWire } from './wire.js';
 import { eventErrors, eventUpdateErrors, printCoreEvent } from './events.js';

@@ -8,9 +8,9 @@
  */
 import { k8sModelShape, type DataNode } from '../../schema/k8s/index.js';
 import type { Resource } from './resources.js';
-import type { Schema } from './schema.js';
+import type { Schema } from '../../apiserver/structural.js';
 import { builtinListKeys } from './apply.js';
-import { type Obj, goFloat, isObj } from './json.js';
+import { type Obj, goFloat, isObj } from '../../apiserver/json.js';
 
 const MIN_INT64 = -(2n ** 63n);
 const MAX_INT64 = 2n ** 63n - 1n;

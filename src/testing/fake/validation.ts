@@ -8,9 +8,10 @@
  * not done (docs/testing.md).
  */
 import type { Resource } from './resources.js';
-import type { FieldErr } from './schema.js';
-import { type Obj, isObj } from './json.js';
+import { equalJSON, type FieldErr } from '../../apiserver/structural.js';
+import { type Obj, isObj } from '../../apiserver/json.js';
 import { isDNS1123Label } from '../../util/apimachinery/validation.js';
+import { goRegexpError } from '../../apiserver/re2.js';
 
 /** An internal metav1.LabelSelector as a field error prints it (its JSON: Go field order, empty fields left out). */
 function selectorValue(sel: Obj): Obj {
@@ -172,6 +173,8 @@ export function builtinErrors(r: Resource, o: Obj, old: Obj | undefined): FieldE
       return valuesSize(o.data, true) > MAX_SIZE ? [tooLong('data')] : [];
     case 'apps/Deployment':
       return deploymentErrors(o, old);
+    case 'apiextensions.k8s.io/CustomResourceDefinition':
+      return crdPatternErrors(o);
     case 'rbac.authorization.k8s.io/ClusterRole': {
       const rule = o.aggregationRule;
       if (rule === undefined || rule === null) return [];
@@ -187,4 +190,38 @@ export function builtinErrors(r: Resource, o: Obj, old: Obj | undefined): FieldE
     }
   }
   return [];
+}
+
+/**
+ * apiextensions' schema validation of a CRD, its pattern part: every `pattern` must compile as Go's
+ * regexp (RE2) does (`validateValueValidation`). The rest of a CRD's validation is not the fake's.
+ */
+function crdPatternErrors(crd: Obj): FieldErr[] {
+  const errs: FieldErr[] = [];
+  const walk = (s: unknown, field: string) => {
+    if (!isObj(s)) return;
+    if (typeof s.pattern === 'string' && s.pattern.length) {
+      const err = goRegexpError(s.pattern);
+      if (err)
+        errs.push({
+          type: 'FieldValueInvalid',
+          field: `${field}.pattern`,
+          value: s.pattern,
+          detail: `must be a valid regular expression, but isn't: ${err}`,
+        });
+    }
+    if (isObj(s.properties)) for (const [k, v] of Object.entries(s.properties)) walk(v, `${field}.properties[${k}]`);
+    walk(s.items, `${field}.items`);
+    walk(s.additionalProperties, `${field}.additionalProperties`);
+    for (const key of ['allOf', 'anyOf', 'oneOf'] as const)
+      if (Array.isArray(s[key])) (s[key] as unknown[]).forEach((v, i) => walk(v, `${field}.${key}[${i}]`));
+    walk(s.not, `${field}.not`);
+  };
+  const versions = isObj(crd.spec) && Array.isArray(crd.spec.versions) ? crd.spec.versions : [];
+  const schemas = versions.map((v: unknown) => (isObj(v) && isObj(v.schema) ? v.schema.openAPIV3Schema : undefined));
+  // The internal CRD keeps a schema every version shares once, as spec.validation: errors name that path.
+  if (schemas.length && schemas.every((x) => equalJSON(x, schemas[0])))
+    walk(schemas[0], 'spec.validation.openAPIV3Schema');
+  else schemas.forEach((x, i) => walk(x, `spec.versions[${i}].schema.openAPIV3Schema`));
+  return errs;
 }

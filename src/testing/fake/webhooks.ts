@@ -14,7 +14,7 @@ import { requireFastJsonPatch } from '../../runtime/client/lazy-require.cjs';
 import { matchesLabels, type LabelRequirement } from './selectors.js';
 import type { Resource } from './resources.js';
 import { ApiStatus, forbidden } from './status.js';
-import { type Obj, clone, isObj } from './json.js';
+import { type Obj, clone, isObj } from '../../apiserver/json.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';

@@ -4,7 +4,7 @@
  * is int64), nesting refused past the scanner's depth of 10,000 (iteratively: no deep recursion),
  * duplicate keys noted (the last one wins, as in Go), and syntax errors in the scanner's words.
  */
-import type { Obj } from './json.js';
+import type { Obj } from '../../apiserver/json.js';
 
 /** Go's encoding/json maxNestingDepth. */
 export const MAX_DEPTH = 10_000;

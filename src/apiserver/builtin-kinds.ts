@@ -1,7 +1,8 @@
 /**
- * The Kinds Kubernetes itself serves, for `create api --resource=false` and `create webhook` on a
- * built-in Kind: which group, version and Kind exist, their resource name and scope, and the
- * @kubernetes/client-node model that types them. The table (builtin-kinds-data.ts) is generated
+ * The Kinds Kubernetes itself serves: which group, version and Kind exist, their resource name and
+ * scope, and the @kubernetes/client-node model that types them. The one table of them: the
+ * scaffolds read it (`create api --resource=false`, `create webhook` on a built-in Kind), the fake
+ * API server serves it, kubeforge/runtime's client resolves model classes and GVKs with it. The table (builtin-kinds-data.ts) is generated
  * from the discovery of a real kube-apiserver and checked against it on every test run
  * (test/scaffolds/builtin-kinds.test.ts; `UPDATE_GOLDEN=1` writes it again): a Kind is listed
  * when the server serves it with the verb create and client-node has a model for it.

@@ -1,4 +1,4 @@
-/** The JSON values the fake API server handles: objects as parsed from a request body. */
+/** JSON values as the API server handles them: objects as parsed from a request body. */
 export type Obj = Record<string, unknown>;
 
 /** A JSON object (not an array, not null). */
