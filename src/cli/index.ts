@@ -145,7 +145,16 @@ export async function run(argv: readonly string[], ctx: CliContext = defaultCont
   const json = args.includes('--json');
   const stdout = ctx.out;
   const report = json ? new CommandReport() : undefined;
-  if (report) ctx = { ...ctx, color: false, out: ctx.err, report };
+  if (report) {
+    // Text for people goes to stderr; a `warning: ...` line (a warning without a KF code) is also
+    // kept for the document's `warnings`.
+    const err = ctx.err;
+    const tee = (text: string) => {
+      for (const m of text.matchAll(/^warning: (.*)$/gm)) report.addWarning(m[1]);
+      err(text);
+    };
+    ctx = { ...ctx, color: false, out: tee, err: tee, report };
+  }
   const program = buildProgram(ctx);
   if (report) report.command = commandPath(program, args);
   let code = 0;

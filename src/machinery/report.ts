@@ -75,6 +75,8 @@ export interface OutputDocument extends ReportDetails {
   result?: FileSet;
   diagnostics: Diagnostic[];
   findings?: Finding[];
+  /** Warnings printed as text without a KF code (`warning: ...`), in the order printed. */
+  warnings?: string[];
 }
 
 /** By path as the plans sort them (code points, not the locale). */
@@ -88,6 +90,7 @@ export class CommandReport {
   private readonly diagnosticList: Diagnostic[] = [];
   private readonly seen = new Set<string>();
   private readonly findingList: Finding[] = [];
+  private readonly warningList: string[] = [];
   private findingsReported = false;
   readonly details: ReportDetails = {};
 
@@ -128,6 +131,11 @@ export class CommandReport {
     }
   }
 
+  /** A warning the command printed as text, without a KF code (`warning: ...`). */
+  addWarning(text: string): void {
+    if (!this.warningList.includes(text)) this.warningList.push(text);
+  }
+
   /** A check ran (`findings` is then in the document, empty when it found nothing). */
   addFindings(list: readonly Finding[]): void {
     this.findingsReported = true;
@@ -163,6 +171,7 @@ export class CommandReport {
         ...(d.hint !== undefined && { hint: d.hint }),
       })),
       ...(this.findingsReported && { findings: this.findingList }),
+      ...(this.warningList.length > 0 && { warnings: this.warningList }),
       ...this.details,
     };
   }
