@@ -94,6 +94,14 @@ const VALIDATION = {
   UniqueItems: ['uniqueItems', 'bool'],
 };
 
+/**
+ * Kubernetes' declarative validation markers controller-gen (v0.23 and later) reads as the
+ * `+kubebuilder:validation:` one of the same name; their value may end in a `# comment` (the gengo
+ * codetags form validation-gen reads), which is dropped.
+ * @type {Record<string, string>}
+ */
+const DECLARATIVE = { 'k8s:maxItems': 'MaxItems', 'k8s:minimum': 'Minimum', 'k8s:maximum': 'Maximum' };
+
 /** Marker names that change nothing in a schema (code generators', documentation, lifecycle). */
 const IGNORED =
   /^(optional|required|k8s:|genclient|patchStrategy|patchMergeKey|enum$|featureGate|union|unionDiscriminator|oneOf|protobuf|deprecated|kubebuilder:validation:(Optional|Required)$|groupName|listType$|listMapKey$|mapType$|structType$|default$|kubebuilder:default$|-+|build|k8s\.io|unionMember)/;
@@ -510,7 +518,15 @@ export function overlayGo(models, names, goPkgs) {
       const node = goNode(resolve(go.field.type, go.decl), at);
       const fieldDoc = docText(go.field.doc);
       if (fieldDoc) node.description = fieldDoc;
-      applyMarkers(node, go.markers, at, report, count);
+      applyMarkers(
+        node,
+        go.markers,
+        at,
+        report,
+        count,
+        undefined,
+        requiredBoundOf(resolve(go.field.type, go.decl), go.decl.pkg),
+      );
       model.properties[field] = node;
       if (go.required) required.push(field);
     }
@@ -591,10 +607,12 @@ export function overlayGo(models, names, goPkgs) {
  * @param {OverlayReport} report
  * @param {(key: string) => void} count
  * @param {GoType} [type]
+ * @param {string} [requiredKey] the bound +k8s:required sets on this field ({@link requiredBoundOf})
  */
-function applyMarkers(node, markers, at, report, count, type) {
+function applyMarkers(node, markers, at, report, count, type, requiredKey) {
   /** @type {string[]} */
   const listMapKeys = [];
+  let requiredBound = false;
   for (const marker of markers) {
     const value = marker.value;
     const name =
@@ -649,13 +667,32 @@ function applyMarkers(node, markers, at, report, count, type) {
         continue;
       }
       set('default', goValue(/** @type {string} */ (value), at));
-    } else if (name.startsWith('kubebuilder:validation:') && VALIDATION[name.slice(23)]) {
-      const [key, kind] = VALIDATION[name.slice(23)];
-      let v = markerValue(kind, value, at);
+    } else if (name === 'k8s:required') {
+      // controller-gen v0.23: a required field also gets a lower bound (below, after the other markers).
+      requiredBound = true;
+    } else if (
+      (name.startsWith('kubebuilder:validation:') && VALIDATION[name.slice(23)]) ||
+      DECLARATIVE[name] !== undefined
+    ) {
+      const [key, kind] = VALIDATION[DECLARATIVE[name] ?? name.slice(23)];
+      let v = markerValue(
+        kind,
+        DECLARATIVE[name] !== undefined && value !== undefined ? value.replace(/#.*$/, '').trim() : value,
+        at,
+      );
       if (key === 'enum') v = /** @type {unknown[]} */ (v).map((e) => (node.type === 'string' ? String(e) : e));
       set(key, v);
     } else if (!IGNORED.test(name)) {
       report.unknownMarkers.set(name, [...(report.unknownMarkers.get(name) ?? []), at]);
+    }
+  }
+  if (requiredBound && !type) {
+    // controller-gen v0.23's +k8s:required (a field marker): minLength 1, minItems 1 or
+    // minProperties 1 by the schema it sees (requiredKey), unless the field sets it explicitly.
+    const key = requiredKey;
+    if (key && node[key] === undefined) {
+      node[key] = 1;
+      count(key);
     }
   }
   if (listMapKeys.length && node['x-kubernetes-list-type'] !== 'map') {
@@ -669,6 +706,28 @@ function applyMarkers(node, markers, at, report, count, type) {
     node['x-kubernetes-list-map-keys'] = listMapKeys;
     count('x-kubernetes-list-map-keys');
   }
+}
+
+/**
+ * The bound controller-gen v0.23's +k8s:required gives a field of this Go type: it looks at the
+ * schema before references are resolved, where a struct (or Quantity, Time, IntOrString) is a bare
+ * reference (minProperties), a named list or map type has its type (minItems, minProperties), and a
+ * named basic type has its type only in the field's own package (another package's is a bare
+ * reference too). Unnamed: a list, []byte (a string), a map, a string; nothing on numbers and booleans.
+ * @param {GoTypeRef} t
+ * @param {string | undefined} fromPkg
+ * @returns {string | undefined}
+ */
+function requiredBoundOf(t, fromPkg) {
+  if (t.kind === 'struct' || t.kind === 'known') return 'minProperties';
+  if (t.kind === 'array' || (t.kind === 'bytes' && t.named)) return 'minItems';
+  if (t.kind === 'map') return 'minProperties';
+  if (t.kind === 'bytes') return 'minLength';
+  if (t.kind === 'basic') {
+    if (t.named && t.named.pkg !== fromPkg) return 'minProperties';
+    return t.go === 'string' ? 'minLength' : undefined;
+  }
+  return undefined;
 }
 
 /**

@@ -8,7 +8,9 @@
  *   - title, description, example, externalDocs are not merged (the parent's own stay);
  *   - x-kubernetes-validations: the later member's rules go before the earlier ones (so the
  *     parent's own come first, then the embedded types' in reverse order);
- *   - x-kubernetes-preserve-unknown-fields, x-kubernetes-map-type: the later member wins;
+ *   - x-kubernetes-preserve-unknown-fields, x-kubernetes-map-type, and (since controller-tools
+ *     v0.23) x-kubernetes-list-type and x-kubernetes-list-map-keys: the later member wins (a
+ *     field's listType over its named list type's);
  *   - enum: kept from the first member that has one;
  *   - any other keyword set by two members: both values move into `allOf` (one entry per side),
  *     even when they are equal where Go holds them as pointers (numbers, lists, defaults); equal
@@ -43,6 +45,14 @@ const BY_VALUE = new Set([
   'maxProperties',
 ]);
 
+/** Keywords where the later member's value replaces the earlier one's. */
+const LATER_WINS = new Set([
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-map-type',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+]);
+
 type Schema = Record<string, unknown>;
 
 /** The keywords of a schema the flattening folds (a copy; the schema is unchanged). */
@@ -72,7 +82,7 @@ export function flattenInto(dst: JSONSchemaProps, src: JSONSchemaProps): void {
     }
     if (BY_VALUE.has(k) && d[k] === v) continue;
     if (k === 'x-kubernetes-validations') d[k] = [...(v as unknown[]), ...(d[k] as unknown[])];
-    else if (k === 'x-kubernetes-preserve-unknown-fields' || k === 'x-kubernetes-map-type') d[k] = v;
+    else if (LATER_WINS.has(k)) d[k] = v;
     else {
       hoisted = true;
       srcRemainder[k] = v;

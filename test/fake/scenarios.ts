@@ -69,6 +69,13 @@ const APPLY = (manager: string, force = false) => ({
   query: { fieldManager: manager, ...(force ? { force: 'true' } : {}) },
 });
 
+/** An object's managedFields without their times, sorted: who owns what, per subresource. */
+function owners(o: { metadata?: { managedFields?: Record<string, unknown>[] } } | undefined) {
+  return (o?.metadata?.managedFields ?? [])
+    .map(({ manager, operation, subresource, fieldsV1 }) => ({ manager, operation, subresource, fieldsV1 }))
+    .sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)));
+}
+
 /** A spec value per invalid-value scenario: each is created and must be refused alike. */
 const INVALID_SPECS: Record<string, Record<string, unknown>> = {
   'size above its maximum': { size: 30 },
@@ -1563,6 +1570,80 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // controller-runtime 0.25's fake client applies to /scale (its #3569). kube-apiserver answers an
+    // apply of a custom resource's scale with a 500 (it cannot convert the custom resource to
+    // autoscaling/v1), after checking the field manager and the object; its owners stay as they were.
+    name: "scale: server-side apply of a custom resource's scale subresource is refused (500), the object unchanged",
+    run: async (s) => {
+      const scale = (replicas: number) => ({
+        apiVersion: 'autoscaling/v1',
+        kind: 'Scale',
+        metadata: { name: 'w', namespace: s.ns },
+        spec: { replicas },
+      });
+      await s.do('apply w', 'PATCH', W(s.ns, 'w'), widget('w', { size: 3, replicas: 2 }), APPLY('owner'));
+      await s.do("apply scale: replicas are owner's", 'PATCH', W(s.ns, 'w', 'scale'), scale(4), APPLY('autoscaler'));
+      await s.do('apply scale, forced', 'PATCH', W(s.ns, 'w', 'scale'), scale(4), APPLY('autoscaler', true));
+      s.note('owners', owners(await s.do('get', 'GET', W(s.ns, 'w'), undefined, { quiet: true })));
+      await s.do('apply scale, another manager', 'PATCH', W(s.ns, 'w', 'scale'), scale(6), APPLY('other'));
+      await s.do('the same, forced', 'PATCH', W(s.ns, 'w', 'scale'), scale(6), APPLY('other', true));
+      await s.do(
+        'the object applied again with its replicas',
+        'PATCH',
+        W(s.ns, 'w'),
+        widget('w', { size: 3, replicas: 2 }),
+        APPLY('owner'),
+      );
+      await s.do(
+        'the object applied without replicas',
+        'PATCH',
+        W(s.ns, 'w'),
+        widget('w', { size: 4 }),
+        APPLY('owner'),
+      );
+      await s.do('dry-run apply of the scale', 'PATCH', W(s.ns, 'w', 'scale'), scale(8), {
+        ...APPLY('other'),
+        query: { fieldManager: 'other', dryRun: 'All' },
+      });
+      await s.do('apply scale without a field manager', 'PATCH', W(s.ns, 'w', 'scale'), scale(5), {
+        contentType: 'application/apply-patch+yaml',
+      });
+      await s.do(
+        'apply scale of another name',
+        'PATCH',
+        W(s.ns, 'w', 'scale'),
+        { ...scale(5), metadata: { name: 'x' } },
+        APPLY('other'),
+      );
+      await s.do(
+        'apply scale of a missing object',
+        'PATCH',
+        W(s.ns, 'nope', 'scale'),
+        { ...scale(5), metadata: { name: 'nope' } },
+        APPLY('other'),
+      );
+      s.note('owners after', owners(await s.do('get again', 'GET', W(s.ns, 'w'))));
+    },
+  },
+  {
+    // controller-runtime 0.25's fake client has WithGlobalResourceVersionCounter; the server (and
+    // kubeforge's fake) always count writes of every object with one counter.
+    name: 'resourceVersion: one counter for the writes of every object, of every Kind',
+    run: async (s) => {
+      const a = await s.do('create a', 'POST', CM(s.ns), cm('a'));
+      const b = await s.do('create b', 'POST', W(s.ns), widget('b'));
+      const a2 = await s.do('patch a', 'PATCH', CM(s.ns, 'a'), { data: { a: '2' } }, MERGE);
+      const list = await s.do('list', 'GET', CM(s.ns));
+      const rv = (o: { metadata?: { resourceVersion?: string } } | undefined) =>
+        BigInt(o?.metadata?.resourceVersion ?? '0');
+      s.note('order', {
+        bAfterA: rv(b) > rv(a),
+        patchedAAfterB: rv(a2) > rv(b),
+        listNotBeforeTheLastWrite: rv(list) >= rv(a2),
+      });
+    },
+  },
+  {
     name: 'discovery: the group/version lists its resources and subresources',
     run: async (s) => {
       const list = await s.do('resources', 'GET', `/apis/${V1}`, undefined, { quiet: true });
@@ -1675,6 +1756,37 @@ function BUILTIN_SCENARIOS(): Scenario[] {
           APPS(s.ns, 'deployments'),
           deployment('d', { replicas: 2, template: richPodTemplate() }),
         );
+      },
+    },
+    {
+      name: "built-in scale: server-side apply of a Deployment's scale, and its field owner",
+      run: async (s) => {
+        const scale = (replicas: number) => ({
+          apiVersion: 'autoscaling/v1',
+          kind: 'Scale',
+          metadata: { name: 'd', namespace: s.ns },
+          spec: { replicas },
+        });
+        const path = `${APPS(s.ns, 'deployments', 'd')}/scale`;
+        await s.do(
+          'apply d',
+          'PATCH',
+          APPS(s.ns, 'deployments', 'd'),
+          deployment('d', { replicas: 1 }),
+          APPLY('owner'),
+        );
+        await s.do("apply scale: replicas are owner's", 'PATCH', path, scale(3), APPLY('autoscaler'));
+        await s.do('apply scale, forced', 'PATCH', path, scale(3), APPLY('autoscaler', true));
+        await s.do('apply scale, another manager', 'PATCH', path, scale(2), APPLY('other'));
+        await s.do(
+          'the Deployment applied again with its replicas',
+          'PATCH',
+          APPS(s.ns, 'deployments', 'd'),
+          deployment('d', { replicas: 1 }),
+          APPLY('owner'),
+        );
+        await s.do('get scale', 'GET', path);
+        s.note('owners', owners(await s.do('get', 'GET', APPS(s.ns, 'deployments', 'd'))));
       },
     },
     {

@@ -615,6 +615,49 @@ function trackScale(r: Resource, old: Obj | undefined, next: Obj, manager: strin
 }
 
 /**
+ * Server-side apply of a custom resource's Scale, which kube-apiserver cannot do (it fails
+ * converting the Scale back to the custom resource's version: 500), in the order its field
+ * manager meets the failure: with no entry owning the replicas path (the Scale's own managed
+ * fields are empty) it converts the live object first and fails there; else a conflict with
+ * another owner of the replicas (a different value, not forced) is the 409 a built-in's gets;
+ * else it fails converting the new object. Always throws.
+ */
+export function refuseCustomScaleApply(
+  r: Resource,
+  live: Obj,
+  manager: string,
+  force: boolean,
+  applied: unknown,
+  where: string,
+): never {
+  const steps: Step[] = r
+    .scale!.specReplicasPath.replace(/^\./, '')
+    .split('.')
+    .map((f) => ({ f }));
+  const id = pathId(steps);
+  const entries = readEntries(live);
+  const owners = entries.filter((e) => e.fields.has(id));
+  const cannot = 'to proper version: request to convert CR to an invalid group/version: autoscaling/v1';
+  if (!owners.length)
+    throw new ApiStatus(
+      500,
+      '',
+      `failed to create manager for existing fields: failed to convert live object (/; autoscaling/v1, Kind=Scale) ${cannot}`,
+    );
+  const mine = entries.find((e) => sameEntry(e, manager, 'Apply', 'scale'));
+  const others = owners.filter((e) => e !== mine);
+  if (
+    applied !== undefined &&
+    applied !== null &&
+    String(valueAt(live, steps)) !== String(applied) &&
+    others.length &&
+    !force
+  )
+    throw conflictError(others.map((e) => ({ entry: { ...e, apiVersion: 'autoscaling/v1' }, path: { steps, id } })));
+  throw new ApiStatus(500, '', `failed to convert new object (${where}; autoscaling/v1, Kind=Scale) ${cannot}`);
+}
+
+/**
  * Server-side apply of a built-in's Scale (the ScaleHandler over the Scale's field manager): the
  * writer's Apply entry of the scale subresource owns the replicas path when the configuration sets
  * it (`applied`); when that differs from the live value, every other entry loses it (409 unless forced, the owners named with

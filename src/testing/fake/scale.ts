@@ -85,10 +85,11 @@ function goType(v: unknown): string {
 /**
  * What the field manager refuses in an applied Scale, in its order: another apiVersion or kind,
  * managedFields set, then the typed conversion (autoscaling/v1 Scale's schema: fields it does not
- * declare, replicas that are not numbers; 500 in structured-merge-diff's words); a custom
- * resource's Scale then fails converting back (the server cannot apply one: 500).
+ * declare, replicas that are not numbers; 500 in structured-merge-diff's words). A custom
+ * resource's Scale then fails in the field manager (refuseCustomScaleApply: the server cannot
+ * apply one).
  */
-export function checkAppliedScale(custom: boolean, body: unknown): Obj {
+export function checkAppliedScale(body: unknown): Obj {
   if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
   if (body.apiVersion !== 'autoscaling/v1' || body.kind !== 'Scale') {
     const av = typeof body.apiVersion === 'string' ? body.apiVersion : '';
@@ -121,12 +122,6 @@ export function checkAppliedScale(custom: boolean, body: unknown): Obj {
       500,
       '',
       `failed to create typed patch object (${what}): ${errs.length === 1 ? errs[0] : `errors:\n  ${errs.join('\n  ')}`}`,
-    );
-  if (custom)
-    throw new ApiStatus(
-      500,
-      '',
-      `failed to convert new object (${what}) to proper version: request to convert CR to an invalid group/version: autoscaling/v1`,
     );
   return body;
 }

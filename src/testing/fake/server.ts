@@ -24,6 +24,7 @@ import { type Obj, clone, isObj } from '../../apiserver/json.js';
 import { WebhookAdmission, type AdmissionRequestInfo } from './admission.js';
 import { isCRD, syncCRD, type CRDHost } from './crdapi.js';
 import { checkAppliedScale, int32Of, patchScale, toScale } from './scale.js';
+import { refuseCustomScaleApply } from './apply.js';
 import {
   bodyError,
   checkBodySize,
@@ -763,8 +764,19 @@ export class FakeServer {
     const current = this.store.read(r, namespace, name);
     if (method === 'GET') return { body: toScale(current, s) };
     if (method === 'PATCH' && contentType.split(';')[0].trim() === 'application/apply-patch+yaml') {
-      const applied = checkAppliedScale(r.custom, body);
+      const applied = checkAppliedScale(body);
       const want = isObj(applied.spec) ? applied.spec.replicas : undefined;
+      if (r.custom) {
+        const m = isObj(applied.metadata) ? applied.metadata : {};
+        refuseCustomScaleApply(
+          r,
+          current,
+          ctx.fieldManager ?? '',
+          (ctx as { force?: boolean }).force === true,
+          want,
+          `${String(m.namespace ?? '')}/${String(m.name ?? '')}`,
+        );
+      }
       const replicas = typeof want === 'number' || typeof want === 'bigint' ? int32Of(want) : undefined;
       checkScaleReplicas(name, replicas);
       return { body: toScale(this.store.applyScale(r, namespace, name, applied, replicas, ctx), s) };

@@ -663,7 +663,7 @@ describe('k8s go types and overlay: the +k8s: markers controller-gen reads, cons
     ]);
   });
 
-  it('overlayGo: +k8s:required / +k8s:optional, omitzero, +k8s:listType / +k8s:listMapKey (keys once), +k8s:immutable, +k8s:enum', () => {
+  it('overlayGo: +k8s:required (and its bounds, controller-gen v0.23) / +k8s:optional, omitzero, +k8s:listType / +k8s:listMapKey (keys once), +k8s:immutable, +k8s:enum, +k8s:maxItems / minimum / maximum', () => {
     const work = mkdtempSync(join(tmpdir(), 'kf-go-k8s-'));
     try {
       mkdirSync(join(work, CORE), { recursive: true });
@@ -703,6 +703,26 @@ type Thing struct {
 	Bad string \`json:"bad,omitempty"\`
 
 	Empty Empty \`json:"empty,omitempty"\`
+
+	// +k8s:maxItems=3 # at most three
+	Few []string \`json:"few,omitempty"\`
+
+	// +k8s:minimum=1
+	// +k8s:maximum=10
+	Count int32 \`json:"count,omitempty"\`
+
+	// +k8s:required
+	Tags []string \`json:"tags"\`
+
+	// +k8s:required
+	// +kubebuilder:validation:MinItems=2
+	Pair []string \`json:"pair"\`
+
+	// +k8s:required
+	Ref Item \`json:"ref"\`
+
+	// +k8s:required
+	Size int32 \`json:"size"\`
 }
 
 // Item is keyed.
@@ -741,6 +761,12 @@ const EmptyOne = Empty("one")
             fixed: str,
             bad: str,
             empty: str,
+            few: { type: 'array', items: str },
+            count: { type: 'integer' },
+            tags: { type: 'array', items: str },
+            pair: { type: 'array', items: str },
+            ref: { $model: 'V1Item' },
+            size: { type: 'integer' },
           },
         },
         V1Item: { properties: { key: str }, required: ['key'] },
@@ -750,7 +776,8 @@ const EmptyOne = Empty("one")
       assert.deepEqual(models.V1Thing, {
         description: "Thing has the markers Kubernetes' declarative validation reads.",
         properties: {
-          name: { type: 'string' },
+          // +k8s:required's bound (controller-gen v0.23): minLength on a string.
+          name: { type: 'string', minLength: 1 },
           note: { type: 'string' },
           zero: { type: 'integer', format: 'int64' },
           items: {
@@ -768,11 +795,19 @@ const EmptyOne = Empty("one")
             enum: ['All', 'Fast', 'Slow'],
             'x-kubernetes-validations': [immutable],
           },
-          fixed: { type: 'string', 'x-kubernetes-validations': [immutable] },
+          fixed: { type: 'string', 'x-kubernetes-validations': [immutable], minLength: 1 },
           bad: { type: 'string' },
           empty: { type: 'string', description: 'Empty says +k8s:enum without constants of its own.' },
+          // The declarative validation bounds, a trailing # comment dropped.
+          few: { type: 'array', items: str, maxItems: 3 },
+          count: { type: 'integer', format: 'int32', minimum: 1, maximum: 10 },
+          // minItems on a list, an explicit bound kept, minProperties on a struct, nothing on a number.
+          tags: { type: 'array', items: str, minItems: 1 },
+          pair: { type: 'array', items: str, minItems: 2 },
+          ref: { $model: 'V1Item', minProperties: 1 },
+          size: { type: 'integer', format: 'int32' },
         },
-        required: ['fixed', 'name'],
+        required: ['fixed', 'name', 'pair', 'ref', 'size', 'tags'],
         // The optional immutable field may not be removed once set either (the required one cannot be).
         'x-kubernetes-validations': [
           { message: 'field mode is immutable once set', rule: '!has(oldSelf.mode) || has(self.mode)' },

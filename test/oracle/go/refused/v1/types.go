@@ -1,8 +1,10 @@
 // Package v1 is the twin of test/fixtures/manifests/oracle-refused: markers controller-gen
 // refuses where kubeforge writes a schema the API server takes. controller-gen checks a marker
-// against the schema it has at hand, and a field of a named list, map or struct type (or of
-// IntOrString, Quantity) is a reference without a type there; kubeforge checks it against the
-// type's schema. And floats need crd:allowDangerousTypes=true.
+// against the schema it has at hand, and a field of a named struct type (or of IntOrString,
+// Quantity) is a reference without a type there, and one of a named list type a reference
+// without items; kubeforge checks it against the type's schema. And floats need
+// crd:allowDangerousTypes=true. (Since v0.23 a named list or map type's reference has its type,
+// so MinItems or MaxProperties on such a field apply: test/oracle/go/cases/namedcollections.)
 // +groupName=refused.oracle.kubeforge.io
 package v1
 
@@ -15,9 +17,6 @@ import (
 // Names is a list of names.
 type Names []string
 
-// Labels is a map of labels.
-type Labels map[string]string
-
 // Pair is an object.
 type Pair struct {
 	A string `json:"a,omitempty"`
@@ -25,14 +24,8 @@ type Pair struct {
 }
 
 type ThingSpec struct {
-	// +kubebuilder:validation:MinItems=1
-	Names Names `json:"names,omitempty"`
-
 	// +kubebuilder:validation:items:MaxLength=8
 	ShortNames Names `json:"shortNames,omitempty"`
-
-	// +kubebuilder:validation:MaxProperties=4
-	Labels Labels `json:"labels,omitempty"`
 
 	// +kubebuilder:validation:MinProperties=1
 	Pair Pair `json:"pair,omitempty"`
