@@ -430,8 +430,37 @@ class VersionWriter {
       this.fail(path, 'has a description that is not a string', 'fix the CRD');
     const nullable = take('nullable') === true;
     keys.delete('nullable');
-    let type: string;
     const schemaType = take('type');
+    const t = this.typeOf(s, schemaType, keys, take, add, path, slot, nameHint);
+    let type = t.type;
+    const { objectClass, reused, needsPreserve } = t;
+    keys.delete('required');
+    if (s.required !== undefined && objectClass === undefined && (s.required as unknown[]).length > 0)
+      this.fail(path, 'lists required fields but has no properties', 'drop required, or declare the fields');
+    const kw = this.keywords(s, keys, path, slot, { type, isClass: objectClass !== undefined, needsPreserve });
+    markers.push(...kw.markers);
+    type = kw.type;
+    if (nullable) type = `${type} | null`;
+    if (slot === 'field')
+      return {
+        type,
+        decorators: markers.map((m) => this.marker(m.name, m.args)),
+      };
+    return this.namedSlot(s, { type, objectClass, reused, description, nullable, markers, path, nameHint });
+  }
+
+  /** The TypeScript type of a schema by its `type` (and int-or-string), and the class it made. */
+  private typeOf(
+    s: Record<string, unknown>,
+    schemaType: unknown,
+    keys: Set<string>,
+    take: (k: string) => unknown,
+    add: (name: string, args: string, tag: string) => void,
+    path: string,
+    slot: Slot,
+    nameHint: string[],
+  ): { type: string; objectClass?: string; reused: boolean; needsPreserve: boolean } {
+    let type: string;
     const intOrString = s['x-kubernetes-int-or-string'] === true;
     const anyOf = s.anyOf;
     let needsPreserve = false;
@@ -488,54 +517,7 @@ class VersionWriter {
           break;
         }
         case 'object': {
-          const props = take('properties');
-          const additional = take('additionalProperties');
-          const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
-          if (props !== undefined && additional !== undefined) {
-            this.fail(
-              path,
-              'has both properties and additionalProperties',
-              'a TypeScript class is either an object of fields or a record: split the schema',
-            );
-            type = 'unknown';
-          } else if (additional !== undefined) {
-            if (additional === true || additional === false || !isObj(additional)) {
-              this.fail(
-                path,
-                `has additionalProperties: ${JSON.stringify(additional)}`,
-                'give additionalProperties a schema (structural schemas have no boolean additionalProperties)',
-              );
-              type = 'unknown';
-            } else {
-              const v = this.emit(
-                additional,
-                `${path}{*}`,
-                'named',
-                nameHint.map((n) => `${n}Value`),
-              );
-              type = `Record<string, ${v.type}>`;
-            }
-          } else if (isObj(props) && Object.keys(props).length > 0) {
-            // One class per distinct object (as a Go API reuses one struct): a field's object is
-            // its properties (the field carries the rest); an item's, its whole schema.
-            const shareKey = `${slot}:${JSON.stringify(sortKeys(slot === 'field' ? { props, required: s.required } : s))}`;
-            objectClass = this.shared.get(shareKey);
-            if (objectClass) reused = true;
-            else {
-              objectClass = this.claim(...nameHint);
-              this.shared.set(shareKey, objectClass);
-              this.segments.set(objectClass, nameHint[0]!.slice(this.kind.length));
-              this.objectClass(objectClass, s, props, path);
-            }
-            keys.delete('required');
-            type = objectClass;
-          } else if (preserve) {
-            type = 'object';
-            needsPreserve = true;
-          } else {
-            type = this.emptyObject();
-            keys.delete('required');
-          }
+          ({ type, objectClass, reused, needsPreserve } = this.objectType(s, keys, take, path, slot, nameHint));
           break;
         }
         case undefined:
@@ -556,19 +538,88 @@ class VersionWriter {
           type = 'unknown';
       }
     }
-    keys.delete('required');
-    if (s.required !== undefined && objectClass === undefined && (s.required as unknown[]).length > 0)
-      this.fail(path, 'lists required fields but has no properties', 'drop required, or declare the fields');
-    const kw = this.keywords(s, keys, path, slot, { type, isClass: objectClass !== undefined, needsPreserve });
-    markers.push(...kw.markers);
-    type = kw.type;
-    if (nullable) type = `${type} | null`;
-    if (slot === 'field')
-      return {
-        type,
-        decorators: markers.map((m) => this.marker(m.name, m.args)),
-      };
-    // A named slot: markers and a description need a named type.
+    return { type, objectClass, reused, needsPreserve };
+  }
+
+  /** The type of an object schema: a record, a class (one per distinct object), or a free object. */
+  private objectType(
+    s: Record<string, unknown>,
+    keys: Set<string>,
+    take: (k: string) => unknown,
+    path: string,
+    slot: Slot,
+    nameHint: string[],
+  ): { type: string; objectClass?: string; reused: boolean; needsPreserve: boolean } {
+    let type: string;
+    let objectClass: string | undefined;
+    let reused = false;
+    let needsPreserve = false;
+    const props = take('properties');
+    const additional = take('additionalProperties');
+    const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
+    if (props !== undefined && additional !== undefined) {
+      this.fail(
+        path,
+        'has both properties and additionalProperties',
+        'a TypeScript class is either an object of fields or a record: split the schema',
+      );
+      type = 'unknown';
+    } else if (additional !== undefined) {
+      if (additional === true || additional === false || !isObj(additional)) {
+        this.fail(
+          path,
+          `has additionalProperties: ${JSON.stringify(additional)}`,
+          'give additionalProperties a schema (structural schemas have no boolean additionalProperties)',
+        );
+        type = 'unknown';
+      } else {
+        const v = this.emit(
+          additional,
+          `${path}{*}`,
+          'named',
+          nameHint.map((n) => `${n}Value`),
+        );
+        type = `Record<string, ${v.type}>`;
+      }
+    } else if (isObj(props) && Object.keys(props).length > 0) {
+      // One class per distinct object (as a Go API reuses one struct): a field's object is
+      // its properties (the field carries the rest); an item's, its whole schema.
+      const shareKey = `${slot}:${JSON.stringify(sortKeys(slot === 'field' ? { props, required: s.required } : s))}`;
+      objectClass = this.shared.get(shareKey);
+      if (objectClass) reused = true;
+      else {
+        objectClass = this.claim(...nameHint);
+        this.shared.set(shareKey, objectClass);
+        this.segments.set(objectClass, nameHint[0]!.slice(this.kind.length));
+        this.objectClass(objectClass, s, props, path);
+      }
+      keys.delete('required');
+      type = objectClass;
+    } else if (preserve) {
+      type = 'object';
+      needsPreserve = true;
+    } else {
+      type = this.emptyObject();
+      keys.delete('required');
+    }
+    return { type, objectClass, reused, needsPreserve };
+  }
+
+  /** The type of a named slot (an array item, a map value): markers and a description need a named type. */
+  private namedSlot(
+    s: Record<string, unknown>,
+    e: {
+      type: string;
+      objectClass?: string;
+      reused: boolean;
+      description?: string;
+      nullable: boolean;
+      markers: { name: string; args: string; tag: string }[];
+      path: string;
+      nameHint: string[];
+    },
+  ): Emitted {
+    const { type, objectClass, reused, description, nullable, markers, path, nameHint } = e;
     if (!markers.length && description === undefined) return { type, decorators: [] };
     if (objectClass) {
       // The class itself carries them (a reused one has them already).
@@ -620,8 +671,8 @@ class VersionWriter {
     };
     const markers: { name: string; args: string; tag: string }[] = [];
     const add = (name: string, args: string, tag: string) => markers.push({ name, args, tag });
-    let { type, needsPreserve } = state;
-    const objectClass = state.isClass;
+    let { type } = state;
+    const { needsPreserve, isClass: objectClass } = state;
     // Validation keywords, in the order controller-gen's markers write them.
     const num = (k: string, name: string) => {
       if (keys.has(k)) {
@@ -675,6 +726,25 @@ class VersionWriter {
       const d = take('externalDocs');
       add('ExternalDocs', literal(d), `@externalDocs ${JSON.stringify(d)}`);
     }
+    this.extensionKeywords(s, keys, path, slot, add, { isClass: objectClass, needsPreserve });
+    return { markers, type };
+  }
+
+  /** The markers of a schema's Kubernetes extensions, default and example (after the validation keywords); refuses the rest. */
+  private extensionKeywords(
+    s: Obj,
+    keys: Set<string>,
+    path: string,
+    slot: Slot,
+    add: (name: string, args: string, tag: string) => void,
+    state: { isClass: boolean; needsPreserve: boolean },
+  ): void {
+    const take = (k: string) => {
+      keys.delete(k);
+      return s[k];
+    };
+    let { needsPreserve } = state;
+    const objectClass = state.isClass;
     if (keys.has('x-kubernetes-preserve-unknown-fields')) {
       if (take('x-kubernetes-preserve-unknown-fields') === true) needsPreserve = true;
       else this.fail(path, 'has x-kubernetes-preserve-unknown-fields: false', 'drop it (false is the default)');
@@ -735,7 +805,6 @@ class VersionWriter {
           : 'remove it from the CRD, or add it to the generated CRD with a kustomize patch',
         k,
       );
-    return { markers, type };
   }
 
   private emptyName: string | undefined;
@@ -894,38 +963,7 @@ export function typesFromCrd(crd: Obj, options: FromCrdOptions): CrdImport {
     const version = String(v.name);
     if (options.versions && !options.versions.includes(version)) continue;
     const w = new VersionWriter(kind, version, file, problems, versions.indexOf(v), options.locate);
-    const kindMarkers: string[] = [w.marker('Root')];
-    const subresources = isObj(v.subresources) ? v.subresources : {};
-    if (subresources.status !== undefined) kindMarkers.push(w.marker('SubresourceStatus'));
-    if (isObj(subresources.scale)) {
-      const sc = subresources.scale;
-      const args: Obj = { specpath: sc.specReplicasPath, statuspath: sc.statusReplicasPath };
-      if (sc.labelSelectorPath !== undefined) args.selectorpath = sc.labelSelectorPath;
-      kindMarkers.push(w.marker('SubresourceScale', literal(args)));
-    }
-    if (resourceArgs.length) kindMarkers.push(w.marker('Resource', `{ ${resourceArgs.join(', ')} }`));
-    for (const c of Array.isArray(v.additionalPrinterColumns) ? (v.additionalPrinterColumns as Obj[]) : []) {
-      const args: Obj = { name: c.name, type: c.type, jsonPath: c.jsonPath };
-      for (const k of ['description', 'format', 'priority']) if (c[k] !== undefined) args[k] = c[k];
-      kindMarkers.push(w.marker('PrintColumn', literal(args)));
-    }
-    for (const f of Array.isArray(v.selectableFields) ? (v.selectableFields as Obj[]) : [])
-      kindMarkers.push(w.marker('SelectableField', literal({ jsonPath: f.jsonPath })));
-    if (multi && v.storage === true) kindMarkers.push(w.marker('StorageVersion'));
-    if (v.served === false) kindMarkers.push(w.marker('UnservedVersion'));
-    if (v.deprecated === true)
-      kindMarkers.push(
-        w.marker(
-          'DeprecatedVersion',
-          v.deprecationWarning !== undefined ? literal({ warning: v.deprecationWarning }) : '',
-        ),
-      );
-    if ((version === storageName || !multi) && (Object.keys(annotations).length || Object.keys(labels).length)) {
-      const args: Obj = {};
-      if (Object.keys(annotations).length) args.annotations = annotations;
-      if (Object.keys(labels).length) args.labels = labels;
-      kindMarkers.push(w.marker('Metadata', literal(args)));
-    }
+    const kindMarkers = kindMarkersOf(w, v, { version, multi, storageName, resourceArgs, annotations, labels });
     const schema = isObj(v.schema) && isObj(v.schema.openAPIV3Schema) ? v.schema.openAPIV3Schema : undefined;
     const body = schema
       ? kindBody(w, schema, kind)
@@ -970,6 +1008,55 @@ export function typesFromCrd(crd: Obj, options: FromCrdOptions): CrdImport {
     });
   }
   return result;
+}
+
+/** The markers on a version's Kind class: root, subresources, resource names, columns, version flags, CRD metadata. */
+function kindMarkersOf(
+  w: VersionWriter,
+  v: Obj,
+  o: {
+    version: string;
+    multi: boolean;
+    storageName: unknown;
+    resourceArgs: string[];
+    annotations: Obj;
+    labels: Obj;
+  },
+): string[] {
+  const { version, multi, storageName, resourceArgs, annotations, labels } = o;
+  const kindMarkers: string[] = [w.marker('Root')];
+  const subresources = isObj(v.subresources) ? v.subresources : {};
+  if (subresources.status !== undefined) kindMarkers.push(w.marker('SubresourceStatus'));
+  if (isObj(subresources.scale)) {
+    const sc = subresources.scale;
+    const args: Obj = { specpath: sc.specReplicasPath, statuspath: sc.statusReplicasPath };
+    if (sc.labelSelectorPath !== undefined) args.selectorpath = sc.labelSelectorPath;
+    kindMarkers.push(w.marker('SubresourceScale', literal(args)));
+  }
+  if (resourceArgs.length) kindMarkers.push(w.marker('Resource', `{ ${resourceArgs.join(', ')} }`));
+  for (const c of Array.isArray(v.additionalPrinterColumns) ? (v.additionalPrinterColumns as Obj[]) : []) {
+    const args: Obj = { name: c.name, type: c.type, jsonPath: c.jsonPath };
+    for (const k of ['description', 'format', 'priority']) if (c[k] !== undefined) args[k] = c[k];
+    kindMarkers.push(w.marker('PrintColumn', literal(args)));
+  }
+  for (const f of Array.isArray(v.selectableFields) ? (v.selectableFields as Obj[]) : [])
+    kindMarkers.push(w.marker('SelectableField', literal({ jsonPath: f.jsonPath })));
+  if (multi && v.storage === true) kindMarkers.push(w.marker('StorageVersion'));
+  if (v.served === false) kindMarkers.push(w.marker('UnservedVersion'));
+  if (v.deprecated === true)
+    kindMarkers.push(
+      w.marker(
+        'DeprecatedVersion',
+        v.deprecationWarning !== undefined ? literal({ warning: v.deprecationWarning }) : '',
+      ),
+    );
+  if ((version === storageName || !multi) && (Object.keys(annotations).length || Object.keys(labels).length)) {
+    const args: Obj = {};
+    if (Object.keys(annotations).length) args.annotations = annotations;
+    if (Object.keys(labels).length) args.labels = labels;
+    kindMarkers.push(w.marker('Metadata', literal(args)));
+  }
+  return kindMarkers;
 }
 
 /** The Kind's own schema: apiVersion, kind and metadata as kubeforge writes them, its other fields, its markers. */
