@@ -5,7 +5,7 @@
  * Requests outside any span (informer lists, lease renewals, event writes) start no trace: a
  * manager's background traffic would otherwise make a new trace every few seconds.
  */
-import { context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { activeTracer, injectTraceContext, requestParentContext } from '../tracing.js';
 
 /** Attribute names of the client request span (the `http.*`, `url.*`, `server.*` ones are OpenTelemetry's). */
