@@ -53,11 +53,12 @@
  *
  * (g) Spans (issue #42, bench/tracing.ts): the operator of (a) at concurrency 8 built without the
  *     spans (the commit before them), with them and no provider, and with the OpenTelemetry SDK
- *     exporting over OTLP to a collector sink; three rounds in rotating order. tracing_off and
- *     tracing_on are the summed times over the build without the spans'.
+ *     exporting over OTLP to a collector sink, without a context manager (on, as the generated
+ *     src/tracing.ts) and with AsyncLocalStorage (on_async); three rounds in rotating order.
+ *     tracing_off, tracing_on and tracing_on_async are the summed times over the build without the spans'.
  *
  * Last line: `bench:runtime ratio=<x>x rss_per_object=<KB>KB p99=<ms>ms
- * vs_controller_runtime=<x>x(time),<x>x(memory) tracing_off=<x>x tracing_on=<x>x`: the time ratio
+ * vs_controller_runtime=<x>x(time),<x>x(memory) tracing_off=<x>x tracing_on=<x>x tracing_on_async=<x>x`: the time ratio
  * is the worse of c = 1 and c = 8.
  * The Go operator is built from Go modules once per machine (cached by a hash of its files under
  * ${XDG_CACHE_HOME:-~/.cache}/kubeforge/bench/bin); without Go, or if it fails, a note is printed
@@ -333,11 +334,12 @@ async function operatorRun(
   controllerManagedBy(mgr)
     .for(Gizmo)
     .withOptions({ maxConcurrentReconciles: c })
-    .complete(async (req) => {
+    .complete(async (req, ctx) => {
       const g = await mgr.getClient().get(Gizmo, req);
       if (g.status?.observedGeneration === g.metadata?.generation) return;
       g.status = { observedGeneration: g.metadata!.generation, phase: 'Ready' };
-      await mgr.getClient().status().update(g);
+      // With ctx.signal, as a generated controller sends its requests: traced (g) without a context manager.
+      await mgr.getClient().status().update(g, { signal: ctx.signal });
       done.add(req.name);
       if (done.size === n) finish();
     });
@@ -368,8 +370,9 @@ async function operatorRun(
 
 /**
  * (g) What the spans cost (bench/tracing.ts): the operator of (a) (kubeforge's creates,
- * concurrency 8) built three ways, nospans (the commit before the spans), off (no provider) and on
- * (the SDK exporting over OTLP to a collector sink), ROUNDS rounds in rotating order, each on a
+ * concurrency 8) run four ways, nospans (the commit before the spans), off (no provider), on
+ * (the SDK exporting over OTLP to a collector sink, as the generated src/tracing.ts registers it)
+ * and on_async (the same with the AsyncLocalStorage context manager), ROUNDS rounds in rotating order, each on a
  * fresh namespace, after a warm-up run of each. Ratios of the summed times to nospans'; CPU time of
  * this process beside them.
  */
@@ -378,20 +381,22 @@ async function tracingRun(
   admin: Client,
   n: number,
   log: (s: string) => void,
-): Promise<{ off: number; on: number }> {
+): Promise<{ off: number; on: number; onAsync: number }> {
   const rounds = 3;
   const c = 8;
   // Both from dist/, as tsconfig.build.json compiles them (see bench/tracing.ts).
   const old = await importBuild<RuntimeEntry>('nospans', repo, 'runtime/index.js');
   const cur = await importBuild<RuntimeEntry>('current', repo, 'runtime/index.js');
   const sink = await startCollectorSink();
-  const time = { nospans: 0, off: 0, on: 0 };
-  const cpu = { nospans: 0, off: 0, on: 0 };
+  const time = { nospans: 0, off: 0, on: 0, on_async: 0 };
+  const cpu = { nospans: 0, off: 0, on: 0, on_async: 0 };
+  const register = (which: keyof typeof time) =>
+    which === 'on' || which === 'on_async' ? registerSdk(sink.url, 'bench-runtime', which === 'on_async') : undefined;
   try {
-    const order = ['nospans', 'off', 'on'] as const;
+    const order = ['nospans', 'off', 'on', 'on_async'] as const;
     // A warm-up run of each build first (JIT): nospans's code is a module graph of its own.
     for (const which of order) {
-      const provider = which === 'on' ? registerSdk(sink.url, 'bench-runtime') : undefined;
+      const provider = register(which);
       await operatorRun(
         config,
         await newNamespace(admin, `trace-warm-${which}`),
@@ -406,7 +411,7 @@ async function tracingRun(
       for (let k = 0; k < order.length; k++) {
         const which = order[(k + r) % order.length];
         const ns = await newNamespace(admin, `trace-${which}-${r}`);
-        const provider = which === 'on' ? registerSdk(sink.url, 'bench-runtime') : undefined;
+        const provider = register(which);
         try {
           const got = await operatorRun(config, ns, n, c, 'kubeforge', which === 'nospans' ? old : cur);
           time[which] += got.ms;
@@ -421,13 +426,16 @@ async function tracingRun(
   }
   const off = time.off / time.nospans;
   const on = time.on / time.nospans;
+  const onAsync = time.on_async / time.nospans;
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  const cpuX = (w: keyof typeof cpu) => `${s(cpu[w])} (${(cpu[w] / cpu.nospans).toFixed(3)}x)`;
   log(
     `(g) spans, ${rounds} rounds of ${n} objects at concurrency ${c}: nospans (${BASE_COMMIT.slice(0, 7)}) ${s(time.nospans)}, ` +
-      `off (no provider) ${s(time.off)} -> ${off.toFixed(3)}x, on (SDK, OTLP to a collector) ${s(time.on)} -> ${on.toFixed(3)}x; ` +
-      `CPU time of the operator's process: ${s(cpu.nospans)}, ${s(cpu.off)} (${(cpu.off / cpu.nospans).toFixed(3)}x), ${s(cpu.on)} (${(cpu.on / cpu.nospans).toFixed(3)}x)`,
+      `off (no provider) ${s(time.off)} -> ${off.toFixed(3)}x, on (SDK, OTLP to a collector) ${s(time.on)} -> ${on.toFixed(3)}x, ` +
+      `on_async (the same with the AsyncLocalStorage context manager) ${s(time.on_async)} -> ${onAsync.toFixed(3)}x; ` +
+      `CPU time of the operator's process: ${s(cpu.nospans)}, ${cpuX('off')}, ${cpuX('on')}, ${cpuX('on_async')}`,
   );
-  return { off, on };
+  return { off, on, onAsync };
 }
 
 /** client-node baseline of (a): create then write status, per object, c workers. */
@@ -865,10 +873,10 @@ async function main(): Promise<void> {
       log('(f) read-your-own-writes (bench/ownwrites.ts)');
       log(ownWritesLine(await runOwnWritesBench(config)));
     }
-    const tracing = parts.includes('g') ? await tracingRun(config, admin, N, log) : { off: NaN, on: NaN };
+    const tracing = parts.includes('g') ? await tracingRun(config, admin, N, log) : { off: NaN, on: NaN, onAsync: NaN };
     log(`bytes_per_object full=${Math.round(fullBytes)} metadata_only=${Math.round(metaBytes)}`);
     log(
-      `bench:runtime ratio=${worst.toFixed(2)}x rss_per_object=${perObjKB.toFixed(2)}KB p99=${p99.toFixed(1)}ms vs_controller_runtime=${x(vsTime)}(time),${x(perObjKB / goPerObjKB)}(memory) ${tracingFigures(tracing.off, tracing.on)}`,
+      `bench:runtime ratio=${worst.toFixed(2)}x rss_per_object=${perObjKB.toFixed(2)}KB p99=${p99.toFixed(1)}ms vs_controller_runtime=${x(vsTime)}(time),${x(perObjKB / goPerObjKB)}(memory) ${tracingFigures(tracing.off, tracing.on, tracing.onAsync)}`,
     );
   } finally {
     await env.stop();

@@ -5,12 +5,15 @@
  *            repository's history once per machine, test/oracle/tools.ts kubeforgeAt);
  *   off      this build, no TracerProvider registered (what every operator that does not trace runs);
  *            both from dist/, as tsconfig.build.json compiles them (what ships);
- *   on       this build with the OpenTelemetry SDK registered: an AsyncLocalStorage context manager, a
- *            BatchSpanProcessor and the OTLP/HTTP (protobuf) exporter sending to a collector, here a
- *            sink in its own process that reads each export and answers 200 (what an
- *            OpenTelemetry collector's receiver does before its pipeline).
- * Printed as `tracing_off=<off/nospans>x tracing_on=<on/nospans>x` (issue #42's goals: <= 1.02x
- * and <= 1.10x).
+ *   on       this build with the OpenTelemetry SDK registered as the generated src/tracing.ts
+ *            registers it: a BatchSpanProcessor and the OTLP/HTTP (protobuf) exporter sending to a
+ *            collector, here a sink in its own process that reads each export and answers 200
+ *            (what an OpenTelemetry collector's receiver does before its pipeline), and no context
+ *            manager (the runtime hands each span on through ctx.signal);
+ *   on_async the same with the AsyncLocalStorage context manager (src/tracing.ts's ASYNC_CONTEXT,
+ *            and what `on` was until the runtime handed spans on itself).
+ * Printed as `tracing_off=<off/nospans>x tracing_on=<on/nospans>x tracing_on_async=<on_async/nospans>x`
+ * (issue #42's goals: off <= 1.02x, on <= 1.10x).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -58,13 +61,16 @@ export async function startCollectorSink(): Promise<{ url: string; stop(): void;
   return { url: `http://127.0.0.1:${port}/v1/traces`, stop: () => child.kill(), child };
 }
 
-/** Registers the SDK as an application does; returns the provider (shut it down to unregister with `unregisterSdk`). */
-export function registerSdk(collectorUrl: string, serviceName: string): TracerProvider {
+/**
+ * Registers the SDK as the generated src/tracing.ts does (with `asyncContext`, as it does with
+ * ASYNC_CONTEXT on); returns the provider (shut it down to unregister with `unregisterSdk`).
+ */
+export function registerSdk(collectorUrl: string, serviceName: string, asyncContext = false): TracerProvider {
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: collectorUrl }) })],
   });
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  if (asyncContext) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(provider);
   return provider;
 }
@@ -78,6 +84,6 @@ export async function unregisterSdk(provider: TracerProvider): Promise<void> {
 }
 
 /** The line both benches end with. */
-export function tracingFigures(off: number, on: number): string {
-  return `tracing_off=${off.toFixed(3)}x tracing_on=${on.toFixed(3)}x`;
+export function tracingFigures(off: number, on: number, onAsync: number): string {
+  return `tracing_off=${off.toFixed(3)}x tracing_on=${on.toFixed(3)}x tracing_on_async=${onAsync.toFixed(3)}x`;
 }

@@ -23,7 +23,7 @@
  * and no provider, and with the OpenTelemetry SDK exporting to a collector, every request carrying
  * a traceparent; tracing_off and tracing_on are the summed times over the build without the spans'.
  *
- * Last line: `bench:webhook ratio=<x>x p99=<ms>ms tracing_off=<x>x tracing_on=<x>x`.
+ * Last line: `bench:webhook ratio=<x>x p99=<ms>ms tracing_off=<x>x tracing_on=<x>x tracing_on_async=<x>x`.
  * KUBEFORGE_BENCH_N (default 4000) sets N.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -138,7 +138,7 @@ function review(i: number): string {
 // Child: one server.
 
 /** ours: this build (build/); nospans, untraced, traced: the spans' comparison (dist/ builds, see bench/tracing.ts). */
-type Which = 'ours' | 'baseline' | 'nospans' | 'untraced' | 'traced';
+type Which = 'ours' | 'baseline' | 'nospans' | 'untraced' | 'traced' | 'traced-async';
 type WebhookEntry = Pick<
   typeof import('../src/runtime/webhook/index.js'),
   'newWebhookServer' | 'webhookManagedBy' | 'FieldErrors' | 'field'
@@ -158,7 +158,8 @@ async function serve(which: Which, certDir: string, collectorUrl?: string): Prom
             repo,
             'runtime/webhook/index.js',
           );
-    if (which === 'traced') registerSdk(collectorUrl!, 'bench-webhook');
+    if (which === 'traced' || which === 'traced-async')
+      registerSdk(collectorUrl!, 'bench-webhook', which === 'traced-async');
     const server = newWebhookServer({
       host: '127.0.0.1',
       port: 0,
@@ -381,7 +382,7 @@ async function main(): Promise<void> {
     }
     const tracing = await tracingPart(certDir, log);
     log(
-      `bench:webhook ratio=${Math.max(...ratios).toFixed(2)}x p99=${Math.max(...p99s).toFixed(2)}ms ${tracingFigures(tracing.off, tracing.on)}`,
+      `bench:webhook ratio=${Math.max(...ratios).toFixed(2)}x p99=${Math.max(...p99s).toFixed(2)}ms ${tracingFigures(tracing.off, tracing.on, tracing.onAsync)}`,
     );
   } finally {
     ours.proc.removeAllListeners('exit');
@@ -399,27 +400,32 @@ async function main(): Promise<void> {
  * ROUNDS rounds of N requests in chunks rotating the order of the three. Ratios of the summed
  * times to nospans'; server CPU per request beside them.
  */
-async function tracingPart(certDir: string, log: (s: string) => void): Promise<{ off: number; on: number }> {
+async function tracingPart(
+  certDir: string,
+  log: (s: string) => void,
+): Promise<{ off: number; on: number; onAsync: number }> {
   const sink = await startCollectorSink();
   const nospans = await startChild('nospans', certDir);
   const untraced = await startChild('untraced', certDir);
   const traced = await startChild('traced', certDir, sink.url);
-  const servers = { nospans, off: untraced, on: traced };
+  const tracedAsync = await startChild('traced-async', certDir, sink.url);
+  const servers = { nospans, off: untraced, on: traced, onAsync: tracedAsync };
   const c = 16;
   const agents = {
     nospans: new https.Agent({ keepAlive: true, maxSockets: c }),
     off: new https.Agent({ keepAlive: true, maxSockets: c }),
     on: new https.Agent({ keepAlive: true, maxSockets: c }),
+    onAsync: new https.Agent({ keepAlive: true, maxSockets: c }),
   };
   const hex = (i: number, n: number) => i.toString(16).padStart(n, '0');
   const traceparent = (i: number) => ({ traceparent: `00-${hex(i + 1, 32)}-${hex(i + 1, 16)}-01` });
   try {
     const bodies = Array.from({ length: N }, (_, i) => review(i));
     const warm = Array.from({ length: WARMUP }, (_, i) => bodies[i % N]);
-    const order = ['nospans', 'off', 'on'] as const;
+    const order = ['nospans', 'off', 'on', 'onAsync'] as const;
     for (const w of order) await load(agents[w], servers[w].port, warm, c, traceparent);
     for (const w of order) await servers[w].ask('record');
-    const time = { nospans: 0, off: 0, on: 0 };
+    const time = { nospans: 0, off: 0, on: 0, onAsync: 0 };
     let chunkNo = 0;
     for (let round = 0; round < ROUNDS; round++)
       for (let k = 0; k < N; k += CHUNK, chunkNo++) {
@@ -429,19 +435,22 @@ async function tracingPart(certDir: string, log: (s: string) => void): Promise<{
           time[w] += await load(agents[w], servers[w].port, chunk, c, (i) => traceparent(k + i));
         }
       }
-    const cpu = { nospans: 0, off: 0, on: 0 };
+    const cpu = { nospans: 0, off: 0, on: 0, onAsync: 0 };
     for (const w of order) cpu[w] = (await servers[w].ask<{ cpuMicros: number }>('stats')).cpuMicros / (N * ROUNDS);
     const off = time.off / time.nospans;
     const on = time.on / time.nospans;
+    const onAsync = time.onAsync / time.nospans;
+    const cpuX = (w: keyof typeof cpu) => `${cpu[w].toFixed(0)} us (${(cpu[w] / cpu.nospans).toFixed(3)}x)`;
     log(
       `spans, concurrency ${c}, ${N * ROUNDS} requests each with a traceparent: nospans ${time.nospans.toFixed(0)} ms, ` +
-        `off (no provider) ${time.off.toFixed(0)} ms -> ${off.toFixed(3)}x, on (SDK, OTLP to a collector) ${time.on.toFixed(0)} ms -> ${on.toFixed(3)}x; ` +
-        `server CPU per request ${cpu.nospans.toFixed(0)} us, ${cpu.off.toFixed(0)} us (${(cpu.off / cpu.nospans).toFixed(3)}x), ${cpu.on.toFixed(0)} us (${(cpu.on / cpu.nospans).toFixed(3)}x)`,
+        `off (no provider) ${time.off.toFixed(0)} ms -> ${off.toFixed(3)}x, on (SDK, OTLP to a collector) ${time.on.toFixed(0)} ms -> ${on.toFixed(3)}x, ` +
+        `on_async (the same with the AsyncLocalStorage context manager) ${time.onAsync.toFixed(0)} ms -> ${onAsync.toFixed(3)}x; ` +
+        `server CPU per request ${cpu.nospans.toFixed(0)} us, ${cpuX('off')}, ${cpuX('on')}, ${cpuX('onAsync')}`,
     );
-    return { off, on };
+    return { off, on, onAsync };
   } finally {
     for (const a of Object.values(agents)) a.destroy();
-    for (const ch of [nospans, untraced, traced]) {
+    for (const ch of [nospans, untraced, traced, tracedAsync]) {
       ch.proc.removeAllListeners('exit');
       ch.proc.kill();
     }

@@ -75,6 +75,30 @@ export function activeSpanContext(): SpanContext | undefined {
   return sc && isSpanContextValid(sc) ? sc : undefined;
 }
 
+/** Trace contexts bound to the AbortSignal of a unit of work (a reconcile's `ctx.signal`). */
+const signalContexts = new WeakMap<AbortSignal, Context>();
+
+/**
+ * Binds `ctx` (holding a reconcile's span) to that reconcile's own signal: a request sent with
+ * `{ signal: ctx.signal }` becomes a child of the span even when no context manager carries the
+ * span across awaits (an application that registered the SDK without AsyncLocalStorage, which on
+ * Node 20 slows every promise of the process). Forgotten with the signal.
+ */
+export function bindTraceContext(signal: AbortSignal, ctx: Context): void {
+  signalContexts.set(signal, ctx);
+}
+
+/**
+ * The parent of a request's span: the active context when it holds a span (a context manager
+ * carried it here), else the context bound to the request's signal ({@link bindTraceContext}),
+ * else the active one.
+ */
+export function requestParentContext(signal: AbortSignal | undefined): Context {
+  const active = context.active();
+  if (signal === undefined || trace.getSpan(active)) return active;
+  return signalContexts.get(signal) ?? active;
+}
+
 /** Runs `fn` outside any span: long-lived loops (informers) must not inherit the span that started them. */
 export function untraced<T>(fn: () => T): T {
   return context.with(ROOT_CONTEXT, fn);

@@ -116,6 +116,15 @@ export const GENERATED_VERSIONS = {
   typesNode: '^20.19.0',
   esbuild: '^0.28.0',
   typescript: '^7.0.2',
+  /**
+   * src/tracing.ts: the OpenTelemetry API (the range kubeforge depends on, so both share one global
+   * provider) and the trace SDK with its OTLP/HTTP exporter, loaded only when OTEL_EXPORTER_OTLP_ENDPOINT
+   * is set. The versions kubeforge's own tracing tests and bench run with (test/scaffolds/tracing-main.test.ts
+   * holds them equal to package.json).
+   */
+  otelApi: '^1.10.0',
+  otelSdk: '^3.1.1',
+  otelExporter: '^0.301.1',
 };
 
 /** Entries a folder may hold and still count as empty. */
@@ -141,12 +150,14 @@ const INIT_FILES: ReadonlyArray<readonly [string, string]> = [
   ['.github/workflows/lint.yml', 'github/workflows/lint.yml.hbs'],
   ['.github/workflows/test-e2e.yml', 'github/workflows/test-e2e.yml.hbs'],
   ['src/main.ts', 'src/main.ts.hbs'],
+  ['src/tracing.ts', 'src/tracing.ts.hbs'],
   ['test/suite.test.ts', 'test/suite.test.ts.hbs'],
   ['config/default/kustomization.yaml', 'config/default/kustomization.yaml.hbs'],
   ['config/default/manager_metrics_patch.yaml', 'config/default/manager_metrics_patch.yaml.hbs'],
   ['config/default/metrics_service.yaml', 'config/default/metrics_service.yaml.hbs'],
   ['config/default/cert_metrics_manager_patch.yaml', 'config/default/cert_metrics_manager_patch.yaml.hbs'],
   ['config/default/manager_webhook_patch.yaml', 'config/default/manager_webhook_patch.yaml.hbs'],
+  ['config/default/manager_tracing_patch.yaml', 'config/default/manager_tracing_patch.yaml.hbs'],
   ['config/manager/kustomization.yaml', 'config/manager/kustomization.yaml.hbs'],
   ['config/manager/manager.yaml', 'config/manager/manager.yaml.hbs'],
   ['config/rbac/kustomization.yaml', 'config/rbac/kustomization.yaml.hbs'],

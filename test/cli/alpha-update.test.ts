@@ -258,8 +258,11 @@ describe('kubeforge alpha update', () => {
     assert.equal(r.code, 1, r.out + r.err);
     // The book's doc comments on the types and the tests' headers reword lines the scaffold reworded
     // too; the controller's and the webhook's import lines, where the book imports more than the
-    // scaffold, name the manager's type (ControllerManagerLike then, Manager now).
+    // scaffold, name the manager's type (ControllerManagerLike then, Manager now). package.json: the
+    // book's cron-parser and the scaffold's OpenTelemetry packages (issue #42) are both inserted
+    // between @kubernetes/client-node and kubeforge.
     const conflicts = [
+      'package.json',
       'src/api/v1/cronjob_types.ts',
       'src/api/v2/cronjob_types.ts',
       'src/controller/cronjob_controller.ts',

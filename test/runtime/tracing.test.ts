@@ -159,6 +159,88 @@ describe('tracing (issue #42)', () => {
     );
   });
 
+  it('without a context manager: requests sent with ctx.signal are children of the reconcile span, ctx.logger carries its ids', async () => {
+    spans = recordSpans();
+    // The SDK registered without AsyncLocalStorage (the generated src/tracing.ts's default): nothing
+    // carries the active span across awaits, so only what the runtime passes explicitly joins it.
+    context.disable();
+    const lines: string[] = [];
+    const log = newLogger({ level: 'info', destination: { write: (l: string) => lines.push(l) } });
+    const c = await newFakeClient();
+    closers.push(() => c.close());
+    const mgr = newTestManager(c.server.config, { logger: log });
+    controllerManagedBy(mgr)
+      .for(CM)
+      .named('explicit')
+      .withOptions({ reconciliationTimeoutMs: 60_000 })
+      .complete(async (req, ctx) => {
+        if (!req.name.startsWith('src-')) return {};
+        ctx.logger.info('copying');
+        const client = mgr.getClient();
+        await client.create(
+          { ...CM, metadata: { name: `${req.name}-copy`, namespace: req.namespace! } },
+          { signal: ctx.signal },
+        );
+        // Without the signal the runtime cannot tell which reconcile sent it: no span, no traceparent.
+        await client.create({ ...CM, metadata: { name: `${req.name}-other`, namespace: req.namespace! } });
+        return {};
+      });
+    const stop = new AbortController();
+    const running = mgr.start(stop.signal);
+    closers.push(async () => {
+      stop.abort();
+      await running;
+    });
+    await c.create({ ...CM, metadata: { name: 'src-x', namespace: 'default' } });
+    const r = await spanNamed(spans, 'reconcile explicit', (s) => s.attributes['kubeforge.reconcile.name'] === 'src-x');
+    const children = spans.childrenOf(r);
+    assert.deepEqual(
+      children.map((s) => [s.name, s.attributes['kubeforge.client.name']]),
+      [['create configmaps', undefined]],
+    );
+    const sent = c.server.tracedRequests().filter((t) => t.method === 'POST');
+    assert.deepEqual(
+      sent.map((t) => t.traceparent),
+      [`00-${children[0].traceId}-${children[0].spanId}-01`],
+      'only the request sent with ctx.signal carries a traceparent',
+    );
+    const copying = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'copying' && l.name === 'src-x');
+    assert.equal(copying.length, 1);
+    assert.equal(copying[0].trace_id, r.traceId);
+    assert.equal(copying[0].span_id, r.spanId);
+    assert.ok(await c.get(CM, { namespace: 'default', name: 'src-x-other' }));
+  });
+
+  it('the webhook span without a context manager: the handler ctx.logger carries its ids', async () => {
+    spans = recordSpans();
+    context.disable();
+    const lines: string[] = [];
+    const srv = await startServer(
+      (s) =>
+        s.register('/validate', {
+          handle: async (body: any, ctx: { logger: pino.Logger }) => {
+            ctx.logger.info('validating');
+            return {
+              apiVersion: 'admission.k8s.io/v1',
+              kind: 'AdmissionReview',
+              response: { uid: body.request.uid, allowed: true },
+            };
+          },
+        }),
+      { logger: newLogger({ level: 'info', destination: { write: (l: string) => lines.push(l) } }) },
+    );
+    closers.push(() => srv.stop());
+    const parent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const reply = await request(srv.server.port!, '/validate', admissionReview('CREATE', { object: {} }), {
+      headers: { traceparent: parent },
+    });
+    assert.equal(reply.status, 200);
+    const w = await spans.ended('admission /validate CREATE');
+    const line = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'validating');
+    assert.equal(line?.trace_id, w.traceId);
+    assert.equal(line?.span_id, w.spanId);
+  });
+
   it('a failed reconcile records the error; a request enqueued under a span links to it', async () => {
     spans = recordSpans();
     const c = await newFakeClient();

@@ -231,7 +231,7 @@ export class RestClient {
    */
   request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
     const traceHeaders: Record<string, string> = {};
-    const span = safely(() => startRequestSpan(method, path, this.server, traceHeaders));
+    const span = safely(() => startRequestSpan(method, path, this.server, traceHeaders, o.signal));
     // No span: the headers may still carry a sampled-out parent's traceparent.
     if (!span) return this.send<T>(method, path, o, traceHeaders.traceparent ? traceHeaders : undefined);
     const attempts = { retries: 0, status: 0 };

@@ -5,8 +5,8 @@
  * Requests outside any span (informer lists, lease renewals, event writes) start no trace: a
  * manager's background traffic would otherwise make a new trace every few seconds.
  */
-import { context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { activeTracer, injectTraceContext } from '../tracing.js';
+import { type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { activeTracer, injectTraceContext, requestParentContext } from '../tracing.js';
 
 /** Attribute names of the client request span (the `http.*`, `url.*`, `server.*` ones are OpenTelemetry's). */
 export const CLIENT_ATTRS = {
@@ -83,18 +83,20 @@ export function verbOf(method: string, p: ApiPath | undefined, query: string): s
 }
 
 /**
- * Starts the span of one request when a recording span is active, and writes its trace context
- * into `headers`; undefined otherwise (nothing done).
+ * Starts the span of one request when a recording span is active (or bound to the request's
+ * `signal`, a reconcile's), and writes its trace context into `headers`; undefined otherwise
+ * (nothing done).
  */
 export function startRequestSpan(
   method: string,
   path: string,
   server: URL,
   headers: Record<string, string>,
+  signal?: AbortSignal,
 ): Span | undefined {
   const tracer = activeTracer();
   if (!tracer) return undefined;
-  const parent = context.active();
+  const parent = requestParentContext(signal);
   const active = trace.getSpan(parent);
   if (!active) return undefined;
   if (!active.isRecording()) {

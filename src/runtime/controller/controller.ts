@@ -727,7 +727,10 @@ export class Controller implements Runnable {
           }),
       );
     if (!span) return this.reconcileOnce(req, signal, queuedWith, reconcileID);
-    return span.run(() => this.reconcileOnce(req, signal, queuedWith, reconcileID, span));
+    const own = safely(() => span.ownSignal(signal));
+    return span
+      .run(() => this.reconcileOnce(req, own?.signal ?? signal, queuedWith, reconcileID, span))
+      .finally(() => own?.done());
   }
 
   private async reconcileOnce(
@@ -754,7 +757,9 @@ export class Controller implements Runnable {
         guard.abort(new ReconciliationTimeoutError(timeoutMs));
       }, timeoutMs);
       reconcileSignal = AbortSignal.any([signal, guard.signal]);
+      if (span) safely(() => span.bind(reconcileSignal));
     }
+    const traceIds = span && safely(() => span.logIds());
     const ctx: ReconcileContext = {
       signal: reconcileSignal,
       reconcileID,
@@ -770,8 +775,9 @@ export class Controller implements Runnable {
                 name: req.name,
                 ...cluster,
                 reconcileID,
+                ...traceIds,
               }
-            : { namespace: req.namespace, name: req.name, ...cluster, reconcileID },
+            : { namespace: req.namespace, name: req.name, ...cluster, reconcileID, ...traceIds },
         ));
       },
     };

@@ -4,9 +4,18 @@
  * client requests and log lines join it), linked to the spans that were active when its request
  * was enqueued.
  */
-import { context, type Link, type Span, SpanKind, type SpanContext, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  context,
+  isSpanContextValid,
+  type Link,
+  type Span,
+  SpanKind,
+  type SpanContext,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
 import type { Tracer } from '@opentelemetry/api';
-import { activeSpanContext, safely } from '../tracing.js';
+import { activeSpanContext, bindTraceContext, safely } from '../tracing.js';
 import type { RequestQueue } from './handler.js';
 import type { Request, Result } from './reconcile.js';
 import { requestKey } from './reconcile.js';
@@ -122,6 +131,35 @@ export class ReconcileSpan {
   /** Runs `fn` with the span active (client requests become its children, log lines carry its ids). */
   run<T>(fn: () => T): T {
     return context.with(trace.setSpan(context.active(), this.span), fn);
+  }
+
+  /**
+   * A signal of the reconcile's own, following `signal` and bound to this span, so that the
+   * requests the reconciler sends with `ctx.signal` are the span's children even when no context
+   * manager carries the span across awaits; `done()` unlinks it from `signal`.
+   */
+  ownSignal(signal: AbortSignal): { signal: AbortSignal; done(): void } {
+    const ac = new AbortController();
+    const onStop = () => ac.abort(signal.reason);
+    if (signal.aborted) ac.abort(signal.reason);
+    else signal.addEventListener('abort', onStop, { once: true });
+    this.bind(ac.signal);
+    return { signal: ac.signal, done: () => signal.removeEventListener('abort', onStop) };
+  }
+
+  /** Binds this span to `signal` (one derived from the reconcile's own, e.g. with its timeout). */
+  bind(signal: AbortSignal): void {
+    bindTraceContext(signal, trace.setSpan(context.active(), this.span));
+  }
+
+  /**
+   * `trace_id` and `span_id` for the reconcile's logger when no context manager made the span
+   * active (then the logger's mixin cannot see it); undefined when one did.
+   */
+  logIds(): { trace_id: string; span_id: string } | undefined {
+    if (trace.getSpan(context.active()) === this.span) return undefined;
+    const sc = this.span.spanContext();
+    return isSpanContextValid(sc) ? { trace_id: sc.traceId, span_id: sc.spanId } : undefined;
   }
 
   /** The reconciler returned `result`: success, requeue or requeue_after. */

@@ -44,6 +44,7 @@ import { DEFAULT_VIRTUAL_NODES, MAX_VIRTUAL_NODES, assignRanges, checkVirtualNod
 import { defaultIdentity } from './leaderelection.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../util/apimachinery/validation.js';
 import type { ShardGate } from '../contracts.js';
+import { activeTracer, recordMoment, safely } from '../tracing.js';
 
 /** The label that puts a Lease in a ring (its value: the ring's name). */
 export const RING_LABEL = 'sharding.kubeforge.io/ring';
@@ -321,9 +322,11 @@ export class ShardMember implements ShardGate {
   private lose(reason: string): void {
     if (this.lostReason !== undefined) return;
     this.lostReason = reason;
+    const closed = this.open;
     this.open = [];
     this.updateGauges();
     this.log.error({ reason }, 'sharding: membership lost; this replica stops reconciling');
+    this.moment('lost', closed, { 'kubeforge.reason': reason });
     for (const l of this.lostListeners) l(reason);
   }
 
@@ -416,7 +419,8 @@ export class ShardMember implements ShardGate {
     const began = performance.now();
     this.open = [];
     this.releasing = all;
-    await this.drain(all);
+    const span = all.length ? this.handOverSpan('shard leave', all) : undefined;
+    await this.drain(all, undefined, span);
     try {
       await this.o.rest.request('DELETE', `${this.path}/${encodeURIComponent(this.leaseName)}`, {
         body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: this.resourceVersion } },
@@ -430,9 +434,41 @@ export class ShardMember implements ShardGate {
       }
       this.updateGauges();
       this.log.info('sharding: left the ring (Lease deleted)');
+      safely(() => span?.addEvent('released', this.rangeAttributes(all)));
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'sharding: could not delete the member Lease; it expires');
+      safely(() => span?.addEvent('lease not deleted', { 'kubeforge.reason': (err as Error).message }));
+    } finally {
+      safely(() => span?.end());
     }
+  }
+
+  /** The attributes of ranges on a hand-over span or event: the ring, this member, the ranges, how many, their share. */
+  private rangeAttributes(ranges: readonly HashRange[]): Record<string, string | number> {
+    return {
+      'kubeforge.ring': this.o.ring,
+      'kubeforge.identity': this.identity,
+      'kubeforge.lease': `${this.o.namespace}/${this.leaseName}`,
+      'kubeforge.shard.ranges': rangesText(ranges),
+      'kubeforge.shard.range_count': ranges.length,
+      'kubeforge.shard.share': round(coverage(ranges)),
+    };
+  }
+
+  /** A moment of the hand-over (ranges opened, closed, a claim withdrawn) as a span ended at once; nothing without a provider. */
+  private moment(event: string, ranges: readonly HashRange[], extra: Record<string, string | number>): void {
+    if (!activeTracer()) return;
+    recordMoment(`shard ${event}`, event, { ...this.rangeAttributes(ranges), ...extra });
+  }
+
+  /**
+   * A span over giving ranges up (closed, drained, written away): a root span, like leader
+   * election's, with the events `drained`, `drain timed out` and `released`; undefined without a provider.
+   */
+  private handOverSpan(name: string, ranges: readonly HashRange[]) {
+    const tracer = activeTracer();
+    if (!tracer) return undefined;
+    return safely(() => tracer.startSpan(name, { root: true, attributes: this.rangeAttributes(ranges) }));
   }
 
   /**
@@ -632,6 +668,7 @@ export class ShardMember implements ShardGate {
       this.open = subtractRanges(this.open, lose);
       this.releasing = unionRanges(this.releasing, lose);
       this.emitChange();
+      this.moment('closed', lose, { 'kubeforge.shard.owned_share': round(coverage(this.open)) });
       void this.release(lose, signal);
     }
 
@@ -663,6 +700,7 @@ export class ShardMember implements ShardGate {
     if (conflict.length > 0) {
       this.held = subtractRanges(this.held, conflict);
       await this.write(signal);
+      this.moment('withdrawn', conflict, {});
       this.log.info(
         { ranges: conflict.length },
         'sharding: another member holds part of what we claimed; retrying later',
@@ -674,6 +712,7 @@ export class ShardMember implements ShardGate {
       this.emitChange();
       for (const l of this.openedListeners) l(granted);
       this.metrics?.handovers.inc({ ring: this.o.ring, direction: 'acquired' }, granted.length);
+      this.moment('opened', granted, { 'kubeforge.shard.owned_share': round(coverage(this.open)) });
       this.log.info(
         { ranges: granted.length, share: coverage(granted), owned: coverage(this.open) },
         'sharding: took ranges',
@@ -684,12 +723,21 @@ export class ShardMember implements ShardGate {
   /** Writes ranges away once their reconciles ended (they were closed already). */
   private async release(ranges: HashRange[], signal: AbortSignal): Promise<void> {
     const began = performance.now();
-    if (!(await this.drain(ranges, signal))) return; // stopping: leave() gives them up
-    if (this.lostReason !== undefined) return;
+    const span = this.handOverSpan('shard release', ranges);
+    const drained = await this.drain(ranges, signal, span);
+    if (!drained || this.lostReason !== undefined) {
+      // Stopping (leave() gives them up) or the membership was lost: the ranges were not written away.
+      safely(() => span?.end());
+      return;
+    }
     this.releasing = subtractRanges(this.releasing, ranges);
     this.held = subtractRanges(this.held, ranges);
     this.emitChange(); // the cache lets their objects go now
-    await this.write(signal); // if it fails, the next renewal writes the same
+    const written = await this.write(signal); // if it fails, the next renewal writes the same
+    safely(() => {
+      span?.addEvent('released', { ...this.rangeAttributes(ranges), 'kubeforge.shard.written': written });
+      span?.end();
+    });
     this.metrics?.handovers.inc({ ring: this.o.ring, direction: 'released' }, ranges.length);
     this.metrics?.handoverSeconds.observe({ ring: this.o.ring }, (performance.now() - began) / 1000);
     this.log.info({ ranges: ranges.length, share: coverage(ranges) }, 'sharding: gave ranges up');
@@ -699,7 +747,11 @@ export class ShardMember implements ShardGate {
    * Waits until no reconcile of a point in `ranges` runs; past the drain timeout, aborts them.
    * Resolves false when `signal` aborts first (the ranges stay held).
    */
-  private async drain(ranges: readonly HashRange[], signal?: AbortSignal): Promise<boolean> {
+  private async drain(
+    ranges: readonly HashRange[],
+    signal?: AbortSignal,
+    span?: { addEvent(name: string, attributes: Record<string, number>): unknown },
+  ): Promise<boolean> {
     const running = () => [...this.inflight.values()].filter((r) => rangesContain(ranges, r.point));
     const began = performance.now();
     let aborted = false;
@@ -721,11 +773,23 @@ export class ShardMember implements ShardGate {
           { running: left.length, waitedMs: Math.round(performance.now() - began) },
           'sharding: reconciles of ranges being given up outlived the drain timeout; aborting their signals',
         );
+        safely(() =>
+          span?.addEvent('drain timed out', {
+            'kubeforge.shard.running': left.length,
+            'kubeforge.shard.waited_ms': Math.round(performance.now() - began),
+          }),
+        );
         for (const r of left) r.abort?.();
       }
     }
+    safely(() => span?.addEvent('drained', { 'kubeforge.shard.waited_ms': Math.round(performance.now() - began) }));
     return true;
   }
+}
+
+/** A share of the hash space, to 6 digits. */
+function round(share: number): number {
+  return Math.round(share * 1e6) / 1e6;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -689,10 +689,12 @@ export class WebhookServer implements Runnable {
     const self = this;
     const ctx: WebhookHandlerContext = {
       get signal() {
-        return flight.signal;
+        const signal = flight.signal;
+        if (span) safely(() => span.bind(signal));
+        return signal;
       },
       get logger() {
-        return (logger ??= self.log().child({ webhook: path }));
+        return (logger ??= self.log().child({ webhook: path, ...(span && safely(() => span.logIds())) }));
       },
       recordPanic: (v) => this.recordPanic(path, v),
     };

@@ -6,7 +6,7 @@
  */
 import { context, type Context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Tracer } from '@opentelemetry/api';
-import { extractTraceContext, safely } from '../tracing.js';
+import { bindTraceContext, extractTraceContext, safely } from '../tracing.js';
 
 /** Attribute names of the webhook span. */
 export const WEBHOOK_ATTRS = {
@@ -73,6 +73,18 @@ export class WebhookSpan {
   /** Runs `fn` with the span active. */
   run<T>(fn: () => T): T {
     return context.with(this.ctx, fn);
+  }
+
+  /** Binds the span to the request's signal: requests a handler sends with it are its children without a context manager. */
+  bind(signal: AbortSignal): void {
+    bindTraceContext(signal, this.ctx);
+  }
+
+  /** `trace_id` and `span_id` for the handler's logger when no context manager made the span active; undefined when one did. */
+  logIds(): { trace_id: string; span_id: string } | undefined {
+    if (trace.getSpan(context.active()) === this.span) return undefined;
+    const sc = this.span.spanContext();
+    return { trace_id: sc.traceId, span_id: sc.spanId };
   }
 
   /** The handler answered `answer` (a review); records the decision, then the span ends with `statusCode`. */

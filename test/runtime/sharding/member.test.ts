@@ -6,13 +6,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { FakeAPIServer } from '../../../src/testing/index.js';
+import { FakeAPIServer, recordSpans } from '../../../src/testing/index.js';
 import { RestClient } from '../../../src/runtime/client/rest.js';
 import {
   HASH_SPACE_END,
   assignRanges,
   coverage,
   intersectRanges,
+  parseRangesText,
   sameRanges,
   unionRanges,
 } from '../../../src/runtime/sharding/index.js';
@@ -145,6 +146,78 @@ describe('ShardMember on Leases', () => {
       assert.equal(m.isAlive(), false);
     } finally {
       await stop();
+    }
+  });
+
+  it('hand-overs are traced: ranges opened, closed, drained and released, and left, with their ranges and counts', async () => {
+    const spans = recordSpans();
+    const a = member('traced', 'a');
+    const b = member('traced', 'b');
+    const ac = new AbortController();
+    const aDone = a.run(ac.signal).catch(() => undefined);
+    const bStop = new AbortController();
+    let bDone: Promise<unknown> | undefined;
+    try {
+      await eventually(() => a.settled() && coverage(a.ownedRanges()) === 1, 'a alone owns the space', 10_000);
+      const alone = spans.find((s) => s.name === 'shard opened' && s.attributes['kubeforge.identity'] === 'a');
+      assert.equal(alone.parentSpanId, undefined, 'a root span, as leader election');
+      assert.equal(alone.attributes['kubeforge.ring'], 'traced');
+      assert.equal(alone.attributes['kubeforge.lease'], `default/${a.leaseName}`);
+      assert.equal(alone.attributes['kubeforge.shard.share'], 1);
+      assert.deepEqual(
+        alone.events.map((e) => e.name),
+        ['opened'],
+      );
+      const aloneRanges = parseRangesText(String(alone.attributes['kubeforge.shard.ranges']));
+      assert.ok(sameRanges(aloneRanges, a.ownedRanges()));
+      assert.equal(alone.attributes['kubeforge.shard.range_count'], aloneRanges.length);
+
+      // b joins: a closes b's share, drains it, writes it away; b opens it.
+      bDone = b.run(bStop.signal).catch(() => undefined);
+      await eventually(() => a.settled() && b.settled() && disjointAndComplete([a, b]), 'a and b settled', 10_000);
+      const release = await spans.ended(
+        (s) => s.name === 'shard release' && s.attributes['kubeforge.identity'] === 'a',
+      );
+      assert.deepEqual(
+        release.events.map((e) => e.name),
+        ['drained', 'released'],
+      );
+      const given = parseRangesText(String(release.attributes['kubeforge.shard.ranges']));
+      assert.ok(sameRanges(given, b.ownedRanges()), 'a gave up exactly what b owns now');
+      assert.equal(release.attributes['kubeforge.shard.range_count'], given.length);
+      assert.equal(release.events[1].attributes['kubeforge.shard.written'], true);
+      const closed = spans.find((s) => s.name === 'shard closed' && s.attributes['kubeforge.identity'] === 'a');
+      assert.ok(sameRanges(parseRangesText(String(closed.attributes['kubeforge.shard.ranges'])), given));
+      assert.equal(closed.attributes['kubeforge.shard.owned_share'], Math.round(coverage(a.ownedRanges()) * 1e6) / 1e6);
+      const taken = spans.filter((s) => s.name === 'shard opened' && s.attributes['kubeforge.identity'] === 'b');
+      assert.ok(
+        sameRanges(
+          unionRanges(
+            [],
+            taken.flatMap((s) => parseRangesText(String(s.attributes['kubeforge.shard.ranges']))),
+          ),
+          b.ownedRanges(),
+        ),
+        "b's opened spans add up to what it owns",
+      );
+
+      // b leaves: one span from its drain to its Lease deleted, with what it released.
+      const bOwned = b.ownedRanges();
+      bStop.abort();
+      await bDone;
+      await b.leave();
+      const left = await spans.ended((s) => s.name === 'shard leave' && s.attributes['kubeforge.identity'] === 'b');
+      assert.deepEqual(
+        left.events.map((e) => e.name),
+        ['drained', 'released'],
+      );
+      assert.ok(sameRanges(parseRangesText(String(left.attributes['kubeforge.shard.ranges'])), bOwned));
+      await eventually(() => coverage(a.ownedRanges()) === 1, 'a owns the space again', 10_000);
+    } finally {
+      spans.unregister();
+      ac.abort();
+      bStop.abort();
+      await Promise.all([aDone, bDone]);
     }
   });
 

@@ -22,6 +22,7 @@ limitations under the License.
  */
 import { parseArgs } from 'node:util';
 import { getConfigOrDie, healthz, type Logger, newLogger, newManager, newWebhookServer, setupSignalHandler } from 'kubeforge/runtime';
+import { startTracing, tracingConfigError } from './tracing.js';
 import { CronJobReconciler } from './controller/cronjob_controller.js';
 import { DeploymentReconciler } from './controller/deployment_controller.js';
 import { PodReconciler } from './controller/pod_controller.js';
@@ -56,6 +57,12 @@ const usage = `Usage: manager [flags]
   --zap-devel                         development logging: human-readable and level debug (default false)
   --zap-encoder <json|console>        log format (default json; console with --zap-devel)
   -h, --help                          print this help
+
+Environment:
+  OTEL_EXPORTER_OTLP_ENDPOINT         export OpenTelemetry traces over OTLP/HTTP to this collector
+                                      (e.g. http://otel-collector:4318); unset, nothing is traced.
+                                      OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER and the other OTEL_*
+                                      variables of src/tracing.ts are read too
 `;
 
 const BOOLEAN_FLAGS = new Set(['leader-elect', 'metrics-secure', 'enable-http2', 'zap-devel']);
@@ -163,6 +170,14 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  const tracingError = tracingConfigError();
+  if (tracingError) {
+    process.stderr.write(`${tracingError}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  // OpenTelemetry traces when OTEL_EXPORTER_OTLP_ENDPOINT is set (src/tracing.ts); else no SDK is loaded.
+  const stopTracing = await startTracing();
   const mgr = newManager(getConfigOrDie({ kubeconfig: flags.kubeconfig }), {
     logger,
     metrics: {
@@ -206,6 +221,8 @@ async function main(): Promise<void> {
   // Resolves once SIGTERM or SIGINT has stopped every controller and server.
   await mgr.start(setupSignalHandler());
   setupLog.info('manager stopped');
+  // Exports the spans still queued.
+  await stopTracing?.();
 }
 
 main().catch((err: unknown) => {
