@@ -22,6 +22,7 @@ import { ts } from 'ts-morph';
 const root = resolve(process.argv[2] ?? process.cwd());
 const SRC = join(root, 'src');
 
+/** @param {string} dir @returns {string[]} */
 function files(dir) {
   return readdirSync(dir)
     .sort()
@@ -32,9 +33,13 @@ function files(dir) {
 }
 
 const all = files(SRC);
+/** @type {Map<string, string>} */
 const texts = new Map(all.map((f) => [f, readFileSync(f, 'utf8')]));
-const top = (f) => relative(SRC, f).split('/')[0].replace(/\.(c|m)?ts$/, '');
-const folderOf = (f) => {
+const top = (/** @type {string} */ f) =>
+  relative(SRC, f)
+    .split('/')[0]
+    .replace(/\.(c|m)?ts$/, '');
+const folderOf = (/** @type {string} */ f) => {
   const parts = relative(SRC, f).split('/');
   return parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts.length === 2 ? parts[0] : '.';
 };
@@ -42,12 +47,14 @@ const folderOf = (f) => {
 // Lines, functions and casts.
 let longLines = 0;
 let longFunctions = 0;
+/** @type {Map<string, number>} */
 const casts = new Map();
 for (const [f, text] of texts) {
   for (const line of text.split('\n')) if (line.length > 120) longLines++;
   const sf = ts.createSourceFile(f, text, ts.ScriptTarget.Latest, true);
+  /** @param {import('ts-morph').ts.Node} node */
   const visit = (node) => {
-    if (ts.isFunctionLike(node) && node.body) {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
       const start = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line;
       const end = sf.getLineAndCharacterOfPosition(node.getEnd()).line;
       if (end - start + 1 > 120) longFunctions++;
@@ -59,6 +66,7 @@ for (const [f, text] of texts) {
 }
 
 // The API server's rules, each by the mark its copies carry.
+/** @type {Record<string, (text: string) => boolean>} */
 const RULES = {
   'DNS-1123 names': (t) => /\[a-z0-9\]\(\[-a-z0-9\]\*\[a-z0-9\]\)\?/.test(t),
   // A pattern given at run time (a CRD's `pattern`, CEL's matches()) compiled by JavaScript's
@@ -66,14 +74,16 @@ const RULES = {
   'regular expressions (run-time patterns)': (t) => /new RegExp\([A-Za-z_(]/.test(t) || /from ['"]re2js['"]/.test(t),
   "built-in Kinds' table (groups, plurals)": (t) => /['"]rbac\.authorization\.k8s\.io['"]\s*[,:\]]/.test(t),
   // A walk that checks values against a structural schema's bounds.
-  'structural-schema value validation': (t) => /multipleOf/.test(t) && /maxProperties/.test(t) && /\.length\s*[<>]/.test(t),
+  'structural-schema value validation': (t) =>
+    /multipleOf/.test(t) && /maxProperties/.test(t) && /\.length\s*[<>]/.test(t),
 };
 const rules = Object.entries(RULES).map(([name, re]) => {
-  const where = all.filter((f) => re(texts.get(f)));
+  const where = all.filter((f) => re(texts.get(f) ?? ''));
   return { name, count: where.length, where: where.map((f) => relative(root, f)) };
 });
 
 // Folder graph.
+/** @type {Map<string, Set<string>>} */
 const arrows = new Map();
 const importRe = /(?:^|\n)\s*(?:import|export)[^'"\n;]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
 for (const [f, text] of texts) {
@@ -84,17 +94,22 @@ for (const [f, text] of texts) {
     const b = folderOf(existsSync(target) ? target : target.replace(/\.ts$/, '.cts'));
     if (a === b) continue;
     if (!arrows.has(a)) arrows.set(a, new Set());
-    arrows.get(a).add(b);
+    arrows.get(a)?.add(b);
   }
 }
 const folders = [...new Set(all.map(folderOf))].sort();
 // Tarjan's strongly connected components.
 let index = 0;
+/** @type {Map<string, number>} */
 const idx = new Map();
+/** @type {Map<string, number>} */
 const low = new Map();
+/** @type {string[]} */
 const stack = [];
 const on = new Set();
+/** @type {string[][]} */
 const sccs = [];
+/** @param {string} v */
 const strong = (v) => {
   idx.set(v, index);
   low.set(v, index++);
@@ -103,14 +118,16 @@ const strong = (v) => {
   for (const w of arrows.get(v) ?? []) {
     if (!idx.has(w)) {
       strong(w);
-      low.set(v, Math.min(low.get(v), low.get(w)));
-    } else if (on.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
+      low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+    } else if (on.has(w)) low.set(v, Math.min(low.get(v) ?? 0, idx.get(w) ?? 0));
   }
   if (low.get(v) === idx.get(v)) {
+    /** @type {string[]} */
     const c = [];
+    /** @type {string} */
     let w;
     do {
-      w = stack.pop();
+      w = /** @type {string} */ (stack.pop());
       on.delete(w);
       c.push(w);
     } while (w !== v);
@@ -145,6 +162,8 @@ out.push(
   `folders: ${folders.length}, import arrows between them: ${arrowCount}, arrows inside cycles: ${cycleArrows}, cycles: ${sccs.length}${sccs.length ? ` (${sccs.map((c) => c.join(' <-> ')).join('; ')})` : ''}`,
 );
 out.push(`ARCHITECTURE.md: ${archLines} lines`);
-out.push('duplicates pairs: `duplicates --repo src --most 200` and `duplicates --repo templates --most 200` (first line)');
+out.push(
+  'duplicates pairs: `duplicates --repo src --most 200` and `duplicates --repo templates --most 200` (first line)',
+);
 out.push('fast lane time: `npm run test:fast` (its last line)');
 process.stdout.write(`${out.join('\n')}\n`);
