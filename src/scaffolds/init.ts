@@ -500,6 +500,8 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
   // pnpm runs no dependency's install script unless allowed (and fails the install over it): esbuild's.
   if (pmName === 'pnpm')
     specs.push({ path: 'pnpm-workspace.yaml', policy: 'scaffolded', template: 'init/pnpm-workspace.yaml.hbs' });
+  // yarn 1 fails an install over a dependency's `engines` where npm warns (the trace SDK's).
+  if (pmName === 'yarn') specs.push({ path: '.yarnrc', policy: 'scaffolded', template: 'init/yarnrc.hbs' });
   if (source.tarball)
     specs.push({ path: source.tarball.path, policy: 'managed', header: false, content: source.tarball.data });
   if (plugins.includes(GRAFANA_PLUGIN))

@@ -180,7 +180,7 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
       ok(sh('kubectl', ['kustomize', dir], project), `kubectl kustomize ${dir}`);
   });
 
-  it('with every optional piece switched on ([WEBHOOK], [CERTMANAGER], [PROMETHEUS], [NETWORK POLICY], metrics certs), config/default still builds and every placeholder is filled', () => {
+  it('with every optional piece switched on ([WEBHOOK], [CERTMANAGER], [PROMETHEUS], [NETWORK POLICY], [TRACING], metrics certs), config/default still builds and every placeholder is filled', () => {
     // Switchable lines are commented YAML ("#- ...", "#  key: ..."); prose comments are "# Text".
     const copy = join(work, 'config-all-on');
     cpSync(join(project, 'config'), copy, { recursive: true });
@@ -198,7 +198,9 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
     const yaml = ok(sh('kubectl', ['kustomize', join(copy, 'default')], project), 'kubectl kustomize (all pieces on)');
     for (const kind of ['Certificate', 'Issuer', 'ServiceMonitor', 'NetworkPolicy'])
       assert.match(yaml, new RegExp(`^kind: ${kind}$`, 'm'), kind);
-    assert.doesNotMatch(yaml, /SERVICE_NAME|SERVICE_NAMESPACE/);
+    // kustomize's replacement placeholders, not OTEL_SERVICE_NAME of the [TRACING] patch.
+    assert.doesNotMatch(yaml, /\bSERVICE_NAME\b|\bSERVICE_NAMESPACE\b/);
+    assert.match(yaml, /- name: OTEL_EXPORTER_OTLP_ENDPOINT\n\s+value: http:/, 'the [TRACING] patch is on');
     assert.match(yaml, /^ {2}- guestbook-webhook-service\.guestbook-system\.svc$/m);
     assert.match(yaml, /^ {2}- guestbook-controller-manager-metrics-service\.guestbook-system\.svc$/m);
     assert.match(yaml, /serverName: guestbook-controller-manager-metrics-service\.guestbook-system\.svc$/m);
