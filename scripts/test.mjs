@@ -120,6 +120,47 @@ const filtered = flags.some(
 );
 /** @type {string[]} */
 const times = [];
+/** @type {string[]} */
+const summaries = [];
+
+/**
+ * One lane's counts and its failures, from its TAP copy, printed again after the last lane: a log
+ * read from its tail (CI's) then names what failed in an early lane. Each failed test is listed
+ * (not the suites holding it: their failureType is subtestsFailed) with its file and the first line
+ * of its error.
+ * @param {string} lane
+ * @param {string} text
+ */
+function summarize(lane, text) {
+  const lines = text.split('\n');
+  const count = (/** @type {string} */ name) => lines.find((l) => l.startsWith(`# ${name} `))?.slice(name.length + 3);
+  /** @type {string[]} */
+  const failures = [];
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^\s*not ok \d+ - (.*)$/.exec(lines[i]);
+    if (!m) continue;
+    let where = '';
+    let error = '';
+    let suite = false;
+    for (let j = i + 1; j < lines.length && !/^\s*(?:not )?ok \d+ - /.test(lines[j]); j++) {
+      if (/^\s*failureType: 'subtestsFailed'$/.test(lines[j])) suite = true;
+      const loc = /^\s*location: '(.*)'$/.exec(lines[j]);
+      if (loc && !where) where = relative(root, loc[1].replace(/^file:\/\//, ''));
+      const err = /^\s*error: (.*)$/.exec(lines[j]);
+      if (err && !error) {
+        error = err[1] === '|-' || err[1] === '>-' ? (lines[j + 1] ?? '').trim() : err[1];
+      }
+    }
+    if (suite) continue;
+    failures.push(`  ${m[1]}${where ? `\n    at ${where}` : ''}${error ? `\n    ${error.slice(0, 300)}` : ''}`);
+  }
+  const head = `test: ${lane} lane: pass ${count('pass') ?? '?'}, fail ${count('fail') ?? '?'}, cancelled ${count('cancelled') ?? '?'}`;
+  const more =
+    failures.length > 40
+      ? `\n  ...and ${failures.length - 40} more (see ${lane}'s TAP copy, build/test-report-${lane}.tap)`
+      : '';
+  return failures.length ? `${head}; failed:\n${failures.slice(0, 40).join('\n')}${more}` : head;
+}
 let failed = false;
 
 /**
@@ -153,6 +194,7 @@ function runLane(lane, laneFiles, concurrency, env) {
   );
   const seconds = (Date.now() - started) / 1000;
   times.push(`${lane} ${Math.floor(seconds / 60)}m${Math.round(seconds % 60)}s (${laneFiles.length} files)`);
+  if (existsSync(tap)) summaries.push(summarize(lane, readFileSync(tap, 'utf8')));
   if (r.status !== 0) {
     failed = true;
     return;
@@ -180,6 +222,7 @@ if (fast.length > 0) {
 if (server.length + e2e.length > 0) provisionControlPlane();
 if (server.length > 0) runLane('server', server, 1, { ...process.env, KUBEFORGE_REPO_ROOT: root });
 if (e2e.length > 0) runLane('e2e', e2e, 1, { ...process.env, KUBEFORGE_REPO_ROOT: root });
+for (const summary of summaries) console.error(summary);
 console.error(`test: lane times: ${times.join(', ') || 'no test file selected'}`);
 if (!failed && !filtered) console.error('test: 0 skipped, 0 todo');
 process.exit(failed ? 1 : 0);
