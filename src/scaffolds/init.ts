@@ -120,11 +120,13 @@ export const GENERATED_VERSIONS = {
    * src/tracing.ts: the OpenTelemetry API (the range kubeforge depends on, so both share one global
    * provider) and the trace SDK with its OTLP/HTTP exporter, loaded only when OTEL_EXPORTER_OTLP_ENDPOINT
    * is set. The versions kubeforge's own tracing tests and bench run with (test/scaffolds/tracing-main.test.ts
-   * holds them equal to package.json).
+   * holds them equal to package.json). The SDK's 2.x line: 3.x declares Node.js 22.15 (yarn 1 refuses to
+   * install it on Node.js 20, which projects support) and needs API 1.10, which 2.x refuses as a peer;
+   * hence API 1.9.
    */
-  otelApi: '^1.10.0',
-  otelSdk: '^3.1.1',
-  otelExporter: '^0.301.1',
+  otelApi: '~1.9.0',
+  otelSdk: '^2.12.1',
+  otelExporter: '^0.223.1',
 };
 
 /** Entries a folder may hold and still count as empty. */
@@ -500,8 +502,6 @@ export async function planInit(options: InitOptions, env: InitEnvironment): Prom
   // pnpm runs no dependency's install script unless allowed (and fails the install over it): esbuild's.
   if (pmName === 'pnpm')
     specs.push({ path: 'pnpm-workspace.yaml', policy: 'scaffolded', template: 'init/pnpm-workspace.yaml.hbs' });
-  // yarn 1 fails an install over a dependency's `engines` where npm warns (the trace SDK's).
-  if (pmName === 'yarn') specs.push({ path: '.yarnrc', policy: 'scaffolded', template: 'init/yarnrc.hbs' });
   if (source.tarball)
     specs.push({ path: source.tarball.path, policy: 'managed', header: false, content: source.tarball.data });
   if (plugins.includes(GRAFANA_PLUGIN))

@@ -76,7 +76,7 @@ const TABLE: Record<PackageManagerName, PackageManager> = {
     start: 'yarn start',
     exec: 'yarn',
     lockfile: 'yarn.lock',
-    settingsFile: '.yarnrc',
+    settingsFile: '',
     setup: 'npm install -g yarn',
     installArgv: ['yarn', 'install'],
   },

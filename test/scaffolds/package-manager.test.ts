@@ -97,10 +97,6 @@ describe('package managers', () => {
         // pnpm runs esbuild's install script only when allowed; the image build copies the setting.
         assert.deepEqual(parse(read(dir, 'pnpm-workspace.yaml')), { allowBuilds: { esbuild: true } });
         assert.match(dockerignore, /\n!pnpm-workspace\.yaml\n/);
-      } else if (pm === 'yarn') {
-        // yarn 1 fails on the trace SDK's `engines` (Node.js 22.15) where npm warns; the image build copies the setting.
-        assert.match(read(dir, '.yarnrc'), /^--install\.ignore-engines true$/m);
-        assert.match(dockerignore, /\n!\.yarnrc\n/);
       } else assert.equal(m.settingsFile, '');
       assert.match(docker, new RegExp(`RUN npm install -g ${pm}\\n`));
       assert.match(docker, new RegExp(`RUN ${m.run} build && ${m.run} bundle`));

@@ -126,7 +126,7 @@ export async function startTracing(env: Env = process.env): Promise<(() => Promi
   const sampler = base === spec.name ? root[base] : new sdk.ParentBasedSampler({ root: root[base] });
   const resource = resources
     .resourceFromAttributes({ 'service.name': 'project' })
-    .merge(resources.detectResources({ detectors: [resources.resourceAttributesEnvDetector, resources.serviceNameEnvDetector] }));
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const provider = new sdk.TracerProvider({
     resource,
     sampler,
