@@ -422,10 +422,7 @@ export class ShardMember implements ShardGate {
     const span = all.length ? this.handOverSpan('shard leave', all) : undefined;
     await this.drain(all, undefined, span);
     try {
-      await this.o.rest.request('DELETE', `${this.path}/${encodeURIComponent(this.leaseName)}`, {
-        body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: this.resourceVersion } },
-        timeoutMs: this.renewDeadlineMs,
-      });
+      await this.deleteOwnLease();
       this.held = [];
       this.releasing = [];
       if (all.length) {
@@ -440,6 +437,30 @@ export class ShardMember implements ShardGate {
       safely(() => span?.addEvent('lease not deleted', { 'kubeforge.reason': (err as Error).message }));
     } finally {
       safely(() => span?.end());
+    }
+  }
+
+  /**
+   * Deletes this member's Lease, on the condition that it is the version this member wrote last.
+   * A renewal aborted by the stop may still have landed (its answer lost), so a 409 is not yet a
+   * refusal: when the Lease still names this member, the delete is sent again on its current
+   * version (a few times at most); a Lease that names another holder is not ours to delete.
+   */
+  private async deleteOwnLease(): Promise<void> {
+    const path = `${this.path}/${encodeURIComponent(this.leaseName)}`;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.o.rest.request('DELETE', path, {
+          body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: this.resourceVersion } },
+          timeoutMs: this.renewDeadlineMs,
+        });
+        return;
+      } catch (err) {
+        if (!(err instanceof StatusError && err.code === 409) || attempt >= 3) throw err;
+        const current = await this.o.rest.request<LeaseObject>('GET', path, { timeoutMs: this.renewDeadlineMs });
+        if (current.spec?.holderIdentity !== this.identity || !current.metadata?.resourceVersion) throw err;
+        this.resourceVersion = current.metadata.resourceVersion;
+      }
     }
   }
 
