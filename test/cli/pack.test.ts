@@ -29,6 +29,7 @@ const ALLOWED: [RegExp, string][] = [
   [/^schemas\/output\.schema\.json$/, 'the JSON Schema of --json output'],
   [/^docs\/[^/]+\.md$/, 'the docs the README and diagnostics link to'],
   [/^bench\/README\.md$/, 'the figures docs link to'],
+  [/^(src\/(scaffolds|manifests|runtime)|test)\/README\.md$/, 'the design notes ARCHITECTURE.md links to'],
   [/^scripts\/setup-envtest\.sh$/, 'setup-envtest for projects without Node tooling'],
   [
     /^src\/schema\/k8s\/data\/models(\.shape|\.[0-9.]+\.patch)?\.json$/,

@@ -15,6 +15,11 @@ const root = packageRoot();
 const DOCS = [
   'README.md',
   'ARCHITECTURE.md',
+  // ARCHITECTURE.md's design notes, beside the code they describe.
+  'src/scaffolds/README.md',
+  'src/manifests/README.md',
+  'src/runtime/README.md',
+  'test/README.md',
   ...readdirSync(join(root, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .sort()

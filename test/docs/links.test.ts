@@ -24,6 +24,11 @@ const README_MAX_LINES = 400;
 const DOCS = [
   'README.md',
   'ARCHITECTURE.md',
+  // ARCHITECTURE.md's design notes, beside the code they describe.
+  'src/scaffolds/README.md',
+  'src/manifests/README.md',
+  'src/runtime/README.md',
+  'test/README.md',
   'bench/README.md',
   ...readdirSync(join(root, 'docs'))
     .filter((f) => f.endsWith('.md'))
