@@ -35,6 +35,7 @@ function run(cmd, args, opts = {}) {
 
 const tsc = join(root, 'node_modules/.bin/tsc');
 run(tsc, ['-p', 'tsconfig.build.json']);
+run(process.execPath, [join(root, 'scripts/bundle-cli.mjs')]);
 run(tsc, ['-p', 'tsconfig.json']);
 
 // The test control plane: `kubeforge setup-envtest` (KUBEBUILDER_ASSETS when it holds the default

@@ -9,8 +9,16 @@ export interface CliContext extends CommandIo {
   color: boolean;
 }
 
+const USAGE_ERROR = Symbol.for('kubeforge.UsageError');
+
 /** A usage mistake (bad flag value, missing argument): printed without a stack, exit 1. */
 export class UsageError extends Error {
+  /** Holds for a UsageError of another copy of this module too, as DiagnosticError's does. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asks about, a subclass included
+    if (this !== UsageError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === 'object' && value !== null && USAGE_ERROR in value;
+  }
   constructor(
     message: string,
     readonly hint?: string,
@@ -19,3 +27,4 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+Object.defineProperty(UsageError.prototype, USAGE_ERROR, { value: true });

@@ -29,8 +29,20 @@ export interface Diagnostic {
   column?: number;
 }
 
+const DIAGNOSTIC_ERROR = Symbol.for('kubeforge.DiagnosticError');
+
 /** Thrown by library code when one or more error diagnostics stop an operation. */
 export class DiagnosticError extends Error {
+  /**
+   * `instanceof DiagnosticError` holds for one made by another copy of this module too: the CLI's
+   * start-up code runs bundled (scripts/bundle-cli.mjs) and meets the errors of the commands it
+   * imports lazily as ES modules. Subclasses keep the ordinary prototype check.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asks about, a subclass included
+    if (this !== DiagnosticError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === 'object' && value !== null && DIAGNOSTIC_ERROR in value;
+  }
   readonly diagnostics: readonly Diagnostic[];
   constructor(diagnostics: Diagnostic | readonly Diagnostic[]) {
     const list = Array.isArray(diagnostics) ? (diagnostics as readonly Diagnostic[]) : [diagnostics as Diagnostic];
@@ -39,6 +51,7 @@ export class DiagnosticError extends Error {
     this.diagnostics = list;
   }
 }
+Object.defineProperty(DiagnosticError.prototype, DIAGNOSTIC_ERROR, { value: true });
 
 export function error(
   code: string,

@@ -4,7 +4,7 @@
 // records every package resolved while the entry point from dist/ loads).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -48,10 +48,27 @@ function packagesLoaded(args: string[]): string[] {
       return r;
     }`;
   const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+  // require() does not pass the ES module hooks: a CommonJS preload records what it resolves.
+  const requireHook = join(dir, 'require-hook.cjs');
+  writeFileSync(
+    requireHook,
+    `const Module = require('node:module');
+    const { appendFileSync } = require('node:fs');
+    const resolve = Module._resolveFilename;
+    Module._resolveFilename = function (...a) {
+      const file = resolve.apply(this, a);
+      const tail = file.split('/node_modules/');
+      if (tail.length > 1) {
+        const p = tail[tail.length - 1].split('/');
+        appendFileSync(${JSON.stringify(log)}, (p[0].startsWith('@') ? p[0] + '/' + p[1] : p[0]) + '\\n');
+      }
+      return file;
+    };`,
+  );
   try {
     const r = spawnSync(
       process.execPath,
-      ['--import', `data:text/javascript,${encodeURIComponent(register)}`, ...args],
+      ['--require', requireHook, '--import', `data:text/javascript,${encodeURIComponent(register)}`, ...args],
       {
         cwd: root,
         encoding: 'utf8',
@@ -123,8 +140,19 @@ describe('entry point boundaries', () => {
     assert.ok(packagesLoaded(importEntry('yaml')).includes('yaml'));
   });
 
-  it('kubeforge --help loads commander only', () => {
-    const loaded = packagesLoaded([join(root, 'bin/kubeforge.js'), '--help']);
-    assert.deepEqual(loaded, ['commander']);
+  it('the hook sees packages a CommonJS file requires too', () => {
+    assert.ok(packagesLoaded(['-e', "require('yaml')"]).includes('yaml'));
+  });
+
+  it('kubeforge --help loads commander only: bundled into its start-up file, which holds no other package', () => {
+    // bin/kubeforge.js requires dist/cli/start.cjs (scripts/bundle-cli.mjs), commander inside it.
+    assert.deepEqual(packagesLoaded([join(root, 'bin/kubeforge.js'), '--help']), []);
+    const bundled = readFileSync(join(root, 'dist/cli/start.cjs'), 'utf8').matchAll(
+      /^\/\/ node_modules\/((?:@[^/]+\/)?[^/]+)\//gm,
+    );
+    assert.deepEqual([...new Set([...bundled].map((m) => m[1]))], ['commander']);
+    // The ES modules it is made from (the path taken when the bundle is stale) load commander alone.
+    const esm = `import(${JSON.stringify(join(root, 'dist/cli/index.js'))}).then((m) => m.run(['node', 'kubeforge', '--help']))`;
+    assert.deepEqual(packagesLoaded(['--input-type=module', '-e', esm]), ['commander']);
   });
 });

@@ -24,6 +24,7 @@ const ALLOWED: [RegExp, string][] = [
   [/^package\.json$/, 'the manifest'],
   [/^(README|CHANGELOG|ARCHITECTURE)\.md$|^LICENSE$/, 'what a user reads first'],
   [/^bin\/kubeforge\.js$/, 'the CLI'],
+  [/^bin\/package\.json$/, 'makes bin/kubeforge.js CommonJS (fast start-up, scripts/bundle-cli.mjs)'],
   [/^dist\/.+\.(js|d\.ts|cjs|d\.cts)$/, 'the built CLI and libraries'],
   [/^templates\//, 'the scaffolds'],
   [/^schemas\/output\.schema\.json$/, 'the JSON Schema of --json output'],
@@ -64,6 +65,9 @@ describe('the packed package', () => {
     }
     for (const bin of Object.values(pkg.bin))
       assert.ok(files.includes(bin.replace(/^\.\//, '')), `bin ${bin} is packed`);
+    // The start-up bundle and what makes the bin CommonJS (scripts/bundle-cli.mjs): without them
+    // the CLI still runs, from the ES modules, but starts slower.
+    for (const f of ['dist/cli/start.cjs', 'bin/package.json']) assert.ok(files.includes(f), `${f} is packed`);
     assert.ok(
       files.some((f) => f.startsWith('templates/init/')),
       'the init templates are packed',
