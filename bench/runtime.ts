@@ -65,7 +65,8 @@
  * and its figures print as n/a.
  * KUBEFORGE_BENCH_N (default 2000), KUBEFORGE_BENCH_CACHE_N (default 10000) and
  * KUBEFORGE_BENCH_SECRETS_N (default 20000) shrink a run; KUBEFORGE_BENCH_PARTS=a,b,c,d,e,f,g picks parts
- * (figures of skipped parts print as NaN).
+ * (figures of skipped parts print as NaN); KUBEFORGE_BENCH_PROFILE=<dir> writes a CPU profile of each
+ * run of kubeforge's operator in (a) and (g).
  */
 import { spawn } from 'node:child_process';
 import { failoverLine, runFailoverBench } from './failover.js';
@@ -316,6 +317,28 @@ interface RuntimeEntry {
 }
 const thisRuntime: RuntimeEntry = { newManager, newClient, controllerManagedBy };
 
+/**
+ * KUBEFORGE_BENCH_PROFILE=<dir>: a V8 CPU profile of each run of kubeforge's operator (the
+ * creates and the reconciles, the window its CPU time is measured over), written to
+ * <dir>/<name>.cpuprofile (open it in Chrome DevTools). Returns the function that stops and writes it.
+ */
+async function startProfile(): Promise<((name: string) => Promise<void>) | undefined> {
+  const dir = process.env.KUBEFORGE_BENCH_PROFILE;
+  if (!dir) return undefined;
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  return async (name) => {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 /** Operator variant of (a). */
 async function operatorRun(
   config: KubeConfig,
@@ -347,6 +370,7 @@ async function operatorRun(
   const running = mgr.start(ac.signal);
   await mgr.elected();
   const ids = Array.from({ length: n }, (_, i) => i);
+  const profile = creator === 'kubeforge' ? await startProfile() : undefined;
   const t0 = now();
   const cpu0 = process.cpuUsage();
   await pool(c, ids, async (i) => {
@@ -363,6 +387,7 @@ async function operatorRun(
   await allDone;
   const elapsed = now() - t0;
   const cpu = process.cpuUsage(cpu0);
+  await profile?.(`operator-c${c}-${ns}`);
   ac.abort();
   await running;
   return { ms: elapsed, cpuMs: (cpu.user + cpu.system) / 1000 };

@@ -201,6 +201,14 @@ export function workQueueMetrics(registry: Registry, name: string, byPriority = 
     return seen.size > MAX_PRIORITY_LABELS ? 'exceeded_cardinality_limit' : String(p);
   };
   if (!byPriority) m.depth.set({ ...labels, priority: '' }, 0);
+  // One labelled child per priority, made once: prom-client validates and hashes a label object
+  // on every inc, and the depth moves twice per item.
+  const depthChildren = new Map<number, ReturnType<typeof m.depth.labels>>();
+  const depthOf = (p: number) => {
+    let child = depthChildren.get(p);
+    if (!child) depthChildren.set(p, (child = m.depth.labels({ ...labels, priority: priorityLabel(p) })));
+    return child;
+  };
   m.adds.inc(labels, 0);
   m.retries.inc(labels, 0);
   const adds = m.adds.labels(labels);
@@ -215,7 +223,7 @@ export function workQueueMetrics(registry: Registry, name: string, byPriority = 
     depth: (n) => {
       if (!byPriority) m.depth.set({ ...labels, priority: '' }, n);
     },
-    priorityDepth: byPriority ? (p, delta) => m.depth.inc({ ...labels, priority: priorityLabel(p) }, delta) : undefined,
+    priorityDepth: byPriority ? (p, delta) => depthOf(p).inc(delta) : undefined,
     trackProcessing: (starts, clock) => m.processing.set(name, { starts, clock }),
   };
 }
