@@ -181,11 +181,12 @@ async function runUnitTier(
   const dir = mkdtempSync(join(tmpdir(), 'unit-tier-'));
   const children = new Set<ChildProcess>();
   // Interrupted (Ctrl-C, a CI job cancelled): stop the processes, start no other, remove the
-  // share files; the caller reports the signal.
+  // share files; the caller reports the signal. A second signal kills what still runs.
   let interrupted: NodeJS.Signals | undefined;
   const stop = (signal: NodeJS.Signals) => {
+    const again = interrupted !== undefined;
     interrupted ??= signal;
-    for (const child of children) child.kill(signal);
+    for (const child of children) child.kill(again ? 'SIGKILL' : signal);
   };
   const onInt = () => stop('SIGINT');
   const onTerm = () => stop('SIGTERM');
