@@ -19,6 +19,7 @@ import { registerEdit } from './commands/edit.js';
 import { registerInit } from './commands/init.js';
 import { registerManifests } from './commands/manifests.js';
 import { registerSetupEnvtest } from './commands/setup-envtest.js';
+import { registerTest } from './commands/test.js';
 import { registerVersion } from './commands/version.js';
 
 export type { CliContext } from './context.js';
@@ -42,6 +43,7 @@ Examples:
   $ kubeforge manifests
   $ kubeforge manifests --check
   $ kubeforge setup-envtest
+  $ kubeforge test --unit
   $ kubeforge completion bash >> ~/.bashrc`,
   );
   registerInit(program, ctx);
@@ -52,6 +54,7 @@ Examples:
   registerDev(program, ctx);
   registerDocs(program, ctx);
   registerSetupEnvtest(program, ctx);
+  registerTest(program, ctx);
   registerVersion(program, ctx);
   registerCompletion(program, ctx);
   const configure = (cmd: Command) => {

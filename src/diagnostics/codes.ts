@@ -214,6 +214,12 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   ),
   c('KF1411', '`dev`: `--type-check` is not one of async, strict, off.'),
   c('KF1412', '`dev`: `--fake` is given with `--kubeconfig` or `--context`.'),
+  c('KF1500', '`test`: no compiled test files under build/test (build first), or a file given does not exist.'),
+  c('KF1501', '`test`: a test failed (a failing todo or skipped test does not count), or a test file did not report.'),
+  c(
+    'KF1502',
+    '`test`: the control plane (etcd + kube-apiserver from KUBEBUILDER_ASSETS) for the tests that are not unit tests did not start.',
+  ),
   c('KF2001', 'Unknown marker (not exported by `kubeforge/markers`).'),
   c('KF2002', 'A marker is used where it does not belong (e.g. `@Resource` on a field).'),
   c('KF2003', 'A marker argument is not a literal (or a const reference to one).'),

@@ -144,7 +144,6 @@ const INIT_FILES: ReadonlyArray<readonly [string, string]> = [
   ['package.json', 'package.json.hbs'],
   ['tsconfig.json', 'tsconfig.json.hbs'],
   ['hack/set-image.mjs', 'hack/set-image.mjs.hbs'],
-  ['hack/test.mjs', 'hack/test.mjs.hbs'],
   ['test/e2e/manager.e2e.ts', 'test/e2e/manager.e2e.ts.hbs'],
   ['.devcontainer/devcontainer.json', 'devcontainer/devcontainer.json.hbs'],
   ['.devcontainer/post-create.sh', 'devcontainer/post-create.sh.hbs'],

@@ -11,7 +11,7 @@
  * installed too, pointed at `env.webhookServerOptions()` (host, port, certificate folder).
  *
  * A test driver shares one control plane with every test file of a run through
- * `startSharedTestEnvironment()` (a generated project's `hack/test.mjs` does).
+ * `startSharedTestEnvironment()` (`kubeforge test` does).
  */
 export { TestEnvironment, TestEnvironmentError, SHARED_KUBECONFIG_ENV } from './environment.js';
 export { startSharedTestEnvironment, stopSharedTestEnvironment } from './shared.js';

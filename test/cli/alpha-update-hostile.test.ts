@@ -6,8 +6,8 @@
  * result is written, leaves the project (work tree, index, branches) as it was and no temporary
  * scaffold behind, with exit 130. Each refusal: exit 1, its KF code, the disk as it was.
  *
- * The old kubeforge is this one with its Makefile template changed and hack/test.mjs written as
- * hack/test-old.mjs, so that the upgrade changes a file, removes one and adds one.
+ * The old kubeforge is this one with its Makefile template changed and hack/set-image.mjs written as
+ * hack/set-image-old.mjs, so that the upgrade changes a file, removes one and adds one.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -94,17 +94,20 @@ before(() => {
   const init = join(old, 'dist/scaffolds/init.js');
   const text = readFileSync(init, 'utf8');
   assert.ok(
-    text.includes("['hack/test.mjs', 'hack/test.mjs.hbs']"),
-    'the old kubeforge is made by renaming hack/test.mjs',
+    text.includes("['hack/set-image.mjs', 'hack/set-image.mjs.hbs']"),
+    'the old kubeforge is made by renaming hack/set-image.mjs',
   );
   writeFileSync(
     init,
-    text.replace("['hack/test.mjs', 'hack/test.mjs.hbs']", "['hack/test-old.mjs', 'hack/test.mjs.hbs']"),
+    text.replace(
+      "['hack/set-image.mjs', 'hack/set-image.mjs.hbs']",
+      "['hack/set-image-old.mjs', 'hack/set-image.mjs.hbs']",
+    ),
   );
 });
 
 describe('kubeforge alpha update under hostile use', { timeout: 10 * 60_000 }, () => {
-  it('the old kubeforge and this one differ in the Makefile, hack/test-old.mjs and hack/test.mjs: an update writes them', async () => {
+  it('the old kubeforge and this one differ in the Makefile, hack/set-image-old.mjs and hack/set-image.mjs: an update writes them', async () => {
     const dir = project();
     const r = await kubeforge(dir, 'alpha', 'update', '--from-version', old, '--in-place');
     assert.equal(r.code, 0, r.err);
@@ -113,7 +116,7 @@ describe('kubeforge alpha update under hostile use', { timeout: 10 * 60_000 }, (
         .split('\n')
         .map((l) => l.trim())
         .sort(),
-      ['?? hack/test.mjs', 'D hack/test-old.mjs', 'M Makefile'],
+      ['?? hack/set-image.mjs', 'D hack/set-image-old.mjs', 'M Makefile'],
     );
   });
 
@@ -138,7 +141,7 @@ describe('kubeforge alpha update under hostile use', { timeout: 10 * 60_000 }, (
       ['', /an empty path/],
       ['config/no-such-folder', /no such file or folder committed on main/],
       ['Makefil', /no such file or folder committed on main/],
-      ['hack/test.mjs', /no such file or folder committed on main/],
+      ['hack/set-image.mjs', /no such file or folder committed on main/],
       ['dist/chart', /alpha update never merges .*dist/],
     ] as const) {
       const r = await kubeforge(dir, 'alpha', 'update', '--from-version', old, '--restore-path', 'Makefile', path);
@@ -183,7 +186,7 @@ describe('kubeforge alpha update under hostile use', { timeout: 10 * 60_000 }, (
       r.err,
       /KF1328 +Makefile is a symbolic link \(to \.\.\/shared\/Makefile\): alpha update does not write through it/,
     );
-    assert.match(r.err, /KF1328 +hack\/test\.mjs is under hack, a symbolic link \(to \.\.\/shared\/hack\)/);
+    assert.match(r.err, /KF1328 +hack\/set-image\.mjs is under hack, a symbolic link \(to \.\.\/shared\/hack\)/);
     assert.match(r.err, /--restore-path Makefile/);
     assert.equal(state(dir), before);
     assert.equal(treeHash(shared), outside, 'nothing written where the links point');

@@ -190,6 +190,13 @@ describe('kubeforge alpha update', () => {
     const upgrade = scaffold(repo, 'upgrade');
     assert.match(read(project, 'Makefile'), /\ndocs: manifests ##/);
     assert.match(read(project, 'Makefile'), /\ntest-unit: manifests ##/);
+    // The test runner the old kubeforge wrote into the project (hack/test.mjs) is gone, unedited;
+    // the scripts run the one kubeforge ships.
+    assert.ok(existsSync(join(FIXTURE, 'hack/test.mjs')) && !existsSync(join(project, 'hack/test.mjs')));
+    const scripts = JSON.parse(read(project, 'package.json')).scripts;
+    assert.equal(scripts.test, 'npm run build && c8 kubeforge test');
+    assert.equal(scripts['test:unit'], 'npm run build && kubeforge test --unit');
+    assert.equal(scripts['test:e2e'], 'npm run build && kubeforge test build/test/e2e/manager.e2e.js');
     assert.notEqual(
       read(project, 'src/api/v1/guestbook_types.ts'),
       read(FIXTURE, 'src/api/v1/guestbook_types.ts'),
@@ -291,6 +298,20 @@ describe('kubeforge alpha update', () => {
     assert.ok(compared.length > 60, `${compared.length} files compared`);
     for (const f of compared)
       assert.equal(read(dir, f), read(join(repo, 'testdata/project'), f), `${f}: as in today's testdata/project`);
+  });
+
+  it('a hack/test.mjs the user edited is kept, with a warning; the scripts run kubeforge test all the same', async () => {
+    const project = repoOf(FIXTURE, 'edited-runner');
+    writeFileSync(join(project, 'hack/test.mjs'), `${read(project, 'hack/test.mjs')}// my own change\n`);
+    git(project, 'commit', '--quiet', '-am', 'my change to the test runner');
+    const r = await kubeforge(project, 'alpha', 'update', '--from-version', old, '--force');
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.match(
+      r.err,
+      /KF1326 {2}hack\/test\.mjs: you changed it and kubeforge .* no longer scaffolds it; kept as yours/,
+    );
+    assert.match(read(project, 'hack/test.mjs'), /\/\/ my own change\n$/);
+    assert.equal(JSON.parse(read(project, 'package.json')).scripts.test, 'npm run build && c8 kubeforge test');
   });
 
   it("migrates the user's own code to today's API (names moved out of the runtime root, renamed types and options) and lists it", async () => {

@@ -14,7 +14,16 @@ import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { TestEnvironment } from '../../src/testing/index.js';
 import { GENERATED_VERSIONS } from '../../src/scaffolds/init.js';
-import { assertAllPassed, countingAssets, initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
+import {
+  assertAllPassed,
+  countingAssets,
+  initProject,
+  MINUTES,
+  ok,
+  packKubeforge,
+  sh,
+  KUBEFORGE_TEST,
+} from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-e2e-api-'));
 const project = join(work, 'guestbook');
@@ -146,7 +155,7 @@ describe('e2e: kubeforge init -> create api x3 -> build -> test -> kustomize -> 
     assert.equal(counter.starts(), 1);
   });
 
-  it("hack/test.mjs follows node --test's rule: a failing todo test leaves the run green, a failing test does not", {
+  it("kubeforge test follows node --test's rule: a failing todo test leaves the run green, a failing test does not", {
     timeout: 3 * MINUTES,
   }, () => {
     const dir = join(project, 'build/test/rule');
@@ -160,15 +169,15 @@ describe('e2e: kubeforge init -> create api x3 -> build -> test -> kustomize -> 
       "import { it } from 'node:test';\nit('broken', () => { throw new Error('broken'); });\n",
     );
     try {
-      const todo = sh(process.execPath, ['hack/test.mjs', 'build/test/rule/todo.test.js'], project);
-      ok(todo, 'hack/test.mjs with a failing todo test');
+      const todo = sh(process.execPath, [...KUBEFORGE_TEST, 'build/test/rule/todo.test.js'], project);
+      ok(todo, 'kubeforge test with a failing todo test');
       assert.match(todo.stdout, /^# todo 1$/m);
       assert.equal(
         sh(process.execPath, ['--test', 'build/test/rule/todo.test.js'], project).status,
         0,
         'node --test says the same',
       );
-      const fail = sh(process.execPath, ['hack/test.mjs', 'build/test/rule/fail.test.js'], project);
+      const fail = sh(process.execPath, [...KUBEFORGE_TEST, 'build/test/rule/fail.test.js'], project);
       assert.equal(fail.status, 1, fail.stdout);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -47,8 +47,11 @@ export function initProject(dir: string, tarball: string, extraArgs: string[] = 
   );
 }
 
+/** `kubeforge test` as a generated project's npm scripts run it: its installed kubeforge's CLI (args for node, in the project). */
+export const KUBEFORGE_TEST = ['node_modules/kubeforge/bin/kubeforge.js', 'test'] as const;
+
 /**
- * The TAP summaries of a generated project's test run, one per tier hack/test.mjs ran (the unit
+ * The TAP summaries of a generated project's test run, one per tier `kubeforge test` ran (the unit
  * tier, then the tests on the control plane): asserts there is one and every one says `# fail 0`,
  * and returns the tests passed in all of them.
  */

@@ -1,6 +1,6 @@
 /**
  * End to end: the scaffolded controller tests of two namespaced Kinds share one API server (the
- * project's `npm test`, hack/test.mjs), and each one's manager caches only its own file's
+ * project's `npm test`, kubeforge test), and each one's manager caches only its own file's
  * namespace, so it never reconciles the other file's objects. One Kind is scaffolded by plain
  * `create api` (Frigate), the other by the deploy-image plugin (Tender): both templates are checked.
  *
@@ -17,7 +17,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
+import { initProject, MINUTES, ok, packKubeforge, sh, KUBEFORGE_TEST } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-e2e-isolation-'));
 const project = join(work, 'fleet');
@@ -133,8 +133,8 @@ describe("e2e: two scaffolded test files' managers on one API server never recon
     it(`${kindOf(first)}'s file, then ${kindOf(second)}'s on the same control plane: the second manager leaves the first file's ${kindOf(second)} alone`, {
       timeout: 5 * MINUTES,
     }, () => {
-      const r = sh(process.execPath, ['hack/test.mjs', first, second], project);
-      const out = ok(r, `hack/test.mjs ${first} ${second}`);
+      const r = sh(process.execPath, [...KUBEFORGE_TEST, first, second], project);
+      const out = ok(r, `kubeforge test ${first} ${second}`);
       assert.match(r.stderr, /^test: one control plane \(kube-apiserver pid \d+\) for 2 test file\(s\)$/m);
       assert.match(out, /^# fail 0$/m);
       for (const kind of ['Frigate', 'Tender']) {

@@ -27,7 +27,7 @@ import { after, before, describe, it } from 'node:test';
 import { TestEnvironment } from '../../src/testing/index.js';
 import { asChartRendersIt, DIFFERENCES, docs, key } from '../helpers/chart.js';
 import { helm } from '../oracle/tools.js';
-import { assertAllPassed, MINUTES, ok, packKubeforge, repo, sh } from './helpers.js';
+import { assertAllPassed, MINUTES, ok, packKubeforge, repo, sh, KUBEFORGE_TEST } from './helpers.js';
 import { CERT_MANAGER, PROJECT_V4_COMMANDS } from './sequences.js';
 
 /** generate.sh's `$kb` lines for each project, as written there (Go-only flags removed, see above). */
@@ -197,7 +197,7 @@ describe("e2e: Kubebuilder's project-v4 command sequences run through kubeforge"
       );
 
       // The project's own tests: every scaffolded controller and webhook test, on a real API server.
-      const tests = ok(sh('node', ['--enable-source-maps', 'hack/test.mjs'], project), `${name}: the project's tests`);
+      const tests = ok(sh('node', [...KUBEFORGE_TEST], project), `${name}: the project's tests`);
       assert.doesNotMatch(tests, /^# pass 0$/m);
       assertAllPassed(tests, `${name}: the project's tests`);
 

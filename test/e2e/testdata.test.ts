@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { assertAllPassed, MINUTES, ok, packKubeforge, repo, sh } from './helpers.js';
+import { assertAllPassed, MINUTES, ok, packKubeforge, repo, sh, KUBEFORGE_TEST } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-e2e-testdata-'));
 const project = join(work, 'project');
@@ -88,7 +88,7 @@ describe('e2e: testdata/project is what npm run generate:testdata makes, and it 
       process.env.KUBEBUILDER_ASSETS,
       'KUBEBUILDER_ASSETS must name the folder holding etcd and kube-apiserver (npm test sets it)',
     );
-    const r = sh('node', ['--enable-source-maps', 'hack/test.mjs'], project);
+    const r = sh('node', [...KUBEFORGE_TEST], project);
     const out = ok(r, 'the sample tests');
     assertAllPassed(out, 'the sample tests');
     // The controller's and the webhooks' unit tests ran first, on no control plane.

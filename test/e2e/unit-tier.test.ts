@@ -25,7 +25,16 @@ import {
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { assertAllPassed, countingAssets, initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
+import {
+  assertAllPassed,
+  countingAssets,
+  initProject,
+  MINUTES,
+  ok,
+  packKubeforge,
+  sh,
+  KUBEFORGE_TEST,
+} from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-e2e-unit-tier-'));
 const project = join(work, 'shipyard');
@@ -163,7 +172,7 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
       assert.ok(existsSync(join(project, `${base}.unit.test.ts`)), `${base}.unit.test.ts`);
     }
     const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    assert.equal(pkg.scripts['test:unit'], 'npm run build && node --enable-source-maps hack/test.mjs --unit');
+    assert.equal(pkg.scripts['test:unit'], 'npm run build && kubeforge test --unit');
   });
 
   it('npm run test:unit passes without KUBEBUILDER_ASSETS and with no etcd or kube-apiserver on PATH, and starts neither', {
@@ -229,7 +238,7 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
     );
     try {
       const env = { ...baseEnv(), KUBEBUILDER_ASSETS: '/nonexistent' };
-      const shared = sh(process.execPath, ['hack/test.mjs', '--unit'], project, env);
+      const shared = sh(process.execPath, [...KUBEFORGE_TEST, '--unit'], project, env);
       assert.equal(shared.status, 1, `the run fails:\n${shared.stdout}\n${shared.stderr}`);
       assert.match(
         shared.stderr,
@@ -246,7 +255,7 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
       );
       assert.match(shared.stdout, /^# fail 1$/m);
 
-      const isolated = sh(process.execPath, ['hack/test.mjs', '--unit', '--isolate'], project, env);
+      const isolated = sh(process.execPath, [...KUBEFORGE_TEST, '--unit', '--isolate'], project, env);
       assert.equal(isolated.status, 1, `the run fails:\n${isolated.stdout}\n${isolated.stderr}`);
       assert.match(
         isolated.stderr,
@@ -296,14 +305,14 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
     );
   });
 
-  it('the wall time of each tier alone (hack/test.mjs, built): the unit tier, and the real-server tier with its control plane', {
+  it('the wall time of each tier alone (kubeforge test, built): the unit tier, and the real-server tier with its control plane', {
     timeout: 5 * MINUTES,
   }, async (t) => {
     const env = { ...baseEnv(), KUBEBUILDER_ASSETS: process.env.KUBEBUILDER_ASSETS };
-    const unit = await watched(process.execPath, ['hack/test.mjs', '--unit'], env);
+    const unit = await watched(process.execPath, [...KUBEFORGE_TEST, '--unit'], env);
     assert.equal(unit.status, 0, unit.stdout + unit.stderr);
     const files = PAIRS.map((base) => `build/${base}.test.js`).concat('build/test/suite.test.js');
-    const server = await watched(process.execPath, ['hack/test.mjs', ...files], env);
+    const server = await watched(process.execPath, [...KUBEFORGE_TEST, ...files], env);
     assert.equal(server.status, 0, server.stdout + server.stderr);
     assertAllPassed(server.stdout, 'the real-server tier');
     assert.doesNotMatch(server.stderr, /unit tier/);

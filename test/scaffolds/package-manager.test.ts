@@ -80,7 +80,7 @@ describe('package managers', () => {
       assert.match(makefile, new RegExp(`${m.exec} kubeforge setup-envtest`));
       assert.doesNotMatch(makefile, /\bnpm (install|run|test|start|ci)\b|\bnpx kubeforge\b/);
       const scripts = (JSON.parse(read(dir, 'package.json')) as { scripts: Record<string, string> }).scripts;
-      assert.equal(scripts['test:unit'], `${m.run} build && node --enable-source-maps hack/test.mjs --unit`);
+      assert.equal(scripts['test:unit'], `${m.run} build && kubeforge test --unit`);
       const docker = read(dir, 'Dockerfile');
       assert.match(
         docker,

@@ -18,7 +18,7 @@ limitations under the License.
  * Tests of the Captain controller against a real kube-apiserver and etcd started by
  * kubeforge/testing from $KUBEBUILDER_ASSETS, with the CRDs of config/crd/bases installed
  * (`npm run manifests` writes them). `npm test` runs every test file against one control plane
- * (hack/test.mjs), so each file works in a namespace of its own, and its manager caches
+ * (kubeforge test), so each file works in a namespace of its own, and its manager caches
  * that namespace only: a manager here never reconciles another test file's objects.
  * captain_backup_controller.unit.test.ts runs the same assertions on kubeforge/testing's FakeAPIServer, with no
  * control plane (`npm run test:unit`; `npm test` runs it first).

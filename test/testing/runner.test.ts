@@ -1,28 +1,19 @@
 /**
- * The generated project's `hack/test.mjs` runs the unit tier's processes itself and merges their
+ * `kubeforge test` (src/testing/runner.ts) runs the unit tier's processes itself and merges their
  * TAP (not through node:test's run()). Judged against Node's own runner: for the same files,
  * `node --test` must count the same tests, passes, failures, skips and todos, and fail or pass
- * the run alike. The files need no kubeforge (the unit tier never imports it), so the script runs
- * from testdata/project as committed, in a folder of its own.
+ * the run alike. The CLI runs as a user's project runs it (bin/kubeforge.js), in a folder of its own.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { packageRoot } from '../../src/util/package-root.js';
 
 const repoRoot = packageRoot();
+const BIN = join(repoRoot, 'bin', 'kubeforge.js');
 
 const FILES: Record<string, string> = {
   'a.unit.test.js':
@@ -48,13 +39,11 @@ function summary(tap: string): { counts: Record<string, number>; topLevel: strin
   };
 }
 
-describe("hack/test.mjs: the unit tier merges its processes' TAP as node --test counts it", () => {
+describe("kubeforge test: the unit tier merges its processes' TAP as node --test counts it", () => {
   let dir: string;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'kf-hack-test-'));
-    mkdirSync(join(dir, 'hack'));
     mkdirSync(join(dir, 'build/test'), { recursive: true });
-    copyFileSync(join(repoRoot, 'testdata/project/hack/test.mjs'), join(dir, 'hack/test.mjs'));
     writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -66,13 +55,13 @@ describe("hack/test.mjs: the unit tier merges its processes' TAP as node --test 
     for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, 'build/test', name), text);
   }
 
-  /** Writes `files` as build/test (and nothing else), then runs hack/test.mjs and node --test on them. */
+  /** Writes `files` as build/test (and nothing else), then runs kubeforge test and node --test on them. */
   function both(files: Record<string, string>, ...flags: string[]) {
     write(files);
     const paths = Object.keys(files).map((f) => `build/test/${f}`);
     const env: NodeJS.ProcessEnv = { ...process.env, KUBEBUILDER_ASSETS: '/nonexistent' };
     delete env.NODE_TEST_CONTEXT;
-    const ours = spawnSync(process.execPath, ['hack/test.mjs', '--unit', ...flags], {
+    const ours = spawnSync(process.execPath, [BIN, 'test', '--unit', ...flags], {
       cwd: dir,
       encoding: 'utf8',
       env,
@@ -85,12 +74,12 @@ describe("hack/test.mjs: the unit tier merges its processes' TAP as node --test 
     return { ours, node };
   }
 
-  /** Runs hack/test.mjs --unit on `files` pinned to one CPU: one process for the whole unit tier. */
+  /** Runs kubeforge test --unit on `files` pinned to one CPU: one process for the whole unit tier. */
   function pinned(files: Record<string, string>) {
     write(files);
     const env: NodeJS.ProcessEnv = { ...process.env, KUBEBUILDER_ASSETS: '/nonexistent' };
     delete env.NODE_TEST_CONTEXT;
-    const ours = spawnSync('taskset', ['-c', '0', process.execPath, 'hack/test.mjs', '--unit'], {
+    const ours = spawnSync('taskset', ['-c', '0', process.execPath, BIN, 'test', '--unit'], {
       cwd: dir,
       encoding: 'utf8',
       env,
@@ -215,7 +204,7 @@ describe("hack/test.mjs: the unit tier merges its processes' TAP as node --test 
   });
 });
 
-describe('hack/test.mjs: an interrupted unit tier', () => {
+describe('kubeforge test: an interrupted unit tier', () => {
   for (const [signal, code] of [
     ['SIGINT', 130],
     ['SIGTERM', 143],
@@ -223,10 +212,8 @@ describe('hack/test.mjs: an interrupted unit tier', () => {
     it(`${signal} stops its test processes, removes its share files and exits ${code}`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'kf-hack-test-int-'));
       try {
-        mkdirSync(join(dir, 'hack'));
         mkdirSync(join(dir, 'build/test'), { recursive: true });
         mkdirSync(join(dir, 'tmp'));
-        copyFileSync(join(repoRoot, 'testdata/project/hack/test.mjs'), join(dir, 'hack/test.mjs'));
         writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
         // Each test process writes its pid, then waits far longer than the test does.
         for (const name of ['a', 'b'])
@@ -237,7 +224,7 @@ describe('hack/test.mjs: an interrupted unit tier', () => {
           );
         const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: join(dir, 'tmp') };
         delete env.NODE_TEST_CONTEXT;
-        const child = spawn(process.execPath, ['hack/test.mjs', '--unit', '--isolate'], {
+        const child = spawn(process.execPath, [BIN, 'test', '--unit', '--isolate'], {
           cwd: dir,
           env,
           stdio: 'ignore',
@@ -268,16 +255,79 @@ describe('hack/test.mjs: an interrupted unit tier', () => {
   }
 });
 
-describe("hack/test.mjs: the generated project's own Biome", () => {
-  it('lints and formats it clean, with the Biome version the project pins (make lint fails on an error)', () => {
-    const project = join(repoRoot, 'testdata/project');
-    const pinned = /@biomejs\/biome@([\d.]+) lint/.exec(readFileSync(join(project, 'package.json'), 'utf8'))?.[1];
-    const ours = JSON.parse(readFileSync(join(repoRoot, 'node_modules/@biomejs/biome/package.json'), 'utf8')).version;
-    assert.equal(ours, pinned, "kubeforge's own Biome is the one generated projects pin: the check below is theirs");
-    const biome = join(repoRoot, 'node_modules/.bin/biome');
-    for (const command of ['lint', 'format']) {
-      const r = spawnSync(biome, [command, '--colors=off', 'hack/test.mjs'], { cwd: project, encoding: 'utf8' });
-      assert.equal(r.status, 0, `biome ${command} hack/test.mjs:\n${r.stdout}${r.stderr}`);
-    }
+describe('kubeforge test: the command', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kf-test-cmd-'));
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  function kubeforge(...args: string[]) {
+    const env: NodeJS.ProcessEnv = { ...process.env, KUBEBUILDER_ASSETS: '/nonexistent' };
+    delete env.NODE_TEST_CONTEXT;
+    return spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: 'utf8', env });
+  }
+
+  it('nothing built: KF1500, exit 1, the hint says to build', () => {
+    const r = kubeforge('test');
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /KF1500 +no compiled test files \(\*\.test\.js\) under build\/test/);
+    assert.match(r.stderr, /npm run build/);
+  });
+
+  it('a file given that does not exist: KF1500, nothing run', () => {
+    mkdirSync(join(dir, 'build/test'), { recursive: true });
+    writeFileSync(join(dir, 'build/test/a.unit.test.js'), FILES['a.unit.test.js']);
+    const r = kubeforge('test', 'build/test/a.unit.test.js', 'build/test/nope.test.js');
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /KF1500 +no such test file: build\/test\/nope\.test\.js/);
+    assert.equal(r.stdout, '');
+  });
+
+  it('an unknown option is refused', () => {
+    const r = kubeforge('test', '--units');
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /unknown option '--units'/);
+  });
+
+  it('--help names the tiers, --unit and --isolate', () => {
+    const r = kubeforge('test', '--help');
+    assert.equal(r.status, 0, r.stderr);
+    for (const word of ['--unit', '--isolate', '--project', 'KUBEBUILDER_ASSETS', 'unit tier'])
+      assert.ok(r.stdout.includes(word), word);
+  });
+
+  it('a failing unit test: KF1501 after the TAP; with --json the TAP goes to stderr and stdout is one document', () => {
+    rmSync(join(dir, 'build'), { recursive: true, force: true });
+    mkdirSync(join(dir, 'build/test'), { recursive: true });
+    writeFileSync(join(dir, 'build/test/e.unit.test.js'), FAILING);
+    const r = kubeforge('test', '--unit');
+    assert.equal(r.status, 1);
+    assert.match(r.stdout, /^not ok 1 - fails$/m);
+    assert.match(r.stderr, /KF1501 +tests failed in the unit tier/);
+    const j = kubeforge('test', '--unit', '--json');
+    assert.equal(j.status, 1);
+    const doc = JSON.parse(j.stdout);
+    assert.equal(doc.command, 'test');
+    assert.equal(doc.ok, false);
+    assert.deepEqual(
+      doc.diagnostics.map((d: { code: string }) => d.code),
+      ['KF1501'],
+    );
+    assert.match(j.stderr, /^not ok 1 - fails$/m);
+  });
+
+  it('a test that is not a unit test with no control plane to start: KF1502, exit 1', () => {
+    rmSync(join(dir, 'build'), { recursive: true, force: true });
+    mkdirSync(join(dir, 'build/test'), { recursive: true });
+    writeFileSync(join(dir, 'build/test/s.test.js'), "import { it } from 'node:test';\nit('server', () => {});\n");
+    const r = kubeforge('test');
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /KF1502 +cannot start the test control plane/);
+    // --unit leaves it out: nothing to run in the unit tier is said, and is no failure.
+    const u = kubeforge('test', '--unit');
+    assert.equal(u.status, 0, u.stderr);
+    assert.match(u.stderr, /no unit test files \(\*\.unit\.test\.js\) under build\/test/);
   });
 });
