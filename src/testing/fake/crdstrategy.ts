@@ -7,31 +7,39 @@ import { storageVersion, type Resource } from './resources.js';
 import { type Obj, clone, isObj } from '../../apiserver/json.js';
 import { equalJSON } from '../../apiserver/structural.js';
 import { now } from './apply.js';
-import type { Strategy } from './strategy.js';
+import type { Admission } from './builtin.js';
 
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 
 export const isCRD = (r: Pick<Resource, 'group' | 'kind'>): boolean =>
   r.group === 'apiextensions.k8s.io' && r.kind === 'CustomResourceDefinition';
 
+/** What the CRD's strategy changes of the built-in one (./strategy.ts's Strategy). */
+interface StrategyParts {
+  name: string;
+  finishCreate(o: Obj, env: Admission): void;
+  prepareForUpdate(o: Obj, old: Obj, sub: string | undefined): Obj;
+  markForDeletion?(old: Obj, finalizers: string[]): { object: Obj; write: boolean };
+}
+
 /**
  * apiextensions' CRD strategy over the built-in one (`base`): storedVersions (see {@link prepareCRD}),
  * and a delete that waits for the CRD's objects (./crdapi.ts): marked, with the cleanup finalizer.
  */
-export function crdStrategy(base: Strategy): Strategy {
+export function crdStrategy<S extends StrategyParts>(base: S): S {
   return {
     ...base,
     name: 'crd',
-    finishCreate(o, env) {
+    finishCreate(o: Obj, env: Admission) {
       base.finishCreate(o, env);
       prepareCRD(o, undefined);
     },
-    prepareForUpdate(o, old, sub) {
+    prepareForUpdate(o: Obj, old: Obj, sub: string | undefined) {
       const next = base.prepareForUpdate(o, old, sub);
       if (sub !== 'status') prepareCRD(next, old);
       return next;
     },
-    markForDeletion(old) {
+    markForDeletion(old: Obj) {
       const o = clone(old);
       const m = o.metadata as Obj;
       m.deletionTimestamp ??= now();
