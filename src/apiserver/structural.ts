@@ -117,27 +117,31 @@ export function prune(v: unknown, s: Schema | undefined, path: string, dropped: 
   }
 }
 
-const EMBEDDED_META = new Set([
+/** The fields of metav1.ObjectMeta, in the Go struct's order: what a `metadata` keeps (the rest is pruned). */
+export const OBJECT_META_FIELDS: readonly string[] = [
   'name',
-  'namespace',
   'generateName',
-  'labels',
-  'annotations',
-  'finalizers',
-  'ownerReferences',
+  'namespace',
+  'selfLink',
   'uid',
   'resourceVersion',
   'generation',
   'creationTimestamp',
   'deletionTimestamp',
   'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
   'managedFields',
-  'selfLink',
-]);
+];
+
+/** {@link OBJECT_META_FIELDS} as a set. */
+export const OBJECT_META: ReadonlySet<string> = new Set(OBJECT_META_FIELDS);
 
 function pruneEmbeddedMetadata(m: Obj, path: string, dropped: string[]): void {
   for (const k of Object.keys(m)) {
-    if (!EMBEDDED_META.has(k)) {
+    if (!OBJECT_META.has(k)) {
       delete m[k];
       dropped.push(`${path}.${k}`);
     }

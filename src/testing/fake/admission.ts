@@ -14,10 +14,11 @@
  * webhooks see, and the last writes with both. When the stored object changed in between, the
  * write starts again, as the server retries an update that met a newer revision.
  */
-import { applyDefaults, equalJSON, prune } from '../../apiserver/structural.js';
-import { defaultBuiltin } from './builtin.js';
+import { equalJSON } from '../../apiserver/structural.js';
+import { normalize } from './pipeline.js';
 import type { Resource } from './resources.js';
-import type { Store, WriteContext } from './store.js';
+import type { Store } from './store.js';
+import type { WriteContext } from './context.js';
 import { type Obj, clone, isObj } from '../../apiserver/json.js';
 import {
   callWebhook,
@@ -185,20 +186,11 @@ export class WebhookAdmission {
           for (const k of invoked) again.add(k);
           invoked.clear();
         }
-        if (patched !== undefined) object = this.normalized(call.r, patched);
+        if (patched !== undefined) object = normalize(call.r, patched); // pruned and defaulted again, as the server decodes it
         if (inv.hook.reinvocationPolicy === 'IfNeeded') invoked.add(key);
       }
     }
     return object;
-  }
-
-  /** A patched object as the server decodes it again: pruned, defaulted. */
-  private normalized(r: Resource, o: Obj): Obj {
-    if (r.custom) {
-      prune(o, r.schema, '', [], true);
-      applyDefaults(o, r.schema);
-    } else defaultBuiltin(r, o);
-    return o;
   }
 
   /** The validating webhooks, called at once; the first refusal in their order is the answer. */

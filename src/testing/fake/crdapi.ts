@@ -8,7 +8,8 @@
  * finalizing controller) and, once none is left, the CRD goes and its resources stop being served.
  */
 import type { Resource } from './resources.js';
-import type { Store, WriteContext } from './store.js';
+import type { Store } from './store.js';
+import type { WriteContext } from './context.js';
 import { type Obj, clone, isObj } from '../../apiserver/json.js';
 import { CRD_CLEANUP_FINALIZER, setCondition } from './crdstrategy.js';
 

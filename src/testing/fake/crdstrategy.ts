@@ -1,16 +1,53 @@
 /**
  * What kube-apiserver's CustomResourceDefinition registry does to a CRD on write (the strategy's
- * PrepareForCreate/PrepareForUpdate, the registry's Delete), for ./store.ts; what its controllers
- * do afterwards is ./crdapi.ts.
+ * PrepareForCreate/PrepareForUpdate, the registry's Delete): the CRD's strategy, registered with
+ * the built-in Kinds' in ./strategy.ts; what its controllers do afterwards is ./crdapi.ts.
  */
 import { storageVersion, type Resource } from './resources.js';
 import { type Obj, clone, isObj } from '../../apiserver/json.js';
+import { equalJSON } from '../../apiserver/structural.js';
 import { now } from './apply.js';
+import type { Admission } from './builtin.js';
 
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 
 export const isCRD = (r: Pick<Resource, 'group' | 'kind'>): boolean =>
   r.group === 'apiextensions.k8s.io' && r.kind === 'CustomResourceDefinition';
+
+/** What the CRD's strategy changes of the built-in one (./strategy.ts's Strategy). */
+interface StrategyParts {
+  name: string;
+  finishCreate(o: Obj, env: Admission): void;
+  prepareForUpdate(o: Obj, old: Obj, sub: string | undefined): Obj;
+  markForDeletion?(old: Obj, finalizers: string[]): { object: Obj; write: boolean };
+}
+
+/**
+ * apiextensions' CRD strategy over the built-in one (`base`): storedVersions (see {@link prepareCRD}),
+ * and a delete that waits for the CRD's objects (./crdapi.ts): marked, with the cleanup finalizer.
+ */
+export function crdStrategy<S extends StrategyParts>(base: S): S {
+  return {
+    ...base,
+    name: 'crd',
+    finishCreate(o: Obj, env: Admission) {
+      base.finishCreate(o, env);
+      prepareCRD(o, undefined);
+    },
+    prepareForUpdate(o: Obj, old: Obj, sub: string | undefined) {
+      const next = base.prepareForUpdate(o, old, sub);
+      if (sub !== 'status') prepareCRD(next, old);
+      return next;
+    },
+    markForDeletion(old: Obj) {
+      const o = clone(old);
+      const m = o.metadata as Obj;
+      m.deletionTimestamp ??= now();
+      markCRDForDeletion(o);
+      return { object: o, write: !equalJSON(o, old) };
+    },
+  };
+}
 
 /** The CRD strategy on create and update: `storedVersions` gains the storage version (PrepareForCreate/Update). */
 export function prepareCRD(o: Obj, old: Obj | undefined): void {

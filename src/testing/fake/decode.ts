@@ -15,6 +15,7 @@ import { k8sModelShape, type DataModel, type DataNode } from '../../schema/k8s/i
 import type { Resource } from './resources.js';
 import { badRequest } from './status.js';
 import { type Obj, isObj } from '../../apiserver/json.js';
+import { OBJECT_META_FIELDS } from '../../apiserver/structural.js';
 
 /** resource.Quantity's parse errors name this expression (ErrFormatWrong). */
 const QUANTITY_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
@@ -318,7 +319,7 @@ function convertValue(v: unknown, node: DataNode, field: string): unknown {
  * The Go field order of the structs the fake's built-in Kinds hold most (k8s.io/api 1.37's types):
  * the order the server's codec writes their JSON in. Structs not listed keep the fake's order.
  */
-const GO_FIELD_ORDER: Record<string, string[]> = {
+const GO_FIELD_ORDER: Record<string, readonly string[]> = {
   ObjectReference: ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'],
   EventSource: ['component', 'host'],
   PodTemplateSpec: ['metadata', 'spec'],
@@ -437,23 +438,7 @@ const GO_FIELD_ORDER: Record<string, string[]> = {
     'conditions',
     'collisionCount',
   ],
-  ObjectMeta: [
-    'name',
-    'generateName',
-    'namespace',
-    'selfLink',
-    'uid',
-    'resourceVersion',
-    'generation',
-    'creationTimestamp',
-    'deletionTimestamp',
-    'deletionGracePeriodSeconds',
-    'labels',
-    'annotations',
-    'ownerReferences',
-    'finalizers',
-    'managedFields',
-  ],
+  ObjectMeta: OBJECT_META_FIELDS,
   ManagedFieldsEntry: ['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1', 'subresource'],
   OwnerReference: ['apiVersion', 'kind', 'name', 'uid', 'controller', 'blockOwnerDeletion'],
   LabelSelector: ['matchLabels', 'matchExpressions'],

@@ -1,14 +1,16 @@
 /**
  * The scale subresource's object, autoscaling/v1 Scale, read from the object at the paths its
  * resource names, and a PATCH of it (merge or JSON patch, as the server patches a Scale before
- * writing its replicas back).
+ * writing its replicas back), and the subresource's handler.
  */
 import { requireFastJsonPatch } from '../../runtime/client/lazy-require.cjs';
 import type { Operation } from 'fast-json-patch';
 import type { Resource } from './resources.js';
-import { ApiStatus, badRequest, unsupportedMediaType } from './status.js';
+import { ApiStatus, badRequest, invalid, methodNotAllowed, unsupportedMediaType } from './status.js';
 import { type Obj, clone, isObj } from '../../apiserver/json.js';
-import { mergePatch } from './store.js';
+import { mergePatch, type Store } from './store.js';
+import type { RequestContext } from './context.js';
+import { refuseCustomScaleApply } from './apply.js';
 
 type ScalePaths = NonNullable<Resource['scale']>;
 
@@ -129,4 +131,66 @@ export function checkAppliedScale(body: unknown): Obj {
 /** An applied replicas value as the converter sets it into the int32 field (an integer wraps). */
 export function int32Of(v: number | bigint): number {
   return Number(BigInt.asIntN(32, typeof v === 'bigint' ? v : BigInt(Math.trunc(v))));
+}
+
+/**
+ * The scale subresource's handler (autoscaling/v1 Scale): GET; PUT; PATCH of the Scale as the
+ * server patches it; server-side apply of it. The replicas go to the object at its spec path.
+ */
+export function serveScale(store: Store, c: RequestContext): { body: unknown } {
+  const { r, namespace, method, ctx, contentType } = c;
+  const name = c.name!;
+  let body = c.body();
+  const s = r.scale!;
+  const current = store.read(r, namespace, name);
+  if (method === 'GET') return { body: toScale(current, s) };
+  if (method === 'PATCH' && contentType.split(';')[0].trim() === 'application/apply-patch+yaml')
+    return { body: toScale(applyToScale(store, c, current, body), s) };
+  if (method === 'PATCH') body = patchScale(toScale(current, s), contentType, body);
+  else if (method !== 'PUT') throw methodNotAllowed();
+  const replicas = isObj(body) && isObj(body.spec) ? body.spec.replicas : undefined;
+  if (!r.custom) checkScaleReplicas(name, replicas);
+  const next = clone(current);
+  const steps = s.specReplicasPath.replace(/^\./, '').split('.');
+  let cur: Obj = next;
+  for (const k of steps.slice(0, -1)) cur = (isObj(cur[k]) ? cur[k] : (cur[k] = {})) as Obj;
+  cur[steps[steps.length - 1]] = replicas;
+  const rv = isObj(body) && isObj(body.metadata) ? body.metadata.resourceVersion : undefined;
+  if (rv) (next.metadata as Obj).resourceVersion = rv;
+  return { body: toScale(store.update(r, namespace, name, next, 'scale', ctx, true), s) };
+}
+
+/** Server-side apply of a Scale: checked as the field manager checks it, then the store's applyScale. */
+function applyToScale(store: Store, c: RequestContext, current: Obj, body: unknown): Obj {
+  const { r, namespace, ctx } = c;
+  const name = c.name!;
+  const applied = checkAppliedScale(body);
+  const want = isObj(applied.spec) ? applied.spec.replicas : undefined;
+  if (r.custom) {
+    const m = isObj(applied.metadata) ? applied.metadata : {};
+    refuseCustomScaleApply(
+      r,
+      current,
+      ctx.fieldManager ?? '',
+      ctx.force === true,
+      want,
+      `${String(m.namespace ?? '')}/${String(m.name ?? '')}`,
+    );
+  }
+  const replicas = typeof want === 'number' || typeof want === 'bigint' ? int32Of(want) : undefined;
+  checkScaleReplicas(name, replicas);
+  return store.applyScale(r, namespace, name, applied, replicas, ctx);
+}
+
+/** A built-in's Scale is validated as autoscaling's Scale: no negative replicas. */
+export function checkScaleReplicas(name: string, replicas: unknown): void {
+  if ((typeof replicas === 'number' || typeof replicas === 'bigint') && replicas < 0)
+    throw invalid({ group: 'autoscaling', kind: 'Scale' }, name, [
+      {
+        type: 'FieldValueInvalid',
+        field: 'spec.replicas',
+        value: Number(replicas),
+        detail: 'must be greater than or equal to 0',
+      },
+    ]);
 }

@@ -1,52 +1,42 @@
 /**
  * The fake API server's HTTP face: an in-process server on 127.0.0.1 that speaks the Kubernetes
- * REST API (discovery, get, list with selectors and pages, watch, create, update, patch, delete,
- * the status and scale subresources), answered from ./store.ts. Because it speaks HTTP, the
- * runtime's own client, informers, RESTMapper, leader election and event recorder run over it
- * unchanged: a manager started on it behaves as on a real server, minus what ./store.ts leaves out.
+ * REST API, built as kube-apiserver is: a route table maps a verb and a path's shape to its
+ * handler (reads: ./read.ts; writes: ./store.ts through the body pipeline, ./pipeline.ts, and each
+ * resource's strategy, ./strategy.ts; discovery: ./discovery.ts; the scale subresource:
+ * ./scale.ts), every handler given the request's context (./context.ts). Built-in resources come
+ * from the one table of built-in Kinds (src/apiserver/builtin-kinds.ts), custom ones from the CRDs
+ * given or written. Because it speaks HTTP, the runtime's own client, informers, RESTMapper,
+ * leader election and event recorder run over it unchanged: a manager started on it behaves as on
+ * a real server, minus what ./store.ts leaves out.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BUILTIN_KINDS } from '../../apiserver/builtin-kinds-data.js';
+import { BUILTIN_KINDS } from '../../apiserver/builtin-kinds.js';
 import { builtinResource, crdResources, type Resource } from './resources.js';
-import { Store, type CelRules, type StoredEvent, type WriteContext } from './store.js';
-import { ApiStatus, badRequest, invalid, methodNotAllowed, notFound } from './status.js';
+import { Store } from './store.js';
+import type { CelRules } from './pipeline.js';
+import { ApiStatus, methodNotAllowed, notFound } from './status.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
-import {
-  matchesFields,
-  matchesLabels,
-  parseFieldSelector,
-  parseLabelSelector,
-  type FieldRequirement,
-  type LabelRequirement,
-} from './selectors.js';
-import { type Obj, clone, isObj } from '../../apiserver/json.js';
+import { type Obj, clone } from '../../apiserver/json.js';
 import { WebhookAdmission, type AdmissionRequestInfo } from './admission.js';
 import { isCRD, syncCRD, type CRDHost } from './crdapi.js';
-import { checkAppliedScale, int32Of, patchScale, toScale } from './scale.js';
-import { refuseCustomScaleApply } from './apply.js';
-import {
-  bodyError,
-  checkBodySize,
-  checkDeleteOptions,
-  checkPatchType,
-  duplicateFields,
-  checkGetResourceVersion,
-  checkListIntegers,
-  checkListOptions,
-  checkListResourceVersion,
-  checkWriteOptions,
-  continueTokenError,
-  decodeBody,
-} from './request.js';
+import { serveScale } from './scale.js';
+import { checkDeleteOptions } from './request.js';
 import { stringifyWire } from './wire.js';
+import { requestContext, type RequestContext, type WriteContext } from './context.js';
+import { discoveryRoot, resourceList, servesGroupVersion } from './discovery.js';
+import { type Answer, listMeta, matches, Reader, type Selectors, selectorsOf, str, WATCHING } from './read.js';
 
 /** The version the fake reports at /version. */
 export const FAKE_SERVER_VERSION = { major: '1', minor: '37', gitVersion: 'v1.37.2-kubeforge-fake', platform: 'fake' };
 
-/** What a request is answered with (unless it is a watch). */
-type Answer = { body: unknown; warnings?: string[]; code?: number; contentType?: string };
+/** What a handler answers: a body, a watch that took the response over, or either later. */
+type Handled = Answer | Promise<Answer> | typeof WATCHING;
 
+/** A resource path's shape: its collection, one object (or its status), one object's scale. */
+type Shape = 'collection' | 'object' | 'scale';
+
+/** A resource route: the resource a path names, and where in it. */
 interface Route {
   r: Resource;
   namespace?: string;
@@ -69,6 +59,8 @@ export class FakeServer {
   private readonly resources = new Map<string, Resource>();
   private server?: http.Server;
   private readonly watches = new Set<http.ServerResponse>();
+  /** get, list and watch (./read.ts). */
+  private readonly reader: Reader;
   /** Admission webhooks of the stored configurations (./admission.ts). */
   private readonly admission: WebhookAdmission;
   /** The resource keys each CRD serves, by CRD name (a CRD of the constructor's has its name too). */
@@ -85,6 +77,7 @@ export class FakeServer {
     for (const row of BUILTIN_KINDS) this.add(builtinResource(row));
     const namespaces = this.resources.get('/v1/namespaces')!;
     this.store = new Store(namespaces, (apiVersion, kind) => this.resourceFor(apiVersion, kind));
+    this.reader = new Reader(this.store, this.watches);
     this.admission = new WebhookAdmission(
       this.store,
       (v, k) => this.resourceFor(v, k),
@@ -201,6 +194,32 @@ export class FakeServer {
     await new Promise<void>((resolve) => s.close(() => resolve()));
   }
 
+  /**
+   * The route table: `<verb> <shape>` to its handler (`*`: any verb). A verb a shape has no
+   * handler for is 405.
+   */
+  private readonly routes: Readonly<Record<string, (c: RequestContext) => Handled>> = {
+    'GET collection': (c) => this.reader.listOrWatch(c),
+    'POST collection': (c) => this.create(c),
+    'DELETE collection': (c) => this.deleteCollection(c.r, c.namespace, selectorsOf(c.r, c.query), c.ctx),
+    'GET object': (c) => this.reader.get(c),
+    'PUT object': (c) => this.write(c),
+    'PATCH object': (c) => this.write(c),
+    'DELETE object': (c) => this.delete(c),
+    '* scale': (c) => serveScale(this.store, c),
+  };
+
+  /** Paths served whatever the resources: the version, health checks, discovery's roots. */
+  private readonly fixed: Readonly<Record<string, (method: string, req: http.IncomingMessage) => Answer | undefined>> =
+    {
+      '/version': () => ({ body: FAKE_SERVER_VERSION }),
+      '/healthz': () => ({ body: 'ok' }),
+      '/readyz': () => ({ body: 'ok' }),
+      '/livez': () => ({ body: 'ok' }),
+      '/api': (method, req) => (method === 'GET' ? this.discovery('/api', req) : undefined),
+      '/apis': (method, req) => (method === 'GET' ? this.discovery('/apis', req) : undefined),
+    };
+
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     // Warnings given before a refusal go with it, as the server sends them.
     const warnings: string[] = [];
@@ -228,197 +247,125 @@ export class FakeServer {
     }
   }
 
+  /** The handler of a request: a fixed path's, a group/version's discovery, or the route table's. */
   private dispatch(
     req: http.IncomingMessage,
     res: http.ServerResponse,
     url: URL,
     raw: string | undefined,
-    warnings: string[] = [],
-  ): Answer | Promise<Answer> | typeof WATCHING {
+    warnings: string[],
+  ): Handled {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
-    if (path === '/version') return { body: FAKE_SERVER_VERSION };
-    if (path === '/healthz' || path === '/readyz' || path === '/livez') return { body: 'ok' };
-    if ((path === '/api' || path === '/apis') && method === 'GET') {
-      const body = this.discoveryRoot(path, req) as { kind?: string };
-      // Aggregated discovery says so in its Content-Type; a client (kubectl) reading it as JSON
-      // alone takes it for the legacy APIGroupList and finds no groups.
-      return body.kind === 'APIGroupDiscoveryList'
-        ? { body, contentType: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' }
-        : { body };
-    }
+    const fixed = Object.hasOwn(this.fixed, path) ? this.fixed[path](method, req) : undefined;
+    if (fixed) return fixed;
     const route = this.route(path);
-    if (route === 'discovery') return { body: this.resourceList(path) };
+    if (route === 'discovery') return { body: resourceList(path, this.resources.values()) };
     if (!route) return { body: '404 page not found\n', code: 404 };
     const { r, namespace, name, sub } = route;
     // A review or Binding is only created: no list across namespaces (no such route), no other verb.
     if (r.createOnly && r.namespaced && namespace === undefined) return { body: '404 page not found\n', code: 404 };
     if (r.createOnly && (method !== 'POST' || name !== undefined)) throw methodNotAllowed();
-    const q = url.searchParams;
-    const ctx: WriteContext & { force?: boolean } = {
-      dryRun: q.getAll('dryRun').includes('All'),
-      fieldManager: q.get('fieldManager') ?? undefined,
-      userAgent: String(req.headers['user-agent'] ?? ''),
-      warnings,
-      traceparent: typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
-      force: q.get('force') === 'true',
-      fieldValidation: q.get('fieldValidation') ?? undefined,
-    };
-    const parse = (): unknown => {
-      const type = String(req.headers['content-type'] ?? 'application/json');
-      if (method === 'PATCH') checkPatchType(type, r.custom);
-      if (raw !== undefined) checkBodySize(raw);
-      if (method === 'POST' || method === 'PUT' || method === 'PATCH') checkWriteOptions(method, q, type);
-      if (raw === '' && method === 'PATCH' && !type.startsWith('application/apply-patch+yaml'))
-        throw badRequest('invalid JSON patch');
-      if (raw === undefined || raw === '') return undefined;
-      // A built-in's create or update body is decoded into its Go struct (keys given twice merge).
-      const body = decodeBody(raw, type, !r.custom && (method === 'POST' || method === 'PUT'));
-      if (body.error !== undefined) throw bodyError(method, type, r.kind, raw, body.error);
-      if (method !== 'PATCH') {
-        ctx.duplicates = duplicateFields(body.duplicates);
-        ctx.rawBody = raw;
-      }
-      if (body.warnings) ctx.applyWarnings = body.warnings;
-      return body.value;
-    };
-    // Accept: application/json;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1 (what client-go's
-    // metadata client and metadata-only informers send): GETs answer metadata only.
-    const partial = method === 'GET' ? partialMetadataAs(String(req.headers.accept ?? '')) : undefined;
-    if (partial && sub === undefined) {
-      const isList = name === undefined;
-      const watching = isList && (q.get('watch') === 'true' || q.get('watch') === '1');
-      if (watching) {
-        if (partial === 'PartialObjectMetadata') return this.watch(res, r, namespace, q, true);
-      } else if (isList && partial === 'PartialObjectMetadataList') {
-        const list = this.list(r, namespace, q) as Obj;
-        const { continue: cont, ...listMeta } = list.metadata as Obj;
-        const items = (list.items as Obj[]).map(asPartial);
-        // metav1.PartialObjectMetadataList: continue is omitted when empty; no items is null (a nil slice).
-        return {
-          body: {
-            kind: 'PartialObjectMetadataList',
-            apiVersion: 'meta.k8s.io/v1',
-            metadata: cont ? { ...listMeta, continue: cont } : listMeta,
-            items: items.length ? items : null,
-          },
-        };
-      } else if (!isList && partial === 'PartialObjectMetadata') {
-        return { body: asPartial(this.store.read(r, namespace, name) as Obj) };
-      } else {
-        // A custom resource asked as a list fails inside the server (its content is not a list).
-        if (r.custom && !isList) throw new ApiStatus(500, 'InternalError', 'content is not a list');
-        // The server names the Go type it holds: unstructured for custom resources, the internal
-        // type (package named after the group's first label, core for the core group) for built-ins.
-        const goType = r.custom
-          ? `*unstructured.Unstructured${isList ? 'List' : ''}`
-          : `*${r.group ? r.group.split('.')[0] : 'core'}.${r.kind}${isList ? 'List' : ''}`;
-        throw new ApiStatus(
-          406,
-          'NotAcceptable',
-          isList
-            ? `you requested PartialObjectMetadata, but the requested object is a list (${goType})`
-            : `you requested PartialObjectMetadataList, but the requested object is not a list (${goType})`,
-        );
-      }
-    }
+    const c = requestContext(req, res, route, url.searchParams, raw, warnings);
+    const partial = this.reader.partial(c);
+    if (partial !== undefined) return partial;
     if (sub && sub !== 'status' && sub !== 'scale')
       throw new ApiStatus(404, 'NotFound', 'the server could not find the requested resource', {});
     if (sub === 'status' && !r.status) throw notFound(r, name ?? '');
     if (sub === 'scale' && !r.scale)
       throw new ApiStatus(404, 'NotFound', 'the server could not find the requested resource', {});
-    if (name === undefined) {
-      if (method === 'GET') {
-        if (q.get('watch') === 'true' || q.get('watch') === '1') return this.watch(res, r, namespace, q);
-        return { body: this.list(r, namespace, q) };
-      }
-      if (method === 'POST') {
-        const info = { r, namespace, name: '', fieldManager: ctx.fieldManager };
-        return this.admitted(
-          info,
-          ctx,
-          (c) => this.store.create(r, namespace, parse(), c),
-          (created) => {
-            this.written(r, String((created.metadata as Obj).name), ctx);
-            return { body: created, warnings: ctx.warnings, code: 201 };
-          },
-        );
-      }
-      if (method === 'DELETE') {
-        // deletecollection: the server answers with the list of what it deleted.
-        const sel = this.selectors(q);
-        this.checkFields(r, sel.fields);
-        return this.deleteCollection(r, namespace, sel, ctx);
-      }
-      throw methodNotAllowed();
+    const shape: Shape = name === undefined ? 'collection' : sub === 'scale' ? 'scale' : 'object';
+    const handler = this.routes[`${method} ${shape}`] ?? this.routes[`* ${shape}`];
+    if (!handler) throw methodNotAllowed();
+    return handler(c);
+  }
+
+  /** `/api` or `/apis`; aggregated discovery says so in its Content-Type. */
+  private discovery(root: '/api' | '/apis', req: http.IncomingMessage): Answer {
+    const body = discoveryRoot(root, String(req.headers.accept ?? ''), this.resources.values()) as { kind?: string };
+    // A client (kubectl) reading it as JSON alone takes it for the legacy APIGroupList and finds no groups.
+    return body.kind === 'APIGroupDiscoveryList'
+      ? { body, contentType: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' }
+      : { body };
+  }
+
+  /** POST to a collection. */
+  private create(c: RequestContext): Answer | Promise<Answer> {
+    const { r, namespace, ctx } = c;
+    const info = { r, namespace, name: '', fieldManager: ctx.fieldManager };
+    return this.admitted(
+      info,
+      ctx,
+      (x) => this.store.create(r, namespace, c.body(), x),
+      (created) => {
+        this.written(r, String((created.metadata as Obj).name), ctx);
+        return { body: created, warnings: ctx.warnings, code: 201 };
+      },
+    );
+  }
+
+  /** PUT or PATCH of an object or its status. */
+  private write(c: RequestContext): Answer | Promise<Answer> {
+    const { r, namespace, sub, ctx, method, contentType } = c;
+    const name = c.name!;
+    const info = { r, sub, namespace, name, fieldManager: ctx.fieldManager };
+    return this.admitted(
+      info,
+      ctx,
+      (x) =>
+        method === 'PUT'
+          ? this.store.update(r, namespace, name, c.body(), sub, x)
+          : this.store.patch(r, namespace, name, contentType, c.body(), sub, x),
+      (body) => {
+        this.written(r, name, ctx);
+        return { body, warnings: ctx.warnings, code: ctx.created ? 201 : undefined };
+      },
+    );
+  }
+
+  /** DELETE of an object: the deleted object's Status, or the object a finalizer keeps. */
+  private delete(c: RequestContext): Answer | Promise<Answer> {
+    const { r, namespace, ctx, query: q } = c;
+    const name = c.name!;
+    // DeleteOptions come from the body when there is one, and then the query's are not read.
+    const given = c.body();
+    const options = (given ?? {}) as Obj;
+    if (given === undefined) {
+      if (q.has('propagationPolicy')) options.propagationPolicy = q.get('propagationPolicy');
+      if (q.has('dryRun')) options.dryRun = q.getAll('dryRun');
     }
-    if (sub === 'scale')
-      return this.scale(r, namespace, name, method, parse(), ctx, String(req.headers['content-type'] ?? ''));
-    switch (method) {
-      case 'GET':
-        checkGetResourceVersion(q, r.storageKey !== '/events');
-        return { body: this.store.read(r, namespace, name) };
-      case 'PUT':
-      case 'PATCH': {
-        const info = { r, sub, namespace, name, fieldManager: ctx.fieldManager };
-        const type = String(req.headers['content-type'] ?? '');
-        return this.admitted(
-          info,
-          ctx,
-          (c) =>
-            method === 'PUT'
-              ? this.store.update(r, namespace, name, parse(), sub, c)
-              : this.store.patch(r, namespace, name, type, parse(), sub, c),
-          (body) => {
-            this.written(r, name, ctx);
-            return { body, warnings: ctx.warnings, code: ctx.created ? 201 : undefined };
+    checkDeleteOptions(options);
+    ctx.dryRun = Array.isArray(options.dryRun) && options.dryRun.includes('All');
+    const info = { r, namespace, name, deleteOptions: options };
+    return this.admitted(
+      info,
+      ctx,
+      (x) => this.store.delete(r, namespace, name, clone(options), x),
+      ({ object, gone }) => {
+        this.written(r, name, ctx);
+        if (!gone) return { body: object, warnings: ctx.warnings };
+        return {
+          body: {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Success',
+            details: { name, group: r.group || undefined, kind: r.plural, uid: (object.metadata as Obj).uid },
           },
-        );
-      }
-      case 'DELETE': {
-        // DeleteOptions come from the body when there is one, and then the query's are not read.
-        const given = parse();
-        const options = (given ?? {}) as Obj;
-        if (given === undefined) {
-          if (q.has('propagationPolicy')) options.propagationPolicy = q.get('propagationPolicy');
-          if (q.has('dryRun')) options.dryRun = q.getAll('dryRun');
-        }
-        checkDeleteOptions(options);
-        ctx.dryRun = Array.isArray(options.dryRun) && options.dryRun.includes('All');
-        const info = { r, namespace, name, deleteOptions: options };
-        return this.admitted(
-          info,
-          ctx,
-          (c) => this.store.delete(r, namespace, name, clone(options), c),
-          ({ object, gone }) => {
-            this.written(r, name, ctx);
-            if (!gone) return { body: object, warnings: ctx.warnings };
-            return {
-              body: {
-                kind: 'Status',
-                apiVersion: 'v1',
-                metadata: {},
-                status: 'Success',
-                details: { name, group: r.group || undefined, kind: r.plural, uid: (object.metadata as Obj).uid },
-              },
-              warnings: ctx.warnings,
-            };
-          },
-        );
-      }
-      default:
-        throw methodNotAllowed();
-    }
+          warnings: ctx.warnings,
+        };
+      },
+    );
   }
 
   /** deletecollection: each object deleted (and admitted) in turn; the answer lists what was deleted. */
   private deleteCollection(
     r: Resource,
     namespace: string | undefined,
-    sel: { labels: LabelRequirement[]; fields: FieldRequirement[] },
+    sel: Selectors,
     ctx: WriteContext,
   ): Answer | Promise<Answer> {
-    const targets = this.store.all(r, namespace).filter((o) => this.matches(r, o, sel));
+    const targets = this.store.all(r, namespace).filter((o) => matches(o, sel));
     const items: Obj[] = [];
     const answer = (): Answer => ({
       body: {
@@ -468,10 +415,7 @@ export class FakeServer {
       version = parts[2];
       rest = parts.slice(3);
     } else return undefined;
-    if (rest.length === 0)
-      return [...this.resources.values()].some((r) => r.group === group && r.version === version)
-        ? 'discovery'
-        : undefined;
+    if (rest.length === 0) return servesGroupVersion(this.resources.values(), group, version) ? 'discovery' : undefined;
     let namespace: string | undefined;
     if (
       rest[0] === 'namespaces' &&
@@ -487,357 +431,10 @@ export class FakeServer {
     return { r, namespace: r.namespaced ? namespace : undefined, name: rest[1], sub: rest[2] };
   }
 
-  private versionsOf(group: string): string[] {
-    const out: string[] = [];
-    for (const r of this.resources.values()) if (r.group === group && !out.includes(r.version)) out.push(r.version);
-    return out.sort((a, b) => versionPriority(b) - versionPriority(a) || (a < b ? -1 : 1));
-  }
-
-  private groups(): string[] {
-    const out: string[] = [];
-    for (const r of this.resources.values()) if (r.group && !out.includes(r.group)) out.push(r.group);
-    return out;
-  }
-
-  private discoveryRoot(root: '/api' | '/apis', req: http.IncomingMessage): unknown {
-    const aggregated = String(req.headers.accept ?? '').includes('apidiscovery.k8s.io');
-    const groups = root === '/api' ? [''] : this.groups();
-    if (aggregated) {
-      return {
-        kind: 'APIGroupDiscoveryList',
-        apiVersion: 'apidiscovery.k8s.io/v2',
-        metadata: {},
-        items: groups.map((g) => ({
-          metadata: g ? { name: g } : {},
-          versions: this.versionsOf(g).map((v) => ({
-            version: v,
-            resources: [...this.resources.values()]
-              .filter((r) => r.group === g && r.version === v)
-              .map((r) => ({
-                resource: r.plural,
-                responseKind: { group: g, version: v, kind: r.kind },
-                scope: r.namespaced ? 'Namespaced' : 'Cluster',
-                singularResource: r.singular,
-                verbs: r.createOnly ? ['create'] : VERBS,
-              })),
-            freshness: 'Current',
-          })),
-        })),
-      };
-    }
-    if (root === '/api')
-      return {
-        kind: 'APIVersions',
-        versions: ['v1'],
-        serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1' }],
-      };
-    return {
-      kind: 'APIGroupList',
-      apiVersion: 'v1',
-      groups: groups.map((g) => {
-        const versions = this.versionsOf(g).map((v) => ({ groupVersion: `${g}/${v}`, version: v }));
-        return { name: g, versions, preferredVersion: versions[0] };
-      }),
-    };
-  }
-
-  private resourceList(path: string): unknown {
-    const parts = path.split('/').filter(Boolean);
-    const group = parts[0] === 'api' ? '' : parts[1];
-    const version = parts[0] === 'api' ? parts[1] : parts[2];
-    const resources: unknown[] = [];
-    for (const r of this.resources.values()) {
-      if (r.group !== group || r.version !== version) continue;
-      resources.push({
-        name: r.plural,
-        singularName: r.singular,
-        namespaced: r.namespaced,
-        kind: r.kind,
-        verbs: r.createOnly ? ['create'] : VERBS,
-        ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
-        ...(r.categories.length ? { categories: r.categories } : {}),
-      });
-      if (r.status)
-        resources.push({
-          name: `${r.plural}/status`,
-          singularName: '',
-          namespaced: r.namespaced,
-          kind: r.kind,
-          verbs: ['get', 'patch', 'update'],
-        });
-      if (r.scale)
-        resources.push({
-          name: `${r.plural}/scale`,
-          singularName: '',
-          namespaced: r.namespaced,
-          group: 'autoscaling',
-          version: 'v1',
-          kind: 'Scale',
-          verbs: ['get', 'patch', 'update'],
-        });
-    }
-    return {
-      kind: 'APIResourceList',
-      apiVersion: 'v1',
-      groupVersion: group ? `${group}/${version}` : version,
-      resources,
-    };
-  }
-
-  private selectors(q: URLSearchParams): { labels: LabelRequirement[]; fields: FieldRequirement[] } {
-    return {
-      labels: parseLabelSelector(q.get('labelSelector') ?? ''),
-      fields: parseFieldSelector(q.get('fieldSelector') ?? ''),
-    };
-  }
-
-  private matches(r: Resource, o: Obj, sel: { labels: LabelRequirement[]; fields: FieldRequirement[] }): boolean {
-    return (
-      matchesLabels(((o.metadata as Obj)?.labels ?? {}) as Record<string, string>, sel.labels) &&
-      matchesFields(o, sel.fields)
-    );
-  }
-
-  private checkFields(r: Resource, fields: FieldRequirement[]): void {
-    for (const f of fields) {
-      if (
-        f.field === 'metadata.name' ||
-        (f.field === 'metadata.namespace' && r.namespaced) ||
-        r.selectableFields.includes(f.field)
-      )
-        continue;
-      if (!r.custom && r.selectableFields.length === 0)
-        throw badRequest(`"${f.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
-      throw badRequest(`field label not supported: ${f.field}`);
-    }
-  }
-
-  private list(r: Resource, namespace: string | undefined, q: URLSearchParams): unknown {
-    checkListIntegers(q);
-    const sel = this.selectors(q);
-    checkListOptions(q);
-    this.checkFields(r, sel.fields);
-    let items = this.store.all(r, namespace).filter((o) => this.matches(r, o, sel));
-    const limit = Number(q.get('limit') ?? 0);
-    const cont = q.get('continue');
-    let rv = String(this.store.currentRV());
-    let next: string | undefined;
-    if (cont) {
-      let token: { start: string; rv: string };
-      try {
-        token = JSON.parse(Buffer.from(cont, 'base64').toString('utf8')) as { start: string; rv: string };
-      } catch {
-        throw continueTokenError(cont);
-      }
-      items = items.filter((o) => keyOf(o) > token.start);
-      rv = token.rv;
-      // The storage reads the token, then refuses a resourceVersion beside it.
-      const given = q.get('resourceVersion') ?? '';
-      if (given !== '' && given !== '0')
-        throw badRequest('specifying resource version is not allowed when using continue');
-    }
-    checkListResourceVersion(q);
-    let remaining: number | undefined;
-    if (limit > 0 && items.length > limit) {
-      remaining = items.length - limit;
-      items = items.slice(0, limit);
-      next = Buffer.from(JSON.stringify({ start: keyOf(items[items.length - 1]), rv })).toString('base64');
-    }
-    // Items of a built-in list carry no apiVersion and kind (typed lists); custom resources' do.
-    if (!r.custom) items = items.map(({ apiVersion: _v, kind: _k, ...rest }) => rest);
-    return {
-      kind: `${r.kind}List`,
-      apiVersion: apiVersionOf(r),
-      // Events are listed from etcd, which counts no remaining items when a selector filters them.
-      metadata: next
-        ? {
-            continue: next,
-            remainingItemCount:
-              r.storageKey === '/events' && (q.get('labelSelector') || q.get('fieldSelector')) ? undefined : remaining,
-            resourceVersion: rv,
-          }
-        : listMeta(r, rv),
-      items,
-    };
-  }
-
-  private watch(
-    res: http.ServerResponse,
-    r: Resource,
-    namespace: string | undefined,
-    q: URLSearchParams,
-    metadataOnly = false,
-  ): typeof WATCHING {
-    const sel = this.selectors(q);
-    this.checkFields(r, sel.fields);
-    const rvParam = q.get('resourceVersion') ?? '';
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
-    // The client waits for the headers before it writes anything that would produce an event.
-    res.flushHeaders();
-    this.watches.add(res);
-    const write = (type: string, object: unknown) =>
-      res.write(
-        `${stringifyWire({ type, object: metadataOnly && type !== 'ERROR' ? asPartial(object as Obj) : object })}\n`,
-      );
-    const relevant = (e: StoredEvent) =>
-      e.storageKey === r.storageKey && (namespace === undefined || e.namespace === namespace);
-    // As the API server's watch cache filters: an object that starts or stops matching the
-    // selectors is ADDED or DELETED for this watch.
-    const deliver = (e: StoredEvent) => {
-      if (!relevant(e)) return;
-      const obj = this.store.asVersion(r, e.object);
-      const now = this.matches(r, obj, sel);
-      const before =
-        e.prev !== undefined && e.type !== 'ADDED' && this.matches(r, this.store.asVersion(r, e.prev), sel);
-      if (e.type === 'MODIFIED') {
-        if (now && before) write('MODIFIED', obj);
-        else if (now) write('ADDED', obj);
-        else if (before) {
-          // Leaving the selector: the last state that matched, at this event's revision.
-          const last = this.store.asVersion(r, e.prev!);
-          (last.metadata as Obj).resourceVersion = String(e.rv);
-          write('DELETED', last);
-        }
-        return;
-      }
-      if (now) write(e.type, obj);
-    };
-    let backlog: StoredEvent[] = [];
-    if (rvParam === '' || rvParam === '0') {
-      for (const o of this.store.all(r, namespace)) if (this.matches(r, o, sel)) write('ADDED', o);
-    } else {
-      const from = Number(rvParam);
-      if (!Number.isFinite(from) || from < this.store.oldestRV()) {
-        write('ERROR', {
-          kind: 'Status',
-          apiVersion: 'v1',
-          metadata: {},
-          status: 'Failure',
-          message: `too old resource version: ${rvParam} (${this.store.oldestRV()})`,
-          reason: 'Expired',
-          code: 410,
-        });
-        this.watches.delete(res);
-        res.end();
-        return WATCHING;
-      }
-      backlog = this.store.eventsAfter(from);
-    }
-    for (const e of backlog) deliver(e);
-    const unsubscribe = this.store.subscribe(deliver);
-    const timeout = Number(q.get('timeoutSeconds') ?? 0);
-    const timer = timeout > 0 ? setTimeout(() => res.end(), timeout * 1000) : undefined;
-    timer?.unref();
-    const bookmarks =
-      q.get('allowWatchBookmarks') === 'true'
-        ? setInterval(
-            () =>
-              write('BOOKMARK', {
-                kind: r.kind,
-                apiVersion: apiVersionOf(r),
-                metadata: { resourceVersion: String(this.store.currentRV()) },
-              }),
-            1000,
-          )
-        : undefined;
-    bookmarks?.unref();
-    res.on('close', () => {
-      unsubscribe();
-      clearTimeout(timer);
-      clearInterval(bookmarks);
-      this.watches.delete(res);
-    });
-    return WATCHING;
-  }
-
-  /** The scale subresource (autoscaling/v1 Scale): GET, PUT, and PATCH of the Scale as the server patches it. */
-  private scale(
-    r: Resource,
-    namespace: string | undefined,
-    name: string,
-    method: string,
-    body: unknown,
-    ctx: WriteContext,
-    contentType = '',
-  ): { body: unknown } {
-    const s = r.scale!;
-    const current = this.store.read(r, namespace, name);
-    if (method === 'GET') return { body: toScale(current, s) };
-    if (method === 'PATCH' && contentType.split(';')[0].trim() === 'application/apply-patch+yaml') {
-      const applied = checkAppliedScale(body);
-      const want = isObj(applied.spec) ? applied.spec.replicas : undefined;
-      if (r.custom) {
-        const m = isObj(applied.metadata) ? applied.metadata : {};
-        refuseCustomScaleApply(
-          r,
-          current,
-          ctx.fieldManager ?? '',
-          (ctx as { force?: boolean }).force === true,
-          want,
-          `${String(m.namespace ?? '')}/${String(m.name ?? '')}`,
-        );
-      }
-      const replicas = typeof want === 'number' || typeof want === 'bigint' ? int32Of(want) : undefined;
-      checkScaleReplicas(name, replicas);
-      return { body: toScale(this.store.applyScale(r, namespace, name, applied, replicas, ctx), s) };
-    }
-    if (method === 'PATCH') body = patchScale(toScale(current, s), contentType, body);
-    else if (method !== 'PUT') throw methodNotAllowed();
-    const replicas = isObj(body) && isObj(body.spec) ? body.spec.replicas : undefined;
-    if (!r.custom) checkScaleReplicas(name, replicas);
-    const next = clone(current);
-    const steps = s.specReplicasPath.replace(/^\./, '').split('.');
-    let cur: Obj = next;
-    for (const k of steps.slice(0, -1)) cur = (isObj(cur[k]) ? cur[k] : (cur[k] = {})) as Obj;
-    cur[steps[steps.length - 1]] = replicas;
-    const rv = isObj(body) && isObj(body.metadata) ? body.metadata.resourceVersion : undefined;
-    if (rv) (next.metadata as Obj).resourceVersion = rv;
-    return { body: toScale(this.store.update(r, namespace, name, next, 'scale', ctx, true), s) };
-  }
-
   /** An error for a Kind the server does not serve (for callers that resolve by Kind). */
   notServed(apiVersion: string, kind: string): ApiStatus {
     return notFound({ group: '', plural: kind.toLowerCase(), kind }, `${apiVersion} ${kind}`);
   }
-}
-
-const WATCHING = Symbol('watching');
-
-/** A built-in's Scale is validated as autoscaling's Scale: no negative replicas. */
-export function checkScaleReplicas(name: string, replicas: unknown): void {
-  if ((typeof replicas === 'number' || typeof replicas === 'bigint') && replicas < 0)
-    throw invalid({ group: 'autoscaling', kind: 'Scale' }, name, [
-      {
-        type: 'FieldValueInvalid',
-        field: 'spec.replicas',
-        value: Number(replicas),
-        detail: 'must be greater than or equal to 0',
-      },
-    ]);
-}
-
-/** A list's metadata; custom resource lists (unstructured on the server) carry an empty continue. */
-function listMeta(r: Resource, rv: string): Obj {
-  return r.custom ? { continue: '', resourceVersion: rv } : { resourceVersion: rv };
-}
-const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
-
-function keyOf(o: Obj): string {
-  const m = (o.metadata ?? {}) as Obj;
-  return `${str(m.namespace)}/${str(m.name)}`;
-}
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
-
-/** Kubernetes' version priority: GA > beta > alpha, higher numbers first. */
-function versionPriority(v: string): number {
-  const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
-  if (!m) return 0;
-  const major = Number(m[1]);
-  if (!m[2]) return 3_000_000 + major * 1000;
-  return (m[2] === 'beta' ? 2_000_000 : 1_000_000) + major * 1000 + Number(m[3]);
 }
 
 function readBody(req: http.IncomingMessage): Promise<string> {
@@ -866,28 +463,4 @@ function send(
   if (warnings.length) headers.Warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
   res.writeHead(status, headers);
   res.end(text);
-}
-
-/** The PartialObjectMetadata kind an Accept header asks for (meta.k8s.io/v1, JSON), if any. */
-function partialMetadataAs(accept: string): 'PartialObjectMetadata' | 'PartialObjectMetadataList' | undefined {
-  for (const clause of accept.split(',')) {
-    const [type, ...params] = clause.split(';').map((x) => x.trim());
-    if (type !== 'application/json' && type !== '*/*') continue;
-    const p = new Map(params.map((x) => x.split('=', 2) as [string, string]));
-    const as = p.get('as');
-    if (!as) return undefined;
-    if (
-      (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') &&
-      p.get('g') === 'meta.k8s.io' &&
-      p.get('v') === 'v1'
-    )
-      return as;
-    return undefined;
-  }
-  return undefined;
-}
-
-/** An object as meta.k8s.io/v1 PartialObjectMetadata: its metadata only. */
-function asPartial(o: Obj): Obj {
-  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata };
 }

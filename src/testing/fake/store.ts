@@ -8,8 +8,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Operation } from 'fast-json-patch';
 import { requireFastJsonPatch } from '../../runtime/client/lazy-require.cjs';
-import type { RuleFailure, RuleSchema } from '../../cel/index.js';
-import { applyDefaults, equalJSON, prune, validate, valueAt, type FieldErr } from '../../apiserver/structural.js';
+import { applyDefaults, equalJSON, prune } from '../../apiserver/structural.js';
 import type { Resource } from './resources.js';
 import {
   alreadyExists,
@@ -21,29 +20,30 @@ import {
   ApiStatus,
   unsupportedMediaType,
 } from './status.js';
-import { finalizerWarnings, nameWarnings, podTemplateWarnings, validateMetadata } from './metadata.js';
 import { ConvertError, convertPatched, decodeBuiltin, goOrder } from './decode.js';
-import {
-  admitBuiltinCreate,
-  defaultBuiltin,
-  prepareBuiltinCreate,
-  prepareBuiltinUpdate,
-  resetStatusOnCreate,
-  type Admission,
-} from './builtin.js';
+import type { Admission } from './builtin.js';
 import { strategicMerge } from './smp.js';
-import { isCRD, markCRDForDeletion, prepareCRD } from './crdstrategy.js';
 import { applyConfiguration, applyScale, duplicateItems, now, trackUpdate } from './apply.js';
 import { goValue, typeErrors } from './typed.js';
-import { builtinErrors } from './validation.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
-import { type Obj, clone, goFloat, isObj } from '../../apiserver/json.js';
+import { type Obj, clone, isObj } from '../../apiserver/json.js';
 import { sortKeysDeep } from '../../util/json.js';
-import { asUnstructured, stringifyWire } from './wire.js';
-import { eventErrors, eventUpdateErrors, printCoreEvent } from './events.js';
+import { stringifyWire } from './wire.js';
+import { printCoreEvent } from './events.js';
+import { manager, type WriteContext } from './context.js';
+import {
+  checkTypeMeta,
+  decodeObject,
+  StrictDecodingError,
+  unknownMetadata,
+  validateObject,
+  type CelRules,
+} from './pipeline.js';
+import { strategyFor } from './strategy.js';
 
-/** Evaluates the CEL rules of a schema on an object (and its old version on update). */
-export type CelRules = (schema: RuleSchema, obj: unknown, old: unknown, warnings: string[]) => RuleFailure[];
+export type { CelRules } from './pipeline.js';
+export type { AdmissionHooks, WriteContext } from './context.js';
+
 const meta = (o: Obj): Obj => (isObj(o.metadata) ? o.metadata : (o.metadata = {}));
 
 /** A watch event as the API server streams it. */
@@ -55,43 +55,6 @@ export interface StoredEvent {
   object: Obj;
   /** The object before this event (MODIFIED and DELETED), for watches with selectors. */
   prev?: Obj;
-}
-
-export interface WriteContext {
-  dryRun: boolean;
-  fieldManager?: string;
-  /** The manager of a write without fieldManager: the User-Agent's product (apiserver's prefixFromUserAgent). */
-  userAgent?: string;
-  /** The request body as sent (a create's or update's), for errors that quote it. */
-  rawBody?: string;
-  /** Set by apply: managedFields are already computed. */
-  applied?: boolean;
-  /** The request's W3C `traceparent`, passed on to the admission webhooks it calls (as kube-apiserver does). */
-  traceparent?: string;
-  /** Set by apply: structured-merge-diff saw a change the stored object does not show (an integer the converter wrapped, a namespace dropped). */
-  appliedConverted?: boolean;
-  /** Warnings for the answer's Warning headers. */
-  warnings: string[];
-  /** The duplicate keys of the request's body (`duplicate field "x"`), warned when it decodes. */
-  duplicates?: string[];
-  /** The YAML decoder's warnings of an apply body, given when the apply succeeds. */
-  applyWarnings?: string[];
-  /** Set by apply when it created the object (the answer is 201). */
-  created?: boolean;
-  /** The request's fieldValidation: Strict refuses unknown fields, Ignore drops them without a warning (default Warn). */
-  fieldValidation?: string;
-  /** Admission (./admission.ts), called where kube-apiserver runs it; none: the write is admitted as is. */
-  admit?: AdmissionHooks;
-}
-
-/**
- * Where a write meets admission, as in kube-apiserver: `mutate` gets the decoded, defaulted object
- * (and the stored one on update) before the strategy and validation, and returns what to go on
- * with; `validate` gets the object about to be stored (undefined for a delete) after validation.
- */
-export interface AdmissionHooks {
-  mutate(o: Obj, old: Obj | undefined): Obj;
-  validate(o: Obj | undefined, old: Obj | undefined): void;
 }
 
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -264,246 +227,61 @@ export class Store {
       );
   }
 
-  /** Checks the body names the resource of the URL, as the server's decoder does (in its words). */
   /**
-   * Whether a custom resource body names no kind, or another apiVersion: the server refuses it
-   * before its schema prunes anything (no warnings of the schema's unknown fields), but after its
-   * JSON and metadata were read (keys given twice and unknown metadata fields are warned of all the
-   * same). A patch's result that
-   * names neither keeps the object's.
+   * POST: the body through the pipeline (./pipeline.ts) and the strategy (./strategy.ts) in the
+   * server's order (rest.BeforeCreate, then the storage), admission where the server runs it.
    */
-  private otherType(r: Resource, body: Obj, ctx: WriteContext, patched: boolean): boolean {
-    if (patched && body.apiVersion === undefined && body.kind === undefined) return false;
-    if (body.kind === undefined || body.kind === '') return true;
-    if (body.apiVersion === apiVersionOf(r)) return false;
-    if (ctx.fieldValidation !== 'Ignore') {
-      if (isObj(body.metadata))
-        for (const k of Object.keys(body.metadata))
-          if (!OBJECT_META.has(k)) ctx.warnings.push(`unknown field "metadata.${k}"`);
-      ctx.warnings.push(...(ctx.duplicates ?? []));
-    }
-    return true;
-  }
-
-  private checkTypeMeta(r: Resource, body: Obj, patched = false, raw?: string): void {
-    const want = apiVersionOf(r);
-    if (r.custom) {
-      // Unstructured decoding: both are required (a missing kind first), and must be the URL's. A
-      // patch's result that has neither keeps the object's.
-      if (patched && body.apiVersion === undefined && body.kind === undefined) return;
-      if (body.kind === undefined || body.kind === '') {
-        // The decoder quotes the request's own bytes (a key given twice as sent).
-        raw ??= stringifyWire(body);
-        throw badRequest(
-          `the object provided is unrecognized (must be of type ${r.kind}): Object 'Kind' is missing in '${raw}' (${raw.length > 30 ? `${raw.slice(0, 30)} ...` : raw})`,
-        );
-      }
-      if (body.apiVersion !== want)
-        throw badRequest(
-          `the API version in the data (${typeof body.apiVersion === 'string' ? body.apiVersion : ''}) does not match the expected API version (${want})`,
-        );
-      if (body.kind !== r.kind)
-        throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
-      return;
-    }
-    const apiVersion = typeof body.apiVersion === 'string' && body.apiVersion ? body.apiVersion : want;
-    const kind = typeof body.kind === 'string' && body.kind ? body.kind : r.kind;
-    const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
-    const scheme = 'in scheme "pkg/runtime/scheme.go:111"';
-    const handled = `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${r.kind}`;
-    if (apiVersion === want && kind === r.kind) return;
-    // A core/v1 Kind the scheme knows (Pod) converts to nothing else; any other is not registered there.
-    if (apiVersion === want && r.group === '' && CORE_KINDS.has(kind))
-      throw badRequest(`${handled}: converting (v1.${kind}) to (core.${r.kind}): unknown conversion`);
-    throw badRequest(
-      `${handled}: no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} ${scheme}`,
-    );
-  }
-
-  /** Pruning and defaulting of a custom resource's body (what decoding does). */
-  private decode(r: Resource, body: Obj, ctx: WriteContext): Obj {
-    const o = clone(body);
-    if (r.custom) asUnstructured(o);
-    o.apiVersion = apiVersionOf(r);
-    o.kind = r.kind;
-    const unknown: string[] = [];
-    if (r.custom) {
-      const dropped: string[] = [];
-      // metadata is an ObjectMeta whatever the schema says: other fields are dropped.
-      if (isObj(o.metadata))
-        for (const k of Object.keys(o.metadata))
-          if (!OBJECT_META.has(k)) {
-            delete o.metadata[k];
-            dropped.push(`metadata.${k}`);
-          }
-      prune(o, r.schema, '', dropped, true);
-      for (const d of dropped) unknown.push(`unknown field "${d}"`);
-    } else decodeBuiltin(r, r.model, o, unknown);
-    // The decoder's duplicate keys, noted when the body was read, are warned with its unknown fields.
-    unknown.push(...(ctx.duplicates ?? []));
-    if (unknown.length && ctx.fieldValidation === 'Strict') throw new StrictDecodingError(r, unknown, body);
-    if (ctx.fieldValidation !== 'Ignore') ctx.warnings.push(...unknown);
-    if (r.custom) applyDefaults(o, r.schema);
-    else defaultBuiltin(r, o);
-    return o;
-  }
-
-  /**
-   * Metadata, schema and CEL validation in the API server's order (customResourceStrategy): when
-   * an error of a blocking type exists, CEL rules are not run and the server says so. On update,
-   * schema errors on values that did not change are dropped (validation ratcheting). `statusOnly`:
-   * the status subresource, whose update validates status alone.
-   */
-  private validateObject(r: Resource, o: Obj, old: Obj | undefined, ctx: WriteContext, statusOnly = false): void {
-    const errs: FieldErr[] = validateMetadata(r, o, old);
-    if (old) errs.push(...newFinalizerErrors(o, old));
-    // The main resource's validation (a status write validates the status only).
-    if (!r.custom && !statusOnly) errs.push(...builtinErrors(r, o, old));
-    if (r.storageKey === '/events') {
-      const events = r.group === 'events.k8s.io';
-      errs.unshift(...eventErrors(o, events, !old, String(meta(o).namespace ?? '')));
-      if (old && events) errs.push(...eventUpdateErrors(o, old));
-    }
-    if (r.custom && r.schema) {
-      const schema = statusOnly
-        ? { type: 'object', properties: { status: r.schema.properties?.status ?? {} } }
-        : r.schema;
-      const target = statusOnly ? (o.status === undefined ? {} : { status: o.status }) : o;
-      let schemaErrs = validate(target, schema, '', []);
-      if (old)
-        schemaErrs = schemaErrs.filter(
-          (e) => !e.at || !equalJSON(valueAt(o, e.at), valueAt(old, e.at)) || e.type === 'FieldValueRequired',
-        );
-      errs.push(...schemaErrs);
-      if (r.scale && !statusOnly) errs.push(...scaleErrors(o, r.scale.specReplicasPath));
-      if (r.scale) errs.push(...scaleErrors(o, r.scale.statusReplicasPath));
-      if (r.hasRules && this.celRules) {
-        if (errs.some((e) => BLOCKING.has(e.type))) {
-          errs.push({
-            type: 'FieldValueInvalid',
-            field: '<nil>',
-            value: null,
-            detail:
-              'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
-          });
-        } else {
-          const failures = this.celRules(r.schema as RuleSchema, o, old, ctx.warnings);
-          for (const f of failures)
-            errs.push(
-              f.omitted
-                ? { type: f.type, field: f.field, detail: f.detail }
-                : { type: f.type, field: f.field, value: f.value, detail: f.detail },
-            );
-        }
-      }
-    }
-    // events.k8s.io Events are validated as the core Events they are: the kind is named without a group.
-    if (errs.length) throw invalid(r.view ? { ...r, group: '' } : r, String(meta(o).name ?? ''), errs);
-    if (!old) ctx.warnings.push(...nameWarnings(r, o));
-    ctx.warnings.push(...podTemplateWarnings(r, o));
-    if (r.custom) ctx.warnings.push(...finalizerWarnings(o));
-  }
-
   create(r: Resource, namespace: string | undefined, body: unknown, ctx: WriteContext): Obj {
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
-    // Unstructured decoding prunes (and warns) before the type is checked; a typed one after.
-    const early = !r.custom || this.otherType(r, body, ctx, false);
-    if (early) this.checkTypeMeta(r, body, false, ctx.rawBody);
-    const decoded = this.decode(r, body, ctx);
-    if (!early) this.checkTypeMeta(r, body);
-    const dm = meta(decoded);
-    if (r.namespaced) {
-      if (dm.namespace !== undefined && dm.namespace !== '' && dm.namespace !== namespace)
-        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-      dm.namespace = namespace;
-    } else delete dm.namespace;
+    const strategy = strategyFor(r);
+    const decoded = decodeObject(r, body, ctx, false);
+    placeInNamespace(r, meta(decoded), namespace);
     if (r.terminating)
-      throw forbidden(r, String(dm.name ?? ''), 'create not allowed while custom resource definition is terminating');
+      throw forbidden(
+        r,
+        String(meta(decoded).name ?? ''),
+        'create not allowed while custom resource definition is terminating',
+      );
     // The NamespaceLifecycle admission plugin runs before the webhooks and the strategy's validation.
-    this.checkNamespace(r, namespace, String(dm.name ?? ''));
+    this.checkNamespace(r, namespace, String(meta(decoded).name ?? ''));
     const o = ctx.admit ? ctx.admit.mutate(decoded, undefined) : decoded;
     const m = meta(o);
-    if (r.namespaced) {
-      // A mutating webhook may not move the object to another namespace (rest.BeforeCreate).
-      if (m.namespace !== undefined && m.namespace !== '' && m.namespace !== namespace)
-        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-      m.namespace = namespace;
-    } else delete m.namespace;
+    // A mutating webhook may not move the object to another namespace (rest.BeforeCreate).
+    placeInNamespace(r, m, namespace);
     // A Namespace's name label is a default: set before a generated name is (by the strategy then).
-    const namedLabel = r.kind === 'Namespace' && r.group === '' && typeof m.name === 'string' && m.name !== '';
-    if (!m.name && typeof m.generateName === 'string' && m.generateName) {
-      let suffix = '';
-      const bytes = randomBytes(5);
-      for (const b of bytes) suffix += GENERATE_ALPHABET[b % GENERATE_ALPHABET.length];
-      // names.SimpleNameGenerator: the base is cut to 58 characters, so the name fits 63.
-      m.name = `${m.generateName.slice(0, 58)}${suffix}`;
-    }
+    const named = typeof m.name === 'string' && m.name !== '';
+    if (!m.name && typeof m.generateName === 'string' && m.generateName) m.name = generatedName(m.generateName);
     const presetRV = m.resourceVersion !== undefined && m.resourceVersion !== '';
     const givenRV = m.resourceVersion;
-    for (const k of [
-      'uid',
-      'resourceVersion',
-      'creationTimestamp',
-      'deletionTimestamp',
-      'deletionGracePeriodSeconds',
-      'generation',
-      'selfLink',
-    ])
-      delete m[k];
-    if (r.status && r.custom) delete o.status;
-    if (!r.custom) {
-      resetStatusOnCreate(r, o);
-      defaultBuiltin(r, o);
-    }
-    if (isObj(m.labels) && Object.keys(m.labels).length === 0) delete m.labels;
-    if (isObj(m.annotations) && Object.keys(m.annotations).length === 0) delete m.annotations;
+    for (const k of CREATE_CLEARED) delete m[k];
+    strategy.prepareForCreate(o, named);
     // The field manager records the object as decoded and defaulted (a Namespace's name label is a
     // default), before the admission plugins and the strategy's PrepareForCreate add theirs (a
     // Namespace's finalizer, a Service's cluster IP).
-    // A Namespace's name label is defaulted, so validated with the rest.
-    if (namedLabel) m.labels = { ...(isObj(m.labels) ? m.labels : {}), 'kubernetes.io/metadata.name': m.name };
     const tracked = ctx.applied ? undefined : clone(o);
-    this.validateObject(r, o, undefined, ctx);
+    validateObject(r, o, undefined, ctx, false, this.celRules);
     // The storage refuses it after validation: a Go error, 500 without a reason.
     if (presetRV && !ctx.dryRun)
       throw new ApiStatus(500, '', 'resourceVersion should not be set on objects to be created');
-    if (!r.custom) admitBuiltinCreate(r, o, this.admission);
+    strategy.admitCreate(o, this.admission);
     if (this.find(r, namespace, String(m.name))) throw alreadyExists(r, String(m.name));
     m.uid = randomUUID();
     m.creationTimestamp = now();
     if (r.generation) m.generation = 1;
-    if (!r.custom) prepareBuiltinCreate(r, o, this.admission);
-    if (isCRD(r)) prepareCRD(o, undefined);
-    if (r.kind === 'Namespace' && r.group === '') {
-      o.spec = { finalizers: ['kubernetes'], ...(isObj(o.spec) ? o.spec : {}) };
-      o.status = { phase: 'Active' };
-      m.labels = { ...(isObj(m.labels) ? m.labels : {}), 'kubernetes.io/metadata.name': m.name };
-    }
-    if (tracked) {
-      // Valid managedFields sent with the object are taken as its starting record; others are ignored.
-      const given = validManagedFields(m.managedFields);
-      delete meta(tracked).managedFields;
-      trackUpdate(r, given ? { metadata: { managedFields: given } } : undefined, tracked, manager(ctx), undefined);
-      if (meta(tracked).managedFields === undefined) delete m.managedFields;
-      else m.managedFields = meta(tracked).managedFields;
-    }
+    strategy.finishCreate(o, this.admission);
+    if (tracked) trackCreate(r, o, tracked, ctx);
     ctx.admit?.validate(o, undefined);
     // A dry run never reaches the storage's check: the preset resourceVersion is answered as given.
     if (ctx.dryRun && presetRV) m.resourceVersion = givenRV;
     if (ctx.dryRun) return this.printed(r, o);
-    const stored = this.put(r, this.toStorage(r, o), 'ADDED');
+    const stored = this.put(r, o, 'ADDED');
     // A custom resource read back through a version that is not the storage one: its defaults too.
     return r.custom ? this.asVersion(r, stored) : clone(stored);
   }
 
-  /** Objects are kept in one version per resource; conversion between versions is None (apiVersion only). */
-  private toStorage(r: Resource, o: Obj): Obj {
-    return o;
-  }
-
   /**
-   * PUT: the whole object (`sub` 'status' for the status subresource). `base` given (a patch):
-   * the object the patch was applied to, whose resourceVersion stands when the patch set none.
+   * PUT: the whole object (`sub` 'status' for the status subresource). `patched` (a patch's
+   * result): a missing resourceVersion is no error, and the update never creates.
    */
   update(
     r: Resource,
@@ -515,10 +293,8 @@ export class Store {
     patched = false,
   ): Obj {
     if (!isObj(body)) throw badRequest('the body of the request is not a JSON object');
-    const early = !r.custom || this.otherType(r, body, ctx, patched);
-    if (early) this.checkTypeMeta(r, body, patched, patched ? undefined : ctx.rawBody);
-    let o = this.decode(r, body, ctx);
-    if (!early) this.checkTypeMeta(r, body, patched);
+    const strategy = strategyFor(r);
+    let o = decodeObject(r, body, ctx, patched);
     const m = meta(o);
     if (m.name !== undefined && m.name !== name)
       throw badRequest(`the name of the object (${String(m.name)}) does not match the name on the URL (${name})`);
@@ -527,107 +303,73 @@ export class Store {
     const rv = m.resourceVersion;
     // The storage parses the precondition (a Go error: 500 without a reason) after it read the
     // object, or before it creates one (Events and RBAC objects: AllowCreateOnUpdate).
-    const badRV = () => {
-      if (typeof rv === 'string' && rv !== '' && !/^\d+$/.test(rv))
-        throw new ApiStatus(500, '', `strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
-    };
-    if (CREATE_ON_UPDATE.has(r.storageKey) && !patched && sub === undefined) {
-      badRV();
-      if (!this.find(r, namespace, name)) {
-        // Its decoding warnings were given by this update already.
-        // A dry run answers with the resourceVersion the body gave (nothing checks it).
-        const created = this.create(
-          r,
-          namespace,
-          { ...body, metadata: { ...meta(body), resourceVersion: undefined } },
-          { ...ctx, warnings: [] },
-        );
-        if (ctx.dryRun && typeof rv === 'string' && rv !== '') meta(created).resourceVersion = rv;
-        ctx.created = true;
-        return created;
-      }
+    if (strategy.allowCreateOnUpdate && !patched && sub === undefined) {
+      checkRVSyntax(rv);
+      if (!this.find(r, namespace, name)) return this.createOnUpdate(r, namespace, body, rv, ctx);
     }
     this.get(r, namespace, name);
-    badRV();
+    checkRVSyntax(rv);
     const old = this.get(r, namespace, name);
-    const om = meta(old);
     if (ctx.admit) o = ctx.admit.mutate(o, old);
-    if (rv === undefined || rv === '' || rv === null) {
-      if (!r.unconditionalUpdate && !patched)
-        throw invalid({ ...r, kind: r.plural }, name, [
-          {
-            type: 'FieldValueInvalid',
-            field: 'metadata.resourceVersion',
-            value: 0,
-            detail: 'must be specified for an update',
-          },
-        ]);
-    } else if (String(rv) !== om.resourceVersion) {
-      throw conflict(
-        r,
-        name,
-        'the object has been modified; please apply your changes to the latest version and try again',
-      );
-    }
-    const m2 = meta(o);
-    if (m2.uid !== undefined && m2.uid !== '' && m2.uid !== om.uid) {
-      const key = `/registry/${r.group ? `${r.group}/` : ''}${r.plural}/${r.namespaced ? `${namespace}/` : ''}${name}`;
-      throw conflict(
-        r,
-        name,
-        `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${String(m2.uid)}, UID in object meta: ${String(om.uid)}`,
-      );
-    }
-    const applied = ctx.applied ? m2.managedFields : undefined;
-    if (sub === 'status') {
-      const status = o.status;
-      o = clone(old);
-      if (status === undefined) delete o.status;
-      else o.status = status;
-    } else if (r.status) {
-      if (old.status === undefined) delete o.status;
-      else o.status = clone(old.status);
-    }
+    checkUpdatePreconditions(r, namespace, name, rv, meta(o), meta(old), patched);
+    const applied = ctx.applied ? meta(o).managedFields : undefined;
     const nm = meta(o);
     nm.name = name;
     // A cluster-scoped object has no namespace, whatever the body says (it was stored under it).
     if (r.namespaced) nm.namespace = namespace;
     else delete nm.namespace;
-    if (!r.custom && sub !== 'status') prepareBuiltinUpdate(r, o, old);
-    if (isCRD(r) && sub !== 'status') prepareCRD(o, old);
-    for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) {
-      if (om[k] === undefined) delete nm[k];
-      else nm[k] = om[k];
-    }
-    nm.resourceVersion = om.resourceVersion;
-    if (isObj(nm.labels) && Object.keys(nm.labels).length === 0) delete nm.labels;
-    if (isObj(nm.annotations) && Object.keys(nm.annotations).length === 0) delete nm.annotations;
-    if (Array.isArray(nm.finalizers) && nm.finalizers.length === 0) delete nm.finalizers;
-    if (r.generation && om.generation !== undefined && sub !== 'status') {
-      const strip = (x: Obj) => {
-        const c = { ...x };
-        delete c.metadata;
-        if (r.status || !r.custom) delete c.status;
-        delete c.apiVersion;
-        delete c.kind;
-        return c;
-      };
-      if (!equalJSON(strip(o), strip(old))) nm.generation = Number(om.generation) + 1;
-    }
-    // Ownership follows the old object's managedFields (what a client sends back is not trusted).
-    if (ctx.applied) nm.managedFields = applied;
-    else {
-      // Valid managedFields other than the stored ones reset the record (an empty list clears it).
-      const given = validManagedFields(nm.managedFields);
-      const reset = given !== undefined && !equalJSON(given, om.managedFields ?? []);
-      if (om.managedFields === undefined) delete nm.managedFields;
-      else nm.managedFields = clone(om.managedFields);
-      trackUpdate(r, reset ? { ...old, metadata: { ...om, managedFields: given } } : old, o, manager(ctx), sub);
-    }
-    this.validateObject(r, o, old, ctx, sub === 'status');
+    o = strategy.prepareForUpdate(o, old, sub);
+    keepSystemFields(r, o, old, sub);
+    this.trackUpdateFields(r, o, old, ctx, sub, applied);
+    validateObject(r, o, old, ctx, sub === 'status', this.celRules);
     if (ctx.applied && !ctx.appliedConverted) noOpApplyTime(o, old, ctx.fieldManager);
     ctx.admit?.validate(o, old);
-    if (om.deletionTimestamp && !(Array.isArray(nm.finalizers) && nm.finalizers.length)) {
+    return this.commitUpdate(r, o, old, ctx);
+  }
+
+  /** An update of a missing object that creates it (AllowCreateOnUpdate). */
+  private createOnUpdate(r: Resource, namespace: string | undefined, body: Obj, rv: unknown, ctx: WriteContext): Obj {
+    // Its decoding warnings were given by this update already.
+    // A dry run answers with the resourceVersion the body gave (nothing checks it).
+    const created = this.create(
+      r,
+      namespace,
+      { ...body, metadata: { ...meta(body), resourceVersion: undefined } },
+      { ...ctx, warnings: [] },
+    );
+    if (ctx.dryRun && typeof rv === 'string' && rv !== '') meta(created).resourceVersion = rv;
+    ctx.created = true;
+    return created;
+  }
+
+  /** managedFields: apply's own, or the field manager's Update entry (valid ones sent reset the record). */
+  private trackUpdateFields(
+    r: Resource,
+    o: Obj,
+    old: Obj,
+    ctx: WriteContext,
+    sub: string | undefined,
+    applied: unknown,
+  ): void {
+    const nm = meta(o);
+    const om = meta(old);
+    // Ownership follows the old object's managedFields (what a client sends back is not trusted).
+    if (ctx.applied) {
+      nm.managedFields = applied;
+      return;
+    }
+    // Valid managedFields other than the stored ones reset the record (an empty list clears it).
+    const given = validManagedFields(nm.managedFields);
+    const reset = given !== undefined && !equalJSON(given, om.managedFields ?? []);
+    if (om.managedFields === undefined) delete nm.managedFields;
+    else nm.managedFields = clone(om.managedFields);
+    trackUpdate(r, reset ? { ...old, metadata: { ...om, managedFields: given } } : old, o, manager(ctx), sub);
+  }
+
+  /** The storage's part of an update: a deleting object without finalizers goes; no change, no write. */
+  private commitUpdate(r: Resource, o: Obj, old: Obj, ctx: WriteContext): Obj {
+    const nm = meta(o);
+    if (meta(old).deletionTimestamp && !(Array.isArray(nm.finalizers) && nm.finalizers.length)) {
       // The server deletes the stored object (the watch sees it, finalizers and all, at the
       // deletion's revision) and answers with the update as sent, at the stored revision.
       if (!ctx.dryRun) this.put(r, clone(old), 'DELETED');
@@ -791,7 +533,7 @@ export class Store {
       throw badRequest(
         `error strict decoding patch: error converting YAML to JSON: yaml: unmarshal errors:\n  ${ctx.applyWarnings.join('\n  ')}`,
       );
-    this.checkTypeMeta(r, body);
+    checkTypeMeta(r, body);
     const existing = this.find(r, namespace, name);
     const applied = applyConfiguration(r, existing, body, ctx.fieldManager, ctx.force === true, sub);
     // The YAML decoder's strict warnings are given once the field manager applied the body.
@@ -842,50 +584,19 @@ export class Store {
   ): { object: Obj; gone: boolean } {
     const old = this.get(r, namespace, name);
     const om = meta(old);
-    const pre = isObj(options.preconditions) ? options.preconditions : {};
-    if (r.kind === 'Namespace' && r.group === '') {
-      // The namespace storage checks preconditions itself, in other words.
-      if (pre.uid !== undefined && pre.uid !== null && pre.uid !== om.uid)
-        throw conflict(
-          r,
-          name,
-          `Precondition failed: UID in precondition: ${String(pre.uid)}, UID in object meta: ${String(om.uid)}`,
-        );
-      if (
-        pre.resourceVersion !== undefined &&
-        pre.resourceVersion !== null &&
-        pre.resourceVersion !== om.resourceVersion
-      )
-        throw conflict(
-          r,
-          name,
-          `Precondition failed: ResourceVersion in precondition: ${String(pre.resourceVersion)}, ResourceVersion in object meta: ${String(om.resourceVersion)}`,
-        );
-    }
-    if (pre.uid !== undefined && pre.uid !== null && pre.uid !== om.uid)
-      throw conflict(
-        { ...r, plural: r.kind },
-        name,
-        `the UID in the precondition (${String(pre.uid)}) does not match the UID in record (${String(om.uid)}). The object might have been deleted and then recreated`,
-        // events.k8s.io Events are core Events to the storage: the kind is named without a group.
-        r.view ? '' : r.group,
-      );
-    if (pre.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== om.resourceVersion)
-      throw conflict(
-        { ...r, plural: r.kind },
-        name,
-        `the ResourceVersion in the precondition (${String(pre.resourceVersion)}) does not match the ResourceVersion in record (${String(om.resourceVersion)}). The object might have been modified`,
-        r.view ? '' : r.group,
-      );
+    checkDeletePreconditions(r, name, isObj(options.preconditions) ? options.preconditions : {}, om);
     ctx.admit?.validate(undefined, old);
+    const strategy = strategyFor(r);
     // Events are not garbage collected (their strategy): a propagation policy adds no finalizer.
-    const policy = r.storageKey === '/events' ? undefined : options.propagationPolicy;
+    const policy = strategy.garbageCollected ? options.propagationPolicy : undefined;
     const finalizers = Array.isArray(om.finalizers) ? [...(om.finalizers as string[])] : [];
     if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
     if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
-    if (r.kind === 'Namespace' && r.group === '')
-      return { object: this.deleteNamespace(old, ctx, finalizers), gone: false };
-    if (isCRD(r)) return { object: this.deleteCRD(r, old, ctx), gone: false };
+    if (strategy.markForDeletion) {
+      const { object, write } = strategy.markForDeletion(old, finalizers);
+      if (!write || ctx.dryRun) return { object, gone: false };
+      return { object: clone(this.put(r, object, 'MODIFIED')), gone: false };
+    }
     if (finalizers.length) {
       if (om.deletionTimestamp && equalJSON(finalizers, om.finalizers ?? [])) return { object: old, gone: false };
       const o = clone(old);
@@ -899,30 +610,6 @@ export class Store {
     }
     if (!ctx.dryRun) this.put(r, clone(old), 'DELETED');
     return { object: old, gone: true };
-  }
-
-  /** A CRD waits for its objects to go (./crdapi.ts): marked, with the cleanup finalizer. */
-  private deleteCRD(r: Resource, old: Obj, ctx: WriteContext): Obj {
-    const o = clone(old);
-    meta(o).deletionTimestamp ??= now();
-    markCRDForDeletion(o);
-    if (ctx.dryRun || equalJSON(o, old)) return o;
-    return clone(this.put(r, o, 'MODIFIED'));
-  }
-
-  /**
-   * Namespaces wait for the namespace controller (which a test control plane does not run):
-   * Terminating, with the finalizer of the propagation policy (`finalizers`) as for any object.
-   */
-  private deleteNamespace(old: Obj, ctx: WriteContext, finalizers: string[]): Obj {
-    const o = clone(old);
-    const m = meta(o);
-    if (m.deletionTimestamp) return old;
-    m.deletionTimestamp = now();
-    if (finalizers.length) m.finalizers = finalizers;
-    o.status = { ...(isObj(o.status) ? o.status : {}), phase: 'Terminating' };
-    if (ctx.dryRun) return o;
-    return clone(this.put(this.namespaces, o, 'MODIFIED'));
   }
 }
 
@@ -953,8 +640,7 @@ function checkApplied(r: Resource, body: Obj, sub: string | undefined): void {
     unknown.push(...warned.map((u) => JSON.parse(u.slice('unknown field '.length)) as string));
   } else {
     const c = clone(body);
-    if (isObj(c.metadata))
-      for (const k of Object.keys(c.metadata)) if (!OBJECT_META.has(k)) unknown.push(`metadata.${k}`);
+    unknown.push(...unknownMetadata(c));
     prune(c, r.schema, '', unknown, true);
   }
   dups.unshift(...unknown.map((u) => `.${u}: field not declared in schema`), ...typeErrors(r, body));
@@ -982,115 +668,6 @@ function checkAppliedName(r: Resource, namespace: string | undefined, name: stri
     throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
   if (objName !== '' && objName !== name)
     throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
-}
-
-/** Resources whose update of a missing object creates it (AllowCreateOnUpdate). */
-const CREATE_ON_UPDATE = new Set([
-  '/events',
-  'rbac.authorization.k8s.io/roles',
-  'rbac.authorization.k8s.io/clusterroles',
-  'rbac.authorization.k8s.io/rolebindings',
-  'rbac.authorization.k8s.io/clusterrolebindings',
-]);
-
-/** The fields of metav1.ObjectMeta. */
-const OBJECT_META = new Set([
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-]);
-
-/** core/v1 Kinds of the server's scheme a body may name by mistake (a decode converts them, and fails). */
-const CORE_KINDS = new Set(['Pod', 'Service', 'ConfigMap', 'Secret', 'Namespace', 'Event', 'Node', 'ServiceAccount']);
-
-/** Error types after which the API server does not run CEL rules (apiextensions' hasBlockingErr). */
-const BLOCKING = new Set<FieldErr['type']>([
-  'FieldValueNotSupported',
-  'FieldValueRequired',
-  'FieldValueTooLong',
-  'FieldValueTooMany',
-  'FieldValueTypeInvalid',
-]);
-
-/** The replicas paths of the scale subresource must lead to an integer when present (customResourceValidator). */
-function scaleErrors(o: Obj, path: string): FieldErr[] {
-  let cur: unknown = o;
-  const steps = path.replace(/^\./, '').split('.');
-  for (let i = 0; i < steps.length; i++) {
-    if (!isObj(cur))
-      return [
-        {
-          type: 'FieldValueInvalid',
-          field: path,
-          value: 0,
-          detail: `${path} accessor error: ${goPrint(cur)} is of the type ${goType(cur)}, expected map[string]interface{}`,
-        },
-      ];
-    cur = cur[steps[i]];
-    if (cur === undefined) return [];
-  }
-  // An integer past int64 is a float64 in an unstructured object (a number beyond 2^53 here).
-  if (typeof cur === 'bigint' || (typeof cur === 'number' && Number.isSafeInteger(cur))) {
-    if (cur < 0)
-      return [{ type: 'FieldValueInvalid', field: path, value: cur, detail: 'should be a non-negative integer' }];
-    // The Scale's replicas are an int32.
-    if (cur > 2147483647)
-      return [
-        { type: 'FieldValueInvalid', field: path, value: cur, detail: 'should be less than or equal to 2147483647' },
-      ];
-    return [];
-  }
-  return [
-    {
-      type: 'FieldValueInvalid',
-      field: path,
-      value: 0,
-      detail: `${path} accessor error: ${goPrint(cur)} is of the type ${goType(cur)}, expected int64`,
-    },
-  ];
-}
-
-/** How Go's %v prints a JSON value in an accessor error. */
-function goPrint(v: unknown): string {
-  if (typeof v === 'number' && !Number.isSafeInteger(v)) return goFloat(v);
-  return typeof v === 'string' ? v : stringifyWire(v);
-}
-
-function goType(v: unknown): string {
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isSafeInteger(v) ? 'int64' : 'float64';
-  if (typeof v === 'bigint') return 'int64';
-  if (Array.isArray(v)) return '[]interface {}';
-  return 'map[string]interface {}';
-}
-
-/** No finalizer may be added once deletion started; the server reports it twice (metadata and strategy). */
-function newFinalizerErrors(o: Obj, old: Obj): FieldErr[] {
-  const om = meta(old);
-  const nm = meta(o);
-  if (!om.deletionTimestamp || !Array.isArray(nm.finalizers)) return [];
-  const before = new Set(Array.isArray(om.finalizers) ? (om.finalizers as string[]) : []);
-  const added = [...new Set((nm.finalizers as string[]).filter((f) => !before.has(f)))].sort();
-  if (!added.length) return [];
-  const e: FieldErr = {
-    type: 'FieldValueForbidden',
-    field: 'metadata.finalizers',
-    detail: `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
-  };
-  return [e, { ...e }];
 }
 
 /**
@@ -1130,17 +707,6 @@ function validManagedFields(v: unknown): Obj[] | undefined {
   return ok ? clone(v as Obj[]) : undefined;
 }
 
-/** Who a write without fieldManager is recorded under. */
-function manager(ctx: WriteContext): string {
-  return (
-    ctx.fieldManager ||
-    (ctx.userAgent ?? '')
-      .split('/')[0]
-      .replace(/[^\x20-\x7e]/g, '')
-      .slice(0, 128)
-  );
-}
-
 /** The object with its managedFields' times blanked: a write that changes only those is no write (IgnoreManagedFieldsTimestampsTransformer). */
 function withoutManagedFields(o: Obj): Obj {
   const c = { ...o, metadata: { ...meta(o) } };
@@ -1163,21 +729,6 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 /** A JSON patch that cannot be applied: the API server answers 422 without saying why. */
 function invalidPatch(): ApiStatus {
   return new ApiStatus(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
-}
-
-/** fieldValidation Strict met fields the type does not have: 400, or (for a patch) 422 naming the patch. */
-class StrictDecodingError extends ApiStatus {
-  constructor(
-    r: Resource,
-    readonly unknown: string[],
-    readonly patched: unknown,
-  ) {
-    super(
-      400,
-      'BadRequest',
-      `${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: strict decoding error: ${unknown.join(', ')}`,
-    );
-  }
 }
 
 /** A JSON value with every object's keys in order, as Go's encoding/json writes a map. */
@@ -1226,4 +777,139 @@ function patchedAsServer(o: Obj, type: string, patch: unknown): Obj {
     }
   }
   return out;
+}
+
+/** System fields a create starts without (FillObjectMetaSystemFields sets them again). */
+const CREATE_CLEARED = [
+  'uid',
+  'resourceVersion',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generation',
+  'selfLink',
+];
+
+/** A namespaced object is in the URL's namespace (another in the body is refused); a cluster-scoped one in none. */
+function placeInNamespace(r: Resource, m: Obj, namespace: string | undefined): void {
+  if (!r.namespaced) {
+    delete m.namespace;
+    return;
+  }
+  if (m.namespace !== undefined && m.namespace !== '' && m.namespace !== namespace)
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  m.namespace = namespace;
+}
+
+/** names.SimpleNameGenerator: the base is cut to 58 characters, so the name fits 63. */
+function generatedName(base: string): string {
+  let suffix = '';
+  for (const b of randomBytes(5)) suffix += GENERATE_ALPHABET[b % GENERATE_ALPHABET.length];
+  return `${base.slice(0, 58)}${suffix}`;
+}
+
+/** The field manager's record of a create: valid managedFields sent with the object are its start; others are ignored. */
+function trackCreate(r: Resource, o: Obj, tracked: Obj, ctx: WriteContext): void {
+  const m = meta(o);
+  const given = validManagedFields(m.managedFields);
+  delete meta(tracked).managedFields;
+  trackUpdate(r, given ? { metadata: { managedFields: given } } : undefined, tracked, manager(ctx), undefined);
+  if (meta(tracked).managedFields === undefined) delete m.managedFields;
+  else m.managedFields = meta(tracked).managedFields;
+}
+
+/** The storage parses a resourceVersion precondition: a Go error (500 without a reason) when it is no number. */
+function checkRVSyntax(rv: unknown): void {
+  if (typeof rv === 'string' && rv !== '' && !/^\d+$/.test(rv))
+    throw new ApiStatus(500, '', `strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
+}
+
+/** An update's preconditions: its resourceVersion (required unless the strategy allows none), its uid. */
+function checkUpdatePreconditions(
+  r: Resource,
+  namespace: string | undefined,
+  name: string,
+  rv: unknown,
+  m: Obj,
+  om: Obj,
+  patched: boolean,
+): void {
+  if (rv === undefined || rv === '' || rv === null) {
+    if (!r.unconditionalUpdate && !patched)
+      throw invalid({ ...r, kind: r.plural }, name, [
+        {
+          type: 'FieldValueInvalid',
+          field: 'metadata.resourceVersion',
+          value: 0,
+          detail: 'must be specified for an update',
+        },
+      ]);
+  } else if (String(rv) !== om.resourceVersion) {
+    throw conflict(
+      r,
+      name,
+      'the object has been modified; please apply your changes to the latest version and try again',
+    );
+  }
+  if (m.uid !== undefined && m.uid !== '' && m.uid !== om.uid) {
+    const key = `/registry/${r.group ? `${r.group}/` : ''}${r.plural}/${r.namespaced ? `${namespace}/` : ''}${name}`;
+    throw conflict(
+      r,
+      name,
+      `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${String(m.uid)}, UID in object meta: ${String(om.uid)}`,
+    );
+  }
+}
+
+/** An update keeps the stored system fields; empty maps are dropped; a spec change bumps the generation. */
+function keepSystemFields(r: Resource, o: Obj, old: Obj, sub: string | undefined): void {
+  const nm = meta(o);
+  const om = meta(old);
+  for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) {
+    if (om[k] === undefined) delete nm[k];
+    else nm[k] = om[k];
+  }
+  nm.resourceVersion = om.resourceVersion;
+  if (isObj(nm.labels) && Object.keys(nm.labels).length === 0) delete nm.labels;
+  if (isObj(nm.annotations) && Object.keys(nm.annotations).length === 0) delete nm.annotations;
+  if (Array.isArray(nm.finalizers) && nm.finalizers.length === 0) delete nm.finalizers;
+  if (r.generation && om.generation !== undefined && sub !== 'status' && strategyFor(r).specChanged(o, old))
+    nm.generation = Number(om.generation) + 1;
+}
+
+/** A delete's preconditions (uid, resourceVersion), in the storage's words (the namespace storage's own first). */
+function checkDeletePreconditions(r: Resource, name: string, pre: Obj, om: Obj): void {
+  const uidDiffers = pre.uid !== undefined && pre.uid !== null && pre.uid !== om.uid;
+  const rvDiffers =
+    pre.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== om.resourceVersion;
+  if (r.kind === 'Namespace' && r.group === '') {
+    // The namespace storage checks preconditions itself, in other words.
+    if (uidDiffers)
+      throw conflict(
+        r,
+        name,
+        `Precondition failed: UID in precondition: ${String(pre.uid)}, UID in object meta: ${String(om.uid)}`,
+      );
+    if (rvDiffers)
+      throw conflict(
+        r,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${String(pre.resourceVersion)}, ResourceVersion in object meta: ${String(om.resourceVersion)}`,
+      );
+  }
+  if (uidDiffers)
+    throw conflict(
+      { ...r, plural: r.kind },
+      name,
+      `the UID in the precondition (${String(pre.uid)}) does not match the UID in record (${String(om.uid)}). The object might have been deleted and then recreated`,
+      // events.k8s.io Events are core Events to the storage: the kind is named without a group.
+      r.view ? '' : r.group,
+    );
+  if (rvDiffers)
+    throw conflict(
+      { ...r, plural: r.kind },
+      name,
+      `the ResourceVersion in the precondition (${String(pre.resourceVersion)}) does not match the ResourceVersion in record (${String(om.resourceVersion)}). The object might have been modified`,
+      r.view ? '' : r.group,
+    );
 }

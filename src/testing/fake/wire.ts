@@ -69,154 +69,205 @@ interface Frame {
  * value replaces the first, as in a map[string]interface{}.
  */
 export function parseWire(text: string, typed = false): Parsed {
-  const duplicates: string[] = [];
-  const stack: Frame[] = [];
-  let i = 0;
-  const n = text.length;
-  const ws = () => {
-    while (i < n && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
-  };
-  const fail = (context: string): never => {
-    if (i >= n) throw new WireSyntaxError('unexpected end of JSON input');
-    throw new WireSyntaxError(`invalid character ${quoteChar(String.fromCodePoint(text.codePointAt(i)!))} ${context}`);
-  };
-  const readString = (): string => {
-    const start = i;
-    i++;
-    while (i < n) {
-      const c = text.charCodeAt(i);
+  return new WireParser(text, typed).parse();
+}
+
+/** encoding/json's scanner over one text: a stack of open containers, values emitted into the top one. */
+class WireParser {
+  private i = 0;
+  private readonly n: number;
+  private readonly duplicates: string[] = [];
+  private readonly stack: Frame[] = [];
+  private result: unknown;
+  private done = false;
+
+  constructor(
+    private readonly text: string,
+    private readonly typed: boolean,
+  ) {
+    this.n = text.length;
+  }
+
+  parse(): Parsed {
+    this.value();
+    while (!this.done) this.step();
+    this.ws();
+    if (this.i < this.n) this.fail('after top-level value');
+    return { value: this.result, duplicates: this.duplicates };
+  }
+
+  /** One step inside the container on top: its end, or its next element (a key first in an object). */
+  private step(): void {
+    const { text } = this;
+    const top = this.stack[this.stack.length - 1];
+    this.ws();
+    const close = top.kind === 'object' ? '}' : ']';
+    if (text[this.i] === close) {
+      this.i++;
+      this.stack.pop();
+      this.emit(top.value);
+      return;
+    }
+    if (top.started) {
+      if (text[this.i] !== ',')
+        this.fail(top.kind === 'object' ? 'after object key:value pair' : 'after array element');
+      this.i++;
+      this.ws();
+    }
+    top.started = true;
+    if (top.kind === 'object') {
+      if (text[this.i] !== '"') this.fail('looking for beginning of object key string');
+      top.key = this.readString();
+      this.ws();
+      if (text[this.i] !== ':') this.fail('after object key');
+      this.i++;
+    }
+    this.value();
+  }
+
+  private ws(): void {
+    const { text, n } = this;
+    while (
+      this.i < n &&
+      (text[this.i] === ' ' || text[this.i] === '\t' || text[this.i] === '\n' || text[this.i] === '\r')
+    )
+      this.i++;
+  }
+
+  private fail(context: string): never {
+    if (this.i >= this.n) throw new WireSyntaxError('unexpected end of JSON input');
+    throw new WireSyntaxError(
+      `invalid character ${quoteChar(String.fromCodePoint(this.text.codePointAt(this.i)!))} ${context}`,
+    );
+  }
+
+  private readString(): string {
+    const { text, n } = this;
+    const start = this.i;
+    this.i++;
+    while (this.i < n) {
+      const c = text.charCodeAt(this.i);
       if (c === 0x22) break;
       if (c === 0x5c) {
-        const e = text[i + 1];
-        if (e === undefined) break;
-        if (e === 'u') {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
-            let j = i + 2;
-            while (j < i + 6 && j < n && /[0-9a-fA-F]/.test(text[j])) j++;
-            i = j;
-            fail('in \\u hexadecimal character escape');
-          }
-          i += 6;
-          continue;
-        }
-        if (!'"\\/bfnrt'.includes(e)) {
-          i++;
-          fail('in string escape code');
-        }
-        i += 2;
+        if (!this.readEscape()) break;
         continue;
       }
-      if (c < 0x20) fail('in string literal');
-      i++;
+      if (c < 0x20) this.fail('in string literal');
+      this.i++;
     }
-    if (i >= n) throw new WireSyntaxError('unexpected end of JSON input');
-    i++;
-    return JSON.parse(text.slice(start, i)) as string;
-  };
-  const readNumber = (): number | bigint => {
-    const start = i;
-    if (text[i] === '-') i++;
-    if (text[i] === '0') i++;
-    else if (text[i] >= '1' && text[i] <= '9') while (text[i] >= '0' && text[i] <= '9') i++;
-    else fail('in numeric literal');
-    if (text[i] === '.') {
-      i++;
-      if (!(text[i] >= '0' && text[i] <= '9')) fail('after decimal point in numeric literal');
-      while (text[i] >= '0' && text[i] <= '9') i++;
+    if (this.i >= n) throw new WireSyntaxError('unexpected end of JSON input');
+    this.i++;
+    return JSON.parse(text.slice(start, this.i)) as string;
+  }
+
+  /** An escape in a string (at its backslash); false when the text ends after the backslash. */
+  private readEscape(): boolean {
+    const { text, n } = this;
+    const i = this.i;
+    const e = text[i + 1];
+    if (e === undefined) return false;
+    if (e === 'u') {
+      if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
+        let j = i + 2;
+        while (j < i + 6 && j < n && /[0-9a-fA-F]/.test(text[j])) j++;
+        this.i = j;
+        this.fail('in \\u hexadecimal character escape');
+      }
+      this.i += 6;
+      return true;
     }
-    if (text[i] === 'e' || text[i] === 'E') {
-      i++;
-      if (text[i] === '+' || text[i] === '-') i++;
-      if (!(text[i] >= '0' && text[i] <= '9')) fail('in exponent of numeric literal');
-      while (text[i] >= '0' && text[i] <= '9') i++;
+    if (!'"\\/bfnrt'.includes(e)) {
+      this.i++;
+      this.fail('in string escape code');
     }
-    return numberOf(text.slice(start, i));
-  };
-  const readLiteral = (word: string, v: unknown): unknown => {
-    for (let k = 0; k < word.length; k++, i++) {
-      if (text[i] !== word[k]) {
-        if (k === 0) fail('looking for beginning of value');
-        fail(`in literal ${word} (expecting ${quoteChar(word[k])})`);
+    this.i += 2;
+    return true;
+  }
+
+  private digits(): void {
+    while (this.text[this.i] >= '0' && this.text[this.i] <= '9') this.i++;
+  }
+
+  private readNumber(): number | bigint {
+    const { text } = this;
+    const start = this.i;
+    if (text[this.i] === '-') this.i++;
+    if (text[this.i] === '0') this.i++;
+    else if (text[this.i] >= '1' && text[this.i] <= '9') this.digits();
+    else this.fail('in numeric literal');
+    if (text[this.i] === '.') {
+      this.i++;
+      if (!(text[this.i] >= '0' && text[this.i] <= '9')) this.fail('after decimal point in numeric literal');
+      this.digits();
+    }
+    if (text[this.i] === 'e' || text[this.i] === 'E') {
+      this.i++;
+      if (text[this.i] === '+' || text[this.i] === '-') this.i++;
+      if (!(text[this.i] >= '0' && text[this.i] <= '9')) this.fail('in exponent of numeric literal');
+      this.digits();
+    }
+    return numberOf(text.slice(start, this.i));
+  }
+
+  private readLiteral(word: string, v: unknown): unknown {
+    for (let k = 0; k < word.length; k++, this.i++) {
+      if (this.text[this.i] !== word[k]) {
+        if (k === 0) this.fail('looking for beginning of value');
+        this.fail(`in literal ${word} (expecting ${quoteChar(word[k])})`);
       }
     }
     return v;
-  };
-  let result: unknown;
-  let done = false;
+  }
+
   /** Stores a finished value into the frame on top (or as the result). */
-  const emit = (v: unknown) => {
-    const top = stack[stack.length - 1];
+  private emit(v: unknown): void {
+    const top = this.stack[this.stack.length - 1];
     if (!top) {
-      result = v;
-      done = true;
+      this.result = v;
+      this.done = true;
       return;
     }
     if (top.kind === 'array') (top.value as unknown[]).push(v);
     else {
       const key = top.key!;
       if (top.seen!.has(key)) {
-        duplicates.push(`${top.path}.${key}`);
+        this.duplicates.push(`${top.path}.${key}`);
         const prev = (top.value as Obj)[key];
-        if (typed && isPlain(prev) && isPlain(v)) v = mergeInto(prev, v);
+        if (this.typed && isPlain(prev) && isPlain(v)) v = mergeInto(prev, v);
       }
       top.seen!.add(key);
       if (key === '__proto__')
         Object.defineProperty(top.value, key, { value: v, enumerable: true, writable: true, configurable: true });
       else (top.value as Obj)[key] = v;
     }
-  };
-  const childPath = (top: Frame | undefined): string => {
-    if (!top) return '';
-    if (top.kind === 'array') return `${top.path}[${(top.value as unknown[]).length}]`;
-    return `${top.path}.${top.key}`;
-  };
+  }
+
   /** Reads a value at i: scalars are emitted; containers are pushed. */
-  const value = () => {
-    ws();
-    const c = text[i];
+  private value(): void {
+    this.ws();
+    const c = this.text[this.i];
     if (c === '{' || c === '[') {
-      if (stack.length >= MAX_DEPTH) throw new WireSyntaxError(`invalid character '${c}' exceeded max depth`);
-      const path = childPath(stack[stack.length - 1]);
-      i++;
-      stack.push(c === '{' ? { kind: 'object', value: {}, path, seen: new Set() } : { kind: 'array', value: [], path });
+      if (this.stack.length >= MAX_DEPTH) throw new WireSyntaxError(`invalid character '${c}' exceeded max depth`);
+      const path = childPath(this.stack[this.stack.length - 1]);
+      this.i++;
+      this.stack.push(
+        c === '{' ? { kind: 'object', value: {}, path, seen: new Set() } : { kind: 'array', value: [], path },
+      );
       return;
     }
-    if (c === '"') return emit(readString());
-    if (c === '-' || (c >= '0' && c <= '9')) return emit(readNumber());
-    if (c === 't') return emit(readLiteral('true', true));
-    if (c === 'f') return emit(readLiteral('false', false));
-    if (c === 'n') return emit(readLiteral('null', null));
-    fail('looking for beginning of value');
-  };
-  value();
-  while (!done) {
-    const top = stack[stack.length - 1];
-    ws();
-    const close = top.kind === 'object' ? '}' : ']';
-    if (text[i] === close) {
-      i++;
-      stack.pop();
-      emit(top.value);
-      continue;
-    }
-    if (top.started) {
-      if (text[i] !== ',') fail(top.kind === 'object' ? 'after object key:value pair' : 'after array element');
-      i++;
-      ws();
-    }
-    top.started = true;
-    if (top.kind === 'object') {
-      if (text[i] !== '"') fail('looking for beginning of object key string');
-      top.key = readString();
-      ws();
-      if (text[i] !== ':') fail('after object key');
-      i++;
-    }
-    value();
+    if (c === '"') return this.emit(this.readString());
+    if (c === '-' || (c >= '0' && c <= '9')) return this.emit(this.readNumber());
+    if (c === 't') return this.emit(this.readLiteral('true', true));
+    if (c === 'f') return this.emit(this.readLiteral('false', false));
+    if (c === 'n') return this.emit(this.readLiteral('null', null));
+    this.fail('looking for beginning of value');
   }
-  ws();
-  if (i < n) fail('after top-level value');
-  return { value: result, duplicates };
+}
+
+function childPath(top: Frame | undefined): string {
+  if (!top) return '';
+  if (top.kind === 'array') return `${top.path}[${(top.value as unknown[]).length}]`;
+  return `${top.path}.${top.key}`;
 }
 
 const isPlain = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
