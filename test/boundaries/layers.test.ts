@@ -58,6 +58,8 @@ const LAYERS: Record<string, string[]> = {
     'project',
     'scaffolds',
     'schema',
+    // `kubeforge test`: the test runner (testing/runner.ts), imported when the command runs.
+    'testing',
     'util',
   ],
   index: ['cli', 'diagnostics'],
