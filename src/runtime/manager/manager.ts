@@ -22,7 +22,7 @@ import { RestClient } from '../client/rest.js';
 import { RESTMapper } from '../client/restmapper.js';
 import { restClientRequestMetrics } from '../client/requestmetrics.js';
 import { inClusterNamespace } from './config.js';
-import { EventBroadcaster, type AnnotatedEventRecorder, type LegacyEventRecorder } from './events.js';
+import { EventBroadcaster, type AnnotatedEventRecorder } from './events.js';
 import { serveChecks, type Checker } from './healthz.js';
 import { LeaderElector } from './leaderelection.js';
 import { ShardMember } from './membership.js';
@@ -392,7 +392,6 @@ export class ControllerManager implements Manager {
   private readonly client: Client;
   private readonly broadcaster: EventBroadcaster;
   private readonly recorders = new Map<string, AnnotatedEventRecorder>();
-  private readonly legacyRecorders = new Map<string, LegacyEventRecorder>();
   private readonly healthChecks = new Map<string, Checker>();
   private readonly readyChecks = new Map<string, Checker>();
   private readonly groups: Record<GroupName, Group>;
@@ -727,15 +726,6 @@ export class ControllerManager implements Manager {
     }
     const f = this.shardPlan.get(`${r.apiVersion}/${r.kind}`);
     return f === 'namespace' && !r.namespaced ? undefined : f;
-  }
-
-  getEventRecorderFor(name: string): LegacyEventRecorder {
-    let r = this.legacyRecorders.get(name);
-    if (!r) {
-      r = this.broadcaster.legacyRecorder(name);
-      this.legacyRecorders.set(name, r);
-    }
-    return r;
   }
 
   addHealthzCheck(name: string, check: Checker): void {
