@@ -392,12 +392,15 @@ async function demo(flags, where, life) {
       // ("come back at the next run") are in the fast clock's time, so they are divided by the speed.
       const reconciler = new CronJobReconciler(mgr.getClient(), undefined, { now });
       const reconcile = reconciler.reconcile.bind(reconciler);
-      /** @param {unknown} request @param {unknown} ctx @returns {Promise<{ requeueAfterMs?: number }>} */
+      /** @param {unknown} request @param {unknown} ctx @returns {Promise<{ requeueAfterSeconds?: number }>} */
       reconciler.reconcile = async (request, ctx) => {
         const result = await reconcile(request, ctx);
-        return result.requeueAfterMs === undefined
+        return result.requeueAfterSeconds === undefined
           ? result
-          : { ...result, requeueAfterMs: Math.max(1, Math.ceil(result.requeueAfterMs / speed)) };
+          : {
+              ...result,
+              requeueAfterSeconds: Math.max(0.001, Math.ceil((result.requeueAfterSeconds * 1000) / speed) / 1000),
+            };
       };
       reconciler.setupWithManager(mgr);
       setupCronJobWebhookWithManager(mgr);

@@ -337,6 +337,21 @@ function groupVersionReader(
   return { of: groupVersionOf, cache: gvCache };
 }
 
+/** The formatter of the analysis' schemas: Kubernetes' model types from the client-node version the options name. */
+function schemaFormatter(options: AnalyzeOptions, reporter: Reporter): SchemaFormatter {
+  return new SchemaFormatter({
+    reporter,
+    k8sSchema: (name) =>
+      k8sModelSchemaShared(name, {
+        embeddedObjectMeta: options.embeddedObjectMeta,
+        kubernetesVersion: options.k8sVersion,
+      }),
+    embeddedObjectMeta: options.embeddedObjectMeta,
+    k8sHint:
+      'it is not a model class of @kubernetes/client-node (V1PodTemplateSpec, V1Condition, ...): check the name, or declare the type yourself',
+  });
+}
+
 function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis {
   const byRoot = new Map<string, RootResult>();
   // Every diagnostic is also filed under the root file being analysed (`routing.current`).
@@ -365,17 +380,7 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
     isLibFile: loaded.isLibFile,
     optionalByDefault: (file) => groupVersionOf(dirname(file))?.fieldsOptionalByDefault ?? false,
   });
-  const formatter = new SchemaFormatter({
-    reporter,
-    k8sSchema: (name) =>
-      k8sModelSchemaShared(name, {
-        embeddedObjectMeta: options.embeddedObjectMeta,
-        kubernetesVersion: options.k8sVersion,
-      }),
-    embeddedObjectMeta: options.embeddedObjectMeta,
-    k8sHint:
-      'it is not a model class of @kubernetes/client-node (V1PodTemplateSpec, V1Condition, ...): check the name, or declare the type yourself',
-  });
+  const formatter = schemaFormatter(options, reporter);
 
   const indexed = options.indexMarkers ? (m: MarkerValue) => options.indexMarkers!.has(m.name) : indexedByDefault;
   const classMarkerUses: MarkerUse[] = [];

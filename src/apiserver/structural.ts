@@ -277,63 +277,9 @@ export function validate(
       numberErrors(v, new GoStructJSON(goFloat(v)), s, name, where(path), push);
     return out;
   }
-  if (typeof v === 'string') {
-    const len = [...v].length;
-    if (s.maxLength !== undefined && len > s.maxLength)
-      push({
-        type: 'FieldValueTooLong',
-        field: where(path),
-        detail: `may not be more than ${s.maxLength} ${s.maxLength === 1 ? 'byte' : 'bytes'}`,
-      });
-    if (s.minLength !== undefined && len < s.minLength)
-      push({
-        type: 'FieldValueInvalid',
-        field: where(path),
-        value: v,
-        detail: `${name} in body should be at least ${s.minLength} chars long`,
-      });
-    if (s.pattern !== undefined) {
-      // A pattern RE2 refuses never reaches here on a server (the CRD is refused); skip it as a fake of one.
-      if (goRegexpError(s.pattern) === undefined && !re2Matches(s.pattern, v))
-        push({
-          type: 'FieldValueInvalid',
-          field: where(path),
-          value: v,
-          detail: `${name} in body should match '${s.pattern}'`,
-        });
-    }
-    if (s.format && !intOrString && !formatOK(s.format, v))
-      push({
-        type: 'FieldValueTypeInvalid',
-        field: where(path),
-        value: v,
-        detail: `${name} in body must be of type ${s.format}: ${JSON.stringify(v)}`,
-      });
-  }
+  if (typeof v === 'string') stringErrors(v, s, name, where(path), intOrString, push);
   if (typeof v === 'number' || typeof v === 'bigint') numberErrors(v, v, s, name, where(path), push);
-  if (Array.isArray(v)) {
-    if (s.maxItems !== undefined && v.length > s.maxItems)
-      push({
-        type: 'FieldValueTooMany',
-        field: where(path),
-        value: v.length,
-        detail: `must have at most ${s.maxItems} ${s.maxItems === 1 ? 'item' : 'items'}`,
-      });
-    if (s.minItems !== undefined && v.length < s.minItems)
-      push({
-        type: 'FieldValueInvalid',
-        field: where(path),
-        value: v.length,
-        detail: `${name} in body should have at least ${s.minItems} items`,
-      });
-    if (s.uniqueItems && v.some((x, i) => v.findIndex((y) => equalJSON(x, y)) !== i))
-      push({
-        type: 'FieldValueInvalid',
-        field: where(path),
-        value: v,
-        detail: `${name} in body shouldn't contain duplicates`,
-      });
-  }
+  if (Array.isArray(v)) arrayErrors(v, s, name, where(path), push);
   if (s.enum && !s.enum.some((e) => equalJSON(e, v))) {
     push({
       type: 'FieldValueNotSupported',
@@ -343,21 +289,7 @@ export function validate(
     });
   }
   if (isObj(v)) {
-    const n = Object.keys(v).length;
-    if (s.maxProperties !== undefined && n > s.maxProperties)
-      push({
-        type: 'FieldValueTooMany',
-        field: where(path),
-        value: n,
-        detail: `must have at most ${s.maxProperties} ${s.maxProperties === 1 ? 'item' : 'items'}`,
-      });
-    if (s.minProperties !== undefined && n < s.minProperties)
-      push({
-        type: 'FieldValueInvalid',
-        field: where(path),
-        value: n,
-        detail: `${name} in body should have at least ${s.minProperties} properties`,
-      });
+    propertyCountErrors(v, s, name, where(path), push);
     for (const [k, x] of Object.entries(v)) {
       const cs = s.properties?.[k] ?? (isObj(s.additionalProperties) ? s.additionalProperties : undefined);
       if (cs && !(path === '' && (k === 'metadata' || k === 'apiVersion' || k === 'kind')))
@@ -370,6 +302,98 @@ export function validate(
   if (Array.isArray(v)) listTypeErrors(v, s, path, at, out);
   combinatorErrors(v, s, path, at, out);
   return out;
+}
+
+/** maxLength, minLength, pattern and format of a string value. */
+function stringErrors(
+  v: string,
+  s: Schema,
+  name: string,
+  field: string,
+  intOrString: boolean,
+  push: (e: FieldErr) => void,
+): void {
+  const len = [...v].length;
+  if (s.maxLength !== undefined && len > s.maxLength)
+    push({
+      type: 'FieldValueTooLong',
+      field,
+      detail: `may not be more than ${s.maxLength} ${s.maxLength === 1 ? 'byte' : 'bytes'}`,
+    });
+  if (s.minLength !== undefined && len < s.minLength)
+    push({
+      type: 'FieldValueInvalid',
+      field,
+      value: v,
+      detail: `${name} in body should be at least ${s.minLength} chars long`,
+    });
+  if (s.pattern !== undefined) {
+    // A pattern RE2 refuses never reaches here on a server (the CRD is refused); skip it as a fake of one.
+    if (goRegexpError(s.pattern) === undefined && !re2Matches(s.pattern, v))
+      push({
+        type: 'FieldValueInvalid',
+        field,
+        value: v,
+        detail: `${name} in body should match '${s.pattern}'`,
+      });
+  }
+  if (s.format && !intOrString && !formatOK(s.format, v))
+    push({
+      type: 'FieldValueTypeInvalid',
+      field,
+      value: v,
+      detail: `${name} in body must be of type ${s.format}: ${JSON.stringify(v)}`,
+    });
+}
+
+/** maxItems, minItems and uniqueItems of an array value. */
+function arrayErrors(v: unknown[], s: Schema, name: string, field: string, push: (e: FieldErr) => void): void {
+  if (s.maxItems !== undefined && v.length > s.maxItems)
+    push({
+      type: 'FieldValueTooMany',
+      field,
+      value: v.length,
+      detail: `must have at most ${s.maxItems} ${s.maxItems === 1 ? 'item' : 'items'}`,
+    });
+  if (s.minItems !== undefined && v.length < s.minItems)
+    push({
+      type: 'FieldValueInvalid',
+      field,
+      value: v.length,
+      detail: `${name} in body should have at least ${s.minItems} items`,
+    });
+  if (s.uniqueItems && v.some((x, i) => v.findIndex((y) => equalJSON(x, y)) !== i))
+    push({
+      type: 'FieldValueInvalid',
+      field,
+      value: v,
+      detail: `${name} in body shouldn't contain duplicates`,
+    });
+}
+
+/** maxProperties and minProperties of an object value. */
+function propertyCountErrors(
+  v: Record<string, unknown>,
+  s: Schema,
+  name: string,
+  field: string,
+  push: (e: FieldErr) => void,
+): void {
+  const n = Object.keys(v).length;
+  if (s.maxProperties !== undefined && n > s.maxProperties)
+    push({
+      type: 'FieldValueTooMany',
+      field,
+      value: n,
+      detail: `must have at most ${s.maxProperties} ${s.maxProperties === 1 ? 'item' : 'items'}`,
+    });
+  if (s.minProperties !== undefined && n < s.minProperties)
+    push({
+      type: 'FieldValueInvalid',
+      field,
+      value: n,
+      detail: `${name} in body should have at least ${s.minProperties} properties`,
+    });
 }
 
 /**

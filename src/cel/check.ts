@@ -12,6 +12,9 @@ import { literalIssues, planError } from './plan.js';
 import { type CelIssue, type Expr, markOptionals, positionsOf, scanSource } from './syntax.js';
 import { RESERVED, T, typeName, type CelT } from './types.js';
 
+/** The value of an expression of one kind (`listExpr`, `structExpr`...). */
+type ExprCase<C extends Expr['exprKind']['case']> = Extract<Expr['exprKind'], { case: C }>['value'];
+
 export type { CelIssue, Expr } from './syntax.js';
 
 export interface Checked {
@@ -350,93 +353,103 @@ class Checker {
       }
       case 'callExpr':
         return this.checkCall(e, k.value, scope);
-      case 'listExpr': {
-        let elem: CelT | undefined;
-        let first: CelT | undefined;
-        let mixed = false;
-        let max = 0;
-        const optional = new Set(k.value.optionalIndices ?? []);
-        for (const [i, el] of k.value.elements.entries()) {
-          let t = this.check(el, scope);
-          if (optional.has(i)) t = this.unwrapOptional(el, t);
-          // The API server's CEL takes only homogeneous aggregate literals (cel-go's validator:
-          // each element against the first, the first mismatch reported), but under a call of
-          // `format`, which it exempts: such a list of mixed types is a list(dyn).
-          if (first && !mixed && !sameKind(first, t)) {
-            mixed = true;
-            if (!this.underFormat) this.issue(el, mismatch(first, t));
-          }
-          // an empty literal's element type takes its neighbour's (cel-go's type variable)
-          first = first && !mixed ? join(first, t) : (first ?? t);
-          elem = mixed ? T.dyn : elem ? join(elem, t) : t;
-          max++;
-        }
-        return T.list(elem ?? FREE, max);
-      }
-      case 'structExpr': {
-        // The protobuf well-known types are the only messages a rule can build.
-        if (k.value.messageName === 'google.protobuf.Timestamp' || k.value.messageName === 'google.protobuf.Duration') {
-          for (const entry of k.value.entries) if (entry.value) this.check(entry.value, scope);
-          return k.value.messageName.endsWith('Timestamp') ? T.timestamp : T.duration;
-        }
-        if (k.value.messageName)
-          return this.issue(e, `undeclared reference to '${k.value.messageName}' (in container '')`);
-        // cel-go's homogeneous-literal validator: every key and value against the first entry's
-        // (each mismatch reported), but under a call of `format`, where the map is of dyn
-        let key: CelT | undefined;
-        let value: CelT | undefined;
-        let firstKey: CelT | undefined;
-        let firstValue: CelT | undefined;
-        for (const entry of k.value.entries) {
-          if (entry.keyKind.case === 'mapKey') {
-            const kt = this.check(entry.keyKind.value as Expr, scope);
-            if (firstKey && !sameKind(firstKey, kt)) {
-              if (!this.underFormat) this.issue(entry.keyKind.value as Expr, mismatch(firstKey, kt));
-              key = T.dyn;
-            } else key = key ? join(key, kt) : kt;
-            firstKey ??= kt;
-          }
-          if (entry.value) {
-            let vt = this.check(entry.value, scope);
-            if (entry.optionalEntry) vt = this.unwrapOptional(entry.value, vt);
-            if (firstValue && !sameKind(firstValue, vt)) {
-              if (!this.underFormat) this.issue(entry.value, mismatch(firstValue, vt));
-              value = T.dyn;
-            } else value = value ? join(value, vt) : vt;
-            firstValue ??= vt;
-          }
-        }
-        return T.map(key ?? FREE, value ?? FREE, k.value.entries.length);
-      }
-      case 'comprehensionExpr': {
-        const c = k.value;
-        const rt = c.iterRange ? this.check(c.iterRange, scope) : T.dyn;
-        let iter: CelT;
-        if (rt.kind === 'list') iter = rt.elem;
-        else if (rt.kind === 'map') iter = rt.key;
-        else if (rt.kind === 'dyn') iter = T.dyn;
-        else
-          iter = this.issue(
-            c.iterRange!,
-            `expression of type '${typeName(rt)}' cannot be range of a comprehension (must be list, map, or dynamic)`,
-          );
-        let accu = c.accuInit ? this.check(c.accuInit, scope) : T.dyn;
-        const inner = new Map(scope);
-        inner.set(c.iterVar, iter);
-        inner.set(c.accuVar, accu);
-        if (c.loopCondition) this.check(c.loopCondition, inner);
-        if (c.loopStep) {
-          const st = this.check(c.loopStep, inner);
-          // `map` and `filter` start from an empty list: the step gives the element type.
-          accu = join(accu, st);
-          inner.set(c.accuVar, accu);
-        }
-        const result = c.result ? this.check(c.result, inner) : accu;
-        return result.kind === 'list' && rt.kind === 'list' ? { ...result, max: rt.max } : result;
-      }
+      case 'listExpr':
+        return this.checkList(k.value, scope);
+      case 'structExpr':
+        return this.checkStruct(e, k.value, scope);
+      case 'comprehensionExpr':
+        return this.checkComprehension(k.value, scope);
       default:
         return T.dyn;
     }
+  }
+
+  /** A list literal (cel-go's checkCreateList). */
+  private checkList(l: ExprCase<'listExpr'>, scope: Map<string, CelT>): CelT {
+    let elem: CelT | undefined;
+    let first: CelT | undefined;
+    let mixed = false;
+    let max = 0;
+    const optional = new Set(l.optionalIndices ?? []);
+    for (const [i, el] of l.elements.entries()) {
+      let t = this.check(el, scope);
+      if (optional.has(i)) t = this.unwrapOptional(el, t);
+      // The API server's CEL takes only homogeneous aggregate literals (cel-go's validator:
+      // each element against the first, the first mismatch reported), but under a call of
+      // `format`, which it exempts: such a list of mixed types is a list(dyn).
+      if (first && !mixed && !sameKind(first, t)) {
+        mixed = true;
+        if (!this.underFormat) this.issue(el, mismatch(first, t));
+      }
+      // an empty literal's element type takes its neighbour's (cel-go's type variable)
+      first = first && !mixed ? join(first, t) : (first ?? t);
+      elem = mixed ? T.dyn : elem ? join(elem, t) : t;
+      max++;
+    }
+    return T.list(elem ?? FREE, max);
+  }
+
+  /** A map literal or a message (cel-go's checkCreateMap and checkCreateStruct). */
+  private checkStruct(e: Expr, m: ExprCase<'structExpr'>, scope: Map<string, CelT>): CelT {
+    // The protobuf well-known types are the only messages a rule can build.
+    if (m.messageName === 'google.protobuf.Timestamp' || m.messageName === 'google.protobuf.Duration') {
+      for (const entry of m.entries) if (entry.value) this.check(entry.value, scope);
+      return m.messageName.endsWith('Timestamp') ? T.timestamp : T.duration;
+    }
+    if (m.messageName) return this.issue(e, `undeclared reference to '${m.messageName}' (in container '')`);
+    // cel-go's homogeneous-literal validator: every key and value against the first entry's
+    // (each mismatch reported), but under a call of `format`, where the map is of dyn
+    let key: CelT | undefined;
+    let value: CelT | undefined;
+    let firstKey: CelT | undefined;
+    let firstValue: CelT | undefined;
+    for (const entry of m.entries) {
+      if (entry.keyKind.case === 'mapKey') {
+        const kt = this.check(entry.keyKind.value as Expr, scope);
+        if (firstKey && !sameKind(firstKey, kt)) {
+          if (!this.underFormat) this.issue(entry.keyKind.value as Expr, mismatch(firstKey, kt));
+          key = T.dyn;
+        } else key = key ? join(key, kt) : kt;
+        firstKey ??= kt;
+      }
+      if (entry.value) {
+        let vt = this.check(entry.value, scope);
+        if (entry.optionalEntry) vt = this.unwrapOptional(entry.value, vt);
+        if (firstValue && !sameKind(firstValue, vt)) {
+          if (!this.underFormat) this.issue(entry.value, mismatch(firstValue, vt));
+          value = T.dyn;
+        } else value = value ? join(value, vt) : vt;
+        firstValue ??= vt;
+      }
+    }
+    return T.map(key ?? FREE, value ?? FREE, m.entries.length);
+  }
+
+  /** A comprehension: the macros' expansion (cel-go's checkComprehension). */
+  private checkComprehension(c: ExprCase<'comprehensionExpr'>, scope: Map<string, CelT>): CelT {
+    const rt = c.iterRange ? this.check(c.iterRange, scope) : T.dyn;
+    let iter: CelT;
+    if (rt.kind === 'list') iter = rt.elem;
+    else if (rt.kind === 'map') iter = rt.key;
+    else if (rt.kind === 'dyn') iter = T.dyn;
+    else
+      iter = this.issue(
+        c.iterRange!,
+        `expression of type '${typeName(rt)}' cannot be range of a comprehension (must be list, map, or dynamic)`,
+      );
+    let accu = c.accuInit ? this.check(c.accuInit, scope) : T.dyn;
+    const inner = new Map(scope);
+    inner.set(c.iterVar, iter);
+    inner.set(c.accuVar, accu);
+    if (c.loopCondition) this.check(c.loopCondition, inner);
+    if (c.loopStep) {
+      const st = this.check(c.loopStep, inner);
+      // `map` and `filter` start from an empty list: the step gives the element type.
+      accu = join(accu, st);
+      inner.set(c.accuVar, accu);
+    }
+    const result = c.result ? this.check(c.result, inner) : accu;
+    return result.kind === 'list' && rt.kind === 'list' ? { ...result, max: rt.max } : result;
   }
 
   /**

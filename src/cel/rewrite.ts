@@ -20,6 +20,9 @@ import { RESERVED } from './types.js';
 
 type Kind = Expr['exprKind'];
 
+/** One entry of a map literal (or a message's field). */
+type MapEntry = Extract<Kind, { case: 'structExpr' }>['value']['entries'][number];
+
 /** Mutable access to a node's parts (the parsed tree is rewritten in place). */
 type Node = { id: bigint; exprKind: Kind };
 
@@ -149,27 +152,8 @@ export function rewrite(root: Node, r: Rewriter, optionalVars: ReadonlySet<strin
           if (entry.keyKind.case === 'mapKey') entry.keyKind.value = visit(entry.keyKind.value as Node);
           if (entry.value) entry.value = visit(entry.value as Node) as Expr;
         }
-        // cel-go keeps the last value of a repeated key; @bufbuild/cel refuses the literal. A
-        // constant key's earlier entries go where their values are constants (nothing to fail).
-        if (!k.value.messageName) {
-          const constKey = (x: (typeof k.value.entries)[number]) => {
-            const key = x.keyKind.value as Node;
-            return x.keyKind.case === 'mapKey' && key.exprKind.case === 'constExpr' && !x.optionalEntry
-              ? `${key.exprKind.value.constantKind.case}:${String(key.exprKind.value.constantKind.value)}`
-              : undefined;
-          };
-          const last = new Map<string, number>();
-          k.value.entries.forEach((x, i) => {
-            const key = constKey(x);
-            if (key !== undefined) last.set(key, i);
-          });
-          k.value.entries = k.value.entries.filter((x, i) => {
-            const key = constKey(x);
-            return (
-              key === undefined || last.get(key) === i || (x.value as Node | undefined)?.exprKind.case !== 'constExpr'
-            );
-          });
-        }
+        // cel-go keeps the last value of a repeated key; @bufbuild/cel refuses the literal.
+        if (!k.value.messageName) k.value.entries = lastOfRepeatedKeys(k.value.entries);
         if (k.value.messageName || !k.value.entries.some((x) => x.optionalEntry)) return e;
         const keys = k.value.entries.map((x) => x.keyKind.value as Node);
         const values = k.value.entries.map((x) => x.value as Node);
@@ -192,67 +176,8 @@ export function rewrite(root: Node, r: Rewriter, optionalVars: ReadonlySet<strin
         const c = k.value;
         const target = c.target as Node | undefined;
         const args = c.args as Node[];
-        // macros: the loop variables are identifiers, the operand is the target
-        if (
-          target &&
-          TWO_VAR.has(c.function) &&
-          (args.length === 3 || (args.length === 4 && c.function.startsWith('transform'))) &&
-          identName(args[0]) &&
-          identName(args[1])
-        ) {
-          return twoVar(
-            r,
-            c.function,
-            visit(target),
-            identName(args[0])!,
-            identName(args[1])!,
-            args.slice(2).map(visit),
-            temp(),
-          );
-        }
-        if (target && c.function === 'existsOne' && args.length === 2 && identName(args[0])) {
-          const accu = '@kf.accu';
-          const one = (n: bigint) => lit(r, 'int64Value', n);
-          const step = call(r, '_?_:_', [visit(args[1]), call(r, '_+_', [ident(r, accu), one(1n)]), ident(r, accu)]);
-          return fold(r, {
-            iterVar: identName(args[0])!,
-            range: visit(target),
-            accuVar: accu,
-            init: one(0n),
-            cond: lit(r, 'boolValue', true),
-            step,
-            result: call(r, '_==_', [ident(r, accu), one(1n)]),
-          });
-        }
-        if (target && c.function === 'sortBy' && args.length === 2 && identName(args[0])) {
-          const t = temp();
-          const keys = fold(r, {
-            iterVar: identName(args[0])!,
-            range: ident(r, t),
-            accuVar: '@kf.keys',
-            init: list(r, []),
-            cond: lit(r, 'boolValue', true),
-            step: call(r, '_+_', [ident(r, '@kf.keys'), list(r, [visit(args[1])])]),
-            result: ident(r, '@kf.keys'),
-          });
-          return bind(r, t, visit(target), call(r, '@kf.sortByKeys', [ident(r, t), keys]));
-        }
-        if (
-          target &&
-          (c.function === 'optMap' || c.function === 'optFlatMap') &&
-          args.length === 2 &&
-          identName(args[0])
-        ) {
-          const t = temp();
-          const body = bind(r, identName(args[0])!, call(r, 'value', [], ident(r, t)), visit(args[1]));
-          const some = c.function === 'optMap' ? call(r, 'optional.of', [body]) : body;
-          return bind(
-            r,
-            t,
-            visit(target),
-            call(r, '_?_:_', [call(r, 'hasValue', [], ident(r, t)), some, call(r, 'optional.none', [])]),
-          );
-        }
+        const macro = expandMacro(r, c.function, target, args, visit, temp);
+        if (macro) return macro;
         const newArgs = args.map(visit);
         const newTarget = target ? visit(target) : undefined;
         if (c.function === '_?._' && !newTarget) return call(r, '@kf.optSelect', newArgs);
@@ -267,6 +192,93 @@ export function rewrite(root: Node, r: Rewriter, optionalVars: ReadonlySet<strin
     }
   };
   return visit(root);
+}
+
+/**
+ * The macros @bufbuild/cel does not expand, as cel-go's expand them: the two-variable
+ * comprehensions, `existsOne`, the ext lists' `sortBy` and `optMap` / `optFlatMap`; undefined
+ * for any other call. `visit` rewrites the operands; `temp` names a fresh variable.
+ */
+function expandMacro(
+  r: Rewriter,
+  fn: string,
+  target: Node | undefined,
+  args: Node[],
+  visit: (e: Node) => Node,
+  temp: () => string,
+): Node | undefined {
+  // macros: the loop variables are identifiers, the operand is the target
+  if (
+    target &&
+    TWO_VAR.has(fn) &&
+    (args.length === 3 || (args.length === 4 && fn.startsWith('transform'))) &&
+    identName(args[0]) &&
+    identName(args[1])
+  ) {
+    return twoVar(r, fn, visit(target), identName(args[0])!, identName(args[1])!, args.slice(2).map(visit), temp());
+  }
+  if (target && fn === 'existsOne' && args.length === 2 && identName(args[0])) {
+    const accu = '@kf.accu';
+    const one = (n: bigint) => lit(r, 'int64Value', n);
+    const step = call(r, '_?_:_', [visit(args[1]), call(r, '_+_', [ident(r, accu), one(1n)]), ident(r, accu)]);
+    return fold(r, {
+      iterVar: identName(args[0])!,
+      range: visit(target),
+      accuVar: accu,
+      init: one(0n),
+      cond: lit(r, 'boolValue', true),
+      step,
+      result: call(r, '_==_', [ident(r, accu), one(1n)]),
+    });
+  }
+  if (target && fn === 'sortBy' && args.length === 2 && identName(args[0])) {
+    const t = temp();
+    const keys = fold(r, {
+      iterVar: identName(args[0])!,
+      range: ident(r, t),
+      accuVar: '@kf.keys',
+      init: list(r, []),
+      cond: lit(r, 'boolValue', true),
+      step: call(r, '_+_', [ident(r, '@kf.keys'), list(r, [visit(args[1])])]),
+      result: ident(r, '@kf.keys'),
+    });
+    return bind(r, t, visit(target), call(r, '@kf.sortByKeys', [ident(r, t), keys]));
+  }
+  if (target && (fn === 'optMap' || fn === 'optFlatMap') && args.length === 2 && identName(args[0])) {
+    const t = temp();
+    const body = bind(r, identName(args[0])!, call(r, 'value', [], ident(r, t)), visit(args[1]));
+    const some = fn === 'optMap' ? call(r, 'optional.of', [body]) : body;
+    return bind(
+      r,
+      t,
+      visit(target),
+      call(r, '_?_:_', [call(r, 'hasValue', [], ident(r, t)), some, call(r, 'optional.none', [])]),
+    );
+  }
+  return undefined;
+}
+
+/**
+ * A map literal's entries without the earlier entries of a repeated constant key whose values are
+ * constants (nothing to fail): cel-go keeps the last value of a repeated key, @bufbuild/cel
+ * refuses the literal.
+ */
+function lastOfRepeatedKeys<E extends MapEntry>(entries: E[]): E[] {
+  const constKey = (x: E) => {
+    const key = x.keyKind.value as Node;
+    return x.keyKind.case === 'mapKey' && key.exprKind.case === 'constExpr' && !x.optionalEntry
+      ? `${key.exprKind.value.constantKind.case}:${String(key.exprKind.value.constantKind.value)}`
+      : undefined;
+  };
+  const last = new Map<string, number>();
+  entries.forEach((x, i) => {
+    const key = constKey(x);
+    if (key !== undefined) last.set(key, i);
+  });
+  return entries.filter((x, i) => {
+    const key = constKey(x);
+    return key === undefined || last.get(key) === i || (x.value as Node | undefined)?.exprKind.case !== 'constExpr';
+  });
 }
 
 /**

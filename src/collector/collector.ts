@@ -379,7 +379,21 @@ export class MarkerCollector {
       }
       return { ok: true, value: values };
     }
-    // object
+    return this.validateOptionsCall(def, shape, args, call, placeName);
+  }
+
+  /** validateCall of a marker that takes one options object: each field checked, at its own location where it has one. */
+  private validateOptionsCall(
+    def: MarkerDefinition,
+    shape: Extract<MarkerDefinition['args'], { shape: 'object' }>,
+    args: ts.NodeArray<ts.Expression>,
+    call: ts.CallExpression,
+    placeName: string,
+  ): { ok: true; value: unknown } | { ok: false } {
+    const bad = (code: string, msg: string, node: ts.Node, hint: string) => {
+      this.report(code, `@${def.name} on ${placeName}: ${msg}`, node, hint);
+      return { ok: false as const };
+    };
     if (args.length === 0) {
       if (shape.optional) return { ok: true, value: {} };
       const required = shape.fields.filter((x) => x.required).map((x) => x.name);

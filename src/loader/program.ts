@@ -164,73 +164,11 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
   const tsconfigPath = options.tsconfigPath
     ? resolve(projectDir, options.tsconfigPath)
     : join(projectDir, 'tsconfig.json');
-  let compilerOptions: ts.CompilerOptions = {
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-  };
-  let fileNames: string[];
-  if (fsys.fileExists(tsconfigPath)) {
-    const read = ts.readConfigFile(tsconfigPath, fsys.readFile);
-    if (read.error) {
-      reporter.report(
-        error(
-          'KF4010',
-          `cannot read ${tsconfigPath}: ${ts.flattenDiagnosticMessageText(read.error.messageText, ' ')}`,
-          { file: tsconfigPath, hint: 'fix the JSON of tsconfig.json' },
-        ),
-      );
-      fileNames = fsys.sourcesUnder(join(projectDir, 'src'));
-    } else {
-      const parsed = ts.parseJsonConfigFileContent(read.config, fsys, dirname(tsconfigPath), undefined, tsconfigPath);
-      compilerOptions = parsed.options;
-      fileNames = parsed.fileNames.filter((f) => !/\.d\.(c|m)?ts$/.test(f)).map((f) => resolve(f));
-    }
-  } else if (options.tsconfigPath) {
-    reporter.report(
-      error('KF4011', `tsconfig not found: ${tsconfigPath}`, { hint: 'pass the path of an existing tsconfig.json' }),
-    );
-    fileNames = [];
-  } else {
-    fileNames = fsys.sourcesUnder(join(projectDir, 'src'));
-  }
-  if (options.paths && options.paths.length > 0) {
-    const scopes = options.paths.map((p) => resolve(projectDir, p));
-    for (const scope of scopes) {
-      const inside = relative(projectDir, scope);
-      const shown = inside === '' ? '.' : inside.startsWith('..') || isAbsolute(inside) ? scope : inside;
-      if (!fsys.fileExists(scope) && !fsys.directoryExists(scope)) {
-        reporter.report(
-          error('KF4014', `--paths: ${shown} does not exist`, {
-            hint: 'name files or folders of the project (relative to the current folder), e.g. --paths src/api/v1',
-          }),
-        );
-      } else if (!fileNames.some((f) => within(f, scope))) {
-        reporter.report(
-          error('KF4014', `--paths: ${shown} holds no TypeScript source of the project`, {
-            hint: `name a folder or .ts file that ${fsys.fileExists(tsconfigPath) ? `${relative(projectDir, tsconfigPath)} includes` : 'src/ holds'}, e.g. --paths src/api/v1`,
-          }),
-        );
-      }
-    }
-    fileNames = fileNames.filter((f) => scopes.some((s) => within(f, s)));
-  }
-
-  const opts: ts.CompilerOptions = {
-    ...compilerOptions,
-    noLib: true,
-    types: [],
-    noEmit: true,
-    skipLibCheck: true,
-    skipDefaultLibCheck: true,
-    declaration: false,
-    composite: false,
-    incremental: false,
-    tsBuildInfoFile: undefined,
-    plugins: undefined,
-    allowJs: false,
-    checkJs: false,
-  };
+  const project = readProject(options, projectDir, tsconfigPath, fsys, reporter);
+  const fileNames = options.paths?.length
+    ? withinPaths(options.paths, project.fileNames, projectDir, tsconfigPath, fsys, reporter)
+    : project.fileNames;
+  const opts = loaderCompilerOptions(project.compilerOptions);
   const target = opts.target ?? ts.ScriptTarget.ES2022;
   const texts = new Map<string, string>();
   const cache = new Map<string, ts.SourceFile>();
@@ -250,29 +188,16 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
   host.getSourceFile = (file) => {
     const hit = cache.get(file);
     if (hit) return hit;
-    if (file.includes(inNodeModules) && !options.overlay?.files.has(file) && options.texts?.get(file) === undefined) {
-      let stamp: string | undefined;
-      try {
-        const st = statSync(file);
-        stamp = `${st.size}:${st.mtimeMs}:${target}`;
-      } catch {
-        stamp = undefined;
-      }
-      if (stamp !== undefined) {
-        const shared = dependencyFiles.get(file);
-        if (shared?.stamp === stamp) {
-          dependencyParses.reused++;
-          cache.set(file, shared.sf);
-          return shared.sf;
-        }
-        const text = readText(file);
-        if (text === undefined) return undefined;
-        const sf = parse(file, text);
-        dependencyParses.parsed++;
-        dependencyFiles.set(file, { stamp, sf });
-        cache.set(file, sf);
-        return sf;
-      }
+    const shared =
+      file.includes(inNodeModules) && !options.overlay?.files.has(file) && options.texts?.get(file) === undefined
+        ? dependencyFile(file, target, () => {
+            const text = readText(file);
+            return text === undefined ? undefined : parse(file, text);
+          })
+        : undefined;
+    if (shared !== undefined) {
+      if (shared) cache.set(file, shared);
+      return shared || undefined;
     }
     const text = readText(file);
     if (text === undefined) return undefined;
@@ -303,63 +228,12 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
   // case; otherwise a file qualifies when a module it imports re-exports markers, directly or
   // through other local modules. Only specifiers that can lead to a project file are resolved,
   // with the program's resolution cache, and only for files that import from such specifiers.
-  const pathMapped = opts.paths !== undefined || opts.baseUrl !== undefined;
-  const localTargets = (file: string, text: string): string[] => {
-    if (!pathMapped && !LOCAL_SPECIFIER.test(text)) return [];
-    const mode = ts.getImpliedNodeFormatForFile(file, resolutionCache.getPackageJsonInfoCache(), host, opts);
-    const out: string[] = [];
-    for (const ref of ts.preProcessFile(text, true, false).importedFiles) {
-      const name = ref.fileName;
-      if (isExternalModule(name) || name.startsWith('node:')) continue;
-      if (!pathMapped && !name.startsWith('.') && !name.startsWith('#')) continue;
-      const resolved = resolveFile(name, file, mode);
-      if (resolved && !/\.d\.(c|m)?ts$/.test(resolved) && !resolved.includes(`${sep}node_modules${sep}`))
-        out.push(resolve(resolved));
-    }
-    return out;
-  };
-  const sources = new Set(fileNames);
-  const outsideReads = new Set<string>();
-  const reexportsMarkers = new Map<string, boolean>();
-  /** Whether a file re-exports markers (directly or through local modules); `cyclic` when a cycle cut the search short. */
-  const reexports = (file: string, onPath: Set<string>): { value: boolean; cyclic: boolean } => {
-    const known = reexportsMarkers.get(file);
-    if (known !== undefined) return { value: known, cyclic: false };
-    if (onPath.has(file)) return { value: false, cyclic: true };
-    const text = readText(file);
-    if (!sources.has(file)) outsideReads.add(file);
-    let value = false;
-    let cyclic = false;
-    if (text !== undefined && REEXPORTS.test(text)) {
-      if (IMPORTS_MARKERS.test(text)) value = true;
-      else {
-        onPath.add(file);
-        for (const next of localTargets(file, text)) {
-          const r = reexports(next, onPath);
-          cyclic ||= r.cyclic;
-          if (r.value) {
-            value = true;
-            break;
-          }
-        }
-        onPath.delete(file);
-      }
-    }
-    if (value || !cyclic) reexportsMarkers.set(file, value);
-    return { value, cyclic };
-  };
-
-  const rootFiles: string[] = [];
-  for (const file of [...new Set(fileNames)].sort()) {
-    const text = readText(file);
-    if (text === undefined) continue;
-    if (
-      IMPORTS_MARKERS.test(text) ||
-      localTargets(file, text).some((t) => t !== file && reexports(t, new Set([file])).value)
-    )
-      rootFiles.push(file);
-  }
-
+  const localTargets = localTargetsOf(
+    opts,
+    (file) => ts.getImpliedNodeFormatForFile(file, resolutionCache.getPackageJsonInfoCache(), host, opts),
+    resolveFile,
+  );
+  const { rootFiles, outsideReads } = markerRoots(fileNames, readText, localTargets);
   const chosen = options.selectRoots
     ? options.selectRoots(rootFiles, {
         text: readText,
@@ -397,6 +271,204 @@ export function loadProgram(options: ProgramOptions, reporter: Reporter): Loaded
     readFiles: () => [...outsideReads],
     fileExists: (file) => fsys.fileExists(resolve(file)),
   };
+}
+
+/** The compiler options and source files of the project: its tsconfig's, or src/ without one (KF4010, KF4011). */
+function readProject(
+  options: ProgramOptions,
+  projectDir: string,
+  tsconfigPath: string,
+  fsys: LoaderSystem,
+  reporter: Reporter,
+): { compilerOptions: ts.CompilerOptions; fileNames: string[] } {
+  const defaults: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  };
+  if (fsys.fileExists(tsconfigPath)) {
+    const read = ts.readConfigFile(tsconfigPath, fsys.readFile);
+    if (read.error) {
+      reporter.report(
+        error(
+          'KF4010',
+          `cannot read ${tsconfigPath}: ${ts.flattenDiagnosticMessageText(read.error.messageText, ' ')}`,
+          { file: tsconfigPath, hint: 'fix the JSON of tsconfig.json' },
+        ),
+      );
+      return { compilerOptions: defaults, fileNames: fsys.sourcesUnder(join(projectDir, 'src')) };
+    }
+    const parsed = ts.parseJsonConfigFileContent(read.config, fsys, dirname(tsconfigPath), undefined, tsconfigPath);
+    return {
+      compilerOptions: parsed.options,
+      fileNames: parsed.fileNames.filter((f) => !/\.d\.(c|m)?ts$/.test(f)).map((f) => resolve(f)),
+    };
+  }
+  if (options.tsconfigPath) {
+    reporter.report(
+      error('KF4011', `tsconfig not found: ${tsconfigPath}`, { hint: 'pass the path of an existing tsconfig.json' }),
+    );
+    return { compilerOptions: defaults, fileNames: [] };
+  }
+  return { compilerOptions: defaults, fileNames: fsys.sourcesUnder(join(projectDir, 'src')) };
+}
+
+/** The files under `--paths`; a path that does not exist or holds no source of the project is KF4014. */
+function withinPaths(
+  paths: readonly string[],
+  fileNames: string[],
+  projectDir: string,
+  tsconfigPath: string,
+  fsys: LoaderSystem,
+  reporter: Reporter,
+): string[] {
+  const scopes = paths.map((p) => resolve(projectDir, p));
+  for (const scope of scopes) {
+    const inside = relative(projectDir, scope);
+    const shown = inside === '' ? '.' : inside.startsWith('..') || isAbsolute(inside) ? scope : inside;
+    if (!fsys.fileExists(scope) && !fsys.directoryExists(scope)) {
+      reporter.report(
+        error('KF4014', `--paths: ${shown} does not exist`, {
+          hint: 'name files or folders of the project (relative to the current folder), e.g. --paths src/api/v1',
+        }),
+      );
+    } else if (!fileNames.some((f) => within(f, scope))) {
+      reporter.report(
+        error('KF4014', `--paths: ${shown} holds no TypeScript source of the project`, {
+          hint: `name a folder or .ts file that ${fsys.fileExists(tsconfigPath) ? `${relative(projectDir, tsconfigPath)} includes` : 'src/ holds'}, e.g. --paths src/api/v1`,
+        }),
+      );
+    }
+  }
+  return fileNames.filter((f) => scopes.some((s) => within(f, s)));
+}
+
+/** The project's compiler options as the loader runs them: no lib but its own, no emit, no JS. */
+function loaderCompilerOptions(compilerOptions: ts.CompilerOptions): ts.CompilerOptions {
+  return {
+    ...compilerOptions,
+    noLib: true,
+    types: [],
+    noEmit: true,
+    skipLibCheck: true,
+    skipDefaultLibCheck: true,
+    declaration: false,
+    composite: false,
+    incremental: false,
+    tsBuildInfoFile: undefined,
+    plugins: undefined,
+    allowJs: false,
+    checkJs: false,
+  };
+}
+
+/**
+ * A dependency's file from the process-wide cache (see dependencyFiles), parsed with `parse` when
+ * it is new or changed: the SourceFile, `null` when it cannot be read, `undefined` when it cannot
+ * be stamped (then the caller reads it as a project file).
+ */
+function dependencyFile(
+  file: string,
+  target: ts.ScriptTarget,
+  parse: () => ts.SourceFile | undefined,
+): ts.SourceFile | null | undefined {
+  let stamp: string;
+  try {
+    const st = statSync(file);
+    stamp = `${st.size}:${st.mtimeMs}:${target}`;
+  } catch {
+    return undefined;
+  }
+  const shared = dependencyFiles.get(file);
+  if (shared?.stamp === stamp) {
+    dependencyParses.reused++;
+    return shared.sf;
+  }
+  const sf = parse();
+  if (!sf) return null;
+  dependencyParses.parsed++;
+  dependencyFiles.set(file, { stamp, sf });
+  return sf;
+}
+
+/**
+ * The project files a file imports (`file`, its `text`): only specifiers that can lead to a
+ * project file are resolved (relative, `#imports`, or any with path mapping), declarations and
+ * node_modules left out.
+ */
+function localTargetsOf(
+  opts: ts.CompilerOptions,
+  modeOf: (file: string) => ts.ResolutionMode,
+  resolveFile: (name: string, containingFile: string, mode: ts.ResolutionMode) => string | undefined,
+): (file: string, text: string) => string[] {
+  const pathMapped = opts.paths !== undefined || opts.baseUrl !== undefined;
+  return (file, text) => {
+    if (!pathMapped && !LOCAL_SPECIFIER.test(text)) return [];
+    const mode = modeOf(file);
+    const out: string[] = [];
+    for (const ref of ts.preProcessFile(text, true, false).importedFiles) {
+      const name = ref.fileName;
+      if (isExternalModule(name) || name.startsWith('node:')) continue;
+      if (!pathMapped && !name.startsWith('.') && !name.startsWith('#')) continue;
+      const resolved = resolveFile(name, file, mode);
+      if (resolved && !/\.d\.(c|m)?ts$/.test(resolved) && !resolved.includes(`${sep}node_modules${sep}`))
+        out.push(resolve(resolved));
+    }
+    return out;
+  };
+}
+
+/**
+ * The files that can use markers: those importing 'kubeforge/markers' (a cheap text test), or a
+ * local module that re-exports markers, directly or through other local modules; and the files
+ * outside `fileNames` read to find out.
+ */
+function markerRoots(
+  fileNames: string[],
+  readText: (file: string) => string | undefined,
+  localTargets: (file: string, text: string) => string[],
+): { rootFiles: string[]; outsideReads: Set<string> } {
+  const sources = new Set(fileNames);
+  const outsideReads = new Set<string>();
+  const reexportsMarkers = new Map<string, boolean>();
+  /** Whether a file re-exports markers (directly or through local modules); `cyclic` when a cycle cut the search short. */
+  const reexports = (file: string, onPath: Set<string>): { value: boolean; cyclic: boolean } => {
+    const known = reexportsMarkers.get(file);
+    if (known !== undefined) return { value: known, cyclic: false };
+    if (onPath.has(file)) return { value: false, cyclic: true };
+    const text = readText(file);
+    if (!sources.has(file)) outsideReads.add(file);
+    let value = false;
+    let cyclic = false;
+    if (text !== undefined && REEXPORTS.test(text)) {
+      if (IMPORTS_MARKERS.test(text)) value = true;
+      else {
+        onPath.add(file);
+        for (const next of localTargets(file, text)) {
+          const r = reexports(next, onPath);
+          cyclic ||= r.cyclic;
+          if (r.value) {
+            value = true;
+            break;
+          }
+        }
+        onPath.delete(file);
+      }
+    }
+    if (value || !cyclic) reexportsMarkers.set(file, value);
+    return { value, cyclic };
+  };
+  const rootFiles: string[] = [];
+  for (const file of [...new Set(fileNames)].sort()) {
+    const text = readText(file);
+    if (text === undefined) continue;
+    if (
+      IMPORTS_MARKERS.test(text) ||
+      localTargets(file, text).some((t) => t !== file && reexports(t, new Set([file])).value)
+    )
+      rootFiles.push(file);
+  }
+  return { rootFiles, outsideReads };
 }
 
 /** What the loader reads the project through: the disk, or the disk under an overlay. */

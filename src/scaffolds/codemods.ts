@@ -3,8 +3,9 @@
  * whose API moved or renamed names (issue #44: upgrades that carry the user's code): imports of
  * names that left the `kubeforge/runtime` root are moved to the subpath that exports them now,
  * type names that were renamed are imported under their new name (aliased to the old one, so no
- * other line changes), and options under old names are renamed in the object literals given to
- * `newManager(...)` and `.withOptions(...)`. Each change is listed in the update's report. Text edits
+ * other line changes), options under old names are renamed in the object literals given to
+ * `newManager(...)` and `.withOptions(...)`, and a Result's removed `requeueAfterMs` becomes
+ * `requeueAfterSeconds`. Each change is listed in the update's report. Text edits
  * located by the TypeScript parser: formatting and comments elsewhere stay as they are.
  */
 import { ts } from '../util/typescript.cjs';
@@ -56,7 +57,6 @@ export const RUNTIME_MOVES: Readonly<Record<string, string>> = {
   DiscoveryClient: 'kubeforge/runtime/client',
   EnqueueForOwnerOptions: 'kubeforge/runtime/controller',
   EventHandler: 'kubeforge/runtime/controller',
-  EventOptions: 'kubeforge/runtime/manager',
   EventSink: 'kubeforge/runtime/controller',
   EventType: 'kubeforge/runtime/manager',
   FakeClock: 'kubeforge/runtime/controller',
@@ -84,7 +84,6 @@ export const RUNTIME_MOVES: Readonly<Record<string, string>> = {
   LeaderElectionLostError: 'kubeforge/runtime/manager',
   Leadership: 'kubeforge/runtime/manager',
   LeadershipLostError: 'kubeforge/runtime/client',
-  LegacyEventRecorder: 'kubeforge/runtime/manager',
   ListOptions: 'kubeforge/runtime/client',
   LoggerOptionsError: 'kubeforge/runtime/manager',
   ManagerCacheOptions: 'kubeforge/runtime/manager',
@@ -220,6 +219,25 @@ interface Edit {
   text: string;
 }
 
+/**
+ * `requeueAfterMs: x` (a reconcile Result's removed field, in any object literal) as
+ * `requeueAfterSeconds: x / 1000`: a number literal is divided here, another expression in the
+ * code. The name is kubeforge's own, so an object literal that carries it is a Result.
+ */
+function requeueDelayEdit(p: ts.ObjectLiteralElementLike, sf: ts.SourceFile): Edit | undefined {
+  if (!ts.isPropertyAssignment(p) && !ts.isShorthandPropertyAssignment(p)) return undefined;
+  const name = ts.isIdentifier(p.name) || ts.isStringLiteral(p.name) ? p.name.text : undefined;
+  if (name !== 'requeueAfterMs') return undefined;
+  const value = ts.isShorthandPropertyAssignment(p) ? p.name : p.initializer;
+  const seconds =
+    ts.isNumericLiteral(value) && Number.isFinite(Number(value.text))
+      ? String(Number(value.text) / 1000)
+      : ts.isIdentifier(value) || ts.isPropertyAccessExpression(value) || ts.isCallExpression(value)
+        ? `${value.getText(sf)} / 1000`
+        : `(${value.getText(sf)}) / 1000`;
+  return { start: p.getStart(sf), end: p.getEnd(), text: `requeueAfterSeconds: ${seconds}` };
+}
+
 /** What {@link migrateSource} did to one file. */
 export interface Migration {
   text: string;
@@ -311,6 +329,11 @@ export function migrateSource(text: string, fileName: string, available: (module
   }
   // Options renamed, in the object literal given to newManager(config, {...}) or .withOptions({...}).
   const visit = (node: ts.Node): void => {
+    const delay = ts.isObjectLiteralElementLike(node) ? requeueDelayEdit(node, sf) : undefined;
+    if (delay) {
+      edits.push(delay);
+      changes.push('Result: requeueAfterMs is now requeueAfterSeconds (the delay divided by 1000)');
+    }
     if (ts.isCallExpression(node)) {
       const callee = node.expression;
       const which =

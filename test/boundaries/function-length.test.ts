@@ -1,5 +1,7 @@
-// No function of the scaffolds, the manifests pipeline or the scaffold engine is longer than 120
-// lines (as formatted): a longer one is a procedure that wants its named steps (issue #24).
+// No function of src/ is longer than 120 lines (as formatted): a longer one is a procedure that
+// wants its named steps (issue #24; all of src/ since #41). The one exception is a line-for-line
+// port of Go code, kept in the Go function's shape so that it can be read against its source:
+// each is listed in ALLOWED with the Go it follows.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -7,13 +9,35 @@ import { describe, it } from 'node:test';
 import { ts } from '../../src/util/typescript.cjs';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
-const FOLDERS = ['src/scaffolds', 'src/manifests', 'src/machinery'];
 const LIMIT = 120;
+
+/**
+ * `file:function` -> why it may be longer: a port of Go code that follows its source's switch
+ * case for case. A function that is no longer long fails the test too (so the list only shrinks).
+ */
+const ALLOWED: Record<string, string> = {
+  'src/cel/cost.ts:k8sEstimate':
+    "k8s.io/apiserver pkg/cel/library cost.go, CostEstimator.EstimateCallCost: one case per library function, in the Go switch's order",
+  'src/cel/cost.ts:build':
+    "cel-go's parser/macro.go expansions and checker/cost.go's node kinds: the estimator's tree built case for case as cel-go's AST is",
+  'src/cel/cost.ts:<anonymous>':
+    "build's expandMacro (above): cel-go's parser/macro.go expansion of each macro, one branch per macro",
+};
+
+/**
+ * Not ports, and still to split: the fake API server's, which is being restructured on its own
+ * branch (#41); each entry goes when its function is split (the stale check below says when).
+ */
+const PENDING: Record<string, string> = {
+  'src/testing/fake/server.ts:dispatch': 'fake API server restructuring (#41)',
+  'src/testing/fake/store.ts:update': 'fake API server restructuring (#41)',
+  'src/testing/fake/wire.ts:parseWire': 'fake API server restructuring (#41)',
+};
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
     const p = join(dir, n);
-    return statSync(p).isDirectory() ? sourceFiles(p) : p.endsWith('.ts') ? [p] : [];
+    return statSync(p).isDirectory() ? sourceFiles(p) : /\.(c|m)?ts$/.test(n) && !n.endsWith('.d.ts') ? [p] : [];
   });
 }
 
@@ -41,10 +65,18 @@ describe('function length', () => {
     assert.equal(longFunctions('x.ts', `const short = () => {\n  return 1;\n};\n`, LIMIT).length, 0);
   });
 
-  it(`no function in ${FOLDERS.join(', ')} is over ${LIMIT} lines`, () => {
-    const long = FOLDERS.flatMap((f) => sourceFiles(join(root, f))).flatMap((file) =>
+  it(`no function in src/ is over ${LIMIT} lines but the Go ports allowed by name`, () => {
+    const long = sourceFiles(join(root, 'src')).flatMap((file) =>
       longFunctions(relative(root, file), readFileSync(file, 'utf8'), LIMIT),
     );
-    assert.deepEqual(long, [], 'split these by meaning: one function per step, rule family or output');
+    const keyOf = (l: string) => l.replace(/:\d+ (\S+): \d+ lines$/, ':$1');
+    const excused = { ...ALLOWED, ...PENDING };
+    assert.deepEqual(
+      long.filter((l) => !(keyOf(l) in excused)),
+      [],
+      'split these by meaning: one function per step, rule family or output',
+    );
+    const stale = Object.keys(excused).filter((k) => !long.some((l) => keyOf(l) === k));
+    assert.deepEqual(stale, [], 'these are no longer over the limit: take them off ALLOWED / PENDING');
   });
 });

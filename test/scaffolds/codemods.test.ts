@@ -86,6 +86,33 @@ describe('alpha update code migrations', () => {
     assert.ok(typeErrors(OLD).length > 0, 'the old text does not compile today (the check can fail)');
   });
 
+  it("a Result's requeueAfterMs becomes requeueAfterSeconds, the delay divided by 1000, and compiles", () => {
+    const old = `import type { Result } from 'kubeforge/runtime';
+
+interface Clock {
+  getTime(): number;
+}
+
+export function later(next: Clock, now: Clock, quick: boolean, requeueAfterMs: number): Result[] {
+  return [
+    { requeueAfterMs: 500 },
+    { requeue: false, requeueAfterMs: next.getTime() - now.getTime() },
+    { requeueAfterMs: quick ? 100 : 60_000 },
+    { requeueAfterMs },
+  ];
+}
+`;
+    const m = migrateSource(old, 'src/controller/later.ts', () => true);
+    assert.deepEqual(m.changes, ['Result: requeueAfterMs is now requeueAfterSeconds (the delay divided by 1000)']);
+    assert.match(m.text, /\{ requeueAfterSeconds: 0\.5 \}/);
+    assert.match(m.text, /\{ requeue: false, requeueAfterSeconds: \(next\.getTime\(\) - now\.getTime\(\)\) \/ 1000 \}/);
+    assert.match(m.text, /\{ requeueAfterSeconds: \(quick \? 100 : 60_000\) \/ 1000 \}/);
+    assert.match(m.text, /\{ requeueAfterSeconds: requeueAfterMs \/ 1000 \}/);
+    assert.deepEqual(migrateSource(m.text, 'src/controller/later.ts', () => true).changes, []);
+    assert.deepEqual(typeErrors(m.text), []);
+    assert.ok(typeErrors(old).length > 0, 'the old text does not compile today (the check can fail)');
+  });
+
   it('a move to a module the target kubeforge lacks is not made', () => {
     const m = migrateSource("import { newClient } from 'kubeforge/runtime';\n", 'a.ts', () => false);
     assert.deepEqual(m.changes, []);

@@ -8,7 +8,7 @@
  * BuilderError listing every problem; nothing is registered with the manager in that case.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { TypeRef } from '../contracts.js';
+import type { Cache, TypeRef } from '../contracts.js';
 import type { Manager } from '../manager/types.js';
 import { metadataOnlyIn, resolveStatic, type TypeTable } from '../client/types.js';
 import { registerInto } from '../client/prom.js';
@@ -17,7 +17,7 @@ import type { ControllerOptions } from './controller.js';
 import { clusterEngagementOf, type AddWatch } from './engage.js';
 import { unknownOptions } from '../options.js';
 import { enqueueRequestForObject, ownerHandler } from './handler.js';
-import type { EventHandler } from './handler.js';
+import type { EventHandler, OwnerScopeMapper } from './handler.js';
 import type { Predicate } from './predicate.js';
 import type { Reconciler, Request } from './reconcile.js';
 import { isNotFound } from '../client/errors.js';
@@ -346,7 +346,11 @@ export class Builder {
         const source = isSource(w.target) ? w.target : kindSource(c, w.target);
         const handler =
           w.handler === 'owner'
-            ? ownerHandler(this.forType!, { onlyControllerOwner: w.onlyControllerOwner }, this.table())
+            ? ownerHandler(
+                this.forType!,
+                { onlyControllerOwner: w.onlyControllerOwner, mapper: scopeMapper(c) },
+                this.table(),
+              )
             : w.handler;
         add(source, handler, ...this.globalPredicates, ...w.predicates);
       }
@@ -362,6 +366,19 @@ export class Builder {
     mgr.add(controller);
     return controller;
   }
+}
+
+/**
+ * Where `owns()` learns the scope of a for-type that does not say it: the cache of the cluster
+ * the watch is on (its RESTMapper: the manager's, or an engaged cluster's own), else the type's
+ * informer.
+ */
+function scopeMapper(c: Cache): OwnerScopeMapper {
+  const resolver = c as Cache & { resolve?: (t: TypeRef) => Promise<{ namespaced: boolean }> };
+  return {
+    resolve: (t) =>
+      typeof resolver.resolve === 'function' ? resolver.resolve(t) : c.getInformer(t).then((i) => i.resource),
+  };
 }
 
 /** Starts a builder for a controller managed by `mgr` (controller-runtime's builder.ControllerManagedBy). */

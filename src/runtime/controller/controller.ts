@@ -20,7 +20,7 @@ import type { Predicate } from './predicate.js';
 import { allows } from './predicate.js';
 import type { RateLimiter } from './ratelimiter.js';
 import { defaultControllerRateLimiter } from './ratelimiter.js';
-import { callReconciler, isTerminalError, requestKey, requeueDelayMs } from './reconcile.js';
+import { callReconciler, checkResult, isTerminalError, requestKey, requeueDelayMs } from './reconcile.js';
 import type { ReconcileContext, Reconciler, Request, Result } from './reconcile.js';
 import type { EventSink, Source } from './source.js';
 import { LOW_PRIORITY, WorkQueue } from './workqueue.js';
@@ -376,12 +376,6 @@ export class Controller implements Runnable {
   private async startWatch(w: Watch): Promise<void> {
     if (w.started) return;
     w.started = true;
-    if (w.handler.prepare)
-      await w.handler.prepare(
-        (t) =>
-          (this.deps.cache as Cache & { resolve?: (t: unknown) => Promise<{ namespaced: boolean }> }).resolve?.(t) ??
-          this.deps.cache.getInformer(t).then((i) => i.resource),
-      );
     const signal = AbortSignal.any([this.sourcesSignal!, w.removed.signal]);
     setMaxListeners(0, signal);
     w.handler.bind?.({
@@ -689,7 +683,7 @@ export class Controller implements Runnable {
    * Counts consecutive requeues under a second per request; at SUB_SECOND_STREAK in a row, warns
    * once per controller (a hot loop).
    */
-  private noteRequeue(req: Request, delayMs: number, result: Result): void {
+  private noteRequeue(req: Request, delayMs: number): void {
     const key = requestKey(req);
     if (delayMs >= 1000) {
       this.quickRequeues.delete(key);
@@ -699,10 +693,9 @@ export class Controller implements Runnable {
     this.quickRequeues.set(key, n);
     if (n >= SUB_SECOND_STREAK && !this.warnedQuickRequeue) {
       this.warnedQuickRequeue = true;
-      const field = typeof result.requeueAfterMs === 'number' ? 'requeueAfterMs' : 'requeueAfterSeconds';
       this.log.warn(
-        { namespace: req.namespace, name: req.name, requeueAfterMs: delayMs, times: n },
-        `reconcile keeps asking to run again within a second (${field}: ${field === 'requeueAfterSeconds' ? delayMs / 1000 : delayMs}, i.e. ${delayMs} ms): ` +
+        { namespace: req.namespace, name: req.name, requeueAfterSeconds: delayMs / 1000, times: n },
+        `reconcile keeps asking to run again within a second (requeueAfterSeconds: ${delayMs / 1000}, i.e. ${delayMs} ms): ` +
           'this is a hot loop; return a longer delay or rely on watch events',
       );
     }
@@ -785,6 +778,7 @@ export class Controller implements Runnable {
     let result: Result | void;
     try {
       result = await callReconciler(this.reconciler, req, ctx);
+      checkResult(result);
     } catch (err) {
       clearTimeout(timer);
       // Counted only when the guardrail fired (not when the manager's shutdown aborted the signal).
@@ -827,7 +821,7 @@ export class Controller implements Runnable {
     span?.returned(result, delay, timedOut);
     const priority = this.options.usePriorityQueue === false ? 0 : (result?.priority ?? queuedWith);
     if (delay > 0) {
-      this.noteRequeue(req, delay, result as Result);
+      this.noteRequeue(req, delay);
       this.queue.forget(req);
       this.requeuePoint(req);
       this.queue.addAfter(req, delay, priority);

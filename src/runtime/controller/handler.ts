@@ -38,8 +38,6 @@ export interface EventHandler<T extends KubernetesObject = KubernetesObject> {
   update?(e: UpdateEvent<T>, q: RequestQueue): void;
   delete?(e: DeleteEvent<T>, q: RequestQueue): void;
   generic?(e: GenericEvent<T>, q: RequestQueue): void;
-  /** Called once before the source starts (e.g. to resolve a type through discovery). Rejecting fails the controller start. */
-  prepare?(resolve: (type: TypeRef) => Promise<{ namespaced: boolean }>): Promise<void>;
   /** Called once when the watch starts, before any event (see HandlerContext). */
   bind?(ctx: HandlerContext): void;
 }
@@ -90,27 +88,52 @@ export function enqueueRequestForObject<T extends KubernetesObject = KubernetesO
   };
 }
 
+/** Where an owner type's scope comes from: `mgr.getRESTMapper()` (or any object that resolves types). */
+export interface OwnerScopeMapper {
+  resolve(type: TypeRef): Promise<{ namespaced: boolean }>;
+}
+
 /** Options of enqueueRequestForOwner. */
 export interface EnqueueForOwnerOptions {
   /** Only follow the owner reference with `controller: true` (default true, as `owns()` does). */
   onlyControllerOwner?: boolean;
+  /**
+   * Resolves the owner type's scope when the type does not say it (a descriptor without
+   * `namespaced` whose kind is neither built in nor registered): pass `mgr.getRESTMapper()`, as
+   * controller-runtime's EnqueueRequestForOwner takes the manager's RESTMapper. Until the first
+   * answer (the mapper caches discovery) an event's requests wait for it, in event order; a
+   * failed lookup is logged and counted as an event handler error and that event's requests are
+   * dropped. Without a mapper, an owner type of unknown scope is refused when the handler is made.
+   */
+  mapper?: OwnerScopeMapper;
 }
 
 /**
  * Enqueues the owners (of type `ownerType`) named in the object's ownerReferences (what
  * `owns()` uses). By default only the controller reference counts; pass
  * `{ onlyControllerOwner: false }` for all owners of that type. Owners are matched on API group
- * and kind (any version), as controller-runtime does. Updates enqueue owners of old and new object.
+ * and kind (any version), as controller-runtime does; a cluster-scoped owner is requested without
+ * a namespace. Updates enqueue owners of old and new object. The owner's scope comes from the
+ * type (class statics, a descriptor's `namespaced`, the built-in kinds) or from `mapper`; with
+ * neither, this throws a TypeError naming both.
  */
 export function enqueueRequestForOwner<T extends KubernetesObject = KubernetesObject>(
   ownerType: TypeRef,
   opts: EnqueueForOwnerOptions = {},
 ): EventHandler<T> {
-  checkOptions('enqueueRequestForOwner', opts, { onlyControllerOwner: true }, { isController: 'onlyControllerOwner' });
+  checkOptions(
+    'enqueueRequestForOwner',
+    opts,
+    { onlyControllerOwner: true, mapper: true },
+    { isController: 'onlyControllerOwner' },
+  );
   return ownerHandler<T>(ownerType, opts);
 }
 
-/** enqueueRequestForOwner, resolving the owner type through a manager's registrations (the builder's `owns()`). */
+/**
+ * enqueueRequestForOwner, with the owner type resolved through `table` first (a manager's
+ * registrations: the builder's `owns()`) and its scope, when still unknown, through `opts.mapper`.
+ */
 export function ownerHandler<T extends KubernetesObject = KubernetesObject>(
   ownerType: TypeRef,
   opts: EnqueueForOwnerOptions,
@@ -119,24 +142,38 @@ export function ownerHandler<T extends KubernetesObject = KubernetesObject>(
   const s = resolveStatic(ownerType, table);
   const group = splitAPIVersion(s.apiVersion).group;
   const kind = s.kind;
-  let ownerNamespaced: boolean | undefined =
-    'namespaced' in s && typeof s.namespaced === 'boolean' ? s.namespaced : undefined;
   const only = opts.onlyControllerOwner ?? true;
-  const handler = perObject<T>((o) => {
+  const requestsOf = (o: KubernetesObject, ownerNamespaced: boolean): Request[] => {
     const requests: Request[] = [];
     for (const ref of o.metadata?.ownerReferences ?? ([] as V1OwnerReference[])) {
       if (only && !ref.controller) continue;
       if (ref.kind !== kind || splitAPIVersion(ref.apiVersion).group !== group) continue;
-      requests.push({ namespace: ownerNamespaced === false ? '' : (o.metadata?.namespace ?? ''), name: ref.name });
+      requests.push({ namespace: ownerNamespaced ? (o.metadata?.namespace ?? '') : '', name: ref.name });
     }
     return requests;
-  });
-  return {
-    async prepare(resolve) {
-      if (ownerNamespaced === undefined) ownerNamespaced = (await resolve(ownerType)).namespaced;
-    },
-    ...handler,
   };
+  // The scope as the type says it (a plural is not needed for that) or as the table knows it.
+  const declared = (ownerType as { namespaced?: unknown }).namespaced;
+  const known =
+    typeof declared === 'boolean'
+      ? declared
+      : 'namespaced' in s && typeof s.namespaced === 'boolean'
+        ? s.namespaced
+        : undefined;
+  if (known !== undefined) return perObject<T>((o) => requestsOf(o, known));
+  const mapper = opts.mapper;
+  if (!mapper)
+    throw new TypeError(
+      `enqueueRequestForOwner: the scope of owner ${s.apiVersion} ${kind} is not known: pass { mapper: mgr.getRESTMapper() }, ` +
+        'or a type that says it (a class with static namespaced, or namespaced in the descriptor)',
+    );
+  // The scope, once the mapper answered: later events map synchronously.
+  let namespaced: boolean | undefined;
+  return enqueueRequestsFromMapFunc<T>((o) =>
+    namespaced !== undefined
+      ? requestsOf(o, namespaced)
+      : mapper.resolve(ownerType).then((r) => requestsOf(o, (namespaced = r.namespaced))),
+  );
 }
 
 /** What a map function gets beside the object: the signal that aborts when the controller stops (or the watch is removed). */

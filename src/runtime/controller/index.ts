@@ -21,6 +21,7 @@ export type {
   MapFunc,
   MapFuncHandler,
   EnqueueForOwnerOptions,
+  OwnerScopeMapper,
 } from './handler.js';
 export {
   GenerationChangedPredicate,

@@ -47,23 +47,23 @@ export function controllerMetrics(registry: Registry): ControllerMetrics {
   if (m) return m;
   const registers = [registry];
   const processing = new Map<string, { starts: () => Iterable<number>; clock: Clock }>();
-  const unfinishedValues = (): [string, number, number][] => {
-    const out: [string, number, number][] = [];
-    for (const [name, p] of processing) {
-      const now = p.clock.now();
-      let total = 0;
-      let longest = 0;
-      for (const s of p.starts()) {
-        const d = (now - s) / 1000;
-        total += d;
-        if (d > longest) longest = d;
-      }
-      out.push([name, total, longest]);
-    }
-    return out;
-  };
-  m = {
-    processing,
+  m = { processing, ...reconcileMetrics(registers), ...workqueueMetrics(registers, processing) };
+  perRegistry.set(registry, m);
+  return m;
+}
+
+type WorkqueueMetricNames =
+  | 'depth'
+  | 'adds'
+  | 'queueDuration'
+  | 'workDuration'
+  | 'retries'
+  | 'unfinished'
+  | 'longestRunning';
+
+/** controller-runtime's controller_runtime_* metrics (and kubeforge's own per-controller counters). */
+function reconcileMetrics(registers: Registry[]): Omit<ControllerMetrics, WorkqueueMetricNames | 'processing'> {
+  return {
     reconcileTotal: new Counter({
       name: 'controller_runtime_reconcile_total',
       help: 'Total number of reconciliations per controller',
@@ -125,6 +125,30 @@ export function controllerMetrics(registry: Registry): ControllerMetrics {
       labelNames: ['controller'],
       registers,
     }),
+  };
+}
+
+/** client-go's workqueue_* metrics; the unfinished-work gauges read `processing` when scraped. */
+function workqueueMetrics(
+  registers: Registry[],
+  processing: ControllerMetrics['processing'],
+): Pick<ControllerMetrics, WorkqueueMetricNames> {
+  const unfinishedValues = (): [string, number, number][] => {
+    const out: [string, number, number][] = [];
+    for (const [name, p] of processing) {
+      const now = p.clock.now();
+      let total = 0;
+      let longest = 0;
+      for (const s of p.starts()) {
+        const d = (now - s) / 1000;
+        total += d;
+        if (d > longest) longest = d;
+      }
+      out.push([name, total, longest]);
+    }
+    return out;
+  };
+  return {
     depth: new Gauge({
       name: 'workqueue_depth',
       help: 'Current depth of workqueue by workqueue and priority',
@@ -176,8 +200,6 @@ export function controllerMetrics(registry: Registry): ControllerMetrics {
       },
     }),
   };
-  perRegistry.set(registry, m);
-  return m;
 }
 
 /**

@@ -19,8 +19,8 @@ export interface Request {
 
 /**
  * What a reconcile asks for next:
- * - `requeueAfterSeconds` / `requeueAfterMs` > 0: run again after that delay (the failure
- *   history is forgotten); given both, `requeueAfterMs` wins;
+ * - `requeueAfterSeconds` > 0: run again after that many seconds (fractions allowed: 0.5 is
+ *   500 ms); the failure history is forgotten;
  * - `requeue: true`: run again after the rate limiter's back-off;
  * - neither (or `void`): done until the next event.
  * A controller whose reconciles keep asking to come back within a second logs one warning.
@@ -29,8 +29,6 @@ export interface Result {
   requeue?: boolean;
   /** Run again after this many seconds (controller-runtime's `RequeueAfter: 60 * time.Second` is `requeueAfterSeconds: 60`). */
   requeueAfterSeconds?: number;
-  /** Run again after this many milliseconds. */
-  requeueAfterMs?: number;
   /**
    * The priority of the requeue this result asks for, and of the retry after an error (higher runs
    * first); unset keeps the priority the request was queued with (controller-runtime's
@@ -42,9 +40,35 @@ export interface Result {
 /** The delay a Result asks for, in milliseconds (0 or less: none). */
 export function requeueDelayMs(result: Result | void | undefined): number {
   if (!result) return 0;
-  if (typeof result.requeueAfterMs === 'number') return result.requeueAfterMs;
   if (typeof result.requeueAfterSeconds === 'number') return result.requeueAfterSeconds * 1000;
   return 0;
+}
+
+/**
+ * Result fields kubeforge no longer reads, each with what replaced it. TypeScript refuses them in
+ * a `Result`; a JavaScript reconciler (or one that casts) that still returns one must not be
+ * taken for "done" in silence.
+ */
+const REMOVED_RESULT_FIELDS: Readonly<Record<string, (value: unknown) => string>> = {
+  requeueAfterMs: (v) =>
+    `return { requeueAfterSeconds: ${typeof v === 'number' ? v / 1000 : '<seconds>'} } instead ` +
+    "(requeueAfterMs was removed; the delay is in seconds, as controller-runtime's RequeueAfter)",
+};
+
+/**
+ * Throws a TypeError naming the field and its replacement when `result` carries a removed field.
+ * The controller calls it on every result, so the error is handled as a TypeError the reconciler
+ * threw, a panic (a programming error): logged with the controller and the request, counted in
+ * controller_runtime_reconcile_panics_total, and the request requeued with back-off (with
+ * `recoverPanic: false`, the controller stops).
+ */
+export function checkResult(result: Result | void | undefined): void {
+  if (!result || typeof result !== 'object') return;
+  for (const [field, fix] of Object.entries(REMOVED_RESULT_FIELDS)) {
+    if (!(field in result)) continue;
+    const value = (result as Record<string, unknown>)[field];
+    throw new TypeError(`reconcile returned { ${field}: ${String(value)} }: ${fix(value)}`);
+  }
 }
 
 /** Per-reconcile context. */

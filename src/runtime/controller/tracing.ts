@@ -32,7 +32,7 @@ export const RECONCILE_ATTRS = {
   queueWaitMs: 'kubeforge.reconcile.queue_wait_ms',
   result: 'kubeforge.reconcile.result',
   requeue: 'kubeforge.reconcile.requeue',
-  requeueAfterMs: 'kubeforge.reconcile.requeue_after_ms',
+  requeueDelayMs: 'kubeforge.reconcile.requeue_after_ms',
   terminal: 'kubeforge.reconcile.terminal',
   panic: 'kubeforge.reconcile.panic',
   timedOut: 'kubeforge.reconcile.timed_out',
@@ -171,7 +171,7 @@ export class ReconcileSpan {
     const a = RECONCILE_ATTRS;
     if (delayMs > 0) {
       this.span.setAttribute(a.result, 'requeue_after');
-      this.span.setAttribute(a.requeueAfterMs, delayMs);
+      this.span.setAttribute(a.requeueDelayMs, delayMs);
     } else if (result && result.requeue) {
       this.span.setAttribute(a.result, 'requeue');
       this.span.setAttribute(a.requeue, true);

@@ -1,12 +1,10 @@
 /**
- * Events about objects, as controller-runtime 0.23 records them:
- * - `mgr.getEventRecorder(name)`: events.k8s.io/v1 Events (client-go's tools/events):
- *   `eventf(regarding, related, type, reason, action, note, ...args)`;
- * - `mgr.getEventRecorderFor(name)` (deprecated): core/v1 Events (client-go's tools/record):
- *   `event(object, type, reason, message)` and `eventf(object, type, reason, fmt, ...args)`.
- * Repeats are aggregated like client-go's broadcasters: the same event seen again within the series
- * window updates one Event (events.k8s.io: `series.count` and `lastObservedTime`; core:
- * `count` and `lastTimestamp`) instead of creating another.
+ * Events about objects, as controller-runtime records them: `mgr.getEventRecorder(name)` writes
+ * events.k8s.io/v1 Events (client-go's tools/events):
+ * `eventf(regarding, related, type, reason, action, note, ...args)`. (The deprecated core/v1
+ * recorder, `getEventRecorderFor`, was removed.) Repeats are aggregated like client-go's
+ * broadcaster: the same event seen again within the series window updates one Event
+ * (`series.count` and `lastObservedTime`) instead of creating another.
  */
 import { hostname } from 'node:os';
 import { format } from 'node:util';
@@ -14,18 +12,10 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { RestClient } from '../client/rest.js';
 import { isForbidden, isNotFound, StatusError } from '../client/errors.js';
-import { microTime, rfc3339 } from '../client/dates.js';
+import { microTime } from '../client/dates.js';
 
 /** Event types the API accepts. */
 export type EventType = 'Normal' | 'Warning';
-
-/** Optional parts of an event recorded with the deprecated core/v1 recorder. */
-export interface EventOptions {
-  /** What was done or failed (machine-readable, ≤128 chars). Default: the reason. */
-  action?: string;
-  /** A second object the event is about (e.g. the Pod a Deployment created). */
-  related?: KubernetesObject;
-}
 
 /**
  * Records events.k8s.io/v1 Events about objects (controller-runtime 0.23's
@@ -74,28 +64,6 @@ export interface AnnotatedEventRecorder extends EventRecorder {
   ): void;
 }
 
-/**
- * Records core/v1 Events (client-go's `record.EventRecorder`, from the deprecated
- * `mgr.getEventRecorderFor(name)`). Same error and shutdown behaviour as {@link EventRecorder}.
- */
-export interface LegacyEventRecorder {
-  /** Records an event with a fixed message. */
-  event(object: KubernetesObject, type: EventType, reason: string, message: string, options?: EventOptions): void;
-  /** Records an event whose message is `util.format(fmt, ...args)`. */
-  eventf(object: KubernetesObject, type: EventType, reason: string, fmt: string, ...args: unknown[]): void;
-  /** Like eventf, with annotations on the Event object. */
-  annotatedEventf(
-    object: KubernetesObject,
-    annotations: Record<string, string>,
-    type: EventType,
-    reason: string,
-    fmt: string,
-    ...args: unknown[]
-  ): void;
-  /** Resolves when every event recorded so far is written (or dropped after an error). */
-  flush(): Promise<void>;
-}
-
 interface Series {
   namespace: string;
   name: string | undefined;
@@ -128,11 +96,7 @@ function ref(o: KubernetesObject | undefined) {
   };
 }
 
-/** Which API an event goes to. */
-type Api = 'events.k8s.io' | 'core';
-
 interface Recorded {
-  api: Api;
   controller: string;
   instance: string;
   object: KubernetesObject;
@@ -144,11 +108,11 @@ interface Recorded {
   annotations?: Record<string, string>;
 }
 
-/** The marker a project needs for each API (what `manifests` turns into RBAC rules). */
-const RBAC_MARKER: Record<Api, string> = {
-  'events.k8s.io': "@Rbac({ groups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] })",
-  core: "@Rbac({ groups: ['core'], resources: ['events'], verbs: ['create', 'patch'] })",
-};
+/** The marker a project needs to write Events (what `manifests` turns into RBAC rules). */
+const RBAC_MARKER = "@Rbac({ groups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] })";
+
+/** Where Events of namespace `ns` are written. */
+const eventsPath = (ns: string) => `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(ns)}/events`;
 
 /**
  * Shared by every recorder of one Manager: holds the series cache and the pending writes.
@@ -159,7 +123,7 @@ export class EventBroadcaster {
   private readonly pending = new Set<Promise<void>>();
   private readonly window: number;
   private readonly instance = hostname();
-  private readonly deniedLogged = new Set<Api>();
+  private deniedLogged = false;
   /** Where events.k8s.io Events about cluster-scoped objects go: default, or kube-system on servers before 1.22. */
   private clusterScopedNamespace = 'default';
 
@@ -181,7 +145,6 @@ export class EventBroadcaster {
       args: unknown[],
     ) =>
       this.record({
-        api: 'events.k8s.io',
         controller: name,
         instance,
         object: regarding,
@@ -201,53 +164,20 @@ export class EventBroadcaster {
     };
   }
 
-  /** A recorder of core/v1 Events whose `source.component` (and reportingComponent) is `name`. */
-  legacyRecorder(name: string): LegacyEventRecorder {
-    const instance = this.instance;
-    const emit = (
-      object: KubernetesObject,
-      type: EventType,
-      reason: string,
-      note: string,
-      options: EventOptions = {},
-      annotations?: Record<string, string>,
-    ) =>
-      this.record({
-        api: 'core',
-        controller: name,
-        instance,
-        object,
-        related: options.related,
-        type,
-        reason,
-        action: options.action ?? '',
-        note,
-        annotations,
-      });
-    return {
-      event: emit,
-      eventf: (object, type, reason, fmt, ...args) =>
-        emit(object, type, reason, args.length ? format(fmt, ...args) : fmt),
-      annotatedEventf: (object, annotations, type, reason, fmt, ...args) =>
-        emit(object, type, reason, args.length ? format(fmt, ...args) : fmt, {}, annotations),
-      flush: () => this.flush(),
-    };
-  }
-
   /** Resolves when all writes started so far have finished. */
   async flush(): Promise<void> {
     while (this.pending.size) await Promise.allSettled([...this.pending]);
   }
 
-  /** A failed write: a 403 is logged once per API at error level, with the marker that grants it. */
-  private failed(api: Api, e: unknown, reason: string, what: string): void {
+  /** A failed write: a 403 is logged once at error level, with the marker that grants it. */
+  private failed(e: unknown, reason: string, what: string): void {
     const log = this.o.logger;
     if (isForbidden(e)) {
-      if (!this.deniedLogged.has(api)) {
-        this.deniedLogged.add(api);
+      if (!this.deniedLogged) {
+        this.deniedLogged = true;
         log.error(
-          { err: e.message, reason, rbac: RBAC_MARKER[api] },
-          `events are not recorded: the API server forbids this manager to ${what} ${api === 'core' ? 'core/v1' : 'events.k8s.io/v1'} Events; add ${RBAC_MARKER[api]} to a controller class and run manifests`,
+          { err: e.message, reason, rbac: RBAC_MARKER },
+          `events are not recorded: the API server forbids this manager to ${what} events.k8s.io/v1 Events; add ${RBAC_MARKER} to a controller class and run manifests`,
         );
       } else log.debug({ err: e.message, reason }, 'event dropped: forbidden');
       return;
@@ -255,9 +185,13 @@ export class EventBroadcaster {
     log.warn({ err: (e as Error).message, reason }, `unable to ${what} event`);
   }
 
+  /**
+   * Records one event: a new one is created; a repeat within the series window counts into the
+   * Event already written.
+   */
   private record(ev: Recorded): void {
     const log = this.o.logger;
-    const { api, controller, instance, object, type, reason } = ev;
+    const { controller, instance, object, type, reason } = ev;
     if (!object?.metadata?.name || !object.kind || !object.apiVersion) {
       log.warn({ reason }, 'event dropped: the object needs apiVersion, kind and metadata.name');
       return;
@@ -266,17 +200,15 @@ export class EventBroadcaster {
       log.warn({ type, reason }, 'event dropped: type must be Normal or Warning');
       return;
     }
-    const action = api === 'events.k8s.io' ? ev.action || reason : ev.action;
+    const action = ev.action || reason;
     const regarding = ref(object)!;
     const related = ref(ev.related);
-    const namespace = regarding.namespace || (api === 'events.k8s.io' ? this.clusterScopedNamespace : 'default');
     const note = ev.note.length > 1024 ? `${ev.note.slice(0, 1021)}...` : ev.note;
     log.debug(
       { object: `${regarding.namespace ?? ''}/${regarding.name}`, kind: regarding.kind, type, reason, note },
       'event',
     );
     const key = JSON.stringify([
-      api,
       controller,
       instance,
       regarding.uid ?? '',
@@ -291,6 +223,38 @@ export class EventBroadcaster {
       note,
     ]);
     const now = Date.now();
+    const s = this.liveSeries(key, now);
+    if (s) return this.repeat(key, s, now, reason);
+    const series: Series = {
+      namespace: regarding.namespace || this.clusterScopedNamespace,
+      name: undefined,
+      count: 1,
+      firstSeen: now,
+      lastObserved: now,
+      written: 0,
+      busy: Promise.resolve(),
+    };
+    this.series.set(key, series);
+    const name = `${regarding.name}.${(BigInt(now) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6))).toString(16)}`;
+    const body = {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name, namespace: series.namespace, ...(ev.annotations ? { annotations: ev.annotations } : {}) },
+      eventTime: microTime(new Date(now)),
+      reportingController: controller,
+      reportingInstance: instance,
+      action,
+      reason,
+      note,
+      type,
+      regarding,
+      related,
+    };
+    this.chain(series, () => this.create(key, series, body, !regarding.namespace, reason));
+  }
+
+  /** The series `key` continues at `now` (none past the window); old series are swept past 4096. */
+  private liveSeries(key: string, now: number): Series | undefined {
     let s = this.series.get(key);
     if (s && now - s.lastObserved > this.window) {
       this.series.delete(key);
@@ -299,110 +263,64 @@ export class EventBroadcaster {
     if (this.series.size > 4096) {
       for (const [k, v] of this.series) if (now - v.lastObserved > this.window) this.series.delete(k);
     }
-    const base = (ns: string) =>
-      api === 'core'
-        ? `/api/v1/namespaces/${encodeURIComponent(ns)}/events`
-        : `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(ns)}/events`;
-    if (!s) {
-      s = {
-        namespace,
-        name: undefined,
-        count: 1,
-        firstSeen: now,
-        lastObserved: now,
-        written: 0,
-        busy: Promise.resolve(),
-      };
-      this.series.set(key, s);
-      const name = `${regarding.name}.${(BigInt(now) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6))).toString(16)}`;
-      const body =
-        api === 'core'
-          ? {
-              apiVersion: 'v1',
-              kind: 'Event',
-              metadata: { name, namespace, ...(ev.annotations ? { annotations: ev.annotations } : {}) },
-              involvedObject: regarding,
-              related,
-              reason,
-              message: note,
-              type,
-              action: action || undefined,
-              source: { component: controller, host: instance },
-              reportingComponent: controller,
-              reportingInstance: instance,
-              firstTimestamp: rfc3339(new Date(now)),
-              lastTimestamp: rfc3339(new Date(now)),
-              count: 1,
-            }
-          : {
-              apiVersion: 'events.k8s.io/v1',
-              kind: 'Event',
-              metadata: { name, namespace, ...(ev.annotations ? { annotations: ev.annotations } : {}) },
-              eventTime: microTime(new Date(now)),
-              reportingController: controller,
-              reportingInstance: instance,
-              action,
-              reason,
-              note,
-              type,
-              regarding,
-              related,
-            };
-      const series = s;
-      this.chain(series, async () => {
-        try {
-          let created;
-          try {
-            created = await this.o.rest.request('POST', base(series.namespace), { body });
-          } catch (e) {
-            // Before Kubernetes 1.22 the API server takes events.k8s.io/v1 Events about
-            // cluster-scoped objects only in kube-system (422 "does not match event.namespace"
-            // in default, where client-go and newer servers put them): move there once, for good.
-            if (
-              !(
-                api === 'events.k8s.io' &&
-                !regarding.namespace &&
-                series.namespace === 'default' &&
-                e instanceof StatusError &&
-                e.code === 422 &&
-                /does not match event\.namespace/.test(e.message)
-              )
-            )
-              throw e;
-            this.clusterScopedNamespace = 'kube-system';
-            series.namespace = 'kube-system';
-            body.metadata.namespace = 'kube-system';
-            created = await this.o.rest.request('POST', base(series.namespace), { body });
-          }
-          series.name = created.metadata.name;
-          series.written = 1;
-        } catch (e) {
-          this.series.delete(key);
-          this.failed(api, e, reason, 'create');
-        }
-      });
-      return;
+    return s;
+  }
+
+  /** Writes the first Event of a series. */
+  private async create(
+    key: string,
+    series: Series,
+    body: { metadata: { namespace: string } },
+    clusterScoped: boolean,
+    reason: string,
+  ): Promise<void> {
+    try {
+      let created;
+      try {
+        created = await this.o.rest.request('POST', eventsPath(series.namespace), { body });
+      } catch (e) {
+        // Before Kubernetes 1.22 the API server takes events.k8s.io/v1 Events about
+        // cluster-scoped objects only in kube-system (422 "does not match event.namespace"
+        // in default, where client-go and newer servers put them): move there once, for good.
+        if (
+          !(
+            clusterScoped &&
+            series.namespace === 'default' &&
+            e instanceof StatusError &&
+            e.code === 422 &&
+            /does not match event\.namespace/.test(e.message)
+          )
+        )
+          throw e;
+        this.clusterScopedNamespace = 'kube-system';
+        series.namespace = 'kube-system';
+        body.metadata.namespace = 'kube-system';
+        created = await this.o.rest.request('POST', eventsPath(series.namespace), { body });
+      }
+      series.name = created.metadata.name;
+      series.written = 1;
+    } catch (e) {
+      this.series.delete(key);
+      this.failed(e, reason, 'create');
     }
-    s.count++;
-    s.lastObserved = now;
-    const series = s;
+  }
+
+  /** A repeat: counts into the series and patches its Event (a burst in flight becomes one patch). */
+  private repeat(key: string, series: Series, now: number, reason: string): void {
+    series.count++;
+    series.lastObserved = now;
     this.chain(series, async () => {
-      // Coalesced: a burst of repeats while a write is in flight becomes one update.
       if (!series.name || series.written >= series.count) return;
       const count = series.count;
-      const patch =
-        api === 'core'
-          ? { count, lastTimestamp: rfc3339(new Date(series.lastObserved)) }
-          : { series: { count, lastObservedTime: microTime(new Date(series.lastObserved)) } };
       try {
-        await this.o.rest.request('PATCH', `${base(series.namespace)}/${encodeURIComponent(series.name)}`, {
-          body: patch,
+        await this.o.rest.request('PATCH', `${eventsPath(series.namespace)}/${encodeURIComponent(series.name)}`, {
+          body: { series: { count, lastObservedTime: microTime(new Date(series.lastObserved)) } },
           contentType: 'application/merge-patch+json',
         });
         series.written = count;
       } catch (e) {
         if (isNotFound(e)) this.series.delete(key); // expired or deleted: next repeat starts anew
-        this.failed(api, e, reason, 'patch');
+        this.failed(e, reason, 'patch');
       }
     });
   }

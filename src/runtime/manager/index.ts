@@ -8,7 +8,7 @@ export type { GetConfigOptions } from './config.js';
 export { setupSignalHandler } from './signals.js';
 export { healthz } from './healthz.js';
 export type { Checker } from './healthz.js';
-export type { AnnotatedEventRecorder, EventRecorder, LegacyEventRecorder, EventType, EventOptions } from './events.js';
+export type { AnnotatedEventRecorder, EventRecorder, EventType } from './events.js';
 export type { MetricsServerOptions } from './servers.js';
 export { newLogger, zapLevel, zapEncoder, LoggerOptionsError } from './logging.js';
 export { traceMixin } from '../tracing.js';

@@ -22,7 +22,7 @@ import { RestClient } from '../client/rest.js';
 import { RESTMapper } from '../client/restmapper.js';
 import { restClientRequestMetrics } from '../client/requestmetrics.js';
 import { inClusterNamespace } from './config.js';
-import { EventBroadcaster, type AnnotatedEventRecorder, type LegacyEventRecorder } from './events.js';
+import { EventBroadcaster, type AnnotatedEventRecorder } from './events.js';
 import { serveChecks, type Checker } from './healthz.js';
 import { LeaderElector } from './leaderelection.js';
 import { ShardMember } from './membership.js';
@@ -392,7 +392,6 @@ export class ControllerManager implements Manager {
   private readonly client: Client;
   private readonly broadcaster: EventBroadcaster;
   private readonly recorders = new Map<string, AnnotatedEventRecorder>();
-  private readonly legacyRecorders = new Map<string, LegacyEventRecorder>();
   private readonly healthChecks = new Map<string, Checker>();
   private readonly readyChecks = new Map<string, Checker>();
   private readonly groups: Record<GroupName, Group>;
@@ -448,12 +447,7 @@ export class ControllerManager implements Manager {
         );
       }
     }
-    const dn = options.cache?.defaultNamespaces;
-    const namespaces = (
-      dn === undefined ? (process.env.WATCH_NAMESPACE ?? '').split(',') : Array.isArray(dn) ? dn : Object.keys(dn)
-    )
-      .map((n) => n.trim())
-      .filter(Boolean);
+    const namespaces = cacheNamespaces(options);
 
     // The default process metrics (collectDefaultMetrics) are registered when the registry is
     // first read: see withDefaultMetrics.
@@ -466,47 +460,9 @@ export class ControllerManager implements Manager {
       });
     }
     this.ownRest = new RestClient(config);
-    if (options.leaderElection) {
-      this.elector = new LeaderElector({
-        rest: this.ownRest,
-        namespace: this.leaseNamespace!,
-        name: options.leaderElectionID!,
-        identity: options.leaderElectionIdentity,
-        leaseDurationMs: options.leaseDurationMs,
-        renewDeadlineMs: options.renewDeadlineMs,
-        retryPeriodMs: options.retryPeriodMs,
-        logger: this.logger.child({ logger: 'leaderelection' }),
-        gauge: this.leaderGauge,
-        labels: options.leaderElectionLabels,
-      });
-      this.elector.onLost((reason) => this.leadershipLost(reason));
-    }
+    this.elector = this.newElector(options);
     const elector = this.elector;
-    if (options.sharding) {
-      const sh = options.sharding;
-      if (typeof sh.ring !== 'string' || !sh.ring)
-        throw new Error('sharding.ring must be set (a DNS-1123 label, the same on every replica)');
-      if (sh.field !== undefined && sh.field !== 'uid' && sh.field !== 'namespace')
-        throw new Error(`sharding.field must be "uid" or "namespace" (got ${JSON.stringify(sh.field)})`);
-      const namespace = sh.namespace ?? options.leaderElectionNamespace ?? inClusterNamespace();
-      if (!namespace)
-        throw new Error('unable to find the sharding namespace: not running in-cluster; set sharding.namespace');
-      this.member = new ShardMember({
-        rest: this.ownRest,
-        namespace,
-        ring: sh.ring,
-        identity: sh.identity ?? options.leaderElectionIdentity,
-        leaseDurationMs: options.leaseDurationMs,
-        renewDeadlineMs: options.renewDeadlineMs,
-        retryPeriodMs: options.retryPeriodMs,
-        virtualNodes: sh.virtualNodes,
-        field: sh.field ?? 'uid',
-        drainTimeoutMs: sh.drainTimeoutMs,
-        logger: this.logger.child({ logger: 'sharding' }),
-        registry: this.registry,
-      });
-      this.member.onLost((reason) => this.leadershipLost(reason));
-    }
+    this.member = this.newShardMember(options);
     const member = this.member;
     this.leadership = member
       ? {
@@ -519,24 +475,7 @@ export class ControllerManager implements Manager {
     const observeRequest = restClientRequestMetrics(this.registry);
     this.clientRest.setRequestObserver(observeRequest);
     this.ownRest.setRequestObserver(observeRequest);
-    if (this.elector) {
-      // After a loss, writes from reconciles still running are refused unsent (see fence.ts).
-      const fenced = this.elector;
-      this.clientRest.setWriteFence((what) => {
-        if (fenced.hasLost()) throw new LeadershipLostError(what, fenced.lostBecause());
-      });
-    }
-    if (member) {
-      // Once joined, a member whose renewals stopped (frozen past its renew deadline, or its Lease
-      // taken away) writes nothing more: another replica may own its objects by now.
-      this.clientRest.setWriteFence((what) => {
-        if (member.fenced())
-          throw new LeadershipLostError(
-            what,
-            `sharding membership lost: ${member.lostBecause() ?? 'not renewed in time'}`,
-          );
-      });
-    }
+    this.fenceWrites();
     // One RESTMapper per Manager: registrations and discovery never leak into another Manager.
     this.mapper = new RESTMapper(this.clientRest);
     this.cache = newCache(config, {
@@ -553,27 +492,7 @@ export class ControllerManager implements Manager {
       unsafeDisableDeepCopy: options.cache?.unsafeDisableDeepCopy,
       shardOf: member ? (r) => this.shardFieldOf(r) : undefined,
     });
-    if (member) {
-      member.onChange((open) =>
-        (this.cache as unknown as { setShardRanges(r: typeof open): void }).setShardRanges(open),
-      );
-      const cache = this.cache as unknown as { shardedObjectCount(): number };
-      new Gauge({
-        name: 'kubeforge_shard_objects',
-        help: "Objects this replica caches of the types it holds one shard of (under uid sharding: the controllers' for() types).",
-        labelNames: ['ring'],
-        registers: [this.registry],
-        collect() {
-          this.set({ ring: options.sharding!.ring }, cache.shardedObjectCount());
-        },
-      });
-      this.readyChecks.set('shard-ring', () => {
-        if (!member.settled())
-          throw new Error(
-            `this replica does not yet own its share of ring ${options.sharding!.ring} (${member.liveMembers().length} live members)`,
-          );
-      });
-    }
+    if (member) this.followShards(member, options.sharding!.ring);
     this.client = newClient(config, {
       cache: this.cache,
       rest: this.clientRest,
@@ -583,24 +502,8 @@ export class ControllerManager implements Manager {
       cacheDisableFor: options.client?.cache?.disableFor,
       readYourOwnWrites: options.client?.readYourOwnWrites,
     });
-    // As controller-runtime's KubeAPIWarningLogger: each distinct warning once.
-    const warned = new Set<string>();
-    const warningLog = this.logger.child({ logger: 'KubeAPIWarningLogger' });
-    this.clientRest.setWarningHandler((message) => {
-      if (warned.has(message)) return;
-      if (warned.size >= 1000) warned.clear(); // bounded: a long-lived manager may meet many
-      warned.add(message);
-      warningLog.info(message);
-    });
+    this.logWarningsOnce();
     this.broadcaster = new EventBroadcaster({ rest: this.ownRest, logger: this.logger.child({ logger: 'events' }) });
-    const group = (name: GroupName): Group => ({
-      name,
-      runnables: [],
-      ac: manySubscribers(new AbortController()),
-      running: [],
-      started: false,
-      stopping: false,
-    });
     this.groups = {
       servers: group('servers'),
       caches: group('caches'),
@@ -618,6 +521,109 @@ export class ControllerManager implements Manager {
       this.startedReject = rej;
     });
     this.startedPromise.catch(() => undefined);
+  }
+
+  /** With `leaderElection`: the elector of this manager's Lease (its loss stops the manager). */
+  private newElector(options: ManagerOptions): LeaderElector | undefined {
+    if (!options.leaderElection) return undefined;
+    const elector = new LeaderElector({
+      rest: this.ownRest,
+      namespace: this.leaseNamespace!,
+      name: options.leaderElectionID!,
+      identity: options.leaderElectionIdentity,
+      leaseDurationMs: options.leaseDurationMs,
+      renewDeadlineMs: options.renewDeadlineMs,
+      retryPeriodMs: options.retryPeriodMs,
+      logger: this.logger.child({ logger: 'leaderelection' }),
+      gauge: this.leaderGauge,
+      labels: options.leaderElectionLabels,
+    });
+    elector.onLost((reason) => this.leadershipLost(reason));
+    return elector;
+  }
+
+  /** With `sharding`: this replica's ring membership (its options checked; its loss stops the manager). */
+  private newShardMember(options: ManagerOptions): ShardMember | undefined {
+    const sh = options.sharding;
+    if (!sh) return undefined;
+    if (typeof sh.ring !== 'string' || !sh.ring)
+      throw new Error('sharding.ring must be set (a DNS-1123 label, the same on every replica)');
+    if (sh.field !== undefined && sh.field !== 'uid' && sh.field !== 'namespace')
+      throw new Error(`sharding.field must be "uid" or "namespace" (got ${JSON.stringify(sh.field)})`);
+    const namespace = sh.namespace ?? options.leaderElectionNamespace ?? inClusterNamespace();
+    if (!namespace)
+      throw new Error('unable to find the sharding namespace: not running in-cluster; set sharding.namespace');
+    const member = new ShardMember({
+      rest: this.ownRest,
+      namespace,
+      ring: sh.ring,
+      identity: sh.identity ?? options.leaderElectionIdentity,
+      leaseDurationMs: options.leaseDurationMs,
+      renewDeadlineMs: options.renewDeadlineMs,
+      retryPeriodMs: options.retryPeriodMs,
+      virtualNodes: sh.virtualNodes,
+      field: sh.field ?? 'uid',
+      drainTimeoutMs: sh.drainTimeoutMs,
+      logger: this.logger.child({ logger: 'sharding' }),
+      registry: this.registry,
+    });
+    member.onLost((reason) => this.leadershipLost(reason));
+    return member;
+  }
+
+  /**
+   * Refuses the client's writes unsent once this replica may no longer make them: after a lost
+   * election (see fence.ts), or once a shard member's renewals stopped (frozen past its renew
+   * deadline, or its Lease taken away: another replica may own its objects by now).
+   */
+  private fenceWrites(): void {
+    const fenced = this.elector;
+    if (fenced)
+      this.clientRest.setWriteFence((what) => {
+        if (fenced.hasLost()) throw new LeadershipLostError(what, fenced.lostBecause());
+      });
+    const member = this.member;
+    if (member)
+      this.clientRest.setWriteFence((what) => {
+        if (member.fenced())
+          throw new LeadershipLostError(
+            what,
+            `sharding membership lost: ${member.lostBecause() ?? 'not renewed in time'}`,
+          );
+      });
+  }
+
+  /** The cache follows the ring's ranges; the shard's object count is a gauge, its settling a readiness check. */
+  private followShards(member: ShardMember, ring: string): void {
+    member.onChange((open) => (this.cache as unknown as { setShardRanges(r: typeof open): void }).setShardRanges(open));
+    const cache = this.cache as unknown as { shardedObjectCount(): number };
+    new Gauge({
+      name: 'kubeforge_shard_objects',
+      help: "Objects this replica caches of the types it holds one shard of (under uid sharding: the controllers' for() types).",
+      labelNames: ['ring'],
+      registers: [this.registry],
+      collect() {
+        this.set({ ring }, cache.shardedObjectCount());
+      },
+    });
+    this.readyChecks.set('shard-ring', () => {
+      if (!member.settled())
+        throw new Error(
+          `this replica does not yet own its share of ring ${ring} (${member.liveMembers().length} live members)`,
+        );
+    });
+  }
+
+  /** As controller-runtime's KubeAPIWarningLogger: each distinct API warning logged once. */
+  private logWarningsOnce(): void {
+    const warned = new Set<string>();
+    const warningLog = this.logger.child({ logger: 'KubeAPIWarningLogger' });
+    this.clientRest.setWarningHandler((message) => {
+      if (warned.has(message)) return;
+      if (warned.size >= 1000) warned.clear(); // bounded: a long-lived manager may meet many
+      warned.add(message);
+      warningLog.info(message);
+    });
   }
 
   getConfig(): KubeConfig {
@@ -727,15 +733,6 @@ export class ControllerManager implements Manager {
     }
     const f = this.shardPlan.get(`${r.apiVersion}/${r.kind}`);
     return f === 'namespace' && !r.namespaced ? undefined : f;
-  }
-
-  getEventRecorderFor(name: string): LegacyEventRecorder {
-    let r = this.legacyRecorders.get(name);
-    if (!r) {
-      r = this.broadcaster.legacyRecorder(name);
-      this.legacyRecorders.set(name, r);
-    }
-    return r;
   }
 
   addHealthzCheck(name: string, check: Checker): void {
@@ -1146,4 +1143,24 @@ export class ControllerManager implements Manager {
 function manySubscribers(ac: AbortController): AbortController {
   setMaxListeners(0, ac.signal);
   return ac;
+}
+
+/** A runnable group, empty and not started. */
+function group(name: GroupName): Group {
+  return {
+    name,
+    runnables: [],
+    ac: manySubscribers(new AbortController()),
+    running: [],
+    started: false,
+    stopping: false,
+  };
+}
+
+/** The namespaces the manager's cache watches: cache.defaultNamespaces, else WATCH_NAMESPACE (comma-separated); none is all. */
+function cacheNamespaces(options: ManagerOptions): string[] {
+  const dn = options.cache?.defaultNamespaces;
+  return (dn === undefined ? (process.env.WATCH_NAMESPACE ?? '').split(',') : Array.isArray(dn) ? dn : Object.keys(dn))
+    .map((n) => n.trim())
+    .filter(Boolean);
 }

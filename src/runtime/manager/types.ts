@@ -12,7 +12,7 @@ import type { DiscoveryClient } from '../client/discovery.js';
 import type { RESTMapper } from '../client/restmapper.js';
 import type { Cache, Client, Reader, Runnable } from '../contracts.js';
 import type { WebhookServer } from '../webhook/server.js';
-import type { AnnotatedEventRecorder, LegacyEventRecorder } from './events.js';
+import type { AnnotatedEventRecorder } from './events.js';
 import type { Checker } from './healthz.js';
 
 /**
@@ -81,15 +81,6 @@ export interface Manager {
    * ['create', 'patch'] })`); the Manager flushes pending events on shutdown. One recorder per name.
    */
   getEventRecorder(name: string): AnnotatedEventRecorder;
-
-  /**
-   * @deprecated Use {@link getEventRecorder}. A recorder of core/v1 Events whose
-   * `source.component` is `name` (controller-runtime's GetEventRecorderFor, client-go's
-   * record.EventRecorder: `event(obj, type, reason, message)`, `eventf(obj, type, reason, fmt,
-   * ...args)`). Needs `@Rbac({ groups: ['core'], resources: ['events'], verbs: ['create',
-   * 'patch'] })`; errors and shutdown as getEventRecorder.
-   */
-  getEventRecorderFor(name: string): LegacyEventRecorder;
 
   /**
    * Adds a health check served on /healthz and /healthz/<name>. Throws if the name is taken.

@@ -20,7 +20,7 @@ import type { Request } from '../controller/reconcile.js';
 import type { Source } from '../controller/source.js';
 import type { Checker } from '../manager/healthz.js';
 import { newManager, type ManagerOptions } from '../manager/manager.js';
-import type { AnnotatedEventRecorder, LegacyEventRecorder } from '../manager/events.js';
+import type { AnnotatedEventRecorder } from '../manager/events.js';
 import type { Manager } from '../manager/types.js';
 import type { WebhookServer } from '../webhook/server.js';
 import { checkOptions } from '../options.js';
@@ -302,11 +302,7 @@ class MultiClusterManagerImpl implements MultiClusterManager {
             },
             'cannot watch in the engaged cluster',
           );
-        const h = a.controller.watch(
-          unblocking(source, failed),
-          inCluster(handler, e.name, e.cluster.cache, a.binds, failed),
-          ...predicates,
-        );
+        const h = a.controller.watch(unblocking(source, failed), inCluster(handler, e.name, a.binds), ...predicates);
         handles.push(h);
         return h;
       });
@@ -355,9 +351,6 @@ class MultiClusterManagerImpl implements MultiClusterManager {
   }
   getEventRecorder(name: string): AnnotatedEventRecorder {
     return this.host.getEventRecorder(name);
-  }
-  getEventRecorderFor(name: string): LegacyEventRecorder {
-    return this.host.getEventRecorderFor(name);
   }
   addHealthzCheck(name: string, check: Checker): void {
     this.host.addHealthzCheck(name, check);
@@ -414,19 +407,10 @@ function unblocking(source: Source, onError: (err: unknown) => void): Source {
 
 /**
  * A handler for one cluster's watch: the requests it queues carry the cluster's name (unless the
- * handler named a cluster itself), types it resolves are resolved in that cluster (a failure there
- * is logged, not thrown), and it is bound once for all clusters (see Binding).
+ * handler named a cluster itself), and it is bound once for all clusters (see Binding). (An
+ * owner handler `owns()` makes for the cluster resolves its type in that cluster's cache.)
  */
-function inCluster(
-  h: EventHandler,
-  name: string,
-  cache: Cache,
-  binds: WeakMap<EventHandler, Binding>,
-  onError: (err: unknown) => void,
-): EventHandler {
-  // A handler whose preparation failed in this cluster (it could not resolve a type there) drops
-  // that cluster's events rather than fail the controller.
-  let broken = false;
+function inCluster(h: EventHandler, name: string, binds: WeakMap<EventHandler, Binding>): EventHandler {
   const stamp = (r: Request): Request => (r.clusterName === undefined ? { ...r, clusterName: name } : r);
   const stamped = new WeakMap<RequestQueue, RequestQueue>();
   const queue = (q: RequestQueue): RequestQueue => {
@@ -446,18 +430,8 @@ function inCluster(
     const f = h[k] as ((e: unknown, q: RequestQueue) => void) | undefined;
     if (f)
       (w as Record<string, unknown>)[k] = (e: unknown, q: RequestQueue) => {
-        if (!broken) f.call(h, e, queue(q));
+        f.call(h, e, queue(q));
       };
-  }
-  if (h.prepare) {
-    const resolveIn = (t: TypeRef) =>
-      (cache as Cache & { resolve?: (t: TypeRef) => Promise<{ namespaced: boolean }> }).resolve?.(t) ??
-      cache.getInformer(t).then((i) => i.resource);
-    w.prepare = () =>
-      h.prepare!.call(h, resolveIn).catch((err: unknown) => {
-        broken = true;
-        onError(err);
-      });
   }
   if (h.bind)
     w.bind = (ctx) => {

@@ -15,6 +15,7 @@ import {
   enqueueRequestForOwner,
   enqueueRequestsFromMapFunc,
   newPredicateFuncs,
+  type MapFuncHandler,
   type Request,
   type RequestQueue,
 } from '../../../src/runtime/controller/index.js';
@@ -199,8 +200,10 @@ describe('handlers', () => {
     enqueueRequestForOwner(Widget).create!({ object: o }, q);
     assert.deepEqual(got, [{ namespace: 'n', name: 'ctrl' }]);
     ({ q, got } = recorder());
-    enqueueRequestForOwner({ apiVersion: 'test.kubeforge.io/v1', kind: 'Widget' }, { onlyControllerOwner: false })
-      .create!({ object: o }, q);
+    enqueueRequestForOwner(
+      { apiVersion: 'test.kubeforge.io/v1', kind: 'Widget', namespaced: true },
+      { onlyControllerOwner: false },
+    ).create!({ object: o }, q);
     assert.deepEqual(got, [
       { namespace: 'n', name: 'ctrl' },
       { namespace: 'n', name: 'plain' },
@@ -213,6 +216,37 @@ describe('handlers', () => {
       { namespace: 'n', name: 'ctrl' },
       { namespace: 'n', name: 'new-owner' },
     ]);
+  });
+
+  it("enqueueRequestForOwner takes an owner's unknown scope from its mapper, up front, and refuses to guess without one", async () => {
+    const owned = obj({
+      namespace: 'n',
+      name: 'child',
+      ownerReferences: [{ apiVersion: 'other.io/v1', kind: 'Tenant', name: 't', uid: '1', controller: true }],
+    });
+    const tenant = { apiVersion: 'other.io/v1', kind: 'Tenant' };
+    assert.throws(
+      () => enqueueRequestForOwner(tenant),
+      /^TypeError: enqueueRequestForOwner: the scope of owner other\.io\/v1 Tenant is not known: pass \{ mapper: mgr\.getRESTMapper\(\) \}/,
+    );
+    for (const namespaced of [true, false]) {
+      let lookups = 0;
+      const mapper = {
+        resolve: async () => {
+          lookups++;
+          return { namespaced };
+        },
+      };
+      const h = enqueueRequestForOwner(tenant, { mapper }) as MapFuncHandler;
+      const { q, got } = recorder();
+      h.create!({ object: owned }, q);
+      h.create!({ object: owned }, q);
+      await h.idle();
+      h.update!({ objectOld: owned, objectNew: owned }, q);
+      const want = { namespace: namespaced ? 'n' : '', name: 't' };
+      assert.deepEqual(got, [want, want, want], 'a cluster-scoped owner is requested without a namespace');
+      assert.ok(lookups <= 2, 'once the mapper answered, events map without asking it again');
+    }
   });
 
   it('enqueueRequestsFromMapFunc dedups old/new results', () => {

@@ -17,11 +17,7 @@ import { newWebhookServer, type WebhookServer } from '../../../src/runtime/webho
 import { newCache } from '../../../src/runtime/cache/index.js';
 import type { CacheOptions, InformerCache } from '../../../src/runtime/cache/index.js';
 import { newClient } from '../../../src/runtime/client/index.js';
-import {
-  EventBroadcaster,
-  type AnnotatedEventRecorder,
-  type LegacyEventRecorder,
-} from '../../../src/runtime/manager/events.js';
+import { EventBroadcaster, type AnnotatedEventRecorder } from '../../../src/runtime/manager/events.js';
 import { RestClient } from '../../../src/runtime/client/rest.js';
 
 export const repoRoot =
@@ -148,9 +144,6 @@ export class MiniManager implements Manager {
   private readonly events: EventBroadcaster;
   getEventRecorder(name: string): AnnotatedEventRecorder {
     return this.events.recorder(name);
-  }
-  getEventRecorderFor(name: string): LegacyEventRecorder {
-    return this.events.legacyRecorder(name);
   }
   addHealthzCheck(name: string, check: Checker): void {
     this.addCheck('healthz', name, check);

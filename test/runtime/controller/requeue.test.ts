@@ -12,7 +12,7 @@ import {
   enqueueRequestForObject,
   type Result,
 } from '../../../src/runtime/controller/index.js';
-import { requeueDelayMs } from '../../../src/runtime/controller/reconcile.js';
+import { checkResult, requeueDelayMs } from '../../../src/runtime/controller/reconcile.js';
 
 function setup(reconcile: (n: number) => Result | void) {
   const lines: Array<Record<string, unknown>> = [];
@@ -51,12 +51,11 @@ function setup(reconcile: (n: number) => Result | void) {
 }
 
 describe('requeue delays', () => {
-  it('requeueDelayMs reads the unit from the name; the unitless requeueAfter is gone', () => {
+  it('requeueDelayMs reads requeueAfterSeconds, the one spelling of a delay', () => {
     assert.equal(requeueDelayMs({ requeueAfterSeconds: 60 }), 60_000);
-    assert.equal(requeueDelayMs({ requeueAfterMs: 250 }), 250);
-    // @ts-expect-error no unitless requeueAfter: a port of Go's RequeueAfter must say seconds or ms
+    assert.equal(requeueDelayMs({ requeueAfterSeconds: 0.25 }), 250);
+    // @ts-expect-error no unitless requeueAfter: a port of Go's RequeueAfter says seconds
     assert.equal(requeueDelayMs({ requeueAfter: 60 }), 0);
-    assert.equal(requeueDelayMs({ requeueAfterMs: 5, requeueAfterSeconds: 9 }), 5);
     assert.equal(requeueDelayMs({ requeue: true }), 0);
     assert.equal(requeueDelayMs(undefined), 0);
   });
@@ -77,8 +76,39 @@ describe('requeue delays', () => {
     assert.equal(t.lines.filter((l) => l.level === 40).length, 0);
   });
 
-  it('a reconcile that keeps returning requeueAfterMs: 60 warns once per controller', async () => {
-    const t = setup(() => ({ requeueAfterMs: 60 }));
+  it('requeueAfterMs is gone: a type error in TypeScript, a TypeError naming its replacement at run time', () => {
+    // @ts-expect-error requeueAfterMs was removed from Result
+    const stale: Result = { requeueAfterMs: 250 };
+    assert.throws(
+      () => checkResult(stale),
+      (e: Error) =>
+        e instanceof TypeError &&
+        e.message ===
+          "reconcile returned { requeueAfterMs: 250 }: return { requeueAfterSeconds: 0.25 } instead (requeueAfterMs was removed; the delay is in seconds, as controller-runtime's RequeueAfter)",
+    );
+    checkResult({ requeueAfterSeconds: 1 });
+    checkResult(undefined);
+  });
+
+  it('a JavaScript reconcile still returning requeueAfterMs panics (a TypeError): logged for its request and retried with back-off', async () => {
+    const t = setup((n) => (n === 1 ? ({ requeueAfterMs: 250 } as Result) : undefined));
+    await t.settle();
+    assert.deepEqual(t.calls, [0]);
+    // Not after 250 ms (the old meaning) but after the rate limiter's first back-off (5 ms).
+    t.clock.step(5);
+    await t.settle();
+    assert.deepEqual(t.calls, [0, 5]);
+    await t.stop();
+    const errors = t.lines.filter((l) => l.level === 50);
+    assert.equal(errors.length, 1, JSON.stringify(errors));
+    assert.equal(errors[0].msg, 'Observed a panic in reconciler; recovered, requeueing with back-off');
+    assert.equal(errors[0].controller, 'memcached');
+    assert.equal(errors[0].name, 'sample');
+    assert.match(String((errors[0].err as { message?: string }).message), /requeueAfterMs.*requeueAfterSeconds: 0\.25/);
+  });
+
+  it('a reconcile that keeps returning requeueAfterSeconds: 0.06 warns once per controller', async () => {
+    const t = setup(() => ({ requeueAfterSeconds: 0.06 }));
     await t.settle();
     for (let i = 0; i < 12; i++) {
       t.clock.step(60);
@@ -90,7 +120,7 @@ describe('requeue delays', () => {
     assert.equal(warnings.length, 1, JSON.stringify(warnings));
     assert.match(
       String(warnings[0].msg),
-      /within a second \(requeueAfterMs: 60, i\.e\. 60 ms\): this is a hot loop; return a longer delay or rely on watch events/,
+      /within a second \(requeueAfterSeconds: 0\.06, i\.e\. 60 ms\): this is a hot loop; return a longer delay or rely on watch events/,
     );
     assert.equal(warnings[0].controller, 'memcached');
   });

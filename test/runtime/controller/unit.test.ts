@@ -126,7 +126,7 @@ describe('controller (fake clock, channel source)', () => {
       if (req.name === 'panicky' && !panicked) {
         panicked = true;
         const o: { deep?: { x: number } } = {};
-        return { requeueAfterMs: o.deep!.x }; // TypeError: a programming error
+        return { requeueAfterSeconds: o.deep!.x }; // TypeError: a programming error
       }
     });
     t.src.send(obj('terminal'));
@@ -148,8 +148,8 @@ describe('controller (fake clock, channel source)', () => {
 
   it('requeueAfter waits that long on the clock; requeue: true goes through the rate limiter', async () => {
     const results: (Result | undefined)[] = [
-      { requeueAfterMs: 200 },
-      { requeueAfterMs: 200 },
+      { requeueAfterSeconds: 0.2 },
+      { requeueAfterSeconds: 0.2 },
       { requeue: true },
       { requeue: true },
       undefined,

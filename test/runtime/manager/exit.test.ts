@@ -25,7 +25,7 @@ describe('Manager shutdown', () => {
       const done = mgr.start(ac.signal);
       await mgr.elected();
       const cm = await mgr.getClient().create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'exit', namespace: 'default' } });
-      mgr.getEventRecorderFor('exit-test').event(cm, 'Normal', 'Seen', 'seen');
+      mgr.getEventRecorder('exit-test').eventf(cm, null, 'Normal', 'Seen', 'Observe', 'seen');
       await fetch('http://127.0.0.1:' + mgr.getHealthProbeAddress().port + '/readyz');
       ac.abort();
       await done;

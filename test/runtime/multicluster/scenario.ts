@@ -71,7 +71,7 @@ export async function kubeconfigSecretScenario(fleet: TestClusters, times: Scena
           signal: ctx.signal,
         });
       // Come back often: after a cluster is disengaged, nothing of it may come back.
-      return { requeueAfterMs: 200 };
+      return { requeueAfterSeconds: 0.2 };
     });
   const stop = new AbortController();
   const running = mgr.start(stop.signal);

@@ -148,12 +148,12 @@ describe('CronJob controller on the fake API server', () => {
 
     // Before the first run: nothing to do, come back when it is due.
     const early = new Date(run.getTime() - minute);
-    assert.deepEqual(await reconcileAt('due', early), { requeueAfterMs: minute });
+    assert.deepEqual(await reconcileAt('due', early), { requeueAfterSeconds: minute / 1000 });
     assert.deepEqual(await jobNames('due'), []);
 
     // Two minutes after it: the Job of that run, and come back at the next one.
     const now = new Date(run.getTime() + 2 * minute);
-    assert.deepEqual(await reconcileAt('due', now), { requeueAfterMs: 3 * minute });
+    assert.deepEqual(await reconcileAt('due', now), { requeueAfterSeconds: (3 * minute) / 1000 });
     assert.deepEqual(await jobNames('due'), [jobName(cronJob, run)]);
 
     const job = await client.get(V1Job, { namespace, name: jobName(cronJob, run) });
@@ -166,7 +166,7 @@ describe('CronJob controller on the fake API server', () => {
     assert.deepEqual(eventsOf('due'), [`Normal SuccessfulCreate: Created job ${jobName(cronJob, run)}`]);
 
     // The next reconcile records it as active and the run as the last one; it creates nothing more.
-    assert.deepEqual(await reconcileAt('due', now), { requeueAfterMs: 3 * minute });
+    assert.deepEqual(await reconcileAt('due', now), { requeueAfterSeconds: (3 * minute) / 1000 });
     const status = (await client.get(CronJob, { namespace, name: 'due' })).status;
     assert.deepEqual(status?.active?.map((r) => r.name), [jobName(cronJob, run)]);
     assert.equal(status?.lastScheduleTime, run.toISOString().replace('.000Z', 'Z'));
@@ -232,20 +232,20 @@ describe('CronJob controller on the fake API server', () => {
 
     it('Allow: starts the next run beside it', async () => {
       const { result, previous, next } = await nextRunWith('allow', 'Allow');
-      assert.deepEqual(result, { requeueAfterMs: 4 * minute });
+      assert.deepEqual(result, { requeueAfterSeconds: (4 * minute) / 1000 });
       assert.deepEqual(await jobNames('allow'), [previous, next].sort());
     });
 
     it('Forbid: skips the next run while it is active', async () => {
       const { result, previous } = await nextRunWith('forbid', 'Forbid');
-      assert.deepEqual(result, { requeueAfterMs: 4 * minute });
+      assert.deepEqual(result, { requeueAfterSeconds: (4 * minute) / 1000 });
       assert.deepEqual(await jobNames('forbid'), [previous]);
       assert.deepEqual(eventsOf('forbid'), ['Normal JobAlreadyActive: Not starting job because prior execution is running and concurrency policy is Forbid']);
     });
 
     it('Replace: deletes it and starts the next run', async () => {
       const { result, previous, next } = await nextRunWith('replace', 'Replace');
-      assert.deepEqual(result, { requeueAfterMs: 4 * minute });
+      assert.deepEqual(result, { requeueAfterSeconds: (4 * minute) / 1000 });
       assert.deepEqual(await jobNames('replace'), [next]);
       assert.deepEqual(eventsOf('replace'), [`Normal SuccessfulDelete: Deleted job ${previous}`, `Normal SuccessfulCreate: Created job ${next}`]);
     });

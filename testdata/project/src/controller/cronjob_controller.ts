@@ -135,7 +135,7 @@ export class CronJobReconciler {
     // 6. Find the next run, and the most recent one missed.
     const now = this.now();
     const { lastMissed, next } = this.getNextSchedule(cronJob, now);
-    const scheduledResult: Result = { requeueAfterMs: next.getTime() - now.getTime() };
+    const scheduledResult: Result = { requeueAfterSeconds: (next.getTime() - now.getTime()) / 1000 };
     log.debug({ now: now.toISOString(), nextRun: next.toISOString() }, 'next run');
     if (!lastMissed) {
       log.debug('no upcoming scheduled times, sleeping until next');
