@@ -38,8 +38,8 @@ import type { Generator, GeneratorInput } from './generators.js';
 import { OutputPlanner, type OutputSink, type PlannedChange, TreeSink } from './stage.js';
 import { type GeneratorEntry, type IncrementalRecord, IncrementalPlanner, type Selection } from './incremental.js';
 import type { MarkerUse } from './markeruse.js';
-import { recordedK8sVersion, recordedManifestsOptions } from './script.js';
-import { type K8sVersion, parseK8sVersion } from './k8s-version.js';
+import { recordedSettings } from './settings.js';
+import { parseK8sVersion } from './k8s-version.js';
 import { type Change, CRD_DIR, MANIFESTS_TOOL, managedLocations } from './managed-files.js';
 import type { CompatBase, CompatOptions } from './compat.js';
 
@@ -81,8 +81,8 @@ export interface ManifestsOptions {
   embeddedObjectMeta?: boolean;
   /**
    * The Kubernetes minor whose types embedded Kubernetes types follow (`1.36`; default the newest
-   * supported). A value kubeforge has no data for is KF1097, located at package.json's manifests
-   * script when that is where it is recorded. Part of the cache key.
+   * supported). A value kubeforge has no data for is KF1097 (KF1098 when PROJECT's manifests
+   * record holds it). Part of the cache key.
    */
   k8sVersion?: string;
   /** Write nothing; report the plan. */
@@ -166,10 +166,8 @@ function runSettings(options: ManifestsOptions, host: Host, tree?: Tree) {
       }),
     );
   }
-  const k8sVersion =
-    options.k8sVersion === undefined
-      ? undefined
-      : k8sVersionOf(options.k8sVersion, (tree ?? host).read('package.json')?.toString('utf8'), projectDir);
+  // Recorded values are checked where they are read (withRecordedOptions); a given one here.
+  const k8sVersion = options.k8sVersion === undefined ? undefined : parseK8sVersion(options.k8sVersion, { flag: true });
   // PROJECT (as a scaffold's tree has it) scopes role.yaml: hashed into the cache key here, read
   // only once the fast path misses (managerNamespaceOf), so the fast path never loads YAML.
   const projectText = (tree ?? host).read(PROJECT_FILE);
@@ -184,18 +182,6 @@ function runSettings(options: ManifestsOptions, host: Host, tree?: Tree) {
     project: projectText && sha256(projectText),
   };
   return { projectDir, tsconfigPath, generatorVersion, paths, keyParts, projectText, k8sVersion };
-}
-
-/**
- * A `--k8s-version` given to the pipeline as a supported minor; KF1097 otherwise, located at
- * package.json's manifests script when it records that very value (create api, alpha generate).
- */
-function k8sVersionOf(value: string, packageJson: string | undefined, projectDir: string): K8sVersion {
-  const recorded = recordedK8sVersion(packageJson);
-  return parseK8sVersion(
-    value,
-    recorded?.value === value ? { file: join(projectDir, 'package.json'), line: recorded.line } : { flag: true },
-  );
 }
 
 const PROJECT_FILE = 'PROJECT';
@@ -314,14 +300,18 @@ export async function runManifests(
 }
 
 /**
- * The options package.json's `manifests` script records (`--k8s-version`, `--max-desc-len`,
- * `--generate-embedded-object-meta`: what `make manifests` / `npm run manifests` pass) for those
- * not given: every entry (a plain `kubeforge manifests`, `--check`, `kubeforge dev`, the manifests
- * step of create api / webhook / edit, alpha generate) makes the files `make manifests` makes, so
- * `--check`'s hint never rewrites the CRDs at another minor. A value given wins.
+ * The options the project records (settings.ts: PROJECT's manifests record, under the flags an
+ * older project's package.json `manifests` script still passes) for those not given: every entry
+ * (a plain `kubeforge manifests`, `--check`, `kubeforge dev`, the manifests step of create api /
+ * webhook / edit, alpha generate) makes the files `make manifests` makes, so `--check`'s hint
+ * never rewrites the CRDs at another minor. A value given wins. A bad recorded value is its
+ * located error (KF1098 in PROJECT, KF1097 in package.json), even when a flag overrides it.
  */
 function withRecordedOptions(options: ManifestsOptions, project: Pick<Host, 'read'>): ManifestsOptions {
-  const recorded = recordedManifestsOptions(project.read('package.json')?.toString('utf8'));
+  const recorded = recordedSettings({
+    read: (path) => project.read(path)?.toString('utf8'),
+    projectDir: resolve(options.projectDir),
+  });
   return {
     ...options,
     k8sVersion: options.k8sVersion ?? recorded.k8sVersion,

@@ -28,11 +28,7 @@ import {
   type ProjectResource,
   serializeProject,
 } from '../project/index.js';
-import {
-  type RecordedManifestsOptions,
-  recordedManifestsOptions,
-  recordManifestsOptions,
-} from '../manifests/script.js';
+import { MANIFESTS_PLUGIN, recordedSettings, recordOf } from '../manifests/settings.js';
 import { DiskHost, InterruptedError } from '../machinery/index.js';
 import { CLI_INTEGRITY_KEY } from './cli-integrity.js';
 import { runCreateApi } from './api.js';
@@ -159,7 +155,7 @@ export async function runGenerate(
   const stage = join(dirname(output), `.${basename(output)}.kubeforge-${process.pid}.tmp`);
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
-  let result: GenerateResult & { manifests: RecordedManifestsOptions };
+  let result: GenerateResult;
   try {
     // The replayed commands' own plans are not this command's result (its result is the new project).
     result = await scaffoldInto(stage, input, config, options, { ...io, report: undefined }, output);
@@ -175,7 +171,7 @@ export async function runGenerate(
   } else {
     await (io.install ?? npmInstall)(output, { ...io, cwd: output, host: undefined, report: undefined });
     const { runManifests } = await import('../manifests/pipeline.js');
-    await runManifests({ projectDir: output, ...result.manifests }, undefined);
+    await runManifests({ projectDir: output }, undefined);
   }
   // The helm plugin's chart is made from the new project's config/default, which needs its CRDs (the manifests step).
   const helm = helmConfigOf(config);
@@ -254,7 +250,7 @@ async function scaffoldInto(
   io: ScaffoldEnvironment & Pick<InitEnvironment, 'install'>,
   /** The output folder as the user named it (`output` is its stage). */
   finalOutput: string,
-): Promise<GenerateResult & { manifests: RecordedManifestsOptions }> {
+): Promise<GenerateResult> {
   const boilerplate = existsSync(join(input, BOILERPLATE_FILE))
     ? readFileSync(join(input, BOILERPLATE_FILE), 'utf8')
     : undefined;
@@ -326,13 +322,15 @@ async function scaffoldInto(
 
   // PROJECT: what the commands recorded, plus the keys of other tools the old one held.
   const host = new DiskHost(output);
-  // The manifests options the old project's `make manifests` passed (package.json's manifests script).
-  const recorded = recordedManifestsOptions(new DiskHost(input).read('package.json')?.toString('utf8'));
-  const pkg = host.read('package.json')?.toString('utf8');
-  const updated = pkg === undefined ? undefined : recordManifestsOptions(pkg, recorded);
-  if (updated !== undefined && updated !== pkg) host.write('package.json', Buffer.from(updated));
+  // The manifests options the old project generated with: its PROJECT record, under the flags an
+  // older project's package.json `manifests` script passed; the new project records them in PROJECT
+  // (its script is the plain `kubeforge manifests`), so it generates the same manifests.
+  const inputHost = new DiskHost(input);
+  const recorded = recordOf(recordedSettings({ read: (p) => inputHost.read(p)?.toString('utf8'), projectDir: input }));
   const regenerated = ProjectFile.parse(host.read(PROJECT_FILE)!.toString('utf8')).config;
   const extra = keptExtra(config, regenerated);
+  if (Object.keys(recorded).length)
+    extra.plugins = { ...((extra.plugins as Record<string, unknown>) ?? {}), [MANIFESTS_PLUGIN]: recorded };
   host.write(
     PROJECT_FILE,
     Buffer.from(serializeProject({ ...regenerated, extra: Object.keys(extra).length ? extra : undefined })),
@@ -363,5 +361,5 @@ async function scaffoldInto(
     io.out(
       `Review (scaffolded files that differ from your project; merge your own changes by hand): ${differ.join(', ')}\n`,
     );
-  return { copied, differ, manifests: recorded };
+  return { copied, differ };
 }
