@@ -74,10 +74,7 @@ describe("PROJECT's manifests record", () => {
     assert.deepEqual(projectManifestsSettings(BASE, 'PROJECT'), {});
     assert.deepEqual(projectManifestsSettings(undefined, 'PROJECT'), {});
     assert.deepEqual(
-      projectManifestsSettings(
-        BASE.replace('{}\n', '{}\n  manifests.kubeforge.io/v1-alpha: {}\n'),
-        'PROJECT',
-      ),
+      projectManifestsSettings(BASE.replace('{}\n', '{}\n  manifests.kubeforge.io/v1-alpha: {}\n'), 'PROJECT'),
       {},
     );
   });
