@@ -99,3 +99,12 @@ export function recordedManifestsOptions(packageJson: string | undefined): Recor
     k8sVersion: recordedK8sVersion(packageJson)?.value,
   };
 }
+
+/** The flags the script passes, as typed there (`--max-desc-len 0 --k8s-version 1.35`); '' for none. */
+export function describeScriptFlags(options: RecordedManifestsOptions): string {
+  return [
+    ...(options.maxDescLen !== undefined ? [`--max-desc-len ${options.maxDescLen}`] : []),
+    ...(options.k8sVersion !== undefined ? [`--k8s-version ${options.k8sVersion}`] : []),
+    ...(options.embeddedObjectMeta ? [EMBEDDED_OBJECT_META_FLAG] : []),
+  ].join(' ');
+}

@@ -29,6 +29,7 @@ import {
   serializeProject,
 } from '../project/index.js';
 import { MANIFESTS_PLUGIN, recordedSettings, recordOf } from '../manifests/settings.js';
+import { describeScriptFlags, recordedManifestsOptions } from '../manifests/script.js';
 import { DiskHost, InterruptedError } from '../machinery/index.js';
 import { CLI_INTEGRITY_KEY } from './cli-integrity.js';
 import { runCreateApi } from './api.js';
@@ -326,7 +327,9 @@ async function scaffoldInto(
   // older project's package.json `manifests` script passed; the new project records them in PROJECT
   // (its script is the plain `kubeforge manifests`), so it generates the same manifests.
   const inputHost = new DiskHost(input);
-  const recorded = recordOf(recordedSettings({ read: (p) => inputHost.read(p)?.toString('utf8'), projectDir: input }));
+  const readInput = (p: string) => inputHost.read(p)?.toString('utf8');
+  const recorded = recordOf(recordedSettings({ read: readInput, projectDir: input }));
+  const moved = describeScriptFlags(recordedManifestsOptions(readInput('package.json')));
   const regenerated = ProjectFile.parse(host.read(PROJECT_FILE)!.toString('utf8')).config;
   const extra = keptExtra(config, regenerated);
   if (Object.keys(recorded).length)
@@ -356,6 +359,10 @@ async function scaffoldInto(
   io.out(
     `Copied your code (${copied.length} file${copied.length === 1 ? '' : 's'}): ${USER_CODE.filter((p) => existsSync(join(input, p))).join(', ')}.\n`,
   );
+  if (moved)
+    io.out(
+      `Moved ${moved} from package.json's "manifests" script into PROJECT (plugins.${MANIFESTS_PLUGIN}), where kubeforge manifests reads it.\n`,
+    );
   if (added.length) io.out(`New in this kubeforge: ${added.join(', ')}\n`);
   if (differ.length)
     io.out(
