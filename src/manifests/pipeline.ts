@@ -422,7 +422,7 @@ function incrementalPrepass(
   return { inc, outsideInputs: base?.outsideInputs ?? [] };
 }
 
-/** The generators' input: the analysis, the PROJECT's scope, the flags, the --check-compat hook. */
+/** The generators' input: the analysis, the PROJECT's scope, the --check-compat hook (their options are their own). */
 async function generatorInput(
   ctx: RunContext,
   analysis: AnalysisResult,
@@ -446,8 +446,6 @@ async function generatorInput(
   return {
     ...analysis,
     managerNamespace,
-    maxDescLen: ctx.options.maxDescLen,
-    k8sVersion: ctx.k8sVersion,
     ...(checkCRDs && { checkCRDs }),
   };
 }
@@ -520,7 +518,10 @@ async function attempt(ctx: RunContext, analyzer: Analyzer, cold: boolean): Prom
   const pre = incrementalPrepass(ctx, cold);
   const inc = pre?.inc;
   const reporter = options.reporter ?? new Reporter();
-  const { DEFAULT_GENERATORS, indexedMarkers } = await import('./generators.js');
+  const { defaultGenerators, indexedMarkers } = await import('./generators.js');
+  // Each generator holds the options it owns (the CRD generator maxDescLen and k8sVersion).
+  const generators =
+    options.generators ?? defaultGenerators({ maxDescLen: options.maxDescLen, k8sVersion: ctx.k8sVersion });
   const analysis = await analyzer(
     {
       projectDir,
@@ -532,7 +533,7 @@ async function attempt(ctx: RunContext, analyzer: Analyzer, cold: boolean): Prom
       ...(ctx.overlay && { overlay: ctx.overlay }),
       selectRoots: inc && ((roots, tools) => inc.select(roots, tools)),
       texts: snapshot?.texts,
-      indexMarkers: indexedMarkers(options.generators ?? DEFAULT_GENERATORS),
+      indexMarkers: indexedMarkers(generators),
     },
     reporter,
   );
@@ -548,7 +549,7 @@ async function attempt(ctx: RunContext, analyzer: Analyzer, cold: boolean): Prom
   const chart = await chartOf(ctx);
   const sink = sinkOf(ctx, chart?.tool);
   try {
-    const made = await fill(ctx, { sink, chart, inc, selection, kept, input, reporter });
+    const made = await fill(ctx, { sink, chart, inc, selection, kept, input, reporter, generators });
     if (!made) {
       sink.discard();
       return undefined;
@@ -558,7 +559,8 @@ async function attempt(ctx: RunContext, analyzer: Analyzer, cold: boolean): Prom
     const warnings = diagnostics.filter((d) => d.severity !== 'error');
     const foreign = sink.foreignFiles();
     if (foreign.length) throw new DiagnosticError(foreign);
-    if (!partial) sink.removeStale(managedLocations(ctx.host));
+    const manages = generators.map((g) => g.manages);
+    if (!partial) sink.removeStale(managedLocations(ctx.host, manages));
     if (chart)
       sink.removeStale(
         chart.candidates(chart.sync, (d) => ctx.host.list(d)),
@@ -594,6 +596,7 @@ async function attempt(ctx: RunContext, analyzer: Analyzer, cold: boolean): Prom
               [...new Set([...analysis.inputFiles, ...(pre?.outsideInputs ?? [])])],
               sink.producedPaths(),
               warnings,
+              manages,
               snapshot,
               record,
             );
@@ -645,6 +648,7 @@ async function fill(
     kept: ReadonlySet<string>;
     input: GeneratorInput;
     reporter: Reporter;
+    generators: readonly Generator[];
   },
 ): Promise<Made | undefined> {
   const { sink, chart, inc, selection, kept, input, reporter } = run;
@@ -661,11 +665,11 @@ async function fill(
     const text = ctx.host.read(path)?.toString('utf8');
     if (text !== undefined) acceptChart(path, text);
   };
-  const { DEFAULT_GENERATORS, streamGenerators } = await import('./generators.js');
+  const { streamGenerators } = await import('./generators.js');
   // Generators whose input is the last run's exactly keep their files and warnings (incremental.ts);
   // the others run, and what they make is recorded for the next run.
   const generators: Generator[] = [];
-  for (const g of ctx.options.generators ?? DEFAULT_GENERATORS) {
+  for (const g of run.generators) {
     const key = selection && inc && g.inputKey ? sha256(g.inputKey(input)) : undefined;
     const same = key !== undefined ? inc!.keptGenerator(g.name, key) : undefined;
     if (same) {
