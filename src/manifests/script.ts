@@ -100,8 +100,8 @@ export function recordedManifestsOptions(packageJson: string | undefined): Recor
   };
 }
 
-/** The flags the script passes, as typed there (`--max-desc-len 0 --k8s-version 1.35`); '' for none. */
-export function describeScriptFlags(options: RecordedManifestsOptions): string {
+/** These options as the flags that pass them (`--max-desc-len 0 --k8s-version 1.35`); '' for none. */
+export function describeFlags(options: RecordedManifestsOptions): string {
   return [
     ...(options.maxDescLen !== undefined ? [`--max-desc-len ${options.maxDescLen}`] : []),
     ...(options.k8sVersion !== undefined ? [`--k8s-version ${options.k8sVersion}`] : []),

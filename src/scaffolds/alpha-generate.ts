@@ -29,7 +29,7 @@ import {
   serializeProject,
 } from '../project/index.js';
 import { MANIFESTS_PLUGIN, recordedSettings, recordOf } from '../manifests/settings.js';
-import { describeScriptFlags, recordedManifestsOptions } from '../manifests/script.js';
+import { describeFlags, recordedManifestsOptions } from '../manifests/script.js';
 import { DiskHost, InterruptedError } from '../machinery/index.js';
 import { CLI_INTEGRITY_KEY } from './cli-integrity.js';
 import { runCreateApi } from './api.js';
@@ -329,7 +329,7 @@ async function scaffoldInto(
   const inputHost = new DiskHost(input);
   const readInput = (p: string) => inputHost.read(p)?.toString('utf8');
   const recorded = recordOf(recordedSettings({ read: readInput, projectDir: input }));
-  const moved = describeScriptFlags(recordedManifestsOptions(readInput('package.json')));
+  const moved = describeFlags(recordedManifestsOptions(readInput('package.json')));
   const regenerated = ProjectFile.parse(host.read(PROJECT_FILE)!.toString('utf8')).config;
   const extra = keptExtra(config, regenerated);
   if (Object.keys(recorded).length)

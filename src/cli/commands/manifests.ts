@@ -194,9 +194,8 @@ async function projectRecord(options: ManifestsOptions, ctx: CommandContext): Pr
     k8sVersion: options.k8sVersion as K8sVersion | undefined,
   };
   if (given.maxDescLen === undefined && !given.embeddedObjectMeta && given.k8sVersion === undefined) return undefined;
-  const [{ describeSettings, MANIFESTS_PLUGIN, projectWithSettings }, { recordedManifestsOptions }] = await Promise.all(
-    [import('../../manifests/settings.js'), import('../../manifests/script.js')],
-  );
+  const [{ describeSettings, MANIFESTS_PLUGIN, projectWithSettings }, { describeFlags, recordedManifestsOptions }] =
+    await Promise.all([import('../../manifests/settings.js'), import('../../manifests/script.js')]);
   const script = recordedManifestsOptions(ctx.host.read('package.json')?.toString('utf8'));
   const scriptArgs = {
     maxDescLen: '--max-desc-len',
@@ -216,7 +215,7 @@ async function projectRecord(options: ManifestsOptions, ctx: CommandContext): Pr
   const text = ctx.host.read('PROJECT')?.toString('utf8');
   if (text === undefined) {
     ctx.err(
-      `warning: no PROJECT file to record ${describeSettings(toRecord)} in (plugins.${MANIFESTS_PLUGIN}): pass it to every run yourself\n`,
+      `warning: no PROJECT file to record ${describeFlags(toRecord)} in (plugins.${MANIFESTS_PLUGIN}): pass it to every run yourself\n`,
     );
     return undefined;
   }
