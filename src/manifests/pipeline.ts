@@ -38,8 +38,7 @@ import type { Generator, GeneratorInput } from './generators.js';
 import { OutputPlanner, type OutputSink, type PlannedChange, TreeSink } from './stage.js';
 import { type GeneratorEntry, type IncrementalRecord, IncrementalPlanner, type Selection } from './incremental.js';
 import type { MarkerUse } from './markeruse.js';
-import { recordedSettings } from './settings.js';
-import { parseK8sVersion } from './k8s-version.js';
+import { checkGivenSettings, type ManifestsSettings, recordedSettings } from './settings.js';
 import { type Change, CRD_DIR, MANIFESTS_TOOL, managedLocations } from './managed-files.js';
 import type { CompatBase, CompatOptions } from './compat.js';
 
@@ -72,7 +71,7 @@ export interface ManifestsOptions {
    * controller-gen's `crd:maxDescLen`: every description in the CRD schemas cut to at most this
    * many bytes at a sentence or word boundary (desc.ts); 0 drops them. Part of the cache key.
    */
-  maxDescLen?: number;
+  maxDescLen?: number | string;
   /**
    * controller-gen's `crd:generateEmbeddedObjectMeta`: an ObjectMeta below a Kind's top (a pod
    * template's metadata) keeps name, namespace, labels, annotations and finalizers in the schema,
@@ -134,7 +133,7 @@ function resolveGeneratorVersion(flag?: string): string {
 }
 
 /** What both pipelines settle first: the project folder, its tsconfig (KF4503 / KF4504), the flags, the cache key. */
-function runSettings(options: ManifestsOptions, host: Host, tree?: Tree) {
+function runSettings(options: SettledOptions, host: Host, tree?: Tree) {
   const projectDir = resolve(options.projectDir);
   if (host.kind('') !== 'directory') {
     throw new DiagnosticError(
@@ -159,15 +158,7 @@ function runSettings(options: ManifestsOptions, host: Host, tree?: Tree) {
   }
   const generatorVersion = resolveGeneratorVersion(options.generatorVersion);
   const paths = options.paths?.map((p) => (isAbsolute(p) ? p : resolve(projectDir, p)));
-  if (options.maxDescLen !== undefined && !(Number.isInteger(options.maxDescLen) && options.maxDescLen >= 0)) {
-    throw new DiagnosticError(
-      error('KF1093', `invalid --max-desc-len ${options.maxDescLen}: expected a whole number of bytes, 0 or more`, {
-        hint: 'e.g. --max-desc-len 0 (no descriptions) or --max-desc-len 80',
-      }),
-    );
-  }
-  // Recorded values are checked where they are read (withRecordedOptions); a given one here.
-  const k8sVersion = options.k8sVersion === undefined ? undefined : parseK8sVersion(options.k8sVersion, { flag: true });
+  const { k8sVersion } = options;
   // PROJECT (as a scaffold's tree has it) scopes role.yaml: hashed into the cache key here, read
   // only once the fast path misses (managerNamespaceOf), so the fast path never loads YAML.
   const projectText = (tree ?? host).read(PROJECT_FILE);
@@ -277,6 +268,8 @@ export interface RunPlan {
   sources?: ReadonlyMap<string, string>;
   /** With --check-compat: the line saying what was compared (compat.ts). */
   compatSummary?: string;
+  /** The options the caller gave, checked (what `kubeforge manifests` records in PROJECT). */
+  given?: ManifestsSettings;
 }
 
 const NOTHING = () => {};
@@ -307,22 +300,31 @@ export async function runManifests(
  * never rewrites the CRDs at another minor. A value given wins. A bad recorded value is its
  * located error (KF1098 in PROJECT, KF1097 in package.json), even when a flag overrides it.
  */
-function withRecordedOptions(options: ManifestsOptions, project: Pick<Host, 'read'>): ManifestsOptions {
+function withRecordedOptions(options: ManifestsOptions, project: Pick<Host, 'read'>): SettledOptions {
+  const given = checkGivenSettings(options);
   const recorded = recordedSettings({
     read: (path) => project.read(path)?.toString('utf8'),
     projectDir: resolve(options.projectDir),
   });
   return {
     ...options,
-    k8sVersion: options.k8sVersion ?? recorded.k8sVersion,
-    maxDescLen: options.maxDescLen ?? recorded.maxDescLen,
-    embeddedObjectMeta: options.embeddedObjectMeta ?? recorded.embeddedObjectMeta,
+    given,
+    k8sVersion: given.k8sVersion ?? recorded.k8sVersion,
+    maxDescLen: given.maxDescLen ?? recorded.maxDescLen,
+    embeddedObjectMeta: given.embeddedObjectMeta ?? recorded.embeddedObjectMeta,
   };
 }
 
+/** A run's options settled: the given ones checked (kept as `given`), the recorded ones under them. */
+export type SettledOptions = Omit<ManifestsOptions, keyof ManifestsSettings> &
+  ManifestsSettings & {
+    /** What the caller gave (checked), without what the project records. */
+    given: ManifestsSettings;
+  };
+
 /** What a run settles before it analyses: its settings, the sink's target, the inputs' snapshot. */
 interface RunContext extends ReturnType<typeof runSettings> {
-  options: ManifestsOptions;
+  options: SettledOptions;
   host: Host;
   /** The caller's tree (the sink), or undefined: an {@link OutputPlanner} on the host. */
   tree?: Tree;
@@ -380,6 +382,7 @@ export async function planRun(
     const check = checkCache(projectDir, tsconfigPath, keyParts, snapshot);
     if (check.hit)
       return {
+        given: options.given,
         changes: [],
         warnings: check.record.warnings,
         cached: true,
@@ -401,7 +404,8 @@ export async function planRun(
     snapshot,
     cacheMiss,
   };
-  return (await attempt(ctx, analyzer, options.cold ?? false)) ?? (await attempt(ctx, analyzer, true))!;
+  const plan = (await attempt(ctx, analyzer, options.cold ?? false)) ?? (await attempt(ctx, analyzer, true))!;
+  return { ...plan, given: options.given };
 }
 
 /** The incremental pre-pass: for a run that writes on disk, the last run's record, unless cold (incremental.ts). */

@@ -149,6 +149,41 @@ export function projectManifestsSettings(text: string | undefined, file: string)
   return out;
 }
 
+/** The manifests options as a caller gives them: `--max-desc-len` as typed (a string) or a number. */
+export interface GivenSettings {
+  maxDescLen?: number | string;
+  embeddedObjectMeta?: boolean;
+  k8sVersion?: string;
+}
+
+/**
+ * The options given to a run (the command line's flags, or a caller's values), checked once, here:
+ * `maxDescLen` a whole number of bytes, 0 or more (KF1093); `k8sVersion` a minor kubeforge has the
+ * types of (KF1097). The pipeline calls it as it settles a run's options; nothing checks them again.
+ */
+export function checkGivenSettings(given: GivenSettings): ManifestsSettings {
+  const { maxDescLen, k8sVersion } = given;
+  let n: number | undefined;
+  if (maxDescLen !== undefined) {
+    const whole =
+      typeof maxDescLen === 'number'
+        ? Number.isInteger(maxDescLen) && maxDescLen >= 0
+        : /^\d+$/.test(maxDescLen.trim());
+    if (!whole)
+      throw new DiagnosticError(
+        error('KF1093', `invalid --max-desc-len "${maxDescLen}": expected a whole number of bytes, 0 or more`, {
+          hint: 'e.g. --max-desc-len 0 (no descriptions) or --max-desc-len 80',
+        }),
+      );
+    n = Number(maxDescLen);
+  }
+  return {
+    maxDescLen: n,
+    embeddedObjectMeta: given.embeddedObjectMeta === true || undefined,
+    k8sVersion: k8sVersion === undefined ? undefined : parseK8sVersion(k8sVersion, { flag: true }),
+  };
+}
+
 /** Where a project's settings come from: its PROJECT and (for older projects) its package.json. */
 export interface SettingsSource {
   /** The text of a file of the project (PROJECT, package.json), or undefined. */

@@ -14,6 +14,7 @@ import { after, describe, it } from 'node:test';
 import { run } from '../../src/cli/index.js';
 import { DiagnosticError } from '../../src/diagnostics/index.js';
 import {
+  checkGivenSettings,
   describeSettings,
   projectManifestsSettings,
   projectWithSettings,
@@ -61,6 +62,34 @@ function kf1098(text: string): { message: string; line?: number; hint?: string; 
 }
 
 const lineOf = (text: string, needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
+
+describe('the options given to a run, checked once (checkGivenSettings)', () => {
+  it('takes a whole number (typed or a number), a supported minor, and the switch; refuses the rest with KF1093 / KF1097', () => {
+    assert.deepEqual(checkGivenSettings({ maxDescLen: ' 40', k8sVersion: `v${OLDEST}.2`, embeddedObjectMeta: true }), {
+      maxDescLen: 40,
+      k8sVersion: OLDEST,
+      embeddedObjectMeta: true,
+    });
+    assert.deepEqual(checkGivenSettings({ maxDescLen: 0, embeddedObjectMeta: false }), {
+      maxDescLen: 0,
+      k8sVersion: undefined,
+      embeddedObjectMeta: undefined,
+    });
+    for (const maxDescLen of ['-1', 'ten', '1.5', -1, 1.5])
+      assert.throws(
+        () => checkGivenSettings({ maxDescLen }),
+        (e: unknown) =>
+          e instanceof DiagnosticError &&
+          e.diagnostics[0].code === 'KF1093' &&
+          e.diagnostics[0].message ===
+            `invalid --max-desc-len "${maxDescLen}": expected a whole number of bytes, 0 or more`,
+      );
+    assert.throws(
+      () => checkGivenSettings({ k8sVersion: '1.20' }),
+      (e: unknown) => e instanceof DiagnosticError && e.diagnostics[0].code === 'KF1097',
+    );
+  });
+});
 
 describe("PROJECT's manifests record", () => {
   it('reads the three options, and nothing from a PROJECT without the record', () => {

@@ -10,7 +10,6 @@ import { DiagnosticError, error } from '../../diagnostics/index.js';
 import type { CommandIo, CommandContext } from '../../machinery/runner.js';
 import type { Analyzer, ManifestsOptions, RunPlan } from '../../manifests/pipeline.js';
 import type { Generator } from '../../manifests/generators.js';
-import type { K8sVersion } from '../../schema/k8s/index.js';
 import type { ManifestsSettings } from '../../manifests/settings.js';
 
 export const MANIFESTS_FLAGS = {
@@ -98,24 +97,12 @@ Examples:
 
 /**
  * What `manifests` takes: its flags (every one optional, as the tests and `kubeforge dev` call it),
- * with `--max-desc-len` as typed (checked here:
- * a whole number, 0 or more; KF1093); `--k8s-version` is checked against the supported minors (KF1097).
+ * with `--max-desc-len` as typed or a number; the pipeline checks it (a whole number, 0 or more;
+ * KF1093) and `--k8s-version` (a supported minor; KF1097) once, as it settles the run's options.
  */
 export type ManifestsFlags = Partial<Omit<FlagValues<typeof MANIFESTS_FLAGS>, 'maxDescLen'>> & {
   maxDescLen?: string | number;
 };
-
-/** `--max-desc-len` as a number; KF1093 for anything but a whole number, 0 or more. */
-function parseMaxDescLen(value: string | number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'number' ? Number.isInteger(value) && value >= 0 : /^\d+$/.test(value.trim()))
-    return Number(value);
-  throw new DiagnosticError(
-    error('KF1093', `invalid --max-desc-len "${value}": expected a whole number of bytes, 0 or more`, {
-      hint: 'e.g. --max-desc-len 0 (no descriptions) or --max-desc-len 80',
-    }),
-  );
-}
 
 function readSource(file: string): string | undefined {
   try {
@@ -125,18 +112,13 @@ function readSource(file: string): string | undefined {
   }
 }
 
-/** The pipeline's options from the flags (checked: KF1093, KF1097, KF4703; the --check-compat base loaded). */
+/** The pipeline's options from the flags (checked here: KF4703; the --check-compat base loaded; the pipeline checks the rest). */
 async function manifestsOptions(
   flags: ManifestsFlags,
   io: CommandIo,
   generators?: readonly Generator[],
 ): Promise<ManifestsOptions> {
   const projectDir = resolve(io.cwd, flags.project ?? '.');
-  const { parseK8sVersion } = await import('../../manifests/k8s-version.js');
-  const maxDescLen = parseMaxDescLen(flags.maxDescLen);
-  // Recorded in PROJECT like --max-desc-len.
-  const embeddedObjectMeta = flags.generateEmbeddedObjectMeta === true || undefined;
-  const k8sVersion = flags.k8sVersion === undefined ? undefined : parseK8sVersion(flags.k8sVersion, { flag: true });
   let compat: ManifestsOptions['compat'];
   if (flags.allow?.length && flags.checkCompat === undefined) {
     throw new DiagnosticError(
@@ -162,9 +144,10 @@ async function manifestsOptions(
     tsconfigPath: flags.tsconfig ? resolve(io.cwd, flags.tsconfig) : undefined,
     paths: flags.paths?.map((p) => resolve(io.cwd, p)),
     generatorVersion: flags.generatorVersion,
-    maxDescLen,
-    embeddedObjectMeta,
-    k8sVersion,
+    // Checked once, by the pipeline as it settles the run's options (KF1093, KF1097).
+    maxDescLen: flags.maxDescLen,
+    embeddedObjectMeta: flags.generateEmbeddedObjectMeta === true || undefined,
+    k8sVersion: flags.k8sVersion,
     check: flags.check,
     dryRun: flags.dryRun,
     noCache: flags.cache === false,
@@ -187,12 +170,11 @@ interface ProjectRecord {
  * (`make manifests` passes it again): not recorded; a different one given by hand is, with a
  * warning that the script's flag still wins for make manifests.
  */
-async function projectRecord(options: ManifestsOptions, ctx: CommandContext): Promise<ProjectRecord | undefined> {
-  const given = {
-    maxDescLen: options.maxDescLen,
-    embeddedObjectMeta: options.embeddedObjectMeta,
-    k8sVersion: options.k8sVersion as K8sVersion | undefined,
-  };
+async function projectRecord(
+  given: ManifestsSettings,
+  options: ManifestsOptions,
+  ctx: CommandContext,
+): Promise<ProjectRecord | undefined> {
   if (given.maxDescLen === undefined && !given.embeddedObjectMeta && given.k8sVersion === undefined) return undefined;
   const [{ describeSettings, MANIFESTS_PLUGIN, projectWithSettings }, { describeFlags, recordedManifestsOptions }] =
     await Promise.all([import('../../manifests/settings.js'), import('../../manifests/script.js')]);
@@ -276,7 +258,7 @@ export async function manifestsCommand(
         lockRoot: existsSync(options.projectDir) ? options.projectDir : undefined,
         plan: async (ctx) => {
           staged = await planRun({ ...options, reporter: ctx.reporter }, analyzer);
-          if (!flags.check) record = await projectRecord(options, ctx);
+          if (!flags.check) record = await projectRecord(staged.given ?? {}, options, ctx);
           // The files are staged by the pipeline, not planned in a tree: the runner's tree stays empty.
           return { tree: new Tree(ctx.host), run: staged };
         },
