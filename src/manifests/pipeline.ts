@@ -513,12 +513,42 @@ function sinkOf(ctx: RunContext, chartTool: string | undefined): OutputSink {
 }
 
 /**
- * One attempt of {@link planRun}: analysis (the changed roots only, after the pre-pass),
- * generators streamed into the sink, plan. Undefined when the kept results cannot be joined to
- * the new ones (then the run is planned cold).
+ * One attempt of {@link planRun}, in three steps that each return data: {@link analyse} (the
+ * changed roots only, after the pre-pass), {@link produce} (the generators streamed into the
+ * sink), {@link planOf} (checks, stale files, the plan and its commit). Undefined when the kept
+ * results cannot be joined to the new ones (then the run is planned cold).
  */
 async function attempt(ctx: RunContext, analyzer: Analyzer, cold: boolean): Promise<RunPlan | undefined> {
-  const { options, projectDir, tsconfigPath, snapshot, partial } = ctx;
+  const analysed = await analyse(ctx, analyzer, cold);
+  if (!analysed) return undefined;
+  const produced = await produce(ctx, analysed);
+  if (!produced) return undefined;
+  try {
+    return planOf(ctx, analysed, produced);
+  } catch (e) {
+    produced.sink.discard();
+    throw e;
+  }
+}
+
+/** What {@link analyse} returns: the analysis joined to the kept results, and the generators' input. */
+interface Analysed {
+  pre?: ReturnType<typeof incrementalPrepass>;
+  reporter: Reporter;
+  /** The run's generators, each holding the options it owns. */
+  generators: readonly Generator[];
+  analysis: AnalysisResult;
+  selection?: Selection;
+  input: GeneratorInput;
+  /** The CRDs the incremental pre-pass keeps. */
+  kept: Set<string>;
+  /** With --check-compat: the line saying what was compared, once the CRDs are generated. */
+  compat: { line?: string };
+}
+
+/** The analysis and the generators' input; undefined when a changed root joins a kept Kind (then plan cold). */
+async function analyse(ctx: RunContext, analyzer: Analyzer, cold: boolean): Promise<Analysed | undefined> {
+  const { options, projectDir, tsconfigPath, snapshot } = ctx;
   const pre = incrementalPrepass(ctx, cold);
   const inc = pre?.inc;
   const reporter = options.reporter ?? new Reporter();
@@ -550,81 +580,94 @@ async function attempt(ctx: RunContext, analyzer: Analyzer, cold: boolean): Prom
     if (!joined) return undefined;
     ({ input, kept } = joined);
   }
+  return { pre, reporter, generators, analysis, selection, input, kept, compat };
+}
+
+/** What {@link produce} returns: the sink holding the files, the chart they follow, what was made. */
+interface Produced {
+  sink: OutputSink;
+  chart?: Chart;
+  made: Made;
+}
+
+/** The generators' files streamed into a new sink; undefined (the sink discarded) when a changed Kind writes a kept CRD's path. */
+async function produce(ctx: RunContext, a: Analysed): Promise<Produced | undefined> {
   const chart = await chartOf(ctx);
   const sink = sinkOf(ctx, chart?.tool);
+  const { input, kept, reporter, generators, selection } = a;
   try {
-    const made = await fill(ctx, { sink, chart, inc, selection, kept, input, reporter, generators });
+    const made = await fill(ctx, { sink, chart, inc: a.pre?.inc, selection, kept, input, reporter, generators });
     if (!made) {
       sink.discard();
       return undefined;
     }
-    const diagnostics = reporter.diagnostics();
-    if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
-    const warnings = diagnostics.filter((d) => d.severity !== 'error');
-    const foreign = sink.foreignFiles();
-    if (foreign.length) throw new DiagnosticError(foreign);
-    const manages = generators.map((g) => g.manages);
-    if (!partial) sink.removeStale(managedLocations(ctx.host, manages));
-    if (chart)
-      sink.removeStale(
-        chart.candidates(chart.sync, (d) => ctx.host.list(d)),
-        chart.tool,
-      );
-    const changes = sink.plan();
-    // Said for this run's deletions only: not recorded with the warnings a no-change run repeats.
-    const reported = [...warnings, ...crdsOfUnrootedKinds(changes, analysis.classes ?? [], projectDir)];
-    if (!ctx.writes) {
-      sink.discard();
-      return {
-        changes,
-        warnings: reported,
-        cached: false,
-        cacheMiss: ctx.cacheMiss,
-        commit: NOTHING,
-        discard: NOTHING,
-        compatSummary: compat.line,
-      };
-    }
-    refuseBlindDeletion(changes, projectDir, tsconfigPath, partial);
-    const recordCache =
-      !partial && ctx.useCache && snapshot
-        ? () => {
-            const record =
-              selection && inc
-                ? incrementalRecord(inc, selection, analysis.byRoot!, kept, made, made.generatorEntries)
-                : undefined;
-            writeCache(
-              projectDir,
-              tsconfigPath,
-              ctx.keyParts,
-              [...new Set([...analysis.inputFiles, ...(pre?.outsideInputs ?? [])])],
-              sink.producedPaths(),
-              warnings,
-              manages,
-              snapshot,
-              record,
-            );
-          }
-        : undefined;
-    return {
-      changes,
-      warnings: reported,
-      cached: false,
-      cacheMiss: ctx.cacheMiss,
-      commit: () => {
-        sink.commit();
-        recordCache?.();
-      },
-      discard: () => sink.discard(),
-      // A tree sink's caller commits the tree, then records the cache.
-      ...(ctx.tree && { recordCache }),
-      sources: snapshot?.texts,
-      compatSummary: compat.line,
-    };
+    return { sink, chart, made };
   } catch (e) {
     sink.discard();
     throw e;
   }
+}
+
+/**
+ * The plan of what was produced: errors thrown (the caller discards the sink), stale files
+ * removed, the changes; for a run that writes, its commit and the cache record.
+ */
+function planOf(ctx: RunContext, a: Analysed, p: Produced): RunPlan {
+  const { projectDir, tsconfigPath, snapshot, partial } = ctx;
+  const { sink, chart, made } = p;
+  const diagnostics = a.reporter.diagnostics();
+  if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
+  const warnings = diagnostics.filter((d) => d.severity !== 'error');
+  const foreign = sink.foreignFiles();
+  if (foreign.length) throw new DiagnosticError(foreign);
+  const manages = a.generators.map((g) => g.manages);
+  if (!partial) sink.removeStale(managedLocations(ctx.host, manages));
+  if (chart)
+    sink.removeStale(
+      chart.candidates(chart.sync, (d) => ctx.host.list(d)),
+      chart.tool,
+    );
+  const changes = sink.plan();
+  // Said for this run's deletions only: not recorded with the warnings a no-change run repeats.
+  const reported = [...warnings, ...crdsOfUnrootedKinds(changes, a.analysis.classes ?? [], projectDir)];
+  const common = { changes, warnings: reported, cached: false, cacheMiss: ctx.cacheMiss, compatSummary: a.compat.line };
+  if (!ctx.writes) {
+    sink.discard();
+    return { ...common, commit: NOTHING, discard: NOTHING };
+  }
+  refuseBlindDeletion(changes, projectDir, tsconfigPath, partial);
+  const inc = a.pre?.inc;
+  const recordCache =
+    !partial && ctx.useCache && snapshot
+      ? () => {
+          const record =
+            a.selection && inc
+              ? incrementalRecord(inc, a.selection, a.analysis.byRoot!, a.kept, made, made.generatorEntries)
+              : undefined;
+          writeCache(
+            projectDir,
+            tsconfigPath,
+            ctx.keyParts,
+            [...new Set([...a.analysis.inputFiles, ...(a.pre?.outsideInputs ?? [])])],
+            sink.producedPaths(),
+            warnings,
+            manages,
+            snapshot,
+            record,
+          );
+        }
+      : undefined;
+  return {
+    ...common,
+    commit: () => {
+      sink.commit();
+      recordCache?.();
+    },
+    discard: () => sink.discard(),
+    // A tree sink's caller commits the tree, then records the cache.
+    ...(ctx.tree && { recordCache }),
+    sources: snapshot?.texts,
+  };
 }
 
 type Chart = NonNullable<Awaited<ReturnType<typeof chartOf>>>;

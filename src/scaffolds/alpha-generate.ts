@@ -242,6 +242,39 @@ function keptExtra(old: ProjectConfig, regenerated: ProjectConfig): Record<strin
   return extra;
 }
 
+/**
+ * The manifests options the old project generated with: its PROJECT record, under the flags an
+ * older project's package.json `manifests` script passed (`moved`: those flags, '' for none). The
+ * new project records them all in PROJECT (its script is the plain `kubeforge manifests`), so it
+ * generates the same manifests.
+ */
+function manifestsOptionsOf(input: string): { recorded: Record<string, unknown>; moved: string } {
+  const inputHost = new DiskHost(input);
+  const read = (p: string) => inputHost.read(p)?.toString('utf8');
+  return {
+    recorded: recordOf(recordedSettings({ read, projectDir: input })),
+    moved: describeFlags(recordedManifestsOptions(read('package.json'))),
+  };
+}
+
+/**
+ * The new project's PROJECT: what the replayed commands recorded, plus the keys of other tools the
+ * old one held and the manifests options it generated with. Returns the script flags moved ('' for none).
+ */
+function writeProject(output: string, input: string, config: ProjectConfig): string {
+  const host = new DiskHost(output);
+  const { recorded, moved } = manifestsOptionsOf(input);
+  const regenerated = ProjectFile.parse(host.read(PROJECT_FILE)!.toString('utf8')).config;
+  const extra = keptExtra(config, regenerated);
+  if (Object.keys(recorded).length)
+    extra.plugins = { ...((extra.plugins as Record<string, unknown>) ?? {}), [MANIFESTS_PLUGIN]: recorded };
+  host.write(
+    PROJECT_FILE,
+    Buffer.from(serializeProject({ ...regenerated, extra: Object.keys(extra).length ? extra : undefined })),
+  );
+  return moved;
+}
+
 /** Init, the replayed commands and the user's code, into `output` (a new, empty folder). */
 async function scaffoldInto(
   output: string,
@@ -321,23 +354,7 @@ async function scaffoldInto(
     });
   }
 
-  // PROJECT: what the commands recorded, plus the keys of other tools the old one held.
-  const host = new DiskHost(output);
-  // The manifests options the old project generated with: its PROJECT record, under the flags an
-  // older project's package.json `manifests` script passed; the new project records them in PROJECT
-  // (its script is the plain `kubeforge manifests`), so it generates the same manifests.
-  const inputHost = new DiskHost(input);
-  const readInput = (p: string) => inputHost.read(p)?.toString('utf8');
-  const recorded = recordOf(recordedSettings({ read: readInput, projectDir: input }));
-  const moved = describeFlags(recordedManifestsOptions(readInput('package.json')));
-  const regenerated = ProjectFile.parse(host.read(PROJECT_FILE)!.toString('utf8')).config;
-  const extra = keptExtra(config, regenerated);
-  if (Object.keys(recorded).length)
-    extra.plugins = { ...((extra.plugins as Record<string, unknown>) ?? {}), [MANIFESTS_PLUGIN]: recorded };
-  host.write(
-    PROJECT_FILE,
-    Buffer.from(serializeProject({ ...regenerated, extra: Object.keys(extra).length ? extra : undefined })),
-  );
+  const moved = writeProject(output, input, config);
 
   for (const path of USER_CODE.flatMap((p) => files(input, p))) {
     mkdirSync(join(output, path, '..'), { recursive: true });
