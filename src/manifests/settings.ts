@@ -59,7 +59,8 @@ function lineOf(text: string, key?: string): number | undefined {
     doc.get('plugins', true);
   const at = (node as { range?: [number, number, number] } | undefined)?.range?.[0];
   if (at === undefined) return undefined;
-  // A scalar's range starts at its value: the key is on that line too (or the line above for a block).
+  // A value's range starts at the value: a scalar is on its key's line; a block map (the record)
+  // starts at its first key, the line below the plugin's id.
   return text.slice(0, at).split('\n').length;
 }
 
@@ -120,10 +121,7 @@ export function projectManifestsSettings(text: string | undefined, file: string)
   }
   if (k8sVersion !== undefined && k8sVersion !== null) {
     const supported = K8S_VERSIONS.join(', ');
-    const quote =
-      typeof k8sVersion === 'number'
-        ? ` (a number: YAML reads 1.30 as 1.3, so quote it: k8sVersion: "1.${String(k8sVersion).split('.')[1] ?? ''}")`
-        : '';
+    const quote = typeof k8sVersion === 'number' ? ' (a number: YAML reads 1.30 as 1.3, so quote it)' : '';
     const minor = typeof k8sVersion === 'string' ? /^v?(1\.\d+)(?:\.\d+)?$/.exec(k8sVersion.trim())?.[1] : undefined;
     if (minor === undefined || !isK8sVersion(minor))
       badRecord(
