@@ -69,7 +69,9 @@ export interface ManifestsOptions {
   generatorVersion?: string;
   /**
    * controller-gen's `crd:maxDescLen`: every description in the CRD schemas cut to at most this
-   * many bytes at a sentence or word boundary (desc.ts); 0 drops them. Part of the cache key.
+   * many bytes at a sentence or word boundary (desc.ts); 0 drops them. A number, or the flag's
+   * text; checked once as the run's options settle (KF1093; checkGivenSettings). Unset: what
+   * the project records (settings.ts). Part of the cache key.
    */
   maxDescLen?: number | string;
   /**
