@@ -127,7 +127,11 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   c('KF1096', '`create api --ssa` with `--resource=false` (server-side apply is scaffolded with the API).'),
   c(
     'KF1097',
-    "`manifests --k8s-version` (or the one package.json's manifests script records): not a Kubernetes minor kubeforge has the types of.",
+    "`manifests --k8s-version` (or the one an older project's package.json manifests script passes): not a Kubernetes minor kubeforge has the types of.",
+  ),
+  c(
+    'KF1098',
+    "PROJECT's `manifests.kubeforge.io/v1-alpha` record (the options `manifests` generates with): not a map, a key kubeforge does not know, or a value of the wrong kind (`maxDescLen` a whole number, 0 or more; `k8sVersion` a quoted minor kubeforge has the types of; `generateEmbeddedObjectMeta` true or false).",
   ),
   c(
     'KF1100',

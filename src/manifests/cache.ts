@@ -32,9 +32,9 @@ import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { DiskHost } from '../machinery/host.js';
 import type { RootResult } from '../analysis/analyze.js';
-import { existingManagedFiles, managedLocations } from './managed-files.js';
+import { existingManagedFiles, type ManagedPaths, managedLocations } from './managed-files.js';
 
-const CACHE_FORMAT = 5;
+const CACHE_FORMAT = 6;
 
 // What the cache record keeps for incremental runs (src/manifests/incremental.ts plans with it).
 
@@ -72,6 +72,8 @@ export interface CacheRecord {
   outputs: Record<string, OutputStamp>;
   /** Warnings of the run that wrote the record, printed again on a cache hit. */
   warnings: Diagnostic[];
+  /** The paths that run's generators manage (their declarations): the fast path checks them without loading the generators. */
+  managed: ManagedPaths[];
   /** Per-file results for the next run after an edit (incremental.ts). */
   incremental?: IncrementalRecord;
 }
@@ -405,10 +407,10 @@ export function checkCache(
     if ((hashed?.get(abs) ?? hashFile(abs)) !== hash) return { hit: false, reason: `input changed: ${p}` };
   }
   const host = new DiskHost(projectDir);
-  const managed = existingManagedFiles(host);
+  const managed = existingManagedFiles(host, record.managed);
   // Outputs outside config/'s managed locations (a Helm chart's templates kept in step) are
   // checked below as written, not counted among the managed files found there.
-  const locations = new Set(managedLocations(host));
+  const locations = new Set(managedLocations(host, record.managed));
   const recorded = Object.keys(record.outputs)
     .filter((p) => locations.has(p))
     .sort();
@@ -531,6 +533,7 @@ export function writeCache(
   analysisInputs: readonly string[],
   outputs: readonly string[],
   warnings: Diagnostic[],
+  managed: readonly (ManagedPaths | undefined)[],
   snapshot?: InputSnapshot,
   incremental?: IncrementalRecord,
 ): void {
@@ -547,6 +550,7 @@ export function writeCache(
     inputs: Object.fromEntries(Object.entries(inputs).sort(([a], [b]) => (a < b ? -1 : 1))),
     outputs: Object.fromEntries([...outputs].sort().map((p) => [p, stampOf(projectDir, p)])),
     warnings,
+    managed: managed.filter((m): m is ManagedPaths => m !== undefined),
     incremental,
   };
   try {

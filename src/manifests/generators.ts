@@ -11,7 +11,7 @@ import { generateCRDs } from './crd.js';
 import { checkGeneratedCRDs, loadRuleCheck } from './crdcheck/index.js';
 import { generateRbac } from './rbac.js';
 import { generateWebhooks } from './webhook.js';
-import { CRD_DIR, type OutputFile, RBAC_FILE, WEBHOOK_FILE, output } from './managed-files.js';
+import { CRD_DIR, type ManagedPaths, type OutputFile, RBAC_FILE, WEBHOOK_FILE, output } from './managed-files.js';
 import { YamlWriter, toYamlDocuments } from './yaml.js';
 
 /** What every generator receives: the analysis' findings (a type-only view; no ts-morph). */
@@ -21,10 +21,6 @@ export type GeneratorInput = Pick<Analysis, 'kinds' | 'markers' | 'generatorVers
    * `manager-role` is a Role instead of a ClusterRole (see generateRbac).
    */
   managerNamespace?: string;
-  /** `--max-desc-len`: descriptions in CRD schemas cut to this many bytes (0: none); undefined keeps them whole. */
-  maxDescLen?: number;
-  /** `--k8s-version` (`1.36`): the Kubernetes minor the CRDs are checked for (CEL libraries by version); undefined: the newest. */
-  k8sVersion?: string;
   /** `--check-compat`: called with every generated CRD (origins attached) before any file is made; reports to the reporter. */
   checkCRDs?: (crds: readonly Record<string, unknown>[], reporter: Reporter) => void;
 };
@@ -32,6 +28,11 @@ export type GeneratorInput = Pick<Analysis, 'kinds' | 'markers' | 'generatorVers
 export interface Generator {
   /** Short name (`crd`, `rbac`, `webhook`). */
   readonly name: string;
+  /**
+   * The paths it manages: those it produced before and no longer produces are removed (with our
+   * header only). Without it, nothing it made is ever removed as stale.
+   */
+  readonly manages?: ManagedPaths;
   /**
    * The class-level markers it reads from the marker index (`markerUses(input.markers, ...)`):
    * the analysis indexes those of the generators that run, and nothing else reads them.
@@ -111,57 +112,86 @@ export function* crdFileStream(
   }
 }
 
+/** The options the generators take (the project's manifests settings, or the flags of a run). */
+export interface GeneratorOptions {
+  /** `--max-desc-len`: descriptions in CRD schemas cut to this many bytes (0: none); undefined keeps them whole. */
+  maxDescLen?: number;
+  /**
+   * `--k8s-version` (`1.36`): the Kubernetes minor the CRDs are checked for and the webhooks'
+   * matchConditions are compiled for (CEL libraries by version); undefined: the newest.
+   */
+  k8sVersion?: string;
+}
+
+/** The minor number of a `1.N` version (undefined: the newest). */
+const minorOf = (version: string | undefined) => (version === undefined ? undefined : Number(version.split('.')[1]));
+
 /**
  * The CRDs, each checked against the API server's own rules before anything is written
  * (crdcheck/): a CRD it would refuse is an error at the marker or field that caused it. A line
- * where the analysis or generation already reported an error gets no second report.
+ * where the analysis or generation already reported an error gets no second report. It owns
+ * `maxDescLen` and `k8sVersion`.
  */
-export const crdGenerator: Generator = {
-  name: 'crd',
-  // CEL is loaded only when a schema has rules (most projects' runs never need it).
-  prepare: (input) => loadRuleCheck(input.kinds.map((k) => k.schema)),
-  generate: (input, reporter) => {
-    // What the analysis already reported (same reporter) and what generation reports now.
-    const analysed = reporter.diagnostics();
-    const scratch = new Reporter();
-    const crds = generateCRDs(input.kinds, input.generatorVersion, scratch, input.rel, input.maxDescLen);
-    const generated = scratch.diagnostics();
-    for (const d of generated) reporter.report(d);
-    // Each CRD carries its own warnings (an incremental run that keeps the CRD reports them again).
-    const warningsOf = new Map<Record<string, unknown>, Diagnostic[]>();
-    const k8sMinor = input.k8sVersion === undefined ? undefined : Number(input.k8sVersion.split('.')[1]);
-    checkGeneratedCRDs(crds, [...analysed, ...generated], { k8sMinor }).forEach((found, i) => {
-      for (const d of found) reporter.report(d);
-      const warnings = found.filter((d) => d.severity !== 'error');
-      if (warnings.length) warningsOf.set(crds[i], warnings);
-    });
-    input.checkCRDs?.(crds, reporter);
-    // Duplicate paths (KF4502) are found before any YAML is made.
-    const byPath = new Map<string, Record<string, unknown>>();
-    for (const crd of crds) {
-      const spec = (crd.spec ?? {}) as { group?: string; names?: { plural?: string } };
-      const path = `${CRD_DIR}/${spec.group}_${spec.names?.plural}.yaml`;
-      if (!byPath.has(path)) byPath.set(path, crd);
-      else reportDuplicate(reporter, path, byPath.get(path)!, crd);
-    }
-    // Which files declare each Kind's versions (an incremental run keeps a CRD while they are unchanged).
-    const sources = new Map<string, Set<string>>();
-    for (const k of input.kinds) {
-      const gk = `${k.kind}.${k.group}`;
-      if (!sources.has(gk)) sources.set(gk, new Set());
-      sources.get(gk)!.add(k.at.file);
-    }
-    return crdFileStream([...byPath.values()], reporter, (crd) => {
-      const spec = (crd.spec ?? {}) as { group?: string; names?: { kind?: string } };
-      const files = sources.get(`${spec.names?.kind}.${spec.group}`);
-      const warnings = warningsOf.get(crd);
-      return { ...(files && { sources: [...files].sort() }), ...(warnings && { warnings }) };
-    });
-  },
-};
+export function crdGeneratorFor(options: GeneratorOptions = {}): Generator {
+  const { maxDescLen, k8sVersion } = options;
+  return {
+    name: 'crd',
+    manages: { dirs: [CRD_DIR] },
+    // CEL is loaded only when a schema has rules (most projects' runs never need it).
+    prepare: (input) => loadRuleCheck(input.kinds.map((k) => k.schema)),
+    generate: (input, reporter) => generateCrdFiles(input, reporter, maxDescLen, minorOf(k8sVersion)),
+  };
+}
+
+/** The CRD generator with every option at its default. */
+export const crdGenerator: Generator = crdGeneratorFor();
+
+function generateCrdFiles(
+  input: GeneratorInput,
+  reporter: Reporter,
+  maxDescLen: number | undefined,
+  k8sMinor: number | undefined,
+): Iterable<OutputFile> {
+  // What the analysis already reported (same reporter) and what generation reports now.
+  const analysed = reporter.diagnostics();
+  const scratch = new Reporter();
+  const crds = generateCRDs(input.kinds, input.generatorVersion, scratch, input.rel, maxDescLen);
+  const generated = scratch.diagnostics();
+  for (const d of generated) reporter.report(d);
+  // Each CRD carries its own warnings (an incremental run that keeps the CRD reports them again).
+  const warningsOf = new Map<Record<string, unknown>, Diagnostic[]>();
+  checkGeneratedCRDs(crds, [...analysed, ...generated], { k8sMinor }).forEach((found, i) => {
+    for (const d of found) reporter.report(d);
+    const warnings = found.filter((d) => d.severity !== 'error');
+    if (warnings.length) warningsOf.set(crds[i], warnings);
+  });
+  input.checkCRDs?.(crds, reporter);
+  // Duplicate paths (KF4502) are found before any YAML is made.
+  const byPath = new Map<string, Record<string, unknown>>();
+  for (const crd of crds) {
+    const spec = (crd.spec ?? {}) as { group?: string; names?: { plural?: string } };
+    const path = `${CRD_DIR}/${spec.group}_${spec.names?.plural}.yaml`;
+    if (!byPath.has(path)) byPath.set(path, crd);
+    else reportDuplicate(reporter, path, byPath.get(path)!, crd);
+  }
+  // Which files declare each Kind's versions (an incremental run keeps a CRD while they are unchanged).
+  const sources = new Map<string, Set<string>>();
+  for (const k of input.kinds) {
+    const gk = `${k.kind}.${k.group}`;
+    if (!sources.has(gk)) sources.set(gk, new Set());
+    sources.get(gk)!.add(k.at.file);
+  }
+  return crdFileStream([...byPath.values()], reporter, (crd) => {
+    const spec = (crd.spec ?? {}) as { group?: string; names?: { kind?: string } };
+    const files = sources.get(`${spec.names?.kind}.${spec.group}`);
+    const warnings = warningsOf.get(crd);
+    return { ...(files && { sources: [...files].sort() }), ...(warnings && { warnings }) };
+  });
+}
 
 export const rbacGenerator: Generator = {
   name: 'rbac',
+  manages: { files: [RBAC_FILE] },
   markers: ['Rbac'],
   inputKey: (input) => JSON.stringify([input.managerNamespace ?? null, markerUses(input.markers, 'Rbac')]),
   generate: (input, reporter) => [
@@ -174,34 +204,46 @@ export const rbacGenerator: Generator = {
   ],
 };
 
-export const webhookGenerator: Generator = {
-  name: 'webhook',
-  markers: ['Webhook', 'WebhookConfiguration'],
-  // The Kubernetes version decides which CEL functions matchConditions may use.
-  inputKey: (input) =>
-    JSON.stringify([
-      markerUses(input.markers, 'Webhook'),
-      markerUses(input.markers, 'WebhookConfiguration'),
-      input.k8sVersion ?? null,
-    ]),
-  generate: (input, reporter) => {
-    const objects = generateWebhooks(
-      markerUses(input.markers, 'Webhook'),
-      markerUses(input.markers, 'WebhookConfiguration'),
-      reporter,
-      input.k8sVersion === undefined ? undefined : Number(input.k8sVersion.split('.')[1]),
-    );
-    return objects.length > 0 ? [output(WEBHOOK_FILE, toYamlDocuments(objects))] : [];
-  },
-};
+/** The webhook configurations; it owns `k8sVersion` (which CEL functions matchConditions may use). */
+export function webhookGeneratorFor(options: Pick<GeneratorOptions, 'k8sVersion'> = {}): Generator {
+  const { k8sVersion } = options;
+  return {
+    name: 'webhook',
+    manages: { files: [WEBHOOK_FILE] },
+    markers: ['Webhook', 'WebhookConfiguration'],
+    inputKey: (input) =>
+      JSON.stringify([
+        markerUses(input.markers, 'Webhook'),
+        markerUses(input.markers, 'WebhookConfiguration'),
+        k8sVersion ?? null,
+      ]),
+    generate: (input, reporter) => {
+      const objects = generateWebhooks(
+        markerUses(input.markers, 'Webhook'),
+        markerUses(input.markers, 'WebhookConfiguration'),
+        reporter,
+        minorOf(k8sVersion),
+      );
+      return objects.length > 0 ? [output(WEBHOOK_FILE, toYamlDocuments(objects))] : [];
+    },
+  };
+}
+
+/** The webhook generator with every option at its default. */
+export const webhookGenerator: Generator = webhookGeneratorFor();
 
 /** The class-level markers the generators read: what the analysis indexes for them. */
 export function indexedMarkers(generators: readonly Generator[]): Set<MarkerName> {
   return new Set(generators.flatMap((g) => g.markers ?? []));
 }
 
-/** The generators `kubeforge manifests` runs, in this order. */
-export const DEFAULT_GENERATORS: readonly Generator[] = [crdGenerator, rbacGenerator, webhookGenerator];
+/** The generators `kubeforge manifests` runs, in this order, each given the options it owns. */
+export function defaultGenerators(options: GeneratorOptions = {}): readonly Generator[] {
+  return [crdGeneratorFor(options), rbacGenerator, webhookGeneratorFor(options)];
+}
+
+/** {@link defaultGenerators} with every option at its default. */
+export const DEFAULT_GENERATORS: readonly Generator[] = defaultGenerators();
 
 async function prepare(input: GeneratorInput, generators: readonly Generator[]): Promise<void> {
   for (const g of generators) await g.prepare?.(input);

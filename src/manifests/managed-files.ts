@@ -8,9 +8,11 @@
  * every path and commits with atomic writes and rollback, as for `init` and `create api`.
  *
  * A file at an output's path without our header is the user's: the run fails (KF4505) rather
- * than replace it. Removal is conservative: a file is deleted only if it lies in a managed location
- * (`config/crd/bases/*.yaml`, `config/rbac/role.yaml`, `config/webhook/manifests.yaml`), is not
- * produced any more, and begins with our header. A file a user wrote there is never touched.
+ * than replace it. Removal is conservative: a file is deleted only if it lies in a location a
+ * generator of the run declares it manages ({@link ManagedPaths}: the CRD generator
+ * `config/crd/bases/*.yaml`, RBAC `config/rbac/role.yaml`, webhooks
+ * `config/webhook/manifests.yaml`), is not produced any more, and begins with our header. A file a
+ * user wrote there is never touched.
  */
 import type { Diagnostic } from '../diagnostics/index.js';
 import type { Host } from '../machinery/host.js';
@@ -69,18 +71,33 @@ export function withHeader(yaml: string): string {
 }
 
 /**
- * The paths in the managed locations (relative, sorted): every YAML name in the CRD folder and
- * the two fixed files, whether they exist or not, ours or the user's.
+ * The paths a generator manages: its files that are no longer produced are removed (when they
+ * carry our header). Declared by each generator (generators.ts), and recorded with the no-change
+ * cache, whose fast path does not load the generators.
  */
-export function managedLocations(host: Host): string[] {
-  const crds = host
-    .list(CRD_DIR)
-    .filter((name) => name.endsWith('.yaml') || name.endsWith('.yml'))
-    .map((name) => `${CRD_DIR}/${name}`);
-  return [...crds, RBAC_FILE, WEBHOOK_FILE].sort();
+export interface ManagedPaths {
+  /** Fixed files (`config/rbac/role.yaml`). */
+  readonly files?: readonly string[];
+  /** Folders whose every YAML file (`*.yaml`, `*.yml`; not below) is managed (`config/crd/bases`). */
+  readonly dirs?: readonly string[];
+}
+
+/**
+ * The paths in the managed locations (relative, sorted, once each): every YAML name in the
+ * declared folders and the declared files, whether they exist or not, ours or the user's.
+ */
+export function managedLocations(host: Host, manages: readonly (ManagedPaths | undefined)[]): string[] {
+  const paths = new Set<string>();
+  for (const m of manages) {
+    for (const dir of m?.dirs ?? [])
+      for (const name of host.list(dir))
+        if (name.endsWith('.yaml') || name.endsWith('.yml')) paths.add(`${dir}/${name}`);
+    for (const file of m?.files ?? []) paths.add(file);
+  }
+  return [...paths].sort();
 }
 
 /** Managed files on the host that carry our header (relative paths, sorted). Reads only their first bytes. */
-export function existingManagedFiles(host: Host): string[] {
-  return managedLocations(host).filter((p) => hasManagedHeader(host, p, MANIFESTS_TOOL));
+export function existingManagedFiles(host: Host, manages: readonly (ManagedPaths | undefined)[]): string[] {
+  return managedLocations(host, manages).filter((p) => hasManagedHeader(host, p, MANIFESTS_TOOL));
 }

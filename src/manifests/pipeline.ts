@@ -38,8 +38,7 @@ import type { Generator, GeneratorInput } from './generators.js';
 import { OutputPlanner, type OutputSink, type PlannedChange, TreeSink } from './stage.js';
 import { type GeneratorEntry, type IncrementalRecord, IncrementalPlanner, type Selection } from './incremental.js';
 import type { MarkerUse } from './markeruse.js';
-import { recordedK8sVersion, recordedManifestsOptions } from './script.js';
-import { type K8sVersion, parseK8sVersion } from './k8s-version.js';
+import { checkGivenSettings, type ManifestsSettings, recordedSettings } from './settings.js';
 import { type Change, CRD_DIR, MANIFESTS_TOOL, managedLocations } from './managed-files.js';
 import type { CompatBase, CompatOptions } from './compat.js';
 
@@ -70,9 +69,11 @@ export interface ManifestsOptions {
   generatorVersion?: string;
   /**
    * controller-gen's `crd:maxDescLen`: every description in the CRD schemas cut to at most this
-   * many bytes at a sentence or word boundary (desc.ts); 0 drops them. Part of the cache key.
+   * many bytes at a sentence or word boundary (desc.ts); 0 drops them. A number, or the flag's
+   * text; checked once as the run's options settle (KF1093; checkGivenSettings). Unset: what
+   * the project records (settings.ts). Part of the cache key.
    */
-  maxDescLen?: number;
+  maxDescLen?: number | string;
   /**
    * controller-gen's `crd:generateEmbeddedObjectMeta`: an ObjectMeta below a Kind's top (a pod
    * template's metadata) keeps name, namespace, labels, annotations and finalizers in the schema,
@@ -81,8 +82,8 @@ export interface ManifestsOptions {
   embeddedObjectMeta?: boolean;
   /**
    * The Kubernetes minor whose types embedded Kubernetes types follow (`1.36`; default the newest
-   * supported). A value kubeforge has no data for is KF1097, located at package.json's manifests
-   * script when that is where it is recorded. Part of the cache key.
+   * supported). A value kubeforge has no data for is KF1097 (KF1098 when PROJECT's manifests
+   * record holds it). Part of the cache key.
    */
   k8sVersion?: string;
   /** Write nothing; report the plan. */
@@ -134,7 +135,7 @@ function resolveGeneratorVersion(flag?: string): string {
 }
 
 /** What both pipelines settle first: the project folder, its tsconfig (KF4503 / KF4504), the flags, the cache key. */
-function runSettings(options: ManifestsOptions, host: Host, tree?: Tree) {
+function runSettings(options: SettledOptions, host: Host, tree?: Tree) {
   const projectDir = resolve(options.projectDir);
   if (host.kind('') !== 'directory') {
     throw new DiagnosticError(
@@ -159,17 +160,7 @@ function runSettings(options: ManifestsOptions, host: Host, tree?: Tree) {
   }
   const generatorVersion = resolveGeneratorVersion(options.generatorVersion);
   const paths = options.paths?.map((p) => (isAbsolute(p) ? p : resolve(projectDir, p)));
-  if (options.maxDescLen !== undefined && !(Number.isInteger(options.maxDescLen) && options.maxDescLen >= 0)) {
-    throw new DiagnosticError(
-      error('KF1093', `invalid --max-desc-len ${options.maxDescLen}: expected a whole number of bytes, 0 or more`, {
-        hint: 'e.g. --max-desc-len 0 (no descriptions) or --max-desc-len 80',
-      }),
-    );
-  }
-  const k8sVersion =
-    options.k8sVersion === undefined
-      ? undefined
-      : k8sVersionOf(options.k8sVersion, (tree ?? host).read('package.json')?.toString('utf8'), projectDir);
+  const { k8sVersion } = options;
   // PROJECT (as a scaffold's tree has it) scopes role.yaml: hashed into the cache key here, read
   // only once the fast path misses (managerNamespaceOf), so the fast path never loads YAML.
   const projectText = (tree ?? host).read(PROJECT_FILE);
@@ -184,18 +175,6 @@ function runSettings(options: ManifestsOptions, host: Host, tree?: Tree) {
     project: projectText && sha256(projectText),
   };
   return { projectDir, tsconfigPath, generatorVersion, paths, keyParts, projectText, k8sVersion };
-}
-
-/**
- * A `--k8s-version` given to the pipeline as a supported minor; KF1097 otherwise, located at
- * package.json's manifests script when it records that very value (create api, alpha generate).
- */
-function k8sVersionOf(value: string, packageJson: string | undefined, projectDir: string): K8sVersion {
-  const recorded = recordedK8sVersion(packageJson);
-  return parseK8sVersion(
-    value,
-    recorded?.value === value ? { file: join(projectDir, 'package.json'), line: recorded.line } : { flag: true },
-  );
 }
 
 const PROJECT_FILE = 'PROJECT';
@@ -291,6 +270,8 @@ export interface RunPlan {
   sources?: ReadonlyMap<string, string>;
   /** With --check-compat: the line saying what was compared (compat.ts). */
   compatSummary?: string;
+  /** The options the caller gave, checked (what `kubeforge manifests` records in PROJECT). */
+  given?: ManifestsSettings;
 }
 
 const NOTHING = () => {};
@@ -314,25 +295,38 @@ export async function runManifests(
 }
 
 /**
- * The options package.json's `manifests` script records (`--k8s-version`, `--max-desc-len`,
- * `--generate-embedded-object-meta`: what `make manifests` / `npm run manifests` pass) for those
- * not given: every entry (a plain `kubeforge manifests`, `--check`, `kubeforge dev`, the manifests
- * step of create api / webhook / edit, alpha generate) makes the files `make manifests` makes, so
- * `--check`'s hint never rewrites the CRDs at another minor. A value given wins.
+ * The options the project records (settings.ts: PROJECT's manifests record, under the flags an
+ * older project's package.json `manifests` script still passes) for those not given: every entry
+ * (a plain `kubeforge manifests`, `--check`, `kubeforge dev`, the manifests step of create api /
+ * webhook / edit, alpha generate) makes the files `make manifests` makes, so `--check`'s hint
+ * never rewrites the CRDs at another minor. A value given wins. A bad recorded value is its
+ * located error (KF1098 in PROJECT, KF1097 in package.json), even when a flag overrides it.
  */
-function withRecordedOptions(options: ManifestsOptions, project: Pick<Host, 'read'>): ManifestsOptions {
-  const recorded = recordedManifestsOptions(project.read('package.json')?.toString('utf8'));
+function withRecordedOptions(options: ManifestsOptions, project: Pick<Host, 'read'>): SettledOptions {
+  const given = checkGivenSettings(options);
+  const recorded = recordedSettings({
+    read: (path) => project.read(path)?.toString('utf8'),
+    projectDir: resolve(options.projectDir),
+  });
   return {
     ...options,
-    k8sVersion: options.k8sVersion ?? recorded.k8sVersion,
-    maxDescLen: options.maxDescLen ?? recorded.maxDescLen,
-    embeddedObjectMeta: options.embeddedObjectMeta ?? recorded.embeddedObjectMeta,
+    given,
+    k8sVersion: given.k8sVersion ?? recorded.k8sVersion,
+    maxDescLen: given.maxDescLen ?? recorded.maxDescLen,
+    embeddedObjectMeta: given.embeddedObjectMeta ?? recorded.embeddedObjectMeta,
   };
 }
 
+/** A run's options settled: the given ones checked (kept as `given`), the recorded ones under them. */
+export type SettledOptions = Omit<ManifestsOptions, keyof ManifestsSettings> &
+  ManifestsSettings & {
+    /** What the caller gave (checked), without what the project records. */
+    given: ManifestsSettings;
+  };
+
 /** What a run settles before it analyses: its settings, the sink's target, the inputs' snapshot. */
 interface RunContext extends ReturnType<typeof runSettings> {
-  options: ManifestsOptions;
+  options: SettledOptions;
   host: Host;
   /** The caller's tree (the sink), or undefined: an {@link OutputPlanner} on the host. */
   tree?: Tree;
@@ -390,6 +384,7 @@ export async function planRun(
     const check = checkCache(projectDir, tsconfigPath, keyParts, snapshot);
     if (check.hit)
       return {
+        given: options.given,
         changes: [],
         warnings: check.record.warnings,
         cached: true,
@@ -411,7 +406,8 @@ export async function planRun(
     snapshot,
     cacheMiss,
   };
-  return (await attempt(ctx, analyzer, options.cold ?? false)) ?? (await attempt(ctx, analyzer, true))!;
+  const plan = (await attempt(ctx, analyzer, options.cold ?? false)) ?? (await attempt(ctx, analyzer, true))!;
+  return { ...plan, given: options.given };
 }
 
 /** The incremental pre-pass: for a run that writes on disk, the last run's record, unless cold (incremental.ts). */
@@ -432,7 +428,7 @@ function incrementalPrepass(
   return { inc, outsideInputs: base?.outsideInputs ?? [] };
 }
 
-/** The generators' input: the analysis, the PROJECT's scope, the flags, the --check-compat hook. */
+/** The generators' input: the analysis, the PROJECT's scope, the --check-compat hook (their options are their own). */
 async function generatorInput(
   ctx: RunContext,
   analysis: AnalysisResult,
@@ -456,8 +452,6 @@ async function generatorInput(
   return {
     ...analysis,
     managerNamespace,
-    maxDescLen: ctx.options.maxDescLen,
-    k8sVersion: ctx.k8sVersion,
     ...(checkCRDs && { checkCRDs }),
   };
 }
@@ -521,16 +515,49 @@ function sinkOf(ctx: RunContext, chartTool: string | undefined): OutputSink {
 }
 
 /**
- * One attempt of {@link planRun}: analysis (the changed roots only, after the pre-pass),
- * generators streamed into the sink, plan. Undefined when the kept results cannot be joined to
- * the new ones (then the run is planned cold).
+ * One attempt of {@link planRun}, in three steps that each return data: {@link analyse} (the
+ * changed roots only, after the pre-pass), {@link produce} (the generators streamed into the
+ * sink), {@link planOf} (checks, stale files, the plan and its commit). Undefined when the kept
+ * results cannot be joined to the new ones (then the run is planned cold).
  */
 async function attempt(ctx: RunContext, analyzer: Analyzer, cold: boolean): Promise<RunPlan | undefined> {
-  const { options, projectDir, tsconfigPath, snapshot, partial } = ctx;
+  const analysed = await analyse(ctx, analyzer, cold);
+  if (!analysed) return undefined;
+  const produced = await produce(ctx, analysed);
+  if (!produced) return undefined;
+  try {
+    return planOf(ctx, analysed, produced);
+  } catch (e) {
+    produced.sink.discard();
+    throw e;
+  }
+}
+
+/** What {@link analyse} returns: the analysis joined to the kept results, and the generators' input. */
+interface Analysed {
+  pre?: ReturnType<typeof incrementalPrepass>;
+  reporter: Reporter;
+  /** The run's generators, each holding the options it owns. */
+  generators: readonly Generator[];
+  analysis: AnalysisResult;
+  selection?: Selection;
+  input: GeneratorInput;
+  /** The CRDs the incremental pre-pass keeps. */
+  kept: Set<string>;
+  /** With --check-compat: the line saying what was compared, once the CRDs are generated. */
+  compat: { line?: string };
+}
+
+/** The analysis and the generators' input; undefined when a changed root joins a kept Kind (then plan cold). */
+async function analyse(ctx: RunContext, analyzer: Analyzer, cold: boolean): Promise<Analysed | undefined> {
+  const { options, projectDir, tsconfigPath, snapshot } = ctx;
   const pre = incrementalPrepass(ctx, cold);
   const inc = pre?.inc;
   const reporter = options.reporter ?? new Reporter();
-  const { DEFAULT_GENERATORS, indexedMarkers } = await import('./generators.js');
+  const { defaultGenerators, indexedMarkers } = await import('./generators.js');
+  // Each generator holds the options it owns (the CRD generator maxDescLen and k8sVersion).
+  const generators =
+    options.generators ?? defaultGenerators({ maxDescLen: options.maxDescLen, k8sVersion: ctx.k8sVersion });
   const analysis = await analyzer(
     {
       projectDir,
@@ -542,7 +569,7 @@ async function attempt(ctx: RunContext, analyzer: Analyzer, cold: boolean): Prom
       ...(ctx.overlay && { overlay: ctx.overlay }),
       selectRoots: inc && ((roots, tools) => inc.select(roots, tools)),
       texts: snapshot?.texts,
-      indexMarkers: indexedMarkers(options.generators ?? DEFAULT_GENERATORS),
+      indexMarkers: indexedMarkers(generators),
     },
     reporter,
   );
@@ -555,79 +582,94 @@ async function attempt(ctx: RunContext, analyzer: Analyzer, cold: boolean): Prom
     if (!joined) return undefined;
     ({ input, kept } = joined);
   }
+  return { pre, reporter, generators, analysis, selection, input, kept, compat };
+}
+
+/** What {@link produce} returns: the sink holding the files, the chart they follow, what was made. */
+interface Produced {
+  sink: OutputSink;
+  chart?: Chart;
+  made: Made;
+}
+
+/** The generators' files streamed into a new sink; undefined (the sink discarded) when a changed Kind writes a kept CRD's path. */
+async function produce(ctx: RunContext, a: Analysed): Promise<Produced | undefined> {
   const chart = await chartOf(ctx);
   const sink = sinkOf(ctx, chart?.tool);
+  const { input, kept, reporter, generators, selection } = a;
   try {
-    const made = await fill(ctx, { sink, chart, inc, selection, kept, input, reporter });
+    const made = await fill(ctx, { sink, chart, inc: a.pre?.inc, selection, kept, input, reporter, generators });
     if (!made) {
       sink.discard();
       return undefined;
     }
-    const diagnostics = reporter.diagnostics();
-    if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
-    const warnings = diagnostics.filter((d) => d.severity !== 'error');
-    const foreign = sink.foreignFiles();
-    if (foreign.length) throw new DiagnosticError(foreign);
-    if (!partial) sink.removeStale(managedLocations(ctx.host));
-    if (chart)
-      sink.removeStale(
-        chart.candidates(chart.sync, (d) => ctx.host.list(d)),
-        chart.tool,
-      );
-    const changes = sink.plan();
-    // Said for this run's deletions only: not recorded with the warnings a no-change run repeats.
-    const reported = [...warnings, ...crdsOfUnrootedKinds(changes, analysis.classes ?? [], projectDir)];
-    if (!ctx.writes) {
-      sink.discard();
-      return {
-        changes,
-        warnings: reported,
-        cached: false,
-        cacheMiss: ctx.cacheMiss,
-        commit: NOTHING,
-        discard: NOTHING,
-        compatSummary: compat.line,
-      };
-    }
-    refuseBlindDeletion(changes, projectDir, tsconfigPath, partial);
-    const recordCache =
-      !partial && ctx.useCache && snapshot
-        ? () => {
-            const record =
-              selection && inc
-                ? incrementalRecord(inc, selection, analysis.byRoot!, kept, made, made.generatorEntries)
-                : undefined;
-            writeCache(
-              projectDir,
-              tsconfigPath,
-              ctx.keyParts,
-              [...new Set([...analysis.inputFiles, ...(pre?.outsideInputs ?? [])])],
-              sink.producedPaths(),
-              warnings,
-              snapshot,
-              record,
-            );
-          }
-        : undefined;
-    return {
-      changes,
-      warnings: reported,
-      cached: false,
-      cacheMiss: ctx.cacheMiss,
-      commit: () => {
-        sink.commit();
-        recordCache?.();
-      },
-      discard: () => sink.discard(),
-      // A tree sink's caller commits the tree, then records the cache.
-      ...(ctx.tree && { recordCache }),
-      sources: snapshot?.texts,
-      compatSummary: compat.line,
-    };
+    return { sink, chart, made };
   } catch (e) {
     sink.discard();
     throw e;
   }
+}
+
+/**
+ * The plan of what was produced: errors thrown (the caller discards the sink), stale files
+ * removed, the changes; for a run that writes, its commit and the cache record.
+ */
+function planOf(ctx: RunContext, a: Analysed, p: Produced): RunPlan {
+  const { projectDir, tsconfigPath, snapshot, partial } = ctx;
+  const { sink, chart, made } = p;
+  const diagnostics = a.reporter.diagnostics();
+  if (hasErrors(diagnostics)) throw new DiagnosticError(diagnostics);
+  const warnings = diagnostics.filter((d) => d.severity !== 'error');
+  const foreign = sink.foreignFiles();
+  if (foreign.length) throw new DiagnosticError(foreign);
+  const manages = a.generators.map((g) => g.manages);
+  if (!partial) sink.removeStale(managedLocations(ctx.host, manages));
+  if (chart)
+    sink.removeStale(
+      chart.candidates(chart.sync, (d) => ctx.host.list(d)),
+      chart.tool,
+    );
+  const changes = sink.plan();
+  // Said for this run's deletions only: not recorded with the warnings a no-change run repeats.
+  const reported = [...warnings, ...crdsOfUnrootedKinds(changes, a.analysis.classes ?? [], projectDir)];
+  const common = { changes, warnings: reported, cached: false, cacheMiss: ctx.cacheMiss, compatSummary: a.compat.line };
+  if (!ctx.writes) {
+    sink.discard();
+    return { ...common, commit: NOTHING, discard: NOTHING };
+  }
+  refuseBlindDeletion(changes, projectDir, tsconfigPath, partial);
+  const inc = a.pre?.inc;
+  const recordCache =
+    !partial && ctx.useCache && snapshot
+      ? () => {
+          const record =
+            a.selection && inc
+              ? incrementalRecord(inc, a.selection, a.analysis.byRoot!, a.kept, made, made.generatorEntries)
+              : undefined;
+          writeCache(
+            projectDir,
+            tsconfigPath,
+            ctx.keyParts,
+            [...new Set([...a.analysis.inputFiles, ...(a.pre?.outsideInputs ?? [])])],
+            sink.producedPaths(),
+            warnings,
+            manages,
+            snapshot,
+            record,
+          );
+        }
+      : undefined;
+  return {
+    ...common,
+    commit: () => {
+      sink.commit();
+      recordCache?.();
+    },
+    discard: () => sink.discard(),
+    // A tree sink's caller commits the tree, then records the cache.
+    ...(ctx.tree && { recordCache }),
+    sources: snapshot?.texts,
+  };
 }
 
 type Chart = NonNullable<Awaited<ReturnType<typeof chartOf>>>;
@@ -655,6 +697,7 @@ async function fill(
     kept: ReadonlySet<string>;
     input: GeneratorInput;
     reporter: Reporter;
+    generators: readonly Generator[];
   },
 ): Promise<Made | undefined> {
   const { sink, chart, inc, selection, kept, input, reporter } = run;
@@ -671,11 +714,11 @@ async function fill(
     const text = ctx.host.read(path)?.toString('utf8');
     if (text !== undefined) acceptChart(path, text);
   };
-  const { DEFAULT_GENERATORS, streamGenerators } = await import('./generators.js');
+  const { streamGenerators } = await import('./generators.js');
   // Generators whose input is the last run's exactly keep their files and warnings (incremental.ts);
   // the others run, and what they make is recorded for the next run.
   const generators: Generator[] = [];
-  for (const g of ctx.options.generators ?? DEFAULT_GENERATORS) {
+  for (const g of run.generators) {
     const key = selection && inc && g.inputKey ? sha256(g.inputKey(input)) : undefined;
     const same = key !== undefined ? inc!.keptGenerator(g.name, key) : undefined;
     if (same) {

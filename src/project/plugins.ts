@@ -20,6 +20,21 @@ export const SHARDING_PLUGIN = 'sharding.kubeforge.io/v1-alpha';
  */
 export const PACKAGE_MANAGER_PLUGIN = 'packagemanager.kubeforge.io/v1-alpha';
 
+/**
+ * kubeforge's record of the options `kubeforge manifests` generates with (controller-gen's
+ * `crd:maxDescLen` and `crd:generateEmbeddedObjectMeta`, and the Kubernetes minor of embedded
+ * types): read and checked by src/manifests/settings.ts.
+ */
+export const MANIFESTS_PLUGIN = 'manifests.kubeforge.io/v1-alpha';
+
+/** The manifests record, as PROJECT holds it (unchecked: src/manifests/settings.ts checks it). */
+export interface ManifestsPluginConfig {
+  maxDescLen?: unknown;
+  k8sVersion?: unknown;
+  generateEmbeddedObjectMeta?: unknown;
+  [key: string]: unknown;
+}
+
 /** The package-manager record. */
 export interface PackageManagerPluginConfig {
   name?: string;
@@ -56,6 +71,7 @@ export interface KnownPluginConfigs {
   [DEPLOY_IMAGE_PLUGIN]: DeployImagePluginConfig;
   [SHARDING_PLUGIN]: ShardingPluginConfig;
   [PACKAGE_MANAGER_PLUGIN]: PackageManagerPluginConfig;
+  [MANIFESTS_PLUGIN]: ManifestsPluginConfig;
 }
 
 /** The `plugins` map of PROJECT: the known plugins' records typed, any other plugin's kept as it is. */

@@ -28,11 +28,8 @@ import {
   type ProjectResource,
   serializeProject,
 } from '../project/index.js';
-import {
-  type RecordedManifestsOptions,
-  recordedManifestsOptions,
-  recordManifestsOptions,
-} from '../manifests/script.js';
+import { MANIFESTS_PLUGIN, recordedSettings, recordOf } from '../manifests/settings.js';
+import { describeFlags, recordedManifestsOptions } from '../manifests/script.js';
 import { DiskHost, InterruptedError } from '../machinery/index.js';
 import { CLI_INTEGRITY_KEY } from './cli-integrity.js';
 import { runCreateApi } from './api.js';
@@ -159,7 +156,7 @@ export async function runGenerate(
   const stage = join(dirname(output), `.${basename(output)}.kubeforge-${process.pid}.tmp`);
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
-  let result: GenerateResult & { manifests: RecordedManifestsOptions };
+  let result: GenerateResult;
   try {
     // The replayed commands' own plans are not this command's result (its result is the new project).
     result = await scaffoldInto(stage, input, config, options, { ...io, report: undefined }, output);
@@ -175,7 +172,7 @@ export async function runGenerate(
   } else {
     await (io.install ?? npmInstall)(output, { ...io, cwd: output, host: undefined, report: undefined });
     const { runManifests } = await import('../manifests/pipeline.js');
-    await runManifests({ projectDir: output, ...result.manifests }, undefined);
+    await runManifests({ projectDir: output }, undefined);
   }
   // The helm plugin's chart is made from the new project's config/default, which needs its CRDs (the manifests step).
   const helm = helmConfigOf(config);
@@ -245,6 +242,39 @@ function keptExtra(old: ProjectConfig, regenerated: ProjectConfig): Record<strin
   return extra;
 }
 
+/**
+ * The manifests options the old project generated with: its PROJECT record, under the flags an
+ * older project's package.json `manifests` script passed (`moved`: those flags, '' for none). The
+ * new project records them all in PROJECT (its script is the plain `kubeforge manifests`), so it
+ * generates the same manifests.
+ */
+function manifestsOptionsOf(input: string): { recorded: Record<string, unknown>; moved: string } {
+  const inputHost = new DiskHost(input);
+  const read = (p: string) => inputHost.read(p)?.toString('utf8');
+  return {
+    recorded: recordOf(recordedSettings({ read, projectDir: input })),
+    moved: describeFlags(recordedManifestsOptions(read('package.json'))),
+  };
+}
+
+/**
+ * The new project's PROJECT: what the replayed commands recorded, plus the keys of other tools the
+ * old one held and the manifests options it generated with. Returns the script flags moved ('' for none).
+ */
+function writeProject(output: string, input: string, config: ProjectConfig): string {
+  const host = new DiskHost(output);
+  const { recorded, moved } = manifestsOptionsOf(input);
+  const regenerated = ProjectFile.parse(host.read(PROJECT_FILE)!.toString('utf8')).config;
+  const extra = keptExtra(config, regenerated);
+  if (Object.keys(recorded).length)
+    extra.plugins = { ...((extra.plugins as Record<string, unknown>) ?? {}), [MANIFESTS_PLUGIN]: recorded };
+  host.write(
+    PROJECT_FILE,
+    Buffer.from(serializeProject({ ...regenerated, extra: Object.keys(extra).length ? extra : undefined })),
+  );
+  return moved;
+}
+
 /** Init, the replayed commands and the user's code, into `output` (a new, empty folder). */
 async function scaffoldInto(
   output: string,
@@ -254,7 +284,7 @@ async function scaffoldInto(
   io: ScaffoldEnvironment & Pick<InitEnvironment, 'install'>,
   /** The output folder as the user named it (`output` is its stage). */
   finalOutput: string,
-): Promise<GenerateResult & { manifests: RecordedManifestsOptions }> {
+): Promise<GenerateResult> {
   const boilerplate = existsSync(join(input, BOILERPLATE_FILE))
     ? readFileSync(join(input, BOILERPLATE_FILE), 'utf8')
     : undefined;
@@ -324,19 +354,7 @@ async function scaffoldInto(
     });
   }
 
-  // PROJECT: what the commands recorded, plus the keys of other tools the old one held.
-  const host = new DiskHost(output);
-  // The manifests options the old project's `make manifests` passed (package.json's manifests script).
-  const recorded = recordedManifestsOptions(new DiskHost(input).read('package.json')?.toString('utf8'));
-  const pkg = host.read('package.json')?.toString('utf8');
-  const updated = pkg === undefined ? undefined : recordManifestsOptions(pkg, recorded);
-  if (updated !== undefined && updated !== pkg) host.write('package.json', Buffer.from(updated));
-  const regenerated = ProjectFile.parse(host.read(PROJECT_FILE)!.toString('utf8')).config;
-  const extra = keptExtra(config, regenerated);
-  host.write(
-    PROJECT_FILE,
-    Buffer.from(serializeProject({ ...regenerated, extra: Object.keys(extra).length ? extra : undefined })),
-  );
+  const moved = writeProject(output, input, config);
 
   for (const path of USER_CODE.flatMap((p) => files(input, p))) {
     mkdirSync(join(output, path, '..'), { recursive: true });
@@ -358,10 +376,14 @@ async function scaffoldInto(
   io.out(
     `Copied your code (${copied.length} file${copied.length === 1 ? '' : 's'}): ${USER_CODE.filter((p) => existsSync(join(input, p))).join(', ')}.\n`,
   );
+  if (moved)
+    io.out(
+      `Moved ${moved} from package.json's "manifests" script into PROJECT (plugins.${MANIFESTS_PLUGIN}), where kubeforge manifests reads it.\n`,
+    );
   if (added.length) io.out(`New in this kubeforge: ${added.join(', ')}\n`);
   if (differ.length)
     io.out(
       `Review (scaffolded files that differ from your project; merge your own changes by hand): ${differ.join(', ')}\n`,
     );
-  return { copied, differ, manifests: recorded };
+  return { copied, differ };
 }

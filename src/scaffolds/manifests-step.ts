@@ -41,13 +41,8 @@ export function lockRoot(env: ScaffoldEnvironment): string | undefined {
 export async function defaultManifestsStep(tree: Tree, dir: string, reporter: Reporter): Promise<PlannedManifests> {
   const { planManifestsRun } = await import('../manifests/pipeline.js');
   const { formatPlan } = await import('../manifests/managed-files.js');
-  const { recordedManifestsOptions } = await import('../manifests/script.js');
-  // The options `make manifests` passes (package.json's manifests script), as Kubebuilder runs make.
-  const run = await planManifestsRun(
-    { projectDir: dir, reporter, ...recordedManifestsOptions(tree.readText('package.json')) },
-    undefined,
-    tree,
-  );
+  // The pipeline reads the options the project records (PROJECT, as the tree has it), as make manifests does.
+  const run = await planManifestsRun({ projectDir: dir, reporter }, undefined, tree);
   const warnings = run.warnings.length ? formatDiagnostics(run.warnings, { cwd: dir }) : '';
   return {
     output: warnings + (run.changes.length ? formatPlan(run.changes) : 'manifests are up to date\n'),

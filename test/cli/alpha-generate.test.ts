@@ -247,7 +247,7 @@ describe('kubeforge alpha generate', () => {
       ...certManager,
       NO_MAKE,
     );
-    // `kubeforge manifests --max-desc-len 40` records the flag in the manifests script.
+    // A kubeforge before PROJECT's manifests record kept `--max-desc-len 40` in the manifests script.
     writeFileSync(
       join(original, 'package.json'),
       readFileSync(join(original, 'package.json'), 'utf8').replace(
@@ -281,7 +281,16 @@ describe('kubeforge alpha generate', () => {
     const a = snapshot(original);
     const b = snapshot(regenerated);
     assert.deepEqual(Object.keys(b), Object.keys(a), 'the same files');
-    const differ = Object.keys(a).filter((p) => a[p] !== b[p]);
+    // The script's flag moves into PROJECT's manifests record (the script is the plain one kubeforge scaffolds).
+    const moved = (text: string | undefined) =>
+      text?.replace('"kubeforge manifests --max-desc-len 40"', '"kubeforge manifests"');
+    const unrecorded = (text: string | undefined) =>
+      text?.replace(/\n {2}manifests\.kubeforge\.io\/v1-alpha:\n {4}maxDescLen: 40(?=\n)/, '');
+    assert.match(b.PROJECT, /\n {2}manifests\.kubeforge\.io\/v1-alpha:\n {4}maxDescLen: 40\n/);
+    assert.match(b['package.json'], /"manifests": "kubeforge manifests",/);
+    const differ = Object.keys(a).filter(
+      (p) => (p === 'package.json' ? moved(a[p]) : a[p]) !== (p === 'PROJECT' ? unrecorded(b[p]) : b[p]),
+    );
     // The custom-metrics dashboard is regenerated from the config on the next `edit --plugins grafana`, as in the original.
     assert.deepEqual(
       differ,
@@ -297,7 +306,6 @@ describe('kubeforge alpha generate', () => {
       b.PROJECT,
       /^ {2}external: true\n {2}group: cert-manager\n {2}kind: Issuer\n {2}module: github\.com\/cert-manager\/cert-manager@v1\.20\.2$/m,
     );
-    assert.match(b['package.json'], /"manifests": "kubeforge manifests --max-desc-len 40"/);
     assert.match(b.PROJECT, /^ {2}grafana\.kubebuilder\.io\/v1-alpha: \{\}$/m);
     assert.match(
       b.PROJECT,
@@ -311,7 +319,15 @@ describe('kubeforge alpha generate', () => {
       b['src/controller/memcached_controller.ts'],
       /command: \['memcached', '--memory-limit=64', '-o', 'modern', '-v'\],/,
     );
-    assert.doesNotMatch(r.out, /Review/, 'nothing to merge by hand');
+    // Only the script the flag moved out of: the user's other changes to it (none here) are theirs to merge.
+    assert.match(
+      r.out,
+      /^Moved --max-desc-len 40 from package\.json's "manifests" script into PROJECT \(plugins\.manifests\.kubeforge\.io\/v1-alpha\), where kubeforge manifests reads it\.$/m,
+    );
+    assert.match(
+      r.out,
+      /^Review \(scaffolded files that differ from your project; merge your own changes by hand\): package\.json$/m,
+    );
     // Only alpha generate's own lines: the replayed commands' hints are not the user's to follow.
     assert.doesNotMatch(r.err, /Next:|Skipped kubeforge manifests/);
   });

@@ -389,6 +389,46 @@ describe('kubeforge alpha update', () => {
     assert.equal(git(dir, 'branch', '--list', 'kubeforge-update-*'), '');
   });
 
+  it(`carries the manifests options a project made by kubeforge ${OLD_COMMIT} passes in its package.json script into PROJECT: the same manifests`, async () => {
+    const made = scaffold(old, 'maxdesc-old');
+    // `kubeforge manifests --max-desc-len 0` as that kubeforge recorded it: a flag of the manifests script.
+    writeFileSync(
+      join(made, 'package.json'),
+      read(made, 'package.json').replace('"kubeforge manifests"', '"kubeforge manifests --max-desc-len 0"'),
+    );
+    const CRD = 'config/crd/bases/webapp.example.com_guestbooks.yaml';
+    /** `kubeforge manifests` in `dir` (this checkout's dependencies linked for the run): the CRD it writes. */
+    const manifests = async (dir: string) => {
+      mkdirSync(join(dir, 'node_modules'));
+      for (const name of ['@kubernetes', '@types'])
+        symlinkSync(join(repo, 'node_modules', name), join(dir, 'node_modules', name));
+      symlinkSync(repo, join(dir, 'node_modules', 'kubeforge'));
+      try {
+        const r = await kubeforge(dir, 'manifests', '--generator-version', 'test');
+        assert.equal(r.code, 0, r.out + r.err);
+        assert.doesNotMatch(r.out, /PROJECT|package\.json/, 'a plain run records nothing');
+        return read(dir, CRD);
+      } finally {
+        rmSync(join(dir, 'node_modules'), { recursive: true });
+      }
+    };
+    const copy = join(root, 'maxdesc-before');
+    cpSync(made, copy, { recursive: true });
+    const before = await manifests(copy);
+    assert.doesNotMatch(before, /description:/, "the old project's script flag is read");
+
+    const project = repoOf(made, 'maxdesc-repo');
+    const r = await kubeforge(project, 'alpha', 'update', '--from-version', old, '--force');
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.equal(git(project, 'rev-parse', '--abbrev-ref', 'HEAD'), BRANCH);
+    // The option moved: PROJECT records it, the script is the plain one this kubeforge scaffolds.
+    assert.match(read(project, 'PROJECT'), /\n {2}manifests\.kubeforge\.io\/v1-alpha:\n {4}maxDescLen: 0\n/);
+    assert.match(read(project, 'package.json'), /"manifests": "kubeforge manifests",/);
+    // The new scaffold's types file reworded its comments: without the option they would show.
+    assert.notEqual(read(project, 'src/api/v1/guestbook_types.ts'), read(made, 'src/api/v1/guestbook_types.ts'));
+    assert.equal(await manifests(project), before);
+  });
+
   it('a project this kubeforge made records its cliVersion, and has nothing to update', async () => {
     const made = scaffold(repo, 'current');
     assert.match(read(made, 'PROJECT'), new RegExp(`\ncliVersion: ${VERSION.replace(/\./g, '\\.')}\n`));

@@ -280,14 +280,12 @@ describe('--json: one document on stdout, valid against schemas/output.schema.js
 
   it("a warning printed as text (no KF code) is in the document's warnings, and still on stderr", async () => {
     const dir = project();
-    const pkgPath = join(dir, 'package.json');
-    const p = JSON.parse(readFileSync(pkgPath, 'utf8')) as { scripts: Record<string, string> };
-    delete p.scripts.manifests;
-    writeFileSync(pkgPath, `${JSON.stringify(p, null, 2)}\n`);
+    // No PROJECT to record the flag in.
+    rmSync(join(dir, 'PROJECT'));
     const r = await json(dir, ['manifests', '--max-desc-len', '40', '--dry-run']);
     assert.equal(r.code, 0, r.err);
     const text =
-      'no package.json "manifests" script running kubeforge manifests to record --max-desc-len 40 in: pass it to every run yourself';
+      'no PROJECT file to record --max-desc-len 40 in (plugins.manifests.kubeforge.io/v1-alpha): pass it to every run yourself';
     assert.deepEqual(r.doc.warnings, [text]);
     assert.match(r.err, new RegExp(`warning: ${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     const quiet = await json(dir, ['manifests', '--dry-run']);

@@ -1,7 +1,7 @@
 /**
  * End to end, with the installed CLI: Kubebuilder's own command sequences for a second controller
  * of a Kind (`--controller-name`) and for Kinds of another project (cert-manager's Certificate
- * and Issuer, `--external-api-*`), then `kubeforge manifests --max-desc-len 0`; the generated
+ * and Issuer, `--external-api-*`), then `kubeforge manifests --max-desc-len 0` (recorded in PROJECT); the generated
  * project builds with tsc and its own `npm test` is green: the second controller's test, the
  * external controller's test against a stand-in CRD put in config/crd/external, and the external
  * webhook's test, which says it is skipped because no CRD of Issuer is there.
@@ -150,17 +150,22 @@ describe('e2e: a second controller, a controller and a webhook for external Kind
     );
   });
 
-  it('manifests --max-desc-len 0: CRDs without descriptions, recorded in the manifests script', {
+  it('manifests --max-desc-len 0: CRDs without descriptions, recorded in PROJECT', {
     timeout: 3 * MINUTES,
   }, () => {
     const out = ok(kubeforge(['manifests', '--max-desc-len', '0']), 'kubeforge manifests --max-desc-len 0');
     assert.match(out, /^UPDATE config\/crd\/bases\/crew\.example\.com_captains\.yaml/m);
-    assert.match(out, /^UPDATE package\.json \(scripts\.manifests: kubeforge manifests --max-desc-len 0\)$/m);
+    assert.match(out, /^UPDATE PROJECT \(plugins\.manifests\.kubeforge\.io\/v1-alpha: maxDescLen 0\)$/m);
+    assert.match(
+      readFileSync(join(project, 'PROJECT'), 'utf8'),
+      /\n {2}manifests\.kubeforge\.io\/v1-alpha:\n {4}maxDescLen: 0\n/,
+    );
+    assert.match(readFileSync(join(project, 'package.json'), 'utf8'), /"manifests": "kubeforge manifests",/);
     assert.doesNotMatch(
       readFileSync(join(project, 'config/crd/bases/crew.example.com_captains.yaml'), 'utf8'),
       /description:/,
     );
-    // `npm run manifests` (what make manifests runs) keeps it: nothing to change.
+    // `npm run manifests` (what make manifests runs) reads it from PROJECT: nothing to change.
     assert.match(
       ok(sh('npm', ['run', '--silent', 'manifests'], project), 'npm run manifests'),
       /manifests are up to date/,

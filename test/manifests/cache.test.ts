@@ -11,6 +11,7 @@ import {
   writeCache,
 } from '../../src/manifests/cache.js';
 import { GENERATED_HEADER } from '../../src/manifests/managed-files.js';
+import { DEFAULT_GENERATORS } from '../../src/manifests/generators.js';
 
 const dirs: string[] = [];
 after(() => {
@@ -72,7 +73,9 @@ describe('no-change cache', () => {
     });
     const tsconfig = join(dir, 'tsconfig.json');
     assert.deepEqual(checkCache(dir, tsconfig, parts), { hit: false, reason: 'no cache record' });
-    writeCache(dir, tsconfig, parts, [], ['config/rbac/role.yaml'], []);
+    // The paths `kubeforge manifests`' generators declare they manage.
+    const managed = DEFAULT_GENERATORS.map((g) => g.manages);
+    writeCache(dir, tsconfig, parts, [], ['config/rbac/role.yaml'], [], managed);
     assert.equal(checkCache(dir, tsconfig, parts).hit, true);
     assert.deepEqual(checkCache(dir, tsconfig, { ...parts, generatorVersion: 'other' }), {
       hit: false,

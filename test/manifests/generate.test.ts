@@ -8,7 +8,13 @@ import { type Diagnostic, DiagnosticError, type Reporter } from '../../src/diagn
 import { type AnalysisResult, type Analyzer, runManifests } from '../../src/manifests/pipeline.js';
 import { type ManifestsFlags, manifestsCommand } from '../../src/cli/commands/manifests.js';
 import type { CommandIo } from '../../src/machinery/runner.js';
-import { crdFiles, type Generator, rbacGenerator, webhookGenerator } from '../../src/manifests/generators.js';
+import {
+  crdFiles,
+  crdGenerator,
+  type Generator,
+  rbacGenerator,
+  webhookGenerator,
+} from '../../src/manifests/generators.js';
 import type { MarkerUse } from '../../src/manifests/markeruse.js';
 import { GENERATED_HEADER, existingManagedFiles, formatPlan } from '../../src/manifests/managed-files.js';
 import { MemoryHost } from '../../src/machinery/index.js';
@@ -75,6 +81,7 @@ function asResult(f: Fake, reporter: Reporter): AnalysisResult {
 /** The CRD generator's file step over the fake's ready-made CRDs; RBAC and webhooks are the real generators. */
 const fixedCrds: Generator = {
   name: 'crd',
+  manages: crdGenerator.manages,
   generate: (input, reporter) => crdFiles((input as unknown as Fake).crds, reporter),
 };
 const GENERATORS = [fixedCrds, rbacGenerator, webhookGenerator];
@@ -375,7 +382,13 @@ describe('kubeforge manifests on the scaffold engine (injected host)', () => {
     const files = host.snapshot();
     assert.equal(files['config/crd/bases/testdata.kubebuilder.io_jobs.yaml'], GENERATED_HEADER + jobsYaml);
     assert.equal(files['config/crd/bases/bar.example.com_foos.yaml'], GENERATED_HEADER + foosYaml);
-    assert.deepEqual(existingManagedFiles(host), wanted);
+    assert.deepEqual(
+      existingManagedFiles(
+        host,
+        GENERATORS.map((g) => g.manages),
+      ),
+      wanted,
+    );
     const again = await runManifests({ projectDir: virtualDir, host, generators: GENERATORS }, analyzer());
     assert.deepEqual(again.changes, []);
     assert.deepEqual(host.snapshot(), files);

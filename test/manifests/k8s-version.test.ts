@@ -1,9 +1,9 @@
 /**
  * `kubeforge manifests --k8s-version <minor>`: embedded Kubernetes types follow the Kubernetes minor
  * the project targets. The flag is checked against the supported minors (KF1097, nothing written),
- * part of the cache key, recorded in package.json's manifests script like --max-desc-len, and read
+ * part of the cache key, recorded in PROJECT's manifests record like --max-desc-len, and read
  * from there by the in-process runs of create api / create webhook (a recorded minor kubeforge does
- * not support is KF1097 located at that script). Which schema each minor gets is judged by
+ * not support is KF1098 located at PROJECT's key; KF1097 at an older project's manifests script). Which schema each minor gets is judged by
  * controller-gen in test/oracle/controller-gen.test.ts.
  */
 import assert from 'node:assert/strict';
@@ -16,12 +16,8 @@ import { parseAllDocuments } from 'yaml';
 import { run } from '../../src/cli/index.js';
 import { DiagnosticError, Reporter } from '../../src/diagnostics/index.js';
 import { K8S_NEWEST_VERSION, K8S_VERSIONS, parseK8sVersion } from '../../src/manifests/k8s-version.js';
-import {
-  recordedK8sVersion,
-  recordedManifestsOptions,
-  recordK8sVersion,
-  recordManifestsOptions,
-} from '../../src/manifests/script.js';
+import { recordedK8sVersion, recordedManifestsOptions } from '../../src/manifests/script.js';
+import { serializeProject } from '../../src/project/index.js';
 import { DiskHost, Tree } from '../../src/machinery/index.js';
 import { defaultManifestsStep } from '../../src/scaffolds/manifests-step.js';
 import { k8sModelSchema } from '../../src/schema/k8s/index.js';
@@ -88,23 +84,18 @@ describe('--k8s-version values', () => {
   });
 });
 
-describe('the manifests script records --k8s-version', () => {
-  it('adds, replaces and reads the flag with its line; leaves a package.json without a kubeforge manifests script alone', () => {
+describe("an older project's manifests script: --k8s-version read (legacy, read only)", () => {
+  it('reads the flag with its line, from the kubeforge command only', () => {
     const pkg =
-      '{\n  "name": "x",\n  "scripts": {\n    "manifests": "kubeforge manifests --max-desc-len 0 && echo --k8s-version 1.1",\n    "test": "node --test"\n  }\n}\n';
-    const once = recordK8sVersion(pkg, '1.35')!;
-    assert.equal(once, pkg.replace('--max-desc-len 0 &&', '--max-desc-len 0 --k8s-version 1.35 &&'));
-    assert.deepEqual(recordedK8sVersion(once), { value: '1.35', line: 4 });
-    assert.equal(recordK8sVersion(once, '1.35'), once);
-    assert.deepEqual(recordedK8sVersion(recordK8sVersion(once, '1.36')), { value: '1.36', line: 4 });
-    assert.equal(recordedK8sVersion(pkg), undefined, 'read after &&');
-    assert.equal(recordK8sVersion('{"scripts":{"manifests":"controller-gen crd"}}', '1.35'), undefined);
-    assert.deepEqual(recordedManifestsOptions(once), {
+      '{\n  "name": "x",\n  "scripts": {\n    "manifests": "kubeforge manifests --max-desc-len 0 --k8s-version 1.35 && echo --k8s-version 1.1",\n    "test": "node --test"\n  }\n}\n';
+    assert.deepEqual(recordedK8sVersion(pkg), { value: '1.35', line: 4 });
+    assert.equal(recordedK8sVersion(pkg.replace('--k8s-version 1.35 ', '')), undefined, 'not read after &&');
+    assert.equal(recordedK8sVersion('{"scripts":{"manifests":"controller-gen crd --k8s-version 1.35"}}'), undefined);
+    assert.deepEqual(recordedManifestsOptions(pkg), {
       maxDescLen: 0,
       embeddedObjectMeta: undefined,
       k8sVersion: '1.35',
     });
-    assert.equal(recordManifestsOptions(pkg, { k8sVersion: '1.36' }), recordK8sVersion(pkg, '1.36'));
   });
 });
 
@@ -119,6 +110,17 @@ function stage(name: string): string {
   cpSync(join(repo, 'test/fixtures/manifests/golden/k8s/src'), join(dir, 'src'), { recursive: true });
   for (const f of ['package.json', 'tsconfig.json'])
     cpSync(join(repo, 'test/fixtures/manifests/maxdesclen', f), join(dir, f));
+  writeFileSync(
+    join(dir, 'PROJECT'),
+    serializeProject({
+      version: '3',
+      domain: 'kubeforge.io',
+      layout: ['typescript.kubeforge.io/v1'],
+      projectName: 'fixture-k8s',
+      repo: 'fixture-k8s',
+      resources: [],
+    }),
+  );
   link(join(repo, 'node_modules/@kubernetes'), join(dir, 'node_modules/@kubernetes'));
   link(join(repo, 'node_modules/@types'), join(dir, 'node_modules/@types'));
   link(repo, join(dir, 'node_modules/kubeforge'));
@@ -145,7 +147,7 @@ const templateOf = (text: string): any =>
     .template;
 
 describe('kubeforge manifests --k8s-version (CLI)', () => {
-  it('embeds the types of the minor asked for, changes the cache key, and is recorded in package.json', async () => {
+  it('embeds the types of the minor asked for, changes the cache key, and is recorded in PROJECT', async () => {
     const dir = stage('cli');
     const newest = await kubeforge(dir, 'manifests', '--generator-version', 'test');
     assert.equal(newest.code, 0, newest.err);
@@ -159,17 +161,16 @@ describe('kubeforge manifests --k8s-version (CLI)', () => {
       /^UPDATE config\/crd\/bases\/k8s\.golden\.kubeforge\.io_deployers\.yaml/m,
       'a new minor is a new cache key: the CRD is made again',
     );
-    assert.match(
+    assert.ok(
+      old.out.includes(`UPDATE PROJECT (plugins.manifests.kubeforge.io/v1-alpha: k8sVersion ${OLDEST})\n`),
       old.out,
-      new RegExp(
-        `^UPDATE package\\.json \\(scripts\\.manifests: kubeforge manifests --k8s-version ${OLDEST.replace('.', '\\.')}\\)$`,
-        'm',
+    );
+    assert.ok(
+      readFileSync(join(dir, 'PROJECT'), 'utf8').includes(
+        `plugins:\n  manifests.kubeforge.io/v1-alpha:\n    k8sVersion: "${OLDEST}"\n`,
       ),
     );
-    assert.equal(
-      JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts.manifests,
-      `kubeforge manifests --k8s-version ${OLDEST}`,
-    );
+    assert.equal(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts.manifests, 'kubeforge manifests');
     const oldTemplate = templateOf(readFileSync(join(dir, CRD), 'utf8'));
     assert.deepEqual(oldTemplate, {
       ...k8sModelSchema('V1PodTemplateSpec', { kubernetesVersion: OLDEST })!,
@@ -181,7 +182,7 @@ describe('kubeforge manifests --k8s-version (CLI)', () => {
     assert.equal(again.code, 0, again.err);
     assert.equal(again.out, 'manifests are up to date\n');
 
-    // create api / create webhook plan the manifests in-process with what package.json records.
+    // create api / create webhook plan the manifests in-process with what PROJECT records.
     const tree = new Tree(new DiskHost(dir));
     const types = 'src/api/v1/deployer_types.ts';
     tree.write(
@@ -191,9 +192,26 @@ describe('kubeforge manifests --k8s-version (CLI)', () => {
     await defaultManifestsStep(tree, dir, new Reporter());
     assert.deepEqual(templateOf(tree.readText(CRD)!), oldTemplate);
 
-    // A recorded minor kubeforge has no types of: located at the manifests script.
+    // A recorded minor kubeforge has no types of: located at PROJECT's key, or at an older
+    // project's manifests script.
+    const projectPath = join(dir, 'PROJECT');
+    const projectText = readFileSync(projectPath, 'utf8');
+    writeFileSync(projectPath, projectText.replace(`k8sVersion: "${OLDEST}"`, 'k8sVersion: "1.20"'));
+    await assert.rejects(defaultManifestsStep(new Tree(new DiskHost(dir)), dir, new Reporter()), (e: unknown) => {
+      assert.ok(e instanceof DiagnosticError, String(e));
+      const d = e.diagnostics[0];
+      assert.equal(d.code, 'KF1098');
+      assert.equal(d.file, projectPath);
+      assert.equal(d.line, projectText.split('\n').findIndex((l) => l.includes('k8sVersion:')) + 1);
+      assert.match(d.hint!, /k8sVersion: "1\.\d+"/);
+      return true;
+    });
+    writeFileSync(projectPath, projectText);
     const pkgPath = join(dir, 'package.json');
-    const pkgText = readFileSync(pkgPath, 'utf8').replace(`--k8s-version ${OLDEST}`, '--k8s-version 1.20');
+    const pkgText = readFileSync(pkgPath, 'utf8').replace(
+      '"kubeforge manifests"',
+      '"kubeforge manifests --k8s-version 1.20"',
+    );
     writeFileSync(pkgPath, pkgText);
     await assert.rejects(defaultManifestsStep(new Tree(new DiskHost(dir)), dir, new Reporter()), (e: unknown) => {
       const d = kf1097(e).diagnostics[0];
@@ -236,7 +254,7 @@ describe('kubeforge manifests --k8s-version (CLI)', () => {
     assert.match(check.err, /hint: run `kubeforge manifests` \(npm run manifests\)/);
     const fix = await kubeforge(dir, 'manifests', '--generator-version', 'test');
     assert.equal(fix.code, 0, fix.err);
-    assert.doesNotMatch(fix.out, /package\.json/, 'the script is left as it was');
+    assert.doesNotMatch(fix.out, /package\.json|PROJECT/, 'the record is left as it was');
     const crd = readFileSync(join(dir, CRD), 'utf8');
     assert.deepEqual(
       templateOf(crd),
@@ -245,7 +263,7 @@ describe('kubeforge manifests --k8s-version (CLI)', () => {
     );
     assert.ok(crd.includes('replicas:'));
     assert.equal((await kubeforge(dir, 'manifests', '--generator-version', 'test', '--check')).code, 0);
-    // A flag given wins over the recorded one (and is recorded in its place).
+    // A flag given wins over the recorded one.
     const newest = await kubeforge(
       dir,
       'manifests',

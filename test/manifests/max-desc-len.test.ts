@@ -2,11 +2,11 @@
  * `kubeforge manifests --max-desc-len <n>`: controller-tools' TruncateDescription byte for byte
  * (its own test cases, plus the multi-byte ones Go cuts as bytes), applied to every schema node
  * without touching the shared frozen schemas; through the CLI: part of the cache key, recorded in
- * package.json's manifests script, a bad value refused with nothing written; the cut CRDs install
+ * PROJECT's manifests record, a bad value refused with nothing written; the cut CRDs install
  * on a real API server.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,13 +14,14 @@ import { after, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { run } from '../../src/cli/index.js';
 import { truncateDescription, truncateSchemaDescriptions } from '../../src/manifests/desc.js';
-import { recordedMaxDescLen, recordMaxDescLen } from '../../src/manifests/script.js';
+import { recordedMaxDescLen } from '../../src/manifests/script.js';
 import { Reporter } from '../../src/diagnostics/index.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { DiskHost, Tree } from '../../src/machinery/index.js';
 import { defaultManifestsStep } from '../../src/scaffolds/manifests-step.js';
 import { TestEnvironment } from '../../src/testing/index.js';
 import { treeHash } from '../helpers/tree.js';
+import { serializeProject } from '../../src/project/index.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const work = mkdtempSync(join(tmpdir(), 'kf-maxdesc-'));
@@ -95,43 +96,19 @@ describe('truncateDescription (controller-tools TruncateDescription)', () => {
   });
 });
 
-describe('the manifests script records --max-desc-len', () => {
-  it('adds, replaces and reads the flag; leaves a package.json without a kubeforge manifests script alone', () => {
-    const pkg =
-      '{\n  "name": "x",\n  "scripts": {\n    "manifests": "kubeforge manifests",\n    "test": "node --test"\n  }\n}\n';
-    const once = recordMaxDescLen(pkg, 0)!;
-    assert.equal(once, pkg.replace('"kubeforge manifests"', '"kubeforge manifests --max-desc-len 0"'));
-    assert.equal(recordedMaxDescLen(once), 0);
-    assert.equal(recordMaxDescLen(once, 0), once);
-    assert.equal(recordedMaxDescLen(recordMaxDescLen(once, 120)), 120);
-    assert.equal(recordMaxDescLen('{"scripts":{"manifests":"controller-gen crd"}}', 1), undefined);
-    assert.equal(recordMaxDescLen('{}', 1), undefined);
-    assert.equal(recordedMaxDescLen(pkg), undefined);
-  });
-
-  it('a compound script: the flag goes into (and is read from) the kubeforge command only, never after && or into a # comment', () => {
-    const script = (pkg: string | undefined) =>
-      (JSON.parse(pkg!) as { scripts: { manifests: string } }).scripts.manifests;
+describe("an older project's manifests script: --max-desc-len read (legacy, read only)", () => {
+  it('reads the flag of the kubeforge command only, never after && or in a # comment; nothing from another script', () => {
     const pkg = (s: string) => JSON.stringify({ scripts: { manifests: s } });
-    const cases: [string, string][] = [
-      ['kubeforge manifests && prettier -w config', 'kubeforge manifests --max-desc-len 0 && prettier -w config'],
-      ['kubeforge manifests # regenerate', 'kubeforge manifests --max-desc-len 0 # regenerate'],
-      ['kubeforge manifests; echo done', 'kubeforge manifests --max-desc-len 0 ; echo done'],
-      ['kubeforge manifests&&x', 'kubeforge manifests --max-desc-len 0 &&x'],
-      ['kubeforge manifests | tee log', 'kubeforge manifests --max-desc-len 0 | tee log'],
-      [
-        "kubeforge manifests --paths 'src/a;b' || true",
-        "kubeforge manifests --paths 'src/a;b' --max-desc-len 0 || true",
-      ],
-      [
-        'kubeforge manifests --max-desc-len 3 && echo --max-desc-len 9',
-        'kubeforge manifests --max-desc-len 0 && echo --max-desc-len 9',
-      ],
-    ];
-    for (const [before, after] of cases) assert.equal(script(recordMaxDescLen(pkg(before), 0)), after, before);
+    assert.equal(recordedMaxDescLen(pkg('kubeforge manifests --max-desc-len 0')), 0);
+    assert.equal(recordedMaxDescLen(pkg('kubeforge manifests --max-desc-len=120 && prettier -w config')), 120);
+    assert.equal(recordedMaxDescLen(pkg("kubeforge manifests --paths 'src/a;b' --max-desc-len 7 || true")), 7);
     assert.equal(recordedMaxDescLen(pkg('kubeforge manifests && echo --max-desc-len 9')), undefined);
     assert.equal(recordedMaxDescLen(pkg('kubeforge manifests # --max-desc-len 9')), undefined);
     assert.equal(recordedMaxDescLen(pkg('kubeforge manifests --max-desc-len 3 && echo --max-desc-len 9')), 3);
+    assert.equal(recordedMaxDescLen(pkg('controller-gen crd --max-desc-len 3')), undefined);
+    assert.equal(recordedMaxDescLen(pkg('kubeforge manifests --max-desc-len ten')), undefined);
+    assert.equal(recordedMaxDescLen('{}'), undefined);
+    assert.equal(recordedMaxDescLen(undefined), undefined);
   });
 });
 
@@ -143,6 +120,7 @@ function link(target: string, path: string): void {
 function stage(name: string): string {
   const dir = join(work, name);
   cpSync(join(repo, 'test/fixtures/manifests/maxdesclen'), dir, { recursive: true });
+  writeFileSync(join(dir, 'PROJECT'), PROJECT_TEXT);
   link(join(repo, 'node_modules/@kubernetes'), join(dir, 'node_modules/@kubernetes'));
   link(join(repo, 'node_modules/@types'), join(dir, 'node_modules/@types'));
   link(repo, join(dir, 'node_modules/kubeforge'));
@@ -162,6 +140,16 @@ async function kubeforge(cwd: string, ...args: string[]) {
 }
 
 const CRD = 'config/crd/bases/fixtures.kubeforge.io_ships.yaml';
+
+/** The fixture's PROJECT (the record of the manifests options goes there). */
+const PROJECT_TEXT = serializeProject({
+  version: '3',
+  domain: 'kubeforge.io',
+  layout: ['typescript.kubeforge.io/v1'],
+  projectName: 'fixture-maxdesclen',
+  repo: 'fixture-maxdesclen',
+  resources: [],
+});
 
 function crdOf(dir: string): any {
   return parseAllDocuments(readFileSync(join(dir, CRD), 'utf8'))[0].toJS();
@@ -196,10 +184,15 @@ describe('kubeforge manifests --max-desc-len (CLI, real API server)', () => {
       /^UPDATE config\/crd\/bases\/fixtures\.kubeforge\.io_ships\.yaml/m,
       'a new flag is a new cache key: the CRD is made again',
     );
-    assert.match(cut.out, /^UPDATE package\.json \(scripts\.manifests: kubeforge manifests --max-desc-len 40\)$/m);
+    assert.match(cut.out, /^UPDATE PROJECT \(plugins\.manifests\.kubeforge\.io\/v1-alpha: maxDescLen 40\)$/m);
+    assert.match(
+      readFileSync(join(dir, 'PROJECT'), 'utf8'),
+      /^plugins:\n {2}manifests\.kubeforge\.io\/v1-alpha:\n {4}maxDescLen: 40\n/m,
+    );
     assert.equal(
       JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts.manifests,
-      'kubeforge manifests --max-desc-len 40',
+      'kubeforge manifests',
+      'the script is left as it was',
     );
     const schema40 = crdOf(dir).spec.versions[0].schema.openAPIV3Schema;
     const got = descriptions(schema40);
@@ -214,8 +207,13 @@ describe('kubeforge manifests --max-desc-len (CLI, real API server)', () => {
     const again = await kubeforge(dir, 'manifests', '--generator-version', 'test', '--max-desc-len', '40');
     assert.equal(again.code, 0, again.err);
     assert.equal(again.out, 'manifests are up to date\n');
+    // A plain run reads the record: the CRD stays cut.
+    const plain = await kubeforge(dir, 'manifests', '--generator-version', 'test');
+    assert.equal(plain.code, 0, plain.err);
+    assert.doesNotMatch(plain.out, /config\/crd|PROJECT/);
+    assert.equal(readFileSync(join(dir, CRD), 'utf8'), text40);
 
-    // create api / create webhook plan the manifests in-process with what package.json records.
+    // create api / create webhook plan the manifests in-process with what PROJECT records.
     const tree = new Tree(new DiskHost(dir));
     const types = 'src/api/v1/ship_types.ts';
     tree.write(

@@ -10,6 +10,7 @@ import { DiagnosticError, error } from '../../diagnostics/index.js';
 import type { CommandIo, CommandContext } from '../../machinery/runner.js';
 import type { Analyzer, ManifestsOptions, RunPlan } from '../../manifests/pipeline.js';
 import type { Generator } from '../../manifests/generators.js';
+import type { ManifestsSettings } from '../../manifests/settings.js';
 
 export const MANIFESTS_FLAGS = {
   check: {
@@ -36,17 +37,17 @@ export const MANIFESTS_FLAGS = {
     type: 'string',
     value: '<n>',
     description:
-      "cut every description in the CRD schemas to at most n bytes, at a sentence or word boundary (controller-gen's crd:maxDescLen); 0 drops them. Recorded in package.json's manifests script, which make manifests runs",
+      "cut every description in the CRD schemas to at most n bytes, at a sentence or word boundary (controller-gen's crd:maxDescLen); 0 drops them. Recorded in PROJECT (plugins.manifests.kubeforge.io/v1-alpha: maxDescLen), which later runs read",
   },
   k8sVersion: {
     type: 'string',
     value: '<minor>',
-    description: `the Kubernetes minor whose types embedded Kubernetes types (V1PodTemplateSpec, V1Condition, ...) follow, as controller-gen writes them for that k8s.io/api: ${K8S_VERSIONS.join(', ')} (default ${K8S_NEWEST_VERSION}). Recorded in package.json's manifests script`,
+    description: `the Kubernetes minor whose types embedded Kubernetes types (V1PodTemplateSpec, V1Condition, ...) follow, as controller-gen writes them for that k8s.io/api: ${K8S_VERSIONS.join(', ')} (default ${K8S_NEWEST_VERSION}). Recorded in PROJECT (k8sVersion)`,
   },
   generateEmbeddedObjectMeta: {
     type: 'switch',
     description:
-      "keep name, namespace, labels, annotations and finalizers in the schema of an ObjectMeta below a Kind's top, such as a pod template's (controller-gen's crd:generateEmbeddedObjectMeta). Recorded in package.json's manifests script",
+      "keep name, namespace, labels, annotations and finalizers in the schema of an ObjectMeta below a Kind's top, such as a pod template's (controller-gen's crd:generateEmbeddedObjectMeta). Recorded in PROJECT (generateEmbeddedObjectMeta)",
   },
   checkCompat: {
     type: 'string',
@@ -82,7 +83,7 @@ Examples:
   $ kubeforge manifests --check            # CI: exit 1 when the committed manifests are stale
   $ kubeforge manifests --dry-run          # show what would change
   $ kubeforge manifests --paths src/api/v1 # regenerate the CRDs of one API version only
-  $ kubeforge manifests --max-desc-len 0   # CRDs without descriptions (smaller; kept by make manifests)
+  $ kubeforge manifests --max-desc-len 0   # CRDs without descriptions (smaller; recorded in PROJECT)
   $ kubeforge manifests --generate-embedded-object-meta   # pod templates keep their labels
   $ kubeforge manifests --k8s-version ${K8S_VERSIONS[0]}   # embedded Kubernetes types as of Kubernetes ${K8S_VERSIONS[0]}
   $ kubeforge manifests --check-compat v1.0.0   # fail on CRD changes that break v1.0.0's clients or objects
@@ -96,24 +97,12 @@ Examples:
 
 /**
  * What `manifests` takes: its flags (every one optional, as the tests and `kubeforge dev` call it),
- * with `--max-desc-len` as typed or as package.json's manifests script recorded it (checked here:
- * a whole number, 0 or more; KF1093); `--k8s-version` is checked against the supported minors (KF1097).
+ * with `--max-desc-len` as typed or a number; the pipeline checks it (a whole number, 0 or more;
+ * KF1093) and `--k8s-version` (a supported minor; KF1097) once, as it settles the run's options.
  */
 export type ManifestsFlags = Partial<Omit<FlagValues<typeof MANIFESTS_FLAGS>, 'maxDescLen'>> & {
   maxDescLen?: string | number;
 };
-
-/** `--max-desc-len` as a number; KF1093 for anything but a whole number, 0 or more. */
-function parseMaxDescLen(value: string | number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'number' ? Number.isInteger(value) && value >= 0 : /^\d+$/.test(value.trim()))
-    return Number(value);
-  throw new DiagnosticError(
-    error('KF1093', `invalid --max-desc-len "${value}": expected a whole number of bytes, 0 or more`, {
-      hint: 'e.g. --max-desc-len 0 (no descriptions) or --max-desc-len 80',
-    }),
-  );
-}
 
 function readSource(file: string): string | undefined {
   try {
@@ -123,18 +112,13 @@ function readSource(file: string): string | undefined {
   }
 }
 
-/** The pipeline's options from the flags (checked: KF1093, KF1097, KF4703; the --check-compat base loaded). */
+/** The pipeline's options from the flags (checked here: KF4703; the --check-compat base loaded; the pipeline checks the rest). */
 async function manifestsOptions(
   flags: ManifestsFlags,
   io: CommandIo,
   generators?: readonly Generator[],
 ): Promise<ManifestsOptions> {
   const projectDir = resolve(io.cwd, flags.project ?? '.');
-  const { parseK8sVersion } = await import('../../manifests/k8s-version.js');
-  const maxDescLen = parseMaxDescLen(flags.maxDescLen);
-  // Recorded in the manifests script like --max-desc-len (which make manifests runs).
-  const embeddedObjectMeta = flags.generateEmbeddedObjectMeta === true || undefined;
-  const k8sVersion = flags.k8sVersion === undefined ? undefined : parseK8sVersion(flags.k8sVersion, { flag: true });
   let compat: ManifestsOptions['compat'];
   if (flags.allow?.length && flags.checkCompat === undefined) {
     throw new DiagnosticError(
@@ -160,9 +144,10 @@ async function manifestsOptions(
     tsconfigPath: flags.tsconfig ? resolve(io.cwd, flags.tsconfig) : undefined,
     paths: flags.paths?.map((p) => resolve(io.cwd, p)),
     generatorVersion: flags.generatorVersion,
-    maxDescLen,
-    embeddedObjectMeta,
-    k8sVersion,
+    // Checked once, by the pipeline as it settles the run's options (KF1093, KF1097).
+    maxDescLen: flags.maxDescLen,
+    embeddedObjectMeta: flags.generateEmbeddedObjectMeta === true || undefined,
+    k8sVersion: flags.k8sVersion,
     check: flags.check,
     dryRun: flags.dryRun,
     noCache: flags.cache === false,
@@ -171,35 +156,58 @@ async function manifestsOptions(
   };
 }
 
+/** What a run records in PROJECT: its new text, and the plan line naming what changed. */
+interface ProjectRecord {
+  text: string;
+  line: string;
+}
+
 /**
- * --max-desc-len, --generate-embedded-object-meta and --k8s-version are recorded in package.json's
- * `manifests` script (script.ts), so that `make manifests` keeps using them: the new text, planned
- * with the run and written after its commit, or undefined (nothing to record; no script: a warning).
+ * --max-desc-len, --generate-embedded-object-meta and --k8s-version are recorded in PROJECT's
+ * manifests record (src/manifests/settings.ts), which every later run reads: the new text, planned
+ * with the run and written after its commit, or undefined (nothing new to record; no PROJECT: a
+ * warning). A value an older project's package.json `manifests` script passes is that script's
+ * (`make manifests` passes it again): not recorded; a different one given by hand is, with a
+ * warning that the script's flag still wins for make manifests.
  */
-async function recordedFlags(
+async function projectRecord(
+  given: ManifestsSettings,
   options: ManifestsOptions,
   ctx: CommandContext,
-): Promise<{ text: string; script: string } | undefined> {
-  const { maxDescLen, embeddedObjectMeta, k8sVersion } = options;
-  if (maxDescLen === undefined && !embeddedObjectMeta && k8sVersion === undefined) return undefined;
-  const { EMBEDDED_OBJECT_META_FLAG, recordManifestsOptions } = await import('../../manifests/script.js');
-  const pkg = ctx.host.read('package.json')?.toString('utf8');
-  const text =
-    pkg === undefined ? undefined : recordManifestsOptions(pkg, { maxDescLen, embeddedObjectMeta, k8sVersion });
+): Promise<ProjectRecord | undefined> {
+  if (given.maxDescLen === undefined && !given.embeddedObjectMeta && given.k8sVersion === undefined) return undefined;
+  const [{ describeSettings, MANIFESTS_PLUGIN, projectWithSettings }, { describeFlags, recordedManifestsOptions }] =
+    await Promise.all([import('../../manifests/settings.js'), import('../../manifests/script.js')]);
+  const script = recordedManifestsOptions(ctx.host.read('package.json')?.toString('utf8'));
+  const scriptArgs = {
+    maxDescLen: '--max-desc-len',
+    embeddedObjectMeta: '--generate-embedded-object-meta',
+    k8sVersion: '--k8s-version',
+  } as const;
+  const toRecord: ManifestsSettings = {};
+  for (const k of Object.keys(scriptArgs) as (keyof typeof scriptArgs)[]) {
+    if (given[k] === undefined || given[k] === script[k]) continue;
+    Object.assign(toRecord, { [k]: given[k] });
+    if (script[k] !== undefined)
+      ctx.err(
+        `warning: package.json's "manifests" script passes ${scriptArgs[k]}${k === 'embeddedObjectMeta' ? '' : ` ${script[k]}`}, which overrides PROJECT's record for make manifests: remove it from the script to keep ${describeSettings({ [k]: given[k] })}\n`,
+      );
+  }
+  if (Object.keys(toRecord).length === 0) return undefined;
+  const text = ctx.host.read('PROJECT')?.toString('utf8');
   if (text === undefined) {
-    const given = [
-      ...(maxDescLen !== undefined ? [`--max-desc-len ${maxDescLen}`] : []),
-      ...(embeddedObjectMeta ? [EMBEDDED_OBJECT_META_FLAG] : []),
-      ...(k8sVersion !== undefined ? [`--k8s-version ${k8sVersion}`] : []),
-    ].join(' ');
     ctx.err(
-      `warning: no package.json "manifests" script running kubeforge manifests to record ${given} in: pass it to every run yourself\n`,
+      `warning: no PROJECT file to record ${describeFlags(toRecord)} in (plugins.${MANIFESTS_PLUGIN}): pass it to every run yourself\n`,
     );
     return undefined;
   }
-  return text === pkg
-    ? undefined
-    : { text, script: (JSON.parse(text) as { scripts: Record<string, string> }).scripts.manifests };
+  const updated = projectWithSettings(text, resolve(options.projectDir, 'PROJECT'), toRecord);
+  return (
+    updated && {
+      text: updated.text,
+      line: `UPDATE PROJECT (plugins.${MANIFESTS_PLUGIN}: ${describeSettings(updated.changed)})\n`,
+    }
+  );
 }
 
 /**
@@ -221,9 +229,9 @@ export async function manifestsCommand(
     import('../../machinery/index.js'),
     import('../../manifests/managed-files.js'),
   ]);
-  let record: { text: string; script: string } | undefined;
+  let record: ProjectRecord | undefined;
   const printRecord = () => {
-    if (record) io.out(`UPDATE package.json (scripts.manifests: ${record.script})\n`);
+    if (record) io.out(record.line);
   };
   const printWarnings = (run: RunPlan) => {
     io.report?.addDiagnostics(run.warnings);
@@ -240,7 +248,7 @@ export async function manifestsCommand(
     printWarnings(run);
     if (run.compatSummary) io.out(run.compatSummary);
     io.report?.recordChanges(phase, options.projectDir, run.changes);
-    if (record) io.report?.recordChanges(phase, options.projectDir, [{ kind: 'update', path: 'package.json' }]);
+    if (record) io.report?.recordChanges(phase, options.projectDir, [{ kind: 'update', path: 'PROJECT' }]);
   };
   let staged: RunPlan | undefined;
   try {
@@ -250,7 +258,7 @@ export async function manifestsCommand(
         lockRoot: existsSync(options.projectDir) ? options.projectDir : undefined,
         plan: async (ctx) => {
           staged = await planRun({ ...options, reporter: ctx.reporter }, analyzer);
-          if (!flags.check) record = await recordedFlags(options, ctx);
+          if (!flags.check) record = await projectRecord(staged.given ?? {}, options, ctx);
           // The files are staged by the pipeline, not planned in a tree: the runner's tree stays empty.
           return { tree: new Tree(ctx.host), run: staged };
         },
@@ -266,7 +274,7 @@ export async function manifestsCommand(
         },
         commit: ({ run }, ctx) => {
           run.commit();
-          if (record) ctx.host.write('package.json', Buffer.from(record.text));
+          if (record) ctx.host.write('PROJECT', Buffer.from(record.text));
         },
         // The staged files are renamed into place synchronously, so a signal is seen once all are.
         interrupted: { keep: 'the manifests were written (every file)' },
