@@ -218,7 +218,10 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   ),
   c('KF1411', '`dev`: `--type-check` is not one of async, strict, off.'),
   c('KF1412', '`dev`: `--fake` is given with `--kubeconfig` or `--context`.'),
-  c('KF1500', '`test`: no compiled test files under build/test (build first), or a file given does not exist.'),
+  c(
+    'KF1500',
+    '`test`: no compiled test files under build/test (build first), or a file given does not exist, is not a compiled test of the project, or (with --unit) is not a unit test.',
+  ),
   c('KF1501', '`test`: a test failed (a failing todo or skipped test does not count), or a test file did not report.'),
   c(
     'KF1502',

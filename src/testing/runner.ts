@@ -23,7 +23,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** Where the compiled tests are, relative to the project. */
@@ -61,6 +61,10 @@ export interface RunTestsResult {
   /** The files run, per tier. */
   unitFiles: string[];
   serverFiles: string[];
+  /** e2e files given (see {@link isE2e}): run last, one at a time, with no control plane. */
+  e2eFiles: string[];
+  /** The e2e files' failing tests (undefined when none ran). */
+  e2eFailures?: number;
   /** The unit tier's summary (undefined when it did not run). */
   unitTotals?: TestTotals;
   /** The server tier's failing tests (undefined when it did not run). */
@@ -95,6 +99,31 @@ export function findTestFiles(cwd: string): string[] {
 const isUnit = (f: string) => f.endsWith('.unit.test.js');
 
 /**
+ * An e2e test (build/test/e2e/..., as the scaffold's `manager.e2e.js`): it deploys to a real
+ * cluster of its own (Kind), so it runs with no control plane, as Kubebuilder's `go test ./test/e2e`
+ * does, and only when named (`npm run test:e2e`).
+ */
+export const isE2e = (f: string) => /(^|[\\/])e2e[\\/]/.test(f) || /\.e2e(\.test)?\.js$/.test(f);
+
+/**
+ * Why each of the files given cannot be run, if any: a test file is compiled JavaScript
+ * (`*.test.js`, or an e2e file) inside the project; with `unit`, a unit test file.
+ */
+export function unrunnableFiles(cwd: string, files: readonly string[], unit: boolean): string[] {
+  const root = resolve(cwd);
+  return files.flatMap((f) => {
+    const abs = resolve(root, f);
+    const rel = relative(root, abs);
+    if (rel.startsWith('..') || isAbsolute(rel)) return [`${f}: outside the project (${root})`];
+    if (/\.(c|m)?tsx?$/.test(f))
+      return [`${f}: a TypeScript source; give its compiled file (${TEST_ROOT}/... .js, after npm run build)`];
+    if (!f.endsWith('.test.js') && !isE2e(f)) return [`${f}: not a compiled test file (*.test.js)`];
+    if (unit && !isUnit(f)) return [`${f}: not a unit test file (*.unit.test.js), and --unit runs only those`];
+    return [];
+  });
+}
+
+/**
  * Runs the tests of a project (see the module's comment). Resolves with what failed, never
  * rejects for a failing test; throws {@link NoTestFilesError} when there is nothing to run.
  */
@@ -104,8 +133,9 @@ export async function runTests(options: RunTestsOptions): Promise<RunTestsResult
   const files = explicit ? [...(options.files ?? [])] : findTestFiles(cwd);
   if (files.length === 0) throw new NoTestFilesError(TEST_ROOT);
   const unitFiles = files.filter(isUnit);
-  const serverFiles = options.unit ? [] : files.filter((f) => !isUnit(f));
-  const result: RunTestsResult = { failed: false, unitFiles, serverFiles };
+  const serverFiles = options.unit ? [] : files.filter((f) => !isUnit(f) && !isE2e(f));
+  const e2eFiles = options.unit ? [] : files.filter((f) => !isUnit(f) && isE2e(f));
+  const result: RunTestsResult = { failed: false, unitFiles, serverFiles, e2eFiles };
   if (unitFiles.length > 0) {
     const unit = await runUnitTier(unitFiles, options);
     result.unitTotals = unit.totals;
@@ -123,6 +153,11 @@ export async function runTests(options: RunTestsOptions): Promise<RunTestsResult
     if (server.error !== undefined) result.controlPlaneError = server.error;
     else result.serverFailures = server.failures;
     if (server.error !== undefined || server.failures > 0) result.failed = true;
+  }
+  if (e2eFiles.length > 0) {
+    options.err(`test: ${e2eFiles.length} e2e test file(s), on the cluster they deploy to (no control plane)\n`);
+    result.e2eFailures = await runTier(e2eFiles, 1, options);
+    if (result.e2eFailures > 0) result.failed = true;
   }
   return result;
 }

@@ -26,6 +26,8 @@ import { kubeforgeIn } from '../helpers/cli.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { DIAGNOSTIC_CODES } from '../../src/diagnostics/codes.js';
 import type { OutputDocument } from '../../src/machinery/report.js';
+import type { Command } from 'commander';
+import { buildProgram } from '../../src/cli/index.js';
 
 const repo = packageRoot();
 const schema = JSON.parse(readFileSync(join(repo, 'schemas/output.schema.json'), 'utf8')) as object;
@@ -108,6 +110,22 @@ describe('--json: one document on stdout, valid against schemas/output.schema.js
     assert.ok(pkg.files.includes('schemas'));
     const exportsMap = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).exports as Record<string, string>;
     assert.equal(exportsMap['./schemas/output.schema.json'], './schemas/output.schema.json');
+  });
+
+  it("the schema's command names every command the CLI has", () => {
+    const names = (cmd: Command, prefix = ''): string[] =>
+      cmd.commands.flatMap((c) => {
+        const path = `${prefix}${c.name()}`;
+        return [path, ...names(c, `${path} `)];
+      });
+    const paths = names(buildProgram({ out: () => {}, err: () => {}, color: false } as never));
+    const listed = (schema as { properties: { command: { enum: string[] } } }).properties.command.enum;
+    assert.ok(paths.includes('test'), paths.join(', '));
+    assert.deepEqual(
+      paths.filter((p) => !listed.includes(p)),
+      [],
+      'commands missing from schemas/output.schema.json',
+    );
   });
 
   it('init: the plan (--dry-run), the result, and a refusal', async () => {

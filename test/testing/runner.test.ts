@@ -330,4 +330,64 @@ describe('kubeforge test: the command', () => {
     assert.equal(u.status, 0, u.stderr);
     assert.match(u.stderr, /no unit test files \(\*\.unit\.test\.js\) under build\/test/);
   });
+
+  it('a failing unit tier and a control plane that cannot start: both said (KF1501 and KF1502)', () => {
+    rmSync(join(dir, 'build'), { recursive: true, force: true });
+    mkdirSync(join(dir, 'build/test'), { recursive: true });
+    writeFileSync(join(dir, 'build/test/e.unit.test.js'), FAILING);
+    writeFileSync(join(dir, 'build/test/s.test.js'), "import { it } from 'node:test';\nit('server', () => {});\n");
+    const r = kubeforge('test');
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /KF1501 +tests failed in the unit tier/);
+    assert.match(r.stderr, /KF1502 +cannot start the test control plane/);
+  });
+
+  it('an e2e file named (build/test/e2e/...) runs with no control plane, as go test ./test/e2e does', () => {
+    rmSync(join(dir, 'build'), { recursive: true, force: true });
+    mkdirSync(join(dir, 'build/test/e2e'), { recursive: true });
+    writeFileSync(
+      join(dir, 'build/test/e2e/manager.e2e.js'),
+      "import { it } from 'node:test';\nit('deploys', () => {});\n",
+    );
+    // KUBEBUILDER_ASSETS names no binaries here: a control plane could not start.
+    const r = kubeforge('test', 'build/test/e2e/manager.e2e.js');
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^ok 1 - deploys$/m);
+    assert.match(r.stderr, /1 e2e test file\(s\), on the cluster they deploy to \(no control plane\)/);
+    // Not run unless named: plain `kubeforge test` finds *.test.js only.
+    writeFileSync(join(dir, 'build/test/e2e/manager.e2e.js'), FAILING);
+    writeFileSync(join(dir, 'build/test/a.unit.test.js'), FILES['a.unit.test.js']);
+    assert.equal(kubeforge('test').status, 0);
+    const f = kubeforge('test', 'build/test/e2e/manager.e2e.js');
+    assert.equal(f.status, 1);
+    assert.match(f.stderr, /KF1501 +tests failed in the e2e files/);
+  });
+
+  it('files given that are not compiled tests of the project, or not unit tests with --unit: KF1500, nothing run', () => {
+    rmSync(join(dir, 'build'), { recursive: true, force: true });
+    mkdirSync(join(dir, 'build/test'), { recursive: true });
+    mkdirSync(join(dir, 'test'), { recursive: true });
+    writeFileSync(join(dir, 'build/test/a.unit.test.js'), FILES['a.unit.test.js']);
+    writeFileSync(join(dir, 'build/test/s.test.js'), "import { it } from 'node:test';\nit('server', () => {});\n");
+    writeFileSync(join(dir, 'build/test/helper.js'), 'export {};\n');
+    writeFileSync(join(dir, 'test/a.unit.test.ts'), 'export {};\n');
+    const cases: [string[], RegExp][] = [
+      [
+        ['--unit', 'build/test/s.test.js'],
+        /s\.test\.js: not a unit test file \(\*\.unit\.test\.js\), and --unit runs only those/,
+      ],
+      [['--unit', 'build/test/a.unit.test.js', 'build/test/s.test.js'], /s\.test\.js: not a unit test file/],
+      [['--unit', 'test/a.unit.test.ts'], /a TypeScript source; give its compiled file/],
+      [['build/test/helper.js'], /helper\.js: not a compiled test file/],
+      [['build/test'], /build\/test: not a compiled test file/],
+      [['/etc/hostname'], /\/etc\/hostname: outside the project/],
+    ];
+    for (const [args, message] of cases) {
+      const r = kubeforge('test', ...args);
+      assert.equal(r.status, 1, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /KF1500 +cannot run /, args.join(' '));
+      assert.match(r.stderr, message, args.join(' '));
+      assert.equal(r.stdout, '', `${args.join(' ')} ran something`);
+    }
+  });
 });

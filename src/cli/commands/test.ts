@@ -37,12 +37,15 @@ export function registerTest(program: Command, ctx: CliContext): void {
     .addHelpText(
       'after',
       `
-Runs what the build compiled (build it first: npm run build). Each file runs in a process of its
-own, with source maps on, and TAP goes to stdout (to stderr with --json), one summary per tier:
+Runs what the build compiled (build it first: npm run build) in child processes, with source maps
+on; TAP goes to stdout (to stderr with --json), one summary per tier:
   1. the unit tier, *.unit.test.js: on kubeforge/testing's fake API server or on none; its files
-     run in parallel, one process per core, each process running its share one after the other;
+     run in parallel, one process per core (per file with --isolate), each process running its
+     share one after the other;
   2. every other file, one at a time, against ONE etcd + kube-apiserver (from KUBEBUILDER_ASSETS,
-     see kubeforge setup-envtest) started for the whole tier; each file's TestEnvironment joins it.
+     see kubeforge setup-envtest) started for the whole tier; each file's TestEnvironment joins it;
+  3. e2e files named on the command line (build/test/e2e/...): one at a time, no control plane
+     (they deploy to a cluster of their own).
 Exit 1 when a test fails (a failing todo or skipped test does not), when a file did not report
 (a test that called process.exit), or when the control plane did not start.
 
@@ -62,7 +65,16 @@ Examples:
             hint: 'name compiled files under build/test (npm run build first), relative to the project',
           }),
         );
-      const { runTests, NoTestFilesError } = await import('../../testing/runner.js');
+      const { runTests, NoTestFilesError, unrunnableFiles } = await import('../../testing/runner.js');
+      const unrunnable = unrunnableFiles(cwd, files, opts.unit === true);
+      if (unrunnable.length > 0)
+        throw new DiagnosticError(
+          unrunnable.map((why) =>
+            error('KF1500', `cannot run ${why}`, {
+              hint: 'name compiled files under build/test (npm run build first), relative to the project',
+            }),
+          ),
+        );
       const { InterruptedError } = await import('../../machinery/guard.js');
       let result: Awaited<ReturnType<typeof runTests>>;
       try {
@@ -77,22 +89,25 @@ Examples:
         throw e;
       }
       if (result.interrupted) throw new InterruptedError(result.interrupted, 'the test processes were stopped');
-      if (result.controlPlaneError !== undefined)
-        throw new DiagnosticError(
-          error('KF1502', `cannot start the test control plane: ${result.controlPlaneError}`, {
-            hint: 'set KUBEBUILDER_ASSETS to the folder kubeforge setup-envtest prints, or run kubeforge test --unit',
-          }),
-        );
-      if (result.failed) {
-        const tiers = [
-          ...((result.unitTotals?.fail ?? 0) > 0 ? ['the unit tier'] : []),
-          ...((result.serverFailures ?? 0) > 0 ? ['the control-plane tier'] : []),
-        ];
-        throw new DiagnosticError(
+      const tiers = [
+        ...((result.unitTotals?.fail ?? 0) > 0 ? ['the unit tier'] : []),
+        ...((result.serverFailures ?? 0) > 0 ? ['the control-plane tier'] : []),
+        ...((result.e2eFailures ?? 0) > 0 ? ['the e2e files'] : []),
+      ];
+      const problems = [];
+      // A unit tier that failed before the control plane could not start is still reported.
+      if (tiers.length > 0 || (result.failed && result.controlPlaneError === undefined))
+        problems.push(
           error('KF1501', `tests failed in ${tiers.join(' and ') || 'the run'}`, {
-            hint: 'the TAP above names them (not ok)',
+            hint: `the TAP${ctx.report ? ' on stderr' : ' above'} names them (not ok)`,
           }),
         );
-      }
+      if (result.controlPlaneError !== undefined)
+        problems.push(
+          error('KF1502', `cannot start the test control plane: ${result.controlPlaneError}`, {
+            hint: 'set KUBEBUILDER_ASSETS to the folder kubeforge setup-envtest prints',
+          }),
+        );
+      if (problems.length > 0) throw new DiagnosticError(problems);
     });
 }
