@@ -49,6 +49,20 @@ function firstCommandEnd(script: string): number {
   return script.length;
 }
 
+/**
+ * The `--max-desc-len` of package.json's `manifests` script as written (`''` when the flag has no
+ * value), and the 1-based line of package.json that holds it; undefined when the script has none.
+ */
+export function recordedMaxDescLenFlag(packageJson: string | undefined): { value: string; line: number } | undefined {
+  const script = packageJson === undefined ? undefined : manifestsScript(packageJson);
+  if (script === undefined || packageJson === undefined) return undefined;
+  const command = firstCommand(script);
+  const value = command.match(FLAG)?.[2] ?? (/(^|\s)--max-desc-len(=|\s|$)/.test(command) ? '' : undefined);
+  if (value === undefined) return undefined;
+  const at = packageJson.search(/"manifests"\s*:/);
+  return { value, line: at < 0 ? 1 : packageJson.slice(0, at).split('\n').length };
+}
+
 /** The `--max-desc-len` the package.json's `manifests` script passes, if any (undefined also for a value that is not a whole number). */
 export function recordedMaxDescLen(packageJson: string | undefined): number | undefined {
   const script = packageJson === undefined ? undefined : manifestsScript(packageJson);

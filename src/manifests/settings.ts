@@ -27,7 +27,7 @@ import { MANIFESTS_PLUGIN, withPlugin } from '../project/plugins.js';
 import { serializeProject } from '../project/config.js';
 import { ProjectFile } from '../project/file.js';
 import { parseK8sVersion } from './k8s-version.js';
-import { recordedK8sVersion, recordedManifestsOptions } from './script.js';
+import { recordedK8sVersion, recordedManifestsOptions, recordedMaxDescLenFlag } from './script.js';
 
 export { MANIFESTS_PLUGIN };
 
@@ -64,6 +64,9 @@ function lineOf(text: string, key?: string): number | undefined {
   return text.slice(0, at).split('\n').length;
 }
 
+/** A value as the message shows it: numbers as YAML wrote them (.inf is Infinity, not JSON's null). */
+const shown = (v: unknown) => (typeof v === 'number' ? String(v) : JSON.stringify(v));
+
 /** KF1098 at `key` of the record in PROJECT (`file`), with the fix. */
 function badRecord(text: string, file: string, key: string | undefined, problem: string, hint: string): never {
   const where = key === undefined ? `plugins.${MANIFESTS_PLUGIN}` : `plugins.${MANIFESTS_PLUGIN}.${key}`;
@@ -74,6 +77,14 @@ function badRecord(text: string, file: string, key: string | undefined, problem:
 function rawRecord(text: string, file: string): Record<string, unknown> | undefined {
   const doc = parseDocument(text);
   const plugins = doc.get('plugins', true);
+  if (plugins !== undefined && !isMap(plugins) && !(isScalar(plugins) && plugins.value === null))
+    throw new DiagnosticError(
+      error('KF1098', 'PROJECT plugins is not a map of plugin ids to their settings', {
+        file,
+        line: lineOf(text, 'plugins'),
+        hint: `write it as Kubebuilder does: "plugins:" then "  ${MANIFESTS_PLUGIN}:" and its keys, indented`,
+      }),
+    );
   if (!isMap(plugins)) return undefined;
   const node = plugins.get(MANIFESTS_PLUGIN, true);
   if (node === undefined) return undefined;
@@ -109,26 +120,31 @@ export function projectManifestsSettings(text: string | undefined, file: string)
   const out: ManifestsSettings = {};
   const { maxDescLen, k8sVersion, generateEmbeddedObjectMeta } = record;
   if (maxDescLen !== undefined && maxDescLen !== null) {
-    if (typeof maxDescLen !== 'number' || !Number.isInteger(maxDescLen) || maxDescLen < 0)
+    if (typeof maxDescLen !== 'number' || !Number.isSafeInteger(maxDescLen) || maxDescLen < 0)
       badRecord(
         text,
         file,
         'maxDescLen',
-        `is ${JSON.stringify(maxDescLen)}, not a whole number of bytes, 0 or more`,
+        `is ${shown(maxDescLen)}, not a whole number of bytes, 0 or more`,
         'write e.g. "maxDescLen: 0" (no descriptions) or "maxDescLen: 80", or remove the key (descriptions whole)',
       );
     out.maxDescLen = maxDescLen;
   }
   if (k8sVersion !== undefined && k8sVersion !== null) {
     const supported = K8S_VERSIONS.join(', ');
-    const quote = typeof k8sVersion === 'number' ? ' (a number: YAML reads 1.30 as 1.3, so quote it)' : '';
+    const quote =
+      typeof k8sVersion === 'number'
+        ? `: YAML reads the unquoted ${String(k8sVersion)} as a number (1.30 as 1.3), so write it quoted`
+        : '';
     const minor = typeof k8sVersion === 'string' ? /^v?(1\.\d+)(?:\.\d+)?$/.exec(k8sVersion.trim())?.[1] : undefined;
     if (minor === undefined || !isK8sVersion(minor))
       badRecord(
         text,
         file,
         'k8sVersion',
-        `is ${JSON.stringify(k8sVersion)}, not a Kubernetes minor kubeforge has the types of (supported: ${supported})${quote}`,
+        quote
+          ? `is the number ${String(k8sVersion)}, not a string${quote}`
+          : `is ${shown(k8sVersion)}, not a Kubernetes minor kubeforge has the types of (supported: ${supported})`,
         `write one of ${supported} as a quoted string, e.g. k8sVersion: "${K8S_NEWEST_VERSION}", or remove the key (kubeforge then uses ${K8S_NEWEST_VERSION})`,
       );
     out.k8sVersion = minor;
@@ -199,6 +215,20 @@ export interface SettingsSource {
 export function recordedSettings(source: SettingsSource): ManifestsSettings {
   const project = projectManifestsSettings(source.read('PROJECT'), join(source.projectDir, 'PROJECT'));
   const pkg = source.read('package.json');
+  // A script flag that `make manifests` would refuse is refused here too, where it is written.
+  const flag = recordedMaxDescLenFlag(pkg);
+  if (flag && !/^\d+$/.test(flag.value))
+    throw new DiagnosticError(
+      error(
+        'KF1093',
+        `invalid --max-desc-len "${flag.value}" in package.json's manifests script: expected a whole number of bytes, 0 or more`,
+        {
+          file: join(source.projectDir, 'package.json'),
+          line: flag.line,
+          hint: `fix or remove the flag there (kubeforge records the option in PROJECT: kubeforge manifests --max-desc-len <n>)`,
+        },
+      ),
+    );
   const legacy = recordedManifestsOptions(pkg);
   const script = recordedK8sVersion(pkg);
   return {

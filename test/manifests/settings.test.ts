@@ -113,7 +113,20 @@ describe("PROJECT's manifests record", () => {
       ['maxDescLen: -1', 'maxDescLen', /maxDescLen is -1, not a whole number/, /maxDescLen: 0/],
       ['maxDescLen: "40"', 'maxDescLen', /maxDescLen is "40"/, /maxDescLen: 80/],
       ['k8sVersion: "1.20"', 'k8sVersion', /k8sVersion is "1\.20", not a Kubernetes minor/, /as a quoted string/],
-      ['k8sVersion: 1.30', 'k8sVersion', /YAML reads 1\.30 as 1\.3, so quote it/, /k8sVersion: "1\.\d+"/],
+      [
+        'k8sVersion: 1.30',
+        'k8sVersion',
+        /is the number 1\.3, not a string: YAML reads the unquoted 1\.3 as a number/,
+        /k8sVersion: "1\.\d+"/,
+      ],
+      ['k8sVersion: 1.36', 'k8sVersion', /is the number 1\.36, not a string/, /as a quoted string/],
+      ['maxDescLen: .inf', 'maxDescLen', /maxDescLen is Infinity, not a whole number/, /maxDescLen: 0/],
+      [
+        'maxDescLen: 99999999999999999999',
+        'maxDescLen',
+        /maxDescLen is 100000000000000000000, not a whole number/,
+        /maxDescLen: 0/,
+      ],
       ['generateEmbeddedObjectMeta: "yes"', 'generateEmbeddedObjectMeta', /not true or false/, /: true/],
       ['maxDescLength: 0', 'maxDescLength', /maxDescLength is not an option kubeforge knows/, /rename or remove/],
     ];
@@ -130,6 +143,13 @@ describe("PROJECT's manifests record", () => {
     const d = kf1098(notMap);
     assert.match(d.message, /is not a map of options/);
     assert.equal(d.line, lineOf(notMap, 'manifests.kubeforge.io'));
+    // plugins written as a list (Kubebuilder refuses to read such a PROJECT): refused, not ignored.
+    const list = BASE.replace(
+      /plugins:\n {2}grafana\.kubebuilder\.io\/v1-alpha: \{\}\n/,
+      'plugins:\n  - manifests.kubeforge.io/v1-alpha:\n      maxDescLen: 0\n',
+    );
+    assert.notEqual(list, BASE);
+    assert.match(kf1098(list).message, /PROJECT plugins is not a map of plugin ids/);
   });
 
   it('records given options, the rest of PROJECT kept; nothing when PROJECT already says so', () => {
@@ -166,6 +186,20 @@ describe("PROJECT's manifests record", () => {
       k8sVersion: K8S_NEWEST_VERSION,
       embeddedObjectMeta: undefined,
     });
+    // A script --max-desc-len that `make manifests` would refuse is refused where it is written.
+    for (const flag of ['--max-desc-len abc', '--max-desc-len=-5', '--max-desc-len']) {
+      files['package.json'] = `{\n  "scripts": {\n    "manifests": "kubeforge manifests ${flag}"\n  }\n}\n`;
+      assert.throws(
+        () => recordedSettings(source),
+        (e: unknown) =>
+          e instanceof DiagnosticError &&
+          e.diagnostics[0].code === 'KF1093' &&
+          /in package\.json's manifests script/.test(e.diagnostics[0].message) &&
+          e.diagnostics[0].file === '/p/package.json' &&
+          e.diagnostics[0].line === 3,
+        flag,
+      );
+    }
     files['package.json'] = '{\n  "scripts": {\n    "manifests": "kubeforge manifests --k8s-version 1.2"\n  }\n}\n';
     assert.throws(
       () => recordedSettings(source),
